@@ -1,0 +1,33 @@
+import js from "@eslint/js";
+import globals from "globals";
+import tseslint from "typescript-eslint";
+
+export default tseslint.config(
+  { ignores: ["out/**", "dist/**", "node_modules/**", "test-results/**", "bench/.work/**"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.node } },
+    rules: {
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      "@typescript-eslint/consistent-type-imports": "error",
+      "no-empty": ["error", { allowEmptyCatch: false }],
+    },
+  },
+  {
+    files: ["src/renderer/**/*.{ts,tsx}"],
+    languageOptions: { globals: { ...globals.browser } },
+  },
+  {
+    files: ["src/main/engine/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: [{ name: "electron", message: "The engine runs in plain Node: never import electron here." }],
+          patterns: [{ group: ["**/shared/**", "**/renderer/**", "**/preload/**"], message: "The engine depends on nothing above it." }],
+        },
+      ],
+    },
+  },
+);

@@ -1,0 +1,60 @@
+import { z } from "zod";
+import type { JsonSchema, ToolDefinition, ToolKind, ToolRuntime, Truncation } from "../tools/contract.ts";
+import type { RequirementSet } from "../tools/requirement-set.ts";
+
+export interface BuiltinSpec<S extends z.ZodObject, Data> {
+  id: string;
+  description: string;
+  schema: S;
+  requires: RequirementSet;
+  readOnly: boolean;
+  kind: ToolKind;
+  gated?: boolean;
+  timeoutMs?: number;
+  deriveApprovalKey?(args: z.output<S>): string;
+  execute(args: z.output<S>, runtime: ToolRuntime): Promise<Data>;
+  truncate?(data: Data): Truncation<Data> | undefined;
+}
+
+const DEFAULT_TIMEOUT_MS = 120_000;
+
+/** Canonical JSON (sorted keys): the same arguments always give the same approval key. */
+export function stableStringify(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableStringify).join(",")}]`;
+  if (value && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableStringify(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** Publish a zod object as the JSON Schema the model sees and ajv validates. */
+export function toParameters(schema: z.ZodObject): JsonSchema {
+  const { $schema: _drop, ...json } = z.toJSONSchema(schema, { io: "input", unrepresentable: "throw" });
+  return json as JsonSchema;
+}
+
+/**
+ * A built-in tool from a zod schema: the schema is published with `z.toJSONSchema`, the
+ * pipeline validates against it before `execute` runs, so `execute` receives typed arguments.
+ */
+export function defineBuiltin<S extends z.ZodObject, Data>(
+  spec: BuiltinSpec<S, Data>,
+): ToolDefinition<z.output<S>, Data> {
+  return {
+    id: spec.id,
+    description: spec.description,
+    parameters: toParameters(spec.schema),
+    requires: spec.requires,
+    readOnly: spec.readOnly,
+    gated: spec.gated ?? !spec.readOnly,
+    kind: spec.kind,
+    timeoutMs: spec.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    enabled: true,
+    deriveApprovalKey: spec.deriveApprovalKey ?? ((args) => `${spec.id}:${stableStringify(args)}`),
+    execute: spec.execute,
+    ...(spec.truncate ? { truncate: spec.truncate } : {}),
+  };
+}

@@ -1,0 +1,153 @@
+import { randomBytes } from "node:crypto";
+import type { Stats } from "node:fs";
+import { chmod, mkdir, open, readFile, rename, stat, unlink } from "node:fs/promises";
+import path from "node:path";
+import { CapabilityDeniedError } from "../errors/capability-denied-error.ts";
+import { ToolCallError } from "../errors/tool-call-error.ts";
+import { canonicalize, isWithin } from "./canonical-path.ts";
+import type { PathScope } from "./path-scope.ts";
+
+export type Access = "read" | "write";
+
+const checked = Symbol("lathe.checked-path");
+
+/** A path the capability surface has canonicalised and checked; only it can make one. */
+export interface ResolvedPath {
+  readonly [checked]: Access;
+  /** Canonical absolute path: what the operating system is actually handed. */
+  readonly absolute: string;
+  /** What to show the model and the user: POSIX relative to the root, or absolute outside it. */
+  readonly display: string;
+}
+
+/** Kernel pseudo-filesystems: never a file a tool should read or write, whatever a scope says. */
+const PSEUDO_ROOTS = ["/proc", "/dev", "/sys"];
+
+export interface FsCapabilityOptions {
+  root: string;
+  read: PathScope;
+  write: PathScope;
+}
+
+/**
+ * The filesystem half of the capability surface handed to `execute`. Every path a tool names is
+ * resolved against the root, canonicalised (symlinks, dangling ones and missing parents
+ * included) and checked against the tool's declared patterns before any byte moves.
+ */
+export class FsCapability {
+  readonly root: string;
+  private readonly scopes: Record<Access, PathScope>;
+
+  constructor(options: FsCapabilityOptions) {
+    this.root = options.root;
+    this.scopes = { read: options.read, write: options.write };
+  }
+
+  /** Resolve and check a path a tool was given; throws CapabilityDeniedError when refused. */
+  async resolve(input: string, access: Access): Promise<ResolvedPath> {
+    if (typeof input !== "string" || input.length === 0) {
+      throw new ToolCallError("The path is empty. Give a path relative to the workspace root.");
+    }
+    if (input.includes("\0")) {
+      throw new ToolCallError("The path contains a NUL byte. Give a plain path relative to the workspace root.");
+    }
+    if (input === "~" || input.startsWith("~/")) {
+      throw new ToolCallError(
+        `"~" is not expanded in "${input}". Give a path relative to the workspace root (${this.root}).`,
+      );
+    }
+    const lexical = path.resolve(this.root, input);
+    let canonical: string;
+    try {
+      canonical = await canonicalize(lexical);
+    } catch (err) {
+      throw new ToolCallError(`Cannot resolve "${input}": ${(err as Error).message}`);
+    }
+    return this.check(input, canonical, access);
+  }
+
+  /** Check an already canonical absolute path (from a walk below a resolved directory). */
+  checkCanonical(canonical: string, access: Access): ResolvedPath {
+    return this.check(canonical, canonical, access);
+  }
+
+  private check(input: string, canonical: string, access: Access): ResolvedPath {
+    const scope = this.scopes[access];
+    const pseudo = PSEUDO_ROOTS.some((p) => isWithin(p, canonical));
+    if (pseudo || !scope.allows(canonical)) {
+      const where = scope.isEmpty
+        ? `This tool declared no paths it may ${access}.`
+        : `This tool may ${access} only under ${scope.bases().join(", ")}.`;
+      const shown = canonical === input ? `"${input}"` : `"${input}" (which resolves to "${canonical}")`;
+      throw new CapabilityDeniedError(
+        input,
+        `Access denied: ${shown} is outside what this tool may ${access}. ${where} Use a path inside the workspace ${this.root}.`,
+      );
+    }
+    return { [checked]: access, absolute: canonical, display: this.display(canonical) };
+  }
+
+  /** POSIX path relative to the root for paths inside it, the absolute path otherwise. */
+  display(canonical: string): string {
+    if (canonical === this.root) return ".";
+    if (isWithin(this.root, canonical)) return canonical.slice(this.root.length + 1).split(path.sep).join("/");
+    return canonical;
+  }
+
+  async stat(target: ResolvedPath): Promise<Stats | undefined> {
+    try {
+      return await stat(target.absolute);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      throw err;
+    }
+  }
+
+  /** Read a whole regular file; refuses directories, FIFOs, sockets and devices. */
+  async readBytes(target: ResolvedPath): Promise<{ bytes: Buffer; stats: Stats }> {
+    const stats = await this.stat(target);
+    if (!stats) throw new ToolCallError(`File not found: ${target.display}. Check the path with glob.`);
+    if (stats.isDirectory()) {
+      throw new ToolCallError(`${target.display} is a directory, not a file. List it with glob instead.`);
+    }
+    if (!stats.isFile()) throw new ToolCallError(`${target.display} is not a regular file; it cannot be read.`);
+    return { bytes: await readFile(target.absolute), stats };
+  }
+
+  /**
+   * Replace (or create) a file atomically: write a temporary file beside it, flush it, then
+   * rename it over the target, so a reader never sees half a file. Parent folders are created,
+   * and re-checked after creation so a symlink swapped in meanwhile cannot redirect the write.
+   */
+  async writeAtomic(target: ResolvedPath, content: Uint8Array): Promise<void> {
+    if (target[checked] !== "write") throw new TypeError("writeAtomic needs a path resolved for write");
+    const dir = path.dirname(target.absolute);
+    await mkdir(dir, { recursive: true });
+    const realDir = await canonicalize(dir);
+    if (realDir !== dir) {
+      throw new CapabilityDeniedError(target.display, `The folder of ${target.display} changed while writing; nothing was written.`);
+    }
+    const existing = await this.stat(target);
+    if (existing?.isDirectory()) {
+      throw new ToolCallError(`${target.display} is a directory; give a file path.`);
+    }
+    const temp = path.join(dir, `.${path.basename(target.absolute)}.lathe-${randomBytes(6).toString("hex")}.tmp`);
+    const handle = await open(temp, "wx", existing ? existing.mode & 0o7777 : 0o666);
+    try {
+      await handle.writeFile(content);
+      await handle.sync();
+    } catch (err) {
+      await handle.close();
+      await unlink(temp);
+      throw err;
+    }
+    await handle.close();
+    try {
+      if (existing) await chmod(temp, existing.mode & 0o7777);
+      await rename(temp, target.absolute);
+    } catch (err) {
+      await unlink(temp).catch(() => undefined);
+      throw err;
+    }
+  }
+}

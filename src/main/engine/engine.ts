@@ -1,0 +1,159 @@
+import { randomBytes } from "node:crypto";
+import { realpath, rm, stat } from "node:fs/promises";
+import path from "node:path";
+import { builtinTools } from "./builtin/builtin-tools.ts";
+import { FsCapability } from "./capability/fs-capability.ts";
+import { PathScope, type PathVariables } from "./capability/path-scope.ts";
+import { resolveLatheHome } from "./config/lathe-home.ts";
+import { EngineEvents } from "./engine-events.ts";
+import { SessionError } from "./errors/session-error.ts";
+import { Session } from "./session/session.ts";
+import { SessionState } from "./session/session-state.ts";
+import { openDatabase, type Db } from "./store/database.ts";
+import { SessionStore } from "./store/session-store.ts";
+import type { AnyTool, ToolInfo } from "./tools/contract.ts";
+import { ToolRegistry, toolInfo } from "./tools/tool-registry.ts";
+
+export interface EngineOptions {
+  /** The folder the agent works in. */
+  root: string;
+  /** Lathe's per-user data directory; defaults to `$LATHE_HOME` or `~/.lathe`. */
+  latheHome?: string;
+}
+
+const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+function newSessionId(): string {
+  return `s-${Date.now().toString(36)}-${randomBytes(4).toString("hex")}`;
+}
+
+/**
+ * The engine for one workspace root: the tool registry, sessions, and the store behind them.
+ * Hosts (the CLI, the Electron main process, `lathe serve`) use only this surface.
+ */
+export class Engine {
+  readonly root: string;
+  readonly latheHome: string;
+  readonly registry = new ToolRegistry();
+  readonly events = new EngineEvents();
+  private db: Db | undefined;
+  private sessionStore: SessionStore | undefined;
+  private readonly open = new Set<Session>();
+
+  private constructor(root: string, latheHome: string) {
+    this.root = root;
+    this.latheHome = latheHome;
+  }
+
+  /** Create an engine for a folder; throws SessionError when the folder does not exist. */
+  static async create(options: EngineOptions): Promise<Engine> {
+    const requested = path.resolve(options.root);
+    let root: string;
+    try {
+      root = await realpath(requested);
+    } catch {
+      throw new SessionError(`The folder ${requested} does not exist. Pass an existing folder as the root.`);
+    }
+    if (!(await stat(root)).isDirectory()) {
+      throw new SessionError(`${requested} is not a folder. Pass a folder as the root.`);
+    }
+    const engine = new Engine(root, path.resolve(options.latheHome ?? resolveLatheHome()));
+    for (const tool of builtinTools()) engine.registry.register(tool, { layer: "builtin", kind: "builtin" });
+    return engine;
+  }
+
+  listTools(): ToolInfo[] {
+    return this.registry.all().map(toolInfo);
+  }
+
+  private store(): SessionStore {
+    if (!this.sessionStore) {
+      this.db = openDatabase(path.join(this.latheHome, "lathe.db"));
+      this.sessionStore = new SessionStore(this.db);
+    }
+    return this.sessionStore;
+  }
+
+  private sessionDir(id: string): string {
+    return path.join(this.latheHome, "sessions", id);
+  }
+
+  private variables(state: SessionState): PathVariables {
+    return { workspace: [this.root], "ad-hoc": [], "user-data": [this.latheHome], session: [state.dir] };
+  }
+
+  /**
+   * Open a session. Without an id it is ephemeral: in memory, its files removed at close. With
+   * an id it persists in `$LATHE_HOME` (read-state, sidecars) until `closeSession(id)`.
+   */
+  async openSession(options: { id?: string } = {}): Promise<Session> {
+    let state: SessionState;
+    const persistent = options.id !== undefined;
+    if (options.id === undefined) {
+      const id = newSessionId();
+      state = new SessionState(id, this.sessionDir(id));
+    } else {
+      const id = options.id;
+      if (!SESSION_ID.test(id)) {
+        throw new SessionError(
+          `Session id "${id}" is invalid: use 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit.`,
+        );
+      }
+      const store = this.store();
+      const existing = store.get(id);
+      if (existing && existing.root !== this.root) {
+        throw new SessionError(
+          `Session ${id} belongs to the folder ${existing.root}, not ${this.root}. Pass --root ${existing.root} or choose another session id.`,
+        );
+      }
+      if (!existing) store.create(id, this.root);
+      state = new SessionState(id, this.sessionDir(id), store.reads(id), store.persistence(id));
+    }
+    const session = new Session(this.registry, this.root, state, persistent, {
+      capabilityFor: (tool: AnyTool, s: SessionState) => {
+        const vars = this.variables(s);
+        return new FsCapability({
+          root: this.root,
+          read: PathScope.compile(tool.requires.fs?.read, vars),
+          write: PathScope.compile(tool.requires.fs?.write, vars),
+        });
+      },
+      onInternalError: (toolId, sessionId, error) => {
+        this.events.emit("internal-error", { toolId, sessionId, error });
+      },
+      onClose: async (s) => {
+        this.open.delete(s);
+        if (s.persistent) this.store().close(s.id);
+        await s.state.removeFiles();
+      },
+      onRelease: (s) => {
+        this.open.delete(s);
+      },
+    });
+    this.open.add(session);
+    return session;
+  }
+
+  /** End a persistent session by id, whether or not it is open here. */
+  async closeSession(id: string): Promise<void> {
+    for (const s of this.open) if (s.id === id) return s.close();
+    const store = this.store();
+    const existing = store.get(id);
+    if (!existing || existing.closedAt !== null) {
+      throw new SessionError(`There is no open session "${id}". List sessions in ${this.latheHome}/sessions.`);
+    }
+    store.close(id);
+    await rm(this.sessionDir(id), { recursive: true, force: true });
+  }
+
+  /** Close ephemeral sessions, release persistent ones, and close the database. */
+  async close(): Promise<void> {
+    for (const s of [...this.open]) {
+      if (s.persistent) s.release();
+      else await s.close();
+    }
+    this.db?.close();
+    this.db = undefined;
+    this.sessionStore = undefined;
+  }
+}

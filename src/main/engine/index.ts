@@ -1,0 +1,8 @@
+// The engine's public surface: hosts import from here only.
+export { Engine, type EngineOptions } from "./engine.ts";
+export type { Session } from "./session/session.ts";
+export type { Envelope, EnvelopeMetadata, OutputEnvelope, ErrorEnvelope } from "./tools/envelope.ts";
+export type { ToolInfo, ToolOrigin, ToolKind, Layer } from "./tools/contract.ts";
+export type { RequirementSet } from "./tools/requirement-set.ts";
+export { LatheError } from "./errors/lathe-error.ts";
+export { resolveLatheHome } from "./config/lathe-home.ts";

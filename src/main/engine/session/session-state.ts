@@ -1,0 +1,60 @@
+import { randomBytes } from "node:crypto";
+import { mkdir, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+
+/** What a session remembers of a file it read, to refuse writes over changes it has not seen. */
+export interface FileStamp {
+  size: number;
+  mtimeMs: number;
+  sha256: string;
+}
+
+/** Where a persistent session writes what it learns; ephemeral sessions have none. */
+export interface SessionPersistence {
+  recordRead(absolutePath: string, stamp: FileStamp): void;
+}
+
+/**
+ * The per-session state tools may use: the read-state of files and the session's working
+ * directory, where sidecar files of truncated outputs live until the session closes.
+ */
+export class SessionState {
+  readonly id: string;
+  /** The session's working directory (under `$LATHE_HOME/sessions/`). */
+  readonly dir: string;
+  private readonly reads: Map<string, FileStamp>;
+  private readonly persistence: SessionPersistence | undefined;
+
+  constructor(id: string, dir: string, reads = new Map<string, FileStamp>(), persistence?: SessionPersistence) {
+    this.id = id;
+    this.dir = dir;
+    this.reads = reads;
+    this.persistence = persistence;
+  }
+
+  recordRead(absolutePath: string, stamp: FileStamp): void {
+    this.reads.set(absolutePath, stamp);
+    this.persistence?.recordRead(absolutePath, stamp);
+  }
+
+  lastRead(absolutePath: string): FileStamp | undefined {
+    return this.reads.get(absolutePath);
+  }
+
+  get sidecarDir(): string {
+    return path.join(this.dir, "sidecars");
+  }
+
+  /** Write the whole output of a truncated call; returns the sidecar's absolute path. */
+  async writeSidecar(toolId: string, text: string): Promise<string> {
+    await mkdir(this.sidecarDir, { recursive: true });
+    const file = path.join(this.sidecarDir, `${toolId.replace(/[^A-Za-z0-9_-]/g, "_")}-${randomBytes(6).toString("hex")}.txt`);
+    await writeFile(file, text, { mode: 0o600 });
+    return file;
+  }
+
+  /** Remove the working directory and every sidecar in it. */
+  async removeFiles(): Promise<void> {
+    await rm(this.dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,79 @@
+import type { FsCapability } from "../capability/fs-capability.ts";
+import type { AnyTool } from "../tools/contract.ts";
+import { callTool, type CallContext, type CallOptions } from "../tools/call-tool.ts";
+import type { Envelope } from "../tools/envelope.ts";
+import { Scheduler } from "../tools/scheduler.ts";
+import type { ToolRegistry } from "../tools/tool-registry.ts";
+import type { SessionState } from "./session-state.ts";
+
+export interface SessionHooks {
+  capabilityFor(tool: AnyTool, state: SessionState): FsCapability;
+  onInternalError(toolId: string, sessionId: string, error: unknown): void;
+  /** Called once when the session ends for good (`close`), not when it is only released. */
+  onClose(session: Session): Promise<void>;
+  onRelease(session: Session): void;
+}
+
+/**
+ * One conversation's worth of tool calls: its own scheduler (so reads run together and writes
+ * in order), its read-state and its sidecar directory.
+ */
+export class Session {
+  readonly state: SessionState;
+  readonly persistent: boolean;
+  private readonly ctx: CallContext;
+  private readonly hooks: SessionHooks;
+  private ended = false;
+
+  constructor(registry: ToolRegistry, root: string, state: SessionState, persistent: boolean, hooks: SessionHooks) {
+    this.state = state;
+    this.persistent = persistent;
+    this.hooks = hooks;
+    const capabilities = new WeakMap<AnyTool, FsCapability>();
+    this.ctx = {
+      registry,
+      root,
+      session: state,
+      scheduler: new Scheduler(),
+      capabilityFor: (tool) => {
+        let cap = capabilities.get(tool);
+        if (!cap) {
+          cap = hooks.capabilityFor(tool, state);
+          capabilities.set(tool, cap);
+        }
+        return cap;
+      },
+      onInternalError: (toolId, error) => hooks.onInternalError(toolId, state.id, error),
+    };
+  }
+
+  get id(): string {
+    return this.state.id;
+  }
+
+  /** Run one tool call through the whole pipeline; always resolves to an envelope. */
+  call(toolId: string, args: unknown, options?: CallOptions): Promise<Envelope> {
+    if (this.ended) {
+      return Promise.resolve({
+        type: "error",
+        error_text: `Session ${this.id} is closed; open a new session to call tools.`,
+        metadata: { duration_ms: 0 },
+      });
+    }
+    return callTool(this.ctx, toolId, args, options);
+  }
+
+  /** End the session: its sidecar files are removed and a persistent one is marked closed. */
+  async close(): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    await this.hooks.onClose(this);
+  }
+
+  /** Let go of the session without ending it (a persistent session stays resumable). */
+  release(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.hooks.onRelease(this);
+  }
+}

@@ -1,0 +1,59 @@
+import type { FileStamp, SessionPersistence } from "../session/session-state.ts";
+import type { Db } from "./database.ts";
+
+export interface StoredSession {
+  id: string;
+  root: string;
+  createdAt: number;
+  closedAt: number | null;
+}
+
+/** Sessions and their read-state in SQLite, so `lathe call --session ID` carries over. */
+export class SessionStore {
+  private readonly db: Db;
+
+  constructor(db: Db) {
+    this.db = db;
+  }
+
+  get(id: string): StoredSession | undefined {
+    const row = this.db
+      .prepare("SELECT id, root, created_at AS createdAt, closed_at AS closedAt FROM sessions WHERE id = ?")
+      .get(id) as StoredSession | undefined;
+    return row;
+  }
+
+  create(id: string, root: string): StoredSession {
+    const createdAt = Date.now();
+    this.db.prepare("INSERT INTO sessions (id, root, created_at) VALUES (?, ?, ?)").run(id, root, createdAt);
+    return { id, root, createdAt, closedAt: null };
+  }
+
+  /** Mark closed and drop the state that only lived for the session. */
+  close(id: string): void {
+    this.db.transaction(() => {
+      this.db.prepare("UPDATE sessions SET closed_at = ? WHERE id = ?").run(Date.now(), id);
+      this.db.prepare("DELETE FROM read_state WHERE session_id = ?").run(id);
+      this.db.prepare("DELETE FROM approvals WHERE session_id = ?").run(id);
+    })();
+  }
+
+  reads(id: string): Map<string, FileStamp> {
+    const rows = this.db
+      .prepare("SELECT path, size, mtime_ms AS mtimeMs, sha256 FROM read_state WHERE session_id = ?")
+      .all(id) as Array<FileStamp & { path: string }>;
+    return new Map(rows.map(({ path, ...stamp }) => [path, stamp]));
+  }
+
+  persistence(id: string): SessionPersistence {
+    const upsert = this.db.prepare(
+      `INSERT INTO read_state (session_id, path, size, mtime_ms, sha256) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (session_id, path) DO UPDATE SET size = excluded.size, mtime_ms = excluded.mtime_ms, sha256 = excluded.sha256`,
+    );
+    return {
+      recordRead: (path, stamp) => {
+        upsert.run(id, path, stamp.size, stamp.mtimeMs, stamp.sha256);
+      },
+    };
+  }
+}

@@ -1,0 +1,57 @@
+import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import type { JsonSchema } from "./contract.ts";
+
+const ajv = new Ajv2020({ allErrors: true, strict: false, useDefaults: true, coerceTypes: false });
+const cache = new WeakMap<JsonSchema, ValidateFunction>();
+
+function compile(schema: JsonSchema): ValidateFunction {
+  let fn = cache.get(schema);
+  if (!fn) {
+    const { $schema: _ignored, ...rest } = schema;
+    fn = ajv.compile(rest);
+    cache.set(schema, fn);
+  }
+  return fn;
+}
+
+/** Throws when a schema itself is invalid, so a broken tool is caught at registration. */
+export function assertCompilable(schema: JsonSchema): void {
+  compile(schema);
+}
+
+function where(err: ErrorObject): string {
+  const pointer = err.instancePath
+    .split("/")
+    .slice(1)
+    .map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"));
+  return pointer.length === 0 ? "the arguments" : `"${pointer.join(".")}"`;
+}
+
+function describe(err: ErrorObject): string {
+  const p = err.params as Record<string, unknown>;
+  switch (err.keyword) {
+    case "required":
+      return `missing required property "${String(p.missingProperty)}"`;
+    case "additionalProperties":
+      return `unknown property "${String(p.additionalProperty)}" in ${where(err)}`;
+    case "type":
+      return `${where(err)} must be ${String(p.type)}`;
+    case "enum":
+      return `${where(err)} must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`;
+    default:
+      return `${where(err)} ${err.message ?? "is invalid"}`;
+  }
+}
+
+/**
+ * Validate model arguments against a tool's JSON Schema. Returns undefined when they are valid
+ * (defaults filled in place), or a message that says what is wrong and how to fix the call.
+ */
+export function validateArguments(toolId: string, schema: JsonSchema, args: unknown): string | undefined {
+  const fn = compile(schema);
+  if (fn(args)) return undefined;
+  const problems = [...new Set((fn.errors ?? []).map(describe))];
+  const props = Object.keys((schema.properties as Record<string, unknown> | undefined) ?? {});
+  const expected = props.length > 0 ? ` Expected properties: ${props.join(", ")}.` : "";
+  return `Invalid arguments for ${toolId}: ${problems.join("; ")}.${expected} Fix the arguments and call ${toolId} again.`;
+}

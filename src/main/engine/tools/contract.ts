@@ -1,0 +1,74 @@
+import type { FsCapability } from "../capability/fs-capability.ts";
+import type { SessionState } from "../session/session-state.ts";
+import type { RequirementSet } from "./requirement-set.ts";
+
+/** The ACP tool kind: drives the icon and renderer a client shows for a call. */
+export type ToolKind = "read" | "edit" | "search" | "execute" | "fetch" | "think" | "other";
+
+/** Registry layers, earliest first; a later layer shadows an earlier one by flat name. */
+export const LAYERS = ["builtin", "bundled", "global", "project"] as const;
+export type Layer = (typeof LAYERS)[number];
+
+export interface ToolOrigin {
+  layer: Layer;
+  kind: "builtin" | "plugin" | "mcp";
+  /** Plugin folder name or MCP server name. */
+  name?: string;
+}
+
+/** A JSON Schema object, as published to the model and validated with ajv. */
+export type JsonSchema = Record<string, unknown>;
+
+/** What `execute` receives: the only way a tool touches the system. */
+export interface ToolRuntime {
+  readonly signal: AbortSignal;
+  readonly fs: FsCapability;
+  readonly session: SessionState;
+  /** Canonical (real) path of the workspace root. */
+  readonly root: string;
+}
+
+/**
+ * The result of cutting an oversized output: `data` is what the model sees (the head), and
+ * `full` is the whole output written to the sidecar file.
+ */
+export interface Truncation<Data> {
+  data: Data;
+  full: string;
+}
+
+/** The one contract every tool obeys: built-in, plugin or MCP. */
+export interface ToolDefinition<Args = Record<string, unknown>, Data = unknown> {
+  readonly id: string;
+  readonly description: string;
+  readonly parameters: JsonSchema;
+  readonly requires: RequirementSet;
+  /** Concurrency class: read-only calls run in parallel, the others one at a time. */
+  readonly readOnly: boolean;
+  /** Whether the approval stack runs at all for this tool. */
+  readonly gated: boolean;
+  readonly kind: ToolKind;
+  readonly timeoutMs: number;
+  readonly enabled: boolean;
+  /** A stable, human-readable approval key: deterministic, no timestamps, no secrets, no I/O. */
+  deriveApprovalKey(args: Args): string;
+  execute(args: Args, runtime: ToolRuntime): Promise<Data>;
+  /** Cut an oversized result to its head, or return undefined when it fits. */
+  truncate?(data: Data): Truncation<Data> | undefined;
+}
+
+/** Any tool, whatever its argument and data types. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyTool = ToolDefinition<any, any>;
+
+/** What hosts list: the published part of a tool plus where it came from. */
+export interface ToolInfo {
+  id: string;
+  description: string;
+  parameters: JsonSchema;
+  requires: RequirementSet;
+  readOnly: boolean;
+  gated: boolean;
+  kind: ToolKind;
+  origin: ToolOrigin;
+}
