@@ -1,0 +1,85 @@
+import { z } from "zod";
+import { describe, expect, it } from "vitest";
+import { defineBuiltin } from "../builtin/define-builtin.ts";
+import { ManifestError } from "../errors/manifest-error.ts";
+import type { RequirementSet } from "./requirement-set.ts";
+import { ToolRegistry, toolInfo } from "./tool-registry.ts";
+
+function tool(id: string, requires: RequirementSet = {}, description = `${id} tool`) {
+  return defineBuiltin({
+    id,
+    description,
+    schema: z.strictObject({}),
+    requires,
+    readOnly: true,
+    kind: "other",
+    execute: async () => ({}),
+  });
+}
+
+describe("ToolRegistry", () => {
+  it("binds a name to the latest layer and remembers what it shadows", () => {
+    const r = new ToolRegistry();
+    r.register(tool("read", {}, "project read"), { layer: "project", kind: "plugin", name: "my-read" });
+    r.register(tool("read", {}, "builtin read"), { layer: "builtin", kind: "builtin" });
+    r.register(tool("read", {}, "global read"), { layer: "global", kind: "plugin", name: "g-read" });
+    const bound = r.get("read");
+    expect(bound?.tool.description).toBe("project read");
+    expect(bound?.origin).toEqual({ layer: "project", kind: "plugin", name: "my-read" });
+    expect(bound?.shadows.map((o) => o.layer)).toEqual(["builtin", "global"]);
+    expect(r.all()).toHaveLength(1);
+  });
+
+  it("reports every tool's origin in its listing", () => {
+    const r = new ToolRegistry();
+    r.register(tool("b"), { layer: "bundled", kind: "plugin", name: "b-plugin" });
+    r.register(tool("a"), { layer: "builtin", kind: "builtin" });
+    expect(r.all().map(toolInfo)).toMatchObject([
+      { id: "a", origin: { layer: "builtin", kind: "builtin" } },
+      { id: "b", origin: { layer: "bundled", kind: "plugin", name: "b-plugin" } },
+    ]);
+  });
+
+  it("rebinds after a layer's tools are removed", () => {
+    const r = new ToolRegistry();
+    r.register(tool("x", {}, "builtin"), { layer: "builtin", kind: "builtin" });
+    r.register(tool("x", {}, "project"), { layer: "project", kind: "plugin", name: "p" });
+    r.unregister("project", (o) => o.name === "p");
+    expect(r.get("x")?.tool.description).toBe("builtin");
+  });
+
+  it.each([
+    ["a bad id", () => tool("has space"), /Tool id "has space" is invalid/],
+    ["an unknown path variable", () => tool("t", { fs: { read: ["{workspce}/**"] } }), /Unknown path variable \{workspce\}/],
+  ])("refuses %s at registration", (_n, make, message) => {
+    const r = new ToolRegistry();
+    expect(() => r.register(make(), { layer: "builtin", kind: "builtin" })).toThrow(ManifestError);
+    expect(() => r.register(make(), { layer: "builtin", kind: "builtin" })).toThrow(message);
+  });
+
+  it("refuses two tools of one name in one layer", () => {
+    const r = new ToolRegistry();
+    r.register(tool("t"), { layer: "global", kind: "plugin", name: "one" });
+    expect(() => r.register(tool("t"), { layer: "global", kind: "plugin", name: "two" })).toThrow(/declared twice/);
+  });
+
+  it("refuses a schema ajv cannot compile", () => {
+    const r = new ToolRegistry();
+    const broken = { ...tool("t"), parameters: { type: "object", properties: { a: { type: "no-such-type" } } } };
+    expect(() => r.register(broken, { layer: "global", kind: "plugin", name: "x" })).toThrow(/invalid parameters schema/);
+  });
+
+  it("computes the effective capability set as the union of manifest and tools", () => {
+    const r = new ToolRegistry();
+    r.register(tool("a", { fs: { read: ["{workspace}/**"] } }), { layer: "builtin", kind: "builtin" });
+    r.register(tool("b", { fs: { read: ["{workspace}/**"], write: ["out/**"] }, shell: [{ cmd: "git" }] }), {
+      layer: "builtin",
+      kind: "builtin",
+    });
+    expect(r.effectiveRequirements({ net: { hosts: ["example.org"] } })).toEqual({
+      fs: { read: ["{workspace}/**"], write: ["out/**"] },
+      net: { hosts: ["example.org"] },
+      shell: [{ cmd: "git" }],
+    });
+  });
+});
