@@ -7,6 +7,7 @@ import { PathScope, type PathVariables } from "./capability/path-scope.ts";
 import { resolveLatheHome } from "./config/lathe-home.ts";
 import { EngineEvents } from "./engine-events.ts";
 import { SessionError } from "./errors/session-error.ts";
+import type { ApprovalMode } from "./policy/lathe-settings.ts";
 import { Session } from "./session/session.ts";
 import { SessionState } from "./session/session-state.ts";
 import { openDatabase, type Db } from "./store/database.ts";
@@ -19,6 +20,13 @@ export interface EngineOptions {
   root: string;
   /** Lathe's per-user data directory; defaults to `$LATHE_HOME` or `~/.lathe`. */
   latheHome?: string;
+}
+
+export interface OpenSessionOptions {
+  /** A persistent session's id; without one the session is ephemeral. */
+  id?: string;
+  /** Approval mode for gated tools (default "ask"); accepted now, applied by the policy layer. */
+  mode?: ApprovalMode;
 }
 
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -86,7 +94,7 @@ export class Engine {
    * Open a session. Without an id it is ephemeral: in memory, its files removed at close. With
    * an id it persists in `$LATHE_HOME` (read-state, sidecars) until `closeSession(id)`.
    */
-  async openSession(options: { id?: string } = {}): Promise<Session> {
+  async openSession(options: OpenSessionOptions = {}): Promise<Session> {
     let state: SessionState;
     const persistent = options.id !== undefined;
     if (options.id === undefined) {
@@ -101,12 +109,13 @@ export class Engine {
       }
       const store = this.store();
       const existing = store.get(id);
-      if (existing && existing.root !== this.root) {
+      if (existing && existing.closedAt === null && existing.root !== this.root) {
         throw new SessionError(
           `Session ${id} belongs to the folder ${existing.root}, not ${this.root}. Pass --root ${existing.root} or choose another session id.`,
         );
       }
       if (!existing) store.create(id, this.root);
+      else if (existing.closedAt !== null) store.reopen(id, this.root);
       state = new SessionState(id, this.sessionDir(id), store.reads(id), store.persistence(id));
     }
     const session = new Session(this.registry, this.root, state, persistent, {

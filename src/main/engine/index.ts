@@ -1,5 +1,6 @@
 // The engine's public surface: hosts import from here only.
-export { Engine, type EngineOptions } from "./engine.ts";
+export { Engine, type EngineOptions, type OpenSessionOptions } from "./engine.ts";
+export type { ApprovalMode } from "./policy/lathe-settings.ts";
 export type { Session } from "./session/session.ts";
 export type { Envelope, EnvelopeMetadata, OutputEnvelope, ErrorEnvelope } from "./tools/envelope.ts";
 export type { ToolInfo, ToolOrigin, ToolKind, Layer } from "./tools/contract.ts";

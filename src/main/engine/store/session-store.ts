@@ -29,6 +29,11 @@ export class SessionStore {
     return { id, root, createdAt, closedAt: null };
   }
 
+  /** Start a closed session afresh under the same id (its state was dropped when it closed). */
+  reopen(id: string, root: string): void {
+    this.db.prepare("UPDATE sessions SET root = ?, closed_at = NULL WHERE id = ?").run(root, id);
+  }
+
   /** Mark closed and drop the state that only lived for the session. */
   close(id: string): void {
     this.db.transaction(() => {

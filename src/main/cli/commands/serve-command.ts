@@ -1,0 +1,49 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Command } from "commander";
+import { CliError } from "../cli-error.ts";
+import { portOption, rootOf, rootOption } from "../cli-options.ts";
+import { openEngine } from "../open-engine.ts";
+import { writeStdout } from "../output.ts";
+
+/** The built renderer, at the package root (this file is src/main/cli/commands/serve-command.ts). */
+const RENDERER_DIR = fileURLToPath(new URL("../../../../out/renderer/", import.meta.url));
+
+function untilSignal(signals: readonly NodeJS.Signals[]): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: NodeJS.Signals): void => {
+      for (const s of signals) process.off(s, onSignal);
+      resolve(signal);
+    };
+    for (const s of signals) process.on(s, onSignal);
+  });
+}
+
+/**
+ * `lathe serve [--root DIR] [--port N]`: the built UI and the app's API over a loopback
+ * WebSocket, guarded by the token in the printed URL. Runs until SIGINT or SIGTERM.
+ */
+export function registerServeCommand(program: Command): void {
+  program
+    .command("serve")
+    .description("Serve the app's UI and API on 127.0.0.1 and print its URL (with the access token).")
+    .addOption(rootOption())
+    .addOption(portOption())
+    .action(async (options: { root?: string; port: number }) => {
+      if (!existsSync(path.join(RENDERER_DIR, "index.html"))) {
+        throw new CliError("The app is not built: run `npm run build` first.");
+      }
+      const stopped = untilSignal(["SIGINT", "SIGTERM"]);
+      const engine = await openEngine(rootOf(options));
+      try {
+        const { startServe } = await import("../../serve/serve-server.ts");
+        const server = await startServe({ engine, port: options.port, rendererDir: RENDERER_DIR });
+        await writeStdout(`lathe serve: ${server.url}\n`);
+        await stopped;
+        await server.close();
+      } finally {
+        await engine.close();
+      }
+    });
+}

@@ -1,0 +1,24 @@
+import type { Command } from "commander";
+import { rootOf, rootOption } from "../cli-options.ts";
+import { withEngine } from "../open-engine.ts";
+import { writeStdout } from "../output.ts";
+import { formatToolsTable } from "../tools-table.ts";
+
+/** `lathe tools [--root DIR] [--json]`: the registry, as a table or as JSON. */
+export function registerToolsCommand(program: Command): void {
+  program
+    .command("tools")
+    .description("List the tools available in a folder and where each comes from.")
+    .addOption(rootOption())
+    .option(
+      "--json",
+      "print a JSON array of {id, description, parameters, requires, readOnly, gated, kind, origin}",
+    )
+    .action(async (options: { root?: string; json?: boolean }) => {
+      const tools = await withEngine(rootOf(options), async (engine) => engine.listTools());
+      const width = process.stdout.isTTY ? process.stdout.columns : undefined;
+      await writeStdout(
+        options.json ? `${JSON.stringify(tools, null, 2)}\n` : formatToolsTable(tools, width),
+      );
+    });
+}

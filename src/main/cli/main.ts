@@ -1,0 +1,71 @@
+import { readFileSync } from "node:fs";
+import { Command, CommanderError } from "commander";
+import { CliError } from "./cli-error.ts";
+import { registerCallCommand } from "./commands/call-command.ts";
+import { registerServeCommand } from "./commands/serve-command.ts";
+import { registerSessionCommand } from "./commands/session-command.ts";
+import { registerToolsCommand } from "./commands/tools-command.ts";
+import { ExitCode, type ExitCodeValue, type RunResult } from "./exit-codes.ts";
+import { describeError, writeStderr, writeStdout } from "./output.ts";
+
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as {
+    version: string;
+  };
+  return pkg.version;
+}
+
+/** The `lathe` program. Errors surface as exceptions (exitOverride) so `main` picks the exit code. */
+export function buildProgram(result: RunResult): Command {
+  const program = new Command("lathe")
+    .description("Lathe's tool runtime, headless: list tools, call one, manage sessions, serve the UI.")
+    .version(packageVersion(), "-V, --version", "print the version")
+    .helpOption("-h, --help", "show help")
+    .exitOverride()
+    .showHelpAfterError('(run "lathe --help" or "lathe <command> --help" for usage)')
+    .configureOutput({
+      writeOut: (text) => process.stdout.write(text),
+      writeErr: (text) => process.stderr.write(text),
+    })
+    .addHelpText(
+      "after",
+      `
+Environment:
+  LATHE_HOME   Lathe's data folder (sessions, database); default ~/.lathe
+  LATHE_DEBUG  set to 1 to print stack traces with errors
+
+Exit codes: 0 success, 1 failure (for call: an error envelope), 2 usage error.`,
+    );
+  registerToolsCommand(program);
+  registerCallCommand(program, result);
+  registerSessionCommand(program);
+  registerServeCommand(program);
+  return program;
+}
+
+/** Run the CLI with the given arguments (without `node` and the script); resolves to the exit code. */
+export async function main(argv: readonly string[]): Promise<ExitCodeValue> {
+  const result: RunResult = { exitCode: ExitCode.ok };
+  let code: ExitCodeValue;
+  try {
+    await buildProgram(result).parseAsync([...argv], { from: "user" });
+    code = result.exitCode;
+  } catch (err) {
+    code = await report(err);
+  }
+  // Hand every pending byte to the OS before the caller exits.
+  await writeStdout("");
+  await writeStderr("");
+  return code;
+}
+
+async function report(err: unknown): Promise<ExitCodeValue> {
+  // Commander has already printed its message (or the help/version it was asked for).
+  if (err instanceof CommanderError) return err.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+  if (err instanceof CliError) {
+    await writeStderr(`error: ${err.message}\n`);
+    return err.exitCode;
+  }
+  await writeStderr(`error: ${describeError(err)}\n`);
+  return ExitCode.failure;
+}

@@ -1,0 +1,33 @@
+import type { Engine } from "../engine/index.ts";
+import { describeError, writeStderr } from "./output.ts";
+
+/**
+ * Create the engine for a root. The engine (and with it zod, ajv, SQLite) is imported here, on
+ * first use, so `lathe --help` and `lathe --version` start instantly. Internal errors the engine
+ * reports go to stderr: they are the runtime's fault, and a person should see them.
+ */
+export async function openEngine(root: string): Promise<Engine> {
+  const { Engine } = await import("../engine/index.ts");
+  const engine = await Engine.create({ root });
+  engine.events.on("internal-error", ({ toolId, sessionId, error }) => {
+    void writeStderr(`internal error in tool ${toolId} (session ${sessionId}): ${describeError(error)}\n`);
+  });
+  return engine;
+}
+
+/**
+ * Run `fn` with an engine for `root`, then close the engine. A failure while closing is reported
+ * on stderr but never hides what `fn` produced (for `call`, the envelope) or the error it threw.
+ */
+export async function withEngine<T>(root: string, fn: (engine: Engine) => Promise<T>): Promise<T> {
+  const engine = await openEngine(root);
+  try {
+    return await fn(engine);
+  } finally {
+    try {
+      await engine.close();
+    } catch (err) {
+      await writeStderr(`error while closing the engine: ${describeError(err)}\n`);
+    }
+  }
+}

@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import type { ToolInfo } from "../engine/index.ts";
+import { formatOrigin, formatToolsTable } from "./tools-table.ts";
+
+function tool(overrides: Partial<ToolInfo>): ToolInfo {
+  return {
+    id: "read",
+    description: "Read a file.\n\nMore detail that the table leaves out.",
+    parameters: { type: "object" },
+    requires: {},
+    readOnly: true,
+    gated: false,
+    kind: "read",
+    origin: { layer: "builtin", kind: "builtin" },
+    ...overrides,
+  };
+}
+
+describe("formatOrigin", () => {
+  it.each([
+    [{ layer: "builtin", kind: "builtin" }, "builtin"],
+    [{ layer: "project", kind: "plugin", name: "my-tool" }, "project plugin my-tool"],
+    [{ layer: "global", kind: "mcp", name: "fs" }, "global mcp fs"],
+    [{ layer: "bundled", kind: "plugin" }, "bundled plugin"],
+  ] as const)("%o reads as %s", (origin, expected) => {
+    expect(formatOrigin(origin)).toBe(expected);
+  });
+});
+
+describe("formatToolsTable", () => {
+  it("aligns the columns and shows only the first line of each description", () => {
+    const table = formatToolsTable([
+      tool({}),
+      tool({
+        id: "write_file",
+        description: "  Write a file.\r\nSecond line.",
+        readOnly: false,
+        kind: "edit",
+        origin: { layer: "project", kind: "plugin", name: "writer" },
+      }),
+    ]);
+    expect(table).toBe(
+      [
+        "ID          KIND  ACCESS     ORIGIN                 DESCRIPTION",
+        "read        read  read-only  builtin                Read a file.",
+        "write_file  edit  mutating   project plugin writer  Write a file.",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("cuts lines to the terminal width with an ellipsis", () => {
+    const lines = formatToolsTable([tool({ description: "x".repeat(200) })], 60)
+      .trimEnd()
+      .split("\n");
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(60);
+    expect(lines[1]?.endsWith("…")).toBe(true);
+  });
+
+  it("says so when there are no tools", () => {
+    expect(formatToolsTable([])).toBe("No tools are registered.\n");
+  });
+});
