@@ -1,0 +1,341 @@
+import { request } from "node:http";
+import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WebSocket, type ClientOptions } from "ws";
+import { EnvelopeSchema, ToolInfoSchema } from "../../shared/api-contract.ts";
+import { WsResponseSchema } from "../../shared/ws-protocol.ts";
+import { createWsApi, wsApiUrl, type WebSocketLike } from "../../preload/ws-api.ts";
+import { Engine } from "../engine/index.ts";
+import { startServe, type ServeHandle } from "./serve-server.ts";
+
+let base: string;
+let workspace: string;
+let rendererDir: string;
+let engine: Engine;
+let serve: ServeHandle;
+let origin: string;
+let hostHeader: string;
+
+const PAGE = "<!doctype html><title>Lathe test page</title>";
+const SECRET = "do-not-serve-this-secret";
+
+beforeAll(async () => {
+  base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-serve-")));
+  workspace = path.join(base, "workspace");
+  rendererDir = path.join(base, "renderer");
+  await mkdir(path.join(workspace, "src"), { recursive: true });
+  await writeFile(path.join(workspace, "src", "alpha.ts"), "export const a = 1;\n");
+  await writeFile(path.join(workspace, "src", "beta.ts"), "export const b = 2;\n");
+  await mkdir(path.join(rendererDir, "assets"), { recursive: true });
+  await writeFile(path.join(rendererDir, "index.html"), PAGE);
+  await writeFile(path.join(rendererDir, "assets", "app.js"), "console.log('app');");
+  await writeFile(path.join(base, "secret.txt"), SECRET);
+  engine = await Engine.create({ root: workspace, latheHome: path.join(base, "lathe-home") });
+  serve = await startServe({ engine, port: 0, rendererDir });
+  hostHeader = `127.0.0.1:${serve.port}`;
+  origin = `http://${hostHeader}`;
+});
+
+afterAll(async () => {
+  await serve?.close();
+  await engine?.close();
+  await rm(base, { recursive: true, force: true });
+});
+
+interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** One HTTP request with the path sent exactly as given (no client-side normalisation). */
+function raw(rawPath: string, headers: Record<string, string> = {}, method = "GET"): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: "127.0.0.1",
+        port: serve.port,
+        path: rawPath,
+        method,
+        headers: { host: hostHeader, ...headers },
+      },
+      (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => (body += chunk));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+/** The HTTP status a WebSocket upgrade gets: 101 when accepted. */
+function upgradeStatus(url: string, options: ClientOptions = {}): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const ws = new WebSocket(url, options);
+    ws.on("open", () => {
+      settled = true;
+      ws.close();
+      resolve(101);
+    });
+    ws.on("unexpected-response", (req, res) => {
+      settled = true;
+      resolve(res.statusCode ?? 0);
+      req.destroy();
+    });
+    ws.on("error", (error) => {
+      if (!settled) reject(error);
+    });
+  });
+}
+
+function wsUrl(query: string, pathname = "/api"): string {
+  return `ws://127.0.0.1:${serve.port}${pathname}${query}`;
+}
+
+function openSocket(): Promise<WebSocket> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(wsUrl(`?token=${serve.token}`), { origin });
+    ws.once("open", () => resolve(ws));
+    ws.once("error", reject);
+  });
+}
+
+function nextMessage(ws: WebSocket): Promise<unknown> {
+  return new Promise((resolve) =>
+    ws.once("message", (data: Buffer) => resolve(JSON.parse(data.toString("utf8")))),
+  );
+}
+
+describe("startServe", () => {
+  it("prints a loopback URL carrying a long random token", () => {
+    expect(serve.port).toBeGreaterThan(0);
+    expect(serve.token).toMatch(/^[0-9a-f]{64}$/);
+    expect(serve.url).toBe(`http://127.0.0.1:${serve.port}/?token=${serve.token}`);
+  });
+
+  it("serves the page to the token URL, with a strict cookie for its assets", async () => {
+    const page = await raw(`/?token=${serve.token}`);
+    expect(page.status).toBe(200);
+    expect(page.body).toBe(PAGE);
+    expect(page.headers["content-type"]).toBe("text/html; charset=utf-8");
+    expect(page.headers["content-security-policy"]).toContain("default-src 'self'");
+    const cookie = String(page.headers["set-cookie"]);
+    expect(cookie).toContain(`lathe_token_${serve.port}=${serve.token}`);
+    expect(cookie).toContain("HttpOnly");
+    expect(cookie).toContain("SameSite=Strict");
+
+    const asset = await raw("/assets/app.js", { cookie: `lathe_token_${serve.port}=${serve.token}` });
+    expect(asset.status).toBe(200);
+    expect(asset.headers["content-type"]).toBe("text/javascript; charset=utf-8");
+    expect(asset.headers["x-content-type-options"]).toBe("nosniff");
+    expect(asset.body).toBe("console.log('app');");
+  });
+
+  it.each([
+    { name: "the page without a token", path: "/", headers: {}, status: 401 },
+    { name: "an asset without a token", path: "/assets/app.js", headers: {}, status: 401 },
+    { name: "the page with a wrong token", path: "/?token=0123456789abcdef", headers: {}, status: 403 },
+    { name: "an empty token", path: "/?token=", headers: {}, status: 403 },
+    {
+      name: "an asset with a wrong cookie",
+      path: "/assets/app.js",
+      headers: { cookie: "lathe_token_1=x" },
+      status: 401,
+    },
+    {
+      name: "an asset with this port's cookie but a wrong value",
+      path: "/assets/app.js",
+      headers: { cookie: "" },
+      cookieValue: "f".repeat(64),
+      status: 403,
+    },
+    {
+      name: "another Host (DNS rebinding)",
+      path: "/?token=TOKEN",
+      headers: { host: "evil.example:80" },
+      status: 403,
+    },
+    {
+      name: "the name localhost as Host",
+      path: "/?token=TOKEN",
+      headers: { host: "localhost:PORT" },
+      status: 403,
+    },
+  ])("refuses $name with $status and serves nothing", async ({ path: p, headers, status, cookieValue }) => {
+    const sent: Record<string, string> = {};
+    for (const [k, v] of Object.entries(headers)) sent[k] = v.replace("PORT", String(serve.port));
+    if (cookieValue) sent["cookie"] = `lathe_token_${serve.port}=${cookieValue}`;
+    const res = await raw(p.replace("TOKEN", serve.token), sent);
+    expect(res.status).toBe(status);
+    expect(res.body).not.toContain("Lathe test page");
+    expect(res.body).toMatch(/lathe serve: access/);
+    expect(res.headers["set-cookie"]).toBeUndefined();
+  });
+
+  it.each([
+    "/../secret.txt",
+    "/..%2fsecret.txt",
+    "/%2e%2e/%2e%2e/secret.txt",
+    "/assets/..%2f..%2fsecret.txt",
+    "/..%5csecret.txt",
+    `/${"..%2f".repeat(12)}etc%2fpasswd`,
+    "/index.html%00.js",
+  ])("never serves a file outside the renderer for %s", async (attempt) => {
+    const sep = attempt.includes("?") ? "&" : "?";
+    const res = await raw(`${attempt}${sep}token=${serve.token}`);
+    expect([400, 404]).toContain(res.status);
+    expect(res.body).not.toContain(SECRET);
+    expect(res.body).not.toContain("root:");
+  });
+
+  it("answers only GET and HEAD", async () => {
+    expect((await raw(`/?token=${serve.token}`, {}, "POST")).status).toBe(405);
+    const head = await raw(`/?token=${serve.token}`, {}, "HEAD");
+    expect(head.status).toBe(200);
+    expect(head.body).toBe("");
+  });
+});
+
+describe("the API WebSocket", () => {
+  it.each([
+    { name: "no token", query: "", options: () => ({ origin }), status: 401 },
+    { name: "a wrong token", query: "?token=abc", options: () => ({ origin }), status: 403 },
+    { name: "no Origin", query: "?token=TOKEN", options: () => ({}), status: 403 },
+    {
+      name: "another origin",
+      query: "?token=TOKEN",
+      options: () => ({ origin: "http://evil.example" }),
+      status: 403,
+    },
+    {
+      name: "another port's origin",
+      query: "?token=TOKEN",
+      options: () => ({ origin: `http://127.0.0.1:${serve.port + 1}` }),
+      status: 403,
+    },
+    { name: "the null origin", query: "?token=TOKEN", options: () => ({ origin: "null" }), status: 403 },
+    {
+      name: "only the cookie",
+      query: "",
+      options: () => ({ origin, headers: { cookie: `lathe_token_${serve.port}=${serve.token}` } }),
+      status: 401,
+    },
+    { name: "another path", query: "?token=TOKEN", options: () => ({ origin }), path: "/other", status: 404 },
+  ])("refuses an upgrade with $name ($status)", async ({ query, options, status, path: p }) => {
+    expect(await upgradeStatus(wsUrl(query.replace("TOKEN", serve.token), p), options())).toBe(status);
+  });
+
+  it("lists the tools and runs glob through the router", async () => {
+    const ws = await openSocket();
+    try {
+      ws.send(JSON.stringify({ id: 1, channel: "tools.list" }));
+      const list = WsResponseSchema.parse(await nextMessage(ws));
+      expect(list.id).toBe(1);
+      if (!list.result.ok) throw new Error(list.result.error.message);
+      const tools = ToolInfoSchema.array().parse(list.result.data);
+      expect(tools.find((t) => t.id === "glob")?.origin).toEqual({ layer: "builtin", kind: "builtin" });
+
+      ws.send(
+        JSON.stringify({
+          id: 2,
+          channel: "tools.call",
+          payload: { toolId: "glob", args: { pattern: "**/*.ts" } },
+        }),
+      );
+      const call = WsResponseSchema.parse(await nextMessage(ws));
+      expect(call.id).toBe(2);
+      if (!call.result.ok) throw new Error(call.result.error.message);
+      const envelope = EnvelopeSchema.parse(call.result.data);
+      expect(envelope.type).toBe("output");
+      if (envelope.type === "output") {
+        expect([...(envelope.data as { files: string[] }).files].sort()).toEqual([
+          "src/alpha.ts",
+          "src/beta.ts",
+        ]);
+      }
+    } finally {
+      ws.close();
+    }
+  });
+
+  it("answers a bad payload with ok: false and keeps the socket open", async () => {
+    const ws = await openSocket();
+    try {
+      ws.send(JSON.stringify({ id: 7, channel: "tools.call", payload: { toolId: 3 } }));
+      expect(await nextMessage(ws)).toMatchObject({ id: 7, result: { ok: false } });
+      ws.send(JSON.stringify({ id: 8, channel: "tools.nope", payload: {} }));
+      expect(await nextMessage(ws)).toMatchObject({ id: 8, result: { ok: false } });
+      ws.send(JSON.stringify({ id: 9, channel: "tools.call", payload: { toolId: "write", args: {} } }));
+      const refused = (await nextMessage(ws)) as { result: { ok: boolean; error?: { message: string } } };
+      expect(refused.result.ok).toBe(false);
+      expect(refused.result.error?.message).toMatch(/read-only tools/);
+    } finally {
+      ws.close();
+    }
+  });
+
+  it.each([
+    { name: "text that is not JSON", frame: "hello" },
+    { name: "a frame without an id", frame: JSON.stringify({ channel: "tools.list" }) },
+    { name: "a binary frame", frame: Buffer.from([1, 2, 3]) },
+  ])("closes the socket on $name", async ({ frame }) => {
+    const ws = await openSocket();
+    const closed = new Promise<number>((resolve) => ws.once("close", (code) => resolve(code)));
+    ws.send(frame);
+    expect([1003, 1008]).toContain(await closed);
+  });
+});
+
+describe("the browser client (ws-api)", () => {
+  const connect = (url: string) => new WebSocket(url, { origin }) as unknown as WebSocketLike;
+
+  it("speaks the same API as the preload", async () => {
+    const api = createWsApi(wsApiUrl(serve.url, serve.token), { connect });
+    const list = await api.tools.list();
+    expect(list.ok && list.data.map((t) => t.id)).toContain("glob");
+    const call = await api.tools.call({ toolId: "glob", args: { pattern: "src/alpha.ts" } });
+    expect(call).toMatchObject({ ok: true, data: { type: "output", data: { files: ["src/alpha.ts"] } } });
+    const unknown = await api.tools.call({ toolId: "no_such_tool", args: {} });
+    expect(unknown).toMatchObject({ ok: true, data: { type: "error" } });
+  });
+
+  it("reports a refused connection as ok: false instead of throwing", async () => {
+    const api = createWsApi(wsApiUrl(serve.url, "wrong"), { connect });
+    const answer = await api.tools.list();
+    expect(answer.ok).toBe(false);
+    if (!answer.ok) expect(answer.error.message).toMatch(/could not connect.*token/);
+    expect(answer.ok || answer.error.message).not.toContain("wrong");
+  });
+});
+
+describe("startServe options", () => {
+  it("refuses a non-loopback host", async () => {
+    await expect(startServe({ engine, port: 0, host: "0.0.0.0", rendererDir })).rejects.toThrow(
+      /loopback only/,
+    );
+  });
+
+  it("says to build first when the renderer is missing", async () => {
+    await expect(startServe({ engine, port: 0, rendererDir: path.join(base, "nope") })).rejects.toThrow(
+      /npm run build/,
+    );
+  });
+
+  it("fails with the system's reason when the port is taken", async () => {
+    await expect(startServe({ engine, port: serve.port, rendererDir })).rejects.toThrow(/EADDRINUSE/);
+  });
+
+  it("stops listening after close", async () => {
+    const other = await startServe({ engine, port: 0, rendererDir });
+    await other.close();
+    await expect(
+      upgradeStatus(`ws://127.0.0.1:${other.port}/api?token=${other.token}`, { origin }),
+    ).rejects.toThrow(/ECONNREFUSED/);
+  });
+});

@@ -1,0 +1,211 @@
+// `lathe serve`: the built renderer and the app's API on a loopback port, so the UI runs in any
+// browser. A random token in the printed URL is the only key: no token, no page, no socket.
+import { createReadStream } from "node:fs";
+import { access, realpath } from "node:fs/promises";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import type { Duplex } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { WebSocketServer, type WebSocket } from "ws";
+import { TOKEN_PARAM, WS_PATH } from "../../shared/ws-protocol.ts";
+import { ApiRouter } from "../api/api-router.ts";
+import { isAllowedOrigin } from "../api/sender-check.ts";
+import { createToolHandlers } from "../api/tool-handlers.ts";
+import type { Engine } from "../engine/index.ts";
+import { newAccessToken, readCookie, tokenMatches } from "./access-token.ts";
+import { serveApiSocket } from "./api-socket.ts";
+import { contentTypeFor, lookupStaticFile } from "./static-files.ts";
+
+export interface ServeOptions {
+  engine: Engine;
+  /** 0 picks a free port. */
+  port: number;
+  /** A loopback address; 127.0.0.1 by default. Anything else is refused. */
+  host?: string;
+  /** The built renderer (`out/renderer`), holding `index.html`. */
+  rendererDir: string;
+}
+
+export interface ServeHandle {
+  /** `http://127.0.0.1:<port>/?token=<token>`: the one URL that opens the UI. */
+  url: string;
+  token: string;
+  port: number;
+  /** Stop serving, drop every connection, and close the session (not the engine: the caller owns it). */
+  close(): Promise<void>;
+}
+
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "::1"]);
+/** Largest WebSocket frame accepted from the browser. */
+const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
+
+const COMMON_HEADERS: Record<string, string> = {
+  "Cache-Control": "no-store",
+  "X-Content-Type-Options": "nosniff",
+  "Referrer-Policy": "no-referrer",
+  "X-Frame-Options": "DENY",
+  "Cross-Origin-Opener-Policy": "same-origin",
+  "Cross-Origin-Resource-Policy": "same-origin",
+};
+const PAGE_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+  "object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+const STATUS_TEXT: Record<number, string> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+};
+
+const MESSAGES = {
+  401: "lathe serve: access needs the token. Open the exact URL that `lathe serve` printed (it ends with ?token=...).",
+  403: "lathe serve: access refused. The token is wrong, or the request did not come from this server's own page.",
+} as const;
+
+export async function startServe(options: ServeOptions): Promise<ServeHandle> {
+  const host = options.host ?? "127.0.0.1";
+  if (!LOOPBACK_HOSTS.has(host)) {
+    throw new Error(`lathe serve listens on loopback only; "${host}" is not 127.0.0.1 or ::1.`);
+  }
+  const rendererDir = await builtRenderer(options.rendererDir);
+  const token = newAccessToken();
+  const session = await options.engine.openSession();
+  const router = new ApiRouter(createToolHandlers({ engine: options.engine, session }), {
+    onHandlerError: (channel, error) => console.error(`lathe serve: ${channel} failed:`, error),
+  });
+
+  // Filled in once listening: the port is only known then.
+  let origin = "";
+  let hostHeader = "";
+  let cookieName = "";
+
+  const server = createServer((req, res) => {
+    handleHttp(req, res).catch((error: unknown) => {
+      console.error("lathe serve: request failed:", error);
+      if (!res.headersSent) sendText(res, 500, "lathe serve: internal error; see the terminal.");
+      else res.destroy();
+    });
+  });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_REQUEST_BYTES });
+  const sockets = new Set<WebSocket>();
+
+  async function handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = requestUrl(req);
+    if (!url) return sendText(res, 400, "lathe serve: malformed request URL.");
+    if (req.headers.host !== hostHeader) return sendText(res, 403, MESSAGES[403]);
+    const fromQuery = url.searchParams.get(TOKEN_PARAM);
+    const presented = fromQuery ?? readCookie(req.headers.cookie, cookieName);
+    if (presented === undefined) return sendText(res, 401, MESSAGES[401]);
+    if (!tokenMatches(presented, token)) return sendText(res, 403, MESSAGES[403]);
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      res.setHeader("Allow", "GET, HEAD");
+      return sendText(res, 405, "lathe serve: only GET and HEAD are served here.");
+    }
+    const found = await lookupStaticFile(rendererDir, url.pathname);
+    if (found.status !== 200)
+      return sendText(res, found.status, `lathe serve: ${STATUS_TEXT[found.status]}.`);
+    const type = contentTypeFor(found.file);
+    res.writeHead(200, {
+      ...COMMON_HEADERS,
+      "Content-Type": type,
+      ...(type.startsWith("text/html") ? { "Content-Security-Policy": PAGE_CSP } : {}),
+      // The page load carries the token; its assets then authenticate with this cookie.
+      ...(fromQuery !== null
+        ? { "Set-Cookie": `${cookieName}=${token}; Path=/; HttpOnly; SameSite=Strict` }
+        : {}),
+    });
+    if (req.method === "HEAD") {
+      res.end();
+      return;
+    }
+    await pipeline(createReadStream(found.file), res);
+  }
+
+  server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const url = requestUrl(req);
+    if (!url || url.pathname !== WS_PATH) return refuseUpgrade(socket, 404, "lathe serve: no such endpoint.");
+    if (req.headers.host !== hostHeader) return refuseUpgrade(socket, 403, MESSAGES[403]);
+    if (!isAllowedOrigin(req.headers.origin, origin)) return refuseUpgrade(socket, 403, MESSAGES[403]);
+    const presented = url.searchParams.get(TOKEN_PARAM);
+    if (presented === null) return refuseUpgrade(socket, 401, MESSAGES[401]);
+    if (!tokenMatches(presented, token)) return refuseUpgrade(socket, 403, MESSAGES[403]);
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      sockets.add(ws);
+      ws.on("close", () => sockets.delete(ws));
+      serveApiSocket(ws, router);
+    });
+  });
+
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(options.port, host, () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    await session.close();
+    throw error;
+  }
+  server.on("error", (error) => console.error("lathe serve: server error:", error));
+  const port = (server.address() as AddressInfo).port;
+  hostHeader = host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
+  origin = `http://${hostHeader}`;
+  cookieName = `lathe_token_${port}`;
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: `${origin}/?${TOKEN_PARAM}=${token}`,
+    token,
+    port,
+    close() {
+      closing ??= (async () => {
+        for (const ws of sockets) ws.terminate();
+        wss.close();
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+        await session.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+async function builtRenderer(dir: string): Promise<string> {
+  const index = path.join(dir, "index.html");
+  try {
+    await access(index);
+    return await realpath(dir);
+  } catch {
+    throw new Error(`The built renderer is missing: ${index} does not exist. Run \`npm run build\` first.`);
+  }
+}
+
+function requestUrl(req: IncomingMessage): URL | undefined {
+  const raw = req.url ?? "";
+  if (!raw.startsWith("/")) return undefined;
+  try {
+    return new URL(raw, "http://lathe.invalid");
+  } catch {
+    return undefined;
+  }
+}
+
+function sendText(res: ServerResponse, status: number, body: string): void {
+  res.writeHead(status, { ...COMMON_HEADERS, "Content-Type": "text/plain; charset=utf-8" });
+  res.end(`${body}\n`);
+}
+
+function refuseUpgrade(socket: Duplex, status: number, body: string): void {
+  const text = `${body}\n`;
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? "Error"}\r\nConnection: close\r\n` +
+      `Content-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
+  );
+}

@@ -1,0 +1,118 @@
+// The same `LatheApi` as the preload, carried over `lathe serve`'s WebSocket instead of IPC —
+// used when the renderer runs in a plain browser. Browser-safe: no Node or Electron imports.
+import type { ApiResult, Channel, LatheApi } from "../shared/api-contract.ts";
+import { createLatheApi, transportFailure, type Invoke } from "../shared/create-lathe-api.ts";
+import { TOKEN_PARAM, WS_PATH, WsResponseSchema, type WsRequest } from "../shared/ws-protocol.ts";
+
+/** The part of the standard WebSocket this client uses (the browser's, or the `ws` package's). */
+export interface WebSocketLike {
+  readonly readyState: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  addEventListener(type: "open" | "close" | "error", listener: () => void): void;
+  addEventListener(type: "message", listener: (event: { data: unknown }) => void): void;
+}
+
+export interface WsApiOptions {
+  /** Opens a socket; defaults to the global `WebSocket`. */
+  connect?: (url: string) => WebSocketLike;
+}
+
+const OPEN = 1;
+
+/** The WebSocket URL of the serve API for a page served by `lathe serve`, carrying the token. */
+export function wsApiUrl(pageUrl: string, token: string): string {
+  const url = new URL(WS_PATH, pageUrl);
+  url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+  url.search = "";
+  url.hash = "";
+  url.searchParams.set(TOKEN_PARAM, token);
+  return url.href;
+}
+
+/**
+ * A `LatheApi` over one WebSocket, opened on the first call and reopened after it drops. Every
+ * failure (cannot connect, connection lost, malformed answer) resolves as `{ok: false}`.
+ */
+export function createWsApi(url: string, options: WsApiOptions = {}): LatheApi {
+  const connect = options.connect ?? ((u: string) => new WebSocket(u) as WebSocketLike);
+  const pending = new Map<number, (result: ApiResult<unknown>) => void>();
+  let nextId = 0;
+  let socket: Promise<WebSocketLike> | undefined;
+
+  function failAll(message: string): void {
+    for (const resolve of pending.values()) resolve({ ok: false, error: { message } });
+    pending.clear();
+  }
+
+  function open(): Promise<WebSocketLike> {
+    return new Promise((resolve, reject) => {
+      const ws = connect(url);
+      let opened = false;
+      ws.addEventListener("open", () => {
+        opened = true;
+        resolve(ws);
+      });
+      ws.addEventListener("message", (event) => {
+        const frame = typeof event.data === "string" ? safeJson(event.data) : undefined;
+        const parsed = WsResponseSchema.safeParse(frame);
+        if (!parsed.success) {
+          failAll("lathe serve sent a malformed answer; reload the page.");
+          ws.close(1002, "malformed answer");
+          return;
+        }
+        const waiting = pending.get(parsed.data.id);
+        pending.delete(parsed.data.id);
+        waiting?.(parsed.data.result as ApiResult<unknown>);
+      });
+      ws.addEventListener("close", () => {
+        socket = undefined;
+        if (!opened) {
+          reject(
+            new Error(
+              `could not connect to ${redact(url)}; is \`lathe serve\` still running, and is the token right?`,
+            ),
+          );
+        } else {
+          failAll("The connection to lathe serve closed; is it still running? Reload the page to reconnect.");
+        }
+      });
+      ws.addEventListener("error", () => {
+        // A "close" event always follows and reports the failure.
+      });
+    });
+  }
+
+  async function send(channel: Channel, request: unknown): Promise<ApiResult<unknown>> {
+    try {
+      socket ??= open();
+      const ws = await socket;
+      if (ws.readyState !== OPEN) throw new Error("the connection is not open");
+      const id = nextId++;
+      const answer = new Promise<ApiResult<unknown>>((resolve) => pending.set(id, resolve));
+      const frame: WsRequest = { id, channel, payload: request };
+      ws.send(JSON.stringify(frame));
+      return await answer;
+    } catch (error) {
+      socket = undefined;
+      return transportFailure(`${channel} failed`, error);
+    }
+  }
+
+  // The server answers each channel with that channel's response type (see api-contract.ts).
+  return createLatheApi(send as Invoke);
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The URL without its query, so the token never appears in a message. */
+function redact(url: string): string {
+  const u = new URL(url);
+  return `${u.origin}${u.pathname}`;
+}

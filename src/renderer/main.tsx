@@ -1,0 +1,29 @@
+import { StrictMode } from "react";
+import { createRoot } from "react-dom/client";
+import { createWsApi, wsApiUrl } from "../preload/ws-api.ts";
+import type { LatheApi } from "../shared/api-contract.ts";
+import { TOKEN_PARAM } from "../shared/ws-protocol.ts";
+import { App } from "./app.tsx";
+import { StoreProvider } from "./state/store-context.tsx";
+import { createAppStore } from "./state/app-store.ts";
+
+/** In Electron the preload provides `window.lathe`; in a browser (`lathe serve`) we build it here. */
+function latheApi(): LatheApi {
+  if (window.lathe) return window.lathe;
+  const token = new URLSearchParams(window.location.search).get(TOKEN_PARAM) ?? "";
+  const api = createWsApi(wsApiUrl(window.location.href, token));
+  window.lathe = api;
+  return api;
+}
+
+const container = document.getElementById("root");
+if (!container) throw new Error("index.html has no #root element");
+const store = createAppStore(latheApi());
+createRoot(container).render(
+  <StrictMode>
+    <StoreProvider store={store}>
+      <App />
+    </StoreProvider>
+  </StrictMode>,
+);
+void store.getState().loadTools();

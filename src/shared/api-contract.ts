@@ -1,0 +1,94 @@
+// The contract between the renderer and whatever hosts the engine (Electron main over IPC, or
+// `lathe serve` over a WebSocket). Every channel is declared here once, with the zod schemas of
+// its request and response; both sides are written against these names and shapes only.
+import { z } from "zod";
+
+export const ToolKindSchema = z.enum(["read", "edit", "search", "execute", "fetch", "think", "other"]);
+
+export const ToolOriginSchema = z.object({
+  layer: z.enum(["builtin", "bundled", "global", "project"]),
+  kind: z.enum(["builtin", "plugin", "mcp"]),
+  name: z.string().optional(),
+});
+
+const ArgPatternSchema = z.union([
+  z.string(),
+  z.object({ wildcard: z.literal(true) }),
+  z.object({ prefix: z.string() }),
+]);
+
+export const RequirementSetSchema = z.object({
+  fs: z.object({ read: z.array(z.string()).optional(), write: z.array(z.string()).optional() }).optional(),
+  net: z.object({ hosts: z.array(z.string()).optional() }).optional(),
+  shell: z.array(z.object({ cmd: z.string(), args: z.array(ArgPatternSchema).optional() })).optional(),
+  capabilities: z.array(z.string()).optional(),
+});
+
+export const ToolInfoSchema = z.object({
+  id: z.string(),
+  description: z.string(),
+  parameters: z.record(z.string(), z.unknown()),
+  requires: RequirementSetSchema,
+  readOnly: z.boolean(),
+  gated: z.boolean(),
+  kind: ToolKindSchema,
+  origin: ToolOriginSchema,
+});
+
+export const EnvelopeMetadataSchema = z.strictObject({
+  duration_ms: z.number(),
+  truncated: z.boolean().optional(),
+  output_path: z.string().optional(),
+});
+
+/** The one shape every tool call returns, whatever happened. */
+export const EnvelopeSchema = z.discriminatedUnion("type", [
+  z.strictObject({ type: z.literal("output"), data: z.unknown(), metadata: EnvelopeMetadataSchema }),
+  z.strictObject({ type: z.literal("error"), error_text: z.string(), metadata: EnvelopeMetadataSchema }),
+]);
+
+/** Every channel: its name, and the schemas of what goes in and what comes back. */
+export const channels = {
+  /** The registry, every layer, with each tool's origin. */
+  "tools.list": {
+    request: z.strictObject({}).optional(),
+    response: z.array(ToolInfoSchema),
+  },
+  /** One call through the engine's whole pipeline; `args` is validated by the engine itself. */
+  "tools.call": {
+    request: z.strictObject({ toolId: z.string().min(1).max(256), args: z.unknown().optional() }),
+    response: EnvelopeSchema,
+  },
+} as const;
+
+export type Channel = keyof typeof channels;
+export const CHANNELS = Object.keys(channels) as Channel[];
+
+export type RequestOf<C extends Channel> = z.input<(typeof channels)[C]["request"]>;
+export type ResponseOf<C extends Channel> = z.output<(typeof channels)[C]["response"]>;
+
+export type ToolKind = z.output<typeof ToolKindSchema>;
+export type ToolOrigin = z.output<typeof ToolOriginSchema>;
+export type ToolInfo = z.output<typeof ToolInfoSchema>;
+export type EnvelopeMetadata = z.output<typeof EnvelopeMetadataSchema>;
+export type Envelope = z.output<typeof EnvelopeSchema>;
+
+/** What every channel answers: the handler's value, or a message that says what went wrong. */
+export type ApiResult<T> = { ok: true; data: T } | { ok: false; error: { message: string } };
+
+export const ApiResultSchema = z.union([
+  z.strictObject({ ok: z.literal(true), data: z.unknown() }),
+  z.strictObject({ ok: z.literal(false), error: z.strictObject({ message: z.string() }) }),
+]);
+
+export function isChannel(value: unknown): value is Channel {
+  return typeof value === "string" && Object.hasOwn(channels, value);
+}
+
+/** The API the renderer sees as `window.lathe`, whichever transport carries it. */
+export interface LatheApi {
+  tools: {
+    list(): Promise<ApiResult<ToolInfo[]>>;
+    call(request: RequestOf<"tools.call">): Promise<ApiResult<Envelope>>;
+  };
+}

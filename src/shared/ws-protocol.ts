@@ -1,0 +1,23 @@
+// How the API travels over `lathe serve`'s WebSocket: one JSON text frame per request, one per
+// answer, matched by `id`. The payloads are the channels of api-contract.ts, unchanged.
+import { z } from "zod";
+import { ApiResultSchema } from "./api-contract.ts";
+
+/** The WebSocket endpoint's path on the serve origin. */
+export const WS_PATH = "/api";
+
+/** The query parameter (page URL and WebSocket URL) that carries the access token. */
+export const TOKEN_PARAM = "token";
+
+export const WsRequestSchema = z.strictObject({
+  id: z.number().int().nonnegative(),
+  channel: z.string(),
+  payload: z.unknown().optional(),
+});
+export type WsRequest = z.output<typeof WsRequestSchema>;
+
+export const WsResponseSchema = z.strictObject({
+  id: z.number().int().nonnegative(),
+  result: ApiResultSchema,
+});
+export type WsResponse = z.output<typeof WsResponseSchema>;

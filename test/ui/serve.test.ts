@@ -1,0 +1,177 @@
+// The UI as a person uses it: `lathe serve` on a folder, the page in Debian's Chromium, pick
+// glob, run it, see the files. Needs `npm run build` first (npm test runs it).
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const REPO = path.resolve(import.meta.dirname, "../..");
+const CHROMIUM = "/usr/bin/chromium";
+const RENDERER_INDEX = path.join(REPO, "out/renderer/index.html");
+const SCREENSHOT = path.join(REPO, "test-results/ui-glob.png");
+const BUILTINS = ["edit", "glob", "grep", "read", "write"];
+
+const haveChromium = existsSync(CHROMIUM);
+if (!haveChromium && !process.env["CI"]) {
+  console.warn(`UI test skipped: ${CHROMIUM} is missing. Install it with \`apt-get install -y chromium\`.`);
+}
+
+/** Start `lathe serve` on a folder and resolve with the URL it prints. */
+function startLatheServe(root: string, latheHome: string): Promise<{ child: ChildProcess; url: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [path.join(REPO, "bin/lathe.mjs"), "serve", "--root", root, "--port", "0"],
+      {
+        cwd: REPO,
+        env: { ...process.env, LATHE_HOME: latheHome },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let stdout = "";
+    let stderr = "";
+    const timer = setTimeout(
+      () => reject(new Error(`lathe serve printed no URL within 15 s.\n${stdout}${stderr}`)),
+      15_000,
+    );
+    child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+    child.stdout?.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString("utf8");
+      const match = /^lathe serve: (http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+)$/m.exec(stdout);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve({ child, url: match[1] });
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`lathe serve exited with ${code} before printing its URL.\n${stdout}${stderr}`));
+    });
+  });
+}
+
+function stop(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once("exit", () => resolve());
+    child.kill("SIGTERM");
+  });
+}
+
+describe.skipIf(!haveChromium && !process.env["CI"])("the UI through lathe serve in Chromium", () => {
+  let base: string;
+  let child: ChildProcess | undefined;
+  let url: string;
+  let browser: Browser | undefined;
+  let page: Page;
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    if (!haveChromium)
+      throw new Error(`${CHROMIUM} is missing; CI must install it (apt-get install -y chromium).`);
+    if (!existsSync(RENDERER_INDEX)) {
+      throw new Error(`${RENDERER_INDEX} is missing: run \`npm run build\` before the UI test.`);
+    }
+    base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-ui-")));
+    const root = path.join(base, "project");
+    await mkdir(path.join(root, "src", "lib"), { recursive: true });
+    await mkdir(path.join(root, "build"), { recursive: true });
+    await writeFile(path.join(root, "src", "app.ts"), "export const app = 1;\n");
+    await writeFile(path.join(root, "src", "lib", "strings.ts"), "export const s = '';\n");
+    await writeFile(path.join(root, "README.md"), "# fixture\n");
+    await writeFile(path.join(root, ".gitignore"), "build/\n");
+    await writeFile(path.join(root, "build", "ignored.ts"), "// ignored by .gitignore\n");
+
+    ({ child, url } = await startLatheServe(root, path.join(base, "lathe-home")));
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+      ],
+    });
+    page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+    page.on("console", (message) => {
+      if (message.type() === "error") problems.push(`console error: ${message.text()}`);
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await stop(child);
+    if (base) await rm(base, { recursive: true, force: true });
+  });
+
+  it("lists the built-in tools with their origin and concurrency class", async () => {
+    await page.goto(url);
+    const tools = page.getByRole("list", { name: "Tools" });
+    const tool = (id: string) => tools.getByRole("button", { name: new RegExp(`^${id}\\b`) });
+    await tool("glob").waitFor({ timeout: 10_000 });
+    expect(await tools.getByRole("listitem").count()).toBeGreaterThanOrEqual(BUILTINS.length);
+    for (const id of BUILTINS) expect(await tool(id).innerText()).toContain("builtin · builtin");
+    expect(await tool("glob").innerText()).toContain("read-only");
+    expect(await tool("read").innerText()).toContain("read-only");
+    expect(await tool("write").innerText()).toContain("mutating");
+  });
+
+  it("runs glob on the folder and shows the files it found", async () => {
+    await page
+      .getByRole("list", { name: "Tools" })
+      .getByRole("button", { name: /^glob\b/ })
+      .click();
+    await expect.poll(() => page.getByRole("heading", { level: 2, name: "glob" }).count()).toBe(1);
+    await page.getByLabel("Arguments (JSON)").fill('{ "pattern": "**/*.ts" }');
+    await page.getByRole("button", { name: "Run glob" }).click();
+
+    const data = page.getByLabel("Data", { exact: true });
+    await data.waitFor({ timeout: 10_000 });
+    const shown = await data.innerText();
+    expect(shown).toContain("src/app.ts");
+    expect(shown).toContain("src/lib/strings.ts");
+    expect(shown).not.toContain("ignored.ts");
+    const envelope = page.getByLabel("Envelope", { exact: true });
+    expect(await envelope.innerText()).toMatch(/output/);
+    expect(await page.getByLabel("Metadata", { exact: true }).innerText()).toMatch(/duration\s*[\d.]+ ms/);
+
+    await mkdir(path.dirname(SCREENSHOT), { recursive: true });
+    await page.screenshot({ path: SCREENSHOT, fullPage: true });
+    expect(existsSync(SCREENSHOT)).toBe(true);
+    expect(problems, problems.join("\n")).toEqual([]);
+  });
+
+  it("shows a tool's error envelope as an error", async () => {
+    await page.getByLabel("Arguments (JSON)").fill('{ "pattern": "../*" }');
+    await page.getByRole("button", { name: "Run glob" }).click();
+    const errorText = page.getByLabel("Error text", { exact: true });
+    await errorText.waitFor({ timeout: 10_000 });
+    expect(await errorText.innerText()).toMatch(/\.\./);
+    expect(await page.getByLabel("Envelope", { exact: true }).innerText()).toMatch(/^error/);
+    await page.screenshot({ path: SCREENSHOT.replace(".png", "-error.png"), fullPage: true });
+  });
+
+  it("gives nothing to a browser without the token", async () => {
+    const stranger = await browser!.newContext();
+    try {
+      const bare = await stranger.newPage();
+      const origin = new URL(url).origin;
+      const noToken = await bare.goto(`${origin}/`);
+      expect(noToken?.status()).toBe(401);
+      expect(await bare.content()).not.toContain('id="root"');
+      const wrongToken = await bare.goto(`${origin}/?token=${"0".repeat(64)}`);
+      expect(wrongToken?.status()).toBe(403);
+      expect(await bare.getByRole("list", { name: "Tools" }).count()).toBe(0);
+      const asset = await bare.goto(`${origin}/assets/`);
+      expect(asset?.status()).toBe(401);
+    } finally {
+      await stranger.close();
+    }
+  });
+});
