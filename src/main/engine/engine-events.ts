@@ -1,7 +1,29 @@
 import { EventEmitter } from "node:events";
+import type { StageRecord } from "./policy/call-policy.ts";
+import type { ToolOrigin } from "./tools/contract.ts";
+import type { Envelope } from "./tools/envelope.ts";
+
+export interface ToolInvocationStarted {
+  callId: string;
+  sessionId: string;
+  toolId: string;
+  origin: ToolOrigin | undefined;
+  /** Arguments with secrets redacted. */
+  args: unknown;
+  startedAt: number;
+}
+
+export interface ToolInvocationFinished extends ToolInvocationStarted {
+  envelope: Envelope;
+  /** Each decision on the way: capability, rule, watchdog, approval. */
+  decisions: readonly StageRecord[];
+}
 
 /** Events the engine emits to hosts. */
 export interface EngineEventMap {
+  ToolInvocationStarted: [ToolInvocationStarted];
+  ToolInvocationSucceeded: [ToolInvocationFinished];
+  ToolInvocationFailed: [ToolInvocationFinished];
   /** Something failed that is the runtime's fault, not the model's: hosts log it. */
   "internal-error": [{ toolId: string; sessionId: string; error: unknown }];
 }

@@ -1,15 +1,25 @@
 import { randomBytes } from "node:crypto";
 import { realpath, rm, stat } from "node:fs/promises";
 import path from "node:path";
+import { callRecorder } from "./audit/call-recorder.ts";
 import { builtinTools } from "./builtin/builtin-tools.ts";
+import { canonicalize } from "./capability/canonical-path.ts";
 import { FsCapability } from "./capability/fs-capability.ts";
 import { PathScope, type PathVariables } from "./capability/path-scope.ts";
 import { resolveLatheHome } from "./config/lathe-home.ts";
 import { EngineEvents } from "./engine-events.ts";
 import { SessionError } from "./errors/session-error.ts";
+import { ApprovalCache, type ApprovalPersistence } from "./policy/approval-cache.ts";
+import type { Approver } from "./policy/approval-request.ts";
 import type { ApprovalMode } from "./policy/lathe-settings.ts";
+import type { PermissionRule } from "./policy/permission-rule.ts";
+import { loadPolicyConfig, type PolicyConfig } from "./policy/policy-config.ts";
+import { Ruleset } from "./policy/ruleset.ts";
+import { sessionPolicy } from "./policy/session-policy.ts";
 import { Session } from "./session/session.ts";
 import { SessionState } from "./session/session-state.ts";
+import { projectApprovals, sessionApprovals } from "./store/approval-store.ts";
+import { AuditLog } from "./store/audit-log.ts";
 import { openDatabase, type Db } from "./store/database.ts";
 import { SessionStore } from "./store/session-store.ts";
 import type { AnyTool, ToolInfo } from "./tools/contract.ts";
@@ -20,13 +30,19 @@ export interface EngineOptions {
   root: string;
   /** Lathe's per-user data directory; defaults to `$LATHE_HOME` or `~/.lathe`. */
   latheHome?: string;
+  /** The agent manifest's permission rules (a manifest deny can never be lifted). */
+  manifestRules?: readonly PermissionRule[];
+  /** The agent's name, for hooks and messages. */
+  agent?: string;
 }
 
 export interface OpenSessionOptions {
   /** A persistent session's id; without one the session is ephemeral. */
   id?: string;
-  /** Approval mode for gated tools (default "ask"); accepted now, applied by the policy layer. */
+  /** Approval mode for gated tools; defaults to the settings' mode, else "ask". */
   mode?: ApprovalMode;
+  /** Who answers approval prompts. Without one the host is headless: `ask` becomes `deny`. */
+  approver?: Approver;
 }
 
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -36,24 +52,35 @@ function newSessionId(): string {
 }
 
 /**
- * The engine for one workspace root: the tool registry, sessions, and the store behind them.
- * Hosts (the CLI, the Electron main process, `lathe serve`) use only this surface.
+ * The engine for one workspace root: the tool registry, the policy read from settings and
+ * trust, sessions, and the store (sessions, approvals, audit) behind them. Hosts (the CLI, the
+ * Electron main process, `lathe serve`) use only this surface.
  */
 export class Engine {
   readonly root: string;
   readonly latheHome: string;
   readonly registry = new ToolRegistry();
   readonly events = new EngineEvents();
+  readonly policy: PolicyConfig;
+  readonly agent: string;
+  private readonly ruleset: Ruleset;
   private db: Db | undefined;
   private sessionStore: SessionStore | undefined;
+  private auditLog: AuditLog | undefined;
   private readonly open = new Set<Session>();
 
-  private constructor(root: string, latheHome: string) {
+  private constructor(root: string, latheHome: string, policy: PolicyConfig, agent: string) {
     this.root = root;
     this.latheHome = latheHome;
+    this.policy = policy;
+    this.agent = agent;
+    this.ruleset = new Ruleset(policy.rules);
   }
 
-  /** Create an engine for a folder; throws SessionError when the folder does not exist. */
+  /**
+   * Create an engine for a folder. Throws SessionError when the folder does not exist and
+   * ConfigError when a settings or trust file is malformed (a broken policy never fails open).
+   */
   static async create(options: EngineOptions): Promise<Engine> {
     const requested = path.resolve(options.root);
     let root: string;
@@ -65,21 +92,41 @@ export class Engine {
     if (!(await stat(root)).isDirectory()) {
       throw new SessionError(`${requested} is not a folder. Pass a folder as the root.`);
     }
-    const engine = new Engine(root, path.resolve(options.latheHome ?? resolveLatheHome()));
+    // Canonical, like the root: path scopes ({user-data}, {session}) compare canonical paths.
+    const latheHome = await canonicalize(path.resolve(options.latheHome ?? resolveLatheHome()));
+    const policy = loadPolicyConfig({
+      root,
+      latheHome,
+      ...(options.manifestRules ? { manifestRules: options.manifestRules } : {}),
+    });
+    const engine = new Engine(root, latheHome, policy, options.agent ?? "default");
     for (const tool of builtinTools()) engine.registry.register(tool, { layer: "builtin", kind: "builtin" });
     return engine;
+  }
+
+  /** Things the user should be told once, e.g. project settings ignored until trusted. */
+  get notices(): readonly string[] {
+    return this.policy.notices;
   }
 
   listTools(): ToolInfo[] {
     return this.registry.all().map(toolInfo);
   }
 
+  private database(): Db {
+    this.db ??= openDatabase(path.join(this.latheHome, "lathe.db"));
+    return this.db;
+  }
+
   private store(): SessionStore {
-    if (!this.sessionStore) {
-      this.db = openDatabase(path.join(this.latheHome, "lathe.db"));
-      this.sessionStore = new SessionStore(this.db);
-    }
+    this.sessionStore ??= new SessionStore(this.database());
     return this.sessionStore;
+  }
+
+  /** The audit trail (opened on first use). */
+  audit(): AuditLog {
+    this.auditLog ??= new AuditLog(this.database());
+    return this.auditLog;
   }
 
   private sessionDir(id: string): string {
@@ -92,11 +139,12 @@ export class Engine {
 
   /**
    * Open a session. Without an id it is ephemeral: in memory, its files removed at close. With
-   * an id it persists in `$LATHE_HOME` (read-state, sidecars) until `closeSession(id)`.
+   * an id it persists in `$LATHE_HOME` (read-state, approvals, sidecars) until `closeSession(id)`.
    */
   async openSession(options: OpenSessionOptions = {}): Promise<Session> {
     let state: SessionState;
     const persistent = options.id !== undefined;
+    const approvalStores: ApprovalPersistence[] = [];
     if (options.id === undefined) {
       const id = newSessionId();
       state = new SessionState(id, this.sessionDir(id));
@@ -117,8 +165,28 @@ export class Engine {
       if (!existing) store.create(id, this.root);
       else if (existing.closedAt !== null) store.reopen(id, this.root);
       state = new SessionState(id, this.sessionDir(id), store.reads(id), store.persistence(id));
+      approvalStores.push(sessionApprovals(this.database(), id));
     }
-    const session = new Session(this.registry, this.root, state, persistent, {
+    if (this.policy.cacheApprovalsInProject) approvalStores.push(projectApprovals(this.database(), this.root));
+    const mode = options.mode ?? this.policy.mode ?? "ask";
+    const session = new Session({
+      registry: this.registry,
+      root: this.root,
+      state,
+      persistent,
+      mode,
+      policy: sessionPolicy({
+        root: this.root,
+        latheHome: this.latheHome,
+        sessionId: state.id,
+        agent: this.agent,
+        config: this.policy,
+        ruleset: this.ruleset,
+        mode,
+        approver: options.approver,
+        approvals: new ApprovalCache(approvalStores),
+      }),
+      observer: callRecorder(state.id, this.events, () => this.audit()),
       capabilityFor: (tool: AnyTool, s: SessionState) => {
         const vars = this.variables(s);
         return new FsCapability({
@@ -155,14 +223,16 @@ export class Engine {
     await rm(this.sessionDir(id), { recursive: true, force: true });
   }
 
-  /** Close ephemeral sessions, release persistent ones, and close the database. */
+  /** Close ephemeral sessions, release persistent ones, flush the audit trail, close the database. */
   async close(): Promise<void> {
     for (const s of [...this.open]) {
       if (s.persistent) s.release();
       else await s.close();
     }
+    this.auditLog?.flush();
     this.db?.close();
     this.db = undefined;
     this.sessionStore = undefined;
+    this.auditLog = undefined;
   }
 }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { JsonSchema, ToolDefinition, ToolKind, ToolRuntime, Truncation } from "../tools/contract.ts";
 import type { RequirementSet } from "../tools/requirement-set.ts";
+import { stableStringify } from "../tools/stable-stringify.ts";
 
 export interface BuiltinSpec<S extends z.ZodObject, Data> {
   id: string;
@@ -17,18 +18,6 @@ export interface BuiltinSpec<S extends z.ZodObject, Data> {
 }
 
 const DEFAULT_TIMEOUT_MS = 120_000;
-
-/** Canonical JSON (sorted keys): the same arguments always give the same approval key. */
-export function stableStringify(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableStringify).join(",")}]`;
-  if (value && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableStringify(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value);
-}
 
 /** Publish a zod object as the JSON Schema the model sees and ajv validates. */
 export function toParameters(schema: z.ZodObject): JsonSchema {

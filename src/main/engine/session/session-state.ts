@@ -45,10 +45,15 @@ export class SessionState {
     return path.join(this.dir, "sidecars");
   }
 
+  /** A fresh sidecar file path for a tool's output (its folder created). */
+  async newSidecarPath(toolId: string): Promise<string> {
+    await mkdir(this.sidecarDir, { recursive: true });
+    return path.join(this.sidecarDir, `${toolId.replace(/[^A-Za-z0-9_-]/g, "_")}-${randomBytes(6).toString("hex")}.txt`);
+  }
+
   /** Write the whole output of a truncated call; returns the sidecar's absolute path. */
   async writeSidecar(toolId: string, text: string): Promise<string> {
-    await mkdir(this.sidecarDir, { recursive: true });
-    const file = path.join(this.sidecarDir, `${toolId.replace(/[^A-Za-z0-9_-]/g, "_")}-${randomBytes(6).toString("hex")}.txt`);
+    const file = await this.newSidecarPath(toolId);
     await writeFile(file, text, { mode: 0o600 });
     return file;
   }

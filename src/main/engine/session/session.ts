@@ -1,12 +1,21 @@
 import type { FsCapability } from "../capability/fs-capability.ts";
+import type { ApprovalMode } from "../policy/lathe-settings.ts";
+import type { SessionPolicy } from "../policy/session-policy.ts";
 import type { AnyTool } from "../tools/contract.ts";
-import { callTool, type CallContext, type CallOptions } from "../tools/call-tool.ts";
+import { callTool, type CallContext, type CallObserver, type CallOptions } from "../tools/call-tool.ts";
 import type { Envelope } from "../tools/envelope.ts";
 import { Scheduler } from "../tools/scheduler.ts";
 import type { ToolRegistry } from "../tools/tool-registry.ts";
 import type { SessionState } from "./session-state.ts";
 
-export interface SessionHooks {
+export interface SessionWiring {
+  registry: ToolRegistry;
+  root: string;
+  state: SessionState;
+  persistent: boolean;
+  mode: ApprovalMode;
+  policy: SessionPolicy;
+  observer: CallObserver;
   capabilityFor(tool: AnyTool, state: SessionState): FsCapability;
   onInternalError(toolId: string, sessionId: string, error: unknown): void;
   /** Called once when the session ends for good (`close`), not when it is only released. */
@@ -16,34 +25,40 @@ export interface SessionHooks {
 
 /**
  * One conversation's worth of tool calls: its own scheduler (so reads run together and writes
- * in order), its read-state and its sidecar directory.
+ * in order), its read-state, approvals and sidecar directory, and its policy.
  */
 export class Session {
   readonly state: SessionState;
   readonly persistent: boolean;
+  readonly mode: ApprovalMode;
   private readonly ctx: CallContext;
-  private readonly hooks: SessionHooks;
+  private readonly wiring: SessionWiring;
   private ended = false;
 
-  constructor(registry: ToolRegistry, root: string, state: SessionState, persistent: boolean, hooks: SessionHooks) {
-    this.state = state;
-    this.persistent = persistent;
-    this.hooks = hooks;
+  constructor(wiring: SessionWiring) {
+    this.state = wiring.state;
+    this.persistent = wiring.persistent;
+    this.mode = wiring.mode;
+    this.wiring = wiring;
     const capabilities = new WeakMap<AnyTool, FsCapability>();
+    const state = wiring.state;
     this.ctx = {
-      registry,
-      root,
+      registry: wiring.registry,
+      root: wiring.root,
       session: state,
       scheduler: new Scheduler(),
       capabilityFor: (tool) => {
         let cap = capabilities.get(tool);
         if (!cap) {
-          cap = hooks.capabilityFor(tool, state);
+          cap = wiring.capabilityFor(tool, state);
           capabilities.set(tool, cap);
         }
         return cap;
       },
-      onInternalError: (toolId, error) => hooks.onInternalError(toolId, state.id, error),
+      decide: wiring.policy.decide,
+      authorize: wiring.policy.authorize,
+      observer: wiring.observer,
+      onInternalError: (toolId, error) => wiring.onInternalError(toolId, state.id, error),
     };
   }
 
@@ -67,13 +82,13 @@ export class Session {
   async close(): Promise<void> {
     if (this.ended) return;
     this.ended = true;
-    await this.hooks.onClose(this);
+    await this.wiring.onClose(this);
   }
 
   /** Let go of the session without ending it (a persistent session stays resumable). */
   release(): void {
     if (this.ended) return;
     this.ended = true;
-    this.hooks.onRelease(this);
+    this.wiring.onRelease(this);
   }
 }

@@ -1,12 +1,30 @@
+import { randomUUID } from "node:crypto";
+import type { FsCapability } from "../capability/fs-capability.ts";
 import { LatheError } from "../errors/lathe-error.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
-import type { FsCapability } from "../capability/fs-capability.ts";
+import type { PlannedAccess, ResolvedAccess } from "../policy/call-plan.ts";
+import type { PolicyResult, StageRecord } from "../policy/call-policy.ts";
 import type { SessionState } from "../session/session-state.ts";
 import { validateArguments } from "./argument-validator.ts";
-import type { AnyTool } from "./contract.ts";
+import type { AnyTool, ToolRuntime } from "./contract.ts";
 import { errorEnvelope, outputEnvelope, type Envelope, type EnvelopeMetadata } from "./envelope.ts";
 import type { Scheduler } from "./scheduler.ts";
-import type { ToolRegistry } from "./tool-registry.ts";
+import type { RegisteredTool, ToolRegistry } from "./tool-registry.ts";
+import { isSelfTruncated } from "./truncation.ts";
+
+/** One invocation as observers (events, audit) see it. */
+export interface CallRecord {
+  callId: string;
+  toolId: string;
+  entry: RegisteredTool | undefined;
+  args: unknown;
+  startedAt: number;
+}
+
+export interface CallObserver {
+  started(call: CallRecord): void;
+  finished(call: CallRecord, envelope: Envelope, stages: readonly StageRecord[]): void;
+}
 
 /** What one call needs from its session. */
 export interface CallContext {
@@ -15,6 +33,11 @@ export interface CallContext {
   readonly scheduler: Scheduler;
   readonly root: string;
   capabilityFor(tool: AnyTool): FsCapability;
+  /** Capability check, rules, watchdog and approval; absent means every valid call runs. */
+  decide?(entry: RegisteredTool, args: unknown, fs: FsCapability, signal?: AbortSignal): Promise<PolicyResult>;
+  /** The same stages for an access a tool makes while running. */
+  authorize?(entry: RegisteredTool, access: PlannedAccess, fs: FsCapability, signal?: AbortSignal): Promise<ResolvedAccess>;
+  observer?: CallObserver;
   /** Told about failures that are the runtime's fault rather than the model's. */
   onInternalError?(toolId: string, error: unknown): void;
 }
@@ -56,11 +79,13 @@ function errorText(toolId: string, err: unknown, ctx: CallContext): string {
 }
 
 async function executeBounded(
-  tool: AnyTool,
+  entry: RegisteredTool,
   args: unknown,
   ctx: CallContext,
+  fs: FsCapability,
   outer: AbortSignal | undefined,
 ): Promise<{ data?: unknown; error?: string }> {
+  const { tool } = entry;
   if (outer?.aborted) return { error: `${tool.id} was aborted before it started; nothing was done.` };
   const controller = new AbortController();
   let timedOut = false;
@@ -72,11 +97,15 @@ async function executeBounded(
   outer?.addEventListener("abort", forward, { once: true });
   const stop = stopWhenAborted(controller.signal);
   try {
-    const runtime = {
+    const runtime: ToolRuntime = {
       signal: controller.signal,
-      fs: ctx.capabilityFor(tool),
+      fs,
       session: ctx.session,
       root: ctx.root,
+      authorize: async (access) => {
+        if (!ctx.authorize) throw new ToolCallError(`${tool.id} may not make ${access.capability} calls here.`);
+        return ctx.authorize(entry, access, fs, controller.signal);
+      },
     };
     return { data: await Promise.race([tool.execute(args, runtime), stop.promise]) };
   } catch (err) {
@@ -93,10 +122,66 @@ async function executeBounded(
   }
 }
 
+async function run(
+  ctx: CallContext,
+  record: CallRecord,
+  rawArgs: unknown,
+  options: CallOptions,
+  started: number,
+  stages: StageRecord[],
+): Promise<Envelope> {
+  const meta = (): EnvelopeMetadata => ({ duration_ms: Math.round(performance.now() - started) });
+  const entry = record.entry;
+  if (!entry) {
+    const known = ctx.registry.ids();
+    return errorEnvelope(
+      `Unknown tool "${record.toolId}". Available tools: ${known.length > 0 ? known.join(", ") : "none"}.`,
+      meta(),
+    );
+  }
+  const { tool } = entry;
+  if (!tool.enabled) return errorEnvelope(`Tool "${tool.id}" is disabled.`, meta());
+  const parsed = parseArguments(rawArgs);
+  if (parsed.error !== undefined) return errorEnvelope(parsed.error, meta());
+  record.args = parsed.args;
+  const invalid = validateArguments(tool.id, tool.parameters, parsed.args);
+  if (invalid !== undefined) return errorEnvelope(invalid, meta());
+
+  const fs = ctx.capabilityFor(tool);
+  if (ctx.decide) {
+    let decision: PolicyResult;
+    try {
+      decision = await ctx.decide(entry, parsed.args, fs, options.signal);
+    } catch (err) {
+      return errorEnvelope(errorText(tool.id, err, ctx), meta());
+    }
+    stages.push(...decision.stages);
+    if (!decision.allowed) return errorEnvelope(decision.errorText ?? `${tool.id} was not allowed.`, meta());
+  }
+
+  const outcome = await ctx.scheduler.run(tool.readOnly, () => executeBounded(entry, parsed.args, ctx, fs, options.signal));
+  if (outcome.error !== undefined) return errorEnvelope(outcome.error, meta());
+
+  const data = outcome.data;
+  if (isSelfTruncated(data)) {
+    return outputEnvelope(data.data, { ...meta(), truncated: true, output_path: data.outputPath });
+  }
+  const cut = tool.truncate?.(data);
+  if (!cut) return outputEnvelope(data, meta());
+  try {
+    const outputPath = await ctx.session.writeSidecar(tool.id, cut.full);
+    return outputEnvelope(cut.data, { ...meta(), truncated: true, output_path: outputPath });
+  } catch (err) {
+    ctx.onInternalError?.(tool.id, err);
+    return outputEnvelope(cut.data, { ...meta(), truncated: true });
+  }
+}
+
 /**
- * One tool call, end to end: lookup, JSON parsing, schema validation, scheduling, execution
- * under an abort signal and a timeout, truncation to a sidecar, and the envelope. Never throws
- * for anything the model sent; every outcome is an envelope.
+ * One tool call, end to end: lookup, JSON parsing, schema validation, the policy (capability
+ * check, rules, watchdog, approval), scheduling, execution under an abort signal and a timeout,
+ * truncation to a sidecar, and the envelope, recorded by the observer. Never throws for
+ * anything the model sent; every outcome is an envelope.
  */
 export async function callTool(
   ctx: CallContext,
@@ -105,34 +190,16 @@ export async function callTool(
   options: CallOptions = {},
 ): Promise<Envelope> {
   const started = performance.now();
-  const meta = (): EnvelopeMetadata => ({ duration_ms: Math.round(performance.now() - started) });
-  const entry = ctx.registry.get(toolId);
-  if (!entry) {
-    const known = ctx.registry.ids();
-    return errorEnvelope(
-      `Unknown tool "${toolId}". Available tools: ${known.length > 0 ? known.join(", ") : "none"}.`,
-      meta(),
-    );
-  }
-  const { tool } = entry;
-  if (!tool.enabled) return errorEnvelope(`Tool "${toolId}" is disabled.`, meta());
-  const parsed = parseArguments(rawArgs);
-  if (parsed.error !== undefined) return errorEnvelope(parsed.error, meta());
-  const invalid = validateArguments(tool.id, tool.parameters, parsed.args);
-  if (invalid !== undefined) return errorEnvelope(invalid, meta());
-
-  const outcome = await ctx.scheduler.run(tool.readOnly, () => executeBounded(tool, parsed.args, ctx, options.signal));
-  if (outcome.error !== undefined) return errorEnvelope(outcome.error, meta());
-
-  let data = outcome.data;
-  const cut = tool.truncate?.(data);
-  if (!cut) return outputEnvelope(data, meta());
-  data = cut.data;
-  try {
-    const outputPath = await ctx.session.writeSidecar(tool.id, cut.full);
-    return outputEnvelope(data, { ...meta(), truncated: true, output_path: outputPath });
-  } catch (err) {
-    ctx.onInternalError?.(tool.id, err);
-    return outputEnvelope(data, { ...meta(), truncated: true });
-  }
+  const record: CallRecord = {
+    callId: randomUUID(),
+    toolId,
+    entry: ctx.registry.get(toolId),
+    args: rawArgs,
+    startedAt: Date.now(),
+  };
+  const stages: StageRecord[] = [];
+  ctx.observer?.started(record);
+  const envelope = await run(ctx, record, rawArgs, options, started, stages);
+  ctx.observer?.finished(record, envelope, stages);
+  return envelope;
 }

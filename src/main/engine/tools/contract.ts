@@ -1,4 +1,5 @@
 import type { FsCapability } from "../capability/fs-capability.ts";
+import type { CallPlan, PlannedAccess, ResolvedAccess } from "../policy/call-plan.ts";
 import type { SessionState } from "../session/session-state.ts";
 import type { RequirementSet } from "./requirement-set.ts";
 
@@ -26,6 +27,12 @@ export interface ToolRuntime {
   readonly session: SessionState;
   /** Canonical (real) path of the workspace root. */
   readonly root: string;
+  /**
+   * Put an access the tool decides on while running (a plugin's file, network or shell call)
+   * through the same capability check, rules, watchdog and approval as a planned call. Resolves
+   * to the checked access; throws ToolCallError (which becomes the error envelope) when refused.
+   */
+  authorize(access: PlannedAccess): Promise<ResolvedAccess>;
 }
 
 /**
@@ -50,9 +57,16 @@ export interface ToolDefinition<Args = Record<string, unknown>, Data = unknown> 
   readonly kind: ToolKind;
   readonly timeoutMs: number;
   readonly enabled: boolean;
+  /** Keep the schema out of the model's initial context; `tool_search` wires it in on demand. */
+  readonly defer?: boolean;
   /** A stable, human-readable approval key: deterministic, no timestamps, no secrets, no I/O. */
   deriveApprovalKey(args: Args): string;
   execute(args: Args, runtime: ToolRuntime): Promise<Data>;
+  /**
+   * What a call will touch (paths, commands, hosts), derived from its validated arguments before
+   * it runs, so the capability check, the rules and the watchdog judge the real targets.
+   */
+  plan?(args: Args): CallPlan;
   /** Cut an oversized result to its head, or return undefined when it fits. */
   truncate?(data: Data): Truncation<Data> | undefined;
 }

@@ -1,5 +1,7 @@
+import { createHash } from "node:crypto";
 import { assertPatternsCompile } from "../capability/path-scope.ts";
 import { ManifestError } from "../errors/manifest-error.ts";
+import { stableStringify } from "./stable-stringify.ts";
 import { assertCompilable } from "./argument-validator.ts";
 import { LAYERS, type AnyTool, type Layer, type ToolInfo, type ToolOrigin } from "./contract.ts";
 import { unionRequirements, type RequirementSet } from "./requirement-set.ts";
@@ -10,6 +12,30 @@ export interface RegisteredTool {
   readonly origin: ToolOrigin;
   /** Implementations of the same name in earlier layers that this one hides. */
   readonly shadows: readonly ToolOrigin[];
+  /** sha256 of what the model and the policy see of the tool: id, description, schema, requires, flags. */
+  readonly descriptorHash: string;
+}
+
+/** A tool that is not bound because it failed to load or lost its approval. */
+export interface DisabledTool {
+  /** The tool id, or the plugin/server name when the whole source failed. */
+  id: string;
+  origin: ToolOrigin;
+  reason: string;
+}
+
+interface Entry {
+  tool: AnyTool;
+  origin: ToolOrigin;
+  descriptorHash: string;
+}
+
+/** The content hash of a tool's published descriptor. */
+export function descriptorHash(tool: AnyTool): string {
+  const { id, description, parameters, requires, readOnly, gated, kind } = tool;
+  return createHash("sha256")
+    .update(stableStringify({ id, description, parameters, requires, readOnly, gated, kind }))
+    .digest("hex");
 }
 
 const TOOL_ID = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
@@ -19,10 +45,25 @@ const TOOL_ID = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
  * shadows an earlier one of the same name; the registry keeps what was shadowed for inspection.
  */
 export class ToolRegistry {
-  private readonly byLayer = new Map<Layer, Map<string, { tool: AnyTool; origin: ToolOrigin }>>(
+  private readonly byLayer = new Map<Layer, Map<string, Entry>>(
     LAYERS.map((l) => [l, new Map()]),
   );
   private bound: Map<string, RegisteredTool> | undefined;
+  private readonly disabled = new Map<string, DisabledTool>();
+
+  /** Record a tool (or a whole plugin/server) that could not load, with the reason and the fix. */
+  reportDisabled(entry: DisabledTool): void {
+    this.disabled.set(`${entry.origin.layer}\u0000${entry.origin.kind}\u0000${entry.origin.name ?? ""}\u0000${entry.id}`, entry);
+  }
+
+  /** Forget the disabled entries of one source (before it reloads). */
+  clearDisabled(predicate: (entry: DisabledTool) => boolean): void {
+    for (const [k, v] of this.disabled) if (predicate(v)) this.disabled.delete(k);
+  }
+
+  disabledTools(): DisabledTool[] {
+    return [...this.disabled.values()];
+  }
 
   /** Add a tool to a layer. Throws ManifestError for a malformed id, schema or duplicate. */
   register(tool: AnyTool, origin: ToolOrigin): void {
@@ -31,7 +72,7 @@ export class ToolRegistry {
         `Tool id "${tool.id}" is invalid: use 1-64 letters, digits, "_" or "-", starting with a letter.`,
       );
     }
-    const layer = this.byLayer.get(origin.layer) as Map<string, { tool: AnyTool; origin: ToolOrigin }>;
+    const layer = this.byLayer.get(origin.layer) as Map<string, Entry>;
     const previous = layer.get(tool.id);
     if (previous) {
       throw new ManifestError(
@@ -51,13 +92,13 @@ export class ToolRegistry {
         cause: err,
       });
     }
-    layer.set(tool.id, { tool, origin });
+    layer.set(tool.id, { tool, origin, descriptorHash: descriptorHash(tool) });
     this.bound = undefined;
   }
 
   /** Remove every tool a layer holds from the given source (a plugin folder, an MCP server). */
   unregister(layer: Layer, predicate: (origin: ToolOrigin, id: string) => boolean): void {
-    const entries = this.byLayer.get(layer) as Map<string, { tool: AnyTool; origin: ToolOrigin }>;
+    const entries = this.byLayer.get(layer) as Map<string, Entry>;
     for (const [id, entry] of entries) if (predicate(entry.origin, id)) entries.delete(id);
     this.bound = undefined;
   }
@@ -66,10 +107,10 @@ export class ToolRegistry {
     if (this.bound) return this.bound;
     const bound = new Map<string, RegisteredTool>();
     for (const layer of LAYERS) {
-      for (const [id, entry] of this.byLayer.get(layer) as Map<string, { tool: AnyTool; origin: ToolOrigin }>) {
+      for (const [id, entry] of this.byLayer.get(layer) as Map<string, Entry>) {
         const earlier = bound.get(id);
         const shadows = earlier ? [...earlier.shadows, earlier.origin] : [];
-        bound.set(id, { tool: entry.tool, origin: entry.origin, shadows });
+        bound.set(id, { ...entry, shadows });
       }
     }
     this.bound = bound;

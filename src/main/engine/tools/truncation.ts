@@ -46,3 +46,23 @@ export function truncateListField<D extends Record<K, readonly unknown[]>, K ext
   if (items.length <= max) return undefined;
   return { data: { ...data, [field]: items.slice(0, max) }, full: items.map(format).join("\n") + "\n" };
 }
+
+const SELF_TRUNCATED = Symbol.for("lathe.self-truncated");
+
+/**
+ * What a tool returns when it streamed its whole output to a sidecar itself (bash, so memory
+ * stays flat however much a command prints): the head as data, and where the rest is.
+ */
+export interface SelfTruncated<Data> {
+  readonly [SELF_TRUNCATED]: true;
+  readonly data: Data;
+  readonly outputPath: string;
+}
+
+export function selfTruncated<Data>(data: Data, outputPath: string): SelfTruncated<Data> {
+  return { [SELF_TRUNCATED]: true, data, outputPath };
+}
+
+export function isSelfTruncated(value: unknown): value is SelfTruncated<unknown> {
+  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[SELF_TRUNCATED] === true;
+}

@@ -1,0 +1,20 @@
+import type { ToolOrigin } from "../tools/contract.ts";
+
+/** What a host shows a person when a call needs approval: nothing truncated. */
+export interface ApprovalRequest {
+  id: string;
+  sessionId: string;
+  toolId: string;
+  origin: ToolOrigin;
+  /** The full validated arguments (the whole command for bash). */
+  args: unknown;
+  approvalKey: string;
+  /** Why approval is needed: the rule, watchdog or parse reasons. */
+  reasons: string[];
+}
+
+/** once: this call; always: every call with this key for the rest of the session; reject: no. */
+export type ApprovalAnswer = "once" | "always" | "reject";
+
+/** A host that can ask a person. Headless hosts have none, so `ask` becomes `deny`. */
+export type Approver = (request: ApprovalRequest, signal?: AbortSignal) => Promise<ApprovalAnswer>;

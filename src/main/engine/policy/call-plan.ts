@@ -1,0 +1,27 @@
+import type { ResolvedPath } from "../capability/fs-capability.ts";
+import type { SimpleCommand } from "./shell/shell-analysis.ts";
+
+/** What a tool says a call will touch, before anything runs (from its validated arguments). */
+export type PlannedAccess =
+  | { capability: "fs.read" | "fs.write"; path: string }
+  | { capability: "shell.run"; command: SimpleCommand }
+  | { capability: "net.fetch"; url: string };
+
+export interface CallPlan {
+  accesses: PlannedAccess[];
+  /** Reasons the call cannot be fully seen through; such a call is never allowed without a person. */
+  unclear: string[];
+  /** The working directory, relative to the root, for paths in the plan (default: the root). */
+  cwd?: string;
+}
+
+/** A planned access after the capability check: canonical paths, parsed hosts. */
+export type ResolvedAccess =
+  | { capability: "fs.read" | "fs.write"; input: string; path: ResolvedPath }
+  | { capability: "shell.run"; command: SimpleCommand; text: string }
+  | { capability: "net.fetch"; url: string; host: string };
+
+/** The one-line form of a simple command that rules and approval keys match against. */
+export function commandText(command: SimpleCommand): string {
+  return [command.name, ...command.args.map((a) => a.text)].join(" ");
+}

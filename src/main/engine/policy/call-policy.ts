@@ -1,0 +1,242 @@
+import os from "node:os";
+import path from "node:path";
+import type { FsCapability } from "../capability/fs-capability.ts";
+import { ToolCallError } from "../errors/tool-call-error.ts";
+import type { AnyTool, ToolOrigin } from "../tools/contract.ts";
+import type { ApprovalCache } from "./approval-cache.ts";
+import type { Approver } from "./approval-request.ts";
+import { commandText, type CallPlan, type ResolvedAccess } from "./call-plan.ts";
+import type { ApprovalMode } from "./lathe-settings.ts";
+import type { PolicyConfig } from "./policy-config.ts";
+import { compilePattern } from "./rule-pattern.ts";
+import { explainVerdict, type Ruleset, type Subject } from "./ruleset.ts";
+import { matchesShellRequirement } from "./shell-requirements.ts";
+import { runWatchdog, type WatchdogCheck } from "./watchdog.ts";
+
+export type Stage = "capability" | "rule" | "watchdog" | "approval";
+
+export interface StageRecord {
+  stage: Stage;
+  outcome: "allow" | "deny" | "ask";
+  reason: string;
+}
+
+export interface PolicyResult {
+  allowed: boolean;
+  stages: StageRecord[];
+  /** The checked accesses (empty when refused at the capability check). */
+  accesses: ResolvedAccess[];
+  /** For a refusal: what the model (and the user) is told, including how to allow it. */
+  errorText?: string;
+}
+
+/** Everything one session's policy decisions need. */
+export interface PolicyContext {
+  root: string;
+  latheHome: string;
+  sessionId: string;
+  agent: string;
+  config: PolicyConfig;
+  ruleset: Ruleset;
+  mode: ApprovalMode;
+  approver: Approver | undefined;
+  approvals: ApprovalCache;
+  watchdog: readonly WatchdogCheck[];
+}
+
+function wildcard(pattern: string): RegExp {
+  return new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\/]/g, "\\$&").replace(/\*/g, "[\\s\\S]*").replace(/\?/g, "[\\s\\S]")}$`);
+}
+
+/** `tool:key-pattern` entries of allowlist mode; a bare tool id matches every key of that tool. */
+export function allowlistMatches(allowlist: readonly string[], toolId: string, key: string): boolean {
+  return allowlist.some((entry) => {
+    const colon = entry.indexOf(":");
+    const tool = colon < 0 ? entry : entry.slice(0, colon);
+    if (tool !== toolId && tool !== "*") return false;
+    return colon < 0 || wildcard(entry.slice(colon + 1)).test(key);
+  });
+}
+
+function subjectsOf(tool: AnyTool, accesses: readonly ResolvedAccess[]): Subject[] {
+  return accesses.map((a): Subject => {
+    switch (a.capability) {
+      case "fs.read":
+      case "fs.write":
+        return {
+          permissions: [tool.id, a.capability],
+          kind: "path",
+          values: [a.path.display, a.path.absolute],
+          label: `${a.capability === "fs.read" ? "reading" : "writing"} "${a.path.display}"`,
+        };
+      case "shell.run":
+        return { permissions: [tool.id, "shell.run"], kind: "command", values: [a.text], label: `the command "${a.text}"` };
+      case "net.fetch":
+        return { permissions: [tool.id, "net.fetch"], kind: "host", values: [a.host], label: `fetching from ${a.host}` };
+    }
+  });
+}
+
+function hostPatternMatches(patterns: readonly string[], host: string): boolean {
+  return patterns.some((p) => compilePattern(p, "host").test(host));
+}
+
+async function resolvePlan(
+  tool: AnyTool,
+  origin: ToolOrigin,
+  plan: CallPlan,
+  fs: FsCapability,
+  ctx: PolicyContext,
+): Promise<{ accesses: ResolvedAccess[]; cwd: string }> {
+  const cwd = plan.cwd ? (await fs.resolve(plan.cwd, "read")).absolute : fs.root;
+  const shellRequirements = [...(tool.requires.shell ?? []), ...(origin.layer === "builtin" ? ctx.config.shell : [])];
+  const accesses: ResolvedAccess[] = [];
+  for (const a of plan.accesses) {
+    if (a.capability === "shell.run") {
+      const text = commandText(a.command);
+      if (!matchesShellRequirement(a.command, shellRequirements)) {
+        throw new ToolCallError(
+          `${tool.id} may not run "${a.command.name}" (in "${text}"): it is not among the commands this tool declared. Use another command, or a person can add {"cmd": "${a.command.name}"} under "shell" in ${ctx.config.userSettingsFile}.`,
+          "capability_denied",
+        );
+      }
+      accesses.push({ capability: "shell.run", command: a.command, text });
+    } else if (a.capability === "net.fetch") {
+      let host: string;
+      try {
+        host = new URL(a.url).hostname.toLowerCase();
+      } catch {
+        throw new ToolCallError(`"${a.url}" is not a valid URL. Give a full http:// or https:// URL.`);
+      }
+      if (!hostPatternMatches(tool.requires.net?.hosts ?? [], host)) {
+        throw new ToolCallError(`${tool.id} may not reach ${host}: it is not among the hosts this tool declared.`, "capability_denied");
+      }
+      accesses.push({ capability: "net.fetch", url: a.url, host });
+    } else {
+      const access = a.capability === "fs.read" ? "read" : "write";
+      accesses.push({ capability: a.capability, input: a.path, path: await fs.resolve(path.resolve(cwd, a.path), access) });
+    }
+  }
+  return { accesses, cwd };
+}
+
+function howToAllow(toolId: string, ctx: PolicyContext, subject: Subject | undefined): string {
+  const pattern = subject?.values[0] ?? "*";
+  const rule = JSON.stringify({ permission: toolId, pattern, action: "allow" });
+  return `To allow it, add ${rule} under "permissions" in ${ctx.config.userSettingsFile} (or in ${ctx.config.projectSettingsFile} once the project is trusted), or run with --mode yolo.`;
+}
+
+/**
+ * Decide one call: capability check → permission rules → watchdog → approval. Any stage can
+ * refuse; only the approval stage (a person, a cached "always", allowlist or yolo mode) can turn
+ * an `ask` into a run, and never a deny, a capability refusal or a watchdog refusal.
+ */
+export async function decideCall(
+  ctx: PolicyContext,
+  tool: AnyTool,
+  origin: ToolOrigin,
+  args: unknown,
+  fs: FsCapability,
+  signal?: AbortSignal,
+  override: { plan?: CallPlan; approvalKey?: string } = {},
+): Promise<PolicyResult> {
+  const stages: StageRecord[] = [];
+  const plan: CallPlan = override.plan ?? tool.plan?.(args) ?? { accesses: [], unclear: [] };
+
+  let resolved: { accesses: ResolvedAccess[]; cwd: string };
+  try {
+    resolved = await resolvePlan(tool, origin, plan, fs, ctx);
+  } catch (err) {
+    if (!ToolCallError.isInstance(err)) throw err;
+    stages.push({ stage: "capability", outcome: "deny", reason: err.message });
+    return { allowed: false, stages, accesses: [], errorText: err.message };
+  }
+  stages.push({ stage: "capability", outcome: "allow", reason: "within the tool's declared requirements" });
+
+  const key = override.approvalKey ?? tool.deriveApprovalKey(args);
+  const subjects = subjectsOf(tool, resolved.accesses);
+  const fallback: Subject = { permissions: [tool.id], kind: "command", values: [key], label: `the ${tool.id} call` };
+  const verdict = ctx.ruleset.evaluateAll(subjects, fallback);
+  const explanation = explainVerdict(verdict);
+  stages.push({ stage: "rule", outcome: verdict.action, reason: explanation });
+  if (verdict.action === "deny") {
+    return { allowed: false, stages, accesses: resolved.accesses, errorText: `${tool.id} was denied: ${explanation}.` };
+  }
+
+  // Reasons only a person may overrule: what the parser could not see through, and the watchdog.
+  const hardAsk = [...plan.unclear];
+  const watchdog = await runWatchdog(
+    ctx.watchdog,
+    {
+      toolId: tool.id,
+      args,
+      sessionId: ctx.sessionId,
+      agent: ctx.agent,
+      accesses: resolved.accesses,
+      cwd: resolved.cwd,
+      root: ctx.root,
+      latheHome: ctx.latheHome,
+      home: os.homedir(),
+      ruleAllows: (text, mention) =>
+        ctx.ruleset.rules.some(
+          (r) =>
+            r.action === "allow" &&
+            (r.permission === tool.id || r.permission === "shell.run") &&
+            r.pattern.includes(mention) &&
+            compilePattern(r.pattern, "command").test(text),
+        ),
+      hostAllowed: (host) =>
+        hostPatternMatches(tool.requires.net?.hosts ?? [], host) ||
+        ctx.ruleset.evaluate({ permissions: ["net.fetch"], kind: "host", values: [host], label: host }).action === "allow",
+    },
+    signal,
+  );
+  stages.push({ stage: "watchdog", outcome: watchdog.decision, reason: watchdog.reasons.join(" ") || "no objection" });
+  if (watchdog.decision === "deny") {
+    return {
+      allowed: false,
+      stages,
+      accesses: resolved.accesses,
+      errorText: `${tool.id} was refused by the watchdog: ${watchdog.reasons.join(" ")}`,
+    };
+  }
+  if (watchdog.decision === "ask") hardAsk.push(...watchdog.reasons);
+
+  const ruleAsk = verdict.action === "ask" && tool.gated;
+  if (!ruleAsk && hardAsk.length === 0) {
+    if (verdict.action === "ask") stages.push({ stage: "approval", outcome: "allow", reason: `${tool.id} is not gated` });
+    return { allowed: true, stages, accesses: resolved.accesses };
+  }
+
+  const approve = (reason: string): PolicyResult => {
+    stages.push({ stage: "approval", outcome: "allow", reason });
+    return { allowed: true, stages, accesses: resolved.accesses };
+  };
+  if (ctx.approvals.has(tool.id, key)) return approve(`approved earlier in this session (key "${key}")`);
+  if (hardAsk.length === 0 && ctx.mode === "yolo") return approve("yolo mode");
+  if (hardAsk.length === 0 && ctx.mode === "allowlist" && allowlistMatches(ctx.config.allowlist, tool.id, key)) {
+    return approve(`key "${key}" is on the allowlist`);
+  }
+  const reasons = [...(verdict.action === "ask" ? [explanation] : []), ...hardAsk];
+  if (!ctx.approver) {
+    const reason = `${tool.id} needs approval and this host cannot ask anyone (headless), so it is refused: ${reasons.join(" ")}`;
+    stages.push({ stage: "approval", outcome: "deny", reason });
+    const fix = hardAsk.length > 0 ? "" : ` ${howToAllow(tool.id, ctx, verdict.subject)}`;
+    return { allowed: false, stages, accesses: resolved.accesses, errorText: `${reason}${fix}` };
+  }
+  const answer = await ctx.approver(
+    { id: `${ctx.sessionId}:${key}`, sessionId: ctx.sessionId, toolId: tool.id, origin, args, approvalKey: key, reasons },
+    signal,
+  );
+  if (answer === "reject") {
+    stages.push({ stage: "approval", outcome: "deny", reason: "the user rejected the call" });
+    return {
+      allowed: false,
+      stages,
+      accesses: resolved.accesses,
+      errorText: `The user rejected this ${tool.id} call. Do not retry it; ask what to do instead.`,
+    };
+  }
+  if (answer === "always") ctx.approvals.add(tool.id, key);
+  return approve(answer === "always" ? "approved by the user for this session" : "approved once by the user");
+}

@@ -1,0 +1,120 @@
+import { readFileSync } from "node:fs";
+import { z } from "zod";
+import { ConfigError } from "../errors/config-error.ts";
+import { ShellRunRequirementSchema } from "../tools/requirement-set.ts";
+import { PermissionRuleSchema } from "./permission-rule.ts";
+
+export const HookSchema = z.strictObject({
+  command: z.string().min(1).describe("A shell command; it receives the call as JSON on stdin and answers with JSON."),
+  tools: z.array(z.string().min(1)).optional().describe("Tool ids the hook applies to; all tools when absent."),
+  timeoutMs: z.number().int().min(100).max(600_000).default(10_000),
+});
+export type Hook = z.infer<typeof HookSchema>;
+
+export const ApprovalModeSchema = z.enum(["ask", "allowlist", "yolo"]);
+export type ApprovalMode = z.infer<typeof ApprovalModeSchema>;
+
+const McpStdioServerSchema = z.strictObject({
+  command: z.string().min(1),
+  args: z.array(z.string()).default([]),
+  env: z.record(z.string(), z.string()).default({}),
+  cwd: z.string().optional(),
+  defer: z.boolean().optional().describe("Keep every tool of this server out of the model's initial context."),
+  deferTools: z.array(z.string()).default([]).describe("Tools of this server to keep out of the initial context."),
+  disabled: z.boolean().default(false),
+});
+const McpHttpServerSchema = z.strictObject({
+  url: z.url(),
+  headers: z.record(z.string(), z.string()).default({}),
+  defer: z.boolean().optional(),
+  deferTools: z.array(z.string()).default([]),
+  disabled: z.boolean().default(false),
+});
+/** One MCP server, in the shape Claude Desktop and Cursor use: stdio (`command`) or Streamable HTTP (`url`). */
+export const McpServerSchema = z.union([McpStdioServerSchema, McpHttpServerSchema]);
+export type McpServerConfig = z.infer<typeof McpServerSchema>;
+
+/** `settings.json` in `$LATHE_HOME` (user) and `<root>/.lathe/` (project). Unknown keys are refused. */
+export const SettingsSchema = z.strictObject({
+  $schema: z.string().optional(),
+  permissions: z.array(PermissionRuleSchema).default([]),
+  hooks: z.array(HookSchema).default([]),
+  approvals: z
+    .strictObject({
+      mode: ApprovalModeSchema.optional(),
+      allowlist: z.array(z.string().min(1)).default([]),
+      cacheInProject: z.boolean().default(false),
+    })
+    .default({ allowlist: [], cacheInProject: false }),
+  web: z
+    .strictObject({
+      fetch: z
+        .strictObject({
+          allowPrivateHosts: z
+            .array(z.string().min(1))
+            .default([])
+            .describe('Hosts (optionally "host:port") on loopback or private networks web_fetch may reach, e.g. a local dev server.'),
+          timeoutMs: z.number().int().min(1_000).max(300_000).default(30_000),
+          maxBytes: z.number().int().min(1_024).max(100_000_000).default(10_000_000),
+        })
+        .default({ allowPrivateHosts: [], timeoutMs: 30_000, maxBytes: 10_000_000 }),
+      search: z
+        .strictObject({
+          providers: z
+            .array(
+              z.union([
+                z.strictObject({ type: z.literal("searxng"), url: z.url() }),
+                z.strictObject({ type: z.literal("brave"), apiKeyEnv: z.string().default("BRAVE_API_KEY"), url: z.url().optional() }),
+              ]),
+            )
+            .default([]),
+          maxCallsPerSession: z.number().int().min(1).max(10_000).default(25),
+          timeoutMs: z.number().int().min(1_000).max(120_000).default(15_000),
+        })
+        .default({ providers: [], maxCallsPerSession: 25, timeoutMs: 15_000 }),
+    })
+    .default({
+      fetch: { allowPrivateHosts: [], timeoutMs: 30_000, maxBytes: 10_000_000 },
+      search: { providers: [], maxCallsPerSession: 25, timeoutMs: 15_000 },
+    }),
+  mcpServers: z
+    .record(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "use letters, digits, _ or - (at most 64)"), McpServerSchema)
+    .default({}),
+  shell: z
+    .array(ShellRunRequirementSchema)
+    .default([])
+    .describe("Commands the bash tool may run in addition to its built-in list."),
+});
+export type Settings = z.infer<typeof SettingsSchema>;
+
+export const EMPTY_SETTINGS: Settings = SettingsSchema.parse({});
+
+function formatIssues(file: string, error: z.ZodError): string {
+  const lines = error.issues.map((issue) => {
+    const where = issue.path.length > 0 ? issue.path.map(String).join(".") : "(top level)";
+    return `  - ${where}: ${issue.message}`;
+  });
+  return `${file} is not valid Lathe settings:\n${lines.join("\n")}\nFix these fields (see the README's "Settings" section) and try again.`;
+}
+
+/** Read a settings file; a missing file is empty settings, a malformed one a ConfigError. */
+export function loadSettings(file: string): Settings {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return EMPTY_SETTINGS;
+    throw new ConfigError(file, `Cannot read ${file}: ${(err as Error).message}`, { cause: err });
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError(file, `${file} is not valid JSON: ${(err as Error).message}. Fix the syntax and try again.`, {
+      cause: err,
+    });
+  }
+  const parsed = SettingsSchema.safeParse(json);
+  if (!parsed.success) throw new ConfigError(file, formatIssues(file, parsed.error));
+  return parsed.data;
+}

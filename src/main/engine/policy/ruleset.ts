@@ -1,0 +1,108 @@
+import { describeRule, SCOPES, type Action, type ScopedRule } from "./permission-rule.ts";
+import { compilePattern, type CompiledPattern, type SubjectKind } from "./rule-pattern.ts";
+
+/** One thing a call touches, as the ruleset sees it. */
+export interface Subject {
+  /** The names a rule's `permission` may use for it: the tool id and the capability. */
+  permissions: readonly string[];
+  kind: SubjectKind;
+  /** Values the pattern is tried against (e.g. the relative and the absolute path); any match counts. */
+  values: readonly string[];
+  /** How to name it in messages, e.g. `write to "src/a.ts"`. */
+  label: string;
+}
+
+export interface RuleVerdict {
+  action: Action;
+  /** The rule that decided, or undefined when no rule matched (the default, ask). */
+  rule: ScopedRule | undefined;
+  subject: Subject;
+}
+
+const SEVERITY: Record<Action, number> = { allow: 0, ask: 1, deny: 2 };
+
+interface Compiled {
+  rule: ScopedRule;
+  byKind: Partial<Record<SubjectKind, CompiledPattern>>;
+}
+
+function permissionRank(rule: ScopedRule, subject: Subject): number {
+  if (rule.permission === "*") return 1;
+  return rule.permission === subject.permissions[0] ? 3 : 2;
+}
+
+/** The more severe of two verdicts (deny > ask > allow); the first wins a tie. */
+export function moreSevere(a: RuleVerdict, b: RuleVerdict): RuleVerdict {
+  return SEVERITY[b.action] > SEVERITY[a.action] ? b : a;
+}
+
+/**
+ * Permission rules from every scope. For each subject the most specific matching rule wins
+ * (pattern first, then tool id over capability over `*`, then the stricter action, then the
+ * more authoritative scope); a manifest `deny` can never be outvoted. No match means `ask`.
+ */
+export class Ruleset {
+  private readonly compiled: Compiled[];
+
+  constructor(rules: readonly ScopedRule[]) {
+    this.compiled = rules.map((rule) => ({ rule, byKind: {} }));
+  }
+
+  get rules(): ScopedRule[] {
+    return this.compiled.map((c) => c.rule);
+  }
+
+  private pattern(c: Compiled, kind: SubjectKind): CompiledPattern {
+    let p = c.byKind[kind];
+    if (!p) {
+      p = compilePattern(c.rule.pattern, kind);
+      c.byKind[kind] = p;
+    }
+    return p;
+  }
+
+  evaluate(subject: Subject): RuleVerdict {
+    let best: { rule: ScopedRule; score: number[] } | undefined;
+    for (const c of this.compiled) {
+      const { rule } = c;
+      if (rule.permission !== "*" && !subject.permissions.includes(rule.permission)) continue;
+      const pattern = this.pattern(c, subject.kind);
+      if (!subject.values.some((v) => pattern.test(v))) continue;
+      if (rule.scope === "manifest" && rule.action === "deny") return { action: "deny", rule, subject };
+      const score = [
+        pattern.specificity,
+        permissionRank(rule, subject),
+        SEVERITY[rule.action],
+        SCOPES.length - SCOPES.indexOf(rule.scope),
+      ];
+      if (!best || compareScores(score, best.score) > 0) best = { rule, score };
+    }
+    return best ? { action: best.rule.action, rule: best.rule, subject } : { action: "ask", rule: undefined, subject };
+  }
+
+  /** The most severe verdict over all subjects; a call with no subjects is judged by `fallback`. */
+  evaluateAll(subjects: readonly Subject[], fallback: Subject): RuleVerdict {
+    if (subjects.length === 0) return this.evaluate(fallback);
+    let worst: RuleVerdict | undefined;
+    for (const s of subjects) {
+      const v = this.evaluate(s);
+      worst = worst ? moreSevere(worst, v) : v;
+      if (worst.action === "deny") break;
+    }
+    return worst as RuleVerdict;
+  }
+}
+
+function compareScores(a: number[], b: number[]): number {
+  for (let i = 0; i < a.length; i++) {
+    const d = (a[i] as number) - (b[i] as number);
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+/** Why a verdict came out as it did, and for a refusal, how to allow it. */
+export function explainVerdict(v: RuleVerdict): string {
+  if (v.rule) return `${v.subject.label} matched the ${describeRule(v.rule)}`;
+  return `${v.subject.label} matched no permission rule, so it needs approval (the default is "ask")`;
+}

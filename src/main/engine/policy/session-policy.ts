@@ -1,0 +1,90 @@
+import { ToolCallError } from "../errors/tool-call-error.ts";
+import type { FsCapability } from "../capability/fs-capability.ts";
+import type { RegisteredTool } from "../tools/tool-registry.ts";
+import type { ApprovalCache } from "./approval-cache.ts";
+import type { Approver } from "./approval-request.ts";
+import type { PlannedAccess, ResolvedAccess } from "./call-plan.ts";
+import { decideCall, type PolicyContext, type PolicyResult } from "./call-policy.ts";
+import { exfiltrationGuard } from "./guards/exfiltration.ts";
+import { forcePushGuard } from "./guards/force-push.ts";
+import { recursiveDeleteGuard } from "./guards/recursive-delete.ts";
+import { selfProtectionGuard } from "./guards/self-protection.ts";
+import type { ApprovalMode } from "./lathe-settings.ts";
+import type { PolicyConfig, SourcedHook } from "./policy-config.ts";
+import type { Ruleset } from "./ruleset.ts";
+import { runUserHook } from "./user-hook.ts";
+import type { WatchdogCheck } from "./watchdog.ts";
+
+/** The built-in watchdog checks, in the order they run. */
+export const BUILTIN_GUARDS: readonly WatchdogCheck[] = [
+  selfProtectionGuard,
+  recursiveDeleteGuard,
+  forcePushGuard,
+  exfiltrationGuard,
+];
+
+function hookCheck(hook: SourcedHook): WatchdogCheck {
+  return {
+    name: `hook "${hook.command}"`,
+    check: (call, signal) => {
+      if (hook.tools && !hook.tools.includes(call.toolId)) return { decision: "allow" };
+      return runUserHook(hook, { tool: call.toolId, args: call.args, session_id: call.sessionId, agent: call.agent, cwd: call.cwd }, signal);
+    },
+  };
+}
+
+export interface SessionPolicyInput {
+  root: string;
+  latheHome: string;
+  sessionId: string;
+  agent: string;
+  config: PolicyConfig;
+  ruleset: Ruleset;
+  mode: ApprovalMode;
+  approver: Approver | undefined;
+  approvals: ApprovalCache;
+}
+
+export interface SessionPolicy {
+  decide(entry: RegisteredTool, args: unknown, fs: FsCapability, signal?: AbortSignal): Promise<PolicyResult>;
+  authorize(entry: RegisteredTool, access: PlannedAccess, fs: FsCapability, signal?: AbortSignal): Promise<ResolvedAccess>;
+}
+
+function describeAccess(access: PlannedAccess): string {
+  switch (access.capability) {
+    case "fs.read":
+    case "fs.write":
+      return `${access.capability}:${access.path}`;
+    case "net.fetch":
+      return `net.fetch:${access.url}`;
+    case "shell.run":
+      return `shell.run:${[access.command.name, ...access.command.args.map((a) => a.text)].join(" ")}`;
+  }
+}
+
+/** One session's policy: the engine's rules and hooks, the session's mode, approver and approvals. */
+export function sessionPolicy(input: SessionPolicyInput): SessionPolicy {
+  const ctx: PolicyContext = {
+    root: input.root,
+    latheHome: input.latheHome,
+    sessionId: input.sessionId,
+    agent: input.agent,
+    config: input.config,
+    ruleset: input.ruleset,
+    mode: input.mode,
+    approver: input.approver,
+    approvals: input.approvals,
+    watchdog: [...BUILTIN_GUARDS, ...input.config.hooks.map(hookCheck)],
+  };
+  return {
+    decide: (entry, args, fs, signal) => decideCall(ctx, entry.tool, entry.origin, args, fs, signal),
+    authorize: async (entry, access, fs, signal) => {
+      const result = await decideCall(ctx, entry.tool, entry.origin, { access }, fs, signal, {
+        plan: { accesses: [access], unclear: [] },
+        approvalKey: describeAccess(access),
+      });
+      if (!result.allowed) throw new ToolCallError(result.errorText ?? `${entry.tool.id} was not allowed to ${describeAccess(access)}.`);
+      return result.accesses[0] as ResolvedAccess;
+    },
+  };
+}

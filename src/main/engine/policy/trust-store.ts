@@ -1,0 +1,102 @@
+import { randomBytes } from "node:crypto";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+import { ConfigError } from "../errors/config-error.ts";
+
+const ProjectTrustSchema = z.strictObject({
+  trustedAt: z.string(),
+  /** Descriptor hashes approved for this project, by key (filled by the extensions layer). */
+  pins: z.record(z.string(), z.string()).default({}),
+});
+export type ProjectTrust = z.infer<typeof ProjectTrustSchema>;
+
+const TrustFileSchema = z.strictObject({
+  version: z.literal(1),
+  projects: z.record(z.string(), ProjectTrustSchema),
+  /** Pins for extensions outside any project (the user's own plugins and MCP servers). */
+  globalPins: z.record(z.string(), z.string()).default({}),
+});
+type TrustFile = z.infer<typeof TrustFileSchema>;
+
+/**
+ * Which project folders the user trusts, keyed by real path, in `$LATHE_HOME/trust.json`.
+ * Until a folder is trusted its settings may only add deny rules.
+ */
+export class TrustStore {
+  readonly file: string;
+
+  constructor(latheHome: string) {
+    this.file = path.join(latheHome, "trust.json");
+  }
+
+  private load(): TrustFile {
+    let text: string;
+    try {
+      text = readFileSync(this.file, "utf8");
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return { version: 1, projects: {}, globalPins: {} };
+      throw new ConfigError(this.file, `Cannot read ${this.file}: ${(err as Error).message}`, { cause: err });
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (err) {
+      throw new ConfigError(this.file, `${this.file} is not valid JSON (${(err as Error).message}); fix or delete it.`);
+    }
+    const parsed = TrustFileSchema.safeParse(json);
+    if (!parsed.success) {
+      throw new ConfigError(this.file, `${this.file} is malformed (${parsed.error.issues[0]?.message}); fix or delete it.`);
+    }
+    return parsed.data;
+  }
+
+  private save(data: TrustFile): void {
+    mkdirSync(path.dirname(this.file), { recursive: true });
+    const temp = `${this.file}.${randomBytes(6).toString("hex")}.tmp`;
+    writeFileSync(temp, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });
+    renameSync(temp, this.file);
+  }
+
+  get(realRoot: string): ProjectTrust | undefined {
+    return this.load().projects[realRoot];
+  }
+
+  isTrusted(realRoot: string): boolean {
+    return this.get(realRoot) !== undefined;
+  }
+
+  trust(realRoot: string, pins: Record<string, string> = {}): ProjectTrust {
+    const data = this.load();
+    const entry: ProjectTrust = { trustedAt: new Date().toISOString(), pins: { ...data.projects[realRoot]?.pins, ...pins } };
+    data.projects[realRoot] = entry;
+    this.save(data);
+    return entry;
+  }
+
+  /** Descriptor pins: a project's (by real root) or, with "global", the user's own extensions'. */
+  pins(scope: string | "global"): Record<string, string> {
+    const data = this.load();
+    return scope === "global" ? data.globalPins : (data.projects[scope]?.pins ?? {});
+  }
+
+  /** Add or replace pins (a project's pins are kept only while it is trusted). */
+  pin(scope: string | "global", pins: Record<string, string>): void {
+    const data = this.load();
+    if (scope === "global") data.globalPins = { ...data.globalPins, ...pins };
+    else {
+      const project = data.projects[scope];
+      if (!project) throw new Error(`Cannot pin for ${scope}: the project is not trusted.`);
+      project.pins = { ...project.pins, ...pins };
+    }
+    this.save(data);
+  }
+
+  revoke(realRoot: string): boolean {
+    const data = this.load();
+    if (!data.projects[realRoot]) return false;
+    delete data.projects[realRoot];
+    this.save(data);
+    return true;
+  }
+}

@@ -1,0 +1,46 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runUserHook } from "./user-hook.ts";
+
+let dir: string;
+const input = () => ({ tool: "bash", args: { command: "ls" }, session_id: "s1", agent: "default", cwd: dir });
+const hook = (command: string, timeoutMs = 5_000) => ({ command, timeoutMs, source: "test settings" });
+
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), "lathe-hook-"));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("runUserHook", () => {
+  it("hands the call to the hook as JSON on stdin", async () => {
+    await runUserHook(hook(`cat > ${dir}/seen.json; echo '{"decision":"allow"}'`), input());
+    expect(JSON.parse(await readFile(path.join(dir, "seen.json"), "utf8"))).toMatchObject({
+      tool: "bash",
+      args: { command: "ls" },
+      session_id: "s1",
+    });
+  });
+
+  it.each([
+    ["allow", `echo '{"decision":"allow"}'`, { decision: "allow" }],
+    ["deny with a reason", `echo '{"decision":"deny","reason":"no ls on Fridays"}'`, { decision: "deny", reason: "no ls on Fridays" }],
+    ["ask", `echo '{"decision":"ask","reason":"check"}'`, { decision: "ask", reason: "check" }],
+    ["exit 2 with stderr", "echo 'blocked by policy' >&2; exit 2", { decision: "deny", reason: "blocked by policy" }],
+    ["a crash", "exit 7", { decision: "deny", reason: expect.stringMatching(/failed with exit code 7/) }],
+    ["nonsense", "echo maybe", { decision: "deny", reason: expect.stringMatching(/not JSON/) }],
+    ["a missing program", "/no/such/hook", { decision: "deny", reason: expect.stringMatching(/exit code 127/) }],
+  ])("treats %s", async (_name, command, expected) => {
+    expect(await runUserHook(hook(command), input())).toEqual(expected);
+  });
+
+  it("refuses the call when the hook hangs past its timeout", async () => {
+    const t0 = Date.now();
+    const verdict = await runUserHook(hook("sleep 30", 300), input());
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    expect(verdict).toMatchObject({ decision: "deny", reason: expect.stringMatching(/stopped/) });
+  });
+});
