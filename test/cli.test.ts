@@ -1,32 +1,15 @@
-import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { spawn } from "node:child_process";
+import { envelopeOf, LATHE_BIN as LATHE, PACKAGE_ROOT, runLathe, type Run } from "./support/lathe-cli.ts";
 
-// The CLI as a user runs it: `node bin/lathe.mjs …` in a child process, under this same Node 24.
-const PACKAGE_ROOT = fileURLToPath(new URL("..", import.meta.url));
-const LATHE = path.join(PACKAGE_ROOT, "bin", "lathe.mjs");
 const VERSION = (
   JSON.parse(readFileSync(path.join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }
 ).version;
 const BUILTINS = ["edit", "glob", "grep", "read", "write"];
-
-interface Run {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-interface Envelope {
-  type: "output" | "error";
-  data?: Record<string, unknown>;
-  error_text?: string;
-  metadata: { duration_ms: number; truncated?: boolean; output_path?: string };
-}
 
 let home: string;
 let root: string;
@@ -45,26 +28,7 @@ function lathe(
   args: string[],
   options: { input?: string; cwd?: string; env?: Record<string, string | undefined> } = {},
 ): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, LATHE_HOME: home };
-    delete env.LATHE_DEBUG;
-    Object.assign(env, options.env);
-    const child = spawn(process.execPath, [LATHE, ...args], { cwd: options.cwd ?? root, env });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
-    child.stdin.end(options.input ?? "");
-  });
-}
-
-/** `stdout` must be exactly one line holding one JSON envelope. */
-function envelopeOf(run: Run): Envelope {
-  expect(run.stdout.endsWith("\n")).toBe(true);
-  expect(run.stdout.trimEnd().split("\n")).toHaveLength(1);
-  return JSON.parse(run.stdout) as Envelope;
+  return runLathe(args, { home, cwd: options.cwd ?? root, ...options });
 }
 
 describe("lathe --version and --help", () => {
@@ -245,11 +209,10 @@ describe("lathe call", () => {
     expect(existsSync(sessions) ? await readdir(sessions) : []).toEqual([]);
   });
   it("still prints the envelope when the runtime fails behind it, and reports that failure on stderr", async () => {
-    // LATHE_HOME is a file, so the sidecar of a truncated read cannot be written.
-    const homeFile = path.join(home, "not-a-folder");
-    await writeFile(homeFile, "");
+    // LATHE_HOME/sessions is a file, so the sidecar of a truncated read cannot be written.
+    await writeFile(path.join(home, "sessions"), "");
     await writeFile(path.join(root, "big.txt"), `${"z".repeat(99)}\n`.repeat(3000));
-    const run = await lathe(["call", "read", '{"path":"big.txt"}'], { env: { LATHE_HOME: homeFile } });
+    const run = await lathe(["call", "read", '{"path":"big.txt"}']);
     expect(run.code).toBe(0);
     const envelope = envelopeOf(run);
     expect(envelope).toMatchObject({ type: "output", metadata: { truncated: true } });
@@ -266,7 +229,7 @@ describe("lathe call --session and lathe session close", () => {
 
   it("without a session, overwriting an existing file fails: it was not read first", async () => {
     await lathe(["call", "read", '{"path":"notes.txt"}']);
-    const run = await lathe(["call", "write", '{"path":"notes.txt","content":"after\\n"}']);
+    const run = await lathe(["call", "write", '{"path":"notes.txt","content":"after\\n"}', "--mode", "yolo"]);
     expect(run.code).toBe(1);
     expect(envelopeOf(run).error_text).toMatch(
       /has not been read in this session.*Call read on notes\.txt first/,
@@ -275,6 +238,11 @@ describe("lathe call --session and lathe session close", () => {
   });
 
   it("carries the read-state from one process to the next, until the session is closed", async () => {
+    // A user rule allows this write, so the headless CLI needs no approval for it.
+    await writeFile(
+      path.join(home, "settings.json"),
+      JSON.stringify({ permissions: [{ permission: "write", pattern: "notes.txt", action: "allow" }] }),
+    );
     const read = await lathe(["call", "read", '{"path":"notes.txt"}', "--session", "s1"]);
     expect(envelopeOf(read).type).toBe("output");
 

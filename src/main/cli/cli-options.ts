@@ -37,7 +37,10 @@ export function rootOption(): Option {
 }
 
 export function modeOption(): Option {
-  return new Option("--mode <mode>", "approval mode for gated tools").choices(MODES).default("ask");
+  return new Option(
+    "--mode <mode>",
+    'approval mode for gated tools (default: "approvals.mode" in settings, else ask; headless, ask means deny)',
+  ).choices(MODES);
 }
 
 export function portOption(): Option {

@@ -1,10 +1,12 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { CliError } from "./cli-error.ts";
+import { registerAuditCommand } from "./commands/audit-command.ts";
 import { registerCallCommand } from "./commands/call-command.ts";
 import { registerServeCommand } from "./commands/serve-command.ts";
 import { registerSessionCommand } from "./commands/session-command.ts";
 import { registerToolsCommand } from "./commands/tools-command.ts";
+import { registerTrustCommand } from "./commands/trust-command.ts";
 import { ExitCode, type ExitCodeValue, type RunResult } from "./exit-codes.ts";
 import { describeError, writeStderr, writeStdout } from "./output.ts";
 
@@ -31,7 +33,7 @@ export function buildProgram(result: RunResult): Command {
       "after",
       `
 Environment:
-  LATHE_HOME   Lathe's data folder (sessions, database); default ~/.lathe
+  LATHE_HOME   Lathe's data folder (settings, trust, sessions, audit database); default ~/.lathe
   LATHE_DEBUG  set to 1 to print stack traces with errors
 
 Exit codes: 0 success, 1 failure (for call: an error envelope), 2 usage error.`,
@@ -40,6 +42,8 @@ Exit codes: 0 success, 1 failure (for call: an error envelope), 2 usage error.`,
   registerCallCommand(program, result);
   registerSessionCommand(program);
   registerServeCommand(program);
+  registerTrustCommand(program);
+  registerAuditCommand(program);
   return program;
 }
 

@@ -9,6 +9,8 @@ import { describeError, writeStderr } from "./output.ts";
 export async function openEngine(root: string): Promise<Engine> {
   const { Engine } = await import("../engine/index.ts");
   const engine = await Engine.create({ root });
+  // Said once per run: e.g. a project's settings ignored until the folder is trusted.
+  for (const notice of engine.notices) await writeStderr(`lathe: ${notice}\n`);
   engine.events.on("internal-error", ({ toolId, sessionId, error }) => {
     void writeStderr(`internal error in tool ${toolId} (session ${sessionId}): ${describeError(error)}\n`);
   });

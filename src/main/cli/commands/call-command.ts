@@ -8,7 +8,7 @@ import { readStdin } from "../read-stdin.ts";
 interface CallOptions {
   root?: string;
   session?: string;
-  mode: Mode;
+  mode?: Mode;
 }
 
 /**
@@ -39,7 +39,7 @@ Examples:
       const envelope = await withEngine(rootOf(options), async (engine) => {
         const session = await engine.openSession({
           ...(options.session !== undefined ? { id: options.session } : {}),
-          mode: options.mode,
+          ...(options.mode !== undefined ? { mode: options.mode } : {}),
         });
         // Ephemeral sessions end with the engine; a persistent one is only released.
         return session.call(toolId, rawArgs);

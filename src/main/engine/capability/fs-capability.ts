@@ -6,6 +6,7 @@ import { CapabilityDeniedError } from "../errors/capability-denied-error.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import { canonicalize, isWithin } from "./canonical-path.ts";
 import type { PathScope } from "./path-scope.ts";
+import { walkWorkspace, type WalkOptions } from "./workspace-walker.ts";
 
 export type Access = "read" | "write";
 
@@ -87,6 +88,21 @@ export class FsCapability {
     return { [checked]: access, absolute: canonical, display: this.display(canonical) };
   }
 
+  /** Whether this tool may access an already canonical absolute path (a non-throwing check). */
+  allows(canonical: string, access: Access): boolean {
+    return !PSEUDO_ROOTS.some((p) => isWithin(p, canonical)) && this.scopes[access].allows(canonical);
+  }
+
+  /**
+   * Walk the files below a folder resolved for read, never leaving the root (see
+   * workspace-walker.ts): ignore files honoured, `.git` skipped, symlinked folders never
+   * followed, symlinked files reported only when their canonical target may be read.
+   */
+  walk(dir: ResolvedPath, options: WalkOptions): Promise<void> {
+    if (dir[checked] !== "read") throw new TypeError("walk needs a path resolved for read");
+    return walkWorkspace(dir.absolute, { root: this.root, mayRead: (c) => this.allows(c, "read") }, options);
+  }
+
   /** POSIX path relative to the root for paths inside it, the absolute path otherwise. */
   display(canonical: string): string {
     if (canonical === this.root) return ".";
@@ -98,7 +114,9 @@ export class FsCapability {
     try {
       return await stat(target.absolute);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      // ENOTDIR: a parent is a file, so the path cannot exist either.
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === "ENOENT" || code === "ENOTDIR") return undefined;
       throw err;
     }
   }

@@ -1,0 +1,183 @@
+import { chmod, stat, writeFile } from "node:fs/promises";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { EditData } from "./edit.ts";
+import { errorOf, openTestWorkspace, outputOf, type TestWorkspace } from "./test-workspace.ts";
+
+let ws: TestWorkspace;
+beforeEach(async () => {
+  ws = await openTestWorkspace();
+});
+afterEach(async () => {
+  await ws.cleanup();
+});
+
+/** Put a file and read it through the session, as the read-first rule requires. */
+async function seen(relative: string, content: string | Uint8Array): Promise<void> {
+  await ws.put(relative, content);
+  outputOf(await ws.session.call("read", { path: relative }));
+}
+
+async function edit(args: Record<string, unknown>): Promise<EditData> {
+  return outputOf<EditData>(await ws.session.call("edit", args));
+}
+
+describe("edit", () => {
+  it("replaces one exact occurrence and returns a unified diff", async () => {
+    await seen("src/app.ts", "const a = 1;\nconst b = 2;\nconst c = 3;\n");
+    const data = await edit({ path: "src/app.ts", old_string: "const b = 2;", new_string: "const b = 20;" });
+    expect(data.path).toBe("src/app.ts");
+    expect(data.replacements).toBe(1);
+    expect(await ws.text("src/app.ts")).toBe("const a = 1;\nconst b = 20;\nconst c = 3;\n");
+    expect(data.diff).toContain("--- src/app.ts\n+++ src/app.ts\n");
+    expect(data.diff).toContain("@@ -1,3 +1,3 @@");
+    expect(data.diff).toContain("\n-const b = 2;\n+const b = 20;\n");
+    expect(await ws.tree()).toEqual(["src", "src/app.ts"]);
+  });
+
+  it("replaces every occurrence with replace_all and counts them", async () => {
+    await seen("f.txt", "foo bar foo\nfoo\n");
+    const data = await edit({ path: "f.txt", old_string: "foo", new_string: "baz", replace_all: true });
+    expect(data.replacements).toBe(3);
+    expect(await ws.text("f.txt")).toBe("baz bar baz\nbaz\n");
+  });
+
+  it("inserts replacement text literally, $ patterns included", async () => {
+    await seen("f.txt", "price\n");
+    await edit({ path: "f.txt", old_string: "price", new_string: "$& $1 $$ $`" });
+    expect(await ws.text("f.txt")).toBe("$& $1 $$ $`\n");
+  });
+
+  it("says when old_string is not found, suggests re-reading, and changes nothing", async () => {
+    await seen("f.txt", "  indented\n");
+    const message = errorOf(
+      await ws.session.call("edit", { path: "f.txt", old_string: "\tindented", new_string: "x" }),
+    );
+    expect(message).toContain("not found in f.txt");
+    expect(message).toMatch(/Read the file again and copy the text exactly/);
+    expect(await ws.text("f.txt")).toBe("  indented\n");
+  });
+
+  it("says how many matches there are without replace_all, and changes nothing", async () => {
+    await seen("f.txt", "x = 1\nx = 1\nx = 1\n");
+    const message = errorOf(
+      await ws.session.call("edit", { path: "f.txt", old_string: "x = 1", new_string: "x = 2" }),
+    );
+    expect(message).toContain("occurs 3 times");
+    expect(message).toContain("replace_all");
+    expect(message).toMatch(/surrounding lines/);
+    expect(await ws.text("f.txt")).toBe("x = 1\nx = 1\nx = 1\n");
+  });
+
+  it("refuses an empty old_string and one equal to new_string", async () => {
+    await seen("f.txt", "same\n");
+    expect(
+      errorOf(await ws.session.call("edit", { path: "f.txt", old_string: "", new_string: "x" })),
+    ).toMatch(/old_string/);
+    expect(
+      errorOf(await ws.session.call("edit", { path: "f.txt", old_string: "same", new_string: "same" })),
+    ).toMatch(/identical/);
+    expect(await ws.text("f.txt")).toBe("same\n");
+  });
+
+  it("suggests write for a missing file, and creates nothing", async () => {
+    const message = errorOf(
+      await ws.session.call("edit", { path: "new.txt", old_string: "a", new_string: "b" }),
+    );
+    expect(message).toContain("File not found: new.txt");
+    expect(message).toContain("use write");
+    expect(await ws.tree()).toEqual([]);
+  });
+
+  it("requires a read first, and a fresh one after the file changed", async () => {
+    await ws.put("f.txt", "alpha\n");
+    expect(
+      errorOf(await ws.session.call("edit", { path: "f.txt", old_string: "alpha", new_string: "beta" })),
+    ).toMatch(/has not been read in this session.*Call read on f\.txt first/);
+    outputOf(await ws.session.call("read", { path: "f.txt" }));
+    await writeFile(ws.abs("f.txt"), "alpha changed elsewhere\n");
+    expect(
+      errorOf(await ws.session.call("edit", { path: "f.txt", old_string: "alpha", new_string: "beta" })),
+    ).toMatch(/changed on disk since this session last read it/);
+    expect(await ws.text("f.txt")).toBe("alpha changed elsewhere\n");
+  });
+
+  it("allows consecutive edits without re-reading, and keeps the mode", async () => {
+    await seen("tool.sh", "echo one\necho two\n");
+    await chmod(ws.abs("tool.sh"), 0o700);
+    await edit({ path: "tool.sh", old_string: "one", new_string: "1" });
+    await edit({ path: "tool.sh", old_string: "two", new_string: "2" });
+    expect(await ws.text("tool.sh")).toBe("echo 1\necho 2\n");
+    expect((await stat(ws.abs("tool.sh"))).mode & 0o777).toBe(0o700);
+    expect(await ws.tree()).toEqual(["tool.sh"]);
+  });
+
+  it("keeps CRLF line endings when edited with LF strings", async () => {
+    await seen("win.txt", "line one\r\nline two\r\nline three\r\n");
+    const data = await edit({
+      path: "win.txt",
+      old_string: "line one\nline two\n",
+      new_string: "first\nsecond\nextra\n",
+    });
+    expect((await ws.bytes("win.txt")).toString("latin1")).toBe("first\r\nsecond\r\nextra\r\nline three\r\n");
+    expect(data.diff).not.toContain("\r");
+    // CRLF in the strings works too.
+    await edit({ path: "win.txt", old_string: "second\r\nextra", new_string: "2nd" });
+    expect((await ws.bytes("win.txt")).toString("latin1")).toBe("first\r\n2nd\r\nline three\r\n");
+  });
+
+  it("matches a file with mixed line endings exactly and leaves the other lines' endings alone", async () => {
+    await seen("mixed.txt", "a\r\nb\nc\r\n");
+    await edit({ path: "mixed.txt", old_string: "b\n", new_string: "B\n" });
+    expect((await ws.bytes("mixed.txt")).toString("latin1")).toBe("a\r\nB\nc\r\n");
+    expect(
+      errorOf(await ws.session.call("edit", { path: "mixed.txt", old_string: "a\nB", new_string: "x" })),
+    ).toMatch(/mixes LF and CRLF/);
+  });
+
+  it("keeps a UTF-8 BOM", async () => {
+    await seen("bom.txt", Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("grüße\n")]));
+    await edit({ path: "bom.txt", old_string: "grüße", new_string: "hallo" });
+    expect(await ws.bytes("bom.txt")).toEqual(
+      Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("hallo\n")]),
+    );
+  });
+
+  it("keeps UTF-16LE with its BOM and CRLF endings", async () => {
+    const utf16 = (s: string): Buffer =>
+      Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(s, "utf16le")]);
+    await seen("u16.txt", utf16("key=välue\r\nother=1\r\n"));
+    await edit({ path: "u16.txt", old_string: "key=välue\nother", new_string: "key=wert\nanother" });
+    expect(await ws.bytes("u16.txt")).toEqual(utf16("key=wert\r\nanother=1\r\n"));
+  });
+
+  it("round-trips latin1 bytes that are not valid UTF-8 byte-exactly", async () => {
+    // "café = 5\n" + "naïve\n" in latin1, plus a 0xff byte.
+    const original = Buffer.concat([Buffer.from("café = 5\nnaïve \xff\n", "latin1")]);
+    await seen("legacy.txt", original);
+    await edit({ path: "legacy.txt", old_string: "= 5", new_string: "= 6" });
+    expect(await ws.bytes("legacy.txt")).toEqual(Buffer.from("café = 6\nnaïve \xff\n", "latin1"));
+    const message = errorOf(
+      await ws.session.call("edit", { path: "legacy.txt", old_string: "6", new_string: "€" }),
+    );
+    expect(message).toContain("latin1");
+    expect(await ws.bytes("legacy.txt")).toEqual(Buffer.from("café = 6\nnaïve \xff\n", "latin1"));
+  });
+
+  it("refuses a binary file", async () => {
+    await ws.put("blob.bin", Buffer.from([0x61, 0, 0x62]));
+    expect(
+      errorOf(await ws.session.call("edit", { path: "blob.bin", old_string: "a", new_string: "b" })),
+    ).toMatch(/binary/);
+    expect(await ws.bytes("blob.bin")).toEqual(Buffer.from([0x61, 0, 0x62]));
+  });
+
+  it("is a gated, mutating tool of kind edit that reads and writes the workspace", () => {
+    const info = ws.engine.listTools().find((t) => t.id === "edit");
+    expect(info).toMatchObject({
+      readOnly: false,
+      gated: true,
+      kind: "edit",
+      requires: { fs: { read: ["{workspace}/**"], write: ["{workspace}/**"] } },
+    });
+  });
+});

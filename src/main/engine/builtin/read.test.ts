@@ -1,0 +1,248 @@
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import { mkdir, readFile, symlink } from "node:fs/promises";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { Engine } from "../engine.ts";
+import { OUTPUT_LIMITS } from "../tools/truncation.ts";
+import type { ReadData } from "./read.ts";
+import { errorOf, openTestWorkspace, outputOf, type TestWorkspace } from "./test-workspace.ts";
+
+let ws: TestWorkspace;
+beforeEach(async () => {
+  ws = await openTestWorkspace();
+});
+afterEach(async () => {
+  await ws.cleanup();
+});
+
+async function read(args: unknown): Promise<ReadData> {
+  return outputOf<ReadData>(await ws.session.call("read", args));
+}
+
+describe("read", () => {
+  it("returns a whole file's text unchanged, with no line-number prefixes", async () => {
+    const text = "first line\n\tsecond\r\nthird without newline";
+    await ws.put("src/a.txt", text);
+    const data = await read({ path: "src/a.txt" });
+    expect(data).toEqual({ path: "src/a.txt", content: text, start_line: 1, end_line: 3, total_lines: 3 });
+  });
+
+  it.each([
+    ["a\nb\n", 2],
+    ["a\nb", 2],
+    ["", 0],
+    ["\n", 1],
+    ["x", 1],
+  ])("counts the lines of %j as %i", async (text, lines) => {
+    await ws.put("f.txt", text);
+    const data = await read({ path: "f.txt" });
+    expect(data.total_lines).toBe(lines);
+    expect(data.content).toBe(text);
+    expect(data.end_line - data.start_line + 1).toBe(lines);
+  });
+
+  it("returns the exact text of a line range, keeping CRLF terminators", async () => {
+    await ws.put("crlf.txt", "one\r\ntwo\r\nthree\r\nfour\r\n");
+    const data = await read({ path: "crlf.txt", offset: 2, limit: 2 });
+    expect(data).toEqual({
+      path: "crlf.txt",
+      content: "two\r\nthree\r\n",
+      start_line: 2,
+      end_line: 3,
+      total_lines: 4,
+    });
+  });
+
+  it("clips a limit that runs past the end to the last line", async () => {
+    await ws.put("f.txt", "1\n2\n3");
+    const data = await read({ path: "f.txt", offset: 3, limit: 50 });
+    expect(data).toMatchObject({ content: "3", start_line: 3, end_line: 3, total_lines: 3 });
+  });
+
+  it("refuses an offset past the end and says how many lines the file has", async () => {
+    await ws.put("f.txt", "1\n2\n3\n");
+    const message = errorOf(await ws.session.call("read", { path: "f.txt", offset: 9 }));
+    expect(message).toContain("offset 9");
+    expect(message).toContain("has 3 lines");
+  });
+
+  it("refuses a binary file, naming its size", async () => {
+    const bytes = Buffer.alloc(5000, 0x41);
+    bytes[100] = 0;
+    await ws.put("image.bin", bytes);
+    const message = errorOf(await ws.session.call("read", { path: "image.bin" }));
+    expect(message).toMatch(/binary/);
+    expect(message).toContain("5000 bytes");
+  });
+
+  it("treats a NUL byte after the first 8 KB as text", async () => {
+    const text = "a".repeat(9000) + "\0tail";
+    await ws.put("late-nul.txt", text);
+    expect((await read({ path: "late-nul.txt" })).content).toBe(text);
+  });
+
+  it("decodes UTF-16LE with a BOM, and drops the BOM of UTF-8 files", async () => {
+    await ws.put(
+      "u16.txt",
+      Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("héllo\r\nwörld\r\n", "utf16le")]),
+    );
+    await ws.put(
+      "bom.txt",
+      Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("ünïcode\n", "utf8")]),
+    );
+    expect(await read({ path: "u16.txt" })).toMatchObject({ content: "héllo\r\nwörld\r\n", total_lines: 2 });
+    expect((await read({ path: "bom.txt" })).content).toBe("ünïcode\n");
+  });
+
+  it("decodes bytes that are not valid UTF-8 as latin1", async () => {
+    await ws.put("latin1.txt", Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
+    expect((await read({ path: "latin1.txt" })).content).toBe("café\n");
+  });
+
+  it("refuses a directory and a FIFO without hanging", async () => {
+    await mkdir(ws.abs("folder"));
+    expect(errorOf(await ws.session.call("read", { path: "folder" }))).toMatch(/is a directory/);
+    execFileSync("mkfifo", [ws.abs("pipe")]);
+    expect(errorOf(await ws.session.call("read", { path: "pipe" }))).toMatch(/not a regular file/);
+  });
+
+  it("refuses a file over 100 MB without loading it, naming its size", async () => {
+    execFileSync("truncate", ["-s", "101M", ws.abs("huge.log")]);
+    const message = errorOf(await ws.session.call("read", { path: "huge.log" }));
+    expect(message).toContain("101.0 MB");
+    expect(message).toContain("grep");
+  });
+
+  it("says the file was not found for a missing path", async () => {
+    expect(errorOf(await ws.session.call("read", { path: "nope.txt" }))).toMatch(/not found: nope\.txt/);
+  });
+
+  it("records the file's stamp in the session, even for a partial read", async () => {
+    const file = await ws.put("f.txt", "1\n2\n3\n");
+    await read({ path: "f.txt", offset: 2, limit: 1 });
+    const stamp = ws.session.state.lastRead(file);
+    expect(stamp).toMatchObject({ size: 6, sha256: createHash("sha256").update("1\n2\n3\n").digest("hex") });
+  });
+
+  it("reads through a symlink inside the root and shows the real path", async () => {
+    await ws.put("real/target.txt", "inside\n");
+    execFileSync("ln", ["-s", "real/target.txt", ws.abs("alias.txt")]);
+    expect(await read({ path: "alias.txt" })).toMatchObject({ path: "real/target.txt", content: "inside\n" });
+  });
+
+  describe("over 200 KB", () => {
+    const line = (i: number): string => `line ${String(i).padStart(6, "0")} ${"x".repeat(90)}\n`;
+    const lines = 4000; // ~400 KB
+    const text = Array.from({ length: lines }, (_, i) => line(i + 1)).join("");
+
+    it("returns a head that ends on a whole line, and a sidecar with the whole range that read can open", async () => {
+      await ws.put("big.txt", text);
+      const envelope = await ws.session.call("read", { path: "big.txt" });
+      const data = outputOf<ReadData>(envelope);
+      expect(envelope.metadata.truncated).toBe(true);
+      expect(Buffer.byteLength(data.content)).toBeLessThanOrEqual(OUTPUT_LIMITS.readBytes);
+      expect(data.content.endsWith("\n")).toBe(true);
+      expect(text.startsWith(data.content)).toBe(true);
+      expect(data.end_line).toBe(data.content.split("\n").length - 1);
+      expect(data.content.endsWith(line(data.end_line))).toBe(true);
+      expect(data.total_lines).toBe(lines);
+
+      const sidecar = envelope.metadata.output_path as string;
+      expect(await readFile(sidecar, "utf8")).toBe(text);
+
+      const again = await ws.session.call("read", { path: sidecar, offset: data.end_line + 1, limit: 2 });
+      expect(outputOf<ReadData>(again).content).toBe(line(data.end_line + 1) + line(data.end_line + 2));
+
+      await ws.session.close();
+      expect(existsSync(sidecar)).toBe(false);
+    });
+
+    it("can read its sidecar when LATHE_HOME is reached through a symlink", async () => {
+      await ws.put("big.txt", text);
+      const linkedHome = `${ws.latheHome}-link`;
+      await mkdir(ws.latheHome, { recursive: true });
+      await symlink(ws.latheHome, linkedHome);
+      const engine = await Engine.create({ root: ws.root, latheHome: linkedHome });
+      try {
+        const session = await engine.openSession({ mode: "yolo" });
+        const envelope = await session.call("read", { path: "big.txt" });
+        const sidecar = envelope.metadata.output_path as string;
+        expect(outputOf<ReadData>(await session.call("read", { path: sidecar, limit: 1 })).content).toBe(
+          line(1),
+        );
+      } finally {
+        await engine.close();
+      }
+    });
+
+    it("puts only the requested range in the sidecar", async () => {
+      await ws.put("big.txt", text);
+      const envelope = await ws.session.call("read", { path: "big.txt", offset: 1001, limit: 2500 });
+      const data = outputOf<ReadData>(envelope);
+      expect(envelope.metadata.truncated).toBe(true);
+      expect(data.start_line).toBe(1001);
+      expect(data.content.startsWith(line(1001))).toBe(true);
+      expect(data.content.endsWith(line(data.end_line))).toBe(true);
+      const full = await readFile(envelope.metadata.output_path as string, "utf8");
+      expect(full).toBe(Array.from({ length: 2500 }, (_, i) => line(1001 + i)).join(""));
+    });
+
+    it("cuts a single line longer than the cap inside the line, keeping all of it in the sidecar", async () => {
+      const long = "y".repeat(300 * 1024) + "\nshort\n";
+      await ws.put("long-line.txt", long);
+      const envelope = await ws.session.call("read", { path: "long-line.txt" });
+      const data = outputOf<ReadData>(envelope);
+      expect(envelope.metadata.truncated).toBe(true);
+      expect(data).toMatchObject({ start_line: 1, end_line: 1, total_lines: 2 });
+      expect(data.content).toBe("y".repeat(OUTPUT_LIMITS.readBytes));
+      expect(await readFile(envelope.metadata.output_path as string, "utf8")).toBe(long);
+    });
+
+    it("is not truncated when a range fits", async () => {
+      await ws.put("big.txt", text);
+      const envelope = await ws.session.call("read", { path: "big.txt", offset: 10, limit: 100 });
+      expect(envelope.metadata.truncated).toBeUndefined();
+      expect(outputOf<ReadData>(envelope)).toMatchObject({ start_line: 10, end_line: 109 });
+    });
+  });
+
+  it("names its real target in its plan, so permission rules judge the canonical path", async () => {
+    await ws.put("secrets/key.txt", "k\n");
+    await ws.put("open.txt", "o\n");
+    execFileSync("ln", ["-s", "secrets/key.txt", ws.abs("innocent.txt")]);
+    const engine = await Engine.create({
+      root: ws.root,
+      latheHome: ws.latheHome,
+      manifestRules: [
+        { permission: "fs.read", pattern: "secrets/**", action: "deny" },
+        { permission: "fs.write", pattern: "*.txt", action: "deny" },
+      ],
+    });
+    try {
+      const session = await engine.openSession({ mode: "yolo" });
+      for (const path of ["secrets/key.txt", "innocent.txt"]) {
+        expect(errorOf(await session.call("read", { path }))).toMatch(/read was denied: .*secrets\/key\.txt/);
+      }
+      expect(outputOf<ReadData>(await session.call("read", { path: "open.txt" })).content).toBe("o\n");
+      expect(errorOf(await session.call("write", { path: "open.txt", content: "x" }))).toMatch(
+        /write was denied/,
+      );
+      expect(
+        errorOf(await session.call("edit", { path: "open.txt", old_string: "o", new_string: "x" })),
+      ).toMatch(/edit was denied/);
+      expect(await ws.text("open.txt")).toBe("o\n");
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it("is read-only, ungated, of kind read, and may read the session folder", () => {
+    const info = ws.engine.listTools().find((t) => t.id === "read");
+    expect(info).toMatchObject({ readOnly: true, gated: false, kind: "read" });
+    expect(info?.requires.fs?.read).toEqual(["{workspace}/**", "{session}/**"]);
+    expect(ws.engine.registry.get("read")?.tool.deriveApprovalKey({ path: "src/a.ts" })).toBe(
+      "read:src/a.ts",
+    );
+  });
+});

@@ -1,0 +1,109 @@
+import { z } from "zod";
+import { ToolCallError } from "../errors/tool-call-error.ts";
+import type { ToolDefinition, Truncation } from "../tools/contract.ts";
+import { OUTPUT_LIMITS, utf8Head } from "../tools/truncation.ts";
+import { defineBuiltin } from "./define-builtin.ts";
+import { stampOf } from "./file-stamp.ts";
+import { countLines, decodeText, isBinary, sliceLines } from "./text-codec.ts";
+
+const DESCRIPTION = `Read a text file from the workspace and return its exact text.
+
+Use it to look at a file before you change it: write and edit refuse to replace a file this session has not read, or one that changed on disk since it was read. Give a path relative to the workspace root. Also use it to read the output_path of an earlier result that came back with truncated: true; that sidecar file holds the whole output.
+
+Returns {path, content, start_line, end_line, total_lines}. content is the text of lines start_line..end_line exactly as they are in the file, line endings included, with no line numbers added; reading a whole file returns its whole text. Lines are counted from 1.
+
+Without offset and limit the whole file is read. For a large file pass offset (the first line to read, 1-based) and limit (how many lines). Results over 200 KB are cut at a whole line: the result then has truncated: true, end_line is the last line you got, and you continue with offset = end_line + 1 (a single line longer than 200 KB is cut inside it; the output_path file holds all of it).
+
+Limits: text only. Binary files (a NUL byte in the first 8 KB, unless the file starts with a UTF-16 byte order mark) are refused, as are directories, devices and files over 100 MB (search those with grep). UTF-8 (with or without BOM), UTF-16 with BOM and latin1 files are decoded; a byte order mark is not part of content.`;
+
+/** Files larger than this are refused rather than loaded whole into memory. */
+export const MAX_READ_FILE_BYTES = 100 * 1024 * 1024;
+
+const schema = z.strictObject({
+  path: z
+    .string()
+    .min(1)
+    .describe("The file to read, relative to the workspace root (or the output_path of a truncated result)."),
+  offset: z.number().int().min(1).optional().describe("The first line to read, 1-based. Defaults to 1."),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe("How many lines to read. Defaults to the rest of the file."),
+});
+
+export interface ReadData {
+  path: string;
+  content: string;
+  start_line: number;
+  end_line: number;
+  total_lines: number;
+}
+
+function formatBytes(n: number): string {
+  if (n < 1024) return `${n} bytes`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB (${n} bytes)`;
+  return `${(n / (1024 * 1024)).toFixed(1)} MB (${n} bytes)`;
+}
+
+/** Keep the head of an oversized read on a whole line; the sidecar holds the whole range. */
+function truncateRead(data: ReadData): Truncation<ReadData> | undefined {
+  const head = utf8Head(data.content, OUTPUT_LIMITS.readBytes);
+  if (head.length === data.content.length) return undefined;
+  return {
+    data: { ...data, content: head, end_line: data.start_line + countLines(head) - 1 },
+    full: data.content,
+  };
+}
+
+const definition = defineBuiltin({
+  id: "read",
+  description: DESCRIPTION,
+  schema,
+  requires: { fs: { read: ["{workspace}/**", "{session}/**"] } },
+  readOnly: true,
+  gated: false,
+  kind: "read",
+  deriveApprovalKey: (args) => `read:${args.path}`,
+  truncate: truncateRead,
+  async execute(args, runtime): Promise<ReadData> {
+    const target = await runtime.fs.resolve(args.path, "read");
+    const info = await runtime.fs.stat(target);
+    if (info?.isFile() && info.size > MAX_READ_FILE_BYTES) {
+      throw new ToolCallError(
+        `${target.display} is ${formatBytes(info.size)}, over read's ${formatBytes(MAX_READ_FILE_BYTES)} limit. Search it with grep instead.`,
+      );
+    }
+    const { bytes, stats } = await runtime.fs.readBytes(target);
+    if (isBinary(bytes)) {
+      throw new ToolCallError(
+        `${target.display} is a binary file (${formatBytes(bytes.length)}, it contains NUL bytes); read only returns text. Do not try to read or edit it as text.`,
+        "binary_file",
+      );
+    }
+    const { text } = decodeText(bytes);
+    const total = countLines(text);
+    const start = args.offset ?? 1;
+    if (start > Math.max(total, 1)) {
+      throw new ToolCallError(
+        `offset ${start} is past the end of ${target.display}, which has ${total} line${total === 1 ? "" : "s"}. Use an offset from 1 to ${Math.max(total, 1)}.`,
+      );
+    }
+    const content = start === 1 && args.limit === undefined ? text : sliceLines(text, start, args.limit);
+    runtime.session.recordRead(target.absolute, stampOf(bytes, stats));
+    return {
+      path: target.display,
+      content,
+      start_line: start,
+      end_line: start + countLines(content) - 1,
+      total_lines: total,
+    };
+  },
+});
+
+/** The read tool; its plan names the file so permission rules judge the real path before it runs. */
+export const readTool: ToolDefinition<z.output<typeof schema>, ReadData> = {
+  ...definition,
+  plan: (args) => ({ accesses: [{ capability: "fs.read", path: args.path }], unclear: [] }),
+};

@@ -1,0 +1,91 @@
+import { z } from "zod";
+import type { ResolvedPath } from "../capability/fs-capability.ts";
+import { ToolCallError } from "../errors/tool-call-error.ts";
+import type { ToolDefinition } from "../tools/contract.ts";
+import { defineBuiltin } from "./define-builtin.ts";
+import { assertReadAndUnchanged, stampOf } from "./file-stamp.ts";
+import { decodeText, encodeText, encodingName, isBinary, type TextEncoding } from "./text-codec.ts";
+
+const DESCRIPTION = `Create a file, or replace the whole content of an existing file, in the workspace.
+
+Use it to create new files, or to rewrite a file completely. To change part of an existing file, prefer edit: it sends only the changed text and shows a diff.
+
+Give a path relative to the workspace root; missing parent folders are created. content becomes the file's entire text, written exactly as given (line endings included). An existing file keeps its encoding (UTF-8 with or without BOM, UTF-16, latin1) and its permissions; a new file is UTF-8.
+
+Replacing an existing file requires that you read it in this session with read and that it has not changed on disk since; otherwise the call fails and asks you to read it first. Creating a new file needs no read.
+
+The write is atomic: the file is either fully replaced or left untouched, never half-written.
+
+Returns {path, bytes}: the path written and how many bytes the file now holds.`;
+
+const schema = z.strictObject({
+  path: z.string().min(1).describe("The file to create or replace, relative to the workspace root."),
+  content: z.string().describe("The complete new content of the file."),
+});
+
+export interface WriteData {
+  path: string;
+  bytes: number;
+}
+
+/** A parent of the target is a file: say so instead of surfacing ENOTDIR/EEXIST. */
+function rethrowNotAFolder(err: unknown, target: ResolvedPath): never {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === "ENOTDIR" || code === "EEXIST") {
+    throw new ToolCallError(
+      `Cannot write ${target.display}: part of its folder path is an existing file, not a folder. Choose another path.`,
+      "not_a_folder",
+      { cause: err },
+    );
+  }
+  throw err;
+}
+
+const definition = defineBuiltin({
+  id: "write",
+  description: DESCRIPTION,
+  schema,
+  requires: { fs: { write: ["{workspace}/**"] } },
+  readOnly: false,
+  gated: true,
+  kind: "edit",
+  deriveApprovalKey: (args) => `write:${args.path}`,
+  async execute(args, runtime): Promise<WriteData> {
+    const target = await runtime.fs.resolve(args.path, "write");
+    const existing = await runtime.fs.stat(target);
+    if (existing?.isDirectory()) {
+      throw new ToolCallError(`${target.display} is a directory; give the path of a file to write.`);
+    }
+    let encoding: TextEncoding = "utf8";
+    if (existing) {
+      const { bytes } = await runtime.fs.readBytes(target);
+      if (isBinary(bytes)) {
+        throw new ToolCallError(
+          `${target.display} is an existing binary file (${bytes.length} bytes) that read cannot show, so write will not replace it. Write to a new path instead.`,
+          "binary_file",
+        );
+      }
+      assertReadAndUnchanged(runtime.session, target, bytes, "write");
+      encoding = decodeText(bytes).encoding;
+    }
+    let encoded: Buffer;
+    try {
+      encoded = encodeText(args.content, encoding);
+    } catch (err) {
+      throw new ToolCallError(
+        `${target.display} is a ${encodingName(encoding)} file and ${(err as Error).message}. Use only characters that encoding can hold, or write to a new file (new files are UTF-8).`,
+      );
+    }
+    runtime.signal.throwIfAborted();
+    await runtime.fs.writeAtomic(target, encoded).catch((err: unknown) => rethrowNotAFolder(err, target));
+    const after = await runtime.fs.stat(target);
+    if (after) runtime.session.recordRead(target.absolute, stampOf(encoded, after));
+    return { path: target.display, bytes: encoded.length };
+  },
+});
+
+/** The write tool; its plan names the file so permission rules judge the real path before it runs. */
+export const writeTool: ToolDefinition<z.output<typeof schema>, WriteData> = {
+  ...definition,
+  plan: (args) => ({ accesses: [{ capability: "fs.write", path: args.path }], unclear: [] }),
+};
