@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { JsonSchema, ToolDefinition, ToolKind, ToolRuntime, Truncation } from "../tools/contract.ts";
+import type { CallPlan } from "../policy/call-plan.ts";
 import type { RequirementSet } from "../tools/requirement-set.ts";
 import { stableStringify } from "../tools/stable-stringify.ts";
 
@@ -12,8 +13,11 @@ export interface BuiltinSpec<S extends z.ZodObject, Data> {
   kind: ToolKind;
   gated?: boolean;
   timeoutMs?: number;
+  callTimeoutMs?(args: z.output<S>): number;
   deriveApprovalKey?(args: z.output<S>): string;
   execute(args: z.output<S>, runtime: ToolRuntime): Promise<Data>;
+  /** What a call will touch, so the capability check and the rules judge the real targets first. */
+  plan?(args: z.output<S>): CallPlan;
   truncate?(data: Data): Truncation<Data> | undefined;
 }
 
@@ -44,6 +48,8 @@ export function defineBuiltin<S extends z.ZodObject, Data>(
     enabled: true,
     deriveApprovalKey: spec.deriveApprovalKey ?? ((args) => `${spec.id}:${stableStringify(args)}`),
     execute: spec.execute,
+    ...(spec.callTimeoutMs ? { callTimeoutMs: spec.callTimeoutMs } : {}),
     ...(spec.truncate ? { truncate: spec.truncate } : {}),
+    ...(spec.plan ? { plan: spec.plan } : {}),
   };
 }

@@ -1,0 +1,152 @@
+import { mkdir, readFile, symlink, utimes, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { OUTPUT_LIMITS } from "../tools/truncation.ts";
+import type { GlobData } from "./glob.ts";
+import { errorOf, openTestWorkspace, outputOf, type TestWorkspace } from "./test-workspace.ts";
+
+let ws: TestWorkspace;
+/** A folder beside the workspace root, outside it. */
+let outside: string;
+
+beforeEach(async () => {
+  ws = await openTestWorkspace();
+  outside = path.join(path.dirname(ws.root), "outside");
+  await mkdir(outside);
+});
+afterEach(async () => {
+  await ws.cleanup();
+});
+
+async function glob(args: unknown): Promise<string[]> {
+  return outputOf<GlobData>(await ws.session.call("glob", args)).files;
+}
+
+/** Create files whose modification times increase in the order given (the last is newest). */
+async function putInOrder(...relatives: string[]): Promise<void> {
+  const t0 = Date.now() / 1000 - 10_000;
+  for (const [i, relative] of relatives.entries()) {
+    const file = await ws.put(relative, `${relative}\n`);
+    await utimes(file, t0 + i * 10, t0 + i * 10);
+  }
+}
+
+describe("glob", () => {
+  it("is published as a read-only, ungated search tool that reads the workspace", () => {
+    const info = ws.engine.listTools().find((t) => t.id === "glob");
+    expect(info).toMatchObject({
+      readOnly: true,
+      gated: false,
+      kind: "search",
+      requires: { fs: { read: ["{workspace}/**"] } },
+    });
+    expect(info?.parameters).toMatchObject({ required: ["pattern"], additionalProperties: false });
+  });
+
+  it("matches patterns against paths relative to path, newest first, as root-relative POSIX paths", async () => {
+    await putInOrder("src/a.ts", "README.md", "src/lib/b.ts", "src/lib/c.js", "test/d.ts", ".config/e.ts");
+    expect(await glob({ pattern: "**/*.ts" })).toEqual([
+      ".config/e.ts",
+      "test/d.ts",
+      "src/lib/b.ts",
+      "src/a.ts",
+    ]);
+    expect(await glob({ pattern: "*.md" })).toEqual(["README.md"]);
+    expect(await glob({ pattern: "src/*.ts" })).toEqual(["src/a.ts"]);
+    expect(await glob({ pattern: "*.{js,md}", path: "src/lib" })).toEqual(["src/lib/c.js"]);
+    expect(await glob({ pattern: "**/*", path: "src" })).toEqual([
+      "src/lib/c.js",
+      "src/lib/b.ts",
+      "src/a.ts",
+    ]);
+    expect(await glob({ pattern: "./lib/?.ts", path: "src" })).toEqual(["src/lib/b.ts"]);
+    expect(await glob({ pattern: "**/*.py" })).toEqual([]);
+  });
+
+  it("orders files with the same modification time by path", async () => {
+    for (const name of ["b.txt", "c.txt", "a.txt"]) {
+      const file = await ws.put(name, "x");
+      await utimes(file, 1_700_000_000, 1_700_000_000);
+    }
+    expect(await glob({ pattern: "*.txt" })).toEqual(["a.txt", "b.txt", "c.txt"]);
+  });
+
+  it("honours nested .gitignore files with negation, and never lists .git", async () => {
+    await ws.put(".gitignore", "*.log\n!keep.log\ndist/\n");
+    await ws.put("pkg/.gitignore", "!pkg-only.log\ngenerated/\n");
+    await putInOrder(
+      "a.log",
+      "keep.log",
+      "dist/x.js",
+      "pkg/pkg-only.log",
+      "pkg/other.log",
+      "pkg/generated/g.ts",
+      "pkg/src.ts",
+    );
+    await ws.put(".git/HEAD", "ref: refs/heads/main\n");
+    await ws.put(".git/info/exclude", "*.secret\n");
+    await ws.put("token.secret", "t");
+    expect((await glob({ pattern: "**/*" })).sort()).toEqual([
+      ".gitignore",
+      "keep.log",
+      "pkg/.gitignore",
+      "pkg/pkg-only.log",
+      "pkg/src.ts",
+    ]);
+    expect(await glob({ pattern: ".git/**" })).toEqual([]);
+  });
+
+  it("does not follow symlinked folders and lists a symlinked file only when it points inside", async () => {
+    await writeFile(path.join(outside, "secret.txt"), "s");
+    await ws.put("inside.txt", "i");
+    await symlink(outside, ws.abs("out-dir"));
+    await symlink(ws.abs("."), ws.abs("loop"));
+    await symlink(path.join(outside, "secret.txt"), ws.abs("out-file.txt"));
+    await symlink(ws.abs("inside.txt"), ws.abs("in-file.txt"));
+    expect((await glob({ pattern: "**/*.txt" })).sort()).toEqual(["in-file.txt", "inside.txt"]);
+  });
+
+  it.each([
+    [{ pattern: "*", path: ".." }, /Access denied/],
+    [{ pattern: "*", path: "../outside" }, /Access denied/],
+    [{ pattern: "*", path: "/etc" }, /Access denied/],
+    [{ pattern: "*", path: "/proc/self" }, /Access denied/],
+    [{ pattern: "*", path: "link-out" }, /Access denied/],
+    [{ pattern: "/etc/*" }, /absolute path.*"path"/],
+    [{ pattern: "../outside/*" }, /"\.\." segment.*"path"/],
+    [{ pattern: "src/../../*" }, /"\.\." segment/],
+    [{ pattern: "*", path: "missing" }, /does not exist/],
+    [{ pattern: "*", path: "file.txt" }, /is a file, not a folder/],
+    [{ pattern: "" }, /Invalid arguments for glob/],
+    [{ pattern: "*", extra: 1 }, /unknown property "extra"/],
+    [{ path: "." }, /missing required property "pattern"/],
+  ])("refuses %j with a clear error", async (args, message) => {
+    await symlink(outside, ws.abs("link-out"));
+    await ws.put("file.txt", "x");
+    expect(errorOf(await ws.session.call("glob", args))).toMatch(message);
+  });
+
+  it("keeps the newest 1000 paths and writes every path to a sidecar from the 1001st on", async () => {
+    await mkdir(ws.abs("many"));
+    const names = Array.from(
+      { length: OUTPUT_LIMITS.globEntries + 1 },
+      (_, i) => `many/f${String(i).padStart(4, "0")}.txt`,
+    );
+    await Promise.all(names.map((n) => writeFile(ws.abs(n), "")));
+    await Promise.all(names.map((n, i) => utimes(ws.abs(n), 1_700_000_000 + i, 1_700_000_000 + i)));
+
+    const envelope = await ws.session.call("glob", { pattern: "many/*.txt" });
+    const files = outputOf<GlobData>(envelope).files;
+    expect(files).toHaveLength(1000);
+    expect(files[0]).toBe("many/f1000.txt");
+    expect(envelope.metadata.truncated).toBe(true);
+    const sidecar = await readFile(envelope.metadata.output_path as string, "utf8");
+    expect(sidecar.trimEnd().split("\n")).toEqual([...names].reverse());
+
+    await writeFile(ws.abs("many/f1000.txt"), "");
+    await ws.put("other/x.txt", "");
+    const exact = await ws.session.call("glob", { pattern: "many/f0*.txt" });
+    expect(outputOf<GlobData>(exact).files).toHaveLength(1000);
+    expect(exact.metadata.truncated).toBeUndefined();
+  });
+});

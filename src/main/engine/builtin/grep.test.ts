@@ -1,0 +1,278 @@
+import { mkdir, readFile, symlink, utimes, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { OUTPUT_LIMITS } from "../tools/truncation.ts";
+import type { GrepCount, GrepMatch } from "./grep.ts";
+import { MAX_LINE_CHARS } from "./line-matcher.ts";
+import { errorOf, openTestWorkspace, outputOf, type TestWorkspace } from "./test-workspace.ts";
+
+let ws: TestWorkspace;
+/** A folder beside the workspace root, outside it. */
+let outside: string;
+
+beforeEach(async () => {
+  ws = await openTestWorkspace();
+  outside = path.join(path.dirname(ws.root), "outside");
+  await mkdir(outside);
+});
+afterEach(async () => {
+  await ws.cleanup();
+});
+
+async function files(args: Record<string, unknown>): Promise<string[]> {
+  return outputOf<{ files: string[] }>(await ws.session.call("grep", args)).files;
+}
+
+async function matches(args: Record<string, unknown>): Promise<GrepMatch[]> {
+  return outputOf<{ matches: GrepMatch[] }>(
+    await ws.session.call("grep", { ...args, output_mode: "content" }),
+  ).matches;
+}
+
+async function counts(args: Record<string, unknown>): Promise<GrepCount[]> {
+  return outputOf<{ counts: GrepCount[] }>(await ws.session.call("grep", { ...args, output_mode: "count" }))
+    .counts;
+}
+
+/** Create files whose modification times increase in the order given (the last is newest). */
+async function putInOrder(entries: [string, string][]): Promise<void> {
+  const t0 = Date.now() / 1000 - 10_000;
+  for (const [i, [relative, content]] of entries.entries()) {
+    const file = await ws.put(relative, content);
+    await utimes(file, t0 + i * 10, t0 + i * 10);
+  }
+}
+
+describe("grep", () => {
+  it("is published as a read-only, ungated search tool that reads the workspace", () => {
+    const info = ws.engine.listTools().find((t) => t.id === "grep");
+    expect(info).toMatchObject({
+      readOnly: true,
+      gated: false,
+      kind: "search",
+      requires: { fs: { read: ["{workspace}/**"] } },
+    });
+    expect(Object.keys(info?.parameters.properties as object).sort()).toEqual([
+      "glob",
+      "ignore_case",
+      "output_mode",
+      "path",
+      "pattern",
+    ]);
+  });
+
+  it("lists the files that match, newest first, by default", async () => {
+    await putInOrder([
+      ["old.ts", "export function load() {}\n"],
+      ["src/mid.ts", "const x = load();\n"],
+      ["src/none.ts", "nothing here\n"],
+      ["new.md", "call load() first\n"],
+    ]);
+    expect(await files({ pattern: "load\\(" })).toEqual(["new.md", "src/mid.ts", "old.ts"]);
+    expect(await files({ pattern: "load", path: "src" })).toEqual(["src/mid.ts"]);
+    expect(await files({ pattern: "^export function \\w+" })).toEqual(["old.ts"]);
+    expect(await files({ pattern: "absent_string" })).toEqual([]);
+  });
+
+  it("returns each matching line with its 1-based number and text, without the line break", async () => {
+    await ws.put("b.txt", "alpha\r\nbeta TODO\r\ngamma\r\nTODO twice TODO\r\n");
+    await ws.put("a.txt", "TODO first\nsecond\nlast TODO");
+    expect(await matches({ pattern: "TODO" })).toEqual([
+      { path: "a.txt", line: 1, text: "TODO first" },
+      { path: "a.txt", line: 3, text: "last TODO" },
+      { path: "b.txt", line: 2, text: "beta TODO" },
+      { path: "b.txt", line: 4, text: "TODO twice TODO" },
+    ]);
+    expect(await matches({ pattern: "^gamma$" })).toEqual([{ path: "b.txt", line: 3, text: "gamma" }]);
+  });
+
+  it("counts matching lines (not matches) per file", async () => {
+    await ws.put("a.txt", "x x x\ny\nx\n");
+    await ws.put("b/c.txt", "no\n");
+    await ws.put("b/d.txt", "xx\n");
+    expect(await counts({ pattern: "x" })).toEqual([
+      { path: "a.txt", count: 2 },
+      { path: "b/d.txt", count: 1 },
+    ]);
+  });
+
+  it("matches regardless of case with ignore_case", async () => {
+    await ws.put("a.txt", "Hello World\n");
+    await ws.put("b.txt", "HELLO\n");
+    await ws.put("c.txt", "help\n");
+    expect((await files({ pattern: "hello" })).sort()).toEqual([]);
+    expect((await files({ pattern: "hello", ignore_case: true })).sort()).toEqual(["a.txt", "b.txt"]);
+    expect(await matches({ pattern: "WORLD$", ignore_case: true })).toEqual([
+      { path: "a.txt", line: 1, text: "Hello World" },
+    ]);
+  });
+
+  it("filters files with glob like ripgrep: a name pattern anywhere, a path pattern from path, ! to exclude", async () => {
+    for (const f of ["a.ts", "src/b.ts", "src/c.js", "src/deep/d.ts", "lib/e.min.js", "lib/f.js"])
+      await ws.put(f, "needle\n");
+    const sorted = async (args: Record<string, unknown>): Promise<string[]> => (await files(args)).sort();
+    expect(await sorted({ pattern: "needle", glob: "*.ts" })).toEqual(["a.ts", "src/b.ts", "src/deep/d.ts"]);
+    expect(await sorted({ pattern: "needle", glob: "src/*.ts" })).toEqual(["src/b.ts"]);
+    expect(await sorted({ pattern: "needle", glob: "*.ts", path: "src" })).toEqual([
+      "src/b.ts",
+      "src/deep/d.ts",
+    ]);
+    expect(await sorted({ pattern: "needle", glob: "deep/*", path: "src" })).toEqual(["src/deep/d.ts"]);
+    expect(await sorted({ pattern: "needle", glob: "*.{js,ts}", path: "lib" })).toEqual([
+      "lib/e.min.js",
+      "lib/f.js",
+    ]);
+    expect(await sorted({ pattern: "needle", glob: "!*.min.js", path: "lib" })).toEqual(["lib/f.js"]);
+  });
+
+  it("searches one file given as path, whatever the glob says", async () => {
+    await ws.put("src/a.ts", "one\ntwo needle\n");
+    expect(await matches({ pattern: "needle", path: "src/a.ts", glob: "*.md" })).toEqual([
+      { path: "src/a.ts", line: 2, text: "two needle" },
+    ]);
+  });
+
+  it("honours nested .gitignore files with negation, and never searches .git", async () => {
+    await ws.put(".gitignore", "*.log\nbuild/\n");
+    await ws.put("pkg/.gitignore", "!wanted.log\n");
+    for (const f of ["a.log", "build/out.js", "pkg/wanted.log", "pkg/other.log", "pkg/src.ts", "top.ts"])
+      await ws.put(f, "needle\n");
+    await ws.put(".git/config", "needle\n");
+    await ws.put(".git/info/exclude", "excluded.ts\n");
+    await ws.put("excluded.ts", "needle\n");
+    expect((await files({ pattern: "needle" })).sort()).toEqual(["pkg/src.ts", "pkg/wanted.log", "top.ts"]);
+  });
+
+  it("skips binary files (a NUL byte in the first 8 KB) but reads UTF-16 text with a BOM", async () => {
+    await ws.put("bin.dat", Buffer.concat([Buffer.from("needle\n"), Buffer.from([0, 1, 2])]));
+    const lateNul = Buffer.alloc(9000, 0x61);
+    lateNul.write("needle", 0);
+    lateNul[8500] = 0;
+    await ws.put("late-nul.txt", lateNul);
+    await ws.put(
+      "utf16.txt",
+      Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("first\nthe needle\n", "utf16le")]),
+    );
+    await ws.put("text.txt", "needle\n");
+    expect((await files({ pattern: "needle" })).sort()).toEqual(["late-nul.txt", "text.txt", "utf16.txt"]);
+    expect(await matches({ pattern: "needle", path: "utf16.txt" })).toEqual([
+      { path: "utf16.txt", line: 2, text: "the needle" },
+    ]);
+  });
+
+  it("does not follow symlinked folders and searches a symlinked file only when it points inside", async () => {
+    await writeFile(path.join(outside, "secret.txt"), "needle\n");
+    await ws.put("inside.txt", "needle\n");
+    await symlink(outside, ws.abs("out-dir"));
+    await symlink(path.join(outside, "secret.txt"), ws.abs("out-file.txt"));
+    await symlink(ws.abs("inside.txt"), ws.abs("in-file.txt"));
+    expect((await files({ pattern: "needle" })).sort()).toEqual(["in-file.txt", "inside.txt"]);
+  });
+
+  it("finds matches anywhere in a large file, not just its first block", async () => {
+    const filler = "filler line\n".repeat(60_000); // ~700 KB
+    await ws.put("big.txt", `${filler}needle at the end\n`);
+    expect(await matches({ pattern: "needle" })).toEqual([
+      { path: "big.txt", line: 60_001, text: "needle at the end" },
+    ]);
+  });
+
+  it("cuts very long lines around the match and says so", async () => {
+    const long = `${"a".repeat(5000)}needle${"b".repeat(5000)}`;
+    await ws.put("long.txt", `short needle\n${long}\n`);
+    const [short, cut] = await matches({ pattern: "needle" });
+    expect(short?.text).toBe("short needle");
+    expect(cut?.line).toBe(2);
+    expect(cut?.text).toContain("needle");
+    expect(cut?.text).toMatch(/^….*… \[line cut: 10006 characters\]$/);
+    expect(cut?.text.length).toBeLessThan(MAX_LINE_CHARS + 50);
+  });
+
+  it.each([
+    [
+      { pattern: "(unclosed" },
+      /not a valid JavaScript regular expression: Invalid regular expression: .*Unterminated group/,
+    ],
+    [{ pattern: "a[" }, /not a valid JavaScript regular expression: .*Unterminated character class/],
+    [{ pattern: "*x" }, /not a valid JavaScript regular expression: .*Nothing to repeat/],
+    [{ pattern: "x", path: ".." }, /Access denied/],
+    [{ pattern: "x", path: "/etc/passwd" }, /Access denied/],
+    [{ pattern: "x", path: "../outside" }, /Access denied/],
+    [{ pattern: "x", path: "link-out" }, /Access denied/],
+    [{ pattern: "x", path: "missing.txt" }, /does not exist/],
+    [{ pattern: "x", glob: "/etc/*" }, /absolute path/],
+    [{ pattern: "x", glob: "../*.ts" }, /"\.\." segment/],
+    [
+      { pattern: "x", output_mode: "lines" },
+      /"output_mode" must be one of "files_with_matches", "content", "count"/,
+    ],
+    [{ pattern: "x", ignore_case: "yes" }, /"ignore_case" must be boolean/],
+    [{ pattern: "" }, /Invalid arguments for grep/],
+  ])("refuses %j with a clear error", async (args, message) => {
+    await symlink(outside, ws.abs("link-out"));
+    expect(errorOf(await ws.session.call("grep", args))).toMatch(message);
+  });
+
+  it("keeps 200 matching lines and writes every one (path:line:text) to a sidecar from the 201st on", async () => {
+    const lines = Array.from({ length: OUTPUT_LIMITS.grepMatches + 1 }, (_, i) => `hit ${i}`);
+    await ws.put("many.txt", `${lines.join("\n")}\n`);
+    const envelope = await ws.session.call("grep", { pattern: "^hit", output_mode: "content" });
+    const data = outputOf<{ matches: GrepMatch[] }>(envelope);
+    expect(data.matches).toHaveLength(200);
+    expect(data.matches[199]).toEqual({ path: "many.txt", line: 200, text: "hit 199" });
+    expect(envelope.metadata.truncated).toBe(true);
+    const sidecar = await readFile(envelope.metadata.output_path as string, "utf8");
+    expect(sidecar.trimEnd().split("\n")).toEqual(lines.map((l, i) => `many.txt:${i + 1}:${l}`));
+
+    const exact = await ws.session.call("grep", {
+      pattern: "^hit \\d+$",
+      output_mode: "content",
+      path: "many.txt",
+    });
+    expect(exact.metadata.truncated).toBe(true);
+    const fits = await ws.session.call("grep", {
+      pattern: "^hit (\\d|\\d\\d|1\\d\\d)$",
+      output_mode: "content",
+    });
+    expect(outputOf<{ matches: GrepMatch[] }>(fits).matches).toHaveLength(200);
+    expect(fits.metadata.truncated).toBeUndefined();
+  });
+
+  it("truncates the file list and the counts at 200 entries too", async () => {
+    await mkdir(ws.abs("f"));
+    const names = Array.from({ length: 201 }, (_, i) => `f/${String(i).padStart(3, "0")}.txt`);
+    await Promise.all(names.map((n) => writeFile(ws.abs(n), "needle\n")));
+    const listed = await ws.session.call("grep", { pattern: "needle" });
+    expect(outputOf<{ files: string[] }>(listed).files).toHaveLength(200);
+    const listedAll = await readFile(listed.metadata.output_path as string, "utf8");
+    expect(listedAll.trimEnd().split("\n").sort()).toEqual(names);
+    const counted = await ws.session.call("grep", { pattern: "needle", output_mode: "count" });
+    expect(outputOf<{ counts: GrepCount[] }>(counted).counts).toHaveLength(200);
+    const countedAll = await readFile(counted.metadata.output_path as string, "utf8");
+    expect(countedAll.trimEnd().split("\n")).toEqual(names.map((n) => `${n}:1`));
+  });
+
+  it("stops promptly when the call is aborted mid-walk", async () => {
+    const text = `${"filler line without the word\n".repeat(200)}`;
+    for (let d = 0; d < 40; d++) {
+      await mkdir(ws.abs(`d${d}`));
+      await Promise.all(Array.from({ length: 100 }, (_, f) => writeFile(ws.abs(`d${d}/f${f}.txt`), text)));
+    }
+    const args = { pattern: "w[aeiou]rd\\s+\\d", output_mode: "content" };
+    const started = performance.now();
+    const full = await ws.session.call("grep", args);
+    const fullMs = performance.now() - started;
+    expect(full.type).toBe("output");
+
+    const controller = new AbortController();
+    let abortedAt = 0;
+    setTimeout(() => {
+      abortedAt = performance.now();
+      controller.abort(new Error("user pressed stop"));
+    }, 5);
+    const envelope = await ws.session.call("grep", args, { signal: controller.signal });
+    const lag = performance.now() - abortedAt;
+    expect(errorOf(envelope)).toMatch(/grep was aborted: user pressed stop/);
+    expect(lag).toBeLessThan(Math.max(50, fullMs / 2));
+  });
+});

@@ -1,0 +1,156 @@
+import { ToolCallError } from "../errors/tool-call-error.ts";
+import { isPlainLiteral, requiredLiteral } from "./required-literal.ts";
+
+/** Lines longer than this (in UTF-16 units) are cut around their first match. */
+export const MAX_LINE_CHARS = 1000;
+const CONTEXT_BEFORE_MATCH = 100;
+const BINARY_SNIFF_BYTES = 8192;
+
+/** One matching line: its 1-based number and its text without the line break. */
+export interface MatchingLine {
+  line: number;
+  text: string;
+}
+
+/** The UTF-16 flavour of a file that starts with a UTF-16 byte order mark (not UTF-32's). */
+function utf16Of(bytes: Buffer): "utf16le" | "utf16be" | undefined {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe && !(bytes[2] === 0 && bytes[3] === 0)) return "utf16le";
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return "utf16be";
+  return undefined;
+}
+
+/** Binary, as ripgrep and git decide it: a NUL byte in the first 8 KB. */
+function isBinary(bytes: Buffer): boolean {
+  const head = bytes.length > BINARY_SNIFF_BYTES ? bytes.subarray(0, BINARY_SNIFF_BYTES) : bytes;
+  return head.indexOf(0) !== -1;
+}
+
+function decodeUtf16(bytes: Buffer, flavour: "utf16le" | "utf16be"): string {
+  if (flavour === "utf16le") return bytes.toString("utf16le", 2);
+  const body = Buffer.from(bytes.subarray(2, 2 + ((bytes.length - 2) & ~1)));
+  return body.swap16().toString("utf16le");
+}
+
+function decodeUtf8(bytes: Buffer): string {
+  const text = bytes.toString("utf8");
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/** The text of one line without its terminator, cut around the match when very long. */
+function lineText(text: string, start: number, end: number, matchAt: number): string {
+  if (end > start && text.charCodeAt(end - 1) === 13) end--;
+  const length = end - start;
+  if (length <= MAX_LINE_CHARS) return text.slice(start, end);
+  const from = Math.max(start, Math.min(matchAt - CONTEXT_BEFORE_MATCH, end - MAX_LINE_CHARS));
+  const to = Math.min(end, from + MAX_LINE_CHARS);
+  return `${from > start ? "…" : ""}${text.slice(from, to)}${to < end ? "…" : ""} [line cut: ${length} characters]`;
+}
+
+/**
+ * A grep pattern compiled for searching file bytes line by line. Binary files (a NUL byte in the
+ * first 8 KB) never match; UTF-16 files with a byte order mark are decoded, everything else is
+ * read as UTF-8. Files whose bytes lack a literal every match must contain are rejected without
+ * being decoded, which is what keeps a search over a large tree fast.
+ */
+export class LineMatcher {
+  /** Global and multiline: walks the matches of a text. */
+  private readonly all: RegExp;
+  /** Multiline only: whether a text has any match at all. */
+  private readonly any: RegExp;
+  /** UTF-8 bytes every match contains. */
+  private readonly needle: Buffer | undefined;
+  /** The pattern is exactly the needle: finding its bytes is a match. */
+  private readonly plain: boolean;
+
+  private constructor(all: RegExp, any: RegExp, needle: Buffer | undefined, plain: boolean) {
+    this.all = all;
+    this.any = any;
+    this.needle = needle;
+    this.plain = plain;
+  }
+
+  /** Throws a ToolCallError quoting the regex engine when the pattern is not a valid JavaScript regex. */
+  static compile(pattern: string, ignoreCase: boolean): LineMatcher {
+    let all: RegExp;
+    try {
+      all = new RegExp(pattern, ignoreCase ? "gim" : "gm");
+    } catch (err) {
+      throw new ToolCallError(
+        `The pattern is not a valid JavaScript regular expression: ${(err as Error).message}. Fix the syntax, or escape special characters such as ( [ { . * + ? with a backslash to match them literally.`,
+      );
+    }
+    const literal = requiredLiteral(pattern);
+    // A case-insensitive search can only use a needle that has no letters.
+    const usable = literal !== undefined && (!ignoreCase || literal.toLowerCase() === literal.toUpperCase());
+    return new LineMatcher(
+      all,
+      new RegExp(pattern, ignoreCase ? "im" : "m"),
+      usable ? Buffer.from(literal, "utf8") : undefined,
+      usable && literal === pattern && isPlainLiteral(pattern),
+    );
+  }
+
+  /** The text to search, or undefined when the file is binary or cannot match. */
+  private textOf(bytes: Buffer): string | undefined {
+    const utf16 = utf16Of(bytes);
+    if (utf16) return decodeUtf16(bytes, utf16);
+    if (this.needle && bytes.indexOf(this.needle) === -1) return undefined;
+    return isBinary(bytes) ? undefined : decodeUtf8(bytes);
+  }
+
+  /** Whether the file has at least one match. */
+  matches(bytes: Buffer): boolean {
+    if (this.plain && this.needle && !utf16Of(bytes)) {
+      return bytes.indexOf(this.needle) !== -1 && !isBinary(bytes);
+    }
+    const text = this.textOf(bytes);
+    return text !== undefined && this.any.test(text);
+  }
+
+  /** How many lines of the file hold a match. */
+  count(bytes: Buffer): number {
+    const text = this.textOf(bytes);
+    if (text === undefined) return 0;
+    let count = 0;
+    this.forEachMatchingLine(text, () => count++);
+    return count;
+  }
+
+  /** The file's matching lines, in order. */
+  lines(bytes: Buffer): MatchingLine[] {
+    const text = this.textOf(bytes);
+    if (text === undefined) return [];
+    const found: MatchingLine[] = [];
+    this.forEachMatchingLine(text, (line, start, end, at) => {
+      found.push({ line, text: lineText(text, start, end, at) });
+    });
+    return found;
+  }
+
+  /**
+   * Visit each line of `text` that holds the start of a match: its 1-based number, where it
+   * starts and ends, and where its first match starts. A match may span lines; it counts once,
+   * for its first line. Nothing after a final line break is a line.
+   */
+  private forEachMatchingLine(
+    text: string,
+    visit: (line: number, start: number, end: number, matchAt: number) => void,
+  ): void {
+    const regex = this.all;
+    const limit = text.length > 0 && text.charCodeAt(text.length - 1) !== 10 ? text.length + 1 : text.length;
+    let line = 1;
+    let lineStart = 0;
+    let next = text.indexOf("\n");
+    regex.lastIndex = 0;
+    for (let m = regex.exec(text); m !== null && m.index < limit; m = regex.exec(text)) {
+      while (next !== -1 && next < m.index) {
+        line++;
+        lineStart = next + 1;
+        next = text.indexOf("\n", lineStart);
+      }
+      visit(line, lineStart, next === -1 ? text.length : next, m.index);
+      if (next === -1) break;
+      regex.lastIndex = next + 1;
+    }
+  }
+}

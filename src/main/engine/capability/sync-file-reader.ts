@@ -1,0 +1,67 @@
+import { closeSync, constants, openSync, readSync } from "node:fs";
+
+const INITIAL_BYTES = 64 * 1024;
+/** Past this the scratch buffer is not kept between files, so one huge file does not pin memory. */
+const KEEP_BYTES = 8 * 1024 * 1024;
+
+/** Errors that mean the file is no longer there to read as a file (removed, replaced, locked away). */
+function isGone(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return (
+    code === "ENOENT" ||
+    code === "EACCES" ||
+    code === "EPERM" ||
+    code === "ENOTDIR" ||
+    code === "EISDIR" ||
+    code === "EAGAIN"
+  );
+}
+
+/**
+ * Reads whole files synchronously into one reused buffer: an open, usually one read, and a
+ * close per file, with no stat and no allocation, which is what a search over tens of thousands
+ * of files needs. Hand it only paths the capability surface produced (a walk entry, a resolved
+ * path). Not safe to share between concurrent users; each search makes its own.
+ */
+export class SyncFileReader {
+  private scratch = Buffer.allocUnsafe(INITIAL_BYTES);
+
+  /**
+   * The bytes of a file, as a view that is valid until the next call; undefined when the file
+   * vanished or may not be opened meanwhile.
+   */
+  read(absolute: string): Buffer | undefined {
+    let fd: number;
+    try {
+      // O_NONBLOCK: a file swapped for a FIFO after the walk saw it cannot hang the search.
+      fd = openSync(absolute, constants.O_RDONLY | constants.O_NONBLOCK);
+    } catch (err) {
+      if (isGone(err)) return undefined;
+      throw err;
+    }
+    try {
+      return this.readOpen(fd);
+    } catch (err) {
+      if (isGone(err)) return undefined;
+      throw err;
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  private readOpen(fd: number): Buffer {
+    let buffer = this.scratch;
+    let length = 0;
+    for (;;) {
+      const n = readSync(fd, buffer, length, buffer.length - length, length);
+      length += n;
+      // A short read of a regular file means its end; a full buffer may have more behind it.
+      if (n === 0 || length < buffer.length) break;
+      const bigger = Buffer.allocUnsafe(buffer.length * 2);
+      buffer.copy(bigger, 0, 0, length);
+      buffer = bigger;
+    }
+    if (buffer.length <= KEEP_BYTES) this.scratch = buffer;
+    return buffer.subarray(0, length);
+  }
+}

@@ -1,0 +1,241 @@
+import { lstatSync, readFileSync, readdirSync, realpathSync, statSync, type Dirent } from "node:fs";
+import { setImmediate as nextTurn } from "node:timers/promises";
+import ignore, { type Ignore } from "ignore";
+import { ToolCallError } from "../errors/tool-call-error.ts";
+import { isWithin } from "./canonical-path.ts";
+
+/** A file the walk found. */
+export interface WalkEntry {
+  /** Canonical absolute path to read: the target when the entry is a symlinked file. */
+  readonly absolute: string;
+  /** POSIX path relative to the root, as found (a symlink's own path, not its target's). */
+  readonly relative: string;
+}
+
+export interface WalkOptions {
+  signal?: AbortSignal;
+  /** Called synchronously for every file, in no particular order; may do synchronous work. */
+  onFile(entry: WalkEntry): void;
+  /** Return false to skip a folder (POSIX path relative to the root) and everything below it. */
+  enterDir?(relative: string): boolean;
+}
+
+/** What the walk may see: the canonical root it never leaves, and the tool's read scope. */
+export interface WalkScope {
+  readonly root: string;
+  mayRead(canonical: string): boolean;
+}
+
+/** The compiled rules of one ignore file. */
+interface RuleSet {
+  readonly rules: Ignore;
+  /**
+   * Whether every rule is a bare name pattern (no "/" but a trailing one), so that an entry's
+   * name alone decides: tested by name, one verdict serves every folder holding that name.
+   */
+  readonly byName: boolean;
+}
+
+/** A rule set in force during a walk, and where the folder holding its file starts. */
+interface Matcher extends RuleSet {
+  /** Length of the folder's root-relative path plus its "/" (0 for the root). */
+  readonly offset: number;
+}
+
+interface Frame {
+  readonly absolute: string;
+  readonly relative: string;
+  readonly matchers: readonly Matcher[];
+}
+
+/** How long the walk runs between turns of the event loop, so aborts and timers get through. */
+const SLICE_MS = 8;
+/** Entries handled between two looks at the clock inside one big folder. */
+const CLOCK_EVERY = 16;
+const MAX_CACHED_RULE_SETS = 256;
+
+/** Compiled rule sets by the text of their ignore file: identical files compile once, across calls. */
+const ruleCache = new Map<string, RuleSet | null>();
+
+/** Whether a rule line (not blank, not a comment) can depend on more than the entry's name. */
+function isPathRule(line: string): boolean {
+  const body = line.replace(/^\\?!/, "").trimEnd().replace(/\/$/, "");
+  return body.includes("/");
+}
+
+function compileRules(text: string): RuleSet | null {
+  const cached = ruleCache.get(text);
+  if (cached !== undefined) {
+    ruleCache.delete(text);
+    ruleCache.set(text, cached);
+    return cached;
+  }
+  const lines = text.split(/\r?\n/).filter((line) => line.trim() !== "" && !line.startsWith("#"));
+  // Git matches case-sensitively on Linux (core.ignoreCase false); so do we.
+  const rules =
+    lines.length === 0
+      ? null
+      : { rules: ignore({ ignoreCase: false }).add(text), byName: !lines.some(isPathRule) };
+  ruleCache.set(text, rules);
+  if (ruleCache.size > MAX_CACHED_RULE_SETS) ruleCache.delete(ruleCache.keys().next().value as string);
+  return rules;
+}
+
+function isSkippable(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return code === "ENOENT" || code === "ENOTDIR" || code === "EACCES" || code === "EPERM" || code === "ELOOP";
+}
+
+/** The rules of a regular ignore file (a symlinked one is not read, as git does not), if any. */
+function loadRules(file: string): RuleSet | null {
+  try {
+    if (!lstatSync(file).isFile()) return null;
+    return compileRules(readFileSync(file, "utf8"));
+  } catch (err) {
+    if (isSkippable(err)) return null;
+    throw err;
+  }
+}
+
+function withRules(matchers: readonly Matcher[], set: RuleSet | null, relative: string): readonly Matcher[] {
+  return set ? [...matchers, { ...set, offset: relative === "" ? 0 : relative.length + 1 }] : matchers;
+}
+
+/**
+ * Whether a root-relative path is ignored. The deepest ignore file with an opinion decides (a
+ * nested `!pattern` re-includes what a parent excluded); folders are tested with a trailing "/".
+ */
+function isIgnored(matchers: readonly Matcher[], relative: string, name: string, isDir: boolean): boolean {
+  for (let i = matchers.length - 1; i >= 0; i--) {
+    const m = matchers[i] as Matcher;
+    const local = m.byName ? name : m.offset === 0 ? relative : relative.slice(m.offset);
+    const verdict = m.rules.test(isDir ? `${local}/` : local);
+    if (verdict.ignored) return true;
+    if (verdict.unignored) return false;
+  }
+  return false;
+}
+
+/** The rules in force at the start folder: `.git/info/exclude`, then every ancestor's `.gitignore`. */
+function ancestorMatchers(root: string, startRelative: string): readonly Matcher[] {
+  let matchers: readonly Matcher[] = [];
+  const gitDir = `${root}/.git`;
+  try {
+    if (lstatSync(gitDir).isDirectory())
+      matchers = withRules(matchers, loadRules(`${gitDir}/info/exclude`), "");
+  } catch (err) {
+    if (!isSkippable(err)) throw err;
+  }
+  if (startRelative === "") return matchers;
+  let relative = "";
+  for (const part of startRelative.split("/")) {
+    matchers = withRules(
+      matchers,
+      loadRules(relative === "" ? `${root}/.gitignore` : `${root}/${relative}/.gitignore`),
+      relative,
+    );
+    relative = relative === "" ? part : `${relative}/${part}`;
+    // A folder named explicitly is walked even when an ignore file excludes it (as ripgrep
+    // does); the ignore files inside it still apply.
+    if (isIgnored(matchers, relative, part, true)) matchers = [];
+  }
+  return matchers;
+}
+
+function listDir(frame: Frame, isStart: boolean): Dirent[] | undefined {
+  try {
+    return readdirSync(frame.absolute, { withFileTypes: true });
+  } catch (err) {
+    // A folder that vanished or may not be listed is skipped, as git and ripgrep do; only the
+    // folder the caller asked for is worth an error.
+    if (!isStart && isSkippable(err)) return undefined;
+    const code = (err as NodeJS.ErrnoException).code ?? "error";
+    throw new ToolCallError(
+      `Cannot list the folder ${frame.relative || "."} (${code}). Choose another path.`,
+    );
+  }
+}
+
+/** The canonical target of a symlink when it is a regular file inside the root that the scope lets us read. */
+function symlinkedFile(absolute: string, scope: WalkScope): string | undefined {
+  let target: string;
+  try {
+    target = realpathSync.native(absolute);
+    if (!statSync(target).isFile()) return undefined;
+  } catch (err) {
+    if (isSkippable(err)) return undefined; // dangling or looping links lead nowhere to read
+    throw err;
+  }
+  return isWithin(scope.root, target) && scope.mayRead(target) ? target : undefined;
+}
+
+/**
+ * Walk the files below `start` (a canonical folder inside the root), synchronously in slices
+ * that yield to the event loop, calling `onFile` for each. Honours `.gitignore` files at every
+ * level (patterns relative to the folder holding them) and `<root>/.git/info/exclude`; always
+ * skips `.git`; never follows a symlinked folder; reports a symlinked file only when its
+ * canonical target lies inside the root and in the read scope. Throws the abort reason once
+ * the signal fires.
+ */
+export async function walkWorkspace(start: string, scope: WalkScope, options: WalkOptions): Promise<void> {
+  const { root } = scope;
+  if (!isWithin(root, start)) {
+    throw new ToolCallError(`${start} is outside the workspace ${root}. Give a folder inside the workspace.`);
+  }
+  const { signal, onFile, enterDir } = options;
+  signal?.throwIfAborted();
+  const startRelative = start === root ? "" : start.slice(root.length + 1);
+  const stack: Frame[] = [
+    { absolute: start, relative: startRelative, matchers: ancestorMatchers(root, startRelative) },
+  ];
+  let sliceStarted = performance.now();
+  let isStart = true;
+
+  while (stack.length > 0) {
+    if (performance.now() - sliceStarted > SLICE_MS) {
+      await nextTurn();
+      signal?.throwIfAborted();
+      sliceStarted = performance.now();
+    }
+    const frame = stack.pop() as Frame;
+    const entries = listDir(frame, isStart);
+    isStart = false;
+    if (!entries) continue;
+
+    let matchers = frame.matchers;
+    for (const entry of entries) {
+      if (entry.name === ".gitignore" && entry.isFile()) {
+        matchers = withRules(matchers, loadRules(`${frame.absolute}/.gitignore`), frame.relative);
+        break;
+      }
+    }
+    const check = matchers.length > 0;
+    const prefix = frame.relative === "" ? "" : `${frame.relative}/`;
+
+    for (let i = 0; i < entries.length; i++) {
+      if (i % CLOCK_EVERY === CLOCK_EVERY - 1 && performance.now() - sliceStarted > SLICE_MS) {
+        await nextTurn();
+        signal?.throwIfAborted();
+        sliceStarted = performance.now();
+      }
+      const entry = entries[i] as Dirent;
+      const name = entry.name;
+      if (name === ".git") continue;
+      const relative = prefix + name;
+      if (entry.isDirectory()) {
+        if (check && isIgnored(matchers, relative, name, true)) continue;
+        if (enterDir && !enterDir(relative)) continue;
+        stack.push({ absolute: `${frame.absolute}/${name}`, relative, matchers });
+      } else if (entry.isFile()) {
+        if (check && isIgnored(matchers, relative, name, false)) continue;
+        const absolute = `${frame.absolute}/${name}`;
+        if (scope.mayRead(absolute)) onFile({ absolute, relative });
+      } else if (entry.isSymbolicLink()) {
+        if (check && isIgnored(matchers, relative, name, false)) continue;
+        const target = symlinkedFile(`${frame.absolute}/${name}`, scope);
+        if (target !== undefined) onFile({ absolute: target, relative });
+      }
+      // FIFOs, sockets and devices are never files to list or search.
+    }
+  }
+}
