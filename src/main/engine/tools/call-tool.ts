@@ -88,11 +88,12 @@ async function executeBounded(
   const { tool } = entry;
   if (outer?.aborted) return { error: `${tool.id} was aborted before it started; nothing was done.` };
   const controller = new AbortController();
+  const timeoutMs = tool.callTimeoutMs?.(args) ?? tool.timeoutMs;
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
-    controller.abort(new Error(`timed out after ${tool.timeoutMs} ms`));
-  }, tool.timeoutMs);
+    controller.abort(new Error(`timed out after ${timeoutMs} ms`));
+  }, timeoutMs);
   const forward = (): void => controller.abort(outer?.reason);
   outer?.addEventListener("abort", forward, { once: true });
   const stop = stopWhenAborted(controller.signal);
@@ -111,7 +112,7 @@ async function executeBounded(
   } catch (err) {
     if (err instanceof CallStopped || controller.signal.aborted) {
       return timedOut
-        ? { error: `${tool.id} timed out after ${tool.timeoutMs} ms and was stopped. Narrow the request and try again.` }
+        ? { error: `${tool.id} timed out after ${timeoutMs} ms and was stopped. Narrow the request and try again.` }
         : { error: `${tool.id} was aborted${outer?.reason instanceof Error ? `: ${outer.reason.message}` : ""}.` };
     }
     return { error: errorText(tool.id, err, ctx) };

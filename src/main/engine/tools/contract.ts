@@ -56,6 +56,8 @@ export interface ToolDefinition<Args = Record<string, unknown>, Data = unknown> 
   readonly gated: boolean;
   readonly kind: ToolKind;
   readonly timeoutMs: number;
+  /** A per-call timeout from the validated arguments (e.g. bash's `timeout_ms`), overriding `timeoutMs`. */
+  callTimeoutMs?(args: Args): number;
   readonly enabled: boolean;
   /** Keep the schema out of the model's initial context; `tool_search` wires it in on demand. */
   readonly defer?: boolean;
