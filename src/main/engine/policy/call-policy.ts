@@ -45,7 +45,12 @@ export interface PolicyContext {
 }
 
 function wildcard(pattern: string): RegExp {
-  return new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\/]/g, "\\$&").replace(/\*/g, "[\\s\\S]*").replace(/\?/g, "[\\s\\S]")}$`);
+  return new RegExp(
+    `^${pattern
+      .replace(/[.+^${}()|[\]\\/]/g, "\\$&")
+      .replace(/\*/g, "[\\s\\S]*")
+      .replace(/\?/g, "[\\s\\S]")}$`,
+  );
 }
 
 /** `tool:key-pattern` entries of allowlist mode; a bare tool id matches every key of that tool. */
@@ -70,9 +75,19 @@ function subjectsOf(tool: AnyTool, accesses: readonly ResolvedAccess[]): Subject
           label: `${a.capability === "fs.read" ? "reading" : "writing"} "${a.path.display}"`,
         };
       case "shell.run":
-        return { permissions: [tool.id, "shell.run"], kind: "command", values: [a.text], label: `the command "${a.text}"` };
+        return {
+          permissions: [tool.id, "shell.run"],
+          kind: "command",
+          values: [a.text],
+          label: `the command "${a.text}"`,
+        };
       case "net.fetch":
-        return { permissions: [tool.id, "net.fetch"], kind: "host", values: [a.host], label: `fetching from ${a.host}` };
+        return {
+          permissions: [tool.id, "net.fetch"],
+          kind: "host",
+          values: [a.host],
+          label: `fetching from ${a.host}`,
+        };
     }
   });
 }
@@ -89,7 +104,10 @@ async function resolvePlan(
   ctx: PolicyContext,
 ): Promise<{ accesses: ResolvedAccess[]; cwd: string }> {
   const cwd = plan.cwd ? (await fs.resolve(plan.cwd, "read")).absolute : fs.root;
-  const shellRequirements = [...(tool.requires.shell ?? []), ...(origin.layer === "builtin" ? ctx.config.shell : [])];
+  const shellRequirements = [
+    ...(tool.requires.shell ?? []),
+    ...(origin.layer === "builtin" ? ctx.config.shell : []),
+  ];
   const accesses: ResolvedAccess[] = [];
   for (const a of plan.accesses) {
     if (a.capability === "shell.run") {
@@ -109,12 +127,19 @@ async function resolvePlan(
         throw new ToolCallError(`"${a.url}" is not a valid URL. Give a full http:// or https:// URL.`);
       }
       if (!hostPatternMatches(tool.requires.net?.hosts ?? [], host)) {
-        throw new ToolCallError(`${tool.id} may not reach ${host}: it is not among the hosts this tool declared.`, "capability_denied");
+        throw new ToolCallError(
+          `${tool.id} may not reach ${host}: it is not among the hosts this tool declared.`,
+          "capability_denied",
+        );
       }
       accesses.push({ capability: "net.fetch", url: a.url, host });
     } else {
       const access = a.capability === "fs.read" ? "read" : "write";
-      accesses.push({ capability: a.capability, input: a.path, path: await fs.resolve(path.resolve(cwd, a.path), access) });
+      accesses.push({
+        capability: a.capability,
+        input: a.path,
+        path: await fs.resolve(path.resolve(cwd, a.path), access),
+      });
     }
   }
   return { accesses, cwd };
@@ -155,12 +180,22 @@ export async function decideCall(
 
   const key = override.approvalKey ?? tool.deriveApprovalKey(args);
   const subjects = subjectsOf(tool, resolved.accesses);
-  const fallback: Subject = { permissions: [tool.id], kind: "command", values: [key], label: `the ${tool.id} call` };
+  const fallback: Subject = {
+    permissions: [tool.id],
+    kind: "command",
+    values: [key],
+    label: `the ${tool.id} call`,
+  };
   const verdict = ctx.ruleset.evaluateAll(subjects, fallback);
   const explanation = explainVerdict(verdict);
   stages.push({ stage: "rule", outcome: verdict.action, reason: explanation });
   if (verdict.action === "deny") {
-    return { allowed: false, stages, accesses: resolved.accesses, errorText: `${tool.id} was denied: ${explanation}.` };
+    return {
+      allowed: false,
+      stages,
+      accesses: resolved.accesses,
+      errorText: `${tool.id} was denied: ${explanation}.`,
+    };
   }
 
   // Reasons only a person may overrule: what the parser could not see through, and the watchdog.
@@ -187,11 +222,16 @@ export async function decideCall(
         ),
       hostAllowed: (host) =>
         hostPatternMatches(tool.requires.net?.hosts ?? [], host) ||
-        ctx.ruleset.evaluate({ permissions: ["net.fetch"], kind: "host", values: [host], label: host }).action === "allow",
+        ctx.ruleset.evaluate({ permissions: ["net.fetch"], kind: "host", values: [host], label: host })
+          .action === "allow",
     },
     signal,
   );
-  stages.push({ stage: "watchdog", outcome: watchdog.decision, reason: watchdog.reasons.join(" ") || "no objection" });
+  stages.push({
+    stage: "watchdog",
+    outcome: watchdog.decision,
+    reason: watchdog.reasons.join(" ") || "no objection",
+  });
   if (watchdog.decision === "deny") {
     return {
       allowed: false,
@@ -204,7 +244,8 @@ export async function decideCall(
 
   const ruleAsk = verdict.action === "ask" && tool.gated;
   if (!ruleAsk && hardAsk.length === 0) {
-    if (verdict.action === "ask") stages.push({ stage: "approval", outcome: "allow", reason: `${tool.id} is not gated` });
+    if (verdict.action === "ask")
+      stages.push({ stage: "approval", outcome: "allow", reason: `${tool.id} is not gated` });
     return { allowed: true, stages, accesses: resolved.accesses };
   }
 
@@ -214,18 +255,32 @@ export async function decideCall(
   };
   if (ctx.approvals.has(tool.id, key)) return approve(`approved earlier in this session (key "${key}")`);
   if (hardAsk.length === 0 && ctx.mode === "yolo") return approve("yolo mode");
-  if (hardAsk.length === 0 && ctx.mode === "allowlist" && allowlistMatches(ctx.config.allowlist, tool.id, key)) {
+  if (
+    hardAsk.length === 0 &&
+    ctx.mode === "allowlist" &&
+    allowlistMatches(ctx.config.allowlist, tool.id, key)
+  ) {
     return approve(`key "${key}" is on the allowlist`);
   }
-  const reasons = [...(verdict.action === "ask" ? [explanation] : []), ...hardAsk];
+  const reasons = [...(verdict.action === "ask" ? [explanation] : []), ...hardAsk].map((r) =>
+    /[.!?]$/.test(r) ? r : `${r}.`,
+  );
   if (!ctx.approver) {
-    const reason = `${tool.id} needs approval and this host cannot ask anyone (headless), so it is refused: ${reasons.join(" ")}`;
+    const reason = `${tool.id} needs approval and this host cannot ask anyone (headless), so it is refused. ${reasons.join(" ")}`;
     stages.push({ stage: "approval", outcome: "deny", reason });
     const fix = hardAsk.length > 0 ? "" : ` ${howToAllow(tool.id, ctx, verdict.subject)}`;
     return { allowed: false, stages, accesses: resolved.accesses, errorText: `${reason}${fix}` };
   }
   const answer = await ctx.approver(
-    { id: `${ctx.sessionId}:${key}`, sessionId: ctx.sessionId, toolId: tool.id, origin, args, approvalKey: key, reasons },
+    {
+      id: `${ctx.sessionId}:${key}`,
+      sessionId: ctx.sessionId,
+      toolId: tool.id,
+      origin,
+      args,
+      approvalKey: key,
+      reasons,
+    },
     signal,
   );
   if (answer === "reject") {

@@ -5,8 +5,14 @@ import { ShellRunRequirementSchema } from "../tools/requirement-set.ts";
 import { PermissionRuleSchema } from "./permission-rule.ts";
 
 export const HookSchema = z.strictObject({
-  command: z.string().min(1).describe("A shell command; it receives the call as JSON on stdin and answers with JSON."),
-  tools: z.array(z.string().min(1)).optional().describe("Tool ids the hook applies to; all tools when absent."),
+  command: z
+    .string()
+    .min(1)
+    .describe("A shell command; it receives the call as JSON on stdin and answers with JSON."),
+  tools: z
+    .array(z.string().min(1))
+    .optional()
+    .describe("Tool ids the hook applies to; all tools when absent."),
   timeoutMs: z.number().int().min(100).max(600_000).default(10_000),
 });
 export type Hook = z.infer<typeof HookSchema>;
@@ -19,8 +25,14 @@ const McpStdioServerSchema = z.strictObject({
   args: z.array(z.string()).default([]),
   env: z.record(z.string(), z.string()).default({}),
   cwd: z.string().optional(),
-  defer: z.boolean().optional().describe("Keep every tool of this server out of the model's initial context."),
-  deferTools: z.array(z.string()).default([]).describe("Tools of this server to keep out of the initial context."),
+  defer: z
+    .boolean()
+    .optional()
+    .describe("Keep every tool of this server out of the model's initial context."),
+  deferTools: z
+    .array(z.string())
+    .default([])
+    .describe("Tools of this server to keep out of the initial context."),
   disabled: z.boolean().default(false),
 });
 const McpHttpServerSchema = z.strictObject({
@@ -33,6 +45,31 @@ const McpHttpServerSchema = z.strictObject({
 /** One MCP server, in the shape Claude Desktop and Cursor use: stdio (`command`) or Streamable HTTP (`url`). */
 export const McpServerSchema = z.union([McpStdioServerSchema, McpHttpServerSchema]);
 export type McpServerConfig = z.infer<typeof McpServerSchema>;
+
+const ProviderEndpointSchema = z.strictObject({
+  baseURL: z
+    .url()
+    .optional()
+    .describe('The endpoint\'s OpenAI-compatible base URL, ending in /v1 (e.g. "http://127.0.0.1:11434/v1").'),
+  apiKeyEnv: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "use the name of an environment variable, e.g. MY_API_KEY")
+    .optional()
+    .describe("The environment variable that holds the API key. Keys never go in this file."),
+});
+export type ProviderEndpoint = z.infer<typeof ProviderEndpointSchema>;
+
+/** Model providers by name (`PROVIDER:MODEL`); each may move its endpoint or name its key's variable. */
+export const ProvidersSchema = z.strictObject({
+  ollama: ProviderEndpointSchema.optional(),
+  lmstudio: ProviderEndpointSchema.optional(),
+  llamacpp: ProviderEndpointSchema.optional(),
+  vllm: ProviderEndpointSchema.optional(),
+  "openai-compatible": ProviderEndpointSchema.optional(),
+  anthropic: ProviderEndpointSchema.optional(),
+  openai: ProviderEndpointSchema.optional(),
+});
+export type ProvidersSettings = z.infer<typeof ProvidersSchema>;
 
 /** `settings.json` in `$LATHE_HOME` (user) and `<root>/.lathe/` (project). Unknown keys are refused. */
 export const SettingsSchema = z.strictObject({
@@ -53,7 +90,9 @@ export const SettingsSchema = z.strictObject({
           allowPrivateHosts: z
             .array(z.string().min(1))
             .default([])
-            .describe('Hosts (optionally "host:port") on loopback or private networks web_fetch may reach, e.g. a local dev server.'),
+            .describe(
+              'Hosts (optionally "host:port") on loopback or private networks web_fetch may reach, e.g. a local dev server.',
+            ),
           timeoutMs: z.number().int().min(1_000).max(300_000).default(30_000),
           maxBytes: z.number().int().min(1_024).max(100_000_000).default(10_000_000),
         })
@@ -64,7 +103,11 @@ export const SettingsSchema = z.strictObject({
             .array(
               z.union([
                 z.strictObject({ type: z.literal("searxng"), url: z.url() }),
-                z.strictObject({ type: z.literal("brave"), apiKeyEnv: z.string().default("BRAVE_API_KEY"), url: z.url().optional() }),
+                z.strictObject({
+                  type: z.literal("brave"),
+                  apiKeyEnv: z.string().default("BRAVE_API_KEY"),
+                  url: z.url().optional(),
+                }),
               ]),
             )
             .default([]),
@@ -78,12 +121,21 @@ export const SettingsSchema = z.strictObject({
       search: { providers: [], maxCallsPerSession: 25, timeoutMs: 15_000 },
     }),
   mcpServers: z
-    .record(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "use letters, digits, _ or - (at most 64)"), McpServerSchema)
+    .record(
+      z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "use letters, digits, _ or - (at most 64)"),
+      McpServerSchema,
+    )
     .default({}),
   shell: z
     .array(ShellRunRequirementSchema)
     .default([])
     .describe("Commands the bash tool may run in addition to its built-in list."),
+  providers: ProvidersSchema.default({}).describe("Model endpoints and where their API keys are read from."),
+  defaultModel: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]*:.+$/, 'use PROVIDER:MODEL, e.g. "ollama:llama3.2"')
+    .optional()
+    .describe("The model `lathe run` uses when neither --model nor the agent names one."),
 });
 export type Settings = z.infer<typeof SettingsSchema>;
 
@@ -110,9 +162,13 @@ export function loadSettings(file: string): Settings {
   try {
     json = JSON.parse(text);
   } catch (err) {
-    throw new ConfigError(file, `${file} is not valid JSON: ${(err as Error).message}. Fix the syntax and try again.`, {
-      cause: err,
-    });
+    throw new ConfigError(
+      file,
+      `${file} is not valid JSON: ${(err as Error).message}. Fix the syntax and try again.`,
+      {
+        cause: err,
+      },
+    );
   }
   const parsed = SettingsSchema.safeParse(json);
   if (!parsed.success) throw new ConfigError(file, formatIssues(file, parsed.error));

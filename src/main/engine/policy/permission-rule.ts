@@ -16,7 +16,9 @@ export const PermissionRuleSchema = z.strictObject({
     .string()
     .min(1)
     .default("*")
-    .describe('A glob ("src/**", "git *") or a prefix ("npm run test:*") matched against the call\'s argument.'),
+    .describe(
+      'A glob ("src/**", "git *") or a prefix ("npm run test:*") matched against the call\'s argument.',
+    ),
   action: z.enum(ACTIONS),
 });
 export type PermissionRule = z.infer<typeof PermissionRuleSchema>;

@@ -61,16 +61,30 @@ describe("loadPolicyConfig", () => {
   });
 
   it("orders scopes manifest, project, user", async () => {
-    await writeFile(path.join(home, "settings.json"), JSON.stringify({ permissions: [{ permission: "read", action: "allow" }] }));
-    await writeFile(path.join(root, ".lathe/settings.json"), JSON.stringify({ permissions: [{ permission: "bash", action: "deny" }] }));
-    const config = loadPolicyConfig({ root, latheHome: home, manifestRules: [{ permission: "write", pattern: "*", action: "deny" }] });
+    await writeFile(
+      path.join(home, "settings.json"),
+      JSON.stringify({ permissions: [{ permission: "read", action: "allow" }] }),
+    );
+    await writeFile(
+      path.join(root, ".lathe/settings.json"),
+      JSON.stringify({ permissions: [{ permission: "bash", action: "deny" }] }),
+    );
+    const config = loadPolicyConfig({
+      root,
+      latheHome: home,
+      manifestRules: [{ permission: "write", pattern: "*", action: "deny" }],
+    });
     expect(config.rules.map((r) => r.scope)).toEqual(["manifest", "project", "user"]);
     expect(config.rules[2]).toMatchObject({ pattern: "*" });
   });
 
   it.each([
     ["not JSON", "{permissions: [", /is not valid JSON/],
-    ["an unknown action", JSON.stringify({ permissions: [{ permission: "bash", action: "maybe" }] }), /permissions\.0\.action/],
+    [
+      "an unknown action",
+      JSON.stringify({ permissions: [{ permission: "bash", action: "maybe" }] }),
+      /permissions\.0\.action/,
+    ],
     ["an unknown key", JSON.stringify({ permisions: [] }), /Unrecognized key.*permisions/],
     ["a hook without a command", JSON.stringify({ hooks: [{}] }), /hooks\.0\.command/],
   ])("refuses user settings with %s, naming the file and the field", async (_name, text, message) => {

@@ -1,6 +1,12 @@
 import path from "node:path";
 import type { ShellRunRequirement } from "../tools/requirement-set.ts";
-import { loadSettings, type ApprovalMode, type Hook, type McpServerConfig, type Settings } from "./lathe-settings.ts";
+import {
+  loadSettings,
+  type ApprovalMode,
+  type Hook,
+  type McpServerConfig,
+  type Settings,
+} from "./lathe-settings.ts";
 import type { PermissionRule, ScopedRule } from "./permission-rule.ts";
 import { TrustStore } from "./trust-store.ts";
 
@@ -65,15 +71,22 @@ export function loadPolicyConfig(input: PolicyConfigInput): PolicyConfig {
   if (!projectTrusted) {
     const ignoredRules = project.permissions.filter((r) => r.action !== "deny");
     const ignored: string[] = [];
-    if (ignoredRules.length > 0) ignored.push(`${ignoredRules.length} allow/ask rule${ignoredRules.length > 1 ? "s" : ""}`);
-    if (project.hooks.length > 0) ignored.push(`${project.hooks.length} hook${project.hooks.length > 1 ? "s" : ""}`);
+    if (ignoredRules.length > 0)
+      ignored.push(`${ignoredRules.length} allow/ask rule${ignoredRules.length > 1 ? "s" : ""}`);
+    if (project.hooks.length > 0)
+      ignored.push(`${project.hooks.length} hook${project.hooks.length > 1 ? "s" : ""}`);
     if (project.shell.length > 0) ignored.push("extra shell commands");
-    if (project.approvals.mode || project.approvals.allowlist.length > 0 || project.approvals.cacheInProject) {
+    if (
+      project.approvals.mode ||
+      project.approvals.allowlist.length > 0 ||
+      project.approvals.cacheInProject
+    ) {
       ignored.push("approval settings");
     }
     const servers = Object.keys(project.mcpServers).length;
     if (servers > 0) ignored.push(`${servers} MCP server${servers > 1 ? "s" : ""}`);
-    if (project.web.fetch.allowPrivateHosts.length > 0 || project.web.search.providers.length > 0) ignored.push("web settings");
+    if (project.web.fetch.allowPrivateHosts.length > 0 || project.web.search.providers.length > 0)
+      ignored.push("web settings");
     if (ignored.length > 0) {
       notices.push(
         `This folder is not trusted, so ${ignored.join(", ")} in ${projectSettingsFile} ${ignored.length > 1 ? "are" : "is"} ignored (its deny rules still apply). Review the file, then run: lathe trust --root ${input.root}`,
@@ -116,9 +129,16 @@ function hasWebSettings(settings: Settings): boolean {
   return settings.web.fetch.allowPrivateHosts.length > 0 || settings.web.search.providers.length > 0;
 }
 
-function mergeServers(user: Settings, project: Settings, userFile: string, projectFile: string): SourcedMcpServer[] {
+function mergeServers(
+  user: Settings,
+  project: Settings,
+  userFile: string,
+  projectFile: string,
+): SourcedMcpServer[] {
   const byName = new Map<string, SourcedMcpServer>();
-  for (const [name, config] of Object.entries(user.mcpServers)) byName.set(name, { name, config, layer: "global", source: userFile });
-  for (const [name, config] of Object.entries(project.mcpServers)) byName.set(name, { name, config, layer: "project", source: projectFile });
+  for (const [name, config] of Object.entries(user.mcpServers))
+    byName.set(name, { name, config, layer: "global", source: userFile });
+  for (const [name, config] of Object.entries(project.mcpServers))
+    byName.set(name, { name, config, layer: "project", source: projectFile });
   return [...byName.values()].filter((s) => !s.config.disabled);
 }

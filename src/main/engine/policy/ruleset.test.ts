@@ -2,7 +2,12 @@ import { describe, expect, it } from "vitest";
 import type { Action, ScopedRule } from "./permission-rule.ts";
 import { Ruleset, type Subject } from "./ruleset.ts";
 
-function rule(permission: string, pattern: string, action: Action, scope: ScopedRule["scope"] = "user"): ScopedRule {
+function rule(
+  permission: string,
+  pattern: string,
+  action: Action,
+  scope: ScopedRule["scope"] = "user",
+): ScopedRule {
   return { permission, pattern, action, scope, source: `${scope} settings` };
 }
 
@@ -12,8 +17,18 @@ const write = (p: string): Subject => ({
   values: [p, `/w/${p}`],
   label: `writing "${p}"`,
 });
-const cmd = (c: string): Subject => ({ permissions: ["bash", "shell.run"], kind: "command", values: [c], label: c });
-const host = (h: string): Subject => ({ permissions: ["web_fetch", "net.fetch"], kind: "host", values: [h], label: h });
+const cmd = (c: string): Subject => ({
+  permissions: ["bash", "shell.run"],
+  kind: "command",
+  values: [c],
+  label: c,
+});
+const host = (h: string): Subject => ({
+  permissions: ["web_fetch", "net.fetch"],
+  kind: "host",
+  values: [h],
+  label: h,
+});
 
 describe("Ruleset", () => {
   const table: Array<[string, ScopedRule[], Subject, Action]> = [
@@ -22,8 +37,18 @@ describe("Ruleset", () => {
     ["a glob that does not match", [rule("write", "src/**", "allow")], write("lib/a.ts"), "ask"],
     ["a capability rule", [rule("fs.write", "**/.env", "deny")], write("config/.env"), "deny"],
     ["an absolute path rule", [rule("fs.write", "/w/secret/**", "deny")], write("secret/k"), "deny"],
-    ["a folder literal covers what is below", [rule("write", "docs", "allow")], write("docs/x/y.md"), "allow"],
-    ["a folder literal is not a name prefix", [rule("write", "docs", "allow")], write("docs-old/y.md"), "ask"],
+    [
+      "a folder literal covers what is below",
+      [rule("write", "docs", "allow")],
+      write("docs/x/y.md"),
+      "allow",
+    ],
+    [
+      "a folder literal is not a name prefix",
+      [rule("write", "docs", "allow")],
+      write("docs-old/y.md"),
+      "ask",
+    ],
     [
       "the more specific pattern wins over a broad deny",
       [rule("fs.write", "**", "deny"), rule("write", "src/**", "allow")],
@@ -36,18 +61,46 @@ describe("Ruleset", () => {
       cmd("rm -rf build"),
       "deny",
     ],
-    ["a tool id beats a capability at equal patterns", [rule("shell.run", "git *", "deny"), rule("bash", "git *", "allow")], cmd("git log"), "allow"],
-    ["the stricter action wins a full tie", [rule("bash", "git *", "allow"), rule("bash", "git *", "ask")], cmd("git log"), "ask"],
-    ["prefix syntax matches at a word boundary", [rule("bash", "npm run test:*", "allow")], cmd("npm run test -- --watch"), "allow"],
-    ["prefix syntax does not match a longer word", [rule("bash", "npm run test:*", "allow")], cmd("npm run testing"), "ask"],
+    [
+      "a tool id beats a capability at equal patterns",
+      [rule("shell.run", "git *", "deny"), rule("bash", "git *", "allow")],
+      cmd("git log"),
+      "allow",
+    ],
+    [
+      "the stricter action wins a full tie",
+      [rule("bash", "git *", "allow"), rule("bash", "git *", "ask")],
+      cmd("git log"),
+      "ask",
+    ],
+    [
+      "prefix syntax matches at a word boundary",
+      [rule("bash", "npm run test:*", "allow")],
+      cmd("npm run test -- --watch"),
+      "allow",
+    ],
+    [
+      "prefix syntax does not match a longer word",
+      [rule("bash", "npm run test:*", "allow")],
+      cmd("npm run testing"),
+      "ask",
+    ],
     ["an exact command", [rule("bash", "git status", "allow")], cmd("git status"), "allow"],
-    ["an exact command does not cover more", [rule("bash", "git status", "allow")], cmd("git status; rm x"), "ask"],
+    [
+      "an exact command does not cover more",
+      [rule("bash", "git status", "allow")],
+      cmd("git status; rm x"),
+      "ask",
+    ],
     ["host globs", [rule("net.fetch", "*.example.org", "allow")], host("api.example.org"), "allow"],
     ["hosts compare without case", [rule("net.fetch", "Example.org", "allow")], host("example.org"), "allow"],
     ["star permission", [rule("*", "*", "deny")], host("x.org"), "deny"],
     [
       "a manifest deny is never outvoted, however specific the allow",
-      [rule("bash", "curl *", "deny", "manifest"), rule("bash", "curl https://ok.example/x", "allow", "session")],
+      [
+        rule("bash", "curl *", "deny", "manifest"),
+        rule("bash", "curl https://ok.example/x", "allow", "session"),
+      ],
       cmd("curl https://ok.example/x"),
       "deny",
     ],

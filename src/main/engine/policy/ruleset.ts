@@ -77,7 +77,9 @@ export class Ruleset {
       ];
       if (!best || compareScores(score, best.score) > 0) best = { rule, score };
     }
-    return best ? { action: best.rule.action, rule: best.rule, subject } : { action: "ask", rule: undefined, subject };
+    return best
+      ? { action: best.rule.action, rule: best.rule, subject }
+      : { action: "ask", rule: undefined, subject };
   }
 
   /** The most severe verdict over all subjects; a call with no subjects is judged by `fallback`. */

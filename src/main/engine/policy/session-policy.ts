@@ -28,7 +28,11 @@ function hookCheck(hook: SourcedHook): WatchdogCheck {
     name: `hook "${hook.command}"`,
     check: (call, signal) => {
       if (hook.tools && !hook.tools.includes(call.toolId)) return { decision: "allow" };
-      return runUserHook(hook, { tool: call.toolId, args: call.args, session_id: call.sessionId, agent: call.agent, cwd: call.cwd }, signal);
+      return runUserHook(
+        hook,
+        { tool: call.toolId, args: call.args, session_id: call.sessionId, agent: call.agent, cwd: call.cwd },
+        signal,
+      );
     },
   };
 }
@@ -47,7 +51,12 @@ export interface SessionPolicyInput {
 
 export interface SessionPolicy {
   decide(entry: RegisteredTool, args: unknown, fs: FsCapability, signal?: AbortSignal): Promise<PolicyResult>;
-  authorize(entry: RegisteredTool, access: PlannedAccess, fs: FsCapability, signal?: AbortSignal): Promise<ResolvedAccess>;
+  authorize(
+    entry: RegisteredTool,
+    access: PlannedAccess,
+    fs: FsCapability,
+    signal?: AbortSignal,
+  ): Promise<ResolvedAccess>;
 }
 
 function describeAccess(access: PlannedAccess): string {
@@ -83,7 +92,10 @@ export function sessionPolicy(input: SessionPolicyInput): SessionPolicy {
         plan: { accesses: [access], unclear: [] },
         approvalKey: describeAccess(access),
       });
-      if (!result.allowed) throw new ToolCallError(result.errorText ?? `${entry.tool.id} was not allowed to ${describeAccess(access)}.`);
+      if (!result.allowed)
+        throw new ToolCallError(
+          result.errorText ?? `${entry.tool.id} was not allowed to ${describeAccess(access)}.`,
+        );
       return result.accesses[0] as ResolvedAccess;
     },
   };

@@ -2,7 +2,14 @@ import path from "node:path";
 import type { ArgPattern, ShellRunRequirement } from "../tools/requirement-set.ts";
 import type { SimpleCommand } from "./shell/shell-analysis.ts";
 
-const SYSTEM_BIN_DIRS = new Set(["/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin", "/usr/local/sbin"]);
+const SYSTEM_BIN_DIRS = new Set([
+  "/bin",
+  "/usr/bin",
+  "/usr/local/bin",
+  "/sbin",
+  "/usr/sbin",
+  "/usr/local/sbin",
+]);
 
 /**
  * The name a requirement's `cmd` is compared with: `/usr/bin/curl` is `curl`, but a program in
@@ -21,7 +28,10 @@ function argMatches(pattern: ArgPattern, word: SimpleCommand["args"][number]): b
 }
 
 /** Whether a simple command is covered by one of the declared shell requirements. */
-export function matchesShellRequirement(command: SimpleCommand, requirements: readonly ShellRunRequirement[]): boolean {
+export function matchesShellRequirement(
+  command: SimpleCommand,
+  requirements: readonly ShellRunRequirement[],
+): boolean {
   const name = requirementName(command);
   return requirements.some((req) => {
     if (req.cmd !== name && req.cmd !== "*") return false;

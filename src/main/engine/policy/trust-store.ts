@@ -35,18 +35,25 @@ export class TrustStore {
     try {
       text = readFileSync(this.file, "utf8");
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") return { version: 1, projects: {}, globalPins: {} };
+      if ((err as NodeJS.ErrnoException).code === "ENOENT")
+        return { version: 1, projects: {}, globalPins: {} };
       throw new ConfigError(this.file, `Cannot read ${this.file}: ${(err as Error).message}`, { cause: err });
     }
     let json: unknown;
     try {
       json = JSON.parse(text);
     } catch (err) {
-      throw new ConfigError(this.file, `${this.file} is not valid JSON (${(err as Error).message}); fix or delete it.`);
+      throw new ConfigError(
+        this.file,
+        `${this.file} is not valid JSON (${(err as Error).message}); fix or delete it.`,
+      );
     }
     const parsed = TrustFileSchema.safeParse(json);
     if (!parsed.success) {
-      throw new ConfigError(this.file, `${this.file} is malformed (${parsed.error.issues[0]?.message}); fix or delete it.`);
+      throw new ConfigError(
+        this.file,
+        `${this.file} is malformed (${parsed.error.issues[0]?.message}); fix or delete it.`,
+      );
     }
     return parsed.data;
   }
@@ -68,7 +75,10 @@ export class TrustStore {
 
   trust(realRoot: string, pins: Record<string, string> = {}): ProjectTrust {
     const data = this.load();
-    const entry: ProjectTrust = { trustedAt: new Date().toISOString(), pins: { ...data.projects[realRoot]?.pins, ...pins } };
+    const entry: ProjectTrust = {
+      trustedAt: new Date().toISOString(),
+      pins: { ...data.projects[realRoot]?.pins, ...pins },
+    };
     data.projects[realRoot] = entry;
     this.save(data);
     return entry;

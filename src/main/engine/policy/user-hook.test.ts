@@ -27,12 +27,24 @@ describe("runUserHook", () => {
 
   it.each([
     ["allow", `echo '{"decision":"allow"}'`, { decision: "allow" }],
-    ["deny with a reason", `echo '{"decision":"deny","reason":"no ls on Fridays"}'`, { decision: "deny", reason: "no ls on Fridays" }],
+    [
+      "deny with a reason",
+      `echo '{"decision":"deny","reason":"no ls on Fridays"}'`,
+      { decision: "deny", reason: "no ls on Fridays" },
+    ],
     ["ask", `echo '{"decision":"ask","reason":"check"}'`, { decision: "ask", reason: "check" }],
-    ["exit 2 with stderr", "echo 'blocked by policy' >&2; exit 2", { decision: "deny", reason: "blocked by policy" }],
+    [
+      "exit 2 with stderr",
+      "echo 'blocked by policy' >&2; exit 2",
+      { decision: "deny", reason: "blocked by policy" },
+    ],
     ["a crash", "exit 7", { decision: "deny", reason: expect.stringMatching(/failed with exit code 7/) }],
     ["nonsense", "echo maybe", { decision: "deny", reason: expect.stringMatching(/not JSON/) }],
-    ["a missing program", "/no/such/hook", { decision: "deny", reason: expect.stringMatching(/exit code 127/) }],
+    [
+      "a missing program",
+      "/no/such/hook",
+      { decision: "deny", reason: expect.stringMatching(/exit code 127/) },
+    ],
   ])("treats %s", async (_name, command, expected) => {
     expect(await runUserHook(hook(command), input())).toEqual(expected);
   });

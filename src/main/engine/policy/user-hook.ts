@@ -22,10 +22,18 @@ export interface HookInput {
  * denies, as Claude Code's PreToolUse hooks do). A hook that fails, times out or answers
  * nonsense denies the call: a broken guard must not open the door.
  */
-export function runUserHook(hook: SourcedHook, input: HookInput, signal?: AbortSignal): Promise<WatchdogVerdict> {
+export function runUserHook(
+  hook: SourcedHook,
+  input: HookInput,
+  signal?: AbortSignal,
+): Promise<WatchdogVerdict> {
   return new Promise((resolve) => {
     // Its own process group, so a timeout or abort kills whatever the hook started too.
-    const child = spawn("/bin/sh", ["-c", hook.command], { cwd: input.cwd, stdio: ["pipe", "pipe", "pipe"], detached: true });
+    const child = spawn("/bin/sh", ["-c", hook.command], {
+      cwd: input.cwd,
+      stdio: ["pipe", "pipe", "pipe"],
+      detached: true,
+    });
     let stoppedBy: string | undefined;
     const stop = (why: string) => {
       stoppedBy ??= why;
@@ -47,12 +55,17 @@ export function runUserHook(hook: SourcedHook, input: HookInput, signal?: AbortS
       if (stderr.length < 65_536) stderr += d;
     });
     const name = `hook "${hook.command}" (${hook.source})`;
-    child.on("error", (err) => resolve({ decision: "deny", reason: `The ${name} could not run: ${err.message}` }));
+    child.on("error", (err) =>
+      resolve({ decision: "deny", reason: `The ${name} could not run: ${err.message}` }),
+    );
     child.on("close", (code, sig) => {
       clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);
       if (stoppedBy || sig) {
-        resolve({ decision: "deny", reason: `The ${name} was stopped ${stoppedBy ?? `by ${sig}`}; the call is refused.` });
+        resolve({
+          decision: "deny",
+          reason: `The ${name} was stopped ${stoppedBy ?? `by ${sig}`}; the call is refused.`,
+        });
         return;
       }
       if (code === 2) {
@@ -60,7 +73,10 @@ export function runUserHook(hook: SourcedHook, input: HookInput, signal?: AbortS
         return;
       }
       if (code !== 0) {
-        resolve({ decision: "deny", reason: `The ${name} failed with exit code ${code}: ${stderr.trim() || "no message"}` });
+        resolve({
+          decision: "deny",
+          reason: `The ${name} failed with exit code ${code}: ${stderr.trim() || "no message"}`,
+        });
         return;
       }
       let parsed: z.infer<typeof HookAnswerSchema>;
@@ -76,7 +92,10 @@ export function runUserHook(hook: SourcedHook, input: HookInput, signal?: AbortS
       resolve(
         parsed.decision === "allow"
           ? { decision: "allow" }
-          : { decision: parsed.decision, reason: parsed.reason ?? `The ${name} answered ${parsed.decision}.` },
+          : {
+              decision: parsed.decision,
+              reason: parsed.reason ?? `The ${name} answered ${parsed.decision}.`,
+            },
       );
     });
     // A hook that exits without reading its input makes the write fail with EPIPE; its answer still counts.

@@ -46,7 +46,10 @@ export async function runWatchdog(
     try {
       verdict = await c.check(call, signal);
     } catch (err) {
-      return { decision: "deny", reasons: [`watchdog check ${c.name} failed (${(err as Error).message}); refusing.`] };
+      return {
+        decision: "deny",
+        reasons: [`watchdog check ${c.name} failed (${(err as Error).message}); refusing.`],
+      };
     }
     if (verdict.decision === "deny") return { decision: "deny", reasons: [`${c.name}: ${verdict.reason}`] };
     if (verdict.decision === "ask") asks.push(`${c.name}: ${verdict.reason}`);

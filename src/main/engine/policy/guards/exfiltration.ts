@@ -31,7 +31,8 @@ function uploadShape(command: SimpleCommand): string | undefined {
   const name = baseName(command);
   const args = command.args;
   if (RAW_SOCKETS.has(name)) return `${name} opens a raw network connection that can carry file contents`;
-  if (COPIERS.has(name) && args.some((a) => hostOf(a) !== undefined)) return `${name} copies files to another machine`;
+  if (COPIERS.has(name) && args.some((a) => hostOf(a) !== undefined))
+    return `${name} copies files to another machine`;
   for (let i = 0; i < args.length; i++) {
     if (name === "curl") {
       const data = valueAfter(args, i, CURL_DATA);
@@ -63,7 +64,10 @@ export const exfiltrationGuard: WatchdogCheck = {
       if (!shape) continue;
       const hosts = command.args.map(hostOf).filter((h): h is string => h !== undefined);
       if (hosts.length > 0 && hosts.every((h) => call.hostAllowed(h))) continue;
-      const where = hosts.length > 0 ? `to ${hosts.join(", ")}, which is not an allowed host` : "to a host it cannot name";
+      const where =
+        hosts.length > 0
+          ? `to ${hosts.join(", ")}, which is not an allowed host`
+          : "to a host it cannot name";
       return {
         decision: "ask",
         reason: `"${text}" looks like an upload of file contents ${where}: ${shape}. Allow the host with a net.fetch rule if this is intended.`,

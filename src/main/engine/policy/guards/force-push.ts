@@ -2,7 +2,15 @@ import type { WatchdogCheck } from "../watchdog.ts";
 import { baseName, shellCommands } from "./shell-args.ts";
 
 /** git's global options that take a value as the next word. */
-const GIT_VALUE_OPTIONS = new Set(["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env"]);
+const GIT_VALUE_OPTIONS = new Set([
+  "-C",
+  "-c",
+  "--git-dir",
+  "--work-tree",
+  "--namespace",
+  "--exec-path",
+  "--config-env",
+]);
 
 function isForce(arg: string): boolean {
   return (

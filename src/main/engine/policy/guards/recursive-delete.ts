@@ -18,14 +18,24 @@ function judge(word: ShellWord, call: WatchdogCall, what: string): WatchdogVerdi
   const literal = argPath(word, call.cwd, call.home);
   if (literal) {
     const hit = endangers(literal, call);
-    if (hit) return { decision: "deny", reason: `${what} would delete ${hit}. Delete specific files or folders instead.` };
+    if (hit)
+      return {
+        decision: "deny",
+        reason: `${what} would delete ${hit}. Delete specific files or folders instead.`,
+      };
     return undefined;
   }
   if (HOME_WORDS.some((re) => re.test(word.text))) {
-    return { decision: "deny", reason: `${what} would delete the home folder or the filesystem root. Name the exact folder to delete.` };
+    return {
+      decision: "deny",
+      reason: `${what} would delete the home folder or the filesystem root. Name the exact folder to delete.`,
+    };
   }
   if (/^(\.\/)?\.?\*$/.test(word.text) && endangers(path.resolve(call.cwd), call)) {
-    return { decision: "deny", reason: `${what} would delete everything in ${call.cwd}. Name the exact files to delete.` };
+    return {
+      decision: "deny",
+      reason: `${what} would delete everything in ${call.cwd}. Name the exact files to delete.`,
+    };
   }
   return { decision: "ask", reason: `${what}: cannot tell before it runs what "${word.text}" deletes.` };
 }

@@ -3,7 +3,22 @@ import type { WatchdogCall, WatchdogCheck, WatchdogVerdict } from "../watchdog.t
 import { argPath, baseName, dynamicMentions, shellCommands } from "./shell-args.ts";
 
 /** Commands that only look at files; naming a protected path in them is fine. */
-const READERS = new Set(["cat", "head", "tail", "less", "more", "grep", "rg", "ls", "stat", "wc", "diff", "file", "md5sum", "sha256sum"]);
+const READERS = new Set([
+  "cat",
+  "head",
+  "tail",
+  "less",
+  "more",
+  "grep",
+  "rg",
+  "ls",
+  "stat",
+  "wc",
+  "diff",
+  "file",
+  "md5sum",
+  "sha256sum",
+]);
 const MENTIONS_LATHE = [/\.lathe\b/, /\bLATHE_HOME\b/];
 
 function protectedRoots(call: WatchdogCall): string[] {

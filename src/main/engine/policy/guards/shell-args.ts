@@ -3,7 +3,9 @@ import type { ResolvedAccess } from "../call-plan.ts";
 import type { ShellWord, SimpleCommand } from "../shell/shell-analysis.ts";
 
 /** The simple commands of a call (bash and anything else that plans shell.run accesses). */
-export function shellCommands(accesses: readonly ResolvedAccess[]): Array<{ command: SimpleCommand; text: string }> {
+export function shellCommands(
+  accesses: readonly ResolvedAccess[],
+): Array<{ command: SimpleCommand; text: string }> {
   const out: Array<{ command: SimpleCommand; text: string }> = [];
   for (const a of accesses) if (a.capability === "shell.run") out.push({ command: a.command, text: a.text });
   return out;
@@ -43,7 +45,10 @@ export function hasFlag(args: readonly ShellWord[], short: string, long: readonl
 /** The absolute path a literal argument names, seen from the working directory (`~` is home). */
 export function argPath(word: ShellWord, cwd: string, home: string): string | undefined {
   if (!word.literal) return undefined;
-  const value = word.text.includes("=") && !word.text.startsWith("/") ? word.text.slice(word.text.indexOf("=") + 1) : word.text;
+  const value =
+    word.text.includes("=") && !word.text.startsWith("/")
+      ? word.text.slice(word.text.indexOf("=") + 1)
+      : word.text;
   if (value === "") return undefined;
   return path.resolve(cwd, value);
 }

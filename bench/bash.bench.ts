@@ -1,0 +1,152 @@
+// bash: (1) time to the first byte of `echo hi` through the whole engine pipeline (pty, bash,
+// envelope) against the first byte of a plain child_process.spawn of bash, median of 30; goal
+// ≤ 30 ms. (2) peak resident memory while a command prints 200 MB against while it prints 2 MB
+// (sampled every 10 ms); goal: flat, the output streams to the sidecar file instead of memory.
+// (3) throughput through the pty into the sidecar, against reading the same command's pipe.
+// Run alone with `node bench/bash.bench.ts`.
+import { spawn } from "node:child_process";
+import { mkdtemp, rm, stat } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { bashTool } from "../src/main/engine/builtin/bash.ts";
+import { Engine, type Envelope } from "../src/main/engine/index.ts";
+import { compare, heading, median } from "./lib/report.ts";
+
+const RUNS = 30;
+const BIG = 200_000_000;
+const SMALL = 2_000_000;
+const MB = 1_000_000;
+
+const dir = await mkdtemp(path.join(os.tmpdir(), "lathe-bench-bash-"));
+const engine = await Engine.create({ root: dir, latheHome: path.join(dir, ".lathe-home") });
+if (!engine.registry.get("bash")) engine.registry.register(bashTool, { layer: "builtin", kind: "builtin" });
+const session = await engine.openSession({ mode: "yolo" });
+
+async function bash(command: string): Promise<Envelope> {
+  const envelope = await session.call("bash", { command, timeout_ms: 600_000 });
+  if (envelope.type !== "output") throw new Error(`bash failed: ${envelope.error_text}`);
+  return envelope;
+}
+
+/** Time from spawning `bash -c <command>` to its first byte of stdout. */
+function spawnFirstByte(command: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn("/bin/bash", ["-c", command]);
+    let first: number | undefined;
+    child.stdout.once("data", () => (first = performance.now() - t0));
+    child.on("error", reject);
+    child.on("close", () => (first === undefined ? reject(new Error("no output")) : resolve(first)));
+  });
+}
+
+/** Bytes per second of reading a command's stdout through a plain pipe. */
+function spawnThroughput(command: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn("/bin/bash", ["-c", command]);
+    let bytes = 0;
+    child.stdout.on("data", (chunk: Buffer) => (bytes += chunk.length));
+    child.on("error", reject);
+    child.on("close", () => resolve(bytes / ((performance.now() - t0) / 1000)));
+  });
+}
+
+/** Peak RSS (bytes) while `fn` runs, sampled every 10 ms, and how long it took. */
+async function peakRss(fn: () => Promise<unknown>): Promise<{ peak: number; before: number; ms: number }> {
+  globalThis.gc?.();
+  const before = process.memoryUsage().rss;
+  let peak = before;
+  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 10);
+  const t0 = performance.now();
+  try {
+    await fn();
+  } finally {
+    clearInterval(timer);
+  }
+  const ms = performance.now() - t0;
+  return { peak: Math.max(peak, process.memoryUsage().rss), before, ms };
+}
+
+async function sidecarBytes(envelope: Envelope): Promise<number> {
+  const file = envelope.metadata.output_path;
+  if (!file) throw new Error("expected a sidecar file");
+  return (await stat(file)).size;
+}
+
+// ---- (1) time to first byte ----------------------------------------------------------------
+const echo = "echo hi";
+const ours: number[] = [];
+const theirs: number[] = [];
+await bash(echo);
+await spawnFirstByte(echo);
+for (let i = 0; i < RUNS; i++) {
+  const t0 = performance.now();
+  await bash(echo);
+  ours.push(performance.now() - t0);
+  theirs.push(await spawnFirstByte(echo));
+}
+heading(`bash time to first byte (\`${echo}\`, median of ${RUNS})`);
+const ttfb = median(ours);
+compare({
+  what: "first byte",
+  ours: { label: "engine call, whole envelope", value: ttfb },
+  theirs: { label: "child_process.spawn first byte", value: median(theirs) },
+  goal: "≤ 30 ms",
+  met: ttfb <= 30,
+});
+
+// ---- (2) peak memory and (3) throughput --------------------------------------------------
+const print = (bytes: number): string => `head -c ${bytes} /dev/zero | tr '\\0' a`;
+const printLines = (bytes: number): string =>
+  `yes 'a line of build output, as a compiler would print it' | head -c ${bytes}`;
+
+// One run first so both measurements start from the same warm heap: the first large output
+// grows the process once (V8 lets tens of MB of spent read buffers pile up before it collects
+// them); what matters is that the peak does not grow with the size of the output after that.
+const firstRss = process.memoryUsage().rss;
+await bash(print(20 * MB));
+const warmRss = process.memoryUsage().rss;
+const small = await peakRss(() => bash(print(SMALL)));
+let bigBytes = 0;
+const big = await peakRss(async () => (bigBytes = await sidecarBytes(await bash(print(BIG)))));
+if (bigBytes !== BIG) throw new Error(`the sidecar holds ${bigBytes} bytes, not ${BIG}`);
+heading("bash peak resident memory (RSS) while a command prints");
+const mib = (b: number): number => b / 1024 / 1024;
+const ratio = big.peak / small.peak;
+compare({
+  what: "peak RSS",
+  ours: { label: `printing ${BIG / MB} MB`, value: mib(big.peak), unit: "MiB" },
+  theirs: { label: `printing ${SMALL / MB} MB`, value: mib(small.peak), unit: "MiB" },
+  goal: "flat (ratio ≤ 1.1)",
+  met: ratio <= 1.1,
+});
+console.log(
+  `  RSS before any large output ${mib(firstRss).toFixed(1)} MiB, after a first 20 MB one ${mib(warmRss).toFixed(1)} MiB`,
+);
+console.log(
+  `  growth over the RSS before each call: ${mib(big.peak - big.before).toFixed(1)} MiB for ${BIG / MB} MB, ${mib(small.peak - small.before).toFixed(1)} MiB for ${SMALL / MB} MB`,
+);
+
+heading("bash throughput into the sidecar file");
+let lineBytes = 0;
+const lines = await peakRss(async () => (lineBytes = await sidecarBytes(await bash(printLines(BIG)))));
+if (lineBytes !== BIG) throw new Error(`the sidecar holds ${lineBytes} bytes, not ${BIG}`);
+compare({
+  what: `${BIG / MB} MB without newlines`,
+  ours: { label: "engine (pty → sidecar)", value: BIG / MB / (big.ms / 1000), unit: "MB/s" },
+  theirs: { label: "plain pipe, discarded", value: (await spawnThroughput(print(BIG))) / MB, unit: "MB/s" },
+});
+compare({
+  what: `${BIG / MB} MB of short lines`,
+  ours: { label: "engine (pty → sidecar)", value: BIG / MB / (lines.ms / 1000), unit: "MB/s" },
+  theirs: {
+    label: "plain pipe, discarded",
+    value: (await spawnThroughput(printLines(BIG))) / MB,
+    unit: "MB/s",
+  },
+});
+console.log(`  peak RSS printing ${BIG / MB} MB of lines: ${mib(lines.peak).toFixed(1)} MiB`);
+
+await engine.close();
+await rm(dir, { recursive: true, force: true });

@@ -1,0 +1,268 @@
+import { existsSync, readFileSync } from "node:fs";
+import { mkdir, readFile, stat } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Envelope, OutputEnvelope } from "../tools/envelope.ts";
+import { OUTPUT_LIMITS } from "../tools/truncation.ts";
+import { bashTool, type BashData } from "./bash.ts";
+import { errorOf, openTestWorkspace, outputOf, type TestWorkspace } from "./test-workspace.ts";
+
+let ws: TestWorkspace;
+beforeEach(async () => {
+  ws = await openTestWorkspace();
+  ws.engine.registry.register(bashTool, { layer: "builtin", kind: "builtin" });
+});
+afterEach(async () => {
+  await ws.cleanup();
+});
+
+const bash = (
+  command: string,
+  extra: Record<string, unknown> = {},
+  signal?: AbortSignal,
+): Promise<Envelope> => ws.session.call("bash", { command, ...extra }, signal ? { signal } : undefined);
+
+/** Alive means signalable and not a zombie waiting for a parent to reap it. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const state = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /s, "")[0];
+    return state !== "Z";
+  } catch {
+    return process.platform === "linux" ? false : true;
+  }
+}
+
+/** Waits until none of the pids is alive; returns how many still are after `withinMs`. */
+async function survivors(pids: number[], withinMs: number): Promise<number> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    const left = pids.filter(alive).length;
+    if (left === 0 || Date.now() > deadline) return left;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+async function pidsFrom(...files: string[]): Promise<number[]> {
+  return Promise.all(files.map(async (f) => Number((await ws.text(f)).trim())));
+}
+
+async function waitForFile(relative: string, withinMs = 5000): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  while (!existsSync(ws.abs(relative)) || (await ws.text(relative)).trim() === "") {
+    if (Date.now() > deadline) throw new Error(`${relative} never appeared`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+function sidecarOf(envelope: Envelope): string {
+  const out = envelope as OutputEnvelope<BashData>;
+  expect(out.type).toBe("output");
+  expect(out.metadata.truncated).toBe(true);
+  expect(out.metadata.output_path).toBeTypeOf("string");
+  return out.metadata.output_path as string;
+}
+
+describe("bash: results", () => {
+  it.each([
+    ["true", 0],
+    ["false", 1],
+    ["exit 42", 42],
+    ["ls no-such-file-here >/dev/null 2>&1", 2],
+    ["kill -TERM $$", 128 + 15],
+    ["kill -KILL $$", 128 + 9],
+  ])("reports the exit code of `%s` as %i", async (command, code) => {
+    expect(outputOf<BashData>(await bash(command)).exit_code).toBe(code);
+  });
+
+  it("combines stdout and stderr in the order they were printed", async () => {
+    const data = outputOf<BashData>(
+      await bash("echo out1; echo err1 >&2; echo out2; sh -c 'echo err2 >&2'; echo out3"),
+    );
+    expect(data.output).toBe("out1\nerr1\nout2\nerr2\nout3\n");
+    expect(data.exit_code).toBe(0);
+  });
+
+  it("turns terminal newlines into \\n and keeps every other character, lone \\r included", async () => {
+    const data = outputOf<BashData>(await bash(String.raw`printf 'a\r\nb\rc\n\r\r\nd\te\033[1mX\033[0m'`));
+    expect(data.output).toBe("a\nb\rc\n\r\nd\te\x1b[1mX\x1b[0m");
+  });
+
+  it("keeps unicode intact", async () => {
+    const text = "héllo wörld — 日本語 🎉 ÅΩ\n";
+    await ws.put("u.txt", text);
+    expect(outputOf<BashData>(await bash("cat u.txt; printf 'ünï\\n'")).output).toBe(text + "ünï\n");
+  });
+
+  it("runs in a non-interactive environment: dumb terminal, no colour, no pager, wide lines", async () => {
+    const data = outputOf<BashData>(
+      await bash('echo "$TERM $NO_COLOR $PAGER $GIT_PAGER $LATHE"; stty size </dev/tty'),
+    );
+    expect(data.output).toBe("dumb 1 cat cat 1\n50 500\n");
+  });
+
+  it("gives a command that reads stdin end-of-file instead of hanging", async () => {
+    const started = Date.now();
+    const data = outputOf<BashData>(
+      await bash('cat; echo "cat done $?"; read -r line </dev/tty; echo "tty read $?"', {
+        timeout_ms: 10_000,
+      }),
+    );
+    expect(data.output).toBe("cat done 0\ntty read 1\n");
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it("keys approvals on the command with its whitespace collapsed", () => {
+    expect(bashTool.deriveApprovalKey({ command: "  git   status\n\t--short  " })).toBe("git status --short");
+    expect(bashTool.deriveApprovalKey({ command: "ls", timeout_ms: 5, cwd: "src" })).toBe("ls");
+  });
+});
+
+describe("bash: cwd", () => {
+  it("runs in the root by default and in a folder below it when asked", async () => {
+    await mkdir(ws.abs("pkg/src"), { recursive: true });
+    expect(outputOf<BashData>(await bash("pwd")).output).toBe(`${ws.root}\n`);
+    expect(outputOf<BashData>(await bash("pwd", { cwd: "pkg/src" })).output).toBe(`${ws.abs("pkg/src")}\n`);
+    expect(outputOf<BashData>(await bash("pwd", { cwd: "pkg/../pkg" })).output).toBe(`${ws.abs("pkg")}\n`);
+  });
+
+  it.each([
+    ["..", /outside|not allowed|denied/i],
+    ["/etc", /outside|not allowed|denied/i],
+    ["../../..", /outside|not allowed|denied/i],
+    ["missing", /does not exist/],
+    ["file.txt", /is a file, not a folder/],
+  ])("refuses cwd %s and runs nothing", async (cwd, message) => {
+    await ws.put("file.txt", "x\n");
+    const text = errorOf(await bash("touch ran-marker", { cwd }));
+    expect(text).toMatch(message);
+    expect(await ws.tree()).toEqual(["file.txt"]);
+    expect(existsSync(path.join(path.dirname(ws.root), "ran-marker"))).toBe(false);
+  });
+
+  it("refuses a cwd that is a symlink leading out of the root", async () => {
+    const { symlink } = await import("node:fs/promises");
+    await symlink(path.dirname(ws.root), ws.abs("escape"));
+    expect(errorOf(await bash("touch ran-marker", { cwd: "escape" }))).toMatch(/outside|not allowed|denied/i);
+    expect(existsSync(path.join(path.dirname(ws.root), "ran-marker"))).toBe(false);
+  });
+});
+
+describe("bash: arguments", () => {
+  it.each([
+    [{ command: "" }, /command/],
+    [{ command: "   \n " }, /command is empty/],
+    [{ command: "echo a\0b" }, /NUL/],
+    [{ command: "ls", timeout_ms: 0 }, /timeout_ms/],
+    [{ command: "ls", timeout_ms: 600_001 }, /timeout_ms/],
+    [{ command: "ls", timeout_ms: 1.5 }, /timeout_ms/],
+    [{ command: "ls", shell: "zsh" }, /shell/],
+  ])("rejects %j with a message naming the problem", async (args, message) => {
+    expect(errorOf(await ws.session.call("bash", args))).toMatch(message);
+  });
+});
+
+describe("bash: stopping", () => {
+  it("kills the whole process group on timeout and says it timed out", async () => {
+    const started = Date.now();
+    const text = errorOf(
+      await bash("(trap '' HUP; exec sleep 100) & echo $! > bg.pid; echo $$ > sh.pid; sleep 100", {
+        timeout_ms: 700,
+      }),
+    );
+    expect(text).toContain("timed out after 700 ms");
+    expect(Date.now() - started).toBeLessThan(3000);
+    const pids = await pidsFrom("bg.pid", "sh.pid");
+    expect(await survivors(pids, 3000)).toBe(0);
+  });
+
+  it("SIGKILLs a process group that ignores SIGTERM", async () => {
+    const text = errorOf(
+      await bash("trap '' TERM; sleep 100 & echo $! > bg.pid; echo $$ > sh.pid; sleep 100", {
+        timeout_ms: 500,
+      }),
+    );
+    expect(text).toContain("timed out");
+    const pids = await pidsFrom("bg.pid", "sh.pid");
+    expect(await survivors(pids, 5000)).toBe(0);
+  });
+
+  it("stops promptly when the call is aborted mid-command, leaving nothing running", async () => {
+    const controller = new AbortController();
+    const call = bash(
+      "(trap '' HUP; exec sleep 100) & echo $! > bg.pid; echo $$ > sh.pid; sleep 100",
+      {},
+      controller.signal,
+    );
+    await waitForFile("bg.pid");
+    await waitForFile("sh.pid");
+    const abortedAt = Date.now();
+    controller.abort(new Error("the user pressed stop"));
+    expect(errorOf(await call)).toContain("aborted");
+    expect(Date.now() - abortedAt).toBeLessThan(500);
+    expect(await survivors(await pidsFrom("bg.pid", "sh.pid"), 3000)).toBe(0);
+  });
+
+  it("stops background jobs left behind when the command ends, even ones ignoring SIGHUP", async () => {
+    const data = outputOf<BashData>(
+      await bash(
+        "(trap '' HUP; exec sleep 100) & echo $! > bg.pid; sleep 100 & echo $! > bg2.pid; echo started",
+      ),
+    );
+    expect(data).toEqual({ output: "started\n", exit_code: 0 });
+    expect(await survivors(await pidsFrom("bg.pid", "bg2.pid"), 3000)).toBe(0);
+  });
+});
+
+describe("bash: large and fast output", () => {
+  it("returns a 200 KB head and streams all of a 1 MB output to a sidecar file", async () => {
+    const envelope = await bash("head -c 1000000 /dev/zero | tr '\\0' a");
+    const data = outputOf<BashData>(envelope);
+    const sidecar = await readFile(sidecarOf(envelope));
+    expect(sidecar.length).toBe(1_000_000);
+    expect(sidecar.every((b) => b === 0x61)).toBe(true);
+    expect(data.exit_code).toBe(0);
+    expect(Buffer.byteLength(data.output)).toBe(OUTPUT_LIMITS.bashBytes);
+    expect(/^a+$/.test(data.output)).toBe(true);
+  });
+
+  it("cuts the head of line output after a whole line, and the sidecar holds every line", async () => {
+    const envelope = await bash("seq 1 300000");
+    const data = outputOf<BashData>(envelope);
+    const expected = Array.from({ length: 300_000 }, (_, i) => `${i + 1}\n`).join("");
+    expect(await readFile(sidecarOf(envelope), "utf8")).toBe(expected);
+    expect(Buffer.byteLength(data.output)).toBeLessThanOrEqual(OUTPUT_LIMITS.bashBytes);
+    expect(Buffer.byteLength(data.output)).toBeGreaterThan(OUTPUT_LIMITS.bashBytes - 10);
+    expect(data.output.endsWith("\n")).toBe(true);
+    expect(expected.startsWith(data.output)).toBe(true);
+  });
+
+  it("never splits a character when the head has no newline to end on", async () => {
+    const envelope = await bash(
+      "for i in $(seq 1 1500); do printf 'éééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééé'; done",
+    );
+    const data = outputOf<BashData>(envelope);
+    expect(data.output).toMatch(/^é+$/);
+    expect(Buffer.byteLength(data.output)).toBe(OUTPUT_LIMITS.bashBytes);
+    expect((await stat(sidecarOf(envelope))).size).toBe(1500 * 100 * 2);
+  });
+
+  it("loses no output when a program exits right after writing (50 runs each)", async () => {
+    for (let run = 0; run < 50; run++) {
+      expect(outputOf<BashData>(await bash("printf x; exit 3"))).toEqual({ output: "x", exit_code: 3 });
+    }
+    for (let run = 0; run < 50; run++) {
+      const data = outputOf<BashData>(await bash("head -c 150000 /dev/zero | tr '\\0' b; exit 5"));
+      expect(data.exit_code).toBe(5);
+      expect(data.output.length).toBe(150_000);
+    }
+    for (let run = 0; run < 50; run++) {
+      const envelope = await bash("head -c 1048576 /dev/zero | tr '\\0' c");
+      expect((await stat(sidecarOf(envelope))).size).toBe(1_048_576);
+    }
+  }, 60_000);
+});

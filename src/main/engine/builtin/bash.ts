@@ -1,0 +1,140 @@
+import { z } from "zod";
+import { ToolCallError } from "../errors/tool-call-error.ts";
+import type { ToolRuntime } from "../tools/contract.ts";
+import type { ShellRunRequirement } from "../tools/requirement-set.ts";
+import { OUTPUT_LIMITS, selfTruncated, type SelfTruncated } from "../tools/truncation.ts";
+import { CappedOutput } from "./capped-output.ts";
+import { defineBuiltin } from "./define-builtin.ts";
+import { runInPty, type PtyProcess } from "./pty-runner.ts";
+import { planBashCommand } from "./bash-plan.ts";
+
+const DEFAULT_TIMEOUT_MS = 120_000;
+const MAX_TIMEOUT_MS = 600_000;
+
+const DESCRIPTION = `Run one shell command (bash) in the workspace and return its output and exit code.
+
+Use it for what the file tools cannot do: running tests and builds, git, package managers, or small pipelines (grep ... | sort | uniq -c). To read, search or change files prefer read, grep, glob, edit and write.
+
+Each call is one command line, run on its own in a fresh non-interactive bash: nothing carries over between calls (no cd, no variables, no aliases). It runs in the workspace root; pass cwd (a folder relative to the root) to run it somewhere below. Lists and pipelines (&&, ||, ;, |) are fine, and every command in it must be one the session allows.
+
+Output is stdout and stderr combined, in the order the command printed them, as a terminal shows them (colours are turned off where programs honour NO_COLOR). Up to 200 KB is returned; past that you get the first 200 KB, cut on a whole line, and metadata.output_path names a file holding the whole output, which you can page through with read (offset and limit).
+
+Returns {output, exit_code}. A non-zero exit_code is not a failed call: look at the output. A command killed by a signal reports 128 + the signal number.
+
+The command stops after 120 seconds (timeout_ms sets another limit, up to 600000); it is then killed together with everything it started, and the call fails saying it timed out. Background jobs (cmd &) are stopped when the command ends, so do not start servers or watchers here.
+
+Nothing can be typed into the command: stdin is empty, so interactive programs, prompts, pagers and editors (vim, less, ssh or sudo password prompts, git rebase -i) cannot work; use their non-interactive flags instead (git --no-pager, -y, --yes).`;
+
+const schema = z.strictObject({
+  command: z
+    .string()
+    .min(1)
+    .describe("The command line to run with bash, e.g. `npm test -- --run` or `git status --short`."),
+  timeout_ms: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_TIMEOUT_MS)
+    .optional()
+    .describe(
+      `Stop the command after this many milliseconds (default ${DEFAULT_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS}).`,
+    ),
+  cwd: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("The folder to run the command in, relative to the workspace root (default: the root)."),
+});
+
+export interface BashData {
+  output: string;
+  exit_code: number;
+}
+
+/** Developer commands the tool declares, each with any arguments; the shell sub-policy checks every simple command against them. */
+const COMMANDS = [
+  "ls", "cat", "head", "tail", "wc", "grep", "rg", "find", "sed", "awk", "sort", "uniq", "cut", "tr", "diff",
+  "echo", "printf", "pwd", "true", "false", "test", "[", "env", "which", "date", "sleep", "mkdir", "touch", "cp",
+  "mv", "rm", "ln", "chmod", "git", "node", "npm", "npx", "python3", "make", "tar", "gzip", "gunzip", "xargs",
+  "tee", "basename", "dirname", "realpath", "seq", "yes", "jq", "sh", "bash",
+]; // prettier-ignore
+
+const SHELL_REQUIREMENTS: ShellRunRequirement[] = COMMANDS.map((cmd) => ({ cmd }));
+
+/** The approval identity of a command: the command itself, runs of whitespace collapsed. */
+export function bashApprovalKey(command: string): string {
+  return command.trim().replace(/\s+/g, " ");
+}
+
+async function resolveCwd(cwd: string | undefined, runtime: ToolRuntime): Promise<string> {
+  if (cwd === undefined) return runtime.root;
+  const folder = await runtime.fs.resolve(cwd, "read");
+  const stats = await runtime.fs.stat(folder);
+  if (!stats) {
+    throw new ToolCallError(
+      `The folder ${folder.display} (cwd) does not exist. Give an existing folder relative to the workspace root, or leave cwd out to run in the root.`,
+      "not_found",
+    );
+  }
+  if (!stats.isDirectory()) {
+    throw new ToolCallError(
+      `${folder.display} (cwd) is a file, not a folder. Give the folder to run the command in, or leave cwd out to run in the workspace root.`,
+      "not_a_folder",
+    );
+  }
+  return folder.absolute;
+}
+
+function checkCommand(command: string): void {
+  if (command.trim() === "") {
+    throw new ToolCallError("The command is empty. Give the command line to run, e.g. `ls -la`.");
+  }
+  if (command.includes("\0")) {
+    throw new ToolCallError(
+      "The command contains a NUL character, which no shell command can hold. Remove it.",
+    );
+  }
+}
+
+export const bashTool = defineBuiltin({
+  id: "bash",
+  description: DESCRIPTION,
+  schema,
+  requires: { fs: { read: ["{workspace}/**"], write: ["{workspace}/**"] }, shell: SHELL_REQUIREMENTS },
+  readOnly: false,
+  gated: true,
+  kind: "execute",
+  timeoutMs: DEFAULT_TIMEOUT_MS,
+  callTimeoutMs: (args) => args.timeout_ms ?? DEFAULT_TIMEOUT_MS,
+  deriveApprovalKey: (args) => bashApprovalKey(args.command),
+  plan: (args) => planBashCommand(args.command, args.cwd),
+  async execute(args, runtime): Promise<BashData | SelfTruncated<BashData>> {
+    checkCommand(args.command);
+    const cwd = await resolveCwd(args.cwd, runtime);
+    runtime.signal.throwIfAborted();
+    let proc: PtyProcess | undefined;
+    const output = new CappedOutput({
+      maxBytes: OUTPUT_LIMITS.bashBytes,
+      openSidecar: () => runtime.session.newSidecarPath("bash"),
+      pause: () => proc?.pause(),
+      resume: () => proc?.resume(),
+    });
+    let exitCode: number;
+    try {
+      proc = runInPty({
+        command: args.command,
+        cwd,
+        signal: runtime.signal,
+        onData: (chunk) => output.write(chunk),
+      });
+      ({ exitCode } = await proc.exited);
+      runtime.signal.throwIfAborted();
+    } catch (err) {
+      output.discard();
+      throw err;
+    }
+    const captured = await output.finish();
+    const data: BashData = { output: captured.text, exit_code: exitCode };
+    return captured.sidecarPath === undefined ? data : selfTruncated(data, captured.sidecarPath);
+  },
+});
