@@ -24,8 +24,15 @@ export default tseslint.config(
       "no-restricted-imports": [
         "error",
         {
-          paths: [{ name: "electron", message: "The engine runs in plain Node: never import electron here." }],
-          patterns: [{ group: ["**/shared/**", "**/renderer/**", "**/preload/**"], message: "The engine depends on nothing above it." }],
+          paths: [
+            { name: "electron", message: "The engine runs in plain Node: never import electron here." },
+          ],
+          patterns: [
+            {
+              group: ["**/shared/**", "**/renderer/**", "**/preload/**"],
+              message: "The engine depends on nothing above it.",
+            },
+          ],
         },
       ],
     },

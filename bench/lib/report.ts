@@ -3,11 +3,17 @@
 export function median(samples: readonly number[]): number {
   const sorted = [...samples].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
-  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+  return sorted.length % 2
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
 /** Time an async function `runs` times (after `warmup` runs); returns the samples in ms. */
-export async function sample(fn: () => Promise<unknown> | unknown, runs: number, warmup = 1): Promise<number[]> {
+export async function sample(
+  fn: () => Promise<unknown> | unknown,
+  runs: number,
+  warmup = 1,
+): Promise<number[]> {
   for (let i = 0; i < warmup; i++) await fn();
   const out: number[] = [];
   for (let i = 0; i < runs; i++) {
@@ -41,7 +47,9 @@ export function compare(opts: {
 }): void {
   const unit = (u: string | undefined, v: number) => (u ? `${v.toFixed(v < 10 ? 2 : 0)} ${u}` : fmtMs(v));
   const ratio = opts.theirs.value === 0 ? Infinity : opts.ours.value / opts.theirs.value;
-  const goal = opts.goal ? `  goal: ${opts.goal} ${opts.met === undefined ? "" : opts.met ? "(met)" : "(NOT met)"}` : "";
+  const goal = opts.goal
+    ? `  goal: ${opts.goal} ${opts.met === undefined ? "" : opts.met ? "(met)" : "(NOT met)"}`
+    : "";
   console.log(
     `${opts.what}: ${opts.ours.label} ${unit(opts.ours.unit, opts.ours.value)} | ${opts.theirs.label} ${unit(opts.theirs.unit, opts.theirs.value)} | ratio ${ratio.toFixed(2)}×${goal}`,
   );

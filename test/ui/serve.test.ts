@@ -1,64 +1,27 @@
 // The UI as a person uses it: `lathe serve` on a folder, the page in Debian's Chromium, pick
 // glob, run it, see the files. Needs `npm run build` first (npm test runs it).
-import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { ChildProcess } from "node:child_process";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  CHROMIUM,
+  REPO,
+  haveChromium,
+  launchChromium,
+  missingPrerequisite,
+  startLatheServe,
+  stopLatheServe,
+} from "./serve-fixture.ts";
 
-const REPO = path.resolve(import.meta.dirname, "../..");
-const CHROMIUM = "/usr/bin/chromium";
-const RENDERER_INDEX = path.join(REPO, "out/renderer/index.html");
 const SCREENSHOT = path.join(REPO, "test-results/ui-glob.png");
 const BUILTINS = ["edit", "glob", "grep", "read", "write"];
 
-const haveChromium = existsSync(CHROMIUM);
 if (!haveChromium && !process.env["CI"]) {
   console.warn(`UI test skipped: ${CHROMIUM} is missing. Install it with \`apt-get install -y chromium\`.`);
-}
-
-/** Start `lathe serve` on a folder and resolve with the URL it prints. */
-function startLatheServe(root: string, latheHome: string): Promise<{ child: ChildProcess; url: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [path.join(REPO, "bin/lathe.mjs"), "serve", "--root", root, "--port", "0"],
-      {
-        cwd: REPO,
-        env: { ...process.env, LATHE_HOME: latheHome },
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
-    let stdout = "";
-    let stderr = "";
-    const timer = setTimeout(
-      () => reject(new Error(`lathe serve printed no URL within 15 s.\n${stdout}${stderr}`)),
-      15_000,
-    );
-    child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-    child.stdout?.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString("utf8");
-      const match = /^lathe serve: (http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+)$/m.exec(stdout);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve({ child, url: match[1] });
-      }
-    });
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`lathe serve exited with ${code} before printing its URL.\n${stdout}${stderr}`));
-    });
-  });
-}
-
-function stop(child: ChildProcess | undefined): Promise<void> {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once("exit", () => resolve());
-    child.kill("SIGTERM");
-  });
 }
 
 describe.skipIf(!haveChromium && !process.env["CI"])("the UI through lathe serve in Chromium", () => {
@@ -70,11 +33,8 @@ describe.skipIf(!haveChromium && !process.env["CI"])("the UI through lathe serve
   const problems: string[] = [];
 
   beforeAll(async () => {
-    if (!haveChromium)
-      throw new Error(`${CHROMIUM} is missing; CI must install it (apt-get install -y chromium).`);
-    if (!existsSync(RENDERER_INDEX)) {
-      throw new Error(`${RENDERER_INDEX} is missing: run \`npm run build\` before the UI test.`);
-    }
+    const missing = missingPrerequisite();
+    if (missing) throw new Error(missing);
     base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-ui-")));
     const root = path.join(base, "project");
     await mkdir(path.join(root, "src", "lib"), { recursive: true });
@@ -86,17 +46,7 @@ describe.skipIf(!haveChromium && !process.env["CI"])("the UI through lathe serve
     await writeFile(path.join(root, "build", "ignored.ts"), "// ignored by .gitignore\n");
 
     ({ child, url } = await startLatheServe(root, path.join(base, "lathe-home")));
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-      ],
-    });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
     page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
     page.on("console", (message) => {
@@ -106,7 +56,7 @@ describe.skipIf(!haveChromium && !process.env["CI"])("the UI through lathe serve
 
   afterAll(async () => {
     await browser?.close();
-    await stop(child);
+    await stopLatheServe(child);
     if (base) await rm(base, { recursive: true, force: true });
   });
 

@@ -20,6 +20,7 @@ import { Session } from "./session/session.ts";
 import { SessionState } from "./session/session-state.ts";
 import { projectApprovals, sessionApprovals } from "./store/approval-store.ts";
 import { AuditLog } from "./store/audit-log.ts";
+import { ConversationStore } from "./store/conversation-store.ts";
 import { openDatabase, type Db } from "./store/database.ts";
 import { SessionStore } from "./store/session-store.ts";
 import type { AnyTool, ToolInfo } from "./tools/contract.ts";
@@ -67,6 +68,7 @@ export class Engine {
   private db: Db | undefined;
   private sessionStore: SessionStore | undefined;
   private auditLog: AuditLog | undefined;
+  private conversationStore: ConversationStore | undefined;
   private readonly open = new Set<Session>();
 
   private constructor(root: string, latheHome: string, policy: PolicyConfig, agent: string) {
@@ -129,6 +131,12 @@ export class Engine {
     return this.auditLog;
   }
 
+  /** Conversations: sessions' messages, run events and child tasks (opened on first use). */
+  conversations(): ConversationStore {
+    this.conversationStore ??= new ConversationStore(this.database());
+    return this.conversationStore;
+  }
+
   private sessionDir(id: string): string {
     return path.join(this.latheHome, "sessions", id);
   }
@@ -167,7 +175,8 @@ export class Engine {
       state = new SessionState(id, this.sessionDir(id), store.reads(id), store.persistence(id));
       approvalStores.push(sessionApprovals(this.database(), id));
     }
-    if (this.policy.cacheApprovalsInProject) approvalStores.push(projectApprovals(this.database(), this.root));
+    if (this.policy.cacheApprovalsInProject)
+      approvalStores.push(projectApprovals(this.database(), this.root));
     const mode = options.mode ?? this.policy.mode ?? "ask";
     const session = new Session({
       registry: this.registry,
@@ -217,7 +226,9 @@ export class Engine {
     const store = this.store();
     const existing = store.get(id);
     if (!existing || existing.closedAt !== null) {
-      throw new SessionError(`There is no open session "${id}". List sessions in ${this.latheHome}/sessions.`);
+      throw new SessionError(
+        `There is no open session "${id}". List sessions in ${this.latheHome}/sessions.`,
+      );
     }
     store.close(id);
     await rm(this.sessionDir(id), { recursive: true, force: true });
@@ -234,5 +245,6 @@ export class Engine {
     this.db = undefined;
     this.sessionStore = undefined;
     this.auditLog = undefined;
+    this.conversationStore = undefined;
   }
 }

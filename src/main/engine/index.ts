@@ -7,3 +7,6 @@ export type { ToolInfo, ToolOrigin, ToolKind, Layer } from "./tools/contract.ts"
 export type { RequirementSet } from "./tools/requirement-set.ts";
 export { LatheError } from "./errors/lathe-error.ts";
 export { resolveLatheHome } from "./config/lathe-home.ts";
+export { TrustStore } from "./policy/trust-store.ts";
+export type { ApprovalAnswer, ApprovalRequest, Approver } from "./policy/approval-request.ts";
+export type { ToolInvocationFinished, ToolInvocationStarted } from "./engine-events.ts";

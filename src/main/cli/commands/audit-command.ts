@@ -13,7 +13,8 @@ interface AuditOptions {
 
 function parseLimit(value: string): number {
   const n = Number(value);
-  if (!/^\d+$/.test(value) || n < 1 || n > 100_000) throw new InvalidArgumentError("Use a whole number from 1 to 100000.");
+  if (!/^\d+$/.test(value) || n < 1 || n > 100_000)
+    throw new InvalidArgumentError("Use a whole number from 1 to 100000.");
   return n;
 }
 
@@ -28,7 +29,9 @@ export function registerAuditCommand(program: Command): void {
     .option("--limit <n>", "the newest N invocations", parseLimit, 100)
     .action(async (options: AuditOptions) => {
       const rows = await withEngine(rootOf(options), async (engine) =>
-        engine.audit().query({ ...(options.session ? { sessionId: options.session } : {}), limit: options.limit }),
+        engine
+          .audit()
+          .query({ ...(options.session ? { sessionId: options.session } : {}), limit: options.limit }),
       );
       if (options.json) {
         const lines = rows.map((r) =>
@@ -36,7 +39,9 @@ export function registerAuditCommand(program: Command): void {
             call_id: r.callId,
             session_id: r.sessionId,
             tool: r.toolId,
-            origin: r.originLayer ? { layer: r.originLayer, kind: r.originKind, name: r.originName ?? undefined } : null,
+            origin: r.originLayer
+              ? { layer: r.originLayer, kind: r.originKind, name: r.originName ?? undefined }
+              : null,
             descriptor_hash: r.descriptorHash,
             args: JSON.parse(r.argsJson) as unknown,
             decisions: JSON.parse(r.decisionsJson) as unknown,
@@ -54,7 +59,11 @@ export function registerAuditCommand(program: Command): void {
         return;
       }
       const out = rows.map((r) => {
-        const decisions = JSON.parse(r.decisionsJson) as Array<{ stage: string; outcome: string; reason: string }>;
+        const decisions = JSON.parse(r.decisionsJson) as Array<{
+          stage: string;
+          outcome: string;
+          reason: string;
+        }>;
         const refusal = decisions.find((d) => d.outcome === "deny");
         const when = new Date(r.startedAt).toISOString().replace("T", " ").slice(0, 19);
         const head = `${when}  ${r.sessionId}  ${r.toolId.padEnd(10)} ${r.outcome.padEnd(6)} ${String(r.durationMs).padStart(5)} ms  ${r.argsJson.slice(0, 80)}`;

@@ -36,8 +36,10 @@ export function registerTrustCommand(program: Command): void {
       const lines = [`Trusting ${root}. From now on these take effect:`];
       const grants = settings.permissions.filter((r) => r.action !== "deny");
       for (const r of grants) lines.push(`  rule      ${r.action} ${r.permission} "${r.pattern}"`);
-      for (const h of settings.hooks) lines.push(`  hook      ${h.command}${h.tools ? ` (for ${h.tools.join(", ")})` : ""}`);
-      for (const c of settings.shell) lines.push(`  command   bash may run ${c.cmd}${c.args ? ` ${JSON.stringify(c.args)}` : ""}`);
+      for (const h of settings.hooks)
+        lines.push(`  hook      ${h.command}${h.tools ? ` (for ${h.tools.join(", ")})` : ""}`);
+      for (const c of settings.shell)
+        lines.push(`  command   bash may run ${c.cmd}${c.args ? ` ${JSON.stringify(c.args)}` : ""}`);
       for (const [name, server] of Object.entries(settings.mcpServers)) {
         const line = "command" in server ? [server.command, ...server.args].join(" ") : server.url;
         lines.push(`  mcp       ${name}: ${line}`);

@@ -9,7 +9,11 @@ const ENVELOPE_HEAD_CHARS = 2_000;
  * Turns every invocation into events for hosts and one audit row: who called what, from which
  * layer, with which (redacted) arguments, what each stage decided and why, and how it ended.
  */
-export function callRecorder(sessionId: string, events: EngineEvents, audit: () => AuditLog | undefined): CallObserver {
+export function callRecorder(
+  sessionId: string,
+  events: EngineEvents,
+  audit: () => AuditLog | undefined,
+): CallObserver {
   const started = new Map<string, ToolInvocationStarted>();
   return {
     started(call: CallRecord) {
@@ -44,7 +48,9 @@ export function callRecorder(sessionId: string, events: EngineEvents, audit: () 
         argsJson: JSON.stringify(args) ?? "null",
         decisionsJson: redactText(JSON.stringify(decisions)),
         outcome: envelope.type,
-        envelopeHead: redactText(head.length > ENVELOPE_HEAD_CHARS ? `${head.slice(0, ENVELOPE_HEAD_CHARS)}…` : head),
+        envelopeHead: redactText(
+          head.length > ENVELOPE_HEAD_CHARS ? `${head.slice(0, ENVELOPE_HEAD_CHARS)}…` : head,
+        ),
         durationMs: envelope.metadata.duration_ms,
         startedAt: call.startedAt,
       });

@@ -3,9 +3,17 @@ import { redactSecrets, redactText } from "./redact.ts";
 
 describe("redactSecrets", () => {
   it.each([
-    ["a bearer header", 'curl -H "Authorization: Bearer abcdefghijklmnop123" https://x', "abcdefghijklmnop123"],
+    [
+      "a bearer header",
+      'curl -H "Authorization: Bearer abcdefghijklmnop123" https://x',
+      "abcdefghijklmnop123",
+    ],
     ["an OpenAI-style key", "OPENAI=sk-proj-abcdefghijklmnopqrstu", "sk-proj-abcdefghijklmnopqrstu"],
-    ["a GitHub token", "git clone https://ghp_abcdefghijklmnopqrstuvwxyz0123@github.com/x", "ghp_abcdefghijklmnopqrstuvwxyz0123"],
+    [
+      "a GitHub token",
+      "git clone https://ghp_abcdefghijklmnopqrstuvwxyz0123@github.com/x",
+      "ghp_abcdefghijklmnopqrstuvwxyz0123",
+    ],
     ["an AWS key id", "aws AKIAABCDEFGHIJKLMNOP", "AKIAABCDEFGHIJKLMNOP"],
     ["an env assignment", "API_TOKEN=hunter2hunter2 npm publish", "hunter2hunter2"],
     ["a password in a URL", "psql postgres://me:s3cretpw@db/x", "s3cretpw"],
@@ -18,8 +26,16 @@ describe("redactSecrets", () => {
   });
 
   it("blanks values under secret-looking keys at any depth and leaves the rest", () => {
-    const out = redactSecrets({ path: "a.txt", headers: { Authorization: "xyz", accept: "json" }, apiKey: 42 });
-    expect(out).toEqual({ path: "a.txt", headers: { Authorization: "[REDACTED]", accept: "json" }, apiKey: "[REDACTED]" });
+    const out = redactSecrets({
+      path: "a.txt",
+      headers: { Authorization: "xyz", accept: "json" },
+      apiKey: 42,
+    });
+    expect(out).toEqual({
+      path: "a.txt",
+      headers: { Authorization: "[REDACTED]", accept: "json" },
+      apiKey: "[REDACTED]",
+    });
   });
 
   it("leaves ordinary commands alone", () => {

@@ -1,9 +1,13 @@
 /** Keys whose values are secrets wherever they appear in arguments. */
-const SECRET_KEY = /(pass(word|phrase)?|secret|token|api[_-]?key|auth(orization)?|cookie|credential|private[_-]?key|session[_-]?key)/i;
+const SECRET_KEY =
+  /(pass(word|phrase)?|secret|token|api[_-]?key|auth(orization)?|cookie|credential|private[_-]?key|session[_-]?key)/i;
 
 /** Secret-looking substrings in free text (commands, URLs, headers). */
 const SECRET_TEXT: Array<[RegExp, string]> = [
-  [/-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g, "[REDACTED PRIVATE KEY]"],
+  [
+    /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g,
+    "[REDACTED PRIVATE KEY]",
+  ],
   [/\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{8,}/gi, "$1 [REDACTED]"],
   [/\b(sk|pk|rk)-[A-Za-z0-9_-]{16,}/g, "[REDACTED]"],
   [/\bgh[pousr]_[A-Za-z0-9]{20,}/g, "[REDACTED]"],
@@ -11,8 +15,14 @@ const SECRET_TEXT: Array<[RegExp, string]> = [
   [/\bAKIA[0-9A-Z]{16}\b/g, "[REDACTED]"],
   [/\bAIza[0-9A-Za-z_-]{30,}/g, "[REDACTED]"],
   [/(\/\/[^/\s:@]+:)[^@\s/]+@/g, "$1[REDACTED]@"],
-  [/\b([A-Z0-9_]*(?:SECRET|TOKEN|PASSWORD|API_KEY|APIKEY|ACCESS_KEY)[A-Z0-9_]*)=("[^"]*"|'[^']*'|\S+)/g, "$1=[REDACTED]"],
-  [/([?&](?:access_token|token|key|api_key|apikey|password|secret|sig|signature)=)[^&\s"']+/gi, "$1[REDACTED]"],
+  [
+    /\b([A-Z0-9_]*(?:SECRET|TOKEN|PASSWORD|API_KEY|APIKEY|ACCESS_KEY)[A-Z0-9_]*)=("[^"]*"|'[^']*'|\S+)/g,
+    "$1=[REDACTED]",
+  ],
+  [
+    /([?&](?:access_token|token|key|api_key|apikey|password|secret|sig|signature)=)[^&\s"']+/gi,
+    "$1[REDACTED]",
+  ],
 ];
 
 export function redactText(text: string): string {
@@ -29,7 +39,10 @@ export function redactSecrets(value: unknown, depth = 0): unknown {
   if (value && typeof value === "object") {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-      out[k] = SECRET_KEY.test(k) && (typeof v === "string" || typeof v === "number") ? "[REDACTED]" : redactSecrets(v, depth + 1);
+      out[k] =
+        SECRET_KEY.test(k) && (typeof v === "string" || typeof v === "number")
+          ? "[REDACTED]"
+          : redactSecrets(v, depth + 1);
     }
     return out;
   }

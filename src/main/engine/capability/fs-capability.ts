@@ -50,7 +50,9 @@ export class FsCapability {
       throw new ToolCallError("The path is empty. Give a path relative to the workspace root.");
     }
     if (input.includes("\0")) {
-      throw new ToolCallError("The path contains a NUL byte. Give a plain path relative to the workspace root.");
+      throw new ToolCallError(
+        "The path contains a NUL byte. Give a plain path relative to the workspace root.",
+      );
     }
     if (input === "~" || input.startsWith("~/")) {
       throw new ToolCallError(
@@ -106,7 +108,11 @@ export class FsCapability {
   /** POSIX path relative to the root for paths inside it, the absolute path otherwise. */
   display(canonical: string): string {
     if (canonical === this.root) return ".";
-    if (isWithin(this.root, canonical)) return canonical.slice(this.root.length + 1).split(path.sep).join("/");
+    if (isWithin(this.root, canonical))
+      return canonical
+        .slice(this.root.length + 1)
+        .split(path.sep)
+        .join("/");
     return canonical;
   }
 
@@ -128,7 +134,8 @@ export class FsCapability {
     if (stats.isDirectory()) {
       throw new ToolCallError(`${target.display} is a directory, not a file. List it with glob instead.`);
     }
-    if (!stats.isFile()) throw new ToolCallError(`${target.display} is not a regular file; it cannot be read.`);
+    if (!stats.isFile())
+      throw new ToolCallError(`${target.display} is not a regular file; it cannot be read.`);
     return { bytes: await readFile(target.absolute), stats };
   }
 
@@ -143,13 +150,19 @@ export class FsCapability {
     await mkdir(dir, { recursive: true });
     const realDir = await canonicalize(dir);
     if (realDir !== dir) {
-      throw new CapabilityDeniedError(target.display, `The folder of ${target.display} changed while writing; nothing was written.`);
+      throw new CapabilityDeniedError(
+        target.display,
+        `The folder of ${target.display} changed while writing; nothing was written.`,
+      );
     }
     const existing = await this.stat(target);
     if (existing?.isDirectory()) {
       throw new ToolCallError(`${target.display} is a directory; give a file path.`);
     }
-    const temp = path.join(dir, `.${path.basename(target.absolute)}.lathe-${randomBytes(6).toString("hex")}.tmp`);
+    const temp = path.join(
+      dir,
+      `.${path.basename(target.absolute)}.lathe-${randomBytes(6).toString("hex")}.tmp`,
+    );
     const handle = await open(temp, "wx", existing ? existing.mode & 0o7777 : 0o666);
     try {
       await handle.writeFile(content);

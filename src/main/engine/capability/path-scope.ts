@@ -47,7 +47,8 @@ function compileOne(source: string, vars: PathVariables): CompiledPattern[] {
     // Split an absolute pattern into its literal directory prefix and its glob part.
     const parts = source.split("/");
     const literal: string[] = [];
-    while (parts.length > 0 && !picomatch.scan(parts[0] as string).isGlob) literal.push(parts.shift() as string);
+    while (parts.length > 0 && !picomatch.scan(parts[0] as string).isGlob)
+      literal.push(parts.shift() as string);
     bases = [literal.join("/") || "/"];
     rest = parts.join("/");
   } else {
@@ -98,7 +99,12 @@ export class PathScope {
   }
 }
 
-const PLACEHOLDER: PathVariables = { workspace: ["/w"], "ad-hoc": ["/a"], "user-data": ["/u"], session: ["/s"] };
+const PLACEHOLDER: PathVariables = {
+  workspace: ["/w"],
+  "ad-hoc": ["/a"],
+  "user-data": ["/u"],
+  session: ["/s"],
+};
 
 /** Compile-time check of a declaration's path patterns: unknown variables and ".." throw ManifestError. */
 export function assertPatternsCompile(sources: readonly string[] | undefined): void {

@@ -50,7 +50,9 @@ const ProviderEndpointSchema = z.strictObject({
   baseURL: z
     .url()
     .optional()
-    .describe('The endpoint\'s OpenAI-compatible base URL, ending in /v1 (e.g. "http://127.0.0.1:11434/v1").'),
+    .describe(
+      'The endpoint\'s OpenAI-compatible base URL, ending in /v1 (e.g. "http://127.0.0.1:11434/v1").',
+    ),
   apiKeyEnv: z
     .string()
     .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "use the name of an environment variable, e.g. MY_API_KEY")

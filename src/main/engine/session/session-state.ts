@@ -25,7 +25,12 @@ export class SessionState {
   private readonly reads: Map<string, FileStamp>;
   private readonly persistence: SessionPersistence | undefined;
 
-  constructor(id: string, dir: string, reads = new Map<string, FileStamp>(), persistence?: SessionPersistence) {
+  constructor(
+    id: string,
+    dir: string,
+    reads = new Map<string, FileStamp>(),
+    persistence?: SessionPersistence,
+  ) {
     this.id = id;
     this.dir = dir;
     this.reads = reads;
@@ -48,7 +53,10 @@ export class SessionState {
   /** A fresh sidecar file path for a tool's output (its folder created). */
   async newSidecarPath(toolId: string): Promise<string> {
     await mkdir(this.sidecarDir, { recursive: true });
-    return path.join(this.sidecarDir, `${toolId.replace(/[^A-Za-z0-9_-]/g, "_")}-${randomBytes(6).toString("hex")}.txt`);
+    return path.join(
+      this.sidecarDir,
+      `${toolId.replace(/[^A-Za-z0-9_-]/g, "_")}-${randomBytes(6).toString("hex")}.txt`,
+    );
   }
 
   /** Write the whole output of a truncated call; returns the sidecar's absolute path. */

@@ -5,17 +5,18 @@ import type { Db } from "./database.ts";
 export function sessionApprovals(db: Db, sessionId: string): ApprovalPersistence {
   return {
     load: () =>
-      (db.prepare("SELECT tool, approval_key AS key FROM approvals WHERE session_id = ?").all(sessionId) as Array<{
-        tool: string;
-        key: string;
-      }>).map((r) => [r.tool, r.key] as [string, string]),
+      (
+        db
+          .prepare("SELECT tool, approval_key AS key FROM approvals WHERE session_id = ?")
+          .all(sessionId) as Array<{
+          tool: string;
+          key: string;
+        }>
+      ).map((r) => [r.tool, r.key] as [string, string]),
     save: (tool, key) => {
-      db.prepare("INSERT OR IGNORE INTO approvals (session_id, tool, approval_key, created_at) VALUES (?, ?, ?, ?)").run(
-        sessionId,
-        tool,
-        key,
-        Date.now(),
-      );
+      db.prepare(
+        "INSERT OR IGNORE INTO approvals (session_id, tool, approval_key, created_at) VALUES (?, ?, ?, ?)",
+      ).run(sessionId, tool, key, Date.now());
     },
   };
 }
@@ -24,17 +25,18 @@ export function sessionApprovals(db: Db, sessionId: string): ApprovalPersistence
 export function projectApprovals(db: Db, root: string): ApprovalPersistence {
   return {
     load: () =>
-      (db.prepare("SELECT tool, approval_key AS key FROM project_approvals WHERE root = ?").all(root) as Array<{
-        tool: string;
-        key: string;
-      }>).map((r) => [r.tool, r.key] as [string, string]),
+      (
+        db
+          .prepare("SELECT tool, approval_key AS key FROM project_approvals WHERE root = ?")
+          .all(root) as Array<{
+          tool: string;
+          key: string;
+        }>
+      ).map((r) => [r.tool, r.key] as [string, string]),
     save: (tool, key) => {
-      db.prepare("INSERT OR IGNORE INTO project_approvals (root, tool, approval_key, created_at) VALUES (?, ?, ?, ?)").run(
-        root,
-        tool,
-        key,
-        Date.now(),
-      );
+      db.prepare(
+        "INSERT OR IGNORE INTO project_approvals (root, tool, approval_key, created_at) VALUES (?, ?, ?, ?)",
+      ).run(root, tool, key, Date.now());
     },
   };
 }

@@ -40,7 +40,11 @@ export class AuditLog {
   constructor(db: Db, batchSize = 512) {
     this.db = db;
     this.batchSize = batchSize;
-    this.insert = db.prepare(`INSERT INTO audit (${COLUMNS}) VALUES (${COLUMNS.split(",").map(() => "?").join(", ")})`);
+    this.insert = db.prepare(
+      `INSERT INTO audit (${COLUMNS}) VALUES (${COLUMNS.split(",")
+        .map(() => "?")
+        .join(", ")})`,
+    );
     this.writeBatch = db.transaction((rows: AuditRow[]) => {
       for (const r of rows) this.insertOne(r);
     });

@@ -49,4 +49,49 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (root, tool, approval_key)
   );
   `,
+  `
+  CREATE TABLE conversations (
+    session_id         TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+    agent              TEXT NOT NULL,
+    model              TEXT NOT NULL,
+    parent_session_id  TEXT,
+    created_at         INTEGER NOT NULL,
+    updated_at         INTEGER NOT NULL
+  );
+  CREATE TABLE messages (
+    id          INTEGER PRIMARY KEY,
+    session_id  TEXT NOT NULL REFERENCES conversations(session_id) ON DELETE CASCADE,
+    seq         INTEGER NOT NULL,
+    run_id      TEXT NOT NULL,
+    role        TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'tool')),
+    created_at  INTEGER NOT NULL,
+    UNIQUE (session_id, seq)
+  );
+  CREATE TABLE message_parts (
+    message_id    INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+    position      INTEGER NOT NULL,
+    type          TEXT NOT NULL CHECK (type IN ('text', 'reasoning', 'tool-call', 'tool-result')),
+    text          TEXT,
+    tool_call_id  TEXT,
+    tool_name     TEXT,
+    json          TEXT,
+    PRIMARY KEY (message_id, position)
+  );
+  CREATE TABLE run_events (
+    session_id  TEXT NOT NULL REFERENCES conversations(session_id) ON DELETE CASCADE,
+    seq         INTEGER NOT NULL,
+    run_id      TEXT NOT NULL,
+    type        TEXT NOT NULL,
+    json        TEXT NOT NULL,
+    PRIMARY KEY (session_id, seq)
+  );
+  CREATE TABLE child_tasks (
+    parent_session_id  TEXT NOT NULL REFERENCES conversations(session_id) ON DELETE CASCADE,
+    child_session_id   TEXT NOT NULL,
+    tool_call_id       TEXT,
+    description        TEXT NOT NULL,
+    created_at         INTEGER NOT NULL,
+    PRIMARY KEY (parent_session_id, child_session_id)
+  );
+  `,
 ];

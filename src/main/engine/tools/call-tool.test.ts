@@ -65,7 +65,8 @@ const lister = defineBuiltin({
 beforeEach(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "lathe-call-"));
   const registry = new ToolRegistry();
-  for (const t of [echo, sleepy, failing, lister]) registry.register(t, { layer: "builtin", kind: "builtin" });
+  for (const t of [echo, sleepy, failing, lister])
+    registry.register(t, { layer: "builtin", kind: "builtin" });
   const session = new SessionState("s-test", path.join(dir, "session"));
   internal = [];
   ctx = {
@@ -74,7 +75,11 @@ beforeEach(async () => {
     scheduler: new Scheduler(),
     root: dir,
     capabilityFor: () =>
-      new FsCapability({ root: dir, read: PathScope.compile([], { workspace: [dir], "ad-hoc": [], "user-data": [], session: [] }), write: PathScope.compile([], { workspace: [dir], "ad-hoc": [], "user-data": [], session: [] }) }),
+      new FsCapability({
+        root: dir,
+        read: PathScope.compile([], { workspace: [dir], "ad-hoc": [], "user-data": [], session: [] }),
+        write: PathScope.compile([], { workspace: [dir], "ad-hoc": [], "user-data": [], session: [] }),
+      }),
     onInternalError: (toolId, error) => internal.push({ toolId, error }),
   };
 });
@@ -91,7 +96,10 @@ describe("callTool", () => {
   });
 
   it("accepts JSON text and fills defaults", async () => {
-    expect(await callTool(ctx, "echo", '{"text":"x"}')).toMatchObject({ type: "output", data: { text: "x" } });
+    expect(await callTool(ctx, "echo", '{"text":"x"}')).toMatchObject({
+      type: "output",
+      data: { text: "x" },
+    });
   });
 
   const bad: Array<[string, string, unknown, RegExp]> = [
@@ -121,12 +129,18 @@ describe("callTool", () => {
     const controller = new AbortController();
     const pending = callTool(ctx, "sleepy", {}, { signal: controller.signal });
     setTimeout(() => controller.abort(new Error("user pressed stop")), 10);
-    expect(await pending).toMatchObject({ type: "error", error_text: "sleepy was aborted: user pressed stop." });
+    expect(await pending).toMatchObject({
+      type: "error",
+      error_text: "sleepy was aborted: user pressed stop.",
+    });
   });
 
   it("does not start a call whose signal is already aborted", async () => {
     const env = await callTool(ctx, "echo", { text: "x" }, { signal: AbortSignal.abort() });
-    expect(env).toMatchObject({ type: "error", error_text: expect.stringMatching(/aborted before it started/) });
+    expect(env).toMatchObject({
+      type: "error",
+      error_text: expect.stringMatching(/aborted before it started/),
+    });
   });
 
   it("passes a model-fixable error through verbatim", async () => {

@@ -34,9 +34,19 @@ export interface CallContext {
   readonly root: string;
   capabilityFor(tool: AnyTool): FsCapability;
   /** Capability check, rules, watchdog and approval; absent means every valid call runs. */
-  decide?(entry: RegisteredTool, args: unknown, fs: FsCapability, signal?: AbortSignal): Promise<PolicyResult>;
+  decide?(
+    entry: RegisteredTool,
+    args: unknown,
+    fs: FsCapability,
+    signal?: AbortSignal,
+  ): Promise<PolicyResult>;
   /** The same stages for an access a tool makes while running. */
-  authorize?(entry: RegisteredTool, access: PlannedAccess, fs: FsCapability, signal?: AbortSignal): Promise<ResolvedAccess>;
+  authorize?(
+    entry: RegisteredTool,
+    access: PlannedAccess,
+    fs: FsCapability,
+    signal?: AbortSignal,
+  ): Promise<ResolvedAccess>;
   observer?: CallObserver;
   /** Told about failures that are the runtime's fault rather than the model's. */
   onInternalError?(toolId: string, error: unknown): void;
@@ -74,7 +84,8 @@ function errorText(toolId: string, err: unknown, ctx: CallContext): string {
   if (ToolCallError.isInstance(err)) return err.message;
   ctx.onInternalError?.(toolId, err);
   const message = err instanceof Error ? err.message : String(err);
-  const code = LatheError.isInstance(err) || !(err instanceof Error) ? "" : ((err as NodeJS.ErrnoException).code ?? "");
+  const code =
+    LatheError.isInstance(err) || !(err instanceof Error) ? "" : ((err as NodeJS.ErrnoException).code ?? "");
   return `${toolId} failed: ${message}${code && !message.includes(code) ? ` (${code})` : ""}`;
 }
 
@@ -104,7 +115,8 @@ async function executeBounded(
       session: ctx.session,
       root: ctx.root,
       authorize: async (access) => {
-        if (!ctx.authorize) throw new ToolCallError(`${tool.id} may not make ${access.capability} calls here.`);
+        if (!ctx.authorize)
+          throw new ToolCallError(`${tool.id} may not make ${access.capability} calls here.`);
         return ctx.authorize(entry, access, fs, controller.signal);
       },
     };
@@ -112,8 +124,12 @@ async function executeBounded(
   } catch (err) {
     if (err instanceof CallStopped || controller.signal.aborted) {
       return timedOut
-        ? { error: `${tool.id} timed out after ${timeoutMs} ms and was stopped. Narrow the request and try again.` }
-        : { error: `${tool.id} was aborted${outer?.reason instanceof Error ? `: ${outer.reason.message}` : ""}.` };
+        ? {
+            error: `${tool.id} timed out after ${timeoutMs} ms and was stopped. Narrow the request and try again.`,
+          }
+        : {
+            error: `${tool.id} was aborted${outer?.reason instanceof Error ? `: ${outer.reason.message}` : ""}.`,
+          };
     }
     return { error: errorText(tool.id, err, ctx) };
   } finally {
@@ -160,7 +176,9 @@ async function run(
     if (!decision.allowed) return errorEnvelope(decision.errorText ?? `${tool.id} was not allowed.`, meta());
   }
 
-  const outcome = await ctx.scheduler.run(tool.readOnly, () => executeBounded(entry, parsed.args, ctx, fs, options.signal));
+  const outcome = await ctx.scheduler.run(tool.readOnly, () =>
+    executeBounded(entry, parsed.args, ctx, fs, options.signal),
+  );
   if (outcome.error !== undefined) return errorEnvelope(outcome.error, meta());
 
   const data = outcome.data;

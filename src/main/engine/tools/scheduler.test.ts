@@ -49,7 +49,11 @@ describe("Scheduler", () => {
   it("keeps writes in issue order even when an earlier one is slower", async () => {
     const s = new Scheduler();
     const r = recorder();
-    await Promise.all([s.run(false, r.task("w1", 30)), s.run(false, r.task("w2", 1)), s.run(false, r.task("w3", 1))]);
+    await Promise.all([
+      s.run(false, r.task("w1", 30)),
+      s.run(false, r.task("w2", 1)),
+      s.run(false, r.task("w3", 1)),
+    ]);
     expect(r.log).toEqual(["start w1", "end w1", "start w2", "end w2", "start w3", "end w3"]);
     expect(r.max()).toBe(1);
   });

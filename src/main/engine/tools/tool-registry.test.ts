@@ -50,7 +50,11 @@ describe("ToolRegistry", () => {
 
   it.each([
     ["a bad id", () => tool("has space"), /Tool id "has space" is invalid/],
-    ["an unknown path variable", () => tool("t", { fs: { read: ["{workspce}/**"] } }), /Unknown path variable \{workspce\}/],
+    [
+      "an unknown path variable",
+      () => tool("t", { fs: { read: ["{workspce}/**"] } }),
+      /Unknown path variable \{workspce\}/,
+    ],
   ])("refuses %s at registration", (_n, make, message) => {
     const r = new ToolRegistry();
     expect(() => r.register(make(), { layer: "builtin", kind: "builtin" })).toThrow(ManifestError);
@@ -60,13 +64,20 @@ describe("ToolRegistry", () => {
   it("refuses two tools of one name in one layer", () => {
     const r = new ToolRegistry();
     r.register(tool("t"), { layer: "global", kind: "plugin", name: "one" });
-    expect(() => r.register(tool("t"), { layer: "global", kind: "plugin", name: "two" })).toThrow(/declared twice/);
+    expect(() => r.register(tool("t"), { layer: "global", kind: "plugin", name: "two" })).toThrow(
+      /declared twice/,
+    );
   });
 
   it("refuses a schema ajv cannot compile", () => {
     const r = new ToolRegistry();
-    const broken = { ...tool("t"), parameters: { type: "object", properties: { a: { type: "no-such-type" } } } };
-    expect(() => r.register(broken, { layer: "global", kind: "plugin", name: "x" })).toThrow(/invalid parameters schema/);
+    const broken = {
+      ...tool("t"),
+      parameters: { type: "object", properties: { a: { type: "no-such-type" } } },
+    };
+    expect(() => r.register(broken, { layer: "global", kind: "plugin", name: "x" })).toThrow(
+      /invalid parameters schema/,
+    );
   });
 
   it("computes the effective capability set as the union of manifest and tools", () => {

@@ -45,15 +45,16 @@ const TOOL_ID = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
  * shadows an earlier one of the same name; the registry keeps what was shadowed for inspection.
  */
 export class ToolRegistry {
-  private readonly byLayer = new Map<Layer, Map<string, Entry>>(
-    LAYERS.map((l) => [l, new Map()]),
-  );
+  private readonly byLayer = new Map<Layer, Map<string, Entry>>(LAYERS.map((l) => [l, new Map()]));
   private bound: Map<string, RegisteredTool> | undefined;
   private readonly disabled = new Map<string, DisabledTool>();
 
   /** Record a tool (or a whole plugin/server) that could not load, with the reason and the fix. */
   reportDisabled(entry: DisabledTool): void {
-    this.disabled.set(`${entry.origin.layer}\u0000${entry.origin.kind}\u0000${entry.origin.name ?? ""}\u0000${entry.id}`, entry);
+    this.disabled.set(
+      `${entry.origin.layer}\u0000${entry.origin.kind}\u0000${entry.origin.name ?? ""}\u0000${entry.id}`,
+      entry,
+    );
   }
 
   /** Forget the disabled entries of one source (before it reloads). */
@@ -88,9 +89,12 @@ export class ToolRegistry {
     try {
       assertCompilable(tool.parameters);
     } catch (err) {
-      throw new ManifestError(`Tool "${tool.id}" has an invalid parameters schema: ${(err as Error).message}`, {
-        cause: err,
-      });
+      throw new ManifestError(
+        `Tool "${tool.id}" has an invalid parameters schema: ${(err as Error).message}`,
+        {
+          cause: err,
+        },
+      );
     }
     layer.set(tool.id, { tool, origin, descriptorHash: descriptorHash(tool) });
     this.bound = undefined;
@@ -124,7 +128,9 @@ export class ToolRegistry {
 
   /** Every bound tool, sorted by id. */
   all(): RegisteredTool[] {
-    return [...this.bind().values()].sort((a, b) => (a.tool.id < b.tool.id ? -1 : a.tool.id > b.tool.id ? 1 : 0));
+    return [...this.bind().values()].sort((a, b) =>
+      a.tool.id < b.tool.id ? -1 : a.tool.id > b.tool.id ? 1 : 0,
+    );
   }
 
   ids(): string[] {
@@ -133,7 +139,12 @@ export class ToolRegistry {
 
   /** The effective capability set: the manifest's requires plus every enabled tool's. */
   effectiveRequirements(manifestRequires: RequirementSet = {}): RequirementSet {
-    return unionRequirements([manifestRequires, ...this.all().filter((r) => r.tool.enabled).map((r) => r.tool.requires)]);
+    return unionRequirements([
+      manifestRequires,
+      ...this.all()
+        .filter((r) => r.tool.enabled)
+        .map((r) => r.tool.requires),
+    ]);
   }
 }
 

@@ -64,5 +64,7 @@ export function selfTruncated<Data>(data: Data, outputPath: string): SelfTruncat
 }
 
 export function isSelfTruncated(value: unknown): value is SelfTruncated<unknown> {
-  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[SELF_TRUNCATED] === true;
+  return (
+    typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[SELF_TRUNCATED] === true
+  );
 }

@@ -42,9 +42,9 @@ export function hasFlag(args: readonly ShellWord[], short: string, long: readonl
   return false;
 }
 
-/** The absolute path a literal argument names, seen from the working directory (`~` is home). */
+/** The absolute path an argument names, seen from the working directory (`~/…` is the home folder). */
 export function argPath(word: ShellWord, cwd: string, home: string): string | undefined {
-  if (!word.literal) return undefined;
+  if (!word.literal) return /^~(\/[^$`*?[{]*)?$/.test(word.text) ? `${home}${word.text.slice(1)}` : undefined;
   const value =
     word.text.includes("=") && !word.text.startsWith("/")
       ? word.text.slice(word.text.indexOf("=") + 1)

@@ -61,7 +61,7 @@ function sedEffects(args: readonly ShellWord[]): CommandEffects {
   for (const script of scripts) {
     // `e` runs a command, `w`/`W` write a file, `r`/`R` read one: none visible from outside.
     if (
-      /(^|[;\n{}]\s*|\d\s*|\/\s*)e(\s|$|;)|s(.).*?\2.*?\2[gpIi0-9]*[ew]/.test(script) ||
+      /(^|[;\n{}]\s*|\d\s*|\/\s*)e(\s|$|;)|s(.).*?\3.*?\3[gpIi0-9]*[ew]/.test(script) ||
       /(^|[;\n{}])\s*[wW]\s/.test(script)
     ) {
       unclear.push(`the sed script "${script}" runs a command or writes a file itself`);
