@@ -1,7 +1,10 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
 import type { JsonSchema } from "./contract.ts";
 
 const ajv = new Ajv2020({ allErrors: true, strict: false, useDefaults: true, coerceTypes: false });
+// Schemas from plugins and MCP servers use formats ("uri", "email", "date-time"): check them.
+addFormats.default(ajv);
 const cache = new WeakMap<JsonSchema, ValidateFunction>();
 
 function compile(schema: JsonSchema): ValidateFunction {
