@@ -1,11 +1,18 @@
 // The preload (sandboxed, context-isolated): exposes the shared API as `window.lathe`, each
-// method one `ipcRenderer.invoke` on its channel. Nothing else of Electron reaches the page.
+// method one `ipcRenderer.invoke` on its channel, and the host's pushes (one IPC channel,
+// validated against the contract) as typed subscriptions. Nothing else of Electron reaches the page.
 import { contextBridge, ipcRenderer } from "electron";
-import { createLatheApi, transportFailure, type Invoke } from "../shared/create-lathe-api.ts";
+import { createLatheApi, transportFailure, type Invoke, type Subscribe } from "../shared/create-lathe-api.ts";
+import { PUSH_CHANNEL } from "../shared/push-events.ts";
+import { PushListeners } from "../shared/push-listeners.ts";
 
 const invoke: Invoke = (channel, request) =>
   ipcRenderer
     .invoke(channel, request)
     .catch((error: unknown) => transportFailure(`IPC ${channel} failed`, error));
 
-contextBridge.exposeInMainWorld("lathe", createLatheApi(invoke));
+const listeners = new PushListeners();
+ipcRenderer.on(PUSH_CHANNEL, (_event, frame: unknown) => listeners.deliver(frame));
+const subscribe: Subscribe = (event, listener) => listeners.add(event, listener);
+
+contextBridge.exposeInMainWorld("lathe", createLatheApi(invoke, subscribe));

@@ -1,8 +1,9 @@
 // The same `LatheApi` as the preload, carried over `lathe serve`'s WebSocket instead of IPC —
 // used when the renderer runs in a plain browser. Browser-safe: no Node or Electron imports.
 import type { ApiResult, Channel, LatheApi } from "../shared/api-contract.ts";
-import { createLatheApi, transportFailure, type Invoke } from "../shared/create-lathe-api.ts";
-import { TOKEN_PARAM, WS_PATH, WsResponseSchema, type WsRequest } from "../shared/ws-protocol.ts";
+import { createLatheApi, transportFailure, type Invoke, type Subscribe } from "../shared/create-lathe-api.ts";
+import { PushListeners } from "../shared/push-listeners.ts";
+import { TOKEN_PARAM, WS_PATH, WsServerFrameSchema, type WsRequest } from "../shared/ws-protocol.ts";
 
 /** The part of the standard WebSocket this client uses (the browser's, or the `ws` package's). */
 export interface WebSocketLike {
@@ -16,6 +17,8 @@ export interface WebSocketLike {
 export interface WsApiOptions {
   /** Opens a socket; defaults to the global `WebSocket`. */
   connect?: (url: string) => WebSocketLike;
+  /** Told about pushes that break the contract (dropped); defaults to console.error. */
+  onPushProblem?: (message: string, error?: unknown) => void;
 }
 
 const OPEN = 1;
@@ -31,12 +34,14 @@ export function wsApiUrl(pageUrl: string, token: string): string {
 }
 
 /**
- * A `LatheApi` over one WebSocket, opened on the first call and reopened after it drops. Every
- * failure (cannot connect, connection lost, malformed answer) resolves as `{ok: false}`.
+ * A `LatheApi` over one WebSocket, opened on the first call or subscription and reopened after it
+ * drops. Every failure (cannot connect, connection lost, malformed answer) resolves as
+ * `{ok: false}`. Pushes (frames without an id) are validated and handed to the subscribers.
  */
 export function createWsApi(url: string, options: WsApiOptions = {}): LatheApi {
   const connect = options.connect ?? ((u: string) => new WebSocket(u) as WebSocketLike);
   const pending = new Map<number, (result: ApiResult<unknown>) => void>();
+  const listeners = new PushListeners(options.onPushProblem);
   let nextId = 0;
   let socket: Promise<WebSocketLike> | undefined;
 
@@ -55,10 +60,14 @@ export function createWsApi(url: string, options: WsApiOptions = {}): LatheApi {
       });
       ws.addEventListener("message", (event) => {
         const frame = typeof event.data === "string" ? safeJson(event.data) : undefined;
-        const parsed = WsResponseSchema.safeParse(frame);
+        const parsed = WsServerFrameSchema.safeParse(frame);
         if (!parsed.success) {
           failAll("lathe serve sent a malformed answer; reload the page.");
           ws.close(1002, "malformed answer");
+          return;
+        }
+        if ("event" in parsed.data) {
+          listeners.deliver(parsed.data);
           return;
         }
         const waiting = pending.get(parsed.data.id);
@@ -99,8 +108,19 @@ export function createWsApi(url: string, options: WsApiOptions = {}): LatheApi {
     }
   }
 
+  // Pushes only arrive on an open socket, so listening opens it (a failure shows on the next call).
+  const subscribe: Subscribe = (event, listener) => {
+    if (!socket) {
+      const opening = open();
+      socket = opening;
+      // The close handler already forgot this socket; the next call reports why it failed.
+      opening.catch(() => undefined);
+    }
+    return listeners.add(event, listener);
+  };
+
   // The server answers each channel with that channel's response type (see api-contract.ts).
-  return createLatheApi(send as Invoke);
+  return createLatheApi(send as Invoke, subscribe);
 }
 
 function safeJson(text: string): unknown {

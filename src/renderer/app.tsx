@@ -1,24 +1,48 @@
+import { ActivityList } from "./components/activity-list.tsx";
+import { ApprovalDialog } from "./components/approval-dialog.tsx";
 import { ResultView } from "./components/result-view.tsx";
 import { ToolList } from "./components/tool-list.tsx";
 import { ToolPanel } from "./components/tool-panel.tsx";
+import { TrustBanner } from "./components/trust-banner.tsx";
 import { useAppState } from "./state/store-context.tsx";
+
+function ProjectLabel() {
+  const project = useAppState((s) => s.project);
+  if (!project) return null;
+  return (
+    <p className="topbar-project">
+      <code title={project.root}>{project.root}</code>{" "}
+      <span className={project.trusted ? "badge badge-read" : "badge badge-write"}>
+        {project.trusted ? "trusted" : "not trusted"}
+      </span>
+    </p>
+  );
+}
 
 export function App() {
   const status = useAppState((s) => s.toolsStatus);
   const error = useAppState((s) => s.toolsError);
   const count = useAppState((s) => s.tools.length);
   const loadTools = useAppState((s) => s.loadTools);
+  const approvalError = useAppState((s) => s.approvalError);
 
   return (
     <div className="app">
       <header className="topbar">
         <h1>Lathe</h1>
+        <ProjectLabel />
         <p className="topbar-status" role="status">
           {status === "loading" && "Loading tools…"}
           {status === "ready" && `${count} tools`}
           {status === "failed" && "Not connected"}
         </p>
       </header>
+      <TrustBanner />
+      {approvalError ? (
+        <p role="alert" className="app-alert">
+          {approvalError}
+        </p>
+      ) : null}
       {status === "failed" ? (
         <main className="failure" role="alert">
           <h2>Lathe could not list its tools</h2>
@@ -33,9 +57,11 @@ export function App() {
           <main className="workspace">
             <ToolPanel />
             <ResultView />
+            <ActivityList />
           </main>
         </div>
       )}
+      <ApprovalDialog />
     </div>
   );
 }

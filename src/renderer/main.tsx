@@ -26,4 +26,6 @@ createRoot(container).render(
     </StoreProvider>
   </StrictMode>,
 );
+store.getState().connect();
 void store.getState().loadTools();
+void store.getState().loadProject();

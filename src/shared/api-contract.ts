@@ -2,6 +2,7 @@
 // `lathe serve` over a WebSocket). Every channel is declared here once, with the zod schemas of
 // its request and response; both sides are written against these names and shapes only.
 import { z } from "zod";
+import type { PushEvent, PushOf } from "./push-events.ts";
 
 export const ToolKindSchema = z.enum(["read", "edit", "search", "execute", "fetch", "think", "other"]);
 
@@ -47,6 +48,16 @@ export const EnvelopeSchema = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("error"), error_text: z.string(), metadata: EnvelopeMetadataSchema }),
 ]);
 
+/** How a person answers an approval prompt: this call, every call with this key this session, or no. */
+export const ApprovalAnswerSchema = z.enum(["once", "always", "reject"]);
+
+/** The folder the host works in, whether the user trusts it, and what it must tell them once. */
+export const ProjectStatusSchema = z.strictObject({
+  root: z.string(),
+  trusted: z.boolean(),
+  notices: z.array(z.string()),
+});
+
 /** Every channel: its name, and the schemas of what goes in and what comes back. */
 export const channels = {
   /** The registry, every layer, with each tool's origin. */
@@ -58,6 +69,21 @@ export const channels = {
   "tools.call": {
     request: z.strictObject({ toolId: z.string().min(1).max(256), args: z.unknown().optional() }),
     response: EnvelopeSchema,
+  },
+  /** Answer the approval prompt on screen; an unknown or already settled id is refused. */
+  "approval.respond": {
+    request: z.strictObject({ id: z.string().min(1).max(200), answer: ApprovalAnswerSchema }),
+    response: z.strictObject({ id: z.string(), answer: ApprovalAnswerSchema }),
+  },
+  /** The project's root, trust and notices (also pushed as `project.status` when it changes). */
+  "project.status": {
+    request: z.strictObject({}).optional(),
+    response: ProjectStatusSchema,
+  },
+  /** Trust the project: its settings then apply in full; the host recreates its engine and session. */
+  "project.trust": {
+    request: z.strictObject({}).optional(),
+    response: ProjectStatusSchema,
   },
 } as const;
 
@@ -72,6 +98,8 @@ export type ToolOrigin = z.output<typeof ToolOriginSchema>;
 export type ToolInfo = z.output<typeof ToolInfoSchema>;
 export type EnvelopeMetadata = z.output<typeof EnvelopeMetadataSchema>;
 export type Envelope = z.output<typeof EnvelopeSchema>;
+export type ApprovalAnswer = z.output<typeof ApprovalAnswerSchema>;
+export type ProjectStatus = z.output<typeof ProjectStatusSchema>;
 
 /** What every channel answers: the handler's value, or a message that says what went wrong. */
 export type ApiResult<T> = { ok: true; data: T } | { ok: false; error: { message: string } };
@@ -91,4 +119,13 @@ export interface LatheApi {
     list(): Promise<ApiResult<ToolInfo[]>>;
     call(request: RequestOf<"tools.call">): Promise<ApiResult<Envelope>>;
   };
+  approvals: {
+    respond(request: RequestOf<"approval.respond">): Promise<ApiResult<ResponseOf<"approval.respond">>>;
+  };
+  project: {
+    status(): Promise<ApiResult<ProjectStatus>>;
+    trust(): Promise<ApiResult<ProjectStatus>>;
+  };
+  /** Listen to one kind of push from the host; the returned function stops listening. */
+  on<E extends PushEvent>(event: E, listener: (payload: PushOf<E>) => void): () => void;
 }

@@ -1,4 +1,5 @@
 import type { ApiResult, Channel, LatheApi, RequestOf, ResponseOf } from "./api-contract.ts";
+import type { PushEvent, PushOf } from "./push-events.ts";
 
 /** A transport: send one request on a channel and resolve to the wrapped answer (never reject). */
 export type Invoke = <C extends Channel>(
@@ -6,13 +7,24 @@ export type Invoke = <C extends Channel>(
   request: RequestOf<C>,
 ) => Promise<ApiResult<ResponseOf<C>>>;
 
+/** A transport's pushes: listen to one event (payloads already validated); returns the unsubscribe. */
+export type Subscribe = <E extends PushEvent>(event: E, listener: (payload: PushOf<E>) => void) => () => void;
+
 /** Build the `LatheApi` over a transport: IPC in the preload, a WebSocket in a plain browser. */
-export function createLatheApi(invoke: Invoke): LatheApi {
+export function createLatheApi(invoke: Invoke, subscribe: Subscribe): LatheApi {
   return {
     tools: {
       list: () => invoke("tools.list", undefined),
       call: (request) => invoke("tools.call", request),
     },
+    approvals: {
+      respond: (request) => invoke("approval.respond", request),
+    },
+    project: {
+      status: () => invoke("project.status", undefined),
+      trust: () => invoke("project.trust", undefined),
+    },
+    on: (event, listener) => subscribe(event, listener),
   };
 }
 

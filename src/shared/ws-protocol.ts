@@ -1,7 +1,9 @@
 // How the API travels over `lathe serve`'s WebSocket: one JSON text frame per request, one per
-// answer, matched by `id`. The payloads are the channels of api-contract.ts, unchanged.
+// answer, matched by `id`, and pushes from the server as `{event, payload}` frames (no id). The
+// payloads are the channels of api-contract.ts and the pushes of push-events.ts, unchanged.
 import { z } from "zod";
 import { ApiResultSchema } from "./api-contract.ts";
+import { PushFrameSchema } from "./push-events.ts";
 
 /** The WebSocket endpoint's path on the serve origin. */
 export const WS_PATH = "/api";
@@ -21,3 +23,6 @@ export const WsResponseSchema = z.strictObject({
   result: ApiResultSchema,
 });
 export type WsResponse = z.output<typeof WsResponseSchema>;
+
+/** Anything the server sends: an answer to a request, or a push (validated further on arrival). */
+export const WsServerFrameSchema = z.union([WsResponseSchema, PushFrameSchema]);

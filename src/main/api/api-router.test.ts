@@ -14,6 +14,17 @@ const tool: ToolInfo = {
   origin: { layer: "builtin", kind: "builtin" },
 };
 
+const status = { root: "/work/project", trusted: false, notices: [] };
+
+/** The channels a test does not exercise: each one fails loudly if it is reached. */
+const untouched: ApiHandlers = {
+  "tools.list": () => Promise.reject(new Error("tools.list is not part of this test")),
+  "tools.call": () => Promise.reject(new Error("tools.call is not part of this test")),
+  "approval.respond": () => Promise.reject(new Error("approval.respond is not part of this test")),
+  "project.status": () => Promise.reject(new Error("project.status is not part of this test")),
+  "project.trust": () => Promise.reject(new Error("project.trust is not part of this test")),
+};
+
 function recordingRouter() {
   const calls: unknown[] = [];
   const errors: unknown[] = [];
@@ -23,6 +34,18 @@ function recordingRouter() {
       calls.push(request);
       const envelope: Envelope = { type: "output", data: request.args, metadata: { duration_ms: 1 } };
       return Promise.resolve(envelope);
+    },
+    "approval.respond": (request) => {
+      calls.push(request);
+      return request;
+    },
+    "project.status": () => {
+      calls.push("status");
+      return status;
+    },
+    "project.trust": () => {
+      calls.push("trust");
+      return { ...status, trusted: true };
     },
   };
   const router = new ApiRouter(handlers, { onHandlerError: (_channel, error) => errors.push(error) });
@@ -39,6 +62,20 @@ describe("ApiRouter", () => {
       data: { type: "output", data: { a: 1 }, metadata: { duration_ms: 1 } },
     });
     expect(calls).toEqual([{ toolId: "echo", args: { a: 1 } }]);
+  });
+
+  it("routes the approval and project channels", async () => {
+    const { router, calls } = recordingRouter();
+    expect(await router.dispatch("approval.respond", { id: "approval-1", answer: "always" })).toEqual({
+      ok: true,
+      data: { id: "approval-1", answer: "always" },
+    });
+    expect(await router.dispatch("project.status", undefined)).toEqual({ ok: true, data: status });
+    expect(await router.dispatch("project.trust", {})).toEqual({
+      ok: true,
+      data: { ...status, trusted: true },
+    });
+    expect(calls).toEqual([{ id: "approval-1", answer: "always" }, "status", "trust"]);
   });
 
   it.each([
@@ -64,6 +101,62 @@ describe("ApiRouter", () => {
     { name: "payload is null", channel: "tools.call", payload: null, message: /Invalid request/ },
     { name: "list with arguments", channel: "tools.list", payload: { layer: "project" }, message: /layer/ },
     { name: "list with an array", channel: "tools.list", payload: [], message: /Invalid request/ },
+    {
+      name: "an answer without an id",
+      channel: "approval.respond",
+      payload: { answer: "once" },
+      message: /id/,
+    },
+    {
+      name: "an empty approval id",
+      channel: "approval.respond",
+      payload: { id: "", answer: "once" },
+      message: /id/,
+    },
+    {
+      name: "a numeric approval id",
+      channel: "approval.respond",
+      payload: { id: 1, answer: "once" },
+      message: /id/,
+    },
+    {
+      name: "a huge approval id",
+      channel: "approval.respond",
+      payload: { id: "a".repeat(1000), answer: "once" },
+      message: /id/,
+    },
+    {
+      name: 'the answer "allow"',
+      channel: "approval.respond",
+      payload: { id: "approval-1", answer: "allow" },
+      message: /answer/,
+    },
+    {
+      name: "the answer yes as a boolean",
+      channel: "approval.respond",
+      payload: { id: "approval-1", answer: true },
+      message: /answer/,
+    },
+    {
+      name: "an answer with extra keys",
+      channel: "approval.respond",
+      payload: { id: "approval-1", answer: "once", remember: "forever" },
+      message: /remember/,
+    },
+    {
+      name: "an answer as a string",
+      channel: "approval.respond",
+      payload: "once",
+      message: /Invalid request/,
+    },
+    {
+      name: "trust with a root",
+      channel: "project.trust",
+      payload: { root: "/" },
+      message: /root/,
+    },
+    { name: "status with arguments", channel: "project.status", payload: { root: "/" }, message: /root/ },
+    { name: "trust with a string", channel: "project.trust", payload: "yes", message: /Invalid request/ },
   ])("rejects $name without running a handler", async ({ channel, payload, message }) => {
     const { router, calls } = recordingRouter();
     const answer = await router.dispatch(channel, payload);
@@ -77,10 +170,10 @@ describe("ApiRouter", () => {
     const boom = new Error("disk on fire");
     const router = new ApiRouter(
       {
+        ...untouched,
         "tools.list": () => {
           throw boom;
         },
-        "tools.call": () => Promise.reject(new Error("unreachable")),
       },
       { onHandlerError: (_channel, error) => errors.push(error) },
     );
@@ -95,7 +188,7 @@ describe("ApiRouter", () => {
     const errors: unknown[] = [];
     const router = new ApiRouter(
       {
-        "tools.list": () => [],
+        ...untouched,
         "tools.call": () => Promise.reject(new ApiError("write is not allowed here")),
       },
       { onHandlerError: (_channel, error) => errors.push(error) },

@@ -3,15 +3,17 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { channels } from "../../shared/api-contract.ts";
-import { Engine, type Session } from "../engine/index.ts";
-import { ApiRouter } from "./api-router.ts";
-import { createToolHandlers } from "./tool-handlers.ts";
+import type { PushFrame } from "../../shared/push-events.ts";
+import { Engine } from "../engine/index.ts";
+import { EngineHost } from "./engine-host.ts";
+import { UiConnection } from "./ui-connection.ts";
 
 let base: string;
 let workspace: string;
 let engine: Engine;
-let session: Session;
-let router: ApiRouter;
+let host: EngineHost;
+let connection: UiConnection;
+const frames: PushFrame[] = [];
 
 beforeAll(async () => {
   base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-api-")));
@@ -19,18 +21,20 @@ beforeAll(async () => {
   await mkdir(workspace);
   await writeFile(path.join(workspace, "notes.md"), "# notes\n");
   engine = await Engine.create({ root: workspace, latheHome: path.join(base, "lathe-home") });
-  session = await engine.openSession();
-  router = new ApiRouter(createToolHandlers({ engine, session }));
+  host = new EngineHost({ engine });
+  connection = new UiConnection({ host, send: (frame) => frames.push(frame) });
 });
 
 afterAll(async () => {
+  await connection?.close();
+  await host?.close();
   await engine?.close();
   await rm(base, { recursive: true, force: true });
 });
 
 describe("tool handlers over a real engine", () => {
   it("lists every built-in tool in the shape the shared contract declares", async () => {
-    const answer = await router.dispatch("tools.list", undefined);
+    const answer = await connection.router.dispatch("tools.list", undefined);
     if (!answer.ok) throw new Error(answer.error.message);
     const tools = channels["tools.list"].response.parse(answer.data);
     expect(tools.map((t) => t.id)).toEqual(expect.arrayContaining(["read", "write", "edit", "glob", "grep"]));
@@ -40,7 +44,10 @@ describe("tool handlers over a real engine", () => {
   });
 
   it("runs a read-only tool and returns its envelope exactly", async () => {
-    const answer = await router.dispatch("tools.call", { toolId: "read", args: { path: "notes.md" } });
+    const answer = await connection.router.dispatch("tools.call", {
+      toolId: "read",
+      args: { path: "notes.md" },
+    });
     if (!answer.ok) throw new Error(answer.error.message);
     const envelope = channels["tools.call"].response.parse(answer.data);
     expect(envelope).toMatchObject({ type: "output", data: { path: "notes.md", content: "# notes\n" } });
@@ -54,21 +61,27 @@ describe("tool handlers over a real engine", () => {
       { toolId: "glob", args: { pattern: 42 } },
     ];
     for (const request of cases) {
-      const answer = await router.dispatch("tools.call", request);
+      const answer = await connection.router.dispatch("tools.call", request);
       if (!answer.ok) throw new Error(answer.error.message);
       const envelope = channels["tools.call"].response.parse(answer.data);
       expect(envelope.type, JSON.stringify(request)).toBe("error");
     }
   });
 
-  it("refuses a mutating tool and touches nothing", async () => {
-    const answer = await router.dispatch("tools.call", {
+  it("sends a mutating tool to the person instead of refusing it, and touches nothing until they answer", async () => {
+    const pending = connection.router.dispatch("tools.call", {
       toolId: "write",
       args: { path: "new.txt", content: "x" },
     });
-    expect(answer).toEqual({
-      ok: false,
-      error: { message: expect.stringMatching(/write changes files.*read-only tools.*lathe call write/) },
+    await expect.poll(() => frames.some((f) => f.event === "approval.requested")).toBe(true);
+    expect(await readdir(workspace)).toEqual(["notes.md"]);
+    const prompt = frames.find((f) => f.event === "approval.requested");
+    if (prompt?.event !== "approval.requested") throw new Error("no prompt");
+    await connection.router.dispatch("approval.respond", { id: prompt.payload.id, answer: "reject" });
+    const answer = await pending;
+    expect(answer).toMatchObject({
+      ok: true,
+      data: { type: "error", error_text: expect.stringMatching(/rejected/) },
     });
     expect(await readdir(workspace)).toEqual(["notes.md"]);
   });

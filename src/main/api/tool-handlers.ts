@@ -1,27 +1,20 @@
-import type { Engine, Session } from "../engine/index.ts";
-import { ApiError } from "./api-error.ts";
+import type { Envelope, ToolInfo } from "../engine/index.ts";
 import type { ApiHandlers } from "./api-router.ts";
 
-export interface ToolHandlerOptions {
-  engine: Engine;
-  session: Session;
+/** What the `tools.*` channels run against: a UI connection's current engine and session. */
+export interface ToolTarget {
+  listTools(): Promise<ToolInfo[]> | ToolInfo[];
+  call(toolId: string, args: unknown): Promise<Envelope>;
 }
 
 /**
- * The `tools.*` channels over one engine and one session. Until approvals exist, the app runs
- * read-only tools only: a mutating tool is refused here, whatever the renderer asks.
+ * The `tools.*` channels. Every tool is offered, mutating ones too: the engine's policy decides
+ * each call, and anything that needs a person goes to the approval prompt of the window (or
+ * WebSocket) that made the call.
  */
-export function createToolHandlers({ engine, session }: ToolHandlerOptions): ApiHandlers {
+export function createToolHandlers(target: ToolTarget): Pick<ApiHandlers, "tools.list" | "tools.call"> {
   return {
-    "tools.list": () => engine.listTools(),
-    "tools.call": ({ toolId, args }) => {
-      const tool = engine.listTools().find((t) => t.id === toolId);
-      if (tool && !tool.readOnly) {
-        throw new ApiError(
-          `${toolId} changes files, and the app runs only read-only tools until approvals exist. Run it with \`lathe call ${toolId}\` instead.`,
-        );
-      }
-      return session.call(toolId, args);
-    },
+    "tools.list": () => target.listTools(),
+    "tools.call": ({ toolId, args }) => target.call(toolId, args),
   };
 }

@@ -1,12 +1,14 @@
-// Electron main: one window over one engine for one folder. It owns no logic of its own — the
-// API is the router over the engine, reached through IPC from our own renderer only.
+// Electron main: windows over one engine for one folder. It owns no logic of its own — each
+// window is a UI connection (its own session, approval prompts and pushes) whose requests go
+// through the router, reached through IPC from our own renderer only.
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { app, BrowserWindow, dialog, ipcMain } from "electron";
+import { app, BrowserWindow, dialog, ipcMain, type WebContents } from "electron";
 import { CHANNELS, type ApiResult } from "../../shared/api-contract.ts";
-import { ApiRouter } from "../api/api-router.ts";
+import { PUSH_CHANNEL } from "../../shared/push-events.ts";
+import { EngineHost } from "../api/engine-host.ts";
 import { isTrustedSender } from "../api/sender-check.ts";
-import { createToolHandlers } from "../api/tool-handlers.ts";
+import { UiConnection } from "../api/ui-connection.ts";
 import { Engine } from "../engine/index.ts";
 import { resolveRootArgument } from "./root-argument.ts";
 
@@ -16,6 +18,35 @@ const preloadFile = path.join(here, "../preload/index.cjs");
 /** Set by `electron-vite dev` to its dev server; unset in a built app. */
 const devServerUrl = process.env["ELECTRON_RENDERER_URL"];
 const rendererUrl = devServerUrl ?? pathToFileURL(rendererFile).href;
+
+/** One UI connection per window's page, keyed by its webContents id; a reload starts a new one. */
+const connections = new Map<number, UiConnection>();
+
+function connectionFor(contents: WebContents, engineHost: EngineHost): UiConnection {
+  let connection = connections.get(contents.id);
+  if (!connection) {
+    connection = new UiConnection({
+      host: engineHost,
+      send: (frame) => {
+        if (contents.isDestroyed()) throw new Error("the window is closed");
+        contents.send(PUSH_CHANNEL, frame);
+      },
+      onHandlerError: (channel, error) => console.error(`lathe: ${channel} handler failed:`, error),
+    });
+    connections.set(contents.id, connection);
+  }
+  return connection;
+}
+
+/** The page that was asked went away: its prompts are rejected, its calls aborted. */
+function dropConnection(contentsId: number): Promise<void> {
+  const connection = connections.get(contentsId);
+  if (!connection) return Promise.resolve();
+  connections.delete(contentsId);
+  return connection
+    .close()
+    .catch((error: unknown) => console.error("lathe: closing a window's connection failed:", error));
+}
 
 function createWindow(): void {
   const win = new BrowserWindow({
@@ -34,9 +65,17 @@ function createWindow(): void {
     },
   });
   win.once("ready-to-show", () => win.show());
+  const contents = win.webContents;
+  const id = contents.id;
   // The renderer is a single page: it never opens windows nor navigates away.
-  win.webContents.setWindowOpenHandler(() => ({ action: "deny" }));
-  win.webContents.on("will-navigate", (event) => event.preventDefault());
+  contents.setWindowOpenHandler(() => ({ action: "deny" }));
+  contents.on("will-navigate", (event) => event.preventDefault());
+  // A reload, a crash or a closed window ends the page that was shown the prompts.
+  contents.on("did-start-navigation", (details) => {
+    if (details.isMainFrame && !details.isSameDocument) void dropConnection(id);
+  });
+  contents.on("render-process-gone", () => void dropConnection(id));
+  contents.on("destroyed", () => void dropConnection(id));
   const loading = devServerUrl ? win.loadURL(devServerUrl) : win.loadFile(rendererFile);
   loading.catch((error: unknown) =>
     console.error(`lathe: could not load the window from ${rendererUrl}:`, error),
@@ -60,10 +99,7 @@ async function start(): Promise<void> {
   engine.events.on("internal-error", ({ toolId, error }) =>
     console.error(`lathe: ${toolId} failed inside Lathe:`, error),
   );
-  const session = await engine.openSession();
-  const router = new ApiRouter(createToolHandlers({ engine, session }), {
-    onHandlerError: (channel, error) => console.error(`lathe: ${channel} handler failed:`, error),
-  });
+  const engineHost = new EngineHost({ engine });
 
   for (const channel of CHANNELS) {
     ipcMain.handle(channel, (event, request: unknown): Promise<ApiResult<unknown>> | ApiResult<unknown> => {
@@ -80,7 +116,7 @@ async function start(): Promise<void> {
           error: { message: `Refused ${channel}: the request did not come from Lathe's own window.` },
         };
       }
-      return router.dispatch(channel, request);
+      return connectionFor(event.sender, engineHost).router.dispatch(channel, request);
     });
   }
 
@@ -93,8 +129,9 @@ async function start(): Promise<void> {
   app.on("before-quit", (event) => {
     if (engineClosed) return;
     event.preventDefault();
-    engine
-      .close()
+    Promise.all([...connections.keys()].map((id) => dropConnection(id)))
+      .then(() => engineHost.close())
+      .then(() => engine.close())
       .catch((error: unknown) => console.error("lathe: closing the engine failed:", error))
       .finally(() => {
         engineClosed = true;

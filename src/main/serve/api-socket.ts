@@ -1,4 +1,5 @@
 import type { RawData, WebSocket } from "ws";
+import type { PushFrame } from "../../shared/push-events.ts";
 import { WsRequestSchema, type WsResponse } from "../../shared/ws-protocol.ts";
 import type { ApiRouter } from "../api/api-router.ts";
 
@@ -40,6 +41,14 @@ export function serveApiSocket(ws: WebSocket, router: ApiRouter): void {
       .catch((error: unknown) => console.error(`lathe serve: could not answer ${channel}:`, error));
   });
   ws.on("error", (error) => console.error("lathe serve: WebSocket error:", error));
+}
+
+/** Send pushes to one socket as `{event, payload}` text frames; throws once the socket is not open. */
+export function socketPushSender(ws: WebSocket): (frame: PushFrame) => void {
+  return (frame) => {
+    if (ws.readyState !== ws.OPEN) throw new Error("the WebSocket is no longer open");
+    ws.send(JSON.stringify(frame));
+  };
 }
 
 function rawText(data: RawData): string {

@@ -1,10 +1,12 @@
 import { request } from "node:http";
-import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket, type ClientOptions } from "ws";
 import { EnvelopeSchema, ToolInfoSchema } from "../../shared/api-contract.ts";
+import { ApprovalRequestSchema, type ApprovalRequest } from "../../shared/push-events.ts";
 import { WsResponseSchema } from "../../shared/ws-protocol.ts";
 import { createWsApi, wsApiUrl, type WebSocketLike } from "../../preload/ws-api.ts";
 import { Engine } from "../engine/index.ts";
@@ -106,10 +108,28 @@ function openSocket(): Promise<WebSocket> {
   });
 }
 
+/** Wait until a frame matching `match` has arrived on a socket whose frames are being collected. */
+async function waitForFrame(
+  frames: unknown[],
+  match: (frame: Record<string, unknown>) => boolean,
+): Promise<Record<string, unknown>> {
+  const find = () =>
+    frames.find((f) => match(f as Record<string, unknown>)) as Record<string, unknown> | undefined;
+  await expect.poll(() => find() !== undefined, { timeout: 5_000 }).toBe(true);
+  return find() as Record<string, unknown>;
+}
+
+/** The next answer to a request on the socket; pushes (frames with an `event`) are skipped. */
 function nextMessage(ws: WebSocket): Promise<unknown> {
-  return new Promise((resolve) =>
-    ws.once("message", (data: Buffer) => resolve(JSON.parse(data.toString("utf8")))),
-  );
+  return new Promise((resolve) => {
+    const onMessage = (data: Buffer): void => {
+      const frame = JSON.parse(data.toString("utf8")) as Record<string, unknown>;
+      if ("event" in frame) return;
+      ws.off("message", onMessage);
+      resolve(frame);
+    };
+    ws.on("message", onMessage);
+  });
 }
 
 describe("startServe", () => {
@@ -271,12 +291,85 @@ describe("the API WebSocket", () => {
       expect(await nextMessage(ws)).toMatchObject({ id: 7, result: { ok: false } });
       ws.send(JSON.stringify({ id: 8, channel: "tools.nope", payload: {} }));
       expect(await nextMessage(ws)).toMatchObject({ id: 8, result: { ok: false } });
-      ws.send(JSON.stringify({ id: 9, channel: "tools.call", payload: { toolId: "write", args: {} } }));
-      const refused = (await nextMessage(ws)) as { result: { ok: boolean; error?: { message: string } } };
-      expect(refused.result.ok).toBe(false);
-      expect(refused.result.error?.message).toMatch(/read-only tools/);
+      ws.send(
+        JSON.stringify({ id: 9, channel: "approval.respond", payload: { id: "nope", answer: "once" } }),
+      );
+      expect(await nextMessage(ws)).toMatchObject({
+        id: 9,
+        result: { ok: false, error: { message: expect.stringMatching(/no approval prompt "nope"/) } },
+      });
+      ws.send(JSON.stringify({ id: 10, channel: "approval.respond", payload: { id: "x", answer: "yes" } }));
+      expect(await nextMessage(ws)).toMatchObject({ id: 10, result: { ok: false } });
     } finally {
       ws.close();
+    }
+  });
+
+  it("pushes the approval prompt over the socket and runs the write only after 'once'", async () => {
+    const ws = await openSocket();
+    const frames: unknown[] = [];
+    ws.on("message", (data: Buffer) => frames.push(JSON.parse(data.toString("utf8"))));
+    try {
+      ws.send(
+        JSON.stringify({
+          id: 1,
+          channel: "tools.call",
+          payload: { toolId: "write", args: { path: "out/approved.txt", content: "yes" } },
+        }),
+      );
+      const prompt = await waitForFrame(frames, (f) => f.event === "approval.requested");
+      const request = ApprovalRequestSchema.parse(prompt.payload);
+      expect(request).toMatchObject({
+        toolId: "write",
+        origin: { layer: "builtin", kind: "builtin" },
+        args: { path: "out/approved.txt", content: "yes" },
+      });
+      expect(existsSync(path.join(workspace, "out", "approved.txt"))).toBe(false);
+      ws.send(
+        JSON.stringify({ id: 2, channel: "approval.respond", payload: { id: request.id, answer: "once" } }),
+      );
+      const answer = await waitForFrame(frames, (f) => f.id === 1);
+      expect(answer).toMatchObject({ result: { ok: true, data: { type: "output" } } });
+      expect(await readFile(path.join(workspace, "out", "approved.txt"), "utf8")).toBe("yes");
+      const events = frames.map((f) => (f as { event?: string }).event).filter(Boolean);
+      expect(events).toEqual(["tool.started", "approval.requested", "approval.settled", "tool.finished"]);
+    } finally {
+      ws.close();
+    }
+  });
+
+  it("rejects the pending approval when the socket closes; the file is never written", async () => {
+    const ws = await openSocket();
+    const frames: unknown[] = [];
+    ws.on("message", (data: Buffer) => frames.push(JSON.parse(data.toString("utf8"))));
+    ws.send(
+      JSON.stringify({
+        id: 1,
+        channel: "tools.call",
+        payload: { toolId: "write", args: { path: "out/abandoned.txt", content: "no" } },
+      }),
+    );
+    await waitForFrame(frames, (f) => f.event === "approval.requested");
+    const closed = new Promise((resolve) => ws.once("close", resolve));
+    ws.close();
+    await closed;
+    // A round trip on a new socket gives the server time to see the close and end the call.
+    const other = await openSocket();
+    try {
+      other.send(
+        JSON.stringify({
+          id: 1,
+          channel: "tools.call",
+          payload: { toolId: "glob", args: { pattern: "out/*" } },
+        }),
+      );
+      const listed = WsResponseSchema.parse(await nextMessage(other));
+      expect(listed.result).toMatchObject({ ok: true, data: { type: "output" } });
+      const files = ((listed.result as { data: { data: { files: string[] } } }).data.data.files ?? []).sort();
+      expect(files).not.toContain("out/abandoned.txt");
+      expect(existsSync(path.join(workspace, "out", "abandoned.txt"))).toBe(false);
+    } finally {
+      other.close();
     }
   });
 
@@ -303,6 +396,27 @@ describe("the browser client (ws-api)", () => {
     expect(call).toMatchObject({ ok: true, data: { type: "output", data: { files: ["src/alpha.ts"] } } });
     const unknown = await api.tools.call({ toolId: "no_such_tool", args: {} });
     expect(unknown).toMatchObject({ ok: true, data: { type: "error" } });
+  });
+
+  it("delivers pushes to subscribers: answer the prompt, see the activity", async () => {
+    const api = createWsApi(wsApiUrl(serve.url, serve.token), { connect });
+    const prompts: ApprovalRequest[] = [];
+    const finished: string[] = [];
+    api.on("approval.requested", (prompt) => prompts.push(prompt));
+    api.on("tool.finished", (event) => finished.push(`${event.toolId}:${event.envelope.type}`));
+    const status = await api.project.status();
+    expect(status).toEqual({ ok: true, data: { root: workspace, trusted: false, notices: [] } });
+
+    const call = api.tools.call({ toolId: "write", args: { path: "out/client.txt", content: "c" } });
+    await expect.poll(() => prompts.length, { timeout: 5_000 }).toBe(1);
+    expect(prompts[0]).toMatchObject({ toolId: "write", args: { path: "out/client.txt", content: "c" } });
+    expect(await api.approvals.respond({ id: prompts[0]!.id, answer: "reject" })).toEqual({
+      ok: true,
+      data: { id: prompts[0]!.id, answer: "reject" },
+    });
+    expect(await call).toMatchObject({ ok: true, data: { type: "error" } });
+    await expect.poll(() => finished).toEqual(["write:error"]);
+    expect(existsSync(path.join(workspace, "out", "client.txt"))).toBe(false);
   });
 
   it("reports a refused connection as ok: false instead of throwing", async () => {

@@ -9,16 +9,22 @@ import type { Duplex } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { WebSocketServer, type WebSocket } from "ws";
 import { TOKEN_PARAM, WS_PATH } from "../../shared/ws-protocol.ts";
-import { ApiRouter } from "../api/api-router.ts";
+import { EngineHost } from "../api/engine-host.ts";
 import { isAllowedOrigin } from "../api/sender-check.ts";
-import { createToolHandlers } from "../api/tool-handlers.ts";
+import { UiConnection } from "../api/ui-connection.ts";
 import type { Engine } from "../engine/index.ts";
 import { newAccessToken, readCookie, tokenMatches } from "./access-token.ts";
-import { serveApiSocket } from "./api-socket.ts";
+import { serveApiSocket, socketPushSender } from "./api-socket.ts";
 import { contentTypeFor, lookupStaticFile } from "./static-files.ts";
 
 export interface ServeOptions {
+  /** The engine to serve; the caller closes it. */
   engine: Engine;
+  /**
+   * A fresh engine for the same folder, used after the user trusts the project (policy is read
+   * when an engine is created). Defaults to `Engine.create` with the same root and LATHE_HOME.
+   */
+  createEngine?: () => Promise<Engine>;
   /** 0 picks a free port. */
   port: number;
   /** A loopback address; 127.0.0.1 by default. Anything else is refused. */
@@ -32,7 +38,11 @@ export interface ServeHandle {
   url: string;
   token: string;
   port: number;
-  /** Stop serving, drop every connection, and close the session (not the engine: the caller owns it). */
+  /**
+   * Stop serving: drop every connection (their waiting approvals are rejected, their calls
+   * aborted, their sessions closed) and close the engines created after a trust. The engine
+   * passed in stays open: the caller owns it.
+   */
   close(): Promise<void>;
 }
 
@@ -66,15 +76,15 @@ const MESSAGES = {
 } as const;
 
 export async function startServe(options: ServeOptions): Promise<ServeHandle> {
-  const host = options.host ?? "127.0.0.1";
-  if (!LOOPBACK_HOSTS.has(host)) {
-    throw new Error(`lathe serve listens on loopback only; "${host}" is not 127.0.0.1 or ::1.`);
+  const listenHost = options.host ?? "127.0.0.1";
+  if (!LOOPBACK_HOSTS.has(listenHost)) {
+    throw new Error(`lathe serve listens on loopback only; "${listenHost}" is not 127.0.0.1 or ::1.`);
   }
   const rendererDir = await builtRenderer(options.rendererDir);
   const token = newAccessToken();
-  const session = await options.engine.openSession();
-  const router = new ApiRouter(createToolHandlers({ engine: options.engine, session }), {
-    onHandlerError: (channel, error) => console.error(`lathe serve: ${channel} failed:`, error),
+  const engineHost = new EngineHost({
+    engine: options.engine,
+    ...(options.createEngine ? { createEngine: options.createEngine } : {}),
   });
 
   // Filled in once listening: the port is only known then.
@@ -91,6 +101,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   });
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_REQUEST_BYTES });
   const sockets = new Set<WebSocket>();
+  const connections = new Set<UiConnection>();
 
   async function handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = requestUrl(req);
@@ -133,27 +144,36 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
     if (presented === null) return refuseUpgrade(socket, 401, MESSAGES[401]);
     if (!tokenMatches(presented, token)) return refuseUpgrade(socket, 403, MESSAGES[403]);
     wss.handleUpgrade(req, socket, head, (ws) => {
+      // Each socket is one UI: its own session, approvals and pushes.
+      const connection = new UiConnection({
+        host: engineHost,
+        send: socketPushSender(ws),
+        onHandlerError: (channel, error) => console.error(`lathe serve: ${channel} failed:`, error),
+      });
       sockets.add(ws);
-      ws.on("close", () => sockets.delete(ws));
-      serveApiSocket(ws, router);
+      connections.add(connection);
+      ws.on("close", () => {
+        sockets.delete(ws);
+        // Kept in the set until closed, so stopping the server waits for it.
+        connection
+          .close()
+          .catch((error: unknown) => console.error("lathe serve: closing a connection failed:", error))
+          .finally(() => connections.delete(connection));
+      });
+      serveApiSocket(ws, connection.router);
     });
   });
 
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(options.port, host, () => {
-        server.off("error", reject);
-        resolve();
-      });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, listenHost, () => {
+      server.off("error", reject);
+      resolve();
     });
-  } catch (error) {
-    await session.close();
-    throw error;
-  }
+  });
   server.on("error", (error) => console.error("lathe serve: server error:", error));
   const port = (server.address() as AddressInfo).port;
-  hostHeader = host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
+  hostHeader = listenHost.includes(":") ? `[${listenHost}]:${port}` : `${listenHost}:${port}`;
   origin = `http://${hostHeader}`;
   cookieName = `lathe_token_${port}`;
 
@@ -170,7 +190,8 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
           server.close(() => resolve());
           server.closeAllConnections();
         });
-        await session.close();
+        await Promise.all([...connections].map((connection) => connection.close()));
+        await engineHost.close();
       })();
       return closing;
     },

@@ -10,6 +10,7 @@ export function ToolPanel() {
   const running = useAppState((s) => s.running);
   const setArgs = useAppState((s) => s.setArgs);
   const run = useAppState((s) => s.run);
+  const waiting = useAppState((s) => s.approvals.length > 0);
 
   if (!tool) {
     return (
@@ -21,7 +22,7 @@ export function ToolPanel() {
 
   const parsed = parseArguments(text);
   const invalid = "error" in parsed;
-  const canRun = tool.readOnly && !invalid && !running;
+  const canRun = !invalid && !running;
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
     if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && canRun) {
       event.preventDefault();
@@ -73,11 +74,11 @@ export function ToolPanel() {
         </p>
         {tool.readOnly ? null : (
           <p className="notice" role="note">
-            {tool.id} changes files. The app runs read-only tools only until approvals exist.
+            {tool.id} changes things: Lathe asks you before each call unless a rule allows it.
           </p>
         )}
         <button type="submit" className="run" disabled={!canRun}>
-          {running ? "Running…" : `Run ${tool.id}`}
+          {running ? (waiting ? "Waiting for approval…" : "Running…") : `Run ${tool.id}`}
         </button>
       </form>
     </section>

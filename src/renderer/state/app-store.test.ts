@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import type { ApiResult, Envelope, LatheApi, ToolInfo } from "../../shared/api-contract.ts";
+import type {
+  ApiResult,
+  ApprovalAnswer,
+  Envelope,
+  LatheApi,
+  ProjectStatus,
+  ToolInfo,
+} from "../../shared/api-contract.ts";
+import type { ApprovalRequest, PushEvent, PushOf } from "../../shared/push-events.ts";
+import { PushListeners } from "../../shared/push-listeners.ts";
+import { ACTIVITY_LIMIT } from "./activity.ts";
 import { argumentsTemplate } from "./arguments-template.ts";
 import { createAppStore, parseArguments } from "./app-store.ts";
 
@@ -26,8 +36,26 @@ const globParams = {
   required: ["pattern"],
 };
 
-function fakeApi(list: ApiResult<ToolInfo[]>, answer: ApiResult<Envelope>) {
+const untrusted: ProjectStatus = {
+  root: "/work/project",
+  trusted: false,
+  notices: [
+    "This folder is not trusted, so 1 allow/ask rule in /work/project/.lathe/settings.json is ignored",
+  ],
+};
+
+function fakeApi(
+  list: ApiResult<ToolInfo[]>,
+  answer: ApiResult<Envelope>,
+  options: {
+    respond?: ApiResult<{ id: string; answer: ApprovalAnswer }>;
+    trust?: ApiResult<ProjectStatus>;
+  } = {},
+) {
   const calls: unknown[] = [];
+  const listeners = new PushListeners((message) => {
+    throw new Error(message);
+  });
   const api: LatheApi = {
     tools: {
       list: () => Promise.resolve(list),
@@ -36,8 +64,42 @@ function fakeApi(list: ApiResult<ToolInfo[]>, answer: ApiResult<Envelope>) {
         return Promise.resolve(answer);
       },
     },
+    approvals: {
+      respond: (request) => {
+        calls.push({ respond: request });
+        return Promise.resolve(options.respond ?? { ok: true, data: request });
+      },
+    },
+    project: {
+      status: () => Promise.resolve({ ok: true, data: untrusted }),
+      trust: () => {
+        calls.push("trust");
+        return Promise.resolve(
+          options.trust ?? { ok: true, data: { ...untrusted, trusted: true, notices: [] } },
+        );
+      },
+    },
+    on: (event, listener) => listeners.add(event, listener),
   };
-  return { api, calls };
+  /** Deliver a push the way a transport does: validated first. */
+  const push = <E extends PushEvent>(event: E, payload: PushOf<E>) => listeners.deliver({ event, payload });
+  return { api, calls, push };
+}
+
+function prompt(
+  id: string,
+  toolId = "write",
+  args: unknown = { path: `${id}.txt`, content: "x" },
+): ApprovalRequest {
+  return {
+    id,
+    sessionId: "s-1",
+    toolId,
+    origin: { layer: "builtin", kind: "builtin" },
+    args,
+    approvalKey: `${toolId}:${id}`,
+    reasons: ["no rule allows it"],
+  };
 }
 
 const envelope: Envelope = { type: "output", data: { files: ["a.ts"] }, metadata: { duration_ms: 2 } };
@@ -69,17 +131,18 @@ describe("the app store", () => {
     expect(store.getState().running).toBe(false);
   });
 
-  it("never sends a mutating tool or invalid JSON", async () => {
+  it("sends a mutating tool too (the host asks for approval), but never invalid JSON", async () => {
     const { api, calls } = fakeApi({ ok: true, data: [tool("glob", true), tool("write", false)] }, output);
     const store = createAppStore(api);
     await store.getState().loadTools();
     store.getState().select("write");
+    store.getState().setArgs("write", '{"path": "notes/new.txt", "content": "hi"}');
     await store.getState().run();
+    expect(calls).toEqual([{ toolId: "write", args: { path: "notes/new.txt", content: "hi" } }]);
     store.getState().select("glob");
     store.getState().setArgs("glob", "{not json");
     await store.getState().run();
-    expect(calls).toEqual([]);
-    expect(store.getState().result).toBeUndefined();
+    expect(calls).toHaveLength(1);
   });
 
   it("shows why the tools could not be listed or a call could not be made", async () => {
@@ -97,6 +160,155 @@ describe("the app store", () => {
     await store.getState().loadTools();
     await store.getState().run();
     expect(store.getState().result).toEqual({ toolId: "glob", status: "failed", message: "lost" });
+  });
+});
+
+describe("approvals in the app store", () => {
+  it("queues prompts in the order they arrive and answers the first", async () => {
+    const { api, calls, push } = fakeApi({ ok: true, data: [] }, output);
+    const store = createAppStore(api);
+    store.getState().connect();
+    push("approval.requested", prompt("a"));
+    push("approval.requested", prompt("b", "bash", { command: "make && make install" }));
+    push("approval.requested", prompt("a"));
+    expect(store.getState().approvals.map((p) => p.id)).toEqual(["a", "b"]);
+
+    await store.getState().respond("once");
+    expect(calls).toEqual([{ respond: { id: "a", answer: "once" } }]);
+    expect(store.getState().approvals.map((p) => p.id)).toEqual(["b"]);
+    await store.getState().respond("reject");
+    expect(calls).toEqual([
+      { respond: { id: "a", answer: "once" } },
+      { respond: { id: "b", answer: "reject" } },
+    ]);
+    expect(store.getState().approvals).toEqual([]);
+    // Nothing on screen: nothing to answer.
+    await store.getState().respond("once");
+    expect(calls).toHaveLength(2);
+  });
+
+  it("drops a prompt the host settled on its own (the call was aborted)", () => {
+    const { api, push } = fakeApi({ ok: true, data: [] }, output);
+    const store = createAppStore(api);
+    store.getState().connect();
+    push("approval.requested", prompt("a"));
+    push("approval.settled", { id: "a", answer: "reject", cause: "aborted" });
+    expect(store.getState().approvals).toEqual([]);
+  });
+
+  it("closes the prompt and says why when the answer could not be delivered", async () => {
+    const { api, push } = fakeApi({ ok: true, data: [] }, output, {
+      respond: { ok: false, error: { message: 'There is no approval prompt "a" waiting' } },
+    });
+    const store = createAppStore(api);
+    store.getState().connect();
+    push("approval.requested", prompt("a"));
+    await store.getState().respond("always");
+    expect(store.getState().approvals).toEqual([]);
+    expect(store.getState().approvalError).toMatch(/did not reach Lathe.*no approval prompt "a"/);
+  });
+
+  it("stops listening after disconnect", () => {
+    const { api, push } = fakeApi({ ok: true, data: [] }, output);
+    const store = createAppStore(api);
+    const stop = store.getState().connect();
+    stop();
+    push("approval.requested", prompt("a"));
+    expect(store.getState().approvals).toEqual([]);
+  });
+});
+
+describe("activity in the app store", () => {
+  const started = {
+    callId: "c1",
+    sessionId: "s-1",
+    toolId: "write",
+    args: { path: "a.txt" },
+    startedAt: 1000,
+  };
+
+  it("shows a call as running, then with its outcome and duration", () => {
+    const { api, push } = fakeApi({ ok: true, data: [] }, output);
+    const store = createAppStore(api);
+    store.getState().connect();
+    push("tool.started", { ...started, origin: { layer: "builtin", kind: "builtin" } });
+    expect(store.getState().activity).toMatchObject([{ callId: "c1", status: "running" }]);
+    push("tool.finished", {
+      ...started,
+      origin: { layer: "builtin", kind: "builtin" },
+      envelope: { type: "output", data: {}, metadata: { duration_ms: 12.4 } },
+      decisions: [{ stage: "approval", outcome: "allow", reason: "approved once by the user" }],
+    });
+    expect(store.getState().activity).toMatchObject([
+      { callId: "c1", toolId: "write", status: "output", durationMs: 12.4, detail: undefined },
+    ]);
+  });
+
+  it("says why a denied call was denied, and the error of a failed one", () => {
+    const { api, push } = fakeApi({ ok: true, data: [] }, output);
+    const store = createAppStore(api);
+    store.getState().connect();
+    push("tool.started", started);
+    push("tool.started", { ...started, callId: "c2", toolId: "read" });
+    push("tool.finished", {
+      ...started,
+      envelope: {
+        type: "error",
+        error_text: "The user rejected this write call.",
+        metadata: { duration_ms: 3 },
+      },
+      decisions: [
+        { stage: "rule", outcome: "ask", reason: "no rule matches" },
+        { stage: "approval", outcome: "deny", reason: "the user rejected the call" },
+      ],
+    });
+    push("tool.finished", {
+      ...started,
+      callId: "c2",
+      toolId: "read",
+      envelope: { type: "error", error_text: "File not found: a.txt", metadata: { duration_ms: 1 } },
+      decisions: [],
+    });
+    const [read, write] = store.getState().activity;
+    expect(write).toMatchObject({ status: "denied", detail: "the user rejected the call" });
+    expect(read).toMatchObject({ status: "error", detail: "File not found: a.txt" });
+  });
+
+  it("keeps the newest calls only", () => {
+    const { api, push } = fakeApi({ ok: true, data: [] }, output);
+    const store = createAppStore(api);
+    store.getState().connect();
+    for (let i = 0; i < ACTIVITY_LIMIT + 5; i++) push("tool.started", { ...started, callId: `c${i}` });
+    const activity = store.getState().activity;
+    expect(activity).toHaveLength(ACTIVITY_LIMIT);
+    expect(activity[0]?.callId).toBe(`c${ACTIVITY_LIMIT + 4}`);
+  });
+});
+
+describe("project trust in the app store", () => {
+  it("loads the status, trusts on request, and follows pushed status", async () => {
+    const { api, calls, push } = fakeApi({ ok: true, data: [] }, output);
+    const store = createAppStore(api);
+    store.getState().connect();
+    await store.getState().loadProject();
+    expect(store.getState().project).toEqual(untrusted);
+    await store.getState().trustProject();
+    expect(calls).toEqual(["trust"]);
+    expect(store.getState().project).toEqual({ ...untrusted, trusted: true, notices: [] });
+    push("project.status", untrusted);
+    expect(store.getState().project).toEqual(untrusted);
+  });
+
+  it("shows why trusting failed", async () => {
+    const { api } = fakeApi({ ok: true, data: [] }, output, {
+      trust: { ok: false, error: { message: "project.trust failed: disk full" } },
+    });
+    const store = createAppStore(api);
+    await store.getState().trustProject();
+    expect(store.getState()).toMatchObject({
+      trusting: false,
+      projectError: "project.trust failed: disk full",
+    });
   });
 });
 

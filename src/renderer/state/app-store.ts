@@ -1,5 +1,14 @@
 import { createStore, type StoreApi } from "zustand/vanilla";
-import type { Envelope, LatheApi, ToolInfo } from "../../shared/api-contract.ts";
+import type {
+  ApprovalAnswer,
+  Envelope,
+  LatheApi,
+  ProjectStatus,
+  ToolInfo,
+} from "../../shared/api-contract.ts";
+import type { ApprovalRequest } from "../../shared/push-events.ts";
+import { finishActivity, startActivity, type ActivityEntry } from "./activity.ts";
+import { enqueueApproval, removeApproval } from "./approval-queue.ts";
 import { argumentsTemplate } from "./arguments-template.ts";
 
 /** The answer to the last run: the envelope, or why the call never reached the tool. */
@@ -16,10 +25,29 @@ export interface AppState {
   argsText: Record<string, string>;
   running: boolean;
   result: RunResult | undefined;
+  /** Prompts waiting for the person, in the order they came; the dialog shows the first. */
+  approvals: ApprovalRequest[];
+  answering: boolean;
+  /** Why the last answer could not be delivered. */
+  approvalError: string | undefined;
+  /** Tool calls of this window's session, newest first. */
+  activity: ActivityEntry[];
+  project: ProjectStatus | undefined;
+  projectError: string | undefined;
+  trusting: boolean;
+  /** The person chose "Not now" on the trust banner. */
+  trustDismissed: boolean;
   loadTools(): Promise<void>;
   select(toolId: string): void;
   setArgs(toolId: string, text: string): void;
   run(): Promise<void>;
+  /** Answer the prompt on screen. */
+  respond(answer: ApprovalAnswer): Promise<void>;
+  loadProject(): Promise<void>;
+  trustProject(): Promise<void>;
+  dismissTrust(): void;
+  /** Listen to the host's pushes; returns the function that stops listening. */
+  connect(): () => void;
 }
 
 export type AppStore = StoreApi<AppState>;
@@ -47,6 +75,14 @@ export function createAppStore(api: LatheApi): AppStore {
     argsText: {},
     running: false,
     result: undefined,
+    approvals: [],
+    answering: false,
+    approvalError: undefined,
+    activity: [],
+    project: undefined,
+    projectError: undefined,
+    trusting: false,
+    trustDismissed: false,
 
     async loadTools() {
       set({ toolsStatus: "loading", toolsError: undefined });
@@ -60,7 +96,7 @@ export function createAppStore(api: LatheApi): AppStore {
       for (const tool of tools)
         argsText[tool.id] = get().argsText[tool.id] ?? argumentsTemplate(tool.parameters);
       const selected = get().selectedId;
-      const firstReadOnly = tools.find((t) => t.readOnly)?.id;
+      const firstReadOnly = tools.find((t) => t.readOnly)?.id ?? tools[0]?.id;
       set({
         tools,
         argsText,
@@ -80,10 +116,11 @@ export function createAppStore(api: LatheApi): AppStore {
     async run() {
       const { selectedId, tools, argsText, running } = get();
       const tool = tools.find((t) => t.id === selectedId);
-      if (!tool || !tool.readOnly || running) return;
+      if (!tool || running) return;
       const parsed = parseArguments(argsText[tool.id] ?? "");
       if ("error" in parsed) return;
       set({ running: true });
+      // A mutating call may wait here for the person's answer in the approval dialog.
       const answer = await api.tools.call({ toolId: tool.id, args: parsed.args });
       set({
         running: false,
@@ -91,6 +128,60 @@ export function createAppStore(api: LatheApi): AppStore {
           ? { toolId: tool.id, status: "envelope", envelope: answer.data }
           : { toolId: tool.id, status: "failed", message: answer.error.message },
       });
+    },
+
+    async respond(answer) {
+      const head = get().approvals[0];
+      if (!head || get().answering) return;
+      set({ answering: true, approvalError: undefined });
+      const result = await api.approvals.respond({ id: head.id, answer });
+      // Answered or not, this prompt is over: the host rejects whatever it cannot deliver.
+      set((state) => ({
+        answering: false,
+        approvals: removeApproval(state.approvals, head.id),
+        approvalError: result.ok
+          ? undefined
+          : `Your answer to ${head.toolId} did not reach Lathe: ${result.error.message}`,
+      }));
+    },
+
+    async loadProject() {
+      const answer = await api.project.status();
+      if (answer.ok) set({ project: answer.data, projectError: undefined });
+      else set({ projectError: answer.error.message });
+    },
+
+    async trustProject() {
+      if (get().trusting) return;
+      set({ trusting: true, projectError: undefined });
+      const answer = await api.project.trust();
+      if (answer.ok) set({ trusting: false, project: answer.data });
+      else set({ trusting: false, projectError: answer.error.message });
+    },
+
+    dismissTrust() {
+      set({ trustDismissed: true });
+    },
+
+    connect() {
+      const stops = [
+        api.on("approval.requested", (request) =>
+          set((state) => ({ approvals: enqueueApproval(state.approvals, request) })),
+        ),
+        api.on("approval.settled", ({ id }) =>
+          set((state) => ({ approvals: removeApproval(state.approvals, id) })),
+        ),
+        api.on("tool.started", (event) =>
+          set((state) => ({ activity: startActivity(state.activity, event) })),
+        ),
+        api.on("tool.finished", (event) =>
+          set((state) => ({ activity: finishActivity(state.activity, event) })),
+        ),
+        api.on("project.status", (project) => set({ project })),
+      ];
+      return () => {
+        for (const stop of stops) stop();
+      };
     },
   }));
 }

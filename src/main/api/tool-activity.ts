@@ -1,0 +1,46 @@
+import type { PushFrame, ToolFinished, ToolStarted } from "../../shared/push-events.ts";
+import type { Engine, ToolInvocationFinished, ToolInvocationStarted } from "../engine/index.ts";
+
+export function toolStartedPayload(event: ToolInvocationStarted): ToolStarted {
+  return {
+    callId: event.callId,
+    sessionId: event.sessionId,
+    toolId: event.toolId,
+    ...(event.origin ? { origin: { ...event.origin } } : {}),
+    args: event.args,
+    startedAt: event.startedAt,
+  };
+}
+
+export function toolFinishedPayload(event: ToolInvocationFinished): ToolFinished {
+  return {
+    ...toolStartedPayload(event),
+    envelope: event.envelope,
+    decisions: event.decisions.map((d) => ({ stage: d.stage, outcome: d.outcome, reason: d.reason })),
+  };
+}
+
+/**
+ * Forward one session's tool invocations (and only that session's) from the engine's event bus
+ * as `tool.started` / `tool.finished` pushes. Returns the function that stops forwarding.
+ */
+export function forwardToolActivity(
+  engine: Engine,
+  sessionId: string,
+  push: (frame: PushFrame) => void,
+): () => void {
+  const started = (event: ToolInvocationStarted): void => {
+    if (event.sessionId === sessionId) push({ event: "tool.started", payload: toolStartedPayload(event) });
+  };
+  const finished = (event: ToolInvocationFinished): void => {
+    if (event.sessionId === sessionId) push({ event: "tool.finished", payload: toolFinishedPayload(event) });
+  };
+  engine.events.on("ToolInvocationStarted", started);
+  engine.events.on("ToolInvocationSucceeded", finished);
+  engine.events.on("ToolInvocationFailed", finished);
+  return () => {
+    engine.events.off("ToolInvocationStarted", started);
+    engine.events.off("ToolInvocationSucceeded", finished);
+    engine.events.off("ToolInvocationFailed", finished);
+  };
+}

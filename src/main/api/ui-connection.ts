@@ -1,0 +1,155 @@
+import { parsePushFrame, type PushFrame } from "../../shared/push-events.ts";
+import type { ApprovalMode, Engine, Envelope, Session, ToolInfo } from "../engine/index.ts";
+import { ApprovalBroker } from "./approval-broker.ts";
+import { createApprovalHandlers } from "./approval-handlers.ts";
+import { ApiRouter, type ApiRouterOptions } from "./api-router.ts";
+import { projectStatus, type EngineHost, type EngineUser } from "./engine-host.ts";
+import { createProjectHandlers } from "./project-handlers.ts";
+import { forwardToolActivity } from "./tool-activity.ts";
+import { createToolHandlers } from "./tool-handlers.ts";
+
+export interface UiConnectionOptions {
+  host: EngineHost;
+  /** Deliver one push to this UI (IPC `webContents.send`, or a WebSocket frame). */
+  send(frame: PushFrame): void;
+  /** The session's approval mode; "ask" unless said otherwise (never yolo by default). */
+  mode?: ApprovalMode;
+  onHandlerError?: ApiRouterOptions["onHandlerError"];
+}
+
+/** One engine's session as this UI uses it. */
+interface Binding {
+  engine: Engine;
+  session: Session;
+  /** Aborts this binding's running calls (and so their pending approvals) when the UI goes away. */
+  controller: AbortController;
+  running: Set<Promise<Envelope>>;
+  stopActivity(): void;
+}
+
+/**
+ * One UI (an Electron window, a `lathe serve` WebSocket) and everything that is its own: a
+ * session in "ask" mode whose approver is this UI's broker, the router its requests go through,
+ * and the pushes it receives (its prompts, its session's tool activity, project status). When the
+ * project is trusted it moves to the new engine; when it closes, waiting prompts are rejected,
+ * running calls aborted and its sessions closed.
+ */
+export class UiConnection implements EngineUser {
+  readonly router: ApiRouter;
+  private readonly options: UiConnectionOptions;
+  private readonly broker: ApprovalBroker;
+  private readonly bindings = new Set<Binding>();
+  private current: Promise<Binding>;
+  private readonly unregister: () => void;
+  private closed = false;
+  private closing: Promise<void> | undefined;
+
+  constructor(options: UiConnectionOptions) {
+    this.options = options;
+    this.broker = new ApprovalBroker((frame) => this.push(frame));
+    this.current = this.bind(options.host.current);
+    // A failure shows on this UI's first request; do not leave it unhandled meanwhile.
+    this.current.catch(() => undefined);
+    this.unregister = options.host.register(this);
+    this.router = new ApiRouter(
+      {
+        ...createToolHandlers({
+          listTools: async (): Promise<ToolInfo[]> => (await this.current).engine.listTools(),
+          call: (toolId, args) => this.call(toolId, args),
+        }),
+        ...createApprovalHandlers(this.broker),
+        ...createProjectHandlers(options.host),
+      },
+      options.onHandlerError ? { onHandlerError: options.onHandlerError } : {},
+    );
+  }
+
+  /** Prompts waiting for this UI, the one on screen included. */
+  get pendingApprovals(): number {
+    return this.broker.pendingCount;
+  }
+
+  async switchTo(next: Engine): Promise<{ released: Promise<void> }> {
+    if (this.closed) return { released: Promise.resolve() };
+    const previous = this.current;
+    const binding = this.bind(next);
+    this.current = binding;
+    await binding;
+    this.pushSafely({ event: "project.status", payload: projectStatus(next) });
+    return { released: previous.then((old) => this.retire(old, false)).catch(() => undefined) };
+  }
+
+  /** The UI went away: reject its prompts, abort its calls, close its sessions. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.closed = true;
+      this.unregister();
+      this.broker.close();
+      await this.current.catch(() => undefined);
+      await Promise.all([...this.bindings].map((binding) => this.retire(binding, true)));
+    })();
+    return this.closing;
+  }
+
+  private async call(toolId: string, args: unknown): Promise<Envelope> {
+    const binding = await this.current;
+    if (this.closed) {
+      return {
+        type: "error",
+        error_text: `${toolId} was not run: the window closed.`,
+        metadata: { duration_ms: 0 },
+      };
+    }
+    const running = binding.session.call(toolId, args, { signal: binding.controller.signal });
+    binding.running.add(running);
+    void running.finally(() => binding.running.delete(running));
+    return running;
+  }
+
+  private async bind(engine: Engine): Promise<Binding> {
+    const session = await engine.openSession({
+      mode: this.options.mode ?? "ask",
+      approver: this.broker.approver,
+    });
+    const binding: Binding = {
+      engine,
+      session,
+      controller: new AbortController(),
+      running: new Set(),
+      stopActivity: forwardToolActivity(engine, session.id, (frame) => this.pushSafely(frame)),
+    };
+    this.bindings.add(binding);
+    if (this.closed) await this.retire(binding, true);
+    return binding;
+  }
+
+  /** Stop using a binding: let its running calls end (or abort them), then close its session. */
+  private async retire(binding: Binding, abort: boolean): Promise<void> {
+    if (abort) binding.controller.abort(new Error("the window closed"));
+    await Promise.allSettled([...binding.running]);
+    binding.stopActivity();
+    if (!this.bindings.delete(binding)) return;
+    try {
+      await binding.session.close();
+    } catch (error) {
+      console.error("lathe: closing a window's session failed:", error);
+    }
+  }
+
+  /** Validate a push against the contract and send it; throws when it cannot be sent. */
+  private push(frame: PushFrame): void {
+    if (this.closed) return;
+    const checked = parsePushFrame(frame);
+    if (!checked.ok) throw new Error(`refusing to send a push that breaks the contract: ${checked.error}`);
+    this.options.send(checked.frame);
+  }
+
+  /** For pushes nothing waits on (activity, status): a failure is reported, never thrown. */
+  private pushSafely(frame: PushFrame): void {
+    try {
+      this.push(frame);
+    } catch (error) {
+      console.error(`lathe: could not send the ${frame.event} push:`, error);
+    }
+  }
+}

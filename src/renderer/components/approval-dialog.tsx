@@ -1,0 +1,130 @@
+import { useEffect, useRef, type KeyboardEvent, type SyntheticEvent } from "react";
+import type { ApprovalAnswer } from "../../shared/api-contract.ts";
+import { useAppState } from "../state/store-context.tsx";
+import { ApprovalArguments } from "./approval-arguments.tsx";
+import { trapTab } from "./focus-trap.ts";
+
+/**
+ * The approval prompt: a modal dialog for the first waiting request, showing the exact tool, its
+ * origin, why it needs approval and its full arguments. Esc (or closing the dialog any other
+ * way) rejects; focus starts on "Reject", so a stray Enter never allows anything.
+ */
+export function ApprovalDialog() {
+  const request = useAppState((s) => s.approvals[0]);
+  const waiting = useAppState((s) => s.approvals.length);
+  const answering = useAppState((s) => s.answering);
+  const respond = useAppState((s) => s.respond);
+  const dialog = useRef<HTMLDialogElement>(null);
+  const reject = useRef<HTMLButtonElement>(null);
+  const requestId = request?.id;
+
+  useEffect(() => {
+    const element = dialog.current;
+    if (!element) return;
+    if (requestId !== undefined) {
+      if (!element.open) element.showModal();
+      reject.current?.focus();
+    } else if (element.open) {
+      element.close();
+    }
+  }, [requestId]);
+
+  const answer = (value: ApprovalAnswer) => {
+    if (!answering) void respond(value);
+  };
+  const onKeyDown = (event: KeyboardEvent<HTMLDialogElement>) => {
+    if (event.key === "Escape") {
+      event.preventDefault();
+      answer("reject");
+      return;
+    }
+    if (dialog.current) trapTab(event, dialog.current);
+  };
+  // The browser's own close request (Esc without a key event reaching us): also a rejection.
+  const onCancel = (event: SyntheticEvent<HTMLDialogElement>) => {
+    event.preventDefault();
+    answer("reject");
+  };
+  const onClose = () => {
+    if (requestId !== undefined) answer("reject");
+  };
+
+  return (
+    <dialog
+      ref={dialog}
+      className="approval"
+      aria-labelledby="approval-title"
+      aria-describedby="approval-reasons"
+      onKeyDown={onKeyDown}
+      onCancel={onCancel}
+      onClose={onClose}
+    >
+      {request ? (
+        <form method="dialog" className="approval-body" onSubmit={(event) => event.preventDefault()}>
+          <h2 id="approval-title">
+            Allow <code>{request.toolId}</code> to run?
+          </h2>
+          {waiting > 1 ? (
+            <p className="muted">
+              {waiting - 1} more {waiting === 2 ? "request waits" : "requests wait"} after this one.
+            </p>
+          ) : null}
+          <dl className="approval-facts">
+            <div>
+              <dt>Tool</dt>
+              <dd>
+                <code>{request.toolId}</code>
+              </dd>
+            </div>
+            <div>
+              <dt>Origin</dt>
+              <dd aria-label="Origin">
+                <span>layer {request.origin.layer}</span> · <span>kind {request.origin.kind}</span>
+                {request.origin.name ? (
+                  <>
+                    {" "}
+                    · <span>name {request.origin.name}</span>
+                  </>
+                ) : null}
+              </dd>
+            </div>
+          </dl>
+          <div className="approval-scroll">
+            <ApprovalArguments args={request.args} />
+            <h3>Why Lathe asks</h3>
+            <ul id="approval-reasons" className="approval-reasons">
+              {request.reasons.map((reason, index) => (
+                <li key={index}>{reason}</li>
+              ))}
+            </ul>
+            <h3 id="approval-key-label">Approval key</h3>
+            <p className="approval-key" aria-labelledby="approval-key-label">
+              <code>{request.approvalKey}</code>
+            </p>
+          </div>
+          <div className="approval-actions">
+            <button
+              ref={reject}
+              type="button"
+              className="button-reject"
+              disabled={answering}
+              onClick={() => answer("reject")}
+            >
+              Reject
+            </button>
+            <button type="button" disabled={answering} onClick={() => answer("always")}>
+              Allow for this session
+            </button>
+            <button type="button" className="run" disabled={answering} onClick={() => answer("once")}>
+              Allow once
+            </button>
+          </div>
+          <p className="muted approval-hint">
+            Esc rejects. “Allow for this session” also allows later <code>{request.toolId}</code> calls with
+            the same approval key until this window closes.
+          </p>
+        </form>
+      ) : null}
+    </dialog>
+  );
+}

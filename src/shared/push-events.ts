@@ -1,0 +1,102 @@
+// What the host pushes to the renderer without being asked: approval prompts, live tool activity
+// and the project's trust status. Declared here once, with a zod schema per event; the receiving
+// side (preload, WebSocket client) validates every frame against it before any listener sees it.
+import { z } from "zod";
+import {
+  ApprovalAnswerSchema,
+  EnvelopeSchema,
+  ProjectStatusSchema,
+  ToolOriginSchema,
+} from "./api-contract.ts";
+
+/** The IPC channel (Electron) that carries every push frame to the renderer. */
+export const PUSH_CHANNEL = "lathe.push";
+
+/** A call that needs a person's yes or no: nothing in it is shortened. */
+export const ApprovalRequestSchema = z.strictObject({
+  /** The id to answer with `approval.respond`; unique per prompt. */
+  id: z.string().min(1),
+  sessionId: z.string(),
+  toolId: z.string(),
+  origin: ToolOriginSchema,
+  /** The full validated arguments (for bash, the whole command). */
+  args: z.unknown(),
+  approvalKey: z.string(),
+  /** Why the call needs approval: the rule, watchdog or parser reasons. */
+  reasons: z.array(z.string()),
+});
+
+export const ApprovalSettledSchema = z.strictObject({
+  id: z.string().min(1),
+  answer: ApprovalAnswerSchema,
+  /** answered: by the person; aborted: the call was stopped; closed: the window or session went away. */
+  cause: z.enum(["answered", "aborted", "closed"]),
+});
+
+export const DecisionSchema = z.strictObject({
+  stage: z.enum(["capability", "rule", "watchdog", "approval"]),
+  outcome: z.enum(["allow", "deny", "ask"]),
+  reason: z.string(),
+});
+
+export const ToolStartedSchema = z.strictObject({
+  callId: z.string(),
+  sessionId: z.string(),
+  toolId: z.string(),
+  /** Absent for a tool id the registry does not know. */
+  origin: ToolOriginSchema.optional(),
+  /** The arguments with secrets redacted. */
+  args: z.unknown(),
+  /** Epoch milliseconds. */
+  startedAt: z.number(),
+});
+
+export const ToolFinishedSchema = ToolStartedSchema.extend({
+  envelope: EnvelopeSchema,
+  /** Each decision on the way: capability, rule, watchdog, approval. */
+  decisions: z.array(DecisionSchema),
+});
+
+/** Every push: its event name and the schema of its payload. */
+export const pushes = {
+  "approval.requested": ApprovalRequestSchema,
+  "approval.settled": ApprovalSettledSchema,
+  "tool.started": ToolStartedSchema,
+  "tool.finished": ToolFinishedSchema,
+  "project.status": ProjectStatusSchema,
+} as const;
+
+export type PushEvent = keyof typeof pushes;
+export const PUSH_EVENTS = Object.keys(pushes) as PushEvent[];
+export type PushOf<E extends PushEvent> = z.output<(typeof pushes)[E]>;
+
+/** One push as it travels: over IPC as the message, over the WebSocket as a JSON text frame. */
+export type PushFrame = { [E in PushEvent]: { event: E; payload: PushOf<E> } }[PushEvent];
+
+export const PushFrameSchema = z.strictObject({ event: z.string(), payload: z.unknown() });
+
+export type ApprovalRequest = PushOf<"approval.requested">;
+export type ApprovalSettled = PushOf<"approval.settled">;
+export type ToolStarted = PushOf<"tool.started">;
+export type ToolFinished = PushOf<"tool.finished">;
+export type Decision = z.output<typeof DecisionSchema>;
+
+export function isPushEvent(value: unknown): value is PushEvent {
+  return typeof value === "string" && Object.hasOwn(pushes, value);
+}
+
+/**
+ * Check one frame against the contract: a known event whose payload matches its schema (extra
+ * keys refused). Both sides use it: the host before sending, the renderer's transport on arrival.
+ */
+export function parsePushFrame(
+  frame: unknown,
+): { ok: true; frame: PushFrame } | { ok: false; error: string } {
+  const outer = PushFrameSchema.safeParse(frame);
+  if (!outer.success) return { ok: false, error: "a push frame must be {event, payload}" };
+  const { event, payload } = outer.data;
+  if (!isPushEvent(event)) return { ok: false, error: `unknown push event ${JSON.stringify(event)}` };
+  const parsed = pushes[event].safeParse(payload);
+  if (!parsed.success) return { ok: false, error: `invalid ${event} push: ${z.prettifyError(parsed.error)}` };
+  return { ok: true, frame: { event, payload: parsed.data } as PushFrame };
+}

@@ -1,0 +1,252 @@
+// Approvals and project trust as a person meets them: `lathe serve` on a folder, the page in
+// Debian's Chromium, a `write` that waits for the approval dialog, and a folder whose own
+// settings try to allow writes before anyone trusted it. Needs `npm run build` first.
+import type { ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  CHROMIUM,
+  REPO,
+  haveChromium,
+  launchChromium,
+  missingPrerequisite,
+  startLatheServe,
+  stopLatheServe,
+} from "./serve-fixture.ts";
+
+const APPROVAL_SHOT = path.join(REPO, "test-results/ui-approval.png");
+const TRUST_SHOT = path.join(REPO, "test-results/ui-trust.png");
+const runUi = haveChromium || Boolean(process.env["CI"]);
+
+if (!runUi) {
+  console.warn(
+    `UI approval test skipped: ${CHROMIUM} is missing. Install it with \`apt-get install -y chromium\`.`,
+  );
+}
+
+interface Served {
+  root: string;
+  child: ChildProcess;
+  page: Page;
+  problems: string[];
+}
+
+let base: string;
+let browser: Browser | undefined;
+const served: Served[] = [];
+
+async function serveFolder(name: string, prepare: (root: string) => Promise<void>): Promise<Served> {
+  const root = path.join(base, name);
+  await mkdir(root, { recursive: true });
+  await prepare(root);
+  const { child, url } = await startLatheServe(root, path.join(base, `${name}-lathe-home`));
+  const page = await browser!.newPage({ viewport: { width: 1280, height: 900 } });
+  const problems: string[] = [];
+  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+  page.on("console", (message) => {
+    if (message.type() === "error") problems.push(`console error: ${message.text()}`);
+  });
+  const entry = { root, child, page, problems };
+  served.push(entry);
+  await page.goto(url);
+  await page
+    .getByRole("list", { name: "Tools" })
+    .getByRole("button", { name: /^write\b/ })
+    .waitFor({ timeout: 10_000 });
+  return entry;
+}
+
+/** Pick a tool, type its arguments and press Run (the call may then wait for the dialog). */
+async function runTool(page: Page, toolId: string, args: unknown): Promise<void> {
+  await page
+    .getByRole("list", { name: "Tools" })
+    .getByRole("button", { name: new RegExp(`^${toolId}\\b`) })
+    .click();
+  await page.getByLabel("Arguments (JSON)").fill(JSON.stringify(args, null, 2));
+  await page.getByRole("button", { name: `Run ${toolId}` }).click();
+}
+
+const dialogOf = (page: Page) => page.getByRole("dialog", { name: "Allow write to run?" });
+
+beforeAll(async () => {
+  if (!runUi) return;
+  const missing = missingPrerequisite();
+  if (missing) throw new Error(missing);
+  base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-ui-approval-")));
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  for (const s of served) await stopLatheServe(s.child);
+  if (base) await rm(base, { recursive: true, force: true });
+});
+
+describe.skipIf(!runUi)("approvals in the UI through lathe serve", () => {
+  let s: Served;
+
+  beforeAll(async () => {
+    s = await serveFolder("project", async (root) => {
+      await writeFile(path.join(root, "README.md"), "# fixture\n");
+    });
+  });
+
+  it("shows the dialog with the full arguments and origin; Reject leaves no file", async () => {
+    const { page, root } = s;
+    await runTool(page, "write", { path: "notes/new.txt", content: "hi" });
+    const dialog = dialogOf(page);
+    await dialog.waitFor({ timeout: 10_000 });
+    const text = await dialog.innerText();
+    expect(text).toContain('"path": "notes/new.txt"');
+    expect(text).toContain('"content": "hi"');
+    expect(text).toMatch(/layer builtin\s*·\s*kind builtin/);
+    expect(text).toContain("write:notes/new.txt");
+    expect(text).toMatch(/Why Lathe asks[\s\S]*notes\/new.txt/i);
+    for (const name of ["Allow once", "Allow for this session", "Reject"]) {
+      expect(await dialog.getByRole("button", { name }).count()).toBe(1);
+    }
+    // Focus starts on Reject and stays inside the dialog however often Tab is pressed.
+    expect(await page.locator(":focus").textContent()).toBe("Reject");
+    for (let i = 0; i < 8; i++) {
+      await page.keyboard.press(i % 3 === 2 ? "Shift+Tab" : "Tab");
+      expect(await dialog.locator(":focus").count()).toBe(1);
+    }
+    // The page behind the modal cannot be used meanwhile.
+    expect(await page.getByRole("button", { name: "Run write" }).count()).toBe(0);
+
+    await mkdir(path.dirname(APPROVAL_SHOT), { recursive: true });
+    await page.screenshot({ path: APPROVAL_SHOT, fullPage: true });
+
+    await dialog.getByRole("button", { name: "Reject" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    const errorText = page.getByLabel("Error text", { exact: true });
+    await errorText.waitFor({ timeout: 10_000 });
+    expect(await errorText.innerText()).toMatch(/rejected this write call/);
+    expect(existsSync(path.join(root, "notes/new.txt"))).toBe(false);
+
+    const activity = page.getByRole("list", { name: "Tool activity" });
+    await activity.getByText("the user rejected the call").waitFor({ timeout: 10_000 });
+    expect(await activity.getByRole("listitem").first().innerText()).toMatch(/write\s+denied/);
+  });
+
+  it("runs the write after Allow once: the file holds exactly what was shown", async () => {
+    const { page, root } = s;
+    await page.getByRole("button", { name: "Run write" }).click();
+    const dialog = dialogOf(page);
+    await dialog.waitFor({ timeout: 10_000 });
+    await dialog.getByRole("button", { name: "Allow once" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    await page.getByLabel("Data", { exact: true }).waitFor({ timeout: 10_000 });
+    expect(await page.getByLabel("Envelope", { exact: true }).innerText()).toMatch(/^output/);
+    expect(await readFile(path.join(root, "notes/new.txt"), "utf8")).toBe("hi");
+    const latest = page.getByRole("list", { name: "Tool activity" }).getByRole("listitem").first();
+    await expect.poll(() => latest.innerText()).toMatch(/write\s+ok[\s\S]*\d+ ms/);
+  });
+
+  it("treats Esc as Reject, and shows long arguments in full", async () => {
+    const { page, root } = s;
+    const content = `${"0123456789 ".repeat(600)}THE-END`;
+    await runTool(page, "write", { path: "notes/third.txt", content });
+    const dialog = dialogOf(page);
+    await dialog.waitFor({ timeout: 10_000 });
+    expect(await dialog.innerText()).toContain(content);
+    await page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "hidden" });
+    const errorText = page.getByLabel("Error text", { exact: true });
+    await expect.poll(() => errorText.innerText(), { timeout: 10_000 }).toMatch(/rejected this write call/);
+    expect(existsSync(path.join(root, "notes/third.txt"))).toBe(false);
+    expect(s.problems, s.problems.join("\n")).toEqual([]);
+  });
+
+  it("shows a bash call's whole command in one monospace block that wraps", async (context) => {
+    const { page, root } = s;
+    const tools = page.getByRole("list", { name: "Tools" });
+    if ((await tools.getByRole("button", { name: /^bash\b/ }).count()) === 0) {
+      console.warn("bash approval check skipped: this build registers no bash tool.");
+      context.skip();
+    }
+    const words = Array.from({ length: 120 }, (_, i) => `word${i}`).join(" ");
+    const command = `echo "${words}" > notes/from-bash.txt && echo done-marker`;
+    await runTool(page, "bash", { command });
+    const dialog = page.getByRole("dialog", { name: "Allow bash to run?" });
+    await dialog.waitFor({ timeout: 10_000 });
+    const block = dialog
+      .getByRole("region", { name: "Command" })
+      .or(dialog.getByLabel("Command", { exact: true }));
+    expect(await block.innerText()).toBe(command);
+    const style = await block.evaluate((el) => {
+      const css = el.ownerDocument.defaultView!.getComputedStyle(el);
+      return { font: css.fontFamily, wrap: css.whiteSpace, fits: el.scrollWidth <= el.clientWidth };
+    });
+    expect(style.font).toMatch(/mono/i);
+    expect(style.wrap).toBe("pre-wrap");
+    expect(style.fits).toBe(true);
+    await page.screenshot({ path: APPROVAL_SHOT.replace(".png", "-bash.png"), fullPage: true });
+    await dialog.getByRole("button", { name: "Reject" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    await expect
+      .poll(() => page.getByLabel("Error text", { exact: true }).innerText(), { timeout: 10_000 })
+      .toMatch(/rejected this bash call/);
+    expect(existsSync(path.join(root, "notes/from-bash.txt"))).toBe(false);
+  });
+});
+
+describe.skipIf(!runUi)("project trust in the UI through lathe serve", () => {
+  let s: Served;
+
+  beforeAll(async () => {
+    s = await serveFolder("untrusted", async (root) => {
+      await mkdir(path.join(root, ".lathe"), { recursive: true });
+      await writeFile(
+        path.join(root, ".lathe", "settings.json"),
+        JSON.stringify(
+          { permissions: [{ permission: "write", pattern: "allowed/**", action: "allow" }] },
+          null,
+          2,
+        ),
+      );
+    });
+  });
+
+  it("says the folder is not trusted and which of its settings are ignored", async () => {
+    const { page } = s;
+    const banner = page.getByRole("region", { name: "This folder is not trusted" });
+    await banner.waitFor({ timeout: 10_000 });
+    const notices = await banner.getByRole("list", { name: "Trust notices" }).innerText();
+    expect(notices).toMatch(/1 allow\/ask rule in .*\.lathe\/settings\.json is ignored/);
+    expect(await page.getByRole("banner").innerText()).toContain("not trusted");
+    await mkdir(path.dirname(TRUST_SHOT), { recursive: true });
+    await page.screenshot({ path: TRUST_SHOT, fullPage: true });
+  });
+
+  it("ignores the folder's allow rule until trusted: the write still asks", async () => {
+    const { page, root } = s;
+    await runTool(page, "write", { path: "allowed/a.txt", content: "a" });
+    const dialog = dialogOf(page);
+    await dialog.waitFor({ timeout: 10_000 });
+    await dialog.getByRole("button", { name: "Reject" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    expect(existsSync(path.join(root, "allowed/a.txt"))).toBe(false);
+  });
+
+  it("trusts the folder on request; its allow rule then applies without a prompt", async () => {
+    const { page, root } = s;
+    await page.getByRole("button", { name: "Trust this folder" }).click();
+    const banner = page.getByRole("region", { name: "This folder is not trusted" });
+    await banner.waitFor({ state: "detached", timeout: 10_000 });
+    await expect.poll(() => page.getByRole("banner").innerText()).toMatch(/\btrusted\b/);
+    expect(await page.getByRole("banner").innerText()).not.toContain("not trusted");
+
+    await page.getByRole("button", { name: "Run write" }).click();
+    await expect
+      .poll(() => page.getByLabel("Envelope", { exact: true }).innerText(), { timeout: 10_000 })
+      .toMatch(/^output/);
+    expect(await dialogOf(page).count()).toBe(0);
+    expect(await readFile(path.join(root, "allowed/a.txt"), "utf8")).toBe("a");
+    expect(s.problems, s.problems.join("\n")).toEqual([]);
+  });
+});

@@ -1,0 +1,78 @@
+// Shared by the UI suites: `lathe serve` started the way a person starts it, and Debian's
+// Chromium launched headless with the switches that keep it off the network.
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { chromium, type Browser } from "playwright-core";
+
+export const REPO = path.resolve(import.meta.dirname, "../..");
+export const CHROMIUM = "/usr/bin/chromium";
+export const RENDERER_INDEX = path.join(REPO, "out/renderer/index.html");
+export const haveChromium = existsSync(CHROMIUM);
+
+/** Why the UI suites cannot run here, or undefined when they can. */
+export function missingPrerequisite(): string | undefined {
+  if (!haveChromium) return `${CHROMIUM} is missing; CI must install it (apt-get install -y chromium).`;
+  if (!existsSync(RENDERER_INDEX))
+    return `${RENDERER_INDEX} is missing: run \`npm run build\` before the UI test.`;
+  return undefined;
+}
+
+/** Start `lathe serve` on a folder and resolve with the URL it prints. */
+export function startLatheServe(
+  root: string,
+  latheHome: string,
+): Promise<{ child: ChildProcess; url: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [path.join(REPO, "bin/lathe.mjs"), "serve", "--root", root, "--port", "0"],
+      {
+        cwd: REPO,
+        env: { ...process.env, LATHE_HOME: latheHome },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let stdout = "";
+    let stderr = "";
+    const timer = setTimeout(
+      () => reject(new Error(`lathe serve printed no URL within 15 s.\n${stdout}${stderr}`)),
+      15_000,
+    );
+    child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+    child.stdout?.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString("utf8");
+      const match = /^lathe serve: (http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+)$/m.exec(stdout);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve({ child, url: match[1] });
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`lathe serve exited with ${code} before printing its URL.\n${stdout}${stderr}`));
+    });
+  });
+}
+
+export function stopLatheServe(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once("exit", () => resolve());
+    child.kill("SIGTERM");
+  });
+}
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
+  });
+}
