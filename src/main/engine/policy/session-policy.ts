@@ -1,17 +1,13 @@
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { FsCapability } from "../capability/fs-capability.ts";
 import type { RegisteredTool } from "../tools/tool-registry.ts";
-import type { ApprovalCache } from "./approval-cache.ts";
-import type { Approver } from "./approval-request.ts";
 import type { PlannedAccess, ResolvedAccess } from "./call-plan.ts";
 import { decideCall, type PolicyContext, type PolicyResult } from "./call-policy.ts";
 import { exfiltrationGuard } from "./guards/exfiltration.ts";
 import { forcePushGuard } from "./guards/force-push.ts";
 import { recursiveDeleteGuard } from "./guards/recursive-delete.ts";
 import { selfProtectionGuard } from "./guards/self-protection.ts";
-import type { ApprovalMode } from "./lathe-settings.ts";
-import type { PolicyConfig, SourcedHook } from "./policy-config.ts";
-import type { Ruleset } from "./ruleset.ts";
+import type { SourcedHook } from "./policy-config.ts";
 import { runUserHook } from "./user-hook.ts";
 import type { WatchdogCheck } from "./watchdog.ts";
 
@@ -37,17 +33,8 @@ function hookCheck(hook: SourcedHook): WatchdogCheck {
   };
 }
 
-export interface SessionPolicyInput {
-  root: string;
-  latheHome: string;
-  sessionId: string;
-  agent: string;
-  config: PolicyConfig;
-  ruleset: Ruleset;
-  mode: ApprovalMode;
-  approver: Approver | undefined;
-  approvals: ApprovalCache;
-}
+/** Everything a session's policy needs but the watchdog chain, which it builds from the config. */
+export type SessionPolicyInput = Omit<PolicyContext, "watchdog">;
 
 export interface SessionPolicy {
   decide(entry: RegisteredTool, args: unknown, fs: FsCapability, signal?: AbortSignal): Promise<PolicyResult>;
@@ -73,18 +60,7 @@ function describeAccess(access: PlannedAccess): string {
 
 /** One session's policy: the engine's rules and hooks, the session's mode, approver and approvals. */
 export function sessionPolicy(input: SessionPolicyInput): SessionPolicy {
-  const ctx: PolicyContext = {
-    root: input.root,
-    latheHome: input.latheHome,
-    sessionId: input.sessionId,
-    agent: input.agent,
-    config: input.config,
-    ruleset: input.ruleset,
-    mode: input.mode,
-    approver: input.approver,
-    approvals: input.approvals,
-    watchdog: [...BUILTIN_GUARDS, ...input.config.hooks.map(hookCheck)],
-  };
+  const ctx: PolicyContext = { ...input, watchdog: [...BUILTIN_GUARDS, ...input.config.hooks.map(hookCheck)] };
   return {
     decide: (entry, args, fs, signal) => decideCall(ctx, entry.tool, entry.origin, args, fs, signal),
     authorize: async (entry, access, fs, signal) => {
