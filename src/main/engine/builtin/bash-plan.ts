@@ -6,6 +6,7 @@ import { analyzeShell, type ShellWord } from "../policy/shell/shell-analysis.ts"
 /** Redirection targets that are streams, not files: `2>/dev/null` touches nothing. */
 const STREAMS = new Set([
   "/dev/null",
+  "/dev/tty",
   "/dev/stdin",
   "/dev/stdout",
   "/dev/stderr",

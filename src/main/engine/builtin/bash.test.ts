@@ -10,7 +10,8 @@ import { errorOf, openTestWorkspace, outputOf, type TestWorkspace } from "./test
 let ws: TestWorkspace;
 beforeEach(async () => {
   ws = await openTestWorkspace();
-  ws.engine.registry.register(bashTool, { layer: "builtin", kind: "builtin" });
+  // The engine ships bash as a built-in: these tests run the very same definition.
+  expect(ws.engine.registry.get("bash")?.tool).toBe(bashTool);
 });
 afterEach(async () => {
   await ws.cleanup();
@@ -156,7 +157,7 @@ describe("bash: arguments", () => {
   it.each([
     [{ command: "" }, /command/],
     [{ command: "   \n " }, /command is empty/],
-    [{ command: "echo a\0b" }, /NUL/],
+    [{ command: "echo a\0b" }, /NUL|U\+0000/],
     [{ command: "ls", timeout_ms: 0 }, /timeout_ms/],
     [{ command: "ls", timeout_ms: 600_001 }, /timeout_ms/],
     [{ command: "ls", timeout_ms: 1.5 }, /timeout_ms/],

@@ -57,9 +57,22 @@ const COMMANDS = [
   "echo", "printf", "pwd", "true", "false", "test", "[", "env", "which", "date", "sleep", "mkdir", "touch", "cp",
   "mv", "rm", "ln", "chmod", "git", "node", "npm", "npx", "python3", "make", "tar", "gzip", "gunzip", "xargs",
   "tee", "basename", "dirname", "realpath", "seq", "yes", "jq", "sh", "bash",
+  "stat", "file", "du", "df", "ps", "kill", "stty", "tput", "id", "whoami", "uname", "hostname", "md5sum",
+  "sha256sum", "comm", "join", "paste", "column", "nl", "od", "hexdump", "less", "more", "zcat", "unzip",
+  "time", "timeout", "nproc", "pgrep",
 ]; // prettier-ignore
 
-const SHELL_REQUIREMENTS: ShellRunRequirement[] = COMMANDS.map((cmd) => ({ cmd }));
+/**
+ * Shell builtins that only steer the shell itself (exit codes, variables, flow, traps whose code
+ * the parser reads as commands too); `eval`, `source`, `exec`, `alias` and `enable` are not here.
+ */
+const BUILTINS = [
+  "exit", "return", ":", "cd", "export", "unset", "set", "shift", "read", "wait", "trap", "local",
+  "declare", "typeset", "readonly", "let", "break", "continue", "type", "getopts", "umask", "ulimit",
+  "times", "pushd", "popd", "dirs", "shopt", "[[", "printf", "echo", "test", "exec", "command",
+]; // prettier-ignore
+
+const SHELL_REQUIREMENTS: ShellRunRequirement[] = [...new Set([...COMMANDS, ...BUILTINS])].map((cmd) => ({ cmd }));
 
 /** The approval identity of a command: the command itself, runs of whitespace collapsed. */
 export function bashApprovalKey(command: string): string {

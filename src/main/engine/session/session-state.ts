@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
+import type { Asker } from "./question-request.ts";
 
 /** What a session remembers of a file it read, to refuse writes over changes it has not seen. */
 export interface FileStamp {
@@ -24,17 +25,21 @@ export class SessionState {
   readonly dir: string;
   private readonly reads: Map<string, FileStamp>;
   private readonly persistence: SessionPersistence | undefined;
+  /** Who answers the question tool; undefined when the host is headless. */
+  readonly asker: Asker | undefined;
 
   constructor(
     id: string,
     dir: string,
     reads = new Map<string, FileStamp>(),
     persistence?: SessionPersistence,
+    asker?: Asker,
   ) {
     this.id = id;
     this.dir = dir;
     this.reads = reads;
     this.persistence = persistence;
+    this.asker = asker;
   }
 
   recordRead(absolutePath: string, stamp: FileStamp): void {

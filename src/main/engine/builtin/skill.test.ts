@@ -1,0 +1,172 @@
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { Engine } from "../engine.ts";
+import { TrustStore } from "../policy/trust-store.ts";
+import { SkillCatalog } from "../skills/skill-catalog.ts";
+import { skillTool, type SkillData } from "./skill.ts";
+import { errorOf, outputOf } from "./test-workspace.ts";
+
+let base: string;
+let root: string;
+let home: string;
+let engine: Engine | undefined;
+
+beforeEach(async () => {
+  base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-skill-")));
+  root = path.join(base, "ws");
+  home = path.join(base, "home");
+  await mkdir(root);
+  await mkdir(home);
+});
+
+afterEach(async () => {
+  await engine?.close();
+  engine = undefined;
+  await rm(base, { recursive: true, force: true });
+});
+
+async function putSkill(
+  dir: string,
+  folder: string,
+  name: string,
+  description: string,
+  body: string,
+): Promise<string> {
+  await mkdir(path.join(dir, folder), { recursive: true });
+  const file = path.join(dir, folder, "SKILL.md");
+  await writeFile(file, `---\nname: ${name}\ndescription: ${description}\n---\n\n${body}\n`);
+  return file;
+}
+
+const globalDir = (): string => path.join(home, "skills");
+const projectDir = (): string => path.join(root, ".lathe", "skills");
+
+/** A real engine (trusted or not) with the skill tool over a catalog of its folders. */
+async function engineWithSkills(trusted: boolean): Promise<{ engine: Engine; catalog: SkillCatalog }> {
+  if (trusted) new TrustStore(home).trust(root);
+  engine = await Engine.create({ root, latheHome: home });
+  const catalog = new SkillCatalog({
+    root: engine.root,
+    latheHome: engine.latheHome,
+    projectTrusted: engine.policy.projectTrusted,
+  });
+  engine.registry.unregister("builtin", (_origin, id) => id === "skill");
+  engine.registry.register(skillTool(catalog), { layer: "builtin", kind: "builtin" });
+  return { engine, catalog };
+}
+
+describe("skill", () => {
+  it("loads a global skill's instructions without an approval, even headless in ask mode", async () => {
+    const file = await putSkill(
+      globalDir(),
+      "pdf",
+      "pdf",
+      "Fill PDF forms.",
+      "1. Open the form.\n2. Fill it.",
+    );
+    const { engine } = await engineWithSkills(false);
+    const session = await engine.openSession({ mode: "ask" });
+    expect(outputOf<SkillData>(await session.call("skill", { name: "pdf" }))).toEqual({
+      name: "pdf",
+      description: "Fill PDF forms.",
+      content: "1. Open the form.\n2. Fill it.",
+      path: file,
+    });
+  });
+
+  it("serves the trusted project's skill over a global one of the same name, with a workspace path", async () => {
+    await putSkill(globalDir(), "style", "style", "The user's style.", "Use tabs.");
+    await putSkill(projectDir(), "style", "style", "This project's style.", "Use two spaces.");
+    const { engine, catalog } = await engineWithSkills(true);
+    expect(catalog.promptLines()).toEqual(["- style: This project's style."]);
+    const session = await engine.openSession();
+    expect(outputOf<SkillData>(await session.call("skill", { name: "style" }))).toEqual({
+      name: "style",
+      description: "This project's style.",
+      content: "Use two spaces.",
+      path: ".lathe/skills/style/SKILL.md",
+    });
+  });
+
+  it("never loads an untrusted project's skill", async () => {
+    await putSkill(globalDir(), "style", "style", "The user's style.", "Use tabs.");
+    await putSkill(projectDir(), "style", "style", "This project's style.", "Use two spaces.");
+    await putSkill(projectDir(), "deploy", "deploy", "Deploy to production.", "Run the deploy script.");
+    const { engine } = await engineWithSkills(false);
+    const session = await engine.openSession();
+    expect(outputOf<SkillData>(await session.call("skill", { name: "style" })).content).toBe("Use tabs.");
+    expect(errorOf(await session.call("skill", { name: "deploy" }))).toBe(
+      'There is no skill "deploy". Available skills: style. Call skill with one of these names.',
+    );
+  });
+
+  it("loads the body on demand: an edit after discovery is what the model gets", async () => {
+    const file = await putSkill(globalDir(), "pdf", "pdf", "Fill PDF forms.", "Old steps.");
+    const { engine } = await engineWithSkills(false);
+    await writeFile(file, "---\nname: pdf\ndescription: Fill PDF forms.\n---\nNew steps.\n");
+    const session = await engine.openSession();
+    expect(outputOf<SkillData>(await session.call("skill", { name: "pdf" })).content).toBe("New steps.");
+  });
+
+  it("cuts an oversized body at 200 KB and keeps the whole text in a sidecar file", async () => {
+    const line = "Step: do the next thing carefully.\n";
+    const body = line.repeat(Math.ceil((300 * 1024) / line.length)).trim();
+    await putSkill(globalDir(), "huge", "huge", "A long manual.", body);
+    const { engine } = await engineWithSkills(false);
+    const session = await engine.openSession();
+    const envelope = await session.call("skill", { name: "huge" });
+    const data = outputOf<SkillData>(envelope);
+    expect(Buffer.byteLength(data.content)).toBeLessThanOrEqual(200 * 1024);
+    expect(body.startsWith(data.content)).toBe(true);
+    expect(envelope.metadata.truncated).toBe(true);
+    expect(await readFile(envelope.metadata.output_path as string, "utf8")).toBe(body);
+  });
+
+  it("names the available skills when asked for an unknown one", async () => {
+    await putSkill(globalDir(), "b-skill", "beta", "Second.", "B.");
+    await putSkill(globalDir(), "a-skill", "alpha", "First.", "A.");
+    const { engine } = await engineWithSkills(false);
+    const session = await engine.openSession();
+    expect(errorOf(await session.call("skill", { name: "gamma" }))).toBe(
+      'There is no skill "gamma". Available skills: alpha, beta. Call skill with one of these names.',
+    );
+  });
+
+  it("says so when no skills are installed", async () => {
+    const { engine } = await engineWithSkills(false);
+    const session = await engine.openSession();
+    expect(errorOf(await session.call("skill", { name: "pdf" }))).toBe(
+      'There is no skill "pdf": no skills are installed. Continue without one.',
+    );
+  });
+
+  it("finds a skill installed after the catalog was loaded", async () => {
+    const { engine, catalog } = await engineWithSkills(false);
+    await putSkill(globalDir(), "late", "late", "Added later.", "Late steps.");
+    const session = await engine.openSession();
+    expect(outputOf<SkillData>(await session.call("skill", { name: "late" })).content).toBe("Late steps.");
+    expect(catalog.promptLines()).toEqual(["- late: Added later."]);
+  });
+
+  it.each([
+    {
+      name: "removed",
+      change: (file: string) => rm(path.dirname(file), { recursive: true }),
+      error:
+        /^The skill "pdf" was removed since it was listed \(.*home\/skills\/pdf\/SKILL\.md is gone\)\. Continue without it\.$/,
+    },
+    {
+      name: "broken",
+      change: (file: string) => writeFile(file, "no front matter any more\n"),
+      error: /^The skill "pdf" is broken since it was listed: .*has no front matter.* Continue without it\.$/,
+    },
+  ])("tells the model to carry on when a listed skill was $name since", async ({ change, error }) => {
+    const file = await putSkill(globalDir(), "pdf", "pdf", "Fill PDF forms.", "Steps.");
+    const { engine } = await engineWithSkills(false);
+    await change(file);
+    const session = await engine.openSession();
+    expect(errorOf(await session.call("skill", { name: "pdf" }))).toMatch(error);
+  });
+});

@@ -1,0 +1,77 @@
+import { z } from "zod";
+import { ToolCallError } from "../errors/tool-call-error.ts";
+import { TODO_STATUSES, type TodoItem, type TodoStore } from "../store/todo-store.ts";
+import type { ToolDefinition } from "../tools/contract.ts";
+import { defineBuiltin } from "./define-builtin.ts";
+
+const DESCRIPTION = `Write this session's todo list: the steps of the current task and where each one stands. The person sees the list live.
+
+Use it for work with several steps: write the whole plan first, then call todo again as you go, marking one step in_progress when you start it and completed as soon as it is done. Skip it for a task of one or two trivial steps.
+
+Each call replaces the whole list: always send every item, in order, not only the ones that changed. Send an empty list to clear it. At most one item may be in_progress at a time. Statuses: pending (not started), in_progress (what you are doing now), completed (done).
+
+Returns {todos}: the list as stored.`;
+
+/** Longest list and longest item the tool accepts: a plan, not a dump. */
+export const MAX_TODOS = 100;
+export const MAX_TODO_CHARS = 1000;
+
+const schema = z.strictObject({
+  todos: z
+    .array(
+      z.strictObject({
+        content: z
+          .string()
+          .min(1)
+          .max(MAX_TODO_CHARS)
+          .describe("What the step is, in a short imperative sentence."),
+        status: z.enum(TODO_STATUSES).describe("pending, in_progress (at most one item) or completed."),
+      }),
+    )
+    .max(MAX_TODOS)
+    .describe("The whole list, in order; it replaces the previous one."),
+});
+
+export interface TodoData {
+  todos: TodoItem[];
+}
+
+/** Normalise and check a list the schema accepted: no blank steps, at most one in progress. */
+function checkedList(todos: readonly TodoItem[]): TodoItem[] {
+  const list = todos.map((t) => ({ content: t.content.trim(), status: t.status }));
+  const blank = list.findIndex((t) => t.content === "");
+  if (blank >= 0) {
+    throw new ToolCallError(
+      `todos[${blank}] has blank content. Describe each step in a few words, or leave the blank item out.`,
+    );
+  }
+  const active = list.flatMap((t, i) => (t.status === "in_progress" ? [i] : []));
+  if (active.length > 1) {
+    throw new ToolCallError(
+      `${active.length} items are in_progress (${active.map((i) => `todos[${i}]`).join(", ")}); at most one may be. Keep the one you are working on now in_progress, mark the others pending or completed, and send the whole list again.`,
+    );
+  }
+  return list;
+}
+
+/**
+ * The todo tool over a store: it replaces the calling session's list (the store persists it and
+ * emits `TodosChanged`). It touches no files, so nothing is gated.
+ */
+export function todoTool(store: TodoStore): ToolDefinition<z.output<typeof schema>, TodoData> {
+  return defineBuiltin({
+    id: "todo",
+    description: DESCRIPTION,
+    schema,
+    requires: {},
+    readOnly: false,
+    gated: false,
+    kind: "think",
+    timeoutMs: 10_000,
+    async execute(args, runtime): Promise<TodoData> {
+      const todos = checkedList(args.todos);
+      store.replace(runtime.session.id, todos);
+      return { todos };
+    },
+  });
+}

@@ -1,0 +1,202 @@
+import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SkillCatalog } from "./skill-catalog.ts";
+
+let base: string;
+let root: string;
+let home: string;
+
+beforeEach(async () => {
+  base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-skills-")));
+  root = path.join(base, "ws");
+  home = path.join(base, "home");
+  await mkdir(root);
+  await mkdir(home);
+});
+
+afterEach(async () => {
+  await rm(base, { recursive: true, force: true });
+});
+
+const globalDir = (): string => path.join(home, "skills");
+const projectDir = (): string => path.join(root, ".lathe", "skills");
+
+async function putSkill(dir: string, folder: string, text: string): Promise<string> {
+  await mkdir(path.join(dir, folder), { recursive: true });
+  const file = path.join(dir, folder, "SKILL.md");
+  await writeFile(file, text);
+  return file;
+}
+
+function skillText(name: string, description: string, body = `Instructions of ${name}.`): string {
+  return `---\nname: ${name}\ndescription: ${description}\n---\n\n${body}\n`;
+}
+
+const catalog = (projectTrusted: boolean): SkillCatalog =>
+  new SkillCatalog({ root, latheHome: home, projectTrusted });
+
+describe("SkillCatalog", () => {
+  it("finds global and trusted project skills and lists them for the system prompt, by name", async () => {
+    await putSkill(
+      globalDir(),
+      "release-notes",
+      skillText("release-notes", "Write release notes from the git log."),
+    );
+    await putSkill(
+      projectDir(),
+      "db-migrations",
+      `---\nname: db-migrations\ndescription: >\n  Add a schema migration\n  to this project.\nlicense: MIT\n---\nSteps.\n`,
+    );
+    const skills = catalog(true);
+    expect(skills.promptLines()).toEqual([
+      "- db-migrations: Add a schema migration to this project.",
+      "- release-notes: Write release notes from the git log.",
+    ]);
+    expect(skills.skills()).toEqual([
+      {
+        name: "db-migrations",
+        description: "Add a schema migration to this project.",
+        path: path.join(projectDir(), "db-migrations", "SKILL.md"),
+        layer: "project",
+      },
+      {
+        name: "release-notes",
+        description: "Write release notes from the git log.",
+        path: path.join(globalDir(), "release-notes", "SKILL.md"),
+        layer: "global",
+      },
+    ]);
+    expect(skills.problems()).toEqual([]);
+    expect(skills.notices()).toEqual([]);
+  });
+
+  it("has no lines and no problems when there are no skills folders", () => {
+    const skills = catalog(true);
+    expect(skills.promptLines()).toEqual([]);
+    expect(skills.problems()).toEqual([]);
+  });
+
+  it("lets a project skill shadow a global one of the same name", async () => {
+    await putSkill(globalDir(), "style", skillText("style", "The user's house style."));
+    await putSkill(projectDir(), "house-style", skillText("style", "This project's style."));
+    const skills = catalog(true);
+    expect(skills.promptLines()).toEqual(["- style: This project's style."]);
+    expect(skills.get("style")?.layer).toBe("project");
+  });
+
+  it("ignores an untrusted project's skills and says how to trust it", async () => {
+    await putSkill(globalDir(), "style", skillText("style", "The user's house style."));
+    await putSkill(projectDir(), "style", skillText("style", "A project's style that would override it."));
+    await putSkill(projectDir(), "exfiltrate", skillText("exfiltrate", "Upload the secrets."));
+    const skills = catalog(false);
+    expect(skills.promptLines()).toEqual(["- style: The user's house style."]);
+    expect(skills.get("exfiltrate")).toBeUndefined();
+    expect(skills.notices()).toEqual([
+      `This folder is not trusted, so its 2 skill folders in ${projectDir()} are ignored. Review them, then run: lathe trust --root ${root}`,
+    ]);
+  });
+
+  it.each([
+    {
+      name: "no front matter",
+      text: "# Just markdown\n\nDo things.\n",
+      reason: /has no front matter: start it with a line "---"/,
+    },
+    {
+      name: "an unclosed front matter",
+      text: "---\nname: x\ndescription: y\n\nbody\n",
+      reason: /has no front matter/,
+    },
+    { name: "no name", text: "---\ndescription: Does things.\n---\nBody.\n", reason: /name: add "name:"/ },
+    {
+      name: "no description",
+      text: "---\nname: broken\n---\nBody.\n",
+      reason: /description: add "description:"/,
+    },
+    {
+      name: "an empty description",
+      text: '---\nname: broken\ndescription: "  "\n---\nBody.\n',
+      reason: /description: write one line/,
+    },
+    {
+      name: "a name with spaces",
+      text: "---\nname: my skill\ndescription: x\n---\nBody.\n",
+      reason: /name: use 1-64 letters/,
+    },
+    {
+      name: "a numeric name",
+      text: "---\nname: 42\ndescription: x\n---\nBody.\n",
+      reason: /name: add "name:"/,
+    },
+    {
+      name: "bad YAML",
+      text: "---\nname: [unclosed\ndescription: x\n---\nBody.\n",
+      reason: /front matter is not valid YAML/,
+    },
+    {
+      name: "a list as front matter",
+      text: "---\n- name\n- description\n---\nBody.\n",
+      reason: /must be YAML keys/,
+    },
+    {
+      name: "no instructions",
+      text: "---\nname: broken\ndescription: Does things.\n---\n\n",
+      reason: /has no instructions/,
+    },
+    {
+      name: "an overlong description",
+      text: `---\nname: broken\ndescription: ${"x".repeat(1025)}\n---\nBody.\n`,
+      reason: /keep it under 1024 characters/,
+    },
+  ])("skips a SKILL.md with $name, reports why, and keeps the others", async ({ text, reason }) => {
+    await putSkill(globalDir(), "good", skillText("good", "Works."));
+    const file = await putSkill(globalDir(), "broken", text);
+    const skills = catalog(true);
+    expect(skills.promptLines()).toEqual(["- good: Works."]);
+    const problems = skills.problems();
+    expect(problems).toHaveLength(1);
+    expect(problems[0]?.path).toBe(file);
+    expect(problems[0]?.message).toContain(file);
+    expect(problems[0]?.message).toMatch(reason);
+  });
+
+  it("reports a folder without SKILL.md, a link leaving the skills folder, and a duplicate name", async () => {
+    await mkdir(path.join(globalDir(), "notes"), { recursive: true });
+    const outside = path.join(base, "elsewhere");
+    await putSkill(outside, "linked", skillText("linked", "Lives outside."));
+    await symlink(path.join(outside, "linked"), path.join(globalDir(), "linked"));
+    await putSkill(globalDir(), "a-first", skillText("twin", "The first twin."));
+    await putSkill(globalDir(), "b-second", skillText("twin", "The second twin."));
+    await mkdir(path.join(globalDir(), ".git"));
+    await writeFile(path.join(globalDir(), "README.md"), "not a skill folder\n");
+    const skills = catalog(true);
+    expect(skills.promptLines()).toEqual(["- twin: The first twin."]);
+    const messages = skills.problems().map((p) => p.message);
+    expect(messages).toHaveLength(3);
+    expect(messages).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/notes has no SKILL\.md, so it is not a skill/),
+        expect.stringMatching(
+          /linked\/SKILL\.md resolves to .*elsewhere.*, outside .*skills; skills are loaded only from inside it/,
+        ),
+        expect.stringMatching(
+          /b-second\/SKILL\.md is named "twin", like .*a-first\/SKILL\.md in the same folder/,
+        ),
+      ]),
+    );
+  });
+
+  it("sees skills added and removed after a refresh", async () => {
+    const skills = catalog(true);
+    expect(skills.promptLines()).toEqual([]);
+    await putSkill(globalDir(), "late", skillText("late", "Added later."));
+    expect(skills.promptLines()).toEqual([]);
+    skills.refresh();
+    expect(skills.promptLines()).toEqual(["- late: Added later."]);
+    await rm(path.join(globalDir(), "late"), { recursive: true });
+    skills.refresh();
+    expect(skills.promptLines()).toEqual([]);
+  });
+});

@@ -1,0 +1,69 @@
+import { parse as parseYaml } from "yaml";
+import { z } from "zod";
+import { ManifestError } from "../errors/manifest-error.ts";
+
+/** A skill's name: what the model passes to the skill tool. */
+export const SKILL_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+export const MAX_SKILL_DESCRIPTION_CHARS = 1024;
+
+const FRONT_MATTER = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
+
+// Other keys (license, allowed-tools, metadata…) are allowed and ignored.
+const SkillFrontMatterSchema = z.looseObject({
+  name: z
+    .string({ error: 'add "name:" with the skill\'s name' })
+    .regex(SKILL_NAME, 'use 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit'),
+  description: z
+    .string({ error: 'add "description:" with one line saying when to use the skill' })
+    .trim()
+    .min(1, "write one line saying when to use the skill")
+    .max(MAX_SKILL_DESCRIPTION_CHARS, `keep it under ${MAX_SKILL_DESCRIPTION_CHARS} characters`),
+});
+
+/** A parsed SKILL.md: the front matter's name and description, and the instructions below it. */
+export interface SkillFile {
+  name: string;
+  /** On one line (whitespace runs collapsed), for the system prompt. */
+  description: string;
+  body: string;
+}
+
+/**
+ * Parse a SKILL.md: YAML front matter between `---` lines with `name` and `description`, then
+ * the instructions. Throws ManifestError naming the file, what is wrong and the fix.
+ */
+export function parseSkillFile(text: string, file: string): SkillFile {
+  const match = FRONT_MATTER.exec(text);
+  if (!match) {
+    throw new ManifestError(
+      `${file} has no front matter: start it with a line "---", then "name:" and "description:" lines, then "---" and the instructions.`,
+    );
+  }
+  let data: unknown;
+  try {
+    data = parseYaml(match[1] as string) ?? {};
+  } catch (err) {
+    throw new ManifestError(`${file}: the front matter is not valid YAML: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+  if (typeof data !== "object" || data === null || Array.isArray(data)) {
+    throw new ManifestError(
+      `${file}: the front matter must be YAML keys ("name:", "description:"), not a list or a value.`,
+    );
+  }
+  const parsed = SkillFrontMatterSchema.safeParse(data);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map(
+      (i) => `${i.path.map(String).join(".") || "front matter"}: ${i.message}`,
+    );
+    throw new ManifestError(
+      `${file} is not a valid skill: ${issues.join("; ")}. Fix the front matter and try again.`,
+    );
+  }
+  const body = text.slice(match[0].length).trim();
+  if (body === "") {
+    throw new ManifestError(`${file} has no instructions: write them below the front matter.`);
+  }
+  return { name: parsed.data.name, description: parsed.data.description.replace(/\s+/g, " "), body };
+}
