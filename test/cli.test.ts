@@ -117,9 +117,20 @@ describe("lathe tools", () => {
     expect(tools.map((t) => t.id)).toEqual(expect.arrayContaining(BUILTINS));
     for (const tool of tools.filter((t) => BUILTINS.includes(t.id as string))) {
       expect(Object.keys(tool).sort()).toEqual(
-        ["description", "gated", "id", "kind", "origin", "parameters", "readOnly", "requires"].sort(),
+        [
+          "deferred",
+          "description",
+          "gated",
+          "id",
+          "kind",
+          "origin",
+          "parameters",
+          "readOnly",
+          "requires",
+        ].sort(),
       );
       expect(tool.origin).toEqual({ layer: "builtin", kind: "builtin" });
+      expect(tool.deferred).toBe(false);
       expect(tool.parameters).toMatchObject({ type: "object" });
     }
     const byId = new Map(tools.map((t) => [t.id, t]));
@@ -131,9 +142,13 @@ describe("lathe tools", () => {
     const run = await lathe(["tools"]);
     expect(run.code).toBe(0);
     const lines = run.stdout.trimEnd().split("\n");
-    expect(lines[0]).toMatch(/^ID\s+KIND\s+ACCESS\s+ORIGIN\s+DESCRIPTION$/);
-    expect(lines.find((l) => l.startsWith("read "))).toMatch(/^read\s+read\s+read-only\s+builtin\s+Read a /);
-    expect(lines.find((l) => l.startsWith("write "))).toMatch(/^write\s+edit\s+mutating\s+builtin\s+\S/);
+    expect(lines[0]).toMatch(/^ID\s+KIND\s+ACCESS\s+ORIGIN\s+SCHEMA\s+DESCRIPTION$/);
+    expect(lines.find((l) => l.startsWith("read "))).toMatch(
+      /^read\s+read\s+read-only\s+builtin\s+loaded\s+Read a /,
+    );
+    expect(lines.find((l) => l.startsWith("write "))).toMatch(
+      /^write\s+edit\s+mutating\s+builtin\s+loaded\s+\S/,
+    );
     expect(lines.length).toBeGreaterThanOrEqual(1 + BUILTINS.length);
   });
 });

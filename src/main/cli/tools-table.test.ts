@@ -12,6 +12,7 @@ function tool(overrides: Partial<ToolInfo>): ToolInfo {
     gated: false,
     kind: "read",
     origin: { layer: "builtin", kind: "builtin" },
+    deferred: false,
     ...overrides,
   };
 }
@@ -28,7 +29,7 @@ describe("formatOrigin", () => {
 });
 
 describe("formatToolsTable", () => {
-  it("aligns the columns and shows only the first line of each description", () => {
+  it("aligns the columns, says whether each schema is loaded or deferred, and shows only the first line of each description", () => {
     const table = formatToolsTable([
       tool({}),
       tool({
@@ -37,13 +38,14 @@ describe("formatToolsTable", () => {
         readOnly: false,
         kind: "edit",
         origin: { layer: "project", kind: "plugin", name: "writer" },
+        deferred: true,
       }),
     ]);
     expect(table).toBe(
       [
-        "ID          KIND  ACCESS     ORIGIN                 DESCRIPTION",
-        "read        read  read-only  builtin                Read a file.",
-        "write_file  edit  mutating   project plugin writer  Write a file.",
+        "ID          KIND  ACCESS     ORIGIN                 SCHEMA    DESCRIPTION",
+        "read        read  read-only  builtin                loaded    Read a file.",
+        "write_file  edit  mutating   project plugin writer  deferred  Write a file.",
         "",
       ].join("\n"),
     );

@@ -11,17 +11,19 @@ function firstLine(text: string): string {
 }
 
 /**
- * The registry as a plain-text table: id, kind, read-only or mutating, origin, and the first
- * line of the description, cut to `width` columns when a width is given (a terminal).
+ * The registry as a plain-text table: id, kind, read-only or mutating, origin, whether the model
+ * starts with the full schema ("loaded") or the name only ("deferred"), and the first line of the
+ * description, cut to `width` columns when a width is given (a terminal).
  */
 export function formatToolsTable(tools: readonly ToolInfo[], width?: number): string {
   if (tools.length === 0) return "No tools are registered.\n";
-  const header = ["ID", "KIND", "ACCESS", "ORIGIN", "DESCRIPTION"];
+  const header = ["ID", "KIND", "ACCESS", "ORIGIN", "SCHEMA", "DESCRIPTION"];
   const rows = tools.map((t) => [
     t.id,
     t.kind,
     t.readOnly ? "read-only" : "mutating",
     formatOrigin(t.origin),
+    t.deferred ? "deferred" : "loaded",
     firstLine(t.description),
   ]);
   const all = [header, ...rows];

@@ -1,5 +1,6 @@
 import { EventEmitter } from "node:events";
 import type { StageRecord } from "./policy/call-policy.ts";
+import type { TodoItem } from "./store/todo-store.ts";
 import type { ToolOrigin } from "./tools/contract.ts";
 import type { Envelope } from "./tools/envelope.ts";
 
@@ -24,6 +25,8 @@ export interface EngineEventMap {
   ToolInvocationStarted: [ToolInvocationStarted];
   ToolInvocationSucceeded: [ToolInvocationFinished];
   ToolInvocationFailed: [ToolInvocationFinished];
+  /** A session's todo list was replaced (by the todo tool): the whole new list. */
+  TodosChanged: [{ sessionId: string; todos: TodoItem[] }];
   /** Something failed that is the runtime's fault, not the model's: hosts log it. */
   "internal-error": [{ toolId: string; sessionId: string; error: unknown }];
 }

@@ -12,7 +12,7 @@ export function registerToolsCommand(program: Command): void {
     .addOption(rootOption())
     .option(
       "--json",
-      "print a JSON array of {id, description, parameters, requires, readOnly, gated, kind, origin}",
+      "print a JSON array of {id, description, parameters, requires, readOnly, gated, kind, origin, deferred}",
     )
     .action(async (options: { root?: string; json?: boolean }) => {
       const tools = await withEngine(rootOf(options), async (engine) => engine.listTools());

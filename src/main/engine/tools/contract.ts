@@ -87,4 +87,6 @@ export interface ToolInfo {
   gated: boolean;
   kind: ToolKind;
   origin: ToolOrigin;
+  /** Whether the model starts with only the tool's name (`tool_search` loads the rest). */
+  deferred: boolean;
 }

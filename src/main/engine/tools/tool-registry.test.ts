@@ -34,7 +34,7 @@ describe("ToolRegistry", () => {
     const r = new ToolRegistry();
     r.register(tool("b"), { layer: "bundled", kind: "plugin", name: "b-plugin" });
     r.register(tool("a"), { layer: "builtin", kind: "builtin" });
-    expect(r.all().map(toolInfo)).toMatchObject([
+    expect(r.all().map((entry) => toolInfo(entry))).toMatchObject([
       { id: "a", origin: { layer: "builtin", kind: "builtin" } },
       { id: "b", origin: { layer: "bundled", kind: "plugin", name: "b-plugin" } },
     ]);

@@ -152,8 +152,11 @@ export function describeOrigin(origin: ToolOrigin): string {
   return origin.name ? `${origin.layer} ${origin.kind} "${origin.name}"` : `${origin.layer} ${origin.kind}`;
 }
 
-/** The published part of a bound tool, as hosts list it. */
-export function toolInfo(entry: RegisteredTool): ToolInfo {
+/**
+ * The published part of a bound tool, as hosts list it. `deferredIds` is the deferral decision
+ * (see tools/deferral.ts); without it, a tool counts as deferred when it asks to be.
+ */
+export function toolInfo(entry: RegisteredTool, deferredIds?: ReadonlySet<string>): ToolInfo {
   const { tool, origin } = entry;
   return {
     id: tool.id,
@@ -164,5 +167,6 @@ export function toolInfo(entry: RegisteredTool): ToolInfo {
     gated: tool.gated,
     kind: tool.kind,
     origin,
+    deferred: deferredIds ? deferredIds.has(tool.id) : tool.defer === true,
   };
 }

@@ -1,0 +1,182 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import type { AnyTool, ToolOrigin } from "../tools/contract.ts";
+import { LOCKED_TOOL_IDS, TOOL_SEARCH_ID } from "../tools/deferral.ts";
+import { defineBuiltin } from "./define-builtin.ts";
+import { errorOf, openTestWorkspace, outputOf, type TestWorkspace } from "./test-workspace.ts";
+import type { ToolSearchData } from "./tool-search.ts";
+
+const PLUGIN: ToolOrigin = { layer: "global", kind: "plugin", name: "extras" };
+const MCP: ToolOrigin = { layer: "project", kind: "mcp", name: "crm" };
+
+function extra(id: string, description: string, defer: boolean, props: Record<string, string> = {}): AnyTool {
+  const shape = Object.fromEntries(Object.entries(props).map(([k, d]) => [k, z.string().describe(d)]));
+  return {
+    ...defineBuiltin({
+      id,
+      description,
+      schema: z.strictObject(shape),
+      requires: {},
+      readOnly: true,
+      kind: "other",
+      execute: async (args) => ({ called: id, args }),
+    }),
+    defer,
+  };
+}
+
+let ws: TestWorkspace;
+const BIG_CONTEXT = 1_000_000;
+
+beforeEach(async () => {
+  ws = await openTestWorkspace();
+  const r = ws.engine.registry;
+  r.register(
+    extra("github_create_issue", "Open a new issue in a GitHub repository.", true, {
+      repo: "owner/name",
+      title: "Issue title",
+    }),
+    PLUGIN,
+  );
+  r.register(extra("github_list_issues", "List the open issues of a GitHub repository.", true), PLUGIN);
+  r.register(extra("github_close_issue", "Close an issue in a GitHub repository.", true), PLUGIN);
+  r.register(extra("crm_find_contact", "Find a customer contact by name or email.", true), MCP);
+  r.register(extra("word_count", "Count the words of a text.", false, { text: "The text" }), PLUGIN);
+  for (let i = 0; i < 8; i++)
+    r.register(extra(`github_extra_${i}`, `GitHub helper number ${i}.`, true), PLUGIN);
+  // A large model: only config defers here; the budget cases set their own context size.
+  ws.engine.toolExposure(ws.session, { contextTokens: BIG_CONTEXT });
+});
+
+afterEach(async () => {
+  await ws.cleanup();
+});
+
+async function search(args: unknown) {
+  return ws.session.call(TOOL_SEARCH_ID, args);
+}
+
+describe("tool_search", () => {
+  it("is a locked, read-only, ungated search built-in with no requirements", () => {
+    const info = ws.engine.listTools().find((t) => t.id === TOOL_SEARCH_ID);
+    expect(info).toMatchObject({
+      kind: "search",
+      readOnly: true,
+      gated: false,
+      requires: {},
+      deferred: false,
+      origin: { layer: "builtin", kind: "builtin" },
+    });
+    expect(info?.parameters).toMatchObject({ required: ["query"], additionalProperties: false });
+    expect(LOCKED_TOOL_IDS.has(TOOL_SEARCH_ID)).toBe(true);
+  });
+
+  it("returns the matching deferred tools with their full definitions, best first", async () => {
+    const data = outputOf<ToolSearchData>(await search({ query: "create github issue" }));
+    expect(data.tools[0]).toEqual({
+      id: "github_create_issue",
+      description: "Open a new issue in a GitHub repository.",
+      parameters: ws.engine.registry.get("github_create_issue")!.tool.parameters,
+    });
+    expect(Object.keys(data.tools[0]!).sort()).toEqual(["description", "id", "parameters"]);
+    expect(data.note).toBeUndefined();
+  });
+
+  it("finds a tool by its exact name", async () => {
+    const data = outputOf<ToolSearchData>(await search({ query: "crm_find_contact" }));
+    expect(data.tools.map((t) => t.id)).toEqual(["crm_find_contact"]);
+  });
+
+  it("returns at most 5 tools by default and max_results when given", async () => {
+    expect(outputOf<ToolSearchData>(await search({ query: "github" })).tools).toHaveLength(5);
+    expect(outputOf<ToolSearchData>(await search({ query: "github", max_results: 2 })).tools).toHaveLength(2);
+    expect(outputOf<ToolSearchData>(await search({ query: "github", max_results: 20 })).tools).toHaveLength(
+      11,
+    );
+  });
+
+  it("never returns tools that are not deferred, and finds them once the budget defers them", async () => {
+    const data = outputOf<ToolSearchData>(await search({ query: "count the words" }));
+    expect(data.tools.map((t) => t.id)).not.toContain("word_count");
+    ws.engine.toolExposure(ws.session, { contextTokens: 1000 });
+    const deferred = outputOf<ToolSearchData>(await search({ query: "count the words" }));
+    expect(deferred.tools.map((t) => t.id)).toEqual(["word_count"]);
+  });
+
+  it("says a tool is already available when asked for one that is not deferred", async () => {
+    const data = outputOf<ToolSearchData>(await search({ query: "word_count" }));
+    expect(data).toEqual({
+      tools: [],
+      note: expect.stringMatching(/^word_count is not deferred.*Call it directly/),
+    });
+  });
+
+  it("says so when nothing matches", async () => {
+    const data = outputOf<ToolSearchData>(await search({ query: "quantum teleportation" }));
+    expect(data.tools).toEqual([]);
+    expect(data.note).toMatch(/No deferred tool matches "quantum teleportation"\. Try other or fewer words/);
+  });
+
+  it.each([
+    ["an empty query", { query: "" }, /query/],
+    ["a blank query", { query: "   " }, /query is blank\. Pass a few words/],
+    ["no query", {}, /query/],
+    ["max_results 0", { query: "github", max_results: 0 }, /max_results/],
+    ["max_results 21", { query: "github", max_results: 21 }, /max_results/],
+    ["max_results 2.5", { query: "github", max_results: 2.5 }, /max_results/],
+    ["an unknown argument", { query: "github", limit: 3 }, /limit/],
+  ])("refuses %s with an error the model can act on", async (_name, args, message) => {
+    expect(errorOf(await search(args))).toMatch(message);
+  });
+
+  it("loads what it found into the session's exposure, not other sessions'", async () => {
+    const exposure = ws.engine.toolExposure(ws.session);
+    expect(exposure.isDeferred("crm_find_contact")).toBe(true);
+    await search({ query: "crm_find_contact" });
+    expect(exposure.isDeferred("crm_find_contact")).toBe(false);
+    expect(exposure.visibleIds()).toContain("crm_find_contact");
+    const other = await ws.engine.openSession({ mode: "yolo" });
+    expect(ws.engine.toolExposure(other).isDeferred("crm_find_contact")).toBe(true);
+    await other.close();
+  });
+
+  it("says there is nothing to load when no tool is deferred", async () => {
+    const fresh = await openTestWorkspace();
+    try {
+      const data = outputOf<ToolSearchData>(
+        await fresh.session.call(TOOL_SEARCH_ID, { query: "deploy to production" }),
+      );
+      expect(data).toEqual({ tools: [], note: expect.stringMatching(/No tool is deferred/) });
+    } finally {
+      await fresh.cleanup();
+    }
+  });
+});
+
+describe("deferred tools and hosts", () => {
+  it("a host can call a deferred tool directly, without searching first", async () => {
+    expect(ws.engine.toolExposure(ws.session).isDeferred("github_create_issue")).toBe(true);
+    const envelope = await ws.session.call("github_create_issue", { repo: "a/b", title: "Bug" });
+    expect(outputOf(envelope)).toEqual({
+      called: "github_create_issue",
+      args: { repo: "a/b", title: "Bug" },
+    });
+  });
+
+  it("a deferred tool's call is still validated like any other", async () => {
+    expect(errorOf(await ws.session.call("github_create_issue", { repo: 1 }))).toMatch(/repo/);
+  });
+
+  it("listTools reports deferred: true for tools deferred by config or by the budget", async () => {
+    const byId = new Map(ws.engine.listTools({ contextTokens: BIG_CONTEXT }).map((t) => [t.id, t]));
+    expect(byId.get("github_create_issue")?.deferred).toBe(true);
+    expect(byId.get("word_count")?.deferred).toBe(false);
+    for (const id of ["read", "write", "edit", "glob", "grep", "bash"])
+      expect(byId.get(id)?.deferred).toBe(false);
+    // A tiny context defers the non-locked word_count too; the locked built-ins stay.
+    const tiny = new Map(ws.engine.listTools({ contextTokens: 1000 }).map((t) => [t.id, t]));
+    expect(tiny.get("word_count")?.deferred).toBe(true);
+    for (const id of ["read", "write", "edit", "glob", "grep", "bash", TOOL_SEARCH_ID])
+      expect(tiny.get(id)?.deferred).toBe(false);
+  });
+});

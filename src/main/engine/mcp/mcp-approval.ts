@@ -1,0 +1,107 @@
+import path from "node:path";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { loadSettings } from "../policy/lathe-settings.ts";
+import type { SourcedMcpServer } from "../policy/policy-config.ts";
+import type { TrustStore } from "../policy/trust-store.ts";
+import { commandLine } from "./mcp-command-line.ts";
+import { McpConnection } from "./mcp-connection.ts";
+import { mcpLogFile } from "./mcp-manager.ts";
+import { pinScope, serverHash, serverPinKey, toolHash, toolPinKey } from "./mcp-pins.ts";
+import { McpServerLog } from "./mcp-server-log.ts";
+
+export interface ApprovalInput {
+  /** The servers to approve (e.g. from `configuredMcpServers`). */
+  servers: readonly SourcedMcpServer[];
+  trust: TrustStore;
+  /** The project's real root; it must be trusted before its servers can be pinned. */
+  root: string;
+  latheHome: string;
+  connectTimeoutMs?: number;
+  pathProvider?: () => Promise<string>;
+}
+
+export interface ApprovalResult {
+  name: string;
+  layer: "global" | "project";
+  commandLine: string;
+  /** The tools whose descriptors were pinned. */
+  tools: string[];
+  /** Why the tools could not be listed (the command line is pinned all the same). */
+  error?: string;
+}
+
+/**
+ * Every MCP server the settings name, whether or not the project is trusted yet: the user's,
+ * then the project's (same name: the project's wins), without disabled ones. What `lathe trust`
+ * lists before the user approves.
+ */
+export function configuredMcpServers(root: string, latheHome: string): SourcedMcpServer[] {
+  const userFile = path.join(latheHome, "settings.json");
+  const projectFile = path.join(root, ".lathe", "settings.json");
+  const byName = new Map<string, SourcedMcpServer>();
+  for (const [name, config] of Object.entries(loadSettings(userFile).mcpServers)) {
+    byName.set(name, { name, config, layer: "global", source: userFile });
+  }
+  for (const [name, config] of Object.entries(loadSettings(projectFile).mcpServers)) {
+    byName.set(name, { name, config, layer: "project", source: projectFile });
+  }
+  return [...byName.values()].filter((s) => !s.config.disabled);
+}
+
+async function listTools(
+  server: SourcedMcpServer,
+  input: ApprovalInput,
+): Promise<{ tools: Tool[]; error?: string }> {
+  let tools: Tool[] = [];
+  const log = new McpServerLog(mcpLogFile(input.latheHome, server.name));
+  log.note("starting to record its tools for approval");
+  const connection = new McpConnection({
+    name: server.name,
+    config: server.config,
+    root: input.root,
+    source: server.source,
+    log,
+    reconnect: false,
+    ...(input.connectTimeoutMs !== undefined ? { connectTimeoutMs: input.connectTimeoutMs } : {}),
+    ...(input.pathProvider ? { pathProvider: input.pathProvider } : {}),
+    onTools: (listed) => {
+      tools = listed;
+    },
+  });
+  await connection.start();
+  const error = connection.state === "failed" ? connection.lastError : undefined;
+  await connection.close();
+  await log.flush();
+  return error === undefined ? { tools } : { tools, error };
+}
+
+/**
+ * Approve servers as they are now: pin each one's command line and, after starting it once to
+ * list its tools, each tool's name, description and schema — project servers under the
+ * project's root (trust the project first), the user's own under "global". Re-approving after a
+ * change replaces the old pins.
+ */
+export async function approveServers(input: ApprovalInput): Promise<ApprovalResult[]> {
+  const needsTrust = input.servers.some((s) => s.layer === "project");
+  if (needsTrust && !input.trust.isTrusted(input.root)) {
+    throw new Error(
+      `Trust ${input.root} before approving its MCP servers (lathe trust --root ${input.root}).`,
+    );
+  }
+  return Promise.all(
+    input.servers.map(async (server): Promise<ApprovalResult> => {
+      const scope = pinScope(server, input.root);
+      const { tools, error } = await listTools(server, input);
+      const pins: Record<string, string> = { [serverPinKey(server.name)]: serverHash(server.config) };
+      for (const tool of tools) pins[toolPinKey(server.name, tool.name)] = toolHash(tool);
+      input.trust.pin(scope, pins);
+      const result: ApprovalResult = {
+        name: server.name,
+        layer: server.layer,
+        commandLine: commandLine(server.config, input.root),
+        tools: tools.map((t) => t.name),
+      };
+      return error === undefined ? result : { ...result, error };
+    }),
+  );
+}

@@ -1,0 +1,77 @@
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { SourcedMcpServer } from "../policy/policy-config.ts";
+import type { ToolOrigin } from "../tools/contract.ts";
+import type { ToolRegistry } from "../tools/tool-registry.ts";
+import { chooseToolId } from "./mcp-naming.ts";
+import { pinStatus, toolBlockReason, toolHash, toolPinKey } from "./mcp-pins.ts";
+import { mcpTool, type McpToolCaller } from "./mcp-tool.ts";
+
+export function mcpOrigin(server: SourcedMcpServer): ToolOrigin {
+  return { layer: server.layer, kind: "mcp", name: server.name };
+}
+
+function isServer(server: SourcedMcpServer): (origin: ToolOrigin) => boolean {
+  return (origin) => origin.kind === "mcp" && origin.name === server.name && origin.layer === server.layer;
+}
+
+/** Take a server's tools and disabled entries out of the registry. */
+export function unbindServer(registry: ToolRegistry, server: SourcedMcpServer): void {
+  registry.unregister(server.layer, isServer(server));
+  const matches = isServer(server);
+  registry.clearDisabled((entry) => matches(entry.origin));
+}
+
+export interface BindInput {
+  registry: ToolRegistry;
+  server: SourcedMcpServer;
+  root: string;
+  tools: readonly Tool[];
+  caller: McpToolCaller;
+  /** The pins of the server's scope. */
+  pins: Readonly<Record<string, string>>;
+}
+
+/**
+ * Register a server's listed tools: each checked against its pin (a changed descriptor is
+ * disabled with the reason), named flat unless that name is bound already, its schema compiled
+ * by the registry (a refused schema disables that tool only). Returns the pins to record for
+ * tools seen for the first time (trust on first use).
+ */
+export function bindServerTools(input: BindInput): Record<string, string> {
+  const { registry, server, tools } = input;
+  const origin = mcpOrigin(server);
+  const config = server.config;
+  const firstSeen: Record<string, string> = {};
+  for (const tool of tools) {
+    if (tool.execution?.taskSupport === "required") {
+      registry.reportDisabled({
+        id: tool.name,
+        origin,
+        reason: `Tool "${tool.name}" of MCP server "${server.name}" is disabled: it only runs as an MCP task, which Lathe does not support yet.`,
+      });
+      continue;
+    }
+    const key = toolPinKey(server.name, tool.name);
+    const hash = toolHash(tool);
+    const status = pinStatus(input.pins, key, hash);
+    const blocked = toolBlockReason(server, tool, status, input.root);
+    if (blocked) {
+      registry.reportDisabled({ id: tool.name, origin, reason: blocked });
+      continue;
+    }
+    const id = chooseToolId(server.name, tool.name, (candidate) => registry.get(candidate) !== undefined);
+    const defer = config.defer === true || config.deferTools.includes(tool.name);
+    try {
+      registry.register(mcpTool({ id, server: server.name, tool, defer, caller: input.caller }), origin);
+    } catch (err) {
+      registry.reportDisabled({
+        id: tool.name,
+        origin,
+        reason: `Tool "${tool.name}" of MCP server "${server.name}" is disabled: ${(err as Error).message} The server's author has to fix the tool's input schema.`,
+      });
+      continue;
+    }
+    if (status === "new") firstSeen[key] = hash;
+  }
+  return firstSeen;
+}

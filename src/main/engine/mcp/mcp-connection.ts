@@ -1,0 +1,300 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import {
+  ErrorCode,
+  McpError,
+  ToolListChangedNotificationSchema,
+  type CallToolResult,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import { redactText } from "../audit/redact.ts";
+import { ToolCallError } from "../errors/tool-call-error.ts";
+import type { McpServerConfig } from "../policy/lathe-settings.ts";
+import { loginShellPath } from "./login-shell-path.ts";
+import { commandLine, isStdio } from "./mcp-command-line.ts";
+import type { McpServerLog } from "./mcp-server-log.ts";
+import { openTransport, type OpenedTransport } from "./mcp-transport.ts";
+
+export type ConnectionState = "starting" | "connected" | "reconnecting" | "failed" | "closed";
+
+export interface Backoff {
+  initialMs: number;
+  maxMs: number;
+}
+
+export interface McpConnectionOptions {
+  name: string;
+  config: McpServerConfig;
+  root: string;
+  /** The settings file the server came from, for messages. */
+  source: string;
+  log: McpServerLog;
+  /** Limit for the handshake and each `tools/list`. */
+  connectTimeoutMs?: number;
+  backoff?: Backoff;
+  /** Reconnect after a connected server dies (default true). */
+  reconnect?: boolean;
+  /** The PATH a stdio server starts with (default: the login shell's). */
+  pathProvider?: () => Promise<string>;
+  /** Called just before each process start or HTTP connect. */
+  onStarting?(): void;
+  onState?(state: ConnectionState, error: string | undefined): void;
+  /** Each full tool listing: after every (re)connect and every `list_changed`. */
+  onTools?(tools: Tool[]): void;
+}
+
+const CLIENT_INFO = { name: "lathe", version: "0.1.0" };
+/** A connection that lasted this long resets the backoff. */
+const STABLE_MS = 30_000;
+
+async function listAllTools(client: Client, timeout: number): Promise<Tool[]> {
+  const tools: Tool[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.listTools(cursor === undefined ? undefined : { cursor }, { timeout });
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+  } while (cursor !== undefined && tools.length < 10_000);
+  return tools;
+}
+
+/**
+ * One MCP server: connect (spawn or HTTP), list its tools, follow `list_changed`, and when a
+ * connected server dies, reconnect with exponential backoff while calls report why they cannot run.
+ */
+export class McpConnection {
+  readonly name: string;
+  private readonly options: McpConnectionOptions;
+  private readonly timeoutMs: number;
+  private readonly backoff: Backoff;
+  private stateValue: ConnectionState = "starting";
+  private client: Client | undefined;
+  private opened: OpenedTransport | undefined;
+  private attemptClient: Client | undefined;
+  private generation = 0;
+  private everConnected = false;
+  private attempts = 0;
+  private connectedAt: number | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private retryAt: number | undefined;
+  private error: string | undefined;
+
+  constructor(options: McpConnectionOptions) {
+    this.name = options.name;
+    this.options = options;
+    this.timeoutMs = options.connectTimeoutMs ?? 30_000;
+    this.backoff = options.backoff ?? { initialMs: 500, maxMs: 30_000 };
+  }
+
+  get state(): ConnectionState {
+    return this.stateValue;
+  }
+
+  get lastError(): string | undefined {
+    return this.error;
+  }
+
+  /** The server's process id while a stdio server is connected. */
+  get pid(): number | undefined {
+    return this.stateValue === "connected" ? this.opened?.pid() : undefined;
+  }
+
+  /** The first connect; resolves once it succeeded or failed, never rejects. */
+  start(): Promise<void> {
+    return this.attempt();
+  }
+
+  /** Call a tool; throws ToolCallError when the server is not connected or refuses the call. */
+  async callTool(
+    tool: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    timeoutMs: number,
+  ): Promise<CallToolResult> {
+    const client = this.client;
+    const generation = this.generation;
+    if (!client || this.stateValue !== "connected") throw new ToolCallError(this.unavailableMessage());
+    try {
+      const result = await client.callTool({ name: tool, arguments: args }, undefined, {
+        signal,
+        timeout: timeoutMs,
+      });
+      if ("toolResult" in result) {
+        return { content: [{ type: "text", text: JSON.stringify(result.toolResult) }] };
+      }
+      return result as CallToolResult;
+    } catch (err) {
+      if (signal.aborted) throw err;
+      if (err instanceof McpError && err.code !== ErrorCode.ConnectionClosed) {
+        throw new ToolCallError(
+          `MCP server "${this.name}" refused the call to ${tool}: ${err.message}`,
+          "tool_call",
+          {
+            cause: err,
+          },
+        );
+      }
+      if (!isStdio(this.options.config)) this.lost(generation, (err as Error).message);
+      throw new ToolCallError(
+        `MCP server "${this.name}" disconnected during the call to ${tool}, so it may or may not have run. ${this.unavailableMessage()}`,
+        "tool_call",
+        { cause: err },
+      );
+    }
+  }
+
+  /** Why calls cannot run right now: the state, when the next try is, and the last error. */
+  unavailableMessage(): string {
+    const last = this.error ? `; last error: ${this.error}` : "";
+    switch (this.stateValue) {
+      case "starting":
+        return `MCP server "${this.name}" is still starting. Try again in a moment.`;
+      case "reconnecting": {
+        const wait =
+          this.retryAt === undefined ? 0 : Math.max(0, Math.ceil((this.retryAt - Date.now()) / 1000));
+        const when = wait > 0 ? `reconnecting in ${wait} s` : "reconnecting now";
+        return `MCP server "${this.name}" is not connected (${when}${last}). Try again later, or carry on without it.`;
+      }
+      case "failed":
+        return `MCP server "${this.name}" is not connected: it failed to start (${this.error ?? "unknown error"}). A person can fix it in ${this.options.source} and restart the server.`;
+      case "closed":
+        return `MCP server "${this.name}" has been shut down.`;
+      case "connected":
+        return `MCP server "${this.name}" is connected.`;
+    }
+  }
+
+  /** Stop the server (its process is ended) and any pending reconnect. */
+  async close(): Promise<void> {
+    this.generation++;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.setState("closed", undefined);
+    const clients = [this.client, this.attemptClient].filter((c): c is Client => c !== undefined);
+    this.client = undefined;
+    this.attemptClient = undefined;
+    await Promise.all(clients.map((c) => this.closeClient(c)));
+  }
+
+  private setState(state: ConnectionState, error: string | undefined): void {
+    const changed = state !== this.stateValue;
+    this.stateValue = state;
+    if (changed || state === "reconnecting") this.options.onState?.(state, error);
+  }
+
+  private async closeClient(client: Client): Promise<void> {
+    try {
+      await client.close();
+    } catch (err) {
+      this.options.log.note(`closing the connection failed: ${(err as Error).message}`);
+    }
+  }
+
+  private async attempt(): Promise<void> {
+    const generation = ++this.generation;
+    const { log, config } = this.options;
+    this.options.onStarting?.();
+    log.note(`starting: ${redactText(commandLine(config, this.options.root))}`);
+    let client: Client | undefined;
+    let opened: OpenedTransport | undefined;
+    try {
+      opened = await openTransport(
+        config,
+        this.options.root,
+        log,
+        this.options.pathProvider ?? loginShellPath,
+      );
+      if (generation !== this.generation) return;
+      client = new Client(CLIENT_INFO, { capabilities: {} });
+      this.attemptClient = client;
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.refresh(generation));
+      client.onclose = () => this.lost(generation, undefined);
+      client.onerror = (err) => log.note(`transport error: ${err.message}`);
+      await client.connect(opened.transport, { timeout: this.timeoutMs });
+      // A server without the tools capability (resources or prompts only) offers no tools.
+      const tools = client.getServerCapabilities()?.tools ? await listAllTools(client, this.timeoutMs) : [];
+      if (generation !== this.generation) {
+        await this.closeClient(client);
+        return;
+      }
+      this.attemptClient = undefined;
+      this.client = client;
+      this.opened = opened;
+      this.everConnected = true;
+      this.connectedAt = Date.now();
+      this.retryAt = undefined;
+      log.note(`connected; ${tools.length} tool${tools.length === 1 ? "" : "s"}`);
+      this.setState("connected", undefined);
+      this.options.onTools?.(tools);
+    } catch (err) {
+      if (generation !== this.generation) return;
+      this.attemptClient = undefined;
+      if (client) await this.closeClient(client);
+      this.error = this.describeFailure(err, opened);
+      log.note(`could not connect: ${this.error}`);
+      if (this.everConnected && this.options.reconnect !== false) this.scheduleRetry();
+      else this.setState("failed", this.error);
+    }
+  }
+
+  private describeFailure(err: unknown, opened: OpenedTransport | undefined): string {
+    const config = this.options.config;
+    const code = (err as NodeJS.ErrnoException).code;
+    const output = this.options.log.lastLine();
+    const said = output ? ` (its last output: ${output})` : "";
+    if (isStdio(config) && code === "ENOENT") {
+      return `the command "${config.command}" was not found (searched PATH: ${opened?.path ?? "(none)"}). Install it, or fix "command" in ${this.options.source}`;
+    }
+    if (isStdio(config) && code === "EACCES") {
+      return `the command "${config.command}" is not executable. Fix its permissions, or "command" in ${this.options.source}`;
+    }
+    if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) {
+      return `the server exited before it finished starting${said}`;
+    }
+    if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) {
+      return `the server did not answer within ${Math.round(this.timeoutMs / 1000)} s${said}`;
+    }
+    return `${(err as Error).message ?? String(err)}${said}`;
+  }
+
+  private lost(generation: number, reason: string | undefined): void {
+    if (generation !== this.generation || this.stateValue !== "connected") return;
+    const client = this.client;
+    this.client = undefined;
+    const output = this.options.log.lastLine();
+    const what = isStdio(this.options.config) ? "the server process exited" : "the connection was lost";
+    this.error = `${what}${reason ? `: ${reason}` : ""}${output ? ` (its last output: ${output})` : ""}`;
+    this.options.log.note(this.error);
+    if (client && !isStdio(this.options.config)) void this.closeClient(client);
+    if (this.options.reconnect === false) this.setState("failed", this.error);
+    else this.scheduleRetry();
+  }
+
+  private scheduleRetry(): void {
+    if (this.connectedAt !== undefined && Date.now() - this.connectedAt >= STABLE_MS) this.attempts = 0;
+    this.connectedAt = undefined;
+    const delay = Math.min(this.backoff.initialMs * 2 ** this.attempts, this.backoff.maxMs);
+    this.attempts++;
+    this.retryAt = Date.now() + delay;
+    this.options.log.note(`reconnecting in ${delay} ms`);
+    this.setState("reconnecting", this.error);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.attempt();
+    }, delay);
+    this.timer.unref();
+  }
+
+  private refresh(generation: number): void {
+    const client = this.client;
+    if (!client || generation !== this.generation) return;
+    listAllTools(client, this.timeoutMs).then(
+      (tools) => {
+        if (generation === this.generation) this.options.onTools?.(tools);
+      },
+      (err: unknown) =>
+        this.options.log.note(
+          `refreshing the tool list after list_changed failed: ${(err as Error).message}`,
+        ),
+    );
+  }
+}

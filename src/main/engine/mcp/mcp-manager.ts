@@ -1,0 +1,287 @@
+import path from "node:path";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { SourcedMcpServer } from "../policy/policy-config.ts";
+import type { TrustStore } from "../policy/trust-store.ts";
+import type { ToolRegistry } from "../tools/tool-registry.ts";
+import { bindServerTools, mcpOrigin, unbindServer } from "./mcp-binding.ts";
+import { commandLine } from "./mcp-command-line.ts";
+import { McpConnection, type Backoff, type ConnectionState } from "./mcp-connection.ts";
+import type { McpEvent, McpServerState, McpServerStatus } from "./mcp-event.ts";
+import { pinScope, pinStatus, serverBlockReason, serverHash, serverPinKey } from "./mcp-pins.ts";
+import { McpServerLog } from "./mcp-server-log.ts";
+
+export interface McpManagerOptions {
+  registry: ToolRegistry;
+  /** The servers from settings (`engine.policy.mcpServers`). */
+  servers: readonly SourcedMcpServer[];
+  trust: TrustStore;
+  /** The workspace's real root: the scope of project pins and the default cwd of stdio servers. */
+  root: string;
+  latheHome: string;
+  onEvent?: (event: McpEvent) => void;
+  /** Limit for a server's handshake and tool listing (default 30 s). */
+  connectTimeoutMs?: number;
+  /** Reconnect delays after a server dies (default 0.5 s doubling to 30 s). */
+  backoff?: Backoff;
+  /** The PATH stdio servers start with (default: the login shell's, merged with this process's). */
+  pathProvider?: () => Promise<string>;
+}
+
+interface Slot {
+  server: SourcedMcpServer;
+  scope: string;
+  commandLine: string;
+  log: McpServerLog;
+  connection: McpConnection | undefined;
+  /** Why the server is not started (its command line is not approved), if so. */
+  blocked: string | undefined;
+  /** The latest tool listing, not yet necessarily in the registry. */
+  listing: Tool[] | undefined;
+  /** Whether the registry must be brought up to date with this server at the next apply. */
+  dirty: boolean;
+}
+
+export function mcpLogFile(latheHome: string, server: string): string {
+  return path.join(latheHome, "logs", `mcp-${server}.log`);
+}
+
+/**
+ * The MCP servers of one engine: starts them in the background, keeps their tools in the
+ * registry (only ever changed in `applyPendingChanges`, which the host calls between turns),
+ * reconnects dead servers, and refuses to start a server or bind a tool whose pinned descriptor
+ * changed.
+ */
+export class McpManager {
+  private readonly options: McpManagerOptions;
+  private readonly slots: Slot[];
+  private readonly started = new Set<string>();
+  private running = false;
+  private readonly readyPromise: Promise<void>;
+  private resolveReady: () => void = () => undefined;
+
+  constructor(options: McpManagerOptions) {
+    this.options = options;
+    this.slots = options.servers.map((server) => ({
+      server,
+      scope: pinScope(server, options.root),
+      commandLine: commandLine(server.config, options.root),
+      log: new McpServerLog(mcpLogFile(options.latheHome, server.name)),
+      connection: undefined,
+      blocked: undefined,
+      listing: undefined,
+      dirty: false,
+    }));
+    this.readyPromise = new Promise((resolve) => {
+      this.resolveReady = resolve;
+    });
+  }
+
+  /** Start every server in the background; returns at once. */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    void Promise.all(this.slots.map((slot) => this.launch(slot))).then(() => this.resolveReady());
+  }
+
+  /** Settles once every server's first connect has succeeded or failed (after `start()`). */
+  ready(): Promise<void> {
+    return this.readyPromise;
+  }
+
+  /**
+   * Bring the registry up to date: new tool lists (after a connect, reconnect or `list_changed`),
+   * failed and disabled servers. Call it between turns, never during one.
+   */
+  applyPendingChanges(): void {
+    const dirty = this.slots.filter((slot) => slot.dirty);
+    if (dirty.length === 0) return;
+    const { registry } = this.options;
+    for (const slot of dirty) unbindServer(registry, slot.server);
+    const firstSeen = new Map<string, Record<string, string>>();
+    for (const slot of dirty) {
+      slot.dirty = false;
+      const origin = mcpOrigin(slot.server);
+      if (slot.blocked) {
+        registry.reportDisabled({ id: slot.server.name, origin, reason: slot.blocked });
+        continue;
+      }
+      const connection = slot.connection;
+      if (!connection || !slot.listing) {
+        if (connection?.state === "failed") {
+          registry.reportDisabled({ id: slot.server.name, origin, reason: connection.unavailableMessage() });
+        }
+        continue;
+      }
+      let pins: Record<string, string>;
+      try {
+        pins = this.options.trust.pins(slot.scope);
+      } catch (err) {
+        registry.reportDisabled({ id: slot.server.name, origin, reason: (err as Error).message });
+        continue;
+      }
+      const seen = bindServerTools({
+        registry,
+        server: slot.server,
+        root: this.options.root,
+        tools: slot.listing,
+        caller: connection,
+        pins,
+      });
+      if (Object.keys(seen).length > 0) firstSeen.set(slot.scope, { ...firstSeen.get(slot.scope), ...seen });
+    }
+    for (const [scope, pins] of firstSeen) {
+      try {
+        this.options.trust.pin(scope, pins);
+      } catch (err) {
+        // The tools stay bound (they passed every check); they are pinned on the next sight instead.
+        for (const slot of dirty)
+          if (slot.scope === scope) slot.log.note(`could not pin its tools: ${(err as Error).message}`);
+      }
+    }
+  }
+
+  status(): McpServerStatus[] {
+    return this.slots.map((slot) => {
+      const state = this.stateOf(slot);
+      const connection = slot.connection;
+      const lastError = state === "connected" ? undefined : (slot.blocked ?? connection?.lastError);
+      const pid = connection?.pid;
+      return {
+        name: slot.server.name,
+        layer: slot.server.layer,
+        state,
+        commandLine: slot.commandLine,
+        toolCount: slot.listing?.length ?? 0,
+        ...(lastError !== undefined ? { lastError } : {}),
+        logFile: slot.log.file,
+        ...(pid !== undefined ? { pid } : {}),
+        source: slot.server.source,
+      };
+    });
+  }
+
+  /** Stop a server and start it again (its pin is checked again, so a re-approval takes effect). */
+  async restart(name: string): Promise<void> {
+    const slot = this.slot(name);
+    const previous = slot.connection;
+    slot.connection = undefined;
+    await previous?.close();
+    this.running = true;
+    await this.launch(slot);
+  }
+
+  /** The last `lines` lines of a server's log (its stderr and Lathe's notes). */
+  logTail(name: string, lines: number): string[] {
+    return this.slot(name).log.tail(lines);
+  }
+
+  /** Stop every server and take their tools out of the registry (call it between turns). */
+  async close(): Promise<void> {
+    await Promise.all(this.slots.map((slot) => slot.connection?.close()));
+    for (const slot of this.slots) {
+      unbindServer(this.options.registry, slot.server);
+      slot.dirty = false;
+      await slot.log.flush();
+    }
+    this.resolveReady();
+  }
+
+  private slot(name: string): Slot {
+    const slot = this.slots.find((s) => s.server.name === name);
+    if (!slot) {
+      const known = this.slots.map((s) => s.server.name);
+      throw new Error(
+        `There is no MCP server "${name}". Configured servers: ${known.length > 0 ? known.join(", ") : "none"}.`,
+      );
+    }
+    return slot;
+  }
+
+  private stateOf(slot: Slot): McpServerState {
+    if (slot.blocked) return "disabled";
+    return mapState(slot.connection?.state);
+  }
+
+  private emit(event: McpEvent): void {
+    this.options.onEvent?.(event);
+  }
+
+  /** Check the server's pin, then connect; resolves when the first connect settles. */
+  private launch(slot: Slot): Promise<void> {
+    const { server } = slot;
+    slot.blocked = this.blockReason(slot);
+    if (slot.blocked) {
+      slot.listing = undefined;
+      slot.dirty = true;
+      slot.log.note(slot.blocked);
+      this.emit({ type: "state", server: server.name, state: "disabled", error: slot.blocked });
+      this.emit({ type: "pending", server: server.name });
+      return Promise.resolve();
+    }
+    const connection: McpConnection = new McpConnection({
+      name: server.name,
+      config: server.config,
+      root: this.options.root,
+      source: server.source,
+      log: slot.log,
+      ...(this.options.connectTimeoutMs !== undefined
+        ? { connectTimeoutMs: this.options.connectTimeoutMs }
+        : {}),
+      ...(this.options.backoff ? { backoff: this.options.backoff } : {}),
+      ...(this.options.pathProvider ? { pathProvider: this.options.pathProvider } : {}),
+      onStarting: () => {
+        const first = !this.started.has(server.name);
+        this.started.add(server.name);
+        this.emit({
+          type: "starting",
+          server: server.name,
+          layer: server.layer,
+          commandLine: slot.commandLine,
+          first,
+        });
+      },
+      onState: (state, error) => {
+        if (slot.connection !== connection) return;
+        if (state === "failed") {
+          slot.listing = undefined;
+          slot.dirty = true;
+        }
+        this.emit({
+          type: "state",
+          server: server.name,
+          state: mapState(state),
+          ...(error !== undefined ? { error } : {}),
+        });
+        if (state === "failed") this.emit({ type: "pending", server: server.name });
+      },
+      onTools: (tools) => {
+        if (slot.connection !== connection) return;
+        slot.listing = tools;
+        slot.dirty = true;
+        this.emit({ type: "pending", server: server.name });
+      },
+    });
+    slot.connection = connection;
+    return connection.start();
+  }
+
+  /** Why a server may not start; pins a user's own server on first sight (trust on first use). */
+  private blockReason(slot: Slot): string | undefined {
+    const { server } = slot;
+    const key = serverPinKey(server.name);
+    const hash = serverHash(server.config);
+    try {
+      const status = pinStatus(this.options.trust.pins(slot.scope), key, hash);
+      const reason = serverBlockReason(server, status, this.options.root);
+      if (reason === undefined && status === "new") this.options.trust.pin(slot.scope, { [key]: hash });
+      return reason;
+    } catch (err) {
+      return `MCP server "${server.name}" was not started: ${(err as Error).message}`;
+    }
+  }
+}
+
+function mapState(state: ConnectionState | undefined): McpServerState {
+  if (state === undefined) return "starting";
+  return state === "closed" ? "disabled" : state;
+}

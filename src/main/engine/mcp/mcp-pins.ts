@@ -1,0 +1,134 @@
+import { createHash } from "node:crypto";
+import type { McpServerConfig } from "../policy/lathe-settings.ts";
+import type { SourcedMcpServer } from "../policy/policy-config.ts";
+import type { TrustStore } from "../policy/trust-store.ts";
+import { stableStringify } from "../tools/stable-stringify.ts";
+import { commandLine, isStdio } from "./mcp-command-line.ts";
+
+/** How a server's or tool's current descriptor compares with what the user approved. */
+export type PinStatus = "match" | "changed" | "new";
+
+/** What an MCP tool publishes that the model reads: pinned so a change cannot slip in unseen. */
+export interface McpToolDescriptor {
+  name: string;
+  description?: string | undefined;
+  inputSchema: Record<string, unknown>;
+}
+
+export interface ServerDescription {
+  name: string;
+  layer: "global" | "project";
+  /** The exact command line (or URL) the server starts with, for display. */
+  commandLine: string;
+  /** Where the settings came from. */
+  source: string;
+  /** The TrustStore scope the pin lives in: the project's real root, or "global". */
+  scope: string;
+  pinKey: string;
+  hash: string;
+  pinned: PinStatus;
+}
+
+function sha256(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
+/** Project servers are pinned under the project's real root, the user's own under "global". */
+export function pinScope(server: Pick<SourcedMcpServer, "layer">, root: string): string {
+  return server.layer === "project" ? root : "global";
+}
+
+export function serverPinKey(server: string): string {
+  return `mcp:${server}`;
+}
+
+export function toolPinKey(server: string, tool: string): string {
+  return `mcp:${server}:tool:${tool}`;
+}
+
+/** The hash of a server's exact command line: command, args, env, cwd — or URL and header names. */
+export function serverHash(config: McpServerConfig): string {
+  const identity = isStdio(config)
+    ? { transport: "stdio", command: config.command, args: config.args, env: config.env, cwd: config.cwd }
+    : { transport: "http", url: config.url, headers: Object.keys(config.headers).sort() };
+  return sha256(stableStringify(identity));
+}
+
+/** The hash of a tool's name, description and input schema. */
+export function toolHash(tool: McpToolDescriptor): string {
+  return sha256(
+    stableStringify({ name: tool.name, description: tool.description ?? "", inputSchema: tool.inputSchema }),
+  );
+}
+
+export function pinStatus(pins: Readonly<Record<string, string>>, key: string, hash: string): PinStatus {
+  const pinned = pins[key];
+  return pinned === undefined ? "new" : pinned === hash ? "match" : "changed";
+}
+
+/**
+ * What `lathe trust` shows before it pins: each server's exact command line and whether it
+ * matches what the user approved before.
+ */
+export function describeServers(
+  servers: readonly SourcedMcpServer[],
+  trust: TrustStore,
+  root: string,
+): ServerDescription[] {
+  const pinsByScope = new Map<string, Record<string, string>>();
+  return servers.map((server) => {
+    const scope = pinScope(server, root);
+    let pins = pinsByScope.get(scope);
+    if (!pins) {
+      pins = trust.pins(scope);
+      pinsByScope.set(scope, pins);
+    }
+    const pinKey = serverPinKey(server.name);
+    const hash = serverHash(server.config);
+    return {
+      name: server.name,
+      layer: server.layer,
+      commandLine: commandLine(server.config, root),
+      source: server.source,
+      scope,
+      pinKey,
+      hash,
+      pinned: pinStatus(pins, pinKey, hash),
+    };
+  });
+}
+
+function approveHint(root: string): string {
+  return `Review it, then run: lathe trust --root ${root}`;
+}
+
+/** Why a server is not started, or undefined when its command line may run. */
+export function serverBlockReason(
+  server: SourcedMcpServer,
+  status: PinStatus,
+  root: string,
+): string | undefined {
+  if (status === "match") return undefined;
+  const shown = commandLine(server.config, root);
+  if (status === "changed") {
+    return `MCP server "${server.name}" was not started: its command line in ${server.source} changed since you approved it (now: ${shown}). ${approveHint(root)}`;
+  }
+  if (server.layer === "global") return undefined;
+  return `MCP server "${server.name}" was not started: the project added it to ${server.source} after you trusted the folder, and you have not approved it (${shown}). ${approveHint(root)}`;
+}
+
+/** Why a tool is left out, or undefined when its descriptor may be bound. */
+export function toolBlockReason(
+  server: SourcedMcpServer,
+  tool: McpToolDescriptor,
+  status: PinStatus,
+  root: string,
+): string | undefined {
+  if (status === "match") return undefined;
+  const description = (tool.description ?? "").replace(/\s+/g, " ").slice(0, 200);
+  if (status === "changed") {
+    return `Tool "${tool.name}" of MCP server "${server.name}" is disabled: its description or input schema changed since you approved it (the description now reads: "${description}"). ${approveHint(root)}`;
+  }
+  if (server.layer === "global") return undefined;
+  return `Tool "${tool.name}" of MCP server "${server.name}" is disabled: the server started offering it after you approved the project (description: "${description}"). ${approveHint(root)}`;
+}

@@ -1,0 +1,46 @@
+import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { McpServerLog } from "./mcp-server-log.ts";
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), "lathe-mcp-log-"));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("McpServerLog", () => {
+  it("appends stderr to the file and keeps whole lines as the tail, even when chunks split lines", async () => {
+    const file = path.join(dir, "logs", "mcp-x.log");
+    const log = new McpServerLog(file, { tailLines: 3 });
+    log.write("one\ntw");
+    log.write("o\nthree\nfour\nfi");
+    expect(log.tail(10)).toEqual(["two", "three", "four", "fi"]);
+    expect(log.lastLine()).toBe("four");
+    log.note("exited");
+    expect(log.tail(2)).toEqual(["fi", expect.stringMatching(/^\[lathe .*\] exited$/)]);
+    await log.flush();
+    expect(await readFile(file, "utf8")).toMatch(/^one\ntwo\nthree\nfour\nfi\n\[lathe .*\] exited\n$/);
+  });
+
+  it("keeps the file under its cap by moving the old content to .1", async () => {
+    const file = path.join(dir, "mcp-big.log");
+    const log = new McpServerLog(file, { maxBytes: 1000 });
+    for (let i = 0; i < 50; i++) log.write(`${"x".repeat(99)}\n`);
+    await log.flush();
+    expect((await stat(file)).size).toBeLessThanOrEqual(1000);
+    expect((await stat(`${file}.1`)).size).toBeLessThanOrEqual(1000);
+  });
+
+  it("says in the tail when the file cannot be written, instead of failing the server", async () => {
+    const blocker = path.join(dir, "not-a-folder");
+    await (await import("node:fs/promises")).writeFile(blocker, "");
+    const log = new McpServerLog(path.join(blocker, "mcp-x.log"));
+    log.write("hello\n");
+    await log.flush();
+    expect(log.tail(5)).toEqual(["hello", expect.stringContaining("cannot write")]);
+  });
+});

@@ -1,0 +1,148 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { defineBuiltin } from "../builtin/define-builtin.ts";
+import type { AnyTool, ToolOrigin } from "./contract.ts";
+import {
+  deferredToolsNotice,
+  DEFAULT_CONTEXT_TOKENS,
+  LOCKED_TOOL_IDS,
+  planDeferral,
+  toolTokens,
+  TOOL_SEARCH_ID,
+} from "./deferral.ts";
+import { estimateTextTokens, estimateToolTokens } from "./token-estimate.ts";
+import { ToolRegistry } from "./tool-registry.ts";
+
+const BUILTIN: ToolOrigin = { layer: "builtin", kind: "builtin" };
+const PLUGIN: ToolOrigin = { layer: "global", kind: "plugin", name: "p" };
+const MCP: ToolOrigin = { layer: "project", kind: "mcp", name: "srv" };
+
+/** A tool whose definition costs about `chars / 4` tokens. */
+function tool(id: string, chars = 400, extra: Partial<AnyTool> = {}): AnyTool {
+  return {
+    ...defineBuiltin({
+      id,
+      description: `${id}: ${"x".repeat(Math.max(0, chars - id.length - 2))}`,
+      schema: z.strictObject({ value: z.string().describe("The value.") }),
+      requires: {},
+      readOnly: true,
+      kind: "other",
+      execute: async () => ({}),
+    }),
+    ...extra,
+  };
+}
+
+function registry(...tools: Array<[AnyTool, ToolOrigin]>): ToolRegistry {
+  const r = new ToolRegistry();
+  for (const [t, origin] of tools) r.register(t, origin);
+  return r;
+}
+
+describe("token estimate", () => {
+  it("counts about one token per four characters of the definition as sent", () => {
+    expect(estimateTextTokens("")).toBe(0);
+    expect(estimateTextTokens("abcd")).toBe(1);
+    expect(estimateTextTokens("abcde")).toBe(2);
+    const t = tool("weather", 800);
+    const sent = JSON.stringify({ name: t.id, description: t.description, parameters: t.parameters });
+    expect(estimateToolTokens(t)).toBe(Math.ceil(sent.length / 4));
+    expect(toolTokens(t)).toBe(estimateToolTokens(t));
+  });
+
+  it("grows with the description and the schema", () => {
+    expect(estimateToolTokens(tool("a", 4000))).toBeGreaterThan(estimateToolTokens(tool("a", 400)) + 800);
+  });
+});
+
+describe("planDeferral", () => {
+  it("defers a tool that asks for it (defer: true), whatever the budget", () => {
+    const r = registry(
+      [tool("read"), BUILTIN],
+      [tool("weather", 400, { defer: true }), PLUGIN],
+      [tool("stocks"), MCP],
+    );
+    const plan = planDeferral(r.all(), { contextTokens: 1_000_000 });
+    expect([...plan.deferred]).toEqual(["weather"]);
+    expect(plan.byConfig).toEqual(["weather"]);
+    expect(plan.byBudget).toEqual([]);
+  });
+
+  it("defers nothing while every definition fits in 10% of the context", () => {
+    const r = registry([tool("read"), BUILTIN], [tool("weather"), PLUGIN], [tool("stocks"), MCP]);
+    const plan = planDeferral(r.all(), { contextTokens: 10_000 });
+    expect(plan.budgetTokens).toBe(1000);
+    expect(plan.deferred.size).toBe(0);
+    expect(plan.initialTokens).toBe(plan.fullTokens);
+    expect(plan.initialTokens).toBeLessThanOrEqual(1000);
+  });
+
+  it("past the budget defers the largest non-locked tools until what the model sees first fits", () => {
+    const r = registry(
+      [tool("read", 2000), BUILTIN],
+      [tool(TOOL_SEARCH_ID, 800), BUILTIN],
+      [tool("small", 200), PLUGIN],
+      [tool("medium", 1200), PLUGIN],
+      [tool("huge", 8000), MCP],
+      [tool("large", 4000), PLUGIN],
+    );
+    const plan = planDeferral(r.all(), { contextTokens: 20_000 });
+    expect(plan.budgetTokens).toBe(2000);
+    expect(plan.byBudget).toEqual(["huge", "large"]);
+    expect(plan.initialTokens).toBeLessThanOrEqual(plan.budgetTokens);
+    expect(plan.initialTokens).toBeLessThan(plan.fullTokens);
+    expect(plan.deferred.has("read")).toBe(false);
+  });
+
+  it("never defers a locked built-in for the budget, even when the budget cannot be met", () => {
+    const locked = [...LOCKED_TOOL_IDS].map((id): [AnyTool, ToolOrigin] => [tool(id, 4000), BUILTIN]);
+    const r = registry(...locked, [tool("helper", 400), BUILTIN], [tool("plugin_tool", 400), PLUGIN]);
+    const plan = planDeferral(r.all(), { contextTokens: 1000 });
+    for (const id of LOCKED_TOOL_IDS) expect(plan.deferred.has(id)).toBe(false);
+    expect(plan.byBudget).toEqual(["plugin_tool", "helper"]);
+    expect(plan.initialTokens).toBeGreaterThan(plan.budgetTokens);
+  });
+
+  it("defers other tools before built-ins that are not locked, then by size", () => {
+    const r = registry(
+      [tool("builtin_extra", 6000), BUILTIN],
+      [tool("plugin_small", 300), PLUGIN],
+      [tool("mcp_big", 3000), MCP],
+    );
+    const plan = planDeferral(r.all(), { contextTokens: 1000 });
+    expect(plan.byBudget).toEqual(["mcp_big", "plugin_small", "builtin_extra"]);
+  });
+
+  it("counts the line naming the deferred tools and tool_search itself against the budget", () => {
+    const r = registry([tool(TOOL_SEARCH_ID, 400), BUILTIN], [tool("a", 400, { defer: true }), PLUGIN]);
+    const plan = planDeferral(r.all(), { contextTokens: 1_000_000 });
+    const notice = deferredToolsNotice(["a"]) as string;
+    expect(notice).toContain("tool_search");
+    expect(notice.endsWith("a.")).toBe(true);
+    expect(plan.initialTokens).toBe(toolTokens(r.get(TOOL_SEARCH_ID)!.tool) + estimateTextTokens(notice));
+  });
+
+  it("ignores disabled tools and never defers tool_search, even by config", () => {
+    const r = registry(
+      [tool(TOOL_SEARCH_ID, 400, { defer: true }), BUILTIN],
+      [tool("off", 40_000, { enabled: false }), PLUGIN],
+    );
+    const plan = planDeferral(r.all(), { contextTokens: 1000 });
+    expect(plan.deferred.size).toBe(0);
+    expect(plan.fullTokens).toBe(toolTokens(r.get(TOOL_SEARCH_ID)!.tool));
+  });
+
+  it("assumes a 32k context when none is given", () => {
+    expect(planDeferral([]).budgetTokens).toBe(Math.floor(DEFAULT_CONTEXT_TOKENS * 0.1));
+    expect(planDeferral([], { contextTokens: 128_000, budgetFraction: 0.25 }).budgetTokens).toBe(32_000);
+  });
+
+  it.each([
+    [{ contextTokens: 0 }, /contextTokens must be a positive/],
+    [{ contextTokens: Number.NaN }, /contextTokens must be a positive/],
+    [{ budgetFraction: 0 }, /budgetFraction must be in \(0, 1\]/],
+    [{ budgetFraction: 1.5 }, /budgetFraction must be in \(0, 1\]/],
+  ])("refuses the option %o", (options, message) => {
+    expect(() => planDeferral([], options)).toThrow(message);
+  });
+});

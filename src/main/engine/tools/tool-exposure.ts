@@ -1,0 +1,137 @@
+import {
+  deferredToolsNotice,
+  planDeferral,
+  TOOL_SEARCH_ID,
+  type DeferralOptions,
+  type DeferralPlan,
+} from "./deferral.ts";
+import type { RegisteredTool, ToolRegistry } from "./tool-registry.ts";
+import { ToolSearchIndex, type ToolSearchHit } from "./tool-search-index.ts";
+
+export interface ToolExposureOptions extends DeferralOptions {
+  /** Which tools this agent may see at all (its manifest's allow/deny); default: every tool. */
+  visible?: (id: string) => boolean;
+}
+
+/** The `search` callback the AI SDK's `toolSearch({ search })` takes. */
+export type SdkToolSearch = (options: {
+  query: string;
+  tools: ReadonlyArray<{ name: string; description?: string }>;
+}) => string[];
+
+/**
+ * What one session's model is shown of the registry. At first it sees the tools that are not
+ * deferred with their full definitions, and only the names of the deferred ones
+ * (`deferredNotice()`, a system-prompt line). tool_search finds deferred tools and `discover`s
+ * them: from the next step on they are shown in full, for the rest of the session.
+ *
+ * It reads the registry live, so plugins and MCP servers reloaded between turns are accounted
+ * for on the next call. It only shapes what the model sees: hosts can call any enabled tool,
+ * and every call, discovered or not, goes through the whole policy pipeline.
+ */
+export class ToolExposure {
+  private readonly registry: ToolRegistry;
+  private options: ToolExposureOptions;
+  private readonly discovered = new Set<string>();
+  private index: { key: string; index: ToolSearchIndex } | undefined;
+
+  constructor(registry: ToolRegistry, options: ToolExposureOptions = {}) {
+    this.registry = registry;
+    this.options = options;
+  }
+
+  /** Change the budget or the visibility filter (e.g. once the model is known); discoveries stay. */
+  configure(options: ToolExposureOptions): void {
+    this.options = { ...this.options, ...options };
+  }
+
+  /** The enabled tools this agent may see, sorted by id. */
+  private entries(): RegisteredTool[] {
+    const visible = this.options.visible;
+    return this.registry.all().filter((e) => e.tool.enabled && (!visible || visible(e.tool.id)));
+  }
+
+  /** The deferral decision for the current registry (before any discovery). */
+  plan(): DeferralPlan {
+    return planDeferral(this.entries(), this.options);
+  }
+
+  /** Tools shown in full from the start: every one not deferred; tool_search only when something is. */
+  initialToolIds(): string[] {
+    const { deferred } = this.plan();
+    return this.entries()
+      .map((e) => e.tool.id)
+      .filter((id) => !deferred.has(id) && (id !== TOOL_SEARCH_ID || deferred.size > 0));
+  }
+
+  /** Tools still deferred: deferred by config or budget, and not discovered yet. */
+  deferredIds(): string[] {
+    return [...this.plan().deferred].filter((id) => !this.discovered.has(id)).sort();
+  }
+
+  isDeferred(id: string): boolean {
+    return this.plan().deferred.has(id) && !this.discovered.has(id);
+  }
+
+  /** Tools shown in full now: the initial ones plus every one discovered that is still registered. */
+  visibleIds(): string[] {
+    const { deferred } = this.plan();
+    return this.entries()
+      .map((e) => e.tool.id)
+      .filter((id) =>
+        deferred.has(id) ? this.discovered.has(id) : id !== TOOL_SEARCH_ID || deferred.size > 0,
+      );
+  }
+
+  /** Mark deferred tools as loaded from the next step on; returns those that were not yet. */
+  discover(ids: Iterable<string>): string[] {
+    const { deferred } = this.plan();
+    const added: string[] = [];
+    for (const id of ids) {
+      if (deferred.has(id) && !this.discovered.has(id)) {
+        this.discovered.add(id);
+        added.push(id);
+      }
+    }
+    return added;
+  }
+
+  /** Tools discovered so far (and still deferred by the plan). */
+  discoveredIds(): string[] {
+    const { deferred } = this.plan();
+    return [...this.discovered].filter((id) => deferred.has(id)).sort();
+  }
+
+  /** The system-prompt line naming the tools still deferred, or undefined when none are. */
+  deferredNotice(): string | undefined {
+    return deferredToolsNotice(this.deferredIds());
+  }
+
+  /**
+   * Search the deferred tools (discovered ones included, so asking twice still answers), best
+   * first. `among` narrows the candidates further (the AI SDK passes the ones it still defers).
+   */
+  search(query: string, options: { limit?: number; among?: Iterable<string> } = {}): ToolSearchHit[] {
+    const entries = this.entries();
+    const { deferred } = planDeferral(entries, this.options);
+    const deferredEntries = entries.filter((e) => deferred.has(e.tool.id));
+    const key = deferredEntries.map((e) => `${e.tool.id}:${e.descriptorHash}`).join("\n");
+    if (this.index?.key !== key) {
+      this.index = { key, index: new ToolSearchIndex(deferredEntries.map((e) => e.tool)) };
+    }
+    return this.index.index.search(query, options);
+  }
+
+  /**
+   * Lathe's search for the AI SDK's `toolSearch({ search })`: ranks the candidates the SDK
+   * offers, keeps the best `maxResults`, and discovers them here too, so they stay loaded in
+   * later turns (the SDK's own discovery lasts one generation).
+   */
+  sdkSearch(maxResults = 5): SdkToolSearch {
+    return ({ query, tools }) => {
+      const ids = this.search(query, { limit: maxResults, among: tools.map((t) => t.name) }).map((h) => h.id);
+      this.discover(ids);
+      return ids;
+    };
+  }
+}
