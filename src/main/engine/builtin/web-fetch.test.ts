@@ -1,0 +1,457 @@
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import zlib from "node:zlib";
+import { afterEach, describe, expect, it } from "vitest";
+import type { Envelope } from "../tools/envelope.ts";
+import { OUTPUT_LIMITS } from "../tools/truncation.ts";
+import { errorOf, outputOf } from "./test-workspace.ts";
+import { webFetchTool, type WebFetchData, type WebFetchOptions, type WebFetchSettings } from "./web-fetch.ts";
+import type { LookupAll } from "./web/fetch-target.ts";
+import { startTestServer, type TestServer } from "./web/test-server.ts";
+import { openWebTestEngine, type WebTestEngine } from "./web/web-test-engine.ts";
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+const LOOPBACK: WebFetchSettings = {
+  allowPrivateHosts: ["127.0.0.1"],
+  timeoutMs: 5_000,
+  maxBytes: 10_000_000,
+};
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const fn of cleanups.splice(0).reverse()) await fn();
+});
+
+async function serve(handler: Handler): Promise<TestServer> {
+  const server = await startTestServer(handler);
+  cleanups.push(() => server.close());
+  return server;
+}
+
+async function open(
+  settings: WebFetchSettings = LOOPBACK,
+  extra: Parameters<typeof openWebTestEngine>[1] & { tool?: WebFetchOptions } = {},
+): Promise<WebTestEngine> {
+  const ws = await openWebTestEngine([webFetchTool(settings, extra.tool)], extra);
+  cleanups.push(() => ws.cleanup());
+  return ws;
+}
+
+async function fetchWith(args: unknown, settings?: WebFetchSettings): Promise<Envelope> {
+  const ws = await open(settings);
+  return ws.session.call("web_fetch", args);
+}
+
+/** The length of the note web_fetch appends to a cut body. */
+function cutNoteLength(content: string): number {
+  const at = content.indexOf("\n\n[web_fetch stopped reading");
+  return at < 0 ? 0 : content.length - at;
+}
+
+function send(
+  type: string,
+  body: string | Buffer,
+  status = 200,
+  headers: Record<string, string> = {},
+): Handler {
+  return (_req, res) => {
+    res.writeHead(status, { "content-type": type, ...headers });
+    res.end(body);
+  };
+}
+
+describe("web_fetch content", () => {
+  it("turns an HTML page into markdown with its title", async () => {
+    const server = await serve(
+      send(
+        "text/html; charset=utf-8",
+        `<html><head><title>Guide</title><script>var x = "SCRIPT";</script></head>
+         <body><nav>Menu</nav><h1>Install</h1><p>Run <code>npm i</code>, then see <a href="/next">next</a>.</p>
+         <ul><li>fast</li><li>safe</li></ul></body></html>`,
+      ),
+    );
+    const data = outputOf<WebFetchData>(await fetchWith({ url: `${server.origin}/guide#part` }));
+    expect(data).toMatchObject({
+      url: `${server.origin}/guide#part`,
+      final_url: `${server.origin}/guide`,
+      status: 200,
+      content_type: "text/html; charset=utf-8",
+      title: "Guide",
+    });
+    expect(data.content).toBe(
+      `# Install\n\nRun \`npm i\`, then see [next](${server.origin}/next).\n\n-   fast\n-   safe`,
+    );
+  });
+
+  it("returns plain text, JSON and XML as they are", async () => {
+    const text = "line one\n  line two\n";
+    const json = '{"name": "lathe", "tags": ["a", "b"]}';
+    const server = await serve((req, res) => {
+      if (req.url === "/t") send("text/plain", text)(req, res);
+      else if (req.url === "/j") send("application/json", json)(req, res);
+      else send("application/rss+xml", "<rss><item>x</item></rss>")(req, res);
+    });
+    const ws = await open();
+    const t = outputOf<WebFetchData>(await ws.session.call("web_fetch", { url: `${server.origin}/t` }));
+    expect(t.content).toBe(text);
+    expect(t.title).toBeUndefined();
+    const j = outputOf<WebFetchData>(await ws.session.call("web_fetch", { url: `${server.origin}/j` }));
+    expect(j).toMatchObject({ content: json, content_type: "application/json" });
+    const x = outputOf<WebFetchData>(await ws.session.call("web_fetch", { url: `${server.origin}/x` }));
+    expect(x.content).toBe("<rss><item>x</item></rss>");
+  });
+
+  it("returns the page of a non-2xx answer with its status", async () => {
+    const server = await serve(send("text/plain", "no such page", 404));
+    const data = outputOf<WebFetchData>(await fetchWith({ url: `${server.origin}/missing` }));
+    expect(data).toMatchObject({ status: 404, content: "no such page" });
+  });
+
+  it.each([
+    ["image/png", Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0])],
+    ["application/pdf", Buffer.from("%PDF-1.7\n")],
+    ["application/octet-stream", Buffer.from("bytes")],
+  ])("refuses %s, naming the type", async (type, body) => {
+    const server = await serve(send(type, body));
+    const message = errorOf(await fetchWith({ url: `${server.origin}/file` }));
+    expect(message).toContain(`web_fetch got ${type} from ${server.origin}/file, which is not text`);
+  });
+
+  it("sniffs a body sent without a content type", async () => {
+    const server = await serve((req, res) => {
+      res.writeHead(200);
+      res.end(req.url === "/bin" ? Buffer.from([1, 2, 0, 3]) : "<!doctype html><title>T</title><p>hello</p>");
+    });
+    const ws = await open();
+    expect(
+      outputOf<WebFetchData>(await ws.session.call("web_fetch", { url: `${server.origin}/page` })),
+    ).toMatchObject({
+      title: "T",
+      content: "hello",
+    });
+    expect(errorOf(await ws.session.call("web_fetch", { url: `${server.origin}/bin` }))).toContain(
+      "looks binary",
+    );
+  });
+
+  it.each([
+    ["gzip", zlib.gzipSync],
+    ["deflate", zlib.deflateSync],
+    ["br", zlib.brotliCompressSync],
+  ] as const)("decodes a %s body", async (encoding, compress) => {
+    const text = "compressed words ".repeat(1000);
+    const server = await serve(
+      send("text/plain", compress(Buffer.from(text)), 200, { "content-encoding": encoding }),
+    );
+    expect(outputOf<WebFetchData>(await fetchWith({ url: server.origin })).content).toBe(text);
+  });
+
+  it("says so when a body is not valid for its content-encoding", async () => {
+    const server = await serve(send("text/plain", "not gzip at all", 200, { "content-encoding": "gzip" }));
+    expect(errorOf(await fetchWith({ url: server.origin }))).toMatch(/could not read .*not valid gzip/);
+  });
+});
+
+describe("web_fetch limits", () => {
+  it("cuts a body at max_bytes and says how to get more", async () => {
+    const server = await serve(send("text/plain", "x".repeat(50_000)));
+    const data = outputOf<WebFetchData>(await fetchWith({ url: server.origin, max_bytes: 1_000 }));
+    expect(
+      data.content.startsWith(`${"x".repeat(1_000)}\n\n[web_fetch stopped reading after 1000 bytes`),
+    ).toBe(true);
+    expect(data.content).toContain("larger max_bytes (up to 10000000)");
+  });
+
+  it("never reads past the settings' maxBytes, whatever max_bytes asks", async () => {
+    const server = await serve(send("text/plain", "y".repeat(5_000)));
+    const data = outputOf<WebFetchData>(
+      await fetchWith({ url: server.origin, max_bytes: 1_000_000 }, { ...LOOPBACK, maxBytes: 2_048 }),
+    );
+    expect(
+      data.content.startsWith(`${"y".repeat(2_048)}\n\n[web_fetch stopped reading after 2048 bytes`),
+    ).toBe(true);
+    expect(data.content).toContain("That is the most web_fetch reads");
+  });
+
+  it.each([
+    ["gzip", zlib.gzipSync],
+    [
+      "br",
+      (b: Buffer) => zlib.brotliCompressSync(b, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 2 } }),
+    ],
+  ] as const)("stops a %s bomb at the cap instead of inflating it", async (encoding, compress) => {
+    const bomb = compress(Buffer.alloc(64 * 1024 * 1024, "A"));
+    expect(bomb.length).toBeLessThan(200_000);
+    const server = await serve(send("text/plain", bomb, 200, { "content-encoding": encoding }));
+    const data = outputOf<WebFetchData>(await fetchWith({ url: server.origin, max_bytes: 100_000 }));
+    expect(
+      data.content.startsWith(`${"A".repeat(100_000)}\n\n[web_fetch stopped reading after 100000 bytes`),
+    ).toBe(true);
+  });
+
+  it("stops reading an endless compressed stream and closes the connection", async () => {
+    let closed!: () => void;
+    const connectionClosed = new Promise<void>((resolve) => (closed = resolve));
+    const server = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "text/plain", "content-encoding": "gzip" });
+      const gzip = zlib.createGzip();
+      gzip.pipe(res);
+      let open = true;
+      res.on("close", () => {
+        open = false;
+        gzip.destroy();
+        closed();
+      });
+      const chunk = Buffer.alloc(256 * 1024, "B");
+      const pump = (): void => {
+        while (open && gzip.write(chunk));
+        if (open) gzip.once("drain", pump);
+      };
+      pump();
+    });
+    const data = outputOf<WebFetchData>(await fetchWith({ url: server.origin, max_bytes: 150_000 }));
+    expect(data.content.length).toBe(150_000 + cutNoteLength(data.content));
+    expect(data.content.includes("stopped reading after 150000 bytes")).toBe(true);
+    await connectionClosed;
+  });
+
+  it("gives up on a server that never answers, within the timeout", async () => {
+    const server = await serve(() => {
+      /* never answers */
+    });
+    const started = performance.now();
+    const message = errorOf(
+      await fetchWith({ url: `${server.origin}/slow` }, { ...LOOPBACK, timeoutMs: 300 }),
+    );
+    expect(message).toBe(
+      `web_fetch gave up on ${server.origin}/slow after 300 ms: the server was too slow to answer or to send the page. Try again later, or fetch a smaller page.`,
+    );
+    expect(performance.now() - started).toBeLessThan(3_000);
+  });
+
+  it("gives up on a body that trickles in too slowly", async () => {
+    const server = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "text/plain" });
+      const timer = setInterval(() => res.write("."), 50);
+      res.on("close", () => clearInterval(timer));
+    });
+    expect(errorOf(await fetchWith({ url: server.origin }, { ...LOOPBACK, timeoutMs: 400 }))).toContain(
+      "gave up",
+    );
+  });
+
+  it("stops when the call is aborted and closes the connection", async () => {
+    let arrived!: () => void;
+    const requestArrived = new Promise<void>((resolve) => (arrived = resolve));
+    let closed!: () => void;
+    const connectionClosed = new Promise<void>((resolve) => (closed = resolve));
+    const server = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "text/plain" });
+      res.write("partial");
+      res.on("close", () => closed());
+      arrived();
+    });
+    const ws = await open();
+    const controller = new AbortController();
+    const call = ws.session.call("web_fetch", { url: server.origin }, { signal: controller.signal });
+    await requestArrived;
+    controller.abort(new Error("the user pressed stop"));
+    expect(errorOf(await call)).toBe("web_fetch was aborted: the user pressed stop.");
+    await connectionClosed;
+  });
+
+  it("cuts content over 200 KB to a head and writes the whole text to a sidecar", async () => {
+    const text = Array.from({ length: 30_000 }, (_, i) => `line ${i} of a long text file\n`).join("");
+    expect(Buffer.byteLength(text)).toBeGreaterThan(OUTPUT_LIMITS.webFetchBytes);
+    const server = await serve(send("text/plain", text));
+    const ws = await open();
+    const envelope = await ws.session.call("web_fetch", { url: server.origin });
+    const data = outputOf<WebFetchData>(envelope);
+    expect(Buffer.byteLength(data.content)).toBeLessThanOrEqual(OUTPUT_LIMITS.webFetchBytes);
+    expect(text.startsWith(data.content)).toBe(true);
+    expect(data.content.endsWith("\n")).toBe(true);
+    expect(envelope.metadata.truncated).toBe(true);
+    const sidecar = envelope.metadata.output_path as string;
+    expect(sidecar.startsWith(ws.session.state.dir)).toBe(true);
+    expect(await readFile(sidecar, "utf8")).toBe(text);
+    await ws.session.close();
+    expect(existsSync(sidecar)).toBe(false);
+  });
+});
+
+describe("web_fetch redirects", () => {
+  it("follows a chain of redirects, relative and absolute, and reports the final URL", async () => {
+    const server = await serve((req, res) => {
+      const next: Record<string, string> = { "/a": "/b", "/b": "c?x=1", "/c?x=1": "/final" };
+      const to = next[req.url ?? ""];
+      if (to) {
+        res.writeHead(req.url === "/a" ? 301 : 307, {
+          location: to === "/final" ? `${server.origin}/final` : to,
+        });
+        res.end("moved");
+      } else send("text/plain", `at ${req.url}`)(req, res);
+    });
+    const data = outputOf<WebFetchData>(await fetchWith({ url: `${server.origin}/a` }));
+    expect(data).toMatchObject({
+      url: `${server.origin}/a`,
+      final_url: `${server.origin}/final`,
+      content: "at /final",
+    });
+    expect(server.requests).toEqual(["/a", "/b", "/c?x=1", "/final"]);
+  });
+
+  it("stops after five redirects", async () => {
+    const server = await serve((req, res) => {
+      const n = Number((req.url ?? "/0").slice(1));
+      res.writeHead(302, { location: `/${n + 1}` });
+      res.end();
+    });
+    const message = errorOf(await fetchWith({ url: `${server.origin}/0` }));
+    expect(message).toContain("web_fetch stopped after 5 redirects");
+    expect(server.requests).toEqual(["/0", "/1", "/2", "/3", "/4", "/5"]);
+  });
+
+  it("refuses a redirect from an allowed server to the cloud metadata address", async () => {
+    const server = await serve((_req, res) => {
+      res.writeHead(302, { location: "http://169.254.169.254/latest/meta-data/" });
+      res.end();
+    });
+    const message = errorOf(await fetchWith({ url: `${server.origin}/start` }));
+    expect(message).toContain(
+      `${server.origin}/start redirected to http://169.254.169.254/latest/meta-data/, which web_fetch will not follow: web_fetch refuses http://169.254.169.254/latest/meta-data/: 169.254.169.254 is a link-local address`,
+    );
+  });
+
+  it("refuses a redirect to a local address in another spelling", async () => {
+    const server = await serve((_req, res) => {
+      res.writeHead(301, { location: "http://0x7f.2:1/" });
+      res.end();
+    });
+    expect(errorOf(await fetchWith({ url: server.origin }))).toContain("127.0.0.2 is a loopback address");
+  });
+
+  it("refuses a redirect to file:", async () => {
+    const server = await serve((_req, res) => {
+      res.writeHead(302, { location: "file:///etc/passwd" });
+      res.end();
+    });
+    expect(errorOf(await fetchWith({ url: server.origin }))).toContain(
+      "redirected to file:///etc/passwd, which web_fetch will not follow: web_fetch only fetches http:// and https:// URLs",
+    );
+  });
+
+  it("puts a redirect to another host through the permission rules", async () => {
+    const server = await serve((req, res) => {
+      if (req.url === "/go") {
+        res.writeHead(302, { location: `http://localhost:${server.port}/there` });
+        res.end();
+      } else send("text/plain", "should not be fetched")(req, res);
+    });
+    const ws = await open(
+      { ...LOOPBACK, allowPrivateHosts: ["127.0.0.1", "localhost"] },
+      { manifestRules: [{ permission: "net.fetch", pattern: "localhost", action: "deny" }] },
+    );
+    const message = errorOf(await ws.session.call("web_fetch", { url: `${server.origin}/go` }));
+    expect(message).toContain(
+      `redirected to http://localhost:${server.port}/there, which web_fetch will not follow`,
+    );
+    expect(message).toContain("denied");
+    expect(server.requests).toEqual(["/go"]);
+  });
+});
+
+describe("web_fetch address safety", () => {
+  it.each([
+    "http://127.0.0.1:PORT/",
+    "http://localhost:PORT/",
+    "http://[::1]:PORT/",
+    "http://2130706433:PORT/",
+    "http://0x7f.1:PORT/",
+  ])("refuses %s when no private host is allowed, and never connects", async (template) => {
+    const server = await serve(send("text/plain", "secret"));
+    const message = errorOf(
+      await fetchWith(
+        { url: template.replace("PORT", String(server.port)) },
+        { ...LOOPBACK, allowPrivateHosts: [] },
+      ),
+    );
+    expect(message).toMatch(/^web_fetch refuses .*loopback/);
+    expect(message).toContain("web.fetch.allowPrivateHosts");
+    expect(server.requests).toEqual([]);
+  });
+
+  it.each([
+    ["file:///etc/passwd", "uses file"],
+    ["ftp://127.0.0.1/pub", "uses ftp"],
+    ["not a url", "is not a valid URL"],
+  ])("refuses %s before asking for approval", async (url, what) => {
+    const ws = await open(LOOPBACK, { mode: "ask" });
+    const message = errorOf(await ws.session.call("web_fetch", { url }));
+    expect(message).toContain(what);
+    expect(message).not.toContain("approval");
+  });
+
+  it("reaches a listed local host by name (a dev server on localhost)", async () => {
+    const server = await serve(send("text/plain", "dev server"));
+    const data = outputOf<WebFetchData>(
+      await fetchWith(
+        { url: `http://localhost:${server.port}/` },
+        { ...LOOPBACK, allowPrivateHosts: [`localhost:${server.port}`] },
+      ),
+    );
+    expect(data.content).toBe("dev server");
+  });
+
+  it("connects to the address it checked, not to a second DNS answer, and keeps the Host name", async () => {
+    const server = await serve((req, res) => send("text/plain", `host=${req.headers.host}`)(req, res));
+    const asked: string[] = [];
+    // The first answer is checked and used; a rebinding resolver would answer differently next time.
+    const lookup: LookupAll = (host) => {
+      asked.push(host);
+      return Promise.resolve([{ address: asked.length === 1 ? "127.0.0.1" : "10.9.9.9", family: 4 }]);
+    };
+    const ws = await open({ ...LOOPBACK, allowPrivateHosts: ["app.test"] }, { tool: { lookup } });
+    const data = outputOf<WebFetchData>(
+      await ws.session.call("web_fetch", { url: `http://app.test:${server.port}/` }),
+    );
+    expect(data.content).toBe(`host=app.test:${server.port}`);
+    expect(asked).toEqual(["app.test"]);
+  });
+
+  it("is gated: a headless session without a rule refuses it", async () => {
+    const server = await serve(send("text/plain", "x"));
+    const ws = await open(LOOPBACK, { mode: "ask" });
+    expect(errorOf(await ws.session.call("web_fetch", { url: server.origin }))).toContain("needs approval");
+    expect(server.requests).toEqual([]);
+  });
+
+  it("lets permission rules judge the host before anything is fetched", async () => {
+    const server = await serve(send("text/plain", "x"));
+    const ws = await open(LOOPBACK, {
+      manifestRules: [{ permission: "web_fetch", pattern: "127.0.0.1", action: "deny" }],
+    });
+    expect(errorOf(await ws.session.call("web_fetch", { url: server.origin }))).toContain(
+      "web_fetch was denied",
+    );
+    expect(server.requests).toEqual([]);
+  });
+
+  it("keys approvals by origin and declares itself a gated, read-only fetch", () => {
+    const tool = webFetchTool(LOOPBACK);
+    expect(tool.deriveApprovalKey({ url: "https://Example.com:443/a/b?q=1#x" })).toBe(
+      "web_fetch:https://example.com",
+    );
+    expect(tool.plan?.({ url: "https://example.com/a" })).toEqual({
+      accesses: [{ capability: "net.fetch", url: "https://example.com/a" }],
+      unclear: [],
+    });
+    expect(tool).toMatchObject({
+      readOnly: true,
+      gated: true,
+      kind: "fetch",
+      requires: { net: { hosts: ["*"] } },
+    });
+  });
+});

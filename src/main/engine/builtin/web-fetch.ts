@@ -1,0 +1,188 @@
+import type { IncomingHttpHeaders } from "node:http";
+import { z } from "zod";
+import { ToolCallError } from "../errors/tool-call-error.ts";
+import type { Settings } from "../policy/lathe-settings.ts";
+import type { ToolDefinition } from "../tools/contract.ts";
+import { OUTPUT_LIMITS, truncateTextField } from "../tools/truncation.ts";
+import { defineBuiltin } from "./define-builtin.ts";
+import { bodyKind, decodeBody, mediaType, sniffKind, type BodyKind } from "./web/body-text.ts";
+import { checkFetchableUrl, parseFetchUrl, type LookupAll } from "./web/fetch-target.ts";
+import { guardedFetch, MAX_REDIRECTS } from "./web/guarded-fetch.ts";
+import { htmlToMarkdown } from "./web/html-to-text.ts";
+
+export type WebFetchSettings = Settings["web"]["fetch"];
+
+export interface WebFetchData {
+  url: string;
+  final_url: string;
+  status: number;
+  content_type: string;
+  title?: string;
+  content: string;
+}
+
+export interface WebFetchOptions {
+  /** Host name resolution (tests substitute a fake resolver). */
+  lookup?: LookupAll;
+  /** Where a person adds allowPrivateHosts, for refusal messages. */
+  settingsFile?: string;
+}
+
+const USER_AGENT = "Mozilla/5.0 (compatible; Lathe web_fetch; +https://github.com/lathe)";
+
+function formatBytes(n: number): string {
+  if (n < 1024 * 1024) return `${Math.round(n / 1024)} KB`;
+  return `${(n / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+function description(settings: WebFetchSettings): string {
+  return `Fetch one web page or document over http:// or https:// and return its readable content.
+
+HTML is turned into markdown (headings, paragraphs, lists, links made absolute, code blocks, tables; scripts, styles and navigation are dropped) and its <title> comes back as title. Plain text, JSON, XML, CSV and other text types come back as they are. Images, PDFs, archives and other binary types are refused.
+
+Returns {url, final_url, status, content_type, title?, content}. Redirects are followed (at most ${MAX_REDIRECTS}); final_url is where the content came from. A non-2xx status still returns the page the server sent, so check status.
+
+Limits: only public internet addresses; loopback, private, link-local and other local addresses are refused unless a person listed the host in settings. At most max_bytes of the (decompressed) body are read, ${formatBytes(settings.maxBytes)} by default and at most; a longer body is cut and content ends with a note saying so. The whole fetch must finish within ${Math.round(settings.timeoutMs / 1000)} s. Content over 200 KB comes back with truncated: true and an output_path holding all of it (read it with read).`;
+}
+
+function schemaFor(settings: WebFetchSettings) {
+  return z.strictObject({
+    url: z.string().min(1).describe("The http:// or https:// URL to fetch."),
+    max_bytes: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe(
+        `Read at most this many bytes of the decompressed body. Defaults to (and is capped at) ${settings.maxBytes}.`,
+      ),
+  });
+}
+
+/** The approval key: the URL's origin, so "always" covers one site. */
+function originOf(text: string): string {
+  try {
+    const url = new URL(text.trim());
+    return url.origin === "null" ? url.href : url.origin;
+  } catch {
+    return text;
+  }
+}
+
+function refuseBinary(type: string, url: URL): never {
+  throw new ToolCallError(
+    `web_fetch got ${type} from ${url.href}, which is not text; it only returns HTML, text, JSON and XML. Look for an HTML or text version of this resource instead.`,
+    "binary_content",
+  );
+}
+
+function contentTypeOf(headers: IncomingHttpHeaders): string | undefined {
+  const value = headers["content-type"];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function cutNote(maxBytes: number, ceiling: number): string {
+  const more =
+    maxBytes < ceiling
+      ? ` Call again with a larger max_bytes (up to ${ceiling}) to get more.`
+      : " That is the most web_fetch reads; look for a smaller page or a more specific URL.";
+  return `\n\n[web_fetch stopped reading after ${maxBytes} bytes of the body: the page is longer and was cut here.${more}]`;
+}
+
+/**
+ * The web_fetch tool: one page over http(s), SSRF-safe (every hop's host resolved once and
+ * checked, the connection pinned to the checked address), capped in bytes and time, HTML turned
+ * into markdown.
+ */
+export function webFetchTool(
+  settings: WebFetchSettings,
+  options: WebFetchOptions = {},
+): ToolDefinition<{ url: string; max_bytes?: number }, WebFetchData> {
+  const schema = schemaFor(settings);
+  const definition = defineBuiltin({
+    id: "web_fetch",
+    description: description(settings),
+    schema,
+    requires: { net: { hosts: ["*"] } },
+    readOnly: true,
+    gated: true,
+    kind: "fetch",
+    // The fetch's own deadline (with a clearer message) fires first.
+    timeoutMs: settings.timeoutMs + 5_000,
+    deriveApprovalKey: (args) => `web_fetch:${originOf(args.url)}`,
+    truncate: (data: WebFetchData) => truncateTextField(data, "content", OUTPUT_LIMITS.webFetchBytes),
+    async execute(args, runtime): Promise<WebFetchData> {
+      const start = parseFetchUrl(args.url);
+      checkFetchableUrl(start);
+      start.hash = "";
+      const maxBytes = Math.min(args.max_bytes ?? settings.maxBytes, settings.maxBytes);
+      const deadline = AbortSignal.timeout(settings.timeoutMs);
+      const signal = AbortSignal.any([runtime.signal, deadline]);
+      // The final response's kind, judged from its headers before the body is read.
+      const seen: { kind: BodyKind } = { kind: "unknown" };
+      let response;
+      try {
+        response = await guardedFetch(start, {
+          allowPrivateHosts: settings.allowPrivateHosts,
+          ...(options.lookup ? { lookup: options.lookup } : {}),
+          ...(options.settingsFile ? { settingsFile: options.settingsFile } : {}),
+          maxBytes,
+          signal,
+          headers: {
+            "User-Agent": USER_AGENT,
+            Accept: "text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.9,*/*;q=0.5",
+            "Accept-Encoding": "gzip, deflate, br",
+          },
+          accept: (_status, headers, url) => {
+            seen.kind = bodyKind(contentTypeOf(headers));
+            if (seen.kind === "binary") refuseBinary(mediaType(contentTypeOf(headers)), url);
+          },
+          beforeRedirect: async (_from, to) => {
+            await runtime.authorize({ capability: "net.fetch", url: to.href });
+          },
+        });
+      } catch (err) {
+        if (deadline.aborted && !runtime.signal.aborted) {
+          throw new ToolCallError(
+            `web_fetch gave up on ${start.href} after ${settings.timeoutMs} ms: the server was too slow to answer or to send the page. Try again later, or fetch a smaller page.`,
+            "timeout",
+          );
+        }
+        throw err;
+      }
+
+      const contentType = contentTypeOf(response.headers);
+      const kind = seen.kind === "unknown" ? sniffKind(response.body) : seen.kind;
+      if (kind === "binary")
+        refuseBinary(
+          contentType ? mediaType(contentType) : "a body with no content type that looks binary",
+          response.url,
+        );
+      const text = decodeBody(response.body, contentType, kind);
+      const note = response.cut ? cutNote(maxBytes, settings.maxBytes) : "";
+      const base = {
+        url: args.url,
+        final_url: response.url.href,
+        status: response.status,
+        content_type: contentType ?? "",
+      };
+      if (kind === "html") {
+        const page = htmlToMarkdown(text, response.url.href);
+        return {
+          ...base,
+          ...(page.title !== undefined ? { title: page.title } : {}),
+          content: page.markdown + note,
+        };
+      }
+      return { ...base, content: text + note };
+    },
+  });
+  return {
+    ...definition,
+    // Refuse what is not an http(s) URL before any approval is asked; the host goes to the rules.
+    plan: (args) => {
+      checkFetchableUrl(parseFetchUrl(args.url));
+      return { accesses: [{ capability: "net.fetch", url: args.url }], unclear: [] };
+    },
+  };
+}

@@ -1,0 +1,168 @@
+import { lookup as dnsLookup } from "node:dns/promises";
+import { isIP } from "node:net";
+import { ToolCallError } from "../../errors/tool-call-error.ts";
+import { nonPublicReason } from "./address-policy.ts";
+import { untilAborted } from "./until-aborted.ts";
+
+/** One address a host name resolved to. */
+export interface ResolvedAddress {
+  address: string;
+  family: number;
+}
+
+/** Resolve a host name to every address it has (dns.lookup with `all: true` by default). */
+export type LookupAll = (hostname: string) => Promise<ResolvedAddress[]>;
+
+export const systemLookup: LookupAll = (hostname) => dnsLookup(hostname, { all: true });
+
+/** A URL checked for fetching: the addresses to connect to, resolved once and validated. */
+export interface FetchTarget {
+  url: URL;
+  /** The host without IPv6 brackets, as sent in `Host` and SNI. */
+  hostname: string;
+  addresses: ResolvedAddress[];
+}
+
+export interface TargetPolicy {
+  /** Hosts (or `host:port`) that may be on loopback or private networks: a local dev server. */
+  allowPrivateHosts: readonly string[];
+  lookup?: LookupAll;
+  settingsFile?: string;
+}
+
+function bare(hostname: string): string {
+  return hostname.startsWith("[") && hostname.endsWith("]") ? hostname.slice(1, -1) : hostname;
+}
+
+/** A host as compared: lowercase, no brackets, no trailing dots, IP literals in canonical form. */
+function canonicalHost(host: string): string {
+  const trimmed = bare(host.trim().toLowerCase()).replace(/\.+$/, "");
+  if (trimmed === "") return trimmed;
+  try {
+    return bare(new URL(`http://${isIP(trimmed) === 6 ? `[${trimmed}]` : trimmed}/`).hostname);
+  } catch {
+    return trimmed;
+  }
+}
+
+function defaultPort(url: URL): string {
+  return url.port || (url.protocol === "https:" ? "443" : "80");
+}
+
+/** Split an allowPrivateHosts entry into host and optional port: `host`, `host:port`, `[v6]:port`, `v6`. */
+function parseEntry(entry: string): { host: string; port?: string } {
+  const text = entry.trim();
+  const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(text);
+  if (bracketed) return { host: bracketed[1] as string, ...(bracketed[2] ? { port: bracketed[2] } : {}) };
+  const withPort = /^([^:]+):(\d+)$/.exec(text);
+  if (withPort) return { host: withPort[1] as string, port: withPort[2] as string };
+  return { host: text };
+}
+
+/** Whether the user listed this URL's host (or host:port) as a private host web_fetch may reach. */
+export function isAllowedPrivateHost(url: URL, allowPrivateHosts: readonly string[]): boolean {
+  const host = canonicalHost(url.hostname);
+  const port = defaultPort(url);
+  return allowPrivateHosts.some((entry) => {
+    const parsed = parseEntry(entry);
+    return canonicalHost(parsed.host) === host && (parsed.port === undefined || parsed.port === port);
+  });
+}
+
+/** Refuse what web_fetch never fetches, whatever the address: other schemes and URLs with credentials. */
+export function checkFetchableUrl(url: URL): void {
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    const local = url.protocol === "file:" ? " Read local files with the read tool instead." : "";
+    throw new ToolCallError(
+      `web_fetch only fetches http:// and https:// URLs; ${url.href} uses ${url.protocol.replace(/:$/, "")}.${local}`,
+      "unsupported_url",
+    );
+  }
+  if (url.username !== "" || url.password !== "") {
+    throw new ToolCallError(
+      `web_fetch does not send credentials written into a URL (${url.protocol}//${url.username ? "user" : ""}${url.password ? ":…" : ""}@${url.host}). Remove the "user:password@" part and fetch the public URL.`,
+      "unsupported_url",
+    );
+  }
+  if (url.hostname === "")
+    throw new ToolCallError(`${url.href} has no host. Give a full URL like https://example.com/page.`);
+}
+
+/** Parse a URL the model gave, with a message saying how to fix it when it is not one. */
+export function parseFetchUrl(text: string): URL {
+  try {
+    return new URL(text.trim());
+  } catch {
+    throw new ToolCallError(
+      `"${text}" is not a valid URL. Give a full http:// or https:// URL, e.g. https://example.com/page.`,
+      "invalid_url",
+    );
+  }
+}
+
+function howToAllow(url: URL, settingsFile: string): string {
+  return `If this is a local server you mean to reach, a person can add "${url.host}" to web.fetch.allowPrivateHosts in ${settingsFile}.`;
+}
+
+/**
+ * Resolve a URL's host once and check every address it resolves to: loopback, private,
+ * link-local, multicast, reserved and unspecified addresses are refused (in any spelling: the
+ * WHATWG parser has already turned `127.1`, `0x7f.1` and `2130706433` into `127.0.0.1`), unless
+ * the host is in `allowPrivateHosts`. The caller connects only to the returned addresses, so a
+ * DNS answer that changes between this check and the connection cannot redirect it.
+ */
+export async function resolveFetchTarget(
+  url: URL,
+  policy: TargetPolicy,
+  signal: AbortSignal,
+): Promise<FetchTarget> {
+  checkFetchableUrl(url);
+  const hostname = bare(url.hostname);
+  const name = hostname.toLowerCase().replace(/\.+$/, "");
+  const allowed = isAllowedPrivateHost(url, policy.allowPrivateHosts);
+  const settingsFile = policy.settingsFile ?? "~/.lathe/settings.json";
+  const refuse = (detail: string): never => {
+    throw new ToolCallError(
+      `web_fetch refuses ${url.href}: ${detail}, not the public internet. ${howToAllow(url, settingsFile)}`,
+      "address_refused",
+    );
+  };
+
+  let addresses: ResolvedAddress[];
+  const family = isIP(hostname);
+  if (family !== 0) {
+    addresses = [{ address: hostname, family }];
+  } else if (!allowed && (name === "localhost" || name.endsWith(".localhost"))) {
+    return refuse(`${url.hostname} names this machine (loopback)`);
+  } else {
+    try {
+      addresses = await untilAborted((policy.lookup ?? systemLookup)(hostname), signal);
+    } catch (err) {
+      if (signal.aborted) throw err;
+      const code = (err as NodeJS.ErrnoException).code;
+      throw new ToolCallError(
+        `web_fetch could not resolve the host ${url.hostname}${code ? ` (${code})` : ""}. Check the URL's spelling, or that the site exists.`,
+        "dns_failed",
+        { cause: err },
+      );
+    }
+    if (addresses.length === 0) {
+      throw new ToolCallError(
+        `web_fetch could not resolve the host ${url.hostname}: it has no addresses.`,
+        "dns_failed",
+      );
+    }
+  }
+  if (!allowed) {
+    for (const { address } of addresses) {
+      const reason = nonPublicReason(address);
+      if (reason === undefined) continue;
+      refuse(
+        address === hostname
+          ? `${address} is ${reason}`
+          : `${url.hostname} resolves to ${address}, ${reason}`,
+      );
+    }
+  }
+  return { url, hostname, addresses };
+}

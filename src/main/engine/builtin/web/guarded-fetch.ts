@@ -1,0 +1,125 @@
+import type { IncomingHttpHeaders } from "node:http";
+import { ToolCallError } from "../../errors/tool-call-error.ts";
+import { checkFetchableUrl, resolveFetchTarget, type TargetPolicy } from "./fetch-target.ts";
+import { BodyEncodingError, requestOnce } from "./safe-request.ts";
+
+export const MAX_REDIRECTS = 5;
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+export interface GuardedFetchOptions extends TargetPolicy {
+  headers: Record<string, string>;
+  maxBytes: number;
+  signal: AbortSignal;
+  /** Judge a final response's status and headers before its body is read; throw to refuse it. */
+  accept?(status: number, headers: IncomingHttpHeaders, url: URL): void;
+  /** Called before following a redirect to another host (the policy check of that host). */
+  beforeRedirect?(from: URL, to: URL): Promise<void>;
+}
+
+export interface FetchedResponse {
+  /** The URL that answered, after redirects. */
+  url: URL;
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+  cut: boolean;
+}
+
+function networkError(url: URL, err: unknown): ToolCallError {
+  if (ToolCallError.isInstance(err)) return err;
+  if (err instanceof BodyEncodingError) {
+    return new ToolCallError(`web_fetch could not read ${url.href}: ${err.message}.`, "fetch_failed", {
+      cause: err,
+    });
+  }
+  const e = err as NodeJS.ErrnoException;
+  const code = e.code ?? "";
+  const why: Record<string, string> = {
+    ECONNREFUSED: "the connection was refused (nothing is listening there)",
+    ECONNRESET: "the server closed the connection",
+    EHOSTUNREACH: "the host is unreachable",
+    ENETUNREACH: "the network is unreachable",
+    ETIMEDOUT: "the connection timed out",
+    HPE_INVALID_CONSTANT: "the server did not answer with valid HTTP",
+  };
+  const reason =
+    why[code] ??
+    (code.startsWith("ERR_TLS") || /certificate/i.test(e.message)
+      ? `its TLS certificate was refused (${e.message})`
+      : e.message);
+  return new ToolCallError(
+    `web_fetch could not fetch ${url.href}: ${reason}${code && !reason.includes(code) ? ` (${code})` : ""}.`,
+    "fetch_failed",
+    {
+      cause: err,
+    },
+  );
+}
+
+/**
+ * GET a URL, following up to five redirects by hand. Every hop's URL is checked and its host
+ * resolved and validated again (see `resolveFetchTarget`), and the connection goes to the
+ * validated address only. Throws ToolCallError for refusals and network failures, and the
+ * signal's reason when it aborts.
+ */
+export async function guardedFetch(start: URL, options: GuardedFetchOptions): Promise<FetchedResponse> {
+  let url = start;
+  let from: URL | undefined;
+  for (let hop = 0; ; hop++) {
+    let target;
+    try {
+      if (from) checkFetchableUrl(url);
+      target = await resolveFetchTarget(url, options, options.signal);
+      if (from && url.hostname !== from.hostname) await options.beforeRedirect?.(from, url);
+    } catch (err) {
+      if (!from || !ToolCallError.isInstance(err)) throw err;
+      throw new ToolCallError(
+        `${from.href} redirected to ${url.href}, which web_fetch will not follow: ${err.message}`,
+        err.code,
+        {
+          cause: err,
+        },
+      );
+    }
+    let response;
+    try {
+      response = await requestOnce({
+        url,
+        addresses: target.addresses,
+        headers: options.headers,
+        maxBytes: options.maxBytes,
+        signal: options.signal,
+        wantBody: (status, headers) => {
+          if (REDIRECT_STATUSES.has(status) && headers.location) return false;
+          options.accept?.(status, headers, url);
+          return true;
+        },
+      });
+    } catch (err) {
+      if (options.signal.aborted) throw options.signal.reason;
+      throw networkError(url, err);
+    }
+    const location = response.headers.location;
+    if (!REDIRECT_STATUSES.has(response.status) || !location) return { url, ...response };
+
+    let next: URL;
+    try {
+      next = new URL(location, url);
+    } catch {
+      throw new ToolCallError(
+        `${url.href} redirected to "${location}", which is not a valid URL.`,
+        "bad_redirect",
+      );
+    }
+    if (hop >= MAX_REDIRECTS) {
+      throw new ToolCallError(
+        `web_fetch stopped after ${MAX_REDIRECTS} redirects (the last one from ${url.href} to ${next.href}). Fetch the final URL directly if you know it.`,
+        "too_many_redirects",
+      );
+    }
+    next.hash = "";
+    from = url;
+    url = next;
+  }
+}

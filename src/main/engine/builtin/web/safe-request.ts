@@ -1,0 +1,193 @@
+import http, { type IncomingHttpHeaders, type IncomingMessage } from "node:http";
+import https from "node:https";
+import type { LookupAddress, LookupOneOptions } from "node:dns";
+import type { Readable, Transform } from "node:stream";
+import zlib from "node:zlib";
+import type { ResolvedAddress } from "./fetch-target.ts";
+
+export interface RequestSpec {
+  url: URL;
+  /** Connect only to these (already validated) addresses; absent: the system resolver picks. */
+  addresses?: readonly ResolvedAddress[];
+  headers: Record<string, string>;
+  /** Stop reading once this many decompressed body bytes have arrived. */
+  maxBytes: number;
+  signal: AbortSignal;
+  /**
+   * Look at the status and headers before the body is read: return false to skip the body (a
+   * redirect), throw to refuse the response (the connection is closed without reading it).
+   */
+  wantBody?(status: number, headers: IncomingHttpHeaders): boolean;
+}
+
+export interface RawResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  /** The decompressed body, at most `maxBytes`. */
+  body: Buffer;
+  /** True when the body was longer than `maxBytes` and reading stopped there. */
+  cut: boolean;
+}
+
+/** An error about the body's encoding, as opposed to the connection. */
+export class BodyEncodingError extends Error {}
+
+type LookupCallback = (
+  err: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[],
+  family?: number,
+) => void;
+
+/** A `lookup` for net.connect that answers with the validated addresses and never asks DNS again. */
+function pinnedLookup(addresses: readonly ResolvedAddress[]) {
+  return (_hostname: string, options: LookupOneOptions | { all: true }, callback: LookupCallback): void => {
+    const first = addresses[0] as ResolvedAddress;
+    if ("all" in options && options.all)
+      callback(
+        null,
+        addresses.map((a) => ({ address: a.address, family: a.family })),
+      );
+    else callback(null, first.address, first.family);
+  };
+}
+
+function decoders(encodingHeader: string | undefined): Transform[] {
+  const encodings = (encodingHeader ?? "")
+    .split(",")
+    .map((e) => e.trim().toLowerCase())
+    .filter((e) => e !== "" && e !== "identity");
+  return encodings.reverse().map((encoding) => {
+    switch (encoding) {
+      case "gzip":
+      case "x-gzip":
+        return zlib.createGunzip();
+      case "deflate":
+        return zlib.createInflate();
+      case "br":
+        return zlib.createBrotliDecompress();
+      default:
+        throw new BodyEncodingError(
+          `the server used the content-encoding "${encoding}", which web_fetch cannot decode`,
+        );
+    }
+  });
+}
+
+/**
+ * Read a response body through its decompressors, keeping at most `maxBytes` of output. The
+ * streams are torn down as soon as the cap is passed, so a compression bomb stops at the cap
+ * (at most one decompressor chunk past it) instead of inflating into memory.
+ */
+function readCapped(res: IncomingMessage, maxBytes: number): Promise<{ body: Buffer; cut: boolean }> {
+  return new Promise((resolve, reject) => {
+    let chain: Transform[];
+    try {
+      chain = decoders(res.headers["content-encoding"]);
+    } catch (err) {
+      res.destroy();
+      reject(err as Error);
+      return;
+    }
+    const streams: Readable[] = [res, ...chain];
+    for (let i = 0; i < chain.length; i++) (streams[i] as Readable).pipe(chain[i] as Transform);
+    const chunks: Buffer[] = [];
+    let total = 0;
+    let settled = false;
+    const teardown = (): void => {
+      for (const s of streams) s.destroy();
+    };
+    const finish = (cut: boolean): void => {
+      if (settled) return;
+      settled = true;
+      teardown();
+      resolve({ body: Buffer.concat(chunks, total), cut });
+    };
+    const fail = (err: Error): void => {
+      if (settled) return;
+      settled = true;
+      teardown();
+      reject(err);
+    };
+    const last = streams[streams.length - 1] as Readable;
+    last.on("data", (chunk: Buffer) => {
+      if (settled) return;
+      const room = maxBytes - total;
+      if (chunk.length > room) {
+        if (room > 0) chunks.push(chunk.subarray(0, room));
+        total += Math.max(room, 0);
+        finish(true);
+        return;
+      }
+      chunks.push(chunk);
+      total += chunk.length;
+    });
+    last.on("end", () => finish(false));
+    res.on("error", fail);
+    res.on("aborted", () => fail(new Error("the server closed the connection in the middle of the body")));
+    for (const d of chain) {
+      d.on("error", (err) =>
+        fail(
+          new BodyEncodingError(
+            `the server sent a body that is not valid ${res.headers["content-encoding"]} (${err.message})`,
+          ),
+        ),
+      );
+    }
+  });
+}
+
+/**
+ * One HTTP(S) GET, no redirects followed: to the pinned addresses when given (Host and SNI stay
+ * the URL's name), with the body decompressed and capped. Rejects on network errors, on abort
+ * (with the signal's reason) and with whatever `wantBody` throws.
+ */
+export function requestOnce(spec: RequestSpec): Promise<RawResponse> {
+  const { url, signal } = spec;
+  const hostname = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
+  const client = url.protocol === "https:" ? https : http;
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason as Error);
+      return;
+    }
+    const req = client.request({
+      protocol: url.protocol,
+      hostname,
+      port: url.port || undefined,
+      path: `${url.pathname}${url.search}`,
+      method: "GET",
+      headers: spec.headers,
+      agent: false,
+      signal,
+      ...(spec.addresses && spec.addresses.length > 0 ? { lookup: pinnedLookup(spec.addresses) } : {}),
+    });
+    req.on("error", (err) => reject(signal.aborted ? (signal.reason as Error) : err));
+    req.on("response", (res) => {
+      const status = res.statusCode ?? 0;
+      let read: boolean;
+      try {
+        read = spec.wantBody?.(status, res.headers) ?? true;
+      } catch (err) {
+        req.destroy();
+        reject(err as Error);
+        return;
+      }
+      if (!read) {
+        req.destroy();
+        resolve({ status, headers: res.headers, body: Buffer.alloc(0), cut: false });
+        return;
+      }
+      readCapped(res, spec.maxBytes).then(
+        (body) => {
+          req.destroy();
+          resolve({ status, headers: res.headers, ...body });
+        },
+        (err: unknown) => {
+          req.destroy();
+          reject(signal.aborted ? (signal.reason as Error) : (err as Error));
+        },
+      );
+    });
+    req.end();
+  });
+}

@@ -1,0 +1,169 @@
+import { ToolCallError } from "../../errors/tool-call-error.ts";
+import type { Settings } from "../../policy/lathe-settings.ts";
+import { decodeEntities } from "./html-prefilter.ts";
+import { BodyEncodingError, requestOnce } from "./safe-request.ts";
+
+export type SearchProviderConfig = Settings["web"]["search"]["providers"][number];
+
+export interface SearchResult {
+  title: string;
+  url: string;
+  snippet: string;
+}
+
+/** One configured search backend. */
+export interface SearchProvider {
+  /** For messages: "SearXNG at searx.example.org". */
+  readonly name: string;
+  /** The URL requests go to (without the query). */
+  readonly endpoint: URL;
+  /** Why this provider cannot be used right now (a missing API key), or undefined. */
+  unavailable(): string | undefined;
+  search(query: string, maxResults: number, signal: AbortSignal): Promise<SearchResult[]>;
+}
+
+export const BRAVE_DEFAULT_URL = "https://api.search.brave.com/res/v1/web/search";
+
+/** Provider answers are small; anything past this is not a search result page. */
+const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+
+function plain(text: unknown): string {
+  if (typeof text !== "string") return "";
+  return decodeEntities(text.replace(/<[^<>]*>/g, ""))
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+function isWebUrl(value: unknown): value is string {
+  if (typeof value !== "string") return false;
+  try {
+    const url = new URL(value);
+    return url.protocol === "http:" || url.protocol === "https:";
+  } catch {
+    return false;
+  }
+}
+
+/** Results from a list of provider items: web URLs only, titles and snippets as plain text. */
+function toResults(items: unknown, snippetField: string, max: number): SearchResult[] {
+  if (!Array.isArray(items)) return [];
+  const results: SearchResult[] = [];
+  for (const item of items as Record<string, unknown>[]) {
+    if (results.length >= max) break;
+    if (typeof item !== "object" || item === null || !isWebUrl(item.url)) continue;
+    results.push({ title: plain(item.title) || item.url, url: item.url, snippet: plain(item[snippetField]) });
+  }
+  return results;
+}
+
+async function getJson(
+  provider: SearchProvider,
+  url: URL,
+  headers: Record<string, string>,
+  signal: AbortSignal,
+  explainStatus: (status: number) => string | undefined,
+): Promise<unknown> {
+  let response;
+  try {
+    response = await requestOnce({
+      url,
+      headers: {
+        Accept: "application/json",
+        "Accept-Encoding": "gzip, deflate, br",
+        "User-Agent": "Lathe web_search",
+        ...headers,
+      },
+      maxBytes: MAX_RESPONSE_BYTES,
+      signal,
+    });
+  } catch (err) {
+    if (signal.aborted) throw signal.reason;
+    const e = err as NodeJS.ErrnoException;
+    const detail =
+      err instanceof BodyEncodingError
+        ? e.message
+        : `${e.message}${e.code && !e.message.includes(e.code) ? ` (${e.code})` : ""}`;
+    throw new ToolCallError(
+      `web_search could not reach ${provider.name}: ${detail}. Try again later.`,
+      "provider_error",
+      {
+        cause: err,
+      },
+    );
+  }
+  const text = response.body.toString("utf8");
+  if (response.status < 200 || response.status > 299) {
+    const hint = explainStatus(response.status) ?? text.replace(/\s+/g, " ").trim().slice(0, 200);
+    throw new ToolCallError(
+      `web_search failed: ${provider.name} answered HTTP ${response.status}${hint ? ` (${hint})` : ""}. Try again later, or answer without searching.`,
+      "provider_error",
+    );
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new ToolCallError(
+      `web_search failed: ${provider.name} did not answer with JSON${response.cut ? " (the answer was too large)" : ""}. Check the provider URL in settings.`,
+      "provider_error",
+    );
+  }
+}
+
+/** `value[key]` when value is an object, else undefined. */
+function field(value: unknown, key: string): unknown {
+  return typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+}
+
+function searxng(config: { url: string }): SearchProvider {
+  const base = new URL(config.url);
+  const endpoint = /\/search\/?$/.test(base.pathname)
+    ? base
+    : new URL("search", base.href.endsWith("/") ? base : `${base.href}/`);
+  const provider: SearchProvider = {
+    name: `SearXNG at ${endpoint.host}`,
+    endpoint,
+    unavailable: () => undefined,
+    async search(query, maxResults, signal) {
+      const url = new URL(endpoint);
+      url.searchParams.set("q", query);
+      url.searchParams.set("format", "json");
+      const json = await getJson(provider, url, {}, signal, (status) =>
+        status === 403
+          ? 'is JSON output enabled? Add "json" under search.formats in its settings.yml'
+          : undefined,
+      );
+      return toResults(field(json, "results"), "content", maxResults);
+    },
+  };
+  return provider;
+}
+
+function brave(config: { apiKeyEnv: string; url?: string }, env: NodeJS.ProcessEnv): SearchProvider {
+  const endpoint = new URL(config.url ?? BRAVE_DEFAULT_URL);
+  const key = (): string | undefined => env[config.apiKeyEnv]?.trim() || undefined;
+  const provider: SearchProvider = {
+    name: `Brave Search at ${endpoint.host}`,
+    endpoint,
+    unavailable: () =>
+      key()
+        ? undefined
+        : `web_search's provider (Brave Search) needs an API key in the environment variable ${config.apiKeyEnv}, which is not set. A person must set ${config.apiKeyEnv} (a Brave Search API subscription token) and restart Lathe, or configure another provider in web.search.providers.`,
+    async search(query, maxResults, signal) {
+      const url = new URL(endpoint);
+      url.searchParams.set("q", query);
+      url.searchParams.set("count", String(maxResults));
+      const json = await getJson(provider, url, { "X-Subscription-Token": key() ?? "" }, signal, (status) => {
+        if (status === 401 || status === 403) return `it refused the API key in ${config.apiKeyEnv}`;
+        if (status === 429) return "its rate limit or quota is used up";
+        return undefined;
+      });
+      return toResults(field(field(json, "web"), "results"), "description", maxResults);
+    },
+  };
+  return provider;
+}
+
+/** The provider a settings entry describes. */
+export function createSearchProvider(config: SearchProviderConfig, env: NodeJS.ProcessEnv): SearchProvider {
+  return config.type === "searxng" ? searxng(config) : brave(config, env);
+}
