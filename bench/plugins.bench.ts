@@ -1,0 +1,196 @@
+// Plugins in isolates: what running a tool in an isolated-vm isolate costs over running the same
+// function in-process. Goals (issue 4, §7): a warm round trip adds ≤ 50 µs at the median; an
+// isolate's cold start (isolate, context, bridge, module, first call) ≤ 10 ms; an idle plugin
+// (isolate started, then left alone) ≤ 8 MB; and 50 plugins load in well under 300 ms (no
+// isolate starts at load). Run alone with `node --expose-gc bench/plugins.bench.ts`.
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { z } from "zod";
+import { defineBuiltin } from "../src/main/engine/builtin/define-builtin.ts";
+import { entryUrl } from "../src/main/engine/plugins/entry-check.ts";
+import { IsolateHost, type IsolateCall } from "../src/main/engine/plugins/isolate-host.ts";
+import { PluginManager } from "../src/main/engine/plugins/plugin-manager.ts";
+import { plugin, writePlugin } from "../src/main/engine/plugins/plugin-test-kit.ts";
+import { ToolRegistry } from "../src/main/engine/tools/tool-registry.ts";
+import { compare, heading, median } from "./lib/report.ts";
+
+const SOURCE =
+  "export async function execute(args) { return { sum: args.a + args.b, label: args.label.toUpperCase() }; }";
+async function inProcess(args: { a: number; b: number; label: string }): Promise<unknown> {
+  return { sum: args.a + args.b, label: args.label.toUpperCase() };
+}
+const ARGS = { a: 20, b: 22, label: "answer" };
+const CALL: IsolateCall = {
+  dispatch: async () => {
+    throw new Error("no runtime calls in this benchmark");
+  },
+  wallTimeoutMs: 10_000,
+};
+
+function newHost(name = "add"): IsolateHost {
+  return new IsolateHost({
+    name,
+    source: SOURCE,
+    filename: entryUrl(`/bench/${name}/index.js`),
+    shape: { fsRead: false, fsWrite: false, net: false, shell: false },
+    memoryMb: 64,
+    cpuTimeoutMs: 10_000,
+    onLog: () => undefined,
+  });
+}
+
+async function perCall(fn: () => Promise<unknown>, calls: number, warmup: number): Promise<number[]> {
+  for (let i = 0; i < warmup; i++) await fn();
+  const samples = new Array<number>(calls);
+  for (let i = 0; i < calls; i++) {
+    const t0 = performance.now();
+    await fn();
+    samples[i] = performance.now() - t0;
+  }
+  return samples;
+}
+
+function gc(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
+// ---- warm round trip -----------------------------------------------------------------------
+{
+  const CALLS = 20_000;
+  const host = newHost();
+  const direct = median(await perCall(() => inProcess(ARGS), CALLS, 2_000));
+  const isolated = median(await perCall(() => host.call(ARGS, CALL), CALLS, 2_000));
+  heading("Warm round trip (args in, result out, one plugin call)");
+  const added = (isolated - direct) * 1000;
+  compare({
+    what: `median over ${CALLS} calls`,
+    ours: { label: "in the plugin's isolate", value: isolated },
+    theirs: { label: "same function in-process", value: direct },
+    goal: `≤ 50 µs added (added: ${added.toFixed(1)} µs)`,
+    met: added <= 50,
+  });
+  host.dispose();
+}
+
+// ---- cold start ----------------------------------------------------------------------------
+{
+  const RUNS = 40;
+  const cold: number[] = [];
+  const warm: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const host = newHost(`cold${i}`);
+    let t0 = performance.now();
+    await host.call(ARGS, CALL);
+    cold.push(performance.now() - t0);
+    t0 = performance.now();
+    await host.call(ARGS, CALL);
+    warm.push(performance.now() - t0);
+    host.dispose();
+  }
+  heading("Isolate cold start (new isolate, context, bridge, module, first call)");
+  const coldMedian = median(cold.slice(5));
+  compare({
+    what: `median of ${RUNS - 5} fresh plugins`,
+    ours: { label: "first call", value: coldMedian },
+    theirs: { label: "second call (warm)", value: median(warm.slice(5)) },
+    goal: "≤ 10 ms",
+    met: coldMedian <= 10,
+  });
+}
+
+// ---- memory per idle plugin ----------------------------------------------------------------
+{
+  const N = 50;
+  gc();
+  await new Promise((r) => setTimeout(r, 100));
+  const before = process.memoryUsage().rss;
+  const hosts: IsolateHost[] = [];
+  for (let i = 0; i < N; i++) {
+    const host = newHost(`idle${i}`);
+    await host.call(ARGS, CALL);
+    hosts.push(host);
+  }
+  gc();
+  await new Promise((r) => setTimeout(r, 200));
+  const perPlugin = (process.memoryUsage().rss - before) / N / (1024 * 1024);
+  heading(`Memory per idle plugin (${N} isolates started, one call each, then idle)`);
+  compare({
+    what: "resident memory added per plugin",
+    ours: { label: "RSS", value: perPlugin, unit: "MB" },
+    theirs: { label: "budget", value: 8, unit: "MB" },
+    goal: "≤ 8 MB",
+    met: perPlugin <= 8,
+  });
+  for (const h of hosts) h.dispose();
+}
+
+// ---- loading 50 plugin folders -------------------------------------------------------------
+{
+  const N = 50;
+  const base = await mkdtemp(path.join(os.tmpdir(), "lathe-bench-plugins-"));
+  const toolsDir = path.join(base, "home", "tools");
+  const fields = {
+    input_schema: {
+      type: "object",
+      properties: { q: { type: "string" }, n: { type: "integer" } },
+      required: ["q"],
+    },
+    output_schema: { type: "object", properties: { i: { type: "integer" } } },
+  };
+  for (let i = 0; i < N; i++)
+    await writePlugin(toolsDir, `p${i}`, plugin(`tool_${i}`, `return { i: ${i} };`, fields));
+  const load = async (): Promise<number> => {
+    const manager = new PluginManager({
+      registry: new ToolRegistry(),
+      root: base,
+      latheHome: path.join(base, "home"),
+      bundledDir: path.join(base, "none"),
+      projectTrusted: false,
+      watch: false,
+    });
+    const t0 = performance.now();
+    await manager.load();
+    const elapsed = performance.now() - t0;
+    await manager.close();
+    return elapsed;
+  };
+  const first = await load();
+  const again = median([await load(), await load(), await load()]);
+  const registerInProcess = (): number => {
+    const registry = new ToolRegistry();
+    const t0 = performance.now();
+    for (let i = 0; i < N; i++) {
+      registry.register(
+        defineBuiltin({
+          id: `tool_${i}`,
+          description: "x",
+          schema: z.strictObject({ q: z.string(), n: z.int().optional() }),
+          requires: {},
+          readOnly: true,
+          kind: "other",
+          execute: async () => ({ i }),
+        }),
+        { layer: "global", kind: "plugin", name: `p${i}` },
+      );
+    }
+    return performance.now() - t0;
+  };
+  const builtins = registerInProcess();
+  heading(`Loading ${N} plugin folders (read, validate, syntax-check; no isolate starts)`);
+  compare({
+    what: "first load in this process",
+    ours: { label: "plugin folders", value: first },
+    theirs: { label: "same tools defined in-process", value: builtins },
+    goal: "well under 300 ms",
+    met: first < 300,
+  });
+  compare({
+    what: "reload (median of 3)",
+    ours: { label: "plugin folders", value: again },
+    theirs: { label: "same tools defined in-process", value: registerInProcess() },
+    goal: "well under 300 ms",
+    met: again < 300,
+  });
+  await rm(base, { recursive: true, force: true });
+}

@@ -1,0 +1,88 @@
+import { execFile, type ExecFileException } from "node:child_process";
+import { ToolCallError } from "../errors/tool-call-error.ts";
+import type { SimpleCommand } from "../policy/shell/shell-analysis.ts";
+import type { ToolRuntime } from "../tools/contract.ts";
+import { PLUGIN_LIMITS } from "./plugin-limits.ts";
+
+export interface ShellResult {
+  /** The exit status, or null when the command was killed (timeout, output limit, abort). */
+  exit_code: number | null;
+  /** stdout, then stderr, cut at the output limit. */
+  output: string;
+  truncated?: true;
+}
+
+const PASSED_ENV = /^(PATH|HOME|USER|LOGNAME|LANG|LANGUAGE|TZ|TMPDIR|TERM|LC_[A-Z_]+)$/;
+
+function quote(word: string): string {
+  return /^[A-Za-z0-9_./:=@%+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** What a plugin's command sees of the environment: locale, PATH and HOME, no secrets. */
+function childEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { GIT_TERMINAL_PROMPT: "0" };
+  for (const [key, value] of Object.entries(process.env)) if (PASSED_ENV.test(key)) env[key] = value;
+  return env;
+}
+
+/** The command a plugin asks for, as the shell policy sees one: a literal name and literal words. */
+export function pluginCommand(cmd: string, argv: readonly string[]): SimpleCommand {
+  return {
+    name: cmd,
+    args: argv.map((text) => ({ text, literal: true })),
+    source: [cmd, ...argv].map(quote).join(" "),
+    via: [],
+  };
+}
+
+/**
+ * `runtime.shell.run` on the host: the command is authorized first (it must match one of the
+ * plugin's declared `shell` requirements, then rules, watchdog and approval), then run with
+ * execFile — no shell, so no globbing, pipes or substitutions — in the workspace root, with a
+ * trimmed environment, stdin closed, a timeout and an output cap.
+ */
+export async function pluginShellRun(
+  runtime: ToolRuntime,
+  cmd: string,
+  argv: readonly string[],
+): Promise<ShellResult> {
+  const command = pluginCommand(cmd, argv);
+  const access = await runtime.authorize({ capability: "shell.run", command });
+  if (access.capability !== "shell.run")
+    throw new Error(`authorize returned ${access.capability} for shell.run`);
+  const cap = PLUGIN_LIMITS.shellOutputBytes;
+  return new Promise<ShellResult>((resolve, reject) => {
+    const child = execFile(
+      cmd,
+      [...argv],
+      {
+        cwd: runtime.root,
+        env: childEnv(),
+        encoding: "buffer",
+        maxBuffer: cap,
+        timeout: PLUGIN_LIMITS.shellTimeoutMs,
+        killSignal: "SIGKILL",
+        signal: runtime.signal,
+        windowsHide: true,
+        shell: false,
+      },
+      (error: ExecFileException | null, stdout: Buffer, stderr: Buffer) => {
+        if (error?.code === "ENOENT") {
+          reject(new ToolCallError(`"${cmd}" was not found on PATH; install it, or ask the user to.`));
+          return;
+        }
+        if (error?.name === "AbortError") {
+          reject(new ToolCallError(`"${command.source}" was stopped because the call was aborted.`));
+          return;
+        }
+        const all = Buffer.concat([stdout, stderr]);
+        const overflow = error?.code === "ERR_CHILD_PROCESS_STDIO_MAXBUFFER" || all.length > cap;
+        const exitCode = typeof error?.code === "number" ? error.code : error ? null : 0;
+        let output = all.subarray(0, cap).toString("utf8");
+        if (error?.killed && !overflow) output += `\n[stopped after ${PLUGIN_LIMITS.shellTimeoutMs} ms]`;
+        resolve({ exit_code: exitCode, output, ...(overflow ? { truncated: true as const } : {}) });
+      },
+    );
+    child.stdin?.end();
+  });
+}

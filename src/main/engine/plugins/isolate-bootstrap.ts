@@ -1,0 +1,116 @@
+import { PLUGIN_LIMITS } from "./plugin-limits.ts";
+
+/** Which `runtime` members a plugin gets: exactly what its `requires` declares. */
+export interface RuntimeShape {
+  fsRead: boolean;
+  fsWrite: boolean;
+  net: boolean;
+  shell: boolean;
+}
+
+/**
+ * The code that runs in a fresh context before the plugin's module, as an `evalClosure` body.
+ * `$0` is a Reference to the host's dispatcher `(token, op, payloadJson) => Promise<replyJson>`,
+ * `$1` a Reference to the host's log sink `(line) => void`, `$2` the RuntimeShape as JSON.
+ *
+ * It captures the intrinsics it needs before any plugin code runs, keeps both References in
+ * its closure (nothing is put on the global object but a console that forwards to the log), and
+ * returns `install(execute)`, which returns `run(token, argsJson) => Promise<replyJson>`. Only
+ * strings cross the boundary: arguments and results travel as JSON, so no host object, prototype
+ * or Reference ever reaches the plugin, and nothing the plugin builds reaches the host.
+ */
+export const ISOLATE_BOOTSTRAP = `
+"use strict";
+const dispatchRef = $0;
+const logRef = $1;
+const parse = JSON.parse;
+const stringify = JSON.stringify;
+const ErrorCtor = Error;
+const StringCtor = String;
+const freeze = Object.freeze;
+const shape = parse($2);
+const MAX_LINE = ${PLUGIN_LIMITS.logLineChars};
+const MAX_LINES = ${PLUGIN_LIMITS.logLinesPerCall};
+const MAX_MESSAGE = 4000;
+const applyOptions = freeze({ __proto__: null, result: freeze({ __proto__: null, promise: true }) });
+let execute;
+let logLines = 0;
+
+function text(value) {
+  if (typeof value === "string") return value;
+  try {
+    const json = stringify(value);
+    return json === undefined ? StringCtor(value) : json;
+  } catch {
+    try { return StringCtor(value); } catch { return "[unprintable]"; }
+  }
+}
+
+function log(args) {
+  if (logLines > MAX_LINES) return;
+  logLines++;
+  let line = "";
+  if (logLines > MAX_LINES) line = "[more log lines in this call were dropped]";
+  else {
+    for (let i = 0; i < args.length; i++) line += (i === 0 ? "" : " ") + text(args[i]);
+    if (line.length > MAX_LINE) line = line.slice(0, MAX_LINE) + "…";
+  }
+  logRef.applyIgnored(undefined, [line]);
+}
+
+function messageOf(error) {
+  let message;
+  try {
+    message = typeof error === "object" && error !== null && typeof error.message === "string" ? error.message : StringCtor(error);
+  } catch {
+    message = "[an error that could not be printed]";
+  }
+  return message.length > MAX_MESSAGE ? message.slice(0, MAX_MESSAGE) + "…" : message;
+}
+
+function makeRuntime(token) {
+  async function call(op, payload) {
+    const reply = parse(await dispatchRef.apply(undefined, [token, op, stringify(payload)], applyOptions));
+    if (reply.ok === true) return reply.value;
+    throw new ErrorCtor(reply.message);
+  }
+  const runtime = {};
+  if (shape.fsRead || shape.fsWrite) {
+    const fs = {};
+    if (shape.fsRead) {
+      fs.readText = (path) => call("fs.readText", { path });
+      fs.list = (dir) => call("fs.list", { path: dir });
+    }
+    if (shape.fsWrite) fs.writeText = (path, content) => call("fs.writeText", { path, text: content });
+    runtime.fs = freeze(fs);
+  }
+  if (shape.net) runtime.net = freeze({ fetch: (url, init) => call("net.fetch", { url, init }) });
+  if (shape.shell) runtime.shell = freeze({ run: (cmd, argv) => call("shell.run", { cmd, argv }) });
+  runtime.log = (...args) => log(args);
+  return freeze(runtime);
+}
+
+async function run(token, argsJson) {
+  logLines = 0;
+  let value;
+  try {
+    value = await execute(parse(argsJson), makeRuntime(token));
+  } catch (error) {
+    return stringify({ ok: false, kind: "thrown", message: messageOf(error) });
+  }
+  try {
+    return stringify({ ok: true, value: value === undefined ? null : value });
+  } catch (error) {
+    return stringify({ ok: false, kind: "result", message: messageOf(error) });
+  }
+}
+
+const forward = (...args) => log(args);
+globalThis.console = freeze({ log: forward, info: forward, warn: forward, error: forward, debug: forward });
+
+return function install(fn) {
+  if (typeof fn !== "function") return undefined;
+  execute = fn;
+  return run;
+};
+`;

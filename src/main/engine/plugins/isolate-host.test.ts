@@ -1,0 +1,186 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { entryUrl } from "./entry-check.ts";
+import { IsolateHost, type RuntimeDispatch } from "./isolate-host.ts";
+
+const hosts: IsolateHost[] = [];
+afterEach(() => {
+  for (const h of hosts.splice(0)) h.dispose();
+});
+
+function host(
+  body: string,
+  options: {
+    logs?: string[];
+    memoryMb?: number;
+    cpuTimeoutMs?: number;
+    shape?: Partial<Record<"fsRead" | "fsWrite" | "net" | "shell", boolean>>;
+  } = {},
+): IsolateHost {
+  const h = new IsolateHost({
+    name: "probe",
+    source: `export async function execute(args, runtime) {\n${body}\n}\n`,
+    filename: entryUrl("/plugins/probe/index.js"),
+    shape: { fsRead: false, fsWrite: false, net: false, shell: false, ...options.shape },
+    memoryMb: options.memoryMb ?? 32,
+    cpuTimeoutMs: options.cpuTimeoutMs ?? 1000,
+    onLog: (line) => options.logs?.push(line),
+  });
+  hosts.push(h);
+  return h;
+}
+
+const noDispatch: RuntimeDispatch = async (op) => {
+  throw new Error(`unexpected ${op}`);
+};
+
+function call(
+  h: IsolateHost,
+  args: unknown = {},
+  dispatch: RuntimeDispatch = noDispatch,
+  wallTimeoutMs = 5000,
+): Promise<unknown> {
+  return h.call(args, { dispatch, wallTimeoutMs });
+}
+
+describe("IsolateHost", () => {
+  it("starts its isolate on the first call only, then keeps it warm", async () => {
+    const h = host(
+      "globalThis.calls = (globalThis.calls ?? 0) + 1; return { calls: globalThis.calls, sum: args.a + args.b };",
+    );
+    expect(h.stats()).toMatchObject({ running: false, starts: 0, calls: 0 });
+    expect(await call(h, { a: 1, b: 2 })).toEqual({ calls: 1, sum: 3 });
+    expect(await call(h, { a: 2, b: 2 })).toEqual({ calls: 2, sum: 4 });
+    expect(h.stats()).toMatchObject({ running: true, starts: 1, restarts: 0, calls: 2 });
+  });
+
+  it("passes runtime calls to the host's dispatcher and their results back", async () => {
+    const seen: [string, unknown][] = [];
+    const h = host("const text = await runtime.fs.readText(args.path); return text.toUpperCase();", {
+      shape: { fsRead: true },
+    });
+    const result = await call(h, { path: "a.txt" }, async (op, payload) => {
+      seen.push([op, payload]);
+      return "hello";
+    });
+    expect(result).toBe("HELLO");
+    expect(seen).toEqual([["fs.readText", { path: "a.txt" }]]);
+  });
+
+  it("turns a host refusal into an Error the plugin can catch or let through", async () => {
+    const h = host(
+      "try { await runtime.fs.readText('x'); } catch (e) { return { caught: e.message, isError: e instanceof Error }; }",
+      { shape: { fsRead: true } },
+    );
+    const refuse: RuntimeDispatch = async () => {
+      throw new Error("Access denied: x is outside the workspace.");
+    };
+    expect(await call(h, {}, refuse)).toEqual({
+      caught: "Access denied: x is outside the workspace.",
+      isError: true,
+    });
+  });
+
+  it("reports a thrown error with the plugin's own message", async () => {
+    const h = host("throw new Error('Give a positive count, e.g. {\"count\": 3}.');");
+    await expect(call(h)).rejects.toThrow('Give a positive count, e.g. {"count": 3}.');
+    const bare = host("throw 'just a string';");
+    await expect(call(bare)).rejects.toThrow("just a string");
+  });
+
+  it("refuses a result that is not JSON data", async () => {
+    const h = host("return { n: 10n };");
+    await expect(call(h)).rejects.toThrow(/returned a value that is not JSON data .*BigInt/);
+  });
+
+  it("forwards runtime.log and console to the host's log, capped per call", async () => {
+    const logs: string[] = [];
+    const h = host(
+      "runtime.log('found', 3, { files: ['a'] }); console.warn('careful'); for (let i = 0; i < 1000; i++) runtime.log('spam', i); return 1;",
+      { logs },
+    );
+    await call(h);
+    expect(logs[0]).toBe('found 3 {"files":["a"]}');
+    expect(logs[1]).toBe("careful");
+    expect(logs.length).toBeLessThanOrEqual(202);
+    expect(logs.at(-1)).toBe("[more log lines in this call were dropped]");
+  });
+
+  it("runs calls one at a time", async () => {
+    const h = host(
+      "const end = Date.now() + 50; while (Date.now() < end) {} globalThis.order = [...(globalThis.order ?? []), args.n]; return globalThis.order;",
+    );
+    const results = await Promise.all([call(h, { n: 1 }), call(h, { n: 2 }), call(h, { n: 3 })]);
+    expect(results[2]).toEqual([1, 2, 3]);
+  });
+
+  it("lets requests the plugin did not await finish before the result is handed back", async () => {
+    const done: string[] = [];
+    const h = host("runtime.fs.readText('slow.txt'); return 'returned';", { shape: { fsRead: true } });
+    const slow: RuntimeDispatch = async (_op, payload) => {
+      await new Promise((r) => setTimeout(r, 100));
+      done.push((payload as { path: string }).path);
+      return "";
+    };
+    expect(await call(h, {}, slow)).toBe("returned");
+    expect(done).toEqual(["slow.txt"]);
+  });
+
+  it("refuses a runtime kept from a finished call", async () => {
+    const h = host(
+      "if (args.first) { globalThis.kept = runtime; return 'kept'; } try { await globalThis.kept.fs.readText('a'); return 'used'; } catch (e) { return e.message; }",
+      { shape: { fsRead: true } },
+    );
+    const dispatch: RuntimeDispatch = async () => "content";
+    expect(await call(h, { first: true }, dispatch)).toBe("kept");
+    expect(await call(h, {}, dispatch)).toMatch(/belongs to a call that has finished/);
+  });
+
+  it("drains: waits for the call in flight and refuses new ones with the reason", async () => {
+    const h = host("const end = Date.now() + 200; while (Date.now() < end) {} return 'done';");
+    const inFlight = call(h);
+    await new Promise((r) => setTimeout(r, 20));
+    const draining = h.drain("probe is being reloaded; call it again after this turn.", 5000);
+    await expect(call(h)).rejects.toThrow("probe is being reloaded; call it again after this turn.");
+    expect(await inFlight).toBe("done");
+    await draining;
+    expect(h.pending).toBe(0);
+  });
+
+  it("disposes idempotently and refuses calls afterwards", async () => {
+    const h = host("return 1;");
+    await call(h);
+    h.dispose();
+    h.dispose();
+    expect(h.stats().running).toBe(false);
+    await expect(call(h)).rejects.toThrow("probe has been unloaded.");
+  });
+
+  it("explains an `execute` export that is not a function, on every call", async () => {
+    const h = new IsolateHost({
+      name: "odd",
+      source: "export const execute = 42;",
+      filename: entryUrl("/plugins/odd/index.js"),
+      shape: { fsRead: false, fsWrite: false, net: false, shell: false },
+      memoryMb: 16,
+      cpuTimeoutMs: 1000,
+      onLog: () => undefined,
+    });
+    hosts.push(h);
+    await expect(call(h)).rejects.toThrow(/`execute` export is not a function/);
+    expect(h.stats().lastFailure).toMatch(/not a function/);
+  });
+
+  it("stops top-level code that loops, and says so", async () => {
+    const h = new IsolateHost({
+      name: "loopy",
+      source: "for (;;) {}\nexport async function execute() { return 1; }",
+      filename: entryUrl("/plugins/loopy/index.js"),
+      shape: { fsRead: false, fsWrite: false, net: false, shell: false },
+      memoryMb: 16,
+      cpuTimeoutMs: 1000,
+      onLog: () => undefined,
+    });
+    hosts.push(h);
+    await expect(call(h)).rejects.toThrow(/ran without pause for more than 1000 ms while starting/);
+  });
+});

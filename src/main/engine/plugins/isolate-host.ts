@@ -1,0 +1,339 @@
+import { randomBytes } from "node:crypto";
+import ivm from "isolated-vm";
+import { ToolCallError } from "../errors/tool-call-error.ts";
+import { ISOLATE_BOOTSTRAP, type RuntimeShape } from "./isolate-bootstrap.ts";
+import { PLUGIN_LIMITS } from "./plugin-limits.ts";
+
+/** Carries out one `runtime` request of the call in flight (see plugin-runtime-bridge.ts). */
+export type RuntimeDispatch = (op: string, payload: unknown) => Promise<unknown>;
+
+export interface IsolateHostOptions {
+  /** The tool id, for messages. */
+  name: string;
+  source: string;
+  /** A file URL naming the entry, for stack traces. */
+  filename: string;
+  shape: RuntimeShape;
+  memoryMb: number;
+  /** CPU budget of the synchronous part of one call (the module's top level gets startCpuMs). */
+  cpuTimeoutMs: number;
+  onLog(line: string): void;
+}
+
+export interface IsolateCall {
+  dispatch: RuntimeDispatch;
+  /** Wall-clock budget: past it the isolate is disposed, whatever the plugin is waiting on. */
+  wallTimeoutMs: number;
+  signal?: AbortSignal;
+}
+
+export interface IsolateStats {
+  running: boolean;
+  starts: number;
+  /** Isolates disposed because a call broke a limit or was stopped. */
+  restarts: number;
+  calls: number;
+  lastFailure?: string;
+}
+
+interface Live {
+  isolate: ivm.Isolate;
+  run: ivm.Reference<(token: string, argsJson: string) => Promise<string>>;
+}
+
+interface Reply {
+  ok: boolean;
+  value?: unknown;
+  kind?: "thrown" | "result";
+  message?: string;
+}
+
+class Stopped extends Error {}
+
+const MEMORY_LIMIT = /memory limit/i;
+const CPU_LIMIT = /execution timed out/i;
+
+function hostReply(value: unknown): string {
+  return JSON.stringify({ ok: true, value: value === undefined ? null : value });
+}
+
+function hostError(err: unknown): string {
+  return JSON.stringify({ ok: false, message: err instanceof Error ? err.message : String(err) });
+}
+
+/**
+ * One plugin's isolate (isolated-vm): started on the first call, kept warm, and disposed and
+ * started afresh when a call breaks its memory limit, its CPU budget or its wall-clock budget.
+ * Calls run one at a time, so a call's `runtime` can never act for another call. Everything is
+ * asynchronous: the host's event loop keeps running whatever the plugin does.
+ */
+export class IsolateHost {
+  private readonly options: IsolateHostOptions;
+  private readonly dispatchRef: ivm.Reference<
+    (token: string, op: string, payloadJson: string) => Promise<string>
+  >;
+  private readonly logRef: ivm.Reference<(line: string) => void>;
+  private live: Live | undefined;
+  /** The isolate being started or running, so a stop can dispose it at any point. */
+  private isolate: ivm.Isolate | undefined;
+  /** The call in flight: its token, its dispatcher, and its runtime requests not yet answered. */
+  private current: { token: string; dispatch: RuntimeDispatch; inFlight: Set<Promise<unknown>> } | undefined;
+  private tail: Promise<void> = Promise.resolve();
+  private queued = 0;
+  private closed: string | undefined;
+  private readonly counters = { starts: 0, restarts: 0, calls: 0 };
+  private lastFailure: string | undefined;
+  private disposed = false;
+
+  constructor(options: IsolateHostOptions) {
+    this.options = options;
+    this.dispatchRef = new ivm.Reference(async (token: string, op: string, payloadJson: string) => {
+      const current = this.current;
+      if (!current || typeof token !== "string" || token !== current.token) {
+        return hostError(
+          new Error(
+            "This runtime belongs to a call that has finished; use the runtime passed to the current execute call.",
+          ),
+        );
+      }
+      const work = (async () => current.dispatch(String(op), JSON.parse(String(payloadJson)) as unknown))();
+      current.inFlight.add(work);
+      try {
+        return hostReply(await work);
+      } catch (err) {
+        return hostError(err);
+      } finally {
+        current.inFlight.delete(work);
+      }
+    });
+    this.logRef = new ivm.Reference((line: string) => options.onLog(String(line)));
+  }
+
+  stats(): IsolateStats {
+    return {
+      running: this.live !== undefined,
+      ...this.counters,
+      ...(this.lastFailure === undefined ? {} : { lastFailure: this.lastFailure }),
+    };
+  }
+
+  /** Calls waiting or running. */
+  get pending(): number {
+    return this.queued;
+  }
+
+  /**
+   * Run `execute(args, runtime)` in the isolate and return its result (a copy, as JSON data).
+   * Throws ToolCallError with the plugin's own message when it throws, and with the limit it
+   * broke when it is stopped.
+   */
+  call(args: unknown, call: IsolateCall): Promise<unknown> {
+    if (this.closed !== undefined) return Promise.reject(new ToolCallError(this.closed));
+    this.queued++;
+    const result = this.tail.then(() => this.runOne(args, call));
+    this.tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    return result.finally(() => {
+      this.queued--;
+    });
+  }
+
+  private async start(): Promise<Live> {
+    const { options } = this;
+    const isolate = new ivm.Isolate({
+      memoryLimit: options.memoryMb,
+      onCatastrophicError: (message) => options.onLog(`isolate failure: ${message}`),
+    });
+    this.isolate = isolate;
+    try {
+      const context = await isolate.createContext();
+      const install = await context.evalClosure(
+        ISOLATE_BOOTSTRAP,
+        [this.dispatchRef, this.logRef, JSON.stringify(options.shape)],
+        {
+          result: { reference: true },
+          timeout: PLUGIN_LIMITS.startCpuMs,
+        },
+      );
+      const module = await isolate.compileModule(options.source, { filename: options.filename });
+      if (module.dependencySpecifiers.length > 0) {
+        throw new ToolCallError(
+          `${options.name} imports "${module.dependencySpecifiers[0]}"; plugins must be self-contained modules.`,
+        );
+      }
+      await module.instantiate(context, (specifier) => {
+        throw new Error(`import of "${specifier}" refused`);
+      });
+      await module.evaluate({ timeout: PLUGIN_LIMITS.startCpuMs });
+      const execute = await module.namespace.get("execute", { reference: true });
+      const run = (await install.apply(undefined, [execute.derefInto()], {
+        result: { reference: true },
+      })) as ivm.Reference;
+      execute.release();
+      install.release();
+      if (run.typeof !== "function") {
+        throw new ToolCallError(
+          `${options.name} cannot run: its entry's \`execute\` export is not a function. Its author must export \`async function execute(args, runtime)\`.`,
+        );
+      }
+      this.counters.starts++;
+      return { isolate, run: run as Live["run"] };
+    } catch (err) {
+      if (!isolate.isDisposed) isolate.dispose();
+      if (this.isolate === isolate) this.isolate = undefined;
+      if (err instanceof Stopped) throw err;
+      const failure = ToolCallError.isInstance(err)
+        ? err
+        : (this.limitError(err, "while starting") ??
+          new ToolCallError(`${options.name} failed to start: ${(err as Error).message}`));
+      this.lastFailure = failure.message;
+      throw failure;
+    }
+  }
+
+  /** The error to report when `err` is an isolate limit (memory, CPU), else undefined. */
+  private limitError(err: unknown, when: string): ToolCallError | undefined {
+    const message = err instanceof Error ? err.message : String(err);
+    const { name, memoryMb, cpuTimeoutMs } = this.options;
+    if (MEMORY_LIMIT.test(message)) {
+      return new ToolCallError(
+        `${name} used more than its memory limit of ${memoryMb} MB ${when} and was stopped; its isolate was restarted. Call it with a smaller input.`,
+      );
+    }
+    if (CPU_LIMIT.test(message)) {
+      const budget = when === "while starting" ? PLUGIN_LIMITS.startCpuMs : cpuTimeoutMs;
+      return new ToolCallError(
+        `${name} ran without pause for more than ${budget} ms ${when} (an endless loop?) and was stopped; its isolate was restarted. Call it with a smaller input.`,
+      );
+    }
+    return undefined;
+  }
+
+  /** Dispose the isolate now (it may be mid-call); the next call starts a new one. */
+  private kill(reason: string): void {
+    const isolate = this.isolate;
+    this.live = undefined;
+    this.isolate = undefined;
+    if (isolate) {
+      if (!isolate.isDisposed) isolate.dispose();
+      this.counters.restarts++;
+    }
+    this.lastFailure = reason;
+    this.options.onLog(`isolate stopped: ${reason}`);
+  }
+
+  private async runOne(args: unknown, call: IsolateCall): Promise<unknown> {
+    const { name } = this.options;
+    if (this.closed !== undefined) throw new ToolCallError(this.closed);
+    if (call.signal?.aborted)
+      throw new ToolCallError(`${name} was aborted before it started; nothing was done.`);
+    this.counters.calls++;
+    let stopReason: string | undefined;
+    let rejectStop: (err: Error) => void = () => undefined;
+    const stopped = new Promise<never>((_, reject) => {
+      rejectStop = reject;
+    });
+    stopped.catch(() => undefined);
+    const stop = (reason: string): void => {
+      if (stopReason !== undefined) return;
+      stopReason = reason;
+      this.kill(reason);
+      rejectStop(new Stopped(reason));
+    };
+    const timer = setTimeout(
+      () => stop(`a call did not finish within ${call.wallTimeoutMs} ms (wall clock)`),
+      call.wallTimeoutMs,
+    );
+    const onAbort = (): void => stop("a call was aborted");
+    call.signal?.addEventListener("abort", onAbort, { once: true });
+    const token = randomBytes(16).toString("hex");
+    try {
+      if (!this.live) this.live = await Promise.race([this.start(), stopped]);
+      const live = this.live;
+      const current = { token, dispatch: call.dispatch, inFlight: new Set<Promise<unknown>>() };
+      this.current = current;
+      const replyJson = await Promise.race([
+        live.run.apply(undefined, [token, JSON.stringify(args ?? {})], {
+          result: { promise: true },
+          timeout: this.options.cpuTimeoutMs,
+        }),
+        stopped,
+      ]);
+      // Nothing the plugin started may outlive its call: refuse further requests, and let the
+      // ones it fired without awaiting finish before the result is handed back.
+      this.current = undefined;
+      if (current.inFlight.size > 0) await Promise.race([Promise.allSettled([...current.inFlight]), stopped]);
+      if (typeof replyJson !== "string")
+        throw new ToolCallError(`${name} returned nothing the host could read.`);
+      if (replyJson.length > PLUGIN_LIMITS.resultBytes) {
+        throw new ToolCallError(
+          `${name} returned ${replyJson.length} characters of JSON, more than its limit of ${PLUGIN_LIMITS.resultBytes}. Ask for less (a narrower path, fewer items).`,
+        );
+      }
+      const reply = JSON.parse(replyJson) as Reply;
+      if (reply.ok) return reply.value;
+      if (reply.kind === "result") {
+        throw new ToolCallError(
+          `${name} returned a value that is not JSON data (${reply.message}); this is a bug in the plugin.`,
+        );
+      }
+      throw new ToolCallError(
+        reply.message === undefined || reply.message === ""
+          ? `${name} failed without a message.`
+          : reply.message,
+      );
+    } catch (err) {
+      if (stopReason !== undefined) {
+        throw new ToolCallError(
+          stopReason === "a call was aborted"
+            ? `${name} was aborted; its isolate was stopped.`
+            : `${name} did not finish within its timeout of ${call.wallTimeoutMs} ms (it may be waiting on a promise that never settles) and was stopped; its isolate was restarted.`,
+        );
+      }
+      if (ToolCallError.isInstance(err)) throw err;
+      const limit = this.limitError(err, "during the call");
+      this.kill(limit ? limit.message : `the isolate failed: ${(err as Error).message}`);
+      throw (
+        limit ??
+        new ToolCallError(
+          `${name} stopped unexpectedly (${(err as Error).message}); its isolate was restarted.`,
+        )
+      );
+    } finally {
+      clearTimeout(timer);
+      call.signal?.removeEventListener("abort", onAbort);
+      if (this.current?.token === token) this.current = undefined;
+    }
+  }
+
+  /**
+   * Refuse new calls with `reason` and wait for the calls already queued or running to finish
+   * (at most `timeoutMs`, after which the isolate is stopped under them).
+   */
+  async drain(reason: string, timeoutMs: number): Promise<void> {
+    this.closed ??= reason;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<"late">((resolve) => {
+      timer = setTimeout(() => resolve("late"), timeoutMs);
+    });
+    const outcome = await Promise.race([this.tail.then(() => "done" as const), late]);
+    clearTimeout(timer);
+    if (outcome === "late") this.kill("unloading with a call still running");
+  }
+
+  /** Release the isolate and refuse further calls. Idempotent. */
+  dispose(reason = `${this.options.name} has been unloaded.`): void {
+    this.closed ??= reason;
+    if (this.disposed) return;
+    this.disposed = true;
+    const isolate = this.isolate;
+    this.live = undefined;
+    this.isolate = undefined;
+    if (isolate && !isolate.isDisposed) isolate.dispose();
+    this.current = undefined;
+    this.dispatchRef.release();
+    this.logRef.release();
+  }
+}

@@ -1,0 +1,249 @@
+import { TrustStore } from "../policy/trust-store.ts";
+import type { ToolRegistry } from "../tools/tool-registry.ts";
+import { EntryChecker } from "./entry-check.ts";
+import {
+  defaultBundledDir,
+  discoverFolders,
+  projectToolsDir,
+  toolsDirs,
+  type PluginFolder,
+  type PluginLayer,
+  type ToolsDir,
+} from "./plugin-discovery.ts";
+import { PluginInstance, type PinCheck, type PluginStatus } from "./plugin-instance.ts";
+import { PLUGIN_LIMITS } from "./plugin-limits.ts";
+import { PluginWatcher } from "./plugin-watcher.ts";
+import { pinRefusal } from "./project-plugins.ts";
+
+export interface PluginManagerOptions {
+  registry: ToolRegistry;
+  /** The engine's canonical workspace root. */
+  root: string;
+  latheHome: string;
+  /** The bundled plugins; defaults to `<repo>/plugins/`. */
+  bundledDir?: string;
+  /** Whether `<root>/.lathe/tools/` may load (the user trusted the project). */
+  projectTrusted: boolean;
+  trust?: TrustStore;
+  /** Watch the tools directories for changes (default true). */
+  watch?: boolean;
+  /** Every line a plugin logs (runtime.log, console) and every isolate restart. */
+  onLog?(entry: PluginLogEntry): void;
+  /** Told when folder changes are queued; the host applies them between turns. */
+  onPendingChanges?(): void;
+}
+
+export interface PluginLogEntry {
+  /** The plugin folder name. */
+  plugin: string;
+  layer: PluginLayer;
+  toolId?: string;
+  line: string;
+  at: number;
+}
+
+function folderKey(folder: PluginFolder): string {
+  return `${folder.layer}\u0000${folder.name}`;
+}
+
+/**
+ * Loads plugin folders from the bundled, global and (trusted) project tools directories into
+ * the registry, one isolate per plugin started lazily; watches the folders and queues changes,
+ * which `applyPendingChanges()` applies — the host calls it between turns, never mid-turn. A
+ * broken, unpinned or changed plugin is disabled with its reason; the others carry on.
+ */
+export class PluginManager {
+  private readonly options: PluginManagerOptions;
+  private readonly bundledDir: string;
+  private readonly trust: TrustStore;
+  private projectTrusted: boolean;
+  private instances: PluginInstance[] = [];
+  private pending = false;
+  private watcher: PluginWatcher | undefined;
+  private queue: Promise<void> = Promise.resolve();
+  private closed = false;
+  private watchWanted = false;
+
+  constructor(options: PluginManagerOptions) {
+    this.options = options;
+    this.bundledDir = options.bundledDir ?? defaultBundledDir();
+    this.trust = options.trust ?? new TrustStore(options.latheHome);
+    this.projectTrusted = options.projectTrusted;
+  }
+
+  private dirs(): ToolsDir[] {
+    return toolsDirs({
+      root: this.options.root,
+      latheHome: this.options.latheHome,
+      bundledDir: this.bundledDir,
+      projectTrusted: this.projectTrusted,
+    });
+  }
+
+  private serial(work: () => Promise<void>): Promise<void> {
+    const next = this.queue.then(work);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Discover, validate and register every plugin, then start watching. No plugin code runs yet. */
+  load(): Promise<void> {
+    return this.serial(async () => {
+      await this.reconcile();
+      this.watchWanted = this.options.watch !== false;
+      this.ensureWatching();
+    });
+  }
+
+  private ensureWatching(): void {
+    if (!this.watchWanted || this.watcher || this.closed) return;
+    const watched: ToolsDir[] = [...this.dirs()];
+    if (!this.projectTrusted) watched.push({ layer: "project", dir: projectToolsDir(this.options.root) });
+    this.watcher = new PluginWatcher(watched, () => this.queueChanges(), PLUGIN_LIMITS.watchDebounceMs);
+    this.watcher.start();
+  }
+
+  private queueChanges(): void {
+    if (this.closed) return;
+    this.pending = true;
+    this.options.onPendingChanges?.();
+  }
+
+  /** Whether folder changes are waiting for `applyPendingChanges()`. */
+  hasPendingChanges(): boolean {
+    return this.pending;
+  }
+
+  /** Apply queued folder changes: reload what changed, drop what went, load what came. */
+  applyPendingChanges(): Promise<void> {
+    return this.serial(async () => {
+      if (!this.pending || this.closed) return;
+      this.pending = false;
+      await this.reconcile();
+    });
+  }
+
+  /** Re-read every folder and the trust pins now (after `lathe trust`, say), between turns. */
+  reload(): Promise<void> {
+    return this.serial(async () => {
+      if (this.closed) return;
+      this.pending = false;
+      await this.reconcile();
+    });
+  }
+
+  /** Trust (or distrust) the project's plugins from the next reload on. */
+  setProjectTrusted(trusted: boolean): void {
+    if (trusted === this.projectTrusted) return;
+    this.projectTrusted = trusted;
+    if (this.watcher) {
+      this.watcher.close();
+      this.watcher = undefined;
+    }
+    this.queueChanges();
+  }
+
+  private onLog(instance: PluginInstance, line: string): void {
+    this.options.onLog?.({
+      plugin: instance.folder.name,
+      layer: instance.folder.layer,
+      ...(instance.manifest ? { toolId: instance.manifest.name } : {}),
+      line,
+      at: Date.now(),
+    });
+  }
+
+  /** The folders of one tools directory; an unreadable directory is reported, not fatal. */
+  private async discover(tools: ToolsDir): Promise<PluginFolder[]> {
+    try {
+      return await discoverFolders(tools);
+    } catch (err) {
+      this.options.registry.reportDisabled({
+        id: tools.dir,
+        origin: { layer: tools.layer, kind: "plugin" },
+        reason: `Cannot read the ${tools.layer} tools folder ${tools.dir} (${(err as Error).message}); no plugin in it is loaded. Fix the folder's permissions.`,
+      });
+      return [];
+    }
+  }
+
+  private async reconcile(): Promise<void> {
+    const { registry, root } = this.options;
+    registry.clearDisabled((d) => d.origin.kind === "plugin" && d.origin.name === undefined);
+    const folders = (await Promise.all(this.dirs().map((dir) => this.discover(dir)))).flat();
+    const pins = this.projectTrusted ? this.trust.pins(root) : {};
+    const pinCheck: PinCheck = (folder, hash, entryName) =>
+      folder.layer === "project" ? pinRefusal(folder, hash, pins, root, entryName) : undefined;
+
+    const previous = new Map(
+      this.instances.filter((i) => i.state !== "disabled" || i.hash).map((i) => [folderKey(i.folder), i]),
+    );
+    const candidates = folders.map((f) => new PluginInstance(f, registry, (i, line) => this.onLog(i, line)));
+    await Promise.all(candidates.map((c) => c.read()));
+
+    const next: PluginInstance[] = [];
+    const fresh: PluginInstance[] = [];
+    for (const candidate of candidates) {
+      const key = folderKey(candidate.folder);
+      const old = previous.get(key);
+      const verdict = pinCheck(
+        candidate.folder,
+        candidate.hash as string,
+        candidate.source?.entryName ?? "index.js",
+      );
+      if (old && old.hash === candidate.hash && old.pinVerdict === verdict) {
+        next.push(old);
+        previous.delete(key);
+      } else {
+        next.push(candidate);
+        fresh.push(candidate);
+      }
+    }
+    // Whatever changed or went away is unloaded before its replacement registers.
+    for (const old of this.instances) {
+      if (next.includes(old)) continue;
+      await old.deactivate();
+      old.dispose();
+    }
+
+    const checker = new EntryChecker();
+    try {
+      await Promise.all(fresh.map((c) => c.init(checker, pinCheck)));
+    } finally {
+      checker.dispose();
+    }
+    for (const candidate of fresh) candidate.activate();
+
+    if (!this.projectTrusted) {
+      const untrusted = await discoverFolders({ layer: "project", dir: projectToolsDir(root) });
+      for (const folder of untrusted) {
+        const instance = new PluginInstance(folder, registry, (i, line) => this.onLog(i, line));
+        instance.refuse(
+          `This project is not trusted, so its plugin ${folder.name} is not loaded. Review ${folder.dir}, then run \`lathe trust --root ${root}\`.`,
+        );
+        next.push(instance);
+      }
+    }
+    this.instances = next;
+    this.ensureWatching();
+  }
+
+  /** Every plugin folder: its layer, state, tool, version, hash, reason when disabled, isolate, logs. */
+  status(): PluginStatus[] {
+    return this.instances.map((i) => i.status());
+  }
+
+  /** Stop watching, unregister every plugin (draining calls in flight) and release the isolates. */
+  close(): Promise<void> {
+    this.closed = true;
+    this.watcher?.close();
+    this.watcher = undefined;
+    return this.serial(async () => {
+      for (const instance of this.instances) {
+        await instance.deactivate();
+        instance.dispose();
+      }
+      this.instances = [];
+    });
+  }
+}

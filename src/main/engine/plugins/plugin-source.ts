@@ -1,0 +1,98 @@
+import { lstat, readFile, realpath, stat } from "node:fs/promises";
+import path from "node:path";
+import { parseDocument, type Document } from "yaml";
+import { isWithin } from "../capability/canonical-path.ts";
+import type { PluginFolder } from "./plugin-discovery.ts";
+import { PLUGIN_LIMITS } from "./plugin-limits.ts";
+
+/** One of a plugin's files as read from disk: its text, or why there is none. */
+export interface PluginFile {
+  file: string;
+  text?: string;
+  problem?: "missing" | "too-large" | "outside" | "unreadable" | "unparsable";
+  size?: number;
+}
+
+/** The three files of a plugin folder, read once; hashed, validated and run from this copy. */
+export interface PluginSource {
+  folder: PluginFolder;
+  yaml: PluginFile;
+  /** tool.yaml parsed once (undefined when missing); parseManifest validates it. */
+  yamlDoc: Document.Parsed | undefined;
+  toolMd: PluginFile;
+  /** The entry named by tool.yaml's `entry` (when it is a plain relative path), else index.js. */
+  entryName: string;
+  entry: PluginFile;
+}
+
+export const DEFAULT_ENTRY = "index.js";
+const MAX_YAML_BYTES = 256 * 1024;
+
+/** Whether an `entry` value names a .js/.mjs file inside the plugin folder, lexically. */
+export function isPlainEntry(entry: string): boolean {
+  if (entry.length === 0 || path.isAbsolute(entry) || entry.includes("\\") || entry.includes("\0"))
+    return false;
+  if (!/\.m?js$/.test(entry)) return false;
+  return !entry.split("/").some((part) => part === ".." || part === "");
+}
+
+async function readPluginFile(
+  file: string,
+  nested: boolean,
+  realDir: string | undefined,
+  maxBytes: number,
+): Promise<PluginFile> {
+  let real = file;
+  try {
+    let info = await lstat(file);
+    if (info.isSymbolicLink() || nested) {
+      // A symlink out of the folder (say index.js -> ~/.ssh/id_rsa) is never read.
+      real = await realpath(file);
+      if (!realDir || !isWithin(realDir, real)) return { file, problem: "outside" };
+      info = await stat(real);
+    }
+    if (!info.isFile()) return { file, problem: "unreadable" };
+    if (info.size > maxBytes) return { file, problem: "too-large", size: info.size };
+    const text = await readFile(real, "utf8");
+    return { file, text, size: info.size };
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return { file, problem: code === "ENOENT" || code === "ENOTDIR" ? "missing" : "unreadable" };
+  }
+}
+
+/** Parse tool.yaml as the manifest parser wants it (unique keys, error positions). */
+export function parseYamlDocument(text: string): Document.Parsed {
+  return parseDocument(text, { uniqueKeys: true, prettyErrors: true });
+}
+
+function entryNameOf(doc: Document.Parsed | undefined): string {
+  if (!doc || doc.errors.length > 0) return DEFAULT_ENTRY;
+  const entry = doc.get("entry");
+  return typeof entry === "string" && isPlainEntry(entry) ? entry : DEFAULT_ENTRY;
+}
+
+/** Read tool.yaml, TOOL.md and the entry file of a plugin folder (never throws). */
+export async function readPluginSource(folder: PluginFolder): Promise<PluginSource> {
+  const realDir = await realpath(folder.dir).catch(() => undefined);
+  const [yaml, toolMd] = await Promise.all([
+    readPluginFile(path.join(folder.dir, "tool.yaml"), false, realDir, MAX_YAML_BYTES),
+    readPluginFile(path.join(folder.dir, "TOOL.md"), false, realDir, PLUGIN_LIMITS.toolMdBytes),
+  ]);
+  let yamlDoc: Document.Parsed | undefined;
+  try {
+    yamlDoc = yaml.text === undefined ? undefined : parseYamlDocument(yaml.text);
+  } catch {
+    // The parser reports syntax errors in the document itself; a throw means it gave up.
+    yamlDoc = undefined;
+    yaml.problem = "unparsable";
+  }
+  const entryName = entryNameOf(yamlDoc);
+  const entry = await readPluginFile(
+    path.join(folder.dir, ...entryName.split("/")),
+    entryName.includes("/"),
+    realDir,
+    PLUGIN_LIMITS.entryBytes,
+  );
+  return { folder, yaml, yamlDoc, toolMd, entryName, entry };
+}

@@ -1,0 +1,279 @@
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  errorOf,
+  openPluginWorld,
+  outputOf,
+  plugin,
+  writePlugin,
+  type PluginWorld,
+} from "./plugin-test-kit.ts";
+
+let world: PluginWorld | undefined;
+let server: Server | undefined;
+afterEach(async () => {
+  await world?.cleanup();
+  world = undefined;
+  await new Promise((r) => (server ? server.close(r) : r(undefined)));
+  server = undefined;
+});
+
+async function withPlugins(...plugins: [string, ReturnType<typeof plugin>][]): Promise<PluginWorld> {
+  world = await openPluginWorld({
+    arrange: async (w) => {
+      for (const [folder, files] of plugins) await writePlugin(w.globalDir, folder, files);
+    },
+  });
+  return world;
+}
+
+interface Seen {
+  method: string;
+  url: string;
+  headers: IncomingMessage["headers"];
+  body: string;
+}
+
+async function listen(
+  handler: (seen: Seen, res: ServerResponse) => void,
+): Promise<{ port: number; seen: Seen[] }> {
+  const seen: Seen[] = [];
+  server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c: Buffer) => (body += c.toString()));
+    req.on("end", () => {
+      const s = { method: req.method ?? "", url: req.url ?? "", headers: req.headers, body };
+      seen.push(s);
+      handler(s, res);
+    });
+  });
+  await new Promise<void>((r) => server?.listen(0, "127.0.0.1", r));
+  return { port: (server.address() as AddressInfo).port, seen };
+}
+
+describe("plugin tools through the engine", () => {
+  it("publish description + TOOL.md, strict schema, flags and origin", async () => {
+    const w = await withPlugins([
+      "greeter",
+      {
+        ...plugin("greet", "return `hello ${args.name}`;", {
+          description: "Greet someone by name.",
+          input_schema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
+          readOnly: false,
+          gated: true,
+          kind: "think",
+          defer: true,
+          timeoutMs: 4000,
+        }),
+        md: 'Use greet to say hello.\n\nExample: `{"name": "Ann"}`\n',
+      },
+    ]);
+    const entry = w.engine.registry.get("greet");
+    expect(entry?.tool.description).toBe(
+      'Greet someone by name.\n\nUse greet to say hello.\n\nExample: `{"name": "Ann"}`',
+    );
+    expect(entry?.tool.parameters).toEqual({
+      type: "object",
+      properties: { name: { type: "string" } },
+      required: ["name"],
+      additionalProperties: false,
+    });
+    expect(entry?.tool).toMatchObject({
+      readOnly: false,
+      gated: true,
+      kind: "think",
+      defer: true,
+      timeoutMs: 4000,
+      enabled: true,
+    });
+    expect(entry?.origin).toEqual({ layer: "global", kind: "plugin", name: "greeter" });
+    const session = await w.session();
+    expect(outputOf(await session.call("greet", { name: "Ann" }))).toBe("hello Ann");
+    expect(errorOf(await session.call("greet", { name: "Ann", loud: true }))).toMatch(
+      /unknown property "loud"/,
+    );
+    expect(errorOf(await session.call("greet", {}))).toMatch(/missing required property "name"/);
+  });
+
+  it("gives runtime exactly the members requires declares", async () => {
+    const body = "return { runtime: Object.keys(runtime).sort(), fs: Object.keys(runtime.fs ?? {}).sort() };";
+    const w = await withPlugins(
+      ["none", plugin("bare", body)],
+      ["reader", plugin("reader", body, { requires: { fs: { read: ["{workspace}/**"] } } })],
+      [
+        "all",
+        plugin("everything", body, {
+          requires: {
+            fs: { read: ["**"], write: ["**"] },
+            net: { hosts: ["127.0.0.1"] },
+            shell: [{ cmd: "echo" }],
+          },
+        }),
+      ],
+    );
+    const session = await w.session();
+    expect(outputOf(await session.call("bare", {}))).toEqual({ runtime: ["log"], fs: [] });
+    expect(outputOf(await session.call("reader", {}))).toEqual({
+      runtime: ["fs", "log"],
+      fs: ["list", "readText"],
+    });
+    expect(outputOf(await session.call("everything", {}))).toEqual({
+      runtime: ["fs", "log", "net", "shell"],
+      fs: ["list", "readText", "writeText"],
+    });
+  });
+
+  it("reads, lists and writes workspace files through runtime.fs", async () => {
+    const w = await withPlugins([
+      "notes",
+      plugin(
+        "notes",
+        `const listed = await runtime.fs.list("notes");
+         const first = await runtime.fs.readText("notes/" + listed[0].name);
+         const written = await runtime.fs.writeText("out/summary.txt", first.toUpperCase());
+         return { listed, written };`,
+        { readOnly: false, requires: { fs: { read: ["{workspace}/**"], write: ["{workspace}/out/**"] } } },
+      ),
+    ]);
+    await mkdir(path.join(w.root, "notes", "sub"), { recursive: true });
+    await writeFile(path.join(w.root, "notes", "a.md"), "first note");
+    const session = await w.session();
+    expect(outputOf(await session.call("notes", {}))).toEqual({
+      listed: [
+        { name: "a.md", type: "file" },
+        { name: "sub", type: "dir" },
+      ],
+      written: { path: "out/summary.txt", bytes: 10 },
+    });
+    expect(await readFile(path.join(w.root, "out", "summary.txt"), "utf8")).toBe("FIRST NOTE");
+  });
+
+  it("fetches declared hosts with method, headers and body, and does not follow redirects", async () => {
+    const { port, seen } = await listen((s, res) => {
+      if (s.url === "/moved") {
+        res.writeHead(302, { location: "http://example.com/" }).end();
+        return;
+      }
+      res
+        .writeHead(201, { "content-type": "application/json", "x-answer": "42" })
+        .end(JSON.stringify({ got: s.body }));
+    });
+    const w = await withPlugins([
+      "poster",
+      plugin(
+        "poster",
+        `const r = await runtime.net.fetch(args.url, { method: "post", headers: { "x-token": "t" }, body: "ping" });
+         const moved = await runtime.net.fetch(args.url + "moved");
+         return { status: r.status, answer: r.headers["x-answer"], json: JSON.parse(r.text), moved: moved.status, location: moved.headers.location };`,
+        {
+          input_schema: { type: "object", properties: { url: { type: "string" } } },
+          requires: { net: { hosts: ["127.0.0.1"] } },
+        },
+      ),
+    ]);
+    const session = await w.session();
+    expect(outputOf(await session.call("poster", { url: `http://127.0.0.1:${port}/` }))).toEqual({
+      status: 201,
+      answer: "42",
+      json: { got: "ping" },
+      moved: 302,
+      location: "http://example.com/",
+    });
+    expect(seen.map((s) => [s.method, s.url, s.headers["x-token"] ?? null])).toEqual([
+      ["POST", "/", "t"],
+      ["GET", "/moved", null],
+    ]);
+  });
+
+  it("runs a declared command without a shell and returns its exit code and output", async () => {
+    const w = await withPlugins([
+      "say",
+      plugin(
+        "say",
+        `const ok = await runtime.shell.run("echo", [args.text]);
+         const odd = await runtime.shell.run("sh", ["-c", "echo to-stderr >&2; exit 3"]);
+         return { ok, odd };`,
+        {
+          input_schema: { type: "object", properties: { text: { type: "string" } } },
+          requires: {
+            shell: [
+              { cmd: "echo", args: [{ wildcard: true }] },
+              { cmd: "sh", args: ["-c", "echo to-stderr >&2; exit 3"] },
+            ],
+          },
+        },
+      ),
+    ]);
+    const session = await w.session();
+    expect(outputOf(await session.call("say", { text: "$(touch pwned) *" }))).toEqual({
+      ok: { exit_code: 0, output: "$(touch pwned) *\n" },
+      odd: { exit_code: 3, output: "to-stderr\n" },
+    });
+    await expect(readFile(path.join(w.root, "pwned"))).rejects.toThrow(/ENOENT/);
+  });
+
+  it("turns an output_schema mismatch into an error envelope that blames the plugin", async () => {
+    const w = await withPlugins([
+      "liar",
+      plugin("liar", "return args.good ? { count: 3 } : { count: 'three' };", {
+        input_schema: { type: "object", properties: { good: { type: "boolean" } } },
+        output_schema: { type: "object", properties: { count: { type: "integer" } }, required: ["count"] },
+      }),
+    ]);
+    const session = await w.session();
+    expect(outputOf(await session.call("liar", { good: true }))).toEqual({ count: 3 });
+    const text = errorOf(await session.call("liar", { good: false }));
+    expect(text).toMatch(
+      /^liar returned a result that does not match its output_schema: "count" must be integer\./,
+    );
+    expect(text).toContain(path.join(w.globalDir, "liar", "index.js"));
+  });
+
+  it("returns the plugin's thrown message as the error envelope", async () => {
+    const w = await withPlugins([
+      "picky",
+      plugin("picky", "throw new Error('No such user; pass an existing user name.');"),
+    ]);
+    const session = await w.session();
+    expect(errorOf(await session.call("picky", {}))).toBe("No such user; pass an existing user name.");
+  });
+
+  it("cuts a large result to its head and keeps the whole in a sidecar file", async () => {
+    const w = await withPlugins(["big", plugin("big", "return 'line of text\\n'.repeat(50000);")]);
+    const session = await w.session();
+    const envelope = await session.call("big", {});
+    expect(envelope.type).toBe("output");
+    expect(envelope.metadata.truncated).toBe(true);
+    const data = outputOf<string>(envelope);
+    expect(Buffer.byteLength(data)).toBeLessThanOrEqual(200 * 1024);
+    expect(await readFile(envelope.metadata.output_path as string, "utf8")).toBe(
+      "line of text\n".repeat(50000),
+    );
+  });
+
+  it("asks the approver before a gated plugin's write, and writes only once approved", async () => {
+    const w = await withPlugins([
+      "scribe",
+      plugin("scribe", "return runtime.fs.writeText('memo.txt', args.text);", {
+        readOnly: false,
+        gated: true,
+        input_schema: { type: "object", properties: { text: { type: "string" } } },
+        requires: { fs: { write: ["{workspace}/**"] } },
+      }),
+    ]);
+    const asked: string[] = [];
+    const session = await w.engine.openSession({
+      mode: "ask",
+      approver: async (request) => {
+        asked.push(request.approvalKey);
+        return "once";
+      },
+    });
+    expect(outputOf(await session.call("scribe", { text: "hi" }))).toEqual({ path: "memo.txt", bytes: 2 });
+    expect(asked).toEqual(['scribe:{"text":"hi"}', "fs.write:memo.txt"]);
+    expect(await readFile(path.join(w.root, "memo.txt"), "utf8")).toBe("hi");
+  });
+});

@@ -1,0 +1,56 @@
+import type { ToolDefinition } from "../tools/contract.ts";
+import { stableStringify } from "../tools/stable-stringify.ts";
+import type { IsolateHost } from "./isolate-host.ts";
+import type { PluginManifest } from "./plugin-manifest.ts";
+import { outputValidator, truncateResult } from "./plugin-output.ts";
+import { runtimeBridge } from "./plugin-runtime-bridge.ts";
+
+export interface PluginToolInput {
+  manifest: PluginManifest;
+  /** TOOL.md: when to use the tool, when not, examples; appended to the description. */
+  toolMd: string | undefined;
+  entryFile: string;
+  host: IsolateHost;
+}
+
+/** What the model reads about a plugin: its one-line description, then its TOOL.md. */
+export function pluginDescription(manifest: PluginManifest, toolMd: string | undefined): string {
+  const guide = toolMd?.trim();
+  return guide ? `${manifest.description}\n\n${guide}` : manifest.description;
+}
+
+/**
+ * A plugin as a ToolDefinition: the pipeline validates its arguments against the (strict) input
+ * schema, runs the policy on the call, then `execute` runs the plugin's `execute` in its isolate
+ * with a `runtime` whose every access is authorized on the host, and checks the result against
+ * `output_schema` when there is one.
+ */
+export function pluginTool(input: PluginToolInput): ToolDefinition<Record<string, unknown>, unknown> {
+  const { manifest, host } = input;
+  const check = manifest.outputSchema
+    ? outputValidator(manifest.name, manifest.outputSchema, input.entryFile)
+    : undefined;
+  return {
+    id: manifest.name,
+    description: pluginDescription(manifest, input.toolMd),
+    parameters: manifest.inputSchema,
+    requires: manifest.requires,
+    readOnly: manifest.readOnly,
+    gated: manifest.gated,
+    kind: manifest.kind,
+    timeoutMs: manifest.timeoutMs,
+    enabled: true,
+    defer: manifest.defer,
+    deriveApprovalKey: (args) => `${manifest.name}:${stableStringify(args)}`,
+    async execute(args, runtime) {
+      const value = await host.call(args, {
+        dispatch: runtimeBridge(manifest.name, manifest.requires, runtime),
+        wallTimeoutMs: manifest.timeoutMs,
+        signal: runtime.signal,
+      });
+      check?.(value);
+      return value;
+    },
+    truncate: truncateResult,
+  };
+}
