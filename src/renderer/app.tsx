@@ -1,9 +1,13 @@
 import { ActivityList } from "./components/activity-list.tsx";
 import { ApprovalDialog } from "./components/approval-dialog.tsx";
+import { McpPanel } from "./components/mcp-panel.tsx";
+import { PluginsPanel } from "./components/plugins-panel.tsx";
 import { ResultView } from "./components/result-view.tsx";
 import { ToolList } from "./components/tool-list.tsx";
 import { ToolPanel } from "./components/tool-panel.tsx";
+import { ToolsOverview } from "./components/tools-overview.tsx";
 import { TrustBanner } from "./components/trust-banner.tsx";
+import { VIEW_PANEL_ID, ViewTabs, viewTabId } from "./components/view-tabs.tsx";
 import { useAppState } from "./state/store-context.tsx";
 
 function ProjectLabel() {
@@ -19,12 +23,36 @@ function ProjectLabel() {
   );
 }
 
+function Workbench() {
+  return (
+    <div className="layout">
+      <ToolList />
+      <main className="workspace">
+        <ToolPanel />
+        <ResultView />
+        <ActivityList />
+      </main>
+    </div>
+  );
+}
+
+function CurrentView() {
+  const view = useAppState((s) => s.view);
+  if (view === "workbench") return <Workbench />;
+  return (
+    <main className="workspace extensions">
+      {view === "tools" ? <ToolsOverview /> : view === "plugins" ? <PluginsPanel /> : <McpPanel />}
+    </main>
+  );
+}
+
 export function App() {
   const status = useAppState((s) => s.toolsStatus);
   const error = useAppState((s) => s.toolsError);
   const count = useAppState((s) => s.tools.length);
   const loadTools = useAppState((s) => s.loadTools);
   const approvalError = useAppState((s) => s.approvalError);
+  const view = useAppState((s) => s.view);
 
   return (
     <div className="app">
@@ -38,6 +66,7 @@ export function App() {
         </p>
       </header>
       <TrustBanner />
+      <ViewTabs />
       {approvalError ? (
         <p role="alert" className="app-alert">
           {approvalError}
@@ -52,13 +81,8 @@ export function App() {
           </button>
         </main>
       ) : (
-        <div className="layout">
-          <ToolList />
-          <main className="workspace">
-            <ToolPanel />
-            <ResultView />
-            <ActivityList />
-          </main>
+        <div id={VIEW_PANEL_ID} role="tabpanel" aria-labelledby={viewTabId(view)} className="view-panel">
+          <CurrentView />
         </div>
       )}
       <ApprovalDialog />

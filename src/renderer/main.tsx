@@ -6,6 +6,8 @@ import { TOKEN_PARAM } from "../shared/ws-protocol.ts";
 import { App } from "./app.tsx";
 import { StoreProvider } from "./state/store-context.tsx";
 import { createAppStore } from "./state/app-store.ts";
+import { ExtensionsProvider } from "./state/extensions-context.tsx";
+import { createExtensionsStore } from "./state/extensions-store.ts";
 
 /** In Electron the preload provides `window.lathe`; in a browser (`lathe serve`) we build it here. */
 function latheApi(): LatheApi {
@@ -18,14 +20,21 @@ function latheApi(): LatheApi {
 
 const container = document.getElementById("root");
 if (!container) throw new Error("index.html has no #root element");
-const store = createAppStore(latheApi());
+const api = latheApi();
+const store = createAppStore(api);
+// Plugins and servers that change bring or take tools: the tool list follows.
+const extensions = createExtensionsStore(api, { onChanged: () => void store.getState().refreshTools() });
 createRoot(container).render(
   <StrictMode>
     <StoreProvider store={store}>
-      <App />
+      <ExtensionsProvider store={extensions}>
+        <App />
+      </ExtensionsProvider>
     </StoreProvider>
   </StrictMode>,
 );
 store.getState().connect();
+extensions.getState().connect();
 void store.getState().loadTools();
 void store.getState().loadProject();
+void extensions.getState().load();

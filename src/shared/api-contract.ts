@@ -2,15 +2,25 @@
 // `lathe serve` over a WebSocket). Every channel is declared here once, with the zod schemas of
 // its request and response; both sides are written against these names and shapes only.
 import { z } from "zod";
+import {
+  ExtensionsStatusSchema,
+  McpLogSchema,
+  McpPreviewSchema,
+  McpServerFormSchema,
+  McpServerNameSchema,
+  PluginLayerSchema,
+  PluginHashSchema,
+  PluginNameSchema,
+  type ExtensionsStatus,
+  type McpLog,
+  type McpPreview,
+} from "./extensions-schemas.ts";
 import type { PushEvent, PushOf } from "./push-events.ts";
+import { ToolOriginSchema } from "./tool-origin.ts";
+
+export { ToolOriginSchema };
 
 export const ToolKindSchema = z.enum(["read", "edit", "search", "execute", "fetch", "think", "other"]);
-
-export const ToolOriginSchema = z.object({
-  layer: z.enum(["builtin", "bundled", "global", "project"]),
-  kind: z.enum(["builtin", "plugin", "mcp"]),
-  name: z.string().optional(),
-});
 
 const ArgPatternSchema = z.union([
   z.string(),
@@ -34,6 +44,10 @@ export const ToolInfoSchema = z.object({
   gated: z.boolean(),
   kind: ToolKindSchema,
   origin: ToolOriginSchema,
+  /** The model starts with the name only; `tool_search` loads the rest. */
+  deferred: z.boolean(),
+  /** Implementations of the same name in earlier layers that this one hides, earliest first. */
+  shadows: z.array(ToolOriginSchema),
 });
 
 export const EnvelopeMetadataSchema = z.strictObject({
@@ -85,6 +99,65 @@ export const channels = {
     request: z.strictObject({}).optional(),
     response: ProjectStatusSchema,
   },
+  /** Plugins, MCP servers and what could not load (also pushed as `extensions.changed`). */
+  "extensions.status": {
+    request: z.strictObject({}).optional(),
+    response: ExtensionsStatusSchema,
+  },
+  /** Turn a plugin off or on: saved in the user's `disabledPlugins`, applied at once. */
+  "plugins.setEnabled": {
+    request: z.strictObject({ layer: PluginLayerSchema, name: PluginNameSchema, enabled: z.boolean() }),
+    response: ExtensionsStatusSchema,
+  },
+  /**
+   * Approve a trusted project's plugin that was added or changed since the trust, as the person
+   * saw it: `hash` is the content they reviewed; if the folder changed again, nothing is approved.
+   */
+  "plugins.approve": {
+    request: z.strictObject({ name: PluginNameSchema, hash: PluginHashSchema }),
+    response: ExtensionsStatusSchema,
+  },
+  /** The exact command a server would start with, to show before it is saved and started. */
+  "mcp.preview": {
+    request: z.strictObject({ name: McpServerNameSchema, server: McpServerFormSchema }),
+    response: McpPreviewSchema,
+  },
+  /**
+   * Add or edit a server in the user's settings and restart the engine with it. The request
+   * carries the command line the person confirmed; if it is not what would run, nothing is saved.
+   */
+  "mcp.save": {
+    request: z.strictObject({
+      name: McpServerNameSchema,
+      server: McpServerFormSchema,
+      mode: z.enum(["add", "edit"]),
+      confirmedCommandLine: z.string().min(1).max(100_000),
+    }),
+    response: ExtensionsStatusSchema,
+  },
+  /** Remove a server from the user's settings (and stop it). */
+  "mcp.remove": {
+    request: z.strictObject({ name: McpServerNameSchema }),
+    response: ExtensionsStatusSchema,
+  },
+  /** Set or clear `"disabled"` on a server in the user's settings. */
+  "mcp.setEnabled": {
+    request: z.strictObject({ name: McpServerNameSchema, enabled: z.boolean() }),
+    response: ExtensionsStatusSchema,
+  },
+  /** Stop a running server and start it again. */
+  "mcp.restart": {
+    request: z.strictObject({ name: McpServerNameSchema }),
+    response: ExtensionsStatusSchema,
+  },
+  /** The last lines of a server's log: its stderr and Lathe's notes about it. */
+  "mcp.log": {
+    request: z.strictObject({
+      name: McpServerNameSchema,
+      lines: z.number().int().min(1).max(2000).default(200),
+    }),
+    response: McpLogSchema,
+  },
 } as const;
 
 export type Channel = keyof typeof channels;
@@ -125,6 +198,21 @@ export interface LatheApi {
   project: {
     status(): Promise<ApiResult<ProjectStatus>>;
     trust(): Promise<ApiResult<ProjectStatus>>;
+  };
+  extensions: {
+    status(): Promise<ApiResult<ExtensionsStatus>>;
+  };
+  plugins: {
+    setEnabled(request: RequestOf<"plugins.setEnabled">): Promise<ApiResult<ExtensionsStatus>>;
+    approve(request: RequestOf<"plugins.approve">): Promise<ApiResult<ExtensionsStatus>>;
+  };
+  mcp: {
+    preview(request: RequestOf<"mcp.preview">): Promise<ApiResult<McpPreview>>;
+    save(request: RequestOf<"mcp.save">): Promise<ApiResult<ExtensionsStatus>>;
+    remove(request: RequestOf<"mcp.remove">): Promise<ApiResult<ExtensionsStatus>>;
+    setEnabled(request: RequestOf<"mcp.setEnabled">): Promise<ApiResult<ExtensionsStatus>>;
+    restart(request: RequestOf<"mcp.restart">): Promise<ApiResult<ExtensionsStatus>>;
+    log(request: RequestOf<"mcp.log">): Promise<ApiResult<McpLog>>;
   };
   /** Listen to one kind of push from the host; the returned function stops listening. */
   on<E extends PushEvent>(event: E, listener: (payload: PushOf<E>) => void): () => void;

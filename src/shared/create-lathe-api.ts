@@ -24,6 +24,21 @@ export function createLatheApi(invoke: Invoke, subscribe: Subscribe): LatheApi {
       status: () => invoke("project.status", undefined),
       trust: () => invoke("project.trust", undefined),
     },
+    extensions: {
+      status: () => invoke("extensions.status", undefined),
+    },
+    plugins: {
+      setEnabled: (request) => invoke("plugins.setEnabled", request),
+      approve: (request) => invoke("plugins.approve", request),
+    },
+    mcp: {
+      preview: (request) => invoke("mcp.preview", request),
+      save: (request) => invoke("mcp.save", request),
+      remove: (request) => invoke("mcp.remove", request),
+      setEnabled: (request) => invoke("mcp.setEnabled", request),
+      restart: (request) => invoke("mcp.restart", request),
+      log: (request) => invoke("mcp.log", request),
+    },
     on: (event, listener) => subscribe(event, listener),
   };
 }

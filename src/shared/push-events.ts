@@ -1,6 +1,7 @@
-// What the host pushes to the renderer without being asked: approval prompts, live tool activity
-// and the project's trust status. Declared here once, with a zod schema per event; the receiving
-// side (preload, WebSocket client) validates every frame against it before any listener sees it.
+// What the host pushes to the renderer without being asked: approval prompts, live tool activity,
+// the project's trust status and the state of its plugins and MCP servers. Declared here once,
+// with a zod schema per event; the receiving side (preload, WebSocket client) validates every
+// frame against it before any listener sees it.
 import { z } from "zod";
 import {
   ApprovalAnswerSchema,
@@ -8,6 +9,7 @@ import {
   ProjectStatusSchema,
   ToolOriginSchema,
 } from "./api-contract.ts";
+import { ExtensionsStatusSchema } from "./extensions-schemas.ts";
 
 /** The IPC channel (Electron) that carries every push frame to the renderer. */
 export const PUSH_CHANNEL = "lathe.push";
@@ -64,6 +66,8 @@ export const pushes = {
   "tool.started": ToolStartedSchema,
   "tool.finished": ToolFinishedSchema,
   "project.status": ProjectStatusSchema,
+  /** Plugins, servers or the tools they bring changed (a server connected, a plugin reloaded). */
+  "extensions.changed": ExtensionsStatusSchema,
 } as const;
 
 export type PushEvent = keyof typeof pushes;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Envelope, ToolInfo } from "../../shared/api-contract.ts";
+import type { ExtensionsStatus } from "../../shared/extensions-schemas.ts";
 import { ApiError } from "./api-error.ts";
 import { ApiRouter, type ApiHandlers } from "./api-router.ts";
 
@@ -12,6 +13,8 @@ const tool: ToolInfo = {
   gated: false,
   kind: "other",
   origin: { layer: "builtin", kind: "builtin" },
+  deferred: false,
+  shadows: [],
 };
 
 const status = { root: "/work/project", trusted: false, notices: [] };
@@ -23,12 +26,22 @@ const untouched: ApiHandlers = {
   "approval.respond": () => Promise.reject(new Error("approval.respond is not part of this test")),
   "project.status": () => Promise.reject(new Error("project.status is not part of this test")),
   "project.trust": () => Promise.reject(new Error("project.trust is not part of this test")),
+  "extensions.status": () => Promise.reject(new Error("extensions.status is not part of this test")),
+  "plugins.setEnabled": () => Promise.reject(new Error("plugins.setEnabled is not part of this test")),
+  "plugins.approve": () => Promise.reject(new Error("plugins.approve is not part of this test")),
+  "mcp.preview": () => Promise.reject(new Error("mcp.preview is not part of this test")),
+  "mcp.save": () => Promise.reject(new Error("mcp.save is not part of this test")),
+  "mcp.remove": () => Promise.reject(new Error("mcp.remove is not part of this test")),
+  "mcp.setEnabled": () => Promise.reject(new Error("mcp.setEnabled is not part of this test")),
+  "mcp.restart": () => Promise.reject(new Error("mcp.restart is not part of this test")),
+  "mcp.log": () => Promise.reject(new Error("mcp.log is not part of this test")),
 };
 
 function recordingRouter() {
   const calls: unknown[] = [];
   const errors: unknown[] = [];
   const handlers: ApiHandlers = {
+    ...untouched,
     "tools.list": () => [tool],
     "tools.call": (request) => {
       calls.push(request);
@@ -198,5 +211,188 @@ describe("ApiRouter", () => {
       error: { message: "write is not allowed here" },
     });
     expect(errors).toEqual([]);
+  });
+});
+
+const emptyStatus: ExtensionsStatus = {
+  projectTrusted: true,
+  userSettingsFile: "/home/u/.lathe/settings.json",
+  plugins: [],
+  mcpServers: [],
+  disabled: [],
+};
+const stdio = { transport: "stdio", command: "node", args: ["server.js", "stdio"], env: { TOKEN: "x" } };
+const http = { transport: "http", url: "https://mcp.example.test/mcp", headers: { Authorization: null } };
+const HASH = "a".repeat(64);
+
+/** A router whose extension channels record the validated request they were given. */
+function extensionRouter() {
+  const seen: Array<[string, unknown]> = [];
+  const record = (channel: string) => (request: unknown) => {
+    seen.push([channel, request]);
+    return emptyStatus;
+  };
+  const router = new ApiRouter({
+    ...untouched,
+    "extensions.status": record("extensions.status"),
+    "plugins.setEnabled": record("plugins.setEnabled"),
+    "plugins.approve": record("plugins.approve"),
+    "mcp.preview": (request) => {
+      seen.push(["mcp.preview", request]);
+      return { commandLine: "cd /p && node server.js stdio", exists: false };
+    },
+    "mcp.save": record("mcp.save"),
+    "mcp.remove": record("mcp.remove"),
+    "mcp.setEnabled": record("mcp.setEnabled"),
+    "mcp.restart": record("mcp.restart"),
+    "mcp.log": (request) => {
+      seen.push(["mcp.log", request]);
+      return { name: request.name, file: "/l/mcp-x.log", lines: [] };
+    },
+  });
+  return { router, seen };
+}
+
+describe("ApiRouter: the extensions channels", () => {
+  it("hands each handler the validated request (defaults filled in)", async () => {
+    const { router, seen } = extensionRouter();
+    const requests: Array<[string, unknown]> = [
+      ["extensions.status", undefined],
+      ["plugins.setEnabled", { layer: "bundled", name: "word_count", enabled: false }],
+      ["plugins.approve", { name: "greet", hash: HASH }],
+      ["mcp.preview", { name: "everything", server: stdio }],
+      ["mcp.save", { name: "remote", server: http, mode: "add", confirmedCommandLine: "https://x" }],
+      ["mcp.remove", { name: "everything" }],
+      ["mcp.setEnabled", { name: "everything", enabled: true }],
+      ["mcp.restart", { name: "everything" }],
+      ["mcp.log", { name: "everything" }],
+    ];
+    for (const [channel, payload] of requests) {
+      const answer = await router.dispatch(channel, payload);
+      expect(answer.ok, JSON.stringify(answer)).toBe(true);
+    }
+    expect(seen.at(-1)).toEqual(["mcp.log", { name: "everything", lines: 200 }]);
+    expect(seen.map(([channel]) => channel)).toEqual(requests.map(([channel]) => channel));
+  });
+
+  it.each([
+    { name: "status with arguments", channel: "extensions.status", payload: { all: true }, message: /all/ },
+    {
+      name: "a plugin layer that does not exist",
+      channel: "plugins.setEnabled",
+      payload: { layer: "builtin", name: "read", enabled: false },
+      message: /layer/,
+    },
+    {
+      name: "a plugin name with a path",
+      channel: "plugins.setEnabled",
+      payload: { layer: "global", name: "../evil", enabled: false },
+      message: /name/,
+    },
+    {
+      name: "a plugin name with a layer prefix",
+      channel: "plugins.setEnabled",
+      payload: { layer: "global", name: "bundled:x", enabled: true },
+      message: /name/,
+    },
+    {
+      name: "enabled as a string",
+      channel: "plugins.setEnabled",
+      payload: { layer: "global", name: "x", enabled: "yes" },
+      message: /enabled/,
+    },
+    {
+      name: "an approval without a hash",
+      channel: "plugins.approve",
+      payload: { name: "greet" },
+      message: /hash/,
+    },
+    {
+      name: "an approval with a short hash",
+      channel: "plugins.approve",
+      payload: { name: "greet", hash: "abc" },
+      message: /hash/,
+    },
+    {
+      name: "a server name with a slash",
+      channel: "mcp.preview",
+      payload: { name: "a/b", server: stdio },
+      message: /name/,
+    },
+    {
+      name: "a server name that is too long",
+      channel: "mcp.remove",
+      payload: { name: "s".repeat(65) },
+      message: /name/,
+    },
+    {
+      name: "a server without a transport",
+      channel: "mcp.preview",
+      payload: { name: "x", server: { command: "node", args: [], env: {} } },
+      message: /transport/,
+    },
+    {
+      name: "an empty command",
+      channel: "mcp.preview",
+      payload: { name: "x", server: { ...stdio, command: "   " } },
+      message: /command/,
+    },
+    {
+      name: "arguments that are not strings",
+      channel: "mcp.preview",
+      payload: { name: "x", server: { ...stdio, args: [1, 2] } },
+      message: /args/,
+    },
+    {
+      name: "an environment variable name with a space",
+      channel: "mcp.preview",
+      payload: { name: "x", server: { ...stdio, env: { "MY VAR": "1" } } },
+      message: /env/,
+    },
+    {
+      name: "an extra key in a stdio server",
+      channel: "mcp.preview",
+      payload: { name: "x", server: { ...stdio, shell: true } },
+      message: /shell/,
+    },
+    {
+      name: "a file: URL",
+      channel: "mcp.preview",
+      payload: { name: "x", server: { transport: "http", url: "file:///etc/passwd", headers: {} } },
+      message: /url/,
+    },
+    {
+      name: "a header name with a colon",
+      channel: "mcp.preview",
+      payload: { name: "x", server: { transport: "http", url: "https://a.test", headers: { "X:Y": "1" } } },
+      message: /headers/,
+    },
+    {
+      name: "a save without the confirmed command",
+      channel: "mcp.save",
+      payload: { name: "x", server: stdio, mode: "add" },
+      message: /confirmedCommandLine/,
+    },
+    {
+      name: "a save with an unknown mode",
+      channel: "mcp.save",
+      payload: { name: "x", server: stdio, mode: "upsert", confirmedCommandLine: "node" },
+      message: /mode/,
+    },
+    { name: "a restart without a name", channel: "mcp.restart", payload: {}, message: /name/ },
+    {
+      name: "a log of a million lines",
+      channel: "mcp.log",
+      payload: { name: "x", lines: 1_000_000 },
+      message: /lines/,
+    },
+    { name: "a log of -1 lines", channel: "mcp.log", payload: { name: "x", lines: -1 }, message: /lines/ },
+    { name: "setEnabled as a string", channel: "mcp.setEnabled", payload: "on", message: /Invalid request/ },
+  ])("rejects $name without running a handler", async ({ channel, payload, message }) => {
+    const { router, seen } = extensionRouter();
+    const answer = await router.dispatch(channel, payload);
+    expect(answer.ok).toBe(false);
+    if (!answer.ok) expect(answer.error.message).toMatch(message);
+    expect(seen).toEqual([]);
   });
 });

@@ -14,6 +14,7 @@ beforeEach(async () => {
   base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-engine-host-")));
   root = path.join(base, "project");
   latheHome = path.join(base, "lathe-home");
+  await mkdir(latheHome, { recursive: true });
   await mkdir(path.join(root, ".lathe"), { recursive: true });
   await writeFile(
     path.join(root, ".lathe", "settings.json"),
@@ -83,6 +84,50 @@ describe("EngineHost", () => {
     // The caller's engine still works: it opens a session.
     const session = await engine.openSession();
     await session.close();
+  });
+
+  it("pins the project's plugins when trusting, so they load in the new engine", async () => {
+    const dir = path.join(root, ".lathe", "tools", "greet");
+    await mkdir(dir, { recursive: true });
+    await writeFile(
+      path.join(dir, "tool.yaml"),
+      "name: greet\nversion: 1.0.0\ndescription: Greet.\ninput_schema:\n  type: object\n  properties: {}\nreadOnly: true\ngated: false\n",
+    );
+    await writeFile(path.join(dir, "index.js"), 'export async function execute() { return "hi"; }\n');
+    const host = new EngineHost({ engine, watchIntervalMs: 0 });
+    expect(host.current.registry.get("greet")).toBeUndefined();
+    await host.trust();
+    expect(host.current.registry.get("greet")?.origin).toEqual({
+      layer: "project",
+      kind: "plugin",
+      name: "greet",
+    });
+    expect(Object.keys(new TrustStore(latheHome).pins(root))).toEqual(["plugin:greet"]);
+    await host.close();
+  });
+
+  it("reloads on request: users move to a new engine that reads the changed user settings", async () => {
+    const host = new EngineHost({ engine, watchIntervalMs: 0 });
+    const user = holdingUser();
+    host.register(user.user);
+    expect(host.current.policy.mode).toBeUndefined();
+    await writeFile(
+      path.join(latheHome, "settings.json"),
+      JSON.stringify({ approvals: { mode: "allowlist" } }),
+    );
+    await host.reload();
+    expect(user.movedTo).toEqual([host.current]);
+    expect(host.current.policy.mode).toBe("allowlist");
+    user.release();
+    await host.close();
+  });
+
+  it("keeps the engine and says why when the changed settings cannot be read", async () => {
+    const host = new EngineHost({ engine, watchIntervalMs: 0 });
+    await writeFile(path.join(latheHome, "settings.json"), "{ nope");
+    await expect(host.reload()).rejects.toThrow(/could not reload its settings: .*not valid JSON/);
+    expect(host.current).toBe(engine);
+    await host.close();
   });
 
   it("says the folder is trusted but not reloaded when the new engine cannot be created", async () => {

@@ -1,5 +1,14 @@
 import type { ProjectStatus } from "../../shared/api-contract.ts";
-import { Engine, TrustStore } from "../engine/index.ts";
+import type { ExtensionsStatus } from "../../shared/extensions-schemas.ts";
+import {
+  Engine,
+  TrustStore,
+  approveServers,
+  configuredMcpServers,
+  pinProjectPlugins,
+} from "../engine/index.ts";
+import { extensionsStatus } from "./extensions-status.ts";
+import { ExtensionsWatch } from "./extensions-watch.ts";
 
 /** Something that works on the host's engine (a window, a WebSocket) and must follow it when it is replaced. */
 export interface EngineUser {
@@ -8,18 +17,35 @@ export interface EngineUser {
    * that settles when the previous engine is no longer used (its running calls have ended).
    */
   switchTo(next: Engine): Promise<{ released: Promise<void> }>;
+  /** Whether it has calls running (the registry is not changed under them). */
+  busy?(): boolean;
+  /** Plugins, servers or the tools they bring changed. */
+  extensionsChanged?(status: ExtensionsStatus): void;
 }
 
 export interface EngineHostOptions {
   /** The engine to start with; it stays the caller's to close. */
   engine: Engine;
-  /** A fresh engine for the same folder (policy is read when an engine is created). */
+  /** A fresh engine for the same folder (policy and settings are read when an engine is created). */
   createEngine?: () => Promise<Engine>;
+  /** How often to look for extension changes (default 500 ms); 0 only looks when asked. */
+  watchIntervalMs?: number;
 }
 
-/** An engine for the folder whose runtime failures are logged (the host's terminal sees them). */
-async function createLoggedEngine(root: string, latheHome: string): Promise<Engine> {
-  const engine = await Engine.create({ root, latheHome });
+/**
+ * An engine for the folder whose runtime failures, and the exact command of each MCP server it
+ * starts for the first time, go to the host's terminal.
+ */
+export async function createLoggedEngine(root: string, latheHome?: string): Promise<Engine> {
+  const engine = await Engine.create({
+    root,
+    ...(latheHome !== undefined ? { latheHome } : {}),
+    onMcpEvent: (event) => {
+      if (event.type === "starting" && event.first) {
+        console.error(`lathe: starting MCP server ${event.server} (${event.layer}): ${event.commandLine}`);
+      }
+    },
+  });
   engine.events.on("internal-error", ({ toolId, error }) =>
     console.error(`lathe: ${toolId} failed inside Lathe:`, error),
   );
@@ -32,10 +58,11 @@ export function projectStatus(engine: Engine): ProjectStatus {
 }
 
 /**
- * The engine a host (the Electron app, `lathe serve`) currently runs on, and project trust:
- * trusting records it in `$LATHE_HOME`, creates a new engine (which reads the project's settings
- * in full), moves every registered user to it, and closes the old engine once its running calls
- * have ended. Engines it created are its own to close; the first one stays the caller's.
+ * The engine a host (the Electron app, `lathe serve`) currently runs on. Trusting the project or
+ * changing the user's settings replaces it: a new engine reads the settings in full, every
+ * registered user moves to it, and the old one closes once its running calls have ended. Engines
+ * it created are its own to close; the first one stays the caller's. It also keeps the users'
+ * extensions panels live (see ExtensionsWatch).
  */
 export class EngineHost {
   private engine: Engine;
@@ -43,12 +70,20 @@ export class EngineHost {
   private readonly users = new Set<EngineUser>();
   private readonly created = new Set<Engine>();
   private readonly retiring = new Set<Promise<void>>();
-  private trusting: Promise<unknown> = Promise.resolve();
+  private changes: Promise<unknown> = Promise.resolve();
+  private readonly watch: ExtensionsWatch;
 
   constructor(options: EngineHostOptions) {
     this.engine = options.engine;
     const { root, latheHome } = options.engine;
     this.createEngine = options.createEngine ?? (() => createLoggedEngine(root, latheHome));
+    this.watch = new ExtensionsWatch({
+      engine: () => this.engine,
+      idle: () => ![...this.users].some((user) => user.busy?.() === true),
+      onChange: (engine) => this.announce(engine),
+      ...(options.watchIntervalMs !== undefined ? { intervalMs: options.watchIntervalMs } : {}),
+    });
+    if (options.watchIntervalMs !== 0) this.watch.start();
   }
 
   get current(): Engine {
@@ -59,6 +94,16 @@ export class EngineHost {
     return projectStatus(this.engine);
   }
 
+  /** What the extensions panels show, for the current engine. */
+  extensions(): Promise<ExtensionsStatus> {
+    return extensionsStatus(this.engine);
+  }
+
+  /** Apply what waits (when no call runs) and tell every user the extensions' status now. */
+  refreshExtensions(): Promise<void> {
+    return this.watch.check(true);
+  }
+
   /** Follow engine replacements from now on; returns the function that stops. */
   register(user: EngineUser): () => void {
     this.users.add(user);
@@ -67,39 +112,88 @@ export class EngineHost {
     };
   }
 
-  /** Trust the project (once; later calls only report the status). */
+  /**
+   * Trust the project (once; later calls only report the status): record it, pin its plugins and
+   * MCP servers as they are now (what changes later needs approval again), and reload.
+   */
   trust(): Promise<ProjectStatus> {
-    const run = this.trusting.then(() => this.trustNow());
-    this.trusting = run.catch(() => undefined);
+    return this.serial(() => this.trustNow());
+  }
+
+  /** The user's settings changed: move everyone to a new engine that reads them. */
+  reload(): Promise<void> {
+    return this.serial(async () => {
+      await this.replace(
+        (message) => `Lathe could not reload its settings: ${message} Fix the settings, then try again.`,
+      );
+    });
+  }
+
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.changes.then(work);
+    this.changes = run.catch(() => undefined);
     return run;
   }
 
   private async trustNow(): Promise<ProjectStatus> {
     const old = this.engine;
     if (old.policy.projectTrusted) return this.status();
-    new TrustStore(old.latheHome).trust(old.root);
+    const trust = new TrustStore(old.latheHome);
+    trust.trust(old.root);
+    const failed = (message: string) =>
+      `The folder is now trusted, but Lathe could not reload its settings: ${message} Fix the settings, then reopen the folder.`;
+    try {
+      await pinProjectPlugins(old.root, old.latheHome);
+      const servers = configuredMcpServers(old.root, old.latheHome).filter((s) => s.layer === "project");
+      if (servers.length > 0) {
+        const approved = await approveServers({ servers, trust, root: old.root, latheHome: old.latheHome });
+        for (const result of approved) {
+          if (result.error !== undefined) {
+            console.error(
+              `lathe: MCP server ${result.name} could not list its tools for approval: ${result.error}`,
+            );
+          }
+        }
+      }
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      throw new Error(failed(message), { cause: error });
+    }
+    await this.replace(failed);
+    return this.status();
+  }
+
+  /** Create the next engine, move every user to it, and retire the old one once released. */
+  private async replace(failure: (message: string) => string): Promise<void> {
+    const old = this.engine;
     let next: Engine;
     try {
       next = await this.createEngine();
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      throw new Error(
-        `The folder is now trusted, but Lathe could not reload its settings: ${message} Fix the settings, then reopen the folder.`,
-        { cause: error },
-      );
+      throw new Error(failure(message), { cause: error });
     }
     this.created.add(next);
     this.engine = next;
     const switched = await Promise.allSettled([...this.users].map((user) => user.switchTo(next)));
     const released = switched.map((result) => {
       if (result.status === "fulfilled") return result.value.released;
-      console.error("lathe: a window could not move to the trusted project's engine:", result.reason);
+      console.error("lathe: a window could not move to the new engine:", result.reason);
       return Promise.resolve();
     });
     const retired = Promise.allSettled(released).then(() => this.closeIfCreated(old));
     this.retiring.add(retired);
     void retired.finally(() => this.retiring.delete(retired));
-    return this.status();
+    void this.watch.check(true);
+  }
+
+  private async announce(engine: Engine): Promise<void> {
+    const listeners = [...this.users].filter((user) => user.extensionsChanged);
+    if (listeners.length === 0) return;
+    const status = await extensionsStatus(engine);
+    // The engine may have been replaced while the status was read; the next look reports that one.
+    if (engine !== this.engine) return;
+    for (const user of listeners) user.extensionsChanged?.(status);
   }
 
   private async closeIfCreated(engine: Engine): Promise<void> {
@@ -111,9 +205,10 @@ export class EngineHost {
     }
   }
 
-  /** Wait for a running trust and replaced engines to finish, then close the engines this host created. */
+  /** Stop watching, wait for a running change and replaced engines, then close the engines this host created. */
   async close(): Promise<void> {
-    await this.trusting;
+    await this.changes;
+    await this.watch.stop();
     await Promise.allSettled([...this.retiring]);
     for (const engine of [...this.created]) await this.closeIfCreated(engine);
   }

@@ -33,12 +33,24 @@ afterAll(async () => {
 });
 
 describe("tool handlers over a real engine", () => {
-  it("lists every built-in tool in the shape the shared contract declares", async () => {
+  it("lists every tool in the shape the shared contract declares", async () => {
     const answer = await connection.router.dispatch("tools.list", undefined);
     if (!answer.ok) throw new Error(answer.error.message);
     const tools = channels["tools.list"].response.parse(answer.data);
     expect(tools.map((t) => t.id)).toEqual(expect.arrayContaining(["read", "write", "edit", "glob", "grep"]));
-    for (const tool of tools) expect(tool.origin).toEqual({ layer: "builtin", kind: "builtin" });
+    for (const id of ["read", "write", "edit", "glob", "grep"]) {
+      expect(tools.find((t) => t.id === id)).toMatchObject({
+        origin: { layer: "builtin", kind: "builtin" },
+        shadows: [],
+        deferred: false,
+      });
+    }
+    // The bundled plugins are listed too, with their own origin.
+    expect(tools.find((t) => t.id === "word_count")?.origin).toEqual({
+      layer: "bundled",
+      kind: "plugin",
+      name: "word_count",
+    });
     expect(tools.find((t) => t.id === "glob")?.readOnly).toBe(true);
     expect(tools.find((t) => t.id === "write")?.readOnly).toBe(false);
   });

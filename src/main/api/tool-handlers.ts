@@ -1,4 +1,5 @@
-import type { Envelope, ToolInfo } from "../engine/index.ts";
+import type { ToolInfo } from "../../shared/api-contract.ts";
+import type { Envelope } from "../engine/index.ts";
 import type { ApiHandlers } from "./api-router.ts";
 
 /** What the `tools.*` channels run against: a UI connection's current engine and session. */

@@ -1,9 +1,12 @@
+import type { ToolInfo } from "../../shared/api-contract.ts";
+import type { ExtensionsStatus } from "../../shared/extensions-schemas.ts";
 import { parsePushFrame, type PushFrame } from "../../shared/push-events.ts";
-import type { ApprovalMode, Engine, Envelope, Session, ToolInfo } from "../engine/index.ts";
+import type { ApprovalMode, Engine, Envelope, Session } from "../engine/index.ts";
 import { ApprovalBroker } from "./approval-broker.ts";
 import { createApprovalHandlers } from "./approval-handlers.ts";
 import { ApiRouter, type ApiRouterOptions } from "./api-router.ts";
 import { projectStatus, type EngineHost, type EngineUser } from "./engine-host.ts";
+import { createExtensionHandlers } from "./extension-handlers.ts";
 import { createProjectHandlers } from "./project-handlers.ts";
 import { forwardToolActivity } from "./tool-activity.ts";
 import { createToolHandlers } from "./tool-handlers.ts";
@@ -15,6 +18,14 @@ export interface UiConnectionOptions {
   /** The session's approval mode; "ask" unless said otherwise (never yolo by default). */
   mode?: ApprovalMode;
   onHandlerError?: ApiRouterOptions["onHandlerError"];
+}
+
+/** Every bound tool as the UI lists it: the engine's view plus what each one shadows. */
+function listedTools(engine: Engine): ToolInfo[] {
+  return engine.listTools().map((info) => ({
+    ...info,
+    shadows: (engine.registry.get(info.id)?.shadows ?? []).map((origin) => ({ ...origin })),
+  }));
 }
 
 /** One engine's session as this UI uses it. */
@@ -54,11 +65,12 @@ export class UiConnection implements EngineUser {
     this.router = new ApiRouter(
       {
         ...createToolHandlers({
-          listTools: async (): Promise<ToolInfo[]> => (await this.current).engine.listTools(),
+          listTools: async (): Promise<ToolInfo[]> => listedTools((await this.current).engine),
           call: (toolId, args) => this.call(toolId, args),
         }),
         ...createApprovalHandlers(this.broker),
         ...createProjectHandlers(options.host),
+        ...createExtensionHandlers(options.host),
       },
       options.onHandlerError ? { onHandlerError: options.onHandlerError } : {},
     );
@@ -67,6 +79,15 @@ export class UiConnection implements EngineUser {
   /** Prompts waiting for this UI, the one on screen included. */
   get pendingApprovals(): number {
     return this.broker.pendingCount;
+  }
+
+  /** Whether a call this UI made is still running. */
+  busy(): boolean {
+    return [...this.bindings].some((binding) => binding.running.size > 0);
+  }
+
+  extensionsChanged(status: ExtensionsStatus): void {
+    this.pushSafely({ event: "extensions.changed", payload: status });
   }
 
   async switchTo(next: Engine): Promise<{ released: Promise<void> }> {

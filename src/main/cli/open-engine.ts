@@ -8,7 +8,17 @@ import { describeError, writeStderr } from "./output.ts";
  */
 export async function openEngine(root: string): Promise<Engine> {
   const { Engine } = await import("../engine/index.ts");
-  const engine = await Engine.create({ root });
+  const engine = await Engine.create({
+    root,
+    // Say exactly what runs before an MCP server first starts.
+    onMcpEvent: (event) => {
+      if (event.type === "starting" && event.first) {
+        void writeStderr(
+          `lathe: starting MCP server ${event.server} (${event.layer}): ${event.commandLine}\n`,
+        );
+      }
+    },
+  });
   // Said once per run: e.g. a project's settings ignored until the folder is trusted.
   for (const notice of engine.notices) await writeStderr(`lathe: ${notice}\n`);
   engine.events.on("internal-error", ({ toolId, sessionId, error }) => {
@@ -24,6 +34,12 @@ export async function openEngine(root: string): Promise<Engine> {
 export async function withEngine<T>(root: string, fn: (engine: Engine) => Promise<T>): Promise<T> {
   const engine = await openEngine(root);
   try {
+    // A one-shot command sees every tool: wait for MCP servers, then report what could not load.
+    await engine.settleExtensions();
+    for (const d of engine.registry.disabledTools()) {
+      const from = d.origin.name ? `${d.origin.kind} "${d.origin.name}"` : d.origin.kind;
+      await writeStderr(`lathe: ${d.id} (${d.origin.layer} ${from}) is disabled: ${d.reason}\n`);
+    }
     return await fn(engine);
   } finally {
     try {

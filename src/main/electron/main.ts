@@ -6,10 +6,10 @@ import { pathToFileURL } from "node:url";
 import { app, BrowserWindow, dialog, ipcMain, type WebContents } from "electron";
 import { CHANNELS, type ApiResult } from "../../shared/api-contract.ts";
 import { PUSH_CHANNEL } from "../../shared/push-events.ts";
-import { EngineHost } from "../api/engine-host.ts";
+import { EngineHost, createLoggedEngine } from "../api/engine-host.ts";
 import { isTrustedSender } from "../api/sender-check.ts";
 import { UiConnection } from "../api/ui-connection.ts";
-import { Engine } from "../engine/index.ts";
+import type { Engine } from "../engine/index.ts";
 import { resolveRootArgument } from "./root-argument.ts";
 
 const here = import.meta.dirname;
@@ -87,7 +87,7 @@ async function start(): Promise<void> {
   const root = resolveRootArgument(process.argv.slice(1), process.cwd());
   let engine: Engine;
   try {
-    engine = await Engine.create({ root });
+    engine = await createLoggedEngine(root);
   } catch (error) {
     dialog.showErrorBox(
       "Lathe cannot open this folder",
@@ -96,9 +96,6 @@ async function start(): Promise<void> {
     app.exit(1);
     return;
   }
-  engine.events.on("internal-error", ({ toolId, error }) =>
-    console.error(`lathe: ${toolId} failed inside Lathe:`, error),
-  );
   const engineHost = new EngineHost({ engine });
 
   for (const channel of CHANNELS) {

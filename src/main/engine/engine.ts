@@ -3,11 +3,14 @@ import { realpath, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { callRecorder } from "./audit/call-recorder.ts";
 import { builtinTools } from "./builtin/builtin-tools.ts";
+import { toolSearchTool } from "./builtin/tool-search.ts";
 import { canonicalize } from "./capability/canonical-path.ts";
 import { FsCapability } from "./capability/fs-capability.ts";
 import { PathScope, type PathVariables } from "./capability/path-scope.ts";
 import { resolveLatheHome } from "./config/lathe-home.ts";
 import { EngineEvents } from "./engine-events.ts";
+import { EngineExtensions } from "./extensions/engine-extensions.ts";
+import type { McpEvent } from "./mcp/mcp-event.ts";
 import { SessionError } from "./errors/session-error.ts";
 import { ApprovalCache, type ApprovalPersistence } from "./policy/approval-cache.ts";
 import type { Approver } from "./policy/approval-request.ts";
@@ -16,14 +19,19 @@ import type { PermissionRule } from "./policy/permission-rule.ts";
 import { loadPolicyConfig, type PolicyConfig } from "./policy/policy-config.ts";
 import { Ruleset } from "./policy/ruleset.ts";
 import { sessionPolicy } from "./policy/session-policy.ts";
+import type { Asker } from "./session/question-request.ts";
 import { Session } from "./session/session.ts";
+import { SkillCatalog } from "./skills/skill-catalog.ts";
 import { SessionState } from "./session/session-state.ts";
 import { projectApprovals, sessionApprovals } from "./store/approval-store.ts";
 import { AuditLog } from "./store/audit-log.ts";
 import { ConversationStore } from "./store/conversation-store.ts";
 import { openDatabase, type Db } from "./store/database.ts";
 import { SessionStore } from "./store/session-store.ts";
+import { TodoStore } from "./store/todo-store.ts";
 import type { AnyTool, ToolInfo } from "./tools/contract.ts";
+import { planDeferral, type DeferralOptions } from "./tools/deferral.ts";
+import { ToolExposure, type ToolExposureOptions } from "./tools/tool-exposure.ts";
 import { ToolRegistry, toolInfo } from "./tools/tool-registry.ts";
 
 export interface EngineOptions {
@@ -35,6 +43,15 @@ export interface EngineOptions {
   manifestRules?: readonly PermissionRule[];
   /** The agent's name, for hooks and messages. */
   agent?: string;
+  /**
+   * Load plugin tools and start MCP servers (default true). Plugins register at once; MCP tools
+   * join the registry when the host calls `applyPendingChanges()` (or `settleExtensions()`).
+   */
+  extensions?: boolean;
+  /** The bundled plugins folder (default: `plugins/` shipped with Lathe). */
+  bundledPluginsDir?: string;
+  /** Told before an MCP server first starts (with its exact command line) and of its state changes. */
+  onMcpEvent?: (event: McpEvent) => void;
 }
 
 export interface OpenSessionOptions {
@@ -44,6 +61,8 @@ export interface OpenSessionOptions {
   mode?: ApprovalMode;
   /** Who answers approval prompts. Without one the host is headless: `ask` becomes `deny`. */
   approver?: Approver;
+  /** Who answers the question tool. Without one the host is headless: questions fail with a fixed message. */
+  asker?: Asker;
 }
 
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -64,12 +83,18 @@ export class Engine {
   readonly events = new EngineEvents();
   readonly policy: PolicyConfig;
   readonly agent: string;
+  /** Each session's todo list (the `todo` tool); hosts read it with `todos.get(sessionId)`. */
+  readonly todos: TodoStore;
+  /** Skills from `$LATHE_HOME/skills` and the trusted project's `.lathe/skills`. */
+  readonly skills: SkillCatalog;
   private readonly ruleset: Ruleset;
+  private extensionsHost: EngineExtensions | undefined;
   private db: Db | undefined;
   private sessionStore: SessionStore | undefined;
   private auditLog: AuditLog | undefined;
   private conversationStore: ConversationStore | undefined;
   private readonly open = new Set<Session>();
+  private readonly exposures = new WeakMap<SessionState, ToolExposure>();
 
   private constructor(root: string, latheHome: string, policy: PolicyConfig, agent: string) {
     this.root = root;
@@ -77,6 +102,8 @@ export class Engine {
     this.policy = policy;
     this.agent = agent;
     this.ruleset = new Ruleset(policy.rules);
+    this.todos = new TodoStore({ database: () => this.database(), events: this.events });
+    this.skills = new SkillCatalog({ root, latheHome, projectTrusted: policy.projectTrusted });
   }
 
   /**
@@ -102,8 +129,44 @@ export class Engine {
       ...(options.manifestRules ? { manifestRules: options.manifestRules } : {}),
     });
     const engine = new Engine(root, latheHome, policy, options.agent ?? "default");
-    for (const tool of builtinTools()) engine.registry.register(tool, { layer: "builtin", kind: "builtin" });
+    const deps = {
+      web: policy.web,
+      settingsFile: policy.userSettingsFile,
+      todos: engine.todos,
+      skills: engine.skills,
+    };
+    for (const tool of builtinTools(deps))
+      engine.registry.register(tool, { layer: "builtin", kind: "builtin" });
+    engine.registry.register(
+      toolSearchTool(engine.registry, { exposureFor: (state) => engine.exposureOf(state) }),
+      { layer: "builtin", kind: "builtin" },
+    );
+    if (options.extensions !== false) {
+      engine.extensionsHost = await EngineExtensions.start({
+        registry: engine.registry,
+        root,
+        latheHome,
+        policy,
+        ...(options.bundledPluginsDir ? { bundledDir: options.bundledPluginsDir } : {}),
+        ...(options.onMcpEvent ? { onMcpEvent: options.onMcpEvent } : {}),
+      });
+    }
     return engine;
+  }
+
+  /** Plugins and MCP servers, when the engine loads them. */
+  get extensions(): EngineExtensions | undefined {
+    return this.extensionsHost;
+  }
+
+  /** Between turns: apply plugin folder changes and MCP connects, reconnects and list changes. */
+  async applyPendingChanges(): Promise<void> {
+    await this.extensionsHost?.applyPendingChanges();
+  }
+
+  /** For one-shot hosts (`lathe call`, `lathe tools`): wait for MCP servers to connect, then apply. */
+  async settleExtensions(timeoutMs?: number): Promise<void> {
+    await this.extensionsHost?.settle(timeoutMs);
   }
 
   /** Things the user should be told once, e.g. project settings ignored until trusted. */
@@ -111,8 +174,32 @@ export class Engine {
     return this.policy.notices;
   }
 
-  listTools(): ToolInfo[] {
-    return this.registry.all().map(toolInfo);
+  /**
+   * Every bound tool with its origin and whether the model would start with its name only, for a
+   * model with `contextTokens` of context (default: tools/deferral.ts DEFAULT_CONTEXT_TOKENS).
+   */
+  listTools(options: DeferralOptions = {}): ToolInfo[] {
+    const entries = this.registry.all();
+    const { deferred } = planDeferral(entries, options);
+    return entries.map((entry) => toolInfo(entry, deferred));
+  }
+
+  /**
+   * What a session's model is shown of the tools: full definitions, deferred names, and what
+   * tool_search has loaded. One per session; `options` (the model's context size, the agent's
+   * visibility) update it, and the discoveries stay.
+   */
+  toolExposure(session: Session, options?: ToolExposureOptions): ToolExposure {
+    return this.exposureOf(session.state, options);
+  }
+
+  private exposureOf(state: SessionState, options?: ToolExposureOptions): ToolExposure {
+    let exposure = this.exposures.get(state);
+    if (!exposure) {
+      exposure = new ToolExposure(this.registry, options);
+      this.exposures.set(state, exposure);
+    } else if (options) exposure.configure(options);
+    return exposure;
   }
 
   private database(): Db {
@@ -155,7 +242,7 @@ export class Engine {
     const approvalStores: ApprovalPersistence[] = [];
     if (options.id === undefined) {
       const id = newSessionId();
-      state = new SessionState(id, this.sessionDir(id));
+      state = new SessionState(id, this.sessionDir(id), undefined, undefined, options.asker);
     } else {
       const id = options.id;
       if (!SESSION_ID.test(id)) {
@@ -172,7 +259,13 @@ export class Engine {
       }
       if (!existing) store.create(id, this.root);
       else if (existing.closedAt !== null) store.reopen(id, this.root);
-      state = new SessionState(id, this.sessionDir(id), store.reads(id), store.persistence(id));
+      state = new SessionState(
+        id,
+        this.sessionDir(id),
+        store.reads(id),
+        store.persistence(id),
+        options.asker,
+      );
       approvalStores.push(sessionApprovals(this.database(), id));
     }
     if (this.policy.cacheApprovalsInProject)
@@ -210,6 +303,7 @@ export class Engine {
       onClose: async (s) => {
         this.open.delete(s);
         if (s.persistent) this.store().close(s.id);
+        this.todos.drop(s.id);
         await s.state.removeFiles();
       },
       onRelease: (s) => {
@@ -231,11 +325,14 @@ export class Engine {
       );
     }
     store.close(id);
+    this.todos.drop(id);
     await rm(this.sessionDir(id), { recursive: true, force: true });
   }
 
   /** Close ephemeral sessions, release persistent ones, flush the audit trail, close the database. */
   async close(): Promise<void> {
+    await this.extensionsHost?.close();
+    this.extensionsHost = undefined;
     for (const s of [...this.open]) {
       if (s.persistent) s.release();
       else await s.close();

@@ -10,3 +10,17 @@ export { resolveLatheHome } from "./config/lathe-home.ts";
 export { TrustStore } from "./policy/trust-store.ts";
 export type { ApprovalAnswer, ApprovalRequest, Approver } from "./policy/approval-request.ts";
 export type { ToolInvocationFinished, ToolInvocationStarted } from "./engine-events.ts";
+export { SettingsFile, type SettingsDocument } from "./config/settings-file.ts";
+export { McpServerSchema, type McpServerConfig, type Settings } from "./policy/lathe-settings.ts";
+export type { DisabledTool, RegisteredTool } from "./tools/tool-registry.ts";
+export type { ManagedPluginStatus } from "./plugins/plugin-manager.ts";
+export {
+  describeProjectPlugins,
+  pinKey as pluginPinKey,
+  pinProjectPlugins,
+} from "./plugins/project-plugins.ts";
+export type { McpServerStatus } from "./mcp/mcp-event.ts";
+export { commandLine as mcpCommandLine } from "./mcp/mcp-command-line.ts";
+export { approveServers, configuredMcpServers } from "./mcp/mcp-approval.ts";
+export { mcpLogFile } from "./mcp/mcp-manager.ts";
+export { serverPinKey } from "./mcp/mcp-pins.ts";

@@ -6,3 +6,10 @@ export function originLabel(origin: ToolOrigin): string {
     .filter((part) => part !== undefined && part !== "")
     .join(" · ");
 }
+
+/** The same as a phrase, e.g. "builtin", "project plugin word_count", "global MCP server files". */
+export function originPhrase(origin: ToolOrigin): string {
+  if (origin.kind === "builtin") return "builtin";
+  const kind = origin.kind === "mcp" ? "MCP server" : "plugin";
+  return [origin.layer, kind, origin.name].filter((part) => part !== undefined && part !== "").join(" ");
+}

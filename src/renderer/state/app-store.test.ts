@@ -27,6 +27,8 @@ function tool(
     gated: !readOnly,
     kind: readOnly ? "search" : "edit",
     origin: { layer: "builtin", kind: "builtin" },
+    deferred: false,
+    shadows: [],
   };
 }
 
@@ -42,6 +44,14 @@ const untrusted: ProjectStatus = {
   notices: [
     "This folder is not trusted, so 1 allow/ask rule in /work/project/.lathe/settings.json is ignored",
   ],
+};
+
+/** The app store never uses the extensions channels; reaching one fails the test's promise chain. */
+const unused = () => Promise.reject(new Error("the app store does not use the extensions channels"));
+const extensionChannelsUnused: Pick<LatheApi, "extensions" | "plugins" | "mcp"> = {
+  extensions: { status: unused },
+  plugins: { setEnabled: unused, approve: unused },
+  mcp: { preview: unused, save: unused, remove: unused, setEnabled: unused, restart: unused, log: unused },
 };
 
 function fakeApi(
@@ -79,6 +89,7 @@ function fakeApi(
         );
       },
     },
+    ...extensionChannelsUnused,
     on: (event, listener) => listeners.add(event, listener),
   };
   /** Deliver a push the way a transport does: validated first. */
@@ -160,6 +171,25 @@ describe("the app store", () => {
     await store.getState().loadTools();
     await store.getState().run();
     expect(store.getState().result).toEqual({ toolId: "glob", status: "failed", message: "lost" });
+  });
+});
+
+describe("refreshing the tools after extensions changed", () => {
+  it("takes the new list without showing Loading, keeping the selection and typed arguments", async () => {
+    const lists = [[tool("glob", true, globParams), tool("write", false)], [tool("glob", true, globParams)]];
+    const { api } = fakeApi({ ok: true, data: [] }, output);
+    api.tools.list = () => Promise.resolve({ ok: true, data: lists.shift() ?? [] });
+    const store = createAppStore(api);
+    await store.getState().loadTools();
+    store.getState().setArgs("glob", '{"pattern": "*.md"}');
+    const seen: string[] = [];
+    const stop = store.subscribe((state) => seen.push(state.toolsStatus));
+    await store.getState().refreshTools();
+    stop();
+    expect(seen).not.toContain("loading");
+    expect(store.getState().tools.map((t) => t.id)).toEqual(["glob"]);
+    expect(store.getState().selectedId).toBe("glob");
+    expect(store.getState().argsText["glob"]).toBe('{"pattern": "*.md"}');
   });
 });
 

@@ -16,7 +16,11 @@ export type RunResult =
   | { toolId: string; status: "envelope"; envelope: Envelope }
   | { toolId: string; status: "failed"; message: string };
 
+/** The app's views: running tools, and the extensions panels. */
+export type AppView = "workbench" | "tools" | "plugins" | "mcp";
+
 export interface AppState {
+  view: AppView;
   tools: ToolInfo[];
   toolsStatus: "loading" | "ready" | "failed";
   toolsError: string | undefined;
@@ -38,6 +42,9 @@ export interface AppState {
   /** The person chose "Not now" on the trust banner. */
   trustDismissed: boolean;
   loadTools(): Promise<void>;
+  /** Fetch the tool list again without showing "Loading" (after plugins or servers changed). */
+  refreshTools(): Promise<void>;
+  setView(view: AppView): void;
   select(toolId: string): void;
   setArgs(toolId: string, text: string): void;
   run(): Promise<void>;
@@ -68,6 +75,7 @@ export function parseArguments(text: string): { args: Record<string, unknown> } 
 
 export function createAppStore(api: LatheApi): AppStore {
   return createStore<AppState>()((set, get) => ({
+    view: "workbench",
     tools: [],
     toolsStatus: "loading",
     toolsError: undefined,
@@ -86,6 +94,10 @@ export function createAppStore(api: LatheApi): AppStore {
 
     async loadTools() {
       set({ toolsStatus: "loading", toolsError: undefined });
+      await get().refreshTools();
+    },
+
+    async refreshTools() {
       const answer = await api.tools.list();
       if (!answer.ok) {
         set({ toolsStatus: "failed", toolsError: answer.error.message });
@@ -101,8 +113,13 @@ export function createAppStore(api: LatheApi): AppStore {
         tools,
         argsText,
         toolsStatus: "ready",
+        toolsError: undefined,
         selectedId: selected && tools.some((t) => t.id === selected) ? selected : firstReadOnly,
       });
+    },
+
+    setView(view) {
+      set({ view });
     },
 
     select(toolId) {

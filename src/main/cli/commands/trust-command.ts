@@ -23,6 +23,9 @@ export function registerTrustCommand(program: Command): void {
       const { resolveLatheHome } = await import("../../engine/index.ts");
       const { TrustStore } = await import("../../engine/policy/trust-store.ts");
       const { loadSettings } = await import("../../engine/policy/lathe-settings.ts");
+      const { describeProjectPlugins, pinProjectPlugins } =
+        await import("../../engine/plugins/project-plugins.ts");
+      const { approveServers, configuredMcpServers } = await import("../../engine/mcp/mcp-approval.ts");
       const root = await realpath(rootOf(options));
       const latheHome = resolveLatheHome();
       const store = new TrustStore(latheHome);
@@ -44,9 +47,28 @@ export function registerTrustCommand(program: Command): void {
         const line = "command" in server ? [server.command, ...server.args].join(" ") : server.url;
         lines.push(`  mcp       ${name}: ${line}`);
       }
+      for (const plugin of await describeProjectPlugins(root, latheHome)) {
+        const note =
+          plugin.pinned === "changed"
+            ? " (changed since you last trusted it)"
+            : plugin.pinned === "new"
+              ? " (new)"
+              : "";
+        lines.push(`  plugin    ${plugin.name}${note}: ${plugin.dir}`);
+      }
       if (settings.approvals.mode) lines.push(`  approvals mode ${settings.approvals.mode}`);
       if (lines.length === 1) lines.push(`  (nothing in ${settingsFile} grants anything yet)`);
       store.trust(root);
+      // Pin what was approved: a plugin or MCP server that changes later is disabled until trusted again.
+      await pinProjectPlugins(root, latheHome);
+      const servers = configuredMcpServers(root, latheHome).filter((s) => s.layer === "project");
+      for (const result of await approveServers({ servers, trust: store, root, latheHome })) {
+        lines.push(
+          result.error
+            ? `  mcp       ${result.name}: could not list its tools (${result.error}); its command line is pinned`
+            : `  mcp       ${result.name}: pinned with ${result.tools.length} tool${result.tools.length === 1 ? "" : "s"}`,
+        );
+      }
       lines.push(`Trust recorded in ${store.file}. Undo with: lathe trust --revoke --root ${root}`);
       await writeStdout(`${lines.join("\n")}\n`);
     });

@@ -72,7 +72,9 @@ const BUILTINS = [
   "times", "pushd", "popd", "dirs", "shopt", "[[", "printf", "echo", "test", "exec", "command",
 ]; // prettier-ignore
 
-const SHELL_REQUIREMENTS: ShellRunRequirement[] = [...new Set([...COMMANDS, ...BUILTINS])].map((cmd) => ({ cmd }));
+const SHELL_REQUIREMENTS: ShellRunRequirement[] = [...new Set([...COMMANDS, ...BUILTINS])].map((cmd) => ({
+  cmd,
+}));
 
 /** The approval identity of a command: the command itself, runs of whitespace collapsed. */
 export function bashApprovalKey(command: string): string {

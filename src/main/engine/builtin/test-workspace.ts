@@ -31,7 +31,8 @@ export async function openTestWorkspace(): Promise<TestWorkspace> {
   const root = path.join(base, "ws");
   const latheHome = path.join(base, "home");
   await mkdir(root);
-  const engine = await Engine.create({ root, latheHome });
+  // The bare engine: bundled plugins and MCP servers are not what these tests are about.
+  const engine = await Engine.create({ root, latheHome, extensions: false });
   const session = await engine.openSession({ mode: "yolo" });
   const abs = (relative: string): string => path.join(engine.root, relative);
   return {

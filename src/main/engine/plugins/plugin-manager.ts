@@ -1,3 +1,5 @@
+import path from "node:path";
+import { loadSettings } from "../policy/lathe-settings.ts";
 import { TrustStore } from "../policy/trust-store.ts";
 import type { ToolRegistry } from "../tools/tool-registry.ts";
 import { EntryChecker } from "./entry-check.ts";
@@ -33,6 +35,12 @@ export interface PluginManagerOptions {
   onPendingChanges?(): void;
 }
 
+/** A plugin's status as the manager reports it: the instance's, and whether the user turned it off. */
+export interface ManagedPluginStatus extends PluginStatus {
+  /** Listed in the user's `disabledPlugins`, so it is not loaded. */
+  disabledByUser: boolean;
+}
+
 export interface PluginLogEntry {
   /** The plugin folder name. */
   plugin: string;
@@ -63,6 +71,10 @@ export class PluginManager {
   private queue: Promise<void> = Promise.resolve();
   private closed = false;
   private watchWanted = false;
+  /** `disabledPlugins` of the user's settings, as last read. */
+  private userDisabled = new Set<string>();
+  /** The instances refused because the user disabled them. */
+  private readonly offByUser = new WeakSet<PluginInstance>();
 
   constructor(options: PluginManagerOptions) {
     this.options = options;
@@ -167,24 +179,59 @@ export class PluginManager {
     }
   }
 
+  private userSettingsFile(): string {
+    return path.join(this.options.latheHome, "settings.json");
+  }
+
+  /** Re-read `disabledPlugins`; a settings file that cannot be read keeps the last list, and says so. */
+  private readUserDisabled(): void {
+    const file = this.userSettingsFile();
+    try {
+      this.userDisabled = new Set(loadSettings(file).disabledPlugins);
+    } catch (err) {
+      this.options.registry.reportDisabled({
+        id: file,
+        origin: { layer: "global", kind: "plugin" },
+        reason: `Cannot read disabledPlugins from ${file} (${(err as Error).message}); the plugins you disabled before stay disabled, the others stay loaded. Fix the file.`,
+      });
+    }
+  }
+
+  /** The `disabledPlugins` entry that turns this folder off, if any. */
+  private disabledEntry(folder: PluginFolder): string | undefined {
+    const scoped = `${folder.layer}:${folder.name}`;
+    if (this.userDisabled.has(scoped)) return scoped;
+    return this.userDisabled.has(folder.name) ? folder.name : undefined;
+  }
+
   private async reconcile(): Promise<void> {
     const { registry, root } = this.options;
     registry.clearDisabled((d) => d.origin.kind === "plugin" && d.origin.name === undefined);
+    this.readUserDisabled();
     const folders = (await Promise.all(this.dirs().map((dir) => this.discover(dir)))).flat();
     const pins = this.projectTrusted ? this.trust.pins(root) : {};
     const pinCheck: PinCheck = (folder, hash, entryName) =>
       folder.layer === "project" ? pinRefusal(folder, hash, pins, root, entryName) : undefined;
 
     const previous = new Map(
-      this.instances.filter((i) => i.state !== "disabled" || i.hash).map((i) => [folderKey(i.folder), i]),
+      this.instances
+        .filter((i) => (i.state !== "disabled" || i.hash) && !this.offByUser.has(i))
+        .map((i) => [folderKey(i.folder), i]),
     );
     const candidates = folders.map((f) => new PluginInstance(f, registry, (i, line) => this.onLog(i, line)));
     await Promise.all(candidates.map((c) => c.read()));
 
     const next: PluginInstance[] = [];
     const fresh: PluginInstance[] = [];
+    const turnedOff: { instance: PluginInstance; entry: string }[] = [];
     for (const candidate of candidates) {
       const key = folderKey(candidate.folder);
+      const entry = this.disabledEntry(candidate.folder);
+      if (entry !== undefined) {
+        next.push(candidate);
+        turnedOff.push({ instance: candidate, entry });
+        continue;
+      }
       const old = previous.get(key);
       const verdict = pinCheck(
         candidate.folder,
@@ -213,6 +260,13 @@ export class PluginManager {
       checker.dispose();
     }
     for (const candidate of fresh) candidate.activate();
+    // Refused only now: unloading the instance it replaces clears that folder's disabled entries.
+    for (const { instance, entry } of turnedOff) {
+      instance.refuse(
+        `You disabled the plugin ${instance.folder.name} (${instance.folder.layer}) with "${entry}" in disabledPlugins of ${this.userSettingsFile()}. Enable it in the app's Plugins panel, or remove that entry.`,
+      );
+      this.offByUser.add(instance);
+    }
 
     if (!this.projectTrusted) {
       const untrusted = await discoverFolders({ layer: "project", dir: projectToolsDir(root) });
@@ -229,8 +283,8 @@ export class PluginManager {
   }
 
   /** Every plugin folder: its layer, state, tool, version, hash, reason when disabled, isolate, logs. */
-  status(): PluginStatus[] {
-    return this.instances.map((i) => i.status());
+  status(): ManagedPluginStatus[] {
+    return this.instances.map((i) => ({ ...i.status(), disabledByUser: this.offByUser.has(i) }));
   }
 
   /** Stop watching, unregister every plugin (draining calls in flight) and release the isolates. */

@@ -110,7 +110,8 @@ export async function openPluginWorld(options: PluginWorldOptions = {}): Promise
   };
   await options.arrange?.(dirs);
   if (options.trusted) new TrustStore(latheHome).trust(root);
-  const engine = await Engine.create({ root, latheHome });
+  // The kit runs its own PluginManager; the engine's own extensions would load the same folders twice.
+  const engine = await Engine.create({ root, latheHome, extensions: false });
   const logs: PluginLogEntry[] = [];
   const manager = new PluginManager({
     registry: engine.registry,

@@ -132,6 +132,20 @@ export const SettingsSchema = z.strictObject({
     .array(ShellRunRequirementSchema)
     .default([])
     .describe("Commands the bash tool may run in addition to its built-in list."),
+  disabledPlugins: z
+    .array(
+      z
+        .string()
+        .regex(
+          /^(?:(?:bundled|global|project):)?[^\s:/\\]{1,128}$/,
+          'use a plugin folder name, optionally with its layer: "word_count" or "bundled:word_count"',
+        ),
+    )
+    .max(1_000)
+    .default([])
+    .describe(
+      'Plugins not to load (user settings only): a folder name disables it in every layer, "LAYER:NAME" in one.',
+    ),
   providers: ProvidersSchema.default({}).describe("Model endpoints and where their API keys are read from."),
   defaultModel: z
     .string()

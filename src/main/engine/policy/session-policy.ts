@@ -60,7 +60,10 @@ function describeAccess(access: PlannedAccess): string {
 
 /** One session's policy: the engine's rules and hooks, the session's mode, approver and approvals. */
 export function sessionPolicy(input: SessionPolicyInput): SessionPolicy {
-  const ctx: PolicyContext = { ...input, watchdog: [...BUILTIN_GUARDS, ...input.config.hooks.map(hookCheck)] };
+  const ctx: PolicyContext = {
+    ...input,
+    watchdog: [...BUILTIN_GUARDS, ...input.config.hooks.map(hookCheck)],
+  };
   return {
     decide: (entry, args, fs, signal) => decideCall(ctx, entry.tool, entry.origin, args, fs, signal),
     authorize: async (entry, access, fs, signal) => {

@@ -94,4 +94,13 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (parent_session_id, child_session_id)
   );
   `,
+  `
+  CREATE TABLE todos (
+    session_id  TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    position    INTEGER NOT NULL,
+    content     TEXT NOT NULL,
+    status      TEXT NOT NULL CHECK (status IN ('pending', 'in_progress', 'completed')),
+    PRIMARY KEY (session_id, position)
+  );
+  `,
 ];

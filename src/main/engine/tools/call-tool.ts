@@ -165,20 +165,21 @@ async function run(
   if (invalid !== undefined) return errorEnvelope(invalid, meta());
 
   const fs = ctx.capabilityFor(tool);
-  if (ctx.decide) {
-    let decision: PolicyResult;
-    try {
-      decision = await ctx.decide(entry, parsed.args, fs, options.signal);
-    } catch (err) {
-      return errorEnvelope(errorText(tool.id, err, ctx), meta());
+  // The scheduler slot is taken now, when the call is issued, and the policy decides inside it:
+  // a write whose approval takes a while still runs before a write issued after it.
+  const outcome = await ctx.scheduler.run(tool.readOnly, async () => {
+    if (ctx.decide) {
+      let decision: PolicyResult;
+      try {
+        decision = await ctx.decide(entry, parsed.args, fs, options.signal);
+      } catch (err) {
+        return { error: errorText(tool.id, err, ctx) };
+      }
+      stages.push(...decision.stages);
+      if (!decision.allowed) return { error: decision.errorText ?? `${tool.id} was not allowed.` };
     }
-    stages.push(...decision.stages);
-    if (!decision.allowed) return errorEnvelope(decision.errorText ?? `${tool.id} was not allowed.`, meta());
-  }
-
-  const outcome = await ctx.scheduler.run(tool.readOnly, () =>
-    executeBounded(entry, parsed.args, ctx, fs, options.signal),
-  );
+    return executeBounded(entry, parsed.args, ctx, fs, options.signal);
+  });
   if (outcome.error !== undefined) return errorEnvelope(outcome.error, meta());
 
   const data = outcome.data;

@@ -32,7 +32,11 @@ export async function openWebTestEngine(
     latheHome,
     ...(options.manifestRules ? { manifestRules: options.manifestRules } : {}),
   });
-  for (const tool of tools) engine.registry.register(tool, { layer: "builtin", kind: "builtin" });
+  // The engine ships these tools with the user's settings; the tests' copies carry their own.
+  for (const tool of tools) {
+    engine.registry.unregister("builtin", (_origin, id) => id === tool.id);
+    engine.registry.register(tool, { layer: "builtin", kind: "builtin" });
+  }
   const session = await engine.openSession({ mode: options.mode ?? "yolo" });
   return {
     engine,

@@ -1,0 +1,195 @@
+import { InvalidArgumentError, Option, type Command } from "commander";
+import { parseModelSpec } from "../../engine/agent/model-spec.ts";
+import { CliError } from "../cli-error.ts";
+import { modeOption, rootOf, rootOption, type Mode } from "../cli-options.ts";
+import { ExitCode, type RunResult as CliResult } from "../exit-codes.ts";
+import { describeError, writeStderr } from "../output.ts";
+import { readStdin } from "../read-stdin.ts";
+import { runEventPrinter } from "../run-event-printer.ts";
+
+interface RunOptions {
+  root?: string;
+  agent?: string;
+  model?: string;
+  mode?: Mode;
+  json?: boolean;
+  resume?: string;
+  replay?: boolean;
+}
+
+function modelOption(): Option {
+  return new Option(
+    "--model <provider:model>",
+    "the model, e.g. ollama:llama3.2, lmstudio:<id>, llamacpp:<id>, vllm:<id>, openai-compatible:<id>, anthropic:<id>, openai:<id> (default: the agent's, else defaultModel in settings)",
+  ).argParser((value: string) => {
+    try {
+      parseModelSpec(value);
+    } catch (err) {
+      throw new InvalidArgumentError((err as Error).message);
+    }
+    return value;
+  });
+}
+
+/** Errors that mean the command line named something that is not there: exit 2. */
+const USAGE_CODES = new Set(["model_spec", "agent_not_found", "session"]);
+
+function failure(err: unknown): CliError {
+  const code = typeof err === "object" && err !== null ? (err as { code?: unknown }).code : undefined;
+  const usage = typeof code === "string" && USAGE_CODES.has(code);
+  return new CliError(describeError(err), usage ? ExitCode.usage : ExitCode.failure);
+}
+
+async function replay(options: RunOptions & { resume: string }): Promise<void> {
+  const [{ replaySession }, { withEngine }] = await Promise.all([
+    import("../../engine/agent/index.ts"),
+    import("../open-engine.ts"),
+  ]);
+  const print = runEventPrinter(options.json === true, {
+    stdout: (t) => process.stdout.write(t),
+    stderr: (t) => process.stderr.write(t),
+  });
+  try {
+    await withEngine(rootOf(options), async (engine) => replaySession(engine, options.resume, print));
+  } catch (err) {
+    throw failure(err);
+  }
+}
+
+/**
+ * `lathe run "<prompt>"`: one agent turn, headless. Text streams to stdout (or JSONL events with
+ * --json); `ask` approvals become denials and questions fail; the exit code says whether the run
+ * finished (0), failed or stopped (1), or the command line was wrong (2).
+ */
+export function registerRunCommand(program: Command, result: CliResult): void {
+  program
+    .command("run")
+    .description("Run an agent on a prompt: the model drives the tools; its answer streams to stdout.")
+    .argument("[prompt]", 'what the agent should do; "-" reads it from stdin')
+    .addOption(rootOption())
+    .option(
+      "--agent <id>",
+      'the agent (a manifest in $LATHE_HOME/agents or <root>/.lathe/agents; default "default")',
+    )
+    .addOption(modelOption())
+    .addOption(modeOption())
+    .option("--json", "print every event as one line of JSON instead of the text")
+    .option("--resume <id>", "continue the session <id> (lathe run prints the id of every run)")
+    .option(
+      "--replay",
+      "with --resume: print the recorded events again, calling neither the model nor any tool",
+    )
+    .addHelpText(
+      "after",
+      `
+Models: PROVIDER:MODEL. Local servers need no key: ollama (127.0.0.1:11434), lmstudio (:1234),
+llamacpp (:8080), vllm (:8000); move one, or point openai-compatible at any server, in settings:
+  {"providers": {"openai-compatible": {"baseURL": "http://127.0.0.1:9000/v1", "apiKeyEnv": "MY_KEY"}},
+   "defaultModel": "ollama:llama3.2"}
+Cloud providers read their key from the environment: ANTHROPIC_API_KEY, OPENAI_API_KEY.
+
+JSON events (--json): start, notice, step-start, text, reasoning, tool-call, approval,
+question-refused, tool-result, step-finish, error, finish (with status and token usage).
+
+Exit codes: 0 the run finished, 1 it failed or stopped early (error, budget, Ctrl-C), 2 usage error.
+
+Examples:
+  lathe run "Summarise README.md" --model ollama:llama3.2
+  lathe run "Fix the failing test" --mode yolo --json > events.jsonl
+  lathe run "Now add a test for it" --resume s-m2x1k9-1a2b3c4d
+  lathe run --resume s-m2x1k9-1a2b3c4d --replay`,
+    )
+    .action(async (promptArg: string | undefined, options: RunOptions) => {
+      if (options.replay) {
+        if (options.resume === undefined)
+          throw new CliError("--replay needs --resume <id>: the session to replay.", ExitCode.usage);
+        if (promptArg !== undefined)
+          throw new CliError("--replay takes no prompt: it only prints what was recorded.", ExitCode.usage);
+        await replay({ ...options, resume: options.resume });
+        result.exitCode = ExitCode.ok;
+        return;
+      }
+      if (promptArg === undefined) {
+        throw new CliError(
+          'missing the prompt: lathe run "<what to do>" (or "-" to read it from stdin)',
+          ExitCode.usage,
+        );
+      }
+      const prompt = (promptArg === "-" ? await readStdin() : promptArg).trim();
+      if (prompt === "")
+        throw new CliError("The prompt is empty: say what the agent should do.", ExitCode.usage);
+      result.exitCode = await runOnce(prompt, options);
+    });
+}
+
+async function runOnce(prompt: string, options: RunOptions): Promise<0 | 1> {
+  const agentModule = await import("../../engine/agent/index.ts");
+  const json = options.json === true;
+  const print = runEventPrinter(json, {
+    stdout: (t) => process.stdout.write(t),
+    stderr: (t) => process.stderr.write(t),
+  });
+  const controller = new AbortController();
+  const interrupt = (): void => controller.abort(new Error("interrupted (Ctrl-C)"));
+  process.once("SIGINT", interrupt);
+  let setup: Awaited<ReturnType<typeof agentModule.setupAgentRun>>;
+  try {
+    setup = await agentModule.setupAgentRun({
+      // A resumed session runs in its own folder unless --root says otherwise.
+      ...(options.root !== undefined || options.resume === undefined ? { root: rootOf(options) } : {}),
+      ...(options.agent !== undefined ? { agentId: options.agent } : {}),
+      ...(options.model !== undefined ? { model: options.model } : {}),
+      ...(options.resume !== undefined ? { resume: options.resume } : {}),
+      preflight: true,
+      signal: controller.signal,
+    });
+  } catch (err) {
+    throw failure(err);
+  } finally {
+    process.off("SIGINT", interrupt);
+  }
+  const { engine, agent, model } = setup;
+  process.once("SIGINT", interrupt);
+  engine.events.on("internal-error", ({ toolId, sessionId, error }) => {
+    void writeStderr(`internal error in tool ${toolId} (session ${sessionId}): ${describeError(error)}\n`);
+  });
+  try {
+    for (const message of setup.notices) print({ type: "notice", message });
+    const run = await agentModule
+      .runAgent({
+        engine,
+        agent,
+        model,
+        prompt,
+        ...(options.resume !== undefined ? { sessionId: options.resume } : {}),
+        ...(options.mode !== undefined ? { mode: options.mode } : {}),
+        signal: controller.signal,
+        onEvent: print,
+      })
+      .catch((err: unknown) => {
+        throw failure(err);
+      });
+    if (!json) {
+      const outcome =
+        run.status === "completed"
+          ? `done in ${run.steps} step${run.steps === 1 ? "" : "s"}`
+          : run.status === "max-rounds"
+            ? `stopped after ${run.steps} steps: the agent's budgets.maxRounds`
+            : run.status === "aborted"
+              ? "stopped"
+              : "failed";
+      const tokens = run.usage.totalTokens !== undefined ? `, ${run.usage.totalTokens} tokens` : "";
+      process.stderr.write(
+        `lathe: ${outcome}${tokens}. Continue with: lathe run --resume ${run.sessionId} "<prompt>"\n`,
+      );
+    }
+    return run.status === "completed" ? ExitCode.ok : ExitCode.failure;
+  } finally {
+    process.off("SIGINT", interrupt);
+    try {
+      await engine.close();
+    } catch (err) {
+      await writeStderr(`error while closing the engine: ${describeError(err)}\n`);
+    }
+  }
+}

@@ -1,0 +1,167 @@
+import {
+  isStepCount,
+  streamText,
+  type LanguageModel,
+  type LanguageModelUsage,
+  type ModelMessage,
+  type ToolSet,
+} from "ai";
+import type { RunEvent, RunStatus, RunUsage } from "./run-events.ts";
+
+export interface AgentLoopOptions {
+  model: LanguageModel;
+  instructions: string;
+  messages: ModelMessage[];
+  /** The bridged tools; none means a plain chat. */
+  tools: ToolSet | undefined;
+  /** The tools the model is shown in the coming step (deferred ones appear once tool_search loads them). */
+  activeTools?: () => string[];
+  maxRounds: number;
+  signal: AbortSignal;
+  /** The step in progress, shared with the tool bridge so its events carry it. */
+  step: { current: number };
+  emit(event: RunEvent): void;
+}
+
+export interface LoopOutcome {
+  status: RunStatus;
+  finishReason: string;
+  steps: number;
+  usage: RunUsage;
+  /** Whether anything reached the host (text, reasoning, a tool call) — a retry must not repeat it. */
+  produced: boolean;
+  error?: unknown;
+}
+
+export function runUsage(usage: LanguageModelUsage | undefined): RunUsage {
+  const out: RunUsage = {};
+  if (!usage) return out;
+  if (usage.inputTokens !== undefined) out.inputTokens = usage.inputTokens;
+  if (usage.outputTokens !== undefined) out.outputTokens = usage.outputTokens;
+  if (usage.totalTokens !== undefined) out.totalTokens = usage.totalTokens;
+  const reasoning = usage.outputTokenDetails?.reasoningTokens;
+  if (reasoning !== undefined) out.reasoningTokens = reasoning;
+  return out;
+}
+
+/**
+ * One run of the model loop with `streamText`: it streams text and reasoning as events, lets the
+ * SDK execute tool calls through the bridged tools (which emit the call, the approval and the
+ * result events), stops after `maxRounds` steps, and stops at once when the signal aborts.
+ * Failures come back in the outcome, never as a throw, so the caller decides what to tell.
+ */
+export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutcome> {
+  const { emit, step } = options;
+  const activeTools = options.tools ? options.activeTools : undefined;
+  const result = streamText({
+    model: options.model,
+    instructions: options.instructions,
+    messages: options.messages,
+    ...(options.tools ? { tools: options.tools } : {}),
+    ...(activeTools ? { prepareStep: () => ({ activeTools: activeTools() }) } : {}),
+    stopWhen: isStepCount(options.maxRounds),
+    abortSignal: options.signal,
+    maxRetries: 1,
+    // Errors arrive as stream parts below; the default handler would print them to the console.
+    onError: () => undefined,
+  });
+  const outcome: LoopOutcome = {
+    status: "completed",
+    finishReason: "unknown",
+    steps: 0,
+    usage: {},
+    produced: false,
+  };
+  let lastStepReason = "";
+  for await (const part of result.fullStream) {
+    switch (part.type) {
+      case "start-step":
+        step.current = outcome.steps;
+        emit({ type: "step-start", step: step.current });
+        break;
+      case "text-delta":
+        if (part.text === "") break;
+        outcome.produced = true;
+        emit({ type: "text", step: step.current, text: part.text });
+        break;
+      case "reasoning-delta":
+        if (part.text === "") break;
+        outcome.produced = true;
+        emit({ type: "reasoning", step: step.current, text: part.text });
+        break;
+      case "tool-call":
+        outcome.produced = true;
+        // Valid calls are announced by the bridge when they are dispatched; the SDK refuses the
+        // rest (an unknown or hidden tool, input that is not JSON) before any tool runs.
+        if (part.invalid) {
+          emit({
+            type: "tool-call",
+            step: step.current,
+            toolCallId: part.toolCallId,
+            toolName: part.toolName,
+            input: part.input,
+          });
+        }
+        break;
+      case "tool-error": {
+        const text =
+          typeof part.error === "string"
+            ? part.error
+            : part.error instanceof Error
+              ? part.error.message
+              : String(part.error);
+        emit({
+          type: "tool-result",
+          step: step.current,
+          toolCallId: part.toolCallId,
+          toolName: part.toolName,
+          envelope: { type: "error", error_text: text, metadata: { duration_ms: 0 } },
+        });
+        break;
+      }
+      case "finish-step":
+        lastStepReason = part.finishReason;
+        emit({
+          type: "step-finish",
+          step: step.current,
+          finishReason: part.finishReason,
+          usage: runUsage(part.usage),
+        });
+        outcome.steps++;
+        break;
+      case "finish":
+        outcome.finishReason = part.finishReason;
+        outcome.usage = runUsage(part.totalUsage);
+        break;
+      case "abort":
+        outcome.status = "aborted";
+        outcome.finishReason = "aborted";
+        break;
+      case "error":
+        if (options.signal.aborted) {
+          outcome.status = "aborted";
+          outcome.finishReason = "aborted";
+        } else {
+          outcome.status = "failed";
+          outcome.finishReason = "error";
+          outcome.error = part.error;
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  if (options.signal.aborted && outcome.status !== "failed") {
+    outcome.status = "aborted";
+    outcome.finishReason = "aborted";
+  }
+  if (
+    outcome.status === "completed" &&
+    lastStepReason === "tool-calls" &&
+    outcome.steps >= options.maxRounds
+  ) {
+    outcome.status = "max-rounds";
+    outcome.finishReason = "max-rounds";
+  }
+  return outcome;
+}

@@ -1,0 +1,121 @@
+import { realpath } from "node:fs/promises";
+import path from "node:path";
+import { canonicalize } from "../capability/canonical-path.ts";
+import { resolveLatheHome } from "../config/lathe-home.ts";
+import { Engine } from "../engine.ts";
+import { SessionError } from "../errors/session-error.ts";
+import { TrustStore } from "../policy/trust-store.ts";
+import { ConversationStore, type ConversationRecord } from "../store/conversation-store.ts";
+import { openDatabase } from "../store/database.ts";
+import { loadAgentCatalog } from "./agent-catalog.ts";
+import type { AgentManifest } from "./agent-manifest.ts";
+import { defaultProviderRegistry } from "./default-providers.ts";
+import { ModelError } from "./model-error.ts";
+import { loadModelSettings } from "./model-settings.ts";
+import type { ProviderRegistry, ResolvedModel, SecretSource } from "./provider-registry.ts";
+
+export interface AgentSetupInput {
+  /** The workspace folder; defaults to the resumed session's folder, else the current directory. */
+  root?: string;
+  latheHome?: string;
+  /** The agent's id; defaults to the resumed conversation's agent, else "default". */
+  agentId?: string;
+  /** `PROVIDER:MODEL`; defaults to the resumed conversation's, the agent's, then settings' defaultModel. */
+  model?: string;
+  /** A session whose conversation the run continues; it must exist. */
+  resume?: string;
+  providers?: ProviderRegistry;
+  env?: NodeJS.ProcessEnv;
+  secrets?: SecretSource;
+  fetch?: typeof fetch;
+  /** Check the model's endpoint answers (and has the model) while the engine starts; rejects with ModelError. */
+  preflight?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface AgentSetup {
+  /** An engine carrying the agent's permission rules; the caller closes it. */
+  engine: Engine;
+  agent: AgentManifest;
+  model: ResolvedModel;
+  /** Things to tell the user once: ignored project agents or settings. */
+  notices: string[];
+}
+
+function readConversation(latheHome: string, id: string): ConversationRecord | undefined {
+  const db = openDatabase(path.join(latheHome, "lathe.db"));
+  try {
+    return new ConversationStore(db).get(id);
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Everything a run needs, resolved in order: the agent (from the catalog, project agents only
+ * in a trusted folder), the model (flag, resumed conversation, agent, settings) and an engine
+ * with the agent's permission rules. Throws AgentNotFoundError, ManifestError, ModelError,
+ * SessionError or ConfigError with a message that says how to fix it.
+ */
+export async function setupAgentRun(input: AgentSetupInput): Promise<AgentSetup> {
+  const latheHome = await canonicalize(path.resolve(input.latheHome ?? resolveLatheHome(input.env)));
+  let conversation: ConversationRecord | undefined;
+  if (input.resume !== undefined) {
+    conversation = readConversation(latheHome, input.resume);
+    if (!conversation) {
+      throw new SessionError(
+        `There is no conversation "${input.resume}" to resume. Start one with lathe run "<prompt>"; it prints the session id to resume.`,
+      );
+    }
+  }
+  const requested = path.resolve(input.root ?? conversation?.root ?? process.cwd());
+  let root: string;
+  try {
+    root = await realpath(requested);
+  } catch {
+    throw new SessionError(`The folder ${requested} does not exist. Pass an existing folder as the root.`);
+  }
+  if (conversation && conversation.root !== root) {
+    throw new SessionError(
+      `Session ${conversation.sessionId} works in ${conversation.root}, not ${root}. Leave out --root to resume it there.`,
+    );
+  }
+  const projectTrusted = new TrustStore(latheHome).isTrusted(root);
+  const catalog = await loadAgentCatalog({ root, latheHome, projectTrusted });
+  const agent = catalog.get(input.agentId ?? conversation?.agent ?? "default");
+  const settings = loadModelSettings({ root, latheHome, projectTrusted });
+  const spec = input.model ?? conversation?.model ?? agent.model ?? settings.defaultModel;
+  if (spec === undefined) {
+    throw new ModelError(
+      "model_spec",
+      `No model chosen: pass --model PROVIDER:MODEL (e.g. --model ollama:llama3.2), add "model:" to the front matter of ${agent.source}, or set "defaultModel" in ${path.join(latheHome, "settings.json")}.`,
+    );
+  }
+  const registry = input.providers ?? defaultProviderRegistry();
+  const model = await registry.resolve(spec, {
+    providers: settings.providers,
+    ...(input.env ? { env: input.env } : {}),
+    ...(input.secrets ? { secrets: input.secrets } : {}),
+    ...(input.fetch ? { fetch: input.fetch } : {}),
+  });
+  // The endpoint check waits on the network; the engine's start does not need to wait for it.
+  const check: Promise<{ error: unknown } | undefined> | undefined =
+    input.preflight && model.preflight
+      ? model.preflight(input.signal).then(
+          () => undefined,
+          (error: unknown) => ({ error }),
+        )
+      : undefined;
+  const engine = await Engine.create({
+    root,
+    latheHome,
+    manifestRules: agent.permissions,
+    agent: agent.id,
+  });
+  const failed = await check;
+  if (failed) {
+    await engine.close();
+    throw failed.error;
+  }
+  return { engine, agent, model, notices: [...catalog.notices, ...settings.notices, ...engine.notices] };
+}

@@ -1,0 +1,20 @@
+import { LatheError } from "../errors/lathe-error.ts";
+
+/**
+ * Why a model cannot be used: `model_spec` (the name is malformed or names no provider: a usage
+ * error), `model_config` (a key or base URL is missing), `model_unavailable` (nothing answers at
+ * the endpoint, or it does not serve the model). The message says what to do about it.
+ */
+export type ModelErrorCode = "model_spec" | "model_config" | "model_unavailable";
+
+export class ModelError extends LatheError {
+  declare readonly code: ModelErrorCode;
+
+  constructor(code: ModelErrorCode, message: string, options?: ErrorOptions) {
+    super(code, message, options);
+  }
+
+  static isModelError(value: unknown): value is ModelError {
+    return LatheError.isInstance(value) && value.code.startsWith("model_");
+  }
+}

@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import { defaultProviderRegistry } from "../default-providers.ts";
+
+const registry = defaultProviderRegistry();
+
+describe("cloud providers", () => {
+  it.each([
+    ["anthropic", "ANTHROPIC_API_KEY"],
+    ["openai", "OPENAI_API_KEY"],
+  ])("%s without a key says which variable to export", async (provider, variable) => {
+    let message = "";
+    try {
+      await registry.resolve(`${provider}:some-model`, { env: {} });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toContain(`export ${variable}`);
+    expect(message).toContain("never stores keys in files");
+  });
+
+  it.each([
+    ["anthropic:claude-sonnet-4-5", { ANTHROPIC_API_KEY: "k" }, "anthropic"],
+    ["openai:gpt-4.1-mini", { OPENAI_API_KEY: "k" }, "openai"],
+  ])("%s takes its key from the environment", async (spec, env, provider) => {
+    const resolved = await registry.resolve(spec, { env });
+    expect(typeof resolved.model === "object" && resolved.model.provider).toContain(provider);
+    expect(resolved.spec.model).toBe(spec.split(":")[1]);
+  });
+
+  it("takes the key from another variable named in settings, or from the keychain", async () => {
+    await expect(
+      registry.resolve("anthropic:m", {
+        providers: { anthropic: { apiKeyEnv: "WORK_KEY" } },
+        env: { WORK_KEY: "k" },
+      }),
+    ).resolves.toMatchObject({ spec: { provider: "anthropic", model: "m" } });
+    await expect(
+      registry.resolve("openai:m", { env: {}, secrets: (name) => (name === "openai" ? "k" : undefined) }),
+    ).resolves.toMatchObject({ spec: { provider: "openai", model: "m" } });
+    await expect(
+      registry.resolve("openai:m", {
+        providers: { openai: { apiKeyEnv: "WORK_KEY" } },
+        env: { OPENAI_API_KEY: "k" },
+      }),
+    ).rejects.toThrow(/export WORK_KEY/);
+  });
+
+  it("lists every provider: the embedded one, local servers and cloud ones", async () => {
+    expect(registry.names()).toEqual([
+      "anthropic",
+      "gguf",
+      "llamacpp",
+      "lmstudio",
+      "ollama",
+      "openai",
+      "openai-compatible",
+      "vllm",
+    ]);
+    await expect(registry.resolve("nope:m")).rejects.toThrow(
+      /There is no model provider "nope"\. Use one of: anthropic, gguf, llamacpp/,
+    );
+  });
+});

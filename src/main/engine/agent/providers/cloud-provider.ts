@@ -1,0 +1,73 @@
+import type { LanguageModel } from "ai";
+import { ModelError } from "../model-error.ts";
+import type { ProviderContext, ProviderDefinition, ResolvedModel } from "../provider-registry.ts";
+import { connectionFailure } from "./connection-failure.ts";
+
+interface CloudPreset {
+  name: "anthropic" | "openai";
+  label: string;
+  /** The environment variable read when settings name none. */
+  keyVariable: string;
+  /** Loads the provider's SDK only when a run uses it. */
+  create(
+    options: { apiKey: string; baseURL?: string; fetch?: typeof fetch },
+    model: string,
+  ): Promise<LanguageModel>;
+}
+
+const CLOUD_PRESETS: readonly CloudPreset[] = [
+  {
+    name: "anthropic",
+    label: "Anthropic",
+    keyVariable: "ANTHROPIC_API_KEY",
+    create: async (options, model) => (await import("@ai-sdk/anthropic")).createAnthropic(options)(model),
+  },
+  {
+    name: "openai",
+    label: "OpenAI",
+    keyVariable: "OPENAI_API_KEY",
+    create: async (options, model) => (await import("@ai-sdk/openai")).createOpenAI(options)(model),
+  },
+];
+
+/**
+ * The key for a cloud provider: the variable settings name (`providers.<name>.apiKeyEnv`), else
+ * the usual one, else the host's keychain. Keys are only ever read, never written anywhere.
+ */
+function apiKeyOf(preset: CloudPreset, context: ProviderContext): string {
+  const variable = context.endpoint?.apiKeyEnv ?? preset.keyVariable;
+  const key = context.env[variable] || context.secrets?.(preset.name);
+  if (!key) {
+    throw new ModelError(
+      "model_config",
+      `No API key for ${preset.label}: export ${variable} in the environment (or save the key in the app's keychain). Lathe never stores keys in files.`,
+    );
+  }
+  return key;
+}
+
+function cloudProvider(preset: CloudPreset): ProviderDefinition {
+  return {
+    name: preset.name,
+    description: `${preset.label} (cloud; the key comes from ${preset.keyVariable} or the keychain)`,
+    async create(model: string, context: ProviderContext): Promise<ResolvedModel> {
+      const apiKey = apiKeyOf(preset, context);
+      const baseURL = context.endpoint?.baseURL;
+      return {
+        spec: { provider: preset.name, model },
+        model: await preset.create(
+          { apiKey, ...(baseURL ? { baseURL } : {}), ...(context.fetch ? { fetch: context.fetch } : {}) },
+          model,
+        ),
+        explainError(error) {
+          const code = connectionFailure(error);
+          return code
+            ? `${preset.label} cannot be reached (${code}): check the network connection, or pick a local provider such as ollama.`
+            : undefined;
+        },
+      };
+    },
+  };
+}
+
+export const CLOUD_PROVIDERS: readonly ProviderDefinition[] = CLOUD_PRESETS.map(cloudProvider);

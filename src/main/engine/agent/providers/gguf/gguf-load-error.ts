@@ -1,0 +1,87 @@
+import { open, stat } from "node:fs/promises";
+import { ModelError } from "../../model-error.ts";
+
+const MAGIC = "GGUF";
+
+/**
+ * Checks that `file` exists and starts with the GGUF magic bytes before llama.cpp sees it, so
+ * the two commonest mistakes get a plain message. Throws ModelError (`model_unavailable`).
+ */
+export async function assertGgufFile(file: string): Promise<void> {
+  let info;
+  try {
+    info = await stat(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") {
+      throw new ModelError(
+        "model_unavailable",
+        `No GGUF file at ${file}: check the path after "gguf:" (an absolute path, or relative to the current folder).`,
+        { cause: error },
+      );
+    }
+    throw new ModelError(
+      "model_unavailable",
+      `Cannot open the GGUF file at ${file}: ${(error as Error).message}.`,
+      {
+        cause: error,
+      },
+    );
+  }
+  if (info.isDirectory()) {
+    throw new ModelError(
+      "model_unavailable",
+      `${file} is a folder: name the .gguf file inside it after "gguf:".`,
+    );
+  }
+  const handle = await open(file, "r");
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(4), 0, 4, 0);
+    const magic = buffer.subarray(0, bytesRead).toString("latin1");
+    if (magic !== MAGIC) {
+      throw new ModelError(
+        "model_unavailable",
+        `${file} is not a GGUF model (it does not start with "GGUF"): pick a .gguf file, e.g. a quantised model from Hugging Face.`,
+      );
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+function isMemoryFailure(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  return (
+    error.name === "InsufficientMemoryError" ||
+    /bad_alloc|out of memory|too large for the available/i.test(error.message)
+  );
+}
+
+/**
+ * A failure to load a model or create its context as a ModelError that says what to do.
+ * `logs` are llama.cpp's last warnings, which often hold the real reason.
+ */
+export function explainLoadFailure(
+  error: unknown,
+  file: string,
+  contextSize: number | undefined,
+  logs: string[],
+): ModelError {
+  if (ModelError.isModelError(error)) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  if (isMemoryFailure(error)) {
+    const context = contextSize ? ` lower the context size (now ${contextSize} tokens),` : "";
+    return new ModelError(
+      "model_unavailable",
+      `Not enough memory to run ${file} (${message}): close other programs,${context} or pick a smaller quantisation of the model.`,
+      { cause: error },
+    );
+  }
+  const said = [...new Set(logs)].slice(0, 3); // the first lines hold the cause, the rest repeat it
+  const detail = said.length > 0 ? ` llama.cpp said: ${said.join(" / ")}.` : "";
+  return new ModelError(
+    "model_unavailable",
+    `Cannot load the GGUF model at ${file}: ${message}.${detail} The file may be truncated (download it again) or need a newer llama.cpp than the one bundled with node-llama-cpp.`,
+    { cause: error },
+  );
+}

@@ -1,0 +1,73 @@
+import { existsSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { ProviderRegistry } from "../../provider-registry.ts";
+import { ggufProvider, resolveGgufPath } from "./gguf-provider.ts";
+import { LlamaRuntime } from "./llama-runtime.ts";
+
+const REPO = fileURLToPath(new URL("../../../../../../", import.meta.url));
+const MODEL = path.join(REPO, "..", "shared", "models", "llama-2-tiny-random.gguf");
+const haveModel = existsSync(MODEL);
+if (!haveModel) console.warn(`GGUF provider preflight test skipped: ${MODEL} is missing.`);
+
+describe("the gguf provider in the registry", () => {
+  const runtime = new LlamaRuntime({ maxThreads: 1 });
+  const registry = new ProviderRegistry();
+  registry.register(ggufProvider({ runtime }));
+
+  afterAll(async () => {
+    await runtime.dispose();
+  });
+
+  it("resolves gguf:<path> to an embedded model that calls tools", async () => {
+    const resolved = await registry.resolve("gguf:/models/q4.gguf", { env: {} });
+    expect(resolved.spec).toEqual({ provider: "gguf", model: "/models/q4.gguf" });
+    expect(resolved.supportsTools).toBe(true);
+    expect(resolved.model).toMatchObject({
+      specificationVersion: "v4",
+      provider: "gguf",
+      modelId: "/models/q4.gguf",
+    });
+  });
+
+  it("fails the preflight with the path when the file is missing", async () => {
+    const missing = path.join(os.tmpdir(), "lathe-no-such-model.gguf");
+    const resolved = await registry.resolve(`gguf:${missing}`, { env: {} });
+    await expect(resolved.preflight?.()).rejects.toThrow(`No GGUF file at ${missing}`);
+  });
+
+  it.skipIf(!haveModel)("passes the preflight by loading the model", async () => {
+    const resolved = await registry.resolve(`gguf:${MODEL}`, {
+      env: { LATHE_GGUF_THREADS: "1", LATHE_GGUF_CONTEXT_SIZE: "256" },
+    });
+    await expect(resolved.preflight?.()).resolves.toBeUndefined();
+  });
+
+  const badTuning: [string, string][] = [
+    ["LATHE_GGUF_THREADS", "many"],
+    ["LATHE_GGUF_THREADS", "0"],
+    ["LATHE_GGUF_CONTEXT_SIZE", "1.5"],
+  ];
+  for (const [variable, value] of badTuning) {
+    it(`refuses ${variable}=${value} with a message that says what to write`, async () => {
+      await expect(registry.resolve("gguf:/m.gguf", { env: { [variable]: value } })).rejects.toThrow(
+        `${variable} must be a whole number of at least 1, not "${value}".`,
+      );
+    });
+  }
+});
+
+describe("resolveGgufPath", () => {
+  const cases: [string, string][] = [
+    ["/abs/model.gguf", "/abs/model.gguf"],
+    ["~/models/m.gguf", path.join(os.homedir(), "models/m.gguf")],
+    ["models/m.gguf", path.resolve("models/m.gguf")],
+  ];
+  for (const [given, expected] of cases) {
+    it(`reads ${given} as ${expected}`, () => {
+      expect(resolveGgufPath(given)).toBe(expected);
+    });
+  }
+});

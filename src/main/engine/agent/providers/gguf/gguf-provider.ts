@@ -1,0 +1,60 @@
+import os from "node:os";
+import path from "node:path";
+import { ModelError } from "../../model-error.ts";
+import type { ProviderDefinition } from "../../provider-registry.ts";
+import { createGgufModel, type GgufModelOptions } from "./gguf-language-model.ts";
+import type { LlamaRuntime } from "./llama-runtime.ts";
+
+/** Environment variables that tune the embedded runner (there is no settings entry for it). */
+const TUNING = {
+  LATHE_GGUF_CONTEXT_SIZE: "contextSize",
+  LATHE_GGUF_THREADS: "threads",
+} as const;
+
+function tuningFromEnv(env: NodeJS.ProcessEnv): Pick<GgufModelOptions, "contextSize" | "threads"> {
+  const options: Pick<GgufModelOptions, "contextSize" | "threads"> = {};
+  for (const [variable, option] of Object.entries(TUNING)) {
+    const text = env[variable]?.trim();
+    if (!text) continue;
+    const value = Number(text);
+    if (!Number.isInteger(value) || value < 1) {
+      throw new ModelError(
+        "model_config",
+        `${variable} must be a whole number of at least 1, not "${text}".`,
+      );
+    }
+    options[option] = value;
+  }
+  return options;
+}
+
+/** `~/x.gguf` under the home folder, a relative path against the current folder. */
+export function resolveGgufPath(model: string): string {
+  const expanded = model === "~" || model.startsWith("~/") ? path.join(os.homedir(), model.slice(1)) : model;
+  return path.resolve(expanded);
+}
+
+/**
+ * The `gguf` provider for the registry: `gguf:<path>` runs that GGUF file in-process. The path
+ * may be absolute, start with `~/`, or be relative to the current folder. `LATHE_GGUF_THREADS`
+ * and `LATHE_GGUF_CONTEXT_SIZE` tune it.
+ */
+export function ggufProvider(options: { runtime?: LlamaRuntime } = {}): ProviderDefinition {
+  return {
+    name: "gguf",
+    description: "A GGUF model file run in-process by llama.cpp, offline (gguf:/path/to/model.gguf)",
+    create(model, context) {
+      const languageModel = createGgufModel(resolveGgufPath(model), {
+        ...tuningFromEnv(context.env),
+        ...(options.runtime ? { runtime: options.runtime } : {}),
+        modelId: model,
+      });
+      return {
+        spec: { provider: "gguf", model },
+        model: languageModel,
+        supportsTools: true,
+        preflight: (signal) => languageModel.load(signal),
+      };
+    },
+  };
+}

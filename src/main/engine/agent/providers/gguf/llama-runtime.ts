@@ -1,0 +1,261 @@
+import os from "node:os";
+import path from "node:path";
+import type {
+  GbnfJsonSchema,
+  Llama,
+  LlamaContext,
+  LlamaContextSequence,
+  LlamaGrammar,
+  LlamaModel,
+} from "node-llama-cpp";
+import type * as NodeLlamaCppModule from "node-llama-cpp";
+import { ModelError } from "../../model-error.ts";
+import { assertGgufFile, explainLoadFailure } from "./gguf-load-error.ts";
+import { SequencePool } from "./sequence-pool.ts";
+
+export interface LlamaRuntimeOptions {
+  /**
+   * `false` (the default) runs on the CPU; `"auto"` uses a GPU when one of node-llama-cpp's
+   * prebuilt GPU binaries works on this machine. Nothing is ever downloaded or built.
+   */
+  gpu?: false | "auto";
+  /**
+   * A cap on the threads all models use together. Default: node-llama-cpp's choice, but never
+   * more than the machine's cores (it asks for at least 4, and spinning threads on fewer cores
+   * slow generation down many times over).
+   */
+  maxThreads?: number;
+  /** Receives llama.cpp's warnings and errors (the last few also go into load-failure messages). */
+  onLog?: (level: string, message: string) => void;
+}
+
+export interface ContextSettings {
+  /** Tokens the model sees at once; default the smaller of 8192 and what the model was trained on. */
+  contextSize?: number;
+  /** Threads one generation uses; node-llama-cpp picks when absent. */
+  threads?: number;
+  /** How many calls may generate on this model at once (each has its own sequence). Default 1. */
+  sequences?: number;
+}
+
+/** A context sequence lent to one model call; `release` hands it to the next caller. */
+export interface SequenceLease {
+  model: LlamaModel;
+  sequence: LlamaContextSequence;
+  release(): void;
+}
+
+interface PooledContext {
+  context: LlamaContext;
+  pool: SequencePool<LlamaContextSequence>;
+}
+
+const DEFAULT_CONTEXT_SIZE = 8192;
+const GRAMMAR_CACHE_SIZE = 32;
+const KEPT_LOGS = 6;
+
+type NodeLlamaCpp = typeof NodeLlamaCppModule;
+
+function maxThreads(requested: number | undefined): { maxThreads?: number } {
+  if (requested !== undefined) return { maxThreads: requested };
+  const cores = os.availableParallelism();
+  return cores < 4 ? { maxThreads: cores } : {};
+}
+
+/**
+ * One llama.cpp instance for the process, models loaded once per file, and contexts kept per
+ * model and settings so consecutive calls reuse what is already evaluated. node-llama-cpp is
+ * imported on first use, so hosts that never run a GGUF do not pay for it.
+ */
+export class LlamaRuntime {
+  private readonly options: LlamaRuntimeOptions;
+  private module: Promise<NodeLlamaCpp> | undefined;
+  private instance: Promise<Llama> | undefined;
+  private readonly models = new Map<string, Promise<LlamaModel>>();
+  private readonly contexts = new Map<string, Promise<PooledContext>>();
+  private readonly grammars = new Map<string, Promise<LlamaGrammar>>();
+  private logs: string[] = [];
+
+  constructor(options: LlamaRuntimeOptions = {}) {
+    this.options = options;
+  }
+
+  private nodeLlamaCpp(): Promise<NodeLlamaCpp> {
+    this.module ??= import("node-llama-cpp");
+    return this.module;
+  }
+
+  /** The shared llama.cpp binding, started on first use (a second or so, once per process). */
+  llama(): Promise<Llama> {
+    this.instance ??= this.startLlama().catch((error: unknown) => {
+      this.instance = undefined;
+      throw error;
+    });
+    return this.instance;
+  }
+
+  private async startLlama(): Promise<Llama> {
+    const { getLlama, LlamaLogLevel } = await this.nodeLlamaCpp();
+    try {
+      return await getLlama({
+        gpu: this.options.gpu ?? false,
+        build: "never",
+        skipDownload: true,
+        usePrebuiltBinaries: true,
+        progressLogs: false,
+        logLevel: LlamaLogLevel.warn,
+        logger: (level, message) => this.log(level, message),
+        ...maxThreads(this.options.maxThreads),
+      });
+    } catch (error) {
+      throw new ModelError(
+        "model_unavailable",
+        `llama.cpp cannot start on this machine (${(error as Error).message}). node-llama-cpp ships prebuilt binaries for Linux, macOS and Windows on x64 and arm64; Lathe never builds it from source. Use a local server provider such as ollama instead.`,
+        { cause: error },
+      );
+    }
+  }
+
+  private log(level: string, message: string): void {
+    const text = message.trim();
+    if (text === "") return;
+    this.logs.push(text);
+    if (this.logs.length > KEPT_LOGS) this.logs.shift();
+    this.options.onLog?.(level, text);
+  }
+
+  /** The model in `file` (an absolute path), loaded once; throws ModelError saying what is wrong. */
+  model(file: string): Promise<LlamaModel> {
+    const key = path.resolve(file);
+    let model = this.models.get(key);
+    if (!model) {
+      model = this.loadModel(key);
+      this.models.set(key, model);
+      model.catch(() => this.models.delete(key));
+    }
+    return model;
+  }
+
+  private async loadModel(file: string): Promise<LlamaModel> {
+    await assertGgufFile(file);
+    const llama = await this.llama();
+    this.logs = [];
+    try {
+      return await llama.loadModel({ modelPath: file });
+    } catch (error) {
+      throw explainLoadFailure(error, file, undefined, this.logs);
+    }
+  }
+
+  /** A sequence of a context on the model in `file`, waiting for a free one; abortable. */
+  async lease(file: string, settings: ContextSettings = {}, signal?: AbortSignal): Promise<SequenceLease> {
+    const model = await this.model(file);
+    const contextSize = settings.contextSize ?? Math.min(DEFAULT_CONTEXT_SIZE, model.trainContextSize);
+    const key = [path.resolve(file), contextSize, settings.threads ?? "", settings.sequences ?? 1].join("\0");
+    let pooled = this.contexts.get(key);
+    if (!pooled) {
+      pooled = this.createContext(model, path.resolve(file), contextSize, settings);
+      this.contexts.set(key, pooled);
+      pooled.catch(() => this.contexts.delete(key));
+    }
+    const { pool } = await pooled;
+    const sequence = await pool.acquire(signal);
+    let released = false;
+    return {
+      model,
+      sequence,
+      release: () => {
+        if (released) return;
+        released = true;
+        pool.release(sequence);
+      },
+    };
+  }
+
+  private async createContext(
+    model: LlamaModel,
+    file: string,
+    contextSize: number,
+    settings: ContextSettings,
+  ): Promise<PooledContext> {
+    const sequences = Math.max(1, settings.sequences ?? 1);
+    this.logs = [];
+    let context: LlamaContext;
+    try {
+      context = await model.createContext({
+        contextSize,
+        sequences,
+        ...(settings.threads !== undefined ? { threads: settings.threads } : {}),
+      });
+    } catch (error) {
+      throw explainLoadFailure(error, file, contextSize, this.logs);
+    }
+    const items = Array.from({ length: sequences }, () => context.getSequence());
+    return { context, pool: new SequencePool(items) };
+  }
+
+  /** A grammar for a JSON schema; the last few are kept, since an agent offers the same tools each step. */
+  async grammar(schema: GbnfJsonSchema): Promise<LlamaGrammar> {
+    const key = JSON.stringify(schema);
+    let grammar = this.grammars.get(key);
+    if (grammar) {
+      this.grammars.delete(key);
+    } else {
+      grammar = this.llama().then((llama) => llama.createGrammarForJsonSchema<GbnfJsonSchema>(schema));
+      grammar.catch(() => this.grammars.delete(key));
+    }
+    this.grammars.set(key, grammar);
+    for (const oldest of this.grammars.keys()) {
+      if (this.grammars.size <= GRAMMAR_CACHE_SIZE) break;
+      this.grammars.delete(oldest);
+    }
+    return grammar;
+  }
+
+  /** A grammar for any JSON value (`responseFormat: json` without a schema). */
+  async jsonGrammar(): Promise<LlamaGrammar> {
+    return (await this.llama()).getGrammarFor("json");
+  }
+
+  /** Frees the model in `file` and its contexts (calls running on it are cut off). */
+  async unload(file: string): Promise<void> {
+    const key = path.resolve(file);
+    for (const [contextKey, pooled] of [...this.contexts]) {
+      if (!contextKey.startsWith(`${key}\0`)) continue;
+      this.contexts.delete(contextKey);
+      await pooled.then(
+        async ({ context, pool }) => {
+          pool.close();
+          await context.dispose();
+        },
+        () => undefined, // it never loaded: nothing to free
+      );
+    }
+    const model = this.models.get(key);
+    this.models.delete(key);
+    await model?.then(
+      (loaded) => loaded.dispose(),
+      () => undefined, // it never loaded: nothing to free
+    );
+  }
+
+  /** Frees every model and llama.cpp itself; the runtime starts afresh if used again. */
+  async dispose(): Promise<void> {
+    for (const key of [...this.models.keys()]) await this.unload(key);
+    this.grammars.clear();
+    const instance = this.instance;
+    this.instance = undefined;
+    await instance?.then(
+      (llama) => llama.dispose(),
+      () => undefined, // it never started: nothing to free
+    );
+  }
+}
+
+let shared: LlamaRuntime | undefined;
+
+/** The process-wide runtime `createGgufModel` uses unless given another (CPU only). */
+export function sharedLlamaRuntime(): LlamaRuntime {
+  shared ??= new LlamaRuntime();
+  return shared;
+}

@@ -1,0 +1,139 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  startOpenAICompatibleServer,
+  type FixtureServer,
+} from "../../../../../test/fixtures/openai-compatible-server.ts";
+import { defaultProviderRegistry } from "../default-providers.ts";
+import { ModelError } from "../model-error.ts";
+import type { ResolveOptions } from "../provider-registry.ts";
+
+/** A loopback port nothing listens on (it was free a moment ago). */
+async function closedPort(): Promise<number> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+async function failure(run: () => Promise<unknown>): Promise<ModelError> {
+  try {
+    await run();
+  } catch (err) {
+    if (ModelError.isModelError(err)) return err;
+    throw err;
+  }
+  throw new Error("expected a ModelError");
+}
+
+let fixture: FixtureServer | undefined;
+afterEach(async () => {
+  await fixture?.close();
+  fixture = undefined;
+});
+
+const registry = defaultProviderRegistry();
+
+describe("OpenAI-compatible presets", () => {
+  it.each([
+    ["ollama", "http://127.0.0.1:11434/v1/models"],
+    ["lmstudio", "http://127.0.0.1:1234/v1/models"],
+    ["llamacpp", "http://127.0.0.1:8080/v1/models"],
+    ["vllm", "http://127.0.0.1:8000/v1/models"],
+  ])("%s asks %s by default", async (provider, url) => {
+    const asked: string[] = [];
+    const fetchStub = (async (input: string | URL | Request) => {
+      asked.push(String(input));
+      return new Response(JSON.stringify({ data: [{ id: "m" }] }), { status: 200 });
+    }) as typeof fetch;
+    await (await registry.resolve(`${provider}:m`, { fetch: fetchStub })).preflight?.();
+    expect(asked).toEqual([url]);
+  });
+
+  it.each([
+    [
+      "ollama",
+      "Ollama is not running on http://127.0.0.1:PORT: start it with `ollama serve` or pick another provider",
+    ],
+    [
+      "lmstudio",
+      "LM Studio is not running on http://127.0.0.1:PORT: start its server with `lms server start`",
+    ],
+    ["llamacpp", "The llama.cpp server is not running on http://127.0.0.1:PORT: start it with `llama-server"],
+    ["vllm", "vLLM is not running on http://127.0.0.1:PORT: start it with `vllm serve <model>`"],
+    ["openai-compatible", "The OpenAI-compatible server is not running on http://127.0.0.1:PORT"],
+  ])("%s says clearly that nothing runs at a closed port, and how to start it", async (provider, says) => {
+    const port = await closedPort();
+    const options: ResolveOptions = { providers: { [provider]: { baseURL: `http://127.0.0.1:${port}/v1` } } };
+    const model = await registry.resolve(`${provider}:m`, options);
+    const error = await failure(() => model.preflight!());
+    expect(error.code).toBe("model_unavailable");
+    expect(error.message).toContain(says.replace("PORT", String(port)));
+    expect(error.message).toContain("ECONNREFUSED");
+    // The same explanation for a model call that fails to connect mid-run.
+    expect(model.explainError?.(error.cause)).toBe(error.message);
+  });
+
+  it("lists the models the endpoint serves", async () => {
+    fixture = await startOpenAICompatibleServer({ models: ["alpha", "beta:7b"], replies: [] });
+    const models = await registry.listModels("openai-compatible", {
+      providers: { "openai-compatible": { baseURL: fixture.baseURL } },
+    });
+    expect(models).toEqual(["alpha", "beta:7b"]);
+  });
+
+  it("names the models Ollama has when it lacks the one asked for, and how to get it", async () => {
+    fixture = await startOpenAICompatibleServer({ models: ["llama3.2:latest", "qwen2.5:7b"], replies: [] });
+    const options = { providers: { ollama: { baseURL: fixture.baseURL } } };
+    await expect((await registry.resolve("ollama:llama3.2", options)).preflight!()).resolves.toBeUndefined();
+    const mistral = await registry.resolve("ollama:mistral", options);
+    const error = await failure(() => mistral.preflight!());
+    expect(error.message).toContain(`does not have the model "mistral". It has: llama3.2:latest, qwen2.5:7b`);
+    expect(error.message).toContain("ollama pull mistral");
+  });
+
+  it("accepts any model name on a server that serves whatever it was started with", async () => {
+    fixture = await startOpenAICompatibleServer({ models: ["/models/tiny.gguf"], replies: [] });
+    const model = await registry.resolve("llamacpp:anything", {
+      providers: { llamacpp: { baseURL: fixture.baseURL } },
+    });
+    await expect(model.preflight!()).resolves.toBeUndefined();
+  });
+
+  it("needs a base URL for openai-compatible and says where to put it", async () => {
+    let error: unknown;
+    try {
+      await registry.resolve("openai-compatible:m", {});
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toMatchObject({ code: "model_config" });
+    expect((error as Error).message).toContain('providers["openai-compatible"].baseURL');
+  });
+
+  it("reads the key from the variable settings name, sends it, and refuses an empty one", async () => {
+    let authorization: string | null = null;
+    const fetchStub = (async (_input: string | URL | Request, init?: RequestInit) => {
+      authorization = new Headers(init?.headers).get("authorization");
+      return new Response(JSON.stringify({ data: [] }), { status: 200 });
+    }) as typeof fetch;
+    const providers = { vllm: { apiKeyEnv: "VLLM_KEY" } };
+    await (
+      await registry.resolve("vllm:m", { providers, env: { VLLM_KEY: "sk-local" }, fetch: fetchStub })
+    ).preflight!();
+    expect(authorization).toBe("Bearer sk-local");
+    await expect(registry.resolve("vllm:m", { providers, env: {} })).rejects.toThrow(
+      /VLLM_KEY, but that environment variable is empty/,
+    );
+  });
+
+  it("says the key is wrong when the endpoint refuses it", async () => {
+    const fetchStub = (async () => new Response("{}", { status: 401 })) as unknown as typeof fetch;
+    const model = await registry.resolve("vllm:m", { fetch: fetchStub });
+    const error = await failure(() => model.preflight!());
+    expect(error).toMatchObject({ code: "model_config" });
+    expect(error.message).toContain("apiKeyEnv");
+  });
+});

@@ -1,0 +1,189 @@
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { ModelError } from "../model-error.ts";
+import type { ProviderContext, ProviderDefinition, ResolvedModel } from "../provider-registry.ts";
+import { connectionFailure } from "./connection-failure.ts";
+
+/** A local (or self-hosted) server that speaks the OpenAI chat completions API. */
+export interface OpenAICompatiblePreset {
+  name: string;
+  /** How people call it in messages: "Ollama", "LM Studio". */
+  label: string;
+  defaultBaseURL?: string;
+  /** How to start it, for the "not running" message. */
+  startHint: string;
+  /** Whether the server only answers for models it lists (so an unlisted model is an error). */
+  strictModels: boolean;
+  /** How to get a model it does not have yet. */
+  pullHint?(model: string): string;
+}
+
+export const OPENAI_COMPATIBLE_PRESETS: readonly OpenAICompatiblePreset[] = [
+  {
+    name: "ollama",
+    label: "Ollama",
+    defaultBaseURL: "http://127.0.0.1:11434/v1",
+    startHint: "start it with `ollama serve`",
+    strictModels: true,
+    pullHint: (model) => `download it with \`ollama pull ${model}\``,
+  },
+  {
+    name: "lmstudio",
+    label: "LM Studio",
+    defaultBaseURL: "http://127.0.0.1:1234/v1",
+    startHint: "start its server with `lms server start` (or from LM Studio's Developer tab)",
+    strictModels: true,
+    pullHint: (model) => `download it with \`lms get ${model}\``,
+  },
+  {
+    name: "llamacpp",
+    label: "The llama.cpp server",
+    defaultBaseURL: "http://127.0.0.1:8080/v1",
+    startHint: "start it with `llama-server -m <model.gguf> --port 8080 --jinja`",
+    strictModels: false,
+  },
+  {
+    name: "vllm",
+    label: "vLLM",
+    defaultBaseURL: "http://127.0.0.1:8000/v1",
+    startHint: "start it with `vllm serve <model>`",
+    strictModels: true,
+  },
+  {
+    name: "openai-compatible",
+    label: "The OpenAI-compatible server",
+    startHint: 'start it, or correct providers["openai-compatible"].baseURL in settings',
+    strictModels: false,
+  },
+];
+
+const PREFLIGHT_TIMEOUT_MS = 3_000;
+
+function trimSlash(url: string): string {
+  return url.replace(/\/+$/, "");
+}
+
+function origin(baseURL: string): string {
+  try {
+    return new URL(baseURL).origin;
+  } catch {
+    return baseURL;
+  }
+}
+
+function baseURLOf(preset: OpenAICompatiblePreset, context: ProviderContext): string {
+  const url = context.endpoint?.baseURL ?? preset.defaultBaseURL;
+  if (!url) {
+    throw new ModelError(
+      "model_config",
+      `The ${preset.name} provider has no endpoint: set providers["${preset.name}"].baseURL in $LATHE_HOME/settings.json, e.g. {"providers": {"${preset.name}": {"baseURL": "http://127.0.0.1:8000/v1"}}}.`,
+    );
+  }
+  return trimSlash(url);
+}
+
+function apiKeyOf(preset: OpenAICompatiblePreset, context: ProviderContext): string | undefined {
+  const variable = context.endpoint?.apiKeyEnv;
+  if (variable) {
+    const key = context.env[variable];
+    if (!key) {
+      throw new ModelError(
+        "model_config",
+        `providers["${preset.name}"].apiKeyEnv names ${variable}, but that environment variable is empty. Export it and run again.`,
+      );
+    }
+    return key;
+  }
+  return context.secrets?.(preset.name);
+}
+
+function notRunning(preset: OpenAICompatiblePreset, baseURL: string, code: string): string {
+  return `${preset.label} is not running on ${origin(baseURL)}: ${preset.startHint} or pick another provider (${code}).`;
+}
+
+interface ModelList {
+  data?: Array<{ id?: unknown }>;
+}
+
+async function fetchModels(
+  preset: OpenAICompatiblePreset,
+  context: ProviderContext,
+  signal?: AbortSignal,
+): Promise<string[] | undefined> {
+  const baseURL = baseURLOf(preset, context);
+  const apiKey = apiKeyOf(preset, context);
+  const timeout = AbortSignal.timeout(PREFLIGHT_TIMEOUT_MS);
+  let response: Response;
+  try {
+    response = await (context.fetch ?? fetch)(`${baseURL}/models`, {
+      headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
+      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+    });
+  } catch (err) {
+    const code = connectionFailure(err);
+    if (code) throw new ModelError("model_unavailable", notRunning(preset, baseURL, code), { cause: err });
+    if (timeout.aborted) {
+      throw new ModelError(
+        "model_unavailable",
+        `${preset.label} at ${origin(baseURL)} did not answer within ${PREFLIGHT_TIMEOUT_MS / 1000} s: check that it is running and not busy, or pick another provider.`,
+        { cause: err },
+      );
+    }
+    throw err;
+  }
+  if (response.status === 401 || response.status === 403) {
+    throw new ModelError(
+      "model_config",
+      `${preset.label} at ${origin(baseURL)} refused the request (HTTP ${response.status}): set providers["${preset.name}"].apiKeyEnv to the environment variable that holds its API key.`,
+    );
+  }
+  // Some servers have no model list; the run itself will tell.
+  if (!response.ok) return undefined;
+  const body = (await response.json().catch(() => undefined)) as ModelList | undefined;
+  if (!body || !Array.isArray(body.data)) return undefined;
+  return body.data.map((m) => m.id).filter((id): id is string => typeof id === "string");
+}
+
+function listed(models: readonly string[], model: string): boolean {
+  return models.includes(model) || models.includes(`${model}:latest`);
+}
+
+/** The provider definition for one OpenAI-compatible preset. */
+export function openAICompatibleProvider(preset: OpenAICompatiblePreset): ProviderDefinition {
+  return {
+    name: preset.name,
+    description: preset.defaultBaseURL
+      ? `${preset.label} (default ${origin(preset.defaultBaseURL)}; move it with providers.${preset.name}.baseURL)`
+      : `${preset.label} at providers["${preset.name}"].baseURL`,
+    create(model: string, context: ProviderContext): ResolvedModel {
+      const baseURL = baseURLOf(preset, context);
+      const apiKey = apiKeyOf(preset, context);
+      const provider = createOpenAICompatible({
+        name: preset.name,
+        baseURL,
+        includeUsage: true,
+        ...(apiKey ? { apiKey } : {}),
+        ...(context.fetch ? { fetch: context.fetch } : {}),
+      });
+      return {
+        spec: { provider: preset.name, model },
+        model: provider.chatModel(model),
+        async preflight(signal) {
+          const models = await fetchModels(preset, context, signal);
+          if (!models || models.length === 0 || !preset.strictModels || listed(models, model)) return;
+          const hint = preset.pullHint ? `; ${preset.pullHint(model)}` : "";
+          throw new ModelError(
+            "model_unavailable",
+            `${preset.label} at ${origin(baseURL)} does not have the model "${model}". It has: ${models.join(", ")}${hint}.`,
+          );
+        },
+        explainError(error) {
+          const code = connectionFailure(error);
+          return code ? notRunning(preset, baseURL, code) : undefined;
+        },
+      };
+    },
+    async listModels(context, signal) {
+      return (await fetchModels(preset, context, signal)) ?? [];
+    },
+  };
+}

@@ -1,0 +1,223 @@
+import { randomBytes } from "node:crypto";
+import type { Engine } from "../engine.ts";
+import type { Approver } from "../policy/approval-request.ts";
+import type { ApprovalMode } from "../policy/lathe-settings.ts";
+import type { Asker } from "../session/question-request.ts";
+import type { Session } from "../session/session.ts";
+import { runAgentLoop, type LoopOutcome } from "./agent-loop.ts";
+import type { AgentManifest } from "./agent-manifest.ts";
+import { ConversationWriter } from "./conversation-writer.ts";
+import { describeModelFailure, isToolsUnsupported } from "./model-failure.ts";
+import { toModelMessages } from "./model-messages.ts";
+import { formatModelSpec } from "./model-spec.ts";
+import type { ResolvedModel } from "./provider-registry.ts";
+import { RunBudget } from "./run-budget.ts";
+import type { RunEvent, RunStatus, RunUsage } from "./run-events.ts";
+import { StepCollector } from "./step-collector.ts";
+import { ToolBridge } from "./tool-bridge.ts";
+import { ToolVisibility } from "./tool-visibility.ts";
+
+export interface RunAgentOptions {
+  /** An engine created for this agent (see `createAgentEngine`), so its permission rules apply. */
+  engine: Engine;
+  agent: AgentManifest;
+  model: ResolvedModel;
+  prompt: string;
+  /** The session to continue (its messages are the history) or to start under this id; a new id otherwise. */
+  sessionId?: string;
+  mode?: ApprovalMode;
+  /** Who answers approvals; without one `ask` means deny. */
+  approver?: Approver;
+  /** Who answers the question tool; without one a question fails with a fixed message (a `question-refused` event). */
+  asker?: Asker;
+  signal?: AbortSignal;
+  onEvent?(event: RunEvent): void;
+  /** Record the conversation in the store (default true); false runs in an ephemeral session. */
+  persist?: boolean;
+  /**
+   * The model's context window in tokens (default: the model's own figure, else the engine's
+   * default): tool definitions beyond a share of it are deferred until tool_search loads them.
+   */
+  contextTokens?: number;
+  /** Extra system prompt sections after the agent's own (e.g. the skills list). */
+  instructions?: readonly string[];
+  /** How long run events may wait in memory before they are written (default 100 ms). */
+  flushIntervalMs?: number;
+}
+
+export interface RunResult {
+  sessionId: string;
+  runId: string;
+  status: RunStatus;
+  /** All text the model wrote in this run. */
+  text: string;
+  steps: number;
+  usage: RunUsage;
+  /** For a failed run: what went wrong and what to do. */
+  error?: string;
+}
+
+const STOPPED_CALL =
+  "The run stopped before this call finished; it may or may not have taken effect. Check before repeating it.";
+
+function randomId(prefix: string): string {
+  return `${prefix}-${Date.now().toString(36)}-${randomBytes(4).toString("hex")}`;
+}
+
+/** A fresh id for a session `lathe run` can resume. */
+export function newSessionId(): string {
+  return randomId("s");
+}
+
+function systemPrompt(engine: Engine, agent: AgentManifest, extra: readonly string[]): string {
+  return [
+    agent.systemPrompt.trim(),
+    ...extra.map((s) => s.trim()).filter(Boolean),
+    `Workspace root: ${engine.root}`,
+  ].join("\n\n");
+}
+
+/**
+ * One agent turn: the prompt (after the session's history) goes to the model, which drives the
+ * engine's tools until it answers, a budget stops it, or the signal aborts it. Events stream to
+ * `onEvent` as they happen; the conversation and the events are recorded as they complete, so
+ * the session can be resumed after a crash and replayed. Resolves when everything has stopped.
+ */
+export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
+  const session = await options.engine.openSession({
+    ...((options.persist ?? true) ? { id: options.sessionId ?? newSessionId() } : {}),
+    ...(options.mode ? { mode: options.mode } : {}),
+    ...(options.approver ? { approver: options.approver } : {}),
+    ...(options.asker ? { asker: options.asker } : {}),
+  });
+  try {
+    return await drive(options, session);
+  } finally {
+    if (session.persistent) session.release();
+    else await session.close();
+  }
+}
+
+async function drive(options: RunAgentOptions, session: Session): Promise<RunResult> {
+  const { engine, agent, model } = options;
+  const runId = randomId("r");
+  const controller = new AbortController();
+  const forwardAbort = (): void => controller.abort(options.signal?.reason);
+  if (options.signal?.aborted) forwardAbort();
+  options.signal?.addEventListener("abort", forwardAbort, { once: true });
+
+  const modelName = formatModelSpec(model.spec);
+  const store = session.persistent ? engine.conversations() : undefined;
+  const resumed = store?.get(session.id) !== undefined;
+  const history = store && resumed ? toModelMessages(store.messages(session.id)) : [];
+  let writeFailed = false;
+  const collector = new StepCollector();
+  let writer: ConversationWriter | undefined;
+  const texts: string[] = [];
+  const emit = (event: RunEvent): void => {
+    collector.add(event);
+    writer?.event(event);
+    if (event.type === "text") texts.push(event.text);
+    options.onEvent?.(event);
+    if (event.type === "step-finish") for (const m of collector.take(STOPPED_CALL)) writer?.message(m);
+  };
+  if (store) {
+    store.begin(session.id, { agent: agent.id, model: modelName });
+    writer = new ConversationWriter(store, session.id, runId, {
+      ...(options.flushIntervalMs !== undefined ? { flushIntervalMs: options.flushIntervalMs } : {}),
+      onError: (err) => {
+        if (writeFailed) return;
+        writeFailed = true;
+        options.onEvent?.({
+          type: "notice",
+          message: `The session could not be saved (${err instanceof Error ? err.message : String(err)}); the run goes on, but it cannot be resumed from here.`,
+        });
+      },
+    });
+  }
+
+  const step = { current: 0 };
+  const visibility = new ToolVisibility(agent.id, agent.tools);
+  // Which tools the model is shown: all it may use, minus those deferred until tool_search loads them.
+  const contextTokens = options.contextTokens ?? model.contextTokens;
+  const exposure = engine.toolExposure(session, {
+    visible: (id) => visibility.visible(id),
+    ...(contextTokens !== undefined ? { contextTokens } : {}),
+  });
+  const bridge = new ToolBridge({
+    session,
+    registry: engine.registry,
+    events: engine.events,
+    visibility,
+    budget: new RunBudget(agent.id, agent.budgets),
+    signal: controller.signal,
+    headless: options.asker === undefined,
+    step: () => step.current,
+    emit,
+  });
+  emit({ type: "start", sessionId: session.id, runId, agent: agent.id, model: modelName, resumed });
+  writer?.message({ role: "user", parts: [{ type: "text", text: options.prompt }] });
+
+  const deferred = exposure.deferredNotice();
+  const loop = (tools: boolean): Promise<LoopOutcome> =>
+    runAgentLoop({
+      model: model.model,
+      instructions: systemPrompt(engine, agent, [
+        ...(options.instructions ?? []),
+        ...(tools && deferred !== undefined ? [deferred] : []),
+      ]),
+      messages: [...history, { role: "user", content: [{ type: "text", text: options.prompt }] }],
+      tools: tools ? bridge.tools : undefined,
+      activeTools: () => exposure.visibleIds(),
+      maxRounds: agent.budgets.maxRounds,
+      signal: controller.signal,
+      step,
+      emit,
+    });
+
+  let outcome: LoopOutcome;
+  try {
+    const plainChat = model.supportsTools === false;
+    if (plainChat) {
+      emit({
+        type: "notice",
+        message: `${modelName} cannot call tools, so this is a plain chat: the agent cannot read or change files.`,
+      });
+    }
+    outcome = await loop(!plainChat);
+    if (!plainChat && outcome.status === "failed" && !outcome.produced && isToolsUnsupported(outcome.error)) {
+      emit({
+        type: "notice",
+        message: `${modelName} does not support tool calls, so this is a plain chat: the agent cannot read or change files. Pick a model with tool support for agent work.`,
+      });
+      outcome = await loop(false);
+    }
+  } catch (err) {
+    outcome = { status: "failed", finishReason: "error", steps: 0, usage: {}, produced: false, error: err };
+  } finally {
+    await bridge.idle();
+    bridge.dispose();
+    options.signal?.removeEventListener("abort", forwardAbort);
+  }
+  // A step cut short still leaves a valid history: its text, and every call with a result.
+  for (const m of collector.take(STOPPED_CALL)) writer?.message(m);
+  const error = outcome.status === "failed" ? describeModelFailure(outcome.error, model) : undefined;
+  if (error !== undefined) emit({ type: "error", message: error });
+  emit({
+    type: "finish",
+    status: outcome.status,
+    finishReason: outcome.finishReason,
+    steps: outcome.steps,
+    usage: outcome.usage,
+  });
+  writer?.close();
+  return {
+    sessionId: session.id,
+    runId,
+    status: outcome.status,
+    text: texts.join(""),
+    steps: outcome.steps,
+    usage: outcome.usage,
+    ...(error !== undefined ? { error } : {}),
+  };
+}

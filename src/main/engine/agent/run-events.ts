@@ -1,0 +1,44 @@
+import type { Envelope } from "../tools/envelope.ts";
+
+/** Tokens a run (or a step) used, as the provider reported them. */
+export interface RunUsage {
+  inputTokens?: number;
+  outputTokens?: number;
+  totalTokens?: number;
+  reasoningTokens?: number;
+}
+
+/** How a run ended: `completed` (the model answered), or stopped by a budget, an abort, a failure. */
+export type RunStatus = "completed" | "max-rounds" | "aborted" | "failed";
+
+/**
+ * What a run streams to hosts, in order. The same events are recorded, so a replay re-emits
+ * them without calling the model or any tool (consecutive text deltas come back joined into
+ * fewer, larger ones).
+ */
+export type RunEvent =
+  | { type: "start"; sessionId: string; runId: string; agent: string; model: string; resumed: boolean }
+  /** Something the user should know, e.g. the model cannot call tools so this is a plain chat. */
+  | { type: "notice"; message: string }
+  | { type: "step-start"; step: number }
+  | { type: "text"; step: number; text: string }
+  | { type: "reasoning"; step: number; text: string }
+  | { type: "tool-call"; step: number; toolCallId: string; toolName: string; input: unknown }
+  /** What the approval stage decided for a call (a person, a cached answer, a mode, or headless). */
+  | {
+      type: "approval";
+      step: number;
+      toolCallId: string;
+      toolName: string;
+      decision: "allow" | "deny";
+      reason: string;
+    }
+  /** A `question` call this host cannot put to anyone: the model gets the refusal as a tool error. */
+  | { type: "question-refused"; step: number; toolCallId: string; message: string }
+  /** The envelope the model sees for a call. */
+  | { type: "tool-result"; step: number; toolCallId: string; toolName: string; envelope: Envelope }
+  | { type: "step-finish"; step: number; finishReason: string; usage: RunUsage }
+  | { type: "error"; message: string }
+  | { type: "finish"; status: RunStatus; finishReason: string; steps: number; usage: RunUsage };
+
+export type RunEventType = RunEvent["type"];

@@ -1,0 +1,108 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { Engine } from "../engine.ts";
+import type { Session } from "../session/session.ts";
+import { DEFAULT_BUDGETS } from "./agent-manifest.ts";
+import { RunBudget } from "./run-budget.ts";
+import type { RunEvent } from "./run-events.ts";
+import { ToolBridge } from "./tool-bridge.ts";
+import { ToolVisibility } from "./tool-visibility.ts";
+
+let base: string;
+let engine: Engine;
+let session: Session;
+let events: RunEvent[];
+let started: string[];
+
+beforeEach(async () => {
+  base = await mkdtemp(path.join(os.tmpdir(), "lathe-bridge-"));
+  engine = await Engine.create({ root: base, latheHome: path.join(base, ".home") });
+  session = await engine.openSession({ mode: "yolo" });
+  events = [];
+  started = [];
+  engine.events.on("ToolInvocationStarted", (e) => started.push(e.toolId));
+});
+afterEach(async () => {
+  await engine.close();
+  await rm(base, { recursive: true, force: true });
+});
+
+function bridge(
+  tools: { allow: string[]; deny: string[] },
+  budgets = { ...DEFAULT_BUDGETS, maxCallsPerTool: {} },
+): ToolBridge {
+  return new ToolBridge({
+    session,
+    registry: engine.registry,
+    events: engine.events,
+    visibility: new ToolVisibility("tester", tools),
+    budget: new RunBudget("tester", budgets),
+    signal: new AbortController().signal,
+    headless: true,
+    step: () => 3,
+    emit: (e) => events.push(e),
+  });
+}
+
+describe("the tool bridge", () => {
+  it("offers the model only the tools the agent allows and does not deny", () => {
+    const b = bridge({ allow: ["read", "gl*", "write"], deny: ["write"] });
+    expect(b.toolIds.sort()).toEqual(["glob", "read"]);
+    b.dispose();
+  });
+
+  it.each([
+    ["denied", { allow: ["*"], deny: ["write"] }, 'agent "tester" denies it in its manifest'],
+    ["not allowed", { allow: ["read"], deny: [] }, 'agent "tester" does not allow it in its manifest'],
+  ])("refuses a %s tool at dispatch without reaching the engine", async (_what, tools, says) => {
+    const b = bridge(tools);
+    const envelope = await b.dispatch({
+      toolCallId: "c1",
+      toolName: "write",
+      input: { path: "x.txt", content: "x" },
+    });
+    expect(envelope).toMatchObject({ type: "error", error_text: expect.stringContaining(says) });
+    expect(envelope.type === "error" && envelope.error_text).toContain("Use one of:");
+    expect(started).toEqual([]);
+    expect(events.map((e) => e.type)).toEqual(["tool-call", "tool-result"]);
+    b.dispose();
+  });
+
+  it("passes allowed calls to session.call and reports the envelope with the model's call id and step", async () => {
+    const b = bridge({ allow: ["*"], deny: [] });
+    const envelope = await b.dispatch({ toolCallId: "c7", toolName: "glob", input: { pattern: "*" } });
+    expect(envelope.type).toBe("output");
+    expect(started).toEqual(["glob"]);
+    expect(events.at(-1)).toMatchObject({
+      type: "tool-result",
+      step: 3,
+      toolCallId: "c7",
+      toolName: "glob",
+      envelope,
+    });
+    b.dispose();
+  });
+
+  it("maps the engine's approval decision to the model's call id", async () => {
+    const b = bridge({ allow: ["*"], deny: [] });
+    await b.dispatch({ toolCallId: "w1", toolName: "write", input: { path: "x.txt", content: "x" } });
+    expect(events.find((e) => e.type === "approval")).toEqual({
+      type: "approval",
+      step: 3,
+      toolCallId: "w1",
+      toolName: "write",
+      decision: "allow",
+      reason: "yolo mode",
+    });
+    b.dispose();
+  });
+
+  it("stops listening to the engine once disposed", async () => {
+    const b = bridge({ allow: ["*"], deny: [] });
+    b.dispose();
+    await session.call("write", { path: "y.txt", content: "y" });
+    expect(events).toEqual([]);
+  });
+});

@@ -1,0 +1,175 @@
+import { writeFileSync } from "node:fs";
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SettingsFile, type SettingsDocument } from "./settings-file.ts";
+
+// root ignores folder permissions, so the read-only folder case cannot be staged as root.
+const asRoot = process.getuid?.() === 0;
+if (asRoot) console.warn("settings-file: the read-only folder case is skipped: running as root.");
+
+let dir: string;
+let file: string;
+
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), "lathe-settings-file-"));
+  file = path.join(dir, "settings.json");
+});
+
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const addServer =
+  (name: string, command = "node") =>
+  (document: SettingsDocument) => {
+    const servers = (document["mcpServers"] ?? {}) as Record<string, unknown>;
+    servers[name] = { command, args: ["server.js"] };
+    document["mcpServers"] = servers;
+  };
+
+describe("SettingsFile", () => {
+  it("creates a missing file (and its folder) holding only what was set, readable by the user alone", async () => {
+    const nested = new SettingsFile(path.join(dir, "home", "settings.json"));
+    const settings = await nested.update(addServer("files"));
+    expect(settings.mcpServers["files"]).toMatchObject({ command: "node", args: ["server.js"], env: {} });
+    const text = await readFile(nested.file, "utf8");
+    // The file keeps what was written, not every default the schema fills in.
+    expect(JSON.parse(text)).toEqual({ mcpServers: { files: { command: "node", args: ["server.js"] } } });
+    expect(text.endsWith("}\n")).toBe(true);
+    expect((await stat(nested.file)).mode & 0o777).toBe(0o600);
+  });
+
+  it("keeps everything else in the file as written and its permissions", async () => {
+    const original = {
+      $schema: "https://example.invalid/lathe.json",
+      permissions: [{ permission: "read", pattern: "*", action: "allow" }],
+      approvals: { mode: "ask" },
+    };
+    await writeFile(file, JSON.stringify(original));
+    await chmod(file, 0o640);
+    await new SettingsFile(file).update(addServer("files"));
+    expect(JSON.parse(await readFile(file, "utf8"))).toEqual({
+      ...original,
+      mcpServers: { files: { command: "node", args: ["server.js"] } },
+    });
+    expect((await stat(file)).mode & 0o777).toBe(0o640);
+  });
+
+  it("writes through a symlink to the real file, leaving the link in place", async () => {
+    const real = path.join(dir, "real-settings.json");
+    await writeFile(real, "{}");
+    await symlink(real, file);
+    await new SettingsFile(file).update(addServer("files"));
+    expect((await readdir(dir)).sort()).toEqual(["real-settings.json", "settings.json"]);
+    expect(JSON.parse(await readFile(real, "utf8"))).toHaveProperty("mcpServers.files");
+  });
+
+  it("applies concurrent updates one after the other, losing none", async () => {
+    const names = ["a", "b", "c", "d", "e", "f"];
+    await Promise.all(names.map((name) => new SettingsFile(file).update(addServer(name))));
+    const { settings } = await new SettingsFile(file).read();
+    expect(Object.keys(settings.mcpServers).sort()).toEqual(names);
+    // No temporary file is left behind.
+    expect(await readdir(dir)).toEqual(["settings.json"]);
+  });
+
+  it.each([
+    {
+      name: "not JSON",
+      text: '{ "mcpServers": { ',
+      message: /is not valid JSON.*did not change it.*fix its syntax/s,
+    },
+    { name: "an array", text: "[]", message: /must hold one JSON object/ },
+    {
+      name: "an unknown key",
+      text: JSON.stringify({ mcpServer: {} }),
+      message: /is not valid Lathe settings:[\s\S]*mcpServer[\s\S]*did not change it/,
+    },
+    {
+      name: "a wrong type",
+      text: JSON.stringify({ permissions: "all" }),
+      message: /- permissions: /,
+    },
+  ])("refuses a file that is $name and leaves it byte for byte", async ({ text, message }) => {
+    await writeFile(file, text);
+    const settingsFile = new SettingsFile(file);
+    await expect(settingsFile.update(addServer("files"))).rejects.toThrow(message);
+    await expect(settingsFile.read()).rejects.toThrow(message);
+    expect(await readFile(file, "utf8")).toBe(text);
+    expect(await readdir(dir)).toEqual(["settings.json"]);
+  });
+
+  it.each([
+    {
+      name: "an empty command",
+      change: addServer("files", ""),
+      field: /mcpServers\.files\.command: /,
+    },
+    {
+      name: "a server name with a slash",
+      change: addServer("a/b"),
+      field: /mcpServers\.a\/b: .*letters, digits/,
+    },
+    {
+      name: "a disabledPlugins entry with a space",
+      change: (document: SettingsDocument) => {
+        document["disabledPlugins"] = ["word count"];
+      },
+      field: /disabledPlugins\.0: .*plugin folder name/,
+    },
+    {
+      name: "an unknown key",
+      change: (document: SettingsDocument) => {
+        document["extras"] = true;
+      },
+      field: /\(top level\): .*extras/,
+    },
+  ])("does not save a change that adds $name, and names the field", async ({ change, field }) => {
+    const before = JSON.stringify({ approvals: { mode: "ask" } }, null, 2);
+    await writeFile(file, before);
+    const error = await new SettingsFile(file).update(change).then(
+      () => undefined,
+      (err: unknown) => err as Error,
+    );
+    expect(error?.message).toMatch(/The change was not saved/);
+    expect(error?.message).toMatch(field);
+    expect(await readFile(file, "utf8")).toBe(before);
+  });
+
+  it("leaves the file alone when it changes on disk while the change is being saved", async () => {
+    await writeFile(file, "{}");
+    const settingsFile = new SettingsFile(file);
+    const update = settingsFile.update((document) => {
+      addServer("mine")(document);
+      // Someone else saves the file between Lathe's read and its write.
+      writeFileSync(file, JSON.stringify({ approvals: { mode: "yolo" } }));
+    });
+    await expect(update).rejects.toThrow(/changed while Lathe was saving/);
+    expect(JSON.parse(await readFile(file, "utf8"))).toEqual({ approvals: { mode: "yolo" } });
+  });
+
+  it("reads a missing file as empty settings", async () => {
+    const { document, settings } = await new SettingsFile(path.join(dir, "none.json")).read();
+    expect(document).toEqual({});
+    expect(settings.mcpServers).toEqual({});
+    expect(settings.disabledPlugins).toEqual([]);
+  });
+
+  it.skipIf(asRoot)("reports a folder it cannot write without touching the file", async () => {
+    const locked = path.join(dir, "locked");
+    await mkdir(locked);
+    const inside = path.join(locked, "settings.json");
+    await writeFile(inside, "{}");
+    await chmod(locked, 0o500);
+    try {
+      await expect(new SettingsFile(inside).update(addServer("x"))).rejects.toThrow(
+        /Cannot save .*left as it was/,
+      );
+      expect(await readFile(inside, "utf8")).toBe("{}");
+    } finally {
+      await chmod(locked, 0o700);
+    }
+  });
+});

@@ -1,0 +1,171 @@
+import { randomBytes } from "node:crypto";
+import { mkdir, open, readFile, realpath, rename, rm, stat } from "node:fs/promises";
+import path from "node:path";
+import type { z } from "zod";
+import { ConfigError } from "../errors/config-error.ts";
+import { SettingsSchema, type Settings } from "../policy/lathe-settings.ts";
+
+/** A settings file's JSON object as written: validated, but without the defaults filled in. */
+export type SettingsDocument = Record<string, unknown>;
+
+/** Updates of one file in this process run one at a time, whichever `SettingsFile` asks. */
+const queues = new Map<string, Promise<unknown>>();
+
+type Issue = z.core.$ZodIssue;
+
+/**
+ * One line per problem, each naming its field. A union (stdio or HTTP server) reports the branch
+ * that came closest; a bad record key reports why the key is wrong.
+ */
+function issueLines(issues: readonly Issue[], prefix: readonly PropertyKey[] = []): string[] {
+  return issues.flatMap((issue) => {
+    const at = [...prefix, ...issue.path];
+    if (issue.code === "invalid_union" && issue.errors.length > 0) {
+      const closest = issue.errors.reduce((best, branch) => (branch.length < best.length ? branch : best));
+      return issueLines(closest, at);
+    }
+    const where = at.length > 0 ? at.map(String).join(".") : "(top level)";
+    const message =
+      issue.code === "invalid_key" ? issue.issues.map((inner) => inner.message).join("; ") : issue.message;
+    return [`  - ${where}: ${message}`];
+  });
+}
+
+function fieldList(error: z.ZodError): string {
+  return issueLines(error.issues).join("\n");
+}
+
+function isObject(value: unknown): value is SettingsDocument {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * A user's settings file, changed safely on their behalf: read it, check it against the settings
+ * schema, apply a change to the JSON as written (no defaults added, nothing unknown kept), check
+ * the result, and replace the file atomically (a temporary file beside it, renamed over it). A
+ * file that is not valid JSON or not valid settings is refused with a message that says so and
+ * is never overwritten; a change that would make it invalid names the field and is not saved.
+ */
+export class SettingsFile {
+  readonly file: string;
+
+  constructor(file: string) {
+    this.file = path.resolve(file);
+  }
+
+  /** The document as written and the settings it means; a missing file is `{}`. */
+  async read(): Promise<{ document: SettingsDocument; settings: Settings }> {
+    const { document } = await this.load();
+    return { document, settings: this.validate(document, "read") };
+  }
+
+  /**
+   * Apply `change` to the document (it edits the object in place) and save it. Resolves with
+   * the settings the file now holds; rejects with a ConfigError, leaving the file as it was.
+   */
+  update(change: (document: SettingsDocument) => void): Promise<Settings> {
+    const previous = queues.get(this.file) ?? Promise.resolve();
+    const run = previous.then(() => this.updateNow(change));
+    const settled = run.catch(() => undefined);
+    queues.set(this.file, settled);
+    void settled.then(() => {
+      if (queues.get(this.file) === settled) queues.delete(this.file);
+    });
+    return run;
+  }
+
+  private async updateNow(change: (document: SettingsDocument) => void): Promise<Settings> {
+    const { document, text } = await this.load();
+    this.validate(document, "read");
+    const next = structuredClone(document);
+    change(next);
+    const settings = this.validate(next, "change");
+    await this.write(`${JSON.stringify(next, null, 2)}\n`, text);
+    return settings;
+  }
+
+  /** The file's text and JSON object; `text` is undefined when the file does not exist. */
+  private async load(): Promise<{ document: SettingsDocument; text: string | undefined }> {
+    let text: string;
+    try {
+      text = await readFile(this.file, "utf8");
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return { document: {}, text: undefined };
+      throw new ConfigError(
+        this.file,
+        `Cannot read ${this.file}: ${(err as Error).message}. Lathe did not change it; check its permissions.`,
+        { cause: err },
+      );
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (err) {
+      throw new ConfigError(
+        this.file,
+        `${this.file} is not valid JSON (${(err as Error).message}). Lathe did not change it; fix its syntax by hand, then try again.`,
+        { cause: err },
+      );
+    }
+    if (!isObject(json)) {
+      throw new ConfigError(
+        this.file,
+        `${this.file} must hold one JSON object ({...}). Lathe did not change it; fix it by hand, then try again.`,
+      );
+    }
+    return { document: json, text };
+  }
+
+  private validate(document: SettingsDocument, when: "read" | "change"): Settings {
+    const parsed = SettingsSchema.safeParse(document);
+    if (parsed.success) return parsed.data;
+    const message =
+      when === "read"
+        ? `${this.file} is not valid Lathe settings:\n${fieldList(parsed.error)}\nLathe did not change it; fix these fields by hand, then try again.`
+        : `The change was not saved: it would make ${this.file} invalid:\n${fieldList(parsed.error)}\nCorrect these fields and try again.`;
+    throw new ConfigError(this.file, message);
+  }
+
+  /** Replace the file (the target of a symlink) with `text`, unless someone changed it meanwhile. */
+  private async write(text: string, expected: string | undefined): Promise<void> {
+    const target = await realpath(this.file).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === "ENOENT") return this.file;
+      throw err;
+    });
+    const dir = path.dirname(target);
+    await mkdir(dir, { recursive: true });
+    const mode = await stat(target).then(
+      (info) => info.mode & 0o777,
+      () => 0o600,
+    );
+    const temp = path.join(dir, `.${path.basename(target)}.${randomBytes(6).toString("hex")}.tmp`);
+    try {
+      const handle = await open(temp, "wx", mode);
+      try {
+        await handle.writeFile(text, "utf8");
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      const current = await readFile(target, "utf8").catch((err: NodeJS.ErrnoException) => {
+        if (err.code === "ENOENT") return undefined;
+        throw err;
+      });
+      if (current !== expected) {
+        throw new ConfigError(
+          this.file,
+          `${this.file} changed while Lathe was saving a change to it, so Lathe left it as it is. Try again.`,
+        );
+      }
+      await rename(temp, target);
+    } catch (err) {
+      await rm(temp, { force: true });
+      if (ConfigError.isInstance(err)) throw err;
+      throw new ConfigError(
+        this.file,
+        `Cannot save ${this.file}: ${(err as Error).message}. It was left as it was; check the folder's permissions.`,
+        { cause: err },
+      );
+    }
+  }
+}

@@ -1,0 +1,81 @@
+import type { McpEvent } from "../mcp/mcp-event.ts";
+import { McpManager } from "../mcp/mcp-manager.ts";
+import { PluginManager } from "../plugins/plugin-manager.ts";
+import type { PolicyConfig } from "../policy/policy-config.ts";
+import { TrustStore } from "../policy/trust-store.ts";
+import type { ToolRegistry } from "../tools/tool-registry.ts";
+
+export interface ExtensionOptions {
+  registry: ToolRegistry;
+  root: string;
+  latheHome: string;
+  policy: PolicyConfig;
+  /** Folder of bundled plugins (default: the `plugins/` folder shipped with Lathe). */
+  bundledDir?: string;
+  /** Watch plugin folders for changes (applied between turns). Default true. */
+  watch?: boolean;
+  onMcpEvent?: (event: McpEvent) => void;
+}
+
+/**
+ * An engine's extensions: plugin tools (bundled, the user's, the trusted project's) and MCP
+ * servers from settings. Plugins register at once (no plugin code runs until called); MCP
+ * servers connect in the background and their tools join the registry only when the host
+ * applies pending changes between turns — never mid-turn, and never blocking a start.
+ */
+export class EngineExtensions {
+  readonly plugins: PluginManager;
+  readonly mcp: McpManager;
+
+  private constructor(plugins: PluginManager, mcp: McpManager) {
+    this.plugins = plugins;
+    this.mcp = mcp;
+  }
+
+  static async start(options: ExtensionOptions): Promise<EngineExtensions> {
+    const trust = new TrustStore(options.latheHome);
+    const plugins = new PluginManager({
+      registry: options.registry,
+      root: options.root,
+      latheHome: options.latheHome,
+      projectTrusted: options.policy.projectTrusted,
+      trust,
+      watch: options.watch ?? true,
+      ...(options.bundledDir ? { bundledDir: options.bundledDir } : {}),
+    });
+    const mcp = new McpManager({
+      registry: options.registry,
+      servers: options.policy.mcpServers,
+      trust,
+      root: options.root,
+      latheHome: options.latheHome,
+      ...(options.onMcpEvent ? { onEvent: options.onMcpEvent } : {}),
+    });
+    await plugins.load();
+    mcp.start();
+    return new EngineExtensions(plugins, mcp);
+  }
+
+  /** Bring the registry up to date: plugin folder changes and MCP connects, reconnects, list changes. */
+  async applyPendingChanges(): Promise<void> {
+    await this.plugins.applyPendingChanges();
+    this.mcp.applyPendingChanges();
+  }
+
+  /** Wait (at most `timeoutMs`) for MCP servers' first connects, then apply what they brought. */
+  async settle(timeoutMs = 15_000): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.mcp.ready(),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, timeoutMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    await this.applyPendingChanges();
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.plugins.close(), this.mcp.close()]);
+  }
+}

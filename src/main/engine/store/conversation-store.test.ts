@@ -1,0 +1,93 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ConversationStore, type NewMessage } from "./conversation-store.ts";
+import { openDatabase, type Db } from "./database.ts";
+import { MIGRATIONS } from "./migrations.ts";
+
+let db: Db;
+let store: ConversationStore;
+beforeEach(() => {
+  db = openDatabase(":memory:");
+  for (const id of ["parent", "child"])
+    db.prepare("INSERT INTO sessions (id, root, created_at) VALUES (?, '/w', 0)").run(id);
+  store = new ConversationStore(db);
+});
+afterEach(() => db.close());
+
+const turn: Array<NewMessage & { seq: number }> = [
+  { seq: 0, runId: "r1", role: "user", parts: [{ type: "text", text: "Read a.txt" }] },
+  {
+    seq: 1,
+    runId: "r1",
+    role: "assistant",
+    parts: [
+      { type: "reasoning", text: "Use read." },
+      { type: "text", text: "Reading." },
+      { type: "tool-call", toolCallId: "c1", toolName: "read", input: { path: "a.txt" } },
+    ],
+  },
+  {
+    seq: 2,
+    runId: "r1",
+    role: "tool",
+    parts: [
+      {
+        type: "tool-result",
+        toolCallId: "c1",
+        toolName: "read",
+        envelope: { type: "output", data: { content: "alpha" }, metadata: { duration_ms: 3 } },
+      },
+    ],
+  },
+];
+
+describe("the conversation store", () => {
+  it("is created by a versioned migration", () => {
+    expect(db.pragma("user_version", { simple: true })).toBe(MIGRATIONS.length);
+  });
+
+  it("keeps messages with every kind of part, in order", () => {
+    store.begin("parent", { agent: "default", model: "ollama:m" });
+    store.write("parent", { messages: turn, events: [] });
+    expect(store.messages("parent").map(({ createdAt: _c, ...m }) => m)).toEqual(turn);
+    expect(store.nextSeq("parent")).toEqual({ message: 3, event: 0 });
+  });
+
+  it("writes a batch atomically: a failing event leaves no message behind", () => {
+    store.begin("parent", { agent: "default", model: "ollama:m" });
+    const duplicate = { seq: 0, runId: "r1", type: "notice", json: "{}" };
+    expect(() => store.write("parent", { messages: turn, events: [duplicate, duplicate] })).toThrow();
+    expect(store.messages("parent")).toEqual([]);
+  });
+
+  it("records events by sequence, per run", () => {
+    store.begin("parent", { agent: "default", model: "ollama:m" });
+    store.write("parent", {
+      messages: [],
+      events: [
+        { seq: 0, runId: "r1", type: "start", json: '{"type":"start"}' },
+        { seq: 1, runId: "r2", type: "finish", json: '{"type":"finish"}' },
+      ],
+    });
+    expect(store.events("parent").map((e) => e.data)).toEqual([{ type: "start" }, { type: "finish" }]);
+    expect(store.events("parent", "r2")).toEqual([
+      { seq: 1, runId: "r2", type: "finish", data: { type: "finish" } },
+    ]);
+  });
+
+  it("notes the agent and model of the latest turn and links child tasks to their parent", () => {
+    store.begin("parent", { agent: "default", model: "ollama:a" });
+    store.begin("parent", { agent: "reviewer", model: "ollama:b" });
+    store.begin("child", { agent: "reviewer", model: "ollama:b", parentSessionId: "parent" });
+    store.linkChild("parent", "child", { toolCallId: "t1", description: "review the diff" });
+    store.linkChild("parent", "child", { toolCallId: "t1", description: "review the diff" });
+    expect(store.get("parent")).toMatchObject({
+      agent: "reviewer",
+      model: "ollama:b",
+      parentSessionId: null,
+    });
+    expect(store.get("child")).toMatchObject({ parentSessionId: "parent" });
+    expect(store.children("parent")).toMatchObject([
+      { childSessionId: "child", toolCallId: "t1", description: "review the diff" },
+    ]);
+  });
+});

@@ -1,0 +1,164 @@
+import type { PluginInfo } from "../../shared/extensions-schemas.ts";
+import { useExtensions } from "../state/extensions-context.tsx";
+import { useAppState } from "../state/store-context.tsx";
+
+function stateBadge(plugin: PluginInfo): { label: string; className: string } {
+  if (plugin.state === "loaded") return { label: "loaded", className: "badge badge-read" };
+  if (plugin.disabledByUser) return { label: "disabled by you", className: "badge badge-muted" };
+  if (plugin.approval === "untrusted") return { label: "folder not trusted", className: "badge badge-write" };
+  if (plugin.approval === "changed")
+    return { label: "changed since trusted", className: "badge badge-write" };
+  if (plugin.approval === "new") return { label: "new since trusted", className: "badge badge-write" };
+  return { label: "disabled", className: "badge badge-error" };
+}
+
+function PluginActions({ plugin, trusted }: { plugin: PluginInfo; trusted: boolean }) {
+  const pending = useExtensions((s) => s.pending);
+  const setEnabled = useExtensions((s) => s.setPluginEnabled);
+  const approve = useExtensions((s) => s.approvePlugin);
+  const who = `${plugin.name} (${plugin.layer})`;
+  const needsApproval = trusted && (plugin.approval === "new" || plugin.approval === "changed");
+
+  return (
+    <div className="row-actions">
+      {needsApproval && plugin.hash && !plugin.disabledByUser ? (
+        <button
+          type="button"
+          className="run"
+          disabled={pending !== undefined}
+          aria-label={`Approve ${who}`}
+          title={`Approve ${plugin.dir} as it is now`}
+          onClick={() => void approve(plugin.name, plugin.hash as string)}
+        >
+          Approve
+        </button>
+      ) : null}
+      {plugin.disabledByUser ? (
+        <button
+          type="button"
+          disabled={pending !== undefined}
+          aria-label={`Enable ${who}`}
+          onClick={() => void setEnabled(plugin.layer, plugin.name, true)}
+        >
+          Enable
+        </button>
+      ) : plugin.approval === "untrusted" ? null : (
+        <button
+          type="button"
+          disabled={pending !== undefined}
+          aria-label={`Disable ${who}`}
+          onClick={() => void setEnabled(plugin.layer, plugin.name, false)}
+        >
+          Disable
+        </button>
+      )}
+    </div>
+  );
+}
+
+/** Every plugin folder of every layer: its version and state, and turning it off or on. */
+export function PluginsPanel() {
+  const status = useExtensions((s) => s.status);
+  const loadError = useExtensions((s) => s.loadError);
+  const actionError = useExtensions((s) => s.actionError);
+  const trusting = useAppState((s) => s.trusting);
+  const trust = useAppState((s) => s.trustProject);
+  const projectError = useAppState((s) => s.projectError);
+
+  if (!status) {
+    return (
+      <section className="panel" aria-labelledby="plugins-heading">
+        <h2 id="plugins-heading">Plugins</h2>
+        <p className={loadError ? "field-error" : "muted"} role={loadError ? "alert" : undefined}>
+          {loadError ?? "Loading…"}
+        </p>
+      </section>
+    );
+  }
+  const waiting = status.plugins.filter((p) => p.approval === "untrusted");
+
+  return (
+    <section className="panel" aria-labelledby="plugins-heading">
+      <div className="panel-head">
+        <h2 id="plugins-heading">Plugins</h2>
+        <span className="muted">
+          {status.plugins.filter((p) => p.state === "loaded").length} of {status.plugins.length} loaded
+        </span>
+      </div>
+      <p className="muted">
+        Bundled plugins ship with Lathe, yours live in your Lathe folder&apos;s <code>tools/</code>, and the
+        project&apos;s in <code>.lathe/tools/</code>. What you disable is saved in{" "}
+        <code>{status.userSettingsFile}</code>.
+      </p>
+      {waiting.length > 0 ? (
+        <div className="trust-inline" role="note" aria-label="Project plugins wait for trust">
+          <p>
+            This folder is not trusted, so its {waiting.length === 1 ? "plugin" : `${waiting.length} plugins`}{" "}
+            ({waiting.map((p) => p.name).join(", ")}) {waiting.length === 1 ? "is" : "are"} not loaded. Review{" "}
+            <code>.lathe/tools/</code> first: trusting the folder approves each plugin as it is now.
+          </p>
+          <button type="button" className="run" disabled={trusting} onClick={() => void trust()}>
+            {trusting ? "Trusting…" : "Trust this folder"}
+          </button>
+          {projectError ? (
+            <p role="alert" className="field-error">
+              {projectError}
+            </p>
+          ) : null}
+        </div>
+      ) : null}
+      {actionError ? (
+        <p role="alert" className="field-error">
+          {actionError}
+        </p>
+      ) : null}
+      {status.plugins.length === 0 ? (
+        <p className="muted">No plugin folders found.</p>
+      ) : (
+        <div className="table-scroll">
+          <table className="ext-table" aria-label="Plugins">
+            <thead>
+              <tr>
+                <th scope="col">Plugin</th>
+                <th scope="col">Layer</th>
+                <th scope="col">Version</th>
+                <th scope="col">State</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {status.plugins.map((plugin) => {
+                const badge = stateBadge(plugin);
+                return (
+                  <tr key={`${plugin.layer}:${plugin.name}`} aria-label={`${plugin.name} (${plugin.layer})`}>
+                    <th scope="row">
+                      <code className="tool-id" title={plugin.dir}>
+                        {plugin.name}
+                      </code>
+                      {plugin.toolId && plugin.toolId !== plugin.name ? (
+                        <span className="muted"> tool {plugin.toolId}</span>
+                      ) : null}
+                    </th>
+                    <td>{plugin.layer}</td>
+                    <td>{plugin.version ?? <span className="muted">—</span>}</td>
+                    <td>
+                      <span className={badge.className}>{badge.label}</span>
+                      {plugin.state === "disabled" && plugin.reason ? (
+                        <p className="row-reason">{plugin.reason}</p>
+                      ) : null}
+                    </td>
+                    <td>
+                      <PluginActions plugin={plugin} trusted={status.projectTrusted} />
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,306 @@
+import { spawn } from "node:child_process";
+import http from "node:http";
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { RunEvent } from "../src/main/engine/agent/run-events.ts";
+import {
+  startOpenAICompatibleServer,
+  type FixtureOptions,
+  type FixtureServer,
+} from "./fixtures/openai-compatible-server.ts";
+import { LATHE_BIN, runLathe, type Run } from "./support/lathe-cli.ts";
+
+// `lathe run` as users run it, against a loopback OpenAI-compatible server: the real provider
+// client (@ai-sdk/openai-compatible) parses the server-sent events, tool-call deltas included.
+
+let home: string;
+let root: string;
+let server: FixtureServer | undefined;
+
+beforeEach(async () => {
+  home = await mkdtemp(path.join(os.tmpdir(), "lathe-run-home-"));
+  root = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-run-root-")));
+  await writeFile(path.join(root, "a.txt"), "alpha\n");
+  await writeFile(path.join(root, "b.txt"), "beta\n");
+});
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  await rm(home, { recursive: true, force: true });
+  await rm(root, { recursive: true, force: true });
+});
+
+/** Start the fixture and point the openai-compatible provider at it in the user's settings. */
+async function serve(options: FixtureOptions): Promise<FixtureServer> {
+  server = await startOpenAICompatibleServer({ models: ["fixture-model"], ...options });
+  await writeFile(
+    path.join(home, "settings.json"),
+    JSON.stringify({ providers: { "openai-compatible": { baseURL: server.baseURL } } }),
+  );
+  return server;
+}
+
+const MODEL = ["--model", "openai-compatible:fixture-model"];
+const lathe = (args: string[], input?: string): Promise<Run> =>
+  runLathe(args, { home, cwd: root, ...(input ? { input } : {}) });
+
+function jsonl(run: Run): RunEvent[] {
+  return run.stdout
+    .trimEnd()
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as RunEvent);
+}
+
+const COMBINE: FixtureOptions["replies"] = (request, index) => {
+  if (index === 0) {
+    return {
+      text: "Reading both files.",
+      toolCalls: [
+        { name: "read", arguments: { path: "a.txt" } },
+        { name: "read", arguments: { path: "b.txt" } },
+      ],
+    };
+  }
+  if (index === 1) {
+    const contents = request.messages
+      .filter((m) => m.role === "tool")
+      .map((m) => (JSON.parse(String(m.content)) as { data: { content: string } }).data.content);
+    return { toolCalls: [{ name: "write", arguments: { path: "c.txt", content: contents.join("") } }] };
+  }
+  return { text: "c.txt now holds both files." };
+};
+
+describe("lathe run against an OpenAI-compatible server", () => {
+  it("finishes a multi-step task: parallel reads, then a write of what it read", async () => {
+    const fixture = await serve({ replies: COMBINE });
+    const run = await lathe(["run", "Combine a.txt and b.txt into c.txt", ...MODEL, "--mode", "yolo"]);
+
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe("Reading both files.\nc.txt now holds both files.\n");
+    expect(await readFile(path.join(root, "c.txt"), "utf8")).toBe("alpha\nbeta\n");
+    expect(run.stderr).toContain('▸ read {"path":"a.txt"}');
+    expect(run.stderr).toContain("✓ write");
+    expect(run.stderr).toMatch(/done in 3 steps, \d+ tokens\. Continue with: lathe run --resume s-/);
+    // What the model was offered and what it read back.
+    const [first, second] = fixture.requests;
+    expect(first?.stream).toBe(true);
+    expect(first?.tools?.map((t) => t.function.name)).toEqual(
+      expect.arrayContaining(["read", "write", "glob", "grep", "edit"]),
+    );
+    expect(first?.messages[0]).toMatchObject({ role: "system" });
+    expect(first?.messages[1]).toEqual({ role: "user", content: "Combine a.txt and b.txt into c.txt" });
+    const toolMessage = second?.messages.find((m) => m.role === "tool");
+    expect(JSON.parse(String(toolMessage?.content))).toMatchObject({
+      type: "output",
+      data: { path: "a.txt", content: "alpha\n" },
+    });
+  });
+
+  it("prints JSONL events with --json: text, tool calls, results, approvals, and the finish with usage", async () => {
+    await serve({ replies: COMBINE });
+    const run = await lathe(["run", "Combine them", ...MODEL, "--mode", "yolo", "--json"]);
+    expect(run.code).toBe(0);
+    const events = jsonl(run);
+    expect(events[0]).toMatchObject({
+      type: "start",
+      agent: "default",
+      model: "openai-compatible:fixture-model",
+      resumed: false,
+    });
+    const types = new Set(events.map((e) => e.type));
+    for (const type of ["text", "tool-call", "tool-result", "approval", "step-finish", "finish"])
+      expect(types).toContain(type);
+    expect(
+      events.filter((e) => e.type === "tool-call").map((e) => e.type === "tool-call" && e.toolName),
+    ).toEqual(["read", "read", "write"]);
+    expect(events.find((e) => e.type === "approval")).toMatchObject({
+      toolName: "write",
+      decision: "allow",
+      reason: "yolo mode",
+    });
+    expect(events.at(-1)).toEqual({
+      type: "finish",
+      status: "completed",
+      finishReason: "stop",
+      steps: 3,
+      usage: expect.objectContaining({ inputTokens: 30, outputTokens: 15, totalTokens: 45 }),
+    });
+  });
+
+  it("denies a gated call headless in ask mode; the model is told and finishes without it", async () => {
+    const fixture = await serve({
+      replies: [
+        { toolCalls: [{ name: "write", arguments: { path: "c.txt", content: "x" } }] },
+        { text: "I was not allowed to write c.txt." },
+      ],
+    });
+    const run = await lathe(["run", "Write c.txt", ...MODEL, "--json"]);
+    expect(run.code).toBe(0);
+    const approval = jsonl(run).find((e) => e.type === "approval");
+    expect(approval).toMatchObject({ toolName: "write", decision: "deny" });
+    await expect(readFile(path.join(root, "c.txt"))).rejects.toThrow();
+    const refusal = fixture.requests[1]?.messages.find((m) => m.role === "tool");
+    expect(String(refusal?.content)).toContain("headless");
+  });
+
+  it("falls back to a plain chat, with a notice, when the server refuses tools", async () => {
+    await serve({
+      replies: (request) =>
+        request.tools?.length
+          ? {
+              status: 400,
+              body: JSON.stringify({
+                error: { message: "registry.ollama.ai/library/gemma:2b does not support tools" },
+              }),
+            }
+          : { text: "Hi! I can only chat." },
+    });
+    const run = await lathe(["run", "Hello", ...MODEL]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe("Hi! I can only chat.\n");
+    expect(run.stderr).toContain("does not support tool calls, so this is a plain chat");
+  });
+
+  it("says clearly when nothing runs at the endpoint, and exits 1", async () => {
+    const probe = http.createServer();
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+    const { port } = probe.address() as AddressInfo;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    await writeFile(
+      path.join(home, "settings.json"),
+      JSON.stringify({ providers: { ollama: { baseURL: `http://127.0.0.1:${port}/v1` } } }),
+    );
+    const run = await lathe(["run", "Hello", "--model", "ollama:llama3.2"]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      `Ollama is not running on http://127.0.0.1:${port}: start it with \`ollama serve\` or pick another provider`,
+    );
+    expect(run.stdout).toBe("");
+  });
+
+  it("resumes a session killed mid-run from its last complete message", async () => {
+    const fixture = await serve({
+      replies: (request, index) => {
+        if (index === 0)
+          return { toolCalls: [{ name: "write", arguments: { path: "notes.txt", content: "one\n" } }] };
+        if (index === 1) return { text: "Thinking very hard", hang: true };
+        return { text: "Picked up where I left off." };
+      },
+    });
+    const child = spawn(
+      process.execPath,
+      [LATHE_BIN, "run", "Write notes", ...MODEL, "--mode", "yolo", "--json"],
+      {
+        cwd: root,
+        env: { ...process.env, LATHE_HOME: home },
+      },
+    );
+    let stdout = "";
+    child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      child.on("close", (_code, signal) => resolve(signal)),
+    );
+    await fixture.requestArrived(2);
+    await new Promise((r) => setTimeout(r, 300));
+    child.kill("SIGKILL");
+    expect(await exited).toBe("SIGKILL");
+    const start = jsonl({ code: null, signal: null, stdout, stderr: "" })[0];
+    expect(start?.type).toBe("start");
+    const sessionId = start?.type === "start" ? start.sessionId : "";
+    expect(await readFile(path.join(root, "notes.txt"), "utf8")).toBe("one\n");
+
+    const resumed = await lathe(["run", "Carry on", "--resume", sessionId, "--json"]);
+    expect(resumed.code).toBe(0);
+    expect(jsonl(resumed)[0]).toMatchObject({
+      type: "start",
+      sessionId,
+      resumed: true,
+      model: "openai-compatible:fixture-model",
+    });
+    const history = fixture.requests[2]?.messages ?? [];
+    expect(history.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool", "user"]);
+    expect(JSON.stringify(history)).toContain("notes.txt");
+    expect(JSON.stringify(history)).not.toContain("Thinking very hard");
+    expect(history.at(-1)).toEqual({ role: "user", content: "Carry on" });
+  });
+
+  it("replays a session's events without calling the model or any tool", async () => {
+    const fixture = await serve({ replies: COMBINE });
+    const run = await lathe(["run", "Combine them", ...MODEL, "--mode", "yolo", "--json"]);
+    const sessionId = (jsonl(run)[0] as Extract<RunEvent, { type: "start" }>).sessionId;
+    await rm(path.join(root, "c.txt"));
+    const requests = fixture.requests.length;
+
+    const replay = await lathe(["run", "--resume", sessionId, "--replay", "--json"]);
+    expect(replay.code).toBe(0);
+    const replayed = jsonl(replay);
+    expect(replayed.filter((e) => e.type !== "text")).toEqual(jsonl(run).filter((e) => e.type !== "text"));
+    expect(fixture.requests).toHaveLength(requests);
+    await expect(readFile(path.join(root, "c.txt"))).rejects.toThrow();
+    const text = await lathe(["run", "--resume", sessionId, "--replay"]);
+    expect(text.stdout).toBe("Reading both files.\nc.txt now holds both files.\n");
+  });
+
+  it("resumes a session in its own folder from anywhere, and refuses another --root", async () => {
+    const fixture = await serve({ replies: [{ text: "First." }, { text: "Second." }] });
+    const first = await lathe(["run", "One", ...MODEL, "--json"]);
+    const sessionId = (jsonl(first)[0] as Extract<RunEvent, { type: "start" }>).sessionId;
+    const elsewhere = await runLathe(["run", "Two", "--resume", sessionId], { home, cwd: os.tmpdir() });
+    expect(elsewhere.code).toBe(0);
+    expect(elsewhere.stdout).toBe("Second.\n");
+    expect(String(fixture.requests[1]?.messages[0]?.content)).toContain(`Workspace root: ${root}`);
+    const wrong = await runLathe(["run", "Three", "--resume", sessionId, "--root", home], {
+      home,
+      cwd: root,
+    });
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain(`Session ${sessionId} works in ${root}`);
+  });
+
+  it("runs a project agent once the folder is trusted, with its tool policy", async () => {
+    const fixture = await serve({ replies: [{ text: "Looked." }] });
+    await mkdir(path.join(root, ".lathe", "agents"), { recursive: true });
+    await writeFile(
+      path.join(root, ".lathe", "agents", "reader.md"),
+      "---\ndescription: Only reads.\nmodel: openai-compatible:fixture-model\ntools:\n  allow: [read, glob]\n---\nYou only read.\n",
+    );
+    const untrusted = await lathe(["run", "Look", "--agent", "reader"]);
+    expect(untrusted.code).toBe(2);
+    expect(untrusted.stderr).toContain('There is no agent "reader"');
+    expect(untrusted.stderr).toContain("lathe trust --root");
+    expect((await lathe(["trust", "--root", root])).code).toBe(0);
+    const run = await lathe(["run", "Look", "--agent", "reader"]);
+    expect(run.code).toBe(0);
+    expect(fixture.requests[0]?.tools?.map((t) => t.function.name).sort()).toEqual(["glob", "read"]);
+    expect(String(fixture.requests[0]?.messages[0]?.content)).toContain("You only read.");
+  });
+});
+
+describe("lathe run usage errors exit 2", () => {
+  it.each([
+    [["run"], "missing the prompt"],
+    [["run", "hi", "--model", "llama3"], "does not name a provider"],
+    [["run", "hi", "--model", "nope:m"], 'There is no model provider "nope"'],
+    [["run", "hi", "--agent", "ghost", "--model", "ollama:m"], 'There is no agent "ghost"'],
+    [["run", "hi", "--resume", "s-unknown"], 'There is no conversation "s-unknown"'],
+    [["run", "--replay"], "--replay needs --resume"],
+    [["run", "hi", "--mode", "maybe", "--model", "ollama:m"], "argument 'maybe' is invalid"],
+    [["run", "hi"], "No model chosen: pass --model PROVIDER:MODEL"],
+  ])("lathe %j", async (args, says) => {
+    const run = await lathe(args);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(says);
+    expect(run.stdout).toBe("");
+  });
+
+  it("reads the prompt from stdin with -", async () => {
+    const fixture = await serve({ replies: [{ text: "Got it." }] });
+    const run = await lathe(["run", "-", ...MODEL], "From stdin\n");
+    expect(run.code).toBe(0);
+    expect(fixture.requests[0]?.messages[1]).toEqual({ role: "user", content: "From stdin" });
+  });
+});

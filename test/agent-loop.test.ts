@@ -1,0 +1,561 @@
+import { copyFile, mkdir } from "node:fs/promises";
+import path from "node:path";
+import { APICallError } from "ai";
+import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { replaySession } from "../src/main/engine/agent/replay-session.ts";
+import { runAgent } from "../src/main/engine/agent/run-agent.ts";
+import type { RunEvent } from "../src/main/engine/agent/run-events.ts";
+import { defineBuiltin } from "../src/main/engine/builtin/define-builtin.ts";
+import { readTool } from "../src/main/engine/builtin/read.ts";
+import { writeTool } from "../src/main/engine/builtin/write.ts";
+import { Engine } from "../src/main/engine/engine.ts";
+import { ToolCallError } from "../src/main/engine/errors/tool-call-error.ts";
+import type { AnyTool } from "../src/main/engine/tools/contract.ts";
+import { eventsOf, openAgentHarness, type AgentHarness } from "./support/agent-harness.ts";
+import { scriptedModel, toolNamesOffered, toolResultsIn } from "./support/scripted-model.ts";
+
+let harness: AgentHarness | undefined;
+afterEach(async () => {
+  await harness?.cleanup();
+  harness = undefined;
+});
+
+async function open(options: Parameters<typeof openAgentHarness>[0] = {}): Promise<AgentHarness> {
+  harness = await openAgentHarness(options);
+  return harness;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** `read` and `write` that log when they run, shadowing the built-ins (same schema, plan and policy). */
+function loggedFileTools(log: string[]): AnyTool[] {
+  return [
+    {
+      ...readTool,
+      execute: async (args: { path: string }, runtime) => {
+        log.push(`start read ${args.path}`);
+        await sleep(60);
+        const data = await readTool.execute(args as never, runtime);
+        log.push(`end read ${args.path}`);
+        return data;
+      },
+    },
+    {
+      ...writeTool,
+      execute: async (args: { path: string; content: string }, runtime) => {
+        log.push(`start write ${args.path}`);
+        const data = await writeTool.execute(args as never, runtime);
+        log.push(`end write ${args.path}`);
+        return data;
+      },
+    },
+  ];
+}
+
+/** Tool results in the order the model made the calls (results arrive as calls finish). */
+function resultsInCallOrder(events: readonly RunEvent[]) {
+  return eventsOf(events, "tool-result").sort((a, b) => (a.toolCallId < b.toolCallId ? -1 : 1));
+}
+
+/** Consecutive text (or reasoning) deltas of a step joined into one. */
+function mergeDeltas(events: readonly RunEvent[]): RunEvent[] {
+  const out: RunEvent[] = [];
+  for (const e of events) {
+    const last = out.at(-1);
+    if ((e.type === "text" || e.type === "reasoning") && last?.type === e.type && last.step === e.step) {
+      out[out.length - 1] = { ...last, text: last.text + e.text };
+    } else out.push(e);
+  }
+  return out;
+}
+
+describe("a scripted conversation drives the tools through the engine", () => {
+  it("runs the reads of one step in parallel and a write issued after them only once both finished", async () => {
+    const log: string[] = [];
+    const h = await open({ tools: loggedFileTools(log) });
+    await h.put("a.txt", "alpha\n");
+    await h.put("b.txt", "beta\n");
+    const model = scriptedModel([
+      {
+        toolCalls: [
+          { name: "read", input: { path: "a.txt" } },
+          { name: "read", input: { path: "b.txt" } },
+          { name: "write", input: { path: "c.txt", content: "alpha beta\n" } },
+        ],
+      },
+      { text: "Wrote c.txt." },
+    ]);
+    const { result, events } = await h.run("combine", model, { mode: "yolo" });
+
+    expect(result.status).toBe("completed");
+    expect(log.slice(0, 2).sort()).toEqual(["start read a.txt", "start read b.txt"]);
+    expect(log.slice(2, 4).sort()).toEqual(["end read a.txt", "end read b.txt"]);
+    expect(log.slice(4)).toEqual(["start write c.txt", "end write c.txt"]);
+    expect(await h.text("c.txt")).toBe("alpha beta\n");
+    expect(resultsInCallOrder(events).map((e) => [e.toolName, e.envelope.type])).toEqual([
+      ["read", "output"],
+      ["read", "output"],
+      ["write", "output"],
+    ]);
+    expect(events.at(-1)).toMatchObject({ type: "finish", status: "completed", steps: 2 });
+  });
+
+  it("lets the model write what it read: the envelopes are what it sees", async () => {
+    const h = await open();
+    await h.put("a.txt", "alpha\n");
+    await h.put("b.txt", "beta\n");
+    const seen: unknown[] = [];
+    const model = scriptedModel([
+      {
+        text: "Reading.",
+        toolCalls: [
+          { name: "read", input: { path: "a.txt" } },
+          { name: "read", input: { path: "b.txt" } },
+        ],
+      },
+      (call) => {
+        const results = toolResultsIn(call);
+        seen.push(...results.map((r) => r.output));
+        const content = results
+          .map((r) => (r.output as { value: { data: { content: string } } }).value.data.content)
+          .join("");
+        return { toolCalls: [{ name: "write", input: { path: "c.txt", content } }] };
+      },
+      { text: "Done: c.txt holds both files." },
+    ]);
+    const { result } = await h.run("combine a and b into c", model, { mode: "yolo" });
+
+    expect(result.status).toBe("completed");
+    expect(await h.text("c.txt")).toBe("alpha\nbeta\n");
+    expect(seen[0]).toMatchObject({
+      type: "json",
+      value: { type: "output", data: { path: "a.txt", content: "alpha\n" } },
+    });
+    expect(result.text).toBe("Reading.Done: c.txt holds both files.");
+  });
+
+  it("refuses a gated call headless (ask = deny), tells the model why, and the model recovers", async () => {
+    const h = await open();
+    const model = scriptedModel([
+      { toolCalls: [{ name: "write", input: { path: "c.txt", content: "x" } }] },
+      (call) => {
+        const [refusal] = toolResultsIn(call);
+        expect(refusal?.output).toMatchObject({ type: "error-json", value: { type: "error" } });
+        expect(JSON.stringify(refusal?.output)).toContain("headless");
+        return { text: "I could not write c.txt: writing needs approval here." };
+      },
+    ]);
+    const { result, events } = await h.run("write c", model);
+
+    expect(result.status).toBe("completed");
+    expect(await h.text("c.txt")).toBeUndefined();
+    const [approval] = eventsOf(events, "approval");
+    expect(approval).toMatchObject({ toolName: "write", decision: "deny", toolCallId: "call-0-0" });
+    expect(approval?.reason).toContain("headless");
+    expect(result.text).toContain("could not write");
+  });
+
+  it("reports an approval a person gave", async () => {
+    const h = await open();
+    const model = scriptedModel([
+      { toolCalls: [{ name: "write", input: { path: "c.txt", content: "x" } }] },
+      { text: "ok" },
+    ]);
+    const { events } = await h.run("write c", model, { approver: async () => "once" });
+    expect(eventsOf(events, "approval")).toEqual([
+      {
+        type: "approval",
+        step: 0,
+        toolCallId: "call-0-0",
+        toolName: "write",
+        decision: "allow",
+        reason: "approved once by the user",
+      },
+    ]);
+    expect(await h.text("c.txt")).toBe("x");
+  });
+
+  it("hides denied tools from the model and refuses them at dispatch when the model names them anyway", async () => {
+    const h = await open({ agent: { tools: { allow: ["*"], deny: ["write", "bash"] } } });
+    const model = scriptedModel([
+      { toolCalls: [{ name: "write", input: { path: "c.txt", content: "x" } }] },
+      (call) => {
+        const [refusal] = toolResultsIn(call);
+        expect(JSON.stringify(refusal?.output)).toContain("write");
+        return { text: "I cannot write files here." };
+      },
+    ]);
+    const { result, events } = await h.run("write c", model, { mode: "yolo" });
+
+    const offered = toolNamesOffered(model.doStreamCalls[0]!);
+    expect(offered).toContain("read");
+    expect(offered).not.toContain("write");
+    expect(offered).not.toContain("bash");
+    expect(await h.text("c.txt")).toBeUndefined();
+    expect(eventsOf(events, "tool-result")[0]).toMatchObject({
+      toolName: "write",
+      envelope: { type: "error" },
+    });
+    h.engine.audit().flush();
+    expect(h.engine.audit().query({ sessionId: result.sessionId })).toEqual([]);
+    expect(result.status).toBe("completed");
+  });
+
+  it("refuses a question headless with a question-refused event, and the model goes on", async () => {
+    const headless = "No one can answer questions in this session (headless).";
+    const question = defineBuiltin({
+      id: "question",
+      description: "Ask the person.",
+      schema: z.strictObject({ questions: z.array(z.strictObject({ question: z.string() })) }),
+      requires: {},
+      readOnly: true,
+      kind: "other",
+      execute: async () => {
+        throw new ToolCallError(headless);
+      },
+    });
+    const h = await open({ tools: [question] });
+    const model = scriptedModel([
+      { toolCalls: [{ name: "question", input: { questions: [{ question: "Which file?" }] } }] },
+      { text: "I will assume a.txt." },
+    ]);
+    const { result, events } = await h.run("edit the file", model);
+    expect(eventsOf(events, "question-refused")).toEqual([
+      { type: "question-refused", step: 0, toolCallId: "call-0-0", message: headless },
+    ]);
+    expect(result.status).toBe("completed");
+  });
+});
+
+describe("deferred tools", () => {
+  it("shows a deferred tool by name only until tool_search loads it, then lets the model call it", async () => {
+    const convert = {
+      ...defineBuiltin({
+        id: "convert_currency",
+        description: "Convert an amount between currencies.",
+        schema: z.strictObject({ amount: z.number(), to: z.string() }),
+        requires: {},
+        readOnly: true,
+        kind: "other",
+        execute: async ({ amount, to }) => ({ amount: amount * 2, currency: to }),
+      }),
+      defer: true,
+    };
+    const h = await open({ tools: [convert] });
+    const model = scriptedModel([
+      { toolCalls: [{ name: "tool_search", input: { query: "convert currency" } }] },
+      { toolCalls: [{ name: "convert_currency", input: { amount: 21, to: "EUR" } }] },
+      { text: "42 EUR." },
+    ]);
+    const { result, events } = await h.run("convert 21 to EUR", model);
+
+    expect(toolNamesOffered(model.doStreamCalls[0]!)).toContain("tool_search");
+    expect(toolNamesOffered(model.doStreamCalls[0]!)).not.toContain("convert_currency");
+    expect(JSON.stringify(model.doStreamCalls[0]!.prompt[0])).toContain("convert_currency");
+    expect(toolNamesOffered(model.doStreamCalls[1]!)).toContain("convert_currency");
+    expect(eventsOf(events, "tool-result").at(-1)?.envelope).toMatchObject({
+      type: "output",
+      data: { amount: 42 },
+    });
+    expect(result.status).toBe("completed");
+  });
+});
+
+describe("budgets", () => {
+  it("refuses calls beyond maxToolCalls with an error the model reads", async () => {
+    const h = await open({ agent: { budgets: { maxRounds: 10, maxToolCalls: 2, maxCallsPerTool: {} } } });
+    const glob = { name: "glob", input: { pattern: "*" } };
+    const model = scriptedModel([{ toolCalls: [glob, glob, glob] }, { text: "enough" }]);
+    const { events } = await h.run("look", model);
+    const results = resultsInCallOrder(events);
+    expect(results.map((r) => r.envelope.type)).toEqual(["output", "output", "error"]);
+    expect(results[2]?.envelope).toMatchObject({
+      error_text: expect.stringContaining("budgets.maxToolCalls"),
+    });
+  });
+
+  it("refuses calls of one tool beyond maxCallsPerTool and lets the others through", async () => {
+    const h = await open({
+      agent: { budgets: { maxRounds: 10, maxToolCalls: 50, maxCallsPerTool: { read: 1 } } },
+    });
+    await h.put("a.txt", "a");
+    await h.put("b.txt", "b");
+    const model = scriptedModel([
+      {
+        toolCalls: [
+          { name: "read", input: { path: "a.txt" } },
+          { name: "read", input: { path: "b.txt" } },
+          { name: "glob", input: { pattern: "*.txt" } },
+        ],
+      },
+      { text: "ok" },
+    ]);
+    const { events } = await h.run("look", model);
+    const results = resultsInCallOrder(events);
+    expect(results.map((r) => [r.toolName, r.envelope.type])).toEqual([
+      ["read", "output"],
+      ["read", "error"],
+      ["glob", "output"],
+    ]);
+    expect(results[1]?.envelope).toMatchObject({
+      error_text: expect.stringContaining("budgets.maxCallsPerTool.read"),
+    });
+  });
+
+  it("stops after maxRounds model steps, with status max-rounds", async () => {
+    const h = await open({ agent: { budgets: { maxRounds: 2, maxToolCalls: 50, maxCallsPerTool: {} } } });
+    const again = { toolCalls: [{ name: "glob", input: { pattern: "*" } }] };
+    const model = scriptedModel([again, again, again]);
+    const { result, events } = await h.run("loop forever", model);
+    expect(model.doStreamCalls).toHaveLength(2);
+    expect(result.status).toBe("max-rounds");
+    expect(events.at(-1)).toMatchObject({ type: "finish", status: "max-rounds", steps: 2 });
+  });
+});
+
+describe("abort", () => {
+  it("stops the model stream and every running tool promptly", async () => {
+    let stopped = 0;
+    const waitForAbort = defineBuiltin({
+      id: "wait_for_abort",
+      description: "Waits until the call is aborted.",
+      schema: z.strictObject({ n: z.number() }),
+      requires: {},
+      readOnly: true,
+      kind: "other",
+      timeoutMs: 60_000,
+      execute: (_args, runtime) =>
+        new Promise((resolve) => {
+          runtime.signal.addEventListener("abort", () => {
+            stopped++;
+            resolve({ stopped: true });
+          });
+        }),
+    });
+    const h = await open({ tools: [waitForAbort] });
+    const model = scriptedModel([
+      {
+        toolCalls: [
+          { name: "wait_for_abort", input: { n: 1 } },
+          { name: "wait_for_abort", input: { n: 2 } },
+        ],
+      },
+      { text: "never asked" },
+    ]);
+    const controller = new AbortController();
+    let calls = 0;
+    let abortedAt = 0;
+    const { result, events } = await h.run("wait", model, {
+      signal: controller.signal,
+      onEvent: (e) => {
+        if (e.type === "tool-call" && ++calls === 2) {
+          setTimeout(() => {
+            abortedAt = performance.now();
+            controller.abort(new Error("stop"));
+          }, 30);
+        }
+      },
+    });
+    const stoppedAfter = performance.now() - abortedAt;
+
+    expect(result.status).toBe("aborted");
+    expect(stoppedAfter).toBeLessThan(1_000);
+    expect(stopped).toBe(2);
+    expect(model.doStreamCalls).toHaveLength(1);
+    const results = eventsOf(events, "tool-result");
+    expect(results).toHaveLength(2);
+    for (const r of results)
+      expect(r.envelope).toMatchObject({ type: "error", error_text: expect.stringContaining("aborted") });
+    expect(events.at(-1)).toMatchObject({ type: "finish", status: "aborted" });
+    // The cut-short step is still a valid history: both calls, each with its result.
+    const messages = h.engine.conversations().messages(result.sessionId);
+    expect(messages.map((m) => m.role)).toEqual(["user", "assistant", "tool"]);
+    expect(messages[2]?.parts).toHaveLength(2);
+  });
+
+  it("stops a model that is still streaming and keeps the text it wrote", async () => {
+    const h = await open();
+    const model = scriptedModel([{ text: "Let me think", hang: true }]);
+    const controller = new AbortController();
+    const { result } = await h.run("think", model, {
+      signal: controller.signal,
+      onEvent: (e) => {
+        if (e.type === "text") setTimeout(() => controller.abort(), 10);
+      },
+    });
+    expect(result.status).toBe("aborted");
+    const messages = h.engine.conversations().messages(result.sessionId);
+    expect(messages.at(-1)).toMatchObject({
+      role: "assistant",
+      parts: [{ type: "text", text: "Let me think" }],
+    });
+  });
+});
+
+describe("sessions", () => {
+  it("resumes after a crash from the last complete message, in a new engine", async () => {
+    const h = await open();
+    const first = scriptedModel([
+      { toolCalls: [{ name: "write", input: { path: "notes.txt", content: "one" } }] },
+      { text: "Now I will think for a long time", hang: true },
+    ]);
+    const controller = new AbortController();
+    let sessionId = "";
+    let stepOneDone!: () => void;
+    const stepOne = new Promise<void>((resolve) => (stepOneDone = resolve));
+    const running = h.run("write notes", first, {
+      mode: "yolo",
+      signal: controller.signal,
+      onEvent: (e) => {
+        if (e.type === "start") sessionId = e.sessionId;
+        if (e.type === "step-finish" && e.step === 0) stepOneDone();
+      },
+    });
+    await stepOne;
+    await sleep(50);
+    // The crash: what is on disk now is all a new process will find.
+    const crashedHome = path.join(h.home, "..", "crashed-home");
+    await mkdir(crashedHome);
+    for (const f of ["lathe.db", "lathe.db-wal"])
+      await copyFile(path.join(h.home, f), path.join(crashedHome, f));
+    controller.abort();
+    await running;
+
+    const engine = await Engine.create({ root: h.root, latheHome: crashedHome });
+    try {
+      const prompts: unknown[] = [];
+      const second = scriptedModel([
+        (call) => {
+          prompts.push(call.prompt);
+          return { text: "Resumed." };
+        },
+      ]);
+      const resumed = await runAgent({
+        engine,
+        agent: h.agent,
+        model: { spec: { provider: "scripted", model: "m" }, model: second },
+        prompt: "continue",
+        sessionId,
+      });
+      expect(resumed.status).toBe("completed");
+      const prompt = JSON.stringify(prompts[0]);
+      expect(prompt).toContain("write notes");
+      expect(prompt).toContain('"toolName":"write"');
+      expect(prompt).toContain("notes.txt");
+      expect(prompt).toContain("continue");
+      expect(prompt).not.toContain("think for a long time");
+      expect(await h.text("notes.txt")).toBe("one");
+      const roles = engine
+        .conversations()
+        .messages(sessionId)
+        .map((m) => m.role);
+      expect(roles).toEqual(["user", "assistant", "tool", "user", "assistant"]);
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it("replays a session's events deterministically without calling the model or any tool", async () => {
+    const h = await open();
+    await h.put("a.txt", "alpha\n");
+    const model = scriptedModel([
+      {
+        reasoning: "I should read it.",
+        text: "Reading a.",
+        toolCalls: [{ name: "read", input: { path: "a.txt" } }],
+      },
+      { toolCalls: [{ name: "write", input: { path: "b.txt", content: "copy" } }] },
+      { text: "Copied a to b." },
+    ]);
+    const { result, events } = await h.run("copy", model, { mode: "yolo" });
+    expect(result.status).toBe("completed");
+
+    const started: string[] = [];
+    h.engine.events.on("ToolInvocationStarted", (e) => started.push(e.toolId));
+    const replayed: RunEvent[] = [];
+    replaySession(h.engine, result.sessionId, (e) => replayed.push(e));
+    const again: RunEvent[] = [];
+    replaySession(h.engine, result.sessionId, (e) => again.push(e));
+
+    // The same events; text deltas may come back joined into fewer, larger pieces.
+    expect(replayed.length).toBeLessThan(events.length);
+    expect(mergeDeltas(replayed)).toEqual(mergeDeltas(events));
+    expect(again).toEqual(replayed);
+    expect(started).toEqual([]);
+    expect(model.doStreamCalls).toHaveLength(3);
+  });
+});
+
+describe("models without tool support", () => {
+  it("falls back to a plain chat with a visible notice when the server refuses tools", async () => {
+    const h = await open();
+    const model = scriptedModel([{ text: "Hello, I can only chat." }]);
+    const stream = model.doStream;
+    let refused = 0;
+    model.doStream = async (call) => {
+      if (call.tools && call.tools.length > 0) {
+        refused++;
+        throw new APICallError({
+          message: "Bad Request",
+          url: "http://127.0.0.1:11434/v1/chat/completions",
+          requestBodyValues: {},
+          statusCode: 400,
+          responseBody: '{"error":{"message":"registry.ollama.ai/library/gemma:2b does not support tools"}}',
+          isRetryable: false,
+        });
+      }
+      return stream(call);
+    };
+    const { result, events } = await h.run("hi", model);
+    expect(refused).toBe(1);
+    expect(result.status).toBe("completed");
+    expect(eventsOf(events, "notice")[0]?.message).toMatch(
+      /does not support tool calls, so this is a plain chat/,
+    );
+    expect(result.text).toBe("Hello, I can only chat.");
+  });
+
+  it("runs a plain chat from the start when the provider knows the model has no tools", async () => {
+    const h = await open();
+    const model = scriptedModel([{ text: "Just chatting." }]);
+    const events: RunEvent[] = [];
+    const result = await runAgent({
+      engine: h.engine,
+      agent: h.agent,
+      model: { spec: { provider: "scripted", model: "m" }, model, supportsTools: false },
+      prompt: "hi",
+      onEvent: (e) => events.push(e),
+    });
+    expect(result.status).toBe("completed");
+    expect(model.doStreamCalls[0]?.tools ?? []).toEqual([]);
+    expect(eventsOf(events, "notice")[0]?.message).toContain("plain chat");
+  });
+
+  it("fails the run with the provider's explanation when the model call fails otherwise", async () => {
+    const h = await open();
+    const model = scriptedModel([]);
+    model.doStream = async () => {
+      throw Object.assign(new TypeError("fetch failed"), {
+        cause: Object.assign(new Error("connect"), { code: "ECONNREFUSED" }),
+      });
+    };
+    const events: RunEvent[] = [];
+    const result = await runAgent({
+      engine: h.engine,
+      agent: h.agent,
+      model: {
+        spec: { provider: "ollama", model: "m" },
+        model,
+        explainError: () =>
+          "Ollama is not running on http://127.0.0.1:11434: start it with `ollama serve` or pick another provider.",
+      },
+      prompt: "hi",
+      onEvent: (e) => events.push(e),
+    });
+    expect(result.status).toBe("failed");
+    expect(result.error).toContain("Ollama is not running");
+    expect(eventsOf(events, "error")).toHaveLength(1);
+    expect(events.at(-1)).toMatchObject({ type: "finish", status: "failed" });
+  });
+});

@@ -1,0 +1,132 @@
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { envelopeOf, PACKAGE_ROOT, runLathe } from "./support/lathe-cli.ts";
+
+// What a person does from the shell: drop a plugin folder into a project, trust the project,
+// call the tool; configure an MCP server and call its tools — all through `node bin/lathe.mjs`.
+
+let home: string;
+let root: string;
+
+beforeEach(async () => {
+  home = await mkdtemp(path.join(os.tmpdir(), "lathe-ext-home-"));
+  root = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-ext-root-")));
+});
+
+afterEach(async () => {
+  await rm(home, { recursive: true, force: true });
+  await rm(root, { recursive: true, force: true });
+});
+
+const lathe = (args: string[]) => runLathe(args, { home, cwd: root });
+
+async function dropPlugin(version = "1.0.0", greeting = "hello"): Promise<void> {
+  const dir = path.join(root, ".lathe/tools/greet");
+  await mkdir(dir, { recursive: true });
+  await writeFile(
+    path.join(dir, "tool.yaml"),
+    [
+      "name: greet",
+      `version: ${version}`,
+      "description: Greet someone by name.",
+      "input_schema:",
+      "  type: object",
+      "  properties:",
+      "    name: { type: string, minLength: 1, maxLength: 50 }",
+      "  required: [name]",
+      "requires: {}",
+      "readOnly: true",
+      "gated: false",
+      "timeoutMs: 5000",
+      "",
+    ].join("\n"),
+  );
+  await writeFile(path.join(dir, "TOOL.md"), "Use greet to say hello to someone.\n");
+  await writeFile(
+    path.join(dir, "index.js"),
+    `export async function execute(args) {\n  return { text: "${greeting}, " + args.name };\n}\n`,
+  );
+}
+
+describe("a project plugin from the CLI", () => {
+  it("loads only after the project is trusted, then runs; a later change disables it until trusted again", async () => {
+    await dropPlugin();
+    const before = await lathe(["tools", "--json"]);
+    expect((JSON.parse(before.stdout) as Array<{ id: string }>).map((t) => t.id)).not.toContain("greet");
+
+    const trust = await lathe(["trust", "--root", root]);
+    expect(trust.stdout).toMatch(/plugin\s+greet/);
+
+    const tools = JSON.parse((await lathe(["tools", "--json"])).stdout) as Array<{
+      id: string;
+      origin: unknown;
+    }>;
+    expect(tools.find((t) => t.id === "greet")?.origin).toEqual({
+      layer: "project",
+      kind: "plugin",
+      name: "greet",
+    });
+
+    const call = await lathe(["call", "greet", '{"name":"Ada"}']);
+    expect(envelopeOf(call)).toMatchObject({ type: "output", data: { text: "hello, Ada" } });
+
+    // Someone edits the plugin after it was trusted: it must not run until reviewed.
+    await dropPlugin("1.0.1", "pwned");
+    const changed = await lathe(["call", "greet", '{"name":"Ada"}']);
+    expect(envelopeOf(changed)).toMatchObject({
+      type: "error",
+      error_text: expect.stringMatching(/Unknown tool "greet"/),
+    });
+    expect(changed.stderr).toMatch(/greet .*is disabled: .*changed since you trusted/);
+
+    await lathe(["trust", "--root", root]);
+    const again = await lathe(["call", "greet", '{"name":"Ada"}']);
+    expect(envelopeOf(again)).toMatchObject({ type: "output", data: { text: "pwned, Ada" } });
+  });
+
+  it("lists the bundled plugins with their origin", async () => {
+    const tools = JSON.parse((await lathe(["tools", "--json"])).stdout) as Array<{
+      id: string;
+      origin: unknown;
+    }>;
+    expect(tools.find((t) => t.id === "word_count")?.origin).toEqual({
+      layer: "bundled",
+      kind: "plugin",
+      name: "word_count",
+    });
+  });
+});
+
+describe("an MCP server from the CLI", () => {
+  it("shows the command before it starts, lists the server's tools and calls one", async () => {
+    const entry = path.join(
+      PACKAGE_ROOT,
+      "node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+    );
+    await writeFile(
+      path.join(home, "settings.json"),
+      JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [entry, "stdio"] } } }),
+    );
+    const list = await lathe(["tools", "--json"]);
+    expect(list.stderr).toContain(
+      `starting MCP server everything (global): cd ${root} && ${process.execPath} ${entry} stdio`,
+    );
+    const tools = JSON.parse(list.stdout) as Array<{ id: string; origin: unknown }>;
+    expect(tools.find((t) => t.id === "echo")?.origin).toEqual({
+      layer: "global",
+      kind: "mcp",
+      name: "everything",
+    });
+
+    const headless = await lathe(["call", "echo", '{"message":"hi"}']);
+    expect(envelopeOf(headless).error_text).toMatch(/needs approval/);
+    const call = await lathe(["call", "echo", '{"message":"hi"}', "--mode", "yolo"]);
+    expect(envelopeOf(call)).toMatchObject({
+      type: "output",
+      data: { content: expect.stringContaining("hi") },
+    });
+    expect(await readFile(path.join(home, "logs/mcp-everything.log"), "utf8")).toBeDefined();
+  });
+});
