@@ -130,8 +130,13 @@ async function runOnce(prompt: string, options: RunOptions): Promise<0 | 1> {
     stderr: (t) => process.stderr.write(t),
   });
   const controller = new AbortController();
-  const interrupt = (): void => controller.abort(new Error("interrupted (Ctrl-C)"));
+  const interrupt = (): void => {
+    controller.abort(new Error("interrupted"));
+    // A native library (the embedded model) can hold on past an abort: never outlive it by much.
+    setTimeout(() => process.exit(ExitCode.failure), 5_000).unref();
+  };
   process.once("SIGINT", interrupt);
+  process.once("SIGTERM", interrupt);
   let setup: Awaited<ReturnType<typeof agentModule.setupAgentRun>>;
   try {
     setup = await agentModule.setupAgentRun({
@@ -147,9 +152,11 @@ async function runOnce(prompt: string, options: RunOptions): Promise<0 | 1> {
     throw failure(err);
   } finally {
     process.off("SIGINT", interrupt);
+    process.off("SIGTERM", interrupt);
   }
   const { engine, agent, model } = setup;
   process.once("SIGINT", interrupt);
+  process.once("SIGTERM", interrupt);
   engine.events.on("internal-error", ({ toolId, sessionId, error }) => {
     void writeStderr(`internal error in tool ${toolId} (session ${sessionId}): ${describeError(error)}\n`);
   });
@@ -186,6 +193,7 @@ async function runOnce(prompt: string, options: RunOptions): Promise<0 | 1> {
     return run.status === "completed" ? ExitCode.ok : ExitCode.failure;
   } finally {
     process.off("SIGINT", interrupt);
+    process.off("SIGTERM", interrupt);
     try {
       await engine.close();
     } catch (err) {

@@ -17,6 +17,8 @@ export interface AgentLoopOptions {
   /** The tools the model is shown in the coming step (deferred ones appear once tool_search loads them). */
   activeTools?: () => string[];
   maxRounds: number;
+  /** Tokens the model may write in one step. */
+  maxOutputTokens?: number;
   signal: AbortSignal;
   /** The step in progress, shared with the tool bridge so its events carry it. */
   step: { current: number };
@@ -60,6 +62,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
     ...(options.tools ? { tools: options.tools } : {}),
     ...(activeTools ? { prepareStep: () => ({ activeTools: activeTools() }) } : {}),
     stopWhen: isStepCount(options.maxRounds),
+    ...(options.maxOutputTokens ? { maxOutputTokens: options.maxOutputTokens } : {}),
     abortSignal: options.signal,
     maxRetries: 1,
     // Errors arrive as stream parts below; the default handler would print them to the console.

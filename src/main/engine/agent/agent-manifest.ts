@@ -9,7 +9,12 @@ export const AGENT_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 /** Where an agent manifest was found; a later layer shadows an earlier one with the same id. */
 export type AgentLayer = "builtin" | "global" | "project";
 
-export const DEFAULT_BUDGETS = { maxRounds: 50, maxToolCalls: 200, maxCallsPerTool: {} } as const;
+export const DEFAULT_BUDGETS = {
+  maxRounds: 50,
+  maxToolCalls: 200,
+  maxCallsPerTool: {},
+  maxOutputTokens: 8192,
+} as const;
 
 const BudgetsSchema = z.strictObject({
   maxRounds: z
@@ -30,6 +35,15 @@ const BudgetsSchema = z.strictObject({
     .record(z.string().min(1), z.number().int().min(0).max(100_000))
     .default({})
     .describe('Calls per run of one tool, e.g. {"grep": 10}.'),
+  maxOutputTokens: z
+    .number()
+    .int()
+    .min(16)
+    .max(1_000_000)
+    .optional()
+    .describe(
+      `Tokens the model may write in one step (default ${DEFAULT_BUDGETS.maxOutputTokens}); a model that rambles stops here.`,
+    ),
 });
 export type AgentBudgets = z.infer<typeof BudgetsSchema>;
 

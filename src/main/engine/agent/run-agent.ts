@@ -1,3 +1,4 @@
+import { DEFAULT_BUDGETS } from "./agent-manifest.ts";
 import { randomBytes } from "node:crypto";
 import type { Engine } from "../engine.ts";
 import type { Approver } from "../policy/approval-request.ts";
@@ -170,6 +171,7 @@ async function drive(options: RunAgentOptions, session: Session): Promise<RunRes
       tools: tools ? bridge.tools : undefined,
       activeTools: () => exposure.visibleIds(),
       maxRounds: agent.budgets.maxRounds,
+      maxOutputTokens: agent.budgets.maxOutputTokens ?? DEFAULT_BUDGETS.maxOutputTokens,
       signal: controller.signal,
       step,
       emit,

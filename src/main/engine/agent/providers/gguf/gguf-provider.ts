@@ -9,10 +9,13 @@ import type { LlamaRuntime } from "./llama-runtime.ts";
 const TUNING = {
   LATHE_GGUF_CONTEXT_SIZE: "contextSize",
   LATHE_GGUF_THREADS: "threads",
+  LATHE_GGUF_MAX_STRING: "maxStringLength",
 } as const;
 
-function tuningFromEnv(env: NodeJS.ProcessEnv): Pick<GgufModelOptions, "contextSize" | "threads"> {
-  const options: Pick<GgufModelOptions, "contextSize" | "threads"> = {};
+type Tuning = Pick<GgufModelOptions, "contextSize" | "threads" | "maxStringLength">;
+
+function tuningFromEnv(env: NodeJS.ProcessEnv): Tuning {
+  const options: Tuning = {};
   for (const [variable, option] of Object.entries(TUNING)) {
     const text = env[variable]?.trim();
     if (!text) continue;
@@ -36,8 +39,9 @@ export function resolveGgufPath(model: string): string {
 
 /**
  * The `gguf` provider for the registry: `gguf:<path>` runs that GGUF file in-process. The path
- * may be absolute, start with `~/`, or be relative to the current folder. `LATHE_GGUF_THREADS`
- * and `LATHE_GGUF_CONTEXT_SIZE` tune it.
+ * may be absolute, start with `~/`, or be relative to the current folder. `LATHE_GGUF_THREADS`,
+ * `LATHE_GGUF_CONTEXT_SIZE` and `LATHE_GGUF_MAX_STRING` (the longest string a tool argument may
+ * hold when the schema sets no maxLength) tune it.
  */
 export function ggufProvider(options: { runtime?: LlamaRuntime } = {}): ProviderDefinition {
   return {

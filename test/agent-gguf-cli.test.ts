@@ -1,0 +1,61 @@
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PACKAGE_ROOT, runLathe } from "./support/lathe-cli.ts";
+
+// `lathe run` on the embedded GGUF runner: the tiny random model from ../shared/models writes
+// gibberish, but its grammar-forced tool calls must still go through the whole loop — the
+// engine runs them, the envelopes go back, and the run stops at the agent's budget.
+
+const MODEL = path.resolve(PACKAGE_ROOT, "../shared/models/llama-2-tiny-random.gguf");
+const present = existsSync(MODEL);
+if (!present)
+  console.log(
+    `skipping the embedded GGUF run: ${MODEL} is not there (../shared/models sits beside the checkout)`,
+  );
+
+let home: string;
+let root: string;
+
+beforeAll(async () => {
+  home = await mkdtemp(path.join(os.tmpdir(), "lathe-gguf-home-"));
+  root = await mkdtemp(path.join(os.tmpdir(), "lathe-gguf-root-"));
+  await writeFile(path.join(root, "a.txt"), "a\n");
+  await mkdir(path.join(home, "agents"));
+  await writeFile(
+    path.join(home, "agents/tiny.md"),
+    "---\ndescription: A minimal agent for tiny local models\ntools:\n  allow: [glob]\nbudgets:\n  maxRounds: 2\n  maxOutputTokens: 64\n---\nUse glob.\n",
+  );
+});
+
+afterAll(async () => {
+  await rm(home, { recursive: true, force: true });
+  await rm(root, { recursive: true, force: true });
+});
+
+describe.skipIf(!present)("lathe run on an embedded GGUF model", () => {
+  it("streams steps whose grammar-forced tool calls the engine runs, until the budget stops it", async () => {
+    const run = await runLathe(
+      ["run", "list the files", "--agent", "tiny", "--model", `gguf:${MODEL}`, "--mode", "yolo", "--json"],
+      { home, cwd: root, env: { LATHE_GGUF_THREADS: "1", LATHE_GGUF_MAX_STRING: "8" } },
+    );
+    const events = run.stdout
+      .trim()
+      .split("\n")
+      .map(
+        (l) =>
+          JSON.parse(l) as { type: string; toolName?: string; envelope?: { type: string }; status?: string },
+      );
+    expect(events[0]).toMatchObject({ type: "start", agent: "tiny" });
+    const calls = events.filter((e) => e.type === "tool-call");
+    const results = events.filter((e) => e.type === "tool-result");
+    expect(calls.length).toBeGreaterThanOrEqual(1);
+    expect(calls.every((c) => c.toolName === "glob")).toBe(true);
+    expect(results).toHaveLength(calls.length);
+    expect(results.every((r) => r.envelope?.type === "output" || r.envelope?.type === "error")).toBe(true);
+    expect(events.at(-1)).toMatchObject({ type: "finish", status: "max-rounds" });
+    expect(run.code).toBe(1);
+  }, 120_000);
+});
