@@ -8,7 +8,6 @@ import { defineBuiltin } from "./define-builtin.ts";
 import { bodyKind, decodeBody, mediaType, sniffKind, type BodyKind } from "./web/body-text.ts";
 import { checkFetchableUrl, parseFetchUrl, type LookupAll } from "./web/fetch-target.ts";
 import { guardedFetch, MAX_REDIRECTS } from "./web/guarded-fetch.ts";
-import { htmlToMarkdown } from "./web/html-to-text.ts";
 
 export type WebFetchSettings = Settings["web"]["fetch"];
 
@@ -167,6 +166,8 @@ export function webFetchTool(
         content_type: contentType ?? "",
       };
       if (kind === "html") {
+        // The HTML converter (turndown and its DOM) loads on the first HTML page, not at startup.
+        const { htmlToMarkdown } = await import("./web/html-to-text.ts");
         const page = htmlToMarkdown(text, response.url.href);
         return {
           ...base,

@@ -1,11 +1,16 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import {
-  ErrorCode,
-  McpError,
-  ToolListChangedNotificationSchema,
-  type CallToolResult,
-  type Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import { loadMcpSdk } from "./mcp-sdk.ts";
+
+/** The SDK's error codes this file tells apart (its ErrorCode enum, without loading the SDK). */
+const ErrorCode = { ConnectionClosed: -32000, RequestTimeout: -32001 } as const;
+
+/** An error the SDK raised, checked by shape so the SDK need not be loaded to ask. */
+function isMcpError(err: unknown): err is Error & { code: number } {
+  return (
+    err instanceof Error && err.name === "McpError" && typeof (err as { code?: unknown }).code === "number"
+  );
+}
 import { redactText } from "../audit/redact.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { McpServerConfig } from "../policy/lathe-settings.ts";
@@ -124,7 +129,7 @@ export class McpConnection {
       return result as CallToolResult;
     } catch (err) {
       if (signal.aborted) throw err;
-      if (err instanceof McpError && err.code !== ErrorCode.ConnectionClosed) {
+      if (isMcpError(err) && err.code !== ErrorCode.ConnectionClosed) {
         throw new ToolCallError(
           `MCP server "${this.name}" refused the call to ${tool}: ${err.message}`,
           "tool_call",
@@ -204,9 +209,10 @@ export class McpConnection {
         this.options.pathProvider ?? loginShellPath,
       );
       if (generation !== this.generation) return;
-      client = new Client(CLIENT_INFO, { capabilities: {} });
+      const sdk = await loadMcpSdk();
+      client = new sdk.Client(CLIENT_INFO, { capabilities: {} });
       this.attemptClient = client;
-      client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.refresh(generation));
+      client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => this.refresh(generation));
       client.onclose = () => this.lost(generation, undefined);
       client.onerror = (err) => log.note(`transport error: ${err.message}`);
       await client.connect(opened.transport, { timeout: this.timeoutMs });
@@ -247,10 +253,10 @@ export class McpConnection {
     if (isStdio(config) && code === "EACCES") {
       return `the command "${config.command}" is not executable. Fix its permissions, or "command" in ${this.options.source}`;
     }
-    if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed) {
+    if (isMcpError(err) && err.code === ErrorCode.ConnectionClosed) {
       return `the server exited before it finished starting${said}`;
     }
-    if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) {
+    if (isMcpError(err) && err.code === ErrorCode.RequestTimeout) {
       return `the server did not answer within ${Math.round(this.timeoutMs / 1000)} s${said}`;
     }
     return `${(err as Error).message ?? String(err)}${said}`;

@@ -1,7 +1,8 @@
 import { stat } from "node:fs/promises";
 import type { Readable } from "node:stream";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { loadMcpSdk } from "./mcp-sdk.ts";
 import type { McpServerConfig } from "../policy/lathe-settings.ts";
 import { isStdio, serverCwd } from "./mcp-command-line.ts";
 import type { McpServerLog } from "./mcp-server-log.ts";
@@ -24,8 +25,9 @@ export async function openTransport(
   log: McpServerLog,
   pathProvider: () => Promise<string>,
 ): Promise<OpenedTransport> {
+  const sdk = await loadMcpSdk();
   if (!isStdio(config)) {
-    const transport = new StreamableHTTPClientTransport(new URL(config.url), {
+    const transport = new sdk.StreamableHTTPClientTransport(new URL(config.url), {
       requestInit: { headers: config.headers },
     });
     return { transport, pid: () => undefined };
@@ -39,7 +41,7 @@ export async function openTransport(
     throw new Error(`its working folder ${cwd} does not exist. Fix "cwd" in the server's settings.`);
   const PATH = await pathProvider();
   const env: Record<string, string> = { PATH, ...config.env };
-  const transport = new StdioClientTransport({
+  const transport = new sdk.StdioClientTransport({
     command: config.command,
     args: config.args,
     env,
