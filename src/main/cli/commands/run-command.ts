@@ -20,7 +20,7 @@ interface RunOptions {
 function modelOption(): Option {
   return new Option(
     "--model <provider:model>",
-    "the model, e.g. ollama:llama3.2, lmstudio:<id>, llamacpp:<id>, vllm:<id>, openai-compatible:<id>, anthropic:<id>, openai:<id> (default: the agent's, else defaultModel in settings)",
+    "the model, e.g. gguf:~/models/qwen.gguf, ollama:llama3.2, lmstudio:<id>, llamacpp:<id>, vllm:<id>, openai-compatible:<id>, anthropic:<id>, openai:<id> (default: the agent's, else defaultModel in settings)",
   ).argParser((value: string) => {
     try {
       parseModelSpec(value);
@@ -82,7 +82,8 @@ export function registerRunCommand(program: Command, result: CliResult): void {
     .addHelpText(
       "after",
       `
-Models: PROVIDER:MODEL. Local servers need no key: ollama (127.0.0.1:11434), lmstudio (:1234),
+Models: PROVIDER:MODEL. gguf:<path> runs a GGUF file in-process (no server at all; tune it with
+LATHE_GGUF_THREADS, LATHE_GGUF_CONTEXT_SIZE, LATHE_GGUF_MAX_STRING). Local servers need no key: ollama (127.0.0.1:11434), lmstudio (:1234),
 llamacpp (:8080), vllm (:8000); move one, or point openai-compatible at any server, in settings:
   {"providers": {"openai-compatible": {"baseURL": "http://127.0.0.1:9000/v1", "apiKeyEnv": "MY_KEY"}},
    "defaultModel": "ollama:llama3.2"}
