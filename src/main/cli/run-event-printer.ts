@@ -10,10 +10,34 @@ function oneLine(text: string, max = 200): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
+/** What a task's output is indented with, once per level of nesting. */
+export const TASK_INDENT = "  │ ";
+
+/** The stderr line of an event that is not the model's text, if it has one. */
+function activityLine(event: RunEvent): string | undefined {
+  switch (event.type) {
+    case "tool-call":
+      return `▸ ${event.toolName} ${oneLine(JSON.stringify(event.input) ?? "")}`;
+    case "approval":
+      return `  ${event.decision === "allow" ? "approved" : "not approved"}: ${oneLine(event.reason, 400)}`;
+    case "question-refused":
+      return "  question refused: no one can answer here (headless)";
+    case "tool-result":
+      return event.envelope.type === "output"
+        ? `  ✓ ${event.toolName} (${event.envelope.metadata.duration_ms} ms${event.envelope.metadata.truncated ? ", truncated" : ""})`
+        : `  ✗ ${event.toolName}: ${oneLine(event.envelope.error_text, 400)}`;
+    case "notice":
+      return `lathe: ${event.message}`;
+    default:
+      return undefined;
+  }
+}
+
 /**
- * How `lathe run` shows a run: with `--json`, every event as one line of JSON on stdout; else
- * the model's text on stdout and the rest (tool calls, results, approvals, notices) on stderr,
- * so `lathe run "…" > answer.md` keeps only the answer.
+ * How `lathe run` shows a run: with `--json`, every event as one line of JSON on stdout (a task's
+ * events nested in `task` events); else the model's text on stdout and the rest (tool calls,
+ * results, approvals, notices, and everything tasks do, indented under them) on stderr, so
+ * `lathe run "…" > answer.md` keeps only the answer.
  */
 export function runEventPrinter(json: boolean, out: RunOutput): (event: RunEvent) => void {
   if (json) return (event) => out.stdout(`${JSON.stringify(event)}\n`);
@@ -23,6 +47,47 @@ export function runEventPrinter(json: boolean, out: RunOutput): (event: RunEvent
     if (!atLineStart) out.stdout("\n");
     atLineStart = true;
   };
+  // A task's text is printed a whole line at a time, so lines of tasks running side by side do not mix.
+  const partial = new Map<string, string>();
+
+  const printTask = (event: RunEvent, depth: number, key: string): void => {
+    const indent = TASK_INDENT.repeat(depth);
+    const flush = (): void => {
+      const rest = partial.get(key);
+      partial.delete(key);
+      if (rest) out.stderr(`${indent}${rest}\n`);
+    };
+    switch (event.type) {
+      case "task":
+        printTask(event.event, depth + 1, `${key}/${event.taskId}`);
+        return;
+      case "text": {
+        const lines = `${partial.get(key) ?? ""}${event.text}`.split("\n");
+        partial.set(key, lines.pop() ?? "");
+        for (const line of lines) out.stderr(`${indent}${line}\n`);
+        return;
+      }
+      case "start":
+        out.stderr(`${indent}task ${event.sessionId}: agent ${event.agent} on ${event.model}\n`);
+        return;
+      case "error":
+        flush();
+        out.stderr(`${indent}error: ${event.message}\n`);
+        return;
+      case "finish":
+        flush();
+        out.stderr(
+          `${indent}task ${event.status} after ${event.steps} step${event.steps === 1 ? "" : "s"}\n`,
+        );
+        return;
+      default: {
+        flush();
+        const line = activityLine(event);
+        if (line !== undefined) out.stderr(`${indent}${line}\n`);
+      }
+    }
+  };
+
   return (event) => {
     switch (event.type) {
       case "text":
@@ -32,26 +97,8 @@ export function runEventPrinter(json: boolean, out: RunOutput): (event: RunEvent
         out.stdout(event.text);
         atLineStart = event.text.endsWith("\n");
         break;
-      case "tool-call":
-        out.stderr(`▸ ${event.toolName} ${oneLine(JSON.stringify(event.input) ?? "")}\n`);
-        break;
-      case "approval":
-        out.stderr(
-          `  ${event.decision === "allow" ? "approved" : "not approved"}: ${oneLine(event.reason, 400)}\n`,
-        );
-        break;
-      case "question-refused":
-        out.stderr("  question refused: no one can answer here (headless)\n");
-        break;
-      case "tool-result":
-        out.stderr(
-          event.envelope.type === "output"
-            ? `  ✓ ${event.toolName} (${event.envelope.metadata.duration_ms} ms${event.envelope.metadata.truncated ? ", truncated" : ""})\n`
-            : `  ✗ ${event.toolName}: ${oneLine(event.envelope.error_text, 400)}\n`,
-        );
-        break;
-      case "notice":
-        out.stderr(`lathe: ${event.message}\n`);
+      case "task":
+        printTask(event.event, 1, event.taskId);
         break;
       case "error":
         endLine();
@@ -60,8 +107,10 @@ export function runEventPrinter(json: boolean, out: RunOutput): (event: RunEvent
       case "finish":
         endLine();
         break;
-      default:
-        break;
+      default: {
+        const line = activityLine(event);
+        if (line !== undefined) out.stderr(`${line}\n`);
+      }
     }
   };
 }

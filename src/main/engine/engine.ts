@@ -15,7 +15,7 @@ import { SessionError } from "./errors/session-error.ts";
 import { ApprovalCache, type ApprovalPersistence } from "./policy/approval-cache.ts";
 import type { Approver } from "./policy/approval-request.ts";
 import type { ApprovalMode } from "./policy/lathe-settings.ts";
-import type { PermissionRule } from "./policy/permission-rule.ts";
+import type { PermissionRule, ScopedRule } from "./policy/permission-rule.ts";
 import { loadPolicyConfig, type PolicyConfig } from "./policy/policy-config.ts";
 import { Ruleset } from "./policy/ruleset.ts";
 import { sessionPolicy } from "./policy/session-policy.ts";
@@ -63,6 +63,14 @@ export interface OpenSessionOptions {
   approver?: Approver;
   /** Who answers the question tool. Without one the host is headless: questions fail with a fixed message. */
   asker?: Asker;
+  /**
+   * Manifest-scope rules for this session only, on top of the engine's (a task's agent's own
+   * rules and the denies it inherits from the agents that started it). Like every manifest deny,
+   * theirs can never be lifted by settings, approvals or a mode. `source` names them in messages.
+   */
+  manifestRules?: readonly (PermissionRule & { source?: string })[];
+  /** The agent the session works for (hooks are told); defaults to the engine's. */
+  agent?: string;
 }
 
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -271,6 +279,11 @@ export class Engine {
     if (this.policy.cacheApprovalsInProject)
       approvalStores.push(projectApprovals(this.database(), this.root));
     const mode = options.mode ?? this.policy.mode ?? "ask";
+    const sessionRules = (options.manifestRules ?? []).map((r): ScopedRule => ({
+      ...r,
+      scope: "manifest",
+      source: r.source ?? "the session's agent manifest",
+    }));
     const session = new Session({
       registry: this.registry,
       root: this.root,
@@ -281,9 +294,10 @@ export class Engine {
         root: this.root,
         latheHome: this.latheHome,
         sessionId: state.id,
-        agent: this.agent,
+        agent: options.agent ?? this.agent,
         config: this.policy,
-        ruleset: this.ruleset,
+        ruleset:
+          sessionRules.length > 0 ? new Ruleset([...sessionRules, ...this.policy.rules]) : this.ruleset,
         mode,
         approver: options.approver,
         approvals: new ApprovalCache(approvalStores),

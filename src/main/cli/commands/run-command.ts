@@ -90,7 +90,8 @@ llamacpp (:8080), vllm (:8000); move one, or point openai-compatible at any serv
 Cloud providers read their key from the environment: ANTHROPIC_API_KEY, OPENAI_API_KEY.
 
 JSON events (--json): start, notice, step-start, text, reasoning, tool-call, approval,
-question-refused, tool-result, step-finish, error, finish (with status and token usage).
+question-refused, tool-result, step-finish, error, finish (with status and token usage), and
+task: {taskId, toolCallId, event}, an event of a subagent the task tool started (nested).
 
 Exit codes: 0 the run finished, 1 it failed or stopped early (error, budget, Ctrl-C), 2 usage error.
 
@@ -177,6 +178,8 @@ async function runOnce(prompt: string, options: RunOptions): Promise<0 | 1> {
       .catch((err: unknown) => {
         throw failure(err);
       });
+    // Background tasks go on after the run; they print as they work, and Ctrl-C stops them too.
+    await agentModule.settleTasks(engine);
     if (!json) {
       const outcome =
         run.status === "completed"

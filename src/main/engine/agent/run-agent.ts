@@ -5,6 +5,8 @@ import type { Approver } from "../policy/approval-request.ts";
 import type { ApprovalMode } from "../policy/lathe-settings.ts";
 import type { Asker } from "../session/question-request.ts";
 import type { Session } from "../session/session.ts";
+import { attachTaskHost } from "../session/task-host.ts";
+import type { AgentCatalog } from "./agent-catalog.ts";
 import { runAgentLoop, type LoopOutcome } from "./agent-loop.ts";
 import type { AgentManifest } from "./agent-manifest.ts";
 import { ConversationWriter } from "./conversation-writer.ts";
@@ -15,6 +17,7 @@ import type { ResolvedModel } from "./provider-registry.ts";
 import { RunBudget } from "./run-budget.ts";
 import type { RunEvent, RunStatus, RunUsage } from "./run-events.ts";
 import { StepCollector } from "./step-collector.ts";
+import { SubagentRunner, type TaskLineage } from "./subagent-runner.ts";
 import { ToolBridge } from "./tool-bridge.ts";
 import { ToolVisibility } from "./tool-visibility.ts";
 
@@ -44,6 +47,14 @@ export interface RunAgentOptions {
   instructions?: readonly string[];
   /** How long run events may wait in memory before they are written (default 100 ms). */
   flushIntervalMs?: number;
+  /**
+   * How a task whose agent names another model gets it (default: Lathe's providers with the
+   * folder's model settings, keys from the environment). Tasks whose agent names no model run on
+   * this run's model.
+   */
+  resolveModel?: (spec: string) => Promise<ResolvedModel>;
+  /** The agents the `task` tool may start (default: the engine folder's catalog, read on first use). */
+  agents?: AgentCatalog;
 }
 
 export interface RunResult {
@@ -84,22 +95,32 @@ function systemPrompt(engine: Engine, agent: AgentManifest, extra: readonly stri
  * `onEvent` as they happen; the conversation and the events are recorded as they complete, so
  * the session can be resumed after a crash and replayed. Resolves when everything has stopped.
  */
-export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
+export function runAgent(options: RunAgentOptions): Promise<RunResult> {
+  return runWithin(options, undefined);
+}
+
+/** A run, or a task's run: `lineage` carries what it inherits from the run that started it. */
+async function runWithin(options: RunAgentOptions, lineage: TaskLineage | undefined): Promise<RunResult> {
   const session = await options.engine.openSession({
     ...((options.persist ?? true) ? { id: options.sessionId ?? newSessionId() } : {}),
     ...(options.mode ? { mode: options.mode } : {}),
     ...(options.approver ? { approver: options.approver } : {}),
     ...(options.asker ? { asker: options.asker } : {}),
+    ...(lineage ? { manifestRules: lineage.sessionRules, agent: options.agent.id } : {}),
   });
   try {
-    return await drive(options, session);
+    return await drive(options, session, lineage);
   } finally {
     if (session.persistent) session.release();
     else await session.close();
   }
 }
 
-async function drive(options: RunAgentOptions, session: Session): Promise<RunResult> {
+async function drive(
+  options: RunAgentOptions,
+  session: Session,
+  lineage: TaskLineage | undefined,
+): Promise<RunResult> {
   const { engine, agent, model } = options;
   const runId = randomId("r");
   const controller = new AbortController();
@@ -123,7 +144,11 @@ async function drive(options: RunAgentOptions, session: Session): Promise<RunRes
     if (event.type === "step-finish") for (const m of collector.take(STOPPED_CALL)) writer?.message(m);
   };
   if (store) {
-    store.begin(session.id, { agent: agent.id, model: modelName });
+    store.begin(session.id, {
+      agent: agent.id,
+      model: modelName,
+      ...(lineage ? { parentSessionId: lineage.parentSessionId } : {}),
+    });
     writer = new ConversationWriter(store, session.id, runId, {
       ...(options.flushIntervalMs !== undefined ? { flushIntervalMs: options.flushIntervalMs } : {}),
       onError: (err) => {
@@ -138,7 +163,8 @@ async function drive(options: RunAgentOptions, session: Session): Promise<RunRes
   }
 
   const step = { current: 0 };
-  const visibility = new ToolVisibility(agent.id, agent.tools);
+  const visibility = new ToolVisibility(agent.id, agent.tools, lineage?.visibility);
+  const budget = new RunBudget(agent.id, agent.budgets, lineage?.budget);
   // Which tools the model is shown: all it may use, minus those deferred until tool_search loads them.
   const contextTokens = options.contextTokens ?? model.contextTokens;
   const exposure = engine.toolExposure(session, {
@@ -150,12 +176,29 @@ async function drive(options: RunAgentOptions, session: Session): Promise<RunRes
     registry: engine.registry,
     events: engine.events,
     visibility,
-    budget: new RunBudget(agent.id, agent.budgets),
+    budget,
     signal: controller.signal,
     headless: options.asker === undefined,
     step: () => step.current,
     emit,
   });
+  // The `task` tool finds this run through its session while it runs.
+  const tasks = new SubagentRunner({
+    engine,
+    session,
+    agent,
+    model,
+    visibility,
+    budget,
+    signal: controller.signal,
+    roundsLeft: () => agent.budgets.maxRounds - (step.current + 1),
+    depth: lineage?.depth ?? 0,
+    inheritedDenies: lineage?.inheritedDenies ?? [],
+    toolCallIdOf: (callId) => bridge.toolCallIdOf(callId),
+    settings: options,
+    runChild: runWithin,
+  });
+  const detachTasks = attachTaskHost(session.state, tasks);
   emit({ type: "start", sessionId: session.id, runId, agent: agent.id, model: modelName, resumed });
   writer?.message({ role: "user", parts: [{ type: "text", text: options.prompt }] });
 
@@ -199,6 +242,8 @@ async function drive(options: RunAgentOptions, session: Session): Promise<RunRes
   } finally {
     await bridge.idle();
     bridge.dispose();
+    detachTasks();
+    await tasks.stopped(controller.signal.aborted);
     options.signal?.removeEventListener("abort", forwardAbort);
   }
   // A step cut short still leaves a valid history: its text, and every call with a result.

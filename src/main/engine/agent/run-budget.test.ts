@@ -23,3 +23,36 @@ describe("run budgets", () => {
     expect(budget.calls).toBe(2);
   });
 });
+
+describe("a task's budget under its parent's", () => {
+  it("refuses a child's call once the parent has none left, and counts the child's calls in the parent", () => {
+    const parent = new RunBudget("lead", { maxRounds: 5, maxToolCalls: 3, maxCallsPerTool: { grep: 2 } });
+    expect(parent.take("task")).toBeUndefined();
+    const child = new RunBudget("worker", { maxRounds: 5, maxToolCalls: 10, maxCallsPerTool: {} }, parent);
+    expect(child.remaining()).toEqual({ toolCalls: 2, perTool: { grep: 2 } });
+    expect(child.take("grep")).toBeUndefined();
+    expect(child.remaining()).toEqual({ toolCalls: 1, perTool: { grep: 1 } });
+    expect(child.take("read")).toBeUndefined();
+    expect(child.take("read")).toMatch(
+      /count against the run that started it, and its agent "lead" may make at most 3 tool calls/,
+    );
+    expect(child.calls).toBe(2);
+    expect(parent.calls).toBe(3);
+    expect(parent.take("read")).toMatch(/agent "lead" may make at most 3 tool calls per run/);
+  });
+
+  it("applies the parent's per-tool limits to the child, and the child's own first", () => {
+    const parent = new RunBudget("lead", { maxRounds: 5, maxToolCalls: 50, maxCallsPerTool: { grep: 1 } });
+    const child = new RunBudget(
+      "worker",
+      { maxRounds: 5, maxToolCalls: 50, maxCallsPerTool: { read: 0 } },
+      parent,
+    );
+    expect(child.take("read")).toMatch(/agent "worker" may call it at most 0 times/);
+    expect(child.take("grep")).toBeUndefined();
+    expect(child.take("grep")).toMatch(
+      /its agent "lead" may call it at most 1 time per run \(budgets\.maxCallsPerTool\.grep\)/,
+    );
+    expect(parent.calls).toBe(1);
+  });
+});

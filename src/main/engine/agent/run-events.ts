@@ -39,6 +39,12 @@ export type RunEvent =
   | { type: "tool-result"; step: number; toolCallId: string; toolName: string; envelope: Envelope }
   | { type: "step-finish"; step: number; finishReason: string; usage: RunUsage }
   | { type: "error"; message: string }
-  | { type: "finish"; status: RunStatus; finishReason: string; steps: number; usage: RunUsage };
+  | { type: "finish"; status: RunStatus; finishReason: string; steps: number; usage: RunUsage }
+  /**
+   * An event of a task's child run (`taskId` is the child's session id; `toolCallId` the parent's
+   * `task` call that started it). Nested tasks nest these. Hosts get them live; they are recorded
+   * in the child's session, not the parent's, so a replay of the parent does not repeat them.
+   */
+  | { type: "task"; taskId: string; toolCallId?: string; event: RunEvent };
 
 export type RunEventType = RunEvent["type"];

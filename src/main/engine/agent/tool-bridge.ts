@@ -93,6 +93,11 @@ export class ToolBridge {
     options.events.on("ToolInvocationFailed", this.onFinished);
   }
 
+  /** The model's id of a call in flight, from the engine's id of it (ToolInvocation events, `runtime.callId`). */
+  toolCallIdOf(callId: string): string | undefined {
+    return this.byEngineCall.get(callId)?.toolCallId;
+  }
+
   /** The ids of the tools the agent may call. */
   get toolIds(): string[] {
     return Object.keys(this.tools);

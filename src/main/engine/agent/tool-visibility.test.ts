@@ -15,3 +15,20 @@ describe("tool visibility", () => {
     expect(new ToolVisibility("a", tools).visible(id)).toBe(visible);
   });
 });
+
+describe("a task's tool visibility under its parent's", () => {
+  it("hides what the parent hides, whatever the child allows, and says whose doing it is", () => {
+    const lead = new ToolVisibility("lead", { allow: ["*"], deny: ["bash"] });
+    const child = new ToolVisibility("worker", { allow: ["*"], deny: [] }, lead);
+    const grandchild = new ToolVisibility("helper", { allow: ["*"], deny: ["write"] }, child);
+    expect(child.visible("bash")).toBe(false);
+    expect(child.visible("read")).toBe(true);
+    expect(grandchild.visible("write")).toBe(false);
+    expect(grandchild.visible("read")).toBe(true);
+    const inherited =
+      'agent "lead" denies it in its manifest, and a task may use only the tools of the agent that started it';
+    expect(child.reason("bash")).toBe(inherited);
+    expect(grandchild.reason("bash")).toBe(inherited);
+    expect(grandchild.reason("write")).toBe('agent "helper" denies it in its manifest');
+  });
+});

@@ -9,6 +9,7 @@ import { grepTool } from "./grep.ts";
 import { questionTool } from "./question.ts";
 import { readTool } from "./read.ts";
 import { skillTool } from "./skill.ts";
+import { taskTool } from "./task.ts";
 import { todoTool } from "./todo.ts";
 import { webFetchTool } from "./web-fetch.ts";
 import { webSearchTool } from "./web-search.ts";
@@ -24,8 +25,9 @@ export interface BuiltinDeps {
 }
 
 /**
- * The locked tools this build ships, in the builtin layer (`task` comes with the agent loop,
- * `tool_search` with the registry it searches).
+ * The locked tools this build ships, in the builtin layer (`tool_search` comes with the registry
+ * it searches). `task` is registered here but works only inside an agent run, which attaches
+ * itself to the session (session/task-host.ts): this file stays free of the agent module.
  */
 export function builtinTools(deps: BuiltinDeps): AnyTool[] {
   return [
@@ -38,6 +40,7 @@ export function builtinTools(deps: BuiltinDeps): AnyTool[] {
     todoTool(deps.todos),
     questionTool(),
     skillTool(deps.skills),
+    taskTool(),
     webFetchTool(deps.web.fetch, { settingsFile: deps.settingsFile }),
     webSearchTool(deps.web.search),
   ];

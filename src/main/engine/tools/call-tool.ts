@@ -95,6 +95,7 @@ async function executeBounded(
   ctx: CallContext,
   fs: FsCapability,
   outer: AbortSignal | undefined,
+  callId: string,
 ): Promise<{ data?: unknown; error?: string }> {
   const { tool } = entry;
   if (outer?.aborted) return { error: `${tool.id} was aborted before it started; nothing was done.` };
@@ -111,6 +112,7 @@ async function executeBounded(
   try {
     const runtime: ToolRuntime = {
       signal: controller.signal,
+      callId,
       fs,
       session: ctx.session,
       root: ctx.root,
@@ -178,7 +180,7 @@ async function run(
       stages.push(...decision.stages);
       if (!decision.allowed) return { error: decision.errorText ?? `${tool.id} was not allowed.` };
     }
-    return executeBounded(entry, parsed.args, ctx, fs, options.signal);
+    return executeBounded(entry, parsed.args, ctx, fs, options.signal, record.callId);
   });
   if (outcome.error !== undefined) return errorEnvelope(outcome.error, meta());
 

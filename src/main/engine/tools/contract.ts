@@ -23,6 +23,8 @@ export type JsonSchema = Record<string, unknown>;
 /** What `execute` receives: the only way a tool touches the system. */
 export interface ToolRuntime {
   readonly signal: AbortSignal;
+  /** This call's id, as in the engine's ToolInvocation events and the audit trail. */
+  readonly callId?: string;
   readonly fs: FsCapability;
   readonly session: SessionState;
   /** Canonical (real) path of the workspace root. */

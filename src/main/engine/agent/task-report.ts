@@ -1,0 +1,84 @@
+import type { ConversationStore } from "../store/conversation-store.ts";
+import type { TaskResult, TaskStatus } from "../session/task-host.ts";
+import type { RunEvent } from "./run-events.ts";
+
+function pathsIn(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((p): p is string => typeof p === "string") : [];
+}
+
+/**
+ * A task's result from the events of its child run, live or as recorded: the final text, how the
+ * run ended, and the artifacts — the paths of successful calls of editing tools (kind "edit":
+ * write, edit, and plugins of that kind), plus those its own tasks reported. Each `start` begins
+ * a new run, so a session resumed later reports its last run.
+ */
+export class TaskReport {
+  private readonly isEdit: (toolId: string) => boolean;
+  private text: string[] = [];
+  private status: TaskStatus = "running";
+  private error: string | undefined;
+  private artifacts = new Set<string>();
+
+  constructor(isEdit: (toolId: string) => boolean) {
+    this.isEdit = isEdit;
+  }
+
+  add(event: RunEvent): void {
+    switch (event.type) {
+      case "start":
+        this.text = [];
+        this.status = "running";
+        this.error = undefined;
+        this.artifacts = new Set();
+        break;
+      case "text":
+        this.text.push(event.text);
+        break;
+      case "tool-result": {
+        if (event.envelope.type !== "output") break;
+        const data = event.envelope.data as Record<string, unknown> | null;
+        if (typeof data !== "object" || data === null) break;
+        if (event.toolName === "task") for (const p of pathsIn(data.artifacts)) this.artifacts.add(p);
+        else if (this.isEdit(event.toolName) && typeof data.path === "string") this.artifacts.add(data.path);
+        break;
+      }
+      case "error":
+        this.error = event.message;
+        break;
+      case "finish":
+        this.status = event.status;
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** The result so far; `ended` overrides the status when the run is known to have stopped without a `finish`. */
+  result(taskId: string, ended?: TaskStatus): TaskResult {
+    const status = this.status === "running" && ended !== undefined ? ended : this.status;
+    if (status === "running") return { task_id: taskId, status };
+    return {
+      task_id: taskId,
+      status,
+      summary: this.text.join(""),
+      artifacts: [...this.artifacts],
+      ...(this.error !== undefined && status !== "completed" ? { error: this.error } : {}),
+    };
+  }
+}
+
+/**
+ * A task's result from its recorded events: for a child no process is running any more, a run
+ * without a `finish` was interrupted. Undefined when there is no such child session.
+ */
+export function storedTaskResult(
+  store: ConversationStore,
+  taskId: string,
+  isEdit: (toolId: string) => boolean,
+): TaskResult | undefined {
+  const record = store.get(taskId);
+  if (!record || record.parentSessionId === null) return undefined;
+  const report = new TaskReport(isEdit);
+  for (const e of store.events(taskId)) report.add(e.data as RunEvent);
+  return report.result(taskId, "interrupted");
+}

@@ -1,0 +1,119 @@
+import { z } from "zod";
+import { ToolCallError } from "../errors/tool-call-error.ts";
+import { taskHostOf, type TaskResult } from "../session/task-host.ts";
+import type { ToolDefinition, Truncation } from "../tools/contract.ts";
+import { utf8Head } from "../tools/truncation.ts";
+import { defineBuiltin } from "./define-builtin.ts";
+
+/** What `task` answers outside an agent run (`lathe call task`): it needs a run to delegate from. */
+export const TASK_OUTSIDE_RUN_ERROR =
+  "task only runs inside an agent run (lathe run or the app's chat): it starts a subagent with the delegating run's agent, model, permissions and budgets, and there is no run here. Start one with lathe run \"<prompt>\".";
+
+/** The longest summary the model reads inline; the whole text goes to a sidecar file. */
+export const TASK_SUMMARY_BYTES = 8 * 1024;
+
+/** A synchronous task waits as long as its child works; abort (the stop button) ends it at any time. */
+export const TASK_TIMEOUT_MS = 24 * 60 * 60 * 1000;
+
+const DESCRIPTION = `Delegate a self-contained piece of work to a subagent and get back its result.
+
+The subagent starts fresh: it sees only your prompt, not this conversation, so write a complete brief: the goal, the relevant files and facts, the constraints, and what to report back (e.g. "Check whether src/parser.ts handles empty input; return at most five concrete problems with line numbers"). It works in the same folder with the same or fewer permissions than you: whatever you may not do, it may not do either, and its tool calls count against your budgets.
+
+- description: a short label (3-10 words) the person sees.
+- prompt: the brief.
+- agent: another agent's id to run it (default: your own agent).
+- background: true to start it and go on at once; the call returns {task_id, status: "running"}. Later call task with {task_id} alone to wait for it and get its result.
+
+Returns {task_id, status, summary, artifacts}: status is completed, max-rounds, aborted or failed (with error); summary is the subagent's final answer; artifacts are the workspace paths it wrote or edited. Use it for work that is separable and would flood your context (broad searches, a review, an independent change); do small things yourself.`;
+
+const schema = z.strictObject({
+  description: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe("A short label for the task, 3-10 words. Required to start a task."),
+  prompt: z
+    .string()
+    .min(1)
+    .max(100_000)
+    .optional()
+    .describe("The subagent's complete brief. Required to start a task."),
+  agent: z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .describe("The id of the agent that does the work; default: your own agent."),
+  background: z
+    .boolean()
+    .optional()
+    .describe('Start the task and return {task_id, status: "running"} at once. Default false.'),
+  task_id: z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .describe("Alone: wait for the background task with this id and return its result."),
+});
+
+type TaskArgs = z.output<typeof schema>;
+
+function truncateSummary(data: TaskResult): Truncation<TaskResult> | undefined {
+  if (data.summary === undefined) return undefined;
+  const head = utf8Head(data.summary, TASK_SUMMARY_BYTES);
+  if (head.length === data.summary.length) return undefined;
+  return { data: { ...data, summary: head }, full: data.summary };
+}
+
+/**
+ * The task tool: a subagent in a child session. The work is done by the agent run the call is
+ * made in (see session/task-host.ts); this tool only checks the call and hands it over. It
+ * touches nothing itself (the child's own calls go through the policy), so it is not gated.
+ */
+export function taskTool(): ToolDefinition<TaskArgs, TaskResult> {
+  return defineBuiltin({
+    id: "task",
+    description: DESCRIPTION,
+    schema,
+    requires: {},
+    readOnly: false,
+    gated: false,
+    kind: "other",
+    timeoutMs: TASK_TIMEOUT_MS,
+    async execute(args, runtime): Promise<TaskResult> {
+      const host = taskHostOf(runtime.session);
+      if (!host) throw new ToolCallError(TASK_OUTSIDE_RUN_ERROR, "task_outside_run");
+      if (args.task_id !== undefined) {
+        const extra = (["description", "prompt", "agent", "background"] as const).filter(
+          (k) => args[k] !== undefined,
+        );
+        if (extra.length > 0) {
+          throw new ToolCallError(
+            `task_id goes alone: it collects a background task, so leave out ${extra.join(", ")}. To start a new task, leave out task_id instead.`,
+          );
+        }
+        return host.collect(args.task_id, runtime.signal);
+      }
+      const description = args.description?.trim() ?? "";
+      const prompt = args.prompt?.trim() ?? "";
+      const missing = [...(description === "" ? ["description"] : []), ...(prompt === "" ? ["prompt"] : [])];
+      if (missing.length > 0) {
+        throw new ToolCallError(
+          `To start a task, give ${missing.join(" and ")}: a short label and the subagent's complete brief. (To collect a background task's result, send only its task_id.)`,
+        );
+      }
+      return host.start(
+        {
+          description,
+          prompt,
+          agent: args.agent,
+          background: args.background ?? false,
+          callId: runtime.callId,
+        },
+        runtime.signal,
+      );
+    },
+    truncate: truncateSummary,
+  });
+}
