@@ -17,9 +17,14 @@ function compile(schema: JsonSchema): ValidateFunction {
   return fn;
 }
 
-/** Throws when a schema itself is invalid, so a broken tool is caught at registration. */
+/**
+ * Throws when a schema itself is invalid (checked against the JSON Schema meta-schema), so a
+ * broken tool is caught at registration. Compiling the validator waits for the tool's first
+ * call: startup does not pay for tools that are never called.
+ */
 export function assertCompilable(schema: JsonSchema): void {
-  compile(schema);
+  const { $schema: _ignored, ...rest } = schema;
+  if (!ajv.validateSchema(rest)) throw new Error(ajv.errorsText(ajv.errors, { dataVar: "schema" }));
 }
 
 function where(err: ErrorObject): string {
