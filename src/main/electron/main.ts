@@ -3,13 +3,14 @@
 // through the router, reached through IPC from our own renderer only.
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { app, BrowserWindow, dialog, ipcMain, type WebContents } from "electron";
+import { app, BrowserWindow, dialog, ipcMain, safeStorage, type WebContents } from "electron";
 import { CHANNELS, type ApiResult } from "../../shared/api-contract.ts";
 import { PUSH_CHANNEL } from "../../shared/push-events.ts";
 import { EngineHost, createLoggedEngine } from "../api/engine-host.ts";
 import { isTrustedSender } from "../api/sender-check.ts";
 import { UiConnection } from "../api/ui-connection.ts";
 import type { Engine } from "../engine/index.ts";
+import { SecretStore } from "../secrets/secret-store.ts";
 import { resolveRootArgument } from "./root-argument.ts";
 
 const here = import.meta.dirname;
@@ -84,6 +85,12 @@ function createWindow(): void {
 
 async function start(): Promise<void> {
   await app.whenReady();
+  // Cloud provider keys kept in the OS keychain reach the providers as their usual variables.
+  try {
+    new SecretStore(path.join(app.getPath("userData"), "secrets.json"), safeStorage).applyToEnvironment();
+  } catch (error) {
+    console.error("lathe: could not read the stored provider keys:", error);
+  }
   const root = resolveRootArgument(process.argv.slice(1), process.cwd());
   let engine: Engine;
   try {
