@@ -3,9 +3,13 @@ import react from "@vitejs/plugin-react";
 import { defineConfig } from "electron-vite";
 import type { Plugin } from "vite";
 
-/** The renderer's Content-Security-Policy, added to the built page only (the dev server needs inline scripts). */
+/**
+ * The renderer's Content-Security-Policy, added to the built page only (the dev server needs inline
+ * scripts). Scripts stay 'self' only; styles allow inline because xterm.js (the bash cards'
+ * terminal) writes its cell sizes and colours into <style> elements and style attributes.
+ */
 const RENDERER_CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; " +
   "object-src 'none'; base-uri 'none'; form-action 'none'";
 
 function contentSecurityPolicy(): Plugin {

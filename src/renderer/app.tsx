@@ -1,7 +1,9 @@
 import { ActivityList } from "./components/activity-list.tsx";
 import { ApprovalDialog } from "./components/approval-dialog.tsx";
+import { ChatView } from "./components/chat-view.tsx";
 import { McpPanel } from "./components/mcp-panel.tsx";
 import { PluginsPanel } from "./components/plugins-panel.tsx";
+import { QuestionDialog } from "./components/question-dialog.tsx";
 import { ResultView } from "./components/result-view.tsx";
 import { ToolList } from "./components/tool-list.tsx";
 import { ToolPanel } from "./components/tool-panel.tsx";
@@ -39,6 +41,7 @@ function Workbench() {
 function CurrentView() {
   const view = useAppState((s) => s.view);
   if (view === "workbench") return <Workbench />;
+  if (view === "chat") return <ChatView />;
   return (
     <main className="workspace extensions">
       {view === "tools" ? <ToolsOverview /> : view === "plugins" ? <PluginsPanel /> : <McpPanel />}
@@ -86,6 +89,7 @@ export function App() {
         </div>
       )}
       <ApprovalDialog />
+      <QuestionDialog />
     </div>
   );
 }

@@ -6,6 +6,8 @@ import { TOKEN_PARAM } from "../shared/ws-protocol.ts";
 import { App } from "./app.tsx";
 import { StoreProvider } from "./state/store-context.tsx";
 import { createAppStore } from "./state/app-store.ts";
+import { ChatProvider } from "./state/chat-context.tsx";
+import { createChatStore, SESSION_KEY } from "./state/chat-store.ts";
 import { ExtensionsProvider } from "./state/extensions-context.tsx";
 import { createExtensionsStore } from "./state/extensions-store.ts";
 
@@ -24,17 +26,25 @@ const api = latheApi();
 const store = createAppStore(api);
 // Plugins and servers that change bring or take tools: the tool list follows.
 const extensions = createExtensionsStore(api, { onChanged: () => void store.getState().refreshTools() });
+// The chat on screen survives a reload of this tab (sessionStorage), not a new window.
+const chat = createChatStore(api, { storage: window.sessionStorage });
 createRoot(container).render(
   <StrictMode>
     <StoreProvider store={store}>
       <ExtensionsProvider store={extensions}>
-        <App />
+        <ChatProvider store={chat}>
+          <App />
+        </ChatProvider>
       </ExtensionsProvider>
     </StoreProvider>
   </StrictMode>,
 );
 store.getState().connect();
 extensions.getState().connect();
+chat.getState().connect();
 void store.getState().loadTools();
 void store.getState().loadProject();
 void extensions.getState().load();
+void chat.getState().loadPickers();
+if (window.sessionStorage.getItem(SESSION_KEY) !== null)
+  void chat.getState().restore(chat.getState().sessionId);

@@ -16,9 +16,24 @@ import {
   type McpPreview,
 } from "./extensions-schemas.ts";
 import type { PushEvent, PushOf } from "./push-events.ts";
+import {
+  AgentListSchema,
+  ChatAbortSchema,
+  ChatHistorySchema,
+  ChatSendSchema,
+  ChatStartedSchema,
+  ModelListSchema,
+  SessionIdSchema,
+  type AgentList,
+  type ChatHistory,
+  type ChatStarted,
+  type ModelList,
+} from "./chat-schemas.ts";
+import { EnvelopeMetadataSchema, EnvelopeSchema } from "./envelope-schema.ts";
+import { QuestionResponseSchema } from "./question-schemas.ts";
 import { ToolOriginSchema } from "./tool-origin.ts";
 
-export { ToolOriginSchema };
+export { EnvelopeMetadataSchema, EnvelopeSchema, ToolOriginSchema };
 
 export const ToolKindSchema = z.enum(["read", "edit", "search", "execute", "fetch", "think", "other"]);
 
@@ -49,18 +64,6 @@ export const ToolInfoSchema = z.object({
   /** Implementations of the same name in earlier layers that this one hides, earliest first. */
   shadows: z.array(ToolOriginSchema),
 });
-
-export const EnvelopeMetadataSchema = z.strictObject({
-  duration_ms: z.number(),
-  truncated: z.boolean().optional(),
-  output_path: z.string().optional(),
-});
-
-/** The one shape every tool call returns, whatever happened. */
-export const EnvelopeSchema = z.discriminatedUnion("type", [
-  z.strictObject({ type: z.literal("output"), data: z.unknown(), metadata: EnvelopeMetadataSchema }),
-  z.strictObject({ type: z.literal("error"), error_text: z.string(), metadata: EnvelopeMetadataSchema }),
-]);
 
 /** How a person answers an approval prompt: this call, every call with this key this session, or no. */
 export const ApprovalAnswerSchema = z.enum(["once", "always", "reject"]);
@@ -158,6 +161,39 @@ export const channels = {
     }),
     response: McpLogSchema,
   },
+  /**
+   * Start an agent run on a prompt in this UI's engine; its events follow as `run.event` pushes.
+   * One run at a time per session: a send to a session whose run is going on is refused.
+   */
+  "chat.send": {
+    request: ChatSendSchema,
+    response: ChatStartedSchema,
+  },
+  /** Stop a run (the model stream and every running tool); an unknown or finished run is refused. */
+  "chat.abort": {
+    request: ChatAbortSchema,
+    response: z.strictObject({ runId: z.string(), aborted: z.literal(true) }),
+  },
+  /** A recorded session's turns and todo list, to redraw it (after a reload, say). */
+  "chat.history": {
+    request: z.strictObject({ sessionId: SessionIdSchema }),
+    response: ChatHistorySchema,
+  },
+  /** The models the configured providers offer, for the model picker; endpoints that fail become notices. */
+  "models.list": {
+    request: z.strictObject({}).optional(),
+    response: ModelListSchema,
+  },
+  /** The agents a run can use (built-in, the user's, the trusted project's), for the agent picker. */
+  "agents.list": {
+    request: z.strictObject({}).optional(),
+    response: AgentListSchema,
+  },
+  /** Answer (or dismiss) the question dialog on screen; answers that do not fit its questions are refused. */
+  "question.respond": {
+    request: QuestionResponseSchema,
+    response: z.strictObject({ id: z.string(), outcome: z.enum(["answered", "dismissed"]) }),
+  },
 } as const;
 
 export type Channel = keyof typeof channels;
@@ -213,6 +249,20 @@ export interface LatheApi {
     setEnabled(request: RequestOf<"mcp.setEnabled">): Promise<ApiResult<ExtensionsStatus>>;
     restart(request: RequestOf<"mcp.restart">): Promise<ApiResult<ExtensionsStatus>>;
     log(request: RequestOf<"mcp.log">): Promise<ApiResult<McpLog>>;
+  };
+  chat: {
+    send(request: RequestOf<"chat.send">): Promise<ApiResult<ChatStarted>>;
+    abort(request: RequestOf<"chat.abort">): Promise<ApiResult<ResponseOf<"chat.abort">>>;
+    history(request: RequestOf<"chat.history">): Promise<ApiResult<ChatHistory>>;
+  };
+  models: {
+    list(): Promise<ApiResult<ModelList>>;
+  };
+  agents: {
+    list(): Promise<ApiResult<AgentList>>;
+  };
+  questions: {
+    respond(request: RequestOf<"question.respond">): Promise<ApiResult<ResponseOf<"question.respond">>>;
   };
   /** Listen to one kind of push from the host; the returned function stops listening. */
   on<E extends PushEvent>(event: E, listener: (payload: PushOf<E>) => void): () => void;

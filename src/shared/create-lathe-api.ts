@@ -39,6 +39,20 @@ export function createLatheApi(invoke: Invoke, subscribe: Subscribe): LatheApi {
       restart: (request) => invoke("mcp.restart", request),
       log: (request) => invoke("mcp.log", request),
     },
+    chat: {
+      send: (request) => invoke("chat.send", request),
+      abort: (request) => invoke("chat.abort", request),
+      history: (request) => invoke("chat.history", request),
+    },
+    models: {
+      list: () => invoke("models.list", undefined),
+    },
+    agents: {
+      list: () => invoke("agents.list", undefined),
+    },
+    questions: {
+      respond: (request) => invoke("question.respond", request),
+    },
     on: (event, listener) => subscribe(event, listener),
   };
 }

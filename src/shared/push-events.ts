@@ -1,7 +1,7 @@
 // What the host pushes to the renderer without being asked: approval prompts, live tool activity,
-// the project's trust status and the state of its plugins and MCP servers. Declared here once,
-// with a zod schema per event; the receiving side (preload, WebSocket client) validates every
-// frame against it before any listener sees it.
+// the project's trust status, the state of its plugins and MCP servers, and the chat (run events,
+// todo lists, the question dialog). Declared here once, with a zod schema per event; the receiving
+// side (preload, WebSocket client) validates every frame against it before any listener sees it.
 import { z } from "zod";
 import {
   ApprovalAnswerSchema,
@@ -9,7 +9,10 @@ import {
   ProjectStatusSchema,
   ToolOriginSchema,
 } from "./api-contract.ts";
+import { TodosChangedSchema } from "./chat-schemas.ts";
 import { ExtensionsStatusSchema } from "./extensions-schemas.ts";
+import { QuestionRequestSchema, QuestionSettledSchema } from "./question-schemas.ts";
+import { RunEventPushSchema } from "./run-event-schema.ts";
 
 /** The IPC channel (Electron) that carries every push frame to the renderer. */
 export const PUSH_CHANNEL = "lathe.push";
@@ -68,6 +71,14 @@ export const pushes = {
   "project.status": ProjectStatusSchema,
   /** Plugins, servers or the tools they bring changed (a server connected, a plugin reloaded). */
   "extensions.changed": ExtensionsStatusSchema,
+  /** One event of an agent run in one of this UI's chat sessions (text deltas, tool calls, results...). */
+  "run.event": RunEventPushSchema,
+  /** A chat session's todo list was replaced. */
+  "todos.changed": TodosChangedSchema,
+  /** The agent asks the person: show the dialog and answer with `question.respond`. */
+  "question.requested": QuestionRequestSchema,
+  /** The dialog is over (answered, dismissed, its call stopped, or the UI went away). */
+  "question.settled": QuestionSettledSchema,
 } as const;
 
 export type PushEvent = keyof typeof pushes;
@@ -83,6 +94,10 @@ export type ApprovalRequest = PushOf<"approval.requested">;
 export type ApprovalSettled = PushOf<"approval.settled">;
 export type ToolStarted = PushOf<"tool.started">;
 export type ToolFinished = PushOf<"tool.finished">;
+export type RunEventPayload = PushOf<"run.event">;
+export type TodosChangedPayload = PushOf<"todos.changed">;
+export type QuestionPrompt = PushOf<"question.requested">;
+export type QuestionSettledPayload = PushOf<"question.settled">;
 export type Decision = z.output<typeof DecisionSchema>;
 
 export function isPushEvent(value: unknown): value is PushEvent {

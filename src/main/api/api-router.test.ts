@@ -35,6 +35,12 @@ const untouched: ApiHandlers = {
   "mcp.setEnabled": () => Promise.reject(new Error("mcp.setEnabled is not part of this test")),
   "mcp.restart": () => Promise.reject(new Error("mcp.restart is not part of this test")),
   "mcp.log": () => Promise.reject(new Error("mcp.log is not part of this test")),
+  "chat.send": () => Promise.reject(new Error("chat.send is not part of this test")),
+  "chat.abort": () => Promise.reject(new Error("chat.abort is not part of this test")),
+  "chat.history": () => Promise.reject(new Error("chat.history is not part of this test")),
+  "models.list": () => Promise.reject(new Error("models.list is not part of this test")),
+  "agents.list": () => Promise.reject(new Error("agents.list is not part of this test")),
+  "question.respond": () => Promise.reject(new Error("question.respond is not part of this test")),
 };
 
 function recordingRouter() {

@@ -68,6 +68,8 @@ export class EngineHost {
   private engine: Engine;
   private readonly createEngine: () => Promise<Engine>;
   private readonly users = new Set<EngineUser>();
+  /** Chat sessions with a run going on, across every UI: one run per session at a time. */
+  readonly chatSessions = new Set<string>();
   private readonly created = new Set<Engine>();
   private readonly retiring = new Set<Promise<void>>();
   private changes: Promise<unknown> = Promise.resolve();

@@ -5,9 +5,15 @@ import type { ApprovalMode, Engine, Envelope, Session } from "../engine/index.ts
 import { ApprovalBroker } from "./approval-broker.ts";
 import { createApprovalHandlers } from "./approval-handlers.ts";
 import { ApiRouter, type ApiRouterOptions } from "./api-router.ts";
+import { listAgents } from "./agent-list.ts";
+import { createChatHandlers } from "./chat-handlers.ts";
+import { chatHistory } from "./chat-history.ts";
+import { ChatRuns } from "./chat-runs.ts";
 import { projectStatus, type EngineHost, type EngineUser } from "./engine-host.ts";
 import { createExtensionHandlers } from "./extension-handlers.ts";
+import { listModels } from "./model-list.ts";
 import { createProjectHandlers } from "./project-handlers.ts";
+import { QuestionBroker } from "./question-broker.ts";
 import { forwardToolActivity } from "./tool-activity.ts";
 import { createToolHandlers } from "./tool-handlers.ts";
 
@@ -32,23 +38,28 @@ function listedTools(engine: Engine): ToolInfo[] {
 interface Binding {
   engine: Engine;
   session: Session;
-  /** Aborts this binding's running calls (and so their pending approvals) when the UI goes away. */
+  /** Aborts this binding's running calls and runs (and so their prompts) when the UI goes away. */
   controller: AbortController;
-  running: Set<Promise<Envelope>>;
+  /** Tool calls and agent runs on this engine that have not ended. */
+  running: Set<Promise<unknown>>;
   stopActivity(): void;
 }
 
 /**
  * One UI (an Electron window, a `lathe serve` WebSocket) and everything that is its own: a
- * session in "ask" mode whose approver is this UI's broker, the router its requests go through,
- * and the pushes it receives (its prompts, its session's tool activity, project status). When the
- * project is trusted it moves to the new engine; when it closes, waiting prompts are rejected,
- * running calls aborted and its sessions closed.
+ * session in "ask" mode whose approver is this UI's broker, its chat runs (approvals to the same
+ * broker, questions to its question broker), the router its requests go through, and the pushes
+ * it receives (its prompts, its session's tool activity, its runs' events, project status). When
+ * the project is trusted it moves to the new engine (runs going on finish on the old one); when
+ * it closes, waiting prompts are rejected, questions dismissed, runs and calls aborted and its
+ * sessions closed.
  */
 export class UiConnection implements EngineUser {
   readonly router: ApiRouter;
   private readonly options: UiConnectionOptions;
   private readonly broker: ApprovalBroker;
+  private readonly questions: QuestionBroker;
+  private readonly runs: ChatRuns;
   private readonly bindings = new Set<Binding>();
   private current: Promise<Binding>;
   private readonly unregister: () => void;
@@ -58,6 +69,22 @@ export class UiConnection implements EngineUser {
   constructor(options: UiConnectionOptions) {
     this.options = options;
     this.broker = new ApprovalBroker((frame) => this.push(frame));
+    this.questions = new QuestionBroker((frame) => this.push(frame));
+    this.runs = new ChatRuns({
+      target: async () => {
+        const binding = await this.current;
+        return {
+          engine: binding.engine,
+          signal: binding.controller.signal,
+          track: (done) => this.track(binding, done),
+        };
+      },
+      approver: this.broker.approver,
+      asker: this.questions.asker,
+      mode: options.mode ?? "ask",
+      busySessions: options.host.chatSessions,
+      push: (frame) => this.push(frame),
+    });
     this.current = this.bind(options.host.current);
     // A failure shows on this UI's first request; do not leave it unhandled meanwhile.
     this.current.catch(() => undefined);
@@ -71,6 +98,14 @@ export class UiConnection implements EngineUser {
         ...createApprovalHandlers(this.broker),
         ...createProjectHandlers(options.host),
         ...createExtensionHandlers(options.host),
+        ...createChatHandlers({
+          runs: this.runs,
+          questions: this.questions,
+          history: async (sessionId) =>
+            chatHistory((await this.current).engine, sessionId, this.runs.runningIn(sessionId)),
+          models: async () => listModels((await this.current).engine),
+          agents: async () => listAgents((await this.current).engine),
+        }),
       },
       options.onHandlerError ? { onHandlerError: options.onHandlerError } : {},
     );
@@ -81,7 +116,17 @@ export class UiConnection implements EngineUser {
     return this.broker.pendingCount;
   }
 
-  /** Whether a call this UI made is still running. */
+  /** Question dialogs waiting for this UI, the one on screen included. */
+  get pendingQuestions(): number {
+    return this.questions.pendingCount;
+  }
+
+  /** Agent runs this UI started that are going on. */
+  get activeRuns(): number {
+    return this.runs.active;
+  }
+
+  /** Whether a call or run this UI started is still running. */
   busy(): boolean {
     return [...this.bindings].some((binding) => binding.running.size > 0);
   }
@@ -106,6 +151,8 @@ export class UiConnection implements EngineUser {
       this.closed = true;
       this.unregister();
       this.broker.close();
+      this.questions.close();
+      await this.runs.close();
       await this.current.catch(() => undefined);
       await Promise.all([...this.bindings].map((binding) => this.retire(binding, true)));
     })();
@@ -122,9 +169,17 @@ export class UiConnection implements EngineUser {
       };
     }
     const running = binding.session.call(toolId, args, { signal: binding.controller.signal });
-    binding.running.add(running);
-    void running.finally(() => binding.running.delete(running));
+    this.track(binding, running);
     return running;
+  }
+
+  /** The binding's engine is not retired until `work` has ended. */
+  private track(binding: Binding, work: Promise<unknown>): void {
+    binding.running.add(work);
+    void work.then(
+      () => binding.running.delete(work),
+      () => binding.running.delete(work),
+    );
   }
 
   private async bind(engine: Engine): Promise<Binding> {

@@ -4,6 +4,7 @@ import { useAppState } from "../state/store-context.tsx";
 
 export const VIEWS: { view: AppView; label: string }[] = [
   { view: "workbench", label: "Workbench" },
+  { view: "chat", label: "Chat" },
   { view: "tools", label: "Tools" },
   { view: "plugins", label: "Plugins" },
   { view: "mcp", label: "MCP servers" },

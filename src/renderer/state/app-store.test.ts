@@ -46,12 +46,19 @@ const untrusted: ProjectStatus = {
   ],
 };
 
-/** The app store never uses the extensions channels; reaching one fails the test's promise chain. */
-const unused = () => Promise.reject(new Error("the app store does not use the extensions channels"));
-const extensionChannelsUnused: Pick<LatheApi, "extensions" | "plugins" | "mcp"> = {
+/** The app store never uses the extensions or chat channels; reaching one fails the test's promise chain. */
+const unused = () => Promise.reject(new Error("the app store does not use the extensions or chat channels"));
+const extensionChannelsUnused: Pick<
+  LatheApi,
+  "extensions" | "plugins" | "mcp" | "chat" | "models" | "agents" | "questions"
+> = {
   extensions: { status: unused },
   plugins: { setEnabled: unused, approve: unused },
   mcp: { preview: unused, save: unused, remove: unused, setEnabled: unused, restart: unused, log: unused },
+  chat: { send: unused, abort: unused, history: unused },
+  models: { list: unused },
+  agents: { list: unused },
+  questions: { respond: unused },
 };
 
 function fakeApi(

@@ -16,8 +16,8 @@ export type RunResult =
   | { toolId: string; status: "envelope"; envelope: Envelope }
   | { toolId: string; status: "failed"; message: string };
 
-/** The app's views: running tools, and the extensions panels. */
-export type AppView = "workbench" | "tools" | "plugins" | "mcp";
+/** The app's views: running tools, the chat, and the extensions panels. */
+export type AppView = "workbench" | "chat" | "tools" | "plugins" | "mcp";
 
 export interface AppState {
   view: AppView;

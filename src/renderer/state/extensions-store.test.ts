@@ -67,6 +67,10 @@ function fakeApi(script: Script = {}) {
     tools: { list: unused, call: unused },
     approvals: { respond: unused },
     project: { status: unused, trust: unused },
+    chat: { send: unused, abort: unused, history: unused },
+    models: { list: unused },
+    agents: { list: unused },
+    questions: { respond: unused },
     extensions: { status: record("status", () => ({ ok: true, data: status })) },
     plugins: {
       setEnabled: record("plugins.setEnabled", () => script.setEnabled ?? { ok: true, data: status }),

@@ -1,0 +1,31 @@
+import type { ApiHandlers } from "./api-router.ts";
+import type { ChatRuns } from "./chat-runs.ts";
+import type { QuestionBroker } from "./question-broker.ts";
+import type { AgentList, ChatHistory, ModelList } from "../../shared/chat-schemas.ts";
+
+/** What the chat channels run against: a UI connection's runs, its question dialog, and its current engine. */
+export interface ChatTarget {
+  runs: ChatRuns;
+  questions: QuestionBroker;
+  history(sessionId: string): Promise<ChatHistory>;
+  models(): Promise<ModelList>;
+  agents(): Promise<AgentList>;
+}
+
+type ChatChannels =
+  "chat.send" | "chat.abort" | "chat.history" | "models.list" | "agents.list" | "question.respond";
+
+/** The chat's channels: runs, their history, the pickers, and the person's answers to questions. */
+export function createChatHandlers(target: ChatTarget): Pick<ApiHandlers, ChatChannels> {
+  return {
+    "chat.send": (request) => target.runs.send(request),
+    "chat.abort": ({ runId }) => target.runs.abort(runId),
+    "chat.history": ({ sessionId }) => target.history(sessionId),
+    "models.list": () => target.models(),
+    "agents.list": () => target.agents(),
+    "question.respond": (request) =>
+      "answers" in request
+        ? target.questions.answer(request.id, request.answers)
+        : target.questions.dismiss(request.id),
+  };
+}

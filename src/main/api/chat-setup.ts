@@ -1,0 +1,81 @@
+import path from "node:path";
+import type * as AgentModule from "../engine/agent/index.ts";
+import type { AgentManifest, ResolvedModel } from "../engine/agent/index.ts";
+import { Engine, LatheError } from "../engine/index.ts";
+import { ApiError } from "./api-error.ts";
+
+/** The agent module (the `ai` SDK and the providers) loads on the first chat, not with the window. */
+export const agentModule = (): Promise<typeof AgentModule> => import("../engine/agent/index.ts");
+
+export interface ChatChoice {
+  /** The agent's id; default: the session's, else "default". */
+  agent?: string;
+  /** `PROVIDER:MODEL`; default: the session's, the agent's, then settings' defaultModel. */
+  model?: string;
+  /** The session being continued, if it has a recorded conversation. */
+  conversation?: { agent: string; model: string };
+}
+
+export interface ChatSetup {
+  agent: AgentManifest;
+  model: ResolvedModel;
+  /** The engine the run uses: the UI's own, or one carrying the agent's permission rules. */
+  engine: Engine;
+  /** Close the engine if it was created for this run. */
+  release(): Promise<void>;
+}
+
+/** Lathe's own refusals (no such agent, no model, a bad settings file) go to the person as they are. */
+export function asApiError(error: unknown): unknown {
+  return LatheError.isInstance(error) ? new ApiError(error.message, { cause: error }) : error;
+}
+
+/** What the project allows: its agents and model settings count only once the folder is trusted. */
+export function projectScope(engine: Engine): { root: string; latheHome: string; projectTrusted: boolean } {
+  return { root: engine.root, latheHome: engine.latheHome, projectTrusted: engine.policy.projectTrusted };
+}
+
+/**
+ * Resolve what a send asks for against the UI's engine: the agent from the catalog, the model
+ * (the send's, the session's, the agent's, then settings'), and the engine to run on. An agent
+ * with its own permission rules (or another name, which hooks and the watchdog see) gets an
+ * engine of its own, so a manifest's deny always applies; the default agent uses the UI's.
+ * Throws ApiError with a message that says how to fix what is wrong.
+ */
+export async function setupChat(engine: Engine, choice: ChatChoice): Promise<ChatSetup> {
+  const { loadAgentCatalog, loadModelSettings, defaultProviderRegistry } = await agentModule();
+  const scope = projectScope(engine);
+  let agent: AgentManifest;
+  let model: ResolvedModel;
+  try {
+    const catalog = await loadAgentCatalog(scope);
+    agent = catalog.get(choice.agent ?? choice.conversation?.agent ?? "default");
+    const settings = loadModelSettings(scope);
+    const spec = choice.model ?? choice.conversation?.model ?? agent.model ?? settings.defaultModel;
+    if (spec === undefined) {
+      const manifest =
+        agent.source === "built-in" ? "" : `, add "model:" to the front matter of ${agent.source}`;
+      throw new ApiError(
+        `No model chosen: pick one in the model picker (PROVIDER:MODEL, e.g. ollama:llama3.2)${manifest}, or set "defaultModel" in ${path.join(engine.latheHome, "settings.json")}.`,
+      );
+    }
+    model = await defaultProviderRegistry().resolve(spec, { providers: settings.providers });
+  } catch (error) {
+    throw asApiError(error);
+  }
+  if (agent.id === engine.agent && agent.permissions.length === 0) {
+    return { agent, model, engine, release: () => Promise.resolve() };
+  }
+  let own: Engine;
+  try {
+    own = await Engine.create({
+      root: engine.root,
+      latheHome: engine.latheHome,
+      manifestRules: agent.permissions,
+      agent: agent.id,
+    });
+  } catch (error) {
+    throw asApiError(error);
+  }
+  return { agent, model, engine: own, release: () => own.close() };
+}

@@ -1,0 +1,459 @@
+// The chat channels end to end in one process: a UI connection over a real engine, the real
+// OpenAI-compatible provider client streaming from the loopback fixture server, approvals and
+// questions answered through the router as the renderer answers them.
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  startOpenAICompatibleServer,
+  type FixtureOptions,
+  type FixtureServer,
+} from "../../../test/fixtures/openai-compatible-server.ts";
+import type { ApiResult, Channel } from "../../shared/api-contract.ts";
+import { parsePushFrame, type PushEvent, type PushFrame, type PushOf } from "../../shared/push-events.ts";
+import type { RunEvent } from "../../shared/run-event-schema.ts";
+import { Engine } from "../engine/index.ts";
+import { EngineHost } from "./engine-host.ts";
+import { UiConnection } from "./ui-connection.ts";
+
+const MODEL = "openai-compatible:fixture-model";
+
+let base: string;
+let root: string;
+let latheHome: string;
+let engine: Engine;
+let host: EngineHost;
+let server: FixtureServer | undefined;
+const opened: UiConnection[] = [];
+
+beforeEach(async () => {
+  base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-chat-")));
+  root = path.join(base, "project");
+  latheHome = path.join(base, "lathe-home");
+  await mkdir(root, { recursive: true });
+  await mkdir(latheHome, { recursive: true });
+  engine = await Engine.create({ root, latheHome, extensions: false });
+  host = new EngineHost({ engine, watchIntervalMs: 0 });
+});
+
+afterEach(async () => {
+  for (const connection of opened.splice(0)) await connection.close();
+  await host.close();
+  await engine.close();
+  await server?.close();
+  server = undefined;
+  await rm(base, { recursive: true, force: true });
+});
+
+/** Start the fixture and point the openai-compatible provider at it in the user's settings. */
+async function model(replies: FixtureOptions["replies"], settings: Record<string, unknown> = {}) {
+  server = await startOpenAICompatibleServer({ models: ["fixture-model"], replies });
+  await writeFile(
+    path.join(latheHome, "settings.json"),
+    JSON.stringify({ providers: { "openai-compatible": { baseURL: server.baseURL } }, ...settings }),
+  );
+  return server;
+}
+
+function connect() {
+  const frames: PushFrame[] = [];
+  const connection = new UiConnection({
+    host,
+    send: (frame) => {
+      const checked = parsePushFrame(JSON.parse(JSON.stringify(frame)));
+      if (!checked.ok) throw new Error(checked.error);
+      frames.push(checked.frame);
+    },
+  });
+  opened.push(connection);
+  const of = <E extends PushEvent>(event: E): PushOf<E>[] =>
+    frames.flatMap((f) => (f.event === event ? [f.payload as PushOf<E>] : []));
+  const dispatch = (channel: Channel, request: unknown): Promise<ApiResult<unknown>> =>
+    connection.router.dispatch(channel, request);
+  const events = (sessionId?: string): RunEvent[] =>
+    of("run.event").flatMap((p) => (sessionId === undefined || p.sessionId === sessionId ? [p.event] : []));
+  const finished = async (count = 1): Promise<RunEvent[]> => {
+    await expect
+      .poll(() => events().filter((e) => e.type === "finish").length, { timeout: 10_000 })
+      .toBeGreaterThanOrEqual(count);
+    return events().filter((e) => e.type === "finish");
+  };
+  return { connection, frames, of, dispatch, events, finished };
+}
+
+function data<T>(answer: ApiResult<unknown>): T {
+  if (!answer.ok) throw new Error(answer.error.message);
+  return answer.data as T;
+}
+
+function failure(answer: ApiResult<unknown>): string {
+  if (answer.ok) throw new Error(`expected a refusal, got ${JSON.stringify(answer.data)}`);
+  return answer.error.message;
+}
+
+describe("chat channels: bad requests", () => {
+  it.each([
+    { channel: "chat.send", request: {}, message: /prompt/ },
+    { channel: "chat.send", request: { prompt: "" }, message: /the prompt is empty/ },
+    { channel: "chat.send", request: { prompt: " \n\t" }, message: /the prompt is empty/ },
+    { channel: "chat.send", request: { prompt: 42 }, message: /prompt/ },
+    { channel: "chat.send", request: { prompt: "hi", sessionId: "../escape" }, message: /sessionId/ },
+    { channel: "chat.send", request: { prompt: "hi", sessionId: "a".repeat(65) }, message: /sessionId/ },
+    { channel: "chat.send", request: { prompt: "hi", runAs: "root" }, message: /runAs/ },
+    { channel: "chat.send", request: { prompt: "hi", model: "" }, message: /model/ },
+    { channel: "chat.abort", request: {}, message: /runId/ },
+    { channel: "chat.abort", request: { runId: 7 }, message: /runId/ },
+    { channel: "chat.history", request: { sessionId: "has space" }, message: /sessionId/ },
+    { channel: "question.respond", request: { id: "question-1" }, message: /question\.respond/ },
+    { channel: "question.respond", request: { id: "q", answers: "Blue" }, message: /question\.respond/ },
+    { channel: "question.respond", request: { id: "q", answers: [[1]] }, message: /question\.respond/ },
+    { channel: "question.respond", request: { id: "q", dismissed: false }, message: /question\.respond/ },
+    { channel: "models.list", request: { refresh: true }, message: /refresh/ },
+  ] as const)("refuses $channel with $request", async ({ channel, request, message }) => {
+    const ui = connect();
+    expect(failure(await ui.dispatch(channel, request))).toMatch(message);
+    expect(ui.events()).toEqual([]);
+  });
+
+  it("refuses to stop a run that does not exist, and to answer a question nobody asked", async () => {
+    const ui = connect();
+    expect(failure(await ui.dispatch("chat.abort", { runId: "r-made-up" }))).toMatch(
+      /no run "r-made-up" going on/,
+    );
+    expect(failure(await ui.dispatch("question.respond", { id: "question-x", answers: [["a"]] }))).toMatch(
+      /no question "question-x" waiting/,
+    );
+    expect(failure(await ui.dispatch("chat.history", { sessionId: "s-never" }))).toMatch(
+      /no conversation "s-never"/,
+    );
+  });
+
+  it("says how to choose a model when none is chosen anywhere", async () => {
+    const ui = connect();
+    const message = failure(await ui.dispatch("chat.send", { prompt: "hello" }));
+    expect(message).toMatch(/No model chosen: pick one in the model picker/);
+    expect(message).toContain(path.join(latheHome, "settings.json"));
+    expect(failure(await ui.dispatch("chat.send", { prompt: "hi", model: "nosuch:x" }))).toMatch(
+      /no model provider "nosuch"/,
+    );
+    expect(failure(await ui.dispatch("chat.send", { prompt: "hi", model: MODEL, agent: "ghost" }))).toMatch(
+      /There is no agent "ghost"/,
+    );
+  });
+});
+
+describe("a chat run", () => {
+  it("streams text, asks before writing, keeps the todo list live, and can be redrawn", async () => {
+    const fixture = await model((_request, index) => {
+      if (index === 0) {
+        return {
+          text: "I will write the file now.",
+          toolCalls: [{ name: "write", arguments: { path: "notes/hello.txt", content: "hello\n" } }],
+        };
+      }
+      if (index === 1) {
+        return {
+          toolCalls: [
+            {
+              name: "todo",
+              arguments: {
+                todos: [
+                  { content: "Write hello.txt", status: "completed" },
+                  { content: "Tell the person", status: "in_progress" },
+                ],
+              },
+            },
+          ],
+        };
+      }
+      return { text: "Done: notes/hello.txt holds hello." };
+    });
+    const ui = connect();
+    const started = data<{ sessionId: string; runId: string }>(
+      await ui.dispatch("chat.send", { prompt: "Write hello", model: MODEL }),
+    );
+    expect(started.runId).toMatch(/^r-/);
+
+    await expect.poll(() => ui.of("approval.requested").length, { timeout: 10_000 }).toBe(1);
+    const prompt = ui.of("approval.requested")[0]!;
+    expect(prompt).toMatchObject({ toolId: "write", sessionId: started.sessionId });
+    data(await ui.dispatch("approval.respond", { id: prompt.id, answer: "once" }));
+    const [finish] = await ui.finished();
+    expect(finish).toMatchObject({ status: "completed", steps: 3 });
+
+    const events = ui.events(started.sessionId);
+    expect(events[0]).toEqual({
+      type: "start",
+      sessionId: started.sessionId,
+      runId: started.runId,
+      agent: "default",
+      model: MODEL,
+      resumed: false,
+    });
+    // The text arrived in several deltas, and every push names this run.
+    const deltas = events.filter((e) => e.type === "text");
+    expect(deltas.length).toBeGreaterThan(3);
+    expect(deltas.map((e) => (e.type === "text" ? e.text : "")).join("")).toBe(
+      "I will write the file now.Done: notes/hello.txt holds hello.",
+    );
+    expect(new Set(ui.of("run.event").map((p) => p.runId))).toEqual(new Set([started.runId]));
+    expect(
+      events.filter((e) => e.type === "tool-call").map((e) => e.type === "tool-call" && e.toolName),
+    ).toEqual(["write", "todo"]);
+    expect(events.find((e) => e.type === "approval")).toMatchObject({ toolName: "write", decision: "allow" });
+    expect(events.find((e) => e.type === "tool-result" && e.toolName === "write")).toMatchObject({
+      envelope: { type: "output", data: { path: "notes/hello.txt", bytes: 6 } },
+    });
+    expect(await readFile(path.join(root, "notes/hello.txt"), "utf8")).toBe("hello\n");
+    expect(ui.of("todos.changed")).toEqual([
+      {
+        sessionId: started.sessionId,
+        todos: [
+          { content: "Write hello.txt", status: "completed" },
+          { content: "Tell the person", status: "in_progress" },
+        ],
+      },
+    ]);
+    expect(fixture.requests).toHaveLength(3);
+
+    // Another window (a reload) redraws the session from the record.
+    const other = connect();
+    const history = data<{
+      turns: Array<{ runId: string; prompt: string; events: RunEvent[] }>;
+      todos: unknown[];
+      model: string;
+    }>(await other.dispatch("chat.history", { sessionId: started.sessionId }));
+    expect(history.model).toBe(MODEL);
+    expect(history.turns).toHaveLength(1);
+    expect(history.turns[0]).toMatchObject({ runId: started.runId, prompt: "Write hello" });
+    expect(history.turns[0]!.events.at(-1)).toMatchObject({ type: "finish", status: "completed" });
+    expect(history.todos).toHaveLength(2);
+
+    // The session continues with the model it used; the model sees the earlier turn.
+    const again = data<{ sessionId: string }>(
+      await other.dispatch("chat.send", { prompt: "And now?", sessionId: started.sessionId }),
+    );
+    expect(again.sessionId).toBe(started.sessionId);
+    await other.finished();
+    const last = fixture.requests.at(-1)!;
+    expect(last.messages.some((m) => m.role === "user" && m.content === "Write hello")).toBe(true);
+    expect(last.messages.at(-1)).toEqual({ role: "user", content: "And now?" });
+  });
+
+  it("refuses a second send to a session while its run goes on, and stops a run on request", async () => {
+    const fixture = await model([{ text: "Thinking", hang: true }]);
+    const ui = connect();
+    const started = data<{ sessionId: string; runId: string }>(
+      await ui.dispatch("chat.send", { prompt: "Go", model: MODEL }),
+    );
+    await fixture.requestArrived(1);
+    const second = failure(
+      await ui.dispatch("chat.send", { prompt: "Again", model: MODEL, sessionId: started.sessionId }),
+    );
+    expect(second).toMatch(/already has a run going on: wait for it to finish, or press Stop/);
+    // Not from another window either.
+    const other = connect();
+    expect(
+      failure(
+        await other.dispatch("chat.send", { prompt: "Too", model: MODEL, sessionId: started.sessionId }),
+      ),
+    ).toMatch(/already has a run going on/);
+    expect(ui.connection.activeRuns).toBe(1);
+
+    expect(data(await ui.dispatch("chat.abort", { runId: started.runId }))).toEqual({
+      runId: started.runId,
+      aborted: true,
+    });
+    const [finish] = await ui.finished();
+    expect(finish).toMatchObject({ status: "aborted" });
+    await expect.poll(() => ui.connection.activeRuns).toBe(0);
+    expect(failure(await ui.dispatch("chat.abort", { runId: started.runId }))).toMatch(/no run/);
+    // The session is free again.
+    expect((await ui.dispatch("chat.send", { prompt: "Now", sessionId: started.sessionId })).ok).toBe(true);
+  });
+
+  it("puts the model's question to the person, refuses answers that do not fit, and hands over the answer", async () => {
+    const fixture = await model((_request, index) =>
+      index === 0
+        ? {
+            toolCalls: [
+              {
+                name: "question",
+                arguments: {
+                  questions: [
+                    {
+                      question: "Which colour?",
+                      header: "Colour",
+                      options: [{ label: "Red" }, { label: "Blue" }],
+                    },
+                  ],
+                },
+              },
+            ],
+          }
+        : { text: "Blue it is." },
+    );
+    const ui = connect();
+    data(await ui.dispatch("chat.send", { prompt: "Pick a colour", model: MODEL }));
+    await expect.poll(() => ui.of("question.requested").length, { timeout: 10_000 }).toBe(1);
+    const question = ui.of("question.requested")[0]!;
+    expect(question.questions).toEqual([
+      { question: "Which colour?", header: "Colour", options: [{ label: "Red" }, { label: "Blue" }] },
+    ]);
+    expect(failure(await ui.dispatch("question.respond", { id: question.id, answers: [["Green"]] }))).toMatch(
+      /"Green" is not among its options/,
+    );
+    expect(ui.connection.pendingQuestions).toBe(1);
+    expect(data(await ui.dispatch("question.respond", { id: question.id, answers: [["Blue"]] }))).toEqual({
+      id: question.id,
+      outcome: "answered",
+    });
+    await ui.finished();
+    expect(ui.of("question.settled")).toEqual([{ id: question.id, cause: "answered" }]);
+    const tool = fixture.requests[1]!.messages.find((m) => m.role === "tool");
+    expect(JSON.parse(String(tool?.content))).toMatchObject({
+      type: "output",
+      data: { answers: [["Blue"]] },
+    });
+  });
+
+  it("tells the model when the person dismisses the question", async () => {
+    const fixture = await model((_request, index) =>
+      index === 0
+        ? { toolCalls: [{ name: "question", arguments: { questions: [{ question: "Name?" }] } }] }
+        : { text: "I will pick one myself." },
+    );
+    const ui = connect();
+    data(await ui.dispatch("chat.send", { prompt: "Name it", model: MODEL }));
+    await expect.poll(() => ui.of("question.requested").length, { timeout: 10_000 }).toBe(1);
+    const { id } = ui.of("question.requested")[0]!;
+    expect(data(await ui.dispatch("question.respond", { id, dismissed: true }))).toEqual({
+      id,
+      outcome: "dismissed",
+    });
+    await ui.finished();
+    const tool = fixture.requests[1]!.messages.find((m) => m.role === "tool");
+    expect(String(tool?.content)).toMatch(/dismissed the questions without answering/);
+  });
+
+  it("stops the run and dismisses its question when the UI goes away", async () => {
+    const fixture = await model([
+      { toolCalls: [{ name: "question", arguments: { questions: [{ question: "Name?" }] } }] },
+      { text: "never asked for" },
+    ]);
+    const ui = connect();
+    const { sessionId } = data<{ sessionId: string }>(
+      await ui.dispatch("chat.send", { prompt: "Name it", model: MODEL }),
+    );
+    await expect.poll(() => ui.of("question.requested").length, { timeout: 10_000 }).toBe(1);
+    await ui.connection.close();
+    expect(ui.connection.pendingQuestions).toBe(0);
+    expect(ui.connection.activeRuns).toBe(0);
+    expect(fixture.requests).toHaveLength(1);
+    // The record shows a stopped run, and the session takes a new run.
+    const other = connect();
+    await expect
+      .poll(
+        async () => {
+          const history = data<{ turns: Array<{ events: RunEvent[] }> }>(
+            await other.dispatch("chat.history", { sessionId }),
+          );
+          return history.turns[0]?.events.at(-1);
+        },
+        { timeout: 5_000 },
+      )
+      .toMatchObject({ type: "finish", status: "aborted" });
+    expect((await other.dispatch("chat.send", { prompt: "Again", sessionId })).ok).toBe(true);
+  });
+
+  it("runs an agent with its own deny rules: its writes are refused without asking", async () => {
+    await model([
+      { toolCalls: [{ name: "write", arguments: { path: "x.txt", content: "x" } }] },
+      { text: "I may not write." },
+    ]);
+    await mkdir(path.join(latheHome, "agents"), { recursive: true });
+    await writeFile(
+      path.join(latheHome, "agents", "careful.md"),
+      "---\ndescription: Never writes.\npermissions:\n  - { permission: write, action: deny }\n---\nBe careful.\n",
+    );
+    const ui = connect();
+    data(await ui.dispatch("chat.send", { prompt: "Write x", model: MODEL, agent: "careful" }));
+    await ui.finished();
+    expect(ui.events()[0]).toMatchObject({ type: "start", agent: "careful" });
+    expect(ui.of("approval.requested")).toEqual([]);
+    expect(ui.events().find((e) => e.type === "tool-result")).toMatchObject({
+      envelope: { type: "error", error_text: expect.stringMatching(/denied/i) },
+    });
+    expect(existsSync(path.join(root, "x.txt"))).toBe(false);
+  });
+});
+
+describe("a run whose model server is down", () => {
+  it("starts, then ends failed with an error that says what to do", async () => {
+    const closed = await startOpenAICompatibleServer({ replies: [] });
+    const baseURL = closed.baseURL;
+    await closed.close();
+    await writeFile(
+      path.join(latheHome, "settings.json"),
+      JSON.stringify({ providers: { "openai-compatible": { baseURL } } }),
+    );
+    const ui = connect();
+    data(await ui.dispatch("chat.send", { prompt: "Hello", model: MODEL }));
+    const [finish] = await ui.finished();
+    expect(finish).toMatchObject({ status: "failed" });
+    expect(ui.events().find((e) => e.type === "error")).toMatchObject({
+      message: expect.stringMatching(
+        /The OpenAI-compatible server is not running on http:\/\/127\.0\.0\.1:\d+/,
+      ),
+    });
+  });
+});
+
+describe("the pickers", () => {
+  it("lists the models of the configured endpoint, and the settings' default", async () => {
+    await model([{ text: "" }], { defaultModel: MODEL });
+    const ui = connect();
+    const list = data<{ models: unknown[]; defaultModel: string; providers: Array<{ name: string }> }>(
+      await ui.dispatch("models.list", undefined),
+    );
+    expect(list.models).toContainEqual({ id: MODEL, provider: "openai-compatible" });
+    expect(list.defaultModel).toBe(MODEL);
+    expect(list.providers.map((p) => p.name)).toEqual(
+      expect.arrayContaining(["ollama", "gguf", "openai-compatible"]),
+    );
+  });
+
+  it("turns an endpoint that does not answer into a notice, never a failure", async () => {
+    const closed = await startOpenAICompatibleServer({ replies: [] });
+    const baseURL = closed.baseURL;
+    await closed.close();
+    await writeFile(
+      path.join(latheHome, "settings.json"),
+      JSON.stringify({ providers: { "openai-compatible": { baseURL } } }),
+    );
+    const ui = connect();
+    const list = data<{ models: unknown[]; notices: string[] }>(await ui.dispatch("models.list", undefined));
+    expect(list.notices.join("\n")).toMatch(
+      /The OpenAI-compatible server is not running on http:\/\/127\.0\.0\.1:\d+/,
+    );
+    expect(list.notices.join("\n")).toMatch(/No model server answered/);
+  });
+
+  it("lists the agents, and the manifests that could not be read with their fix", async () => {
+    await mkdir(path.join(latheHome, "agents"), { recursive: true });
+    await writeFile(
+      path.join(latheHome, "agents", "reviewer.md"),
+      "---\ndescription: Reviews.\nmodel: ollama:x\n---\nReview.\n",
+    );
+    await writeFile(path.join(latheHome, "agents", "broken.md"), "no front matter");
+    const ui = connect();
+    const list = data<{ agents: unknown[]; problems: string[] }>(await ui.dispatch("agents.list", undefined));
+    expect(list.agents).toEqual([
+      expect.objectContaining({ id: "default", layer: "builtin" }),
+      { id: "reviewer", description: "Reviews.", model: "ollama:x", layer: "global" },
+    ]);
+    expect(list.problems).toEqual([expect.stringMatching(/broken\.md[\s\S]*front matter/)]);
+  });
+});

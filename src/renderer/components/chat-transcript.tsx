@@ -1,0 +1,73 @@
+import { memo, useEffect, useRef } from "react";
+import type { Turn } from "../state/transcript.ts";
+import { useChat } from "../state/chat-context.tsx";
+import { TranscriptItems } from "./transcript-items.tsx";
+
+const ENDING: Record<Exclude<Turn["status"], "running" | "completed">, string> = {
+  "max-rounds": "Stopped: the agent used all the rounds its budget allows.",
+  aborted: "Stopped.",
+  failed: "The run failed.",
+  interrupted: "This run was interrupted before it finished.",
+};
+
+/** One turn; unchanged turns keep their identity in the store, so only the one streaming re-renders. */
+const TurnView = memo(function TurnView({ turn }: { turn: Turn }) {
+  return (
+    <li className="turn" aria-busy={turn.status === "running"}>
+      {turn.prompt ? (
+        <div className="user-prompt" aria-label="Your prompt">
+          {turn.prompt}
+        </div>
+      ) : null}
+      <div className="assistant" aria-label="Agent">
+        <TranscriptItems items={turn.items} />
+        {turn.status === "running" && turn.items.length === 0 ? (
+          <p className="muted">Waiting for the model…</p>
+        ) : null}
+        {turn.error ? (
+          <p role="alert" className="error-text card-error">
+            {turn.error}
+          </p>
+        ) : null}
+        {turn.status !== "running" &&
+        turn.status !== "completed" &&
+        !(turn.status === "failed" && turn.error) ? (
+          <p className="muted turn-ending">{ENDING[turn.status]}</p>
+        ) : null}
+      </div>
+    </li>
+  );
+});
+
+/** The session's turns, newest last; it follows the stream while the reader is at the bottom. */
+export function ChatTranscript() {
+  const turns = useChat((s) => s.turns);
+  const list = useRef<HTMLOListElement>(null);
+  const pinned = useRef(true);
+
+  useEffect(() => {
+    const element = list.current?.parentElement;
+    if (element && pinned.current) element.scrollTop = element.scrollHeight;
+  }, [turns]);
+
+  return (
+    <div
+      className="transcript-scroll"
+      onScroll={(event) => {
+        const el = event.currentTarget;
+        pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+      }}
+    >
+      {turns.length === 0 ? (
+        <p className="muted chat-empty">
+          Ask the agent to do something in this folder. Enter sends, Shift+Enter adds a line.
+        </p>
+      ) : null}
+      <ol ref={list} className="transcript" aria-label="Conversation">
+        {turns.map((turn, index) => (
+          <TurnView key={index} turn={turn} />
+        ))}
+      </ol>
+    </div>
+  );
+}

@@ -1,0 +1,60 @@
+import type { ToolInfo } from "../../shared/api-contract.ts";
+import type { TaskRun, TranscriptItem } from "../state/transcript.ts";
+import { useAppState } from "../state/store-context.tsx";
+import { MarkdownText } from "./markdown-text.tsx";
+import { ToolCard } from "./tool-card.tsx";
+
+function TaskView({ task }: { task: TaskRun }) {
+  const label = `${task.agent ? `Subagent ${task.agent}` : "Subagent"} · ${task.status}`;
+  return (
+    <details className="task-run" open aria-label={`Task ${task.taskId}`}>
+      <summary>{label}</summary>
+      <TranscriptItems items={task.items} />
+      {task.error ? <p className="error-text card-error">{task.error}</p> : null}
+    </details>
+  );
+}
+
+function originOf(tools: readonly ToolInfo[], id: string) {
+  return tools.find((tool) => tool.id === id)?.origin;
+}
+
+/** A run's items in order: text, reasoning, notices, tool cards (child runs nested under their task). */
+export function TranscriptItems({ items }: { items: readonly TranscriptItem[] }) {
+  const tools = useAppState((s) => s.tools);
+  return (
+    <>
+      {items.map((item, index) => {
+        switch (item.kind) {
+          case "text":
+            return (
+              <div key={index} className="assistant-text">
+                <MarkdownText text={item.text} />
+              </div>
+            );
+          case "reasoning":
+            return (
+              <details key={index} className="reasoning">
+                <summary>Reasoning</summary>
+                <p>{item.text}</p>
+              </details>
+            );
+          case "notice":
+            return (
+              <p key={index} className="notice chat-notice" role="note">
+                {item.message}
+              </p>
+            );
+          case "tool":
+            return (
+              <ToolCard key={item.toolCallId} card={item} origin={originOf(tools, item.toolName)}>
+                {item.task ? <TaskView task={item.task} /> : null}
+              </ToolCard>
+            );
+          case "task":
+            return <TaskView key={`task-${item.task.taskId}`} task={item.task} />;
+        }
+      })}
+    </>
+  );
+}

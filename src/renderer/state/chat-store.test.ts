@@ -1,0 +1,281 @@
+import { describe, expect, it } from "vitest";
+import type { ApiResult, LatheApi } from "../../shared/api-contract.ts";
+import type { ChatHistory, ModelList } from "../../shared/chat-schemas.ts";
+import type { PushEvent, PushOf } from "../../shared/push-events.ts";
+import { PushListeners } from "../../shared/push-listeners.ts";
+import type { RunEvent } from "../../shared/run-event-schema.ts";
+import { createChatStore, randomSessionId, SESSION_KEY } from "./chat-store.ts";
+
+const models: ModelList = {
+  models: [{ id: "ollama:llama3.2", provider: "ollama" }],
+  providers: [{ name: "ollama", description: "Ollama" }],
+  notices: ["LM Studio is not running on http://127.0.0.1:1234"],
+};
+
+interface Script {
+  send?: ApiResult<{ sessionId: string; runId: string }>;
+  history?: ApiResult<ChatHistory>;
+  respond?: ApiResult<{ id: string; outcome: "answered" | "dismissed" }>;
+  models?: ApiResult<ModelList>;
+}
+
+function memoryStorage(initial: Record<string, string> = {}) {
+  const data = new Map(Object.entries(initial));
+  return {
+    data,
+    getItem: (key: string) => data.get(key) ?? null,
+    setItem: (key: string, value: string) => void data.set(key, value),
+    removeItem: (key: string) => void data.delete(key),
+  };
+}
+
+function fakeApi(script: Script = {}) {
+  const calls: Array<[string, unknown]> = [];
+  const listeners = new PushListeners((message) => {
+    throw new Error(message);
+  });
+  const unused = () => Promise.reject(new Error("not part of this test"));
+  const api: LatheApi = {
+    tools: { list: unused, call: unused },
+    approvals: { respond: unused },
+    project: { status: unused, trust: unused },
+    extensions: { status: unused },
+    plugins: { setEnabled: unused, approve: unused },
+    mcp: { preview: unused, save: unused, remove: unused, setEnabled: unused, restart: unused, log: unused },
+    chat: {
+      send: (request) => {
+        calls.push(["send", request]);
+        return Promise.resolve(script.send ?? { ok: true, data: { sessionId: "s-1", runId: "r-1" } });
+      },
+      abort: (request) => {
+        calls.push(["abort", request]);
+        return Promise.resolve({ ok: true, data: { runId: request.runId, aborted: true as const } });
+      },
+      history: (request) => {
+        calls.push(["history", request]);
+        return Promise.resolve(script.history ?? { ok: false, error: { message: "no conversation" } });
+      },
+    },
+    models: { list: () => Promise.resolve(script.models ?? { ok: true, data: models }) },
+    agents: {
+      list: () =>
+        Promise.resolve({
+          ok: true,
+          data: {
+            agents: [{ id: "default", description: "General", layer: "builtin" }],
+            problems: ["broken.md: no front matter"],
+            notices: [],
+          },
+        }),
+    },
+    questions: {
+      respond: (request) => {
+        calls.push(["respond", request]);
+        const outcome = "answers" in request ? ("answered" as const) : ("dismissed" as const);
+        return Promise.resolve(script.respond ?? { ok: true, data: { id: request.id, outcome } });
+      },
+    },
+    on: (event, listener) => listeners.add(event, listener),
+  };
+  const push = <E extends PushEvent>(event: E, payload: PushOf<E>) => listeners.deliver({ event, payload });
+  return { api, calls, push };
+}
+
+function setup(script: Script = {}, stored: Record<string, string> = {}) {
+  const fake = fakeApi(script);
+  const storage = memoryStorage(stored);
+  let n = 0;
+  const store = createChatStore(fake.api, { storage, newSessionId: () => `s-new-${++n}` });
+  store.getState().connect();
+  const event = (e: RunEvent, sessionId = store.getState().sessionId) =>
+    fake.push("run.event", { sessionId, runId: "r-1", event: e });
+  return { ...fake, store, storage, event };
+}
+
+const start = (sessionId: string): RunEvent => ({
+  type: "start",
+  sessionId,
+  runId: "r-1",
+  agent: "default",
+  model: "ollama:llama3.2",
+  resumed: false,
+});
+const finish = (status: "completed" | "aborted" = "completed"): RunEvent => ({
+  type: "finish",
+  status,
+  finishReason: "stop",
+  steps: 1,
+  usage: {},
+});
+
+describe("the chat store", () => {
+  it("fills the pickers: the listed models, the first as default, and every notice", async () => {
+    const { store } = setup();
+    await store.getState().loadPickers();
+    expect(store.getState()).toMatchObject({
+      model: "ollama:llama3.2",
+      agent: "default",
+      modelNotices: ["LM Studio is not running on http://127.0.0.1:1234"],
+      agentNotices: ["broken.md: no front matter"],
+    });
+  });
+
+  it("prefers the settings' default model, and says so when models cannot be listed", async () => {
+    const withDefault = setup({ models: { ok: true, data: { ...models, defaultModel: "gguf:/m.gguf" } } });
+    await withDefault.store.getState().loadPickers();
+    expect(withDefault.store.getState().model).toBe("gguf:/m.gguf");
+    const failing = setup({ models: { ok: false, error: { message: "settings.json is broken" } } });
+    await failing.store.getState().loadPickers();
+    expect(failing.store.getState().modelNotices).toEqual([
+      "The models could not be listed: settings.json is broken",
+    ]);
+  });
+
+  it("sends the draft with the session, model and agent, and streams the run's events into the turn", async () => {
+    const { store, calls, event, storage } = setup();
+    const sessionId = store.getState().sessionId;
+    store.getState().setModel("ollama:llama3.2");
+    store.getState().setDraft("Fix the test\nplease");
+    await store.getState().send();
+    expect(calls).toEqual([
+      ["send", { prompt: "Fix the test\nplease", sessionId, model: "ollama:llama3.2", agent: "default" }],
+    ]);
+    expect(storage.data.get(SESSION_KEY)).toBe(sessionId);
+    expect(store.getState()).toMatchObject({ draft: "", running: true, runId: "r-1" });
+    event(start(sessionId));
+    event({ type: "text", step: 0, text: "On " });
+    event({ type: "text", step: 0, text: "it" });
+    event({ type: "text", step: 0, text: "." }, "s-someone-else");
+    expect(store.getState().turns).toHaveLength(1);
+    expect(store.getState().turns[0]).toMatchObject({
+      prompt: "Fix the test\nplease",
+      status: "running",
+      items: [{ kind: "text", text: "On it" }],
+    });
+    event(finish());
+    expect(store.getState()).toMatchObject({ running: false, runId: undefined });
+    expect(store.getState().turns[0]?.status).toBe("completed");
+  });
+
+  it("refuses to send while a run goes on, and ignores a blank draft", async () => {
+    const { store, calls } = setup();
+    store.getState().setDraft("   ");
+    await store.getState().send();
+    expect(calls).toEqual([]);
+    store.getState().setDraft("one");
+    await store.getState().send();
+    store.getState().setDraft("two");
+    await store.getState().send();
+    expect(calls).toHaveLength(1);
+    expect(store.getState().sendError).toMatch(/A run is going on in this chat/);
+    expect(store.getState().draft).toBe("two");
+  });
+
+  it("shows why a send was refused and gives the prompt back", async () => {
+    const { store } = setup({ send: { ok: false, error: { message: "No model chosen: pick one" } } });
+    store.getState().setDraft("Hello");
+    await store.getState().send();
+    expect(store.getState()).toMatchObject({
+      running: false,
+      sendError: "No model chosen: pick one",
+      draft: "Hello",
+    });
+    expect(store.getState().turns[0]).toMatchObject({ status: "failed", error: "No model chosen: pick one" });
+  });
+
+  it("stops the run it started", async () => {
+    const { store, calls, event } = setup();
+    store.getState().setDraft("Go");
+    await store.getState().send();
+    await store.getState().stop();
+    expect(calls.at(-1)).toEqual(["abort", { runId: "r-1" }]);
+    expect(store.getState().stopping).toBe(true);
+    event(finish("aborted"));
+    expect(store.getState()).toMatchObject({ running: false, stopping: false });
+    expect(store.getState().turns[0]?.status).toBe("aborted");
+  });
+
+  it("keeps the todo list of its own session only", () => {
+    const { store, push } = setup();
+    const sessionId = store.getState().sessionId;
+    push("todos.changed", { sessionId: "s-other", todos: [{ content: "x", status: "pending" }] });
+    expect(store.getState().todos).toEqual([]);
+    push("todos.changed", { sessionId, todos: [{ content: "Plan", status: "in_progress" }] });
+    expect(store.getState().todos).toEqual([{ content: "Plan", status: "in_progress" }]);
+  });
+
+  it("queues questions; a refused answer keeps the dialog and says why, a good one closes it", async () => {
+    const { store, push, calls } = setup({
+      respond: {
+        ok: false,
+        error: { message: 'Question 1 ("Colour?") allows one choice, but 0 were given.' },
+      },
+    });
+    const ask = (id: string) =>
+      push("question.requested", {
+        id,
+        sessionId: "s",
+        questions: [{ question: "Colour?", options: [{ label: "Red" }, { label: "Blue" }] }],
+      });
+    ask("q1");
+    ask("q2");
+    ask("q1");
+    expect(store.getState().questions.map((q) => q.id)).toEqual(["q1", "q2"]);
+    await store.getState().answerQuestion([[]]);
+    expect(calls.at(-1)).toEqual(["respond", { id: "q1", answers: [[]] }]);
+    expect(store.getState().questions).toHaveLength(2);
+    expect(store.getState().questionError).toMatch(/allows one choice/);
+    push("question.settled", { id: "q1", cause: "aborted" });
+    expect(store.getState().questions.map((q) => q.id)).toEqual(["q2"]);
+    expect(store.getState().questionError).toBeUndefined();
+    await store.getState().dismissQuestion();
+    expect(calls.at(-1)).toEqual(["respond", { id: "q2", dismissed: true }]);
+    expect(store.getState().questions).toEqual([]);
+  });
+
+  it("starts a new chat in a fresh session, but not while a run goes on", async () => {
+    const { store, storage } = setup({}, { [SESSION_KEY]: "s-old" });
+    expect(store.getState().sessionId).toBe("s-old");
+    store.getState().setDraft("Go");
+    await store.getState().send();
+    store.getState().newChat();
+    expect(store.getState().sessionId).toBe("s-old");
+    store.setState({ running: false });
+    store.getState().newChat();
+    expect(store.getState()).toMatchObject({ sessionId: "s-new-1", turns: [], todos: [] });
+    expect(storage.data.has(SESSION_KEY)).toBe(false);
+  });
+
+  it("redraws a recorded session, its running run included", async () => {
+    const history: ChatHistory = {
+      sessionId: "s-old",
+      agent: "reviewer",
+      model: "ollama:llama3.2",
+      turns: [
+        { runId: "r-0", prompt: "First", events: [{ type: "text", step: 0, text: "Hi" }, finish()] },
+        { runId: "r-1", prompt: "Second", events: [{ type: "text", step: 0, text: "Working" }] },
+      ],
+      todos: [{ content: "Plan", status: "pending" }],
+      runningRunId: "r-1",
+    };
+    const { store, event } = setup({ history: { ok: true, data: history } }, { [SESSION_KEY]: "s-old" });
+    await store.getState().restore("s-old");
+    expect(store.getState()).toMatchObject({
+      running: true,
+      runId: "r-1",
+      agent: "reviewer",
+      model: "ollama:llama3.2",
+      todos: [{ content: "Plan", status: "pending" }],
+    });
+    expect(store.getState().turns.map((t) => [t.prompt, t.status])).toEqual([
+      ["First", "completed"],
+      ["Second", "running"],
+    ]);
+    event({ type: "text", step: 0, text: " on" });
+    expect(store.getState().turns[1]?.items).toEqual([{ kind: "text", step: 0, text: "Working on" }]);
+  });
+
+  it("makes session ids the engine accepts", () => {
+    for (let i = 0; i < 20; i++) expect(randomSessionId()).toMatch(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/);
+  });
+});

@@ -1,0 +1,280 @@
+import { createStore, type StoreApi } from "zustand/vanilla";
+import type { LatheApi } from "../../shared/api-contract.ts";
+import type { AgentList, ModelList, TodoItem } from "../../shared/chat-schemas.ts";
+import type { QuestionPrompt, RunEventPayload } from "../../shared/push-events.ts";
+import { applyToTurn, newTurn, turnFromHistory, type Turn } from "./transcript.ts";
+
+export interface ChatState {
+  /** The session on screen; a new chat gets a fresh id (the host records it on the first send). */
+  sessionId: string;
+  turns: Turn[];
+  /** Whether this session's run is going on (Send waits, Stop works). */
+  running: boolean;
+  /** The run going on, once the host named it. */
+  runId: string | undefined;
+  stopping: boolean;
+  /** Why the last send or stop did not happen. */
+  sendError: string | undefined;
+  /** The prompt being typed (kept when the person switches views). */
+  draft: string;
+  todos: TodoItem[];
+  models: ModelList["models"];
+  providers: ModelList["providers"];
+  modelNotices: string[];
+  /** `PROVIDER:MODEL` as picked or typed; empty lets the host choose (the session's, the agent's, settings'). */
+  model: string;
+  agents: AgentList["agents"];
+  agentNotices: string[];
+  agent: string;
+  /** Questions waiting for the person, in the order they came; the dialog shows the first. */
+  questions: QuestionPrompt[];
+  answering: boolean;
+  questionError: string | undefined;
+  loadPickers(): Promise<void>;
+  setModel(model: string): void;
+  setAgent(agent: string): void;
+  setDraft(text: string): void;
+  /** Send the draft as a prompt in this session. */
+  send(): Promise<void>;
+  /** Stop the run going on. */
+  stop(): Promise<void>;
+  /** Start over in a fresh session (not while a run goes on). */
+  newChat(): void;
+  /** Redraw a recorded session (after a reload). */
+  restore(sessionId: string): Promise<void>;
+  answerQuestion(answers: string[][]): Promise<void>;
+  dismissQuestion(): Promise<void>;
+  /** The person changed the answers: the last refusal no longer applies. */
+  clearQuestionError(): void;
+  /** Listen to the host's chat pushes; returns the function that stops listening. */
+  connect(): () => void;
+}
+
+export type ChatStore = StoreApi<ChatState>;
+
+export interface ChatStoreOptions {
+  /** Where the session on screen is remembered across reloads (the tab's sessionStorage in the app). */
+  storage?: Pick<Storage, "getItem" | "setItem" | "removeItem">;
+  newSessionId?: () => string;
+}
+
+export const SESSION_KEY = "lathe.chat.session";
+
+/** A fresh session id in the engine's format (letters, digits and "-"). */
+export function randomSessionId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(4));
+  const hex = [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return `s-${Date.now().toString(36)}-${hex}`;
+}
+
+const BUSY = "A run is going on in this chat: wait for it to finish, or press Stop.";
+
+export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): ChatStore {
+  const storage = options.storage;
+  const newId = options.newSessionId ?? randomSessionId;
+  return createStore<ChatState>()((set, get) => {
+    /** Apply an event to the turn under way (a run started elsewhere gets a turn of its own). */
+    const onRunEvent = ({ sessionId, event }: RunEventPayload): void => {
+      if (sessionId !== get().sessionId) return;
+      set((state) => {
+        const last = state.turns.at(-1);
+        const current = last && last.status === "running" ? last : newTurn("");
+        const turns = last === current ? state.turns.slice(0, -1) : state.turns;
+        const turn = applyToTurn(current, event);
+        const finished = event.type === "finish";
+        return {
+          turns: [...turns, turn],
+          running: !finished,
+          runId: finished ? undefined : (turn.runId ?? state.runId),
+          stopping: finished ? false : state.stopping,
+        };
+      });
+    };
+
+    return {
+      sessionId: storage?.getItem(SESSION_KEY) ?? newId(),
+      turns: [],
+      running: false,
+      runId: undefined,
+      stopping: false,
+      sendError: undefined,
+      draft: "",
+      todos: [],
+      models: [],
+      providers: [],
+      modelNotices: [],
+      model: "",
+      agents: [],
+      agentNotices: [],
+      agent: "default",
+      questions: [],
+      answering: false,
+      questionError: undefined,
+
+      async loadPickers() {
+        const [models, agents] = await Promise.all([api.models.list(), api.agents.list()]);
+        if (models.ok) {
+          const { defaultModel } = models.data;
+          set((state) => ({
+            models: models.data.models,
+            providers: models.data.providers,
+            modelNotices: models.data.notices,
+            model: state.model || (defaultModel ?? models.data.models[0]?.id ?? ""),
+          }));
+        } else {
+          set({ modelNotices: [`The models could not be listed: ${models.error.message}`] });
+        }
+        if (agents.ok) {
+          set({
+            agents: agents.data.agents,
+            agentNotices: [...agents.data.problems, ...agents.data.notices],
+          });
+        } else {
+          set({ agentNotices: [`The agents could not be listed: ${agents.error.message}`] });
+        }
+      },
+
+      setModel(model) {
+        set({ model });
+      },
+
+      setAgent(agent) {
+        set({ agent });
+      },
+
+      setDraft(text) {
+        set({ draft: text });
+      },
+
+      async send() {
+        const { draft, running, sessionId, model, agent } = get();
+        if (draft.trim() === "") return;
+        if (running) {
+          set({ sendError: BUSY });
+          return;
+        }
+        set((state) => ({
+          turns: [...state.turns, newTurn(draft)],
+          running: true,
+          runId: undefined,
+          sendError: undefined,
+          draft: "",
+        }));
+        storage?.setItem(SESSION_KEY, sessionId);
+        const answer = await api.chat.send({
+          prompt: draft,
+          sessionId,
+          ...(model.trim() !== "" ? { model: model.trim() } : {}),
+          ...(agent !== "" ? { agent } : {}),
+        });
+        if (answer.ok) {
+          // The run may have finished (and said so) before this answer arrived.
+          if (get().running && get().runId === undefined) set({ runId: answer.data.runId });
+          return;
+        }
+        set((state) => {
+          const last = state.turns.at(-1);
+          const failed: Turn[] = last
+            ? [...state.turns.slice(0, -1), { ...last, status: "failed", error: answer.error.message }]
+            : state.turns;
+          // The prompt comes back to the box, so the person can fix the choice and send it again.
+          return {
+            turns: failed,
+            running: false,
+            sendError: answer.error.message,
+            draft: state.draft || draft,
+          };
+        });
+      },
+
+      async stop() {
+        const { runId, stopping } = get();
+        if (!runId || stopping) return;
+        set({ stopping: true, sendError: undefined });
+        const answer = await api.chat.abort({ runId });
+        if (!answer.ok)
+          set({ stopping: false, sendError: `Could not stop the run: ${answer.error.message}` });
+      },
+
+      newChat() {
+        if (get().running) {
+          set({ sendError: BUSY });
+          return;
+        }
+        const sessionId = newId();
+        storage?.removeItem(SESSION_KEY);
+        set({ sessionId, turns: [], todos: [], runId: undefined, sendError: undefined });
+      },
+
+      async restore(sessionId) {
+        const answer = await api.chat.history({ sessionId });
+        if (!answer.ok) {
+          // Never recorded (nothing was sent), or gone: start afresh under the same id.
+          return;
+        }
+        const history = answer.data;
+        if (get().sessionId !== sessionId || get().turns.length > 0) return;
+        const runningRunId = history.runningRunId;
+        set((state) => ({
+          turns: history.turns.map((turn) => turnFromHistory(turn, turn.runId === runningRunId)),
+          todos: history.todos,
+          running: runningRunId !== undefined,
+          runId: runningRunId,
+          model: state.model || history.model,
+          agent: history.agent,
+        }));
+      },
+
+      async answerQuestion(answers) {
+        const head = get().questions[0];
+        if (!head || get().answering) return;
+        set({ answering: true, questionError: undefined });
+        const answer = await api.questions.respond({ id: head.id, answers });
+        if (answer.ok) {
+          set((state) => ({ answering: false, questions: state.questions.filter((q) => q.id !== head.id) }));
+        } else {
+          // The dialog stays: the message says what to change.
+          set({ answering: false, questionError: answer.error.message });
+        }
+      },
+
+      async dismissQuestion() {
+        const head = get().questions[0];
+        if (!head || get().answering) return;
+        set({ answering: true, questionError: undefined });
+        await api.questions.respond({ id: head.id, dismissed: true });
+        // Dismissed or already over: either way this dialog is done.
+        set((state) => ({ answering: false, questions: state.questions.filter((q) => q.id !== head.id) }));
+      },
+
+      clearQuestionError() {
+        if (get().questionError !== undefined) set({ questionError: undefined });
+      },
+
+      connect() {
+        const stops = [
+          api.on("run.event", onRunEvent),
+          api.on("todos.changed", ({ sessionId, todos }) => {
+            if (sessionId === get().sessionId) set({ todos });
+          }),
+          api.on("question.requested", (prompt) =>
+            set((state) =>
+              state.questions.some((q) => q.id === prompt.id)
+                ? {}
+                : { questions: [...state.questions, prompt] },
+            ),
+          ),
+          api.on("question.settled", ({ id }) =>
+            set((state) => ({
+              questions: state.questions.filter((q) => q.id !== id),
+              questionError: state.questions[0]?.id === id ? undefined : state.questionError,
+            })),
+          ),
+        ];
+        return () => {
+          for (const stop of stops) stop();
+        };
+      },
+    };
+  });
+}

@@ -1,0 +1,187 @@
+import { describe, expect, it } from "vitest";
+import type { RunEvent } from "../../shared/run-event-schema.ts";
+import { applyToTurn, newTurn, turnFromHistory, type ToolCard, type Turn } from "./transcript.ts";
+
+function fold(events: RunEvent[], turn: Turn = newTurn("Do it")): Turn {
+  return events.reduce(applyToTurn, turn);
+}
+
+const usage = { inputTokens: 10, outputTokens: 5, totalTokens: 15 };
+const start: RunEvent = {
+  type: "start",
+  sessionId: "s-1",
+  runId: "r-1",
+  agent: "default",
+  model: "ollama:x",
+  resumed: false,
+};
+const ok = (data: unknown) => ({ type: "output" as const, data, metadata: { duration_ms: 12 } });
+
+function cards(turn: Turn): ToolCard[] {
+  return turn.items.filter((item): item is ToolCard => item.kind === "tool");
+}
+
+describe("the transcript of a turn", () => {
+  it("joins text deltas of a step into one block, and starts a new block per step and after a card", () => {
+    const turn = fold([
+      start,
+      { type: "text", step: 0, text: "Hel" },
+      { type: "text", step: 0, text: "lo" },
+      { type: "reasoning", step: 0, text: "hmm" },
+      { type: "tool-call", step: 0, toolCallId: "c1", toolName: "read", input: { path: "a" } },
+      { type: "text", step: 0, text: "After" },
+      { type: "text", step: 1, text: "Next" },
+    ]);
+    expect(turn.runId).toBe("r-1");
+    expect(turn.items.map((i) => i.kind)).toEqual(["text", "reasoning", "tool", "text", "text"]);
+    expect(turn.items[0]).toEqual({ kind: "text", step: 0, text: "Hello" });
+    expect(turn.status).toBe("running");
+  });
+
+  it.each([
+    {
+      name: "an output is ok",
+      events: [{ type: "tool-result", envelope: ok({ path: "a" }) }],
+      status: "ok",
+    },
+    {
+      name: "an error is an error",
+      events: [
+        {
+          type: "tool-result",
+          envelope: { type: "error", error_text: "no such file", metadata: { duration_ms: 1 } },
+        },
+      ],
+      status: "error",
+    },
+    {
+      name: "a refused approval is denied",
+      events: [
+        { type: "approval", decision: "deny", reason: "the user rejected the call" },
+        {
+          type: "tool-result",
+          envelope: { type: "error", error_text: "rejected", metadata: { duration_ms: 0 } },
+        },
+      ],
+      status: "denied",
+    },
+    { name: "a call still going when the run ends is stopped", events: [], status: "stopped" },
+  ])("marks the card: $name", ({ events, status }) => {
+    const common = { step: 0, toolCallId: "c1", toolName: "write" };
+    const turn = fold([
+      start,
+      { ...common, type: "tool-call", input: { path: "a", content: "x" } },
+      ...events.map((e) => ({ ...common, ...e }) as RunEvent),
+      { type: "finish", status: "completed", finishReason: "stop", steps: 1, usage },
+    ]);
+    expect(cards(turn)[0]?.status).toBe(status);
+    expect(turn.status).toBe("completed");
+    expect(turn.usage).toEqual(usage);
+  });
+
+  it("matches results to their calls when parallel calls finish out of order", () => {
+    const turn = fold([
+      { type: "tool-call", step: 0, toolCallId: "a", toolName: "read", input: {} },
+      { type: "tool-call", step: 0, toolCallId: "b", toolName: "read", input: {} },
+      { type: "tool-result", step: 0, toolCallId: "b", toolName: "read", envelope: ok("B") },
+      { type: "tool-result", step: 0, toolCallId: "a", toolName: "read", envelope: ok("A") },
+    ]);
+    expect(cards(turn).map((c) => [c.toolCallId, c.envelope?.type === "output" && c.envelope.data])).toEqual([
+      ["a", "A"],
+      ["b", "B"],
+    ]);
+  });
+
+  it("keeps a question the host could not ask, notices, and the run's error", () => {
+    const turn = fold([
+      { type: "notice", message: "plain chat" },
+      { type: "tool-call", step: 0, toolCallId: "q", toolName: "question", input: {} },
+      { type: "question-refused", step: 0, toolCallId: "q", message: "headless" },
+      { type: "error", message: "Ollama is not running" },
+      { type: "finish", status: "failed", finishReason: "error", steps: 0, usage: {} },
+    ]);
+    expect(turn.items[0]).toEqual({ kind: "notice", message: "plain chat" });
+    expect(cards(turn)[0]?.refusal).toBe("headless");
+    expect(turn).toMatchObject({ status: "failed", error: "Ollama is not running" });
+  });
+
+  it("nests a child run under the task call that started it, to any depth", () => {
+    const child = (event: RunEvent): RunEvent => ({
+      type: "task",
+      taskId: "s-child",
+      toolCallId: "t1",
+      event,
+    });
+    const turn = fold([
+      { type: "tool-call", step: 0, toolCallId: "t1", toolName: "task", input: { description: "Review" } },
+      child({ ...start, sessionId: "s-child", runId: "r-c", agent: "reviewer" }),
+      child({ type: "text", step: 0, text: "Looking" }),
+      child({ type: "tool-call", step: 0, toolCallId: "c9", toolName: "grep", input: {} }),
+      child({
+        type: "task",
+        taskId: "s-grandchild",
+        toolCallId: "c9",
+        event: { type: "text", step: 0, text: "deep" },
+      }),
+      child({
+        type: "tool-result",
+        step: 0,
+        toolCallId: "c9",
+        toolName: "grep",
+        envelope: ok({ files: [] }),
+      }),
+      child({ type: "finish", status: "completed", finishReason: "stop", steps: 1, usage: {} }),
+      { type: "tool-result", step: 0, toolCallId: "t1", toolName: "task", envelope: ok({ summary: "fine" }) },
+    ]);
+    expect(turn.items).toHaveLength(1);
+    const task = cards(turn)[0]!.task!;
+    expect(task).toMatchObject({ taskId: "s-child", agent: "reviewer", status: "completed" });
+    expect(task.items.map((i) => i.kind)).toEqual(["text", "tool"]);
+    const grep = task.items[1] as ToolCard;
+    expect(grep.status).toBe("ok");
+    expect(grep.task?.items).toEqual([{ kind: "text", step: 0, text: "deep" }]);
+  });
+
+  it("shows a child run whose task call is not in view on its own", () => {
+    const turn = fold([
+      { type: "task", taskId: "s-bg", event: { type: "text", step: 0, text: "in the background" } },
+      { type: "task", taskId: "s-bg", event: { type: "text", step: 0, text: "!" } },
+    ]);
+    expect(turn.items).toEqual([
+      {
+        kind: "task",
+        task: {
+          taskId: "s-bg",
+          agent: undefined,
+          items: [{ kind: "text", step: 0, text: "in the background!" }],
+          status: "running",
+          error: undefined,
+        },
+      },
+    ]);
+  });
+
+  it("redraws a recorded turn, and marks one that never finished as interrupted", () => {
+    const events: RunEvent[] = [
+      start,
+      { type: "text", step: 0, text: "Working" },
+      { type: "tool-call", step: 0, toolCallId: "c1", toolName: "bash", input: { command: "sleep 9" } },
+    ];
+    const interrupted = turnFromHistory({ runId: "r-1", prompt: "Go", events }, false);
+    expect(interrupted).toMatchObject({ prompt: "Go", runId: "r-1", status: "interrupted" });
+    expect(cards(interrupted)[0]?.status).toBe("stopped");
+    expect(turnFromHistory({ runId: "r-1", prompt: "Go", events }, true).status).toBe("running");
+    const finished = turnFromHistory(
+      {
+        runId: "r-1",
+        prompt: "Go",
+        events: [
+          ...events,
+          { type: "finish", status: "aborted", finishReason: "aborted", steps: 1, usage: {} },
+        ],
+      },
+      false,
+    );
+    expect(finished.status).toBe("aborted");
+  });
+});

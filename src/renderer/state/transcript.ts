@@ -1,0 +1,207 @@
+import type { ChatTurn } from "../../shared/chat-schemas.ts";
+import type { Envelope } from "../../shared/envelope-schema.ts";
+import type { RunEvent, RunStatus, RunUsage } from "../../shared/run-event-schema.ts";
+
+/** running, then ok (it ran), error (it failed), denied (the person or a rule said no), stopped (the run ended first). */
+export type CardStatus = "running" | "ok" | "error" | "denied" | "stopped";
+
+/** A child run started by a `task` call, shown nested under it. */
+export interface TaskRun {
+  taskId: string;
+  agent: string | undefined;
+  items: TranscriptItem[];
+  status: "running" | RunStatus;
+  error: string | undefined;
+}
+
+/** One tool call as a card: what was asked, what the approval stage said, and the envelope. */
+export interface ToolCard {
+  kind: "tool";
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+  status: CardStatus;
+  approval: { decision: "allow" | "deny"; reason: string } | undefined;
+  /** Why a question could not be put to anyone. */
+  refusal: string | undefined;
+  envelope: Envelope | undefined;
+  task: TaskRun | undefined;
+}
+
+export type TranscriptItem =
+  | { kind: "text"; step: number; text: string }
+  | { kind: "reasoning"; step: number; text: string }
+  | { kind: "notice"; message: string }
+  | ToolCard
+  /** A child run whose `task` call is not in this transcript (a background task, say). */
+  | { kind: "task"; task: TaskRun };
+
+/** One prompt of the person and what the run it started did. */
+export interface Turn {
+  prompt: string;
+  runId: string | undefined;
+  items: TranscriptItem[];
+  /** interrupted: the record ends without a finish (the app closed or crashed mid-run). */
+  status: "running" | RunStatus | "interrupted";
+  error: string | undefined;
+  usage: RunUsage | undefined;
+}
+
+export function newTurn(prompt: string): Turn {
+  return { prompt, runId: undefined, items: [], status: "running", error: undefined, usage: undefined };
+}
+
+function newTask(taskId: string): TaskRun {
+  return { taskId, agent: undefined, items: [], status: "running", error: undefined };
+}
+
+function updateCard(
+  items: readonly TranscriptItem[],
+  toolCallId: string,
+  change: (card: ToolCard) => ToolCard,
+): TranscriptItem[] {
+  let index = -1;
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = items[i];
+    if (item?.kind === "tool" && item.toolCallId === toolCallId) {
+      index = i;
+      break;
+    }
+  }
+  if (index === -1) return [...items];
+  return items.map((item, i) => (i === index ? change(item as ToolCard) : item));
+}
+
+/** The card's status once its envelope is in. */
+function resultStatus(card: ToolCard, envelope: Envelope): CardStatus {
+  if (envelope.type === "output") return "ok";
+  return card.approval?.decision === "deny" ? "denied" : "error";
+}
+
+function appendText(
+  items: readonly TranscriptItem[],
+  kind: "text" | "reasoning",
+  step: number,
+  text: string,
+): TranscriptItem[] {
+  const last = items.at(-1);
+  if (last && last.kind === kind && last.step === step) {
+    return [...items.slice(0, -1), { kind, step, text: last.text + text }];
+  }
+  return [...items, { kind, step, text }];
+}
+
+function applyTask(
+  items: readonly TranscriptItem[],
+  event: Extract<RunEvent, { type: "task" }>,
+): TranscriptItem[] {
+  const cardIndex = items.findIndex(
+    (item) =>
+      item.kind === "tool" &&
+      ((event.toolCallId !== undefined && item.toolCallId === event.toolCallId) ||
+        item.task?.taskId === event.taskId),
+  );
+  if (cardIndex !== -1) {
+    return items.map((item, i) =>
+      i === cardIndex && item.kind === "tool"
+        ? { ...item, task: applyToTask(item.task ?? newTask(event.taskId), event.event) }
+        : item,
+    );
+  }
+  const taskIndex = items.findIndex((item) => item.kind === "task" && item.task.taskId === event.taskId);
+  if (taskIndex !== -1) {
+    return items.map((item, i) =>
+      i === taskIndex && item.kind === "task"
+        ? { kind: "task", task: applyToTask(item.task, event.event) }
+        : item,
+    );
+  }
+  return [...items, { kind: "task", task: applyToTask(newTask(event.taskId), event.event) }];
+}
+
+/** Cards still running when their run ended did not finish. */
+function stopRunning(items: readonly TranscriptItem[]): TranscriptItem[] {
+  return items.map((item) =>
+    item.kind === "tool" && item.status === "running" ? { ...item, status: "stopped" } : item,
+  );
+}
+
+/** Fold one run event into a list of items (a turn's, or a child run's). */
+export function applyToItems(items: readonly TranscriptItem[], event: RunEvent): TranscriptItem[] {
+  switch (event.type) {
+    case "text":
+    case "reasoning":
+      return appendText(items, event.type, event.step, event.text);
+    case "notice":
+      return [...items, { kind: "notice", message: event.message }];
+    case "tool-call":
+      return [
+        ...items,
+        {
+          kind: "tool",
+          toolCallId: event.toolCallId,
+          toolName: event.toolName,
+          input: event.input,
+          status: "running",
+          approval: undefined,
+          refusal: undefined,
+          envelope: undefined,
+          task: undefined,
+        },
+      ];
+    case "approval":
+      return updateCard(items, event.toolCallId, (card) => ({
+        ...card,
+        approval: { decision: event.decision, reason: event.reason },
+      }));
+    case "question-refused":
+      return updateCard(items, event.toolCallId, (card) => ({ ...card, refusal: event.message }));
+    case "tool-result":
+      return updateCard(items, event.toolCallId, (card) => ({
+        ...card,
+        envelope: event.envelope,
+        status: resultStatus(card, event.envelope),
+      }));
+    case "task":
+      return applyTask(items, event);
+    default:
+      return [...items];
+  }
+}
+
+/** Fold one event into a child run. */
+export function applyToTask(task: TaskRun, event: RunEvent): TaskRun {
+  switch (event.type) {
+    case "start":
+      return { ...task, agent: event.agent };
+    case "error":
+      return { ...task, error: event.message };
+    case "finish":
+      return { ...task, status: event.status, items: stopRunning(task.items) };
+    default:
+      return { ...task, items: applyToItems(task.items, event) };
+  }
+}
+
+/** Fold one event into a turn. */
+export function applyToTurn(turn: Turn, event: RunEvent): Turn {
+  switch (event.type) {
+    case "start":
+      return { ...turn, runId: event.runId };
+    case "error":
+      return { ...turn, error: event.message };
+    case "finish":
+      return { ...turn, status: event.status, usage: event.usage, items: stopRunning(turn.items) };
+    default:
+      return { ...turn, items: applyToItems(turn.items, event) };
+  }
+}
+
+/** A recorded turn redrawn: its events folded in order; one that never finished is marked interrupted. */
+export function turnFromHistory(recorded: ChatTurn, running: boolean): Turn {
+  let turn: Turn = { ...newTurn(recorded.prompt), runId: recorded.runId };
+  for (const event of recorded.events) turn = applyToTurn(turn, event);
+  if (turn.status === "running" && !running)
+    return { ...turn, status: "interrupted", items: stopRunning(turn.items) };
+  return turn;
+}
