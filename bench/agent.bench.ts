@@ -236,9 +236,13 @@ const everything = fileURLToPath(
   new URL("../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url),
 );
 for (let i = 0; i < 50; i++) {
-  await cp(fileURLToPath(new URL("../plugins/word_count", import.meta.url)), path.join(home, "tools", `wc_${i}`), {
-    recursive: true,
-  });
+  await cp(
+    fileURLToPath(new URL("../plugins/word_count", import.meta.url)),
+    path.join(home, "tools", `wc_${i}`),
+    {
+      recursive: true,
+    },
+  );
   const yaml = path.join(home, "tools", `wc_${i}`, "tool.yaml");
   const text = await import("node:fs/promises").then((fs) => fs.readFile(yaml, "utf8"));
   await writeFile(yaml, text.replace("name: word_count", `name: word_count_${i}`));
