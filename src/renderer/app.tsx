@@ -3,6 +3,7 @@ import { ApprovalDialog } from "./components/approval-dialog.tsx";
 import { ChatView } from "./components/chat-view.tsx";
 import { McpPanel } from "./components/mcp-panel.tsx";
 import { PluginsPanel } from "./components/plugins-panel.tsx";
+import { ProvidersPanel } from "./components/providers-panel.tsx";
 import { QuestionDialog } from "./components/question-dialog.tsx";
 import { ResultView } from "./components/result-view.tsx";
 import { ToolList } from "./components/tool-list.tsx";
@@ -42,6 +43,13 @@ function CurrentView() {
   const view = useAppState((s) => s.view);
   if (view === "workbench") return <Workbench />;
   if (view === "chat") return <ChatView />;
+  if (view === "settings") {
+    return (
+      <main className="workspace extensions">
+        <ProvidersPanel />
+      </main>
+    );
+  }
   return (
     <main className="workspace extensions">
       {view === "tools" ? <ToolsOverview /> : view === "plugins" ? <PluginsPanel /> : <McpPanel />}

@@ -10,6 +10,8 @@ import { ChatProvider } from "./state/chat-context.tsx";
 import { createChatStore, SESSION_KEY } from "./state/chat-store.ts";
 import { ExtensionsProvider } from "./state/extensions-context.tsx";
 import { createExtensionsStore } from "./state/extensions-store.ts";
+import { ProvidersProvider } from "./state/providers-context.tsx";
+import { createProvidersStore } from "./state/providers-store.ts";
 
 /** In Electron the preload provides `window.lathe`; in a browser (`lathe serve`) we build it here. */
 function latheApi(): LatheApi {
@@ -28,12 +30,15 @@ const store = createAppStore(api);
 const extensions = createExtensionsStore(api, { onChanged: () => void store.getState().refreshTools() });
 // The chat on screen survives a reload of this tab (sessionStorage), not a new window.
 const chat = createChatStore(api, { storage: window.sessionStorage });
+const providers = createProvidersStore(api);
 createRoot(container).render(
   <StrictMode>
     <StoreProvider store={store}>
       <ExtensionsProvider store={extensions}>
         <ChatProvider store={chat}>
-          <App />
+          <ProvidersProvider store={providers}>
+            <App />
+          </ProvidersProvider>
         </ChatProvider>
       </ExtensionsProvider>
     </StoreProvider>

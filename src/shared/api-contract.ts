@@ -31,6 +31,12 @@ import {
 } from "./chat-schemas.ts";
 import { EnvelopeMetadataSchema, EnvelopeSchema } from "./envelope-schema.ts";
 import { QuestionResponseSchema } from "./question-schemas.ts";
+import {
+  SecretRemoveSchema,
+  SecretSetSchema,
+  SecretsStatusSchema,
+  type SecretsStatus,
+} from "./secret-schemas.ts";
 import { ToolOriginSchema } from "./tool-origin.ts";
 
 export { EnvelopeMetadataSchema, EnvelopeSchema, ToolOriginSchema };
@@ -194,6 +200,24 @@ export const channels = {
     request: QuestionResponseSchema,
     response: z.strictObject({ id: z.string(), outcome: z.enum(["answered", "dismissed"]) }),
   },
+  /** Which cloud provider keys are kept in the OS keychain or set in the environment; never a value. */
+  "secrets.status": {
+    request: z.strictObject({}).optional(),
+    response: SecretsStatusSchema,
+  },
+  /**
+   * Keep a provider key in the OS keychain (encrypted; never written in plain text) and hand it to
+   * the next run, unless the user's own environment variable is set. Refused without a keychain.
+   */
+  "secrets.set": {
+    request: SecretSetSchema,
+    response: SecretsStatusSchema,
+  },
+  /** Forget a stored key; the variable Lathe had set from it goes too (never one the user set). */
+  "secrets.remove": {
+    request: SecretRemoveSchema,
+    response: SecretsStatusSchema,
+  },
 } as const;
 
 export type Channel = keyof typeof channels;
@@ -263,6 +287,11 @@ export interface LatheApi {
   };
   questions: {
     respond(request: RequestOf<"question.respond">): Promise<ApiResult<ResponseOf<"question.respond">>>;
+  };
+  secrets: {
+    status(): Promise<ApiResult<SecretsStatus>>;
+    set(request: RequestOf<"secrets.set">): Promise<ApiResult<SecretsStatus>>;
+    remove(request: RequestOf<"secrets.remove">): Promise<ApiResult<SecretsStatus>>;
   };
   /** Listen to one kind of push from the host; the returned function stops listening. */
   on<E extends PushEvent>(event: E, listener: (payload: PushOf<E>) => void): () => void;

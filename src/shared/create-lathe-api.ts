@@ -53,6 +53,11 @@ export function createLatheApi(invoke: Invoke, subscribe: Subscribe): LatheApi {
     questions: {
       respond: (request) => invoke("question.respond", request),
     },
+    secrets: {
+      status: () => invoke("secrets.status", undefined),
+      set: (request) => invoke("secrets.set", request),
+      remove: (request) => invoke("secrets.remove", request),
+    },
     on: (event, listener) => subscribe(event, listener),
   };
 }

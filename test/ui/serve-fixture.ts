@@ -18,10 +18,11 @@ export function missingPrerequisite(): string | undefined {
   return undefined;
 }
 
-/** Start `lathe serve` on a folder and resolve with the URL it prints. */
+/** Start `lathe serve` on a folder (with extra environment variables) and resolve with the URL it prints. */
 export function startLatheServe(
   root: string,
   latheHome: string,
+  env: NodeJS.ProcessEnv = {},
 ): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(
@@ -29,7 +30,7 @@ export function startLatheServe(
       [path.join(REPO, "bin/lathe.mjs"), "serve", "--root", root, "--port", "0"],
       {
         cwd: REPO,
-        env: { ...process.env, LATHE_HOME: latheHome },
+        env: { ...process.env, ...env, LATHE_HOME: latheHome },
         stdio: ["ignore", "pipe", "pipe"],
       },
     );

@@ -41,6 +41,9 @@ const untouched: ApiHandlers = {
   "models.list": () => Promise.reject(new Error("models.list is not part of this test")),
   "agents.list": () => Promise.reject(new Error("agents.list is not part of this test")),
   "question.respond": () => Promise.reject(new Error("question.respond is not part of this test")),
+  "secrets.status": () => Promise.reject(new Error("secrets.status is not part of this test")),
+  "secrets.set": () => Promise.reject(new Error("secrets.set is not part of this test")),
+  "secrets.remove": () => Promise.reject(new Error("secrets.remove is not part of this test")),
 };
 
 function recordingRouter() {

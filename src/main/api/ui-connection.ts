@@ -2,6 +2,7 @@ import type { ToolInfo } from "../../shared/api-contract.ts";
 import type { ExtensionsStatus } from "../../shared/extensions-schemas.ts";
 import { parsePushFrame, type PushFrame } from "../../shared/push-events.ts";
 import type { ApprovalMode, Engine, Envelope, Session } from "../engine/index.ts";
+import { ProviderKeys } from "../secrets/provider-keys.ts";
 import { ApprovalBroker } from "./approval-broker.ts";
 import { createApprovalHandlers } from "./approval-handlers.ts";
 import { ApiRouter, type ApiRouterOptions } from "./api-router.ts";
@@ -14,6 +15,7 @@ import { createExtensionHandlers } from "./extension-handlers.ts";
 import { listModels } from "./model-list.ts";
 import { createProjectHandlers } from "./project-handlers.ts";
 import { QuestionBroker } from "./question-broker.ts";
+import { createSecretHandlers } from "./secret-handlers.ts";
 import { forwardToolActivity } from "./tool-activity.ts";
 import { createToolHandlers } from "./tool-handlers.ts";
 
@@ -23,6 +25,8 @@ export interface UiConnectionOptions {
   send(frame: PushFrame): void;
   /** The session's approval mode; "ask" unless said otherwise (never yolo by default). */
   mode?: ApprovalMode;
+  /** The process's cloud provider keys (shared by its UIs); without it, this host keeps none. */
+  providerKeys?: ProviderKeys;
   onHandlerError?: ApiRouterOptions["onHandlerError"];
 }
 
@@ -106,6 +110,7 @@ export class UiConnection implements EngineUser {
           models: async () => listModels((await this.current).engine),
           agents: async () => listAgents((await this.current).engine),
         }),
+        ...createSecretHandlers(options.providerKeys ?? new ProviderKeys()),
       },
       options.onHandlerError ? { onHandlerError: options.onHandlerError } : {},
     );

@@ -10,7 +10,9 @@ import { EngineHost, createLoggedEngine } from "../api/engine-host.ts";
 import { isTrustedSender } from "../api/sender-check.ts";
 import { UiConnection } from "../api/ui-connection.ts";
 import type { Engine } from "../engine/index.ts";
+import { ProviderKeys } from "../secrets/provider-keys.ts";
 import { SecretStore } from "../secrets/secret-store.ts";
+import { keychainEncryptor } from "./keychain-encryptor.ts";
 import { resolveRootArgument } from "./root-argument.ts";
 
 const here = import.meta.dirname;
@@ -23,11 +25,16 @@ const rendererUrl = devServerUrl ?? pathToFileURL(rendererFile).href;
 /** One UI connection per window's page, keyed by its webContents id; a reload starts a new one. */
 const connections = new Map<number, UiConnection>();
 
-function connectionFor(contents: WebContents, engineHost: EngineHost): UiConnection {
+function connectionFor(
+  contents: WebContents,
+  engineHost: EngineHost,
+  providerKeys: ProviderKeys,
+): UiConnection {
   let connection = connections.get(contents.id);
   if (!connection) {
     connection = new UiConnection({
       host: engineHost,
+      providerKeys,
       send: (frame) => {
         if (contents.isDestroyed()) throw new Error("the window is closed");
         contents.send(PUSH_CHANNEL, frame);
@@ -86,8 +93,14 @@ function createWindow(): void {
 async function start(): Promise<void> {
   await app.whenReady();
   // Cloud provider keys kept in the OS keychain reach the providers as their usual variables.
+  const providerKeys = new ProviderKeys({
+    store: new SecretStore(
+      path.join(app.getPath("userData"), "secrets.json"),
+      keychainEncryptor(safeStorage),
+    ),
+  });
   try {
-    new SecretStore(path.join(app.getPath("userData"), "secrets.json"), safeStorage).applyToEnvironment();
+    providerKeys.applyStored();
   } catch (error) {
     console.error("lathe: could not read the stored provider keys:", error);
   }
@@ -120,7 +133,7 @@ async function start(): Promise<void> {
           error: { message: `Refused ${channel}: the request did not come from Lathe's own window.` },
         };
       }
-      return connectionFor(event.sender, engineHost).router.dispatch(channel, request);
+      return connectionFor(event.sender, engineHost, providerKeys).router.dispatch(channel, request);
     });
   }
 

@@ -56,6 +56,11 @@ export class SecretStore {
     renameSync(temp, this.file);
   }
 
+  /** Whether keys can be stored: the OS keychain offers encryption. */
+  available(): boolean {
+    return this.encryptor.isEncryptionAvailable();
+  }
+
   /** Which keys are stored (never their values). */
   names(): SecretName[] {
     return Object.keys(this.read()).filter((n): n is SecretName => n in SECRET_NAMES);

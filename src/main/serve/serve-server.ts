@@ -13,6 +13,7 @@ import { EngineHost } from "../api/engine-host.ts";
 import { isAllowedOrigin } from "../api/sender-check.ts";
 import { UiConnection } from "../api/ui-connection.ts";
 import type { Engine } from "../engine/index.ts";
+import { ProviderKeys } from "../secrets/provider-keys.ts";
 import { newAccessToken, readCookie, tokenMatches } from "./access-token.ts";
 import { serveApiSocket, socketPushSender } from "./api-socket.ts";
 import { contentTypeFor, lookupStaticFile } from "./static-files.ts";
@@ -103,6 +104,11 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_REQUEST_BYTES });
   const sockets = new Set<WebSocket>();
   const connections = new Set<UiConnection>();
+  // A browser page cannot reach the OS keychain: keys come from the environment of lathe serve.
+  const providerKeys = new ProviderKeys({
+    withoutKeychain: (variables) =>
+      `lathe serve has no access to the OS keychain: set ${variables} in the environment of lathe serve instead.`,
+  });
 
   async function handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = requestUrl(req);
@@ -149,6 +155,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
       const connection = new UiConnection({
         host: engineHost,
         send: socketPushSender(ws),
+        providerKeys,
         onHandlerError: (channel, error) => console.error(`lathe serve: ${channel} failed:`, error),
       });
       sockets.add(ws);

@@ -8,6 +8,7 @@ export const VIEWS: { view: AppView; label: string }[] = [
   { view: "tools", label: "Tools" },
   { view: "plugins", label: "Plugins" },
   { view: "mcp", label: "MCP servers" },
+  { view: "settings", label: "Settings" },
 ];
 
 export const viewTabId = (view: AppView) => `view-tab-${view}`;

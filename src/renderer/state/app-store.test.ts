@@ -50,7 +50,7 @@ const untrusted: ProjectStatus = {
 const unused = () => Promise.reject(new Error("the app store does not use the extensions or chat channels"));
 const extensionChannelsUnused: Pick<
   LatheApi,
-  "extensions" | "plugins" | "mcp" | "chat" | "models" | "agents" | "questions"
+  "extensions" | "plugins" | "mcp" | "chat" | "models" | "agents" | "questions" | "secrets"
 > = {
   extensions: { status: unused },
   plugins: { setEnabled: unused, approve: unused },
@@ -59,6 +59,7 @@ const extensionChannelsUnused: Pick<
   models: { list: unused },
   agents: { list: unused },
   questions: { respond: unused },
+  secrets: { status: unused, set: unused, remove: unused },
 };
 
 function fakeApi(

@@ -16,8 +16,8 @@ export type RunResult =
   | { toolId: string; status: "envelope"; envelope: Envelope }
   | { toolId: string; status: "failed"; message: string };
 
-/** The app's views: running tools, the chat, and the extensions panels. */
-export type AppView = "workbench" | "chat" | "tools" | "plugins" | "mcp";
+/** The app's views: running tools, the chat, the extensions panels, and settings. */
+export type AppView = "workbench" | "chat" | "tools" | "plugins" | "mcp" | "settings";
 
 export interface AppState {
   view: AppView;

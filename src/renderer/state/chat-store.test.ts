@@ -42,6 +42,7 @@ function fakeApi(script: Script = {}) {
     extensions: { status: unused },
     plugins: { setEnabled: unused, approve: unused },
     mcp: { preview: unused, save: unused, remove: unused, setEnabled: unused, restart: unused, log: unused },
+    secrets: { status: unused, set: unused, remove: unused },
     chat: {
       send: (request) => {
         calls.push(["send", request]);

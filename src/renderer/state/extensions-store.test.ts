@@ -71,6 +71,7 @@ function fakeApi(script: Script = {}) {
     models: { list: unused },
     agents: { list: unused },
     questions: { respond: unused },
+    secrets: { status: unused, set: unused, remove: unused },
     extensions: { status: record("status", () => ({ ok: true, data: status })) },
     plugins: {
       setEnabled: record("plugins.setEnabled", () => script.setEnabled ?? { ok: true, data: status }),
