@@ -5,7 +5,6 @@ import type { AnyTool, ToolOrigin } from "./contract.ts";
 import {
   deferredToolsNotice,
   DEFAULT_CONTEXT_TOKENS,
-  CORE_TOOL_IDS,
   LOCKED_TOOL_IDS,
   planDeferral,
   toolTokens,
@@ -95,25 +94,13 @@ describe("planDeferral", () => {
     expect(plan.deferred.has("read")).toBe(false);
   });
 
-  it("never defers the core built-ins for the budget, even when the budget cannot be met", () => {
-    const core = [...CORE_TOOL_IDS].map((id): [AnyTool, ToolOrigin] => [tool(id, 4000), BUILTIN]);
-    const r = registry(...core, [tool("helper", 400), BUILTIN], [tool("plugin_tool", 400), PLUGIN]);
+  it("never defers a locked built-in for the budget, even when the budget cannot be met", () => {
+    const locked = [...LOCKED_TOOL_IDS].map((id): [AnyTool, ToolOrigin] => [tool(id, 4000), BUILTIN]);
+    const r = registry(...locked, [tool("helper", 400), BUILTIN], [tool("plugin_tool", 400), PLUGIN]);
     const plan = planDeferral(r.all(), { contextTokens: 1000 });
-    for (const id of CORE_TOOL_IDS) expect(plan.deferred.has(id)).toBe(false);
+    for (const id of LOCKED_TOOL_IDS) expect(plan.deferred.has(id)).toBe(false);
     expect(plan.byBudget).toEqual(["plugin_tool", "helper"]);
     expect(plan.initialTokens).toBeGreaterThan(plan.budgetTokens);
-  });
-
-  it("defers the other locked built-ins only after every plugin and MCP tool", () => {
-    const r = registry(
-      [tool("read", 300), BUILTIN],
-      [tool("web_fetch", 900), BUILTIN],
-      [tool("plugin_small", 100), PLUGIN],
-    );
-    const plan = planDeferral(r.all(), { contextTokens: 3000 });
-    expect(plan.byBudget).toEqual(["plugin_small", "web_fetch"]);
-    expect(plan.deferred.has("read")).toBe(false);
-    expect(LOCKED_TOOL_IDS.has("web_fetch")).toBe(true);
   });
 
   it("defers other tools before built-ins that are not locked, then by size", () => {

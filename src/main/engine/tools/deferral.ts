@@ -5,7 +5,7 @@ import { estimateToolTokens, tokensForChars } from "./token-estimate.ts";
 /** The tool that loads deferred tools' schemas; it is never deferred itself. */
 export const TOOL_SEARCH_ID = "tool_search";
 
-/** The locked built-ins: deferred for the budget only after every other tool, and the core never. */
+/** The locked built-ins: the model always sees their full definitions unless config says otherwise. */
 export const LOCKED_TOOL_IDS: ReadonlySet<string> = new Set([
   "read",
   "write",
@@ -19,21 +19,6 @@ export const LOCKED_TOOL_IDS: ReadonlySet<string> = new Set([
   "skill",
   "web_fetch",
   "web_search",
-  TOOL_SEARCH_ID,
-]);
-
-/**
- * The core a coding agent cannot work without: the model always sees their full definitions.
- * The other locked tools (todo, task, question, skill, web_fetch, web_search) stay findable
- * through tool_search when a small context forces them out.
- */
-export const CORE_TOOL_IDS: ReadonlySet<string> = new Set([
-  "read",
-  "write",
-  "edit",
-  "glob",
-  "grep",
-  "bash",
   TOOL_SEARCH_ID,
 ]);
 
@@ -109,8 +94,8 @@ function deferFirst(a: RegisteredTool, b: RegisteredTool): number {
 /**
  * Decide which of the enabled tools start deferred. A tool with `defer: true` always is (except
  * tool_search). Then, while the definitions the model would see first exceed the budget, the
- * next tool is deferred: tools that are not built-ins before built-ins, the largest first; the
- * core (read, write, edit, glob, grep, bash, tool_search) is never deferred for the budget. What the model sees first counts the
+ * next tool is deferred: tools that are not built-ins before built-ins, the largest first. The
+ * locked built-ins are never deferred for the budget. What the model sees first counts the
  * full definitions left, tool_search's own (present only once something is deferred) and the
  * line naming the deferred tools.
  */
@@ -146,7 +131,7 @@ export function planDeferral(
   }
   const byBudget: string[] = [];
   const candidates = others
-    .filter((e) => !deferred.has(e.tool.id) && !CORE_TOOL_IDS.has(e.tool.id))
+    .filter((e) => !deferred.has(e.tool.id) && !LOCKED_TOOL_IDS.has(e.tool.id))
     .sort(deferFirst);
   for (const entry of candidates) {
     if (initial() <= budgetTokens) break;
