@@ -1,7 +1,7 @@
 import path from "node:path";
 import type * as AgentModule from "../engine/agent/index.ts";
 import type { AgentManifest, ResolvedModel } from "../engine/agent/index.ts";
-import { Engine, LatheError } from "../engine/index.ts";
+import { LatheError, type Engine } from "../engine/index.ts";
 import { ApiError } from "./api-error.ts";
 
 /** The agent module (the `ai` SDK and the providers) loads on the first chat, not with the window. */
@@ -19,9 +19,9 @@ export interface ChatChoice {
 export interface ChatSetup {
   agent: AgentManifest;
   model: ResolvedModel;
-  /** The engine the run uses: the UI's own, or one carrying the agent's permission rules. */
+  /** The engine the run uses: the UI's own (the agent's rules bind the run's session). */
   engine: Engine;
-  /** Close the engine if it was created for this run. */
+  /** Let go of what the run held. */
   release(): Promise<void>;
 }
 
@@ -36,11 +36,9 @@ export function projectScope(engine: Engine): { root: string; latheHome: string;
 }
 
 /**
- * Resolve what a send asks for against the UI's engine: the agent from the catalog, the model
- * (the send's, the session's, the agent's, then settings'), and the engine to run on. An agent
- * with its own permission rules (or another name, which hooks and the watchdog see) gets an
- * engine of its own, so a manifest's deny always applies; the default agent uses the UI's.
- * Throws ApiError with a message that says how to fix what is wrong.
+ * Resolve what a send asks for against the UI's engine: the agent from the catalog and the model
+ * (the send's, the session's, the agent's, then settings'). Throws ApiError with a message that
+ * says how to fix what is wrong.
  */
 export async function setupChat(engine: Engine, choice: ChatChoice): Promise<ChatSetup> {
   const { loadAgentCatalog, loadModelSettings, defaultProviderRegistry } = await agentModule();
@@ -63,19 +61,7 @@ export async function setupChat(engine: Engine, choice: ChatChoice): Promise<Cha
   } catch (error) {
     throw asApiError(error);
   }
-  if (agent.id === engine.agent && agent.permissions.length === 0) {
-    return { agent, model, engine, release: () => Promise.resolve() };
-  }
-  let own: Engine;
-  try {
-    own = await Engine.create({
-      root: engine.root,
-      latheHome: engine.latheHome,
-      manifestRules: agent.permissions,
-      agent: agent.id,
-    });
-  } catch (error) {
-    throw asApiError(error);
-  }
-  return { agent, model, engine: own, release: () => own.close() };
+  // runAgent gives the session the agent's own rules (a manifest deny is final), so every agent
+  // runs on the UI's engine: no second engine, no second load of plugins and MCP servers.
+  return { agent, model, engine, release: () => Promise.resolve() };
 }

@@ -106,7 +106,10 @@ async function runWithin(options: RunAgentOptions, lineage: TaskLineage | undefi
     ...(options.mode ? { mode: options.mode } : {}),
     ...(options.approver ? { approver: options.approver } : {}),
     ...(options.asker ? { asker: options.asker } : {}),
-    ...(lineage ? { manifestRules: lineage.sessionRules, agent: options.agent.id } : {}),
+    // The agent's own rules bind its session, whatever engine it runs on (a task's also carry its
+    // parent's denies): a host need not create an engine per agent for a manifest deny to hold.
+    manifestRules: lineage ? lineage.sessionRules : options.agent.permissions,
+    agent: options.agent.id,
   });
   try {
     return await drive(options, session, lineage);
