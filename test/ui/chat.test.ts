@@ -22,6 +22,7 @@ import {
   missingPrerequisite,
   startLatheServe,
   stopLatheServe,
+  openWatchedPage,
 } from "./serve-fixture.ts";
 
 const SHOT = path.join(REPO, "test-results/ui-chat.png");
@@ -161,11 +162,7 @@ beforeAll(async () => {
   const served = await startLatheServe(root, home);
   child = served.child;
   browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
-  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-  page.on("console", (message) => {
-    if (message.type() === "error") problems.push(`console error: ${message.text()}`);
-  });
+  page = await openWatchedPage(browser, problems, { width: 1280, height: 1000 });
   page.on("websocket", (socket) => {
     socket.on("framereceived", ({ payload }) => {
       const frame = JSON.parse(String(payload)) as {

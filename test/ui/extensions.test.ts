@@ -18,6 +18,7 @@ import {
   missingPrerequisite,
   startLatheServe,
   stopLatheServe,
+  openWatchedPage,
 } from "./serve-fixture.ts";
 
 const TOOLS_SHOT = path.join(REPO, "test-results/ui-tools-panel.png");
@@ -103,11 +104,7 @@ beforeAll(async () => {
   const served = await startLatheServe(root, home);
   child = served.child;
   browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-  page.on("console", (message) => {
-    if (message.type() === "error") problems.push(`console error: ${message.text()}`);
-  });
+  page = await openWatchedPage(browser, problems, { width: 1280, height: 900 });
   await page.goto(served.url);
   await mkdir(path.dirname(TOOLS_SHOT), { recursive: true });
 });

@@ -18,6 +18,7 @@ import {
   missingPrerequisite,
   startLatheServe,
   stopLatheServe,
+  openWatchedPage,
 } from "./serve-fixture.ts";
 
 const SHOT = path.join(REPO, "test-results/ui-providers.png");
@@ -54,11 +55,7 @@ describe.skipIf(!runUi)("provider keys in the UI through lathe serve", () => {
       BRAVE_API_KEY: "",
     }));
     browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
-    page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-    page.on("console", (message) => {
-      if (message.type() === "error") problems.push(`console error: ${message.text()}`);
-    });
+    page = await openWatchedPage(browser, problems);
   });
 
   afterAll(async () => {

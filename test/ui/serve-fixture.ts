@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { chromium, type Browser } from "playwright-core";
+import { chromium, type Browser, type Page } from "playwright-core";
 
 export const REPO = path.resolve(import.meta.dirname, "../..");
 export const CHROMIUM = "/usr/bin/chromium";
@@ -76,4 +76,18 @@ export function launchChromium(): Promise<Browser> {
       "--no-first-run",
     ],
   });
+}
+
+/** A page of the browser whose script errors and console errors are collected into `problems`. */
+export async function openWatchedPage(
+  browser: Browser,
+  problems: string[],
+  viewport: { width: number; height: number } = { width: 1280, height: 860 },
+): Promise<Page> {
+  const page = await browser.newPage({ viewport });
+  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+  page.on("console", (message) => {
+    if (message.type() === "error") problems.push(`console error: ${message.text()}`);
+  });
+  return page;
 }

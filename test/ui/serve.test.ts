@@ -15,6 +15,7 @@ import {
   missingPrerequisite,
   startLatheServe,
   stopLatheServe,
+  openWatchedPage,
 } from "./serve-fixture.ts";
 
 const SCREENSHOT = path.join(REPO, "test-results/ui-glob.png");
@@ -47,11 +48,7 @@ describe.skipIf(!haveChromium && !process.env["CI"])("the UI through lathe serve
 
     ({ child, url } = await startLatheServe(root, path.join(base, "lathe-home")));
     browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
-    page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-    page.on("console", (message) => {
-      if (message.type() === "error") problems.push(`console error: ${message.text()}`);
-    });
+    page = await openWatchedPage(browser, problems);
   });
 
   afterAll(async () => {
