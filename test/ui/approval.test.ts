@@ -9,24 +9,17 @@ import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  CHROMIUM,
   REPO,
-  haveChromium,
   launchChromium,
   missingPrerequisite,
   startLatheServe,
   stopLatheServe,
+  runsUi,
 } from "./serve-fixture.ts";
 
 const APPROVAL_SHOT = path.join(REPO, "test-results/ui-approval.png");
 const TRUST_SHOT = path.join(REPO, "test-results/ui-trust.png");
-const runUi = haveChromium || Boolean(process.env["CI"]);
-
-if (!runUi) {
-  console.warn(
-    `UI approval test skipped: ${CHROMIUM} is missing. Install it with \`apt-get install -y chromium\`.`,
-  );
-}
+const runUi = runsUi("approval");
 
 interface Served {
   root: string;

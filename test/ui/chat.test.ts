@@ -15,25 +15,18 @@ import {
   type FixtureServer,
 } from "../fixtures/openai-compatible-server.ts";
 import {
-  CHROMIUM,
   REPO,
-  haveChromium,
   launchChromium,
   missingPrerequisite,
   startLatheServe,
   stopLatheServe,
   openWatchedPage,
+  runsUi,
 } from "./serve-fixture.ts";
 
 const SHOT = path.join(REPO, "test-results/ui-chat.png");
 const MODEL = "openai-compatible:fixture-model";
-const runUi = haveChromium || Boolean(process.env["CI"]);
-
-if (!runUi) {
-  console.warn(
-    `UI chat test skipped: ${CHROMIUM} is missing. Install it with \`apt-get install -y chromium\`.`,
-  );
-}
+const runUi = runsUi("chat");
 
 const PROMPTS = {
   work: "Write a greeting, check the shell works, and plan the rest.",

@@ -11,14 +11,13 @@ import path from "node:path";
 import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  CHROMIUM,
   REPO,
-  haveChromium,
   launchChromium,
   missingPrerequisite,
   startLatheServe,
   stopLatheServe,
   openWatchedPage,
+  runsUi,
 } from "./serve-fixture.ts";
 
 const TOOLS_SHOT = path.join(REPO, "test-results/ui-tools-panel.png");
@@ -26,13 +25,7 @@ const MCP_SHOT = path.join(REPO, "test-results/ui-mcp.png");
 const CONFIRM_SHOT = path.join(REPO, "test-results/ui-mcp-confirm.png");
 const PLUGINS_SHOT = path.join(REPO, "test-results/ui-plugins.png");
 const EVERYTHING = path.join(REPO, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-const runUi = haveChromium || Boolean(process.env["CI"]);
-
-if (!runUi) {
-  console.warn(
-    `UI extensions test skipped: ${CHROMIUM} is missing. Install it with \`apt-get install -y chromium\`.`,
-  );
-}
+const runUi = runsUi("extensions");
 
 let base: string;
 let root: string;

@@ -11,26 +11,19 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ApiResult, LatheApi } from "../../src/shared/api-contract.ts";
 import type { SecretsStatus } from "../../src/shared/secret-schemas.ts";
 import {
-  CHROMIUM,
   REPO,
-  haveChromium,
   launchChromium,
   missingPrerequisite,
   startLatheServe,
   stopLatheServe,
   openWatchedPage,
+  runsUi,
 } from "./serve-fixture.ts";
 
 const SHOT = path.join(REPO, "test-results/ui-providers.png");
 const ENV_KEY = "sk-openai-from-the-environment-0123";
 const TYPED_KEY = "sk-ant-typed-into-lathe-serve-4567";
-const runUi = haveChromium || Boolean(process.env["CI"]);
-
-if (!runUi) {
-  console.warn(
-    `UI providers test skipped: ${CHROMIUM} is missing. Install it with \`apt-get install -y chromium\`.`,
-  );
-}
+const runUi = runsUi("providers");
 
 /** The page's own API (`window.lathe`), as the UI's code would call it. */
 type PageGlobals = { lathe: LatheApi };

@@ -91,3 +91,16 @@ export async function openWatchedPage(
   });
   return page;
 }
+
+/**
+ * Whether a UI suite runs: with Chromium installed, or always in CI (where a missing browser must
+ * fail, not skip). When it is skipped the reason is printed.
+ */
+export function runsUi(suite: string): boolean {
+  const run = haveChromium || Boolean(process.env["CI"]);
+  if (!run)
+    console.warn(
+      `UI ${suite} test skipped: ${CHROMIUM} is missing. Install it with \`apt-get install -y chromium\`.`,
+    );
+  return run;
+}

@@ -8,24 +8,19 @@ import type { ChildProcess } from "node:child_process";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  CHROMIUM,
   REPO,
-  haveChromium,
   launchChromium,
   missingPrerequisite,
   startLatheServe,
   stopLatheServe,
   openWatchedPage,
+  runsUi,
 } from "./serve-fixture.ts";
 
 const SCREENSHOT = path.join(REPO, "test-results/ui-glob.png");
 const BUILTINS = ["edit", "glob", "grep", "read", "write"];
 
-if (!haveChromium && !process.env["CI"]) {
-  console.warn(`UI test skipped: ${CHROMIUM} is missing. Install it with \`apt-get install -y chromium\`.`);
-}
-
-describe.skipIf(!haveChromium && !process.env["CI"])("the UI through lathe serve in Chromium", () => {
+describe.skipIf(!runsUi("serve"))("the UI through lathe serve in Chromium", () => {
   let base: string;
   let child: ChildProcess | undefined;
   let url: string;
