@@ -6,19 +6,16 @@
 // 3. Time from `lathe run` start to the first model request (loopback fixture server; no plugins
 //    or MCP servers configured here — their start must not block it). Goal: at most 300 ms.
 import { spawn } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { MockLanguageModelV4 } from "ai/test";
-import { z } from "zod";
 import { defaultAgent } from "../src/main/engine/agent/default-agent.ts";
 import { runAgent } from "../src/main/engine/agent/run-agent.ts";
 import type { RunEvent } from "../src/main/engine/agent/run-events.ts";
-import { defineBuiltin } from "../src/main/engine/builtin/define-builtin.ts";
-import { Engine } from "../src/main/engine/index.ts";
 import { startOpenAICompatibleServer } from "../test/fixtures/openai-compatible-server.ts";
+import { noopEngine, noopTool } from "./lib/noop-engine.ts";
 import { compare, heading, median } from "./lib/report.ts";
 
 const STEPS = 200;
@@ -77,18 +74,8 @@ function tokenStream(tokens: number): MockLanguageModelV4 {
   });
 }
 
-const dir = await mkdtemp(path.join(os.tmpdir(), "lathe-bench-agent-"));
-const engine = await Engine.create({ root: dir, latheHome: path.join(dir, ".lathe-home") });
-const noop = defineBuiltin({
-  id: "noop",
-  description: "Does nothing.",
-  schema: z.strictObject({ value: z.number().optional() }),
-  requires: {},
-  readOnly: true,
-  kind: "other",
-  execute: async (args) => args,
-});
-engine.registry.register(noop, { layer: "project", kind: "plugin", name: "bench" });
+const { dir, engine } = await noopEngine("agent");
+const noop = noopTool;
 const agent = {
   ...defaultAgent(),
   budgets: { maxRounds: STEPS + 5, maxToolCalls: 100_000, maxCallsPerTool: {} },

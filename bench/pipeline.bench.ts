@@ -1,27 +1,13 @@
 // Pipeline overhead: a no-op read-only tool called through the whole engine pipeline (lookup,
 // validation, scheduling, timeout and abort wiring, envelope) against the same function called
 // directly. Goal: at most 20 µs added per call at the median.
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
-import { z } from "zod";
-import { defineBuiltin } from "../src/main/engine/builtin/define-builtin.ts";
-import { Engine } from "../src/main/engine/index.ts";
+import { rm } from "node:fs/promises";
+import { noopEngine, noopTool } from "./lib/noop-engine.ts";
 import { compare, heading, median } from "./lib/report.ts";
 
 const CALLS = 20_000;
-const dir = await mkdtemp(path.join(os.tmpdir(), "lathe-bench-pipeline-"));
-const engine = await Engine.create({ root: dir, latheHome: path.join(dir, ".lathe-home") });
-const noop = defineBuiltin({
-  id: "noop",
-  description: "Does nothing.",
-  schema: z.strictObject({ value: z.number().optional() }),
-  requires: {},
-  readOnly: true,
-  kind: "other",
-  execute: async (args) => args,
-});
-engine.registry.register(noop, { layer: "project", kind: "plugin", name: "bench" });
+const { dir, engine } = await noopEngine("pipeline");
+const noop = noopTool;
 const session = await engine.openSession();
 const runtime = { signal: new AbortController().signal } as never;
 
