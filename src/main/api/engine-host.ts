@@ -3,6 +3,7 @@ import type { ExtensionsStatus } from "../../shared/extensions-schemas.ts";
 import {
   Engine,
   TrustStore,
+  type EngineOptions,
   approveServers,
   configuredMcpServers,
   pinProjectPlugins,
@@ -32,14 +33,19 @@ export interface EngineHostOptions {
   watchIntervalMs?: number;
 }
 
+/** Where a host's engines keep their data and find the bundled plugins (defaults: the engine's). */
+export type LoggedEngineOptions = Pick<EngineOptions, "latheHome" | "bundledPluginsDir">;
+
 /**
  * An engine for the folder whose runtime failures, and the exact command of each MCP server it
  * starts for the first time, go to the host's terminal.
  */
-export async function createLoggedEngine(root: string, latheHome?: string): Promise<Engine> {
+export async function createLoggedEngine(root: string, options: LoggedEngineOptions = {}): Promise<Engine> {
+  const { latheHome, bundledPluginsDir } = options;
   const engine = await Engine.create({
     root,
     ...(latheHome !== undefined ? { latheHome } : {}),
+    ...(bundledPluginsDir !== undefined ? { bundledPluginsDir } : {}),
     onMcpEvent: (event) => {
       if (event.type === "starting" && event.first) {
         console.error(`lathe: starting MCP server ${event.server} (${event.layer}): ${event.commandLine}`);
@@ -78,7 +84,7 @@ export class EngineHost {
   constructor(options: EngineHostOptions) {
     this.engine = options.engine;
     const { root, latheHome } = options.engine;
-    this.createEngine = options.createEngine ?? (() => createLoggedEngine(root, latheHome));
+    this.createEngine = options.createEngine ?? (() => createLoggedEngine(root, { latheHome }));
     this.watch = new ExtensionsWatch({
       engine: () => this.engine,
       idle: () => ![...this.users].some((user) => user.busy?.() === true),
