@@ -1,0 +1,85 @@
+import { closeSync, fstatSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import path from "node:path";
+
+export interface RotatingLogFileOptions {
+  /** The current log file, e.g. `<logs>/lathe.log`; its folder is created. */
+  file: string;
+  /** Start a new file before one grows past this many bytes (default 5 MiB). */
+  maxBytes?: number;
+  /** How many older files to keep: `lathe.1.log` (newest) … `lathe.<keep>.log` (default 3). */
+  keep?: number;
+}
+
+export const DEFAULT_LOG_MAX_BYTES = 5 * 1024 * 1024;
+export const DEFAULT_LOG_KEEP = 3;
+
+/**
+ * An append-only log file capped in size: when a write would take it past `maxBytes`, the file
+ * becomes `<name>.1<ext>`, older ones move up a number, the oldest past `keep` is dropped, and a new
+ * file starts. Writes are synchronous (lines are short and rare in the main process, and nothing
+ * is lost when the app exits right after). Errors (a full disk, a folder that cannot be created)
+ * are thrown to the caller.
+ */
+export class RotatingLogFile {
+  readonly file: string;
+  private readonly maxBytes: number;
+  private readonly keep: number;
+  private fd: number | undefined;
+  private size = 0;
+
+  constructor(options: RotatingLogFileOptions) {
+    const maxBytes = options.maxBytes ?? DEFAULT_LOG_MAX_BYTES;
+    const keep = options.keep ?? DEFAULT_LOG_KEEP;
+    if (!Number.isInteger(maxBytes) || maxBytes < 1) {
+      throw new RangeError(`maxBytes must be a positive whole number of bytes, not ${maxBytes}.`);
+    }
+    if (!Number.isInteger(keep) || keep < 1) {
+      throw new RangeError(`keep must be at least 1 older file, not ${keep}.`);
+    }
+    this.file = path.resolve(options.file);
+    this.maxBytes = maxBytes;
+    this.keep = keep;
+    mkdirSync(path.dirname(this.file), { recursive: true });
+    this.open();
+  }
+
+  /** The file that holds the `n`th older log (1 = the newest of them). */
+  rotatedFile(n: number): string {
+    const ext = path.extname(this.file);
+    return `${this.file.slice(0, this.file.length - ext.length)}.${n}${ext}`;
+  }
+
+  write(text: string): void {
+    if (this.fd === undefined) throw new Error(`The log file ${this.file} is closed.`);
+    const bytes = Buffer.from(text, "utf8");
+    if (this.size > 0 && this.size + bytes.length > this.maxBytes) this.rotate();
+    let written = 0;
+    while (written < bytes.length) written += writeSync(this.fd, bytes, written);
+    this.size += bytes.length;
+  }
+
+  close(): void {
+    if (this.fd === undefined) return;
+    closeSync(this.fd);
+    this.fd = undefined;
+  }
+
+  private open(): void {
+    this.fd = openSync(this.file, "a");
+    this.size = fstatSync(this.fd).size;
+  }
+
+  private rotate(): void {
+    this.close();
+    rmSync(this.rotatedFile(this.keep), { force: true });
+    for (let n = this.keep - 1; n >= 1; n--) {
+      try {
+        renameSync(this.rotatedFile(n), this.rotatedFile(n + 1));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      }
+    }
+    renameSync(this.file, this.rotatedFile(1));
+    this.open();
+  }
+}
