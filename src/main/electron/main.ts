@@ -1,9 +1,20 @@
 // Electron main: windows over one engine for one folder. It owns no logic of its own — each
 // window is a UI connection (its own session, approval prompts and pushes) whose requests go
-// through the router, reached through IPC from our own renderer only.
+// through the router, reached through IPC from our own renderer only. `--smoke-test` runs the
+// packaged app's self-check instead (smoke-test.ts) and exits with its code.
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { app, BrowserWindow, dialog, ipcMain, safeStorage, type WebContents } from "electron";
+import {
+  app,
+  BrowserWindow,
+  dialog,
+  ipcMain,
+  Menu,
+  safeStorage,
+  shell,
+  type BrowserWindowConstructorOptions,
+  type WebContents,
+} from "electron";
 import { CHANNELS, type ApiResult } from "../../shared/api-contract.ts";
 import { PUSH_CHANNEL } from "../../shared/push-events.ts";
 import { EngineHost, createLoggedEngine } from "../api/engine-host.ts";
@@ -12,8 +23,14 @@ import { UiConnection } from "../api/ui-connection.ts";
 import type { Engine } from "../engine/index.ts";
 import { ProviderKeys } from "../secrets/provider-keys.ts";
 import { SecretStore } from "../secrets/secret-store.ts";
+import { appMenuTemplate } from "./app-menu.ts";
+import { appPaths } from "./app-paths.ts";
+import { teeConsoleToLog } from "./console-log-tee.ts";
 import { keychainEncryptor } from "./keychain-encryptor.ts";
+import { openFolder } from "./open-folder.ts";
 import { resolveRootArgument } from "./root-argument.ts";
+import { RotatingLogFile } from "./rotating-log-file.ts";
+import { hasSmokeTestFlag, runSmokeTest } from "./smoke-test.ts";
 
 const here = import.meta.dirname;
 const rendererFile = path.join(here, "../renderer/index.html");
@@ -21,6 +38,15 @@ const preloadFile = path.join(here, "../preload/index.cjs");
 /** Set by `electron-vite dev` to its dev server; unset in a built app. */
 const devServerUrl = process.env["ELECTRON_RENDERER_URL"];
 const rendererUrl = devServerUrl ?? pathToFileURL(rendererFile).href;
+
+const paths = appPaths({
+  env: process.env,
+  userData: app.getPath("userData"),
+  logs: app.getPath("logs"),
+  isPackaged: app.isPackaged,
+  resourcesPath: process.resourcesPath,
+  appPath: app.getAppPath(),
+});
 
 /** One UI connection per window's page, keyed by its webContents id; a reload starts a new one. */
 const connections = new Map<number, UiConnection>();
@@ -56,22 +82,25 @@ function dropConnection(contentsId: number): Promise<void> {
     .catch((error: unknown) => console.error("lathe: closing a window's connection failed:", error));
 }
 
+/** Every window, the smoke test's hidden one included. */
+const WINDOW_OPTIONS: BrowserWindowConstructorOptions = {
+  width: 1200,
+  height: 800,
+  minWidth: 720,
+  minHeight: 480,
+  title: "Lathe",
+  show: false,
+  webPreferences: {
+    preload: preloadFile,
+    contextIsolation: true,
+    sandbox: true,
+    nodeIntegration: false,
+    webSecurity: true,
+  },
+};
+
 function createWindow(): void {
-  const win = new BrowserWindow({
-    width: 1200,
-    height: 800,
-    minWidth: 720,
-    minHeight: 480,
-    title: "Lathe",
-    show: false,
-    webPreferences: {
-      preload: preloadFile,
-      contextIsolation: true,
-      sandbox: true,
-      nodeIntegration: false,
-      webSecurity: true,
-    },
-  });
+  const win = new BrowserWindow(WINDOW_OPTIONS);
   win.once("ready-to-show", () => win.show());
   const contents = win.webContents;
   const id = contents.id;
@@ -90,8 +119,46 @@ function createWindow(): void {
   );
 }
 
+/** Shows a folder from the Help menu; a failure is logged and shown, never thrown. */
+function showFolder(folder: string): void {
+  openFolder(folder, (target) => shell.openPath(target)).catch((error: unknown) => {
+    console.error("lathe:", error);
+    dialog.showErrorBox("Lathe", error instanceof Error ? error.message : String(error));
+  });
+}
+
+/**
+ * The smoke test's window check: the renderer and its preload load from the package (hidden, and
+ * without the IPC handlers: only what ships is checked, the engine path is checked in plain Node).
+ */
+async function checkWindowLoads(): Promise<void> {
+  const win = new BrowserWindow(WINDOW_OPTIONS);
+  await win.loadFile(rendererFile);
+  const exposed: unknown = await win.webContents.executeJavaScript(
+    "typeof window.lathe === 'object' && window.lathe !== null",
+  );
+  if (exposed !== true) throw new Error(`${rendererFile} loaded but its preload did not expose window.lathe`);
+}
+
+async function smokeTest(): Promise<number> {
+  await app.whenReady();
+  const { exitCode } = await runSmokeTest({
+    bundledPluginsDir: paths.bundledPluginsDir,
+    extraChecks: [{ name: "window", run: checkWindowLoads }],
+  });
+  return exitCode;
+}
+
 async function start(): Promise<void> {
   await app.whenReady();
+  Menu.setApplicationMenu(
+    Menu.buildFromTemplate(
+      appMenuTemplate(process.platform, {
+        openLogsFolder: () => showFolder(paths.logsDir),
+        openLatheHome: () => showFolder(paths.latheHome),
+      }),
+    ),
+  );
   // Cloud provider keys kept in the OS keychain reach the providers as their usual variables.
   const providerKeys = new ProviderKeys({
     store: new SecretStore(
@@ -105,9 +172,10 @@ async function start(): Promise<void> {
     console.error("lathe: could not read the stored provider keys:", error);
   }
   const root = resolveRootArgument(process.argv.slice(1), process.cwd());
+  const engineOptions = { latheHome: paths.latheHome, bundledPluginsDir: paths.bundledPluginsDir };
   let engine: Engine;
   try {
-    engine = await createLoggedEngine(root);
+    engine = await createLoggedEngine(root, engineOptions);
   } catch (error) {
     dialog.showErrorBox(
       "Lathe cannot open this folder",
@@ -116,7 +184,7 @@ async function start(): Promise<void> {
     app.exit(1);
     return;
   }
-  const engineHost = new EngineHost({ engine });
+  const engineHost = new EngineHost({ engine, createEngine: () => createLoggedEngine(root, engineOptions) });
 
   for (const channel of CHANNELS) {
     ipcMain.handle(channel, (event, request: unknown): Promise<ApiResult<unknown>> | ApiResult<unknown> => {
@@ -157,11 +225,34 @@ async function start(): Promise<void> {
   });
 }
 
+// Everything the main process logs also goes to <logs>/lathe.log (Help → Open Logs Folder).
+try {
+  teeConsoleToLog(console, new RotatingLogFile({ file: paths.logFile }));
+} catch (error) {
+  console.error(`lathe: cannot write the log file ${paths.logFile}; logging to the terminal only:`, error);
+}
+console.info(
+  `lathe: Lathe ${app.getVersion()} (Electron ${process.versions.electron}, ${process.platform}-${process.arch})` +
+    ` starting; LATHE_HOME ${paths.latheHome}`,
+);
+
 app.enableSandbox();
-app.on("window-all-closed", () => {
-  if (process.platform !== "darwin") app.quit();
-});
-start().catch((error: unknown) => {
-  console.error("lathe: the app failed to start:", error);
-  app.exit(1);
-});
+if (hasSmokeTestFlag(process.argv)) {
+  smokeTest().then(
+    (exitCode) => app.exit(exitCode),
+    (error: unknown) => {
+      console.error("lathe smoke-test: FAILED —", error);
+      app.exit(1);
+    },
+  );
+} else {
+  // Code that reads LATHE_HOME itself (and the processes Lathe starts) sees the app's choice.
+  process.env["LATHE_HOME"] = paths.latheHome;
+  app.on("window-all-closed", () => {
+    if (process.platform !== "darwin") app.quit();
+  });
+  start().catch((error: unknown) => {
+    console.error("lathe: the app failed to start:", error);
+    app.exit(1);
+  });
+}
