@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { hasSmokeTestFlag, runSmokeTest } from "./smoke-test.ts";
 
 const bundledPluginsDir = path.resolve(import.meta.dirname, "../../../plugins");
@@ -78,14 +78,29 @@ describe("runSmokeTest", () => {
   });
 
   it("fails rather than hangs when the checks take longer than allowed", async () => {
+    let release = () => {};
+    let released = false;
+    const stuck = () =>
+      new Promise<void>((resolve) => {
+        release = resolve;
+        if (released) resolve();
+      });
     const result = await runSmokeTest({
       bundledPluginsDir,
       tmpDir,
       print,
       timeoutMs: 50,
-      extraChecks: [{ name: "stuck", run: () => new Promise<void>(() => undefined) }],
+      extraChecks: [{ name: "stuck", run: stuck }],
     });
     expect(result.exitCode).toBe(1);
     expect(result.line).toBe("lathe smoke-test: FAILED — the checks did not finish within 50 ms");
+    expect(lines).toEqual([result.line]);
+    // The checks go on in the background and their folder is removed once they stop.
+    released = true;
+    release();
+    await vi.waitFor(async () => expect(await readdir(tmpDir)).toEqual([]), {
+      timeout: 15_000,
+      interval: 50,
+    });
   });
 });
