@@ -18,13 +18,13 @@ function location(overrides: Partial<AppLocation> = {}): AppLocation {
 }
 
 describe("appPaths", () => {
-  it("keeps Lathe's data in the OS's app-data folder unless LATHE_HOME says otherwise", () => {
-    expect(appPaths(location()).latheHome).toBe(path.resolve("/home/me/.config/Lathe"));
+  it("keeps Lathe's data in a folder of its own inside the OS's app-data folder unless LATHE_HOME says otherwise", () => {
+    expect(appPaths(location()).latheHome).toBe(path.resolve("/home/me/.config/Lathe/home"));
     expect(appPaths(location({ env: { LATHE_HOME: "/srv/lathe-home" } })).latheHome).toBe(
       path.resolve("/srv/lathe-home"),
     );
     expect(appPaths(location({ env: { LATHE_HOME: "  " } })).latheHome).toBe(
-      path.resolve("/home/me/.config/Lathe"),
+      path.resolve("/home/me/.config/Lathe/home"),
     );
   });
 

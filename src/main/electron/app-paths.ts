@@ -17,7 +17,11 @@ export interface AppLocation {
 }
 
 export interface AppPaths {
-  /** `$LATHE_HOME` when set, else the app-data folder (the CLI's default, `~/.lathe`, is not used). */
+  /**
+   * `$LATHE_HOME` when set, else a `home` folder inside the app-data folder (the CLI's default,
+   * `~/.lathe`, is not used). Not the app-data folder itself: Chromium keeps its profile there
+   * (cookies, caches), and a plugin that declares `{user-data}/**` must not reach it.
+   */
   latheHome: string;
   /** The plugins shipped with the app: `resources/plugins` when packaged, `<project>/plugins` else. */
   bundledPluginsDir: string;
@@ -28,6 +32,8 @@ export interface AppPaths {
 }
 
 export const LOG_FILE_NAME = "lathe.log";
+/** Lathe's own data inside the app-data folder, apart from Chromium's profile. */
+export const LATHE_HOME_FOLDER = "home";
 
 /**
  * The desktop app's folders. The bundled plugins are passed to the engine explicitly: the engine's
@@ -37,7 +43,7 @@ export const LOG_FILE_NAME = "lathe.log";
 export function appPaths(location: AppLocation): AppPaths {
   const logsDir = path.resolve(location.logs);
   return {
-    latheHome: resolveLatheHome(location.env, location.userData),
+    latheHome: resolveLatheHome(location.env, path.join(location.userData, LATHE_HOME_FOLDER)),
     bundledPluginsDir: location.isPackaged
       ? path.join(location.resourcesPath, "plugins")
       : path.join(location.appPath, "plugins"),
