@@ -120,8 +120,13 @@ export function parseInline(text: string): Inline[] {
         const href = safeHref(link[2] ?? "");
         const children = parseInline(link[1] ?? "");
         if (href) out.push({ kind: "link", href, children });
-        else
-          for (const child of children) child.kind === "text" ? pushText(out, child.text) : out.push(child);
+        else {
+          // An unsafe target is dropped: the words stay, as text.
+          for (const child of children) {
+            if (child.kind === "text") pushText(out, child.text);
+            else out.push(child);
+          }
+        }
         i += link[0].length;
         continue;
       }
