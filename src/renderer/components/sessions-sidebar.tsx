@@ -7,6 +7,12 @@ import { useAppState } from "../state/store-context.tsx";
 import { timeAgo } from "../state/time-ago.ts";
 import { Icon } from "./icons.tsx";
 
+/** A model as the list shows it: the model's own name (a GGUF file's name), without the provider. */
+export function shortModel(spec: string): string {
+  const model = spec.includes(":") ? spec.slice(spec.indexOf(":") + 1) : spec;
+  return model.split(/[\\/]/).pop() || spec;
+}
+
 /** What the list calls a session: its title, or what it is while it has none. */
 export function sessionLabel(session: Pick<SessionSummary, "title" | "parentId">): string {
   return session.title || (session.parentId ? "Task" : "Untitled session");
@@ -82,6 +88,8 @@ function SessionRow({ node, depth }: { node: SessionNode; depth: number }) {
             type="button"
             className="session-open"
             aria-current={active ? "true" : undefined}
+            aria-label={label}
+            aria-describedby={`session-meta-${session.id}`}
             title={label}
             onClick={() => {
               setView("chat");
@@ -90,9 +98,9 @@ function SessionRow({ node, depth }: { node: SessionNode; depth: number }) {
           >
             {session.parentId ? <Icon name="task" size={13} className="session-task-icon" /> : null}
             <span className="session-title">{label}</span>
-            <span className="session-meta">
+            <span className="session-meta" id={`session-meta-${session.id}`}>
               {session.running ? <span className="session-running">running · </span> : null}
-              {timeAgo(session.updatedAt)} · {session.model}
+              {timeAgo(session.updatedAt)} · <span title={session.model}>{shortModel(session.model)}</span>
             </span>
           </button>
           <span className="session-actions">
