@@ -117,8 +117,9 @@ describe.skipIf(!runUi)("sessions in the sidebar through lathe serve", () => {
 
     await expect.poll(topTitles, { timeout: 10_000 }).toEqual([THIRD, SECOND, FIRST]);
     const first = row(FIRST);
-    expect(await first.locator(".session-meta").innerText()).toMatch(
-      /just now · openai-compatible:fixture-model/,
+    expect(await first.locator(".session-meta").innerText()).toMatch(/just now · fixture-model/);
+    expect(await first.locator(".session-meta [title]").getAttribute("title")).toBe(
+      "openai-compatible:fixture-model",
     );
     // The task the second chat started sits under it.
     const tasks = row(SECOND).getByRole("list", { name: `Tasks of ${SECOND}` });

@@ -78,7 +78,8 @@ function Grants({ prompt }: { prompt: TrustPrompt }) {
         <ul>
           {prompt.mcpServers.map((server) => (
             <li key={server.name}>
-              <strong>{server.name}</strong> starts <code className="command-line">{server.commandLine}</code>
+              <strong>{server.name}</strong> starts
+              <pre className="command-line trust-command">{server.commandLine}</pre>
             </li>
           ))}
         </ul>
@@ -152,7 +153,8 @@ export function TrustDialog() {
           </p>
           {prompt.denyRules > 0 ? (
             <p className="muted">
-              Its {prompt.denyRules} deny rule{prompt.denyRules === 1 ? "" : "s"} apply either way.
+              {prompt.denyRules === 1 ? "Its deny rule applies" : `Its ${prompt.denyRules} deny rules apply`}{" "}
+              either way.
             </p>
           ) : null}
           <Grants prompt={prompt} />
