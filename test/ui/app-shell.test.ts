@@ -230,8 +230,8 @@ describe.skipIf(!runUi)("the chat-first app through lathe serve", () => {
     // A failed call says why in red, with the envelope's own text.
     const error = card("web_fetch").getByLabel("Error text");
     expect(await error.innerText()).toMatch(/127\.0\.0\.1|private|loopback/i);
-    expect(await error.evaluate((e) => getComputedStyle(e).color)).not.toBe(
-      await conversation().evaluate((e) => getComputedStyle(e).color),
+    expect(await error.evaluate((e) => e.ownerDocument.defaultView!.getComputedStyle(e).color)).not.toBe(
+      await conversation().evaluate((e) => e.ownerDocument.defaultView!.getComputedStyle(e).color),
     );
     expect(await readFile(path.join(root, "README.md"), "utf8")).toContain("shell fixture");
 
@@ -302,6 +302,14 @@ describe.skipIf(!runUi)("the chat-first app through lathe serve", () => {
     await option.waitFor();
     await page.keyboard.press("Enter");
     await conversation().getByRole("heading", { name: "Summary" }).waitFor({ timeout: 10_000 });
+    // Dark mode reads as well as light.
+    await page.emulateMedia({ colorScheme: "dark" });
+    await page.screenshot({ path: path.join(SHOTS, "ui-shell-dark.png") });
+    const background = await page
+      .locator(".app-sidebar")
+      .evaluate((e) => e.ownerDocument.defaultView!.getComputedStyle(e).backgroundColor);
+    expect(background).toBe("rgb(25, 27, 32)");
+    await page.emulateMedia({ colorScheme: "light" });
     // Esc closes the palette without doing anything.
     await page.keyboard.press("Control+k");
     await palette.waitFor();
