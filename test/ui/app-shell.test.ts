@@ -285,8 +285,8 @@ describe.skipIf(!runUi)("the chat-first app through lathe serve", () => {
     await page.keyboard.press("Control+k");
     const palette = page.getByRole("dialog", { name: "Command palette" });
     await palette.waitFor();
-    await page.keyboard.type("tools catalog");
     await page.screenshot({ path: path.join(SHOTS, "ui-shell-palette.png") });
+    await page.keyboard.type("tools catalog");
     await page.keyboard.press("Enter");
     await palette.waitFor({ state: "hidden" });
     expect(await page.getByRole("tab", { name: "Catalog" }).getAttribute("aria-selected")).toBe("true");

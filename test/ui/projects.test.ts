@@ -121,7 +121,7 @@ afterAll(async () => {
 
 describe.skipIf(!runUi)("opening projects through lathe serve", () => {
   it("shows the folder in the header; a chat there is one of its sessions", async () => {
-    expect(await header().innerText()).toContain(first);
+    await expect.poll(() => header().innerText(), { timeout: 10_000 }).toContain(first);
     const prompt = page.getByRole("textbox", { name: "Prompt" });
     await prompt.fill("Remember the first project");
     await prompt.press("Enter");
