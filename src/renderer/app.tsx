@@ -1,103 +1,151 @@
 import { ActivityList } from "./components/activity-list.tsx";
 import { ApprovalDialog } from "./components/approval-dialog.tsx";
 import { ChatView } from "./components/chat-view.tsx";
+import { CommandPalette } from "./components/command-palette.tsx";
+import { DeleteSessionDialog } from "./components/delete-session-dialog.tsx";
+import { Icon } from "./components/icons.tsx";
 import { McpPanel } from "./components/mcp-panel.tsx";
+import { NavList } from "./components/nav-list.tsx";
 import { PluginsPanel } from "./components/plugins-panel.tsx";
+import { ProjectDialog } from "./components/project-dialog.tsx";
+import { ProjectSwitcher } from "./components/project-switcher.tsx";
 import { ProvidersPanel } from "./components/providers-panel.tsx";
 import { QuestionDialog } from "./components/question-dialog.tsx";
 import { ResultView } from "./components/result-view.tsx";
+import { SessionsSidebar } from "./components/sessions-sidebar.tsx";
 import { ToolList } from "./components/tool-list.tsx";
 import { ToolPanel } from "./components/tool-panel.tsx";
 import { ToolsOverview } from "./components/tools-overview.tsx";
-import { TrustBanner } from "./components/trust-banner.tsx";
-import { VIEW_PANEL_ID, ViewTabs, viewTabId } from "./components/view-tabs.tsx";
-import { useAppState } from "./state/store-context.tsx";
-
-function ProjectLabel() {
-  const project = useAppState((s) => s.project);
-  if (!project) return null;
-  return (
-    <p className="topbar-project">
-      <code title={project.root}>{project.root}</code>{" "}
-      <span className={project.trusted ? "badge badge-read" : "badge badge-write"}>
-        {project.trusted ? "trusted" : "not trusted"}
-      </span>
-    </p>
-  );
-}
+import { TrustDialog } from "./components/trust-dialog.tsx";
+import { SECTION_PANEL_ID, ViewSections, sectionTabId } from "./components/view-sections.tsx";
+import { useChatStore } from "./state/chat-context.tsx";
+import { useAppState, useAppStore } from "./state/store-context.tsx";
+import { useGlobalKeys } from "./use-global-keys.ts";
+import { viewInfo } from "./views.ts";
 
 function Workbench() {
   return (
     <div className="layout">
       <ToolList />
-      <main className="workspace">
+      <div className="workspace">
         <ToolPanel />
         <ResultView />
         <ActivityList />
-      </main>
+      </div>
     </div>
   );
 }
 
+/**
+ * The view on screen. Second-wave views plug in here: an Audit view (a new AppView in views.ts),
+ * Settings sections for rules, approvals and the sandbox (new sections of "settings").
+ */
 function CurrentView() {
   const view = useAppState((s) => s.view);
-  if (view === "workbench") return <Workbench />;
-  if (view === "chat") return <ChatView />;
-  if (view === "settings") {
-    return (
-      <main className="workspace extensions">
-        <ProvidersPanel />
-      </main>
-    );
+  const section = useAppState((s) => s.sections[s.view]);
+  switch (view) {
+    case "chat":
+      return <ChatView />;
+    case "tools":
+      return section === "catalog" ? <ToolsOverview /> : <Workbench />;
+    case "extensions":
+      return section === "mcp" ? <McpPanel /> : <PluginsPanel />;
+    case "settings":
+      return <ProvidersPanel />;
   }
+}
+
+function ToolsFailure() {
+  const error = useAppState((s) => s.toolsError);
+  const loadTools = useAppState((s) => s.loadTools);
   return (
-    <main className="workspace extensions">
-      {view === "tools" ? <ToolsOverview /> : view === "plugins" ? <PluginsPanel /> : <McpPanel />}
-    </main>
+    <section className="failure" role="alert">
+      <h2>Lathe could not list its tools</h2>
+      <p>{error}</p>
+      <button type="button" onClick={() => void loadTools()}>
+        Try again
+      </button>
+    </section>
   );
 }
 
+/**
+ * The app: a header (the project switcher, the palette), a sidebar (the views, this folder's
+ * sessions) and the view on screen; the dialogs (approval, question, trust, open folder, delete,
+ * palette) above it all.
+ */
 export function App() {
   const status = useAppState((s) => s.toolsStatus);
-  const error = useAppState((s) => s.toolsError);
   const count = useAppState((s) => s.tools.length);
-  const loadTools = useAppState((s) => s.loadTools);
   const approvalError = useAppState((s) => s.approvalError);
   const view = useAppState((s) => s.view);
+  const section = useAppState((s) => s.sections[s.view]);
+  const setPalette = useAppState((s) => s.setPalette);
+  useGlobalKeys(useAppStore(), useChatStore());
+  const info = viewInfo(view);
+  const tabbed = info.sections.length > 1;
 
   return (
     <div className="app">
       <header className="topbar">
-        <h1>Lathe</h1>
-        <ProjectLabel />
+        <h1 className="brand">
+          <span className="brand-mark" aria-hidden="true" />
+          Lathe
+        </h1>
+        <ProjectSwitcher />
+        <span className="topbar-spacer" />
         <p className="topbar-status" role="status">
           {status === "loading" && "Loading tools…"}
           {status === "ready" && `${count} tools`}
           {status === "failed" && "Not connected"}
         </p>
+        <button
+          type="button"
+          className="palette-button"
+          onClick={() => setPalette(true)}
+          aria-keyshortcuts="Control+K"
+        >
+          <Icon name="search" size={14} />
+          <span>Search and commands</span>
+          <kbd>Ctrl K</kbd>
+        </button>
       </header>
-      <TrustBanner />
-      <ViewTabs />
-      {approvalError ? (
-        <p role="alert" className="app-alert">
-          {approvalError}
-        </p>
-      ) : null}
-      {status === "failed" ? (
-        <main className="failure" role="alert">
-          <h2>Lathe could not list its tools</h2>
-          <p>{error}</p>
-          <button type="button" onClick={() => void loadTools()}>
-            Try again
-          </button>
+      <div className="shell">
+        <aside className="app-sidebar" aria-label="Sidebar">
+          <NavList />
+          <SessionsSidebar />
+        </aside>
+        <main className={`main-view main-${view}`} aria-label={info.label}>
+          {approvalError ? (
+            <p role="alert" className="app-alert">
+              {approvalError}
+            </p>
+          ) : null}
+          {view !== "chat" ? (
+            <div className="view-head">
+              <h2>{info.label}</h2>
+              <ViewSections />
+            </div>
+          ) : null}
+          {status === "failed" && view !== "chat" ? (
+            <ToolsFailure />
+          ) : (
+            <div
+              id={SECTION_PANEL_ID}
+              className={`view-panel${view === "chat" ? "" : " view-padded"}`}
+              {...(tabbed ? { role: "tabpanel", "aria-labelledby": sectionTabId(section) } : {})}
+            >
+              <CurrentView />
+            </div>
+          )}
         </main>
-      ) : (
-        <div id={VIEW_PANEL_ID} role="tabpanel" aria-labelledby={viewTabId(view)} className="view-panel">
-          <CurrentView />
-        </div>
-      )}
+      </div>
       <ApprovalDialog />
       <QuestionDialog />
+      <TrustDialog />
+      <ProjectDialog />
+      <DeleteSessionDialog />
+      <CommandPalette />
     </div>
   );
 }

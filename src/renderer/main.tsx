@@ -12,6 +12,8 @@ import { ExtensionsProvider } from "./state/extensions-context.tsx";
 import { createExtensionsStore } from "./state/extensions-store.ts";
 import { ProvidersProvider } from "./state/providers-context.tsx";
 import { createProvidersStore } from "./state/providers-store.ts";
+import { SessionsProvider } from "./state/sessions-context.tsx";
+import { createSessionsStore } from "./state/sessions-store.ts";
 
 /** In Electron the preload provides `window.lathe`; in a browser (`lathe serve`) we build it here. */
 function latheApi(): LatheApi {
@@ -25,11 +27,22 @@ function latheApi(): LatheApi {
 const container = document.getElementById("root");
 if (!container) throw new Error("index.html has no #root element");
 const api = latheApi();
-const store = createAppStore(api);
+const sessions = createSessionsStore(api);
+// The chat on screen survives a reload of this tab (sessionStorage), not a new window.
+const chat = createChatStore(api, {
+  storage: window.sessionStorage,
+  onSessionsChanged: () => void sessions.getState().load(),
+});
+// Another folder: the chat starts afresh there and the session list is that folder's.
+const store = createAppStore(api, {
+  onProjectChanged: () => {
+    chat.getState().reset();
+    void sessions.getState().load();
+    void extensions.getState().load();
+  },
+});
 // Plugins and servers that change bring or take tools: the tool list follows.
 const extensions = createExtensionsStore(api, { onChanged: () => void store.getState().refreshTools() });
-// The chat on screen survives a reload of this tab (sessionStorage), not a new window.
-const chat = createChatStore(api, { storage: window.sessionStorage });
 const providers = createProvidersStore(api);
 createRoot(container).render(
   <StrictMode>
@@ -37,7 +50,9 @@ createRoot(container).render(
       <ExtensionsProvider store={extensions}>
         <ChatProvider store={chat}>
           <ProvidersProvider store={providers}>
-            <App />
+            <SessionsProvider store={sessions}>
+              <App />
+            </SessionsProvider>
           </ProvidersProvider>
         </ChatProvider>
       </ExtensionsProvider>
@@ -51,5 +66,6 @@ void store.getState().loadTools();
 void store.getState().loadProject();
 void extensions.getState().load();
 void chat.getState().loadPickers();
+void sessions.getState().load();
 if (window.sessionStorage.getItem(SESSION_KEY) !== null)
   void chat.getState().restore(chat.getState().sessionId);

@@ -38,6 +38,24 @@ import {
   type SecretsStatus,
 } from "./secret-schemas.ts";
 import { ToolOriginSchema } from "./tool-origin.ts";
+import {
+  SessionDeleteSchema,
+  SessionDeletedSchema,
+  SessionListRequestSchema,
+  SessionListSchema,
+  SessionRenameSchema,
+  SessionSummarySchema,
+  type SessionDeleted,
+  type SessionList,
+  type SessionSummary,
+} from "./session-schemas.ts";
+import {
+  ProjectOpenSchema,
+  RecentProjectsSchema,
+  TrustPromptSchema,
+  type RecentProjects,
+  type TrustPrompt,
+} from "./project-schemas.ts";
 
 export { EnvelopeMetadataSchema, EnvelopeSchema, ToolOriginSchema };
 
@@ -218,6 +236,44 @@ export const channels = {
     request: SecretRemoveSchema,
     response: SecretsStatusSchema,
   },
+  /** This folder's recorded chat sessions, newest first (tasks point at their parent); `query` searches them. */
+  "sessions.list": {
+    request: SessionListRequestSchema,
+    response: SessionListSchema,
+  },
+  /** Name a session; an empty title brings back the one from its first prompt. */
+  "sessions.rename": {
+    request: SessionRenameSchema,
+    response: SessionSummarySchema,
+  },
+  /** Delete a session and the task sessions it started, with their messages; refused while a run goes on in it. */
+  "sessions.delete": {
+    request: SessionDeleteSchema,
+    response: SessionDeletedSchema,
+  },
+  /**
+   * Open another folder: the host's engine moves to it (refused while a run goes on) and it joins
+   * the recent projects. A path that does not exist or is not a folder is refused with the reason.
+   */
+  "project.open": {
+    request: ProjectOpenSchema,
+    response: ProjectStatusSchema,
+  },
+  /** The folders opened lately, most recent first (from `$LATHE_HOME/recent-projects.json`). */
+  "project.recent": {
+    request: z.strictObject({}).optional(),
+    response: RecentProjectsSchema,
+  },
+  /** What trusting the folder would turn on (rules, hooks, commands, MCP servers, plugins), for the trust dialog. */
+  "project.trustPrompt": {
+    request: z.strictObject({}).optional(),
+    response: TrustPromptSchema,
+  },
+  /** Stop one running tool call of a run (its card's Stop); the run goes on and the model reads the stop. */
+  "chat.stopTool": {
+    request: z.strictObject({ runId: z.string().min(1).max(200), toolCallId: z.string().min(1).max(200) }),
+    response: z.strictObject({ runId: z.string(), toolCallId: z.string(), stopped: z.literal(true) }),
+  },
 } as const;
 
 export type Channel = keyof typeof channels;
@@ -278,9 +334,20 @@ export interface LatheApi {
     send(request: RequestOf<"chat.send">): Promise<ApiResult<ChatStarted>>;
     abort(request: RequestOf<"chat.abort">): Promise<ApiResult<ResponseOf<"chat.abort">>>;
     history(request: RequestOf<"chat.history">): Promise<ApiResult<ChatHistory>>;
+    stopTool(request: RequestOf<"chat.stopTool">): Promise<ApiResult<ResponseOf<"chat.stopTool">>>;
   };
   models: {
     list(): Promise<ApiResult<ModelList>>;
+  };
+  sessions: {
+    list(request?: RequestOf<"sessions.list">): Promise<ApiResult<SessionList>>;
+    rename(request: RequestOf<"sessions.rename">): Promise<ApiResult<SessionSummary>>;
+    delete(request: RequestOf<"sessions.delete">): Promise<ApiResult<SessionDeleted>>;
+  };
+  projects: {
+    open(request: RequestOf<"project.open">): Promise<ApiResult<ProjectStatus>>;
+    recent(): Promise<ApiResult<RecentProjects>>;
+    trustPrompt(): Promise<ApiResult<TrustPrompt>>;
   };
   agents: {
     list(): Promise<ApiResult<AgentList>>;

@@ -43,9 +43,20 @@ export function createLatheApi(invoke: Invoke, subscribe: Subscribe): LatheApi {
       send: (request) => invoke("chat.send", request),
       abort: (request) => invoke("chat.abort", request),
       history: (request) => invoke("chat.history", request),
+      stopTool: (request) => invoke("chat.stopTool", request),
     },
     models: {
       list: () => invoke("models.list", undefined),
+    },
+    sessions: {
+      list: (request) => invoke("sessions.list", request),
+      rename: (request) => invoke("sessions.rename", request),
+      delete: (request) => invoke("sessions.delete", request),
+    },
+    projects: {
+      open: (request) => invoke("project.open", request),
+      recent: () => invoke("project.recent", undefined),
+      trustPrompt: () => invoke("project.trustPrompt", undefined),
     },
     agents: {
       list: () => invoke("agents.list", undefined),

@@ -10,6 +10,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   REPO,
+  goTo,
   launchChromium,
   missingPrerequisite,
   startLatheServe,
@@ -46,11 +47,17 @@ async function serveFolder(name: string, prepare: (root: string) => Promise<void
   const entry = { root, child, page, problems };
   served.push(entry);
   await page.goto(url);
+  await page.getByRole("textbox", { name: "Prompt" }).waitFor({ timeout: 10_000 });
+  return entry;
+}
+
+/** The tool workbench: Tools → Run a tool, with its list loaded. */
+async function openWorkbench(page: Page): Promise<void> {
+  await goTo(page, "Tools", "Run a tool");
   await page
     .getByRole("list", { name: "Tools" })
     .getByRole("button", { name: /^write\b/ })
     .waitFor({ timeout: 10_000 });
-  return entry;
 }
 
 /** Pick a tool, type its arguments and press Run (the call may then wait for the dialog). */
@@ -86,6 +93,7 @@ describe.skipIf(!runUi)("approvals in the UI through lathe serve", () => {
     s = await serveFolder("project", async (root) => {
       await writeFile(path.join(root, "README.md"), "# fixture\n");
     });
+    await openWorkbench(s.page);
   });
 
   it("shows the dialog with the full arguments and origin; Reject leaves no file", async () => {
@@ -205,15 +213,20 @@ describe.skipIf(!runUi)("project trust in the UI through lathe serve", () => {
     });
   });
 
-  it("says the folder is not trusted and which of its settings are ignored", async () => {
+  it("says on first open that the folder is not trusted and what it asks for", async () => {
     const { page } = s;
-    const banner = page.getByRole("region", { name: "This folder is not trusted" });
-    await banner.waitFor({ timeout: 10_000 });
-    const notices = await banner.getByRole("list", { name: "Trust notices" }).innerText();
-    expect(notices).toMatch(/1 allow\/ask rule in .*\.lathe\/settings\.json is ignored/);
+    const dialog = page.getByRole("dialog", { name: "Trust this folder?" });
+    await dialog.waitFor({ timeout: 10_000 });
+    expect(await dialog.getByRole("region", { name: "Permission rules" }).innerText()).toMatch(
+      /allow write “allowed\/\*\*”/,
+    );
     expect(await page.getByRole("banner").innerText()).toContain("not trusted");
     await mkdir(path.dirname(TRUST_SHOT), { recursive: true });
     await page.screenshot({ path: TRUST_SHOT, fullPage: true });
+    // Not now: nothing is trusted.
+    await dialog.getByRole("button", { name: "Not now" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    await openWorkbench(page);
   });
 
   it("ignores the folder's allow rule until trusted: the write still asks", async () => {
@@ -228,9 +241,11 @@ describe.skipIf(!runUi)("project trust in the UI through lathe serve", () => {
 
   it("trusts the folder on request; its allow rule then applies without a prompt", async () => {
     const { page, root } = s;
-    await page.getByRole("button", { name: "Trust this folder" }).click();
-    const banner = page.getByRole("region", { name: "This folder is not trusted" });
-    await banner.waitFor({ state: "detached", timeout: 10_000 });
+    // The header's badge brings the dialog back.
+    await page.getByRole("banner").getByRole("button", { name: "not trusted" }).click();
+    const dialog = page.getByRole("dialog", { name: "Trust this folder?" });
+    await dialog.getByRole("button", { name: "Trust this folder" }).click();
+    await dialog.waitFor({ state: "hidden", timeout: 10_000 });
     await expect.poll(() => page.getByRole("banner").innerText()).toMatch(/\btrusted\b/);
     expect(await page.getByRole("banner").innerText()).not.toContain("not trusted");
 

@@ -166,7 +166,6 @@ beforeAll(async () => {
     });
   });
   await page.goto(served.url);
-  await page.getByRole("tab", { name: "Chat", exact: true }).click();
 });
 
 afterAll(async () => {
@@ -304,7 +303,6 @@ describe.skipIf(!runUi)("the chat through lathe serve", () => {
 
   it("redraws the session after a reload, from the record", async () => {
     await page.reload();
-    await page.getByRole("tab", { name: "Chat", exact: true }).click();
     await conversation().getByText(FINAL_TEXT).waitFor({ timeout: 10_000 });
     expect(await conversation().getByText(PROMPTS.work).count()).toBe(1);
     await expect.poll(() => card("write").getByLabel("Status").innerText()).toBe("ok");

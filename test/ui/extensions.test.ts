@@ -12,6 +12,7 @@ import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   REPO,
+  goTo,
   launchChromium,
   missingPrerequisite,
   startLatheServe,
@@ -66,7 +67,14 @@ async function writeProjectPlugins(): Promise<void> {
   await writeFile(path.join(broken, "index.js"), "export async function execute() {}\n");
 }
 
-const tab = (name: string) => page.getByRole("tab", { name, exact: true });
+/** The views the extensions live in: Extensions → Plugins / MCP servers, Tools → Catalog / Run a tool. */
+const PLACES: Record<string, [string, string]> = {
+  Plugins: ["Extensions", "Plugins"],
+  "MCP servers": ["Extensions", "MCP servers"],
+  Tools: ["Tools", "Catalog"],
+  Workbench: ["Tools", "Run a tool"],
+};
+const tab = (name: string) => ({ click: () => goTo(page, ...(PLACES[name] as [string, string])) });
 const pluginRow = (name: string, layer: string) =>
   page.getByRole("table", { name: "Plugins" }).getByRole("row", { name: `${name} (${layer})`, exact: true });
 const toolRow = (id: string) =>
@@ -110,6 +118,14 @@ afterAll(async () => {
 
 describe.skipIf(!runUi)("plugins and MCP servers in the UI through lathe serve", () => {
   it("lists the project's plugins as waiting for trust, and loads them once the folder is trusted", async () => {
+    // The folder brings plugins, so its first open asks about trust; not now.
+    const trust = page.getByRole("dialog", { name: "Trust this folder?" });
+    await trust.waitFor({ timeout: 10_000 });
+    expect(await trust.getByRole("region", { name: "Plugins" }).innerText()).toMatch(
+      /broken[\s\S]*word_count/,
+    );
+    await trust.getByRole("button", { name: "Not now" }).click();
+    await trust.waitFor({ state: "hidden" });
     await tab("Plugins").click();
     const waiting = page.getByRole("note", { name: "Project plugins wait for trust" });
     await waiting.waitFor({ timeout: 10_000 });

@@ -12,6 +12,7 @@ import type { ApiResult, LatheApi } from "../../src/shared/api-contract.ts";
 import type { SecretsStatus } from "../../src/shared/secret-schemas.ts";
 import {
   REPO,
+  goTo,
   launchChromium,
   missingPrerequisite,
   startLatheServe,
@@ -59,7 +60,7 @@ describe.skipIf(!runUi)("provider keys in the UI through lathe serve", () => {
 
   it("shows that keys cannot be stored here, why, and where each key comes from", async () => {
     await page.goto(url);
-    await page.getByRole("tab", { name: "Settings", exact: true }).click();
+    await goTo(page, "Settings");
     const section = page.getByRole("region", { name: "Providers" });
     const note = section.getByRole("note", { name: "Keychain not available" });
     await note.waitFor({ timeout: 10_000 });
@@ -164,7 +165,7 @@ describe.skipIf(!runUi)("provider keys in the UI through lathe serve", () => {
         );
       });
       await keychainPage.goto(url);
-      await keychainPage.getByRole("tab", { name: "Settings", exact: true }).click();
+      await goTo(keychainPage, "Settings");
       const row = keychainPage.getByRole("listitem", { name: "Anthropic", exact: true });
       const field = row.getByLabel("Anthropic API key", { exact: true });
       await field.waitFor({ timeout: 10_000 });

@@ -104,3 +104,30 @@ export function runsUi(suite: string): boolean {
     );
   return run;
 }
+
+/** Show a view from the sidebar's nav, and one of its sections (a tab) when given. */
+export async function goTo(page: Page, view: string, section?: string): Promise<void> {
+  await page
+    .getByRole("navigation", { name: "Views" })
+    .getByRole("button", { name: view, exact: true })
+    .click();
+  if (section !== undefined) await page.getByRole("tab", { name: section, exact: true }).click();
+}
+
+/** Point the openai-compatible provider at a fixture server and make its model the default. */
+export async function useFixtureModel(
+  latheHome: string,
+  baseURL: string,
+  extra: Record<string, unknown> = {},
+): Promise<void> {
+  const { writeFile, mkdir } = await import("node:fs/promises");
+  await mkdir(latheHome, { recursive: true });
+  await writeFile(
+    path.join(latheHome, "settings.json"),
+    JSON.stringify({
+      providers: { "openai-compatible": { baseURL } },
+      defaultModel: "openai-compatible:fixture-model",
+      ...extra,
+    }),
+  );
+}

@@ -9,6 +9,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   REPO,
+  goTo,
   launchChromium,
   missingPrerequisite,
   startLatheServe,
@@ -54,6 +55,9 @@ describe.skipIf(!runsUi("serve"))("the UI through lathe serve in Chromium", () =
 
   it("lists the built-in tools with their origin and concurrency class", async () => {
     await page.goto(url);
+    // The app opens on the chat; the tool workbench is under Tools.
+    await page.getByRole("textbox", { name: "Prompt" }).waitFor({ timeout: 10_000 });
+    await goTo(page, "Tools");
     const tools = page.getByRole("list", { name: "Tools" });
     const tool = (id: string) => tools.getByRole("button", { name: new RegExp(`^${id}\\b`) });
     await tool("glob").waitFor({ timeout: 10_000 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Envelope, ToolInfo } from "../../shared/api-contract.ts";
+import { CHANNELS, type Envelope, type ToolInfo } from "../../shared/api-contract.ts";
 import type { ExtensionsStatus } from "../../shared/extensions-schemas.ts";
 import { ApiError } from "./api-error.ts";
 import { ApiRouter, type ApiHandlers } from "./api-router.ts";
@@ -20,31 +20,12 @@ const tool: ToolInfo = {
 const status = { root: "/work/project", trusted: false, notices: [] };
 
 /** The channels a test does not exercise: each one fails loudly if it is reached. */
-const untouched: ApiHandlers = {
-  "tools.list": () => Promise.reject(new Error("tools.list is not part of this test")),
-  "tools.call": () => Promise.reject(new Error("tools.call is not part of this test")),
-  "approval.respond": () => Promise.reject(new Error("approval.respond is not part of this test")),
-  "project.status": () => Promise.reject(new Error("project.status is not part of this test")),
-  "project.trust": () => Promise.reject(new Error("project.trust is not part of this test")),
-  "extensions.status": () => Promise.reject(new Error("extensions.status is not part of this test")),
-  "plugins.setEnabled": () => Promise.reject(new Error("plugins.setEnabled is not part of this test")),
-  "plugins.approve": () => Promise.reject(new Error("plugins.approve is not part of this test")),
-  "mcp.preview": () => Promise.reject(new Error("mcp.preview is not part of this test")),
-  "mcp.save": () => Promise.reject(new Error("mcp.save is not part of this test")),
-  "mcp.remove": () => Promise.reject(new Error("mcp.remove is not part of this test")),
-  "mcp.setEnabled": () => Promise.reject(new Error("mcp.setEnabled is not part of this test")),
-  "mcp.restart": () => Promise.reject(new Error("mcp.restart is not part of this test")),
-  "mcp.log": () => Promise.reject(new Error("mcp.log is not part of this test")),
-  "chat.send": () => Promise.reject(new Error("chat.send is not part of this test")),
-  "chat.abort": () => Promise.reject(new Error("chat.abort is not part of this test")),
-  "chat.history": () => Promise.reject(new Error("chat.history is not part of this test")),
-  "models.list": () => Promise.reject(new Error("models.list is not part of this test")),
-  "agents.list": () => Promise.reject(new Error("agents.list is not part of this test")),
-  "question.respond": () => Promise.reject(new Error("question.respond is not part of this test")),
-  "secrets.status": () => Promise.reject(new Error("secrets.status is not part of this test")),
-  "secrets.set": () => Promise.reject(new Error("secrets.set is not part of this test")),
-  "secrets.remove": () => Promise.reject(new Error("secrets.remove is not part of this test")),
-};
+const untouched = Object.fromEntries(
+  CHANNELS.map((channel) => [
+    channel,
+    () => Promise.reject(new Error(`${channel} is not part of this test`)),
+  ]),
+) as unknown as ApiHandlers;
 
 function recordingRouter() {
   const calls: unknown[] = [];

@@ -13,13 +13,20 @@ export interface ChatTarget {
 }
 
 type ChatChannels =
-  "chat.send" | "chat.abort" | "chat.history" | "models.list" | "agents.list" | "question.respond";
+  | "chat.send"
+  | "chat.abort"
+  | "chat.stopTool"
+  | "chat.history"
+  | "models.list"
+  | "agents.list"
+  | "question.respond";
 
 /** The chat's channels: runs, their history, the pickers, and the person's answers to questions. */
 export function createChatHandlers(target: ChatTarget): Pick<ApiHandlers, ChatChannels> {
   return {
     "chat.send": (request) => target.runs.send(request),
     "chat.abort": ({ runId }) => target.runs.abort(runId),
+    "chat.stopTool": ({ runId, toolCallId }) => target.runs.stopTool(runId, toolCallId),
     "chat.history": ({ sessionId }) => target.history(sessionId),
     "models.list": () => target.models(),
     "agents.list": () => target.agents(),

@@ -1,6 +1,6 @@
 import type { ChatSend, ChatStarted } from "../../shared/chat-schemas.ts";
 import type { PushFrame, RunEventPayload } from "../../shared/push-events.ts";
-import type { RunEvent } from "../engine/agent/index.ts";
+import type { RunEvent, ToolCallStops } from "../engine/agent/index.ts";
 import type { ApprovalMode, Approver, Engine } from "../engine/index.ts";
 import type { Asker } from "../engine/session/question-request.ts";
 import type { TodoItem } from "../engine/store/todo-store.ts";
@@ -30,6 +30,8 @@ export interface ChatRunsOptions {
 interface ActiveRun {
   sessionId: string;
   controller: AbortController;
+  /** Its tool calls, each of which can be stopped alone. */
+  stops: ToolCallStops;
   done: Promise<void>;
 }
 
@@ -61,7 +63,7 @@ export class ChatRuns {
 
   async send(request: ChatSend): Promise<ChatStarted> {
     if (this.closed) throw new ApiError("The run was not started: the window closed.");
-    const { newSessionId, runAgent } = await agentModule();
+    const { newSessionId, runAgent, ToolCallStops } = await agentModule();
     const sessionId = request.sessionId ?? newSessionId();
     const busy = this.options.busySessions;
     if (busy.has(sessionId)) {
@@ -85,7 +87,12 @@ export class ChatRuns {
       throw asApiError(error);
     }
 
-    const active: ActiveRun = { sessionId, controller: new AbortController(), done: Promise.resolve() };
+    const active: ActiveRun = {
+      sessionId,
+      controller: new AbortController(),
+      stops: new ToolCallStops(),
+      done: Promise.resolve(),
+    };
     let runId = "";
     let started: (id: string) => void = () => undefined;
     const whenStarted = new Promise<string>((resolve) => (started = resolve));
@@ -112,6 +119,7 @@ export class ChatRuns {
       approver: this.options.approver,
       asker: this.options.asker,
       signal: AbortSignal.any([active.controller.signal, target.signal]),
+      toolStops: active.stops,
       onEvent: emit,
     });
     active.done = running
@@ -153,6 +161,18 @@ export class ChatRuns {
     }
     run.controller.abort(new Error("stopped by the person"));
     return { runId, aborted: true };
+  }
+
+  /** Stop one running tool call of a run; the run goes on (the model reads that the call was stopped). */
+  stopTool(runId: string, toolCallId: string): { runId: string; toolCallId: string; stopped: true } {
+    const run = this.runs.get(runId);
+    if (!run) {
+      throw new ApiError(`There is no run "${runId}" going on: it already finished, or it never existed.`);
+    }
+    if (!run.stops.stop(toolCallId)) {
+      throw new ApiError(`The call ${toolCallId} is not running: it already finished, or it never started.`);
+    }
+    return { runId, toolCallId, stopped: true };
   }
 
   /** The UI went away: stop every run and wait until they have all ended. */

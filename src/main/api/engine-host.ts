@@ -8,8 +8,11 @@ import {
   configuredMcpServers,
   pinProjectPlugins,
 } from "../engine/index.ts";
+import { ApiError } from "./api-error.ts";
 import { extensionsStatus } from "./extensions-status.ts";
 import { ExtensionsWatch } from "./extensions-watch.ts";
+import { resolveProjectPath } from "./project-path.ts";
+import { RecentProjects } from "./recent-projects.ts";
 
 /** Something that works on the host's engine (a window, a WebSocket) and must follow it when it is replaced. */
 export interface EngineUser {
@@ -27,8 +30,11 @@ export interface EngineUser {
 export interface EngineHostOptions {
   /** The engine to start with; it stays the caller's to close. */
   engine: Engine;
-  /** A fresh engine for the same folder (policy and settings are read when an engine is created). */
-  createEngine?: () => Promise<Engine>;
+  /**
+   * A fresh engine for a folder: the current one after a trust or a settings change (policy and
+   * settings are read when an engine is created), another one when the person opens it.
+   */
+  createEngine?: (root: string) => Promise<Engine>;
   /** How often to look for extension changes (default 500 ms); 0 only looks when asked. */
   watchIntervalMs?: number;
 }
@@ -72,7 +78,9 @@ export function projectStatus(engine: Engine): ProjectStatus {
  */
 export class EngineHost {
   private engine: Engine;
-  private readonly createEngine: () => Promise<Engine>;
+  private readonly createEngine: (root: string) => Promise<Engine>;
+  /** The folders opened lately, in `$LATHE_HOME/recent-projects.json`. */
+  readonly recent: RecentProjects;
   private readonly users = new Set<EngineUser>();
   /** Chat sessions with a run going on, across every UI: one run per session at a time. */
   readonly chatSessions = new Set<string>();
@@ -84,7 +92,9 @@ export class EngineHost {
   constructor(options: EngineHostOptions) {
     this.engine = options.engine;
     const { root, latheHome } = options.engine;
-    this.createEngine = options.createEngine ?? (() => createLoggedEngine(root, { latheHome }));
+    this.createEngine = options.createEngine ?? ((folder) => createLoggedEngine(folder, { latheHome }));
+    this.recent = new RecentProjects(latheHome);
+    this.remember(root);
     this.watch = new ExtensionsWatch({
       engine: () => this.engine,
       idle: () => ![...this.users].some((user) => user.busy?.() === true),
@@ -137,6 +147,40 @@ export class EngineHost {
     });
   }
 
+  /**
+   * Open another folder: check the path, move every user to an engine for it (the old one closes
+   * once its calls have ended) and put it first in the recent projects. Refused while a chat run
+   * goes on (it works in the folder it started in). Opening the current folder changes nothing.
+   */
+  open(folder: string): Promise<ProjectStatus> {
+    return this.serial(async () => {
+      const root = await resolveProjectPath(folder);
+      if (root === this.engine.root) {
+        this.remember(root);
+        return this.status();
+      }
+      if (this.chatSessions.size > 0) {
+        throw new ApiError(
+          `A chat run is going on in ${this.engine.root}: wait for it to finish or stop it, then open ${root}.`,
+        );
+      }
+      await this.replace(
+        (message) => `Lathe could not open ${root}: ${message} Fix it, then open the folder again.`,
+        root,
+      );
+      this.remember(root);
+      return this.status();
+    });
+  }
+
+  private remember(root: string): void {
+    try {
+      this.recent.add(root);
+    } catch (error) {
+      console.error(`lathe: could not update ${this.recent.file}:`, error);
+    }
+  }
+
   private serial<T>(work: () => Promise<T>): Promise<T> {
     const run = this.changes.then(work);
     this.changes = run.catch(() => undefined);
@@ -172,11 +216,11 @@ export class EngineHost {
   }
 
   /** Create the next engine, move every user to it, and retire the old one once released. */
-  private async replace(failure: (message: string) => string): Promise<void> {
+  private async replace(failure: (message: string) => string, root = this.engine.root): Promise<void> {
     const old = this.engine;
     let next: Engine;
     try {
-      next = await this.createEngine();
+      next = await this.createEngine(root);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       throw new Error(failure(message), { cause: error });

@@ -16,6 +16,7 @@ import { listModels } from "./model-list.ts";
 import { createProjectHandlers } from "./project-handlers.ts";
 import { QuestionBroker } from "./question-broker.ts";
 import { createSecretHandlers } from "./secret-handlers.ts";
+import { createSessionHandlers } from "./session-handlers.ts";
 import { forwardToolActivity } from "./tool-activity.ts";
 import { createToolHandlers } from "./tool-handlers.ts";
 
@@ -109,6 +110,10 @@ export class UiConnection implements EngineUser {
             chatHistory((await this.current).engine, sessionId, this.runs.runningIn(sessionId)),
           models: async () => listModels((await this.current).engine),
           agents: async () => listAgents((await this.current).engine),
+        }),
+        ...createSessionHandlers({
+          engine: async () => (await this.current).engine,
+          busy: options.host.chatSessions,
         }),
         ...createSecretHandlers(options.providerKeys ?? new ProviderKeys()),
       },

@@ -16,6 +16,7 @@ import {
   type WebContents,
 } from "electron";
 import { CHANNELS, type ApiResult } from "../../shared/api-contract.ts";
+import { DESKTOP_PICK_FOLDER } from "../../shared/desktop-api.ts";
 import { PUSH_CHANNEL } from "../../shared/push-events.ts";
 import { EngineHost, createLoggedEngine } from "../api/engine-host.ts";
 import { isTrustedSender } from "../api/sender-check.ts";
@@ -184,7 +185,10 @@ async function start(): Promise<void> {
     app.exit(1);
     return;
   }
-  const engineHost = new EngineHost({ engine, createEngine: () => createLoggedEngine(root, engineOptions) });
+  const engineHost = new EngineHost({
+    engine,
+    createEngine: (folder) => createLoggedEngine(folder, engineOptions),
+  });
 
   for (const channel of CHANNELS) {
     ipcMain.handle(channel, (event, request: unknown): Promise<ApiResult<unknown>> | ApiResult<unknown> => {
@@ -204,6 +208,24 @@ async function start(): Promise<void> {
       return connectionFor(event.sender, engineHost, providerKeys).router.dispatch(channel, request);
     });
   }
+
+  // The folder picker only chooses a path; the page opens it through project.open like a typed one.
+  ipcMain.handle(DESKTOP_PICK_FOLDER, async (event): Promise<string | undefined> => {
+    const frame = event.senderFrame;
+    if (!isTrustedSender({ frameUrl: frame?.url, isMainFrame: frame?.parent === null, rendererUrl })) {
+      console.error(`lathe: refused ${DESKTOP_PICK_FOLDER} from ${frame?.url ?? "a closed frame"}`);
+      return undefined;
+    }
+    const window = BrowserWindow.fromWebContents(event.sender);
+    const options = {
+      title: "Open a folder",
+      properties: ["openDirectory" as const, "createDirectory" as const],
+    };
+    const picked = window
+      ? await dialog.showOpenDialog(window, options)
+      : await dialog.showOpenDialog(options);
+    return picked.canceled ? undefined : picked.filePaths[0];
+  });
 
   createWindow();
   app.on("activate", () => {

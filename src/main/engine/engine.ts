@@ -27,6 +27,7 @@ import { projectApprovals, sessionApprovals } from "./store/approval-store.ts";
 import { AuditLog } from "./store/audit-log.ts";
 import { ConversationStore } from "./store/conversation-store.ts";
 import { openDatabase, type Db } from "./store/database.ts";
+import { SessionCatalog } from "./store/session-catalog.ts";
 import { SessionStore } from "./store/session-store.ts";
 import { TodoStore } from "./store/todo-store.ts";
 import type { AnyTool, ToolInfo } from "./tools/contract.ts";
@@ -101,6 +102,7 @@ export class Engine {
   private sessionStore: SessionStore | undefined;
   private auditLog: AuditLog | undefined;
   private conversationStore: ConversationStore | undefined;
+  private catalog: SessionCatalog | undefined;
   private readonly open = new Set<Session>();
   private readonly exposures = new WeakMap<SessionState, ToolExposure>();
 
@@ -232,6 +234,35 @@ export class Engine {
     return this.conversationStore;
   }
 
+  /** The recorded conversations as a session list: list, search, rename (opened on first use). */
+  sessionCatalog(): SessionCatalog {
+    this.catalog ??= new SessionCatalog(this.database());
+    return this.catalog;
+  }
+
+  /**
+   * Delete a recorded conversation and the task sessions it started: their records and their
+   * files in `$LATHE_HOME/sessions`. Refused while one of them is open in this engine (a run is
+   * using it). Returns the ids deleted; throws SessionError when there is no such session.
+   */
+  async deleteSession(id: string): Promise<string[]> {
+    const catalog = this.sessionCatalog();
+    const family = catalog.family(id);
+    const open = [...this.open].find((s) => family.includes(s.id));
+    if (open) {
+      throw new SessionError(
+        `Session ${open.id} is in use (a run is going on in it): stop the run, then delete the session.`,
+      );
+    }
+    const deleted = catalog.delete(id);
+    if (deleted.length === 0) throw new SessionError(`There is no session "${id}" to delete.`);
+    for (const gone of deleted) {
+      this.todos.drop(gone);
+      await rm(this.sessionDir(gone), { recursive: true, force: true });
+    }
+    return deleted;
+  }
+
   private sessionDir(id: string): string {
     return path.join(this.latheHome, "sessions", id);
   }
@@ -357,5 +388,6 @@ export class Engine {
     this.sessionStore = undefined;
     this.auditLog = undefined;
     this.conversationStore = undefined;
+    this.catalog = undefined;
   }
 }

@@ -25,7 +25,7 @@ export interface ServeOptions {
    * A fresh engine for the same folder, used after the user trusts the project (policy is read
    * when an engine is created). Defaults to `Engine.create` with the same root and LATHE_HOME.
    */
-  createEngine?: () => Promise<Engine>;
+  createEngine?: (root: string) => Promise<Engine>;
   /** 0 picks a free port. */
   port: number;
   /** A loopback address; 127.0.0.1 by default. Anything else is refused. */

@@ -4,10 +4,13 @@ import { useAppState } from "../state/store-context.tsx";
 import { ApprovalArguments } from "./approval-arguments.tsx";
 import { trapTab } from "./focus-trap.ts";
 
+const KEYS: Record<string, ApprovalAnswer> = { y: "once", a: "always", n: "reject" };
+
 /**
  * The approval prompt: a modal dialog for the first waiting request, showing the exact tool, its
- * origin, why it needs approval and its full arguments. Esc (or closing the dialog any other
- * way) rejects; focus starts on "Reject", so a stray Enter never allows anything.
+ * origin, why it needs approval and its full arguments. Keys: y allows once, a allows for the
+ * session, n or Esc (or closing the dialog any other way) rejects; focus starts on "Reject", so a
+ * stray Enter never allows anything.
  */
 export function ApprovalDialog() {
   const request = useAppState((s) => s.approvals[0]);
@@ -36,6 +39,13 @@ export function ApprovalDialog() {
     if (event.key === "Escape") {
       event.preventDefault();
       answer("reject");
+      return;
+    }
+    // y: allow once, a: allow for this session, n: reject (no modifier, not held down).
+    const key = KEYS[event.key.toLowerCase()];
+    if (key && !event.ctrlKey && !event.metaKey && !event.altKey && !event.repeat) {
+      event.preventDefault();
+      answer(key);
       return;
     }
     if (dialog.current) trapTab(event, dialog.current);
@@ -107,21 +117,29 @@ export function ApprovalDialog() {
               ref={reject}
               type="button"
               className="button-reject"
+              aria-keyshortcuts="N"
               disabled={answering}
               onClick={() => answer("reject")}
             >
               Reject
             </button>
-            <button type="button" disabled={answering} onClick={() => answer("always")}>
+            <button type="button" aria-keyshortcuts="A" disabled={answering} onClick={() => answer("always")}>
               Allow for this session
             </button>
-            <button type="button" className="run" disabled={answering} onClick={() => answer("once")}>
+            <button
+              type="button"
+              className="run"
+              aria-keyshortcuts="Y"
+              disabled={answering}
+              onClick={() => answer("once")}
+            >
               Allow once
             </button>
           </div>
           <p className="muted approval-hint">
-            Esc rejects. “Allow for this session” also allows later <code>{request.toolId}</code> calls with
-            the same approval key until this window closes.
+            Keys: <kbd>y</kbd> allows once, <kbd>a</kbd> for this session, <kbd>n</kbd> or <kbd>Esc</kbd>{" "}
+            rejects. “Allow for this session” also allows later <code>{request.toolId}</code> calls with the
+            same approval key until this window closes.
           </p>
         </form>
       ) : null}

@@ -1,6 +1,7 @@
 import { memo, useEffect, useRef } from "react";
 import type { Turn } from "../state/transcript.ts";
 import { useChat } from "../state/chat-context.tsx";
+import { useAppState } from "../state/store-context.tsx";
 import { TranscriptItems } from "./transcript-items.tsx";
 
 const ENDING: Record<Exclude<Turn["status"], "running" | "completed">, string> = {
@@ -39,6 +40,25 @@ const TurnView = memo(function TurnView({ turn }: { turn: Turn }) {
   );
 });
 
+/** A new chat: what it is for, and the keys. */
+function EmptyChat() {
+  const root = useAppState((s) => s.project?.root);
+  return (
+    <div className="chat-empty-state">
+      <span className="brand-mark" aria-hidden="true" />
+      <h3>What should the agent do?</h3>
+      <p>
+        It works in <code>{root ?? "this folder"}</code> with audited tools, and asks before it changes
+        anything.
+      </p>
+      <p className="muted">
+        <kbd>Enter</kbd> sends · <kbd>Shift</kbd>+<kbd>Enter</kbd> new line · <kbd>Esc</kbd> stops ·{" "}
+        <kbd>Ctrl</kbd>+<kbd>K</kbd> commands
+      </p>
+    </div>
+  );
+}
+
 /** The session's turns, newest last; it follows the stream while the reader is at the bottom. */
 export function ChatTranscript() {
   const turns = useChat((s) => s.turns);
@@ -58,11 +78,7 @@ export function ChatTranscript() {
         pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
       }}
     >
-      {turns.length === 0 ? (
-        <p className="muted chat-empty">
-          Ask the agent to do something in this folder. Enter sends, Shift+Enter adds a line.
-        </p>
-      ) : null}
+      {turns.length === 0 ? <EmptyChat /> : null}
       <ol ref={list} className="transcript" aria-label="Conversation">
         {turns.map((turn, index) => (
           <TurnView key={index} turn={turn} />

@@ -1,28 +1,46 @@
 import { useChat } from "../state/chat-context.tsx";
+import { useSessions } from "../state/sessions-context.tsx";
 import { ChatPickers } from "./chat-pickers.tsx";
 import { ChatTranscript } from "./chat-transcript.tsx";
 import { PromptBox } from "./prompt-box.tsx";
+import { sessionLabel } from "./sessions-sidebar.tsx";
 import { TodoPanel } from "./todo-panel.tsx";
 
-/** The chat: pickers and a new-chat button, the streamed conversation, the prompt, and the todo list. */
-export function ChatView() {
-  const running = useChat((s) => s.running);
-  const newChat = useChat((s) => s.newChat);
+/** The session's title in the chat header: its name in the list, else its first prompt, else "New chat". */
+function ChatTitle() {
+  const sessionId = useChat((s) => s.sessionId);
+  const firstPrompt = useChat((s) => s.turns[0]?.prompt);
+  const listed = useSessions((s) => s.sessions.find((session) => session.id === sessionId));
+  const title = listed ? sessionLabel(listed) : (firstPrompt?.split("\n", 1)[0] ?? "") || "New chat";
   return (
-    <div className="chat-layout">
+    <h2 className="chat-title" title={title}>
+      {title}
+    </h2>
+  );
+}
+
+/**
+ * The chat: a header (the session's title; the model and agent pickers, where the second wave's
+ * model picker goes), the streamed conversation, the prompt, and the todo list beside it once the
+ * agent keeps one. Checkpoints in the chat plug in at the turns (chat-transcript.tsx).
+ */
+export function ChatView() {
+  const hasTodos = useChat((s) => s.todos.length > 0);
+  return (
+    <div className={`chat-layout${hasTodos ? " with-side" : ""}`}>
       <section className="chat-main" aria-label="Chat">
-        <div className="chat-toolbar">
+        <header className="chat-header">
+          <ChatTitle />
           <ChatPickers />
-          <button type="button" className="chat-new" disabled={running} onClick={newChat}>
-            New chat
-          </button>
-        </div>
+        </header>
         <ChatTranscript />
         <PromptBox />
       </section>
-      <aside className="chat-side">
-        <TodoPanel />
-      </aside>
+      {hasTodos ? (
+        <aside className="chat-side">
+          <TodoPanel />
+        </aside>
+      ) : null}
     </div>
   );
 }

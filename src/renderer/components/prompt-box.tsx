@@ -1,7 +1,7 @@
 import type { KeyboardEvent } from "react";
 import { useChat } from "../state/chat-context.tsx";
 
-/** The prompt: Enter sends, Shift+Enter starts a new line; Stop ends the run going on. */
+/** The prompt: Enter sends, Shift+Enter starts a new line; Stop (or Esc) ends the run going on. */
 export function PromptBox() {
   const draft = useChat((s) => s.draft);
   const setDraft = useChat((s) => s.setDraft);
@@ -36,7 +36,7 @@ export function PromptBox() {
           aria-label="Prompt"
           rows={3}
           value={draft}
-          placeholder="Ask the agent… (Enter sends, Shift+Enter for a new line)"
+          placeholder="Ask the agent to do something in this folder…"
           onChange={(event) => setDraft(event.target.value)}
           onKeyDown={onKeyDown}
         />

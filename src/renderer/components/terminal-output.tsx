@@ -50,7 +50,16 @@ export function TerminalOutput({ text, label }: { text: string; label: string })
     terminal.open(element);
     // Hide the cursor: this terminal only shows what a command printed.
     terminal.write(`\x1b[?25l${text.replace(/\r?\n$/, "")}`);
-    return () => terminal.dispose();
+    // Follow the page between light and dark.
+    const scheme = window.matchMedia("(prefers-color-scheme: dark)");
+    const retheme = () => {
+      terminal.options.theme = themeOf(element);
+    };
+    scheme.addEventListener("change", retheme);
+    return () => {
+      scheme.removeEventListener("change", retheme);
+      terminal.dispose();
+    };
   }, [text]);
 
   return <div ref={host} className="terminal-output" role="region" aria-label={label} />;

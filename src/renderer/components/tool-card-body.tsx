@@ -19,12 +19,6 @@ function count(value: unknown): number | undefined {
   return typeof value === "number" && Number.isFinite(value) ? value : undefined;
 }
 
-function bytes(n: number): string {
-  if (n < 1024) return `${n} byte${n === 1 ? "" : "s"}`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
-  return `${(n / (1024 * 1024)).toFixed(1)} MB`;
-}
-
 function CompactList({ label, entries }: { label: string; entries: string[] }) {
   if (entries.length === 0) return <p className="muted card-line">No matches.</p>;
   const shown = entries.slice(0, LIST_LIMIT);
@@ -41,16 +35,6 @@ function CompactList({ label, entries }: { label: string; entries: string[] }) {
         <p className="muted card-line">and {entries.length - shown.length} more</p>
       ) : null}
     </>
-  );
-}
-
-function PathLine({ path, detail }: { path: string | undefined; detail?: string | undefined }) {
-  if (path === undefined) return null;
-  return (
-    <p className="card-line">
-      <code>{path}</code>
-      {detail ? <span className="muted"> · {detail}</span> : null}
-    </p>
   );
 }
 
@@ -132,7 +116,34 @@ function QuestionBody({ input, data }: { input: Record<string, unknown>; data: R
   );
 }
 
-/** What a card shows of its call: shaped for the tools people read most, JSON for the rest. */
+/** A new file's content as an all-added diff (capped), for a write whose envelope carries no diff. */
+function creationDiff(path: string, content: string): string {
+  const lines = content.replace(/\n$/, "").split("\n");
+  const shown = lines.slice(0, DIFF_LINE_LIMIT);
+  const header = `--- ${path}\n+++ ${path}\n@@ -0,0 +1,${lines.length} @@\n`;
+  const more = lines.length > shown.length ? `\n… ${lines.length - shown.length} more lines` : "";
+  return `${header}${shown.map((line) => `+${line}`).join("\n")}${more}`;
+}
+
+/** How many lines a read's preview or a write's diff shows. */
+const DIFF_LINE_LIMIT = 200;
+const PREVIEW_LINES = 40;
+
+function ReadBody({ data }: { data: Record<string, unknown> }) {
+  const content = text(data["content"]);
+  if (content === undefined) return null;
+  const lines = content.split("\n");
+  return (
+    <pre className="code-block card-preview" aria-label="File content">
+      <code>{lines.slice(0, PREVIEW_LINES).join("\n")}</code>
+      {lines.length > PREVIEW_LINES ? (
+        <span className="muted">{`\n… ${lines.length - PREVIEW_LINES} more lines`}</span>
+      ) : null}
+    </pre>
+  );
+}
+
+/** What a card shows of its call when open: a diff, a terminal, a list, a preview; JSON for the rest. */
 export function ToolCardBody({ card }: { card: ToolCard }) {
   const input = record(card.input);
   const envelope = card.envelope;
@@ -140,53 +151,36 @@ export function ToolCardBody({ card }: { card: ToolCard }) {
   const done = envelope?.type === "output";
   switch (card.toolName) {
     case "edit":
-      return (
-        <>
-          <PathLine
-            path={text(data["path"]) ?? text(input["path"])}
-            detail={done ? `${count(data["replacements"]) ?? 0} replaced` : undefined}
-          />
-          {text(data["diff"]) !== undefined ? <DiffView diff={text(data["diff"]) ?? ""} /> : null}
-        </>
+      return text(data["diff"]) !== undefined ? (
+        <DiffView diff={text(data["diff"]) ?? ""} />
+      ) : (
+        <JsonBlock label="Arguments" value={card.input} />
       );
     case "write": {
-      const size = count(data["bytes"]) ?? new TextEncoder().encode(text(input["content"]) ?? "").length;
-      return <PathLine path={text(data["path"]) ?? text(input["path"])} detail={bytes(size)} />;
+      const diff = text(data["diff"]);
+      if (diff !== undefined) return <DiffView diff={diff} />;
+      const path = text(data["path"]) ?? text(input["path"]) ?? "";
+      return <DiffView diff={creationDiff(path, text(input["content"]) ?? "")} />;
     }
     case "bash":
       return <BashBody card={card} data={data} />;
-    case "read": {
-      const range =
-        done && count(data["start_line"]) !== undefined
-          ? `lines ${count(data["start_line"])}–${count(data["end_line"])} of ${count(data["total_lines"])}`
-          : undefined;
-      return <PathLine path={text(data["path"]) ?? text(input["path"])} detail={range} />;
-    }
+    case "read":
+      return done ? <ReadBody data={data} /> : null;
     case "glob":
-      return (
-        <>
-          <PathLine path={text(input["pattern"])} />
-          {done ? (
-            <CompactList
-              label="Files"
-              entries={Array.isArray(data["files"]) ? (data["files"] as unknown[]).map(String) : []}
-            />
-          ) : null}
-        </>
-      );
+      return done ? (
+        <CompactList
+          label="Files"
+          entries={Array.isArray(data["files"]) ? (data["files"] as unknown[]).map(String) : []}
+        />
+      ) : null;
     case "grep":
-      return (
-        <>
-          <PathLine path={text(input["pattern"])} />
-          {done ? <GrepBody data={data} /> : null}
-        </>
-      );
+      return done ? <GrepBody data={data} /> : null;
     case "todo":
       return <TodoBody input={input} />;
     case "question":
       return <QuestionBody input={input} data={data} />;
     case "task":
-      return <p className="card-line">{text(input["description"]) ?? ""}</p>;
+      return null;
     default:
       return (
         <>

@@ -1,6 +1,10 @@
-import type { ReactNode } from "react";
-import type { ToolOrigin } from "../../shared/api-contract.ts";
+import { useState, type ReactNode } from "react";
+import type { ToolKind, ToolOrigin } from "../../shared/api-contract.ts";
+import { useChat } from "../state/chat-context.tsx";
+import { cardSummary, startsOpen } from "../state/tool-summary.ts";
 import type { CardStatus, ToolCard as Card } from "../state/transcript.ts";
+import { Elapsed, formatDuration } from "./elapsed.tsx";
+import { Icon } from "./icons.tsx";
 import { originLabel } from "./origin-label.ts";
 import { ToolCardBody } from "./tool-card-body.tsx";
 
@@ -12,35 +16,84 @@ const STATUS_BADGE: Record<CardStatus, string> = {
   stopped: "badge badge-muted",
 };
 
-function duration(ms: number): string {
-  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
-}
-
 /**
- * One tool call: its tool, origin, status and duration, then what it did (a diff, a terminal, a
- * list), why it failed, where a truncated output is kept, and any child run it started (`children`).
+ * One tool call, drawn by its kind (read, edit, search, execute, fetch, think, other): a header
+ * that says what it did in one line (click to open or fold it), its status and time; the body
+ * (a diff, a terminal, a list, JSON); the envelope's error text in red whenever it failed; and,
+ * while it runs, the time so far and a Stop that ends this call alone.
  */
 export function ToolCard({
   card,
+  kind,
   origin,
   children,
 }: {
   card: Card;
+  kind: ToolKind;
   origin: ToolOrigin | undefined;
   children?: ReactNode;
 }) {
+  const [open, setOpen] = useState(() => startsOpen(kind, card));
+  const runId = useChat((s) => s.runId);
+  const stopping = useChat((s) => s.stoppingTools.includes(card.toolCallId));
+  const stopTool = useChat((s) => s.stopTool);
   const envelope = card.envelope;
+  const summary = cardSummary(card);
+  const bodyId = `card-body-${card.toolCallId}`;
+  const live = card.status === "running" && card.startedAt !== undefined && runId !== undefined;
+
   return (
-    <article className={`tool-card tool-card-${card.status}`} aria-label={`${card.toolName} call`}>
+    <article
+      className={`tool-card tool-card-${card.status} tool-kind-${kind}`}
+      aria-label={`${card.toolName} call`}
+      data-kind={kind}
+    >
       <header className="tool-card-head">
-        <code className="tool-card-name">{card.toolName}</code>
-        {origin ? <span className="muted">{originLabel(origin)}</span> : null}
-        <span className={STATUS_BADGE[card.status]} aria-label="Status">
-          {card.status}
+        <button
+          type="button"
+          className="tool-card-toggle"
+          aria-expanded={open}
+          aria-controls={bodyId}
+          onClick={() => setOpen(!open)}
+        >
+          <Icon name="chevron" size={12} className="tool-card-chevron" />
+          <span className={`tool-kind-icon kind-${kind}`} title={`${kind} tool`}>
+            <Icon name={kind} size={14} />
+          </span>
+          <code className="tool-card-name">{card.toolName}</code>
+          {summary ? <span className="tool-card-summary">{summary}</span> : null}
+        </button>
+        <span className="tool-card-meta">
+          <span className="kind-tag" aria-label="Kind">
+            {kind}
+          </span>
+          {origin ? <span className="muted tool-card-origin">{originLabel(origin)}</span> : null}
+          <span className={STATUS_BADGE[card.status]} aria-label="Status">
+            {card.status}
+          </span>
+          {envelope ? (
+            <span className="muted tool-card-time">{formatDuration(envelope.metadata.duration_ms)}</span>
+          ) : card.status === "running" && card.startedAt !== undefined ? (
+            <Elapsed since={card.startedAt} />
+          ) : null}
+          {live ? (
+            <button
+              type="button"
+              className="tool-card-stop"
+              disabled={stopping}
+              onClick={() => void stopTool(card.toolCallId)}
+              aria-label={`Stop ${card.toolName}`}
+              title="Stop this call; the run goes on"
+            >
+              <Icon name="stop" size={12} />
+              {stopping ? "Stopping…" : "Stop"}
+            </button>
+          ) : null}
         </span>
-        {envelope ? <span className="muted">{duration(envelope.metadata.duration_ms)}</span> : null}
       </header>
-      <ToolCardBody card={card} />
+      <div id={bodyId} className="tool-card-body" hidden={!open}>
+        {open ? <ToolCardBody card={card} /> : null}
+      </div>
       {card.approval?.decision === "deny" ? (
         <p className="notice card-line">Not approved: {card.approval.reason}</p>
       ) : null}

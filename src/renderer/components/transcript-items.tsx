@@ -1,4 +1,5 @@
 import type { ToolInfo } from "../../shared/api-contract.ts";
+import { cardKind } from "../state/tool-summary.ts";
 import type { TaskRun, TranscriptItem } from "../state/transcript.ts";
 import { useAppState } from "../state/store-context.tsx";
 import { MarkdownText } from "./markdown-text.tsx";
@@ -15,8 +16,8 @@ function TaskView({ task }: { task: TaskRun }) {
   );
 }
 
-function originOf(tools: readonly ToolInfo[], id: string) {
-  return tools.find((tool) => tool.id === id)?.origin;
+function infoOf(tools: readonly ToolInfo[], id: string): ToolInfo | undefined {
+  return tools.find((tool) => tool.id === id);
 }
 
 /** A run's items in order: text, reasoning, notices, tool cards (child runs nested under their task). */
@@ -35,7 +36,7 @@ export function TranscriptItems({ items }: { items: readonly TranscriptItem[] })
           case "reasoning":
             return (
               <details key={index} className="reasoning">
-                <summary>Reasoning</summary>
+                <summary>Thinking</summary>
                 <p>{item.text}</p>
               </details>
             );
@@ -45,12 +46,19 @@ export function TranscriptItems({ items }: { items: readonly TranscriptItem[] })
                 {item.message}
               </p>
             );
-          case "tool":
+          case "tool": {
+            const info = infoOf(tools, item.toolName);
             return (
-              <ToolCard key={item.toolCallId} card={item} origin={originOf(tools, item.toolName)}>
+              <ToolCard
+                key={item.toolCallId}
+                card={item}
+                kind={cardKind(item.toolName, info?.kind)}
+                origin={info?.origin}
+              >
                 {item.task ? <TaskView task={item.task} /> : null}
               </ToolCard>
             );
+          }
           case "task":
             return <TaskView key={`task-${item.task.taskId}`} task={item.task} />;
         }

@@ -7,6 +7,7 @@ import type {
   ProjectStatus,
   ToolInfo,
 } from "../../shared/api-contract.ts";
+import type { TrustPrompt } from "../../shared/project-schemas.ts";
 import type { ApprovalRequest, PushEvent, PushOf } from "../../shared/push-events.ts";
 import { PushListeners } from "../../shared/push-listeners.ts";
 import { ACTIVITY_LIMIT } from "./activity.ts";
@@ -38,6 +39,22 @@ const globParams = {
   required: ["pattern"],
 };
 
+/** A folder that asks for nothing: no trust dialog. */
+function quietPrompt(root: string): TrustPrompt {
+  return {
+    root,
+    trusted: false,
+    settingsFile: `${root}/.lathe/settings.json`,
+    rules: [],
+    denyRules: 0,
+    hooks: [],
+    commands: [],
+    mcpServers: [],
+    plugins: [],
+    problems: [],
+  };
+}
+
 const untrusted: ProjectStatus = {
   root: "/work/project",
   trusted: false,
@@ -50,12 +67,13 @@ const untrusted: ProjectStatus = {
 const unused = () => Promise.reject(new Error("the app store does not use the extensions or chat channels"));
 const extensionChannelsUnused: Pick<
   LatheApi,
-  "extensions" | "plugins" | "mcp" | "chat" | "models" | "agents" | "questions" | "secrets"
+  "extensions" | "plugins" | "mcp" | "chat" | "models" | "agents" | "questions" | "secrets" | "sessions"
 > = {
   extensions: { status: unused },
   plugins: { setEnabled: unused, approve: unused },
   mcp: { preview: unused, save: unused, remove: unused, setEnabled: unused, restart: unused, log: unused },
-  chat: { send: unused, abort: unused, history: unused },
+  chat: { send: unused, abort: unused, history: unused, stopTool: unused },
+  sessions: { list: unused, rename: unused, delete: unused },
   models: { list: unused },
   agents: { list: unused },
   questions: { respond: unused },
@@ -68,8 +86,11 @@ function fakeApi(
   options: {
     respond?: ApiResult<{ id: string; answer: ApprovalAnswer }>;
     trust?: ApiResult<ProjectStatus>;
+    open?: (path: string) => ApiResult<ProjectStatus>;
+    prompt?: (root: string) => TrustPrompt;
   } = {},
 ) {
+  let root = untrusted.root;
   const calls: unknown[] = [];
   const listeners = new PushListeners((message) => {
     throw new Error(message);
@@ -96,6 +117,16 @@ function fakeApi(
           options.trust ?? { ok: true, data: { ...untrusted, trusted: true, notices: [] } },
         );
       },
+    },
+    projects: {
+      open: ({ path }) => {
+        calls.push({ open: path });
+        const answer = options.open?.(path) ?? { ok: true, data: { ...untrusted, root: path } };
+        if (answer.ok) root = answer.data.root;
+        return Promise.resolve(answer);
+      },
+      recent: () => Promise.resolve({ ok: true, data: { projects: [] } }),
+      trustPrompt: () => Promise.resolve({ ok: true, data: options.prompt?.(root) ?? quietPrompt(root) }),
     },
     ...extensionChannelsUnused,
     on: (event, listener) => listeners.add(event, listener),
@@ -347,6 +378,80 @@ describe("project trust in the app store", () => {
       trusting: false,
       projectError: "project.trust failed: disk full",
     });
+  });
+});
+
+describe("views, projects and the trust dialog in the app store", () => {
+  it("opens on the chat; remembers each view's section", () => {
+    const { api } = fakeApi({ ok: true, data: [] }, output);
+    const store = createAppStore(api);
+    expect(store.getState().view).toBe("chat");
+    store.getState().setView("extensions", "mcp");
+    store.getState().setView("tools");
+    expect(store.getState()).toMatchObject({ view: "tools", sections: { extensions: "mcp", tools: "run" } });
+    store.getState().setView("extensions");
+    expect(store.getState().sections.extensions).toBe("mcp");
+  });
+
+  it("opens another folder: tells the caller, refreshes the tools and closes the dialog", async () => {
+    const { api, calls } = fakeApi({ ok: true, data: [] }, output);
+    const changed: string[] = [];
+    const store = createAppStore(api, { onProjectChanged: (project) => changed.push(project.root) });
+    await store.getState().loadProject();
+    store.getState().setProjectDialog(true);
+    expect(await store.getState().openProject("/work/other")).toBe(true);
+    expect(calls).toContainEqual({ open: "/work/other" });
+    expect(store.getState()).toMatchObject({ projectDialogOpen: false, project: { root: "/work/other" } });
+    expect(changed).toEqual(["/work/other"]);
+  });
+
+  it("keeps the dialog open and says why a folder could not be opened", async () => {
+    const { api } = fakeApi({ ok: true, data: [] }, output, {
+      open: (path) => ({ ok: false, error: { message: `There is no folder ${path}.` } }),
+    });
+    const changed: string[] = [];
+    const store = createAppStore(api, { onProjectChanged: (project) => changed.push(project.root) });
+    await store.getState().loadProject();
+    store.getState().setProjectDialog(true);
+    expect(await store.getState().openProject("/nope")).toBe(false);
+    expect(store.getState()).toMatchObject({
+      projectDialogOpen: true,
+      openError: "There is no folder /nope.",
+      project: { root: untrusted.root },
+    });
+    expect(changed).toEqual([]);
+  });
+
+  it("shows the trust dialog for a folder that asks for something, once per folder after Not now", async () => {
+    const asks = (root: string): TrustPrompt => ({
+      ...quietPrompt(root),
+      plugins: [{ name: "word_count", dir: `${root}/.lathe/tools/word_count`, pinned: "new" }],
+    });
+    const { api } = fakeApi({ ok: true, data: [] }, output, { prompt: asks });
+    const store = createAppStore(api);
+    store.getState().connect();
+    await store.getState().loadProject();
+    await expect.poll(() => store.getState().trustDialogOpen).toBe(true);
+    expect(store.getState().trustPrompt?.plugins[0]?.name).toBe("word_count");
+    store.getState().closeTrustDialog();
+    await store.getState().loadTrustPrompt();
+    expect(store.getState().trustDialogOpen).toBe(false);
+    // Asked for explicitly (the header's badge), it shows again.
+    await store.getState().loadTrustPrompt(true);
+    expect(store.getState().trustDialogOpen).toBe(true);
+    store.getState().closeTrustDialog();
+    // Another folder that asks: its own first open shows the dialog.
+    await store.getState().openProject("/work/second");
+    await expect.poll(() => store.getState().trustDialogOpen).toBe(true);
+    expect(store.getState().trustPrompt?.root).toBe("/work/second");
+  });
+
+  it("does not show the trust dialog for a folder that asks for nothing", async () => {
+    const { api } = fakeApi({ ok: true, data: [] }, output);
+    const store = createAppStore(api);
+    await store.getState().loadProject();
+    await expect.poll(() => store.getState().trustPrompt).toBeDefined();
+    expect(store.getState().trustDialogOpen).toBe(false);
   });
 });
 

@@ -6,6 +6,7 @@ import type {
   ProjectStatus,
   ToolInfo,
 } from "../../shared/api-contract.ts";
+import type { RecentProject, TrustPrompt } from "../../shared/project-schemas.ts";
 import type { ApprovalRequest } from "../../shared/push-events.ts";
 import { finishActivity, startActivity, type ActivityEntry } from "./activity.ts";
 import { enqueueApproval, removeApproval } from "./approval-queue.ts";
@@ -16,11 +17,47 @@ export type RunResult =
   | { toolId: string; status: "envelope"; envelope: Envelope }
   | { toolId: string; status: "failed"; message: string };
 
-/** The app's views: running tools, the chat, the extensions panels, and settings. */
-export type AppView = "workbench" | "chat" | "tools" | "plugins" | "mcp" | "settings";
+/** The app's views (the nav), each with its sections (tabs inside the view); see views.ts. */
+export type AppView = "chat" | "tools" | "extensions" | "settings";
+
+/** The section each view opens on. */
+export const DEFAULT_SECTIONS: Record<AppView, string> = {
+  chat: "chat",
+  tools: "run",
+  extensions: "plugins",
+  settings: "providers",
+};
+
+/** Why the trust dialog shows itself: a folder that is not trusted and asks for something. */
+export function asksForTrust(prompt: TrustPrompt | undefined): boolean {
+  if (!prompt || prompt.trusted) return false;
+  return (
+    prompt.rules.length +
+      prompt.hooks.length +
+      prompt.commands.length +
+      prompt.mcpServers.length +
+      prompt.plugins.length >
+      0 || prompt.approvalsMode !== undefined
+  );
+}
 
 export interface AppState {
   view: AppView;
+  /** The section shown in each view. */
+  sections: Record<AppView, string>;
+  /** The command palette (Ctrl+K) is open. */
+  paletteOpen: boolean;
+  /** The open-folder dialog is open. */
+  projectDialogOpen: boolean;
+  recentProjects: RecentProject[];
+  openingProject: boolean;
+  /** Why the last open-folder did not happen. */
+  openError: string | undefined;
+  /** What the folder asks for, for the trust dialog. */
+  trustPrompt: TrustPrompt | undefined;
+  trustDialogOpen: boolean;
+  /** Folders whose trust dialog the person closed with "Not now" (it does not come back for them). */
+  trustDeferred: string[];
   tools: ToolInfo[];
   toolsStatus: "loading" | "ready" | "failed";
   toolsError: string | undefined;
@@ -44,7 +81,16 @@ export interface AppState {
   loadTools(): Promise<void>;
   /** Fetch the tool list again without showing "Loading" (after plugins or servers changed). */
   refreshTools(): Promise<void>;
-  setView(view: AppView): void;
+  /** Show a view, on a given section or the one it showed last. */
+  setView(view: AppView, section?: string): void;
+  setPalette(open: boolean): void;
+  setProjectDialog(open: boolean): void;
+  loadRecentProjects(): Promise<void>;
+  /** Open another folder by path; resolves true once the host moved to it. */
+  openProject(path: string): Promise<boolean>;
+  /** Fetch what the folder asks for and show the trust dialog when it asks for something (or `force`). */
+  loadTrustPrompt(force?: boolean): Promise<void>;
+  closeTrustDialog(): void;
   select(toolId: string): void;
   setArgs(toolId: string, text: string): void;
   run(): Promise<void>;
@@ -73,132 +119,222 @@ export function parseArguments(text: string): { args: Record<string, unknown> } 
   return { args: value as Record<string, unknown> };
 }
 
-export function createAppStore(api: LatheApi): AppStore {
-  return createStore<AppState>()((set, get) => ({
-    view: "workbench",
-    tools: [],
-    toolsStatus: "loading",
-    toolsError: undefined,
-    selectedId: undefined,
-    argsText: {},
-    running: false,
-    result: undefined,
-    approvals: [],
-    answering: false,
-    approvalError: undefined,
-    activity: [],
-    project: undefined,
-    projectError: undefined,
-    trusting: false,
-    trustDismissed: false,
+export interface AppStoreOptions {
+  /** The host moved to another folder (an open, from this window or another). */
+  onProjectChanged?(project: ProjectStatus): void;
+}
 
-    async loadTools() {
-      set({ toolsStatus: "loading", toolsError: undefined });
-      await get().refreshTools();
-    },
-
-    async refreshTools() {
-      const answer = await api.tools.list();
-      if (!answer.ok) {
-        set({ toolsStatus: "failed", toolsError: answer.error.message });
-        return;
+export function createAppStore(api: LatheApi, options: AppStoreOptions = {}): AppStore {
+  return createStore<AppState>()((set, get) => {
+    /** A project status from the host: a new folder resets what belonged to the old one. */
+    const applyProject = (project: ProjectStatus): void => {
+      const previous = get().project;
+      set({ project });
+      if (previous?.root !== project.root) {
+        set({ trustDialogOpen: false, trustPrompt: undefined });
+        void get().loadTrustPrompt();
+        if (previous !== undefined) {
+          options.onProjectChanged?.(project);
+          void get().refreshTools();
+        }
       }
-      const tools = [...answer.data].sort((a, b) => a.id.localeCompare(b.id));
-      const argsText: Record<string, string> = {};
-      for (const tool of tools)
-        argsText[tool.id] = get().argsText[tool.id] ?? argumentsTemplate(tool.parameters);
-      const selected = get().selectedId;
-      const firstReadOnly = tools.find((t) => t.readOnly)?.id ?? tools[0]?.id;
-      set({
-        tools,
-        argsText,
-        toolsStatus: "ready",
-        toolsError: undefined,
-        selectedId: selected && tools.some((t) => t.id === selected) ? selected : firstReadOnly,
-      });
-    },
+    };
+    return {
+      view: "chat",
+      sections: { ...DEFAULT_SECTIONS },
+      paletteOpen: false,
+      projectDialogOpen: false,
+      recentProjects: [],
+      openingProject: false,
+      openError: undefined,
+      trustPrompt: undefined,
+      trustDialogOpen: false,
+      trustDeferred: [],
+      tools: [],
+      toolsStatus: "loading",
+      toolsError: undefined,
+      selectedId: undefined,
+      argsText: {},
+      running: false,
+      result: undefined,
+      approvals: [],
+      answering: false,
+      approvalError: undefined,
+      activity: [],
+      project: undefined,
+      projectError: undefined,
+      trusting: false,
+      trustDismissed: false,
 
-    setView(view) {
-      set({ view });
-    },
+      async loadTools() {
+        set({ toolsStatus: "loading", toolsError: undefined });
+        await get().refreshTools();
+      },
 
-    select(toolId) {
-      set({ selectedId: toolId });
-    },
+      async refreshTools() {
+        const answer = await api.tools.list();
+        if (!answer.ok) {
+          set({ toolsStatus: "failed", toolsError: answer.error.message });
+          return;
+        }
+        const tools = [...answer.data].sort((a, b) => a.id.localeCompare(b.id));
+        const argsText: Record<string, string> = {};
+        for (const tool of tools)
+          argsText[tool.id] = get().argsText[tool.id] ?? argumentsTemplate(tool.parameters);
+        const selected = get().selectedId;
+        const firstReadOnly = tools.find((t) => t.readOnly)?.id ?? tools[0]?.id;
+        set({
+          tools,
+          argsText,
+          toolsStatus: "ready",
+          toolsError: undefined,
+          selectedId: selected && tools.some((t) => t.id === selected) ? selected : firstReadOnly,
+        });
+      },
 
-    setArgs(toolId, text) {
-      set({ argsText: { ...get().argsText, [toolId]: text } });
-    },
+      setView(view, section) {
+        set((state) => ({
+          view,
+          paletteOpen: false,
+          sections: section !== undefined ? { ...state.sections, [view]: section } : state.sections,
+        }));
+      },
 
-    async run() {
-      const { selectedId, tools, argsText, running } = get();
-      const tool = tools.find((t) => t.id === selectedId);
-      if (!tool || running) return;
-      const parsed = parseArguments(argsText[tool.id] ?? "");
-      if ("error" in parsed) return;
-      set({ running: true });
-      // A mutating call may wait here for the person's answer in the approval dialog.
-      const answer = await api.tools.call({ toolId: tool.id, args: parsed.args });
-      set({
-        running: false,
-        result: answer.ok
-          ? { toolId: tool.id, status: "envelope", envelope: answer.data }
-          : { toolId: tool.id, status: "failed", message: answer.error.message },
-      });
-    },
+      setPalette(open) {
+        set({ paletteOpen: open });
+      },
 
-    async respond(answer) {
-      const head = get().approvals[0];
-      if (!head || get().answering) return;
-      set({ answering: true, approvalError: undefined });
-      const result = await api.approvals.respond({ id: head.id, answer });
-      // Answered or not, this prompt is over: the host rejects whatever it cannot deliver.
-      set((state) => ({
-        answering: false,
-        approvals: removeApproval(state.approvals, head.id),
-        approvalError: result.ok
-          ? undefined
-          : `Your answer to ${head.toolId} did not reach Lathe: ${result.error.message}`,
-      }));
-    },
+      setProjectDialog(open) {
+        set({ projectDialogOpen: open, openError: undefined, paletteOpen: false });
+        if (open) void get().loadRecentProjects();
+      },
 
-    async loadProject() {
-      const answer = await api.project.status();
-      if (answer.ok) set({ project: answer.data, projectError: undefined });
-      else set({ projectError: answer.error.message });
-    },
+      async loadRecentProjects() {
+        const answer = await api.projects.recent();
+        if (answer.ok) set({ recentProjects: answer.data.projects });
+      },
 
-    async trustProject() {
-      if (get().trusting) return;
-      set({ trusting: true, projectError: undefined });
-      const answer = await api.project.trust();
-      if (answer.ok) set({ trusting: false, project: answer.data });
-      else set({ trusting: false, projectError: answer.error.message });
-    },
+      async openProject(path) {
+        if (get().openingProject) return false;
+        set({ openingProject: true, openError: undefined });
+        const answer = await api.projects.open({ path });
+        if (!answer.ok) {
+          set({ openingProject: false, openError: answer.error.message });
+          return false;
+        }
+        set({ openingProject: false, projectDialogOpen: false });
+        applyProject(answer.data);
+        void get().loadRecentProjects();
+        return true;
+      },
 
-    dismissTrust() {
-      set({ trustDismissed: true });
-    },
+      async loadTrustPrompt(force = false) {
+        const answer = await api.projects.trustPrompt();
+        if (!answer.ok) {
+          set({ projectError: answer.error.message });
+          return;
+        }
+        const prompt = answer.data;
+        const show = force || (asksForTrust(prompt) && !get().trustDeferred.includes(prompt.root));
+        set((state) => ({
+          trustPrompt: prompt,
+          trustDialogOpen: show || (state.trustDialogOpen && !prompt.trusted),
+        }));
+      },
 
-    connect() {
-      const stops = [
-        api.on("approval.requested", (request) =>
-          set((state) => ({ approvals: enqueueApproval(state.approvals, request) })),
-        ),
-        api.on("approval.settled", ({ id }) =>
-          set((state) => ({ approvals: removeApproval(state.approvals, id) })),
-        ),
-        api.on("tool.started", (event) =>
-          set((state) => ({ activity: startActivity(state.activity, event) })),
-        ),
-        api.on("tool.finished", (event) =>
-          set((state) => ({ activity: finishActivity(state.activity, event) })),
-        ),
-        api.on("project.status", (project) => set({ project })),
-      ];
-      return () => {
-        for (const stop of stops) stop();
-      };
-    },
-  }));
+      closeTrustDialog() {
+        const root = get().trustPrompt?.root;
+        set((state) => ({
+          trustDialogOpen: false,
+          trustDeferred:
+            root && !state.trustDeferred.includes(root)
+              ? [...state.trustDeferred, root]
+              : state.trustDeferred,
+        }));
+      },
+
+      select(toolId) {
+        set({ selectedId: toolId });
+      },
+
+      setArgs(toolId, text) {
+        set({ argsText: { ...get().argsText, [toolId]: text } });
+      },
+
+      async run() {
+        const { selectedId, tools, argsText, running } = get();
+        const tool = tools.find((t) => t.id === selectedId);
+        if (!tool || running) return;
+        const parsed = parseArguments(argsText[tool.id] ?? "");
+        if ("error" in parsed) return;
+        set({ running: true });
+        // A mutating call may wait here for the person's answer in the approval dialog.
+        const answer = await api.tools.call({ toolId: tool.id, args: parsed.args });
+        set({
+          running: false,
+          result: answer.ok
+            ? { toolId: tool.id, status: "envelope", envelope: answer.data }
+            : { toolId: tool.id, status: "failed", message: answer.error.message },
+        });
+      },
+
+      async respond(answer) {
+        const head = get().approvals[0];
+        if (!head || get().answering) return;
+        set({ answering: true, approvalError: undefined });
+        const result = await api.approvals.respond({ id: head.id, answer });
+        // Answered or not, this prompt is over: the host rejects whatever it cannot deliver.
+        set((state) => ({
+          answering: false,
+          approvals: removeApproval(state.approvals, head.id),
+          approvalError: result.ok
+            ? undefined
+            : `Your answer to ${head.toolId} did not reach Lathe: ${result.error.message}`,
+        }));
+      },
+
+      async loadProject() {
+        const answer = await api.project.status();
+        if (answer.ok) {
+          set({ projectError: undefined });
+          applyProject(answer.data);
+        } else set({ projectError: answer.error.message });
+      },
+
+      async trustProject() {
+        if (get().trusting) return;
+        set({ trusting: true, projectError: undefined });
+        const answer = await api.project.trust();
+        if (answer.ok) {
+          set({ trusting: false, trustDialogOpen: false, project: answer.data });
+          void get().loadTrustPrompt();
+        } else set({ trusting: false, projectError: answer.error.message });
+      },
+
+      dismissTrust() {
+        set({ trustDismissed: true });
+      },
+
+      connect() {
+        const stops = [
+          api.on("approval.requested", (request) =>
+            set((state) => ({ approvals: enqueueApproval(state.approvals, request) })),
+          ),
+          api.on("approval.settled", ({ id }) =>
+            set((state) => ({ approvals: removeApproval(state.approvals, id) })),
+          ),
+          api.on("tool.started", (event) =>
+            set((state) => ({ activity: startActivity(state.activity, event) })),
+          ),
+          api.on("tool.finished", (event) =>
+            set((state) => ({ activity: finishActivity(state.activity, event) })),
+          ),
+          api.on("project.status", (project) => applyProject(project)),
+        ];
+        return () => {
+          for (const stop of stops) stop();
+        };
+      },
+    };
+  });
 }

@@ -14,3 +14,10 @@ export function useChat<T>(selector: (state: ChatState) => T): T {
   if (!store) throw new Error("useChat needs a <ChatProvider> above it");
   return useStore(store, selector);
 }
+
+/** The store itself, for code that reads it outside rendering (key handlers). */
+export function useChatStore(): ChatStore {
+  const store = useContext(ChatContext);
+  if (!store) throw new Error("useChatStore needs its provider above it");
+  return store;
+}

@@ -17,6 +17,7 @@ interface Script {
   history?: ApiResult<ChatHistory>;
   respond?: ApiResult<{ id: string; outcome: "answered" | "dismissed" }>;
   models?: ApiResult<ModelList>;
+  stopTool?: ApiResult<{ runId: string; toolCallId: string; stopped: true }>;
 }
 
 function memoryStorage(initial: Record<string, string> = {}) {
@@ -43,6 +44,8 @@ function fakeApi(script: Script = {}) {
     plugins: { setEnabled: unused, approve: unused },
     mcp: { preview: unused, save: unused, remove: unused, setEnabled: unused, restart: unused, log: unused },
     secrets: { status: unused, set: unused, remove: unused },
+    sessions: { list: unused, rename: unused, delete: unused },
+    projects: { open: unused, recent: unused, trustPrompt: unused },
     chat: {
       send: (request) => {
         calls.push(["send", request]);
@@ -55,6 +58,10 @@ function fakeApi(script: Script = {}) {
       history: (request) => {
         calls.push(["history", request]);
         return Promise.resolve(script.history ?? { ok: false, error: { message: "no conversation" } });
+      },
+      stopTool: (request) => {
+        calls.push(["stopTool", request]);
+        return Promise.resolve(script.stopTool ?? { ok: true, data: { ...request, stopped: true as const } });
       },
     },
     models: { list: () => Promise.resolve(script.models ?? { ok: true, data: models }) },
@@ -274,6 +281,87 @@ describe("the chat store", () => {
     ]);
     event({ type: "text", step: 0, text: " on" });
     expect(store.getState().turns[1]?.items).toEqual([{ kind: "text", step: 0, text: "Working on" }]);
+  });
+
+  it("opens a recorded session from the list, but not while a run goes on here", async () => {
+    const recorded: ChatHistory = {
+      sessionId: "s-old",
+      agent: "default",
+      model: "ollama:llama3.2",
+      turns: [
+        {
+          runId: "r-0",
+          prompt: "Old prompt",
+          events: [start("s-old"), { type: "text", step: 0, text: "Old answer" }, finish()],
+        },
+      ],
+      todos: [],
+    };
+    const { store, calls, storage } = setup({ history: { ok: true, data: recorded } });
+    expect(await store.getState().openSession("s-old")).toBe(true);
+    expect(storage.data.get(SESSION_KEY)).toBe("s-old");
+    expect(store.getState()).toMatchObject({
+      sessionId: "s-old",
+      turns: [{ prompt: "Old prompt", status: "completed" }],
+    });
+    expect(calls).toContainEqual(["history", { sessionId: "s-old" }]);
+
+    store.getState().setDraft("go");
+    await store.getState().send();
+    expect(await store.getState().openSession("s-other")).toBe(false);
+    expect(store.getState()).toMatchObject({
+      sessionId: "s-old",
+      sendError: expect.stringMatching(/A run is going on/),
+    });
+  });
+
+  it("stops one running call of the run and remembers it is stopping until the run ends", async () => {
+    const { store, calls, event } = setup();
+    store.getState().setDraft("go");
+    await store.getState().send();
+    event(start(store.getState().sessionId));
+    event({ type: "tool-call", step: 0, toolCallId: "c1", toolName: "bash", input: { command: "sleep 9" } });
+    const card = store.getState().turns[0]?.items[0];
+    expect(card).toMatchObject({ kind: "tool", status: "running", startedAt: expect.any(Number) });
+    await store.getState().stopTool("c1");
+    await store.getState().stopTool("c1");
+    expect(calls.filter(([name]) => name === "stopTool")).toEqual([
+      ["stopTool", { runId: "r-1", toolCallId: "c1" }],
+    ]);
+    expect(store.getState().stoppingTools).toEqual(["c1"]);
+    event(finish());
+    expect(store.getState().stoppingTools).toEqual([]);
+  });
+
+  it("says why a call could not be stopped", async () => {
+    const { store, event } = setup({
+      stopTool: { ok: false, error: { message: "The call c1 is not running" } },
+    });
+    store.getState().setDraft("go");
+    await store.getState().send();
+    event(start(store.getState().sessionId));
+    await store.getState().stopTool("c1");
+    expect(store.getState()).toMatchObject({
+      stoppingTools: [],
+      sendError: "Could not stop the call: The call c1 is not running",
+    });
+  });
+
+  it("starts afresh when the host moves to another folder, and tells the session list about runs", async () => {
+    const fake = fakeApi();
+    let changes = 0;
+    const store = createChatStore(fake.api, {
+      newSessionId: () => "s-fresh",
+      onSessionsChanged: () => changes++,
+    });
+    store.getState().connect();
+    store.getState().setDraft("go");
+    await store.getState().send();
+    expect(changes).toBe(1);
+    fake.push("run.event", { sessionId: store.getState().sessionId, runId: "r-1", event: finish() });
+    expect(changes).toBe(2);
+    store.getState().reset();
+    expect(store.getState()).toMatchObject({ sessionId: "s-fresh", turns: [], running: false, model: "" });
   });
 
   it("makes session ids the engine accepts", () => {

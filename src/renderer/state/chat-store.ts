@@ -42,6 +42,14 @@ export interface ChatState {
   newChat(): void;
   /** Redraw a recorded session (after a reload). */
   restore(sessionId: string): Promise<void>;
+  /** Show another recorded session (from the session list); not while a run goes on here. */
+  openSession(sessionId: string): Promise<boolean>;
+  /** Tool calls whose Stop was pressed and not yet answered. */
+  stoppingTools: string[];
+  /** Stop one running tool call of the run going on; the run goes on. */
+  stopTool(toolCallId: string): Promise<void>;
+  /** The host moved to another folder: start afresh there (a run cannot be going on). */
+  reset(): void;
   answerQuestion(answers: string[][]): Promise<void>;
   dismissQuestion(): Promise<void>;
   /** The person changed the answers: the last refusal no longer applies. */
@@ -56,6 +64,10 @@ export interface ChatStoreOptions {
   /** Where the session on screen is remembered across reloads (the tab's sessionStorage in the app). */
   storage?: Pick<Storage, "getItem" | "setItem" | "removeItem">;
   newSessionId?: () => string;
+  /** The page's clock, for the elapsed time of running calls. */
+  now?: () => number;
+  /** A session was recorded or changed (a run started or ended): the session list follows. */
+  onSessionsChanged?: () => void;
 }
 
 export const SESSION_KEY = "lathe.chat.session";
@@ -72,6 +84,8 @@ const BUSY = "A run is going on in this chat: wait for it to finish, or press St
 export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): ChatStore {
   const storage = options.storage;
   const newId = options.newSessionId ?? randomSessionId;
+  const now = options.now ?? Date.now;
+  const sessionsChanged = (): void => options.onSessionsChanged?.();
   return createStore<ChatState>()((set, get) => {
     /** Apply an event to the turn under way (a run started elsewhere gets a turn of its own). */
     const onRunEvent = ({ sessionId, event }: RunEventPayload): void => {
@@ -80,15 +94,17 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
         const last = state.turns.at(-1);
         const current = last && last.status === "running" ? last : newTurn("");
         const turns = last === current ? state.turns.slice(0, -1) : state.turns;
-        const turn = applyToTurn(current, event);
+        const turn = applyToTurn(current, event, now());
         const finished = event.type === "finish";
         return {
           turns: [...turns, turn],
           running: !finished,
           runId: finished ? undefined : (turn.runId ?? state.runId),
           stopping: finished ? false : state.stopping,
+          stoppingTools: finished ? [] : state.stoppingTools,
         };
       });
+      if (event.type === "finish") sessionsChanged();
     };
 
     return {
@@ -110,6 +126,7 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
       questions: [],
       answering: false,
       questionError: undefined,
+      stoppingTools: [],
 
       async loadPickers() {
         const [models, agents] = await Promise.all([api.models.list(), api.agents.list()]);
@@ -170,6 +187,7 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
         if (answer.ok) {
           // The run may have finished (and said so) before this answer arrived.
           if (get().running && get().runId === undefined) set({ runId: answer.data.runId });
+          sessionsChanged();
           return;
         }
         set((state) => {
@@ -203,7 +221,48 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
         }
         const sessionId = newId();
         storage?.removeItem(SESSION_KEY);
-        set({ sessionId, turns: [], todos: [], runId: undefined, sendError: undefined });
+        set({ sessionId, turns: [], todos: [], runId: undefined, sendError: undefined, stoppingTools: [] });
+      },
+
+      reset() {
+        storage?.removeItem(SESSION_KEY);
+        set({
+          sessionId: newId(),
+          turns: [],
+          todos: [],
+          running: false,
+          runId: undefined,
+          stopping: false,
+          stoppingTools: [],
+          sendError: undefined,
+          model: "",
+        });
+        void get().loadPickers();
+      },
+
+      async openSession(sessionId) {
+        if (get().sessionId === sessionId) return true;
+        if (get().running) {
+          set({ sendError: BUSY });
+          return false;
+        }
+        storage?.setItem(SESSION_KEY, sessionId);
+        set({ sessionId, turns: [], todos: [], runId: undefined, sendError: undefined, stoppingTools: [] });
+        await get().restore(sessionId);
+        return true;
+      },
+
+      async stopTool(toolCallId) {
+        const { runId, stoppingTools } = get();
+        if (!runId || stoppingTools.includes(toolCallId)) return;
+        set({ stoppingTools: [...stoppingTools, toolCallId], sendError: undefined });
+        const answer = await api.chat.stopTool({ runId, toolCallId });
+        if (!answer.ok) {
+          set((state) => ({
+            stoppingTools: state.stoppingTools.filter((id) => id !== toolCallId),
+            sendError: `Could not stop the call: ${answer.error.message}`,
+          }));
+        }
       },
 
       async restore(sessionId) {
@@ -214,6 +273,7 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
         }
         const history = answer.data;
         if (get().sessionId !== sessionId || get().turns.length > 0) return;
+        // A run going on in it whose Stop this page pressed before a reload is not known here.
         const runningRunId = history.runningRunId;
         set((state) => ({
           turns: history.turns.map((turn) => turnFromHistory(turn, turn.runId === runningRunId)),

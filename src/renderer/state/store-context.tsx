@@ -14,3 +14,10 @@ export function useAppState<T>(selector: (state: AppState) => T): T {
   if (!store) throw new Error("useAppState needs a <StoreProvider> above it");
   return useStore(store, selector);
 }
+
+/** The store itself, for code that reads it outside rendering (key handlers). */
+export function useAppStore(): AppStore {
+  const store = useContext(StoreContext);
+  if (!store) throw new Error("useAppStore needs its provider above it");
+  return store;
+}

@@ -26,6 +26,8 @@ export interface ToolCard {
   refusal: string | undefined;
   envelope: Envelope | undefined;
   task: TaskRun | undefined;
+  /** When the call started, as this page saw it live (not known for a redrawn session). */
+  startedAt: number | undefined;
 }
 
 export type TranscriptItem =
@@ -94,6 +96,7 @@ function appendText(
 function applyTask(
   items: readonly TranscriptItem[],
   event: Extract<RunEvent, { type: "task" }>,
+  now: number | undefined,
 ): TranscriptItem[] {
   const cardIndex = items.findIndex(
     (item) =>
@@ -104,7 +107,7 @@ function applyTask(
   if (cardIndex !== -1) {
     return items.map((item, i) =>
       i === cardIndex && item.kind === "tool"
-        ? { ...item, task: applyToTask(item.task ?? newTask(event.taskId), event.event) }
+        ? { ...item, task: applyToTask(item.task ?? newTask(event.taskId), event.event, now) }
         : item,
     );
   }
@@ -112,11 +115,11 @@ function applyTask(
   if (taskIndex !== -1) {
     return items.map((item, i) =>
       i === taskIndex && item.kind === "task"
-        ? { kind: "task", task: applyToTask(item.task, event.event) }
+        ? { kind: "task", task: applyToTask(item.task, event.event, now) }
         : item,
     );
   }
-  return [...items, { kind: "task", task: applyToTask(newTask(event.taskId), event.event) }];
+  return [...items, { kind: "task", task: applyToTask(newTask(event.taskId), event.event, now) }];
 }
 
 /** Cards still running when their run ended did not finish. */
@@ -126,8 +129,12 @@ function stopRunning(items: readonly TranscriptItem[]): TranscriptItem[] {
   );
 }
 
-/** Fold one run event into a list of items (a turn's, or a child run's). */
-export function applyToItems(items: readonly TranscriptItem[], event: RunEvent): TranscriptItem[] {
+/** Fold one run event into a list of items (a turn's, or a child run's); `now` stamps calls seen live. */
+export function applyToItems(
+  items: readonly TranscriptItem[],
+  event: RunEvent,
+  now?: number,
+): TranscriptItem[] {
   switch (event.type) {
     case "text":
     case "reasoning":
@@ -147,6 +154,7 @@ export function applyToItems(items: readonly TranscriptItem[], event: RunEvent):
           refusal: undefined,
           envelope: undefined,
           task: undefined,
+          startedAt: now,
         },
       ];
     case "approval":
@@ -163,14 +171,14 @@ export function applyToItems(items: readonly TranscriptItem[], event: RunEvent):
         status: resultStatus(card, event.envelope),
       }));
     case "task":
-      return applyTask(items, event);
+      return applyTask(items, event, now);
     default:
       return [...items];
   }
 }
 
 /** Fold one event into a child run. */
-export function applyToTask(task: TaskRun, event: RunEvent): TaskRun {
+export function applyToTask(task: TaskRun, event: RunEvent, now?: number): TaskRun {
   switch (event.type) {
     case "start":
       return { ...task, agent: event.agent };
@@ -179,12 +187,12 @@ export function applyToTask(task: TaskRun, event: RunEvent): TaskRun {
     case "finish":
       return { ...task, status: event.status, items: stopRunning(task.items) };
     default:
-      return { ...task, items: applyToItems(task.items, event) };
+      return { ...task, items: applyToItems(task.items, event, now) };
   }
 }
 
-/** Fold one event into a turn. */
-export function applyToTurn(turn: Turn, event: RunEvent): Turn {
+/** Fold one event into a turn; `now` (the page's clock) stamps tool calls seen live. */
+export function applyToTurn(turn: Turn, event: RunEvent, now?: number): Turn {
   switch (event.type) {
     case "start":
       return { ...turn, runId: event.runId };
@@ -193,7 +201,7 @@ export function applyToTurn(turn: Turn, event: RunEvent): Turn {
     case "finish":
       return { ...turn, status: event.status, usage: event.usage, items: stopRunning(turn.items) };
     default:
-      return { ...turn, items: applyToItems(turn.items, event) };
+      return { ...turn, items: applyToItems(turn.items, event, now) };
   }
 }
 

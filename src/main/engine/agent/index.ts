@@ -1,5 +1,6 @@
 // The agent's public surface for hosts (CLI, app, `lathe serve`).
 export { runAgent, newSessionId, type RunAgentOptions, type RunResult } from "./run-agent.ts";
+export { ToolCallStops } from "./tool-call-stops.ts";
 export { replaySession } from "./replay-session.ts";
 export { setupAgentRun, type AgentSetup, type AgentSetupInput } from "./agent-setup.ts";
 export { loadAgentCatalog, type AgentCatalog } from "./agent-catalog.ts";

@@ -19,6 +19,7 @@ import type { RunEvent, RunStatus, RunUsage } from "./run-events.ts";
 import { StepCollector } from "./step-collector.ts";
 import { SubagentRunner, type TaskLineage } from "./subagent-runner.ts";
 import { ToolBridge } from "./tool-bridge.ts";
+import type { ToolCallStops } from "./tool-call-stops.ts";
 import { ToolVisibility } from "./tool-visibility.ts";
 
 export interface RunAgentOptions {
@@ -35,6 +36,8 @@ export interface RunAgentOptions {
   /** Who answers the question tool; without one a question fails with a fixed message (a `question-refused` event). */
   asker?: Asker;
   signal?: AbortSignal;
+  /** Where the host stops one tool call alone, by the model's call id (its tasks' calls too). */
+  toolStops?: ToolCallStops;
   onEvent?(event: RunEvent): void;
   /** Record the conversation in the store (default true); false runs in an ephemeral session. */
   persist?: boolean;
@@ -181,6 +184,7 @@ async function drive(
     visibility,
     budget,
     signal: controller.signal,
+    ...(options.toolStops ? { stops: options.toolStops } : {}),
     headless: options.asker === undefined,
     step: () => step.current,
     emit,

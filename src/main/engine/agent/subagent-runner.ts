@@ -44,6 +44,7 @@ export type ChildRunSettings = Pick<
   | "asker"
   | "onEvent"
   | "signal"
+  | "toolStops"
   | "contextTokens"
   | "instructions"
   | "flushIntervalMs"
@@ -216,6 +217,7 @@ export class SubagentRunner implements TaskHost {
           ...(settings.approver ? { approver: settings.approver } : {}),
           ...(settings.asker ? { asker: settings.asker } : {}),
           signal,
+          ...(settings.toolStops ? { toolStops: settings.toolStops } : {}),
           onEvent: (event) => {
             report.add(event);
             settings.onEvent?.({

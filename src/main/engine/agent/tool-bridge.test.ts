@@ -8,6 +8,7 @@ import { DEFAULT_BUDGETS } from "./agent-manifest.ts";
 import { RunBudget } from "./run-budget.ts";
 import type { RunEvent } from "./run-events.ts";
 import { ToolBridge } from "./tool-bridge.ts";
+import { ToolCallStops } from "./tool-call-stops.ts";
 import { ToolVisibility } from "./tool-visibility.ts";
 
 let base: string;
@@ -32,6 +33,7 @@ afterEach(async () => {
 function bridge(
   tools: { allow: string[]; deny: string[] },
   budgets = { ...DEFAULT_BUDGETS, maxCallsPerTool: {} },
+  stops?: ToolCallStops,
 ): ToolBridge {
   return new ToolBridge({
     session,
@@ -40,6 +42,7 @@ function bridge(
     visibility: new ToolVisibility("tester", tools),
     budget: new RunBudget("tester", budgets),
     signal: new AbortController().signal,
+    ...(stops ? { stops } : {}),
     headless: true,
     step: () => 3,
     emit: (e) => events.push(e),
@@ -104,5 +107,24 @@ describe("the tool bridge", () => {
     b.dispose();
     await session.call("write", { path: "y.txt", content: "y" });
     expect(events).toEqual([]);
+  });
+
+  it("stops one running call alone: it ends with an error envelope, the run's other calls go on", async () => {
+    const stops = new ToolCallStops();
+    const b = bridge({ allow: ["*"], deny: [] }, undefined, stops);
+    const slow = b.dispatch({ toolCallId: "slow", toolName: "bash", input: { command: "sleep 30" } });
+    await expect.poll(() => stops.has("slow")).toBe(true);
+    expect(stops.stop("slow")).toBe(true);
+    const envelope = await slow;
+    expect(envelope).toMatchObject({
+      type: "error",
+      error_text: expect.stringMatching(/aborted: stopped by the person/),
+    });
+    expect(stops.has("slow")).toBe(false);
+    // The bridge (and so the run) still takes calls.
+    const next = await b.dispatch({ toolCallId: "next", toolName: "glob", input: { pattern: "*" } });
+    expect(next.type).toBe("output");
+    expect(stops.stop("next")).toBe(false);
+    b.dispose();
   });
 });

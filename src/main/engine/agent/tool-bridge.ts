@@ -6,6 +6,7 @@ import type { ToolRegistry } from "../tools/tool-registry.ts";
 import { envelopeOutput } from "./model-messages.ts";
 import type { RunBudget } from "./run-budget.ts";
 import type { RunEvent } from "./run-events.ts";
+import type { ToolCallStops } from "./tool-call-stops.ts";
 import type { ToolVisibility } from "./tool-visibility.ts";
 
 export interface ToolBridgeOptions {
@@ -17,6 +18,8 @@ export interface ToolBridgeOptions {
   budget: RunBudget;
   /** The run's signal: aborting it stops every call in flight. */
   signal: AbortSignal;
+  /** Where the host stops one call alone (its card's Stop button). */
+  stops?: ToolCallStops;
   /** No one can answer questions (CLI, CI): a failed `question` call is a refusal. */
   headless: boolean;
   /** The model step calls belong to. */
@@ -141,7 +144,9 @@ export class ToolBridge {
     if (refused !== undefined) {
       envelope = refusal(refused);
     } else {
-      const stop = signal ? AbortSignal.any([this.options.signal, signal]) : this.options.signal;
+      const own = this.options.stops?.begin(call.toolCallId);
+      const signals = [this.options.signal, signal, own].filter((s) => s !== undefined);
+      const stop = signals.length === 1 ? this.options.signal : AbortSignal.any(signals);
       this.pending = call.toolCallId;
       let running: Promise<Envelope>;
       try {
@@ -158,6 +163,8 @@ export class ToolBridge {
         envelope = refusal(
           `${call.toolName} failed inside Lathe: ${err instanceof Error ? err.message : String(err)}`,
         );
+      } finally {
+        this.options.stops?.end(call.toolCallId);
       }
     }
     if (this.options.headless && call.toolName === "question" && envelope.type === "error") {

@@ -103,4 +103,11 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (session_id, position)
   );
   `,
+  `
+  CREATE TABLE session_titles (
+    session_id  TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+    title       TEXT NOT NULL,
+    updated_at  INTEGER NOT NULL
+  );
+  `,
 ];

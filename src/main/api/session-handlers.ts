@@ -1,0 +1,68 @@
+import type { SessionSummary } from "../../shared/session-schemas.ts";
+import { LatheError, type Engine, type SessionSummary as StoredSummary } from "../engine/index.ts";
+import type { ApiHandlers } from "./api-router.ts";
+import { ApiError } from "./api-error.ts";
+
+/** What the session channels work on: the UI's current engine, and the sessions with a run going on. */
+export interface SessionTarget {
+  engine(): Promise<Engine>;
+  /** Sessions with a run going on, across every UI of the host. */
+  busy: ReadonlySet<string>;
+}
+
+type SessionChannels = "sessions.list" | "sessions.rename" | "sessions.delete";
+
+function shown(summary: StoredSummary, busy: ReadonlySet<string>): SessionSummary {
+  const { parentId, ...rest } = summary;
+  return { ...rest, ...(parentId !== undefined ? { parentId } : {}), running: busy.has(summary.id) };
+}
+
+/** The recorded session of this folder, or an ApiError saying there is none. */
+function ownSession(engine: Engine, sessionId: string): StoredSummary {
+  const found = engine.sessionCatalog().get(sessionId);
+  if (!found || found.root !== engine.root) {
+    throw new ApiError(
+      `There is no session "${sessionId}" in ${engine.root}: it was deleted, or it belongs to another folder. Refresh the session list.`,
+    );
+  }
+  return found;
+}
+
+/** The session list's channels: list and search a folder's sessions, rename one, delete one with its tasks. */
+export function createSessionHandlers(target: SessionTarget): Pick<ApiHandlers, SessionChannels> {
+  return {
+    "sessions.list": async (request) => {
+      const engine = await target.engine();
+      const query = request?.query;
+      const sessions = engine
+        .sessionCatalog()
+        .list({ root: engine.root, ...(query !== undefined ? { query } : {}) });
+      return { root: engine.root, sessions: sessions.map((s) => shown(s, target.busy)) };
+    },
+    "sessions.rename": async ({ sessionId, title }) => {
+      const engine = await target.engine();
+      ownSession(engine, sessionId);
+      engine.sessionCatalog().rename(sessionId, title);
+      return shown(ownSession(engine, sessionId), target.busy);
+    },
+    "sessions.delete": async ({ sessionId }) => {
+      const engine = await target.engine();
+      ownSession(engine, sessionId);
+      const running = engine
+        .sessionCatalog()
+        .family(sessionId)
+        .find((id) => target.busy.has(id));
+      if (running !== undefined) {
+        throw new ApiError(
+          `A run is going on in ${running === sessionId ? "this session" : `its task ${running}`}: stop it, then delete the session.`,
+        );
+      }
+      try {
+        return { deleted: await engine.deleteSession(sessionId) };
+      } catch (error) {
+        if (LatheError.isInstance(error)) throw new ApiError(error.message, { cause: error });
+        throw error;
+      }
+    },
+  };
+}

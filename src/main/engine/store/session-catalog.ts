@@ -1,0 +1,196 @@
+import type { Db } from "./database.ts";
+
+/** A recorded conversation as a list of sessions shows it. */
+export interface SessionSummary {
+  id: string;
+  /** The name the person gave it, else the task's description, else its first prompt (one line). */
+  title: string;
+  /** Where the title came from: renamed by the person, a task's description, the first prompt, or nothing yet. */
+  titleSource: "custom" | "task" | "prompt" | "none";
+  agent: string;
+  model: string;
+  /** The session whose `task` call started this one. */
+  parentId: string | undefined;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface SessionListOptions {
+  /** Only sessions of this workspace folder. */
+  root: string;
+  /** Only sessions whose title, task description or text (prompts and answers) contains this, any case. */
+  query?: string;
+  /** At most this many, newest first (default 500). */
+  limit?: number;
+}
+
+/** Longest title kept from a prompt; the rest is cut with an ellipsis. */
+export const TITLE_LENGTH = 80;
+/** Longest title a person may give. */
+export const MAX_TITLE_LENGTH = 200;
+
+interface SummaryRow {
+  id: string;
+  root: string;
+  agent: string;
+  model: string;
+  parentId: string | null;
+  createdAt: number;
+  updatedAt: number;
+  custom: string | null;
+  task: string | null;
+  prompt: string | null;
+}
+
+/** One line of at most TITLE_LENGTH characters from a prompt: whitespace collapsed, cut at a word. */
+export function titleFromText(text: string): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  if (line.length <= TITLE_LENGTH) return line;
+  const cut = line.slice(0, TITLE_LENGTH - 1);
+  const space = cut.lastIndexOf(" ");
+  return `${(space > TITLE_LENGTH / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
+function summaryOf(row: SummaryRow): SessionSummary {
+  const custom = row.custom?.trim();
+  const task = row.task?.trim();
+  const prompt = row.prompt ? titleFromText(row.prompt) : "";
+  const [title, titleSource]: [string, SessionSummary["titleSource"]] = custom
+    ? [custom, "custom"]
+    : task
+      ? [titleFromText(task), "task"]
+      : prompt
+        ? [prompt, "prompt"]
+        : ["", "none"];
+  return {
+    id: row.id,
+    title,
+    titleSource,
+    agent: row.agent,
+    model: row.model,
+    parentId: row.parentId ?? undefined,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+/** `text` as a LIKE pattern matching it anywhere, with LIKE's own wildcards taken literally. */
+function containsPattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+const SUMMARY_SELECT = `
+  SELECT c.session_id AS id, s.root, c.agent, c.model, c.parent_session_id AS parentId,
+         c.created_at AS createdAt, c.updated_at AS updatedAt,
+         t.title AS custom,
+         (SELECT ct.description FROM child_tasks ct WHERE ct.child_session_id = c.session_id LIMIT 1) AS task,
+         (SELECT p.text FROM messages m JOIN message_parts p ON p.message_id = m.id
+           WHERE m.session_id = c.session_id AND m.role = 'user' AND p.type = 'text'
+           ORDER BY m.seq, p.position LIMIT 1) AS prompt
+  FROM conversations c
+  JOIN sessions s ON s.id = c.session_id
+  LEFT JOIN session_titles t ON t.session_id = c.session_id`;
+
+/**
+ * The recorded conversations of a folder as the app's session list shows them (title, time,
+ * model, the task that started it), and what a person does to them: rename, delete (with the
+ * tasks they started), search. Reads and writes the same SQLite database as the conversations.
+ */
+export class SessionCatalog {
+  private readonly db: Db;
+
+  constructor(db: Db) {
+    this.db = db;
+  }
+
+  list(options: SessionListOptions): SessionSummary[] {
+    const limit = Math.max(1, Math.min(options.limit ?? 500, 5000));
+    const query = options.query?.trim() ?? "";
+    if (query === "") {
+      const rows = this.db
+        .prepare(`${SUMMARY_SELECT} WHERE s.root = ? ORDER BY c.updated_at DESC, c.session_id LIMIT ?`)
+        .all(options.root, limit) as SummaryRow[];
+      return rows.map(summaryOf);
+    }
+    const pattern = containsPattern(query);
+    const rows = this.db
+      .prepare(
+        `${SUMMARY_SELECT}
+         WHERE s.root = ? AND (
+           t.title LIKE ? ESCAPE '\\'
+           OR EXISTS (SELECT 1 FROM child_tasks ct WHERE ct.child_session_id = c.session_id AND ct.description LIKE ? ESCAPE '\\')
+           OR EXISTS (SELECT 1 FROM messages m JOIN message_parts p ON p.message_id = m.id
+                      WHERE m.session_id = c.session_id AND p.type = 'text' AND p.text LIKE ? ESCAPE '\\'))
+         ORDER BY c.updated_at DESC, c.session_id LIMIT ?`,
+      )
+      .all(options.root, pattern, pattern, pattern, limit) as SummaryRow[];
+    return rows.map(summaryOf);
+  }
+
+  /** One recorded conversation's summary, whatever its folder. */
+  get(sessionId: string): (SessionSummary & { root: string }) | undefined {
+    const row = this.db.prepare(`${SUMMARY_SELECT} WHERE c.session_id = ?`).get(sessionId) as
+      SummaryRow | undefined;
+    return row ? { ...summaryOf(row), root: row.root } : undefined;
+  }
+
+  /** Give a conversation a name of the person's choosing (an empty title brings back the automatic one). */
+  rename(sessionId: string, title: string): void {
+    const trimmed = title.replace(/\s+/g, " ").trim();
+    if (trimmed.length > MAX_TITLE_LENGTH) {
+      throw new RangeError(
+        `A session title has at most ${MAX_TITLE_LENGTH} characters; this one has ${trimmed.length}.`,
+      );
+    }
+    if (trimmed === "") {
+      this.db.prepare("DELETE FROM session_titles WHERE session_id = ?").run(sessionId);
+      return;
+    }
+    this.db
+      .prepare(
+        `INSERT INTO session_titles (session_id, title, updated_at) VALUES (?, ?, ?)
+         ON CONFLICT (session_id) DO UPDATE SET title = excluded.title, updated_at = excluded.updated_at`,
+      )
+      .run(sessionId, trimmed, Date.now());
+  }
+
+  /** The conversation and every task session it started, nested to any depth: the ids, the given one first. */
+  family(sessionId: string): string[] {
+    const rows = this.db
+      .prepare(
+        `WITH RECURSIVE tree(id, depth) AS (
+           SELECT ?, 0
+           UNION
+           SELECT c.session_id, tree.depth + 1 FROM conversations c JOIN tree ON c.parent_session_id = tree.id
+           UNION
+           SELECT ct.child_session_id, tree.depth + 1 FROM child_tasks ct JOIN tree ON ct.parent_session_id = tree.id
+         )
+         SELECT id, MIN(depth) AS depth FROM tree GROUP BY id ORDER BY depth, id`,
+      )
+      .all(sessionId) as Array<{ id: string }>;
+    return rows.map((row) => row.id);
+  }
+
+  /**
+   * Delete a conversation and the task sessions it started, with everything recorded for them
+   * (messages, run events, todo lists, approvals, read state, titles) in one transaction. The
+   * audit trail keeps its rows: it records what tools did, whatever happens to the chat.
+   * Returns the ids deleted, the given one first; empty when there was no such session.
+   */
+  delete(sessionId: string): string[] {
+    const exists = this.db.prepare("SELECT 1 FROM sessions WHERE id = ?").get(sessionId) !== undefined;
+    if (!exists) return [];
+    const ids = this.family(sessionId).filter(
+      (id) => this.db.prepare("SELECT 1 FROM sessions WHERE id = ?").get(id) !== undefined,
+    );
+    const dropSession = this.db.prepare("DELETE FROM sessions WHERE id = ?");
+    const dropLinks = this.db.prepare("DELETE FROM child_tasks WHERE child_session_id = ?");
+    this.db.transaction(() => {
+      for (const id of ids) {
+        dropLinks.run(id);
+        dropSession.run(id);
+      }
+    })();
+    return ids;
+  }
+}

@@ -1,0 +1,54 @@
+// The app's views and their sections: the nav lists the views, a view with more than one section
+// shows them as tabs. Second-wave views plug in here (an Audit view; Settings sections for rules,
+// approvals and the sandbox) and in app.tsx's CurrentView.
+import type { IconName } from "./components/icons.tsx";
+import type { AppView } from "./state/app-store.ts";
+
+export interface ViewSection {
+  id: string;
+  label: string;
+}
+
+export interface ViewInfo {
+  view: AppView;
+  label: string;
+  /** One line for the command palette. */
+  hint: string;
+  icon: IconName;
+  sections: ViewSection[];
+}
+
+export const VIEWS: readonly ViewInfo[] = [
+  { view: "chat", label: "Chat", hint: "Work with the agent in this folder", icon: "chat", sections: [] },
+  {
+    view: "tools",
+    label: "Tools",
+    hint: "Every tool, and a workbench to run one by hand",
+    icon: "tools",
+    sections: [
+      { id: "run", label: "Run a tool" },
+      { id: "catalog", label: "Catalog" },
+    ],
+  },
+  {
+    view: "extensions",
+    label: "Extensions",
+    hint: "Plugins and MCP servers",
+    icon: "extensions",
+    sections: [
+      { id: "plugins", label: "Plugins" },
+      { id: "mcp", label: "MCP servers" },
+    ],
+  },
+  {
+    view: "settings",
+    label: "Settings",
+    hint: "Model providers and keys",
+    icon: "settings",
+    sections: [{ id: "providers", label: "Providers" }],
+  },
+];
+
+export function viewInfo(view: AppView): ViewInfo {
+  return VIEWS.find((v) => v.view === view) ?? (VIEWS[0] as ViewInfo);
+}

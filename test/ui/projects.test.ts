@@ -1,0 +1,237 @@
+// Switching projects as a person does it: `lathe serve` on one folder, the page in Debian's
+// Chromium; another folder opened by typing its path (a missing path and a file are refused with
+// the reason), the trust dialog on its first open showing what it asks for (rules, hooks, a
+// command, an MCP server's command line, a plugin with its requirements), the recent projects to
+// come back, each folder with its own sessions. Needs `npm run build` first.
+import type { ChildProcess } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startOpenAICompatibleServer, type FixtureServer } from "../fixtures/openai-compatible-server.ts";
+import {
+  REPO,
+  goTo,
+  launchChromium,
+  missingPrerequisite,
+  openWatchedPage,
+  runsUi,
+  startLatheServe,
+  stopLatheServe,
+  useFixtureModel,
+} from "./serve-fixture.ts";
+
+const SHOTS = path.join(REPO, "test-results");
+const runUi = runsUi("projects");
+
+let base: string;
+let first: string;
+let second: string;
+let home: string;
+let browser: Browser | undefined;
+let child: ChildProcess | undefined;
+let fixture: FixtureServer;
+let page: Page;
+const problems: string[] = [];
+
+/** A folder whose settings and plugin ask for things a person must agree to. */
+async function writeAskingProject(root: string): Promise<void> {
+  await mkdir(path.join(root, ".lathe", "tools", "line_count"), { recursive: true });
+  await writeFile(path.join(root, "NOTES.md"), "# second project\n");
+  await writeFile(
+    path.join(root, ".lathe", "settings.json"),
+    JSON.stringify({
+      permissions: [
+        { permission: "write", pattern: "src/**", action: "allow" },
+        { permission: "fs.read", pattern: "**/.env", action: "deny" },
+      ],
+      hooks: [{ command: "./scripts/guard.sh", tools: ["bash"] }],
+      shell: [{ cmd: "cargo" }],
+      // A server that exits at once: trusting tries to list its tools, offline, and fails quickly.
+      mcpServers: { notes: { command: process.execPath, args: ["-e", "process.exit(3)"] } },
+      approvals: { mode: "allowlist" },
+    }),
+  );
+  const plugin = path.join(root, ".lathe", "tools", "line_count");
+  await writeFile(
+    path.join(plugin, "tool.yaml"),
+    [
+      "name: line_count",
+      "version: 1.0.0",
+      "description: Count the lines of a file.",
+      "input_schema:",
+      "  type: object",
+      "  properties: { path: { type: string } }",
+      "requires:",
+      "  fs: { read: ['{workspace}/**'] }",
+      "  net: { hosts: [stats.example.com] }",
+      "readOnly: true",
+      "",
+    ].join("\n"),
+  );
+  await writeFile(path.join(plugin, "TOOL.md"), "Counts lines.\n");
+  await writeFile(
+    path.join(plugin, "index.js"),
+    "export async function execute() { return { lines: 1 }; }\n",
+  );
+}
+
+const header = () => page.getByRole("banner");
+const dialog = () => page.getByRole("dialog", { name: "Open a folder" });
+const trustDialog = () => page.getByRole("dialog", { name: "Trust this folder?" });
+const pathField = () => dialog().getByRole("textbox", { name: "Folder path" });
+const sessions = () => page.getByRole("list", { name: "Session list" });
+
+async function openDialog(): Promise<void> {
+  await header()
+    .getByRole("button", { name: /^Project / })
+    .click();
+  await dialog().waitFor();
+}
+
+beforeAll(async () => {
+  if (!runUi) return;
+  const missing = missingPrerequisite();
+  if (missing) throw new Error(missing);
+  base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-ui-projects-")));
+  first = path.join(base, "first");
+  second = path.join(base, "second");
+  home = path.join(base, "lathe-home");
+  await mkdir(first, { recursive: true });
+  await writeFile(path.join(first, "README.md"), "# first project\n");
+  await writeAskingProject(second);
+  fixture = await startOpenAICompatibleServer({ models: ["fixture-model"], replies: [{ text: "Noted." }] });
+  await useFixtureModel(home, fixture.baseURL);
+  const served = await startLatheServe(first, home);
+  child = served.child;
+  browser = await launchChromium();
+  page = await openWatchedPage(browser, problems, { width: 1280, height: 900 });
+  await page.goto(served.url);
+  await page.getByRole("textbox", { name: "Prompt" }).waitFor({ timeout: 10_000 });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await stopLatheServe(child);
+  await fixture?.close();
+  if (base) await rm(base, { recursive: true, force: true });
+});
+
+describe.skipIf(!runUi)("opening projects through lathe serve", () => {
+  it("shows the folder in the header; a chat there is one of its sessions", async () => {
+    await expect.poll(() => header().innerText(), { timeout: 10_000 }).toContain(first);
+    const prompt = page.getByRole("textbox", { name: "Prompt" });
+    await prompt.fill("Remember the first project");
+    await prompt.press("Enter");
+    await sessions()
+      .getByRole("listitem", { name: "Remember the first project" })
+      .waitFor({ timeout: 10_000 });
+  });
+
+  it.each([
+    [
+      "a folder that does not exist",
+      () => path.join(base, "missing"),
+      /There is no folder .*missing\. Check the path/,
+    ],
+    [
+      "a file",
+      () => path.join(first, "README.md"),
+      /README\.md is a file, not a folder\. Open the folder that holds it/,
+    ],
+    ["a relative path", () => "first", /is not an absolute path/],
+  ])("refuses to open %s, says why, and stays", async (_what, typed, message) => {
+    await openDialog();
+    await pathField().fill(typed());
+    await dialog().getByRole("button", { name: "Open", exact: true }).click();
+    await expect.poll(() => dialog().getByRole("alert").innerText()).toMatch(message);
+    expect(await pathField().getAttribute("aria-invalid")).toBe("true");
+    await page.keyboard.press("Escape");
+    await dialog().waitFor({ state: "hidden" });
+    expect(await header().innerText()).toContain(first);
+  });
+
+  it("opens another folder by path; the trust dialog shows what it asks for on first open", async () => {
+    await openDialog();
+    await pathField().fill(second);
+    await page.screenshot({ path: path.join(SHOTS, "ui-projects-open.png") });
+    await pathField().press("Enter");
+    await dialog().waitFor({ state: "hidden" });
+    await expect.poll(() => header().innerText()).toContain(second);
+    expect(await header().innerText()).toContain("not trusted");
+
+    const trust = trustDialog();
+    await trust.waitFor({ timeout: 10_000 });
+    const text = await trust.innerText();
+    expect(text).toContain(second);
+    expect(text).toMatch(/allow write “src\/\*\*”/);
+    expect(text).toMatch(/Its deny rule applies either\s+way/);
+    expect(text).toContain("./scripts/guard.sh");
+    expect(text).toContain("cargo");
+    expect(text).toMatch(/notes starts\s+cd .*second && .* -e 'process\.exit\(3\)'/);
+    expect(text).toContain("allowlist");
+    const plugin = trust.getByRole("listitem", { name: "Plugin line_count" });
+    expect(await plugin.innerText()).toMatch(/new/);
+    expect(await plugin.getByRole("list", { name: "Requires" }).innerText()).toMatch(
+      /reads \{workspace\}\/\*\*[\s\S]*reaches stats\.example\.com/,
+    );
+    await page.screenshot({ path: path.join(SHOTS, "ui-projects-trust.png") });
+
+    // Not now: the folder stays untrusted and the dialog does not come back on its own.
+    await trust.getByRole("button", { name: "Not now" }).click();
+    await trust.waitFor({ state: "hidden" });
+    // This folder has its own sessions: none yet; the chat starts afresh.
+    await page.getByText("No sessions yet.").waitFor();
+    await page.getByRole("heading", { name: "What should the agent do?" }).waitFor();
+    // The tools follow the folder (its plugin waits for trust, so it is not there).
+    await goTo(page, "Tools", "Catalog");
+    expect(await page.getByRole("table", { name: "All tools" }).innerText()).not.toContain("line_count");
+    await goTo(page, "Chat");
+  });
+
+  it("lists recent projects and switches back; each folder keeps its own sessions", async () => {
+    await openDialog();
+    const recent = dialog().getByRole("list", { name: "Recent projects" });
+    const items = await recent.getByRole("button").allInnerTexts();
+    expect(items[0]).toContain(second);
+    expect(items[0]).toContain("open now");
+    expect(items[1]).toContain(first);
+    await page.screenshot({ path: path.join(SHOTS, "ui-projects-recent.png") });
+    await recent
+      .getByRole("button", { name: new RegExp(`first\\s*${first.replaceAll("/", "\\/")}`) })
+      .click();
+    await dialog().waitFor({ state: "hidden" });
+    await expect.poll(() => header().innerText()).toContain(first);
+    await sessions()
+      .getByRole("listitem", { name: "Remember the first project" })
+      .waitFor({ timeout: 10_000 });
+    const saved = JSON.parse(await readFile(path.join(home, "recent-projects.json"), "utf8")) as {
+      projects: Array<{ root: string }>;
+    };
+    expect(saved.projects.map((p) => p.root)).toEqual([first, second]);
+  });
+
+  it("trusts a folder from its dialog: its plugin loads and the header says trusted", async () => {
+    await openDialog();
+    await dialog()
+      .getByRole("list", { name: "Recent projects" })
+      .getByRole("button", { name: /second/ })
+      .click();
+    await expect.poll(() => header().innerText()).toContain(second);
+    // Closed with Not now before, so it waits for the header's badge.
+    await header().getByRole("button", { name: "not trusted" }).click();
+    const trust = trustDialog();
+    await trust.waitFor();
+    await trust.getByRole("button", { name: "Trust this folder" }).click();
+    await trust.waitFor({ state: "hidden", timeout: 20_000 });
+    await expect.poll(() => header().innerText(), { timeout: 10_000 }).toMatch(/\btrusted\b/);
+    expect(await header().innerText()).not.toContain("not trusted");
+    await goTo(page, "Tools", "Catalog");
+    await expect
+      .poll(() => page.getByRole("table", { name: "All tools" }).innerText(), { timeout: 10_000 })
+      .toContain("line_count");
+    expect(problems, problems.join("\n")).toEqual([]);
+  });
+});

@@ -1,0 +1,214 @@
+// The session list as a person uses it: `lathe serve` on a folder, the page in Debian's Chromium,
+// the real OpenAI-compatible client streaming from the loopback fixture. Chats made in the page
+// appear in the sidebar (titled by their first prompt, with time and model, a task nested under
+// the chat that started it); one is resumed and continued, renamed, found by search, and deleted
+// after a confirmation with its task. Needs `npm run build` first.
+import type { ChildProcess } from "node:child_process";
+import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  startOpenAICompatibleServer,
+  type ChatRequest,
+  type FixtureReply,
+  type FixtureServer,
+} from "../fixtures/openai-compatible-server.ts";
+import {
+  REPO,
+  launchChromium,
+  missingPrerequisite,
+  openWatchedPage,
+  runsUi,
+  startLatheServe,
+  stopLatheServe,
+  useFixtureModel,
+} from "./serve-fixture.ts";
+
+const SHOTS = path.join(REPO, "test-results");
+const runUi = runsUi("sessions");
+
+const FIRST = "Fix the flaky login test";
+const SECOND = "Delegate the release notes";
+const THIRD = "Explain the build script";
+const CHILD = "child: draft the notes";
+
+function reply(request: ChatRequest): FixtureReply {
+  const lastUser = request.messages.findLastIndex((m) => m.role === "user");
+  const prompt = String(request.messages[lastUser]?.content ?? "");
+  const step = request.messages.slice(lastUser).filter((m) => m.role === "tool").length;
+  if (prompt === SECOND) {
+    if (step === 0)
+      return {
+        toolCalls: [{ name: "task", arguments: { description: "Draft the release notes", prompt: CHILD } }],
+      };
+    return { text: "The notes are drafted." };
+  }
+  if (prompt === CHILD) return { text: "Notes: everything got better." };
+  // Follow-ups say how many turns the model saw: the history of a resumed session.
+  const turns = request.messages.filter((m) => m.role === "user").length;
+  return { text: `Answer ${turns} to: ${prompt}` };
+}
+
+let base: string;
+let browser: Browser | undefined;
+let child: ChildProcess | undefined;
+let fixture: FixtureServer;
+let page: Page;
+const problems: string[] = [];
+
+const sidebar = () => page.getByRole("list", { name: "Session list" });
+const row = (title: string | RegExp) => sidebar().getByRole("listitem", { name: title });
+const conversation = () => page.getByRole("list", { name: "Conversation" });
+const prompt = () => page.getByRole("textbox", { name: "Prompt" });
+
+async function chat(text: string, answer: string | RegExp): Promise<void> {
+  await prompt().fill(text);
+  await prompt().press("Enter");
+  await conversation().getByText(answer).waitFor({ timeout: 10_000 });
+  await page.getByRole("button", { name: "Send" }).waitFor();
+}
+
+async function newChat(): Promise<void> {
+  await page.getByRole("button", { name: "New chat" }).click();
+  await page.getByRole("heading", { name: "What should the agent do?" }).waitFor();
+}
+
+/** The titles of the sessions at the top of the list, in order. */
+async function topTitles(): Promise<string[]> {
+  return sidebar().locator(":scope > li > .session-row .session-title").allInnerTexts();
+}
+
+beforeAll(async () => {
+  if (!runUi) return;
+  const missing = missingPrerequisite();
+  if (missing) throw new Error(missing);
+  base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-ui-sessions-")));
+  const root = path.join(base, "project");
+  const home = path.join(base, "lathe-home");
+  await mkdir(root, { recursive: true });
+  await writeFile(path.join(root, "README.md"), "# sessions fixture\n");
+  fixture = await startOpenAICompatibleServer({ models: ["fixture-model"], replies: reply });
+  await useFixtureModel(home, fixture.baseURL);
+  const served = await startLatheServe(root, home);
+  child = served.child;
+  browser = await launchChromium();
+  page = await openWatchedPage(browser, problems, { width: 1280, height: 860 });
+  await page.goto(served.url);
+  await prompt().waitFor({ timeout: 10_000 });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await stopLatheServe(child);
+  await fixture?.close();
+  if (base) await rm(base, { recursive: true, force: true });
+});
+
+describe.skipIf(!runUi)("sessions in the sidebar through lathe serve", () => {
+  it("lists each chat, newest first, titled by its first prompt with its time and model; tasks nest under their chat", async () => {
+    await expect.poll(() => page.getByText("No sessions yet.").count()).toBe(1);
+    await chat(FIRST, `Answer 1 to: ${FIRST}`);
+    await newChat();
+    await chat(SECOND, "The notes are drafted.");
+    await newChat();
+    await chat(THIRD, `Answer 1 to: ${THIRD}`);
+
+    await expect.poll(topTitles, { timeout: 10_000 }).toEqual([THIRD, SECOND, FIRST]);
+    const first = row(FIRST);
+    expect(await first.locator(".session-meta").innerText()).toMatch(/just now · fixture-model/);
+    expect(await first.locator(".session-meta [title]").getAttribute("title")).toBe(
+      "openai-compatible:fixture-model",
+    );
+    // The task the second chat started sits under it.
+    const tasks = row(SECOND).getByRole("list", { name: `Tasks of ${SECOND}` });
+    expect(await tasks.getByRole("listitem").allInnerTexts()).toEqual([
+      expect.stringContaining("Draft the release notes"),
+    ]);
+    // The chat on screen is marked in the list.
+    expect(
+      await row(THIRD).getByRole("button", { name: THIRD, exact: true }).getAttribute("aria-current"),
+    ).toBe("true");
+    await page.screenshot({ path: path.join(SHOTS, "ui-sessions.png") });
+  });
+
+  it("resumes an older session: its conversation comes back, and a follow-up continues it", async () => {
+    await row(FIRST).getByRole("button", { name: FIRST, exact: true }).click();
+    await conversation().getByText(`Answer 1 to: ${FIRST}`).waitFor({ timeout: 10_000 });
+    expect(await conversation().getByText(THIRD).count()).toBe(0);
+    expect(await page.locator(".chat-title").innerText()).toBe(FIRST);
+    // The model sees the earlier turn: this is its second user message.
+    await chat("And the logout test?", "Answer 2 to: And the logout test?");
+    await expect.poll(topTitles).toEqual([FIRST, THIRD, SECOND]);
+    // A task session opens like any other.
+    await row(SECOND).getByRole("button", { name: SECOND, exact: true }).waitFor();
+    await row(SECOND).getByRole("button", { name: "Draft the release notes", exact: true }).click();
+    await conversation().getByText("Notes: everything got better.").waitFor({ timeout: 10_000 });
+  });
+
+  it("renames a session in place; the name stays after a reload", async () => {
+    await row(THIRD)
+      .getByRole("button", { name: `Rename ${THIRD}` })
+      .click();
+    const field = page.getByRole("textbox", { name: "Session name" });
+    await field.fill("Build script notes");
+    await field.press("Enter");
+    await row("Build script notes").waitFor();
+    // Esc leaves a rename without changing anything.
+    await row("Build script notes").getByRole("button", { name: "Rename Build script notes" }).click();
+    await page.getByRole("textbox", { name: "Session name" }).fill("Something else");
+    await page.getByRole("textbox", { name: "Session name" }).press("Escape");
+    await row("Build script notes")
+      .getByRole("button", { name: "Build script notes", exact: true })
+      .waitFor();
+    await page.reload();
+    await row("Build script notes").waitFor({ timeout: 10_000 });
+    expect(await topTitles()).toContain("Build script notes");
+    expect(await topTitles()).not.toContain(THIRD);
+  });
+
+  it("searches titles and what was said", async () => {
+    const search = page.getByRole("searchbox", { name: "Search sessions" });
+    await search.fill("logout");
+    await expect.poll(topTitles).toEqual([FIRST]);
+    await search.fill("BUILD SCRIPT");
+    await expect.poll(topTitles).toEqual(["Build script notes"]);
+    await search.fill("nothing says this");
+    await page.getByText("No session mentions “nothing says this”.").waitFor();
+    await search.fill("");
+    await expect.poll(async () => (await topTitles()).length).toBe(3);
+  });
+
+  it("deletes a session only after confirming, with the task it started", async () => {
+    await row(SECOND)
+      .getByRole("button", { name: `Delete ${SECOND}` })
+      .click();
+    const dialog = page.getByRole("dialog", { name: "Delete this session?" });
+    await dialog.waitFor();
+    expect(await dialog.innerText()).toMatch(/and the 1 task session it started will be deleted/);
+    await page.screenshot({ path: path.join(SHOTS, "ui-sessions-delete.png") });
+    // Cancel (and Esc) keep it.
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    await row(SECOND)
+      .getByRole("button", { name: `Delete ${SECOND}` })
+      .click();
+    await dialog.waitFor();
+    await page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "hidden" });
+    expect(await topTitles()).toContain(SECOND);
+
+    await row(SECOND)
+      .getByRole("button", { name: `Delete ${SECOND}` })
+      .click();
+    await dialog.getByRole("button", { name: "Delete" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    await expect.poll(topTitles).toEqual([FIRST, "Build script notes"]);
+    expect(await sidebar().getByText("Draft the release notes").count()).toBe(0);
+    // Gone for good: a reload lists the same.
+    await page.reload();
+    await expect.poll(topTitles, { timeout: 10_000 }).toEqual([FIRST, "Build script notes"]);
+    expect(problems, problems.join("\n")).toEqual([]);
+  });
+});
