@@ -204,6 +204,9 @@ async function drive(
   const detachTasks = attachTaskHost(session.state, tasks);
   emit({ type: "start", sessionId: session.id, runId, agent: agent.id, model: modelName, resumed });
   writer?.message({ role: "user", parts: [{ type: "text", text: options.prompt }] });
+  // The prompt is stored before any tool runs, so every checkpoint of this run comes after it
+  // (a rewind to before this prompt finds them by message number).
+  writer?.flush();
 
   const deferred = exposure.deferredNotice();
   const loop = (tools: boolean): Promise<LoopOutcome> =>
