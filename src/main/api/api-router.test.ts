@@ -44,6 +44,12 @@ const untouched: ApiHandlers = {
   "secrets.status": () => Promise.reject(new Error("secrets.status is not part of this test")),
   "secrets.set": () => Promise.reject(new Error("secrets.set is not part of this test")),
   "secrets.remove": () => Promise.reject(new Error("secrets.remove is not part of this test")),
+  "checkpoints.list": () => Promise.reject(new Error("checkpoints.list is not part of this test")),
+  "checkpoints.preview": () => Promise.reject(new Error("checkpoints.preview is not part of this test")),
+  "checkpoints.restore": () => Promise.reject(new Error("checkpoints.restore is not part of this test")),
+  "checkpoints.previewRewind": () =>
+    Promise.reject(new Error("checkpoints.previewRewind is not part of this test")),
+  "checkpoints.rewind": () => Promise.reject(new Error("checkpoints.rewind is not part of this test")),
 };
 
 function recordingRouter() {

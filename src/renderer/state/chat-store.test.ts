@@ -43,6 +43,7 @@ function fakeApi(script: Script = {}) {
     plugins: { setEnabled: unused, approve: unused },
     mcp: { preview: unused, save: unused, remove: unused, setEnabled: unused, restart: unused, log: unused },
     secrets: { status: unused, set: unused, remove: unused },
+    checkpoints: { list: unused, preview: unused, restore: unused, previewRewind: unused, rewind: unused },
     chat: {
       send: (request) => {
         calls.push(["send", request]);
