@@ -24,3 +24,16 @@ export { commandLine as mcpCommandLine } from "./mcp/mcp-command-line.ts";
 export { approveServers, configuredMcpServers } from "./mcp/mcp-approval.ts";
 export { mcpLogFile } from "./mcp/mcp-manager.ts";
 export { serverPinKey } from "./mcp/mcp-pins.ts";
+export type {
+  CheckpointFile,
+  CheckpointSummary,
+  RestoreOutcome,
+  RewindOutcome,
+  RewindPlan,
+  RewindPoint,
+} from "./checkpoints/checkpoints.ts";
+export type { PlannedPath, RestorePlan, PathAction } from "./checkpoints/restore-plan.ts";
+export type { RestoreChoice, RestoreOptions, SkippedPath } from "./checkpoints/restore-apply.ts";
+export type { Checkpoint, CheckpointEntry } from "./checkpoints/checkpoint-store.ts";
+export type { StoredPrompt } from "./store/conversation-store.ts";
+export { CheckpointError } from "./errors/checkpoint-error.ts";

@@ -14,7 +14,7 @@ export const DEFAULT_CHECKPOINT_LIMITS: CheckpointLimits = {
   maxFileBytes: 8 * 1024 * 1024,
   maxIndexedBytes: 256 * 1024 * 1024,
   maxFiles: 50_000,
-  gcGraceMs: 10 * 60_000,
+  gcGraceMs: 60_000,
 };
 
 /** A byte count as a person reads it (e.g. "8 MB"). */
