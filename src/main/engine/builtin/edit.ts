@@ -135,6 +135,7 @@ const definition = defineBuiltin({
       bytes,
       sha256: previousSha256,
       mode: current.mode & 0o7777,
+      renamedOver: current, // writeAtomic renames the new content over the file
     });
     await runtime.fs.writeAtomic(target, encoded);
     const stats = await runtime.fs.stat(target);

@@ -61,7 +61,7 @@ const definition = defineBuiltin({
     let encoding: TextEncoding = "utf8";
     let previous: KeptContent | null = null;
     if (existing) {
-      const { bytes } = await runtime.fs.readBytes(target);
+      const { bytes, stats } = await runtime.fs.readBytes(target);
       if (isBinary(bytes)) {
         throw new ToolCallError(
           `${target.display} is an existing binary file (${bytes.length} bytes) that read cannot show, so write will not replace it. Write to a new path instead.`,
@@ -70,7 +70,8 @@ const definition = defineBuiltin({
       }
       const sha256 = assertReadAndUnchanged(runtime.session, target, bytes, "write");
       encoding = decodeText(bytes).encoding;
-      previous = { bytes, sha256, mode: existing.mode & 0o7777 };
+      // writeAtomic renames the new content over the file, so the file read is left as it is.
+      previous = { bytes, sha256, mode: stats.mode & 0o7777, renamedOver: stats };
     }
     let encoded: Buffer;
     try {

@@ -1,7 +1,9 @@
 import { createHash, randomBytes } from "node:crypto";
-import { mkdir, open, readFile, rename, unlink } from "node:fs/promises";
+import { linkSync, lstatSync } from "node:fs";
+import { mkdir, readFile, rename, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Db } from "../store/database.ts";
+import type { FileIdentity } from "./file-checkpoint.ts";
 
 /** A SHA-256 digest in lowercase hex: the name of a blob. */
 export type BlobHash = string;
@@ -15,8 +17,9 @@ export function sha256Of(bytes: Uint8Array): BlobHash {
 /**
  * File contents checkpoints refer to, stored once each under `<dir>/<2 hex>/<62 hex>` and named
  * by their SHA-256, so writing the same content again stores nothing new. Blobs are raw (no
- * compression: zstd costs about 3 ms per MB of source text, more than a write may add) and
- * private to the user (0600). SQLite keeps the list (`checkpoint_blobs`) with each blob's last
+ * compression: zstd costs about 3 ms per MB of source text, more than a write may add), in a
+ * folder only the user may enter. A file a tool replaces by a rename is kept as a hard link to
+ * it rather than a copy, so keeping it costs no data written. SQLite keeps the list (`checkpoint_blobs`) with each blob's last
  * use; garbage collection removes blobs no checkpoint or workspace index refers to.
  */
 export class BlobStore {
@@ -24,6 +27,8 @@ export class BlobStore {
   private readonly db: Db;
   /** A collection removing files: a put waits for it, so it never writes a file about to be unlinked. */
   private collecting: Promise<unknown> | undefined;
+  /** The fan-out folders known to exist, so a put does not ask again. */
+  private readonly folders = new Set<string>();
 
   constructor(dir: string, db: Db) {
     this.dir = dir;
@@ -48,35 +53,80 @@ export class BlobStore {
   async put(bytes: Uint8Array, knownHash?: BlobHash): Promise<BlobHash> {
     while (this.collecting) await this.collecting.catch(() => undefined);
     const hash = knownHash ?? sha256Of(bytes);
-    const now = Date.now();
-    const touched = this.db
-      .prepare("UPDATE checkpoint_blobs SET last_used_at = ? WHERE hash = ?")
-      .run(now, hash);
-    if (touched.changes > 0) return hash;
+    if (this.touch(hash)) return hash;
     const file = this.file(hash);
-    await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+    const folder = path.dirname(file);
+    await this.ensureFolder(folder);
+    // Two file operations per new blob (a write can afford little more): write a temporary file
+    // (created exclusively, private), then rename it into place.
     const temp = `${file}.${randomBytes(6).toString("hex")}.tmp`;
-    const handle = await open(temp, "wx", 0o600);
     try {
-      await handle.writeFile(bytes);
-    } catch (err) {
-      await handle.close();
-      await unlink(temp).catch(() => undefined);
-      throw err;
-    }
-    await handle.close();
-    try {
+      await writeFile(temp, bytes, { flag: "wx", mode: 0o600 });
       await rename(temp, file);
     } catch (err) {
       await unlink(temp).catch(() => undefined);
+      // The folder may have been removed behind our back: forget it, so the next put recreates it.
+      this.folders.delete(folder);
       throw err;
     }
+    this.insert(hash, bytes.byteLength);
+    return hash;
+  }
+
+  /** Mark a stored blob as used now; false when it is not stored. */
+  private touch(hash: BlobHash): boolean {
+    return (
+      this.db.prepare("UPDATE checkpoint_blobs SET last_used_at = ? WHERE hash = ?").run(Date.now(), hash)
+        .changes > 0
+    );
+  }
+
+  private insert(hash: BlobHash, size: number): void {
     this.db
       .prepare(
         `INSERT INTO checkpoint_blobs (hash, size, last_used_at) VALUES (?, ?, ?)
          ON CONFLICT (hash) DO UPDATE SET last_used_at = excluded.last_used_at`,
       )
-      .run(hash, bytes.byteLength, now);
+      .run(hash, size, Date.now());
+  }
+
+  private async ensureFolder(folder: string): Promise<void> {
+    if (this.folders.has(folder)) return;
+    await mkdir(folder, { recursive: true, mode: 0o700 });
+    this.folders.add(folder);
+  }
+
+  /**
+   * Keep the content of the file at `absolute`, about to be replaced by a rename (so its inode
+   * stays as it is), without copying it: the file is hard-linked into the store. When it cannot
+   * be (another filesystem, a file with other names, or the path no longer names the file that
+   * was read), `bytes` are stored as by `put`.
+   */
+  async keepFile(absolute: string, bytes: Uint8Array, hash: BlobHash, read: FileIdentity): Promise<BlobHash> {
+    while (this.collecting) await this.collecting.catch(() => undefined);
+    if (this.touch(hash)) return hash;
+    if (read.nlink !== 1) return this.put(bytes, hash);
+    const file = this.file(hash);
+    await this.ensureFolder(path.dirname(file));
+    // Two metadata system calls, made synchronously: no data moves, and a trip through the
+    // thread pool would cost more than the calls themselves.
+    try {
+      linkSync(absolute, file);
+    } catch {
+      // EXDEV (LATHE_HOME on another filesystem), EPERM, EEXIST (a stray file): copy instead.
+      return this.put(bytes, hash);
+    }
+    const linked = lstatSync(file, { throwIfNoEntry: false });
+    if (
+      !linked?.isFile() ||
+      linked.ino !== read.ino ||
+      linked.size !== read.size ||
+      linked.mtimeMs !== read.mtimeMs
+    ) {
+      await unlink(file).catch(() => undefined);
+      return this.put(bytes, hash);
+    }
+    this.insert(hash, bytes.byteLength);
     return hash;
   }
 

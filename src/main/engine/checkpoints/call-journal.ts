@@ -1,7 +1,7 @@
 import { lstat } from "node:fs/promises";
 import path from "node:path";
 import { isWithin } from "../capability/canonical-path.ts";
-import type { BlobStore } from "./blob-store.ts";
+import { sha256Of, type BlobStore } from "./blob-store.ts";
 import { formatBytes, type CheckpointLimits } from "./checkpoint-limits.ts";
 import type { CheckpointEntry, PathState } from "./checkpoint-store.ts";
 import type { FileCheckpoint, KeptContent } from "./file-checkpoint.ts";
@@ -76,7 +76,14 @@ export class ReportedChanges implements CallJournal, FileCheckpoint {
     const relative = relativeInside(this.root, absolute);
     if (relative === undefined || this.reported.has(relative)) return;
     if (current) {
-      const hash = await this.blobs.put(current.bytes, current.sha256);
+      const hash = current.renamedOver
+        ? await this.blobs.keepFile(
+            absolute,
+            current.bytes,
+            current.sha256 ?? sha256Of(current.bytes),
+            current.renamedOver,
+          )
+        : await this.blobs.put(current.bytes, current.sha256);
       const before: PathState =
         current.mode === undefined ? { exists: true, hash } : { exists: true, hash, mode: current.mode };
       this.reported.set(relative, { before, folders: [] });

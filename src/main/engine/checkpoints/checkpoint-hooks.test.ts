@@ -1,4 +1,5 @@
-import { chmod, readFile, stat, symlink } from "node:fs/promises";
+import { appendFile, chmod, link, readFile, stat, symlink } from "node:fs/promises";
+import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Checkpoint } from "./checkpoint-store.ts";
 import { openCheckpointWorkspace, type CheckpointWorkspace } from "./checkpoint-test-workspace.ts";
@@ -209,7 +210,7 @@ describe("bash", () => {
 });
 
 describe("blob storage", () => {
-  it("stores each distinct content once, privately", async () => {
+  it("stores each distinct content once, in a folder only the user may enter", async () => {
     const content = "same content\n".repeat(100);
     for (const name of ["a", "b", "c"]) await ws.put(`${name}.txt`, content);
     for (const name of ["a", "b", "c"]) {
@@ -220,6 +221,28 @@ describe("blob storage", () => {
     const blobs = await ws.blobFiles();
     expect(blobs).toHaveLength(1);
     expect(await readFile(blobs[0] as string, "utf8")).toBe(content);
-    expect((await stat(blobs[0] as string)).mode & 0o777).toBe(0o600);
+    const store = path.join(ws.engine.latheHome, "checkpoints");
+    for (const dir of [store, path.join(store, "blobs"), path.dirname(blobs[0] as string)])
+      expect((await stat(dir)).mode & 0o777).toBe(0o700);
+  });
+
+  it("keeps the file a write replaces by a hard link, not a copy", async () => {
+    await ws.put("big.txt", "x".repeat(100_000));
+    const original = (await stat(ws.abs("big.txt"))).ino;
+    await ws.ok("read", { path: "big.txt" });
+    await ws.ok("write", { path: "big.txt", content: "small\n" });
+    const [blob] = await ws.blobFiles();
+    expect((await stat(blob as string)).ino).toBe(original);
+    expect((await stat(ws.abs("big.txt"))).ino).not.toBe(original);
+  });
+
+  it("copies a file that has other names, so changing it through them cannot alter the checkpoint", async () => {
+    await ws.put("a.txt", "shared inode\n");
+    await link(ws.abs("a.txt"), ws.abs("alias.txt"));
+    await ws.ok("read", { path: "a.txt" });
+    await ws.ok("write", { path: "a.txt", content: "replaced\n" });
+    await appendFile(ws.abs("alias.txt"), "changed through the other name\n");
+    await ws.engine.checkpoints.restore("s1", checkpoints()[0]!.id);
+    expect(await ws.text("a.txt")).toBe("shared inode\n");
   });
 });

@@ -5,6 +5,20 @@ export interface KeptContent {
   sha256?: string;
   /** Its permission bits, to recreate it as it was. */
   mode?: number;
+  /**
+   * The file as it was read, when the tool will rename a new file over it (so this one is left
+   * untouched): the checkpoint may then keep the file itself by a hard link instead of a copy.
+   */
+  renamedOver?: FileIdentity;
+}
+
+/** Enough of a file's stat to be sure a path still names the file that was read. */
+export interface FileIdentity {
+  ino: number;
+  size: number;
+  mtimeMs: number;
+  /** How many names the file has: only a file with one is kept by a link (no other name can change it). */
+  nlink: number;
 }
 
 /**

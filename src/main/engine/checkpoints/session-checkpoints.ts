@@ -4,8 +4,7 @@ import { ReportedChanges, ScannedChanges, type CallJournal } from "./call-journa
 import type { CheckpointLimits } from "./checkpoint-limits.ts";
 import type { Checkpoint, CheckpointStore } from "./checkpoint-store.ts";
 import type { FileCheckpoint } from "./file-checkpoint.ts";
-import type { WorkspaceIndex } from "./workspace-index.ts";
-import { WorkspaceTooLarge } from "./workspace-index.ts";
+import { WorkspaceTooLarge, type IndexSnapshot, type WorkspaceIndex } from "./workspace-index.ts";
 
 /** The call a checkpoint is opened for. */
 export interface CheckpointedCall {
@@ -51,6 +50,8 @@ export interface SessionCheckpointsOptions {
 /** A persistent session's checkpoints as the pipeline sees them: one per call that changed files. */
 export class SessionCheckpoints implements CallCheckpoints {
   private readonly options: SessionCheckpointsOptions;
+  /** The workspace index after the last scan, so the next one need not load it from the database. */
+  private snapshot: IndexSnapshot | undefined;
 
   constructor(options: SessionCheckpointsOptions) {
     this.options = options;
@@ -62,15 +63,26 @@ export class SessionCheckpoints implements CallCheckpoints {
     if (call.tool.checkpoints === "reported") {
       journal = new ReportedChanges(root, blobs);
     } else if (call.tool.checkpoints === "scan") {
-      let before;
+      let before: IndexSnapshot;
       try {
-        before = (await index.scan(undefined, call.signal)).snapshot;
+        before = (await index.scan(this.snapshot, call.signal)).snapshot;
+        this.snapshot = before;
       } catch (err) {
+        this.snapshot = undefined;
         if (!(err instanceof WorkspaceTooLarge)) throw err;
         this.options.onSkipped(call, `${call.tool.id} changes are not checkpointed: ${err.message}`);
         return undefined;
       }
-      journal = new ScannedChanges(before, (previous) => index.scan(previous), limits);
+      journal = new ScannedChanges(
+        before,
+        async (previous) => {
+          this.snapshot = undefined;
+          const after = await index.scan(previous);
+          this.snapshot = after.snapshot;
+          return after;
+        },
+        limits,
+      );
     } else {
       return undefined;
     }

@@ -1,6 +1,5 @@
 import { statSync, type Stats } from "node:fs";
 import { readFile } from "node:fs/promises";
-import path from "node:path";
 import { walkWorkspace } from "../capability/workspace-walker.ts";
 import { LatheError } from "../errors/lathe-error.ts";
 import type { Db } from "../store/database.ts";
@@ -129,7 +128,7 @@ export class WorkspaceIndex {
     const snapshot: IndexSnapshot = new Map();
     const toRead: Array<[string, IndexedPath]> = [];
     let kept = 0;
-    for (const [relative, stats] of [...seen].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    for (const [relative, stats] of seen) {
       const found: IndexedPath = {
         type: stats.isDirectory() ? "folder" : "file",
         size: stats.isDirectory() ? 0 : stats.size,
@@ -159,7 +158,7 @@ export class WorkspaceIndex {
         signal?.throwIfAborted();
         let bytes: Buffer;
         try {
-          bytes = await readFile(path.join(root, relative));
+          bytes = await readFile(`${root}/${relative}`);
         } catch (err) {
           const code = (err as NodeJS.ErrnoException).code;
           if (code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR") continue; // gone since the walk
@@ -173,9 +172,10 @@ export class WorkspaceIndex {
       }
     };
     await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, toRead.length) }, readOne));
-    const changed = [...new Set([...previous.keys(), ...snapshot.keys()])]
-      .filter((p) => differs(previous.get(p), snapshot.get(p)))
-      .sort();
+    const changed: string[] = [];
+    for (const [p, now] of snapshot) if (differs(previous.get(p), now)) changed.push(p);
+    for (const p of previous.keys()) if (!snapshot.has(p)) changed.push(p);
+    changed.sort();
     this.save(previous, snapshot);
     return { snapshot, changed };
   }
@@ -201,12 +201,12 @@ export class WorkspaceIndex {
         ...(signal ? { signal } : {}),
         enterDir: (relative) => {
           if (skip.some((s) => relative === s || relative.startsWith(`${s}/`))) return false;
-          add(relative, path.join(root, relative));
+          add(relative, `${root}/${relative}`);
           return true;
         },
         onFile: ({ absolute, relative }) => {
           // A symlinked file is reported with its target's path: the link itself is not content.
-          if (absolute !== path.join(root, relative)) return;
+          if (absolute !== `${root}/${relative}`) return;
           add(relative, absolute);
         },
       },
@@ -225,10 +225,11 @@ export class WorkspaceIndex {
          hash = excluded.hash`,
     );
     const remove = db.prepare("DELETE FROM checkpoint_index WHERE session_id = ? AND path = ?");
+    const updated = [...snapshot].filter(([p, entry]) => previous.get(p) !== entry);
+    const removed = [...previous.keys()].filter((p) => !snapshot.has(p));
+    if (updated.length === 0 && removed.length === 0) return;
     db.transaction(() => {
-      for (const [p, entry] of snapshot) {
-        const old = previous.get(p);
-        if (old === entry) continue;
+      for (const [p, entry] of updated) {
         upsert.run(
           sessionId,
           p,
@@ -241,7 +242,7 @@ export class WorkspaceIndex {
           entry.hash,
         );
       }
-      for (const p of previous.keys()) if (!snapshot.has(p)) remove.run(sessionId, p);
+      for (const p of removed) remove.run(sessionId, p);
     })();
   }
 }
