@@ -1,8 +1,12 @@
-import { writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { defaultAgent } from "../src/main/engine/agent/default-agent.ts";
 import { replaySession } from "../src/main/engine/agent/replay-session.ts";
+import { runAgent } from "../src/main/engine/agent/run-agent.ts";
 import type { RunEvent } from "../src/main/engine/agent/run-events.ts";
+import { Engine } from "../src/main/engine/engine.ts";
 import { openAgentHarness, type AgentHarness } from "./support/agent-harness.ts";
 import { scriptedModel, toolResultsIn } from "./support/scripted-model.ts";
 
@@ -171,5 +175,46 @@ describe("rewind a session to before a prompt", () => {
     await expect(h.engine.checkpoints.previewRewind(SESSION, { runId: "r-nope" })).rejects.toThrow(
       "session rw has no run r-nope",
     );
+  });
+});
+
+describe("a run whose command changes cannot be checkpointed", () => {
+  it("says so in a notice event", async () => {
+    const base = await mkdtemp(path.join(os.tmpdir(), "lathe-cp-notice-"));
+    await mkdir(path.join(base, "ws"));
+    for (const name of ["a", "b", "c"]) await writeFile(path.join(base, "ws", `${name}.txt`), name);
+    const engine = await Engine.create({
+      root: path.join(base, "ws"),
+      latheHome: path.join(base, "home"),
+      extensions: false,
+      checkpoints: { maxFiles: 2 },
+    });
+    cleanups.push(async () => {
+      await engine.close();
+      await rm(base, { recursive: true, force: true });
+    });
+    const events: RunEvent[] = [];
+    await runAgent({
+      engine,
+      agent: defaultAgent(),
+      model: {
+        spec: { provider: "scripted", model: "m" },
+        model: scriptedModel([
+          { toolCalls: [{ name: "bash", input: { command: "echo z > a.txt" } }] },
+          { text: "Done." },
+        ]),
+      },
+      prompt: "change a",
+      mode: "yolo",
+      sessionId: "big",
+      onEvent: (e) => events.push(e),
+    });
+    expect(events).toContainEqual({
+      type: "notice",
+      message: expect.stringContaining(
+        "bash changes are not checkpointed: the workspace has more than 2 files",
+      ),
+    });
+    expect(await readFile(path.join(base, "ws", "a.txt"), "utf8")).toBe("z\n");
   });
 });
