@@ -25,13 +25,13 @@ export { approveServers, configuredMcpServers } from "./mcp/mcp-approval.ts";
 export { mcpLogFile } from "./mcp/mcp-manager.ts";
 export { serverPinKey } from "./mcp/mcp-pins.ts";
 export type {
+  Checkpoints,
   CheckpointFile,
   CheckpointSummary,
   RestoreOutcome,
   RewindOutcome,
-  RewindPlan,
-  RewindPoint,
 } from "./checkpoints/checkpoints.ts";
+export type { RewindPlan, RewindPoint } from "./checkpoints/rewind-plan.ts";
 export type { PlannedPath, RestorePlan, PathAction } from "./checkpoints/restore-plan.ts";
 export type { RestoreChoice, RestoreOptions, SkippedPath } from "./checkpoints/restore-apply.ts";
 export type { Checkpoint, CheckpointEntry } from "./checkpoints/checkpoint-store.ts";

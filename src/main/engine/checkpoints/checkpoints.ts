@@ -2,7 +2,7 @@ import path from "node:path";
 import { isWithin } from "../capability/canonical-path.ts";
 import type { EngineEvents } from "../engine-events.ts";
 import { CheckpointError } from "../errors/checkpoint-error.ts";
-import type { ConversationStore, StoredPrompt } from "../store/conversation-store.ts";
+import type { ConversationStore } from "../store/conversation-store.ts";
 import type { Db } from "../store/database.ts";
 import { BlobStore } from "./blob-store.ts";
 import type { CheckpointLimits } from "./checkpoint-limits.ts";
@@ -15,6 +15,7 @@ import {
   type SkippedPath,
 } from "./restore-apply.ts";
 import { planRestore, type PlannedPath, type PreparedRestore, type RestorePlan } from "./restore-plan.ts";
+import { planRewind, type RewindPlan, type RewindPoint } from "./rewind-plan.ts";
 import { SessionCheckpoints } from "./session-checkpoints.ts";
 import { WorkspaceIndex } from "./workspace-index.ts";
 
@@ -45,21 +46,6 @@ export interface CheckpointSummary {
   /** For restore and rewind checkpoints: what they undid. */
   undoes: number[];
   files: CheckpointFile[];
-}
-
-/** Where to rewind to: before a prompt, named by its message number or by the run it started. */
-export type RewindPoint = { message: number } | { runId: string };
-
-export interface RewindPlan extends RestorePlan {
-  sessionId: string;
-  /** The prompt the conversation is cut before (it and everything after it go). */
-  beforeMessage: number;
-  runId: string;
-  /** How many messages the conversation loses, and the runs they belong to. */
-  messages: number;
-  runs: string[];
-  /** Task sessions started by the removed turns, whose changes are undone too. */
-  tasks: string[];
 }
 
 export interface RestoreOutcome {
@@ -237,89 +223,19 @@ export class Checkpoints {
     return this.apply(sessionId, prepared, options, "restore", [checkpoint]);
   }
 
-  /** The prompt a rewind point names; throws with the session's prompts when it names none. */
-  private prompt(sessionId: string, point: RewindPoint): StoredPrompt {
-    const prompts = this.options.conversations().prompts(sessionId);
-    const found =
-      "message" in point
-        ? prompts.find((p) => p.seq === point.message)
-        : prompts.find((p) => p.runId === point.runId);
-    if (found) return found;
-    const listed =
-      prompts.length === 0
-        ? "It has no prompts."
-        : `Its prompts: ${prompts.map((p) => `${p.seq} (${JSON.stringify(p.text.slice(0, 40))})`).join(", ")}.`;
-    const what =
-      "message" in point
-        ? `message ${point.message} is not a prompt of session ${sessionId}`
-        : `session ${sessionId} has no run ${point.runId}`;
-    throw new CheckpointError(
-      `Cannot rewind: ${what}; a rewind goes back to before one of the person's prompts. ${listed}`,
-    );
-  }
-
-  /** Task sessions started by tool calls of the removed turns, and theirs, recursively. */
-  private tasksOf(sessionId: string, fromSeq: number): string[] {
-    const conversations = this.options.conversations();
-    const callIds = new Set<string>();
-    for (const m of conversations.messages(sessionId)) {
-      if (m.seq < fromSeq) continue;
-      for (const part of m.parts) if (part.type === "tool-call") callIds.add(part.toolCallId);
-    }
-    const tasks: string[] = [];
-    const visit = (parent: string, all: boolean): void => {
-      for (const child of conversations.children(parent)) {
-        if (!all && (child.toolCallId === null || !callIds.has(child.toolCallId))) continue;
-        if (tasks.includes(child.childSessionId)) continue;
-        tasks.push(child.childSessionId);
-        visit(child.childSessionId, true);
-      }
-    };
-    visit(sessionId, false);
-    return tasks;
-  }
-
   private async prepareRewind(
     sessionId: string,
     point: RewindPoint,
   ): Promise<{ prepared: PreparedRestore; plan: RewindPlan; undo: Checkpoint[] }> {
     this.requireSession(sessionId);
-    const prompt = this.prompt(sessionId, point);
-    const tasks = this.tasksOf(sessionId, prompt.seq);
-    const live = (list: Checkpoint[]): Checkpoint[] =>
-      list.filter((c) => c.kind === "tool" && c.restoredBy === null);
-    const undo = [
-      ...live(this.store.list(sessionId, prompt.seq)),
-      ...tasks.flatMap((t) => live(this.store.list(t))),
-    ].sort((a, b) => b.id - a.id);
-    for (const c of undo) {
-      if (c.root !== this.options.root) {
-        throw new CheckpointError(
-          `Checkpoint ${c.id} of this rewind was made in the folder ${c.root}, not ${this.options.root}. Run from that folder (or pass --root ${c.root}).`,
-        );
-      }
-    }
-    const oldest = undo.at(-1)?.id ?? Infinity;
-    const chosen = new Set(undo.map((c) => c.id));
-    const later = [sessionId, ...tasks]
-      .flatMap((s) => this.store.list(s))
-      .filter((c) => c.id > oldest && !chosen.has(c.id) && c.restoredBy === null)
-      .sort((a, b) => a.id - b.id);
-    const prepared = await planRestore({ root: this.options.root, undo, later, blobs: this.blobs });
-    const messages = this.options
-      .conversations()
-      .messages(sessionId)
-      .filter((m) => m.seq >= prompt.seq);
-    const plan: RewindPlan = {
-      ...prepared.plan,
+    return planRewind({
       sessionId,
-      beforeMessage: prompt.seq,
-      runId: prompt.runId,
-      messages: messages.length,
-      runs: [...new Set(messages.map((m) => m.runId))],
-      tasks,
-    };
-    return { prepared, plan, undo };
+      point,
+      root: this.options.root,
+      store: this.store,
+      conversations: this.options.conversations(),
+      blobs: this.blobs,
+    });
   }
 
   /** What rewinding a session to before a prompt would do: files (with conflicts) and conversation. Changes nothing. */
