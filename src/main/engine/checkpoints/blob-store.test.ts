@@ -1,4 +1,5 @@
-import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { statSync } from "node:fs";
+import { appendFile, mkdtemp, readdir, rename, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -76,5 +77,39 @@ describe("BlobStore", () => {
     db.prepare("DELETE FROM sessions WHERE id = 's'").run();
     expect(await blobs.collectGarbage(0)).toBe(2);
     expect(await files()).toEqual([]);
+  });
+});
+
+describe("BlobStore.keepFile", () => {
+  async function fileToKeep(content: string): Promise<{ file: string; bytes: Buffer; hash: string }> {
+    const file = path.join(dir, `work-${Math.random().toString(36).slice(2)}.txt`);
+    await writeFile(file, content);
+    const bytes = Buffer.from(content);
+    return { file, bytes, hash: sha256Of(bytes) };
+  }
+
+  it("keeps a file with one name by a hard link: no data is copied", async () => {
+    const { file, bytes, hash } = await fileToKeep("linked\n");
+    await blobs.keepFile(file, bytes, hash, statSync(file));
+    expect(statSync((await files())[0] as string).ino).toBe(statSync(file).ino);
+  });
+
+  it("copies when the path no longer names the file that was read", async () => {
+    const { file, bytes, hash } = await fileToKeep("read this\n");
+    const read = statSync(file);
+    await writeFile(`${file}.swap`, "something else\n");
+    await rename(`${file}.swap`, file);
+    await blobs.keepFile(file, bytes, hash, read);
+    const [blob] = await files();
+    expect(statSync(blob as string).ino).not.toBe(statSync(file).ino);
+    expect((await blobs.read(hash))?.toString()).toBe("read this\n");
+  });
+
+  it("detach turns a link to a file that was not replaced into a copy of its own", async () => {
+    const { file, bytes, hash } = await fileToKeep("kept\n");
+    await blobs.keepFile(file, bytes, hash, statSync(file));
+    await blobs.detach(hash);
+    await appendFile(file, "changed in place afterwards\n");
+    expect((await blobs.read(hash))?.toString()).toBe("kept\n");
   });
 });

@@ -131,6 +131,23 @@ export class BlobStore {
   }
 
   /**
+   * Make a blob its own copy if its file has other names (kept by `keepFile` from a file that was
+   * then not replaced after all), so that changing the file cannot change the blob.
+   */
+  async detach(hash: BlobHash): Promise<void> {
+    const file = this.file(hash);
+    if ((lstatSync(file, { throwIfNoEntry: false })?.nlink ?? 1) <= 1) return;
+    const temp = `${file}.${randomBytes(6).toString("hex")}.tmp`;
+    try {
+      await writeFile(temp, await readFile(file), { flag: "wx", mode: 0o600 });
+      await rename(temp, file);
+    } catch (err) {
+      await unlink(temp).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /**
    * The stored content, or undefined when it is missing or damaged (its bytes no longer hash to
    * its name): a restore then says the content is unavailable rather than writing wrong bytes.
    */

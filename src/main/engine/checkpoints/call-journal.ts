@@ -108,6 +108,9 @@ export class ReportedChanges implements CallJournal, FileCheckpoint {
     const out: CheckpointEntry[] = [];
     const folders = new Set<string>();
     for (const [relative, { before, after, folders: created }] of this.reported) {
+      // Kept, but never replaced (the write failed): a blob hard-linked to the file would change
+      // with it from now on, so it becomes a copy of its own.
+      if (!after && before.exists && before.hash !== null) await this.blobs.detach(before.hash);
       if (!after || sameState(before, after)) continue;
       out.push({ path: relative, type: "file", before, after });
       for (const folder of created) folders.add(folder);
