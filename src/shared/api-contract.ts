@@ -29,6 +29,23 @@ import {
   type ChatStarted,
   type ModelList,
 } from "./chat-schemas.ts";
+import {
+  CheckpointListRequestSchema,
+  CheckpointPreviewRequestSchema,
+  CheckpointRestoreRequestSchema,
+  CheckpointSummarySchema,
+  RestoreOutcomeSchema,
+  RestorePlanSchema,
+  RewindOutcomeSchema,
+  RewindPlanSchema,
+  RewindPreviewRequestSchema,
+  RewindRequestSchema,
+  type CheckpointSummary,
+  type RestoreOutcome,
+  type RestorePlan,
+  type RewindOutcome,
+  type RewindPlan,
+} from "./checkpoint-schemas.ts";
 import { EnvelopeMetadataSchema, EnvelopeSchema } from "./envelope-schema.ts";
 import { QuestionResponseSchema } from "./question-schemas.ts";
 import {
@@ -274,6 +291,34 @@ export const channels = {
     request: z.strictObject({ runId: z.string().min(1).max(200), toolCallId: z.string().min(1).max(200) }),
     response: z.strictObject({ runId: z.string(), toolCallId: z.string(), stopped: z.literal(true) }),
   },
+  /** A session's checkpoints (one per call that changed files, plus restores), oldest first. */
+  "checkpoints.list": {
+    request: CheckpointListRequestSchema,
+    response: z.array(CheckpointSummarySchema),
+  },
+  /** What restoring a checkpoint would do, path by path, with conflicts; changes nothing. */
+  "checkpoints.preview": {
+    request: CheckpointPreviewRequestSchema,
+    response: RestorePlanSchema,
+  },
+  /**
+   * Restore a checkpoint. A conflict without `force` or a choice for its path changes nothing:
+   * the answer has `applied: false` and the paths to ask the person about in `blocked`.
+   */
+  "checkpoints.restore": {
+    request: CheckpointRestoreRequestSchema,
+    response: RestoreOutcomeSchema,
+  },
+  /** What rewinding a session to before a prompt would do: files (with conflicts) and conversation. */
+  "checkpoints.previewRewind": {
+    request: RewindPreviewRequestSchema,
+    response: RewindPlanSchema,
+  },
+  /** Rewind a session to before a prompt: its files, then its conversation; refused while it runs. */
+  "checkpoints.rewind": {
+    request: RewindRequestSchema,
+    response: RewindOutcomeSchema,
+  },
 } as const;
 
 export type Channel = keyof typeof channels;
@@ -359,6 +404,13 @@ export interface LatheApi {
     status(): Promise<ApiResult<SecretsStatus>>;
     set(request: RequestOf<"secrets.set">): Promise<ApiResult<SecretsStatus>>;
     remove(request: RequestOf<"secrets.remove">): Promise<ApiResult<SecretsStatus>>;
+  };
+  checkpoints: {
+    list(request: RequestOf<"checkpoints.list">): Promise<ApiResult<CheckpointSummary[]>>;
+    preview(request: RequestOf<"checkpoints.preview">): Promise<ApiResult<RestorePlan>>;
+    restore(request: RequestOf<"checkpoints.restore">): Promise<ApiResult<RestoreOutcome>>;
+    previewRewind(request: RequestOf<"checkpoints.previewRewind">): Promise<ApiResult<RewindPlan>>;
+    rewind(request: RequestOf<"checkpoints.rewind">): Promise<ApiResult<RewindOutcome>>;
   };
   /** Listen to one kind of push from the host; the returned function stops listening. */
   on<E extends PushEvent>(event: E, listener: (payload: PushOf<E>) => void): () => void;

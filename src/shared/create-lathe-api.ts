@@ -69,6 +69,13 @@ export function createLatheApi(invoke: Invoke, subscribe: Subscribe): LatheApi {
       set: (request) => invoke("secrets.set", request),
       remove: (request) => invoke("secrets.remove", request),
     },
+    checkpoints: {
+      list: (request) => invoke("checkpoints.list", request),
+      preview: (request) => invoke("checkpoints.preview", request),
+      restore: (request) => invoke("checkpoints.restore", request),
+      previewRewind: (request) => invoke("checkpoints.previewRewind", request),
+      rewind: (request) => invoke("checkpoints.rewind", request),
+    },
     on: (event, listener) => subscribe(event, listener),
   };
 }

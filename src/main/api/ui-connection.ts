@@ -10,6 +10,7 @@ import { listAgents } from "./agent-list.ts";
 import { createChatHandlers } from "./chat-handlers.ts";
 import { chatHistory } from "./chat-history.ts";
 import { ChatRuns } from "./chat-runs.ts";
+import { createCheckpointHandlers } from "./checkpoint-handlers.ts";
 import { projectStatus, type EngineHost, type EngineUser } from "./engine-host.ts";
 import { createExtensionHandlers } from "./extension-handlers.ts";
 import { listModels } from "./model-list.ts";
@@ -116,6 +117,10 @@ export class UiConnection implements EngineUser {
           busy: options.host.chatSessions,
         }),
         ...createSecretHandlers(options.providerKeys ?? new ProviderKeys()),
+        ...createCheckpointHandlers({
+          engine: async () => (await this.current).engine,
+          running: (sessionId) => options.host.chatSessions.has(sessionId),
+        }),
       },
       options.onHandlerError ? { onHandlerError: options.onHandlerError } : {},
     );

@@ -6,10 +6,11 @@ import { describeError, writeStderr } from "./output.ts";
  * first use, so `lathe --help` and `lathe --version` start instantly. Internal errors the engine
  * reports go to stderr: they are the runtime's fault, and a person should see them.
  */
-export async function openEngine(root: string): Promise<Engine> {
+export async function openEngine(root: string, options: { extensions?: boolean } = {}): Promise<Engine> {
   const { Engine } = await import("../engine/index.ts");
   const engine = await Engine.create({
     root,
+    ...(options.extensions === false ? { extensions: false } : {}),
     // Say exactly what runs before an MCP server first starts.
     onMcpEvent: (event) => {
       if (event.type === "starting" && event.first) {
@@ -24,15 +25,21 @@ export async function openEngine(root: string): Promise<Engine> {
   engine.events.on("internal-error", ({ toolId, sessionId, error }) => {
     void writeStderr(`internal error in tool ${toolId} (session ${sessionId}): ${describeError(error)}\n`);
   });
+  engine.events.on("CheckpointSkipped", ({ reason }) => void writeStderr(`lathe: ${reason}\n`));
   return engine;
 }
 
 /**
- * Run `fn` with an engine for `root`, then close the engine. A failure while closing is reported
+ * Run `fn` with an engine for `root` (without plugins and MCP servers when `extensions` is
+ * false: commands that only read the store need none), then close the engine. A failure while closing is reported
  * on stderr but never hides what `fn` produced (for `call`, the envelope) or the error it threw.
  */
-export async function withEngine<T>(root: string, fn: (engine: Engine) => Promise<T>): Promise<T> {
-  const engine = await openEngine(root);
+export async function withEngine<T>(
+  root: string,
+  fn: (engine: Engine) => Promise<T>,
+  options: { extensions?: boolean } = {},
+): Promise<T> {
+  const engine = await openEngine(root, options);
   try {
     // A one-shot command sees every tool: wait for MCP servers, then report what could not load.
     await engine.settleExtensions();

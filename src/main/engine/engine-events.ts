@@ -1,4 +1,5 @@
 import { EventEmitter } from "node:events";
+import type { Checkpoint } from "./checkpoints/checkpoint-store.ts";
 import type { StageRecord } from "./policy/call-policy.ts";
 import type { TodoItem } from "./store/todo-store.ts";
 import type { ToolOrigin } from "./tools/contract.ts";
@@ -27,6 +28,10 @@ export interface EngineEventMap {
   ToolInvocationFailed: [ToolInvocationFinished];
   /** A session's todo list was replaced (by the todo tool): the whole new list. */
   TodosChanged: [{ sessionId: string; todos: TodoItem[] }];
+  /** A checkpoint was recorded: a call changed files, or a restore or rewind replaced some. */
+  CheckpointRecorded: [Checkpoint];
+  /** A call's changes could not be checkpointed (e.g. the workspace is too large to scan): hosts tell the person. */
+  CheckpointSkipped: [{ sessionId: string; toolId: string; callId: string; reason: string }];
   /** Something failed that is the runtime's fault, not the model's: hosts log it. */
   "internal-error": [{ toolId: string; sessionId: string; error: unknown }];
 }

@@ -5,6 +5,8 @@ import { callRecorder } from "./audit/call-recorder.ts";
 import { builtinTools } from "./builtin/builtin-tools.ts";
 import { toolSearchTool } from "./builtin/tool-search.ts";
 import { canonicalize } from "./capability/canonical-path.ts";
+import { DEFAULT_CHECKPOINT_LIMITS, type CheckpointLimits } from "./checkpoints/checkpoint-limits.ts";
+import { Checkpoints } from "./checkpoints/checkpoints.ts";
 import { FsCapability } from "./capability/fs-capability.ts";
 import { PathScope, type PathVariables } from "./capability/path-scope.ts";
 import { resolveLatheHome } from "./config/lathe-home.ts";
@@ -53,6 +55,11 @@ export interface EngineOptions {
   bundledPluginsDir?: string;
   /** Told before an MCP server first starts (with its exact command line) and of its state changes. */
   onMcpEvent?: (event: McpEvent) => void;
+  /**
+   * Checkpoints of the files persistent sessions' calls change (default: on, with the default
+   * limits). `false` records none (what was recorded can still be listed and restored).
+   */
+  checkpoints?: false | Partial<CheckpointLimits>;
 }
 
 export interface OpenSessionOptions {
@@ -96,6 +103,9 @@ export class Engine {
   readonly todos: TodoStore;
   /** Skills from `$LATHE_HOME/skills` and the trusted project's `.lathe/skills`. */
   readonly skills: SkillCatalog;
+  /** Checkpoints of persistent sessions: list, preview, restore, rewind (see checkpoints/checkpoints.ts). */
+  readonly checkpoints: Checkpoints;
+  private readonly recordCheckpoints: boolean;
   private readonly ruleset: Ruleset;
   private extensionsHost: EngineExtensions | undefined;
   private db: Db | undefined;
@@ -106,7 +116,13 @@ export class Engine {
   private readonly open = new Set<Session>();
   private readonly exposures = new WeakMap<SessionState, ToolExposure>();
 
-  private constructor(root: string, latheHome: string, policy: PolicyConfig, agent: string) {
+  private constructor(
+    root: string,
+    latheHome: string,
+    policy: PolicyConfig,
+    agent: string,
+    checkpoints: false | Partial<CheckpointLimits>,
+  ) {
     this.root = root;
     this.latheHome = latheHome;
     this.policy = policy;
@@ -114,6 +130,17 @@ export class Engine {
     this.ruleset = new Ruleset(policy.rules);
     this.todos = new TodoStore({ database: () => this.database(), events: this.events });
     this.skills = new SkillCatalog({ root, latheHome, projectTrusted: policy.projectTrusted });
+    this.recordCheckpoints = checkpoints !== false;
+    this.checkpoints = new Checkpoints({
+      root,
+      latheHome,
+      database: () => this.database(),
+      conversations: () => this.conversations(),
+      limits: { ...DEFAULT_CHECKPOINT_LIMITS, ...(checkpoints === false ? {} : checkpoints) },
+      events: this.events,
+      isOpen: (id) => [...this.open].some((s) => s.id === id),
+      forgetReads: (id) => this.store().forgetReads(id),
+    });
   }
 
   /**
@@ -138,7 +165,7 @@ export class Engine {
       latheHome,
       ...(options.manifestRules ? { manifestRules: options.manifestRules } : {}),
     });
-    const engine = new Engine(root, latheHome, policy, options.agent ?? "default");
+    const engine = new Engine(root, latheHome, policy, options.agent ?? "default", options.checkpoints ?? {});
     const deps = {
       web: policy.web,
       settingsFile: policy.userSettingsFile,
@@ -241,9 +268,11 @@ export class Engine {
   }
 
   /**
-   * Delete a recorded conversation and the task sessions it started: their records and their
-   * files in `$LATHE_HOME/sessions`. Refused while one of them is open in this engine (a run is
-   * using it). Returns the ids deleted; throws SessionError when there is no such session.
+   * Delete a recorded conversation and the task sessions it started for good: their messages,
+   * checkpoints, todos, approvals and files in `$LATHE_HOME/sessions` (the audit trail keeps its
+   * rows); then file contents no checkpoint needs any more are removed. Refused while one of them
+   * is open in this engine (a run is using it). Returns the ids deleted; throws SessionError when
+   * there is no such session.
    */
   async deleteSession(id: string): Promise<string[]> {
     const catalog = this.sessionCatalog();
@@ -260,6 +289,7 @@ export class Engine {
       this.todos.drop(gone);
       await rm(this.sessionDir(gone), { recursive: true, force: true });
     }
+    await this.checkpoints.collectGarbage();
     return deleted;
   }
 
@@ -345,11 +375,13 @@ export class Engine {
       onInternalError: (toolId, sessionId, error) => {
         this.events.emit("internal-error", { toolId, sessionId, error });
       },
+      ...(persistent && this.recordCheckpoints ? { checkpoints: this.checkpoints.forSession(state.id) } : {}),
       onClose: async (s) => {
         this.open.delete(s);
         if (s.persistent) this.store().close(s.id);
         this.todos.drop(s.id);
         await s.state.removeFiles();
+        if (s.persistent) await this.checkpoints.sessionClosed(s.id);
       },
       onRelease: (s) => {
         this.open.delete(s);
@@ -372,6 +404,7 @@ export class Engine {
     store.close(id);
     this.todos.drop(id);
     await rm(this.sessionDir(id), { recursive: true, force: true });
+    await this.checkpoints.sessionClosed(id);
   }
 
   /** Close ephemeral sessions, release persistent ones, flush the audit trail, close the database. */

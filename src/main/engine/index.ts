@@ -26,3 +26,16 @@ export { mcpLogFile } from "./mcp/mcp-manager.ts";
 export { serverPinKey } from "./mcp/mcp-pins.ts";
 export type { SessionSummary } from "./store/session-catalog.ts";
 export { describeProjectGrants, type ProjectGrants, type GrantedPlugin } from "./policy/project-grants.ts";
+export type {
+  Checkpoints,
+  CheckpointFile,
+  CheckpointSummary,
+  RestoreOutcome,
+  RewindOutcome,
+} from "./checkpoints/checkpoints.ts";
+export type { RewindPlan, RewindPoint } from "./checkpoints/rewind-plan.ts";
+export type { PlannedPath, RestorePlan, PathAction } from "./checkpoints/restore-plan.ts";
+export type { RestoreChoice, RestoreOptions, SkippedPath } from "./checkpoints/restore-apply.ts";
+export type { Checkpoint, CheckpointEntry } from "./checkpoints/checkpoint-store.ts";
+export type { StoredPrompt } from "./store/conversation-store.ts";
+export { CheckpointError } from "./errors/checkpoint-error.ts";

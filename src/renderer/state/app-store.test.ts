@@ -67,7 +67,16 @@ const untrusted: ProjectStatus = {
 const unused = () => Promise.reject(new Error("the app store does not use the extensions or chat channels"));
 const extensionChannelsUnused: Pick<
   LatheApi,
-  "extensions" | "plugins" | "mcp" | "chat" | "models" | "agents" | "questions" | "secrets" | "sessions"
+  | "extensions"
+  | "plugins"
+  | "mcp"
+  | "chat"
+  | "models"
+  | "agents"
+  | "questions"
+  | "secrets"
+  | "sessions"
+  | "checkpoints"
 > = {
   extensions: { status: unused },
   plugins: { setEnabled: unused, approve: unused },
@@ -78,6 +87,7 @@ const extensionChannelsUnused: Pick<
   agents: { list: unused },
   questions: { respond: unused },
   secrets: { status: unused, set: unused, remove: unused },
+  checkpoints: { list: unused, preview: unused, restore: unused, previewRewind: unused, rewind: unused },
 };
 
 function fakeApi(

@@ -46,6 +46,7 @@ function fakeApi(script: Script = {}) {
     secrets: { status: unused, set: unused, remove: unused },
     sessions: { list: unused, rename: unused, delete: unused },
     projects: { open: unused, recent: unused, trustPrompt: unused },
+    checkpoints: { list: unused, preview: unused, restore: unused, previewRewind: unused, rewind: unused },
     chat: {
       send: (request) => {
         calls.push(["send", request]);

@@ -74,6 +74,7 @@ function fakeApi(script: Script = {}) {
     agents: { list: unused },
     questions: { respond: unused },
     secrets: { status: unused, set: unused, remove: unused },
+    checkpoints: { list: unused, preview: unused, restore: unused, previewRewind: unused, rewind: unused },
     extensions: { status: record("status", () => ({ ok: true, data: status })) },
     plugins: {
       setEnabled: record("plugins.setEnabled", () => script.setEnabled ?? { ok: true, data: status }),

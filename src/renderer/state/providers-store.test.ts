@@ -23,6 +23,7 @@ function fakeApi(answers: { set?: ApiResult<SecretsStatus>; remove?: ApiResult<S
     models: { list: unused },
     agents: { list: unused },
     questions: { respond: unused },
+    checkpoints: { list: unused, preview: unused, restore: unused, previewRewind: unused, rewind: unused },
     secrets: {
       status: () => Promise.resolve({ ok: true, data: empty }),
       set: async (request) => {

@@ -206,8 +206,16 @@ async function drive(
     runChild: runWithin,
   });
   const detachTasks = attachTaskHost(session.state, tasks);
+  // A call whose changes cannot be checkpointed (a workspace too large to scan) is told, not hidden.
+  const onSkipped = ({ sessionId, reason }: { sessionId: string; reason: string }): void => {
+    if (sessionId === session.id) emit({ type: "notice", message: reason });
+  };
+  engine.events.on("CheckpointSkipped", onSkipped);
   emit({ type: "start", sessionId: session.id, runId, agent: agent.id, model: modelName, resumed });
   writer?.message({ role: "user", parts: [{ type: "text", text: options.prompt }] });
+  // The prompt is stored before any tool runs, so every checkpoint of this run comes after it
+  // (a rewind to before this prompt finds them by message number).
+  writer?.flush();
 
   const deferred = exposure.deferredNotice();
   const loop = (tools: boolean): Promise<LoopOutcome> =>
@@ -250,6 +258,7 @@ async function drive(
     await bridge.idle();
     bridge.dispose();
     detachTasks();
+    engine.events.off("CheckpointSkipped", onSkipped);
     await tasks.stopped(controller.signal.aborted);
     options.signal?.removeEventListener("abort", forwardAbort);
   }

@@ -150,7 +150,7 @@ export class ToolBridge {
       this.pending = call.toolCallId;
       let running: Promise<Envelope>;
       try {
-        running = session.call(call.toolName, call.input, { signal: stop });
+        running = session.call(call.toolName, call.input, { signal: stop, toolCallId: call.toolCallId });
       } catch (err) {
         running = Promise.reject(err);
       } finally {

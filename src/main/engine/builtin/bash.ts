@@ -119,6 +119,7 @@ export const bashTool = defineBuiltin({
   readOnly: false,
   gated: true,
   kind: "execute",
+  checkpoints: "scan",
   timeoutMs: DEFAULT_TIMEOUT_MS,
   callTimeoutMs: (args) => args.timeout_ms ?? DEFAULT_TIMEOUT_MS,
   deriveApprovalKey: (args) => bashApprovalKey(args.command),

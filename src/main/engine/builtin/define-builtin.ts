@@ -13,6 +13,8 @@ export interface BuiltinSpec<S extends z.ZodObject, Data> {
   kind: ToolKind;
   gated?: boolean;
   timeoutMs?: number;
+  /** How the files a call changes are checkpointed (see ToolDefinition.checkpoints). */
+  checkpoints?: "reported" | "scan";
   callTimeoutMs?(args: z.output<S>): number;
   deriveApprovalKey?(args: z.output<S>): string;
   execute(args: z.output<S>, runtime: ToolRuntime): Promise<Data>;
@@ -51,5 +53,6 @@ export function defineBuiltin<S extends z.ZodObject, Data>(
     ...(spec.callTimeoutMs ? { callTimeoutMs: spec.callTimeoutMs } : {}),
     ...(spec.truncate ? { truncate: spec.truncate } : {}),
     ...(spec.plan ? { plan: spec.plan } : {}),
+    ...(spec.checkpoints ? { checkpoints: spec.checkpoints } : {}),
   };
 }

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { ToolDefinition } from "../tools/contract.ts";
 import { defineBuiltin } from "./define-builtin.ts";
-import { assertReadAndUnchanged, stampOf } from "./file-stamp.ts";
+import { assertReadAndUnchanged, sha256, stampOf } from "./file-stamp.ts";
 import {
   decodeText,
   detectLineEnding,
@@ -52,6 +52,7 @@ const definition = defineBuiltin({
   readOnly: false,
   gated: true,
   kind: "edit",
+  checkpoints: "reported",
   deriveApprovalKey: (args) => `edit:${args.path}`,
   async execute(args, runtime): Promise<EditData> {
     if (args.old_string === args.new_string) {
@@ -66,14 +67,14 @@ const definition = defineBuiltin({
         `File not found: ${target.display}. edit only changes existing files; to create ${target.display}, use write.`,
       );
     }
-    const { bytes } = await runtime.fs.readBytes(target);
+    const { bytes, stats: current } = await runtime.fs.readBytes(target);
     if (isBinary(bytes)) {
       throw new ToolCallError(
         `${target.display} is a binary file (${bytes.length} bytes); edit only changes text files.`,
         "binary_file",
       );
     }
-    assertReadAndUnchanged(runtime.session, target, bytes, "edit");
+    const previousSha256 = assertReadAndUnchanged(runtime.session, target, bytes, "edit");
     const decoded = decodeText(bytes);
     if (!roundTrips(bytes, decoded)) {
       throw new ToolCallError(
@@ -130,9 +131,17 @@ const definition = defineBuiltin({
       headerOptions: FILE_HEADERS_ONLY,
     });
     runtime.signal.throwIfAborted();
+    await runtime.checkpoint?.keep(target.absolute, {
+      bytes,
+      sha256: previousSha256,
+      mode: current.mode & 0o7777,
+      renamedOver: current, // writeAtomic renames the new content over the file
+    });
     await runtime.fs.writeAtomic(target, encoded);
     const stats = await runtime.fs.stat(target);
-    if (stats) runtime.session.recordRead(target.absolute, stampOf(encoded, stats));
+    const stamp = stats ? stampOf(encoded, stats) : undefined;
+    runtime.checkpoint?.changed(target.absolute, stamp?.sha256 ?? sha256(encoded));
+    if (stamp) runtime.session.recordRead(target.absolute, stamp);
     return { path: target.display, replacements: args.replace_all ? matches : 1, diff };
   },
 });

@@ -15,14 +15,15 @@ export function stampOf(bytes: Uint8Array, stats: Pick<Stats, "mtimeMs">): FileS
 
 /**
  * The read-before-write rule: an existing file may be replaced only when this session read it
- * and its bytes are still the ones it read. Throws a ToolCallError that says what to do otherwise.
+ * and its bytes are still the ones it read. Throws a ToolCallError that says what to do otherwise;
+ * returns the bytes' SHA-256 (computed for the check) so the caller need not hash them again.
  */
 export function assertReadAndUnchanged(
   session: SessionState,
   target: ResolvedPath,
   currentBytes: Uint8Array,
   toolId: string,
-): void {
+): string {
   const last = session.lastRead(target.absolute);
   if (!last) {
     throw new ToolCallError(
@@ -30,10 +31,12 @@ export function assertReadAndUnchanged(
       "not_read",
     );
   }
-  if (last.size !== currentBytes.byteLength || last.sha256 !== sha256(currentBytes)) {
+  const hash = last.size === currentBytes.byteLength ? sha256(currentBytes) : undefined;
+  if (hash === undefined || last.sha256 !== hash) {
     throw new ToolCallError(
       `${target.display} has changed on disk since this session last read it (now ${currentBytes.byteLength} bytes, was ${last.size}). Call read on ${target.display} again to see its current content, then call ${toolId} again.`,
       "stale_read",
     );
   }
+  return hash;
 }

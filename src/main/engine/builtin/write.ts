@@ -1,9 +1,10 @@
 import { z } from "zod";
 import type { ResolvedPath } from "../capability/fs-capability.ts";
+import type { KeptContent } from "../checkpoints/file-checkpoint.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { ToolDefinition } from "../tools/contract.ts";
 import { defineBuiltin } from "./define-builtin.ts";
-import { assertReadAndUnchanged, stampOf } from "./file-stamp.ts";
+import { assertReadAndUnchanged, sha256, stampOf } from "./file-stamp.ts";
 import { decodeText, encodeText, encodingName, isBinary, type TextEncoding } from "./text-codec.ts";
 
 const DESCRIPTION = `Create a file, or replace the whole content of an existing file, in the workspace.
@@ -49,6 +50,7 @@ const definition = defineBuiltin({
   readOnly: false,
   gated: true,
   kind: "edit",
+  checkpoints: "reported",
   deriveApprovalKey: (args) => `write:${args.path}`,
   async execute(args, runtime): Promise<WriteData> {
     const target = await runtime.fs.resolve(args.path, "write");
@@ -57,16 +59,19 @@ const definition = defineBuiltin({
       throw new ToolCallError(`${target.display} is a directory; give the path of a file to write.`);
     }
     let encoding: TextEncoding = "utf8";
+    let previous: KeptContent | null = null;
     if (existing) {
-      const { bytes } = await runtime.fs.readBytes(target);
+      const { bytes, stats } = await runtime.fs.readBytes(target);
       if (isBinary(bytes)) {
         throw new ToolCallError(
           `${target.display} is an existing binary file (${bytes.length} bytes) that read cannot show, so write will not replace it. Write to a new path instead.`,
           "binary_file",
         );
       }
-      assertReadAndUnchanged(runtime.session, target, bytes, "write");
+      const sha256 = assertReadAndUnchanged(runtime.session, target, bytes, "write");
       encoding = decodeText(bytes).encoding;
+      // writeAtomic renames the new content over the file, so the file read is left as it is.
+      previous = { bytes, sha256, mode: stats.mode & 0o7777, renamedOver: stats };
     }
     let encoded: Buffer;
     try {
@@ -77,9 +82,12 @@ const definition = defineBuiltin({
       );
     }
     runtime.signal.throwIfAborted();
+    await runtime.checkpoint?.keep(target.absolute, previous);
     await runtime.fs.writeAtomic(target, encoded).catch((err: unknown) => rethrowNotAFolder(err, target));
     const after = await runtime.fs.stat(target);
-    if (after) runtime.session.recordRead(target.absolute, stampOf(encoded, after));
+    const stamp = after ? stampOf(encoded, after) : undefined;
+    runtime.checkpoint?.changed(target.absolute, stamp?.sha256 ?? sha256(encoded));
+    if (stamp) runtime.session.recordRead(target.absolute, stamp);
     return { path: target.display, bytes: encoded.length };
   },
 });

@@ -1,4 +1,5 @@
 import type { FsCapability } from "../capability/fs-capability.ts";
+import type { CallCheckpoints } from "../checkpoints/session-checkpoints.ts";
 import type { ApprovalMode } from "../policy/lathe-settings.ts";
 import type { SessionPolicy } from "../policy/session-policy.ts";
 import type { AnyTool } from "../tools/contract.ts";
@@ -18,6 +19,8 @@ export interface SessionWiring {
   observer: CallObserver;
   capabilityFor(tool: AnyTool, state: SessionState): FsCapability;
   onInternalError(toolId: string, sessionId: string, error: unknown): void;
+  /** Checkpoints of the files its calls change (persistent sessions); absent: none are kept. */
+  checkpoints?: CallCheckpoints;
   /** Called once when the session ends for good (`close`), not when it is only released. */
   onClose(session: Session): Promise<void>;
   onRelease(session: Session): void;
@@ -59,6 +62,7 @@ export class Session {
       authorize: wiring.policy.authorize,
       observer: wiring.observer,
       onInternalError: (toolId, error) => wiring.onInternalError(toolId, state.id, error),
+      ...(wiring.checkpoints ? { checkpoints: wiring.checkpoints } : {}),
     };
   }
 

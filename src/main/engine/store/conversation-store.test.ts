@@ -91,3 +91,36 @@ describe("the conversation store", () => {
     ]);
   });
 });
+
+describe("prompts and cut", () => {
+  it("lists the prompts and cuts a conversation before one: its messages, its runs' events and task links", () => {
+    const second: Array<NewMessage & { seq: number }> = [
+      { seq: 3, runId: "r2", role: "user", parts: [{ type: "text", text: "Now the task" }] },
+      {
+        seq: 4,
+        runId: "r2",
+        role: "assistant",
+        parts: [{ type: "tool-call", toolCallId: "t9", toolName: "task", input: {} }],
+      },
+    ];
+    store.begin("parent", { agent: "default", model: "m" });
+    store.write("parent", {
+      messages: [...turn, ...second],
+      events: [
+        { seq: 0, runId: "r1", type: "start", json: "{}" },
+        { seq: 1, runId: "r2", type: "start", json: "{}" },
+        { seq: 2, runId: "r2", type: "finish", json: "{}" },
+      ],
+    });
+    store.linkChild("parent", "child", { toolCallId: "t9", description: "task" });
+    expect(store.prompts("parent").map((p) => [p.seq, p.runId, p.text])).toEqual([
+      [0, "r1", "Read a.txt"],
+      [3, "r2", "Now the task"],
+    ]);
+    expect(store.cut("parent", 3)).toEqual({ messages: 2, runIds: ["r2"], toolCallIds: ["t9"] });
+    expect(store.messages("parent").map((m) => m.seq)).toEqual([0, 1, 2]);
+    expect(store.events("parent").map((e) => e.runId)).toEqual(["r1"]);
+    expect(store.children("parent")).toEqual([]);
+    expect(store.nextSeq("parent").message).toBe(3);
+  });
+});

@@ -49,6 +49,24 @@ export interface ChildTask {
   createdAt: number;
 }
 
+/** A person's prompt: the user message that starts a run. */
+export interface StoredPrompt {
+  /** The message's position in the conversation. */
+  seq: number;
+  runId: string;
+  text: string;
+  createdAt: number;
+}
+
+/** What cutting a conversation removed. */
+export interface ConversationCut {
+  messages: number;
+  /** The runs whose messages and events were removed, in order. */
+  runIds: string[];
+  /** The tool call ids of the removed messages (their tasks' links are removed too). */
+  toolCallIds: string[];
+}
+
 /** What one flush writes, in one transaction. */
 export interface ConversationBatch {
   messages: Array<NewMessage & { seq: number }>;
@@ -223,6 +241,56 @@ export class ConversationStore {
             .all(sessionId, runId)
     ) as Array<{ seq: number; runId: string; type: string; json: string }>;
     return rows.map((r) => ({ seq: r.seq, runId: r.runId, type: r.type, data: JSON.parse(r.json) }));
+  }
+
+  /** The session's prompts (the user messages that start its runs), in order. */
+  prompts(sessionId: string): StoredPrompt[] {
+    return this.db
+      .prepare(
+        `SELECT m.seq, m.run_id AS runId, m.created_at AS createdAt,
+                COALESCE((SELECT group_concat(p.text, '') FROM message_parts p
+                          WHERE p.message_id = m.id AND p.type = 'text'), '') AS text
+         FROM messages m WHERE m.session_id = ? AND m.role = 'user' ORDER BY m.seq`,
+      )
+      .all(sessionId) as StoredPrompt[];
+  }
+
+  /**
+   * Remove the conversation from message `fromSeq` on: those messages, every run event of the
+   * runs they belong to, and the links to tasks their tool calls started. The caller checks that
+   * `fromSeq` starts a run (a prompt), so no run is left half-recorded.
+   */
+  cut(sessionId: string, fromSeq: number): ConversationCut {
+    return this.db.transaction((): ConversationCut => {
+      const runIds = (
+        this.db
+          .prepare(
+            "SELECT run_id AS runId, MIN(seq) AS first FROM messages WHERE session_id = ? AND seq >= ? GROUP BY run_id ORDER BY first",
+          )
+          .all(sessionId, fromSeq) as Array<{ runId: string }>
+      ).map((r) => r.runId);
+      const toolCallIds = (
+        this.db
+          .prepare(
+            `SELECT DISTINCT p.tool_call_id AS id FROM message_parts p JOIN messages m ON m.id = p.message_id
+             WHERE m.session_id = ? AND m.seq >= ? AND p.type = 'tool-call' AND p.tool_call_id IS NOT NULL`,
+          )
+          .all(sessionId, fromSeq) as Array<{ id: string }>
+      ).map((r) => r.id);
+      const removed = this.db
+        .prepare("DELETE FROM messages WHERE session_id = ? AND seq >= ?")
+        .run(sessionId, fromSeq).changes;
+      const dropEvents = this.db.prepare("DELETE FROM run_events WHERE session_id = ? AND run_id = ?");
+      for (const runId of runIds) dropEvents.run(sessionId, runId);
+      const unlink = this.db.prepare(
+        "DELETE FROM child_tasks WHERE parent_session_id = ? AND tool_call_id = ?",
+      );
+      for (const id of toolCallIds) unlink.run(sessionId, id);
+      this.db
+        .prepare("UPDATE conversations SET updated_at = ? WHERE session_id = ?")
+        .run(Date.now(), sessionId);
+      return { messages: removed, runIds, toolCallIds };
+    })();
   }
 
   /** Record that a task in `parentSessionId` started `childSessionId`. */

@@ -110,4 +110,52 @@ export const MIGRATIONS: readonly string[] = [
     updated_at  INTEGER NOT NULL
   );
   `,
+  `
+  CREATE TABLE checkpoint_blobs (
+    hash          TEXT PRIMARY KEY,
+    size          INTEGER NOT NULL,
+    last_used_at  INTEGER NOT NULL
+  );
+  CREATE TABLE checkpoints (
+    id            INTEGER PRIMARY KEY,
+    session_id    TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    root          TEXT NOT NULL,
+    kind          TEXT NOT NULL CHECK (kind IN ('tool', 'restore', 'rewind')),
+    tool          TEXT NOT NULL,
+    call_id       TEXT,
+    tool_call_id  TEXT,
+    message_seq   INTEGER,
+    run_id        TEXT,
+    created_at    INTEGER NOT NULL,
+    restored_by   INTEGER REFERENCES checkpoints(id) ON DELETE SET NULL,
+    undoes_json   TEXT
+  );
+  CREATE INDEX checkpoints_by_session ON checkpoints (session_id, id);
+  CREATE TABLE checkpoint_entries (
+    checkpoint_id  INTEGER NOT NULL REFERENCES checkpoints(id) ON DELETE CASCADE,
+    path           TEXT NOT NULL,
+    type           TEXT NOT NULL CHECK (type IN ('file', 'folder')),
+    before_exists  INTEGER NOT NULL,
+    before_hash    TEXT,
+    before_mode    INTEGER,
+    after_exists   INTEGER NOT NULL,
+    after_hash     TEXT,
+    note           TEXT,
+    PRIMARY KEY (checkpoint_id, path)
+  );
+  CREATE INDEX checkpoint_entries_by_hash ON checkpoint_entries (before_hash);
+  CREATE TABLE checkpoint_index (
+    session_id  TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    path        TEXT NOT NULL,
+    type        TEXT NOT NULL CHECK (type IN ('file', 'folder')),
+    size        INTEGER NOT NULL,
+    mtime_ms    REAL NOT NULL,
+    ctime_ms    REAL NOT NULL,
+    ino         INTEGER NOT NULL,
+    mode        INTEGER NOT NULL,
+    hash        TEXT,
+    PRIMARY KEY (session_id, path)
+  );
+  CREATE INDEX checkpoint_index_by_hash ON checkpoint_index (hash);
+  `,
 ];

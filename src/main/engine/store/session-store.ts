@@ -43,6 +43,16 @@ export class SessionStore {
     })();
   }
 
+  /** Delete the session and everything that cascades from it (conversation, checkpoints, todos); false when there was none. */
+  delete(id: string): boolean {
+    return this.db.prepare("DELETE FROM sessions WHERE id = ?").run(id).changes > 0;
+  }
+
+  /** Forget what the session has read: its writes then need a fresh read first. */
+  forgetReads(id: string): void {
+    this.db.prepare("DELETE FROM read_state WHERE session_id = ?").run(id);
+  }
+
   reads(id: string): Map<string, FileStamp> {
     const rows = this.db
       .prepare("SELECT path, size, mtime_ms AS mtimeMs, sha256 FROM read_state WHERE session_id = ?")

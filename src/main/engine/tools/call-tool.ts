@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { FsCapability } from "../capability/fs-capability.ts";
+import type { CallCheckpoints, OpenCheckpoint } from "../checkpoints/session-checkpoints.ts";
 import { LatheError } from "../errors/lathe-error.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { PlannedAccess, ResolvedAccess } from "../policy/call-plan.ts";
@@ -50,10 +51,14 @@ export interface CallContext {
   observer?: CallObserver;
   /** Told about failures that are the runtime's fault rather than the model's. */
   onInternalError?(toolId: string, error: unknown): void;
+  /** Checkpoints of the files calls change; absent when the session keeps none. */
+  checkpoints?: CallCheckpoints;
 }
 
 export interface CallOptions {
   signal?: AbortSignal;
+  /** The model's id of this call, when an agent made it (links the call's checkpoint to the conversation). */
+  toolCallId?: string;
 }
 
 class CallStopped extends Error {}
@@ -96,6 +101,7 @@ async function executeBounded(
   fs: FsCapability,
   outer: AbortSignal | undefined,
   callId: string,
+  checkpoint?: OpenCheckpoint,
 ): Promise<{ data?: unknown; error?: string }> {
   const { tool } = entry;
   if (outer?.aborted) return { error: `${tool.id} was aborted before it started; nothing was done.` };
@@ -121,6 +127,7 @@ async function executeBounded(
           throw new ToolCallError(`${tool.id} may not make ${access.capability} calls here.`);
         return ctx.authorize(entry, access, fs, controller.signal);
       },
+      ...(checkpoint?.files ? { checkpoint: checkpoint.files } : {}),
     };
     return { data: await Promise.race([tool.execute(args, runtime), stop.promise]) };
   } catch (err) {
@@ -138,6 +145,46 @@ async function executeBounded(
     clearTimeout(timer);
     outer?.removeEventListener("abort", forward);
     stop.dispose();
+  }
+}
+
+/**
+ * Run the call under its checkpoint when its tool changes files: opened before (a scanning tool's
+ * workspace is scanned then; if that fails the call does not run), recorded after, whatever the
+ * outcome, since a call that failed half-way may have changed files too.
+ */
+async function executeCheckpointed(
+  entry: RegisteredTool,
+  args: unknown,
+  ctx: CallContext,
+  fs: FsCapability,
+  options: CallOptions,
+  callId: string,
+): Promise<{ data?: unknown; error?: string }> {
+  const { tool } = entry;
+  if (!ctx.checkpoints || tool.checkpoints === undefined) {
+    return executeBounded(entry, args, ctx, fs, options.signal, callId);
+  }
+  let checkpoint: OpenCheckpoint | undefined;
+  try {
+    checkpoint = await ctx.checkpoints.open({
+      tool,
+      callId,
+      ...(options.toolCallId !== undefined ? { toolCallId: options.toolCallId } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+  } catch (err) {
+    if (options.signal?.aborted)
+      return { error: `${tool.id} was aborted before it started; nothing was done.` };
+    ctx.onInternalError?.(tool.id, err);
+    return {
+      error: `${tool.id} was not run: Lathe could not prepare the checkpoint that lets its changes be undone (${err instanceof Error ? err.message : String(err)}). Nothing was changed.`,
+    };
+  }
+  try {
+    return await executeBounded(entry, args, ctx, fs, options.signal, callId, checkpoint);
+  } finally {
+    await checkpoint?.close().catch((err: unknown) => ctx.onInternalError?.(tool.id, err));
   }
 }
 
@@ -180,7 +227,7 @@ async function run(
       stages.push(...decision.stages);
       if (!decision.allowed) return { error: decision.errorText ?? `${tool.id} was not allowed.` };
     }
-    return executeBounded(entry, parsed.args, ctx, fs, options.signal, record.callId);
+    return executeCheckpointed(entry, parsed.args, ctx, fs, options, record.callId);
   });
   if (outcome.error !== undefined) return errorEnvelope(outcome.error, meta());
 

@@ -1,4 +1,5 @@
 import type { FsCapability } from "../capability/fs-capability.ts";
+import type { FileCheckpoint } from "../checkpoints/file-checkpoint.ts";
 import type { CallPlan, PlannedAccess, ResolvedAccess } from "../policy/call-plan.ts";
 import type { SessionState } from "../session/session-state.ts";
 import type { RequirementSet } from "./requirement-set.ts";
@@ -35,6 +36,11 @@ export interface ToolRuntime {
    * to the checked access; throws ToolCallError (which becomes the error envelope) when refused.
    */
   authorize(access: PlannedAccess): Promise<ResolvedAccess>;
+  /**
+   * For a tool declaring `checkpoints: "reported"` in a session that keeps checkpoints: keep
+   * what a file held before changing it, and say what it holds after (see file-checkpoint.ts).
+   */
+  readonly checkpoint?: FileCheckpoint;
 }
 
 /**
@@ -63,6 +69,12 @@ export interface ToolDefinition<Args = Record<string, unknown>, Data = unknown> 
   readonly enabled: boolean;
   /** Keep the schema out of the model's initial context; `tool_search` wires it in on demand. */
   readonly defer?: boolean;
+  /**
+   * How the workspace files a call changes are checkpointed, so they can be restored: "reported"
+   * — the tool reports each change through `runtime.checkpoint` (write, edit); "scan" — the
+   * workspace is scanned before and after the call (bash). Absent: the tool changes no files.
+   */
+  readonly checkpoints?: "reported" | "scan";
   /** A stable, human-readable approval key: deterministic, no timestamps, no secrets, no I/O. */
   deriveApprovalKey(args: Args): string;
   execute(args: Args, runtime: ToolRuntime): Promise<Data>;

@@ -1,0 +1,331 @@
+import path from "node:path";
+import { isWithin } from "../capability/canonical-path.ts";
+import type { EngineEvents } from "../engine-events.ts";
+import { CheckpointError } from "../errors/checkpoint-error.ts";
+import type { ConversationStore } from "../store/conversation-store.ts";
+import type { Db } from "../store/database.ts";
+import { BlobStore } from "./blob-store.ts";
+import type { CheckpointLimits } from "./checkpoint-limits.ts";
+import { CheckpointStore, type Checkpoint, type CheckpointKind, type EntryType } from "./checkpoint-store.ts";
+import {
+  applySteps,
+  captureCurrent,
+  decide,
+  type RestoreOptions,
+  type SkippedPath,
+} from "./restore-apply.ts";
+import { planRestore, type PlannedPath, type PreparedRestore, type RestorePlan } from "./restore-plan.ts";
+import { planRewind, type RewindPlan, type RewindPoint } from "./rewind-plan.ts";
+import { SessionCheckpoints } from "./session-checkpoints.ts";
+import { WorkspaceIndex } from "./workspace-index.ts";
+
+/** One path a checkpoint covers, as listed. */
+export interface CheckpointFile {
+  path: string;
+  type: EntryType;
+  change: "created" | "modified" | "deleted";
+  /** Why it may not be restorable (e.g. its previous content was not kept). */
+  note?: string;
+}
+
+/** A checkpoint as hosts list it. */
+export interface CheckpointSummary {
+  id: number;
+  sessionId: string;
+  kind: CheckpointKind;
+  tool: string;
+  callId: string | null;
+  toolCallId: string | null;
+  /** The newest message of the conversation when it was made (null: none yet). */
+  messageSeq: number | null;
+  /** The run (turn) it was made in, when it came after a prompt. */
+  runId: string | null;
+  createdAt: number;
+  /** The restore or rewind checkpoint that undid it, if any. */
+  restoredBy: number | null;
+  /** For restore and rewind checkpoints: what they undid. */
+  undoes: number[];
+  files: CheckpointFile[];
+}
+
+export interface RestoreOutcome {
+  /** False when paths need a decision first: nothing was changed then. */
+  applied: boolean;
+  plan: RestorePlan;
+  /** Paths with a conflict or that cannot be restored, without force or a choice for them. */
+  blocked: PlannedPath[];
+  /** Paths left as they are (by choice, unavailable under force, folders not empty). */
+  skipped: SkippedPath[];
+  /** Paths that could not be written; the restore is then not marked done, so it can be tried again. */
+  failed: SkippedPath[];
+  /** The checkpoint holding what the restore replaced: restore it to undo the restore. */
+  undoCheckpoint: number | null;
+}
+
+export interface RewindOutcome extends RestoreOutcome {
+  plan: RewindPlan;
+  /** Whether the conversation was cut (not when nothing was applied or a path failed). */
+  conversationCut: boolean;
+}
+
+export interface CheckpointsOptions {
+  /** Canonical workspace root. */
+  root: string;
+  latheHome: string;
+  /** Lathe's database (opened on first use). */
+  database(): Db;
+  conversations(): ConversationStore;
+  limits: CheckpointLimits;
+  events: EngineEvents;
+  /** Whether a session is open in this engine (a run may be using it). */
+  isOpen(sessionId: string): boolean;
+  /** Forget a session's read-state, so the model reads files again before changing them. */
+  forgetReads(sessionId: string): void;
+}
+
+function summaryOf(checkpoint: Checkpoint): CheckpointSummary {
+  return {
+    id: checkpoint.id,
+    sessionId: checkpoint.sessionId,
+    kind: checkpoint.kind,
+    tool: checkpoint.tool,
+    callId: checkpoint.callId,
+    toolCallId: checkpoint.toolCallId,
+    messageSeq: checkpoint.messageSeq,
+    runId: checkpoint.runId,
+    createdAt: checkpoint.createdAt,
+    restoredBy: checkpoint.restoredBy,
+    undoes: checkpoint.undoes,
+    files: checkpoint.entries.map((e) => ({
+      path: e.path,
+      type: e.type,
+      change: !e.before.exists ? "created" : !e.after.exists ? "deleted" : "modified",
+      ...(e.note !== undefined ? { note: e.note } : {}),
+    })),
+  };
+}
+
+/**
+ * Checkpoints of one engine's sessions: the hooks that record them (one per call of write, edit
+ * or bash that changed files), and what hosts do with them — list, preview and restore one, or
+ * rewind a session to before a prompt (its files and its conversation). A path the person (or
+ * anything else) changed since is a conflict: it is reported, and overwritten only with `force`
+ * or a per-path choice; whatever a restore overwrites is itself kept in a checkpoint.
+ */
+export class Checkpoints {
+  private readonly options: CheckpointsOptions;
+  private storeCache: CheckpointStore | undefined;
+  private blobCache: BlobStore | undefined;
+  private openDb: Db | undefined;
+
+  constructor(options: CheckpointsOptions) {
+    this.options = options;
+  }
+
+  private get db(): Db {
+    const db = this.options.database();
+    if (db !== this.openDb) {
+      this.openDb = db;
+      this.storeCache = new CheckpointStore(db);
+      this.blobCache = new BlobStore(path.join(this.options.latheHome, "checkpoints", "blobs"), db);
+    }
+    return db;
+  }
+
+  private get store(): CheckpointStore {
+    void this.db;
+    return this.storeCache as CheckpointStore;
+  }
+
+  /** The content store (blobs by SHA-256 under `$LATHE_HOME/checkpoints/blobs`). */
+  get blobs(): BlobStore {
+    void this.db;
+    return this.blobCache as BlobStore;
+  }
+
+  private index(sessionId: string): WorkspaceIndex {
+    const { root, latheHome, limits } = this.options;
+    const skip = [".lathe"];
+    if (isWithin(root, latheHome) && latheHome !== root)
+      skip.push(path.relative(root, latheHome).split(path.sep).join("/"));
+    return new WorkspaceIndex({ db: this.db, blobs: this.blobs, sessionId, root, skip, limits });
+  }
+
+  /** The pipeline's hooks for a persistent session's calls. */
+  forSession(sessionId: string): SessionCheckpoints {
+    return new SessionCheckpoints({
+      sessionId,
+      root: this.options.root,
+      blobs: this.blobs,
+      store: this.store,
+      index: this.index(sessionId),
+      limits: this.options.limits,
+      onRecorded: (checkpoint) => this.options.events.emit("CheckpointRecorded", checkpoint),
+      onSkipped: (call, reason) =>
+        this.options.events.emit("CheckpointSkipped", {
+          sessionId,
+          toolId: call.tool.id,
+          callId: call.callId,
+          reason,
+        }),
+    });
+  }
+
+  private requireSession(sessionId: string): void {
+    if (this.db.prepare("SELECT 1 FROM sessions WHERE id = ?").get(sessionId) === undefined) {
+      throw new CheckpointError(
+        `There is no session "${sessionId}". Sessions are named by --session (lathe call) or printed by lathe run.`,
+      );
+    }
+  }
+
+  /** A session's checkpoints, oldest first. */
+  list(sessionId: string): CheckpointSummary[] {
+    this.requireSession(sessionId);
+    return this.store.list(sessionId).map(summaryOf);
+  }
+
+  /** One checkpoint of a session, with the state before and after of every path. */
+  get(sessionId: string, id: number): Checkpoint {
+    this.requireSession(sessionId);
+    const checkpoint = this.store.get(id);
+    if (!checkpoint || checkpoint.sessionId !== sessionId) {
+      throw new CheckpointError(
+        `Session ${sessionId} has no checkpoint ${id}. List its checkpoints with: lathe checkpoints --session ${sessionId}`,
+      );
+    }
+    if (checkpoint.root !== this.options.root) {
+      throw new CheckpointError(
+        `Checkpoint ${id} was made in the folder ${checkpoint.root}, not ${this.options.root}. Run from that folder (or pass --root ${checkpoint.root}).`,
+      );
+    }
+    return checkpoint;
+  }
+
+  private async prepareRestore(sessionId: string, id: number): Promise<PreparedRestore> {
+    const checkpoint = this.get(sessionId, id);
+    const later = this.store.list(sessionId).filter((c) => c.id > id && c.restoredBy === null);
+    return planRestore({ root: this.options.root, undo: [checkpoint], later, blobs: this.blobs });
+  }
+
+  /** What restoring a checkpoint would do to each of its paths (conflicts included); changes nothing. */
+  async previewRestore(sessionId: string, id: number): Promise<RestorePlan> {
+    return (await this.prepareRestore(sessionId, id)).plan;
+  }
+
+  /**
+   * Put the files of a checkpoint back as they were before its call. With a conflict and no
+   * `force` or choice for it, nothing is changed and the outcome lists what needs a decision.
+   */
+  async restore(sessionId: string, id: number, options: RestoreOptions = {}): Promise<RestoreOutcome> {
+    const prepared = await this.prepareRestore(sessionId, id);
+    const checkpoint = this.get(sessionId, id);
+    return this.apply(sessionId, prepared, options, "restore", [checkpoint]);
+  }
+
+  private async prepareRewind(
+    sessionId: string,
+    point: RewindPoint,
+  ): Promise<{ prepared: PreparedRestore; plan: RewindPlan; undo: Checkpoint[] }> {
+    this.requireSession(sessionId);
+    return planRewind({
+      sessionId,
+      point,
+      root: this.options.root,
+      store: this.store,
+      conversations: this.options.conversations(),
+      blobs: this.blobs,
+    });
+  }
+
+  /** What rewinding a session to before a prompt would do: files (with conflicts) and conversation. Changes nothing. */
+  async previewRewind(sessionId: string, point: RewindPoint): Promise<RewindPlan> {
+    return (await this.prepareRewind(sessionId, point)).plan;
+  }
+
+  /**
+   * Rewind a session to before a prompt: undo every live checkpoint made since (newest first,
+   * those of the tasks its turns started included), then cut the conversation there, so
+   * `lathe run --resume` continues from that point. The session's read-state is forgotten (the
+   * model reads files again before changing them). Refused while the session is open here.
+   */
+  async rewind(sessionId: string, point: RewindPoint, options: RestoreOptions = {}): Promise<RewindOutcome> {
+    if (this.options.isOpen(sessionId)) {
+      throw new CheckpointError(
+        `Session ${sessionId} is in use here (a run is going on in it). Stop the run, then rewind.`,
+      );
+    }
+    const { prepared, plan, undo } = await this.prepareRewind(sessionId, point);
+    const outcome = await this.apply(sessionId, { ...prepared, plan }, options, "rewind", undo);
+    const conversationCut = outcome.applied && outcome.failed.length === 0;
+    if (conversationCut) {
+      this.options.conversations().cut(sessionId, plan.beforeMessage);
+      this.options.forgetReads(sessionId);
+    }
+    return { ...outcome, plan, conversationCut };
+  }
+
+  private async apply(
+    sessionId: string,
+    prepared: PreparedRestore,
+    options: RestoreOptions,
+    kind: "restore" | "rewind",
+    undone: readonly Checkpoint[],
+  ): Promise<RestoreOutcome> {
+    const { root } = this.options;
+    const decision = decide(prepared.steps, options);
+    const base = { plan: prepared.plan, skipped: decision.skipped, failed: [] as SkippedPath[] };
+    if (decision.blocked.length > 0) {
+      return { ...base, applied: false, blocked: decision.blocked, undoCheckpoint: null };
+    }
+    let undoCheckpoint: Checkpoint | undefined;
+    let failed: SkippedPath[] = [];
+    const skipped = [...decision.skipped];
+    // A rewind always leaves a mark, even with no file to change: the checkpoints of the turns it
+    // removes are retired by it, so a later rewind never picks them up again.
+    if (decision.run.length > 0 || (kind === "rewind" && undone.length > 0)) {
+      const entries = await captureCurrent(root, decision.run, this.blobs);
+      undoCheckpoint = this.store.record({
+        sessionId,
+        root,
+        kind,
+        tool: kind,
+        callId: null,
+        toolCallId: null,
+        undoes: undone.map((c) => c.id),
+        entries,
+      });
+      this.options.events.emit("CheckpointRecorded", undoCheckpoint);
+      const report = await applySteps(root, decision.run, this.blobs);
+      skipped.push(...report.skipped);
+      failed = report.failed;
+    }
+    if (failed.length === 0 && undoCheckpoint) {
+      this.store.markRestored(
+        undone.map((c) => c.id),
+        undoCheckpoint.id,
+      );
+      // Undoing a restore brings back the changes it had undone.
+      this.store.clearRestored(undone.flatMap((c) => (c.kind === "tool" ? [] : c.undoes)));
+    }
+    return {
+      applied: true,
+      plan: prepared.plan,
+      blocked: [],
+      skipped,
+      failed,
+      undoCheckpoint: undoCheckpoint?.id ?? null,
+    };
+  }
+
+  /** A session ended: its workspace index is dropped (checkpoints stay), then unused blobs are collected. */
+  async sessionClosed(sessionId: string): Promise<void> {
+    this.index(sessionId).drop();
+    await this.collectGarbage();
+  }
+
+  /** Remove blobs no checkpoint or index refers to any more (after the grace period). Returns how many. */
+  collectGarbage(graceMs = this.options.limits.gcGraceMs): Promise<number> {
+    return this.blobs.collectGarbage(graceMs);
+  }
+}

@@ -1,0 +1,187 @@
+import { lstat, readFile } from "node:fs/promises";
+import path from "node:path";
+import { sha256Of, type BlobStore } from "./blob-store.ts";
+import type { Checkpoint, EntryType, PathState } from "./checkpoint-store.ts";
+
+/**
+ * What restoring does to a path: `restore` puts back its previous content, `recreate` brings
+ * back a file or folder that was deleted, `delete` removes one the change created, `none`: it
+ * already is as it was.
+ */
+export type PathAction = "restore" | "recreate" | "delete" | "none";
+
+export interface PlannedPath {
+  /** POSIX path relative to the workspace root. */
+  path: string;
+  type: EntryType;
+  action: PathAction;
+  /**
+   * Set when the path changed since the checkpoint (the person, another program or a later
+   * call changed it): restoring would overwrite that change, so it needs `force` or a choice.
+   */
+  conflict?: string;
+  /** Set when the path cannot be restored at all, and why (its content was not kept, a folder is in the way, …). */
+  unavailable?: string;
+}
+
+/** A preview: what a restore would do, path by path, before anything is touched. */
+export interface RestorePlan {
+  /** The checkpoints whose changes would be undone, newest first. */
+  checkpoints: number[];
+  paths: PlannedPath[];
+}
+
+/** What a path holds on disk now. */
+export type DiskState =
+  | { kind: "absent" }
+  | { kind: "file"; hash: string; mode: number }
+  | { kind: "folder" }
+  | { kind: "link" }
+  | { kind: "other" };
+
+/** One path of a plan with what applying it needs. */
+export interface RestoreStep {
+  planned: PlannedPath;
+  /** The state to bring back. */
+  target: PathState;
+  /** What the path held when the plan was made (applying checks it still does). */
+  current: DiskState;
+}
+
+export interface PreparedRestore {
+  plan: RestorePlan;
+  steps: RestoreStep[];
+}
+
+/** Paths Lathe never writes when restoring: git's data and Lathe's own settings. */
+const PROTECTED = [".git", ".lathe"];
+
+/** Whether a stored path is a plain relative path inside the root (no "..", not absolute, not protected). */
+export function isRestorablePath(relative: string): boolean {
+  if (relative === "" || relative.startsWith("/") || relative.includes("\0") || relative.includes("\\"))
+    return false;
+  const parts = relative.split("/");
+  if (parts.some((p) => p === "" || p === "." || p === "..")) return false;
+  return !PROTECTED.includes(parts[0] as string);
+}
+
+/** Read what a path holds now (symlinks are not followed). */
+export async function diskState(absolute: string): Promise<DiskState> {
+  let stats;
+  try {
+    stats = await lstat(absolute);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return { kind: "absent" };
+    throw err;
+  }
+  if (stats.isSymbolicLink()) return { kind: "link" };
+  if (stats.isDirectory()) return { kind: "folder" };
+  if (!stats.isFile()) return { kind: "other" };
+  return { kind: "file", hash: sha256Of(await readFile(absolute)), mode: stats.mode & 0o7777 };
+}
+
+/** Whether what is on disk is exactly `state` (a state whose content was not hashed never matches). */
+function holds(current: DiskState, state: PathState, type: EntryType): boolean {
+  if (!state.exists) return current.kind === "absent";
+  if (type === "folder") return current.kind === "folder";
+  return current.kind === "file" && state.hash !== null && current.hash === state.hash;
+}
+
+function describeChange(current: DiskState): string {
+  switch (current.kind) {
+    case "absent":
+      return "was deleted";
+    case "link":
+      return "was replaced by a symbolic link";
+    case "folder":
+      return "was replaced by a folder";
+    case "other":
+      return "was replaced by something that is not a file";
+    case "file":
+      return "was changed";
+  }
+}
+
+interface Combined {
+  type: EntryType;
+  /** What the newest undone checkpoint left: what the path should hold now. */
+  expected: PathState;
+  /** What the oldest undone checkpoint found: what restoring brings back. */
+  target: PathState;
+  note: string | undefined;
+}
+
+/**
+ * Plan undoing `undo` (checkpoints, newest first): for each path, the oldest checkpoint's
+ * previous state is what comes back, and the newest one's resulting state is what the path must
+ * still hold; anything else is a conflict (named after the `later` checkpoint that touched it
+ * when there is one). Reads the disk; changes nothing.
+ */
+export async function planRestore(options: {
+  root: string;
+  undo: readonly Checkpoint[];
+  later: readonly Checkpoint[];
+  blobs: BlobStore;
+}): Promise<PreparedRestore> {
+  const { root, undo, later, blobs } = options;
+  const combined = new Map<string, Combined>();
+  for (const checkpoint of undo) {
+    for (const entry of checkpoint.entries) {
+      const seen = combined.get(entry.path);
+      if (seen) {
+        seen.target = entry.before;
+        seen.type = entry.type;
+        seen.note = entry.note;
+      } else {
+        combined.set(entry.path, {
+          type: entry.type,
+          expected: entry.after,
+          target: entry.before,
+          note: entry.note,
+        });
+      }
+    }
+  }
+  const steps: RestoreStep[] = [];
+  for (const [relative, { type, expected, target, note }] of [...combined].sort(([a], [b]) =>
+    a < b ? -1 : 1,
+  )) {
+    const planned: PlannedPath = { path: relative, type, action: "none" };
+    if (!isRestorablePath(relative)) {
+      planned.unavailable =
+        "it is not a path Lathe restores (outside the workspace, or under .git or .lathe)";
+      steps.push({ planned, target, current: { kind: "absent" } });
+      continue;
+    }
+    const current = await diskState(path.join(root, relative));
+    steps.push({ planned, target, current });
+    if (holds(current, target, type)) continue;
+    if (type === "folder") {
+      if (!target.exists) planned.action = current.kind === "folder" ? "delete" : "none";
+      else if (current.kind === "absent") planned.action = "recreate";
+      else
+        planned.unavailable =
+          "the folder is to come back, but something else is in its place; move it away first";
+      continue;
+    }
+    planned.action = !target.exists ? "delete" : current.kind === "absent" ? "recreate" : "restore";
+    if (target.exists && target.hash === null) {
+      planned.unavailable = note ?? "its previous content was not kept";
+    } else if (target.exists && target.hash !== null && !blobs.has(target.hash)) {
+      planned.unavailable = "its previous content is missing from the checkpoint store";
+    } else if (current.kind === "folder" || current.kind === "other") {
+      planned.unavailable = `it ${describeChange(current)} since; move that away first`;
+    } else if (!holds(current, expected, type)) {
+      const toucher = [...later].reverse().find((c) => c.entries.some((e) => e.path === relative));
+      const by = toucher
+        ? `by checkpoint ${toucher.id} (${toucher.tool})`
+        : "outside this session's tools (by you or another program)";
+      planned.conflict =
+        expected.exists && expected.hash === null
+          ? `Lathe cannot tell whether it changed since: its content after the change was not kept`
+          : `it ${describeChange(current)} since, ${by}`;
+    }
+  }
+  return { plan: { checkpoints: undo.map((c) => c.id), paths: steps.map((s) => s.planned) }, steps };
+}

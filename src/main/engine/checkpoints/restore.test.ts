@@ -1,0 +1,211 @@
+import { chmod, mkdir, readFile, stat, symlink, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openCheckpointWorkspace, type CheckpointWorkspace } from "./checkpoint-test-workspace.ts";
+
+// Restoring one checkpoint on real files: previews, deletions of created files, recreations of
+// deleted ones, conflicts with what the person changed since, force and per-file choices, and
+// the undo checkpoint every restore leaves behind.
+
+let ws: CheckpointWorkspace;
+beforeEach(async () => {
+  ws = await openCheckpointWorkspace();
+});
+afterEach(async () => {
+  await ws.cleanup();
+});
+
+function newest(): number {
+  const list = ws.engine.checkpoints.list("s1");
+  return list[list.length - 1]?.id as number;
+}
+
+describe("restore one checkpoint", () => {
+  it("puts an overwritten file back, previewing first without touching anything", async () => {
+    await ws.put("a.txt", "original\n");
+    await ws.ok("read", { path: "a.txt" });
+    await ws.ok("write", { path: "a.txt", content: "rewritten\n" });
+    const id = newest();
+    const plan = await ws.engine.checkpoints.previewRestore("s1", id);
+    expect(plan).toEqual({ checkpoints: [id], paths: [{ path: "a.txt", type: "file", action: "restore" }] });
+    expect(await ws.text("a.txt")).toBe("rewritten\n");
+    const outcome = await ws.engine.checkpoints.restore("s1", id);
+    expect(outcome).toMatchObject({ applied: true, blocked: [], failed: [], skipped: [] });
+    expect(await ws.text("a.txt")).toBe("original\n");
+    expect(ws.engine.checkpoints.list("s1").find((c) => c.id === id)?.restoredBy).toBe(
+      outcome.undoCheckpoint,
+    );
+  });
+
+  it("deletes a file the call created, and the folders it created for it", async () => {
+    await ws.put("docs/keep.md", "kept\n");
+    await ws.ok("write", { path: "docs/new/deep/file.md", content: "x\n" });
+    const plan = await ws.engine.checkpoints.previewRestore("s1", newest());
+    expect(plan.paths).toEqual([
+      { path: "docs/new", type: "folder", action: "delete" },
+      { path: "docs/new/deep", type: "folder", action: "delete" },
+      { path: "docs/new/deep/file.md", type: "file", action: "delete" },
+    ]);
+    await ws.engine.checkpoints.restore("s1", newest());
+    expect(await ws.exists("docs/new")).toBe(false);
+    expect(await ws.text("docs/keep.md")).toBe("kept\n");
+  });
+
+  it("leaves a created folder that now holds someone else's file, and says so", async () => {
+    await ws.ok("write", { path: "out/report.txt", content: "r\n" });
+    await ws.put("out/mine.txt", "the person's\n");
+    const outcome = await ws.engine.checkpoints.restore("s1", newest());
+    expect(outcome.applied).toBe(true);
+    expect(await ws.exists("out/report.txt")).toBe(false);
+    expect(await ws.text("out/mine.txt")).toBe("the person's\n");
+    expect(outcome.skipped).toEqual([{ path: "out", reason: expect.stringContaining("not empty") }]);
+  });
+
+  it("recreates files a command deleted, binary content and mode included", async () => {
+    await ws.put("bin/tool.sh", "#!/bin/sh\necho hi\n");
+    await chmod(ws.abs("bin/tool.sh"), 0o755);
+    await ws.put("blob.dat", Buffer.from([0, 255, 1, 254]));
+    await ws.ok("bash", { command: "rm -r bin blob.dat" });
+    const plan = await ws.engine.checkpoints.previewRestore("s1", newest());
+    expect(plan.paths.map((p) => [p.path, p.action])).toEqual([
+      ["bin/tool.sh", "recreate"],
+      ["blob.dat", "recreate"],
+    ]);
+    await ws.engine.checkpoints.restore("s1", newest());
+    expect(await ws.text("bin/tool.sh")).toBe("#!/bin/sh\necho hi\n");
+    expect((await stat(ws.abs("bin/tool.sh"))).mode & 0o777).toBe(0o755);
+    expect([...(await readFile(ws.abs("blob.dat")))]).toEqual([0, 255, 1, 254]);
+  });
+
+  it("a file the person changed since is a conflict: nothing is overwritten without a decision", async () => {
+    await ws.put("a.txt", "v1\n");
+    await ws.put("b.txt", "b1\n");
+    await ws.ok("bash", { command: "echo v2 > a.txt && echo b2 > b.txt" });
+    const id = newest();
+    await writeFile(ws.abs("a.txt"), "v3 typed by the person\n");
+    const plan = await ws.engine.checkpoints.previewRestore("s1", id);
+    expect(plan.paths).toEqual([
+      {
+        path: "a.txt",
+        type: "file",
+        action: "restore",
+        conflict: "it was changed since, outside this session's tools (by you or another program)",
+      },
+      { path: "b.txt", type: "file", action: "restore" },
+    ]);
+    const refused = await ws.engine.checkpoints.restore("s1", id);
+    expect(refused).toMatchObject({ applied: false, undoCheckpoint: null });
+    expect(refused.blocked.map((p) => p.path)).toEqual(["a.txt"]);
+    expect(await ws.text("a.txt")).toBe("v3 typed by the person\n");
+    expect(await ws.text("b.txt")).toBe("b2\n");
+  });
+
+  it("names the later checkpoint that changed a conflicting file", async () => {
+    await ws.put("a.txt", "v1\n");
+    await ws.ok("bash", { command: "echo v2 > a.txt" });
+    const first = newest();
+    await ws.ok("bash", { command: "echo v3 > a.txt" });
+    const plan = await ws.engine.checkpoints.previewRestore("s1", first);
+    expect(plan.paths[0]?.conflict).toBe(`it was changed since, by checkpoint ${newest()} (bash)`);
+  });
+
+  it("a per-file choice keeps one conflicting file and restores the rest", async () => {
+    await ws.put("a.txt", "a1\n");
+    await ws.put("b.txt", "b1\n");
+    await ws.ok("bash", { command: "echo a2 > a.txt && echo b2 > b.txt" });
+    await writeFile(ws.abs("a.txt"), "a-person\n");
+    await writeFile(ws.abs("b.txt"), "b-person\n");
+    const outcome = await ws.engine.checkpoints.restore("s1", newest(), {
+      choices: { "a.txt": "keep", "b.txt": "overwrite" },
+    });
+    expect(outcome).toMatchObject({
+      applied: true,
+      skipped: [{ path: "a.txt", reason: "kept as it is, as chosen" }],
+    });
+    expect(await ws.text("a.txt")).toBe("a-person\n");
+    expect(await ws.text("b.txt")).toBe("b1\n");
+  });
+
+  it("force overwrites the person's change, which the undo checkpoint keeps; restoring that brings it back", async () => {
+    await ws.put("a.txt", "v1\n");
+    await ws.ok("bash", { command: "echo v2 > a.txt" });
+    await writeFile(ws.abs("a.txt"), "precious edit\n");
+    const outcome = await ws.engine.checkpoints.restore("s1", newest(), { force: true });
+    expect(await ws.text("a.txt")).toBe("v1\n");
+    const undo = outcome.undoCheckpoint as number;
+    expect(ws.engine.checkpoints.list("s1").find((c) => c.id === undo)).toMatchObject({
+      kind: "restore",
+      tool: "restore",
+      undoes: [newest() - 1],
+      files: [{ path: "a.txt", type: "file", change: "modified" }],
+    });
+    await ws.engine.checkpoints.restore("s1", undo);
+    expect(await ws.text("a.txt")).toBe("precious edit\n");
+  });
+
+  it("a file whose previous content was not kept is reported as unavailable; force restores the rest", async () => {
+    await ws.cleanup();
+    ws = await openCheckpointWorkspace({ limits: { maxFileBytes: 100 } });
+    await ws.put("big.txt", "b".repeat(500));
+    await ws.put("small.txt", "s1\n");
+    await ws.ok("bash", { command: "echo x > big.txt && echo s2 > small.txt" });
+    const plan = await ws.engine.checkpoints.previewRestore("s1", newest());
+    expect(plan.paths[0]).toMatchObject({
+      path: "big.txt",
+      unavailable: expect.stringContaining("not kept"),
+    });
+    expect((await ws.engine.checkpoints.restore("s1", newest())).applied).toBe(false);
+    expect(await ws.text("small.txt")).toBe("s2\n");
+    const forced = await ws.engine.checkpoints.restore("s1", newest(), { force: true });
+    expect(forced.skipped.map((s) => s.path)).toEqual(["big.txt"]);
+    expect(await ws.text("small.txt")).toBe("s1\n");
+    expect(await ws.text("big.txt")).toBe("x\n");
+  });
+
+  it("refuses to write through a folder that became a symlink, even with force", async () => {
+    const outside = path.join(path.dirname(ws.root), "outside");
+    await mkdir(outside);
+    await ws.put("sub/f.txt", "one\n");
+    await ws.ok("bash", { command: "rm -r sub" });
+    await symlink(outside, ws.abs("sub"));
+    const outcome = await ws.engine.checkpoints.restore("s1", newest(), { force: true });
+    expect(outcome.failed).toEqual([{ path: "sub/f.txt", reason: expect.stringContaining("symbolic link") }]);
+    await expect(stat(path.join(outside, "f.txt"))).rejects.toThrow();
+  });
+
+  it("unknown ids, other sessions and missing sessions are clear errors", async () => {
+    await ws.ok("write", { path: "x.txt", content: "x" });
+    await expect(ws.engine.checkpoints.restore("s1", 999)).rejects.toThrow(
+      "Session s1 has no checkpoint 999. List its checkpoints with: lathe checkpoints --session s1",
+    );
+    await ws.engine.openSession({ id: "other", mode: "yolo" });
+    await expect(ws.engine.checkpoints.restore("other", newest())).rejects.toThrow(
+      "Session other has no checkpoint",
+    );
+    expect(() => ws.engine.checkpoints.list("nope")).toThrow('There is no session "nope"');
+  });
+});
+
+describe("garbage collection", () => {
+  it("closing a session keeps its checkpoints; deleting it removes them and the blobs only it needed", async () => {
+    await ws.put("a.txt", "shared content\n");
+    await ws.put("b.txt", "only s1\n");
+    await ws.ok("bash", { command: "echo 2 > a.txt && echo 2 > b.txt" });
+    const other = await ws.engine.openSession({ id: "s2", mode: "yolo" });
+    await ws.put("c.txt", "shared content\n");
+    await other.call("read", { path: "c.txt" });
+    await other.call("write", { path: "c.txt", content: "changed\n" });
+    expect((await ws.blobFiles()).length).toBeGreaterThanOrEqual(2);
+
+    await ws.session.close();
+    expect(ws.engine.checkpoints.list("s1")).toHaveLength(1);
+    await ws.engine.checkpoints.restore("s1", ws.engine.checkpoints.list("s1")[0]?.id as number);
+    expect(await ws.text("b.txt")).toBe("only s1\n");
+
+    await ws.engine.deleteSession("s1");
+    expect(() => ws.engine.checkpoints.list("s1")).toThrow('There is no session "s1"');
+    const left = await Promise.all((await ws.blobFiles()).map((f) => readFile(f, "utf8")));
+    expect(left).toEqual(["shared content\n"]);
+    await other.close();
+  });
+});

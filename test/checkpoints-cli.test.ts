@@ -1,0 +1,254 @@
+import { readdir, readFile, realpath, mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { RunEvent } from "../src/main/engine/agent/run-events.ts";
+import { startOpenAICompatibleServer, type FixtureServer } from "./fixtures/openai-compatible-server.ts";
+import { envelopeOf, runLathe, type Run } from "./support/lathe-cli.ts";
+
+// `lathe checkpoints`, `lathe restore`, `lathe rewind` and `lathe session delete` as users run
+// them: the real bin/lathe.mjs in child processes, on a temp folder with its own LATHE_HOME.
+
+let home: string;
+let root: string;
+let server: FixtureServer | undefined;
+
+beforeEach(async () => {
+  home = await mkdtemp(path.join(os.tmpdir(), "lathe-cp-cli-home-"));
+  root = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-cp-cli-root-")));
+});
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  await rm(home, { recursive: true, force: true });
+  await rm(root, { recursive: true, force: true });
+});
+
+const lathe = (args: string[]): Promise<Run> => runLathe(args, { home, cwd: root });
+const text = (relative: string): Promise<string | undefined> =>
+  readFile(path.join(root, relative), "utf8").catch(() => undefined);
+
+async function call(tool: string, args: unknown, session = "s1"): Promise<void> {
+  const run = await lathe(["call", tool, JSON.stringify(args), "--session", session, "--mode", "yolo"]);
+  expect(envelopeOf(run).type, run.stdout).toBe("output");
+}
+
+interface ListedCheckpoint {
+  id: number;
+  tool: string;
+  time: string;
+  paths: Array<{ path: string; type: string; change: string }>;
+  restored_by: number | null;
+  kind: string;
+}
+
+async function listed(session = "s1"): Promise<ListedCheckpoint[]> {
+  const run = await lathe(["checkpoints", "--session", session, "--json"]);
+  expect(run.code, run.stderr).toBe(0);
+  return JSON.parse(run.stdout) as ListedCheckpoint[];
+}
+
+describe("lathe checkpoints and lathe restore", () => {
+  it("lists what write and bash changed, and restores a checkpoint (exit 0) with a way to undo it", async () => {
+    await writeFile(path.join(root, "notes.txt"), "first\n");
+    await call("read", { path: "notes.txt" });
+    await call("write", { path: "notes.txt", content: "second\n" });
+    await call("bash", { command: "rm notes.txt && mkdir out && echo r > out/report.txt" });
+
+    const list = await listed();
+    expect(list.map((c) => [c.id, c.tool, c.paths.map((p) => `${p.path}:${p.change}`)])).toEqual([
+      [1, "write", ["notes.txt:modified"]],
+      [2, "bash", ["notes.txt:deleted", "out:created", "out/report.txt:created"]],
+    ]);
+    expect(Number.isNaN(Date.parse(list[0]!.time))).toBe(false);
+
+    const human = await lathe(["checkpoints", "--session", "s1"]);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(
+      /^ +1 {2}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d {2}write +notes\.txt \(modified\)$/m,
+    );
+    expect(human.stdout).toContain("out/ (created)");
+
+    const restored = await lathe(["restore", "2", "--session", "s1"]);
+    expect(restored).toMatchObject({ code: 0, stderr: "" });
+    expect(restored.stdout).toContain("Restored checkpoint 2 (bash) in session s1:");
+    expect(restored.stdout).toMatch(/recreate +notes\.txt/);
+    expect(restored.stdout).toContain("Undo with: lathe restore 3 --session s1");
+    expect(await text("notes.txt")).toBe("second\n");
+    expect(await text("out/report.txt")).toBeUndefined();
+
+    const first = await lathe(["restore", "1", "--session", "s1", "--json"]);
+    expect(first.code).toBe(0);
+    expect(JSON.parse(first.stdout)).toMatchObject({ applied: true, undoCheckpoint: 4 });
+    expect(await text("notes.txt")).toBe("first\n");
+    expect((await listed()).map((c) => [c.id, c.kind, c.restored_by])).toEqual([
+      [1, "tool", 4],
+      [2, "tool", 3],
+      [3, "restore", null],
+      [4, "restore", null],
+    ]);
+  });
+
+  it("refuses to overwrite a file the person changed (exit 1, nothing changed) until --force", async () => {
+    await writeFile(path.join(root, "a.txt"), "v1\n");
+    await call("bash", { command: "echo v2 > a.txt && echo new > b.txt" });
+    await writeFile(path.join(root, "a.txt"), "the person's edit\n");
+
+    const dry = await lathe(["restore", "1", "--session", "s1", "--dry-run"]);
+    expect(dry.code).toBe(1);
+    expect(dry.stdout).toContain("Restoring checkpoint 1 (bash) would:");
+    expect(dry.stdout).toMatch(/restore +a\.txt {2}CONFLICT: it was changed since/);
+    expect(dry.stdout).toMatch(/delete +b\.txt$/m);
+
+    const refused = await lathe(["restore", "1", "--session", "s1"]);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toBe("");
+    expect(refused.stderr).toContain(
+      "error: checkpoint 1 (bash) was not restored: 1 path changed since the checkpoint:",
+    );
+    expect(refused.stderr).toContain("a.txt: it was changed since, outside this session's tools");
+    expect(refused.stderr).toContain("Nothing was changed. Run again with --force");
+    expect(await text("a.txt")).toBe("the person's edit\n");
+    expect(await text("b.txt")).toBe("new\n");
+
+    const forced = await lathe(["restore", "1", "--session", "s1", "--force"]);
+    expect(forced.code).toBe(0);
+    expect(forced.stdout).toMatch(/restore +a\.txt {2}\(overwritten: it was changed since/);
+    expect(await text("a.txt")).toBe("v1\n");
+    expect(await text("b.txt")).toBeUndefined();
+
+    // What --force overwrote is in the undo checkpoint.
+    expect((await lathe(["restore", "2", "--session", "s1"])).code).toBe(0);
+    expect(await text("a.txt")).toBe("the person's edit\n");
+  });
+
+  it.each([
+    { args: ["restore", "1", "--session", "nobody"], code: 1, says: 'There is no session "nobody"' },
+    { args: ["restore", "9", "--session", "s1"], code: 1, says: "Session s1 has no checkpoint 9" },
+    { args: ["checkpoints", "--session", "nobody"], code: 1, says: 'There is no session "nobody"' },
+    {
+      args: ["rewind", "--session", "s1", "--before", "5"],
+      code: 1,
+      says: "message 5 is not a prompt of session s1",
+    },
+    { args: ["restore", "abc", "--session", "s1"], code: 2, says: "Use a whole number from 1" },
+    { args: ["restore", "0", "--session", "s1"], code: 2, says: "Use a whole number from 1" },
+    { args: ["restore", "1"], code: 2, says: "required option '--session <id>' not specified" },
+    { args: ["checkpoints"], code: 2, says: "required option '--session <id>' not specified" },
+    {
+      args: ["rewind", "--session", "s1"],
+      code: 2,
+      says: "required option '--before <message>' not specified",
+    },
+    { args: ["rewind", "--session", "s1", "--before", "-1"], code: 2, says: "Use a whole number" },
+  ])("lathe $args exits $code: $says", async ({ args, code, says }) => {
+    // Refusals about a real session (exit 1) need one; usage errors (exit 2) are caught before.
+    if (code === 1) await call("write", { path: "x.txt", content: "x\n" });
+    const run = await lathe(args);
+    expect(run.code).toBe(code);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toContain(says);
+  });
+
+  it("lists the new commands in the help", async () => {
+    const run = await lathe(["--help"]);
+    for (const command of ["checkpoints", "restore", "rewind"])
+      expect(run.stdout).toMatch(new RegExp(`^  ${command}\\b`, "m"));
+    const restore = await lathe(["restore", "--help"]);
+    for (const flag of [
+      "<checkpoint-id>",
+      "--session <id>",
+      "--force",
+      "--dry-run",
+      "--json",
+      "--root <dir>",
+    ])
+      expect(restore.stdout).toContain(flag);
+  });
+
+  it("lathe session delete removes the session's checkpoints and the contents only they kept", async () => {
+    await writeFile(path.join(root, "file.txt"), "content only s1 kept\n");
+    await call("bash", { command: "echo now > file.txt" });
+    await call("bash", { command: "true" }, "s2"); // s2's workspace index holds "now"
+    // Blobs used in the last minute are spared (a call may be about to refer to them): age them.
+    const db = new Database(path.join(home, "lathe.db"));
+    db.prepare("UPDATE checkpoint_blobs SET last_used_at = 0").run();
+    db.close();
+    const blobTexts = async (): Promise<string[]> => {
+      const dir = path.join(home, "checkpoints", "blobs");
+      const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+      const files = entries.filter((d) => d.isFile()).map((d) => path.join(d.parentPath, d.name));
+      return (await Promise.all(files.map((f) => readFile(f, "utf8")))).sort();
+    };
+    expect(await blobTexts()).toEqual(["content only s1 kept\n", "now\n"]);
+
+    const deleted = await lathe(["session", "delete", "s1"]);
+    expect(deleted).toMatchObject({ code: 0, stdout: "Deleted session s1.\n" });
+    expect((await lathe(["checkpoints", "--session", "s1"])).stderr).toContain('There is no session "s1"');
+    expect(await blobTexts()).toEqual(["now\n"]);
+    const again = await lathe(["session", "delete", "s1"]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('There is no session "s1" to delete');
+  });
+});
+
+describe("lathe rewind", () => {
+  it("takes a session back to before a prompt, and lathe run --resume continues from there", async () => {
+    await writeFile(path.join(root, "a.txt"), "alpha\n");
+    server = await startOpenAICompatibleServer({
+      models: ["m"],
+      replies: (request) => {
+        const prompt = JSON.stringify(request.messages.filter((m) => m.role === "user").at(-1)?.content);
+        const answered = request.messages.at(-1)?.role === "tool";
+        if (answered) return { text: "Done." };
+        if (prompt.includes("first"))
+          return { toolCalls: [{ name: "bash", arguments: { command: "echo one > a.txt" } }] };
+        if (prompt.includes("second")) {
+          return {
+            toolCalls: [{ name: "bash", arguments: { command: "echo two > a.txt && echo b > b.txt" } }],
+          };
+        }
+        return { text: "Resumed." };
+      },
+    });
+    await writeFile(
+      path.join(home, "settings.json"),
+      JSON.stringify({ providers: { "openai-compatible": { baseURL: server.baseURL } } }),
+    );
+    const model = ["--model", "openai-compatible:m", "--mode", "yolo"];
+    const first = await lathe(["run", "the first change", ...model, "--json"]);
+    expect(first.code, first.stderr).toBe(0);
+    const start = JSON.parse(first.stdout.split("\n")[0] as string) as Extract<RunEvent, { type: "start" }>;
+    const session = start.sessionId;
+    expect((await lathe(["run", "the second change", ...model, "--resume", session])).code).toBe(0);
+    expect(await text("a.txt")).toBe("two\n");
+
+    const list = await lathe(["checkpoints", "--session", session]);
+    expect(list.stdout).toMatch(/^prompt 0: "the first change"$/m);
+    const second = /^prompt (\d+): "the second change"$/m.exec(list.stdout);
+    expect(second).not.toBeNull();
+    const before = second![1] as string;
+
+    const dry = await lathe(["rewind", "--session", session, "--before", before, "--dry-run"]);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain(`Rewinding session ${session} to before prompt ${before} would remove`);
+    expect(dry.stdout).toMatch(/restore +a\.txt/);
+    expect(dry.stdout).toMatch(/delete +b\.txt/);
+    expect(await text("a.txt")).toBe("two\n");
+
+    const rewound = await lathe(["rewind", "--session", session, "--before", before]);
+    expect(rewound.code, rewound.stderr).toBe(0);
+    expect(rewound.stdout).toContain(`Rewound session ${session} to before prompt ${before}`);
+    expect(rewound.stdout).toContain(`--resume ${session}`);
+    expect(await text("a.txt")).toBe("one\n");
+    expect(await text("b.txt")).toBeUndefined();
+
+    const resumed = await lathe(["run", "carry on", ...model, "--resume", session]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const last = server.requests.at(-1)!;
+    const history = JSON.stringify(last.messages);
+    expect(history).toContain("the first change");
+    expect(history).not.toContain("the second change");
+  });
+});
