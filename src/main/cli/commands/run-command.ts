@@ -90,8 +90,13 @@ llamacpp (:8080), vllm (:8000); move one, or point openai-compatible at any serv
 Cloud providers read their key from the environment: ANTHROPIC_API_KEY, OPENAI_API_KEY.
 
 JSON events (--json): start, notice, step-start, text, reasoning, tool-call, approval,
-question-refused, tool-result, step-finish, error, finish (with status and token usage), and
-task: {taskId, toolCallId, event}, an event of a subagent the task tool started (nested).
+question-refused, tool-result, step-finish, error, finish (with status and token usage),
+model-waiting {kind, elapsedMs, timeoutMs} when the model has been silent a while and
+model-resumed once it goes on, and task: {taskId, toolCallId, event}, an event of a subagent
+the task tool started (nested).
+
+A model silent past its timeouts fails the run: providers.<name>.timeouts in settings
+({"firstByteMs": 120000, "idleMs": 60000} by default; gguf: 600000 to the first byte).
 
 Exit codes: 0 the run finished, 1 it failed or stopped early (error, budget, Ctrl-C), 2 usage error.
 

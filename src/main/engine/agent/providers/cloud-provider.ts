@@ -1,5 +1,6 @@
 import type { LanguageModel } from "ai";
 import { ModelError } from "../model-error.ts";
+import { acceptsImages } from "../model-images.ts";
 import type { ProviderContext, ProviderDefinition, ResolvedModel } from "../provider-registry.ts";
 import { connectionFailure } from "./connection-failure.ts";
 
@@ -59,6 +60,9 @@ function cloudProvider(preset: CloudPreset): ProviderDefinition {
           { apiKey, ...(baseURL ? { baseURL } : {}), ...(context.fetch ? { fetch: context.fetch } : {}) },
           model,
         ),
+        endpoint: baseURL ? `${preset.label} at ${baseURL}` : preset.label,
+        // Their current models read images; settings can say otherwise for one that does not.
+        acceptsImages: acceptsImages(context.endpoint?.images, model, true),
         explainError(error) {
           const code = connectionFailure(error);
           return code
