@@ -1,6 +1,7 @@
 import type { ReactNode } from "react";
 import type { ToolOrigin } from "../../shared/api-contract.ts";
 import type { CardStatus, ToolCard as Card } from "../state/transcript.ts";
+import { savedImagesOf } from "../state/tool-images.ts";
 import { originLabel } from "./origin-label.ts";
 import { ToolCardBody } from "./tool-card-body.tsx";
 
@@ -18,7 +19,8 @@ function duration(ms: number): string {
 
 /**
  * One tool call: its tool, origin, status and duration, then what it did (a diff, a terminal, a
- * list), why it failed, where a truncated output is kept, and any child run it started (`children`).
+ * list), why it failed, where a truncated output and saved images are kept, and any child run it
+ * started (`children`).
  */
 export function ToolCard({
   card,
@@ -60,6 +62,11 @@ export function ToolCard({
           ) : null}
         </p>
       ) : null}
+      {savedImagesOf(envelope).map((image) => (
+        <p key={image.path} className="notice card-line">
+          Image ({image.mimeType}, {image.bytes} bytes) saved in <code>{image.path}</code>
+        </p>
+      ))}
       {children}
     </article>
   );

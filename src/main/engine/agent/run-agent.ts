@@ -141,7 +141,8 @@ async function drive(
   const modelName = formatModelSpec(model.spec);
   const store = session.persistent ? engine.conversations() : undefined;
   const resumed = store?.get(session.id) !== undefined;
-  const history = store && resumed ? toModelMessages(store.messages(session.id)) : [];
+  const output = model.acceptsImages ? { images: { sidecarDir: session.state.sidecarDir } } : {};
+  const history = store && resumed ? toModelMessages(store.messages(session.id), output) : [];
   let writeFailed = false;
   const collector = new StepCollector();
   let writer: ConversationWriter | undefined;
@@ -189,6 +190,7 @@ async function drive(
     budget,
     signal: controller.signal,
     headless: options.asker === undefined,
+    modelAcceptsImages: model.acceptsImages === true,
     step: () => step.current,
     emit,
   });

@@ -64,6 +64,17 @@ export class SessionState {
     );
   }
 
+  /** Save a file a tool produced (an image) beside the sidecars; returns its absolute path. */
+  async writeSidecarFile(toolId: string, bytes: Uint8Array, extension: string): Promise<string> {
+    await mkdir(this.sidecarDir, { recursive: true });
+    const file = path.join(
+      this.sidecarDir,
+      `${toolId.replace(/[^A-Za-z0-9_-]/g, "_")}-${randomBytes(6).toString("hex")}.${extension.replace(/[^a-z0-9]/gi, "")}`,
+    );
+    await writeFile(file, bytes, { mode: 0o600 });
+    return file;
+  }
+
   /** Write the whole output of a truncated call; returns the sidecar's absolute path. */
   async writeSidecar(toolId: string, text: string): Promise<string> {
     const file = await this.newSidecarPath(toolId);
