@@ -2,7 +2,7 @@ import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { ModelError } from "../model-error.ts";
 import { acceptsImages } from "../model-images.ts";
 import type { ProviderContext, ProviderDefinition, ResolvedModel } from "../provider-registry.ts";
-import { connectionFailure } from "./connection-failure.ts";
+import { connectionFailure, isDroppedConnection } from "./connection-failure.ts";
 
 /** A local (or self-hosted) server that speaks the OpenAI chat completions API. */
 export interface OpenAICompatiblePreset {
@@ -185,7 +185,10 @@ export function openAICompatibleProvider(preset: OpenAICompatiblePreset): Provid
         },
         explainError(error) {
           const code = connectionFailure(error);
-          return code ? notRunning(preset, baseURL, code) : undefined;
+          if (!code) return undefined;
+          return isDroppedConnection(code)
+            ? `${preset.label} at ${origin(baseURL)} closed the connection before the answer was complete (${code}): it may have crashed or restarted. Check it, then run again.`
+            : notRunning(preset, baseURL, code);
         },
       };
     },
