@@ -1,5 +1,5 @@
-import { execFileSync } from "node:child_process";
-import { readdir, stat } from "node:fs/promises";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { chmod, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { RunEvent } from "../src/main/engine/agent/run-events.ts";
@@ -9,7 +9,7 @@ import {
   type FixtureReply,
   type FixtureServer,
 } from "./fixtures/openai-compatible-server.ts";
-import { runLathe, type Run } from "./support/lathe-cli.ts";
+import { LATHE_BIN, runLathe, type Run } from "./support/lathe-cli.ts";
 import {
   callsAndResultsMatch,
   readDatabase,
@@ -261,4 +261,97 @@ describe("a model server that fails mid-run", () => {
       expect(db.messages(sessionId!).map((m) => m.role)).toEqual(history);
     },
   );
+});
+
+/**
+ * How this machine makes the workspace read-only for one `lathe run`: as root (which ignores
+ * file modes) a read-only bind mount in a private mount namespace; otherwise the file modes.
+ */
+function readOnlyWay(): "mount" | "chmod" | undefined {
+  if (process.getuid?.() !== 0) return "chmod";
+  const probe = spawnSync("unshare", [
+    "-m",
+    "sh",
+    "-c",
+    "mount --bind / /mnt && mount -o remount,bind,ro /mnt",
+  ]);
+  return probe.status === 0 ? "mount" : undefined;
+}
+const READ_ONLY = readOnlyWay();
+if (READ_ONLY === undefined)
+  console.warn(
+    "fault-matrix: the read-only workspace case is skipped: running as root without `unshare -m`.",
+  );
+
+describe.skipIf(READ_ONLY === undefined)(`a read-only workspace (${READ_ONLY ?? "no way here"})`, () => {
+  it("refuses writes with a message the model can act on; the run and its record go on", async () => {
+    await writeFile(path.join(world.root, "a.txt"), "alpha\n");
+    const server = await serve([
+      { toolCalls: [{ name: "read", arguments: { path: "a.txt" } }] },
+      {
+        toolCalls: [
+          { name: "write", arguments: { path: "new.txt", content: "x" } },
+          { name: "edit", arguments: { path: "a.txt", old_string: "alpha", new_string: "beta" } },
+          { name: "bash", arguments: { command: "touch b.txt" } },
+        ],
+      },
+      { text: "Nothing could be changed." },
+    ]);
+    const args = ["run", "Change things", ...MODEL, "--json", "--mode", "yolo"];
+    let run: Run;
+    if (READ_ONLY === "mount") {
+      const script = `mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && cd "$1" && shift && exec "$@"`;
+      // Asynchronously: the model server answers from this very process.
+      const child = spawn(
+        "unshare",
+        ["-m", "sh", "-c", script, "sh", world.root, process.execPath, LATHE_BIN, ...args],
+        {
+          env: { ...process.env, LATHE_HOME: world.home },
+          stdio: ["ignore", "pipe", "pipe"],
+        },
+      );
+      let stdout = "";
+      let stderr = "";
+      child.stdout.setEncoding("utf8").on("data", (t: string) => (stdout += t));
+      child.stderr.setEncoding("utf8").on("data", (t: string) => (stderr += t));
+      run = await new Promise<Run>((resolve) =>
+        child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr })),
+      );
+    } else {
+      await chmod(world.root, 0o555);
+      await chmod(path.join(world.root, "a.txt"), 0o444);
+      try {
+        run = await lathe(args);
+      } finally {
+        await chmod(world.root, 0o755);
+      }
+    }
+    expectNoInternals(run.stderr);
+    expect(run.stderr).not.toMatch(/internal error/);
+    expect(run.code).toBe(0);
+    const results = new Map(
+      jsonl(run).flatMap((e) => (e.type === "tool-result" ? [[e.toolName, e.envelope] as const] : [])),
+    );
+    const refusal =
+      READ_ONLY === "mount"
+        ? /cannot be written: the workspace is on a read-only file system \(EROFS\)\. Writing again will not help/
+        : /cannot be written: the file system denied it \(EACCES\)/;
+    for (const tool of ["write", "edit"]) {
+      const envelope = results.get(tool);
+      expect(envelope?.type).toBe("error");
+      expect(envelope?.type === "error" && envelope.error_text).toMatch(refusal);
+      // It names the file, never a temporary one.
+      expect(envelope?.type === "error" && envelope.error_text).not.toMatch(/\.tmp/);
+    }
+    // Positive control: the shell hits the same wall, and says so in its output.
+    const bash = results.get("bash");
+    expect(bash?.type === "output" && (bash.data as { exit_code: number }).exit_code).not.toBe(0);
+    expect(bash?.type === "output" && (bash.data as { output: string }).output).toMatch(
+      /Read-only file system|Permission denied/,
+    );
+    expect(await readFile(path.join(world.root, "a.txt"), "utf8")).toBe("alpha\n");
+    expect(await readdir(world.root)).toEqual(["a.txt"]);
+    expect(server.requests).toHaveLength(3);
+    expect(readDatabase(world.home).integrity).toBe("ok");
+  });
 });
