@@ -39,11 +39,11 @@ afterEach(async () => {
 
 async function serve(
   replies: FixtureReply[] | ((r: ChatRequest, i: number) => FixtureReply),
-  chunkChars = 5,
+  endpoint: Record<string, unknown> = {},
 ) {
-  const server = await startOpenAICompatibleServer({ models: ["m"], replies, chunkChars });
+  const server = await startOpenAICompatibleServer({ models: ["m"], replies, chunkChars: 5 });
   servers.push(server);
-  await useEndpoint(world.home, server.baseURL);
+  await useEndpoint(world.home, server.baseURL, endpoint);
   return server;
 }
 
@@ -183,6 +183,21 @@ describe("kill -9 of lathe run", () => {
 });
 
 describe("two runs on one LATHE_HOME at once", () => {
+  it("start together on a fresh LATHE_HOME: the database is created and migrated once", async () => {
+    const calls = Array.from({ length: 6 }, () =>
+      startLathe(["call", "glob", '{"pattern":"*"}'], { home: world.home, cwd: world.root }),
+    );
+    const exits = await Promise.all(calls.map((c) => c.exited));
+    for (const [i, c] of calls.entries()) {
+      expect(c.stderr()).toBe("");
+      expect(exits[i]?.code).toBe(0);
+    }
+    const db = readDatabase(world.home);
+    expect(db.integrity).toBe("ok");
+    const audit = await lathe(["audit", "--json", "--limit", "100"]);
+    expect(audit.stdout.trim().split("\n")).toHaveLength(6);
+  });
+
   it("share the database without a lock error reaching anyone, from a fresh LATHE_HOME", async () => {
     // Each run reads a file (an audit row), then streams a long answer (many event writes).
     await serve((request) =>
@@ -239,11 +254,19 @@ describe("a model server that fails mid-run", () => {
       /^error: The OpenAI-compatible server at http:\/\/127\.0\.0\.1:\d+ sent something that is not a model answer \("<html><body>Bad gateway<\/body><\/html>"\): check that its address points at the API itself/m,
       NOTHING_SAID,
     ],
+    [
+      "accepts the request and says nothing",
+      { silent: true },
+      /^error: The OpenAI-compatible server at http:\/\/127\.0\.0\.1:\d+ sent nothing for 0\.5 s after the request for m: it never started answering\. .*raise providers\["openai-compatible"\]\.timeouts\.firstByteMs in settings \(now 500\)/m,
+      NOTHING_SAID,
+    ],
   ])(
     "%s: the run fails with a message, and resumes once the server is well",
     async (_label, fault, message, history) => {
       let healthy = false;
-      const server = await serve(() => (healthy ? { text: "Better now." } : fault));
+      const server = await serve(() => (healthy ? { text: "Better now." } : fault), {
+        timeouts: { firstByteMs: 500, idleMs: 500 },
+      });
       const run = await lathe(["run", "Try", ...MODEL]);
       expect(run.code).toBe(1);
       expect(run.stderr).toMatch(message);
