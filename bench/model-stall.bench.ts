@@ -6,7 +6,8 @@
 //   3. it stops in the middle of the answer.
 // "Stall detected after" is from the request's arrival (1, 2) or the server's last write (3) to
 // the moment the client gives the request up; "run ends" is to the exit of `lathe run` with its
-// message. Goal: detected within 1 s of the configured timeout.
+// message. Goal: detected within 1 s of the configured timeout. Then: Ctrl-C or SIGTERM while the
+// model is silent, from the signal to the exit of `lathe run`. Goal: within 1 s.
 import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -101,4 +102,38 @@ for (const c of CASES) {
   console.log(`  message: ${samples[0]?.message}`);
 }
 console.log(`\nstall detection: ${allMet ? "MET" : "NOT MET"}`);
+
+// Stop works at any moment: Ctrl-C while the model is silent (long timeouts: the stop, not a
+// timeout, ends the run), from the signal to the exit of `lathe run`.
+async function stopWhileSilent(signal: NodeJS.Signals): Promise<number> {
+  const server = await startOpenAICompatibleServer({ models: ["m"], replies: [{ silent: true }] });
+  try {
+    await writeFile(
+      path.join(home, "settings.json"),
+      JSON.stringify({ providers: { "openai-compatible": { baseURL: server.baseURL } } }),
+    );
+    const child = spawn(process.execPath, [bin, "run", "Say hello", "--model", "openai-compatible:m"], {
+      cwd: root,
+      env: { ...process.env, LATHE_HOME: home },
+      stdio: "ignore",
+    });
+    const exited = new Promise<number>((resolve) => child.on("close", () => resolve(Date.now())));
+    await server.requestArrived(1);
+    await new Promise((r) => setTimeout(r, 500));
+    const sent = Date.now();
+    child.kill(signal);
+    return (await exited) - sent;
+  } finally {
+    await server.close();
+  }
+}
+heading(`Stop while the model is silent (median of ${RUNS} runs)`);
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  const samples: number[] = [];
+  for (let i = 0; i < RUNS; i++) samples.push(await stopWhileSilent(signal));
+  const stop = median(samples);
+  console.log(
+    `${signal} → lathe run exits after ${stop} ms (worst ${Math.max(...samples)} ms) | goal 1000 ms | ratio ${(stop / 1000).toFixed(2)}×  goal: within 1 s ${Math.max(...samples) <= 1000 ? "(met)" : "(NOT met)"}`,
+  );
+}
 await rm(base, { recursive: true, force: true });
