@@ -94,7 +94,10 @@ for (const c of CASES) {
   const detected = median(samples.map((s) => s.detectedMs));
   const worst = Math.max(...samples.map((s) => s.detectedMs));
   const exit = median(samples.map((s) => s.exitMs));
-  const met = worst - TIMEOUT_MS <= 1_000 && worst >= TIMEOUT_MS - 50;
+  // Measured from the server's side, the request arrives a little after the client sent it, so a
+  // figure slightly under the timeout is expected; far under it would be a guard firing early.
+  const met =
+    worst - TIMEOUT_MS <= 1_000 && Math.min(...samples.map((s) => s.detectedMs)) >= TIMEOUT_MS - 500;
   allMet &&= met;
   console.log(
     `${c.what}: stall detected after ${detected} ms (worst ${worst} ms) | configured ${c.setting} ${TIMEOUT_MS} ms | ratio ${(detected / TIMEOUT_MS).toFixed(2)}× | difference ${signed(detected - TIMEOUT_MS)} ms | run ends after ${exit} ms  goal: within 1 s of the timeout ${met ? "(met)" : "(NOT met)"}`,

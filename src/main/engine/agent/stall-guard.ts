@@ -49,73 +49,90 @@ function isOutput(part: LanguageModelV4StreamPart): boolean {
   }
 }
 
-/** One model call's silence: what it waits for, since when, and whether a host was told. */
+/**
+ * One model call's silence: what it waits for, since when, and whether a host was told. One
+ * timer at a time, re-armed lazily, so a fast stream pays a clock read per part and no more.
+ */
 class CallWatch {
   private kind: StallKind = "first-byte";
   private readonly requestedAt = Date.now();
+  /** When the current silence began; undefined while the model is not being waited on. */
+  private since: number | undefined;
   private noticed: { kind: StallKind; since: number } | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private timerAt = Infinity;
+  private over = false;
   private readonly options: StallGuardOptions;
-  private readonly abort: (reason: ModelStallError) => void;
+  private readonly onStall: (error: ModelStallError) => void;
 
-  constructor(options: StallGuardOptions, abort: (reason: ModelStallError) => void) {
+  constructor(options: StallGuardOptions, onStall: (error: ModelStallError) => void) {
     this.options = options;
-    this.abort = abort;
+    this.onStall = onStall;
   }
 
-  /** The model produced output: from now on only silences in the middle count. */
-  output(): void {
+  private get timeoutMs(): number {
+    return this.kind === "first-byte" ? this.options.timeouts.firstByteMs : this.options.timeouts.idleMs;
+  }
+
+  private get noticeMs(): number {
+    return Math.min(this.options.noticeMs ?? DEFAULT_NOTICE_MS, this.timeoutMs / 2);
+  }
+
+  /**
+   * The model is being waited on: the request was sent, or the next part was asked for. Until
+   * the first output the clock runs from the request; after it, from the first wait since the
+   * last output, so the consumer's own pauses between reads do not count.
+   */
+  waiting(): void {
+    if (this.over) return;
+    this.since ??= this.kind === "first-byte" ? this.requestedAt : Date.now();
+    this.schedule();
+  }
+
+  /** A part came; only output of the model (not metadata) ends the silence. */
+  arrived(output: boolean): void {
+    if (!output) return;
     if (this.noticed) {
       this.options.onResumed?.({ kind: this.noticed.kind, waitedMs: Date.now() - this.noticed.since });
       this.noticed = undefined;
     }
     this.kind = "idle";
+    this.since = undefined;
   }
 
-  /** Wait for `pending`, failing with ModelStallError once the silence passes its limit. */
-  wait<T>(pending: Promise<T>): Promise<T> {
-    const now = Date.now();
-    const kind = this.kind;
-    // Until the first output the clock runs from the request; after it, from this wait's start.
-    const since = kind === "first-byte" ? this.requestedAt : now;
-    const timeoutMs =
-      kind === "first-byte" ? this.options.timeouts.firstByteMs : this.options.timeouts.idleMs;
-    return new Promise<T>((resolve, reject) => {
-      const timers: NodeJS.Timeout[] = [];
-      const settle = (): void => timers.forEach(clearTimeout);
-      if (!this.noticed && this.options.onWaiting) {
-        const noticeMs = Math.min(this.options.noticeMs ?? DEFAULT_NOTICE_MS, timeoutMs / 2);
-        timers.push(
-          setTimeout(
-            () => {
-              this.noticed = { kind, since };
-              this.options.onWaiting?.({ kind, elapsedMs: Date.now() - since, timeoutMs });
-            },
-            Math.max(0, since + noticeMs - now),
-          ),
-        );
-      }
-      timers.push(
-        setTimeout(
-          () => {
-            settle();
-            const error = new ModelStallError({ ...this.options.describe, kind, timeoutMs });
-            this.abort(error);
-            reject(error);
-          },
-          Math.max(0, since + timeoutMs - now),
-        ),
+  /** The call is over (answered, failed or cancelled): no more timers. */
+  finish(): void {
+    this.over = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private schedule(): void {
+    const since = this.since as number;
+    const at = since + (this.noticed || !this.options.onWaiting ? this.timeoutMs : this.noticeMs);
+    if (this.timer !== undefined && this.timerAt <= at) return;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(() => this.tick(), Math.max(0, at - Date.now()));
+  }
+
+  private tick(): void {
+    this.timer = undefined;
+    this.timerAt = Infinity;
+    if (this.over || this.since === undefined) return;
+    const elapsed = Date.now() - this.since;
+    if (elapsed >= this.timeoutMs) {
+      this.finish();
+      this.onStall(
+        new ModelStallError({ ...this.options.describe, kind: this.kind, timeoutMs: this.timeoutMs }),
       );
-      pending.then(
-        (value) => {
-          settle();
-          resolve(value);
-        },
-        (error: unknown) => {
-          settle();
-          reject(error);
-        },
-      );
-    });
+      return;
+    }
+    if (!this.noticed && this.options.onWaiting && elapsed >= this.noticeMs) {
+      this.noticed = { kind: this.kind, since: this.since };
+      this.options.onWaiting({ kind: this.kind, elapsedMs: elapsed, timeoutMs: this.timeoutMs });
+    }
+    this.schedule();
   }
 }
 
@@ -146,27 +163,57 @@ export function guardAgainstStalls(model: LanguageModel, options: StallGuardOpti
       const abortSignal = callOptions.abortSignal
         ? AbortSignal.any([callOptions.abortSignal, own.signal])
         : own.signal;
-      const watch = new CallWatch(options, (reason) => own.abort(reason));
-      const result = await watch.wait(Promise.resolve(inner.doStream({ ...callOptions, abortSignal })));
+      let stalled: ModelStallError | undefined;
+      let failWaiting: (error: ModelStallError) => void = () => undefined;
+      let failStream: (error: ModelStallError) => void = () => undefined;
+      const watch = new CallWatch(options, (error) => {
+        stalled = error;
+        own.abort(error);
+        failWaiting(error);
+        failStream(error);
+      });
+      const stall = new Promise<never>((_, reject) => (failWaiting = reject));
+      stall.catch(() => undefined);
+      watch.waiting();
+      let result: LanguageModelV4StreamResult;
+      try {
+        result = await Promise.race([inner.doStream({ ...callOptions, abortSignal }), stall]);
+      } catch (error) {
+        watch.finish();
+        throw error;
+      }
       const reader = result.stream.getReader();
       const stream = new ReadableStream<LanguageModelV4StreamPart>(
         {
+          start(controller) {
+            failStream = (error) => {
+              controller.error(error);
+              reader.cancel(error).catch(() => undefined);
+            };
+          },
           async pull(controller) {
+            watch.waiting();
             let next: Awaited<ReturnType<typeof reader.read>>;
             try {
-              next = await watch.wait(reader.read());
+              next = await reader.read();
             } catch (error) {
-              if (ModelStallError.isModelStall(error)) reader.cancel(error).catch(() => undefined);
+              watch.finish();
+              if (stalled) return;
               throw error;
             }
+            if (stalled) return;
             if (next.done) {
+              watch.finish();
               controller.close();
               return;
             }
-            if (isOutput(next.value)) watch.output();
+            watch.arrived(isOutput(next.value));
             controller.enqueue(next.value);
           },
-          cancel: (reason) => reader.cancel(reason),
+          cancel(reason) {
+            watch.finish();
+            return reader.cancel(reason);
+          },
         },
         // Read from the model only when the consumer asks: its own pauses are not the model's.
         { highWaterMark: 0 },
