@@ -1,4 +1,8 @@
-import type { LanguageModelV4, LanguageModelV4CallOptions } from "@ai-sdk/provider";
+import type {
+  LanguageModelV4,
+  LanguageModelV4CallOptions,
+  LanguageModelV4StreamPart,
+} from "@ai-sdk/provider";
 import { MockLanguageModelV4 } from "ai/test";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -175,6 +179,60 @@ describe("guardAgainstStalls", () => {
     );
     expect(seen[0]?.abortSignal?.aborted).toBe(true);
     expect(seen[0]?.abortSignal?.reason).toBe(failure);
+  });
+
+  /** A stream that sends `part(i)` every `everyMs` until the reader stops. */
+  function ticking(
+    part: (i: number) => LanguageModelV4StreamPart,
+    everyMs: number,
+    count: number,
+  ): LanguageModelV4 {
+    return new MockLanguageModelV4({
+      doStream: async () => {
+        let i = 0;
+        let timer: NodeJS.Timeout | undefined;
+        const stream = new ReadableStream<LanguageModelV4StreamPart>({
+          start(controller) {
+            controller.enqueue({ type: "stream-start", warnings: [] });
+            controller.enqueue({ type: "response-metadata", id: "r" });
+            timer = setInterval(() => {
+              if (i === count) {
+                clearInterval(timer);
+                controller.close();
+              } else controller.enqueue(part(i++));
+            }, everyMs);
+          },
+          cancel: () => clearInterval(timer),
+        });
+        return { stream };
+      },
+    });
+  }
+
+  async function drain(model: LanguageModelV4): Promise<unknown> {
+    const guarded = guardAgainstStalls(model, {
+      timeouts: { firstByteMs: 300, idleMs: 300 },
+      describe: { endpoint: "E", model: "m", settingsKey: "providers.e" },
+    }) as LanguageModelV4;
+    try {
+      const { stream } = await guarded.doStream({ prompt: [] });
+      for await (const part of stream) void part;
+      return "finished";
+    } catch (error) {
+      return error;
+    }
+  }
+
+  it("does not count metadata or empty chunks as the model talking", async () => {
+    const failure = await drain(ticking(() => ({ type: "text-delta", id: "t", delta: "" }), 50, 40));
+    expect(ModelStallError.isModelStall(failure)).toBe(true);
+    expect((failure as ModelStallError).details.kind).toBe("first-byte");
+  });
+
+  it("lets a stream whose pieces come closer than idleMs run longer than idleMs", async () => {
+    expect(await drain(ticking(() => ({ type: "text-delta", id: "t", delta: "x" }), 60, 15))).toBe(
+      "finished",
+    );
   });
 
   it("passes the model's identity through and leaves models it cannot wrap alone", () => {
