@@ -222,7 +222,7 @@ describe("MCP servers from settings", () => {
     expect(JSON.parse(weather.content)).toMatchObject({ temperature: expect.any(Number) });
     expect(weather).not.toHaveProperty("structured");
     const image = output(await call(world, "get-tiny-image", {})) as { content: string };
-    expect(image.content).toMatch(/\[image: image\/png, \d+ bytes\]/);
+    expect(image.content).toMatch(/\[image: image\/png, \d+ bytes, saved to \/\S+\.png\]/);
     // The registry validates against the server's own schema before anything is sent.
     expect(errorText(await call(world, "get-sum", { a: "2" }))).toMatch(
       /Invalid arguments for get-sum: .*"a" must be number/,

@@ -42,6 +42,9 @@ export type RunEvent =
       envelope: z.output<typeof EnvelopeSchema>;
     }
   | { type: "step-finish"; step: number; finishReason: string; usage: RunUsage }
+  /** The model has been silent this long (it has not started, or paused mid-answer); live only. */
+  | { type: "model-waiting"; step: number; kind: "first-byte" | "idle"; elapsedMs: number; timeoutMs: number }
+  | { type: "model-resumed"; step: number; waitedMs: number }
   | { type: "error"; message: string }
   | { type: "finish"; status: RunStatus; finishReason: string; steps: number; usage: RunUsage }
   /** `taskId` is the child's session id; `toolCallId` the parent's `task` call that started it. */
@@ -87,6 +90,14 @@ export const RunEventSchema: z.ZodType<RunEvent> = z.lazy(() =>
       envelope: EnvelopeSchema,
     }),
     z.object({ type: z.literal("step-finish"), step, finishReason: z.string(), usage: RunUsageSchema }),
+    z.object({
+      type: z.literal("model-waiting"),
+      step,
+      kind: z.enum(["first-byte", "idle"]),
+      elapsedMs: z.number().nonnegative(),
+      timeoutMs: z.number().nonnegative(),
+    }),
+    z.object({ type: z.literal("model-resumed"), step, waitedMs: z.number().nonnegative() }),
     z.object({ type: z.literal("error"), message: z.string() }),
     z.object({
       type: z.literal("finish"),

@@ -11,6 +11,7 @@ import {
   type FixtureOptions,
   type FixtureServer,
 } from "../../../test/fixtures/openai-compatible-server.ts";
+import { closedPort, localProvidersAt } from "../../../test/support/closed-port.ts";
 import type { ApiResult, Channel } from "../../shared/api-contract.ts";
 import { parsePushFrame, type PushEvent, type PushFrame, type PushOf } from "../../shared/push-events.ts";
 import type { RunEvent } from "../../shared/run-event-schema.ts";
@@ -429,9 +430,12 @@ describe("the pickers", () => {
     const closed = await startOpenAICompatibleServer({ replies: [] });
     const baseURL = closed.baseURL;
     await closed.close();
+    // The local servers' default ports too: whatever runs on this machine (Ollama…) is not asked.
     await writeFile(
       path.join(latheHome, "settings.json"),
-      JSON.stringify({ providers: { "openai-compatible": { baseURL } } }),
+      JSON.stringify({
+        providers: { ...localProvidersAt(await closedPort()), "openai-compatible": { baseURL } },
+      }),
     );
     const ui = connect();
     const list = data<{ models: unknown[]; notices: string[] }>(await ui.dispatch("models.list", undefined));

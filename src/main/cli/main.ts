@@ -10,6 +10,7 @@ import { registerSessionCommand } from "./commands/session-command.ts";
 import { registerToolsCommand } from "./commands/tools-command.ts";
 import { registerTrustCommand } from "./commands/trust-command.ts";
 import { ExitCode, type ExitCodeValue, type RunResult } from "./exit-codes.ts";
+import { watchOutput, writeIfOpen } from "./closed-output.ts";
 import { describeError, writeStderr, writeStdout } from "./output.ts";
 
 function packageVersion(): string {
@@ -28,8 +29,8 @@ export function buildProgram(result: RunResult): Command {
     .exitOverride()
     .showHelpAfterError('(run "lathe --help" or "lathe <command> --help" for usage)')
     .configureOutput({
-      writeOut: (text) => process.stdout.write(text),
-      writeErr: (text) => process.stderr.write(text),
+      writeOut: (text) => writeIfOpen(process.stdout, text),
+      writeErr: (text) => writeIfOpen(process.stderr, text),
     })
     .addHelpText(
       "after",
@@ -54,6 +55,13 @@ Exit codes: 0 success, 1 failure (for call: an error envelope), 2 usage error.`,
 /** Run the CLI with the given arguments (without `node` and the script); resolves to the exit code. */
 export async function main(argv: readonly string[]): Promise<ExitCodeValue> {
   const result: RunResult = { exitCode: ExitCode.ok };
+  // A reader that goes away (`lathe audit | head`) ends the output quietly, never with a trace.
+  const outputFailed = (error: Error): void => {
+    result.exitCode = ExitCode.failure;
+    writeIfOpen(process.stderr, `error: cannot write the output: ${error.message}\n`);
+  };
+  watchOutput(process.stdout, outputFailed);
+  watchOutput(process.stderr);
   let code: ExitCodeValue;
   try {
     await buildProgram(result).parseAsync([...argv], { from: "user" });

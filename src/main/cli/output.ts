@@ -1,7 +1,14 @@
-/** Write to a stream and resolve once the text is handed to the OS, so exiting loses nothing. */
+import { isOutputClosed } from "./closed-output.ts";
+
+/**
+ * Write to a stream and resolve once the text is handed to the OS, so exiting loses nothing.
+ * When the reader has gone (`| head`) the text is dropped: see closed-output.ts.
+ */
 function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    stream.write(text, (err) => (err ? reject(err) : resolve()));
+  if (isOutputClosed(stream)) return Promise.resolve();
+  return new Promise((resolve) => {
+    // An error here is also an `error` event, which closed-output.ts handles.
+    stream.write(text, () => resolve());
   });
 }
 

@@ -335,6 +335,8 @@ export class Engine {
         store.persistence(id),
         options.asker,
       );
+      // A process killed while writing a sidecar (kill -9 mid-command) left it half-written.
+      if (existing) await state.removeAbandonedFiles();
       approvalStores.push(sessionApprovals(this.database(), id));
     }
     if (this.policy.cacheApprovalsInProject)

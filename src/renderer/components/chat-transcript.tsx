@@ -1,6 +1,7 @@
 import { memo, useEffect, useRef } from "react";
 import type { Turn } from "../state/transcript.ts";
 import { useChat } from "../state/chat-context.tsx";
+import { ModelWaiting } from "./model-waiting.tsx";
 import { useAppState } from "../state/store-context.tsx";
 import { TranscriptItems } from "./transcript-items.tsx";
 
@@ -22,7 +23,9 @@ const TurnView = memo(function TurnView({ turn }: { turn: Turn }) {
       ) : null}
       <div className="assistant" aria-label="Agent">
         <TranscriptItems items={turn.items} />
-        {turn.status === "running" && turn.items.length === 0 ? (
+        {turn.status === "running" && turn.waiting ? (
+          <ModelWaiting key={`${turn.waiting.kind}-${turn.waiting.elapsedMs}`} wait={turn.waiting} />
+        ) : turn.status === "running" && turn.items.length === 0 ? (
           <p className="muted">Waiting for the model…</p>
         ) : null}
         {turn.error ? (

@@ -5,6 +5,7 @@ import { cardSummary, startsOpen } from "../state/tool-summary.ts";
 import type { CardStatus, ToolCard as Card } from "../state/transcript.ts";
 import { Elapsed, formatDuration } from "./elapsed.tsx";
 import { Icon } from "./icons.tsx";
+import { savedImagesOf } from "../state/tool-images.ts";
 import { originLabel } from "./origin-label.ts";
 import { ToolCardBody } from "./tool-card-body.tsx";
 
@@ -19,8 +20,9 @@ const STATUS_BADGE: Record<CardStatus, string> = {
 /**
  * One tool call, drawn by its kind (read, edit, search, execute, fetch, think, other): a header
  * that says what it did in one line (click to open or fold it), its status and time; the body
- * (a diff, a terminal, a list, JSON); the envelope's error text in red whenever it failed; and,
- * while it runs, the time so far and a Stop that ends this call alone.
+ * (a diff, a terminal, a list, JSON); the envelope's error text in red whenever it failed; where a
+ * truncated output and saved images are kept; any child run it started (`children`); and, while
+ * it runs, the time so far and a Stop that ends this call alone.
  */
 export function ToolCard({
   card,
@@ -113,6 +115,11 @@ export function ToolCard({
           ) : null}
         </p>
       ) : null}
+      {savedImagesOf(envelope).map((image) => (
+        <p key={image.path} className="notice card-line">
+          Image ({image.mimeType}, {image.bytes} bytes) saved in <code>{image.path}</code>
+        </p>
+      ))}
       {children}
     </article>
   );

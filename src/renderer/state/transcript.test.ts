@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import type { RunEvent } from "../../shared/run-event-schema.ts";
-import { applyToTurn, newTurn, turnFromHistory, type ToolCard, type Turn } from "./transcript.ts";
+import {
+  applyToTurn,
+  newTurn,
+  turnFromHistory,
+  waitingLabel,
+  type ToolCard,
+  type Turn,
+} from "./transcript.ts";
 
 function fold(events: RunEvent[], turn: Turn = newTurn("Do it")): Turn {
   return events.reduce(applyToTurn, turn);
@@ -183,5 +190,24 @@ describe("the transcript of a turn", () => {
       false,
     );
     expect(finished.status).toBe("aborted");
+  });
+
+  it("shows the wait for a silent model until the run does anything else", () => {
+    const waiting: RunEvent = {
+      type: "model-waiting",
+      step: 0,
+      kind: "first-byte",
+      elapsedMs: 1_200,
+      timeoutMs: 120_000,
+    };
+    const turn = fold([start, waiting]);
+    expect(turn.waiting).toEqual({ kind: "first-byte", elapsedMs: 1_200, timeoutMs: 120_000 });
+    expect(waitingLabel(turn.waiting!, 10_900)).toBe("waiting for the model — 12 s");
+    expect(fold([{ type: "text", step: 0, text: "Hi" }], turn).waiting).toBeUndefined();
+    expect(fold([{ type: "model-resumed", step: 0, waitedMs: 3_000 }], turn).waiting).toBeUndefined();
+    const failed = fold([{ type: "error", message: "stalled" }], turn);
+    expect([failed.waiting, failed.error]).toEqual([undefined, "stalled"]);
+    const paused = fold([{ ...waiting, kind: "idle", elapsedMs: 2_000 }], turn);
+    expect(waitingLabel(paused.waiting!, 0)).toBe("waiting for the model to go on — 2 s");
   });
 });

@@ -38,11 +38,26 @@ export type TranscriptItem =
   /** A child run whose `task` call is not in this transcript (a background task, say). */
   | { kind: "task"; task: TaskRun };
 
+/** The model has been silent this long when the event came (the view counts on from there). */
+export interface ModelWait {
+  kind: "first-byte" | "idle";
+  elapsedMs: number;
+  timeoutMs: number;
+}
+
+/** What the running turn says while the model is silent, `shownForMs` after the event came. */
+export function waitingLabel(wait: ModelWait, shownForMs: number): string {
+  const seconds = Math.floor((wait.elapsedMs + Math.max(0, shownForMs)) / 1_000);
+  return `${wait.kind === "first-byte" ? "waiting for the model" : "waiting for the model to go on"} — ${seconds} s`;
+}
+
 /** One prompt of the person and what the run it started did. */
 export interface Turn {
   prompt: string;
   runId: string | undefined;
   items: TranscriptItem[];
+  /** Set while the model is silent past a moment; anything the run does next clears it. */
+  waiting?: ModelWait | undefined;
   /** interrupted: the record ends without a finish (the app closed or crashed mid-run). */
   status: "running" | RunStatus | "interrupted";
   error: string | undefined;
@@ -193,6 +208,10 @@ export function applyToTask(task: TaskRun, event: RunEvent, now?: number): TaskR
 
 /** Fold one event into a turn; `now` (the page's clock) stamps tool calls seen live. */
 export function applyToTurn(turn: Turn, event: RunEvent, now?: number): Turn {
+  if (event.type === "model-waiting") {
+    return { ...turn, waiting: { kind: event.kind, elapsedMs: event.elapsedMs, timeoutMs: event.timeoutMs } };
+  }
+  if (turn.waiting !== undefined) return applyToTurn({ ...turn, waiting: undefined }, event, now);
   switch (event.type) {
     case "start":
       return { ...turn, runId: event.runId };

@@ -3,6 +3,8 @@ import { parseModelSpec } from "../../engine/agent/model-spec.ts";
 import { CliError } from "../cli-error.ts";
 import { modeOption, rootOf, rootOption, type Mode } from "../cli-options.ts";
 import { ExitCode, type RunResult as CliResult } from "../exit-codes.ts";
+import { writeIfOpen } from "../closed-output.ts";
+import { stopOnInterrupt } from "../interrupt.ts";
 import { describeError, writeStderr } from "../output.ts";
 import { readStdin } from "../read-stdin.ts";
 import { runEventPrinter } from "../run-event-printer.ts";
@@ -46,8 +48,8 @@ async function replay(options: RunOptions & { resume: string }): Promise<void> {
     import("../open-engine.ts"),
   ]);
   const print = runEventPrinter(options.json === true, {
-    stdout: (t) => process.stdout.write(t),
-    stderr: (t) => process.stderr.write(t),
+    stdout: (t) => writeIfOpen(process.stdout, t),
+    stderr: (t) => writeIfOpen(process.stderr, t),
   });
   try {
     await withEngine(rootOf(options), async (engine) => replaySession(engine, options.resume, print));
@@ -90,8 +92,13 @@ llamacpp (:8080), vllm (:8000); move one, or point openai-compatible at any serv
 Cloud providers read their key from the environment: ANTHROPIC_API_KEY, OPENAI_API_KEY.
 
 JSON events (--json): start, notice, step-start, text, reasoning, tool-call, approval,
-question-refused, tool-result, step-finish, error, finish (with status and token usage), and
-task: {taskId, toolCallId, event}, an event of a subagent the task tool started (nested).
+question-refused, tool-result, step-finish, error, finish (with status and token usage),
+model-waiting {kind, elapsedMs, timeoutMs} when the model has been silent a while and
+model-resumed once it goes on, and task: {taskId, toolCallId, event}, an event of a subagent
+the task tool started (nested).
+
+A model silent past its timeouts fails the run: providers.<name>.timeouts in settings
+({"firstByteMs": 120000, "idleMs": 60000} by default; gguf: 600000 to the first byte).
 
 Exit codes: 0 the run finished, 1 it failed or stopped early (error, budget, Ctrl-C), 2 usage error.
 
@@ -125,20 +132,23 @@ Examples:
 }
 
 async function runOnce(prompt: string, options: RunOptions): Promise<0 | 1> {
+  // Ctrl-C, SIGTERM or a closed stdout stop the run from here on, at any stage.
+  const controller = new AbortController();
+  const release = stopOnInterrupt(controller);
+  try {
+    return await runStoppable(prompt, options, controller.signal);
+  } finally {
+    release();
+  }
+}
+
+async function runStoppable(prompt: string, options: RunOptions, signal: AbortSignal): Promise<0 | 1> {
   const agentModule = await import("../../engine/agent/index.ts");
   const json = options.json === true;
   const print = runEventPrinter(json, {
-    stdout: (t) => process.stdout.write(t),
-    stderr: (t) => process.stderr.write(t),
+    stdout: (t) => writeIfOpen(process.stdout, t),
+    stderr: (t) => writeIfOpen(process.stderr, t),
   });
-  const controller = new AbortController();
-  const interrupt = (): void => {
-    controller.abort(new Error("interrupted"));
-    // A native library (the embedded model) can hold on past an abort: never outlive it by much.
-    setTimeout(() => process.exit(ExitCode.failure), 5_000).unref();
-  };
-  process.once("SIGINT", interrupt);
-  process.once("SIGTERM", interrupt);
   let setup: Awaited<ReturnType<typeof agentModule.setupAgentRun>>;
   try {
     setup = await agentModule.setupAgentRun({
@@ -148,21 +158,19 @@ async function runOnce(prompt: string, options: RunOptions): Promise<0 | 1> {
       ...(options.model !== undefined ? { model: options.model } : {}),
       ...(options.resume !== undefined ? { resume: options.resume } : {}),
       preflight: true,
-      signal: controller.signal,
+      signal,
     });
   } catch (err) {
+    if (signal.aborted) throw stoppedBeforeStart(options);
     throw failure(err);
-  } finally {
-    process.off("SIGINT", interrupt);
-    process.off("SIGTERM", interrupt);
   }
   const { engine, agent, model } = setup;
-  process.once("SIGINT", interrupt);
-  process.once("SIGTERM", interrupt);
   engine.events.on("internal-error", ({ toolId, sessionId, error }) => {
     void writeStderr(`internal error in tool ${toolId} (session ${sessionId}): ${describeError(error)}\n`);
   });
   try {
+    // Stopped while starting: nothing was asked of the model, so nothing is recorded either.
+    if (signal.aborted) throw stoppedBeforeStart(options);
     for (const message of setup.notices) print({ type: "notice", message });
     const run = await agentModule
       .runAgent({
@@ -172,7 +180,7 @@ async function runOnce(prompt: string, options: RunOptions): Promise<0 | 1> {
         prompt,
         ...(options.resume !== undefined ? { sessionId: options.resume } : {}),
         ...(options.mode !== undefined ? { mode: options.mode } : {}),
-        signal: controller.signal,
+        signal,
         onEvent: print,
       })
       .catch((err: unknown) => {
@@ -190,18 +198,26 @@ async function runOnce(prompt: string, options: RunOptions): Promise<0 | 1> {
               ? "stopped"
               : "failed";
       const tokens = run.usage.totalTokens !== undefined ? `, ${run.usage.totalTokens} tokens` : "";
-      process.stderr.write(
+      writeIfOpen(
+        process.stderr,
         `lathe: ${outcome}${tokens}. Continue with: lathe run --resume ${run.sessionId} "<prompt>"\n`,
       );
     }
     return run.status === "completed" ? ExitCode.ok : ExitCode.failure;
   } finally {
-    process.off("SIGINT", interrupt);
-    process.off("SIGTERM", interrupt);
     try {
       await engine.close();
     } catch (err) {
       await writeStderr(`error while closing the engine: ${describeError(err)}\n`);
     }
   }
+}
+
+function stoppedBeforeStart(options: RunOptions): CliError {
+  const again =
+    options.resume !== undefined ? `lathe run --resume ${options.resume} "<prompt>"` : "lathe run";
+  return new CliError(
+    `stopped before the run started; nothing was recorded. Start again with: ${again}`,
+    ExitCode.failure,
+  );
 }

@@ -131,6 +131,8 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
           usage: runUsage(part.usage),
         });
         outcome.steps++;
+        // What happens before the next step's first part (waiting for the model) belongs to it.
+        step.current = outcome.steps;
         break;
       case "finish":
         outcome.finishReason = part.finishReason;

@@ -1,15 +1,46 @@
 import type { AssistantModelMessage, JSONValue, ModelMessage, ToolModelMessage, ToolResultPart } from "ai";
 import type { StoredMessage } from "../store/conversation-store.ts";
 import type { Envelope } from "../tools/envelope.ts";
+import { imagesOf, readModelImage } from "../tools/tool-image.ts";
 
-/** The envelope as the model reads it: as JSON, flagged as an error when the call failed. */
-export function envelopeOutput(envelope: Envelope): ToolResultPart["output"] {
+/** How tool results are shown to this model. */
+export interface OutputOptions {
+  /** The model takes images: images a tool saved (in `sidecarDir`) go with the envelope. */
+  images?: { sidecarDir: string };
+}
+
+/**
+ * The envelope as the model reads it: as JSON, flagged as an error when the call failed. For a
+ * model that takes images, the images the output names follow the JSON as image parts.
+ */
+export function envelopeOutput(envelope: Envelope, options: OutputOptions = {}): ToolResultPart["output"] {
   const value = envelope as unknown as JSONValue;
-  return envelope.type === "error" ? { type: "error-json", value } : { type: "json", value };
+  if (envelope.type === "error") return { type: "error-json", value };
+  if (options.images) {
+    const { sidecarDir } = options.images;
+    const files = imagesOf(envelope.data).flatMap((image) => {
+      const bytes = readModelImage(image, sidecarDir);
+      return bytes
+        ? [
+            {
+              type: "file" as const,
+              mediaType: image.mimeType,
+              data: { type: "data" as const, data: bytes.toString("base64") },
+            },
+          ]
+        : [];
+    });
+    if (files.length > 0)
+      return { type: "content", value: [{ type: "text", text: JSON.stringify(envelope) }, ...files] };
+  }
+  return { type: "json", value };
 }
 
 /** Stored messages as the model's conversation history. */
-export function toModelMessages(messages: readonly StoredMessage[]): ModelMessage[] {
+export function toModelMessages(
+  messages: readonly StoredMessage[],
+  options: OutputOptions = {},
+): ModelMessage[] {
   const out: ModelMessage[] = [];
   for (const message of messages) {
     switch (message.role) {
@@ -42,7 +73,7 @@ export function toModelMessages(messages: readonly StoredMessage[]): ModelMessag
             type: "tool-result",
             toolCallId: p.toolCallId,
             toolName: p.toolName,
-            output: envelopeOutput(p.envelope),
+            output: envelopeOutput(p.envelope, options),
           });
         }
         if (content.length > 0) out.push({ role: "tool", content });

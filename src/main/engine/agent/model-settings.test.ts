@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { defaultProviderRegistry } from "./default-providers.ts";
 import { loadModelSettings } from "./model-settings.ts";
 
 let base: string;
@@ -53,5 +54,41 @@ describe("model settings", () => {
     expect(() => loadModelSettings({ root, latheHome: home, projectTrusted: false })).toThrow(
       /providers: Unrecognized key: "olama"/,
     );
+  });
+
+  it("gives each endpoint its timeouts: settings win, the rest are the provider's defaults", async () => {
+    await writeFile(
+      path.join(home, "settings.json"),
+      JSON.stringify({
+        providers: {
+          ollama: { timeouts: { firstByteMs: 300_000 } },
+          gguf: { timeouts: { idleMs: 90_000 } },
+        },
+      }),
+    );
+    const { providers } = loadModelSettings({ root, latheHome: home, projectTrusted: false });
+    const registry = defaultProviderRegistry();
+    const timeoutsOf = async (spec: string) => (await registry.resolve(spec, { providers })).timeouts;
+    expect(await timeoutsOf("ollama:llama3.2")).toEqual({ firstByteMs: 300_000, idleMs: 60_000 });
+    expect(await timeoutsOf("lmstudio:qwen")).toEqual({ firstByteMs: 120_000, idleMs: 60_000 });
+    // The embedded runner may be loading a large file: a generous first byte by default.
+    expect(await timeoutsOf("gguf:/models/m.gguf")).toEqual({ firstByteMs: 600_000, idleMs: 90_000 });
+  });
+
+  it.each([
+    [{ ollama: { timeouts: { firstByteMs: -1 } } }, /providers\.ollama\.timeouts\.firstByteMs: Too small/],
+    [
+      { ollama: { timeouts: { idleMs: "60s" } } },
+      /providers\.ollama\.timeouts\.idleMs: Invalid input: expected number/,
+    ],
+    [
+      { ollama: { timeouts: { firstByte: 1000 } } },
+      /providers\.ollama\.timeouts: Unrecognized key: "firstByte"/,
+    ],
+    [{ gguf: { baseURL: "http://x/v1" } }, /providers\.gguf: Unrecognized key: "baseURL"/],
+    [{ ollama: { images: "yes" } }, /providers\.ollama\.images: Invalid input/],
+  ])("refuses bad timeouts and image settings, naming the field: %j", async (providers, message) => {
+    await writeFile(path.join(home, "settings.json"), JSON.stringify({ providers }));
+    expect(() => loadModelSettings({ root, latheHome: home, projectTrusted: false })).toThrow(message);
   });
 });

@@ -2,6 +2,7 @@ import type { LanguageModel } from "ai";
 import type { ProviderEndpoint, ProvidersSettings } from "../policy/lathe-settings.ts";
 import { ModelError } from "./model-error.ts";
 import { formatModelSpec, parseModelSpec, type ModelSpec } from "./model-spec.ts";
+import { DEFAULT_MODEL_TIMEOUTS, resolveModelTimeouts, type ModelTimeouts } from "./model-timeouts.ts";
 
 /** Where API keys come from besides the environment, e.g. the app's OS keychain. Never a file. */
 export type SecretSource = (name: string) => string | undefined;
@@ -28,12 +29,20 @@ export interface ResolvedModel {
   preflight?(signal?: AbortSignal): Promise<void>;
   /** Turn a failure of a model call into a message that says what to do, when it knows one. */
   explainError?(error: unknown): string | undefined;
+  /** How long a call may stay silent (`providers.<name>.timeouts`); the registry fills it in. */
+  timeouts?: ModelTimeouts;
+  /** Who answers, for messages: "Ollama at http://127.0.0.1:11434". */
+  endpoint?: string;
+  /** Whether images in tool results (from MCP tools) go to the model as images; else as a placeholder. */
+  acceptsImages?: boolean;
 }
 
 export interface ProviderDefinition {
   name: string;
   /** One line for `--help` and the app's model picker. */
   description: string;
+  /** How long its calls may stay silent unless settings say otherwise (default DEFAULT_MODEL_TIMEOUTS). */
+  defaultTimeouts?: ModelTimeouts;
   /** May load the provider's SDK on first use (so `lathe run` only loads the one it needs). */
   create(model: string, context: ProviderContext): ResolvedModel | Promise<ResolvedModel>;
   /** The models the endpoint offers (for pickers); absent when the provider cannot list them. */
@@ -94,8 +103,13 @@ export class ProviderRegistry {
   async resolve(spec: string | ModelSpec, options: ResolveOptions = {}): Promise<ResolvedModel> {
     const parsed = typeof spec === "string" ? parseModelSpec(spec) : spec;
     const definition = this.definition(parsed.provider);
-    const resolved = await definition.create(parsed.model, this.context(parsed.provider, options));
-    return { ...resolved, spec: parsed };
+    const context = this.context(parsed.provider, options);
+    const resolved = await definition.create(parsed.model, context);
+    const timeouts = resolveModelTimeouts(
+      definition.defaultTimeouts ?? DEFAULT_MODEL_TIMEOUTS,
+      context.endpoint?.timeouts,
+    );
+    return { ...resolved, spec: parsed, timeouts };
   }
 
   /** The models a provider's endpoint offers; throws ModelError when it does not answer. */

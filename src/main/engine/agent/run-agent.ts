@@ -15,7 +15,9 @@ import { toModelMessages } from "./model-messages.ts";
 import { formatModelSpec } from "./model-spec.ts";
 import type { ResolvedModel } from "./provider-registry.ts";
 import { RunBudget } from "./run-budget.ts";
-import type { RunEvent, RunStatus, RunUsage } from "./run-events.ts";
+import { isLiveOnly, type RunEvent, type RunStatus, type RunUsage } from "./run-events.ts";
+import { guardAgainstStalls } from "./stall-guard.ts";
+import { DEFAULT_MODEL_TIMEOUTS } from "./model-timeouts.ts";
 import { StepCollector } from "./step-collector.ts";
 import { SubagentRunner, type TaskLineage } from "./subagent-runner.ts";
 import { ToolBridge } from "./tool-bridge.ts";
@@ -84,6 +86,11 @@ export function newSessionId(): string {
   return randomId("s");
 }
 
+/** Where settings keep a provider's entry, as a person would type the path. */
+function settingsKeyOf(provider: string): string {
+  return /^[A-Za-z_$][\w$]*$/.test(provider) ? `providers.${provider}` : `providers["${provider}"]`;
+}
+
 function systemPrompt(engine: Engine, agent: AgentManifest, extra: readonly string[]): string {
   return [
     agent.systemPrompt.trim(),
@@ -137,14 +144,15 @@ async function drive(
   const modelName = formatModelSpec(model.spec);
   const store = session.persistent ? engine.conversations() : undefined;
   const resumed = store?.get(session.id) !== undefined;
-  const history = store && resumed ? toModelMessages(store.messages(session.id)) : [];
+  const output = model.acceptsImages ? { images: { sidecarDir: session.state.sidecarDir } } : {};
+  const history = store && resumed ? toModelMessages(store.messages(session.id), output) : [];
   let writeFailed = false;
   const collector = new StepCollector();
   let writer: ConversationWriter | undefined;
   const texts: string[] = [];
   const emit = (event: RunEvent): void => {
     collector.add(event);
-    writer?.event(event);
+    if (!isLiveOnly(event)) writer?.event(event);
     if (event.type === "text") texts.push(event.text);
     options.onEvent?.(event);
     if (event.type === "step-finish") for (const m of collector.take(STOPPED_CALL)) writer?.message(m);
@@ -186,6 +194,7 @@ async function drive(
     signal: controller.signal,
     ...(options.toolStops ? { stops: options.toolStops } : {}),
     headless: options.asker === undefined,
+    modelAcceptsImages: model.acceptsImages === true,
     step: () => step.current,
     emit,
   });
@@ -218,9 +227,20 @@ async function drive(
   writer?.flush();
 
   const deferred = exposure.deferredNotice();
+  // A model that goes silent fails the step after its timeouts; a long wait is shown meanwhile.
+  const guarded = guardAgainstStalls(model.model, {
+    timeouts: model.timeouts ?? DEFAULT_MODEL_TIMEOUTS,
+    describe: {
+      endpoint: model.endpoint ?? `The ${model.spec.provider} provider`,
+      model: model.spec.model,
+      settingsKey: settingsKeyOf(model.spec.provider),
+    },
+    onWaiting: (wait) => emit({ type: "model-waiting", step: step.current, ...wait }),
+    onResumed: ({ waitedMs }) => emit({ type: "model-resumed", step: step.current, waitedMs }),
+  });
   const loop = (tools: boolean): Promise<LoopOutcome> =>
     runAgentLoop({
-      model: model.model,
+      model: guarded,
       instructions: systemPrompt(engine, agent, [
         ...(options.instructions ?? []),
         ...(tools && deferred !== undefined ? [deferred] : []),

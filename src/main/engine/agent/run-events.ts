@@ -12,9 +12,9 @@ export interface RunUsage {
 export type RunStatus = "completed" | "max-rounds" | "aborted" | "failed";
 
 /**
- * What a run streams to hosts, in order. The same events are recorded, so a replay re-emits
- * them without calling the model or any tool (consecutive text deltas come back joined into
- * fewer, larger ones).
+ * What a run streams to hosts, in order. The same events are recorded (except the live-only
+ * ones), so a replay re-emits them without calling the model or any tool (consecutive text
+ * deltas come back joined into fewer, larger ones).
  */
 export type RunEvent =
   | { type: "start"; sessionId: string; runId: string; agent: string; model: string; resumed: boolean }
@@ -38,6 +38,13 @@ export type RunEvent =
   /** The envelope the model sees for a call. */
   | { type: "tool-result"; step: number; toolCallId: string; toolName: string; envelope: Envelope }
   | { type: "step-finish"; step: number; finishReason: string; usage: RunUsage }
+  /**
+   * The model has been silent for a while: it has not started answering (`first-byte`) or it
+   * paused mid-answer (`idle`). The step fails once the silence reaches `timeoutMs`. Live only.
+   */
+  | { type: "model-waiting"; step: number; kind: "first-byte" | "idle"; elapsedMs: number; timeoutMs: number }
+  /** The model went on after a `model-waiting`. Live only. */
+  | { type: "model-resumed"; step: number; waitedMs: number }
   | { type: "error"; message: string }
   | { type: "finish"; status: RunStatus; finishReason: string; steps: number; usage: RunUsage }
   /**
@@ -48,3 +55,10 @@ export type RunEvent =
   | { type: "task"; taskId: string; toolCallId?: string; event: RunEvent };
 
 export type RunEventType = RunEvent["type"];
+
+/** Events that describe the moment (how long the model has been silent): hosts get them, the record does not. */
+const LIVE_ONLY: ReadonlySet<RunEventType> = new Set(["model-waiting", "model-resumed"]);
+
+export function isLiveOnly(event: RunEvent): boolean {
+  return LIVE_ONLY.has(event.type);
+}

@@ -3,7 +3,7 @@ import type { EngineEvents, ToolInvocationFinished, ToolInvocationStarted } from
 import type { Session } from "../session/session.ts";
 import type { Envelope } from "../tools/envelope.ts";
 import type { ToolRegistry } from "../tools/tool-registry.ts";
-import { envelopeOutput } from "./model-messages.ts";
+import { envelopeOutput, type OutputOptions } from "./model-messages.ts";
 import type { RunBudget } from "./run-budget.ts";
 import type { RunEvent } from "./run-events.ts";
 import type { ToolCallStops } from "./tool-call-stops.ts";
@@ -22,6 +22,8 @@ export interface ToolBridgeOptions {
   stops?: ToolCallStops;
   /** No one can answer questions (CLI, CI): a failed `question` call is a refusal. */
   headless: boolean;
+  /** The model takes images: images tools saved go to it with their envelope. */
+  modelAcceptsImages?: boolean;
   /** The model step calls belong to. */
   step(): number;
   emit(event: RunEvent): void;
@@ -80,6 +82,9 @@ export class ToolBridge {
   constructor(options: ToolBridgeOptions) {
     this.options = options;
     this.tools = {};
+    const output: OutputOptions = options.modelAcceptsImages
+      ? { images: { sidecarDir: options.session.state.sidecarDir } }
+      : {};
     for (const { tool } of options.registry.all()) {
       if (!tool.enabled || !options.visibility.visible(tool.id)) continue;
       const id = tool.id;
@@ -88,7 +93,7 @@ export class ToolBridge {
         inputSchema: jsonSchema(tool.parameters as JSONSchema7),
         execute: (input, { toolCallId, abortSignal }) =>
           this.dispatch({ toolCallId, toolName: id, input }, abortSignal),
-        toModelOutput: ({ output }) => envelopeOutput(output as Envelope),
+        toModelOutput: ({ output: envelope }) => envelopeOutput(envelope as Envelope, output),
       });
     }
     options.events.on("ToolInvocationStarted", this.onStarted);

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -81,5 +81,22 @@ describe("CappedOutput", () => {
     });
     output.write(Buffer.from("more than four bytes"));
     await expect(output.finish()).rejects.toThrow(/could not be saved in full.*ENOENT/);
+  });
+
+  it("writes the sidecar under a temporary name until the output is complete", async () => {
+    const { output } = capture(4);
+    output.write(Buffer.from("0123456789\n".repeat(100)));
+    await expect.poll(() => readdir(dir)).toEqual([`sidecar-1.txt.${process.pid}.partial`]);
+    const result = await output.finish();
+    expect(await readdir(dir)).toEqual(["sidecar-1.txt"]);
+    expect(result.sidecarPath).toBe(path.join(dir, "sidecar-1.txt"));
+  });
+
+  it("removes the half-written sidecar of an aborted command", async () => {
+    const { output } = capture(4);
+    output.write(Buffer.from("0123456789\n".repeat(100)));
+    await expect.poll(() => readdir(dir)).toHaveLength(1);
+    output.discard();
+    await expect.poll(() => readdir(dir)).toEqual([]);
   });
 });

@@ -1,4 +1,6 @@
 import { createWriteStream, type WriteStream } from "node:fs";
+import { rename, rm } from "node:fs/promises";
+import { partialPathOf } from "../session/partial-file.ts";
 
 export interface CappedOutputOptions {
   /** How much output is kept in memory and returned; the rest only goes to the sidecar. */
@@ -51,6 +53,8 @@ export class CappedOutput {
   private carriageReturnHeld = false;
   private opening: Promise<void> | undefined;
   private sidecarPath: string | undefined;
+  /** Where the sidecar is written until the output is complete (then renamed to `sidecarPath`). */
+  private partialPath: string | undefined;
   private stream: WriteStream | undefined;
   /** Output that arrived while the sidecar was being opened. */
   private backlog: Buffer[] = [];
@@ -74,7 +78,11 @@ export class CappedOutput {
     }
     await this.opening;
     await this.closeSidecar();
+    if (this.partialPath !== undefined && this.sidecarPath !== undefined && !this.failure) {
+      await rename(this.partialPath, this.sidecarPath).catch((err: unknown) => this.fail(err));
+    }
     if (this.failure) {
+      if (this.partialPath !== undefined) await rm(this.partialPath, { force: true });
       throw new Error(
         `the command's output passed ${this.options.maxBytes} bytes and could not be saved in full${this.sidecarPath ? ` to ${this.sidecarPath}` : ""}: ${this.failure.message}`,
         { cause: this.failure },
@@ -86,11 +94,19 @@ export class CappedOutput {
     return { text, sidecarPath: this.sidecarPath, totalBytes: this.totalBytes };
   }
 
-  /** Give up (the call was aborted): close the sidecar without waiting for it. */
+  /** Give up (the call was aborted): close the sidecar without waiting for it, and remove it. */
   discard(): void {
     this.discarded = true;
     this.backlog = [];
     this.stream?.destroy();
+    this.removePartial();
+  }
+
+  private removePartial(): void {
+    const partial = this.partialPath;
+    if (partial === undefined) return;
+    // A file left behind all the same is cleared when the session is next opened.
+    void rm(partial, { force: true }).catch(() => undefined);
   }
 
   private normalise(raw: Buffer): Buffer {
@@ -143,12 +159,14 @@ export class CappedOutput {
 
   private startSidecar(file: string): void {
     this.sidecarPath = file;
-    const stream = createWriteStream(file, { mode: 0o600, highWaterMark: SIDECAR_BUFFER_BYTES });
+    this.partialPath = partialPathOf(file);
+    const stream = createWriteStream(this.partialPath, { mode: 0o600, highWaterMark: SIDECAR_BUFFER_BYTES });
     this.stream = stream;
     stream.on("error", (err) => this.fail(err));
     stream.on("drain", () => this.options.resume());
     if (this.discarded) {
       stream.destroy();
+      this.removePartial();
       return;
     }
     let room = true;

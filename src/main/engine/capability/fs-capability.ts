@@ -6,6 +6,7 @@ import { CapabilityDeniedError } from "../errors/capability-denied-error.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import { canonicalize, isWithin } from "./canonical-path.ts";
 import type { PathScope } from "./path-scope.ts";
+import { explainWriteFailure } from "./write-failure.ts";
 import { walkWorkspace, type WalkOptions } from "./workspace-walker.ts";
 
 export type Access = "read" | "write";
@@ -146,6 +147,14 @@ export class FsCapability {
    */
   async writeAtomic(target: ResolvedPath, content: Uint8Array): Promise<void> {
     if (target[checked] !== "write") throw new TypeError("writeAtomic needs a path resolved for write");
+    try {
+      await this.replaceFile(target, content);
+    } catch (err) {
+      throw explainWriteFailure(err, target.display) ?? err;
+    }
+  }
+
+  private async replaceFile(target: ResolvedPath, content: Uint8Array): Promise<void> {
     const dir = path.dirname(target.absolute);
     await mkdir(dir, { recursive: true });
     const realDir = await canonicalize(dir);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { ToolRuntime } from "../tools/contract.ts";
-import { toToolData } from "./mcp-result.ts";
+import { saveImages, toToolData } from "./mcp-result.ts";
 import { mcpTool } from "./mcp-tool.ts";
 
 describe("MCP results", () => {
@@ -20,6 +20,34 @@ describe("MCP results", () => {
       content:
         "Here it is:\n[image: image/png, 3 bytes]\n[resource demo://doc, text/plain]\nbody\n[resource demo://bin, 6 bytes of binary data]\n[resource link: x <demo://x>]",
       structured: { temperature: 21, conditions: "sunny" },
+    });
+  });
+
+  it("saves each image as a file and names it in the text and in images", async () => {
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]);
+    const result = {
+      content: [
+        { type: "text" as const, text: "Two pictures:" },
+        { type: "image" as const, data: png.toString("base64"), mimeType: "image/png" },
+        { type: "image" as const, data: Buffer.from("jpeg!").toString("base64"), mimeType: "image/jpeg" },
+      ],
+    };
+    const written: Array<{ bytes: Buffer; extension: string }> = [];
+    const saved = await saveImages(result, async (bytes, extension) => {
+      written.push({ bytes, extension });
+      return `/sidecars/img-${written.length}.${extension}`;
+    });
+    expect(written).toEqual([
+      { bytes: png, extension: "png" },
+      { bytes: Buffer.from("jpeg!"), extension: "jpg" },
+    ]);
+    expect(toToolData(result, saved)).toEqual({
+      content:
+        "Two pictures:\n[image: image/png, 7 bytes, saved to /sidecars/img-1.png]\n[image: image/jpeg, 5 bytes, saved to /sidecars/img-2.jpg]",
+      images: [
+        { mimeType: "image/png", path: "/sidecars/img-1.png", bytes: 7 },
+        { mimeType: "image/jpeg", path: "/sidecars/img-2.jpg", bytes: 5 },
+      ],
     });
   });
 

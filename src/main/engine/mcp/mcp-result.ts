@@ -1,22 +1,55 @@
 import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/sdk/types.js";
+import { imageExtension, type ToolImage } from "../tools/tool-image.ts";
 
-/** What an MCP tool call returns to the model: the text, and the structured result when the server sent one. */
+/**
+ * What an MCP tool call returns to the model: the text, the structured result when the server
+ * sent one, and the images it sent, saved as files (a model that takes images gets them too).
+ */
 export interface McpToolData {
   content: string;
   structured?: unknown;
+  images?: ToolImage[];
 }
+
+/** Where each image block of a result was saved. */
+export type SavedImages = ReadonlyMap<ContentBlock, ToolImage>;
 
 function base64Bytes(data: string): number {
   return Math.floor((data.replace(/=+$/, "").length * 3) / 4);
 }
 
+/**
+ * Decode and save every image block of a result with `save` (the session's sidecar folder), so
+ * the image outlives the call: the person opens it from the tool card, the model may see it.
+ */
+export async function saveImages(
+  result: CallToolResult,
+  save: (bytes: Buffer, extension: string) => Promise<string>,
+): Promise<SavedImages> {
+  const saved = new Map<ContentBlock, ToolImage>();
+  for (const block of result.content ?? []) {
+    if (block.type !== "image") continue;
+    const bytes = Buffer.from(block.data, "base64");
+    saved.set(block, {
+      mimeType: block.mimeType,
+      path: await save(bytes, imageExtension(block.mimeType)),
+      bytes: bytes.length,
+    });
+  }
+  return saved;
+}
+
 /** One content block as text: text as is, everything else described in a line. */
-export function contentText(block: ContentBlock): string {
+export function contentText(block: ContentBlock, saved?: SavedImages): string {
   switch (block.type) {
     case "text":
       return block.text;
-    case "image":
-      return `[image: ${block.mimeType}, ${base64Bytes(block.data)} bytes]`;
+    case "image": {
+      const image = saved?.get(block);
+      return image
+        ? `[image: ${block.mimeType}, ${image.bytes} bytes, saved to ${image.path}]`
+        : `[image: ${block.mimeType}, ${base64Bytes(block.data)} bytes]`;
+    }
     case "audio":
       return `[audio: ${block.mimeType}, ${base64Bytes(block.data)} bytes]`;
     case "resource": {
@@ -33,8 +66,8 @@ export function contentText(block: ContentBlock): string {
 }
 
 /** The text of a result: its parts joined by newlines. */
-export function resultText(result: CallToolResult): string {
-  return (result.content ?? []).map(contentText).join("\n");
+export function resultText(result: CallToolResult, saved?: SavedImages): string {
+  return (result.content ?? []).map((block) => contentText(block, saved)).join("\n");
 }
 
 function leaves(value: unknown, out: string[] = []): string[] {
@@ -53,11 +86,12 @@ function textCarries(text: string, structured: unknown): boolean {
 
 /**
  * The text for the model, plus `structured` when the server sent a structured result the text
- * does not already spell out (so the same data is not paid for twice).
+ * does not already spell out (so the same data is not paid for twice), and the saved images.
  */
-export function toToolData(result: CallToolResult): McpToolData {
-  const text = resultText(result);
+export function toToolData(result: CallToolResult, saved?: SavedImages): McpToolData {
+  const text = resultText(result, saved);
   const structured = result.structuredContent;
-  if (structured === undefined || textCarries(text, structured)) return { content: text };
-  return { content: text, structured };
+  const images = saved && saved.size > 0 ? { images: [...saved.values()] } : {};
+  if (structured === undefined || textCarries(text, structured)) return { content: text, ...images };
+  return { content: text, structured, ...images };
 }

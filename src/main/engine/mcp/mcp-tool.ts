@@ -3,7 +3,7 @@ import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { JsonSchema, ToolDefinition } from "../tools/contract.ts";
 import { stableStringify } from "../tools/stable-stringify.ts";
 import { OUTPUT_LIMITS, truncateTextField } from "../tools/truncation.ts";
-import { resultText, toToolData, type McpToolData } from "./mcp-result.ts";
+import { resultText, saveImages, toToolData, type McpToolData } from "./mcp-result.ts";
 
 /** The part of a connection a tool needs: a way to call it. */
 export interface McpToolCaller {
@@ -53,7 +53,10 @@ export function mcpTool(spec: McpToolSpec): ToolDefinition<Record<string, unknow
         const text = resultText(result).trim();
         throw new ToolCallError(text || `${id} failed on MCP server "${server}" without saying why.`);
       }
-      return toToolData(result);
+      const images = await saveImages(result, (bytes, extension) =>
+        runtime.session.writeSidecarFile(id, bytes, extension),
+      );
+      return toToolData(result, images);
     },
     truncate: (data) => truncateTextField(data, "content", OUTPUT_LIMITS.readBytes),
   };

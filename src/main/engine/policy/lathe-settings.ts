@@ -46,6 +46,38 @@ const McpHttpServerSchema = z.strictObject({
 export const McpServerSchema = z.union([McpStdioServerSchema, McpHttpServerSchema]);
 export type McpServerConfig = z.infer<typeof McpServerSchema>;
 
+/**
+ * How long a model call may stay silent before the step fails: until the first output of the
+ * answer (`firstByteMs`: the server reading the prompt, a model loading), and between two pieces
+ * of it (`idleMs`). Keep-alive comments do not count as output.
+ */
+export const ModelTimeoutsSchema = z.strictObject({
+  firstByteMs: z
+    .number()
+    .int()
+    .min(100)
+    .max(3_600_000)
+    .optional()
+    .describe(
+      "Milliseconds to wait for the first output of each model answer (default 120000; 600000 for gguf:).",
+    ),
+  idleMs: z
+    .number()
+    .int()
+    .min(100)
+    .max(3_600_000)
+    .optional()
+    .describe("Milliseconds of silence allowed in the middle of an answer (default 60000)."),
+});
+export type ModelTimeoutsSettings = z.infer<typeof ModelTimeoutsSchema>;
+
+/** Which of an endpoint's models take images: all (true), none (false), or those matching a glob. */
+const ModelImagesSchema = z
+  .union([z.boolean(), z.array(z.string().min(1)).max(200)])
+  .describe(
+    'Whether its models accept images (MCP tool images are passed to them): true, false, or model name globs such as ["llava*", "*-vl*"].',
+  );
+
 const ProviderEndpointSchema = z.strictObject({
   baseURL: z
     .url()
@@ -58,11 +90,20 @@ const ProviderEndpointSchema = z.strictObject({
     .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "use the name of an environment variable, e.g. MY_API_KEY")
     .optional()
     .describe("The environment variable that holds the API key. Keys never go in this file."),
+  timeouts: ModelTimeoutsSchema.optional(),
+  images: ModelImagesSchema.optional(),
 });
-export type ProviderEndpoint = z.infer<typeof ProviderEndpointSchema>;
+
+/** The embedded GGUF runner has no endpoint to move or key to read: only its timeouts. */
+const GgufEndpointSchema = z.strictObject({
+  timeouts: ModelTimeoutsSchema.optional(),
+});
+
+export type ProviderEndpoint = z.infer<typeof ProviderEndpointSchema> & z.infer<typeof GgufEndpointSchema>;
 
 /** Model providers by name (`PROVIDER:MODEL`); each may move its endpoint or name its key's variable. */
 export const ProvidersSchema = z.strictObject({
+  gguf: GgufEndpointSchema.optional(),
   ollama: ProviderEndpointSchema.optional(),
   lmstudio: ProviderEndpointSchema.optional(),
   llamacpp: ProviderEndpointSchema.optional(),

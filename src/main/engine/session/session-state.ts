@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
+import { removeAbandonedPartials, writeComplete } from "./partial-file.ts";
 import type { Asker } from "./question-request.ts";
 
 /** What a session remembers of a file it read, to refuse writes over changes it has not seen. */
@@ -64,11 +65,27 @@ export class SessionState {
     );
   }
 
+  /** Save a file a tool produced (an image) beside the sidecars; returns its absolute path. */
+  async writeSidecarFile(toolId: string, bytes: Uint8Array, extension: string): Promise<string> {
+    await mkdir(this.sidecarDir, { recursive: true });
+    const file = path.join(
+      this.sidecarDir,
+      `${toolId.replace(/[^A-Za-z0-9_-]/g, "_")}-${randomBytes(6).toString("hex")}.${extension.replace(/[^a-z0-9]/gi, "")}`,
+    );
+    await writeComplete(file, bytes);
+    return file;
+  }
+
   /** Write the whole output of a truncated call; returns the sidecar's absolute path. */
   async writeSidecar(toolId: string, text: string): Promise<string> {
     const file = await this.newSidecarPath(toolId);
-    await writeFile(file, text, { mode: 0o600 });
+    await writeComplete(file, text);
     return file;
+  }
+
+  /** Clear what a process that died while writing left in the sidecar folder (`*.partial`). */
+  async removeAbandonedFiles(): Promise<void> {
+    await removeAbandonedPartials(this.sidecarDir);
   }
 
   /** Remove the working directory and every sidecar in it. */

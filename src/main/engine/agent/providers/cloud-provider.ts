@@ -1,7 +1,8 @@
 import type { LanguageModel } from "ai";
 import { ModelError } from "../model-error.ts";
+import { acceptsImages } from "../model-images.ts";
 import type { ProviderContext, ProviderDefinition, ResolvedModel } from "../provider-registry.ts";
-import { connectionFailure } from "./connection-failure.ts";
+import { connectionFailure, isDroppedConnection } from "./connection-failure.ts";
 
 interface CloudPreset {
   name: "anthropic" | "openai";
@@ -59,11 +60,15 @@ function cloudProvider(preset: CloudPreset): ProviderDefinition {
           { apiKey, ...(baseURL ? { baseURL } : {}), ...(context.fetch ? { fetch: context.fetch } : {}) },
           model,
         ),
+        endpoint: baseURL ? `${preset.label} at ${baseURL}` : preset.label,
+        // Their current models read images; settings can say otherwise for one that does not.
+        acceptsImages: acceptsImages(context.endpoint?.images, model, true),
         explainError(error) {
           const code = connectionFailure(error);
-          return code
-            ? `${preset.label} cannot be reached (${code}): check the network connection, or pick a local provider such as ollama.`
-            : undefined;
+          if (!code) return undefined;
+          return isDroppedConnection(code)
+            ? `The connection to ${preset.label} closed before the answer was complete (${code}): run again, or continue with --resume.`
+            : `${preset.label} cannot be reached (${code}): check the network connection, or pick a local provider such as ollama.`;
         },
       };
     },

@@ -1,14 +1,23 @@
-const CONNECTION_CODES = new Set([
+/** Codes that mean the endpoint could not be reached at all. */
+const UNREACHABLE_CODES = new Set([
   "ECONNREFUSED",
-  "ECONNRESET",
   "ENOTFOUND",
   "EHOSTUNREACH",
   "ENETUNREACH",
   "EAI_AGAIN",
   "ETIMEDOUT",
   "UND_ERR_CONNECT_TIMEOUT",
-  "UND_ERR_SOCKET",
 ]);
+
+/** Codes that mean a connection was made and then closed by the other side (a crash, a restart). */
+const DROPPED_CODES = new Set(["ECONNRESET", "UND_ERR_SOCKET", "EPIPE"]);
+
+const CONNECTION_CODES = new Set([...UNREACHABLE_CODES, ...DROPPED_CODES]);
+
+/** Whether a connection failure code means the server went away after it answered the connection. */
+export function isDroppedConnection(code: string): boolean {
+  return DROPPED_CODES.has(code);
+}
 
 /**
  * The network error code behind a failed request (`ECONNREFUSED`, `ENOTFOUND`, …), found by

@@ -1,22 +1,12 @@
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   startOpenAICompatibleServer,
   type FixtureServer,
 } from "../../../../../test/fixtures/openai-compatible-server.ts";
+import { closedPort } from "../../../../../test/support/closed-port.ts";
 import { defaultProviderRegistry } from "../default-providers.ts";
 import { ModelError } from "../model-error.ts";
 import type { ResolveOptions } from "../provider-registry.ts";
-
-/** A loopback port nothing listens on (it was free a moment ago). */
-async function closedPort(): Promise<number> {
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 async function failure(run: () => Promise<unknown>): Promise<ModelError> {
   try {

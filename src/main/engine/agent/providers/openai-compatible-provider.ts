@@ -1,7 +1,8 @@
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { ModelError } from "../model-error.ts";
+import { acceptsImages } from "../model-images.ts";
 import type { ProviderContext, ProviderDefinition, ResolvedModel } from "../provider-registry.ts";
-import { connectionFailure } from "./connection-failure.ts";
+import { connectionFailure, isDroppedConnection } from "./connection-failure.ts";
 
 /** A local (or self-hosted) server that speaks the OpenAI chat completions API. */
 export interface OpenAICompatiblePreset {
@@ -157,16 +158,22 @@ export function openAICompatibleProvider(preset: OpenAICompatiblePreset): Provid
     create(model: string, context: ProviderContext): ResolvedModel {
       const baseURL = baseURLOf(preset, context);
       const apiKey = apiKeyOf(preset, context);
+      // Local servers differ in which models see images: only those settings name get them.
+      const images = acceptsImages(context.endpoint?.images, model, false);
       const provider = createOpenAICompatible({
         name: preset.name,
         baseURL,
         includeUsage: true,
+        // Tool results may then carry image parts (from MCP tools) instead of only JSON text.
+        ...(images ? { supportsMultiPartToolContent: true } : {}),
         ...(apiKey ? { apiKey } : {}),
         ...(context.fetch ? { fetch: context.fetch } : {}),
       });
       return {
         spec: { provider: preset.name, model },
         model: provider.chatModel(model),
+        endpoint: `${preset.label} at ${origin(baseURL)}`,
+        acceptsImages: images,
         async preflight(signal) {
           const models = await fetchModels(preset, context, signal);
           if (!models || models.length === 0 || !preset.strictModels || listed(models, model)) return;
@@ -178,7 +185,10 @@ export function openAICompatibleProvider(preset: OpenAICompatiblePreset): Provid
         },
         explainError(error) {
           const code = connectionFailure(error);
-          return code ? notRunning(preset, baseURL, code) : undefined;
+          if (!code) return undefined;
+          return isDroppedConnection(code)
+            ? `${preset.label} at ${origin(baseURL)} closed the connection before the answer was complete (${code}): it may have crashed or restarted. Check it, then run again.`
+            : notRunning(preset, baseURL, code);
         },
       };
     },

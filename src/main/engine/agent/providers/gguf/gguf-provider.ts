@@ -1,6 +1,7 @@
 import os from "node:os";
 import path from "node:path";
 import { ModelError } from "../../model-error.ts";
+import { GGUF_MODEL_TIMEOUTS } from "../../model-timeouts.ts";
 import type { ProviderDefinition } from "../../provider-registry.ts";
 import { createGgufModel, type GgufModelOptions } from "./gguf-language-model.ts";
 import type { LlamaRuntime } from "./llama-runtime.ts";
@@ -47,8 +48,10 @@ export function ggufProvider(options: { runtime?: LlamaRuntime } = {}): Provider
   return {
     name: "gguf",
     description: "A GGUF model file run in-process by llama.cpp, offline (gguf:/path/to/model.gguf)",
+    defaultTimeouts: GGUF_MODEL_TIMEOUTS,
     create(model, context) {
-      const languageModel = createGgufModel(resolveGgufPath(model), {
+      const file = resolveGgufPath(model);
+      const languageModel = createGgufModel(file, {
         ...tuningFromEnv(context.env),
         ...(options.runtime ? { runtime: options.runtime } : {}),
         modelId: model,
@@ -57,6 +60,8 @@ export function ggufProvider(options: { runtime?: LlamaRuntime } = {}): Provider
         spec: { provider: "gguf", model },
         model: languageModel,
         supportsTools: true,
+        endpoint: `The embedded model ${file}`,
+        acceptsImages: false,
         preflight: (signal) => languageModel.load(signal),
       };
     },

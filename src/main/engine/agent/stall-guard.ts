@@ -1,0 +1,225 @@
+import type {
+  LanguageModelV4,
+  LanguageModelV4CallOptions,
+  LanguageModelV4StreamPart,
+  LanguageModelV4StreamResult,
+} from "@ai-sdk/provider";
+import type { LanguageModel } from "ai";
+import { ModelStallError, type StallDetails, type StallKind } from "./model-stall-error.ts";
+import type { ModelTimeouts } from "./model-timeouts.ts";
+
+/** A wait long enough for a host to show it ("waiting for the model — 12 s"). */
+export interface ModelWait {
+  kind: StallKind;
+  /** How long the model has been silent so far. */
+  elapsedMs: number;
+  /** When the wait becomes a failure. */
+  timeoutMs: number;
+}
+
+export interface StallGuardOptions {
+  timeouts: ModelTimeouts;
+  /** Who and what the message of a stall names. */
+  describe: Omit<StallDetails, "kind" | "timeoutMs">;
+  /** The model has been silent for `noticeMs` (default 1 s, at most half the timeout). */
+  onWaiting?(wait: ModelWait): void;
+  /** Output came after `onWaiting`. */
+  onResumed?(wait: { kind: StallKind; waitedMs: number }): void;
+  noticeMs?: number;
+}
+
+const DEFAULT_NOTICE_MS = 1_000;
+
+/**
+ * Whether a stream part is output of the model. The stream's start (made locally), response
+ * metadata, raw chunks and empty deltas are not: a server that sends only those is silent.
+ */
+function isOutput(part: LanguageModelV4StreamPart): boolean {
+  switch (part.type) {
+    case "stream-start":
+    case "response-metadata":
+    case "raw":
+      return false;
+    case "text-delta":
+    case "reasoning-delta":
+    case "tool-input-delta":
+      return part.delta.length > 0;
+    default:
+      return true;
+  }
+}
+
+/**
+ * One model call's silence: what it waits for, since when, and whether a host was told. One
+ * timer at a time, re-armed lazily, so a fast stream pays a clock read per part and no more.
+ */
+class CallWatch {
+  private kind: StallKind = "first-byte";
+  private readonly requestedAt = Date.now();
+  /** When the current silence began; undefined while the model is not being waited on. */
+  private since: number | undefined;
+  private noticed: { kind: StallKind; since: number } | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private timerAt = Infinity;
+  private over = false;
+  private readonly options: StallGuardOptions;
+  private readonly onStall: (error: ModelStallError) => void;
+
+  constructor(options: StallGuardOptions, onStall: (error: ModelStallError) => void) {
+    this.options = options;
+    this.onStall = onStall;
+  }
+
+  private get timeoutMs(): number {
+    return this.kind === "first-byte" ? this.options.timeouts.firstByteMs : this.options.timeouts.idleMs;
+  }
+
+  private get noticeMs(): number {
+    return Math.min(this.options.noticeMs ?? DEFAULT_NOTICE_MS, this.timeoutMs / 2);
+  }
+
+  /**
+   * The model is being waited on: the request was sent, or the next part was asked for. Until
+   * the first output the clock runs from the request; after it, from the first wait since the
+   * last output, so the consumer's own pauses between reads do not count.
+   */
+  waiting(): void {
+    if (this.over) return;
+    this.since ??= this.kind === "first-byte" ? this.requestedAt : Date.now();
+    this.schedule();
+  }
+
+  /** A part came; only output of the model (not metadata) ends the silence. */
+  arrived(output: boolean): void {
+    if (!output) return;
+    if (this.noticed) {
+      this.options.onResumed?.({ kind: this.noticed.kind, waitedMs: Date.now() - this.noticed.since });
+      this.noticed = undefined;
+    }
+    this.kind = "idle";
+    this.since = undefined;
+  }
+
+  /** The call is over (answered, failed or cancelled): no more timers. */
+  finish(): void {
+    this.over = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private schedule(): void {
+    const since = this.since as number;
+    const at = since + (this.noticed || !this.options.onWaiting ? this.timeoutMs : this.noticeMs);
+    if (this.timer !== undefined && this.timerAt <= at) return;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(() => this.tick(), Math.max(0, at - Date.now()));
+  }
+
+  private tick(): void {
+    this.timer = undefined;
+    this.timerAt = Infinity;
+    if (this.over || this.since === undefined) return;
+    const elapsed = Date.now() - this.since;
+    if (elapsed >= this.timeoutMs) {
+      this.finish();
+      this.onStall(
+        new ModelStallError({ ...this.options.describe, kind: this.kind, timeoutMs: this.timeoutMs }),
+      );
+      return;
+    }
+    if (!this.noticed && this.options.onWaiting && elapsed >= this.noticeMs) {
+      this.noticed = { kind: this.kind, since: this.since };
+      this.options.onWaiting({ kind: this.kind, elapsedMs: elapsed, timeoutMs: this.timeoutMs });
+    }
+    this.schedule();
+  }
+}
+
+function isV4(model: LanguageModel): model is LanguageModelV4 {
+  return typeof model === "object" && model.specificationVersion === "v4";
+}
+
+/**
+ * The model with a limit on silence: a streamed call fails with ModelStallError when the first
+ * output does not come within `firstByteMs` of the request (a server that accepted the request
+ * and says nothing), or when the answer pauses for more than `idleMs` (a server that stopped
+ * mid-stream). The request is aborted at that moment. Waits longer than `noticeMs` are reported
+ * so a host can show them. Time the consumer spends between reads does not count.
+ */
+export function guardAgainstStalls(model: LanguageModel, options: StallGuardOptions): LanguageModel {
+  if (!isV4(model)) return model;
+  const inner = model;
+  const guarded: LanguageModelV4 = {
+    specificationVersion: "v4",
+    provider: inner.provider,
+    modelId: inner.modelId,
+    get supportedUrls() {
+      return inner.supportedUrls;
+    },
+    doGenerate: (callOptions) => inner.doGenerate(callOptions),
+    async doStream(callOptions: LanguageModelV4CallOptions): Promise<LanguageModelV4StreamResult> {
+      const own = new AbortController();
+      const abortSignal = callOptions.abortSignal
+        ? AbortSignal.any([callOptions.abortSignal, own.signal])
+        : own.signal;
+      let stalled: ModelStallError | undefined;
+      let failWaiting: (error: ModelStallError) => void = () => undefined;
+      let failStream: (error: ModelStallError) => void = () => undefined;
+      const watch = new CallWatch(options, (error) => {
+        stalled = error;
+        own.abort(error);
+        failWaiting(error);
+        failStream(error);
+      });
+      const stall = new Promise<never>((_, reject) => (failWaiting = reject));
+      stall.catch(() => undefined);
+      watch.waiting();
+      let result: LanguageModelV4StreamResult;
+      try {
+        result = await Promise.race([inner.doStream({ ...callOptions, abortSignal }), stall]);
+      } catch (error) {
+        watch.finish();
+        throw error;
+      }
+      const reader = result.stream.getReader();
+      const stream = new ReadableStream<LanguageModelV4StreamPart>(
+        {
+          start(controller) {
+            failStream = (error) => {
+              controller.error(error);
+              reader.cancel(error).catch(() => undefined);
+            };
+          },
+          async pull(controller) {
+            watch.waiting();
+            let next: Awaited<ReturnType<typeof reader.read>>;
+            try {
+              next = await reader.read();
+            } catch (error) {
+              watch.finish();
+              if (stalled) return;
+              throw error;
+            }
+            if (stalled) return;
+            if (next.done) {
+              watch.finish();
+              controller.close();
+              return;
+            }
+            watch.arrived(isOutput(next.value));
+            controller.enqueue(next.value);
+          },
+          cancel(reason) {
+            watch.finish();
+            return reader.cancel(reason);
+          },
+        },
+        // Read from the model only when the consumer asks: its own pauses are not the model's.
+        { highWaterMark: 0 },
+      );
+      return { ...result, stream };
+    },
+  };
+  return guarded;
+}

@@ -1,0 +1,380 @@
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { chmod, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { RunEvent } from "../src/main/engine/agent/run-events.ts";
+import {
+  startOpenAICompatibleServer,
+  type ChatRequest,
+  type FixtureReply,
+  type FixtureServer,
+} from "./fixtures/openai-compatible-server.ts";
+import { LATHE_BIN, runLathe, type Run } from "./support/lathe-cli.ts";
+import {
+  callsAndResultsMatch,
+  readDatabase,
+  startLathe,
+  tempWorld,
+  useEndpoint,
+} from "./support/lathe-process.ts";
+
+// The fault matrix: real `lathe run` processes, a real SQLite file in a temp LATHE_HOME, and a
+// loopback model server, hurt in the ways real runs get hurt — kill -9 mid-answer and mid-command,
+// two runs at once, a server that drops the connection, fails or talks nonsense — and then
+// resumed and replayed. What must hold every time: the history is intact (no duplicated or
+// half-written parts, every tool call answered), `PRAGMA integrity_check` is ok, nothing
+// half-written is left in the sidecar folder, and the person gets a message, not a stack trace.
+
+let world: Awaited<ReturnType<typeof tempWorld>>;
+let servers: FixtureServer[];
+
+beforeEach(async () => {
+  world = await tempWorld("lathe-fault-");
+  servers = [];
+});
+afterEach(async () => {
+  for (const s of servers) await s.close();
+  await world.cleanup();
+});
+
+async function serve(
+  replies: FixtureReply[] | ((r: ChatRequest, i: number) => FixtureReply),
+  endpoint: Record<string, unknown> = {},
+) {
+  const server = await startOpenAICompatibleServer({ models: ["m"], replies, chunkChars: 5 });
+  servers.push(server);
+  await useEndpoint(world.home, server.baseURL, endpoint);
+  return server;
+}
+
+const MODEL = ["--model", "openai-compatible:m"];
+const lathe = (args: string[]): Promise<Run> => runLathe(args, { home: world.home, cwd: world.root });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function sessionOf(events: readonly RunEvent[]): string {
+  const start = events.find((e) => e.type === "start");
+  if (start?.type !== "start") throw new Error("no start event");
+  return start.sessionId;
+}
+
+function jsonl(run: Run): RunEvent[] {
+  return run.stdout
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l) as RunEvent);
+}
+
+const textOf = (events: readonly RunEvent[]): string =>
+  events.flatMap((e) => (e.type === "text" ? [e.text] : [])).join("");
+
+const roles = (request: ChatRequest | undefined) => request?.messages.map((m) => m.role);
+
+/** No stack trace and no SQLite lock error ever reaches the person. */
+function expectNoInternals(stderr: string): void {
+  expect(stderr).not.toMatch(/^\s+at |SQLITE_BUSY|database is locked|Unhandled/m);
+}
+
+async function sidecarFiles(sessionId: string): Promise<string[]> {
+  try {
+    return await readdir(path.join(world.home, "sessions", sessionId, "sidecars"));
+  } catch {
+    return [];
+  }
+}
+
+function processesMatching(marker: string): string {
+  try {
+    return execFileSync("pgrep", ["-f", marker], { encoding: "utf8" }).trim();
+  } catch {
+    return "";
+  }
+}
+
+describe("kill -9 of lathe run", () => {
+  it("during a model response: the resumed and replayed session is intact", async () => {
+    const server = await serve([{ text: "word ".repeat(300), eventDelayMs: 8 }, { text: "Second answer." }]);
+    const run = startLathe(["run", "First prompt", ...MODEL, "--json"], {
+      home: world.home,
+      cwd: world.root,
+    });
+    await run.until("streamed text", () => run.events().filter((e) => e.type === "text").length >= 20);
+    await sleep(250); // past the event writer's flush interval: some of the answer is on disk
+    run.child.kill("SIGKILL");
+    await run.exited;
+    const sessionId = sessionOf(run.events());
+    const printed = textOf(run.events());
+
+    const crashed = readDatabase(world.home);
+    expect(crashed.integrity).toBe("ok");
+    // The step never finished: the history holds the prompt only, no half-written answer…
+    expect(crashed.messages(sessionId).map((m) => m.role)).toEqual(["user"]);
+    // …while the record replays what was streamed before the kill, whole deltas only.
+    const recorded = textOf(crashed.events(sessionId));
+    expect(recorded.length).toBeGreaterThan(0);
+    expect(printed.startsWith(recorded)).toBe(true);
+
+    const replayed = await lathe(["run", "--resume", sessionId, "--replay", "--json"]);
+    expect(replayed.code).toBe(0);
+    expect(jsonl(replayed)).toEqual(crashed.events(sessionId));
+
+    const resumed = await lathe(["run", "Second prompt", "--resume", sessionId, "--json"]);
+    expectNoInternals(resumed.stderr);
+    expect(resumed.code).toBe(0);
+    expect(roles(server.requests[1])).toEqual(["system", "user", "user"]);
+    expect(server.requests[1]?.messages.at(-1)?.content).toBe("Second prompt");
+
+    const after = readDatabase(world.home);
+    expect(after.integrity).toBe("ok");
+    expect(after.duplicates()).toBe(0);
+    expect(after.messages(sessionId).map((m) => [m.role, m.parts])).toEqual([
+      ["user", [{ type: "text", text: "First prompt" }]],
+      ["user", [{ type: "text", text: "Second prompt" }]],
+      ["assistant", [{ type: "text", text: "Second answer." }]],
+    ]);
+    const again = await lathe(["run", "--resume", sessionId, "--replay", "--json"]);
+    expect(jsonl(again)).toEqual(after.events(sessionId));
+    expect(jsonl(again).filter((e) => e.type === "start")).toHaveLength(2);
+  });
+
+  it("during a running bash call: no process, no half-written sidecar and no dangling call survive", async () => {
+    const marker = `sleep 31.${process.pid}`;
+    const server = await serve([
+      { toolCalls: [{ name: "bash", arguments: { command: `seq 1 400000; ${marker}` } }] },
+      { text: "Resumed." },
+    ]);
+    const run = startLathe(["run", "Count", ...MODEL, "--json", "--mode", "yolo"], {
+      home: world.home,
+      cwd: world.root,
+    });
+    await run.until("the bash call", () => run.events().some((e) => e.type === "tool-call"));
+    const sessionId = sessionOf(run.events());
+    // Once the sleep runs, the output has passed the cap and sits in a sidecar, still under its
+    // temporary name (the command has not finished).
+    await run.until("the command's sleep", () => processesMatching(`^${marker}`) !== "", 20_000);
+    const partials = (await sidecarFiles(sessionId)).filter((f) => f.endsWith(".partial"));
+    expect(partials).toHaveLength(1);
+    expect(
+      (await stat(path.join(world.home, "sessions", sessionId, "sidecars", partials[0]!))).size,
+    ).toBeGreaterThan(200 * 1024);
+    run.child.kill("SIGKILL");
+    await run.exited;
+    // The command and everything it started end with the process that ran them.
+    await expect.poll(() => processesMatching(marker), { timeout: 5_000 }).toBe("");
+
+    const crashed = readDatabase(world.home);
+    expect(crashed.integrity).toBe("ok");
+    expect(crashed.messages(sessionId).map((m) => m.role)).toEqual(["user"]);
+    expect(crashed.events(sessionId).some((e) => e.type === "tool-call")).toBe(true);
+
+    const resumed = await lathe(["run", "Go on", "--resume", sessionId, "--json"]);
+    expectNoInternals(resumed.stderr);
+    expect(resumed.code).toBe(0);
+    // Opening the session again cleared what the killed process was writing.
+    expect(await sidecarFiles(sessionId)).toEqual([]);
+    // The model is never shown a call without its result.
+    expect(roles(server.requests[1])).toEqual(["system", "user", "user"]);
+    const after = readDatabase(world.home);
+    expect(after.integrity).toBe("ok");
+    expect(after.duplicates()).toBe(0);
+    expect(callsAndResultsMatch(after.messages(sessionId))).toBe(true);
+    const replayed = await lathe(["run", "--resume", sessionId, "--replay", "--json"]);
+    expect(jsonl(replayed)).toEqual(after.events(sessionId));
+  });
+});
+
+describe("two runs on one LATHE_HOME at once", () => {
+  it("start together on a fresh LATHE_HOME: the database is created and migrated once", async () => {
+    const calls = Array.from({ length: 6 }, () =>
+      startLathe(["call", "glob", '{"pattern":"*"}'], { home: world.home, cwd: world.root }),
+    );
+    const exits = await Promise.all(calls.map((c) => c.exited));
+    for (const [i, c] of calls.entries()) {
+      expect(c.stderr()).toBe("");
+      expect(exits[i]?.code).toBe(0);
+    }
+    const db = readDatabase(world.home);
+    expect(db.integrity).toBe("ok");
+    const audit = await lathe(["audit", "--json", "--limit", "100"]);
+    expect(audit.stdout.trim().split("\n")).toHaveLength(6);
+  });
+
+  it("share the database without a lock error reaching anyone, from a fresh LATHE_HOME", async () => {
+    // Each run reads a file (an audit row), then streams a long answer (many event writes).
+    await serve((request) =>
+      request.messages.some((m) => m.role === "tool")
+        ? { text: "busy ".repeat(200), eventDelayMs: 1 }
+        : { toolCalls: [{ name: "glob", arguments: { pattern: "*" } }] },
+    );
+    const runs = Array.from({ length: 4 }, (_, i) =>
+      startLathe(["run", `Run ${i}`, ...MODEL, "--json", "--mode", "yolo"], {
+        home: world.home,
+        cwd: world.root,
+      }),
+    );
+    const exits = await Promise.all(runs.map((r) => r.exited));
+    for (const [i, r] of runs.entries()) {
+      expectNoInternals(r.stderr());
+      expect(exits[i]?.code, r.stderr()).toBe(0);
+    }
+    const db = readDatabase(world.home);
+    expect(db.integrity).toBe("ok");
+    expect(db.duplicates()).toBe(0);
+    for (const r of runs) {
+      const sessionId = sessionOf(r.events());
+      const messages = db.messages(sessionId);
+      expect(messages.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+      expect(callsAndResultsMatch(messages)).toBe(true);
+      expect(textOf(db.events(sessionId))).toBe("busy ".repeat(200));
+    }
+    const audit = await lathe(["audit", "--json", "--limit", "100"]);
+    expect(audit.stdout.trim().split("\n")).toHaveLength(4);
+  });
+});
+
+describe("a model server that fails mid-run", () => {
+  // What the model said before a failure stays in the history (as the person saw it); then the next prompt.
+  const KEPT = ["user", "assistant", "user", "assistant"];
+  const NOTHING_SAID = ["user", "user", "assistant"];
+  it.each<[string, FixtureReply, RegExp, string[]]>([
+    [
+      "drops the connection mid-stream",
+      { text: "This answer is cut off in the middle", dropAfterEvents: 4 },
+      /^error: The OpenAI-compatible server at http:\/\/127\.0\.0\.1:\d+ closed the connection before the answer was complete \(\w+\): it may have crashed or restarted\./m,
+      KEPT,
+    ],
+    [
+      "answers 500",
+      { status: 500, body: '{"error":{"message":"model crashed: out of memory"}}' },
+      /^error: The OpenAI-compatible server at http:\/\/127\.0\.0\.1:\d+ answered HTTP 500 \(2 attempts\): model crashed: out of memory$/m,
+      NOTHING_SAID,
+    ],
+    [
+      "answers garbage",
+      { garbage: "data: <html><body>Bad gateway</body></html>\n\n" },
+      /^error: The OpenAI-compatible server at http:\/\/127\.0\.0\.1:\d+ sent something that is not a model answer \("<html><body>Bad gateway<\/body><\/html>"\): check that its address points at the API itself/m,
+      NOTHING_SAID,
+    ],
+    [
+      "accepts the request and says nothing",
+      { silent: true },
+      /^error: The OpenAI-compatible server at http:\/\/127\.0\.0\.1:\d+ sent nothing for 0\.5 s after the request for m: it never started answering\. .*raise providers\["openai-compatible"\]\.timeouts\.firstByteMs in settings \(now 500\)/m,
+      NOTHING_SAID,
+    ],
+  ])(
+    "%s: the run fails with a message, and resumes once the server is well",
+    async (_label, fault, message, history) => {
+      let healthy = false;
+      const server = await serve(() => (healthy ? { text: "Better now." } : fault), {
+        timeouts: { firstByteMs: 500, idleMs: 500 },
+      });
+      const run = await lathe(["run", "Try", ...MODEL]);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(message);
+      expectNoInternals(run.stderr);
+      const sessionId = /--resume (s-\S+)/.exec(run.stderr)?.[1];
+      expect(sessionId).toBeDefined();
+
+      healthy = true;
+      const resumed = await lathe(["run", "Again", "--resume", sessionId!]);
+      expect(resumed.code).toBe(0);
+      expect(resumed.stdout).toBe("Better now.\n");
+      expect(roles(server.requests.at(-1))).toEqual(["system", ...history.slice(0, -1)]);
+      const db = readDatabase(world.home);
+      expect(db.integrity).toBe("ok");
+      expect(db.messages(sessionId!).map((m) => m.role)).toEqual(history);
+    },
+  );
+});
+
+/**
+ * How this machine makes the workspace read-only for one `lathe run`: as root (which ignores
+ * file modes) a read-only bind mount in a private mount namespace; otherwise the file modes.
+ */
+function readOnlyWay(): "mount" | "chmod" | undefined {
+  if (process.getuid?.() !== 0) return "chmod";
+  const probe = spawnSync("unshare", [
+    "-m",
+    "sh",
+    "-c",
+    "mount --bind / /mnt && mount -o remount,bind,ro /mnt",
+  ]);
+  return probe.status === 0 ? "mount" : undefined;
+}
+const READ_ONLY = readOnlyWay();
+if (READ_ONLY === undefined)
+  console.warn(
+    "fault-matrix: the read-only workspace case is skipped: running as root without `unshare -m`.",
+  );
+
+describe.skipIf(READ_ONLY === undefined)(`a read-only workspace (${READ_ONLY ?? "no way here"})`, () => {
+  it("refuses writes with a message the model can act on; the run and its record go on", async () => {
+    await writeFile(path.join(world.root, "a.txt"), "alpha\n");
+    const server = await serve([
+      { toolCalls: [{ name: "read", arguments: { path: "a.txt" } }] },
+      {
+        toolCalls: [
+          { name: "write", arguments: { path: "new.txt", content: "x" } },
+          { name: "edit", arguments: { path: "a.txt", old_string: "alpha", new_string: "beta" } },
+          { name: "bash", arguments: { command: "touch b.txt" } },
+        ],
+      },
+      { text: "Nothing could be changed." },
+    ]);
+    const args = ["run", "Change things", ...MODEL, "--json", "--mode", "yolo"];
+    let run: Run;
+    if (READ_ONLY === "mount") {
+      const script = `mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && cd "$1" && shift && exec "$@"`;
+      // Asynchronously: the model server answers from this very process.
+      const child = spawn(
+        "unshare",
+        ["-m", "sh", "-c", script, "sh", world.root, process.execPath, LATHE_BIN, ...args],
+        {
+          env: { ...process.env, LATHE_HOME: world.home },
+          stdio: ["ignore", "pipe", "pipe"],
+        },
+      );
+      let stdout = "";
+      let stderr = "";
+      child.stdout.setEncoding("utf8").on("data", (t: string) => (stdout += t));
+      child.stderr.setEncoding("utf8").on("data", (t: string) => (stderr += t));
+      run = await new Promise<Run>((resolve) =>
+        child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr })),
+      );
+    } else {
+      await chmod(world.root, 0o555);
+      await chmod(path.join(world.root, "a.txt"), 0o444);
+      try {
+        run = await lathe(args);
+      } finally {
+        await chmod(world.root, 0o755);
+      }
+    }
+    expectNoInternals(run.stderr);
+    expect(run.stderr).not.toMatch(/internal error/);
+    expect(run.code).toBe(0);
+    const results = new Map(
+      jsonl(run).flatMap((e) => (e.type === "tool-result" ? [[e.toolName, e.envelope] as const] : [])),
+    );
+    const refusal =
+      READ_ONLY === "mount"
+        ? /cannot be written: the workspace is on a read-only file system \(EROFS\)\. Writing again will not help/
+        : /cannot be written: the file system denied it \(EACCES\)/;
+    for (const tool of ["write", "edit"]) {
+      const envelope = results.get(tool);
+      expect(envelope?.type).toBe("error");
+      expect(envelope?.type === "error" && envelope.error_text).toMatch(refusal);
+      // It names the file, never a temporary one.
+      expect(envelope?.type === "error" && envelope.error_text).not.toMatch(/\.tmp/);
+    }
+    // Positive control: the shell hits the same wall, and says so in its output.
+    const bash = results.get("bash");
+    expect(bash?.type === "output" && (bash.data as { exit_code: number }).exit_code).not.toBe(0);
+    expect(bash?.type === "output" && (bash.data as { output: string }).output).toMatch(
+      /Read-only file system|Permission denied/,
+    );
+    expect(await readFile(path.join(world.root, "a.txt"), "utf8")).toBe("alpha\n");
+    expect(await readdir(world.root)).toEqual(["a.txt"]);
+    expect(server.requests).toHaveLength(3);
+    expect(readDatabase(world.home).integrity).toBe("ok");
+  });
+});

@@ -1,0 +1,115 @@
+// A silent model as a person meets it in the app: `lathe serve`, Chromium, and a loopback model
+// server that accepts the request and says nothing. The running turn counts the wait ("waiting
+// for the model — N s"), Stop ends it at once, and with a short firstByteMs the step fails with a
+// message naming the setting. Needs `npm run build` first.
+import type { ChildProcess } from "node:child_process";
+import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  startOpenAICompatibleServer,
+  type ChatRequest,
+  type FixtureReply,
+  type FixtureServer,
+} from "../fixtures/openai-compatible-server.ts";
+import {
+  launchChromium,
+  missingPrerequisite,
+  openWatchedPage,
+  runsUi,
+  startLatheServe,
+  stopLatheServe,
+} from "./serve-fixture.ts";
+
+const MODEL = "openai-compatible:fixture-model";
+const runUi = runsUi("model-waiting");
+
+let base: string;
+let browser: Browser | undefined;
+let child: ChildProcess | undefined;
+let fixture: FixtureServer | undefined;
+let page: Page;
+const problems: string[] = [];
+
+/** Every prompt gets silence; "Answer late." gets its answer after 2.5 s. */
+function reply(request: ChatRequest): FixtureReply {
+  const prompt = String(request.messages.findLast((m) => m.role === "user")?.content ?? "");
+  return prompt === "Answer late." ? { text: "Here I am.", firstByteDelayMs: 2_500 } : { silent: true };
+}
+
+const conversation = () => page.getByRole("list", { name: "Conversation" });
+const waiting = () =>
+  conversation()
+    .getByRole("status")
+    .filter({ hasText: /waiting for the model/ });
+
+async function send(text: string): Promise<void> {
+  const box = page.getByRole("textbox", { name: "Prompt" });
+  await box.fill(text);
+  await box.press("Enter");
+}
+
+beforeAll(async () => {
+  if (!runUi) return;
+  const missing = missingPrerequisite();
+  if (missing) throw new Error(missing);
+  base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-ui-waiting-")));
+  const root = path.join(base, "project");
+  const home = path.join(base, "lathe-home");
+  await mkdir(root, { recursive: true });
+  await mkdir(home, { recursive: true });
+  fixture = await startOpenAICompatibleServer({ models: ["fixture-model"], replies: reply });
+  await writeFile(
+    path.join(home, "settings.json"),
+    JSON.stringify({
+      defaultModel: MODEL,
+      providers: { "openai-compatible": { baseURL: fixture.baseURL, timeouts: { firstByteMs: 5_000 } } },
+    }),
+  );
+  const served = await startLatheServe(root, home);
+  child = served.child;
+  browser = await launchChromium();
+  page = await openWatchedPage(browser, problems);
+  await page.goto(served.url);
+  await page.getByRole("tab", { name: "Chat", exact: true }).click();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await stopLatheServe(child);
+  await fixture?.close();
+  if (base) await rm(base, { recursive: true, force: true });
+});
+
+describe.skipIf(!runUi)("a silent model in the app", () => {
+  it("counts the wait on the running turn, and Stop ends it at once", async () => {
+    await send("Say something.");
+    await waiting().waitFor({ timeout: 10_000 });
+    // The count goes on each second while nothing arrives.
+    await expect
+      .poll(async () => Number(/— (\d+) s/.exec(await waiting().innerText())?.[1]), { timeout: 6_000 })
+      .toBeGreaterThanOrEqual(3);
+    await page.getByRole("button", { name: "Stop" }).click();
+    await conversation().getByText("Stopped.").waitFor({ timeout: 3_000 });
+    expect(await waiting().count()).toBe(0);
+  });
+
+  it("clears the count once the model answers", async () => {
+    await send("Answer late.");
+    await waiting().waitFor({ timeout: 10_000 });
+    await conversation().getByText("Here I am.").waitFor({ timeout: 10_000 });
+    expect(await waiting().count()).toBe(0);
+  });
+
+  it("fails the step after firstByteMs with a message naming the setting", async () => {
+    await send("Say something else.");
+    const alert = conversation().getByRole("alert").filter({ hasText: "firstByteMs" });
+    await alert.waitFor({ timeout: 15_000 });
+    expect(await alert.innerText()).toMatch(
+      /sent nothing for 5 s after the request for fixture-model: it never started answering\. .*providers\["openai-compatible"\]\.timeouts\.firstByteMs in settings \(now 5000\)/,
+    );
+    expect(problems, problems.join("\n")).toEqual([]);
+  });
+});
