@@ -15,6 +15,7 @@ import {
   type FixtureServer,
 } from "../fixtures/openai-compatible-server.ts";
 import {
+  goTo,
   launchChromium,
   missingPrerequisite,
   openWatchedPage,
@@ -73,7 +74,7 @@ beforeAll(async () => {
   browser = await launchChromium();
   page = await openWatchedPage(browser, problems);
   await page.goto(served.url);
-  await page.getByRole("tab", { name: "Chat", exact: true }).click();
+  await goTo(page, "Chat");
 });
 
 afterAll(async () => {
