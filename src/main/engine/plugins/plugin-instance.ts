@@ -187,6 +187,8 @@ export class PluginInstance {
       filename: entryUrl(source.entry.file),
       shape: runtimeShape(manifest.requires),
       memoryMb: manifest.memoryMb,
+      // WebAssembly, when declared, gets a budget as large as the heap, counted separately.
+      wasmMb: manifest.wasm ? manifest.memoryMb : 0,
       cpuTimeoutMs: manifest.cpuMs,
       onLog: (line) => this.log(line),
     });

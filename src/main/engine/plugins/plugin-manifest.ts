@@ -27,6 +27,8 @@ export interface PluginManifest {
   defer: boolean;
   entry: string;
   memoryMb: number;
+  /** Whether the isolate gets (a bounded) WebAssembly; see wasm-guard.ts. */
+  wasm: boolean;
   /** CPU budget of a call's synchronous stretch (never more than timeoutMs). */
   cpuMs: number;
 }
@@ -51,6 +53,7 @@ const FIXES: Record<string, string> = {
   gated: "write `gated: true` to put every call through approval, or `gated: false`",
   timeoutMs: `give whole milliseconds from ${PLUGIN_LIMITS.minTimeoutMs} to ${PLUGIN_LIMITS.maxTimeoutMs}, e.g. \`timeoutMs: 30000\``,
   defer: "write `defer: true` to keep the schema out of the model's first context, or `defer: false`",
+  wasm: "write `wasm: true` when the plugin runs WebAssembly (its memories then need a maximum), or leave it out",
   entry: `name a .js or .mjs file inside the plugin folder, e.g. \`entry: ${DEFAULT_ENTRY}\``,
   limits: `write \`limits: {memoryMb: 32, cpuMs: 2000}\` (memoryMb: whole MB from ${PLUGIN_LIMITS.minMemoryMb} to ${PLUGIN_LIMITS.memoryMb}; cpuMs: from ${PLUGIN_LIMITS.minTimeoutMs} to ${PLUGIN_LIMITS.maxTimeoutMs})`,
 };
@@ -71,6 +74,8 @@ const ALIASES: Record<string, string> = {
   timeout_ms: "timeoutMs",
   main: "entry",
   deferred: "defer",
+  webassembly: "wasm",
+  WebAssembly: "wasm",
   memoryMb: "limits",
   memory: "limits",
 };
@@ -97,6 +102,7 @@ const ManifestShape = z.strictObject({
   gated: z.boolean().optional(),
   timeoutMs: z.int().min(PLUGIN_LIMITS.minTimeoutMs).max(PLUGIN_LIMITS.maxTimeoutMs).optional(),
   defer: z.boolean().optional(),
+  wasm: z.boolean().optional(),
   entry: z.string().optional(),
   limits: z
     .strictObject({
@@ -302,6 +308,7 @@ export function parseManifest(file: string, text: string | Document.Parsed): Plu
     defer: m.defer ?? false,
     entry,
     memoryMb: m.limits?.memoryMb ?? PLUGIN_LIMITS.memoryMb,
+    wasm: m.wasm ?? false,
     cpuMs: Math.min(m.limits?.cpuMs ?? timeoutMs, timeoutMs),
   };
 }
