@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { ToolRuntime } from "../tools/contract.ts";
 import type { RequirementSet } from "../tools/requirement-set.ts";
+import type { LookupAll } from "../builtin/web/fetch-target.ts";
 import { pluginFetch } from "./bridge-fetch.ts";
 import { pluginList, pluginReadText, pluginWriteText } from "./bridge-fs.ts";
 import { pluginShellRun } from "./bridge-shell.ts";
@@ -60,10 +61,16 @@ function undeclared(toolId: string, member: string, field: string): ToolCallErro
  * approval — the same stages as a built-in's planned access) before anything is touched, and
  * the work is done on the checked access only.
  */
+export interface BridgeServices {
+  /** How host names resolve for runtime.net.fetch (tests inject one); default: system DNS. */
+  lookup?: LookupAll;
+}
+
 export function runtimeBridge(
   toolId: string,
   requires: RequirementSet,
   runtime: ToolRuntime,
+  services: BridgeServices = {},
 ): RuntimeDispatch {
   const shape = runtimeShape(requires);
   return async (op, value) => {
@@ -82,7 +89,11 @@ export function runtimeBridge(
       case "net.fetch": {
         if (!shape.net) throw undeclared(toolId, "runtime.net.fetch", "requires.net.hosts");
         const p = payload(op, FetchPayload, value);
-        return pluginFetch(runtime, p.url, p.init ?? {});
+        return pluginFetch(runtime, p.url, p.init ?? {}, {
+          toolId,
+          hosts: requires.net?.hosts ?? [],
+          ...(services.lookup ? { lookup: services.lookup } : {}),
+        });
       }
       case "shell.run": {
         if (!shape.shell) throw undeclared(toolId, "runtime.shell.run", "requires.shell");
