@@ -98,7 +98,7 @@ export function runtimeBridge(
       case "shell.run": {
         if (!shape.shell) throw undeclared(toolId, "runtime.shell.run", "requires.shell");
         const p = payload(op, ShellPayload, value);
-        return pluginShellRun(runtime, p.cmd, p.argv ?? []);
+        return pluginShellRun(runtime, p.cmd, p.argv ?? [], requires);
       }
       default:
         throw new ToolCallError(`runtime has no operation "${op}".`);

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { FsCapability } from "../capability/fs-capability.ts";
 import { LatheError } from "../errors/lathe-error.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
-import type { PlannedAccess, ResolvedAccess } from "../policy/call-plan.ts";
+import type { CallPlan, PlannedAccess, ResolvedAccess } from "../policy/call-plan.ts";
 import type { PolicyResult, StageRecord } from "../policy/call-policy.ts";
 import type { SessionState } from "../session/session-state.ts";
 import { validateArguments } from "./argument-validator.ts";
@@ -48,6 +48,14 @@ export interface CallContext {
     fs: FsCapability,
     signal?: AbortSignal,
   ): Promise<ResolvedAccess>;
+  /** The same stages for several accesses a tool makes together while running, decided as one. */
+  authorizePlan?(
+    entry: RegisteredTool,
+    plan: CallPlan,
+    approvalKey: string,
+    fs: FsCapability,
+    signal?: AbortSignal,
+  ): Promise<ResolvedAccess[]>;
   observer?: CallObserver;
   /** Told about failures that are the runtime's fault rather than the model's. */
   onInternalError?(toolId: string, error: unknown): void;
@@ -139,6 +147,11 @@ async function executeBounded(
         if (!ctx.authorize)
           throw new ToolCallError(`${tool.id} may not make ${access.capability} calls here.`);
         return ctx.authorize(entry, access, fs, controller.signal);
+      },
+      authorizePlan: async (plan, approvalKey) => {
+        if (!ctx.authorizePlan)
+          throw new ToolCallError(`${tool.id} may not make shell, file or network calls here.`);
+        return ctx.authorizePlan(entry, plan, approvalKey, fs, controller.signal);
       },
     };
     return { data: await Promise.race([tool.execute(args, runtime), stop.promise]) };

@@ -35,6 +35,12 @@ export interface ToolRuntime {
    * to the checked access; throws ToolCallError (which becomes the error envelope) when refused.
    */
   authorize(access: PlannedAccess): Promise<ResolvedAccess>;
+  /**
+   * The same for several accesses decided together, with what cannot be seen through (a
+   * plugin's shell command: the commands it runs, the files it reads and writes): one decision,
+   * one approval under `approvalKey`. Resolves to the checked accesses, in order.
+   */
+  authorizePlan(plan: CallPlan, approvalKey: string): Promise<ResolvedAccess[]>;
 }
 
 /**
