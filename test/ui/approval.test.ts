@@ -202,6 +202,13 @@ describe.skipIf(!runUi)("project trust in the UI through lathe serve", () => {
           2,
         ),
       );
+      const plugin = path.join(root, ".lathe", "tools", "scraper");
+      await mkdir(plugin, { recursive: true });
+      await writeFile(
+        path.join(plugin, "tool.yaml"),
+        'name: scraper\nversion: 1.0.0\ndescription: Scrape.\ninput_schema: {type: object}\ngated: false\nrequires: {net: {hosts: ["*"]}}\n',
+      );
+      await writeFile(path.join(plugin, "index.js"), "export async function execute() { return 1; }\n");
     });
   });
 
@@ -211,6 +218,14 @@ describe.skipIf(!runUi)("project trust in the UI through lathe serve", () => {
     await banner.waitFor({ timeout: 10_000 });
     const notices = await banner.getByRole("list", { name: "Trust notices" }).innerText();
     expect(notices).toMatch(/1 allow\/ask rule in .*\.lathe\/settings\.json is ignored/);
+    // What its plugin would get, before the person says yes: hosts, gated: false, the warning.
+    const extensions = banner.getByRole("list", { name: "Plugins and MCP servers" });
+    await extensions.waitFor({ timeout: 10_000 });
+    const review = await extensions.innerText();
+    expect(review).toMatch(/Plugin scraper \(new\)/);
+    expect(review).toMatch(/hosts: \*/);
+    expect(review).toMatch(/gated: false — its calls run without asking/);
+    expect(review).toMatch(/may fetch from any public internet host/);
     expect(await page.getByRole("banner").innerText()).toContain("not trusted");
     await mkdir(path.dirname(TRUST_SHOT), { recursive: true });
     await page.screenshot({ path: TRUST_SHOT, fullPage: true });

@@ -25,6 +25,7 @@ const untouched: ApiHandlers = {
   "tools.call": () => Promise.reject(new Error("tools.call is not part of this test")),
   "approval.respond": () => Promise.reject(new Error("approval.respond is not part of this test")),
   "project.status": () => Promise.reject(new Error("project.status is not part of this test")),
+  "project.review": () => Promise.reject(new Error("project.review is not part of this test")),
   "project.trust": () => Promise.reject(new Error("project.trust is not part of this test")),
   "extensions.status": () => Promise.reject(new Error("extensions.status is not part of this test")),
   "plugins.setEnabled": () => Promise.reject(new Error("plugins.setEnabled is not part of this test")),

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { TrustReview } from "../../shared/trust-review-schema.ts";
 import type {
   ApiResult,
   ApprovalAnswer,
@@ -68,6 +69,7 @@ function fakeApi(
   options: {
     respond?: ApiResult<{ id: string; answer: ApprovalAnswer }>;
     trust?: ApiResult<ProjectStatus>;
+    review?: ApiResult<TrustReview>;
   } = {},
 ) {
   const calls: unknown[] = [];
@@ -90,6 +92,20 @@ function fakeApi(
     },
     project: {
       status: () => Promise.resolve({ ok: true, data: untrusted }),
+      review: () => {
+        calls.push("review");
+        return Promise.resolve(
+          options.review ?? {
+            ok: true,
+            data: {
+              root: untrusted.root,
+              trusted: false,
+              settings: { rules: [], hooks: [], commands: [] },
+              extensions: [],
+            },
+          },
+        );
+      },
       trust: () => {
         calls.push("trust");
         return Promise.resolve(
@@ -330,11 +346,36 @@ describe("project trust in the app store", () => {
     store.getState().connect();
     await store.getState().loadProject();
     expect(store.getState().project).toEqual(untrusted);
+    expect(store.getState().trustReview?.extensions).toEqual([]);
     await store.getState().trustProject();
-    expect(calls).toEqual(["trust"]);
+    expect(calls).toEqual(["review", "trust"]);
     expect(store.getState().project).toEqual({ ...untrusted, trusted: true, notices: [] });
     push("project.status", untrusted);
     expect(store.getState().project).toEqual(untrusted);
+  });
+
+  it("loads, for an untrusted folder, what trusting it would turn on", async () => {
+    const plugin = {
+      kind: "plugin" as const,
+      name: "scraper",
+      toolId: "scraper",
+      location: "/p/.lathe/tools/scraper",
+      pinned: "new" as const,
+      requires: { read: [], write: [], hosts: ["*"], commands: [] },
+      gated: false,
+      shadows: [],
+      warnings: ['net hosts "*"'],
+    };
+    const review: TrustReview = {
+      root: untrusted.root,
+      trusted: false,
+      settings: { rules: [], hooks: [], commands: [] },
+      extensions: [plugin],
+    };
+    const { api } = fakeApi({ ok: true, data: [] }, output, { review: { ok: true, data: review } });
+    const store = createAppStore(api);
+    await store.getState().loadProject();
+    expect(store.getState().trustReview?.extensions).toEqual([plugin]);
   });
 
   it("shows why trusting failed", async () => {

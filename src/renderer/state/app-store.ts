@@ -7,6 +7,7 @@ import type {
   ToolInfo,
 } from "../../shared/api-contract.ts";
 import type { ApprovalRequest } from "../../shared/push-events.ts";
+import type { TrustReview } from "../../shared/trust-review-schema.ts";
 import { finishActivity, startActivity, type ActivityEntry } from "./activity.ts";
 import { enqueueApproval, removeApproval } from "./approval-queue.ts";
 import { argumentsTemplate } from "./arguments-template.ts";
@@ -37,6 +38,8 @@ export interface AppState {
   /** Tool calls of this window's session, newest first. */
   activity: ActivityEntry[];
   project: ProjectStatus | undefined;
+  /** What trusting the folder would turn on (its plugins and MCP servers), while it is untrusted. */
+  trustReview: TrustReview | undefined;
   projectError: string | undefined;
   trusting: boolean;
   /** The person chose "Not now" on the trust banner. */
@@ -89,6 +92,7 @@ export function createAppStore(api: LatheApi): AppStore {
     activity: [],
     project: undefined,
     projectError: undefined,
+    trustReview: undefined,
     trusting: false,
     trustDismissed: false,
 
@@ -164,8 +168,16 @@ export function createAppStore(api: LatheApi): AppStore {
 
     async loadProject() {
       const answer = await api.project.status();
-      if (answer.ok) set({ project: answer.data, projectError: undefined });
-      else set({ projectError: answer.error.message });
+      if (!answer.ok) {
+        set({ projectError: answer.error.message });
+        return;
+      }
+      set({ project: answer.data, projectError: undefined });
+      if (answer.data.trusted) return;
+      const review = await api.project.review();
+      if (review.ok) set({ trustReview: review.data });
+      else
+        set({ projectError: `Lathe could not list what this folder would turn on: ${review.error.message}` });
     },
 
     async trustProject() {

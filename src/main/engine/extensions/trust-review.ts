@@ -39,7 +39,7 @@ export interface ReviewedExtension {
   /** Against what was approved last time: unchanged, changed since, or never approved. */
   pinned: "match" | "changed" | "new";
   requires: ReviewedRequirements;
-  /** false: its calls run without asking, even where a rule says ask. */
+  /** false: its calls run without asking, even where a rule says ask (shown apart from warnings). */
   gated: boolean;
   readOnly?: boolean;
   /** Tools of other layers it would hide (a project plugin over the user's or a bundled one). */
@@ -69,9 +69,8 @@ export function commandShape(req: ShellRunRequirement): string {
 }
 
 function pluginWarnings(manifest: PluginManifest): string[] {
+  // `gated: false` has its own field; these are the other things worth a second look.
   const warnings: string[] = [];
-  if (!manifest.gated)
-    warnings.push("gated: false — its calls run without asking, even where a rule says ask");
   if ((manifest.requires.net?.hosts ?? []).some((h) => h.trim() === "*" || h.trim().startsWith("*:")))
     warnings.push(
       'net hosts "*" — it may fetch from any public internet host (private addresses stay refused)',
