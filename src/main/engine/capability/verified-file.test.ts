@@ -96,6 +96,9 @@ describe.each([
     await expect(writeVerifiedFile(await fs.resolve("sub", "write"), Buffer.from("x"))).rejects.toThrow(
       /sub is a folder/,
     );
+    await expect(
+      writeVerifiedFile(await fs.resolve("sub/a.txt/inner.txt", "write"), Buffer.from("x")),
+    ).rejects.toThrow(/a part of its path is a file, not a folder/);
   });
 
   it("refuses a target that became a symlink after it was authorized, and writes nothing outside", async () => {

@@ -200,6 +200,10 @@ async function openOrCreateDir(target: ResolvedPath, absolute: string): Promise<
       handle = await openDir(target, existing, "written");
       break;
     } catch (err) {
+      if (code(err) === "ENOTDIR")
+        throw new ToolCallError(
+          `${target.display} cannot be written: a part of its path is a file, not a folder.`,
+        );
       if (code(err) !== "ENOENT" || existing === path.dirname(existing)) throw err;
       missing.unshift(path.basename(existing));
       existing = path.dirname(existing);
@@ -260,11 +264,14 @@ export async function writeVerifiedFile(target: ResolvedPath, content: Uint8Arra
     const tempName = `.${name}.lathe-${randomBytes(6).toString("hex")}.tmp`;
     const tempPath = await inside(dir, dirPath, tempName);
     const mode = existing ? existing.mode & 0o7777 : 0o666;
-    const temp = await open(
-      tempPath,
-      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW,
-      mode,
-    );
+    let temp: FileHandle;
+    try {
+      temp = await open(tempPath, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, mode);
+    } catch (err) {
+      // ENOENT: the folder that was opened has been removed (replaced) since.
+      if (code(err) === "ENOENT") throw changed(target, "written");
+      throw err;
+    }
     try {
       if (!(await hasProcFd()) && !(await isHandleOf(dir, dirPath))) throw changed(target, "written");
       await temp.writeFile(content);
