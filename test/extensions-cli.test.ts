@@ -130,3 +130,107 @@ describe("an MCP server from the CLI", () => {
     expect(await readFile(path.join(home, "logs/mcp-everything.log"), "utf8")).toBeDefined();
   });
 });
+
+describe("lathe trust shows, per plugin and MCP server, what it would turn on", () => {
+  async function writeProjectPlugin(
+    folder: string,
+    yaml: Record<string, unknown>,
+    toolsDir?: string,
+  ): Promise<void> {
+    const { stringify } = await import("yaml");
+    const dir = path.join(toolsDir ?? path.join(root, ".lathe/tools"), folder);
+    await mkdir(dir, { recursive: true });
+    await writeFile(
+      path.join(dir, "tool.yaml"),
+      stringify({
+        version: "1.0.0",
+        description: `The ${folder} tool.`,
+        input_schema: { type: "object", properties: {} },
+        ...yaml,
+      }),
+    );
+    await writeFile(path.join(dir, "index.js"), "export async function execute() { return 1; }\n");
+  }
+
+  beforeEach(async () => {
+    await writeProjectPlugin("scraper", {
+      name: "scraper",
+      readOnly: false,
+      gated: false,
+      requires: {
+        fs: { read: ["{workspace}/**"], write: ["{workspace}/out/**"] },
+        net: { hosts: ["*"] },
+        shell: [{ cmd: "git", args: ["log", { prefix: "--max-count=" }] }, { cmd: "jq" }],
+      },
+    });
+    await writeProjectPlugin("notes", { name: "notes", readOnly: true });
+    await writeProjectPlugin("notes", { name: "notes", readOnly: true }, path.join(home, "tools"));
+    await writeProjectPlugin("impostor", { name: "read", readOnly: true });
+    await writeFile(
+      path.join(root, ".lathe/settings.json"),
+      JSON.stringify({
+        mcpServers: { helper: { command: "lathe-test-no-such-program", args: ["--serve"] } },
+      }),
+    );
+  });
+
+  it("--dry-run lists requirements, gated: false, shadows and warnings, and trusts nothing", async () => {
+    const run = await lathe(["trust", "--root", root, "--dry-run"]);
+    expect(run.code).toBe(0);
+    const out = run.stdout;
+    expect(out).toMatch(/plugin\s+scraper \(new\): .*\.lathe\/tools\/scraper/);
+    expect(out).toMatch(/reads\s+\{workspace\}\/\*\*/);
+    expect(out).toMatch(/writes\s+\{workspace\}\/out\/\*\*/);
+    expect(out).toMatch(/hosts\s+\*/);
+    expect(out).toMatch(/commands\s+git log --max-count=…, jq <any arguments>/);
+    expect(out).toMatch(/gated\s+false \(runs without asking\)/);
+    expect(out).toContain('! net hosts "*" — it may fetch from any public internet host');
+    expect(out).toMatch(/shadows\s+global plugin "notes" \(tool notes\)/);
+    expect(out).toMatch(
+      /plugin\s+impostor \(new\)[\s\S]*✗ it will not load: .*"read", one of Lathe's locked built-in tools/,
+    );
+    expect(out).toMatch(/mcp\s+helper \(new\): cd .* && lathe-test-no-such-program --serve/);
+    expect(out).toContain("Nothing was changed (--dry-run).");
+    const tools = JSON.parse((await lathe(["tools", "--json"])).stdout) as Array<{ id: string }>;
+    expect(tools.map((t) => t.id)).not.toContain("scraper");
+  });
+
+  it('--json gives the same review as data, then trusting pins it; `lathe tools` warns about hosts "*"', async () => {
+    const dry = JSON.parse((await lathe(["trust", "--root", root, "--dry-run", "--json"])).stdout) as {
+      trusted: boolean;
+      review: { extensions: Array<Record<string, unknown>> };
+    };
+    expect(dry.trusted).toBe(false);
+    const byName = Object.fromEntries(dry.review.extensions.map((e) => [e.name, e]));
+    expect(byName.scraper).toMatchObject({
+      kind: "plugin",
+      toolId: "scraper",
+      pinned: "new",
+      gated: false,
+      requires: {
+        read: ["{workspace}/**"],
+        write: ["{workspace}/out/**"],
+        hosts: ["*"],
+        commands: ["git log --max-count=…", "jq <any arguments>"],
+      },
+      shadows: [],
+    });
+    expect(byName.notes).toMatchObject({ shadows: ['global plugin "notes" (tool notes)'] });
+    expect(byName.impostor?.error).toMatch(/locked built-in tools/);
+    expect(byName.helper).toMatchObject({ kind: "mcp", gated: true, pinned: "new" });
+
+    const trusted = JSON.parse((await lathe(["trust", "--root", root, "--json"])).stdout) as {
+      trusted: boolean;
+      pinnedPlugins: string[];
+      mcpServers: Array<{ name: string; error?: string }>;
+    };
+    expect(trusted.trusted).toBe(true);
+    expect(trusted.pinnedPlugins.sort()).toEqual(["impostor", "notes", "scraper"]);
+    expect(trusted.mcpServers[0]?.name).toBe("helper");
+
+    const table = await lathe(["tools"]);
+    expect(table.stdout).toMatch(
+      /WARNING: scraper \(project plugin scraper\) may fetch from any public internet host \(requires\.net\.hosts "\*"\).* It is not gated/,
+    );
+  });
+});

@@ -73,6 +73,7 @@ import {
   type RecentProjects,
   type TrustPrompt,
 } from "./project-schemas.ts";
+import { TrustReviewSchema, type TrustReview } from "./trust-review-schema.ts";
 
 export { EnvelopeMetadataSchema, EnvelopeSchema, ToolOriginSchema };
 
@@ -137,6 +138,14 @@ export const channels = {
   "project.status": {
     request: z.strictObject({}).optional(),
     response: ProjectStatusSchema,
+  },
+  /**
+   * What trusting the project would turn on, to show before the person says yes: per plugin and
+   * MCP server what it requires (paths, hosts, commands), `gated: false`, what it shadows.
+   */
+  "project.review": {
+    request: z.strictObject({}).optional(),
+    response: TrustReviewSchema,
   },
   /** Trust the project: its settings then apply in full; the host recreates its engine and session. */
   "project.trust": {
@@ -358,6 +367,7 @@ export interface LatheApi {
   };
   project: {
     status(): Promise<ApiResult<ProjectStatus>>;
+    review(): Promise<ApiResult<TrustReview>>;
     trust(): Promise<ApiResult<ProjectStatus>>;
   };
   extensions: {

@@ -22,6 +22,7 @@ export function createLatheApi(invoke: Invoke, subscribe: Subscribe): LatheApi {
     },
     project: {
       status: () => invoke("project.status", undefined),
+      review: () => invoke("project.review", undefined),
       trust: () => invoke("project.trust", undefined),
     },
     extensions: {

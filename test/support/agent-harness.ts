@@ -8,11 +8,12 @@ import { runAgent, type RunAgentOptions, type RunResult } from "../../src/main/e
 import type { RunEvent } from "../../src/main/engine/agent/run-events.ts";
 import { Engine } from "../../src/main/engine/engine.ts";
 import type { AnyTool } from "../../src/main/engine/tools/contract.ts";
+import { LOCKED_TOOL_IDS } from "../../src/main/engine/tools/locked-tools.ts";
 
 /**
  * Test support: a real engine on a temp workspace with its own LATHE_HOME, an agent (the
- * built-in default with overrides), extra tools in the project layer, and a `run` that records
- * every event.
+ * built-in default with overrides), extra tools in the project layer (a stand-in for a locked
+ * built-in replaces it in the builtin layer), and a `run` that records every event.
  */
 export interface AgentHarness {
   root: string;
@@ -46,8 +47,15 @@ export async function openAgentHarness(
       manifestRules: agent.permissions,
       agent: agent.id,
     });
-    for (const tool of options.tools ?? [])
-      engine.registry.register(tool, { layer: "project", kind: "plugin", name: "test" });
+    for (const tool of options.tools ?? []) {
+      if (LOCKED_TOOL_IDS.has(tool.id)) {
+        // An instrumented stand-in for a locked built-in takes the built-in's place (no plugin may).
+        engine.registry.unregister("builtin", (_origin, id) => id === tool.id);
+        engine.registry.register(tool, { layer: "builtin", kind: "builtin" });
+      } else {
+        engine.registry.register(tool, { layer: "project", kind: "plugin", name: "test" });
+      }
+    }
     return engine;
   };
   const engine = await create();

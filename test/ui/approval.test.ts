@@ -210,6 +210,13 @@ describe.skipIf(!runUi)("project trust in the UI through lathe serve", () => {
           2,
         ),
       );
+      const plugin = path.join(root, ".lathe", "tools", "scraper");
+      await mkdir(plugin, { recursive: true });
+      await writeFile(
+        path.join(plugin, "tool.yaml"),
+        'name: scraper\nversion: 1.0.0\ndescription: Scrape.\ninput_schema: {type: object}\ngated: false\nrequires: {net: {hosts: ["*"]}}\n',
+      );
+      await writeFile(path.join(plugin, "index.js"), "export async function execute() { return 1; }\n");
     });
   });
 

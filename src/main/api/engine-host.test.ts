@@ -52,6 +52,37 @@ describe("EngineHost", () => {
     });
   });
 
+  it("reviews what trusting would turn on: a project plugin's requirements, gated: false, warnings", async () => {
+    const dir = path.join(root, ".lathe", "tools", "fetcher");
+    await mkdir(dir, { recursive: true });
+    await writeFile(
+      path.join(dir, "tool.yaml"),
+      [
+        "name: fetcher",
+        "version: 1.0.0",
+        "description: Fetch things.",
+        "input_schema: {type: object}",
+        "gated: false",
+        'requires: {net: {hosts: ["*"]}}',
+        "",
+      ].join("\n"),
+    );
+    await writeFile(path.join(dir, "index.js"), "export async function execute() { return 1; }\n");
+    const host = new EngineHost({ engine, watchIntervalMs: 0 });
+    const review = await host.review();
+    expect(review).toMatchObject({ root, trusted: false, settings: { rules: ['allow write "*"'] } });
+    expect(review.extensions).toEqual([
+      expect.objectContaining({
+        kind: "plugin",
+        name: "fetcher",
+        pinned: "new",
+        gated: false,
+        requires: { read: [], write: [], hosts: ["*"], commands: [] },
+        warnings: [expect.stringMatching(/^net hosts "\*" — it may fetch from any public internet host/)],
+      }),
+    ]);
+  });
+
   it("trusts once even when asked twice at the same time, moving every user to one new engine", async () => {
     const host = new EngineHost({ engine });
     const a = holdingUser();

@@ -1,9 +1,11 @@
 import type { ProjectStatus } from "../../shared/api-contract.ts";
 import type { ExtensionsStatus } from "../../shared/extensions-schemas.ts";
+import type { TrustReview } from "../../shared/trust-review-schema.ts";
 import {
   Engine,
   TrustStore,
   type EngineOptions,
+  describeTrustReview,
   approveServers,
   configuredMcpServers,
   pinProjectPlugins,
@@ -110,6 +112,11 @@ export class EngineHost {
 
   status(): ProjectStatus {
     return projectStatus(this.engine);
+  }
+
+  /** What trusting the project would turn on (plugins, MCP servers, settings), for the trust dialog. */
+  review(): Promise<TrustReview> {
+    return describeTrustReview(this.engine.root, this.engine.latheHome);
   }
 
   /** What the extensions panels show, for the current engine. */

@@ -4,12 +4,18 @@ import type { ApiHandlers } from "./api-router.ts";
 import type { EngineHost } from "./engine-host.ts";
 
 type ProjectChannels =
-  "project.status" | "project.trust" | "project.open" | "project.recent" | "project.trustPrompt";
+  | "project.status"
+  | "project.review"
+  | "project.trust"
+  | "project.open"
+  | "project.recent"
+  | "project.trustPrompt";
 
-/** The project's channels over the host's current engine: status, trust, open another folder, recent folders. */
+/** The project's channels over the host's current engine: status, what trust would turn on, trust, open another folder, recent folders. */
 export function createProjectHandlers(host: EngineHost): Pick<ApiHandlers, ProjectChannels> {
   return {
     "project.status": () => host.status(),
+    "project.review": () => host.review(),
     "project.trust": () => host.trust(),
     "project.open": ({ path }) => host.open(path),
     "project.recent": () => {

@@ -38,3 +38,22 @@ export function formatToolsTable(tools: readonly ToolInfo[], width?: number): st
   });
   return `${lines.join("\n")}\n`;
 }
+
+/**
+ * Loud warnings about what an extension was granted beyond the ordinary: a plugin or MCP tool
+ * that may fetch from any host (`requires.net.hosts: ["*"]`). Built-ins are left out (web_fetch
+ * is the tool for that, and is gated).
+ */
+export function formatToolWarnings(tools: readonly ToolInfo[]): string {
+  const lines = tools
+    .filter(
+      (t) =>
+        t.origin.kind !== "builtin" &&
+        (t.requires.net?.hosts ?? []).some((h) => h.trim().split(":")[0] === "*"),
+    )
+    .map(
+      (t) =>
+        `WARNING: ${t.id} (${formatOrigin(t.origin)}) may fetch from any public internet host (requires.net.hosts "*"); private and loopback addresses stay refused.${t.gated ? "" : " It is not gated: its calls run without asking."}`,
+    );
+  return lines.length > 0 ? `\n${lines.join("\n")}\n` : "";
+}

@@ -8,6 +8,7 @@ export type { RequirementSet } from "./tools/requirement-set.ts";
 export { LatheError } from "./errors/lathe-error.ts";
 export { resolveLatheHome } from "./config/lathe-home.ts";
 export { TrustStore } from "./policy/trust-store.ts";
+export { describeTrustReview, type ReviewedExtension, type TrustReview } from "./extensions/trust-review.ts";
 export type { ApprovalAnswer, ApprovalRequest, Approver } from "./policy/approval-request.ts";
 export type { ToolInvocationFinished, ToolInvocationStarted } from "./engine-events.ts";
 export { SettingsFile, type SettingsDocument } from "./config/settings-file.ts";

@@ -121,6 +121,7 @@ function fakeApi(
     },
     project: {
       status: () => Promise.resolve({ ok: true, data: untrusted }),
+      review: () => Promise.reject(new Error("project.review is not part of this test")),
       trust: () => {
         calls.push("trust");
         return Promise.resolve(

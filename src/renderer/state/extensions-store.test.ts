@@ -66,7 +66,7 @@ function fakeApi(script: Script = {}) {
   const api: LatheApi = {
     tools: { list: unused, call: unused },
     approvals: { respond: unused },
-    project: { status: unused, trust: unused },
+    project: { status: unused, review: unused, trust: unused },
     chat: { send: unused, abort: unused, history: unused, stopTool: unused },
     sessions: { list: unused, rename: unused, delete: unused },
     projects: { open: unused, recent: unused, trustPrompt: unused },

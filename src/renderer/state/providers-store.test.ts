@@ -13,7 +13,7 @@ function fakeApi(answers: { set?: ApiResult<SecretsStatus>; remove?: ApiResult<S
   const api: LatheApi = {
     tools: { list: unused, call: unused },
     approvals: { respond: unused },
-    project: { status: unused, trust: unused },
+    project: { status: unused, review: unused, trust: unused },
     extensions: { status: unused },
     plugins: { setEnabled: unused, approve: unused },
     mcp: { preview: unused, save: unused, remove: unused, setEnabled: unused, restart: unused, log: unused },

@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { rootOf, rootOption } from "../cli-options.ts";
 import { withEngine } from "../open-engine.ts";
 import { writeStdout } from "../output.ts";
-import { formatToolsTable } from "../tools-table.ts";
+import { formatToolsTable, formatToolWarnings } from "../tools-table.ts";
 
 /** `lathe tools [--root DIR] [--json]`: the registry, as a table or as JSON. */
 export function registerToolsCommand(program: Command): void {
@@ -18,7 +18,9 @@ export function registerToolsCommand(program: Command): void {
       const tools = await withEngine(rootOf(options), async (engine) => engine.listTools());
       const width = process.stdout.isTTY ? process.stdout.columns : undefined;
       await writeStdout(
-        options.json ? `${JSON.stringify(tools, null, 2)}\n` : formatToolsTable(tools, width),
+        options.json
+          ? `${JSON.stringify(tools, null, 2)}\n`
+          : `${formatToolsTable(tools, width)}${formatToolWarnings(tools)}`,
       );
     });
 }

@@ -1,15 +1,60 @@
 import type { Command } from "commander";
+import type { ReviewedExtension, TrustReview } from "../../engine/extensions/trust-review.ts";
 import { rootOf, rootOption } from "../cli-options.ts";
 import { writeStdout } from "../output.ts";
 
 interface TrustOptions {
   root?: string;
   revoke?: boolean;
+  json?: boolean;
+  dryRun?: boolean;
+}
+
+function pinNote(pinned: ReviewedExtension["pinned"]): string {
+  return pinned === "changed" ? " (changed since you last trusted it)" : pinned === "new" ? " (new)" : "";
+}
+
+/** One plugin or MCP server: what it requires, gated, shadows, warnings, load error. */
+function extensionLines(ext: ReviewedExtension): string[] {
+  const head =
+    ext.kind === "plugin"
+      ? `  plugin    ${ext.name}${pinNote(ext.pinned)}: ${ext.location}`
+      : `  mcp       ${ext.name}${pinNote(ext.pinned)}: ${ext.requires.commands[0] ?? ext.requires.hosts[0] ?? ""}`;
+  const lines = [head];
+  const detail = (label: string, values: readonly string[]): void => {
+    if (values.length > 0) lines.push(`              ${label.padEnd(9)} ${values.join(", ")}`);
+  };
+  if (ext.error !== undefined) {
+    lines.push(`              ✗ it will not load: ${ext.error}`);
+    return lines;
+  }
+  if (ext.toolId !== undefined) detail("tool", [ext.toolId]);
+  detail("reads", ext.requires.read);
+  detail("writes", ext.requires.write);
+  detail("hosts", ext.requires.hosts);
+  if (ext.kind === "plugin") detail("commands", ext.requires.commands);
+  detail("gated", [ext.gated ? "true" : "false (runs without asking)"]);
+  detail("shadows", ext.shadows);
+  for (const warning of ext.warnings) lines.push(`              ! ${warning}`);
+  return lines;
+}
+
+function reviewLines(review: TrustReview, settingsFile: string): string[] {
+  const lines: string[] = [];
+  for (const r of review.settings.rules) lines.push(`  rule      ${r}`);
+  for (const h of review.settings.hooks) lines.push(`  hook      ${h}`);
+  for (const c of review.settings.commands) lines.push(`  command   bash may run ${c}`);
+  for (const ext of review.extensions) lines.push(...extensionLines(ext));
+  if (review.settings.approvals) lines.push(`  approvals ${review.settings.approvals}`);
+  if (lines.length === 0) lines.push(`  (nothing in ${settingsFile} grants anything yet)`);
+  return lines;
 }
 
 /**
- * `lathe trust [--root DIR]`: trust a project folder, so its settings may grant power (allow
- * rules, hooks, MCP servers, plugins) and not only add deny rules. Shows what that turns on first.
+ * `lathe trust [--root DIR] [--dry-run] [--json]`: trust a project folder, so its settings may
+ * grant power (allow rules, hooks, MCP servers, plugins) and not only add deny rules. Shows first
+ * what that turns on — per plugin and MCP server what it requires, whether it skips approval,
+ * what it shadows — and pins it; `--dry-run` only shows.
  */
 export function registerTrustCommand(program: Command): void {
   program
@@ -17,14 +62,15 @@ export function registerTrustCommand(program: Command): void {
     .description("Trust a project folder: its settings, hooks, plugins and MCP servers take effect.")
     .addOption(rootOption())
     .option("--revoke", "stop trusting the folder")
+    .option("--dry-run", "show what trusting would turn on, and change nothing")
+    .option("--json", "print the review (and what was pinned) as one JSON object")
     .action(async (options: TrustOptions) => {
       const { realpath } = await import("node:fs/promises");
       const path = await import("node:path");
       const { resolveLatheHome } = await import("../../engine/index.ts");
       const { TrustStore } = await import("../../engine/policy/trust-store.ts");
-      const { loadSettings } = await import("../../engine/policy/lathe-settings.ts");
-      const { describeProjectPlugins, pinProjectPlugins } =
-        await import("../../engine/plugins/project-plugins.ts");
+      const { describeTrustReview } = await import("../../engine/extensions/trust-review.ts");
+      const { pinProjectPlugins } = await import("../../engine/plugins/project-plugins.ts");
       const { approveServers, configuredMcpServers } = await import("../../engine/mcp/mcp-approval.ts");
       const root = await realpath(rootOf(options));
       const latheHome = resolveLatheHome();
@@ -35,34 +81,41 @@ export function registerTrustCommand(program: Command): void {
         return;
       }
       const settingsFile = path.join(root, ".lathe", "settings.json");
-      const settings = loadSettings(settingsFile);
-      const lines = [`Trusting ${root}. From now on these take effect:`];
-      const grants = settings.permissions.filter((r) => r.action !== "deny");
-      for (const r of grants) lines.push(`  rule      ${r.action} ${r.permission} "${r.pattern}"`);
-      for (const h of settings.hooks)
-        lines.push(`  hook      ${h.command}${h.tools ? ` (for ${h.tools.join(", ")})` : ""}`);
-      for (const c of settings.shell)
-        lines.push(`  command   bash may run ${c.cmd}${c.args ? ` ${JSON.stringify(c.args)}` : ""}`);
-      for (const [name, server] of Object.entries(settings.mcpServers)) {
-        const line = "command" in server ? [server.command, ...server.args].join(" ") : server.url;
-        lines.push(`  mcp       ${name}: ${line}`);
+      const review = await describeTrustReview(root, latheHome);
+      if (options.dryRun) {
+        await writeStdout(
+          options.json
+            ? `${JSON.stringify({ review, trusted: review.trusted }, null, 2)}\n`
+            : `${[`Trusting ${root} would turn on:`, ...reviewLines(review, settingsFile), "Nothing was changed (--dry-run)."].join("\n")}\n`,
+        );
+        return;
       }
-      for (const plugin of await describeProjectPlugins(root, latheHome)) {
-        const note =
-          plugin.pinned === "changed"
-            ? " (changed since you last trusted it)"
-            : plugin.pinned === "new"
-              ? " (new)"
-              : "";
-        lines.push(`  plugin    ${plugin.name}${note}: ${plugin.dir}`);
-      }
-      if (settings.approvals.mode) lines.push(`  approvals mode ${settings.approvals.mode}`);
-      if (lines.length === 1) lines.push(`  (nothing in ${settingsFile} grants anything yet)`);
       store.trust(root);
       // Pin what was approved: a plugin or MCP server that changes later is disabled until trusted again.
-      await pinProjectPlugins(root, latheHome);
+      const pinned = await pinProjectPlugins(root, latheHome);
       const servers = configuredMcpServers(root, latheHome).filter((s) => s.layer === "project");
-      for (const result of await approveServers({ servers, trust: store, root, latheHome })) {
+      const approved = await approveServers({ servers, trust: store, root, latheHome });
+      if (options.json) {
+        await writeStdout(
+          `${JSON.stringify(
+            {
+              review,
+              trusted: true,
+              pinnedPlugins: pinned.map((p) => p.name),
+              mcpServers: approved,
+              trustFile: store.file,
+            },
+            null,
+            2,
+          )}\n`,
+        );
+        return;
+      }
+      const lines = [
+        `Trusting ${root}. From now on these take effect:`,
+        ...reviewLines(review, settingsFile),
+      ];
+      for (const result of approved) {
         lines.push(
           result.error
             ? `  mcp       ${result.name}: could not list its tools (${result.error}); its command line is pinned`

@@ -5,6 +5,24 @@ import { redactSecrets, redactText } from "./redact.ts";
 
 const ENVELOPE_HEAD_CHARS = 2_000;
 
+/** The arguments as stored and shown: redacted, or a note when they cannot even be read. */
+function shownArgs(args: unknown): unknown {
+  try {
+    return redactSecrets(args);
+  } catch (err) {
+    return `[the arguments could not be read: ${err instanceof Error ? err.message : String(err)}]`;
+  }
+}
+
+/** JSON text of a value, or a note saying why there is none: recording a call never throws on its data. */
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? "null";
+  } catch (err) {
+    return JSON.stringify(`[not serializable: ${err instanceof Error ? err.message : String(err)}]`);
+  }
+}
+
 /**
  * Turns every invocation into events for hosts and one audit row: who called what, from which
  * layer, with which (redacted) arguments, what each stage decided and why, and how it ended.
@@ -22,7 +40,7 @@ export function callRecorder(
         sessionId,
         toolId: call.toolId,
         origin: call.entry?.origin,
-        args: redactSecrets(call.args),
+        args: shownArgs(call.args),
         startedAt: call.startedAt,
       };
       started.set(call.callId, event);
@@ -31,29 +49,42 @@ export function callRecorder(
     finished(call, envelope, decisions) {
       const begin = started.get(call.callId);
       started.delete(call.callId);
-      const args = redactSecrets(call.args);
-      const finished = { ...(begin as ToolInvocationStarted), args, envelope, decisions };
-      events.emit(envelope.type === "output" ? "ToolInvocationSucceeded" : "ToolInvocationFailed", finished);
+      const args = shownArgs(call.args);
+      // The audit row first: an event listener that throws below must not cost the row.
       const log = audit();
-      if (!log) return;
-      const head = JSON.stringify(envelope);
-      log.record({
-        callId: call.callId,
-        sessionId,
-        toolId: call.toolId,
-        originLayer: call.entry?.origin.layer ?? null,
-        originKind: call.entry?.origin.kind ?? null,
-        originName: call.entry?.origin.name ?? null,
-        descriptorHash: call.entry?.descriptorHash ?? null,
-        argsJson: JSON.stringify(args) ?? "null",
-        decisionsJson: redactText(JSON.stringify(decisions)),
-        outcome: envelope.type,
-        envelopeHead: redactText(
-          head.length > ENVELOPE_HEAD_CHARS ? `${head.slice(0, ENVELOPE_HEAD_CHARS)}…` : head,
-        ),
-        durationMs: envelope.metadata.duration_ms,
-        startedAt: call.startedAt,
-      });
+      if (log) {
+        const head = safeJson(envelope);
+        log.record({
+          callId: call.callId,
+          sessionId,
+          toolId: call.toolId,
+          originLayer: call.entry?.origin.layer ?? null,
+          originKind: call.entry?.origin.kind ?? null,
+          originName: call.entry?.origin.name ?? null,
+          descriptorHash: call.entry?.descriptorHash ?? null,
+          argsJson: safeJson(args),
+          decisionsJson: redactText(safeJson(decisions)),
+          outcome: envelope.type,
+          envelopeHead: redactText(
+            head.length > ENVELOPE_HEAD_CHARS ? `${head.slice(0, ENVELOPE_HEAD_CHARS)}…` : head,
+          ),
+          durationMs: envelope.metadata.duration_ms,
+          startedAt: call.startedAt,
+        });
+      }
+      const finished = {
+        ...(begin ?? {
+          callId: call.callId,
+          sessionId,
+          toolId: call.toolId,
+          origin: call.entry?.origin,
+          startedAt: call.startedAt,
+        }),
+        args,
+        envelope,
+        decisions,
+      };
+      events.emit(envelope.type === "output" ? "ToolInvocationSucceeded" : "ToolInvocationFailed", finished);
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { SourcedMcpServer } from "../policy/policy-config.ts";
 import type { ToolOrigin } from "../tools/contract.ts";
+import { LOCKED_TOOL_IDS } from "../tools/locked-tools.ts";
 import type { ToolRegistry } from "../tools/tool-registry.ts";
 import { chooseToolId } from "./mcp-naming.ts";
 import { pinStatus, toolBlockReason, toolHash, toolPinKey } from "./mcp-pins.ts";
@@ -59,7 +60,12 @@ export function bindServerTools(input: BindInput): Record<string, string> {
       registry.reportDisabled({ id: tool.name, origin, reason: blocked });
       continue;
     }
-    const id = chooseToolId(server.name, tool.name, (candidate) => registry.get(candidate) !== undefined);
+    // A locked built-in's name is taken even where that built-in is not registered.
+    const id = chooseToolId(
+      server.name,
+      tool.name,
+      (candidate) => LOCKED_TOOL_IDS.has(candidate) || registry.get(candidate) !== undefined,
+    );
     const defer = config.defer === true || config.deferTools.includes(tool.name);
     try {
       registry.register(mcpTool({ id, server: server.name, tool, defer, caller: input.caller }), origin);

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -6,6 +7,7 @@ import type { McpServerConfig } from "../policy/lathe-settings.ts";
 import { McpServerSchema } from "../policy/lathe-settings.ts";
 import type { SourcedMcpServer } from "../policy/policy-config.ts";
 import { TrustStore } from "../policy/trust-store.ts";
+import { stableStringify } from "../tools/stable-stringify.ts";
 import { commandLine } from "./mcp-command-line.ts";
 import { describeServers, serverHash, serverPinKey, toolHash } from "./mcp-pins.ts";
 
@@ -79,8 +81,34 @@ describe("tool pins", () => {
       },
     ],
     ["the name", { ...tool, name: "read2" }],
+    ["an annotation appears", { ...tool, annotations: { readOnlyHint: true } }],
+    ["the title appears", { ...tool, title: "Read anything" }],
   ])("change when %s changes", (_what, changed) => {
     expect(toolHash(changed)).not.toBe(toolHash(tool));
+  });
+
+  it("positive control: a pin of name, description and schema alone does not see readOnlyHint flip", () => {
+    const oldPin = (t: typeof tool) =>
+      createHash("sha256")
+        .update(stableStringify({ name: t.name, description: t.description, inputSchema: t.inputSchema }))
+        .digest("hex");
+    const flipped = { ...tool, annotations: { readOnlyHint: true } };
+    expect(oldPin(flipped)).toBe(oldPin({ ...tool, annotations: { readOnlyHint: false } } as typeof tool));
+    expect(oldPin(tool)).toBe(toolHash(tool));
+  });
+
+  it("change when readOnlyHint flips, or another hint is added", () => {
+    const readOnly = { ...tool, annotations: { readOnlyHint: true } };
+    expect(toolHash({ ...tool, annotations: { readOnlyHint: false } })).not.toBe(toolHash(readOnly));
+    expect(toolHash({ ...tool, annotations: { readOnlyHint: true, destructiveHint: true } })).not.toBe(
+      toolHash(readOnly),
+    );
+    expect(toolHash({ ...tool, annotations: { readOnlyHint: true } })).toBe(toolHash(readOnly));
+  });
+
+  it("stay what they were for a tool without annotations or title (approvals made before survive)", () => {
+    // The pin the previous formula (name, description, schema) stored for this tool.
+    expect(toolHash(tool)).toBe("a2ff6d58760f3641c6e65951bfe349b2d0b56dc3db9269a728d80096b35118e5");
   });
 });
 

@@ -8,11 +8,16 @@ import { commandLine, isStdio } from "./mcp-command-line.ts";
 /** How a server's or tool's current descriptor compares with what the user approved. */
 export type PinStatus = "match" | "changed" | "new";
 
-/** What an MCP tool publishes that the model reads: pinned so a change cannot slip in unseen. */
+/**
+ * What an MCP tool publishes that the model reads or Lathe acts on (`readOnlyHint` makes a tool
+ * run in parallel and shows it as a read): pinned so a change cannot slip in unseen.
+ */
 export interface McpToolDescriptor {
   name: string;
+  title?: string | undefined;
   description?: string | undefined;
   inputSchema: Record<string, unknown>;
+  annotations?: Record<string, unknown> | undefined;
 }
 
 export interface ServerDescription {
@@ -54,10 +59,24 @@ export function serverHash(config: McpServerConfig): string {
   return sha256(stableStringify(identity));
 }
 
-/** The hash of a tool's name, description and input schema. */
+/**
+ * The hash of a tool's name, description, input schema, and — when it has them — its title and
+ * annotations (`readOnlyHint`, `destructiveHint`, …). A tool without either hashes exactly as
+ * before they were pinned, so existing approvals stay valid; adding, removing or flipping one
+ * changes the hash.
+ */
 export function toolHash(tool: McpToolDescriptor): string {
+  const extras = {
+    ...(tool.title !== undefined ? { title: tool.title } : {}),
+    ...(tool.annotations !== undefined ? { annotations: tool.annotations } : {}),
+  };
   return sha256(
-    stableStringify({ name: tool.name, description: tool.description ?? "", inputSchema: tool.inputSchema }),
+    stableStringify({
+      name: tool.name,
+      description: tool.description ?? "",
+      inputSchema: tool.inputSchema,
+      ...extras,
+    }),
   );
 }
 
@@ -127,7 +146,7 @@ export function toolBlockReason(
   if (status === "match") return undefined;
   const description = (tool.description ?? "").replace(/\s+/g, " ").slice(0, 200);
   if (status === "changed") {
-    return `Tool "${tool.name}" of MCP server "${server.name}" is disabled: its description or input schema changed since you approved it (the description now reads: "${description}"). ${approveHint(root)}`;
+    return `Tool "${tool.name}" of MCP server "${server.name}" is disabled: its description, input schema or annotations changed since you approved it (the description now reads: "${description}"). ${approveHint(root)}`;
   }
   if (server.layer === "global") return undefined;
   return `Tool "${tool.name}" of MCP server "${server.name}" is disabled: the server started offering it after you approved the project (description: "${description}"). ${approveHint(root)}`;

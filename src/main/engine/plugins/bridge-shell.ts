@@ -1,7 +1,10 @@
 import { execFile, type ExecFileException } from "node:child_process";
 import { ToolCallError } from "../errors/tool-call-error.ts";
+import { commandText } from "../policy/call-plan.ts";
 import type { SimpleCommand } from "../policy/shell/shell-analysis.ts";
 import type { ToolRuntime } from "../tools/contract.ts";
+import type { RequirementSet } from "../tools/requirement-set.ts";
+import { planPluginCommand } from "./plugin-shell-plan.ts";
 import { PLUGIN_LIMITS } from "./plugin-limits.ts";
 
 export interface ShellResult {
@@ -36,8 +39,22 @@ export function pluginCommand(cmd: string, argv: readonly string[]): SimpleComma
 }
 
 /**
- * `runtime.shell.run` on the host: the command is authorized first (it must match one of the
- * plugin's declared `shell` requirements, then rules, watchdog and approval), then run with
+ * Authorize a plugin's command as a whole (see plugin-shell-plan.ts): every command it runs,
+ * wrappers seen through, must be declared; the files it writes and the paths it is given must
+ * be within the plugin's `fs` scope; options that make a known command run other programs need
+ * a person; then rules, watchdog and approval, once for the lot.
+ */
+async function authorizeCommand(
+  runtime: ToolRuntime,
+  command: SimpleCommand,
+  requires: RequirementSet,
+): Promise<void> {
+  const plan = await planPluginCommand(command, requires, runtime.root);
+  await runtime.authorizePlan(plan, `shell.run:${commandText(command)}`);
+}
+
+/**
+ * `runtime.shell.run` on the host: the command is authorized first (above), then run with
  * execFile — no shell, so no globbing, pipes or substitutions — in the workspace root, with a
  * trimmed environment, stdin closed, a timeout and an output cap.
  */
@@ -45,11 +62,10 @@ export async function pluginShellRun(
   runtime: ToolRuntime,
   cmd: string,
   argv: readonly string[],
+  requires: RequirementSet,
 ): Promise<ShellResult> {
   const command = pluginCommand(cmd, argv);
-  const access = await runtime.authorize({ capability: "shell.run", command });
-  if (access.capability !== "shell.run")
-    throw new Error(`authorize returned ${access.capability} for shell.run`);
+  await authorizeCommand(runtime, command, requires);
   const cap = PLUGIN_LIMITS.shellOutputBytes;
   return new Promise<ShellResult>((resolve, reject) => {
     const child = execFile(

@@ -1,4 +1,5 @@
 import { PLUGIN_LIMITS } from "./plugin-limits.ts";
+import { WASM_GUARD } from "./wasm-guard.ts";
 
 /** Which `runtime` members a plugin gets: exactly what its `requires` declares. */
 export interface RuntimeShape {
@@ -11,7 +12,8 @@ export interface RuntimeShape {
 /**
  * The code that runs in a fresh context before the plugin's module, as an `evalClosure` body.
  * `$0` is a Reference to the host's dispatcher `(token, op, payloadJson) => Promise<replyJson>`,
- * `$1` a Reference to the host's log sink `(line) => void`, `$2` the RuntimeShape as JSON.
+ * `$1` a Reference to the host's log sink `(line) => void`, `$2` the RuntimeShape as JSON, `$3`
+ * the WebAssembly budget in MB (0: the plugin did not declare `wasm`, and gets no WebAssembly).
  *
  * It captures the intrinsics it needs before any plugin code runs, keeps both References in
  * its closure (nothing is put on the global object but a console that forwards to the log), and
@@ -29,12 +31,25 @@ const ErrorCtor = Error;
 const StringCtor = String;
 const freeze = Object.freeze;
 const shape = parse($2);
+const wasmMb = $3;
 const MAX_LINE = ${PLUGIN_LIMITS.logLineChars};
 const MAX_LINES = ${PLUGIN_LIMITS.logLinesPerCall};
 const MAX_MESSAGE = 4000;
 const applyOptions = freeze({ __proto__: null, result: freeze({ __proto__: null, promise: true }) });
 let execute;
 let logLines = 0;
+let restartAfterCall = false;
+
+// WebAssembly memory is not counted by the isolate's memory limit: none unless declared, and
+// then the bounded namespace of wasm-guard.ts.
+const RealWebAssembly = globalThis.WebAssembly;
+delete globalThis.WebAssembly;
+if (wasmMb > 0 && RealWebAssembly !== undefined) {
+  const bounded = (${WASM_GUARD})(RealWebAssembly, wasmMb * 16, wasmMb * 1024 * 1024, () => {
+    restartAfterCall = true;
+  });
+  Object.defineProperty(globalThis, "WebAssembly", { value: bounded, writable: true, configurable: true });
+}
 
 function text(value) {
   if (typeof value === "string") return value;
@@ -96,12 +111,12 @@ async function run(token, argsJson) {
   try {
     value = await execute(parse(argsJson), makeRuntime(token));
   } catch (error) {
-    return stringify({ ok: false, kind: "thrown", message: messageOf(error) });
+    return stringify({ ok: false, kind: "thrown", message: messageOf(error), restart: restartAfterCall });
   }
   try {
-    return stringify({ ok: true, value: value === undefined ? null : value });
+    return stringify({ ok: true, value: value === undefined ? null : value, restart: restartAfterCall });
   } catch (error) {
-    return stringify({ ok: false, kind: "result", message: messageOf(error) });
+    return stringify({ ok: false, kind: "result", message: messageOf(error), restart: restartAfterCall });
   }
 }
 

@@ -15,6 +15,8 @@ export interface IsolateHostOptions {
   filename: string;
   shape: RuntimeShape;
   memoryMb: number;
+  /** WebAssembly budget in MB (memories and modules, see wasm-guard.ts); 0: no WebAssembly at all. */
+  wasmMb?: number;
   /** CPU budget of the synchronous part of one call (the module's top level gets startCpuMs). */
   cpuTimeoutMs: number;
   onLog(line: string): void;
@@ -46,6 +48,8 @@ interface Reply {
   value?: unknown;
   kind?: "thrown" | "result";
   message?: string;
+  /** The plugin used up its WebAssembly budget: restart the isolate once the call is answered. */
+  restart?: boolean;
 }
 
 class Stopped extends Error {}
@@ -151,7 +155,7 @@ export class IsolateHost {
       const context = await isolate.createContext();
       const install = await context.evalClosure(
         ISOLATE_BOOTSTRAP,
-        [this.dispatchRef, this.logRef, JSON.stringify(options.shape)],
+        [this.dispatchRef, this.logRef, JSON.stringify(options.shape), options.wasmMb ?? 0],
         {
           result: { reference: true },
           timeout: PLUGIN_LIMITS.startCpuMs,
@@ -273,6 +277,7 @@ export class IsolateHost {
         );
       }
       const reply = JSON.parse(replyJson) as Reply;
+      if (reply.restart === true) this.kill("it used up its WebAssembly budget");
       if (reply.ok) return reply.value;
       if (reply.kind === "result") {
         throw new ToolCallError(

@@ -8,7 +8,7 @@ import { hashPluginSource } from "./plugin-hash.ts";
 import { PLUGIN_LIMITS } from "./plugin-limits.ts";
 import { PluginLoadError } from "./plugin-load-error.ts";
 import { parseManifest, type PluginManifest } from "./plugin-manifest.ts";
-import { runtimeShape } from "./plugin-runtime-bridge.ts";
+import { runtimeShape, type BridgeServices } from "./plugin-runtime-bridge.ts";
 import { readPluginSource, type PluginFile, type PluginSource } from "./plugin-source.ts";
 import { pluginTool } from "./plugin-tool.ts";
 
@@ -91,11 +91,15 @@ export class PluginInstance {
   private host: IsolateHost | undefined;
   private readonly logs: string[] = [];
 
+  private readonly services: BridgeServices;
+
   constructor(
     folder: PluginFolder,
     registry: ToolRegistry,
     onLog: (instance: PluginInstance, line: string) => void,
+    services: BridgeServices = {},
   ) {
+    this.services = services;
     this.folder = folder;
     this.origin = { layer: folder.layer, kind: "plugin", name: folder.name };
     this.registry = registry;
@@ -187,10 +191,18 @@ export class PluginInstance {
       filename: entryUrl(source.entry.file),
       shape: runtimeShape(manifest.requires),
       memoryMb: manifest.memoryMb,
+      // WebAssembly, when declared, gets a budget as large as the heap, counted separately.
+      wasmMb: manifest.wasm ? manifest.memoryMb : 0,
       cpuTimeoutMs: manifest.cpuMs,
       onLog: (line) => this.log(line),
     });
-    const tool = pluginTool({ manifest, toolMd: source.toolMd.text, entryFile: source.entry.file, host });
+    const tool = pluginTool({
+      manifest,
+      toolMd: source.toolMd.text,
+      entryFile: source.entry.file,
+      host,
+      services: this.services,
+    });
     try {
       this.registry.register(tool, this.origin);
     } catch (err) {

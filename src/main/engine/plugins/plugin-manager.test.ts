@@ -185,14 +185,18 @@ describe("PluginManager: layers, shadowing and origins", () => {
     expect(outputOf(await session.call("echo", { n: 1 }))).toEqual({ from: "project", args: { n: 1 } });
   });
 
-  it("lets a plugin shadow a built-in tool, with its origin shown", async () => {
+  it("refuses a plugin named after a locked built-in tool, and keeps the built-in", async () => {
     world = await openPluginWorld({
       arrange: (w) =>
         writePlugin(w.globalDir, "my-read", plugin("read", "return 'mine';")).then(() => undefined),
     });
     const info = toolInfo(world.engine.registry.get("read") as never);
-    expect(info.origin).toEqual({ layer: "global", kind: "plugin", name: "my-read" });
-    expect(world.engine.registry.get("read")?.shadows).toEqual([{ layer: "builtin", kind: "builtin" }]);
+    expect(info.origin).toEqual({ layer: "builtin", kind: "builtin" });
+    const status = world.manager.status().find((s) => s.name === "my-read");
+    expect(status?.state).toBe("disabled");
+    expect(status?.reason).toMatch(
+      /field "name" is "read", one of Lathe's locked built-in tools, which a plugin cannot replace/,
+    );
   });
 
   it("does not load an untrusted project's plugins, and says how to trust it", async () => {

@@ -12,7 +12,9 @@ import {
   type PluginLayer,
   type ToolsDir,
 } from "./plugin-discovery.ts";
+import type { LookupAll } from "../builtin/web/fetch-target.ts";
 import { PluginInstance, type PinCheck, type PluginStatus } from "./plugin-instance.ts";
+import type { BridgeServices } from "./plugin-runtime-bridge.ts";
 import { PLUGIN_LIMITS } from "./plugin-limits.ts";
 import { PluginWatcher } from "./plugin-watcher.ts";
 import { pinRefusal } from "./project-plugins.ts";
@@ -33,6 +35,8 @@ export interface PluginManagerOptions {
   onLog?(entry: PluginLogEntry): void;
   /** Told when folder changes are queued; the host applies them between turns. */
   onPendingChanges?(): void;
+  /** How plugins' runtime.net.fetch resolves host names (tests inject one); default: system DNS. */
+  lookup?: LookupAll;
 }
 
 /** A plugin's status as the manager reports it: the instance's, and whether the user turned it off. */
@@ -81,6 +85,10 @@ export class PluginManager {
     this.bundledDir = options.bundledDir ?? defaultBundledDir();
     this.trust = options.trust ?? new TrustStore(options.latheHome);
     this.projectTrusted = options.projectTrusted;
+  }
+
+  private services(): BridgeServices {
+    return this.options.lookup ? { lookup: this.options.lookup } : {};
   }
 
   private dirs(): ToolsDir[] {
@@ -218,7 +226,9 @@ export class PluginManager {
         .filter((i) => (i.state !== "disabled" || i.hash) && !this.offByUser.has(i))
         .map((i) => [folderKey(i.folder), i]),
     );
-    const candidates = folders.map((f) => new PluginInstance(f, registry, (i, line) => this.onLog(i, line)));
+    const candidates = folders.map(
+      (f) => new PluginInstance(f, registry, (i, line) => this.onLog(i, line), this.services()),
+    );
     await Promise.all(candidates.map((c) => c.read()));
 
     const next: PluginInstance[] = [];
@@ -271,7 +281,12 @@ export class PluginManager {
     if (!this.projectTrusted) {
       const untrusted = await discoverFolders({ layer: "project", dir: projectToolsDir(root) });
       for (const folder of untrusted) {
-        const instance = new PluginInstance(folder, registry, (i, line) => this.onLog(i, line));
+        const instance = new PluginInstance(
+          folder,
+          registry,
+          (i, line) => this.onLog(i, line),
+          this.services(),
+        );
         instance.refuse(
           `This project is not trusted, so its plugin ${folder.name} is not loaded. Review ${folder.dir}, then run \`lathe trust --root ${root}\`.`,
         );

@@ -6,6 +6,8 @@ import { assertCompilable } from "../tools/argument-validator.ts";
 import { checkOutputSchema } from "./plugin-output.ts";
 import type { JsonSchema, ToolKind } from "../tools/contract.ts";
 import { RequirementSetSchema, type RequirementSet } from "../tools/requirement-set.ts";
+import { HostPatternError, parseHostPattern } from "../policy/host-pattern.ts";
+import { LOCKED_TOOL_IDS } from "../tools/locked-tools.ts";
 import { PLUGIN_LIMITS } from "./plugin-limits.ts";
 import { PluginLoadError } from "./plugin-load-error.ts";
 import { DEFAULT_ENTRY, isPlainEntry, parseYamlDocument } from "./plugin-source.ts";
@@ -27,6 +29,8 @@ export interface PluginManifest {
   defer: boolean;
   entry: string;
   memoryMb: number;
+  /** Whether the isolate gets (a bounded) WebAssembly; see wasm-guard.ts. */
+  wasm: boolean;
   /** CPU budget of a call's synchronous stretch (never more than timeoutMs). */
   cpuMs: number;
 }
@@ -51,6 +55,7 @@ const FIXES: Record<string, string> = {
   gated: "write `gated: true` to put every call through approval, or `gated: false`",
   timeoutMs: `give whole milliseconds from ${PLUGIN_LIMITS.minTimeoutMs} to ${PLUGIN_LIMITS.maxTimeoutMs}, e.g. \`timeoutMs: 30000\``,
   defer: "write `defer: true` to keep the schema out of the model's first context, or `defer: false`",
+  wasm: "write `wasm: true` when the plugin runs WebAssembly (its memories then need a maximum), or leave it out",
   entry: `name a .js or .mjs file inside the plugin folder, e.g. \`entry: ${DEFAULT_ENTRY}\``,
   limits: `write \`limits: {memoryMb: 32, cpuMs: 2000}\` (memoryMb: whole MB from ${PLUGIN_LIMITS.minMemoryMb} to ${PLUGIN_LIMITS.memoryMb}; cpuMs: from ${PLUGIN_LIMITS.minTimeoutMs} to ${PLUGIN_LIMITS.maxTimeoutMs})`,
 };
@@ -71,6 +76,8 @@ const ALIASES: Record<string, string> = {
   timeout_ms: "timeoutMs",
   main: "entry",
   deferred: "defer",
+  webassembly: "wasm",
+  WebAssembly: "wasm",
   memoryMb: "limits",
   memory: "limits",
 };
@@ -97,6 +104,7 @@ const ManifestShape = z.strictObject({
   gated: z.boolean().optional(),
   timeoutMs: z.int().min(PLUGIN_LIMITS.minTimeoutMs).max(PLUGIN_LIMITS.maxTimeoutMs).optional(),
   defer: z.boolean().optional(),
+  wasm: z.boolean().optional(),
   entry: z.string().optional(),
   limits: z
     .strictObject({
@@ -211,6 +219,29 @@ function parseRequires(file: string, raw: unknown): RequirementSet {
     }
     throw zodProblem(file, { ...issue, path: ["requires", ...issue.path] });
   }
+  for (const entry of parsed.data.net?.hosts ?? []) {
+    try {
+      parseHostPattern(entry);
+    } catch (err) {
+      if (!(err instanceof HostPatternError)) throw err;
+      throw new PluginLoadError(
+        file,
+        'field "requires.net.hosts"',
+        `has a bad entry: ${err.message.replace(/\. Write .*$/, "")}`,
+        'write a host with an optional port, e.g. "api.example.com", "api.example.com:8443", "*.example.com", "127.0.0.1:11434" or "[::1]:8080"',
+      );
+    }
+  }
+  for (const [index, command] of (parsed.data.shell ?? []).entries()) {
+    if (command.cmd === "*") {
+      throw new PluginLoadError(
+        file,
+        `field "requires.shell[${index}].cmd"`,
+        'is "*", which would let the plugin run any program outside its isolate',
+        'name each command the plugin runs, e.g. `{cmd: git, args: [log, {prefix: "--max-count="}]}`',
+      );
+    }
+  }
   for (const access of ["read", "write"] as const) {
     try {
       assertPatternsCompile(parsed.data.fs?.[access]);
@@ -245,6 +276,14 @@ export function parseManifest(file: string, text: string | Document.Parsed): Plu
       `is "${m.name}", which is not a valid tool id`,
       FIXES.name as string,
     );
+  if (LOCKED_TOOL_IDS.has(m.name)) {
+    throw new PluginLoadError(
+      file,
+      'field "name"',
+      `is "${m.name}", one of Lathe's locked built-in tools, which a plugin cannot replace`,
+      `give the plugin a name of its own, e.g. \`name: my_${m.name}\``,
+    );
+  }
   if (semver.valid(m.version) === null) {
     throw new PluginLoadError(
       file,
@@ -302,6 +341,7 @@ export function parseManifest(file: string, text: string | Document.Parsed): Plu
     defer: m.defer ?? false,
     entry,
     memoryMb: m.limits?.memoryMb ?? PLUGIN_LIMITS.memoryMb,
+    wasm: m.wasm ?? false,
     cpuMs: Math.min(m.limits?.cpuMs ?? timeoutMs, timeoutMs),
   };
 }

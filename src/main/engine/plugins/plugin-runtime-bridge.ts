@@ -1,14 +1,13 @@
-import { readdir } from "node:fs/promises";
 import { z } from "zod";
 import { ToolCallError } from "../errors/tool-call-error.ts";
-import type { ResolvedAccess } from "../policy/call-plan.ts";
 import type { ToolRuntime } from "../tools/contract.ts";
 import type { RequirementSet } from "../tools/requirement-set.ts";
+import type { LookupAll } from "../builtin/web/fetch-target.ts";
 import { pluginFetch } from "./bridge-fetch.ts";
+import { pluginList, pluginReadText, pluginWriteText } from "./bridge-fs.ts";
 import { pluginShellRun } from "./bridge-shell.ts";
 import type { RuntimeShape } from "./isolate-bootstrap.ts";
 import type { RuntimeDispatch } from "./isolate-host.ts";
-import { PLUGIN_LIMITS } from "./plugin-limits.ts";
 
 /** The `runtime` members a RequirementSet grants. */
 export function runtimeShape(requires: RequirementSet): RuntimeShape {
@@ -49,55 +48,6 @@ function payload<T>(op: string, schema: z.ZodType<T>, value: unknown): T {
   return parsed.data;
 }
 
-type FsAccess = Extract<ResolvedAccess, { capability: "fs.read" | "fs.write" }>;
-
-function fsAccess(access: ResolvedAccess, capability: FsAccess["capability"]): FsAccess {
-  if (access.capability !== capability)
-    throw new Error(`authorize returned ${access.capability} for ${capability}`);
-  return access as FsAccess;
-}
-
-async function readText(runtime: ToolRuntime, input: string): Promise<string> {
-  const access = fsAccess(await runtime.authorize({ capability: "fs.read", path: input }), "fs.read");
-  const stats = await runtime.fs.stat(access.path);
-  if (stats?.isFile() && stats.size > PLUGIN_LIMITS.readBytes) {
-    throw new ToolCallError(
-      `${access.path.display} is ${stats.size} bytes, more than runtime.fs.readText reads (${PLUGIN_LIMITS.readBytes}).`,
-    );
-  }
-  const { bytes } = await runtime.fs.readBytes(access.path);
-  return bytes.toString("utf8");
-}
-
-async function list(runtime: ToolRuntime, input: string): Promise<{ name: string; type: string }[]> {
-  const access = fsAccess(await runtime.authorize({ capability: "fs.read", path: input }), "fs.read");
-  const stats = await runtime.fs.stat(access.path);
-  if (!stats) throw new ToolCallError(`Folder not found: ${access.path.display}.`);
-  if (!stats.isDirectory())
-    throw new ToolCallError(
-      `${access.path.display} is a file, not a folder; read it with runtime.fs.readText.`,
-    );
-  const entries = await readdir(access.path.absolute, { withFileTypes: true });
-  return entries
-    .map((e) => ({
-      name: e.name,
-      type: e.isFile() ? "file" : e.isDirectory() ? "dir" : e.isSymbolicLink() ? "symlink" : "other",
-    }))
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-    .slice(0, PLUGIN_LIMITS.listEntries);
-}
-
-async function writeText(
-  runtime: ToolRuntime,
-  input: string,
-  text: string,
-): Promise<{ path: string; bytes: number }> {
-  const access = fsAccess(await runtime.authorize({ capability: "fs.write", path: input }), "fs.write");
-  const bytes = Buffer.from(text, "utf8");
-  await runtime.fs.writeAtomic(access.path, bytes);
-  return { path: access.path.display, bytes: bytes.length };
-}
-
 function undeclared(toolId: string, member: string, field: string): ToolCallError {
   return new ToolCallError(
     `${toolId} did not declare ${field} in its tool.yaml, so ${member} is not available to it.`,
@@ -111,34 +61,44 @@ function undeclared(toolId: string, member: string, field: string): ToolCallErro
  * approval — the same stages as a built-in's planned access) before anything is touched, and
  * the work is done on the checked access only.
  */
+export interface BridgeServices {
+  /** How host names resolve for runtime.net.fetch (tests inject one); default: system DNS. */
+  lookup?: LookupAll;
+}
+
 export function runtimeBridge(
   toolId: string,
   requires: RequirementSet,
   runtime: ToolRuntime,
+  services: BridgeServices = {},
 ): RuntimeDispatch {
   const shape = runtimeShape(requires);
   return async (op, value) => {
     switch (op) {
       case "fs.readText":
         if (!shape.fsRead) throw undeclared(toolId, "runtime.fs.readText", "requires.fs.read");
-        return readText(runtime, payload(op, PathPayload, value).path);
+        return pluginReadText(runtime, payload(op, PathPayload, value).path);
       case "fs.list":
         if (!shape.fsRead) throw undeclared(toolId, "runtime.fs.list", "requires.fs.read");
-        return list(runtime, payload(op, PathPayload, value).path);
+        return pluginList(runtime, payload(op, PathPayload, value).path);
       case "fs.writeText": {
         if (!shape.fsWrite) throw undeclared(toolId, "runtime.fs.writeText", "requires.fs.write");
         const p = payload(op, WritePayload, value);
-        return writeText(runtime, p.path, p.text);
+        return pluginWriteText(runtime, p.path, p.text);
       }
       case "net.fetch": {
         if (!shape.net) throw undeclared(toolId, "runtime.net.fetch", "requires.net.hosts");
         const p = payload(op, FetchPayload, value);
-        return pluginFetch(runtime, p.url, p.init ?? {});
+        return pluginFetch(runtime, p.url, p.init ?? {}, {
+          toolId,
+          hosts: requires.net?.hosts ?? [],
+          ...(services.lookup ? { lookup: services.lookup } : {}),
+        });
       }
       case "shell.run": {
         if (!shape.shell) throw undeclared(toolId, "runtime.shell.run", "requires.shell");
         const p = payload(op, ShellPayload, value);
-        return pluginShellRun(runtime, p.cmd, p.argv ?? []);
+        return pluginShellRun(runtime, p.cmd, p.argv ?? [], requires);
       }
       default:
         throw new ToolCallError(`runtime has no operation "${op}".`);

@@ -202,6 +202,8 @@ describe("plugin tools through the engine", () => {
             shell: [
               { cmd: "echo", args: [{ wildcard: true }] },
               { cmd: "sh", args: ["-c", "echo to-stderr >&2; exit 3"] },
+              // What the shell code runs is judged too, so its commands are declared as well.
+              { cmd: "exit", args: ["3"] },
             ],
           },
         },

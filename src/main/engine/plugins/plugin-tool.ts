@@ -3,7 +3,7 @@ import { stableStringify } from "../tools/stable-stringify.ts";
 import type { IsolateHost } from "./isolate-host.ts";
 import type { PluginManifest } from "./plugin-manifest.ts";
 import { outputValidator, truncateResult } from "./plugin-output.ts";
-import { runtimeBridge } from "./plugin-runtime-bridge.ts";
+import { runtimeBridge, type BridgeServices } from "./plugin-runtime-bridge.ts";
 
 export interface PluginToolInput {
   manifest: PluginManifest;
@@ -11,6 +11,7 @@ export interface PluginToolInput {
   toolMd: string | undefined;
   entryFile: string;
   host: IsolateHost;
+  services?: BridgeServices;
 }
 
 /** What the model reads about a plugin: its one-line description, then its TOOL.md. */
@@ -44,7 +45,7 @@ export function pluginTool(input: PluginToolInput): ToolDefinition<Record<string
     deriveApprovalKey: (args) => `${manifest.name}:${stableStringify(args)}`,
     async execute(args, runtime) {
       const value = await host.call(args, {
-        dispatch: runtimeBridge(manifest.name, manifest.requires, runtime),
+        dispatch: runtimeBridge(manifest.name, manifest.requires, runtime, input.services),
         wallTimeoutMs: manifest.timeoutMs,
         signal: runtime.signal,
       });

@@ -8,6 +8,7 @@ import type { Approver } from "./approval-request.ts";
 import { commandText, type CallPlan, type ResolvedAccess } from "./call-plan.ts";
 import type { ApprovalMode } from "./lathe-settings.ts";
 import type { PolicyConfig } from "./policy-config.ts";
+import { hostIsDeclared, matchingHostPattern, urlHost } from "./host-pattern.ts";
 import { compilePattern } from "./rule-pattern.ts";
 import { explainVerdict, type Ruleset, type Subject } from "./ruleset.ts";
 import { matchesShellRequirement } from "./shell-requirements.ts";
@@ -92,10 +93,6 @@ function subjectsOf(tool: AnyTool, accesses: readonly ResolvedAccess[]): Subject
   });
 }
 
-function hostPatternMatches(patterns: readonly string[], host: string): boolean {
-  return patterns.some((p) => compilePattern(p, "host").test(host));
-}
-
 async function resolvePlan(
   tool: AnyTool,
   origin: ToolOrigin,
@@ -120,15 +117,17 @@ async function resolvePlan(
       }
       accesses.push({ capability: "shell.run", command: a.command, text });
     } else if (a.capability === "net.fetch") {
-      let host: string;
+      let url: URL;
       try {
-        host = new URL(a.url).hostname.toLowerCase();
+        url = new URL(a.url);
       } catch {
         throw new ToolCallError(`"${a.url}" is not a valid URL. Give a full http:// or https:// URL.`);
       }
-      if (!hostPatternMatches(tool.requires.net?.hosts ?? [], host)) {
+      const host = urlHost(url);
+      if (!matchingHostPattern(tool.requires.net?.hosts ?? [], url)) {
+        const declared = tool.requires.net?.hosts ?? [];
         throw new ToolCallError(
-          `${tool.id} may not reach ${host}: it is not among the hosts this tool declared.`,
+          `${tool.id} may not reach ${url.host}: it is not among the hosts this tool declared${declared.length > 0 ? ` (${declared.join(", ")})` : ""}.`,
           "capability_denied",
         );
       }
@@ -221,7 +220,7 @@ export async function decideCall(
             compilePattern(r.pattern, "command").test(text),
         ),
       hostAllowed: (host) =>
-        hostPatternMatches(tool.requires.net?.hosts ?? [], host) ||
+        hostIsDeclared(tool.requires.net?.hosts ?? [], host) ||
         ctx.ruleset.evaluate({ permissions: ["net.fetch"], kind: "host", values: [host], label: host })
           .action === "allow",
     },

@@ -1,7 +1,7 @@
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { FsCapability } from "../capability/fs-capability.ts";
 import type { RegisteredTool } from "../tools/tool-registry.ts";
-import type { PlannedAccess, ResolvedAccess } from "./call-plan.ts";
+import type { CallPlan, PlannedAccess, ResolvedAccess } from "./call-plan.ts";
 import { decideCall, type PolicyContext, type PolicyResult } from "./call-policy.ts";
 import { exfiltrationGuard } from "./guards/exfiltration.ts";
 import { forcePushGuard } from "./guards/force-push.ts";
@@ -44,6 +44,13 @@ export interface SessionPolicy {
     fs: FsCapability,
     signal?: AbortSignal,
   ): Promise<ResolvedAccess>;
+  authorizePlan(
+    entry: RegisteredTool,
+    plan: CallPlan,
+    approvalKey: string,
+    fs: FsCapability,
+    signal?: AbortSignal,
+  ): Promise<ResolvedAccess[]>;
 }
 
 function describeAccess(access: PlannedAccess): string {
@@ -76,6 +83,20 @@ export function sessionPolicy(input: SessionPolicyInput): SessionPolicy {
           result.errorText ?? `${entry.tool.id} was not allowed to ${describeAccess(access)}.`,
         );
       return result.accesses[0] as ResolvedAccess;
+    },
+    authorizePlan: async (entry, plan, approvalKey, fs, signal) => {
+      const result = await decideCall(
+        ctx,
+        entry.tool,
+        entry.origin,
+        { accesses: plan.accesses.map(describeAccess) },
+        fs,
+        signal,
+        { plan, approvalKey },
+      );
+      if (!result.allowed)
+        throw new ToolCallError(result.errorText ?? `${entry.tool.id} was not allowed to ${approvalKey}.`);
+      return result.accesses;
     },
   };
 }

@@ -21,10 +21,18 @@ export function requirementName(command: SimpleCommand): string {
   return SYSTEM_BIN_DIRS.has(dir) ? path.posix.basename(command.name) : command.name;
 }
 
+/** A `..` path segment: what would climb out of a prefix like `docs/`. */
+const PARENT_SEGMENT = /(^|[/\\])\.\.([/\\]|$)/;
+
 function argMatches(pattern: ArgPattern, word: SimpleCommand["args"][number]): boolean {
   if (typeof pattern === "string") return word.literal && word.text === pattern;
   if ("wildcard" in pattern) return true;
-  return word.literal && word.text.startsWith(pattern.prefix);
+  // `{prefix: "docs/"}` means below docs/: `docs/../../x` starts with it but is not below it.
+  return (
+    word.literal &&
+    word.text.startsWith(pattern.prefix) &&
+    !PARENT_SEGMENT.test(word.text.slice(pattern.prefix.length))
+  );
 }
 
 /** Whether a simple command is covered by one of the declared shell requirements. */

@@ -60,6 +60,7 @@ export class Session {
       },
       decide: wiring.policy.decide,
       authorize: wiring.policy.authorize,
+      authorizePlan: wiring.policy.authorizePlan,
       observer: wiring.observer,
       onInternalError: (toolId, error) => wiring.onInternalError(toolId, state.id, error),
       ...(wiring.checkpoints ? { checkpoints: wiring.checkpoints } : {}),

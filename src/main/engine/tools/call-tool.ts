@@ -3,14 +3,15 @@ import type { FsCapability } from "../capability/fs-capability.ts";
 import type { CallCheckpoints, OpenCheckpoint } from "../checkpoints/session-checkpoints.ts";
 import { LatheError } from "../errors/lathe-error.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
-import type { PlannedAccess, ResolvedAccess } from "../policy/call-plan.ts";
+import type { CallPlan, PlannedAccess, ResolvedAccess } from "../policy/call-plan.ts";
 import type { PolicyResult, StageRecord } from "../policy/call-policy.ts";
 import type { SessionState } from "../session/session-state.ts";
 import { validateArguments } from "./argument-validator.ts";
-import type { AnyTool, ToolRuntime } from "./contract.ts";
+import type { AnyTool, ToolRuntime, Truncation } from "./contract.ts";
 import { errorEnvelope, outputEnvelope, type Envelope, type EnvelopeMetadata } from "./envelope.ts";
 import type { Scheduler } from "./scheduler.ts";
 import type { RegisteredTool, ToolRegistry } from "./tool-registry.ts";
+import { jsonShapeProblem } from "./json-shape.ts";
 import { isSelfTruncated } from "./truncation.ts";
 
 /** One invocation as observers (events, audit) see it. */
@@ -48,6 +49,14 @@ export interface CallContext {
     fs: FsCapability,
     signal?: AbortSignal,
   ): Promise<ResolvedAccess>;
+  /** The same stages for several accesses a tool makes together while running, decided as one. */
+  authorizePlan?(
+    entry: RegisteredTool,
+    plan: CallPlan,
+    approvalKey: string,
+    fs: FsCapability,
+    signal?: AbortSignal,
+  ): Promise<ResolvedAccess[]>;
   observer?: CallObserver;
   /** Told about failures that are the runtime's fault rather than the model's. */
   onInternalError?(toolId: string, error: unknown): void;
@@ -85,10 +94,28 @@ function stopWhenAborted(signal: AbortSignal): { promise: Promise<never>; dispos
   return { promise, dispose: () => signal.removeEventListener("abort", onAbort as () => void) };
 }
 
+/** Tell the host about a failure of the runtime; a host hook that throws must not break the call. */
+function reportInternal(ctx: CallContext, toolId: string, err: unknown): void {
+  try {
+    ctx.onInternalError?.(toolId, err);
+  } catch (hookError) {
+    // The host's own error hook failed: the terminal is all that is left to tell.
+    console.error(`lathe: ${toolId}: reporting an internal error failed:`, hookError, "original:", err);
+  }
+}
+
+function messageOf(err: unknown): string {
+  try {
+    return err instanceof Error ? err.message : String(err);
+  } catch {
+    return "an error that cannot be printed";
+  }
+}
+
 function errorText(toolId: string, err: unknown, ctx: CallContext): string {
   if (ToolCallError.isInstance(err)) return err.message;
-  ctx.onInternalError?.(toolId, err);
-  const message = err instanceof Error ? err.message : String(err);
+  reportInternal(ctx, toolId, err);
+  const message = messageOf(err);
   const code =
     LatheError.isInstance(err) || !(err instanceof Error) ? "" : ((err as NodeJS.ErrnoException).code ?? "");
   return `${toolId} failed: ${message}${code && !message.includes(code) ? ` (${code})` : ""}`;
@@ -126,6 +153,11 @@ async function executeBounded(
         if (!ctx.authorize)
           throw new ToolCallError(`${tool.id} may not make ${access.capability} calls here.`);
         return ctx.authorize(entry, access, fs, controller.signal);
+      },
+      authorizePlan: async (plan, approvalKey) => {
+        if (!ctx.authorizePlan)
+          throw new ToolCallError(`${tool.id} may not make shell, file or network calls here.`);
+        return ctx.authorizePlan(entry, plan, approvalKey, fs, controller.signal);
       },
       ...(checkpoint?.files ? { checkpoint: checkpoint.files } : {}),
     };
@@ -176,15 +208,15 @@ async function executeCheckpointed(
   } catch (err) {
     if (options.signal?.aborted)
       return { error: `${tool.id} was aborted before it started; nothing was done.` };
-    ctx.onInternalError?.(tool.id, err);
+    reportInternal(ctx, tool.id, err);
     return {
-      error: `${tool.id} was not run: Lathe could not prepare the checkpoint that lets its changes be undone (${err instanceof Error ? err.message : String(err)}). Nothing was changed.`,
+      error: `${tool.id} was not run: Lathe could not prepare the checkpoint that lets its changes be undone (${messageOf(err)}). Nothing was changed.`,
     };
   }
   try {
     return await executeBounded(entry, args, ctx, fs, options.signal, callId, checkpoint);
   } finally {
-    await checkpoint?.close().catch((err: unknown) => ctx.onInternalError?.(tool.id, err));
+    await checkpoint?.close().catch((err: unknown) => reportInternal(ctx, tool.id, err));
   }
 }
 
@@ -232,16 +264,32 @@ async function run(
   if (outcome.error !== undefined) return errorEnvelope(outcome.error, meta());
 
   const data = outcome.data;
+  const shown = isSelfTruncated(data) ? data.data : data;
+  const problem = jsonShapeProblem(shown);
+  if (problem !== undefined) {
+    return errorEnvelope(
+      `${tool.id} returned a result that ${problem}, so it cannot be passed on. This is a fault of the tool, not of the call; do not retry it, tell the user.`,
+      meta(),
+    );
+  }
   if (isSelfTruncated(data)) {
     return outputEnvelope(data.data, { ...meta(), truncated: true, output_path: data.outputPath });
   }
-  const cut = tool.truncate?.(data);
+  let cut: Truncation<unknown> | undefined;
+  try {
+    cut = tool.truncate?.(data);
+  } catch (err) {
+    return errorEnvelope(
+      `${tool.id} produced a result that could not be cut to size: ${errorText(tool.id, err, ctx)}`,
+      meta(),
+    );
+  }
   if (!cut) return outputEnvelope(data, meta());
   try {
     const outputPath = await ctx.session.writeSidecar(tool.id, cut.full);
     return outputEnvelope(cut.data, { ...meta(), truncated: true, output_path: outputPath });
   } catch (err) {
-    ctx.onInternalError?.(tool.id, err);
+    reportInternal(ctx, tool.id, err);
     return outputEnvelope(cut.data, { ...meta(), truncated: true });
   }
 }
@@ -249,8 +297,11 @@ async function run(
 /**
  * One tool call, end to end: lookup, JSON parsing, schema validation, the policy (capability
  * check, rules, watchdog, approval), scheduling, execution under an abort signal and a timeout,
- * truncation to a sidecar, and the envelope, recorded by the observer. Never throws for
- * anything the model sent; every outcome is an envelope.
+ * truncation to a sidecar, and the envelope, recorded by the observer. Never throws, whatever
+ * the model sent and whichever stage fails (a tool, a hook, the observer itself): every call ends
+ * in exactly one envelope and one `observer.finished`. A result that is not JSON data (nested
+ * past MAX_RESULT_DEPTH, a cycle, a BigInt) becomes an error envelope before anything
+ * serializes it.
  */
 export async function callTool(
   ctx: CallContext,
@@ -259,16 +310,40 @@ export async function callTool(
   options: CallOptions = {},
 ): Promise<Envelope> {
   const started = performance.now();
+  let entry: RegisteredTool | undefined;
+  let lookupError: unknown;
+  try {
+    entry = ctx.registry.get(toolId);
+  } catch (err) {
+    lookupError = err;
+  }
   const record: CallRecord = {
     callId: randomUUID(),
     toolId,
-    entry: ctx.registry.get(toolId),
+    entry,
     args: rawArgs,
     startedAt: Date.now(),
   };
   const stages: StageRecord[] = [];
-  ctx.observer?.started(record);
-  const envelope = await run(ctx, record, rawArgs, options, started, stages);
-  ctx.observer?.finished(record, envelope, stages);
+  try {
+    ctx.observer?.started(record);
+  } catch (err) {
+    reportInternal(ctx, toolId, err);
+  }
+  let envelope: Envelope;
+  try {
+    if (lookupError !== undefined) throw lookupError;
+    envelope = await run(ctx, record, rawArgs, options, started, stages);
+  } catch (err) {
+    // Whatever stage threw, the call still ends in one error envelope (and one audit row below).
+    envelope = errorEnvelope(errorText(toolId, err, ctx), {
+      duration_ms: Math.round(performance.now() - started),
+    });
+  }
+  try {
+    ctx.observer?.finished(record, envelope, stages);
+  } catch (err) {
+    reportInternal(ctx, toolId, err);
+  }
   return envelope;
 }

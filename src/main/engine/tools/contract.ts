@@ -37,6 +37,12 @@ export interface ToolRuntime {
    */
   authorize(access: PlannedAccess): Promise<ResolvedAccess>;
   /**
+   * The same for several accesses decided together, with what cannot be seen through (a
+   * plugin's shell command: the commands it runs, the files it reads and writes): one decision,
+   * one approval under `approvalKey`. Resolves to the checked accesses, in order.
+   */
+  authorizePlan(plan: CallPlan, approvalKey: string): Promise<ResolvedAccess[]>;
+  /**
    * For a tool declaring `checkpoints: "reported"` in a session that keeps checkpoints: keep
    * what a file held before changing it, and say what it holds after (see file-checkpoint.ts).
    */

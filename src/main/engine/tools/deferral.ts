@@ -1,26 +1,9 @@
 import type { AnyTool } from "./contract.ts";
 import type { RegisteredTool } from "./tool-registry.ts";
+import { LOCKED_TOOL_IDS, TOOL_SEARCH_ID } from "./locked-tools.ts";
 import { estimateToolTokens, tokensForChars } from "./token-estimate.ts";
 
-/** The tool that loads deferred tools' schemas; it is never deferred itself. */
-export const TOOL_SEARCH_ID = "tool_search";
-
-/** The locked built-ins: the model always sees their full definitions unless config says otherwise. */
-export const LOCKED_TOOL_IDS: ReadonlySet<string> = new Set([
-  "read",
-  "write",
-  "edit",
-  "glob",
-  "grep",
-  "bash",
-  "todo",
-  "task",
-  "question",
-  "skill",
-  "web_fetch",
-  "web_search",
-  TOOL_SEARCH_ID,
-]);
+export { LOCKED_TOOL_IDS, TOOL_SEARCH_ID } from "./locked-tools.ts";
 
 /** The context window assumed when the model's is unknown (a common local-model size). */
 export const DEFAULT_CONTEXT_TOKENS = 32_768;

@@ -20,14 +20,40 @@ function tool(id: string, requires: RequirementSet = {}, description = `${id} to
 describe("ToolRegistry", () => {
   it("binds a name to the latest layer and remembers what it shadows", () => {
     const r = new ToolRegistry();
-    r.register(tool("read", {}, "project read"), { layer: "project", kind: "plugin", name: "my-read" });
-    r.register(tool("read", {}, "builtin read"), { layer: "builtin", kind: "builtin" });
-    r.register(tool("read", {}, "global read"), { layer: "global", kind: "plugin", name: "g-read" });
-    const bound = r.get("read");
-    expect(bound?.tool.description).toBe("project read");
-    expect(bound?.origin).toEqual({ layer: "project", kind: "plugin", name: "my-read" });
+    r.register(tool("notes", {}, "project notes"), { layer: "project", kind: "plugin", name: "my-notes" });
+    r.register(tool("notes", {}, "builtin notes"), { layer: "builtin", kind: "builtin" });
+    r.register(tool("notes", {}, "global notes"), { layer: "global", kind: "plugin", name: "g-notes" });
+    const bound = r.get("notes");
+    expect(bound?.tool.description).toBe("project notes");
+    expect(bound?.origin).toEqual({ layer: "project", kind: "plugin", name: "my-notes" });
     expect(bound?.shadows.map((o) => o.layer)).toEqual(["builtin", "global"]);
     expect(r.all()).toHaveLength(1);
+  });
+
+  it.each([
+    ["a bundled plugin", { layer: "bundled", kind: "plugin", name: "b" }],
+    ["a global plugin", { layer: "global", kind: "plugin", name: "g" }],
+    ["a project plugin", { layer: "project", kind: "plugin", name: "p" }],
+    ["an MCP tool", { layer: "project", kind: "mcp", name: "srv" }],
+  ] as const)("refuses %s that takes a locked built-in's name, saying so", (_name, origin) => {
+    const r = new ToolRegistry();
+    r.register(tool("read", {}, "builtin read"), { layer: "builtin", kind: "builtin" });
+    expect(() => r.register(tool("read", {}, "impostor"), origin)).toThrow(
+      /"read" is one of Lathe's locked built-in tools, which plugins and MCP servers cannot replace/,
+    );
+    expect(r.get("read")?.tool.description).toBe("builtin read");
+  });
+
+  it.each([
+    ["https://api.example.com", /has a scheme/],
+    ["api.example.com/v1", /is not a bare host/],
+    ["api.*.com", /only \* and \*\.example\.com are wildcards/],
+    ["127.0.0.1:99999", /not a number from 1 to 65535/],
+  ])("refuses a tool whose requires.net.hosts has %s", (entry, message) => {
+    const r = new ToolRegistry();
+    expect(() =>
+      r.register(tool("fetchy", { net: { hosts: [entry] } }), { layer: "builtin", kind: "builtin" }),
+    ).toThrow(message);
   });
 
   it("reports every tool's origin in its listing", () => {

@@ -3,7 +3,9 @@ import { assertPatternsCompile } from "../capability/path-scope.ts";
 import { ManifestError } from "../errors/manifest-error.ts";
 import { stableStringify } from "./stable-stringify.ts";
 import { assertCompilable } from "./argument-validator.ts";
+import { parseHostPatterns } from "../policy/host-pattern.ts";
 import { LAYERS, type AnyTool, type Layer, type ToolInfo, type ToolOrigin } from "./contract.ts";
+import { LOCKED_TOOL_IDS } from "./locked-tools.ts";
 import { unionRequirements, type RequirementSet } from "./requirement-set.ts";
 
 /** A tool as bound in the registry: its definition, where it came from, what it shadows. */
@@ -43,6 +45,8 @@ const TOOL_ID = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 /**
  * Every tool by flat name, across layers builtin → bundled → global → project. A later layer
  * shadows an earlier one of the same name; the registry keeps what was shadowed for inspection.
+ * The locked built-ins (LOCKED_TOOL_IDS) cannot be shadowed: registering one of their names in
+ * another layer is refused.
  */
 export class ToolRegistry {
   private readonly byLayer = new Map<Layer, Map<string, Entry>>(LAYERS.map((l) => [l, new Map()]));
@@ -73,6 +77,11 @@ export class ToolRegistry {
         `Tool id "${tool.id}" is invalid: use 1-64 letters, digits, "_" or "-", starting with a letter.`,
       );
     }
+    if (origin.layer !== "builtin" && LOCKED_TOOL_IDS.has(tool.id)) {
+      throw new ManifestError(
+        `Tool "${tool.id}" (${describeOrigin(origin)}) cannot be loaded: "${tool.id}" is one of Lathe's locked built-in tools, which plugins and MCP servers cannot replace. Give the tool another name.`,
+      );
+    }
     const layer = this.byLayer.get(origin.layer) as Map<string, Entry>;
     const previous = layer.get(tool.id);
     if (previous) {
@@ -85,6 +94,13 @@ export class ToolRegistry {
       assertPatternsCompile(tool.requires.fs?.write);
     } catch (err) {
       throw new ManifestError(`Tool "${tool.id}": ${(err as Error).message}`, { cause: err });
+    }
+    try {
+      parseHostPatterns(tool.requires.net?.hosts);
+    } catch (err) {
+      throw new ManifestError(`Tool "${tool.id}": requires.net.hosts entry ${(err as Error).message}`, {
+        cause: err,
+      });
     }
     try {
       assertCompilable(tool.parameters);

@@ -28,6 +28,10 @@ export interface TargetPolicy {
   allowPrivateHosts: readonly string[];
   lookup?: LookupAll;
   settingsFile?: string;
+  /** Who is fetching, for messages (default "web_fetch"). */
+  who?: string;
+  /** How a person allows a refused private host (default: web.fetch.allowPrivateHosts in settings). */
+  privateHint?(url: URL): string;
 }
 
 function bare(hostname: string): string {
@@ -70,17 +74,17 @@ export function isAllowedPrivateHost(url: URL, allowPrivateHosts: readonly strin
 }
 
 /** Refuse what web_fetch never fetches, whatever the address: other schemes and URLs with credentials. */
-export function checkFetchableUrl(url: URL): void {
+export function checkFetchableUrl(url: URL, who = "web_fetch"): void {
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     const local = url.protocol === "file:" ? " Read local files with the read tool instead." : "";
     throw new ToolCallError(
-      `web_fetch only fetches http:// and https:// URLs; ${url.href} uses ${url.protocol.replace(/:$/, "")}.${local}`,
+      `${who} only fetches http:// and https:// URLs; ${url.href} uses ${url.protocol.replace(/:$/, "")}.${local}`,
       "unsupported_url",
     );
   }
   if (url.username !== "" || url.password !== "") {
     throw new ToolCallError(
-      `web_fetch does not send credentials written into a URL (${url.protocol}//${url.username ? "user" : ""}${url.password ? ":…" : ""}@${url.host}). Remove the "user:password@" part and fetch the public URL.`,
+      `${who} does not send credentials written into a URL (${url.protocol}//${url.username ? "user" : ""}${url.password ? ":…" : ""}@${url.host}). Remove the "user:password@" part and fetch the public URL.`,
       "unsupported_url",
     );
   }
@@ -116,14 +120,16 @@ export async function resolveFetchTarget(
   policy: TargetPolicy,
   signal: AbortSignal,
 ): Promise<FetchTarget> {
-  checkFetchableUrl(url);
+  const who = policy.who ?? "web_fetch";
+  checkFetchableUrl(url, who);
   const hostname = bare(url.hostname);
   const name = hostname.toLowerCase().replace(/\.+$/, "");
   const allowed = isAllowedPrivateHost(url, policy.allowPrivateHosts);
   const settingsFile = policy.settingsFile ?? "~/.lathe/settings.json";
   const refuse = (detail: string): never => {
+    const hint = policy.privateHint ? policy.privateHint(url) : howToAllow(url, settingsFile);
     throw new ToolCallError(
-      `web_fetch refuses ${url.href}: ${detail}, not the public internet. ${howToAllow(url, settingsFile)}`,
+      `${who} refuses ${url.href}: ${detail}, not the public internet. ${hint}`,
       "address_refused",
     );
   };
@@ -141,14 +147,14 @@ export async function resolveFetchTarget(
       if (signal.aborted) throw err;
       const code = (err as NodeJS.ErrnoException).code;
       throw new ToolCallError(
-        `web_fetch could not resolve the host ${url.hostname}${code ? ` (${code})` : ""}. Check the URL's spelling, or that the site exists.`,
+        `${who} could not resolve the host ${url.hostname}${code ? ` (${code})` : ""}. Check the URL's spelling, or that the site exists.`,
         "dns_failed",
         { cause: err },
       );
     }
     if (addresses.length === 0) {
       throw new ToolCallError(
-        `web_fetch could not resolve the host ${url.hostname}: it has no addresses.`,
+        `${who} could not resolve the host ${url.hostname}: it has no addresses.`,
         "dns_failed",
       );
     }

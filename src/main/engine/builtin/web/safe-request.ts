@@ -10,6 +10,10 @@ export interface RequestSpec {
   /** Connect only to these (already validated) addresses; absent: the system resolver picks. */
   addresses?: readonly ResolvedAddress[];
   headers: Record<string, string>;
+  /** The HTTP method (default GET). */
+  method?: string;
+  /** A request body (a plugin's POST); none by default. */
+  body?: string;
   /** Stop reading once this many decompressed body bytes have arrived. */
   maxBytes: number;
   signal: AbortSignal;
@@ -137,7 +141,7 @@ function readCapped(res: IncomingMessage, maxBytes: number): Promise<{ body: Buf
 }
 
 /**
- * One HTTP(S) GET, no redirects followed: to the pinned addresses when given (Host and SNI stay
+ * One HTTP(S) request (a GET unless `method` says otherwise), no redirects followed: to the pinned addresses when given (Host and SNI stay
  * the URL's name), with the body decompressed and capped. Rejects on network errors, on abort
  * (with the signal's reason) and with whatever `wantBody` throws.
  */
@@ -155,7 +159,7 @@ export function requestOnce(spec: RequestSpec): Promise<RawResponse> {
       hostname,
       port: url.port || undefined,
       path: `${url.pathname}${url.search}`,
-      method: "GET",
+      method: spec.method ?? "GET",
       headers: spec.headers,
       agent: false,
       signal,
@@ -188,6 +192,6 @@ export function requestOnce(spec: RequestSpec): Promise<RawResponse> {
         },
       );
     });
-    req.end();
+    req.end(spec.body);
   });
 }

@@ -1,0 +1,225 @@
+import { realpath } from "node:fs/promises";
+import path from "node:path";
+import { configuredMcpServers } from "../mcp/mcp-approval.ts";
+import { isStdio } from "../mcp/mcp-command-line.ts";
+import { describeServers } from "../mcp/mcp-pins.ts";
+import {
+  defaultBundledDir,
+  discoverFolders,
+  globalToolsDir,
+  projectToolsDir,
+  type PluginFolder,
+} from "../plugins/plugin-discovery.ts";
+import { hashPluginSource } from "../plugins/plugin-hash.ts";
+import { parseManifest, type PluginManifest } from "../plugins/plugin-manifest.ts";
+import { pinKey } from "../plugins/project-plugins.ts";
+import { readPluginSource } from "../plugins/plugin-source.ts";
+import { loadSettings } from "../policy/lathe-settings.ts";
+import { TrustStore } from "../policy/trust-store.ts";
+import type { ArgPattern, ShellRunRequirement } from "../tools/requirement-set.ts";
+
+/** What an extension may touch, as a person reads it before trusting the folder. */
+export interface ReviewedRequirements {
+  read: string[];
+  write: string[];
+  hosts: string[];
+  /** Commands with their argument shapes, e.g. `git log --oneline --max-count=…`. */
+  commands: string[];
+}
+
+/** One project plugin or MCP server, as `lathe trust` and the app's trust dialog show it. */
+export interface ReviewedExtension {
+  kind: "plugin" | "mcp";
+  /** The plugin folder or the server's name. */
+  name: string;
+  /** The tool id a plugin registers. */
+  toolId?: string;
+  /** The plugin folder, or the settings file that names the server. */
+  location: string;
+  /** Against what was approved last time: unchanged, changed since, or never approved. */
+  pinned: "match" | "changed" | "new";
+  requires: ReviewedRequirements;
+  /** false: its calls run without asking, even where a rule says ask (shown apart from warnings). */
+  gated: boolean;
+  readOnly?: boolean;
+  /** Tools of other layers it would hide (a project plugin over the user's or a bundled one). */
+  shadows: string[];
+  /** What deserves a second look before saying yes. */
+  warnings: string[];
+  /** Why it would not load at all. */
+  error?: string;
+}
+
+export interface TrustReview {
+  root: string;
+  trusted: boolean;
+  /** What the project's settings turn on once trusted. */
+  settings: { rules: string[]; hooks: string[]; commands: string[]; approvals?: string };
+  extensions: ReviewedExtension[];
+}
+
+function argText(arg: ArgPattern): string {
+  if (typeof arg === "string") return arg;
+  return "wildcard" in arg ? "<any>" : `${arg.prefix}…`;
+}
+
+/** A shell requirement as a person reads it. */
+export function commandShape(req: ShellRunRequirement): string {
+  return req.args ? [req.cmd, ...req.args.map(argText)].join(" ") : `${req.cmd} <any arguments>`;
+}
+
+function pluginWarnings(manifest: PluginManifest): string[] {
+  // `gated: false` has its own field; these are the other things worth a second look.
+  const warnings: string[] = [];
+  if ((manifest.requires.net?.hosts ?? []).some((h) => h.trim() === "*" || h.trim().startsWith("*:")))
+    warnings.push(
+      'net hosts "*" — it may fetch from any public internet host (private addresses stay refused)',
+    );
+  for (const req of manifest.requires.shell ?? []) {
+    if (!req.args) warnings.push(`it may run ${req.cmd} with any arguments (checked like bash commands)`);
+  }
+  if ((manifest.requires.fs?.write ?? []).length > 0)
+    warnings.push(`it may write files (${(manifest.requires.fs?.write ?? []).join(", ")})`);
+  if (manifest.wasm) warnings.push(`it runs WebAssembly (bounded to ${manifest.memoryMb} MB)`);
+  return warnings;
+}
+
+async function toolNames(folders: readonly PluginFolder[]): Promise<Map<string, PluginFolder>> {
+  const byTool = new Map<string, PluginFolder>();
+  for (const folder of folders) {
+    try {
+      const source = await readPluginSource(folder);
+      if (source.yamlDoc) byTool.set(parseManifest(source.yaml.file, source.yamlDoc).name, folder);
+    } catch {
+      // A broken plugin of another layer binds nothing, so nothing is shadowed.
+    }
+  }
+  return byTool;
+}
+
+async function reviewPlugins(
+  root: string,
+  latheHome: string,
+  bundledDir: string,
+): Promise<ReviewedExtension[]> {
+  const pins = new TrustStore(latheHome).pins(root);
+  const project = await discoverFolders({ layer: "project", dir: projectToolsDir(root) });
+  if (project.length === 0) return [];
+  const earlier = await toolNames([
+    ...(await discoverFolders({ layer: "bundled", dir: bundledDir })),
+    ...(await discoverFolders({ layer: "global", dir: globalToolsDir(latheHome) })),
+  ]);
+  return Promise.all(
+    project.map(async (folder): Promise<ReviewedExtension> => {
+      const source = await readPluginSource(folder);
+      const hash = hashPluginSource(source);
+      const pinned = pins[pinKey(folder.name)];
+      const base = {
+        kind: "plugin" as const,
+        name: folder.name,
+        location: folder.dir,
+        pinned:
+          pinned === hash
+            ? ("match" as const)
+            : pinned === undefined
+              ? ("new" as const)
+              : ("changed" as const),
+      };
+      // A plugin named after a locked built-in fails here, with the reason.
+      let manifest: PluginManifest;
+      try {
+        if (!source.yamlDoc) throw new Error(`${source.yaml.file} is missing or unreadable`);
+        manifest = parseManifest(source.yaml.file, source.yamlDoc);
+      } catch (err) {
+        return {
+          ...base,
+          requires: { read: [], write: [], hosts: [], commands: [] },
+          gated: true,
+          shadows: [],
+          warnings: [],
+          error: (err as Error).message,
+        };
+      }
+      const shadowed = earlier.get(manifest.name);
+      const shadows = shadowed ? [`${shadowed.layer} plugin "${shadowed.name}" (tool ${manifest.name})`] : [];
+      return {
+        ...base,
+        toolId: manifest.name,
+        requires: {
+          read: manifest.requires.fs?.read ?? [],
+          write: manifest.requires.fs?.write ?? [],
+          hosts: manifest.requires.net?.hosts ?? [],
+          commands: (manifest.requires.shell ?? []).map(commandShape),
+        },
+        gated: manifest.gated,
+        readOnly: manifest.readOnly,
+        shadows,
+        warnings: [
+          ...(shadowed
+            ? [`it replaces the ${shadowed.layer} plugin "${shadowed.name}" of the same name`]
+            : []),
+          ...pluginWarnings(manifest),
+        ],
+      };
+    }),
+  );
+}
+
+function reviewServers(root: string, latheHome: string): ReviewedExtension[] {
+  const servers = configuredMcpServers(root, latheHome).filter((s) => s.layer === "project");
+  const described = describeServers(servers, new TrustStore(latheHome), root);
+  return servers.map((server, index): ReviewedExtension => {
+    const description = described[index];
+    const config = server.config;
+    const hosts = isStdio(config) ? [] : [new URL(config.url).host];
+    const commands = isStdio(config) ? [description?.commandLine ?? config.command] : [];
+    const warnings = [
+      isStdio(config)
+        ? "it starts a program on this machine once the folder is trusted"
+        : `it sends your calls to ${new URL(config.url).host}`,
+      "its tools are listed when it first starts; every call to them is gated, and a tool named like a built-in is renamed mcp__" +
+        `${server.name}__<tool>`,
+    ];
+    if (isStdio(config) && Object.keys(config.env).length > 0)
+      warnings.push(`it sets the environment variables ${Object.keys(config.env).sort().join(", ")}`);
+    return {
+      kind: "mcp",
+      name: server.name,
+      location: server.source,
+      pinned: description?.pinned ?? "new",
+      requires: { read: [], write: [], hosts, commands },
+      gated: true,
+      shadows: [],
+      warnings,
+    };
+  });
+}
+
+/**
+ * What trusting a project turns on, before the person says yes: the grants of its settings, and
+ * each of its plugins and MCP servers with what it requires (paths, hosts, commands), whether it
+ * skips approval (`gated: false`), what it would shadow, and what deserves a second look. Reads
+ * files only; no plugin code runs and no server starts.
+ */
+export async function describeTrustReview(
+  root: string,
+  latheHome: string,
+  bundledDir: string = defaultBundledDir(),
+): Promise<TrustReview> {
+  const realRoot = await realpath(path.resolve(root));
+  const settings = loadSettings(path.join(realRoot, ".lathe", "settings.json"));
+  const plugins = await reviewPlugins(realRoot, latheHome, bundledDir);
+  return {
+    root: realRoot,
+    trusted: new TrustStore(latheHome).isTrusted(realRoot),
+    settings: {
+      rules: settings.permissions
+        .filter((r) => r.action !== "deny")
+        .map((r) => `${r.action} ${r.permission} "${r.pattern}"`),
+      hooks: settings.hooks.map((h) => `${h.command}${h.tools ? ` (for ${h.tools.join(", ")})` : ""}`),
+      commands: settings.shell.map(commandShape),
+      ...(settings.approvals.mode ? { approvals: `mode ${settings.approvals.mode}` } : {}),
+    },
+    extensions: [...plugins, ...reviewServers(realRoot, latheHome)],
+  };
+}

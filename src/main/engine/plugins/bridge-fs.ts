@@ -1,0 +1,75 @@
+import { ToolCallError } from "../errors/tool-call-error.ts";
+import { listVerifiedDir, readVerifiedFile, writeVerifiedFile } from "../capability/verified-file.ts";
+import type { ResolvedAccess } from "../policy/call-plan.ts";
+import type { ToolRuntime } from "../tools/contract.ts";
+import { PLUGIN_LIMITS } from "./plugin-limits.ts";
+
+type FsAccess = Extract<ResolvedAccess, { capability: "fs.read" | "fs.write" }>;
+
+async function authorized(
+  runtime: ToolRuntime,
+  capability: FsAccess["capability"],
+  input: string,
+): Promise<FsAccess> {
+  const access = await runtime.authorize({ capability, path: input });
+  if (access.capability !== capability)
+    throw new Error(`authorize returned ${access.capability} for ${capability}`);
+  return access as FsAccess;
+}
+
+/**
+ * `runtime.fs.readText` on the host: the path is authorized by name, then the file is opened and
+ * what was opened is verified to be the authorized file before a byte is read (see
+ * capability/verified-file.ts), so a folder swapped for a symlink in between reads nothing.
+ */
+export async function pluginReadText(runtime: ToolRuntime, input: string): Promise<string> {
+  const access = await authorized(runtime, "fs.read", input);
+  const bytes = await readVerifiedFile(
+    access.path,
+    PLUGIN_LIMITS.readBytes,
+    (size) =>
+      `${access.path.display} is ${size} bytes, more than runtime.fs.readText reads (${PLUGIN_LIMITS.readBytes}).`,
+  );
+  return bytes.toString("utf8");
+}
+
+/** `runtime.fs.list` on the host: the folder's entries, read through a verified handle. */
+export async function pluginList(
+  runtime: ToolRuntime,
+  input: string,
+): Promise<{ name: string; type: string }[]> {
+  const access = await authorized(runtime, "fs.read", input);
+  let entries;
+  try {
+    entries = await listVerifiedDir(access.path);
+  } catch (err) {
+    if (ToolCallError.isInstance(err) && err.message.startsWith(`${access.path.display} is a file`)) {
+      throw new ToolCallError(
+        `${access.path.display} is a file, not a folder; read it with runtime.fs.readText.`,
+      );
+    }
+    throw err;
+  }
+  return entries
+    .map((e) => ({
+      name: e.name,
+      type: e.isFile() ? "file" : e.isDirectory() ? "dir" : e.isSymbolicLink() ? "symlink" : "other",
+    }))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .slice(0, PLUGIN_LIMITS.listEntries);
+}
+
+/**
+ * `runtime.fs.writeText` on the host: authorized by name, then written through a verified
+ * folder handle — a temporary file in that folder, renamed over the target within it.
+ */
+export async function pluginWriteText(
+  runtime: ToolRuntime,
+  input: string,
+  text: string,
+): Promise<{ path: string; bytes: number }> {
+  const access = await authorized(runtime, "fs.write", input);
+  const bytes = Buffer.from(text, "utf8");
+  await writeVerifiedFile(access.path, bytes);
+  return { path: access.path.display, bytes: bytes.length };
+}
