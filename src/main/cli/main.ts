@@ -3,6 +3,7 @@ import { Command, CommanderError } from "commander";
 import { CliError } from "./cli-error.ts";
 import { registerAuditCommand } from "./commands/audit-command.ts";
 import { registerCallCommand } from "./commands/call-command.ts";
+import { registerDoctorCommand } from "./commands/doctor-command.ts";
 import { registerRunCommand } from "./commands/run-command.ts";
 import { registerServeCommand } from "./commands/serve-command.ts";
 import { registerSessionCommand } from "./commands/session-command.ts";
@@ -46,6 +47,7 @@ Exit codes: 0 success, 1 failure (for call: an error envelope), 2 usage error.`,
   registerServeCommand(program);
   registerTrustCommand(program);
   registerAuditCommand(program);
+  registerDoctorCommand(program, result);
   return program;
 }
 

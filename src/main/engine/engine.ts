@@ -10,15 +10,20 @@ import { PathScope, type PathVariables } from "./capability/path-scope.ts";
 import { resolveLatheHome } from "./config/lathe-home.ts";
 import { EngineEvents } from "./engine-events.ts";
 import { EngineExtensions } from "./extensions/engine-extensions.ts";
+import { configuredMcpServers } from "./mcp/mcp-approval.ts";
 import type { McpEvent } from "./mcp/mcp-event.ts";
+import type { UnsandboxedServerApprover } from "./mcp/mcp-manager.ts";
 import { SessionError } from "./errors/session-error.ts";
 import { ApprovalCache, type ApprovalPersistence } from "./policy/approval-cache.ts";
 import type { Approver } from "./policy/approval-request.ts";
 import type { ApprovalMode } from "./policy/lathe-settings.ts";
 import type { PermissionRule, ScopedRule } from "./policy/permission-rule.ts";
 import { loadPolicyConfig, type PolicyConfig } from "./policy/policy-config.ts";
+import { ProtectedPaths } from "./policy/protected-paths.ts";
 import { Ruleset } from "./policy/ruleset.ts";
 import { sessionPolicy } from "./policy/session-policy.ts";
+import { EngineSandbox } from "./sandbox/engine-sandbox.ts";
+import type { SandboxProbe, SandboxStatus } from "./sandbox/sandbox-availability.ts";
 import type { Asker } from "./session/question-request.ts";
 import { Session } from "./session/session.ts";
 import { SkillCatalog } from "./skills/skill-catalog.ts";
@@ -52,6 +57,13 @@ export interface EngineOptions {
   bundledPluginsDir?: string;
   /** Told before an MCP server first starts (with its exact command line) and of its state changes. */
   onMcpEvent?: (event: McpEvent) => void;
+  /**
+   * Asked before a stdio MCP server starts without the OS sandbox (when it is not active).
+   * Without one (headless) such a server is not started.
+   */
+  approveUnsandboxedMcp?: UnsandboxedServerApprover;
+  /** The machine check behind the OS sandbox's availability (tests simulate a machine without it). */
+  sandboxProbe?: SandboxProbe;
 }
 
 export interface OpenSessionOptions {
@@ -95,6 +107,8 @@ export class Engine {
   readonly todos: TodoStore;
   /** Skills from `$LATHE_HOME/skills` and the trusted project's `.lathe/skills`. */
   readonly skills: SkillCatalog;
+  /** The OS sandbox around every process the engine starts (bash, plugin commands, MCP servers). */
+  readonly sandbox: EngineSandbox;
   private readonly ruleset: Ruleset;
   private extensionsHost: EngineExtensions | undefined;
   private db: Db | undefined;
@@ -104,11 +118,18 @@ export class Engine {
   private readonly open = new Set<Session>();
   private readonly exposures = new WeakMap<SessionState, ToolExposure>();
 
-  private constructor(root: string, latheHome: string, policy: PolicyConfig, agent: string) {
+  private constructor(
+    root: string,
+    latheHome: string,
+    policy: PolicyConfig,
+    agent: string,
+    sandbox: EngineSandbox,
+  ) {
     this.root = root;
     this.latheHome = latheHome;
     this.policy = policy;
     this.agent = agent;
+    this.sandbox = sandbox;
     this.ruleset = new Ruleset(policy.rules);
     this.todos = new TodoStore({ database: () => this.database(), events: this.events });
     this.skills = new SkillCatalog({ root, latheHome, projectTrusted: policy.projectTrusted });
@@ -136,7 +157,14 @@ export class Engine {
       latheHome,
       ...(options.manifestRules ? { manifestRules: options.manifestRules } : {}),
     });
-    const engine = new Engine(root, latheHome, policy, options.agent ?? "default");
+    const sandbox = await EngineSandbox.create({
+      root,
+      settings: policy.sandbox,
+      // Every configured MCP server's files, trusted or not: trusting the project later runs them.
+      protectedPaths: new ProtectedPaths({ root, latheHome, servers: configuredMcpServers(root, latheHome) }),
+      ...(options.sandboxProbe ? { probe: options.sandboxProbe } : {}),
+    });
+    const engine = new Engine(root, latheHome, policy, options.agent ?? "default", sandbox);
     const deps = {
       web: policy.web,
       settingsFile: policy.userSettingsFile,
@@ -155,8 +183,10 @@ export class Engine {
         root,
         latheHome,
         policy,
+        sandbox,
         ...(options.bundledPluginsDir ? { bundledDir: options.bundledPluginsDir } : {}),
         ...(options.onMcpEvent ? { onMcpEvent: options.onMcpEvent } : {}),
+        ...(options.approveUnsandboxedMcp ? { approveUnsandboxedMcp: options.approveUnsandboxedMcp } : {}),
       });
     }
     return engine;
@@ -177,9 +207,18 @@ export class Engine {
     await this.extensionsHost?.settle(timeoutMs);
   }
 
-  /** Things the user should be told once, e.g. project settings ignored until trusted. */
+  /**
+   * Things the user should be told once: project settings ignored until trusted, and that the
+   * OS sandbox is not active (why, what that means, the fix).
+   */
   get notices(): readonly string[] {
-    return this.policy.notices;
+    const sandbox = this.sandbox.notice;
+    return sandbox === undefined ? this.policy.notices : [...this.policy.notices, sandbox];
+  }
+
+  /** Whether the OS sandbox is active, and if not why and the fix (the app shows it). */
+  get sandboxStatus(): SandboxStatus {
+    return this.sandbox.status;
   }
 
   /**
@@ -301,7 +340,10 @@ export class Engine {
         mode,
         approver: options.approver,
         approvals: new ApprovalCache(approvalStores),
+        sandbox: this.sandbox.status,
+        protectedPaths: this.sandbox.protectedPaths,
       }),
+      sandbox: this.sandbox.scope({ tempDir: () => state.tempDir() }),
       observer: callRecorder(state.id, this.events, () => this.audit()),
       capabilityFor: (tool: AnyTool, s: SessionState) => {
         const vars = this.variables(s);
@@ -322,6 +364,9 @@ export class Engine {
       },
       onRelease: (s) => {
         this.open.delete(s);
+        void s.state.removeTemp().catch((err: unknown) => {
+          this.events.emit("internal-error", { toolId: "session", sessionId: s.id, error: err });
+        });
       },
     });
     this.open.add(session);
@@ -351,6 +396,7 @@ export class Engine {
       if (s.persistent) s.release();
       else await s.close();
     }
+    await this.sandbox.close();
     this.auditLog?.flush();
     this.db?.close();
     this.db = undefined;

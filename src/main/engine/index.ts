@@ -24,3 +24,6 @@ export { commandLine as mcpCommandLine } from "./mcp/mcp-command-line.ts";
 export { approveServers, configuredMcpServers } from "./mcp/mcp-approval.ts";
 export { mcpLogFile } from "./mcp/mcp-manager.ts";
 export { serverPinKey } from "./mcp/mcp-pins.ts";
+export { doctor, type DoctorCheck, type DoctorOptions, type DoctorReport } from "./doctor/doctor.ts";
+export type { SandboxStatus } from "./sandbox/sandbox-availability.ts";
+export type { UnsandboxedServerApprover, UnsandboxedServerRequest } from "./mcp/mcp-manager.ts";

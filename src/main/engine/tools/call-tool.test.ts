@@ -8,10 +8,16 @@ import { FsCapability } from "../capability/fs-capability.ts";
 import { PathScope } from "../capability/path-scope.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import { SessionState } from "../session/session-state.ts";
+import type { ProcessSandbox } from "../sandbox/engine-sandbox.ts";
 import { callTool, type CallContext } from "./call-tool.ts";
 import { Scheduler } from "./scheduler.ts";
 import { ToolRegistry } from "./tool-registry.ts";
 import { truncateListField } from "./truncation.ts";
+
+const NO_PROCESSES: ProcessSandbox = {
+  status: { active: false, reason: "no process is started in this test", fix: "none needed", warnings: [] },
+  confine: () => Promise.reject(new Error("this test starts no process")),
+};
 
 let dir: string;
 let ctx: CallContext;
@@ -74,6 +80,8 @@ beforeEach(async () => {
     session,
     scheduler: new Scheduler(),
     root: dir,
+    // These tools start no process: a sandbox that refuses proves none tries.
+    sandbox: NO_PROCESSES,
     capabilityFor: () =>
       new FsCapability({
         root: dir,

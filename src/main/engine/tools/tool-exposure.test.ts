@@ -9,12 +9,18 @@ import { defineBuiltin } from "../builtin/define-builtin.ts";
 import { FsCapability } from "../capability/fs-capability.ts";
 import { PathScope } from "../capability/path-scope.ts";
 import { SessionState } from "../session/session-state.ts";
+import type { ProcessSandbox } from "../sandbox/engine-sandbox.ts";
 import { callTool, type CallContext } from "./call-tool.ts";
 import type { AnyTool, ToolOrigin } from "./contract.ts";
 import { TOOL_SEARCH_ID } from "./deferral.ts";
 import { Scheduler } from "./scheduler.ts";
 import { ToolExposure } from "./tool-exposure.ts";
 import { ToolRegistry } from "./tool-registry.ts";
+
+const NO_PROCESSES: ProcessSandbox = {
+  status: { active: false, reason: "no process is started in this test", fix: "none needed", warnings: [] },
+  confine: () => Promise.reject(new Error("this test starts no process")),
+};
 
 const BUILTIN: ToolOrigin = { layer: "builtin", kind: "builtin" };
 const PLUGIN: ToolOrigin = { layer: "global", kind: "plugin", name: "extras" };
@@ -123,6 +129,8 @@ describe("the AI SDK's toolSearch with Lathe's search (the seam for the agent lo
       session: new SessionState("s-exposure", path.join(dir, "session")),
       scheduler: new Scheduler(),
       root: dir,
+      // These tools start no process: a sandbox that refuses proves none tries.
+      sandbox: NO_PROCESSES,
       capabilityFor: () =>
         new FsCapability({
           root: dir,
