@@ -1,6 +1,7 @@
 import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from "node:fs/promises";
+import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
 import { createServer, type AddressInfo, type Server } from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -275,13 +276,13 @@ const PLUGIN = {
 };
 
 /** The engine, every bash command allowed, yolo; a person approving everything when `approve`. */
-async function openWorld(sandbox: boolean, approve: boolean): Promise<World> {
+async function openWorld(sandbox: boolean, approve: boolean, allowNetwork: string[] = []): Promise<World> {
   const w = await layout(sandbox ? "lathe-sandbox-on-" : "lathe-sandbox-off-");
   const settings = {
     permissions: [{ permission: "bash", pattern: "*", action: "allow" }],
-    shell: [{ cmd: "setsid" }, { cmd: "nohup" }],
+    shell: [{ cmd: "setsid" }, { cmd: "nohup" }, { cmd: "curl" }],
     mcpServers: { writer: { command: process.execPath, args: [path.join(w.root, "mcp/server.mjs")] } },
-    sandbox: { enabled: sandbox },
+    sandbox: { enabled: sandbox, allowNetwork },
   };
   await writeFile(path.join(w.home, "settings.json"), JSON.stringify(settings));
   const tool = path.join(w.home, "tools/shell_runner");
@@ -434,6 +435,71 @@ describe.skipIf(NO_SANDBOX)("sandbox on: a person approved it, the kernel still 
     const before = connections;
     expect(text(await w.session.call("connect", { port }))).toMatch(/error/);
     expect(connections).toBe(before);
+  });
+});
+
+describe.skipIf(NO_SANDBOX)("sandbox on with sandbox.allowNetwork: only the allowed host is reached", () => {
+  let w: World;
+  let allowed: HttpServer;
+  let other: HttpServer;
+  const hits = { allowed: 0, other: 0 };
+  const serve = async (which: keyof typeof hits): Promise<HttpServer> => {
+    const server = createHttpServer((_req, res) => {
+      hits[which]++;
+      res.end(`hello from ${which}\n`);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    return server;
+  };
+  const portOf = (server: HttpServer) => (server.address() as AddressInfo).port;
+
+  beforeAll(async () => {
+    allowed = await serve("allowed");
+    other = await serve("other");
+    w = await openWorld(true, true, [`127.0.0.1:${portOf(allowed)}`]);
+  });
+  afterAll(async () => {
+    await closeWorld(w);
+    await new Promise((r) => allowed.close(r));
+    await new Promise((r) => other.close(r));
+  });
+
+  // The sandbox's proxy variables exempt loopback (NO_PROXY); `--noproxy ''` sends these through it.
+  it("reaches the allowed host through the sandbox's proxy, and nothing else", async () => {
+    const ok = await w.session.call("bash", {
+      command: `curl -s -m 10 --noproxy '' http://127.0.0.1:${portOf(allowed)}/`,
+    });
+    expect(text(ok)).toContain("hello from allowed");
+    expect(hits.allowed).toBe(1);
+
+    // Control: outside Lathe the other server answers (asynchronously: it runs in this process).
+    await new Promise((resolve) =>
+      spawn("curl", ["-s", "-m", "5", `http://127.0.0.1:${portOf(other)}/`], { stdio: "ignore" }).on(
+        "close",
+        resolve,
+      ),
+    );
+    expect(hits.other).toBe(1);
+    const refused = await w.session.call("bash", {
+      command: `curl -s -m 10 --noproxy '' -o /dev/null -w '%{http_code}' http://127.0.0.1:${portOf(other)}/; echo`,
+    });
+    expect(text(refused)).toMatch(/"output":"(403|000)\\n"/);
+    // A connection that ignores the proxy has no network to leave by.
+    const direct = await w.session.call("bash", {
+      command: `node -e "require('net').connect(${portOf(other)},'127.0.0.1',()=>console.log('connected')).on('error',e=>console.log(e.code))"`,
+    });
+    expect(text(direct)).not.toContain("connected");
+    expect(hits.other).toBe(1);
+  });
+
+  it("still holds the protected paths and the rest of the disk", async () => {
+    const marker = path.join(w.outside, "n1");
+    const envelope = await w.session.call("bash", {
+      command: `git config core.fsmonitor "touch ${marker}"; d=${q(w.outside)}; echo x > "$d/n2"`,
+    });
+    expect(envelope.type, text(envelope)).toBe("output");
+    expect(gitStatusRunsHook(w.root, marker)).toBe(false);
+    expect(existsSync(path.join(w.outside, "n2"))).toBe(false);
   });
 });
 
