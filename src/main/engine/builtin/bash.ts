@@ -4,7 +4,7 @@ import type { ToolRuntime } from "../tools/contract.ts";
 import type { ShellRunRequirement } from "../tools/requirement-set.ts";
 import { OUTPUT_LIMITS, selfTruncated, type SelfTruncated } from "../tools/truncation.ts";
 import { CappedOutput } from "./capped-output.ts";
-import { undoneNotice } from "../sandbox/engine-sandbox.ts";
+import { undoneNotice } from "../sandbox/process-sandbox.ts";
 import { defineBuiltin } from "./define-builtin.ts";
 import { ptyScript, runInPty, type PtyProcess } from "./pty-runner.ts";
 import { planBashCommand } from "./bash-plan.ts";

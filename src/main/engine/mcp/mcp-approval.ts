@@ -1,6 +1,6 @@
 import path from "node:path";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { ProcessSandbox } from "../sandbox/engine-sandbox.ts";
+import type { ProcessSandbox } from "../sandbox/process-sandbox.ts";
 import { loadSettings } from "../policy/lathe-settings.ts";
 import { loadPolicyConfig, type SourcedMcpServer } from "../policy/policy-config.ts";
 import { ProtectedPaths } from "../policy/protected-paths.ts";

@@ -1,7 +1,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import type { EngineSandbox, ProcessSandbox } from "../sandbox/engine-sandbox.ts";
+import type { EngineSandbox } from "../sandbox/engine-sandbox.ts";
+import type { ProcessSandbox } from "../sandbox/process-sandbox.ts";
 import { serverCwd, type McpStdioConfig } from "./mcp-command-line.ts";
 
 /** The OS sandbox of one stdio MCP server, and its temp folder to remove when it is done. */

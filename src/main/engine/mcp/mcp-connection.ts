@@ -14,7 +14,7 @@ function isMcpError(err: unknown): err is Error & { code: number } {
 import { redactText } from "../audit/redact.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { McpServerConfig } from "../policy/lathe-settings.ts";
-import type { ProcessSandbox } from "../sandbox/engine-sandbox.ts";
+import type { ProcessSandbox } from "../sandbox/process-sandbox.ts";
 import { loginShellPath } from "./login-shell-path.ts";
 import { commandLine, isStdio } from "./mcp-command-line.ts";
 import type { McpServerLog } from "./mcp-server-log.ts";

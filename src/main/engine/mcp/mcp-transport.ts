@@ -6,7 +6,7 @@ import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/cl
 import { loadMcpSdk } from "./mcp-sdk.ts";
 import type { McpServerConfig } from "../policy/lathe-settings.ts";
 import { shellWord } from "../sandbox/confine-command.ts";
-import type { ProcessSandbox } from "../sandbox/engine-sandbox.ts";
+import type { ConfinedProcess, ProcessSandbox } from "../sandbox/process-sandbox.ts";
 import { isStdio, serverCwd } from "./mcp-command-line.ts";
 import type { McpServerLog } from "./mcp-server-log.ts";
 
@@ -66,7 +66,7 @@ export async function openTransport(
     throw new Error(`its working folder ${cwd} does not exist. Fix "cwd" in the server's settings.`);
   const PATH = await pathProvider();
   const env: Record<string, string> = { PATH, ...config.env };
-  let confined: Awaited<ReturnType<ProcessSandbox["confine"]>> | undefined;
+  let confined: ConfinedProcess | undefined;
   if (sandbox?.status.active) {
     // Started through bash in the sandbox, a missing command would only say "command not found"
     // on stderr: look it up first and fail as a direct start would.

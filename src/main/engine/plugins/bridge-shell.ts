@@ -1,7 +1,7 @@
 import { execFile, type ChildProcess, type ExecFileException } from "node:child_process";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { SimpleCommand } from "../policy/shell/shell-analysis.ts";
-import { undoneNotice } from "../sandbox/engine-sandbox.ts";
+import { undoneNotice } from "../sandbox/process-sandbox.ts";
 import { killSandboxTree } from "../sandbox/kill-sandbox-tree.ts";
 import type { ToolRuntime } from "../tools/contract.ts";
 import { PLUGIN_LIMITS } from "./plugin-limits.ts";

@@ -1,7 +1,7 @@
 import type { FsCapability } from "../capability/fs-capability.ts";
 import type { ApprovalMode } from "../policy/lathe-settings.ts";
 import type { SessionPolicy } from "../policy/session-policy.ts";
-import type { ProcessSandbox } from "../sandbox/engine-sandbox.ts";
+import type { ProcessSandbox } from "../sandbox/process-sandbox.ts";
 import type { AnyTool } from "../tools/contract.ts";
 import { callTool, type CallContext, type CallObserver, type CallOptions } from "../tools/call-tool.ts";
 import type { Envelope } from "../tools/envelope.ts";

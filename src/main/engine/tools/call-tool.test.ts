@@ -8,7 +8,7 @@ import { FsCapability } from "../capability/fs-capability.ts";
 import { PathScope } from "../capability/path-scope.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import { SessionState } from "../session/session-state.ts";
-import type { ProcessSandbox } from "../sandbox/engine-sandbox.ts";
+import type { ProcessSandbox } from "../sandbox/process-sandbox.ts";
 import { callTool, type CallContext } from "./call-tool.ts";
 import { Scheduler } from "./scheduler.ts";
 import { ToolRegistry } from "./tool-registry.ts";

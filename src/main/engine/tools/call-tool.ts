@@ -4,7 +4,7 @@ import { LatheError } from "../errors/lathe-error.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { PlannedAccess, ResolvedAccess } from "../policy/call-plan.ts";
 import type { PolicyResult, StageRecord } from "../policy/call-policy.ts";
-import type { ProcessSandbox } from "../sandbox/engine-sandbox.ts";
+import type { ProcessSandbox } from "../sandbox/process-sandbox.ts";
 import type { SessionState } from "../session/session-state.ts";
 import { validateArguments } from "./argument-validator.ts";
 import type { AnyTool, ToolRuntime } from "./contract.ts";

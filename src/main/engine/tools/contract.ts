@@ -1,6 +1,6 @@
 import type { FsCapability } from "../capability/fs-capability.ts";
 import type { CallPlan, PlannedAccess, ResolvedAccess } from "../policy/call-plan.ts";
-import type { ProcessSandbox } from "../sandbox/engine-sandbox.ts";
+import type { ProcessSandbox } from "../sandbox/process-sandbox.ts";
 import type { SessionState } from "../session/session-state.ts";
 import type { RequirementSet } from "./requirement-set.ts";
 

@@ -9,7 +9,7 @@ import { defineBuiltin } from "../builtin/define-builtin.ts";
 import { FsCapability } from "../capability/fs-capability.ts";
 import { PathScope } from "../capability/path-scope.ts";
 import { SessionState } from "../session/session-state.ts";
-import type { ProcessSandbox } from "../sandbox/engine-sandbox.ts";
+import type { ProcessSandbox } from "../sandbox/process-sandbox.ts";
 import { callTool, type CallContext } from "./call-tool.ts";
 import type { AnyTool, ToolOrigin } from "./contract.ts";
 import { TOOL_SEARCH_ID } from "./deferral.ts";
