@@ -8,6 +8,16 @@
 // result confines writes, signals and the network, so an upgrade that changes it fails there.
 import { wrapCommandWithSandboxLinux } from "@anthropic-ai/sandbox-runtime/dist/sandbox/linux-sandbox-utils.js";
 
+/**
+ * The library also protects shell and git files around the PROCESS's working directory,
+ * scanning below it with ripgrep (from a working directory of `/` the default depth takes
+ * seconds). Lathe names the workspace's protected paths itself and wraps from a directory of its
+ * own (neutral-working-directory.ts), so the scan can find nothing that matters: at depth 1 it
+ * would only repeat the working directory's own files, which the library lists without it.
+ * `true` answers it at once; starting ripgrep (many threads) cost half of each wrap.
+ */
+export const LIBRARY_SCAN = { mandatoryDenySearchDepth: 1, ripgrepConfig: { command: "true" } } as const;
+
 export interface OfflineWrap {
   command: string;
   /** Folders the command may write. */
@@ -24,10 +34,7 @@ export function wrapOffline(options: OfflineWrap): Promise<string> {
     needsNetworkRestriction: true,
     readConfig: { denyOnly: [] },
     writeConfig: { allowOnly: [...options.allowWrite], denyWithinAllow: [...options.denyWrite] },
-    // The library also protects shell and git files around the process's working directory,
-    // scanning below it with ripgrep; Lathe names the workspace's own, so one level is enough
-    // (from a working directory of `/` a deeper scan takes seconds).
-    mandatoryDenySearchDepth: 1,
+    ...LIBRARY_SCAN,
     ...(options.signal ? { abortSignal: options.signal } : {}),
   });
 }

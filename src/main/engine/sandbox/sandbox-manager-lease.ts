@@ -1,4 +1,5 @@
 import { SandboxManager, type SandboxRuntimeConfig } from "@anthropic-ai/sandbox-runtime";
+import { LIBRARY_SCAN } from "./linux-offline-wrap.ts";
 
 type Manager = typeof SandboxManager;
 
@@ -11,7 +12,8 @@ const BASE_CONFIG: SandboxRuntimeConfig = {
   network: { allowedDomains: [], deniedDomains: [] },
   filesystem: { denyRead: [], allowWrite: [], denyWrite: [] },
   // See linux-offline-wrap.ts: Lathe names the workspace's protected paths itself.
-  mandatoryDenySearchDepth: 1,
+  mandatoryDenySearchDepth: LIBRARY_SCAN.mandatoryDenySearchDepth,
+  ripgrep: { command: LIBRARY_SCAN.ripgrepConfig.command },
 };
 
 let initialized: Promise<void> | undefined;
