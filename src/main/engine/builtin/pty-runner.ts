@@ -125,7 +125,8 @@ export function runInPty(options: PtyCommand): PtyProcess {
     encoding: null,
   });
   const pgid = pty.pid;
-  pty.write(EOF_CHAR);
+  // In the sandbox the command has no controlling terminal to open, so there is nobody to tell.
+  if (!options.confined) pty.write(EOF_CHAR);
 
   // Backpressure: stop reading while the consumer is full, but never once bash has exited.
   let paused = false;
