@@ -1,6 +1,7 @@
 // bash: (1) time to the first byte of `echo hi` through the whole engine pipeline (pty, bash,
 // envelope) against the first byte of a plain child_process.spawn of bash, median of 30; goal
-// ≤ 30 ms. (2) peak resident memory while a command prints 200 MB against while it prints 2 MB
+// ≤ 30 ms; and the same call in the OS sandbox (bubblewrap) against it without, in the same run;
+// goal: ≤ 30 ms in the sandbox. (2) peak resident memory while a command prints 200 MB against while it prints 2 MB
 // (sampled every 10 ms); goal: flat, the output streams to the sidecar file instead of memory.
 // (3) throughput through the pty into the sidecar, against reading the same command's pipe.
 // Run alone with `node bench/bash.bench.ts`.
@@ -8,9 +9,11 @@ import { spawn } from "node:child_process";
 import { mkdtemp, rm, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { mkdir, writeFile } from "node:fs/promises";
 import { bashTool } from "../src/main/engine/builtin/bash.ts";
 import { Engine, type Envelope } from "../src/main/engine/index.ts";
-import { compare, heading, median } from "./lib/report.ts";
+import type { Session } from "../src/main/engine/session/session.ts";
+import { compare, heading, median, skipped } from "./lib/report.ts";
 
 const RUNS = 30;
 const BIG = 200_000_000;
@@ -21,9 +24,15 @@ const dir = await mkdtemp(path.join(os.tmpdir(), "lathe-bench-bash-"));
 const engine = await Engine.create({ root: dir, latheHome: path.join(dir, ".lathe-home") });
 if (!engine.registry.get("bash")) engine.registry.register(bashTool, { layer: "builtin", kind: "builtin" });
 const session = await engine.openSession({ mode: "yolo" });
+// The same workspace without the OS sandbox (`echo hi` is provably read-only, so it runs unasked).
+const offHome = path.join(os.tmpdir(), `lathe-bench-bash-off-${process.pid}`);
+await mkdir(offHome, { recursive: true });
+await writeFile(path.join(offHome, "settings.json"), JSON.stringify({ sandbox: { enabled: false } }));
+const offEngine = await Engine.create({ root: dir, latheHome: offHome, extensions: false });
+const offSession = await offEngine.openSession({ mode: "yolo" });
 
-async function bash(command: string): Promise<Envelope> {
-  const envelope = await session.call("bash", { command, timeout_ms: 600_000 });
+async function bash(command: string, on: Session = session): Promise<Envelope> {
+  const envelope = await on.call("bash", { command, timeout_ms: 600_000 });
   if (envelope.type !== "output") throw new Error(`bash failed: ${envelope.error_text}`);
   return envelope;
 }
@@ -76,25 +85,45 @@ async function sidecarBytes(envelope: Envelope): Promise<number> {
 
 // ---- (1) time to first byte ----------------------------------------------------------------
 const echo = "echo hi";
-const ours: number[] = [];
+const sandboxed: number[] = [];
+const unconfined: number[] = [];
 const theirs: number[] = [];
+const timed = async (on: Session): Promise<number> => {
+  const t0 = performance.now();
+  await bash(echo, on);
+  return performance.now() - t0;
+};
 await bash(echo);
+await bash(echo, offSession);
 await spawnFirstByte(echo);
 for (let i = 0; i < RUNS; i++) {
-  const t0 = performance.now();
-  await bash(echo);
-  ours.push(performance.now() - t0);
+  // Interleaved, so both see the same machine load.
+  if (engine.sandboxStatus.active) sandboxed.push(await timed(session));
+  unconfined.push(await timed(offSession));
   theirs.push(await spawnFirstByte(echo));
 }
 heading(`bash time to first byte (\`${echo}\`, median of ${RUNS})`);
-const ttfb = median(ours);
+const ttfb = median(unconfined);
 compare({
   what: "first byte",
-  ours: { label: "engine call, whole envelope", value: ttfb },
+  ours: { label: "engine call without the sandbox, whole envelope", value: ttfb },
   theirs: { label: "child_process.spawn first byte", value: median(theirs) },
   goal: "≤ 30 ms",
   met: ttfb <= 30,
 });
+if (engine.sandboxStatus.active) {
+  const inside = median(sandboxed);
+  compare({
+    what: "first byte in the OS sandbox",
+    ours: { label: `engine call in the sandbox (${engine.sandboxStatus.mechanism})`, value: inside },
+    theirs: { label: "the same call without it", value: ttfb },
+    goal: "≤ 30 ms in the sandbox",
+    met: inside <= 30,
+  });
+  console.log(`  the sandbox adds ${(inside - ttfb).toFixed(1)} ms per call (median to median)`);
+} else {
+  skipped("first byte in the OS sandbox", `the sandbox is not active here: ${engine.sandboxStatus.reason}`);
+}
 
 // ---- (2) peak memory and (3) throughput --------------------------------------------------
 const print = (bytes: number): string => `head -c ${bytes} /dev/zero | tr '\\0' a`;
@@ -149,4 +178,6 @@ compare({
 console.log(`  peak RSS printing ${BIG / MB} MB of lines: ${mib(lines.peak).toFixed(1)} MiB`);
 
 await engine.close();
+await offEngine.close();
 await rm(dir, { recursive: true, force: true });
+await rm(offHome, { recursive: true, force: true });

@@ -74,6 +74,7 @@ async function open(
     trust,
     root: engine.root,
     latheHome: engine.latheHome,
+    sandbox: engine.sandbox,
     onEvent: (e) => events.push(e),
     ...options,
   });

@@ -12,15 +12,20 @@ import { PathScope, type PathVariables } from "./capability/path-scope.ts";
 import { resolveLatheHome } from "./config/lathe-home.ts";
 import { EngineEvents } from "./engine-events.ts";
 import { EngineExtensions } from "./extensions/engine-extensions.ts";
+import { configuredMcpServers } from "./mcp/mcp-approval.ts";
 import type { McpEvent } from "./mcp/mcp-event.ts";
+import type { UnsandboxedServerApprover } from "./mcp/mcp-manager.ts";
 import { SessionError } from "./errors/session-error.ts";
 import { ApprovalCache, type ApprovalPersistence } from "./policy/approval-cache.ts";
 import type { Approver } from "./policy/approval-request.ts";
 import type { ApprovalMode } from "./policy/lathe-settings.ts";
 import type { PermissionRule, ScopedRule } from "./policy/permission-rule.ts";
 import { loadPolicyConfig, type PolicyConfig } from "./policy/policy-config.ts";
+import { ProtectedPaths } from "./policy/protected-paths.ts";
 import { Ruleset } from "./policy/ruleset.ts";
 import { sessionPolicy } from "./policy/session-policy.ts";
+import { EngineSandbox } from "./sandbox/engine-sandbox.ts";
+import type { SandboxProbe, SandboxStatus } from "./sandbox/sandbox-availability.ts";
 import type { Asker } from "./session/question-request.ts";
 import { Session } from "./session/session.ts";
 import { SkillCatalog } from "./skills/skill-catalog.ts";
@@ -60,6 +65,13 @@ export interface EngineOptions {
    * limits). `false` records none (what was recorded can still be listed and restored).
    */
   checkpoints?: false | Partial<CheckpointLimits>;
+  /**
+   * Asked before a stdio MCP server starts without the OS sandbox (when it is not active).
+   * Without one (headless) such a server is not started.
+   */
+  approveUnsandboxedMcp?: UnsandboxedServerApprover;
+  /** The machine check behind the OS sandbox's availability (tests simulate a machine without it). */
+  sandboxProbe?: SandboxProbe;
 }
 
 export interface OpenSessionOptions {
@@ -106,6 +118,8 @@ export class Engine {
   /** Checkpoints of persistent sessions: list, preview, restore, rewind (see checkpoints/checkpoints.ts). */
   readonly checkpoints: Checkpoints;
   private readonly recordCheckpoints: boolean;
+  /** The OS sandbox around every process the engine starts (bash, plugin commands, MCP servers). */
+  readonly sandbox: EngineSandbox;
   private readonly ruleset: Ruleset;
   private extensionsHost: EngineExtensions | undefined;
   private db: Db | undefined;
@@ -122,11 +136,13 @@ export class Engine {
     policy: PolicyConfig,
     agent: string,
     checkpoints: false | Partial<CheckpointLimits>,
+    sandbox: EngineSandbox,
   ) {
     this.root = root;
     this.latheHome = latheHome;
     this.policy = policy;
     this.agent = agent;
+    this.sandbox = sandbox;
     this.ruleset = new Ruleset(policy.rules);
     this.todos = new TodoStore({ database: () => this.database(), events: this.events });
     this.skills = new SkillCatalog({ root, latheHome, projectTrusted: policy.projectTrusted });
@@ -165,7 +181,21 @@ export class Engine {
       latheHome,
       ...(options.manifestRules ? { manifestRules: options.manifestRules } : {}),
     });
-    const engine = new Engine(root, latheHome, policy, options.agent ?? "default", options.checkpoints ?? {});
+    const sandbox = await EngineSandbox.create({
+      root,
+      settings: policy.sandbox,
+      // Every configured MCP server's files, trusted or not: trusting the project later runs them.
+      protectedPaths: new ProtectedPaths({ root, latheHome, servers: configuredMcpServers(root, latheHome) }),
+      ...(options.sandboxProbe ? { probe: options.sandboxProbe } : {}),
+    });
+    const engine = new Engine(
+      root,
+      latheHome,
+      policy,
+      options.agent ?? "default",
+      options.checkpoints ?? {},
+      sandbox,
+    );
     const deps = {
       web: policy.web,
       settingsFile: policy.userSettingsFile,
@@ -184,8 +214,10 @@ export class Engine {
         root,
         latheHome,
         policy,
+        sandbox,
         ...(options.bundledPluginsDir ? { bundledDir: options.bundledPluginsDir } : {}),
         ...(options.onMcpEvent ? { onMcpEvent: options.onMcpEvent } : {}),
+        ...(options.approveUnsandboxedMcp ? { approveUnsandboxedMcp: options.approveUnsandboxedMcp } : {}),
       });
     }
     return engine;
@@ -206,9 +238,18 @@ export class Engine {
     await this.extensionsHost?.settle(timeoutMs);
   }
 
-  /** Things the user should be told once, e.g. project settings ignored until trusted. */
+  /**
+   * Things the user should be told once: project settings ignored until trusted, and that the
+   * OS sandbox is not active (why, what that means, the fix).
+   */
   get notices(): readonly string[] {
-    return this.policy.notices;
+    const sandbox = this.sandbox.notice;
+    return sandbox === undefined ? this.policy.notices : [...this.policy.notices, sandbox];
+  }
+
+  /** Whether the OS sandbox is active, and if not why and the fix (the app shows it). */
+  get sandboxStatus(): SandboxStatus {
+    return this.sandbox.status;
   }
 
   /**
@@ -364,7 +405,10 @@ export class Engine {
         mode,
         approver: options.approver,
         approvals: new ApprovalCache(approvalStores),
+        sandbox: this.sandbox.status,
+        protectedPaths: this.sandbox.protectedPaths,
       }),
+      sandbox: this.sandbox.scope({ tempDir: () => state.tempDir() }),
       observer: callRecorder(state.id, this.events, () => this.audit()),
       capabilityFor: (tool: AnyTool, s: SessionState) => {
         const vars = this.variables(s);
@@ -387,6 +431,9 @@ export class Engine {
       },
       onRelease: (s) => {
         this.open.delete(s);
+        void s.state.removeTemp().catch((err: unknown) => {
+          this.events.emit("internal-error", { toolId: "session", sessionId: s.id, error: err });
+        });
       },
     });
     this.open.add(session);
@@ -417,6 +464,7 @@ export class Engine {
       if (s.persistent) s.release();
       else await s.close();
     }
+    await this.sandbox.close();
     this.auditLog?.flush();
     this.db?.close();
     this.db = undefined;

@@ -40,3 +40,6 @@ export type { RestoreChoice, RestoreOptions, SkippedPath } from "./checkpoints/r
 export type { Checkpoint, CheckpointEntry } from "./checkpoints/checkpoint-store.ts";
 export type { StoredPrompt } from "./store/conversation-store.ts";
 export { CheckpointError } from "./errors/checkpoint-error.ts";
+export { doctor, type DoctorCheck, type DoctorOptions, type DoctorReport } from "./doctor/doctor.ts";
+export type { SandboxStatus } from "./sandbox/sandbox-availability.ts";
+export type { UnsandboxedServerApprover, UnsandboxedServerRequest } from "./mcp/mcp-manager.ts";

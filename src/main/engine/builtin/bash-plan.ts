@@ -1,6 +1,7 @@
 import os from "node:os";
 import type { CallPlan, PlannedAccess } from "../policy/call-plan.ts";
 import { commandEffects } from "../policy/shell/command-effects.ts";
+import { provablyReadOnly } from "../policy/shell/read-only-command.ts";
 import { analyzeShell, type ShellWord } from "../policy/shell/shell-analysis.ts";
 
 /** Redirection targets that are streams, not files: `2>/dev/null` touches nothing. */
@@ -55,5 +56,11 @@ export function planBashCommand(command: string, cwd?: string): CallPlan {
       accesses.push({ capability: r.access === "read" ? "fs.read" : "fs.write", path: target });
     }
   }
-  return { accesses, unclear, ...(cwd ? { cwd } : {}) };
+  return {
+    accesses,
+    unclear,
+    ...(cwd ? { cwd } : {}),
+    startsProcess: true,
+    notReadOnly: provablyReadOnly(analysis),
+  };
 }

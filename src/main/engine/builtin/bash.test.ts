@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -23,39 +23,47 @@ const bash = (
   signal?: AbortSignal,
 ): Promise<Envelope> => ws.session.call("bash", { command, ...extra }, signal ? { signal } : undefined);
 
-/** Alive means signalable and not a zombie waiting for a parent to reap it. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
+/**
+ * Host pids of the live (not zombie) `sleep <marker>` processes. Commands run in the OS
+ * sandbox's own PID namespace, where `$$` and `$!` mean nothing to this process, so the tests
+ * find what a command started by a unique argument (`sleep 100.<n>`) instead.
+ */
+function running(marker: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const argv = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
+      const state = readFileSync(`/proc/${entry}/stat`, "utf8").replace(/^.*\) /s, "")[0];
+      if (argv[0]?.endsWith("sleep") && argv[1] === marker && state !== "Z") pids.push(Number(entry));
+    } catch {
+      // Gone while we looked: not running.
+    }
   }
-  try {
-    const state = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /s, "")[0];
-    return state !== "Z";
-  } catch {
-    return process.platform === "linux" ? false : true;
-  }
+  return pids;
 }
 
-/** Waits until none of the pids is alive; returns how many still are after `withinMs`. */
-async function survivors(pids: number[], withinMs: number): Promise<number> {
+let markers = 0;
+/** A sleep duration no other process uses: `100.<pid><n>`. */
+function marker(): string {
+  return `100.${process.pid}${++markers}`;
+}
+
+/** Waits until nothing carries any of the markers; returns how many processes still do. */
+async function survivors(found: string[], withinMs: number): Promise<number> {
   const deadline = Date.now() + withinMs;
   for (;;) {
-    const left = pids.filter(alive).length;
+    const left = found.flatMap(running).length;
     if (left === 0 || Date.now() > deadline) return left;
     await new Promise((r) => setTimeout(r, 25));
   }
 }
 
-async function pidsFrom(...files: string[]): Promise<number[]> {
-  return Promise.all(files.map(async (f) => Number((await ws.text(f)).trim())));
-}
-
-async function waitForFile(relative: string, withinMs = 5000): Promise<void> {
+/** Waits until every marker is carried by a running process (the command really started them). */
+async function started(found: string[], withinMs = 5000): Promise<void> {
   const deadline = Date.now() + withinMs;
-  while (!existsSync(ws.abs(relative)) || (await ws.text(relative)).trim() === "") {
-    if (Date.now() > deadline) throw new Error(`${relative} never appeared`);
+  while (!found.every((m) => running(m).length > 0)) {
+    if (Date.now() > deadline) throw new Error(`not every process started: ${found.join(", ")}`);
     await new Promise((r) => setTimeout(r, 10));
   }
 }
@@ -100,21 +108,28 @@ describe("bash: results", () => {
   });
 
   it("runs in a non-interactive environment: dumb terminal, no colour, no pager, wide lines", async () => {
+    // The terminal is the command's output (in the OS sandbox it has no controlling terminal).
     const data = outputOf<BashData>(
-      await bash('echo "$TERM $NO_COLOR $PAGER $GIT_PAGER $LATHE"; stty size </dev/tty'),
+      await bash('echo "$TERM $NO_COLOR $PAGER $GIT_PAGER $LATHE"; stty size <&1'),
     );
     expect(data.output).toBe("dumb 1 cat cat 1\n50 500\n");
   });
 
   it("gives a command that reads stdin end-of-file instead of hanging", async () => {
-    const started = Date.now();
+    const began = Date.now();
     const data = outputOf<BashData>(
       await bash('cat; echo "cat done $?"; read -r line </dev/tty; echo "tty read $?"', {
         timeout_ms: 10_000,
       }),
     );
-    expect(data.output).toBe("cat done 0\ntty read 1\n");
-    expect(Date.now() - started).toBeLessThan(5000);
+    // Reading the terminal gets end-of-file; in the OS sandbox (its own session) there is no
+    // terminal to open at all, which fails at once too.
+    expect(data.output).toBe(
+      ws.engine.sandboxStatus.active
+        ? "cat done 0\n/usr/bin/bash: line 1: /dev/tty: No such device or address\ntty read 1\n"
+        : "cat done 0\ntty read 1\n",
+    );
+    expect(Date.now() - began).toBeLessThan(5000);
   });
 
   it("keys approvals on the command with its whitespace collapsed", () => {
@@ -169,53 +184,48 @@ describe("bash: arguments", () => {
 
 describe("bash: stopping", () => {
   it("kills the whole process group on timeout and says it timed out", async () => {
-    const started = Date.now();
-    const text = errorOf(
-      await bash("(trap '' HUP; exec sleep 100) & echo $! > bg.pid; echo $$ > sh.pid; sleep 100", {
-        timeout_ms: 700,
-      }),
-    );
-    expect(text).toContain("timed out after 700 ms");
-    expect(Date.now() - started).toBeLessThan(3000);
-    const pids = await pidsFrom("bg.pid", "sh.pid");
-    expect(await survivors(pids, 3000)).toBe(0);
+    const [bg, fg] = [marker(), marker()];
+    const began = Date.now();
+    const call = bash(`(trap '' HUP; exec sleep ${bg}) & sleep ${fg}`, { timeout_ms: 1500 });
+    await started([bg, fg]);
+    const text = errorOf(await call);
+    expect(text).toContain("timed out after 1500 ms");
+    expect(Date.now() - began).toBeLessThan(4000);
+    expect(await survivors([bg, fg], 3000)).toBe(0);
   });
 
   it("SIGKILLs a process group that ignores SIGTERM", async () => {
-    const text = errorOf(
-      await bash("trap '' TERM; sleep 100 & echo $! > bg.pid; echo $$ > sh.pid; sleep 100", {
-        timeout_ms: 500,
-      }),
-    );
-    expect(text).toContain("timed out");
-    const pids = await pidsFrom("bg.pid", "sh.pid");
-    expect(await survivors(pids, 5000)).toBe(0);
+    const [bg, fg] = [marker(), marker()];
+    const call = bash(`trap '' TERM; sleep ${bg} & sleep ${fg}`, { timeout_ms: 1500 });
+    await started([bg, fg]);
+    expect(errorOf(await call)).toContain("timed out");
+    expect(await survivors([bg, fg], 5000)).toBe(0);
   });
 
   it("stops promptly when the call is aborted mid-command, leaving nothing running", async () => {
+    const [bg, fg] = [marker(), marker()];
     const controller = new AbortController();
-    const call = bash(
-      "(trap '' HUP; exec sleep 100) & echo $! > bg.pid; echo $$ > sh.pid; sleep 100",
-      {},
-      controller.signal,
-    );
-    await waitForFile("bg.pid");
-    await waitForFile("sh.pid");
+    const call = bash(`(trap '' HUP; exec sleep ${bg}) & sleep ${fg}`, {}, controller.signal);
+    await started([bg, fg]);
     const abortedAt = Date.now();
     controller.abort(new Error("the user pressed stop"));
     expect(errorOf(await call)).toContain("aborted");
     expect(Date.now() - abortedAt).toBeLessThan(500);
-    expect(await survivors(await pidsFrom("bg.pid", "sh.pid"), 3000)).toBe(0);
+    expect(await survivors([bg, fg], 3000)).toBe(0);
   });
 
   it("stops background jobs left behind when the command ends, even ones ignoring SIGHUP", async () => {
+    const [bg, bg2] = [marker(), marker()];
     const data = outputOf<BashData>(
       await bash(
-        "(trap '' HUP; exec sleep 100) & echo $! > bg.pid; sleep 100 & echo $! > bg2.pid; echo started",
+        `(trap '' HUP; exec sleep ${bg}) & echo $! > bg.pid; sleep ${bg2} & echo $! > bg2.pid; echo started`,
       ),
     );
     expect(data).toEqual({ output: "started\n", exit_code: 0 });
-    expect(await survivors(await pidsFrom("bg.pid", "bg2.pid"), 3000)).toBe(0);
+    // Both jobs did start (their pids were written), and neither outlives the call.
+    expect((await ws.text("bg.pid")).trim()).toMatch(/^\d+$/);
+    expect((await ws.text("bg2.pid")).trim()).toMatch(/^\d+$/);
+    expect(await survivors([bg, bg2], 3000)).toBe(0);
   });
 });
 

@@ -4,8 +4,9 @@ import type { ToolRuntime } from "../tools/contract.ts";
 import type { ShellRunRequirement } from "../tools/requirement-set.ts";
 import { OUTPUT_LIMITS, selfTruncated, type SelfTruncated } from "../tools/truncation.ts";
 import { CappedOutput } from "./capped-output.ts";
+import { undoneNotice } from "../sandbox/process-sandbox.ts";
 import { defineBuiltin } from "./define-builtin.ts";
-import { runInPty, type PtyProcess } from "./pty-runner.ts";
+import { ptyScript, runInPty, type PtyProcess } from "./pty-runner.ts";
 import { planBashCommand } from "./bash-plan.ts";
 
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -128,6 +129,11 @@ export const bashTool = defineBuiltin({
     checkCommand(args.command);
     const cwd = await resolveCwd(args.cwd, runtime);
     runtime.signal.throwIfAborted();
+    // In the OS sandbox when it is active; when not, the policy has had a person approve
+    // anything that is not provably read-only.
+    const confined = runtime.sandbox.status.active
+      ? await runtime.sandbox.confine(ptyScript(args.command), { signal: runtime.signal, pty: true })
+      : undefined;
     let proc: PtyProcess | undefined;
     const output = new CappedOutput({
       maxBytes: OUTPUT_LIMITS.bashBytes,
@@ -136,19 +142,25 @@ export const bashTool = defineBuiltin({
       resume: () => proc?.resume(),
     });
     let exitCode: number;
+    let removed: string[];
     try {
       proc = runInPty({
         command: args.command,
         cwd,
         signal: runtime.signal,
         onData: (chunk) => output.write(chunk),
+        ...(confined ? { confined } : {}),
       });
       ({ exitCode } = await proc.exited);
       runtime.signal.throwIfAborted();
     } catch (err) {
       output.discard();
       throw err;
+    } finally {
+      removed = confined?.release() ?? [];
     }
+    const notice = undoneNotice(runtime.root, removed);
+    if (notice) output.write(Buffer.from(notice));
     const captured = await output.finish();
     const data: BashData = { output: captured.text, exit_code: exitCode };
     return captured.sidecarPath === undefined ? data : selfTruncated(data, captured.sidecarPath);

@@ -1,4 +1,5 @@
 import { spawn as spawnPty, type IPty } from "node-pty";
+import { killSandboxTree } from "../sandbox/kill-sandbox-tree.ts";
 
 /** How a command ended: `exitCode` is 128 + the signal number when a signal killed it. */
 export interface PtyExit {
@@ -8,6 +9,12 @@ export interface PtyExit {
 export interface PtyCommand {
   /** The shell command line, run by `bash --noprofile --norc -c`. */
   command: string;
+  /**
+   * Run it this way instead: a shell line (for `bash -c`) that runs `ptyScript(command)` inside
+   * the OS sandbox, and the environment that needs. The pty, the process-group kill and
+   * backpressure stay the same; the sandbox ends the whole tree inside with its first process.
+   */
+  confined?: { line: string; env: Record<string, string> };
   /** Canonical absolute working directory. */
   cwd: string;
   /** Aborting kills the command's whole process group. */
@@ -45,6 +52,11 @@ const EXIT_POLL_MS = 20;
  * Both sit on the command's first line, so bash's line numbers in messages stay right.
  */
 const PRELUDE = "stty -onlcr 2>/dev/null; exec </dev/null; ";
+
+/** What bash runs for a command: the prelude, then the command on the same first line. */
+export function ptyScript(command: string): string {
+  return PRELUDE + command;
+}
 /** End-of-file for programs that open the terminal itself (/dev/tty) to ask for input. */
 const EOF_CHAR = "\x04";
 
@@ -101,16 +113,20 @@ function killGroup(pgid: number): void {
  */
 export function runInPty(options: PtyCommand): PtyProcess {
   options.signal.throwIfAborted();
-  const pty: IPty = spawnPty("/bin/bash", ["--noprofile", "--norc", "-c", PRELUDE + options.command], {
+  const argv = options.confined
+    ? ["--noprofile", "--norc", "-c", options.confined.line]
+    : ["--noprofile", "--norc", "-c", ptyScript(options.command)];
+  const pty: IPty = spawnPty("/bin/bash", argv, {
     name: "dumb",
     cols: COLUMNS,
     rows: ROWS,
     cwd: options.cwd,
-    env: commandEnv(),
+    env: { ...commandEnv(), ...options.confined?.env },
     encoding: null,
   });
   const pgid = pty.pid;
-  pty.write(EOF_CHAR);
+  // In the sandbox the command has no controlling terminal to open, so there is nobody to tell.
+  if (!options.confined) pty.write(EOF_CHAR);
 
   // Backpressure: stop reading while the consumer is full, but never once bash has exited.
   let paused = false;
@@ -134,7 +150,11 @@ export function runInPty(options: PtyCommand): PtyProcess {
     exitWatch = setInterval(drainIfExited, EXIT_POLL_MS);
   };
 
-  const onAbort = (): void => killGroup(pgid);
+  // A sandbox runs in a session of its own, out of the group's reach: it goes with its launcher.
+  const onAbort = (): void => {
+    if (options.confined) killSandboxTree(pgid);
+    killGroup(pgid);
+  };
   options.signal.addEventListener("abort", onAbort, { once: true });
   // With encoding null node-pty hands over Buffers; its typings only know strings.
   const data = pty.onData((chunk) => options.onData(chunk as unknown as Buffer));

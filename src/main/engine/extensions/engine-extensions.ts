@@ -1,8 +1,9 @@
 import type { McpEvent } from "../mcp/mcp-event.ts";
-import { McpManager } from "../mcp/mcp-manager.ts";
+import { McpManager, type UnsandboxedServerApprover } from "../mcp/mcp-manager.ts";
 import { PluginManager } from "../plugins/plugin-manager.ts";
 import type { PolicyConfig } from "../policy/policy-config.ts";
 import { TrustStore } from "../policy/trust-store.ts";
+import type { EngineSandbox } from "../sandbox/engine-sandbox.ts";
 import type { ToolRegistry } from "../tools/tool-registry.ts";
 
 export interface ExtensionOptions {
@@ -15,6 +16,10 @@ export interface ExtensionOptions {
   /** Watch plugin folders for changes (applied between turns). Default true. */
   watch?: boolean;
   onMcpEvent?: (event: McpEvent) => void;
+  /** The OS sandbox stdio MCP servers run in. */
+  sandbox: EngineSandbox;
+  /** Asked before a stdio MCP server starts unconfined (the sandbox not active); none: refused. */
+  approveUnsandboxedMcp?: UnsandboxedServerApprover;
 }
 
 /**
@@ -49,7 +54,9 @@ export class EngineExtensions {
       trust,
       root: options.root,
       latheHome: options.latheHome,
+      sandbox: options.sandbox,
       ...(options.onMcpEvent ? { onEvent: options.onMcpEvent } : {}),
+      ...(options.approveUnsandboxedMcp ? { approveUnsandboxed: options.approveUnsandboxedMcp } : {}),
     });
     await plugins.load();
     mcp.start();

@@ -1,9 +1,13 @@
 import path from "node:path";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { ProcessSandbox } from "../sandbox/process-sandbox.ts";
 import { loadSettings } from "../policy/lathe-settings.ts";
-import type { SourcedMcpServer } from "../policy/policy-config.ts";
+import { loadPolicyConfig, type SourcedMcpServer } from "../policy/policy-config.ts";
+import { ProtectedPaths } from "../policy/protected-paths.ts";
 import type { TrustStore } from "../policy/trust-store.ts";
-import { commandLine } from "./mcp-command-line.ts";
+import { EngineSandbox } from "../sandbox/engine-sandbox.ts";
+import { commandLine, isStdio } from "./mcp-command-line.ts";
+import { serverConfinement } from "./mcp-confinement.ts";
 import { McpConnection } from "./mcp-connection.ts";
 import { mcpLogFile } from "./mcp-manager.ts";
 import { pinScope, serverHash, serverPinKey, toolHash, toolPinKey } from "./mcp-pins.ts";
@@ -18,6 +22,8 @@ export interface ApprovalInput {
   latheHome: string;
   connectTimeoutMs?: number;
   pathProvider?: () => Promise<string>;
+  /** The OS sandbox the servers are listed in (default: one for this root and the user's settings). */
+  sandbox?: EngineSandbox;
 }
 
 export interface ApprovalResult {
@@ -48,9 +54,31 @@ export function configuredMcpServers(root: string, latheHome: string): SourcedMc
   return [...byName.values()].filter((s) => !s.config.disabled);
 }
 
+/**
+ * List a server's tools, starting it once: in the OS sandbox when it is active. When it is not,
+ * the server starts unconfined: approving it (`lathe trust`, the app's approve button) is a
+ * person's decision to run exactly this command line.
+ */
 async function listTools(
   server: SourcedMcpServer,
   input: ApprovalInput,
+  sandbox: EngineSandbox,
+): Promise<{ tools: Tool[]; error?: string }> {
+  const confinement =
+    sandbox.status.active && isStdio(server.config)
+      ? serverConfinement(sandbox, server.name, server.config, input.root)
+      : undefined;
+  try {
+    return await listToolsIn(server, input, confinement?.sandbox);
+  } finally {
+    await confinement?.dispose();
+  }
+}
+
+async function listToolsIn(
+  server: SourcedMcpServer,
+  input: ApprovalInput,
+  sandbox: ProcessSandbox | undefined,
 ): Promise<{ tools: Tool[]; error?: string }> {
   let tools: Tool[] = [];
   const log = new McpServerLog(mcpLogFile(input.latheHome, server.name));
@@ -64,6 +92,7 @@ async function listTools(
     reconnect: false,
     ...(input.connectTimeoutMs !== undefined ? { connectTimeoutMs: input.connectTimeoutMs } : {}),
     ...(input.pathProvider ? { pathProvider: input.pathProvider } : {}),
+    ...(sandbox ? { sandbox } : {}),
     onTools: (listed) => {
       tools = listed;
     },
@@ -88,20 +117,39 @@ export async function approveServers(input: ApprovalInput): Promise<ApprovalResu
       `Trust ${input.root} before approving its MCP servers (lathe trust --root ${input.root}).`,
     );
   }
-  return Promise.all(
-    input.servers.map(async (server): Promise<ApprovalResult> => {
-      const scope = pinScope(server, input.root);
-      const { tools, error } = await listTools(server, input);
-      const pins: Record<string, string> = { [serverPinKey(server.name)]: serverHash(server.config) };
-      for (const tool of tools) pins[toolPinKey(server.name, tool.name)] = toolHash(tool);
-      input.trust.pin(scope, pins);
-      const result: ApprovalResult = {
-        name: server.name,
-        layer: server.layer,
-        commandLine: commandLine(server.config, input.root),
-        tools: tools.map((t) => t.name),
-      };
-      return error === undefined ? result : { ...result, error };
-    }),
-  );
+  const sandbox =
+    input.sandbox ??
+    (await EngineSandbox.create({
+      root: input.root,
+      settings: loadPolicyConfig({ root: input.root, latheHome: input.latheHome }).sandbox,
+      protectedPaths: new ProtectedPaths({
+        root: input.root,
+        latheHome: input.latheHome,
+        servers: configuredMcpServers(input.root, input.latheHome),
+      }),
+    }));
+  try {
+    return await Promise.all(input.servers.map((server) => approveServer(server, input, sandbox)));
+  } finally {
+    if (!input.sandbox) await sandbox.close();
+  }
+}
+
+async function approveServer(
+  server: SourcedMcpServer,
+  input: ApprovalInput,
+  sandbox: EngineSandbox,
+): Promise<ApprovalResult> {
+  const scope = pinScope(server, input.root);
+  const { tools, error } = await listTools(server, input, sandbox);
+  const pins: Record<string, string> = { [serverPinKey(server.name)]: serverHash(server.config) };
+  for (const tool of tools) pins[toolPinKey(server.name, tool.name)] = toolHash(tool);
+  input.trust.pin(scope, pins);
+  const result: ApprovalResult = {
+    name: server.name,
+    layer: server.layer,
+    commandLine: commandLine(server.config, input.root),
+    tools: tools.map((t) => t.name),
+  };
+  return error === undefined ? result : { ...result, error };
 }

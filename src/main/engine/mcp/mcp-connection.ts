@@ -14,6 +14,7 @@ function isMcpError(err: unknown): err is Error & { code: number } {
 import { redactText } from "../audit/redact.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { McpServerConfig } from "../policy/lathe-settings.ts";
+import type { ProcessSandbox } from "../sandbox/process-sandbox.ts";
 import { loginShellPath } from "./login-shell-path.ts";
 import { commandLine, isStdio } from "./mcp-command-line.ts";
 import type { McpServerLog } from "./mcp-server-log.ts";
@@ -40,6 +41,8 @@ export interface McpConnectionOptions {
   reconnect?: boolean;
   /** The PATH a stdio server starts with (default: the login shell's). */
   pathProvider?: () => Promise<string>;
+  /** The OS sandbox a stdio server runs in when it is active (none: it runs unconfined). */
+  sandbox?: ProcessSandbox;
   /** Called just before each process start or HTTP connect. */
   onStarting?(): void;
   onState?(state: ConnectionState, error: string | undefined): void;
@@ -207,8 +210,12 @@ export class McpConnection {
         this.options.root,
         log,
         this.options.pathProvider ?? loginShellPath,
+        this.options.sandbox,
       );
-      if (generation !== this.generation) return;
+      if (generation !== this.generation) {
+        opened.release();
+        return;
+      }
       const sdk = await loadMcpSdk();
       client = new sdk.Client(CLIENT_INFO, { capabilities: {} });
       this.attemptClient = client;
@@ -235,6 +242,7 @@ export class McpConnection {
       if (generation !== this.generation) return;
       this.attemptClient = undefined;
       if (client) await this.closeClient(client);
+      opened?.release();
       this.error = this.describeFailure(err, opened);
       log.note(`could not connect: ${this.error}`);
       if (this.everConnected && this.options.reconnect !== false) this.scheduleRetry();

@@ -2,13 +2,29 @@ import path from "node:path";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { SourcedMcpServer } from "../policy/policy-config.ts";
 import type { TrustStore } from "../policy/trust-store.ts";
+import type { EngineSandbox } from "../sandbox/engine-sandbox.ts";
+import type { ProcessSandbox } from "../sandbox/process-sandbox.ts";
 import type { ToolRegistry } from "../tools/tool-registry.ts";
 import { bindServerTools, mcpOrigin, unbindServer } from "./mcp-binding.ts";
-import { commandLine } from "./mcp-command-line.ts";
+import { commandLine, isStdio } from "./mcp-command-line.ts";
+import { serverConfinement, type ServerConfinement } from "./mcp-confinement.ts";
 import { McpConnection, type Backoff, type ConnectionState } from "./mcp-connection.ts";
 import type { McpEvent, McpServerState, McpServerStatus } from "./mcp-event.ts";
 import { pinScope, pinStatus, serverBlockReason, serverHash, serverPinKey } from "./mcp-pins.ts";
 import { McpServerLog } from "./mcp-server-log.ts";
+
+/** What a person is asked before a stdio MCP server starts without the OS sandbox. */
+export interface UnsandboxedServerRequest {
+  server: string;
+  layer: "global" | "project";
+  /** The exact command line it would start with. */
+  commandLine: string;
+  /** Why the sandbox is not active. */
+  reason: string;
+}
+
+/** Answers whether a stdio MCP server may start unconfined this time; true lets it start. */
+export type UnsandboxedServerApprover = (request: UnsandboxedServerRequest) => Promise<boolean>;
 
 export interface McpManagerOptions {
   registry: ToolRegistry;
@@ -25,6 +41,17 @@ export interface McpManagerOptions {
   backoff?: Backoff;
   /** The PATH stdio servers start with (default: the login shell's, merged with this process's). */
   pathProvider?: () => Promise<string>;
+  /**
+   * The OS sandbox stdio servers run in: their working folder and the workspace writable, their
+   * own files and the other protected paths read-only, network `sandbox.allowNetwork` plus the
+   * server's own `allowNetwork`.
+   */
+  sandbox: EngineSandbox;
+  /**
+   * Asked before a stdio server starts while the OS sandbox is not active. Without one (headless)
+   * such a server is not started, and says why and how to fix it.
+   */
+  approveUnsandboxed?: UnsandboxedServerApprover;
 }
 
 interface Slot {
@@ -39,6 +66,14 @@ interface Slot {
   listing: Tool[] | undefined;
   /** Whether the registry must be brought up to date with this server at the next apply. */
   dirty: boolean;
+  /** The server's OS sandbox, once it has started confined. */
+  confinement: ServerConfinement | undefined;
+}
+
+/** How a server starts: in the sandbox, unconfined (approved), or not at all. */
+interface Confinement {
+  sandbox?: ProcessSandbox;
+  refused?: string;
 }
 
 export function mcpLogFile(latheHome: string, server: string): string {
@@ -70,6 +105,7 @@ export class McpManager {
       blocked: undefined,
       listing: undefined,
       dirty: false,
+      confinement: undefined,
     }));
     this.readyPromise = new Promise((resolve) => {
       this.resolveReady = resolve;
@@ -182,6 +218,8 @@ export class McpManager {
       unbindServer(this.options.registry, slot.server);
       slot.dirty = false;
       await slot.log.flush();
+      await slot.confinement?.dispose();
+      slot.confinement = undefined;
     }
     this.resolveReady();
   }
@@ -206,10 +244,61 @@ export class McpManager {
     this.options.onEvent?.(event);
   }
 
-  /** Check the server's pin, then connect; resolves when the first connect settles. */
-  private launch(slot: Slot): Promise<void> {
+  /**
+   * The OS sandbox a stdio server runs in, or why it may not start: when the sandbox is not
+   * active, only a person's approval lets it start unconfined.
+   */
+  private confinement(slot: Slot): Confinement | Promise<Confinement> {
     const { server } = slot;
+    const config = server.config;
+    if (!isStdio(config)) return {};
+    const engineSandbox = this.options.sandbox;
+    const status = engineSandbox.status;
+    if (status.active) {
+      slot.confinement ??= serverConfinement(engineSandbox, server.name, config, this.options.root);
+      return { sandbox: slot.confinement.sandbox };
+    }
+    const unconfined = `the OS sandbox is not active (${status.reason})`;
+    const approve = this.options.approveUnsandboxed;
+    if (!approve) {
+      return {
+        refused: `MCP server "${server.name}" was not started: ${unconfined}, and a stdio server runs unconfined only with a person's approval, which this host cannot ask (headless). To fix it: ${status.fix}.`,
+      };
+    }
+    const request = {
+      server: server.name,
+      layer: server.layer,
+      commandLine: slot.commandLine,
+      reason: status.reason ?? "unknown",
+    };
+    return approve(request)
+      .catch(() => false)
+      .then((approved) =>
+        approved
+          ? {}
+          : {
+              refused: `MCP server "${server.name}" was not started: ${unconfined}, and running it unconfined was not approved.`,
+            },
+      );
+  }
+
+  /**
+   * Check the server's pin and its confinement, then connect; resolves when the first connect
+   * settles. Synchronous up to the connect unless a person must be asked, so a start shows at once.
+   */
+  private launch(slot: Slot): Promise<void> {
     slot.blocked = this.blockReason(slot);
+    if (slot.blocked) return this.connect(slot, {});
+    const confinement = this.confinement(slot);
+    return confinement instanceof Promise
+      ? confinement.then((c) => this.connect(slot, c))
+      : this.connect(slot, confinement);
+  }
+
+  private connect(slot: Slot, confinement: Confinement): Promise<void> {
+    const { server } = slot;
+    slot.blocked ??= confinement.refused;
+    const sandbox = confinement.sandbox;
     if (slot.blocked) {
       slot.listing = undefined;
       slot.dirty = true;
@@ -229,6 +318,7 @@ export class McpManager {
         : {}),
       ...(this.options.backoff ? { backoff: this.options.backoff } : {}),
       ...(this.options.pathProvider ? { pathProvider: this.options.pathProvider } : {}),
+      ...(sandbox ? { sandbox } : {}),
       onStarting: () => {
         const first = !this.started.has(server.name);
         this.started.add(server.name);

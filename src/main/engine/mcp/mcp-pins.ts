@@ -51,10 +51,20 @@ export function toolPinKey(server: string, tool: string): string {
   return `mcp:${server}:tool:${tool}`;
 }
 
-/** The hash of a server's exact command line: command, args, env, cwd — or URL and header names. */
+/**
+ * The hash of a server's exact command line: command, args, env, cwd, and the hosts its sandbox
+ * lets it reach (only when it names any, so older pins still match) — or URL and header names.
+ */
 export function serverHash(config: McpServerConfig): string {
   const identity = isStdio(config)
-    ? { transport: "stdio", command: config.command, args: config.args, env: config.env, cwd: config.cwd }
+    ? {
+        transport: "stdio",
+        command: config.command,
+        args: config.args,
+        env: config.env,
+        cwd: config.cwd,
+        ...(config.allowNetwork ? { allowNetwork: config.allowNetwork } : {}),
+      }
     : { transport: "http", url: config.url, headers: Object.keys(config.headers).sort() };
   return sha256(stableStringify(identity));
 }

@@ -1,7 +1,9 @@
-import { execFile, type ExecFileException } from "node:child_process";
+import { execFile, type ChildProcess, type ExecFileException } from "node:child_process";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import { commandText } from "../policy/call-plan.ts";
 import type { SimpleCommand } from "../policy/shell/shell-analysis.ts";
+import { undoneNotice } from "../sandbox/process-sandbox.ts";
+import { killSandboxTree } from "../sandbox/kill-sandbox-tree.ts";
 import type { ToolRuntime } from "../tools/contract.ts";
 import type { RequirementSet } from "../tools/requirement-set.ts";
 import { planPluginCommand } from "./plugin-shell-plan.ts";
@@ -67,13 +69,25 @@ export async function pluginShellRun(
   const command = pluginCommand(cmd, argv);
   await authorizeCommand(runtime, command, requires);
   const cap = PLUGIN_LIMITS.shellOutputBytes;
+  // In the OS sandbox when it is active (through bash, which runs the sandbox's launcher); when
+  // not, the policy has had a person approve this command.
+  const confined = runtime.sandbox.status.active
+    ? await runtime.sandbox.confine(command.source, { signal: runtime.signal })
+    : undefined;
+  const [file, args] = confined ? ["/bin/bash", ["-c", confined.line]] : [cmd, [...argv]];
+  // Before execFile's own abort handling: the sandbox goes down with its launcher, whole.
+  let child: ChildProcess | undefined;
+  const stopSandbox = (): void => {
+    if (child?.pid !== undefined) killSandboxTree(child.pid);
+  };
+  if (confined) runtime.signal.addEventListener("abort", stopSandbox, { once: true });
   return new Promise<ShellResult>((resolve, reject) => {
-    const child = execFile(
-      cmd,
-      [...argv],
+    child = execFile(
+      file,
+      args,
       {
         cwd: runtime.root,
-        env: childEnv(),
+        env: { ...childEnv(), ...confined?.env },
         encoding: "buffer",
         maxBuffer: cap,
         timeout: PLUGIN_LIMITS.shellTimeoutMs,
@@ -83,6 +97,8 @@ export async function pluginShellRun(
         shell: false,
       },
       (error: ExecFileException | null, stdout: Buffer, stderr: Buffer) => {
+        runtime.signal.removeEventListener("abort", stopSandbox);
+        const undone = undoneNotice(runtime.root, confined?.release() ?? []);
         if (error?.code === "ENOENT") {
           reject(new ToolCallError(`"${cmd}" was not found on PATH; install it, or ask the user to.`));
           return;
@@ -91,7 +107,7 @@ export async function pluginShellRun(
           reject(new ToolCallError(`"${command.source}" was stopped because the call was aborted.`));
           return;
         }
-        const all = Buffer.concat([stdout, stderr]);
+        const all = Buffer.concat([stdout, stderr, Buffer.from(undone)]);
         const overflow = error?.code === "ERR_CHILD_PROCESS_STDIO_MAXBUFFER" || all.length > cap;
         const exitCode = typeof error?.code === "number" ? error.code : error ? null : 0;
         let output = all.subarray(0, cap).toString("utf8");

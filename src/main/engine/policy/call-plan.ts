@@ -13,6 +13,14 @@ export interface CallPlan {
   unclear: string[];
   /** The working directory, relative to the root, for paths in the plan (default: the root). */
   cwd?: string;
+  /**
+   * For a call that starts a shell command (bash): undefined when the command provably changes
+   * nothing, else why not. Without the OS sandbox only a provably read-only command runs
+   * without a person.
+   */
+  notReadOnly?: string | undefined;
+  /** Whether the call starts a process (bash, a plugin's command); see `notReadOnly`. */
+  startsProcess?: boolean;
 }
 
 /** A planned access after the capability check: canonical paths, parsed hosts. */

@@ -2,6 +2,7 @@ import os from "node:os";
 import path from "node:path";
 import type { FsCapability } from "../capability/fs-capability.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
+import type { SandboxStatus } from "../sandbox/sandbox-availability.ts";
 import type { AnyTool, ToolOrigin } from "../tools/contract.ts";
 import type { ApprovalCache } from "./approval-cache.ts";
 import type { Approver } from "./approval-request.ts";
@@ -9,6 +10,7 @@ import { commandText, type CallPlan, type ResolvedAccess } from "./call-plan.ts"
 import type { ApprovalMode } from "./lathe-settings.ts";
 import type { PolicyConfig } from "./policy-config.ts";
 import { hostIsDeclared, matchingHostPattern, urlHost } from "./host-pattern.ts";
+import type { ProtectedPaths } from "./protected-paths.ts";
 import { compilePattern } from "./rule-pattern.ts";
 import { explainVerdict, type Ruleset, type Subject } from "./ruleset.ts";
 import { matchesShellRequirement } from "./shell-requirements.ts";
@@ -43,6 +45,10 @@ export interface PolicyContext {
   approver: Approver | undefined;
   approvals: ApprovalCache;
   watchdog: readonly WatchdogCheck[];
+  /** Whether the OS sandbox confines the processes calls start (when not, they need a person). */
+  sandbox: SandboxStatus;
+  /** What no write may reach (the watchdog's self-protection). */
+  protectedPaths: ProtectedPaths;
 }
 
 function wildcard(pattern: string): RegExp {
@@ -144,6 +150,22 @@ async function resolvePlan(
   return { accesses, cwd };
 }
 
+/**
+ * Why a call needs a person because the OS sandbox is not there to hold what it starts: a bash
+ * command that is not provably read-only, or any command a plugin starts. Undefined when the
+ * sandbox is active or the call starts nothing that could change anything.
+ */
+function unconfinedReason(sandbox: SandboxStatus, plan: CallPlan): string | undefined {
+  if (sandbox.active) return undefined;
+  const why = plan.startsProcess
+    ? plan.notReadOnly && `this command is not provably read-only (${plan.notReadOnly})`
+    : plan.accesses.some((a) => a.capability === "shell.run")
+      ? "it starts a command for a plugin"
+      : undefined;
+  if (why === undefined) return undefined;
+  return `the OS sandbox is not active (${sandbox.reason}), and ${why}, so only a person can let it run unconfined. To turn the sandbox on: ${sandbox.fix}`;
+}
+
 function howToAllow(toolId: string, ctx: PolicyContext, subject: Subject | undefined): string {
   const pattern = subject?.values[0] ?? "*";
   const rule = JSON.stringify({ permission: toolId, pattern, action: "allow" });
@@ -211,6 +233,7 @@ export async function decideCall(
       root: ctx.root,
       latheHome: ctx.latheHome,
       home: os.homedir(),
+      protectedPaths: ctx.protectedPaths,
       ruleAllows: (text, mention) =>
         ctx.ruleset.rules.some(
           (r) =>
@@ -240,6 +263,8 @@ export async function decideCall(
     };
   }
   if (watchdog.decision === "ask") hardAsk.push(...watchdog.reasons);
+  const unconfined = unconfinedReason(ctx.sandbox, plan);
+  if (unconfined !== undefined) hardAsk.push(unconfined);
 
   const ruleAsk = verdict.action === "ask" && tool.gated;
   if (!ruleAsk && hardAsk.length === 0) {

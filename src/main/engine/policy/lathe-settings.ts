@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { ConfigError } from "../errors/config-error.ts";
+import { HostPatternSchema, SandboxSettingsSchema } from "../sandbox/sandbox-settings.ts";
 import { ShellRunRequirementSchema } from "../tools/requirement-set.ts";
 import { PermissionRuleSchema } from "./permission-rule.ts";
 
@@ -34,6 +35,12 @@ const McpStdioServerSchema = z.strictObject({
     .default([])
     .describe("Tools of this server to keep out of the initial context."),
   disabled: z.boolean().default(false),
+  allowNetwork: z
+    .array(HostPatternSchema)
+    .optional()
+    .describe(
+      'Hosts this server may reach from inside the OS sandbox, besides "sandbox.allowNetwork" (e.g. ["api.github.com"]).',
+    ),
 });
 const McpHttpServerSchema = z.strictObject({
   url: z.url(),
@@ -187,6 +194,7 @@ export const SettingsSchema = z.strictObject({
     .describe(
       'Plugins not to load (user settings only): a folder name disables it in every layer, "LAYER:NAME" in one.',
     ),
+  sandbox: SandboxSettingsSchema.optional(),
   providers: ProvidersSchema.default({}).describe("Model endpoints and where their API keys are read from."),
   defaultModel: z
     .string()

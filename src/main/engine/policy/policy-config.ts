@@ -1,4 +1,5 @@
 import path from "node:path";
+import { effectiveSandboxSettings, type EffectiveSandboxSettings } from "../sandbox/sandbox-settings.ts";
 import type { ShellRunRequirement } from "../tools/requirement-set.ts";
 import {
   loadSettings,
@@ -35,6 +36,8 @@ export interface PolicyConfig {
   mcpServers: SourcedMcpServer[];
   /** web_fetch and web_search settings (the user's; a trusted project's replace them). */
   web: Settings["web"];
+  /** The OS sandbox: the user's settings, narrowed (never widened) by the project's. */
+  sandbox: EffectiveSandboxSettings;
   projectTrusted: boolean;
   userSettingsFile: string;
   projectSettingsFile: string;
@@ -102,6 +105,12 @@ export function loadPolicyConfig(input: PolicyConfigInput): PolicyConfig {
     };
   }
 
+  const sandbox = effectiveSandboxSettings(user.sandbox, project.sandbox, {
+    user: userSettingsFile,
+    project: projectSettingsFile,
+  });
+  notices.push(...sandbox.notices);
+
   return {
     rules: [
       ...scoped(input.manifestRules ?? [], "manifest", input.manifestName ?? "the agent manifest"),
@@ -118,6 +127,7 @@ export function loadPolicyConfig(input: PolicyConfigInput): PolicyConfig {
     shell: [...user.shell, ...effectiveProject.shell],
     mcpServers: mergeServers(user, effectiveProject, userSettingsFile, projectSettingsFile),
     web: projectTrusted && hasWebSettings(project) ? project.web : user.web,
+    sandbox,
     projectTrusted,
     userSettingsFile,
     projectSettingsFile,

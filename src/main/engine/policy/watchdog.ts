@@ -1,4 +1,5 @@
 import type { ResolvedAccess } from "./call-plan.ts";
+import type { ProtectedPaths } from "./protected-paths.ts";
 
 export type WatchdogVerdict = { decision: "allow" } | { decision: "deny" | "ask"; reason: string };
 
@@ -14,6 +15,8 @@ export interface WatchdogCall {
   root: string;
   latheHome: string;
   home: string;
+  /** What no write may reach: Lathe's own files, git's configuration and hooks, MCP servers' files. */
+  protectedPaths: ProtectedPaths;
   /** Whether an explicit allow rule names this exact command (for guards a rule may lift). */
   ruleAllows(commandText: string, mustMention: string): boolean;
   /** Whether the network host is one the user allowed. */

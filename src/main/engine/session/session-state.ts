@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { removeAbandonedPartials, writeComplete } from "./partial-file.ts";
 import type { Asker } from "./question-request.ts";
@@ -28,6 +29,7 @@ export class SessionState {
   private readonly persistence: SessionPersistence | undefined;
   /** Who answers the question tool; undefined when the host is headless. */
   readonly asker: Asker | undefined;
+  private temp: Promise<string> | undefined;
 
   constructor(
     id: string,
@@ -88,8 +90,31 @@ export class SessionState {
     await removeAbandonedPartials(this.sidecarDir);
   }
 
-  /** Remove the working directory and every sidecar in it. */
+  /**
+   * The temp folder (TMPDIR) of the processes this session starts, the one place besides the
+   * workspace their OS sandbox lets them write. Outside `$LATHE_HOME`, which stays read-only to
+   * them; made fresh (mkdtemp) on first use, so nobody can have prepared it.
+   */
+  tempDir(): Promise<string> {
+    this.temp ??= mkdtemp(path.join(os.tmpdir(), `lathe-${this.id.replace(/[^A-Za-z0-9_-]/g, "_")}-`)).catch(
+      (err: unknown) => {
+        this.temp = undefined;
+        throw err;
+      },
+    );
+    return this.temp;
+  }
+
+  /** Remove the processes' temp folder (when the session ends or is let go). */
+  async removeTemp(): Promise<void> {
+    const temp = this.temp;
+    this.temp = undefined;
+    const dir = await temp?.catch(() => undefined);
+    if (dir) await rm(dir, { recursive: true, force: true });
+  }
+
+  /** Remove the working directory, every sidecar in it, and the processes' temp folder. */
   async removeFiles(): Promise<void> {
-    await rm(this.dir, { recursive: true, force: true });
+    await Promise.all([rm(this.dir, { recursive: true, force: true }), this.removeTemp()]);
   }
 }

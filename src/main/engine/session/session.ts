@@ -2,6 +2,7 @@ import type { FsCapability } from "../capability/fs-capability.ts";
 import type { CallCheckpoints } from "../checkpoints/session-checkpoints.ts";
 import type { ApprovalMode } from "../policy/lathe-settings.ts";
 import type { SessionPolicy } from "../policy/session-policy.ts";
+import type { ProcessSandbox } from "../sandbox/process-sandbox.ts";
 import type { AnyTool } from "../tools/contract.ts";
 import { callTool, type CallContext, type CallObserver, type CallOptions } from "../tools/call-tool.ts";
 import type { Envelope } from "../tools/envelope.ts";
@@ -16,6 +17,8 @@ export interface SessionWiring {
   persistent: boolean;
   mode: ApprovalMode;
   policy: SessionPolicy;
+  /** The OS sandbox for the processes the session's tools start. */
+  sandbox: ProcessSandbox;
   observer: CallObserver;
   capabilityFor(tool: AnyTool, state: SessionState): FsCapability;
   onInternalError(toolId: string, sessionId: string, error: unknown): void;
@@ -48,6 +51,7 @@ export class Session {
     this.ctx = {
       registry: wiring.registry,
       root: wiring.root,
+      sandbox: wiring.sandbox,
       session: state,
       scheduler: new Scheduler(),
       capabilityFor: (tool) => {

@@ -15,6 +15,7 @@ import type { Envelope } from "./envelope.ts";
 import { MAX_RESULT_DEPTH } from "./json-shape.ts";
 import { Scheduler } from "./scheduler.ts";
 import { ToolRegistry } from "./tool-registry.ts";
+import { NO_PROCESSES } from "../../../../test/support/no-process-sandbox.ts";
 
 /**
  * Throw anywhere in the pipeline — lookup, the observer, argument parsing, validation, the
@@ -198,6 +199,7 @@ function contextFor(tool: AnyTool): CallContext {
   return {
     registry,
     session: new SessionState("s-faults", path.join(dir, "session")),
+    sandbox: NO_PROCESSES,
     scheduler: new Scheduler(),
     root: dir,
     capabilityFor: () => new FsCapability({ root: dir, read: scope, write: scope }),

@@ -8,6 +8,7 @@ import { FsCapability } from "../capability/fs-capability.ts";
 import { PathScope } from "../capability/path-scope.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import { SessionState } from "../session/session-state.ts";
+import { NO_PROCESSES } from "../../../../test/support/no-process-sandbox.ts";
 import { callTool, type CallContext } from "./call-tool.ts";
 import { Scheduler } from "./scheduler.ts";
 import { ToolRegistry } from "./tool-registry.ts";
@@ -74,6 +75,8 @@ beforeEach(async () => {
     session,
     scheduler: new Scheduler(),
     root: dir,
+    // These tools start no process: a sandbox that refuses proves none tries.
+    sandbox: NO_PROCESSES,
     capabilityFor: () =>
       new FsCapability({
         root: dir,

@@ -5,6 +5,7 @@ import { LatheError } from "../errors/lathe-error.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { CallPlan, PlannedAccess, ResolvedAccess } from "../policy/call-plan.ts";
 import type { PolicyResult, StageRecord } from "../policy/call-policy.ts";
+import type { ProcessSandbox } from "../sandbox/process-sandbox.ts";
 import type { SessionState } from "../session/session-state.ts";
 import { validateArguments } from "./argument-validator.ts";
 import type { AnyTool, ToolRuntime, Truncation } from "./contract.ts";
@@ -34,6 +35,8 @@ export interface CallContext {
   readonly session: SessionState;
   readonly scheduler: Scheduler;
   readonly root: string;
+  /** The OS sandbox for the processes this session's tools start. */
+  readonly sandbox: ProcessSandbox;
   capabilityFor(tool: AnyTool): FsCapability;
   /** Capability check, rules, watchdog and approval; absent means every valid call runs. */
   decide?(
@@ -149,6 +152,7 @@ async function executeBounded(
       fs,
       session: ctx.session,
       root: ctx.root,
+      sandbox: ctx.sandbox,
       authorize: async (access) => {
         if (!ctx.authorize)
           throw new ToolCallError(`${tool.id} may not make ${access.capability} calls here.`);

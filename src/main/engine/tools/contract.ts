@@ -1,6 +1,7 @@
 import type { FsCapability } from "../capability/fs-capability.ts";
 import type { FileCheckpoint } from "../checkpoints/file-checkpoint.ts";
 import type { CallPlan, PlannedAccess, ResolvedAccess } from "../policy/call-plan.ts";
+import type { ProcessSandbox } from "../sandbox/process-sandbox.ts";
 import type { SessionState } from "../session/session-state.ts";
 import type { RequirementSet } from "./requirement-set.ts";
 
@@ -30,6 +31,11 @@ export interface ToolRuntime {
   readonly session: SessionState;
   /** Canonical (real) path of the workspace root. */
   readonly root: string;
+  /**
+   * The OS sandbox every process the tool starts must run in (when it is active; when not, the
+   * policy has already made a person approve the call).
+   */
+  readonly sandbox: ProcessSandbox;
   /**
    * Put an access the tool decides on while running (a plugin's file, network or shell call)
    * through the same capability check, rules, watchdog and approval as a planned call. Resolves

@@ -9,6 +9,7 @@ import { defineBuiltin } from "../builtin/define-builtin.ts";
 import { FsCapability } from "../capability/fs-capability.ts";
 import { PathScope } from "../capability/path-scope.ts";
 import { SessionState } from "../session/session-state.ts";
+import { NO_PROCESSES } from "../../../../test/support/no-process-sandbox.ts";
 import { callTool, type CallContext } from "./call-tool.ts";
 import type { AnyTool, ToolOrigin } from "./contract.ts";
 import { TOOL_SEARCH_ID } from "./deferral.ts";
@@ -123,6 +124,8 @@ describe("the AI SDK's toolSearch with Lathe's search (the seam for the agent lo
       session: new SessionState("s-exposure", path.join(dir, "session")),
       scheduler: new Scheduler(),
       root: dir,
+      // These tools start no process: a sandbox that refuses proves none tries.
+      sandbox: NO_PROCESSES,
       capabilityFor: () =>
         new FsCapability({
           root: dir,

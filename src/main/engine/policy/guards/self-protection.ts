@@ -1,5 +1,4 @@
-import { isWithin } from "../../capability/canonical-path.ts";
-import type { WatchdogCall, WatchdogCheck, WatchdogVerdict } from "../watchdog.ts";
+import type { WatchdogCheck, WatchdogVerdict } from "../watchdog.ts";
 import { argPath, baseName, dynamicMentions, shellCommands } from "./shell-args.ts";
 
 /** Commands that only look at files; naming a protected path in them is fine. */
@@ -21,43 +20,36 @@ const READERS = new Set([
 ]);
 const MENTIONS_LATHE = [/\.lathe\b/, /\bLATHE_HOME\b/];
 
-function protectedRoots(call: WatchdogCall): string[] {
-  return [
-    call.latheHome,
-    `${call.root}/.lathe/settings.json`,
-    `${call.root}/.lathe/hooks`,
-    `${call.root}/.lathe/tools`,
-    `${call.root}/.lathe/agents`,
-    `${call.root}/.git/hooks`,
-  ];
-}
-
-function deny(what: string): WatchdogVerdict {
+function deny(what: string, why: string): WatchdogVerdict {
   return {
     decision: "deny",
-    reason: `${what} is one of Lathe's own settings, trust, hook or plugin files (or a git hook), which the agent may not change. A person can edit it outside the agent.`,
+    reason: `${what} is ${why}. Lathe's own settings, trust, hook and plugin files, git's configuration and hooks, and MCP servers' files are protected: the agent may not change them. A person can edit it outside the agent.`,
   };
 }
 
 /**
- * Refuse writes to Lathe's own settings, trust and hook files, project plugins and agents, and
- * git hooks — wherever they come from (a file tool, a shell redirection, a command argument),
- * and even when the file does not exist yet.
+ * Refuse writes to the protected paths (policy/protected-paths.ts: `$LATHE_HOME`, `.lathe/`,
+ * git's configuration and hooks, `.gitmodules`, MCP servers' files) — wherever they come from (a
+ * file tool, a plugin's file access, a shell redirection, a command argument), and even when the
+ * file does not exist yet.
  */
 export const selfProtectionGuard: WatchdogCheck = {
   name: "self-protection",
   check(call) {
-    const roots = protectedRoots(call);
-    const isProtected = (p: string) => roots.some((r) => isWithin(r, p));
+    const entries = call.protectedPaths.entries();
+    const why = (p: string): string | undefined => call.protectedPaths.reason(p, entries);
     for (const a of call.accesses) {
-      if (a.capability === "fs.write" && isProtected(a.path.absolute)) return deny(a.path.display);
+      if (a.capability !== "fs.write") continue;
+      const reason = why(a.path.absolute);
+      if (reason) return deny(a.path.display, reason);
     }
     for (const { command } of shellCommands(call.accesses)) {
       if (READERS.has(baseName(command))) continue;
       for (const word of command.args) {
         const target = argPath(word, call.cwd, call.home);
-        if (target && isProtected(target)) return deny(word.text);
-        if (dynamicMentions(word, MENTIONS_LATHE)) return deny(word.text);
+        const reason = target && why(target);
+        if (reason) return deny(word.text, reason);
+        if (dynamicMentions(word, MENTIONS_LATHE)) return deny(word.text, "a path naming Lathe's own folder");
       }
     }
     return { decision: "allow" };

@@ -1,0 +1,52 @@
+import type { Command } from "commander";
+import type { DoctorReport } from "../../engine/index.ts";
+import { rootOf, rootOption } from "../cli-options.ts";
+import { ExitCode, type RunResult } from "../exit-codes.ts";
+import { writeStdout } from "../output.ts";
+
+/** The report as a person reads it: the two walls first, then the toolchain. */
+export function formatDoctorReport(report: DoctorReport): string {
+  const { policy, sandbox } = report.walls;
+  const lines = ["Containment (two walls):", `  parser policy   active: ${policy.detail}`];
+  if (sandbox.active) {
+    lines.push(
+      `  OS sandbox      active (${sandbox.mechanism}): bash, plugin commands and stdio MCP servers run confined`,
+    );
+  } else {
+    lines.push(`  OS sandbox      NOT ACTIVE: ${sandbox.reason}`, `                  fix: ${sandbox.fix}`);
+    if (!sandbox.enabledInSettings) {
+      lines.push(
+        sandbox.machine.active
+          ? `                  (this machine can run it: ${sandbox.machine.mechanism})`
+          : `                  (and this machine cannot run it: ${sandbox.machine.reason}; fix: ${sandbox.machine.fix})`,
+      );
+    }
+    lines.push(
+      "                  until it is, bash commands that are not provably read-only, plugin commands and stdio MCP servers need a person (headless: refused)",
+    );
+  }
+  for (const warning of sandbox.warnings) lines.push(`                  warning: ${warning}`);
+  lines.push("Toolchain:");
+  for (const c of report.checks) {
+    const mark = c.ok ? "ok     " : c.required ? "MISSING" : "absent ";
+    lines.push(`  ${mark} ${c.name}: ${c.detail}`);
+    if (!c.ok && c.fix) lines.push(`          fix: ${c.fix}`);
+  }
+  lines.push(report.healthy ? "Healthy." : "Something Lathe needs is missing (see above).");
+  return `${lines.join("\n")}\n`;
+}
+
+/** `lathe doctor [--root DIR] [--json]`: which walls are active, and the toolchain checks. */
+export function registerDoctorCommand(program: Command, result: RunResult): void {
+  program
+    .command("doctor")
+    .description("Check which containment walls are active (parser policy, OS sandbox) and the toolchain.")
+    .addOption(rootOption())
+    .option("--json", "print the report as JSON: {healthy, walls: {policy, sandbox}, checks}")
+    .action(async (options: { root?: string; json?: boolean }) => {
+      const { doctor } = await import("../../engine/index.ts");
+      const report = await doctor({ root: rootOf(options) });
+      await writeStdout(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatDoctorReport(report));
+      result.exitCode = report.healthy ? ExitCode.ok : ExitCode.failure;
+    });
+}

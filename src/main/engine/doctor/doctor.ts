@@ -1,0 +1,169 @@
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { resolveLatheHome } from "../config/lathe-home.ts";
+import { loadPolicyConfig } from "../policy/policy-config.ts";
+import {
+  machineSandbox,
+  sandboxAvailability,
+  type SandboxProbe,
+  type SandboxStatus,
+} from "../sandbox/sandbox-availability.ts";
+
+/** One thing Lathe needs from the machine, and whether it has it. */
+export interface DoctorCheck {
+  name: string;
+  ok: boolean;
+  /** Whether Lathe cannot work as designed without it. */
+  required: boolean;
+  detail: string;
+  fix?: string;
+}
+
+/** The two walls around what the agent does: the parser policy and the OS sandbox. */
+export interface DoctorWalls {
+  policy: { active: true; detail: string };
+  sandbox: SandboxStatus & {
+    /** Whether the settings turn it on (a project may only narrow the user's). */
+    enabledInSettings: boolean;
+    /** Whether this machine can run it, settings aside. */
+    machine: SandboxStatus;
+  };
+}
+
+export interface DoctorReport {
+  /** Every required check passed and this machine can run the OS sandbox. */
+  healthy: boolean;
+  walls: DoctorWalls;
+  checks: DoctorCheck[];
+}
+
+export interface DoctorOptions {
+  /** The workspace whose settings decide the sandbox (default: the current directory). */
+  root?: string;
+  latheHome?: string;
+  /** The machine check behind the sandbox (tests simulate a machine without it). */
+  probe?: SandboxProbe;
+}
+
+const REBUILD =
+  "reinstall Lathe's dependencies with Node 24 (npm install, or npm rebuild better-sqlite3 node-pty isolated-vm; on Linux this needs python3, make and g++)";
+
+async function check(
+  name: string,
+  required: boolean,
+  run: () => Promise<string>,
+  fix: string,
+): Promise<DoctorCheck> {
+  try {
+    return { name, ok: true, required, detail: await run() };
+  } catch (err) {
+    return { name, ok: false, required, detail: err instanceof Error ? err.message : String(err), fix };
+  }
+}
+
+function runs(command: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ["ignore", "pipe", "ignore"] });
+    let out = "";
+    child.stdout.setEncoding("utf8");
+    child.stdout.on("data", (chunk: string) => (out += chunk));
+    child.on("error", reject);
+    child.on("close", (code) =>
+      code === 0
+        ? resolve(out.trim().split("\n")[0] ?? "")
+        : reject(new Error(`${command} exited with ${code}`)),
+    );
+  });
+}
+
+function toolchainChecks(platform: NodeJS.Platform): Promise<DoctorCheck[]> {
+  const major = Number(process.versions.node.split(".")[0]);
+  return Promise.all([
+    check(
+      "Node 24 or newer",
+      true,
+      async () => {
+        if (!(major >= 24)) throw new Error(`this is Node ${process.versions.node}`);
+        return `Node ${process.versions.node}`;
+      },
+      "install Node 24 (https://nodejs.org, or nvm install 24)",
+    ),
+    check(
+      "better-sqlite3 (sessions and the audit trail)",
+      true,
+      async () => {
+        const { default: Database } = await import("better-sqlite3");
+        const db = new Database(":memory:");
+        try {
+          return `SQLite ${(db.prepare("select sqlite_version() as v").get() as { v: string }).v}`;
+        } finally {
+          db.close();
+        }
+      },
+      REBUILD,
+    ),
+    check(
+      "node-pty (bash)",
+      true,
+      async () => {
+        const pty = await import("node-pty");
+        await new Promise<void>((resolve, reject) => {
+          const term = pty.spawn(process.platform === "win32" ? "cmd.exe" : "/bin/sh", ["-c", "exit 0"], {});
+          term.onExit(({ exitCode }) => (exitCode === 0 ? resolve() : reject(new Error(`exit ${exitCode}`))));
+        });
+        return "starts a terminal";
+      },
+      REBUILD,
+    ),
+    check(
+      "isolated-vm (plugins)",
+      true,
+      async () => {
+        const { default: ivm } = await import("isolated-vm");
+        const isolate = new ivm.Isolate({ memoryLimit: 8 });
+        try {
+          return `runs code: ${String(isolate.compileScriptSync("6 * 7").runSync(isolate.createContextSync()))}`;
+        } finally {
+          isolate.dispose();
+        }
+      },
+      REBUILD,
+    ),
+    check(
+      "ripgrep (the sandbox's scan for protected files)",
+      platform === "linux",
+      () => runs("rg", ["--version"]),
+      platform === "darwin"
+        ? "brew install ripgrep"
+        : "install ripgrep (Debian/Ubuntu: sudo apt-get install ripgrep)",
+    ),
+  ]);
+}
+
+/**
+ * What `lathe doctor` reports (and the app shows): which walls stand — the parser policy always,
+ * the OS sandbox when settings and machine allow, else why not and the fix — and whether the
+ * toolchain Lathe needs is there. Healthy means nothing required is missing: every required
+ * check passes and the machine can run the sandbox (a sandbox a person turned off in settings
+ * is reported, not counted as missing).
+ */
+export async function doctor(options: DoctorOptions = {}): Promise<DoctorReport> {
+  const root = path.resolve(options.root ?? process.cwd());
+  const latheHome = path.resolve(options.latheHome ?? resolveLatheHome());
+  const settings = loadPolicyConfig({ root, latheHome }).sandbox;
+  const machine = await machineSandbox(options.probe);
+  const sandbox = settings.enabled ? machine : await sandboxAvailability(settings, options.probe);
+  const checks = await toolchainChecks(options.probe?.platform ?? process.platform);
+  return {
+    healthy: machine.active && checks.every((c) => c.ok || !c.required),
+    walls: {
+      policy: {
+        active: true,
+        detail:
+          "every call passes the capability check, permission rules, watchdog and approval; bash is parsed into every command it runs",
+      },
+      sandbox: { ...sandbox, enabledInSettings: settings.enabled, machine },
+    },
+    checks,
+  };
+}

@@ -1,0 +1,124 @@
+import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { McpServerSchema } from "./lathe-settings.ts";
+import { ProtectedPaths, type ProtectedServer } from "./protected-paths.ts";
+
+let base: string;
+let root: string;
+let home: string;
+
+beforeEach(async () => {
+  base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-protected-")));
+  root = path.join(base, "ws");
+  home = path.join(base, "lathe-home");
+  await mkdir(path.join(root, ".git/hooks"), { recursive: true });
+  await writeFile(path.join(root, ".git/config"), "[core]\n");
+});
+afterEach(async () => {
+  await rm(base, { recursive: true, force: true });
+});
+
+const server = (name: string, config: unknown): ProtectedServer => ({
+  name,
+  config: McpServerSchema.parse(config),
+});
+
+describe("protected paths: what no write may reach", () => {
+  it.each([
+    [".git/config", /git's configuration/],
+    [".git/config.worktree", /git's configuration/],
+    [".git/commondir", /git's configuration/],
+    [".git/hooks/pre-commit", /git hook/],
+    [".git/info/attributes", /attributes can name filter programs/],
+    [".git/modules/lib/config", /submodule's git folder/],
+    [".git", /git folder as a whole/],
+    [".gitmodules", /submodule configuration/],
+    [".lathe/settings.json", /project's Lathe folder/],
+    [".lathe/tools/new-plugin/index.js", /project's Lathe folder/],
+    [".lathe", /project's Lathe folder/],
+    ["vendor/lib/.git/config", /repository/],
+    ["vendor/lib/.git/hooks/post-checkout", /repository/],
+  ])("%s is protected, whether or not it exists", (relative, what) => {
+    const paths = new ProtectedPaths({ root, latheHome: home });
+    expect(paths.reason(path.join(root, relative))).toMatch(what);
+  });
+
+  it.each([
+    "src/a.ts",
+    ".git/index",
+    ".git/HEAD",
+    ".git/refs/heads/main",
+    ".gitignore",
+    "lathe/x",
+    ".lathe2/x",
+  ])("%s is not", (relative) => {
+    expect(new ProtectedPaths({ root, latheHome: home }).reason(path.join(root, relative))).toBeUndefined();
+  });
+
+  it("protects all of $LATHE_HOME, wherever it is", () => {
+    const paths = new ProtectedPaths({ root, latheHome: home });
+    expect(paths.reason(path.join(home, "settings.json"))).toMatch(/Lathe's own data folder/);
+    expect(paths.reason(path.join(home, "trust.json"))).toMatch(/Lathe's own data folder/);
+    expect(paths.reason(home)).toMatch(/Lathe's own data folder/);
+  });
+
+  it("follows a .git file to the git folder it names (a worktree), and that folder's commondir", async () => {
+    const main = path.join(base, "main-repo/.git");
+    const linked = path.join(main, "worktrees/ws");
+    await mkdir(linked, { recursive: true });
+    await writeFile(path.join(linked, "commondir"), "../..\n");
+    await rm(path.join(root, ".git"), { recursive: true });
+    await writeFile(path.join(root, ".git"), `gitdir: ${linked}\n`);
+    const paths = new ProtectedPaths({ root, latheHome: home });
+    expect(paths.reason(path.join(root, ".git"))).toMatch(/pointer to the repository's git folder/);
+    expect(paths.reason(path.join(linked, "config.worktree"))).toMatch(/git's configuration/);
+    expect(paths.reason(path.join(main, "config"))).toMatch(/git's configuration/);
+    expect(paths.reason(path.join(main, "hooks/pre-commit"))).toMatch(/git hook/);
+    expect(paths.reason(path.join(main, "objects/ab/cdef"))).toBeUndefined();
+  });
+
+  it("protects the files an MCP server starts from, and the folder of a script below the root", async () => {
+    await mkdir(path.join(root, "tools/mcp"), { recursive: true });
+    await mkdir(path.join(root, "conf"), { recursive: true });
+    await writeFile(path.join(root, "tools/mcp/server.js"), "");
+    await writeFile(path.join(root, "tools/mcp/lib.js"), "");
+    await writeFile(path.join(root, "run.sh"), "");
+    await writeFile(path.join(root, "conf/mcp.json"), "{}");
+    const paths = new ProtectedPaths({
+      root,
+      latheHome: home,
+      servers: [
+        server("node-script", { command: "node", args: ["tools/mcp/server.js", "--config=conf/mcp.json"] }),
+        server("local", { command: "./run.sh" }),
+        server("from-npm", { command: "npx", args: ["-y", "@modelcontextprotocol/server-everything"] }),
+        server("remote", { url: "https://mcp.example.com/mcp" }),
+      ],
+    });
+    expect(paths.reason(path.join(root, "tools/mcp/server.js"))).toMatch(/MCP server "node-script"/);
+    expect(paths.reason(path.join(root, "tools/mcp/lib.js"))).toMatch(/MCP server "node-script"/);
+    expect(paths.reason(path.join(root, "conf/mcp.json"))).toMatch(/MCP server "node-script"/);
+    expect(paths.reason(path.join(root, "run.sh"))).toMatch(/MCP server "local"/);
+    // The workspace itself stays writable even though run.sh lies in it.
+    expect(paths.reason(path.join(root, "notes.txt"))).toBeUndefined();
+  });
+
+  it("lists missing folders and files too (the sandbox holds them), each once", () => {
+    const entries = new ProtectedPaths({ root, latheHome: home }).entries();
+    const rel = entries.map((e) => `${e.kind}:${path.relative(base, e.path)}`);
+    expect(rel).toEqual(
+      expect.arrayContaining([
+        "folder:lathe-home",
+        "folder:ws/.lathe",
+        "file:ws/.gitmodules",
+        "file:ws/.git/config",
+        "file:ws/.git/commondir",
+        "folder:ws/.git/hooks",
+        "folder:ws/.git/info",
+        "folder:ws/.git/modules",
+      ]),
+    );
+    expect(new Set(rel).size).toBe(rel.length);
+  });
+});

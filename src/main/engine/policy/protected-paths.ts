@@ -1,0 +1,189 @@
+import { lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
+import path from "node:path";
+import { isWithin } from "../capability/canonical-path.ts";
+import type { McpServerConfig } from "./lathe-settings.ts";
+
+/** A location no tool, plugin or command may write, whether or not it exists yet. */
+export interface ProtectedEntry {
+  /** Canonical absolute path. */
+  path: string;
+  /** What it is, for messages ("git's configuration"). */
+  what: string;
+  /** What it is or would be; a folder is protected with everything below it. */
+  kind: "folder" | "file";
+}
+
+/** The MCP servers whose files are protected: every configured one, trusted or not. */
+export interface ProtectedServer {
+  name: string;
+  config: McpServerConfig;
+}
+
+export interface ProtectedPathsInput {
+  /** Canonical workspace root. */
+  root: string;
+  /** Canonical `$LATHE_HOME`. */
+  latheHome: string;
+  servers?: readonly ProtectedServer[];
+}
+
+/**
+ * What git executes or reads as configuration inside a git directory: a hook runs on the next
+ * commit, and a config line such as `core.fsmonitor` runs on the next `git status` (for whoever
+ * runs it, inside Lathe or not). `info` holds `attributes`, which can name filter programs;
+ * `modules` holds each submodule's own git directory, config and hooks included; `commondir`
+ * points git at another directory whose config it then reads.
+ */
+const GIT_DIR_ENTRIES: ReadonlyArray<readonly [string, ProtectedEntry["kind"], string]> = [
+  ["config", "file", "git's configuration"],
+  ["config.worktree", "file", "git's configuration"],
+  ["commondir", "file", "git's configuration"],
+  ["hooks", "folder", "a git hook folder"],
+  ["info", "folder", "git's info folder (its attributes can name filter programs)"],
+  ["modules", "folder", "a submodule's git folder"],
+];
+
+/** The same inside any `.git` below the root (nested repositories), matched by name. */
+const NESTED_GIT =
+  /(^|\/)\.git\/(config|config\.worktree|commondir|(hooks|info|modules)(\/.*)?|worktrees\/[^/]+\/(config\.worktree|commondir))$/;
+
+function kindOf(p: string): "folder" | "file" | "missing" {
+  try {
+    return lstatSync(p).isDirectory() ? "folder" : "file";
+  } catch {
+    return "missing";
+  }
+}
+
+/** A path's canonical form when it exists; the path itself otherwise (the root is canonical). */
+function real(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
+}
+
+/** The git directory a `.git` file (worktree, submodule checkout) points to, if it says. */
+function gitFileTarget(dotGit: string): string | undefined {
+  let text: string;
+  try {
+    text = readFileSync(dotGit, "utf8");
+  } catch {
+    return undefined;
+  }
+  const match = /^gitdir:\s*(.+?)\s*$/m.exec(text);
+  return match ? real(path.resolve(path.dirname(dotGit), match[1] as string)) : undefined;
+}
+
+function gitDirEntries(gitDir: string, out: ProtectedEntry[], seen: Set<string>): void {
+  if (seen.has(gitDir)) return;
+  seen.add(gitDir);
+  for (const [name, kind, what] of GIT_DIR_ENTRIES) out.push({ path: path.join(gitDir, name), kind, what });
+  // A linked worktree's git directory names the main one, whose config git reads as well.
+  let common: string | undefined;
+  try {
+    common = readFileSync(path.join(gitDir, "commondir"), "utf8").trim();
+  } catch {
+    common = undefined;
+  }
+  if (common) gitDirEntries(real(path.resolve(gitDir, common)), out, seen);
+}
+
+/** Words of an MCP server's command line that name files: the command and its file arguments. */
+function serverFiles(server: ProtectedServer, root: string): ProtectedEntry[] {
+  const config = server.config;
+  if (!("command" in config)) return [];
+  const cwd = config.cwd ? path.resolve(root, config.cwd) : root;
+  const words = [config.command, ...config.args].flatMap((w) =>
+    w.includes("=") && !w.startsWith("/") ? [w, w.slice(w.indexOf("=") + 1)] : [w],
+  );
+  const out: ProtectedEntry[] = [];
+  for (const word of words) {
+    if (word === "" || (word.startsWith("-") && !word.includes("/"))) continue;
+    const file = path.resolve(
+      cwd,
+      word.startsWith("~/") ? path.join(process.env.HOME ?? "/", word.slice(2)) : word,
+    );
+    let isFile: boolean;
+    try {
+      isFile = statSync(file).isFile();
+    } catch {
+      continue;
+    }
+    if (!isFile) continue;
+    const canonical = real(file);
+    const what = `a file of MCP server "${server.name}"`;
+    out.push({ path: canonical, kind: "file", what });
+    // The modules a script loads from beside it run too: its folder, unless that is the
+    // workspace itself (or above it), which must stay writable.
+    const dir = path.dirname(canonical);
+    if (isWithin(root, dir) && dir !== root) out.push({ path: dir, kind: "folder", what });
+  }
+  return out;
+}
+
+/**
+ * The paths no write may reach, through any tool, plugin or command: Lathe's data folder
+ * (`$LATHE_HOME`), the project's `.lathe/` (settings, trust, tools, agents, skills), `.gitmodules`,
+ * what git executes or reads as configuration inside the repository's git directory (and a
+ * `.git` file that points elsewhere), and the files of every configured MCP server. The
+ * watchdog refuses named writes to them; the OS sandbox mounts them read-only. Missing ones are
+ * protected too: creating `.lathe/tools/x` is as refused as changing it.
+ */
+export class ProtectedPaths {
+  readonly root: string;
+  readonly latheHome: string;
+  private readonly servers: readonly ProtectedServer[];
+
+  constructor(input: ProtectedPathsInput) {
+    this.root = input.root;
+    this.latheHome = input.latheHome;
+    this.servers = input.servers ?? [];
+  }
+
+  /** Every protected location as the disk stands now (it decides which git directory is used). */
+  entries(): ProtectedEntry[] {
+    const { root } = this;
+    const out: ProtectedEntry[] = [
+      {
+        path: this.latheHome,
+        kind: "folder",
+        what: "Lathe's own data folder ($LATHE_HOME: settings, trust, plugins)",
+      },
+      {
+        path: path.join(root, ".lathe"),
+        kind: "folder",
+        what: "the project's Lathe folder (.lathe: Lathe's own settings, trust, tools, agents and skills)",
+      },
+      { path: path.join(root, ".gitmodules"), kind: "file", what: "git's submodule configuration" },
+    ];
+    const dotGit = path.join(root, ".git");
+    const seen = new Set<string>();
+    if (kindOf(dotGit) === "file") {
+      out.push({ path: dotGit, kind: "file", what: "git's pointer to the repository's git folder" });
+      const target = gitFileTarget(dotGit);
+      if (target) gitDirEntries(target, out, seen);
+    } else {
+      gitDirEntries(dotGit, out, seen);
+    }
+    for (const server of this.servers) out.push(...serverFiles(server, root));
+    return out;
+  }
+
+  /**
+   * What `absolute` (canonical) is when no write may reach it, else undefined. Besides the
+   * entries, a nested repository's git configuration and hooks below the root count, and so
+   * does the repository's `.git` itself (replacing it swaps in another configuration).
+   */
+  reason(absolute: string, entries: readonly ProtectedEntry[] = this.entries()): string | undefined {
+    for (const entry of entries) {
+      if (entry.kind === "folder" ? isWithin(entry.path, absolute) : entry.path === absolute)
+        return entry.what;
+    }
+    if (absolute === path.join(this.root, ".git")) return "the repository's git folder as a whole";
+    if (isWithin(this.root, absolute) && NESTED_GIT.test(path.relative(this.root, absolute)))
+      return "git's configuration or hooks of a repository";
+    return undefined;
+  }
+}

@@ -1,0 +1,157 @@
+import { randomBytes } from "node:crypto";
+import { lstatSync, rmSync } from "node:fs";
+import path from "node:path";
+import { SandboxManager } from "@anthropic-ai/sandbox-runtime";
+import type { ProtectedEntry } from "../policy/protected-paths.ts";
+import { wrapOffline } from "./linux-offline-wrap.ts";
+import type { ManagerLease } from "./sandbox-manager-lease.ts";
+import { withNeutralWorkingDirectory } from "./neutral-working-directory.ts";
+
+/** What one confined process may do. */
+export interface ConfinementSpec {
+  /** Folders (absolute) it may write; everything else is read-only. */
+  writable: readonly string[];
+  /** Paths that stay read-only even inside those folders, missing ones included. */
+  readOnly: readonly ProtectedEntry[];
+  /** Hosts it may reach; empty means no network at all. */
+  network: readonly string[];
+  /** It runs on a terminal Lathe allocated (macOS must then allow terminal operations). */
+  pty?: boolean;
+  /**
+   * What becomes of protected FILES that do not exist yet (see `heldPaths`): "undo" watches
+   * them and removes any the process created when it is released (for a call's short-lived
+   * process); "leave" does not (a long-running server, whose release may come hours later).
+   */
+  missingFiles: "undo" | "leave";
+}
+
+/** A command made ready to run confined. */
+export interface ConfinedCommand {
+  /** A shell line to run with `bash -c`: bubblewrap (or sandbox-exec) running the command. */
+  line: string;
+  /**
+   * Call once the process has exited, or when it never started (idempotent). Returns the
+   * protected files the process created (with "undo"), which have been removed.
+   */
+  release(): string[];
+}
+
+export interface ConfineOptions {
+  signal?: AbortSignal;
+  /** The process-wide SandboxManager, started on first need. */
+  manager(): Promise<ManagerLease>;
+}
+
+function exists(p: string): boolean {
+  try {
+    lstatSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * How the protected paths are handed to the sandbox. One that exists is mounted read-only as
+ * itself. A missing folder is given as a path inside it, so the sandbox covers it with an empty
+ * read-only folder (nothing can be created in it). A missing FILE cannot be held that way: the
+ * sandbox would cover it with a `/dev/null` device, which git cannot read (`.git/commondir` there
+ * stops every git command, `.gitmodules` breaks `git add -A`); such files are watched instead.
+ */
+export function heldPaths(entries: readonly ProtectedEntry[]): { denyWrite: string[]; watched: string[] } {
+  const denyWrite = new Set<string>();
+  const watched: string[] = [];
+  for (const entry of entries) {
+    if (exists(entry.path)) denyWrite.add(entry.path);
+    else if (entry.kind === "folder") denyWrite.add(path.join(entry.path, ".lathe-protected"));
+    else watched.push(entry.path);
+  }
+  return { denyWrite: [...denyWrite], watched };
+}
+
+/** Remove the watched files that now exist (the process made them); returns which. */
+function undoCreated(watched: readonly string[]): string[] {
+  const created = watched.filter(exists);
+  for (const file of created) rmSync(file, { recursive: true, force: true });
+  return created;
+}
+
+function once(fn: () => string[]): () => string[] {
+  let done = false;
+  return () => {
+    if (done) return [];
+    done = true;
+    return fn();
+  };
+}
+
+/**
+ * Wrap a shell command so it runs in the OS sandbox: writes only to `writable` minus the
+ * protected paths, network only to `network` (none by default), its own PID namespace (it can
+ * signal nothing outside), and its whole process tree ends with it. Throws when the sandbox
+ * cannot wrap it (the caller refuses the call: it never runs the command unconfined).
+ */
+export async function confineCommand(
+  command: string,
+  spec: ConfinementSpec,
+  options: ConfineOptions,
+): Promise<ConfinedCommand> {
+  return withNeutralWorkingDirectory(spec.writable, () => wrap(command, spec, options));
+}
+
+async function wrap(
+  command: string,
+  spec: ConfinementSpec,
+  options: ConfineOptions,
+): Promise<ConfinedCommand> {
+  const { denyWrite, watched } = heldPaths(spec.readOnly);
+  const undo = spec.missingFiles === "undo" ? watched : [];
+  // Mount points bubblewrap made for missing protected paths are removed once no sandbox runs.
+  const cleanup = (): string[] => {
+    SandboxManager.cleanupAfterCommand();
+    return undoCreated(undo);
+  };
+  if (process.platform === "linux" && spec.network.length === 0) {
+    const line = await wrapOffline({
+      command,
+      allowWrite: spec.writable,
+      denyWrite,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    return { line, release: once(cleanup) };
+  }
+  const { manager } = await options.manager();
+  // Unguessable (128 bits): the proxy gives a connection this list when it presents the id.
+  const commandId = randomBytes(16).toString("base64url");
+  if (spec.network.length > 0)
+    manager.registerCommandNetworkLists(commandId, { allowedDomains: [...spec.network] });
+  const unregister = (): void => manager.unregisterCommandNetworkLists(commandId);
+  let line: string;
+  try {
+    line = await manager.wrapWithSandbox(
+      command,
+      undefined,
+      {
+        filesystem: { denyRead: [], allowWrite: [...spec.writable], denyWrite },
+        ...(spec.pty ? { allowPty: true } : {}),
+      },
+      options.signal,
+      { commandId },
+    );
+  } catch (err) {
+    unregister();
+    throw err;
+  }
+  return {
+    line,
+    release: once(() => {
+      unregister();
+      return cleanup();
+    }),
+  };
+}
+
+/** One word for `bash -c`, quoted so the shell passes it through unchanged. */
+export function shellWord(word: string): string {
+  return /^[A-Za-z0-9_./:=@%+,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}

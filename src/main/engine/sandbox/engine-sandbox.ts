@@ -1,0 +1,123 @@
+import { SandboxError } from "../errors/sandbox-error.ts";
+import type { ProtectedPaths } from "../policy/protected-paths.ts";
+import { confineCommand } from "./confine-command.ts";
+import type { ConfineCallOptions, ConfinedProcess, ProcessSandbox } from "./process-sandbox.ts";
+import { sandboxAvailability, type SandboxProbe, type SandboxStatus } from "./sandbox-availability.ts";
+import { leaseSandboxManager, type ManagerLease } from "./sandbox-manager-lease.ts";
+import type { EffectiveSandboxSettings } from "./sandbox-settings.ts";
+
+/** Where one confined process may write and connect, beyond the workspace. */
+export interface ConfinementScope {
+  /** Its own temp folder (created on first use). */
+  tempDir(): Promise<string>;
+  /** More folders it may write (an MCP server's working folder). */
+  writable?: readonly string[];
+  /** More hosts it may reach (an MCP server's own list). */
+  network?: readonly string[];
+  /**
+   * Its processes run for a long time (an MCP server): protected files that do not exist yet are
+   * then left alone at the end rather than removed if they appeared (see confine-command.ts).
+   */
+  longRunning?: boolean;
+}
+
+export interface EngineSandboxInput {
+  root: string;
+  settings: EffectiveSandboxSettings;
+  protectedPaths: ProtectedPaths;
+  /** The machine check (tests inject one); default: the real machine, once per process. */
+  probe?: SandboxProbe;
+}
+
+/**
+ * One engine's OS sandbox: whether it is active (settings and machine), the workspace's
+ * protected paths, and confinement for every process the engine starts — bash, plugin
+ * commands and stdio MCP servers: writable = the workspace and the process's temp folder (plus
+ * `sandbox.allowWrite`) minus the protected paths; network = `sandbox.allowNetwork` (default
+ * none); its own PID namespace; the whole process tree ends with the process.
+ */
+export class EngineSandbox {
+  readonly status: SandboxStatus;
+  readonly settings: EffectiveSandboxSettings;
+  readonly protectedPaths: ProtectedPaths;
+  private readonly root: string;
+  private lease: Promise<ManagerLease> | undefined;
+
+  private constructor(input: EngineSandboxInput, status: SandboxStatus) {
+    this.root = input.root;
+    this.settings = input.settings;
+    this.protectedPaths = input.protectedPaths;
+    this.status = status;
+  }
+
+  static async create(input: EngineSandboxInput): Promise<EngineSandbox> {
+    return new EngineSandbox(input, await sandboxAvailability(input.settings, input.probe));
+  }
+
+  /** Said once when the sandbox is off: why, what that means, and the fix. */
+  get notice(): string | undefined {
+    if (this.status.active) return undefined;
+    return `The OS sandbox is not active: ${this.status.reason}. Until it is, every bash command that is not provably read-only, every plugin command and every stdio MCP server needs a person's approval (headless, they are refused). To fix it: ${this.status.fix}. Run \`lathe doctor\` to check.`;
+  }
+
+  /** Confinement for the processes of one scope (a session, an MCP server). */
+  scope(scope: ConfinementScope): ProcessSandbox {
+    return {
+      status: this.status,
+      confine: (command, options = {}) => this.confine(command, scope, options),
+    };
+  }
+
+  private async confine(
+    command: string,
+    scope: ConfinementScope,
+    options: ConfineCallOptions,
+  ): Promise<ConfinedProcess> {
+    if (!this.status.active) {
+      throw new SandboxError(
+        `The OS sandbox is not active (${this.status.reason}), so nothing can run in it.`,
+      );
+    }
+    const tmp = await scope.tempDir();
+    try {
+      const confined = await confineCommand(
+        command,
+        {
+          writable: [this.root, tmp, ...(scope.writable ?? []), ...this.settings.allowWrite],
+          readOnly: this.protectedPaths.entries(),
+          network: [...new Set([...this.settings.allowNetwork, ...(scope.network ?? [])])],
+          missingFiles: scope.longRunning ? "leave" : "undo",
+          ...(options.pty ? { pty: true } : {}),
+        },
+        {
+          ...(options.signal ? { signal: options.signal } : {}),
+          manager: () => this.managerLease(),
+        },
+      );
+      // SHLVL: bash reads ~/.bashrc when its stdin is a socket (as Node's pipes are) and it is a
+      // first-level shell; each bash on the way into the sandbox counts as the second.
+      return { ...confined, env: { TMPDIR: tmp, SHLVL: "1" } };
+    } catch (err) {
+      if (options.signal?.aborted) throw err;
+      throw new SandboxError(
+        `The OS sandbox could not wrap the command, so it did not run: ${err instanceof Error ? err.message : String(err)}`,
+        { cause: err },
+      );
+    }
+  }
+
+  private managerLease(): Promise<ManagerLease> {
+    this.lease ??= leaseSandboxManager().catch((err: unknown) => {
+      this.lease = undefined;
+      throw err;
+    });
+    return this.lease;
+  }
+
+  /** Stop the sandbox's network proxy if this engine started it (and nothing else holds it). */
+  async close(): Promise<void> {
+    const lease = this.lease;
+    this.lease = undefined;
+    if (lease) await (await lease.catch(() => undefined))?.release();
+  }
+}

@@ -1,0 +1,56 @@
+import { readdirSync, readFileSync } from "node:fs";
+
+function signal(pid: number, sig: NodeJS.Signals): boolean {
+  try {
+    process.kill(pid, sig);
+    return true;
+  } catch (err) {
+    // ESRCH: already gone; EPERM: not ours any more (the pid was reused). Either way, let it be.
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ESRCH" || code === "EPERM") return false;
+    throw err;
+  }
+}
+
+/** The children of every thread of `pid` (Linux). */
+function childrenOf(pid: number): number[] {
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return [];
+  }
+  const out: number[] = [];
+  for (const task of tasks) {
+    try {
+      for (const child of readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").split(" ")) {
+        if (/^\d+$/.test(child)) out.push(Number(child));
+      }
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return out;
+}
+
+/**
+ * SIGKILL a sandbox launcher (bubblewrap) and everything below it. Killing bubblewrap alone is
+ * not enough in its first milliseconds: the sandbox's init learns of its parent's death only
+ * once it has set that up, and one started just before would run on, orphaned. So the tree is
+ * stopped top-down (a stopped process can fork no more, so each one's children are final when
+ * read), then killed; killing the init of the sandbox's PID namespace ends everything in it.
+ */
+export function killSandboxTree(root: number): void {
+  if (process.platform !== "linux") {
+    signal(root, "SIGKILL");
+    return;
+  }
+  const stopped: number[] = [];
+  const queue = [root];
+  for (let pid = queue.shift(); pid !== undefined; pid = queue.shift()) {
+    if (stopped.includes(pid) || !signal(pid, "SIGSTOP")) continue;
+    stopped.push(pid);
+    queue.push(...childrenOf(pid));
+  }
+  for (const pid of stopped.reverse()) signal(pid, "SIGKILL");
+}

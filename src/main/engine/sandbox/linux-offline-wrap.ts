@@ -1,0 +1,40 @@
+// The library's own Linux wrapper, called directly for the one case SandboxManager cannot
+// express: no network at all. Given any network configuration, SandboxManager routes every
+// command through its proxy bridge (two socat relays started inside the sandbox before the
+// command, about 10 ms each time); given none, it leaves the network open. Called with
+// `needsNetworkRestriction` and no proxy sockets, this wrapper gives bubblewrap an empty
+// network namespace instead: nothing can be reached, and nothing has to start first. The
+// import reaches into the package (0.0.x, pinned); test/sandbox-hostile.test.ts proves the
+// result confines writes, signals and the network, so an upgrade that changes it fails there.
+import { wrapCommandWithSandboxLinux } from "@anthropic-ai/sandbox-runtime/dist/sandbox/linux-sandbox-utils.js";
+
+/**
+ * The library also protects shell and git files around the PROCESS's working directory,
+ * scanning below it with ripgrep (from a working directory of `/` the default depth takes
+ * seconds). Lathe names the workspace's protected paths itself and wraps from a directory of its
+ * own (neutral-working-directory.ts), so the scan can find nothing that matters: at depth 1 it
+ * would only repeat the working directory's own files, which the library lists without it.
+ * `true` answers it at once; starting ripgrep (many threads) cost half of each wrap.
+ */
+export const LIBRARY_SCAN = { mandatoryDenySearchDepth: 1, ripgrepConfig: { command: "true" } } as const;
+
+export interface OfflineWrap {
+  command: string;
+  /** Folders the command may write. */
+  allowWrite: readonly string[];
+  /** Paths inside them that stay read-only (missing ones too). */
+  denyWrite: readonly string[];
+  signal?: AbortSignal;
+}
+
+/** A shell line (for `bash -c`) running `command` under bubblewrap with no network. */
+export function wrapOffline(options: OfflineWrap): Promise<string> {
+  return wrapCommandWithSandboxLinux({
+    command: options.command,
+    needsNetworkRestriction: true,
+    readConfig: { denyOnly: [] },
+    writeConfig: { allowOnly: [...options.allowWrite], denyWithinAllow: [...options.denyWrite] },
+    ...LIBRARY_SCAN,
+    ...(options.signal ? { abortSignal: options.signal } : {}),
+  });
+}

@@ -1,0 +1,34 @@
+import type { ConfinedCommand } from "./confine-command.ts";
+import type { SandboxStatus } from "./sandbox-availability.ts";
+
+/** A command ready to run confined, with what its process must be started with. */
+export interface ConfinedProcess extends ConfinedCommand {
+  /** Environment for the process running `line` (TMPDIR: its own temp folder; SHLVL). */
+  env: Record<string, string>;
+}
+
+export interface ConfineCallOptions {
+  signal?: AbortSignal;
+  /** The process runs on a terminal Lathe allocated (bash). */
+  pty?: boolean;
+}
+
+/**
+ * What to tell the model when a confined process created protected files (removed again): the
+ * paths relative to the workspace, or an empty string when there were none.
+ */
+export function undoneNotice(root: string, removed: readonly string[]): string {
+  if (removed.length === 0) return "";
+  const names = removed.map((p) => (p.startsWith(`${root}/`) ? p.slice(root.length + 1) : p));
+  return `\n[Lathe removed ${names.join(", ")}: the command created ${removed.length > 1 ? "them" : "it"}, and ${removed.length > 1 ? "they are protected paths" : "it is a protected path"} (git reads ${removed.length > 1 ? "them" : "it"} as configuration). A person can create ${removed.length > 1 ? "them" : "it"} outside the agent.]\n`;
+}
+
+/** What a tool that starts processes gets: whether the sandbox is on, and the way into it. */
+export interface ProcessSandbox {
+  readonly status: SandboxStatus;
+  /**
+   * Wrap a shell command to run confined. Throws SandboxError when the sandbox is not active or
+   * cannot wrap it: the caller then refuses, it never runs the command unconfined.
+   */
+  confine(command: string, options?: ConfineCallOptions): Promise<ConfinedProcess>;
+}

@@ -1,0 +1,79 @@
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { SettingsSchema } from "../policy/lathe-settings.ts";
+import { effectiveSandboxSettings, type SandboxSettings } from "./sandbox-settings.ts";
+
+const FILES = { user: "/home/me/.lathe/settings.json", project: "/work/p/.lathe/settings.json" };
+const home = os.homedir();
+
+describe("sandbox settings: the user decides, a project may only narrow", () => {
+  it.each<[string, SandboxSettings | undefined, SandboxSettings | undefined, object]>([
+    [
+      "on by default, nothing allowed",
+      undefined,
+      undefined,
+      { enabled: true, allowWrite: [], allowNetwork: [] },
+    ],
+    [
+      "the user's lists, ~ expanded",
+      { allowWrite: ["~/cache", "/opt/build"], allowNetwork: ["registry.npmjs.org"] },
+      undefined,
+      {
+        enabled: true,
+        allowWrite: [path.join(home, "cache"), "/opt/build"],
+        allowNetwork: ["registry.npmjs.org"],
+      },
+    ],
+    [
+      "a project keeps fewer of the user's entries",
+      { allowWrite: ["/opt/a", "/opt/b"], allowNetwork: ["a.example", "b.example"] },
+      { allowWrite: ["/opt/b"], allowNetwork: [] },
+      { enabled: true, allowWrite: ["/opt/b"], allowNetwork: [] },
+    ],
+    [
+      "a project cannot add entries the user lacks",
+      { allowWrite: ["/opt/a"], allowNetwork: ["a.example"] },
+      { allowWrite: ["/opt/a", "/etc"], allowNetwork: ["evil.example", "A.EXAMPLE"] },
+      { enabled: true, allowWrite: ["/opt/a"], allowNetwork: ["a.example"] },
+    ],
+    [
+      "a project cannot turn the sandbox off",
+      undefined,
+      { enabled: false },
+      { enabled: true, enabledBy: FILES.user },
+    ],
+    [
+      "a project can turn it back on",
+      { enabled: false },
+      { enabled: true },
+      { enabled: true, enabledBy: FILES.project },
+    ],
+    ["the user can turn it off", { enabled: false }, undefined, { enabled: false, enabledBy: FILES.user }],
+  ])("%s", (_name, user, project, expected) => {
+    expect(effectiveSandboxSettings(user, project, FILES)).toMatchObject(expected);
+  });
+
+  it("says what a project asked for and did not get", () => {
+    const notices = effectiveSandboxSettings(
+      { allowWrite: ["/opt/a"] },
+      { enabled: false, allowWrite: ["/etc"], allowNetwork: ["evil.example"] },
+      FILES,
+    ).notices;
+    expect(notices).toEqual([
+      expect.stringMatching(/cannot turn the OS sandbox off, so it stays on/),
+      expect.stringMatching(/allowWrite "\/etc", allowNetwork "evil\.example".*can only narrow.*ignored/),
+    ]);
+  });
+
+  it.each([
+    [{ sandbox: { allowWrite: ["relative/dir"] } }, /sandbox\.allowWrite\.0/],
+    [{ sandbox: { allowNetwork: ["http://example.com"] } }, /sandbox\.allowNetwork\.0/],
+    [{ sandbox: { enabled: "yes" } }, /sandbox\.enabled/],
+    [{ sandbox: { allowEverything: true } }, /sandbox/],
+  ])("refuses malformed sandbox settings %j", (settings, where) => {
+    const parsed = SettingsSchema.safeParse(settings);
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues.map((i) => i.path.join(".")).join(" ")).toMatch(where);
+  });
+});

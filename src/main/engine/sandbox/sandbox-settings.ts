@@ -1,0 +1,111 @@
+import os from "node:os";
+import path from "node:path";
+import { z } from "zod";
+
+/** A host the sandboxed process may reach: `example.com`, `*.example.com`, optionally `:port`. */
+export const HostPatternSchema = z
+  .string()
+  .regex(
+    /^(\*\.)?[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?::\d{1,5})?$/,
+    'use a host name, "*.domain" for its subdomains, optionally with ":port" (e.g. "registry.npmjs.org", "*.github.com:443")',
+  );
+
+/** A folder the sandboxed process may write besides the workspace: absolute or `~/…`. */
+const WritablePath = z
+  .string()
+  .min(1)
+  .refine((p) => p.startsWith("/") || p === "~" || p.startsWith("~/"), {
+    message: 'use an absolute path or one starting with "~/"',
+  });
+
+/**
+ * `sandbox` in settings: the OS sandbox every process Lathe starts runs in. Fields are optional so
+ * a project's settings can say only what they narrow.
+ */
+export const SandboxSettingsSchema = z
+  .strictObject({
+    enabled: z
+      .boolean()
+      .optional()
+      .describe("Run bash, plugin commands and stdio MCP servers in the OS sandbox (default true)."),
+    allowWrite: z
+      .array(WritablePath)
+      .optional()
+      .describe("Folders the sandboxed processes may write besides the workspace and their temp folder."),
+    allowNetwork: z
+      .array(HostPatternSchema)
+      .optional()
+      .describe("Hosts the sandboxed processes may reach (default: none)."),
+  })
+  .describe("The OS sandbox (bubblewrap on Linux, Seatbelt on macOS) around every process Lathe starts.");
+export type SandboxSettings = z.infer<typeof SandboxSettingsSchema>;
+
+/** The sandbox settings in force for one workspace. */
+export interface EffectiveSandboxSettings {
+  enabled: boolean;
+  /** Absolute paths (`~` expanded). */
+  allowWrite: string[];
+  allowNetwork: string[];
+  /** The settings file that decided `enabled` (for messages: where to turn it back on). */
+  enabledBy: string;
+  /** What the project asked for and did not get (it may only narrow). */
+  notices: string[];
+}
+
+function expandHome(p: string): string {
+  if (p === "~") return os.homedir();
+  return p.startsWith("~/") ? path.join(os.homedir(), p.slice(2)) : path.resolve(p);
+}
+
+/** The user's entries the project also lists; the project's others are reported, never added. */
+function narrowed(
+  user: readonly string[],
+  project: readonly string[] | undefined,
+  key: (entry: string) => string,
+): { kept: string[]; refused: string[] } {
+  if (project === undefined) return { kept: [...user], refused: [] };
+  const wanted = new Set(project.map(key));
+  const offered = new Set(user.map(key));
+  return {
+    kept: user.filter((entry) => wanted.has(key(entry))),
+    refused: project.filter((entry) => !offered.has(key(entry))),
+  };
+}
+
+/**
+ * The user's settings decide; a project (trusted or not) may only narrow them: turn the sandbox
+ * on, and keep fewer of the user's `allowWrite` and `allowNetwork` entries (an entry the user
+ * does not have is ignored, with a notice). It can never turn the sandbox off or widen it.
+ */
+export function effectiveSandboxSettings(
+  user: SandboxSettings | undefined,
+  project: SandboxSettings | undefined,
+  files: { user: string; project: string },
+): EffectiveSandboxSettings {
+  const userEnabled = user?.enabled ?? true;
+  const projectTurnsOn = project?.enabled === true && !userEnabled;
+  const notices: string[] = [];
+  if (project?.enabled === false && userEnabled) {
+    notices.push(
+      `${files.project} sets sandbox.enabled to false; a project cannot turn the OS sandbox off, so it stays on (only ${files.user} can turn it off).`,
+    );
+  }
+  const writes = narrowed((user?.allowWrite ?? []).map(expandHome), project?.allowWrite, expandHome);
+  const hosts = narrowed(user?.allowNetwork ?? [], project?.allowNetwork, (h) => h.toLowerCase());
+  const refused = [
+    ...writes.refused.map((w) => `allowWrite "${w}"`),
+    ...hosts.refused.map((h) => `allowNetwork "${h}"`),
+  ];
+  if (refused.length > 0) {
+    notices.push(
+      `${files.project} asks the sandbox for ${refused.join(", ")}, which ${files.user} does not grant; a project can only narrow the sandbox, so ${refused.length > 1 ? "they are" : "it is"} ignored.`,
+    );
+  }
+  return {
+    enabled: userEnabled || projectTurnsOn,
+    allowWrite: writes.kept,
+    allowNetwork: hosts.kept,
+    enabledBy: projectTurnsOn ? files.project : files.user,
+    notices,
+  };
+}

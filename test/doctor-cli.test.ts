@@ -1,0 +1,110 @@
+import { existsSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { DoctorReport } from "../src/main/engine/index.ts";
+import { machineSandbox } from "../src/main/engine/sandbox/sandbox-availability.ts";
+import { envelopeOf, runLathe, type Run } from "./support/lathe-cli.ts";
+
+// `lathe doctor` and the CLI's one-time notice, as a user sees them.
+
+const machine = await machineSandbox();
+if (!machine.active) console.log(`rows that need the sandbox are skipped: ${machine.reason}`);
+
+let home: string;
+let root: string;
+
+beforeEach(async () => {
+  home = await mkdtemp(path.join(os.tmpdir(), "lathe-doctor-home-"));
+  root = await mkdtemp(path.join(os.tmpdir(), "lathe-doctor-root-"));
+});
+
+afterEach(async () => {
+  await rm(home, { recursive: true, force: true });
+  await rm(root, { recursive: true, force: true });
+});
+
+const lathe = (args: string[]): Promise<Run> => runLathe(args, { home, cwd: root });
+const sandboxOff = () =>
+  writeFile(path.join(home, "settings.json"), JSON.stringify({ sandbox: { enabled: false } }));
+
+describe("lathe doctor", () => {
+  it.skipIf(!machine.active)("reports both walls active and the toolchain, exit 0", async () => {
+    const run = await lathe(["doctor"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^ {2}parser policy {3}active: /m);
+    expect(run.stdout).toMatch(
+      /^ {2}OS sandbox {6}active \(bubblewrap\): bash, plugin commands and stdio MCP servers run confined$/m,
+    );
+    for (const name of ["Node 24 or newer", "better-sqlite3", "node-pty", "isolated-vm", "ripgrep"])
+      expect(run.stdout).toMatch(new RegExp(`^  ok +${name}`, "m"));
+    expect(run.stdout).toMatch(/^Healthy\.$/m);
+  });
+
+  it.skipIf(!machine.active)("--json gives the same report as data", async () => {
+    const run = await lathe(["doctor", "--json"]);
+    expect(run.code, run.stderr).toBe(0);
+    const report = JSON.parse(run.stdout) as DoctorReport;
+    expect(report).toMatchObject({
+      healthy: true,
+      walls: {
+        policy: { active: true },
+        sandbox: { active: true, mechanism: "bubblewrap", enabledInSettings: true },
+      },
+    });
+    expect(report.checks.every((c) => c.ok)).toBe(true);
+  });
+
+  it.skipIf(!machine.active)(
+    "says the sandbox is off in settings, and how to turn it back on (still exit 0)",
+    async () => {
+      await sandboxOff();
+      const run = await lathe(["doctor"]);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toMatch(
+        /OS sandbox {6}NOT ACTIVE: it is turned off \("sandbox": \{"enabled": false\} in .*settings\.json\)/,
+      );
+      expect(run.stdout).toMatch(/fix: remove that line, or set "enabled" to true/);
+      expect(run.stdout).toMatch(/this machine can run it: bubblewrap/);
+      const report = JSON.parse((await lathe(["doctor", "--json"])).stdout) as DoctorReport;
+      expect(report.walls.sandbox).toMatchObject({
+        active: false,
+        enabledInSettings: false,
+        machine: { active: true },
+      });
+    },
+  );
+});
+
+describe("without the sandbox the CLI says so once and fails closed", () => {
+  it("prints the notice once on stderr and refuses a command that is not provably read-only", async () => {
+    await sandboxOff();
+    const run = await lathe([
+      "call",
+      "bash",
+      JSON.stringify({ command: "touch made.txt" }),
+      "--mode",
+      "yolo",
+    ]);
+    expect(run.code).toBe(1);
+    expect(run.stderr.match(/The OS sandbox is not active/g)).toHaveLength(1);
+    expect(run.stderr).toMatch(
+      /lathe: The OS sandbox is not active: it is turned off .* To fix it: .* Run `lathe doctor` to check\./,
+    );
+    expect(envelopeOf(run).error_text).toMatch(
+      /needs approval and this host cannot ask anyone.*the OS sandbox is not active/,
+    );
+    expect(existsSync(path.join(root, "made.txt"))).toBe(false);
+  });
+
+  it("still runs a provably read-only command", async () => {
+    await sandboxOff();
+    await writeFile(path.join(root, "a.txt"), "alpha\n");
+    const run = await lathe(["call", "bash", JSON.stringify({ command: "cat a.txt" }), "--mode", "yolo"]);
+    expect(run.code, run.stderr).toBe(0);
+    // (Not its exit code: unconfined under `lathe call` with stdin closed, bash reports 129 — a
+    // SIGHUP from the terminal that predates the sandbox.)
+    expect(envelopeOf(run).data).toMatchObject({ output: "alpha\n" });
+  });
+});
