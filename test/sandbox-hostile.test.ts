@@ -270,7 +270,10 @@ const PLUGIN = {
   input_schema: { type: "object", additionalProperties: true },
   readOnly: false,
   gated: false,
+  // Declares the whole disk, so the policy lets its commands through and the kernel alone must
+  // hold: the rows below are about the second wall, not the plugin's own scope.
   requires: {
+    fs: { read: ["/**"], write: ["/**"] },
     shell: [{ cmd: "touch" }, { cmd: "git" }, { cmd: "tar" }],
   },
 };
