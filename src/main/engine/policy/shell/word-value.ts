@@ -1,8 +1,7 @@
 import type { Assignment, Word, WordPart } from "unbash";
-import type { ShellWord } from "./shell-analysis.ts";
+import type { DynamicCause, ShellWord } from "./shell-types.ts";
 
-/** Why a word's value is only known when the shell runs. */
-export type DynamicCause = "expansion" | "glob" | "brace" | "tilde" | "locale";
+export type { DynamicCause } from "./shell-types.ts";
 
 /** A word as the shell will see it, plus why it is dynamic (undefined when literal). */
 export interface WordValue {
