@@ -45,7 +45,7 @@ export class ArithmeticLedger {
       unsafe: (what) =>
         this.#unsafe.push({
           key,
-          reason: `${where} contains ${what}, which bash evaluates as arithmetic when it runs, so what it does cannot be fully seen (${EXPLAIN})`,
+          reason: `${where} contains ${what}; bash evaluates that as arithmetic when the command runs, where a value like a[$(cmd)] runs cmd, so what it does cannot be seen in advance`,
         }),
       setsNumber: () => undefined,
     };

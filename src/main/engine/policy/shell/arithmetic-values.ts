@@ -209,7 +209,11 @@ export function checkTest(expression: TestExpression, sink: ArithmeticSink): voi
       case "TestUnary":
         if (NAME_TESTS.has(node.operator)) {
           const operand = node.operand;
-          if (operand.parts === undefined || operand.parts.every((p) => p.type === "Literal"))
+          // No pathname expansion happens inside [[ ]]: `a[x]` is a name with a subscript.
+          if (
+            operand.parts === undefined ||
+            operand.parts.every((p) => p.type === "Literal" || p.type === "Glob")
+          )
             checkNameSubscript(operand.value, sink);
           else
             sink.unsafe(`the variable name ${shown(operand.text)}, which is only known when the shell runs`);

@@ -55,7 +55,8 @@ export interface ParsedArgs {
 export function mayBeOption(word: ShellWord): boolean {
   if (word.literal) return word.text.startsWith("-") && word.text !== "-";
   const text = word.text.replace(/^["']+/, "");
-  return text === "" || /^[-$`*?[{\\@!+]/.test(text);
+  // `<xargs input>` and the like stand for words that arrive at run time.
+  return text === "" || /^[-$`*?[{\\@!+<]/.test(text);
 }
 
 function findLong(table: OptionTable, name: string): { name: string; kind: OptionKind } | undefined {

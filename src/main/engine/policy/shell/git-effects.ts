@@ -141,7 +141,7 @@ function config(args: readonly ShellWord[]): CommandEffects {
 }
 
 /** What one subcommand writes (relative to git's folder) and why it needs a person. */
-function subcommandEffects(sub: string, args: readonly ShellWord[]): CommandEffects {
+export function gitSubcommandEffects(sub: string, args: readonly ShellWord[]): CommandEffects {
   const writes: ShellWord[] = [];
   const reasons: string[] = [];
   const runs = RUNS_PROGRAMS[sub];
@@ -286,7 +286,7 @@ export const git: EffectsOf = (_program, args) => {
     writes.push(folder);
   }
   if (parsed.subcommand === undefined) return effects(writes, reasons);
-  const sub = subcommandEffects(parsed.subcommand, parsed.args);
+  const sub = gitSubcommandEffects(parsed.subcommand, parsed.args);
   for (const w of sub.writes)
     writes.push(
       folder === undefined || w.text.startsWith("/") || w.text.startsWith("~") ? w : joinPath(folder, w.text),
