@@ -202,9 +202,11 @@ const perl: EffectsOf = (program, args) => {
         inPlace = rest;
         break;
       }
+      // -l and -0 take octal digits (-0 also -0xHH), -C a number: never letters such as the e of -le.
       if (letter === "l" || letter === "0" || letter === "C") {
-        while (/[0-9a-fA-Fx]/.test(cluster[j + 1] ?? "") && letter !== "C") j++;
-        while (/\d/.test(cluster[j + 1] ?? "") && letter === "C") j++;
+        const digits =
+          letter === "0" && cluster[j + 1] === "x" ? /^x[0-9a-fA-F]*/ : letter === "C" ? /^\d*/ : /^[0-7]*/;
+        j += (digits.exec(cluster.slice(j + 1))?.[0] ?? "").length;
         continue;
       }
       if ("xdDFV".includes(letter)) break;
