@@ -17,6 +17,12 @@ const MAX_SEQUENCE = 256;
 
 class NotLiteral extends Error {}
 
+/** Quoted text; an empty quote leaves a mark, since `""` is a word of its own even when empty. */
+function quoted(text: string, out: Char[]): void {
+  if (text === "") out.push({ ch: "", quoted: true });
+  for (const ch of text) out.push({ ch, quoted: true });
+}
+
 /** Characters of raw source text (a Literal or BraceExpansion part), with quoting resolved. */
 function tokenize(raw: string, out: Char[]): void {
   for (let i = 0; i < raw.length; i++) {
@@ -29,13 +35,13 @@ function tokenize(raw: string, out: Char[]): void {
     } else if (ch === "'") {
       const end = raw.indexOf("'", i + 1);
       if (end < 0) throw new NotLiteral();
-      for (const c of raw.slice(i + 1, end)) out.push({ ch: c, quoted: true });
+      quoted(raw.slice(i + 1, end), out);
       i = end;
     } else if (ch === '"') {
       const end = raw.indexOf('"', i + 1);
       const inner = raw.slice(i + 1, end);
       if (end < 0 || /[$`\\]/.test(inner)) throw new NotLiteral();
-      for (const c of inner) out.push({ ch: c, quoted: true });
+      quoted(inner, out);
       i = end;
     } else if (/[$`*?[\]]/.test(ch)) {
       throw new NotLiteral();
@@ -56,11 +62,11 @@ function charsOf(word: Word): Char[] | undefined {
           break;
         case "SingleQuoted":
         case "AnsiCQuoted":
-          for (const ch of part.value) out.push({ ch, quoted: true });
+          quoted(part.value, out);
           break;
         case "DoubleQuoted":
           if (!part.parts.every((p) => p.type === "Literal")) return undefined;
-          for (const ch of part.parts.map((p) => p.value).join("")) out.push({ ch, quoted: true });
+          quoted(part.parts.map((p) => p.value).join(""), out);
           break;
         default:
           return undefined;
@@ -166,6 +172,25 @@ export function expandBraces(word: Word): string[] | undefined {
     if (error instanceof NotLiteral) return undefined;
     throw error;
   }
+  // A word that starts with ~ (or looks like an assignment with ~ after = or :) is tilde-expanded next.
+  const tilde = (w: Char[]): boolean => {
+    if (w[0]?.ch === "~" && !w[0].quoted) return true;
+    const eq = w.findIndex((c) => c.ch === "=" && !c.quoted);
+    if (
+      eq <= 0 ||
+      !/^[A-Za-z_][A-Za-z0-9_]*\+?$/.test(
+        w
+          .slice(0, eq)
+          .map((c) => c.ch)
+          .join(""),
+      )
+    )
+      return false;
+    return w
+      .slice(eq + 1)
+      .some((c, i, rest) => c.ch === "~" && !c.quoted && (i === 0 || rest[i - 1]?.ch === ":"));
+  };
+  if (out.some(tilde)) return undefined;
   // Empty alternatives vanish as words (`{,-o}` gives just `-o` when nothing surrounds it).
-  return out.map((w) => w.map((c) => c.ch).join("")).filter((w, i, all) => w !== "" || all.length === 1);
+  return out.filter((w) => w.length > 0).map((w) => w.map((c) => c.ch).join(""));
 }

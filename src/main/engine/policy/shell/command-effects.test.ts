@@ -1,3 +1,4 @@
+import os from "node:os";
 import { describe, expect, it } from "vitest";
 import { planBashCommand } from "../../builtin/bash-plan.ts";
 
@@ -75,6 +76,10 @@ const WRITER_OPTIONS: Row[] = [
   { source: "rm -rf ../*", writes: [".."] },
   { source: "rm .*", writes: [".."] },
   { source: "sort f", unclear: false },
+  // bash expands ~ after the = of an argument that looks like an assignment, and after braces.
+  { source: "dd if=f of=~/x", writes: [`${os.homedir()}/x`] },
+  { source: "dd if=f of=~root/x", unclear: /only known when the shell runs/ },
+  { source: "cp f {y,~root/e}", unclear: /only known when the shell runs/ },
 ];
 
 const LINKS: Row[] = [

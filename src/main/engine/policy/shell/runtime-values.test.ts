@@ -106,7 +106,8 @@ const VARIABLES: Row[] = [
   [`export BASH_ENV=./x.sh; bash -c true`, /setting BASH_ENV/],
   [`ENV=./x.sh sh -c true`, /setting ENV/],
   [`PROMPT_COMMAND='touch O' bash -i`, /setting PROMPT_COMMAND/],
-  [`IFS=/ read -r a b <<< x/y`, /setting IFS/],
+  [`IFS=/; read -r a b <<< x/y`, /setting IFS/],
+  [`IFS=_ c="touch_x"; $c`, /setting IFS/],
   [`GLOBIGNORE='*'; rm *`, /setting GLOBIGNORE/],
   [`SHELLOPTS=xtrace bash -c true`, /setting SHELLOPTS/],
   [`BASHOPTS=extglob bash -c true`, /setting BASHOPTS/],
@@ -123,6 +124,8 @@ const VARIABLES: Row[] = [
   [`PYTHONPATH=. python3 x.py`, /setting PYTHONPATH/],
   [`MAKEFILES=evil.mk make`, /setting MAKEFILES/],
   [`X=1 Y=two ls; GIT_AUTHOR_NAME=me git commit -m x; LANG=C sort f`, false],
+  // IFS in front of read changes only how that read splits its line.
+  [`while IFS= read -r line; do echo "$line"; done < f; IFS=: read -ra parts <<< "$PATH"`, false],
 ];
 
 describe("constructs whose meaning depends on a run-time value", () => {

@@ -38,6 +38,7 @@ import {
   assignedValue,
   assignmentValue,
   describeCause,
+  hasAssignmentTilde,
   unquotedText,
   wordValue,
   type DynamicCause,
@@ -115,6 +116,8 @@ class ShellWalker {
    * costly substitutions cannot hide a plain command after them from a time-limited walk.
    */
   readonly #deferred: (() => void)[] = [];
+  /** `IFS=` assignments that only prefix a read (see #command). */
+  readonly #readOnlyIfs = new WeakSet<Assignment>();
   #deferredNext = 0;
   readonly #pushChild = (child: SyntaxNode): void => {
     this.#nodes.push(child);
@@ -389,6 +392,7 @@ class ShellWalker {
       }
     } else number = isNumberValue(assignment.value);
     this.#collector.arithmetic.sets(assignment.name, number ? undefined : assignment.text);
+    if (this.#readOnlyIfs.has(assignment)) return;
     const outcomes = assignmentOutcomes(assignment.name, value.word, assignment.pos);
     this.#applyOutcomes(outcomes, key, context.via, context, []);
   }
@@ -428,16 +432,23 @@ class ShellWalker {
   #argv(command: Command): ArgvItem[] {
     const argv: ArgvItem[] = [];
     const words = command.name === undefined ? [] : [command.name];
-    const add = (word: Word): void => {
+    const add = (word: Word, argument: boolean): void => {
       const expanded = expandBraces(word);
-      if (expanded === undefined) argv.push(wordItem(word));
+      if (argument && expanded === undefined && hasAssignmentTilde(word)) {
+        argv.push({
+          word: { text: word.text, literal: false },
+          pos: word.pos,
+          end: word.end,
+          cause: "tilde",
+        });
+      } else if (expanded === undefined) argv.push(wordItem(word));
       else
         for (const text of expanded)
           argv.push({ word: { text, literal: true }, pos: word.pos, end: word.end });
     };
-    for (const word of words) add(word);
+    for (const word of words) add(word, false);
     for (const item of command.suffix) {
-      if (item.type === "Word") add(item);
+      if (item.type === "Word") add(item, true);
       else if (item.type === "Assignment") {
         const { word, cause } = assignmentValue(item);
         argv.push({ word, pos: item.pos, end: item.end, cause });
@@ -448,6 +459,11 @@ class ShellWalker {
 
   #command(command: Command, context: Context): void {
     if (command.name === undefined) return;
+    // `IFS= read -r line`: IFS applies to that read alone, which only splits what it reads.
+    if (command.name.parts === undefined && /^(read|mapfile|readarray)$/.test(command.name.text)) {
+      for (const item of command.prefix)
+        if (item.type === "Assignment" && item.name === "IFS") this.#readOnlyIfs.add(item);
+    }
     const argv = this.#argv(command);
     const head = argv[0];
     if (head === undefined) return;

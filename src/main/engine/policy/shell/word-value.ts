@@ -67,6 +67,19 @@ function assignmentHasTilde(word: Word): boolean {
   );
 }
 
+/**
+ * An argument that looks like an assignment (`of=~/x`, `p=a:~/b`): bash expands a `~` right
+ * after its first `=` or after a `:` there too, so `dd of=~root/x` writes in root's home.
+ */
+export function hasAssignmentTilde(word: Word): boolean {
+  const first = word.parts?.[0];
+  const text = first === undefined ? word.text : first.type === "Literal" ? first.text : "";
+  const match = /^[A-Za-z_][A-Za-z0-9_]*\+?=/.exec(text);
+  if (match === null) return false;
+  const value = text.slice(match[0].length);
+  return value.startsWith("~") || value.includes(":~");
+}
+
 /** The value of a word after quote removal, or its source text when it expands at run time. */
 export function wordValue(word: Word): WordValue {
   let cause: DynamicCause | undefined = startsWithTilde(word) ? "tilde" : undefined;
