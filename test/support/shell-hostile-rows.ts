@@ -334,6 +334,7 @@ export const HOSTILE_ROWS: HostileRow[] = [
     `xargs -a <(echo ../s/wr16) touch`,
     `echo ../s/wr17 | xargs touch`,
     `flock lk -c 'touch ../s/wr18'`,
+    { command: `zsh -c 'print -l *(e:"touch ../s/wr19":)'`, needs: ["zsh"] },
   ]),
   ...rows("PATH", [
     `${FAKE_LS.replace("%s", "pa1")} && PATH=bin:$PATH ls`,

@@ -301,6 +301,8 @@ const WRAPPERS: Row[] = [
   { source: "tmux new -d 'touch x'", unclear: /tmux/ },
   { source: "systemd-run touch x", unclear: /systemd/ },
   { source: "busybox touch x", unclear: /busybox/ },
+  { source: `zsh -c 'print -l *(e:"touch x":)'`, unclear: /language other than bash/ },
+  { source: "flock l -c 'ls'", unclear: /shell named by \$SHELL/ },
 ];
 
 const DIRECTORIES: Row[] = [

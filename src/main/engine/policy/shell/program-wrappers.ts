@@ -330,7 +330,10 @@ const flock: Handler = (tool, args) => {
         ),
       ];
     }
-    return [{ kind: "code", code: code.word.text, pos: code.pos, via: "flock -c" }];
+    return [
+      { kind: "code", code: code.word.text, pos: code.pos, via: "flock -c" },
+      opaque(`"${tool} -c" runs the string through the shell named by $SHELL, which may not be bash`),
+    ];
   }
   return runs(args, scan.operand + 1, tool);
 };

@@ -56,22 +56,35 @@ const shell: Handler = (tool, args) => {
   return [opaque(`"${tool}" runs commands read from its standard input, which Lathe cannot see`)];
 };
 
-export const SHELLS = [
-  "sh",
-  "bash",
-  "rbash",
-  "dash",
+/** Shells whose language is the one Lathe parses (bash and its POSIX relatives). */
+export const SHELLS = ["sh", "bash", "rbash", "dash", "ash"];
+
+/**
+ * Shells with a language of their own: zsh runs code from glob qualifiers (`*(e:'cmd':)`), ksh,
+ * fish and csh read differently from bash, so code given to them is not analysed as bash.
+ */
+const FOREIGN_SHELLS = [
   "zsh",
   "ksh",
+  "ksh93",
   "mksh",
-  "ash",
+  "pdksh",
   "yash",
   "fish",
   "tcsh",
   "csh",
+  "nu",
+  "xonsh",
+  "elvish",
 ];
 
+const foreign: Handler = (tool, args) =>
+  args.length === 1 && /^--?(version|help)$/.test(args[0]?.word.text ?? "")
+    ? []
+    : [opaque(`"${tool}" runs shell code in a language other than bash, which Lathe does not analyse`)];
+
 /** Every shell, by program name. */
-export const SHELL_RUNNERS: ReadonlyMap<string, Handler> = new Map(
-  SHELLS.map((name): [string, Handler] => [name, shell]),
-);
+export const SHELL_RUNNERS: ReadonlyMap<string, Handler> = new Map([
+  ...SHELLS.map((name): [string, Handler] => [name, shell]),
+  ...FOREIGN_SHELLS.map((name): [string, Handler] => [name, foreign]),
+]);
