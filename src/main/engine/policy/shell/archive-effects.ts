@@ -241,6 +241,19 @@ const ar: EffectsOf = (program, args) => {
   return effects(writes);
 };
 
+/** 7z: `-oDIR` is where it extracts; `a`, `u`, `d`, `rn` change the archive (the first operand after the command). */
+const sevenZip: EffectsOf = (program, args) => {
+  const writes: ShellWord[] = [];
+  const operands = args.filter((a) => !(a.literal && a.text.startsWith("-")));
+  const verb = operands[0]?.text ?? "";
+  for (const a of args) if (a.literal && /^-o./.test(a.text)) writes.push(word(a.text.slice(2)));
+  if (/^(a|u|d|rn)$/.test(verb) && operands[1] !== undefined) writes.push(operands[1]);
+  if (/^(x|e)$/.test(verb) && !args.some((a) => /^-o./.test(a.text))) writes.push(word("."));
+  if (args.some((a) => !a.literal))
+    return unclear(`the arguments of "${program}" include a word only known when the shell runs`);
+  return effects(writes);
+};
+
 const COMPRESSORS = [
   "gzip",
   "gunzip",
@@ -267,6 +280,9 @@ export const ARCHIVE_EFFECTS: ReadonlyMap<string, EffectsOf> = new Map<string, E
   ["zip", zip],
   ["unzip", unzip],
   ["ar", ar],
+  ["7z", sevenZip],
+  ["7za", sevenZip],
+  ["7zz", sevenZip],
   ...COMPRESSORS.map((name): [string, EffectsOf] => [name, compressor()]),
 ]);
 

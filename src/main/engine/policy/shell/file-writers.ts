@@ -601,6 +601,48 @@ export const FILE_WRITERS: ReadonlyMap<string, EffectsOf> = new Map<string, Effe
   ["flock", flock],
   ["less", less],
   ["patch", (p) => unclear(`"${p}" changes the files its diff names, which Lathe cannot see before it runs`)],
+  [
+    "fallocate",
+    simple({
+      flags: "cdinpvxz",
+      values: "lo",
+      long: { length: "value", offset: "value", ...HELP },
+      strict: false,
+    }),
+  ],
+  ["dos2unix", simple({ strict: false, flags: "" })],
+  ["unix2dos", simple({ strict: false, flags: "" })],
+  [
+    "setfattr",
+    simple({
+      flags: "h",
+      values: "nvx",
+      long: { name: "value", value: "value", remove: "value", restore: "value", ...HELP },
+      strict: false,
+    }),
+  ],
+  ["chcon", owner],
+  [
+    "uudecode",
+    (p, args) => {
+      const output = args.findIndex((a) => a.text === "-o" || a.text === "--output-file");
+      const file = output >= 0 ? args[output + 1] : undefined;
+      return file !== undefined ? effects([file]) : unclear(`"${p}" writes the file named inside its input`);
+    },
+  ],
+  [
+    "cpio",
+    (p) => unclear(`"${p}" creates or extracts files named by its input or archive, possibly anywhere`),
+  ],
+  [
+    "pax",
+    (p) => unclear(`"${p}" creates or extracts files named by its input or archive, possibly anywhere`),
+  ],
+  [
+    "rename",
+    (p) => unclear(`"${p}" renames files with a Perl expression (code) or a pattern Lathe does not follow`),
+  ],
+  ["prename", (p) => unclear(`"${p}" renames files with a Perl expression, which is code`)],
 ]);
 
 export function isFileWriter(program: string): boolean {

@@ -199,6 +199,37 @@ const sshKeygen: EffectsOf = (_program, args) => {
   return effects(writes);
 };
 
+/** rsync: the destination (last operand, when local) and --log-file are written; -e and --rsync-path run programs. */
+const rsync: EffectsOf = (program, args) => {
+  const writes: ShellWord[] = [];
+  const reasons: string[] = [];
+  const operands: ShellWord[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as ShellWord;
+    if (!a.literal) {
+      operands.push(a);
+      if (/^["']?[-$`*?[{]/.test(a.text))
+        reasons.push(
+          `${shown(a.text)} is only known when the shell runs and could be an option of ${program}`,
+        );
+      continue;
+    }
+    if (/^(-e|--rsh|--rsync-path)(=|$)/.test(a.text) || /^-[A-Za-z]*e$/.test(a.text)) {
+      reasons.push(`${program} ${a.text} runs the program it is given`);
+      if (!a.text.includes("=")) i++;
+    } else if (
+      /^--(log-file|write-batch|only-write-batch|backup-dir|temp-dir|partial-dir)(=|$)/.test(a.text)
+    ) {
+      const value = a.text.includes("=") ? word(a.text.slice(a.text.indexOf("=") + 1)) : args[++i];
+      if (value !== undefined) writes.push(value);
+    } else if (!a.text.startsWith("-")) operands.push(a);
+  }
+  const target = operands.at(-1);
+  if (operands.length >= 2 && target !== undefined && !/^[^/]*:/.test(target.text)) writes.push(target);
+  if (args.some((a) => a.text === "--remove-source-files")) writes.push(...operands.slice(0, -1));
+  return effects(writes, reasons);
+};
+
 export const NETWORK_TOOL_EFFECTS: ReadonlyMap<string, EffectsOf> = new Map<string, EffectsOf>([
   ["curl", curl],
   ["wget", wget],
@@ -219,4 +250,5 @@ export const NETWORK_TOOL_EFFECTS: ReadonlyMap<string, EffectsOf> = new Map<stri
   ["gpg", gpg],
   ["gpg2", gpg],
   ["ssh-keygen", sshKeygen],
+  ["rsync", rsync],
 ]);
