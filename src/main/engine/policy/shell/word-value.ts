@@ -1,8 +1,7 @@
 import type { Assignment, Word, WordPart } from "unbash";
-import type { ShellWord } from "./shell-analysis.ts";
+import type { DynamicCause, ShellWord } from "./shell-types.ts";
 
-/** Why a word's value is only known when the shell runs. */
-export type DynamicCause = "expansion" | "glob" | "brace" | "tilde" | "locale";
+export type { DynamicCause } from "./shell-types.ts";
 
 /** A word as the shell will see it, plus why it is dynamic (undefined when literal). */
 export interface WordValue {
@@ -66,6 +65,19 @@ function assignmentHasTilde(word: Word): boolean {
     (part, index) =>
       part.type === "Literal" && ((index === 0 && part.text.startsWith("~")) || part.text.includes(":~")),
   );
+}
+
+/**
+ * An argument that looks like an assignment (`of=~/x`, `p=a:~/b`): bash expands a `~` right
+ * after its first `=` or after a `:` there too, so `dd of=~root/x` writes in root's home.
+ */
+export function hasAssignmentTilde(word: Word): boolean {
+  const first = word.parts?.[0];
+  const text = first === undefined ? word.text : first.type === "Literal" ? first.text : "";
+  const match = /^[A-Za-z_][A-Za-z0-9_]*\+?=/.exec(text);
+  if (match === null) return false;
+  const value = text.slice(match[0].length);
+  return value.startsWith("~") || value.includes(":~");
 }
 
 /** The value of a word after quote removal, or its source text when it expands at run time. */

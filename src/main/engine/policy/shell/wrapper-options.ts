@@ -1,4 +1,4 @@
-import type { ArgvItem } from "./command-wrappers.ts";
+import type { ArgvItem, ShellWord } from "./shell-types.ts";
 import { shown } from "./shown-text.ts";
 
 /**
@@ -22,7 +22,14 @@ export interface OptionSpec {
 }
 
 export type OptionScan =
-  | { ok: true; operand: number; seen: ReadonlySet<string>; values: ReadonlyMap<string, string> }
+  | {
+      ok: true;
+      operand: number;
+      seen: ReadonlySet<string>;
+      values: ReadonlyMap<string, string>;
+      /** The values as words (an attached value is literal when the option word was). */
+      words: ReadonlyMap<string, ShellWord>;
+    }
   | { ok: false; reason: string };
 
 type LongKind = "flag" | "arg" | "optional";
@@ -61,12 +68,17 @@ function unknownReason(tool: string, option: string): string {
 export function scanOptions(tool: string, args: readonly ArgvItem[], spec: OptionSpec): OptionScan {
   const seen = new Set<string>();
   const values = new Map<string, string>();
+  const words = new Map<string, ShellWord>();
+  const setValue = (key: string, word: ShellWord): void => {
+    values.set(key, word.text);
+    words.set(key, word);
+  };
   let i = 0;
   while (i < args.length) {
     const item = args[i] as ArgvItem;
     if (!item.word.literal) return { ok: false, reason: dynamicReason(tool, item) };
     const text = item.word.text;
-    if (text === "--") return { ok: true, operand: i + 1, seen, values };
+    if (text === "--") return { ok: true, operand: i + 1, seen, values, words };
     if (text === "-" || !text.startsWith("-")) break;
     if (text.startsWith("--")) {
       const eq = text.indexOf("=");
@@ -74,10 +86,10 @@ export function scanOptions(tool: string, args: readonly ArgvItem[], spec: Optio
       const found = findLong(spec, name);
       if (found === undefined) return { ok: false, reason: unknownReason(tool, text) };
       seen.add(found.key);
-      if (eq !== -1) values.set(found.key, text.slice(eq + 1));
+      if (eq !== -1) setValue(found.key, { text: text.slice(eq + 1), literal: true });
       else if (found.kind === "arg") {
         const value = args[i + 1];
-        if (value !== undefined) values.set(found.key, value.word.text);
+        if (value !== undefined) setValue(found.key, value.word);
         i++;
       }
       i++;
@@ -94,10 +106,10 @@ export function scanOptions(tool: string, args: readonly ArgvItem[], spec: Optio
       if (spec.shortArg?.includes(char)) {
         seen.add(char);
         const attached = text.slice(j + 1);
-        if (attached !== "") values.set(char, attached);
+        if (attached !== "") setValue(char, { text: attached, literal: true });
         else {
           const value = args[i + 1];
-          if (value !== undefined) values.set(char, value.word.text);
+          if (value !== undefined) setValue(char, value.word);
           consumedNext = true;
         }
         break;
@@ -105,7 +117,7 @@ export function scanOptions(tool: string, args: readonly ArgvItem[], spec: Optio
       if (spec.shortOptional?.includes(char)) {
         seen.add(char);
         const attached = text.slice(j + 1);
-        if (attached !== "") values.set(char, attached);
+        if (attached !== "") setValue(char, { text: attached, literal: true });
         break;
       }
       if (spec.short?.includes(char)) {
@@ -116,5 +128,5 @@ export function scanOptions(tool: string, args: readonly ArgvItem[], spec: Optio
     }
     i += consumedNext ? 2 : 1;
   }
-  return { ok: true, operand: i, seen, values };
+  return { ok: true, operand: i, seen, values, words };
 }

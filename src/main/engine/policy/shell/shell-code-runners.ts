@@ -1,0 +1,90 @@
+import { shown } from "./shown-text.ts";
+import type { ArgvItem } from "./shell-types.ts";
+import type { Handler } from "./wrapper-outcome.ts";
+import { opaque } from "./wrapper-outcome.ts";
+
+/** sh/bash/dash/zsh/ksh: `-c STRING` runs the string; a file operand or no operand runs a script. */
+const shell: Handler = (tool, args) => {
+  let commandMode = false;
+  let stdinMode = false;
+  let i = 0;
+  while (i < args.length) {
+    const item = args[i] as ArgvItem;
+    if (!item.word.literal) {
+      // After -c the next word is the string; the message for it is given below.
+      if (commandMode) break;
+      return [
+        opaque(
+          `the arguments of "${tool}" include ${shown(item.word.text)}, which is only known when the shell runs`,
+        ),
+      ];
+    }
+    const text = item.word.text;
+    if (text === "--" || text === "-") {
+      i++;
+      break;
+    }
+    if (text.startsWith("--")) {
+      if (text === "--help" || text === "--version") return [];
+      i += text === "--rcfile" || text === "--init-file" ? 2 : 1;
+      continue;
+    }
+    if (!/^[-+][A-Za-z]+$/.test(text)) break;
+    let takesNext = 0;
+    for (const char of text.slice(1)) {
+      if (char === "c") commandMode = true;
+      else if (char === "s") stdinMode = true;
+      else if (char === "o" || char === "O") takesNext++;
+    }
+    i += 1 + takesNext;
+  }
+  const operand = args[i];
+  if (commandMode) {
+    if (operand === undefined) return [];
+    if (!operand.word.literal) {
+      return [
+        opaque(
+          `"${tool} -c" runs the string ${shown(operand.word.text)}, which is only known when the shell runs`,
+        ),
+      ];
+    }
+    return [{ kind: "code", code: operand.word.text, pos: operand.pos, via: "sh -c" }];
+  }
+  if (operand !== undefined && !stdinMode) {
+    return [opaque(`"${tool}" runs the script ${shown(operand.word.text)}, whose contents Lathe cannot see`)];
+  }
+  return [opaque(`"${tool}" runs commands read from its standard input, which Lathe cannot see`)];
+};
+
+/** Shells whose language is the one Lathe parses (bash and its POSIX relatives). */
+export const SHELLS = ["sh", "bash", "rbash", "dash", "ash"];
+
+/**
+ * Shells with a language of their own: zsh runs code from glob qualifiers (`*(e:'cmd':)`), ksh,
+ * fish and csh read differently from bash, so code given to them is not analysed as bash.
+ */
+const FOREIGN_SHELLS = [
+  "zsh",
+  "ksh",
+  "ksh93",
+  "mksh",
+  "pdksh",
+  "yash",
+  "fish",
+  "tcsh",
+  "csh",
+  "nu",
+  "xonsh",
+  "elvish",
+];
+
+const foreign: Handler = (tool, args) =>
+  args.length === 1 && /^--?(version|help)$/.test(args[0]?.word.text ?? "")
+    ? []
+    : [opaque(`"${tool}" runs shell code in a language other than bash, which Lathe does not analyse`)];
+
+/** Every shell, by program name. */
+export const SHELL_RUNNERS: ReadonlyMap<string, Handler> = new Map([
+  ...SHELLS.map((name): [string, Handler] => [name, shell]),
+  ...FOREIGN_SHELLS.map((name): [string, Handler] => [name, foreign]),
+]);
