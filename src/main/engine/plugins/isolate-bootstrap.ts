@@ -68,9 +68,18 @@ function messageOf(error) {
   return message.length > MAX_MESSAGE ? message.slice(0, MAX_MESSAGE) + "…" : message;
 }
 
+// A large reply arrives as an ExternalCopy: copied in here, inside the call, where running out
+// of memory stops this isolate only.
+function received(copy) {
+  const text = copy.copy();
+  copy.release();
+  return text;
+}
+
 function makeRuntime(token) {
   async function call(op, payload) {
-    const reply = parse(await dispatchRef.apply(undefined, [token, op, stringify(payload)], applyOptions));
+    const raw = await dispatchRef.apply(undefined, [token, op, stringify(payload)], applyOptions);
+    const reply = parse(typeof raw === "string" ? raw : received(raw));
     if (reply.ok === true) return reply.value;
     throw new ErrorCtor(reply.message);
   }

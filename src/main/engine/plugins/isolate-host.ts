@@ -1,11 +1,16 @@
 import { randomBytes } from "node:crypto";
 import ivm from "isolated-vm";
 import { ToolCallError } from "../errors/tool-call-error.ts";
+import { EncodedJson } from "./encoded-json.ts";
 import { ISOLATE_BOOTSTRAP, type RuntimeShape } from "./isolate-bootstrap.ts";
 import { PLUGIN_LIMITS } from "./plugin-limits.ts";
 
-/** Carries out one `runtime` request of the call in flight (see plugin-runtime-bridge.ts). */
-export type RuntimeDispatch = (op: string, payload: unknown) => Promise<unknown>;
+/**
+ * Carries out one `runtime` request of the call in flight (see plugin-runtime-bridge.ts), given
+ * its payload as the JSON text the plugin sent (parsed by the dispatcher when its turn comes).
+ * Resolves to the result, or to an EncodedJson of it.
+ */
+export type RuntimeDispatch = (op: string, payloadJson: string) => Promise<unknown>;
 
 export interface IsolateHostOptions {
   /** The tool id, for messages. */
@@ -53,12 +58,30 @@ class Stopped extends Error {}
 const MEMORY_LIMIT = /memory limit/i;
 const CPU_LIMIT = /execution timed out/i;
 
-function hostReply(value: unknown): string {
-  return JSON.stringify({ ok: true, value: value === undefined ? null : value });
+/**
+ * Replies longer than this go to the isolate as an ExternalCopy that the bootstrap copies in
+ * itself. isolated-vm copies a string of 1 KB or more (as UTF-16: 512 characters) into an
+ * isolate as an external string and then checks the isolate's memory; when that happens as a
+ * host promise settles, outside any call, running out of memory aborts the whole process
+ * (laverdet/isolated-vm#293) instead of stopping the isolate. Copied in by the bootstrap, it
+ * stops the isolate only.
+ */
+const DIRECT_REPLY_CHARS = 512;
+
+function toIsolate(reply: string): string | ivm.ExternalCopy<string> {
+  return reply.length < DIRECT_REPLY_CHARS ? reply : new ivm.ExternalCopy(reply);
 }
 
-function hostError(err: unknown): string {
-  return JSON.stringify({ ok: false, message: err instanceof Error ? err.message : String(err) });
+function hostReply(value: unknown): string | ivm.ExternalCopy<string> {
+  return toIsolate(
+    value instanceof EncodedJson
+      ? `{"ok":true,"value":${value.json}}`
+      : JSON.stringify({ ok: true, value: value === undefined ? null : value }),
+  );
+}
+
+function hostError(err: unknown): string | ivm.ExternalCopy<string> {
+  return toIsolate(JSON.stringify({ ok: false, message: err instanceof Error ? err.message : String(err) }));
 }
 
 /**
@@ -70,7 +93,7 @@ function hostError(err: unknown): string {
 export class IsolateHost {
   private readonly options: IsolateHostOptions;
   private readonly dispatchRef: ivm.Reference<
-    (token: string, op: string, payloadJson: string) => Promise<string>
+    (token: string, op: string, payloadJson: string) => Promise<string | ivm.ExternalCopy<string>>
   >;
   private readonly logRef: ivm.Reference<(line: string) => void>;
   private live: Live | undefined;
@@ -96,7 +119,7 @@ export class IsolateHost {
           ),
         );
       }
-      const work = (async () => current.dispatch(String(op), JSON.parse(String(payloadJson)) as unknown))();
+      const work = (async () => current.dispatch(String(op), String(payloadJson)))();
       current.inFlight.add(work);
       try {
         return hostReply(await work);

@@ -1,5 +1,6 @@
 import type { ToolDefinition } from "../tools/contract.ts";
 import { stableStringify } from "../tools/stable-stringify.ts";
+import { BridgeLimiter } from "./bridge-concurrency.ts";
 import type { IsolateHost } from "./isolate-host.ts";
 import type { PluginManifest } from "./plugin-manifest.ts";
 import { outputValidator, truncateResult } from "./plugin-output.ts";
@@ -27,6 +28,8 @@ export function pluginDescription(manifest: PluginManifest, toolMd: string | und
  */
 export function pluginTool(input: PluginToolInput): ToolDefinition<Record<string, unknown>, unknown> {
   const { manifest, host } = input;
+  // One per plugin: its calls run one at a time, but their runtime requests share these caps.
+  const limiter = new BridgeLimiter(manifest.name);
   const check = manifest.outputSchema
     ? outputValidator(manifest.name, manifest.outputSchema, input.entryFile)
     : undefined;
@@ -44,7 +47,7 @@ export function pluginTool(input: PluginToolInput): ToolDefinition<Record<string
     deriveApprovalKey: (args) => `${manifest.name}:${stableStringify(args)}`,
     async execute(args, runtime) {
       const value = await host.call(args, {
-        dispatch: runtimeBridge(manifest.name, manifest.requires, runtime),
+        dispatch: runtimeBridge(manifest.name, manifest.requires, runtime, limiter),
         wallTimeoutMs: manifest.timeoutMs,
         signal: runtime.signal,
       });
