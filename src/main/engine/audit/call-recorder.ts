@@ -4,6 +4,12 @@ import type { CallObserver, CallRecord } from "../tools/call-tool.ts";
 import { redactSecrets, redactText } from "./redact.ts";
 
 const ENVELOPE_HEAD_CHARS = 2_000;
+/**
+ * Strings in the arguments events carry and the audit stores are cut past this: a host shows
+ * the start of a huge write's content, the audit keeps it, and neither costs the event loop
+ * time in proportion to it (redacting and storing 30 MB took over a second).
+ */
+export const RECORDED_STRING_CHARS = 64 * 1024;
 
 /**
  * Turns every invocation into events for hosts and one audit row: who called what, from which
@@ -22,7 +28,7 @@ export function callRecorder(
         sessionId,
         toolId: call.toolId,
         origin: call.entry?.origin,
-        args: redactSecrets(call.args),
+        args: redactSecrets(call.args, RECORDED_STRING_CHARS),
         startedAt: call.startedAt,
       };
       started.set(call.callId, event);
@@ -31,7 +37,7 @@ export function callRecorder(
     finished(call, envelope, decisions) {
       const begin = started.get(call.callId);
       started.delete(call.callId);
-      const args = redactSecrets(call.args);
+      const args = redactSecrets(call.args, RECORDED_STRING_CHARS);
       const finished = { ...(begin as ToolInvocationStarted), args, envelope, decisions };
       events.emit(envelope.type === "output" ? "ToolInvocationSucceeded" : "ToolInvocationFailed", finished);
       const log = audit();

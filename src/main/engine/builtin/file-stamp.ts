@@ -15,14 +15,16 @@ export function stampOf(bytes: Uint8Array, stats: Pick<Stats, "mtimeMs">): FileS
 
 /**
  * The read-before-write rule: an existing file may be replaced only when this session read it
- * and its bytes are still the ones it read. Throws a ToolCallError that says what to do otherwise.
+ * and its bytes are still the ones it read (given as the bytes, or as their size and SHA-256). Throws a ToolCallError that says what to do otherwise.
  */
 export function assertReadAndUnchanged(
   session: SessionState,
   target: ResolvedPath,
-  currentBytes: Uint8Array,
+  current: Uint8Array | Pick<FileStamp, "size" | "sha256">,
   toolId: string,
 ): void {
+  const { size, sha256: digest } =
+    current instanceof Uint8Array ? { size: current.byteLength, sha256: sha256(current) } : current;
   const last = session.lastRead(target.absolute);
   if (!last) {
     throw new ToolCallError(
@@ -30,9 +32,9 @@ export function assertReadAndUnchanged(
       "not_read",
     );
   }
-  if (last.size !== currentBytes.byteLength || last.sha256 !== sha256(currentBytes)) {
+  if (last.size !== size || last.sha256 !== digest) {
     throw new ToolCallError(
-      `${target.display} has changed on disk since this session last read it (now ${currentBytes.byteLength} bytes, was ${last.size}). Call read on ${target.display} again to see its current content, then call ${toolId} again.`,
+      `${target.display} has changed on disk since this session last read it (now ${size} bytes, was ${last.size}). Call read on ${target.display} again to see its current content, then call ${toolId} again.`,
       "stale_read",
     );
   }

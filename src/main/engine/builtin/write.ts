@@ -2,9 +2,16 @@ import { z } from "zod";
 import type { ResolvedPath } from "../capability/fs-capability.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { ToolDefinition } from "../tools/contract.ts";
+import { transferList } from "../offload/job-result.ts";
+import { offload } from "../offload/offload.ts";
 import { defineBuiltin } from "./define-builtin.ts";
-import { assertReadAndUnchanged, stampOf } from "./file-stamp.ts";
-import { decodeText, encodeText, encodingName, isBinary, type TextEncoding } from "./text-codec.ts";
+import { assertReadAndUnchanged } from "./file-stamp.ts";
+import { encodeTextInSlices } from "./sliced-encoding.ts";
+import { encodingName, type TextEncoding } from "./text-codec.ts";
+import { inspectExisting } from "./write-inspect.ts";
+
+/** Existing files this large or larger are hashed and decoded on an offload worker. */
+const INSPECT_INLINE_BYTES = 256 * 1024;
 
 const DESCRIPTION = `Create a file, or replace the whole content of an existing file, in the workspace.
 
@@ -59,28 +66,48 @@ const definition = defineBuiltin({
     let encoding: TextEncoding = "utf8";
     if (existing) {
       const { bytes } = await runtime.fs.readBytes(target);
-      if (isBinary(bytes)) {
+      const size = bytes.length;
+      // Hashing and decoding a large file happen on an offload worker.
+      const file =
+        size >= INSPECT_INLINE_BYTES
+          ? await offload(
+              "write.inspect",
+              { bytes },
+              { signal: runtime.signal, transfer: transferList(bytes) },
+            )
+          : inspectExisting({ bytes });
+      if (file.kind === "binary") {
         throw new ToolCallError(
-          `${target.display} is an existing binary file (${bytes.length} bytes) that read cannot show, so write will not replace it. Write to a new path instead.`,
+          `${target.display} is an existing binary file (${size} bytes) that read cannot show, so write will not replace it. Write to a new path instead.`,
           "binary_file",
         );
       }
-      assertReadAndUnchanged(runtime.session, target, bytes, "write");
-      encoding = decodeText(bytes).encoding;
+      assertReadAndUnchanged(runtime.session, target, { size, sha256: file.sha256 }, "write");
+      encoding = file.encoding;
     }
-    let encoded: Buffer;
+    let encoded: { encoded: Buffer; sha256: string };
     try {
-      encoded = encodeText(args.content, encoding);
+      // The content is already here: it is encoded and hashed a slice per turn of the loop.
+      encoded = await encodeTextInSlices(args.content, encoding, runtime.signal);
     } catch (err) {
+      if (!(err instanceof RangeError)) throw err;
       throw new ToolCallError(
-        `${target.display} is a ${encodingName(encoding)} file and ${(err as Error).message}. Use only characters that encoding can hold, or write to a new file (new files are UTF-8).`,
+        `${target.display} is a ${encodingName(encoding)} file and ${err.message}. Use only characters that encoding can hold, or write to a new file (new files are UTF-8).`,
       );
     }
     runtime.signal.throwIfAborted();
-    await runtime.fs.writeAtomic(target, encoded).catch((err: unknown) => rethrowNotAFolder(err, target));
+    await runtime.fs
+      .writeAtomic(target, encoded.encoded)
+      .catch((err: unknown) => rethrowNotAFolder(err, target));
     const after = await runtime.fs.stat(target);
-    if (after) runtime.session.recordRead(target.absolute, stampOf(encoded, after));
-    return { path: target.display, bytes: encoded.length };
+    if (after) {
+      runtime.session.recordRead(target.absolute, {
+        size: encoded.encoded.length,
+        mtimeMs: after.mtimeMs,
+        sha256: encoded.sha256,
+      });
+    }
+    return { path: target.display, bytes: encoded.encoded.length };
   },
 });
 

@@ -13,13 +13,14 @@ export class WithTransfer<T> {
   }
 }
 
-/** The buffer behind `bytes` when handing it over moves exactly these bytes; else a copy's. */
-export function ownBuffer(bytes: Uint8Array): { bytes: Uint8Array; buffer: ArrayBuffer } {
+/**
+ * What to list as transferred to move `bytes` to another thread: their buffer when it holds
+ * exactly them, else nothing (a slice of a shared pool is copied instead, which is cheap: pools
+ * hold only small buffers).
+ */
+export function transferList(bytes: Uint8Array): ArrayBuffer[] {
   const { buffer } = bytes;
-  if (buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === buffer.byteLength) {
-    return { bytes, buffer };
-  }
-  const copy = new Uint8Array(bytes.byteLength);
-  copy.set(bytes);
-  return { bytes: copy, buffer: copy.buffer };
+  return buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === buffer.byteLength
+    ? [buffer]
+    : [];
 }

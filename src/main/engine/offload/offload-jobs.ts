@@ -1,10 +1,21 @@
 // The jobs an offload worker runs (see offload.ts), by name. Each is a plain function of one
 // structured-cloneable input; the main thread imports this file only for its types.
+import { editText } from "../builtin/edit-text.ts";
+import { grepFiles } from "../builtin/grep-files.ts";
+import { readText } from "../builtin/read-text.ts";
+import { htmlToMarkdown } from "../builtin/web/html-to-text.ts";
+import { inspectExisting } from "../builtin/write-inspect.ts";
 import { listJson, textJson, writePayload } from "../plugins/bridge-text.ts";
 
 export const JOBS = {
   /** JSON text of any size, parsed; the value comes back as a structured clone. */
   "json.parse": (input: { json: string }): unknown => JSON.parse(input.json),
+  "edit.text": editText,
+  "grep.files": grepFiles,
+  "read.text": readText,
+  "write.inspect": inspectExisting,
+  "web.htmlToMarkdown": (input: { html: string; baseUrl: string }) =>
+    htmlToMarkdown(input.html, input.baseUrl),
   "plugin.textJson": textJson,
   "plugin.writePayload": writePayload,
   "plugin.listJson": listJson,

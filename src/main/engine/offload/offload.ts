@@ -1,6 +1,5 @@
-import { availableParallelism } from "node:os";
 import type { JOBS } from "./offload-jobs.ts";
-import { WithTransfer } from "./job-result.ts";
+import type { WithTransfer } from "./job-result.ts";
 import { WorkerPool, type JobOptions } from "./worker-pool.ts";
 
 type Jobs = typeof JOBS;
@@ -22,9 +21,12 @@ function workerEntry(): URL {
 
 let pool: WorkerPool | undefined;
 
-/** The process's offload pool: at most 4 workers, at least 2, started on first use. */
+/**
+ * The process's offload pool: four workers, started on first use (a job stuck until its call times
+ * out, such as a backtracking regular expression, still leaves others to the rest).
+ */
 export function offloadPool(): WorkerPool {
-  pool ??= new WorkerPool(workerEntry(), Math.min(4, Math.max(2, availableParallelism())));
+  pool ??= new WorkerPool(workerEntry(), 4);
   return pool;
 }
 

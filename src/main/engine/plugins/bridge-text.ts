@@ -1,5 +1,5 @@
 import { readdirSync } from "node:fs";
-import { WithTransfer } from "../offload/job-result.ts";
+import { transferList, WithTransfer } from "../offload/job-result.ts";
 
 /**
  * The byte-heavy halves of the plugin `runtime`'s text traffic, run on an offload worker (see
@@ -22,7 +22,10 @@ export type WritePayload =
  * The JSON payload of `runtime.fs.writeText(path, text)`: checked, and its text encoded as UTF-8
  * (at most `maxBytes`), so only the path and the finished bytes reach the main thread.
  */
-export function writePayload(input: { payloadJson: string; maxBytes: number }): WritePayload | WithTransfer<WritePayload> {
+export function writePayload(input: {
+  payloadJson: string;
+  maxBytes: number;
+}): WritePayload | WithTransfer<WritePayload> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(input.payloadJson);
@@ -33,11 +36,7 @@ export function writePayload(input: { payloadJson: string; maxBytes: number }): 
   if (typeof path !== "string" || typeof text !== "string") return { ok: false, problem: "shape" };
   const bytes = Buffer.from(text, "utf8");
   if (bytes.length > input.maxBytes) return { ok: false, problem: "size", bytes: bytes.length };
-  // A Buffer this large owns its memory (small ones share a pool and are copied by the caller).
-  const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
-  return own
-    ? new WithTransfer({ ok: true, path, bytes }, [bytes.buffer as ArrayBuffer])
-    : { ok: true, path, bytes };
+  return new WithTransfer({ ok: true, path, bytes }, transferList(bytes));
 }
 
 /**

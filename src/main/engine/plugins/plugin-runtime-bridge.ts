@@ -3,6 +3,7 @@ import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { ResolvedAccess } from "../policy/call-plan.ts";
 import type { ToolRuntime } from "../tools/contract.ts";
 import type { RequirementSet } from "../tools/requirement-set.ts";
+import { transferList } from "../offload/job-result.ts";
 import { offload } from "../offload/offload.ts";
 import { spawnTurn, type BridgeLimiter } from "./bridge-concurrency.ts";
 import { pluginFetch } from "./bridge-fetch.ts";
@@ -54,7 +55,10 @@ const PARSE_INLINE_CHARS = 64 * 1024;
 async function payload<T>(op: string, schema: z.ZodType<T>, json: string, signal: AbortSignal): Promise<T> {
   let value: unknown;
   try {
-    value = json.length <= PARSE_INLINE_CHARS ? JSON.parse(json) : await offload("json.parse", { json }, { signal });
+    value =
+      json.length <= PARSE_INLINE_CHARS
+        ? JSON.parse(json)
+        : await offload("json.parse", { json }, { signal });
   } catch {
     throw usage(op);
   }
@@ -82,16 +86,8 @@ async function readText(runtime: ToolRuntime, input: string): Promise<EncodedJso
   const { bytes } = await runtime.fs.readBytes(access.path);
   // Decoded and JSON-encoded on a worker: the main thread only passes the finished text on.
   return new EncodedJson(
-    await offload("plugin.textJson", { bytes }, { signal: runtime.signal, transfer: transferable(bytes) }),
+    await offload("plugin.textJson", { bytes }, { signal: runtime.signal, transfer: transferList(bytes) }),
   );
-}
-
-/** The buffer under `bytes` when it holds exactly them (so it can move to a worker), else none. */
-function transferable(bytes: Buffer): ArrayBuffer[] {
-  const { buffer } = bytes;
-  return buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === buffer.byteLength
-    ? [buffer]
-    : [];
 }
 
 async function list(runtime: ToolRuntime, input: string): Promise<EncodedJson> {
@@ -112,7 +108,10 @@ async function list(runtime: ToolRuntime, input: string): Promise<EncodedJson> {
   );
 }
 
-async function writeText(runtime: ToolRuntime, payloadJson: string): Promise<{ path: string; bytes: number }> {
+async function writeText(
+  runtime: ToolRuntime,
+  payloadJson: string,
+): Promise<{ path: string; bytes: number }> {
   // Parsed and encoded on a worker: the main thread sees the path and the finished bytes.
   const prepared = await offload(
     "plugin.writePayload",
@@ -125,7 +124,10 @@ async function writeText(runtime: ToolRuntime, payloadJson: string): Promise<{ p
       `runtime.fs.writeText was given ${prepared.bytes} bytes of text, more than it writes at once (${PLUGIN_LIMITS.writeBytes}). Write smaller files.`,
     );
   }
-  const access = fsAccess(await runtime.authorize({ capability: "fs.write", path: prepared.path }), "fs.write");
+  const access = fsAccess(
+    await runtime.authorize({ capability: "fs.write", path: prepared.path }),
+    "fs.write",
+  );
   await runtime.fs.writeAtomic(access.path, prepared.bytes);
   return { path: access.path.display, bytes: prepared.bytes.length };
 }
