@@ -3,7 +3,6 @@
 import { editText } from "../builtin/edit-text.ts";
 import { grepFiles } from "../builtin/grep-files.ts";
 import { readText } from "../builtin/read-text.ts";
-import { htmlToMarkdown } from "../builtin/web/html-to-text.ts";
 import { inspectExisting } from "../builtin/write-inspect.ts";
 import { listJson, textJson, writePayload } from "../plugins/bridge-text.ts";
 
@@ -14,8 +13,9 @@ export const JOBS = {
   "grep.files": grepFiles,
   "read.text": readText,
   "write.inspect": inspectExisting,
-  "web.htmlToMarkdown": (input: { html: string; baseUrl: string }) =>
-    htmlToMarkdown(input.html, input.baseUrl),
+  // The converter (turndown and its DOM) loads on the first page, not with every worker.
+  "web.htmlToMarkdown": async (input: { html: string; baseUrl: string }) =>
+    (await import("../builtin/web/html-to-text.ts")).htmlToMarkdown(input.html, input.baseUrl),
   "plugin.textJson": textJson,
   "plugin.writePayload": writePayload,
   "plugin.listJson": listJson,

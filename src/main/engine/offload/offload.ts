@@ -13,7 +13,7 @@ export type JobOutput<N extends JobName> = Unwrapped<Awaited<ReturnType<Jobs[N]>
  * `.ts` file and so is the entry beside it; in the app's bundle (electron-vite) the entry is built
  * beside main.js as `offload-worker.js` (see electron.vite.config.ts).
  */
-function workerEntry(): URL {
+export function offloadWorkerEntry(): URL {
   return import.meta.url.endsWith(".ts")
     ? new URL("./offload-worker.ts", import.meta.url)
     : new URL("./offload-worker.js", import.meta.url);
@@ -26,7 +26,7 @@ let pool: WorkerPool | undefined;
  * out, such as a backtracking regular expression, still leaves others to the rest).
  */
 export function offloadPool(): WorkerPool {
-  pool ??= new WorkerPool(workerEntry(), 4);
+  pool ??= new WorkerPool(offloadWorkerEntry(), 4);
   return pool;
 }
 

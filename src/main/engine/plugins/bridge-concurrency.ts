@@ -22,7 +22,8 @@ export class ConcurrencyGate {
   private readonly waiting: (() => void)[] = [];
 
   constructor(limits: GateLimits, refuse: (limits: GateLimits) => Error) {
-    if (limits.active < 1 || limits.queued < 0) throw new RangeError("a gate needs active ≥ 1 and queued ≥ 0");
+    if (limits.active < 1 || limits.queued < 0)
+      throw new RangeError("a gate needs active ≥ 1 and queued ≥ 0");
     this.limits = limits;
     this.refuse = refuse;
   }
