@@ -17,18 +17,20 @@ import { idleLag, measureLag } from "./support/lag-probe.ts";
  * and a lag probe watches the loop meanwhile.
  *
  * Why these bounds and not the 50 ms goal: the goal is measured by `npm run bench`
- * (bench/event-loop.bench.ts), which prints the real figures beside the idle loop's. A test
- * runs beside other test files on two shared cores, where the operating system alone can keep
- * the thread off a core for tens of milliseconds, so a 50 ms assertion would fail for reasons
- * that are not Lathe's. The test asserts two generous bounds that still fail loudly on a real
- * stall (before the fixes these loads blocked the loop for 1 s to over an hour, or crashed it):
- * - the main thread's own CPU time between two turns of the loop stays under 250 ms. Another
- *   process's load does not stretch this figure, so it can be tight-ish without being flaky;
- * - the wall-clock lag stays under 1 s, which also catches blocks spent waiting in the kernel
- *   (a synchronous read, a spawn), which CPU time does not see, with room for a busy machine.
+ * (bench/event-loop.bench.ts), which prints the real figures beside the idle loop's. A test runs
+ * beside other test files on two shared cores, where the scheduler alone keeps a busy thread off
+ * a core for hundreds of milliseconds (seen here: 680 ms of wall-clock lag under the shell flood
+ * during a full suite run, with 25 ms of the thread's own CPU), so a 50 ms, or even a 250 ms,
+ * wall-clock assertion would fail for reasons that are not Lathe's. Two generous bounds still
+ * fail loudly on a real stall (before the fixes these loads blocked the loop for 0.5 s to over
+ * an hour, or crashed the process):
+ * - the main thread's own CPU time between two turns of the loop stays under 250 ms. Other
+ *   processes do not stretch this figure, so it can be fairly tight without being flaky;
+ * - the wall-clock lag stays under 2 s, which also catches blocks spent waiting in the kernel
+ *   (a synchronous read, a spawn) that CPU time does not see, with room for a busy machine.
  */
 const CPU_BOUND_MS = 250;
-const WALL_BOUND_MS = 1_000;
+const WALL_BOUND_MS = 2_000;
 
 /** The issue's loads, with the file sizes trimmed so the suite stays fast (the bench runs them whole). */
 const TEST_SCALE: LoadScale = {

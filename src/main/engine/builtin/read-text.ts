@@ -14,6 +14,19 @@ export interface ReadTextInput {
   sidecarPath?: string;
 }
 
+/**
+ * Write the whole range to its sidecar. When that fails the whole range goes back instead, and
+ * the pipeline's own truncation tries the sidecar again and reports the failure.
+ */
+function saved(file: string, text: string): boolean {
+  try {
+    writeFileSync(file, text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export type ReadTextOutcome =
   | { kind: "binary" }
   | { kind: "past-end"; totalLines: number }
@@ -46,8 +59,7 @@ export function readText(input: ReadTextInput): ReadTextOutcome {
   const digest = sha256(bytes);
   if (input.sidecarPath !== undefined) {
     const head = utf8Head(range, input.headBytes);
-    if (head.length < range.length) {
-      writeFileSync(input.sidecarPath, range);
+    if (head.length < range.length && saved(input.sidecarPath, range)) {
       return {
         kind: "read",
         sha256: digest,

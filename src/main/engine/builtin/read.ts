@@ -94,7 +94,11 @@ const definition = defineBuiltin({
     // Small files are decoded here; a large one is decoded, counted, hashed and (past the output
     // limit) written to its sidecar on an offload worker, so only its head reaches this thread.
     const large = size >= READ_INLINE_BYTES;
-    const sidecarPath = large ? await runtime.session.newSidecarPath("read") : undefined;
+    // A sidecar that cannot be made here is left to the pipeline's own truncation, which tries
+    // again and reports the failure as the runtime's (the model still gets the head).
+    const sidecarPath = large
+      ? await runtime.session.newSidecarPath("read").catch(() => undefined)
+      : undefined;
     const input = {
       bytes,
       ...(args.offset === undefined ? {} : { offset: args.offset }),
