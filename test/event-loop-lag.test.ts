@@ -50,6 +50,7 @@ const LOAD_IDS = [
   "plugin-fetch-flood",
   "plugin-write",
   "plugin-big-result",
+  "plugin-many-objects",
   "edit-replace-all-sparse",
   "edit-replace-all-20000",
   "edit-replace-all-500000",

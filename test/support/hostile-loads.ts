@@ -133,6 +133,11 @@ return await Promise.all(jobs);`,
       timeoutMs: 600_000,
     },
   ),
+  many_objects: plugin(
+    "many_objects",
+    "const out = []; for (let i = 0; i < args.n; i++) out.push({ i, name: 'item ' + i }); return out;",
+    { input_schema: OPEN_ARGS, timeoutMs: 600_000 },
+  ),
   big_result: plugin("big_result", "return 'r'.repeat(args.chars);", {
     input_schema: OPEN_ARGS,
     timeoutMs: 600_000,
@@ -188,10 +193,12 @@ function bigHtml(chars: number): string {
  */
 export async function openHostileWorld(scale: LoadScale = FULL_SCALE): Promise<HostileWorld> {
   const oneMb = "b".repeat(1024 * 1024);
-  const html = bigHtml(scale.htmlChars);
+  // Encoded once: the server runs on the thread under test, and should cost it as little as it can.
+  const oneMbBytes = Buffer.from(oneMb);
+  const html = Buffer.from(bigHtml(scale.htmlChars));
   const server: TestServer = await startTestServer((req, res: ServerResponse) => {
     if (req.url === "/page.html") res.writeHead(200, { "content-type": "text/html" }).end(html);
-    else res.writeHead(200, { "content-type": "text/plain" }).end(oneMb);
+    else res.writeHead(200, { "content-type": "text/plain" }).end(oneMbBytes);
   });
   const world = await openPluginWorld({
     arrange: async (w) => {
@@ -295,6 +302,21 @@ export async function openHostileWorld(scale: LoadScale = FULL_SCALE): Promise<H
         if (!envelope.metadata.truncated || text !== "r".repeat(text.length) || text.length > 256 * 1024)
           fail("big result: expected a truncated head", envelope.metadata);
         return `head of ${text.length} characters, the rest in a sidecar`;
+      },
+    },
+    {
+      id: "plugin-many-objects",
+      title: "a plugin returning 200 000 small objects",
+      run: () => session.call("many_objects", { n: 200_000 }),
+      check: async (result) => {
+        const envelope = result as Envelope;
+        const head = dataOf<string>(envelope);
+        const whole = JSON.parse(
+          await readFile(envelope.metadata.output_path as string, "utf8"),
+        ) as unknown[];
+        if (!envelope.metadata.truncated || !head.startsWith("[") || whole.length !== 200_000)
+          fail("many objects: expected a head and the whole in a sidecar", envelope.metadata);
+        return `head of ${head.length} characters, 200000 objects in a sidecar`;
       },
     },
     {

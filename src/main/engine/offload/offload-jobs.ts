@@ -5,6 +5,7 @@ import { grepFiles } from "../builtin/grep-files.ts";
 import { readText } from "../builtin/read-text.ts";
 import { inspectExisting } from "../builtin/write-inspect.ts";
 import { listJson, textJson, writePayload } from "../plugins/bridge-text.ts";
+import type { LargeResultInput } from "../plugins/plugin-output.ts";
 
 export const JOBS = {
   /** JSON text of any size, parsed; the value comes back as a structured clone. */
@@ -19,4 +20,7 @@ export const JOBS = {
   "plugin.textJson": textJson,
   "plugin.writePayload": writePayload,
   "plugin.listJson": listJson,
+  // ajv loads with the first large result, not with every worker.
+  "plugin.largeResult": async (input: LargeResultInput) =>
+    (await import("../plugins/plugin-output.ts")).settleLargeResult(input),
 };

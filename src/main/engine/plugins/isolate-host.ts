@@ -68,6 +68,20 @@ const CPU_LIMIT = /execution timed out/i;
  */
 const DIRECT_REPLY_CHARS = 512;
 
+/** A successful reply longer than this is not parsed here: its value is handed on as JSON. */
+const PARSE_INLINE_CHARS = 64 * 1024;
+/** How the bootstrap's `run` begins a successful reply (it builds it with JSON.stringify). */
+const OK_PREFIX = '{"ok":true,"value":';
+
+/**
+ * The value of a large successful reply, as JSON, cut out of the reply without parsing it: the
+ * caller parses it where that costs the event loop nothing (see plugin-result.ts).
+ */
+function largeValue(replyJson: string): EncodedJson | undefined {
+  if (replyJson.length <= PARSE_INLINE_CHARS || !replyJson.startsWith(OK_PREFIX)) return undefined;
+  return new EncodedJson(replyJson.slice(OK_PREFIX.length, -1));
+}
+
 function toIsolate(reply: string): string | ivm.ExternalCopy<string> {
   return reply.length < DIRECT_REPLY_CHARS ? reply : new ivm.ExternalCopy(reply);
 }
@@ -146,9 +160,9 @@ export class IsolateHost {
   }
 
   /**
-   * Run `execute(args, runtime)` in the isolate and return its result (a copy, as JSON data).
-   * Throws ToolCallError with the plugin's own message when it throws, and with the limit it
-   * broke when it is stopped.
+   * Run `execute(args, runtime)` in the isolate and return its result (a copy, as JSON data; a
+   * large result as an EncodedJson of it, unparsed). Throws ToolCallError with the plugin's own
+   * message when it throws, and with the limit it broke when it is stopped.
    */
   call(args: unknown, call: IsolateCall): Promise<unknown> {
     if (this.closed !== undefined) return Promise.reject(new ToolCallError(this.closed));
@@ -295,6 +309,8 @@ export class IsolateHost {
           `${name} returned ${replyJson.length} characters of JSON, more than its limit of ${PLUGIN_LIMITS.resultBytes}. Ask for less (a narrower path, fewer items).`,
         );
       }
+      const large = largeValue(replyJson);
+      if (large) return large;
       const reply = JSON.parse(replyJson) as Reply;
       if (reply.ok) return reply.value;
       if (reply.kind === "result") {

@@ -254,6 +254,44 @@ describe("plugin tools through the engine", () => {
     );
   });
 
+  it("checks and cuts a large object result the same way, off the main thread", async () => {
+    const w = await withPlugins([
+      "many",
+      plugin(
+        "many",
+        "const items = []; for (let i = 0; i < args.n; i++) items.push({ i, name: args.bad && i === args.n - 1 ? 7 : 'item ' + i }); return { items };",
+        {
+          input_schema: { type: "object", properties: { n: { type: "integer" }, bad: { type: "boolean" } } },
+          output_schema: {
+            type: "object",
+            properties: {
+              items: {
+                type: "array",
+                items: { type: "object", properties: { i: { type: "integer" }, name: { type: "string" } } },
+              },
+            },
+          },
+        },
+      ),
+    ]);
+    const session = await w.session();
+    const n = 20_000;
+    const envelope = await session.call("many", { n });
+    expect(envelope.metadata.truncated).toBe(true);
+    const head = outputOf<string>(envelope);
+    expect(head.startsWith('{\n  "items": [\n    {\n      "i": 0,')).toBe(true);
+    expect(Buffer.byteLength(head)).toBeLessThanOrEqual(200 * 1024);
+    const whole = JSON.parse(await readFile(envelope.metadata.output_path as string, "utf8"));
+    expect(whole.items).toHaveLength(n);
+    expect(whole.items[n - 1]).toEqual({ i: n - 1, name: `item ${n - 1}` });
+    // The last of 20 000 items breaks the schema: found although the result is never parsed here.
+    expect(errorOf(await session.call("many", { n, bad: true }))).toMatch(
+      new RegExp(
+        `^many returned a result that does not match its output_schema: "items\\.${n - 1}\\.name" must be string\\.`,
+      ),
+    );
+  });
+
   it("asks the approver before a gated plugin's write, and writes only once approved", async () => {
     const w = await withPlugins([
       "scribe",

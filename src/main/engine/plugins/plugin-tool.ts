@@ -1,9 +1,11 @@
 import type { ToolDefinition } from "../tools/contract.ts";
 import { stableStringify } from "../tools/stable-stringify.ts";
 import { BridgeLimiter } from "./bridge-concurrency.ts";
+import { EncodedJson } from "./encoded-json.ts";
 import type { IsolateHost } from "./isolate-host.ts";
 import type { PluginManifest } from "./plugin-manifest.ts";
 import { outputValidator, truncateResult } from "./plugin-output.ts";
+import { largeResult } from "./plugin-result.ts";
 import { runtimeBridge } from "./plugin-runtime-bridge.ts";
 
 export interface PluginToolInput {
@@ -51,6 +53,7 @@ export function pluginTool(input: PluginToolInput): ToolDefinition<Record<string
         wallTimeoutMs: manifest.timeoutMs,
         signal: runtime.signal,
       });
+      if (value instanceof EncodedJson) return largeResult(manifest, input.entryFile, value, runtime);
       check?.(value);
       return value;
     },
