@@ -56,9 +56,13 @@ describe("WorkerPool", () => {
 
   it("moves transferred buffers instead of copying them", async () => {
     pool = new WorkerPool(offloadWorkerEntry(), 1);
-    const bytes = new TextEncoder().encode("héllo");
-    const json = await pool.run("plugin.textJson", { bytes }, { transfer: [bytes.buffer as ArrayBuffer] });
-    expect(json).toBe('"héllo"');
+    const bytes = new TextEncoder().encode("héllo\n");
+    const read = await pool.run(
+      "read.text",
+      { bytes, headBytes: 1000 },
+      { transfer: [bytes.buffer as ArrayBuffer] },
+    );
+    expect(read).toMatchObject({ kind: "read", content: "héllo\n", totalLines: 1 });
     expect(bytes.byteLength).toBe(0);
   });
 

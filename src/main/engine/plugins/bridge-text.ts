@@ -7,10 +7,20 @@ import { transferList, WithTransfer } from "../offload/job-result.ts";
  * encoded off the main thread. What they return crosses to the main thread as one copy.
  */
 
-/** Bytes as the JSON text of their UTF-8 decoding (bad sequences become U+FFFD). */
-export function textJson(input: { bytes: Uint8Array }): string {
+/**
+ * Bytes as the JSON text of their UTF-8 decoding (bad sequences become U+FFFD), in ASCII: every
+ * other character is escaped as \uXXXX, so the isolate can turn the bytes into the text one
+ * byte per character (see AsciiJson).
+ */
+export function textJson(input: { bytes: Uint8Array }): WithTransfer<Uint8Array> {
   const { bytes } = input;
-  return JSON.stringify(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"));
+  const json = JSON.stringify(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"));
+  const ascii = json.replace(
+    /[\u007f-\uffff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+  const out = Buffer.from(ascii, "latin1");
+  return new WithTransfer(out, transferList(out));
 }
 
 export type WritePayload =

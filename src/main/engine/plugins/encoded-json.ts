@@ -10,3 +10,16 @@ export class EncodedJson {
     this.json = json;
   }
 }
+
+/**
+ * Like EncodedJson, as ASCII bytes (every other character escaped as \uXXXX): a result the
+ * isolate host hands to the isolate as bytes, so it never becomes a string, or garbage, on the
+ * main thread's heap. The isolate decodes it (see isolate-bootstrap.ts).
+ */
+export class AsciiJson {
+  readonly bytes: Uint8Array;
+
+  constructor(bytes: Uint8Array) {
+    this.bytes = bytes;
+  }
+}

@@ -28,6 +28,10 @@ const stringify = JSON.stringify;
 const ErrorCtor = Error;
 const StringCtor = String;
 const freeze = Object.freeze;
+const apply = Reflect.apply;
+const fromCharCode = String.fromCharCode;
+const Bytes = Uint8Array;
+const subarray = Uint8Array.prototype.subarray;
 const shape = parse($2);
 const MAX_LINE = ${PLUGIN_LIMITS.logLineChars};
 const MAX_LINES = ${PLUGIN_LIMITS.logLinesPerCall};
@@ -71,17 +75,33 @@ function messageOf(error) {
 // A large reply arrives as an ExternalCopy: copied in here, inside the call, where running out
 // of memory stops this isolate only.
 function received(copy) {
-  const text = copy.copy();
+  const content = copy.copy({ transferIn: true });
   copy.release();
-  return text;
+  return content;
+}
+
+// ASCII bytes as a string, a chunk at a time (fromCharCode takes its arguments on the stack).
+function asciiText(buffer) {
+  const bytes = new Bytes(buffer);
+  let out = "";
+  for (let i = 0; i < bytes.length; i += 8192) out += apply(fromCharCode, undefined, apply(subarray, bytes, [i, i + 8192]));
+  return out;
+}
+
+function settle(reply) {
+  if (reply.ok === true) return reply.value;
+  throw new ErrorCtor(reply.message);
 }
 
 function makeRuntime(token) {
+  // A reply is the JSON of {ok, value | message}, as a string or as an ExternalCopy of one; or an
+  // ExternalCopy of ASCII bytes holding the JSON of a successful reply's value (a file's text,
+  // which then never becomes a string on the host).
   async function call(op, payload) {
     const raw = await dispatchRef.apply(undefined, [token, op, stringify(payload)], applyOptions);
-    const reply = parse(typeof raw === "string" ? raw : received(raw));
-    if (reply.ok === true) return reply.value;
-    throw new ErrorCtor(reply.message);
+    if (typeof raw === "string") return settle(parse(raw));
+    const content = received(raw);
+    return typeof content === "string" ? settle(parse(content)) : parse(asciiText(content));
   }
   const runtime = {};
   if (shape.fsRead || shape.fsWrite) {

@@ -1,14 +1,14 @@
 import { randomBytes } from "node:crypto";
 import ivm from "isolated-vm";
 import { ToolCallError } from "../errors/tool-call-error.ts";
-import { EncodedJson } from "./encoded-json.ts";
+import { AsciiJson, EncodedJson } from "./encoded-json.ts";
 import { ISOLATE_BOOTSTRAP, type RuntimeShape } from "./isolate-bootstrap.ts";
 import { PLUGIN_LIMITS } from "./plugin-limits.ts";
 
 /**
  * Carries out one `runtime` request of the call in flight (see plugin-runtime-bridge.ts), given
  * its payload as the JSON text the plugin sent (parsed by the dispatcher when its turn comes).
- * Resolves to the result, or to an EncodedJson of it.
+ * Resolves to the result, or to an EncodedJson or AsciiJson of it.
  */
 export type RuntimeDispatch = (op: string, payloadJson: string) => Promise<unknown>;
 
@@ -86,7 +86,13 @@ function toIsolate(reply: string): string | ivm.ExternalCopy<string> {
   return reply.length < DIRECT_REPLY_CHARS ? reply : new ivm.ExternalCopy(reply);
 }
 
-function hostReply(value: unknown): string | ivm.ExternalCopy<string> {
+function hostReply(value: unknown): string | ivm.ExternalCopy {
+  if (value instanceof AsciiJson) {
+    const { bytes } = value;
+    const exact = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+    // Moved, not copied: the isolate takes the buffer over.
+    return new ivm.ExternalCopy(exact ? bytes.buffer : bytes.slice().buffer, { transferOut: true });
+  }
   return toIsolate(
     value instanceof EncodedJson
       ? `{"ok":true,"value":${value.json}}`
@@ -107,7 +113,7 @@ function hostError(err: unknown): string | ivm.ExternalCopy<string> {
 export class IsolateHost {
   private readonly options: IsolateHostOptions;
   private readonly dispatchRef: ivm.Reference<
-    (token: string, op: string, payloadJson: string) => Promise<string | ivm.ExternalCopy<string>>
+    (token: string, op: string, payloadJson: string) => Promise<string | ivm.ExternalCopy>
   >;
   private readonly logRef: ivm.Reference<(line: string) => void>;
   private live: Live | undefined;

@@ -8,7 +8,7 @@ import { offload } from "../offload/offload.ts";
 import { spawnTurn, type BridgeLimiter } from "./bridge-concurrency.ts";
 import { pluginFetch } from "./bridge-fetch.ts";
 import { pluginShellRun } from "./bridge-shell.ts";
-import { EncodedJson } from "./encoded-json.ts";
+import { AsciiJson, EncodedJson } from "./encoded-json.ts";
 import type { RuntimeShape } from "./isolate-bootstrap.ts";
 import type { RuntimeDispatch } from "./isolate-host.ts";
 import { PLUGIN_LIMITS } from "./plugin-limits.ts";
@@ -75,7 +75,7 @@ function fsAccess(access: ResolvedAccess, capability: FsAccess["capability"]): F
   return access as FsAccess;
 }
 
-async function readText(runtime: ToolRuntime, input: string): Promise<EncodedJson> {
+async function readText(runtime: ToolRuntime, input: string): Promise<AsciiJson> {
   const access = fsAccess(await runtime.authorize({ capability: "fs.read", path: input }), "fs.read");
   const stats = await runtime.fs.stat(access.path);
   if (stats?.isFile() && stats.size > PLUGIN_LIMITS.readBytes) {
@@ -84,8 +84,8 @@ async function readText(runtime: ToolRuntime, input: string): Promise<EncodedJso
     );
   }
   const { bytes } = await runtime.fs.readBytes(access.path);
-  // Decoded and JSON-encoded on a worker: the main thread only passes the finished text on.
-  return new EncodedJson(
+  // Decoded and JSON-encoded on a worker; the main thread only hands the bytes to the isolate.
+  return new AsciiJson(
     await offload("plugin.textJson", { bytes }, { signal: runtime.signal, transfer: transferList(bytes) }),
   );
 }

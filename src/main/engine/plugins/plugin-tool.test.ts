@@ -151,6 +151,31 @@ describe("plugin tools through the engine", () => {
     expect(await readFile(path.join(w.root, "out", "summary.txt"), "utf8")).toBe("FIRST NOTE");
   });
 
+  it.each([
+    ["ASCII", Buffer.from("plain text\n"), "plain text\n"],
+    [
+      "accents, CJK, emoji and quotes",
+      Buffer.from('héllo — 日本語 😀 "q" \\ \t\n'),
+      'héllo — 日本語 😀 "q" \\ \t\n',
+    ],
+    ["bytes that are not UTF-8", Buffer.from([0x61, 0xff, 0x62, 0xe2, 0x82]), "a\ufffdb\ufffd"],
+    ["a large file", Buffer.from("ünïcode line\n".repeat(100_000)), "ünïcode line\n".repeat(100_000)],
+  ])("hands readText's text over exactly: %s", async (_name, bytes, expected) => {
+    const w = await withPlugins([
+      "echo_file",
+      plugin("echo_file", "const t = await runtime.fs.readText('f.txt'); return { length: t.length, t };", {
+        requires: { fs: { read: ["{workspace}/**"] } },
+      }),
+    ]);
+    await writeFile(path.join(w.root, "f.txt"), bytes);
+    const session = await w.session();
+    const envelope = await session.call("echo_file", {});
+    const full = envelope.metadata.output_path
+      ? JSON.parse(await readFile(envelope.metadata.output_path as string, "utf8"))
+      : outputOf(envelope);
+    expect(full).toEqual({ length: expected.length, t: expected });
+  });
+
   it("fetches declared hosts with method, headers and body, and does not follow redirects", async () => {
     const { port, seen } = await listen((s, res) => {
       if (s.url === "/moved") {
