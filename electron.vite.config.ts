@@ -32,7 +32,13 @@ export default defineConfig({
       outDir: "out/main",
       // Dependencies (better-sqlite3, node-pty, ...) stay in node_modules, loaded at run time.
       externalizeDeps: true,
-      rolldownOptions: { input: { main: resolve("src/main/electron/main.ts") } },
+      rolldownOptions: {
+        input: {
+          main: resolve("src/main/electron/main.ts"),
+          // The offload pool's worker threads load this file beside main.js (see offload.ts).
+          "offload-worker": resolve("src/main/engine/offload/offload-worker.ts"),
+        },
+      },
     },
   },
   preload: {

@@ -4,11 +4,17 @@ import type { CallObserver, CallRecord } from "../tools/call-tool.ts";
 import { redactSecrets, redactText } from "./redact.ts";
 
 const ENVELOPE_HEAD_CHARS = 2_000;
+/**
+ * Strings in the arguments events carry and the audit stores are cut past this: a host shows
+ * the start of a huge write's content, the audit keeps it, and neither costs the event loop
+ * time in proportion to it (redacting and storing 30 MB took over a second).
+ */
+export const RECORDED_STRING_CHARS = 64 * 1024;
 
 /** The arguments as stored and shown: redacted, or a note when they cannot even be read. */
 function shownArgs(args: unknown): unknown {
   try {
-    return redactSecrets(args);
+    return redactSecrets(args, RECORDED_STRING_CHARS);
   } catch (err) {
     return `[the arguments could not be read: ${err instanceof Error ? err.message : String(err)}]`;
   }

@@ -38,6 +38,22 @@ describe("redactSecrets", () => {
     });
   });
 
+  it("cuts long strings to a bounded head and says how much was left out", () => {
+    const out = redactSecrets({ content: "x".repeat(10_000), path: "a.txt" }, 100) as Record<string, string>;
+    expect(out.path).toBe("a.txt");
+    expect(out.content).toBe(`${"x".repeat(100)}…[9900 more characters not recorded]`);
+  });
+
+  it("masks a secret that straddles the cut instead of leaving its start visible", () => {
+    const token = "ghp_abcdefghijklmnopqrstuvwxyz0123";
+    const text = `${"x".repeat(95)} ${token} ${"y".repeat(1000)}`;
+    const out = redactSecrets(text, 100) as string;
+    expect(out).not.toContain("ghp_a");
+    expect(out.startsWith(`${"x".repeat(95)} [RED`)).toBe(true);
+    // The same text with no cut really shows the token's start at that place: the cut mattered.
+    expect(text.slice(0, 100)).toContain("ghp_");
+  });
+
   it("leaves ordinary commands alone", () => {
     expect(redactText("git log --oneline -5 && npm test")).toBe("git log --oneline -5 && npm test");
   });

@@ -31,18 +31,34 @@ export function redactText(text: string): string {
   return out;
 }
 
-/** A copy of the arguments safe to store and show: secret keys blanked, secret-looking text masked. */
-export function redactSecrets(value: unknown, depth = 0): unknown {
+/**
+ * How much of a string past the cut the redaction still looks at, so a secret that straddles
+ * the cut is recognised whole and masked rather than left half visible.
+ */
+const CUT_LOOKAHEAD_CHARS = 1024;
+
+function redactString(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return redactText(text);
+  const head = redactText(text.slice(0, maxChars + CUT_LOOKAHEAD_CHARS)).slice(0, maxChars);
+  return `${head}…[${text.length - maxChars} more characters not recorded]`;
+}
+
+/**
+ * A copy of the arguments safe to store and show: secret keys blanked, secret-looking text
+ * masked, and strings longer than `maxChars` cut (so recording a call costs bounded time
+ * whatever it was given, e.g. the content of a 30 MB write).
+ */
+export function redactSecrets(value: unknown, maxChars = Infinity, depth = 0): unknown {
   if (depth > 32) return "[TOO DEEP]";
-  if (typeof value === "string") return redactText(value);
-  if (Array.isArray(value)) return value.map((v) => redactSecrets(v, depth + 1));
+  if (typeof value === "string") return redactString(value, maxChars);
+  if (Array.isArray(value)) return value.map((v) => redactSecrets(v, maxChars, depth + 1));
   if (value && typeof value === "object") {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
       out[k] =
         SECRET_KEY.test(k) && (typeof v === "string" || typeof v === "number")
           ? "[REDACTED]"
-          : redactSecrets(v, depth + 1);
+          : redactSecrets(v, maxChars, depth + 1);
     }
     return out;
   }

@@ -1,6 +1,8 @@
-import { chmod, stat, writeFile } from "node:fs/promises";
+import { chmod, readFile, stat, writeFile } from "node:fs/promises";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { OUTPUT_LIMITS } from "../tools/truncation.ts";
 import type { EditData } from "./edit.ts";
+import { DIFF_MAX_CHANGED_LINES } from "./edit-text.ts";
 import { errorOf, openTestWorkspace, outputOf, type TestWorkspace } from "./test-workspace.ts";
 
 let ws: TestWorkspace;
@@ -161,6 +163,52 @@ describe("edit", () => {
     );
     expect(message).toContain("latin1");
     expect(await ws.bytes("legacy.txt")).toEqual(Buffer.from("café = 6\nnaïve \xff\n", "latin1"));
+  });
+
+  it("makes the edit but leaves out the diff, saying why, when too many lines changed", async () => {
+    const lines = DIFF_MAX_CHANGED_LINES + 1;
+    const text = Array.from({ length: lines }, (_, i) => `call(${i});\n`).join("");
+    await seen("many.ts", text);
+    const envelope = await ws.session.call("edit", {
+      path: "many.ts",
+      old_string: "call(",
+      new_string: "invoke(",
+      replace_all: true,
+    });
+    const data = outputOf<EditData>(envelope);
+    expect(data.replacements).toBe(lines);
+    expect(data.diff).toBe("");
+    expect(data.diff_omitted).toBe(
+      `The diff was left out: this edit changed ${lines} lines, more than the ${DIFF_MAX_CHANGED_LINES} a diff is made for. The file was written; read the parts you need to check.`,
+    );
+    expect(await ws.text("many.ts")).toBe(text.replaceAll("call(", "invoke("));
+  });
+
+  it("counts a line with several replacements once toward the diff's limit", async () => {
+    const many = DIFF_MAX_CHANGED_LINES + 500;
+    await seen("dense.txt", `first\n${"a ".repeat(many)}\nlast\n`);
+    const data = await edit({ path: "dense.txt", old_string: "a ", new_string: "b ", replace_all: true });
+    expect(data.replacements).toBe(many);
+    expect(data.diff_omitted).toBeUndefined();
+    expect(data.diff).toContain(`\n-${"a ".repeat(many)}\n+${"b ".repeat(many)}\n`);
+  });
+
+  it("cuts a long diff to its head and keeps the whole of it in a sidecar", async () => {
+    const text = Array.from({ length: 300 }, (_, i) => `${"x".repeat(1_000)} ${i}\n`).join("");
+    await seen("wide.txt", text);
+    const envelope = await ws.session.call("edit", {
+      path: "wide.txt",
+      old_string: "x ",
+      new_string: "y ",
+      replace_all: true,
+    });
+    const data = outputOf<EditData>(envelope);
+    expect(envelope.metadata.truncated).toBe(true);
+    expect(Buffer.byteLength(data.diff)).toBeLessThanOrEqual(OUTPUT_LIMITS.readBytes);
+    const full = await readFile(envelope.metadata.output_path as string, "utf8");
+    expect(full.length).toBeGreaterThan(data.diff.length);
+    expect(full.startsWith(data.diff)).toBe(true);
+    expect(full).toContain(`+${"x".repeat(999)}y 299\n`);
   });
 
   it("refuses a binary file", async () => {

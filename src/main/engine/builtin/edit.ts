@@ -1,19 +1,13 @@
-import { createTwoFilesPatch, FILE_HEADERS_ONLY } from "diff";
 import { z } from "zod";
 import { ToolCallError } from "../errors/tool-call-error.ts";
+import { transferList } from "../offload/job-result.ts";
+import { offload } from "../offload/offload.ts";
 import type { ToolDefinition } from "../tools/contract.ts";
+import { OUTPUT_LIMITS, truncateTextField } from "../tools/truncation.ts";
 import { defineBuiltin } from "./define-builtin.ts";
-import { assertReadAndUnchanged, sha256, stampOf } from "./file-stamp.ts";
-import {
-  decodeText,
-  detectLineEnding,
-  encodeText,
-  encodingName,
-  isBinary,
-  roundTrips,
-  toCrlf,
-  toLf,
-} from "./text-codec.ts";
+import { assertReadAndUnchanged } from "./file-stamp.ts";
+import { DIFF_MAX_CHANGED_LINES, DIFF_TIMEOUT_MS } from "./edit-text.ts";
+import { encodingName } from "./text-codec.ts";
 
 const DESCRIPTION = `Change part of an existing file by replacing an exact piece of its text.
 
@@ -23,7 +17,7 @@ old_string must match the file's text exactly, including whitespace and indentat
 
 The file must have been read in this session and not changed on disk since; otherwise the call fails and asks you to read it first. The change is written atomically.
 
-Returns {path, replacements, diff}: how many occurrences were replaced and a unified diff of the change.`;
+Returns {path, replacements, diff}: how many occurrences were replaced and a unified diff of the change. When the change is too large for a useful diff (more than ${DIFF_MAX_CHANGED_LINES} changed lines, or more than ${DIFF_TIMEOUT_MS / 1000} s to compute), diff is empty and diff_omitted says why; the edit itself is made either way.`;
 
 const schema = z.strictObject({
   path: z.string().min(1).describe("The existing file to change, relative to the workspace root."),
@@ -42,6 +36,8 @@ export interface EditData {
   path: string;
   replacements: number;
   diff: string;
+  /** Why `diff` is empty: the change was too large to diff usefully. */
+  diff_omitted?: string;
 }
 
 const definition = defineBuiltin({
@@ -68,68 +64,63 @@ const definition = defineBuiltin({
       );
     }
     const { bytes, stats: current } = await runtime.fs.readBytes(target);
-    if (isBinary(bytes)) {
+    const size = bytes.length;
+    // Decoding, replacing, encoding and diffing cost time in proportion to the file (the diff
+    // more): all of it happens on an offload worker, never on the event loop.
+    const outcome = await offload(
+      "edit.text",
+      {
+        bytes,
+        display: target.display,
+        oldString: args.old_string,
+        newString: args.new_string,
+        replaceAll: args.replace_all,
+      },
+      // A checkpoint keeps these bytes: then they are copied to the worker, not moved.
+      runtime.checkpoint
+        ? { signal: runtime.signal }
+        : { signal: runtime.signal, transfer: transferList(bytes) },
+    );
+    if (outcome.kind === "binary") {
       throw new ToolCallError(
-        `${target.display} is a binary file (${bytes.length} bytes); edit only changes text files.`,
+        `${target.display} is a binary file (${size} bytes); edit only changes text files.`,
         "binary_file",
       );
     }
-    const previousSha256 = assertReadAndUnchanged(runtime.session, target, bytes, "edit");
-    const decoded = decodeText(bytes);
-    if (!roundTrips(bytes, decoded)) {
-      throw new ToolCallError(
-        `${target.display} is not cleanly ${encodingName(decoded.encoding)} (decoding and re-encoding it would change bytes you did not edit), so edit will not touch it. Rewrite it with write if you must change it.`,
-      );
-    }
-
-    // Match and replace on LF text when the file's line breaks are uniform, so a CRLF file can be
-    // edited with "\n" strings; the result is converted back to the file's own line endings.
-    const endings = detectLineEnding(decoded.text);
-    const normalise = endings === "crlf" || endings === "lf";
-    const before = normalise ? toLf(decoded.text) : decoded.text;
-    const oldString = normalise ? toLf(args.old_string) : args.old_string;
-    const newString = normalise ? toLf(args.new_string) : args.new_string;
-    if (oldString === newString) {
-      throw new ToolCallError(
-        "old_string and new_string differ only in line endings, which edit keeps as the file has them; the edit would change nothing.",
-      );
-    }
-
-    const pieces = before.split(oldString);
-    const matches = pieces.length - 1;
-    if (matches === 0) {
-      const mixed =
-        endings === "mixed"
+    const previousSha256 = assertReadAndUnchanged(
+      runtime.session,
+      target,
+      { size, sha256: outcome.sha256 },
+      "edit",
+    );
+    switch (outcome.kind) {
+      case "unclean":
+        throw new ToolCallError(
+          `${target.display} is not cleanly ${encodingName(outcome.encoding)} (decoding and re-encoding it would change bytes you did not edit), so edit will not touch it. Rewrite it with write if you must change it.`,
+        );
+      case "same-text":
+        throw new ToolCallError(
+          "old_string and new_string differ only in line endings, which edit keeps as the file has them; the edit would change nothing.",
+        );
+      case "no-match": {
+        const mixed = outcome.mixedEndings
           ? " The file mixes LF and CRLF line endings, so line breaks in old_string must match it exactly."
           : "";
-      throw new ToolCallError(
-        `old_string was not found in ${target.display} (0 matches). Read the file again and copy the text exactly, including whitespace and indentation, without line numbers.${mixed}`,
-        "no_match",
-      );
+        throw new ToolCallError(
+          `old_string was not found in ${target.display} (0 matches). Read the file again and copy the text exactly, including whitespace and indentation, without line numbers.${mixed}`,
+          "no_match",
+        );
+      }
+      case "ambiguous":
+        throw new ToolCallError(
+          `old_string occurs ${outcome.matches} times in ${target.display}. Add surrounding lines to old_string so it matches exactly one place, or set replace_all to true to replace all ${outcome.matches}.`,
+          "ambiguous_match",
+        );
+      case "unencodable":
+        throw new ToolCallError(
+          `${target.display} is a ${encodingName(outcome.encoding)} file and ${outcome.reason}. Use only characters that encoding can hold in new_string.`,
+        );
     }
-    if (matches > 1 && !args.replace_all) {
-      throw new ToolCallError(
-        `old_string occurs ${matches} times in ${target.display}. Add surrounding lines to old_string so it matches exactly one place, or set replace_all to true to replace all ${matches}.`,
-        "ambiguous_match",
-      );
-    }
-    const after = args.replace_all
-      ? pieces.join(newString)
-      : `${pieces[0] as string}${newString}${pieces.slice(1).join(oldString)}`;
-    const text = endings === "crlf" ? toCrlf(after) : after;
-
-    let encoded: Buffer;
-    try {
-      encoded = encodeText(text, decoded.encoding);
-    } catch (err) {
-      throw new ToolCallError(
-        `${target.display} is a ${encodingName(decoded.encoding)} file and ${(err as Error).message}. Use only characters that encoding can hold in new_string.`,
-      );
-    }
-    const diff = createTwoFilesPatch(target.display, target.display, before, after, undefined, undefined, {
-      context: 3,
-      headerOptions: FILE_HEADERS_ONLY,
-    });
     runtime.signal.throwIfAborted();
     await runtime.checkpoint?.keep(target.absolute, {
       bytes,
@@ -137,13 +128,25 @@ const definition = defineBuiltin({
       mode: current.mode & 0o7777,
       renamedOver: current, // writeAtomic renames the new content over the file
     });
-    await runtime.fs.writeAtomic(target, encoded);
+    await runtime.fs.writeAtomic(target, outcome.encoded);
+    runtime.checkpoint?.changed(target.absolute, outcome.newSha256);
     const stats = await runtime.fs.stat(target);
-    const stamp = stats ? stampOf(encoded, stats) : undefined;
-    runtime.checkpoint?.changed(target.absolute, stamp?.sha256 ?? sha256(encoded));
-    if (stamp) runtime.session.recordRead(target.absolute, stamp);
-    return { path: target.display, replacements: args.replace_all ? matches : 1, diff };
+    if (stats) {
+      runtime.session.recordRead(target.absolute, {
+        size: outcome.encoded.byteLength,
+        mtimeMs: stats.mtimeMs,
+        sha256: outcome.newSha256,
+      });
+    }
+    return {
+      path: target.display,
+      replacements: outcome.replacements,
+      diff: outcome.diff,
+      ...(outcome.diffOmitted === undefined ? {} : { diff_omitted: outcome.diffOmitted }),
+    };
   },
+  // A long diff is cut like any other output: its head here, the whole of it in a sidecar file.
+  truncate: (data) => truncateTextField(data, "diff", OUTPUT_LIMITS.readBytes),
 });
 
 /** The edit tool; its plan names the file so permission rules judge the real path before it runs. */

@@ -15,15 +15,18 @@ export function stampOf(bytes: Uint8Array, stats: Pick<Stats, "mtimeMs">): FileS
 
 /**
  * The read-before-write rule: an existing file may be replaced only when this session read it
- * and its bytes are still the ones it read. Throws a ToolCallError that says what to do otherwise;
- * returns the bytes' SHA-256 (computed for the check) so the caller need not hash them again.
+ * and its bytes are still the ones it read (given as the bytes, or as their size and SHA-256).
+ * Throws a ToolCallError that says what to do otherwise; returns the bytes' SHA-256 (computed for
+ * the check when given the bytes) so the caller need not hash them again.
  */
 export function assertReadAndUnchanged(
   session: SessionState,
   target: ResolvedPath,
-  currentBytes: Uint8Array,
+  current: Uint8Array | Pick<FileStamp, "size" | "sha256">,
   toolId: string,
 ): string {
+  const { size, sha256: digest } =
+    current instanceof Uint8Array ? { size: current.byteLength, sha256: sha256(current) } : current;
   const last = session.lastRead(target.absolute);
   if (!last) {
     throw new ToolCallError(
@@ -31,12 +34,11 @@ export function assertReadAndUnchanged(
       "not_read",
     );
   }
-  const hash = last.size === currentBytes.byteLength ? sha256(currentBytes) : undefined;
-  if (hash === undefined || last.sha256 !== hash) {
+  if (last.size !== size || last.sha256 !== digest) {
     throw new ToolCallError(
-      `${target.display} has changed on disk since this session last read it (now ${currentBytes.byteLength} bytes, was ${last.size}). Call read on ${target.display} again to see its current content, then call ${toolId} again.`,
+      `${target.display} has changed on disk since this session last read it (now ${size} bytes, was ${last.size}). Call read on ${target.display} again to see its current content, then call ${toolId} again.`,
       "stale_read",
     );
   }
-  return hash;
+  return digest;
 }

@@ -1,11 +1,12 @@
 import picomatch from "picomatch";
 import { z } from "zod";
-import { modifiedTime, newestFirst } from "../capability/modified-time.ts";
-import { SyncFileReader } from "../capability/sync-file-reader.ts";
+import { newestFirst } from "../capability/modified-time.ts";
+import { offload } from "../offload/offload.ts";
 import type { Truncation } from "../tools/contract.ts";
 import { OUTPUT_LIMITS, truncateListField } from "../tools/truncation.ts";
 import { defineBuiltin } from "./define-builtin.ts";
 import { relativeGlob } from "./glob-pattern.ts";
+import { GREP_OUTPUT_MODES, type GrepBatch, type GrepFilesInput, type GrepOutputMode } from "./grep-files.ts";
 import { LineMatcher } from "./line-matcher.ts";
 import { resolveSearchPath } from "./search-path.ts";
 
@@ -27,9 +28,6 @@ Files excluded by .gitignore (at any level) or .git/info/exclude are skipped, as
 
 At most 200 entries come back (files, matching lines or counts); past that the result has truncated: true and output_path names a file holding every entry (one per line: path, path:line:text or path:count) that you can read. Narrow the pattern, path or glob to see fewer.`;
 
-const OUTPUT_MODES = ["files_with_matches", "content", "count"] as const;
-type OutputMode = (typeof OUTPUT_MODES)[number];
-
 const schema = z.strictObject({
   pattern: z
     .string()
@@ -47,7 +45,7 @@ const schema = z.strictObject({
     .describe('Only search files matching this glob, e.g. "*.ts" (file name) or "src/**/*.py" (path).'),
   ignore_case: z.boolean().optional().describe("Match letters regardless of case. Defaults to false."),
   output_mode: z
-    .enum(OUTPUT_MODES)
+    .enum(GREP_OUTPUT_MODES)
     .optional()
     .describe(
       '"files_with_matches" (default), "content" (matching lines) or "count" (matching lines per file).',
@@ -70,44 +68,20 @@ export type GrepData = { files: string[] } | { matches: GrepMatch[] } | { counts
 const byPath = <T extends { path: string }>(a: T, b: T): number =>
   a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
 
-interface Collector {
-  /** Search one file's bytes; `path` is what the result shows. */
-  add(path: string, absolute: string, bytes: Buffer): void;
-  finish(): GrepData;
-}
+/** Files handed to a worker at a time: enough to amortise a round trip, few enough to spread over the pool. */
+const BATCH_FILES = 256;
 
-function collector(mode: OutputMode, matcher: LineMatcher): Collector {
+/** The batches' findings as the tool's result, ordered as the description promises. */
+function merge(mode: GrepOutputMode, batches: readonly GrepBatch[]): GrepData {
   if (mode === "files_with_matches") {
-    const files: { path: string; absolute: string }[] = [];
-    return {
-      add(path, absolute, bytes) {
-        if (matcher.matches(bytes)) files.push({ path, absolute });
-      },
-      finish() {
-        const dated = files.map((f) => ({ path: f.path, mtimeMs: modifiedTime(f.absolute) ?? 0 }));
-        return { files: dated.sort(newestFirst).map((f) => f.path) };
-      },
-    };
+    const files = batches.flatMap((b) => (b.mode === "files_with_matches" ? b.files : []));
+    return { files: files.sort(newestFirst).map((f) => f.path) };
   }
   if (mode === "count") {
-    const counts: GrepCount[] = [];
-    return {
-      add(path, _absolute, bytes) {
-        const count = matcher.count(bytes);
-        if (count > 0) counts.push({ path, count });
-      },
-      finish: () => ({ counts: counts.sort(byPath) }),
-    };
+    return { counts: batches.flatMap((b) => (b.mode === "count" ? b.counts : [])).sort(byPath) };
   }
-  const perFile: { path: string; matches: GrepMatch[] }[] = [];
-  return {
-    add(path, _absolute, bytes) {
-      const lines = matcher.lines(bytes);
-      if (lines.length > 0)
-        perFile.push({ path, matches: lines.map(({ line, text }) => ({ path, line, text })) });
-    },
-    finish: () => ({ matches: perFile.sort(byPath).flatMap((f) => f.matches) }),
-  };
+  const perFile = batches.flatMap((b) => (b.mode === "content" ? b.matches : [])).sort(byPath);
+  return { matches: perFile.flatMap((f) => f.lines.map(({ line, text }) => ({ path: f.path, line, text }))) };
 }
 
 /**
@@ -143,28 +117,41 @@ export const grepTool = defineBuiltin({
   gated: false,
   kind: "search",
   async execute(args, { fs, signal }): Promise<GrepData> {
-    const matcher = LineMatcher.compile(args.pattern, args.ignore_case ?? false);
+    const ignoreCase = args.ignore_case ?? false;
+    // Compiled here only to report a bad pattern; matching happens on offload workers, where a
+    // pattern that backtracks for minutes stops with the call instead of freezing the host.
+    LineMatcher.compile(args.pattern, ignoreCase);
+    const mode = args.output_mode ?? "files_with_matches";
     const filter = args.glob === undefined ? undefined : relativeGlob(args.glob, "glob");
     const { target, isDir } = await resolveSearchPath(fs, args.path);
-    const results = collector(args.output_mode ?? "files_with_matches", matcher);
-    const reader = new SyncFileReader();
+    const batches: Promise<GrepBatch>[] = [];
+    const search = (files: GrepFilesInput["files"]): void => {
+      const batch = offload("grep.files", { pattern: args.pattern, ignoreCase, mode, files }, { signal });
+      // Settled with the others below; a failure is reported from there, not as unhandled.
+      batch.catch(() => undefined);
+      batches.push(batch);
+    };
     if (!isDir) {
       // A file named explicitly is searched whatever the glob and ignore files say, as ripgrep does.
-      const bytes = reader.read(target.absolute);
-      if (bytes) results.add(target.display, target.absolute, bytes);
-      return results.finish();
+      search([{ absolute: target.absolute, path: target.display }]);
+      return merge(mode, await Promise.all(batches));
     }
     const offset = target.display === "." ? 0 : target.display.length + 1;
     const keep = filter === undefined ? undefined : globFilter(filter);
+    let pending: GrepFilesInput["files"] = [];
     await fs.walk(target, {
       signal,
       onFile(entry) {
         if (keep && !keep(offset === 0 ? entry.relative : entry.relative.slice(offset))) return;
-        const bytes = reader.read(entry.absolute);
-        if (bytes) results.add(entry.relative, entry.absolute, bytes);
+        pending.push({ absolute: entry.absolute, path: entry.relative });
+        if (pending.length >= BATCH_FILES) {
+          search(pending);
+          pending = [];
+        }
       },
     });
-    return results.finish();
+    if (pending.length > 0) search(pending);
+    return merge(mode, await Promise.all(batches));
   },
   truncate: truncateGrep,
 });

@@ -1,10 +1,18 @@
 import { z } from "zod";
 import { ToolCallError } from "../errors/tool-call-error.ts";
+import { transferList } from "../offload/job-result.ts";
+import { offload } from "../offload/offload.ts";
 import type { ToolDefinition, Truncation } from "../tools/contract.ts";
-import { OUTPUT_LIMITS, utf8Head } from "../tools/truncation.ts";
+import {
+  isSelfTruncated,
+  OUTPUT_LIMITS,
+  selfTruncated,
+  utf8Head,
+  type SelfTruncated,
+} from "../tools/truncation.ts";
 import { defineBuiltin } from "./define-builtin.ts";
-import { stampOf } from "./file-stamp.ts";
-import { countLines, decodeText, isBinary, sliceLines } from "./text-codec.ts";
+import { readText } from "./read-text.ts";
+import { countLines } from "./text-codec.ts";
 
 const DESCRIPTION = `Read a text file from the workspace and return its exact text.
 
@@ -15,6 +23,9 @@ Returns {path, content, start_line, end_line, total_lines}. content is the text 
 Without offset and limit the whole file is read. For a large file pass offset (the first line to read, 1-based) and limit (how many lines). Results over 200 KB are cut at a whole line: the result then has truncated: true, end_line is the last line you got, and you continue with offset = end_line + 1 (a single line longer than 200 KB is cut inside it; the output_path file holds all of it).
 
 Limits: text only. Binary files (a NUL byte in the first 8 KB, unless the file starts with a UTF-16 byte order mark) are refused, as are directories, devices and files over 100 MB (search those with grep). UTF-8 (with or without BOM), UTF-16 with BOM and latin1 files are decoded; a byte order mark is not part of content.`;
+
+/** Files this large or larger are decoded on an offload worker, smaller ones in place. */
+const READ_INLINE_BYTES = 256 * 1024;
 
 /** Files larger than this are refused rather than loaded whole into memory. */
 export const MAX_READ_FILE_BYTES = 100 * 1024 * 1024;
@@ -48,7 +59,10 @@ function formatBytes(n: number): string {
 }
 
 /** Keep the head of an oversized read on a whole line; the sidecar holds the whole range. */
-function truncateRead(data: ReadData): Truncation<ReadData> | undefined {
+function truncateRead(
+  data: ReadData | SelfTruncated<ReadData>,
+): Truncation<ReadData | SelfTruncated<ReadData>> | undefined {
+  if (isSelfTruncated(data)) return undefined;
   const head = utf8Head(data.content, OUTPUT_LIMITS.readBytes);
   if (head.length === data.content.length) return undefined;
   return {
@@ -67,7 +81,7 @@ const definition = defineBuiltin({
   kind: "read",
   deriveApprovalKey: (args) => `read:${args.path}`,
   truncate: truncateRead,
-  async execute(args, runtime): Promise<ReadData> {
+  async execute(args, runtime): Promise<ReadData | SelfTruncated<ReadData>> {
     const target = await runtime.fs.resolve(args.path, "read");
     const info = await runtime.fs.stat(target);
     if (info?.isFile() && info.size > MAX_READ_FILE_BYTES) {
@@ -76,34 +90,51 @@ const definition = defineBuiltin({
       );
     }
     const { bytes, stats } = await runtime.fs.readBytes(target);
-    if (isBinary(bytes)) {
+    const size = bytes.length;
+    // Small files are decoded here; a large one is decoded, counted, hashed and (past the output
+    // limit) written to its sidecar on an offload worker, so only its head reaches this thread.
+    const large = size >= READ_INLINE_BYTES;
+    // A sidecar that cannot be made here is left to the pipeline's own truncation, which tries
+    // again and reports the failure as the runtime's (the model still gets the head).
+    const sidecarPath = large
+      ? await runtime.session.newSidecarPath("read").catch(() => undefined)
+      : undefined;
+    const input = {
+      bytes,
+      ...(args.offset === undefined ? {} : { offset: args.offset }),
+      ...(args.limit === undefined ? {} : { limit: args.limit }),
+      headBytes: OUTPUT_LIMITS.readBytes,
+      ...(sidecarPath === undefined ? {} : { sidecarPath }),
+    };
+    const outcome = large
+      ? await offload("read.text", input, { signal: runtime.signal, transfer: transferList(bytes) })
+      : readText(input);
+    if (outcome.kind === "binary") {
       throw new ToolCallError(
-        `${target.display} is a binary file (${formatBytes(bytes.length)}, it contains NUL bytes); read only returns text. Do not try to read or edit it as text.`,
+        `${target.display} is a binary file (${formatBytes(size)}, it contains NUL bytes); read only returns text. Do not try to read or edit it as text.`,
         "binary_file",
       );
     }
-    const { text } = decodeText(bytes);
-    const total = countLines(text);
-    const start = args.offset ?? 1;
-    if (start > Math.max(total, 1)) {
+    if (outcome.kind === "past-end") {
+      const total = outcome.totalLines;
       throw new ToolCallError(
-        `offset ${start} is past the end of ${target.display}, which has ${total} line${total === 1 ? "" : "s"}. Use an offset from 1 to ${Math.max(total, 1)}.`,
+        `offset ${args.offset} is past the end of ${target.display}, which has ${total} line${total === 1 ? "" : "s"}. Use an offset from 1 to ${Math.max(total, 1)}.`,
       );
     }
-    const content = start === 1 && args.limit === undefined ? text : sliceLines(text, start, args.limit);
-    runtime.session.recordRead(target.absolute, stampOf(bytes, stats));
-    return {
+    runtime.session.recordRead(target.absolute, { size, mtimeMs: stats.mtimeMs, sha256: outcome.sha256 });
+    const data: ReadData = {
       path: target.display,
-      content,
-      start_line: start,
-      end_line: start + countLines(content) - 1,
-      total_lines: total,
+      content: outcome.content,
+      start_line: outcome.startLine,
+      end_line: outcome.endLine,
+      total_lines: outcome.totalLines,
     };
+    return outcome.cut && sidecarPath !== undefined ? selfTruncated(data, sidecarPath) : data;
   },
 });
 
 /** The read tool; its plan names the file so permission rules judge the real path before it runs. */
-export const readTool: ToolDefinition<z.output<typeof schema>, ReadData> = {
+export const readTool: ToolDefinition<z.output<typeof schema>, ReadData | SelfTruncated<ReadData>> = {
   ...definition,
   plan: (args) => ({ accesses: [{ capability: "fs.read", path: args.path }], unclear: [] }),
 };

@@ -4,6 +4,7 @@ import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { Settings } from "../policy/lathe-settings.ts";
 import type { ToolDefinition } from "../tools/contract.ts";
 import { OUTPUT_LIMITS, truncateTextField } from "../tools/truncation.ts";
+import { offload } from "../offload/offload.ts";
 import { defineBuiltin } from "./define-builtin.ts";
 import { bodyKind, decodeBody, mediaType, sniffKind, type BodyKind } from "./web/body-text.ts";
 import { checkFetchableUrl, parseFetchUrl, type LookupAll } from "./web/fetch-target.ts";
@@ -166,9 +167,13 @@ export function webFetchTool(
         content_type: contentType ?? "",
       };
       if (kind === "html") {
-        // The HTML converter (turndown and its DOM) loads on the first HTML page, not at startup.
-        const { htmlToMarkdown } = await import("./web/html-to-text.ts");
-        const page = htmlToMarkdown(text, response.url.href);
+        // Converting HTML (turndown and its DOM) costs time in proportion to the page, up to seconds
+        // for a large one: it runs on an offload worker, which also loads the converter.
+        const page = await offload(
+          "web.htmlToMarkdown",
+          { html: text, baseUrl: response.url.href },
+          { signal: runtime.signal },
+        );
         return {
           ...base,
           ...(page.title !== undefined ? { title: page.title } : {}),

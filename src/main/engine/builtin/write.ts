@@ -3,9 +3,16 @@ import type { ResolvedPath } from "../capability/fs-capability.ts";
 import type { KeptContent } from "../checkpoints/file-checkpoint.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { ToolDefinition } from "../tools/contract.ts";
+import { transferList } from "../offload/job-result.ts";
+import { offload } from "../offload/offload.ts";
 import { defineBuiltin } from "./define-builtin.ts";
-import { assertReadAndUnchanged, sha256, stampOf } from "./file-stamp.ts";
-import { decodeText, encodeText, encodingName, isBinary, type TextEncoding } from "./text-codec.ts";
+import { assertReadAndUnchanged } from "./file-stamp.ts";
+import { encodeTextInSlices } from "./sliced-encoding.ts";
+import { encodingName, type TextEncoding } from "./text-codec.ts";
+import { inspectExisting } from "./write-inspect.ts";
+
+/** Existing files this large or larger are hashed and decoded on an offload worker. */
+const INSPECT_INLINE_BYTES = 256 * 1024;
 
 const DESCRIPTION = `Create a file, or replace the whole content of an existing file, in the workspace.
 
@@ -62,33 +69,55 @@ const definition = defineBuiltin({
     let previous: KeptContent | null = null;
     if (existing) {
       const { bytes, stats } = await runtime.fs.readBytes(target);
-      if (isBinary(bytes)) {
+      const size = bytes.length;
+      // Hashing and decoding a large file happen on an offload worker.
+      const file =
+        size >= INSPECT_INLINE_BYTES
+          ? await offload(
+              "write.inspect",
+              { bytes },
+              // A checkpoint keeps these bytes: then they are copied to the worker, not moved.
+              runtime.checkpoint
+                ? { signal: runtime.signal }
+                : { signal: runtime.signal, transfer: transferList(bytes) },
+            )
+          : inspectExisting({ bytes });
+      if (file.kind === "binary") {
         throw new ToolCallError(
-          `${target.display} is an existing binary file (${bytes.length} bytes) that read cannot show, so write will not replace it. Write to a new path instead.`,
+          `${target.display} is an existing binary file (${size} bytes) that read cannot show, so write will not replace it. Write to a new path instead.`,
           "binary_file",
         );
       }
-      const sha256 = assertReadAndUnchanged(runtime.session, target, bytes, "write");
-      encoding = decodeText(bytes).encoding;
+      const sha256 = assertReadAndUnchanged(runtime.session, target, { size, sha256: file.sha256 }, "write");
+      encoding = file.encoding;
       // writeAtomic renames the new content over the file, so the file read is left as it is.
       previous = { bytes, sha256, mode: stats.mode & 0o7777, renamedOver: stats };
     }
-    let encoded: Buffer;
+    let encoded: { encoded: Buffer; sha256: string };
     try {
-      encoded = encodeText(args.content, encoding);
+      // The content is already here: it is encoded and hashed a slice per turn of the loop.
+      encoded = await encodeTextInSlices(args.content, encoding, runtime.signal);
     } catch (err) {
+      if (!(err instanceof RangeError)) throw err;
       throw new ToolCallError(
-        `${target.display} is a ${encodingName(encoding)} file and ${(err as Error).message}. Use only characters that encoding can hold, or write to a new file (new files are UTF-8).`,
+        `${target.display} is a ${encodingName(encoding)} file and ${err.message}. Use only characters that encoding can hold, or write to a new file (new files are UTF-8).`,
       );
     }
     runtime.signal.throwIfAborted();
     await runtime.checkpoint?.keep(target.absolute, previous);
-    await runtime.fs.writeAtomic(target, encoded).catch((err: unknown) => rethrowNotAFolder(err, target));
+    await runtime.fs
+      .writeAtomic(target, encoded.encoded)
+      .catch((err: unknown) => rethrowNotAFolder(err, target));
+    runtime.checkpoint?.changed(target.absolute, encoded.sha256);
     const after = await runtime.fs.stat(target);
-    const stamp = after ? stampOf(encoded, after) : undefined;
-    runtime.checkpoint?.changed(target.absolute, stamp?.sha256 ?? sha256(encoded));
-    if (stamp) runtime.session.recordRead(target.absolute, stamp);
-    return { path: target.display, bytes: encoded.length };
+    if (after) {
+      runtime.session.recordRead(target.absolute, {
+        size: encoded.encoded.length,
+        mtimeMs: after.mtimeMs,
+        sha256: encoded.sha256,
+      });
+    }
+    return { path: target.display, bytes: encoded.encoded.length };
   },
 });
 

@@ -2,6 +2,9 @@ import { ToolCallError } from "../errors/tool-call-error.ts";
 import { listVerifiedDir, readVerifiedFile, writeVerifiedFile } from "../capability/verified-file.ts";
 import type { ResolvedAccess } from "../policy/call-plan.ts";
 import type { ToolRuntime } from "../tools/contract.ts";
+import { transferList } from "../offload/job-result.ts";
+import { offload } from "../offload/offload.ts";
+import { AsciiJson } from "./encoded-json.ts";
 import { PLUGIN_LIMITS } from "./plugin-limits.ts";
 
 type FsAccess = Extract<ResolvedAccess, { capability: "fs.read" | "fs.write" }>;
@@ -20,9 +23,10 @@ async function authorized(
 /**
  * `runtime.fs.readText` on the host: the path is authorized by name, then the file is opened and
  * what was opened is verified to be the authorized file before a byte is read (see
- * capability/verified-file.ts), so a folder swapped for a symlink in between reads nothing.
+ * capability/verified-file.ts), so a folder swapped for a symlink in between reads nothing. The
+ * bytes are decoded and JSON-encoded on an offload worker: the main thread only hands them on.
  */
-export async function pluginReadText(runtime: ToolRuntime, input: string): Promise<string> {
+export async function pluginReadText(runtime: ToolRuntime, input: string): Promise<AsciiJson> {
   const access = await authorized(runtime, "fs.read", input);
   const bytes = await readVerifiedFile(
     access.path,
@@ -30,7 +34,9 @@ export async function pluginReadText(runtime: ToolRuntime, input: string): Promi
     (size) =>
       `${access.path.display} is ${size} bytes, more than runtime.fs.readText reads (${PLUGIN_LIMITS.readBytes}).`,
   );
-  return bytes.toString("utf8");
+  return new AsciiJson(
+    await offload("plugin.textJson", { bytes }, { signal: runtime.signal, transfer: transferList(bytes) }),
+  );
 }
 
 /** `runtime.fs.list` on the host: the folder's entries, read through a verified handle. */
@@ -60,16 +66,16 @@ export async function pluginList(
 }
 
 /**
- * `runtime.fs.writeText` on the host: authorized by name, then written through a verified
- * folder handle — a temporary file in that folder, renamed over the target within it.
+ * `runtime.fs.writeText` on the host, once its payload is parsed and encoded: authorized by name,
+ * then written through a verified folder handle — a temporary file in that folder, renamed over
+ * the target within it.
  */
-export async function pluginWriteText(
+export async function pluginWriteBytes(
   runtime: ToolRuntime,
   input: string,
-  text: string,
+  bytes: Uint8Array,
 ): Promise<{ path: string; bytes: number }> {
   const access = await authorized(runtime, "fs.write", input);
-  const bytes = Buffer.from(text, "utf8");
   await writeVerifiedFile(access.path, bytes);
-  return { path: access.path.display, bytes: bytes.length };
+  return { path: access.path.display, bytes: bytes.byteLength };
 }

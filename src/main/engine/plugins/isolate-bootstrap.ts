@@ -30,6 +30,10 @@ const stringify = JSON.stringify;
 const ErrorCtor = Error;
 const StringCtor = String;
 const freeze = Object.freeze;
+const apply = Reflect.apply;
+const fromCharCode = String.fromCharCode;
+const Bytes = Uint8Array;
+const subarray = Uint8Array.prototype.subarray;
 const shape = parse($2);
 const wasmMb = $3;
 const MAX_LINE = ${PLUGIN_LIMITS.logLineChars};
@@ -83,11 +87,36 @@ function messageOf(error) {
   return message.length > MAX_MESSAGE ? message.slice(0, MAX_MESSAGE) + "…" : message;
 }
 
+// A large reply arrives as an ExternalCopy: copied in here, inside the call, where running out
+// of memory stops this isolate only.
+function received(copy) {
+  const content = copy.copy({ transferIn: true });
+  copy.release();
+  return content;
+}
+
+// ASCII bytes as a string, a chunk at a time (fromCharCode takes its arguments on the stack).
+function asciiText(buffer) {
+  const bytes = new Bytes(buffer);
+  let out = "";
+  for (let i = 0; i < bytes.length; i += 8192) out += apply(fromCharCode, undefined, apply(subarray, bytes, [i, i + 8192]));
+  return out;
+}
+
+function settle(reply) {
+  if (reply.ok === true) return reply.value;
+  throw new ErrorCtor(reply.message);
+}
+
 function makeRuntime(token) {
+  // A reply is the JSON of {ok, value | message}, as a string or as an ExternalCopy of one; or an
+  // ExternalCopy of ASCII bytes holding the JSON of a successful reply's value (a file's text,
+  // which then never becomes a string on the host).
   async function call(op, payload) {
-    const reply = parse(await dispatchRef.apply(undefined, [token, op, stringify(payload)], applyOptions));
-    if (reply.ok === true) return reply.value;
-    throw new ErrorCtor(reply.message);
+    const raw = await dispatchRef.apply(undefined, [token, op, stringify(payload)], applyOptions);
+    if (typeof raw === "string") return settle(parse(raw));
+    const content = received(raw);
+    return typeof content === "string" ? settle(parse(content)) : parse(asciiText(content));
   }
   const runtime = {};
   if (shape.fsRead || shape.fsWrite) {
@@ -114,7 +143,10 @@ async function run(token, argsJson) {
     return stringify({ ok: false, kind: "thrown", message: messageOf(error), restart: restartAfterCall });
   }
   try {
-    return stringify({ ok: true, value: value === undefined ? null : value, restart: restartAfterCall });
+    // "restart" only when set, and never after the value: the host takes a large reply's value
+    // as the text between '{"ok":true,"value":' and the last brace.
+    const result = value === undefined ? null : value;
+    return stringify(restartAfterCall ? { ok: true, restart: true, value: result } : { ok: true, value: result });
   } catch (error) {
     return stringify({ ok: false, kind: "result", message: messageOf(error), restart: restartAfterCall });
   }

@@ -59,7 +59,7 @@ describe("IsolateHost", () => {
       shape: { fsRead: true },
     });
     const result = await call(h, { path: "a.txt" }, async (op, payload) => {
-      seen.push([op, payload]);
+      seen.push([op, JSON.parse(payload)]);
       return "hello";
     });
     expect(result).toBe("HELLO");
@@ -118,7 +118,7 @@ describe("IsolateHost", () => {
     const h = host("runtime.fs.readText('slow.txt'); return 'returned';", { shape: { fsRead: true } });
     const slow: RuntimeDispatch = async (_op, payload) => {
       await new Promise((r) => setTimeout(r, 100));
-      done.push((payload as { path: string }).path);
+      done.push((JSON.parse(payload) as { path: string }).path);
       return "";
     };
     expect(await call(h, {}, slow)).toBe("returned");

@@ -1,11 +1,16 @@
 import { randomBytes } from "node:crypto";
 import ivm from "isolated-vm";
 import { ToolCallError } from "../errors/tool-call-error.ts";
+import { AsciiJson, EncodedJson } from "./encoded-json.ts";
 import { ISOLATE_BOOTSTRAP, type RuntimeShape } from "./isolate-bootstrap.ts";
 import { PLUGIN_LIMITS } from "./plugin-limits.ts";
 
-/** Carries out one `runtime` request of the call in flight (see plugin-runtime-bridge.ts). */
-export type RuntimeDispatch = (op: string, payload: unknown) => Promise<unknown>;
+/**
+ * Carries out one `runtime` request of the call in flight (see plugin-runtime-bridge.ts), given
+ * its payload as the JSON text the plugin sent (parsed by the dispatcher when its turn comes).
+ * Resolves to the result, or to an EncodedJson or AsciiJson of it.
+ */
+export type RuntimeDispatch = (op: string, payloadJson: string) => Promise<unknown>;
 
 export interface IsolateHostOptions {
   /** The tool id, for messages. */
@@ -57,12 +62,50 @@ class Stopped extends Error {}
 const MEMORY_LIMIT = /memory limit/i;
 const CPU_LIMIT = /execution timed out/i;
 
-function hostReply(value: unknown): string {
-  return JSON.stringify({ ok: true, value: value === undefined ? null : value });
+/**
+ * Replies longer than this go to the isolate as an ExternalCopy that the bootstrap copies in
+ * itself. isolated-vm copies a string of 1 KB or more (as UTF-16: 512 characters) into an
+ * isolate as an external string and then checks the isolate's memory; when that happens as a
+ * host promise settles, outside any call, running out of memory aborts the whole process
+ * (laverdet/isolated-vm#293) instead of stopping the isolate. Copied in by the bootstrap, it
+ * stops the isolate only.
+ */
+const DIRECT_REPLY_CHARS = 512;
+
+/** A successful reply longer than this is not parsed here: its value is handed on as JSON. */
+const PARSE_INLINE_CHARS = 64 * 1024;
+/** How the bootstrap's `run` begins a successful reply (it builds it with JSON.stringify). */
+const OK_PREFIX = '{"ok":true,"value":';
+
+/**
+ * The value of a large successful reply, as JSON, cut out of the reply without parsing it: the
+ * caller parses it where that costs the event loop nothing (see plugin-result.ts).
+ */
+function largeValue(replyJson: string): EncodedJson | undefined {
+  if (replyJson.length <= PARSE_INLINE_CHARS || !replyJson.startsWith(OK_PREFIX)) return undefined;
+  return new EncodedJson(replyJson.slice(OK_PREFIX.length, -1));
 }
 
-function hostError(err: unknown): string {
-  return JSON.stringify({ ok: false, message: err instanceof Error ? err.message : String(err) });
+function toIsolate(reply: string): string | ivm.ExternalCopy<string> {
+  return reply.length < DIRECT_REPLY_CHARS ? reply : new ivm.ExternalCopy(reply);
+}
+
+function hostReply(value: unknown): string | ivm.ExternalCopy {
+  if (value instanceof AsciiJson) {
+    const { bytes } = value;
+    const exact = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+    // Moved, not copied: the isolate takes the buffer over.
+    return new ivm.ExternalCopy(exact ? bytes.buffer : bytes.slice().buffer, { transferOut: true });
+  }
+  return toIsolate(
+    value instanceof EncodedJson
+      ? `{"ok":true,"value":${value.json}}`
+      : JSON.stringify({ ok: true, value: value === undefined ? null : value }),
+  );
+}
+
+function hostError(err: unknown): string | ivm.ExternalCopy<string> {
+  return toIsolate(JSON.stringify({ ok: false, message: err instanceof Error ? err.message : String(err) }));
 }
 
 /**
@@ -74,7 +117,7 @@ function hostError(err: unknown): string {
 export class IsolateHost {
   private readonly options: IsolateHostOptions;
   private readonly dispatchRef: ivm.Reference<
-    (token: string, op: string, payloadJson: string) => Promise<string>
+    (token: string, op: string, payloadJson: string) => Promise<string | ivm.ExternalCopy>
   >;
   private readonly logRef: ivm.Reference<(line: string) => void>;
   private live: Live | undefined;
@@ -100,7 +143,7 @@ export class IsolateHost {
           ),
         );
       }
-      const work = (async () => current.dispatch(String(op), JSON.parse(String(payloadJson)) as unknown))();
+      const work = (async () => current.dispatch(String(op), String(payloadJson)))();
       current.inFlight.add(work);
       try {
         return hostReply(await work);
@@ -127,9 +170,9 @@ export class IsolateHost {
   }
 
   /**
-   * Run `execute(args, runtime)` in the isolate and return its result (a copy, as JSON data).
-   * Throws ToolCallError with the plugin's own message when it throws, and with the limit it
-   * broke when it is stopped.
+   * Run `execute(args, runtime)` in the isolate and return its result (a copy, as JSON data; a
+   * large result as an EncodedJson of it, unparsed). Throws ToolCallError with the plugin's own
+   * message when it throws, and with the limit it broke when it is stopped.
    */
   call(args: unknown, call: IsolateCall): Promise<unknown> {
     if (this.closed !== undefined) return Promise.reject(new ToolCallError(this.closed));
@@ -276,6 +319,8 @@ export class IsolateHost {
           `${name} returned ${replyJson.length} characters of JSON, more than its limit of ${PLUGIN_LIMITS.resultBytes}. Ask for less (a narrower path, fewer items).`,
         );
       }
+      const large = largeValue(replyJson);
+      if (large) return large;
       const reply = JSON.parse(replyJson) as Reply;
       if (reply.restart === true) this.kill("it used up its WebAssembly budget");
       if (reply.ok) return reply.value;

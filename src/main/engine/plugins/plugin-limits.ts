@@ -16,6 +16,17 @@ export const PLUGIN_LIMITS = {
   toolMdBytes: 16 * 1024,
   /** `runtime.fs.readText` refuses larger files. */
   readBytes: 8 * 1024 * 1024,
+  /** `runtime.fs.writeText` refuses text longer than this (as UTF-8). */
+  writeBytes: 8 * 1024 * 1024,
+  /**
+   * Requests of one plugin's `runtime` carried out at once, per family, and how many more may
+   * wait for a turn; past that a request is refused ("await some before starting more").
+   */
+  bridge: {
+    fs: { active: 4, queued: 256 },
+    net: { active: 4, queued: 256 },
+    shell: { active: 4, queued: 256 },
+  },
   /** `runtime.fs.list` returns at most this many entries. */
   listEntries: 10_000,
   /** `runtime.net.fetch` keeps at most this much of a response body. */

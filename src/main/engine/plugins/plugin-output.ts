@@ -1,3 +1,4 @@
+import { writeFileSync } from "node:fs";
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { JsonSchema, Truncation } from "../tools/contract.ts";
@@ -59,4 +60,42 @@ export function truncateResult(data: unknown): Truncation<unknown> | undefined {
   const json = JSON.stringify(data, null, 2) ?? "null";
   if (json.length <= max / 4 || Buffer.byteLength(json, "utf8") <= max) return undefined;
   return { data: utf8Head(json, max), full: json };
+}
+
+export interface LargeResultInput {
+  /** The result as the JSON text the plugin's isolate produced. */
+  json: string;
+  toolId: string;
+  entryFile: string;
+  outputSchema?: JsonSchema;
+  /** Where to write the whole result when the model is to see only its head. */
+  sidecarPath?: string;
+}
+
+export type LargeResult =
+  { kind: "invalid"; message: string } | { kind: "cut"; head: unknown } | { kind: "whole"; value: unknown };
+
+/**
+ * A large plugin result, settled on an offload worker: parsed, checked against the plugin's
+ * `output_schema`, and cut to its head with the whole written to the sidecar, so none of that
+ * costs the event loop time in proportion to the result. When the sidecar cannot be written the
+ * whole value goes back, and the pipeline's own truncation tries again and reports the failure.
+ */
+export function settleLargeResult(input: LargeResultInput): LargeResult {
+  const value: unknown = JSON.parse(input.json);
+  if (input.outputSchema) {
+    try {
+      outputValidator(input.toolId, input.outputSchema, input.entryFile)(value);
+    } catch (err) {
+      return { kind: "invalid", message: (err as Error).message };
+    }
+  }
+  const cut = truncateResult(value);
+  if (!cut || input.sidecarPath === undefined) return { kind: "whole", value };
+  try {
+    writeFileSync(input.sidecarPath, cut.full);
+  } catch {
+    return { kind: "whole", value };
+  }
+  return { kind: "cut", head: cut.data };
 }

@@ -151,6 +151,31 @@ describe("plugin tools through the engine", () => {
     expect(await readFile(path.join(w.root, "out", "summary.txt"), "utf8")).toBe("FIRST NOTE");
   });
 
+  it.each([
+    ["ASCII", Buffer.from("plain text\n"), "plain text\n"],
+    [
+      "accents, CJK, emoji and quotes",
+      Buffer.from('héllo — 日本語 😀 "q" \\ \t\n'),
+      'héllo — 日本語 😀 "q" \\ \t\n',
+    ],
+    ["bytes that are not UTF-8", Buffer.from([0x61, 0xff, 0x62, 0xe2, 0x82]), "a\ufffdb\ufffd"],
+    ["a large file", Buffer.from("ünïcode line\n".repeat(100_000)), "ünïcode line\n".repeat(100_000)],
+  ])("hands readText's text over exactly: %s", async (_name, bytes, expected) => {
+    const w = await withPlugins([
+      "echo_file",
+      plugin("echo_file", "const t = await runtime.fs.readText('f.txt'); return { length: t.length, t };", {
+        requires: { fs: { read: ["{workspace}/**"] } },
+      }),
+    ]);
+    await writeFile(path.join(w.root, "f.txt"), bytes);
+    const session = await w.session();
+    const envelope = await session.call("echo_file", {});
+    const full = envelope.metadata.output_path
+      ? JSON.parse(await readFile(envelope.metadata.output_path as string, "utf8"))
+      : outputOf(envelope);
+    expect(full).toEqual({ length: expected.length, t: expected });
+  });
+
   it("fetches declared hosts with method, headers and body, and does not follow redirects", async () => {
     const { port, seen } = await listen((s, res) => {
       if (s.url === "/moved") {
@@ -253,6 +278,44 @@ describe("plugin tools through the engine", () => {
     expect(Buffer.byteLength(data)).toBeLessThanOrEqual(200 * 1024);
     expect(await readFile(envelope.metadata.output_path as string, "utf8")).toBe(
       "line of text\n".repeat(50000),
+    );
+  });
+
+  it("checks and cuts a large object result the same way, off the main thread", async () => {
+    const w = await withPlugins([
+      "many",
+      plugin(
+        "many",
+        "const items = []; for (let i = 0; i < args.n; i++) items.push({ i, name: args.bad && i === args.n - 1 ? 7 : 'item ' + i }); return { items };",
+        {
+          input_schema: { type: "object", properties: { n: { type: "integer" }, bad: { type: "boolean" } } },
+          output_schema: {
+            type: "object",
+            properties: {
+              items: {
+                type: "array",
+                items: { type: "object", properties: { i: { type: "integer" }, name: { type: "string" } } },
+              },
+            },
+          },
+        },
+      ),
+    ]);
+    const session = await w.session();
+    const n = 20_000;
+    const envelope = await session.call("many", { n });
+    expect(envelope.metadata.truncated).toBe(true);
+    const head = outputOf<string>(envelope);
+    expect(head.startsWith('{\n  "items": [\n    {\n      "i": 0,')).toBe(true);
+    expect(Buffer.byteLength(head)).toBeLessThanOrEqual(200 * 1024);
+    const whole = JSON.parse(await readFile(envelope.metadata.output_path as string, "utf8"));
+    expect(whole.items).toHaveLength(n);
+    expect(whole.items[n - 1]).toEqual({ i: n - 1, name: `item ${n - 1}` });
+    // The last of 20 000 items breaks the schema: found although the result is never parsed here.
+    expect(errorOf(await session.call("many", { n, bad: true }))).toMatch(
+      new RegExp(
+        `^many returned a result that does not match its output_schema: "items\\.${n - 1}\\.name" must be string\\.`,
+      ),
     );
   });
 

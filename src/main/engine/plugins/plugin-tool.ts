@@ -1,8 +1,11 @@
 import type { ToolDefinition } from "../tools/contract.ts";
 import { stableStringify } from "../tools/stable-stringify.ts";
+import { BridgeLimiter } from "./bridge-concurrency.ts";
+import { EncodedJson } from "./encoded-json.ts";
 import type { IsolateHost } from "./isolate-host.ts";
 import type { PluginManifest } from "./plugin-manifest.ts";
 import { outputValidator, truncateResult } from "./plugin-output.ts";
+import { largeResult } from "./plugin-result.ts";
 import { runtimeBridge, type BridgeServices } from "./plugin-runtime-bridge.ts";
 
 export interface PluginToolInput {
@@ -28,6 +31,8 @@ export function pluginDescription(manifest: PluginManifest, toolMd: string | und
  */
 export function pluginTool(input: PluginToolInput): ToolDefinition<Record<string, unknown>, unknown> {
   const { manifest, host } = input;
+  // One per plugin: its calls run one at a time, but their runtime requests share these caps.
+  const limiter = new BridgeLimiter(manifest.name);
   const check = manifest.outputSchema
     ? outputValidator(manifest.name, manifest.outputSchema, input.entryFile)
     : undefined;
@@ -45,10 +50,11 @@ export function pluginTool(input: PluginToolInput): ToolDefinition<Record<string
     deriveApprovalKey: (args) => `${manifest.name}:${stableStringify(args)}`,
     async execute(args, runtime) {
       const value = await host.call(args, {
-        dispatch: runtimeBridge(manifest.name, manifest.requires, runtime, input.services),
+        dispatch: runtimeBridge(manifest.name, manifest.requires, runtime, limiter, input.services),
         wallTimeoutMs: manifest.timeoutMs,
         signal: runtime.signal,
       });
+      if (value instanceof EncodedJson) return largeResult(manifest, input.entryFile, value, runtime);
       check?.(value);
       return value;
     },

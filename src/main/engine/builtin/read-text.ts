@@ -1,0 +1,83 @@
+import { writeFileSync } from "node:fs";
+import { utf8Head } from "../tools/truncation.ts";
+import { sha256 } from "./file-stamp.ts";
+import { countLines, decodeText, isBinary, sliceLines } from "./text-codec.ts";
+
+export interface ReadTextInput {
+  bytes: Uint8Array;
+  /** First line (1-based) and how many lines; undefined: the whole file. */
+  offset?: number;
+  limit?: number;
+  /** The most UTF-8 bytes of content to return; past it `content` is the head. */
+  headBytes: number;
+  /** Where to write the whole range when it is cut; without one, the whole range is returned. */
+  sidecarPath?: string;
+}
+
+/**
+ * Write the whole range to its sidecar. When that fails the whole range goes back instead, and
+ * the pipeline's own truncation tries the sidecar again and reports the failure.
+ */
+function saved(file: string, text: string): boolean {
+  try {
+    writeFileSync(file, text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export type ReadTextOutcome =
+  | { kind: "binary" }
+  | { kind: "past-end"; totalLines: number }
+  | {
+      kind: "read";
+      sha256: string;
+      content: string;
+      startLine: number;
+      endLine: number;
+      totalLines: number;
+      /** `content` is the head of the range; the whole range is in the sidecar file. */
+      cut: boolean;
+    };
+
+/**
+ * The text of a file's bytes (or of a range of its lines), as the read tool returns it, with the
+ * SHA-256 the read-before-write rule remembers. Given a sidecar path, a range longer than
+ * `headBytes` is written there whole and only its head comes back, so a 100 MB file never
+ * crosses to the main thread. Pure work on bytes: it runs on an offload worker for large files.
+ */
+export function readText(input: ReadTextInput): ReadTextOutcome {
+  const { bytes } = input;
+  if (isBinary(bytes)) return { kind: "binary" };
+  const { text } = decodeText(bytes);
+  const totalLines = countLines(text);
+  const startLine = input.offset ?? 1;
+  if (startLine > Math.max(totalLines, 1)) return { kind: "past-end", totalLines };
+  const range =
+    startLine === 1 && input.limit === undefined ? text : sliceLines(text, startLine, input.limit);
+  const digest = sha256(bytes);
+  if (input.sidecarPath !== undefined) {
+    const head = utf8Head(range, input.headBytes);
+    if (head.length < range.length && saved(input.sidecarPath, range)) {
+      return {
+        kind: "read",
+        sha256: digest,
+        content: head,
+        startLine,
+        endLine: startLine + countLines(head) - 1,
+        totalLines,
+        cut: true,
+      };
+    }
+  }
+  return {
+    kind: "read",
+    sha256: digest,
+    content: range,
+    startLine,
+    endLine: startLine + countLines(range) - 1,
+    totalLines,
+    cut: false,
+  };
+}
