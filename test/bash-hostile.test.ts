@@ -102,6 +102,8 @@ afterEach(async () => {
 const NOT_DECLARED = /may not run "/;
 const OUTSIDE = /Access denied: .* is outside what this tool may write/;
 const NEEDS_PERSON = /needs approval and this host cannot ask anyone/;
+/** `git config` writes .git/config: the watchdog's protected paths refuse it outright. */
+const GIT_CONFIG_GUARDED = /refused by the watchdog: self-protection: \.git\/config/;
 /** A command name the shell only knows at run time, or one with hidden characters: never declared, never allowed. */
 const UNSEEN_NAME = /may not run "|needs approval and this host cannot ask anyone/;
 const WATCHDOG = /refused by the watchdog/;
@@ -173,7 +175,7 @@ const bashRows: Array<[string, string, RegExp]> = [
   ["git -c alias", "git -c alias.x='!touch pwned' x", NEEDS_PERSON],
   ["git --config-env", "git --config-env=core.pager=EVIL log", NEEDS_PERSON],
   ["git --exec-path", "git --exec-path=/tmp log", NEEDS_PERSON],
-  ["git config core.fsmonitor", "git config core.fsmonitor 'touch pwned'", NEEDS_PERSON],
+  ["git config core.fsmonitor", "git config core.fsmonitor 'touch pwned'", GIT_CONFIG_GUARDED],
   ["git -C outside", "git -C ../sentinel init", OUTSIDE],
   ["git push --force", "git push --force origin main", PUSH],
   ["git push -f", "git push -f", PUSH],

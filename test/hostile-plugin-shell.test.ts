@@ -44,14 +44,14 @@ const ROWS: Record<string, Row> = {
     cmd: "git",
     argv: ["-c", "alias.pwn=!touch pwned-alias", "pwn"],
     damage: { createdInside: "pwned-alias" },
-    refusal: /sets configuration that can make git run another program/,
+    refusal: /can make git run another program/,
   },
   "git -c core.fsmonitor=… runs any program": {
     shell: [{ cmd: "git" }],
     cmd: "git",
     argv: ["-c", "core.fsmonitor=touch pwned-fsmonitor", "status"],
     damage: { createdInside: "pwned-fsmonitor" },
-    refusal: /sets configuration that can make git run another program/,
+    refusal: /can make git run another program/,
   },
   "git log --output= writes outside": {
     shell: [{ cmd: "git" }],
@@ -59,7 +59,7 @@ const ROWS: Record<string, Row> = {
     cmd: "git",
     argv: ["log", "-1", "--output=../outside/pwned-output"],
     damage: { created: "pwned-output" },
-    refusal: /Access denied: .*outside\/pwned-output.* is outside what this tool may read/,
+    refusal: /Access denied: .*outside\/pwned-output.* is outside what this tool may (read|write)/,
   },
   "cp writes outside with no fs.write declared": {
     shell: [{ cmd: "cp" }],

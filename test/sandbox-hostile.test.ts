@@ -68,6 +68,16 @@ async function layout(prefix: string): Promise<Layout> {
   return { base, root, home, outside };
 }
 
+/**
+ * Python that appends an fsmonitor running `marker` to the workspace's .git/config, spelled so
+ * the parser cannot see the path (the policy would refuse a plain `git config` before the
+ * kernel is reached): the rows that use it are about the second wall. Inline code needs a
+ * person, who says yes in these worlds.
+ */
+function fsmonitorByPython(marker: string): string {
+  return `import os; open(os.path.join('.g' + 'it', 'con' + 'fig'), 'a').write('[core]\\n\\tfsmonitor = touch ${marker}\\n')`;
+}
+
 /** Whether the next `git status` anyone runs in `root` (here: the test, on the host) runs `marker`'s fsmonitor. */
 function gitStatusRunsHook(root: string, marker: string): boolean {
   spawnSync("git", ["status", "--short"], { cwd: root, stdio: "ignore", timeout: 10_000 });
@@ -181,7 +191,7 @@ const BASH_ROWS: Row[] = [
   },
   {
     name: "core.fsmonitor written into .git/config (the next git status runs it)",
-    command: (w) => `git config core.fsmonitor "touch ${w.outside}/r10"`,
+    command: (w) => `python3 -c "${fsmonitorByPython(`${w.outside}/r10`)}"`,
     damaged: (w) => gitStatusRunsHook(w.root, path.join(w.outside, "r10")),
   },
   {
@@ -274,7 +284,7 @@ const PLUGIN = {
   // hold: the rows below are about the second wall, not the plugin's own scope.
   requires: {
     fs: { read: ["/**"], write: ["/**"] },
-    shell: [{ cmd: "touch" }, { cmd: "git" }, { cmd: "tar" }],
+    shell: [{ cmd: "touch" }, { cmd: "git" }, { cmd: "tar" }, { cmd: "python3" }],
   },
 };
 
@@ -379,7 +389,7 @@ describe.skipIf(NO_SANDBOX)("sandbox on: a person approved it, the kernel still 
     ],
     [
       "set core.fsmonitor in .git/config",
-      (l) => ({ cmd: "git", argv: ["config", "core.fsmonitor", `touch ${l.outside}/p2`] }),
+      (l) => ({ cmd: "python3", argv: ["-c", fsmonitorByPython(`${l.outside}/p2`)] }),
       (l) => gitStatusRunsHook(l.root, path.join(l.outside, "p2")),
     ],
     [
@@ -498,7 +508,7 @@ describe.skipIf(NO_SANDBOX)("sandbox on with sandbox.allowNetwork: only the allo
   it("still holds the protected paths and the rest of the disk", async () => {
     const marker = path.join(w.outside, "n1");
     const envelope = await w.session.call("bash", {
-      command: `git config core.fsmonitor "touch ${marker}"; d=${q(w.outside)}; echo x > "$d/n2"`,
+      command: `python3 -c "${fsmonitorByPython(marker)}"; d=${q(w.outside)}; echo x > "$d/n2"`,
     });
     expect(envelope.type, text(envelope)).toBe("output");
     expect(gitStatusRunsHook(w.root, marker)).toBe(false);

@@ -4,6 +4,7 @@ import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { JsonSchema, Truncation } from "../tools/contract.ts";
 import { utf8Head } from "../tools/truncation.ts";
 import { PLUGIN_LIMITS } from "./plugin-limits.ts";
+import { jsonShapeProblem, unusableResultMessage } from "../tools/json-shape.ts";
 
 const ajv = new Ajv2020({ allErrors: true, strict: false, coerceTypes: false });
 
@@ -83,6 +84,9 @@ export type LargeResult =
  */
 export function settleLargeResult(input: LargeResultInput): LargeResult {
   const value: unknown = JSON.parse(input.json);
+  const problem = jsonShapeProblem(value);
+  if (problem !== undefined)
+    return { kind: "invalid", message: unusableResultMessage(input.toolId, problem) };
   if (input.outputSchema) {
     try {
       outputValidator(input.toolId, input.outputSchema, input.entryFile)(value);

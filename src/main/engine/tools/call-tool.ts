@@ -12,7 +12,7 @@ import type { AnyTool, ToolRuntime, Truncation } from "./contract.ts";
 import { errorEnvelope, outputEnvelope, type Envelope, type EnvelopeMetadata } from "./envelope.ts";
 import type { Scheduler } from "./scheduler.ts";
 import type { RegisteredTool, ToolRegistry } from "./tool-registry.ts";
-import { jsonShapeProblem } from "./json-shape.ts";
+import { jsonShapeProblem, unusableResultMessage } from "./json-shape.ts";
 import { isSelfTruncated } from "./truncation.ts";
 
 /** One invocation as observers (events, audit) see it. */
@@ -271,10 +271,7 @@ async function run(
   const shown = isSelfTruncated(data) ? data.data : data;
   const problem = jsonShapeProblem(shown);
   if (problem !== undefined) {
-    return errorEnvelope(
-      `${tool.id} returned a result that ${problem}, so it cannot be passed on. This is a fault of the tool, not of the call; do not retry it, tell the user.`,
-      meta(),
-    );
+    return errorEnvelope(unusableResultMessage(tool.id, problem), meta());
   }
   if (isSelfTruncated(data)) {
     return outputEnvelope(data.data, { ...meta(), truncated: true, output_path: data.outputPath });

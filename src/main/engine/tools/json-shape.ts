@@ -57,3 +57,8 @@ export function jsonShapeProblem(value: unknown, maxDepth: number = MAX_RESULT_D
   }
   return undefined;
 }
+
+/** What the model is told when a tool's result cannot be passed on (see jsonShapeProblem). */
+export function unusableResultMessage(toolId: string, problem: string): string {
+  return `${toolId} returned a result that ${problem}, so it cannot be passed on. This is a fault of the tool, not of the call; do not retry it, tell the user.`;
+}
