@@ -24,6 +24,8 @@ export interface WalkOptions {
 export interface WalkScope {
   readonly root: string;
   mayRead(canonical: string): boolean;
+  /** Whether `mayRead` holds for everything below a canonical folder (then files are not checked one by one). */
+  mayReadAllBelow?(folder: string): boolean;
 }
 
 /** The compiled rules of one ignore file. */
@@ -235,6 +237,7 @@ export async function walkWorkspace(start: string, scope: WalkScope, options: Wa
   const stack: Frame[] = [
     { absolute: start, relative: startRelative, matchers: ancestorMatchers(root, startRelative) },
   ];
+  const readsAll = scope.mayReadAllBelow?.(start) ?? false;
   let sliceStarted = performance.now();
   let isStart = true;
 
@@ -281,7 +284,7 @@ export async function walkWorkspace(start: string, scope: WalkScope, options: Wa
       } else if (entry.isFile()) {
         if (check && verdictOf(matchers, relative, name, false) === "ignored") continue;
         const absolute = `${frame.absolute}/${name}`;
-        if (scope.mayRead(absolute)) onFile({ absolute, relative });
+        if (readsAll || scope.mayRead(absolute)) onFile({ absolute, relative });
       } else if (entry.isSymbolicLink()) {
         if (check && verdictOf(matchers, relative, name, false) === "ignored") continue;
         const target = symlinkedFile(`${frame.absolute}/${name}`, scope);
