@@ -5,7 +5,7 @@ import { ModifiedTimes } from "../capability/modified-times.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import { OUTPUT_LIMITS, truncateListField } from "../tools/truncation.ts";
 import { defineBuiltin } from "./define-builtin.ts";
-import { relativeGlob } from "./glob-pattern.ts";
+import { pathMatcher, relativeGlob } from "./glob-pattern.ts";
 import { resolveSearchPath } from "./search-path.ts";
 
 const DESCRIPTION = `Find files by name with a glob pattern, newest first.
@@ -79,8 +79,7 @@ export const globTool = defineBuiltin({
         `"${path}" is a file, not a folder. Give its folder as "path" and a pattern that matches its name.`,
       );
     }
-    // Every path the walk yields matches "**" and "**/*" (it yields no "." or ".." segment).
-    const matches = glob === "**" || glob === "**/*" ? () => true : picomatch(glob, { dot: true });
+    const matches = pathMatcher(glob);
     const offset = target.display === "." ? 0 : target.display.length + 1;
     const wanted = folderFilter(glob);
     const found: string[] = [];

@@ -38,7 +38,11 @@ interface RuleSet {
    * name alone decides: tested by name, one verdict serves every folder holding that name.
    */
   readonly byName: boolean;
+  /** For a set tested by name: its verdicts by name (folders with a trailing "/"), across walks. */
+  readonly verdicts: Map<string, RuleVerdict>;
 }
+
+type RuleVerdict = { ignored: boolean; unignored: boolean };
 
 /** A rule set in force during a walk, and where the folder holding its file starts. */
 interface Matcher extends RuleSet {
@@ -60,6 +64,8 @@ const SLICE_MS = 8;
 /** Entries handled between two looks at the clock inside one big folder. */
 const CLOCK_EVERY = 16;
 const MAX_CACHED_RULE_SETS = 256;
+/** Names whose verdict one rule set remembers; past that it starts over. */
+const MAX_CACHED_NAMES = 16_384;
 
 /** Compiled rule sets by the text of their ignore file: identical files compile once, across calls. */
 const ruleCache = new Map<string, RuleSet | null>();
@@ -82,7 +88,12 @@ function compileRules(text: string): RuleSet | null {
   const rules =
     lines.length === 0
       ? null
-      : { text, rules: ignore({ ignoreCase: false }).add(text), byName: !lines.some(isPathRule) };
+      : {
+          text,
+          rules: ignore({ ignoreCase: false }).add(text),
+          byName: !lines.some(isPathRule),
+          verdicts: new Map<string, RuleVerdict>(),
+        };
   ruleCache.set(text, rules);
   if (ruleCache.size > MAX_CACHED_RULE_SETS) ruleCache.delete(ruleCache.keys().next().value as string);
   return rules;
@@ -126,13 +137,18 @@ function withRules(matchers: readonly Matcher[], set: RuleSet | null, relative: 
 }
 
 /** What one rule set says about a root-relative path; folders are tested with a trailing "/". */
-function testOne(
-  m: Matcher,
-  relative: string,
-  name: string,
-  isDir: boolean,
-): { ignored: boolean; unignored: boolean } {
-  const local = m.byName ? name : m.offset === 0 ? relative : relative.slice(m.offset);
+function testOne(m: Matcher, relative: string, name: string, isDir: boolean): RuleVerdict {
+  if (m.byName) {
+    const key = isDir ? `${name}/` : name;
+    let verdict = m.verdicts.get(key);
+    if (verdict === undefined) {
+      verdict = m.rules.test(key);
+      if (m.verdicts.size >= MAX_CACHED_NAMES) m.verdicts.clear();
+      m.verdicts.set(key, verdict);
+    }
+    return verdict;
+  }
+  const local = m.offset === 0 ? relative : relative.slice(m.offset);
   return m.rules.test(isDir ? `${local}/` : local);
 }
 
