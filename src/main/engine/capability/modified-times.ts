@@ -2,19 +2,27 @@ import { statSync } from "node:fs";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { Worker } from "node:worker_threads";
 
-/** Paths statted per batch: each round trip wakes a thread, which costs as much as dozens of stats. */
+/** Paths statted per batch: each batch wakes the helper thread, which costs as much as dozens of stats. */
 const BATCH = 512;
-/** Batches the helper holds at once: enough to keep it busy between two turns of a walk's event loop. */
-const IN_FLIGHT = 2;
+
+/** A batch's claim slot: whoever moves it from UNCLAIMED first stats the batch. */
+const UNCLAIMED = 0;
+const BY_HELPER = 1;
+const BY_CALLER = 2;
 
 /**
  * The helper thread's whole program (plain JavaScript, evaluated as the worker's source so that it
- * needs no file of its own beside a bundle): stat each path of a batch, send back the times.
+ * needs no file of its own beside a bundle): for each batch it manages to claim, stat its paths
+ * and send back the times; a batch the calling thread claimed first comes back as `skipped`.
  */
 const HELPER_SOURCE = `
 const { parentPort } = require("node:worker_threads");
 const { statSync } = require("node:fs");
-parentPort.on("message", ({ id, joined }) => {
+parentPort.on("message", ({ id, joined, claim }) => {
+  if (Atomics.compareExchange(claim, 0, ${UNCLAIMED}, ${BY_HELPER}) !== ${UNCLAIMED}) {
+    parentPort.postMessage({ id, skipped: true });
+    return;
+  }
   const paths = joined.split("\\0");
   const times = new Float64Array(paths.length);
   try {
@@ -31,40 +39,33 @@ parentPort.on("message", ({ id, joined }) => {
 });
 `;
 
-type Reply = (times: Float64Array | undefined) => void;
+/** The helper's answer for one batch: times, "skipped" (the caller claimed it), or undefined (stat it yourself). */
+type Answer = Float64Array | "skipped" | undefined;
 
 /**
- * One helper thread for the process, started the first time a search has a batch to hand it and
+ * One helper thread for the process, started the first time a search has a full batch for it and
  * kept (without holding the process open) for later searches. A batch it could not stat, and
- * every batch it held if the thread itself fails, comes back undefined: the caller stats those
+ * every batch it held if the thread itself fails, is answered undefined: the caller stats those
  * paths itself.
  */
 class StatHelper {
   private worker: Worker | undefined;
-  private online = false;
   private broken = false;
   private nextId = 0;
-  private readonly waiting = new Map<number, Reply>();
+  private readonly waiting = new Map<number, (answer: Answer) => void>();
 
-  /** Whether a batch posted now would be statted without waiting for the thread to start. */
-  get ready(): boolean {
-    if (this.broken) return false;
-    if (!this.worker) this.start();
-    return this.online;
-  }
-
-  get busy(): number {
-    return this.waiting.size;
-  }
-
-  post(paths: string[], reply: Reply): void {
-    const worker = this.worker as Worker;
+  /** Post a batch; false when there is no helper to take it. */
+  post(paths: readonly string[], claim: Int32Array, answer: (answer: Answer) => void): boolean {
+    if (!this.worker && !this.broken) this.start();
+    const worker = this.worker;
+    if (!worker || this.broken) return false;
     const id = this.nextId++;
-    this.waiting.set(id, reply);
+    this.waiting.set(id, answer);
     // Referenced while it holds work, so a caller awaiting it keeps the process alive.
     if (this.waiting.size === 1) worker.ref();
     // One string (paths hold no NUL byte) copies far faster than an array of them.
-    worker.postMessage({ id, joined: paths.join("\0") });
+    worker.postMessage({ id, joined: paths.join("\0"), claim });
+    return true;
   }
 
   private start(): void {
@@ -72,29 +73,30 @@ class StatHelper {
     try {
       worker = new Worker(HELPER_SOURCE, { eval: true, name: "lathe-stat-helper" });
     } catch {
+      // No thread to be had: every batch is statted by its caller, as without a helper.
       this.broken = true;
       return;
     }
     this.worker = worker;
     worker.unref();
-    worker.once("online", () => (this.online = true));
-    worker.on("message", ({ id, times }: { id: number; times: Float64Array | null }) =>
-      this.settle(id, times ?? undefined),
+    worker.on(
+      "message",
+      ({ id, times, skipped }: { id: number; times?: Float64Array | null; skipped?: true }) =>
+        this.settle(id, skipped ? "skipped" : (times ?? undefined)),
     );
     const fail = (): void => {
       this.broken = true;
-      this.online = false;
       for (const id of [...this.waiting.keys()]) this.settle(id, undefined);
     };
     worker.on("error", fail);
     worker.on("exit", fail);
   }
 
-  private settle(id: number, times: Float64Array | undefined): void {
+  private settle(id: number, answer: Answer): void {
     const reply = this.waiting.get(id);
     this.waiting.delete(id);
     if (this.waiting.size === 0 && !this.broken) this.worker?.unref();
-    reply?.(times);
+    reply?.(answer);
   }
 }
 
@@ -109,36 +111,43 @@ function statHere(paths: readonly string[]): Float64Array {
   return times;
 }
 
+interface Batch {
+  readonly start: number;
+  readonly paths: readonly string[];
+  /** Shared with the helper: who stats the batch. */
+  readonly claim: Int32Array;
+  /** The helper's answer, when the batch was posted to it. */
+  readonly answer?: Promise<Answer>;
+}
+
 /**
- * The modification times of many files a walk produces, statted in parallel batches: while the
- * walk goes on, full batches go to a helper thread; when the walk is done, the calling thread
- * stats the batches still queued itself while the helper finishes its own. A search that finds
- * few files never starts the helper.
+ * The modification times of many files a walk produces, statted in parallel batches with work
+ * stealing: each full batch goes to a helper thread at once, which stats the batches in the order
+ * they came while the walk goes on; when the walk is done, the calling thread takes batches from
+ * the other end, and each batch is statted by whichever thread claims it first. A search that
+ * finds fewer files than a batch never starts the helper.
  */
 export class ModifiedTimes {
   private readonly paths: string[] = [];
   /** Start of the batch being filled. */
   private batchStart = 0;
-  /** Batches waiting for the helper or for the calling thread, as [start, end) into `paths`. */
-  private readonly queue: [number, number][] = [];
-  private readonly posted: Promise<void>[] = [];
-  /** Batches the helper has statted, by where they start. */
-  private readonly done: [number, Float64Array][] = [];
+  private readonly batches: Batch[] = [];
   /** How many of the paths the helper thread statted (the rest were statted by the caller's thread). */
   stattedByHelper = 0;
 
   /** Queue a canonical path (a walk entry's `absolute`); its time comes back at the same index. */
   add(absolute: string): void {
     this.paths.push(absolute);
-    if (this.paths.length - this.batchStart === BATCH) {
-      this.queue.push([this.batchStart, this.paths.length]);
-      this.batchStart = this.paths.length;
-      this.dispatch();
-    }
+    if (this.paths.length - this.batchStart === BATCH) this.seal(true);
   }
 
   get size(): number {
     return this.paths.length;
+  }
+
+  /** How many batches the helper thread has claimed so far (a diagnostic). */
+  get claimedByHelper(): number {
+    return this.batches.filter((b) => Atomics.load(b.claim, 0) === BY_HELPER).length;
   }
 
   /**
@@ -146,49 +155,42 @@ export class ModifiedTimes {
    * the order added. Throws the abort reason once the signal fires.
    */
   async all(signal?: AbortSignal): Promise<Float64Array> {
+    // The last, partial batch is the caller's: it would reach the helper last anyway.
+    if (this.batchStart < this.paths.length) this.seal(false);
     const times = new Float64Array(this.paths.length);
-    if (this.batchStart < this.paths.length) this.queue.push([this.batchStart, this.paths.length]);
-    this.batchStart = this.paths.length;
-    this.dispatch();
-    // Take batches from the far end of the queue, one per turn of the event loop, so that the
-    // helper's replies (and an abort) are heard in between.
-    let batch: [number, number] | undefined;
-    while ((batch = this.queue.pop()) !== undefined) {
-      const [start, end] = batch;
-      times.set(statHere(this.paths.slice(start, end)), start);
-      if (this.queue.length > 0) {
+    // From the far end, one batch per turn of the event loop, so that an abort is heard.
+    for (let i = this.batches.length - 1; i >= 0; i--) {
+      const batch = this.batches[i] as Batch;
+      if (Atomics.compareExchange(batch.claim, 0, UNCLAIMED, BY_CALLER) !== UNCLAIMED) continue;
+      times.set(statHere(batch.paths), batch.start);
+      if (i > 0) {
         await nextTurn();
         signal?.throwIfAborted();
-        this.dispatch();
       }
     }
-    await Promise.all(this.posted);
+    for (const batch of this.batches) {
+      if (!batch.answer || Atomics.load(batch.claim, 0) === BY_CALLER) continue;
+      const answer = await batch.answer;
+      if (answer === "skipped") continue;
+      // A batch the helper could not stat is statted here (where an error is thrown).
+      times.set(answer ?? statHere(batch.paths), batch.start);
+      if (answer) this.stattedByHelper += answer.length;
+    }
     signal?.throwIfAborted();
-    for (const [start, statted] of this.done) times.set(statted, start);
     return times;
   }
 
-  /** Hand queued batches to the helper while it has room, oldest first. */
-  private dispatch(): void {
-    while (this.queue.length > 0 && helper.busy < IN_FLIGHT && helper.ready) {
-      const [start, end] = this.queue.shift() as [number, number];
-      const paths = this.paths.slice(start, end);
-      const batch = new Promise<void>((resolve, reject) => {
-        helper.post(paths, (statted) => {
-          try {
-            // A batch the helper could not stat is statted here (where an error is thrown).
-            this.done.push([start, statted ?? statHere(paths)]);
-            if (statted) this.stattedByHelper += statted.length;
-            this.dispatch();
-            resolve();
-          } catch (err) {
-            reject(err);
-          }
-        });
-      });
-      // Awaited by `all`; until then a failure must not count as unhandled.
-      batch.catch(() => undefined);
-      this.posted.push(batch);
-    }
+  /** Close the batch being filled, and hand it to the helper when `post`. */
+  private seal(post: boolean): void {
+    const start = this.batchStart;
+    const paths = this.paths.slice(start);
+    this.batchStart = this.paths.length;
+    const claim = new Int32Array(new SharedArrayBuffer(4));
+    const answer = post
+      ? new Promise<Answer>((resolve) => {
+          if (!helper.post(paths, claim, resolve)) resolve(undefined);
+        })
+      : undefined;
+    this.batches.push({ start, paths, claim, ...(answer ? { answer } : {}) });
   }
 }
