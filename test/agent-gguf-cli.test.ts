@@ -24,9 +24,12 @@ beforeAll(async () => {
   root = await mkdtemp(path.join(os.tmpdir(), "lathe-gguf-root-"));
   await writeFile(path.join(root, "a.txt"), "a\n");
   await mkdir(path.join(home, "agents"));
+  // The output budget must fit one whole grammar-forced glob call: the random model writes each
+  // string to its bound (LATHE_GGUF_MAX_STRING) and an integer (glob's limit) at length, since
+  // the grammar bounds strings but not numbers.
   await writeFile(
     path.join(home, "agents/tiny.md"),
-    "---\ndescription: A minimal agent for tiny local models\ntools:\n  allow: [glob]\nbudgets:\n  maxRounds: 2\n  maxOutputTokens: 64\n---\nUse glob.\n",
+    "---\ndescription: A minimal agent for tiny local models\ntools:\n  allow: [glob]\nbudgets:\n  maxRounds: 2\n  maxOutputTokens: 160\n---\nUse glob.\n",
   );
 });
 

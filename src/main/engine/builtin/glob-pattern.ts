@@ -1,3 +1,4 @@
+import picomatch from "picomatch";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 
 /**
@@ -24,4 +25,21 @@ export function relativeGlob(pattern: string, field: string): string {
     );
   }
   return relative;
+}
+
+/** Characters that make a glob more than a literal. */
+const GLOB_SYNTAX = /[*?[\]{}()!+@\\]/;
+
+/**
+ * A test of relative POSIX paths as a walk yields them (no "." or ".." segment) against a checked
+ * glob, with picomatch's meaning (dot files match like any other). The most common whole-tree
+ * patterns, "**", "**\/*" and "**\/*.ext", are answered without a regular expression.
+ */
+export function pathMatcher(glob: string): (relative: string) => boolean {
+  if (glob === "**" || glob === "**/*") return () => true;
+  const suffix = glob.startsWith("**/*") ? glob.slice(4) : "";
+  if (suffix !== "" && !suffix.includes("/") && !GLOB_SYNTAX.test(suffix)) {
+    return (relative) => relative.endsWith(suffix);
+  }
+  return picomatch(glob, { dot: true });
 }

@@ -63,6 +63,17 @@ describe("glob", () => {
     expect(await glob({ pattern: "**/*.py" })).toEqual([]);
   });
 
+  it("returns only the newest paths with limit, and says how many more matched", async () => {
+    await putInOrder("a.ts", "b.ts", "c.md", "d.ts", "e.ts", "f.ts");
+    for (const name of ["g.ts", "h.ts"]) await utimes(await ws.put(name, "x"), 1_600_000_000, 1_600_000_000);
+    const limited = outputOf<GlobData>(await ws.session.call("glob", { pattern: "*.ts", limit: 3 }));
+    expect(limited).toEqual({ files: ["f.ts", "e.ts", "d.ts"], omitted: 4 });
+    const ties = outputOf<GlobData>(await ws.session.call("glob", { pattern: "[gh].ts", limit: 1 }));
+    expect(ties).toEqual({ files: ["g.ts"], omitted: 1 });
+    const all = outputOf<GlobData>(await ws.session.call("glob", { pattern: "*.ts", limit: 7 }));
+    expect(all).toEqual({ files: ["f.ts", "e.ts", "d.ts", "b.ts", "a.ts", "g.ts", "h.ts"] });
+  });
+
   it("orders files with the same modification time by path", async () => {
     for (const name of ["b.txt", "c.txt", "a.txt"]) {
       const file = await ws.put(name, "x");
@@ -119,6 +130,10 @@ describe("glob", () => {
     [{ pattern: "*", path: "file.txt" }, /is a file, not a folder/],
     [{ pattern: "" }, /Invalid arguments for glob/],
     [{ pattern: "*", extra: 1 }, /unknown property "extra"/],
+    [{ pattern: "*", limit: 0 }, /"limit"/],
+    [{ pattern: "*", limit: 1001 }, /"limit"/],
+    [{ pattern: "*", limit: 2.5 }, /"limit"/],
+    [{ pattern: "*", limit: "5" }, /"limit"/],
     [{ path: "." }, /missing required property "pattern"/],
   ])("refuses %j with a clear error", async (args, message) => {
     await symlink(outside, ws.abs("link-out"));

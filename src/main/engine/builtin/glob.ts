@@ -1,10 +1,11 @@
 import picomatch from "picomatch";
 import { z } from "zod";
-import { modifiedTime, newestFirst } from "../capability/modified-time.ts";
+import { newest, newestFirst } from "../capability/modified-time.ts";
+import { ModifiedTimes } from "../capability/modified-times.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import { OUTPUT_LIMITS, truncateListField } from "../tools/truncation.ts";
 import { defineBuiltin } from "./define-builtin.ts";
-import { relativeGlob } from "./glob-pattern.ts";
+import { pathMatcher, relativeGlob } from "./glob-pattern.ts";
 import { resolveSearchPath } from "./search-path.ts";
 
 const DESCRIPTION = `Find files by name with a glob pattern, newest first.
@@ -15,7 +16,7 @@ pattern is a glob relative to path (by default the workspace root): "*" and "?" 
 
 Returns {files}: paths relative to the workspace root, most recently modified first. Files excluded by .gitignore (at any level) or .git/info/exclude are left out, .git is never listed, symlinked folders are not followed, and a symlinked file is listed only when it points inside the workspace. Only files are listed, not folders.
 
-At most 1000 paths come back; past that the result has truncated: true and output_path names a file holding every path, one per line, which you can read. Narrow the pattern or the path to see fewer.`;
+At most 1000 paths come back; past that the result has truncated: true and output_path names a file holding every path, one per line, which you can read. Narrow the pattern or the path to see fewer, or give limit to get only the newest paths (then omitted says how many more matched).`;
 
 const schema = z.strictObject({
   pattern: z
@@ -27,10 +28,19 @@ const schema = z.strictObject({
     .min(1)
     .optional()
     .describe("The folder to search in, relative to the workspace root. Defaults to the root."),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(OUTPUT_LIMITS.globEntries)
+    .optional()
+    .describe(`Return only the newest this many paths (1 to ${OUTPUT_LIMITS.globEntries}). Defaults to all.`),
 });
 
 export interface GlobData {
   files: string[];
+  /** With `limit`: how many more files matched than came back (left out when none). */
+  omitted?: number;
 }
 
 /**
@@ -61,7 +71,7 @@ export const globTool = defineBuiltin({
   readOnly: true,
   gated: false,
   kind: "search",
-  async execute({ pattern, path }, { fs, signal }): Promise<GlobData> {
+  async execute({ pattern, path, limit }, { fs, signal }): Promise<GlobData> {
     const glob = relativeGlob(pattern, "pattern");
     const { target, isDir } = await resolveSearchPath(fs, path);
     if (!isDir) {
@@ -69,20 +79,31 @@ export const globTool = defineBuiltin({
         `"${path}" is a file, not a folder. Give its folder as "path" and a pattern that matches its name.`,
       );
     }
-    const matches = picomatch(glob, { dot: true });
+    const matches = pathMatcher(glob);
     const offset = target.display === "." ? 0 : target.display.length + 1;
     const wanted = folderFilter(glob);
-    const found: { path: string; mtimeMs: number }[] = [];
+    const found: string[] = [];
+    const times = new ModifiedTimes();
     await fs.walk(target, {
       signal,
       enterDir: wanted && ((relative) => wanted(relative.slice(offset))),
       onFile(entry) {
         if (!matches(offset === 0 ? entry.relative : entry.relative.slice(offset))) return;
-        const mtimeMs = modifiedTime(entry.absolute);
-        if (mtimeMs !== undefined) found.push({ path: entry.relative, mtimeMs });
+        found.push(entry.relative);
+        times.add(entry.absolute);
       },
     });
-    return { files: found.sort(newestFirst).map((f) => f.path) };
+    const mtimes = await times.all(signal);
+    const dated: { path: string; mtimeMs: number }[] = [];
+    for (let i = 0; i < found.length; i++) {
+      const mtimeMs = mtimes[i] as number;
+      // A file that vanished since the walk saw it is left out.
+      if (!Number.isNaN(mtimeMs)) dated.push({ path: found[i] as string, mtimeMs });
+    }
+    if (limit === undefined || dated.length <= limit) {
+      return { files: dated.sort(newestFirst).map((f) => f.path) };
+    }
+    return { files: newest(dated, limit).map((f) => f.path), omitted: dated.length - limit };
   },
   truncate: (data) => truncateListField(data, "files", OUTPUT_LIMITS.globEntries),
 });

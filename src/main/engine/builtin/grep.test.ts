@@ -143,18 +143,26 @@ describe("grep", () => {
     expect((await files({ pattern: "needle" })).sort()).toEqual(["pkg/src.ts", "pkg/wanted.log", "top.ts"]);
   });
 
-  it("skips binary files (a NUL byte in the first 8 KB) but reads UTF-16 text with a BOM", async () => {
+  it("skips binary files (a NUL byte in the first 64 KB), stops a longer file at a later NUL, reads UTF-16 with a BOM", async () => {
     await ws.put("bin.dat", Buffer.concat([Buffer.from("needle\n"), Buffer.from([0, 1, 2])]));
-    const lateNul = Buffer.alloc(9000, 0x61);
-    lateNul.write("needle", 0);
-    lateNul[8500] = 0;
-    await ws.put("late-nul.txt", lateNul);
+    const nulAt = (at: number, needleAt: number): Buffer => {
+      const bytes = Buffer.alloc(at + 100, 0x61);
+      bytes[at] = 0;
+      bytes.write("needle\n", needleAt);
+      return bytes;
+    };
+    await ws.put("nul-at-60k.txt", nulAt(60_000, 0));
+    await ws.put("nul-at-70k.txt", nulAt(70_000, 0));
+    await ws.put("nul-at-70k-needle-after.txt", nulAt(70_000, 70_010));
     await ws.put(
       "utf16.txt",
       Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("first\nthe needle\n", "utf16le")]),
     );
     await ws.put("text.txt", "needle\n");
-    expect((await files({ pattern: "needle" })).sort()).toEqual(["late-nul.txt", "text.txt", "utf16.txt"]);
+    const expected = ["nul-at-70k.txt", "text.txt", "utf16.txt"];
+    expect((await files({ pattern: "needle" })).sort()).toEqual(expected);
+    expect((await files({ pattern: "ne+dle" })).sort()).toEqual(expected);
+    expect((await counts({ pattern: "needle" })).map((c) => c.path)).toEqual(expected);
     expect(await matches({ pattern: "needle", path: "utf16.txt" })).toEqual([
       { path: "utf16.txt", line: 2, text: "the needle" },
     ]);

@@ -24,7 +24,7 @@ output_mode chooses the result:
 - "count": {counts: [{path, count}]}, the number of matching lines in each file that matches.
 Paths are relative to the workspace root; content and count are ordered by path.
 
-Files excluded by .gitignore (at any level) or .git/info/exclude are skipped, as are .git and binary files (a NUL byte in the first 8 KB). Symlinked folders are not followed; a symlinked file is searched only when it points inside the workspace.
+Files excluded by .gitignore (at any level) or .git/info/exclude are skipped, as are .git and binary files (a NUL byte in the first 64 KB; in a longer file, a later NUL byte ends the search), as ripgrep skips them. Unlike ripgrep, glob only narrows the search (it never brings back an ignored file), and a symlinked file is searched when it points inside the workspace; symlinked folders are not followed. A line ending in \\r\\n ends before the \\r, so "$" matches there.
 
 At most 200 entries come back (files, matching lines or counts); past that the result has truncated: true and output_path names a file holding every entry (one per line: path, path:line:text or path:count) that you can read. Narrow the pattern, path or glob to see fewer.`;
 

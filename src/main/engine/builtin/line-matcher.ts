@@ -4,7 +4,8 @@ import { isPlainLiteral, requiredLiteral } from "./required-literal.ts";
 /** Lines longer than this (in UTF-16 units) are cut around their first match. */
 export const MAX_LINE_CHARS = 1000;
 const CONTEXT_BEFORE_MATCH = 100;
-const BINARY_SNIFF_BYTES = 8192;
+/** A NUL byte this early makes a file binary (ripgrep's first read is as long). */
+const BINARY_SNIFF_BYTES = 64 * 1024;
 
 /** One matching line: its 1-based number and its text without the line break. */
 export interface MatchingLine {
@@ -19,10 +20,14 @@ function utf16Of(bytes: Buffer): "utf16le" | "utf16be" | undefined {
   return undefined;
 }
 
-/** Binary, as ripgrep and git decide it: a NUL byte in the first 8 KB. */
-function isBinary(bytes: Buffer): boolean {
-  const head = bytes.length > BINARY_SNIFF_BYTES ? bytes.subarray(0, BINARY_SNIFF_BYTES) : bytes;
-  return head.indexOf(0) !== -1;
+/**
+ * The bytes of a (non UTF-16) file to search, as ripgrep decides it: none when the file is
+ * binary (a NUL byte in its first 64 KB); in a longer file, a later NUL byte ends the text.
+ */
+function searchable(bytes: Buffer): Buffer | undefined {
+  const nul = bytes.indexOf(0);
+  if (nul === -1) return bytes;
+  return nul < BINARY_SNIFF_BYTES ? undefined : bytes.subarray(0, nul);
 }
 
 function decodeUtf16(bytes: Buffer, flavour: "utf16le" | "utf16be"): string {
@@ -48,8 +53,8 @@ function lineText(text: string, start: number, end: number, matchAt: number): st
 
 /**
  * A grep pattern compiled for searching file bytes line by line. Binary files (a NUL byte in the
- * first 8 KB) never match; UTF-16 files with a byte order mark are decoded, everything else is
- * read as UTF-8. Files whose bytes lack a literal every match must contain are rejected without
+ * first 64 KB) never match, and a later NUL byte ends the text to search; UTF-16 files with a
+ * byte order mark are decoded, everything else is read as UTF-8. Files whose bytes lack a literal every match must contain are rejected without
  * being decoded, which is what keeps a search over a large tree fast.
  */
 export class LineMatcher {
@@ -95,13 +100,17 @@ export class LineMatcher {
     const utf16 = utf16Of(bytes);
     if (utf16) return decodeUtf16(bytes, utf16);
     if (this.needle && bytes.indexOf(this.needle) === -1) return undefined;
-    return isBinary(bytes) ? undefined : decodeUtf8(bytes);
+    const text = searchable(bytes);
+    return text === undefined ? undefined : decodeUtf8(text);
   }
 
   /** Whether the file has at least one match. */
   matches(bytes: Buffer): boolean {
     if (this.plain && this.needle && !utf16Of(bytes)) {
-      return bytes.indexOf(this.needle) !== -1 && !isBinary(bytes);
+      const at = bytes.indexOf(this.needle);
+      if (at === -1) return false;
+      const text = searchable(bytes);
+      return text !== undefined && at + this.needle.length <= text.length;
     }
     const text = this.textOf(bytes);
     return text !== undefined && this.any.test(text);

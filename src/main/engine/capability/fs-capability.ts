@@ -105,7 +105,13 @@ export class FsCapability {
    */
   walk(dir: ResolvedPath, options: WalkOptions): Promise<void> {
     if (dir[checked] !== "read") throw new TypeError("walk needs a path resolved for read");
-    return walkWorkspace(dir.absolute, { root: this.root, mayRead: (c) => this.allows(c, "read") }, options);
+    const scope = {
+      root: this.root,
+      mayRead: (c: string) => this.allows(c, "read"),
+      mayReadAllBelow: (c: string) =>
+        !PSEUDO_ROOTS.some((p) => isWithin(p, c) || isWithin(c, p)) && this.scopes.read.allowsAllBelow(c),
+    };
+    return walkWorkspace(dir.absolute, scope, options);
   }
 
   /** POSIX path relative to the root for paths inside it, the absolute path otherwise. */

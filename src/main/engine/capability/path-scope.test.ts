@@ -33,6 +33,24 @@ describe("PathScope", () => {
     expect(PathScope.compile(patterns, vars).allows(candidate)).toBe(expected);
   });
 
+  it.each([
+    [["{workspace}/**"], "/home/u/proj", true],
+    [["{workspace}/**"], "/home/u/proj/src", true],
+    [["{workspace}/**"], "/home/u", false],
+    [["{workspace}/**"], "/home/u/proj-evil", false],
+    [["src/**/*.ts"], "/home/u/proj/src", false],
+    // Only a pattern covering its whole base counts; the others are judged path by path.
+    [["src/**"], "/home/u/proj/src/lib", false],
+    [["/tmp/shared/**"], "/tmp/shared/a", true],
+    [["src/**"], "/home/u/proj", false],
+    [[], "/home/u/proj", false],
+  ] as Array<[string[], string, boolean]>)("%j allows everything below %s: %s", (patterns, dir, expected) => {
+    const scope = PathScope.compile(patterns, vars);
+    expect(scope.allowsAllBelow(dir)).toBe(expected);
+    // Never more than the path-by-path answer.
+    if (expected) expect(scope.allows(`${dir}/x/y.bin`)).toBe(true);
+  });
+
   it("fails closed when a variable expands to nothing", () => {
     const scope = PathScope.compile(["{ad-hoc}/**"], vars);
     expect(scope.isEmpty).toBe(true);

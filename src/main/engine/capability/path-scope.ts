@@ -93,6 +93,11 @@ export class PathScope {
     return false;
   }
 
+  /** Whether every path below the canonical folder `dir` is covered (a pattern like `{workspace}/**` above it). */
+  allowsAllBelow(dir: string): boolean {
+    return this.patterns.some((p) => !p.match && isWithin(p.base, dir));
+  }
+
   /** The directories the patterns are rooted in, for messages. */
   bases(): string[] {
     return [...new Set(this.patterns.map((p) => p.base))];

@@ -97,6 +97,33 @@ describe("walkWorkspace", () => {
     expect(await names()).toEqual([".gitignore", "src/.gitignore", "src/build/b.js"]);
   });
 
+  it("judges what lies in a re-included folder by the rules that match it directly, as git does", async () => {
+    // The root's file has path rules, so it is tested with whole paths: its "build/" must not
+    // hold src/build against the files inside once src/.gitignore has re-included the folder.
+    await put(".gitignore", "build/\n*.tmp\n/docs/*.md\nsrc/build/*.map\n");
+    await put("src/.gitignore", "!build/\n");
+    await put("build/a.js");
+    await put("src/build/b.js");
+    await put("src/build/c.tmp");
+    await put("src/build/d.js.map");
+    await put("src/build/deeper/e.js");
+    await put("docs/x.md");
+    expect(await names()).toEqual([
+      ".gitignore",
+      "src/.gitignore",
+      "src/build/b.js",
+      "src/build/deeper/e.js",
+    ]);
+  });
+
+  it("applies every ancestor's rules inside a start folder an ignore file excludes", async () => {
+    await put(".gitignore", "vendor/\n*.log\n/vendor/pkg/cache/\n");
+    await put("vendor/pkg/index.js");
+    await put("vendor/pkg/debug.log");
+    await put("vendor/pkg/cache/c.js");
+    expect(await names(path.join(root, "vendor/pkg"))).toEqual(["vendor/pkg/index.js"]);
+  });
+
   it("honours .git/info/exclude below the root's .gitignore", async () => {
     await put(".git/info/exclude", "*.draft\nnotes/\n");
     await put(".gitignore", "!kept.draft\n");

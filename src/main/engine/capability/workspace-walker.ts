@@ -24,17 +24,25 @@ export interface WalkOptions {
 export interface WalkScope {
   readonly root: string;
   mayRead(canonical: string): boolean;
+  /** Whether `mayRead` holds for everything below a canonical folder (then files are not checked one by one). */
+  mayReadAllBelow?(folder: string): boolean;
 }
 
 /** The compiled rules of one ignore file. */
 interface RuleSet {
+  /** The file's text, from which a variant re-including a folder is made (see `reincluding`). */
+  readonly text: string;
   readonly rules: Ignore;
   /**
    * Whether every rule is a bare name pattern (no "/" but a trailing one), so that an entry's
    * name alone decides: tested by name, one verdict serves every folder holding that name.
    */
   readonly byName: boolean;
+  /** For a set tested by name: its verdicts by name (folders with a trailing "/"), across walks. */
+  readonly verdicts: Map<string, RuleVerdict>;
 }
+
+type RuleVerdict = { ignored: boolean; unignored: boolean };
 
 /** A rule set in force during a walk, and where the folder holding its file starts. */
 interface Matcher extends RuleSet {
@@ -48,11 +56,16 @@ interface Frame {
   readonly matchers: readonly Matcher[];
 }
 
+/** What the rule sets in force say about one path: the deepest with an opinion decides. */
+type Verdict = "ignored" | "reincluded" | undefined;
+
 /** How long the walk runs between turns of the event loop, so aborts and timers get through. */
 const SLICE_MS = 8;
 /** Entries handled between two looks at the clock inside one big folder. */
 const CLOCK_EVERY = 16;
 const MAX_CACHED_RULE_SETS = 256;
+/** Names whose verdict one rule set remembers; past that it starts over. */
+const MAX_CACHED_NAMES = 16_384;
 
 /** Compiled rule sets by the text of their ignore file: identical files compile once, across calls. */
 const ruleCache = new Map<string, RuleSet | null>();
@@ -75,10 +88,32 @@ function compileRules(text: string): RuleSet | null {
   const rules =
     lines.length === 0
       ? null
-      : { rules: ignore({ ignoreCase: false }).add(text), byName: !lines.some(isPathRule) };
+      : {
+          text,
+          rules: ignore({ ignoreCase: false }).add(text),
+          byName: !lines.some(isPathRule),
+          verdicts: new Map<string, RuleVerdict>(),
+        };
   ruleCache.set(text, rules);
   if (ruleCache.size > MAX_CACHED_RULE_SETS) ruleCache.delete(ruleCache.keys().next().value as string);
   return rules;
+}
+
+/** A folder path as a gitignore pattern that matches it literally. */
+function literalPattern(local: string): string {
+  return local.replace(/[\\*?[\]]/g, "\\$&").replace(/ +$/, (spaces) => "\\ ".repeat(spaces.length));
+}
+
+/**
+ * The rule set of `matcher` plus a last rule re-including the folder `local` (relative to the
+ * matcher's folder) and nothing else. Git matches each path against each ignore file directly;
+ * the `ignore` package also calls a path ignored when its file ignores a parent folder. Once a
+ * deeper ignore file has re-included that folder, the variant answers for the paths below it
+ * with only the rules that match them directly, as git does.
+ */
+function reincluding(matcher: Matcher, local: string): Matcher {
+  const set = compileRules(`${matcher.text}\n!/${literalPattern(local)}/\n`) as RuleSet;
+  return { ...set, byName: false, offset: matcher.offset };
 }
 
 function isSkippable(err: unknown): boolean {
@@ -101,19 +136,49 @@ function withRules(matchers: readonly Matcher[], set: RuleSet | null, relative: 
   return set ? [...matchers, { ...set, offset: relative === "" ? 0 : relative.length + 1 }] : matchers;
 }
 
-/**
- * Whether a root-relative path is ignored. The deepest ignore file with an opinion decides (a
- * nested `!pattern` re-includes what a parent excluded); folders are tested with a trailing "/".
- */
-function isIgnored(matchers: readonly Matcher[], relative: string, name: string, isDir: boolean): boolean {
-  for (let i = matchers.length - 1; i >= 0; i--) {
-    const m = matchers[i] as Matcher;
-    const local = m.byName ? name : m.offset === 0 ? relative : relative.slice(m.offset);
-    const verdict = m.rules.test(isDir ? `${local}/` : local);
-    if (verdict.ignored) return true;
-    if (verdict.unignored) return false;
+/** What one rule set says about a root-relative path; folders are tested with a trailing "/". */
+function testOne(m: Matcher, relative: string, name: string, isDir: boolean): RuleVerdict {
+  if (m.byName) {
+    const key = isDir ? `${name}/` : name;
+    let verdict = m.verdicts.get(key);
+    if (verdict === undefined) {
+      verdict = m.rules.test(key);
+      if (m.verdicts.size >= MAX_CACHED_NAMES) m.verdicts.clear();
+      m.verdicts.set(key, verdict);
+    }
+    return verdict;
   }
-  return false;
+  const local = m.offset === 0 ? relative : relative.slice(m.offset);
+  return m.rules.test(isDir ? `${local}/` : local);
+}
+
+/**
+ * Whether a root-relative path is ignored: the deepest ignore file with an opinion decides (a
+ * nested `!pattern` re-includes what a parent excluded).
+ */
+function verdictOf(matchers: readonly Matcher[], relative: string, name: string, isDir: boolean): Verdict {
+  for (let i = matchers.length - 1; i >= 0; i--) {
+    const verdict = testOne(matchers[i] as Matcher, relative, name, isDir);
+    if (verdict.ignored) return "ignored";
+    if (verdict.unignored) return "reincluded";
+  }
+  return undefined;
+}
+
+/**
+ * The rule sets to judge the entries of a folder the walk enters although some rule set would
+ * ignore it (a deeper file re-included it, or the caller named it): those rule sets are replaced
+ * by variants that re-include it, so they judge what lies below by direct matches only.
+ */
+function entering(matchers: readonly Matcher[], relative: string, name: string): readonly Matcher[] {
+  let fixed: Matcher[] | undefined;
+  for (const [i, m] of matchers.entries()) {
+    // A rule set tested by name never sees the folder's path, so it cannot hold the folder against its entries.
+    if (m.byName || !testOne(m, relative, name, true).ignored) continue;
+    fixed ??= [...matchers];
+    fixed[i] = reincluding(m, relative.slice(m.offset));
+  }
+  return fixed ?? matchers;
 }
 
 /** The rules in force at the start folder: `.git/info/exclude`, then every ancestor's `.gitignore`. */
@@ -136,8 +201,8 @@ function ancestorMatchers(root: string, startRelative: string): readonly Matcher
     );
     relative = relative === "" ? part : `${relative}/${part}`;
     // A folder named explicitly is walked even when an ignore file excludes it (as ripgrep
-    // does); the ignore files inside it still apply.
-    if (isIgnored(matchers, relative, part, true)) matchers = [];
+    // does); the rules of every ignore file still apply to what lies inside it.
+    matchers = entering(matchers, relative, part);
   }
   return matchers;
 }
@@ -188,6 +253,7 @@ export async function walkWorkspace(start: string, scope: WalkScope, options: Wa
   const stack: Frame[] = [
     { absolute: start, relative: startRelative, matchers: ancestorMatchers(root, startRelative) },
   ];
+  const readsAll = scope.mayReadAllBelow?.(start) ?? false;
   let sliceStarted = performance.now();
   let isStart = true;
 
@@ -223,15 +289,20 @@ export async function walkWorkspace(start: string, scope: WalkScope, options: Wa
       if (name === ".git") continue;
       const relative = prefix + name;
       if (entry.isDirectory()) {
-        if (check && isIgnored(matchers, relative, name, true)) continue;
+        let inside = matchers;
+        if (check) {
+          const verdict = verdictOf(matchers, relative, name, true);
+          if (verdict === "ignored") continue;
+          if (verdict === "reincluded") inside = entering(matchers, relative, name);
+        }
         if (enterDir && !enterDir(relative)) continue;
-        stack.push({ absolute: `${frame.absolute}/${name}`, relative, matchers });
+        stack.push({ absolute: `${frame.absolute}/${name}`, relative, matchers: inside });
       } else if (entry.isFile()) {
-        if (check && isIgnored(matchers, relative, name, false)) continue;
+        if (check && verdictOf(matchers, relative, name, false) === "ignored") continue;
         const absolute = `${frame.absolute}/${name}`;
-        if (scope.mayRead(absolute)) onFile({ absolute, relative });
+        if (readsAll || scope.mayRead(absolute)) onFile({ absolute, relative });
       } else if (entry.isSymbolicLink()) {
-        if (check && isIgnored(matchers, relative, name, false)) continue;
+        if (check && verdictOf(matchers, relative, name, false) === "ignored") continue;
         const target = symlinkedFile(`${frame.absolute}/${name}`, scope);
         if (target !== undefined) onFile({ absolute: target, relative });
       }

@@ -35,16 +35,24 @@ export function truncateTextField<D extends Record<K, string>, K extends keyof D
   return { data: { ...data, [field]: head }, full: text };
 }
 
+/** An item as a sidecar line: a string as it is, anything else as JSON. */
+function asLine(item: unknown): string {
+  return typeof item === "string" ? item : JSON.stringify(item);
+}
+
 /** Keep the first `max` items of a list field; the sidecar gets every item, one per line. */
 export function truncateListField<D extends Record<K, readonly unknown[]>, K extends keyof D>(
   data: D,
   field: K,
   max: number,
-  format: (item: D[K][number]) => string = (item) => (typeof item === "string" ? item : JSON.stringify(item)),
+  format: (item: D[K][number]) => string = asLine,
 ): Truncation<D> | undefined {
   const items = data[field];
   if (items.length <= max) return undefined;
-  return { data: { ...data, [field]: items.slice(0, max) }, full: items.map(format).join("\n") + "\n" };
+  // A list of strings (glob's tens of thousands of paths) is joined as it is, without a copy.
+  const lines =
+    format === asLine && items.every((item) => typeof item === "string") ? items : items.map(format);
+  return { data: { ...data, [field]: items.slice(0, max) }, full: lines.join("\n") + "\n" };
 }
 
 const SELF_TRUNCATED = Symbol.for("lathe.self-truncated");
