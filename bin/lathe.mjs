@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// The `lathe` command: checks the Node version, then runs the CLI straight from its TypeScript
-// sources (Node 24 strips types natively, so there is no build step and startup stays fast).
+// The `lathe` command: checks the Node version, then runs the CLI — the bundle in out/cli/ when it
+// is built and fresh, else the TypeScript sources (Node 24 strips their types), with a one-line
+// notice. See bin/cli-bundle.mjs for the choice and scripts/build-cli.ts for the bundle.
 
 const REQUIRED_MAJOR = 24;
 const major = Number(process.versions.node.split(".")[0]);
@@ -31,8 +32,16 @@ process
 // Cache V8's compiled code between runs (in the OS temp folder): it halves the startup time.
 process.getBuiltinModule("node:module").enableCompileCache?.();
 
+// Stack traces are only printed with LATHE_DEBUG=1; only then map the bundle's lines to the sources.
+if (process.env.LATHE_DEBUG === "1") process.setSourceMapsEnabled(true);
+
 // No top-level await in this file, so even an old Node parses it and shows the message above.
-import("../src/main/cli/main.ts")
+import("./cli-bundle.mjs")
+  .then(({ chooseEntry }) => {
+    const { entry, notice } = chooseEntry();
+    if (notice) process.stderr.write(notice);
+    return import(process.getBuiltinModule("node:url").pathToFileURL(entry).href);
+  })
   .then(({ main }) => main(process.argv.slice(2)))
   .then(
     // main() has flushed stdout and stderr; exit now rather than wait on work a stopped tool left behind.

@@ -1,5 +1,5 @@
-import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
+import { latheVersion } from "../engine/config/install-root.ts";
 import { CliError } from "./cli-error.ts";
 import { registerAuditCommand } from "./commands/audit-command.ts";
 import { registerCallCommand } from "./commands/call-command.ts";
@@ -14,18 +14,11 @@ import { ExitCode, type ExitCodeValue, type RunResult } from "./exit-codes.ts";
 import { watchOutput, writeIfOpen } from "./closed-output.ts";
 import { describeError, writeStderr, writeStdout } from "./output.ts";
 
-function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as {
-    version: string;
-  };
-  return pkg.version;
-}
-
 /** The `lathe` program. Errors surface as exceptions (exitOverride) so `main` picks the exit code. */
 export function buildProgram(result: RunResult): Command {
   const program = new Command("lathe")
     .description("Lathe's tool runtime, headless: list tools, call one, manage sessions, serve the UI.")
-    .version(packageVersion(), "-V, --version", "print the version")
+    .version(latheVersion(), "-V, --version", "print the version")
     .helpOption("-h, --help", "show help")
     .exitOverride()
     .showHelpAfterError('(run "lathe --help" or "lathe <command> --help" for usage)')

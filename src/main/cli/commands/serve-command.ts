@@ -1,14 +1,16 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
+import { installRoot } from "../../engine/config/install-root.ts";
 import { CliError } from "../cli-error.ts";
 import { portOption, rootOf, rootOption } from "../cli-options.ts";
 import { openEngine } from "../open-engine.ts";
 import { writeStdout } from "../output.ts";
 
-/** The built renderer, at the package root (this file is src/main/cli/commands/serve-command.ts). */
-const RENDERER_DIR = fileURLToPath(new URL("../../../../out/renderer/", import.meta.url));
+/** The built renderer, in the folder Lathe is installed in. */
+function rendererDir(): string {
+  return path.join(installRoot(), "out", "renderer");
+}
 
 function untilSignal(signals: readonly NodeJS.Signals[]): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
@@ -31,14 +33,15 @@ export function registerServeCommand(program: Command): void {
     .addOption(rootOption())
     .addOption(portOption())
     .action(async (options: { root?: string; port: number }) => {
-      if (!existsSync(path.join(RENDERER_DIR, "index.html"))) {
+      const renderer = rendererDir();
+      if (!existsSync(path.join(renderer, "index.html"))) {
         throw new CliError("The app is not built: run `npm run build` first.");
       }
       const stopped = untilSignal(["SIGINT", "SIGTERM"]);
       const engine = await openEngine(rootOf(options));
       try {
         const { startServe } = await import("../../serve/serve-server.ts");
-        const server = await startServe({ engine, port: options.port, rendererDir: RENDERER_DIR });
+        const server = await startServe({ engine, port: options.port, rendererDir: renderer });
         await writeStdout(`lathe serve: ${server.url}\n`);
         await stopped;
         await server.close();

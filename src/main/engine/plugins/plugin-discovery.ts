@@ -1,6 +1,6 @@
 import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { installRoot } from "../config/install-root.ts";
 import type { Layer } from "../tools/contract.ts";
 
 /** The layers plugins come from, earliest first (a later one shadows an earlier one by tool name). */
@@ -20,9 +20,9 @@ export interface PluginFolder {
   dir: string;
 }
 
-/** The plugins shipped with Lathe: `<repo>/plugins/` beside the sources. */
+/** The plugins shipped with Lathe: `plugins/` in the folder Lathe is installed in. */
 export function defaultBundledDir(): string {
-  return fileURLToPath(new URL("../../../../plugins", import.meta.url));
+  return path.join(installRoot(), "plugins");
 }
 
 export function globalToolsDir(latheHome: string): string {

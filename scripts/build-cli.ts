@@ -1,0 +1,202 @@
+// `npm run build:cli` (also part of `npm run build`, and run by `npm install` through `prepare`):
+// bundles the `lathe` CLI into out/cli/ so it starts without stripping TypeScript and without
+// resolving hundreds of small dependency files. bin/lathe.mjs runs the bundle when it is built
+// and fresh (see bin/cli-bundle.mjs), else the sources.
+import { mkdir, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { RolldownMagicString, RolldownPlugin } from "rolldown";
+
+const ROOT = path.resolve(fileURLToPath(new URL("..", import.meta.url)));
+
+/**
+ * Packages left in node_modules, loaded at run time: native addons (their loaders look for a
+ * compiled file beside their own code) and packages that find programs or files relative to
+ * themselves (sandbox-runtime's vendored seccomp helpers). Everything else is plain JavaScript
+ * and bundled, tree-shaken, so a start reads a few files rather than hundreds.
+ */
+const EXTERNAL_PACKAGES = [
+  "better-sqlite3",
+  "isolated-vm",
+  "node-pty",
+  "node-llama-cpp",
+  "@anthropic-ai/sandbox-runtime",
+  // ws requires these optional native speed-ups inside a try; they are not installed.
+  "bufferutil",
+  "utf-8-validate",
+];
+
+/** Files whose change makes a built bundle stale besides its own sources (see bin/cli-bundle.mjs). */
+const EXTRA_INPUTS = ["package.json", "package-lock.json", "node_modules/.package-lock.json"];
+
+export interface BuildInfo {
+  /** Format of this file. */
+  format: 1;
+  /** When the build started (ms since the epoch): a source changed after it makes the bundle stale. */
+  builtAt: number;
+  /** The files it was built from, relative to the package root (sources, package files). */
+  inputs: string[];
+}
+
+/** `import … from "node:x";` as rolldown writes it at the top of a chunk (one import per line). */
+const BUILTIN_IMPORT = /^import (.+) from "(node:[\w/]+)";$/gm;
+const CLAUSE = /^(?:([\w$]+)(?:, )?)?(?:\{ ([^}]*) \}|\* as ([\w$]+))?$/;
+
+/**
+ * Node modules that cost milliseconds to load and that a dependency may import whole for a rare
+ * path (commander imports child_process for subcommands run as programs): such an import becomes
+ * an object that loads the module on first use.
+ */
+const SLOW_TO_LOAD = new Set(
+  [
+    "child_process",
+    "worker_threads",
+    "http",
+    "https",
+    "http2",
+    "zlib",
+    "net",
+    "tls",
+    "dgram",
+    "dns",
+    "readline",
+    "vm",
+    "inspector",
+    "cluster",
+  ].map((name) => `node:${name}`),
+);
+
+/**
+ * The same bindings from `process.getBuiltinModule`, which hands over Node's module as it is.
+ * An ESM `import` of a Node built-in builds a facade that reads every export — running the lazy
+ * getters too: `import http from "node:http"` loads undici and http2 (its WebSocket export),
+ * `import fs from "node:fs"` its streams — tens of milliseconds of modules nothing uses.
+ */
+export function builtinBindings(clause: string, specifier: string): string {
+  const parts = CLAUSE.exec(clause);
+  if (!parts) throw new Error(`build-cli: cannot rewrite \`import ${clause} from "${specifier}"\``);
+  const [, whole, named, namespace] = parts;
+  const module = `globalThis.process.getBuiltinModule(${JSON.stringify(specifier)})`;
+  const destructured = named
+    ?.split(",")
+    .map((binding) => binding.trim().replace(/^([\w$]+) as ([\w$]+)$/, "$1: $2"))
+    .join(", ");
+  const name = whole ?? namespace;
+  if (name && destructured) return `const ${name} = ${module}, { ${destructured} } = ${name};`;
+  if (name && SLOW_TO_LOAD.has(specifier)) {
+    return `const ${name} = new Proxy({}, { get: (_, key) => ${module}[key] });`;
+  }
+  if (name) return `const ${name} = ${module};`;
+  if (destructured) return `const { ${destructured} } = ${module};`;
+  throw new Error(`build-cli: cannot rewrite \`import ${clause} from "${specifier}"\``);
+}
+
+/** Rewrites every chunk's imports of Node built-ins (see builtinBindings), keeping the source maps. */
+function builtinsWithoutFacades(MagicString: typeof RolldownMagicString): RolldownPlugin {
+  return {
+    name: "lathe:builtins-without-facades",
+    renderChunk(code) {
+      const edited = new MagicString(code);
+      for (const match of code.matchAll(BUILTIN_IMPORT)) {
+        const [line, clause, specifier] = match as unknown as [string, string, string];
+        edited.overwrite(match.index, match.index + line.length, builtinBindings(clause, specifier));
+      }
+      return edited;
+    },
+  };
+}
+
+const CATALOG_MODULE = path.join(ROOT, "src/main/engine/builtin/builtin-catalog.ts");
+
+/**
+ * The built-ins' published parameters, generated here from their zod schemas exactly as the
+ * engine generates them at run time (see defineBuiltin), by tool id. Their dependencies (the
+ * todo store, the skill catalog, the registry) are only used when a tool runs, so none is made.
+ */
+export async function builtinParameters(): Promise<Record<string, unknown>> {
+  const { builtinTools } = await import("../src/main/engine/builtin/builtin-tools.ts");
+  const { toolSearchTool } = await import("../src/main/engine/builtin/tool-search.ts");
+  const { EMPTY_SETTINGS } = await import("../src/main/engine/policy/lathe-settings.ts");
+  const unused = {} as never;
+  const tools = [
+    ...builtinTools({ web: EMPTY_SETTINGS.web, settingsFile: "", todos: unused, skills: unused }),
+    toolSearchTool(unused, unused),
+  ];
+  return Object.fromEntries(tools.map((tool) => [tool.id, tool.parameters]));
+}
+
+/** Fills builtin-catalog.ts with the table above (see that module). */
+function builtinCatalog(): RolldownPlugin {
+  return {
+    name: "lathe:builtin-catalog",
+    async load(id) {
+      if (path.resolve(id) !== CATALOG_MODULE) return null;
+      const table = JSON.stringify(await builtinParameters(), null, 1);
+      return `// Generated by scripts/build-cli.ts from the built-ins' zod schemas.\nexport const BUILTIN_PARAMETERS = ${table};\n`;
+    },
+  };
+}
+
+function isExternal(id: string): boolean {
+  if (id.startsWith("node:")) return true;
+  return EXTERNAL_PACKAGES.some((name) => id === name || id.startsWith(`${name}/`));
+}
+
+/** Build the CLI bundle into `outDir` (default out/cli); resolves to what build-info.json records. */
+export async function buildCli(
+  outDir = path.join(ROOT, "out", "cli"),
+  entries: Record<string, string> = {
+    lathe: "src/main/cli/main.ts",
+    // The offload pool's worker threads load this file beside the chunk that holds offload.ts.
+    "offload-worker": "src/main/engine/offload/offload-worker.ts",
+  },
+): Promise<BuildInfo> {
+  const { build, RolldownMagicString } = await import("rolldown");
+  const builtAt = Date.now();
+  await rm(outDir, { recursive: true, force: true });
+  await mkdir(outDir, { recursive: true });
+  const output = await build({
+    cwd: ROOT,
+    input: Object.fromEntries(Object.entries(entries).map(([name, file]) => [name, path.join(ROOT, file)])),
+    platform: "node",
+    external: isExternal,
+    plugins: [builtinCatalog(), builtinsWithoutFacades(RolldownMagicString)],
+    logLevel: "warn",
+    onLog(level, log, handler) {
+      // A dynamic import of a module that is also imported statically stays in its chunk: that
+      // is expected where a heavy module is shared; any other warning is shown.
+      if (log.code === "INEFFECTIVE_DYNAMIC_IMPORT") return;
+      handler(level, log);
+    },
+    output: {
+      dir: outDir,
+      format: "esm",
+      sourcemap: true,
+      // Chunks sit beside the entries, so offload.ts finds offload-worker.js beside itself.
+      entryFileNames: "[name].js",
+      chunkFileNames: "[name]-[hash].js",
+    },
+  });
+  const inputs = new Set<string>(EXTRA_INPUTS);
+  for (const item of output.output) {
+    if (item.type !== "chunk") continue;
+    for (const id of item.moduleIds) {
+      if (!path.isAbsolute(id)) continue;
+      const relative = path.relative(ROOT, id);
+      if (!relative.startsWith("..") && !relative.split(path.sep).includes("node_modules"))
+        inputs.add(relative.split(path.sep).join("/"));
+    }
+  }
+  const info: BuildInfo = { format: 1, builtAt, inputs: [...inputs].sort() };
+  await writeFile(path.join(outDir, "build-info.json"), `${JSON.stringify(info, null, 1)}\n`);
+  return info;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const started = performance.now();
+  const outDir = process.argv[2] ? path.resolve(process.argv[2]) : undefined;
+  const info = await buildCli(outDir);
+  console.log(
+    `built the lathe CLI bundle from ${info.inputs.length} files in ${Math.round(performance.now() - started)} ms`,
+  );
+}
