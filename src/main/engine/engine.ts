@@ -26,6 +26,7 @@ import { Ruleset } from "./policy/ruleset.ts";
 import { sessionPolicy } from "./policy/session-policy.ts";
 import { EngineSandbox } from "./sandbox/engine-sandbox.ts";
 import type { SandboxProbe, SandboxStatus } from "./sandbox/sandbox-availability.ts";
+import { sandboxAvailabilityCache } from "./sandbox/sandbox-availability-cache.ts";
 import type { Asker } from "./session/question-request.ts";
 import { Session } from "./session/session.ts";
 import { SkillCatalog } from "./skills/skill-catalog.ts";
@@ -187,6 +188,7 @@ export class Engine {
       // Every configured MCP server's files, trusted or not: trusting the project later runs them.
       protectedPaths: new ProtectedPaths({ root, latheHome, servers: configuredMcpServers(root, latheHome) }),
       ...(options.sandboxProbe ? { probe: options.sandboxProbe } : {}),
+      cache: sandboxAvailabilityCache(latheHome),
     });
     const engine = new Engine(
       root,

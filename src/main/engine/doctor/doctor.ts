@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import path from "node:path";
 import { resolveLatheHome } from "../config/lathe-home.ts";
 import { loadPolicyConfig } from "../policy/policy-config.ts";
@@ -8,6 +7,7 @@ import {
   type SandboxProbe,
   type SandboxStatus,
 } from "../sandbox/sandbox-availability.ts";
+import { sandboxAvailabilityCache } from "../sandbox/sandbox-availability-cache.ts";
 
 /** One thing Lathe needs from the machine, and whether it has it. */
 export interface DoctorCheck {
@@ -63,6 +63,7 @@ async function check(
 
 function runs(command: string, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
+    const { spawn } = process.getBuiltinModule("node:child_process");
     const child = spawn(command, args, { stdio: ["ignore", "pipe", "ignore"] });
     let out = "";
     child.stdout.setEncoding("utf8");
@@ -151,7 +152,8 @@ export async function doctor(options: DoctorOptions = {}): Promise<DoctorReport>
   const root = path.resolve(options.root ?? process.cwd());
   const latheHome = path.resolve(options.latheHome ?? resolveLatheHome());
   const settings = loadPolicyConfig({ root, latheHome }).sandbox;
-  const machine = await machineSandbox(options.probe);
+  // Checked for real every time, and kept for the engines that start after (their fast path).
+  const machine = await machineSandbox(options.probe, sandboxAvailabilityCache(latheHome), { refresh: true });
   const sandbox = settings.enabled ? machine : await sandboxAvailability(settings, options.probe);
   const checks = await toolchainChecks(options.probe?.platform ?? process.platform);
   return {

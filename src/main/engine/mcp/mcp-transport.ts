@@ -5,7 +5,7 @@ import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdi
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { loadMcpSdk } from "./mcp-sdk.ts";
 import type { McpServerConfig } from "../policy/lathe-settings.ts";
-import { shellWord } from "../sandbox/confine-command.ts";
+import { shellWord } from "../sandbox/shell-word.ts";
 import type { ConfinedProcess, ProcessSandbox } from "../sandbox/process-sandbox.ts";
 import { isStdio, serverCwd } from "./mcp-command-line.ts";
 import type { McpServerLog } from "./mcp-server-log.ts";

@@ -2,7 +2,8 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { heldPaths, shellWord } from "./confine-command.ts";
+import { heldPaths } from "./confine-command.ts";
+import { shellWord } from "./shell-word.ts";
 
 let dir: string;
 beforeEach(async () => {

@@ -1,9 +1,10 @@
 import { SandboxError } from "../errors/sandbox-error.ts";
 import type { ProtectedPaths } from "../policy/protected-paths.ts";
-import { confineCommand } from "./confine-command.ts";
 import type { ConfineCallOptions, ConfinedProcess, ProcessSandbox } from "./process-sandbox.ts";
 import { sandboxAvailability, type SandboxProbe, type SandboxStatus } from "./sandbox-availability.ts";
-import { leaseSandboxManager, type ManagerLease } from "./sandbox-manager-lease.ts";
+import type { SandboxAvailabilityCache } from "./sandbox-availability-cache.ts";
+import { sandboxLibrary } from "./sandbox-library.ts";
+import type { ManagerLease } from "./sandbox-manager-lease.ts";
 import type { EffectiveSandboxSettings } from "./sandbox-settings.ts";
 
 /** Where one confined process may write and connect, beyond the workspace. */
@@ -27,6 +28,8 @@ export interface EngineSandboxInput {
   protectedPaths: ProtectedPaths;
   /** The machine check (tests inject one); default: the real machine, once per process. */
   probe?: SandboxProbe;
+  /** Where the real machine's answer is kept between processes (see sandbox-availability-cache.ts). */
+  cache?: SandboxAvailabilityCache;
 }
 
 /**
@@ -51,7 +54,7 @@ export class EngineSandbox {
   }
 
   static async create(input: EngineSandboxInput): Promise<EngineSandbox> {
-    return new EngineSandbox(input, await sandboxAvailability(input.settings, input.probe));
+    return new EngineSandbox(input, await sandboxAvailability(input.settings, input.probe, input.cache));
   }
 
   /** Said once when the sandbox is off: why, what that means, and the fix. */
@@ -80,6 +83,7 @@ export class EngineSandbox {
     }
     const tmp = await scope.tempDir();
     try {
+      const { confineCommand } = await sandboxLibrary();
       const confined = await confineCommand(
         command,
         {
@@ -107,10 +111,12 @@ export class EngineSandbox {
   }
 
   private managerLease(): Promise<ManagerLease> {
-    this.lease ??= leaseSandboxManager().catch((err: unknown) => {
-      this.lease = undefined;
-      throw err;
-    });
+    this.lease ??= sandboxLibrary()
+      .then((library) => library.leaseSandboxManager())
+      .catch((err: unknown) => {
+        this.lease = undefined;
+        throw err;
+      });
     return this.lease;
   }
 

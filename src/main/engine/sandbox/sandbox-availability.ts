@@ -1,10 +1,9 @@
-import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { SandboxManager } from "@anthropic-ai/sandbox-runtime";
-import { confineCommand } from "./confine-command.ts";
-import { leaseSandboxManager } from "./sandbox-manager-lease.ts";
+import type { ManagerLease } from "./sandbox-manager-lease.ts";
+import { machineKey, type SandboxAvailabilityCache } from "./sandbox-availability-cache.ts";
+import { sandboxLibrary } from "./sandbox-library.ts";
 
 /** Whether the OS sandbox confines the processes Lathe starts, and if not, why and what to do. */
 export interface SandboxStatus {
@@ -23,7 +22,8 @@ export interface SandboxStatus {
 export interface SandboxProbe {
   platform: NodeJS.Platform;
   /** The library's dependency check: any error means the sandbox cannot start. */
-  dependencies(): { errors: string[]; warnings: string[] };
+  dependencies():
+    { errors: string[]; warnings: string[] } | Promise<{ errors: string[]; warnings: string[] }>;
   /** Start one real sandboxed command; resolves to what went wrong, or undefined when it ran. */
   trial(): Promise<string | undefined>;
 }
@@ -42,6 +42,7 @@ const USER_NAMESPACES =
 /** Run a shell line and collect its stderr; resolves to undefined when it exits 0. */
 function runLine(line: string, cwd: string): Promise<string | undefined> {
   return new Promise((resolve) => {
+    const { spawn } = process.getBuiltinModule("node:child_process");
     const child = spawn("/bin/bash", ["-c", line], { cwd, stdio: ["ignore", "ignore", "pipe"] });
     let stderr = "";
     child.stderr.setEncoding("utf8");
@@ -62,11 +63,12 @@ function runLine(line: string, cwd: string): Promise<string | undefined> {
 /** The real machine: the library's dependency check, then one sandboxed `true` in a temp folder. */
 export const machineProbe: SandboxProbe = {
   platform: process.platform,
-  dependencies: () => SandboxManager.checkDependencies(),
+  dependencies: async () => (await sandboxLibrary()).checkDependencies(),
   async trial() {
     const dir = await mkdtemp(path.join(os.tmpdir(), "lathe-sandbox-probe-"));
-    let lease: Awaited<ReturnType<typeof leaseSandboxManager>> | undefined;
+    let lease: ManagerLease | undefined;
     try {
+      const { confineCommand, leaseSandboxManager } = await sandboxLibrary();
       const confined = await confineCommand(
         "true",
         { writable: [dir], readOnly: [], network: [], missingFiles: "leave" },
@@ -101,7 +103,7 @@ export async function machineAvailability(probe: SandboxProbe): Promise<SandboxS
       "run Lathe on Linux or macOS (on Windows, inside WSL 2 with bubblewrap, socat and ripgrep installed)",
     );
   }
-  const { errors, warnings } = probe.dependencies();
+  const { errors, warnings } = await probe.dependencies();
   if (errors.length > 0) {
     const missing = errors.filter((e) => /not (installed|found)/.test(e));
     const fix =
@@ -123,20 +125,53 @@ export async function machineAvailability(probe: SandboxProbe): Promise<SandboxS
 
 let cached: Promise<SandboxStatus> | undefined;
 
-/** Whether this machine can run the sandbox, settings aside; checked once per process. */
-export function machineSandbox(probe?: SandboxProbe): Promise<SandboxStatus> {
+/**
+ * The real machine's answer: with a cache, the kept one while its key matches (unless `reuse` is
+ * false), else checked and kept.
+ */
+async function checkMachine(
+  cache: SandboxAvailabilityCache | undefined,
+  reuse: boolean,
+): Promise<SandboxStatus> {
+  if (!cache) return machineAvailability(machineProbe);
+  const key = machineKey();
+  const known = reuse ? cache.read(key) : undefined;
+  if (known) return known;
+  const status = await machineAvailability(machineProbe);
+  try {
+    cache.write(key, status);
+  } catch {
+    // A data folder that cannot be written only costs the next start the same check again.
+  }
+  return status;
+}
+
+/**
+ * Whether this machine can run the sandbox, settings aside; checked once per process. With a
+ * `cache` (under $LATHE_HOME) the answer is also kept between processes for as long as what it
+ * depends on stays the same (see sandbox-availability-cache.ts), so a command that never starts
+ * a process never pays for starting a sandbox. `refresh` checks again whatever the cache holds
+ * and keeps the new answer (`lathe doctor`).
+ */
+export function machineSandbox(
+  probe?: SandboxProbe,
+  cache?: SandboxAvailabilityCache,
+  options: { refresh?: boolean } = {},
+): Promise<SandboxStatus> {
   if (probe) return machineAvailability(probe);
-  cached ??= machineAvailability(machineProbe);
+  if (options.refresh || cached === undefined) cached = checkMachine(cache, options.refresh !== true);
   return cached;
 }
 
 /**
  * Whether the OS sandbox is in force: off when the settings turn it off, else what this
- * machine allows. The machine check (a real sandboxed command) runs once per process.
+ * machine allows. The machine check (a real sandboxed command) runs once per process, or once
+ * per machine state with a `cache`.
  */
 export function sandboxAvailability(
   settings: { enabled: boolean; enabledBy: string },
   probe?: SandboxProbe,
+  cache?: SandboxAvailabilityCache,
 ): Promise<SandboxStatus> {
   if (!settings.enabled) {
     return Promise.resolve(
@@ -146,5 +181,5 @@ export function sandboxAvailability(
       ),
     );
   }
-  return machineSandbox(probe);
+  return machineSandbox(probe, cache);
 }
