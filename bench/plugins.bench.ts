@@ -8,7 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { defineBuiltin } from "../src/main/engine/builtin/define-builtin.ts";
-import { entryUrl } from "../src/main/engine/plugins/entry-check.ts";
+import { entryUrl } from "../src/main/engine/plugins/plugin-source.ts";
 import { IsolateHost, type IsolateCall } from "../src/main/engine/plugins/isolate-host.ts";
 import { PluginManager } from "../src/main/engine/plugins/plugin-manager.ts";
 import { plugin, writePlugin } from "../src/main/engine/plugins/plugin-test-kit.ts";

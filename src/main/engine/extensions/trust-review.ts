@@ -11,7 +11,7 @@ import {
   type PluginFolder,
 } from "../plugins/plugin-discovery.ts";
 import { hashPluginSource } from "../plugins/plugin-hash.ts";
-import { parseManifest, type PluginManifest } from "../plugins/plugin-manifest.ts";
+import type { PluginManifest } from "../plugins/plugin-manifest.ts";
 import { pinKey } from "../plugins/project-plugins.ts";
 import { readPluginSource } from "../plugins/plugin-source.ts";
 import { loadSettings } from "../policy/lathe-settings.ts";
@@ -84,7 +84,11 @@ function pluginWarnings(manifest: PluginManifest): string[] {
   return warnings;
 }
 
+/** The manifest parser (YAML, JSON Schema, semver), loaded when a review is asked for. */
+const manifestParser = () => import("../plugins/plugin-manifest.ts");
+
 async function toolNames(folders: readonly PluginFolder[]): Promise<Map<string, PluginFolder>> {
+  const { parseManifest } = await manifestParser();
   const byTool = new Map<string, PluginFolder>();
   for (const folder of folders) {
     try {
@@ -105,6 +109,7 @@ async function reviewPlugins(
   const pins = new TrustStore(latheHome).pins(root);
   const project = await discoverFolders({ layer: "project", dir: projectToolsDir(root) });
   if (project.length === 0) return [];
+  const { parseManifest } = await manifestParser();
   const earlier = await toolNames([
     ...(await discoverFolders({ layer: "bundled", dir: bundledDir })),
     ...(await discoverFolders({ layer: "global", dir: globalToolsDir(latheHome) })),

@@ -1,15 +1,11 @@
 import ivm from "isolated-vm";
 import { PluginLoadError } from "./plugin-load-error.ts";
+import { entryUrl } from "./plugin-source.ts";
 
 const CHECKER_MEMORY_MB = 32;
 const POSITION = /^(.*) \[.*:(\d+):(\d+)\]$/s;
 const SELF_CONTAINED_FIX =
   "remove the import and inline the code you need: a plugin is one self-contained ES module, and it reaches files, the network and commands only through runtime.fs, runtime.net and runtime.shell declared under requires in tool.yaml";
-
-/** A file URL for stack traces and syntax errors (`file:///…/index.js:2:13`). */
-export function entryUrl(file: string): string {
-  return `file://${file.split("\\").join("/")}`;
-}
 
 /**
  * Checks plugin entry files without running a line of them: it parses each as an ES module in a

@@ -1,3 +1,4 @@
+import type { RequirementSet } from "../tools/requirement-set.ts";
 import { PLUGIN_LIMITS } from "./plugin-limits.ts";
 import { WASM_GUARD } from "./wasm-guard.ts";
 
@@ -7,6 +8,16 @@ export interface RuntimeShape {
   fsWrite: boolean;
   net: boolean;
   shell: boolean;
+}
+
+/** The `runtime` members a RequirementSet grants. */
+export function runtimeShape(requires: RequirementSet): RuntimeShape {
+  return {
+    fsRead: (requires.fs?.read?.length ?? 0) > 0,
+    fsWrite: (requires.fs?.write?.length ?? 0) > 0,
+    net: (requires.net?.hosts?.length ?? 0) > 0,
+    shell: (requires.shell?.length ?? 0) > 0,
+  };
 }
 
 /**

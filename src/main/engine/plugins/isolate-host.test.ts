@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { entryUrl } from "./entry-check.ts";
+import { entryUrl } from "./plugin-source.ts";
 import { IsolateHost, type RuntimeDispatch } from "./isolate-host.ts";
 
 const hosts: IsolateHost[] = [];

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import ivm from "isolated-vm";
+import type ivm from "isolated-vm";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import { AsciiJson, EncodedJson } from "./encoded-json.ts";
 import { ISOLATE_BOOTSTRAP, type RuntimeShape } from "./isolate-bootstrap.ts";
@@ -86,26 +86,50 @@ function largeValue(replyJson: string): EncodedJson | undefined {
   return new EncodedJson(replyJson.slice(OK_PREFIX.length, -1));
 }
 
-function toIsolate(reply: string): string | ivm.ExternalCopy<string> {
-  return reply.length < DIRECT_REPLY_CHARS ? reply : new ivm.ExternalCopy(reply);
+type Ivm = typeof ivm;
+let loading: Promise<Ivm> | undefined;
+
+/**
+ * The isolate library (a native addon), loaded when the first plugin isolate starts: a start
+ * that lists or calls no plugin never loads it.
+ */
+function isolatedVm(): Promise<Ivm> {
+  loading ??= import("isolated-vm").then((module) => module.default);
+  return loading;
 }
 
-function hostReply(value: unknown): string | ivm.ExternalCopy {
+function toIsolate(lib: Ivm, reply: string): string | ivm.ExternalCopy<string> {
+  return reply.length < DIRECT_REPLY_CHARS ? reply : new lib.ExternalCopy(reply);
+}
+
+function hostReply(lib: Ivm, value: unknown): string | ivm.ExternalCopy {
   if (value instanceof AsciiJson) {
     const { bytes } = value;
     const exact = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
     // Moved, not copied: the isolate takes the buffer over.
-    return new ivm.ExternalCopy(exact ? bytes.buffer : bytes.slice().buffer, { transferOut: true });
+    return new lib.ExternalCopy(exact ? bytes.buffer : bytes.slice().buffer, { transferOut: true });
   }
   return toIsolate(
+    lib,
     value instanceof EncodedJson
       ? `{"ok":true,"value":${value.json}}`
       : JSON.stringify({ ok: true, value: value === undefined ? null : value }),
   );
 }
 
-function hostError(err: unknown): string | ivm.ExternalCopy<string> {
-  return toIsolate(JSON.stringify({ ok: false, message: err instanceof Error ? err.message : String(err) }));
+function hostError(lib: Ivm, err: unknown): string | ivm.ExternalCopy<string> {
+  return toIsolate(
+    lib,
+    JSON.stringify({ ok: false, message: err instanceof Error ? err.message : String(err) }),
+  );
+}
+
+/** The host functions every isolate of one plugin calls: its runtime requests and its log lines. */
+interface HostRefs {
+  dispatch: ivm.Reference<
+    (token: string, op: string, payloadJson: string) => Promise<string | ivm.ExternalCopy>
+  >;
+  log: ivm.Reference<(line: string) => void>;
 }
 
 /**
@@ -116,10 +140,8 @@ function hostError(err: unknown): string | ivm.ExternalCopy<string> {
  */
 export class IsolateHost {
   private readonly options: IsolateHostOptions;
-  private readonly dispatchRef: ivm.Reference<
-    (token: string, op: string, payloadJson: string) => Promise<string | ivm.ExternalCopy>
-  >;
-  private readonly logRef: ivm.Reference<(line: string) => void>;
+  /** Made with the first isolate (the library is loaded then), kept across restarts. */
+  private refs: HostRefs | undefined;
   private live: Live | undefined;
   /** The isolate being started or running, so a stop can dispose it at any point. */
   private isolate: ivm.Isolate | undefined;
@@ -134,10 +156,15 @@ export class IsolateHost {
 
   constructor(options: IsolateHostOptions) {
     this.options = options;
-    this.dispatchRef = new ivm.Reference(async (token: string, op: string, payloadJson: string) => {
+  }
+
+  private hostRefs(lib: Ivm): HostRefs {
+    if (this.refs) return this.refs;
+    const dispatch = new lib.Reference(async (token: string, op: string, payloadJson: string) => {
       const current = this.current;
       if (!current || typeof token !== "string" || token !== current.token) {
         return hostError(
+          lib,
           new Error(
             "This runtime belongs to a call that has finished; use the runtime passed to the current execute call.",
           ),
@@ -146,14 +173,16 @@ export class IsolateHost {
       const work = (async () => current.dispatch(String(op), String(payloadJson)))();
       current.inFlight.add(work);
       try {
-        return hostReply(await work);
+        return hostReply(lib, await work);
       } catch (err) {
-        return hostError(err);
+        return hostError(lib, err);
       } finally {
         current.inFlight.delete(work);
       }
     });
-    this.logRef = new ivm.Reference((line: string) => options.onLog(String(line)));
+    const log = new lib.Reference((line: string) => this.options.onLog(String(line)));
+    this.refs = { dispatch, log };
+    return this.refs;
   }
 
   stats(): IsolateStats {
@@ -189,7 +218,10 @@ export class IsolateHost {
 
   private async start(): Promise<Live> {
     const { options } = this;
-    const isolate = new ivm.Isolate({
+    const lib = await isolatedVm();
+    if (this.disposed) throw new ToolCallError(this.closed ?? `${options.name} has been unloaded.`);
+    const refs = this.hostRefs(lib);
+    const isolate = new lib.Isolate({
       memoryLimit: options.memoryMb,
       onCatastrophicError: (message) => options.onLog(`isolate failure: ${message}`),
     });
@@ -198,7 +230,7 @@ export class IsolateHost {
       const context = await isolate.createContext();
       const install = await context.evalClosure(
         ISOLATE_BOOTSTRAP,
-        [this.dispatchRef, this.logRef, JSON.stringify(options.shape), options.wasmMb ?? 0],
+        [refs.dispatch, refs.log, JSON.stringify(options.shape), options.wasmMb ?? 0],
         {
           result: { reference: true },
           timeout: PLUGIN_LIMITS.startCpuMs,
@@ -383,7 +415,8 @@ export class IsolateHost {
     this.isolate = undefined;
     if (isolate && !isolate.isDisposed) isolate.dispose();
     this.current = undefined;
-    this.dispatchRef.release();
-    this.logRef.release();
+    this.refs?.dispatch.release();
+    this.refs?.log.release();
+    this.refs = undefined;
   }
 }

@@ -1,15 +1,17 @@
 import { ManifestError } from "../errors/manifest-error.ts";
 import type { ToolDefinition, ToolOrigin } from "../tools/contract.ts";
 import type { ToolRegistry } from "../tools/tool-registry.ts";
-import { entryUrl, type EntryChecker } from "./entry-check.ts";
+import type { EntryChecker } from "./entry-check.ts";
 import { IsolateHost, type IsolateStats } from "./isolate-host.ts";
 import type { PluginFolder } from "./plugin-discovery.ts";
 import { hashPluginSource } from "./plugin-hash.ts";
 import { PLUGIN_LIMITS } from "./plugin-limits.ts";
 import { PluginLoadError } from "./plugin-load-error.ts";
-import { parseManifest, type PluginManifest } from "./plugin-manifest.ts";
-import { runtimeShape, type BridgeServices } from "./plugin-runtime-bridge.ts";
-import { readPluginSource, type PluginFile, type PluginSource } from "./plugin-source.ts";
+import type { PluginManifest } from "./plugin-manifest.ts";
+import type { PluginManifestCache } from "./plugin-manifest-cache.ts";
+import { runtimeShape } from "./isolate-bootstrap.ts";
+import type { BridgeServices } from "./plugin-runtime-bridge.ts";
+import { entryUrl, readPluginSource, type PluginFile, type PluginSource } from "./plugin-source.ts";
 import { pluginTool } from "./plugin-tool.ts";
 
 /** Where a plugin is in its lifecycle: init → activate → deactivate → dispose, or disabled. */
@@ -93,13 +95,17 @@ export class PluginInstance {
 
   private readonly services: BridgeServices;
 
+  private readonly cache: PluginManifestCache | undefined;
+
   constructor(
     folder: PluginFolder,
     registry: ToolRegistry,
     onLog: (instance: PluginInstance, line: string) => void,
     services: BridgeServices = {},
+    cache?: PluginManifestCache,
   ) {
     this.services = services;
+    this.cache = cache;
     this.folder = folder;
     this.origin = { layer: folder.layer, kind: "plugin", name: folder.name };
     this.registry = registry;
@@ -130,13 +136,33 @@ export class PluginInstance {
 
   /** Read the folder once (for its hash) without validating it. */
   async read(): Promise<string> {
-    this.source ??= await readPluginSource(this.folder);
+    this.source ??= await readPluginSource(this.folder, this.cache);
     this.hash ??= hashPluginSource(this.source);
     return this.hash;
   }
 
-  /** Validate: pin, tool.yaml, TOOL.md, entry file (syntax, no imports, an `execute` export). */
-  async init(checker: EntryChecker, pinCheck?: PinCheck): Promise<void> {
+  /** The manifest: the cache's for this tool.yaml text, else parsed and validated (and kept). */
+  private async validManifest(source: PluginSource): Promise<PluginManifest> {
+    if (source.manifest) return source.manifest;
+    if (source.yamlDoc === undefined || source.yaml.text === undefined) {
+      throw fileProblem(
+        source.yaml,
+        "tool.yaml",
+        "the file",
+        "add tool.yaml with name, version, description and input_schema (see docs/plugins.md)",
+      );
+    }
+    const { parseManifest } = await import("./plugin-manifest.ts");
+    const manifest = parseManifest(source.yaml.file, source.yamlDoc);
+    this.cache?.rememberManifest(source.yaml.text, manifest);
+    return manifest;
+  }
+
+  /**
+   * Validate: pin, tool.yaml, TOOL.md, entry file (syntax, no imports, an `execute` export). The
+   * checker is asked for (and started) only when the cache has not seen this entry text pass.
+   */
+  async init(checker: () => Promise<EntryChecker>, pinCheck?: PinCheck): Promise<void> {
     try {
       const hash = await this.read();
       const source = this.source as PluginSource;
@@ -146,15 +172,7 @@ export class PluginInstance {
         this.disable(refused);
         return;
       }
-      if (source.yamlDoc === undefined) {
-        throw fileProblem(
-          source.yaml,
-          "tool.yaml",
-          "the file",
-          "add tool.yaml with name, version, description and input_schema (see docs/plugins.md)",
-        );
-      }
-      this.manifest = parseManifest(source.yaml.file, source.yamlDoc);
+      this.manifest = await this.validManifest(source);
       if (source.toolMd.problem !== undefined && source.toolMd.problem !== "missing") {
         throw fileProblem(
           source.toolMd,
@@ -171,7 +189,10 @@ export class PluginInstance {
           `add ${source.entryName} exporting \`async function execute(args, runtime)\`, or point "entry" at the file that does`,
         );
       }
-      await checker.check(source.entry.file, source.entry.text);
+      if (this.cache?.entryChecked(source.entry.text) !== true) {
+        await (await checker()).check(source.entry.file, source.entry.text);
+        this.cache?.rememberEntryChecked(source.entry.text);
+      }
       this.state = "initialized";
     } catch (err) {
       if (!ManifestError.isInstance(err))
@@ -204,7 +225,8 @@ export class PluginInstance {
       services: this.services,
     });
     try {
-      this.registry.register(tool, this.origin);
+      // parseManifest checked the input schema (or did, for the same tool.yaml, before it was cached).
+      this.registry.register(tool, this.origin, { schemaChecked: true });
     } catch (err) {
       host.dispose();
       this.disable(`${source.yaml.file}: ${(err as Error).message}`);

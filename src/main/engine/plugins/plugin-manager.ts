@@ -2,7 +2,7 @@ import path from "node:path";
 import { loadSettings } from "../policy/lathe-settings.ts";
 import { TrustStore } from "../policy/trust-store.ts";
 import type { ToolRegistry } from "../tools/tool-registry.ts";
-import { EntryChecker } from "./entry-check.ts";
+import type { EntryChecker } from "./entry-check.ts";
 import {
   defaultBundledDir,
   discoverFolders,
@@ -16,6 +16,7 @@ import type { LookupAll } from "../builtin/web/fetch-target.ts";
 import { PluginInstance, type PinCheck, type PluginStatus } from "./plugin-instance.ts";
 import type { BridgeServices } from "./plugin-runtime-bridge.ts";
 import { PLUGIN_LIMITS } from "./plugin-limits.ts";
+import { pluginManifestCache, type PluginManifestCache } from "./plugin-manifest-cache.ts";
 import { PluginWatcher } from "./plugin-watcher.ts";
 import { pinRefusal } from "./project-plugins.ts";
 
@@ -68,6 +69,7 @@ export class PluginManager {
   private readonly options: PluginManagerOptions;
   private readonly bundledDir: string;
   private readonly trust: TrustStore;
+  private readonly cache: PluginManifestCache;
   private projectTrusted: boolean;
   private instances: PluginInstance[] = [];
   private pending = false;
@@ -84,6 +86,7 @@ export class PluginManager {
     this.options = options;
     this.bundledDir = options.bundledDir ?? defaultBundledDir();
     this.trust = options.trust ?? new TrustStore(options.latheHome);
+    this.cache = pluginManifestCache(options.latheHome);
     this.projectTrusted = options.projectTrusted;
   }
 
@@ -227,7 +230,7 @@ export class PluginManager {
         .map((i) => [folderKey(i.folder), i]),
     );
     const candidates = folders.map(
-      (f) => new PluginInstance(f, registry, (i, line) => this.onLog(i, line), this.services()),
+      (f) => new PluginInstance(f, registry, (i, line) => this.onLog(i, line), this.services(), this.cache),
     );
     await Promise.all(candidates.map((c) => c.read()));
 
@@ -263,11 +266,14 @@ export class PluginManager {
       old.dispose();
     }
 
-    const checker = new EntryChecker();
+    // The entry checker (a scratch isolate) starts only for entries the cache has not seen pass.
+    let checker: Promise<EntryChecker> | undefined;
+    const lazyChecker = (): Promise<EntryChecker> =>
+      (checker ??= import("./entry-check.ts").then(({ EntryChecker }) => new EntryChecker()));
     try {
-      await Promise.all(fresh.map((c) => c.init(checker, pinCheck)));
+      await Promise.all(fresh.map((c) => c.init(lazyChecker, pinCheck)));
     } finally {
-      checker.dispose();
+      if (checker) (await checker).dispose();
     }
     for (const candidate of fresh) candidate.activate();
     // Refused only now: unloading the instance it replaces clears that folder's disabled entries.

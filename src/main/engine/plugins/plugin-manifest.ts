@@ -1,16 +1,16 @@
 import semver from "semver";
-import type { Document } from "yaml";
+import { parseDocument, type Document } from "yaml";
 import { z } from "zod";
 import { assertPatternsCompile } from "../capability/path-scope.ts";
 import { assertCompilable } from "../tools/argument-validator.ts";
-import { checkOutputSchema } from "./plugin-output.ts";
+import { checkOutputSchema } from "./plugin-output-schema.ts";
 import type { JsonSchema, ToolKind } from "../tools/contract.ts";
 import { RequirementSetSchema, type RequirementSet } from "../tools/requirement-set.ts";
 import { HostPatternError, parseHostPattern } from "../policy/host-pattern.ts";
 import { LOCKED_TOOL_IDS } from "../tools/locked-tools.ts";
 import { PLUGIN_LIMITS } from "./plugin-limits.ts";
 import { PluginLoadError } from "./plugin-load-error.ts";
-import { DEFAULT_ENTRY, isPlainEntry, parseYamlDocument } from "./plugin-source.ts";
+import { DEFAULT_ENTRY, isPlainEntry } from "./plugin-source.ts";
 import { strictSchema } from "./strict-schema.ts";
 
 /** A validated tool.yaml, with defaults filled in. */
@@ -113,6 +113,11 @@ const ManifestShape = z.strictObject({
     })
     .optional(),
 });
+
+/** Parse tool.yaml as the manifest parser wants it (unique keys, error positions). */
+export function parseYamlDocument(text: string): Document.Parsed {
+  return parseDocument(text, { uniqueKeys: true, prettyErrors: true });
+}
 
 function fieldName(pathParts: readonly PropertyKey[]): string {
   return pathParts.map(String).join(".");

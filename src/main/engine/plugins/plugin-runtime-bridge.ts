@@ -8,19 +8,9 @@ import { spawnTurn, type BridgeLimiter } from "./bridge-concurrency.ts";
 import { pluginFetch } from "./bridge-fetch.ts";
 import { pluginList, pluginReadText, pluginWriteBytes } from "./bridge-fs.ts";
 import { pluginShellRun } from "./bridge-shell.ts";
-import type { RuntimeShape } from "./isolate-bootstrap.ts";
+import { runtimeShape } from "./isolate-bootstrap.ts";
 import type { RuntimeDispatch } from "./isolate-host.ts";
 import { PLUGIN_LIMITS } from "./plugin-limits.ts";
-
-/** The `runtime` members a RequirementSet grants. */
-export function runtimeShape(requires: RequirementSet): RuntimeShape {
-  return {
-    fsRead: (requires.fs?.read?.length ?? 0) > 0,
-    fsWrite: (requires.fs?.write?.length ?? 0) > 0,
-    net: (requires.net?.hosts?.length ?? 0) > 0,
-    shell: (requires.shell?.length ?? 0) > 0,
-  };
-}
 
 const PathPayload = z.object({ path: z.string() });
 const FetchPayload = z.object({

@@ -1,9 +1,11 @@
 import { lstat, readFile, realpath, stat } from "node:fs/promises";
 import path from "node:path";
-import { parseDocument, type Document } from "yaml";
+import type { Document } from "yaml";
 import { isWithin } from "../capability/canonical-path.ts";
 import type { PluginFolder } from "./plugin-discovery.ts";
 import { PLUGIN_LIMITS } from "./plugin-limits.ts";
+import type { PluginManifest } from "./plugin-manifest.ts";
+import type { PluginManifestCache } from "./plugin-manifest-cache.ts";
 
 /** One of a plugin's files as read from disk: its text, or why there is none. */
 export interface PluginFile {
@@ -17,8 +19,13 @@ export interface PluginFile {
 export interface PluginSource {
   folder: PluginFolder;
   yaml: PluginFile;
-  /** tool.yaml parsed once (undefined when missing); parseManifest validates it. */
+  /**
+   * tool.yaml parsed once (undefined when missing, or when `manifest` came from the cache);
+   * parseManifest validates it.
+   */
   yamlDoc: Document.Parsed | undefined;
+  /** The manifest validated before for exactly this tool.yaml text (see plugin-manifest-cache.ts). */
+  manifest?: PluginManifest;
   toolMd: PluginFile;
   /** The entry named by tool.yaml's `entry` (when it is a plain relative path), else index.js. */
   entryName: string;
@@ -27,6 +34,11 @@ export interface PluginSource {
 
 export const DEFAULT_ENTRY = "index.js";
 const MAX_YAML_BYTES = 256 * 1024;
+
+/** A file URL for stack traces and syntax errors (`file:///…/index.js:2:13`). */
+export function entryUrl(file: string): string {
+  return `file://${file.split("\\").join("/")}`;
+}
 
 /** Whether an `entry` value names a .js/.mjs file inside the plugin folder, lexically. */
 export function isPlainEntry(entry: string): boolean {
@@ -61,38 +73,45 @@ async function readPluginFile(
   }
 }
 
-/** Parse tool.yaml as the manifest parser wants it (unique keys, error positions). */
-export function parseYamlDocument(text: string): Document.Parsed {
-  return parseDocument(text, { uniqueKeys: true, prettyErrors: true });
-}
-
 function entryNameOf(doc: Document.Parsed | undefined): string {
   if (!doc || doc.errors.length > 0) return DEFAULT_ENTRY;
   const entry = doc.get("entry");
   return typeof entry === "string" && isPlainEntry(entry) ? entry : DEFAULT_ENTRY;
 }
 
-/** Read tool.yaml, TOOL.md and the entry file of a plugin folder (never throws). */
-export async function readPluginSource(folder: PluginFolder): Promise<PluginSource> {
+/**
+ * Read tool.yaml, TOOL.md and the entry file of a plugin folder (never throws). With a `cache`
+ * that knows this tool.yaml text, its validated manifest comes along and the YAML is not parsed
+ * (nor the YAML library loaded); otherwise tool.yaml is parsed here, once.
+ */
+export async function readPluginSource(
+  folder: PluginFolder,
+  cache?: PluginManifestCache,
+): Promise<PluginSource> {
   const realDir = await realpath(folder.dir).catch(() => undefined);
   const [yaml, toolMd] = await Promise.all([
     readPluginFile(path.join(folder.dir, "tool.yaml"), false, realDir, MAX_YAML_BYTES),
     readPluginFile(path.join(folder.dir, "TOOL.md"), false, realDir, PLUGIN_LIMITS.toolMdBytes),
   ]);
+  const manifest = yaml.text === undefined ? undefined : cache?.manifest(yaml.text);
   let yamlDoc: Document.Parsed | undefined;
-  try {
-    yamlDoc = yaml.text === undefined ? undefined : parseYamlDocument(yaml.text);
-  } catch {
-    // The parser reports syntax errors in the document itself; a throw means it gave up.
-    yamlDoc = undefined;
-    yaml.problem = "unparsable";
+  if (yaml.text !== undefined && manifest === undefined) {
+    const { parseYamlDocument } = await import("./plugin-manifest.ts");
+    try {
+      yamlDoc = parseYamlDocument(yaml.text);
+    } catch {
+      // The parser reports syntax errors in the document itself; a throw means it gave up.
+      yamlDoc = undefined;
+      yaml.problem = "unparsable";
+    }
   }
-  const entryName = entryNameOf(yamlDoc);
+  // A cached manifest's entry is what entryNameOf reads from the same (valid) tool.yaml.
+  const entryName = manifest ? manifest.entry : entryNameOf(yamlDoc);
   const entry = await readPluginFile(
     path.join(folder.dir, ...entryName.split("/")),
     entryName.includes("/"),
     realDir,
     PLUGIN_LIMITS.entryBytes,
   );
-  return { folder, yaml, yamlDoc, toolMd, entryName, entry };
+  return { folder, yaml, yamlDoc, ...(manifest ? { manifest } : {}), toolMd, entryName, entry };
 }

@@ -4,9 +4,9 @@ import { BridgeLimiter } from "./bridge-concurrency.ts";
 import { EncodedJson } from "./encoded-json.ts";
 import type { IsolateHost } from "./isolate-host.ts";
 import type { PluginManifest } from "./plugin-manifest.ts";
-import { outputValidator, truncateResult } from "./plugin-output.ts";
+import { truncateResult } from "./plugin-output.ts";
 import { largeResult } from "./plugin-result.ts";
-import { runtimeBridge, type BridgeServices } from "./plugin-runtime-bridge.ts";
+import type { BridgeServices } from "./plugin-runtime-bridge.ts";
 
 export interface PluginToolInput {
   manifest: PluginManifest;
@@ -33,9 +33,15 @@ export function pluginTool(input: PluginToolInput): ToolDefinition<Record<string
   const { manifest, host } = input;
   // One per plugin: its calls run one at a time, but their runtime requests share these caps.
   const limiter = new BridgeLimiter(manifest.name);
-  const check = manifest.outputSchema
-    ? outputValidator(manifest.name, manifest.outputSchema, input.entryFile)
-    : undefined;
+  // The runtime bridges (files, network, shell parser) and the output check (a JSON Schema
+  // validator) load with the plugin's first call, not when fifty plugins register.
+  let check: ((value: unknown) => void) | undefined;
+  const outputCheck = async (): Promise<((value: unknown) => void) | undefined> => {
+    if (!manifest.outputSchema) return undefined;
+    const { outputValidator } = await import("./plugin-output-schema.ts");
+    check ??= outputValidator(manifest.name, manifest.outputSchema, input.entryFile);
+    return check;
+  };
   return {
     id: manifest.name,
     description: pluginDescription(manifest, input.toolMd),
@@ -49,13 +55,14 @@ export function pluginTool(input: PluginToolInput): ToolDefinition<Record<string
     defer: manifest.defer,
     deriveApprovalKey: (args) => `${manifest.name}:${stableStringify(args)}`,
     async execute(args, runtime) {
+      const { runtimeBridge } = await import("./plugin-runtime-bridge.ts");
       const value = await host.call(args, {
         dispatch: runtimeBridge(manifest.name, manifest.requires, runtime, limiter, input.services),
         wallTimeoutMs: manifest.timeoutMs,
         signal: runtime.signal,
       });
       if (value instanceof EncodedJson) return largeResult(manifest, input.entryFile, value, runtime);
-      check?.(value);
+      (await outputCheck())?.(value);
       return value;
     },
     truncate: truncateResult,

@@ -1,7 +1,6 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { commandLine } from "../mcp/mcp-command-line.ts";
-import { parseManifest } from "../plugins/plugin-manifest.ts";
 import { describeProjectPlugins } from "../plugins/project-plugins.ts";
 import type { RequirementSet } from "../tools/requirement-set.ts";
 import { loadSettings } from "./lathe-settings.ts";
@@ -36,6 +35,8 @@ export interface ProjectGrants {
 async function pluginRequires(dir: string): Promise<Pick<GrantedPlugin, "requires" | "problem">> {
   const file = path.join(dir, "tool.yaml");
   try {
+    // The manifest parser (YAML, JSON Schema, semver) loads only when a folder is reviewed.
+    const { parseManifest } = await import("../plugins/plugin-manifest.ts");
     return { requires: parseManifest(file, await readFile(file, "utf8")).requires };
   } catch (error) {
     return { problem: error instanceof Error ? error.message : String(error) };

@@ -2,16 +2,35 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.
 import addFormats from "ajv-formats";
 import type { JsonSchema } from "./contract.ts";
 
-const ajv = new Ajv2020({ allErrors: true, strict: false, useDefaults: true, coerceTypes: false });
-// Schemas from plugins and MCP servers use formats ("uri", "email", "date-time"): check them.
-addFormats.default(ajv);
+let instance: Ajv2020 | undefined;
+
+/**
+ * One validator for the process, made on first use. It does not check schemas against the
+ * meta-schema when it compiles them: every schema it compiles was checked when its tool was
+ * registered (assertCompilable below, or parsing its plugin's manifest), and compiling the
+ * meta-schema for nothing would double the cost of a one-call process.
+ */
+function ajv(): Ajv2020 {
+  if (instance) return instance;
+  instance = new Ajv2020({
+    allErrors: true,
+    strict: false,
+    useDefaults: true,
+    coerceTypes: false,
+    validateSchema: false,
+  });
+  // Schemas from plugins and MCP servers use formats ("uri", "email", "date-time"): check them.
+  addFormats.default(instance);
+  return instance;
+}
+
 const cache = new WeakMap<JsonSchema, ValidateFunction>();
 
 function compile(schema: JsonSchema): ValidateFunction {
   let fn = cache.get(schema);
   if (!fn) {
     const { $schema: _ignored, ...rest } = schema;
-    fn = ajv.compile(rest);
+    fn = ajv().compile(rest);
     cache.set(schema, fn);
   }
   return fn;
@@ -24,7 +43,9 @@ function compile(schema: JsonSchema): ValidateFunction {
  */
 export function assertCompilable(schema: JsonSchema): void {
   const { $schema: _ignored, ...rest } = schema;
-  if (!ajv.validateSchema(rest)) throw new Error(ajv.errorsText(ajv.errors, { dataVar: "schema" }));
+  const validator = ajv();
+  if (!validator.validateSchema(rest))
+    throw new Error(validator.errorsText(validator.errors, { dataVar: "schema" }));
 }
 
 function where(err: ErrorObject): string {

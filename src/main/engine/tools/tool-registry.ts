@@ -70,8 +70,14 @@ export class ToolRegistry {
     return [...this.disabled.values()];
   }
 
-  /** Add a tool to a layer. Throws ManifestError for a malformed id, schema or duplicate. */
-  register(tool: AnyTool, origin: ToolOrigin): void {
+  /**
+   * Add a tool to a layer. Throws ManifestError for a malformed id, schema or duplicate. The
+   * parameters schema is checked against the JSON Schema meta-schema unless `schemaChecked` says
+   * the caller did (a plugin's manifest is checked when it is parsed) or the tool is a built-in
+   * (Lathe's own schemas, generated from zod; a test checks each one): compiling the
+   * meta-schema costs more than the rest of a start.
+   */
+  register(tool: AnyTool, origin: ToolOrigin, options: { schemaChecked?: boolean } = {}): void {
     if (!TOOL_ID.test(tool.id)) {
       throw new ManifestError(
         `Tool id "${tool.id}" is invalid: use 1-64 letters, digits, "_" or "-", starting with a letter.`,
@@ -103,7 +109,7 @@ export class ToolRegistry {
       });
     }
     try {
-      assertCompilable(tool.parameters);
+      if (origin.layer !== "builtin" && options.schemaChecked !== true) assertCompilable(tool.parameters);
     } catch (err) {
       throw new ManifestError(
         `Tool "${tool.id}" has an invalid parameters schema: ${(err as Error).message}`,

@@ -1,0 +1,119 @@
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { isDeepStrictEqual } from "node:util";
+import { z } from "zod";
+import { latheVersion } from "../config/install-root.ts";
+import { RequirementSetSchema } from "../tools/requirement-set.ts";
+import type { PluginManifest } from "./plugin-manifest.ts";
+
+/**
+ * Bump when what parseManifest accepts or returns changes, or what EntryChecker accepts: entries
+ * written under another value are never read. (Lathe's version is part of every key too.)
+ */
+const RULES = "plugin-rules-1";
+
+const CachedManifest = z.strictObject({
+  key: z.string(),
+  manifest: z.strictObject({
+    name: z.string(),
+    version: z.string(),
+    description: z.string(),
+    kind: z.enum(["read", "edit", "search", "execute", "fetch", "think", "other"]),
+    inputSchema: z.record(z.string(), z.unknown()),
+    outputSchema: z.record(z.string(), z.unknown()).optional(),
+    requires: RequirementSetSchema,
+    readOnly: z.boolean(),
+    gated: z.boolean(),
+    timeoutMs: z.number(),
+    defer: z.boolean(),
+    entry: z.string(),
+    memoryMb: z.number(),
+    wasm: z.boolean(),
+    cpuMs: z.number(),
+  }),
+});
+
+const CachedEntry = z.strictObject({ key: z.string(), entryChecked: z.literal(true) });
+
+/**
+ * What loading a plugin concluded, kept by content hash under `$LATHE_HOME/cache/plugins/`, so
+ * a start does not parse YAML, compile JSON Schemas or start a scratch isolate for plugins it has
+ * seen before: the validated manifest of a tool.yaml text, and that an entry file's text passed
+ * the entry check. Each entry is a pure function of the text it is keyed by (and of Lathe's
+ * version and RULES), so a changed file is simply a different key. Only successes are kept: a
+ * broken plugin is validated afresh each time and reported with its full message. A missing,
+ * unreadable, malformed or mismatched entry is ignored (and written again after the check).
+ * Nothing here decides trust: pins compare the hash of the files read now (plugin-hash.ts), and
+ * an entry yields exactly what validating the same text again would.
+ */
+export class PluginManifestCache {
+  readonly dir: string;
+
+  constructor(dir: string) {
+    this.dir = dir;
+  }
+
+  private key(kind: string, text: string): string {
+    return createHash("sha256")
+      .update(`${kind}\u0000${RULES}\u0000${latheVersion()}\u0000`)
+      .update(text)
+      .digest("hex");
+  }
+
+  private read(key: string): unknown {
+    try {
+      return JSON.parse(readFileSync(path.join(this.dir, `${key}.json`), "utf8"));
+    } catch {
+      return undefined;
+    }
+  }
+
+  private write(key: string, value: object): void {
+    try {
+      mkdirSync(this.dir, { recursive: true });
+      const file = path.join(this.dir, `${key}.json`);
+      const temp = `${file}.${process.pid}.tmp`;
+      writeFileSync(temp, JSON.stringify(value));
+      renameSync(temp, file);
+    } catch {
+      // A cache that cannot be written only costs the next start the same validation again.
+    }
+  }
+
+  /** The manifest validated before for exactly this tool.yaml text, if any. */
+  manifest(yamlText: string): PluginManifest | undefined {
+    const key = this.key("manifest", yamlText);
+    const cached = CachedManifest.safeParse(this.read(key));
+    if (!cached.success || cached.data.key !== key) return undefined;
+    const { outputSchema, ...rest } = cached.data.manifest;
+    return outputSchema === undefined ? rest : { ...rest, outputSchema };
+  }
+
+  /**
+   * Keep the manifest parseManifest returned for this text. One that JSON would not give back
+   * unchanged (a YAML value JSON cannot hold, such as .inf) is not kept.
+   */
+  rememberManifest(yamlText: string, manifest: PluginManifest): void {
+    if (!isDeepStrictEqual(JSON.parse(JSON.stringify(manifest)), manifest)) return;
+    const key = this.key("manifest", yamlText);
+    this.write(key, { key, manifest });
+  }
+
+  /** Whether an entry file with exactly this text passed the entry check before. */
+  entryChecked(entryText: string): boolean {
+    const key = this.key("entry", entryText);
+    const cached = CachedEntry.safeParse(this.read(key));
+    return cached.success && cached.data.key === key;
+  }
+
+  rememberEntryChecked(entryText: string): void {
+    const key = this.key("entry", entryText);
+    this.write(key, { key, entryChecked: true });
+  }
+}
+
+/** The cache under Lathe's data folder. */
+export function pluginManifestCache(latheHome: string): PluginManifestCache {
+  return new PluginManifestCache(path.join(latheHome, "cache", "plugins"));
+}

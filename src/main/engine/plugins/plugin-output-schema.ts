@@ -1,0 +1,47 @@
+import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import { ToolCallError } from "../errors/tool-call-error.ts";
+import type { JsonSchema } from "../tools/contract.ts";
+
+// A plugin's output_schema: checked when its manifest is parsed, and each result checked against
+// it. Its own module, so the JSON Schema validator loads only when either happens.
+const ajv = new Ajv2020({ allErrors: true, strict: false, coerceTypes: false });
+
+function where(err: ErrorObject): string {
+  const pointer = err.instancePath
+    .split("/")
+    .slice(1)
+    .map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"));
+  return pointer.length === 0 ? "the result" : `"${pointer.join(".")}"`;
+}
+
+/** Check an output schema against the JSON Schema meta-schema; the problem, or undefined. */
+export function checkOutputSchema(schema: JsonSchema): string | undefined {
+  const { $schema: _ignored, ...rest } = schema;
+  if (ajv.validateSchema(rest) === true) return undefined;
+  return ajv.errorsText(ajv.errors, { dataVar: "output_schema" });
+}
+
+/**
+ * A check of a plugin's result against its `output_schema`. A mismatch throws ToolCallError:
+ * the call fails with an error envelope that says the plugin, not the model, is at fault.
+ */
+export function outputValidator(
+  toolId: string,
+  schema: JsonSchema,
+  entryFile: string,
+): (value: unknown) => void {
+  const { $schema: _ignored, ...rest } = schema;
+  // Compiled on first use: loading fifty plugins should not pay for fifty compilations.
+  let validate: ValidateFunction | undefined;
+  return (value) => {
+    validate ??= ajv.compile(rest);
+    if (validate(value)) return;
+    const problems = [
+      ...new Set((validate.errors ?? []).map((e) => `${where(e)} ${e.message ?? "is invalid"}`)),
+    ];
+    throw new ToolCallError(
+      `${toolId} returned a result that does not match its output_schema: ${problems.slice(0, 5).join("; ")}. This is a bug in the plugin (${entryFile}), not in the call; do not retry it, tell the user.`,
+      "plugin_output",
+    );
+  };
+}
