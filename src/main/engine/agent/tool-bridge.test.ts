@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -112,8 +113,14 @@ describe("the tool bridge", () => {
   it("stops one running call alone: it ends with an error envelope, the run's other calls go on", async () => {
     const stops = new ToolCallStops();
     const b = bridge({ allow: ["*"], deny: [] }, undefined, stops);
-    const slow = b.dispatch({ toolCallId: "slow", toolName: "bash", input: { command: "sleep 30" } });
-    await expect.poll(() => stops.has("slow")).toBe(true);
+    const slow = b.dispatch({
+      toolCallId: "slow",
+      toolName: "bash",
+      input: { command: "touch running && sleep 30" },
+    });
+    // Stopped once it really runs (planning and the policy come first).
+    await expect.poll(() => existsSync(path.join(base, "running")), { timeout: 10_000 }).toBe(true);
+    expect(stops.has("slow")).toBe(true);
     expect(stops.stop("slow")).toBe(true);
     const envelope = await slow;
     expect(envelope).toMatchObject({

@@ -7,7 +7,6 @@ import { CappedOutput } from "./capped-output.ts";
 import { undoneNotice } from "../sandbox/process-sandbox.ts";
 import { defineBuiltin } from "./define-builtin.ts";
 import { ptyScript, runInPty, type PtyProcess } from "./pty-runner.ts";
-import { planBashCommand } from "./bash-plan.ts";
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 const MAX_TIMEOUT_MS = 600_000;
@@ -26,26 +25,28 @@ The command stops after 120 seconds (timeout_ms sets another limit, up to 600000
 
 Nothing can be typed into the command: stdin is empty, so interactive programs, prompts, pagers and editors (vim, less, ssh or sudo password prompts, git rebase -i) cannot work; use their non-interactive flags instead (git --no-pager, -y, --yes).`;
 
-const schema = z.strictObject({
-  command: z
-    .string()
-    .min(1)
-    .describe("The command line to run with bash, e.g. `npm test -- --run` or `git status --short`."),
-  timeout_ms: z
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_TIMEOUT_MS)
-    .optional()
-    .describe(
-      `Stop the command after this many milliseconds (default ${DEFAULT_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS}).`,
-    ),
-  cwd: z
-    .string()
-    .min(1)
-    .optional()
-    .describe("The folder to run the command in, relative to the workspace root (default: the root)."),
-});
+// Built when first needed (see defineBuiltin): listing the tool reads the bundle's catalog.
+const schema = () =>
+  z.strictObject({
+    command: z
+      .string()
+      .min(1)
+      .describe("The command line to run with bash, e.g. `npm test -- --run` or `git status --short`."),
+    timeout_ms: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_TIMEOUT_MS)
+      .optional()
+      .describe(
+        `Stop the command after this many milliseconds (default ${DEFAULT_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS}).`,
+      ),
+    cwd: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("The folder to run the command in, relative to the workspace root (default: the root)."),
+  });
 
 export interface BashData {
   output: string;
@@ -124,7 +125,8 @@ export const bashTool = defineBuiltin({
   timeoutMs: DEFAULT_TIMEOUT_MS,
   callTimeoutMs: (args) => args.timeout_ms ?? DEFAULT_TIMEOUT_MS,
   deriveApprovalKey: (args) => bashApprovalKey(args.command),
-  plan: (args) => planBashCommand(args.command, args.cwd),
+  // The shell parser and its policy tables load with the first command, not with Lathe.
+  plan: async (args) => (await import("./bash-plan.ts")).planBashCommand(args.command, args.cwd),
   async execute(args, runtime): Promise<BashData | SelfTruncated<BashData>> {
     checkCommand(args.command);
     const cwd = await resolveCwd(args.cwd, runtime);
@@ -144,7 +146,7 @@ export const bashTool = defineBuiltin({
     let exitCode: number;
     let removed: string[];
     try {
-      proc = runInPty({
+      proc = await runInPty({
         command: args.command,
         cwd,
         signal: runtime.signal,

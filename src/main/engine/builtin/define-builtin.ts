@@ -3,11 +3,16 @@ import type { JsonSchema, ToolDefinition, ToolKind, ToolRuntime, Truncation } fr
 import type { CallPlan } from "../policy/call-plan.ts";
 import type { RequirementSet } from "../tools/requirement-set.ts";
 import { stableStringify } from "../tools/stable-stringify.ts";
+import { BUILTIN_PARAMETERS } from "./builtin-catalog.ts";
 
 export interface BuiltinSpec<S extends z.ZodObject, Data> {
   id: string;
   description: string;
-  schema: S;
+  /**
+   * The arguments, as a zod object or a function that builds it: the built-ins pass a function, so
+   * that no zod schema is built until one is needed (see `parameters` below).
+   */
+  schema: S | (() => S);
   requires: RequirementSet;
   readOnly: boolean;
   kind: ToolKind;
@@ -19,7 +24,7 @@ export interface BuiltinSpec<S extends z.ZodObject, Data> {
   deriveApprovalKey?(args: z.output<S>): string;
   execute(args: z.output<S>, runtime: ToolRuntime): Promise<Data>;
   /** What a call will touch, so the capability check and the rules judge the real targets first. */
-  plan?(args: z.output<S>): CallPlan;
+  plan?(args: z.output<S>): CallPlan | Promise<CallPlan>;
   truncate?(data: Data): Truncation<Data> | undefined;
 }
 
@@ -34,14 +39,23 @@ export function toParameters(schema: z.ZodObject): JsonSchema {
 /**
  * A built-in tool from a zod schema: the schema is published with `z.toJSONSchema`, the
  * pipeline validates against it before `execute` runs, so `execute` receives typed arguments.
+ * The published schema is made on first use — taken from the bundle's catalog when it has it
+ * (builtin-catalog.ts), else generated from the zod schema.
  */
 export function defineBuiltin<S extends z.ZodObject, Data>(
   spec: BuiltinSpec<S, Data>,
 ): ToolDefinition<z.output<S>, Data> {
+  let parameters: JsonSchema | undefined;
+  const publish = (): JsonSchema =>
+    BUILTIN_PARAMETERS[spec.id] ??
+    toParameters(typeof spec.schema === "function" ? spec.schema() : spec.schema);
   return {
     id: spec.id,
     description: spec.description,
-    parameters: toParameters(spec.schema),
+    get parameters() {
+      parameters ??= publish();
+      return parameters;
+    },
     requires: spec.requires,
     readOnly: spec.readOnly,
     gated: spec.gated ?? !spec.readOnly,

@@ -11,15 +11,7 @@ import {
   toLf,
   type TextEncoding,
 } from "./text-codec.ts";
-
-/**
- * The diff of an edit is left out when more lines than this changed: its cost grows with the
- * changed lines times the file's (jsdiff is Myers' O(ND)), and a diff that long tells the model
- * less than reading the file would.
- */
-export const DIFF_MAX_CHANGED_LINES = 2_000;
-/** The most time one diff may take; past it the diff is left out (jsdiff's own `timeout`). */
-export const DIFF_TIMEOUT_MS = 1_000;
+import { DIFF_MAX_CHANGED_LINES, DIFF_TIMEOUT_MS } from "./diff-limits.ts";
 
 export interface EditInput {
   bytes: Uint8Array;

@@ -2,7 +2,7 @@ import { chmod, readFile, stat, writeFile } from "node:fs/promises";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { OUTPUT_LIMITS } from "../tools/truncation.ts";
 import type { EditData } from "./edit.ts";
-import { DIFF_MAX_CHANGED_LINES } from "./edit-text.ts";
+import { DIFF_MAX_CHANGED_LINES } from "./diff-limits.ts";
 import { errorOf, openTestWorkspace, outputOf, type TestWorkspace } from "./test-workspace.ts";
 
 let ws: TestWorkspace;

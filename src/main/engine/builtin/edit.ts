@@ -6,7 +6,7 @@ import type { ToolDefinition } from "../tools/contract.ts";
 import { OUTPUT_LIMITS, truncateTextField } from "../tools/truncation.ts";
 import { defineBuiltin } from "./define-builtin.ts";
 import { assertReadAndUnchanged } from "./file-stamp.ts";
-import { DIFF_MAX_CHANGED_LINES, DIFF_TIMEOUT_MS } from "./edit-text.ts";
+import { DIFF_MAX_CHANGED_LINES, DIFF_TIMEOUT_MS } from "./diff-limits.ts";
 import { encodingName } from "./text-codec.ts";
 
 const DESCRIPTION = `Change part of an existing file by replacing an exact piece of its text.
@@ -19,18 +19,20 @@ The file must have been read in this session and not changed on disk since; othe
 
 Returns {path, replacements, diff}: how many occurrences were replaced and a unified diff of the change. When the change is too large for a useful diff (more than ${DIFF_MAX_CHANGED_LINES} changed lines, or more than ${DIFF_TIMEOUT_MS / 1000} s to compute), diff is empty and diff_omitted says why; the edit itself is made either way.`;
 
-const schema = z.strictObject({
-  path: z.string().min(1).describe("The existing file to change, relative to the workspace root."),
-  old_string: z
-    .string()
-    .min(1)
-    .describe("The exact text to replace, copied from the file. Must not be empty."),
-  new_string: z.string().describe("The text to put in its place. Must differ from old_string."),
-  replace_all: z
-    .boolean()
-    .default(false)
-    .describe("Replace every occurrence of old_string instead of requiring exactly one."),
-});
+// Built when first needed (see defineBuiltin): listing the tool reads the bundle's catalog.
+const schema = () =>
+  z.strictObject({
+    path: z.string().min(1).describe("The existing file to change, relative to the workspace root."),
+    old_string: z
+      .string()
+      .min(1)
+      .describe("The exact text to replace, copied from the file. Must not be empty."),
+    new_string: z.string().describe("The text to put in its place. Must differ from old_string."),
+    replace_all: z
+      .boolean()
+      .default(false)
+      .describe("Replace every occurrence of old_string instead of requiring exactly one."),
+  });
 
 export interface EditData {
   path: string;
@@ -150,7 +152,7 @@ const definition = defineBuiltin({
 });
 
 /** The edit tool; its plan names the file so permission rules judge the real path before it runs. */
-export const editTool: ToolDefinition<z.output<typeof schema>, EditData> = {
+export const editTool: ToolDefinition<z.output<ReturnType<typeof schema>>, EditData> = {
   ...definition,
   plan: (args) => ({
     accesses: [

@@ -18,24 +18,28 @@ Returns {files}: paths relative to the workspace root, most recently modified fi
 
 At most 1000 paths come back; past that the result has truncated: true and output_path names a file holding every path, one per line, which you can read. Narrow the pattern or the path to see fewer, or give limit to get only the newest paths (then omitted says how many more matched).`;
 
-const schema = z.strictObject({
-  pattern: z
-    .string()
-    .min(1)
-    .describe('Glob matched against file paths relative to "path", e.g. "**/*.ts" or "src/**/*.test.js".'),
-  path: z
-    .string()
-    .min(1)
-    .optional()
-    .describe("The folder to search in, relative to the workspace root. Defaults to the root."),
-  limit: z
-    .number()
-    .int()
-    .min(1)
-    .max(OUTPUT_LIMITS.globEntries)
-    .optional()
-    .describe(`Return only the newest this many paths (1 to ${OUTPUT_LIMITS.globEntries}). Defaults to all.`),
-});
+// Built when first needed (see defineBuiltin): listing the tool reads the bundle's catalog.
+const schema = () =>
+  z.strictObject({
+    pattern: z
+      .string()
+      .min(1)
+      .describe('Glob matched against file paths relative to "path", e.g. "**/*.ts" or "src/**/*.test.js".'),
+    path: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("The folder to search in, relative to the workspace root. Defaults to the root."),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(OUTPUT_LIMITS.globEntries)
+      .optional()
+      .describe(
+        `Return only the newest this many paths (1 to ${OUTPUT_LIMITS.globEntries}). Defaults to all.`,
+      ),
+  });
 
 export interface GlobData {
   files: string[];

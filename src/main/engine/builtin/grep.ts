@@ -28,29 +28,31 @@ Files excluded by .gitignore (at any level) or .git/info/exclude are skipped, as
 
 At most 200 entries come back (files, matching lines or counts); past that the result has truncated: true and output_path names a file holding every entry (one per line: path, path:line:text or path:count) that you can read. Narrow the pattern, path or glob to see fewer.`;
 
-const schema = z.strictObject({
-  pattern: z
-    .string()
-    .min(1)
-    .describe('JavaScript regular expression to search for, e.g. "function\\s+load\\w*".'),
-  path: z
-    .string()
-    .min(1)
-    .optional()
-    .describe("File or folder to search, relative to the workspace root. Defaults to the root."),
-  glob: z
-    .string()
-    .min(1)
-    .optional()
-    .describe('Only search files matching this glob, e.g. "*.ts" (file name) or "src/**/*.py" (path).'),
-  ignore_case: z.boolean().optional().describe("Match letters regardless of case. Defaults to false."),
-  output_mode: z
-    .enum(GREP_OUTPUT_MODES)
-    .optional()
-    .describe(
-      '"files_with_matches" (default), "content" (matching lines) or "count" (matching lines per file).',
-    ),
-});
+// Built when first needed (see defineBuiltin): listing the tool reads the bundle's catalog.
+const schema = () =>
+  z.strictObject({
+    pattern: z
+      .string()
+      .min(1)
+      .describe('JavaScript regular expression to search for, e.g. "function\\s+load\\w*".'),
+    path: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("File or folder to search, relative to the workspace root. Defaults to the root."),
+    glob: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Only search files matching this glob, e.g. "*.ts" (file name) or "src/**/*.py" (path).'),
+    ignore_case: z.boolean().optional().describe("Match letters regardless of case. Defaults to false."),
+    output_mode: z
+      .enum(GREP_OUTPUT_MODES)
+      .optional()
+      .describe(
+        '"files_with_matches" (default), "content" (matching lines) or "count" (matching lines per file).',
+      ),
+  });
 
 export interface GrepMatch {
   path: string;

@@ -17,7 +17,7 @@ async function run(
   options: { pauseAtStartMs?: number; signal?: AbortSignal } = {},
 ): Promise<{ output: Buffer; exitCode: number }> {
   const chunks: Buffer[] = [];
-  const proc = runInPty({
+  const proc = await runInPty({
     command,
     cwd: dir,
     signal: options.signal ?? new AbortController().signal,
@@ -50,12 +50,12 @@ describe("runInPty", () => {
     },
   );
 
-  it("refuses to start when the signal is already aborted", () => {
+  it("refuses to start when the signal is already aborted", async () => {
     const controller = new AbortController();
     controller.abort(new Error("stopped before start"));
-    expect(() =>
+    await expect(
       runInPty({ command: "touch started", cwd: dir, signal: controller.signal, onData: () => undefined }),
-    ).toThrow("stopped before start");
+    ).rejects.toThrow("stopped before start");
   });
 
   it("settles with 128 + SIGTERM when aborted", async () => {

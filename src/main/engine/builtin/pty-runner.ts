@@ -1,4 +1,4 @@
-import { spawn as spawnPty, type IPty } from "node-pty";
+import type { IPty } from "node-pty";
 import { killSandboxTree } from "../sandbox/kill-sandbox-tree.ts";
 
 /** How a command ended: `exitCode` is 128 + the signal number when a signal killed it. */
@@ -106,12 +106,15 @@ function killGroup(pgid: number): void {
 }
 
 /**
- * Run one command line under bash on a fresh pseudo-terminal. Output arrives through `onData`;
+ * Run one command line under bash on a fresh pseudo-terminal (resolves once it has started). Output arrives through `onData`;
  * `exited` settles after the last byte (node-pty holds the exit back until the terminal is
  * drained). When the command ends, or the signal aborts, its whole process group is stopped, so
  * no background job outlives the call.
  */
-export function runInPty(options: PtyCommand): PtyProcess {
+export async function runInPty(options: PtyCommand): Promise<PtyProcess> {
+  options.signal.throwIfAborted();
+  // The terminal library (a native addon) loads with the first command, not with Lathe.
+  const { spawn: spawnPty } = await import("node-pty");
   options.signal.throwIfAborted();
   const argv = options.confined
     ? ["--noprofile", "--norc", "-c", options.confined.line]

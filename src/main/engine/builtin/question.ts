@@ -25,37 +25,39 @@ Each question has the question text, an optional short header (a few words, show
 
 Returns {answers}: one array per question, in order. With options each array holds the chosen labels exactly as you wrote them; for a free-text question it holds the one text. In sessions where no one can answer, the call fails: then continue with your best judgement and state the assumptions you made.`;
 
-const schema = z.strictObject({
-  questions: z
-    .array(
-      z.strictObject({
-        question: z.string().min(1).max(2000).describe("The full question, ending with a question mark."),
-        header: z.string().min(1).max(60).optional().describe("A short title for it, a few words."),
-        options: z
-          .array(
-            z.strictObject({
-              label: z
-                .string()
-                .min(1)
-                .max(200)
-                .describe("The choice as the person sees it; answers repeat it."),
-              description: z.string().max(1000).optional().describe("What choosing it means."),
-            }),
-          )
-          .min(2)
-          .max(20)
-          .optional()
-          .describe("The choices; leave out for a free-text answer."),
-        multi_select: z
-          .boolean()
-          .optional()
-          .describe("Whether several options may be chosen. Default false."),
-      }),
-    )
-    .min(1)
-    .max(10)
-    .describe("The questions, asked together in one dialog."),
-});
+// Built when first needed (see defineBuiltin): listing the tool reads the bundle's catalog.
+const schema = () =>
+  z.strictObject({
+    questions: z
+      .array(
+        z.strictObject({
+          question: z.string().min(1).max(2000).describe("The full question, ending with a question mark."),
+          header: z.string().min(1).max(60).optional().describe("A short title for it, a few words."),
+          options: z
+            .array(
+              z.strictObject({
+                label: z
+                  .string()
+                  .min(1)
+                  .max(200)
+                  .describe("The choice as the person sees it; answers repeat it."),
+                description: z.string().max(1000).optional().describe("What choosing it means."),
+              }),
+            )
+            .min(2)
+            .max(20)
+            .optional()
+            .describe("The choices; leave out for a free-text answer."),
+          multi_select: z
+            .boolean()
+            .optional()
+            .describe("Whether several options may be chosen. Default false."),
+        }),
+      )
+      .min(1)
+      .max(10)
+      .describe("The questions, asked together in one dialog."),
+  });
 
 export interface QuestionData {
   answers: string[][];
@@ -88,7 +90,7 @@ function checkQuestions(questions: readonly Question[]): void {
  * are the host's fault: they fail the call as an internal error (hosts get the `internal-error`
  * event), never as a mistake of the model's.
  */
-export function questionTool(): ToolDefinition<z.output<typeof schema>, QuestionData> {
+export function questionTool(): ToolDefinition<z.output<ReturnType<typeof schema>>, QuestionData> {
   return defineBuiltin({
     id: "question",
     description: DESCRIPTION,

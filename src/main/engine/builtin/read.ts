@@ -30,19 +30,23 @@ const READ_INLINE_BYTES = 256 * 1024;
 /** Files larger than this are refused rather than loaded whole into memory. */
 export const MAX_READ_FILE_BYTES = 100 * 1024 * 1024;
 
-const schema = z.strictObject({
-  path: z
-    .string()
-    .min(1)
-    .describe("The file to read, relative to the workspace root (or the output_path of a truncated result)."),
-  offset: z.number().int().min(1).optional().describe("The first line to read, 1-based. Defaults to 1."),
-  limit: z
-    .number()
-    .int()
-    .min(1)
-    .optional()
-    .describe("How many lines to read. Defaults to the rest of the file."),
-});
+// Built when first needed (see defineBuiltin): listing the tool reads the bundle's catalog.
+const schema = () =>
+  z.strictObject({
+    path: z
+      .string()
+      .min(1)
+      .describe(
+        "The file to read, relative to the workspace root (or the output_path of a truncated result).",
+      ),
+    offset: z.number().int().min(1).optional().describe("The first line to read, 1-based. Defaults to 1."),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe("How many lines to read. Defaults to the rest of the file."),
+  });
 
 export interface ReadData {
   path: string;
@@ -134,7 +138,10 @@ const definition = defineBuiltin({
 });
 
 /** The read tool; its plan names the file so permission rules judge the real path before it runs. */
-export const readTool: ToolDefinition<z.output<typeof schema>, ReadData | SelfTruncated<ReadData>> = {
+export const readTool: ToolDefinition<
+  z.output<ReturnType<typeof schema>>,
+  ReadData | SelfTruncated<ReadData>
+> = {
   ...definition,
   plan: (args) => ({ accesses: [{ capability: "fs.read", path: args.path }], unclear: [] }),
 };

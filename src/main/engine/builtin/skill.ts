@@ -14,9 +14,11 @@ The system prompt lists the available skills, one line each ("- name: when to us
 
 Returns {name, description, content, path}: content is the skill's instructions (its SKILL.md without the front matter); path is its SKILL.md (relative to the workspace for a project skill), and files the instructions mention are relative to that file's folder.`;
 
-const schema = z.strictObject({
-  name: z.string().min(1).max(64).describe("The skill's name, exactly as listed in the system prompt."),
-});
+// Built when first needed (see defineBuiltin): listing the tool reads the bundle's catalog.
+const schema = () =>
+  z.strictObject({
+    name: z.string().min(1).max(64).describe("The skill's name, exactly as listed in the system prompt."),
+  });
 
 export interface SkillData {
   name: string;
@@ -49,7 +51,9 @@ function find(name: string, catalog: SkillCatalog): SkillInfo {
  * The skill tool over a catalog: it loads one discovered skill's instructions, read through the
  * capability surface (only the two skills folders), so the body is always the file as it is now.
  */
-export function skillTool(catalog: SkillCatalog): ToolDefinition<z.output<typeof schema>, SkillData> {
+export function skillTool(
+  catalog: SkillCatalog,
+): ToolDefinition<z.output<ReturnType<typeof schema>>, SkillData> {
   return defineBuiltin({
     id: "skill",
     description: DESCRIPTION,

@@ -26,38 +26,40 @@ The subagent starts fresh: it sees only your prompt, not this conversation, so w
 
 Returns {task_id, status, summary, artifacts}: status is completed, max-rounds, aborted or failed (with error); summary is the subagent's final answer; artifacts are the workspace paths it wrote or edited. Use it for work that is separable and would flood your context (broad searches, a review, an independent change); do small things yourself.`;
 
-const schema = z.strictObject({
-  description: z
-    .string()
-    .min(1)
-    .max(200)
-    .optional()
-    .describe("A short label for the task, 3-10 words. Required to start a task."),
-  prompt: z
-    .string()
-    .min(1)
-    .max(100_000)
-    .optional()
-    .describe("The subagent's complete brief. Required to start a task."),
-  agent: z
-    .string()
-    .min(1)
-    .max(64)
-    .optional()
-    .describe("The id of the agent that does the work; default: your own agent."),
-  background: z
-    .boolean()
-    .optional()
-    .describe('Start the task and return {task_id, status: "running"} at once. Default false.'),
-  task_id: z
-    .string()
-    .min(1)
-    .max(64)
-    .optional()
-    .describe("Alone: wait for the background task with this id and return its result."),
-});
+// Built when first needed (see defineBuiltin): listing the tool reads the bundle's catalog.
+const schema = () =>
+  z.strictObject({
+    description: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe("A short label for the task, 3-10 words. Required to start a task."),
+    prompt: z
+      .string()
+      .min(1)
+      .max(100_000)
+      .optional()
+      .describe("The subagent's complete brief. Required to start a task."),
+    agent: z
+      .string()
+      .min(1)
+      .max(64)
+      .optional()
+      .describe("The id of the agent that does the work; default: your own agent."),
+    background: z
+      .boolean()
+      .optional()
+      .describe('Start the task and return {task_id, status: "running"} at once. Default false.'),
+    task_id: z
+      .string()
+      .min(1)
+      .max(64)
+      .optional()
+      .describe("Alone: wait for the background task with this id and return its result."),
+  });
 
-type TaskArgs = z.output<typeof schema>;
+type TaskArgs = z.output<ReturnType<typeof schema>>;
 
 function truncateSummary(data: TaskResult): Truncation<TaskResult> | undefined {
   if (data.summary === undefined) return undefined;

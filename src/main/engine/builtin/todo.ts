@@ -16,21 +16,23 @@ Returns {todos}: the list as stored.`;
 export const MAX_TODOS = 100;
 export const MAX_TODO_CHARS = 1000;
 
-const schema = z.strictObject({
-  todos: z
-    .array(
-      z.strictObject({
-        content: z
-          .string()
-          .min(1)
-          .max(MAX_TODO_CHARS)
-          .describe("What the step is, in a short imperative sentence."),
-        status: z.enum(TODO_STATUSES).describe("pending, in_progress (at most one item) or completed."),
-      }),
-    )
-    .max(MAX_TODOS)
-    .describe("The whole list, in order; it replaces the previous one."),
-});
+// Built when first needed (see defineBuiltin): listing the tool reads the bundle's catalog.
+const schema = () =>
+  z.strictObject({
+    todos: z
+      .array(
+        z.strictObject({
+          content: z
+            .string()
+            .min(1)
+            .max(MAX_TODO_CHARS)
+            .describe("What the step is, in a short imperative sentence."),
+          status: z.enum(TODO_STATUSES).describe("pending, in_progress (at most one item) or completed."),
+        }),
+      )
+      .max(MAX_TODOS)
+      .describe("The whole list, in order; it replaces the previous one."),
+  });
 
 export interface TodoData {
   todos: TodoItem[];
@@ -58,7 +60,7 @@ function checkedList(todos: readonly TodoItem[]): TodoItem[] {
  * The todo tool over a store: it replaces the calling session's list (the store persists it and
  * emits `TodosChanged`). It touches no files, so nothing is gated.
  */
-export function todoTool(store: TodoStore): ToolDefinition<z.output<typeof schema>, TodoData> {
+export function todoTool(store: TodoStore): ToolDefinition<z.output<ReturnType<typeof schema>>, TodoData> {
   return defineBuiltin({
     id: "todo",
     description: DESCRIPTION,

@@ -16,19 +16,21 @@ Some tools are deferred: you are shown only their names (listed in the system pr
 
 Returns {tools: [{id, description, parameters}]}, the best match first, at most max_results (default ${DEFAULT_RESULTS}). The tools found can be called from your next step on. When tools is empty, nothing matched: try other or fewer words, or a name from the deferred list.`;
 
-const schema = z.strictObject({
-  query: z
-    .string()
-    .min(1)
-    .describe('What you need, in a few words ("send slack message"), or a deferred tool\'s exact name.'),
-  max_results: z
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_RESULTS)
-    .optional()
-    .describe(`How many tools to return at most, ${DEFAULT_RESULTS} by default.`),
-});
+// Built when first needed (see defineBuiltin): listing the tool reads the bundle's catalog.
+const schema = () =>
+  z.strictObject({
+    query: z
+      .string()
+      .min(1)
+      .describe('What you need, in a few words ("send slack message"), or a deferred tool\'s exact name.'),
+    max_results: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_RESULTS)
+      .optional()
+      .describe(`How many tools to return at most, ${DEFAULT_RESULTS} by default.`),
+  });
 
 /** One tool found: what the model needs to call it. */
 export interface FoundTool {
@@ -67,7 +69,7 @@ export interface ToolSearchWiring {
 export function toolSearchTool(
   registry: ToolRegistry,
   wiring: ToolSearchWiring,
-): ToolDefinition<z.output<typeof schema>, ToolSearchData> {
+): ToolDefinition<z.output<ReturnType<typeof schema>>, ToolSearchData> {
   return defineBuiltin({
     id: TOOL_SEARCH_ID,
     description: DESCRIPTION,

@@ -45,8 +45,10 @@ Returns {url, final_url, status, content_type, title?, content}. Redirects are f
 Limits: only public internet addresses; loopback, private, link-local and other local addresses are refused unless a person listed the host in settings. At most max_bytes of the (decompressed) body are read, ${formatBytes(settings.maxBytes)} by default and at most; a longer body is cut and content ends with a note saying so. The whole fetch must finish within ${Math.round(settings.timeoutMs / 1000)} s. Content over 200 KB comes back with truncated: true and an output_path holding all of it (read it with read).`;
 }
 
-function schemaFor(settings: WebFetchSettings) {
-  return z.strictObject({
+// The same whatever the settings (the default and the cap of max_bytes are in the description),
+// so the bundle's catalog can hold it; built when first needed (see defineBuiltin).
+const schema = () =>
+  z.strictObject({
     url: z.string().min(1).describe("The http:// or https:// URL to fetch."),
     max_bytes: z
       .number()
@@ -54,10 +56,9 @@ function schemaFor(settings: WebFetchSettings) {
       .min(1)
       .optional()
       .describe(
-        `Read at most this many bytes of the decompressed body. Defaults to (and is capped at) ${settings.maxBytes}.`,
+        "Read at most this many bytes of the decompressed body (the description gives the default, which is also the cap).",
       ),
   });
-}
 
 /** The approval key: the URL's origin, so "always" covers one site. */
 function originOf(text: string): string {
@@ -98,7 +99,6 @@ export function webFetchTool(
   settings: WebFetchSettings,
   options: WebFetchOptions = {},
 ): ToolDefinition<{ url: string; max_bytes?: number }, WebFetchData> {
-  const schema = schemaFor(settings);
   const definition = defineBuiltin({
     id: "web_fetch",
     description: description(settings),

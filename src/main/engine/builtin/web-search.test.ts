@@ -271,7 +271,7 @@ describe("web_search per session", () => {
     expect(message).not.toContain("approval");
   });
 
-  it("is a gated, read-only fetch that declares its providers' hosts", () => {
+  it("is a gated, read-only fetch that declares its providers' hosts", async () => {
     const tool = webSearchTool(
       settings([
         { type: "searxng", url: "http://127.0.0.1:8888" },
@@ -281,7 +281,7 @@ describe("web_search per session", () => {
     );
     expect(tool).toMatchObject({ readOnly: true, gated: true, kind: "fetch" });
     expect(tool.requires).toEqual({ net: { hosts: ["127.0.0.1", "search.example.org"] } });
-    expect(tool.plan?.({ query: "q" })?.accesses).toEqual([
+    expect((await tool.plan?.({ query: "q" }))?.accesses).toEqual([
       { capability: "net.fetch", url: "http://127.0.0.1:8888/search" },
       { capability: "net.fetch", url: "https://search.example.org/searx/search" },
     ]);

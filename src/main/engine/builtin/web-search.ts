@@ -18,20 +18,22 @@ export interface WebSearchData {
 export const DEFAULT_MAX_RESULTS = 8;
 export const MAX_RESULTS = 20;
 
-const schema = z.strictObject({
-  query: z
-    .string()
-    .min(1)
-    .max(400)
-    .describe("What to search the web for, as you would type it into a search engine."),
-  max_results: z
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_RESULTS)
-    .optional()
-    .describe(`How many results to return, 1 to ${MAX_RESULTS}. Defaults to ${DEFAULT_MAX_RESULTS}.`),
-});
+// Built when first needed (see defineBuiltin): listing the tool reads the bundle's catalog.
+const schema = () =>
+  z.strictObject({
+    query: z
+      .string()
+      .min(1)
+      .max(400)
+      .describe("What to search the web for, as you would type it into a search engine."),
+    max_results: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_RESULTS)
+      .optional()
+      .describe(`How many results to return, 1 to ${MAX_RESULTS}. Defaults to ${DEFAULT_MAX_RESULTS}.`),
+  });
 
 function description(settings: WebSearchSettings): string {
   return `Search the web and get a list of results: {results: [{title, url, snippet}]}, best first.
@@ -65,7 +67,7 @@ function pickProvider(providers: readonly SearchProvider[], sessionId: string): 
 export function webSearchTool(
   settings: WebSearchSettings,
   env: NodeJS.ProcessEnv = process.env,
-): ToolDefinition<z.output<typeof schema>, WebSearchData> {
+): ToolDefinition<z.output<ReturnType<typeof schema>>, WebSearchData> {
   const providers = settings.providers.map((p) => createSearchProvider(p, env));
   const settingsFile = path.join(resolveLatheHome(env), "settings.json");
   const calls = new WeakMap<SessionState, number>();

@@ -26,10 +26,12 @@ The write is atomic: the file is either fully replaced or left untouched, never 
 
 Returns {path, bytes}: the path written and how many bytes the file now holds.`;
 
-const schema = z.strictObject({
-  path: z.string().min(1).describe("The file to create or replace, relative to the workspace root."),
-  content: z.string().describe("The complete new content of the file."),
-});
+// Built when first needed (see defineBuiltin): listing the tool reads the bundle's catalog.
+const schema = () =>
+  z.strictObject({
+    path: z.string().min(1).describe("The file to create or replace, relative to the workspace root."),
+    content: z.string().describe("The complete new content of the file."),
+  });
 
 export interface WriteData {
   path: string;
@@ -122,7 +124,7 @@ const definition = defineBuiltin({
 });
 
 /** The write tool; its plan names the file so permission rules judge the real path before it runs. */
-export const writeTool: ToolDefinition<z.output<typeof schema>, WriteData> = {
+export const writeTool: ToolDefinition<z.output<ReturnType<typeof schema>>, WriteData> = {
   ...definition,
   plan: (args) => ({ accesses: [{ capability: "fs.write", path: args.path }], unclear: [] }),
 };

@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 
 /** Paths statted per batch: each batch wakes the helper thread, which costs as much as dozens of stats. */
 const BATCH = 512;
@@ -71,7 +71,8 @@ class StatHelper {
   private start(): void {
     let worker: Worker;
     try {
-      worker = new Worker(HELPER_SOURCE, { eval: true, name: "lathe-stat-helper" });
+      const { Worker: Thread } = process.getBuiltinModule("node:worker_threads");
+      worker = new Thread(HELPER_SOURCE, { eval: true, name: "lathe-stat-helper" });
     } catch {
       // No thread to be had: every batch is statted by its caller, as without a helper.
       this.broken = true;

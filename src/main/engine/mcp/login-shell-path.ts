@@ -1,4 +1,3 @@
-import { execFile } from "node:child_process";
 import path from "node:path";
 
 const MARKER = "__LATHE_LOGIN_PATH__";
@@ -16,6 +15,7 @@ export function readLoginShellPath(
   timeoutMs = DEFAULT_TIMEOUT_MS,
 ): Promise<string> {
   if (!shell || process.platform === "win32") return Promise.resolve(fallback);
+  const { execFile } = process.getBuiltinModule("node:child_process");
   return new Promise((resolve) => {
     execFile(
       shell,

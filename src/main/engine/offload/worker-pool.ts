@@ -1,4 +1,4 @@
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 
 /** What a worker posts back for one job. */
 export type JobReply =
@@ -126,7 +126,9 @@ export class WorkerPool {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(this.entry);
+    // Taken with the first job: a start that offloads nothing never loads worker_threads.
+    const { Worker: Thread } = process.getBuiltinModule("node:worker_threads");
+    const worker = new Thread(this.entry);
     const slot: Slot = { worker, job: undefined };
     worker.unref();
     worker.on("message", (reply: JobReply) => {

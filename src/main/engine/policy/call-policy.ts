@@ -188,7 +188,7 @@ export async function decideCall(
   override: { plan?: CallPlan; approvalKey?: string } = {},
 ): Promise<PolicyResult> {
   const stages: StageRecord[] = [];
-  const plan: CallPlan = override.plan ?? tool.plan?.(args) ?? { accesses: [], unclear: [] };
+  const plan: CallPlan = override.plan ?? (await tool.plan?.(args)) ?? { accesses: [], unclear: [] };
 
   let resolved: { accesses: ResolvedAccess[]; cwd: string };
   try {

@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { z } from "zod";
 import type { SourcedHook } from "./policy-config.ts";
 import type { WatchdogVerdict } from "./watchdog.ts";
@@ -29,6 +28,8 @@ export function runUserHook(
 ): Promise<WatchdogVerdict> {
   return new Promise((resolve) => {
     // Its own process group, so a timeout or abort kills whatever the hook started too.
+    // Taken with the first hook: a start that runs none never loads child_process.
+    const { spawn } = process.getBuiltinModule("node:child_process");
     const child = spawn("/bin/sh", ["-c", hook.command], {
       cwd: input.cwd,
       stdio: ["pipe", "pipe", "pipe"],

@@ -1,9 +1,21 @@
 import { mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import { MIGRATIONS } from "./migrations.ts";
 
 export type Db = Database.Database;
+
+let sqlite: typeof Database | undefined;
+
+/**
+ * SQLite (a native addon), loaded when the first database is opened: a command that lists tools
+ * never opens one. Required rather than imported so that opening stays synchronous.
+ */
+function sqliteDriver(): typeof Database {
+  sqlite ??= createRequire(import.meta.url)("better-sqlite3") as typeof Database;
+  return sqlite;
+}
 
 /**
  * Open (creating if needed) Lathe's SQLite database in WAL mode and bring its schema up to the
@@ -13,7 +25,8 @@ export type Db = Database.Database;
  */
 export function openDatabase(file: string): Db {
   if (file !== ":memory:") mkdirSync(path.dirname(file), { recursive: true });
-  const db = new Database(file);
+  const Driver = sqliteDriver();
+  const db = new Driver(file);
   // First, so that every statement after it (the journal mode switch too) waits out a lock.
   db.pragma("busy_timeout = 5000");
   db.pragma("journal_mode = WAL");

@@ -92,9 +92,10 @@ export interface ToolDefinition<Args = Record<string, unknown>, Data = unknown> 
   execute(args: Args, runtime: ToolRuntime): Promise<Data>;
   /**
    * What a call will touch (paths, commands, hosts), derived from its validated arguments before
-   * it runs, so the capability check, the rules and the watchdog judge the real targets.
+   * it runs, so the capability check, the rules and the watchdog judge the real targets. May
+   * resolve later (bash loads its shell parser on its first plan).
    */
-  plan?(args: Args): CallPlan;
+  plan?(args: Args): CallPlan | Promise<CallPlan>;
   /** Cut an oversized result to its head, or return undefined when it fits. */
   truncate?(data: Data): Truncation<Data> | undefined;
 }

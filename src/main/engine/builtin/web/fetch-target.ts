@@ -1,4 +1,3 @@
-import { lookup as dnsLookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import { ToolCallError } from "../../errors/tool-call-error.ts";
 import { nonPublicReason } from "./address-policy.ts";
@@ -13,7 +12,9 @@ export interface ResolvedAddress {
 /** Resolve a host name to every address it has (dns.lookup with `all: true` by default). */
 export type LookupAll = (hostname: string) => Promise<ResolvedAddress[]>;
 
-export const systemLookup: LookupAll = (hostname) => dnsLookup(hostname, { all: true });
+export const systemLookup: LookupAll = (hostname) =>
+  // Taken on first use: a start that resolves no name never loads the resolver.
+  process.getBuiltinModule("node:dns/promises").lookup(hostname, { all: true });
 
 /** A URL checked for fetching: the addresses to connect to, resolved once and validated. */
 export interface FetchTarget {

@@ -1,8 +1,6 @@
-import http, { type IncomingHttpHeaders, type IncomingMessage } from "node:http";
-import https from "node:https";
+import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import type { LookupAddress, LookupOneOptions } from "node:dns";
 import type { Readable, Transform } from "node:stream";
-import zlib from "node:zlib";
 import type { ResolvedAddress } from "./fetch-target.ts";
 
 export interface RequestSpec {
@@ -55,7 +53,21 @@ function pinnedLookup(addresses: readonly ResolvedAddress[]) {
   };
 }
 
+/**
+ * Node's HTTP client modules, taken when the first request is made (https brings TLS with it):
+ * a start that fetches nothing never loads them. `getBuiltinModule` rather than `import`: an ESM
+ * import of node:http also runs its lazy exports, which load a second HTTP stack (undici).
+ */
+function httpModules() {
+  return {
+    http: process.getBuiltinModule("node:http"),
+    https: process.getBuiltinModule("node:https"),
+    zlib: process.getBuiltinModule("node:zlib"),
+  };
+}
+
 function decoders(encodingHeader: string | undefined): Transform[] {
+  const { zlib } = httpModules();
   const encodings = (encodingHeader ?? "")
     .split(",")
     .map((e) => e.trim().toLowerCase())
@@ -148,6 +160,7 @@ function readCapped(res: IncomingMessage, maxBytes: number): Promise<{ body: Buf
 export function requestOnce(spec: RequestSpec): Promise<RawResponse> {
   const { url, signal } = spec;
   const hostname = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
+  const { http, https } = httpModules();
   const client = url.protocol === "https:" ? https : http;
   return new Promise((resolve, reject) => {
     if (signal.aborted) {
