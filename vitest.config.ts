@@ -1,9 +1,16 @@
 import { defineConfig } from "vitest/config";
+import { bundleState } from "./bin/cli-bundle.mjs";
+
+// The `lathe` the tests run as a child process: the CLI bundle when it is built and up to date
+// (`npm test` builds it first, so CI tests what users run), else the TypeScript sources. Chosen
+// here and passed on as LATHE_CLI, so no run prints the launcher's fallback notice.
+const cli = bundleState().state === "fresh" ? "bundle" : "source";
 
 export default defineConfig({
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     environment: "node",
+    env: { LATHE_CLI: cli },
     testTimeout: 20_000,
     hookTimeout: 60_000,
     pool: "forks",

@@ -2,6 +2,7 @@
 // bundles the `lathe` CLI into out/cli/ so it starts without stripping TypeScript and without
 // resolving hundreds of small dependency files. bin/lathe.mjs runs the bundle when it is built
 // and fresh (see bin/cli-bundle.mjs), else the sources.
+import { existsSync } from "node:fs";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -187,16 +188,37 @@ export async function buildCli(
         inputs.add(relative.split(path.sep).join("/"));
     }
   }
-  const info: BuildInfo = { format: 1, builtAt, inputs: [...inputs].sort() };
+  // Only files that exist: one that is missing later (deleted, renamed) then means stale.
+  const present = [...inputs].filter((file) => existsSync(path.join(ROOT, file)));
+  const info: BuildInfo = { format: 1, builtAt, inputs: present.sort() };
   await writeFile(path.join(outDir, "build-info.json"), `${JSON.stringify(info, null, 1)}\n`);
   return info;
 }
 
+/** Whether the bundler can be loaded (an install without devDependencies has none). */
+async function bundlerInstalled(): Promise<boolean> {
+  try {
+    await import("rolldown");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// `node scripts/build-cli.ts [OUT_DIR] [--if-possible]`. With --if-possible (npm's `prepare`), an
+// install without the bundler skips the build with a notice: `lathe` then runs from the sources.
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const started = performance.now();
-  const outDir = process.argv[2] ? path.resolve(process.argv[2]) : undefined;
-  const info = await buildCli(outDir);
-  console.log(
-    `built the lathe CLI bundle from ${info.inputs.length} files in ${Math.round(performance.now() - started)} ms`,
-  );
+  const args = process.argv.slice(2);
+  const outArg = args.find((a) => !a.startsWith("--"));
+  if (args.includes("--if-possible") && !(await bundlerInstalled())) {
+    console.log(
+      "lathe: rolldown is not installed, so the CLI bundle was not built; `lathe` runs from its sources.",
+    );
+  } else {
+    const started = performance.now();
+    const info = await buildCli(outArg ? path.resolve(outArg) : undefined);
+    console.log(
+      `built the lathe CLI bundle from ${info.inputs.length} files in ${Math.round(performance.now() - started)} ms`,
+    );
+  }
 }

@@ -26,7 +26,10 @@ export interface RunOptions {
   home: string;
   cwd: string;
   input?: string;
+  /** Variables to set; `undefined` removes one (e.g. LATHE_CLI, which vitest.config.ts sets). */
   env?: Record<string, string | undefined>;
+  /** Another launcher than bin/lathe.mjs (a copy of it). */
+  bin?: string;
 }
 
 /** Run `lathe <args>` to completion and collect what it printed. */
@@ -34,8 +37,11 @@ export function runLathe(args: readonly string[], options: RunOptions): Promise<
   return new Promise((resolve, reject) => {
     const env: NodeJS.ProcessEnv = { ...process.env, LATHE_HOME: options.home };
     delete env.LATHE_DEBUG;
-    Object.assign(env, options.env);
-    const child = spawn(process.execPath, [LATHE_BIN, ...args], { cwd: options.cwd, env });
+    for (const [name, value] of Object.entries(options.env ?? {})) {
+      if (value === undefined) delete env[name];
+      else env[name] = value;
+    }
+    const child = spawn(process.execPath, [options.bin ?? LATHE_BIN, ...args], { cwd: options.cwd, env });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));

@@ -1,0 +1,96 @@
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  machineKey,
+  SandboxAvailabilityCache,
+  sandboxAvailabilityCache,
+} from "./sandbox-availability-cache.ts";
+import { machineSandbox, type SandboxStatus } from "./sandbox-availability.ts";
+
+let base: string;
+beforeEach(async () => {
+  base = await mkdtemp(path.join(os.tmpdir(), "lathe-sandbox-cache-"));
+});
+afterEach(async () => {
+  await rm(base, { recursive: true, force: true });
+});
+
+const ACTIVE: SandboxStatus = { active: true, mechanism: "bubblewrap", warnings: ["seccomp not available"] };
+const INACTIVE: SandboxStatus = {
+  active: false,
+  reason: "the sandbox cannot start: bubblewrap (bwrap) not installed",
+  fix: "install it",
+  warnings: [],
+};
+
+async function program(dir: string, name: string, body = "#!/bin/sh\nexit 0\n"): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  await writeFile(path.join(dir, name), body);
+  await chmod(path.join(dir, name), 0o755);
+}
+
+describe("the sandbox availability cache", () => {
+  it("gives back the answer kept for the same key, and none for another", () => {
+    const cache = sandboxAvailabilityCache(base);
+    expect(cache.read("k1")).toBeUndefined();
+    cache.write("k1", ACTIVE);
+    expect(cache.read("k1")).toEqual(ACTIVE);
+    expect(cache.read("k2")).toBeUndefined();
+    cache.write("k2", INACTIVE);
+    expect(cache.read("k2")).toEqual(INACTIVE);
+    expect(cache.read("k1")).toBeUndefined();
+  });
+
+  it.each([
+    ["not JSON", "{active: true"],
+    ["another shape", JSON.stringify({ key: "k", status: { active: "yes", warnings: [] } })],
+    ["unknown fields", JSON.stringify({ key: "k", status: { ...ACTIVE, trusted: true } })],
+    ["empty", ""],
+  ])("ignores a file that is %s (the check then runs and writes it anew)", async (_name, text) => {
+    const cache = new SandboxAvailabilityCache(path.join(base, "cache", "sandbox-availability.json"));
+    await mkdir(path.dirname(cache.file), { recursive: true });
+    await writeFile(cache.file, text);
+    expect(cache.read("k")).toBeUndefined();
+    cache.write("k", ACTIVE);
+    expect(JSON.parse(await readFile(cache.file, "utf8"))).toEqual({ key: "k", status: ACTIVE });
+  });
+
+  it("keys on the programs the sandbox needs: installing, replacing or removing one changes the key", async () => {
+    const bin = path.join(base, "bin");
+    await mkdir(bin);
+    const env = { PATH: `${bin}${path.delimiter}/nonexistent` };
+    const none = machineKey(env);
+    expect(machineKey(env)).toBe(none);
+    const name = process.platform === "darwin" ? "sandbox-exec" : "bwrap";
+    await program(bin, name);
+    const installed = machineKey(env);
+    expect(installed).not.toBe(none);
+    await program(bin, name, "#!/bin/sh\n# a newer build\nexit 0\n");
+    expect(machineKey(env)).not.toBe(installed);
+    await rm(path.join(bin, name));
+    expect(machineKey(env)).toBe(none);
+  });
+
+  it("keys on where PATH finds them", async () => {
+    const first = path.join(base, "first");
+    const second = path.join(base, "second");
+    await program(first, "rg");
+    await program(second, "rg");
+    expect(machineKey({ PATH: [first, second].join(path.delimiter) })).not.toBe(
+      machineKey({ PATH: [second, first].join(path.delimiter) }),
+    );
+  });
+
+  it("is what an engine's start reads: the answer kept for this machine's key, without a sandbox started", async () => {
+    const cache = sandboxAvailabilityCache(base);
+    const kept = { ...INACTIVE, reason: "kept by the test" };
+    cache.write(machineKey(), kept);
+    expect(await machineSandbox(undefined, cache)).toEqual(kept);
+    // `lathe doctor` checks again whatever is kept, and keeps the real answer.
+    const fresh = await machineSandbox(undefined, cache, { refresh: true });
+    expect(fresh.reason).not.toBe("kept by the test");
+    expect(cache.read(machineKey())).toEqual(fresh);
+  });
+});

@@ -1,0 +1,191 @@
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { copyFile, mkdir, mkdtemp, rm, symlink, utimes, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bundleState } from "../bin/cli-bundle.mjs";
+import { buildCli, type BuildInfo } from "../scripts/build-cli.ts";
+import { envelopeOf, LATHE_BIN, PACKAGE_ROOT, runLathe, type Run } from "./support/lathe-cli.ts";
+
+// The CLI bundle (scripts/build-cli.ts), built here into a folder of its own: it answers
+// --version, tools and call read exactly as the sources do, its offload worker is found beside
+// it; and bin/lathe.mjs runs the sources, with a one-line notice, when no up-to-date bundle is
+// there.
+
+const VERSION = (
+  JSON.parse(readFileSync(path.join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }
+).version;
+
+let outDir: string;
+let info: BuildInfo;
+let work: string;
+let home: string;
+
+beforeAll(async () => {
+  // Inside the package, as out/cli is: the bundle finds node_modules and package.json above it.
+  outDir = path.join(PACKAGE_ROOT, "out", `cli-test-${process.pid}`);
+  info = await buildCli(outDir);
+  work = await mkdtemp(path.join(os.tmpdir(), "lathe-bundle-"));
+  home = path.join(work, "home");
+  await mkdir(path.join(work, "ws"));
+  await writeFile(
+    path.join(work, "run-bundle.mjs"),
+    "const { main } = await import(process.argv[2]);\nprocess.exit(await main(process.argv.slice(3)));\n",
+  );
+  await writeFile(path.join(work, "ws", "small.txt"), "one\ntwo\nthree\n");
+  // Large enough to be decoded on an offload worker (read.ts: READ_INLINE_BYTES).
+  await writeFile(path.join(work, "ws", "large.txt"), "a line of text\n".repeat(30_000));
+}, 120_000);
+
+afterAll(async () => {
+  await rm(outDir, { recursive: true, force: true });
+  await rm(work, { recursive: true, force: true });
+});
+
+/** Run the bundle's `main` in a child process, as bin/lathe.mjs would. */
+function runBundle(args: readonly string[]): Promise<Run> {
+  const entry = pathToFileURL(path.join(outDir, "lathe.js")).href;
+  return new Promise((resolve, reject) => {
+    const env: NodeJS.ProcessEnv = { ...process.env, LATHE_HOME: home };
+    delete env.LATHE_DEBUG;
+    const child = spawn(process.execPath, [path.join(work, "run-bundle.mjs"), entry, ...args], {
+      cwd: path.join(work, "ws"),
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    child.on("error", reject);
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
+
+describe("the CLI bundle", () => {
+  it("is built with its offload worker and source maps, and records what it was built from", () => {
+    for (const file of ["lathe.js", "offload-worker.js", "lathe.js.map", "build-info.json"])
+      expect(existsSync(path.join(outDir, file)), file).toBe(true);
+    expect(info.inputs).toEqual(
+      expect.arrayContaining(["package.json", "src/main/cli/main.ts", "src/main/engine/engine.ts"]),
+    );
+    expect(info.inputs.some((f) => f.includes("node_modules/zod"))).toBe(false);
+  });
+
+  it("prints the version", async () => {
+    const run = await runBundle(["--version"]);
+    expect(run).toMatchObject({ code: 0, stdout: `${VERSION}\n`, stderr: "" });
+  });
+
+  it("lists the same tools, with the same schemas, as the sources", async () => {
+    const bundled = await runBundle(["tools", "--json"]);
+    const sources = await runLathe(["tools", "--json"], {
+      home,
+      cwd: path.join(work, "ws"),
+      env: { LATHE_CLI: "source" },
+    });
+    expect(bundled.code).toBe(0);
+    expect(sources.code).toBe(0);
+    const tools = JSON.parse(bundled.stdout) as Array<{ id: string; parameters: unknown }>;
+    expect(tools.map((t) => t.id)).toEqual(expect.arrayContaining(["read", "bash", "word_count"]));
+    expect(tools).toEqual(JSON.parse(sources.stdout));
+  });
+
+  it("reads a small file in process and a large one on its offload worker", async () => {
+    const small = envelopeOf(await runBundle(["call", "read", '{"path":"small.txt"}']));
+    expect(small).toMatchObject({ type: "output", data: { content: expect.stringContaining("two") } });
+    const large = envelopeOf(await runBundle(["call", "read", '{"path":"large.txt","limit":2}']));
+    expect(large).toMatchObject({ type: "output", data: { total_lines: 30_000 } });
+  });
+});
+
+describe("bin/lathe.mjs without an up-to-date bundle", () => {
+  let fake: string;
+
+  /** A copy of the launcher in a package of its own, with the real sources and dependencies. */
+  beforeAll(async () => {
+    fake = await mkdtemp(path.join(os.tmpdir(), "lathe-launcher-"));
+    await mkdir(path.join(fake, "bin"));
+    for (const file of ["lathe.mjs", "cli-bundle.mjs"])
+      await copyFile(path.join(PACKAGE_ROOT, "bin", file), path.join(fake, "bin", file));
+    await copyFile(path.join(PACKAGE_ROOT, "package.json"), path.join(fake, "package.json"));
+    for (const link of ["src", "node_modules", "plugins"])
+      await symlink(path.join(PACKAGE_ROOT, link), path.join(fake, link));
+    // A git checkout: only there does the launcher compare the bundle with the sources.
+    await mkdir(path.join(fake, ".git"));
+  });
+  afterAll(async () => {
+    await rm(fake, { recursive: true, force: true });
+  });
+
+  function launch(args: readonly string[]): Promise<Run> {
+    return runLathe(args, {
+      home,
+      cwd: path.join(work, "ws"),
+      bin: path.join(fake, "bin", "lathe.mjs"),
+      env: { LATHE_CLI: undefined },
+    });
+  }
+
+  it("runs the sources with a one-line notice when no bundle is built", async () => {
+    const run = await launch(["--version"]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe(`${VERSION}\n`);
+    expect(run.stderr).toBe(
+      "lathe: the CLI bundle is not built; running from the TypeScript sources, which starts slower (`npm run build:cli` builds it)\n",
+    );
+  });
+
+  it("runs the sources, naming the newer file, when a source changed after the build", async () => {
+    const dir = path.join(fake, "out", "cli");
+    await mkdir(dir, { recursive: true });
+    // A bundle that would fail loudly if it ran.
+    await writeFile(path.join(dir, "lathe.js"), 'throw new Error("the stale bundle ran");\n');
+    const builtAt = Date.now() - 60_000;
+    await writeFile(
+      path.join(dir, "build-info.json"),
+      JSON.stringify({ format: 1, builtAt, inputs: ["package.json"] }),
+    );
+    const copied = path.join(fake, "package.json");
+    await utimes(copied, new Date(), new Date());
+    expect(bundleState(fake, dir)).toEqual({ state: "stale", changed: "package.json" });
+    const run = await launch(["--version"]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe(`${VERSION}\n`);
+    expect(run.stderr).toBe(
+      "lathe: the CLI bundle is older than package.json; running from the TypeScript sources, which starts slower (`npm run build:cli` builds it)\n",
+    );
+    // Older than the build again: the bundle is used (and here it says so by failing).
+    await utimes(copied, new Date(builtAt - 1_000), new Date(builtAt - 1_000));
+    expect(bundleState(fake, dir)).toEqual({ state: "fresh" });
+    const bundled = await launch(["--version"]);
+    expect(bundled.code).toBe(1);
+    expect(bundled.stderr).toContain("the stale bundle ran");
+  });
+
+  it("uses a built bundle as it is outside a git checkout (an installed Lathe)", async () => {
+    const installed = await mkdtemp(path.join(os.tmpdir(), "lathe-installed-"));
+    try {
+      const dir = path.join(installed, "out", "cli");
+      await mkdir(dir, { recursive: true });
+      await writeFile(path.join(installed, "package.json"), "{}");
+      await writeFile(path.join(dir, "lathe.js"), "");
+      await writeFile(
+        path.join(dir, "build-info.json"),
+        JSON.stringify({ format: 1, builtAt: 0, inputs: ["package.json"] }),
+      );
+      expect(bundleState(installed, dir)).toEqual({ state: "fresh" });
+      await mkdir(path.join(installed, ".git"));
+      expect(bundleState(installed, dir)).toEqual({ state: "stale", changed: "package.json" });
+    } finally {
+      await rm(installed, { recursive: true, force: true });
+    }
+  });
+
+  it("is what the other CLI tests run: the bundle when it is up to date, else the sources", () => {
+    expect(process.env.LATHE_CLI).toBe(bundleState().state === "fresh" ? "bundle" : "source");
+    expect(LATHE_BIN).toBe(path.join(PACKAGE_ROOT, "bin", "lathe.mjs"));
+  });
+});
