@@ -1,24 +1,23 @@
 // Search: our grep against ripgrep and git grep, and our glob against find and fd, on a
 // generated tree of more than 20,000 files (nested folders, mixed sizes, some of them ignored
 // by .gitignore files at several levels), then glob on a copy of the project's node_modules, in
-// process and as a whole `lathe call glob` process. Ours runs through the whole engine pipeline
-// (validation, scheduling, envelope, truncation with its sidecar file). Goals: grep within 2× of
-// rg; glob faster than find and within 1.5× of fd; `lathe call glob` within 2× of find, whole
-// processes. Run alone with `node bench/search.bench.ts`.
+// process (the whole `lathe call glob` process is in startup.bench.ts). Ours runs through the
+// whole engine pipeline (validation, scheduling, envelope, truncation with its sidecar file).
+// Goals: grep within 2× of rg; glob faster than find and within 1.5× of fd. Run alone with
+// `node bench/search.bench.ts`.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Engine, type Envelope } from "../src/main/engine/index.ts";
+import { ensureModulesCopy, MODULES_COPY } from "./lib/modules-copy.ts";
 import { compare, heading, median, skipped } from "./lib/report.ts";
 
 const TREE_VERSION = "search-tree-v1";
 const here = path.dirname(fileURLToPath(import.meta.url));
 const tree = path.join(here, ".work", "search-tree");
-const modulesCopy = path.join(here, ".work", "node-modules-copy");
-const LATHE_BIN = path.join(here, "..", "bin", "lathe.mjs");
 const RUNS = 7;
 
 // ---- the tree ------------------------------------------------------------------------------
@@ -352,99 +351,49 @@ for (const g of globCases) {
 
 // ---- glob on a copy of node_modules --------------------------------------------------------
 
-/**
- * A copy of the project's node_modules with every folder, name, symlink and modification time,
- * and the text of every ignore file, but empty files otherwise (glob reads no content): what the
- * issue measured, without copying a gigabyte. Made once; later runs reuse it while the file count
- * of the original matches.
- */
-function ensureModulesCopy(): { files: number } | { why: string } {
-  let source: string;
-  try {
-    source = realpathSync(path.join(here, "..", "node_modules"));
-  } catch {
-    return { why: "the project has no node_modules" };
-  }
-  const count = (dir: string): number => {
-    const r = spawnSync("find", [dir, "-type", "f"], { maxBuffer: 1 << 30 });
-    return r.stdout.toString().split("\n").filter(Boolean).length;
-  };
-  const marker = path.join(modulesCopy, ".lathe-bench-copy");
-  const files = count(source);
-  if (existsSync(marker) && JSON.parse(readFileSync(marker, "utf8")).files === files) return { files };
-  const started = performance.now();
-  rmSync(modulesCopy, { recursive: true, force: true });
-  mkdirSync(path.dirname(modulesCopy), { recursive: true });
-  const cp = spawnSync("cp", ["-a", "--attributes-only", source, modulesCopy]);
-  if (cp.status !== 0) return { why: `cp -a --attributes-only failed: ${cp.stderr.toString().trim()}` };
-  const ignoreFiles = spawnSync("find", [".", "-name", ".gitignore", "-type", "f"], {
-    cwd: source,
-    maxBuffer: 1 << 30,
-  });
-  for (const relative of ignoreFiles.stdout.toString().split("\n").filter(Boolean)) {
-    spawnSync("cp", ["-a", path.join(source, relative), path.join(modulesCopy, relative)]);
-  }
-  writeFileSync(marker, JSON.stringify({ files }));
-  console.log(
-    `copied node_modules (structure only) in ${((performance.now() - started) / 1000).toFixed(1)} s`,
-  );
-  return { files };
-}
-
 const copy = ensureModulesCopy();
 if ("why" in copy) {
   skipped("glob on a copy of node_modules", copy.why);
 } else {
-  const RUNS_WHOLE = 5;
   heading(
-    `glob "**/*.js" on a copy of node_modules (${copy.files} files; median of ${RUNS} interleaved runs in process, ${RUNS_WHOLE} as whole processes)`,
+    `glob "**/*.js" on a copy of node_modules (${copy.files} files; median of ${RUNS} interleaved runs, in process; the whole \`lathe call glob\` process is in startup.bench.ts)`,
   );
   const modulesHome = await mkdtemp(path.join(os.tmpdir(), "lathe-bench-modules-"));
-  const modulesEngine = await Engine.create({ root: modulesCopy, latheHome: modulesHome, extensions: false });
+  const modulesEngine = await Engine.create({
+    root: MODULES_COPY,
+    latheHome: modulesHome,
+    extensions: false,
+  });
   const modulesSession = await modulesEngine.openSession();
   const findJs = [".", "-type", "f", "-name", "*.js", "-print"];
   const inProcess = [
     ours("glob", { pattern: "**/*.js" }, modulesSession),
-    command("find", "find", findJs, modulesCopy),
+    command("find", "find", findJs, MODULES_COPY),
   ];
   if (fd.cmd)
     inProcess.push(
-      command("fd", fd.cmd, ["--type", "f", "--hidden", "--no-ignore-parent", "--glob", "*.js"], modulesCopy),
+      command(
+        "fd",
+        fd.cmd,
+        ["--type", "f", "--hidden", "--no-ignore-parent", "--glob", "*.js"],
+        MODULES_COPY,
+      ),
     );
   const [mine, findRun, fdRun] = await race(inProcess);
   report("in process", mine!, "find", findRun!, { text: "faster than find", factor: 1 });
   if (fdRun) report("in process", mine!, "fd", fdRun, FD_GOAL);
   else skipped("in process vs fd", fd.why ?? "fd is missing");
 
-  // The whole process, start-up included: what a script calling `lathe call glob` waits for.
-  const cliHome = await mkdtemp(path.join(os.tmpdir(), "lathe-bench-cli-"));
-  const cli = command(
-    "lathe call glob",
-    process.execPath,
-    [LATHE_BIN, "call", "glob", JSON.stringify({ pattern: "**/*.js" }), "--root", modulesCopy],
-    modulesCopy,
-    { ...process.env, LATHE_HOME: cliHome },
-  );
-  const [whole, findWhole] = await race([cli, command("find", "find", findJs, modulesCopy)], RUNS_WHOLE);
-  compare({
-    what: "`lathe call glob '**/*.js'`, whole process",
-    ours: { label: "lathe call glob (1 envelope)", value: whole!.ms },
-    theirs: { label: `find (${findWhole!.results})`, value: findWhole!.ms },
-    goal: "≤ 2× find",
-    met: whole!.ms <= 2 * findWhole!.ms,
-  });
   await modulesSession.close();
   await modulesEngine.close();
   await rm(modulesHome, { recursive: true, force: true });
-  await rm(cliHome, { recursive: true, force: true });
 }
 
 console.log(
   "\nNotes: ours runs through the whole engine pipeline (validation, scheduler, envelope, sidecar for truncated results); " +
     "it walks on one thread and stats the matches in batches on a helper thread. " +
     "find knows no .gitignore (it lists the ignored files too) and does not stat or sort; ours stats every match to sort newest first, " +
-    "which the 'find -printf | sort' line does too. rg, git grep and fd use every core. " +
-    "The whole-process figure includes Node's and the CLI's start-up.",
+    "which the 'find -printf | sort' line does too. rg, git grep and fd use every core.",
 );
 
 await session.close();

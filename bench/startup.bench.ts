@@ -1,0 +1,258 @@
+// Start-up (issue 10 §1): whole `lathe` processes against a bare `node -e 0` measured in the same
+// run, round by round (every contender once per round), so that load from elsewhere on the
+// machine falls on all of them alike. Goals: `lathe --version` ≤ 1.5× bare node; `lathe tools`
+// ≤ 2×; `lathe call read` of a small file ≤ 2.5×; `lathe call glob '**/*.js'` on a copy of the
+// project's node_modules ≤ 2× `find`; `lathe run` to the first model request ≤ 300 ms with 50
+// plugins and two MCP servers configured.
+//
+// `lathe` is bin/lathe.mjs in this checkout, as a developer runs it: the CLI bundle (built first
+// when it is missing or older than a source), after the launcher's check that it is up to date.
+// The same figures without that check (an installed Lathe, LATHE_CLI=bundle) are printed too.
+// Run alone with `node bench/startup.bench.ts`.
+import { spawn, spawnSync } from "node:child_process";
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { bundleState } from "../bin/cli-bundle.mjs";
+import { startOpenAICompatibleServer } from "../test/fixtures/openai-compatible-server.ts";
+import { ensureModulesCopy, MODULES_COPY } from "./lib/modules-copy.ts";
+import { compare, heading, median, skipped } from "./lib/report.ts";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const LATHE = path.join(ROOT, "bin", "lathe.mjs");
+const ROUNDS = 15;
+
+// ---- the bundle -------------------------------------------------------------------------------
+
+const state = bundleState();
+if (state.state !== "fresh") {
+  console.log(
+    `building the CLI bundle first (${state.state === "stale" ? `older than ${state.changed}` : "not built"})…`,
+  );
+  const built = spawnSync(process.execPath, [path.join(ROOT, "scripts", "build-cli.ts")], {
+    stdio: "inherit",
+  });
+  if (built.status !== 0) throw new Error("the CLI bundle did not build: see above");
+}
+
+// ---- whole processes ------------------------------------------------------------------------
+
+interface Contender {
+  label: string;
+  argv: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** Wall time of one run; throws when it fails, so a broken command never passes for a fast one. */
+function once(c: Contender): number {
+  const t0 = performance.now();
+  const r = spawnSync(c.argv[0] as string, c.argv.slice(1), {
+    cwd: c.cwd,
+    env: c.env,
+    stdio: ["ignore", "ignore", "pipe"],
+    maxBuffer: 1 << 26,
+  });
+  const ms = performance.now() - t0;
+  if (r.status !== 0)
+    throw new Error(`${c.label} exited with ${r.status ?? r.signal}: ${r.stderr.toString()}`);
+  return ms;
+}
+
+/** The median wall time of each contender over `rounds` rounds, after one warm-up round. */
+function race(contenders: Contender[], rounds = ROUNDS): number[] {
+  for (const c of contenders) once(c);
+  const samples = contenders.map(() => [] as number[]);
+  for (let round = 0; round < rounds; round++) {
+    for (const [i, c] of contenders.entries()) samples[i]!.push(once(c));
+  }
+  return samples.map(median);
+}
+
+const work = await mkdtemp(path.join(os.tmpdir(), "lathe-bench-startup-"));
+const home = path.join(work, "home");
+const ws = path.join(work, "ws");
+await mkdir(ws, { recursive: true });
+await writeFile(path.join(ws, "small.txt"), "a small file\nof three\nlines\n");
+
+const env: NodeJS.ProcessEnv = { ...process.env, LATHE_HOME: home };
+delete env.LATHE_CLI;
+delete env.LATHE_DEBUG;
+const installed = { ...env, LATHE_CLI: "bundle" };
+const node = process.execPath;
+const lathe = (label: string, args: string[], e = env): Contender => ({
+  label,
+  argv: [node, LATHE, ...args],
+  cwd: ws,
+  env: e,
+});
+const READ = ["call", "read", '{"path":"small.txt"}'];
+
+const [bare, version, tools, read, versionInstalled, toolsInstalled, readInstalled] = race([
+  { label: "node -e 0", argv: [node, "-e", "0"], cwd: ws, env },
+  lathe("lathe --version", ["--version"]),
+  lathe("lathe tools", ["tools"]),
+  lathe("lathe call read", READ),
+  lathe("lathe --version (installed)", ["--version"], installed),
+  lathe("lathe tools (installed)", ["tools"], installed),
+  lathe("lathe call read (installed)", READ, installed),
+]) as [number, number, number, number, number, number, number];
+
+heading(`Whole processes against a bare node (median of ${ROUNDS} interleaved rounds)`);
+const BARE = { label: "node -e 0", value: bare };
+const goal = (what: string, ms: number, factor: number, installedMs: number): void => {
+  compare({
+    what,
+    ours: { label: what, value: ms },
+    theirs: BARE,
+    goal: `≤ ${factor}× bare node`,
+    met: ms <= factor * bare,
+  });
+  compare({
+    what: `${what}, installed (no freshness check)`,
+    ours: { label: what, value: installedMs },
+    theirs: BARE,
+  });
+};
+goal("lathe --version", version, 1.5, versionInstalled);
+goal("lathe tools", tools, 2, toolsInstalled);
+goal("lathe call read (a small file)", read, 2.5, readInstalled);
+
+// ---- glob on a copy of node_modules ----------------------------------------------------------
+
+const copy = ensureModulesCopy();
+if ("why" in copy) {
+  skipped("lathe call glob on a copy of node_modules", copy.why);
+} else {
+  const findJs: Contender = {
+    label: "find",
+    argv: ["find", ".", "-type", "f", "-name", "*.js", "-print"],
+    cwd: MODULES_COPY,
+    env,
+  };
+  const globJs = lathe("lathe call glob", [
+    "call",
+    "glob",
+    JSON.stringify({ pattern: "**/*.js" }),
+    "--root",
+    MODULES_COPY,
+  ]);
+  const [glob, find, bareAgain] = race(
+    [globJs, findJs, { label: "node -e 0", argv: [node, "-e", "0"], cwd: ws, env }],
+    7,
+  ) as [number, number, number];
+  heading(`lathe call glob '**/*.js' on a copy of node_modules (${copy.files} files; median of 7 rounds)`);
+  compare({
+    what: "`lathe call glob '**/*.js'`, whole process",
+    ours: { label: "lathe call glob", value: glob },
+    theirs: { label: "find", value: find },
+    goal: "≤ 2× find",
+    met: glob <= 2 * find,
+  });
+  compare({
+    what: "`lathe call glob '**/*.js'`, whole process",
+    ours: { label: "lathe call glob", value: glob },
+    theirs: { label: "node -e 0", value: bareAgain },
+  });
+}
+
+// ---- lathe run: start → first model request -------------------------------------------------
+
+const server = await startOpenAICompatibleServer({ models: ["m"], replies: [{ text: "ok" }] });
+const runHome = path.join(work, "run-home");
+await mkdir(runHome, { recursive: true });
+await writeFile(
+  path.join(runHome, "settings.json"),
+  JSON.stringify({ providers: { "openai-compatible": { baseURL: server.baseURL } } }),
+);
+
+function exited(child: ReturnType<typeof spawn>): Promise<void> {
+  return new Promise((resolve) => child.on("close", () => resolve()));
+}
+
+/** From spawning `lathe run` to the fixture server receiving its first chat request. */
+async function firstRequest(): Promise<number> {
+  const before = server.requests.length;
+  const t0 = performance.now();
+  const child = spawn(node, [LATHE, "run", "hi", "--model", "openai-compatible:m"], {
+    cwd: ws,
+    env: { ...env, LATHE_HOME: runHome },
+    stdio: "ignore",
+  });
+  await server.requestArrived(before + 1);
+  const ms = performance.now() - t0;
+  await exited(child);
+  return ms;
+}
+
+async function bareNode(): Promise<number> {
+  const t0 = performance.now();
+  await exited(spawn(node, ["-e", "0"], { stdio: "ignore" }));
+  return performance.now() - t0;
+}
+
+/** First requests and bare starts, interleaved, after one warm-up run. */
+async function runRounds(rounds = 7): Promise<{ run: number; bare: number }> {
+  await firstRequest();
+  const runs: number[] = [];
+  const bares: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    runs.push(await firstRequest());
+    bares.push(await bareNode());
+  }
+  return { run: median(runs), bare: median(bares) };
+}
+
+const plain = await runRounds();
+heading("lathe run: start to the first model request (loopback server; median of 7 interleaved rounds)");
+compare({
+  what: "start → first request, no plugins or MCP servers",
+  ours: { label: "lathe run", value: plain.run },
+  theirs: { label: "node -e 0", value: plain.bare },
+  goal: "≤ 300 ms",
+  met: plain.run <= 300,
+});
+
+// The issue's condition: 50 plugins and two MCP servers configured; their start must not block.
+const everything = path.join(
+  ROOT,
+  "node_modules",
+  "@modelcontextprotocol",
+  "server-everything",
+  "dist",
+  "index.js",
+);
+const wordCount = path.join(ROOT, "plugins", "word_count");
+for (let i = 0; i < 50; i++) {
+  const dir = path.join(runHome, "tools", `wc_${i}`);
+  await cp(wordCount, dir, { recursive: true });
+  const yaml = path.join(dir, "tool.yaml");
+  await writeFile(yaml, (await readFile(yaml, "utf8")).replace("name: word_count", `name: word_count_${i}`));
+}
+await writeFile(
+  path.join(runHome, "settings.json"),
+  JSON.stringify({
+    providers: { "openai-compatible": { baseURL: server.baseURL } },
+    mcpServers: {
+      one: { command: node, args: [everything, "stdio"] },
+      two: { command: node, args: [everything, "stdio"] },
+    },
+  }),
+);
+const loaded = await runRounds();
+compare({
+  what: "start → first request, 50 plugins and two MCP servers",
+  ours: { label: "lathe run", value: loaded.run },
+  theirs: { label: "node -e 0", value: loaded.bare },
+  goal: "≤ 300 ms",
+  met: loaded.run <= 300,
+});
+compare({
+  what: "start → first request, 50 plugins and two MCP servers",
+  ours: { label: "lathe run", value: loaded.run },
+  theirs: { label: "with nothing configured", value: plain.run },
+});
+
+await server.close();
+await rm(work, { recursive: true, force: true });
