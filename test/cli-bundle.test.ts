@@ -93,6 +93,30 @@ describe("the CLI bundle", () => {
     expect(tools).toEqual(JSON.parse(sources.stdout));
   });
 
+  it.each([
+    ["a number as the path", "read", '{"path":5}'],
+    ["no path", "read", "{}"],
+    ["an offset below 1", "read", '{"path":"small.txt","offset":0}'],
+    ["an unknown property", "read", '{"path":"small.txt","bogus":1}'],
+    ["an output mode not in the enum", "grep", '{"pattern":"x","output_mode":"lines"}'],
+    ["a bad status in a nested list", "todo", '{"todos":[{"content":"a","status":"later"}]}'],
+  ])(
+    "refuses %s with the sources' message (its validator compiled ahead of time)",
+    async (_name, tool, args) => {
+      const bundled = envelopeOf(await runBundle(["call", tool, args]));
+      const sources = envelopeOf(
+        await runLathe(["call", tool, args], {
+          home,
+          cwd: path.join(work, "ws"),
+          env: { LATHE_CLI: "source" },
+        }),
+      );
+      expect(bundled.type).toBe("error");
+      expect(bundled.error_text).toMatch(/^Invalid arguments for /);
+      expect(bundled.error_text).toBe(sources.error_text);
+    },
+  );
+
   it("reads a small file in process and a large one on its offload worker", async () => {
     const small = envelopeOf(await runBundle(["call", "read", '{"path":"small.txt"}']));
     expect(small).toMatchObject({ type: "output", data: { content: expect.stringContaining("two") } });

@@ -3,7 +3,8 @@ import type { JsonSchema, ToolDefinition, ToolKind, ToolRuntime, Truncation } fr
 import type { CallPlan } from "../policy/call-plan.ts";
 import type { RequirementSet } from "../tools/requirement-set.ts";
 import { stableStringify } from "../tools/stable-stringify.ts";
-import { BUILTIN_PARAMETERS } from "./builtin-catalog.ts";
+import { usePrecompiled } from "../tools/argument-validator.ts";
+import { BUILTIN_PARAMETERS, BUILTIN_VALIDATORS } from "./builtin-catalog.ts";
 
 export interface BuiltinSpec<S extends z.ZodObject, Data> {
   id: string;
@@ -40,15 +41,20 @@ export function toParameters(schema: z.ZodObject): JsonSchema {
  * A built-in tool from a zod schema: the schema is published with `z.toJSONSchema`, the
  * pipeline validates against it before `execute` runs, so `execute` receives typed arguments.
  * The published schema is made on first use — taken from the bundle's catalog when it has it
- * (builtin-catalog.ts), else generated from the zod schema.
+ * (builtin-catalog.ts, with its precompiled validator), else generated from the zod schema.
  */
 export function defineBuiltin<S extends z.ZodObject, Data>(
   spec: BuiltinSpec<S, Data>,
 ): ToolDefinition<z.output<S>, Data> {
   let parameters: JsonSchema | undefined;
-  const publish = (): JsonSchema =>
-    BUILTIN_PARAMETERS[spec.id] ??
-    toParameters(typeof spec.schema === "function" ? spec.schema() : spec.schema);
+  const publish = (): JsonSchema => {
+    const built = BUILTIN_PARAMETERS[spec.id];
+    if (built === undefined)
+      return toParameters(typeof spec.schema === "function" ? spec.schema() : spec.schema);
+    const validate = BUILTIN_VALIDATORS[spec.id];
+    if (validate) usePrecompiled(built, validate);
+    return built;
+  };
   return {
     id: spec.id,
     description: spec.description,

@@ -1,10 +1,15 @@
-import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import type { Ajv2020, ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { JsonSchema } from "../tools/contract.ts";
+import { jsonSchemaLibrary } from "../tools/json-schema-library.ts";
 
 // A plugin's output_schema: checked when its manifest is parsed, and each result checked against
-// it. Its own module, so the JSON Schema validator loads only when either happens.
-const ajv = new Ajv2020({ allErrors: true, strict: false, coerceTypes: false });
+// it, by a validator made when either first happens.
+let instance: Ajv2020 | undefined;
+function ajv(): Ajv2020 {
+  instance ??= new (jsonSchemaLibrary().Ajv2020)({ allErrors: true, strict: false, coerceTypes: false });
+  return instance;
+}
 
 function where(err: ErrorObject): string {
   const pointer = err.instancePath
@@ -17,8 +22,9 @@ function where(err: ErrorObject): string {
 /** Check an output schema against the JSON Schema meta-schema; the problem, or undefined. */
 export function checkOutputSchema(schema: JsonSchema): string | undefined {
   const { $schema: _ignored, ...rest } = schema;
-  if (ajv.validateSchema(rest) === true) return undefined;
-  return ajv.errorsText(ajv.errors, { dataVar: "output_schema" });
+  const validator = ajv();
+  if (validator.validateSchema(rest) === true) return undefined;
+  return validator.errorsText(validator.errors, { dataVar: "output_schema" });
 }
 
 /**
@@ -34,7 +40,7 @@ export function outputValidator(
   // Compiled on first use: loading fifty plugins should not pay for fifty compilations.
   let validate: ValidateFunction | undefined;
   return (value) => {
-    validate ??= ajv.compile(rest);
+    validate ??= ajv().compile(rest);
     if (validate(value)) return;
     const problems = [
       ...new Set((validate.errors ?? []).map((e) => `${where(e)} ${e.message ?? "is invalid"}`)),

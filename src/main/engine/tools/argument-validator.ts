@@ -1,6 +1,15 @@
-import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
-import addFormats from "ajv-formats";
+import type { Ajv2020, ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
 import type { JsonSchema } from "./contract.ts";
+import { jsonSchemaLibrary } from "./json-schema-library.ts";
+
+/** How arguments are validated (also how the bundle compiles the built-ins' validators). */
+export const ARGUMENT_VALIDATION = {
+  allErrors: true,
+  strict: false,
+  useDefaults: true,
+  coerceTypes: false,
+  validateSchema: false,
+} as const;
 
 let instance: Ajv2020 | undefined;
 
@@ -12,19 +21,22 @@ let instance: Ajv2020 | undefined;
  */
 function ajv(): Ajv2020 {
   if (instance) return instance;
-  instance = new Ajv2020({
-    allErrors: true,
-    strict: false,
-    useDefaults: true,
-    coerceTypes: false,
-    validateSchema: false,
-  });
+  const { Ajv2020: Validator, addFormats } = jsonSchemaLibrary();
+  instance = new Validator(ARGUMENT_VALIDATION);
   // Schemas from plugins and MCP servers use formats ("uri", "email", "date-time"): check them.
-  addFormats.default(instance);
+  addFormats(instance);
   return instance;
 }
 
 const cache = new WeakMap<JsonSchema, ValidateFunction>();
+
+/**
+ * Use `validate` for `schema` (the object a tool publishes): a validator compiled ahead of time
+ * from exactly that schema, as the CLI bundle carries for the built-ins (builtin-catalog.ts).
+ */
+export function usePrecompiled(schema: JsonSchema, validate: ValidateFunction): void {
+  cache.set(schema, validate);
+}
 
 function compile(schema: JsonSchema): ValidateFunction {
   let fn = cache.get(schema);
