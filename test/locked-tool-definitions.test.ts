@@ -12,10 +12,14 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { defaultAgent } from "../src/main/engine/agent/default-agent.ts";
+import { defaultProviderRegistry } from "../src/main/engine/agent/default-providers.ts";
+import { runAgent } from "../src/main/engine/agent/run-agent.ts";
 import { Engine } from "../src/main/engine/engine.ts";
 import { LOCKED_TOOL_IDS } from "../src/main/engine/tools/locked-tools.ts";
 import { modelSchema } from "../src/main/engine/tools/model-schema.ts";
 import { missingFacts, REQUIRED_FACTS, type ModelFacingDefinition } from "./support/locked-tool-facts.ts";
+import { startOpenAICompatibleServer } from "./fixtures/openai-compatible-server.ts";
 import { corpusProblems, TOOL_CALL_CORPUS, type ProxyTool } from "./support/tool-call-corpus.ts";
 
 const BEFORE = JSON.parse(
@@ -24,11 +28,12 @@ const BEFORE = JSON.parse(
 const before: ProxyTool[] = BEFORE.tools.map((t) => ({ shown: t, validation: t.parameters }));
 
 let base: string;
+let engine: Engine;
 let now: ProxyTool[];
 
 beforeAll(async () => {
   base = await mkdtemp(path.join(os.tmpdir(), "lathe-definitions-"));
-  const engine = await Engine.create({ root: base, latheHome: path.join(base, "home"), extensions: false });
+  engine = await Engine.create({ root: base, latheHome: path.join(base, "home"), extensions: false });
   now = engine.registry
     .all()
     .filter((e) => LOCKED_TOOL_IDS.has(e.tool.id))
@@ -36,9 +41,11 @@ beforeAll(async () => {
       shown: { id: tool.id, description: tool.description, parameters: modelSchema(tool.parameters) },
       validation: tool.parameters,
     }));
-  await engine.close();
 });
-afterAll(async () => rm(base, { recursive: true, force: true }));
+afterAll(async () => {
+  await engine.close();
+  await rm(base, { recursive: true, force: true });
+});
 
 const shown = (tools: ProxyTool[]): ModelFacingDefinition[] => tools.map((t) => t.shown);
 
@@ -57,6 +64,30 @@ function rewrite(tools: ProxyTool[], id: string, edit: (text: string) => string)
         },
   );
 }
+
+describe("what the provider sends", () => {
+  it("is exactly the definitions checked here: the OpenAI-compatible client sends each locked tool's description and compact schema", async () => {
+    const fixture = await startOpenAICompatibleServer({ replies: [{ text: "ok" }] });
+    try {
+      const model = await defaultProviderRegistry().resolve("openai-compatible:m", {
+        providers: { "openai-compatible": { baseURL: fixture.baseURL } },
+      });
+      await runAgent({ engine, agent: defaultAgent(), model, prompt: "hello", persist: false });
+      const sent = new Map((fixture.requests[0]?.tools ?? []).map((t) => [t.function.name, t.function]));
+      for (const { shown } of now) {
+        if (shown.id === "tool_search") continue; // shown only once something is deferred
+        expect(sent.get(shown.id), shown.id).toEqual({
+          name: shown.id,
+          description: shown.description,
+          parameters: shown.parameters,
+        });
+        expect(JSON.stringify(shown.parameters)).not.toContain('"additionalProperties":false');
+      }
+    } finally {
+      await fixture.close();
+    }
+  });
+});
 
 describe("required facts of the locked tools", () => {
   it("name every locked tool, with ids that are unique", () => {
