@@ -10,6 +10,13 @@
  * its parameters schema as the model receives it: property names, descriptions, enums, defaults,
  * bounds) with `match`: every pattern must be found, case-insensitive, whitespace collapsed.
  * Patterns carry alternatives for equivalent wordings, so they pin the meaning, not a sentence.
+ *
+ * Left out on purpose, because the result or the error a model gets says it when it matters, or
+ * a model would not call differently for knowing it: the shape of each result (it arrives as
+ * JSON with named fields), that a write is atomic, that colours are off in bash, 128 + signal
+ * exit codes, the order of grep's results, how a very long matching line is cut, where a BOM
+ * goes, `$` before `\r`, and that an edit too large to diff was still made (its `diff_omitted`
+ * says so).
  */
 export interface RequiredFact {
   tool: string;
@@ -73,6 +80,7 @@ export const REQUIRED_FACTS: readonly RequiredFact[] = [
   f("glob", "glob.star-one-folder", '* matches within one folder: "*.md" is only the top level', /(within|in) one folder/),
   f("glob", "glob.no-absolute", "no absolute path or .. in pattern: choose the folder with path", /absolute/, /\.\./),
   f("glob", "glob.gitignore", "files excluded by .gitignore are left out", /\.gitignore/),
+  f("glob", "glob.symlinks", "symlinked folders are not followed", /symlinked folders (are )?not followed/),
   f("glob", "glob.files-only", "only files are listed, not folders", /only files|not folders|files only/),
   f("glob", "glob.cap", "at most 1000 paths; then truncated with output_path holding all", /1000/, /output_path/),
   f("glob", "glob.limit", "limit returns only the newest N paths", /limit/, /newest/),
@@ -89,6 +97,7 @@ export const REQUIRED_FACTS: readonly RequiredFact[] = [
   f("grep", "grep.glob-filter", "glob without / matches file names anywhere, with / the path; ! excludes", /glob/, /without .?\/.?|no .?\/.?/, /!/, /exclude/),
   f("grep", "grep.modes", "output_mode: files_with_matches (default), content (lines with numbers), count", /files_with_matches/, /content/, /count/, /default/),
   f("grep", "grep.gitignore", "files excluded by .gitignore and binary files are skipped", /\.gitignore/, /binary/),
+  f("grep", "grep.symlinks", "symlinked folders are not followed", /symlinked folders (are )?not followed/),
   f("grep", "grep.cap", "at most 200 entries; then truncated with output_path holding all", /200/, /output_path/),
   f("grep", "grep.narrow", "narrow the pattern, path or glob to see fewer", /narrow/),
 
@@ -123,6 +132,7 @@ export const REQUIRED_FACTS: readonly RequiredFact[] = [
   f("question", "question.options", "with options the person picks labels; without, free text", /options?/, /free.?text/),
   f("question", "question.multi", "multi_select allows several choices", /multi_select/),
   f("question", "question.option-count", "offer 2-20 options, recommended first", /2-20|minitems 2 maxitems 20/, /recommended/),
+  f("question", "question.distinct", "option labels must be distinct (a repeated label is refused)", /distinct/),
   f("question", "question.labels-back", "answers repeat the chosen labels exactly", /label/, /(repeat|exactly as)/),
   f("question", "question.headless", "when no one can answer the call fails: continue with best judgement, state assumptions", /judg(e)?ment/, /assumptions/),
   f("question", "question.header", "header is a short title of a few words", /header/, /title/),

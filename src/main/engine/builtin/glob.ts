@@ -10,7 +10,7 @@ import { resolveSearchPath } from "./search-path.ts";
 
 const DESCRIPTION = `Find files by name with a glob pattern, newest first. To search inside files, use grep.
 
-pattern is relative to path (default: the workspace root); "*" matches within one folder, "**" any number of folders; hidden files match too. No absolute path or ".." in pattern: choose the folder with path. Lists only files, not folders; .gitignored files are left out. At most 1000 paths: past that truncated: true and output_path holds them all; narrow the search or pass limit.`;
+pattern is relative to path (default: the workspace root); "*" matches within one folder, "**" any number of folders; hidden files match too. No absolute path or ".." in pattern: choose the folder with path. Lists only files, not folders; .gitignored files are left out and symlinked folders not followed. At most 1000 paths: past that truncated: true and output_path holds them all; narrow the search or pass limit.`;
 
 const schema = z.strictObject({
   pattern: z.string().min(1).describe('e.g. "**/*.ts", "src/**/*.test.js".'),

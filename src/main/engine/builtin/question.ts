@@ -19,7 +19,7 @@ export const QUESTION_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 
 const DESCRIPTION = `Ask the person questions and wait for the answers. Ask when a choice is theirs and guessing wrong would waste work; never for what you can find out yourself, nor for permission to run tools.
 
-With options the person picks labels (several with multi_select) and the answers repeat them exactly; without, they answer in free text. Put a recommended option first. When no one can answer, the call fails: continue with your best judgement and state your assumptions.`;
+With options the person picks labels (several with multi_select) and the answers repeat them exactly; without, they answer in free text. Give distinct labels, a recommended option first. When no one can answer, the call fails: continue with your best judgement and state your assumptions.`;
 
 const schema = z.strictObject({
   questions: z
