@@ -2,6 +2,7 @@ import { dynamicTool, jsonSchema, type JSONSchema7, type ToolSet } from "ai";
 import type { EngineEvents, ToolInvocationFinished, ToolInvocationStarted } from "../engine-events.ts";
 import type { Session } from "../session/session.ts";
 import type { Envelope } from "../tools/envelope.ts";
+import { modelSchema } from "../tools/model-schema.ts";
 import type { ToolRegistry } from "../tools/tool-registry.ts";
 import { envelopeOutput, type OutputOptions } from "./model-messages.ts";
 import type { RunBudget } from "./run-budget.ts";
@@ -90,7 +91,8 @@ export class ToolBridge {
       const id = tool.id;
       this.tools[id] = dynamicTool({
         description: tool.description,
-        inputSchema: jsonSchema(tool.parameters as JSONSchema7),
+        // The model sees the compact schema; session.call validates against the full one.
+        inputSchema: jsonSchema(modelSchema(tool.parameters) as JSONSchema7),
         execute: (input, { toolCallId, abortSignal }) =>
           this.dispatch({ toolCallId, toolName: id, input }, abortSignal),
         toModelOutput: ({ output: envelope }) => envelopeOutput(envelope as Envelope, output),

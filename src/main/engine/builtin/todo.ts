@@ -4,13 +4,9 @@ import { TODO_STATUSES, type TodoItem, type TodoStore } from "../store/todo-stor
 import type { ToolDefinition } from "../tools/contract.ts";
 import { defineBuiltin } from "./define-builtin.ts";
 
-const DESCRIPTION = `Write this session's todo list: the steps of the current task and where each one stands. The person sees the list live.
+const DESCRIPTION = `Write this session's todo list; the person sees it live. Use it for work with several steps (skip trivial tasks): send the whole plan first, then update it as you go, at most one step in_progress, each marked completed as soon as it is done.
 
-Use it for work with several steps: write the whole plan first, then call todo again as you go, marking one step in_progress when you start it and completed as soon as it is done. Skip it for a task of one or two trivial steps.
-
-Each call replaces the whole list: always send every item, in order, not only the ones that changed. Send an empty list to clear it. At most one item may be in_progress at a time. Statuses: pending (not started), in_progress (what you are doing now), completed (done).
-
-Returns {todos}: the list as stored.`;
+Each call replaces the whole list: send every item, in order. An empty list clears it.`;
 
 /** Longest list and longest item the tool accepts: a plan, not a dump. */
 export const MAX_TODOS = 100;
@@ -20,16 +16,11 @@ const schema = z.strictObject({
   todos: z
     .array(
       z.strictObject({
-        content: z
-          .string()
-          .min(1)
-          .max(MAX_TODO_CHARS)
-          .describe("What the step is, in a short imperative sentence."),
-        status: z.enum(TODO_STATUSES).describe("pending, in_progress (at most one item) or completed."),
+        content: z.string().min(1).max(MAX_TODO_CHARS).describe("The step, in a short imperative sentence."),
+        status: z.enum(TODO_STATUSES),
       }),
     )
-    .max(MAX_TODOS)
-    .describe("The whole list, in order; it replaces the previous one."),
+    .max(MAX_TODOS),
 });
 
 export interface TodoData {

@@ -19,26 +19,18 @@ export const DEFAULT_MAX_RESULTS = 8;
 export const MAX_RESULTS = 20;
 
 const schema = z.strictObject({
-  query: z
-    .string()
-    .min(1)
-    .max(400)
-    .describe("What to search the web for, as you would type it into a search engine."),
+  query: z.string().min(1).max(400),
   max_results: z
     .number()
     .int()
     .min(1)
     .max(MAX_RESULTS)
     .optional()
-    .describe(`How many results to return, 1 to ${MAX_RESULTS}. Defaults to ${DEFAULT_MAX_RESULTS}.`),
+    .describe(`Default ${DEFAULT_MAX_RESULTS}.`),
 });
 
 function description(settings: WebSearchSettings): string {
-  return `Search the web and get a list of results: {results: [{title, url, snippet}]}, best first.
-
-Use it to find pages about something you do not know or that may have changed (documentation, error messages, releases); then read the pages that matter with web_fetch. Snippets are short excerpts, not the pages.
-
-Limits: at most ${settings.maxCallsPerSession} searches per session, so make each query specific rather than searching many variations; each search must answer within ${Math.round(settings.timeoutMs / 1000)} s. max_results is 1 to ${MAX_RESULTS} (default ${DEFAULT_MAX_RESULTS}); a provider may return fewer.`;
+  return `Search the web: results {title, url, snippet}, best first. For what you do not know or what may have changed (docs, error messages, releases); snippets are not the pages: read those that matter with web_fetch. At most ${settings.maxCallsPerSession} searches per session, so make each query specific; each must answer within ${Math.round(settings.timeoutMs / 1000)} s.`;
 }
 
 function noProvider(settingsFile: string): ToolCallError {
