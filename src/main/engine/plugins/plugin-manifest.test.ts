@@ -99,9 +99,9 @@ describe("parseManifest errors name the file, the field and the fix", () => {
     ],
     [
       "an invalid JSON Schema",
-      yamlWith({ input_schema: { type: "object", properties: { a: { type: "strnig" } } } }),
+      yamlWith({ input_schema: { type: "object", properties: { a: { type: "string", minLength: -1 } } } }),
       /field "input_schema"/,
-      /not a valid JSON Schema/,
+      /not a valid JSON Schema \(schema\/properties\/a\/minLength must be >= 0\)/,
       /type: object/,
     ],
     [
