@@ -332,7 +332,17 @@ export class IsolateHost {
       () => stop(`a call did not finish within ${call.wallTimeoutMs} ms (wall clock)`),
       call.wallTimeoutMs,
     );
-    const onAbort = (): void => stop("a call was aborted");
+    let aborted = false;
+    const onAbort = (): void => {
+      aborted = true;
+      // The pipeline aborts a call at its timeout with that reason: say it, not just "aborted".
+      const why: unknown = call.signal?.reason;
+      stop(
+        why instanceof Error && why.message !== ""
+          ? `a call was stopped: ${why.message}`
+          : "a call was aborted",
+      );
+    };
     call.signal?.addEventListener("abort", onAbort, { once: true });
     const token = randomBytes(16).toString("hex");
     try {
@@ -378,7 +388,7 @@ export class IsolateHost {
     } catch (err) {
       if (stopReason !== undefined) {
         throw new ToolCallError(
-          stopReason === "a call was aborted"
+          aborted
             ? `${name} was aborted; its isolate was stopped.`
             : `${name} did not finish within its timeout of ${call.wallTimeoutMs} ms (it may be waiting on a promise that never settles) and was stopped; its isolate was restarted.`,
         );
