@@ -114,7 +114,11 @@ export class PluginInstance {
 
   /** `lathe plugin check` for this folder: it lists every problem with its fix. */
   private checkCommand(): string {
-    return `run \`lathe plugin check ${this.folder.dir}\` for every problem and its fix; fix the files and the plugin reloads`;
+    const after =
+      this.folder.layer === "project"
+        ? "once the files are fixed, trust the project again (`lathe trust`) to approve them"
+        : "fix the files and the plugin reloads";
+    return `run \`lathe plugin check ${this.folder.dir}\` for every problem and its fix; ${after}`;
   }
 
   /** Read the folder once (for its hash) without validating it. */

@@ -168,4 +168,18 @@ describe("a plugin's log file", () => {
       /^\[lathe\] isolate stopped: /,
     );
   });
+
+  it("says in the plugin's status when its log file cannot be written, and the call still works", async () => {
+    world = await openPluginWorld({
+      arrange: async (w) => {
+        await writeFile(path.join(w.latheHome, "logs"), "a file where the logs folder should be");
+        await writePlugin(w.globalDir, "talker", plugin("talker", "runtime.log('hi'); return 'ok';"));
+      },
+    });
+    const session = await world.session();
+    expect((await session.call("talker", {})).type).toBe("output");
+    await expect
+      .poll(() => world?.manager.status().find((s) => s.name === "talker")?.logs)
+      .toEqual(["hi", expect.stringMatching(/^\[lathe\] cannot write the log file .*talker\.log: /)]);
+  });
 });

@@ -181,8 +181,7 @@ export class PluginManager {
       line,
       at: Date.now(),
     };
-    // A note about the log file itself is not written to that file again.
-    if (!(source === "lathe" && line.startsWith("cannot write the log file"))) this.logFiles?.write(entry);
+    this.logFiles?.write(entry);
     this.options.onLog?.(entry);
   }
 
