@@ -53,8 +53,20 @@ async function dropPlugin(version = "1.0.0", greeting = "hello"): Promise<void> 
 describe("a project plugin from the CLI", () => {
   it("loads only after the project is trusted, then runs; a later change disables it until trusted again", async () => {
     await dropPlugin();
-    const before = await lathe(["tools", "--json"]);
-    expect((JSON.parse(before.stdout) as Array<{ id: string }>).map((t) => t.id)).not.toContain("greet");
+    const before = JSON.parse((await lathe(["tools", "--json"])).stdout) as Array<{
+      id: string;
+      enabled: boolean;
+      reason?: string;
+      fix?: string;
+    }>;
+    // Listed, but disabled: the project is not trusted yet.
+    expect(before.find((t) => t.id === "greet")).toEqual({
+      id: "greet",
+      enabled: false,
+      origin: { layer: "project", kind: "plugin", name: "greet" },
+      reason: "This project is not trusted, so its plugin greet is not loaded.",
+      fix: `review ${path.join(root, ".lathe/tools/greet")}, then run \`lathe trust --root ${root}\``,
+    });
 
     const trust = await lathe(["trust", "--root", root]);
     expect(trust.stdout).toMatch(/plugin\s+greet/);
@@ -77,9 +89,23 @@ describe("a project plugin from the CLI", () => {
     const changed = await lathe(["call", "greet", '{"name":"Ada"}']);
     expect(envelopeOf(changed)).toMatchObject({
       type: "error",
-      error_text: expect.stringMatching(/Unknown tool "greet"/),
+      error_text: expect.stringMatching(
+        /^Tool "greet" \(project plugin "greet"\) is disabled, so it was not run\. tool\.yaml\/TOOL\.md\/index\.js of greet changed since you trusted this project.* To enable it again, the user must review .*greet, then run `lathe trust --root .*`/,
+      ),
     });
-    expect(changed.stderr).toMatch(/greet .*is disabled: .*changed since you trusted/);
+    expect(changed.stderr).toMatch(/greet .*is disabled: .*changed since you trusted.* Fix: review /);
+    const listed = JSON.parse((await lathe(["tools", "--json"])).stdout) as Array<Record<string, unknown>>;
+    expect(listed.find((t) => t.id === "greet")).toMatchObject({
+      enabled: false,
+      reason: expect.stringMatching(/changed since you trusted this project/),
+      fix: expect.stringMatching(/lathe trust --root /),
+    });
+    const table = await lathe(["tools"]);
+    expect(table.stdout).toMatch(
+      /Disabled \(1\):\n {2}greet \(project plugin greet\)\n {4}why: tool\.yaml.*changed since.*\n {4}fix: review .*lathe trust --root /,
+    );
+    // `lathe tools` lists it in its table, so stderr does not say it again.
+    expect(table.stderr).not.toMatch(/greet .*is disabled/);
 
     await lathe(["trust", "--root", root]);
     const again = await lathe(["call", "greet", '{"name":"Ada"}']);
@@ -191,8 +217,11 @@ describe("lathe trust shows, per plugin and MCP server, what it would turn on", 
     );
     expect(out).toMatch(/mcp\s+helper \(new\): cd .* && lathe-test-no-such-program --serve/);
     expect(out).toContain("Nothing was changed (--dry-run).");
-    const tools = JSON.parse((await lathe(["tools", "--json"])).stdout) as Array<{ id: string }>;
-    expect(tools.map((t) => t.id)).not.toContain("scraper");
+    const tools = JSON.parse((await lathe(["tools", "--json"])).stdout) as Array<{
+      id: string;
+      enabled: boolean;
+    }>;
+    expect(tools.filter((t) => t.enabled).map((t) => t.id)).not.toContain("scraper");
   });
 
   it('--json gives the same review as data, then trusting pins it; `lathe tools` warns about hosts "*"', async () => {

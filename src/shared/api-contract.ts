@@ -5,6 +5,7 @@ import { z } from "zod";
 import {
   ExtensionsStatusSchema,
   McpLogSchema,
+  PluginLogSchema,
   McpPreviewSchema,
   McpServerFormSchema,
   McpServerNameSchema,
@@ -13,6 +14,7 @@ import {
   PluginNameSchema,
   type ExtensionsStatus,
   type McpLog,
+  type PluginLog,
   type McpPreview,
 } from "./extensions-schemas.ts";
 import type { PushEvent, PushOf } from "./push-events.ts";
@@ -169,6 +171,19 @@ export const channels = {
   "plugins.approve": {
     request: z.strictObject({ name: PluginNameSchema, hash: PluginHashSchema }),
     response: ExtensionsStatusSchema,
+  },
+  /**
+   * The last lines of a plugin's log file (`$LATHE_HOME/logs/plugins/<name>.log`): its runtime.log
+   * and console lines, and Lathe's notes — isolate restarts with their reason, failed calls with the
+   * file and line, failed starts. The panel polls it while the log is open.
+   */
+  "plugins.log": {
+    request: z.strictObject({
+      layer: PluginLayerSchema,
+      name: PluginNameSchema,
+      lines: z.number().int().min(1).max(2000).default(200),
+    }),
+    response: PluginLogSchema,
   },
   /** The exact command a server would start with, to show before it is saved and started. */
   "mcp.preview": {
@@ -376,6 +391,7 @@ export interface LatheApi {
   plugins: {
     setEnabled(request: RequestOf<"plugins.setEnabled">): Promise<ApiResult<ExtensionsStatus>>;
     approve(request: RequestOf<"plugins.approve">): Promise<ApiResult<ExtensionsStatus>>;
+    log(request: RequestOf<"plugins.log">): Promise<ApiResult<PluginLog>>;
   };
   mcp: {
     preview(request: RequestOf<"mcp.preview">): Promise<ApiResult<McpPreview>>;

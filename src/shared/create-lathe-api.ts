@@ -31,6 +31,7 @@ export function createLatheApi(invoke: Invoke, subscribe: Subscribe): LatheApi {
     plugins: {
       setEnabled: (request) => invoke("plugins.setEnabled", request),
       approve: (request) => invoke("plugins.approve", request),
+      log: (request) => invoke("plugins.log", request),
     },
     mcp: {
       preview: (request) => invoke("mcp.preview", request),

@@ -5,6 +5,7 @@ import { registerAuditCommand } from "./commands/audit-command.ts";
 import { registerCallCommand } from "./commands/call-command.ts";
 import { registerCheckpointCommands } from "./commands/checkpoints-command.ts";
 import { registerDoctorCommand } from "./commands/doctor-command.ts";
+import { registerPluginCommand } from "./commands/plugin-command.ts";
 import { registerRunCommand } from "./commands/run-command.ts";
 import { registerServeCommand } from "./commands/serve-command.ts";
 import { registerSessionCommand } from "./commands/session-command.ts";
@@ -51,6 +52,7 @@ Exit codes: 0 success, 1 failure (for call: an error envelope), 2 usage error.`,
   registerAuditCommand(program);
   registerCheckpointCommands(program);
   registerDoctorCommand(program, result);
+  registerPluginCommand(program, result);
   return program;
 }
 

@@ -31,21 +31,26 @@ export async function openEngine(root: string, options: { extensions?: boolean }
 
 /**
  * Run `fn` with an engine for `root` (without plugins and MCP servers when `extensions` is
- * false: commands that only read the store need none), then close the engine. A failure while closing is reported
- * on stderr but never hides what `fn` produced (for `call`, the envelope) or the error it threw.
+ * false: commands that only read the store need none), then close the engine. A failure while
+ * closing is reported on stderr but never hides what `fn` produced (for `call`, the envelope) or
+ * the error it threw. `listsDisabled`: the command prints the disabled tools itself, so stderr
+ * does not repeat them.
  */
 export async function withEngine<T>(
   root: string,
   fn: (engine: Engine) => Promise<T>,
-  options: { extensions?: boolean } = {},
+  options: { extensions?: boolean; listsDisabled?: boolean } = {},
 ): Promise<T> {
   const engine = await openEngine(root, options);
   try {
-    // A one-shot command sees every tool: wait for MCP servers, then report what could not load.
+    // A one-shot command sees every tool: wait for MCP servers, then report what could not load
+    // (a command that lists the disabled tools itself leaves only the unnamed problems to stderr).
     await engine.settleExtensions();
     for (const d of engine.registry.disabledTools()) {
+      if (options.listsDisabled === true && d.origin.name !== undefined) continue;
       const from = d.origin.name ? `${d.origin.kind} "${d.origin.name}"` : d.origin.kind;
-      await writeStderr(`lathe: ${d.id} (${d.origin.layer} ${from}) is disabled: ${d.reason}\n`);
+      const fix = d.fix === undefined ? "" : ` Fix: ${d.fix}.`;
+      await writeStderr(`lathe: ${d.id} (${d.origin.layer} ${from}) is disabled: ${d.reason}${fix}\n`);
     }
     return await fn(engine);
   } finally {

@@ -30,7 +30,7 @@ import { teeConsoleToLog } from "./console-log-tee.ts";
 import { keychainEncryptor } from "./keychain-encryptor.ts";
 import { openFolder } from "./open-folder.ts";
 import { resolveRootArgument } from "./root-argument.ts";
-import { RotatingLogFile } from "./rotating-log-file.ts";
+import { RotatingLogFile } from "../engine/logs/rotating-log-file.ts";
 import { hasSmokeTestFlag, runSmokeTest } from "./smoke-test.ts";
 
 const here = import.meta.dirname;

@@ -217,6 +217,7 @@ export class Engine {
         sandbox,
         ...(options.bundledPluginsDir ? { bundledDir: options.bundledPluginsDir } : {}),
         ...(options.onMcpEvent ? { onMcpEvent: options.onMcpEvent } : {}),
+        onPluginLog: (entry) => engine.events.emit("PluginLog", entry),
         ...(options.approveUnsandboxedMcp ? { approveUnsandboxedMcp: options.approveUnsandboxedMcp } : {}),
       });
     }

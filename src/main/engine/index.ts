@@ -15,6 +15,8 @@ export { SettingsFile, type SettingsDocument } from "./config/settings-file.ts";
 export { McpServerSchema, type McpServerConfig, type Settings } from "./policy/lathe-settings.ts";
 export type { DisabledTool, RegisteredTool } from "./tools/tool-registry.ts";
 export type { ManagedPluginStatus } from "./plugins/plugin-manager.ts";
+export { pluginLogFile, type PluginLogEntry } from "./plugins/plugin-log-files.ts";
+export { checkPluginFolder, type PluginCheckReport } from "./plugins/plugin-folder-check.ts";
 export {
   describeProjectPlugins,
   pinKey as pluginPinKey,

@@ -79,7 +79,7 @@ const extensionChannelsUnused: Pick<
   | "checkpoints"
 > = {
   extensions: { status: unused },
-  plugins: { setEnabled: unused, approve: unused },
+  plugins: { setEnabled: unused, approve: unused, log: unused },
   mcp: { preview: unused, save: unused, remove: unused, setEnabled: unused, restart: unused, log: unused },
   chat: { send: unused, abort: unused, history: unused, stopTool: unused },
   sessions: { list: unused, rename: unused, delete: unused },

@@ -41,7 +41,7 @@ function fakeApi(script: Script = {}) {
     approvals: { respond: unused },
     project: { status: unused, review: unused, trust: unused },
     extensions: { status: unused },
-    plugins: { setEnabled: unused, approve: unused },
+    plugins: { setEnabled: unused, approve: unused, log: unused },
     mcp: { preview: unused, save: unused, remove: unused, setEnabled: unused, restart: unused, log: unused },
     secrets: { status: unused, set: unused, remove: unused },
     sessions: { list: unused, rename: unused, delete: unused },

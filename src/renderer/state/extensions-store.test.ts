@@ -14,6 +14,7 @@ const status: ExtensionsStatus = {
       dir: "/lathe/plugins/word_count",
       state: "loaded",
       version: "1.0.0",
+      logFile: "/home/u/.lathe/logs/plugins/word_count.log",
       disabledByUser: false,
     },
   ],
@@ -79,6 +80,15 @@ function fakeApi(script: Script = {}) {
     plugins: {
       setEnabled: record("plugins.setEnabled", () => script.setEnabled ?? { ok: true, data: status }),
       approve: record("plugins.approve", () => ({ ok: true, data: status })),
+      log: record("plugins.log", () => ({
+        ok: true,
+        data: {
+          name: "word_count",
+          layer: "bundled",
+          file: "/home/u/.lathe/logs/plugins/word_count.log",
+          lines: ["2025-06-01T10:00:00.000Z [bundled] counted 3 words"],
+        },
+      })),
     },
     mcp: {
       preview: record(
@@ -215,5 +225,26 @@ describe("the extensions store", () => {
       file: "/l/mcp-files.log",
       lines: ["a", "b"],
     });
+  });
+
+  it("reads a plugin's log file, refreshes it, and forgets it when closed", async () => {
+    const { api, calls } = fakeApi();
+    const store = createExtensionsStore(api);
+    await store.getState().openPluginLog("bundled", "word_count");
+    expect(calls.at(-1)).toEqual(["plugins.log", { layer: "bundled", name: "word_count", lines: 500 }]);
+    expect(store.getState().pluginLog).toMatchObject({
+      name: "word_count",
+      file: "/home/u/.lathe/logs/plugins/word_count.log",
+      lines: ["2025-06-01T10:00:00.000Z [bundled] counted 3 words"],
+      loading: false,
+    });
+    // The MCP log view is a different one: opening a plugin's log leaves it alone.
+    expect(store.getState().log).toBeUndefined();
+    await store.getState().refreshPluginLog();
+    expect(calls.filter(([name]) => name === "plugins.log")).toHaveLength(2);
+    store.getState().closePluginLog();
+    expect(store.getState().pluginLog).toBeUndefined();
+    await store.getState().refreshPluginLog();
+    expect(calls.filter(([name]) => name === "plugins.log")).toHaveLength(2);
   });
 });

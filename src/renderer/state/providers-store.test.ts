@@ -15,7 +15,7 @@ function fakeApi(answers: { set?: ApiResult<SecretsStatus>; remove?: ApiResult<S
     approvals: { respond: unused },
     project: { status: unused, review: unused, trust: unused },
     extensions: { status: unused },
-    plugins: { setEnabled: unused, approve: unused },
+    plugins: { setEnabled: unused, approve: unused, log: unused },
     mcp: { preview: unused, save: unused, remove: unused, setEnabled: unused, restart: unused, log: unused },
     chat: { send: unused, abort: unused, history: unused, stopTool: unused },
     sessions: { list: unused, rename: unused, delete: unused },

@@ -6,6 +6,7 @@ import { ExitCode, type RunResult as CliResult } from "../exit-codes.ts";
 import { writeIfOpen } from "../closed-output.ts";
 import { stopOnInterrupt } from "../interrupt.ts";
 import { describeError, writeStderr } from "../output.ts";
+import { printPluginLogs } from "../plugin-log-printer.ts";
 import { readStdin } from "../read-stdin.ts";
 import { runEventPrinter } from "../run-event-printer.ts";
 
@@ -17,6 +18,7 @@ interface RunOptions {
   json?: boolean;
   resume?: string;
   replay?: boolean;
+  verbose?: boolean;
 }
 
 function modelOption(): Option {
@@ -76,6 +78,10 @@ export function registerRunCommand(program: Command, result: CliResult): void {
     .addOption(modelOption())
     .addOption(modeOption())
     .option("--json", "print every event as one line of JSON instead of the text")
+    .option(
+      "--verbose",
+      "print plugins' log lines (runtime.log, console) and restarts to stderr as they come",
+    )
     .option("--resume <id>", "continue the session <id> (lathe run prints the id of every run)")
     .option(
       "--replay",
@@ -165,6 +171,7 @@ async function runStoppable(prompt: string, options: RunOptions, signal: AbortSi
     throw failure(err);
   }
   const { engine, agent, model } = setup;
+  if (options.verbose === true) printPluginLogs(engine);
   engine.events.on("internal-error", ({ toolId, sessionId, error }) => {
     void writeStderr(`internal error in tool ${toolId} (session ${sessionId}): ${describeError(error)}\n`);
   });

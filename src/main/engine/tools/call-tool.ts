@@ -11,7 +11,7 @@ import { validateArguments } from "./argument-validator.ts";
 import type { AnyTool, ToolRuntime, Truncation } from "./contract.ts";
 import { errorEnvelope, outputEnvelope, type Envelope, type EnvelopeMetadata } from "./envelope.ts";
 import type { Scheduler } from "./scheduler.ts";
-import type { RegisteredTool, ToolRegistry } from "./tool-registry.ts";
+import { describeOrigin, type RegisteredTool, type ToolRegistry } from "./tool-registry.ts";
 import { jsonShapeProblem, unusableResultMessage } from "./json-shape.ts";
 import { isSelfTruncated } from "./truncation.ts";
 
@@ -235,6 +235,13 @@ async function run(
   const meta = (): EnvelopeMetadata => ({ duration_ms: Math.round(performance.now() - started) });
   const entry = record.entry;
   if (!entry) {
+    const disabled = ctx.registry.disabledTool(record.toolId);
+    if (disabled) {
+      return errorEnvelope(
+        `Tool "${record.toolId}" (${describeOrigin(disabled.origin)}) is disabled, so it was not run. ${disabled.reason}${disabled.fix ? ` To enable it again, the user must ${disabled.fix}.` : ""} Tell the user; calling it again fails the same way until then.`,
+        meta(),
+      );
+    }
     const known = ctx.registry.ids();
     return errorEnvelope(
       `Unknown tool "${record.toolId}". Available tools: ${known.length > 0 ? known.join(", ") : "none"}.`,

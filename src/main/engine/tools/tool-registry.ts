@@ -23,7 +23,10 @@ export interface DisabledTool {
   /** The tool id, or the plugin/server name when the whole source failed. */
   id: string;
   origin: ToolOrigin;
+  /** What happened: why it is not loaded. */
   reason: string;
+  /** The one command or action that loads it again, when there is one. */
+  fix?: string;
 }
 
 interface Entry {
@@ -68,6 +71,19 @@ export class ToolRegistry {
 
   disabledTools(): DisabledTool[] {
     return [...this.disabled.values()];
+  }
+
+  /**
+   * The disabled tool a call by this name meant, when no tool of that name is bound: the one of
+   * the latest layer (project over global over bundled), as shadowing would have picked it.
+   */
+  disabledTool(id: string): DisabledTool | undefined {
+    let found: DisabledTool | undefined;
+    for (const entry of this.disabled.values()) {
+      if (entry.id !== id || entry.origin.name === undefined) continue;
+      if (!found || LAYERS.indexOf(entry.origin.layer) >= LAYERS.indexOf(found.origin.layer)) found = entry;
+    }
+    return found;
   }
 
   /** Add a tool to a layer. Throws ManifestError for a malformed id, schema or duplicate. */
