@@ -242,8 +242,8 @@ describe.skipIf(!runUi)("the chat-first app through lathe serve", () => {
     expect(await answer.getByRole("link", { name: "the docs" }).getAttribute("href")).toBe(
       "https://example.com/docs",
     );
-    expect(await answer.locator(".tok-keyword").allInnerTexts()).toContain("const");
-    expect(await answer.locator(".tok-comment").innerText()).toBe("// the answer");
+    expect(await answer.locator(".hljs-keyword").allInnerTexts()).toContain("const");
+    expect(await answer.locator(".hljs-comment").innerText()).toBe("// the answer");
     await page.screenshot({ path: path.join(SHOTS, "ui-shell-tool-cards.png") });
   });
 
