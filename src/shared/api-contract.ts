@@ -66,13 +66,7 @@ import {
   type SessionList,
   type SessionSummary,
 } from "./session-schemas.ts";
-import {
-  ProjectOpenSchema,
-  RecentProjectsSchema,
-  TrustPromptSchema,
-  type RecentProjects,
-  type TrustPrompt,
-} from "./project-schemas.ts";
+import { ProjectOpenSchema, RecentProjectsSchema, type RecentProjects } from "./project-schemas.ts";
 import { TrustReviewSchema, type TrustReview } from "./trust-review-schema.ts";
 
 export { EnvelopeMetadataSchema, EnvelopeSchema, ToolOriginSchema };
@@ -140,8 +134,9 @@ export const channels = {
     response: ProjectStatusSchema,
   },
   /**
-   * What trusting the project would turn on, to show before the person says yes: per plugin and
-   * MCP server what it requires (paths, hosts, commands), `gated: false`, what it shadows.
+   * What trusting the project would turn on, for the trust dialog (the same description `lathe
+   * trust` prints): its rules, hooks and commands, and per plugin and MCP server what it requires
+   * (paths, hosts, commands), `gated: false`, what it shadows, warnings and load errors.
    */
   "project.review": {
     request: z.strictObject({}).optional(),
@@ -290,11 +285,6 @@ export const channels = {
     request: z.strictObject({}).optional(),
     response: RecentProjectsSchema,
   },
-  /** What trusting the folder would turn on (rules, hooks, commands, MCP servers, plugins), for the trust dialog. */
-  "project.trustPrompt": {
-    request: z.strictObject({}).optional(),
-    response: TrustPromptSchema,
-  },
   /** Stop one running tool call of a run (its card's Stop); the run goes on and the model reads the stop. */
   "chat.stopTool": {
     request: z.strictObject({ runId: z.string().min(1).max(200), toolCallId: z.string().min(1).max(200) }),
@@ -402,7 +392,6 @@ export interface LatheApi {
   projects: {
     open(request: RequestOf<"project.open">): Promise<ApiResult<ProjectStatus>>;
     recent(): Promise<ApiResult<RecentProjects>>;
-    trustPrompt(): Promise<ApiResult<TrustPrompt>>;
   };
   agents: {
     list(): Promise<ApiResult<AgentList>>;

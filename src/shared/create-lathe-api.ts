@@ -57,7 +57,6 @@ export function createLatheApi(invoke: Invoke, subscribe: Subscribe): LatheApi {
     projects: {
       open: (request) => invoke("project.open", request),
       recent: () => invoke("project.recent", undefined),
-      trustPrompt: () => invoke("project.trustPrompt", undefined),
     },
     agents: {
       list: () => invoke("agents.list", undefined),

@@ -26,7 +26,6 @@ export { approveServers, configuredMcpServers } from "./mcp/mcp-approval.ts";
 export { mcpLogFile } from "./mcp/mcp-manager.ts";
 export { serverPinKey } from "./mcp/mcp-pins.ts";
 export type { SessionSummary } from "./store/session-catalog.ts";
-export { describeProjectGrants, type ProjectGrants, type GrantedPlugin } from "./policy/project-grants.ts";
 export type {
   Checkpoints,
   CheckpointFile,

@@ -6,7 +6,8 @@ import type {
   ProjectStatus,
   ToolInfo,
 } from "../../shared/api-contract.ts";
-import type { RecentProject, TrustPrompt } from "../../shared/project-schemas.ts";
+import type { RecentProject } from "../../shared/project-schemas.ts";
+import type { TrustReview } from "../../shared/trust-review-schema.ts";
 import type { ApprovalRequest } from "../../shared/push-events.ts";
 import { finishActivity, startActivity, type ActivityEntry } from "./activity.ts";
 import { enqueueApproval, removeApproval } from "./approval-queue.ts";
@@ -28,17 +29,18 @@ export const DEFAULT_SECTIONS: Record<AppView, string> = {
   settings: "providers",
 };
 
-/** Why the trust dialog shows itself: a folder that is not trusted and asks for something. */
-export function asksForTrust(prompt: TrustPrompt | undefined): boolean {
-  if (!prompt || prompt.trusted) return false;
+/** Whether trusting the folder would turn anything on (rules, hooks, commands, plugins, servers, a mode). */
+export function grantsSomething(review: TrustReview): boolean {
+  const { rules, hooks, commands, approvals } = review.settings;
   return (
-    prompt.rules.length +
-      prompt.hooks.length +
-      prompt.commands.length +
-      prompt.mcpServers.length +
-      prompt.plugins.length >
-      0 || prompt.approvalsMode !== undefined
+    rules.length + hooks.length + commands.length + review.extensions.length > 0 || approvals !== undefined
   );
+}
+
+/** Why the trust dialog shows itself: a folder that is not trusted and asks for something. */
+export function asksForTrust(review: TrustReview | undefined): boolean {
+  if (!review || review.trusted) return false;
+  return grantsSomething(review);
 }
 
 export interface AppState {
@@ -53,8 +55,8 @@ export interface AppState {
   openingProject: boolean;
   /** Why the last open-folder did not happen. */
   openError: string | undefined;
-  /** What the folder asks for, for the trust dialog. */
-  trustPrompt: TrustPrompt | undefined;
+  /** What trusting the folder would turn on, for the trust dialog. */
+  trustReview: TrustReview | undefined;
   trustDialogOpen: boolean;
   /** Folders whose trust dialog the person closed with "Not now" (it does not come back for them). */
   trustDeferred: string[];
@@ -88,8 +90,8 @@ export interface AppState {
   loadRecentProjects(): Promise<void>;
   /** Open another folder by path; resolves true once the host moved to it. */
   openProject(path: string): Promise<boolean>;
-  /** Fetch what the folder asks for and show the trust dialog when it asks for something (or `force`). */
-  loadTrustPrompt(force?: boolean): Promise<void>;
+  /** Fetch what trusting the folder would turn on; show the trust dialog when that is something (or `force`). */
+  loadTrustReview(force?: boolean): Promise<void>;
   closeTrustDialog(): void;
   select(toolId: string): void;
   setArgs(toolId: string, text: string): void;
@@ -131,8 +133,8 @@ export function createAppStore(api: LatheApi, options: AppStoreOptions = {}): Ap
       const previous = get().project;
       set({ project });
       if (previous?.root !== project.root) {
-        set({ trustDialogOpen: false, trustPrompt: undefined });
-        void get().loadTrustPrompt();
+        set({ trustDialogOpen: false, trustReview: undefined });
+        void get().loadTrustReview();
         if (previous !== undefined) {
           options.onProjectChanged?.(project);
           void get().refreshTools();
@@ -147,7 +149,7 @@ export function createAppStore(api: LatheApi, options: AppStoreOptions = {}): Ap
       recentProjects: [],
       openingProject: false,
       openError: undefined,
-      trustPrompt: undefined,
+      trustReview: undefined,
       trustDialogOpen: false,
       trustDeferred: [],
       tools: [],
@@ -228,22 +230,22 @@ export function createAppStore(api: LatheApi, options: AppStoreOptions = {}): Ap
         return true;
       },
 
-      async loadTrustPrompt(force = false) {
-        const answer = await api.projects.trustPrompt();
+      async loadTrustReview(force = false) {
+        const answer = await api.project.review();
         if (!answer.ok) {
           set({ projectError: answer.error.message });
           return;
         }
-        const prompt = answer.data;
-        const show = force || (asksForTrust(prompt) && !get().trustDeferred.includes(prompt.root));
+        const review = answer.data;
+        const show = force || (asksForTrust(review) && !get().trustDeferred.includes(review.root));
         set((state) => ({
-          trustPrompt: prompt,
-          trustDialogOpen: show || (state.trustDialogOpen && !prompt.trusted),
+          trustReview: review,
+          trustDialogOpen: show || (state.trustDialogOpen && !review.trusted),
         }));
       },
 
       closeTrustDialog() {
-        const root = get().trustPrompt?.root;
+        const root = get().trustReview?.root;
         set((state) => ({
           trustDialogOpen: false,
           trustDeferred:
@@ -307,7 +309,7 @@ export function createAppStore(api: LatheApi, options: AppStoreOptions = {}): Ap
         const answer = await api.project.trust();
         if (answer.ok) {
           set({ trusting: false, trustDialogOpen: false, project: answer.data });
-          void get().loadTrustPrompt();
+          void get().loadTrustReview();
         } else set({ trusting: false, projectError: answer.error.message });
       },
 

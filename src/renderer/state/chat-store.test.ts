@@ -5,6 +5,7 @@ import type { PushEvent, PushOf } from "../../shared/push-events.ts";
 import { PushListeners } from "../../shared/push-listeners.ts";
 import type { RunEvent } from "../../shared/run-event-schema.ts";
 import { createChatStore, randomSessionId, SESSION_KEY } from "./chat-store.ts";
+import { unusedApi } from "../../../test/support/unused-api.ts";
 
 const models: ModelList = {
   models: [{ id: "ollama:llama3.2", provider: "ollama" }],
@@ -35,18 +36,8 @@ function fakeApi(script: Script = {}) {
   const listeners = new PushListeners((message) => {
     throw new Error(message);
   });
-  const unused = () => Promise.reject(new Error("not part of this test"));
   const api: LatheApi = {
-    tools: { list: unused, call: unused },
-    approvals: { respond: unused },
-    project: { status: unused, review: unused, trust: unused },
-    extensions: { status: unused },
-    plugins: { setEnabled: unused, approve: unused },
-    mcp: { preview: unused, save: unused, remove: unused, setEnabled: unused, restart: unused, log: unused },
-    secrets: { status: unused, set: unused, remove: unused },
-    sessions: { list: unused, rename: unused, delete: unused },
-    projects: { open: unused, recent: unused, trustPrompt: unused },
-    checkpoints: { list: unused, preview: unused, restore: unused, previewRewind: unused, rewind: unused },
+    ...unusedApi(),
     chat: {
       send: (request) => {
         calls.push(["send", request]);
