@@ -3,11 +3,7 @@ import type { ApiHandlers } from "./api-router.ts";
 import type { EngineHost } from "./engine-host.ts";
 
 type ProjectChannels =
-  | "project.status"
-  | "project.review"
-  | "project.trust"
-  | "project.open"
-  | "project.recent";
+  "project.status" | "project.review" | "project.trust" | "project.open" | "project.recent";
 
 /** The project's channels over the host's current engine: status, what trust would turn on, trust, open another folder, recent folders. */
 export function createProjectHandlers(host: EngineHost): Pick<ApiHandlers, ProjectChannels> {
