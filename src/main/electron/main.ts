@@ -21,6 +21,7 @@ import { PUSH_CHANNEL } from "../../shared/push-events.ts";
 import { EngineHost, createLoggedEngine } from "../api/engine-host.ts";
 import { isTrustedSender } from "../api/sender-check.ts";
 import { UiConnection } from "../api/ui-connection.ts";
+import { UnsandboxedMcpGate } from "../api/unsandboxed-mcp-gate.ts";
 import type { Engine } from "../engine/index.ts";
 import { ProviderKeys } from "../secrets/provider-keys.ts";
 import { SecretStore } from "../secrets/secret-store.ts";
@@ -173,7 +174,13 @@ async function start(): Promise<void> {
     console.error("lathe: could not read the stored provider keys:", error);
   }
   const root = resolveRootArgument(process.argv.slice(1), process.cwd());
-  const engineOptions = { latheHome: paths.latheHome, bundledPluginsDir: paths.bundledPluginsDir };
+  // A stdio MCP server that would start without the OS sandbox waits for a window to ask the person.
+  const unsandboxedMcp = new UnsandboxedMcpGate();
+  const engineOptions = {
+    latheHome: paths.latheHome,
+    bundledPluginsDir: paths.bundledPluginsDir,
+    approveUnsandboxedMcp: unsandboxedMcp.approver,
+  };
   let engine: Engine;
   try {
     engine = await createLoggedEngine(root, engineOptions);
@@ -188,6 +195,7 @@ async function start(): Promise<void> {
   const engineHost = new EngineHost({
     engine,
     createEngine: (folder) => createLoggedEngine(folder, engineOptions),
+    unsandboxedMcp,
   });
 
   for (const channel of CHANNELS) {

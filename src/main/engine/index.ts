@@ -42,3 +42,8 @@ export { CheckpointError } from "./errors/checkpoint-error.ts";
 export { doctor, type DoctorCheck, type DoctorOptions, type DoctorReport } from "./doctor/doctor.ts";
 export type { SandboxStatus } from "./sandbox/sandbox-availability.ts";
 export type { UnsandboxedServerApprover, UnsandboxedServerRequest } from "./mcp/mcp-manager.ts";
+export { checkRules, type RuleCheckResult, type RuleProbe } from "./policy/rule-check.ts";
+export type { ScopedRule, PermissionRule } from "./policy/permission-rule.ts";
+export type { StoredApproval } from "./store/approval-store.ts";
+export type { AuditEntry, AuditFilter } from "./store/audit-log.ts";
+export { ConfigError } from "./errors/config-error.ts";
