@@ -13,10 +13,11 @@ import {
   safeStorage,
   shell,
   type BrowserWindowConstructorOptions,
+  type OpenDialogOptions,
   type WebContents,
 } from "electron";
 import { CHANNELS, type ApiResult } from "../../shared/api-contract.ts";
-import { DESKTOP_PICK_FOLDER } from "../../shared/desktop-api.ts";
+import { DESKTOP_PICK_FOLDER, DESKTOP_PICK_GGUF } from "../../shared/desktop-api.ts";
 import { PUSH_CHANNEL } from "../../shared/push-events.ts";
 import { EngineHost, createLoggedEngine } from "../api/engine-host.ts";
 import { isTrustedSender } from "../api/sender-check.ts";
@@ -218,21 +219,25 @@ async function start(): Promise<void> {
   }
 
   // The folder picker only chooses a path; the page opens it through project.open like a typed one.
-  ipcMain.handle(DESKTOP_PICK_FOLDER, async (event): Promise<string | undefined> => {
-    const frame = event.senderFrame;
-    if (!isTrustedSender({ frameUrl: frame?.url, isMainFrame: frame?.parent === null, rendererUrl })) {
-      console.error(`lathe: refused ${DESKTOP_PICK_FOLDER} from ${frame?.url ?? "a closed frame"}`);
-      return undefined;
-    }
-    const window = BrowserWindow.fromWebContents(event.sender);
-    const options = {
-      title: "Open a folder",
-      properties: ["openDirectory" as const, "createDirectory" as const],
-    };
-    const picked = window
-      ? await dialog.showOpenDialog(window, options)
-      : await dialog.showOpenDialog(options);
-    return picked.canceled ? undefined : picked.filePaths[0];
+  /** A system dialog for our own page only; the chosen path, or undefined. */
+  const pickPath = (channel: string, options: OpenDialogOptions) =>
+    ipcMain.handle(channel, async (event): Promise<string | undefined> => {
+      const frame = event.senderFrame;
+      if (!isTrustedSender({ frameUrl: frame?.url, isMainFrame: frame?.parent === null, rendererUrl })) {
+        console.error(`lathe: refused ${channel} from ${frame?.url ?? "a closed frame"}`);
+        return undefined;
+      }
+      const window = BrowserWindow.fromWebContents(event.sender);
+      const picked = window
+        ? await dialog.showOpenDialog(window, options)
+        : await dialog.showOpenDialog(options);
+      return picked.canceled ? undefined : picked.filePaths[0];
+    });
+  pickPath(DESKTOP_PICK_FOLDER, { title: "Open a folder", properties: ["openDirectory", "createDirectory"] });
+  pickPath(DESKTOP_PICK_GGUF, {
+    title: "Add a GGUF model",
+    properties: ["openFile"],
+    filters: [{ name: "GGUF models", extensions: ["gguf"] }],
   });
 
   createWindow();

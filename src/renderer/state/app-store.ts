@@ -8,7 +8,7 @@ import type {
 } from "../../shared/api-contract.ts";
 import type { RecentProject } from "../../shared/project-schemas.ts";
 import type { TrustReview } from "../../shared/trust-review-schema.ts";
-import type { ApprovalRequest } from "../../shared/push-events.ts";
+import type { ApprovalRequest, UnsandboxedMcpPrompt } from "../../shared/push-events.ts";
 import { finishActivity, startActivity, type ActivityEntry } from "./activity.ts";
 import { enqueueApproval, removeApproval } from "./approval-queue.ts";
 import { argumentsTemplate } from "./arguments-template.ts";
@@ -19,14 +19,15 @@ export type RunResult =
   | { toolId: string; status: "failed"; message: string };
 
 /** The app's views (the nav), each with its sections (tabs inside the view); see views.ts. */
-export type AppView = "chat" | "tools" | "extensions" | "settings";
+export type AppView = "chat" | "tools" | "extensions" | "audit" | "settings";
 
 /** The section each view opens on. */
 export const DEFAULT_SECTIONS: Record<AppView, string> = {
   chat: "chat",
   tools: "run",
   extensions: "plugins",
-  settings: "providers",
+  audit: "calls",
+  settings: "permissions",
 };
 
 /** Whether trusting the folder would turn anything on (rules, hooks, commands, plugins, servers, a mode). */
@@ -75,6 +76,12 @@ export interface AppState {
   approvalError: string | undefined;
   /** Tool calls of this window's session, newest first. */
   activity: ActivityEntry[];
+  /** MCP servers waiting for the person's yes to start without the OS sandbox; the dialog shows the first. */
+  mcpPrompts: UnsandboxedMcpPrompt[];
+  /** Why the last answer to that dialog did not reach Lathe. */
+  mcpPromptError: string | undefined;
+  /** Project notices the person closed (by their text). */
+  dismissedNotices: string[];
   project: ProjectStatus | undefined;
   projectError: string | undefined;
   trusting: boolean;
@@ -101,6 +108,9 @@ export interface AppState {
   loadProject(): Promise<void>;
   trustProject(): Promise<void>;
   dismissTrust(): void;
+  /** Answer the unsandboxed MCP server dialog on screen. */
+  answerMcpPrompt(approve: boolean): Promise<void>;
+  dismissNotice(notice: string): void;
   /** Listen to the host's pushes; returns the function that stops listening. */
   connect(): () => void;
 }
@@ -163,6 +173,9 @@ export function createAppStore(api: LatheApi, options: AppStoreOptions = {}): Ap
       answering: false,
       approvalError: undefined,
       activity: [],
+      mcpPrompts: [],
+      mcpPromptError: undefined,
+      dismissedNotices: [],
       project: undefined,
       projectError: undefined,
       trusting: false,
@@ -317,6 +330,24 @@ export function createAppStore(api: LatheApi, options: AppStoreOptions = {}): Ap
         set({ trustDismissed: true });
       },
 
+      async answerMcpPrompt(approve) {
+        const head = get().mcpPrompts[0];
+        if (!head) return;
+        set({ mcpPromptError: undefined });
+        const answer = await api.mcp.approveUnsandboxed({ id: head.id, approve });
+        // Answered or not, this dialog is over: the host settles what it cannot deliver as a no.
+        set((state) => ({
+          mcpPrompts: state.mcpPrompts.filter((p) => p.id !== head.id),
+          mcpPromptError: answer.ok
+            ? undefined
+            : `Your answer about ${head.server} did not reach Lathe: ${answer.error.message}`,
+        }));
+      },
+
+      dismissNotice(notice) {
+        set((state) => ({ dismissedNotices: [...state.dismissedNotices, notice] }));
+      },
+
       connect() {
         const stops = [
           api.on("approval.requested", (request) =>
@@ -332,6 +363,16 @@ export function createAppStore(api: LatheApi, options: AppStoreOptions = {}): Ap
             set((state) => ({ activity: finishActivity(state.activity, event) })),
           ),
           api.on("project.status", (project) => applyProject(project)),
+          api.on("mcp.unsandboxedRequested", (prompt) =>
+            set((state) =>
+              state.mcpPrompts.some((p) => p.id === prompt.id)
+                ? {}
+                : { mcpPrompts: [...state.mcpPrompts, prompt] },
+            ),
+          ),
+          api.on("mcp.unsandboxedSettled", ({ id }) =>
+            set((state) => ({ mcpPrompts: state.mcpPrompts.filter((p) => p.id !== id) })),
+          ),
         ];
         return () => {
           for (const stop of stops) stop();

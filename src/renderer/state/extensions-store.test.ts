@@ -71,6 +71,7 @@ function fakeApi(script: Script = {}) {
       approve: record("plugins.approve", () => ({ ok: true, data: status })),
     },
     mcp: {
+      ...unusedApi().mcp,
       preview: record(
         "mcp.preview",
         () =>
