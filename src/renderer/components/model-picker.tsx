@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
+import { useEffect, useRef, useState, type FormEvent } from "react";
 import type { GgufEntry, LocalServer } from "../../shared/model-catalog-schemas.ts";
 import { useChat } from "../state/chat-context.tsx";
 import {
@@ -335,20 +335,23 @@ export function ModelPicker() {
     const onDown = (event: MouseEvent) => {
       if (root.current && !root.current.contains(event.target as Node)) setOpen(false);
     };
-    document.addEventListener("mousedown", onDown);
-    return () => document.removeEventListener("mousedown", onDown);
-  }, [open]);
-
-  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
-    if (event.key === "Escape" && open) {
+    // Esc closes it wherever focus is (a button that turned disabled leaves focus on the page).
+    const onKey = (event: globalThis.KeyboardEvent) => {
+      if (event.key !== "Escape") return;
       event.stopPropagation();
       setOpen(false);
       root.current?.querySelector<HTMLElement>(".model-button")?.focus();
-    }
-  };
+    };
+    document.addEventListener("mousedown", onDown);
+    document.addEventListener("keydown", onKey, true);
+    return () => {
+      document.removeEventListener("mousedown", onDown);
+      document.removeEventListener("keydown", onKey, true);
+    };
+  }, [open]);
 
   return (
-    <div className="model-picker" ref={root} onKeyDown={onKeyDown}>
+    <div className="model-picker" ref={root}>
       <button
         type="button"
         className="model-button"
