@@ -36,6 +36,8 @@ export interface SettingsState {
   /** The approval mode as chosen ("default": the user's settings name none). */
   modeDraft: ApprovalMode | "default";
   allowlistDraft: string;
+  /** The person changed the mode or allowlist and has not saved: a reload keeps their drafts. */
+  approvalsDirty: boolean;
   sandbox: SandboxReport | undefined;
   sandboxLoading: boolean;
   sandboxError: string | undefined;
@@ -87,8 +89,9 @@ export function createSettingsStore(api: LatheApi): SettingsStore {
           user: Boolean(keep.user && state.dirty.user),
           project: Boolean(keep.project && state.dirty.project),
         },
-        modeDraft: view.approvals.userMode ?? "default",
-        allowlistDraft: view.approvals.allowlist.join("\n"),
+        ...(state.approvalsDirty
+          ? {}
+          : { modeDraft: view.approvals.userMode ?? "default", allowlistDraft: view.approvals.allowlist.join("\n") }),
       }));
     const edit = (scope: EditableScope, change: (rules: DraftRule[]) => DraftRule[]): void => {
       set((state) => ({
@@ -109,6 +112,7 @@ export function createSettingsStore(api: LatheApi): SettingsStore {
       saved: undefined,
       modeDraft: "default",
       allowlistDraft: "",
+      approvalsDirty: false,
       sandbox: undefined,
       sandboxLoading: false,
       sandboxError: undefined,
@@ -186,11 +190,11 @@ export function createSettingsStore(api: LatheApi): SettingsStore {
       },
 
       setModeDraft(mode) {
-        set({ modeDraft: mode, saved: undefined });
+        set({ modeDraft: mode, approvalsDirty: true, saved: undefined });
       },
 
       setAllowlistDraft(text) {
-        set({ allowlistDraft: text, saved: undefined });
+        set({ allowlistDraft: text, approvalsDirty: true, saved: undefined });
       },
 
       async saveApprovals() {
@@ -205,7 +209,7 @@ export function createSettingsStore(api: LatheApi): SettingsStore {
           set({ saving: undefined, saveError: { part: "approvals", message: answer.error.message } });
           return;
         }
-        set({ saving: undefined, saved: "approvals" });
+        set({ saving: undefined, saved: "approvals", approvalsDirty: false });
         apply(answer.data, get().dirty);
       },
 
