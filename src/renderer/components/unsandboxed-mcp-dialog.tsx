@@ -15,9 +15,9 @@ export function UnsandboxedMcpDialog() {
         <div className="approval-body">
           <h2 id="mcp-unsandboxed-title">Start {prompt.server} without the sandbox?</h2>
           <p>
-            The {prompt.layer === "project" ? "folder's" : "your"} MCP server <strong>{prompt.server}</strong>{" "}
-            would run unconfined: it could read and write anything you can, and reach the network. The OS
-            sandbox is not active: {prompt.reason}.
+            {prompt.layer === "project" ? "This folder's" : "Your"} MCP server{" "}
+            <strong>{prompt.server}</strong> would run unconfined: it could read and write anything you can,
+            and reach the network. The OS sandbox is not active: {prompt.reason}.
           </p>
           <pre className="command-line trust-command" aria-label="Command line">
             {prompt.commandLine}
