@@ -369,7 +369,9 @@ export function ModelPicker() {
         {entry ? (
           <>
             <span className="model-button-name">{entry.name}</span>
-            {entry.source ? <span className="model-button-source">{entry.source}</span> : null}
+            {entry.source ? (
+              <span className="model-button-source">{entry.source.replace(/^The /, "")}</span>
+            ) : null}
           </>
         ) : (
           <span className="model-button-name muted">Pick a model</span>

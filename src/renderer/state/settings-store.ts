@@ -91,7 +91,10 @@ export function createSettingsStore(api: LatheApi): SettingsStore {
         },
         ...(state.approvalsDirty
           ? {}
-          : { modeDraft: view.approvals.userMode ?? "default", allowlistDraft: view.approvals.allowlist.join("\n") }),
+          : {
+              modeDraft: view.approvals.userMode ?? "default",
+              allowlistDraft: view.approvals.allowlist.join("\n"),
+            }),
       }));
     const edit = (scope: EditableScope, change: (rules: DraftRule[]) => DraftRule[]): void => {
       set((state) => ({
