@@ -244,6 +244,14 @@ describe.skipIf(!runUi)("the chat-first app through lathe serve", () => {
     );
     expect(await answer.locator(".hljs-keyword").allInnerTexts()).toContain("const");
     expect(await answer.locator(".hljs-comment").innerText()).toBe("// the answer");
+    // Copy puts the code itself on the clipboard, not its coloured markup.
+    await page.context().grantPermissions(["clipboard-read", "clipboard-write"]);
+    const copy = answer.getByRole("button", { name: "Copy the ts code" });
+    await copy.click();
+    await expect.poll(() => copy.innerText()).toBe("Copied");
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(
+      "const answer: number = 42; // the answer",
+    );
     await page.screenshot({ path: path.join(SHOTS, "ui-shell-tool-cards.png") });
   });
 
