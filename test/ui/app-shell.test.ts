@@ -249,9 +249,13 @@ describe.skipIf(!runUi)("the chat-first app through lathe serve", () => {
     const copy = answer.getByRole("button", { name: "Copy the ts code" });
     await copy.click();
     await expect.poll(() => copy.innerText()).toBe("Copied");
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(
-      "const answer: number = 42; // the answer",
-    );
+    expect(
+      await page.evaluate(() =>
+        (
+          globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }
+        ).navigator.clipboard.readText(),
+      ),
+    ).toBe("const answer: number = 42; // the answer");
     await page.screenshot({ path: path.join(SHOTS, "ui-shell-tool-cards.png") });
   });
 
