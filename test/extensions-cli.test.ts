@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promi
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { TrustStore } from "../src/main/engine/policy/trust-store.ts";
 import { envelopeOf, PACKAGE_ROOT, runLathe } from "./support/lathe-cli.ts";
 
 // What a person does from the shell: drop a plugin folder into a project, trust the project,
@@ -261,5 +262,18 @@ describe("lathe trust shows, per plugin and MCP server, what it would turn on", 
     expect(table.stdout).toMatch(
       /WARNING: scraper \(project plugin scraper\) may fetch from any public internet host \(requires\.net\.hosts "\*"\).* It is not gated/,
     );
+  });
+
+  it("refuses a malformed project settings file, with its own message, and trusts nothing", async () => {
+    await writeFile(
+      path.join(root, ".lathe/settings.json"),
+      '{ "permissions": [{ "permission": "write" }] }',
+    );
+    const run = await lathe(["trust", "--root", root]);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toMatch(/settings\.json is not valid Lathe settings:[\s\S]*permissions\.0\.action/);
+    const dry = await lathe(["trust", "--root", root, "--dry-run"]);
+    expect(dry.code).not.toBe(0);
+    expect(new TrustStore(home).isTrusted(root)).toBe(false);
   });
 });

@@ -1,4 +1,4 @@
-import type { Engine } from "../engine/index.ts";
+import type { Engine, UnsandboxedServerApprover } from "../engine/index.ts";
 import { describeError, writeStderr } from "./output.ts";
 
 /**
@@ -6,11 +6,16 @@ import { describeError, writeStderr } from "./output.ts";
  * first use, so `lathe --help` and `lathe --version` start instantly. Internal errors the engine
  * reports go to stderr: they are the runtime's fault, and a person should see them.
  */
-export async function openEngine(root: string, options: { extensions?: boolean } = {}): Promise<Engine> {
+export async function openEngine(
+  root: string,
+  options: { extensions?: boolean; approveUnsandboxedMcp?: UnsandboxedServerApprover } = {},
+): Promise<Engine> {
   const { Engine } = await import("../engine/index.ts");
   const engine = await Engine.create({
     root,
     ...(options.extensions === false ? { extensions: false } : {}),
+    // Only a host with a person to ask (lathe serve) passes one; headless, such servers stay stopped.
+    ...(options.approveUnsandboxedMcp ? { approveUnsandboxedMcp: options.approveUnsandboxedMcp } : {}),
     // Say exactly what runs before an MCP server first starts.
     onMcpEvent: (event) => {
       if (event.type === "starting" && event.first) {

@@ -30,7 +30,13 @@ import type { Asker } from "./session/question-request.ts";
 import { Session } from "./session/session.ts";
 import { SkillCatalog } from "./skills/skill-catalog.ts";
 import { SessionState } from "./session/session-state.ts";
-import { projectApprovals, sessionApprovals } from "./store/approval-store.ts";
+import {
+  approvalsUnder,
+  projectApprovals,
+  revokeApprovals,
+  sessionApprovals,
+  type StoredApproval,
+} from "./store/approval-store.ts";
 import { AuditLog } from "./store/audit-log.ts";
 import { ConversationStore } from "./store/conversation-store.ts";
 import { openDatabase, type Db } from "./store/database.ts";
@@ -333,6 +339,33 @@ export class Engine {
     }
     await this.checkpoints.collectGarbage();
     return deleted;
+  }
+
+  /** The "always" answers the persistent sessions of this folder keep (a session's run loads them). */
+  sessionApprovals(): StoredApproval[] {
+    return approvalsUnder(this.database(), this.root);
+  }
+
+  /**
+   * Forget one "always" answer of a session, or all of them: its next call with that key asks
+   * again. Refused while the session is open here (a run holds its answers in memory); throws
+   * SessionError when the session has no such answer. Returns how many went.
+   */
+  revokeSessionApprovals(sessionId: string, which?: { tool: string; key: string }): number {
+    if ([...this.open].some((s) => s.id === sessionId)) {
+      throw new SessionError(
+        `Session ${sessionId} is in use (a run is going on in it): stop the run, then revoke its answers.`,
+      );
+    }
+    const gone = revokeApprovals(this.database(), sessionId, which);
+    if (gone === 0) {
+      throw new SessionError(
+        which
+          ? `Session ${sessionId} has no "always" answer for ${which.tool} ${which.key}.`
+          : `Session ${sessionId} has no "always" answers to revoke.`,
+      );
+    }
+    return gone;
   }
 
   private sessionDir(id: string): string {

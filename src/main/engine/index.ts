@@ -28,7 +28,6 @@ export { approveServers, configuredMcpServers } from "./mcp/mcp-approval.ts";
 export { mcpLogFile } from "./mcp/mcp-manager.ts";
 export { serverPinKey } from "./mcp/mcp-pins.ts";
 export type { SessionSummary } from "./store/session-catalog.ts";
-export { describeProjectGrants, type ProjectGrants, type GrantedPlugin } from "./policy/project-grants.ts";
 export type {
   Checkpoints,
   CheckpointFile,
@@ -45,3 +44,8 @@ export { CheckpointError } from "./errors/checkpoint-error.ts";
 export { doctor, type DoctorCheck, type DoctorOptions, type DoctorReport } from "./doctor/doctor.ts";
 export type { SandboxStatus } from "./sandbox/sandbox-availability.ts";
 export type { UnsandboxedServerApprover, UnsandboxedServerRequest } from "./mcp/mcp-manager.ts";
+export { checkRules, type RuleCheckResult, type RuleProbe } from "./policy/rule-check.ts";
+export type { ScopedRule, PermissionRule } from "./policy/permission-rule.ts";
+export type { StoredApproval } from "./store/approval-store.ts";
+export type { AuditEntry, AuditFilter } from "./store/audit-log.ts";
+export { ConfigError } from "./errors/config-error.ts";

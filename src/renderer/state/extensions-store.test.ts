@@ -3,6 +3,7 @@ import type { ApiResult, LatheApi } from "../../shared/api-contract.ts";
 import type { ExtensionsStatus, McpPreview } from "../../shared/extensions-schemas.ts";
 import { PushListeners } from "../../shared/push-listeners.ts";
 import { createExtensionsStore } from "./extensions-store.ts";
+import { unusedApi } from "../../../test/support/unused-api.ts";
 
 const status: ExtensionsStatus = {
   projectTrusted: true,
@@ -63,19 +64,8 @@ function fakeApi(script: Script = {}) {
       calls.push([name, request]);
       return Promise.resolve(answer());
     };
-  const unused = () => Promise.reject(new Error("not part of this test"));
   const api: LatheApi = {
-    tools: { list: unused, call: unused },
-    approvals: { respond: unused },
-    project: { status: unused, review: unused, trust: unused },
-    chat: { send: unused, abort: unused, history: unused, stopTool: unused },
-    sessions: { list: unused, rename: unused, delete: unused },
-    projects: { open: unused, recent: unused, trustPrompt: unused },
-    models: { list: unused },
-    agents: { list: unused },
-    questions: { respond: unused },
-    secrets: { status: unused, set: unused, remove: unused },
-    checkpoints: { list: unused, preview: unused, restore: unused, previewRewind: unused, rewind: unused },
+    ...unusedApi(),
     extensions: { status: record("status", () => ({ ok: true, data: status })) },
     plugins: {
       setEnabled: record("plugins.setEnabled", () => script.setEnabled ?? { ok: true, data: status }),
@@ -91,6 +81,7 @@ function fakeApi(script: Script = {}) {
       })),
     },
     mcp: {
+      ...unusedApi().mcp,
       preview: record(
         "mcp.preview",
         () =>

@@ -21,3 +21,12 @@ export type { RunEvent, RunEventType, RunStatus, RunUsage } from "./run-events.t
 export { taskStatus, settleTasks } from "./task-board.ts";
 export { MAX_TASK_DEPTH } from "./subagent-runner.ts";
 export type { TaskResult, TaskStatus } from "../session/task-host.ts";
+export {
+  detectModels,
+  type CatalogModel,
+  type CatalogOptions,
+  type CloudProvider,
+  type LocalServer,
+  type ModelCatalog,
+} from "./models/model-catalog.ts";
+export { addGgufFile, ggufFolder, type GgufFile } from "./models/gguf-folder.ts";
