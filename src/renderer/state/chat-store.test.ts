@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import type { ApiResult, LatheApi } from "../../shared/api-contract.ts";
+import { describe, expect, it, vi } from "vitest";
+import type { ApiResult, CheckpointSummary, LatheApi } from "../../shared/api-contract.ts";
 import type { ChatHistory } from "../../shared/chat-schemas.ts";
 import type { ModelCatalog } from "../../shared/model-catalog-schemas.ts";
 import type { PushEvent, PushOf } from "../../shared/push-events.ts";
@@ -39,6 +39,7 @@ interface Script {
   respond?: ApiResult<{ id: string; outcome: "answered" | "dismissed" }>;
   models?: ApiResult<ModelCatalog>;
   stopTool?: ApiResult<{ runId: string; toolCallId: string; stopped: true }>;
+  checkpoints?: ApiResult<CheckpointSummary[]>;
 }
 
 function memoryStorage(initial: Record<string, string> = {}) {
@@ -83,6 +84,13 @@ function fakeApi(script: Script = {}) {
         calls.push(["setProjectModel", request]);
         const model = request.model ?? undefined;
         return Promise.resolve({ ok: true, data: { ...models, ...(model ? { projectModel: model } : {}) } });
+      },
+    },
+    checkpoints: {
+      ...unusedApi().checkpoints,
+      list: (request) => {
+        calls.push(["checkpoints.list", request]);
+        return Promise.resolve(script.checkpoints ?? { ok: true, data: [] });
       },
     },
     agents: {
@@ -198,6 +206,30 @@ describe("the chat store", () => {
     event(finish());
     expect(store.getState()).toMatchObject({ running: false, runId: undefined });
     expect(store.getState().turns[0]?.status).toBe("completed");
+  });
+
+  it("fetches the session's checkpoints when a turn ends, so the turn can offer Undo", async () => {
+    const checkpoint: CheckpointSummary = {
+      id: 7,
+      sessionId: "s-1",
+      kind: "tool",
+      tool: "write",
+      callId: "c-1",
+      toolCallId: "t-1",
+      messageSeq: 2,
+      runId: "r-1",
+      createdAt: 1,
+      restoredBy: null,
+      undoes: [],
+      files: [{ path: "a.txt", type: "file", change: "created" }],
+    };
+    const { store, event, calls } = setup({ checkpoints: { ok: true, data: [checkpoint] } }, { [SESSION_KEY]: "s-1" });
+    store.getState().setDraft("Write a.txt");
+    await store.getState().send();
+    event(start("s-1"));
+    event(finish());
+    await vi.waitFor(() => expect(store.getState().checkpoints).toEqual([checkpoint]));
+    expect(calls).toContainEqual(["checkpoints.list", { sessionId: "s-1" }]);
   });
 
   it("refuses to send while a run goes on, and ignores a blank draft", async () => {
