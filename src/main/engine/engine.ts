@@ -26,7 +26,7 @@ import { Ruleset } from "./policy/ruleset.ts";
 import { sessionPolicy } from "./policy/session-policy.ts";
 import { EngineSandbox } from "./sandbox/engine-sandbox.ts";
 import type { SandboxProbe, SandboxStatus } from "./sandbox/sandbox-availability.ts";
-import type { Asker } from "./session/question-request.ts";
+import type { Asker } from "./tools/question-request.ts";
 import { Session } from "./session/session.ts";
 import { SkillCatalog } from "./skills/skill-catalog.ts";
 import { SessionState } from "./session/session-state.ts";
@@ -41,6 +41,7 @@ import type { AnyTool, ToolInfo } from "./tools/contract.ts";
 import { planDeferral, type DeferralOptions } from "./tools/deferral.ts";
 import { ToolExposure, type ToolExposureOptions } from "./tools/tool-exposure.ts";
 import { ToolRegistry, toolInfo } from "./tools/tool-registry.ts";
+import type { ToolSession } from "./tools/tool-session.ts";
 
 export interface EngineOptions {
   /** The folder the agent works in. */
@@ -128,7 +129,7 @@ export class Engine {
   private conversationStore: ConversationStore | undefined;
   private catalog: SessionCatalog | undefined;
   private readonly open = new Set<Session>();
-  private readonly exposures = new WeakMap<SessionState, ToolExposure>();
+  private readonly exposures = new WeakMap<ToolSession, ToolExposure>();
 
   private constructor(
     root: string,
@@ -144,7 +145,10 @@ export class Engine {
     this.agent = agent;
     this.sandbox = sandbox;
     this.ruleset = new Ruleset(policy.rules);
-    this.todos = new TodoStore({ database: () => this.database(), events: this.events });
+    this.todos = new TodoStore({
+      database: () => this.database(),
+      onReplaced: (sessionId, todos) => this.events.emit("TodosChanged", { sessionId, todos }),
+    });
     this.skills = new SkillCatalog({ root, latheHome, projectTrusted: policy.projectTrusted });
     this.recordCheckpoints = checkpoints !== false;
     this.checkpoints = new Checkpoints({
@@ -271,7 +275,7 @@ export class Engine {
     return this.exposureOf(session.state, options);
   }
 
-  private exposureOf(state: SessionState, options?: ToolExposureOptions): ToolExposure {
+  private exposureOf(state: ToolSession, options?: ToolExposureOptions): ToolExposure {
     let exposure = this.exposures.get(state);
     if (!exposure) {
       exposure = new ToolExposure(this.registry, options);

@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import type { Engine } from "../engine.ts";
 import type { Approver } from "../policy/approval-request.ts";
 import type { ApprovalMode } from "../policy/lathe-settings.ts";
-import type { Asker } from "../session/question-request.ts";
+import type { Asker } from "../tools/question-request.ts";
 import type { Session } from "../session/session.ts";
 import { attachTaskHost } from "../session/task-host.ts";
 import type { AgentCatalog } from "./agent-catalog.ts";

@@ -32,7 +32,10 @@ afterEach(async () => {
 async function engineWithTodos(): Promise<{ engine: Engine; store: TodoStore; db: Db }> {
   const engine = await Engine.create({ root, latheHome: home });
   const db = openDatabase(path.join(engine.latheHome, "lathe.db"));
-  const store = new TodoStore({ database: () => db, events: engine.events });
+  const store = new TodoStore({
+    database: () => db,
+    onReplaced: (sessionId, todos) => engine.events.emit("TodosChanged", { sessionId, todos }),
+  });
   engine.registry.unregister("builtin", (_origin, id) => id === "todo");
   engine.registry.register(todoTool(store), { layer: "builtin", kind: "builtin" });
   opened.push({ engine, db });

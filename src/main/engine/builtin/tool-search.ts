@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ToolCallError } from "../errors/tool-call-error.ts";
-import type { SessionState } from "../session/session-state.ts";
+import type { ToolSession } from "../tools/tool-session.ts";
 import type { JsonSchema, ToolDefinition } from "../tools/contract.ts";
 import { TOOL_SEARCH_ID } from "../tools/deferral.ts";
 import type { ToolExposure } from "../tools/tool-exposure.ts";
@@ -55,7 +55,7 @@ function nothingFound(query: string, exposure: ToolExposure): string {
 
 export interface ToolSearchWiring {
   /** The exposure of the session making the call: its deferred tools, where found tools are marked loaded. */
-  exposureFor(session: SessionState): ToolExposure;
+  exposureFor(session: ToolSession): ToolExposure;
 }
 
 /**

@@ -1,37 +1,21 @@
 import os from "node:os";
 import path from "node:path";
 import type { FsCapability } from "../capability/fs-capability.ts";
+import { hostIsDeclared, matchingHostPattern, urlHost } from "../capability/host-pattern.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { SandboxStatus } from "../sandbox/sandbox-availability.ts";
+import type { PolicyResult, StageRecord } from "../tools/call-decision.ts";
+import { commandText, type CallPlan, type ResolvedAccess } from "../tools/call-plan.ts";
 import type { AnyTool, ToolOrigin } from "../tools/contract.ts";
 import type { ApprovalCache } from "./approval-cache.ts";
 import type { Approver } from "./approval-request.ts";
-import { commandText, type CallPlan, type ResolvedAccess } from "./call-plan.ts";
 import type { ApprovalMode } from "./lathe-settings.ts";
 import type { PolicyConfig } from "./policy-config.ts";
-import { hostIsDeclared, matchingHostPattern, urlHost } from "./host-pattern.ts";
 import type { ProtectedPaths } from "./protected-paths.ts";
 import { compilePattern } from "./rule-pattern.ts";
 import { explainVerdict, type Ruleset, type Subject } from "./ruleset.ts";
 import { matchesShellRequirement } from "./shell-requirements.ts";
 import { runWatchdog, type WatchdogCheck } from "./watchdog.ts";
-
-export type Stage = "capability" | "rule" | "watchdog" | "approval";
-
-export interface StageRecord {
-  stage: Stage;
-  outcome: "allow" | "deny" | "ask";
-  reason: string;
-}
-
-export interface PolicyResult {
-  allowed: boolean;
-  stages: StageRecord[];
-  /** The checked accesses (empty when refused at the capability check). */
-  accesses: ResolvedAccess[];
-  /** For a refusal: what the model (and the user) is told, including how to allow it. */
-  errorText?: string;
-}
 
 /** Everything one session's policy decisions need. */
 export interface PolicyContext {

@@ -1,8 +1,9 @@
-import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { FsCapability } from "../capability/fs-capability.ts";
+import { ToolCallError } from "../errors/tool-call-error.ts";
+import type { PolicyResult } from "../tools/call-decision.ts";
+import type { CallPlan, PlannedAccess, ResolvedAccess } from "../tools/call-plan.ts";
 import type { RegisteredTool } from "../tools/tool-registry.ts";
-import type { CallPlan, PlannedAccess, ResolvedAccess } from "./call-plan.ts";
-import { decideCall, type PolicyContext, type PolicyResult } from "./call-policy.ts";
+import { decideCall, type PolicyContext } from "./call-policy.ts";
 import { exfiltrationGuard } from "./guards/exfiltration.ts";
 import { forcePushGuard } from "./guards/force-push.ts";
 import { recursiveDeleteGuard } from "./guards/recursive-delete.ts";

@@ -2,15 +2,9 @@ import { randomBytes } from "node:crypto";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import type { Asker } from "../tools/question-request.ts";
+import type { FileStamp, ToolSession } from "../tools/tool-session.ts";
 import { removeAbandonedPartials, writeComplete } from "./partial-file.ts";
-import type { Asker } from "./question-request.ts";
-
-/** What a session remembers of a file it read, to refuse writes over changes it has not seen. */
-export interface FileStamp {
-  size: number;
-  mtimeMs: number;
-  sha256: string;
-}
 
 /** Where a persistent session writes what it learns; ephemeral sessions have none. */
 export interface SessionPersistence {
@@ -21,7 +15,7 @@ export interface SessionPersistence {
  * The per-session state tools may use: the read-state of files and the session's working
  * directory, where sidecar files of truncated outputs live until the session closes.
  */
-export class SessionState {
+export class SessionState implements ToolSession {
   readonly id: string;
   /** The session's working directory (under `$LATHE_HOME/sessions/`). */
   readonly dir: string;

@@ -1,4 +1,4 @@
-import type { SessionState } from "./session-state.ts";
+import type { ToolSession } from "../tools/tool-session.ts";
 
 /** What a `task` call asks of the agent run it is made in. */
 export interface TaskRequest {
@@ -47,10 +47,10 @@ export interface TaskHost {
   collect(taskId: string, signal: AbortSignal): Promise<TaskResult>;
 }
 
-const hosts = new WeakMap<SessionState, TaskHost>();
+const hosts = new WeakMap<ToolSession, TaskHost>();
 
 /** Make `host` answer the `task` calls of this session; returns the function that detaches it. */
-export function attachTaskHost(session: SessionState, host: TaskHost): () => void {
+export function attachTaskHost(session: ToolSession, host: TaskHost): () => void {
   hosts.set(session, host);
   return () => {
     if (hosts.get(session) === host) hosts.delete(session);
@@ -58,6 +58,6 @@ export function attachTaskHost(session: SessionState, host: TaskHost): () => voi
 }
 
 /** The host of the run this session is in, if a run is in progress. */
-export function taskHostOf(session: SessionState): TaskHost | undefined {
+export function taskHostOf(session: ToolSession): TaskHost | undefined {
   return hosts.get(session);
 }

@@ -1,4 +1,3 @@
-import type { EngineEvents } from "../engine-events.ts";
 import type { Db } from "./database.ts";
 
 export const TODO_STATUSES = ["pending", "in_progress", "completed"] as const;
@@ -13,8 +12,8 @@ export interface TodoItem {
 export interface TodoStoreOptions {
   /** Lathe's database (persistent sessions' lists live there); called on each use, so it may open lazily. */
   database(): Db;
-  /** Where `TodosChanged` is emitted on every replacement, so hosts show the list live. */
-  events?: EngineEvents;
+  /** Told of every replacement (the engine emits `TodosChanged`), so hosts show the list live. */
+  onReplaced?(sessionId: string, todos: TodoItem[]): void;
 }
 
 /**
@@ -59,7 +58,10 @@ export class TodoStore {
     } else {
       this.ephemeral.set(sessionId, copy);
     }
-    this.options.events?.emit("TodosChanged", { sessionId, todos: copy.map((t) => ({ ...t })) });
+    this.options.onReplaced?.(
+      sessionId,
+      copy.map((t) => ({ ...t })),
+    );
   }
 
   /** Forget the session's list (when it closes for good). */

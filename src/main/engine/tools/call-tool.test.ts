@@ -16,6 +16,7 @@ import { truncateListField } from "./truncation.ts";
 
 let dir: string;
 let ctx: CallContext;
+let session: SessionState;
 let internal: Array<{ toolId: string; error: unknown }>;
 
 const echo = defineBuiltin({
@@ -68,7 +69,7 @@ beforeEach(async () => {
   const registry = new ToolRegistry();
   for (const t of [echo, sleepy, failing, lister])
     registry.register(t, { layer: "builtin", kind: "builtin" });
-  const session = new SessionState("s-test", path.join(dir, "session"));
+  session = new SessionState("s-test", path.join(dir, "session"));
   internal = [];
   ctx = {
     registry,
@@ -165,9 +166,9 @@ describe("callTool", () => {
     expect((env.data as { items: string[] }).items).toHaveLength(5);
     expect(env.metadata.truncated).toBe(true);
     const sidecar = env.metadata.output_path as string;
-    expect(sidecar.startsWith(ctx.session.sidecarDir)).toBe(true);
+    expect(sidecar.startsWith(session.sidecarDir)).toBe(true);
     expect((await readFile(sidecar, "utf8")).trim().split("\n")).toHaveLength(8);
-    await ctx.session.removeFiles();
+    await session.removeFiles();
     await expect(readFile(sidecar)).rejects.toMatchObject({ code: "ENOENT" });
   });
 

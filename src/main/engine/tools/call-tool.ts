@@ -3,10 +3,10 @@ import type { FsCapability } from "../capability/fs-capability.ts";
 import type { CallCheckpoints, OpenCheckpoint } from "../checkpoints/session-checkpoints.ts";
 import { LatheError } from "../errors/lathe-error.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
-import type { CallPlan, PlannedAccess, ResolvedAccess } from "../policy/call-plan.ts";
-import type { PolicyResult, StageRecord } from "../policy/call-policy.ts";
+import type { CallPlan, PlannedAccess, ResolvedAccess } from "./call-plan.ts";
+import type { PolicyResult, StageRecord } from "./call-decision.ts";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.ts";
-import type { SessionState } from "../session/session-state.ts";
+import type { ToolSession } from "./tool-session.ts";
 import { validateArguments } from "./argument-validator.ts";
 import type { AnyTool, ToolRuntime, Truncation } from "./contract.ts";
 import { errorEnvelope, outputEnvelope, type Envelope, type EnvelopeMetadata } from "./envelope.ts";
@@ -32,7 +32,7 @@ export interface CallObserver {
 /** What one call needs from its session. */
 export interface CallContext {
   readonly registry: ToolRegistry;
-  readonly session: SessionState;
+  readonly session: ToolSession;
   readonly scheduler: Scheduler;
   readonly root: string;
   /** The OS sandbox for the processes this session's tools start. */

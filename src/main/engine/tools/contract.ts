@@ -1,8 +1,8 @@
 import type { FsCapability } from "../capability/fs-capability.ts";
 import type { FileCheckpoint } from "../checkpoints/file-checkpoint.ts";
-import type { CallPlan, PlannedAccess, ResolvedAccess } from "../policy/call-plan.ts";
+import type { CallPlan, PlannedAccess, ResolvedAccess } from "./call-plan.ts";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.ts";
-import type { SessionState } from "../session/session-state.ts";
+import type { ToolSession } from "./tool-session.ts";
 import type { RequirementSet } from "./requirement-set.ts";
 
 /** The ACP tool kind: drives the icon and renderer a client shows for a call. */
@@ -28,7 +28,7 @@ export interface ToolRuntime {
   /** This call's id, as in the engine's ToolInvocation events and the audit trail. */
   readonly callId?: string;
   readonly fs: FsCapability;
-  readonly session: SessionState;
+  readonly session: ToolSession;
   /** Canonical (real) path of the workspace root. */
   readonly root: string;
   /**

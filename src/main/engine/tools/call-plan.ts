@@ -1,5 +1,5 @@
 import type { ResolvedPath } from "../capability/fs-capability.ts";
-import type { SimpleCommand } from "./shell/shell-analysis.ts";
+import type { SimpleCommand } from "./shell-command.ts";
 
 /** What a tool says a call will touch, before anything runs (from its validated arguments). */
 export type PlannedAccess =
