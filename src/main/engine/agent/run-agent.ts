@@ -188,7 +188,6 @@ async function drive(
   const bridge = new ToolBridge({
     session,
     registry: engine.registry,
-    events: engine.events,
     visibility,
     budget,
     signal: controller.signal,
@@ -210,7 +209,6 @@ async function drive(
     roundsLeft: () => agent.budgets.maxRounds - (step.current + 1),
     depth: lineage?.depth ?? 0,
     inheritedDenies: lineage?.inheritedDenies ?? [],
-    toolCallIdOf: (callId) => bridge.toolCallIdOf(callId),
     settings: options,
     runChild: runWithin,
   });
@@ -276,7 +274,6 @@ async function drive(
     outcome = { status: "failed", finishReason: "error", steps: 0, usage: {}, produced: false, error: err };
   } finally {
     await bridge.idle();
-    bridge.dispose();
     detachTasks();
     engine.events.off("CheckpointSkipped", onSkipped);
     await tasks.stopped(controller.signal.aborted);

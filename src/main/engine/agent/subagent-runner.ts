@@ -67,8 +67,6 @@ export interface TaskScope {
   roundsLeft(): number;
   depth: number;
   inheritedDenies: readonly SessionRule[];
-  /** The model's id of a call, from the engine's id of it. */
-  toolCallIdOf(callId: string): string | undefined;
   /** The delegating run's own options: its host's approver, asker, events, signal… */
   settings: ChildRunSettings;
   /** Runs the child (run-agent.ts passes itself, so this file does not import it). */
@@ -159,7 +157,7 @@ export class SubagentRunner implements TaskHost {
     const model = await this.childModel(agent);
     const parent = scope.session;
     const taskId = newTaskId();
-    const toolCallId = request.callId !== undefined ? scope.toolCallIdOf(request.callId) : undefined;
+    const { toolCallId } = request;
     if (parent.persistent) {
       scope.engine.conversations().linkChild(parent.id, taskId, {
         description: request.description,

@@ -109,7 +109,7 @@ export function taskTool(): ToolDefinition<TaskArgs, TaskResult> {
           prompt,
           agent: args.agent,
           background: args.background ?? false,
-          callId: runtime.callId,
+          toolCallId: runtime.correlationId,
         },
         runtime.signal,
       );

@@ -9,8 +9,8 @@ export interface TaskRequest {
   /** The child's agent id; the delegating run's own agent when absent. */
   agent: string | undefined;
   background: boolean;
-  /** The engine's id of the `task` call, so the child can be tied to the model's tool call. */
-  callId: string | undefined;
+  /** The caller's id of the `task` call (the model's tool call id), so the child is tied to it. */
+  toolCallId: string | undefined;
 }
 
 /**

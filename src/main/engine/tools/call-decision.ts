@@ -1,4 +1,4 @@
-import type { ResolvedAccess } from "./call-plan.ts";
+import type { ResolvedPlan } from "./call-plan.ts";
 
 /** The stages of the policy a call passes before it runs, in order. */
 export type Stage = "capability" | "rule" | "watchdog" | "approval";
@@ -10,12 +10,13 @@ export interface StageRecord {
   reason: string;
 }
 
-/** The policy's decision on one call: every stage's record, and the accesses it checked. */
-export interface PolicyResult {
+/**
+ * The policy's decision on one call: every stage's record, and the plan it checked (`accesses`
+ * is empty when the call was refused at the capability check).
+ */
+export interface PolicyResult extends ResolvedPlan {
   allowed: boolean;
   stages: StageRecord[];
-  /** The checked accesses (empty when refused at the capability check). */
-  accesses: ResolvedAccess[];
   /** For a refusal: what the model (and the user) is told, including how to allow it. */
   errorText?: string;
 }

@@ -29,6 +29,16 @@ export type ResolvedAccess =
   | { capability: "shell.run"; command: SimpleCommand; text: string }
   | { capability: "net.fetch"; url: string; host: string };
 
+/**
+ * A plan after the capability check: its accesses resolved, in the plan's order, and its folder.
+ * `execute` uses these paths (`runtime.resolved`) rather than resolving its arguments again.
+ */
+export interface ResolvedPlan {
+  accesses: ResolvedAccess[];
+  /** The plan's `cwd`, resolved for read; absent when the plan names none (the root). */
+  cwd?: ResolvedPath;
+}
+
 /** The one-line form of a simple command that rules and approval keys match against. */
 export function commandText(command: SimpleCommand): string {
   return [command.name, ...command.args.map((a) => a.text)].join(" ");

@@ -217,7 +217,7 @@ describe("a throw anywhere in the pipeline still ends in one envelope and one au
     const failed: unknown[] = [];
     events.on("ToolInvocationFailed", (e) => failed.push(e));
 
-    const envelope = await callTool(ctx, "victim", fault.args ?? {});
+    const { envelope } = await callTool(ctx, { toolId: "victim", args: fault.args ?? {} });
 
     expect(envelope.type).toBe(fault.expected.type);
     if (fault.expected.text)

@@ -149,7 +149,9 @@ describe("the AI SDK's toolSearch with Lathe's search (the seam for the agent lo
         description: entry.tool.description,
         inputSchema: jsonSchema<Record<string, unknown>>(entry.tool.parameters),
         deferLoading: exposure.isDeferred(id),
-        execute: (args, { abortSignal }) => callTool(ctx, id, args, { signal: abortSignal }),
+        execute: async (args, { abortSignal }) =>
+          (await callTool(ctx, { toolId: id, args, ...(abortSignal ? { signal: abortSignal } : {}) }))
+            .envelope,
       });
     }
     tools[TOOL_SEARCH_ID] = toolSearch({ search: exposure.sdkSearch(5) });
