@@ -1,9 +1,9 @@
 import { EventEmitter } from "node:events";
 import type { Checkpoint } from "./checkpoints/checkpoint-store.ts";
 import type { StageRecord } from "./tools/call-decision.ts";
-import type { TodoItem } from "./store/todo-store.ts";
 import type { ToolOrigin } from "./tools/contract.ts";
 import type { Envelope } from "./tools/envelope.ts";
+import type { TodoItem } from "./tools/todo-list.ts";
 
 export interface ToolInvocationStarted {
   callId: string;

@@ -3,7 +3,6 @@ import { realpath, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { callRecorder } from "./audit/call-recorder.ts";
 import { builtinTools } from "./builtin/builtin-tools.ts";
-import { toolSearchTool } from "./builtin/tool-search.ts";
 import { canonicalize } from "./capability/canonical-path.ts";
 import { DEFAULT_CHECKPOINT_LIMITS, type CheckpointLimits } from "./checkpoints/checkpoint-limits.ts";
 import { Checkpoints } from "./checkpoints/checkpoints.ts";
@@ -30,6 +29,7 @@ import type { Asker } from "./tools/question-request.ts";
 import { Session } from "./session/session.ts";
 import { SkillCatalog } from "./skills/skill-catalog.ts";
 import { SessionState } from "./session/session-state.ts";
+import { TaskBoard } from "./session/task-board.ts";
 import { projectApprovals, sessionApprovals } from "./store/approval-store.ts";
 import { AuditLog } from "./store/audit-log.ts";
 import { ConversationStore } from "./store/conversation-store.ts";
@@ -41,7 +41,6 @@ import type { AnyTool, ToolInfo } from "./tools/contract.ts";
 import { planDeferral, type DeferralOptions } from "./tools/deferral.ts";
 import { ToolExposure, type ToolExposureOptions } from "./tools/tool-exposure.ts";
 import { ToolRegistry, toolInfo } from "./tools/tool-registry.ts";
-import type { ToolSession } from "./tools/tool-session.ts";
 
 export interface EngineOptions {
   /** The folder the agent works in. */
@@ -114,6 +113,8 @@ export class Engine {
   readonly agent: string;
   /** Each session's todo list (the `todo` tool); hosts read it with `todos.get(sessionId)`. */
   readonly todos: TodoStore;
+  /** The tasks (subagents) started on this engine in this process, running or finished. */
+  readonly tasks = new TaskBoard();
   /** Skills from `$LATHE_HOME/skills` and the trusted project's `.lathe/skills`. */
   readonly skills: SkillCatalog;
   /** Checkpoints of persistent sessions: list, preview, restore, rewind (see checkpoints/checkpoints.ts). */
@@ -129,7 +130,6 @@ export class Engine {
   private conversationStore: ConversationStore | undefined;
   private catalog: SessionCatalog | undefined;
   private readonly open = new Set<Session>();
-  private readonly exposures = new WeakMap<ToolSession, ToolExposure>();
 
   private constructor(
     root: string,
@@ -203,15 +203,10 @@ export class Engine {
     const deps = {
       web: policy.web,
       settingsFile: policy.userSettingsFile,
-      todos: engine.todos,
       skills: engine.skills,
     };
     for (const tool of builtinTools(deps))
       engine.registry.register(tool, { layer: "builtin", kind: "builtin" });
-    engine.registry.register(
-      toolSearchTool(engine.registry, { exposureFor: (state) => engine.exposureOf(state) }),
-      { layer: "builtin", kind: "builtin" },
-    );
     if (options.extensions !== false) {
       engine.extensionsHost = await EngineExtensions.start({
         registry: engine.registry,
@@ -272,15 +267,8 @@ export class Engine {
    * visibility) update it, and the discoveries stay.
    */
   toolExposure(session: Session, options?: ToolExposureOptions): ToolExposure {
-    return this.exposureOf(session.state, options);
-  }
-
-  private exposureOf(state: ToolSession, options?: ToolExposureOptions): ToolExposure {
-    let exposure = this.exposures.get(state);
-    if (!exposure) {
-      exposure = new ToolExposure(this.registry, options);
-      this.exposures.set(state, exposure);
-    } else if (options) exposure.configure(options);
+    const exposure = session.state.exposure;
+    if (options) exposure.configure(options);
     return exposure;
   }
 
@@ -354,9 +342,15 @@ export class Engine {
     let state: SessionState;
     const persistent = options.id !== undefined;
     const approvalStores: ApprovalPersistence[] = [];
+    // The services a session's tools reach through `runtime.session` (see ToolSession).
+    const services = (id: string) => ({
+      ...(options.asker ? { asker: options.asker } : {}),
+      exposure: new ToolExposure(this.registry),
+      todos: this.todos.listOf(id),
+    });
     if (options.id === undefined) {
       const id = newSessionId();
-      state = new SessionState(id, this.sessionDir(id), undefined, undefined, options.asker);
+      state = new SessionState({ id, dir: this.sessionDir(id), ...services(id) });
     } else {
       const id = options.id;
       if (!SESSION_ID.test(id)) {
@@ -373,13 +367,13 @@ export class Engine {
       }
       if (!existing) store.create(id, this.root);
       else if (existing.closedAt !== null) store.reopen(id, this.root);
-      state = new SessionState(
+      state = new SessionState({
         id,
-        this.sessionDir(id),
-        store.reads(id),
-        store.persistence(id),
-        options.asker,
-      );
+        dir: this.sessionDir(id),
+        reads: store.reads(id),
+        persistence: store.persistence(id),
+        ...services(id),
+      });
       // A process killed while writing a sidecar (kill -9 mid-command) left it half-written.
       if (existing) await state.removeAbandonedFiles();
       approvalStores.push(sessionApprovals(this.database(), id));

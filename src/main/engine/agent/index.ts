@@ -18,6 +18,6 @@ export { ModelError, type ModelErrorCode } from "./model-error.ts";
 export { parseModelSpec, formatModelSpec, type ModelSpec } from "./model-spec.ts";
 export { loadModelSettings, type ModelSettings } from "./model-settings.ts";
 export type { RunEvent, RunEventType, RunStatus, RunUsage } from "./run-events.ts";
-export { taskStatus, settleTasks } from "./task-board.ts";
+export { taskStatus, settleTasks } from "./task-status.ts";
 export { MAX_TASK_DEPTH } from "./subagent-runner.ts";
-export type { TaskResult, TaskStatus } from "../session/task-host.ts";
+export type { TaskResult, TaskStatus } from "../tools/task-host.ts";

@@ -5,7 +5,6 @@ import type { Approver } from "../policy/approval-request.ts";
 import type { ApprovalMode } from "../policy/lathe-settings.ts";
 import type { Asker } from "../tools/question-request.ts";
 import type { Session } from "../session/session.ts";
-import { attachTaskHost } from "../session/task-host.ts";
 import type { AgentCatalog } from "./agent-catalog.ts";
 import { runAgentLoop, type LoopOutcome } from "./agent-loop.ts";
 import type { AgentManifest } from "./agent-manifest.ts";
@@ -212,7 +211,7 @@ async function drive(
     settings: options,
     runChild: runWithin,
   });
-  const detachTasks = attachTaskHost(session.state, tasks);
+  const detachTasks = session.state.attachTaskHost(tasks);
   // A call whose changes cannot be checkpointed (a workspace too large to scan) is told, not hidden.
   const onSkipped = ({ sessionId, reason }: { sessionId: string; reason: string }): void => {
     if (sessionId === session.id) emit({ type: "notice", message: reason });

@@ -4,7 +4,7 @@ import { LatheError } from "../errors/lathe-error.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { PermissionRule } from "../policy/permission-rule.ts";
 import type { Session } from "../session/session.ts";
-import type { TaskHost, TaskRequest, TaskResult } from "../session/task-host.ts";
+import type { TaskHost, TaskRequest, TaskResult } from "../tools/task-host.ts";
 import { loadAgentCatalog, type AgentCatalog } from "./agent-catalog.ts";
 import { DEFAULT_BUDGETS, type AgentManifest } from "./agent-manifest.ts";
 import { loadModelSettings } from "./model-settings.ts";
@@ -12,7 +12,7 @@ import { formatModelSpec } from "./model-spec.ts";
 import type { ResolvedModel } from "./provider-registry.ts";
 import type { RunBudget } from "./run-budget.ts";
 import type { RunAgentOptions, RunResult } from "./run-agent.ts";
-import { editsFiles, taskBoard, taskStatus } from "./task-board.ts";
+import { editsFiles, taskStatus } from "./task-status.ts";
 import { TaskReport } from "./task-report.ts";
 import type { ToolVisibility } from "./tool-visibility.ts";
 
@@ -251,7 +251,7 @@ export class SubagentRunner implements TaskHost {
           error: `The task could not run: ${messageOf(err)}`,
         }),
       );
-    taskBoard(scope.engine).add(taskId, parent.id, done);
+    scope.engine.tasks.add(taskId, parent.id, done);
     this.children.push({ background: request.background, done });
     if (request.background) return { task_id: taskId, status: "running" };
     return done;
@@ -259,7 +259,7 @@ export class SubagentRunner implements TaskHost {
 
   async collect(taskId: string): Promise<TaskResult> {
     const { scope } = this;
-    const entry = taskBoard(scope.engine).get(taskId);
+    const entry = scope.engine.tasks.get(taskId);
     const mine =
       entry?.parentSessionId === scope.session.id ||
       (scope.session.persistent &&

@@ -1,13 +1,5 @@
+import type { TodoItem, TodoList } from "../tools/todo-list.ts";
 import type { Db } from "./database.ts";
-
-export const TODO_STATUSES = ["pending", "in_progress", "completed"] as const;
-export type TodoStatus = (typeof TODO_STATUSES)[number];
-
-/** One entry of a session's todo list. */
-export interface TodoItem {
-  content: string;
-  status: TodoStatus;
-}
 
 export interface TodoStoreOptions {
   /** Lathe's database (persistent sessions' lists live there); called on each use, so it may open lazily. */
@@ -62,6 +54,11 @@ export class TodoStore {
       sessionId,
       copy.map((t) => ({ ...t })),
     );
+  }
+
+  /** One session's list, as its tools reach it. */
+  listOf(sessionId: string): TodoList {
+    return { get: () => this.get(sessionId), replace: (todos) => this.replace(sessionId, todos) };
   }
 
   /** Forget the session's list (when it closes for good). */

@@ -7,7 +7,8 @@ import { defineBuiltin } from "../builtin/define-builtin.ts";
 import { FsCapability } from "../capability/fs-capability.ts";
 import { PathScope } from "../capability/path-scope.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
-import { SessionState } from "../session/session-state.ts";
+import type { SessionState } from "../session/session-state.ts";
+import { bareSessionState } from "../../../../test/support/bare-session-state.ts";
 import { NO_PROCESSES } from "../../../../test/support/no-process-sandbox.ts";
 import { callTool, type CallContext } from "./call-tool.ts";
 import type { Envelope } from "./envelope.ts";
@@ -70,7 +71,7 @@ beforeEach(async () => {
   const registry = new ToolRegistry();
   for (const t of [echo, sleepy, failing, lister])
     registry.register(t, { layer: "builtin", kind: "builtin" });
-  session = new SessionState("s-test", path.join(dir, "session"));
+  session = bareSessionState("s-test", path.join(dir, "session"), registry);
   internal = [];
   ctx = {
     registry,
