@@ -1,5 +1,5 @@
 // The agent's public surface for hosts (CLI, app, `lathe serve`).
-export { runAgent, newSessionId, type RunAgentOptions, type RunResult } from "./run-agent.ts";
+export { runAgent, newSessionId, type RunAgentOptions, type AgentRunResult } from "./run-agent.ts";
 export { ToolCallStops } from "./tool-call-stops.ts";
 export { replaySession } from "./replay-session.ts";
 export { setupAgentRun, type AgentSetup, type AgentSetupInput } from "./agent-setup.ts";

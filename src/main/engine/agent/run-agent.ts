@@ -61,7 +61,8 @@ export interface RunAgentOptions {
   agents?: AgentCatalog;
 }
 
-export interface RunResult {
+/** How one agent run (a turn) ended: its ids, status, the text the model wrote, its usage. */
+export interface AgentRunResult {
   sessionId: string;
   runId: string;
   status: RunStatus;
@@ -104,12 +105,15 @@ function systemPrompt(engine: Engine, agent: AgentManifest, extra: readonly stri
  * `onEvent` as they happen; the conversation and the events are recorded as they complete, so
  * the session can be resumed after a crash and replayed. Resolves when everything has stopped.
  */
-export function runAgent(options: RunAgentOptions): Promise<RunResult> {
+export function runAgent(options: RunAgentOptions): Promise<AgentRunResult> {
   return runWithin(options, undefined);
 }
 
 /** A run, or a task's run: `lineage` carries what it inherits from the run that started it. */
-async function runWithin(options: RunAgentOptions, lineage: TaskLineage | undefined): Promise<RunResult> {
+async function runWithin(
+  options: RunAgentOptions,
+  lineage: TaskLineage | undefined,
+): Promise<AgentRunResult> {
   const session = await options.engine.openSession({
     ...((options.persist ?? true) ? { id: options.sessionId ?? newSessionId() } : {}),
     ...(options.mode ? { mode: options.mode } : {}),
@@ -132,7 +136,7 @@ async function drive(
   options: RunAgentOptions,
   session: Session,
   lineage: TaskLineage | undefined,
-): Promise<RunResult> {
+): Promise<AgentRunResult> {
   const { engine, agent, model } = options;
   const runId = randomId("r");
   const controller = new AbortController();

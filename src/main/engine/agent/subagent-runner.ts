@@ -11,7 +11,7 @@ import { loadModelSettings } from "./model-settings.ts";
 import { formatModelSpec } from "./model-spec.ts";
 import type { ResolvedModel } from "./provider-registry.ts";
 import type { RunBudget } from "./run-budget.ts";
-import type { RunAgentOptions, RunResult } from "./run-agent.ts";
+import type { RunAgentOptions, AgentRunResult } from "./run-agent.ts";
 import { editsFiles, taskStatus } from "./task-status.ts";
 import { TaskReport } from "./task-report.ts";
 import type { ToolVisibility } from "./tool-visibility.ts";
@@ -70,7 +70,7 @@ export interface TaskScope {
   /** The delegating run's own options: its host's approver, asker, events, signal… */
   settings: ChildRunSettings;
   /** Runs the child (run-agent.ts passes itself, so this file does not import it). */
-  runChild(options: RunAgentOptions, lineage: TaskLineage): Promise<RunResult>;
+  runChild(options: RunAgentOptions, lineage: TaskLineage): Promise<AgentRunResult>;
 }
 
 /** A task's id is its child session's id: hosts open it like any session (`lathe run --resume`). */
