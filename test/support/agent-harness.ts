@@ -4,11 +4,8 @@ import path from "node:path";
 import type { LanguageModel } from "ai";
 import type { AgentManifest } from "../../src/main/engine/agent/agent-manifest.ts";
 import { defaultAgent } from "../../src/main/engine/agent/default-agent.ts";
-import {
-  runAgent,
-  type RunAgentOptions,
-  type AgentRunResult,
-} from "../../src/main/engine/agent/run-agent.ts";
+import type { AgentRunResult, RunAgentOptions } from "../../src/main/engine/agent/agent-run.ts";
+import { runAgent } from "../../src/main/engine/agent/run-agent.ts";
 import type { RunEvent } from "../../src/main/engine/agent/run-events.ts";
 import { Engine } from "../../src/main/engine/engine.ts";
 import type { AnyTool } from "../../src/main/engine/tools/contract.ts";

@@ -1,5 +1,6 @@
 // The agent's public surface for hosts (CLI, app, `lathe serve`).
-export { runAgent, newSessionId, type RunAgentOptions, type AgentRunResult } from "./run-agent.ts";
+export { runAgent, newSessionId } from "./run-agent.ts";
+export type { AgentRunResult, RunAgentOptions } from "./agent-run.ts";
 export { ToolCallStops } from "./tool-call-stops.ts";
 export { replaySession } from "./replay-session.ts";
 export { setupAgentRun, type AgentSetup, type AgentSetupInput } from "./agent-setup.ts";

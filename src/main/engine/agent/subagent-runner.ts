@@ -11,7 +11,7 @@ import { loadModelSettings } from "./model-settings.ts";
 import { formatModelSpec } from "./model-spec.ts";
 import type { ResolvedModel } from "./provider-registry.ts";
 import type { RunBudget } from "./run-budget.ts";
-import type { RunAgentOptions, AgentRunResult } from "./run-agent.ts";
+import type { AgentRunResult, RunAgentOptions } from "./agent-run.ts";
 import { editsFiles, taskStatus } from "./task-status.ts";
 import { TaskReport } from "./task-report.ts";
 import type { ToolVisibility } from "./tool-visibility.ts";
