@@ -38,7 +38,7 @@ export interface ToolCall {
 /** How a call ended, for a caller that needs more than the envelope. */
 export interface CallOutcome {
   envelope: Envelope;
-  /** The engine's id of the call (events, the audit trail). */
+  /** The engine's id of the call (events, the audit trail); empty when none was made (a closed session). */
   callId: string;
   /** What each stage of the policy decided, in order (empty when the call never reached it). */
   decisions: readonly StageRecord[];
