@@ -11,7 +11,7 @@ import { registerServeCommand } from "./commands/serve-command.ts";
 import { registerSessionCommand } from "./commands/session-command.ts";
 import { registerToolsCommand } from "./commands/tools-command.ts";
 import { registerTrustCommand } from "./commands/trust-command.ts";
-import { ExitCode, type ExitCodeValue, type RunResult } from "./exit-codes.ts";
+import { ExitCode, type ExitCodeValue, type ExitStatus } from "./exit-codes.ts";
 import { watchOutput, writeIfOpen } from "./closed-output.ts";
 import { describeError, writeStderr, writeStdout } from "./output.ts";
 
@@ -23,7 +23,7 @@ function packageVersion(): string {
 }
 
 /** The `lathe` program. Errors surface as exceptions (exitOverride) so `main` picks the exit code. */
-export function buildProgram(result: RunResult): Command {
+export function buildProgram(result: ExitStatus): Command {
   const program = new Command("lathe")
     .description("Lathe's tool runtime, headless: list tools, call one, manage sessions, serve the UI.")
     .version(packageVersion(), "-V, --version", "print the version")
@@ -58,7 +58,7 @@ Exit codes: 0 success, 1 failure (for call: an error envelope), 2 usage error.`,
 
 /** Run the CLI with the given arguments (without `node` and the script); resolves to the exit code. */
 export async function main(argv: readonly string[]): Promise<ExitCodeValue> {
-  const result: RunResult = { exitCode: ExitCode.ok };
+  const result: ExitStatus = { exitCode: ExitCode.ok };
   // A reader that goes away (`lathe audit | head`) ends the output quietly, never with a trace.
   const outputFailed = (error: Error): void => {
     result.exitCode = ExitCode.failure;

@@ -1,10 +1,10 @@
 import { EventEmitter } from "node:events";
 import type { Checkpoint } from "./checkpoints/checkpoint-store.ts";
 import type { PluginLogEntry } from "./plugins/plugin-log-files.ts";
-import type { StageRecord } from "./policy/call-policy.ts";
-import type { TodoItem } from "./store/todo-store.ts";
+import type { StageRecord } from "./tools/call-decision.ts";
 import type { ToolOrigin } from "./tools/contract.ts";
 import type { Envelope } from "./tools/envelope.ts";
+import type { TodoItem } from "./tools/todo-list.ts";
 
 export interface ToolInvocationStarted {
   callId: string;

@@ -3,7 +3,6 @@ import { realpath, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { callRecorder } from "./audit/call-recorder.ts";
 import { builtinTools } from "./builtin/builtin-tools.ts";
-import { toolSearchTool } from "./builtin/tool-search.ts";
 import { canonicalize } from "./capability/canonical-path.ts";
 import { DEFAULT_CHECKPOINT_LIMITS, type CheckpointLimits } from "./checkpoints/checkpoint-limits.ts";
 import { Checkpoints } from "./checkpoints/checkpoints.ts";
@@ -26,10 +25,11 @@ import { Ruleset } from "./policy/ruleset.ts";
 import { sessionPolicy } from "./policy/session-policy.ts";
 import { EngineSandbox } from "./sandbox/engine-sandbox.ts";
 import type { SandboxProbe, SandboxStatus } from "./sandbox/sandbox-availability.ts";
-import type { Asker } from "./session/question-request.ts";
+import type { Asker } from "./tools/question-request.ts";
 import { Session } from "./session/session.ts";
 import { SkillCatalog } from "./skills/skill-catalog.ts";
 import { SessionState } from "./session/session-state.ts";
+import { TaskBoard } from "./session/task-board.ts";
 import {
   approvalsUnder,
   projectApprovals,
@@ -119,6 +119,8 @@ export class Engine {
   readonly agent: string;
   /** Each session's todo list (the `todo` tool); hosts read it with `todos.get(sessionId)`. */
   readonly todos: TodoStore;
+  /** The tasks (subagents) started on this engine in this process, running or finished. */
+  readonly tasks = new TaskBoard();
   /** Skills from `$LATHE_HOME/skills` and the trusted project's `.lathe/skills`. */
   readonly skills: SkillCatalog;
   /** Checkpoints of persistent sessions: list, preview, restore, rewind (see checkpoints/checkpoints.ts). */
@@ -134,7 +136,6 @@ export class Engine {
   private conversationStore: ConversationStore | undefined;
   private catalog: SessionCatalog | undefined;
   private readonly open = new Set<Session>();
-  private readonly exposures = new WeakMap<SessionState, ToolExposure>();
 
   private constructor(
     root: string,
@@ -150,7 +151,10 @@ export class Engine {
     this.agent = agent;
     this.sandbox = sandbox;
     this.ruleset = new Ruleset(policy.rules);
-    this.todos = new TodoStore({ database: () => this.database(), events: this.events });
+    this.todos = new TodoStore({
+      database: () => this.database(),
+      onReplaced: (sessionId, todos) => this.events.emit("TodosChanged", { sessionId, todos }),
+    });
     this.skills = new SkillCatalog({ root, latheHome, projectTrusted: policy.projectTrusted });
     this.recordCheckpoints = checkpoints !== false;
     this.checkpoints = new Checkpoints({
@@ -205,15 +209,10 @@ export class Engine {
     const deps = {
       web: policy.web,
       settingsFile: policy.userSettingsFile,
-      todos: engine.todos,
       skills: engine.skills,
     };
     for (const tool of builtinTools(deps))
       engine.registry.register(tool, { layer: "builtin", kind: "builtin" });
-    engine.registry.register(
-      toolSearchTool(engine.registry, { exposureFor: (state) => engine.exposureOf(state) }),
-      { layer: "builtin", kind: "builtin" },
-    );
     if (options.extensions !== false) {
       engine.extensionsHost = await EngineExtensions.start({
         registry: engine.registry,
@@ -275,15 +274,8 @@ export class Engine {
    * visibility) update it, and the discoveries stay.
    */
   toolExposure(session: Session, options?: ToolExposureOptions): ToolExposure {
-    return this.exposureOf(session.state, options);
-  }
-
-  private exposureOf(state: SessionState, options?: ToolExposureOptions): ToolExposure {
-    let exposure = this.exposures.get(state);
-    if (!exposure) {
-      exposure = new ToolExposure(this.registry, options);
-      this.exposures.set(state, exposure);
-    } else if (options) exposure.configure(options);
+    const exposure = session.state.exposure;
+    if (options) exposure.configure(options);
     return exposure;
   }
 
@@ -384,9 +376,15 @@ export class Engine {
     let state: SessionState;
     const persistent = options.id !== undefined;
     const approvalStores: ApprovalPersistence[] = [];
+    // The services a session's tools reach through `runtime.session` (see ToolSession).
+    const services = (id: string) => ({
+      ...(options.asker ? { asker: options.asker } : {}),
+      exposure: new ToolExposure(this.registry),
+      todos: this.todos.listOf(id),
+    });
     if (options.id === undefined) {
       const id = newSessionId();
-      state = new SessionState(id, this.sessionDir(id), undefined, undefined, options.asker);
+      state = new SessionState({ id, dir: this.sessionDir(id), ...services(id) });
     } else {
       const id = options.id;
       if (!SESSION_ID.test(id)) {
@@ -403,13 +401,13 @@ export class Engine {
       }
       if (!existing) store.create(id, this.root);
       else if (existing.closedAt !== null) store.reopen(id, this.root);
-      state = new SessionState(
+      state = new SessionState({
         id,
-        this.sessionDir(id),
-        store.reads(id),
-        store.persistence(id),
-        options.asker,
-      );
+        dir: this.sessionDir(id),
+        reads: store.reads(id),
+        persistence: store.persistence(id),
+        ...services(id),
+      });
       // A process killed while writing a sidecar (kill -9 mid-command) left it half-written.
       if (existing) await state.removeAbandonedFiles();
       approvalStores.push(sessionApprovals(this.database(), id));

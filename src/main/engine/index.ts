@@ -1,7 +1,9 @@
 // The engine's public surface: hosts import from here only.
 export { Engine, type EngineOptions, type OpenSessionOptions } from "./engine.ts";
 export type { ApprovalMode } from "./policy/lathe-settings.ts";
-export type { Session } from "./session/session.ts";
+export type { CallOptions, Session } from "./session/session.ts";
+export type { CallOutcome, CallRequest } from "./tools/tool-call.ts";
+export type { StageRecord } from "./tools/call-decision.ts";
 export type { Envelope, EnvelopeMetadata, OutputEnvelope, ErrorEnvelope } from "./tools/envelope.ts";
 export type { ToolInfo, ToolOrigin, ToolKind, Layer } from "./tools/contract.ts";
 export type { RequirementSet } from "./tools/requirement-set.ts";

@@ -13,8 +13,8 @@ import { finishActivity, startActivity, type ActivityEntry } from "./activity.ts
 import { enqueueApproval, removeApproval } from "./approval-queue.ts";
 import { argumentsTemplate } from "./arguments-template.ts";
 
-/** The answer to the last run: the envelope, or why the call never reached the tool. */
-export type RunResult =
+/** The last tool run of the Tools view: its envelope, or why the call never reached the tool. */
+export type ToolRunResult =
   | { toolId: string; status: "envelope"; envelope: Envelope }
   | { toolId: string; status: "failed"; message: string };
 
@@ -68,7 +68,7 @@ export interface AppState {
   /** The JSON text a person typed, per tool, so switching tools keeps it. */
   argsText: Record<string, string>;
   running: boolean;
-  result: RunResult | undefined;
+  result: ToolRunResult | undefined;
   /** Prompts waiting for the person, in the order they came; the dialog shows the first. */
   approvals: ApprovalRequest[];
   answering: boolean;

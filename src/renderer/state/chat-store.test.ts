@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
-import type { ApiResult, CheckpointSummary, LatheApi } from "../../shared/api-contract.ts";
+import type { ApiResult, LatheApi } from "../../shared/api-contract.ts";
+import type { CheckpointSummary } from "../../shared/checkpoint-schemas.ts";
 import type { ChatHistory } from "../../shared/chat-schemas.ts";
 import type { ModelCatalog } from "../../shared/model-catalog-schemas.ts";
 import type { PushEvent, PushOf } from "../../shared/push-events.ts";
@@ -223,7 +224,10 @@ describe("the chat store", () => {
       undoes: [],
       files: [{ path: "a.txt", type: "file", change: "created" }],
     };
-    const { store, event, calls } = setup({ checkpoints: { ok: true, data: [checkpoint] } }, { [SESSION_KEY]: "s-1" });
+    const { store, event, calls } = setup(
+      { checkpoints: { ok: true, data: [checkpoint] } },
+      { [SESSION_KEY]: "s-1" },
+    );
     store.getState().setDraft("Write a.txt");
     await store.getState().send();
     event(start("s-1"));

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { modeOption, rootOf, rootOption, type Mode } from "../cli-options.ts";
-import { ExitCode, type RunResult } from "../exit-codes.ts";
+import { ExitCode, type ExitStatus } from "../exit-codes.ts";
 import { withEngine } from "../open-engine.ts";
 import { writeStdout } from "../output.ts";
 import { printPluginLogs } from "../plugin-log-printer.ts";
@@ -17,7 +17,7 @@ interface CallOptions {
  * `lathe call <tool-id> [<json-args> | -]`: one call through the whole pipeline. Prints exactly
  * one envelope as one line of JSON; exits 0 for an `output` envelope and 1 for an `error`.
  */
-export function registerCallCommand(program: Command, result: RunResult): void {
+export function registerCallCommand(program: Command, result: ExitStatus): void {
   program
     .command("call")
     .description("Run one tool call and print its envelope as one line of JSON.")

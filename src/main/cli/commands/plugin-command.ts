@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import type { PluginCheckReport } from "../../engine/index.ts";
-import { ExitCode, type RunResult } from "../exit-codes.ts";
+import { ExitCode, type ExitStatus } from "../exit-codes.ts";
 import { writeStdout } from "../output.ts";
 
 /** The report as a person reads it: every problem with its fix, then the notes. */
@@ -18,7 +18,7 @@ export function formatPluginCheck(report: PluginCheckReport): string {
 }
 
 /** `lathe plugin check <folder> [--json]`: validate a plugin folder as the loader would, and more. */
-export function registerPluginCommand(program: Command, result: RunResult): void {
+export function registerPluginCommand(program: Command, result: ExitStatus): void {
   const plugin = program.command("plugin").description("Work on a plugin: check a plugin folder.");
   plugin
     .command("check")

@@ -2,7 +2,7 @@ import { InvalidArgumentError, Option, type Command } from "commander";
 import { parseModelSpec } from "../../engine/agent/model-spec.ts";
 import { CliError } from "../cli-error.ts";
 import { modeOption, rootOf, rootOption, type Mode } from "../cli-options.ts";
-import { ExitCode, type RunResult as CliResult } from "../exit-codes.ts";
+import { ExitCode, type ExitStatus } from "../exit-codes.ts";
 import { writeIfOpen } from "../closed-output.ts";
 import { stopOnInterrupt } from "../interrupt.ts";
 import { describeError, writeStderr } from "../output.ts";
@@ -65,7 +65,7 @@ async function replay(options: RunOptions & { resume: string }): Promise<void> {
  * --json); `ask` approvals become denials and questions fail; the exit code says whether the run
  * finished (0), failed or stopped (1), or the command line was wrong (2).
  */
-export function registerRunCommand(program: Command, result: CliResult): void {
+export function registerRunCommand(program: Command, result: ExitStatus): void {
   program
     .command("run")
     .description("Run an agent on a prompt: the model drives the tools; its answer streams to stdout.")

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { LatheError } from "../errors/lathe-error.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { ToolRuntime } from "../tools/contract.ts";
 import type { ShellRunRequirement } from "../tools/requirement-set.ts";
@@ -57,9 +58,15 @@ export function bashApprovalKey(command: string): string {
   return command.trim().replace(/\s+/g, " ");
 }
 
+/** The folder to run in: the plan's `cwd` as the capability check resolved it, else the root. */
 async function resolveCwd(cwd: string | undefined, runtime: ToolRuntime): Promise<string> {
   if (cwd === undefined) return runtime.root;
-  const folder = await runtime.fs.resolve(cwd, "read");
+  const folder = runtime.resolved.cwd;
+  if (!folder)
+    throw new LatheError(
+      "no_planned_path",
+      "the call's plan has no checked cwd (the tool ran without the policy)",
+    );
   const stats = await runtime.fs.stat(folder);
   if (!stats) {
     throw new ToolCallError(

@@ -5,6 +5,7 @@ import { offload } from "../offload/offload.ts";
 import type { ToolDefinition } from "../tools/contract.ts";
 import { OUTPUT_LIMITS, truncateTextField } from "../tools/truncation.ts";
 import { defineBuiltin } from "./define-builtin.ts";
+import { plannedPath } from "./planned-path.ts";
 import { assertReadAndUnchanged } from "./file-stamp.ts";
 import { encodingName } from "./text-codec.ts";
 
@@ -43,8 +44,8 @@ const definition = defineBuiltin({
         "old_string and new_string are identical, so the edit would change nothing. Give the new text in new_string.",
       );
     }
-    await runtime.fs.resolve(args.path, "read");
-    const target = await runtime.fs.resolve(args.path, "write");
+    // The plan checked the file for reading (index 0) and writing (index 1).
+    const target = plannedPath(runtime, 1, args.path);
     if (!(await runtime.fs.stat(target))) {
       throw new ToolCallError(
         `File not found: ${target.display}. edit only changes existing files; to create ${target.display}, use write.`,

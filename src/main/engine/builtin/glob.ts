@@ -58,9 +58,10 @@ export const globTool = defineBuiltin({
   readOnly: true,
   gated: false,
   kind: "search",
-  async execute({ pattern, path, limit }, { fs, signal }): Promise<GlobData> {
+  async execute({ pattern, path, limit }, runtime): Promise<GlobData> {
+    const { fs, signal } = runtime;
     const glob = relativeGlob(pattern, "pattern");
-    const { target, isDir } = await resolveSearchPath(fs, path);
+    const { target, isDir } = await resolveSearchPath(runtime, path);
     if (!isDir) {
       throw new ToolCallError(
         `"${path}" is a file, not a folder. Give its folder as "path" and a pattern that matches its name.`,

@@ -89,14 +89,15 @@ export const grepTool = defineBuiltin({
   readOnly: true,
   gated: false,
   kind: "search",
-  async execute(args, { fs, signal }): Promise<GrepData> {
+  async execute(args, runtime): Promise<GrepData> {
+    const { fs, signal } = runtime;
     const ignoreCase = args.ignore_case ?? false;
     // Compiled here only to report a bad pattern; matching happens on offload workers, where a
     // pattern that backtracks for minutes stops with the call instead of freezing the host.
     LineMatcher.compile(args.pattern, ignoreCase);
     const mode = args.output_mode ?? "files_with_matches";
     const filter = args.glob === undefined ? undefined : relativeGlob(args.glob, "glob");
-    const { target, isDir } = await resolveSearchPath(fs, args.path);
+    const { target, isDir } = await resolveSearchPath(runtime, args.path);
     const batches: Promise<GrepBatch>[] = [];
     const search = (files: GrepFilesInput["files"]): void => {
       const batch = offload("grep.files", { pattern: args.pattern, ignoreCase, mode, files }, { signal });

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { LatheError } from "../errors/lathe-error.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
-import { answerProblems, type Question, type QuestionRequest } from "../session/question-request.ts";
+import { answerProblems, type Question, type QuestionRequest } from "../tools/question-request.ts";
 import type { ToolDefinition } from "../tools/contract.ts";
 import { defineBuiltin } from "./define-builtin.ts";
 

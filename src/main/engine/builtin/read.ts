@@ -11,6 +11,7 @@ import {
   type SelfTruncated,
 } from "../tools/truncation.ts";
 import { defineBuiltin } from "./define-builtin.ts";
+import { plannedPath } from "./planned-path.ts";
 import { readText } from "./read-text.ts";
 import { countLines } from "./text-codec.ts";
 
@@ -70,7 +71,7 @@ const definition = defineBuiltin({
   deriveApprovalKey: (args) => `read:${args.path}`,
   truncate: truncateRead,
   async execute(args, runtime): Promise<ReadData | SelfTruncated<ReadData>> {
-    const target = await runtime.fs.resolve(args.path, "read");
+    const target = plannedPath(runtime, 0, args.path);
     const info = await runtime.fs.stat(target);
     if (info?.isFile() && info.size > MAX_READ_FILE_BYTES) {
       throw new ToolCallError(

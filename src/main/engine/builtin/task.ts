@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ToolCallError } from "../errors/tool-call-error.ts";
-import { taskHostOf, type TaskResult } from "../session/task-host.ts";
+import type { TaskResult } from "../tools/task-host.ts";
 import type { ToolDefinition, Truncation } from "../tools/contract.ts";
 import { utf8Head } from "../tools/truncation.ts";
 import { defineBuiltin } from "./define-builtin.ts";
@@ -43,7 +43,8 @@ function truncateSummary(data: TaskResult): Truncation<TaskResult> | undefined {
 
 /**
  * The task tool: a subagent in a child session. The work is done by the agent run the call is
- * made in (see session/task-host.ts); this tool only checks the call and hands it over. It
+ * made in (`runtime.session.tasks`, see tools/task-host.ts); this tool only checks the call and
+ * hands it over. It
  * touches nothing itself (the child's own calls go through the policy), so it is not gated.
  */
 export function taskTool(): ToolDefinition<TaskArgs, TaskResult> {
@@ -57,7 +58,7 @@ export function taskTool(): ToolDefinition<TaskArgs, TaskResult> {
     kind: "other",
     timeoutMs: TASK_TIMEOUT_MS,
     async execute(args, runtime): Promise<TaskResult> {
-      const host = taskHostOf(runtime.session);
+      const host = runtime.session.tasks;
       if (!host) throw new ToolCallError(TASK_OUTSIDE_RUN_ERROR, "task_outside_run");
       if (args.task_id !== undefined) {
         const extra = (["description", "prompt", "agent", "background"] as const).filter(
@@ -84,7 +85,7 @@ export function taskTool(): ToolDefinition<TaskArgs, TaskResult> {
           prompt,
           agent: args.agent,
           background: args.background ?? false,
-          callId: runtime.callId,
+          toolCallId: runtime.correlationId,
         },
         runtime.signal,
       );

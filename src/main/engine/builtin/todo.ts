@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ToolCallError } from "../errors/tool-call-error.ts";
-import { TODO_STATUSES, type TodoItem, type TodoStore } from "../store/todo-store.ts";
 import type { ToolDefinition } from "../tools/contract.ts";
+import { TODO_STATUSES, type TodoItem } from "../tools/todo-list.ts";
 import { defineBuiltin } from "./define-builtin.ts";
 
 const DESCRIPTION = `Write this session's todo list; the person sees it live. Use it for work with several steps (skip trivial tasks): send the whole plan first, then update it as you go, at most one step in_progress, each marked completed as soon as it is done.
@@ -46,10 +46,10 @@ function checkedList(todos: readonly TodoItem[]): TodoItem[] {
 }
 
 /**
- * The todo tool over a store: it replaces the calling session's list (the store persists it and
- * emits `TodosChanged`). It touches no files, so nothing is gated.
+ * The todo tool: it replaces the calling session's list (`runtime.session.todos`, which the
+ * engine persists and announces as `TodosChanged`). It touches no files, so nothing is gated.
  */
-export function todoTool(store: TodoStore): ToolDefinition<z.output<typeof schema>, TodoData> {
+export function todoTool(): ToolDefinition<z.output<typeof schema>, TodoData> {
   return defineBuiltin({
     id: "todo",
     description: DESCRIPTION,
@@ -61,7 +61,7 @@ export function todoTool(store: TodoStore): ToolDefinition<z.output<typeof schem
     timeoutMs: 10_000,
     async execute(args, runtime): Promise<TodoData> {
       const todos = checkedList(args.todos);
-      store.replace(runtime.session.id, todos);
+      runtime.session.todos.replace(todos);
       return { todos };
     },
   });

@@ -1,11 +1,9 @@
 import { z } from "zod";
 import { ToolCallError } from "../errors/tool-call-error.ts";
-import type { SessionState } from "../session/session-state.ts";
 import type { JsonSchema, ToolDefinition } from "../tools/contract.ts";
 import { TOOL_SEARCH_ID } from "../tools/deferral.ts";
 import { modelSchema } from "../tools/model-schema.ts";
 import type { ToolExposure } from "../tools/tool-exposure.ts";
-import type { ToolRegistry } from "../tools/tool-registry.ts";
 import { defineBuiltin } from "./define-builtin.ts";
 
 const DEFAULT_RESULTS = 5;
@@ -41,21 +39,13 @@ function nothingFound(query: string, exposure: ToolExposure): string {
   return `No deferred tool matches "${query}". Try other or fewer words, or an exact name from the deferred tools list.`;
 }
 
-export interface ToolSearchWiring {
-  /** The exposure of the session making the call: its deferred tools, where found tools are marked loaded. */
-  exposureFor(session: SessionState): ToolExposure;
-}
-
 /**
  * The `tool_search {query, max_results?}` built-in: finds deferred tools (substring on name and
- * description, then BM25) and returns their definitions; the session's exposure then shows them
- * in full from the next step on. It needs the registry (for the definitions) and, per session,
- * the exposure (which tools are deferred, and where discoveries are recorded).
+ * description, then BM25) and returns their definitions; the session's exposure
+ * (`runtime.session.exposure`: which tools are deferred, where discoveries are recorded) then
+ * shows them in full from the next step on.
  */
-export function toolSearchTool(
-  registry: ToolRegistry,
-  wiring: ToolSearchWiring,
-): ToolDefinition<z.output<typeof schema>, ToolSearchData> {
+export function toolSearchTool(): ToolDefinition<z.output<typeof schema>, ToolSearchData> {
   return defineBuiltin({
     id: TOOL_SEARCH_ID,
     description: DESCRIPTION,
@@ -71,13 +61,13 @@ export function toolSearchTool(
           'query is blank. Pass a few words for what you need, e.g. {"query": "create github issue"}, or a deferred tool\'s exact name.',
         );
       }
-      const exposure = wiring.exposureFor(runtime.session);
+      const exposure = runtime.session.exposure;
       const hits = exposure.search(query, { limit: max_results ?? DEFAULT_RESULTS });
       const tools: FoundTool[] = [];
       for (const hit of hits) {
-        const entry = registry.get(hit.id);
-        if (!entry) continue;
-        const { id, description, parameters } = entry.tool;
+        const tool = exposure.definition(hit.id);
+        if (!tool) continue;
+        const { id, description, parameters } = tool;
         tools.push({ id, description, parameters: modelSchema(parameters) });
       }
       exposure.discover(tools.map((t) => t.id));

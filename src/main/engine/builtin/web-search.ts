@@ -4,7 +4,7 @@ import { z } from "zod";
 import { resolveLatheHome } from "../config/lathe-home.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { Settings } from "../policy/lathe-settings.ts";
-import type { SessionState } from "../session/session-state.ts";
+import type { ToolSession } from "../tools/tool-session.ts";
 import type { ToolDefinition } from "../tools/contract.ts";
 import { defineBuiltin } from "./define-builtin.ts";
 import { createSearchProvider, type SearchProvider, type SearchResult } from "./web/search-providers.ts";
@@ -60,7 +60,7 @@ export function webSearchTool(
 ): ToolDefinition<z.output<typeof schema>, WebSearchData> {
   const providers = settings.providers.map((p) => createSearchProvider(p, env));
   const settingsFile = path.join(resolveLatheHome(env), "settings.json");
-  const calls = new WeakMap<SessionState, number>();
+  const calls = new WeakMap<ToolSession, number>();
   const hosts = [...new Set(providers.map((p) => p.endpoint.hostname.toLowerCase()))];
 
   const definition = defineBuiltin({

@@ -45,8 +45,12 @@ export class FsCapability {
     this.scopes = { read: options.read, write: options.write };
   }
 
-  /** Resolve and check a path a tool was given; throws CapabilityDeniedError when refused. */
-  async resolve(input: string, access: Access): Promise<ResolvedPath> {
+  /**
+   * Refuse a path a tool was given that names no file as written: empty, with a NUL byte, or
+   * starting with `~` (which is not expanded). `resolve` does this first; a tool that uses a
+   * path its plan had resolved checks its argument here.
+   */
+  checkInput(input: string): void {
     if (typeof input !== "string" || input.length === 0) {
       throw new ToolCallError("The path is empty. Give a path relative to the workspace root.");
     }
@@ -60,6 +64,11 @@ export class FsCapability {
         `"~" is not expanded in "${input}". Give a path relative to the workspace root (${this.root}).`,
       );
     }
+  }
+
+  /** Resolve and check a path a tool was given; throws CapabilityDeniedError when refused. */
+  async resolve(input: string, access: Access): Promise<ResolvedPath> {
+    this.checkInput(input);
     // Joined without normalising: `link/../x` means what the kernel makes of it (the parent of
     // the link's target), which canonicalize follows; path.resolve would drop `link/..` first.
     const joined = path.isAbsolute(input) ? input : `${this.root}/${input}`;

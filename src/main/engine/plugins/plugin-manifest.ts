@@ -7,7 +7,7 @@ import { assertCompilable } from "../tools/argument-validator.ts";
 import { checkOutputSchema } from "./plugin-output.ts";
 import type { JsonSchema, ToolKind } from "../tools/contract.ts";
 import { RequirementSetSchema, type RequirementSet } from "../tools/requirement-set.ts";
-import { HostPatternError, parseHostPattern } from "../policy/host-pattern.ts";
+import { HostPatternError, parseHostPattern } from "../capability/host-pattern.ts";
 import { SYSTEM_BIN_DIRS } from "../policy/shell-requirements.ts";
 import { LOCKED_TOOL_IDS } from "../tools/locked-tools.ts";
 import { PLUGIN_LIMITS } from "./plugin-limits.ts";

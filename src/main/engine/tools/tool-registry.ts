@@ -3,7 +3,7 @@ import { assertPatternsCompile } from "../capability/path-scope.ts";
 import { ManifestError } from "../errors/manifest-error.ts";
 import { stableStringify } from "./stable-stringify.ts";
 import { assertCompilable } from "./argument-validator.ts";
-import { parseHostPatterns } from "../policy/host-pattern.ts";
+import { parseHostPatterns } from "../capability/host-pattern.ts";
 import { LAYERS, type AnyTool, type Layer, type ToolInfo, type ToolOrigin } from "./contract.ts";
 import { LOCKED_TOOL_IDS } from "./locked-tools.ts";
 import { unionRequirements, type RequirementSet } from "./requirement-set.ts";
