@@ -37,4 +37,31 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // The call vocabulary (plans, decisions, the runtime and its session) lives in tools/: the
+    // policy and the session build on it, never the other way round.
+    files: ["src/main/engine/tools/**/*.ts"],
+    ignores: ["src/main/engine/tools/**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: [
+            { name: "electron", message: "The engine runs in plain Node: never import electron here." },
+          ],
+          patterns: [
+            {
+              group: ["**/shared/**", "**/renderer/**", "**/preload/**"],
+              message: "The engine depends on nothing above it.",
+            },
+            {
+              group: ["../policy/**", "../session/**"],
+              message:
+                "tools/ is below the policy and the session: move the shared type into tools/ instead.",
+            },
+          ],
+        },
+      ],
+    },
+  },
 );

@@ -112,7 +112,7 @@ const CATALOG_MODULE = path.join(ROOT, "src/main/engine/builtin/builtin-catalog.
 /**
  * The built-ins' published parameters, generated here from their zod schemas exactly as the
  * engine generates them at run time (see defineBuiltin), by tool id. Their dependencies (the
- * todo store, the skill catalog, the registry) are only used when a tool runs, so none is made.
+ * skill catalog) are only used when a tool runs, so none is made.
  */
 export async function builtinParameters(): Promise<Record<string, unknown>> {
   const { builtinTools } = await import("../src/main/engine/builtin/builtin-tools.ts");
@@ -120,8 +120,8 @@ export async function builtinParameters(): Promise<Record<string, unknown>> {
   const { EMPTY_SETTINGS } = await import("../src/main/engine/policy/lathe-settings.ts");
   const unused = {} as never;
   const tools = [
-    ...builtinTools({ web: EMPTY_SETTINGS.web, settingsFile: "", todos: unused, skills: unused }),
-    toolSearchTool(unused, unused),
+    ...builtinTools({ web: EMPTY_SETTINGS.web, settingsFile: "", skills: unused }),
+    toolSearchTool(),
   ];
   return Object.fromEntries(tools.map((tool) => [tool.id, tool.parameters]));
 }

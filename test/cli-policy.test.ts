@@ -111,6 +111,19 @@ describe("lathe audit", () => {
     const all = await lathe(["audit"]);
     expect(all.stdout).toContain("nope");
     expect(all.stdout).toContain("denied at approval");
+
+    const tools = async (...args: string[]) =>
+      (await lathe(["audit", "--json", ...args])).stdout
+        .trim()
+        .split("\n")
+        .filter((l) => l !== "")
+        .map((l) => (JSON.parse(l) as { tool: string }).tool);
+    expect(await tools("--outcome", "denied")).toEqual(["write"]);
+    expect(await tools("--outcome", "error")).toEqual(["nope"]);
+    expect(await tools("--tool", "read", "--outcome", "output")).toEqual(["read"]);
+    const bad = await lathe(["audit", "--outcome", "maybe"]);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/Use output \(it ran\), error \(it failed\) or denied/);
   });
 });
 

@@ -41,7 +41,7 @@ describe("lathe --version and --help", () => {
     const run = await lathe(["--help"]);
     expect(run.code).toBe(0);
     expect(run.stderr).toBe("");
-    for (const command of ["tools", "call", "session", "serve"])
+    for (const command of ["tools", "call", "session", "serve", "plugin"])
       expect(run.stdout).toMatch(new RegExp(`^  ${command}\\b`, "m"));
     expect(run.stdout).toContain("LATHE_HOME");
   });
@@ -49,7 +49,11 @@ describe("lathe --version and --help", () => {
   it.each([
     [
       ["call", "--help"],
-      ["--session <id>", "--mode <mode>", "--root <dir>", "<tool-id>"],
+      ["--session <id>", "--mode <mode>", "--root <dir>", "<tool-id>", "--verbose"],
+    ],
+    [
+      ["plugin", "check", "--help"],
+      ["<folder>", "--json"],
     ],
     [
       ["tools", "--help"],
@@ -120,6 +124,7 @@ describe("lathe tools", () => {
         [
           "deferred",
           "description",
+          "enabled",
           "gated",
           "id",
           "kind",
@@ -130,6 +135,7 @@ describe("lathe tools", () => {
         ].sort(),
       );
       expect(tool.origin).toEqual({ layer: "builtin", kind: "builtin" });
+      expect(tool.enabled).toBe(true);
       expect(tool.deferred).toBe(false);
       expect(tool.parameters).toMatchObject({ type: "object" });
     }

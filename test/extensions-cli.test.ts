@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promi
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { TrustStore } from "../src/main/engine/policy/trust-store.ts";
 import { envelopeOf, PACKAGE_ROOT, runLathe } from "./support/lathe-cli.ts";
 
 // What a person does from the shell: drop a plugin folder into a project, trust the project,
@@ -53,8 +54,20 @@ async function dropPlugin(version = "1.0.0", greeting = "hello"): Promise<void> 
 describe("a project plugin from the CLI", () => {
   it("loads only after the project is trusted, then runs; a later change disables it until trusted again", async () => {
     await dropPlugin();
-    const before = await lathe(["tools", "--json"]);
-    expect((JSON.parse(before.stdout) as Array<{ id: string }>).map((t) => t.id)).not.toContain("greet");
+    const before = JSON.parse((await lathe(["tools", "--json"])).stdout) as Array<{
+      id: string;
+      enabled: boolean;
+      reason?: string;
+      fix?: string;
+    }>;
+    // Listed, but disabled: the project is not trusted yet.
+    expect(before.find((t) => t.id === "greet")).toEqual({
+      id: "greet",
+      enabled: false,
+      origin: { layer: "project", kind: "plugin", name: "greet" },
+      reason: "This project is not trusted, so its plugin greet is not loaded.",
+      fix: `review ${path.join(root, ".lathe/tools/greet")}, then run \`lathe trust --root ${root}\``,
+    });
 
     const trust = await lathe(["trust", "--root", root]);
     expect(trust.stdout).toMatch(/plugin\s+greet/);
@@ -77,9 +90,23 @@ describe("a project plugin from the CLI", () => {
     const changed = await lathe(["call", "greet", '{"name":"Ada"}']);
     expect(envelopeOf(changed)).toMatchObject({
       type: "error",
-      error_text: expect.stringMatching(/Unknown tool "greet"/),
+      error_text: expect.stringMatching(
+        /^Tool "greet" \(project plugin "greet"\) is disabled, so it was not run\. tool\.yaml\/TOOL\.md\/index\.js of greet changed since you trusted this project.* To enable it again, the user must review .*greet, then run `lathe trust --root .*`/,
+      ),
     });
-    expect(changed.stderr).toMatch(/greet .*is disabled: .*changed since you trusted/);
+    expect(changed.stderr).toMatch(/greet .*is disabled: .*changed since you trusted.* Fix: review /);
+    const listed = JSON.parse((await lathe(["tools", "--json"])).stdout) as Array<Record<string, unknown>>;
+    expect(listed.find((t) => t.id === "greet")).toMatchObject({
+      enabled: false,
+      reason: expect.stringMatching(/changed since you trusted this project/),
+      fix: expect.stringMatching(/lathe trust --root /),
+    });
+    const table = await lathe(["tools"]);
+    expect(table.stdout).toMatch(
+      /Disabled \(1\):\n {2}greet \(project plugin greet\)\n {4}why: tool\.yaml.*changed since.*\n {4}fix: review .*lathe trust --root /,
+    );
+    // `lathe tools` lists it in its table, so stderr does not say it again.
+    expect(table.stderr).not.toMatch(/greet .*is disabled/);
 
     await lathe(["trust", "--root", root]);
     const again = await lathe(["call", "greet", '{"name":"Ada"}']);
@@ -191,8 +218,11 @@ describe("lathe trust shows, per plugin and MCP server, what it would turn on", 
     );
     expect(out).toMatch(/mcp\s+helper \(new\): cd .* && lathe-test-no-such-program --serve/);
     expect(out).toContain("Nothing was changed (--dry-run).");
-    const tools = JSON.parse((await lathe(["tools", "--json"])).stdout) as Array<{ id: string }>;
-    expect(tools.map((t) => t.id)).not.toContain("scraper");
+    const tools = JSON.parse((await lathe(["tools", "--json"])).stdout) as Array<{
+      id: string;
+      enabled: boolean;
+    }>;
+    expect(tools.filter((t) => t.enabled).map((t) => t.id)).not.toContain("scraper");
   });
 
   it('--json gives the same review as data, then trusting pins it; `lathe tools` warns about hosts "*"', async () => {
@@ -232,5 +262,18 @@ describe("lathe trust shows, per plugin and MCP server, what it would turn on", 
     expect(table.stdout).toMatch(
       /WARNING: scraper \(project plugin scraper\) may fetch from any public internet host \(requires\.net\.hosts "\*"\).* It is not gated/,
     );
+  });
+
+  it("refuses a malformed project settings file, with its own message, and trusts nothing", async () => {
+    await writeFile(
+      path.join(root, ".lathe/settings.json"),
+      '{ "permissions": [{ "permission": "write" }] }',
+    );
+    const run = await lathe(["trust", "--root", root]);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toMatch(/settings\.json is not valid Lathe settings:[\s\S]*permissions\.0\.action/);
+    const dry = await lathe(["trust", "--root", root, "--dry-run"]);
+    expect(dry.code).not.toBe(0);
+    expect(new TrustStore(home).isTrusted(root)).toBe(false);
   });
 });

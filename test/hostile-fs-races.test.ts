@@ -249,6 +249,50 @@ describe.skipIf(process.platform !== "linux")(
   },
 );
 
+/** The built-in tools' file access (read, write, edit): resolve by name, then FsCapability's own open. */
+async function builtinRace(op: "read" | "write"): Promise<Counts> {
+  const fs = naiveFs();
+  const counts: Counts = { inside: 0, outside: 0, refused: 0, attempts: 0, errors: [] };
+  const until = performance.now() + RACE_MS;
+  let i = 0;
+  while (performance.now() < until) {
+    counts.attempts++;
+    try {
+      if (op === "read") {
+        const { bytes } = await fs.readBytes(await fs.resolve("d/f.txt", "read"));
+        if (bytes.toString("utf8").includes(SECRET)) counts.outside++;
+        else counts.inside++;
+      } else {
+        await fs.writeAtomic(await fs.resolve(`d/b-${i++}.txt`, "write"), Buffer.from("built-in write"));
+        counts.inside++;
+      }
+    } catch {
+      counts.refused++;
+    }
+  }
+  if (op === "write") counts.outside = (await readdir(outside)).filter((n) => n.startsWith("b-")).length;
+  return counts;
+}
+
+describe.skipIf(process.platform !== "linux")(
+  "the built-in tools' reads and writes under the same swap (skipped off Linux: the exact /proc check is Linux's)",
+  () => {
+    it.each(["read", "write"] as const)(
+      "FsCapability, racing for a second: %s never reaches outside",
+      async (op) => {
+        const before = await outsideSnapshot();
+        await startSwapper();
+        const counts = await builtinRace(op);
+        await stopSwapper();
+        expect(counts.outside, JSON.stringify(counts)).toBe(0);
+        expect(counts.attempts).toBeGreaterThan(20);
+        expect(counts.inside, JSON.stringify(counts)).toBeGreaterThan(0);
+        expect(await outsideSnapshot()).toEqual(before);
+      },
+    );
+  },
+);
+
 describe("a folder that is a symlink when the bridge opens it is refused (no race needed)", () => {
   async function swapped<T>(work: () => Promise<T>): Promise<T> {
     const { rename } = await import("node:fs/promises");

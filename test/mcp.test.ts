@@ -513,7 +513,10 @@ describe("MCP pinning (descriptor changes disable and say why)", () => {
     expect(disabled[0]?.reason).toMatch(
       /its description, input schema or annotations changed since you approved it .*id_rsa.*lathe trust --root /,
     );
-    expect(errorText(await call(world, "alpha", {}))).toMatch(/Unknown tool "alpha"/);
+    // A call is told it is disabled and why, not that the tool is unknown.
+    expect(errorText(await call(world, "alpha", {}))).toBe(
+      `Tool "alpha" (global mcp "scripted") is disabled, so it was not run. ${disabled[0]?.reason} Tell the user; calling it again fails the same way until then.`,
+    );
 
     await world.manager.restart("scripted");
     world.manager.applyPendingChanges();

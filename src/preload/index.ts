@@ -4,7 +4,7 @@
 // folder picker. Nothing else of Electron reaches the page.
 import { contextBridge, ipcRenderer } from "electron";
 import { createLatheApi, transportFailure, type Invoke, type Subscribe } from "../shared/create-lathe-api.ts";
-import { DESKTOP_PICK_FOLDER, type LatheDesktop } from "../shared/desktop-api.ts";
+import { DESKTOP_PICK_FOLDER, DESKTOP_PICK_GGUF, type LatheDesktop } from "../shared/desktop-api.ts";
 import { PUSH_CHANNEL } from "../shared/push-events.ts";
 import { PushListeners } from "../shared/push-listeners.ts";
 
@@ -22,6 +22,10 @@ contextBridge.exposeInMainWorld("lathe", createLatheApi(invoke, subscribe));
 const desktop: LatheDesktop = {
   pickFolder: async () => {
     const picked: unknown = await ipcRenderer.invoke(DESKTOP_PICK_FOLDER);
+    return typeof picked === "string" ? picked : undefined;
+  },
+  pickGguf: async () => {
+    const picked: unknown = await ipcRenderer.invoke(DESKTOP_PICK_GGUF);
     return typeof picked === "string" ? picked : undefined;
   },
 };

@@ -1,22 +1,29 @@
 import { ActivityList } from "./components/activity-list.tsx";
 import { ApprovalDialog } from "./components/approval-dialog.tsx";
+import { AuditView } from "./components/audit-view.tsx";
 import { ChatView } from "./components/chat-view.tsx";
 import { CommandPalette } from "./components/command-palette.tsx";
 import { DeleteSessionDialog } from "./components/delete-session-dialog.tsx";
 import { Icon } from "./components/icons.tsx";
 import { McpPanel } from "./components/mcp-panel.tsx";
+import { ModelsPanel } from "./components/models-panel.tsx";
 import { NavList } from "./components/nav-list.tsx";
+import { NoticesBanner } from "./components/notices-banner.tsx";
+import { PermissionsPanel } from "./components/permissions-panel.tsx";
 import { PluginsPanel } from "./components/plugins-panel.tsx";
 import { ProjectDialog } from "./components/project-dialog.tsx";
 import { ProjectSwitcher } from "./components/project-switcher.tsx";
 import { ProvidersPanel } from "./components/providers-panel.tsx";
 import { QuestionDialog } from "./components/question-dialog.tsx";
+import { RestoreDialog } from "./components/restore-dialog.tsx";
 import { ResultView } from "./components/result-view.tsx";
+import { SandboxPanel } from "./components/sandbox-panel.tsx";
 import { SessionsSidebar } from "./components/sessions-sidebar.tsx";
 import { ToolList } from "./components/tool-list.tsx";
 import { ToolPanel } from "./components/tool-panel.tsx";
 import { ToolsOverview } from "./components/tools-overview.tsx";
 import { TrustDialog } from "./components/trust-dialog.tsx";
+import { UnsandboxedMcpDialog } from "./components/unsandboxed-mcp-dialog.tsx";
 import { SECTION_PANEL_ID, ViewSections, sectionTabId } from "./components/view-sections.tsx";
 import { useChatStore } from "./state/chat-context.tsx";
 import { useAppState, useAppStore } from "./state/store-context.tsx";
@@ -36,10 +43,7 @@ function Workbench() {
   );
 }
 
-/**
- * The view on screen. Second-wave views plug in here: an Audit view (a new AppView in views.ts),
- * Settings sections for rules, approvals and the sandbox (new sections of "settings").
- */
+/** The view on screen, and its section (views.ts lists them). */
 function CurrentView() {
   const view = useAppState((s) => s.view);
   const section = useAppState((s) => s.sections[s.view]);
@@ -50,8 +54,19 @@ function CurrentView() {
       return section === "catalog" ? <ToolsOverview /> : <Workbench />;
     case "extensions":
       return section === "mcp" ? <McpPanel /> : <PluginsPanel />;
+    case "audit":
+      return <AuditView />;
     case "settings":
-      return <ProvidersPanel />;
+      switch (section) {
+        case "sandbox":
+          return <SandboxPanel />;
+        case "models":
+          return <ModelsPanel />;
+        case "providers":
+          return <ProvidersPanel />;
+        default:
+          return <PermissionsPanel />;
+      }
   }
 }
 
@@ -70,9 +85,9 @@ function ToolsFailure() {
 }
 
 /**
- * The app: a header (the project switcher, the palette), a sidebar (the views, this folder's
- * sessions) and the view on screen; the dialogs (approval, question, trust, open folder, delete,
- * palette) above it all.
+ * The app: a header (the project switcher, the palette), notices, a sidebar (the views, this
+ * folder's sessions) and the view on screen; the dialogs (approval, question, trust, open folder,
+ * delete, restore and rewind, an MCP server without the sandbox, palette) above it all.
  */
 export function App() {
   const status = useAppState((s) => s.toolsStatus);
@@ -110,6 +125,7 @@ export function App() {
           <kbd>Ctrl K</kbd>
         </button>
       </header>
+      <NoticesBanner />
       <div className="shell">
         <aside className="app-sidebar" aria-label="Sidebar">
           <NavList />
@@ -145,6 +161,8 @@ export function App() {
       <TrustDialog />
       <ProjectDialog />
       <DeleteSessionDialog />
+      <RestoreDialog />
+      <UnsandboxedMcpDialog />
       <CommandPalette />
     </div>
   );

@@ -14,6 +14,12 @@ import { ProvidersProvider } from "./state/providers-context.tsx";
 import { createProvidersStore } from "./state/providers-store.ts";
 import { SessionsProvider } from "./state/sessions-context.tsx";
 import { createSessionsStore } from "./state/sessions-store.ts";
+import { AuditProvider } from "./state/audit-context.tsx";
+import { createAuditStore } from "./state/audit-store.ts";
+import { RestoreProvider } from "./state/restore-context.tsx";
+import { createRestoreStore } from "./state/restore-store.ts";
+import { SettingsProvider } from "./state/settings-context.tsx";
+import { createSettingsStore } from "./state/settings-store.ts";
 
 /** In Electron the preload provides `window.lathe`; in a browser (`lathe serve`) we build it here. */
 function latheApi(): LatheApi {
@@ -44,6 +50,19 @@ const store = createAppStore(api, {
 // Plugins and servers that change bring or take tools: the tool list follows.
 const extensions = createExtensionsStore(api, { onChanged: () => void store.getState().refreshTools() });
 const providers = createProvidersStore(api);
+const settings = createSettingsStore(api);
+const audit = createAuditStore(api);
+// After a restore the chat's checkpoints change; after a rewind its conversation is cut, and the
+// prompt it went back to returns to the box.
+const restore = createRestoreStore(api, {
+  onApplied: (target) => {
+    if (target.kind === "rewind") {
+      void chat.getState().reload();
+      if (chat.getState().draft.trim() === "") chat.getState().setDraft(target.prompt);
+      void sessions.getState().load();
+    } else void chat.getState().loadCheckpoints();
+  },
+});
 createRoot(container).render(
   <StrictMode>
     <StoreProvider store={store}>
@@ -51,7 +70,13 @@ createRoot(container).render(
         <ChatProvider store={chat}>
           <ProvidersProvider store={providers}>
             <SessionsProvider store={sessions}>
-              <App />
+              <SettingsProvider store={settings}>
+                <AuditProvider store={audit}>
+                  <RestoreProvider store={restore}>
+                    <App />
+                  </RestoreProvider>
+                </AuditProvider>
+              </SettingsProvider>
             </SessionsProvider>
           </ProvidersProvider>
         </ChatProvider>

@@ -1,6 +1,5 @@
 // The app's views and their sections: the nav lists the views, a view with more than one section
-// shows them as tabs. Second-wave views plug in here (an Audit view; Settings sections for rules,
-// approvals and the sandbox) and in app.tsx's CurrentView.
+// shows them as tabs; app.tsx's CurrentView draws them.
 import type { IconName } from "./components/icons.tsx";
 import type { AppView } from "./state/app-store.ts";
 
@@ -41,11 +40,23 @@ export const VIEWS: readonly ViewInfo[] = [
     ],
   },
   {
+    view: "audit",
+    label: "Audit",
+    hint: "Every tool call with its decisions, by session, tool and outcome",
+    icon: "audit",
+    sections: [],
+  },
+  {
     view: "settings",
     label: "Settings",
-    hint: "Model providers and keys",
+    hint: "Approvals, permission rules, the sandbox, models and keys",
     icon: "settings",
-    sections: [{ id: "providers", label: "Providers" }],
+    sections: [
+      { id: "permissions", label: "Permissions" },
+      { id: "sandbox", label: "Sandbox" },
+      { id: "models", label: "Models" },
+      { id: "providers", label: "Providers" },
+    ],
   },
 ];
 

@@ -5,6 +5,7 @@ import { z } from "zod";
 import {
   ExtensionsStatusSchema,
   McpLogSchema,
+  PluginLogSchema,
   McpPreviewSchema,
   McpServerFormSchema,
   McpServerNameSchema,
@@ -13,6 +14,7 @@ import {
   PluginNameSchema,
   type ExtensionsStatus,
   type McpLog,
+  type PluginLog,
   type McpPreview,
 } from "./extensions-schemas.ts";
 import type { PushEvent, PushOf } from "./push-events.ts";
@@ -66,14 +68,27 @@ import {
   type SessionList,
   type SessionSummary,
 } from "./session-schemas.ts";
-import {
-  ProjectOpenSchema,
-  RecentProjectsSchema,
-  TrustPromptSchema,
-  type RecentProjects,
-  type TrustPrompt,
-} from "./project-schemas.ts";
+import { ProjectOpenSchema, RecentProjectsSchema, type RecentProjects } from "./project-schemas.ts";
 import { TrustReviewSchema, type TrustReview } from "./trust-review-schema.ts";
+import { AuditPageSchema, AuditQuerySchema, type AuditPage } from "./audit-schemas.ts";
+import {
+  AddGgufSchema,
+  ModelCatalogSchema,
+  ProjectModelSchema,
+  type ModelCatalog,
+} from "./model-catalog-schemas.ts";
+import { UnsandboxedMcpAnswerSchema } from "./mcp-unsandboxed-schemas.ts";
+import {
+  CheckRulesSchema,
+  PermissionsViewSchema,
+  RevokeApprovalsSchema,
+  RuleCheckSchema,
+  SaveRulesSchema,
+  SetApprovalsSchema,
+  type PermissionsView,
+  type RuleCheck,
+} from "./permission-schemas.ts";
+import { SandboxReportSchema, type SandboxReport } from "./sandbox-schemas.ts";
 
 export { EnvelopeMetadataSchema, EnvelopeSchema, ToolOriginSchema };
 
@@ -140,8 +155,9 @@ export const channels = {
     response: ProjectStatusSchema,
   },
   /**
-   * What trusting the project would turn on, to show before the person says yes: per plugin and
-   * MCP server what it requires (paths, hosts, commands), `gated: false`, what it shadows.
+   * What trusting the project would turn on, for the trust dialog (the same description `lathe
+   * trust` prints): its rules, hooks and commands, and per plugin and MCP server what it requires
+   * (paths, hosts, commands), `gated: false`, what it shadows, warnings and load errors.
    */
   "project.review": {
     request: z.strictObject({}).optional(),
@@ -169,6 +185,19 @@ export const channels = {
   "plugins.approve": {
     request: z.strictObject({ name: PluginNameSchema, hash: PluginHashSchema }),
     response: ExtensionsStatusSchema,
+  },
+  /**
+   * The last lines of a plugin's log file (`$LATHE_HOME/logs/plugins/<name>.log`): its runtime.log
+   * and console lines, and Lathe's notes — isolate restarts with their reason, failed calls with the
+   * file and line, failed starts. The panel polls it while the log is open.
+   */
+  "plugins.log": {
+    request: z.strictObject({
+      layer: PluginLayerSchema,
+      name: PluginNameSchema,
+      lines: z.number().int().min(1).max(2000).default(200),
+    }),
+    response: PluginLogSchema,
   },
   /** The exact command a server would start with, to show before it is saved and started. */
   "mcp.preview": {
@@ -290,11 +319,6 @@ export const channels = {
     request: z.strictObject({}).optional(),
     response: RecentProjectsSchema,
   },
-  /** What trusting the folder would turn on (rules, hooks, commands, MCP servers, plugins), for the trust dialog. */
-  "project.trustPrompt": {
-    request: z.strictObject({}).optional(),
-    response: TrustPromptSchema,
-  },
   /** Stop one running tool call of a run (its card's Stop); the run goes on and the model reads the stop. */
   "chat.stopTool": {
     request: z.strictObject({ runId: z.string().min(1).max(200), toolCallId: z.string().min(1).max(200) }),
@@ -327,6 +351,68 @@ export const channels = {
   "checkpoints.rewind": {
     request: RewindRequestSchema,
     response: RewindOutcomeSchema,
+  },
+  /** A page of the audit trail, newest first: every tool call with its decision chain, filtered. */
+  "audit.query": {
+    request: AuditQuerySchema,
+    response: AuditPageSchema,
+  },
+  /**
+   * What the model picker offers, detected now: local servers (where settings put them, else
+   * their usual ports) with their models, GGUF files in `$LATHE_HOME/models`, cloud providers with
+   * a key; and this folder's remembered model.
+   */
+  "models.catalog": {
+    request: z.strictObject({}).optional(),
+    response: ModelCatalogSchema,
+  },
+  /** Remember the model picked for this folder (null forgets it); new chats here start with it. */
+  "models.setProjectModel": {
+    request: ProjectModelSchema,
+    response: ModelCatalogSchema,
+  },
+  /** Add a GGUF file to `$LATHE_HOME/models` (linked, or copied where links cannot be made). */
+  "models.addGguf": {
+    request: AddGgufSchema,
+    response: ModelCatalogSchema,
+  },
+  /** The approval mode, the rules of each scope, and the sessions' "always" answers. */
+  "permissions.get": {
+    request: z.strictObject({}).optional(),
+    response: PermissionsViewSchema,
+  },
+  /**
+   * Replace the rules of the user's or the project's settings file (validated; a file that is
+   * not valid is never written over) and reload the engine with them.
+   */
+  "permissions.saveRules": {
+    request: SaveRulesSchema,
+    response: PermissionsViewSchema,
+  },
+  /** Set the user's approval mode and allowlist, and reload the engine with them. */
+  "permissions.setApprovals": {
+    request: SetApprovalsSchema,
+    response: PermissionsViewSchema,
+  },
+  /** Forget one or every "always" answer of a session (refused while a run goes on in it). */
+  "permissions.revoke": {
+    request: RevokeApprovalsSchema,
+    response: PermissionsViewSchema,
+  },
+  /** Check rules being edited: invalid rows, conflicts between scopes, and which rule decides a probe call. */
+  "permissions.check": {
+    request: CheckRulesSchema,
+    response: RuleCheckSchema,
+  },
+  /** Which walls stand (the parser policy, the OS sandbox), from the same check as `lathe doctor`. */
+  "sandbox.report": {
+    request: z.strictObject({}).optional(),
+    response: SandboxReportSchema,
+  },
+  /** Answer the dialog before a stdio MCP server starts without the OS sandbox. */
+  "mcp.approveUnsandboxed": {
+    request: UnsandboxedMcpAnswerSchema,
+    response: z.strictObject({ id: z.string(), approved: z.boolean() }),
   },
 } as const;
 
@@ -376,6 +462,7 @@ export interface LatheApi {
   plugins: {
     setEnabled(request: RequestOf<"plugins.setEnabled">): Promise<ApiResult<ExtensionsStatus>>;
     approve(request: RequestOf<"plugins.approve">): Promise<ApiResult<ExtensionsStatus>>;
+    log(request: RequestOf<"plugins.log">): Promise<ApiResult<PluginLog>>;
   };
   mcp: {
     preview(request: RequestOf<"mcp.preview">): Promise<ApiResult<McpPreview>>;
@@ -384,6 +471,9 @@ export interface LatheApi {
     setEnabled(request: RequestOf<"mcp.setEnabled">): Promise<ApiResult<ExtensionsStatus>>;
     restart(request: RequestOf<"mcp.restart">): Promise<ApiResult<ExtensionsStatus>>;
     log(request: RequestOf<"mcp.log">): Promise<ApiResult<McpLog>>;
+    approveUnsandboxed(
+      request: RequestOf<"mcp.approveUnsandboxed">,
+    ): Promise<ApiResult<ResponseOf<"mcp.approveUnsandboxed">>>;
   };
   chat: {
     send(request: RequestOf<"chat.send">): Promise<ApiResult<ChatStarted>>;
@@ -393,6 +483,22 @@ export interface LatheApi {
   };
   models: {
     list(): Promise<ApiResult<ModelList>>;
+    catalog(): Promise<ApiResult<ModelCatalog>>;
+    setProjectModel(request: RequestOf<"models.setProjectModel">): Promise<ApiResult<ModelCatalog>>;
+    addGguf(request: RequestOf<"models.addGguf">): Promise<ApiResult<ModelCatalog>>;
+  };
+  audit: {
+    query(request: RequestOf<"audit.query">): Promise<ApiResult<AuditPage>>;
+  };
+  permissions: {
+    get(): Promise<ApiResult<PermissionsView>>;
+    saveRules(request: RequestOf<"permissions.saveRules">): Promise<ApiResult<PermissionsView>>;
+    setApprovals(request: RequestOf<"permissions.setApprovals">): Promise<ApiResult<PermissionsView>>;
+    revoke(request: RequestOf<"permissions.revoke">): Promise<ApiResult<PermissionsView>>;
+    check(request: RequestOf<"permissions.check">): Promise<ApiResult<RuleCheck>>;
+  };
+  sandbox: {
+    report(): Promise<ApiResult<SandboxReport>>;
   };
   sessions: {
     list(request?: RequestOf<"sessions.list">): Promise<ApiResult<SessionList>>;
@@ -402,7 +508,6 @@ export interface LatheApi {
   projects: {
     open(request: RequestOf<"project.open">): Promise<ApiResult<ProjectStatus>>;
     recent(): Promise<ApiResult<RecentProjects>>;
-    trustPrompt(): Promise<ApiResult<TrustPrompt>>;
   };
   agents: {
     list(): Promise<ApiResult<AgentList>>;

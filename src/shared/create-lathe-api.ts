@@ -31,6 +31,7 @@ export function createLatheApi(invoke: Invoke, subscribe: Subscribe): LatheApi {
     plugins: {
       setEnabled: (request) => invoke("plugins.setEnabled", request),
       approve: (request) => invoke("plugins.approve", request),
+      log: (request) => invoke("plugins.log", request),
     },
     mcp: {
       preview: (request) => invoke("mcp.preview", request),
@@ -39,6 +40,7 @@ export function createLatheApi(invoke: Invoke, subscribe: Subscribe): LatheApi {
       setEnabled: (request) => invoke("mcp.setEnabled", request),
       restart: (request) => invoke("mcp.restart", request),
       log: (request) => invoke("mcp.log", request),
+      approveUnsandboxed: (request) => invoke("mcp.approveUnsandboxed", request),
     },
     chat: {
       send: (request) => invoke("chat.send", request),
@@ -48,6 +50,22 @@ export function createLatheApi(invoke: Invoke, subscribe: Subscribe): LatheApi {
     },
     models: {
       list: () => invoke("models.list", undefined),
+      catalog: () => invoke("models.catalog", undefined),
+      setProjectModel: (request) => invoke("models.setProjectModel", request),
+      addGguf: (request) => invoke("models.addGguf", request),
+    },
+    audit: {
+      query: (request) => invoke("audit.query", request),
+    },
+    permissions: {
+      get: () => invoke("permissions.get", undefined),
+      saveRules: (request) => invoke("permissions.saveRules", request),
+      setApprovals: (request) => invoke("permissions.setApprovals", request),
+      revoke: (request) => invoke("permissions.revoke", request),
+      check: (request) => invoke("permissions.check", request),
+    },
+    sandbox: {
+      report: () => invoke("sandbox.report", undefined),
     },
     sessions: {
       list: (request) => invoke("sessions.list", request),
@@ -57,7 +75,6 @@ export function createLatheApi(invoke: Invoke, subscribe: Subscribe): LatheApi {
     projects: {
       open: (request) => invoke("project.open", request),
       recent: () => invoke("project.recent", undefined),
-      trustPrompt: () => invoke("project.trustPrompt", undefined),
     },
     agents: {
       list: () => invoke("agents.list", undefined),

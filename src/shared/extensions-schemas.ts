@@ -71,6 +71,10 @@ export const PluginInfoSchema = z.strictObject({
   hash: z.string().optional(),
   /** Why it is disabled, and what fixes it. */
   reason: z.string().optional(),
+  /** The one command or action that loads it again (`lathe trust …`, `lathe plugin check …`). */
+  fix: z.string().optional(),
+  /** Where its log goes (runtime.log, console, restarts): `$LATHE_HOME/logs/plugins/<name>.log`. */
+  logFile: z.string(),
   /** The user turned it off (`disabledPlugins` in their settings). */
   disabledByUser: z.boolean(),
   /**
@@ -136,6 +140,14 @@ export const McpLogSchema = z.strictObject({
   lines: z.array(z.string()),
 });
 
+/** The last lines of a plugin's log file: what it logged, and Lathe's notes (restarts, failed calls). */
+export const PluginLogSchema = z.strictObject({
+  name: z.string(),
+  layer: PluginLayerSchema,
+  file: z.string(),
+  lines: z.array(z.string()),
+});
+
 export type PluginLayer = z.output<typeof PluginLayerSchema>;
 export type McpServerForm = z.output<typeof McpServerFormSchema>;
 export type PluginInfo = z.output<typeof PluginInfoSchema>;
@@ -145,3 +157,4 @@ export type DisabledEntry = z.output<typeof DisabledEntrySchema>;
 export type ExtensionsStatus = z.output<typeof ExtensionsStatusSchema>;
 export type McpPreview = z.output<typeof McpPreviewSchema>;
 export type McpLog = z.output<typeof McpLogSchema>;
+export type PluginLog = z.output<typeof PluginLogSchema>;

@@ -1,6 +1,7 @@
 // What the host pushes to the renderer without being asked: approval prompts, live tool activity,
-// the project's trust status, the state of its plugins and MCP servers, and the chat (run events,
-// todo lists, the question dialog). Declared here once, with a zod schema per event; the receiving
+// the project's trust status, the state of its plugins and MCP servers (and the dialog before one
+// starts without the OS sandbox), the chat (run events, todo lists, the question dialog) and its
+// checkpoints. Declared here once, with a zod schema per event; the receiving
 // side (preload, WebSocket client) validates every frame against it before any listener sees it.
 import { z } from "zod";
 import {
@@ -11,6 +12,7 @@ import {
 } from "./api-contract.ts";
 import { TodosChangedSchema } from "./chat-schemas.ts";
 import { ExtensionsStatusSchema } from "./extensions-schemas.ts";
+import { UnsandboxedMcpRequestSchema, UnsandboxedMcpSettledSchema } from "./mcp-unsandboxed-schemas.ts";
 import { QuestionRequestSchema, QuestionSettledSchema } from "./question-schemas.ts";
 import { RunEventPushSchema } from "./run-event-schema.ts";
 
@@ -79,6 +81,12 @@ export const pushes = {
   "question.requested": QuestionRequestSchema,
   /** The dialog is over (answered, dismissed, its call stopped, or the UI went away). */
   "question.settled": QuestionSettledSchema,
+  /** A checkpoint was recorded in a session (a call changed files, or a restore or rewind did). */
+  "checkpoints.changed": z.strictObject({ sessionId: z.string(), checkpointId: z.number().int() }),
+  /** A stdio MCP server would start without the OS sandbox: ask the person first. */
+  "mcp.unsandboxedRequested": UnsandboxedMcpRequestSchema,
+  /** That dialog is over. */
+  "mcp.unsandboxedSettled": UnsandboxedMcpSettledSchema,
 } as const;
 
 export type PushEvent = keyof typeof pushes;
@@ -99,6 +107,7 @@ export type TodosChangedPayload = PushOf<"todos.changed">;
 export type QuestionPrompt = PushOf<"question.requested">;
 export type QuestionSettledPayload = PushOf<"question.settled">;
 export type Decision = z.output<typeof DecisionSchema>;
+export type UnsandboxedMcpPrompt = PushOf<"mcp.unsandboxedRequested">;
 
 export function isPushEvent(value: unknown): value is PushEvent {
   return typeof value === "string" && Object.hasOwn(pushes, value);

@@ -17,103 +17,78 @@ export const RunStatusSchema = z.enum(["completed", "max-rounds", "aborted", "fa
 export type RunUsage = z.output<typeof RunUsageSchema>;
 export type RunStatus = z.output<typeof RunStatusSchema>;
 
-/** One event of a run; `task` wraps an event of a child run (a subagent), nested to any depth. */
-export type RunEvent =
-  | { type: "start"; sessionId: string; runId: string; agent: string; model: string; resumed: boolean }
-  | { type: "notice"; message: string }
-  | { type: "step-start"; step: number }
-  | { type: "text"; step: number; text: string }
-  | { type: "reasoning"; step: number; text: string }
-  | { type: "tool-call"; step: number; toolCallId: string; toolName: string; input: unknown }
-  | {
-      type: "approval";
-      step: number;
-      toolCallId: string;
-      toolName: string;
-      decision: "allow" | "deny";
-      reason: string;
-    }
-  | { type: "question-refused"; step: number; toolCallId: string; message: string }
-  | {
-      type: "tool-result";
-      step: number;
-      toolCallId: string;
-      toolName: string;
-      envelope: z.output<typeof EnvelopeSchema>;
-    }
-  | { type: "step-finish"; step: number; finishReason: string; usage: RunUsage }
-  /** The model has been silent this long (it has not started, or paused mid-answer); live only. */
-  | { type: "model-waiting"; step: number; kind: "first-byte" | "idle"; elapsedMs: number; timeoutMs: number }
-  | { type: "model-resumed"; step: number; waitedMs: number }
-  | { type: "error"; message: string }
-  | { type: "finish"; status: RunStatus; finishReason: string; steps: number; usage: RunUsage }
-  /** `taskId` is the child's session id; `toolCallId` the parent's `task` call that started it. */
-  | { type: "task"; taskId: string; toolCallId?: string; event: RunEvent };
-
 const step = z.number().int().nonnegative();
 
-export const RunEventSchema: z.ZodType<RunEvent> = z.lazy(() =>
-  z.discriminatedUnion("type", [
-    z.object({
-      type: z.literal("start"),
-      sessionId: z.string(),
-      runId: z.string(),
-      agent: z.string(),
-      model: z.string(),
-      resumed: z.boolean(),
-    }),
-    z.object({ type: z.literal("notice"), message: z.string() }),
-    z.object({ type: z.literal("step-start"), step }),
-    z.object({ type: z.literal("text"), step, text: z.string() }),
-    z.object({ type: z.literal("reasoning"), step, text: z.string() }),
-    z.object({
-      type: z.literal("tool-call"),
-      step,
-      toolCallId: z.string(),
-      toolName: z.string(),
-      input: z.unknown(),
-    }),
-    z.object({
-      type: z.literal("approval"),
-      step,
-      toolCallId: z.string(),
-      toolName: z.string(),
-      decision: z.enum(["allow", "deny"]),
-      reason: z.string(),
-    }),
-    z.object({ type: z.literal("question-refused"), step, toolCallId: z.string(), message: z.string() }),
-    z.object({
-      type: z.literal("tool-result"),
-      step,
-      toolCallId: z.string(),
-      toolName: z.string(),
-      envelope: EnvelopeSchema,
-    }),
-    z.object({ type: z.literal("step-finish"), step, finishReason: z.string(), usage: RunUsageSchema }),
-    z.object({
-      type: z.literal("model-waiting"),
-      step,
-      kind: z.enum(["first-byte", "idle"]),
-      elapsedMs: z.number().nonnegative(),
-      timeoutMs: z.number().nonnegative(),
-    }),
-    z.object({ type: z.literal("model-resumed"), step, waitedMs: z.number().nonnegative() }),
-    z.object({ type: z.literal("error"), message: z.string() }),
-    z.object({
-      type: z.literal("finish"),
-      status: RunStatusSchema,
-      finishReason: z.string(),
-      steps: z.number().int().nonnegative(),
-      usage: RunUsageSchema,
-    }),
-    z.object({
-      type: z.literal("task"),
-      taskId: z.string(),
-      toolCallId: z.string().optional(),
-      event: RunEventSchema,
-    }),
-  ]),
-) as z.ZodType<RunEvent>;
+/**
+ * One event of a run; `task` wraps an event of a child run (a subagent), nested to any depth.
+ * The type is the schema's: test/run-event-union.test.ts holds it equal to the engine's RunEvent.
+ */
+export const RunEventSchema = z.discriminatedUnion("type", [
+  z.object({
+    type: z.literal("start"),
+    sessionId: z.string(),
+    runId: z.string(),
+    agent: z.string(),
+    model: z.string(),
+    resumed: z.boolean(),
+  }),
+  z.object({ type: z.literal("notice"), message: z.string() }),
+  z.object({ type: z.literal("step-start"), step }),
+  z.object({ type: z.literal("text"), step, text: z.string() }),
+  z.object({ type: z.literal("reasoning"), step, text: z.string() }),
+  z.object({
+    type: z.literal("tool-call"),
+    step,
+    toolCallId: z.string(),
+    toolName: z.string(),
+    input: z.unknown(),
+  }),
+  z.object({
+    type: z.literal("approval"),
+    step,
+    toolCallId: z.string(),
+    toolName: z.string(),
+    decision: z.enum(["allow", "deny"]),
+    reason: z.string(),
+  }),
+  z.object({ type: z.literal("question-refused"), step, toolCallId: z.string(), message: z.string() }),
+  z.object({
+    type: z.literal("tool-result"),
+    step,
+    toolCallId: z.string(),
+    toolName: z.string(),
+    envelope: EnvelopeSchema,
+  }),
+  z.object({ type: z.literal("step-finish"), step, finishReason: z.string(), usage: RunUsageSchema }),
+  /** The model has been silent this long (it has not started, or paused mid-answer); live only. */
+  z.object({
+    type: z.literal("model-waiting"),
+    step,
+    kind: z.enum(["first-byte", "idle"]),
+    elapsedMs: z.number().nonnegative(),
+    timeoutMs: z.number().nonnegative(),
+  }),
+  z.object({ type: z.literal("model-resumed"), step, waitedMs: z.number().nonnegative() }),
+  z.object({ type: z.literal("error"), message: z.string() }),
+  z.object({
+    type: z.literal("finish"),
+    status: RunStatusSchema,
+    finishReason: z.string(),
+    steps: z.number().int().nonnegative(),
+    usage: RunUsageSchema,
+  }),
+  /** `taskId` is the child's session id; `toolCallId` the parent's `task` call that started it. */
+  z.object({
+    type: z.literal("task"),
+    taskId: z.string(),
+    toolCallId: z.string().optional(),
+    get event() {
+      return RunEventSchema;
+    },
+  }),
+]);
+
+export type RunEvent = z.output<typeof RunEventSchema>;
 
 /** The `run.event` push: one event of a run in one of this UI's chat sessions. */
 export const RunEventPushSchema = z.strictObject({

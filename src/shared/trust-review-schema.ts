@@ -1,3 +1,6 @@
+// What trusting a project would turn on, as the trust dialog shows it (the same description
+// `lathe trust` prints): its settings' grants, and per plugin and MCP server what it requires,
+// whether it skips approval, what it shadows, warnings and load errors.
 import { z } from "zod";
 
 /** What an extension may touch, as the trust dialog lists it. */
@@ -30,13 +33,20 @@ export const ReviewedExtensionSchema = z.strictObject({
 export const TrustReviewSchema = z.strictObject({
   root: z.string(),
   trusted: z.boolean(),
+  /** The project's settings file the grants come from. */
+  settingsFile: z.string(),
+  /** Allow and ask rules, hooks, extra bash commands, the approval mode (denies apply either way). */
   settings: z.strictObject({
     rules: z.array(z.string()),
     hooks: z.array(z.string()),
     commands: z.array(z.string()),
     approvals: z.string().optional(),
   }),
+  /** How many deny rules the settings hold; they apply whether or not the folder is trusted. */
+  denyRules: z.number().int().nonnegative(),
   extensions: z.array(ReviewedExtensionSchema),
+  /** The settings file could not be read: what is wrong with it. */
+  problems: z.array(z.string()),
 });
 
 export type ReviewedExtension = z.output<typeof ReviewedExtensionSchema>;

@@ -4,7 +4,8 @@ import path from "node:path";
 import type { LanguageModel } from "ai";
 import type { AgentManifest } from "../../src/main/engine/agent/agent-manifest.ts";
 import { defaultAgent } from "../../src/main/engine/agent/default-agent.ts";
-import { runAgent, type RunAgentOptions, type RunResult } from "../../src/main/engine/agent/run-agent.ts";
+import type { AgentRunResult, RunAgentOptions } from "../../src/main/engine/agent/agent-run.ts";
+import { runAgent } from "../../src/main/engine/agent/run-agent.ts";
 import type { RunEvent } from "../../src/main/engine/agent/run-events.ts";
 import { Engine } from "../../src/main/engine/engine.ts";
 import type { AnyTool } from "../../src/main/engine/tools/contract.ts";
@@ -26,7 +27,7 @@ export interface AgentHarness {
     prompt: string,
     model: LanguageModel,
     options?: Partial<Omit<RunAgentOptions, "engine" | "agent" | "model" | "prompt">>,
-  ): Promise<{ result: RunResult; events: RunEvent[] }>;
+  ): Promise<{ result: AgentRunResult; events: RunEvent[] }>;
   /** A second engine on the same LATHE_HOME and folder, as a new process would open it. */
   reopen(): Promise<Engine>;
   cleanup(): Promise<void>;

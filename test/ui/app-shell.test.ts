@@ -161,8 +161,8 @@ describe.skipIf(!runUi)("the chat-first app through lathe serve", () => {
     await prompt().waitFor();
     expect(await page.getByRole("list", { name: "Tools" }).count()).toBe(0);
     await expect
-      .poll(() => page.getByRole("combobox", { name: "Model" }).inputValue())
-      .toBe("openai-compatible:fixture-model");
+      .poll(() => page.getByRole("button", { name: /^Model: / }).getAttribute("aria-label"))
+      .toBe("Model: openai-compatible:fixture-model");
     await mkdir(SHOTS, { recursive: true });
     await page.screenshot({ path: path.join(SHOTS, "ui-shell-chat-empty.png") });
 
@@ -242,8 +242,20 @@ describe.skipIf(!runUi)("the chat-first app through lathe serve", () => {
     expect(await answer.getByRole("link", { name: "the docs" }).getAttribute("href")).toBe(
       "https://example.com/docs",
     );
-    expect(await answer.locator(".tok-keyword").allInnerTexts()).toContain("const");
-    expect(await answer.locator(".tok-comment").innerText()).toBe("// the answer");
+    expect(await answer.locator(".hljs-keyword").allInnerTexts()).toContain("const");
+    expect(await answer.locator(".hljs-comment").innerText()).toBe("// the answer");
+    // Copy puts the code itself on the clipboard, not its coloured markup.
+    await page.context().grantPermissions(["clipboard-read", "clipboard-write"]);
+    const copy = answer.getByRole("button", { name: "Copy the ts code" });
+    await copy.click();
+    await expect.poll(() => copy.innerText()).toBe("Copied");
+    expect(
+      await page.evaluate(() =>
+        (
+          globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }
+        ).navigator.clipboard.readText(),
+      ),
+    ).toBe("const answer: number = 42; // the answer");
     await page.screenshot({ path: path.join(SHOTS, "ui-shell-tool-cards.png") });
   });
 

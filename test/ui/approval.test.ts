@@ -225,7 +225,14 @@ describe.skipIf(!runUi)("project trust in the UI through lathe serve", () => {
     const dialog = page.getByRole("dialog", { name: "Trust this folder?" });
     await dialog.waitFor({ timeout: 10_000 });
     expect(await dialog.getByRole("region", { name: "Permission rules" }).innerText()).toMatch(
-      /allow write “allowed\/\*\*”/,
+      /allow write "allowed\/\*\*"/,
+    );
+    // The plugin as `lathe trust` describes it: it skips approval, and it may reach any host.
+    const plugin = dialog.getByRole("listitem", { name: "Plugin scraper" });
+    expect(await plugin.innerText()).toMatch(/gated: false/);
+    expect(await plugin.innerText()).toMatch(/reaches \*/);
+    expect(await plugin.getByRole("list", { name: "Warnings" }).innerText()).toMatch(
+      /net hosts "\*" — it may fetch from any public internet host/,
     );
     expect(await page.getByRole("banner").innerText()).toContain("not trusted");
     await mkdir(path.dirname(TRUST_SHOT), { recursive: true });

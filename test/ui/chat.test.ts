@@ -16,6 +16,8 @@ import {
 } from "../fixtures/openai-compatible-server.ts";
 import {
   REPO,
+  fixtureProviders,
+  pickModel,
   launchChromium,
   missingPrerequisite,
   startLatheServe,
@@ -150,7 +152,7 @@ beforeAll(async () => {
   fixture = await startOpenAICompatibleServer({ models: ["fixture-model"], replies: reply });
   await writeFile(
     path.join(home, "settings.json"),
-    JSON.stringify({ providers: { "openai-compatible": { baseURL: fixture.baseURL } } }),
+    JSON.stringify({ providers: await fixtureProviders(fixture.baseURL) }),
   );
   const served = await startLatheServe(root, home);
   child = served.child;
@@ -177,17 +179,11 @@ afterAll(async () => {
 
 describe.skipIf(!runUi)("the chat through lathe serve", () => {
   it("streams the model's text, shows a card per tool call, and keeps the todo list live", async () => {
-    const model = page.getByRole("combobox", { name: "Model" });
-    await expect
-      .poll(
-        () =>
-          page
-            .locator("#chat-models option")
-            .evaluateAll((options) => options.map((option) => option.getAttribute("value"))),
-        { timeout: 10_000 },
-      )
-      .toContain(MODEL);
-    await model.fill(MODEL);
+    // The picker lists the fixture server's model (settings point the provider at it); pick it.
+    await pickModel(page, MODEL);
+    expect(await page.getByRole("button", { name: /^Model: / }).getAttribute("aria-label")).toBe(
+      `Model: ${MODEL}`,
+    );
     await send(PROMPTS.work);
 
     // The write waits for the approval dialog; the text before it has streamed in meanwhile.

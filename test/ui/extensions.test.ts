@@ -10,6 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runLathe } from "../support/lathe-cli.ts";
 import {
   REPO,
   goTo,
@@ -67,6 +68,20 @@ async function writeProjectPlugins(): Promise<void> {
   await writeFile(path.join(broken, "index.js"), "export async function execute() {}\n");
 }
 
+/** A plugin of the user's that logs on every call, to read in the Plugins panel's log view. */
+async function writeGlobalPlugin(): Promise<void> {
+  const dir = path.join(home, "tools", "chatter");
+  await mkdir(dir, { recursive: true });
+  await writeFile(
+    path.join(dir, "tool.yaml"),
+    "name: chatter\nversion: 1.0.0\ndescription: Says hello in its log.\ninput_schema:\n  type: object\n  properties: { n: { type: integer } }\nreadOnly: true\ngated: false\n",
+  );
+  await writeFile(
+    path.join(dir, "index.js"),
+    "export async function execute(args, runtime) {\n  runtime.log(`chatter call ${args.n}`);\n  return args.n;\n}\n",
+  );
+}
+
 /** The views the extensions live in: Extensions → Plugins / MCP servers, Tools → Catalog / Run a tool. */
 const PLACES: Record<string, [string, string]> = {
   Plugins: ["Extensions", "Plugins"],
@@ -102,6 +117,7 @@ beforeAll(async () => {
   await mkdir(root, { recursive: true });
   await writeFile(path.join(root, "README.md"), "# fixture\n");
   await writeProjectPlugins();
+  await writeGlobalPlugin();
   const served = await startLatheServe(root, home);
   child = served.child;
   browser = await launchChromium();
@@ -222,6 +238,26 @@ describe.skipIf(!runUi)("plugins and MCP servers in the UI through lathe serve",
     await expect.poll(() => lines.innerText(), { timeout: 10_000 }).not.toBe(firstLog);
     expect((await lines.innerText()).split("\n").length).toBeGreaterThan(firstLog.split("\n").length);
     await page.screenshot({ path: MCP_SHOT, fullPage: true });
+  });
+
+  it("shows a broken plugin's fix on its row, and a plugin's log, following new lines while open", async () => {
+    await tab("Plugins").click();
+    expect(await textOf(pluginRow("broken", "project"))).toMatch(
+      /Fix: run `lathe plugin check .*broken` for every problem and its fix/,
+    );
+    // The same log file the CLI writes: a call from the shell shows up in the open view.
+    expect((await runLathe(["call", "chatter", '{"n": 1}'], { home, cwd: root })).code).toBe(0);
+    await pluginRow("chatter", "global").getByRole("button", { name: "Log of chatter (global)" }).click();
+    const view = page.getByRole("region", { name: "Log: chatter (global)" });
+    const lines = view.getByLabel("Plugin log lines");
+    await expect.poll(() => lines.innerText(), { timeout: 10_000 }).toMatch(/\[global\] chatter call 1$/);
+    expect(await view.innerText()).toContain(path.join(home, "logs", "plugins", "chatter.log"));
+    expect((await runLathe(["call", "chatter", '{"n": 2}'], { home, cwd: root })).code).toBe(0);
+    await expect
+      .poll(() => lines.innerText(), { timeout: 10_000 })
+      .toMatch(/chatter call 1\n.*chatter call 2$/);
+    await view.getByRole("button", { name: "Close log" }).click();
+    await view.waitFor({ state: "detached" });
   });
 
   it("turns a plugin off: it leaves the tools, shows as disabled by you with the fix, and is saved", async () => {

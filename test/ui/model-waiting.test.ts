@@ -15,6 +15,7 @@ import {
   type FixtureServer,
 } from "../fixtures/openai-compatible-server.ts";
 import {
+  fixtureProviders,
   goTo,
   launchChromium,
   missingPrerequisite,
@@ -66,7 +67,10 @@ beforeAll(async () => {
     path.join(home, "settings.json"),
     JSON.stringify({
       defaultModel: MODEL,
-      providers: { "openai-compatible": { baseURL: fixture.baseURL, timeouts: { firstByteMs: 5_000 } } },
+      providers: {
+        ...(await fixtureProviders()),
+        "openai-compatible": { baseURL: fixture.baseURL, timeouts: { firstByteMs: 5_000 } },
+      },
     }),
   );
   const served = await startLatheServe(root, home);

@@ -166,11 +166,17 @@ describe.skipIf(!runUi)("opening projects through lathe serve", () => {
     await trust.waitFor({ timeout: 10_000 });
     const text = await trust.innerText();
     expect(text).toContain(second);
-    expect(text).toMatch(/allow write “src\/\*\*”/);
+    expect(text).toMatch(/allow write "src\/\*\*"/);
     expect(text).toMatch(/Its deny rule applies either\s+way/);
     expect(text).toContain("./scripts/guard.sh");
     expect(text).toContain("cargo");
-    expect(text).toMatch(/notes starts\s+cd .*second && .* -e 'process\.exit\(3\)'/);
+    const server = trust.getByRole("listitem", { name: "MCP server notes" });
+    expect(await server.getByLabel("Command line").innerText()).toMatch(
+      /^cd .*second && .* -e 'process\.exit\(3\)'$/,
+    );
+    expect(await server.innerText()).toMatch(
+      /it starts a program on this machine once the folder is trusted/,
+    );
     expect(text).toContain("allowlist");
     const plugin = trust.getByRole("listitem", { name: "Plugin line_count" });
     expect(await plugin.innerText()).toMatch(/new/);

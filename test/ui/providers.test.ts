@@ -60,7 +60,7 @@ describe.skipIf(!runUi)("provider keys in the UI through lathe serve", () => {
 
   it("shows that keys cannot be stored here, why, and where each key comes from", async () => {
     await page.goto(url);
-    await goTo(page, "Settings");
+    await goTo(page, "Settings", "Providers");
     const section = page.getByRole("region", { name: "Providers" });
     const note = section.getByRole("note", { name: "Keychain not available" });
     await note.waitFor({ timeout: 10_000 });
@@ -165,7 +165,7 @@ describe.skipIf(!runUi)("provider keys in the UI through lathe serve", () => {
         );
       });
       await keychainPage.goto(url);
-      await goTo(keychainPage, "Settings");
+      await goTo(keychainPage, "Settings", "Providers");
       const row = keychainPage.getByRole("listitem", { name: "Anthropic", exact: true });
       const field = row.getByLabel("Anthropic API key", { exact: true });
       await field.waitFor({ timeout: 10_000 });

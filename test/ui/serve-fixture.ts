@@ -114,6 +114,19 @@ export async function goTo(page: Page, view: string, section?: string): Promise<
   if (section !== undefined) await page.getByRole("tab", { name: section, exact: true }).click();
 }
 
+/**
+ * `providers` settings for a suite: the openai-compatible provider at a fixture server, and every
+ * local server preset moved to a closed loopback port, so the model picker never asks whatever
+ * listens on Ollama's, LM Studio's, llama.cpp's or vLLM's usual port.
+ */
+export async function fixtureProviders(baseURL?: string): Promise<Record<string, unknown>> {
+  const { closedPort, localProvidersAt } = await import("../support/closed-port.ts");
+  return {
+    ...localProvidersAt(await closedPort()),
+    ...(baseURL !== undefined ? { "openai-compatible": { baseURL } } : {}),
+  };
+}
+
 /** Point the openai-compatible provider at a fixture server and make its model the default. */
 export async function useFixtureModel(
   latheHome: string,
@@ -125,9 +138,18 @@ export async function useFixtureModel(
   await writeFile(
     path.join(latheHome, "settings.json"),
     JSON.stringify({
-      providers: { "openai-compatible": { baseURL } },
+      providers: await fixtureProviders(baseURL),
       defaultModel: "openai-compatible:fixture-model",
       ...extra,
     }),
   );
+}
+
+/** Pick a model in the chat's model picker, as a person does: open it, click the model. */
+export async function pickModel(page: Page, id: string): Promise<void> {
+  await page.getByRole("button", { name: /^Model: / }).click();
+  const panel = page.getByRole("dialog", { name: "Choose a model" });
+  const escaped = id.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  await panel.getByRole("button", { name: new RegExp(`^${escaped}(,|$)`) }).click();
+  await panel.waitFor({ state: "hidden" });
 }

@@ -2,8 +2,8 @@ import type { ChatSend, ChatStarted } from "../../shared/chat-schemas.ts";
 import type { PushFrame, RunEventPayload } from "../../shared/push-events.ts";
 import type { RunEvent, ToolCallStops } from "../engine/agent/index.ts";
 import type { ApprovalMode, Approver, Engine } from "../engine/index.ts";
-import type { Asker } from "../engine/session/question-request.ts";
-import type { TodoItem } from "../engine/store/todo-store.ts";
+import type { Asker } from "../engine/tools/question-request.ts";
+import type { TodoItem } from "../engine/tools/todo-list.ts";
 import { ApiError } from "./api-error.ts";
 import { agentModule, asApiError, setupChat } from "./chat-setup.ts";
 
@@ -20,7 +20,8 @@ export interface ChatRunsOptions {
   target(): Promise<RunTarget>;
   approver: Approver;
   asker: Asker;
-  mode: ApprovalMode;
+  /** The runs' approval mode; without one, the settings' (`approvals.mode`), else "ask". */
+  mode?: ApprovalMode;
   /** Sessions with a run going on, shared by every UI of the host: one run per session at a time. */
   busySessions: Set<string>;
   /** Send one push to this UI; a failure is the sender's to report. */
@@ -115,7 +116,7 @@ export class ChatRuns {
       model: setup.model,
       prompt: request.prompt,
       sessionId,
-      mode: this.options.mode,
+      ...(this.options.mode !== undefined ? { mode: this.options.mode } : {}),
       approver: this.options.approver,
       asker: this.options.asker,
       signal: AbortSignal.any([active.controller.signal, target.signal]),

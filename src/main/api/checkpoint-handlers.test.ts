@@ -69,7 +69,7 @@ describe("checkpoint channels", () => {
   it("list, preview and restore a write, in the contract's shapes", async () => {
     await writeFile(path.join(root, "a.txt"), "one\n");
     await session.call("read", { path: "a.txt" });
-    await session.call("write", { path: "a.txt", content: "two\n" }, { toolCallId: "call-7" });
+    await session.call("write", { path: "a.txt", content: "two\n" }, { correlationId: "call-7" });
     const [listed] = await ok("checkpoints.list", { sessionId: "chat-1" });
     expect(listed).toMatchObject({
       kind: "tool",

@@ -15,6 +15,7 @@ import { extensionsStatus } from "./extensions-status.ts";
 import { ExtensionsWatch } from "./extensions-watch.ts";
 import { resolveProjectPath } from "./project-path.ts";
 import { RecentProjects } from "./recent-projects.ts";
+import { UnsandboxedMcpGate } from "./unsandboxed-mcp-gate.ts";
 
 /** Something that works on the host's engine (a window, a WebSocket) and must follow it when it is replaced. */
 export interface EngineUser {
@@ -39,21 +40,33 @@ export interface EngineHostOptions {
   createEngine?: (root: string) => Promise<Engine>;
   /** How often to look for extension changes (default 500 ms); 0 only looks when asked. */
   watchIntervalMs?: number;
+  /**
+   * Who is asked before a stdio MCP server starts without the OS sandbox. Give its `approver` to
+   * the first engine too; the engines this host creates get it. Default: a gate of its own.
+   */
+  unsandboxedMcp?: UnsandboxedMcpGate;
 }
 
-/** Where a host's engines keep their data and find the bundled plugins (defaults: the engine's). */
-export type LoggedEngineOptions = Pick<EngineOptions, "latheHome" | "bundledPluginsDir">;
+/**
+ * Where a host's engines keep their data and find the bundled plugins (defaults: the engine's),
+ * and who approves an MCP server that would start without the OS sandbox.
+ */
+export type LoggedEngineOptions = Pick<
+  EngineOptions,
+  "latheHome" | "bundledPluginsDir" | "approveUnsandboxedMcp"
+>;
 
 /**
  * An engine for the folder whose runtime failures, and the exact command of each MCP server it
  * starts for the first time, go to the host's terminal.
  */
 export async function createLoggedEngine(root: string, options: LoggedEngineOptions = {}): Promise<Engine> {
-  const { latheHome, bundledPluginsDir } = options;
+  const { latheHome, bundledPluginsDir, approveUnsandboxedMcp } = options;
   const engine = await Engine.create({
     root,
     ...(latheHome !== undefined ? { latheHome } : {}),
     ...(bundledPluginsDir !== undefined ? { bundledPluginsDir } : {}),
+    ...(approveUnsandboxedMcp !== undefined ? { approveUnsandboxedMcp } : {}),
     onMcpEvent: (event) => {
       if (event.type === "starting" && event.first) {
         console.error(`lathe: starting MCP server ${event.server} (${event.layer}): ${event.commandLine}`);
@@ -83,6 +96,8 @@ export class EngineHost {
   private readonly createEngine: (root: string) => Promise<Engine>;
   /** The folders opened lately, in `$LATHE_HOME/recent-projects.json`. */
   readonly recent: RecentProjects;
+  /** Asks a connected UI before a stdio MCP server starts without the OS sandbox. */
+  readonly unsandboxedMcp: UnsandboxedMcpGate;
   private readonly users = new Set<EngineUser>();
   /** Chat sessions with a run going on, across every UI: one run per session at a time. */
   readonly chatSessions = new Set<string>();
@@ -94,7 +109,10 @@ export class EngineHost {
   constructor(options: EngineHostOptions) {
     this.engine = options.engine;
     const { root, latheHome } = options.engine;
-    this.createEngine = options.createEngine ?? ((folder) => createLoggedEngine(folder, { latheHome }));
+    this.unsandboxedMcp = options.unsandboxedMcp ?? new UnsandboxedMcpGate();
+    const approveUnsandboxedMcp = this.unsandboxedMcp.approver;
+    this.createEngine =
+      options.createEngine ?? ((folder) => createLoggedEngine(folder, { latheHome, approveUnsandboxedMcp }));
     this.recent = new RecentProjects(latheHome);
     this.remember(root);
     this.watch = new ExtensionsWatch({

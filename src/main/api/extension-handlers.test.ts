@@ -344,6 +344,15 @@ describe("project plugins and trust", () => {
     expect(changed.state).toBe("disabled");
     expect(changed.hash).not.toBe(shownBefore);
     expect((await status()).disabled.find((d) => d.id === "greet")?.fix).toMatch(/approve it under Plugins/);
+    // The panel shows why and the command that re-approves it; a call says the same.
+    expect(changed.reason).toMatch(/changed since you trusted this project/);
+    expect(changed.fix).toBe(
+      `review ${path.join(root, ".lathe", "tools", "greet")}, then run \`lathe trust --root ${root}\` (or approve it in the app's Plugins panel)`,
+    );
+    expect(await ok("tools.call", { toolId: "greet", args: {} })).toMatchObject({
+      type: "error",
+      error_text: expect.stringMatching(/^Tool "greet" \(project plugin "greet"\) is disabled/),
+    });
 
     expect(await refused("plugins.approve", { name: "greet", hash: shownBefore })).toMatch(/changed again/);
     const approved = await ok("plugins.approve", { name: "greet", hash: changed.hash as string });
@@ -353,5 +362,42 @@ describe("project plugins and trust", () => {
     });
     const call = await ok("tools.call", { toolId: "greet", args: {} });
     expect(call).toMatchObject({ type: "output", data: "changed" });
+  });
+});
+
+describe("plugins.log", () => {
+  it("reads the tail of a plugin's log file: its lines, and Lathe's note of a failed call with the file and line", async () => {
+    const dir = path.join(latheHome, "tools", "noisy");
+    await mkdir(dir, { recursive: true });
+    await writeFile(
+      path.join(dir, "tool.yaml"),
+      "name: noisy\nversion: 1.0.0\ndescription: Logs, then fails.\ninput_schema:\n  type: object\n  properties: {}\nreadOnly: true\ngated: false\n",
+    );
+    await writeFile(
+      path.join(dir, "index.js"),
+      'export async function execute(args, runtime) {\n  runtime.log("about to fail");\n  throw new Error("nope");\n}\n',
+    );
+    await start();
+    const listed = (await status()).plugins.find((p) => p.name === "noisy");
+    expect(listed?.logFile).toBe(path.join(latheHome, "logs", "plugins", "noisy.log"));
+    expect(await ok("plugins.log", { layer: "global", name: "noisy", lines: 10 })).toEqual({
+      name: "noisy",
+      layer: "global",
+      file: listed?.logFile,
+      lines: [],
+    });
+
+    expect(await ok("tools.call", { toolId: "noisy", args: {} })).toMatchObject({ type: "error" });
+    await expect
+      .poll(async () => (await ok("plugins.log", { layer: "global", name: "noisy", lines: 10 })).lines)
+      .toEqual([
+        expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z \[global\] about to fail$/),
+        expect.stringMatching(
+          new RegExp(`\\[global\\] lathe: call failed: nope \\(thrown at ${dir}/index\\.js:3:9\\)$`),
+        ),
+      ]);
+    expect(await refused("plugins.log", { layer: "project", name: "noisy", lines: 10 })).toMatch(
+      /There is no project plugin "noisy"/,
+    );
   });
 });

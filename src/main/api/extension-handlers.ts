@@ -7,6 +7,7 @@ import {
   describeProjectPlugins,
   mcpCommandLine,
   mcpLogFile,
+  pluginLogFile,
   pluginPinKey,
   serverPinKey,
   type Engine,
@@ -22,6 +23,7 @@ type ExtensionChannels =
   | "extensions.status"
   | "plugins.setEnabled"
   | "plugins.approve"
+  | "plugins.log"
   | "mcp.preview"
   | "mcp.save"
   | "mcp.remove"
@@ -104,7 +106,7 @@ function hasPins(engine: Engine, name: string): boolean {
 
 /**
  * The extensions channels: the panels' status, turning plugins off and on, approving a changed
- * project plugin, and adding, editing, removing, enabling, restarting MCP servers and reading
+ * project plugin, reading a plugin's log, and adding, editing, removing, enabling, restarting MCP servers and reading
  * their logs. Changes to servers edit the user's settings file (never the project's) and then
  * reload the host's engine; plugin changes apply to the running engine between calls.
  */
@@ -167,6 +169,20 @@ export function createExtensionHandlers(host: EngineHost): Pick<ApiHandlers, Ext
         new TrustStore(engine.latheHome).pin(engine.root, { [pluginPinKey(name)]: hash });
         await extensionsOf(engine).plugins.reload();
         return settled();
+      }),
+
+    "plugins.log": ({ layer, name, lines }) =>
+      refusing(async () => {
+        const engine = host.current;
+        if (
+          !extensionsOf(engine)
+            .plugins.status()
+            .some((p) => p.layer === layer && p.name === name)
+        ) {
+          throw new ApiError(`There is no ${layer} plugin "${name}". Reload the list and try again.`);
+        }
+        const file = pluginLogFile(engine.latheHome, name);
+        return { name, layer, file, lines: await tailOfFile(file, lines) };
       }),
 
     "mcp.preview": ({ name, server }) =>

@@ -9,6 +9,7 @@ import {
   TrustStore,
   mcpCommandLine,
   mcpLogFile,
+  pluginLogFile,
   pluginPinKey,
   type Engine,
   type ManagedPluginStatus,
@@ -58,6 +59,8 @@ function pluginInfos(engine: Engine): PluginInfo[] {
       ...(s.version !== undefined ? { version: s.version } : {}),
       ...(s.hash !== undefined ? { hash: s.hash } : {}),
       ...(s.reason !== undefined ? { reason: s.reason } : {}),
+      ...(s.fix !== undefined ? { fix: s.fix } : {}),
+      logFile: pluginLogFile(engine.latheHome, s.name),
       disabledByUser: s.disabledByUser,
       ...(approval !== undefined ? { approval } : {}),
     };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { PushFrame } from "../../shared/push-events.ts";
-import type { Question, QuestionRequest } from "../engine/session/question-request.ts";
+import type { Question, QuestionRequest } from "../engine/tools/question-request.ts";
 import { ApiError } from "./api-error.ts";
 import { QuestionBroker } from "./question-broker.ts";
 

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { PushFrame, QuestionPrompt } from "../../shared/push-events.ts";
-import type { Asker, QuestionReply, QuestionRequest } from "../engine/session/question-request.ts";
-import { answerProblems } from "../engine/session/question-request.ts";
+import type { Asker, QuestionReply, QuestionRequest } from "../engine/tools/question-request.ts";
+import { answerProblems } from "../engine/tools/question-request.ts";
 import { ApiError } from "./api-error.ts";
 import { PromptQueue } from "./prompt-queue.ts";
 

@@ -13,7 +13,8 @@ import {
   type FixtureServer,
 } from "../../../test/fixtures/openai-compatible-server.ts";
 import type { ApiResult, Channel, ProjectStatus } from "../../shared/api-contract.ts";
-import type { RecentProjects, TrustPrompt } from "../../shared/project-schemas.ts";
+import type { RecentProjects } from "../../shared/project-schemas.ts";
+import type { TrustReview } from "../../shared/trust-review-schema.ts";
 import { parsePushFrame, type PushFrame } from "../../shared/push-events.ts";
 import type { RunEvent } from "../../shared/run-event-schema.ts";
 import type { SessionList, SessionSummary } from "../../shared/session-schemas.ts";
@@ -345,30 +346,46 @@ describe("project channels", () => {
     await writeFile(path.join(other, ".lathe", "tools", "broken", "tool.yaml"), "name: [\n");
     const ui = connect();
     data(await ui.dispatch("project.open", { path: other }));
-    const prompt = data<TrustPrompt>(await ui.dispatch("project.trustPrompt"));
-    expect(prompt).toMatchObject({
+    const review = data<TrustReview>(await ui.dispatch("project.review"));
+    expect(review).toMatchObject({
       root: other,
       trusted: false,
       settingsFile: path.join(other, ".lathe", "settings.json"),
-      rules: [{ permission: "write", pattern: "src/**", action: "allow" }],
+      settings: {
+        rules: ['allow write "src/**"'],
+        hooks: ["./guard.sh (for bash)"],
+        commands: ["cargo <any arguments>", "docker ps"],
+        approvals: "mode allowlist",
+      },
       denyRules: 1,
-      hooks: [{ command: "./guard.sh", tools: ["bash"] }],
-      commands: ["cargo", "docker ps"],
-      mcpServers: [{ name: "files", commandLine: expect.stringContaining("npx -y server-files /tmp") }],
-      approvalsMode: "allowlist",
       problems: [],
     });
-    const plugins = Object.fromEntries(prompt.plugins.map((p) => [p.name, p]));
-    expect(plugins["word_count"]).toMatchObject({
-      pinned: "new",
-      requires: { read: ["{workspace}/**"], write: [], hosts: ["api.example.com"], commands: ["wc"] },
+    const extensions = Object.fromEntries(review.extensions.map((e) => [e.name, e]));
+    expect(extensions["files"]).toMatchObject({
+      kind: "mcp",
+      requires: { commands: [expect.stringContaining("npx -y server-files /tmp")] },
     });
-    expect(plugins["broken"]?.problem).toMatch(/tool\.yaml/);
-    expect(plugins["broken"]?.requires).toBeUndefined();
+    expect(extensions["word_count"]).toMatchObject({
+      kind: "plugin",
+      pinned: "new",
+      gated: true,
+      requires: {
+        read: ["{workspace}/**"],
+        write: [],
+        hosts: ["api.example.com"],
+        commands: ["wc <any arguments>"],
+      },
+      shadows: ['bundled plugin "word_count" (tool word_count)'],
+      warnings: [
+        'it replaces the bundled plugin "word_count" of the same name',
+        "it may run wc with any arguments (checked like bash commands)",
+      ],
+    });
+    expect(extensions["broken"]?.error).toMatch(/tool\.yaml/);
 
     // (Trusting through the UI would start the MCP server to pin its tools: recorded directly here.)
     new TrustStore(latheHome).trust(other);
-    expect(data<TrustPrompt>(await ui.dispatch("project.trustPrompt")).trusted).toBe(true);
+    expect(data<TrustReview>(await ui.dispatch("project.review")).trusted).toBe(true);
   });
 
   it("reports a malformed project settings file as a problem in the trust prompt", async () => {

@@ -1,5 +1,5 @@
 import type { PushFrame, ToolFinished, ToolStarted } from "../../shared/push-events.ts";
-import type { Engine, ToolInvocationFinished, ToolInvocationStarted } from "../engine/index.ts";
+import type { Checkpoint, Engine, ToolInvocationFinished, ToolInvocationStarted } from "../engine/index.ts";
 
 export function toolStartedPayload(event: ToolInvocationStarted): ToolStarted {
   return {
@@ -43,4 +43,19 @@ export function forwardToolActivity(
     engine.events.off("ToolInvocationSucceeded", finished);
     engine.events.off("ToolInvocationFailed", finished);
   };
+}
+
+/**
+ * Forward every checkpoint the engine records (a call changed files, a restore or rewind replaced
+ * some) as a `checkpoints.changed` push, so a chat on screen can offer to restore it. Returns the
+ * function that stops forwarding.
+ */
+export function forwardCheckpoints(engine: Engine, push: (frame: PushFrame) => void): () => void {
+  const recorded = (checkpoint: Checkpoint): void =>
+    push({
+      event: "checkpoints.changed",
+      payload: { sessionId: checkpoint.sessionId, checkpointId: checkpoint.id },
+    });
+  engine.events.on("CheckpointRecorded", recorded);
+  return () => engine.events.off("CheckpointRecorded", recorded);
 }

@@ -18,18 +18,28 @@ import { createProjectHandlers } from "./project-handlers.ts";
 import { QuestionBroker } from "./question-broker.ts";
 import { createSecretHandlers } from "./secret-handlers.ts";
 import { createSessionHandlers } from "./session-handlers.ts";
-import { forwardToolActivity } from "./tool-activity.ts";
+import { forwardCheckpoints, forwardToolActivity } from "./tool-activity.ts";
 import { createToolHandlers } from "./tool-handlers.ts";
+import { createAuditHandlers } from "./audit-handlers.ts";
+import { createModelHandlers } from "./model-handlers.ts";
+import { createPermissionHandlers } from "./permission-handlers.ts";
+import { createSandboxHandlers } from "./sandbox-handlers.ts";
+import { UnsandboxedMcpBroker } from "./unsandboxed-mcp-broker.ts";
 
 export interface UiConnectionOptions {
   host: EngineHost;
   /** Deliver one push to this UI (IPC `webContents.send`, or a WebSocket frame). */
   send(frame: PushFrame): void;
-  /** The session's approval mode; "ask" unless said otherwise (never yolo by default). */
+  /**
+   * The sessions' approval mode. Without one, the mode the person chose in settings
+   * (`approvals.mode`, a trusted project's first), else "ask": never yolo unless someone said so.
+   */
   mode?: ApprovalMode;
   /** The process's cloud provider keys (shared by its UIs); without it, this host keeps none. */
   providerKeys?: ProviderKeys;
   onHandlerError?: ApiRouterOptions["onHandlerError"];
+  /** How long the model picker waits for each local server (default: the engine's 1500 ms). */
+  modelProbeTimeoutMs?: number;
 }
 
 /** Every bound tool as the UI lists it: the engine's view plus what each one shadows. */
@@ -48,6 +58,7 @@ interface Binding {
   controller: AbortController;
   /** Tool calls and agent runs on this engine that have not ended. */
   running: Set<Promise<unknown>>;
+  /** Stops forwarding its tool activity and checkpoints. */
   stopActivity(): void;
 }
 
@@ -65,6 +76,8 @@ export class UiConnection implements EngineUser {
   private readonly options: UiConnectionOptions;
   private readonly broker: ApprovalBroker;
   private readonly questions: QuestionBroker;
+  private readonly unsandboxedMcp: UnsandboxedMcpBroker;
+  private readonly detachUnsandboxedMcp: () => void;
   private readonly runs: ChatRuns;
   private readonly bindings = new Set<Binding>();
   private current: Promise<Binding>;
@@ -76,6 +89,8 @@ export class UiConnection implements EngineUser {
     this.options = options;
     this.broker = new ApprovalBroker((frame) => this.push(frame));
     this.questions = new QuestionBroker((frame) => this.push(frame));
+    this.unsandboxedMcp = new UnsandboxedMcpBroker((frame) => this.push(frame));
+    this.detachUnsandboxedMcp = options.host.unsandboxedMcp.attach(this.unsandboxedMcp);
     this.runs = new ChatRuns({
       target: async () => {
         const binding = await this.current;
@@ -87,7 +102,7 @@ export class UiConnection implements EngineUser {
       },
       approver: this.broker.approver,
       asker: this.questions.asker,
-      mode: options.mode ?? "ask",
+      ...(options.mode !== undefined ? { mode: options.mode } : {}),
       busySessions: options.host.chatSessions,
       push: (frame) => this.push(frame),
     });
@@ -121,6 +136,14 @@ export class UiConnection implements EngineUser {
           engine: async () => (await this.current).engine,
           running: (sessionId) => options.host.chatSessions.has(sessionId),
         }),
+        ...createAuditHandlers(async () => (await this.current).engine),
+        ...createModelHandlers({
+          engine: async () => (await this.current).engine,
+          ...(options.modelProbeTimeoutMs !== undefined ? { timeoutMs: options.modelProbeTimeoutMs } : {}),
+        }),
+        ...createPermissionHandlers(options.host),
+        ...createSandboxHandlers(async () => (await this.current).engine),
+        "mcp.approveUnsandboxed": ({ id, approve }) => this.unsandboxedMcp.respond(id, approve),
       },
       options.onHandlerError ? { onHandlerError: options.onHandlerError } : {},
     );
@@ -165,8 +188,10 @@ export class UiConnection implements EngineUser {
     this.closing ??= (async () => {
       this.closed = true;
       this.unregister();
+      this.detachUnsandboxedMcp();
       this.broker.close();
       this.questions.close();
+      this.unsandboxedMcp.close();
       await this.runs.close();
       await this.current.catch(() => undefined);
       await Promise.all([...this.bindings].map((binding) => this.retire(binding, true)));
@@ -199,7 +224,7 @@ export class UiConnection implements EngineUser {
 
   private async bind(engine: Engine): Promise<Binding> {
     const session = await engine.openSession({
-      mode: this.options.mode ?? "ask",
+      ...(this.options.mode !== undefined ? { mode: this.options.mode } : {}),
       approver: this.broker.approver,
     });
     const binding: Binding = {
@@ -208,6 +233,12 @@ export class UiConnection implements EngineUser {
       controller: new AbortController(),
       running: new Set(),
       stopActivity: forwardToolActivity(engine, session.id, (frame) => this.pushSafely(frame)),
+    };
+    const stopCheckpoints = forwardCheckpoints(engine, (frame) => this.pushSafely(frame));
+    const stopTools = binding.stopActivity;
+    binding.stopActivity = () => {
+      stopTools();
+      stopCheckpoints();
     };
     this.bindings.add(binding);
     if (this.closed) await this.retire(binding, true);

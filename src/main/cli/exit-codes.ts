@@ -11,6 +11,6 @@ export const ExitCode = {
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 
 /** Filled in by a command's action: the code the process exits with when it returns normally. */
-export interface RunResult {
+export interface ExitStatus {
   exitCode: ExitCodeValue;
 }

@@ -5,17 +5,18 @@ import { registerAuditCommand } from "./commands/audit-command.ts";
 import { registerCallCommand } from "./commands/call-command.ts";
 import { registerCheckpointCommands } from "./commands/checkpoints-command.ts";
 import { registerDoctorCommand } from "./commands/doctor-command.ts";
+import { registerPluginCommand } from "./commands/plugin-command.ts";
 import { registerRunCommand } from "./commands/run-command.ts";
 import { registerServeCommand } from "./commands/serve-command.ts";
 import { registerSessionCommand } from "./commands/session-command.ts";
 import { registerToolsCommand } from "./commands/tools-command.ts";
 import { registerTrustCommand } from "./commands/trust-command.ts";
-import { ExitCode, type ExitCodeValue, type RunResult } from "./exit-codes.ts";
+import { ExitCode, type ExitCodeValue, type ExitStatus } from "./exit-codes.ts";
 import { watchOutput, writeIfOpen } from "./closed-output.ts";
 import { describeError, writeStderr, writeStdout } from "./output.ts";
 
 /** The `lathe` program. Errors surface as exceptions (exitOverride) so `main` picks the exit code. */
-export function buildProgram(result: RunResult): Command {
+export function buildProgram(result: ExitStatus): Command {
   const program = new Command("lathe")
     .description("Lathe's tool runtime, headless: list tools, call one, manage sessions, serve the UI.")
     .version(latheVersion(), "-V, --version", "print the version")
@@ -44,12 +45,13 @@ Exit codes: 0 success, 1 failure (for call: an error envelope), 2 usage error.`,
   registerAuditCommand(program);
   registerCheckpointCommands(program);
   registerDoctorCommand(program, result);
+  registerPluginCommand(program, result);
   return program;
 }
 
 /** Run the CLI with the given arguments (without `node` and the script); resolves to the exit code. */
 export async function main(argv: readonly string[]): Promise<ExitCodeValue> {
-  const result: RunResult = { exitCode: ExitCode.ok };
+  const result: ExitStatus = { exitCode: ExitCode.ok };
   // A reader that goes away (`lathe audit | head`) ends the output quietly, never with a trace.
   const outputFailed = (error: Error): void => {
     result.exitCode = ExitCode.failure;

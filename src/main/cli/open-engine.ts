@@ -1,4 +1,4 @@
-import type { Engine } from "../engine/index.ts";
+import type { Engine, UnsandboxedServerApprover } from "../engine/index.ts";
 import { describeError, writeStderr } from "./output.ts";
 
 /**
@@ -6,11 +6,16 @@ import { describeError, writeStderr } from "./output.ts";
  * first use, so `lathe --help` and `lathe --version` start instantly. Internal errors the engine
  * reports go to stderr: they are the runtime's fault, and a person should see them.
  */
-export async function openEngine(root: string, options: { extensions?: boolean } = {}): Promise<Engine> {
+export async function openEngine(
+  root: string,
+  options: { extensions?: boolean; approveUnsandboxedMcp?: UnsandboxedServerApprover } = {},
+): Promise<Engine> {
   const { Engine } = await import("../engine/index.ts");
   const engine = await Engine.create({
     root,
     ...(options.extensions === false ? { extensions: false } : {}),
+    // Only a host with a person to ask (lathe serve) passes one; headless, such servers stay stopped.
+    ...(options.approveUnsandboxedMcp ? { approveUnsandboxedMcp: options.approveUnsandboxedMcp } : {}),
     // Say exactly what runs before an MCP server first starts.
     onMcpEvent: (event) => {
       if (event.type === "starting" && event.first) {
@@ -31,21 +36,26 @@ export async function openEngine(root: string, options: { extensions?: boolean }
 
 /**
  * Run `fn` with an engine for `root` (without plugins and MCP servers when `extensions` is
- * false: commands that only read the store need none), then close the engine. A failure while closing is reported
- * on stderr but never hides what `fn` produced (for `call`, the envelope) or the error it threw.
+ * false: commands that only read the store need none), then close the engine. A failure while
+ * closing is reported on stderr but never hides what `fn` produced (for `call`, the envelope) or
+ * the error it threw. `listsDisabled`: the command prints the disabled tools itself, so stderr
+ * does not repeat them.
  */
 export async function withEngine<T>(
   root: string,
   fn: (engine: Engine) => Promise<T>,
-  options: { extensions?: boolean } = {},
+  options: { extensions?: boolean; listsDisabled?: boolean } = {},
 ): Promise<T> {
   const engine = await openEngine(root, options);
   try {
-    // A one-shot command sees every tool: wait for MCP servers, then report what could not load.
+    // A one-shot command sees every tool: wait for MCP servers, then report what could not load
+    // (a command that lists the disabled tools itself leaves only the unnamed problems to stderr).
     await engine.settleExtensions();
     for (const d of engine.registry.disabledTools()) {
+      if (options.listsDisabled === true && d.origin.name !== undefined) continue;
       const from = d.origin.name ? `${d.origin.kind} "${d.origin.name}"` : d.origin.kind;
-      await writeStderr(`lathe: ${d.id} (${d.origin.layer} ${from}) is disabled: ${d.reason}\n`);
+      const fix = d.fix === undefined ? "" : ` Fix: ${d.fix}.`;
+      await writeStderr(`lathe: ${d.id} (${d.origin.layer} ${from}) is disabled: ${d.reason}${fix}\n`);
     }
     return await fn(engine);
   } finally {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ToolInfo } from "../engine/index.ts";
-import { formatOrigin, formatToolsTable } from "./tools-table.ts";
+import { formatDisabledTools, formatOrigin, formatToolsTable, listTools } from "./tools-table.ts";
 
 function tool(overrides: Partial<ToolInfo>): ToolInfo {
   return {
@@ -61,5 +61,49 @@ describe("formatToolsTable", () => {
 
   it("says so when there are no tools", () => {
     expect(formatToolsTable([])).toBe("No tools are registered.\n");
+  });
+});
+
+describe("listTools and formatDisabledTools", () => {
+  const disabled = [
+    {
+      id: "zeta",
+      origin: { layer: "project", kind: "plugin", name: "zeta" },
+      reason: "It changed since you trusted this project.",
+      fix: "run `lathe trust --root /p`",
+    },
+    {
+      id: "/home/u/.lathe/tools",
+      origin: { layer: "global", kind: "plugin" },
+      reason: "Cannot read the global tools folder.",
+    },
+    { id: "alpha", origin: { layer: "global", kind: "mcp", name: "srv" }, reason: "It exited." },
+  ] as const;
+
+  it("lists the bound tools, then the disabled ones by id, leaving problems that name no tool to stderr", () => {
+    const listed = listTools([tool({})], [...disabled]);
+    expect(listed.map((t) => [t.id, t.enabled])).toEqual([
+      ["read", true],
+      ["alpha", false],
+      ["zeta", false],
+    ]);
+    expect(listed[2]).toEqual({ ...disabled[0], enabled: false });
+    expect(listed[1]).not.toHaveProperty("fix");
+  });
+
+  it("prints each disabled tool with its origin, why, and the fix when there is one", () => {
+    expect(formatDisabledTools(listTools([tool({})], [...disabled]))).toBe(
+      [
+        "",
+        "Disabled (2):",
+        "  alpha (global mcp srv)",
+        "    why: It exited.",
+        "  zeta (project plugin zeta)",
+        "    why: It changed since you trusted this project.",
+        "    fix: run `lathe trust --root /p`",
+        "",
+      ].join("\n"),
+    );
+    expect(formatDisabledTools(listTools([tool({})], []))).toBe("");
   });
 });

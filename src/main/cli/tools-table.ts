@@ -1,4 +1,39 @@
-import type { ToolInfo, ToolOrigin } from "../engine/index.ts";
+import type { DisabledTool, ToolInfo, ToolOrigin } from "../engine/index.ts";
+
+/** A tool as `lathe tools --json` lists it: bound (`enabled: true`), or disabled with why and the fix. */
+export type ListedTool =
+  | (ToolInfo & { enabled: true })
+  | { id: string; enabled: false; origin: ToolOrigin; reason: string; fix?: string };
+
+/**
+ * The bound tools, then the disabled ones (plugins and MCP tools that did not load: a pin that
+ * changed since trust, a manifest error, turned off in settings, …), each sorted by id. Problems
+ * that name no tool (an unreadable tools folder) are left to stderr.
+ */
+export function listTools(tools: readonly ToolInfo[], disabled: readonly DisabledTool[]): ListedTool[] {
+  const off = disabled
+    .filter((d) => d.origin.name !== undefined)
+    .map((d) => ({
+      id: d.id,
+      enabled: false as const,
+      origin: d.origin,
+      reason: d.reason,
+      ...(d.fix !== undefined ? { fix: d.fix } : {}),
+    }))
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return [...tools.map((t) => ({ ...t, enabled: true as const })), ...off];
+}
+
+/** The disabled tools as text: each with its origin, why, and the fix. */
+export function formatDisabledTools(tools: readonly ListedTool[]): string {
+  const off = tools.filter((t) => !t.enabled);
+  if (off.length === 0) return "";
+  const blocks = off.map(
+    (t) =>
+      `  ${t.id} (${formatOrigin(t.origin)})\n    why: ${t.reason}${t.fix !== undefined ? `\n    fix: ${t.fix}` : ""}`,
+  );
+  return `\nDisabled (${off.length}):\n${blocks.join("\n")}\n`;
+}
 
 /** Where a tool comes from, as a person reads it: `builtin`, `project plugin my-tool`, … */
 export function formatOrigin(origin: ToolOrigin): string {

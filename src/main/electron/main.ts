@@ -13,14 +13,16 @@ import {
   safeStorage,
   shell,
   type BrowserWindowConstructorOptions,
+  type OpenDialogOptions,
   type WebContents,
 } from "electron";
 import { CHANNELS, type ApiResult } from "../../shared/api-contract.ts";
-import { DESKTOP_PICK_FOLDER } from "../../shared/desktop-api.ts";
+import { DESKTOP_PICK_FOLDER, DESKTOP_PICK_GGUF } from "../../shared/desktop-api.ts";
 import { PUSH_CHANNEL } from "../../shared/push-events.ts";
 import { EngineHost, createLoggedEngine } from "../api/engine-host.ts";
 import { isTrustedSender } from "../api/sender-check.ts";
 import { UiConnection } from "../api/ui-connection.ts";
+import { UnsandboxedMcpGate } from "../api/unsandboxed-mcp-gate.ts";
 import type { Engine } from "../engine/index.ts";
 import { ProviderKeys } from "../secrets/provider-keys.ts";
 import { SecretStore } from "../secrets/secret-store.ts";
@@ -30,7 +32,7 @@ import { teeConsoleToLog } from "./console-log-tee.ts";
 import { keychainEncryptor } from "./keychain-encryptor.ts";
 import { openFolder } from "./open-folder.ts";
 import { resolveRootArgument } from "./root-argument.ts";
-import { RotatingLogFile } from "./rotating-log-file.ts";
+import { RotatingLogFile } from "../engine/logs/rotating-log-file.ts";
 import { hasSmokeTestFlag, runSmokeTest } from "./smoke-test.ts";
 
 const here = import.meta.dirname;
@@ -173,7 +175,13 @@ async function start(): Promise<void> {
     console.error("lathe: could not read the stored provider keys:", error);
   }
   const root = resolveRootArgument(process.argv.slice(1), process.cwd());
-  const engineOptions = { latheHome: paths.latheHome, bundledPluginsDir: paths.bundledPluginsDir };
+  // A stdio MCP server that would start without the OS sandbox waits for a window to ask the person.
+  const unsandboxedMcp = new UnsandboxedMcpGate();
+  const engineOptions = {
+    latheHome: paths.latheHome,
+    bundledPluginsDir: paths.bundledPluginsDir,
+    approveUnsandboxedMcp: unsandboxedMcp.approver,
+  };
   let engine: Engine;
   try {
     engine = await createLoggedEngine(root, engineOptions);
@@ -188,6 +196,7 @@ async function start(): Promise<void> {
   const engineHost = new EngineHost({
     engine,
     createEngine: (folder) => createLoggedEngine(folder, engineOptions),
+    unsandboxedMcp,
   });
 
   for (const channel of CHANNELS) {
@@ -210,21 +219,25 @@ async function start(): Promise<void> {
   }
 
   // The folder picker only chooses a path; the page opens it through project.open like a typed one.
-  ipcMain.handle(DESKTOP_PICK_FOLDER, async (event): Promise<string | undefined> => {
-    const frame = event.senderFrame;
-    if (!isTrustedSender({ frameUrl: frame?.url, isMainFrame: frame?.parent === null, rendererUrl })) {
-      console.error(`lathe: refused ${DESKTOP_PICK_FOLDER} from ${frame?.url ?? "a closed frame"}`);
-      return undefined;
-    }
-    const window = BrowserWindow.fromWebContents(event.sender);
-    const options = {
-      title: "Open a folder",
-      properties: ["openDirectory" as const, "createDirectory" as const],
-    };
-    const picked = window
-      ? await dialog.showOpenDialog(window, options)
-      : await dialog.showOpenDialog(options);
-    return picked.canceled ? undefined : picked.filePaths[0];
+  /** A system dialog for our own page only; the chosen path, or undefined. */
+  const pickPath = (channel: string, options: OpenDialogOptions) =>
+    ipcMain.handle(channel, async (event): Promise<string | undefined> => {
+      const frame = event.senderFrame;
+      if (!isTrustedSender({ frameUrl: frame?.url, isMainFrame: frame?.parent === null, rendererUrl })) {
+        console.error(`lathe: refused ${channel} from ${frame?.url ?? "a closed frame"}`);
+        return undefined;
+      }
+      const window = BrowserWindow.fromWebContents(event.sender);
+      const picked = window
+        ? await dialog.showOpenDialog(window, options)
+        : await dialog.showOpenDialog(options);
+      return picked.canceled ? undefined : picked.filePaths[0];
+    });
+  pickPath(DESKTOP_PICK_FOLDER, { title: "Open a folder", properties: ["openDirectory", "createDirectory"] });
+  pickPath(DESKTOP_PICK_GGUF, {
+    title: "Add a GGUF model",
+    properties: ["openFile"],
+    filters: [{ name: "GGUF models", extensions: ["gguf"] }],
   });
 
   createWindow();

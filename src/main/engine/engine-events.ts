@@ -1,9 +1,10 @@
 import { EventEmitter } from "node:events";
 import type { Checkpoint } from "./checkpoints/checkpoint-store.ts";
-import type { StageRecord } from "./policy/call-policy.ts";
-import type { TodoItem } from "./store/todo-store.ts";
+import type { PluginLogEntry } from "./plugins/plugin-log-files.ts";
+import type { StageRecord } from "./tools/call-decision.ts";
 import type { ToolOrigin } from "./tools/contract.ts";
 import type { Envelope } from "./tools/envelope.ts";
+import type { TodoItem } from "./tools/todo-list.ts";
 
 export interface ToolInvocationStarted {
   callId: string;
@@ -32,6 +33,11 @@ export interface EngineEventMap {
   CheckpointRecorded: [Checkpoint];
   /** A call's changes could not be checkpointed (e.g. the workspace is too large to scan): hosts tell the person. */
   CheckpointSkipped: [{ sessionId: string; toolId: string; callId: string; reason: string }];
+  /**
+   * A plugin logged a line (runtime.log, console), or Lathe noted something about it: an isolate
+   * restart with its reason, a failed start, a failed call. Also in `$LATHE_HOME/logs/plugins/`.
+   */
+  PluginLog: [PluginLogEntry];
   /** Something failed that is the runtime's fault, not the model's: hosts log it. */
   "internal-error": [{ toolId: string; sessionId: string; error: unknown }];
 }

@@ -3,7 +3,6 @@ import { realpath, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { callRecorder } from "./audit/call-recorder.ts";
 import { builtinTools } from "./builtin/builtin-tools.ts";
-import { toolSearchTool } from "./builtin/tool-search.ts";
 import { canonicalize } from "./capability/canonical-path.ts";
 import { DEFAULT_CHECKPOINT_LIMITS, type CheckpointLimits } from "./checkpoints/checkpoint-limits.ts";
 import { Checkpoints } from "./checkpoints/checkpoints.ts";
@@ -27,11 +26,18 @@ import { sessionPolicy } from "./policy/session-policy.ts";
 import { EngineSandbox } from "./sandbox/engine-sandbox.ts";
 import type { SandboxProbe, SandboxStatus } from "./sandbox/sandbox-availability.ts";
 import { sandboxAvailabilityCache } from "./sandbox/sandbox-availability-cache.ts";
-import type { Asker } from "./session/question-request.ts";
+import type { Asker } from "./tools/question-request.ts";
 import { Session } from "./session/session.ts";
 import { SkillCatalog } from "./skills/skill-catalog.ts";
 import { SessionState } from "./session/session-state.ts";
-import { projectApprovals, sessionApprovals } from "./store/approval-store.ts";
+import { TaskBoard } from "./session/task-board.ts";
+import {
+  approvalsUnder,
+  projectApprovals,
+  revokeApprovals,
+  sessionApprovals,
+  type StoredApproval,
+} from "./store/approval-store.ts";
 import { AuditLog } from "./store/audit-log.ts";
 import { ConversationStore } from "./store/conversation-store.ts";
 import { openDatabase, type Db } from "./store/database.ts";
@@ -114,6 +120,8 @@ export class Engine {
   readonly agent: string;
   /** Each session's todo list (the `todo` tool); hosts read it with `todos.get(sessionId)`. */
   readonly todos: TodoStore;
+  /** The tasks (subagents) started on this engine in this process, running or finished. */
+  readonly tasks = new TaskBoard();
   /** Skills from `$LATHE_HOME/skills` and the trusted project's `.lathe/skills`. */
   readonly skills: SkillCatalog;
   /** Checkpoints of persistent sessions: list, preview, restore, rewind (see checkpoints/checkpoints.ts). */
@@ -129,7 +137,6 @@ export class Engine {
   private conversationStore: ConversationStore | undefined;
   private catalog: SessionCatalog | undefined;
   private readonly open = new Set<Session>();
-  private readonly exposures = new WeakMap<SessionState, ToolExposure>();
 
   private constructor(
     root: string,
@@ -145,7 +152,10 @@ export class Engine {
     this.agent = agent;
     this.sandbox = sandbox;
     this.ruleset = new Ruleset(policy.rules);
-    this.todos = new TodoStore({ database: () => this.database(), events: this.events });
+    this.todos = new TodoStore({
+      database: () => this.database(),
+      onReplaced: (sessionId, todos) => this.events.emit("TodosChanged", { sessionId, todos }),
+    });
     this.skills = new SkillCatalog({ root, latheHome, projectTrusted: policy.projectTrusted });
     this.recordCheckpoints = checkpoints !== false;
     this.checkpoints = new Checkpoints({
@@ -201,15 +211,10 @@ export class Engine {
     const deps = {
       web: policy.web,
       settingsFile: policy.userSettingsFile,
-      todos: engine.todos,
       skills: engine.skills,
     };
     for (const tool of builtinTools(deps))
       engine.registry.register(tool, { layer: "builtin", kind: "builtin" });
-    engine.registry.register(
-      toolSearchTool(engine.registry, { exposureFor: (state) => engine.exposureOf(state) }),
-      { layer: "builtin", kind: "builtin" },
-    );
     if (options.extensions !== false) {
       engine.extensionsHost = await EngineExtensions.start({
         registry: engine.registry,
@@ -219,6 +224,7 @@ export class Engine {
         sandbox,
         ...(options.bundledPluginsDir ? { bundledDir: options.bundledPluginsDir } : {}),
         ...(options.onMcpEvent ? { onMcpEvent: options.onMcpEvent } : {}),
+        onPluginLog: (entry) => engine.events.emit("PluginLog", entry),
         ...(options.approveUnsandboxedMcp ? { approveUnsandboxedMcp: options.approveUnsandboxedMcp } : {}),
       });
     }
@@ -270,15 +276,8 @@ export class Engine {
    * visibility) update it, and the discoveries stay.
    */
   toolExposure(session: Session, options?: ToolExposureOptions): ToolExposure {
-    return this.exposureOf(session.state, options);
-  }
-
-  private exposureOf(state: SessionState, options?: ToolExposureOptions): ToolExposure {
-    let exposure = this.exposures.get(state);
-    if (!exposure) {
-      exposure = new ToolExposure(this.registry, options);
-      this.exposures.set(state, exposure);
-    } else if (options) exposure.configure(options);
+    const exposure = session.state.exposure;
+    if (options) exposure.configure(options);
     return exposure;
   }
 
@@ -336,6 +335,33 @@ export class Engine {
     return deleted;
   }
 
+  /** The "always" answers the persistent sessions of this folder keep (a session's run loads them). */
+  sessionApprovals(): StoredApproval[] {
+    return approvalsUnder(this.database(), this.root);
+  }
+
+  /**
+   * Forget one "always" answer of a session, or all of them: its next call with that key asks
+   * again. Refused while the session is open here (a run holds its answers in memory); throws
+   * SessionError when the session has no such answer. Returns how many went.
+   */
+  revokeSessionApprovals(sessionId: string, which?: { tool: string; key: string }): number {
+    if ([...this.open].some((s) => s.id === sessionId)) {
+      throw new SessionError(
+        `Session ${sessionId} is in use (a run is going on in it): stop the run, then revoke its answers.`,
+      );
+    }
+    const gone = revokeApprovals(this.database(), sessionId, which);
+    if (gone === 0) {
+      throw new SessionError(
+        which
+          ? `Session ${sessionId} has no "always" answer for ${which.tool} ${which.key}.`
+          : `Session ${sessionId} has no "always" answers to revoke.`,
+      );
+    }
+    return gone;
+  }
+
   private sessionDir(id: string): string {
     return path.join(this.latheHome, "sessions", id);
   }
@@ -352,9 +378,15 @@ export class Engine {
     let state: SessionState;
     const persistent = options.id !== undefined;
     const approvalStores: ApprovalPersistence[] = [];
+    // The services a session's tools reach through `runtime.session` (see ToolSession).
+    const services = (id: string) => ({
+      ...(options.asker ? { asker: options.asker } : {}),
+      exposure: new ToolExposure(this.registry),
+      todos: this.todos.listOf(id),
+    });
     if (options.id === undefined) {
       const id = newSessionId();
-      state = new SessionState(id, this.sessionDir(id), undefined, undefined, options.asker);
+      state = new SessionState({ id, dir: this.sessionDir(id), ...services(id) });
     } else {
       const id = options.id;
       if (!SESSION_ID.test(id)) {
@@ -371,13 +403,13 @@ export class Engine {
       }
       if (!existing) store.create(id, this.root);
       else if (existing.closedAt !== null) store.reopen(id, this.root);
-      state = new SessionState(
+      state = new SessionState({
         id,
-        this.sessionDir(id),
-        store.reads(id),
-        store.persistence(id),
-        options.asker,
-      );
+        dir: this.sessionDir(id),
+        reads: store.reads(id),
+        persistence: store.persistence(id),
+        ...services(id),
+      });
       // A process killed while writing a sidecar (kill -9 mid-command) left it half-written.
       if (existing) await state.removeAbandonedFiles();
       approvalStores.push(sessionApprovals(this.database(), id));

@@ -1,7 +1,9 @@
 // The engine's public surface: hosts import from here only.
 export { Engine, type EngineOptions, type OpenSessionOptions } from "./engine.ts";
 export type { ApprovalMode } from "./policy/lathe-settings.ts";
-export type { Session } from "./session/session.ts";
+export type { CallOptions, Session } from "./session/session.ts";
+export type { CallOutcome, CallRequest } from "./tools/tool-call.ts";
+export type { StageRecord } from "./tools/call-decision.ts";
 export type { Envelope, EnvelopeMetadata, OutputEnvelope, ErrorEnvelope } from "./tools/envelope.ts";
 export type { ToolInfo, ToolOrigin, ToolKind, Layer } from "./tools/contract.ts";
 export type { RequirementSet } from "./tools/requirement-set.ts";
@@ -15,6 +17,8 @@ export { SettingsFile, type SettingsDocument } from "./config/settings-file.ts";
 export { McpServerSchema, type McpServerConfig, type Settings } from "./policy/lathe-settings.ts";
 export type { DisabledTool, RegisteredTool } from "./tools/tool-registry.ts";
 export type { ManagedPluginStatus } from "./plugins/plugin-manager.ts";
+export { pluginLogFile, type PluginLogEntry } from "./plugins/plugin-log-files.ts";
+export { checkPluginFolder, type PluginCheckReport } from "./plugins/plugin-folder-check.ts";
 export {
   describeProjectPlugins,
   pinKey as pluginPinKey,
@@ -26,7 +30,6 @@ export { approveServers, configuredMcpServers } from "./mcp/mcp-approval.ts";
 export { mcpLogFile } from "./mcp/mcp-manager.ts";
 export { serverPinKey } from "./mcp/mcp-pins.ts";
 export type { SessionSummary } from "./store/session-catalog.ts";
-export { describeProjectGrants, type ProjectGrants, type GrantedPlugin } from "./policy/project-grants.ts";
 export type {
   Checkpoints,
   CheckpointFile,
@@ -43,3 +46,8 @@ export { CheckpointError } from "./errors/checkpoint-error.ts";
 export { doctor, type DoctorCheck, type DoctorOptions, type DoctorReport } from "./doctor/doctor.ts";
 export type { SandboxStatus } from "./sandbox/sandbox-availability.ts";
 export type { UnsandboxedServerApprover, UnsandboxedServerRequest } from "./mcp/mcp-manager.ts";
+export { checkRules, type RuleCheckResult, type RuleProbe } from "./policy/rule-check.ts";
+export type { ScopedRule, PermissionRule } from "./policy/permission-rule.ts";
+export type { StoredApproval } from "./store/approval-store.ts";
+export type { AuditEntry, AuditFilter } from "./store/audit-log.ts";
+export { ConfigError } from "./errors/config-error.ts";

@@ -12,6 +12,7 @@ import { TOKEN_PARAM, WS_PATH } from "../../shared/ws-protocol.ts";
 import { EngineHost } from "../api/engine-host.ts";
 import { isAllowedOrigin } from "../api/sender-check.ts";
 import { UiConnection } from "../api/ui-connection.ts";
+import type { UnsandboxedMcpGate } from "../api/unsandboxed-mcp-gate.ts";
 import type { Engine } from "../engine/index.ts";
 import { ProviderKeys } from "../secrets/provider-keys.ts";
 import { newAccessToken, readCookie, tokenMatches } from "./access-token.ts";
@@ -32,6 +33,8 @@ export interface ServeOptions {
   host?: string;
   /** The built renderer (`out/renderer`), holding `index.html`. */
   rendererDir: string;
+  /** Who is asked before an MCP server starts unconfined (its approver went to `engine`). */
+  unsandboxedMcp?: UnsandboxedMcpGate;
 }
 
 export interface ServeHandle {
@@ -87,6 +90,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   const engineHost = new EngineHost({
     engine: options.engine,
     ...(options.createEngine ? { createEngine: options.createEngine } : {}),
+    ...(options.unsandboxedMcp ? { unsandboxedMcp: options.unsandboxedMcp } : {}),
   });
 
   // Filled in once listening: the port is only known then.

@@ -3,6 +3,8 @@ import type { Turn } from "../state/transcript.ts";
 import { useChat } from "../state/chat-context.tsx";
 import { ModelWaiting } from "./model-waiting.tsx";
 import { useAppState } from "../state/store-context.tsx";
+import { useRestore } from "../state/restore-context.tsx";
+import { Icon } from "./icons.tsx";
 import { TranscriptItems } from "./transcript-items.tsx";
 
 const ENDING: Record<Exclude<Turn["status"], "running" | "completed">, string> = {
@@ -12,15 +14,39 @@ const ENDING: Record<Exclude<Turn["status"], "running" | "completed">, string> =
   interrupted: "This run was interrupted before it finished.",
 };
 
+/** The person's prompt, with the way back to before it: files and conversation, after a preview. */
+function UserPrompt({ turn }: { turn: Turn }) {
+  const sessionId = useChat((s) => s.sessionId);
+  const running = useChat((s) => s.running);
+  const openRestore = useRestore((s) => s.open);
+  const runId = turn.runId;
+  return (
+    <div className="user-prompt-row">
+      {runId !== undefined && turn.status !== "running" ? (
+        <button
+          type="button"
+          className="rewind-button"
+          disabled={running}
+          aria-label="Rewind to before this prompt"
+          title="Rewind the conversation and its files to before this prompt"
+          onClick={() => void openRestore({ kind: "rewind", sessionId, runId, prompt: turn.prompt })}
+        >
+          <Icon name="undo" size={13} />
+          Rewind
+        </button>
+      ) : null}
+      <div className="user-prompt" aria-label="Your prompt">
+        {turn.prompt}
+      </div>
+    </div>
+  );
+}
+
 /** One turn; unchanged turns keep their identity in the store, so only the one streaming re-renders. */
 const TurnView = memo(function TurnView({ turn }: { turn: Turn }) {
   return (
     <li className="turn" aria-busy={turn.status === "running"}>
-      {turn.prompt ? (
-        <div className="user-prompt" aria-label="Your prompt">
-          {turn.prompt}
-        </div>
-      ) : null}
+      {turn.prompt ? <UserPrompt turn={turn} /> : null}
       <div className="assistant" aria-label="Agent">
         <TranscriptItems items={turn.items} />
         {turn.status === "running" && turn.waiting ? (

@@ -1,9 +1,9 @@
 import { useMemo, useState } from "react";
-import { highlight } from "../state/highlight.ts";
+import { highlightedHtml } from "../state/code-highlight.ts";
 
-/** A fenced code block: coloured by its language, with its language named and a Copy button. */
-export function CodeBlock({ code, language, closed }: { code: string; language: string; closed: boolean }) {
-  const tokens = useMemo(() => highlight(code, language), [code, language]);
+/** A fenced code block: coloured by its language (highlight.js), with its language named and a Copy button. */
+export function CodeBlock({ code, language }: { code: string; language: string }) {
+  const html = useMemo(() => highlightedHtml(code, language), [code, language]);
   const [copied, setCopied] = useState<"idle" | "done" | "failed">("idle");
   const copy = () => {
     navigator.clipboard.writeText(code).then(
@@ -16,23 +16,22 @@ export function CodeBlock({ code, language, closed }: { code: string; language: 
     <figure className="code-figure" data-language={language || undefined}>
       <figcaption className="code-caption">
         <span>{language || "text"}</span>
-        {!closed ? <span className="muted">writing…</span> : null}
-        <button type="button" className="code-copy" onClick={copy}>
+        <button
+          type="button"
+          className="code-copy"
+          onClick={copy}
+          aria-label={`Copy the ${language || "text"} code`}
+        >
           {copied === "done" ? "Copied" : copied === "failed" ? "Copy failed" : "Copy"}
         </button>
       </figcaption>
       <pre className="code-block">
-        <code>
-          {tokens.map((token, index) =>
-            token.type === "plain" ? (
-              token.text
-            ) : (
-              <span key={index} className={`tok-${token.type}`}>
-                {token.text}
-              </span>
-            ),
-          )}
-        </code>
+        {html === undefined ? (
+          <code>{code}</code>
+        ) : (
+          // highlight.js's own escaped HTML for this code (see code-highlight.ts), inside <code> only.
+          <code className="hljs" dangerouslySetInnerHTML={{ __html: html }} />
+        )}
       </pre>
     </figure>
   );

@@ -15,7 +15,7 @@ function useCommands(): PaletteCommand[] {
   const setPalette = useAppState((s) => s.setPalette);
   const setProjectDialog = useAppState((s) => s.setProjectDialog);
   const openProject = useAppState((s) => s.openProject);
-  const loadTrustPrompt = useAppState((s) => s.loadTrustPrompt);
+  const loadTrustReview = useAppState((s) => s.loadTrustReview);
   const project = useAppState((s) => s.project);
   const recent = useAppState((s) => s.recentProjects);
   const sessions = useSessions((s) => s.sessions);
@@ -34,7 +34,7 @@ function useCommands(): PaletteCommand[] {
         id: "trust",
         group: "Project",
         label: "Review trust for this folder…",
-        run: () => (close(), void loadTrustPrompt(true)),
+        run: () => (close(), void loadTrustReview(true)),
       });
     }
     for (const view of VIEWS) {
@@ -83,7 +83,7 @@ function useCommands(): PaletteCommand[] {
     setPalette,
     setProjectDialog,
     openProject,
-    loadTrustPrompt,
+    loadTrustReview,
     project,
     recent,
     sessions,

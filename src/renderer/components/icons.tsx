@@ -25,6 +25,14 @@ const PATHS = {
   task: "M4 6h10M4 12h10M4 18h6M17 10l2 2 3-4",
   check: "M5 12l5 5 9-10",
   lock: "M7 11V8a5 5 0 0 1 10 0v3M5 11h14v10H5z",
+  audit: "M12 3l7 3v6c0 4.5-3 7.5-7 9-4-1.5-7-4.5-7-9V6zM9 12l2 2 4-4",
+  undo: "M9 14 4 9l5-5M4 9h10a6 6 0 0 1 0 12h-3",
+  rewind: "M11 6 5 12l6 6zM19 6l-6 6 6 6z",
+  refresh: "M20 11a8 8 0 1 0-2.3 5.7M20 5v6h-6",
+  model: "M12 3l8 4.5v9L12 21l-8-4.5v-9zM12 12l8-4.5M12 12v9M12 12 4 7.5",
+  shield: "M12 3l7 3v6c0 4.5-3 7.5-7 9-4-1.5-7-4.5-7-9V6z",
+  warning: "M12 4 2.5 20h19zM12 10v4M12 17v.5",
+  x: "M6 6l12 12M18 6 6 18",
 } as const;
 
 export type IconName = keyof typeof PATHS;

@@ -1,6 +1,7 @@
 import type { PluginInfo } from "../../shared/extensions-schemas.ts";
 import { useExtensions } from "../state/extensions-context.tsx";
 import { useAppState } from "../state/store-context.tsx";
+import { PluginLogViewer } from "./plugin-log-viewer.tsx";
 
 function stateBadge(plugin: PluginInfo): { label: string; className: string } {
   if (plugin.state === "loaded") return { label: "loaded", className: "badge badge-read" };
@@ -16,6 +17,7 @@ function PluginActions({ plugin, trusted }: { plugin: PluginInfo; trusted: boole
   const pending = useExtensions((s) => s.pending);
   const setEnabled = useExtensions((s) => s.setPluginEnabled);
   const approve = useExtensions((s) => s.approvePlugin);
+  const openLog = useExtensions((s) => s.openPluginLog);
   const who = `${plugin.name} (${plugin.layer})`;
   const needsApproval = trusted && (plugin.approval === "new" || plugin.approval === "changed");
 
@@ -52,11 +54,19 @@ function PluginActions({ plugin, trusted }: { plugin: PluginInfo; trusted: boole
           Disable
         </button>
       )}
+      <button
+        type="button"
+        aria-label={`Log of ${who}`}
+        title={plugin.logFile}
+        onClick={() => void openLog(plugin.layer, plugin.name)}
+      >
+        Log
+      </button>
     </div>
   );
 }
 
-/** Every plugin folder of every layer: its version and state, and turning it off or on. */
+/** Every plugin folder of every layer: its version and state, why it is off and the fix, its log. */
 export function PluginsPanel() {
   const status = useExtensions((s) => s.status);
   const loadError = useExtensions((s) => s.loadError);
@@ -88,7 +98,8 @@ export function PluginsPanel() {
       <p className="muted">
         Bundled plugins ship with Lathe, yours live in your Lathe folder&apos;s <code>tools/</code>, and the
         project&apos;s in <code>.lathe/tools/</code>. What you disable is saved in{" "}
-        <code>{status.userSettingsFile}</code>.
+        <code>{status.userSettingsFile}</code>. Develop a plugin in your <code>tools/</code>: it reloads after
+        every change, while a project plugin waits for your approval again after each edit.
       </p>
       {waiting.length > 0 ? (
         <div className="trust-inline" role="note" aria-label="Project plugins wait for trust">
@@ -148,6 +159,11 @@ export function PluginsPanel() {
                       {plugin.state === "disabled" && plugin.reason ? (
                         <p className="row-reason">{plugin.reason}</p>
                       ) : null}
+                      {plugin.state === "disabled" && plugin.fix ? (
+                        <p className="row-reason">
+                          <strong>Fix:</strong> {plugin.fix}
+                        </p>
+                      ) : null}
                     </td>
                     <td>
                       <PluginActions plugin={plugin} trusted={status.projectTrusted} />
@@ -159,6 +175,7 @@ export function PluginsPanel() {
           </table>
         </div>
       )}
+      <PluginLogViewer />
     </section>
   );
 }

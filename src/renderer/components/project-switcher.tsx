@@ -11,7 +11,7 @@ export function folderName(root: string): string {
 export function ProjectSwitcher() {
   const project = useAppState((s) => s.project);
   const open = useAppState((s) => s.setProjectDialog);
-  const showTrust = useAppState((s) => s.loadTrustPrompt);
+  const showTrust = useAppState((s) => s.loadTrustReview);
   if (!project) return <span className="muted">Connecting…</span>;
   return (
     <div className="project-switcher">

@@ -1,6 +1,7 @@
 import { useState, type ReactNode } from "react";
 import type { ToolKind, ToolOrigin } from "../../shared/api-contract.ts";
 import { useChat } from "../state/chat-context.tsx";
+import { useRestore } from "../state/restore-context.tsx";
 import { cardSummary, startsOpen } from "../state/tool-summary.ts";
 import type { CardStatus, ToolCard as Card } from "../state/transcript.ts";
 import { Elapsed, formatDuration } from "./elapsed.tsx";
@@ -21,8 +22,9 @@ const STATUS_BADGE: Record<CardStatus, string> = {
  * One tool call, drawn by its kind (read, edit, search, execute, fetch, think, other): a header
  * that says what it did in one line (click to open or fold it), its status and time; the body
  * (a diff, a terminal, a list, JSON); the envelope's error text in red whenever it failed; where a
- * truncated output and saved images are kept; any child run it started (`children`); and, while
- * it runs, the time so far and a Stop that ends this call alone.
+ * truncated output and saved images are kept; any child run it started (`children`); while it
+ * runs, the time so far and a Stop that ends this call alone; and once it changed files (it has a
+ * checkpoint), a Restore that undoes them after a preview.
  */
 export function ToolCard({
   card,
@@ -43,6 +45,12 @@ export function ToolCard({
   const summary = cardSummary(card);
   const bodyId = `card-body-${card.toolCallId}`;
   const live = card.status === "running" && card.startedAt !== undefined && runId !== undefined;
+  const checkpoint = useChat((s) =>
+    s.checkpoints.find((c) => c.kind === "tool" && c.toolCallId === card.toolCallId),
+  );
+  const sessionId = useChat((s) => s.sessionId);
+  const chatRunning = useChat((s) => s.running);
+  const openRestore = useRestore((s) => s.open);
 
   return (
     <article
@@ -77,6 +85,30 @@ export function ToolCard({
             <span className="muted tool-card-time">{formatDuration(envelope.metadata.duration_ms)}</span>
           ) : card.status === "running" && card.startedAt !== undefined ? (
             <Elapsed since={card.startedAt} />
+          ) : null}
+          {checkpoint && checkpoint.restoredBy !== null ? (
+            <span className="badge badge-muted" title="Its changes were undone by a restore or rewind">
+              restored
+            </span>
+          ) : checkpoint && !live ? (
+            <button
+              type="button"
+              className="tool-card-restore"
+              disabled={chatRunning}
+              onClick={() =>
+                void openRestore({
+                  kind: "restore",
+                  sessionId,
+                  checkpointId: checkpoint.id,
+                  tool: card.toolName,
+                })
+              }
+              aria-label={`Restore the files ${card.toolName} changed`}
+              title={`Undo this call's changes: ${checkpoint.files.map((f) => f.path).join(", ")}`}
+            >
+              <Icon name="undo" size={12} />
+              Restore
+            </button>
           ) : null}
           {live ? (
             <button

@@ -1,26 +1,7 @@
-import type { RequirementSummary, TrustPrompt } from "../../shared/project-schemas.ts";
+import type { ReviewedExtension, TrustReview } from "../../shared/trust-review-schema.ts";
+import { grantsSomething } from "../state/app-store.ts";
 import { useAppState } from "../state/store-context.tsx";
 import { Modal } from "./modal.tsx";
-
-function Requirements({ requires }: { requires: RequirementSummary }) {
-  const lines = [
-    ...requires.read.map((p) => `reads ${p}`),
-    ...requires.write.map((p) => `writes ${p}`),
-    ...requires.hosts.map((h) => `reaches ${h}`),
-    ...requires.commands.map((c) => `runs ${c}`),
-    ...requires.capabilities.map((c) => `uses ${c}`),
-  ];
-  if (lines.length === 0) return <span className="muted"> · asks for nothing beyond its input</span>;
-  return (
-    <ul className="trust-requires" aria-label="Requires">
-      {lines.map((line, index) => (
-        <li key={index}>
-          <code>{line}</code>
-        </li>
-      ))}
-    </ul>
-  );
-}
 
 function Section({ title, count, children }: { title: string; count: number; children: React.ReactNode }) {
   if (count === 0) return null;
@@ -34,76 +15,138 @@ function Section({ title, count, children }: { title: string; count: number; chi
   );
 }
 
-const PINNED: Record<TrustPrompt["plugins"][number]["pinned"], string> = {
+const PINNED: Record<ReviewedExtension["pinned"], string> = {
   match: "approved",
   new: "new",
   changed: "changed since you trusted it",
 };
 
-/** Everything the folder's settings would turn on, grouped as a person reviews them. */
-function Grants({ prompt }: { prompt: TrustPrompt }) {
+/** What a plugin may touch, as lines a person reads. */
+function Requirements({ ext }: { ext: ReviewedExtension }) {
+  const lines = [
+    ...ext.requires.read.map((p) => `reads ${p}`),
+    ...ext.requires.write.map((p) => `writes ${p}`),
+    ...ext.requires.hosts.map((h) => `reaches ${h}`),
+    ...(ext.kind === "plugin" ? ext.requires.commands.map((c) => `runs ${c}`) : []),
+  ];
+  if (lines.length === 0) return <p className="muted trust-detail">Asks for nothing beyond its input.</p>;
+  return (
+    <ul className="trust-requires" aria-label="Requires">
+      {lines.map((line, index) => (
+        <li key={index}>
+          <code>{line}</code>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** One plugin or MCP server: what it requires, whether it asks, what it shadows, warnings, why it cannot load. */
+function Extension({ ext }: { ext: ReviewedExtension }) {
+  const label = `${ext.kind === "plugin" ? "Plugin" : "MCP server"} ${ext.name}`;
+  return (
+    <li className="trust-extension" aria-label={label}>
+      <div className="trust-extension-head">
+        <strong>{ext.name}</strong>
+        {ext.toolId !== undefined && ext.toolId !== ext.name ? (
+          <span className="muted">
+            tool <code>{ext.toolId}</code>
+          </span>
+        ) : null}
+        <span className={`badge ${ext.pinned === "match" ? "badge-read" : "badge-muted"}`}>
+          {PINNED[ext.pinned]}
+        </span>
+        {ext.error === undefined && !ext.gated ? (
+          <span
+            className="badge badge-write"
+            title="Its calls run without asking, even where a rule says ask"
+          >
+            gated: false
+          </span>
+        ) : null}
+        {ext.readOnly ? <span className="badge badge-muted">read-only</span> : null}
+      </div>
+      {ext.kind === "mcp" && ext.requires.commands[0] !== undefined ? (
+        <pre className="command-line trust-command" aria-label="Command line">
+          {ext.requires.commands[0]}
+        </pre>
+      ) : (
+        <p className="muted trust-location">{ext.location}</p>
+      )}
+      {ext.error !== undefined ? (
+        <p className="field-error">It will not load: {ext.error}</p>
+      ) : (
+        <>
+          {ext.kind === "plugin" || ext.requires.hosts.length > 0 ? <Requirements ext={ext} /> : null}
+          {!ext.gated ? (
+            <p className="trust-gated">Runs without asking: no approval prompt for its calls.</p>
+          ) : null}
+          {ext.shadows.map((shadow) => (
+            <p key={shadow} className="trust-shadow">
+              Shadows {shadow}
+            </p>
+          ))}
+          {ext.warnings.length > 0 ? (
+            <ul className="trust-warnings" aria-label="Warnings">
+              {ext.warnings.map((warning) => (
+                <li key={warning}>{warning}</li>
+              ))}
+            </ul>
+          ) : null}
+        </>
+      )}
+    </li>
+  );
+}
+
+/** Everything the folder's settings, plugins and servers would turn on, grouped as a person reviews them. */
+function Grants({ review }: { review: TrustReview }) {
+  const { rules, hooks, commands, approvals } = review.settings;
+  const plugins = review.extensions.filter((e) => e.kind === "plugin");
+  const servers = review.extensions.filter((e) => e.kind === "mcp");
+  const list = (items: readonly string[]) => (
+    <ul>
+      {items.map((item, index) => (
+        <li key={index}>
+          <code>{item}</code>
+        </li>
+      ))}
+    </ul>
+  );
   return (
     <div className="approval-scroll trust-grants">
-      <Section title="Permission rules" count={prompt.rules.length}>
-        <ul>
-          {prompt.rules.map((rule, index) => (
-            <li key={index}>
-              <code>
-                {rule.action} {rule.permission} “{rule.pattern}”
-              </code>
-            </li>
+      <Section title="Permission rules" count={rules.length}>
+        {list(rules)}
+      </Section>
+      <Section title="Hooks" count={hooks.length}>
+        {list(hooks)}
+      </Section>
+      <Section title="Commands bash may run" count={commands.length}>
+        {list(commands)}
+      </Section>
+      <Section title="Plugins" count={plugins.length}>
+        <ul className="trust-extensions">
+          {plugins.map((ext) => (
+            <Extension key={ext.name} ext={ext} />
           ))}
         </ul>
       </Section>
-      <Section title="Hooks" count={prompt.hooks.length}>
-        <ul>
-          {prompt.hooks.map((hook, index) => (
-            <li key={index}>
-              <code>{hook.command}</code>
-              {hook.tools ? <span className="muted"> for {hook.tools.join(", ")}</span> : null}
-            </li>
+      <Section title="MCP servers" count={servers.length}>
+        <ul className="trust-extensions">
+          {servers.map((ext) => (
+            <Extension key={ext.name} ext={ext} />
           ))}
         </ul>
       </Section>
-      <Section title="Commands bash may run" count={prompt.commands.length}>
-        <ul>
-          {prompt.commands.map((command, index) => (
-            <li key={index}>
-              <code>{command}</code>
-            </li>
-          ))}
-        </ul>
-      </Section>
-      <Section title="MCP servers" count={prompt.mcpServers.length}>
-        <ul>
-          {prompt.mcpServers.map((server) => (
-            <li key={server.name}>
-              <strong>{server.name}</strong> starts
-              <pre className="command-line trust-command">{server.commandLine}</pre>
-            </li>
-          ))}
-        </ul>
-      </Section>
-      <Section title="Plugins" count={prompt.plugins.length}>
-        <ul>
-          {prompt.plugins.map((plugin) => (
-            <li key={plugin.name} aria-label={`Plugin ${plugin.name}`}>
-              <strong>{plugin.name}</strong> <span className="muted">({PINNED[plugin.pinned]})</span>
-              {plugin.requires ? <Requirements requires={plugin.requires} /> : null}
-              {plugin.problem ? <p className="field-error">Cannot load: {plugin.problem}</p> : null}
-            </li>
-          ))}
-        </ul>
-      </Section>
-      {prompt.approvalsMode ? (
+      {approvals !== undefined ? (
         <section className="trust-section" aria-label="Approvals">
           <h3>Approvals</h3>
           <p>
-            Sets the approval mode to <code>{prompt.approvalsMode}</code>.
+            Sets the approval <code>{approvals}</code>.
           </p>
         </section>
       ) : null}
-      {prompt.problems.map((problem, index) => (
+      {review.problems.map((problem, index) => (
         <p key={index} role="alert" className="field-error">
           {problem}
         </p>
@@ -114,52 +157,45 @@ function Grants({ prompt }: { prompt: TrustPrompt }) {
 
 /**
  * The trust dialog, shown when a folder that is not trusted asks for more than deny rules (and
- * from the header's "not trusted" badge): what trusting it turns on, then Trust or Not now.
+ * from the header's "not trusted" badge): what trusting it turns on — the same review `lathe
+ * trust` prints — then Trust or Not now.
  */
 export function TrustDialog() {
   const open = useAppState((s) => s.trustDialogOpen);
-  const prompt = useAppState((s) => s.trustPrompt);
+  const review = useAppState((s) => s.trustReview);
   const trusting = useAppState((s) => s.trusting);
   const error = useAppState((s) => s.projectError);
   const trust = useAppState((s) => s.trustProject);
   const close = useAppState((s) => s.closeTrustDialog);
-  const nothing =
-    prompt !== undefined &&
-    prompt.rules.length +
-      prompt.hooks.length +
-      prompt.commands.length +
-      prompt.mcpServers.length +
-      prompt.plugins.length ===
-      0 &&
-    prompt.approvalsMode === undefined;
+  const nothing = review !== undefined && !grantsSomething(review);
 
   return (
     <Modal
-      open={open && prompt !== undefined}
+      open={open && review !== undefined}
       onClose={close}
       labelledBy="trust-title"
       className="trust-dialog"
     >
-      {prompt ? (
+      {review ? (
         <div className="approval-body">
-          <h2 id="trust-title">{prompt.trusted ? "This folder is trusted" : "Trust this folder?"}</h2>
+          <h2 id="trust-title">{review.trusted ? "This folder is trusted" : "Trust this folder?"}</h2>
           <p>
-            <code>{prompt.root}</code>{" "}
-            {prompt.trusted
+            <code>{review.root}</code>{" "}
+            {review.trusted
               ? "is trusted: its settings apply in full."
               : nothing
                 ? "asks for nothing beyond deny rules; trusting it changes nothing today."
                 : "asks for the following. Until you trust it, its settings only add deny rules and its plugins and MCP servers stay off."}
           </p>
-          {prompt.denyRules > 0 ? (
+          {review.denyRules > 0 ? (
             <p className="muted">
-              {prompt.denyRules === 1 ? "Its deny rule applies" : `Its ${prompt.denyRules} deny rules apply`}{" "}
+              {review.denyRules === 1 ? "Its deny rule applies" : `Its ${review.denyRules} deny rules apply`}{" "}
               either way.
             </p>
           ) : null}
-          <Grants prompt={prompt} />
+          <Grants review={review} />
           <p className="muted">
-            Trust a folder only if you know who wrote <code>{prompt.settingsFile}</code> and its{" "}
+            Trust a folder only if you know who wrote <code>{review.settingsFile}</code> and its{" "}
             <code>.lathe/tools</code>.
           </p>
           {error ? (
@@ -169,9 +205,9 @@ export function TrustDialog() {
           ) : null}
           <div className="approval-actions">
             <button type="button" data-autofocus disabled={trusting} onClick={close}>
-              {prompt.trusted ? "Close" : "Not now"}
+              {review.trusted ? "Close" : "Not now"}
             </button>
-            {prompt.trusted ? null : (
+            {review.trusted ? null : (
               <button type="button" className="run" disabled={trusting} onClick={() => void trust()}>
                 {trusting ? "Trusting…" : "Trust this folder"}
               </button>

@@ -7,12 +7,13 @@ import type {
   ProjectStatus,
   ToolInfo,
 } from "../../shared/api-contract.ts";
-import type { TrustPrompt } from "../../shared/project-schemas.ts";
+import type { TrustReview } from "../../shared/trust-review-schema.ts";
 import type { ApprovalRequest, PushEvent, PushOf } from "../../shared/push-events.ts";
 import { PushListeners } from "../../shared/push-listeners.ts";
 import { ACTIVITY_LIMIT } from "./activity.ts";
 import { argumentsTemplate } from "./arguments-template.ts";
 import { createAppStore, parseArguments } from "./app-store.ts";
+import { unusedApi } from "../../../test/support/unused-api.ts";
 
 function tool(
   id: string,
@@ -40,17 +41,14 @@ const globParams = {
 };
 
 /** A folder that asks for nothing: no trust dialog. */
-function quietPrompt(root: string): TrustPrompt {
+function quietReview(root: string): TrustReview {
   return {
     root,
     trusted: false,
     settingsFile: `${root}/.lathe/settings.json`,
-    rules: [],
+    settings: { rules: [], hooks: [], commands: [] },
     denyRules: 0,
-    hooks: [],
-    commands: [],
-    mcpServers: [],
-    plugins: [],
+    extensions: [],
     problems: [],
   };
 }
@@ -63,33 +61,6 @@ const untrusted: ProjectStatus = {
   ],
 };
 
-/** The app store never uses the extensions or chat channels; reaching one fails the test's promise chain. */
-const unused = () => Promise.reject(new Error("the app store does not use the extensions or chat channels"));
-const extensionChannelsUnused: Pick<
-  LatheApi,
-  | "extensions"
-  | "plugins"
-  | "mcp"
-  | "chat"
-  | "models"
-  | "agents"
-  | "questions"
-  | "secrets"
-  | "sessions"
-  | "checkpoints"
-> = {
-  extensions: { status: unused },
-  plugins: { setEnabled: unused, approve: unused },
-  mcp: { preview: unused, save: unused, remove: unused, setEnabled: unused, restart: unused, log: unused },
-  chat: { send: unused, abort: unused, history: unused, stopTool: unused },
-  sessions: { list: unused, rename: unused, delete: unused },
-  models: { list: unused },
-  agents: { list: unused },
-  questions: { respond: unused },
-  secrets: { status: unused, set: unused, remove: unused },
-  checkpoints: { list: unused, preview: unused, restore: unused, previewRewind: unused, rewind: unused },
-};
-
 function fakeApi(
   list: ApiResult<ToolInfo[]>,
   answer: ApiResult<Envelope>,
@@ -97,7 +68,7 @@ function fakeApi(
     respond?: ApiResult<{ id: string; answer: ApprovalAnswer }>;
     trust?: ApiResult<ProjectStatus>;
     open?: (path: string) => ApiResult<ProjectStatus>;
-    prompt?: (root: string) => TrustPrompt;
+    review?: (root: string) => TrustReview;
   } = {},
 ) {
   let root = untrusted.root;
@@ -106,6 +77,7 @@ function fakeApi(
     throw new Error(message);
   });
   const api: LatheApi = {
+    ...unusedApi(),
     tools: {
       list: () => Promise.resolve(list),
       call: (request) => {
@@ -121,7 +93,7 @@ function fakeApi(
     },
     project: {
       status: () => Promise.resolve({ ok: true, data: untrusted }),
-      review: () => Promise.reject(new Error("project.review is not part of this test")),
+      review: () => Promise.resolve({ ok: true, data: options.review?.(root) ?? quietReview(root) }),
       trust: () => {
         calls.push("trust");
         return Promise.resolve(
@@ -137,9 +109,7 @@ function fakeApi(
         return Promise.resolve(answer);
       },
       recent: () => Promise.resolve({ ok: true, data: { projects: [] } }),
-      trustPrompt: () => Promise.resolve({ ok: true, data: options.prompt?.(root) ?? quietPrompt(root) }),
     },
-    ...extensionChannelsUnused,
     on: (event, listener) => listeners.add(event, listener),
   };
   /** Deliver a push the way a transport does: validated first. */
@@ -434,34 +404,45 @@ describe("views, projects and the trust dialog in the app store", () => {
   });
 
   it("shows the trust dialog for a folder that asks for something, once per folder after Not now", async () => {
-    const asks = (root: string): TrustPrompt => ({
-      ...quietPrompt(root),
-      plugins: [{ name: "word_count", dir: `${root}/.lathe/tools/word_count`, pinned: "new" }],
+    const asks = (root: string): TrustReview => ({
+      ...quietReview(root),
+      extensions: [
+        {
+          kind: "plugin",
+          name: "word_count",
+          location: `${root}/.lathe/tools/word_count`,
+          pinned: "new",
+          requires: { read: [], write: [], hosts: [], commands: [] },
+          gated: true,
+          shadows: [],
+          warnings: [],
+        },
+      ],
     });
-    const { api } = fakeApi({ ok: true, data: [] }, output, { prompt: asks });
+    const { api } = fakeApi({ ok: true, data: [] }, output, { review: asks });
     const store = createAppStore(api);
     store.getState().connect();
     await store.getState().loadProject();
     await expect.poll(() => store.getState().trustDialogOpen).toBe(true);
-    expect(store.getState().trustPrompt?.plugins[0]?.name).toBe("word_count");
+    expect(store.getState().trustReview?.extensions[0]?.name).toBe("word_count");
     store.getState().closeTrustDialog();
-    await store.getState().loadTrustPrompt();
+    await store.getState().loadTrustReview();
     expect(store.getState().trustDialogOpen).toBe(false);
     // Asked for explicitly (the header's badge), it shows again.
-    await store.getState().loadTrustPrompt(true);
+    await store.getState().loadTrustReview(true);
     expect(store.getState().trustDialogOpen).toBe(true);
     store.getState().closeTrustDialog();
     // Another folder that asks: its own first open shows the dialog.
     await store.getState().openProject("/work/second");
     await expect.poll(() => store.getState().trustDialogOpen).toBe(true);
-    expect(store.getState().trustPrompt?.root).toBe("/work/second");
+    expect(store.getState().trustReview?.root).toBe("/work/second");
   });
 
   it("does not show the trust dialog for a folder that asks for nothing", async () => {
     const { api } = fakeApi({ ok: true, data: [] }, output);
     const store = createAppStore(api);
     await store.getState().loadProject();
-    await expect.poll(() => store.getState().trustPrompt).toBeDefined();
+    await expect.poll(() => store.getState().trustReview).toBeDefined();
     expect(store.getState().trustDialogOpen).toBe(false);
   });
 });

@@ -6,39 +6,42 @@ import type {
   ProjectStatus,
   ToolInfo,
 } from "../../shared/api-contract.ts";
-import type { RecentProject, TrustPrompt } from "../../shared/project-schemas.ts";
-import type { ApprovalRequest } from "../../shared/push-events.ts";
+import type { RecentProject } from "../../shared/project-schemas.ts";
+import type { TrustReview } from "../../shared/trust-review-schema.ts";
+import type { ApprovalRequest, UnsandboxedMcpPrompt } from "../../shared/push-events.ts";
 import { finishActivity, startActivity, type ActivityEntry } from "./activity.ts";
 import { enqueueApproval, removeApproval } from "./approval-queue.ts";
 import { argumentsTemplate } from "./arguments-template.ts";
 
-/** The answer to the last run: the envelope, or why the call never reached the tool. */
-export type RunResult =
+/** The last tool run of the Tools view: its envelope, or why the call never reached the tool. */
+export type ToolRunResult =
   | { toolId: string; status: "envelope"; envelope: Envelope }
   | { toolId: string; status: "failed"; message: string };
 
 /** The app's views (the nav), each with its sections (tabs inside the view); see views.ts. */
-export type AppView = "chat" | "tools" | "extensions" | "settings";
+export type AppView = "chat" | "tools" | "extensions" | "audit" | "settings";
 
 /** The section each view opens on. */
 export const DEFAULT_SECTIONS: Record<AppView, string> = {
   chat: "chat",
   tools: "run",
   extensions: "plugins",
-  settings: "providers",
+  audit: "calls",
+  settings: "permissions",
 };
 
-/** Why the trust dialog shows itself: a folder that is not trusted and asks for something. */
-export function asksForTrust(prompt: TrustPrompt | undefined): boolean {
-  if (!prompt || prompt.trusted) return false;
+/** Whether trusting the folder would turn anything on (rules, hooks, commands, plugins, servers, a mode). */
+export function grantsSomething(review: TrustReview): boolean {
+  const { rules, hooks, commands, approvals } = review.settings;
   return (
-    prompt.rules.length +
-      prompt.hooks.length +
-      prompt.commands.length +
-      prompt.mcpServers.length +
-      prompt.plugins.length >
-      0 || prompt.approvalsMode !== undefined
+    rules.length + hooks.length + commands.length + review.extensions.length > 0 || approvals !== undefined
   );
+}
+
+/** Why the trust dialog shows itself: a folder that is not trusted and asks for something. */
+export function asksForTrust(review: TrustReview | undefined): boolean {
+  if (!review || review.trusted) return false;
+  return grantsSomething(review);
 }
 
 export interface AppState {
@@ -53,8 +56,8 @@ export interface AppState {
   openingProject: boolean;
   /** Why the last open-folder did not happen. */
   openError: string | undefined;
-  /** What the folder asks for, for the trust dialog. */
-  trustPrompt: TrustPrompt | undefined;
+  /** What trusting the folder would turn on, for the trust dialog. */
+  trustReview: TrustReview | undefined;
   trustDialogOpen: boolean;
   /** Folders whose trust dialog the person closed with "Not now" (it does not come back for them). */
   trustDeferred: string[];
@@ -65,7 +68,7 @@ export interface AppState {
   /** The JSON text a person typed, per tool, so switching tools keeps it. */
   argsText: Record<string, string>;
   running: boolean;
-  result: RunResult | undefined;
+  result: ToolRunResult | undefined;
   /** Prompts waiting for the person, in the order they came; the dialog shows the first. */
   approvals: ApprovalRequest[];
   answering: boolean;
@@ -73,6 +76,12 @@ export interface AppState {
   approvalError: string | undefined;
   /** Tool calls of this window's session, newest first. */
   activity: ActivityEntry[];
+  /** MCP servers waiting for the person's yes to start without the OS sandbox; the dialog shows the first. */
+  mcpPrompts: UnsandboxedMcpPrompt[];
+  /** Why the last answer to that dialog did not reach Lathe. */
+  mcpPromptError: string | undefined;
+  /** Project notices the person closed (by their text). */
+  dismissedNotices: string[];
   project: ProjectStatus | undefined;
   projectError: string | undefined;
   trusting: boolean;
@@ -88,8 +97,8 @@ export interface AppState {
   loadRecentProjects(): Promise<void>;
   /** Open another folder by path; resolves true once the host moved to it. */
   openProject(path: string): Promise<boolean>;
-  /** Fetch what the folder asks for and show the trust dialog when it asks for something (or `force`). */
-  loadTrustPrompt(force?: boolean): Promise<void>;
+  /** Fetch what trusting the folder would turn on; show the trust dialog when that is something (or `force`). */
+  loadTrustReview(force?: boolean): Promise<void>;
   closeTrustDialog(): void;
   select(toolId: string): void;
   setArgs(toolId: string, text: string): void;
@@ -99,6 +108,9 @@ export interface AppState {
   loadProject(): Promise<void>;
   trustProject(): Promise<void>;
   dismissTrust(): void;
+  /** Answer the unsandboxed MCP server dialog on screen. */
+  answerMcpPrompt(approve: boolean): Promise<void>;
+  dismissNotice(notice: string): void;
   /** Listen to the host's pushes; returns the function that stops listening. */
   connect(): () => void;
 }
@@ -131,8 +143,8 @@ export function createAppStore(api: LatheApi, options: AppStoreOptions = {}): Ap
       const previous = get().project;
       set({ project });
       if (previous?.root !== project.root) {
-        set({ trustDialogOpen: false, trustPrompt: undefined });
-        void get().loadTrustPrompt();
+        set({ trustDialogOpen: false, trustReview: undefined });
+        void get().loadTrustReview();
         if (previous !== undefined) {
           options.onProjectChanged?.(project);
           void get().refreshTools();
@@ -147,7 +159,7 @@ export function createAppStore(api: LatheApi, options: AppStoreOptions = {}): Ap
       recentProjects: [],
       openingProject: false,
       openError: undefined,
-      trustPrompt: undefined,
+      trustReview: undefined,
       trustDialogOpen: false,
       trustDeferred: [],
       tools: [],
@@ -161,6 +173,9 @@ export function createAppStore(api: LatheApi, options: AppStoreOptions = {}): Ap
       answering: false,
       approvalError: undefined,
       activity: [],
+      mcpPrompts: [],
+      mcpPromptError: undefined,
+      dismissedNotices: [],
       project: undefined,
       projectError: undefined,
       trusting: false,
@@ -228,22 +243,22 @@ export function createAppStore(api: LatheApi, options: AppStoreOptions = {}): Ap
         return true;
       },
 
-      async loadTrustPrompt(force = false) {
-        const answer = await api.projects.trustPrompt();
+      async loadTrustReview(force = false) {
+        const answer = await api.project.review();
         if (!answer.ok) {
           set({ projectError: answer.error.message });
           return;
         }
-        const prompt = answer.data;
-        const show = force || (asksForTrust(prompt) && !get().trustDeferred.includes(prompt.root));
+        const review = answer.data;
+        const show = force || (asksForTrust(review) && !get().trustDeferred.includes(review.root));
         set((state) => ({
-          trustPrompt: prompt,
-          trustDialogOpen: show || (state.trustDialogOpen && !prompt.trusted),
+          trustReview: review,
+          trustDialogOpen: show || (state.trustDialogOpen && !review.trusted),
         }));
       },
 
       closeTrustDialog() {
-        const root = get().trustPrompt?.root;
+        const root = get().trustReview?.root;
         set((state) => ({
           trustDialogOpen: false,
           trustDeferred:
@@ -307,12 +322,30 @@ export function createAppStore(api: LatheApi, options: AppStoreOptions = {}): Ap
         const answer = await api.project.trust();
         if (answer.ok) {
           set({ trusting: false, trustDialogOpen: false, project: answer.data });
-          void get().loadTrustPrompt();
+          void get().loadTrustReview();
         } else set({ trusting: false, projectError: answer.error.message });
       },
 
       dismissTrust() {
         set({ trustDismissed: true });
+      },
+
+      async answerMcpPrompt(approve) {
+        const head = get().mcpPrompts[0];
+        if (!head) return;
+        set({ mcpPromptError: undefined });
+        const answer = await api.mcp.approveUnsandboxed({ id: head.id, approve });
+        // Answered or not, this dialog is over: the host settles what it cannot deliver as a no.
+        set((state) => ({
+          mcpPrompts: state.mcpPrompts.filter((p) => p.id !== head.id),
+          mcpPromptError: answer.ok
+            ? undefined
+            : `Your answer about ${head.server} did not reach Lathe: ${answer.error.message}`,
+        }));
+      },
+
+      dismissNotice(notice) {
+        set((state) => ({ dismissedNotices: [...state.dismissedNotices, notice] }));
       },
 
       connect() {
@@ -330,6 +363,16 @@ export function createAppStore(api: LatheApi, options: AppStoreOptions = {}): Ap
             set((state) => ({ activity: finishActivity(state.activity, event) })),
           ),
           api.on("project.status", (project) => applyProject(project)),
+          api.on("mcp.unsandboxedRequested", (prompt) =>
+            set((state) =>
+              state.mcpPrompts.some((p) => p.id === prompt.id)
+                ? {}
+                : { mcpPrompts: [...state.mcpPrompts, prompt] },
+            ),
+          ),
+          api.on("mcp.unsandboxedSettled", ({ id }) =>
+            set((state) => ({ mcpPrompts: state.mcpPrompts.filter((p) => p.id !== id) })),
+          ),
         ];
         return () => {
           for (const stop of stops) stop();

@@ -1,23 +1,46 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { ApiResult, LatheApi } from "../../shared/api-contract.ts";
-import type { ChatHistory, ModelList } from "../../shared/chat-schemas.ts";
+import type { CheckpointSummary } from "../../shared/checkpoint-schemas.ts";
+import type { ChatHistory } from "../../shared/chat-schemas.ts";
+import type { ModelCatalog } from "../../shared/model-catalog-schemas.ts";
 import type { PushEvent, PushOf } from "../../shared/push-events.ts";
 import { PushListeners } from "../../shared/push-listeners.ts";
 import type { RunEvent } from "../../shared/run-event-schema.ts";
 import { createChatStore, randomSessionId, SESSION_KEY } from "./chat-store.ts";
+import { unusedApi } from "../../../test/support/unused-api.ts";
 
-const models: ModelList = {
-  models: [{ id: "ollama:llama3.2", provider: "ollama" }],
-  providers: [{ name: "ollama", description: "Ollama" }],
-  notices: ["LM Studio is not running on http://127.0.0.1:1234"],
+const models: ModelCatalog = {
+  local: [
+    {
+      provider: "ollama",
+      label: "Ollama",
+      baseURL: "http://127.0.0.1:11434/v1",
+      configured: false,
+      state: "running",
+      models: [{ id: "ollama:llama3.2", name: "llama3.2" }],
+    },
+    {
+      provider: "lmstudio",
+      label: "LM Studio",
+      baseURL: "http://127.0.0.1:1234/v1",
+      configured: false,
+      state: "stopped",
+      models: [],
+      message: "LM Studio is not running on http://127.0.0.1:1234",
+    },
+  ],
+  gguf: { folder: "/h/models", files: [] },
+  cloud: [],
+  notices: [],
 };
 
 interface Script {
   send?: ApiResult<{ sessionId: string; runId: string }>;
   history?: ApiResult<ChatHistory>;
   respond?: ApiResult<{ id: string; outcome: "answered" | "dismissed" }>;
-  models?: ApiResult<ModelList>;
+  models?: ApiResult<ModelCatalog>;
   stopTool?: ApiResult<{ runId: string; toolCallId: string; stopped: true }>;
+  checkpoints?: ApiResult<CheckpointSummary[]>;
 }
 
 function memoryStorage(initial: Record<string, string> = {}) {
@@ -35,18 +58,8 @@ function fakeApi(script: Script = {}) {
   const listeners = new PushListeners((message) => {
     throw new Error(message);
   });
-  const unused = () => Promise.reject(new Error("not part of this test"));
   const api: LatheApi = {
-    tools: { list: unused, call: unused },
-    approvals: { respond: unused },
-    project: { status: unused, review: unused, trust: unused },
-    extensions: { status: unused },
-    plugins: { setEnabled: unused, approve: unused },
-    mcp: { preview: unused, save: unused, remove: unused, setEnabled: unused, restart: unused, log: unused },
-    secrets: { status: unused, set: unused, remove: unused },
-    sessions: { list: unused, rename: unused, delete: unused },
-    projects: { open: unused, recent: unused, trustPrompt: unused },
-    checkpoints: { list: unused, preview: unused, restore: unused, previewRewind: unused, rewind: unused },
+    ...unusedApi(),
     chat: {
       send: (request) => {
         calls.push(["send", request]);
@@ -65,7 +78,22 @@ function fakeApi(script: Script = {}) {
         return Promise.resolve(script.stopTool ?? { ok: true, data: { ...request, stopped: true as const } });
       },
     },
-    models: { list: () => Promise.resolve(script.models ?? { ok: true, data: models }) },
+    models: {
+      ...unusedApi().models,
+      catalog: () => Promise.resolve(script.models ?? { ok: true, data: models }),
+      setProjectModel: (request) => {
+        calls.push(["setProjectModel", request]);
+        const model = request.model ?? undefined;
+        return Promise.resolve({ ok: true, data: { ...models, ...(model ? { projectModel: model } : {}) } });
+      },
+    },
+    checkpoints: {
+      ...unusedApi().checkpoints,
+      list: (request) => {
+        calls.push(["checkpoints.list", request]);
+        return Promise.resolve(script.checkpoints ?? { ok: true, data: [] });
+      },
+    },
     agents: {
       list: () =>
         Promise.resolve({
@@ -118,26 +146,41 @@ const finish = (status: "completed" | "aborted" = "completed"): RunEvent => ({
 });
 
 describe("the chat store", () => {
-  it("fills the pickers: the listed models, the first as default, and every notice", async () => {
+  it("fills the pickers: what was detected, the first running model as default, and the agents' notices", async () => {
     const { store } = setup();
     await store.getState().loadPickers();
     expect(store.getState()).toMatchObject({
       model: "ollama:llama3.2",
       agent: "default",
-      modelNotices: ["LM Studio is not running on http://127.0.0.1:1234"],
       agentNotices: ["broken.md: no front matter"],
     });
+    expect(store.getState().catalog?.local[1]?.message).toBe(
+      "LM Studio is not running on http://127.0.0.1:1234",
+    );
   });
 
-  it("prefers the settings' default model, and says so when models cannot be listed", async () => {
+  it("prefers the folder's pick, then the settings' default, and says so when models cannot be listed", async () => {
     const withDefault = setup({ models: { ok: true, data: { ...models, defaultModel: "gguf:/m.gguf" } } });
     await withDefault.store.getState().loadPickers();
     expect(withDefault.store.getState().model).toBe("gguf:/m.gguf");
+    const remembered = setup({
+      models: { ok: true, data: { ...models, defaultModel: "gguf:/m.gguf", projectModel: "ollama:qwen3" } },
+    });
+    await remembered.store.getState().loadPickers();
+    expect(remembered.store.getState().model).toBe("ollama:qwen3");
     const failing = setup({ models: { ok: false, error: { message: "settings.json is broken" } } });
     await failing.store.getState().loadPickers();
-    expect(failing.store.getState().modelNotices).toEqual([
+    expect(failing.store.getState().catalogError).toBe(
       "The models could not be listed: settings.json is broken",
-    ]);
+    );
+  });
+
+  it("remembers a picked model for the folder", async () => {
+    const { store, calls } = setup();
+    await store.getState().pickModel("ollama:llama3.2");
+    expect(store.getState().model).toBe("ollama:llama3.2");
+    expect(calls).toContainEqual(["setProjectModel", { model: "ollama:llama3.2" }]);
+    expect(store.getState().catalog?.projectModel).toBe("ollama:llama3.2");
   });
 
   it("sends the draft with the session, model and agent, and streams the run's events into the turn", async () => {
@@ -164,6 +207,33 @@ describe("the chat store", () => {
     event(finish());
     expect(store.getState()).toMatchObject({ running: false, runId: undefined });
     expect(store.getState().turns[0]?.status).toBe("completed");
+  });
+
+  it("fetches the session's checkpoints when a turn ends, so the turn can offer Undo", async () => {
+    const checkpoint: CheckpointSummary = {
+      id: 7,
+      sessionId: "s-1",
+      kind: "tool",
+      tool: "write",
+      callId: "c-1",
+      toolCallId: "t-1",
+      messageSeq: 2,
+      runId: "r-1",
+      createdAt: 1,
+      restoredBy: null,
+      undoes: [],
+      files: [{ path: "a.txt", type: "file", change: "created" }],
+    };
+    const { store, event, calls } = setup(
+      { checkpoints: { ok: true, data: [checkpoint] } },
+      { [SESSION_KEY]: "s-1" },
+    );
+    store.getState().setDraft("Write a.txt");
+    await store.getState().send();
+    event(start("s-1"));
+    event(finish());
+    await vi.waitFor(() => expect(store.getState().checkpoints).toEqual([checkpoint]));
+    expect(calls).toContainEqual(["checkpoints.list", { sessionId: "s-1" }]);
   });
 
   it("refuses to send while a run goes on, and ignores a blank draft", async () => {

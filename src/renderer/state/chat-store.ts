@@ -1,6 +1,8 @@
 import { createStore, type StoreApi } from "zustand/vanilla";
 import type { LatheApi } from "../../shared/api-contract.ts";
-import type { AgentList, ModelList, TodoItem } from "../../shared/chat-schemas.ts";
+import type { AgentList, TodoItem } from "../../shared/chat-schemas.ts";
+import type { CheckpointSummary } from "../../shared/checkpoint-schemas.ts";
+import type { ModelCatalog } from "../../shared/model-catalog-schemas.ts";
 import type { QuestionPrompt, RunEventPayload } from "../../shared/push-events.ts";
 import { applyToTurn, newTurn, turnFromHistory, type Turn } from "./transcript.ts";
 
@@ -18,11 +20,15 @@ export interface ChatState {
   /** The prompt being typed (kept when the person switches views). */
   draft: string;
   todos: TodoItem[];
-  models: ModelList["models"];
-  providers: ModelList["providers"];
-  modelNotices: string[];
+  /** What the model picker offers (detected local servers, GGUF files, cloud providers). */
+  catalog: ModelCatalog | undefined;
+  catalogLoading: boolean;
+  /** Why the models could not be listed. */
+  catalogError: string | undefined;
   /** `PROVIDER:MODEL` as picked or typed; empty lets the host choose (the session's, the agent's, settings'). */
   model: string;
+  /** The session's checkpoints (calls that changed files, restores), oldest first. */
+  checkpoints: CheckpointSummary[];
   agents: AgentList["agents"];
   agentNotices: string[];
   agent: string;
@@ -31,7 +37,19 @@ export interface ChatState {
   answering: boolean;
   questionError: string | undefined;
   loadPickers(): Promise<void>;
+  /** Detect the models again (a server was started, a file added). */
+  refreshCatalog(): Promise<void>;
   setModel(model: string): void;
+  /** Pick a model for this chat and remember it as this folder's. */
+  pickModel(model: string): Promise<void>;
+  /** Forget this folder's remembered model (new chats start with the settings' default). */
+  forgetProjectModel(): Promise<void>;
+  /** Add a GGUF file (a path on the host) to the models folder; resolves to the refusal, if any. */
+  addGguf(path: string): Promise<string | undefined>;
+  /** Fetch the session's checkpoints again. */
+  loadCheckpoints(): Promise<void>;
+  /** Redraw the session from its record (after a rewind cut its conversation). */
+  reload(): Promise<void>;
   setAgent(agent: string): void;
   setDraft(text: string): void;
   /** Send the draft as a prompt in this session. */
@@ -72,6 +90,12 @@ export interface ChatStoreOptions {
 
 export const SESSION_KEY = "lathe.chat.session";
 
+/** The model a new chat starts with: this folder's pick, the settings' default, else the first running one. */
+export function initialModel(catalog: ModelCatalog): string {
+  const running = catalog.local.find((s) => s.state === "running" && s.models.length > 0);
+  return catalog.projectModel ?? catalog.defaultModel ?? running?.models[0]?.id ?? "";
+}
+
 /** A fresh session id in the engine's format (letters, digits and "-"). */
 export function randomSessionId(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(4));
@@ -104,7 +128,10 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
           stoppingTools: finished ? [] : state.stoppingTools,
         };
       });
-      if (event.type === "finish") sessionsChanged();
+      if (event.type === "finish") {
+        sessionsChanged();
+        void get().loadCheckpoints();
+      }
     };
 
     return {
@@ -116,10 +143,11 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
       sendError: undefined,
       draft: "",
       todos: [],
-      models: [],
-      providers: [],
-      modelNotices: [],
+      catalog: undefined,
+      catalogLoading: false,
+      catalogError: undefined,
       model: "",
+      checkpoints: [],
       agents: [],
       agentNotices: [],
       agent: "default",
@@ -129,18 +157,7 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
       stoppingTools: [],
 
       async loadPickers() {
-        const [models, agents] = await Promise.all([api.models.list(), api.agents.list()]);
-        if (models.ok) {
-          const { defaultModel } = models.data;
-          set((state) => ({
-            models: models.data.models,
-            providers: models.data.providers,
-            modelNotices: models.data.notices,
-            model: state.model || (defaultModel ?? models.data.models[0]?.id ?? ""),
-          }));
-        } else {
-          set({ modelNotices: [`The models could not be listed: ${models.error.message}`] });
-        }
+        const [, agents] = await Promise.all([get().refreshCatalog(), api.agents.list()]);
         if (agents.ok) {
           set({
             agents: agents.data.agents,
@@ -149,6 +166,60 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
         } else {
           set({ agentNotices: [`The agents could not be listed: ${agents.error.message}`] });
         }
+      },
+
+      async refreshCatalog() {
+        set({ catalogLoading: true });
+        const answer = await api.models.catalog();
+        if (!answer.ok) {
+          set({
+            catalogLoading: false,
+            catalogError: `The models could not be listed: ${answer.error.message}`,
+          });
+          return;
+        }
+        set((state) => ({
+          catalog: answer.data,
+          catalogLoading: false,
+          catalogError: undefined,
+          model: state.model || initialModel(answer.data),
+        }));
+      },
+
+      async pickModel(model) {
+        set({ model });
+        const answer = await api.models.setProjectModel({ model });
+        if (answer.ok) set({ catalog: answer.data, catalogError: undefined });
+        else
+          set({ catalogError: `The model could not be remembered for this folder: ${answer.error.message}` });
+      },
+
+      async forgetProjectModel() {
+        const answer = await api.models.setProjectModel({ model: null });
+        if (answer.ok) set({ catalog: answer.data, catalogError: undefined });
+        else set({ catalogError: `The folder's model could not be forgotten: ${answer.error.message}` });
+      },
+
+      async addGguf(path) {
+        const answer = await api.models.addGguf({ path });
+        if (!answer.ok) return answer.error.message;
+        set({ catalog: answer.data });
+        return undefined;
+      },
+
+      async loadCheckpoints() {
+        const sessionId = get().sessionId;
+        const answer = await api.checkpoints.list({ sessionId });
+        // A session never recorded has none; the list stays empty.
+        if (get().sessionId !== sessionId) return;
+        set({ checkpoints: answer.ok ? answer.data : [] });
+      },
+
+      async reload() {
+        const { sessionId, running } = get();
+        if (running) return;
+        set({ turns: [], todos: [], runId: undefined, stoppingTools: [] });
+        await get().restore(sessionId);
       },
 
       setModel(model) {
@@ -221,7 +292,15 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
         }
         const sessionId = newId();
         storage?.removeItem(SESSION_KEY);
-        set({ sessionId, turns: [], todos: [], runId: undefined, sendError: undefined, stoppingTools: [] });
+        set({
+          sessionId,
+          turns: [],
+          todos: [],
+          checkpoints: [],
+          runId: undefined,
+          sendError: undefined,
+          stoppingTools: [],
+        });
       },
 
       reset() {
@@ -236,6 +315,7 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
           stoppingTools: [],
           sendError: undefined,
           model: "",
+          checkpoints: [],
         });
         void get().loadPickers();
       },
@@ -247,7 +327,15 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
           return false;
         }
         storage?.setItem(SESSION_KEY, sessionId);
-        set({ sessionId, turns: [], todos: [], runId: undefined, sendError: undefined, stoppingTools: [] });
+        set({
+          sessionId,
+          turns: [],
+          todos: [],
+          checkpoints: [],
+          runId: undefined,
+          sendError: undefined,
+          stoppingTools: [],
+        });
         await get().restore(sessionId);
         return true;
       },
@@ -283,6 +371,7 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
           model: state.model || history.model,
           agent: history.agent,
         }));
+        void get().loadCheckpoints();
       },
 
       async answerQuestion(answers) {
@@ -316,6 +405,9 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
           api.on("run.event", onRunEvent),
           api.on("todos.changed", ({ sessionId, todos }) => {
             if (sessionId === get().sessionId) set({ todos });
+          }),
+          api.on("checkpoints.changed", ({ sessionId }) => {
+            if (sessionId === get().sessionId) void get().loadCheckpoints();
           }),
           api.on("question.requested", (prompt) =>
             set((state) =>

@@ -3,6 +3,7 @@ import type { ApiResult, LatheApi } from "../../shared/api-contract.ts";
 import type { ExtensionsStatus, McpPreview } from "../../shared/extensions-schemas.ts";
 import { PushListeners } from "../../shared/push-listeners.ts";
 import { createExtensionsStore } from "./extensions-store.ts";
+import { unusedApi } from "../../../test/support/unused-api.ts";
 
 const status: ExtensionsStatus = {
   projectTrusted: true,
@@ -14,6 +15,7 @@ const status: ExtensionsStatus = {
       dir: "/lathe/plugins/word_count",
       state: "loaded",
       version: "1.0.0",
+      logFile: "/home/u/.lathe/logs/plugins/word_count.log",
       disabledByUser: false,
     },
   ],
@@ -62,25 +64,24 @@ function fakeApi(script: Script = {}) {
       calls.push([name, request]);
       return Promise.resolve(answer());
     };
-  const unused = () => Promise.reject(new Error("not part of this test"));
   const api: LatheApi = {
-    tools: { list: unused, call: unused },
-    approvals: { respond: unused },
-    project: { status: unused, review: unused, trust: unused },
-    chat: { send: unused, abort: unused, history: unused, stopTool: unused },
-    sessions: { list: unused, rename: unused, delete: unused },
-    projects: { open: unused, recent: unused, trustPrompt: unused },
-    models: { list: unused },
-    agents: { list: unused },
-    questions: { respond: unused },
-    secrets: { status: unused, set: unused, remove: unused },
-    checkpoints: { list: unused, preview: unused, restore: unused, previewRewind: unused, rewind: unused },
+    ...unusedApi(),
     extensions: { status: record("status", () => ({ ok: true, data: status })) },
     plugins: {
       setEnabled: record("plugins.setEnabled", () => script.setEnabled ?? { ok: true, data: status }),
       approve: record("plugins.approve", () => ({ ok: true, data: status })),
+      log: record("plugins.log", () => ({
+        ok: true,
+        data: {
+          name: "word_count",
+          layer: "bundled",
+          file: "/home/u/.lathe/logs/plugins/word_count.log",
+          lines: ["2025-06-01T10:00:00.000Z [bundled] counted 3 words"],
+        },
+      })),
     },
     mcp: {
+      ...unusedApi().mcp,
       preview: record(
         "mcp.preview",
         () =>
@@ -215,5 +216,26 @@ describe("the extensions store", () => {
       file: "/l/mcp-files.log",
       lines: ["a", "b"],
     });
+  });
+
+  it("reads a plugin's log file, refreshes it, and forgets it when closed", async () => {
+    const { api, calls } = fakeApi();
+    const store = createExtensionsStore(api);
+    await store.getState().openPluginLog("bundled", "word_count");
+    expect(calls.at(-1)).toEqual(["plugins.log", { layer: "bundled", name: "word_count", lines: 500 }]);
+    expect(store.getState().pluginLog).toMatchObject({
+      name: "word_count",
+      file: "/home/u/.lathe/logs/plugins/word_count.log",
+      lines: ["2025-06-01T10:00:00.000Z [bundled] counted 3 words"],
+      loading: false,
+    });
+    // The MCP log view is a different one: opening a plugin's log leaves it alone.
+    expect(store.getState().log).toBeUndefined();
+    await store.getState().refreshPluginLog();
+    expect(calls.filter(([name]) => name === "plugins.log")).toHaveLength(2);
+    store.getState().closePluginLog();
+    expect(store.getState().pluginLog).toBeUndefined();
+    await store.getState().refreshPluginLog();
+    expect(calls.filter(([name]) => name === "plugins.log")).toHaveLength(2);
   });
 });

@@ -22,6 +22,16 @@ export interface LogView {
   error: string | undefined;
 }
 
+/** A plugin's log file as the Plugins panel shows it (polled while open). */
+export interface PluginLogView {
+  layer: PluginLayer;
+  name: string;
+  file: string | undefined;
+  lines: string[];
+  loading: boolean;
+  error: string | undefined;
+}
+
 export interface ExtensionsState {
   status: ExtensionsStatus | undefined;
   loadError: string | undefined;
@@ -31,6 +41,7 @@ export interface ExtensionsState {
   actionError: string | undefined;
   form: McpFormState | undefined;
   log: LogView | undefined;
+  pluginLog: PluginLogView | undefined;
   load(): Promise<void>;
   setPluginEnabled(layer: PluginLayer, name: string, enabled: boolean): Promise<void>;
   approvePlugin(name: string, hash: string): Promise<void>;
@@ -40,6 +51,10 @@ export interface ExtensionsState {
   openLog(name: string): Promise<void>;
   refreshLog(): Promise<void>;
   closeLog(): void;
+  /** Show a plugin's log: what it logged (runtime.log, console) and Lathe's notes (restarts, errors). */
+  openPluginLog(layer: PluginLayer, name: string): Promise<void>;
+  refreshPluginLog(): Promise<void>;
+  closePluginLog(): void;
   openAddForm(): void;
   openEditForm(name: string): void;
   editDraft(patch: Partial<McpFormDraft>): void;
@@ -90,6 +105,7 @@ export function createExtensionsStore(api: LatheApi, options: ExtensionsStoreOpt
       actionError: undefined,
       form: undefined,
       log: undefined,
+      pluginLog: undefined,
 
       async load() {
         const answer = await api.extensions.status();
@@ -137,6 +153,30 @@ export function createExtensionsStore(api: LatheApi, options: ExtensionsStoreOpt
 
       closeLog() {
         set({ log: undefined });
+      },
+
+      async openPluginLog(layer, name) {
+        set({ pluginLog: { layer, name, file: undefined, lines: [], loading: true, error: undefined } });
+        await get().refreshPluginLog();
+      },
+
+      async refreshPluginLog() {
+        const log = get().pluginLog;
+        if (!log) return;
+        set({ pluginLog: { ...log, loading: true, error: undefined } });
+        const answer = await api.plugins.log({ layer: log.layer, name: log.name, lines: 500 });
+        const now = get().pluginLog;
+        // Closed, or another plugin's log opened, while this one was being read.
+        if (now?.name !== log.name || now.layer !== log.layer) return;
+        set({
+          pluginLog: answer.ok
+            ? { ...log, file: answer.data.file, lines: answer.data.lines, loading: false, error: undefined }
+            : { ...log, loading: false, error: answer.error.message },
+        });
+      },
+
+      closePluginLog() {
+        set({ pluginLog: undefined });
       },
 
       openAddForm() {

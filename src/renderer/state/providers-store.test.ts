@@ -2,28 +2,16 @@ import { describe, expect, it } from "vitest";
 import type { ApiResult, LatheApi } from "../../shared/api-contract.ts";
 import type { SecretsStatus } from "../../shared/secret-schemas.ts";
 import { createProvidersStore, keyState } from "./providers-store.ts";
+import { unusedApi } from "../../../test/support/unused-api.ts";
 
 const SECRET = "sk-ant-typed-into-the-field";
 const empty: SecretsStatus = { available: true, stored: [], fromEnvironment: ["openai"] };
 
 function fakeApi(answers: { set?: ApiResult<SecretsStatus>; remove?: ApiResult<SecretsStatus> } = {}) {
   const calls: Array<[string, unknown]> = [];
-  const unused = () => Promise.reject(new Error("not part of this test"));
   let release: (() => void) | undefined;
   const api: LatheApi = {
-    tools: { list: unused, call: unused },
-    approvals: { respond: unused },
-    project: { status: unused, review: unused, trust: unused },
-    extensions: { status: unused },
-    plugins: { setEnabled: unused, approve: unused },
-    mcp: { preview: unused, save: unused, remove: unused, setEnabled: unused, restart: unused, log: unused },
-    chat: { send: unused, abort: unused, history: unused, stopTool: unused },
-    sessions: { list: unused, rename: unused, delete: unused },
-    projects: { open: unused, recent: unused, trustPrompt: unused },
-    models: { list: unused },
-    agents: { list: unused },
-    questions: { respond: unused },
-    checkpoints: { list: unused, preview: unused, restore: unused, previewRewind: unused, rewind: unused },
+    ...unusedApi(),
     secrets: {
       status: () => Promise.resolve({ ok: true, data: empty }),
       set: async (request) => {

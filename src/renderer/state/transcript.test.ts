@@ -3,6 +3,7 @@ import type { RunEvent } from "../../shared/run-event-schema.ts";
 import {
   applyToTurn,
   newTurn,
+  sessionUsage,
   turnFromHistory,
   waitingLabel,
   type ToolCard,
@@ -209,5 +210,36 @@ describe("the transcript of a turn", () => {
     expect([failed.waiting, failed.error]).toEqual([undefined, "stalled"]);
     const paused = fold([{ ...waiting, kind: "idle", elapsedMs: 2_000 }], turn);
     expect(waitingLabel(paused.waiting!, 0)).toBe("waiting for the model to go on — 2 s");
+  });
+});
+
+describe("the session's token use", () => {
+  it("takes the context from the latest step and adds up what every run used", () => {
+    const step = (inputTokens: number, outputTokens: number): RunEvent => ({
+      type: "step-finish",
+      step: 0,
+      finishReason: "stop",
+      usage: { inputTokens, outputTokens },
+    });
+    const finish = (inputTokens: number, outputTokens: number): RunEvent => ({
+      type: "finish",
+      status: "completed",
+      finishReason: "stop",
+      steps: 2,
+      usage: { inputTokens, outputTokens },
+    });
+    const first = fold([start, step(1_000, 50), step(1_200, 80), finish(2_200, 130)]);
+    const second = fold([{ ...start, runId: "r-2" }, step(1_500, 40), finish(1_500, 40)], newTurn("Again"));
+    expect(sessionUsage([first])).toEqual({ contextTokens: 1_280, inputTokens: 2_200, outputTokens: 130 });
+    expect(sessionUsage([first, second])).toEqual({
+      contextTokens: 1_540,
+      inputTokens: 3_700,
+      outputTokens: 170,
+    });
+    expect(sessionUsage([newTurn("nothing yet")])).toEqual({
+      contextTokens: undefined,
+      inputTokens: 0,
+      outputTokens: 0,
+    });
   });
 });

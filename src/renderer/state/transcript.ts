@@ -62,6 +62,8 @@ export interface Turn {
   status: "running" | RunStatus | "interrupted";
   error: string | undefined;
   usage: RunUsage | undefined;
+  /** The latest step's usage: its input tokens are what the model's context held then. */
+  stepUsage?: RunUsage | undefined;
 }
 
 export function newTurn(prompt: string): Turn {
@@ -219,9 +221,32 @@ export function applyToTurn(turn: Turn, event: RunEvent, now?: number): Turn {
       return { ...turn, error: event.message };
     case "finish":
       return { ...turn, status: event.status, usage: event.usage, items: stopRunning(turn.items) };
+    case "step-finish":
+      return { ...turn, stepUsage: event.usage };
     default:
       return { ...turn, items: applyToItems(turn.items, event, now) };
   }
+}
+
+/** How full the model's context is and what the session has used, from its turns. */
+export interface SessionUsage {
+  /** Tokens in the context at the latest step (its input plus what it wrote), when reported. */
+  contextTokens: number | undefined;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export function sessionUsage(turns: readonly Turn[]): SessionUsage {
+  let inputTokens = 0;
+  let outputTokens = 0;
+  let contextTokens: number | undefined;
+  for (const turn of turns) {
+    inputTokens += turn.usage?.inputTokens ?? 0;
+    outputTokens += turn.usage?.outputTokens ?? 0;
+    const step = turn.stepUsage;
+    if (step?.inputTokens !== undefined) contextTokens = step.inputTokens + (step.outputTokens ?? 0);
+  }
+  return { contextTokens, inputTokens, outputTokens };
 }
 
 /** A recorded turn redrawn: its events folded in order; one that never finished is marked interrupted. */

@@ -7,6 +7,8 @@ import { writeStdout } from "../output.ts";
 interface AuditOptions {
   root?: string;
   session?: string;
+  tool?: string;
+  outcome?: "output" | "error" | "denied";
   json?: boolean;
   limit: number;
 }
@@ -18,20 +20,34 @@ function parseLimit(value: string): number {
   return n;
 }
 
-/** `lathe audit [--session ID] [--json]`: the audit trail of tool invocations, oldest first. */
+function parseOutcome(value: string): AuditOptions["outcome"] {
+  if (value === "output" || value === "error" || value === "denied") return value;
+  throw new InvalidArgumentError("Use output (it ran), error (it failed) or denied (a stage refused it).");
+}
+
+/** `lathe audit [--session ID] [--tool ID] [--outcome O] [--json]`: the audit trail of tool invocations, oldest first. */
 export function registerAuditCommand(program: Command): void {
   program
     .command("audit")
     .description("Show the audit trail: every tool invocation with its decisions and outcome.")
     .addOption(rootOption())
     .option("--session <id>", "only this session's invocations")
+    .option("--tool <id>", "only this tool's invocations")
+    .option(
+      "--outcome <outcome>",
+      "only those that ran (output), failed (error) or were refused (denied)",
+      parseOutcome,
+    )
     .option("--json", "one JSON object per line (JSONL)")
     .option("--limit <n>", "the newest N invocations", parseLimit, 100)
     .action(async (options: AuditOptions) => {
       const rows = await withEngine(rootOf(options), async (engine) =>
-        engine
-          .audit()
-          .query({ ...(options.session ? { sessionId: options.session } : {}), limit: options.limit }),
+        engine.audit().query({
+          ...(options.session ? { sessionId: options.session } : {}),
+          ...(options.tool ? { toolId: options.tool } : {}),
+          ...(options.outcome ? { outcome: options.outcome } : {}),
+          limit: options.limit,
+        }),
       );
       if (options.json) {
         const lines = rows.map((r) =>

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import type { DoctorReport } from "../../engine/index.ts";
 import { rootOf, rootOption } from "../cli-options.ts";
-import { ExitCode, type RunResult } from "../exit-codes.ts";
+import { ExitCode, type ExitStatus } from "../exit-codes.ts";
 import { writeStdout } from "../output.ts";
 
 /** The report as a person reads it: the two walls first, then the toolchain. */
@@ -37,7 +37,7 @@ export function formatDoctorReport(report: DoctorReport): string {
 }
 
 /** `lathe doctor [--root DIR] [--json]`: which walls are active, and the toolchain checks. */
-export function registerDoctorCommand(program: Command, result: RunResult): void {
+export function registerDoctorCommand(program: Command, result: ExitStatus): void {
   program
     .command("doctor")
     .description("Check which containment walls are active (parser policy, OS sandbox) and the toolchain.")

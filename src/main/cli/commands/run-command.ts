@@ -2,10 +2,11 @@ import { InvalidArgumentError, Option, type Command } from "commander";
 import { parseModelSpec } from "../../engine/agent/model-spec.ts";
 import { CliError } from "../cli-error.ts";
 import { modeOption, rootOf, rootOption, type Mode } from "../cli-options.ts";
-import { ExitCode, type RunResult as CliResult } from "../exit-codes.ts";
+import { ExitCode, type ExitStatus } from "../exit-codes.ts";
 import { writeIfOpen } from "../closed-output.ts";
 import { stopOnInterrupt } from "../interrupt.ts";
 import { describeError, writeStderr } from "../output.ts";
+import { printPluginLogs } from "../plugin-log-printer.ts";
 import { readStdin } from "../read-stdin.ts";
 import { runEventPrinter } from "../run-event-printer.ts";
 
@@ -17,6 +18,7 @@ interface RunOptions {
   json?: boolean;
   resume?: string;
   replay?: boolean;
+  verbose?: boolean;
 }
 
 function modelOption(): Option {
@@ -63,7 +65,7 @@ async function replay(options: RunOptions & { resume: string }): Promise<void> {
  * --json); `ask` approvals become denials and questions fail; the exit code says whether the run
  * finished (0), failed or stopped (1), or the command line was wrong (2).
  */
-export function registerRunCommand(program: Command, result: CliResult): void {
+export function registerRunCommand(program: Command, result: ExitStatus): void {
   program
     .command("run")
     .description("Run an agent on a prompt: the model drives the tools; its answer streams to stdout.")
@@ -76,6 +78,10 @@ export function registerRunCommand(program: Command, result: CliResult): void {
     .addOption(modelOption())
     .addOption(modeOption())
     .option("--json", "print every event as one line of JSON instead of the text")
+    .option(
+      "--verbose",
+      "print plugins' log lines (runtime.log, console) and restarts to stderr as they come",
+    )
     .option("--resume <id>", "continue the session <id> (lathe run prints the id of every run)")
     .option(
       "--replay",
@@ -165,6 +171,7 @@ async function runStoppable(prompt: string, options: RunOptions, signal: AbortSi
     throw failure(err);
   }
   const { engine, agent, model } = setup;
+  if (options.verbose === true) printPluginLogs(engine);
   engine.events.on("internal-error", ({ toolId, sessionId, error }) => {
     void writeStderr(`internal error in tool ${toolId} (session ${sessionId}): ${describeError(error)}\n`);
   });

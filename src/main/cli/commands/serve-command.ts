@@ -38,10 +38,18 @@ export function registerServeCommand(program: Command): void {
         throw new CliError("The app is not built: run `npm run build` first.");
       }
       const stopped = untilSignal(["SIGINT", "SIGTERM"]);
-      const engine = await openEngine(rootOf(options));
+      // A stdio MCP server that would start without the OS sandbox waits for the page to ask the person.
+      const { UnsandboxedMcpGate } = await import("../../api/unsandboxed-mcp-gate.ts");
+      const unsandboxedMcp = new UnsandboxedMcpGate();
+      const engine = await openEngine(rootOf(options), { approveUnsandboxedMcp: unsandboxedMcp.approver });
       try {
         const { startServe } = await import("../../serve/serve-server.ts");
-        const server = await startServe({ engine, port: options.port, rendererDir: renderer });
+        const server = await startServe({
+          engine,
+          port: options.port,
+          rendererDir: renderer,
+          unsandboxedMcp,
+        });
         await writeStdout(`lathe serve: ${server.url}\n`);
         await stopped;
         await server.close();

@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { rootOf, rootOption } from "../cli-options.ts";
 import { withEngine } from "../open-engine.ts";
 import { writeStdout } from "../output.ts";
-import { formatToolsTable, formatToolWarnings } from "../tools-table.ts";
+import { formatDisabledTools, formatToolsTable, formatToolWarnings, listTools } from "../tools-table.ts";
 
 /** `lathe tools [--root DIR] [--json]`: the registry, as a table or as JSON. */
 export function registerToolsCommand(program: Command): void {
@@ -12,15 +12,20 @@ export function registerToolsCommand(program: Command): void {
     .addOption(rootOption())
     .option(
       "--json",
-      "print a JSON array of {id, description, parameters, requires, readOnly, gated, kind, origin, deferred}",
+      "print a JSON array of {id, enabled: true, description, parameters, requires, readOnly, gated, kind, origin, deferred}, then the disabled ones as {id, enabled: false, origin, reason, fix}",
     )
     .action(async (options: { root?: string; json?: boolean }) => {
-      const tools = await withEngine(rootOf(options), async (engine) => engine.listTools());
+      const tools = await withEngine(
+        rootOf(options),
+        async (engine) => listTools(engine.listTools(), engine.registry.disabledTools()),
+        { listsDisabled: true },
+      );
+      const bound = tools.filter((t) => t.enabled);
       const width = process.stdout.isTTY ? process.stdout.columns : undefined;
       await writeStdout(
         options.json
           ? `${JSON.stringify(tools, null, 2)}\n`
-          : `${formatToolsTable(tools, width)}${formatToolWarnings(tools)}`,
+          : `${formatToolsTable(bound, width)}${formatToolWarnings(bound)}${formatDisabledTools(tools)}`,
       );
     });
 }

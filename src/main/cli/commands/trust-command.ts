@@ -82,6 +82,9 @@ export function registerTrustCommand(program: Command): void {
       }
       const settingsFile = path.join(root, ".lathe", "settings.json");
       const review = await describeTrustReview(root, latheHome);
+      // A malformed settings file is refused, as reading it always was: nothing gets trusted.
+      const { ConfigError } = await import("../../engine/errors/config-error.ts");
+      if (review.problems[0] !== undefined) throw new ConfigError(settingsFile, review.problems[0]);
       if (options.dryRun) {
         await writeStdout(
           options.json

@@ -1,5 +1,6 @@
 // The agent's public surface for hosts (CLI, app, `lathe serve`).
-export { runAgent, newSessionId, type RunAgentOptions, type RunResult } from "./run-agent.ts";
+export { runAgent, newSessionId } from "./run-agent.ts";
+export type { AgentRunResult, RunAgentOptions } from "./agent-run.ts";
 export { ToolCallStops } from "./tool-call-stops.ts";
 export { replaySession } from "./replay-session.ts";
 export { setupAgentRun, type AgentSetup, type AgentSetupInput } from "./agent-setup.ts";
@@ -18,6 +19,15 @@ export { ModelError, type ModelErrorCode } from "./model-error.ts";
 export { parseModelSpec, formatModelSpec, type ModelSpec } from "./model-spec.ts";
 export { loadModelSettings, type ModelSettings } from "./model-settings.ts";
 export type { RunEvent, RunEventType, RunStatus, RunUsage } from "./run-events.ts";
-export { taskStatus, settleTasks } from "./task-board.ts";
+export { taskStatus, settleTasks } from "./task-status.ts";
 export { MAX_TASK_DEPTH } from "./subagent-runner.ts";
-export type { TaskResult, TaskStatus } from "../session/task-host.ts";
+export type { TaskResult, TaskStatus } from "../tools/task-host.ts";
+export {
+  detectModels,
+  type CatalogModel,
+  type CatalogOptions,
+  type CloudProvider,
+  type LocalServer,
+  type ModelCatalog,
+} from "./models/model-catalog.ts";
+export { addGgufFile, ggufFolder, type GgufFile } from "./models/gguf-folder.ts";

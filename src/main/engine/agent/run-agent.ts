@@ -1,78 +1,22 @@
-import { DEFAULT_BUDGETS } from "./agent-manifest.ts";
 import { randomBytes } from "node:crypto";
 import type { Engine } from "../engine.ts";
-import type { Approver } from "../policy/approval-request.ts";
-import type { ApprovalMode } from "../policy/lathe-settings.ts";
-import type { Asker } from "../session/question-request.ts";
 import type { Session } from "../session/session.ts";
-import { attachTaskHost } from "../session/task-host.ts";
-import type { AgentCatalog } from "./agent-catalog.ts";
 import { runAgentLoop, type LoopOutcome } from "./agent-loop.ts";
+import { DEFAULT_BUDGETS } from "./agent-manifest.ts";
 import type { AgentManifest } from "./agent-manifest.ts";
+import type { AgentRunResult, RunAgentOptions } from "./agent-run.ts";
 import { ConversationWriter } from "./conversation-writer.ts";
 import { describeModelFailure, isToolsUnsupported } from "./model-failure.ts";
 import { toModelMessages } from "./model-messages.ts";
 import { formatModelSpec } from "./model-spec.ts";
-import type { ResolvedModel } from "./provider-registry.ts";
-import { RunBudget } from "./run-budget.ts";
-import { isLiveOnly, type RunEvent, type RunStatus, type RunUsage } from "./run-events.ts";
-import { guardAgainstStalls } from "./stall-guard.ts";
 import { DEFAULT_MODEL_TIMEOUTS } from "./model-timeouts.ts";
+import { RunBudget } from "./run-budget.ts";
+import { isLiveOnly, type RunEvent } from "./run-events.ts";
+import { guardAgainstStalls } from "./stall-guard.ts";
 import { StepCollector } from "./step-collector.ts";
 import { SubagentRunner, type TaskLineage } from "./subagent-runner.ts";
 import { ToolBridge } from "./tool-bridge.ts";
-import type { ToolCallStops } from "./tool-call-stops.ts";
 import { ToolVisibility } from "./tool-visibility.ts";
-
-export interface RunAgentOptions {
-  /** An engine created for this agent (see `createAgentEngine`), so its permission rules apply. */
-  engine: Engine;
-  agent: AgentManifest;
-  model: ResolvedModel;
-  prompt: string;
-  /** The session to continue (its messages are the history) or to start under this id; a new id otherwise. */
-  sessionId?: string;
-  mode?: ApprovalMode;
-  /** Who answers approvals; without one `ask` means deny. */
-  approver?: Approver;
-  /** Who answers the question tool; without one a question fails with a fixed message (a `question-refused` event). */
-  asker?: Asker;
-  signal?: AbortSignal;
-  /** Where the host stops one tool call alone, by the model's call id (its tasks' calls too). */
-  toolStops?: ToolCallStops;
-  onEvent?(event: RunEvent): void;
-  /** Record the conversation in the store (default true); false runs in an ephemeral session. */
-  persist?: boolean;
-  /**
-   * The model's context window in tokens (default: the model's own figure, else the engine's
-   * default): tool definitions beyond a share of it are deferred until tool_search loads them.
-   */
-  contextTokens?: number;
-  /** Extra system prompt sections after the agent's own (e.g. the skills list). */
-  instructions?: readonly string[];
-  /** How long run events may wait in memory before they are written (default 100 ms). */
-  flushIntervalMs?: number;
-  /**
-   * How a task whose agent names another model gets it (default: Lathe's providers with the
-   * folder's model settings, keys from the environment). Tasks whose agent names no model run on
-   * this run's model.
-   */
-  resolveModel?: (spec: string) => Promise<ResolvedModel>;
-  /** The agents the `task` tool may start (default: the engine folder's catalog, read on first use). */
-  agents?: AgentCatalog;
-}
-
-export interface RunResult {
-  sessionId: string;
-  runId: string;
-  status: RunStatus;
-  /** All text the model wrote in this run. */
-  text: string;
-  steps: number;
-  usage: RunUsage;
-  /** For a failed run: what went wrong and what to do. */
-  error?: string;
-}
 
 const STOPPED_CALL =
   "The run stopped before this call finished; it may or may not have taken effect. Check before repeating it.";
@@ -105,12 +49,15 @@ function systemPrompt(engine: Engine, agent: AgentManifest, extra: readonly stri
  * `onEvent` as they happen; the conversation and the events are recorded as they complete, so
  * the session can be resumed after a crash and replayed. Resolves when everything has stopped.
  */
-export function runAgent(options: RunAgentOptions): Promise<RunResult> {
+export function runAgent(options: RunAgentOptions): Promise<AgentRunResult> {
   return runWithin(options, undefined);
 }
 
 /** A run, or a task's run: `lineage` carries what it inherits from the run that started it. */
-async function runWithin(options: RunAgentOptions, lineage: TaskLineage | undefined): Promise<RunResult> {
+async function runWithin(
+  options: RunAgentOptions,
+  lineage: TaskLineage | undefined,
+): Promise<AgentRunResult> {
   const session = await options.engine.openSession({
     ...((options.persist ?? true) ? { id: options.sessionId ?? newSessionId() } : {}),
     ...(options.mode ? { mode: options.mode } : {}),
@@ -133,7 +80,7 @@ async function drive(
   options: RunAgentOptions,
   session: Session,
   lineage: TaskLineage | undefined,
-): Promise<RunResult> {
+): Promise<AgentRunResult> {
   const { engine, agent, model } = options;
   const runId = randomId("r");
   const controller = new AbortController();
@@ -188,7 +135,6 @@ async function drive(
   const bridge = new ToolBridge({
     session,
     registry: engine.registry,
-    events: engine.events,
     visibility,
     budget,
     signal: controller.signal,
@@ -210,11 +156,10 @@ async function drive(
     roundsLeft: () => agent.budgets.maxRounds - (step.current + 1),
     depth: lineage?.depth ?? 0,
     inheritedDenies: lineage?.inheritedDenies ?? [],
-    toolCallIdOf: (callId) => bridge.toolCallIdOf(callId),
     settings: options,
     runChild: runWithin,
   });
-  const detachTasks = attachTaskHost(session.state, tasks);
+  const detachTasks = session.state.attachTaskHost(tasks);
   // A call whose changes cannot be checkpointed (a workspace too large to scan) is told, not hidden.
   const onSkipped = ({ sessionId, reason }: { sessionId: string; reason: string }): void => {
     if (sessionId === session.id) emit({ type: "notice", message: reason });
@@ -276,7 +221,6 @@ async function drive(
     outcome = { status: "failed", finishReason: "error", steps: 0, usage: {}, produced: false, error: err };
   } finally {
     await bridge.idle();
-    bridge.dispose();
     detachTasks();
     engine.events.off("CheckpointSkipped", onSkipped);
     await tasks.stopped(controller.signal.aborted);

@@ -14,7 +14,9 @@ export type RunStatus = "completed" | "max-rounds" | "aborted" | "failed";
 /**
  * What a run streams to hosts, in order. The same events are recorded (except the live-only
  * ones), so a replay re-emits them without calling the model or any tool (consecutive text
- * deltas come back joined into fewer, larger ones).
+ * deltas come back joined into fewer, larger ones). The UI contract's schema
+ * (src/shared/run-event-schema.ts) carries the same union: test/run-event-union.test.ts holds
+ * the two equal, so a change here fails the typecheck until the schema has it too.
  */
 export type RunEvent =
   | { type: "start"; sessionId: string; runId: string; agent: string; model: string; resumed: boolean }

@@ -4,15 +4,15 @@ import { LatheError } from "../errors/lathe-error.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { PermissionRule } from "../policy/permission-rule.ts";
 import type { Session } from "../session/session.ts";
-import type { TaskHost, TaskRequest, TaskResult } from "../session/task-host.ts";
+import type { TaskHost, TaskRequest, TaskResult } from "../tools/task-host.ts";
 import { loadAgentCatalog, type AgentCatalog } from "./agent-catalog.ts";
 import { DEFAULT_BUDGETS, type AgentManifest } from "./agent-manifest.ts";
 import { loadModelSettings } from "./model-settings.ts";
 import { formatModelSpec } from "./model-spec.ts";
 import type { ResolvedModel } from "./provider-registry.ts";
 import type { RunBudget } from "./run-budget.ts";
-import type { RunAgentOptions, RunResult } from "./run-agent.ts";
-import { editsFiles, taskBoard, taskStatus } from "./task-board.ts";
+import type { AgentRunResult, RunAgentOptions } from "./agent-run.ts";
+import { editsFiles, taskStatus } from "./task-status.ts";
 import { TaskReport } from "./task-report.ts";
 import type { ToolVisibility } from "./tool-visibility.ts";
 
@@ -67,12 +67,10 @@ export interface TaskScope {
   roundsLeft(): number;
   depth: number;
   inheritedDenies: readonly SessionRule[];
-  /** The model's id of a call, from the engine's id of it. */
-  toolCallIdOf(callId: string): string | undefined;
   /** The delegating run's own options: its host's approver, asker, events, signal… */
   settings: ChildRunSettings;
   /** Runs the child (run-agent.ts passes itself, so this file does not import it). */
-  runChild(options: RunAgentOptions, lineage: TaskLineage): Promise<RunResult>;
+  runChild(options: RunAgentOptions, lineage: TaskLineage): Promise<AgentRunResult>;
 }
 
 /** A task's id is its child session's id: hosts open it like any session (`lathe run --resume`). */
@@ -159,7 +157,7 @@ export class SubagentRunner implements TaskHost {
     const model = await this.childModel(agent);
     const parent = scope.session;
     const taskId = newTaskId();
-    const toolCallId = request.callId !== undefined ? scope.toolCallIdOf(request.callId) : undefined;
+    const { toolCallId } = request;
     if (parent.persistent) {
       scope.engine.conversations().linkChild(parent.id, taskId, {
         description: request.description,
@@ -253,7 +251,7 @@ export class SubagentRunner implements TaskHost {
           error: `The task could not run: ${messageOf(err)}`,
         }),
       );
-    taskBoard(scope.engine).add(taskId, parent.id, done);
+    scope.engine.tasks.add(taskId, parent.id, done);
     this.children.push({ background: request.background, done });
     if (request.background) return { task_id: taskId, status: "running" };
     return done;
@@ -261,7 +259,7 @@ export class SubagentRunner implements TaskHost {
 
   async collect(taskId: string): Promise<TaskResult> {
     const { scope } = this;
-    const entry = taskBoard(scope.engine).get(taskId);
+    const entry = scope.engine.tasks.get(taskId);
     const mine =
       entry?.parentSessionId === scope.session.id ||
       (scope.session.persistent &&

@@ -1,5 +1,5 @@
 import type { ConversationStore } from "../store/conversation-store.ts";
-import type { TaskResult, TaskStatus } from "../session/task-host.ts";
+import type { TaskResult, TaskStatus } from "../tools/task-host.ts";
 import type { RunEvent } from "./run-events.ts";
 
 function pathsIn(value: unknown): string[] {

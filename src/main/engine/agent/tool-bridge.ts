@@ -1,7 +1,8 @@
 import { dynamicTool, jsonSchema, type JSONSchema7, type ToolSet } from "ai";
-import type { EngineEvents, ToolInvocationFinished, ToolInvocationStarted } from "../engine-events.ts";
 import type { Session } from "../session/session.ts";
+import type { StageRecord } from "../tools/call-decision.ts";
 import type { Envelope } from "../tools/envelope.ts";
+import { modelSchema } from "../tools/model-schema.ts";
 import type { ToolRegistry } from "../tools/tool-registry.ts";
 import { envelopeOutput, type OutputOptions } from "./model-messages.ts";
 import type { RunBudget } from "./run-budget.ts";
@@ -12,8 +13,6 @@ import type { ToolVisibility } from "./tool-visibility.ts";
 export interface ToolBridgeOptions {
   session: Session;
   registry: ToolRegistry;
-  /** The engine's events: approval decisions are read from its invocation events. */
-  events: EngineEvents;
   visibility: ToolVisibility;
   budget: RunBudget;
   /** The run's signal: aborting it stops every call in flight. */
@@ -42,42 +41,17 @@ function refusal(text: string): Envelope {
 /**
  * The registry as AI SDK tools (every enabled tool the agent may use; which of them the model is
  * shown at each step is the session's tool exposure's call), and the one way the model's calls
- * reach the engine: every call
- * goes through `session.call` (validation, policy, scheduler, timeout, truncation, audit), so
- * parallel calls of one step are ordered by the session's scheduler. Calls to tools the agent
+ * reach the engine: every call goes through `session.invoke` (validation, policy, scheduler,
+ * timeout, truncation, audit) under the model's id for it, so parallel calls of one step are
+ * ordered by the session's scheduler, and what the approval stage decided comes back with the
+ * envelope. Calls to tools the agent
  * may not use are refused here again even if the model names them, and budgets are enforced
  * here, both as error envelopes the model reads.
  */
 export class ToolBridge {
   readonly tools: ToolSet;
   private readonly options: ToolBridgeOptions;
-  /** The model's call id of the call being handed to the engine (its Started event fires synchronously). */
-  private pending: string | undefined;
-  private readonly byEngineCall = new Map<string, { toolCallId: string; step: number }>();
   private readonly inFlight = new Set<Promise<Envelope>>();
-  private readonly onStarted = (event: ToolInvocationStarted): void => {
-    if (this.pending !== undefined && event.sessionId === this.options.session.id) {
-      this.byEngineCall.set(event.callId, { toolCallId: this.pending, step: this.options.step() });
-    }
-  };
-  private readonly onFinished = (event: ToolInvocationFinished): void => {
-    const call = this.byEngineCall.get(event.callId);
-    if (!call) return;
-    this.byEngineCall.delete(event.callId);
-    // A tool that is not gated never asks: its "approval" record is only bookkeeping.
-    if (!this.options.registry.get(event.toolId)?.tool.gated) return;
-    for (const decision of event.decisions) {
-      if (decision.stage !== "approval" || decision.outcome === "ask") continue;
-      this.options.emit({
-        type: "approval",
-        step: call.step,
-        toolCallId: call.toolCallId,
-        toolName: event.toolId,
-        decision: decision.outcome,
-        reason: decision.reason,
-      });
-    }
-  };
 
   constructor(options: ToolBridgeOptions) {
     this.options = options;
@@ -90,20 +64,13 @@ export class ToolBridge {
       const id = tool.id;
       this.tools[id] = dynamicTool({
         description: tool.description,
-        inputSchema: jsonSchema(tool.parameters as JSONSchema7),
+        // The model sees the compact schema; session.call validates against the full one.
+        inputSchema: jsonSchema(modelSchema(tool.parameters) as JSONSchema7),
         execute: (input, { toolCallId, abortSignal }) =>
           this.dispatch({ toolCallId, toolName: id, input }, abortSignal),
         toModelOutput: ({ output: envelope }) => envelopeOutput(envelope as Envelope, output),
       });
     }
-    options.events.on("ToolInvocationStarted", this.onStarted);
-    options.events.on("ToolInvocationSucceeded", this.onFinished);
-    options.events.on("ToolInvocationFailed", this.onFinished);
-  }
-
-  /** The model's id of a call in flight, from the engine's id of it (ToolInvocation events, `runtime.callId`). */
-  toolCallIdOf(callId: string): string | undefined {
-    return this.byEngineCall.get(callId)?.toolCallId;
   }
 
   /** The ids of the tools the agent may call. */
@@ -152,25 +119,29 @@ export class ToolBridge {
       const own = this.options.stops?.begin(call.toolCallId);
       const signals = [this.options.signal, signal, own].filter((s) => s !== undefined);
       const stop = signals.length === 1 ? this.options.signal : AbortSignal.any(signals);
-      this.pending = call.toolCallId;
-      let running: Promise<Envelope>;
+      let running: Promise<{ envelope: Envelope; decisions: readonly StageRecord[] }>;
       try {
-        running = session.call(call.toolName, call.input, { signal: stop, toolCallId: call.toolCallId });
+        running = session.invoke({
+          toolId: call.toolName,
+          args: call.input,
+          signal: stop,
+          correlationId: call.toolCallId,
+        });
       } catch (err) {
         running = Promise.reject(err);
-      } finally {
-        this.pending = undefined;
       }
+      let decisions: readonly StageRecord[] = [];
       try {
-        envelope = await running;
+        ({ envelope, decisions } = await running);
       } catch (err) {
-        // session.call resolves to an envelope for everything a call can do; this is a runtime bug.
+        // session.invoke resolves to an envelope for everything a call can do; this is a runtime bug.
         envelope = refusal(
           `${call.toolName} failed inside Lathe: ${err instanceof Error ? err.message : String(err)}`,
         );
       } finally {
         this.options.stops?.end(call.toolCallId);
       }
+      this.reportApprovals(call, step, decisions);
     }
     if (this.options.headless && call.toolName === "question" && envelope.type === "error") {
       emit({ type: "question-refused", step, toolCallId: call.toolCallId, message: envelope.error_text });
@@ -179,9 +150,19 @@ export class ToolBridge {
     return envelope;
   }
 
-  dispose(): void {
-    this.options.events.off("ToolInvocationStarted", this.onStarted);
-    this.options.events.off("ToolInvocationSucceeded", this.onFinished);
-    this.options.events.off("ToolInvocationFailed", this.onFinished);
+  /** What the approval stage decided for a call, as run events (a tool that is not gated never asks). */
+  private reportApprovals(call: ModelToolCall, step: number, decisions: readonly StageRecord[]): void {
+    if (!this.options.registry.get(call.toolName)?.tool.gated) return;
+    for (const decision of decisions) {
+      if (decision.stage !== "approval" || decision.outcome === "ask") continue;
+      this.options.emit({
+        type: "approval",
+        step,
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        decision: decision.outcome,
+        reason: decision.reason,
+      });
+    }
   }
 }

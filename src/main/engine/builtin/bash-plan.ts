@@ -1,5 +1,5 @@
 import os from "node:os";
-import type { CallPlan, PlannedAccess } from "../policy/call-plan.ts";
+import type { CallPlan, PlannedAccess } from "../tools/call-plan.ts";
 import { commandEffects } from "../policy/shell/command-effects.ts";
 import { pathsIn } from "../policy/shell/directory-tracking.ts";
 import { provablyReadOnly } from "../policy/shell/read-only-command.ts";

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { LatheError } from "../errors/lathe-error.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { ToolRuntime } from "../tools/contract.ts";
 import type { ShellRunRequirement } from "../tools/requirement-set.ts";
@@ -11,41 +12,16 @@ import { ptyScript, runInPty, type PtyProcess } from "./pty-runner.ts";
 const DEFAULT_TIMEOUT_MS = 120_000;
 const MAX_TIMEOUT_MS = 600_000;
 
-const DESCRIPTION = `Run one shell command (bash) in the workspace and return its output and exit code.
+const DESCRIPTION = `Run one command line in a fresh, non-interactive bash in the workspace; returns {output, exit_code}, stdout and stderr combined. Use it for tests, builds, git and package managers; to read, search or change files prefer read, grep, glob, edit and write.
 
-Use it for what the file tools cannot do: running tests and builds, git, package managers, or small pipelines (grep ... | sort | uniq -c). To read, search or change files prefer read, grep, glob, edit and write.
-
-Each call is one command line, run on its own in a fresh non-interactive bash: nothing carries over between calls (no cd, no variables, no aliases). It runs in the workspace root; pass cwd (a folder relative to the root) to run it somewhere below. Lists and pipelines (&&, ||, ;, |) are fine, and every command in it must be one the session allows.
-
-Output is stdout and stderr combined, in the order the command printed them, as a terminal shows them (colours are turned off where programs honour NO_COLOR). Up to 200 KB is returned; past that you get the first 200 KB, cut on a whole line, and metadata.output_path names a file holding the whole output, which you can page through with read (offset and limit).
-
-Returns {output, exit_code}. A non-zero exit_code is not a failed call: look at the output. A command killed by a signal reports 128 + the signal number.
-
-The command stops after 120 seconds (timeout_ms sets another limit, up to 600000); it is then killed together with everything it started, and the call fails saying it timed out. Background jobs (cmd &) are stopped when the command ends, so do not start servers or watchers here.
-
-Nothing can be typed into the command: stdin is empty, so interactive programs, prompts, pagers and editors (vim, less, ssh or sudo password prompts, git rebase -i) cannot work; use their non-interactive flags instead (git --no-pager, -y, --yes).`;
+Nothing carries over between calls (no cd, no variables): pass cwd instead. Lists and pipelines are fine; every command must be one the session allows. A non-zero exit_code is not a failed call: read the output. Output past 200 KB is cut and output_path holds all of it. The command stops after ${DEFAULT_TIMEOUT_MS / 1000} s unless timeout_ms says otherwise, killing all it started; background jobs end with it, so do not start servers or watchers. stdin is empty: use non-interactive flags (git --no-pager, -y).`;
 
 // Built when first needed (see defineBuiltin): listing the tool reads the bundle's catalog.
 const schema = () =>
   z.strictObject({
-    command: z
-      .string()
-      .min(1)
-      .describe("The command line to run with bash, e.g. `npm test -- --run` or `git status --short`."),
-    timeout_ms: z
-      .number()
-      .int()
-      .min(1)
-      .max(MAX_TIMEOUT_MS)
-      .optional()
-      .describe(
-        `Stop the command after this many milliseconds (default ${DEFAULT_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS}).`,
-      ),
-    cwd: z
-      .string()
-      .min(1)
-      .optional()
-      .describe("The folder to run the command in, relative to the workspace root (default: the root)."),
+    command: z.string().min(1),
+    timeout_ms: z.number().int().min(1).max(MAX_TIMEOUT_MS).optional(),
+    cwd: z.string().min(1).optional().describe("Folder to run in, relative to the workspace root."),
   });
 
 export interface BashData {
@@ -83,9 +59,15 @@ export function bashApprovalKey(command: string): string {
   return command.trim().replace(/\s+/g, " ");
 }
 
+/** The folder to run in: the plan's `cwd` as the capability check resolved it, else the root. */
 async function resolveCwd(cwd: string | undefined, runtime: ToolRuntime): Promise<string> {
   if (cwd === undefined) return runtime.root;
-  const folder = await runtime.fs.resolve(cwd, "read");
+  const folder = runtime.resolved.cwd;
+  if (!folder)
+    throw new LatheError(
+      "no_planned_path",
+      "the call's plan has no checked cwd (the tool ran without the policy)",
+    );
   const stats = await runtime.fs.stat(folder);
   if (!stats) {
     throw new ToolCallError(

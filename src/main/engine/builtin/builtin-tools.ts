@@ -1,6 +1,5 @@
 import type { Settings } from "../policy/lathe-settings.ts";
 import type { SkillCatalog } from "../skills/skill-catalog.ts";
-import type { TodoStore } from "../store/todo-store.ts";
 import type { AnyTool } from "../tools/contract.ts";
 import { bashTool } from "./bash.ts";
 import { editTool } from "./edit.ts";
@@ -11,23 +10,26 @@ import { readTool } from "./read.ts";
 import { skillTool } from "./skill.ts";
 import { taskTool } from "./task.ts";
 import { todoTool } from "./todo.ts";
+import { toolSearchTool } from "./tool-search.ts";
 import { webFetchTool } from "./web-fetch.ts";
 import { webSearchTool } from "./web-search.ts";
 import { writeTool } from "./write.ts";
 
-/** What the built-ins that hold state or read settings are made from. */
+/**
+ * What the built-ins that read settings or the skills are made from. What belongs to a session
+ * (its asker, task host, tool exposure, todo list) they reach through `runtime.session`.
+ */
 export interface BuiltinDeps {
   web: Settings["web"];
   /** The user's settings file, named in messages that say how to change a setting. */
   settingsFile: string;
-  todos: TodoStore;
   skills: SkillCatalog;
 }
 
 /**
- * The locked tools this build ships, in the builtin layer (`tool_search` comes with the registry
- * it searches). `task` is registered here but works only inside an agent run, which attaches
- * itself to the session (session/task-host.ts): this file stays free of the agent module.
+ * The locked tools this build ships, in the builtin layer. `task` is registered here but works
+ * only inside an agent run, which attaches itself to the session (`runtime.session.tasks`): this
+ * file stays free of the agent module.
  */
 export function builtinTools(deps: BuiltinDeps): AnyTool[] {
   return [
@@ -37,11 +39,12 @@ export function builtinTools(deps: BuiltinDeps): AnyTool[] {
     globTool,
     grepTool,
     bashTool,
-    todoTool(deps.todos),
+    todoTool(),
     questionTool(),
     skillTool(deps.skills),
     taskTool(),
     webFetchTool(deps.web.fetch, { settingsFile: deps.settingsFile }),
     webSearchTool(deps.web.search),
+    toolSearchTool(),
   ];
 }

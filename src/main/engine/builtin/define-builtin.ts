@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { JsonSchema, ToolDefinition, ToolKind, ToolRuntime, Truncation } from "../tools/contract.ts";
-import type { CallPlan } from "../policy/call-plan.ts";
+import type { CallPlan } from "../tools/call-plan.ts";
 import type { RequirementSet } from "../tools/requirement-set.ts";
 import { stableStringify } from "../tools/stable-stringify.ts";
 import { usePrecompiled } from "../tools/argument-validator.ts";

@@ -5,33 +5,21 @@ import { offload } from "../offload/offload.ts";
 import type { ToolDefinition } from "../tools/contract.ts";
 import { OUTPUT_LIMITS, truncateTextField } from "../tools/truncation.ts";
 import { defineBuiltin } from "./define-builtin.ts";
+import { plannedPath } from "./planned-path.ts";
 import { assertReadAndUnchanged } from "./file-stamp.ts";
-import { DIFF_MAX_CHANGED_LINES, DIFF_TIMEOUT_MS } from "./diff-limits.ts";
 import { encodingName } from "./text-codec.ts";
 
-const DESCRIPTION = `Change part of an existing file by replacing an exact piece of its text.
+const DESCRIPTION = `Replace an exact piece of an existing file's text: old_string becomes new_string. To create a file or replace all of it, use write.
 
-Use it for targeted changes to a file you have read in this session: it finds old_string in the file and replaces it with new_string. To create a file, or to replace all of its content, use write.
-
-old_string must match the file's text exactly, including whitespace and indentation; copy it from what read returned (without adding line numbers). It must be non-empty, differ from new_string, and occur exactly once, unless replace_all is true, which replaces every occurrence. If it occurs several times, add surrounding lines to make it unique. You may write line breaks as \\n even in a file with CRLF line endings: the file keeps its line endings and its encoding (UTF-8 with or without BOM, UTF-16, latin1).
-
-The file must have been read in this session and not changed on disk since; otherwise the call fails and asks you to read it first. The change is written atomically.
-
-Returns {path, replacements, diff}: how many occurrences were replaced and a unified diff of the change. When the change is too large for a useful diff (more than ${DIFF_MAX_CHANGED_LINES} changed lines, or more than ${DIFF_TIMEOUT_MS / 1000} s to compute), diff is empty and diff_omitted says why; the edit itself is made either way.`;
+The file must have been read in this session and unchanged on disk since. old_string must match exactly, whitespace and indentation included (copy it from read, which adds no line numbers), and occur exactly once unless replace_all; if it occurs more often, add surrounding lines. \\n works in CRLF files: the file keeps its line endings and encoding.`;
 
 // Built when first needed (see defineBuiltin): listing the tool reads the bundle's catalog.
 const schema = () =>
   z.strictObject({
-    path: z.string().min(1).describe("The existing file to change, relative to the workspace root."),
-    old_string: z
-      .string()
-      .min(1)
-      .describe("The exact text to replace, copied from the file. Must not be empty."),
-    new_string: z.string().describe("The text to put in its place. Must differ from old_string."),
-    replace_all: z
-      .boolean()
-      .default(false)
-      .describe("Replace every occurrence of old_string instead of requiring exactly one."),
+    path: z.string().min(1).describe("Relative to the workspace root."),
+    old_string: z.string().min(1).describe("The exact text to replace."),
+    new_string: z.string().describe("Its replacement; must differ from old_string."),
+    replace_all: z.boolean().default(false).describe("Replace every occurrence."),
   });
 
 export interface EditData {
@@ -58,8 +46,8 @@ const definition = defineBuiltin({
         "old_string and new_string are identical, so the edit would change nothing. Give the new text in new_string.",
       );
     }
-    await runtime.fs.resolve(args.path, "read");
-    const target = await runtime.fs.resolve(args.path, "write");
+    // The plan checked the file for reading (index 0) and writing (index 1).
+    const target = plannedPath(runtime, 1, args.path);
     if (!(await runtime.fs.stat(target))) {
       throw new ToolCallError(
         `File not found: ${target.display}. edit only changes existing files; to create ${target.display}, use write.`,

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { Stats } from "node:fs";
 import type { ResolvedPath } from "../capability/fs-capability.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
-import type { FileStamp, SessionState } from "../session/session-state.ts";
+import type { FileStamp, ToolSession } from "../tools/tool-session.ts";
 
 export function sha256(bytes: Uint8Array): string {
   return createHash("sha256").update(bytes).digest("hex");
@@ -20,7 +20,7 @@ export function stampOf(bytes: Uint8Array, stats: Pick<Stats, "mtimeMs">): FileS
  * the check when given the bytes) so the caller need not hash them again.
  */
 export function assertReadAndUnchanged(
-  session: SessionState,
+  session: ToolSession,
   target: ResolvedPath,
   current: Uint8Array | Pick<FileStamp, "size" | "sha256">,
   toolId: string,

@@ -8,37 +8,22 @@ import { defineBuiltin } from "./define-builtin.ts";
 import { pathMatcher, relativeGlob } from "./glob-pattern.ts";
 import { resolveSearchPath } from "./search-path.ts";
 
-const DESCRIPTION = `Find files by name with a glob pattern, newest first.
+const DESCRIPTION = `Find files by name with a glob pattern, newest first. To search inside files, use grep.
 
-Use it to discover which files exist before you read or search them: "**/*.ts" finds every TypeScript file, "src/**/test_*.py" the Python tests under src, "*.md" the Markdown files at the top of the searched folder. To search inside files, use grep instead.
-
-pattern is a glob relative to path (by default the workspace root): "*" and "?" match within one folder name, "**" matches any number of folders, "{a,b}" either alternative, "[abc]" one character. Hidden files match like any other. Do not put an absolute path or ".." in pattern; choose the folder to search with path instead.
-
-Returns {files}: paths relative to the workspace root, most recently modified first. Files excluded by .gitignore (at any level) or .git/info/exclude are left out, .git is never listed, symlinked folders are not followed, and a symlinked file is listed only when it points inside the workspace. Only files are listed, not folders.
-
-At most 1000 paths come back; past that the result has truncated: true and output_path names a file holding every path, one per line, which you can read. Narrow the pattern or the path to see fewer, or give limit to get only the newest paths (then omitted says how many more matched).`;
+pattern is relative to path (default: the workspace root); "*" matches within one folder, "**" any number of folders; hidden files match too. No absolute path or ".." in pattern: choose the folder with path. Lists only files, not folders; .gitignored files are left out and symlinked folders not followed. At most 1000 paths: past that truncated: true and output_path holds them all; narrow the search or pass limit.`;
 
 // Built when first needed (see defineBuiltin): listing the tool reads the bundle's catalog.
 const schema = () =>
   z.strictObject({
-    pattern: z
-      .string()
-      .min(1)
-      .describe('Glob matched against file paths relative to "path", e.g. "**/*.ts" or "src/**/*.test.js".'),
-    path: z
-      .string()
-      .min(1)
-      .optional()
-      .describe("The folder to search in, relative to the workspace root. Defaults to the root."),
+    pattern: z.string().min(1).describe('e.g. "**/*.ts", "src/**/*.test.js".'),
+    path: z.string().min(1).optional().describe("Folder to search, relative to the workspace root."),
     limit: z
       .number()
       .int()
       .min(1)
       .max(OUTPUT_LIMITS.globEntries)
       .optional()
-      .describe(
-        `Return only the newest this many paths (1 to ${OUTPUT_LIMITS.globEntries}). Defaults to all.`,
-      ),
+      .describe("Return only the newest this many paths."),
   });
 
 export interface GlobData {
@@ -75,9 +60,10 @@ export const globTool = defineBuiltin({
   readOnly: true,
   gated: false,
   kind: "search",
-  async execute({ pattern, path, limit }, { fs, signal }): Promise<GlobData> {
+  async execute({ pattern, path, limit }, runtime): Promise<GlobData> {
+    const { fs, signal } = runtime;
     const glob = relativeGlob(pattern, "pattern");
-    const { target, isDir } = await resolveSearchPath(fs, path);
+    const { target, isDir } = await resolveSearchPath(runtime, path);
     if (!isDir) {
       throw new ToolCallError(
         `"${path}" is a file, not a folder. Give its folder as "path" and a pattern that matches its name.`,

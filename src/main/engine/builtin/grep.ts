@@ -10,48 +10,21 @@ import { GREP_OUTPUT_MODES, type GrepBatch, type GrepFilesInput, type GrepOutput
 import { LineMatcher } from "./line-matcher.ts";
 import { resolveSearchPath } from "./search-path.ts";
 
-const DESCRIPTION = `Search the contents of files with a regular expression.
+const DESCRIPTION = `Search file contents with a JavaScript regular expression, line by line. To find files by name, use glob.
 
-Use it to find where something is defined or used: a function name, an error message, an import. To find files by name, use glob instead.
-
-pattern is a JavaScript regular expression (the syntax of new RegExp), matched line by line: "^" and "$" match at line starts and ends, and a match is reported on the line where it starts. Escape special characters to match them literally, e.g. "foo\\(" or "\\.env". ignore_case: true makes the search case-insensitive.
-
-path is a file or folder relative to the workspace root (by default the whole root). glob keeps only files whose path matches it, like ripgrep's --glob: a pattern without "/" matches the file name anywhere ("*.ts", "*.{js,jsx}"), one with "/" matches the path relative to path ("src/**/*.py"); a leading "!" excludes instead ("!*.min.js").
-
-output_mode chooses the result:
-- "files_with_matches" (default): {files}, the paths of the files that match, most recently modified first.
-- "content": {matches: [{path, line, text}]}, every matching line with its 1-based line number and its text (without the line break; a very long line is cut around the match and marked).
-- "count": {counts: [{path, count}]}, the number of matching lines in each file that matches.
-Paths are relative to the workspace root; content and count are ordered by path.
-
-Files excluded by .gitignore (at any level) or .git/info/exclude are skipped, as are .git and binary files (a NUL byte in the first 64 KB; in a longer file, a later NUL byte ends the search), as ripgrep skips them. Unlike ripgrep, glob only narrows the search (it never brings back an ignored file), and a symlinked file is searched when it points inside the workspace; symlinked folders are not followed. A line ending in \\r\\n ends before the \\r, so "$" matches there.
-
-At most 200 entries come back (files, matching lines or counts); past that the result has truncated: true and output_path names a file holding every entry (one per line: path, path:line:text or path:count) that you can read. Narrow the pattern, path or glob to see fewer.`;
+Escape special characters to match them literally ("foo\\("). glob keeps only files matching it: without "/" it matches file names anywhere ("*.ts"), with "/" the path ("src/**/*.py"); a leading "!" excludes. .gitignored and binary files are skipped, symlinked folders not followed. At most 200 entries: past that truncated: true and output_path holds them all; narrow the pattern, path or glob.`;
 
 // Built when first needed (see defineBuiltin): listing the tool reads the bundle's catalog.
 const schema = () =>
   z.strictObject({
-    pattern: z
-      .string()
-      .min(1)
-      .describe('JavaScript regular expression to search for, e.g. "function\\s+load\\w*".'),
-    path: z
-      .string()
-      .min(1)
-      .optional()
-      .describe("File or folder to search, relative to the workspace root. Defaults to the root."),
-    glob: z
-      .string()
-      .min(1)
-      .optional()
-      .describe('Only search files matching this glob, e.g. "*.ts" (file name) or "src/**/*.py" (path).'),
-    ignore_case: z.boolean().optional().describe("Match letters regardless of case. Defaults to false."),
+    pattern: z.string().min(1).describe('e.g. "function\\s+load\\w*".'),
+    path: z.string().min(1).optional().describe("File or folder to search, relative to the workspace root."),
+    glob: z.string().min(1).optional(),
+    ignore_case: z.boolean().optional(),
     output_mode: z
       .enum(GREP_OUTPUT_MODES)
       .optional()
-      .describe(
-        '"files_with_matches" (default), "content" (matching lines) or "count" (matching lines per file).',
-      ),
+      .describe("files_with_matches (default): paths; content: matching lines, numbered; count: per file."),
   });
 
 export interface GrepMatch {
@@ -118,14 +91,15 @@ export const grepTool = defineBuiltin({
   readOnly: true,
   gated: false,
   kind: "search",
-  async execute(args, { fs, signal }): Promise<GrepData> {
+  async execute(args, runtime): Promise<GrepData> {
+    const { fs, signal } = runtime;
     const ignoreCase = args.ignore_case ?? false;
     // Compiled here only to report a bad pattern; matching happens on offload workers, where a
     // pattern that backtracks for minutes stops with the call instead of freezing the host.
     LineMatcher.compile(args.pattern, ignoreCase);
     const mode = args.output_mode ?? "files_with_matches";
     const filter = args.glob === undefined ? undefined : relativeGlob(args.glob, "glob");
-    const { target, isDir } = await resolveSearchPath(fs, args.path);
+    const { target, isDir } = await resolveSearchPath(runtime, args.path);
     const batches: Promise<GrepBatch>[] = [];
     const search = (files: GrepFilesInput["files"]): void => {
       const batch = offload("grep.files", { pattern: args.pattern, ignoreCase, mode, files }, { signal });

@@ -1,4 +1,6 @@
-import { mkdtemp, realpath, rm } from "node:fs/promises";
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -63,5 +65,45 @@ describe("runInPty", () => {
     const result = run("sleep 100", { signal: controller.signal });
     setTimeout(() => controller.abort(), 100);
     expect((await result).exitCode).toBe(128 + 15);
+  });
+});
+
+describe("the environment bash starts with", () => {
+  const KEYS = ["BASH_ENV", "CDPATH", "BASH_FUNC_ls%%"];
+  const saved = new Map<string, string | undefined>();
+  beforeEach(() => {
+    for (const key of KEYS) saved.set(key, process.env[key]);
+  });
+  afterEach(() => {
+    for (const [key, value] of saved) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+  });
+
+  it("leaves out what would make bash run code the policy never saw (BASH_ENV, exported functions, CDPATH)", async () => {
+    const rc = path.join(dir, "rc.sh");
+    await writeFile(rc, `touch ${path.join(dir, "sourced")}\n`);
+    const steering = {
+      BASH_ENV: rc,
+      "BASH_FUNC_ls%%": `() { touch ${path.join(dir, "function-ran")}; }`,
+      CDPATH: "/",
+    };
+    // Positive control: plain bash with this environment sources the file and runs the function.
+    spawnSync("/bin/bash", ["--noprofile", "--norc", "-c", "ls >/dev/null"], {
+      cwd: dir,
+      env: { ...process.env, ...steering },
+    });
+    expect(existsSync(path.join(dir, "sourced"))).toBe(true);
+    expect(existsSync(path.join(dir, "function-ran"))).toBe(true);
+    await rm(path.join(dir, "sourced"));
+    await rm(path.join(dir, "function-ran"));
+
+    Object.assign(process.env, steering);
+    const { output } = await run("ls >/dev/null; cd etc 2>/dev/null && echo went-to-slash-etc; echo done");
+    expect(output.toString()).toContain("done");
+    expect(output.toString()).not.toContain("went-to-slash-etc");
+    expect(existsSync(path.join(dir, "sourced"))).toBe(false);
+    expect(existsSync(path.join(dir, "function-ran"))).toBe(false);
   });
 });

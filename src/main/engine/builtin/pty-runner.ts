@@ -60,9 +60,21 @@ export function ptyScript(command: string): string {
 /** End-of-file for programs that open the terminal itself (/dev/tty) to ask for input. */
 const EOF_CHAR = "\x04";
 
-function commandEnv(): Record<string, string> {
+/**
+ * Variables of the host's environment that would make bash run code or read a command line
+ * differently from what the shell policy analysed: a file sourced before the command
+ * (`BASH_ENV`, `ENV`), exported functions (`BASH_FUNC_name%%`), hooks (`PROMPT_COMMAND`, `PS4`
+ * with xtrace), options (`SHELLOPTS`, `BASHOPTS`), word splitting and globbing (`IFS`,
+ * `GLOBIGNORE`) and where `cd` goes (`CDPATH`). The command starts without them.
+ */
+const SHELL_STEERING =
+  /^(BASH_ENV|ENV|CDPATH|PROMPT_COMMAND|PS4|SHELLOPTS|BASHOPTS|IFS|GLOBIGNORE|BASH_FUNC_.*)$/;
+
+/** The environment bash starts with: the host's, less what steers the shell (above). */
+export function commandEnv(): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
+  for (const [key, value] of Object.entries(process.env))
+    if (value !== undefined && !SHELL_STEERING.test(key)) env[key] = value;
   // The terminal's real size is the pty's; stale values from the host would contradict it.
   delete env.COLUMNS;
   delete env.LINES;

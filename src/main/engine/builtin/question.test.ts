@@ -8,7 +8,7 @@ import {
   type Asker,
   type QuestionReply,
   type QuestionRequest,
-} from "../session/question-request.ts";
+} from "../tools/question-request.ts";
 import {
   DISMISSED_QUESTION_ERROR,
   HEADLESS_QUESTION_ERROR,

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { LatheError } from "../errors/lathe-error.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
-import { answerProblems, type Question, type QuestionRequest } from "../session/question-request.ts";
+import { answerProblems, type Question, type QuestionRequest } from "../tools/question-request.ts";
 import type { ToolDefinition } from "../tools/contract.ts";
 import { defineBuiltin } from "./define-builtin.ts";
 
@@ -17,13 +17,9 @@ export const DISMISSED_QUESTION_ERROR =
 /** How long a call may wait for a person; abort (the stop button) ends the wait at any time. */
 export const QUESTION_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 
-const DESCRIPTION = `Ask the person one or more questions and wait for the answers.
+const DESCRIPTION = `Ask the person questions and wait for the answers. Ask when a choice is theirs and guessing wrong would waste work; never for what you can find out yourself, nor for permission to run tools.
 
-Use it when a choice is theirs to make and guessing wrong would waste work: an ambiguous requirement, a preference between real alternatives, a decision with consequences. Do not use it for things you can find out yourself with the other tools, and do not ask for permission to run tools (the app asks that itself).
-
-Each question has the question text, an optional short header (a few words, shown as its title), and optional options [{label, description?}]. With options the person picks among the labels (several when multi_select is true, possibly none); without options they answer in free text. Offer 2-20 distinct labels; put a recommended option first.
-
-Returns {answers}: one array per question, in order. With options each array holds the chosen labels exactly as you wrote them; for a free-text question it holds the one text. In sessions where no one can answer, the call fails: then continue with your best judgement and state the assumptions you made.`;
+With options the person picks labels (several with multi_select) and the answers repeat them exactly; without, they answer in free text. Give distinct labels, a recommended option first. When no one can answer, the call fails: continue with your best judgement and state your assumptions.`;
 
 // Built when first needed (see defineBuiltin): listing the tool reads the bundle's catalog.
 const schema = () =>
@@ -31,32 +27,23 @@ const schema = () =>
     questions: z
       .array(
         z.strictObject({
-          question: z.string().min(1).max(2000).describe("The full question, ending with a question mark."),
-          header: z.string().min(1).max(60).optional().describe("A short title for it, a few words."),
+          question: z.string().min(1).max(2000),
+          header: z.string().min(1).max(60).optional().describe("A short title, a few words."),
           options: z
             .array(
               z.strictObject({
-                label: z
-                  .string()
-                  .min(1)
-                  .max(200)
-                  .describe("The choice as the person sees it; answers repeat it."),
-                description: z.string().max(1000).optional().describe("What choosing it means."),
+                label: z.string().min(1).max(200),
+                description: z.string().max(1000).optional(),
               }),
             )
             .min(2)
             .max(20)
-            .optional()
-            .describe("The choices; leave out for a free-text answer."),
-          multi_select: z
-            .boolean()
-            .optional()
-            .describe("Whether several options may be chosen. Default false."),
+            .optional(),
+          multi_select: z.boolean().optional(),
         }),
       )
       .min(1)
-      .max(10)
-      .describe("The questions, asked together in one dialog."),
+      .max(10),
   });
 
 export interface QuestionData {

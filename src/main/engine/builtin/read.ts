@@ -11,18 +11,15 @@ import {
   type SelfTruncated,
 } from "../tools/truncation.ts";
 import { defineBuiltin } from "./define-builtin.ts";
+import { plannedPath } from "./planned-path.ts";
 import { readText } from "./read-text.ts";
 import { countLines } from "./text-codec.ts";
 
-const DESCRIPTION = `Read a text file from the workspace and return its exact text.
+const DESCRIPTION = `Read a text file and return its exact text (no line numbers added).
 
-Use it to look at a file before you change it: write and edit refuse to replace a file this session has not read, or one that changed on disk since it was read. Give a path relative to the workspace root. Also use it to read the output_path of an earlier result that came back with truncated: true; that sidecar file holds the whole output.
+Read a file before you change it: write and edit refuse a file this session has not read, or one changed on disk since. Also reads the output_path of a truncated result.
 
-Returns {path, content, start_line, end_line, total_lines}. content is the text of lines start_line..end_line exactly as they are in the file, line endings included, with no line numbers added; reading a whole file returns its whole text. Lines are counted from 1.
-
-Without offset and limit the whole file is read. For a large file pass offset (the first line to read, 1-based) and limit (how many lines). Results over 200 KB are cut at a whole line: the result then has truncated: true, end_line is the last line you got, and you continue with offset = end_line + 1 (a single line longer than 200 KB is cut inside it; the output_path file holds all of it).
-
-Limits: text only. Binary files (a NUL byte in the first 8 KB, unless the file starts with a UTF-16 byte order mark) are refused, as are directories, devices and files over 100 MB (search those with grep). UTF-8 (with or without BOM), UTF-16 with BOM and latin1 files are decoded; a byte order mark is not part of content.`;
+For a large file pass offset and limit. Results over 200 KB are cut at a whole line with truncated: true; continue at offset = end_line + 1. Binary files, directories and files over 100 MB are refused (search those with grep). UTF-8, UTF-16 and latin1 are decoded.`;
 
 /** Files this large or larger are decoded on an offload worker, smaller ones in place. */
 const READ_INLINE_BYTES = 256 * 1024;
@@ -33,19 +30,9 @@ export const MAX_READ_FILE_BYTES = 100 * 1024 * 1024;
 // Built when first needed (see defineBuiltin): listing the tool reads the bundle's catalog.
 const schema = () =>
   z.strictObject({
-    path: z
-      .string()
-      .min(1)
-      .describe(
-        "The file to read, relative to the workspace root (or the output_path of a truncated result).",
-      ),
-    offset: z.number().int().min(1).optional().describe("The first line to read, 1-based. Defaults to 1."),
-    limit: z
-      .number()
-      .int()
-      .min(1)
-      .optional()
-      .describe("How many lines to read. Defaults to the rest of the file."),
+    path: z.string().min(1).describe("Relative to the workspace root, or a truncated result's output_path."),
+    offset: z.number().int().min(1).optional().describe("First line to read, 1-based (default 1)."),
+    limit: z.number().int().min(1).optional().describe("How many lines (default: to the end)."),
   });
 
 export interface ReadData {
@@ -86,7 +73,7 @@ const definition = defineBuiltin({
   deriveApprovalKey: (args) => `read:${args.path}`,
   truncate: truncateRead,
   async execute(args, runtime): Promise<ReadData | SelfTruncated<ReadData>> {
-    const target = await runtime.fs.resolve(args.path, "read");
+    const target = plannedPath(runtime, 0, args.path);
     const info = await runtime.fs.stat(target);
     if (info?.isFile() && info.size > MAX_READ_FILE_BYTES) {
       throw new ToolCallError(

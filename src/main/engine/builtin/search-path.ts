@@ -1,5 +1,7 @@
-import type { FsCapability, ResolvedPath } from "../capability/fs-capability.ts";
+import type { ResolvedPath } from "../capability/fs-capability.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
+import type { ToolRuntime } from "../tools/contract.ts";
+import { plannedPath } from "./planned-path.ts";
 
 export interface SearchPath {
   target: ResolvedPath;
@@ -7,13 +9,16 @@ export interface SearchPath {
 }
 
 /**
- * Resolve the `path` argument of a search tool for read (the workspace root when omitted).
- * Outside the tool's scope the capability's own error is thrown; a missing path or one that is
- * neither a file nor a folder is a ToolCallError that says what to do instead.
+ * The `path` argument of a search tool as its plan's read access resolved it (the workspace root
+ * when omitted). A missing path or one that is neither a file nor a folder is a ToolCallError
+ * that says what to do instead.
  */
-export async function resolveSearchPath(fs: FsCapability, input: string | undefined): Promise<SearchPath> {
-  const target = await fs.resolve(input ?? ".", "read");
-  const stats = await fs.stat(target);
+export async function resolveSearchPath(
+  runtime: ToolRuntime,
+  input: string | undefined,
+): Promise<SearchPath> {
+  const target = plannedPath(runtime, 0, input ?? ".");
+  const stats = await runtime.fs.stat(target);
   if (!stats) {
     throw new ToolCallError(
       `The path "${input}" does not exist. Give an existing file or folder relative to the workspace root, or leave out "path" to search the whole workspace.`,

@@ -8,16 +8,12 @@ import { OUTPUT_LIMITS, truncateTextField } from "../tools/truncation.ts";
 import { defineBuiltin } from "./define-builtin.ts";
 import { decodeText } from "./text-codec.ts";
 
-const DESCRIPTION = `Load a skill: instructions for a kind of task, written by the person or the project.
-
-The system prompt lists the available skills, one line each ("- name: when to use it"). When a task matches a skill's description, call skill with its name before you start, then follow the instructions it returns.
-
-Returns {name, description, content, path}: content is the skill's instructions (its SKILL.md without the front matter); path is its SKILL.md (relative to the workspace for a project skill), and files the instructions mention are relative to that file's folder.`;
+const DESCRIPTION = `Load a skill: instructions for a kind of task. The system prompt lists the skills; when a task matches one, load it before you start and follow its instructions. Files they mention are relative to the folder of its SKILL.md (path).`;
 
 // Built when first needed (see defineBuiltin): listing the tool reads the bundle's catalog.
 const schema = () =>
   z.strictObject({
-    name: z.string().min(1).max(64).describe("The skill's name, exactly as listed in the system prompt."),
+    name: z.string().min(1).max(64).describe("Exactly as listed in the system prompt."),
   });
 
 export interface SkillData {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ToolCallError } from "../errors/tool-call-error.ts";
-import { taskHostOf, type TaskResult } from "../session/task-host.ts";
+import type { TaskResult } from "../tools/task-host.ts";
 import type { ToolDefinition, Truncation } from "../tools/contract.ts";
 import { utf8Head } from "../tools/truncation.ts";
 import { defineBuiltin } from "./define-builtin.ts";
@@ -15,16 +15,9 @@ export const TASK_SUMMARY_BYTES = 8 * 1024;
 /** A synchronous task waits as long as its child works; abort (the stop button) ends it at any time. */
 export const TASK_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 
-const DESCRIPTION = `Delegate a self-contained piece of work to a subagent and get back its result.
+const DESCRIPTION = `Delegate a self-contained piece of work to a subagent. It sees only your prompt, not this conversation: write a complete brief (the goal, relevant files and facts, constraints, what to report back). It works in the same folder with the same or fewer permissions, and its tool calls count against your budgets. Use it for separable work that would flood your context; do small things yourself.
 
-The subagent starts fresh: it sees only your prompt, not this conversation, so write a complete brief: the goal, the relevant files and facts, the constraints, and what to report back (e.g. "Check whether src/parser.ts handles empty input; return at most five concrete problems with line numbers"). It works in the same folder with the same or fewer permissions than you: whatever you may not do, it may not do either, and its tool calls count against your budgets.
-
-- description: a short label (3-10 words) the person sees.
-- prompt: the brief.
-- agent: another agent's id to run it (default: your own agent).
-- background: true to start it and go on at once; the call returns {task_id, status: "running"}. Later call task with {task_id} alone to wait for it and get its result.
-
-Returns {task_id, status, summary, artifacts}: status is completed, max-rounds, aborted or failed (with error); summary is the subagent's final answer; artifacts are the workspace paths it wrote or edited. Use it for work that is separable and would flood your context (broad searches, a review, an independent change); do small things yourself.`;
+background: true returns {task_id} at once; later call task with {task_id} alone to wait for its result.`;
 
 // Built when first needed (see defineBuiltin): listing the tool reads the bundle's catalog.
 const schema = () =>
@@ -34,29 +27,11 @@ const schema = () =>
       .min(1)
       .max(200)
       .optional()
-      .describe("A short label for the task, 3-10 words. Required to start a task."),
-    prompt: z
-      .string()
-      .min(1)
-      .max(100_000)
-      .optional()
-      .describe("The subagent's complete brief. Required to start a task."),
-    agent: z
-      .string()
-      .min(1)
-      .max(64)
-      .optional()
-      .describe("The id of the agent that does the work; default: your own agent."),
-    background: z
-      .boolean()
-      .optional()
-      .describe('Start the task and return {task_id, status: "running"} at once. Default false.'),
-    task_id: z
-      .string()
-      .min(1)
-      .max(64)
-      .optional()
-      .describe("Alone: wait for the background task with this id and return its result."),
+      .describe("A label the person sees, 3-10 words. Required to start a task."),
+    prompt: z.string().min(1).max(100_000).optional().describe("The brief. Required to start a task."),
+    agent: z.string().min(1).max(64).optional().describe("Id of the agent to run it (default: yours)."),
+    background: z.boolean().optional(),
+    task_id: z.string().min(1).max(64).optional(),
   });
 
 type TaskArgs = z.output<ReturnType<typeof schema>>;
@@ -70,7 +45,8 @@ function truncateSummary(data: TaskResult): Truncation<TaskResult> | undefined {
 
 /**
  * The task tool: a subagent in a child session. The work is done by the agent run the call is
- * made in (see session/task-host.ts); this tool only checks the call and hands it over. It
+ * made in (`runtime.session.tasks`, see tools/task-host.ts); this tool only checks the call and
+ * hands it over. It
  * touches nothing itself (the child's own calls go through the policy), so it is not gated.
  */
 export function taskTool(): ToolDefinition<TaskArgs, TaskResult> {
@@ -84,7 +60,7 @@ export function taskTool(): ToolDefinition<TaskArgs, TaskResult> {
     kind: "other",
     timeoutMs: TASK_TIMEOUT_MS,
     async execute(args, runtime): Promise<TaskResult> {
-      const host = taskHostOf(runtime.session);
+      const host = runtime.session.tasks;
       if (!host) throw new ToolCallError(TASK_OUTSIDE_RUN_ERROR, "task_outside_run");
       if (args.task_id !== undefined) {
         const extra = (["description", "prompt", "agent", "background"] as const).filter(
@@ -111,7 +87,7 @@ export function taskTool(): ToolDefinition<TaskArgs, TaskResult> {
           prompt,
           agent: args.agent,
           background: args.background ?? false,
-          callId: runtime.callId,
+          toolCallId: runtime.correlationId,
         },
         runtime.signal,
       );

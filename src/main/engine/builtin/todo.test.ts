@@ -3,15 +3,15 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Engine } from "../engine.ts";
-import { openDatabase, type Db } from "../store/database.ts";
-import { TodoStore, type TodoItem } from "../store/todo-store.ts";
+import type { TodoStore } from "../store/todo-store.ts";
+import type { TodoItem } from "../tools/todo-list.ts";
 import { errorOf, outputOf } from "./test-workspace.ts";
-import { todoTool, type TodoData } from "./todo.ts";
+import type { TodoData } from "./todo.ts";
 
 let base: string;
 let root: string;
 let home: string;
-const opened: Array<{ engine: Engine; db: Db }> = [];
+const opened: Engine[] = [];
 
 beforeEach(async () => {
   base = await mkdtemp(path.join(os.tmpdir(), "lathe-todo-"));
@@ -21,22 +21,15 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  for (const { engine, db } of opened.splice(0)) {
-    await engine.close();
-    db.close();
-  }
+  for (const engine of opened.splice(0)) await engine.close();
   await rm(base, { recursive: true, force: true });
 });
 
-/** A real engine with the todo tool over a store on the engine's own database file. */
-async function engineWithTodos(): Promise<{ engine: Engine; store: TodoStore; db: Db }> {
+/** A real engine; its todo store is the one the todo tool writes to. */
+async function engineWithTodos(): Promise<{ engine: Engine; store: TodoStore }> {
   const engine = await Engine.create({ root, latheHome: home });
-  const db = openDatabase(path.join(engine.latheHome, "lathe.db"));
-  const store = new TodoStore({ database: () => db, events: engine.events });
-  engine.registry.unregister("builtin", (_origin, id) => id === "todo");
-  engine.registry.register(todoTool(store), { layer: "builtin", kind: "builtin" });
-  opened.push({ engine, db });
-  return { engine, store, db };
+  opened.push(engine);
+  return { engine, store: engine.todos };
 }
 
 const plan: TodoItem[] = [

@@ -1,16 +1,12 @@
 import { z } from "zod";
 import { ToolCallError } from "../errors/tool-call-error.ts";
-import { TODO_STATUSES, type TodoItem, type TodoStore } from "../store/todo-store.ts";
 import type { ToolDefinition } from "../tools/contract.ts";
+import { TODO_STATUSES, type TodoItem } from "../tools/todo-list.ts";
 import { defineBuiltin } from "./define-builtin.ts";
 
-const DESCRIPTION = `Write this session's todo list: the steps of the current task and where each one stands. The person sees the list live.
+const DESCRIPTION = `Write this session's todo list; the person sees it live. Use it for work with several steps (skip trivial tasks): send the whole plan first, then update it as you go, at most one step in_progress, each marked completed as soon as it is done.
 
-Use it for work with several steps: write the whole plan first, then call todo again as you go, marking one step in_progress when you start it and completed as soon as it is done. Skip it for a task of one or two trivial steps.
-
-Each call replaces the whole list: always send every item, in order, not only the ones that changed. Send an empty list to clear it. At most one item may be in_progress at a time. Statuses: pending (not started), in_progress (what you are doing now), completed (done).
-
-Returns {todos}: the list as stored.`;
+Each call replaces the whole list: send every item, in order. An empty list clears it.`;
 
 /** Longest list and longest item the tool accepts: a plan, not a dump. */
 export const MAX_TODOS = 100;
@@ -26,12 +22,11 @@ const schema = () =>
             .string()
             .min(1)
             .max(MAX_TODO_CHARS)
-            .describe("What the step is, in a short imperative sentence."),
-          status: z.enum(TODO_STATUSES).describe("pending, in_progress (at most one item) or completed."),
+            .describe("The step, in a short imperative sentence."),
+          status: z.enum(TODO_STATUSES),
         }),
       )
-      .max(MAX_TODOS)
-      .describe("The whole list, in order; it replaces the previous one."),
+      .max(MAX_TODOS),
   });
 
 export interface TodoData {
@@ -57,10 +52,10 @@ function checkedList(todos: readonly TodoItem[]): TodoItem[] {
 }
 
 /**
- * The todo tool over a store: it replaces the calling session's list (the store persists it and
- * emits `TodosChanged`). It touches no files, so nothing is gated.
+ * The todo tool: it replaces the calling session's list (`runtime.session.todos`, which the
+ * engine persists and announces as `TodosChanged`). It touches no files, so nothing is gated.
  */
-export function todoTool(store: TodoStore): ToolDefinition<z.output<ReturnType<typeof schema>>, TodoData> {
+export function todoTool(): ToolDefinition<z.output<ReturnType<typeof schema>>, TodoData> {
   return defineBuiltin({
     id: "todo",
     description: DESCRIPTION,
@@ -72,7 +67,7 @@ export function todoTool(store: TodoStore): ToolDefinition<z.output<ReturnType<t
     timeoutMs: 10_000,
     async execute(args, runtime): Promise<TodoData> {
       const todos = checkedList(args.todos);
-      store.replace(runtime.session.id, todos);
+      runtime.session.todos.replace(todos);
       return { todos };
     },
   });

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { AnyTool, ToolOrigin } from "../tools/contract.ts";
 import { LOCKED_TOOL_IDS, TOOL_SEARCH_ID } from "../tools/deferral.ts";
+import { modelSchema } from "../tools/model-schema.ts";
 import { defineBuiltin } from "./define-builtin.ts";
 import { errorOf, openTestWorkspace, outputOf, type TestWorkspace } from "./test-workspace.ts";
 import type { ToolSearchData } from "./tool-search.ts";
@@ -71,12 +72,12 @@ describe("tool_search", () => {
     expect(LOCKED_TOOL_IDS.has(TOOL_SEARCH_ID)).toBe(true);
   });
 
-  it("returns the matching deferred tools with their full definitions, best first", async () => {
+  it("returns the matching deferred tools with their definitions as the model is shown them, best first", async () => {
     const data = outputOf<ToolSearchData>(await search({ query: "create github issue" }));
     expect(data.tools[0]).toEqual({
       id: "github_create_issue",
       description: "Open a new issue in a GitHub repository.",
-      parameters: ws.engine.registry.get("github_create_issue")!.tool.parameters,
+      parameters: modelSchema(ws.engine.registry.get("github_create_issue")!.tool.parameters),
     });
     expect(Object.keys(data.tools[0]!).sort()).toEqual(["description", "id", "parameters"]);
     expect(data.note).toBeUndefined();

@@ -1,38 +1,24 @@
 import { z } from "zod";
 import { ToolCallError } from "../errors/tool-call-error.ts";
-import type { SessionState } from "../session/session-state.ts";
 import type { JsonSchema, ToolDefinition } from "../tools/contract.ts";
 import { TOOL_SEARCH_ID } from "../tools/deferral.ts";
+import { modelSchema } from "../tools/model-schema.ts";
 import type { ToolExposure } from "../tools/tool-exposure.ts";
-import type { ToolRegistry } from "../tools/tool-registry.ts";
 import { defineBuiltin } from "./define-builtin.ts";
 
 const DEFAULT_RESULTS = 5;
 const MAX_RESULTS = 20;
 
-const DESCRIPTION = `Load the full definitions of deferred tools, so you can call them.
-
-Some tools are deferred: you are shown only their names (listed in the system prompt), not their parameters. Before you call one, search for it: with words for what you want to do ("create a github issue", "convert currency", "resize an image"), with words from its name, or with its exact name. Tools that are not deferred are already available and never listed here.
-
-Returns {tools: [{id, description, parameters}]}, the best match first, at most max_results (default ${DEFAULT_RESULTS}). The tools found can be called from your next step on. When tools is empty, nothing matched: try other or fewer words, or a name from the deferred list.`;
+const DESCRIPTION = `Load deferred tools so you can call them. Deferred tools show only their names (in the system prompt): before calling one, search with words for the task ("create a github issue"), words from its name, or its exact name. Tools not deferred are already available. Found tools can be called from your next step on; if none match, try other or fewer words.`;
 
 // Built when first needed (see defineBuiltin): listing the tool reads the bundle's catalog.
 const schema = () =>
   z.strictObject({
-    query: z
-      .string()
-      .min(1)
-      .describe('What you need, in a few words ("send slack message"), or a deferred tool\'s exact name.'),
-    max_results: z
-      .number()
-      .int()
-      .min(1)
-      .max(MAX_RESULTS)
-      .optional()
-      .describe(`How many tools to return at most, ${DEFAULT_RESULTS} by default.`),
+    query: z.string().min(1),
+    max_results: z.number().int().min(1).max(MAX_RESULTS).optional().describe(`Default ${DEFAULT_RESULTS}.`),
   });
 
-/** One tool found: what the model needs to call it. */
+/** One tool found: what the model needs to call it (its parameters as the model is shown them). */
 export interface FoundTool {
   id: string;
   description: string;
@@ -55,21 +41,13 @@ function nothingFound(query: string, exposure: ToolExposure): string {
   return `No deferred tool matches "${query}". Try other or fewer words, or an exact name from the deferred tools list.`;
 }
 
-export interface ToolSearchWiring {
-  /** The exposure of the session making the call: its deferred tools, where found tools are marked loaded. */
-  exposureFor(session: SessionState): ToolExposure;
-}
-
 /**
  * The `tool_search {query, max_results?}` built-in: finds deferred tools (substring on name and
- * description, then BM25) and returns their definitions; the session's exposure then shows them
- * in full from the next step on. It needs the registry (for the definitions) and, per session,
- * the exposure (which tools are deferred, and where discoveries are recorded).
+ * description, then BM25) and returns their definitions; the session's exposure
+ * (`runtime.session.exposure`: which tools are deferred, where discoveries are recorded) then
+ * shows them in full from the next step on.
  */
-export function toolSearchTool(
-  registry: ToolRegistry,
-  wiring: ToolSearchWiring,
-): ToolDefinition<z.output<ReturnType<typeof schema>>, ToolSearchData> {
+export function toolSearchTool(): ToolDefinition<z.output<ReturnType<typeof schema>>, ToolSearchData> {
   return defineBuiltin({
     id: TOOL_SEARCH_ID,
     description: DESCRIPTION,
@@ -85,14 +63,14 @@ export function toolSearchTool(
           'query is blank. Pass a few words for what you need, e.g. {"query": "create github issue"}, or a deferred tool\'s exact name.',
         );
       }
-      const exposure = wiring.exposureFor(runtime.session);
+      const exposure = runtime.session.exposure;
       const hits = exposure.search(query, { limit: max_results ?? DEFAULT_RESULTS });
       const tools: FoundTool[] = [];
       for (const hit of hits) {
-        const entry = registry.get(hit.id);
-        if (!entry) continue;
-        const { id, description, parameters } = entry.tool;
-        tools.push({ id, description, parameters });
+        const tool = exposure.definition(hit.id);
+        if (!tool) continue;
+        const { id, description, parameters } = tool;
+        tools.push({ id, description, parameters: modelSchema(parameters) });
       }
       exposure.discover(tools.map((t) => t.id));
       if (tools.length > 0) return { tools };

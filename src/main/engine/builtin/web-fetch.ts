@@ -8,7 +8,7 @@ import { offload } from "../offload/offload.ts";
 import { defineBuiltin } from "./define-builtin.ts";
 import { bodyKind, decodeBody, mediaType, sniffKind, type BodyKind } from "./web/body-text.ts";
 import { checkFetchableUrl, parseFetchUrl, type LookupAll } from "./web/fetch-target.ts";
-import { guardedFetch, MAX_REDIRECTS } from "./web/guarded-fetch.ts";
+import { guardedFetch } from "./web/guarded-fetch.ts";
 
 export type WebFetchSettings = Settings["web"]["fetch"];
 
@@ -36,28 +36,17 @@ function formatBytes(n: number): string {
 }
 
 function description(settings: WebFetchSettings): string {
-  return `Fetch one web page or document over http:// or https:// and return its readable content.
+  return `Fetch one http:// or https:// URL and return its readable content: HTML as markdown, other text types as they are; images, PDFs and other binary types are refused. Redirects are followed. A non-2xx status still returns the page: check status.
 
-HTML is turned into markdown (headings, paragraphs, lists, links made absolute, code blocks, tables; scripts, styles and navigation are dropped) and its <title> comes back as title. Plain text, JSON, XML, CSV and other text types come back as they are. Images, PDFs, archives and other binary types are refused.
-
-Returns {url, final_url, status, content_type, title?, content}. Redirects are followed (at most ${MAX_REDIRECTS}); final_url is where the content came from. A non-2xx status still returns the page the server sent, so check status.
-
-Limits: only public internet addresses; loopback, private, link-local and other local addresses are refused unless a person listed the host in settings. At most max_bytes of the (decompressed) body are read, ${formatBytes(settings.maxBytes)} by default and at most; a longer body is cut and content ends with a note saying so. The whole fetch must finish within ${Math.round(settings.timeoutMs / 1000)} s. Content over 200 KB comes back with truncated: true and an output_path holding all of it (read it with read).`;
+Local and private addresses are refused unless a person allowed the host in settings. The body is cut at max_bytes (default and cap ${formatBytes(settings.maxBytes)}); the fetch must finish within ${Math.round(settings.timeoutMs / 1000)} s. Content over 200 KB comes back truncated, with output_path holding all of it.`;
 }
 
 // The same whatever the settings (the default and the cap of max_bytes are in the description),
 // so the bundle's catalog can hold it; built when first needed (see defineBuiltin).
 const schema = () =>
   z.strictObject({
-    url: z.string().min(1).describe("The http:// or https:// URL to fetch."),
-    max_bytes: z
-      .number()
-      .int()
-      .min(1)
-      .optional()
-      .describe(
-        "Read at most this many bytes of the decompressed body (the description gives the default, which is also the cap).",
-      ),
+    url: z.string().min(1),
+    max_bytes: z.number().int().min(1).optional(),
   });
 
 /** The approval key: the URL's origin, so "always" covers one site. */

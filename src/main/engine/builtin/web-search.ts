@@ -4,7 +4,7 @@ import { z } from "zod";
 import { resolveLatheHome } from "../config/lathe-home.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { Settings } from "../policy/lathe-settings.ts";
-import type { SessionState } from "../session/session-state.ts";
+import type { ToolSession } from "../tools/tool-session.ts";
 import type { ToolDefinition } from "../tools/contract.ts";
 import { defineBuiltin } from "./define-builtin.ts";
 import { createSearchProvider, type SearchProvider, type SearchResult } from "./web/search-providers.ts";
@@ -21,26 +21,18 @@ export const MAX_RESULTS = 20;
 // Built when first needed (see defineBuiltin): listing the tool reads the bundle's catalog.
 const schema = () =>
   z.strictObject({
-    query: z
-      .string()
-      .min(1)
-      .max(400)
-      .describe("What to search the web for, as you would type it into a search engine."),
+    query: z.string().min(1).max(400),
     max_results: z
       .number()
       .int()
       .min(1)
       .max(MAX_RESULTS)
       .optional()
-      .describe(`How many results to return, 1 to ${MAX_RESULTS}. Defaults to ${DEFAULT_MAX_RESULTS}.`),
+      .describe(`Default ${DEFAULT_MAX_RESULTS}.`),
   });
 
 function description(settings: WebSearchSettings): string {
-  return `Search the web and get a list of results: {results: [{title, url, snippet}]}, best first.
-
-Use it to find pages about something you do not know or that may have changed (documentation, error messages, releases); then read the pages that matter with web_fetch. Snippets are short excerpts, not the pages.
-
-Limits: at most ${settings.maxCallsPerSession} searches per session, so make each query specific rather than searching many variations; each search must answer within ${Math.round(settings.timeoutMs / 1000)} s. max_results is 1 to ${MAX_RESULTS} (default ${DEFAULT_MAX_RESULTS}); a provider may return fewer.`;
+  return `Search the web: results {title, url, snippet}, best first. For what you do not know or what may have changed (docs, error messages, releases); snippets are not the pages: read those that matter with web_fetch. At most ${settings.maxCallsPerSession} searches per session, so make each query specific; each must answer within ${Math.round(settings.timeoutMs / 1000)} s.`;
 }
 
 function noProvider(settingsFile: string): ToolCallError {
@@ -70,7 +62,7 @@ export function webSearchTool(
 ): ToolDefinition<z.output<ReturnType<typeof schema>>, WebSearchData> {
   const providers = settings.providers.map((p) => createSearchProvider(p, env));
   const settingsFile = path.join(resolveLatheHome(env), "settings.json");
-  const calls = new WeakMap<SessionState, number>();
+  const calls = new WeakMap<ToolSession, number>();
   const hosts = [...new Set(providers.map((p) => p.endpoint.hostname.toLowerCase()))];
 
   const definition = defineBuiltin({

@@ -6,6 +6,7 @@ import type { ToolDefinition } from "../tools/contract.ts";
 import { transferList } from "../offload/job-result.ts";
 import { offload } from "../offload/offload.ts";
 import { defineBuiltin } from "./define-builtin.ts";
+import { plannedPath } from "./planned-path.ts";
 import { assertReadAndUnchanged } from "./file-stamp.ts";
 import { encodeTextInSlices } from "./sliced-encoding.ts";
 import { encodingName, type TextEncoding } from "./text-codec.ts";
@@ -14,23 +15,15 @@ import { inspectExisting } from "./write-inspect.ts";
 /** Existing files this large or larger are hashed and decoded on an offload worker. */
 const INSPECT_INLINE_BYTES = 256 * 1024;
 
-const DESCRIPTION = `Create a file, or replace the whole content of an existing file, in the workspace.
+const DESCRIPTION = `Create a file, or replace its entire content; for a partial change prefer edit. Missing parent folders are created. content is written exactly as given, line endings included; an existing file keeps its encoding.
 
-Use it to create new files, or to rewrite a file completely. To change part of an existing file, prefer edit: it sends only the changed text and shows a diff.
-
-Give a path relative to the workspace root; missing parent folders are created. content becomes the file's entire text, written exactly as given (line endings included). An existing file keeps its encoding (UTF-8 with or without BOM, UTF-16, latin1) and its permissions; a new file is UTF-8.
-
-Replacing an existing file requires that you read it in this session with read and that it has not changed on disk since; otherwise the call fails and asks you to read it first. Creating a new file needs no read.
-
-The write is atomic: the file is either fully replaced or left untouched, never half-written.
-
-Returns {path, bytes}: the path written and how many bytes the file now holds.`;
+Replacing an existing file needs a read of it in this session, unchanged on disk since; a new file needs no read.`;
 
 // Built when first needed (see defineBuiltin): listing the tool reads the bundle's catalog.
 const schema = () =>
   z.strictObject({
-    path: z.string().min(1).describe("The file to create or replace, relative to the workspace root."),
-    content: z.string().describe("The complete new content of the file."),
+    path: z.string().min(1).describe("Relative to the workspace root."),
+    content: z.string().describe("The file's complete new text."),
   });
 
 export interface WriteData {
@@ -62,7 +55,7 @@ const definition = defineBuiltin({
   checkpoints: "reported",
   deriveApprovalKey: (args) => `write:${args.path}`,
   async execute(args, runtime): Promise<WriteData> {
-    const target = await runtime.fs.resolve(args.path, "write");
+    const target = plannedPath(runtime, 0, args.path);
     const existing = await runtime.fs.stat(target);
     if (existing?.isDirectory()) {
       throw new ToolCallError(`${target.display} is a directory; give the path of a file to write.`);

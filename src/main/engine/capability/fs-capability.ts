@@ -1,11 +1,11 @@
-import { randomBytes } from "node:crypto";
 import type { Stats } from "node:fs";
-import { chmod, mkdir, open, readFile, rename, stat, unlink } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import path from "node:path";
 import { CapabilityDeniedError } from "../errors/capability-denied-error.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import { canonicalize, isWithin } from "./canonical-path.ts";
 import type { PathScope } from "./path-scope.ts";
+import { readVerifiedFileAndStats, writeVerifiedFile } from "./verified-file.ts";
 import { explainWriteFailure } from "./write-failure.ts";
 import { walkWorkspace, type WalkOptions } from "./workspace-walker.ts";
 
@@ -45,8 +45,12 @@ export class FsCapability {
     this.scopes = { read: options.read, write: options.write };
   }
 
-  /** Resolve and check a path a tool was given; throws CapabilityDeniedError when refused. */
-  async resolve(input: string, access: Access): Promise<ResolvedPath> {
+  /**
+   * Refuse a path a tool was given that names no file as written: empty, with a NUL byte, or
+   * starting with `~` (which is not expanded). `resolve` does this first; a tool that uses a
+   * path its plan had resolved checks its argument here.
+   */
+  checkInput(input: string): void {
     if (typeof input !== "string" || input.length === 0) {
       throw new ToolCallError("The path is empty. Give a path relative to the workspace root.");
     }
@@ -60,6 +64,11 @@ export class FsCapability {
         `"~" is not expanded in "${input}". Give a path relative to the workspace root (${this.root}).`,
       );
     }
+  }
+
+  /** Resolve and check a path a tool was given; throws CapabilityDeniedError when refused. */
+  async resolve(input: string, access: Access): Promise<ResolvedPath> {
+    this.checkInput(input);
     // Joined without normalising: `link/../x` means what the kernel makes of it (the parent of
     // the link's target), which canonicalize follows; path.resolve would drop `link/..` first.
     const joined = path.isAbsolute(input) ? input : `${this.root}/${input}`;
@@ -145,57 +154,23 @@ export class FsCapability {
     }
     if (!stats.isFile())
       throw new ToolCallError(`${target.display} is not a regular file; it cannot be read.`);
-    return { bytes: await readFile(target.absolute), stats };
+    // Opened first, then checked to be the file that was resolved: a folder on its path swapped
+    // for a symlink since cannot turn this read into one of a file elsewhere.
+    return readVerifiedFileAndStats(target, Number.MAX_SAFE_INTEGER, () => "");
   }
 
   /**
-   * Replace (or create) a file atomically: write a temporary file beside it, flush it, then
-   * rename it over the target, so a reader never sees half a file. Parent folders are created,
-   * and re-checked after creation so a symlink swapped in meanwhile cannot redirect the write.
+   * Replace (or create) a file atomically: a temporary file in the verified folder, flushed,
+   * then renamed over the target, so a reader never sees half a file. Missing parent folders are
+   * created, and every folder is opened and checked before a byte is written, so a symlink
+   * swapped in meanwhile cannot redirect the write (see verified-file.ts).
    */
   async writeAtomic(target: ResolvedPath, content: Uint8Array): Promise<void> {
     if (target[checked] !== "write") throw new TypeError("writeAtomic needs a path resolved for write");
     try {
-      await this.replaceFile(target, content);
+      await writeVerifiedFile(target, content);
     } catch (err) {
       throw explainWriteFailure(err, target.display) ?? err;
-    }
-  }
-
-  private async replaceFile(target: ResolvedPath, content: Uint8Array): Promise<void> {
-    const dir = path.dirname(target.absolute);
-    await mkdir(dir, { recursive: true });
-    const realDir = await canonicalize(dir);
-    if (realDir !== dir) {
-      throw new CapabilityDeniedError(
-        target.display,
-        `The folder of ${target.display} changed while writing; nothing was written.`,
-      );
-    }
-    const existing = await this.stat(target);
-    if (existing?.isDirectory()) {
-      throw new ToolCallError(`${target.display} is a directory; give a file path.`);
-    }
-    const temp = path.join(
-      dir,
-      `.${path.basename(target.absolute)}.lathe-${randomBytes(6).toString("hex")}.tmp`,
-    );
-    const handle = await open(temp, "wx", existing ? existing.mode & 0o7777 : 0o666);
-    try {
-      await handle.writeFile(content);
-      await handle.sync();
-    } catch (err) {
-      await handle.close();
-      await unlink(temp);
-      throw err;
-    }
-    await handle.close();
-    try {
-      if (existing) await chmod(temp, existing.mode & 0o7777);
-      await rename(temp, target.absolute);
-    } catch (err) {
-      await unlink(temp).catch(() => undefined);
-      throw err;
     }
   }
 }

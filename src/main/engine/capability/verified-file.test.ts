@@ -98,7 +98,7 @@ describe.each([
     );
     await expect(
       writeVerifiedFile(await fs.resolve("sub/a.txt/inner.txt", "write"), Buffer.from("x")),
-    ).rejects.toThrow(/a part of its path is a file, not a folder/);
+    ).rejects.toThrow(/a part of its folder path is an existing file, not a folder/);
   });
 
   it("refuses a target that became a symlink after it was authorized, and writes nothing outside", async () => {

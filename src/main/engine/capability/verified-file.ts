@@ -133,6 +133,15 @@ export async function readVerifiedFile(
   maxBytes: number,
   tooLarge: (size: number) => string,
 ): Promise<Buffer> {
+  return (await readVerifiedFileAndStats(target, maxBytes, tooLarge)).bytes;
+}
+
+/** readVerifiedFile, with the stats of the very file that was read (from its handle). */
+export async function readVerifiedFileAndStats(
+  target: ResolvedPath,
+  maxBytes: number,
+  tooLarge: (size: number) => string,
+): Promise<{ bytes: Buffer; stats: Stats }> {
   let handle: FileHandle;
   try {
     // O_NONBLOCK: a FIFO swapped in must not hang the open; it is refused below.
@@ -147,7 +156,7 @@ export async function readVerifiedFile(
     const stats = await handle.stat();
     if (!stats.isFile()) throw notAFile(target, stats.isDirectory());
     if (stats.size > maxBytes) throw new ToolCallError(tooLarge(stats.size));
-    return await handle.readFile();
+    return { bytes: await handle.readFile(), stats };
   } finally {
     await handle.close();
   }
@@ -202,7 +211,7 @@ async function openOrCreateDir(target: ResolvedPath, absolute: string): Promise<
     } catch (err) {
       if (code(err) === "ENOTDIR")
         throw new ToolCallError(
-          `${target.display} cannot be written: a part of its path is a file, not a folder.`,
+          `${target.display} cannot be written: a part of its folder path is an existing file, not a folder. Choose another path.`,
         );
       if (code(err) !== "ENOENT" || existing === path.dirname(existing)) throw err;
       missing.unshift(path.basename(existing));

@@ -85,7 +85,7 @@ describe("write and edit", () => {
   });
 
   it("links a call made by a model to its tool call id", async () => {
-    await ws.session.call("write", { path: "m.txt", content: "x" }, { toolCallId: "call_42" });
+    await ws.session.call("write", { path: "m.txt", content: "x" }, { correlationId: "call_42" });
     expect(ws.engine.checkpoints.list("s1")[0]).toMatchObject({ toolCallId: "call_42", tool: "write" });
   });
 

@@ -1,6 +1,6 @@
 import type { McpEvent } from "../mcp/mcp-event.ts";
 import { McpManager, type UnsandboxedServerApprover } from "../mcp/mcp-manager.ts";
-import { PluginManager } from "../plugins/plugin-manager.ts";
+import { PluginManager, type PluginLogEntry } from "../plugins/plugin-manager.ts";
 import type { PolicyConfig } from "../policy/policy-config.ts";
 import { TrustStore } from "../policy/trust-store.ts";
 import type { EngineSandbox } from "../sandbox/engine-sandbox.ts";
@@ -16,6 +16,8 @@ export interface ExtensionOptions {
   /** Watch plugin folders for changes (applied between turns). Default true. */
   watch?: boolean;
   onMcpEvent?: (event: McpEvent) => void;
+  /** Every plugin log line and Lathe's notes about plugins (restarts, failed calls). */
+  onPluginLog?: (entry: PluginLogEntry) => void;
   /** The OS sandbox stdio MCP servers run in. */
   sandbox: EngineSandbox;
   /** Asked before a stdio MCP server starts unconfined (the sandbox not active); none: refused. */
@@ -47,6 +49,7 @@ export class EngineExtensions {
       trust,
       watch: options.watch ?? true,
       ...(options.bundledDir ? { bundledDir: options.bundledDir } : {}),
+      ...(options.onPluginLog ? { onLog: options.onPluginLog } : {}),
     });
     const mcp = new McpManager({
       registry: options.registry,

@@ -14,7 +14,8 @@ import { hashPluginSource } from "../plugins/plugin-hash.ts";
 import type { PluginManifest } from "../plugins/plugin-manifest.ts";
 import { pinKey } from "../plugins/project-plugins.ts";
 import { readPluginSource } from "../plugins/plugin-source.ts";
-import { loadSettings } from "../policy/lathe-settings.ts";
+import { ConfigError } from "../errors/config-error.ts";
+import { EMPTY_SETTINGS, loadSettings, type Settings } from "../policy/lathe-settings.ts";
 import { TrustStore } from "../policy/trust-store.ts";
 import type { ArgPattern, ShellRunRequirement } from "../tools/requirement-set.ts";
 
@@ -53,9 +54,15 @@ export interface ReviewedExtension {
 export interface TrustReview {
   root: string;
   trusted: boolean;
-  /** What the project's settings turn on once trusted. */
+  /** The project's settings file the grants are read from. */
+  settingsFile: string;
+  /** What the project's settings turn on once trusted (allow and ask rules; denies apply either way). */
   settings: { rules: string[]; hooks: string[]; commands: string[]; approvals?: string };
+  /** How many deny rules the settings hold: they apply whether or not the folder is trusted. */
+  denyRules: number;
   extensions: ReviewedExtension[];
+  /** What could not be read (a malformed settings file): trusting the folder would not fix it. */
+  problems: string[];
 }
 
 function argText(arg: ArgPattern): string {
@@ -204,7 +211,9 @@ function reviewServers(root: string, latheHome: string): ReviewedExtension[] {
  * What trusting a project turns on, before the person says yes: the grants of its settings, and
  * each of its plugins and MCP servers with what it requires (paths, hosts, commands), whether it
  * skips approval (`gated: false`), what it would shadow, and what deserves a second look. Reads
- * files only; no plugin code runs and no server starts.
+ * files only; no plugin code runs and no server starts. A malformed settings file is reported in
+ * `problems` (its grants and servers are then unknown); the trust dialog and `lathe trust` both
+ * read this one description.
  */
 export async function describeTrustReview(
   root: string,
@@ -212,11 +221,21 @@ export async function describeTrustReview(
   bundledDir: string = defaultBundledDir(),
 ): Promise<TrustReview> {
   const realRoot = await realpath(path.resolve(root));
-  const settings = loadSettings(path.join(realRoot, ".lathe", "settings.json"));
+  const settingsFile = path.join(realRoot, ".lathe", "settings.json");
+  const problems: string[] = [];
+  let settings: Settings;
+  try {
+    settings = loadSettings(settingsFile);
+  } catch (err) {
+    if (!ConfigError.isInstance(err)) throw err;
+    problems.push(err.message);
+    settings = EMPTY_SETTINGS;
+  }
   const plugins = await reviewPlugins(realRoot, latheHome, bundledDir);
   return {
     root: realRoot,
     trusted: new TrustStore(latheHome).isTrusted(realRoot),
+    settingsFile,
     settings: {
       rules: settings.permissions
         .filter((r) => r.action !== "deny")
@@ -225,6 +244,8 @@ export async function describeTrustReview(
       commands: settings.shell.map(commandShape),
       ...(settings.approvals.mode ? { approvals: `mode ${settings.approvals.mode}` } : {}),
     },
-    extensions: [...plugins, ...reviewServers(realRoot, latheHome)],
+    denyRules: settings.permissions.filter((r) => r.action === "deny").length,
+    extensions: [...plugins, ...(problems.length > 0 ? [] : reviewServers(realRoot, latheHome))],
+    problems,
   };
 }

@@ -3,7 +3,7 @@ import { isIP } from "node:net";
 import { resolveFetchTarget, type LookupAll } from "../builtin/web/fetch-target.ts";
 import { BodyEncodingError, requestOnce } from "../builtin/web/safe-request.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
-import { parseHostPatterns, type HostPattern } from "../policy/host-pattern.ts";
+import { parseHostPatterns, type HostPattern } from "../capability/host-pattern.ts";
 import type { ToolRuntime } from "../tools/contract.ts";
 import { PLUGIN_LIMITS } from "./plugin-limits.ts";
 

@@ -1,6 +1,6 @@
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import { listVerifiedDir, readVerifiedFile, writeVerifiedFile } from "../capability/verified-file.ts";
-import type { ResolvedAccess } from "../policy/call-plan.ts";
+import type { ResolvedAccess } from "../tools/call-plan.ts";
 import type { ToolRuntime } from "../tools/contract.ts";
 import { transferList } from "../offload/job-result.ts";
 import { offload } from "../offload/offload.ts";

@@ -1,6 +1,6 @@
 import { execFile, type ChildProcess, type ExecFileException } from "node:child_process";
 import { ToolCallError } from "../errors/tool-call-error.ts";
-import { commandText } from "../policy/call-plan.ts";
+import { commandText } from "../tools/call-plan.ts";
 import type { SimpleCommand } from "../policy/shell/shell-analysis.ts";
 import { undoneNotice } from "../sandbox/process-sandbox.ts";
 import { killSandboxTree } from "../sandbox/kill-sandbox-tree.ts";

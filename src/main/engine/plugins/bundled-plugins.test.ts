@@ -5,6 +5,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { defaultBundledDir } from "./plugin-discovery.ts";
+import { checkPluginFolder } from "./plugin-folder-check.ts";
 import { errorOf, openPluginWorld, outputOf, type PluginWorld } from "./plugin-test-kit.ts";
 
 let world: PluginWorld | undefined;
@@ -35,6 +36,15 @@ describe("the bundled example plugins", () => {
       name: "word_count",
     });
     expect(w.engine.registry.get("ollama_models")?.tool.description).toContain("ollama serve");
+  });
+
+  it("pass `lathe plugin check` without a problem: they are what authors copy", async () => {
+    const w = await bundled();
+    for (const status of w.manager.status()) {
+      const report = await checkPluginFolder(status.dir, { latheHome: w.latheHome });
+      expect({ name: status.name, problems: report.problems }).toEqual({ name: status.name, problems: [] });
+      expect(report).toMatchObject({ ok: true, layer: "bundled" });
+    }
   });
 
   it("word_count counts files and the files of a folder", async () => {

@@ -62,7 +62,10 @@ describe("PluginManager: plugins the user disabled", () => {
     expect(originOf("alpha")).toEqual({ layer: "bundled", kind: "plugin", name: "alpha" });
     expect(statusOf("global", "alpha")).toMatchObject({ state: "disabled", disabledByUser: true });
     expect(statusOf("global", "alpha")?.reason).toMatch(
-      /You disabled the plugin alpha \(global\) with "global:alpha" in disabledPlugins of .*settings\.json.*Enable it/,
+      /You disabled the plugin alpha \(global\) with "global:alpha" in disabledPlugins of .*settings\.json/,
+    );
+    expect(statusOf("global", "alpha")?.fix).toMatch(
+      /remove "global:alpha" from disabledPlugins in .*settings\.json, or press Enable in the app's Plugins panel/,
     );
     expect(statusOf("bundled", "alpha")).toMatchObject({ state: "active", disabledByUser: false });
     expect(engine.registry.disabledTools()).toEqual([
@@ -70,6 +73,7 @@ describe("PluginManager: plugins the user disabled", () => {
         id: "alpha",
         origin: { layer: "global", kind: "plugin", name: "alpha" },
         reason: statusOf("global", "alpha")?.reason,
+        fix: statusOf("global", "alpha")?.fix,
       },
     ]);
 

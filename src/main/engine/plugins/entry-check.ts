@@ -25,8 +25,17 @@ export class EntryChecker {
     return this.ready;
   }
 
-  /** Throws PluginLoadError for a syntax error, an import, or a missing `execute` export. */
+  /** Throws PluginLoadError for the first problem `problems` finds. */
   async check(file: string, source: string): Promise<void> {
+    const [first] = await this.problems(file, source);
+    if (first) throw first;
+  }
+
+  /**
+   * Every problem of an entry file: a syntax error (with its line and column), each import, or
+   * a missing `execute` export. None: the module would load.
+   */
+  async problems(file: string, source: string): Promise<PluginLoadError[]> {
     const { isolate, context } = await this.scratch();
     let module: ivm.Module;
     try {
@@ -35,32 +44,39 @@ export class EntryChecker {
       const message = (err as Error).message;
       const match = POSITION.exec(message);
       const where = match ? `line ${match[2]}, column ${match[3]}` : "the module";
-      throw new PluginLoadError(
-        file,
-        where,
-        `has a JavaScript syntax error (${(err as Error).name}: ${match ? match[1] : message})`,
-        "correct the JavaScript; the entry is an ES module that exports `async function execute(args, runtime)`",
-      );
+      return [
+        new PluginLoadError(
+          file,
+          where,
+          `has a JavaScript syntax error (${(err as Error).name}: ${match ? match[1] : message})`,
+          "correct the JavaScript; the entry is an ES module that exports `async function execute(args, runtime)`",
+        ),
+      ];
     }
     try {
-      const specifier = module.dependencySpecifiers[0];
-      if (specifier !== undefined)
-        throw new PluginLoadError(file, `import "${specifier}"`, "is not allowed", SELF_CONTAINED_FIX);
+      const imports = module.dependencySpecifiers.map(
+        (specifier) =>
+          new PluginLoadError(file, `import "${specifier}"`, "is not allowed", SELF_CONTAINED_FIX),
+      );
+      if (imports.length > 0) return imports;
       const probe = await isolate.compileModule('import { execute } from "plugin";', {
         filename: "lathe:probe",
       });
       try {
         await probe.instantiate(context, () => module);
       } catch {
-        throw new PluginLoadError(
-          file,
-          "the export `execute`",
-          "is missing",
-          "add `export async function execute(args, runtime) { … }` to the entry file",
-        );
+        return [
+          new PluginLoadError(
+            file,
+            "the export `execute`",
+            "is missing",
+            "add `export async function execute(args, runtime) { … }` to the entry file",
+          ),
+        ];
       } finally {
         probe.release();
       }
+      return [];
     } finally {
       module.release();
     }

@@ -50,6 +50,19 @@ const wasmMb = $3;
 const MAX_LINE = ${PLUGIN_LIMITS.logLineChars};
 const MAX_LINES = ${PLUGIN_LIMITS.logLinesPerCall};
 const MAX_MESSAGE = 4000;
+const MAX_STACK = 4000;
+const MapCtor = Map;
+const SetCtor = Set;
+const WeakMapCtor = WeakMap;
+const WeakSetCtor = WeakSet;
+const PromiseCtor = Promise;
+const RegExpCtor = RegExp;
+const ErrorBase = Error;
+const ArrayBufferCtor = ArrayBuffer;
+const isView = ArrayBuffer.isView;
+const isArray = Array.isArray;
+const keysOf = Object.keys;
+const identifier = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const applyOptions = freeze({ __proto__: null, result: freeze({ __proto__: null, promise: true }) });
 let execute;
 let logLines = 0;
@@ -96,6 +109,94 @@ function messageOf(error) {
     message = "[an error that could not be printed]";
   }
   return message.length > MAX_MESSAGE ? message.slice(0, MAX_MESSAGE) + "…" : message;
+}
+
+// The stack of a thrown error, for the host to find the plugin's line in; "" when there is none.
+function stackOf(error) {
+  try {
+    const stack = typeof error === "object" && error !== null ? error.stack : undefined;
+    return typeof stack === "string" ? stack.slice(0, MAX_STACK) : "";
+  } catch {
+    return "";
+  }
+}
+
+// What JSON.stringify would drop or mangle without a word, and how to return it instead.
+function unusable(value) {
+  switch (typeof value) {
+    case "function":
+      return "is a function, which is not data: return what it computes";
+    case "symbol":
+      return "is a Symbol, which is not data: return its description as a string";
+    case "bigint":
+      return "is a BigInt, which JSON cannot hold: return String(n), or Number(n) when it fits";
+    case "object":
+      break;
+    default:
+      return undefined;
+  }
+  if (value === null) return undefined;
+  if (value instanceof MapCtor) return "is a Map, which JSON would turn into {}: return Object.fromEntries(map) (an object) or [...map] (a list of pairs)";
+  if (value instanceof SetCtor) return "is a Set, which JSON would turn into {}: return [...set]";
+  if (value instanceof WeakMapCtor || value instanceof WeakSetCtor) return "is a WeakMap or WeakSet, which cannot be read out: return plain data";
+  if (value instanceof PromiseCtor) return "is a Promise: await it before returning";
+  if (value instanceof RegExpCtor) return "is a RegExp, which JSON would turn into {}: return String(re)";
+  if (value instanceof ErrorBase) return "is an Error, which JSON would turn into {}: throw it, or return error.message";
+  if (value instanceof ArrayBufferCtor || isView(value)) return "is binary data (an ArrayBuffer or typed array), which JSON would mangle: return Array.from(bytes), or text";
+  return undefined;
+}
+
+class Unusable {
+  constructor(holder, key, why) {
+    this.holder = holder;
+    this.key = key;
+    this.why = why;
+  }
+}
+
+function step(path, key) {
+  if (isArray(path.holder)) return path.text + "[" + key + "]";
+  return identifier.test(key) ? path.text + "." + key : path.text + "[" + stringify(key) + "]";
+}
+
+// Where in the result an object sits, as "result.items[2]"; found by walking from the root.
+function pathTo(root, target) {
+  const seen = new WeakSetCtor();
+  const queue = [{ node: root, text: "result" }];
+  for (let i = 0; i < queue.length && i < 100000; i++) {
+    const { node, text } = queue[i];
+    if (node === target) return text;
+    if (typeof node !== "object" || node === null || seen.has(node)) continue;
+    seen.add(node);
+    for (const key of keysOf(node)) {
+      let child;
+      try { child = node[key]; } catch { continue; }
+      if (typeof child === "object" && child !== null) queue.push({ node: child, text: step({ holder: node, text }, key) });
+    }
+  }
+  return undefined;
+}
+
+function replacer(key, value) {
+  const why = unusable(value);
+  if (why !== undefined) throw new Unusable(this, key, why);
+  return value;
+}
+
+// The result as JSON, by the rules docs/plugins.md gives: undefined at the top is null, Dates
+// become ISO strings, undefined properties are left out; anything JSON would silently drop or
+// turn into {} is an error naming where it is and what to return instead.
+function serialize(result) {
+  try {
+    return stringify(result, replacer);
+  } catch (error) {
+    if (!(error instanceof Unusable)) throw error;
+    const where = error.key === "" ? "the result" : (() => {
+      const parent = pathTo(result, error.holder);
+      return parent === undefined ? "a value in the result" : step({ holder: error.holder, text: parent }, error.key);
+    })();
+    throw new ErrorBase(where + " " + error.why);
+  }
 }
 
 // A large reply arrives as an ExternalCopy: copied in here, inside the call, where running out
@@ -151,13 +252,13 @@ async function run(token, argsJson) {
   try {
     value = await execute(parse(argsJson), makeRuntime(token));
   } catch (error) {
-    return stringify({ ok: false, kind: "thrown", message: messageOf(error), restart: restartAfterCall });
+    return stringify({ ok: false, kind: "thrown", message: messageOf(error), stack: stackOf(error), restart: restartAfterCall });
   }
   try {
     // "restart" only when set, and never after the value: the host takes a large reply's value
     // as the text between '{"ok":true,"value":' and the last brace.
-    const result = value === undefined ? null : value;
-    return stringify(restartAfterCall ? { ok: true, restart: true, value: result } : { ok: true, value: result });
+    const json = (value === undefined ? undefined : serialize(value)) ?? "null";
+    return (restartAfterCall ? '{"ok":true,"restart":true,"value":' : '{"ok":true,"value":') + json + "}";
   } catch (error) {
     return stringify({ ok: false, kind: "result", message: messageOf(error), restart: restartAfterCall });
   }

@@ -24,8 +24,12 @@ export interface IsolateHostOptions {
   wasmMb?: number;
   /** CPU budget of the synchronous part of one call (the module's top level gets startCpuMs). */
   cpuTimeoutMs: number;
-  onLog(line: string): void;
+  /** Every line the plugin logs (`plugin`), and what Lathe notes about it (`lathe`: restarts, errors). */
+  onLog(line: string, source: PluginLogSource): void;
 }
+
+/** Who wrote a plugin log line: the plugin (runtime.log, console) or Lathe about it. */
+export type PluginLogSource = "plugin" | "lathe";
 
 export interface IsolateCall {
   dispatch: RuntimeDispatch;
@@ -53,6 +57,8 @@ interface Reply {
   value?: unknown;
   kind?: "thrown" | "result";
   message?: string;
+  /** The thrown error's stack, when it had one. */
+  stack?: string;
   /** The plugin used up its WebAssembly budget: restart the isolate once the call is answered. */
   restart?: boolean;
 }
@@ -180,7 +186,7 @@ export class IsolateHost {
         current.inFlight.delete(work);
       }
     });
-    const log = new lib.Reference((line: string) => this.options.onLog(String(line)));
+    const log = new lib.Reference((line: string) => this.options.onLog(String(line), "plugin"));
     this.refs = { dispatch, log };
     return this.refs;
   }
@@ -216,6 +222,19 @@ export class IsolateHost {
     });
   }
 
+  /**
+   * Start the isolate now, without a call: the module's top-level code runs and `execute` must be
+   * a function (`lathe plugin check`). Throws ToolCallError as the first call would.
+   */
+  load(): Promise<void> {
+    if (this.closed !== undefined) return Promise.reject(new ToolCallError(this.closed));
+    const started = this.tail.then(async () => {
+      this.live ??= await this.start();
+    });
+    this.tail = started.catch(() => undefined);
+    return started;
+  }
+
   private async start(): Promise<Live> {
     const { options } = this;
     const lib = await isolatedVm();
@@ -223,7 +242,7 @@ export class IsolateHost {
     const refs = this.hostRefs(lib);
     const isolate = new lib.Isolate({
       memoryLimit: options.memoryMb,
-      onCatastrophicError: (message) => options.onLog(`isolate failure: ${message}`),
+      onCatastrophicError: (message) => options.onLog(`isolate failure: ${message}`, "lathe"),
     });
     this.isolate = isolate;
     try {
@@ -263,13 +282,33 @@ export class IsolateHost {
       if (!isolate.isDisposed) isolate.dispose();
       if (this.isolate === isolate) this.isolate = undefined;
       if (err instanceof Stopped) throw err;
+      const at = this.thrownAt((err as Error | undefined)?.stack);
       const failure = ToolCallError.isInstance(err)
         ? err
         : (this.limitError(err, "while starting") ??
-          new ToolCallError(`${options.name} failed to start: ${(err as Error).message}`));
+          new ToolCallError(`${options.name} failed to start: ${(err as Error).message}${at}`));
       this.lastFailure = failure.message;
+      options.onLog(`isolate could not start: ${failure.message}`, "lathe");
       throw failure;
     }
+  }
+
+  /**
+   * Where in the plugin's entry file an error was thrown, from its stack, as ` (thrown at
+   * /…/index.js:3:9)`; "" when no frame of the stack is in the entry file.
+   */
+  private thrownAt(stack: string | undefined): string {
+    if (typeof stack !== "string") return "";
+    const { filename } = this.options;
+    for (const line of stack.split("\n")) {
+      const at = line.lastIndexOf(`${filename}:`);
+      if (at < 0) continue;
+      const position = /^:(\d+):(\d+)/.exec(line.slice(at + filename.length));
+      if (!position) continue;
+      const file = filename.startsWith("file://") ? filename.slice("file://".length) : filename;
+      return ` (thrown at ${file}:${position[1]}:${position[2]})`;
+    }
+    return "";
   }
 
   /** The error to report when `err` is an isolate limit (memory, CPU), else undefined. */
@@ -300,7 +339,7 @@ export class IsolateHost {
       this.counters.restarts++;
     }
     this.lastFailure = reason;
-    this.options.onLog(`isolate stopped: ${reason}`);
+    this.options.onLog(`isolate stopped: ${reason}`, "lathe");
   }
 
   private async runOne(args: unknown, call: IsolateCall): Promise<unknown> {
@@ -325,7 +364,17 @@ export class IsolateHost {
       () => stop(`a call did not finish within ${call.wallTimeoutMs} ms (wall clock)`),
       call.wallTimeoutMs,
     );
-    const onAbort = (): void => stop("a call was aborted");
+    let aborted = false;
+    const onAbort = (): void => {
+      aborted = true;
+      // The pipeline aborts a call at its timeout with that reason: say it, not just "aborted".
+      const why: unknown = call.signal?.reason;
+      stop(
+        why instanceof Error && why.message !== ""
+          ? `a call was stopped: ${why.message}`
+          : "a call was aborted",
+      );
+    };
     call.signal?.addEventListener("abort", onAbort, { once: true });
     const token = randomBytes(16).toString("hex");
     try {
@@ -361,15 +410,17 @@ export class IsolateHost {
           `${name} returned a value that is not JSON data (${reply.message}); this is a bug in the plugin.`,
         );
       }
-      throw new ToolCallError(
+      const at = this.thrownAt(reply.stack);
+      const message =
         reply.message === undefined || reply.message === ""
-          ? `${name} failed without a message.`
-          : reply.message,
-      );
+          ? `${name} failed without a message${at}.`
+          : `${reply.message}${at}`;
+      this.options.onLog(`call failed: ${message}`, "lathe");
+      throw new ToolCallError(message);
     } catch (err) {
       if (stopReason !== undefined) {
         throw new ToolCallError(
-          stopReason === "a call was aborted"
+          aborted
             ? `${name} was aborted; its isolate was stopped.`
             : `${name} did not finish within its timeout of ${call.wallTimeoutMs} ms (it may be waiting on a promise that never settles) and was stopped; its isolate was restarted.`,
         );

@@ -2,23 +2,29 @@ import { ManifestError } from "../errors/manifest-error.ts";
 import type { ToolDefinition, ToolOrigin } from "../tools/contract.ts";
 import type { ToolRegistry } from "../tools/tool-registry.ts";
 import type { EntryChecker } from "./entry-check.ts";
-import { IsolateHost, type IsolateStats } from "./isolate-host.ts";
+import { runtimeShape } from "./isolate-bootstrap.ts";
+import { IsolateHost, type IsolateStats, type PluginLogSource } from "./isolate-host.ts";
 import type { PluginFolder } from "./plugin-discovery.ts";
 import { hashPluginSource } from "./plugin-hash.ts";
 import { PLUGIN_LIMITS } from "./plugin-limits.ts";
-import { PluginLoadError } from "./plugin-load-error.ts";
 import type { PluginManifest } from "./plugin-manifest.ts";
 import type { PluginManifestCache } from "./plugin-manifest-cache.ts";
-import { runtimeShape } from "./isolate-bootstrap.ts";
 import type { BridgeServices } from "./plugin-runtime-bridge.ts";
-import { entryUrl, readPluginSource, type PluginFile, type PluginSource } from "./plugin-source.ts";
+import { entryUrl, readPluginSource, type PluginSource } from "./plugin-source.ts";
+import { checkPluginSource } from "./plugin-source-check.ts";
 import { pluginTool } from "./plugin-tool.ts";
 
 /** Where a plugin is in its lifecycle: init → activate → deactivate → dispose, or disabled. */
 export type PluginState = "new" | "initialized" | "active" | "disabled" | "deactivated" | "disposed";
 
+/** Why a plugin is not loaded, and the one command or action that loads it again. */
+export interface Refusal {
+  reason: string;
+  fix: string;
+}
+
 /** Says why a plugin may not load (a project plugin not pinned, or changed), or undefined. */
-export type PinCheck = (folder: PluginFolder, hash: string, entryName: string) => string | undefined;
+export type PinCheck = (folder: PluginFolder, hash: string, entryName: string) => Refusal | undefined;
 
 export interface PluginStatus {
   /** The folder name. */
@@ -31,44 +37,11 @@ export interface PluginStatus {
   hash?: string;
   /** Why it is disabled. */
   reason?: string;
+  /** The command or action that loads it again (with `reason`). */
+  fix?: string;
   isolate?: IsolateStats;
-  /** The last lines it logged (runtime.log, console), and isolate restarts. */
+  /** The last lines it logged (runtime.log, console), and Lathe's notes (`[lathe] …`: restarts, errors). */
   logs: string[];
-}
-
-function fileProblem(file: PluginFile, what: string, field: string, fix: string): PluginLoadError {
-  switch (file.problem) {
-    case "too-large":
-      return new PluginLoadError(
-        file.file,
-        field,
-        `is ${file.size} bytes, which is more than a plugin's ${what} may be`,
-        fix,
-      );
-    case "outside":
-      return new PluginLoadError(
-        file.file,
-        field,
-        "leads outside the plugin folder (a symlink?)",
-        "put the real file inside the plugin folder",
-      );
-    case "unreadable":
-      return new PluginLoadError(
-        file.file,
-        field,
-        "cannot be read (not a regular file, or no permission)",
-        fix,
-      );
-    case "unparsable":
-      return new PluginLoadError(
-        file.file,
-        field,
-        "could not be parsed at all",
-        "write plain YAML: `key: value` lines, no deep nesting",
-      );
-    default:
-      return new PluginLoadError(file.file, field, "is missing", fix);
-  }
 }
 
 /**
@@ -81,12 +54,13 @@ export class PluginInstance {
   readonly folder: PluginFolder;
   readonly origin: ToolOrigin;
   private readonly registry: ToolRegistry;
-  private readonly onLog: (instance: PluginInstance, line: string) => void;
+  private readonly onLog: (instance: PluginInstance, line: string, source: PluginLogSource) => void;
   state: PluginState = "new";
   source: PluginSource | undefined;
   hash: string | undefined;
   manifest: PluginManifest | undefined;
   reason: string | undefined;
+  fix: string | undefined;
   /** What the pin check said when this instance was initialised (undefined: allowed or not checked). */
   pinVerdict: string | undefined;
   private tool: ToolDefinition<Record<string, unknown>, unknown> | undefined;
@@ -100,7 +74,7 @@ export class PluginInstance {
   constructor(
     folder: PluginFolder,
     registry: ToolRegistry,
-    onLog: (instance: PluginInstance, line: string) => void,
+    onLog: (instance: PluginInstance, line: string, source: PluginLogSource) => void,
     services: BridgeServices = {},
     cache?: PluginManifestCache,
   ) {
@@ -112,26 +86,46 @@ export class PluginInstance {
     this.onLog = onLog;
   }
 
-  private log(line: string): void {
-    this.logs.push(line);
+  private log(line: string, source: PluginLogSource): void {
+    this.logs.push(source === "lathe" ? `[lathe] ${line}` : line);
     if (this.logs.length > PLUGIN_LIMITS.logLinesKept)
       this.logs.splice(0, this.logs.length - PLUGIN_LIMITS.logLinesKept);
-    this.onLog(this, line);
+    this.onLog(this, line, source);
   }
 
-  private disable(reason: string): void {
+  /** A line Lathe itself has to say about this plugin (a log file it cannot write, say). */
+  note(line: string): void {
+    this.log(line, "lathe");
+  }
+
+  /** The tool id the folder declares, as far as it can be read (the folder name otherwise). */
+  private toolId(): string {
+    const manifest = this.manifest ?? this.source?.manifest;
+    if (manifest) return manifest.name;
+    const doc = this.source?.yamlDoc;
+    const name = doc && doc.errors.length === 0 ? doc.get("name") : undefined;
+    return typeof name === "string" && name.trim() !== "" ? name.trim() : this.folder.name;
+  }
+
+  private disable(refusal: Refusal): void {
     this.state = "disabled";
-    this.reason = reason;
-    this.registry.reportDisabled({
-      id: this.manifest?.name ?? this.folder.name,
-      origin: this.origin,
-      reason,
-    });
+    this.reason = refusal.reason;
+    this.fix = refusal.fix;
+    this.registry.reportDisabled({ id: this.toolId(), origin: this.origin, ...refusal });
   }
 
-  /** Disable without reading the folder (a project plugin of an untrusted project). */
-  refuse(reason: string): void {
-    this.disable(reason);
+  /** Disable without validating the folder (turned off by the user, or its project not trusted). */
+  refuse(refusal: Refusal): void {
+    this.disable(refusal);
+  }
+
+  /** `lathe plugin check` for this folder: it lists every problem with its fix. */
+  private checkCommand(): string {
+    const after =
+      this.folder.layer === "project"
+        ? "once the files are fixed, trust the project again (`lathe trust`) to approve them"
+        : "fix the files and the plugin reloads";
+    return `run \`lathe plugin check ${this.folder.dir}\` for every problem and its fix; ${after}`;
   }
 
   /** Read the folder once (for its hash) without validating it. */
@@ -139,23 +133,6 @@ export class PluginInstance {
     this.source ??= await readPluginSource(this.folder, this.cache);
     this.hash ??= hashPluginSource(this.source);
     return this.hash;
-  }
-
-  /** The manifest: the cache's for this tool.yaml text, else parsed and validated (and kept). */
-  private async validManifest(source: PluginSource): Promise<PluginManifest> {
-    if (source.manifest) return source.manifest;
-    if (source.yamlDoc === undefined || source.yaml.text === undefined) {
-      throw fileProblem(
-        source.yaml,
-        "tool.yaml",
-        "the file",
-        "add tool.yaml with name, version, description and input_schema (see docs/plugins.md)",
-      );
-    }
-    const { parseManifest } = await import("./plugin-manifest.ts");
-    const manifest = parseManifest(source.yaml.file, source.yamlDoc);
-    this.cache?.rememberManifest(source.yaml.text, manifest);
-    return manifest;
   }
 
   /**
@@ -167,37 +144,27 @@ export class PluginInstance {
       const hash = await this.read();
       const source = this.source as PluginSource;
       const refused = pinCheck?.(this.folder, hash, source.entryName);
-      this.pinVerdict = refused;
+      this.pinVerdict = refused?.reason;
       if (refused !== undefined) {
         this.disable(refused);
         return;
       }
-      this.manifest = await this.validManifest(source);
-      if (source.toolMd.problem !== undefined && source.toolMd.problem !== "missing") {
-        throw fileProblem(
-          source.toolMd,
-          "TOOL.md",
-          "the file",
-          "keep TOOL.md to when to use the tool, when not, and a few examples",
-        );
+      const { manifest, problems } = await checkPluginSource(source, checker, this.cache);
+      const [first] = problems;
+      if (first) {
+        const more =
+          problems.length > 1
+            ? ` (${problems.length - 1} more problem${problems.length > 2 ? "s" : ""}: run \`lathe plugin check ${this.folder.dir}\` to see them all)`
+            : "";
+        this.disable({ reason: `${first.message}${more}`, fix: this.checkCommand() });
+        return;
       }
-      if (source.entry.text === undefined) {
-        throw fileProblem(
-          source.entry,
-          "entry",
-          'the entry file (field "entry" of tool.yaml)',
-          `add ${source.entryName} exporting \`async function execute(args, runtime)\`, or point "entry" at the file that does`,
-        );
-      }
-      if (this.cache?.entryChecked(source.entry.text) !== true) {
-        await (await checker()).check(source.entry.file, source.entry.text);
-        this.cache?.rememberEntryChecked(source.entry.text);
-      }
+      this.manifest = manifest;
       this.state = "initialized";
     } catch (err) {
       if (!ManifestError.isInstance(err))
-        this.log(`unexpected failure while loading: ${(err as Error).stack ?? String(err)}`);
-      this.disable(err instanceof Error ? err.message : String(err));
+        this.log(`unexpected failure while loading: ${(err as Error).stack ?? String(err)}`, "lathe");
+      this.disable({ reason: err instanceof Error ? err.message : String(err), fix: this.checkCommand() });
     }
   }
 
@@ -215,7 +182,7 @@ export class PluginInstance {
       // WebAssembly, when declared, gets a budget as large as the heap, counted separately.
       wasmMb: manifest.wasm ? manifest.memoryMb : 0,
       cpuTimeoutMs: manifest.cpuMs,
-      onLog: (line) => this.log(line),
+      onLog: (line, source) => this.log(line, source),
     });
     const tool = pluginTool({
       manifest,
@@ -229,7 +196,7 @@ export class PluginInstance {
       this.registry.register(tool, this.origin, { schemaChecked: true });
     } catch (err) {
       host.dispose();
-      this.disable(`${source.yaml.file}: ${(err as Error).message}`);
+      this.disable({ reason: `${source.yaml.file}: ${(err as Error).message}`, fix: this.checkCommand() });
       return;
     }
     this.host = host;
@@ -275,6 +242,7 @@ export class PluginInstance {
       ...(this.manifest ? { toolId: this.manifest.name, version: this.manifest.version } : {}),
       ...(this.hash ? { hash: this.hash } : {}),
       ...(this.reason ? { reason: this.reason } : {}),
+      ...(this.fix ? { fix: this.fix } : {}),
       ...(this.host ? { isolate: this.host.stats() } : {}),
       logs: [...this.logs],
     };

@@ -208,7 +208,13 @@ describe("PluginManager: layers, shadowing and origins", () => {
     const status = world.manager.status().find((s) => s.name === "local");
     expect(status?.state).toBe("disabled");
     expect(status?.reason).toContain(`not trusted`);
-    expect(status?.reason).toContain(`lathe trust --root ${world.root}`);
+    expect(status?.fix).toContain(`lathe trust --root ${world.root}`);
+    // Read, never run: the disabled entry carries the tool id the folder declares.
+    expect(world.engine.registry.disabledTool("local_tool")?.origin).toEqual({
+      layer: "project",
+      kind: "plugin",
+      name: "local",
+    });
   });
 });
 
@@ -242,10 +248,16 @@ describe("PluginManager: trust pins", () => {
     ]);
     await world.manager.reload();
     expect(world.engine.registry.get("stamp")).toBeUndefined();
-    expect(errorOf(await session.call("stamp", {}))).toMatch(/Unknown tool "stamp"/);
     const byName = Object.fromEntries(world.manager.status().map((s) => [s.name, s]));
     expect(byName.stamp?.reason).toBe(
-      `tool.yaml/TOOL.md/index.js of stamp changed since you trusted this project, so it is not loaded; review ${path.join(world.projectDir, "stamp")} and run \`lathe trust --root ${world.root}\` again.`,
+      `tool.yaml/TOOL.md/index.js of stamp changed since you trusted this project, so it is not loaded until you review it and trust the project again.`,
+    );
+    expect(byName.stamp?.fix).toBe(
+      `review ${path.join(world.projectDir, "stamp")}, then run \`lathe trust --root ${world.root}\` (or approve it in the app's Plugins panel)`,
+    );
+    // The model is told what happened and what the user must do, not "Unknown tool".
+    expect(errorOf(await session.call("stamp", {}))).toBe(
+      `Tool "stamp" (project plugin "stamp") is disabled, so it was not run. ${byName.stamp?.reason} To enable it again, the user must ${byName.stamp?.fix}. Tell the user; calling it again fails the same way until then.`,
     );
     expect(byName.extra?.reason).toMatch(/was added after you trusted this project/);
 

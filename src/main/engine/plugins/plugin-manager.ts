@@ -9,16 +9,17 @@ import {
   projectToolsDir,
   toolsDirs,
   type PluginFolder,
-  type PluginLayer,
   type ToolsDir,
 } from "./plugin-discovery.ts";
 import type { LookupAll } from "../builtin/web/fetch-target.ts";
 import { PluginInstance, type PinCheck, type PluginStatus } from "./plugin-instance.ts";
+import { PluginLogFiles, type PluginLogEntry } from "./plugin-log-files.ts";
+import type { PluginLogSource } from "./isolate-host.ts";
 import type { BridgeServices } from "./plugin-runtime-bridge.ts";
 import { PLUGIN_LIMITS } from "./plugin-limits.ts";
 import { pluginManifestCache, type PluginManifestCache } from "./plugin-manifest-cache.ts";
 import { PluginWatcher } from "./plugin-watcher.ts";
-import { pinRefusal } from "./project-plugins.ts";
+import { pinFix, pinRefusal } from "./project-plugins.ts";
 
 export interface PluginManagerOptions {
   registry: ToolRegistry;
@@ -32,8 +33,13 @@ export interface PluginManagerOptions {
   trust?: TrustStore;
   /** Watch the tools directories for changes (default true). */
   watch?: boolean;
-  /** Every line a plugin logs (runtime.log, console) and every isolate restart. */
+  /**
+   * Every line a plugin logs (runtime.log, console) and every isolate restart, failed start and
+   * failed call. They also go to `$LATHE_HOME/logs/plugins/<name>.log` unless `logFiles` is false.
+   */
   onLog?(entry: PluginLogEntry): void;
+  /** Write plugins' logs to their files (default true). */
+  logFiles?: boolean;
   /** Told when folder changes are queued; the host applies them between turns. */
   onPendingChanges?(): void;
   /** How plugins' runtime.net.fetch resolves host names (tests inject one); default: system DNS. */
@@ -46,14 +52,7 @@ export interface ManagedPluginStatus extends PluginStatus {
   disabledByUser: boolean;
 }
 
-export interface PluginLogEntry {
-  /** The plugin folder name. */
-  plugin: string;
-  layer: PluginLayer;
-  toolId?: string;
-  line: string;
-  at: number;
-}
+export type { PluginLogEntry } from "./plugin-log-files.ts";
 
 function folderKey(folder: PluginFolder): string {
   return `${folder.layer}\u0000${folder.name}`;
@@ -81,6 +80,7 @@ export class PluginManager {
   private userDisabled = new Set<string>();
   /** The instances refused because the user disabled them. */
   private readonly offByUser = new WeakSet<PluginInstance>();
+  private readonly logFiles: PluginLogFiles | undefined;
 
   constructor(options: PluginManagerOptions) {
     this.options = options;
@@ -88,6 +88,15 @@ export class PluginManager {
     this.trust = options.trust ?? new TrustStore(options.latheHome);
     this.cache = pluginManifestCache(options.latheHome);
     this.projectTrusted = options.projectTrusted;
+    this.logFiles =
+      options.logFiles === false
+        ? undefined
+        : new PluginLogFiles(options.latheHome, {
+            onError: (plugin, message) => {
+              for (const instance of this.instances)
+                if (instance.folder.name === plugin) instance.note(message);
+            },
+          });
   }
 
   private services(): BridgeServices {
@@ -166,14 +175,27 @@ export class PluginManager {
     this.queueChanges();
   }
 
-  private onLog(instance: PluginInstance, line: string): void {
-    this.options.onLog?.({
+  private onLog(instance: PluginInstance, line: string, source: PluginLogSource): void {
+    const entry: PluginLogEntry = {
       plugin: instance.folder.name,
       layer: instance.folder.layer,
       ...(instance.manifest ? { toolId: instance.manifest.name } : {}),
+      source,
       line,
       at: Date.now(),
-    });
+    };
+    this.logFiles?.write(entry);
+    this.options.onLog?.(entry);
+  }
+
+  private newInstance(folder: PluginFolder): PluginInstance {
+    return new PluginInstance(
+      folder,
+      this.options.registry,
+      (i, line, source) => this.onLog(i, line, source),
+      this.services(),
+      this.cache,
+    );
   }
 
   /** The folders of one tools directory; an unreadable directory is reported, not fatal. */
@@ -221,17 +243,17 @@ export class PluginManager {
     this.readUserDisabled();
     const folders = (await Promise.all(this.dirs().map((dir) => this.discover(dir)))).flat();
     const pins = this.projectTrusted ? this.trust.pins(root) : {};
-    const pinCheck: PinCheck = (folder, hash, entryName) =>
-      folder.layer === "project" ? pinRefusal(folder, hash, pins, root, entryName) : undefined;
+    const pinCheck: PinCheck = (folder, hash, entryName) => {
+      const reason = folder.layer === "project" ? pinRefusal(folder, hash, pins, entryName) : undefined;
+      return reason === undefined ? undefined : { reason, fix: pinFix(folder, root) };
+    };
 
     const previous = new Map(
       this.instances
         .filter((i) => (i.state !== "disabled" || i.hash) && !this.offByUser.has(i))
         .map((i) => [folderKey(i.folder), i]),
     );
-    const candidates = folders.map(
-      (f) => new PluginInstance(f, registry, (i, line) => this.onLog(i, line), this.services(), this.cache),
-    );
+    const candidates = folders.map((f) => this.newInstance(f));
     await Promise.all(candidates.map((c) => c.read()));
 
     const next: PluginInstance[] = [];
@@ -251,7 +273,7 @@ export class PluginManager {
         candidate.hash as string,
         candidate.source?.entryName ?? "index.js",
       );
-      if (old && old.hash === candidate.hash && old.pinVerdict === verdict) {
+      if (old && old.hash === candidate.hash && old.pinVerdict === verdict?.reason) {
         next.push(old);
         previous.delete(key);
       } else {
@@ -278,24 +300,23 @@ export class PluginManager {
     for (const candidate of fresh) candidate.activate();
     // Refused only now: unloading the instance it replaces clears that folder's disabled entries.
     for (const { instance, entry } of turnedOff) {
-      instance.refuse(
-        `You disabled the plugin ${instance.folder.name} (${instance.folder.layer}) with "${entry}" in disabledPlugins of ${this.userSettingsFile()}. Enable it in the app's Plugins panel, or remove that entry.`,
-      );
+      instance.refuse({
+        reason: `You disabled the plugin ${instance.folder.name} (${instance.folder.layer}) with "${entry}" in disabledPlugins of ${this.userSettingsFile()}.`,
+        fix: `remove "${entry}" from disabledPlugins in ${this.userSettingsFile()}, or press Enable in the app's Plugins panel`,
+      });
       this.offByUser.add(instance);
     }
 
     if (!this.projectTrusted) {
       const untrusted = await discoverFolders({ layer: "project", dir: projectToolsDir(root) });
       for (const folder of untrusted) {
-        const instance = new PluginInstance(
-          folder,
-          registry,
-          (i, line) => this.onLog(i, line),
-          this.services(),
-        );
-        instance.refuse(
-          `This project is not trusted, so its plugin ${folder.name} is not loaded. Review ${folder.dir}, then run \`lathe trust --root ${root}\`.`,
-        );
+        const instance = this.newInstance(folder);
+        // Read (never run) so the disabled entry carries the tool id the folder declares.
+        await instance.read();
+        instance.refuse({
+          reason: `This project is not trusted, so its plugin ${folder.name} is not loaded.`,
+          fix: `review ${folder.dir}, then run \`lathe trust --root ${root}\``,
+        });
         next.push(instance);
       }
     }
@@ -319,6 +340,7 @@ export class PluginManager {
         instance.dispose();
       }
       this.instances = [];
+      this.logFiles?.flush();
     });
   }
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { PluginLoadError } from "./plugin-load-error.ts";
-import { parseManifest } from "./plugin-manifest.ts";
+import { checkManifest, parseManifest } from "./plugin-manifest.ts";
 import { manifestFields } from "./plugin-test-kit.ts";
 
 const FILE = "/home/ann/.lathe/tools/greet/tool.yaml";
@@ -99,9 +99,9 @@ describe("parseManifest errors name the file, the field and the fix", () => {
     ],
     [
       "an invalid JSON Schema",
-      yamlWith({ input_schema: { type: "object", properties: { a: { type: "strnig" } } } }),
+      yamlWith({ input_schema: { type: "object", properties: { a: { type: "string", minLength: -1 } } } }),
       /field "input_schema"/,
-      /not a valid JSON Schema/,
+      /not a valid JSON Schema \(schema\/properties\/a\/minLength must be >= 0\)/,
       /type: object/,
     ],
     [
@@ -188,6 +188,115 @@ describe("parseManifest errors name the file, the field and the fix", () => {
       /is invalid/,
       /cpuMs: from 100/,
     ],
+    [
+      "a misspelt field, found by edit distance",
+      yamlWith({ descripton: "Greet." }, ["description"]),
+      /field "descripton"/,
+      /is not a known field \(did you mean "description"\?\)/,
+      /^rename it to "description"; known fields are/,
+    ],
+    [
+      "a misspelt limits key",
+      yamlWith({ limits: { memoryMB: 16 } }),
+      /field "limits.memoryMB"/,
+      /did you mean "memoryMb"/,
+      /rename it to "memoryMb"/,
+    ],
+    [
+      "a misspelt requires.net key",
+      yamlWith({ requires: { net: { hsots: ["api.example.com"] } } }),
+      /field "requires.net.hsots"/,
+      /did you mean "hosts"/,
+      /rename it to "hosts"/,
+    ],
+    [
+      "a misspelt key of a shell requirement",
+      yamlWith({ requires: { shell: [{ cmd: "git", arg: ["log"] }] } }),
+      /field "requires.shell.0.arg"/,
+      /did you mean "args"/,
+      /rename it to "args"/,
+    ],
+    [
+      "a schema type typo, naming the bad value",
+      yamlWith({ input_schema: { type: "object", properties: { path: { type: "strng" } } } }),
+      /field "input_schema.properties.path.type"/,
+      /is "strng", which is not a JSON Schema type \(did you mean "string"\?\)/,
+      /use one of string, number, integer/,
+    ],
+    [
+      "a schema keyword typo",
+      yamlWith({
+        input_schema: { type: "object", properties: { path: { type: "string" } }, requried: ["path"] },
+      }),
+      /field "input_schema.requried"/,
+      /not a JSON Schema keyword \(did you mean "required"\?\)/,
+      /rename it to "required"/,
+    ],
+    [
+      "a required argument that is not a property",
+      yamlWith({
+        input_schema: { type: "object", properties: { path: { type: "string" } }, required: ["paht"] },
+      }),
+      /field "input_schema.required.0"/,
+      /"paht", which is not one of the properties \(path\), so no call could ever pass/,
+      /write "path"/,
+    ],
+    [
+      "an output_schema type typo",
+      yamlWith({ output_schema: { type: "objct" } }),
+      /field "output_schema.type"/,
+      /did you mean "object"/,
+      /use one of/,
+    ],
+    [
+      "a cmd with a space",
+      yamlWith({ requires: { shell: [{ cmd: "git log" }] } }),
+      /field "requires.shell\[0\].cmd"/,
+      /is "git log", which has a space: cmd names one program, never a command line, so this could never match/,
+      /write `\{cmd: git, args: \[log\]\}`/,
+    ],
+    [
+      "a cmd with shell syntax",
+      yamlWith({ requires: { shell: [{ cmd: "git|cat" }] } }),
+      /field "requires.shell\[0\].cmd"/,
+      /has shell syntax; runtime.shell.run starts one program without a shell/,
+      /cmd: git/,
+    ],
+    [
+      "a cmd that is a path into a system folder",
+      yamlWith({ requires: { shell: [{ cmd: "/usr/bin/git" }] } }),
+      /field "requires.shell\[0\].cmd"/,
+      /programs in \/usr\/bin are matched by their name, so this path could never match/,
+      /write `cmd: git`/,
+    ],
+    [
+      "a cmd path that climbs",
+      yamlWith({ requires: { shell: [{ cmd: "../bin/tool" }] } }),
+      /field "requires.shell\[0\].cmd"/,
+      /not a plain path to a program/,
+      /without `\.\.`/,
+    ],
+    [
+      "a host written as a URL",
+      yamlWith({ requires: { net: { hosts: ["https://api.example.com:8443/v1"] } } }),
+      /field "requires.net.hosts"/,
+      /"https:\/\/api.example.com:8443\/v1" has a scheme .*\(did you mean "api.example.com:8443"\?\)/,
+      /^write "api.example.com:8443"/,
+    ],
+    [
+      "a host with a path",
+      yamlWith({ requires: { net: { hosts: ["api.example.com/v1"] } } }),
+      /field "requires.net.hosts"/,
+      /is not a bare host.*\(did you mean "api.example.com"\?\)/,
+      /^write "api.example.com"/,
+    ],
+    [
+      "a host with a bad port",
+      yamlWith({ requires: { net: { hosts: ["localhost:0"] } } }),
+      /field "requires.net.hosts"/,
+      /has the port "0", which is not a number from 1 to 65535/,
+      /"127.0.0.1:11434"/,
+    ],
   ])("%s", (_name, text, field, what, fix) => {
     const err = problem(text);
     expect(err.message.startsWith(`${FILE}: `)).toBe(true);
@@ -269,5 +378,41 @@ describe("parseManifest", () => {
     expect(props.tags?.additionalProperties).toEqual({ type: "string" });
     expect((props.items?.items as Record<string, unknown>).additionalProperties).toBe(false);
     expect((props.both?.allOf as Record<string, unknown>[])[0]?.additionalProperties).toBeUndefined();
+  });
+});
+
+describe("checkManifest reports every problem, not only the first", () => {
+  it("lists each bad field with its own fix, in file order", () => {
+    const { manifest, problems } = checkManifest(
+      FILE,
+      stringify({
+        name: "greet",
+        version: "1.0",
+        descripton: "Greet.",
+        input_schema: { type: "object", properties: { who: { type: "strng" } } },
+        requires: { net: { hosts: ["https://api.example.com"] }, shell: [{ cmd: "git log" }] },
+        timeout: 100,
+      }),
+    );
+    expect(manifest).toBeUndefined();
+    expect(problems.map((p) => `${p.field} ${p.problem}`)).toEqual([
+      'field "descripton" is not a known field (did you mean "description"?)',
+      'field "timeout" is not a known field (did you mean "timeoutMs"?)',
+      'field "description" is missing',
+      'field "version" is "1.0", which is not a semantic version',
+      'field "input_schema.properties.who.type" is "strng", which is not a JSON Schema type (did you mean "string"?)',
+      'field "requires.net.hosts" has a bad entry: "https://api.example.com" has a scheme (http://, https://): the entry names a host, not a URL (did you mean "api.example.com"?)',
+      'field "requires.shell[0].cmd" is "git log", which has a space: cmd names one program, never a command line, so this could never match',
+    ]);
+    for (const p of problems) expect(p.message).toBe(`${FILE}: ${p.field} ${p.problem}. Fix: ${p.fix}`);
+  });
+
+  it("accepts commands given by name or by a plain path outside the system folders", () => {
+    const { problems, manifest } = checkManifest(
+      FILE,
+      yamlWith({ requires: { shell: [{ cmd: "git" }, { cmd: "/opt/tools/lint" }, { cmd: "./gradlew" }] } }),
+    );
+    expect(problems).toEqual([]);
+    expect(manifest?.requires.shell?.map((c) => c.cmd)).toEqual(["git", "/opt/tools/lint", "./gradlew"]);
   });
 });

@@ -1,3 +1,4 @@
+import path from "node:path";
 import semver from "semver";
 import { parseDocument, type Document } from "yaml";
 import { z } from "zod";
@@ -6,11 +7,14 @@ import { assertCompilable } from "../tools/argument-validator.ts";
 import { checkOutputSchema } from "./plugin-output-schema.ts";
 import type { JsonSchema, ToolKind } from "../tools/contract.ts";
 import { RequirementSetSchema, type RequirementSet } from "../tools/requirement-set.ts";
-import { HostPatternError, parseHostPattern } from "../policy/host-pattern.ts";
+import { HostPatternError, parseHostPattern } from "../capability/host-pattern.ts";
+import { SYSTEM_BIN_DIRS } from "../policy/shell-requirements.ts";
 import { LOCKED_TOOL_IDS } from "../tools/locked-tools.ts";
 import { PLUGIN_LIMITS } from "./plugin-limits.ts";
+import { didYouMean } from "./did-you-mean.ts";
 import { PluginLoadError } from "./plugin-load-error.ts";
 import { DEFAULT_ENTRY, isPlainEntry } from "./plugin-source.ts";
+import { schemaTypos } from "./schema-typos.ts";
 import { strictSchema } from "./strict-schema.ts";
 
 /** A validated tool.yaml, with defaults filled in. */
@@ -113,6 +117,19 @@ const ManifestShape = z.strictObject({
     })
     .optional(),
 });
+type ManifestFields = z.output<typeof ManifestShape>;
+
+/** The keys each nested mapping of tool.yaml knows, for "did you mean". */
+const KNOWN_KEYS: Record<string, readonly string[]> = {
+  "": Object.keys(ManifestShape.shape),
+  limits: ["memoryMb", "cpuMs"],
+  requires: Object.keys(RequirementSetSchema.shape),
+  "requires.fs": ["read", "write"],
+  "requires.net": ["hosts"],
+};
+
+/** Shell syntax a `cmd` never needs: runtime.shell.run starts one program, without a shell. */
+const SHELL_SYNTAX = /[|&;<>()$`"'*?[\]{}!~]/;
 
 /** Parse tool.yaml as the manifest parser wants it (unique keys, error positions). */
 export function parseYamlDocument(text: string): Document.Parsed {
@@ -123,62 +140,64 @@ function fieldName(pathParts: readonly PropertyKey[]): string {
   return pathParts.map(String).join(".");
 }
 
+/**
+ * A key no mapping of tool.yaml knows: "did you mean" from the usual slips (`aliases`), else the
+ * nearest known key of that mapping; `known` says what the mapping holds.
+ */
 function unknownKeyProblem(
   file: string,
   where: string,
   key: string,
   aliases: Record<string, string>,
-  fix: string,
+  known: string,
 ): PluginLoadError {
-  const meant = aliases[key];
-  const hint = meant ? ` (did you mean "${meant}"?)` : "";
+  const section = where.replace(/\.\d+/g, "");
+  const candidates = section === "requires.shell" ? ["cmd", "args"] : (KNOWN_KEYS[section] ?? []);
+  const meant = aliases[key] ?? didYouMean(key, candidates);
   return new PluginLoadError(
     file,
     `field "${where === "" ? key : `${where}.${key}`}"`,
-    `is not a known field${hint}`,
-    fix,
+    `is not a known field${meant ? ` (did you mean "${meant}"?)` : ""}`,
+    `${meant ? `rename it to "${meant}"` : "remove it or rename it"}; ${known}`,
   );
 }
 
-function zodProblem(file: string, issue: z.core.$ZodIssue): PluginLoadError {
+function zodProblems(file: string, issue: z.core.$ZodIssue): PluginLoadError[] {
   if (issue.code === "unrecognized_keys") {
     const where = fieldName(issue.path);
     const known =
       where === ""
         ? `known fields are ${Object.keys(FIXES).join(", ")}`
-        : FIXES[where.split(".")[0] as string];
-    return unknownKeyProblem(
-      file,
-      where,
-      issue.keys[0] as string,
-      ALIASES,
-      `remove it or rename it; ${known}`,
-    );
+        : (FIXES[where.split(".")[0] as string] ?? "see docs/plugins.md");
+    return issue.keys.map((key) => unknownKeyProblem(file, where, key, where === "" ? ALIASES : {}, known));
   }
   const field = fieldName(issue.path);
   const top = String(issue.path[0] ?? "");
   const missing = issue.code === "invalid_type" && issue.message.includes("received undefined");
   const problem = missing ? "is missing" : `is invalid (${issue.message.replace(/^Invalid input: /, "")})`;
-  return new PluginLoadError(file, `field "${field}"`, problem, FIXES[top] ?? "see docs/plugins.md");
+  return [new PluginLoadError(file, `field "${field}"`, problem, FIXES[top] ?? "see docs/plugins.md")];
 }
 
-function parseYaml(file: string, doc: Document.Parsed): unknown {
-  const error = doc.errors[0];
-  if (error) {
+function yamlProblems(file: string, doc: Document.Parsed): PluginLoadError[] {
+  return doc.errors.map((error) => {
     const pos = error.linePos?.[0];
     const where = pos ? `line ${pos.line}, column ${pos.col}` : "the YAML";
-    throw new PluginLoadError(
+    return new PluginLoadError(
       file,
       where,
       `is not valid YAML (${(error.message.split("\n")[0] ?? "").replace(/ at line \d+, column \d+:?$/, "")})`,
       "correct the YAML syntax: indent with spaces, one `key: value` per line, quote strings that contain `: ` or start with `{`, `[`, `*` or `&`",
     );
-  }
+  });
+}
+
+/** The document as a mapping of fields, or the problem that makes it none. */
+function readFields(file: string, doc: Document.Parsed): Record<string, unknown> | PluginLoadError {
   let value: unknown;
   try {
     value = doc.toJS();
   } catch (err) {
-    throw new PluginLoadError(
+    return new PluginLoadError(
       file,
       "the document",
       `cannot be read (${(err as Error).message})`,
@@ -186,167 +205,324 @@ function parseYaml(file: string, doc: Document.Parsed): unknown {
     );
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new PluginLoadError(
+    return new PluginLoadError(
       file,
       "the document",
       value === null || value === undefined ? "is empty" : "is not a mapping of fields",
       "write tool.yaml as `key: value` lines with at least name, version, description and input_schema (see docs/plugins.md)",
     );
   }
-  return value;
+  return value as Record<string, unknown>;
 }
 
-function checkSchema(file: string, field: "input_schema", schema: JsonSchema): void {
+function schemaProblems(
+  file: string,
+  field: "input_schema" | "output_schema",
+  schema: JsonSchema,
+  strict: boolean,
+): PluginLoadError[] {
+  return schemaTypos(schema, { strict }).map(
+    (typo) => new PluginLoadError(file, `field "${field}.${typo.path}"`, typo.problem, typo.fix),
+  );
+}
+
+/** The host an entry written as a URL or with a path was probably meant to be. */
+function hostOfUrlish(entry: string): string | undefined {
   try {
-    assertCompilable(schema);
-  } catch (err) {
-    throw new PluginLoadError(
-      file,
-      `field "${field}"`,
-      `is not a valid JSON Schema (${(err as Error).message})`,
-      FIXES[field] as string,
-      {
-        cause: err,
-      },
-    );
+    const url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(entry) ? entry : `http://${entry}`);
+    if (url.hostname === "") return undefined;
+    const suggestion = url.port === "" ? url.hostname : `${url.hostname}:${url.port}`;
+    parseHostPattern(suggestion);
+    return suggestion === entry ? undefined : suggestion;
+  } catch {
+    return undefined;
   }
 }
 
-function parseRequires(file: string, raw: unknown): RequirementSet {
-  if (raw === undefined || raw === null) return {};
-  const parsed = RequirementSetSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0] as z.core.$ZodIssue;
-    if (issue.code === "unrecognized_keys") {
-      const where = fieldName(["requires", ...issue.path]);
-      const aliases = issue.path.length === 0 ? REQUIRES_ALIASES : {};
-      throw unknownKeyProblem(file, where, issue.keys[0] as string, aliases, `remove it; ${FIXES.requires}`);
-    }
-    throw zodProblem(file, { ...issue, path: ["requires", ...issue.path] });
-  }
-  for (const entry of parsed.data.net?.hosts ?? []) {
+function hostProblems(file: string, hosts: readonly string[]): PluginLoadError[] {
+  const problems: PluginLoadError[] = [];
+  for (const entry of hosts) {
     try {
       parseHostPattern(entry);
     } catch (err) {
       if (!(err instanceof HostPatternError)) throw err;
-      throw new PluginLoadError(
-        file,
-        'field "requires.net.hosts"',
-        `has a bad entry: ${err.message.replace(/\. Write .*$/, "")}`,
-        'write a host with an optional port, e.g. "api.example.com", "api.example.com:8443", "*.example.com", "127.0.0.1:11434" or "[::1]:8080"',
+      const meant = hostOfUrlish(entry.trim());
+      problems.push(
+        new PluginLoadError(
+          file,
+          'field "requires.net.hosts"',
+          `has a bad entry: ${err.message.replace(/\. Write .*$/, "")}${meant ? ` (did you mean "${meant}"?)` : ""}`,
+          meant
+            ? `write "${meant}" (a host with an optional port: no scheme, path or credentials)`
+            : 'write a host with an optional port, e.g. "api.example.com", "api.example.com:8443", "*.example.com", "127.0.0.1:11434" or "[::1]:8080"',
+        ),
       );
     }
   }
-  for (const [index, command] of (parsed.data.shell ?? []).entries()) {
-    if (command.cmd === "*") {
-      throw new PluginLoadError(
-        file,
-        `field "requires.shell[${index}].cmd"`,
-        'is "*", which would let the plugin run any program outside its isolate',
-        'name each command the plugin runs, e.g. `{cmd: git, args: [log, {prefix: "--max-count="}]}`',
-      );
+  return problems;
+}
+
+/** Why a declared `cmd` could never match what the plugin runs, or undefined when it is fine. */
+function commandProblem(cmd: string): { problem: string; fix: string } | undefined {
+  if (cmd === "*") {
+    return {
+      problem: 'is "*", which would let the plugin run any program outside its isolate',
+      fix: 'name each command the plugin runs, e.g. `{cmd: git, args: [log, {prefix: "--max-count="}]}`',
+    };
+  }
+  const words = cmd.trim().split(/\s+/);
+  if (/\s/.test(cmd)) {
+    const args = words.slice(1);
+    return {
+      problem: `is "${cmd}", which has a space: cmd names one program, never a command line, so this could never match`,
+      fix:
+        words.length > 1 && words[0] !== ""
+          ? `write \`{cmd: ${words[0]}, args: [${args.join(", ")}]}\` (or leave args out to allow any arguments)`
+          : "write the program's name alone, e.g. `cmd: git`",
+    };
+  }
+  if (SHELL_SYNTAX.test(cmd)) {
+    return {
+      problem: `is "${cmd}", which has shell syntax; runtime.shell.run starts one program without a shell, so this could never match`,
+      fix: "write the program's name alone, e.g. `cmd: git`, and declare each program the plugin runs",
+    };
+  }
+  if (cmd.includes("/")) {
+    const dir = path.posix.dirname(path.posix.normalize(cmd));
+    if (SYSTEM_BIN_DIRS.has(dir)) {
+      return {
+        problem: `is "${cmd}": programs in ${dir} are matched by their name, so this path could never match`,
+        fix: `write \`cmd: ${path.posix.basename(cmd)}\` and call runtime.shell.run("${path.posix.basename(cmd)}", …)`,
+      };
     }
+    if (cmd.split("/").some((part) => part === "..") || cmd.endsWith("/") || cmd.includes("//")) {
+      return {
+        problem: `is "${cmd}", which is not a plain path to a program`,
+        fix: "write a program name (`git`) or a path without `..`, `//` or a trailing slash (`/opt/tools/lint`, `./gradlew`)",
+      };
+    }
+  }
+  return undefined;
+}
+
+function requiresProblems(
+  file: string,
+  raw: unknown,
+): { requires: RequirementSet; problems: PluginLoadError[] } {
+  if (raw === undefined || raw === null) return { requires: {}, problems: [] };
+  const parsed = RequirementSetSchema.safeParse(raw);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.flatMap((issue): PluginLoadError[] => {
+      if (issue.code === "unrecognized_keys") {
+        const where = fieldName(["requires", ...issue.path]);
+        const aliases = issue.path.length === 0 ? REQUIRES_ALIASES : {};
+        return issue.keys.map((key) =>
+          unknownKeyProblem(file, where, key, aliases, FIXES.requires as string),
+        );
+      }
+      return zodProblems(file, { ...issue, path: ["requires", ...issue.path] });
+    });
+    return { requires: {}, problems };
+  }
+  const problems = hostProblems(file, parsed.data.net?.hosts ?? []);
+  for (const [index, command] of (parsed.data.shell ?? []).entries()) {
+    const wrong = commandProblem(command.cmd);
+    if (wrong)
+      problems.push(
+        new PluginLoadError(file, `field "requires.shell[${index}].cmd"`, wrong.problem, wrong.fix),
+      );
   }
   for (const access of ["read", "write"] as const) {
-    try {
-      assertPatternsCompile(parsed.data.fs?.[access]);
-    } catch (err) {
-      throw new PluginLoadError(
-        file,
-        `field "requires.fs.${access}"`,
-        `has a bad path pattern (${(err as Error).message})`,
-        'start patterns with {workspace}, {session}, {user-data} or {ad-hoc}, or make them relative to the workspace, e.g. "{workspace}/**"',
-        { cause: err },
-      );
+    for (const pattern of parsed.data.fs?.[access] ?? []) {
+      try {
+        assertPatternsCompile([pattern]);
+      } catch (err) {
+        problems.push(
+          new PluginLoadError(
+            file,
+            `field "requires.fs.${access}"`,
+            `has a bad path pattern (${(err as Error).message})`,
+            'start patterns with {workspace}, {session}, {user-data} or {ad-hoc}, or make them relative to the workspace, e.g. "{workspace}/**"',
+            { cause: err },
+          ),
+        );
+      }
     }
   }
-  return parsed.data;
+  return { requires: parsed.data, problems };
+}
+
+/** Each field of the shape parsed on its own, so one bad field does not hide the others. */
+function shapeFields(
+  file: string,
+  raw: Record<string, unknown>,
+): { fields: Partial<ManifestFields>; problems: PluginLoadError[] } {
+  const shape = ManifestShape.shape as Record<string, z.ZodType>;
+  const problems: PluginLoadError[] = [];
+  const known = Object.keys(FIXES).join(", ");
+  for (const key of Object.keys(raw)) {
+    if (!(key in shape))
+      problems.push(unknownKeyProblem(file, "", key, ALIASES, `known fields are ${known}`));
+  }
+  const fields: Record<string, unknown> = {};
+  for (const [key, schema] of Object.entries(shape)) {
+    const parsed = schema.safeParse(raw[key]);
+    if (parsed.success) fields[key] = parsed.data;
+    else
+      for (const issue of parsed.error.issues)
+        problems.push(...zodProblems(file, { ...issue, path: [key, ...issue.path] }));
+  }
+  return { fields: fields as Partial<ManifestFields>, problems };
+}
+
+/** A tool.yaml checked from top to bottom: every problem found, and the manifest when there are none. */
+export interface ManifestCheck {
+  manifest?: PluginManifest;
+  problems: PluginLoadError[];
 }
 
 /**
- * Validate a plugin's tool.yaml. Throws PluginLoadError naming the file, the field and the fix
- * for the first problem found: YAML syntax, an unknown or mistyped field, a bad tool id, a
- * version that is not semver, an invalid JSON Schema, or a malformed `requires`.
+ * Validate a plugin's tool.yaml and report every problem, each naming the file, the field and
+ * the fix: YAML syntax, unknown fields (with "did you mean"), mistyped fields, a bad tool id or
+ * one of the locked built-ins' names, a version that is not semver, an invalid JSON Schema or
+ * one with a typo (`type: strng`, `requried`), and a `requires` that could never match (a host
+ * written as a URL, a `cmd` with spaces or shell syntax, a bad path pattern).
  */
-export function parseManifest(file: string, text: string | Document.Parsed): PluginManifest {
-  const raw = parseYaml(file, typeof text === "string" ? parseYamlDocument(text) : text);
-  const shaped = ManifestShape.safeParse(raw);
-  if (!shaped.success) throw zodProblem(file, shaped.error.issues[0] as z.core.$ZodIssue);
-  const m = shaped.data;
+export function checkManifest(file: string, text: string | Document.Parsed): ManifestCheck {
+  const doc = typeof text === "string" ? parseYamlDocument(text) : text;
+  const yaml = yamlProblems(file, doc);
+  if (yaml.length > 0) return { problems: yaml };
+  const raw = readFields(file, doc);
+  if (raw instanceof PluginLoadError) return { problems: [raw] };
+  const { fields: m, problems } = shapeFields(file, raw);
 
-  if (!TOOL_ID.test(m.name))
-    throw new PluginLoadError(
-      file,
-      'field "name"',
-      `is "${m.name}", which is not a valid tool id`,
-      FIXES.name as string,
-    );
-  if (LOCKED_TOOL_IDS.has(m.name)) {
-    throw new PluginLoadError(
-      file,
-      'field "name"',
-      `is "${m.name}", one of Lathe's locked built-in tools, which a plugin cannot replace`,
-      `give the plugin a name of its own, e.g. \`name: my_${m.name}\``,
-    );
-  }
-  if (semver.valid(m.version) === null) {
-    throw new PluginLoadError(
-      file,
-      'field "version"',
-      `is "${m.version}", which is not a semantic version`,
-      FIXES.version as string,
-    );
-  }
-  if (m.description.trim() === "")
-    throw new PluginLoadError(file, 'field "description"', "is empty", FIXES.description as string);
-  if (m.input_schema.type !== "object") {
-    throw new PluginLoadError(
-      file,
-      'field "input_schema.type"',
-      `is ${JSON.stringify(m.input_schema.type)}, but a tool takes an object of named arguments`,
-      FIXES.input_schema as string,
-    );
-  }
-  const inputSchema = strictSchema(m.input_schema);
-  checkSchema(file, "input_schema", inputSchema);
-  if (m.output_schema) {
-    const problem = checkOutputSchema(m.output_schema);
-    if (problem !== undefined) {
-      throw new PluginLoadError(
-        file,
-        'field "output_schema"',
-        `is not a valid JSON Schema (${problem})`,
-        FIXES.output_schema as string,
+  if (m.name !== undefined) {
+    if (!TOOL_ID.test(m.name)) {
+      problems.push(
+        new PluginLoadError(
+          file,
+          'field "name"',
+          `is "${m.name}", which is not a valid tool id`,
+          FIXES.name as string,
+        ),
+      );
+    } else if (LOCKED_TOOL_IDS.has(m.name)) {
+      problems.push(
+        new PluginLoadError(
+          file,
+          'field "name"',
+          `is "${m.name}", one of Lathe's locked built-in tools, which a plugin cannot replace`,
+          `give the plugin a name of its own, e.g. \`name: my_${m.name}\``,
+        ),
       );
     }
   }
-  const requires = parseRequires(file, m.requires);
-  const entry = m.entry ?? DEFAULT_ENTRY;
-  if (!isPlainEntry(entry)) {
-    throw new PluginLoadError(
-      file,
-      'field "entry"',
-      `is "${entry}", which is not a .js file inside the plugin folder`,
-      FIXES.entry as string,
+  if (m.version !== undefined && semver.valid(m.version) === null) {
+    problems.push(
+      new PluginLoadError(
+        file,
+        'field "version"',
+        `is "${m.version}", which is not a semantic version`,
+        FIXES.version as string,
+      ),
     );
   }
-  const readOnly = m.readOnly ?? false;
-  const timeoutMs = m.timeoutMs ?? PLUGIN_LIMITS.timeoutMs;
+  if (m.description !== undefined && m.description.trim() === "")
+    problems.push(new PluginLoadError(file, 'field "description"', "is empty", FIXES.description as string));
+
+  let inputSchema: JsonSchema | undefined;
+  if (m.input_schema !== undefined) {
+    if (m.input_schema.type !== "object") {
+      problems.push(
+        new PluginLoadError(
+          file,
+          'field "input_schema.type"',
+          `is ${JSON.stringify(m.input_schema.type)}, but a tool takes an object of named arguments`,
+          FIXES.input_schema as string,
+        ),
+      );
+    } else {
+      const typos = schemaProblems(file, "input_schema", m.input_schema, true);
+      problems.push(...typos);
+      inputSchema = strictSchema(m.input_schema);
+      // A typo already names the bad value; the validator's own message would only blur it.
+      if (typos.length === 0) {
+        try {
+          assertCompilable(inputSchema);
+        } catch (err) {
+          problems.push(
+            new PluginLoadError(
+              file,
+              'field "input_schema"',
+              `is not a valid JSON Schema (${(err as Error).message})`,
+              FIXES.input_schema as string,
+              { cause: err },
+            ),
+          );
+        }
+      }
+    }
+  }
+  if (m.output_schema !== undefined) {
+    const typos = schemaProblems(file, "output_schema", m.output_schema, false);
+    problems.push(...typos);
+    const problem = typos.length === 0 ? checkOutputSchema(m.output_schema) : undefined;
+    if (problem !== undefined) {
+      problems.push(
+        new PluginLoadError(
+          file,
+          'field "output_schema"',
+          `is not a valid JSON Schema (${problem})`,
+          FIXES.output_schema as string,
+        ),
+      );
+    }
+  }
+  const { requires, problems: requireProblems } = requiresProblems(file, m.requires);
+  problems.push(...requireProblems);
+  const entry = m.entry ?? DEFAULT_ENTRY;
+  if (!isPlainEntry(entry)) {
+    problems.push(
+      new PluginLoadError(
+        file,
+        'field "entry"',
+        `is "${entry}", which is not a .js file inside the plugin folder`,
+        FIXES.entry as string,
+      ),
+    );
+  }
+  if (problems.length > 0 || inputSchema === undefined) return { problems };
+  const full = m as ManifestFields;
+  const readOnly = full.readOnly ?? false;
+  const timeoutMs = full.timeoutMs ?? PLUGIN_LIMITS.timeoutMs;
   return {
-    name: m.name,
-    version: m.version,
-    description: m.description.trim(),
-    kind: m.kind ?? "other",
-    inputSchema,
-    ...(m.output_schema ? { outputSchema: m.output_schema } : {}),
-    requires,
-    readOnly,
-    gated: m.gated ?? !readOnly,
-    timeoutMs,
-    defer: m.defer ?? false,
-    entry,
-    memoryMb: m.limits?.memoryMb ?? PLUGIN_LIMITS.memoryMb,
-    wasm: m.wasm ?? false,
-    cpuMs: Math.min(m.limits?.cpuMs ?? timeoutMs, timeoutMs),
+    problems,
+    manifest: {
+      name: full.name,
+      version: full.version,
+      description: full.description.trim(),
+      kind: full.kind ?? "other",
+      inputSchema,
+      ...(full.output_schema ? { outputSchema: full.output_schema } : {}),
+      requires,
+      readOnly,
+      gated: full.gated ?? !readOnly,
+      timeoutMs,
+      defer: full.defer ?? false,
+      entry,
+      memoryMb: full.limits?.memoryMb ?? PLUGIN_LIMITS.memoryMb,
+      wasm: full.wasm ?? false,
+      cpuMs: Math.min(full.limits?.cpuMs ?? timeoutMs, timeoutMs),
+    },
   };
+}
+
+/**
+ * Validate a plugin's tool.yaml (see checkManifest). Throws PluginLoadError for the first
+ * problem found, naming the file, the field and the fix.
+ */
+export function parseManifest(file: string, text: string | Document.Parsed): PluginManifest {
+  const { manifest, problems } = checkManifest(file, text);
+  if (problems[0]) throw problems[0];
+  return manifest as PluginManifest;
 }

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { PlannedAccess } from "../policy/call-plan.ts";
+import type { PlannedAccess } from "../tools/call-plan.ts";
 import { pluginCommand } from "./bridge-shell.ts";
 import { planPluginCommand } from "./plugin-shell-plan.ts";
 

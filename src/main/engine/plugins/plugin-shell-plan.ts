@@ -1,7 +1,7 @@
 import { lstat } from "node:fs/promises";
 import path from "node:path";
 import { ToolCallError } from "../errors/tool-call-error.ts";
-import type { CallPlan, PlannedAccess } from "../policy/call-plan.ts";
+import type { CallPlan, PlannedAccess } from "../tools/call-plan.ts";
 import { commandEffects } from "../policy/shell/command-effects.ts";
 import { analyzeShell, type ShellWord, type SimpleCommand } from "../policy/shell/shell-analysis.ts";
 import type { RequirementSet } from "../tools/requirement-set.ts";

@@ -259,13 +259,16 @@ describe("plugin tools through the engine", () => {
     expect(text).toContain(path.join(w.globalDir, "liar", "index.js"));
   });
 
-  it("returns the plugin's thrown message as the error envelope", async () => {
+  it("returns the plugin's thrown message as the error envelope, with the file and line it was thrown at", async () => {
     const w = await withPlugins([
       "picky",
       plugin("picky", "throw new Error('No such user; pass an existing user name.');"),
     ]);
     const session = await w.session();
-    expect(errorOf(await session.call("picky", {}))).toBe("No such user; pass an existing user name.");
+    // plugin() puts the body on line 2 of index.js: `export async function execute(args, runtime) {`, then it.
+    expect(errorOf(await session.call("picky", {}))).toBe(
+      `No such user; pass an existing user name. (thrown at ${path.join(w.globalDir, "picky", "index.js")}:2:7)`,
+    );
   });
 
   it("cuts a large result to its head and keeps the whole in a sidecar file", async () => {

@@ -19,20 +19,26 @@ export function pinKey(name: string): string {
   return `plugin:${name}`;
 }
 
-/** Compare a project plugin's hash with its pin; the reason it may not load, or undefined. */
+/**
+ * Compare a project plugin's hash with its pin; the reason it may not load, or undefined. The
+ * fix is the same for both reasons: review the folder, then `lathe trust` (see pinFix).
+ */
 export function pinRefusal(
   folder: PluginFolder,
   hash: string,
   pins: Record<string, string>,
-  root: string,
   entryName = "index.js",
 ): string | undefined {
   const pinned = pins[pinKey(folder.name)];
   if (pinned === hash) return undefined;
-  const again = `review ${folder.dir} and run \`lathe trust --root ${root}\` again`;
   return pinned === undefined
-    ? `The project plugin ${folder.name} was added after you trusted this project, so it is not loaded; ${again}.`
-    : `tool.yaml/TOOL.md/${entryName} of ${folder.name} changed since you trusted this project, so it is not loaded; ${again}.`;
+    ? `The project plugin ${folder.name} was added after you trusted this project, so it is not loaded until you review it and trust the project again.`
+    : `tool.yaml/TOOL.md/${entryName} of ${folder.name} changed since you trusted this project, so it is not loaded until you review it and trust the project again.`;
+}
+
+/** What loads a project plugin its pin refused (or whose project is not trusted) again. */
+export function pinFix(folder: PluginFolder, root: string): string {
+  return `review ${folder.dir}, then run \`lathe trust --root ${root}\` (or approve it in the app's Plugins panel)`;
 }
 
 /** Every plugin folder in `<root>/.lathe/tools/` with its content hash and pin state. */

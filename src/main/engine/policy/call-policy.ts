@@ -1,37 +1,22 @@
 import os from "node:os";
 import path from "node:path";
 import type { FsCapability } from "../capability/fs-capability.ts";
+import { hostIsDeclared, matchingHostPattern, urlHost } from "../capability/host-pattern.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { SandboxStatus } from "../sandbox/sandbox-availability.ts";
+import type { PolicyResult, StageRecord } from "../tools/call-decision.ts";
+import { commandText, type CallPlan, type ResolvedAccess, type ResolvedPlan } from "../tools/call-plan.ts";
 import type { AnyTool, ToolOrigin } from "../tools/contract.ts";
+import type { ToolCall } from "../tools/tool-call.ts";
 import type { ApprovalCache } from "./approval-cache.ts";
 import type { Approver } from "./approval-request.ts";
-import { commandText, type CallPlan, type ResolvedAccess } from "./call-plan.ts";
 import type { ApprovalMode } from "./lathe-settings.ts";
 import type { PolicyConfig } from "./policy-config.ts";
-import { hostIsDeclared, matchingHostPattern, urlHost } from "./host-pattern.ts";
 import type { ProtectedPaths } from "./protected-paths.ts";
 import { compilePattern } from "./rule-pattern.ts";
 import { explainVerdict, type Ruleset, type Subject } from "./ruleset.ts";
 import { matchesShellRequirement } from "./shell-requirements.ts";
 import { runWatchdog, type WatchdogCheck } from "./watchdog.ts";
-
-export type Stage = "capability" | "rule" | "watchdog" | "approval";
-
-export interface StageRecord {
-  stage: Stage;
-  outcome: "allow" | "deny" | "ask";
-  reason: string;
-}
-
-export interface PolicyResult {
-  allowed: boolean;
-  stages: StageRecord[];
-  /** The checked accesses (empty when refused at the capability check). */
-  accesses: ResolvedAccess[];
-  /** For a refusal: what the model (and the user) is told, including how to allow it. */
-  errorText?: string;
-}
 
 /** Everything one session's policy decisions need. */
 export interface PolicyContext {
@@ -105,8 +90,9 @@ async function resolvePlan(
   plan: CallPlan,
   fs: FsCapability,
   ctx: PolicyContext,
-): Promise<{ accesses: ResolvedAccess[]; cwd: string }> {
-  const cwd = plan.cwd ? (await fs.resolve(plan.cwd, "read")).absolute : fs.root;
+): Promise<ResolvedPlan> {
+  const cwd = plan.cwd ? await fs.resolve(plan.cwd, "read") : undefined;
+  const base = cwd?.absolute ?? fs.root;
   const shellRequirements = [
     ...(tool.requires.shell ?? []),
     ...(origin.layer === "builtin" ? ctx.config.shell : []),
@@ -144,11 +130,11 @@ async function resolvePlan(
         capability: a.capability,
         input: a.path,
         // Not path.resolve: `link/../x` must be resolved through the link, as the kernel will.
-        path: await fs.resolve(path.isAbsolute(a.path) ? a.path : `${cwd}/${a.path}`, access),
+        path: await fs.resolve(path.isAbsolute(a.path) ? a.path : `${base}/${a.path}`, access),
       });
     }
   }
-  return { accesses, cwd };
+  return cwd ? { accesses, cwd } : { accesses };
 }
 
 /**
@@ -173,6 +159,12 @@ function howToAllow(toolId: string, ctx: PolicyContext, subject: Subject | undef
   return `To allow it, add ${rule} under "permissions" in ${ctx.config.userSettingsFile} (or in ${ctx.config.projectSettingsFile} once the project is trusted), or run with --mode yolo.`;
 }
 
+/** What `authorize` decides instead of the tool's own plan: an access it makes while running. */
+export interface PlanOverride {
+  plan?: CallPlan;
+  approvalKey?: string;
+}
+
 /**
  * Decide one call: capability check → permission rules → watchdog → approval. Any stage can
  * refuse; only the approval stage (a person, a cached "always", allowlist or yolo mode) can turn
@@ -180,19 +172,17 @@ function howToAllow(toolId: string, ctx: PolicyContext, subject: Subject | undef
  */
 export async function decideCall(
   ctx: PolicyContext,
-  tool: AnyTool,
-  origin: ToolOrigin,
-  args: unknown,
-  fs: FsCapability,
-  signal?: AbortSignal,
-  override: { plan?: CallPlan; approvalKey?: string } = {},
+  call: ToolCall,
+  override: PlanOverride = {},
 ): Promise<PolicyResult> {
+  const { tool, origin } = call.entry;
+  const { args, signal } = call;
   const stages: StageRecord[] = [];
   const plan: CallPlan = override.plan ?? (await tool.plan?.(args)) ?? { accesses: [], unclear: [] };
 
-  let resolved: { accesses: ResolvedAccess[]; cwd: string };
+  let resolved: ResolvedPlan;
   try {
-    resolved = await resolvePlan(tool, origin, plan, fs, ctx);
+    resolved = await resolvePlan(tool, origin, plan, call.fs, ctx);
   } catch (err) {
     if (!ToolCallError.isInstance(err)) throw err;
     stages.push({ stage: "capability", outcome: "deny", reason: err.message });
@@ -215,7 +205,7 @@ export async function decideCall(
     return {
       allowed: false,
       stages,
-      accesses: resolved.accesses,
+      ...resolved,
       errorText: `${tool.id} was denied: ${explanation}.`,
     };
   }
@@ -230,7 +220,7 @@ export async function decideCall(
       sessionId: ctx.sessionId,
       agent: ctx.agent,
       accesses: resolved.accesses,
-      cwd: resolved.cwd,
+      cwd: resolved.cwd?.absolute ?? call.fs.root,
       root: ctx.root,
       latheHome: ctx.latheHome,
       home: os.homedir(),
@@ -259,7 +249,7 @@ export async function decideCall(
     return {
       allowed: false,
       stages,
-      accesses: resolved.accesses,
+      ...resolved,
       errorText: `${tool.id} was refused by the watchdog: ${watchdog.reasons.join(" ")}`,
     };
   }
@@ -271,12 +261,12 @@ export async function decideCall(
   if (!ruleAsk && hardAsk.length === 0) {
     if (verdict.action === "ask")
       stages.push({ stage: "approval", outcome: "allow", reason: `${tool.id} is not gated` });
-    return { allowed: true, stages, accesses: resolved.accesses };
+    return { allowed: true, stages, ...resolved };
   }
 
   const approve = (reason: string): PolicyResult => {
     stages.push({ stage: "approval", outcome: "allow", reason });
-    return { allowed: true, stages, accesses: resolved.accesses };
+    return { allowed: true, stages, ...resolved };
   };
   if (ctx.approvals.has(tool.id, key)) return approve(`approved earlier in this session (key "${key}")`);
   if (hardAsk.length === 0 && ctx.mode === "yolo") return approve("yolo mode");
@@ -294,7 +284,7 @@ export async function decideCall(
     const reason = `${tool.id} needs approval and this host cannot ask anyone (headless), so it is refused. ${reasons.join(" ")}`;
     stages.push({ stage: "approval", outcome: "deny", reason });
     const fix = hardAsk.length > 0 ? "" : ` ${howToAllow(tool.id, ctx, verdict.subject)}`;
-    return { allowed: false, stages, accesses: resolved.accesses, errorText: `${reason}${fix}` };
+    return { allowed: false, stages, ...resolved, errorText: `${reason}${fix}` };
   }
   const answer = await ctx.approver(
     {
@@ -313,7 +303,7 @@ export async function decideCall(
     return {
       allowed: false,
       stages,
-      accesses: resolved.accesses,
+      ...resolved,
       errorText: `The user rejected this ${tool.id} call. Do not retry it; ask what to do instead.`,
     };
   }

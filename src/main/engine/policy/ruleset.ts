@@ -82,6 +82,18 @@ export class Ruleset {
       : { action: "ask", rule: undefined, subject };
   }
 
+  /** Every rule that matches the subject, in the order they were given (the winner is `evaluate`'s). */
+  matching(subject: Subject): ScopedRule[] {
+    return this.compiled
+      .filter((c) => {
+        const { rule } = c;
+        if (rule.permission !== "*" && !subject.permissions.includes(rule.permission)) return false;
+        const pattern = this.pattern(c, subject.kind);
+        return subject.values.some((v) => pattern.test(v));
+      })
+      .map((c) => c.rule);
+  }
+
   /** The most severe verdict over all subjects; a call with no subjects is judged by `fallback`. */
   evaluateAll(subjects: readonly Subject[], fallback: Subject): RuleVerdict {
     if (subjects.length === 0) return this.evaluate(fallback);

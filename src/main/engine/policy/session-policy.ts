@@ -1,8 +1,8 @@
 import { ToolCallError } from "../errors/tool-call-error.ts";
-import type { FsCapability } from "../capability/fs-capability.ts";
-import type { RegisteredTool } from "../tools/tool-registry.ts";
-import type { CallPlan, PlannedAccess, ResolvedAccess } from "./call-plan.ts";
-import { decideCall, type PolicyContext, type PolicyResult } from "./call-policy.ts";
+import type { PolicyResult } from "../tools/call-decision.ts";
+import type { CallPlan, PlannedAccess, ResolvedAccess } from "../tools/call-plan.ts";
+import type { ToolCall } from "../tools/tool-call.ts";
+import { decideCall, type PolicyContext } from "./call-policy.ts";
 import { exfiltrationGuard } from "./guards/exfiltration.ts";
 import { forcePushGuard } from "./guards/force-push.ts";
 import { recursiveDeleteGuard } from "./guards/recursive-delete.ts";
@@ -36,21 +36,11 @@ function hookCheck(hook: SourcedHook): WatchdogCheck {
 /** Everything a session's policy needs but the watchdog chain, which it builds from the config. */
 export type SessionPolicyInput = Omit<PolicyContext, "watchdog">;
 
+/** The session's side of the pipeline's policy hooks (see CallContext). */
 export interface SessionPolicy {
-  decide(entry: RegisteredTool, args: unknown, fs: FsCapability, signal?: AbortSignal): Promise<PolicyResult>;
-  authorize(
-    entry: RegisteredTool,
-    access: PlannedAccess,
-    fs: FsCapability,
-    signal?: AbortSignal,
-  ): Promise<ResolvedAccess>;
-  authorizePlan(
-    entry: RegisteredTool,
-    plan: CallPlan,
-    approvalKey: string,
-    fs: FsCapability,
-    signal?: AbortSignal,
-  ): Promise<ResolvedAccess[]>;
+  decide(call: ToolCall): Promise<PolicyResult>;
+  authorize(call: ToolCall, access: PlannedAccess): Promise<ResolvedAccess>;
+  authorizePlan(call: ToolCall, plan: CallPlan, approvalKey: string): Promise<ResolvedAccess[]>;
 }
 
 function describeAccess(access: PlannedAccess): string {
@@ -72,30 +62,29 @@ export function sessionPolicy(input: SessionPolicyInput): SessionPolicy {
     watchdog: [...BUILTIN_GUARDS, ...input.config.hooks.map(hookCheck)],
   };
   return {
-    decide: (entry, args, fs, signal) => decideCall(ctx, entry.tool, entry.origin, args, fs, signal),
-    authorize: async (entry, access, fs, signal) => {
-      const result = await decideCall(ctx, entry.tool, entry.origin, { access }, fs, signal, {
-        plan: { accesses: [access], unclear: [] },
-        approvalKey: describeAccess(access),
-      });
+    decide: (call) => decideCall(ctx, call),
+    authorize: async (call, access) => {
+      const result = await decideCall(
+        ctx,
+        { ...call, args: { access } },
+        { plan: { accesses: [access], unclear: [] }, approvalKey: describeAccess(access) },
+      );
       if (!result.allowed)
         throw new ToolCallError(
-          result.errorText ?? `${entry.tool.id} was not allowed to ${describeAccess(access)}.`,
+          result.errorText ?? `${call.entry.tool.id} was not allowed to ${describeAccess(access)}.`,
         );
       return result.accesses[0] as ResolvedAccess;
     },
-    authorizePlan: async (entry, plan, approvalKey, fs, signal) => {
+    authorizePlan: async (call, plan, approvalKey) => {
       const result = await decideCall(
         ctx,
-        entry.tool,
-        entry.origin,
-        { accesses: plan.accesses.map(describeAccess) },
-        fs,
-        signal,
+        { ...call, args: { accesses: plan.accesses.map(describeAccess) } },
         { plan, approvalKey },
       );
       if (!result.allowed)
-        throw new ToolCallError(result.errorText ?? `${entry.tool.id} was not allowed to ${approvalKey}.`);
+        throw new ToolCallError(
+          result.errorText ?? `${call.entry.tool.id} was not allowed to ${approvalKey}.`,
+        );
       return result.accesses;
     },
   };

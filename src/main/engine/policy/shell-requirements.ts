@@ -2,7 +2,8 @@ import path from "node:path";
 import type { ArgPattern, ShellRunRequirement } from "../tools/requirement-set.ts";
 import type { SimpleCommand } from "./shell/shell-analysis.ts";
 
-const SYSTEM_BIN_DIRS = new Set([
+/** Folders whose programs a `cmd` names by their bare name (`/usr/bin/git` is `git`). */
+export const SYSTEM_BIN_DIRS: ReadonlySet<string> = new Set([
   "/bin",
   "/usr/bin",
   "/usr/local/bin",

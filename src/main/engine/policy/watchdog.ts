@@ -1,4 +1,4 @@
-import type { ResolvedAccess } from "./call-plan.ts";
+import type { ResolvedAccess } from "../tools/call-plan.ts";
 import type { ProtectedPaths } from "./protected-paths.ts";
 
 export type WatchdogVerdict = { decision: "allow" } | { decision: "deny" | "ask"; reason: string };

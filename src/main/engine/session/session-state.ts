@@ -2,47 +2,68 @@ import { randomBytes } from "node:crypto";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import type { Asker } from "../tools/question-request.ts";
+import type { TaskHost } from "../tools/task-host.ts";
+import type { TodoList } from "../tools/todo-list.ts";
+import type { ToolExposure } from "../tools/tool-exposure.ts";
+import type { FileStamp, ToolSession } from "../tools/tool-session.ts";
 import { removeAbandonedPartials, writeComplete } from "./partial-file.ts";
-import type { Asker } from "./question-request.ts";
-
-/** What a session remembers of a file it read, to refuse writes over changes it has not seen. */
-export interface FileStamp {
-  size: number;
-  mtimeMs: number;
-  sha256: string;
-}
 
 /** Where a persistent session writes what it learns; ephemeral sessions have none. */
 export interface SessionPersistence {
   recordRead(absolutePath: string, stamp: FileStamp): void;
 }
 
+export interface SessionStateOptions {
+  id: string;
+  /** The session's working directory (under `$LATHE_HOME/sessions/`). */
+  dir: string;
+  /** What a resumed session read before. */
+  reads?: Map<string, FileStamp>;
+  persistence?: SessionPersistence;
+  /** Who answers the question tool; absent when the host is headless. */
+  asker?: Asker;
+  exposure: ToolExposure;
+  todos: TodoList;
+}
+
 /**
- * The per-session state tools may use: the read-state of files and the session's working
- * directory, where sidecar files of truncated outputs live until the session closes.
+ * The per-session state tools may use: the read-state of files, the session's working
+ * directory, where sidecar files of truncated outputs live until the session closes, and the
+ * session's services (see ToolSession).
  */
-export class SessionState {
+export class SessionState implements ToolSession {
   readonly id: string;
   /** The session's working directory (under `$LATHE_HOME/sessions/`). */
   readonly dir: string;
   private readonly reads: Map<string, FileStamp>;
   private readonly persistence: SessionPersistence | undefined;
-  /** Who answers the question tool; undefined when the host is headless. */
   readonly asker: Asker | undefined;
+  readonly exposure: ToolExposure;
+  readonly todos: TodoList;
+  private taskHost: TaskHost | undefined;
   private temp: Promise<string> | undefined;
 
-  constructor(
-    id: string,
-    dir: string,
-    reads = new Map<string, FileStamp>(),
-    persistence?: SessionPersistence,
-    asker?: Asker,
-  ) {
-    this.id = id;
-    this.dir = dir;
-    this.reads = reads;
-    this.persistence = persistence;
-    this.asker = asker;
+  constructor(options: SessionStateOptions) {
+    this.id = options.id;
+    this.dir = options.dir;
+    this.reads = options.reads ?? new Map();
+    this.persistence = options.persistence;
+    this.asker = options.asker;
+    this.exposure = options.exposure;
+    this.todos = options.todos;
+  }
+
+  get tasks(): TaskHost | undefined {
+    return this.taskHost;
+  }
+
+  /** Make `host` (an agent run) answer this session's `task` calls; returns the function that detaches it. */
+  attachTaskHost(host: TaskHost): () => void {
+    this.taskHost = host;
+    return () => {
+      if (this.taskHost === host) this.taskHost = undefined;
+    };
   }
 
   recordRead(absolutePath: string, stamp: FileStamp): void {

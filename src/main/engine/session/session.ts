@@ -4,11 +4,15 @@ import type { ApprovalMode } from "../policy/lathe-settings.ts";
 import type { SessionPolicy } from "../policy/session-policy.ts";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.ts";
 import type { AnyTool } from "../tools/contract.ts";
-import { callTool, type CallContext, type CallObserver, type CallOptions } from "../tools/call-tool.ts";
+import { callTool, type CallContext, type CallObserver } from "../tools/call-tool.ts";
 import type { Envelope } from "../tools/envelope.ts";
 import { Scheduler } from "../tools/scheduler.ts";
+import type { CallOutcome, CallRequest } from "../tools/tool-call.ts";
 import type { ToolRegistry } from "../tools/tool-registry.ts";
 import type { SessionState } from "./session-state.ts";
+
+/** What a host may add to a call: a signal to stop it, and its own id for it. */
+export type CallOptions = Pick<CallRequest, "signal" | "correlationId">;
 
 export interface SessionWiring {
   registry: ToolRegistry;
@@ -75,16 +79,28 @@ export class Session {
     return this.state.id;
   }
 
-  /** Run one tool call through the whole pipeline; always resolves to an envelope. */
-  call(toolId: string, args: unknown, options?: CallOptions): Promise<Envelope> {
+  /**
+   * Run one tool call through the whole pipeline. Always resolves, never rejects: to the
+   * envelope, the engine's id of the call and what each stage of the policy decided.
+   */
+  invoke(request: CallRequest): Promise<CallOutcome> {
     if (this.ended) {
       return Promise.resolve({
-        type: "error",
-        error_text: `Session ${this.id} is closed; open a new session to call tools.`,
-        metadata: { duration_ms: 0 },
+        envelope: {
+          type: "error",
+          error_text: `Session ${this.id} is closed; open a new session to call tools.`,
+          metadata: { duration_ms: 0 },
+        },
+        callId: "",
+        decisions: [],
       });
     }
-    return callTool(this.ctx, toolId, args, options);
+    return callTool(this.ctx, request);
+  }
+
+  /** Run one tool call through the whole pipeline; always resolves to its envelope. */
+  async call(toolId: string, args: unknown, options: CallOptions = {}): Promise<Envelope> {
+    return (await this.invoke({ toolId, args, ...options })).envelope;
   }
 
   /** End the session: its sidecar files are removed and a persistent one is marked closed. */

@@ -40,3 +40,32 @@ export function projectApprovals(db: Db, root: string): ApprovalPersistence {
     },
   };
 }
+
+/** One "always" answer a persistent session keeps. */
+export interface StoredApproval {
+  sessionId: string;
+  tool: string;
+  key: string;
+  createdAt: number;
+}
+
+/** The "always" answers of every session of a folder, oldest first. */
+export function approvalsUnder(db: Db, root: string): StoredApproval[] {
+  return db
+    .prepare(
+      `SELECT a.session_id AS sessionId, a.tool, a.approval_key AS key, a.created_at AS createdAt
+       FROM approvals a JOIN sessions s ON s.id = a.session_id
+       WHERE s.root = ? ORDER BY a.created_at, a.rowid`,
+    )
+    .all(root) as StoredApproval[];
+}
+
+/** Forget one "always" answer of a session, or all of them; returns how many went. */
+export function revokeApprovals(db: Db, sessionId: string, which?: { tool: string; key: string }): number {
+  const result = which
+    ? db
+        .prepare("DELETE FROM approvals WHERE session_id = ? AND tool = ? AND approval_key = ?")
+        .run(sessionId, which.tool, which.key)
+    : db.prepare("DELETE FROM approvals WHERE session_id = ?").run(sessionId);
+  return result.changes;
+}

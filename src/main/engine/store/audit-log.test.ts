@@ -67,4 +67,52 @@ describe("AuditLog", () => {
     db = openDatabase(path.join(dir, "lathe.db"));
     expect(new AuditLog(db).query()).toHaveLength(1);
   });
+
+  describe("filters for the audit view", () => {
+    const decided = (outcome: "allow" | "deny") =>
+      JSON.stringify([
+        { stage: "capability", outcome: "allow", reason: "inside the workspace" },
+        {
+          stage: "approval",
+          outcome,
+          reason: outcome === "deny" ? "the user rejected the call" : "allowed once",
+        },
+      ]);
+    const trail = (): AuditLog => {
+      const log = new AuditLog(db);
+      log.record({ ...row(1, "a"), toolId: "read" });
+      log.record({ ...row(2, "a"), toolId: "write", outcome: "error", decisionsJson: decided("deny") });
+      log.record({ ...row(3, "b"), toolId: "write", decisionsJson: decided("allow") });
+      log.record({ ...row(4, "b"), toolId: "bash", outcome: "error", decisionsJson: decided("allow") });
+      log.record({ ...row(5, "a"), toolId: "read" });
+      return log;
+    };
+    const ids = (entries: Array<{ callId: string }>) => entries.map((e) => e.callId);
+
+    it.each([
+      [{ sessionId: "a" }, ["c1", "c2", "c5"]],
+      [{ toolId: "write" }, ["c2", "c3"]],
+      [{ outcome: "output" as const }, ["c1", "c3", "c5"]],
+      [{ outcome: "denied" as const }, ["c2"]],
+      // A failed call that no stage refused; a denied one is not counted twice.
+      [{ outcome: "error" as const }, ["c4"]],
+      [{ sessionId: "b", toolId: "write", outcome: "output" as const }, ["c3"]],
+      [{ sessionId: "nobody" }, []],
+    ])("narrows to %o", (filter, expected) => {
+      expect(ids(trail().query(filter))).toEqual(expected);
+    });
+
+    it("pages back from the newest with beforeId and limit", () => {
+      const log = trail();
+      const newest = log.query({ limit: 2 });
+      expect(ids(newest)).toEqual(["c4", "c5"]);
+      const older = log.query({ limit: 2, beforeId: newest[0]?.id });
+      expect(ids(older)).toEqual(["c2", "c3"]);
+      expect(ids(log.query({ limit: 2, beforeId: older[0]?.id }))).toEqual(["c1"]);
+    });
+
+    it("names the sessions and tools it holds, most recent first", () => {
+      expect(trail().facets()).toEqual({ sessions: ["a", "b"], tools: ["read", "bash", "write"] });
+    });
+  });
 });

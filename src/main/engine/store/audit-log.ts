@@ -21,6 +21,40 @@ export interface AuditRow {
   startedAt: number;
 }
 
+/** A recorded row with its place in the trail (newer rows have larger ids). */
+export interface AuditEntry extends AuditRow {
+  id: number;
+}
+
+/** How an audit view narrows the trail; every field is optional and they combine. */
+export interface AuditFilter {
+  sessionId?: string;
+  toolId?: string;
+  /**
+   * output: it ran and answered; error: it ran (or was set up) and failed; denied: a stage said
+   * no (capability, rule, watchdog or approval) — such a call's envelope is an error too.
+   */
+  outcome?: "output" | "error" | "denied";
+  /** Only rows older than this id: the next page of a view that shows the newest first. */
+  beforeId?: number;
+  /** At most this many rows, the newest that match (default 1000). */
+  limit?: number;
+}
+
+/** The sessions and tools the trail names, most recent first, to offer as filters. */
+export interface AuditFacets {
+  sessions: string[];
+  tools: string[];
+}
+
+const DENIED =
+  "EXISTS (SELECT 1 FROM json_each(decisions_json) WHERE json_extract(value, '$.outcome') = 'deny')";
+
+const SELECTED = `id, call_id AS callId, session_id AS sessionId, tool_id AS toolId, origin_layer AS originLayer,
+  origin_kind AS originKind, origin_name AS originName, descriptor_hash AS descriptorHash,
+  args_json AS argsJson, decisions_json AS decisionsJson, outcome, envelope_head AS envelopeHead,
+  duration_ms AS durationMs, started_at AS startedAt`;
+
 const COLUMNS =
   "call_id, session_id, tool_id, origin_layer, origin_kind, origin_name, descriptor_hash, args_json, decisions_json, outcome, envelope_head, duration_ms, started_at";
 
@@ -88,20 +122,49 @@ export class AuditLog {
     this.writeBatch(rows);
   }
 
-  query(filter: { sessionId?: string; limit?: number } = {}): AuditRow[] {
+  /** The newest rows that match, returned oldest first. */
+  query(filter: AuditFilter = {}): AuditEntry[] {
     this.flush();
-    const where = filter.sessionId ? "WHERE session_id = ?" : "";
-    const params: unknown[] = filter.sessionId ? [filter.sessionId] : [];
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (filter.sessionId !== undefined) {
+      where.push("session_id = ?");
+      params.push(filter.sessionId);
+    }
+    if (filter.toolId !== undefined) {
+      where.push("tool_id = ?");
+      params.push(filter.toolId);
+    }
+    if (filter.outcome === "output") where.push("outcome = 'output'");
+    if (filter.outcome === "error") where.push(`outcome = 'error' AND NOT ${DENIED}`);
+    if (filter.outcome === "denied") where.push(DENIED);
+    if (filter.beforeId !== undefined) {
+      where.push("id < ?");
+      params.push(filter.beforeId);
+    }
     params.push(filter.limit ?? 1000);
-    return this.db
+    const clause = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
+    return (
+      this.db
+        .prepare(`SELECT ${SELECTED} FROM audit ${clause} ORDER BY id DESC LIMIT ?`)
+        .all(...params) as AuditEntry[]
+    ).reverse();
+  }
+
+  /**
+   * The sessions (up to 500, by their latest call) and tools (seen in the latest 10,000 calls)
+   * the trail names, for a view's filters.
+   */
+  facets(): AuditFacets {
+    this.flush();
+    const sessions = this.db
+      .prepare("SELECT session_id AS id FROM audit GROUP BY session_id ORDER BY max(id) DESC LIMIT 500")
+      .all() as Array<{ id: string }>;
+    const tools = this.db
       .prepare(
-        `SELECT call_id AS callId, session_id AS sessionId, tool_id AS toolId, origin_layer AS originLayer,
-                origin_kind AS originKind, origin_name AS originName, descriptor_hash AS descriptorHash,
-                args_json AS argsJson, decisions_json AS decisionsJson, outcome, envelope_head AS envelopeHead,
-                duration_ms AS durationMs, started_at AS startedAt
-         FROM audit ${where} ORDER BY id DESC LIMIT ?`,
+        "SELECT tool_id AS id FROM (SELECT id, tool_id FROM audit ORDER BY id DESC LIMIT 10000) GROUP BY tool_id ORDER BY max(id) DESC",
       )
-      .all(...params)
-      .reverse() as AuditRow[];
+      .all() as Array<{ id: string }>;
+    return { sessions: sessions.map((r) => r.id), tools: tools.map((r) => r.id) };
   }
 }

@@ -1,4 +1,5 @@
-import type { FileStamp, SessionPersistence } from "../session/session-state.ts";
+import type { SessionPersistence } from "../session/session-state.ts";
+import type { FileStamp } from "../tools/tool-session.ts";
 import type { Db } from "./database.ts";
 
 export interface StoredSession {

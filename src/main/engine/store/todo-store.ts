@@ -1,20 +1,11 @@
-import type { EngineEvents } from "../engine-events.ts";
+import type { TodoItem, TodoList } from "../tools/todo-list.ts";
 import type { Db } from "./database.ts";
-
-export const TODO_STATUSES = ["pending", "in_progress", "completed"] as const;
-export type TodoStatus = (typeof TODO_STATUSES)[number];
-
-/** One entry of a session's todo list. */
-export interface TodoItem {
-  content: string;
-  status: TodoStatus;
-}
 
 export interface TodoStoreOptions {
   /** Lathe's database (persistent sessions' lists live there); called on each use, so it may open lazily. */
   database(): Db;
-  /** Where `TodosChanged` is emitted on every replacement, so hosts show the list live. */
-  events?: EngineEvents;
+  /** Told of every replacement (the engine emits `TodosChanged`), so hosts show the list live. */
+  onReplaced?(sessionId: string, todos: TodoItem[]): void;
 }
 
 /**
@@ -59,7 +50,15 @@ export class TodoStore {
     } else {
       this.ephemeral.set(sessionId, copy);
     }
-    this.options.events?.emit("TodosChanged", { sessionId, todos: copy.map((t) => ({ ...t })) });
+    this.options.onReplaced?.(
+      sessionId,
+      copy.map((t) => ({ ...t })),
+    );
+  }
+
+  /** One session's list, as its tools reach it. */
+  listOf(sessionId: string): TodoList {
+    return { get: () => this.get(sessionId), replace: (todos) => this.replace(sessionId, todos) };
   }
 
   /** Forget the session's list (when it closes for good). */

@@ -6,7 +6,6 @@ import { callRecorder } from "../audit/call-recorder.ts";
 import { FsCapability } from "../capability/fs-capability.ts";
 import { PathScope } from "../capability/path-scope.ts";
 import { EngineEvents } from "../engine-events.ts";
-import { SessionState } from "../session/session-state.ts";
 import { AuditLog } from "../store/audit-log.ts";
 import { openDatabase, type Db } from "../store/database.ts";
 import { callTool, type CallContext } from "./call-tool.ts";
@@ -15,6 +14,7 @@ import type { Envelope } from "./envelope.ts";
 import { MAX_RESULT_DEPTH } from "./json-shape.ts";
 import { Scheduler } from "./scheduler.ts";
 import { ToolRegistry } from "./tool-registry.ts";
+import { bareSessionState } from "../../../../test/support/bare-session-state.ts";
 import { NO_PROCESSES } from "../../../../test/support/no-process-sandbox.ts";
 
 /**
@@ -198,7 +198,7 @@ function contextFor(tool: AnyTool): CallContext {
   const scope = PathScope.compile([], { workspace: [dir], "ad-hoc": [], "user-data": [], session: [] });
   return {
     registry,
-    session: new SessionState("s-faults", path.join(dir, "session")),
+    session: bareSessionState("s-faults", path.join(dir, "session"), registry),
     sandbox: NO_PROCESSES,
     scheduler: new Scheduler(),
     root: dir,
@@ -217,7 +217,7 @@ describe("a throw anywhere in the pipeline still ends in one envelope and one au
     const failed: unknown[] = [];
     events.on("ToolInvocationFailed", (e) => failed.push(e));
 
-    const envelope = await callTool(ctx, "victim", fault.args ?? {});
+    const { envelope } = await callTool(ctx, { toolId: "victim", args: fault.args ?? {} });
 
     expect(envelope.type).toBe(fault.expected.type);
     if (fault.expected.text)

@@ -7,15 +7,18 @@ import { defineBuiltin } from "../builtin/define-builtin.ts";
 import { FsCapability } from "../capability/fs-capability.ts";
 import { PathScope } from "../capability/path-scope.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
-import { SessionState } from "../session/session-state.ts";
+import type { SessionState } from "../session/session-state.ts";
+import { bareSessionState } from "../../../../test/support/bare-session-state.ts";
 import { NO_PROCESSES } from "../../../../test/support/no-process-sandbox.ts";
 import { callTool, type CallContext } from "./call-tool.ts";
+import type { Envelope } from "./envelope.ts";
 import { Scheduler } from "./scheduler.ts";
 import { ToolRegistry } from "./tool-registry.ts";
 import { truncateListField } from "./truncation.ts";
 
 let dir: string;
 let ctx: CallContext;
+let session: SessionState;
 let internal: Array<{ toolId: string; error: unknown }>;
 
 const echo = defineBuiltin({
@@ -68,7 +71,7 @@ beforeEach(async () => {
   const registry = new ToolRegistry();
   for (const t of [echo, sleepy, failing, lister])
     registry.register(t, { layer: "builtin", kind: "builtin" });
-  const session = new SessionState("s-test", path.join(dir, "session"));
+  session = bareSessionState("s-test", path.join(dir, "session"), registry);
   internal = [];
   ctx = {
     registry,
@@ -91,15 +94,20 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/** The envelope of one call through the pipeline. */
+async function envelopeOf(toolId: string, args: unknown, signal?: AbortSignal): Promise<Envelope> {
+  return (await callTool(ctx, { toolId, args, ...(signal ? { signal } : {}) })).envelope;
+}
+
 describe("callTool", () => {
   it("returns an output envelope with the data and a duration", async () => {
-    const env = await callTool(ctx, "echo", { text: "ab", times: 2 });
+    const env = await envelopeOf("echo", { text: "ab", times: 2 });
     expect(env).toMatchObject({ type: "output", data: { text: "abab" } });
     expect(Number.isInteger(env.metadata.duration_ms)).toBe(true);
   });
 
   it("accepts JSON text and fills defaults", async () => {
-    expect(await callTool(ctx, "echo", '{"text":"x"}')).toMatchObject({
+    expect(await envelopeOf("echo", '{"text":"x"}')).toMatchObject({
       type: "output",
       data: { text: "x" },
     });
@@ -116,21 +124,21 @@ describe("callTool", () => {
     ["a constraint", "echo", { text: "a", times: 0 }, /"times" must be >= 1/],
   ];
   it.each(bad)("turns %s into an error envelope, never a throw", async (_name, tool, args, message) => {
-    const env = await callTool(ctx, tool, args);
+    const env = await envelopeOf(tool, args);
     expect(env.type).toBe("error");
     expect(env.type === "error" && env.error_text).toMatch(message);
   });
 
   it("stops a call that outlives its timeout and says so", async () => {
     const t0 = performance.now();
-    const env = await callTool(ctx, "sleepy", {});
+    const env = await envelopeOf("sleepy", {});
     expect(performance.now() - t0).toBeLessThan(1_000);
     expect(env).toMatchObject({ type: "error", error_text: expect.stringMatching(/timed out after 50 ms/) });
   });
 
   it("returns an aborted envelope as soon as the caller aborts", async () => {
     const controller = new AbortController();
-    const pending = callTool(ctx, "sleepy", {}, { signal: controller.signal });
+    const pending = envelopeOf("sleepy", {}, controller.signal);
     setTimeout(() => controller.abort(new Error("user pressed stop")), 10);
     expect(await pending).toMatchObject({
       type: "error",
@@ -139,7 +147,7 @@ describe("callTool", () => {
   });
 
   it("does not start a call whose signal is already aborted", async () => {
-    const env = await callTool(ctx, "echo", { text: "x" }, { signal: AbortSignal.abort() });
+    const env = await envelopeOf("echo", { text: "x" }, AbortSignal.abort());
     expect(env).toMatchObject({
       type: "error",
       error_text: expect.stringMatching(/aborted before it started/),
@@ -147,32 +155,32 @@ describe("callTool", () => {
   });
 
   it("passes a model-fixable error through verbatim", async () => {
-    const env = await callTool(ctx, "failing", { fixable: true });
+    const env = await envelopeOf("failing", { fixable: true });
     expect(env).toMatchObject({ type: "error", error_text: "Give a smaller number and call failing again." });
     expect(internal).toHaveLength(0);
   });
 
   it("reports a runtime failure to the host and still answers with an envelope", async () => {
-    const env = await callTool(ctx, "failing", { fixable: false });
+    const env = await envelopeOf("failing", { fixable: false });
     expect(env).toMatchObject({ type: "error", error_text: "failing failed: disk on fire" });
     expect(internal).toHaveLength(1);
   });
 
   it("cuts an oversized result to its head and writes everything to a sidecar", async () => {
-    const env = await callTool(ctx, "lister", { n: 8 });
+    const env = await envelopeOf("lister", { n: 8 });
     expect(env.type).toBe("output");
     if (env.type !== "output") return;
     expect((env.data as { items: string[] }).items).toHaveLength(5);
     expect(env.metadata.truncated).toBe(true);
     const sidecar = env.metadata.output_path as string;
-    expect(sidecar.startsWith(ctx.session.sidecarDir)).toBe(true);
+    expect(sidecar.startsWith(session.sidecarDir)).toBe(true);
     expect((await readFile(sidecar, "utf8")).trim().split("\n")).toHaveLength(8);
-    await ctx.session.removeFiles();
+    await session.removeFiles();
     await expect(readFile(sidecar)).rejects.toMatchObject({ code: "ENOENT" });
   });
 
   it("leaves results within the cap untouched", async () => {
-    const env = await callTool(ctx, "lister", { n: 5 });
+    const env = await envelopeOf("lister", { n: 5 });
     expect(env.metadata.truncated).toBeUndefined();
     expect(env.metadata.output_path).toBeUndefined();
   });

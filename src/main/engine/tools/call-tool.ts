@@ -3,16 +3,17 @@ import type { FsCapability } from "../capability/fs-capability.ts";
 import type { CallCheckpoints, OpenCheckpoint } from "../checkpoints/session-checkpoints.ts";
 import { LatheError } from "../errors/lathe-error.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
-import type { CallPlan, PlannedAccess, ResolvedAccess } from "../policy/call-plan.ts";
-import type { PolicyResult, StageRecord } from "../policy/call-policy.ts";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.ts";
-import type { SessionState } from "../session/session-state.ts";
 import { validateArguments } from "./argument-validator.ts";
+import type { PolicyResult, StageRecord } from "./call-decision.ts";
+import type { CallPlan, PlannedAccess, ResolvedAccess, ResolvedPlan } from "./call-plan.ts";
 import type { AnyTool, ToolRuntime, Truncation } from "./contract.ts";
 import { errorEnvelope, outputEnvelope, type Envelope, type EnvelopeMetadata } from "./envelope.ts";
-import type { Scheduler } from "./scheduler.ts";
-import type { RegisteredTool, ToolRegistry } from "./tool-registry.ts";
 import { jsonShapeProblem, unusableResultMessage } from "./json-shape.ts";
+import type { Scheduler } from "./scheduler.ts";
+import type { CallOutcome, CallRequest, ToolCall } from "./tool-call.ts";
+import { describeOrigin, type RegisteredTool, type ToolRegistry } from "./tool-registry.ts";
+import type { ToolSession } from "./tool-session.ts";
 import { isSelfTruncated } from "./truncation.ts";
 
 /** One invocation as observers (events, audit) see it. */
@@ -32,45 +33,23 @@ export interface CallObserver {
 /** What one call needs from its session. */
 export interface CallContext {
   readonly registry: ToolRegistry;
-  readonly session: SessionState;
+  readonly session: ToolSession;
   readonly scheduler: Scheduler;
   readonly root: string;
   /** The OS sandbox for the processes this session's tools start. */
   readonly sandbox: ProcessSandbox;
   capabilityFor(tool: AnyTool): FsCapability;
   /** Capability check, rules, watchdog and approval; absent means every valid call runs. */
-  decide?(
-    entry: RegisteredTool,
-    args: unknown,
-    fs: FsCapability,
-    signal?: AbortSignal,
-  ): Promise<PolicyResult>;
+  decide?(call: ToolCall): Promise<PolicyResult>;
   /** The same stages for an access a tool makes while running. */
-  authorize?(
-    entry: RegisteredTool,
-    access: PlannedAccess,
-    fs: FsCapability,
-    signal?: AbortSignal,
-  ): Promise<ResolvedAccess>;
+  authorize?(call: ToolCall, access: PlannedAccess): Promise<ResolvedAccess>;
   /** The same stages for several accesses a tool makes together while running, decided as one. */
-  authorizePlan?(
-    entry: RegisteredTool,
-    plan: CallPlan,
-    approvalKey: string,
-    fs: FsCapability,
-    signal?: AbortSignal,
-  ): Promise<ResolvedAccess[]>;
+  authorizePlan?(call: ToolCall, plan: CallPlan, approvalKey: string): Promise<ResolvedAccess[]>;
   observer?: CallObserver;
   /** Told about failures that are the runtime's fault rather than the model's. */
   onInternalError?(toolId: string, error: unknown): void;
   /** Checkpoints of the files calls change; absent when the session keeps none. */
   checkpoints?: CallCheckpoints;
-}
-
-export interface CallOptions {
-  signal?: AbortSignal;
-  /** The model's id of this call, when an agent made it (links the call's checkpoint to the conversation). */
-  toolCallId?: string;
 }
 
 class CallStopped extends Error {}
@@ -124,19 +103,20 @@ function errorText(toolId: string, err: unknown, ctx: CallContext): string {
   return `${toolId} failed: ${message}${code && !message.includes(code) ? ` (${code})` : ""}`;
 }
 
+/** No plan, or no policy to check one: nothing resolved. */
+const NOTHING_RESOLVED: ResolvedPlan = { accesses: [] };
+
 async function executeBounded(
-  entry: RegisteredTool,
-  args: unknown,
   ctx: CallContext,
-  fs: FsCapability,
-  outer: AbortSignal | undefined,
-  callId: string,
+  call: ToolCall,
+  resolved: ResolvedPlan,
   checkpoint?: OpenCheckpoint,
 ): Promise<{ data?: unknown; error?: string }> {
-  const { tool } = entry;
+  const { tool } = call.entry;
+  const outer = call.signal;
   if (outer?.aborted) return { error: `${tool.id} was aborted before it started; nothing was done.` };
   const controller = new AbortController();
-  const timeoutMs = tool.callTimeoutMs?.(args) ?? tool.timeoutMs;
+  const timeoutMs = tool.callTimeoutMs?.(call.args) ?? tool.timeoutMs;
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
@@ -145,27 +125,31 @@ async function executeBounded(
   const forward = (): void => controller.abort(outer?.reason);
   outer?.addEventListener("abort", forward, { once: true });
   const stop = stopWhenAborted(controller.signal);
+  // What the tool decides on while running is decided under the call's own (inner) signal.
+  const running: ToolCall = { ...call, signal: controller.signal };
   try {
     const runtime: ToolRuntime = {
       signal: controller.signal,
-      callId,
-      fs,
+      callId: call.callId,
+      ...(call.correlationId !== undefined ? { correlationId: call.correlationId } : {}),
+      fs: call.fs,
+      resolved,
       session: ctx.session,
       root: ctx.root,
       sandbox: ctx.sandbox,
       authorize: async (access) => {
         if (!ctx.authorize)
           throw new ToolCallError(`${tool.id} may not make ${access.capability} calls here.`);
-        return ctx.authorize(entry, access, fs, controller.signal);
+        return ctx.authorize(running, access);
       },
       authorizePlan: async (plan, approvalKey) => {
         if (!ctx.authorizePlan)
           throw new ToolCallError(`${tool.id} may not make shell, file or network calls here.`);
-        return ctx.authorizePlan(entry, plan, approvalKey, fs, controller.signal);
+        return ctx.authorizePlan(running, plan, approvalKey);
       },
       ...(checkpoint?.files ? { checkpoint: checkpoint.files } : {}),
     };
-    return { data: await Promise.race([tool.execute(args, runtime), stop.promise]) };
+    return { data: await Promise.race([tool.execute(call.args, runtime), stop.promise]) };
   } catch (err) {
     if (err instanceof CallStopped || controller.signal.aborted) {
       return timedOut
@@ -190,35 +174,31 @@ async function executeBounded(
  * outcome, since a call that failed half-way may have changed files too.
  */
 async function executeCheckpointed(
-  entry: RegisteredTool,
-  args: unknown,
   ctx: CallContext,
-  fs: FsCapability,
-  options: CallOptions,
-  callId: string,
+  call: ToolCall,
+  resolved: ResolvedPlan,
 ): Promise<{ data?: unknown; error?: string }> {
-  const { tool } = entry;
+  const { tool } = call.entry;
   if (!ctx.checkpoints || tool.checkpoints === undefined) {
-    return executeBounded(entry, args, ctx, fs, options.signal, callId);
+    return executeBounded(ctx, call, resolved);
   }
   let checkpoint: OpenCheckpoint | undefined;
   try {
     checkpoint = await ctx.checkpoints.open({
       tool,
-      callId,
-      ...(options.toolCallId !== undefined ? { toolCallId: options.toolCallId } : {}),
-      ...(options.signal ? { signal: options.signal } : {}),
+      callId: call.callId,
+      ...(call.correlationId !== undefined ? { toolCallId: call.correlationId } : {}),
+      ...(call.signal ? { signal: call.signal } : {}),
     });
   } catch (err) {
-    if (options.signal?.aborted)
-      return { error: `${tool.id} was aborted before it started; nothing was done.` };
+    if (call.signal?.aborted) return { error: `${tool.id} was aborted before it started; nothing was done.` };
     reportInternal(ctx, tool.id, err);
     return {
       error: `${tool.id} was not run: Lathe could not prepare the checkpoint that lets its changes be undone (${messageOf(err)}). Nothing was changed.`,
     };
   }
   try {
-    return await executeBounded(entry, args, ctx, fs, options.signal, callId, checkpoint);
+    return await executeBounded(ctx, call, resolved, checkpoint);
   } finally {
     await checkpoint?.close().catch((err: unknown) => reportInternal(ctx, tool.id, err));
   }
@@ -227,14 +207,20 @@ async function executeCheckpointed(
 async function run(
   ctx: CallContext,
   record: CallRecord,
-  rawArgs: unknown,
-  options: CallOptions,
+  request: CallRequest,
   started: number,
   stages: StageRecord[],
 ): Promise<Envelope> {
   const meta = (): EnvelopeMetadata => ({ duration_ms: Math.round(performance.now() - started) });
   const entry = record.entry;
   if (!entry) {
+    const disabled = ctx.registry.disabledTool(record.toolId);
+    if (disabled) {
+      return errorEnvelope(
+        `Tool "${record.toolId}" (${describeOrigin(disabled.origin)}) is disabled, so it was not run. ${disabled.reason}${disabled.fix ? ` To enable it again, the user must ${disabled.fix}.` : ""} Tell the user; calling it again fails the same way until then.`,
+        meta(),
+      );
+    }
     const known = ctx.registry.ids();
     return errorEnvelope(
       `Unknown tool "${record.toolId}". Available tools: ${known.length > 0 ? known.join(", ") : "none"}.`,
@@ -243,27 +229,36 @@ async function run(
   }
   const { tool } = entry;
   if (!tool.enabled) return errorEnvelope(`Tool "${tool.id}" is disabled.`, meta());
-  const parsed = parseArguments(rawArgs);
+  const parsed = parseArguments(request.args);
   if (parsed.error !== undefined) return errorEnvelope(parsed.error, meta());
   record.args = parsed.args;
   const invalid = validateArguments(tool.id, tool.parameters, parsed.args);
   if (invalid !== undefined) return errorEnvelope(invalid, meta());
 
-  const fs = ctx.capabilityFor(tool);
+  const call: ToolCall = {
+    callId: record.callId,
+    correlationId: request.correlationId,
+    entry,
+    args: parsed.args,
+    fs: ctx.capabilityFor(tool),
+    signal: request.signal,
+  };
   // The scheduler slot is taken now, when the call is issued, and the policy decides inside it:
   // a write whose approval takes a while still runs before a write issued after it.
   const outcome = await ctx.scheduler.run(tool.readOnly, async () => {
+    let resolved = NOTHING_RESOLVED;
     if (ctx.decide) {
       let decision: PolicyResult;
       try {
-        decision = await ctx.decide(entry, parsed.args, fs, options.signal);
+        decision = await ctx.decide(call);
       } catch (err) {
         return { error: errorText(tool.id, err, ctx) };
       }
       stages.push(...decision.stages);
       if (!decision.allowed) return { error: decision.errorText ?? `${tool.id} was not allowed.` };
+      resolved = { accesses: decision.accesses, ...(decision.cwd ? { cwd: decision.cwd } : {}) };
     }
-    return executeCheckpointed(entry, parsed.args, ctx, fs, options, record.callId);
+    return executeCheckpointed(ctx, call, resolved);
   });
   if (outcome.error !== undefined) return errorEnvelope(outcome.error, meta());
 
@@ -302,15 +297,11 @@ async function run(
  * the model sent and whichever stage fails (a tool, a hook, the observer itself): every call ends
  * in exactly one envelope and one `observer.finished`. A result that is not JSON data (nested
  * past MAX_RESULT_DEPTH, a cycle, a BigInt) becomes an error envelope before anything
- * serializes it.
+ * serializes it. Resolves to the envelope with the call's id and what the policy decided.
  */
-export async function callTool(
-  ctx: CallContext,
-  toolId: string,
-  rawArgs: unknown,
-  options: CallOptions = {},
-): Promise<Envelope> {
+export async function callTool(ctx: CallContext, request: CallRequest): Promise<CallOutcome> {
   const started = performance.now();
+  const { toolId } = request;
   let entry: RegisteredTool | undefined;
   let lookupError: unknown;
   try {
@@ -322,7 +313,7 @@ export async function callTool(
     callId: randomUUID(),
     toolId,
     entry,
-    args: rawArgs,
+    args: request.args,
     startedAt: Date.now(),
   };
   const stages: StageRecord[] = [];
@@ -334,7 +325,7 @@ export async function callTool(
   let envelope: Envelope;
   try {
     if (lookupError !== undefined) throw lookupError;
-    envelope = await run(ctx, record, rawArgs, options, started, stages);
+    envelope = await run(ctx, record, request, started, stages);
   } catch (err) {
     // Whatever stage threw, the call still ends in one error envelope (and one audit row below).
     envelope = errorEnvelope(errorText(toolId, err, ctx), {
@@ -346,5 +337,5 @@ export async function callTool(
   } catch (err) {
     reportInternal(ctx, toolId, err);
   }
-  return envelope;
+  return { envelope, callId: record.callId, decisions: stages };
 }

@@ -1,9 +1,9 @@
 import type { FsCapability } from "../capability/fs-capability.ts";
 import type { FileCheckpoint } from "../checkpoints/file-checkpoint.ts";
-import type { CallPlan, PlannedAccess, ResolvedAccess } from "../policy/call-plan.ts";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.ts";
-import type { SessionState } from "../session/session-state.ts";
+import type { CallPlan, PlannedAccess, ResolvedAccess, ResolvedPlan } from "./call-plan.ts";
 import type { RequirementSet } from "./requirement-set.ts";
+import type { ToolSession } from "./tool-session.ts";
 
 /** The ACP tool kind: drives the icon and renderer a client shows for a call. */
 export type ToolKind = "read" | "edit" | "search" | "execute" | "fetch" | "think" | "other";
@@ -27,8 +27,16 @@ export interface ToolRuntime {
   readonly signal: AbortSignal;
   /** This call's id, as in the engine's ToolInvocation events and the audit trail. */
   readonly callId?: string;
+  /** The caller's id for this call (an agent's: the model's tool call id), when it gave one. */
+  readonly correlationId?: string;
   readonly fs: FsCapability;
-  readonly session: SessionState;
+  /**
+   * The call's plan as the capability check resolved it (canonical paths, in the plan's order,
+   * and its folder): use these rather than resolving the arguments again. Empty for a tool
+   * without a plan.
+   */
+  readonly resolved: ResolvedPlan;
+  readonly session: ToolSession;
   /** Canonical (real) path of the workspace root. */
   readonly root: string;
   /**

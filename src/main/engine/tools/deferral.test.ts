@@ -10,6 +10,7 @@ import {
   toolTokens,
   TOOL_SEARCH_ID,
 } from "./deferral.ts";
+import { modelSchema } from "./model-schema.ts";
 import { estimateTextTokens, estimateToolTokens } from "./token-estimate.ts";
 import { ToolRegistry } from "./tool-registry.ts";
 
@@ -45,7 +46,10 @@ describe("token estimate", () => {
     expect(estimateTextTokens("abcd")).toBe(1);
     expect(estimateTextTokens("abcde")).toBe(2);
     const t = tool("weather", 800);
-    const sent = JSON.stringify({ name: t.id, description: t.description, parameters: t.parameters });
+    // As sent: the parameters as the model is shown them, without additionalProperties: false.
+    const parameters = modelSchema(t.parameters);
+    expect(parameters).not.toHaveProperty("additionalProperties");
+    const sent = JSON.stringify({ name: t.id, description: t.description, parameters });
     expect(estimateToolTokens(t)).toBe(Math.ceil(sent.length / 4));
     expect(toolTokens(t)).toBe(estimateToolTokens(t));
   });

@@ -1,4 +1,5 @@
 import type { JsonSchema } from "./contract.ts";
+import { modelSchema } from "./model-schema.ts";
 
 /**
  * Prompt-token estimates, for budgeting what the model sees before it sees it. No tokenizer
@@ -28,10 +29,15 @@ export interface ToolDefinitionText {
 
 /**
  * The estimated tokens one tool definition costs in the prompt: the JSON a provider sends for it
- * (`{"name","description","parameters"}`), which is what function-calling APIs serialise.
+ * (`{"name","description","parameters"}`, the parameters as the model is shown them: see
+ * model-schema.ts), which is what function-calling APIs serialise.
  */
 export function estimateToolTokens(tool: ToolDefinitionText): number {
   return estimateTextTokens(
-    JSON.stringify({ name: tool.id, description: tool.description, parameters: tool.parameters }),
+    JSON.stringify({
+      name: tool.id,
+      description: tool.description,
+      parameters: modelSchema(tool.parameters),
+    }),
   );
 }

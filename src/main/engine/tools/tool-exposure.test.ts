@@ -8,7 +8,7 @@ import { z } from "zod";
 import { defineBuiltin } from "../builtin/define-builtin.ts";
 import { FsCapability } from "../capability/fs-capability.ts";
 import { PathScope } from "../capability/path-scope.ts";
-import { SessionState } from "../session/session-state.ts";
+import { bareSessionState } from "../../../../test/support/bare-session-state.ts";
 import { NO_PROCESSES } from "../../../../test/support/no-process-sandbox.ts";
 import { callTool, type CallContext } from "./call-tool.ts";
 import type { AnyTool, ToolOrigin } from "./contract.ts";
@@ -121,7 +121,7 @@ describe("the AI SDK's toolSearch with Lathe's search (the seam for the agent lo
     const vars = { workspace: [dir], "ad-hoc": [], "user-data": [], session: [] };
     ctx = {
       registry,
-      session: new SessionState("s-exposure", path.join(dir, "session")),
+      session: bareSessionState("s-exposure", path.join(dir, "session"), registry),
       scheduler: new Scheduler(),
       root: dir,
       // These tools start no process: a sandbox that refuses proves none tries.
@@ -149,7 +149,9 @@ describe("the AI SDK's toolSearch with Lathe's search (the seam for the agent lo
         description: entry.tool.description,
         inputSchema: jsonSchema<Record<string, unknown>>(entry.tool.parameters),
         deferLoading: exposure.isDeferred(id),
-        execute: (args, { abortSignal }) => callTool(ctx, id, args, { signal: abortSignal }),
+        execute: async (args, { abortSignal }) =>
+          (await callTool(ctx, { toolId: id, args, ...(abortSignal ? { signal: abortSignal } : {}) }))
+            .envelope,
       });
     }
     tools[TOOL_SEARCH_ID] = toolSearch({ search: exposure.sdkSearch(5) });

@@ -5,6 +5,7 @@ import {
   type DeferralOptions,
   type DeferralPlan,
 } from "./deferral.ts";
+import type { AnyTool } from "./contract.ts";
 import type { RegisteredTool, ToolRegistry } from "./tool-registry.ts";
 import { ToolSearchIndex, type ToolSearchHit } from "./tool-search-index.ts";
 
@@ -81,6 +82,11 @@ export class ToolExposure {
       .filter((id) =>
         deferred.has(id) ? this.discovered.has(id) : id !== TOOL_SEARCH_ID || deferred.size > 0,
       );
+  }
+
+  /** A registered tool's definition (what tool_search hands the model), or undefined when it is gone. */
+  definition(id: string): AnyTool | undefined {
+    return this.registry.get(id)?.tool;
   }
 
   /** Mark deferred tools as loaded from the next step on; returns those that were not yet. */

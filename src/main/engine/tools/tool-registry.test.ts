@@ -66,6 +66,39 @@ describe("ToolRegistry", () => {
     ]);
   });
 
+  it("finds the disabled tool a call meant: the latest layer's, by tool id, never a whole-source problem", () => {
+    const registry = new ToolRegistry();
+    registry.reportDisabled({
+      id: "greet",
+      origin: { layer: "bundled", kind: "plugin", name: "greet" },
+      reason: "b",
+    });
+    registry.reportDisabled({
+      id: "greet",
+      origin: { layer: "project", kind: "plugin", name: "hello" },
+      reason: "p",
+      fix: "trust",
+    });
+    registry.reportDisabled({
+      id: "greet",
+      origin: { layer: "global", kind: "plugin", name: "greet" },
+      reason: "g",
+    });
+    registry.reportDisabled({
+      id: "/tools",
+      origin: { layer: "global", kind: "plugin" },
+      reason: "unreadable",
+    });
+    expect(registry.disabledTool("greet")).toEqual({
+      id: "greet",
+      origin: { layer: "project", kind: "plugin", name: "hello" },
+      reason: "p",
+      fix: "trust",
+    });
+    expect(registry.disabledTool("/tools")).toBeUndefined();
+    expect(registry.disabledTool("other")).toBeUndefined();
+  });
+
   it("rebinds after a layer's tools are removed", () => {
     const r = new ToolRegistry();
     r.register(tool("x", {}, "builtin"), { layer: "builtin", kind: "builtin" });

@@ -3,7 +3,7 @@ import { assertPatternsCompile } from "../capability/path-scope.ts";
 import { ManifestError } from "../errors/manifest-error.ts";
 import { stableStringify } from "./stable-stringify.ts";
 import { assertCompilable } from "./argument-validator.ts";
-import { parseHostPatterns } from "../policy/host-pattern.ts";
+import { parseHostPatterns } from "../capability/host-pattern.ts";
 import { LAYERS, type AnyTool, type Layer, type ToolInfo, type ToolOrigin } from "./contract.ts";
 import { LOCKED_TOOL_IDS } from "./locked-tools.ts";
 import { unionRequirements, type RequirementSet } from "./requirement-set.ts";
@@ -23,7 +23,10 @@ export interface DisabledTool {
   /** The tool id, or the plugin/server name when the whole source failed. */
   id: string;
   origin: ToolOrigin;
+  /** What happened: why it is not loaded. */
   reason: string;
+  /** The one command or action that loads it again, when there is one. */
+  fix?: string;
 }
 
 interface Entry {
@@ -68,6 +71,19 @@ export class ToolRegistry {
 
   disabledTools(): DisabledTool[] {
     return [...this.disabled.values()];
+  }
+
+  /**
+   * The disabled tool a call by this name meant, when no tool of that name is bound: the one of
+   * the latest layer (project over global over bundled), as shadowing would have picked it.
+   */
+  disabledTool(id: string): DisabledTool | undefined {
+    let found: DisabledTool | undefined;
+    for (const entry of this.disabled.values()) {
+      if (entry.id !== id || entry.origin.name === undefined) continue;
+      if (!found || LAYERS.indexOf(entry.origin.layer) >= LAYERS.indexOf(found.origin.layer)) found = entry;
+    }
+    return found;
   }
 
   /**

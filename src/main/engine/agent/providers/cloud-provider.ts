@@ -9,6 +9,8 @@ interface CloudPreset {
   label: string;
   /** The environment variable read when settings name none. */
   keyVariable: string;
+  /** Models the picker offers once a key is set (any other can be typed), with their context windows. */
+  suggested: ReadonlyArray<{ name: string; contextTokens: number }>;
   /** Loads the provider's SDK only when a run uses it. */
   create(
     options: { apiKey: string; baseURL?: string; fetch?: typeof fetch },
@@ -21,12 +23,22 @@ const CLOUD_PRESETS: readonly CloudPreset[] = [
     name: "anthropic",
     label: "Anthropic",
     keyVariable: "ANTHROPIC_API_KEY",
+    suggested: [
+      { name: "claude-sonnet-4-5", contextTokens: 200_000 },
+      { name: "claude-opus-4-1", contextTokens: 200_000 },
+      { name: "claude-haiku-4-5", contextTokens: 200_000 },
+    ],
     create: async (options, model) => (await import("@ai-sdk/anthropic")).createAnthropic(options)(model),
   },
   {
     name: "openai",
     label: "OpenAI",
     keyVariable: "OPENAI_API_KEY",
+    suggested: [
+      { name: "gpt-5", contextTokens: 400_000 },
+      { name: "gpt-5-mini", contextTokens: 400_000 },
+      { name: "gpt-4.1", contextTokens: 1_047_576 },
+    ],
     create: async (options, model) => (await import("@ai-sdk/openai")).createOpenAI(options)(model),
   },
 ];
@@ -76,3 +88,20 @@ function cloudProvider(preset: CloudPreset): ProviderDefinition {
 }
 
 export const CLOUD_PROVIDERS: readonly ProviderDefinition[] = CLOUD_PRESETS.map(cloudProvider);
+
+/** A cloud provider as the model picker shows it: where its key comes from and the models it suggests. */
+export interface CloudOffer {
+  name: CloudPreset["name"];
+  label: string;
+  keyVariable: string;
+  suggested: CloudPreset["suggested"];
+}
+
+export const CLOUD_OFFERS: readonly CloudOffer[] = CLOUD_PRESETS.map(
+  ({ name, label, keyVariable, suggested }) => ({
+    name,
+    label,
+    keyVariable,
+    suggested,
+  }),
+);

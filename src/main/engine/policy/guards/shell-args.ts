@@ -1,5 +1,5 @@
 import path from "node:path";
-import type { ResolvedAccess } from "../call-plan.ts";
+import type { ResolvedAccess } from "../../tools/call-plan.ts";
 import type { ShellWord, SimpleCommand } from "../shell/shell-analysis.ts";
 
 /** The simple commands of a call (bash and anything else that plans shell.run accesses). */

@@ -16,9 +16,9 @@ export const DEFAULT_LOG_KEEP = 3;
 /**
  * An append-only log file capped in size: when a write would take it past `maxBytes`, the file
  * becomes `<name>.1<ext>`, older ones move up a number, the oldest past `keep` is dropped, and a new
- * file starts. Writes are synchronous (lines are short and rare in the main process, and nothing
- * is lost when the app exits right after). Errors (a full disk, a folder that cannot be created)
- * are thrown to the caller.
+ * file starts. Writes are synchronous (lines are short and rare, or batched by the caller, and
+ * nothing is lost when the process exits right after). Errors (a full disk, a folder that cannot
+ * be created) are thrown to the caller. The app's own log and every plugin's log use it.
  */
 export class RotatingLogFile {
   readonly file: string;

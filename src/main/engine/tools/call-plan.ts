@@ -1,5 +1,5 @@
 import type { ResolvedPath } from "../capability/fs-capability.ts";
-import type { SimpleCommand } from "./shell/shell-analysis.ts";
+import type { SimpleCommand } from "./shell-command.ts";
 
 /** What a tool says a call will touch, before anything runs (from its validated arguments). */
 export type PlannedAccess =
@@ -28,6 +28,16 @@ export type ResolvedAccess =
   | { capability: "fs.read" | "fs.write"; input: string; path: ResolvedPath }
   | { capability: "shell.run"; command: SimpleCommand; text: string }
   | { capability: "net.fetch"; url: string; host: string };
+
+/**
+ * A plan after the capability check: its accesses resolved, in the plan's order, and its folder.
+ * `execute` uses these paths (`runtime.resolved`) rather than resolving its arguments again.
+ */
+export interface ResolvedPlan {
+  accesses: ResolvedAccess[];
+  /** The plan's `cwd`, resolved for read; absent when the plan names none (the root). */
+  cwd?: ResolvedPath;
+}
 
 /** The one-line form of a simple command that rules and approval keys match against. */
 export function commandText(command: SimpleCommand): string {

@@ -1,5 +1,3 @@
-import type { SessionState } from "./session-state.ts";
-
 /** What a `task` call asks of the agent run it is made in. */
 export interface TaskRequest {
   /** A short label, shown to the person and stored with the link to the child session. */
@@ -9,8 +7,8 @@ export interface TaskRequest {
   /** The child's agent id; the delegating run's own agent when absent. */
   agent: string | undefined;
   background: boolean;
-  /** The engine's id of the `task` call, so the child can be tied to the model's tool call. */
-  callId: string | undefined;
+  /** The caller's id of the `task` call (the model's tool call id), so the child is tied to it. */
+  toolCallId: string | undefined;
 }
 
 /**
@@ -35,7 +33,7 @@ export interface TaskResult {
 /**
  * The seam between the `task` tool (a built-in, registered in every engine) and the agent run
  * that can actually delegate: a run attaches a host to its session while it runs, and `task`
- * finds it through `runtime.session`. Outside a run there is none, and `task` says so.
+ * finds it as `runtime.session.tasks`. Outside a run there is none, and `task` says so.
  */
 export interface TaskHost {
   /**
@@ -45,19 +43,4 @@ export interface TaskHost {
   start(request: TaskRequest, signal: AbortSignal): Promise<TaskResult>;
   /** Wait for a task this session started (in the background) and return its result. */
   collect(taskId: string, signal: AbortSignal): Promise<TaskResult>;
-}
-
-const hosts = new WeakMap<SessionState, TaskHost>();
-
-/** Make `host` answer the `task` calls of this session; returns the function that detaches it. */
-export function attachTaskHost(session: SessionState, host: TaskHost): () => void {
-  hosts.set(session, host);
-  return () => {
-    if (hosts.get(session) === host) hosts.delete(session);
-  };
-}
-
-/** The host of the run this session is in, if a run is in progress. */
-export function taskHostOf(session: SessionState): TaskHost | undefined {
-  return hosts.get(session);
 }

@@ -1,0 +1,70 @@
+import type { AuditEntry as SharedEntry, AuditPage } from "../../shared/audit-schemas.ts";
+import type { AuditEntry, Engine } from "../engine/index.ts";
+import type { ApiHandlers } from "./api-router.ts";
+
+function parsed(text: string, fallback: unknown): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return fallback;
+  }
+}
+
+type Decision = SharedEntry["decisions"][number];
+
+function decisionsOf(text: string): Decision[] {
+  const value = parsed(text, []);
+  if (!Array.isArray(value)) return [];
+  return value.map((d: Record<string, unknown>) => ({
+    stage: String(d["stage"] ?? ""),
+    outcome: String(d["outcome"] ?? ""),
+    reason: String(d["reason"] ?? ""),
+  }));
+}
+
+/** One audit row as the audit view shows it: arguments and decisions parsed, a refusal called denied. */
+export function auditEntry(row: AuditEntry): SharedEntry {
+  const decisions = decisionsOf(row.decisionsJson);
+  const denied = decisions.some((d) => d.outcome === "deny");
+  return {
+    id: row.id,
+    callId: row.callId,
+    sessionId: row.sessionId,
+    toolId: row.toolId,
+    ...(row.originLayer !== null && row.originKind !== null
+      ? {
+          origin: {
+            layer: row.originLayer,
+            kind: row.originKind,
+            ...(row.originName !== null ? { name: row.originName } : {}),
+          },
+        }
+      : {}),
+    args: parsed(row.argsJson, row.argsJson),
+    decisions,
+    outcome: denied ? "denied" : row.outcome,
+    envelopeHead: row.envelopeHead,
+    durationMs: row.durationMs,
+    startedAt: row.startedAt,
+  };
+}
+
+/** `audit.query`: a page of the trail in `$LATHE_HOME/lathe.db`, newest first, with the filters' choices. */
+export function createAuditHandlers(engine: () => Promise<Engine>): Pick<ApiHandlers, "audit.query"> {
+  return {
+    "audit.query": async ({ sessionId, toolId, outcome, beforeId, limit }): Promise<AuditPage> => {
+      const audit = (await engine()).audit();
+      // One more than asked says whether an older page exists.
+      const rows = audit.query({
+        ...(sessionId !== undefined ? { sessionId } : {}),
+        ...(toolId !== undefined ? { toolId } : {}),
+        ...(outcome !== undefined ? { outcome } : {}),
+        ...(beforeId !== undefined ? { beforeId } : {}),
+        limit: limit + 1,
+      });
+      const more = rows.length > limit;
+      const page = (more ? rows.slice(1) : rows).reverse();
+      return { entries: page.map(auditEntry), more, ...audit.facets() };
+    },
+  };
+}

@@ -1,0 +1,84 @@
+import type { PermissionsView } from "../../shared/permission-schemas.ts";
+import { LatheError, SettingsFile, type SettingsDocument } from "../engine/index.ts";
+import { ApiError } from "./api-error.ts";
+import type { ApiHandlers } from "./api-router.ts";
+import type { EngineHost } from "./engine-host.ts";
+import { permissionsView, scopeFile } from "./permissions-view.ts";
+import { checkDraft } from "./rules-check.ts";
+
+type PermissionChannels =
+  | "permissions.get"
+  | "permissions.saveRules"
+  | "permissions.setApprovals"
+  | "permissions.revoke"
+  | "permissions.check";
+
+/** Lathe's refusals (an invalid settings file, a session in use) go to the person as they are. */
+async function refusing<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (LatheError.isInstance(error)) throw new ApiError(error.message, { cause: error });
+    throw error;
+  }
+}
+
+/**
+ * The Settings view's permissions: read them, save a scope's rules or the user's approval mode
+ * (through SettingsFile, which validates the result and never writes over a file it cannot read;
+ * the engine is then reloaded so they apply), revoke sessions' "always" answers, and check rules
+ * being edited.
+ */
+export function createPermissionHandlers(host: EngineHost): Pick<ApiHandlers, PermissionChannels> {
+  const view = (): Promise<PermissionsView> => permissionsView(host.current, host.chatSessions);
+  const save = async (
+    file: string,
+    change: (document: SettingsDocument) => void,
+  ): Promise<PermissionsView> => {
+    await refusing(() => new SettingsFile(file).update(change));
+    await host.reload();
+    return view();
+  };
+  return {
+    "permissions.get": () => view(),
+    "permissions.saveRules": ({ scope, rules }) =>
+      save(scopeFile(host.current, scope), (document) => {
+        if (rules.length === 0) delete document["permissions"];
+        else
+          document["permissions"] = rules.map(({ permission, pattern, action }) => ({
+            permission,
+            pattern,
+            action,
+          }));
+      }),
+    "permissions.setApprovals": ({ mode, allowlist }) =>
+      save(scopeFile(host.current, "user"), (document) => {
+        const current = document["approvals"];
+        const approvals: Record<string, unknown> =
+          typeof current === "object" && current !== null && !Array.isArray(current) ? { ...current } : {};
+        if (mode === null) delete approvals["mode"];
+        else approvals["mode"] = mode;
+        if (allowlist.length === 0) delete approvals["allowlist"];
+        else approvals["allowlist"] = allowlist;
+        if (Object.keys(approvals).length === 0) delete document["approvals"];
+        else document["approvals"] = approvals;
+      }),
+    "permissions.revoke": async ({ sessionId, approval }) => {
+      if (host.chatSessions.has(sessionId)) {
+        throw new ApiError(
+          `Session ${sessionId} has a run going on: stop it (or wait for it), then revoke its answers.`,
+        );
+      }
+      await refusing(async () => host.current.revokeSessionApprovals(sessionId, approval));
+      return view();
+    },
+    "permissions.check": ({ rules, probe }) => {
+      const engine = host.current;
+      return checkDraft(rules, probe, {
+        root: engine.root,
+        files: { user: scopeFile(engine, "user"), project: scopeFile(engine, "project") },
+        projectTrusted: engine.policy.projectTrusted,
+      });
+    },
+  };
+}

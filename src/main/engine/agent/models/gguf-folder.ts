@@ -1,0 +1,171 @@
+import { copyFile, lstat, mkdir, open, readdir, realpath, stat, symlink } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { ModelError } from "../model-error.ts";
+
+/** A GGUF file the picker offers as `gguf:<path>`. */
+export interface GgufFile {
+  /** Its path as the model spec names it (inside the models folder). */
+  path: string;
+  /** The file name, for the picker. */
+  name: string;
+  bytes: number;
+  /** The context length its metadata declares, when it could be read. */
+  contextTokens?: number;
+  /** The model's own name from its metadata. */
+  title?: string;
+  /** Why its header could not be read (it will not load either). */
+  problem?: string;
+}
+
+/** The folder GGUF files are picked from: `$LATHE_HOME/models`. */
+export function ggufFolder(latheHome: string): string {
+  return path.join(latheHome, "models");
+}
+
+const MAGIC = "GGUF";
+/** The format versions in use; node-llama-cpp does not finish reading a file that claims another. */
+const VERSIONS = new Set([2, 3]);
+/** A header that takes longer than this to read is reported, not waited for. */
+const HEADER_TIMEOUT_MS = 10_000;
+/** How deep below the folder files are looked for (a download often sits in a folder of its own). */
+const DEPTH = 2;
+
+async function findFiles(dir: string, depth: number): Promise<string[]> {
+  let entries;
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw err;
+  }
+  const found: string[] = [];
+  for (const entry of entries) {
+    if (entry.name.startsWith(".")) continue;
+    const full = path.join(dir, entry.name);
+    if (entry.name.toLowerCase().endsWith(".gguf") && (entry.isFile() || entry.isSymbolicLink())) {
+      found.push(full);
+    } else if (entry.isDirectory() && depth > 1) {
+      found.push(...(await findFiles(full, depth - 1)));
+    }
+  }
+  return found.sort((a, b) => a.localeCompare(b));
+}
+
+/** Why the file's first bytes are not a GGUF header Lathe can read, or undefined when they are. */
+async function headerProblem(file: string): Promise<string | undefined> {
+  const handle = await open(file, "r");
+  try {
+    const { bytesRead, buffer } = await handle.read(Buffer.alloc(8), 0, 8, 0);
+    if (bytesRead < 8 || buffer.toString("latin1", 0, 4) !== MAGIC)
+      return "it does not start with the GGUF header";
+    const version = buffer.readUInt32LE(4);
+    return VERSIONS.has(version) ? undefined : `its GGUF version ${version} is not one Lathe reads (2 or 3)`;
+  } finally {
+    await handle.close();
+  }
+}
+
+function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms / 1000} s`)), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
+/** The model's context length and name, from the file's header (node-llama-cpp reads it; no weights load). */
+async function headerOf(file: string): Promise<Pick<GgufFile, "contextTokens" | "title" | "problem">> {
+  try {
+    const problem = await headerProblem(file);
+    if (problem !== undefined) return { problem };
+    const { readGgufFileInfo } = await import("node-llama-cpp");
+    const info = await withTimeout(
+      readGgufFileInfo(file, { readTensorInfo: false }),
+      HEADER_TIMEOUT_MS,
+      "reading its header",
+    );
+    const metadata = info.metadata as unknown as Record<string, Record<string, unknown> | undefined>;
+    const general = metadata["general"];
+    const architecture = typeof general?.["architecture"] === "string" ? general["architecture"] : undefined;
+    const context = architecture ? metadata[architecture]?.["context_length"] : undefined;
+    const title = typeof general?.["name"] === "string" ? general["name"] : undefined;
+    return {
+      ...(typeof context === "number" && context > 0 ? { contextTokens: context } : {}),
+      ...(title ? { title } : {}),
+    };
+  } catch (err) {
+    return { problem: `its header could not be read: ${err instanceof Error ? err.message : String(err)}` };
+  }
+}
+
+/** Every `.gguf` file in the models folder (and folders below it), with what its header says. */
+export async function listGgufFiles(latheHome: string): Promise<GgufFile[]> {
+  const files = await findFiles(ggufFolder(latheHome), DEPTH);
+  return Promise.all(
+    files.map(async (file): Promise<GgufFile> => {
+      const name = path.basename(file);
+      try {
+        const info = await stat(file);
+        return { path: file, name, bytes: info.size, ...(await headerOf(file)) };
+      } catch (err) {
+        return { path: file, name, bytes: 0, problem: `it cannot be read: ${(err as Error).message}` };
+      }
+    }),
+  );
+}
+
+function expandHome(file: string): string {
+  return file === "~" || file.startsWith("~/") ? path.join(os.homedir(), file.slice(1)) : file;
+}
+
+/**
+ * Add a GGUF file to the models folder so the picker offers it: a link to it (a copy where links
+ * cannot be made). Refused, with what to do, when the path is not an absolute path to a readable
+ * GGUF file or another file of that name is there already. Resolves to the path in the folder.
+ */
+export async function addGgufFile(latheHome: string, file: string): Promise<string> {
+  const given = expandHome(file.trim());
+  if (!path.isAbsolute(given)) {
+    throw new ModelError(
+      "model_config",
+      `"${file}" is not an absolute path: give the whole path to the .gguf file.`,
+    );
+  }
+  let source: string;
+  try {
+    source = await realpath(given);
+    if (!(await stat(source)).isFile()) throw new Error("it is not a file");
+  } catch (err) {
+    const reason =
+      (err as NodeJS.ErrnoException).code === "ENOENT" ? "it does not exist" : (err as Error).message;
+    throw new ModelError("model_config", `${given} cannot be added: ${reason}.`, { cause: err });
+  }
+  const problem = source.toLowerCase().endsWith(".gguf")
+    ? await headerProblem(source)
+    : "its name does not end in .gguf";
+  if (problem !== undefined) {
+    throw new ModelError(
+      "model_config",
+      `${given} is not a GGUF model file Lathe can run: ${problem}. Convert or download the model in GGUF format.`,
+    );
+  }
+  const folder = ggufFolder(latheHome);
+  await mkdir(folder, { recursive: true });
+  const target = path.join(folder, path.basename(source));
+  const existing = await lstat(target).catch(() => undefined);
+  if (existing) {
+    if ((await realpath(target).catch(() => undefined)) === source) return target;
+    throw new ModelError(
+      "model_config",
+      `${target} already holds another file named ${path.basename(source)}: rename one of them, then add it again.`,
+    );
+  }
+  try {
+    await symlink(source, target, "file");
+  } catch {
+    // Windows without the right to make links: a copy works everywhere.
+    await copyFile(source, target);
+  }
+  return target;
+}

@@ -1,0 +1,193 @@
+import { mkdir, mkdtemp, readlink, rm, writeFile } from "node:fs/promises";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closedPort } from "../../../../../test/support/closed-port.ts";
+import {
+  startFakeModelServer,
+  type FakeModelServer,
+} from "../../../../../test/fixtures/local-model-servers.ts";
+import { addGgufFile, listGgufFiles } from "./gguf-folder.ts";
+import { detectModels } from "./model-catalog.ts";
+
+const TINY_GGUF = path.resolve(
+  import.meta.dirname,
+  "../../../../../../shared/models/llama-2-tiny-random.gguf",
+);
+
+let home: string;
+const fakes: FakeModelServer[] = [];
+let silent: net.Server;
+let silentPort: number;
+const silentSockets = new Set<net.Socket>();
+
+beforeAll(async () => {
+  home = await mkdtemp(path.join(os.tmpdir(), "lathe-models-"));
+  fakes.push(
+    await startFakeModelServer("ollama", [
+      { name: "qwen2.5-coder:7b", context: 32_768 },
+      { name: "llama3.2:latest", context: 131_072 },
+    ]),
+    await startFakeModelServer("lmstudio", [{ name: "mistral-small", context: 16_384 }]),
+    await startFakeModelServer("llamacpp", [{ name: "model.gguf", context: 8_192 }]),
+    await startFakeModelServer("vllm", [{ name: "Qwen/Qwen3-8B", context: 40_960 }]),
+  );
+  // A server that takes the connection and never answers.
+  silent = net.createServer((socket) => silentSockets.add(socket));
+  await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+  silentPort = (silent.address() as net.AddressInfo).port;
+});
+
+afterAll(async () => {
+  for (const fake of fakes) await fake.close();
+  for (const socket of silentSockets) socket.destroy();
+  await new Promise<void>((resolve) => silent.close(() => resolve()));
+  await rm(home, { recursive: true, force: true });
+});
+
+const at = (kind: string) => ({ baseURL: fakes.find((f) => f.kind === kind)?.baseURL as string });
+
+describe("detecting local model servers", () => {
+  it("lists each running server's models with the context size it reports, at the address settings give", async () => {
+    const catalog = await detectModels({
+      providers: {
+        ollama: at("ollama"),
+        lmstudio: at("lmstudio"),
+        llamacpp: at("llamacpp"),
+        vllm: at("vllm"),
+      },
+      latheHome: home,
+      env: {},
+    });
+    const byProvider = Object.fromEntries(catalog.local.map((s) => [s.provider, s]));
+    expect(byProvider["ollama"]).toMatchObject({
+      state: "running",
+      configured: true,
+      label: "Ollama",
+      models: [
+        { id: "ollama:qwen2.5-coder:7b", name: "qwen2.5-coder:7b", contextTokens: 32_768 },
+        { id: "ollama:llama3.2:latest", name: "llama3.2:latest", contextTokens: 131_072 },
+      ],
+    });
+    expect(byProvider["lmstudio"]?.models).toEqual([
+      { id: "lmstudio:mistral-small", name: "mistral-small", contextTokens: 16_384 },
+    ]);
+    expect(byProvider["llamacpp"]?.models).toEqual([
+      { id: "llamacpp:model.gguf", name: "model.gguf", contextTokens: 8_192 },
+    ]);
+    expect(byProvider["vllm"]?.models).toEqual([
+      { id: "vllm:Qwen/Qwen3-8B", name: "Qwen/Qwen3-8B", contextTokens: 40_960 },
+    ]);
+    // The generic provider has no usual port: it is looked for only where settings say.
+    expect(byProvider["openai-compatible"]).toBeUndefined();
+  });
+
+  it("says a server is not running and how to start it: nothing listening, or no answer in time", async () => {
+    const closed = await closedPort();
+    const started = Date.now();
+    const catalog = await detectModels({
+      providers: {
+        ollama: { baseURL: `http://127.0.0.1:${closed}/v1` },
+        lmstudio: { baseURL: `http://127.0.0.1:${silentPort}/v1` },
+        llamacpp: { baseURL: `http://127.0.0.1:${closed}/v1` },
+        vllm: { baseURL: `http://127.0.0.1:${closed}/v1` },
+        "openai-compatible": { baseURL: `http://127.0.0.1:${closed}/v1` },
+      },
+      latheHome: home,
+      env: {},
+      timeoutMs: 300,
+    });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    const byProvider = Object.fromEntries(catalog.local.map((s) => [s.provider, s]));
+    expect(byProvider["ollama"]).toMatchObject({
+      state: "stopped",
+      models: [],
+      message: `Ollama is not running on http://127.0.0.1:${closed} (ECONNREFUSED): start it with \`ollama serve\`.`,
+    });
+    expect(byProvider["lmstudio"]?.message).toBe(
+      `LM Studio is not running on http://127.0.0.1:${silentPort} (no answer within 300 ms): start its server with \`lms server start\` (or from LM Studio's Developer tab).`,
+    );
+    expect(byProvider["openai-compatible"]).toMatchObject({ state: "stopped", configured: true });
+  });
+
+  it("offers a cloud provider's models only when its key is set (the settings' variable first)", async () => {
+    const catalog = await detectModels({
+      providers: {
+        ...Object.fromEntries(["ollama", "lmstudio", "llamacpp", "vllm"].map((k) => [k, at(k)])),
+        openai: { apiKeyEnv: "MY_OPENAI" },
+      },
+      latheHome: home,
+      env: { ANTHROPIC_API_KEY: "sk-test", OPENAI_API_KEY: "sk-ignored" },
+    });
+    const cloud = Object.fromEntries(catalog.cloud.map((c) => [c.provider, c]));
+    expect(cloud["anthropic"]).toMatchObject({ keySet: true, keyVariable: "ANTHROPIC_API_KEY" });
+    expect(cloud["anthropic"]?.models.map((m) => m.id)).toContain("anthropic:claude-sonnet-4-5");
+    expect(cloud["openai"]).toMatchObject({ keySet: false, keyVariable: "MY_OPENAI", models: [] });
+    expect(JSON.stringify(catalog)).not.toContain("sk-test");
+  });
+});
+
+describe("GGUF files in $LATHE_HOME/models", () => {
+  it("adds a file as a link and lists it with its context length from the header", async () => {
+    const added = await addGgufFile(home, TINY_GGUF);
+    expect(added).toBe(path.join(home, "models", "llama-2-tiny-random.gguf"));
+    expect(await readlink(added)).toBe(TINY_GGUF);
+    // Adding the same file again changes nothing.
+    expect(await addGgufFile(home, TINY_GGUF)).toBe(added);
+    const catalog = await detectModels({
+      providers: {},
+      latheHome: home,
+      env: {},
+      timeoutMs: 200,
+      fetch: () => Promise.reject(Object.assign(new Error("offline"), { code: "ECONNREFUSED" })),
+    });
+    expect(catalog.gguf.files).toEqual([
+      expect.objectContaining({
+        id: `gguf:${added}`,
+        name: "llama-2-tiny-random.gguf",
+        contextTokens: 4096,
+        title: "LLaMA v2",
+      }),
+    ]);
+  });
+
+  it("lists a file in a folder below, and says which header cannot be read", async () => {
+    await mkdir(path.join(home, "models", "broken"), { recursive: true });
+    await writeFile(path.join(home, "models", "broken", "half.gguf"), "GGUF but nothing else");
+    await writeFile(path.join(home, "models", "broken", "text.gguf"), "just text");
+    const files = await listGgufFiles(home);
+    expect(files.find((f) => f.name === "half.gguf")?.problem).toBe(
+      "its GGUF version 1953849888 is not one Lathe reads (2 or 3)",
+    );
+    expect(files.find((f) => f.name === "text.gguf")?.problem).toBe("it does not start with the GGUF header");
+  });
+
+  it.each([
+    ["a relative path", "models/x.gguf", /is not an absolute path/],
+    ["a missing file", "/nonexistent/lathe/x.gguf", /cannot be added: it does not exist/],
+    ["a folder", os.tmpdir(), /cannot be added: it is not a file/],
+  ])("refuses %s", async (_name, file, message) => {
+    await expect(addGgufFile(home, file)).rejects.toThrow(message);
+  });
+
+  it("refuses a file that is not GGUF, and another file of the same name", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "lathe-not-gguf-"));
+    try {
+      await writeFile(path.join(dir, "fake.gguf"), "<html>not a model</html>");
+      await expect(addGgufFile(home, path.join(dir, "fake.gguf"))).rejects.toThrow(
+        /is not a GGUF model file/,
+      );
+      // A valid header, but not the file already added under that name.
+      const header = Buffer.alloc(24);
+      header.write("GGUF", 0, "latin1");
+      header.writeUInt32LE(3, 4);
+      await writeFile(path.join(dir, "llama-2-tiny-random.gguf"), header);
+      await expect(addGgufFile(home, path.join(dir, "llama-2-tiny-random.gguf"))).rejects.toThrow(
+        /already holds another file named llama-2-tiny-random\.gguf/,
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,176 @@
+import type { RestorePlan, RewindPlan } from "../../shared/checkpoint-schemas.ts";
+import { useRestore } from "../state/restore-context.tsx";
+import { conflictsOf, readyToApply, type PathChoice } from "../state/restore-store.ts";
+import { Modal } from "./modal.tsx";
+
+type PlannedPath = RestorePlan["paths"][number];
+
+const ACTION: Record<PlannedPath["action"], { label: string; className: string }> = {
+  restore: { label: "restored", className: "badge badge-read" },
+  recreate: { label: "recreated", className: "badge badge-read" },
+  delete: { label: "deleted", className: "badge badge-error" },
+  none: { label: "unchanged", className: "badge badge-muted" },
+};
+
+function isRewind(plan: RestorePlan | RewindPlan): plan is RewindPlan {
+  return "messages" in plan;
+}
+
+function ConflictChoice({ path, conflict }: { path: string; conflict: string }) {
+  const choice = useRestore((s) => s.choices[path]);
+  const choose = useRestore((s) => s.choose);
+  const name = `conflict-${path}`;
+  const option = (value: PathChoice, label: string) => (
+    <label className="conflict-option">
+      <input type="radio" name={name} checked={choice === value} onChange={() => choose(path, value)} />
+      {label}
+    </label>
+  );
+  return (
+    <div className="conflict" role="radiogroup" aria-label={`What to do with ${path}`}>
+      <p className="conflict-why">{conflict}</p>
+      {option("keep", "Keep my version")}
+      {option("overwrite", "Overwrite it (my version is kept in a checkpoint)")}
+    </div>
+  );
+}
+
+function PlannedPaths({ plan }: { plan: RestorePlan }) {
+  const paths = plan.paths.filter((p) => p.action !== "none" || p.conflict !== undefined);
+  if (paths.length === 0)
+    return <p className="muted">No file needs to change: they are already as they were.</p>;
+  return (
+    <ul className="restore-paths" aria-label="Files">
+      {paths.map((p) => (
+        <li
+          key={p.path}
+          aria-label={p.path}
+          className={p.conflict ? "restore-path has-conflict" : "restore-path"}
+        >
+          <div className="restore-path-head">
+            <code>
+              {p.path}
+              {p.type === "folder" ? "/" : ""}
+            </code>
+            {p.unavailable ? (
+              <span className="badge badge-muted">cannot be restored</span>
+            ) : (
+              <span className={ACTION[p.action].className}>{ACTION[p.action].label}</span>
+            )}
+            {p.conflict && !p.unavailable ? <span className="badge badge-write">changed since</span> : null}
+          </div>
+          {p.unavailable ? <p className="muted restore-note">{p.unavailable}</p> : null}
+          {p.conflict && !p.unavailable ? <ConflictChoice path={p.path} conflict={p.conflict} /> : null}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/**
+ * Restore one call's files, or rewind the session to before a prompt: a preview of every file
+ * restored, recreated or deleted (and for a rewind, what the conversation loses), a question for
+ * each file the person changed since, then the change and what it did.
+ */
+export function RestoreDialog() {
+  const target = useRestore((s) => s.target);
+  const plan = useRestore((s) => s.plan);
+  const loading = useRestore((s) => s.loading);
+  const applying = useRestore((s) => s.applying);
+  const outcome = useRestore((s) => s.outcome);
+  const error = useRestore((s) => s.error);
+  const choices = useRestore((s) => s.choices);
+  const apply = useRestore((s) => s.apply);
+  const close = useRestore((s) => s.close);
+  if (!target) return null;
+  const rewind = target.kind === "rewind";
+  const title = outcome
+    ? rewind
+      ? "Rewound"
+      : "Restored"
+    : rewind
+      ? "Rewind to before this prompt?"
+      : `Undo what ${target.tool} changed?`;
+  const conflicts = conflictsOf(plan);
+  const verb = rewind ? "Rewind" : "Restore";
+
+  return (
+    <Modal open onClose={close} labelledBy="restore-title" className="restore-dialog">
+      <div className="approval-body">
+        <h2 id="restore-title">{title}</h2>
+        {rewind && !outcome ? (
+          <blockquote className="restore-prompt">{target.prompt.split("\n", 1)[0]}</blockquote>
+        ) : null}
+        {loading ? <p className="muted">Working out what would change…</p> : null}
+        {plan && !outcome ? (
+          <div className="approval-scroll">
+            {isRewind(plan) ? (
+              <p>
+                The conversation goes back to before this prompt: {plan.messages} message
+                {plan.messages === 1 ? "" : "s"} in {plan.runs.length} turn{plan.runs.length === 1 ? "" : "s"}{" "}
+                are removed
+                {plan.tasks.length > 0
+                  ? `, and the changes of ${plan.tasks.length} task session(s) they started are undone`
+                  : ""}
+                . Its files go back too:
+              </p>
+            ) : (
+              <p>The files go back to how they were before the call:</p>
+            )}
+            <PlannedPaths plan={plan} />
+            {conflicts.length > 0 ? (
+              <p className="notice">
+                {conflicts.length === 1 ? "A file was" : `${conflicts.length} files were`} changed after the
+                agent touched {conflicts.length === 1 ? "it" : "them"}: say what to do with each before going
+                on.
+              </p>
+            ) : null}
+          </div>
+        ) : null}
+        {outcome ? (
+          <div className="approval-scroll" role="status">
+            <p>
+              {rewind
+                ? "The conversation and its files are back to before that prompt."
+                : "The files are back."}{" "}
+              {outcome.undoCheckpoint !== null
+                ? "What was replaced is kept: restore the new checkpoint to undo this."
+                : ""}
+            </p>
+            {[...outcome.skipped, ...outcome.failed].map((p) => (
+              <p key={p.path} className="notice">
+                <code>{p.path}</code>: {p.reason}
+              </p>
+            ))}
+          </div>
+        ) : null}
+        {error ? (
+          <p role="alert" className="field-error">
+            {error}
+          </p>
+        ) : null}
+        <div className="approval-actions">
+          {outcome ? (
+            <button type="button" className="run" data-autofocus onClick={close}>
+              Done
+            </button>
+          ) : (
+            <>
+              <button type="button" data-autofocus disabled={applying} onClick={close}>
+                Cancel
+              </button>
+              <button
+                type="button"
+                className="run"
+                disabled={!plan || applying || !readyToApply(plan, choices)}
+                onClick={() => void apply()}
+              >
+                {applying ? `${verb === "Rewind" ? "Rewinding" : "Restoring"}…` : verb}
+              </button>
+            </>
+          )}
+        </div>
+      </div>
+    </Modal>
+  );
+}

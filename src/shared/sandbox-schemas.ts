@@ -1,0 +1,36 @@
+// Which containment walls stand, as `lathe doctor` reports them: the parser policy, and the OS
+// sandbox (active, or why not and the fix), with the toolchain checks behind them.
+import { z } from "zod";
+
+export const SandboxStatusSchema = z.strictObject({
+  active: z.boolean(),
+  mechanism: z.string().optional(),
+  reason: z.string().optional(),
+  fix: z.string().optional(),
+  warnings: z.array(z.string()),
+});
+
+export const SandboxReportSchema = z.strictObject({
+  healthy: z.boolean(),
+  walls: z.strictObject({
+    policy: z.strictObject({ active: z.literal(true), detail: z.string() }),
+    sandbox: SandboxStatusSchema.extend({
+      enabledInSettings: z.boolean(),
+      machine: SandboxStatusSchema,
+    }),
+  }),
+  checks: z.array(
+    z.strictObject({
+      name: z.string(),
+      ok: z.boolean(),
+      required: z.boolean(),
+      detail: z.string(),
+      fix: z.string().optional(),
+    }),
+  ),
+  /** What the folder's engine uses now (it was checked when the engine started). */
+  engine: SandboxStatusSchema,
+});
+
+export type SandboxStatus = z.output<typeof SandboxStatusSchema>;
+export type SandboxReport = z.output<typeof SandboxReportSchema>;

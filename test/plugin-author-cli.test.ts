@@ -1,0 +1,228 @@
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { startOpenAICompatibleServer, type FixtureServer } from "./fixtures/openai-compatible-server.ts";
+import { envelopeOf, runLathe } from "./support/lathe-cli.ts";
+
+// The plugin author's loop from the shell: develop in $LATHE_HOME/tools, check the folder, call
+// the tool and watch its log, see why a plugin is disabled and what turns it back on.
+
+let home: string;
+let root: string;
+let server: FixtureServer | undefined;
+
+beforeEach(async () => {
+  home = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-author-home-")));
+  root = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-author-root-")));
+});
+
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  await rm(home, { recursive: true, force: true });
+  await rm(root, { recursive: true, force: true });
+});
+
+const lathe = (args: string[]) => runLathe(args, { home, cwd: root });
+
+async function writeGlobalPlugin(
+  folder: string,
+  yaml: Record<string, unknown> | string,
+  js: string,
+): Promise<string> {
+  const dir = path.join(home, "tools", folder);
+  await mkdir(dir, { recursive: true });
+  await writeFile(path.join(dir, "tool.yaml"), typeof yaml === "string" ? yaml : stringify(yaml));
+  await writeFile(path.join(dir, "index.js"), js);
+  return dir;
+}
+
+const fields = (name: string, extra: Record<string, unknown> = {}) => ({
+  name,
+  version: "1.0.0",
+  description: `The ${name} tool.`,
+  input_schema: { type: "object", properties: { n: { type: "integer" } } },
+  readOnly: true,
+  gated: false,
+  ...extra,
+});
+
+const NOISY = [
+  "export async function execute(args, runtime) {",
+  "  runtime.log('counting', args.n);",
+  "  console.warn('almost there');",
+  "  if (args.n < 0) throw new Error('n must be 0 or more; call again with a positive n.');",
+  "  return { double: args.n * 2 };",
+  "}",
+  "",
+].join("\n");
+
+describe("lathe plugin check", () => {
+  it("exits 0 for a good plugin and says how it reloads", async () => {
+    const dir = await writeGlobalPlugin("noisy", fields("noisy"), NOISY);
+    const run = await lathe(["plugin", "check", dir]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe(
+      `ok: ${dir}: noisy 1.0.0 loads and starts\nnote: A global plugin: no pin. The app reloads it between two turns after every change, and each \`lathe call\` reads it afresh; \`lathe call <tool> '<args>' --verbose\` prints its logs.\n`,
+    );
+  });
+
+  it("exits 1 and prints every problem with its fix, as text and as JSON", async () => {
+    const dir = await writeGlobalPlugin(
+      "sloppy",
+      [
+        "name: sloppy",
+        "version: 1.0.0",
+        "descripton: Sloppy.",
+        "input_schema:",
+        "  type: object",
+        "  properties:",
+        "    path: { type: strng }",
+        "requires:",
+        "  net:",
+        '    hosts: ["https://api.example.com/v1"]',
+        "  shell:",
+        "    - cmd: git log",
+        "",
+      ].join("\n"),
+      "export async function execute() {\n  return [;\n}\n",
+    );
+    const run = await lathe(["plugin", "check", dir]);
+    expect(run.code).toBe(1);
+    const text = run.stdout;
+    expect(text).toMatch(new RegExp(`^${dir}: 6 problems\\n`));
+    expect(text).toContain(
+      `✗ ${dir}/tool.yaml: field "descripton" is not a known field (did you mean "description"?)`,
+    );
+    expect(text).toContain(`✗ ${dir}/tool.yaml: field "description" is missing`);
+    expect(text).toContain(
+      `✗ ${dir}/tool.yaml: field "input_schema.properties.path.type" is "strng", which is not a JSON Schema type (did you mean "string"?)\n    fix: use one of string, number`,
+    );
+    expect(text).toContain('(did you mean "api.example.com"?)\n    fix: write "api.example.com"');
+    expect(text).toContain('field "requires.shell[0].cmd" is "git log", which has a space');
+    expect(text).toContain(`✗ ${dir}/index.js: line 2, column 11 has a JavaScript syntax error`);
+    expect(text.match(/\n {4}fix: /g)).toHaveLength(6);
+
+    const json = await lathe(["plugin", "check", dir, "--json"]);
+    expect(json.code).toBe(1);
+    const report = JSON.parse(json.stdout) as { ok: boolean; layer: string; problems: unknown[] };
+    expect(report).toMatchObject({ dir, ok: false, layer: "global" });
+    expect(report.problems).toHaveLength(6);
+    expect(report.problems[0]).toEqual({
+      file: `${dir}/tool.yaml`,
+      where: 'field "descripton"',
+      problem: 'is not a known field (did you mean "description"?)',
+      fix: expect.stringMatching(/^rename it to "description"/),
+    });
+  });
+
+  it("exits 1 with the reason on stderr for a folder that does not exist", async () => {
+    const run = await lathe(["plugin", "check", path.join(root, "nope")]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toMatch(/^error: .*nope is not a folder\. Pass the plugin's folder/);
+  });
+});
+
+describe("lathe call --verbose and the plugin's log file", () => {
+  it("prints the plugin's log lines to stderr, keeps stdout one envelope, and writes the log file", async () => {
+    await writeGlobalPlugin("noisy", fields("noisy"), NOISY);
+    const quiet = await lathe(["call", "noisy", '{"n": 2}']);
+    expect(envelopeOf(quiet)).toMatchObject({ type: "output", data: { double: 4 } });
+    expect(quiet.stderr).not.toContain("[plugin noisy]");
+
+    const verbose = await lathe(["call", "noisy", '{"n": 3}', "--verbose"]);
+    expect(envelopeOf(verbose)).toMatchObject({ type: "output", data: { double: 6 } });
+    expect(verbose.stderr).toContain("[plugin noisy] counting 3\n[plugin noisy] almost there\n");
+
+    // A throw: the envelope names the file and line, and the log keeps it as Lathe's note.
+    const failing = await lathe(["call", "noisy", '{"n": -1}', "--verbose"]);
+    const file = path.join(home, "tools", "noisy", "index.js");
+    expect(envelopeOf(failing).error_text).toBe(
+      `n must be 0 or more; call again with a positive n. (thrown at ${file}:4:25)`,
+    );
+    expect(failing.stderr).toContain(
+      `[plugin noisy] lathe: call failed: n must be 0 or more; call again with a positive n. (thrown at ${file}:4:25)`,
+    );
+
+    const log = await readFile(path.join(home, "logs", "plugins", "noisy.log"), "utf8");
+    expect(
+      log
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => l.replace(/^\S+Z /, "")),
+    ).toEqual([
+      "[global] counting 2",
+      "[global] almost there",
+      "[global] counting 3",
+      "[global] almost there",
+      "[global] counting -1",
+      "[global] almost there",
+      `[global] lathe: call failed: n must be 0 or more; call again with a positive n. (thrown at ${file}:4:25)`,
+    ]);
+  });
+
+  it("lathe run --verbose prints the log lines of the plugins the agent calls", async () => {
+    await writeGlobalPlugin("noisy", fields("noisy"), NOISY);
+    server = await startOpenAICompatibleServer({
+      models: ["fixture-model"],
+      // Plugins start deferred: the model finds the tool first, then calls it.
+      replies: (_request, index) =>
+        index === 0
+          ? { toolCalls: [{ name: "tool_search", arguments: { query: "noisy" } }] }
+          : index === 1
+            ? { toolCalls: [{ name: "noisy", arguments: { n: 5 } }] }
+            : { text: "Ten." },
+    });
+    await writeFile(
+      path.join(home, "settings.json"),
+      JSON.stringify({ providers: { "openai-compatible": { baseURL: server.baseURL } } }),
+    );
+    const run = await lathe(["run", "Double 5", "--model", "openai-compatible:fixture-model", "--verbose"]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe("Ten.\n");
+    expect(run.stderr).toContain("[plugin noisy] counting 5\n");
+  });
+});
+
+describe("disabled plugins say why and what turns them back on", () => {
+  it("lists a broken plugin and one turned off in settings with enabled: false, the reason and the fix; calling them says the same", async () => {
+    const broken = await writeGlobalPlugin("broken", fields("broken", { timeout: 100 }), NOISY);
+    await writeGlobalPlugin("muted", fields("muted"), NOISY);
+    await writeFile(path.join(home, "settings.json"), JSON.stringify({ disabledPlugins: ["muted"] }));
+
+    const tools = JSON.parse((await lathe(["tools", "--json"])).stdout) as Array<Record<string, unknown>>;
+    expect(tools.filter((t) => t.enabled === false)).toEqual([
+      {
+        id: "broken",
+        enabled: false,
+        origin: { layer: "global", kind: "plugin", name: "broken" },
+        reason: `${broken}/tool.yaml: field "timeout" is not a known field (did you mean "timeoutMs"?). Fix: rename it to "timeoutMs"; known fields are name, version, description, kind, input_schema, output_schema, requires, readOnly, gated, timeoutMs, defer, wasm, entry, limits`,
+        fix: `run \`lathe plugin check ${broken}\` for every problem and its fix; fix the files and the plugin reloads`,
+      },
+      {
+        id: "muted",
+        enabled: false,
+        origin: { layer: "global", kind: "plugin", name: "muted" },
+        reason: `You disabled the plugin muted (global) with "muted" in disabledPlugins of ${home}/settings.json.`,
+        fix: `remove "muted" from disabledPlugins in ${home}/settings.json, or press Enable in the app's Plugins panel`,
+      },
+    ]);
+    expect(tools.filter((t) => t.enabled === true).length).toBeGreaterThan(10);
+
+    const call = await lathe(["call", "broken", "{}"]);
+    expect(envelopeOf(call).error_text).toMatch(
+      /^Tool "broken" \(global plugin "broken"\) is disabled, so it was not run\. .*field "timeout" is not a known field.* To enable it again, the user must run `lathe plugin check .*broken`/,
+    );
+    const muted = await lathe(["call", "muted", "{}"]);
+    expect(envelopeOf(muted).error_text).toMatch(
+      /^Tool "muted" \(global plugin "muted"\) is disabled, so it was not run\. You disabled the plugin muted .* To enable it again, the user must remove "muted" from disabledPlugins/,
+    );
+    // A name nothing declares is still unknown.
+    expect(envelopeOf(await lathe(["call", "nothing_here", "{}"])).error_text).toMatch(
+      /^Unknown tool "nothing_here"/,
+    );
+  });
+});

@@ -1,0 +1,189 @@
+// Checkpoints in the chat as a person meets them: `lathe serve` on a folder with real files, the
+// page in Debian's Chromium, the real provider client streaming from the loopback fixture server.
+// The agent edits files over two prompts; the person changes one by hand, then restores a call
+// (asked before their change is overwritten) and rewinds the session to before the second prompt
+// (files and conversation). Needs `npm run build` first.
+import type { ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  startOpenAICompatibleServer,
+  type ChatRequest,
+  type FixtureReply,
+  type FixtureServer,
+} from "../fixtures/openai-compatible-server.ts";
+import {
+  REPO,
+  launchChromium,
+  missingPrerequisite,
+  openWatchedPage,
+  runsUi,
+  startLatheServe,
+  stopLatheServe,
+  useFixtureModel,
+} from "./serve-fixture.ts";
+
+const SHOTS = path.join(REPO, "test-results");
+const runUi = runsUi("checkpoints");
+const PROMPTS = { first: "Rewrite a.txt for me.", second: "Add b.txt and change c.txt." };
+
+function reply(request: ChatRequest): FixtureReply {
+  const lastUser = request.messages.findLastIndex((m) => m.role === "user");
+  const prompt = String(request.messages[lastUser]?.content ?? "");
+  // One step per answer the model already gave to this prompt.
+  const step = request.messages.slice(lastUser).filter((m) => m.role === "assistant").length;
+  if (prompt === PROMPTS.first) {
+    return [
+      // A file that exists is read before it is overwritten (the write tool insists).
+      { toolCalls: [{ name: "read", arguments: { path: "a.txt" } }] },
+      { toolCalls: [{ name: "write", arguments: { path: "a.txt", content: "agent a\n" } }] },
+      { text: "I rewrote a.txt." },
+    ][step]!;
+  }
+  if (prompt === PROMPTS.second) {
+    return [
+      { toolCalls: [{ name: "read", arguments: { path: "c.txt" } }] },
+      {
+        toolCalls: [
+          { name: "write", arguments: { path: "b.txt", content: "new b\n" } },
+          { name: "write", arguments: { path: "c.txt", content: "agent c\n" } },
+        ],
+      },
+      { text: "b.txt is new and c.txt is changed." },
+    ][step]!;
+  }
+  return { text: "Nothing to do." };
+}
+
+let base: string;
+let root: string;
+let browser: Browser | undefined;
+let child: ChildProcess | undefined;
+let fixture: FixtureServer;
+let page: Page;
+const problems: string[] = [];
+
+const conversation = () => page.getByRole("list", { name: "Conversation" });
+const turns = () => conversation().locator(":scope > li");
+const prompt = () => page.getByRole("textbox", { name: "Prompt" });
+const file = (name: string) => readFile(path.join(root, name), "utf8");
+
+async function send(text: string, done: string): Promise<void> {
+  await prompt().fill(text);
+  await prompt().press("Enter");
+  await conversation()
+    .getByText(done)
+    .waitFor({ timeout: 15_000 })
+    .catch(async (error: unknown) => {
+      await page.screenshot({ path: path.join(SHOTS, "ui-checkpoints-failed.png") });
+      throw error;
+    });
+  await page.getByRole("button", { name: "Send" }).waitFor();
+}
+
+beforeAll(async () => {
+  if (!runUi) return;
+  const missing = missingPrerequisite();
+  if (missing) throw new Error(missing);
+  base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-ui-checkpoints-")));
+  root = path.join(base, "project");
+  const home = path.join(base, "lathe-home");
+  await mkdir(root, { recursive: true });
+  await writeFile(path.join(root, "a.txt"), "original a\n");
+  await writeFile(path.join(root, "c.txt"), "original c\n");
+  fixture = await startOpenAICompatibleServer({ models: ["fixture-model"], replies: reply });
+  // The agent's writes need no approval here: this suite is about undoing them.
+  await useFixtureModel(home, fixture.baseURL, { approvals: { mode: "yolo" } });
+  const served = await startLatheServe(root, home);
+  child = served.child;
+  browser = await launchChromium();
+  page = await openWatchedPage(browser, problems, { width: 1280, height: 900 });
+  await page.goto(served.url);
+  await prompt().waitFor({ timeout: 10_000 });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await stopLatheServe(child);
+  await fixture?.close();
+  if (base) await rm(base, { recursive: true, force: true });
+});
+
+describe.skipIf(!runUi)("checkpoints in the chat through lathe serve", () => {
+  it("restores one call's file, asking first because the person changed it since", async () => {
+    await send(PROMPTS.first, "I rewrote a.txt.");
+    await send(PROMPTS.second, "b.txt is new and c.txt is changed.");
+    expect(await file("a.txt")).toBe("agent a\n");
+    expect(await file("b.txt")).toBe("new b\n");
+    // The person edits a.txt by hand after the agent did.
+    await writeFile(path.join(root, "a.txt"), "person a\n");
+
+    const card = turns().nth(0).getByRole("article", { name: "write call" });
+    const restore = card.getByRole("button", { name: "Restore the files write changed" });
+    await restore.waitFor({ timeout: 10_000 });
+    await restore.click();
+    const dialog = page.getByRole("dialog", { name: "Undo what write changed?" });
+    await dialog.waitFor();
+    const row = dialog.getByRole("listitem", { name: "a.txt" });
+    await row.waitFor({ timeout: 10_000 });
+    expect(await row.innerText()).toMatch(/restored[\s\S]*changed since/);
+    const apply = dialog.getByRole("button", { name: "Restore", exact: true });
+    // Nothing is overwritten until the person says what to do with their change.
+    expect(await apply.isDisabled()).toBe(true);
+    await page.screenshot({ path: path.join(SHOTS, "ui-checkpoints-restore.png") });
+    await row.getByRole("radio", { name: /Overwrite it/ }).check();
+    await apply.click();
+    const done = page.getByRole("dialog", { name: "Restored" });
+    await done.waitFor({ timeout: 10_000 });
+    expect(await done.getByRole("status").innerText()).toMatch(/restore the new checkpoint to undo this/);
+    await done.getByRole("button", { name: "Done" }).click();
+    await done.waitFor({ state: "hidden" });
+    expect(await file("a.txt")).toBe("original a\n");
+    await card.getByText("restored", { exact: true }).waitFor({ timeout: 10_000 });
+    expect(await card.getByRole("button", { name: "Restore the files write changed" }).count()).toBe(0);
+  });
+
+  it("keeps the person's change when they say so", async () => {
+    const card = turns().nth(1).getByRole("article", { name: "write call" }).last();
+    await writeFile(path.join(root, "c.txt"), "person c\n");
+    await card.getByRole("button", { name: "Restore the files write changed" }).click();
+    const dialog = page.getByRole("dialog", { name: "Undo what write changed?" });
+    const row = dialog.getByRole("listitem", { name: "c.txt" });
+    await row.getByRole("radio", { name: "Keep my version" }).check();
+    await dialog.getByRole("button", { name: "Restore", exact: true }).click();
+    await page.getByRole("dialog", { name: "Restored" }).getByRole("button", { name: "Done" }).click();
+    expect(await file("c.txt")).toBe("person c\n");
+  });
+
+  it("rewinds the session to before the second prompt: its files and its conversation", async () => {
+    await writeFile(path.join(root, "c.txt"), "agent c\n");
+    const second = turns().nth(1);
+    await second.hover();
+    await second.getByRole("button", { name: "Rewind to before this prompt" }).click();
+    const dialog = page.getByRole("dialog", { name: "Rewind to before this prompt?" });
+    await dialog.waitFor();
+    await dialog.getByRole("listitem", { name: "b.txt" }).waitFor({ timeout: 10_000 });
+    expect(await dialog.innerText()).toMatch(/messages? in 1 turn are removed/);
+    expect(await dialog.getByRole("listitem", { name: "b.txt" }).innerText()).toMatch(/deleted/);
+    await page.screenshot({ path: path.join(SHOTS, "ui-checkpoints-rewind.png") });
+    await dialog.getByRole("button", { name: "Rewind", exact: true }).click();
+    const rewound = page.getByRole("dialog", { name: "Rewound" });
+    await rewound.getByRole("button", { name: "Done" }).click();
+    await rewound.waitFor({ state: "hidden" });
+
+    expect(existsSync(path.join(root, "b.txt"))).toBe(false);
+    expect(await file("c.txt")).toBe("original c\n");
+    // The first prompt's restore stays as it was.
+    expect(await file("a.txt")).toBe("original a\n");
+    await expect.poll(() => turns().count(), { timeout: 10_000 }).toBe(1);
+    expect(await conversation().innerText()).not.toContain(PROMPTS.second);
+    // The prompt it went back to is in the box, to edit and send again.
+    expect(await prompt().inputValue()).toBe(PROMPTS.second);
+    await page.screenshot({ path: path.join(SHOTS, "ui-checkpoints-after-rewind.png") });
+    expect(problems, problems.join("\n")).toEqual([]);
+  });
+});

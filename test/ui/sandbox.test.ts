@@ -1,0 +1,108 @@
+// The OS sandbox in the app as a person meets it when it is off: `lathe serve` whose user settings
+// turn the sandbox off and configure a stdio MCP server (a real one, from this repository). The page
+// says the sandbox is off (a notice under the header, Settings → Sandbox with the reason and the
+// fix, from the same check as `lathe doctor`), and the server waits for the person's yes before it
+// starts unconfined. Needs `npm run build` first.
+import type { ChildProcess } from "node:child_process";
+import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  REPO,
+  fixtureProviders,
+  goTo,
+  launchChromium,
+  missingPrerequisite,
+  openWatchedPage,
+  runsUi,
+  startLatheServe,
+  stopLatheServe,
+} from "./serve-fixture.ts";
+
+const SHOTS = path.join(REPO, "test-results");
+const SCRIPTED_MCP = path.join(REPO, "src/main/engine/mcp/fixtures/scripted-mcp-server.ts");
+const runUi = runsUi("sandbox");
+
+let base: string;
+let browser: Browser | undefined;
+let child: ChildProcess | undefined;
+let page: Page;
+const problems: string[] = [];
+
+beforeAll(async () => {
+  if (!runUi) return;
+  const missing = missingPrerequisite();
+  if (missing) throw new Error(missing);
+  base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-ui-sandbox-")));
+  const root = path.join(base, "project");
+  const home = path.join(base, "lathe-home");
+  await mkdir(root, { recursive: true });
+  await mkdir(home, { recursive: true });
+  const script = path.join(base, "tools.json");
+  await writeFile(
+    script,
+    JSON.stringify({ tools: [{ name: "echo", description: "Echo it.", inputSchema: { type: "object" } }] }),
+  );
+  await writeFile(
+    path.join(home, "settings.json"),
+    JSON.stringify({
+      providers: await fixtureProviders(),
+      sandbox: { enabled: false },
+      mcpServers: { scripted: { command: process.execPath, args: [SCRIPTED_MCP, script] } },
+    }),
+  );
+  const served = await startLatheServe(root, home);
+  child = served.child;
+  browser = await launchChromium();
+  page = await openWatchedPage(browser, problems, { width: 1280, height: 900 });
+  await page.goto(served.url);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await stopLatheServe(child);
+  if (base) await rm(base, { recursive: true, force: true });
+});
+
+describe.skipIf(!runUi)("the sandbox turned off, through lathe serve", () => {
+  it("asks before the MCP server starts unconfined, with its exact command, and starts it on yes", async () => {
+    const dialog = page.getByRole("dialog", { name: "Start scripted without the sandbox?" });
+    await dialog.waitFor({ timeout: 15_000 });
+    expect(await dialog.getByLabel("Command line").innerText()).toContain(SCRIPTED_MCP);
+    expect(await dialog.innerText()).toMatch(/The OS sandbox is not active: it is turned off/);
+    // Focus starts on the safe answer.
+    expect(await page.locator(":focus").innerText()).toBe("Leave it stopped");
+    await page.screenshot({ path: path.join(SHOTS, "ui-sandbox-mcp-dialog.png") });
+    await dialog.getByRole("button", { name: "Start it unconfined" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    await goTo(page, "Extensions", "MCP servers");
+    const server = page
+      .getByRole("list", { name: "MCP servers" })
+      .getByRole("listitem", { name: "scripted" });
+    await expect.poll(() => server.getByLabel(/^state /).innerText(), { timeout: 15_000 }).toBe("connected");
+  });
+
+  it("says the sandbox is off under the header and in Settings → Sandbox, with the reason and the fix", async () => {
+    const notice = page
+      .getByRole("list", { name: "Notices" })
+      .getByRole("listitem")
+      .filter({ hasText: "sandbox" });
+    expect(await notice.innerText()).toMatch(/The OS sandbox is not active: it is turned off/);
+    await notice.getByRole("button", { name: "Sandbox settings" }).click();
+    expect(await page.getByRole("tab", { name: "Sandbox" }).getAttribute("aria-selected")).toBe("true");
+    const walls = page.getByRole("list", { name: "Walls" });
+    await walls.waitFor({ timeout: 15_000 });
+    expect(await walls.getByRole("listitem", { name: "Parser policy" }).innerText()).toMatch(/^on/i);
+    const sandbox = walls.getByRole("listitem", { name: "OS sandbox" });
+    expect(await sandbox.innerText()).toMatch(/^off/i);
+    expect(await sandbox.innerText()).toMatch(/Not active: it is turned off[\s\S]*Fix:/);
+    expect(await page.getByRole("list", { name: "Checks" }).innerText()).toMatch(/Node 24 or newer/);
+    await page.screenshot({ path: path.join(SHOTS, "ui-sandbox-settings.png") });
+    // Closed, the notice stays closed.
+    await notice.getByRole("button", { name: "Close this notice" }).click();
+    expect(await page.getByRole("list", { name: "Notices" }).count()).toBe(0);
+    expect(problems, problems.join("\n")).toEqual([]);
+  });
+});

@@ -1,0 +1,196 @@
+// Settings → Permissions as a person uses it: `lathe serve` with a temp $LATHE_HOME, the page in
+// Debian's Chromium. Rules are edited, checked while typed (an invalid row, which scope wins, which
+// rule decides a call), saved into settings.json and read back after a reload; the approval mode
+// is saved and applies; a chat session's "always" answer is listed and revoked. Needs
+// `npm run build` first.
+import type { ChildProcess } from "node:child_process";
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  startOpenAICompatibleServer,
+  type ChatRequest,
+  type FixtureReply,
+  type FixtureServer,
+} from "../fixtures/openai-compatible-server.ts";
+import {
+  REPO,
+  goTo,
+  launchChromium,
+  missingPrerequisite,
+  openWatchedPage,
+  runsUi,
+  startLatheServe,
+  stopLatheServe,
+  useFixtureModel,
+} from "./serve-fixture.ts";
+
+const SHOTS = path.join(REPO, "test-results");
+const runUi = runsUi("settings");
+const PROMPT = "Write the changelog.";
+
+function reply(request: ChatRequest): FixtureReply {
+  const lastUser = request.messages.findLastIndex((m) => m.role === "user");
+  const step = request.messages.slice(lastUser).filter((m) => m.role === "assistant").length;
+  if (step === 0)
+    return { toolCalls: [{ name: "write", arguments: { path: "CHANGELOG.md", content: "# 1.0\n" } }] };
+  return { text: "The changelog is written." };
+}
+
+let base: string;
+let home: string;
+let root: string;
+let browser: Browser | undefined;
+let child: ChildProcess | undefined;
+let fixture: FixtureServer;
+let url: string;
+let page: Page;
+const problems: string[] = [];
+
+const settingsFile = async () =>
+  JSON.parse(await readFile(path.join(home, "settings.json"), "utf8")) as Record<string, unknown>;
+const yours = () => page.getByRole("region", { name: "Your rules" });
+const folder = () => page.getByRole("region", { name: "This folder's rules" });
+const row = (scope: () => ReturnType<typeof yours>, n: number, label: string) =>
+  scope().getByRole("row", { name: `${label} ${n}` });
+
+beforeAll(async () => {
+  if (!runUi) return;
+  const missing = missingPrerequisite();
+  if (missing) throw new Error(missing);
+  base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-ui-settings-")));
+  root = path.join(base, "project");
+  home = path.join(base, "lathe-home");
+  await mkdir(path.join(root, ".lathe"), { recursive: true });
+  await writeFile(
+    path.join(root, ".lathe", "settings.json"),
+    JSON.stringify({ permissions: [{ permission: "bash", pattern: "git push*", action: "deny" }] }),
+  );
+  fixture = await startOpenAICompatibleServer({ models: ["fixture-model"], replies: reply });
+  await useFixtureModel(home, fixture.baseURL);
+  ({ child, url } = await startLatheServe(root, home));
+  browser = await launchChromium();
+  page = await openWatchedPage(browser, problems, { width: 1280, height: 1100 });
+  await page.goto(url);
+  await page.getByRole("textbox", { name: "Prompt" }).waitFor({ timeout: 10_000 });
+});
+
+afterAll(async () => {
+  await page?.screenshot({ path: path.join(SHOTS, "ui-settings-last.png") }).catch(() => undefined);
+  await browser?.close();
+  await stopLatheServe(child);
+  await fixture?.close();
+  if (base) await rm(base, { recursive: true, force: true });
+});
+
+describe.skipIf(!runUi)("Settings → Permissions through lathe serve", () => {
+  it("edits rules with live checks and saves them into settings.json, keeping the file's other keys", async () => {
+    await goTo(page, "Settings", "Permissions");
+    await folder().getByRole("row", { name: "This folder's rules 1" }).waitFor({ timeout: 10_000 });
+    expect(await folder().innerText()).toMatch(/only deny rules apply \(not trusted\)/);
+
+    await yours().getByRole("button", { name: "Add rule" }).click();
+    const first = row(yours, 1, "Your rules");
+    await first.getByRole("combobox", { name: "Permission" }).fill("");
+    await first.getByRole("textbox", { name: "Pattern" }).fill("git *");
+    // An empty permission is not a rule: said on the row, and nothing can be saved.
+    await expect.poll(() => first.innerText()).toMatch(/name a tool, a capability or \*/);
+    expect(await yours().getByRole("button", { name: "Save your rules" }).isDisabled()).toBe(true);
+    await first.getByRole("combobox", { name: "Permission" }).fill("bash");
+    await first.getByRole("combobox", { name: "Action" }).selectOption("allow");
+    await expect.poll(() => first.innerText()).not.toMatch(/name a tool/);
+
+    // The same permission and pattern in both scopes: which one wins, and why.
+    await yours().getByRole("button", { name: "Add rule" }).click();
+    const second = row(yours, 2, "Your rules");
+    await second.getByRole("combobox", { name: "Permission" }).fill("bash");
+    await second.getByRole("textbox", { name: "Pattern" }).fill("git push*");
+    await second.getByRole("combobox", { name: "Action" }).selectOption("allow");
+    await expect
+      .poll(() => second.innerText())
+      .toMatch(/overridden by folder rule 1: same pattern: the stricter action \(deny\) wins/);
+
+    // Which rule decides a call, before saving.
+    const probe = page.getByRole("region", { name: "Which rule decides" });
+    await probe.getByRole("textbox", { name: "Path, command or host" }).fill("git push origin main");
+    const verdict = probe.getByRole("status", { name: "Verdict" });
+    await expect.poll(() => verdict.innerText()).toMatch(/^deny — this folder's rule 1 decides/i);
+    await probe.getByRole("textbox", { name: "Path, command or host" }).fill("git status");
+    await expect.poll(() => verdict.innerText()).toMatch(/^allow — your rule 1 decides/i);
+    expect(await first.getAttribute("class")).toContain("rule-decides");
+    await page.screenshot({ path: path.join(SHOTS, "ui-settings-rules.png") });
+
+    await yours().getByRole("button", { name: "Save your rules" }).click();
+    await yours().getByRole("status").waitFor({ timeout: 10_000 });
+    const saved = await settingsFile();
+    expect(saved["permissions"]).toEqual([
+      { permission: "bash", pattern: "git *", action: "allow" },
+      { permission: "bash", pattern: "git push*", action: "allow" },
+    ]);
+    expect(saved["defaultModel"]).toBe("openai-compatible:fixture-model");
+
+    // Read back from the file after a reload.
+    await page.reload();
+    await goTo(page, "Settings", "Permissions");
+    await expect
+      .poll(() => row(yours, 2, "Your rules").getByRole("textbox", { name: "Pattern" }).inputValue(), {
+        timeout: 10_000,
+      })
+      .toBe("git push*");
+  });
+
+  it("removes a rule and saves the approval mode; yolo then runs a chat's write without asking", async () => {
+    await row(yours, 2, "Your rules").getByRole("button", { name: "Remove rule 2" }).click();
+    await yours().getByRole("button", { name: "Save your rules" }).click();
+    await expect
+      .poll(async () => (await settingsFile())["permissions"])
+      .toEqual([{ permission: "bash", pattern: "git *", action: "allow" }]);
+
+    const approvals = page.getByRole("region", { name: "Approvals" });
+    await approvals.getByRole("radio", { name: /^Yolo/ }).check();
+    await approvals.getByRole("textbox", { name: "Allowlist" }).fill("bash:git log*\n\nedit:docs/*");
+    await approvals.getByRole("button", { name: "Save approvals" }).click();
+    await expect.poll(() => approvals.innerText()).toMatch(/New sessions use yolo \(your settings\)/);
+    expect((await settingsFile())["approvals"]).toEqual({
+      mode: "yolo",
+      allowlist: ["bash:git log*", "edit:docs/*"],
+    });
+
+    await goTo(page, "Chat");
+    await page.getByRole("textbox", { name: "Prompt" }).fill(PROMPT);
+    await page.getByRole("textbox", { name: "Prompt" }).press("Enter");
+    await page.getByText("The changelog is written.").waitFor({ timeout: 15_000 });
+    expect(await page.getByRole("dialog", { name: "Allow write to run?" }).count()).toBe(0);
+    expect(await readFile(path.join(root, "CHANGELOG.md"), "utf8")).toBe("# 1.0\n");
+  });
+
+  it("lists a session's “always” answer and revokes it", async () => {
+    // Back to asking; the person answers "for this session".
+    await goTo(page, "Settings", "Permissions");
+    const approvals = page.getByRole("region", { name: "Approvals" });
+    await approvals.getByRole("radio", { name: /^Default/ }).check();
+    await approvals.getByRole("button", { name: "Save approvals" }).click();
+    await expect.poll(() => approvals.innerText()).toMatch(/New sessions use ask$/m);
+    await goTo(page, "Chat");
+    await page.getByRole("button", { name: "New chat" }).click();
+    await page.getByRole("textbox", { name: "Prompt" }).fill(PROMPT);
+    await page.getByRole("textbox", { name: "Prompt" }).press("Enter");
+    const dialog = page.getByRole("dialog", { name: "Allow write to run?" });
+    await dialog.waitFor({ timeout: 15_000 });
+    await dialog.getByRole("button", { name: "Allow for this session" }).click();
+    await page.getByText("The changelog is written.").last().waitFor({ timeout: 15_000 });
+
+    await goTo(page, "Settings", "Permissions");
+    const answers = page.getByRole("region", { name: "Sessions' “always” answers" });
+    const session = answers.getByRole("listitem", { name: `Session ${PROMPT}` });
+    await session.waitFor({ timeout: 10_000 });
+    expect(await session.innerText()).toContain("write:CHANGELOG.md");
+    await page.screenshot({ path: path.join(SHOTS, "ui-settings-answers.png") });
+    await session.getByRole("button", { name: "Revoke write:CHANGELOG.md" }).click();
+    await session.waitFor({ state: "detached", timeout: 10_000 });
+    expect(await answers.innerText()).toMatch(/No session keeps an “always” answer/);
+    expect(problems, problems.join("\n")).toEqual([]);
+  });
+});
