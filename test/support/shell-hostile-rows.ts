@@ -126,7 +126,8 @@ export const HOSTILE_ROWS: HostileRow[] = [
     `awk -f <(printf 'BEGIN { system("touch ../s/ps5") }')`,
     `sed -n -f <(printf 'w ../s/ps6\\n') f.txt`,
     `bash <(printf 'touch ../s/ps7')`,
-    `echo 'touch ../s/ps8' > >(sh)`,
+    // bash does not wait for an output process substitution; `wait $!` does (bash 5.1+).
+    `echo 'touch ../s/ps8' > >(sh); wait $!`,
     `tclsh <(printf 'exec touch ../s/ps9')`,
     `sh < <(printf 'touch ../s/ps10')`,
   ]),
