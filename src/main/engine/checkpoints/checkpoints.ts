@@ -6,7 +6,7 @@ import type { ConversationStore } from "../store/conversation-store.ts";
 import type { Db } from "../store/database.ts";
 import { BlobStore } from "./blob-store.ts";
 import type { CheckpointLimits } from "./checkpoint-limits.ts";
-import { CheckpointStore, type Checkpoint, type CheckpointKind, type EntryType } from "./checkpoint-store.ts";
+import { CheckpointStore, type Checkpoint, type EntryType } from "./checkpoint-store.ts";
 import {
   applySteps,
   captureCurrent,
@@ -28,25 +28,8 @@ export interface CheckpointFile {
   note?: string;
 }
 
-/** A checkpoint as hosts list it. */
-export interface CheckpointSummary {
-  id: number;
-  sessionId: string;
-  kind: CheckpointKind;
-  tool: string;
-  callId: string | null;
-  toolCallId: string | null;
-  /** The newest message of the conversation when it was made (null: none yet). */
-  messageSeq: number | null;
-  /** The run (turn) it was made in, when it came after a prompt. */
-  runId: string | null;
-  createdAt: number;
-  /** The restore or rewind checkpoint that undid it, if any. */
-  restoredBy: number | null;
-  /** For restore and rewind checkpoints: what they undid. */
-  undoes: number[];
-  files: CheckpointFile[];
-}
+/** A checkpoint as hosts list it: its files summarised, without the workspace root. */
+export type CheckpointSummary = Omit<Checkpoint, "root" | "entries"> & { files: CheckpointFile[] };
 
 export interface RestoreOutcome {
   /** False when paths need a decision first: nothing was changed then. */

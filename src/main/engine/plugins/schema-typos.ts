@@ -1,3 +1,4 @@
+import { SUBSCHEMA_LISTS, SUBSCHEMA_MAPS, SUBSCHEMA_SLOTS } from "../tools/json-schema-keywords.ts";
 import { didYouMean } from "./did-you-mean.ts";
 
 /** A slip in a plugin's JSON Schema that a validator would not catch, or would blame vaguely. */
@@ -27,23 +28,6 @@ const KEYWORDS = [
 const KNOWN = new Set(KEYWORDS);
 /** Annotations from neighbouring dialects (OpenAPI) that are close to a keyword but meant. */
 const TOLERATED = new Set(["example", "nullable"]);
-
-const SCHEMA_MAPS = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
-const SCHEMA_SLOTS = [
-  "items",
-  "additionalItems",
-  "unevaluatedItems",
-  "contains",
-  "not",
-  "if",
-  "then",
-  "else",
-  "propertyNames",
-  "additionalProperties",
-  "unevaluatedProperties",
-  "contentSchema",
-];
-const SCHEMA_LISTS = ["prefixItems", "items", "allOf", "anyOf", "oneOf"];
 
 function isNode(value: unknown): value is Node {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -105,13 +89,13 @@ function walk(node: unknown, path: string, strict: boolean, out: SchemaTypo[]): 
   checkKeywords(node, path, out);
   checkType(node, path, out);
   checkRequired(node, path, strict, out);
-  for (const key of SCHEMA_MAPS) {
+  for (const key of SUBSCHEMA_MAPS) {
     const map = node[key];
     if (isNode(map))
       for (const [name, child] of Object.entries(map)) walk(child, join(join(path, key), name), strict, out);
   }
-  for (const key of SCHEMA_SLOTS) if (isNode(node[key])) walk(node[key], join(path, key), strict, out);
-  for (const key of SCHEMA_LISTS) {
+  for (const key of SUBSCHEMA_SLOTS) if (isNode(node[key])) walk(node[key], join(path, key), strict, out);
+  for (const key of SUBSCHEMA_LISTS) {
     const list = node[key];
     if (Array.isArray(list)) list.forEach((child, i) => walk(child, join(join(path, key), i), strict, out));
   }

@@ -1,20 +1,10 @@
 import type { JsonSchema } from "../tools/contract.ts";
+import { SUBSCHEMA_LISTS, SUBSCHEMA_MAPS, SUBSCHEMA_SLOTS } from "../tools/json-schema-keywords.ts";
 
 type Node = Record<string, unknown>;
 
-const SCHEMA_MAPS = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
-const SCHEMA_SLOTS = [
-  "items",
-  "additionalItems",
-  "unevaluatedItems",
-  "contains",
-  "not",
-  "if",
-  "then",
-  "else",
-  "propertyNames",
-];
-const SCHEMA_LISTS = ["prefixItems", "anyOf", "oneOf"];
+// allOf branches are left alone: closing each branch would reject the other branches' properties.
+const LISTS = SUBSCHEMA_LISTS.filter((key) => key !== "allOf");
 
 function isNode(value: unknown): value is Node {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -30,17 +20,15 @@ function tighten(node: unknown): void {
   const open =
     "additionalProperties" in node || "unevaluatedProperties" in node || "patternProperties" in node;
   if (describesObject(node) && !open) node.additionalProperties = false;
-  for (const key of SCHEMA_MAPS) {
+  for (const key of SUBSCHEMA_MAPS) {
     const map = node[key];
     if (isNode(map)) for (const child of Object.values(map)) tighten(child);
   }
-  for (const key of SCHEMA_SLOTS) tighten(node[key]);
-  if (isNode(node.additionalProperties)) tighten(node.additionalProperties);
-  for (const key of SCHEMA_LISTS) {
+  for (const key of SUBSCHEMA_SLOTS) tighten(node[key]);
+  for (const key of LISTS) {
     const list = node[key];
     if (Array.isArray(list)) for (const child of list) tighten(child);
   }
-  // allOf branches are left alone: closing each branch would reject the other branches' properties.
 }
 
 /**

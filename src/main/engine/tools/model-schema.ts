@@ -1,4 +1,5 @@
 import type { JsonSchema } from "./contract.ts";
+import { SUBSCHEMA_LISTS, SUBSCHEMA_MAPS, SUBSCHEMA_SLOTS } from "./json-schema-keywords.ts";
 
 /**
  * A tool's parameters schema as the model is shown it: the published schema minus keywords that
@@ -27,23 +28,6 @@ export function modelSchema(parameters: JsonSchema): JsonSchema {
 
 const cache = new WeakMap<JsonSchema, JsonSchema>();
 
-/** Keywords whose value is one schema. */
-const ONE = [
-  "items",
-  "additionalItems",
-  "additionalProperties",
-  "contains",
-  "not",
-  "if",
-  "then",
-  "else",
-  "propertyNames",
-];
-/** Keywords whose value is a list of schemas. */
-const LIST = ["anyOf", "oneOf", "allOf", "prefixItems"];
-/** Keywords whose value maps names to schemas. */
-const MAP = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
-
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -56,9 +40,10 @@ function compact(schema: unknown, root = false): unknown {
     if (key === "additionalProperties" && value === false && listsProperties(schema)) continue;
     if (key === "maximum" && value === Number.MAX_SAFE_INTEGER) continue;
     if (key === "minimum" && value === Number.MIN_SAFE_INTEGER) continue;
-    if (ONE.includes(key)) out[key] = compact(value);
-    else if (LIST.includes(key) && Array.isArray(value)) out[key] = value.map((item) => compact(item));
-    else if (MAP.includes(key) && isObject(value)) {
+    if (SUBSCHEMA_SLOTS.includes(key) && isObject(value)) out[key] = compact(value);
+    else if (SUBSCHEMA_LISTS.includes(key) && Array.isArray(value))
+      out[key] = value.map((item) => compact(item));
+    else if (SUBSCHEMA_MAPS.includes(key) && isObject(value)) {
       out[key] = Object.fromEntries(Object.entries(value).map(([name, item]) => [name, compact(item)]));
     } else out[key] = value;
   }
