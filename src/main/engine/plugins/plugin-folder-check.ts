@@ -2,7 +2,7 @@ import { readFile, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { TrustStore } from "../policy/trust-store.ts";
 import { EntryChecker } from "./entry-check.ts";
-import { entryUrl } from "./plugin-source.ts";
+import { pluginIsolateOptions } from "./plugin-isolate-options.ts";
 import { IsolateHost } from "./isolate-host.ts";
 import {
   defaultBundledDir,
@@ -14,7 +14,6 @@ import {
 import { hashPluginSource } from "./plugin-hash.ts";
 import type { PluginLoadError } from "./plugin-load-error.ts";
 import type { PluginManifest } from "./plugin-manifest.ts";
-import { runtimeShape } from "./isolate-bootstrap.ts";
 import { parseYamlDocument } from "./plugin-manifest.ts";
 import { readPluginSource, type PluginSource } from "./plugin-source.ts";
 import { checkPluginSource } from "./plugin-source-check.ts";
@@ -129,18 +128,11 @@ async function loadProblems(
   notes: string[],
 ): Promise<PluginCheckProblem[]> {
   const logged: string[] = [];
-  const host = new IsolateHost({
-    name: manifest.name,
-    source: source.entry.text as string,
-    filename: entryUrl(source.entry.file),
-    shape: runtimeShape(manifest.requires),
-    memoryMb: manifest.memoryMb,
-    wasmMb: manifest.wasm ? manifest.memoryMb : 0,
-    cpuTimeoutMs: manifest.cpuMs,
-    onLog: (line, from) => {
+  const host = new IsolateHost(
+    pluginIsolateOptions(manifest, source, (line, from) => {
       if (from === "plugin") logged.push(line);
-    },
-  });
+    }),
+  );
   try {
     await host.load();
     return [];

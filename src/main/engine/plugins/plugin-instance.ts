@@ -2,7 +2,7 @@ import { ManifestError } from "../errors/manifest-error.ts";
 import type { ToolDefinition, ToolOrigin } from "../tools/contract.ts";
 import type { ToolRegistry } from "../tools/tool-registry.ts";
 import type { EntryChecker } from "./entry-check.ts";
-import { runtimeShape } from "./isolate-bootstrap.ts";
+import { pluginIsolateOptions } from "./plugin-isolate-options.ts";
 import { IsolateHost, type IsolateStats, type PluginLogSource } from "./isolate-host.ts";
 import type { PluginFolder } from "./plugin-discovery.ts";
 import { hashPluginSource } from "./plugin-hash.ts";
@@ -10,7 +10,7 @@ import { PLUGIN_LIMITS } from "./plugin-limits.ts";
 import type { PluginManifest } from "./plugin-manifest.ts";
 import type { PluginManifestCache } from "./plugin-manifest-cache.ts";
 import type { BridgeServices } from "./plugin-runtime-bridge.ts";
-import { entryUrl, readPluginSource, type PluginSource } from "./plugin-source.ts";
+import { readPluginSource, type PluginSource } from "./plugin-source.ts";
 import { checkPluginSource } from "./plugin-source-check.ts";
 import { pluginTool } from "./plugin-tool.ts";
 
@@ -173,17 +173,9 @@ export class PluginInstance {
     if (this.state !== "initialized") return;
     const manifest = this.manifest as PluginManifest;
     const source = this.source as PluginSource;
-    const host = new IsolateHost({
-      name: manifest.name,
-      source: source.entry.text as string,
-      filename: entryUrl(source.entry.file),
-      shape: runtimeShape(manifest.requires),
-      memoryMb: manifest.memoryMb,
-      // WebAssembly, when declared, gets a budget as large as the heap, counted separately.
-      wasmMb: manifest.wasm ? manifest.memoryMb : 0,
-      cpuTimeoutMs: manifest.cpuMs,
-      onLog: (line, source) => this.log(line, source),
-    });
+    const host = new IsolateHost(
+      pluginIsolateOptions(manifest, source, (line, from) => this.log(line, from)),
+    );
     const tool = pluginTool({
       manifest,
       toolMd: source.toolMd.text,
