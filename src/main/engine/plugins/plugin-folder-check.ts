@@ -1,7 +1,6 @@
 import { readFile, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { TrustStore } from "../policy/trust-store.ts";
-import { EntryChecker } from "./entry-check.ts";
 import { pluginIsolateOptions } from "./plugin-isolate-options.ts";
 import { IsolateHost } from "./isolate-host.ts";
 import {
@@ -222,6 +221,9 @@ export async function checkPluginFolder(
     dir: resolved,
   };
   const source = await readPluginSource(folder);
+  // Loaded here, not at the top: engine/index.ts re-exports this file, and entry-check.ts loads
+  // isolated-vm (a native addon) that only a check needs.
+  const { EntryChecker } = await import("./entry-check.ts");
   const checker = new EntryChecker();
   let checked;
   try {
