@@ -18,6 +18,23 @@ const VERSION = (
   JSON.parse(readFileSync(path.join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }
 ).version;
 
+/** Runs the bundle's `main` like run-bundle.mjs, then names on stderr every package it loaded. */
+const TRACED_RUNNER = `import { registerHooks } from "node:module";
+const loaded = new Set();
+registerHooks({
+  resolve(specifier, context, next) {
+    const result = next(specifier, context);
+    const match = /\\/node_modules\\/((?:@[^/]+\\/)?[^/]+)\\//.exec(result.url);
+    if (match) loaded.add(match[1]);
+    return result;
+  },
+});
+const { main } = await import(process.argv[2]);
+const code = await main(process.argv.slice(3));
+process.stderr.write("loaded packages: " + JSON.stringify([...loaded].sort()) + "\\n");
+process.exit(code);
+`;
+
 let outDir: string;
 let info: BuildInfo;
 let work: string;
@@ -34,6 +51,7 @@ beforeAll(async () => {
     path.join(work, "run-bundle.mjs"),
     "const { main } = await import(process.argv[2]);\nprocess.exit(await main(process.argv.slice(3)));\n",
   );
+  await writeFile(path.join(work, "run-bundle-traced.mjs"), TRACED_RUNNER);
   await writeFile(path.join(work, "ws", "small.txt"), "one\ntwo\nthree\n");
   // Large enough to be decoded on an offload worker (read.ts: READ_INLINE_BYTES).
   await writeFile(path.join(work, "ws", "large.txt"), "a line of text\n".repeat(30_000));
@@ -45,12 +63,15 @@ afterAll(async () => {
 });
 
 /** Run the bundle's `main` in a child process, as bin/lathe.mjs would. */
-function runBundle(args: readonly string[]): Promise<Run> {
+function runBundle(
+  args: readonly string[],
+  { runner = "run-bundle.mjs", latheHome = home }: { runner?: string; latheHome?: string } = {},
+): Promise<Run> {
   const entry = pathToFileURL(path.join(outDir, "lathe.js")).href;
   return new Promise((resolve, reject) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, LATHE_HOME: home };
+    const env: NodeJS.ProcessEnv = { ...process.env, LATHE_HOME: latheHome };
     delete env.LATHE_DEBUG;
-    const child = spawn(process.execPath, [path.join(work, "run-bundle.mjs"), entry, ...args], {
+    const child = spawn(process.execPath, [path.join(work, runner), entry, ...args], {
       cwd: path.join(work, "ws"),
       env,
       stdio: ["ignore", "pipe", "pipe"],
@@ -72,6 +93,24 @@ describe("the CLI bundle", () => {
       expect.arrayContaining(["package.json", "src/main/cli/main.ts", "src/main/engine/engine.ts"]),
     );
     expect(info.inputs.some((f) => f.includes("node_modules/zod"))).toBe(false);
+  });
+
+  it("loads no native addon, model SDK or MCP client a command does not use", async () => {
+    const tracedHome = path.join(work, "traced-home");
+    const loaded = async (args: string[]) => {
+      const run = await runBundle(args, { runner: "run-bundle-traced.mjs", latheHome: tracedHome });
+      expect(run.code, run.stderr).toBe(0);
+      const line = /^loaded packages: (.*)$/m.exec(run.stderr);
+      return JSON.parse(line?.[1] ?? "null") as string[];
+    };
+    const heavy = ["isolated-vm", "node-pty", "node-llama-cpp", "@modelcontextprotocol/sdk", "ai"];
+    // The first start checks the bundled plugins and the sandbox, and keeps the answers; the
+    // next lists plugins from their cached manifests: no isolate, no sandbox, no SQLite.
+    expect(await loaded(["tools"])).toEqual(expect.arrayContaining(["isolated-vm", "ajv"]));
+    expect(await loaded(["tools"])).toEqual([]);
+    const read = await loaded(["call", "read", JSON.stringify({ path: "small.txt" })]);
+    expect(read.filter((name) => heavy.includes(name))).toEqual([]);
+    expect(read).toContain("better-sqlite3");
   });
 
   it("prints the version", async () => {
