@@ -7,6 +7,7 @@
 // import reaches into the package (0.0.x, pinned); test/sandbox-hostile.test.ts proves the
 // result confines writes, signals and the network, so an upgrade that changes it fails there.
 import { wrapCommandWithSandboxLinux } from "@anthropic-ai/sandbox-runtime/dist/sandbox/linux-sandbox-utils.js";
+import { programPath } from "./program-path.ts";
 
 /**
  * The library also protects shell and git files around the PROCESS's working directory,
@@ -29,12 +30,14 @@ export interface OfflineWrap {
 
 /** A shell line (for `bash -c`) running `command` under bubblewrap with no network. */
 export function wrapOffline(options: OfflineWrap): Promise<string> {
+  const bwrapPath = programPath("bwrap");
   return wrapCommandWithSandboxLinux({
     command: options.command,
     needsNetworkRestriction: true,
     readConfig: { denyOnly: [] },
     writeConfig: { allowOnly: [...options.allowWrite], denyWithinAllow: [...options.denyWrite] },
     ...LIBRARY_SCAN,
+    ...(bwrapPath ? { bwrapPath } : {}),
     ...(options.signal ? { abortSignal: options.signal } : {}),
   });
 }

@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { installRoot } from "../config/install-root.ts";
+import { findProgram } from "./program-path.ts";
 import type { SandboxStatus } from "./sandbox-availability.ts";
 
 /** The programs the sandbox needs on each platform; where PATH finds them is part of the key. */
@@ -40,13 +41,9 @@ function readText(file: string): string {
 
 /** Where PATH finds `program`, with the file's identity (a reinstall changes it), or "-". */
 function located(program: string, env: NodeJS.ProcessEnv): string {
-  for (const dir of (env.PATH ?? "").split(path.delimiter)) {
-    if (dir === "") continue;
-    const file = path.join(dir, program);
-    const info = statSync(file, { throwIfNoEntry: false });
-    if (info?.isFile()) return `${file}@${info.ino}:${info.size}:${info.mtimeMs}`;
-  }
-  return "-";
+  const file = findProgram(program, env);
+  const info = file === undefined ? undefined : statSync(file, { throwIfNoEntry: false });
+  return file !== undefined && info ? `${file}@${info.ino}:${info.size}:${info.mtimeMs}` : "-";
 }
 
 /** This boot of this machine: Linux's boot id, else the boot time to the minute. */
