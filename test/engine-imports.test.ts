@@ -129,4 +129,11 @@ describe("the engine's imports", () => {
       .map((e) => `${relative(e.from)} -> ${relative(e.to)}`);
     expect(upward).toEqual([]);
   });
+
+  it("keep engine.ts above the tools it assembles: nothing in builtin/, plugins/ or mcp/ imports it", () => {
+    const upward = edges
+      .filter((e) => /^(builtin|plugins|mcp)\//.test(relative(e.from)) && relative(e.to) === "engine.ts")
+      .map((e) => `${relative(e.from)} -> ${relative(e.to)}`);
+    expect(upward).toEqual([]);
+  });
 });
