@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { stringify } from "yaml";
 import { Engine } from "../../src/main/engine/engine.ts";
-import type { ApprovalMode } from "../../src/main/engine/policy/lathe-settings.ts";
+import type { ApprovalMode } from "../../src/main/engine/config/lathe-settings.ts";
 import { TrustStore } from "../../src/main/engine/policy/trust-store.ts";
 import type { Session } from "../../src/main/engine/session/session.ts";
 import { globalToolsDir, projectToolsDir } from "../../src/main/engine/plugins/plugin-discovery.ts";

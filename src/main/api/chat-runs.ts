@@ -1,9 +1,7 @@
 import type { ChatSend, ChatStarted } from "../../shared/chat-schemas.ts";
 import type { PushFrame, RunEventPayload } from "../../shared/push-events.ts";
 import type { RunEvent, ToolCallStops } from "../engine/agent/index.ts";
-import type { ApprovalMode, Approver, Engine } from "../engine/index.ts";
-import type { Asker } from "../engine/tools/question-request.ts";
-import type { TodoItem } from "../engine/tools/todo-list.ts";
+import type { ApprovalMode, Approver, Asker, Engine, TodoItem } from "../engine/index.ts";
 import { ApiError } from "./api-error.ts";
 import { agentModule, asApiError, setupChat } from "./chat-setup.ts";
 

@@ -6,9 +6,7 @@ import {
   TrustStore,
   type EngineOptions,
   describeTrustReview,
-  approveServers,
-  configuredMcpServers,
-  pinProjectPlugins,
+  trustProject,
 } from "../engine/index.ts";
 import { ApiError } from "./api-error.ts";
 import { extensionsStatus } from "./extensions-status.ts";
@@ -215,24 +213,20 @@ export class EngineHost {
   private async trustNow(): Promise<ProjectStatus> {
     const old = this.engine;
     if (old.policy.projectTrusted) return this.status();
-    const trust = new TrustStore(old.latheHome);
-    trust.trust(old.root);
     const failed = (message: string) =>
       `The folder is now trusted, but Lathe could not reload its settings: ${message} Fix the settings, then reopen the folder.`;
     try {
-      await pinProjectPlugins(old.root, old.latheHome);
-      const servers = configuredMcpServers(old.root, old.latheHome).filter((s) => s.layer === "project");
-      if (servers.length > 0) {
-        const approved = await approveServers({ servers, trust, root: old.root, latheHome: old.latheHome });
-        for (const result of approved) {
-          if (result.error !== undefined) {
-            console.error(
-              `lathe: MCP server ${result.name} could not list its tools for approval: ${result.error}`,
-            );
-          }
+      const { mcpServers } = await trustProject(old.root, old.latheHome);
+      for (const result of mcpServers) {
+        if (result.error !== undefined) {
+          console.error(
+            `lathe: MCP server ${result.name} could not list its tools for approval: ${result.error}`,
+          );
         }
       }
     } catch (error) {
+      // A trust that could not be recorded is reported as it is; a pin that failed after it, as above.
+      if (!new TrustStore(old.latheHome).isTrusted(old.root)) throw error;
       const message = error instanceof Error ? error.message : String(error);
       throw new Error(failed(message), { cause: error });
     }

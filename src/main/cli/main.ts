@@ -1,5 +1,5 @@
 import { Command, CommanderError } from "commander";
-import { latheVersion } from "../engine/config/install-root.ts";
+import { latheVersion } from "../engine/light.ts";
 import { CliError } from "./cli-error.ts";
 import { registerAuditCommand } from "./commands/audit-command.ts";
 import { registerCallCommand } from "./commands/call-command.ts";

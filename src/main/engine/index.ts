@@ -1,6 +1,9 @@
-// The engine's public surface: hosts import from here only.
+// The engine's public surface. Hosts (src/main/cli, api, electron, serve) import the engine
+// through three doors only, enforced by an eslint rule in eslint.config.js: this file (the
+// engine: loading it loads the tool runtime), agent/index.ts (the agent: the ai SDK and the model
+// providers, loaded only by hosts that run one) and light.ts (what a host needs while it starts).
 export { Engine, type EngineOptions, type OpenSessionOptions } from "./engine.ts";
-export type { ApprovalMode } from "./policy/lathe-settings.ts";
+export type { ApprovalMode } from "./config/lathe-settings.ts";
 export type { CallOptions, Session } from "./session/session.ts";
 export type { CallOutcome, CallRequest } from "./tools/tool-call.ts";
 export type { StageRecord } from "./tools/call-decision.ts";
@@ -11,10 +14,19 @@ export { LatheError } from "./errors/lathe-error.ts";
 export { resolveLatheHome } from "./config/lathe-home.ts";
 export { TrustStore } from "./policy/trust-store.ts";
 export { describeTrustReview, type ReviewedExtension, type TrustReview } from "./extensions/trust-review.ts";
+export { trustProject, type ProjectTrustOutcome } from "./extensions/trust-project.ts";
 export type { ApprovalAnswer, ApprovalRequest, Approver } from "./policy/approval-request.ts";
+export {
+  answerProblems,
+  type Asker,
+  type QuestionReply,
+  type QuestionRequest,
+} from "./tools/question-request.ts";
+export type { TodoItem } from "./tools/todo-list.ts";
+export { RotatingLogFile } from "./logs/rotating-log-file.ts";
 export type { ToolInvocationFinished, ToolInvocationStarted } from "./engine-events.ts";
 export { SettingsFile, type SettingsDocument } from "./config/settings-file.ts";
-export { McpServerSchema, type McpServerConfig, type Settings } from "./policy/lathe-settings.ts";
+export { McpServerSchema, type McpServerConfig, type Settings } from "./config/lathe-settings.ts";
 export type { DisabledTool, RegisteredTool } from "./tools/tool-registry.ts";
 export type { ManagedPluginStatus } from "./plugins/plugin-manager.ts";
 export { pluginLogFile, type PluginLogEntry } from "./plugins/plugin-log-files.ts";

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { loadSettings, type ProvidersSettings } from "../policy/lathe-settings.ts";
+import { loadSettings, type ProvidersSettings } from "../config/lathe-settings.ts";
 
 /** The model choices settings make: provider endpoints and the default model. */
 export interface ModelSettings {

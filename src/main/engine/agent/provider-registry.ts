@@ -1,5 +1,5 @@
 import type { LanguageModel } from "ai";
-import type { ProviderEndpoint, ProvidersSettings } from "../policy/lathe-settings.ts";
+import type { ProviderEndpoint, ProvidersSettings } from "../config/lathe-settings.ts";
 import { ModelError } from "./model-error.ts";
 import { formatModelSpec, parseModelSpec, type ModelSpec } from "./model-spec.ts";
 import { DEFAULT_MODEL_TIMEOUTS, resolveModelTimeouts, type ModelTimeouts } from "./model-timeouts.ts";

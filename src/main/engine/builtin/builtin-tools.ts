@@ -1,4 +1,4 @@
-import type { Settings } from "../policy/lathe-settings.ts";
+import type { Settings } from "../config/lathe-settings.ts";
 import type { SkillCatalog } from "../skills/skill-catalog.ts";
 import type { AnyTool } from "../tools/contract.ts";
 import { bashTool } from "./bash.ts";

@@ -3,7 +3,7 @@ import path from "node:path";
 import { z } from "zod";
 import { resolveLatheHome } from "../config/lathe-home.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
-import type { Settings } from "../policy/lathe-settings.ts";
+import type { Settings } from "../config/lathe-settings.ts";
 import type { ToolSession } from "../tools/tool-session.ts";
 import type { ToolDefinition } from "../tools/contract.ts";
 import { defineBuiltin } from "./define-builtin.ts";

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { resolveLatheHome } from "../config/lathe-home.ts";
-import { loadPolicyConfig } from "../policy/policy-config.ts";
+import { loadPolicyConfig } from "../config/policy-config.ts";
 import {
   machineSandbox,
   sandboxAvailability,

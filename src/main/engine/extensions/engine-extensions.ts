@@ -1,7 +1,7 @@
 import type { McpEvent } from "../mcp/mcp-event.ts";
 import { McpManager, type UnsandboxedServerApprover } from "../mcp/mcp-manager.ts";
 import { PluginManager, type PluginLogEntry } from "../plugins/plugin-manager.ts";
-import type { PolicyConfig } from "../policy/policy-config.ts";
+import type { PolicyConfig } from "../config/policy-config.ts";
 import { TrustStore } from "../policy/trust-store.ts";
 import type { EngineSandbox } from "../sandbox/engine-sandbox.ts";
 import type { ToolRegistry } from "../tools/tool-registry.ts";

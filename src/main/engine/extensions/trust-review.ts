@@ -15,7 +15,7 @@ import type { PluginManifest } from "../plugins/plugin-manifest.ts";
 import { pinKey } from "../plugins/project-plugins.ts";
 import { readPluginSource } from "../plugins/plugin-source.ts";
 import { ConfigError } from "../errors/config-error.ts";
-import { EMPTY_SETTINGS, loadSettings, type Settings } from "../policy/lathe-settings.ts";
+import { EMPTY_SETTINGS, loadSettings, type Settings } from "../config/lathe-settings.ts";
 import { TrustStore } from "../policy/trust-store.ts";
 import type { ArgPattern, ShellRunRequirement } from "../tools/requirement-set.ts";
 

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import type { McpServerConfig } from "../policy/lathe-settings.ts";
-import type { SourcedMcpServer } from "../policy/policy-config.ts";
+import type { McpServerConfig } from "../config/lathe-settings.ts";
+import type { SourcedMcpServer } from "../config/policy-config.ts";
 import type { TrustStore } from "../policy/trust-store.ts";
 import { stableStringify } from "../tools/stable-stringify.ts";
 import { commandLine, isStdio } from "./mcp-command-line.ts";

@@ -7,7 +7,7 @@ import { exfiltrationGuard } from "./guards/exfiltration.ts";
 import { forcePushGuard } from "./guards/force-push.ts";
 import { recursiveDeleteGuard } from "./guards/recursive-delete.ts";
 import { selfProtectionGuard } from "./guards/self-protection.ts";
-import type { SourcedHook } from "./policy-config.ts";
+import type { SourcedHook } from "../config/policy-config.ts";
 import { runUserHook } from "./user-hook.ts";
 import type { WatchdogCheck } from "./watchdog.ts";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { SourcedHook } from "./policy-config.ts";
+import type { SourcedHook } from "../config/policy-config.ts";
 import type { WatchdogVerdict } from "./watchdog.ts";
 
 const HookAnswerSchema = z.object({

@@ -1,6 +1,6 @@
 import type { FsCapability } from "../capability/fs-capability.ts";
 import type { CallCheckpoints } from "../checkpoints/session-checkpoints.ts";
-import type { ApprovalMode } from "../policy/lathe-settings.ts";
+import type { ApprovalMode } from "../config/lathe-settings.ts";
 import type { SessionPolicy } from "../policy/session-policy.ts";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.ts";
 import type { AnyTool } from "../tools/contract.ts";

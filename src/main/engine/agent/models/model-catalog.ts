@@ -1,4 +1,4 @@
-import type { ProviderEndpoint, ProvidersSettings } from "../../policy/lathe-settings.ts";
+import type { ProviderEndpoint, ProvidersSettings } from "../../config/lathe-settings.ts";
 import { CLOUD_OFFERS } from "../providers/cloud-provider.ts";
 import { OPENAI_COMPATIBLE_PRESETS } from "../providers/openai-compatible-provider.ts";
 import type { SecretSource } from "../provider-registry.ts";

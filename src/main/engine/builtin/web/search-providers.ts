@@ -1,5 +1,5 @@
 import { ToolCallError } from "../../errors/tool-call-error.ts";
-import type { Settings } from "../../policy/lathe-settings.ts";
+import type { Settings } from "../../config/lathe-settings.ts";
 import { decodeEntities } from "./html-prefilter.ts";
 import { BodyEncodingError, requestOnce } from "./safe-request.ts";
 

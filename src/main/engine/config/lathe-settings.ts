@@ -3,7 +3,7 @@ import { z } from "zod";
 import { ConfigError } from "../errors/config-error.ts";
 import { HostPatternSchema, SandboxSettingsSchema } from "../sandbox/sandbox-settings.ts";
 import { ShellRunRequirementSchema } from "../tools/requirement-set.ts";
-import { PermissionRuleSchema } from "./permission-rule.ts";
+import { PermissionRuleSchema } from "../policy/permission-rule.ts";
 
 export const HookSchema = z.strictObject({
   command: z
