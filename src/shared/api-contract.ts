@@ -35,7 +35,7 @@ import {
   RewindPreviewRequestSchema,
   RewindRequestSchema,
 } from "./checkpoint-schemas.ts";
-import { EnvelopeMetadataSchema, EnvelopeSchema } from "./envelope-schema.ts";
+import { EnvelopeSchema } from "./envelope-schema.ts";
 import { QuestionResponseSchema } from "./question-schemas.ts";
 import { SecretRemoveSchema, SecretSetSchema, SecretsStatusSchema } from "./secret-schemas.ts";
 import { ToolOriginSchema } from "./tool-origin.ts";
@@ -62,9 +62,7 @@ import {
 } from "./permission-schemas.ts";
 import { SandboxReportSchema } from "./sandbox-schemas.ts";
 
-export { EnvelopeMetadataSchema, EnvelopeSchema, ToolOriginSchema };
-
-export const ToolKindSchema = z.enum(["read", "edit", "search", "execute", "fetch", "think", "other"]);
+const ToolKindSchema = z.enum(["read", "edit", "search", "execute", "fetch", "think", "other"]);
 
 const ArgPatternSchema = z.union([
   z.string(),
@@ -72,7 +70,7 @@ const ArgPatternSchema = z.union([
   z.object({ prefix: z.string() }),
 ]);
 
-export const RequirementSetSchema = z.object({
+const RequirementSetSchema = z.object({
   fs: z.object({ read: z.array(z.string()).optional(), write: z.array(z.string()).optional() }).optional(),
   net: z.object({ hosts: z.array(z.string()).optional() }).optional(),
   shell: z.array(z.object({ cmd: z.string(), args: z.array(ArgPatternSchema).optional() })).optional(),
@@ -405,7 +403,6 @@ export type ResponseOf<C extends Channel> = z.output<(typeof channels)[C]["respo
 export type ToolKind = z.output<typeof ToolKindSchema>;
 export type ToolOrigin = z.output<typeof ToolOriginSchema>;
 export type ToolInfo = z.output<typeof ToolInfoSchema>;
-export type EnvelopeMetadata = z.output<typeof EnvelopeMetadataSchema>;
 export type Envelope = z.output<typeof EnvelopeSchema>;
 export type ApprovalAnswer = z.output<typeof ApprovalAnswerSchema>;
 export type ProjectStatus = z.output<typeof ProjectStatusSchema>;

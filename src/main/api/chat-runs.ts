@@ -6,7 +6,7 @@ import { ApiError } from "./api-error.ts";
 import { agentModule, asApiError, setupChat } from "./chat-setup.ts";
 
 /** Where a UI's runs go: its current engine, the signal that ends with the UI, and what waits for them. */
-export interface RunTarget {
+interface RunTarget {
   engine: Engine;
   /** Aborts when the UI goes away: every run it started stops. */
   signal: AbortSignal;
@@ -14,7 +14,7 @@ export interface RunTarget {
   track(done: Promise<unknown>): void;
 }
 
-export interface ChatRunsOptions {
+interface ChatRunsOptions {
   target(): Promise<RunTarget>;
   approver: Approver;
   asker: Asker;

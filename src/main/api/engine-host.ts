@@ -28,7 +28,7 @@ export interface EngineUser {
   extensionsChanged?(status: ExtensionsStatus): void;
 }
 
-export interface EngineHostOptions {
+interface EngineHostOptions {
   /** The engine to start with; it stays the caller's to close. */
   engine: Engine;
   /**
@@ -49,10 +49,7 @@ export interface EngineHostOptions {
  * Where a host's engines keep their data and find the bundled plugins (defaults: the engine's),
  * and who approves an MCP server that would start without the OS sandbox.
  */
-export type LoggedEngineOptions = Pick<
-  EngineOptions,
-  "latheHome" | "bundledPluginsDir" | "approveUnsandboxedMcp"
->;
+type LoggedEngineOptions = Pick<EngineOptions, "latheHome" | "bundledPluginsDir" | "approveUnsandboxedMcp">;
 
 /**
  * An engine for the folder whose runtime failures, and the exact command of each MCP server it

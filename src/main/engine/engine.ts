@@ -81,7 +81,7 @@ export interface EngineOptions {
   sandboxProbe?: SandboxProbe;
 }
 
-export interface OpenSessionOptions {
+interface OpenSessionOptions {
   /** A persistent session's id; without one the session is ephemeral. */
   id?: string;
   /** Approval mode for gated tools; defaults to the settings' mode, else "ask". */

@@ -15,8 +15,8 @@ export interface WebSearchData {
   results: SearchResult[];
 }
 
-export const DEFAULT_MAX_RESULTS = 8;
-export const MAX_RESULTS = 20;
+const DEFAULT_MAX_RESULTS = 8;
+const MAX_RESULTS = 20;
 
 // Built when first needed (see defineBuiltin): listing the tool reads the bundle's catalog.
 const schema = () =>

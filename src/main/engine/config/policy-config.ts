@@ -45,7 +45,7 @@ export interface PolicyConfig {
   notices: string[];
 }
 
-export interface PolicyConfigInput {
+interface PolicyConfigInput {
   root: string;
   latheHome: string;
   manifestRules?: readonly PermissionRule[];

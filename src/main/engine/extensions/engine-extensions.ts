@@ -6,7 +6,7 @@ import { TrustStore } from "../policy/trust-store.ts";
 import type { EngineSandbox } from "../sandbox/engine-sandbox.ts";
 import type { ToolRegistry } from "../tools/tool-registry.ts";
 
-export interface ExtensionOptions {
+interface ExtensionOptions {
   registry: ToolRegistry;
   root: string;
   latheHome: string;

@@ -3,7 +3,7 @@ import { pinProjectPlugins, type ProjectPluginInfo } from "../plugins/project-pl
 import { TrustStore } from "../policy/trust-store.ts";
 
 /** What trusting a project recorded. */
-export interface ProjectTrustOutcome {
+interface ProjectTrustOutcome {
   /** The file trust is recorded in (`$LATHE_HOME/trust.json`). */
   trustFile: string;
   /** The project plugins pinned as they are now. */

@@ -20,7 +20,7 @@ import { TrustStore } from "../policy/trust-store.ts";
 import type { ArgPattern, ShellRunRequirement } from "../tools/requirement-set.ts";
 
 /** What an extension may touch, as a person reads it before trusting the folder. */
-export interface ReviewedRequirements {
+interface ReviewedRequirements {
   read: string[];
   write: string[];
   hosts: string[];
@@ -71,7 +71,7 @@ function argText(arg: ArgPattern): string {
 }
 
 /** A shell requirement as a person reads it. */
-export function commandShape(req: ShellRunRequirement): string {
+function commandShape(req: ShellRunRequirement): string {
   return req.args ? [req.cmd, ...req.args.map(argText)].join(" ") : `${req.cmd} <any arguments>`;
 }
 

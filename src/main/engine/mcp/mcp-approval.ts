@@ -13,7 +13,7 @@ import { mcpLogFile } from "./mcp-manager.ts";
 import { pinScope, serverHash, serverPinKey, toolHash, toolPinKey } from "./mcp-pins.ts";
 import { McpServerLog } from "./mcp-server-log.ts";
 
-export interface ApprovalInput {
+interface ApprovalInput {
   /** The servers to approve (e.g. from `configuredMcpServers`). */
   servers: readonly SourcedMcpServer[];
   trust: TrustStore;

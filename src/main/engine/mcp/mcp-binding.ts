@@ -22,7 +22,7 @@ export function unbindServer(registry: ToolRegistry, server: SourcedMcpServer): 
   registry.clearDisabled((entry) => matches(entry.origin));
 }
 
-export interface BindInput {
+interface BindInput {
   registry: ToolRegistry;
   server: SourcedMcpServer;
   root: string;

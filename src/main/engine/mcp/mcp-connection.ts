@@ -27,7 +27,7 @@ export interface Backoff {
   maxMs: number;
 }
 
-export interface McpConnectionOptions {
+interface McpConnectionOptions {
   name: string;
   config: McpServerConfig;
   root: string;

@@ -6,13 +6,13 @@ import { stableStringify } from "../tools/stable-stringify.ts";
 import { commandLine, isStdio } from "./mcp-command-line.ts";
 
 /** How a server's or tool's current descriptor compares with what the user approved. */
-export type PinStatus = "match" | "changed" | "new";
+type PinStatus = "match" | "changed" | "new";
 
 /**
  * What an MCP tool publishes that the model reads or Lathe acts on (`readOnlyHint` makes a tool
  * run in parallel and shows it as a read): pinned so a change cannot slip in unseen.
  */
-export interface McpToolDescriptor {
+interface McpToolDescriptor {
   name: string;
   title?: string | undefined;
   description?: string | undefined;
@@ -20,7 +20,7 @@ export interface McpToolDescriptor {
   annotations?: Record<string, unknown> | undefined;
 }
 
-export interface ServerDescription {
+interface ServerDescription {
   name: string;
   layer: "global" | "project";
   /** The exact command line (or URL) the server starts with, for display. */

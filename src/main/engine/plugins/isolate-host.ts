@@ -12,7 +12,7 @@ import { PLUGIN_LIMITS } from "./plugin-limits.ts";
  */
 export type RuntimeDispatch = (op: string, payloadJson: string) => Promise<unknown>;
 
-export interface IsolateHostOptions {
+interface IsolateHostOptions {
   /** The tool id, for messages. */
   name: string;
   source: string;

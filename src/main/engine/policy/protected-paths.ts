@@ -19,7 +19,7 @@ export interface ProtectedServer {
   config: McpServerConfig;
 }
 
-export interface ProtectedPathsInput {
+interface ProtectedPathsInput {
   /** Canonical workspace root. */
   root: string;
   /** Canonical `$LATHE_HOME`. */

@@ -7,7 +7,7 @@ const HookAnswerSchema = z.object({
   reason: z.string().optional(),
 });
 
-export interface HookInput {
+interface HookInput {
   tool: string;
   args: unknown;
   session_id: string;

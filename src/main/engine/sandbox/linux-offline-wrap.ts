@@ -18,7 +18,7 @@ import { wrapCommandWithSandboxLinux } from "@anthropic-ai/sandbox-runtime/dist/
  */
 export const LIBRARY_SCAN = { mandatoryDenySearchDepth: 1, ripgrepConfig: { command: "true" } } as const;
 
-export interface OfflineWrap {
+interface OfflineWrap {
   command: string;
   /** Folders the command may write. */
   allowWrite: readonly string[];

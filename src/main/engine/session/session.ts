@@ -12,9 +12,9 @@ import type { ToolRegistry } from "../tools/tool-registry.ts";
 import type { SessionState } from "./session-state.ts";
 
 /** What a host may add to a call: a signal to stop it, and its own id for it. */
-export type CallOptions = Pick<CallRequest, "signal" | "correlationId">;
+type CallOptions = Pick<CallRequest, "signal" | "correlationId">;
 
-export interface SessionWiring {
+interface SessionWiring {
   registry: ToolRegistry;
   root: string;
   state: SessionState;
