@@ -38,6 +38,37 @@ export default tseslint.config(
     },
   },
   {
+    // Hosts reach the engine through its doors only: index.ts (the engine), agent/index.ts (the
+    // agent, loaded only where a model runs) and light.ts (what a host needs while it starts).
+    // Static imports and re-exports, and `import()` (which no-restricted-imports does not see).
+    files: ["src/main/{cli,api,electron,serve,secrets}/**/*.ts"],
+    ignores: ["src/main/**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              regex: "(^|/)engine/(?!(index|light)\\.ts$|agent/index\\.ts$)",
+              message:
+                "Hosts import the engine through src/main/engine/index.ts, agent/index.ts or light.ts only: export what you need from there.",
+            },
+          ],
+        },
+      ],
+      "no-restricted-syntax": [
+        "error",
+        {
+          // The same expression (an esquery regex cannot hold a slash: \x2F is one).
+          selector:
+            "ImportExpression[source.value=/(^|\\x2F)engine\\x2F(?!(index|light)\\.ts$|agent\\x2Findex\\.ts$)/]",
+          message:
+            "Hosts import the engine through src/main/engine/index.ts, agent/index.ts or light.ts only: export what you need from there.",
+        },
+      ],
+    },
+  },
+  {
     // The call vocabulary (plans, decisions, the runtime and its session) lives in tools/: the
     // policy and the session build on it, never the other way round.
     files: ["src/main/engine/tools/**/*.ts"],

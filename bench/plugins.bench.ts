@@ -11,7 +11,7 @@ import { defineBuiltin } from "../src/main/engine/builtin/define-builtin.ts";
 import { entryUrl } from "../src/main/engine/plugins/plugin-source.ts";
 import { IsolateHost, type IsolateCall } from "../src/main/engine/plugins/isolate-host.ts";
 import { PluginManager } from "../src/main/engine/plugins/plugin-manager.ts";
-import { plugin, writePlugin } from "../src/main/engine/plugins/plugin-test-kit.ts";
+import { plugin, writePlugin } from "../test/support/plugin-test-kit.ts";
 import { ToolRegistry } from "../src/main/engine/tools/tool-registry.ts";
 import { compare, heading, median } from "./lib/report.ts";
 

@@ -117,7 +117,7 @@ const CATALOG_MODULE = path.join(ROOT, "src/main/engine/builtin/builtin-catalog.
 export async function builtinParameters(): Promise<Record<string, unknown>> {
   const { builtinTools } = await import("../src/main/engine/builtin/builtin-tools.ts");
   const { toolSearchTool } = await import("../src/main/engine/builtin/tool-search.ts");
-  const { EMPTY_SETTINGS } = await import("../src/main/engine/policy/lathe-settings.ts");
+  const { EMPTY_SETTINGS } = await import("../src/main/engine/config/lathe-settings.ts");
   const unused = {} as never;
   const tools = [
     ...builtinTools({ web: EMPTY_SETTINGS.web, settingsFile: "", skills: unused }),

@@ -56,6 +56,27 @@ function engineImports(): ImportEdge[] {
   });
 }
 
+/** The packages (not `node:` builtins) a module loads when imported, through the modules it loads in turn. */
+function packagesLoadedBy(entry: string): string[] {
+  const packages = new Set<string>();
+  const seen = new Set<string>();
+  const stack = [entry];
+  while (stack.length > 0) {
+    const file = stack.pop() as string;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest);
+    for (const node of source.statements) {
+      if (!ts.isImportDeclaration(node) && !ts.isExportDeclaration(node)) continue;
+      const spec = node.moduleSpecifier;
+      if (!spec || !ts.isStringLiteral(spec) || isTypeOnly(node)) continue;
+      if (spec.text.startsWith(".")) stack.push(path.resolve(path.dirname(file), spec.text));
+      else if (!spec.text.startsWith("node:")) packages.add(spec.text);
+    }
+  }
+  return [...packages].sort();
+}
+
 /** The import circles among `edges`, each as the files in it (Tarjan's strongly connected components). */
 function circles(edges: readonly ImportEdge[]): string[][] {
   const next = new Map<string, string[]>();
@@ -126,6 +147,20 @@ describe("the engine's imports", () => {
   it("keep tools/ below the policy and the session: it imports nothing from policy/ or session/", () => {
     const upward = edges
       .filter((e) => relative(e.from).startsWith("tools/") && /^(policy|session)\//.test(relative(e.to)))
+      .map((e) => `${relative(e.from)} -> ${relative(e.to)}`);
+    expect(upward).toEqual([]);
+  });
+
+  // The CLI imports light.ts on every start (its version, checking --model): it must stay cheap.
+  it("keep light.ts, the door a host uses while it starts, free of packages", () => {
+    expect(packagesLoadedBy(path.join(ENGINE, "light.ts"))).toEqual([]);
+    // The check can fail: the engine's main door loads packages.
+    expect(packagesLoadedBy(path.join(ENGINE, "index.ts"))).toContain("zod");
+  });
+
+  it("keep engine.ts above the tools it assembles: nothing in builtin/, plugins/ or mcp/ imports it", () => {
+    const upward = edges
+      .filter((e) => /^(builtin|plugins|mcp)\//.test(relative(e.from)) && relative(e.to) === "engine.ts")
       .map((e) => `${relative(e.from)} -> ${relative(e.to)}`);
     expect(upward).toEqual([]);
   });

@@ -1,12 +1,7 @@
 import path from "node:path";
 import { writeFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  plugin,
-  writePlugin,
-  openPluginWorld,
-  type PluginWorld,
-} from "../src/main/engine/plugins/plugin-test-kit.ts";
+import { plugin, writePlugin, openPluginWorld, type PluginWorld } from "./support/plugin-test-kit.ts";
 import { PLUGIN_LIMITS } from "../src/main/engine/plugins/plugin-limits.ts";
 import { driveLoad, openHostileWorld, type HostileWorld, type LoadScale } from "./support/hostile-loads.ts";
 import { idleLag, measureLag } from "./support/lag-probe.ts";

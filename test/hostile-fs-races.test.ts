@@ -6,13 +6,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { FsCapability } from "../src/main/engine/capability/fs-capability.ts";
 import { PathScope } from "../src/main/engine/capability/path-scope.ts";
 import { useProcFd } from "../src/main/engine/capability/verified-file.ts";
-import {
-  openPluginWorld,
-  outputOf,
-  plugin,
-  writePlugin,
-  type PluginWorld,
-} from "../src/main/engine/plugins/plugin-test-kit.ts";
+import { openPluginWorld, plugin, writePlugin, type PluginWorld } from "./support/plugin-test-kit.ts";
+import { outputOf } from "./support/envelope-of.ts";
 import type { Session } from "../src/main/engine/session/session.ts";
 
 /**

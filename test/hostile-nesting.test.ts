@@ -1,14 +1,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  errorOf,
-  openPluginWorld,
-  outputOf,
-  plugin,
-  writePlugin,
-  type PluginWorld,
-} from "../src/main/engine/plugins/plugin-test-kit.ts";
+import { openPluginWorld, plugin, writePlugin, type PluginWorld } from "./support/plugin-test-kit.ts";
+import { errorOf, outputOf } from "./support/envelope-of.ts";
 import type { Session } from "../src/main/engine/session/session.ts";
 import { MAX_RESULT_DEPTH } from "../src/main/engine/tools/json-shape.ts";
 import { truncateResult } from "../src/main/engine/plugins/plugin-output.ts";

@@ -3,14 +3,8 @@ import type { LookupAddress } from "node:dns";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LookupAll, ResolvedAddress } from "../src/main/engine/builtin/web/fetch-target.ts";
-import {
-  errorOf,
-  openPluginWorld,
-  outputOf,
-  plugin,
-  writePlugin,
-  type PluginWorld,
-} from "../src/main/engine/plugins/plugin-test-kit.ts";
+import { openPluginWorld, plugin, writePlugin, type PluginWorld } from "./support/plugin-test-kit.ts";
+import { errorOf, outputOf } from "./support/envelope-of.ts";
 import { compilePattern } from "../src/main/engine/policy/rule-pattern.ts";
 import type { Session } from "../src/main/engine/session/session.ts";
 

@@ -4,14 +4,9 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bindServerTools, unbindServer } from "../src/main/engine/mcp/mcp-binding.ts";
 import { toolHash, toolPinKey } from "../src/main/engine/mcp/mcp-pins.ts";
-import { McpServerSchema } from "../src/main/engine/policy/lathe-settings.ts";
-import {
-  openPluginWorld,
-  outputOf,
-  plugin,
-  writePlugin,
-  type PluginWorld,
-} from "../src/main/engine/plugins/plugin-test-kit.ts";
+import { McpServerSchema } from "../src/main/engine/config/lathe-settings.ts";
+import { openPluginWorld, plugin, writePlugin, type PluginWorld } from "./support/plugin-test-kit.ts";
+import { outputOf } from "./support/envelope-of.ts";
 import { pinProjectPlugins } from "../src/main/engine/plugins/project-plugins.ts";
 import { TrustStore } from "../src/main/engine/policy/trust-store.ts";
 import { LOCKED_TOOL_IDS } from "../src/main/engine/tools/locked-tools.ts";

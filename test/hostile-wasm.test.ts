@@ -1,13 +1,7 @@
 import ivm from "isolated-vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  errorOf,
-  openPluginWorld,
-  outputOf,
-  plugin,
-  writePlugin,
-  type PluginWorld,
-} from "../src/main/engine/plugins/plugin-test-kit.ts";
+import { openPluginWorld, plugin, writePlugin, type PluginWorld } from "./support/plugin-test-kit.ts";
+import { errorOf, outputOf } from "./support/envelope-of.ts";
 import type { Session } from "../src/main/engine/session/session.ts";
 
 /**

@@ -13,6 +13,7 @@ import { describeServers } from "../src/main/engine/mcp/mcp-pins.ts";
 import { TrustStore } from "../src/main/engine/policy/trust-store.ts";
 import type { AnyTool } from "../src/main/engine/tools/contract.ts";
 import type { Envelope } from "../src/main/engine/tools/envelope.ts";
+import { errorOf, outputOf } from "./support/envelope-of.ts";
 
 /**
  * The MCP client end to end against real servers over stdio (server-everything,
@@ -23,7 +24,7 @@ import type { Envelope } from "../src/main/engine/tools/envelope.ts";
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const EVERYTHING = path.join(repo, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 const FILESYSTEM = path.join(repo, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
-const SCRIPTED = path.join(repo, "src/main/engine/mcp/fixtures/scripted-mcp-server.ts");
+const SCRIPTED = path.join(repo, "test/fixtures/scripted-mcp-server.ts");
 const node = process.execPath;
 
 let base: string;
@@ -137,16 +138,6 @@ function pendingCount(world: World, server: string): number {
   return world.events.filter((e) => e.type === "pending" && e.server === server).length;
 }
 
-function output(envelope: Envelope): unknown {
-  if (envelope.type !== "output") throw new Error(`expected output, got error: ${envelope.error_text}`);
-  return envelope.data;
-}
-
-function errorText(envelope: Envelope): string {
-  if (envelope.type !== "error") throw new Error(`expected an error, got ${JSON.stringify(envelope.data)}`);
-  return envelope.error_text;
-}
-
 describe("MCP servers from settings", () => {
   it("start in the background, show their exact command line first, and bind their tools with origin mcp", async () => {
     const world = await open({
@@ -213,20 +204,20 @@ describe("MCP servers from settings", () => {
   it("runs server-everything's tools through a session, with text, structured and image results", async () => {
     const world = await open({ user: { everything: { command: node, args: [EVERYTHING] } } });
     await startAndApply(world);
-    expect(output(await call(world, "echo", { message: "hello" }))).toEqual({ content: "Echo: hello" });
-    expect(output(await call(world, "get-sum", { a: 2, b: 3 }))).toEqual({
+    expect(outputOf(await call(world, "echo", { message: "hello" }))).toEqual({ content: "Echo: hello" });
+    expect(outputOf(await call(world, "get-sum", { a: 2, b: 3 }))).toEqual({
       content: "The sum of 2 and 3 is 5.",
     });
     // Its text already spells out the structured result, so the model gets it once.
-    const weather = output(await call(world, "get-structured-content", { location: "New York" })) as {
+    const weather = outputOf(await call(world, "get-structured-content", { location: "New York" })) as {
       content: string;
     };
     expect(JSON.parse(weather.content)).toMatchObject({ temperature: expect.any(Number) });
     expect(weather).not.toHaveProperty("structured");
-    const image = output(await call(world, "get-tiny-image", {})) as { content: string };
+    const image = outputOf(await call(world, "get-tiny-image", {})) as { content: string };
     expect(image.content).toMatch(/\[image: image\/png, \d+ bytes, saved to \/\S+\.png\]/);
     // The registry validates against the server's own schema before anything is sent.
-    expect(errorText(await call(world, "get-sum", { a: "2" }))).toMatch(
+    expect(errorOf(await call(world, "get-sum", { a: "2" }))).toMatch(
       /Invalid arguments for get-sum: .*"a" must be number/,
     );
   });
@@ -244,10 +235,10 @@ describe("MCP servers from settings", () => {
       { duration: 10, steps: 5 },
       { signal: controller.signal },
     );
-    expect(errorText(envelope)).toBe("trigger-long-running-operation was aborted: the user pressed stop.");
+    expect(errorOf(envelope)).toBe("trigger-long-running-operation was aborted: the user pressed stop.");
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(world.manager.status()[0]?.state).toBe("connected");
-    expect(output(await session.call("echo", { message: "still here" }))).toEqual({
+    expect(outputOf(await session.call("echo", { message: "still here" }))).toEqual({
       content: "Echo: still here",
     });
   });
@@ -255,7 +246,7 @@ describe("MCP servers from settings", () => {
   it("refuses an MCP call in a headless ask session (MCP tools are gated)", async () => {
     const world = await open({ user: { everything: { command: node, args: [EVERYTHING] } } });
     await startAndApply(world);
-    const text = errorText(await call(world, "echo", { message: "hi" }, "ask"));
+    const text = errorOf(await call(world, "echo", { message: "hi" }, "ask"));
     expect(text).toMatch(
       /^echo needs approval and this host cannot ask anyone \(headless\), so it is refused/,
     );
@@ -265,10 +256,10 @@ describe("MCP servers from settings", () => {
     const world = await open({ user: { files: { command: node, args: [FILESYSTEM, root] } } });
     await startAndApply(world);
     await writeFile(path.join(root, "inside.txt"), "inside the allowed folder\n");
-    expect(output(await call(world, "read_text_file", { path: path.join(root, "inside.txt") }))).toEqual({
+    expect(outputOf(await call(world, "read_text_file", { path: path.join(root, "inside.txt") }))).toEqual({
       content: "inside the allowed folder\n",
     });
-    expect(errorText(await call(world, "read_text_file", { path: path.join(base, "outside.txt") }))).toMatch(
+    expect(errorOf(await call(world, "read_text_file", { path: path.join(base, "outside.txt") }))).toMatch(
       /Access denied/,
     );
   });
@@ -313,17 +304,17 @@ describe("MCP servers from settings", () => {
       kind: "mcp",
       name: "everything",
     });
-    expect(output(await call(world, "mcp__everything__echo", { message: "x" }))).toEqual({
+    expect(outputOf(await call(world, "mcp__everything__echo", { message: "x" }))).toEqual({
       content: "Echo: x",
     });
 
     expect(world.engine.registry.get("read_text_file")?.origin.name).toBe("fsA");
     expect(world.engine.registry.get("mcp__fsB__read_text_file")?.origin.name).toBe("fsB");
-    expect(output(await call(world, "read_text_file", { path: path.join(folderA, "note.txt") }))).toEqual({
+    expect(outputOf(await call(world, "read_text_file", { path: path.join(folderA, "note.txt") }))).toEqual({
       content: "from A",
     });
     expect(
-      output(await call(world, "mcp__fsB__read_text_file", { path: path.join(folderB, "note.txt") })),
+      outputOf(await call(world, "mcp__fsB__read_text_file", { path: path.join(folderB, "note.txt") })),
     ).toEqual({
       content: "from B",
     });
@@ -339,7 +330,7 @@ describe("MCP servers from settings", () => {
     process.kill(pid, "SIGKILL");
     await waitFor("reconnecting", () => world.manager.status()[0]?.state === "reconnecting");
 
-    const text = errorText(await call(world, "echo", { message: "hi" }));
+    const text = errorOf(await call(world, "echo", { message: "hi" }));
     expect(text).toMatch(
       /^MCP server "everything" is not connected \(reconnecting in [1-2] s; last error: the server process exited/,
     );
@@ -347,7 +338,7 @@ describe("MCP servers from settings", () => {
 
     await waitFor("reconnected", () => world.manager.status()[0]?.state === "connected");
     expect(world.manager.status()[0]?.pid).not.toBe(pid);
-    expect(output(await call(world, "echo", { message: "back" }))).toEqual({ content: "Echo: back" });
+    expect(outputOf(await call(world, "echo", { message: "back" }))).toEqual({ content: "Echo: back" });
     world.manager.applyPendingChanges();
     expect(world.engine.registry.get("echo")?.origin.name).toBe("everything");
     expect(
@@ -414,7 +405,7 @@ describe("MCP servers from settings", () => {
     expect(world.engine.registry.disabledTools()).toEqual([
       expect.objectContaining({ id: "broken", reason: expect.stringMatching(/invalid parameters schema/) }),
     ]);
-    expect(output(await call(world, "fine", {}))).toEqual({ content: "called fine with {}" });
+    expect(outputOf(await call(world, "fine", {}))).toEqual({ content: "called fine with {}" });
   });
 
   it("applies list_changed only when the host calls applyPendingChanges", async () => {
@@ -424,13 +415,13 @@ describe("MCP servers from settings", () => {
     await startAndApply(world);
     await writeScript([...tools, { name: "gamma", description: "Gamma, added later." }]);
     const before = pendingCount(world, "scripted");
-    expect(output(await call(world, "notify", {}))).toEqual({ content: "notified" });
+    expect(outputOf(await call(world, "notify", {}))).toEqual({ content: "notified" });
     await waitFor("the refreshed listing", () => pendingCount(world, "scripted") > before);
     expect(world.manager.status()[0]?.toolCount).toBe(3);
     expect(world.engine.registry.get("gamma")).toBeUndefined(); // mid-turn: unchanged
     world.manager.applyPendingChanges();
     expect(world.engine.registry.get("gamma")?.tool.description).toBe("Gamma, added later.");
-    expect(output(await call(world, "gamma", { x: 1 }))).toEqual({ content: 'called gamma with {"x":1}' });
+    expect(outputOf(await call(world, "gamma", { x: 1 }))).toEqual({ content: 'called gamma with {"x":1}' });
   });
 });
 
@@ -479,7 +470,9 @@ describe("MCP pinning (descriptor changes disable and say why)", () => {
     world.manager.applyPendingChanges();
     expect(world.manager.status()[0]?.state).toBe("connected");
     expect(world.engine.registry.disabledTools().filter((d) => d.id === "everything")).toEqual([]);
-    expect(output(await call(world, "echo", { message: "approved" }))).toEqual({ content: "Echo: approved" });
+    expect(outputOf(await call(world, "echo", { message: "approved" }))).toEqual({
+      content: "Echo: approved",
+    });
   });
 
   it("disables a tool whose description changed after it was pinned, and never re-pins it silently", async () => {
@@ -514,7 +507,7 @@ describe("MCP pinning (descriptor changes disable and say why)", () => {
       /its description, input schema or annotations changed since you approved it .*id_rsa.*lathe trust --root /,
     );
     // A call is told it is disabled and why, not that the tool is unknown.
-    expect(errorText(await call(world, "alpha", {}))).toBe(
+    expect(errorOf(await call(world, "alpha", {}))).toBe(
       `Tool "alpha" (global mcp "scripted") is disabled, so it was not run. ${disabled[0]?.reason} Tell the user; calling it again fails the same way until then.`,
     );
 
@@ -645,7 +638,7 @@ describe("Streamable HTTP servers", () => {
       state: "connected",
       commandLine: `http://127.0.0.1:${port}/mcp (headers: X-Test)`,
     });
-    expect(output(await call(world, "echo", { message: "over http" }))).toEqual({
+    expect(outputOf(await call(world, "echo", { message: "over http" }))).toEqual({
       content: "Echo: over http",
     });
   });

@@ -17,6 +17,7 @@ import { eventsOf, openAgentHarness, type AgentHarness } from "./support/agent-h
 import { startOpenAICompatibleServer, type ChatRequest } from "./fixtures/openai-compatible-server.ts";
 import { envelopeOf, runLathe } from "./support/lathe-cli.ts";
 import { scriptedModel, toolNamesOffered, toolResultsIn, type Script } from "./support/scripted-model.ts";
+import { errorOf, outputOf } from "./support/envelope-of.ts";
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -90,16 +91,6 @@ function childEvents(events: readonly RunEvent[]): RunEvent[] {
   return eventsOf(events, "task").map((e: TaskEvent) => e.event);
 }
 
-function outputData<T = Record<string, unknown>>(envelope: Envelope | undefined): T {
-  if (envelope?.type !== "output") throw new Error(`expected output, got ${JSON.stringify(envelope)}`);
-  return envelope.data as T;
-}
-
-function errorText(envelope: Envelope | undefined): string {
-  if (envelope?.type !== "error") throw new Error(`expected an error, got ${JSON.stringify(envelope)}`);
-  return envelope.error_text;
-}
-
 function taskResults(events: readonly RunEvent[]): Envelope[] {
   return eventsOf(events, "tool-result")
     .filter((e) => e.toolName === "task")
@@ -142,11 +133,11 @@ describe("permissions inherit: a parent's deny binds its tasks", () => {
     expect(result.status).toBe("completed");
     expect(existsSync(path.join(h.root, "pwned.txt"))).toBe(false);
     const bash = eventsOf(childEvents(events), "tool-result").find((e) => e.toolName === "bash");
-    const refusal = errorText(bash?.envelope);
+    const refusal = errorOf(bash?.envelope);
     expect(refusal).toContain("bash was denied");
     expect(refusal).toContain('{permission: "bash", pattern: "*", action: "deny"}');
     expect(refusal).toContain('agent "lead"');
-    expect(outputData(taskResults(events)[0])).toMatchObject({
+    expect(outputOf(taskResults(events)[0])).toMatchObject({
       status: "completed",
       summary: "bash was refused.",
       artifacts: [],
@@ -173,7 +164,7 @@ describe("permissions inherit: a parent's deny binds its tasks", () => {
       mode: "yolo",
       resolveModel: models({ "scripted:builder": child }),
     });
-    expect(outputData(taskResults(events)[0])).toMatchObject({ status: "completed", summary: "touched." });
+    expect(outputOf(taskResults(events)[0])).toMatchObject({ status: "completed", summary: "touched." });
     expect(existsSync(path.join(h.root, "pwned.txt"))).toBe(true);
   });
 
@@ -205,7 +196,7 @@ describe("permissions inherit: a parent's deny binds its tasks", () => {
     expect(offered).not.toContain("bash");
     // Named anyway, it is refused before anything runs.
     const write = eventsOf(childEvents(events), "tool-result").find((e) => e.toolName === "write");
-    expect(errorText(write?.envelope)).toContain("write");
+    expect(errorOf(write?.envelope)).toContain("write");
     expect(existsSync(path.join(h.root, "x.txt"))).toBe(false);
   });
 
@@ -223,7 +214,7 @@ describe("permissions inherit: a parent's deny binds its tasks", () => {
       manifestRules: [{ permission: "write", pattern: "*", action: "deny", source: "the test's manifest" }],
     });
     const free = await engine.openSession({ mode: "yolo" });
-    const refused = errorText(await bound.call("write", { path: "a.txt", content: "a" }));
+    const refused = errorOf(await bound.call("write", { path: "a.txt", content: "a" }));
     expect(refused).toContain("from the test's manifest");
     expect(existsSync(path.join(root, "a.txt"))).toBe(false);
     expect((await free.call("write", { path: "a.txt", content: "a" })).type).toBe("output");
@@ -272,11 +263,11 @@ describe("budgets: a task cannot spend more than its parent has left", () => {
     expect(first.map((e) => e.envelope.type).sort()).toEqual(["error", "output", "output"]);
     const exhausted =
       'this task\'s calls count against the run that started it, and its agent "lead" may make at most 3 tool calls per run (budgets.maxToolCalls)';
-    expect(errorText(first.find((e) => e.envelope.type === "error")?.envelope)).toContain(exhausted);
-    expect(errorText(childGlobs.find((e) => e.step === 1)?.envelope)).toContain(exhausted);
+    expect(errorOf(first.find((e) => e.envelope.type === "error")?.envelope)).toContain(exhausted);
+    expect(errorOf(childGlobs.find((e) => e.step === 1)?.envelope)).toContain(exhausted);
     // And they are gone from the parent's budget.
     const parentGlob = eventsOf(events, "tool-result").find((e) => e.toolName === "glob");
-    expect(errorText(parentGlob?.envelope)).toContain('agent "lead" may make at most 3 tool calls per run');
+    expect(errorOf(parentGlob?.envelope)).toContain('agent "lead" may make at most 3 tool calls per run');
     expect(result.status).toBe("completed");
   });
 
@@ -287,7 +278,7 @@ describe("budgets: a task cannot spend more than its parent has left", () => {
     ]);
     const { events } = await h.run("delegate", model);
     expect(model.doStreamCalls).toHaveLength(1);
-    expect(errorText(taskResults(events)[0])).toContain("budgets.maxRounds = 1");
+    expect(errorOf(taskResults(events)[0])).toContain("budgets.maxRounds = 1");
     expect(eventsOf(events, "task")).toEqual([]);
   });
 });
@@ -323,7 +314,7 @@ describe("results", () => {
     expect(result.status).toBe("completed");
     expect(result.text).toBe("The notes are written.");
     const [envelope] = taskResults(events);
-    const data = outputData<{ task_id: string; status: string; summary: string; artifacts: string[] }>(
+    const data = outputOf<{ task_id: string; status: string; summary: string; artifacts: string[] }>(
       envelope,
     );
     expect(data.status).toBe("completed");
@@ -383,7 +374,7 @@ describe("results", () => {
     const h = await setup();
     const model = scriptedModel([{ toolCalls: [{ name: "task", input }] }, { text: "ok" }]);
     const { events } = await h.run("delegate", model);
-    expect(errorText(taskResults(events)[0])).toContain(message);
+    expect(errorOf(taskResults(events)[0])).toContain(message);
     expect(eventsOf(events, "task")).toEqual([]);
   });
 });
@@ -414,7 +405,7 @@ describe("background tasks", () => {
     });
 
     expect(result.status).toBe("completed");
-    const started = outputData<{ task_id: string; status: string }>(taskResults(events)[0]);
+    const started = outputOf<{ task_id: string; status: string }>(taskResults(events)[0]);
     expect(started).toEqual({ task_id: started.task_id, status: "running" });
     expect(await h.text("bg.txt")).toBeUndefined();
     expect(taskStatus(h.engine, started.task_id)).toEqual({ task_id: started.task_id, status: "running" });

@@ -14,7 +14,7 @@ export interface WebSocketLike {
   addEventListener(type: "message", listener: (event: { data: unknown }) => void): void;
 }
 
-export interface WsApiOptions {
+interface WsApiOptions {
   /** Opens a socket; defaults to the global `WebSocket`. */
   connect?: (url: string) => WebSocketLike;
   /** Told about pushes that break the contract (dropped); defaults to console.error. */

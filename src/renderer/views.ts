@@ -3,12 +3,12 @@
 import type { IconName } from "./components/icons.tsx";
 import type { AppView } from "./state/app-store.ts";
 
-export interface ViewSection {
+interface ViewSection {
   id: string;
   label: string;
 }
 
-export interface ViewInfo {
+interface ViewInfo {
   view: AppView;
   label: string;
   /** One line for the command palette. */

@@ -12,10 +12,6 @@ import {
   PluginLayerSchema,
   PluginHashSchema,
   PluginNameSchema,
-  type ExtensionsStatus,
-  type McpLog,
-  type PluginLog,
-  type McpPreview,
 } from "./extensions-schemas.ts";
 import type { PushEvent, PushOf } from "./push-events.ts";
 import {
@@ -26,10 +22,6 @@ import {
   ChatStartedSchema,
   ModelListSchema,
   SessionIdSchema,
-  type AgentList,
-  type ChatHistory,
-  type ChatStarted,
-  type ModelList,
 } from "./chat-schemas.ts";
 import {
   CheckpointListRequestSchema,
@@ -42,20 +34,10 @@ import {
   RewindPlanSchema,
   RewindPreviewRequestSchema,
   RewindRequestSchema,
-  type CheckpointSummary,
-  type RestoreOutcome,
-  type RestorePlan,
-  type RewindOutcome,
-  type RewindPlan,
 } from "./checkpoint-schemas.ts";
-import { EnvelopeMetadataSchema, EnvelopeSchema } from "./envelope-schema.ts";
+import { EnvelopeSchema } from "./envelope-schema.ts";
 import { QuestionResponseSchema } from "./question-schemas.ts";
-import {
-  SecretRemoveSchema,
-  SecretSetSchema,
-  SecretsStatusSchema,
-  type SecretsStatus,
-} from "./secret-schemas.ts";
+import { SecretRemoveSchema, SecretSetSchema, SecretsStatusSchema } from "./secret-schemas.ts";
 import { ToolOriginSchema } from "./tool-origin.ts";
 import {
   SessionDeleteSchema,
@@ -64,19 +46,11 @@ import {
   SessionListSchema,
   SessionRenameSchema,
   SessionSummarySchema,
-  type SessionDeleted,
-  type SessionList,
-  type SessionSummary,
 } from "./session-schemas.ts";
-import { ProjectOpenSchema, RecentProjectsSchema, type RecentProjects } from "./project-schemas.ts";
-import { TrustReviewSchema, type TrustReview } from "./trust-review-schema.ts";
-import { AuditPageSchema, AuditQuerySchema, type AuditPage } from "./audit-schemas.ts";
-import {
-  AddGgufSchema,
-  ModelCatalogSchema,
-  ProjectModelSchema,
-  type ModelCatalog,
-} from "./model-catalog-schemas.ts";
+import { ProjectOpenSchema, RecentProjectsSchema } from "./project-schemas.ts";
+import { TrustReviewSchema } from "./trust-review-schema.ts";
+import { AuditPageSchema, AuditQuerySchema } from "./audit-schemas.ts";
+import { AddGgufSchema, ModelCatalogSchema, ProjectModelSchema } from "./model-catalog-schemas.ts";
 import { UnsandboxedMcpAnswerSchema } from "./mcp-unsandboxed-schemas.ts";
 import {
   CheckRulesSchema,
@@ -85,14 +59,10 @@ import {
   RuleCheckSchema,
   SaveRulesSchema,
   SetApprovalsSchema,
-  type PermissionsView,
-  type RuleCheck,
 } from "./permission-schemas.ts";
-import { SandboxReportSchema, type SandboxReport } from "./sandbox-schemas.ts";
+import { SandboxReportSchema } from "./sandbox-schemas.ts";
 
-export { EnvelopeMetadataSchema, EnvelopeSchema, ToolOriginSchema };
-
-export const ToolKindSchema = z.enum(["read", "edit", "search", "execute", "fetch", "think", "other"]);
+const ToolKindSchema = z.enum(["read", "edit", "search", "execute", "fetch", "think", "other"]);
 
 const ArgPatternSchema = z.union([
   z.string(),
@@ -100,7 +70,7 @@ const ArgPatternSchema = z.union([
   z.object({ prefix: z.string() }),
 ]);
 
-export const RequirementSetSchema = z.object({
+const RequirementSetSchema = z.object({
   fs: z.object({ read: z.array(z.string()).optional(), write: z.array(z.string()).optional() }).optional(),
   net: z.object({ hosts: z.array(z.string()).optional() }).optional(),
   shell: z.array(z.object({ cmd: z.string(), args: z.array(ArgPatternSchema).optional() })).optional(),
@@ -132,7 +102,11 @@ export const ProjectStatusSchema = z.strictObject({
   notices: z.array(z.string()),
 });
 
-/** Every channel: its name, and the schemas of what goes in and what comes back. */
+/**
+ * Every channel: its name, and the schemas of what goes in and what comes back. The renderer's
+ * client (`LatheApi`, `createLatheApi`) is derived from this table: `"tools.list"` is
+ * `api.tools.list()`, or `api.<clientGroup>.list()` for a channel that names its `clientGroup`.
+ */
 export const channels = {
   /** The registry, every layer, with each tool's origin. */
   "tools.list": {
@@ -146,6 +120,7 @@ export const channels = {
   },
   /** Answer the approval prompt on screen; an unknown or already settled id is refused. */
   "approval.respond": {
+    clientGroup: "approvals",
     request: z.strictObject({ id: z.string().min(1).max(200), answer: ApprovalAnswerSchema }),
     response: z.strictObject({ id: z.string(), answer: ApprovalAnswerSchema }),
   },
@@ -270,6 +245,7 @@ export const channels = {
   },
   /** Answer (or dismiss) the question dialog on screen; answers that do not fit its questions are refused. */
   "question.respond": {
+    clientGroup: "questions",
     request: QuestionResponseSchema,
     response: z.strictObject({ id: z.string(), outcome: z.enum(["answered", "dismissed"]) }),
   },
@@ -311,11 +287,13 @@ export const channels = {
    * the recent projects. A path that does not exist or is not a folder is refused with the reason.
    */
   "project.open": {
+    clientGroup: "projects",
     request: ProjectOpenSchema,
     response: ProjectStatusSchema,
   },
   /** The folders opened lately, most recent first (from `$LATHE_HOME/recent-projects.json`). */
   "project.recent": {
+    clientGroup: "projects",
     request: z.strictObject({}).optional(),
     response: RecentProjectsSchema,
   },
@@ -425,7 +403,6 @@ export type ResponseOf<C extends Channel> = z.output<(typeof channels)[C]["respo
 export type ToolKind = z.output<typeof ToolKindSchema>;
 export type ToolOrigin = z.output<typeof ToolOriginSchema>;
 export type ToolInfo = z.output<typeof ToolInfoSchema>;
-export type EnvelopeMetadata = z.output<typeof EnvelopeMetadataSchema>;
 export type Envelope = z.output<typeof EnvelopeSchema>;
 export type ApprovalAnswer = z.output<typeof ApprovalAnswerSchema>;
 export type ProjectStatus = z.output<typeof ProjectStatusSchema>;
@@ -442,91 +419,37 @@ export function isChannel(value: unknown): value is Channel {
   return typeof value === "string" && Object.hasOwn(channels, value);
 }
 
-/** The API the renderer sees as `window.lathe`, whichever transport carries it. */
-export interface LatheApi {
-  tools: {
-    list(): Promise<ApiResult<ToolInfo[]>>;
-    call(request: RequestOf<"tools.call">): Promise<ApiResult<Envelope>>;
-  };
-  approvals: {
-    respond(request: RequestOf<"approval.respond">): Promise<ApiResult<ResponseOf<"approval.respond">>>;
-  };
-  project: {
-    status(): Promise<ApiResult<ProjectStatus>>;
-    review(): Promise<ApiResult<TrustReview>>;
-    trust(): Promise<ApiResult<ProjectStatus>>;
-  };
-  extensions: {
-    status(): Promise<ApiResult<ExtensionsStatus>>;
-  };
-  plugins: {
-    setEnabled(request: RequestOf<"plugins.setEnabled">): Promise<ApiResult<ExtensionsStatus>>;
-    approve(request: RequestOf<"plugins.approve">): Promise<ApiResult<ExtensionsStatus>>;
-    log(request: RequestOf<"plugins.log">): Promise<ApiResult<PluginLog>>;
-  };
-  mcp: {
-    preview(request: RequestOf<"mcp.preview">): Promise<ApiResult<McpPreview>>;
-    save(request: RequestOf<"mcp.save">): Promise<ApiResult<ExtensionsStatus>>;
-    remove(request: RequestOf<"mcp.remove">): Promise<ApiResult<ExtensionsStatus>>;
-    setEnabled(request: RequestOf<"mcp.setEnabled">): Promise<ApiResult<ExtensionsStatus>>;
-    restart(request: RequestOf<"mcp.restart">): Promise<ApiResult<ExtensionsStatus>>;
-    log(request: RequestOf<"mcp.log">): Promise<ApiResult<McpLog>>;
-    approveUnsandboxed(
-      request: RequestOf<"mcp.approveUnsandboxed">,
-    ): Promise<ApiResult<ResponseOf<"mcp.approveUnsandboxed">>>;
-  };
-  chat: {
-    send(request: RequestOf<"chat.send">): Promise<ApiResult<ChatStarted>>;
-    abort(request: RequestOf<"chat.abort">): Promise<ApiResult<ResponseOf<"chat.abort">>>;
-    history(request: RequestOf<"chat.history">): Promise<ApiResult<ChatHistory>>;
-    stopTool(request: RequestOf<"chat.stopTool">): Promise<ApiResult<ResponseOf<"chat.stopTool">>>;
-  };
-  models: {
-    list(): Promise<ApiResult<ModelList>>;
-    catalog(): Promise<ApiResult<ModelCatalog>>;
-    setProjectModel(request: RequestOf<"models.setProjectModel">): Promise<ApiResult<ModelCatalog>>;
-    addGguf(request: RequestOf<"models.addGguf">): Promise<ApiResult<ModelCatalog>>;
-  };
-  audit: {
-    query(request: RequestOf<"audit.query">): Promise<ApiResult<AuditPage>>;
-  };
-  permissions: {
-    get(): Promise<ApiResult<PermissionsView>>;
-    saveRules(request: RequestOf<"permissions.saveRules">): Promise<ApiResult<PermissionsView>>;
-    setApprovals(request: RequestOf<"permissions.setApprovals">): Promise<ApiResult<PermissionsView>>;
-    revoke(request: RequestOf<"permissions.revoke">): Promise<ApiResult<PermissionsView>>;
-    check(request: RequestOf<"permissions.check">): Promise<ApiResult<RuleCheck>>;
-  };
-  sandbox: {
-    report(): Promise<ApiResult<SandboxReport>>;
-  };
-  sessions: {
-    list(request?: RequestOf<"sessions.list">): Promise<ApiResult<SessionList>>;
-    rename(request: RequestOf<"sessions.rename">): Promise<ApiResult<SessionSummary>>;
-    delete(request: RequestOf<"sessions.delete">): Promise<ApiResult<SessionDeleted>>;
-  };
-  projects: {
-    open(request: RequestOf<"project.open">): Promise<ApiResult<ProjectStatus>>;
-    recent(): Promise<ApiResult<RecentProjects>>;
-  };
-  agents: {
-    list(): Promise<ApiResult<AgentList>>;
-  };
-  questions: {
-    respond(request: RequestOf<"question.respond">): Promise<ApiResult<ResponseOf<"question.respond">>>;
-  };
-  secrets: {
-    status(): Promise<ApiResult<SecretsStatus>>;
-    set(request: RequestOf<"secrets.set">): Promise<ApiResult<SecretsStatus>>;
-    remove(request: RequestOf<"secrets.remove">): Promise<ApiResult<SecretsStatus>>;
-  };
-  checkpoints: {
-    list(request: RequestOf<"checkpoints.list">): Promise<ApiResult<CheckpointSummary[]>>;
-    preview(request: RequestOf<"checkpoints.preview">): Promise<ApiResult<RestorePlan>>;
-    restore(request: RequestOf<"checkpoints.restore">): Promise<ApiResult<RestoreOutcome>>;
-    previewRewind(request: RequestOf<"checkpoints.previewRewind">): Promise<ApiResult<RewindPlan>>;
-    rewind(request: RequestOf<"checkpoints.rewind">): Promise<ApiResult<RewindOutcome>>;
-  };
+type ChannelTable = typeof channels;
+
+/** The client group a channel sits in: its `clientGroup`, else its name up to the dot. */
+type GroupOf<C extends Channel> = C extends Channel
+  ? ChannelTable[C] extends { clientGroup: infer G extends string }
+    ? G
+    : C extends `${infer G}.${string}`
+      ? G
+      : never
+  : never;
+
+/** The client method of a channel: its name after the dot. */
+type MethodOf<C extends Channel> = C extends `${string}.${infer M}` ? M : never;
+
+/** One channel as a client method; a channel whose request may be left out takes none. */
+type ClientMethod<C extends Channel> =
+  undefined extends RequestOf<C>
+    ? (request?: RequestOf<C>) => Promise<ApiResult<ResponseOf<C>>>
+    : (request: RequestOf<C>) => Promise<ApiResult<ResponseOf<C>>>;
+
+/** Where a channel sits in the client: `[group, method]` (what `GroupOf` and `MethodOf` say of its type). */
+export function clientPath(channel: Channel): [group: string, method: string] {
+  const entry = channels[channel];
+  const dot = channel.indexOf(".");
+  return ["clientGroup" in entry ? entry.clientGroup : channel.slice(0, dot), channel.slice(dot + 1)];
+}
+
+/** The API the renderer sees as `window.lathe`, whichever transport carries it: every channel, by group. */
+export type LatheApi = {
+  [G in GroupOf<Channel>]: { [C in Channel as GroupOf<C> extends G ? MethodOf<C> : never]: ClientMethod<C> };
+} & {
   /** Listen to one kind of push from the host; the returned function stops listening. */
   on<E extends PushEvent>(event: E, listener: (payload: PushOf<E>) => void): () => void;
-}
+};

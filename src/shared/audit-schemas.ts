@@ -3,7 +3,7 @@
 import { z } from "zod";
 
 /** output: it ran and answered; error: it failed otherwise; denied: a stage refused it. */
-export const AuditOutcomeSchema = z.enum(["output", "error", "denied"]);
+const AuditOutcomeSchema = z.enum(["output", "error", "denied"]);
 
 export const AuditQuerySchema = z.strictObject({
   sessionId: z.string().min(1).max(200).optional(),
@@ -15,13 +15,13 @@ export const AuditQuerySchema = z.strictObject({
 });
 
 /** One stage of a call's decision chain as the trail recorded it. */
-export const AuditDecisionSchema = z.object({
+const AuditDecisionSchema = z.object({
   stage: z.string(),
   outcome: z.string(),
   reason: z.string(),
 });
 
-export const AuditEntrySchema = z.strictObject({
+const AuditEntrySchema = z.strictObject({
   id: z.number().int(),
   callId: z.string(),
   sessionId: z.string(),
@@ -47,7 +47,6 @@ export const AuditPageSchema = z.strictObject({
   tools: z.array(z.string()),
 });
 
-export type AuditQuery = z.input<typeof AuditQuerySchema>;
 export type AuditOutcome = z.output<typeof AuditOutcomeSchema>;
 export type AuditEntry = z.output<typeof AuditEntrySchema>;
 export type AuditPage = z.output<typeof AuditPageSchema>;

@@ -31,7 +31,7 @@ export const ChatStartedSchema = z.strictObject({ sessionId: z.string(), runId: 
 
 export const ChatAbortSchema = z.strictObject({ runId: RunIdSchema });
 
-export const TodoItemSchema = z.strictObject({
+const TodoItemSchema = z.strictObject({
   content: z.string(),
   status: z.enum(["pending", "in_progress", "completed"]),
 });
@@ -43,7 +43,7 @@ export const TodosChangedSchema = z.strictObject({
 });
 
 /** One turn of a recorded session: the person's prompt and the events of the run it started. */
-export const ChatTurnSchema = z.strictObject({
+const ChatTurnSchema = z.strictObject({
   runId: z.string(),
   prompt: z.string(),
   events: z.array(RunEventSchema),
@@ -88,7 +88,6 @@ export const AgentListSchema = z.strictObject({
 export type ChatSend = z.input<typeof ChatSendSchema>;
 export type ChatStarted = z.output<typeof ChatStartedSchema>;
 export type TodoItem = z.output<typeof TodoItemSchema>;
-export type TodosChanged = z.output<typeof TodosChangedSchema>;
 export type ChatTurn = z.output<typeof ChatTurnSchema>;
 export type ChatHistory = z.output<typeof ChatHistorySchema>;
 export type ModelList = z.output<typeof ModelListSchema>;

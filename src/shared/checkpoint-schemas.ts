@@ -4,13 +4,13 @@
 import { z } from "zod";
 import { SessionIdSchema } from "./chat-schemas.ts";
 
-export const CheckpointIdSchema = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+const CheckpointIdSchema = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 
 const PathSchema = z.string().min(1).max(4096);
 const EntryTypeSchema = z.enum(["file", "folder"]);
 
 /** One path a checkpoint covers. */
-export const CheckpointFileSchema = z.strictObject({
+const CheckpointFileSchema = z.strictObject({
   path: z.string(),
   type: EntryTypeSchema,
   change: z.enum(["created", "modified", "deleted"]),
@@ -38,7 +38,7 @@ export const CheckpointSummarySchema = z.strictObject({
 });
 
 /** What a restore does to one path, and whether it needs the person first. */
-export const PlannedPathSchema = z.strictObject({
+const PlannedPathSchema = z.strictObject({
   path: z.string(),
   type: EntryTypeSchema,
   /** restore: previous content back; recreate: deleted since, comes back; delete: created by the change; none: already as it was. */
@@ -86,7 +86,7 @@ export const RewindOutcomeSchema = RestoreOutcomeSchema.extend({
 });
 
 /** The person's answer per conflicting path: overwrite their change, or keep the path as it is. */
-export const RestoreChoicesSchema = z
+const RestoreChoicesSchema = z
   .record(PathSchema, z.enum(["overwrite", "keep"]))
   .refine((choices) => Object.keys(choices).length <= 10_000, "at most 10000 choices");
 
@@ -97,7 +97,7 @@ const RestoreDecisionFields = {
 };
 
 /** Before which prompt to rewind: its message number, or the run (turn) it started. */
-export const RewindPointSchema = z.union([
+const RewindPointSchema = z.union([
   z.strictObject({ message: z.number().int().min(0) }),
   z.strictObject({ runId: z.string().min(1).max(200) }),
 ]);

@@ -1,4 +1,12 @@
-import type { ApiResult, Channel, LatheApi, RequestOf, ResponseOf } from "./api-contract.ts";
+import {
+  CHANNELS,
+  clientPath,
+  type ApiResult,
+  type Channel,
+  type LatheApi,
+  type RequestOf,
+  type ResponseOf,
+} from "./api-contract.ts";
 import type { PushEvent, PushOf } from "./push-events.ts";
 
 /** A transport: send one request on a channel and resolve to the wrapped answer (never reject). */
@@ -12,90 +20,14 @@ export type Subscribe = <E extends PushEvent>(event: E, listener: (payload: Push
 
 /** Build the `LatheApi` over a transport: IPC in the preload, a WebSocket in a plain browser. */
 export function createLatheApi(invoke: Invoke, subscribe: Subscribe): LatheApi {
-  return {
-    tools: {
-      list: () => invoke("tools.list", undefined),
-      call: (request) => invoke("tools.call", request),
-    },
-    approvals: {
-      respond: (request) => invoke("approval.respond", request),
-    },
-    project: {
-      status: () => invoke("project.status", undefined),
-      review: () => invoke("project.review", undefined),
-      trust: () => invoke("project.trust", undefined),
-    },
-    extensions: {
-      status: () => invoke("extensions.status", undefined),
-    },
-    plugins: {
-      setEnabled: (request) => invoke("plugins.setEnabled", request),
-      approve: (request) => invoke("plugins.approve", request),
-      log: (request) => invoke("plugins.log", request),
-    },
-    mcp: {
-      preview: (request) => invoke("mcp.preview", request),
-      save: (request) => invoke("mcp.save", request),
-      remove: (request) => invoke("mcp.remove", request),
-      setEnabled: (request) => invoke("mcp.setEnabled", request),
-      restart: (request) => invoke("mcp.restart", request),
-      log: (request) => invoke("mcp.log", request),
-      approveUnsandboxed: (request) => invoke("mcp.approveUnsandboxed", request),
-    },
-    chat: {
-      send: (request) => invoke("chat.send", request),
-      abort: (request) => invoke("chat.abort", request),
-      history: (request) => invoke("chat.history", request),
-      stopTool: (request) => invoke("chat.stopTool", request),
-    },
-    models: {
-      list: () => invoke("models.list", undefined),
-      catalog: () => invoke("models.catalog", undefined),
-      setProjectModel: (request) => invoke("models.setProjectModel", request),
-      addGguf: (request) => invoke("models.addGguf", request),
-    },
-    audit: {
-      query: (request) => invoke("audit.query", request),
-    },
-    permissions: {
-      get: () => invoke("permissions.get", undefined),
-      saveRules: (request) => invoke("permissions.saveRules", request),
-      setApprovals: (request) => invoke("permissions.setApprovals", request),
-      revoke: (request) => invoke("permissions.revoke", request),
-      check: (request) => invoke("permissions.check", request),
-    },
-    sandbox: {
-      report: () => invoke("sandbox.report", undefined),
-    },
-    sessions: {
-      list: (request) => invoke("sessions.list", request),
-      rename: (request) => invoke("sessions.rename", request),
-      delete: (request) => invoke("sessions.delete", request),
-    },
-    projects: {
-      open: (request) => invoke("project.open", request),
-      recent: () => invoke("project.recent", undefined),
-    },
-    agents: {
-      list: () => invoke("agents.list", undefined),
-    },
-    questions: {
-      respond: (request) => invoke("question.respond", request),
-    },
-    secrets: {
-      status: () => invoke("secrets.status", undefined),
-      set: (request) => invoke("secrets.set", request),
-      remove: (request) => invoke("secrets.remove", request),
-    },
-    checkpoints: {
-      list: (request) => invoke("checkpoints.list", request),
-      preview: (request) => invoke("checkpoints.preview", request),
-      restore: (request) => invoke("checkpoints.restore", request),
-      previewRewind: (request) => invoke("checkpoints.previewRewind", request),
-      rewind: (request) => invoke("checkpoints.rewind", request),
-    },
-    on: (event, listener) => subscribe(event, listener),
-  };
+  const groups: Record<string, Record<string, (request?: unknown) => Promise<unknown>>> = {};
+  for (const channel of CHANNELS) {
+    const [group, method] = clientPath(channel);
+    (groups[group] ??= {})[method] = (request) => invoke(channel, request as RequestOf<typeof channel>);
+  }
+  const on: LatheApi["on"] = (event, listener) => subscribe(event, listener);
+  // The shape LatheApi derives from the same table (create-lathe-api.test.ts walks both).
+  return { ...groups, on } as unknown as LatheApi;
 }
 
 /** Turn whatever a transport threw into the API's failure shape. */

@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-export const EnvelopeMetadataSchema = z.strictObject({
+const EnvelopeMetadataSchema = z.strictObject({
   duration_ms: z.number(),
   truncated: z.boolean().optional(),
   output_path: z.string().optional(),
@@ -12,5 +12,4 @@ export const EnvelopeSchema = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("error"), error_text: z.string(), metadata: EnvelopeMetadataSchema }),
 ]);
 
-export type EnvelopeMetadata = z.output<typeof EnvelopeMetadataSchema>;
 export type Envelope = z.output<typeof EnvelopeSchema>;

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { ToolOriginSchema } from "./tool-origin.ts";
 
 export const PluginLayerSchema = z.enum(["bundled", "global", "project"]);
-export const McpLayerSchema = z.enum(["global", "project"]);
+const McpLayerSchema = z.enum(["global", "project"]);
 
 /** A plugin folder name, as `disabledPlugins` and trust pins name it. */
 export const PluginNameSchema = z
@@ -59,7 +59,7 @@ export const McpServerFormSchema = z.discriminatedUnion("transport", [
   }),
 ]);
 
-export const PluginInfoSchema = z.strictObject({
+const PluginInfoSchema = z.strictObject({
   /** The folder name. */
   name: z.string(),
   layer: PluginLayerSchema,
@@ -84,9 +84,9 @@ export const PluginInfoSchema = z.strictObject({
   approval: z.enum(["approved", "new", "changed", "untrusted"]).optional(),
 });
 
-export const McpServerStateSchema = z.enum(["starting", "connected", "reconnecting", "failed", "disabled"]);
+const McpServerStateSchema = z.enum(["starting", "connected", "reconnecting", "failed", "disabled"]);
 
-export const McpServerInfoSchema = z.strictObject({
+const McpServerInfoSchema = z.strictObject({
   name: z.string(),
   layer: McpLayerSchema,
   state: McpServerStateSchema,
@@ -109,7 +109,7 @@ export const McpServerInfoSchema = z.strictObject({
 });
 
 /** A tool, plugin or server that is not in use: why, and what the person can do about it. */
-export const DisabledEntrySchema = z.strictObject({
+const DisabledEntrySchema = z.strictObject({
   id: z.string(),
   origin: ToolOriginSchema,
   reason: z.string(),
@@ -156,5 +156,3 @@ export type McpServerInfo = z.output<typeof McpServerInfoSchema>;
 export type DisabledEntry = z.output<typeof DisabledEntrySchema>;
 export type ExtensionsStatus = z.output<typeof ExtensionsStatusSchema>;
 export type McpPreview = z.output<typeof McpPreviewSchema>;
-export type McpLog = z.output<typeof McpLogSchema>;
-export type PluginLog = z.output<typeof PluginLogSchema>;

@@ -25,6 +25,3 @@ export const UnsandboxedMcpAnswerSchema = z.strictObject({
   /** true: start it unconfined this time (this app run); false: leave it stopped. */
   approve: z.boolean(),
 });
-
-export type UnsandboxedMcpRequest = z.output<typeof UnsandboxedMcpRequestSchema>;
-export type UnsandboxedMcpSettled = z.output<typeof UnsandboxedMcpSettledSchema>;

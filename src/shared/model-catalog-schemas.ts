@@ -2,7 +2,7 @@
 // models folder, cloud providers with a key), the per-project choice, and adding a GGUF file.
 import { z } from "zod";
 
-export const CatalogModelSchema = z.strictObject({
+const CatalogModelSchema = z.strictObject({
   /** `PROVIDER:MODEL`, as a run names it. */
   id: z.string(),
   name: z.string(),
@@ -10,7 +10,7 @@ export const CatalogModelSchema = z.strictObject({
   contextTokens: z.number().int().positive().optional(),
 });
 
-export const LocalServerSchema = z.strictObject({
+const LocalServerSchema = z.strictObject({
   provider: z.string(),
   label: z.string(),
   baseURL: z.string(),
@@ -22,7 +22,7 @@ export const LocalServerSchema = z.strictObject({
   message: z.string().optional(),
 });
 
-export const GgufEntrySchema = z.strictObject({
+const GgufEntrySchema = z.strictObject({
   id: z.string(),
   path: z.string(),
   name: z.string(),
@@ -32,7 +32,7 @@ export const GgufEntrySchema = z.strictObject({
   problem: z.string().optional(),
 });
 
-export const CloudProviderSchema = z.strictObject({
+const CloudProviderSchema = z.strictObject({
   provider: z.string(),
   label: z.string(),
   keyVariable: z.string(),
@@ -73,5 +73,4 @@ export const AddGgufSchema = z.strictObject({
 export type CatalogModel = z.output<typeof CatalogModelSchema>;
 export type LocalServer = z.output<typeof LocalServerSchema>;
 export type GgufEntry = z.output<typeof GgufEntrySchema>;
-export type CloudProvider = z.output<typeof CloudProviderSchema>;
 export type ModelCatalog = z.output<typeof ModelCatalogSchema>;

@@ -3,9 +3,9 @@
 // answers (revocable), and a check that shows which rule, of which scope, decides a call.
 import { z } from "zod";
 
-export const ApprovalModeSchema = z.enum(["ask", "allowlist", "yolo"]);
-export const RuleActionSchema = z.enum(["allow", "deny", "ask"]);
-export const EditableScopeSchema = z.enum(["user", "project"]);
+const ApprovalModeSchema = z.enum(["ask", "allowlist", "yolo"]);
+const RuleActionSchema = z.enum(["allow", "deny", "ask"]);
+const EditableScopeSchema = z.enum(["user", "project"]);
 
 /** One rule as a settings file holds it. */
 export const RuleSchema = z.strictObject({
@@ -14,7 +14,7 @@ export const RuleSchema = z.strictObject({
   action: RuleActionSchema,
 });
 
-export const ScopeRulesSchema = z.strictObject({
+const ScopeRulesSchema = z.strictObject({
   scope: EditableScopeSchema,
   file: z.string(),
   rules: z.array(RuleSchema),
@@ -24,13 +24,13 @@ export const ScopeRulesSchema = z.strictObject({
   problem: z.string().optional(),
 });
 
-export const StoredApprovalSchema = z.strictObject({
+const StoredApprovalSchema = z.strictObject({
   tool: z.string(),
   key: z.string(),
   createdAt: z.number(),
 });
 
-export const SessionApprovalsSchema = z.strictObject({
+const SessionApprovalsSchema = z.strictObject({
   sessionId: z.string(),
   title: z.string(),
   /** A run is going on in it: its answers cannot be revoked until it ends. */
@@ -72,7 +72,7 @@ export const RevokeApprovalsSchema = z.strictObject({
 });
 
 /** What a call touches, to see which rule decides it. */
-export const RuleProbeSchema = z.strictObject({
+const RuleProbeSchema = z.strictObject({
   capability: z.enum(["fs.read", "fs.write", "shell.run", "net.fetch"]),
   /** The tool making the call (a rule may name it instead of the capability). */
   toolId: z.string().trim().max(256).optional(),

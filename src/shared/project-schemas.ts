@@ -7,7 +7,7 @@ export const ProjectOpenSchema = z.strictObject({
   path: z.string().trim().min(1, "enter a folder path").max(4096),
 });
 
-export const RecentProjectSchema = z.strictObject({
+const RecentProjectSchema = z.strictObject({
   root: z.string(),
   /** Milliseconds since the epoch. */
   openedAt: z.number(),
@@ -21,6 +21,5 @@ export const RecentProjectsSchema = z.strictObject({
   projects: z.array(RecentProjectSchema),
 });
 
-export type ProjectOpen = z.output<typeof ProjectOpenSchema>;
 export type RecentProject = z.output<typeof RecentProjectSchema>;
 export type RecentProjects = z.output<typeof RecentProjectsSchema>;

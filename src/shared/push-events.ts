@@ -4,12 +4,9 @@
 // checkpoints. Declared here once, with a zod schema per event; the receiving
 // side (preload, WebSocket client) validates every frame against it before any listener sees it.
 import { z } from "zod";
-import {
-  ApprovalAnswerSchema,
-  EnvelopeSchema,
-  ProjectStatusSchema,
-  ToolOriginSchema,
-} from "./api-contract.ts";
+import { ApprovalAnswerSchema, ProjectStatusSchema } from "./api-contract.ts";
+import { EnvelopeSchema } from "./envelope-schema.ts";
+import { ToolOriginSchema } from "./tool-origin.ts";
 import { TodosChangedSchema } from "./chat-schemas.ts";
 import { ExtensionsStatusSchema } from "./extensions-schemas.ts";
 import { UnsandboxedMcpRequestSchema, UnsandboxedMcpSettledSchema } from "./mcp-unsandboxed-schemas.ts";
@@ -33,20 +30,20 @@ export const ApprovalRequestSchema = z.strictObject({
   reasons: z.array(z.string()),
 });
 
-export const ApprovalSettledSchema = z.strictObject({
+const ApprovalSettledSchema = z.strictObject({
   id: z.string().min(1),
   answer: ApprovalAnswerSchema,
   /** answered: by the person; aborted: the call was stopped; closed: the window or session went away. */
   cause: z.enum(["answered", "aborted", "closed"]),
 });
 
-export const DecisionSchema = z.strictObject({
+const DecisionSchema = z.strictObject({
   stage: z.enum(["capability", "rule", "watchdog", "approval"]),
   outcome: z.enum(["allow", "deny", "ask"]),
   reason: z.string(),
 });
 
-export const ToolStartedSchema = z.strictObject({
+const ToolStartedSchema = z.strictObject({
   callId: z.string(),
   sessionId: z.string(),
   toolId: z.string(),
@@ -58,14 +55,14 @@ export const ToolStartedSchema = z.strictObject({
   startedAt: z.number(),
 });
 
-export const ToolFinishedSchema = ToolStartedSchema.extend({
+const ToolFinishedSchema = ToolStartedSchema.extend({
   envelope: EnvelopeSchema,
   /** Each decision on the way: capability, rule, watchdog, approval. */
   decisions: z.array(DecisionSchema),
 });
 
 /** Every push: its event name and the schema of its payload. */
-export const pushes = {
+const pushes = {
   "approval.requested": ApprovalRequestSchema,
   "approval.settled": ApprovalSettledSchema,
   "tool.started": ToolStartedSchema,
@@ -90,7 +87,6 @@ export const pushes = {
 } as const;
 
 export type PushEvent = keyof typeof pushes;
-export const PUSH_EVENTS = Object.keys(pushes) as PushEvent[];
 export type PushOf<E extends PushEvent> = z.output<(typeof pushes)[E]>;
 
 /** One push as it travels: over IPC as the message, over the WebSocket as a JSON text frame. */
@@ -103,13 +99,10 @@ export type ApprovalSettled = PushOf<"approval.settled">;
 export type ToolStarted = PushOf<"tool.started">;
 export type ToolFinished = PushOf<"tool.finished">;
 export type RunEventPayload = PushOf<"run.event">;
-export type TodosChangedPayload = PushOf<"todos.changed">;
 export type QuestionPrompt = PushOf<"question.requested">;
-export type QuestionSettledPayload = PushOf<"question.settled">;
-export type Decision = z.output<typeof DecisionSchema>;
 export type UnsandboxedMcpPrompt = PushOf<"mcp.unsandboxedRequested">;
 
-export function isPushEvent(value: unknown): value is PushEvent {
+function isPushEvent(value: unknown): value is PushEvent {
   return typeof value === "string" && Object.hasOwn(pushes, value);
 }
 

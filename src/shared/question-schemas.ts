@@ -2,13 +2,13 @@
 // the prompt ends (`question.settled`), and the person's answer (`question.respond`).
 import { z } from "zod";
 
-export const QuestionOptionSchema = z.object({
+const QuestionOptionSchema = z.object({
   label: z.string(),
   description: z.string().optional(),
 });
 
 /** One question as the model asked it: free text without options, else one (or, with multi_select, any) of them. */
-export const QuestionSchema = z.object({
+const QuestionSchema = z.object({
   question: z.string(),
   header: z.string().optional(),
   options: z.array(QuestionOptionSchema).optional(),
@@ -31,7 +31,7 @@ export const QuestionSettledSchema = z.strictObject({
 const QuestionIdSchema = z.string().min(1).max(200);
 
 /** One array per question, in order: the chosen labels, or the one free text. */
-export const QuestionAnswersSchema = z.array(z.array(z.string().max(100_000)).max(100)).max(50);
+const QuestionAnswersSchema = z.array(z.array(z.string().max(100_000)).max(100)).max(50);
 
 /** Answer the dialog on screen, or dismiss it (Esc, close): the model then continues without answers. */
 export const QuestionResponseSchema = z.union([
@@ -39,8 +39,4 @@ export const QuestionResponseSchema = z.union([
   z.strictObject({ id: QuestionIdSchema, dismissed: z.literal(true) }),
 ]);
 
-export type QuestionOption = z.output<typeof QuestionOptionSchema>;
 export type Question = z.output<typeof QuestionSchema>;
-export type QuestionRequest = z.output<typeof QuestionRequestSchema>;
-export type QuestionSettled = z.output<typeof QuestionSettledSchema>;
-export type QuestionResponse = z.input<typeof QuestionResponseSchema>;

@@ -4,7 +4,7 @@
 import { z } from "zod";
 import { EnvelopeSchema } from "./envelope-schema.ts";
 
-export const RunUsageSchema = z.object({
+const RunUsageSchema = z.object({
   inputTokens: z.number().optional(),
   outputTokens: z.number().optional(),
   totalTokens: z.number().optional(),
@@ -12,7 +12,7 @@ export const RunUsageSchema = z.object({
 });
 
 /** How a run ended: the model answered, a budget stopped it, it was stopped, or it failed. */
-export const RunStatusSchema = z.enum(["completed", "max-rounds", "aborted", "failed"]);
+const RunStatusSchema = z.enum(["completed", "max-rounds", "aborted", "failed"]);
 
 export type RunUsage = z.output<typeof RunUsageSchema>;
 export type RunStatus = z.output<typeof RunStatusSchema>;
@@ -96,5 +96,3 @@ export const RunEventPushSchema = z.strictObject({
   runId: z.string(),
   event: RunEventSchema,
 });
-
-export type RunEventPush = z.output<typeof RunEventPushSchema>;

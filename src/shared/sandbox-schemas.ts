@@ -2,7 +2,7 @@
 // sandbox (active, or why not and the fix), with the toolchain checks behind them.
 import { z } from "zod";
 
-export const SandboxStatusSchema = z.strictObject({
+const SandboxStatusSchema = z.strictObject({
   active: z.boolean(),
   mechanism: z.string().optional(),
   reason: z.string().optional(),
@@ -32,5 +32,4 @@ export const SandboxReportSchema = z.strictObject({
   engine: SandboxStatusSchema,
 });
 
-export type SandboxStatus = z.output<typeof SandboxStatusSchema>;
 export type SandboxReport = z.output<typeof SandboxReportSchema>;

@@ -23,10 +23,10 @@ export const SecretsStatusSchema = z.strictObject({
   fromEnvironment: z.array(SecretNameSchema),
 });
 
-export const MAX_SECRET_LENGTH = 4096;
+const MAX_SECRET_LENGTH = 4096;
 
 /** An API key: non-empty, printable, no spaces or line breaks inside (surrounding blanks are dropped). */
-export const SecretValueSchema = z
+const SecretValueSchema = z
   .string()
   .min(1, { message: "the key is empty: paste the whole key", abort: true })
   .max(MAX_SECRET_LENGTH, `the key is longer than ${MAX_SECRET_LENGTH} characters: paste only the key`)

@@ -48,4 +48,3 @@ export const SessionDeletedSchema = z.strictObject({
 
 export type SessionSummary = z.output<typeof SessionSummarySchema>;
 export type SessionList = z.output<typeof SessionListSchema>;
-export type SessionDeleted = z.output<typeof SessionDeletedSchema>;

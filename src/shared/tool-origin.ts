@@ -6,5 +6,3 @@ export const ToolOriginSchema = z.object({
   kind: z.enum(["builtin", "plugin", "mcp"]),
   name: z.string().optional(),
 });
-
-export type ToolOrigin = z.output<typeof ToolOriginSchema>;

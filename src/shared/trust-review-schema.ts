@@ -4,7 +4,7 @@
 import { z } from "zod";
 
 /** What an extension may touch, as the trust dialog lists it. */
-export const ReviewedRequirementsSchema = z.strictObject({
+const ReviewedRequirementsSchema = z.strictObject({
   read: z.array(z.string()),
   write: z.array(z.string()),
   hosts: z.array(z.string()),
@@ -13,7 +13,7 @@ export const ReviewedRequirementsSchema = z.strictObject({
 });
 
 /** One project plugin or MCP server, shown before the person trusts the folder. */
-export const ReviewedExtensionSchema = z.strictObject({
+const ReviewedExtensionSchema = z.strictObject({
   kind: z.enum(["plugin", "mcp"]),
   name: z.string(),
   toolId: z.string().optional(),

@@ -1,15 +1,11 @@
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import type { ServerResponse } from "node:http";
 import path from "node:path";
-import { startTestServer, type TestServer } from "../../src/main/engine/builtin/web/test-server.ts";
-import {
-  openPluginWorld,
-  plugin,
-  writePlugin,
-  type PluginWorld,
-} from "../../src/main/engine/plugins/plugin-test-kit.ts";
+import { startTestServer, type TestServer } from "./test-server.ts";
+import { openPluginWorld, plugin, writePlugin, type PluginWorld } from "./plugin-test-kit.ts";
 import type { Session } from "../../src/main/engine/session/session.ts";
-import type { Envelope, OutputEnvelope } from "../../src/main/engine/tools/envelope.ts";
+import type { Envelope } from "../../src/main/engine/tools/envelope.ts";
+import { outputOf } from "./envelope-of.ts";
 
 /**
  * Test and benchmark support: the loads a hostile plugin or a model can put on the host, each
@@ -144,12 +140,6 @@ return await Promise.all(jobs);`,
   }),
 };
 
-/** The data of an output envelope; throws with the error text otherwise. */
-function dataOf<T>(envelope: Envelope): T {
-  if (envelope.type !== "output") throw new Error(`expected an output envelope, got: ${envelope.error_text}`);
-  return (envelope as OutputEnvelope<T>).data;
-}
-
 interface EditResult {
   replacements: number;
   diff: string;
@@ -218,7 +208,7 @@ export async function openHostileWorld(scale: LoadScale = FULL_SCALE): Promise<H
   await mkdir(path.join(root, "out"));
   const session = await world.session("yolo");
   const call = async <T>(toolId: string, args: unknown): Promise<T> =>
-    dataOf<T>(await session.call(toolId, args));
+    outputOf<T>(await session.call(toolId, args));
   const readBytes = linesFor(scale.readMb) * line.length;
   const writeBytes = scale.writeMb * 1024 * 1024;
 
@@ -242,7 +232,7 @@ export async function openHostileWorld(scale: LoadScale = FULL_SCALE): Promise<H
           replace_all: true,
         }),
       check: async (result) => {
-        const data = dataOf<EditResult>(result as Envelope);
+        const data = outputOf<EditResult>(result as Envelope);
         const text = await readFile(path.join(root, file), "utf8");
         const expected = codeLines(lines).replaceAll("compute(", "derive(");
         if (data.replacements !== lines || text !== expected)
@@ -298,7 +288,7 @@ export async function openHostileWorld(scale: LoadScale = FULL_SCALE): Promise<H
       run: () => session.call("big_result", { chars: 7 * 1024 * 1024 }),
       check: async (result) => {
         const envelope = result as Envelope;
-        const text = dataOf<string>(envelope);
+        const text = outputOf<string>(envelope);
         if (!envelope.metadata.truncated || text !== "r".repeat(text.length) || text.length > 256 * 1024)
           fail("big result: expected a truncated head", envelope.metadata);
         return `head of ${text.length} characters, the rest in a sidecar`;
@@ -310,7 +300,7 @@ export async function openHostileWorld(scale: LoadScale = FULL_SCALE): Promise<H
       run: () => session.call("many_objects", { n: 200_000 }),
       check: async (result) => {
         const envelope = result as Envelope;
-        const head = dataOf<string>(envelope);
+        const head = outputOf<string>(envelope);
         const whole = JSON.parse(
           await readFile(envelope.metadata.output_path as string, "utf8"),
         ) as unknown[];
@@ -334,7 +324,7 @@ export async function openHostileWorld(scale: LoadScale = FULL_SCALE): Promise<H
           replace_all: true,
         }),
       check: async (result) => {
-        const data = dataOf<EditResult>(result as Envelope);
+        const data = outputOf<EditResult>(result as Envelope);
         const after = await readFile(path.join(root, "sparse.ts"), "utf8");
         if (data.replacements !== 2_000 || after !== sparseText.replaceAll("mark(", "seen("))
           fail("sparse edit: expected 2000 replacements", data.replacements);
@@ -364,7 +354,7 @@ export async function openHostileWorld(scale: LoadScale = FULL_SCALE): Promise<H
       run: () => session.call("read", { path: "huge.log" }),
       check: async (result) => {
         const envelope = result as Envelope;
-        const data = dataOf<{ content: string; total_lines: number }>(envelope);
+        const data = outputOf<{ content: string; total_lines: number }>(envelope);
         if (
           !envelope.metadata.truncated ||
           data.total_lines !== linesFor(scale.bigFileMb) ||

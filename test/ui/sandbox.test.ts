@@ -22,7 +22,7 @@ import {
 } from "./serve-fixture.ts";
 
 const SHOTS = path.join(REPO, "test-results");
-const SCRIPTED_MCP = path.join(REPO, "src/main/engine/mcp/fixtures/scripted-mcp-server.ts");
+const SCRIPTED_MCP = path.join(REPO, "test/fixtures/scripted-mcp-server.ts");
 const runUi = runsUi("sandbox");
 
 let base: string;

@@ -23,7 +23,7 @@ function decisionsOf(text: string): Decision[] {
 }
 
 /** One audit row as the audit view shows it: arguments and decisions parsed, a refusal called denied. */
-export function auditEntry(row: AuditEntry): SharedEntry {
+function auditEntry(row: AuditEntry): SharedEntry {
   const decisions = decisionsOf(row.decisionsJson);
   const denied = decisions.some((d) => d.outcome === "deny");
   return {

@@ -4,7 +4,7 @@ import type { QuestionBroker } from "./question-broker.ts";
 import type { AgentList, ChatHistory, ModelList } from "../../shared/chat-schemas.ts";
 
 /** What the chat channels run against: a UI connection's runs, its question dialog, and its current engine. */
-export interface ChatTarget {
+interface ChatTarget {
   runs: ChatRuns;
   questions: QuestionBroker;
   history(sessionId: string): Promise<ChatHistory>;

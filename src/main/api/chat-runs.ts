@@ -1,14 +1,12 @@
 import type { ChatSend, ChatStarted } from "../../shared/chat-schemas.ts";
 import type { PushFrame, RunEventPayload } from "../../shared/push-events.ts";
 import type { RunEvent, ToolCallStops } from "../engine/agent/index.ts";
-import type { ApprovalMode, Approver, Engine } from "../engine/index.ts";
-import type { Asker } from "../engine/tools/question-request.ts";
-import type { TodoItem } from "../engine/tools/todo-list.ts";
+import type { ApprovalMode, Approver, Asker, Engine, TodoItem } from "../engine/index.ts";
 import { ApiError } from "./api-error.ts";
 import { agentModule, asApiError, setupChat } from "./chat-setup.ts";
 
 /** Where a UI's runs go: its current engine, the signal that ends with the UI, and what waits for them. */
-export interface RunTarget {
+interface RunTarget {
   engine: Engine;
   /** Aborts when the UI goes away: every run it started stops. */
   signal: AbortSignal;
@@ -16,7 +14,7 @@ export interface RunTarget {
   track(done: Promise<unknown>): void;
 }
 
-export interface ChatRunsOptions {
+interface ChatRunsOptions {
   target(): Promise<RunTarget>;
   approver: Approver;
   asker: Asker;

@@ -7,7 +7,7 @@ import { ApiError } from "./api-error.ts";
 /** The agent module (the `ai` SDK and the providers) loads on the first chat, not with the window. */
 export const agentModule = (): Promise<typeof AgentModule> => import("../engine/agent/index.ts");
 
-export interface ChatChoice {
+interface ChatChoice {
   /** The agent's id; default: the session's, else "default". */
   agent?: string;
   /** `PROVIDER:MODEL`; default: the session's, the agent's, then settings' defaultModel. */
@@ -16,7 +16,7 @@ export interface ChatChoice {
   conversation?: { agent: string; model: string };
 }
 
-export interface ChatSetup {
+interface ChatSetup {
   agent: AgentManifest;
   model: ResolvedModel;
   /** The engine the run uses: the UI's own (the agent's rules bind the run's session). */

@@ -3,7 +3,7 @@ import { ApiError } from "./api-error.ts";
 import type { ApiHandlers } from "./api-router.ts";
 
 /** What the checkpoint channels run against: a UI connection's current engine, and which sessions have a run going on. */
-export interface CheckpointTarget {
+interface CheckpointTarget {
   engine(): Promise<Engine>;
   /** Whether a chat run is going on in the session (in any window of this process). */
   running(sessionId: string): boolean;

@@ -6,9 +6,7 @@ import {
   TrustStore,
   type EngineOptions,
   describeTrustReview,
-  approveServers,
-  configuredMcpServers,
-  pinProjectPlugins,
+  trustProject,
 } from "../engine/index.ts";
 import { ApiError } from "./api-error.ts";
 import { extensionsStatus } from "./extensions-status.ts";
@@ -30,7 +28,7 @@ export interface EngineUser {
   extensionsChanged?(status: ExtensionsStatus): void;
 }
 
-export interface EngineHostOptions {
+interface EngineHostOptions {
   /** The engine to start with; it stays the caller's to close. */
   engine: Engine;
   /**
@@ -51,10 +49,7 @@ export interface EngineHostOptions {
  * Where a host's engines keep their data and find the bundled plugins (defaults: the engine's),
  * and who approves an MCP server that would start without the OS sandbox.
  */
-export type LoggedEngineOptions = Pick<
-  EngineOptions,
-  "latheHome" | "bundledPluginsDir" | "approveUnsandboxedMcp"
->;
+type LoggedEngineOptions = Pick<EngineOptions, "latheHome" | "bundledPluginsDir" | "approveUnsandboxedMcp">;
 
 /**
  * An engine for the folder whose runtime failures, and the exact command of each MCP server it
@@ -215,24 +210,20 @@ export class EngineHost {
   private async trustNow(): Promise<ProjectStatus> {
     const old = this.engine;
     if (old.policy.projectTrusted) return this.status();
-    const trust = new TrustStore(old.latheHome);
-    trust.trust(old.root);
     const failed = (message: string) =>
       `The folder is now trusted, but Lathe could not reload its settings: ${message} Fix the settings, then reopen the folder.`;
     try {
-      await pinProjectPlugins(old.root, old.latheHome);
-      const servers = configuredMcpServers(old.root, old.latheHome).filter((s) => s.layer === "project");
-      if (servers.length > 0) {
-        const approved = await approveServers({ servers, trust, root: old.root, latheHome: old.latheHome });
-        for (const result of approved) {
-          if (result.error !== undefined) {
-            console.error(
-              `lathe: MCP server ${result.name} could not list its tools for approval: ${result.error}`,
-            );
-          }
+      const { mcpServers } = await trustProject(old.root, old.latheHome);
+      for (const result of mcpServers) {
+        if (result.error !== undefined) {
+          console.error(
+            `lathe: MCP server ${result.name} could not list its tools for approval: ${result.error}`,
+          );
         }
       }
     } catch (error) {
+      // A trust that could not be recorded is reported as it is; a pin that failed after it, as above.
+      if (!new TrustStore(old.latheHome).isTrusted(old.root)) throw error;
       const message = error instanceof Error ? error.message : String(error);
       throw new Error(failed(message), { cause: error });
     }

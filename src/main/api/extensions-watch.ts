@@ -1,6 +1,6 @@
 import type { Engine } from "../engine/index.ts";
 
-export interface ExtensionsWatchOptions {
+interface ExtensionsWatchOptions {
   /** The engine to watch now (the host's current one). */
   engine(): Engine;
   /** Whether no UI call is running, so the registry may change (the app's "between turns"). */

@@ -4,7 +4,7 @@ import type { ApiHandlers } from "./api-router.ts";
 import { agentModule, asApiError, projectScope } from "./chat-setup.ts";
 import { ProjectModels } from "./project-models.ts";
 
-export interface ModelCatalogTarget {
+interface ModelCatalogTarget {
   engine(): Promise<Engine>;
   /** A probe timeout other than the default (tests). */
   timeoutMs?: number;
@@ -16,7 +16,7 @@ type ModelChannels = "models.catalog" | "models.setProjectModel" | "models.addGg
  * What the picker offers for the engine's folder: detection (settings decide where each local
  * server is looked for), and the folder's remembered model.
  */
-export async function modelCatalog(engine: Engine, timeoutMs?: number): Promise<ModelCatalog> {
+async function modelCatalog(engine: Engine, timeoutMs?: number): Promise<ModelCatalog> {
   const { detectModels, loadModelSettings } = await agentModule();
   let settings: ReturnType<typeof loadModelSettings>;
   try {

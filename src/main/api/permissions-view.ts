@@ -10,7 +10,7 @@ export function scopeFile(engine: Engine, scope: "user" | "project"): string {
 }
 
 /** A scope's settings as written, or why they cannot be read. */
-export async function readScope(
+async function readScope(
   engine: Engine,
   scope: "user" | "project",
 ): Promise<{ file: string; settings?: Settings; problem?: string }> {

@@ -1,9 +1,9 @@
 import { ApiError } from "./api-error.ts";
 
 /** Why a prompt stopped waiting. */
-export type PromptCause = "answered" | "dismissed" | "aborted" | "closed";
+type PromptCause = "answered" | "dismissed" | "aborted" | "closed";
 
-export interface PromptQueueOptions<P, R> {
+interface PromptQueueOptions<P, R> {
   /** What a prompt resolves to when no person answers it (aborted call, closed UI, failed push). */
   fallback: R;
   /** Put the prompt on screen; throws when it cannot be sent (it then settles as the fallback). */

@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { PushFrame, QuestionPrompt } from "../../shared/push-events.ts";
-import type { Asker, QuestionReply, QuestionRequest } from "../engine/tools/question-request.ts";
-import { answerProblems } from "../engine/tools/question-request.ts";
+import { answerProblems, type Asker, type QuestionReply, type QuestionRequest } from "../engine/index.ts";
 import { ApiError } from "./api-error.ts";
 import { PromptQueue } from "./prompt-queue.ts";
 

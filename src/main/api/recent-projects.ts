@@ -4,14 +4,14 @@ import path from "node:path";
 import { z } from "zod";
 
 /** How many folders the list keeps. */
-export const RECENT_LIMIT = 12;
+const RECENT_LIMIT = 12;
 
 const RecentFileSchema = z.strictObject({
   version: z.literal(1),
   projects: z.array(z.strictObject({ root: z.string().min(1), openedAt: z.number() })).max(100),
 });
 
-export interface RecentEntry {
+interface RecentEntry {
   root: string;
   openedAt: number;
 }

@@ -7,12 +7,12 @@ type Ref = { scope: Scope; index: number };
 
 const SEVERITY = { allow: 0, ask: 1, deny: 2 } as const;
 
-export interface RulesDraft {
+interface RulesDraft {
   user: readonly unknown[];
   project: readonly unknown[];
 }
 
-export interface RulesCheckContext {
+interface RulesCheckContext {
   root: string;
   files: Record<Scope, string>;
   /** The folder is trusted: the project's allow and ask rules apply (its denies always do). */

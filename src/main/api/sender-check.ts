@@ -1,7 +1,7 @@
 // Who may call the API. Both checks take plain values so they are tested without Electron or a
 // browser: Electron main passes `event.senderFrame.url`, `lathe serve` passes the Origin header.
 
-export interface IpcSender {
+interface IpcSender {
   /** URL of the frame that sent the request (`event.senderFrame.url`); undefined if the frame is gone. */
   frameUrl: string | undefined;
   /** Whether that frame is the window's top-level frame (`senderFrame === sender.mainFrame`). */

@@ -4,7 +4,7 @@ import type { ApiHandlers } from "./api-router.ts";
 import { ApiError } from "./api-error.ts";
 
 /** What the session channels work on: the UI's current engine, and the sessions with a run going on. */
-export interface SessionTarget {
+interface SessionTarget {
   engine(): Promise<Engine>;
   /** Sessions with a run going on, across every UI of the host. */
   busy: ReadonlySet<string>;

@@ -22,7 +22,7 @@ import { UnsandboxedMcpGate } from "./unsandboxed-mcp-gate.ts";
 
 const REPO = path.resolve(import.meta.dirname, "../../..");
 const TINY_GGUF = path.resolve(REPO, "../shared/models/llama-2-tiny-random.gguf");
-const SCRIPTED_MCP = path.join(REPO, "src/main/engine/mcp/fixtures/scripted-mcp-server.ts");
+const SCRIPTED_MCP = path.join(REPO, "test/fixtures/scripted-mcp-server.ts");
 
 let base: string;
 let root: string;

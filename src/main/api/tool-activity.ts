@@ -1,7 +1,7 @@
 import type { PushFrame, ToolFinished, ToolStarted } from "../../shared/push-events.ts";
 import type { Checkpoint, Engine, ToolInvocationFinished, ToolInvocationStarted } from "../engine/index.ts";
 
-export function toolStartedPayload(event: ToolInvocationStarted): ToolStarted {
+function toolStartedPayload(event: ToolInvocationStarted): ToolStarted {
   return {
     callId: event.callId,
     sessionId: event.sessionId,
@@ -12,7 +12,7 @@ export function toolStartedPayload(event: ToolInvocationStarted): ToolStarted {
   };
 }
 
-export function toolFinishedPayload(event: ToolInvocationFinished): ToolFinished {
+function toolFinishedPayload(event: ToolInvocationFinished): ToolFinished {
   return {
     ...toolStartedPayload(event),
     envelope: event.envelope,

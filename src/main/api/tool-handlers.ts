@@ -3,7 +3,7 @@ import type { Envelope } from "../engine/index.ts";
 import type { ApiHandlers } from "./api-router.ts";
 
 /** What the `tools.*` channels run against: a UI connection's current engine and session. */
-export interface ToolTarget {
+interface ToolTarget {
   listTools(): Promise<ToolInfo[]> | ToolInfo[];
   call(toolId: string, args: unknown): Promise<Envelope>;
 }

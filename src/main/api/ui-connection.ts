@@ -26,7 +26,7 @@ import { createPermissionHandlers } from "./permission-handlers.ts";
 import { createSandboxHandlers } from "./sandbox-handlers.ts";
 import { UnsandboxedMcpBroker } from "./unsandboxed-mcp-broker.ts";
 
-export interface UiConnectionOptions {
+interface UiConnectionOptions {
   host: EngineHost;
   /** Deliver one push to this UI (IPC `webContents.send`, or a WebSocket frame). */
   send(frame: PushFrame): void;

@@ -4,7 +4,7 @@ import { InvalidArgumentError, Option } from "commander";
 import type { ApprovalMode } from "../engine/index.ts";
 
 /** The approval modes `--mode` accepts; the policy layer applies them. */
-export const MODES = ["ask", "allowlist", "yolo"] as const satisfies readonly ApprovalMode[];
+const MODES = ["ask", "allowlist", "yolo"] as const satisfies readonly ApprovalMode[];
 export type Mode = (typeof MODES)[number];
 
 /** Resolve `--root` against the current directory; a missing path or a file is a usage error. */

@@ -2,7 +2,7 @@ import { ExitCode } from "./exit-codes.ts";
 import { onOutputClosed } from "./closed-output.ts";
 
 /** How long a stopped command may take to wind down before the process ends anyway. */
-export const STOP_GRACE_MS = 800;
+const STOP_GRACE_MS = 800;
 
 /**
  * Ctrl-C, SIGTERM, or the reader of stdout going away (`lathe run … | head`) stop the work of

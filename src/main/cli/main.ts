@@ -1,5 +1,5 @@
 import { Command, CommanderError } from "commander";
-import { latheVersion } from "../engine/config/install-root.ts";
+import { latheVersion } from "../engine/light.ts";
 import { CliError } from "./cli-error.ts";
 import { registerAuditCommand } from "./commands/audit-command.ts";
 import { registerCallCommand } from "./commands/call-command.ts";
@@ -16,7 +16,7 @@ import { watchOutput, writeIfOpen } from "./closed-output.ts";
 import { describeError, writeStderr, writeStdout } from "./output.ts";
 
 /** The `lathe` program. Errors surface as exceptions (exitOverride) so `main` picks the exit code. */
-export function buildProgram(result: ExitStatus): Command {
+function buildProgram(result: ExitStatus): Command {
   const program = new Command("lathe")
     .description("Lathe's tool runtime, headless: list tools, call one, manage sessions, serve the UI.")
     .version(latheVersion(), "-V, --version", "print the version")

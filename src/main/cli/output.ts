@@ -21,7 +21,7 @@ export function writeStderr(text: string): Promise<void> {
 }
 
 /** Whether `LATHE_DEBUG=1` asks for stack traces with errors. */
-export function debugEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
+function debugEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
   return env.LATHE_DEBUG === "1";
 }
 

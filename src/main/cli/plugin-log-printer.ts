@@ -2,7 +2,7 @@ import type { Engine, PluginLogEntry } from "../engine/index.ts";
 import { writeStderr } from "./output.ts";
 
 /** A plugin's log line as `--verbose` prints it: `[plugin word_count] read 3 files`. */
-export function formatPluginLog(entry: PluginLogEntry): string {
+function formatPluginLog(entry: PluginLogEntry): string {
   const who =
     entry.toolId !== undefined && entry.toolId !== entry.plugin
       ? `${entry.plugin} (${entry.toolId})`

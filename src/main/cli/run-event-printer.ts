@@ -1,6 +1,6 @@
 import type { RunEvent } from "../engine/agent/index.ts";
 
-export interface RunOutput {
+interface RunOutput {
   stdout(text: string): void;
   stderr(text: string): void;
 }
@@ -11,7 +11,7 @@ function oneLine(text: string, max = 200): string {
 }
 
 /** What a task's output is indented with, once per level of nesting. */
-export const TASK_INDENT = "  │ ";
+const TASK_INDENT = "  │ ";
 
 /** The stderr line of an event that is not the model's text, if it has one. */
 function activityLine(event: RunEvent): string | undefined {

@@ -1,7 +1,7 @@
 import type { DisabledTool, ToolInfo, ToolOrigin } from "../engine/index.ts";
 
 /** A tool as `lathe tools --json` lists it: bound (`enabled: true`), or disabled with why and the fix. */
-export type ListedTool =
+type ListedTool =
   | (ToolInfo & { enabled: true })
   | { id: string; enabled: false; origin: ToolOrigin; reason: string; fix?: string };
 

@@ -1,7 +1,7 @@
 import type { MenuItemConstructorOptions } from "electron";
 
 /** What the menu's own items do; main.ts supplies them (they open folders with `shell`). */
-export interface AppMenuActions {
+interface AppMenuActions {
   openLogsFolder(): void;
   openLatheHome(): void;
 }

@@ -16,7 +16,7 @@ export interface AppLocation {
   appPath: string;
 }
 
-export interface AppPaths {
+interface AppPaths {
   /**
    * `$LATHE_HOME` when set, else a `home` folder inside the app-data folder (the CLI's default,
    * `~/.lathe`, is not used). Not the app-data folder itself: Chromium keeps its profile there
@@ -31,9 +31,9 @@ export interface AppPaths {
   logFile: string;
 }
 
-export const LOG_FILE_NAME = "lathe.log";
+const LOG_FILE_NAME = "lathe.log";
 /** Lathe's own data inside the app-data folder, apart from Chromium's profile. */
-export const LATHE_HOME_FOLDER = "home";
+const LATHE_HOME_FOLDER = "home";
 
 /**
  * The desktop app's folders. The bundled plugins are passed to the engine explicitly: the engine's

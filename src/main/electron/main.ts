@@ -23,7 +23,7 @@ import { EngineHost, createLoggedEngine } from "../api/engine-host.ts";
 import { isTrustedSender } from "../api/sender-check.ts";
 import { UiConnection } from "../api/ui-connection.ts";
 import { UnsandboxedMcpGate } from "../api/unsandboxed-mcp-gate.ts";
-import type { Engine } from "../engine/index.ts";
+import { RotatingLogFile, type Engine } from "../engine/index.ts";
 import { ProviderKeys } from "../secrets/provider-keys.ts";
 import { SecretStore } from "../secrets/secret-store.ts";
 import { appMenuTemplate } from "./app-menu.ts";
@@ -32,7 +32,6 @@ import { teeConsoleToLog } from "./console-log-tee.ts";
 import { keychainEncryptor } from "./keychain-encryptor.ts";
 import { openFolder } from "./open-folder.ts";
 import { resolveRootArgument } from "./root-argument.ts";
-import { RotatingLogFile } from "../engine/logs/rotating-log-file.ts";
 import { hasSmokeTestFlag, runSmokeTest } from "./smoke-test.ts";
 
 const here = import.meta.dirname;

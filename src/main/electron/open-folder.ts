@@ -1,7 +1,7 @@
 import { mkdir } from "node:fs/promises";
 
 /** Electron's `shell.openPath`: resolves to "" when the folder opened, else to what went wrong. */
-export type PathOpener = (folder: string) => Promise<string>;
+type PathOpener = (folder: string) => Promise<string>;
 
 /**
  * Shows a folder in the OS's file manager, creating it first (a fresh install has no logs or

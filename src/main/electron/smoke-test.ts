@@ -21,14 +21,14 @@ export function hasSmokeTestFlag(argv: readonly string[]): boolean {
 }
 
 /** One more thing to check once the engine checks passed (main.ts: the window loads). */
-export interface SmokeCheck {
+interface SmokeCheck {
   /** Named in the result line. */
   name: string;
   /** Rejects with what is wrong. */
   run(): Promise<void>;
 }
 
-export interface SmokeTestOptions {
+interface SmokeTestOptions {
   /** The bundled plugins folder the app uses (resources/plugins in a packaged app). */
   bundledPluginsDir: string;
   /** Where the temporary workspace and LATHE_HOME go (default: the OS's temp folder). */
@@ -41,7 +41,7 @@ export interface SmokeTestOptions {
   print?: (line: string) => void;
 }
 
-export interface SmokeTestResult {
+interface SmokeTestResult {
   exitCode: 0 | 1;
   /** `lathe smoke-test: ok in … ms (…)` or `lathe smoke-test: FAILED — …`. */
   line: string;

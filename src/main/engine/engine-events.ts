@@ -23,7 +23,7 @@ export interface ToolInvocationFinished extends ToolInvocationStarted {
 }
 
 /** Events the engine emits to hosts. */
-export interface EngineEventMap {
+interface EngineEventMap {
   ToolInvocationStarted: [ToolInvocationStarted];
   ToolInvocationSucceeded: [ToolInvocationFinished];
   ToolInvocationFailed: [ToolInvocationFinished];

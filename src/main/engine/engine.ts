@@ -17,9 +17,9 @@ import type { UnsandboxedServerApprover } from "./mcp/mcp-manager.ts";
 import { SessionError } from "./errors/session-error.ts";
 import { ApprovalCache, type ApprovalPersistence } from "./policy/approval-cache.ts";
 import type { Approver } from "./policy/approval-request.ts";
-import type { ApprovalMode } from "./policy/lathe-settings.ts";
+import type { ApprovalMode } from "./config/lathe-settings.ts";
 import type { PermissionRule, ScopedRule } from "./policy/permission-rule.ts";
-import { loadPolicyConfig, type PolicyConfig } from "./policy/policy-config.ts";
+import { loadPolicyConfig, type PolicyConfig } from "./config/policy-config.ts";
 import { ProtectedPaths } from "./policy/protected-paths.ts";
 import { Ruleset } from "./policy/ruleset.ts";
 import { sessionPolicy } from "./policy/session-policy.ts";
@@ -81,7 +81,7 @@ export interface EngineOptions {
   sandboxProbe?: SandboxProbe;
 }
 
-export interface OpenSessionOptions {
+interface OpenSessionOptions {
   /** A persistent session's id; without one the session is ephemeral. */
   id?: string;
   /** Approval mode for gated tools; defaults to the settings' mode, else "ask". */

@@ -1,53 +1,48 @@
-// The engine's public surface: hosts import from here only.
-export { Engine, type EngineOptions, type OpenSessionOptions } from "./engine.ts";
-export type { ApprovalMode } from "./policy/lathe-settings.ts";
-export type { CallOptions, Session } from "./session/session.ts";
-export type { CallOutcome, CallRequest } from "./tools/tool-call.ts";
-export type { StageRecord } from "./tools/call-decision.ts";
-export type { Envelope, EnvelopeMetadata, OutputEnvelope, ErrorEnvelope } from "./tools/envelope.ts";
-export type { ToolInfo, ToolOrigin, ToolKind, Layer } from "./tools/contract.ts";
-export type { RequirementSet } from "./tools/requirement-set.ts";
+// The engine's public surface. Hosts (src/main/cli, api, electron, serve) import the engine
+// through three doors only, enforced by an eslint rule in eslint.config.js: this file (the
+// engine: loading it loads the tool runtime), agent/index.ts (the agent: the ai SDK and the model
+// providers, loaded only by hosts that run one) and light.ts (what a host needs while it starts).
+export { Engine, type EngineOptions } from "./engine.ts";
+export type { ApprovalMode } from "./config/lathe-settings.ts";
+export type { Session } from "./session/session.ts";
+export type { Envelope } from "./tools/envelope.ts";
+export type { ToolInfo, ToolOrigin } from "./tools/contract.ts";
 export { LatheError } from "./errors/lathe-error.ts";
 export { resolveLatheHome } from "./config/lathe-home.ts";
 export { TrustStore } from "./policy/trust-store.ts";
 export { describeTrustReview, type ReviewedExtension, type TrustReview } from "./extensions/trust-review.ts";
-export type { ApprovalAnswer, ApprovalRequest, Approver } from "./policy/approval-request.ts";
+export { trustProject } from "./extensions/trust-project.ts";
+export type { ApprovalRequest, Approver } from "./policy/approval-request.ts";
+export {
+  answerProblems,
+  type Asker,
+  type QuestionReply,
+  type QuestionRequest,
+} from "./tools/question-request.ts";
+export type { TodoItem } from "./tools/todo-list.ts";
+export { RotatingLogFile } from "./logs/rotating-log-file.ts";
 export type { ToolInvocationFinished, ToolInvocationStarted } from "./engine-events.ts";
 export { SettingsFile, type SettingsDocument } from "./config/settings-file.ts";
-export { McpServerSchema, type McpServerConfig, type Settings } from "./policy/lathe-settings.ts";
-export type { DisabledTool, RegisteredTool } from "./tools/tool-registry.ts";
+export { McpServerSchema, type McpServerConfig, type Settings } from "./config/lathe-settings.ts";
+export type { DisabledTool } from "./tools/tool-registry.ts";
 export type { ManagedPluginStatus } from "./plugins/plugin-manager.ts";
 export { pluginLogFile, type PluginLogEntry } from "./plugins/plugin-log-files.ts";
 export { checkPluginFolder, type PluginCheckReport } from "./plugins/plugin-folder-check.ts";
-export {
-  describeProjectPlugins,
-  pinKey as pluginPinKey,
-  pinProjectPlugins,
-} from "./plugins/project-plugins.ts";
-export type { McpServerStatus } from "./mcp/mcp-event.ts";
+export { describeProjectPlugins, pinKey as pluginPinKey } from "./plugins/project-plugins.ts";
 export { commandLine as mcpCommandLine } from "./mcp/mcp-command-line.ts";
-export { approveServers, configuredMcpServers } from "./mcp/mcp-approval.ts";
+export { approveServers } from "./mcp/mcp-approval.ts";
 export { mcpLogFile } from "./mcp/mcp-manager.ts";
 export { serverPinKey } from "./mcp/mcp-pins.ts";
 export type { SessionSummary } from "./store/session-catalog.ts";
-export type {
-  Checkpoints,
-  CheckpointFile,
-  CheckpointSummary,
-  RestoreOutcome,
-  RewindOutcome,
-} from "./checkpoints/checkpoints.ts";
-export type { RewindPlan, RewindPoint } from "./checkpoints/rewind-plan.ts";
-export type { PlannedPath, RestorePlan, PathAction } from "./checkpoints/restore-plan.ts";
-export type { RestoreChoice, RestoreOptions, SkippedPath } from "./checkpoints/restore-apply.ts";
-export type { Checkpoint, CheckpointEntry } from "./checkpoints/checkpoint-store.ts";
+export type { CheckpointSummary, RestoreOutcome } from "./checkpoints/checkpoints.ts";
+export type { PlannedPath, RestorePlan } from "./checkpoints/restore-plan.ts";
+export type { SkippedPath } from "./checkpoints/restore-apply.ts";
+export type { Checkpoint } from "./checkpoints/checkpoint-store.ts";
 export type { StoredPrompt } from "./store/conversation-store.ts";
-export { CheckpointError } from "./errors/checkpoint-error.ts";
-export { doctor, type DoctorCheck, type DoctorOptions, type DoctorReport } from "./doctor/doctor.ts";
+export { doctor, type DoctorReport } from "./doctor/doctor.ts";
 export type { SandboxStatus } from "./sandbox/sandbox-availability.ts";
 export type { UnsandboxedServerApprover, UnsandboxedServerRequest } from "./mcp/mcp-manager.ts";
-export { checkRules, type RuleCheckResult, type RuleProbe } from "./policy/rule-check.ts";
-export type { ScopedRule, PermissionRule } from "./policy/permission-rule.ts";
-export type { StoredApproval } from "./store/approval-store.ts";
-export type { AuditEntry, AuditFilter } from "./store/audit-log.ts";
+export { checkRules } from "./policy/rule-check.ts";
+export type { ScopedRule } from "./policy/permission-rule.ts";
+export type { AuditEntry } from "./store/audit-log.ts";
 export { ConfigError } from "./errors/config-error.ts";

@@ -9,7 +9,7 @@ import { SECRET_NAMES, type SecretName, type SecretStore } from "./secret-store.
 const VARIABLES: typeof PROVIDER_KEY_VARIABLES = SECRET_NAMES;
 const NAMES: readonly SecretName[] = SecretNameSchema.options;
 
-export interface ProviderKeysOptions {
+interface ProviderKeysOptions {
   /** Where keys are kept (encrypted with the OS keychain); without one, this host keeps none. */
   store?: SecretStore;
   /** The environment providers read their keys from; `process.env` by default. */

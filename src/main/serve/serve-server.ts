@@ -19,7 +19,7 @@ import { newAccessToken, readCookie, tokenMatches } from "./access-token.ts";
 import { serveApiSocket, socketPushSender } from "./api-socket.ts";
 import { contentTypeFor, lookupStaticFile } from "./static-files.ts";
 
-export interface ServeOptions {
+interface ServeOptions {
   /** The engine to serve; the caller closes it. */
   engine: Engine;
   /**

@@ -26,7 +26,7 @@ export function contentTypeFor(file: string): string {
   return CONTENT_TYPES[path.extname(file).toLowerCase()] ?? "application/octet-stream";
 }
 
-export type StaticLookup = { status: 200; file: string } | { status: 400 | 404 };
+type StaticLookup = { status: 200; file: string } | { status: 400 | 404 };
 
 /**
  * Map a request's URL path onto a file inside `rootReal` (an already-canonical folder), or say

@@ -8,7 +8,7 @@ import { timeAgo } from "../state/time-ago.ts";
 import { Icon } from "./icons.tsx";
 
 /** A model as the list shows it: the model's own name (a GGUF file's name), without the provider. */
-export function shortModel(spec: string): string {
+function shortModel(spec: string): string {
   const model = spec.includes(":") ? spec.slice(spec.indexOf(":") + 1) : spec;
   return model.split(/[\\/]/).pop() || spec;
 }

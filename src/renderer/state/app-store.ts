@@ -14,7 +14,7 @@ import { enqueueApproval, removeApproval } from "./approval-queue.ts";
 import { argumentsTemplate } from "./arguments-template.ts";
 
 /** The last tool run of the Tools view: its envelope, or why the call never reached the tool. */
-export type ToolRunResult =
+type ToolRunResult =
   | { toolId: string; status: "envelope"; envelope: Envelope }
   | { toolId: string; status: "failed"; message: string };
 
@@ -22,7 +22,7 @@ export type ToolRunResult =
 export type AppView = "chat" | "tools" | "extensions" | "audit" | "settings";
 
 /** The section each view opens on. */
-export const DEFAULT_SECTIONS: Record<AppView, string> = {
+const DEFAULT_SECTIONS: Record<AppView, string> = {
   chat: "chat",
   tools: "run",
   extensions: "plugins",
@@ -39,7 +39,7 @@ export function grantsSomething(review: TrustReview): boolean {
 }
 
 /** Why the trust dialog shows itself: a folder that is not trusted and asks for something. */
-export function asksForTrust(review: TrustReview | undefined): boolean {
+function asksForTrust(review: TrustReview | undefined): boolean {
   if (!review || review.trusted) return false;
   return grantsSomething(review);
 }
@@ -131,7 +131,7 @@ export function parseArguments(text: string): { args: Record<string, unknown> } 
   return { args: value as Record<string, unknown> };
 }
 
-export interface AppStoreOptions {
+interface AppStoreOptions {
   /** The host moved to another folder (an open, from this window or another). */
   onProjectChanged?(project: ProjectStatus): void;
 }

@@ -2,7 +2,7 @@ import { createStore, type StoreApi } from "zustand/vanilla";
 import type { LatheApi } from "../../shared/api-contract.ts";
 import type { AuditEntry, AuditOutcome } from "../../shared/audit-schemas.ts";
 
-export interface AuditFilters {
+interface AuditFilters {
   sessionId?: string | undefined;
   toolId?: string | undefined;
   outcome?: AuditOutcome | undefined;

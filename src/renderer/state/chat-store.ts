@@ -78,7 +78,7 @@ export interface ChatState {
 
 export type ChatStore = StoreApi<ChatState>;
 
-export interface ChatStoreOptions {
+interface ChatStoreOptions {
   /** Where the session on screen is remembered across reloads (the tab's sessionStorage in the app). */
   storage?: Pick<Storage, "getItem" | "setItem" | "removeItem">;
   newSessionId?: () => string;

@@ -52,7 +52,7 @@ const LANGUAGES = {
 for (const [name, language] of Object.entries(LANGUAGES)) hljs.registerLanguage(name, language);
 
 /** Whether a fence's language (or one of its aliases: ts, sh, py, html…) is coloured. */
-export function knownLanguage(language: string): boolean {
+function knownLanguage(language: string): boolean {
   return language !== "" && hljs.getLanguage(language) !== undefined;
 }
 

@@ -1,5 +1,5 @@
 /** One line of a unified diff, with what it is: a file header, a hunk header, added, removed, or context. */
-export interface DiffLine {
+interface DiffLine {
   kind: "file" | "hunk" | "add" | "remove" | "context";
   text: string;
 }

@@ -4,7 +4,7 @@ import type { ExtensionsStatus, PluginLayer } from "../../shared/extensions-sche
 import { draftOf, emptyDraft, parseDraft, type McpFormDraft, type McpFormField } from "./mcp-form.ts";
 
 /** The add/edit form: what is typed, its problems, and the command waiting for confirmation. */
-export interface McpFormState {
+interface McpFormState {
   draft: McpFormDraft;
   errors: Partial<Record<McpFormField, string>>;
   /** Set once the host said exactly what would run: the person confirms this, or goes back. */
@@ -14,7 +14,7 @@ export interface McpFormState {
   busy: boolean;
 }
 
-export interface LogView {
+interface LogView {
   name: string;
   file: string | undefined;
   lines: string[];
@@ -23,7 +23,7 @@ export interface LogView {
 }
 
 /** A plugin's log file as the Plugins panel shows it (polled while open). */
-export interface PluginLogView {
+interface PluginLogView {
   layer: PluginLayer;
   name: string;
   file: string | undefined;
@@ -71,7 +71,7 @@ export interface ExtensionsState {
 
 export type ExtensionsStore = StoreApi<ExtensionsState>;
 
-export interface ExtensionsStoreOptions {
+interface ExtensionsStoreOptions {
   /** Told whenever the status changed (the tool list may have too). */
   onChanged?(): void;
 }

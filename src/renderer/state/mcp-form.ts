@@ -15,7 +15,7 @@ export interface McpFormDraft {
 
 export type McpFormField = "name" | "command" | "argsText" | "envText" | "url" | "headersText";
 
-export type ParsedDraft =
+type ParsedDraft =
   | { ok: true; name: string; server: McpServerForm }
   | { ok: false; errors: Partial<Record<McpFormField, string>> };
 

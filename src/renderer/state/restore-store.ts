@@ -34,7 +34,7 @@ export interface RestoreState {
 
 export type RestoreStore = StoreApi<RestoreState>;
 
-export interface RestoreStoreOptions {
+interface RestoreStoreOptions {
   /** A restore or rewind was applied (the chat redraws; a rewind hands back its prompt). */
   onApplied?(target: RestoreTarget, outcome: RestoreOutcome | RewindOutcome): void;
 }

@@ -51,7 +51,7 @@ export interface SessionsState {
 
 export type SessionsStore = StoreApi<SessionsState>;
 
-export interface SessionsStoreOptions {
+interface SessionsStoreOptions {
   /** How long typing waits before the search runs (ms; 0 searches at once). */
   searchDelayMs?: number;
 }

@@ -11,7 +11,7 @@ import type {
 import type { SandboxReport } from "../../shared/sandbox-schemas.ts";
 
 /** A rule row as it is being typed. */
-export type DraftRule = Rule;
+type DraftRule = Rule;
 
 export interface ProbeDraft {
   capability: RuleProbe["capability"];
@@ -63,7 +63,7 @@ const copyRules = (view: PermissionsView, scope: EditableScope): DraftRule[] =>
   (view.scopes.find((s) => s.scope === scope)?.rules ?? []).map((r) => ({ ...r }));
 
 /** The allowlist textarea's lines, without blanks. */
-export function allowlistLines(text: string): string[] {
+function allowlistLines(text: string): string[] {
   return text
     .split("\n")
     .map((line) => line.trim())

@@ -1,7 +1,7 @@
 import type { Envelope } from "../../shared/envelope-schema.ts";
 
 /** An image a tool produced and Lathe saved (an MCP tool's image): where it is and what it is. */
-export interface SavedImage {
+interface SavedImage {
   mimeType: string;
   path: string;
   bytes: number;

@@ -38,7 +38,7 @@ const str = (value: unknown): string | undefined => (typeof value === "string" ?
 const num = (value: unknown): number | undefined =>
   typeof value === "number" && Number.isFinite(value) ? value : undefined;
 
-export function byteSize(n: number): string {
+function byteSize(n: number): string {
   if (n < 1024) return `${n} byte${n === 1 ? "" : "s"}`;
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
   return `${(n / (1024 * 1024)).toFixed(1)} MB`;

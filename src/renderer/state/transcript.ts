@@ -147,11 +147,7 @@ function stopRunning(items: readonly TranscriptItem[]): TranscriptItem[] {
 }
 
 /** Fold one run event into a list of items (a turn's, or a child run's); `now` stamps calls seen live. */
-export function applyToItems(
-  items: readonly TranscriptItem[],
-  event: RunEvent,
-  now?: number,
-): TranscriptItem[] {
+function applyToItems(items: readonly TranscriptItem[], event: RunEvent, now?: number): TranscriptItem[] {
   switch (event.type) {
     case "text":
     case "reasoning":
@@ -195,7 +191,7 @@ export function applyToItems(
 }
 
 /** Fold one event into a child run. */
-export function applyToTask(task: TaskRun, event: RunEvent, now?: number): TaskRun {
+function applyToTask(task: TaskRun, event: RunEvent, now?: number): TaskRun {
   switch (event.type) {
     case "start":
       return { ...task, agent: event.agent };
@@ -229,7 +225,7 @@ export function applyToTurn(turn: Turn, event: RunEvent, now?: number): Turn {
 }
 
 /** How full the model's context is and what the session has used, from its turns. */
-export interface SessionUsage {
+interface SessionUsage {
   /** Tokens in the context at the latest step (its input plus what it wrote), when reported. */
   contextTokens: number | undefined;
   inputTokens: number;

@@ -5,7 +5,7 @@ import { ExitCode, type ExitStatus } from "../exit-codes.ts";
 import { writeStdout } from "../output.ts";
 
 /** The report as a person reads it: the two walls first, then the toolchain. */
-export function formatDoctorReport(report: DoctorReport): string {
+function formatDoctorReport(report: DoctorReport): string {
   const { policy, sandbox } = report.walls;
   const lines = ["Containment (two walls):", `  parser policy   active: ${policy.detail}`];
   if (sandbox.active) {

@@ -4,7 +4,7 @@ import { ExitCode, type ExitStatus } from "../exit-codes.ts";
 import { writeStdout } from "../output.ts";
 
 /** The report as a person reads it: every problem with its fix, then the notes. */
-export function formatPluginCheck(report: PluginCheckReport): string {
+function formatPluginCheck(report: PluginCheckReport): string {
   const lines: string[] = [];
   const tool = report.tool ? `${report.tool.name} ${report.tool.version}` : "the plugin";
   if (report.ok) lines.push(`ok: ${report.dir}: ${tool} loads and starts`);

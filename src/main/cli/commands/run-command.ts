@@ -1,5 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from "commander";
-import { parseModelSpec } from "../../engine/agent/model-spec.ts";
+import { parseModelSpec } from "../../engine/light.ts";
 import { CliError } from "../cli-error.ts";
 import { modeOption, rootOf, rootOption, type Mode } from "../cli-options.ts";
 import { ExitCode, type ExitStatus } from "../exit-codes.ts";

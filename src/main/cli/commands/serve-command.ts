@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
-import { installRoot } from "../../engine/config/install-root.ts";
+import { installRoot } from "../../engine/light.ts";
 import { CliError } from "../cli-error.ts";
 import { portOption, rootOf, rootOption } from "../cli-options.ts";
 import { openEngine } from "../open-engine.ts";

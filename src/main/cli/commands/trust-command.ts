@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import type { ReviewedExtension, TrustReview } from "../../engine/extensions/trust-review.ts";
+import type { ReviewedExtension, TrustReview } from "../../engine/index.ts";
 import { rootOf, rootOption } from "../cli-options.ts";
 import { writeStdout } from "../output.ts";
 
@@ -67,23 +67,18 @@ export function registerTrustCommand(program: Command): void {
     .action(async (options: TrustOptions) => {
       const { realpath } = await import("node:fs/promises");
       const path = await import("node:path");
-      const { resolveLatheHome } = await import("../../engine/index.ts");
-      const { TrustStore } = await import("../../engine/policy/trust-store.ts");
-      const { describeTrustReview } = await import("../../engine/extensions/trust-review.ts");
-      const { pinProjectPlugins } = await import("../../engine/plugins/project-plugins.ts");
-      const { approveServers, configuredMcpServers } = await import("../../engine/mcp/mcp-approval.ts");
+      const { ConfigError, TrustStore, describeTrustReview, resolveLatheHome, trustProject } =
+        await import("../../engine/index.ts");
       const root = await realpath(rootOf(options));
       const latheHome = resolveLatheHome();
-      const store = new TrustStore(latheHome);
       if (options.revoke) {
-        const was = store.revoke(root);
+        const was = new TrustStore(latheHome).revoke(root);
         await writeStdout(was ? `${root} is no longer trusted.\n` : `${root} was not trusted.\n`);
         return;
       }
       const settingsFile = path.join(root, ".lathe", "settings.json");
       const review = await describeTrustReview(root, latheHome);
       // A malformed settings file is refused, as reading it always was: nothing gets trusted.
-      const { ConfigError } = await import("../../engine/errors/config-error.ts");
       if (review.problems[0] !== undefined) throw new ConfigError(settingsFile, review.problems[0]);
       if (options.dryRun) {
         await writeStdout(
@@ -93,20 +88,17 @@ export function registerTrustCommand(program: Command): void {
         );
         return;
       }
-      store.trust(root);
-      // Pin what was approved: a plugin or MCP server that changes later is disabled until trusted again.
-      const pinned = await pinProjectPlugins(root, latheHome);
-      const servers = configuredMcpServers(root, latheHome).filter((s) => s.layer === "project");
-      const approved = await approveServers({ servers, trust: store, root, latheHome });
+      // Pins what was approved: a plugin or MCP server that changes later is disabled until trusted again.
+      const { trustFile, pinnedPlugins, mcpServers: approved } = await trustProject(root, latheHome);
       if (options.json) {
         await writeStdout(
           `${JSON.stringify(
             {
               review,
               trusted: true,
-              pinnedPlugins: pinned.map((p) => p.name),
+              pinnedPlugins: pinnedPlugins.map((p) => p.name),
               mcpServers: approved,
-              trustFile: store.file,
+              trustFile,
             },
             null,
             2,
@@ -125,7 +117,7 @@ export function registerTrustCommand(program: Command): void {
             : `  mcp       ${result.name}: pinned with ${result.tools.length} tool${result.tools.length === 1 ? "" : "s"}`,
         );
       }
-      lines.push(`Trust recorded in ${store.file}. Undo with: lathe trust --revoke --root ${root}`);
+      lines.push(`Trust recorded in ${trustFile}. Undo with: lathe trust --revoke --root ${root}`);
       await writeStdout(`${lines.join("\n")}\n`);
     });
 }

@@ -7,7 +7,7 @@ import { AgentNotFoundError } from "./agent-not-found-error.ts";
 import { defaultAgent } from "./default-agent.ts";
 import type { parseAgentManifest } from "./parse-agent-manifest.ts";
 
-export interface AgentCatalogInput {
+interface AgentCatalogInput {
   root: string;
   latheHome: string;
   /** Project agents are read only from a trusted folder (they carry permission rules and prompts). */

@@ -8,7 +8,7 @@ import {
 } from "ai";
 import type { RunEvent, RunStatus, RunUsage } from "./run-events.ts";
 
-export interface AgentLoopOptions {
+interface AgentLoopOptions {
   model: LanguageModel;
   instructions: string;
   messages: ModelMessage[];
@@ -35,7 +35,7 @@ export interface LoopOutcome {
   error?: unknown;
 }
 
-export function runUsage(usage: LanguageModelUsage | undefined): RunUsage {
+function runUsage(usage: LanguageModelUsage | undefined): RunUsage {
   const out: RunUsage = {};
   if (!usage) return out;
   if (usage.inputTokens !== undefined) out.inputTokens = usage.inputTokens;

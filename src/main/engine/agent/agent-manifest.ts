@@ -4,7 +4,7 @@ import { ManifestError } from "../errors/manifest-error.ts";
 import { PermissionRuleSchema, type PermissionRule } from "../policy/permission-rule.ts";
 import { RequirementSetSchema, type RequirementSet } from "../tools/requirement-set.ts";
 
-export const AGENT_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const AGENT_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /** Where an agent manifest was found; a later layer shadows an earlier one with the same id. */
 export type AgentLayer = "builtin" | "global" | "project";
@@ -52,7 +52,7 @@ const ToolPatternSchema = z
   .regex(/^[A-Za-z0-9_*?{},!-]+$/, 'use a tool id or a glob over tool ids, e.g. "read" or "web_*"');
 
 /** The front matter of an agent manifest (the markdown body below it is the system prompt). */
-export const AgentFrontMatterSchema = z.strictObject({
+const AgentFrontMatterSchema = z.strictObject({
   id: z
     .string()
     .regex(AGENT_ID, 'use 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit')

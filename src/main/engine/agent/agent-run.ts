@@ -1,6 +1,6 @@
 import type { Engine } from "../engine.ts";
 import type { Approver } from "../policy/approval-request.ts";
-import type { ApprovalMode } from "../policy/lathe-settings.ts";
+import type { ApprovalMode } from "../config/lathe-settings.ts";
 import type { Asker } from "../tools/question-request.ts";
 import type { AgentCatalog } from "./agent-catalog.ts";
 import type { AgentManifest } from "./agent-manifest.ts";

@@ -14,7 +14,7 @@ import { ModelError } from "./model-error.ts";
 import { loadModelSettings } from "./model-settings.ts";
 import type { ProviderRegistry, ResolvedModel, SecretSource } from "./provider-registry.ts";
 
-export interface AgentSetupInput {
+interface AgentSetupInput {
   /** The workspace folder; defaults to the resumed session's folder, else the current directory. */
   root?: string;
   latheHome?: string;
@@ -33,7 +33,7 @@ export interface AgentSetupInput {
   signal?: AbortSignal;
 }
 
-export interface AgentSetup {
+interface AgentSetup {
   /** An engine carrying the agent's permission rules; the caller closes it. */
   engine: Engine;
   agent: AgentManifest;

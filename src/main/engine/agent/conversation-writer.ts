@@ -4,7 +4,7 @@ import type { RunEvent } from "./run-events.ts";
 type DeltaEvent = { seq: number; event: Extract<RunEvent, { type: "text" | "reasoning" }> };
 type BufferedEvent = DeltaEvent | { seq: number; event: RunEvent };
 
-export interface ConversationWriterOptions {
+interface ConversationWriterOptions {
   /** How long events may wait in memory before they are written (messages go at the next tick). */
   flushIntervalMs?: number;
   /** Told when a write fails; the run goes on (the model's work is not lost to a full disk). */

@@ -6,7 +6,7 @@ import { LatheError } from "../errors/lathe-error.ts";
  * the endpoint, or it does not serve the model), `model_stalled` (it went silent past a timeout,
  * see ModelStallError). The message says what to do about it.
  */
-export type ModelErrorCode = "model_spec" | "model_config" | "model_unavailable" | "model_stalled";
+type ModelErrorCode = "model_spec" | "model_config" | "model_unavailable" | "model_stalled";
 
 export class ModelError extends LatheError {
   declare readonly code: ModelErrorCode;

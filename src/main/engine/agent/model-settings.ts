@@ -1,8 +1,8 @@
 import path from "node:path";
-import { loadSettings, type ProvidersSettings } from "../policy/lathe-settings.ts";
+import { loadSettings, type ProvidersSettings } from "../config/lathe-settings.ts";
 
 /** The model choices settings make: provider endpoints and the default model. */
-export interface ModelSettings {
+interface ModelSettings {
   providers: ProvidersSettings;
   defaultModel: string | undefined;
   /** Where `defaultModel` came from, for messages. */
@@ -10,7 +10,7 @@ export interface ModelSettings {
   notices: string[];
 }
 
-export interface ModelSettingsInput {
+interface ModelSettingsInput {
   root: string;
   latheHome: string;
   projectTrusted: boolean;

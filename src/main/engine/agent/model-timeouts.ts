@@ -1,4 +1,4 @@
-import type { ModelTimeoutsSettings } from "../policy/lathe-settings.ts";
+import type { ModelTimeoutsSettings } from "../config/lathe-settings.ts";
 
 /** How long a model call may stay silent, resolved from settings and the provider's defaults. */
 export interface ModelTimeouts {

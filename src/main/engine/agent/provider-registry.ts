@@ -1,7 +1,7 @@
 import type { LanguageModel } from "ai";
-import type { ProviderEndpoint, ProvidersSettings } from "../policy/lathe-settings.ts";
+import type { ProviderEndpoint, ProvidersSettings } from "../config/lathe-settings.ts";
 import { ModelError } from "./model-error.ts";
-import { formatModelSpec, parseModelSpec, type ModelSpec } from "./model-spec.ts";
+import { parseModelSpec, type ModelSpec } from "./model-spec.ts";
 import { DEFAULT_MODEL_TIMEOUTS, resolveModelTimeouts, type ModelTimeouts } from "./model-timeouts.ts";
 
 /** Where API keys come from besides the environment, e.g. the app's OS keychain. Never a file. */
@@ -118,8 +118,4 @@ export class ProviderRegistry {
     if (!definition.listModels) return [];
     return definition.listModels(this.context(provider, options), signal);
   }
-}
-
-export function describeModel(resolved: ResolvedModel): string {
-  return formatModelSpec(resolved.spec);
 }

@@ -1,7 +1,7 @@
 import type { AgentBudgets } from "./agent-manifest.ts";
 
 /** What a run may still spend, given its budgets and (for a task) those of the runs above it. */
-export interface RemainingBudget {
+interface RemainingBudget {
   toolCalls: number;
   /** Calls left of the tools with a limit of their own. */
   perTool: Record<string, number>;

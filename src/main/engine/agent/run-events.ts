@@ -56,7 +56,7 @@ export type RunEvent =
    */
   | { type: "task"; taskId: string; toolCallId?: string; event: RunEvent };
 
-export type RunEventType = RunEvent["type"];
+type RunEventType = RunEvent["type"];
 
 /** Events that describe the moment (how long the model has been silent): hosts get them, the record does not. */
 const LIVE_ONLY: ReadonlySet<RunEventType> = new Set(["model-waiting", "model-resumed"]);

@@ -9,7 +9,7 @@ import { ModelStallError, type StallDetails, type StallKind } from "./model-stal
 import type { ModelTimeouts } from "./model-timeouts.ts";
 
 /** A wait long enough for a host to show it ("waiting for the model — 12 s"). */
-export interface ModelWait {
+interface ModelWait {
   kind: StallKind;
   /** How long the model has been silent so far. */
   elapsedMs: number;
@@ -17,7 +17,7 @@ export interface ModelWait {
   timeoutMs: number;
 }
 
-export interface StallGuardOptions {
+interface StallGuardOptions {
   timeouts: ModelTimeouts;
   /** Who and what the message of a stall names. */
   describe: Omit<StallDetails, "kind" | "timeoutMs">;

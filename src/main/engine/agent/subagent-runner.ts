@@ -17,10 +17,10 @@ import { TaskReport } from "./task-report.ts";
 import type { ToolVisibility } from "./tool-visibility.ts";
 
 /** How deep tasks nest: a run this many tasks below the first one cannot start another. */
-export const MAX_TASK_DEPTH = 3;
+const MAX_TASK_DEPTH = 3;
 
 /** A manifest-scope rule of a task's session, named by the agent it comes from. */
-export type SessionRule = PermissionRule & { source: string };
+type SessionRule = PermissionRule & { source: string };
 
 /** How a task's run descends from the run that started it. */
 export interface TaskLineage {
@@ -38,7 +38,7 @@ export interface TaskLineage {
 }
 
 /** What the delegating run was given by its host, passed on to every task as is. */
-export type ChildRunSettings = Pick<
+type ChildRunSettings = Pick<
   RunAgentOptions,
   | "approver"
   | "asker"
@@ -53,7 +53,7 @@ export type ChildRunSettings = Pick<
 >;
 
 /** Everything of the delegating run a task inherits. */
-export interface TaskScope {
+interface TaskScope {
   engine: Engine;
   session: Session;
   /** The run's agent, its budgets already clamped when the run is itself a task. */

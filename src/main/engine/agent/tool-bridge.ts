@@ -10,7 +10,7 @@ import type { RunEvent } from "./run-events.ts";
 import type { ToolCallStops } from "./tool-call-stops.ts";
 import type { ToolVisibility } from "./tool-visibility.ts";
 
-export interface ToolBridgeOptions {
+interface ToolBridgeOptions {
   session: Session;
   registry: ToolRegistry;
   visibility: ToolVisibility;
@@ -28,7 +28,7 @@ export interface ToolBridgeOptions {
   emit(event: RunEvent): void;
 }
 
-export interface ModelToolCall {
+interface ModelToolCall {
   toolCallId: string;
   toolName: string;
   input: unknown;

@@ -9,7 +9,7 @@ const ENVELOPE_HEAD_CHARS = 2_000;
  * the start of a huge write's content, the audit keeps it, and neither costs the event loop
  * time in proportion to it (redacting and storing 30 MB took over a second).
  */
-export const RECORDED_STRING_CHARS = 64 * 1024;
+const RECORDED_STRING_CHARS = 64 * 1024;
 
 /** The arguments as stored and shown: redacted, or a note when they cannot even be read. */
 function shownArgs(args: unknown): unknown {

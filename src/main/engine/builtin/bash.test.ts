@@ -5,7 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Envelope, OutputEnvelope } from "../tools/envelope.ts";
 import { OUTPUT_LIMITS } from "../tools/truncation.ts";
 import { bashTool, type BashData } from "./bash.ts";
-import { errorOf, openTestWorkspace, outputOf, type TestWorkspace } from "./test-workspace.ts";
+import { openTestWorkspace, type TestWorkspace } from "../../../../test/support/test-workspace.ts";
+import { errorOf, outputOf } from "../../../../test/support/envelope-of.ts";
 
 let ws: TestWorkspace;
 beforeEach(async () => {

@@ -55,7 +55,7 @@ const SHELL_REQUIREMENTS: ShellRunRequirement[] = [...new Set([...COMMANDS, ...B
 }));
 
 /** The approval identity of a command: the command itself, runs of whitespace collapsed. */
-export function bashApprovalKey(command: string): string {
+function bashApprovalKey(command: string): string {
   return command.trim().replace(/\s+/g, " ");
 }
 

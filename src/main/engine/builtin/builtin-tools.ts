@@ -1,4 +1,4 @@
-import type { Settings } from "../policy/lathe-settings.ts";
+import type { Settings } from "../config/lathe-settings.ts";
 import type { SkillCatalog } from "../skills/skill-catalog.ts";
 import type { AnyTool } from "../tools/contract.ts";
 import { bashTool } from "./bash.ts";
@@ -19,7 +19,7 @@ import { writeTool } from "./write.ts";
  * What the built-ins that read settings or the skills are made from. What belongs to a session
  * (its asker, task host, tool exposure, todo list) they reach through `runtime.session`.
  */
-export interface BuiltinDeps {
+interface BuiltinDeps {
   web: Settings["web"];
   /** The user's settings file, named in messages that say how to change a setting. */
   settingsFile: string;

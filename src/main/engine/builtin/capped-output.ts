@@ -2,7 +2,7 @@ import { createWriteStream, type WriteStream } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import { partialPathOf } from "../session/partial-file.ts";
 
-export interface CappedOutputOptions {
+interface CappedOutputOptions {
   /** How much output is kept in memory and returned; the rest only goes to the sidecar. */
   maxBytes: number;
   /** A fresh file for the whole output, asked for once the output passes `maxBytes`. */
@@ -13,7 +13,7 @@ export interface CappedOutputOptions {
   resume(): void;
 }
 
-export interface CapturedOutput {
+interface CapturedOutput {
   /** The whole output, or, past the cap, its head (cut on a whole line where possible). */
   text: string;
   /** Every byte of the output, when it passed the cap. */

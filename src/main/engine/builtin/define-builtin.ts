@@ -6,7 +6,7 @@ import { stableStringify } from "../tools/stable-stringify.ts";
 import { usePrecompiled } from "../tools/argument-validator.ts";
 import { BUILTIN_PARAMETERS, BUILTIN_VALIDATORS } from "./builtin-catalog.ts";
 
-export interface BuiltinSpec<S extends z.ZodObject, Data> {
+interface BuiltinSpec<S extends z.ZodObject, Data> {
   id: string;
   description: string;
   /**
@@ -32,7 +32,7 @@ export interface BuiltinSpec<S extends z.ZodObject, Data> {
 const DEFAULT_TIMEOUT_MS = 120_000;
 
 /** Publish a zod object as the JSON Schema the model sees and ajv validates. */
-export function toParameters(schema: z.ZodObject): JsonSchema {
+function toParameters(schema: z.ZodObject): JsonSchema {
   const { $schema: _drop, ...json } = z.toJSONSchema(schema, { io: "input", unrepresentable: "throw" });
   return json as JsonSchema;
 }

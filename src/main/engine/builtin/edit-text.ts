@@ -13,7 +13,7 @@ import {
 } from "./text-codec.ts";
 import { DIFF_MAX_CHANGED_LINES, DIFF_TIMEOUT_MS } from "./diff-limits.ts";
 
-export interface EditInput {
+interface EditInput {
   bytes: Uint8Array;
   display: string;
   oldString: string;
@@ -22,7 +22,7 @@ export interface EditInput {
 }
 
 /** What editing a file's bytes came to; the tool turns each outcome into its result or error. */
-export type EditOutcome =
+type EditOutcome =
   | { kind: "binary" }
   | { kind: "unclean"; sha256: string; encoding: TextEncoding }
   | { kind: "same-text"; sha256: string }

@@ -3,7 +3,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { OUTPUT_LIMITS } from "../tools/truncation.ts";
 import type { EditData } from "./edit.ts";
 import { DIFF_MAX_CHANGED_LINES } from "./diff-limits.ts";
-import { errorOf, openTestWorkspace, outputOf, type TestWorkspace } from "./test-workspace.ts";
+import { openTestWorkspace, type TestWorkspace } from "../../../../test/support/test-workspace.ts";
+import { errorOf, outputOf } from "../../../../test/support/envelope-of.ts";
 
 let ws: TestWorkspace;
 beforeEach(async () => {

@@ -1,16 +1,10 @@
 import { createHash } from "node:crypto";
-import type { Stats } from "node:fs";
 import type { ResolvedPath } from "../capability/fs-capability.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { FileStamp, ToolSession } from "../tools/tool-session.ts";
 
 export function sha256(bytes: Uint8Array): string {
   return createHash("sha256").update(bytes).digest("hex");
-}
-
-/** What a session remembers of a file's bytes and their on-disk state. */
-export function stampOf(bytes: Uint8Array, stats: Pick<Stats, "mtimeMs">): FileStamp {
-  return { size: bytes.byteLength, mtimeMs: stats.mtimeMs, sha256: sha256(bytes) };
 }
 
 /**

@@ -3,7 +3,8 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { OUTPUT_LIMITS } from "../tools/truncation.ts";
 import type { GlobData } from "./glob.ts";
-import { errorOf, openTestWorkspace, outputOf, type TestWorkspace } from "./test-workspace.ts";
+import { openTestWorkspace, type TestWorkspace } from "../../../../test/support/test-workspace.ts";
+import { errorOf, outputOf } from "../../../../test/support/envelope-of.ts";
 
 let ws: TestWorkspace;
 /** A folder beside the workspace root, outside it. */

@@ -38,7 +38,7 @@ export interface GrepCount {
   count: number;
 }
 
-export type GrepData = { files: string[] } | { matches: GrepMatch[] } | { counts: GrepCount[] };
+type GrepData = { files: string[] } | { matches: GrepMatch[] } | { counts: GrepCount[] };
 
 const byPath = <T extends { path: string }>(a: T, b: T): number =>
   a.path < b.path ? -1 : a.path > b.path ? 1 : 0;

@@ -8,7 +8,7 @@ const CONTEXT_BEFORE_MATCH = 100;
 const BINARY_SNIFF_BYTES = 64 * 1024;
 
 /** One matching line: its 1-based number and its text without the line break. */
-export interface MatchingLine {
+interface MatchingLine {
   line: number;
   text: string;
 }

@@ -2,11 +2,11 @@ import type { IPty } from "node-pty";
 import { killSandboxTree } from "../sandbox/kill-sandbox-tree.ts";
 
 /** How a command ended: `exitCode` is 128 + the signal number when a signal killed it. */
-export interface PtyExit {
+interface PtyExit {
   exitCode: number;
 }
 
-export interface PtyCommand {
+interface PtyCommand {
   /** The shell command line, run by `bash --noprofile --norc -c`. */
   command: string;
   /**
@@ -71,7 +71,7 @@ const SHELL_STEERING =
   /^(BASH_ENV|ENV|CDPATH|PROMPT_COMMAND|PS4|SHELLOPTS|BASHOPTS|IFS|GLOBIGNORE|BASH_FUNC_.*)$/;
 
 /** The environment bash starts with: the host's, less what steers the shell (above). */
-export function commandEnv(): Record<string, string> {
+function commandEnv(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env))
     if (value !== undefined && !SHELL_STEERING.test(key)) env[key] = value;

@@ -15,7 +15,7 @@ import {
   questionTool,
   type QuestionData,
 } from "./question.ts";
-import { errorOf, outputOf } from "./test-workspace.ts";
+import { errorOf, outputOf } from "../../../../test/support/envelope-of.ts";
 
 let base: string;
 let engine: Engine;

@@ -15,7 +15,7 @@ export const DISMISSED_QUESTION_ERROR =
   "The person dismissed the questions without answering. Continue with your best judgement and state the assumptions you made; do not ask the same questions again.";
 
 /** How long a call may wait for a person; abort (the stop button) ends the wait at any time. */
-export const QUESTION_TIMEOUT_MS = 24 * 60 * 60 * 1000;
+const QUESTION_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 
 const DESCRIPTION = `Ask the person questions and wait for the answers. Ask when a choice is theirs and guessing wrong would waste work; never for what you can find out yourself, nor for permission to run tools.
 

@@ -3,7 +3,7 @@ import { utf8Head } from "../tools/truncation.ts";
 import { sha256 } from "./file-stamp.ts";
 import { countLines, decodeText, isBinary, sliceLines } from "./text-codec.ts";
 
-export interface ReadTextInput {
+interface ReadTextInput {
   bytes: Uint8Array;
   /** First line (1-based) and how many lines; undefined: the whole file. */
   offset?: number;
@@ -27,7 +27,7 @@ function saved(file: string, text: string): boolean {
   }
 }
 
-export type ReadTextOutcome =
+type ReadTextOutcome =
   | { kind: "binary" }
   | { kind: "past-end"; totalLines: number }
   | {

@@ -6,7 +6,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Engine } from "../engine.ts";
 import { OUTPUT_LIMITS } from "../tools/truncation.ts";
 import type { ReadData } from "./read.ts";
-import { errorOf, openTestWorkspace, outputOf, type TestWorkspace } from "./test-workspace.ts";
+import { openTestWorkspace, type TestWorkspace } from "../../../../test/support/test-workspace.ts";
+import { errorOf, outputOf } from "../../../../test/support/envelope-of.ts";
 
 let ws: TestWorkspace;
 beforeEach(async () => {

@@ -25,7 +25,7 @@ For a large file pass offset and limit. Results over 200 KB are cut at a whole l
 const READ_INLINE_BYTES = 256 * 1024;
 
 /** Files larger than this are refused rather than loaded whole into memory. */
-export const MAX_READ_FILE_BYTES = 100 * 1024 * 1024;
+const MAX_READ_FILE_BYTES = 100 * 1024 * 1024;
 
 // Built when first needed (see defineBuiltin): listing the tool reads the bundle's catalog.
 const schema = () =>

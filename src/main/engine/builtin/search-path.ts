@@ -3,7 +3,7 @@ import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { ToolRuntime } from "../tools/contract.ts";
 import { plannedPath } from "./planned-path.ts";
 
-export interface SearchPath {
+interface SearchPath {
   target: ResolvedPath;
   isDir: boolean;
 }

@@ -6,7 +6,7 @@ import { Engine } from "../engine.ts";
 import { TrustStore } from "../policy/trust-store.ts";
 import { SkillCatalog } from "../skills/skill-catalog.ts";
 import { skillTool, type SkillData } from "./skill.ts";
-import { errorOf, outputOf } from "./test-workspace.ts";
+import { errorOf, outputOf } from "../../../../test/support/envelope-of.ts";
 
 let base: string;
 let root: string;

@@ -13,7 +13,7 @@ export const TASK_OUTSIDE_RUN_ERROR =
 export const TASK_SUMMARY_BYTES = 8 * 1024;
 
 /** A synchronous task waits as long as its child works; abort (the stop button) ends it at any time. */
-export const TASK_TIMEOUT_MS = 24 * 60 * 60 * 1000;
+const TASK_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 
 const DESCRIPTION = `Delegate a self-contained piece of work to a subagent. It sees only your prompt, not this conversation: write a complete brief (the goal, relevant files and facts, constraints, what to report back). It works in the same folder with the same or fewer permissions, and its tool calls count against your budgets. Use it for separable work that would flood your context; do small things yourself.
 

@@ -2,16 +2,16 @@
 export type TextEncoding = "utf8" | "utf8-bom" | "utf16le" | "utf16be" | "latin1";
 
 /** The line terminator style of a text: only LF, only CRLF, both, or no line break at all. */
-export type LineEnding = "lf" | "crlf" | "mixed" | "none";
+type LineEnding = "lf" | "crlf" | "mixed" | "none";
 
-export interface DecodedText {
+interface DecodedText {
   /** The text, without its byte order mark. */
   text: string;
   encoding: TextEncoding;
 }
 
 /** How many leading bytes are inspected for NUL bytes when deciding that a file is binary. */
-export const BINARY_SNIFF_BYTES = 8192;
+const BINARY_SNIFF_BYTES = 8192;
 
 const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Engine } from "../engine.ts";
 import type { TodoStore } from "../store/todo-store.ts";
 import type { TodoItem } from "../tools/todo-list.ts";
-import { errorOf, outputOf } from "./test-workspace.ts";
+import { errorOf, outputOf } from "../../../../test/support/envelope-of.ts";
 import type { TodoData } from "./todo.ts";
 
 let base: string;

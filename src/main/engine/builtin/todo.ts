@@ -9,8 +9,8 @@ const DESCRIPTION = `Write this session's todo list; the person sees it live. Us
 Each call replaces the whole list: send every item, in order. An empty list clears it.`;
 
 /** Longest list and longest item the tool accepts: a plan, not a dump. */
-export const MAX_TODOS = 100;
-export const MAX_TODO_CHARS = 1000;
+const MAX_TODOS = 100;
+const MAX_TODO_CHARS = 1000;
 
 // Built when first needed (see defineBuiltin): listing the tool reads the bundle's catalog.
 const schema = () =>

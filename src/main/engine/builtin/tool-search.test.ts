@@ -4,7 +4,8 @@ import type { AnyTool, ToolOrigin } from "../tools/contract.ts";
 import { LOCKED_TOOL_IDS, TOOL_SEARCH_ID } from "../tools/deferral.ts";
 import { modelSchema } from "../tools/model-schema.ts";
 import { defineBuiltin } from "./define-builtin.ts";
-import { errorOf, openTestWorkspace, outputOf, type TestWorkspace } from "./test-workspace.ts";
+import { openTestWorkspace, type TestWorkspace } from "../../../../test/support/test-workspace.ts";
+import { errorOf, outputOf } from "../../../../test/support/envelope-of.ts";
 import type { ToolSearchData } from "./tool-search.ts";
 
 const PLUGIN: ToolOrigin = { layer: "global", kind: "plugin", name: "extras" };

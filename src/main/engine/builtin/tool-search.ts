@@ -19,7 +19,7 @@ const schema = () =>
   });
 
 /** One tool found: what the model needs to call it (its parameters as the model is shown them). */
-export interface FoundTool {
+interface FoundTool {
   id: string;
   description: string;
   parameters: JsonSchema;

@@ -5,11 +5,11 @@ import zlib from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Envelope } from "../tools/envelope.ts";
 import { OUTPUT_LIMITS } from "../tools/truncation.ts";
-import { errorOf, outputOf } from "./test-workspace.ts";
+import { errorOf, outputOf } from "../../../../test/support/envelope-of.ts";
 import { webFetchTool, type WebFetchData, type WebFetchOptions, type WebFetchSettings } from "./web-fetch.ts";
 import type { LookupAll } from "./web/fetch-target.ts";
-import { startTestServer, type TestServer } from "./web/test-server.ts";
-import { openWebTestEngine, type WebTestEngine } from "./web/web-test-engine.ts";
+import { startTestServer, type TestServer } from "../../../../test/support/test-server.ts";
+import { openWebTestEngine, type WebTestEngine } from "../../../../test/support/web-test-engine.ts";
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { z } from "zod";
 import { ToolCallError } from "../errors/tool-call-error.ts";
-import type { Settings } from "../policy/lathe-settings.ts";
+import type { Settings } from "../config/lathe-settings.ts";
 import type { ToolDefinition } from "../tools/contract.ts";
 import { OUTPUT_LIMITS, truncateTextField } from "../tools/truncation.ts";
 import { offload } from "../offload/offload.ts";

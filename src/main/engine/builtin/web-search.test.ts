@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { errorOf, outputOf } from "./test-workspace.ts";
+import { errorOf, outputOf } from "../../../../test/support/envelope-of.ts";
 import { webSearchTool, type WebSearchData, type WebSearchSettings } from "./web-search.ts";
-import { startTestServer, type TestServer } from "./web/test-server.ts";
-import { openWebTestEngine, type WebTestEngine } from "./web/web-test-engine.ts";
+import { startTestServer, type TestServer } from "../../../../test/support/test-server.ts";
+import { openWebTestEngine, type WebTestEngine } from "../../../../test/support/web-test-engine.ts";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

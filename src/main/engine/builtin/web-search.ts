@@ -3,7 +3,7 @@ import path from "node:path";
 import { z } from "zod";
 import { resolveLatheHome } from "../config/lathe-home.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
-import type { Settings } from "../policy/lathe-settings.ts";
+import type { Settings } from "../config/lathe-settings.ts";
 import type { ToolSession } from "../tools/tool-session.ts";
 import type { ToolDefinition } from "../tools/contract.ts";
 import { defineBuiltin } from "./define-builtin.ts";
@@ -15,8 +15,8 @@ export interface WebSearchData {
   results: SearchResult[];
 }
 
-export const DEFAULT_MAX_RESULTS = 8;
-export const MAX_RESULTS = 20;
+const DEFAULT_MAX_RESULTS = 8;
+const MAX_RESULTS = 20;
 
 // Built when first needed (see defineBuiltin): listing the tool reads the bundle's catalog.
 const schema = () =>

@@ -2,7 +2,7 @@ import { sha256 } from "./file-stamp.ts";
 import { decodeText, isBinary, type TextEncoding } from "./text-codec.ts";
 
 /** What the write tool needs to know of a file it replaces. */
-export type ExistingFile = { kind: "binary" } | { kind: "text"; sha256: string; encoding: TextEncoding };
+type ExistingFile = { kind: "binary" } | { kind: "text"; sha256: string; encoding: TextEncoding };
 
 /**
  * Whether a file's bytes are text, in which encoding, and their SHA-256 (for the read-before-write

@@ -1,7 +1,8 @@
 import { chmod, mkdir, stat, unlink, writeFile } from "node:fs/promises";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { EditData } from "./edit.ts";
-import { errorOf, openTestWorkspace, outputOf, type TestWorkspace } from "./test-workspace.ts";
+import { openTestWorkspace, type TestWorkspace } from "../../../../test/support/test-workspace.ts";
+import { errorOf, outputOf } from "../../../../test/support/envelope-of.ts";
 import type { WriteData } from "./write.ts";
 
 let ws: TestWorkspace;

@@ -9,7 +9,7 @@ import { readVerifiedFileAndStats, writeVerifiedFile } from "./verified-file.ts"
 import { explainWriteFailure } from "./write-failure.ts";
 import { walkWorkspace, type WalkOptions } from "./workspace-walker.ts";
 
-export type Access = "read" | "write";
+type Access = "read" | "write";
 
 const checked = Symbol("lathe.checked-path");
 
@@ -25,7 +25,7 @@ export interface ResolvedPath {
 /** Kernel pseudo-filesystems: never a file a tool should read or write, whatever a scope says. */
 const PSEUDO_ROOTS = ["/proc", "/dev", "/sys"];
 
-export interface FsCapabilityOptions {
+interface FsCapabilityOptions {
   root: string;
   read: PathScope;
   write: PathScope;

@@ -124,7 +124,7 @@ export function urlHost(url: URL): string {
 }
 
 /** The port a URL connects to (its own, or its scheme's default). */
-export function urlPort(url: URL): number {
+function urlPort(url: URL): number {
   if (url.port !== "") return Number(url.port);
   return url.protocol === "https:" ? 443 : 80;
 }

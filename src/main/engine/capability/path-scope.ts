@@ -4,8 +4,8 @@ import { ManifestError } from "../errors/manifest-error.ts";
 import { isWithin } from "./canonical-path.ts";
 
 /** The variables a path pattern may start with. */
-export const PATH_VARIABLES = ["workspace", "ad-hoc", "user-data", "session"] as const;
-export type PathVariable = (typeof PATH_VARIABLES)[number];
+const PATH_VARIABLES = ["workspace", "ad-hoc", "user-data", "session"] as const;
+type PathVariable = (typeof PATH_VARIABLES)[number];
 
 /** What each variable expands to: canonical absolute directories (possibly none). */
 export type PathVariables = Record<PathVariable, readonly string[]>;

@@ -21,7 +21,7 @@ export interface WalkOptions {
 }
 
 /** What the walk may see: the canonical root it never leaves, and the tool's read scope. */
-export interface WalkScope {
+interface WalkScope {
   readonly root: string;
   mayRead(canonical: string): boolean;
   /** Whether `mayRead` holds for everything below a canonical folder (then files are not checked one by one). */

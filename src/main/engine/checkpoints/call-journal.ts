@@ -16,7 +16,7 @@ export interface CallJournal {
 }
 
 /** The POSIX path of `absolute` relative to `root`, or undefined outside it. */
-export function relativeInside(root: string, absolute: string): string | undefined {
+function relativeInside(root: string, absolute: string): string | undefined {
   if (absolute === root || !isWithin(root, absolute)) return undefined;
   return absolute
     .slice(root.length + 1)

@@ -2,7 +2,10 @@ import { appendFile, chmod, link, readFile, stat, symlink } from "node:fs/promis
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Checkpoint } from "./checkpoint-store.ts";
-import { openCheckpointWorkspace, type CheckpointWorkspace } from "./checkpoint-test-workspace.ts";
+import {
+  openCheckpointWorkspace,
+  type CheckpointWorkspace,
+} from "../../../../test/support/checkpoint-test-workspace.ts";
 
 // Every successful write, edit and bash call that changed files records one checkpoint with the
 // files' previous contents (in the blob store under LATHE_HOME), on real files in a temp folder.

@@ -47,7 +47,7 @@ export interface Checkpoint {
   entries: CheckpointEntry[];
 }
 
-export type NewCheckpoint = Omit<Checkpoint, "id" | "createdAt" | "restoredBy" | "messageSeq" | "runId">;
+type NewCheckpoint = Omit<Checkpoint, "id" | "createdAt" | "restoredBy" | "messageSeq" | "runId">;
 
 interface CheckpointRow {
   id: number;

@@ -20,7 +20,7 @@ import { SessionCheckpoints } from "./session-checkpoints.ts";
 import { WorkspaceIndex } from "./workspace-index.ts";
 
 /** One path a checkpoint covers, as listed. */
-export interface CheckpointFile {
+interface CheckpointFile {
   path: string;
   type: EntryType;
   change: "created" | "modified" | "deleted";
@@ -45,13 +45,13 @@ export interface RestoreOutcome {
   undoCheckpoint: number | null;
 }
 
-export interface RewindOutcome extends RestoreOutcome {
+interface RewindOutcome extends RestoreOutcome {
   plan: RewindPlan;
   /** Whether the conversation was cut (not when nothing was applied or a path failed). */
   conversationCut: boolean;
 }
 
-export interface CheckpointsOptions {
+interface CheckpointsOptions {
   /** Canonical workspace root. */
   root: string;
   latheHome: string;

@@ -8,7 +8,7 @@ import type { CheckpointEntry, PathState } from "./checkpoint-store.ts";
 import { diskState, type DiskState, type PlannedPath, type RestoreStep } from "./restore-plan.ts";
 
 /** A person's answer for one conflicting path: overwrite their change, or keep the path as it is. */
-export type RestoreChoice = "overwrite" | "keep";
+type RestoreChoice = "overwrite" | "keep";
 
 export interface RestoreOptions {
   /** Overwrite every conflict, and leave what cannot be restored as it is. */
@@ -23,7 +23,7 @@ export interface SkippedPath {
   reason: string;
 }
 
-export interface RestoreDecision {
+interface RestoreDecision {
   /** Steps to apply. */
   run: RestoreStep[];
   skipped: SkippedPath[];
@@ -142,7 +142,7 @@ async function removeFile(absolute: string): Promise<void> {
 }
 
 /** What applying a restore did not do: paths left alone (folders not empty) and paths that failed. */
-export interface ApplyReport {
+interface ApplyReport {
   skipped: SkippedPath[];
   failed: SkippedPath[];
 }

@@ -8,7 +8,7 @@ import type { Checkpoint, EntryType, PathState } from "./checkpoint-store.ts";
  * back a file or folder that was deleted, `delete` removes one the change created, `none`: it
  * already is as it was.
  */
-export type PathAction = "restore" | "recreate" | "delete" | "none";
+type PathAction = "restore" | "recreate" | "delete" | "none";
 
 export interface PlannedPath {
   /** POSIX path relative to the workspace root. */
@@ -57,7 +57,7 @@ export interface PreparedRestore {
 const PROTECTED = [".git", ".lathe"];
 
 /** Whether a stored path is a plain relative path inside the root (no "..", not absolute, not protected). */
-export function isRestorablePath(relative: string): boolean {
+function isRestorablePath(relative: string): boolean {
   if (relative === "" || relative.startsWith("/") || relative.includes("\0") || relative.includes("\\"))
     return false;
   const parts = relative.split("/");

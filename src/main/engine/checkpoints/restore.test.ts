@@ -1,7 +1,10 @@
 import { chmod, mkdir, readFile, stat, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openCheckpointWorkspace, type CheckpointWorkspace } from "./checkpoint-test-workspace.ts";
+import {
+  openCheckpointWorkspace,
+  type CheckpointWorkspace,
+} from "../../../../test/support/checkpoint-test-workspace.ts";
 
 // Restoring one checkpoint on real files: previews, deletions of created files, recreations of
 // deleted ones, conflicts with what the person changed since, force and per-file choices, and

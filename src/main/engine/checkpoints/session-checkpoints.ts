@@ -7,7 +7,7 @@ import type { FileCheckpoint } from "./file-checkpoint.ts";
 import { WorkspaceTooLarge, type IndexSnapshot, type WorkspaceIndex } from "./workspace-index.ts";
 
 /** The call a checkpoint is opened for. */
-export interface CheckpointedCall {
+interface CheckpointedCall {
   tool: AnyTool;
   /** The engine's id of the call. */
   callId: string;
@@ -34,7 +34,7 @@ export interface CallCheckpoints {
   open(call: CheckpointedCall): Promise<OpenCheckpoint | undefined>;
 }
 
-export interface SessionCheckpointsOptions {
+interface SessionCheckpointsOptions {
   sessionId: string;
   root: string;
   blobs: BlobStore;

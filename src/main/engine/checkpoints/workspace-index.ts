@@ -46,7 +46,7 @@ interface IndexRow {
   hash: string | null;
 }
 
-export interface WorkspaceIndexOptions {
+interface WorkspaceIndexOptions {
   db: Db;
   blobs: BlobStore;
   sessionId: string;

@@ -3,7 +3,7 @@ import { mkdir, open, readFile, realpath, rename, rm, stat } from "node:fs/promi
 import path from "node:path";
 import type { z } from "zod";
 import { ConfigError } from "../errors/config-error.ts";
-import { SettingsSchema, type Settings } from "../policy/lathe-settings.ts";
+import { SettingsSchema, type Settings } from "./lathe-settings.ts";
 
 /** A settings file's JSON object as written: validated, but without the defaults filled in. */
 export type SettingsDocument = Record<string, unknown>;

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { resolveLatheHome } from "../config/lathe-home.ts";
-import { loadPolicyConfig } from "../policy/policy-config.ts";
+import { loadPolicyConfig } from "../config/policy-config.ts";
 import {
   machineSandbox,
   sandboxAvailability,
@@ -10,7 +10,7 @@ import {
 import { sandboxAvailabilityCache } from "../sandbox/sandbox-availability-cache.ts";
 
 /** One thing Lathe needs from the machine, and whether it has it. */
-export interface DoctorCheck {
+interface DoctorCheck {
   name: string;
   ok: boolean;
   /** Whether Lathe cannot work as designed without it. */
@@ -20,7 +20,7 @@ export interface DoctorCheck {
 }
 
 /** The two walls around what the agent does: the parser policy and the OS sandbox. */
-export interface DoctorWalls {
+interface DoctorWalls {
   policy: { active: true; detail: string };
   sandbox: SandboxStatus & {
     /** Whether the settings turn it on (a project may only narrow the user's). */
@@ -37,7 +37,7 @@ export interface DoctorReport {
   checks: DoctorCheck[];
 }
 
-export interface DoctorOptions {
+interface DoctorOptions {
   /** The workspace whose settings decide the sandbox (default: the current directory). */
   root?: string;
   latheHome?: string;

@@ -1,12 +1,12 @@
 import type { McpEvent } from "../mcp/mcp-event.ts";
 import { McpManager, type UnsandboxedServerApprover } from "../mcp/mcp-manager.ts";
 import { PluginManager, type PluginLogEntry } from "../plugins/plugin-manager.ts";
-import type { PolicyConfig } from "../policy/policy-config.ts";
+import type { PolicyConfig } from "../config/policy-config.ts";
 import { TrustStore } from "../policy/trust-store.ts";
 import type { EngineSandbox } from "../sandbox/engine-sandbox.ts";
 import type { ToolRegistry } from "../tools/tool-registry.ts";
 
-export interface ExtensionOptions {
+interface ExtensionOptions {
   registry: ToolRegistry;
   root: string;
   latheHome: string;

@@ -15,12 +15,12 @@ import type { PluginManifest } from "../plugins/plugin-manifest.ts";
 import { pinKey } from "../plugins/project-plugins.ts";
 import { readPluginSource } from "../plugins/plugin-source.ts";
 import { ConfigError } from "../errors/config-error.ts";
-import { EMPTY_SETTINGS, loadSettings, type Settings } from "../policy/lathe-settings.ts";
+import { EMPTY_SETTINGS, loadSettings, type Settings } from "../config/lathe-settings.ts";
 import { TrustStore } from "../policy/trust-store.ts";
 import type { ArgPattern, ShellRunRequirement } from "../tools/requirement-set.ts";
 
 /** What an extension may touch, as a person reads it before trusting the folder. */
-export interface ReviewedRequirements {
+interface ReviewedRequirements {
   read: string[];
   write: string[];
   hosts: string[];
@@ -71,7 +71,7 @@ function argText(arg: ArgPattern): string {
 }
 
 /** A shell requirement as a person reads it. */
-export function commandShape(req: ShellRunRequirement): string {
+function commandShape(req: ShellRunRequirement): string {
   return req.args ? [req.cmd, ...req.args.map(argText)].join(" ") : `${req.cmd} <any arguments>`;
 }
 

@@ -1,7 +1,7 @@
 import { closeSync, fstatSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import path from "node:path";
 
-export interface RotatingLogFileOptions {
+interface RotatingLogFileOptions {
   /** The current log file, e.g. `<logs>/lathe.log`; its folder is created. */
   file: string;
   /** Start a new file before one grows past this many bytes (default 5 MiB). */
@@ -10,8 +10,8 @@ export interface RotatingLogFileOptions {
   keep?: number;
 }
 
-export const DEFAULT_LOG_MAX_BYTES = 5 * 1024 * 1024;
-export const DEFAULT_LOG_KEEP = 3;
+const DEFAULT_LOG_MAX_BYTES = 5 * 1024 * 1024;
+const DEFAULT_LOG_KEEP = 3;
 
 /**
  * An append-only log file capped in size: when a write would take it past `maxBytes`, the file

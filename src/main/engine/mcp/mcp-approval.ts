@@ -1,8 +1,8 @@
 import path from "node:path";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.ts";
-import { loadSettings } from "../policy/lathe-settings.ts";
-import { loadPolicyConfig, type SourcedMcpServer } from "../policy/policy-config.ts";
+import { loadSettings } from "../config/lathe-settings.ts";
+import { loadPolicyConfig, type SourcedMcpServer } from "../config/policy-config.ts";
 import { ProtectedPaths } from "../policy/protected-paths.ts";
 import type { TrustStore } from "../policy/trust-store.ts";
 import { EngineSandbox } from "../sandbox/engine-sandbox.ts";
@@ -13,7 +13,7 @@ import { mcpLogFile } from "./mcp-manager.ts";
 import { pinScope, serverHash, serverPinKey, toolHash, toolPinKey } from "./mcp-pins.ts";
 import { McpServerLog } from "./mcp-server-log.ts";
 
-export interface ApprovalInput {
+interface ApprovalInput {
   /** The servers to approve (e.g. from `configuredMcpServers`). */
   servers: readonly SourcedMcpServer[];
   trust: TrustStore;

@@ -1,5 +1,5 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { SourcedMcpServer } from "../policy/policy-config.ts";
+import type { SourcedMcpServer } from "../config/policy-config.ts";
 import type { ToolOrigin } from "../tools/contract.ts";
 import { LOCKED_TOOL_IDS } from "../tools/locked-tools.ts";
 import type { ToolRegistry } from "../tools/tool-registry.ts";
@@ -22,7 +22,7 @@ export function unbindServer(registry: ToolRegistry, server: SourcedMcpServer): 
   registry.clearDisabled((entry) => matches(entry.origin));
 }
 
-export interface BindInput {
+interface BindInput {
   registry: ToolRegistry;
   server: SourcedMcpServer;
   root: string;

@@ -1,8 +1,7 @@
 import path from "node:path";
-import type { McpServerConfig } from "../policy/lathe-settings.ts";
+import type { McpServerConfig } from "../config/lathe-settings.ts";
 
 export type McpStdioConfig = Extract<McpServerConfig, { command: string }>;
-export type McpHttpConfig = Extract<McpServerConfig, { url: string }>;
 
 export function isStdio(config: McpServerConfig): config is McpStdioConfig {
   return "command" in config;

@@ -13,7 +13,7 @@ function isMcpError(err: unknown): err is Error & { code: number } {
 }
 import { redactText } from "../audit/redact.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
-import type { McpServerConfig } from "../policy/lathe-settings.ts";
+import type { McpServerConfig } from "../config/lathe-settings.ts";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.ts";
 import { loginShellPath } from "./login-shell-path.ts";
 import { commandLine, isStdio } from "./mcp-command-line.ts";
@@ -27,7 +27,7 @@ export interface Backoff {
   maxMs: number;
 }
 
-export interface McpConnectionOptions {
+interface McpConnectionOptions {
   name: string;
   config: McpServerConfig;
   root: string;

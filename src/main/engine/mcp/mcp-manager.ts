@@ -1,6 +1,6 @@
 import path from "node:path";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { SourcedMcpServer } from "../policy/policy-config.ts";
+import type { SourcedMcpServer } from "../config/policy-config.ts";
 import type { TrustStore } from "../policy/trust-store.ts";
 import type { EngineSandbox } from "../sandbox/engine-sandbox.ts";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.ts";

@@ -1,18 +1,18 @@
 import { createHash } from "node:crypto";
-import type { McpServerConfig } from "../policy/lathe-settings.ts";
-import type { SourcedMcpServer } from "../policy/policy-config.ts";
+import type { McpServerConfig } from "../config/lathe-settings.ts";
+import type { SourcedMcpServer } from "../config/policy-config.ts";
 import type { TrustStore } from "../policy/trust-store.ts";
 import { stableStringify } from "../tools/stable-stringify.ts";
 import { commandLine, isStdio } from "./mcp-command-line.ts";
 
 /** How a server's or tool's current descriptor compares with what the user approved. */
-export type PinStatus = "match" | "changed" | "new";
+type PinStatus = "match" | "changed" | "new";
 
 /**
  * What an MCP tool publishes that the model reads or Lathe acts on (`readOnlyHint` makes a tool
  * run in parallel and shows it as a read): pinned so a change cannot slip in unseen.
  */
-export interface McpToolDescriptor {
+interface McpToolDescriptor {
   name: string;
   title?: string | undefined;
   description?: string | undefined;
@@ -20,7 +20,7 @@ export interface McpToolDescriptor {
   annotations?: Record<string, unknown> | undefined;
 }
 
-export interface ServerDescription {
+interface ServerDescription {
   name: string;
   layer: "global" | "project";
   /** The exact command line (or URL) the server starts with, for display. */

@@ -12,7 +12,7 @@ export interface McpToolData {
 }
 
 /** Where each image block of a result was saved. */
-export type SavedImages = ReadonlyMap<ContentBlock, ToolImage>;
+type SavedImages = ReadonlyMap<ContentBlock, ToolImage>;
 
 function base64Bytes(data: string): number {
   return Math.floor((data.replace(/=+$/, "").length * 3) / 4);
@@ -40,7 +40,7 @@ export async function saveImages(
 }
 
 /** One content block as text: text as is, everything else described in a line. */
-export function contentText(block: ContentBlock, saved?: SavedImages): string {
+function contentText(block: ContentBlock, saved?: SavedImages): string {
   switch (block.type) {
     case "text":
       return block.text;

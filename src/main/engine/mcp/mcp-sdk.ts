@@ -18,5 +18,3 @@ export async function loadMcpSdk() {
     StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
   };
 }
-
-export type McpSdk = Awaited<ReturnType<typeof loadMcpSdk>>;

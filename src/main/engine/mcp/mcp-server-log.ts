@@ -1,7 +1,7 @@
 import { appendFile, mkdir, rename, stat } from "node:fs/promises";
 import path from "node:path";
 
-export interface McpServerLogOptions {
+interface McpServerLogOptions {
   /** When the file would grow past this, it is moved to `<file>.1` and a new one started. */
   maxBytes?: number;
   /** Lines kept in memory for the UI. */

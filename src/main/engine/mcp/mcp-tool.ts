@@ -15,7 +15,7 @@ export interface McpToolCaller {
   ): Promise<CallToolResult>;
 }
 
-export interface McpToolSpec {
+interface McpToolSpec {
   /** The registry id (the flat name, or `mcp__<server>__<tool>` after a collision). */
   id: string;
   server: string;
@@ -24,7 +24,7 @@ export interface McpToolSpec {
   caller: McpToolCaller;
 }
 
-export const MCP_TOOL_TIMEOUT_MS = 60_000;
+const MCP_TOOL_TIMEOUT_MS = 60_000;
 
 /**
  * An MCP tool as a Lathe tool: the server's schema and description, gated like any tool that

@@ -4,7 +4,7 @@ import type { Readable } from "node:stream";
 import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { loadMcpSdk } from "./mcp-sdk.ts";
-import type { McpServerConfig } from "../policy/lathe-settings.ts";
+import type { McpServerConfig } from "../config/lathe-settings.ts";
 import { shellWord } from "../sandbox/shell-word.ts";
 import type { ConfinedProcess, ProcessSandbox } from "../sandbox/process-sandbox.ts";
 import { isStdio, serverCwd } from "./mcp-command-line.ts";

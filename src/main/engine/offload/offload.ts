@@ -3,10 +3,10 @@ import type { WithTransfer } from "./job-result.ts";
 import { WorkerPool, type JobOptions } from "./worker-pool.ts";
 
 type Jobs = typeof JOBS;
-export type JobName = keyof Jobs;
-export type JobInput<N extends JobName> = Parameters<Jobs[N]>[0];
+type JobName = keyof Jobs;
+type JobInput<N extends JobName> = Parameters<Jobs[N]>[0];
 type Unwrapped<T> = T extends WithTransfer<infer V> ? V : T;
-export type JobOutput<N extends JobName> = Unwrapped<Awaited<ReturnType<Jobs[N]>>>;
+type JobOutput<N extends JobName> = Unwrapped<Awaited<ReturnType<Jobs[N]>>>;
 
 /**
  * The worker's entry file. Run from the TypeScript sources (the CLI, tests), this module is a
@@ -25,7 +25,7 @@ let pool: WorkerPool | undefined;
  * The process's offload pool: four workers, started on first use (a job stuck until its call times
  * out, such as a backtracking regular expression, still leaves others to the rest).
  */
-export function offloadPool(): WorkerPool {
+function offloadPool(): WorkerPool {
   pool ??= new WorkerPool(offloadWorkerEntry(), 4);
   return pool;
 }

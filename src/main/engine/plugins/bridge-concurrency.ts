@@ -2,9 +2,9 @@ import { ToolCallError } from "../errors/tool-call-error.ts";
 import { PLUGIN_LIMITS } from "./plugin-limits.ts";
 
 /** The families of `runtime` requests that are capped separately. */
-export type BridgeFamily = "fs" | "net" | "shell";
+type BridgeFamily = "fs" | "net" | "shell";
 
-export interface GateLimits {
+interface GateLimits {
   /** Requests carried out at once. */
   active: number;
   /** Requests that may wait for a turn; one more is refused. */

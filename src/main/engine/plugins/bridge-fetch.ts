@@ -7,13 +7,13 @@ import { parseHostPatterns, type HostPattern } from "../capability/host-pattern.
 import type { ToolRuntime } from "../tools/contract.ts";
 import { PLUGIN_LIMITS } from "./plugin-limits.ts";
 
-export interface FetchInit {
+interface FetchInit {
   method?: string | undefined;
   headers?: Record<string, string> | undefined;
   body?: string | undefined;
 }
 
-export interface FetchResult {
+interface FetchResult {
   status: number;
   headers: Record<string, string>;
   text: string;
@@ -22,7 +22,7 @@ export interface FetchResult {
 }
 
 /** What `runtime.net.fetch` needs besides the call's runtime. */
-export interface PluginFetchOptions {
+interface PluginFetchOptions {
   toolId: string;
   /** The plugin's `requires.net.hosts`. */
   hosts: readonly string[];
@@ -37,7 +37,7 @@ const METHOD = /^[A-Z]{1,16}$/;
  * `localhost`, exactly as declared (with their port, if any). A name like `api.example.com` or
  * a wildcard never may, whatever it resolves to.
  */
-export function privateHostsOf(patterns: readonly HostPattern[]): string[] {
+function privateHostsOf(patterns: readonly HostPattern[]): string[] {
   return patterns
     .filter((p) => p.kind === "ip" || (p.kind === "name" && p.host === "localhost"))
     .map((p) => {

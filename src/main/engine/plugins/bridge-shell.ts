@@ -9,7 +9,7 @@ import type { RequirementSet } from "../tools/requirement-set.ts";
 import { planPluginCommand } from "./plugin-shell-plan.ts";
 import { PLUGIN_LIMITS } from "./plugin-limits.ts";
 
-export interface ShellResult {
+interface ShellResult {
   /** The exit status, or null when the command was killed (timeout, output limit, abort). */
   exit_code: number | null;
   /** stdout, then stderr, cut at the output limit. */

@@ -23,7 +23,7 @@ export function textJson(input: { bytes: Uint8Array }): WithTransfer<Uint8Array>
   return new WithTransfer(out, transferList(out));
 }
 
-export type WritePayload =
+type WritePayload =
   | { ok: true; path: string; bytes: Uint8Array }
   | { ok: false; problem: "shape" }
   | { ok: false; problem: "size"; bytes: number };

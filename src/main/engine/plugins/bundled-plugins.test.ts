@@ -6,7 +6,8 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { defaultBundledDir } from "./plugin-discovery.ts";
 import { checkPluginFolder } from "./plugin-folder-check.ts";
-import { errorOf, openPluginWorld, outputOf, type PluginWorld } from "./plugin-test-kit.ts";
+import { openPluginWorld, type PluginWorld } from "../../../../test/support/plugin-test-kit.ts";
+import { errorOf, outputOf } from "../../../../test/support/envelope-of.ts";
 
 let world: PluginWorld | undefined;
 let server: Server | undefined;

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Engine } from "../engine.ts";
 import { globalToolsDir } from "./plugin-discovery.ts";
 import { PluginManager } from "./plugin-manager.ts";
-import { plugin, writePlugin } from "./plugin-test-kit.ts";
+import { plugin, writePlugin } from "../../../../test/support/plugin-test-kit.ts";
 
 // `disabledPlugins` in the user's settings: the plugins a person turned off stay off, say so,
 // and come back when the entry goes — each applied on the manager's next reload.

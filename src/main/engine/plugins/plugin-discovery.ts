@@ -70,9 +70,3 @@ export async function discoverFolders(tools: ToolsDir): Promise<PluginFolder[]> 
   }
   return folders;
 }
-
-/** Every plugin folder of the given directories, in layer order. */
-export async function discoverPlugins(dirs: readonly ToolsDir[]): Promise<PluginFolder[]> {
-  const lists = await Promise.all(dirs.map(discoverFolders));
-  return lists.flat();
-}

@@ -2,7 +2,8 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { entryUrl } from "./plugin-source.ts";
 import { IsolateHost } from "./isolate-host.ts";
-import { errorOf, openPluginWorld, writePlugin, type PluginWorld } from "./plugin-test-kit.ts";
+import { openPluginWorld, writePlugin, type PluginWorld } from "../../../../test/support/plugin-test-kit.ts";
+import { errorOf } from "../../../../test/support/envelope-of.ts";
 
 // A plugin's errors name its file and line: a throw on a known line, a throw in a helper, a
 // runtime refusal let through, top-level code that throws, and a syntax error at load.

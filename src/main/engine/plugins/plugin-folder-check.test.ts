@@ -6,7 +6,7 @@ import { TrustStore } from "../policy/trust-store.ts";
 import { checkPluginFolder } from "./plugin-folder-check.ts";
 import { globalToolsDir, projectToolsDir } from "./plugin-discovery.ts";
 import { pinProjectPlugins } from "./project-plugins.ts";
-import { manifestFields, plugin, writePlugin } from "./plugin-test-kit.ts";
+import { manifestFields, plugin, writePlugin } from "../../../../test/support/plugin-test-kit.ts";
 
 // `lathe plugin check <folder>`: the loader's own checks, every problem with its fix, plus what
 // only running the module shows (top-level code, `execute` not a function) and what a plugin

@@ -19,7 +19,7 @@ import { checkPluginSource } from "./plugin-source-check.ts";
 import { pinFix, pinRefusal } from "./project-plugins.ts";
 
 /** One problem `lathe plugin check` found: the file, where in it, what is wrong, how to fix it. */
-export interface PluginCheckProblem {
+interface PluginCheckProblem {
   file: string;
   where: string;
   problem: string;
@@ -39,7 +39,7 @@ export interface PluginCheckReport {
   notes: string[];
 }
 
-export interface PluginCheckOptions {
+interface PluginCheckOptions {
   latheHome: string;
   /** The bundled plugins (default: Lathe's `plugins/`), for what a plugin would shadow. */
   bundledDir?: string;

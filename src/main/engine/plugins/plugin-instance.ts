@@ -15,10 +15,10 @@ import { checkPluginSource } from "./plugin-source-check.ts";
 import { pluginTool } from "./plugin-tool.ts";
 
 /** Where a plugin is in its lifecycle: init → activate → deactivate → dispose, or disabled. */
-export type PluginState = "new" | "initialized" | "active" | "disabled" | "deactivated" | "disposed";
+type PluginState = "new" | "initialized" | "active" | "disabled" | "deactivated" | "disposed";
 
 /** Why a plugin is not loaded, and the one command or action that loads it again. */
-export interface Refusal {
+interface Refusal {
   reason: string;
   fix: string;
 }

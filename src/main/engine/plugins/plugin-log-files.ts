@@ -16,12 +16,12 @@ export interface PluginLogEntry {
 }
 
 /** Each plugin's log file grows to this size before it is rotated… */
-export const PLUGIN_LOG_MAX_BYTES = 1024 * 1024;
+const PLUGIN_LOG_MAX_BYTES = 1024 * 1024;
 /** …and this many older files are kept (`<name>.1.log` newest). */
-export const PLUGIN_LOG_KEEP = 3;
+const PLUGIN_LOG_KEEP = 3;
 
 /** The folder of the plugins' log files. */
-export function pluginLogDir(latheHome: string): string {
+function pluginLogDir(latheHome: string): string {
   return path.join(latheHome, "logs", "plugins");
 }
 
@@ -39,7 +39,7 @@ export function formatPluginLogLine(entry: PluginLogEntry): string {
   return `${new Date(entry.at).toISOString()} [${entry.layer}] ${entry.source === "lathe" ? "lathe: " : ""}${text}`;
 }
 
-export interface PluginLogFilesOptions {
+interface PluginLogFilesOptions {
   /** Told when a plugin's file cannot be written (once per distinct failure). */
   onError(plugin: string, message: string): void;
   maxBytes?: number;

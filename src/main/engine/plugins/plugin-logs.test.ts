@@ -4,7 +4,12 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { formatPluginLogLine, PluginLogFiles, pluginLogFile } from "./plugin-log-files.ts";
-import { openPluginWorld, plugin, writePlugin, type PluginWorld } from "./plugin-test-kit.ts";
+import {
+  openPluginWorld,
+  plugin,
+  writePlugin,
+  type PluginWorld,
+} from "../../../../test/support/plugin-test-kit.ts";
 
 // Every line a plugin logs and every restart with its reason reach
 // `$LATHE_HOME/logs/plugins/<name>.log` (rotated), as well as the manager's onLog.

@@ -5,14 +5,13 @@ import { toolInfo } from "../tools/tool-registry.ts";
 import { PluginManager } from "./plugin-manager.ts";
 import { describeProjectPlugins, pinProjectPlugins } from "./project-plugins.ts";
 import {
-  errorOf,
   manifestFields,
   openPluginWorld,
-  outputOf,
   plugin,
   writePlugin,
   type PluginWorld,
-} from "./plugin-test-kit.ts";
+} from "../../../../test/support/plugin-test-kit.ts";
+import { errorOf, outputOf } from "../../../../test/support/envelope-of.ts";
 
 let world: PluginWorld | undefined;
 afterEach(async () => {

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { loadSettings } from "../policy/lathe-settings.ts";
+import { loadSettings } from "../config/lathe-settings.ts";
 import { TrustStore } from "../policy/trust-store.ts";
 import type { ToolRegistry } from "../tools/tool-registry.ts";
 import type { EntryChecker } from "./entry-check.ts";

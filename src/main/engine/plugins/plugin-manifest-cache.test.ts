@@ -6,7 +6,13 @@ import { PluginManager } from "./plugin-manager.ts";
 import { PluginManifestCache, pluginManifestCache } from "./plugin-manifest-cache.ts";
 import { parseManifest } from "./plugin-manifest.ts";
 import { pinProjectPlugins } from "./project-plugins.ts";
-import { manifestFields, openPluginWorld, plugin, writePlugin, type PluginWorld } from "./plugin-test-kit.ts";
+import {
+  manifestFields,
+  openPluginWorld,
+  plugin,
+  writePlugin,
+  type PluginWorld,
+} from "../../../../test/support/plugin-test-kit.ts";
 
 let world: PluginWorld | undefined;
 afterEach(async () => {

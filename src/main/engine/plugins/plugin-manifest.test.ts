@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { PluginLoadError } from "./plugin-load-error.ts";
 import { checkManifest, parseManifest } from "./plugin-manifest.ts";
-import { manifestFields } from "./plugin-test-kit.ts";
+import { manifestFields } from "../../../../test/support/plugin-test-kit.ts";
 
 const FILE = "/home/ann/.lathe/tools/greet/tool.yaml";
 

@@ -376,7 +376,7 @@ function shapeFields(
 }
 
 /** A tool.yaml checked from top to bottom: every problem found, and the manifest when there are none. */
-export interface ManifestCheck {
+interface ManifestCheck {
   manifest?: PluginManifest;
   problems: PluginLoadError[];
 }

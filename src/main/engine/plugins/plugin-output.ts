@@ -29,7 +29,7 @@ export interface LargeResultInput {
   sidecarPath?: string;
 }
 
-export type LargeResult =
+type LargeResult =
   { kind: "invalid"; message: string } | { kind: "cut"; head: unknown } | { kind: "whole"; value: unknown };
 
 /**

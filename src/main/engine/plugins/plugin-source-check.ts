@@ -5,7 +5,7 @@ import type { PluginManifestCache } from "./plugin-manifest-cache.ts";
 import type { PluginFile, PluginSource } from "./plugin-source.ts";
 
 /** What the loader finds in a plugin folder: every problem, and the manifest when there is none. */
-export interface SourceCheck {
+interface SourceCheck {
   manifest?: PluginManifest;
   problems: PluginLoadError[];
 }

@@ -4,13 +4,12 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
-  errorOf,
   openPluginWorld,
-  outputOf,
   plugin,
   writePlugin,
   type PluginWorld,
-} from "./plugin-test-kit.ts";
+} from "../../../../test/support/plugin-test-kit.ts";
+import { errorOf, outputOf } from "../../../../test/support/envelope-of.ts";
 
 let world: PluginWorld | undefined;
 let server: Server | undefined;

@@ -8,7 +8,7 @@ import { truncateResult } from "./plugin-output.ts";
 import { largeResult } from "./plugin-result.ts";
 import type { BridgeServices } from "./plugin-runtime-bridge.ts";
 
-export interface PluginToolInput {
+interface PluginToolInput {
   manifest: PluginManifest;
   /** TOOL.md: when to use the tool, when not, examples; appended to the description. */
   toolMd: string | undefined;
@@ -18,7 +18,7 @@ export interface PluginToolInput {
 }
 
 /** What the model reads about a plugin: its one-line description, then its TOOL.md. */
-export function pluginDescription(manifest: PluginManifest, toolMd: string | undefined): string {
+function pluginDescription(manifest: PluginManifest, toolMd: string | undefined): string {
   const guide = toolMd?.trim();
   return guide ? `${manifest.description}\n\n${guide}` : manifest.description;
 }

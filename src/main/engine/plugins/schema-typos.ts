@@ -2,7 +2,7 @@ import { SUBSCHEMA_LISTS, SUBSCHEMA_MAPS, SUBSCHEMA_SLOTS } from "../tools/json-
 import { didYouMean } from "./did-you-mean.ts";
 
 /** A slip in a plugin's JSON Schema that a validator would not catch, or would blame vaguely. */
-export interface SchemaTypo {
+interface SchemaTypo {
   /** Where, as dotted keys from the schema's root, e.g. `properties.path.type`. */
   path: string;
   problem: string;

@@ -14,7 +14,7 @@ export interface ApprovalRequest {
 }
 
 /** once: this call; always: every call with this key for the rest of the session; reject: no. */
-export type ApprovalAnswer = "once" | "always" | "reject";
+type ApprovalAnswer = "once" | "always" | "reject";
 
 /** A host that can ask a person. Headless hosts have none, so `ask` becomes `deny`. */
 export type Approver = (request: ApprovalRequest, signal?: AbortSignal) => Promise<ApprovalAnswer>;

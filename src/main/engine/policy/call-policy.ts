@@ -10,8 +10,8 @@ import type { AnyTool, ToolOrigin } from "../tools/contract.ts";
 import type { ToolCall } from "../tools/tool-call.ts";
 import type { ApprovalCache } from "./approval-cache.ts";
 import type { Approver } from "./approval-request.ts";
-import type { ApprovalMode } from "./lathe-settings.ts";
-import type { PolicyConfig } from "./policy-config.ts";
+import type { ApprovalMode } from "../config/lathe-settings.ts";
+import type { PolicyConfig } from "../config/policy-config.ts";
 import type { ProtectedPaths } from "./protected-paths.ts";
 import { compilePattern } from "./rule-pattern.ts";
 import { explainVerdict, type Ruleset, type Subject } from "./ruleset.ts";
@@ -46,7 +46,7 @@ function wildcard(pattern: string): RegExp {
 }
 
 /** `tool:key-pattern` entries of allowlist mode; a bare tool id matches every key of that tool. */
-export function allowlistMatches(allowlist: readonly string[], toolId: string, key: string): boolean {
+function allowlistMatches(allowlist: readonly string[], toolId: string, key: string): boolean {
   return allowlist.some((entry) => {
     const colon = entry.indexOf(":");
     const tool = colon < 0 ? entry : entry.slice(0, colon);
@@ -160,7 +160,7 @@ function howToAllow(toolId: string, ctx: PolicyContext, subject: Subject | undef
 }
 
 /** What `authorize` decides instead of the tool's own plan: an access it makes while running. */
-export interface PlanOverride {
+interface PlanOverride {
   plan?: CallPlan;
   approvalKey?: string;
 }

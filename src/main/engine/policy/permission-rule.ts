@@ -1,11 +1,7 @@
 import { z } from "zod";
 
-export const ACTIONS = ["allow", "deny", "ask"] as const;
+const ACTIONS = ["allow", "deny", "ask"] as const;
 export type Action = (typeof ACTIONS)[number];
-
-/** Capability names a rule may name instead of a tool id. */
-export const CAPABILITY_PERMISSIONS = ["fs.read", "fs.write", "net.fetch", "shell.run"] as const;
-export type CapabilityPermission = (typeof CAPABILITY_PERMISSIONS)[number];
 
 export const PermissionRuleSchema = z.strictObject({
   permission: z
@@ -25,7 +21,7 @@ export type PermissionRule = z.infer<typeof PermissionRuleSchema>;
 
 /** Where a rule came from; listed from the most to the least authoritative. */
 export const SCOPES = ["manifest", "session", "project", "user"] as const;
-export type Scope = (typeof SCOPES)[number];
+type Scope = (typeof SCOPES)[number];
 
 export interface ScopedRule extends PermissionRule {
   scope: Scope;

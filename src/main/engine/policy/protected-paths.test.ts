@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { McpServerSchema } from "./lathe-settings.ts";
+import { McpServerSchema } from "../config/lathe-settings.ts";
 import { ProtectedPaths, type ProtectedServer } from "./protected-paths.ts";
 
 let base: string;

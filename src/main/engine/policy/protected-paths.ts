@@ -1,7 +1,7 @@
 import { lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { isWithin } from "../capability/canonical-path.ts";
-import type { McpServerConfig } from "./lathe-settings.ts";
+import type { McpServerConfig } from "../config/lathe-settings.ts";
 
 /** A location no tool, plugin or command may write, whether or not it exists yet. */
 export interface ProtectedEntry {
@@ -19,7 +19,7 @@ export interface ProtectedServer {
   config: McpServerConfig;
 }
 
-export interface ProtectedPathsInput {
+interface ProtectedPathsInput {
   /** Canonical workspace root. */
   root: string;
   /** Canonical `$LATHE_HOME`. */

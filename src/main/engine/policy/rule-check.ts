@@ -3,7 +3,7 @@ import type { ScopedRule } from "./permission-rule.ts";
 import { explainVerdict, Ruleset, type RuleVerdict, type Subject } from "./ruleset.ts";
 
 /** What a call touches, as a person describes it to see which rule decides it. */
-export interface RuleProbe {
+interface RuleProbe {
   capability: "fs.read" | "fs.write" | "shell.run" | "net.fetch";
   /** The tool making the call; a rule may name it instead of the capability. */
   toolId?: string;
@@ -11,7 +11,7 @@ export interface RuleProbe {
   value: string;
 }
 
-export interface RuleCheckResult {
+interface RuleCheckResult {
   verdict: RuleVerdict;
   /** Every rule that matched, the winner among them. */
   matches: ScopedRule[];
@@ -22,7 +22,7 @@ export interface RuleCheckResult {
 const KINDS = { "fs.read": "path", "fs.write": "path", "shell.run": "command", "net.fetch": "host" } as const;
 
 /** The subject the policy would judge for such a call (as call-policy.ts builds it). */
-export function probeSubject(probe: RuleProbe, root: string): Subject {
+function probeSubject(probe: RuleProbe, root: string): Subject {
   const permissions = probe.toolId ? [probe.toolId, probe.capability] : [probe.capability];
   const kind = KINDS[probe.capability];
   if (kind === "path") {

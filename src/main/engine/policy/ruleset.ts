@@ -32,7 +32,7 @@ function permissionRank(rule: ScopedRule, subject: Subject): number {
 }
 
 /** The more severe of two verdicts (deny > ask > allow); the first wins a tie. */
-export function moreSevere(a: RuleVerdict, b: RuleVerdict): RuleVerdict {
+function moreSevere(a: RuleVerdict, b: RuleVerdict): RuleVerdict {
   return SEVERITY[b.action] > SEVERITY[a.action] ? b : a;
 }
 

@@ -7,12 +7,12 @@ import { exfiltrationGuard } from "./guards/exfiltration.ts";
 import { forcePushGuard } from "./guards/force-push.ts";
 import { recursiveDeleteGuard } from "./guards/recursive-delete.ts";
 import { selfProtectionGuard } from "./guards/self-protection.ts";
-import type { SourcedHook } from "./policy-config.ts";
+import type { SourcedHook } from "../config/policy-config.ts";
 import { runUserHook } from "./user-hook.ts";
 import type { WatchdogCheck } from "./watchdog.ts";
 
 /** The built-in watchdog checks, in the order they run. */
-export const BUILTIN_GUARDS: readonly WatchdogCheck[] = [
+const BUILTIN_GUARDS: readonly WatchdogCheck[] = [
   selfProtectionGuard,
   recursiveDeleteGuard,
   forcePushGuard,
@@ -34,7 +34,7 @@ function hookCheck(hook: SourcedHook): WatchdogCheck {
 }
 
 /** Everything a session's policy needs but the watchdog chain, which it builds from the config. */
-export type SessionPolicyInput = Omit<PolicyContext, "watchdog">;
+type SessionPolicyInput = Omit<PolicyContext, "watchdog">;
 
 /** The session's side of the pipeline's policy hooks (see CallContext). */
 export interface SessionPolicy {

@@ -9,7 +9,7 @@ const ProjectTrustSchema = z.strictObject({
   /** Descriptor hashes approved for this project, by key (filled by the extensions layer). */
   pins: z.record(z.string(), z.string()).default({}),
 });
-export type ProjectTrust = z.infer<typeof ProjectTrustSchema>;
+type ProjectTrust = z.infer<typeof ProjectTrustSchema>;
 
 const TrustFileSchema = z.strictObject({
   version: z.literal(1),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { SourcedHook } from "./policy-config.ts";
+import type { SourcedHook } from "../config/policy-config.ts";
 import type { WatchdogVerdict } from "./watchdog.ts";
 
 const HookAnswerSchema = z.object({
@@ -7,7 +7,7 @@ const HookAnswerSchema = z.object({
   reason: z.string().optional(),
 });
 
-export interface HookInput {
+interface HookInput {
   tool: string;
   args: unknown;
   session_id: string;

@@ -28,7 +28,7 @@ export interface WatchdogCheck {
   check(call: WatchdogCall, signal?: AbortSignal): WatchdogVerdict | Promise<WatchdogVerdict>;
 }
 
-export interface WatchdogOutcome {
+interface WatchdogOutcome {
   decision: "allow" | "deny" | "ask";
   /** Which check decided and why (empty for allow). */
   reasons: string[];

@@ -8,7 +8,7 @@ import type { ManagerLease } from "./sandbox-manager-lease.ts";
 import { withNeutralWorkingDirectory } from "./neutral-working-directory.ts";
 
 /** What one confined process may do. */
-export interface ConfinementSpec {
+interface ConfinementSpec {
   /** Folders (absolute) it may write; everything else is read-only. */
   writable: readonly string[];
   /** Paths that stay read-only even inside those folders, missing ones included. */
@@ -36,7 +36,7 @@ export interface ConfinedCommand {
   release(): string[];
 }
 
-export interface ConfineOptions {
+interface ConfineOptions {
   signal?: AbortSignal;
   /** The process-wide SandboxManager, started on first need. */
   manager(): Promise<ManagerLease>;

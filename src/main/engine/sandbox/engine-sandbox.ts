@@ -8,7 +8,7 @@ import type { ManagerLease } from "./sandbox-manager-lease.ts";
 import type { EffectiveSandboxSettings } from "./sandbox-settings.ts";
 
 /** Where one confined process may write and connect, beyond the workspace. */
-export interface ConfinementScope {
+interface ConfinementScope {
   /** Its own temp folder (created on first use). */
   tempDir(): Promise<string>;
   /** More folders it may write (an MCP server's working folder). */
@@ -22,7 +22,7 @@ export interface ConfinementScope {
   longRunning?: boolean;
 }
 
-export interface EngineSandboxInput {
+interface EngineSandboxInput {
   root: string;
   settings: EffectiveSandboxSettings;
   protectedPaths: ProtectedPaths;

@@ -19,7 +19,7 @@ import { programPath } from "./program-path.ts";
  */
 export const LIBRARY_SCAN = { mandatoryDenySearchDepth: 1, ripgrepConfig: { command: "true" } } as const;
 
-export interface OfflineWrap {
+interface OfflineWrap {
   command: string;
   /** Folders the command may write. */
   allowWrite: readonly string[];

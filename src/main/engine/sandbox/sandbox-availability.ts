@@ -61,7 +61,7 @@ function runLine(line: string, cwd: string): Promise<string | undefined> {
 }
 
 /** The real machine: the library's dependency check, then one sandboxed `true` in a temp folder. */
-export const machineProbe: SandboxProbe = {
+const machineProbe: SandboxProbe = {
   platform: process.platform,
   dependencies: async () => (await sandboxLibrary()).checkDependencies(),
   async trial() {
@@ -95,7 +95,7 @@ function inactive(reason: string, fix: string, warnings: string[] = []): Sandbox
 }
 
 /** Whether this machine can run the sandbox at all (settings aside). */
-export async function machineAvailability(probe: SandboxProbe): Promise<SandboxStatus> {
+async function machineAvailability(probe: SandboxProbe): Promise<SandboxStatus> {
   const mechanism = MECHANISMS[probe.platform];
   if (mechanism === undefined) {
     return inactive(

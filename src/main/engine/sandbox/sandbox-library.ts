@@ -3,7 +3,7 @@ import type { confineCommand } from "./confine-command.ts";
 import type { leaseSandboxManager } from "./sandbox-manager-lease.ts";
 
 /** What Lathe uses of the sandbox library, with its own code around it. */
-export interface SandboxLibrary {
+interface SandboxLibrary {
   checkDependencies: (typeof SandboxManager)["checkDependencies"];
   confineCommand: typeof confineCommand;
   leaseSandboxManager: typeof leaseSandboxManager;

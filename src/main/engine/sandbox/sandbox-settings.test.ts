@@ -1,7 +1,7 @@
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { SettingsSchema } from "../policy/lathe-settings.ts";
+import { SettingsSchema } from "../config/lathe-settings.ts";
 import { effectiveSandboxSettings, type SandboxSettings } from "./sandbox-settings.ts";
 
 const FILES = { user: "/home/me/.lathe/settings.json", project: "/work/p/.lathe/settings.json" };

@@ -2,7 +2,8 @@ import { symlink } from "node:fs/promises";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { defineBuiltin } from "../builtin/define-builtin.ts";
-import { openTestWorkspace, outputOf, type TestWorkspace } from "../builtin/test-workspace.ts";
+import { openTestWorkspace, type TestWorkspace } from "../../../../test/support/test-workspace.ts";
+import { outputOf } from "../../../../test/support/envelope-of.ts";
 import { FsCapability } from "../capability/fs-capability.ts";
 import type { ToolInvocationFinished } from "../engine-events.ts";
 

@@ -14,7 +14,7 @@ export interface SessionPersistence {
   recordRead(absolutePath: string, stamp: FileStamp): void;
 }
 
-export interface SessionStateOptions {
+interface SessionStateOptions {
   id: string;
   /** The session's working directory (under `$LATHE_HOME/sessions/`). */
   dir: string;

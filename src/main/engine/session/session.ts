@@ -1,6 +1,6 @@
 import type { FsCapability } from "../capability/fs-capability.ts";
 import type { CallCheckpoints } from "../checkpoints/session-checkpoints.ts";
-import type { ApprovalMode } from "../policy/lathe-settings.ts";
+import type { ApprovalMode } from "../config/lathe-settings.ts";
 import type { SessionPolicy } from "../policy/session-policy.ts";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.ts";
 import type { AnyTool } from "../tools/contract.ts";
@@ -12,9 +12,9 @@ import type { ToolRegistry } from "../tools/tool-registry.ts";
 import type { SessionState } from "./session-state.ts";
 
 /** What a host may add to a call: a signal to stop it, and its own id for it. */
-export type CallOptions = Pick<CallRequest, "signal" | "correlationId">;
+type CallOptions = Pick<CallRequest, "signal" | "correlationId">;
 
-export interface SessionWiring {
+interface SessionWiring {
   registry: ToolRegistry;
   root: string;
   state: SessionState;

@@ -6,7 +6,7 @@ import { ManifestError } from "../errors/manifest-error.ts";
 import { parseSkillFile, type SkillFile } from "./skill-file.ts";
 
 /** Where a skill was found; a project skill shadows a global one with the same name. */
-export type SkillLayer = "global" | "project";
+type SkillLayer = "global" | "project";
 
 /** A discovered skill (its instructions are loaded only when the skill tool asks). */
 export interface SkillInfo {
@@ -19,12 +19,12 @@ export interface SkillInfo {
 }
 
 /** A skill folder that was skipped, with why and how to fix it. */
-export interface SkillProblem {
+interface SkillProblem {
   path: string;
   message: string;
 }
 
-export interface SkillCatalogInput {
+interface SkillCatalogInput {
   /** Canonical workspace root. */
   root: string;
   /** Canonical `$LATHE_HOME`. */
@@ -33,9 +33,9 @@ export interface SkillCatalogInput {
   projectTrusted: boolean;
 }
 
-export const SKILL_FILE = "SKILL.md";
+const SKILL_FILE = "SKILL.md";
 /** A SKILL.md larger than this is skipped: instructions, not a data dump. */
-export const MAX_SKILL_FILE_BYTES = 1024 * 1024;
+const MAX_SKILL_FILE_BYTES = 1024 * 1024;
 
 interface Scan {
   skills: Map<string, SkillInfo>;

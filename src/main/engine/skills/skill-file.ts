@@ -3,8 +3,8 @@ import { z } from "zod";
 import { ManifestError } from "../errors/manifest-error.ts";
 
 /** A skill's name: what the model passes to the skill tool. */
-export const SKILL_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-export const MAX_SKILL_DESCRIPTION_CHARS = 1024;
+const SKILL_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const MAX_SKILL_DESCRIPTION_CHARS = 1024;
 
 const FRONT_MATTER = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
 

@@ -27,7 +27,7 @@ export interface AuditEntry extends AuditRow {
 }
 
 /** How an audit view narrows the trail; every field is optional and they combine. */
-export interface AuditFilter {
+interface AuditFilter {
   sessionId?: string;
   toolId?: string;
   /**
@@ -42,7 +42,7 @@ export interface AuditFilter {
 }
 
 /** The sessions and tools the trail names, most recent first, to offer as filters. */
-export interface AuditFacets {
+interface AuditFacets {
   sessions: string[];
   tools: string[];
 }

@@ -8,7 +8,7 @@ export type StoredPart =
   | { type: "tool-call"; toolCallId: string; toolName: string; input: unknown }
   | { type: "tool-result"; toolCallId: string; toolName: string; envelope: Envelope };
 
-export type MessageRole = "user" | "assistant" | "tool";
+type MessageRole = "user" | "assistant" | "tool";
 
 export interface NewMessage {
   runId: string;
@@ -23,7 +23,7 @@ export interface StoredMessage extends NewMessage {
 }
 
 /** A recorded run event, as JSON (the agent layer knows its shape). */
-export interface StoredEvent {
+interface StoredEvent {
   seq: number;
   runId: string;
   type: string;
@@ -41,7 +41,7 @@ export interface ConversationRecord {
   updatedAt: number;
 }
 
-export interface ChildTask {
+interface ChildTask {
   parentSessionId: string;
   childSessionId: string;
   toolCallId: string | null;
@@ -59,7 +59,7 @@ export interface StoredPrompt {
 }
 
 /** What cutting a conversation removed. */
-export interface ConversationCut {
+interface ConversationCut {
   messages: number;
   /** The runs whose messages and events were removed, in order. */
   runIds: string[];

@@ -15,7 +15,7 @@ export interface SessionSummary {
   updatedAt: number;
 }
 
-export interface SessionListOptions {
+interface SessionListOptions {
   /** Only sessions of this workspace folder. */
   root: string;
   /** Only sessions whose title, task description or text (prompts and answers) contains this, any case. */
@@ -27,7 +27,7 @@ export interface SessionListOptions {
 /** Longest title kept from a prompt; the rest is cut with an ellipsis. */
 export const TITLE_LENGTH = 80;
 /** Longest title a person may give. */
-export const MAX_TITLE_LENGTH = 200;
+const MAX_TITLE_LENGTH = 200;
 
 interface SummaryRow {
   id: string;

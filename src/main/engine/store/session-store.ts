@@ -2,7 +2,7 @@ import type { SessionPersistence } from "../session/session-state.ts";
 import type { FileStamp } from "../tools/tool-session.ts";
 import type { Db } from "./database.ts";
 
-export interface StoredSession {
+interface StoredSession {
   id: string;
   root: string;
   createdAt: number;

@@ -1,7 +1,7 @@
 import type { TodoItem, TodoList } from "../tools/todo-list.ts";
 import type { Db } from "./database.ts";
 
-export interface TodoStoreOptions {
+interface TodoStoreOptions {
   /** Lathe's database (persistent sessions' lists live there); called on each use, so it may open lazily. */
   database(): Db;
   /** Told of every replacement (the engine emits `TodosChanged`), so hosts show the list live. */

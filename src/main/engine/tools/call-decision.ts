@@ -1,7 +1,7 @@
 import type { ResolvedPlan } from "./call-plan.ts";
 
 /** The stages of the policy a call passes before it runs, in order. */
-export type Stage = "capability" | "rule" | "watchdog" | "approval";
+type Stage = "capability" | "rule" | "watchdog" | "approval";
 
 /** What one stage decided for a call, and why (events and the audit trail carry them). */
 export interface StageRecord {

@@ -8,7 +8,7 @@ export { LOCKED_TOOL_IDS, TOOL_SEARCH_ID } from "./locked-tools.ts";
 /** The context window assumed when the model's is unknown (a common local-model size). */
 export const DEFAULT_CONTEXT_TOKENS = 32_768;
 /** The share of the context window tool definitions may take before tools are deferred. */
-export const DEFAULT_BUDGET_FRACTION = 0.1;
+const DEFAULT_BUDGET_FRACTION = 0.1;
 
 export interface DeferralOptions {
   /** The model's context window in tokens; default DEFAULT_CONTEXT_TOKENS. */
@@ -53,7 +53,7 @@ export function toolTokens(tool: AnyTool): number {
 }
 
 /** The budget in tokens; throws RangeError for an option no caller should pass. */
-export function deferralBudget(options: DeferralOptions = {}): number {
+function deferralBudget(options: DeferralOptions = {}): number {
   const context = options.contextTokens ?? DEFAULT_CONTEXT_TOKENS;
   const fraction = options.budgetFraction ?? DEFAULT_BUDGET_FRACTION;
   if (!Number.isFinite(context) || context <= 0) {

@@ -11,7 +11,7 @@ export interface OutputEnvelope<Data = unknown> {
   metadata: EnvelopeMetadata;
 }
 
-export interface ErrorEnvelope {
+interface ErrorEnvelope {
   type: "error";
   error_text: string;
   metadata: EnvelopeMetadata;

@@ -3,7 +3,7 @@ import type { Ajv2020 } from "ajv/dist/2020.js";
 import type { Plugin } from "ajv";
 
 /** What Lathe uses of ajv: the draft 2020-12 validator and the formats plugin. */
-export interface JsonSchemaLibrary {
+interface JsonSchemaLibrary {
   Ajv2020: typeof Ajv2020;
   addFormats: Plugin<unknown>;
 }

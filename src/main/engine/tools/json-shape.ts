@@ -6,7 +6,7 @@
 export const MAX_RESULT_DEPTH = 100;
 
 /** How many values one result may hold (a shared sub-object counts each time it appears). */
-export const MAX_RESULT_NODES = 5_000_000;
+const MAX_RESULT_NODES = 5_000_000;
 
 interface Frame {
   readonly value: object;

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { errorOf, openTestWorkspace, outputOf, type TestWorkspace } from "../builtin/test-workspace.ts";
+import { openTestWorkspace, type TestWorkspace } from "../../../../test/support/test-workspace.ts";
+import { errorOf, outputOf } from "../../../../test/support/envelope-of.ts";
 import type { JsonSchema } from "./contract.ts";
 import { modelSchema } from "./model-schema.ts";
 

@@ -1,5 +1,5 @@
 /** One choice a question offers; answers name it by its label. */
-export interface QuestionOption {
+interface QuestionOption {
   label: string;
   description?: string;
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /** One positional argument pattern of a shell requirement: exact, any one argument, or a prefix. */
-export const ArgPatternSchema = z.union([
+const ArgPatternSchema = z.union([
   z.string(),
   z.strictObject({ wildcard: z.literal(true) }),
   z.strictObject({ prefix: z.string() }),

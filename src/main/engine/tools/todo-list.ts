@@ -1,5 +1,5 @@
 export const TODO_STATUSES = ["pending", "in_progress", "completed"] as const;
-export type TodoStatus = (typeof TODO_STATUSES)[number];
+type TodoStatus = (typeof TODO_STATUSES)[number];
 
 /** One entry of a session's todo list. */
 export interface TodoItem {

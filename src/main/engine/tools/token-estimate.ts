@@ -21,7 +21,7 @@ export function estimateTextTokens(text: string): number {
 }
 
 /** What a provider receives for one tool: its name, description and parameters schema. */
-export interface ToolDefinitionText {
+interface ToolDefinitionText {
   readonly id: string;
   readonly description: string;
   readonly parameters: JsonSchema;

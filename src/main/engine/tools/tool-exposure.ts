@@ -15,7 +15,7 @@ export interface ToolExposureOptions extends DeferralOptions {
 }
 
 /** The `search` callback the AI SDK's `toolSearch({ search })` takes. */
-export type SdkToolSearch = (options: {
+type SdkToolSearch = (options: {
   query: string;
   tools: ReadonlyArray<{ name: string; description?: string }>;
 }) => string[];

@@ -14,7 +14,7 @@ export interface ToolImage {
 }
 
 /** Larger images stay files only (5 MB is where cloud APIs draw the line). */
-export const MAX_MODEL_IMAGE_BYTES = 5 * 1024 * 1024;
+const MAX_MODEL_IMAGE_BYTES = 5 * 1024 * 1024;
 
 const EXTENSIONS: Record<string, string> = {
   "image/png": "png",

@@ -36,7 +36,7 @@ interface Entry {
 }
 
 /** The content hash of a tool's published descriptor. */
-export function descriptorHash(tool: AnyTool): string {
+function descriptorHash(tool: AnyTool): string {
   const { id, description, parameters, requires, readOnly, gated, kind } = tool;
   return createHash("sha256")
     .update(stableStringify({ id, description, parameters, requires, readOnly, gated, kind }))

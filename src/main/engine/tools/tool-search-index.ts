@@ -16,7 +16,7 @@ export interface ToolSearchHit {
   readonly score: number;
 }
 
-export interface ToolSearchOptions {
+interface ToolSearchOptions {
   /** At most this many results (default: all). */
   limit?: number;
   /** Search only these tool ids (e.g. the ones still deferred). */

@@ -2,7 +2,7 @@ import type { OpenAICompatiblePreset } from "../providers/openai-compatible-prov
 import { connectionFailure } from "../providers/connection-failure.ts";
 
 /** One model a running server offers. */
-export interface ProbedModel {
+interface ProbedModel {
   /** The name the server uses (the part after `PROVIDER:`). */
   name: string;
   /** Its context window in tokens, when the server says. */
@@ -17,7 +17,7 @@ export interface ServerProbe {
   message?: string;
 }
 
-export interface ProbeOptions {
+interface ProbeOptions {
   /** How long the whole probe may take (default 1500 ms): a server that is not there must not stall the picker. */
   timeoutMs?: number;
   fetch?: typeof fetch;

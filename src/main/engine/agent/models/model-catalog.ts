@@ -1,4 +1,4 @@
-import type { ProviderEndpoint, ProvidersSettings } from "../../policy/lathe-settings.ts";
+import type { ProviderEndpoint, ProvidersSettings } from "../../config/lathe-settings.ts";
 import { CLOUD_OFFERS } from "../providers/cloud-provider.ts";
 import { OPENAI_COMPATIBLE_PRESETS } from "../providers/openai-compatible-provider.ts";
 import type { SecretSource } from "../provider-registry.ts";
@@ -6,7 +6,7 @@ import { ggufFolder, listGgufFiles, type GgufFile } from "./gguf-folder.ts";
 import { probeLocalServer, type ServerProbe } from "./local-server-probe.ts";
 
 /** One model the picker offers, as `PROVIDER:MODEL`. */
-export interface CatalogModel {
+interface CatalogModel {
   id: string;
   /** The model's own name (after `PROVIDER:`). */
   name: string;
@@ -14,7 +14,7 @@ export interface CatalogModel {
 }
 
 /** A local server (Ollama, LM Studio, llama.cpp, vLLM, or the configured OpenAI-compatible one). */
-export interface LocalServer extends Omit<ServerProbe, "models"> {
+interface LocalServer extends Omit<ServerProbe, "models"> {
   provider: string;
   label: string;
   baseURL: string;
@@ -23,7 +23,7 @@ export interface LocalServer extends Omit<ServerProbe, "models"> {
   models: CatalogModel[];
 }
 
-export interface CloudProvider {
+interface CloudProvider {
   provider: string;
   label: string;
   keyVariable: string;
@@ -34,13 +34,13 @@ export interface CloudProvider {
 }
 
 /** Everything the model picker offers, found now. */
-export interface ModelCatalog {
+interface ModelCatalog {
   local: LocalServer[];
   gguf: { folder: string; files: Array<GgufFile & { id: string }>; problem?: string };
   cloud: CloudProvider[];
 }
 
-export interface CatalogOptions {
+interface CatalogOptions {
   /** Merged `providers` settings (model-settings.ts): where each server is, and its key variable. */
   providers: ProvidersSettings;
   latheHome: string;

@@ -90,7 +90,7 @@ function cloudProvider(preset: CloudPreset): ProviderDefinition {
 export const CLOUD_PROVIDERS: readonly ProviderDefinition[] = CLOUD_PRESETS.map(cloudProvider);
 
 /** A cloud provider as the model picker shows it: where its key comes from and the models it suggests. */
-export interface CloudOffer {
+interface CloudOffer {
   name: CloudPreset["name"];
   label: string;
   keyVariable: string;

@@ -12,12 +12,12 @@ export interface ResolvedAddress {
 /** Resolve a host name to every address it has (dns.lookup with `all: true` by default). */
 export type LookupAll = (hostname: string) => Promise<ResolvedAddress[]>;
 
-export const systemLookup: LookupAll = (hostname) =>
+const systemLookup: LookupAll = (hostname) =>
   // Taken on first use: a start that resolves no name never loads the resolver.
   process.getBuiltinModule("node:dns/promises").lookup(hostname, { all: true });
 
 /** A URL checked for fetching: the addresses to connect to, resolved once and validated. */
-export interface FetchTarget {
+interface FetchTarget {
   url: URL;
   /** The host without IPv6 brackets, as sent in `Host` and SNI. */
   hostname: string;

@@ -3,11 +3,11 @@ import { ToolCallError } from "../../errors/tool-call-error.ts";
 import { checkFetchableUrl, resolveFetchTarget, type TargetPolicy } from "./fetch-target.ts";
 import { BodyEncodingError, requestOnce } from "./safe-request.ts";
 
-export const MAX_REDIRECTS = 5;
+const MAX_REDIRECTS = 5;
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
-export interface GuardedFetchOptions extends TargetPolicy {
+interface GuardedFetchOptions extends TargetPolicy {
   headers: Record<string, string>;
   maxBytes: number;
   signal: AbortSignal;
@@ -17,7 +17,7 @@ export interface GuardedFetchOptions extends TargetPolicy {
   beforeRedirect?(from: URL, to: URL): Promise<void>;
 }
 
-export interface FetchedResponse {
+interface FetchedResponse {
   /** The URL that answered, after redirects. */
   url: URL;
   status: number;

@@ -13,7 +13,7 @@ interface DomElement {
   querySelector(selector: string): DomElement | null;
 }
 
-export interface PageText {
+interface PageText {
   title?: string;
   markdown: string;
 }

@@ -3,7 +3,7 @@ import type { LookupAddress, LookupOneOptions } from "node:dns";
 import type { Readable, Transform } from "node:stream";
 import type { ResolvedAddress } from "./fetch-target.ts";
 
-export interface RequestSpec {
+interface RequestSpec {
   url: URL;
   /** Connect only to these (already validated) addresses; absent: the system resolver picks. */
   addresses?: readonly ResolvedAddress[];
@@ -22,7 +22,7 @@ export interface RequestSpec {
   wantBody?(status: number, headers: IncomingHttpHeaders): boolean;
 }
 
-export interface RawResponse {
+interface RawResponse {
   status: number;
   headers: IncomingHttpHeaders;
   /** The decompressed body, at most `maxBytes`. */

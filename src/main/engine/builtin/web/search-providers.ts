@@ -1,9 +1,9 @@
 import { ToolCallError } from "../../errors/tool-call-error.ts";
-import type { Settings } from "../../policy/lathe-settings.ts";
+import type { Settings } from "../../config/lathe-settings.ts";
 import { decodeEntities } from "./html-prefilter.ts";
 import { BodyEncodingError, requestOnce } from "./safe-request.ts";
 
-export type SearchProviderConfig = Settings["web"]["search"]["providers"][number];
+type SearchProviderConfig = Settings["web"]["search"]["providers"][number];
 
 export interface SearchResult {
   title: string;
@@ -22,7 +22,7 @@ export interface SearchProvider {
   search(query: string, maxResults: number, signal: AbortSignal): Promise<SearchResult[]>;
 }
 
-export const BRAVE_DEFAULT_URL = "https://api.search.brave.com/res/v1/web/search";
+const BRAVE_DEFAULT_URL = "https://api.search.brave.com/res/v1/web/search";
 
 /** Provider answers are small; anything past this is not a search result page. */
 const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;

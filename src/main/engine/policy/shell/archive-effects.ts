@@ -1,5 +1,5 @@
 import { has, parseOptions, valuesOf, type OptionTable } from "./command-options.ts";
-import { effects, unclear, withUnknown, word, type CommandEffects, type EffectsOf } from "./effect-kit.ts";
+import { effects, unclear, withUnknown, word, type EffectsOf } from "./effect-kit.ts";
 import type { ShellWord } from "./shell-types.ts";
 import { shown } from "./shown-text.ts";
 
@@ -285,5 +285,3 @@ export const ARCHIVE_EFFECTS: ReadonlyMap<string, EffectsOf> = new Map<string, E
   ["7zz", sevenZip],
   ...COMPRESSORS.map((name): [string, EffectsOf] => [name, compressor()]),
 ]);
-
-export type { CommandEffects };

@@ -187,7 +187,7 @@ export function checkExpression(expression: ArithmeticExpression, sink: Arithmet
 }
 
 /** A variable name given to a builtin or `-v`: its subscript, if any, is arithmetic. */
-export function checkNameSubscript(name: string, sink: ArithmeticSink): void {
+function checkNameSubscript(name: string, sink: ArithmeticSink): void {
   const bracket = name.indexOf("[");
   if (bracket > 0 && name.endsWith("]")) {
     const subscript = name.slice(bracket + 1, -1);

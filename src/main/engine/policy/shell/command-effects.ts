@@ -14,8 +14,6 @@ import { sed } from "./sed-effects.ts";
 import type { SimpleCommand } from "./shell-types.ts";
 import { SYSTEM_EFFECTS } from "./system-effects.ts";
 
-export type { CommandEffects } from "./effect-kit.ts";
-
 /** Every program whose arguments Lathe reads for writes and hidden behaviour, by file name. */
 const EFFECTS: ReadonlyMap<string, EffectsOf> = new Map<string, EffectsOf>([
   ...FILE_WRITERS,
@@ -35,11 +33,6 @@ const EFFECTS: ReadonlyMap<string, EffectsOf> = new Map<string, EffectsOf>([
   ["find", find],
   ["git", git],
 ]);
-
-/** Whether Lathe reads this program's arguments for what it writes and runs. */
-export function hasKnownEffects(name: string): boolean {
-  return EFFECTS.has(path.posix.basename(name));
-}
 
 /**
  * The file effects and hidden behaviour of well-known commands, judged from their arguments:

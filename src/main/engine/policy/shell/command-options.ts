@@ -10,7 +10,7 @@ import { shown } from "./shown-text.ts";
  * may be a writer option in disguise.
  */
 
-export type OptionKind = "flag" | "value" | "optional";
+type OptionKind = "flag" | "value" | "optional";
 
 export interface OptionTable {
   /** Short options without a value. */
@@ -36,7 +36,7 @@ export interface OptionTable {
   strict?: boolean;
 }
 
-export interface ParsedOption {
+interface ParsedOption {
   /** The short letter or long name (through `alias`). */
   key: string;
   value?: ShellWord;

@@ -4,8 +4,6 @@ import { SHELL_RUNNERS } from "./shell-code-runners.ts";
 import type { ArgvItem } from "./shell-types.ts";
 import { VARIABLE_BUILTINS } from "./variable-builtins.ts";
 import type { Handler, WrapperOutcome } from "./wrapper-outcome.ts";
-
-export type { ArgvItem } from "./shell-types.ts";
 export { assignmentOutcomes, type WrapperOutcome } from "./wrapper-outcome.ts";
 
 /** Shell builtins: only their bare name runs them (`/bin/eval` is not `eval`). */
@@ -15,7 +13,7 @@ const BUILTINS: ReadonlyMap<string, Handler> = new Map([...SHELL_BUILTINS, ...VA
 const PROGRAMS: ReadonlyMap<string, Handler> = new Map([...PROGRAM_WRAPPERS, ...SHELL_RUNNERS]);
 
 /** The program part of a command name (`/usr/bin/env` → `env`). */
-export function programName(name: string): string {
+function programName(name: string): string {
   return name.slice(name.lastIndexOf("/") + 1);
 }
 

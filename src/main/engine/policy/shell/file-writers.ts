@@ -1,13 +1,5 @@
 import { has, parseOptions, valuesOf, type OptionTable, type ParsedArgs } from "./command-options.ts";
-import {
-  effects,
-  joinPath,
-  unclear,
-  withUnknown,
-  word,
-  type CommandEffects,
-  type EffectsOf,
-} from "./effect-kit.ts";
+import { effects, joinPath, unclear, withUnknown, word, type EffectsOf } from "./effect-kit.ts";
 import type { ShellWord } from "./shell-types.ts";
 import { shown } from "./shown-text.ts";
 
@@ -644,9 +636,3 @@ export const FILE_WRITERS: ReadonlyMap<string, EffectsOf> = new Map<string, Effe
   ],
   ["prename", (p) => unclear(`"${p}" renames files with a Perl expression, which is code`)],
 ]);
-
-export function isFileWriter(program: string): boolean {
-  return FILE_WRITERS.has(program);
-}
-
-export type { CommandEffects };

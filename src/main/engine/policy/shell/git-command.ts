@@ -7,7 +7,7 @@ import { shown } from "./shown-text.ts";
  * program or use another repository reported.
  */
 
-export interface GitCommand {
+interface GitCommand {
   /** Folders given with `-C`, in order (each relative to the one before). */
   folders: ShellWord[];
   /** The subcommand, when it is written literally; undefined when none is given. */

@@ -4,7 +4,7 @@ import { checkShellWord, checkSubscript, isNumberValue } from "./arithmetic-valu
 import { shown } from "./shown-text.ts";
 
 /** Where a parameter expansion reports what it finds. */
-export interface ExpansionReport {
+interface ExpansionReport {
   /** For its subscript and `${s:offset:length}`, which bash evaluates as arithmetic. */
   arithmetic: ArithmeticSink;
   opaque(reason: string): void;

@@ -12,7 +12,7 @@ import { shown } from "./shown-text.ts";
  */
 
 /** Why this command, with these arguments, may do more than read; undefined when it only reads. */
-export type ReadOnlyCheck = (command: SimpleCommand) => string | undefined;
+type ReadOnlyCheck = (command: SimpleCommand) => string | undefined;
 
 /** Commands with no option that writes, runs code or reaches outside the call. */
 const any: ReadOnlyCheck = () => undefined;

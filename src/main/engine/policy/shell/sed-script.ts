@@ -5,7 +5,7 @@
  * guessed at.
  */
 
-export interface SedScriptEffects {
+interface SedScriptEffects {
   /** Files the script writes (`/dev/stdout` and `/dev/stderr` left out). */
   writes: string[];
   /** Whether the script runs shell commands (`e`, `s///e`). */

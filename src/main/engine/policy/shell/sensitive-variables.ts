@@ -2,7 +2,7 @@ import type { ShellWord } from "./shell-types.ts";
 import { shown } from "./shown-text.ts";
 
 /** What setting an environment or shell variable means for what runs. */
-export type VariableEffect =
+type VariableEffect =
   /**
    * The value is a command line that programs run through a shell (`GIT_PAGER='less -R'`);
    * `reason` is set when they add arguments to it that Lathe cannot see.
@@ -96,11 +96,6 @@ function lookupEffect(name: string): string | undefined {
   if (direct !== undefined) return direct;
   if (HARMLESS_GIT.test(name) || PAGER_VARIABLES.has(name) || COMMAND_VARIABLES.has(name)) return undefined;
   return LOOKUP_PREFIXES.find(([prefix]) => prefix.test(name))?.[1];
-}
-
-/** Whether setting `name` (to anything) changes what runs or where files go. */
-export function isSensitiveVariable(name: string): boolean {
-  return lookupEffect(name) !== undefined || PAGER_VARIABLES.has(name) || COMMAND_VARIABLES.has(name);
 }
 
 /** The effect of `name=value` on what runs, or undefined for an ordinary variable. */

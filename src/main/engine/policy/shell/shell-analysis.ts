@@ -45,7 +45,7 @@ import {
 } from "./word-value.ts";
 import type { DirectoryChange } from "./wrapper-outcome.ts";
 
-export type { RunsIn, ShellAnalysis, ShellRedirection, ShellWord, SimpleCommand } from "./shell-types.ts";
+export type { RunsIn, ShellAnalysis, ShellWord, SimpleCommand } from "./shell-types.ts";
 
 /** Deeper nesting than this is refused before parsing (the parser would re-scan it for seconds). */
 const MAX_NESTING = 64;

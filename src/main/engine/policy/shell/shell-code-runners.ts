@@ -57,7 +57,7 @@ const shell: Handler = (tool, args) => {
 };
 
 /** Shells whose language is the one Lathe parses (bash and its POSIX relatives). */
-export const SHELLS = ["sh", "bash", "rbash", "dash", "ash"];
+const SHELLS = ["sh", "bash", "rbash", "dash", "ash"];
 
 /**
  * Shells with a language of their own: zsh runs code from glob qualifiers (`*(e:'cmd':)`), ksh,

@@ -54,7 +54,7 @@ const HIDDEN =
 const MAX_REPORTED = 3;
 
 /** `U+200B` style code point label. */
-export function codePoint(char: string): string {
+function codePoint(char: string): string {
   return `U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}`;
 }
 

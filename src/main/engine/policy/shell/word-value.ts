@@ -4,7 +4,7 @@ import type { DynamicCause, ShellWord } from "./shell-types.ts";
 export type { DynamicCause } from "./shell-types.ts";
 
 /** A word as the shell will see it, plus why it is dynamic (undefined when literal). */
-export interface WordValue {
+interface WordValue {
   word: ShellWord;
   cause: DynamicCause | undefined;
 }

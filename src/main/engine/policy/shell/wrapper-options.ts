@@ -21,7 +21,7 @@ export interface OptionSpec {
   numeric?: boolean;
 }
 
-export type OptionScan =
+type OptionScan =
   | {
       ok: true;
       operand: number;

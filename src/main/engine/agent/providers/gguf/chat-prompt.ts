@@ -7,7 +7,7 @@ import type {
 import type { ChatHistoryItem } from "node-llama-cpp";
 import { formatToolCall } from "./tool-call-grammar.ts";
 
-export interface ChatPrompt {
+interface ChatPrompt {
   history: ChatHistoryItem[];
   warnings: SharedV4Warning[];
 }

@@ -39,7 +39,7 @@ function boundedString(node: SchemaNode, limits: GbnfSchemaLimits): GbnfNode {
 }
 
 /** Whether a value of `null` is valid for the schema as written (so it must not be dropped). */
-export function allowsNull(schema: unknown): boolean {
+function allowsNull(schema: unknown): boolean {
   if (!isRecord(schema)) return schema === true || schema === undefined;
   const type = schema["type"];
   if (type === "null" || (Array.isArray(type) && type.includes("null"))) return true;

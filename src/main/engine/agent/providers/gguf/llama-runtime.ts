@@ -13,7 +13,7 @@ import { ModelError } from "../../model-error.ts";
 import { assertGgufFile, explainLoadFailure } from "./gguf-load-error.ts";
 import { SequencePool } from "./sequence-pool.ts";
 
-export interface LlamaRuntimeOptions {
+interface LlamaRuntimeOptions {
   /**
    * `false` (the default) runs on the CPU; `"auto"` uses a GPU when one of node-llama-cpp's
    * prebuilt GPU binaries works on this machine. Nothing is ever downloaded or built.

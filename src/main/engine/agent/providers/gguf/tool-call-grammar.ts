@@ -18,12 +18,12 @@ export interface ToolReplyPlan {
   instructions: string;
 }
 
-export interface ToolReplyLimits extends GbnfSchemaLimits {
+interface ToolReplyLimits extends GbnfSchemaLimits {
   /** The longest answer text in characters. */
   maxAnswerLength: number;
 }
 
-export type ToolReply =
+type ToolReply =
   | { type: "answer"; text: string }
   | {
       type: "tool-call";

@@ -1,9 +1,8 @@
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { Engine } from "../engine.ts";
-import type { Session } from "../session/session.ts";
-import type { Envelope, OutputEnvelope } from "../tools/envelope.ts";
+import { Engine } from "../../src/main/engine/engine.ts";
+import type { Session } from "../../src/main/engine/session/session.ts";
 
 /**
  * Test support (not shipped behaviour): a real engine on a fresh temp workspace with its own
@@ -57,18 +56,4 @@ export async function openTestWorkspace(): Promise<TestWorkspace> {
       await rm(base, { recursive: true, force: true });
     },
   };
-}
-
-/** The data of an output envelope; fails with the error text when the call failed. */
-export function outputOf<Data>(envelope: Envelope): Data {
-  if (envelope.type !== "output")
-    throw new Error(`expected an output envelope, got error: ${envelope.error_text}`);
-  return (envelope as OutputEnvelope<Data>).data;
-}
-
-/** The error text of an error envelope; fails when the call succeeded. */
-export function errorOf(envelope: Envelope): string {
-  if (envelope.type !== "error")
-    throw new Error(`expected an error envelope, got output: ${JSON.stringify(envelope)}`);
-  return envelope.error_text;
 }

@@ -1,10 +1,10 @@
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { Engine, type EngineOptions } from "../engine.ts";
-import type { Session } from "../session/session.ts";
-import type { Envelope } from "../tools/envelope.ts";
-import type { CheckpointLimits } from "./checkpoint-limits.ts";
+import { Engine, type EngineOptions } from "../../src/main/engine/engine.ts";
+import type { Session } from "../../src/main/engine/session/session.ts";
+import type { Envelope } from "../../src/main/engine/tools/envelope.ts";
+import type { CheckpointLimits } from "../../src/main/engine/checkpoints/checkpoint-limits.ts";
 
 /**
  * Test support (not shipped behaviour): a real engine on a temp workspace with its own

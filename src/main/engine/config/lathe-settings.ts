@@ -3,9 +3,9 @@ import { z } from "zod";
 import { ConfigError } from "../errors/config-error.ts";
 import { HostPatternSchema, SandboxSettingsSchema } from "../sandbox/sandbox-settings.ts";
 import { ShellRunRequirementSchema } from "../tools/requirement-set.ts";
-import { PermissionRuleSchema } from "./permission-rule.ts";
+import { PermissionRuleSchema } from "../policy/permission-rule.ts";
 
-export const HookSchema = z.strictObject({
+const HookSchema = z.strictObject({
   command: z
     .string()
     .min(1)
@@ -18,7 +18,7 @@ export const HookSchema = z.strictObject({
 });
 export type Hook = z.infer<typeof HookSchema>;
 
-export const ApprovalModeSchema = z.enum(["ask", "allowlist", "yolo"]);
+const ApprovalModeSchema = z.enum(["ask", "allowlist", "yolo"]);
 export type ApprovalMode = z.infer<typeof ApprovalModeSchema>;
 
 const McpStdioServerSchema = z.strictObject({
@@ -58,7 +58,7 @@ export type McpServerConfig = z.infer<typeof McpServerSchema>;
  * answer (`firstByteMs`: the server reading the prompt, a model loading), and between two pieces
  * of it (`idleMs`). Keep-alive comments do not count as output.
  */
-export const ModelTimeoutsSchema = z.strictObject({
+const ModelTimeoutsSchema = z.strictObject({
   firstByteMs: z
     .number()
     .int()
@@ -109,7 +109,7 @@ const GgufEndpointSchema = z.strictObject({
 export type ProviderEndpoint = z.infer<typeof ProviderEndpointSchema> & z.infer<typeof GgufEndpointSchema>;
 
 /** Model providers by name (`PROVIDER:MODEL`); each may move its endpoint or name its key's variable. */
-export const ProvidersSchema = z.strictObject({
+const ProvidersSchema = z.strictObject({
   gguf: GgufEndpointSchema.optional(),
   ollama: ProviderEndpointSchema.optional(),
   lmstudio: ProviderEndpointSchema.optional(),

@@ -2,13 +2,16 @@ import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { stringify } from "yaml";
-import { Engine } from "../engine.ts";
-import type { ApprovalMode } from "../policy/lathe-settings.ts";
-import { TrustStore } from "../policy/trust-store.ts";
-import type { Session } from "../session/session.ts";
-import type { Envelope, OutputEnvelope } from "../tools/envelope.ts";
-import { globalToolsDir, projectToolsDir } from "./plugin-discovery.ts";
-import { PluginManager, type PluginLogEntry, type PluginManagerOptions } from "./plugin-manager.ts";
+import { Engine } from "../../src/main/engine/engine.ts";
+import type { ApprovalMode } from "../../src/main/engine/config/lathe-settings.ts";
+import { TrustStore } from "../../src/main/engine/policy/trust-store.ts";
+import type { Session } from "../../src/main/engine/session/session.ts";
+import { globalToolsDir, projectToolsDir } from "../../src/main/engine/plugins/plugin-discovery.ts";
+import {
+  PluginManager,
+  type PluginLogEntry,
+  type PluginManagerOptions,
+} from "../../src/main/engine/plugins/plugin-manager.ts";
 
 /**
  * Test support (not shipped behaviour): temp workspaces with plugin folders in every layer, a
@@ -136,18 +139,4 @@ export async function openPluginWorld(options: PluginWorldOptions = {}): Promise
       await rm(base, { recursive: true, force: true });
     },
   };
-}
-
-/** The data of an output envelope; fails with the error text when the call failed. */
-export function outputOf<Data>(envelope: Envelope): Data {
-  if (envelope.type !== "output")
-    throw new Error(`expected an output envelope, got error: ${envelope.error_text}`);
-  return (envelope as OutputEnvelope<Data>).data;
-}
-
-/** The error text of an error envelope; fails when the call succeeded. */
-export function errorOf(envelope: Envelope): string {
-  if (envelope.type !== "error")
-    throw new Error(`expected an error envelope, got output: ${JSON.stringify(envelope)}`);
-  return envelope.error_text;
 }

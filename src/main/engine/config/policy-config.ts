@@ -8,8 +8,8 @@ import {
   type McpServerConfig,
   type Settings,
 } from "./lathe-settings.ts";
-import type { PermissionRule, ScopedRule } from "./permission-rule.ts";
-import { TrustStore } from "./trust-store.ts";
+import type { PermissionRule, ScopedRule } from "../policy/permission-rule.ts";
+import { TrustStore } from "../policy/trust-store.ts";
 
 export interface SourcedHook extends Hook {
   source: string;
@@ -45,7 +45,7 @@ export interface PolicyConfig {
   notices: string[];
 }
 
-export interface PolicyConfigInput {
+interface PolicyConfigInput {
   root: string;
   latheHome: string;
   manifestRules?: readonly PermissionRule[];

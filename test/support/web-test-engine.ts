@@ -1,11 +1,11 @@
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { Engine } from "../../engine.ts";
-import type { ApprovalMode } from "../../policy/lathe-settings.ts";
-import type { PermissionRule } from "../../policy/permission-rule.ts";
-import type { Session } from "../../session/session.ts";
-import type { AnyTool } from "../../tools/contract.ts";
+import { Engine } from "../../src/main/engine/engine.ts";
+import type { ApprovalMode } from "../../src/main/engine/config/lathe-settings.ts";
+import type { PermissionRule } from "../../src/main/engine/policy/permission-rule.ts";
+import type { Session } from "../../src/main/engine/session/session.ts";
+import type { AnyTool } from "../../src/main/engine/tools/contract.ts";
 
 /**
  * Test support (not shipped behaviour): a real engine on a temp root with its own LATHE_HOME,

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ConfigError } from "../errors/config-error.ts";
 import { loadPolicyConfig } from "./policy-config.ts";
-import { TrustStore } from "./trust-store.ts";
+import { TrustStore } from "../policy/trust-store.ts";
 
 let base: string;
 let root: string;

@@ -1,0 +1,29 @@
+import { approveServers, configuredMcpServers, type ApprovalResult } from "../mcp/mcp-approval.ts";
+import { pinProjectPlugins, type ProjectPluginInfo } from "../plugins/project-plugins.ts";
+import { TrustStore } from "../policy/trust-store.ts";
+
+/** What trusting a project recorded. */
+interface ProjectTrustOutcome {
+  /** The file trust is recorded in (`$LATHE_HOME/trust.json`). */
+  trustFile: string;
+  /** The project plugins pinned as they are now. */
+  pinnedPlugins: ProjectPluginInfo[];
+  /** The project's MCP servers, each started once to pin its command line and tools. */
+  mcpServers: ApprovalResult[];
+}
+
+/**
+ * Trust a project folder, as `lathe trust` and the app's trust dialog do: record the trust, then
+ * pin what it turns on as it is now — every project plugin's content, and each project MCP
+ * server's command line and tools — so one that changes later is disabled until trusted again.
+ * `root` is the project's real path. Once the trust is recorded, a failure to pin is thrown with
+ * the folder left trusted (`TrustStore.isTrusted` tells).
+ */
+export async function trustProject(root: string, latheHome: string): Promise<ProjectTrustOutcome> {
+  const trust = new TrustStore(latheHome);
+  trust.trust(root);
+  const pinnedPlugins = await pinProjectPlugins(root, latheHome);
+  const servers = configuredMcpServers(root, latheHome).filter((s) => s.layer === "project");
+  const mcpServers = servers.length > 0 ? await approveServers({ servers, trust, root, latheHome }) : [];
+  return { trustFile: trust.file, pinnedPlugins, mcpServers };
+}

@@ -1,0 +1,7 @@
+// The engine's light door: what a host needs while it starts, before it decides to load the
+// engine (index.ts) or the agent (agent/index.ts) — the CLI reads its version and checks a
+// `--model` value on every start. Everything here is cheap to load (no package, no engine
+// module behind it; test/engine-imports.test.ts keeps it so). Hosts import the engine through
+// these three doors only (an eslint rule in eslint.config.js).
+export { installRoot, latheVersion } from "./config/install-root.ts";
+export { parseModelSpec } from "./agent/model-spec.ts";
