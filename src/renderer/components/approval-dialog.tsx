@@ -1,8 +1,8 @@
-import { useEffect, useRef, type KeyboardEvent, type SyntheticEvent } from "react";
+import type { KeyboardEvent } from "react";
 import type { ApprovalAnswer } from "../../shared/api-contract.ts";
 import { useAppState } from "../state/store-context.tsx";
 import { ApprovalArguments } from "./approval-arguments.tsx";
-import { trapTab } from "./focus-trap.ts";
+import { Modal } from "./modal.tsx";
 
 const KEYS: Record<string, ApprovalAnswer> = { y: "once", a: "always", n: "reject" };
 
@@ -17,57 +17,27 @@ export function ApprovalDialog() {
   const waiting = useAppState((s) => s.approvals.length);
   const answering = useAppState((s) => s.answering);
   const respond = useAppState((s) => s.respond);
-  const dialog = useRef<HTMLDialogElement>(null);
-  const reject = useRef<HTMLButtonElement>(null);
-  const requestId = request?.id;
-
-  useEffect(() => {
-    const element = dialog.current;
-    if (!element) return;
-    if (requestId !== undefined) {
-      if (!element.open) element.showModal();
-      reject.current?.focus();
-    } else if (element.open) {
-      element.close();
-    }
-  }, [requestId]);
-
   const answer = (value: ApprovalAnswer) => {
     if (!answering) void respond(value);
   };
-  const onKeyDown = (event: KeyboardEvent<HTMLDialogElement>) => {
-    if (event.key === "Escape") {
-      event.preventDefault();
-      answer("reject");
-      return;
-    }
-    // y: allow once, a: allow for this session, n: reject (no modifier, not held down).
+  // y: allow once, a: allow for this session, n: reject (no modifier, not held down).
+  const onKey = (event: KeyboardEvent<HTMLDialogElement>): boolean => {
     const key = KEYS[event.key.toLowerCase()];
-    if (key && !event.ctrlKey && !event.metaKey && !event.altKey && !event.repeat) {
-      event.preventDefault();
-      answer(key);
-      return;
-    }
-    if (dialog.current) trapTab(event, dialog.current);
-  };
-  // The browser's own close request (Esc without a key event reaching us): also a rejection.
-  const onCancel = (event: SyntheticEvent<HTMLDialogElement>) => {
+    if (!key || event.ctrlKey || event.metaKey || event.altKey || event.repeat) return false;
     event.preventDefault();
-    answer("reject");
-  };
-  const onClose = () => {
-    if (requestId !== undefined) answer("reject");
+    answer(key);
+    return true;
   };
 
   return (
-    <dialog
-      ref={dialog}
-      className="approval"
-      aria-labelledby="approval-title"
-      aria-describedby="approval-reasons"
-      onKeyDown={onKeyDown}
-      onCancel={onCancel}
-      onClose={onClose}
+    // Esc, or the dialog closing any other way, rejects.
+    <Modal
+      open={request !== undefined}
+      focusKey={request?.id}
+      onClose={() => answer("reject")}
+      onKey={onKey}
+      labelledBy="approval-title"
+      describedBy="approval-reasons"
     >
       {request ? (
         <form method="dialog" className="approval-body" onSubmit={(event) => event.preventDefault()}>
@@ -114,8 +84,8 @@ export function ApprovalDialog() {
           </div>
           <div className="approval-actions">
             <button
-              ref={reject}
               type="button"
+              data-autofocus
               className="button-reject"
               aria-keyshortcuts="N"
               disabled={answering}
@@ -143,6 +113,6 @@ export function ApprovalDialog() {
           </p>
         </form>
       ) : null}
-    </dialog>
+    </Modal>
   );
 }

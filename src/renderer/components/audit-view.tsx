@@ -4,6 +4,7 @@ import { useAudit } from "../state/audit-context.tsx";
 import { useSessions } from "../state/sessions-context.tsx";
 import { useAppState } from "../state/store-context.tsx";
 import { formatDuration } from "./elapsed.tsx";
+import { ErrorLine } from "./error-line.tsx";
 
 const OUTCOMES: ReadonlyArray<{ value: AuditOutcome | undefined; label: string }> = [
   { value: undefined, label: "All" },
@@ -163,11 +164,7 @@ export function AuditView() {
           Refresh
         </button>
       </div>
-      {error ? (
-        <p role="alert" className="field-error">
-          {error}
-        </p>
-      ) : null}
+      <ErrorLine message={error} />
       {!loading && entries.length === 0 ? (
         <p className="muted audit-empty">
           No tool call matches. Every call the agent or you make lands here.

@@ -1,8 +1,8 @@
-import { useEffect, useRef, type KeyboardEvent, type SyntheticEvent } from "react";
 import { useChat } from "../state/chat-context.tsx";
 import { useSessions } from "../state/sessions-context.tsx";
-import { trapTab } from "./focus-trap.ts";
+import { Modal } from "./modal.tsx";
 import { sessionLabel } from "./sessions-sidebar.tsx";
+import { ErrorLine } from "./error-line.tsx";
 
 /** "Delete this session?": the session, how many tasks go with it; Esc or Cancel keeps it. Focus starts on Cancel. */
 export function DeleteSessionDialog() {
@@ -14,44 +14,19 @@ export function DeleteSessionDialog() {
   const confirm = useSessions((s) => s.confirmDelete);
   const chatSessionId = useChat((s) => s.sessionId);
   const newChat = useChat((s) => s.newChat);
-  const dialog = useRef<HTMLDialogElement>(null);
-  const keep = useRef<HTMLButtonElement>(null);
-  const targetId = target?.id;
-
-  useEffect(() => {
-    const element = dialog.current;
-    if (!element) return;
-    if (targetId !== undefined) {
-      if (!element.open) element.showModal();
-      keep.current?.focus();
-    } else if (element.open) element.close();
-  }, [targetId]);
-
   const tasks = target ? countTasks(sessions, target.id) : 0;
   const onDelete = async () => {
     const deleted = await confirm();
     if (deleted.includes(chatSessionId)) newChat();
   };
-  const onKeyDown = (event: KeyboardEvent<HTMLDialogElement>) => {
-    if (event.key === "Escape") {
-      event.preventDefault();
-      cancel();
-      return;
-    }
-    if (dialog.current) trapTab(event, dialog.current);
-  };
-  const onCancel = (event: SyntheticEvent<HTMLDialogElement>) => {
-    event.preventDefault();
-    cancel();
-  };
 
   return (
-    <dialog
-      ref={dialog}
-      className="approval confirm-dialog"
-      aria-labelledby="delete-title"
-      onKeyDown={onKeyDown}
-      onCancel={onCancel}
+    <Modal
+      open={target !== undefined}
+      focusKey={target?.id}
+      onClose={cancel}
+      labelledBy="delete-title"
+      className="confirm-dialog"
     >
       {target ? (
         <div className="approval-body">
@@ -62,13 +37,9 @@ export function DeleteSessionDialog() {
             deleted with all their messages. This cannot be undone. (The audit trail keeps its record of the
             tool calls.)
           </p>
-          {error ? (
-            <p role="alert" className="field-error">
-              {error}
-            </p>
-          ) : null}
+          <ErrorLine message={error} />
           <div className="approval-actions">
-            <button ref={keep} type="button" disabled={busy} onClick={cancel}>
+            <button type="button" data-autofocus disabled={busy} onClick={cancel}>
               Cancel
             </button>
             <button type="button" className="button-danger" disabled={busy} onClick={() => void onDelete()}>
@@ -77,7 +48,7 @@ export function DeleteSessionDialog() {
           </div>
         </div>
       ) : null}
-    </dialog>
+    </Modal>
   );
 }
 

@@ -3,6 +3,7 @@ import type { McpServerInfo, McpServerState } from "../../shared/extensions-sche
 import { useExtensions } from "../state/extensions-context.tsx";
 import { McpLogViewer } from "./mcp-log-viewer.tsx";
 import { McpServerFormView } from "./mcp-server-form.tsx";
+import { ErrorLine } from "./error-line.tsx";
 
 const STATE_BADGE: Record<McpServerState, string> = {
   starting: "badge badge-running",
@@ -103,16 +104,8 @@ export function McpPanel() {
             {status.settingsProblem}
           </p>
         ) : null}
-        {loadError ? (
-          <p role="alert" className="field-error">
-            {loadError}
-          </p>
-        ) : null}
-        {actionError ? (
-          <p role="alert" className="field-error">
-            {actionError}
-          </p>
-        ) : null}
+        <ErrorLine message={loadError} />
+        <ErrorLine message={actionError} />
         <McpServerFormView />
         {pending?.startsWith("remove:") || pending?.startsWith("enable:") ? (
           <p className="muted" role="status">

@@ -2,19 +2,28 @@ import { useEffect, useRef, type KeyboardEvent, type ReactNode, type SyntheticEv
 import { trapTab } from "./focus-trap.ts";
 
 /**
- * A modal <dialog> shown while `open`: Esc (or the browser's own close request) calls `onClose`,
- * Tab stays inside, and focus goes to the element marked `data-autofocus` when it opens.
+ * A modal <dialog> shown while `open`: Esc, the browser's own close request, or the dialog
+ * closing any other way while still open calls `onClose`; Tab stays inside; and focus goes to the
+ * element marked `data-autofocus` (else the first field) when it opens, and again whenever
+ * `focusKey` changes (the next request in the same dialog). `onKey` sees every other key first
+ * and returns true when it handled one.
  */
 export function Modal({
   open,
+  focusKey,
   onClose,
+  onKey,
   labelledBy,
+  describedBy,
   className,
   children,
 }: {
   open: boolean;
+  focusKey?: string | number | undefined;
   onClose(): void;
+  onKey?(event: KeyboardEvent<HTMLDialogElement>): boolean;
   labelledBy: string;
+  describedBy?: string;
   className?: string;
   children: ReactNode;
 }) {
@@ -24,15 +33,19 @@ export function Modal({
     if (!element) return;
     if (open) {
       if (!element.open) element.showModal();
-      element.querySelector<HTMLElement>("[data-autofocus]")?.focus();
+      const target =
+        element.querySelector<HTMLElement>("[data-autofocus]") ??
+        element.querySelector<HTMLElement>("input, textarea");
+      target?.focus();
     } else if (element.open) element.close();
-  }, [open]);
+  }, [open, focusKey]);
   const onKeyDown = (event: KeyboardEvent<HTMLDialogElement>) => {
     if (event.key === "Escape") {
       event.preventDefault();
       onClose();
       return;
     }
+    if (onKey?.(event)) return;
     if (dialog.current) trapTab(event, dialog.current);
   };
   const onCancel = (event: SyntheticEvent<HTMLDialogElement>) => {
@@ -44,8 +57,12 @@ export function Modal({
       ref={dialog}
       className={`approval ${className ?? ""}`}
       aria-labelledby={labelledBy}
+      aria-describedby={describedBy}
       onKeyDown={onKeyDown}
       onCancel={onCancel}
+      onClose={() => {
+        if (open) onClose();
+      }}
     >
       {open ? children : null}
     </dialog>

@@ -10,6 +10,7 @@ import {
 } from "../state/model-choice.ts";
 import { CodeSpans } from "./code-spans.tsx";
 import { Icon } from "./icons.tsx";
+import { ErrorLine } from "./error-line.tsx";
 
 function ModelOption({ model, picked, onPick }: { model: ModelEntry; picked: boolean; onPick(): void }) {
   return (
@@ -123,11 +124,7 @@ function AddGguf() {
         >
           <Icon name="plus" size={13} /> Add a GGUF file…
         </button>
-        {error ? (
-          <p role="alert" className="field-error">
-            {error}
-          </p>
-        ) : null}
+        <ErrorLine message={error} />
       </div>
     );
   }
@@ -148,11 +145,7 @@ function AddGguf() {
       <button type="submit" disabled={busy || path.trim() === ""}>
         {busy ? "Adding…" : "Add"}
       </button>
-      {error ? (
-        <p role="alert" className="field-error">
-          {error}
-        </p>
-      ) : null}
+      <ErrorLine message={error} />
     </form>
   );
 }
@@ -224,11 +217,7 @@ function PickerPanel({ close }: { close(): void }) {
           <Icon name="refresh" size={14} />
         </button>
       </div>
-      {error ? (
-        <p role="alert" className="field-error">
-          {error}
-        </p>
-      ) : null}
+      <ErrorLine message={error} />
       {!catalog ? (
         <p className="muted">{loading ? "Looking for models…" : "No models listed yet."}</p>
       ) : (

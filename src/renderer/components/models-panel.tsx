@@ -2,6 +2,7 @@ import { useEffect } from "react";
 import { useChat } from "../state/chat-context.tsx";
 import { formatBytes, formatTokens } from "../state/model-choice.ts";
 import { CodeSpans } from "./code-spans.tsx";
+import { ErrorLine } from "./error-line.tsx";
 
 /**
  * Settings → Models: what the model picker finds — each local server where it was looked for
@@ -32,11 +33,7 @@ export function ModelsPanel() {
           Each is looked for where <code>providers.&lt;name&gt;.baseURL</code> in settings says, else on its
           usual port, for a moment only.
         </p>
-        {error ? (
-          <p role="alert" className="field-error">
-            {error}
-          </p>
-        ) : null}
+        <ErrorLine message={error} />
         <ul className="server-status-list" aria-label="Local servers">
           {(catalog?.local ?? []).map((server) => (
             <li key={server.provider} aria-label={server.label} className="server-status">

@@ -4,6 +4,7 @@ import { useAppState } from "../state/store-context.tsx";
 import { useSettings } from "../state/settings-context.tsx";
 import type { ProbeDraft } from "../state/settings-store.ts";
 import { timeAgo } from "../state/time-ago.ts";
+import { ErrorLine } from "./error-line.tsx";
 
 const CAPABILITIES = ["fs.read", "fs.write", "net.fetch", "shell.run"];
 
@@ -138,11 +139,7 @@ function ScopeEditor({ scope }: { scope: ScopeRules }) {
           <span className="badge badge-read">applies</span>
         )}
       </div>
-      {scope.problem ? (
-        <p role="alert" className="field-error">
-          {scope.problem}
-        </p>
-      ) : null}
+      <ErrorLine message={scope.problem} />
       {drafts.length === 0 ? <p className="muted">No rules yet.</p> : null}
       {drafts.length > 0 ? (
         <table className="rules-table">

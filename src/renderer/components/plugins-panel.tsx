@@ -2,6 +2,7 @@ import type { PluginInfo } from "../../shared/extensions-schemas.ts";
 import { useExtensions } from "../state/extensions-context.tsx";
 import { useAppState } from "../state/store-context.tsx";
 import { PluginLogViewer } from "./plugin-log-viewer.tsx";
+import { ErrorLine } from "./error-line.tsx";
 
 function stateBadge(plugin: PluginInfo): { label: string; className: string } {
   if (plugin.state === "loaded") return { label: "loaded", className: "badge badge-read" };
@@ -111,18 +112,10 @@ export function PluginsPanel() {
           <button type="button" className="run" disabled={trusting} onClick={() => void trust()}>
             {trusting ? "Trusting…" : "Trust this folder"}
           </button>
-          {projectError ? (
-            <p role="alert" className="field-error">
-              {projectError}
-            </p>
-          ) : null}
+          <ErrorLine message={projectError} />
         </div>
       ) : null}
-      {actionError ? (
-        <p role="alert" className="field-error">
-          {actionError}
-        </p>
-      ) : null}
+      <ErrorLine message={actionError} />
       {status.plugins.length === 0 ? (
         <p className="muted">No plugin folders found.</p>
       ) : (

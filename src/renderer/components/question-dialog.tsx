@@ -1,7 +1,8 @@
-import { useEffect, useRef, useState, type KeyboardEvent, type SyntheticEvent } from "react";
+import { useState } from "react";
 import type { Question } from "../../shared/question-schemas.ts";
 import { useChat } from "../state/chat-context.tsx";
-import { trapTab } from "./focus-trap.ts";
+import { Modal } from "./modal.tsx";
+import { ErrorLine } from "./error-line.tsx";
 
 /** The answers the form starts with: nothing chosen, no text. */
 function emptyAnswers(questions: readonly Question[]): string[][] {
@@ -87,49 +88,22 @@ export function QuestionDialog() {
   const answerQuestion = useChat((s) => s.answerQuestion);
   const dismissQuestion = useChat((s) => s.dismissQuestion);
   const clearQuestionError = useChat((s) => s.clearQuestionError);
-  const dialog = useRef<HTMLDialogElement>(null);
   const [answers, setAnswers] = useState<{ id: string; values: string[][] } | undefined>(undefined);
   const promptId = prompt?.id;
   const values =
     prompt && answers?.id === prompt.id ? answers.values : prompt ? emptyAnswers(prompt.questions) : [];
 
-  useEffect(() => {
-    const element = dialog.current;
-    if (!element) return;
-    if (promptId !== undefined) {
-      if (!element.open) element.showModal();
-      element.querySelector<HTMLElement>("input, textarea")?.focus();
-    } else if (element.open) {
-      element.close();
-    }
-  }, [promptId]);
-
   const dismiss = () => {
     if (!answering) void dismissQuestion();
   };
-  const onKeyDown = (event: KeyboardEvent<HTMLDialogElement>) => {
-    if (event.key === "Escape") {
-      event.preventDefault();
-      dismiss();
-      return;
-    }
-    if (dialog.current) trapTab(event, dialog.current);
-  };
-  const onCancel = (event: SyntheticEvent<HTMLDialogElement>) => {
-    event.preventDefault();
-    dismiss();
-  };
 
   return (
-    <dialog
-      ref={dialog}
-      className="approval question-dialog"
-      aria-labelledby="question-title"
-      onKeyDown={onKeyDown}
-      onCancel={onCancel}
-      onClose={() => {
-        if (promptId !== undefined) dismiss();
-      }}
+    <Modal
+      open={prompt !== undefined}
+      focusKey={promptId}
+      onClose={dismiss}
+      labelledBy="question-title"
+      className="question-dialog"
     >
       {prompt ? (
         <form
@@ -155,11 +129,7 @@ export function QuestionDialog() {
               />
             ))}
           </div>
-          {error ? (
-            <p role="alert" className="field-error">
-              {error}
-            </p>
-          ) : null}
+          <ErrorLine message={error} />
           <div className="approval-actions">
             <button type="button" disabled={answering} onClick={dismiss}>
               Dismiss
@@ -173,6 +143,6 @@ export function QuestionDialog() {
           </p>
         </form>
       ) : null}
-    </dialog>
+    </Modal>
   );
 }

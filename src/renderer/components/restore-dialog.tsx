@@ -2,6 +2,7 @@ import type { RestorePlan, RewindPlan } from "../../shared/checkpoint-schemas.ts
 import { useRestore } from "../state/restore-context.tsx";
 import { conflictsOf, readyToApply, type PathChoice } from "../state/restore-store.ts";
 import { Modal } from "./modal.tsx";
+import { ErrorLine } from "./error-line.tsx";
 
 type PlannedPath = RestorePlan["paths"][number];
 
@@ -144,11 +145,7 @@ export function RestoreDialog() {
             ))}
           </div>
         ) : null}
-        {error ? (
-          <p role="alert" className="field-error">
-            {error}
-          </p>
-        ) : null}
+        <ErrorLine message={error} />
         <div className="approval-actions">
           {outcome ? (
             <button type="button" className="run" data-autofocus onClick={close}>

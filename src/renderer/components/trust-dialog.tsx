@@ -2,6 +2,7 @@ import type { ReviewedExtension, TrustReview } from "../../shared/trust-review-s
 import { grantsSomething } from "../state/app-store.ts";
 import { useAppState } from "../state/store-context.tsx";
 import { Modal } from "./modal.tsx";
+import { ErrorLine } from "./error-line.tsx";
 
 function Section({ title, count, children }: { title: string; count: number; children: React.ReactNode }) {
   if (count === 0) return null;
@@ -198,11 +199,7 @@ export function TrustDialog() {
             Trust a folder only if you know who wrote <code>{review.settingsFile}</code> and its{" "}
             <code>.lathe/tools</code>.
           </p>
-          {error ? (
-            <p role="alert" className="field-error">
-              {error}
-            </p>
-          ) : null}
+          <ErrorLine message={error} />
           <div className="approval-actions">
             <button type="button" data-autofocus disabled={trusting} onClick={close}>
               {review.trusted ? "Close" : "Not now"}

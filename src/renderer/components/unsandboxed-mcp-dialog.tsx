@@ -1,5 +1,6 @@
 import { useAppState } from "../state/store-context.tsx";
 import { Modal } from "./modal.tsx";
+import { ErrorLine } from "./error-line.tsx";
 
 /**
  * Before a stdio MCP server starts without the OS sandbox: the exact command, why there is no
@@ -26,11 +27,7 @@ export function UnsandboxedMcpDialog() {
             Your yes holds for this command line until Lathe closes. Settings → Sandbox says how to turn the
             sandbox on.
           </p>
-          {error ? (
-            <p role="alert" className="field-error">
-              {error}
-            </p>
-          ) : null}
+          <ErrorLine message={error} />
           <div className="approval-actions">
             <button type="button" className="button-reject" data-autofocus onClick={() => void answer(false)}>
               Leave it stopped
