@@ -1,7 +1,6 @@
-import { randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { ConvenienceFile, reportToStderr } from "./convenience-file.ts";
 
 /** How many folders keep a remembered model. */
 const LIMIT = 500;
@@ -17,31 +16,22 @@ const ProjectModelsFileSchema = z.strictObject({
  * empty (it is a convenience), then rewritten on the next pick.
  */
 export class ProjectModels {
-  readonly file: string;
-  private readonly onProblem: (message: string) => void;
+  private readonly store: ConvenienceFile<z.infer<typeof ProjectModelsFileSchema>>;
 
-  constructor(latheHome: string, onProblem: (message: string) => void = (m) => console.error(`lathe: ${m}`)) {
-    this.file = path.join(latheHome, "project-models.json");
-    this.onProblem = onProblem;
+  constructor(latheHome: string, onProblem: (message: string) => void = reportToStderr) {
+    this.store = new ConvenienceFile(
+      path.join(latheHome, "project-models.json"),
+      ProjectModelsFileSchema,
+      onProblem,
+    );
+  }
+
+  get file(): string {
+    return this.store.file;
   }
 
   private all(): Record<string, string> {
-    let text: string;
-    try {
-      text = readFileSync(this.file, "utf8");
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT")
-        this.onProblem(`cannot read ${this.file}: ${(error as Error).message}`);
-      return {};
-    }
-    try {
-      const parsed = ProjectModelsFileSchema.safeParse(JSON.parse(text));
-      if (parsed.success) return parsed.data.models;
-      this.onProblem(`${this.file} is malformed (${parsed.error.issues[0]?.message}); it will be rewritten.`);
-    } catch (error) {
-      this.onProblem(`${this.file} is not valid JSON (${(error as Error).message}); it will be rewritten.`);
-    }
-    return {};
+    return this.store.read()?.models ?? {};
   }
 
   /** The folder's remembered model (`PROVIDER:MODEL`), if any. */
@@ -53,10 +43,6 @@ export class ProjectModels {
   set(root: string, model: string | undefined): void {
     const rest = Object.entries(this.all()).filter(([folder]) => folder !== root);
     const entries = model === undefined ? rest : [...rest, [root, model] as const];
-    const models = Object.fromEntries(entries.slice(-LIMIT));
-    mkdirSync(path.dirname(this.file), { recursive: true });
-    const temp = `${this.file}.${randomBytes(6).toString("hex")}.tmp`;
-    writeFileSync(temp, `${JSON.stringify({ version: 1, models }, null, 2)}\n`, { mode: 0o600 });
-    renameSync(temp, this.file);
+    this.store.write({ version: 1, models: Object.fromEntries(entries.slice(-LIMIT)) });
   }
 }

@@ -1,7 +1,7 @@
-import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { ConvenienceFile, reportToStderr } from "./convenience-file.ts";
 
 /** How many folders the list keeps. */
 const RECENT_LIMIT = 12;
@@ -22,36 +22,22 @@ interface RecentEntry {
  * is a convenience: it never stops a folder from opening), and rewritten on the next open.
  */
 export class RecentProjects {
-  readonly file: string;
-  private readonly onProblem: (message: string) => void;
+  private readonly store: ConvenienceFile<z.infer<typeof RecentFileSchema>>;
 
-  constructor(latheHome: string, onProblem: (message: string) => void = (m) => console.error(`lathe: ${m}`)) {
-    this.file = path.join(latheHome, "recent-projects.json");
-    this.onProblem = onProblem;
+  constructor(latheHome: string, onProblem: (message: string) => void = reportToStderr) {
+    this.store = new ConvenienceFile(
+      path.join(latheHome, "recent-projects.json"),
+      RecentFileSchema,
+      onProblem,
+    );
+  }
+
+  get file(): string {
+    return this.store.file;
   }
 
   list(): RecentEntry[] {
-    let text: string;
-    try {
-      text = readFileSync(this.file, "utf8");
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT")
-        this.onProblem(`cannot read ${this.file}: ${(error as Error).message}`);
-      return [];
-    }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (error) {
-      this.onProblem(`${this.file} is not valid JSON (${(error as Error).message}); it will be rewritten.`);
-      return [];
-    }
-    const parsed = RecentFileSchema.safeParse(json);
-    if (!parsed.success) {
-      this.onProblem(`${this.file} is malformed (${parsed.error.issues[0]?.message}); it will be rewritten.`);
-      return [];
-    }
-    return parsed.data.projects.slice(0, RECENT_LIMIT);
+    return (this.store.read()?.projects ?? []).slice(0, RECENT_LIMIT);
   }
 
   /** Put a folder (a real path) first; the oldest beyond RECENT_LIMIT drop off. */
@@ -60,10 +46,7 @@ export class RecentProjects {
       0,
       RECENT_LIMIT,
     );
-    mkdirSync(path.dirname(this.file), { recursive: true });
-    const temp = `${this.file}.${randomBytes(6).toString("hex")}.tmp`;
-    writeFileSync(temp, `${JSON.stringify({ version: 1, projects }, null, 2)}\n`, { mode: 0o600 });
-    renameSync(temp, this.file);
+    this.store.write({ version: 1, projects });
     return projects;
   }
 
