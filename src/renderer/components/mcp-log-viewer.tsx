@@ -1,5 +1,6 @@
 import { useEffect, useRef } from "react";
 import { useExtensions } from "../state/extensions-context.tsx";
+import { ErrorLine } from "./error-line.tsx";
 
 /** A server's log (its stderr and Lathe's notes), newest at the bottom, refreshed on request. */
 export function McpLogViewer() {
@@ -21,11 +22,7 @@ export function McpLogViewer() {
         <h2 id="mcp-log-heading">Log: {log.name}</h2>
         {log.file ? <code className="muted">{log.file}</code> : null}
       </div>
-      {log.error ? (
-        <p className="field-error" role="alert">
-          {log.error}
-        </p>
-      ) : null}
+      <ErrorLine message={log.error} />
       <pre ref={view} className="log-view" aria-label="Log lines" tabIndex={0}>
         {log.lines.length > 0 ? log.lines.join("\n") : log.loading ? "Loading…" : "(nothing logged yet)"}
       </pre>

@@ -1,6 +1,7 @@
 import { useEffect, useRef } from "react";
 import { useExtensions } from "../state/extensions-context.tsx";
 import type { McpFormField } from "../state/mcp-form.ts";
+import { ErrorLine } from "./error-line.tsx";
 
 function FieldError({ id, message }: { id: string; message: string | undefined }) {
   if (!message) return null;
@@ -195,11 +196,7 @@ export function McpServerFormView() {
           ) : null}
         </>
       )}
-      {form.error ? (
-        <p className="field-error" role="alert">
-          {form.error}
-        </p>
-      ) : null}
+      <ErrorLine message={form.error} />
       {form.confirm ? (
         <Confirmation />
       ) : (

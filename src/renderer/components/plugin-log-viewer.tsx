@@ -1,5 +1,6 @@
 import { useEffect, useRef } from "react";
 import { useExtensions } from "../state/extensions-context.tsx";
+import { ErrorLine } from "./error-line.tsx";
 
 /** How often an open plugin log is read again, so a call's lines show up while you watch. */
 const POLL_MS = 2000;
@@ -36,11 +37,7 @@ export function PluginLogViewer() {
         </h2>
         {log.file ? <code className="muted">{log.file}</code> : null}
       </div>
-      {log.error ? (
-        <p className="field-error" role="alert">
-          {log.error}
-        </p>
-      ) : null}
+      <ErrorLine message={log.error} />
       <pre ref={view} className="log-view" aria-label="Plugin log lines" tabIndex={0}>
         {log.lines.length > 0
           ? log.lines.join("\n")
