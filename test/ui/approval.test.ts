@@ -19,7 +19,7 @@ const served: UiWorld[] = [];
 /** Serve a folder of its own (with its own $LATHE_HOME) in a new page of the suite's browser. */
 async function serveFolder(name: string, prepare: (root: string) => Promise<void>): Promise<UiWorld> {
   const world = await startUiWorld({
-    prefix: `approval-${name}`,
+    prefix: "approval",
     rootName: name,
     prepare: ({ root }) => prepare(root),
     browser,
