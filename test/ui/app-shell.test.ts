@@ -4,29 +4,13 @@
 // failed fetch in red with its envelope's text); approvals are answered with y / a / n; Enter
 // sends, Esc stops, Ctrl+K opens the palette; a running bash card is stopped alone and the run
 // goes on. Needs `npm run build` first.
-import type { ChildProcess } from "node:child_process";
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  startOpenAICompatibleServer,
-  type ChatRequest,
-  type FixtureReply,
-  type FixtureServer,
-} from "../fixtures/openai-compatible-server.ts";
-import {
-  REPO,
-  goTo,
-  launchChromium,
-  missingPrerequisite,
-  openWatchedPage,
-  runsUi,
-  startLatheServe,
-  stopLatheServe,
-  useFixtureModel,
-} from "./serve-fixture.ts";
+import type { ChatRequest, FixtureReply } from "../fixtures/openai-compatible-server.ts";
+import { REPO, goTo, runsUi, useFixtureModel } from "./serve-fixture.ts";
+import { chatHelpers, scriptTurn, startUiWorld, type UiWorld } from "./ui-world.ts";
 
 const SHOTS = path.join(REPO, "test-results");
 const runUi = runsUi("app shell");
@@ -51,9 +35,7 @@ const FINAL_MARKDOWN = [
 ].join("\n");
 
 function reply(request: ChatRequest): FixtureReply {
-  const lastUser = request.messages.findLastIndex((m) => m.role === "user");
-  const prompt = String(request.messages[lastUser]?.content ?? "");
-  const step = request.messages.slice(lastUser).filter((m) => m.role === "tool").length;
+  const { prompt, step } = scriptTurn(request, "tool");
   if (prompt === PROMPTS.kinds) {
     // By how many tool results the turn has so far (the first step makes two calls).
     const script: Record<number, FixtureReply> = {
@@ -94,62 +76,28 @@ function reply(request: ChatRequest): FixtureReply {
   return { text: "Thinking", hang: true };
 }
 
-let base: string;
+let world: UiWorld | undefined;
 let root: string;
-let browser: Browser | undefined;
-let child: ChildProcess | undefined;
-let fixture: FixtureServer;
 let page: Page;
-const problems: string[] = [];
+let problems: string[];
 
-const conversation = () => page.getByRole("list", { name: "Conversation" });
-const card = (tool: string) =>
-  conversation()
-    .getByRole("article", { name: `${tool} call` })
-    .last();
-const prompt = () => page.getByRole("textbox", { name: "Prompt" });
-const approval = (tool: string) => page.getByRole("dialog", { name: `Allow ${tool} to run?` });
-
-async function send(text: string): Promise<void> {
-  await prompt().fill(text);
-  await prompt().press("Enter");
-}
-
-/** Answer the approval dialog for `tool` with a key, as a person at the keyboard would. */
-async function answerWithKey(tool: string, key: "y" | "a" | "n"): Promise<void> {
-  await approval(tool).waitFor({ timeout: 10_000 });
-  await page.keyboard.press(key);
-  await approval(tool).waitFor({ state: "hidden" });
-}
-
-async function status(tool: string): Promise<string> {
-  return card(tool).getByLabel("Status").innerText();
-}
+const { conversation, lastCard: card, prompt, send, answerWithKey, status } = chatHelpers(() => page);
 
 beforeAll(async () => {
   if (!runUi) return;
-  const missing = missingPrerequisite();
-  if (missing) throw new Error(missing);
-  base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-ui-shell-")));
-  root = path.join(base, "project");
-  const home = path.join(base, "lathe-home");
-  await mkdir(root, { recursive: true });
-  await writeFile(path.join(root, "README.md"), "# a fixture project\n\nUsed by the shell test.\n");
-  fixture = await startOpenAICompatibleServer({ models: ["fixture-model"], replies: reply });
-  await useFixtureModel(home, fixture.baseURL);
-  const served = await startLatheServe(root, home);
-  child = served.child;
-  browser = await launchChromium();
-  page = await openWatchedPage(browser, problems, { width: 1280, height: 900 });
-  await page.goto(served.url);
+  world = await startUiWorld({
+    prefix: "shell",
+    replies: reply,
+    prepare: async ({ root, home, fixture }) => {
+      await writeFile(path.join(root, "README.md"), "# a fixture project\n\nUsed by the shell test.\n");
+      await useFixtureModel(home, fixture!.baseURL);
+    },
+    viewport: { width: 1280, height: 900 },
+  });
+  ({ root, page, problems } = world);
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await stopLatheServe(child);
-  await fixture?.close();
-  if (base) await rm(base, { recursive: true, force: true });
-});
+afterAll(() => world?.close());
 
 describe.skipIf(!runUi)("the chat-first app through lathe serve", () => {
   it("opens on the chat, with the tool workbench under Tools", async () => {

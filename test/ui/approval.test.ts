@@ -1,54 +1,33 @@
 // Approvals and project trust as a person meets them: `lathe serve` on a folder, the page in
 // Debian's Chromium, a `write` that waits for the approval dialog, and a folder whose own
 // settings try to allow writes before anyone trusted it. Needs `npm run build` first.
-import type { ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  REPO,
-  goTo,
-  launchChromium,
-  missingPrerequisite,
-  startLatheServe,
-  stopLatheServe,
-  runsUi,
-} from "./serve-fixture.ts";
+import { REPO, goTo, launchChromium, missingPrerequisite, runsUi } from "./serve-fixture.ts";
+import { startUiWorld, type UiWorld } from "./ui-world.ts";
 
 const APPROVAL_SHOT = path.join(REPO, "test-results/ui-approval.png");
 const TRUST_SHOT = path.join(REPO, "test-results/ui-trust.png");
 const runUi = runsUi("approval");
 
-interface Served {
-  root: string;
-  child: ChildProcess;
-  page: Page;
-  problems: string[];
-}
-
-let base: string;
 let browser: Browser | undefined;
-const served: Served[] = [];
+const served: UiWorld[] = [];
 
-async function serveFolder(name: string, prepare: (root: string) => Promise<void>): Promise<Served> {
-  const root = path.join(base, name);
-  await mkdir(root, { recursive: true });
-  await prepare(root);
-  const { child, url } = await startLatheServe(root, path.join(base, `${name}-lathe-home`));
-  const page = await browser!.newPage({ viewport: { width: 1280, height: 900 } });
-  const problems: string[] = [];
-  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-  page.on("console", (message) => {
-    if (message.type() === "error") problems.push(`console error: ${message.text()}`);
+/** Serve a folder of its own (with its own $LATHE_HOME) in a new page of the suite's browser. */
+async function serveFolder(name: string, prepare: (root: string) => Promise<void>): Promise<UiWorld> {
+  const world = await startUiWorld({
+    prefix: "approval",
+    rootName: name,
+    prepare: ({ root }) => prepare(root),
+    browser,
+    viewport: { width: 1280, height: 900 },
+    waitForPrompt: true,
   });
-  const entry = { root, child, page, problems };
-  served.push(entry);
-  await page.goto(url);
-  await page.getByRole("textbox", { name: "Prompt" }).waitFor({ timeout: 10_000 });
-  return entry;
+  served.push(world);
+  return world;
 }
 
 /** The tool workbench: Tools → Run a tool, with its list loaded. */
@@ -76,18 +55,16 @@ beforeAll(async () => {
   if (!runUi) return;
   const missing = missingPrerequisite();
   if (missing) throw new Error(missing);
-  base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-ui-approval-")));
   browser = await launchChromium();
 });
 
 afterAll(async () => {
   await browser?.close();
-  for (const s of served) await stopLatheServe(s.child);
-  if (base) await rm(base, { recursive: true, force: true });
+  for (const s of served) await s.close();
 });
 
 describe.skipIf(!runUi)("approvals in the UI through lathe serve", () => {
-  let s: Served;
+  let s: UiWorld;
 
   beforeAll(async () => {
     s = await serveFolder("project", async (root) => {
@@ -197,7 +174,7 @@ describe.skipIf(!runUi)("approvals in the UI through lathe serve", () => {
 });
 
 describe.skipIf(!runUi)("project trust in the UI through lathe serve", () => {
-  let s: Served;
+  let s: UiWorld;
 
   beforeAll(async () => {
     s = await serveFolder("untrusted", async (root) => {

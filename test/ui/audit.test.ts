@@ -2,32 +2,19 @@
 // few calls made from the tool workbench (one runs, one is rejected in the approval dialog, one
 // fails), then the trail: newest first, each call's decision chain, and the filters by outcome,
 // tool and session. Needs `npm run build` first.
-import type { ChildProcess } from "node:child_process";
-import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  REPO,
-  fixtureProviders,
-  goTo,
-  launchChromium,
-  missingPrerequisite,
-  openWatchedPage,
-  runsUi,
-  startLatheServe,
-  stopLatheServe,
-} from "./serve-fixture.ts";
+import { REPO, fixtureProviders, goTo, runsUi } from "./serve-fixture.ts";
+import { startUiWorld, type UiWorld } from "./ui-world.ts";
 
 const SHOT = path.join(REPO, "test-results/ui-audit.png");
 const runUi = runsUi("audit");
 
-let base: string;
-let browser: Browser | undefined;
-let child: ChildProcess | undefined;
+let world: UiWorld | undefined;
 let page: Page;
-const problems: string[] = [];
+let problems: string[];
 
 async function runTool(toolId: string, args: unknown): Promise<void> {
   await page
@@ -43,20 +30,18 @@ const outcomes = () => calls().getByLabel("Outcome").allInnerTexts();
 
 beforeAll(async () => {
   if (!runUi) return;
-  const missing = missingPrerequisite();
-  if (missing) throw new Error(missing);
-  base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-ui-audit-")));
-  const root = path.join(base, "project");
-  const home = path.join(base, "lathe-home");
-  await mkdir(root, { recursive: true });
-  await mkdir(home, { recursive: true });
-  await writeFile(path.join(root, "README.md"), "# audited\n");
-  await writeFile(path.join(home, "settings.json"), JSON.stringify({ providers: await fixtureProviders() }));
-  const served = await startLatheServe(root, home);
-  child = served.child;
-  browser = await launchChromium();
-  page = await openWatchedPage(browser, problems, { width: 1280, height: 900 });
-  await page.goto(served.url);
+  world = await startUiWorld({
+    prefix: "audit",
+    prepare: async ({ root, home }) => {
+      await writeFile(path.join(root, "README.md"), "# audited\n");
+      await writeFile(
+        path.join(home, "settings.json"),
+        JSON.stringify({ providers: await fixtureProviders() }),
+      );
+    },
+    viewport: { width: 1280, height: 900 },
+  });
+  ({ page, problems } = world);
   await goTo(page, "Tools", "Run a tool");
   await page
     .getByRole("list", { name: "Tools" })
@@ -64,11 +49,7 @@ beforeAll(async () => {
     .waitFor({ timeout: 10_000 });
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await stopLatheServe(child);
-  if (base) await rm(base, { recursive: true, force: true });
-});
+afterAll(() => world?.close());
 
 describe.skipIf(!runUi)("the Audit view through lathe serve", () => {
   it("shows every call newest first, with its outcome and the stage that refused it", async () => {

@@ -2,29 +2,13 @@
 // the real OpenAI-compatible provider client streaming from the loopback fixture server. The model
 // streams text, writes a file (approval dialog), runs bash (its output in an xterm.js terminal),
 // writes a todo list, asks a question, and gets stopped. Needs `npm run build` first.
-import type { ChildProcess } from "node:child_process";
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  startOpenAICompatibleServer,
-  type ChatRequest,
-  type FixtureReply,
-  type FixtureServer,
-} from "../fixtures/openai-compatible-server.ts";
-import {
-  REPO,
-  fixtureProviders,
-  pickModel,
-  launchChromium,
-  missingPrerequisite,
-  startLatheServe,
-  stopLatheServe,
-  openWatchedPage,
-  runsUi,
-} from "./serve-fixture.ts";
+import type { ChatRequest, FixtureReply, FixtureServer } from "../fixtures/openai-compatible-server.ts";
+import { REPO, fixtureProviders, pickModel, runsUi } from "./serve-fixture.ts";
+import { chatHelpers, scriptTurn, startUiWorld, type UiWorld } from "./ui-world.ts";
 
 const SHOT = path.join(REPO, "test-results/ui-chat.png");
 const MODEL = "openai-compatible:fixture-model";
@@ -44,9 +28,7 @@ const GREETING = "Hello from the chat\n";
 
 /** The model's script: the turn is the last prompt, the step how many tool results follow it. */
 function reply(request: ChatRequest): FixtureReply {
-  const lastUser = request.messages.findLastIndex((m) => m.role === "user");
-  const prompt = String(request.messages[lastUser]?.content ?? "");
-  const step = request.messages.slice(lastUser).filter((m) => m.role === "tool").length;
+  const { prompt, step } = scriptTurn(request, "tool");
   if (prompt === PROMPTS.work) {
     return [
       {
@@ -113,69 +95,45 @@ function reply(request: ChatRequest): FixtureReply {
   return { text: "Thinking it over", hang: true };
 }
 
-let base: string;
-let browser: Browser | undefined;
-let child: ChildProcess | undefined;
+let world: UiWorld | undefined;
 let fixture: FixtureServer;
 let page: Page;
 let root: string;
-const problems: string[] = [];
+let problems: string[];
 /** Every `run.event` the page received over the WebSocket, in order. */
 const runEvents: Array<{ type: string; text?: string }> = [];
 
-const conversation = () => page.getByRole("list", { name: "Conversation" });
-const card = (tool: string) => conversation().getByRole("article", { name: `${tool} call` });
-const prompt = () => page.getByRole("textbox", { name: "Prompt" });
-
-async function allow(tool: string): Promise<void> {
-  const dialog = page.getByRole("dialog", { name: `Allow ${tool} to run?` });
-  await dialog.waitFor({ timeout: 10_000 });
-  await dialog.getByRole("button", { name: "Allow once" }).click();
-  await dialog.waitFor({ state: "hidden" });
-}
-
-async function send(text: string): Promise<void> {
-  await prompt().fill(text);
-  await prompt().press("Enter");
-}
+const { conversation, card, send, allowOnce: allow } = chatHelpers(() => page);
 
 beforeAll(async () => {
   if (!runUi) return;
-  const missing = missingPrerequisite();
-  if (missing) throw new Error(missing);
-  base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-ui-chat-")));
-  root = path.join(base, "project");
-  const home = path.join(base, "lathe-home");
-  await mkdir(root, { recursive: true });
-  await mkdir(home, { recursive: true });
-  await writeFile(path.join(root, "README.md"), "# chat fixture\n");
-  fixture = await startOpenAICompatibleServer({ models: ["fixture-model"], replies: reply });
-  await writeFile(
-    path.join(home, "settings.json"),
-    JSON.stringify({ providers: await fixtureProviders(fixture.baseURL) }),
-  );
-  const served = await startLatheServe(root, home);
-  child = served.child;
-  browser = await launchChromium();
-  page = await openWatchedPage(browser, problems, { width: 1280, height: 1000 });
-  page.on("websocket", (socket) => {
-    socket.on("framereceived", ({ payload }) => {
-      const frame = JSON.parse(String(payload)) as {
-        event?: string;
-        payload?: { event?: { type: string; text?: string } };
-      };
-      if (frame.event === "run.event" && frame.payload?.event) runEvents.push(frame.payload.event);
-    });
+  world = await startUiWorld({
+    prefix: "chat",
+    replies: reply,
+    prepare: async ({ root, home, fixture }) => {
+      await writeFile(path.join(root, "README.md"), "# chat fixture\n");
+      await writeFile(
+        path.join(home, "settings.json"),
+        JSON.stringify({ providers: await fixtureProviders(fixture!.baseURL) }),
+      );
+    },
+    viewport: { width: 1280, height: 1000 },
+    onPage: (page) =>
+      page.on("websocket", (socket) => {
+        socket.on("framereceived", ({ payload }) => {
+          const frame = JSON.parse(String(payload)) as {
+            event?: string;
+            payload?: { event?: { type: string; text?: string } };
+          };
+          if (frame.event === "run.event" && frame.payload?.event) runEvents.push(frame.payload.event);
+        });
+      }),
   });
-  await page.goto(served.url);
+  ({ page, root, problems } = world);
+  fixture = world.fixture!;
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await stopLatheServe(child);
-  await fixture?.close();
-  if (base) await rm(base, { recursive: true, force: true });
-});
+afterAll(() => world?.close());
 
 describe.skipIf(!runUi)("the chat through lathe serve", () => {
   it("streams the model's text, shows a card per tool call, and keeps the todo list live", async () => {

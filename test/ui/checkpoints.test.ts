@@ -3,39 +3,22 @@
 // The agent edits files over two prompts; the person changes one by hand, then restores a call
 // (asked before their change is overwritten) and rewinds the session to before the second prompt
 // (files and conversation). Needs `npm run build` first.
-import type { ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  startOpenAICompatibleServer,
-  type ChatRequest,
-  type FixtureReply,
-  type FixtureServer,
-} from "../fixtures/openai-compatible-server.ts";
-import {
-  REPO,
-  launchChromium,
-  missingPrerequisite,
-  openWatchedPage,
-  runsUi,
-  startLatheServe,
-  stopLatheServe,
-  useFixtureModel,
-} from "./serve-fixture.ts";
+import type { ChatRequest, FixtureReply } from "../fixtures/openai-compatible-server.ts";
+import { REPO, runsUi, useFixtureModel } from "./serve-fixture.ts";
+import { chatHelpers, scriptTurn, startUiWorld, type UiWorld } from "./ui-world.ts";
 
 const SHOTS = path.join(REPO, "test-results");
 const runUi = runsUi("checkpoints");
 const PROMPTS = { first: "Rewrite a.txt for me.", second: "Add b.txt and change c.txt." };
 
 function reply(request: ChatRequest): FixtureReply {
-  const lastUser = request.messages.findLastIndex((m) => m.role === "user");
-  const prompt = String(request.messages[lastUser]?.content ?? "");
   // One step per answer the model already gave to this prompt.
-  const step = request.messages.slice(lastUser).filter((m) => m.role === "assistant").length;
+  const { prompt, step } = scriptTurn(request, "assistant");
   if (prompt === PROMPTS.first) {
     return [
       // A file that exists is read before it is overwritten (the write tool insists).
@@ -59,22 +42,18 @@ function reply(request: ChatRequest): FixtureReply {
   return { text: "Nothing to do." };
 }
 
-let base: string;
+let world: UiWorld | undefined;
 let root: string;
-let browser: Browser | undefined;
-let child: ChildProcess | undefined;
-let fixture: FixtureServer;
 let page: Page;
-const problems: string[] = [];
+let problems: string[];
 
-const conversation = () => page.getByRole("list", { name: "Conversation" });
+const chat = chatHelpers(() => page);
+const { conversation, prompt } = chat;
 const turns = () => conversation().locator(":scope > li");
-const prompt = () => page.getByRole("textbox", { name: "Prompt" });
 const file = (name: string) => readFile(path.join(root, name), "utf8");
 
 async function send(text: string, done: string): Promise<void> {
-  await prompt().fill(text);
-  await prompt().press("Enter");
+  await chat.send(text);
   await conversation()
     .getByText(done)
     .waitFor({ timeout: 15_000 })
@@ -82,36 +61,27 @@ async function send(text: string, done: string): Promise<void> {
       await page.screenshot({ path: path.join(SHOTS, "ui-checkpoints-failed.png") });
       throw error;
     });
-  await page.getByRole("button", { name: "Send" }).waitFor();
+  await chat.turnEnded();
 }
 
 beforeAll(async () => {
   if (!runUi) return;
-  const missing = missingPrerequisite();
-  if (missing) throw new Error(missing);
-  base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-ui-checkpoints-")));
-  root = path.join(base, "project");
-  const home = path.join(base, "lathe-home");
-  await mkdir(root, { recursive: true });
-  await writeFile(path.join(root, "a.txt"), "original a\n");
-  await writeFile(path.join(root, "c.txt"), "original c\n");
-  fixture = await startOpenAICompatibleServer({ models: ["fixture-model"], replies: reply });
-  // The agent's writes need no approval here: this suite is about undoing them.
-  await useFixtureModel(home, fixture.baseURL, { approvals: { mode: "yolo" } });
-  const served = await startLatheServe(root, home);
-  child = served.child;
-  browser = await launchChromium();
-  page = await openWatchedPage(browser, problems, { width: 1280, height: 900 });
-  await page.goto(served.url);
-  await prompt().waitFor({ timeout: 10_000 });
+  world = await startUiWorld({
+    prefix: "checkpoints",
+    replies: reply,
+    prepare: async ({ root, home, fixture }) => {
+      await writeFile(path.join(root, "a.txt"), "original a\n");
+      await writeFile(path.join(root, "c.txt"), "original c\n");
+      // The agent's writes need no approval here: this suite is about undoing them.
+      await useFixtureModel(home, fixture!.baseURL, { approvals: { mode: "yolo" } });
+    },
+    viewport: { width: 1280, height: 900 },
+    waitForPrompt: true,
+  });
+  ({ root, page, problems } = world);
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await stopLatheServe(child);
-  await fixture?.close();
-  if (base) await rm(base, { recursive: true, force: true });
-});
+afterAll(() => world?.close());
 
 describe.skipIf(!runUi)("checkpoints in the chat through lathe serve", () => {
   it("restores one call's file, asking first because the person changed it since", async () => {

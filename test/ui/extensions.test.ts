@@ -3,24 +3,14 @@
 // the folder, read the Tools panel (origins, shadowing, what is disabled and why), add
 // server-everything through the form after seeing its exact command, watch it connect, read its
 // log, restart it, and turn a plugin off. Needs `npm run build` first.
-import type { ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { Browser, Locator, Page } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runLathe } from "../support/lathe-cli.ts";
-import {
-  REPO,
-  goTo,
-  launchChromium,
-  missingPrerequisite,
-  startLatheServe,
-  stopLatheServe,
-  openWatchedPage,
-  runsUi,
-} from "./serve-fixture.ts";
+import { REPO, goTo, runsUi } from "./serve-fixture.ts";
+import { startUiWorld, type UiWorld } from "./ui-world.ts";
 
 const TOOLS_SHOT = path.join(REPO, "test-results/ui-tools-panel.png");
 const MCP_SHOT = path.join(REPO, "test-results/ui-mcp.png");
@@ -29,13 +19,11 @@ const PLUGINS_SHOT = path.join(REPO, "test-results/ui-plugins.png");
 const EVERYTHING = path.join(REPO, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 const runUi = runsUi("extensions");
 
-let base: string;
+let world: UiWorld | undefined;
 let root: string;
 let home: string;
-let child: ChildProcess | undefined;
-let browser: Browser | undefined;
 let page: Page;
-const problems: string[] = [];
+let problems: string[];
 
 async function writeProjectPlugins(): Promise<void> {
   const tools = path.join(root, ".lathe", "tools");
@@ -108,29 +96,22 @@ async function userSettings(): Promise<Record<string, unknown>> {
 
 beforeAll(async () => {
   if (!runUi) return;
-  const missing = missingPrerequisite();
-  if (missing) throw new Error(missing);
   if (!existsSync(EVERYTHING)) throw new Error(`${EVERYTHING} is missing: run npm install.`);
-  base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-ui-extensions-")));
-  root = path.join(base, "project");
-  home = path.join(base, "lathe-home");
-  await mkdir(root, { recursive: true });
-  await writeFile(path.join(root, "README.md"), "# fixture\n");
-  await writeProjectPlugins();
-  await writeGlobalPlugin();
-  const served = await startLatheServe(root, home);
-  child = served.child;
-  browser = await launchChromium();
-  page = await openWatchedPage(browser, problems, { width: 1280, height: 900 });
-  await page.goto(served.url);
+  world = await startUiWorld({
+    prefix: "extensions",
+    prepare: async (folders) => {
+      ({ root, home } = folders);
+      await writeFile(path.join(root, "README.md"), "# fixture\n");
+      await writeProjectPlugins();
+      await writeGlobalPlugin();
+    },
+    viewport: { width: 1280, height: 900 },
+  });
+  ({ page, problems } = world);
   await mkdir(path.dirname(TOOLS_SHOT), { recursive: true });
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await stopLatheServe(child);
-  if (base) await rm(base, { recursive: true, force: true });
-});
+afterAll(() => world?.close());
 
 describe.skipIf(!runUi)("plugins and MCP servers in the UI through lathe serve", () => {
   it("lists the project's plugins as waiting for trust, and loads them once the folder is trusted", async () => {

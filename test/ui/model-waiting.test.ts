@@ -2,38 +2,20 @@
 // server that accepts the request and says nothing. The running turn counts the wait ("waiting
 // for the model — N s"), Stop ends it at once, and with a short firstByteMs the step fails with a
 // message naming the setting. Needs `npm run build` first.
-import type { ChildProcess } from "node:child_process";
-import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  startOpenAICompatibleServer,
-  type ChatRequest,
-  type FixtureReply,
-  type FixtureServer,
-} from "../fixtures/openai-compatible-server.ts";
-import {
-  fixtureProviders,
-  goTo,
-  launchChromium,
-  missingPrerequisite,
-  openWatchedPage,
-  runsUi,
-  startLatheServe,
-  stopLatheServe,
-} from "./serve-fixture.ts";
+import type { ChatRequest, FixtureReply } from "../fixtures/openai-compatible-server.ts";
+import { fixtureProviders, goTo, runsUi } from "./serve-fixture.ts";
+import { chatHelpers, startUiWorld, type UiWorld } from "./ui-world.ts";
 
 const MODEL = "openai-compatible:fixture-model";
 const runUi = runsUi("model-waiting");
 
-let base: string;
-let browser: Browser | undefined;
-let child: ChildProcess | undefined;
-let fixture: FixtureServer | undefined;
+let world: UiWorld | undefined;
 let page: Page;
-const problems: string[] = [];
+let problems: string[];
 
 /** Every prompt gets silence; "Answer late." gets its answer after 2.5 s. */
 function reply(request: ChatRequest): FixtureReply {
@@ -41,52 +23,35 @@ function reply(request: ChatRequest): FixtureReply {
   return prompt === "Answer late." ? { text: "Here I am.", firstByteDelayMs: 2_500 } : { silent: true };
 }
 
-const conversation = () => page.getByRole("list", { name: "Conversation" });
+const { conversation, send } = chatHelpers(() => page);
 const waiting = () =>
   conversation()
     .getByRole("status")
     .filter({ hasText: /waiting for the model/ });
 
-async function send(text: string): Promise<void> {
-  const box = page.getByRole("textbox", { name: "Prompt" });
-  await box.fill(text);
-  await box.press("Enter");
-}
-
 beforeAll(async () => {
   if (!runUi) return;
-  const missing = missingPrerequisite();
-  if (missing) throw new Error(missing);
-  base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-ui-waiting-")));
-  const root = path.join(base, "project");
-  const home = path.join(base, "lathe-home");
-  await mkdir(root, { recursive: true });
-  await mkdir(home, { recursive: true });
-  fixture = await startOpenAICompatibleServer({ models: ["fixture-model"], replies: reply });
-  await writeFile(
-    path.join(home, "settings.json"),
-    JSON.stringify({
-      defaultModel: MODEL,
-      providers: {
-        ...(await fixtureProviders()),
-        "openai-compatible": { baseURL: fixture.baseURL, timeouts: { firstByteMs: 5_000 } },
-      },
-    }),
-  );
-  const served = await startLatheServe(root, home);
-  child = served.child;
-  browser = await launchChromium();
-  page = await openWatchedPage(browser, problems);
-  await page.goto(served.url);
+  world = await startUiWorld({
+    prefix: "waiting",
+    replies: reply,
+    prepare: async ({ home, fixture }) => {
+      await writeFile(
+        path.join(home, "settings.json"),
+        JSON.stringify({
+          defaultModel: MODEL,
+          providers: {
+            ...(await fixtureProviders()),
+            "openai-compatible": { baseURL: fixture!.baseURL, timeouts: { firstByteMs: 5_000 } },
+          },
+        }),
+      );
+    },
+  });
+  ({ page, problems } = world);
   await goTo(page, "Chat");
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await stopLatheServe(child);
-  await fixture?.close();
-  if (base) await rm(base, { recursive: true, force: true });
-});
+afterAll(() => world?.close());
 
 describe.skipIf(!runUi)("a silent model in the app", () => {
   it("counts the wait on the running turn, and Stop ends it at once", async () => {

@@ -3,86 +3,66 @@
 // Chromium. It lists each running server's models with their context sizes, says which servers
 // are not running and how to start them, adds a GGUF file by path, and remembers the pick for the
 // folder across a reload. Needs `npm run build` first.
-import type { ChildProcess } from "node:child_process";
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeModelServer, type FakeModelServer } from "../fixtures/local-model-servers.ts";
 import { closedPort } from "../support/closed-port.ts";
-import {
-  REPO,
-  goTo,
-  launchChromium,
-  missingPrerequisite,
-  openWatchedPage,
-  pickModel,
-  runsUi,
-  startLatheServe,
-  stopLatheServe,
-} from "./serve-fixture.ts";
+import { REPO, goTo, openWatchedPage, pickModel, runsUi } from "./serve-fixture.ts";
+import { startUiWorld, type UiWorld } from "./ui-world.ts";
 
 const SHOTS = path.join(REPO, "test-results");
 const TINY_GGUF = path.resolve(REPO, "../shared/models/llama-2-tiny-random.gguf");
 const runUi = runsUi("models");
 
-let base: string;
+let world: UiWorld | undefined;
 let home: string;
 let root: string;
 let closed: number;
-let browser: Browser | undefined;
-let child: ChildProcess | undefined;
+let browser: Browser;
 let url: string;
 let page: Page;
 const fakes: FakeModelServer[] = [];
-const problems: string[] = [];
+let problems: string[];
 
 const modelButton = () => page.getByRole("button", { name: /^Model: / });
 const panel = () => page.getByRole("dialog", { name: "Choose a model" });
 
 beforeAll(async () => {
   if (!runUi) return;
-  const missing = missingPrerequisite();
-  if (missing) throw new Error(missing);
-  base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-ui-models-")));
-  root = path.join(base, "project");
-  home = path.join(base, "lathe-home");
-  await mkdir(root, { recursive: true });
-  await mkdir(home, { recursive: true });
-  fakes.push(
-    await startFakeModelServer("ollama", [
-      { name: "qwen2.5-coder:7b", context: 32_768 },
-      { name: "llama3.2:latest", context: 131_072 },
-    ]),
-    await startFakeModelServer("lmstudio", [{ name: "mistral-small-3.1", context: 16_384 }]),
-  );
-  closed = await closedPort();
-  await writeFile(
-    path.join(home, "settings.json"),
-    JSON.stringify({
-      providers: {
-        ollama: { baseURL: fakes[0]?.baseURL },
-        lmstudio: { baseURL: fakes[1]?.baseURL },
-        llamacpp: { baseURL: `http://127.0.0.1:${closed}/v1` },
-        vllm: { baseURL: `http://127.0.0.1:${closed}/v1` },
-      },
-    }),
-  );
-  ({ child, url } = await startLatheServe(root, home, {
-    ANTHROPIC_API_KEY: "sk-ui-test",
-    OPENAI_API_KEY: "",
-  }));
-  browser = await launchChromium();
-  page = await openWatchedPage(browser, problems, { width: 1280, height: 900 });
-  await page.goto(url);
+  world = await startUiWorld({
+    prefix: "models",
+    prepare: async ({ home }) => {
+      fakes.push(
+        await startFakeModelServer("ollama", [
+          { name: "qwen2.5-coder:7b", context: 32_768 },
+          { name: "llama3.2:latest", context: 131_072 },
+        ]),
+        await startFakeModelServer("lmstudio", [{ name: "mistral-small-3.1", context: 16_384 }]),
+      );
+      closed = await closedPort();
+      await writeFile(
+        path.join(home, "settings.json"),
+        JSON.stringify({
+          providers: {
+            ollama: { baseURL: fakes[0]?.baseURL },
+            lmstudio: { baseURL: fakes[1]?.baseURL },
+            llamacpp: { baseURL: `http://127.0.0.1:${closed}/v1` },
+            vllm: { baseURL: `http://127.0.0.1:${closed}/v1` },
+          },
+        }),
+      );
+    },
+    env: { ANTHROPIC_API_KEY: "sk-ui-test", OPENAI_API_KEY: "" },
+    viewport: { width: 1280, height: 900 },
+  });
+  ({ home, root, browser, url, page, problems } = world);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await stopLatheServe(child);
+  await world?.close();
   for (const fake of fakes) await fake.close();
-  if (base) await rm(base, { recursive: true, force: true });
 });
 
 describe.skipIf(!runUi)("the model picker through lathe serve", () => {
@@ -158,7 +138,7 @@ describe.skipIf(!runUi)("the model picker through lathe serve", () => {
       ).models[root];
     await expect.poll(remembered).toBe("lmstudio:mistral-small-3.1");
     // A new tab on the same folder starts with it.
-    const again = await openWatchedPage(browser!, problems);
+    const again = await openWatchedPage(browser, problems);
     await again.goto(url);
     await expect
       .poll(() => again.getByRole("button", { name: /^Model: / }).getAttribute("aria-label"), {

@@ -3,38 +3,23 @@
 // the reason), the trust dialog on its first open showing what it asks for (rules, hooks, a
 // command, an MCP server's command line, a plugin with its requirements), the recent projects to
 // come back, each folder with its own sessions. Needs `npm run build` first.
-import type { ChildProcess } from "node:child_process";
-import { readFile } from "node:fs/promises";
-import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startOpenAICompatibleServer, type FixtureServer } from "../fixtures/openai-compatible-server.ts";
-import {
-  REPO,
-  goTo,
-  launchChromium,
-  missingPrerequisite,
-  openWatchedPage,
-  runsUi,
-  startLatheServe,
-  stopLatheServe,
-  useFixtureModel,
-} from "./serve-fixture.ts";
+import { REPO, goTo, runsUi, useFixtureModel } from "./serve-fixture.ts";
+import { startUiWorld, type UiWorld } from "./ui-world.ts";
 
 const SHOTS = path.join(REPO, "test-results");
 const runUi = runsUi("projects");
 
+let world: UiWorld | undefined;
 let base: string;
 let first: string;
 let second: string;
 let home: string;
-let browser: Browser | undefined;
-let child: ChildProcess | undefined;
-let fixture: FixtureServer;
 let page: Page;
-const problems: string[] = [];
+let problems: string[];
 
 /** A folder whose settings and plugin ask for things a person must agree to. */
 async function writeAskingProject(root: string): Promise<void> {
@@ -93,31 +78,23 @@ async function openDialog(): Promise<void> {
 
 beforeAll(async () => {
   if (!runUi) return;
-  const missing = missingPrerequisite();
-  if (missing) throw new Error(missing);
-  base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-ui-projects-")));
-  first = path.join(base, "first");
+  world = await startUiWorld({
+    prefix: "projects",
+    rootName: "first",
+    replies: [{ text: "Noted." }],
+    prepare: async ({ base, root, home, fixture }) => {
+      await writeFile(path.join(root, "README.md"), "# first project\n");
+      await writeAskingProject(path.join(base, "second"));
+      await useFixtureModel(home, fixture!.baseURL);
+    },
+    viewport: { width: 1280, height: 900 },
+    waitForPrompt: true,
+  });
+  ({ base, root: first, home, page, problems } = world);
   second = path.join(base, "second");
-  home = path.join(base, "lathe-home");
-  await mkdir(first, { recursive: true });
-  await writeFile(path.join(first, "README.md"), "# first project\n");
-  await writeAskingProject(second);
-  fixture = await startOpenAICompatibleServer({ models: ["fixture-model"], replies: [{ text: "Noted." }] });
-  await useFixtureModel(home, fixture.baseURL);
-  const served = await startLatheServe(first, home);
-  child = served.child;
-  browser = await launchChromium();
-  page = await openWatchedPage(browser, problems, { width: 1280, height: 900 });
-  await page.goto(served.url);
-  await page.getByRole("textbox", { name: "Prompt" }).waitFor({ timeout: 10_000 });
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await stopLatheServe(child);
-  await fixture?.close();
-  if (base) await rm(base, { recursive: true, force: true });
-});
+afterAll(() => world?.close());
 
 describe.skipIf(!runUi)("opening projects through lathe serve", () => {
   it("shows the folder in the header; a chat there is one of its sessions", async () => {

@@ -2,24 +2,14 @@
 // section says so and why, offers no field to type a key into, shows the key the environment of
 // lathe serve provides without showing its value, and every request to store a key is refused
 // with what to do instead. Needs `npm run build` first.
-import type { ChildProcess } from "node:child_process";
-import { mkdir, mkdtemp, readFile, readdir, realpath, rm } from "node:fs/promises";
-import os from "node:os";
+import { mkdir, readFile, readdir } from "node:fs/promises";
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ApiResult, LatheApi } from "../../src/shared/api-contract.ts";
 import type { SecretsStatus } from "../../src/shared/secret-schemas.ts";
-import {
-  REPO,
-  goTo,
-  launchChromium,
-  missingPrerequisite,
-  startLatheServe,
-  stopLatheServe,
-  openWatchedPage,
-  runsUi,
-} from "./serve-fixture.ts";
+import { REPO, goTo, runsUi } from "./serve-fixture.ts";
+import { startUiWorld, type UiWorld } from "./ui-world.ts";
 
 const SHOT = path.join(REPO, "test-results/ui-providers.png");
 const ENV_KEY = "sk-openai-from-the-environment-0123";
@@ -30,33 +20,23 @@ const runUi = runsUi("providers");
 type PageGlobals = { lathe: LatheApi };
 
 describe.skipIf(!runUi)("provider keys in the UI through lathe serve", () => {
+  let world: UiWorld | undefined;
   let base: string;
-  let child: ChildProcess | undefined;
   let url: string;
-  let browser: Browser | undefined;
+  let browser: Browser;
   let page: Page;
-  const problems: string[] = [];
+  let problems: string[];
 
   beforeAll(async () => {
-    const missing = missingPrerequisite();
-    if (missing) throw new Error(missing);
-    base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-ui-providers-")));
-    const root = path.join(base, "project");
-    await mkdir(root, { recursive: true });
-    ({ child, url } = await startLatheServe(root, path.join(base, "lathe-home"), {
-      ANTHROPIC_API_KEY: "",
-      OPENAI_API_KEY: ENV_KEY,
-      BRAVE_API_KEY: "",
-    }));
-    browser = await launchChromium();
-    page = await openWatchedPage(browser, problems);
+    world = await startUiWorld({
+      prefix: "providers",
+      env: { ANTHROPIC_API_KEY: "", OPENAI_API_KEY: ENV_KEY, BRAVE_API_KEY: "" },
+      goto: false,
+    });
+    ({ base, url, browser, page, problems } = world);
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await stopLatheServe(child);
-    if (base) await rm(base, { recursive: true, force: true });
-  });
+  afterAll(() => world?.close());
 
   it("shows that keys cannot be stored here, why, and where each key comes from", async () => {
     await page.goto(url);
@@ -134,7 +114,7 @@ describe.skipIf(!runUi)("provider keys in the UI through lathe serve", () => {
 
   it("with a keychain, takes a key in a password field, sends it once, and never shows it", async () => {
     // The same page, with a stand-in host that has a keychain in place of the WebSocket API.
-    const keychainPage = await browser!.newPage({ viewport: { width: 1280, height: 860 } });
+    const keychainPage = await browser.newPage({ viewport: { width: 1280, height: 860 } });
     try {
       await keychainPage.addInitScript(() => {
         const calls: unknown[] = [];

@@ -3,68 +3,48 @@
 // says the sandbox is off (a notice under the header, Settings → Sandbox with the reason and the
 // fix, from the same check as `lathe doctor`), and the server waits for the person's yes before it
 // starts unconfined. Needs `npm run build` first.
-import type { ChildProcess } from "node:child_process";
-import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  REPO,
-  fixtureProviders,
-  goTo,
-  launchChromium,
-  missingPrerequisite,
-  openWatchedPage,
-  runsUi,
-  startLatheServe,
-  stopLatheServe,
-} from "./serve-fixture.ts";
+import { REPO, fixtureProviders, goTo, runsUi } from "./serve-fixture.ts";
+import { startUiWorld, type UiWorld } from "./ui-world.ts";
 
 const SHOTS = path.join(REPO, "test-results");
 const SCRIPTED_MCP = path.join(REPO, "test/fixtures/scripted-mcp-server.ts");
 const runUi = runsUi("sandbox");
 
-let base: string;
-let browser: Browser | undefined;
-let child: ChildProcess | undefined;
+let world: UiWorld | undefined;
 let page: Page;
-const problems: string[] = [];
+let problems: string[];
 
 beforeAll(async () => {
   if (!runUi) return;
-  const missing = missingPrerequisite();
-  if (missing) throw new Error(missing);
-  base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-ui-sandbox-")));
-  const root = path.join(base, "project");
-  const home = path.join(base, "lathe-home");
-  await mkdir(root, { recursive: true });
-  await mkdir(home, { recursive: true });
-  const script = path.join(base, "tools.json");
-  await writeFile(
-    script,
-    JSON.stringify({ tools: [{ name: "echo", description: "Echo it.", inputSchema: { type: "object" } }] }),
-  );
-  await writeFile(
-    path.join(home, "settings.json"),
-    JSON.stringify({
-      providers: await fixtureProviders(),
-      sandbox: { enabled: false },
-      mcpServers: { scripted: { command: process.execPath, args: [SCRIPTED_MCP, script] } },
-    }),
-  );
-  const served = await startLatheServe(root, home);
-  child = served.child;
-  browser = await launchChromium();
-  page = await openWatchedPage(browser, problems, { width: 1280, height: 900 });
-  await page.goto(served.url);
+  world = await startUiWorld({
+    prefix: "sandbox",
+    prepare: async ({ base, home }) => {
+      const script = path.join(base, "tools.json");
+      await writeFile(
+        script,
+        JSON.stringify({
+          tools: [{ name: "echo", description: "Echo it.", inputSchema: { type: "object" } }],
+        }),
+      );
+      await writeFile(
+        path.join(home, "settings.json"),
+        JSON.stringify({
+          providers: await fixtureProviders(),
+          sandbox: { enabled: false },
+          mcpServers: { scripted: { command: process.execPath, args: [SCRIPTED_MCP, script] } },
+        }),
+      );
+    },
+    viewport: { width: 1280, height: 900 },
+  });
+  ({ page, problems } = world);
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await stopLatheServe(child);
-  if (base) await rm(base, { recursive: true, force: true });
-});
+afterAll(() => world?.close());
 
 describe.skipIf(!runUi)("the sandbox turned off, through lathe serve", () => {
   it("asks before the MCP server starts unconfined, with its exact command, and starts it on yes", async () => {

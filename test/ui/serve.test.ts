@@ -1,57 +1,41 @@
 // The UI as a person uses it: `lathe serve` on a folder, the page in Debian's Chromium, pick
 // glob, run it, see the files. Needs `npm run build` first (npm test runs it).
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { ChildProcess } from "node:child_process";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  REPO,
-  goTo,
-  launchChromium,
-  missingPrerequisite,
-  startLatheServe,
-  stopLatheServe,
-  openWatchedPage,
-  runsUi,
-} from "./serve-fixture.ts";
+import { REPO, goTo, runsUi } from "./serve-fixture.ts";
+import { startUiWorld, type UiWorld } from "./ui-world.ts";
 
 const SCREENSHOT = path.join(REPO, "test-results/ui-glob.png");
 const BUILTINS = ["edit", "glob", "grep", "read", "write"];
 
 describe.skipIf(!runsUi("serve"))("the UI through lathe serve in Chromium", () => {
-  let base: string;
-  let child: ChildProcess | undefined;
+  let world: UiWorld | undefined;
   let url: string;
-  let browser: Browser | undefined;
+  let browser: Browser;
   let page: Page;
-  const problems: string[] = [];
+  let problems: string[];
 
   beforeAll(async () => {
-    const missing = missingPrerequisite();
-    if (missing) throw new Error(missing);
-    base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-ui-")));
-    const root = path.join(base, "project");
-    await mkdir(path.join(root, "src", "lib"), { recursive: true });
-    await mkdir(path.join(root, "build"), { recursive: true });
-    await writeFile(path.join(root, "src", "app.ts"), "export const app = 1;\n");
-    await writeFile(path.join(root, "src", "lib", "strings.ts"), "export const s = '';\n");
-    await writeFile(path.join(root, "README.md"), "# fixture\n");
-    await writeFile(path.join(root, ".gitignore"), "build/\n");
-    await writeFile(path.join(root, "build", "ignored.ts"), "// ignored by .gitignore\n");
-
-    ({ child, url } = await startLatheServe(root, path.join(base, "lathe-home")));
-    browser = await launchChromium();
-    page = await openWatchedPage(browser, problems);
+    world = await startUiWorld({
+      prefix: "serve",
+      prepare: async ({ root }) => {
+        await mkdir(path.join(root, "src", "lib"), { recursive: true });
+        await mkdir(path.join(root, "build"), { recursive: true });
+        await writeFile(path.join(root, "src", "app.ts"), "export const app = 1;\n");
+        await writeFile(path.join(root, "src", "lib", "strings.ts"), "export const s = '';\n");
+        await writeFile(path.join(root, "README.md"), "# fixture\n");
+        await writeFile(path.join(root, ".gitignore"), "build/\n");
+        await writeFile(path.join(root, "build", "ignored.ts"), "// ignored by .gitignore\n");
+      },
+      goto: false,
+    });
+    ({ url, browser, page, problems } = world);
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await stopLatheServe(child);
-    if (base) await rm(base, { recursive: true, force: true });
-  });
+  afterAll(() => world?.close());
 
   it("lists the built-in tools with their origin and concurrency class", async () => {
     await page.goto(url);
@@ -104,7 +88,7 @@ describe.skipIf(!runsUi("serve"))("the UI through lathe serve in Chromium", () =
   });
 
   it("gives nothing to a browser without the token", async () => {
-    const stranger = await browser!.newContext();
+    const stranger = await browser.newContext();
     try {
       const bare = await stranger.newPage();
       const origin = new URL(url).origin;

@@ -3,28 +3,13 @@
 // appear in the sidebar (titled by their first prompt, with time and model, a task nested under
 // the chat that started it); one is resumed and continued, renamed, found by search, and deleted
 // after a confirmation with its task. Needs `npm run build` first.
-import type { ChildProcess } from "node:child_process";
-import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  startOpenAICompatibleServer,
-  type ChatRequest,
-  type FixtureReply,
-  type FixtureServer,
-} from "../fixtures/openai-compatible-server.ts";
-import {
-  REPO,
-  launchChromium,
-  missingPrerequisite,
-  openWatchedPage,
-  runsUi,
-  startLatheServe,
-  stopLatheServe,
-  useFixtureModel,
-} from "./serve-fixture.ts";
+import type { ChatRequest, FixtureReply } from "../fixtures/openai-compatible-server.ts";
+import { REPO, runsUi, useFixtureModel } from "./serve-fixture.ts";
+import { chatHelpers, scriptTurn, startUiWorld, type UiWorld } from "./ui-world.ts";
 
 const SHOTS = path.join(REPO, "test-results");
 const runUi = runsUi("sessions");
@@ -35,9 +20,7 @@ const THIRD = "Explain the build script";
 const CHILD = "child: draft the notes";
 
 function reply(request: ChatRequest): FixtureReply {
-  const lastUser = request.messages.findLastIndex((m) => m.role === "user");
-  const prompt = String(request.messages[lastUser]?.content ?? "");
-  const step = request.messages.slice(lastUser).filter((m) => m.role === "tool").length;
+  const { prompt, step } = scriptTurn(request, "tool");
   if (prompt === SECOND) {
     if (step === 0)
       return {
@@ -51,23 +34,18 @@ function reply(request: ChatRequest): FixtureReply {
   return { text: `Answer ${turns} to: ${prompt}` };
 }
 
-let base: string;
-let browser: Browser | undefined;
-let child: ChildProcess | undefined;
-let fixture: FixtureServer;
+let world: UiWorld | undefined;
 let page: Page;
-const problems: string[] = [];
+let problems: string[];
 
 const sidebar = () => page.getByRole("list", { name: "Session list" });
 const row = (title: string | RegExp) => sidebar().getByRole("listitem", { name: title });
-const conversation = () => page.getByRole("list", { name: "Conversation" });
-const prompt = () => page.getByRole("textbox", { name: "Prompt" });
+const { conversation, send, turnEnded } = chatHelpers(() => page);
 
 async function chat(text: string, answer: string | RegExp): Promise<void> {
-  await prompt().fill(text);
-  await prompt().press("Enter");
+  await send(text);
   await conversation().getByText(answer).waitFor({ timeout: 10_000 });
-  await page.getByRole("button", { name: "Send" }).waitFor();
+  await turnEnded();
 }
 
 async function newChat(): Promise<void> {
@@ -82,29 +60,20 @@ async function topTitles(): Promise<string[]> {
 
 beforeAll(async () => {
   if (!runUi) return;
-  const missing = missingPrerequisite();
-  if (missing) throw new Error(missing);
-  base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-ui-sessions-")));
-  const root = path.join(base, "project");
-  const home = path.join(base, "lathe-home");
-  await mkdir(root, { recursive: true });
-  await writeFile(path.join(root, "README.md"), "# sessions fixture\n");
-  fixture = await startOpenAICompatibleServer({ models: ["fixture-model"], replies: reply });
-  await useFixtureModel(home, fixture.baseURL);
-  const served = await startLatheServe(root, home);
-  child = served.child;
-  browser = await launchChromium();
-  page = await openWatchedPage(browser, problems, { width: 1280, height: 860 });
-  await page.goto(served.url);
-  await prompt().waitFor({ timeout: 10_000 });
+  world = await startUiWorld({
+    prefix: "sessions",
+    replies: reply,
+    prepare: async ({ root, home, fixture }) => {
+      await writeFile(path.join(root, "README.md"), "# sessions fixture\n");
+      await useFixtureModel(home, fixture!.baseURL);
+    },
+    viewport: { width: 1280, height: 860 },
+    waitForPrompt: true,
+  });
+  ({ page, problems } = world);
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await stopLatheServe(child);
-  await fixture?.close();
-  if (base) await rm(base, { recursive: true, force: true });
-});
+afterAll(() => world?.close());
 
 describe.skipIf(!runUi)("sessions in the sidebar through lathe serve", () => {
   it("lists each chat, newest first, titled by its first prompt with its time and model; tasks nest under their chat", async () => {

@@ -3,51 +3,30 @@
 // rule decides a call), saved into settings.json and read back after a reload; the approval mode
 // is saved and applies; a chat session's "always" answer is listed and revoked. Needs
 // `npm run build` first.
-import type { ChildProcess } from "node:child_process";
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  startOpenAICompatibleServer,
-  type ChatRequest,
-  type FixtureReply,
-  type FixtureServer,
-} from "../fixtures/openai-compatible-server.ts";
-import {
-  REPO,
-  goTo,
-  launchChromium,
-  missingPrerequisite,
-  openWatchedPage,
-  runsUi,
-  startLatheServe,
-  stopLatheServe,
-  useFixtureModel,
-} from "./serve-fixture.ts";
+import type { ChatRequest, FixtureReply } from "../fixtures/openai-compatible-server.ts";
+import { REPO, goTo, runsUi, useFixtureModel } from "./serve-fixture.ts";
+import { scriptTurn, startUiWorld, type UiWorld } from "./ui-world.ts";
 
 const SHOTS = path.join(REPO, "test-results");
 const runUi = runsUi("settings");
 const PROMPT = "Write the changelog.";
 
 function reply(request: ChatRequest): FixtureReply {
-  const lastUser = request.messages.findLastIndex((m) => m.role === "user");
-  const step = request.messages.slice(lastUser).filter((m) => m.role === "assistant").length;
+  const { step } = scriptTurn(request, "assistant");
   if (step === 0)
     return { toolCalls: [{ name: "write", arguments: { path: "CHANGELOG.md", content: "# 1.0\n" } }] };
   return { text: "The changelog is written." };
 }
 
-let base: string;
+let world: UiWorld | undefined;
 let home: string;
 let root: string;
-let browser: Browser | undefined;
-let child: ChildProcess | undefined;
-let fixture: FixtureServer;
-let url: string;
 let page: Page;
-const problems: string[] = [];
+let problems: string[];
 
 const settingsFile = async () =>
   JSON.parse(await readFile(path.join(home, "settings.json"), "utf8")) as Record<string, unknown>;
@@ -58,31 +37,26 @@ const row = (scope: () => ReturnType<typeof yours>, n: number, label: string) =>
 
 beforeAll(async () => {
   if (!runUi) return;
-  const missing = missingPrerequisite();
-  if (missing) throw new Error(missing);
-  base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-ui-settings-")));
-  root = path.join(base, "project");
-  home = path.join(base, "lathe-home");
-  await mkdir(path.join(root, ".lathe"), { recursive: true });
-  await writeFile(
-    path.join(root, ".lathe", "settings.json"),
-    JSON.stringify({ permissions: [{ permission: "bash", pattern: "git push*", action: "deny" }] }),
-  );
-  fixture = await startOpenAICompatibleServer({ models: ["fixture-model"], replies: reply });
-  await useFixtureModel(home, fixture.baseURL);
-  ({ child, url } = await startLatheServe(root, home));
-  browser = await launchChromium();
-  page = await openWatchedPage(browser, problems, { width: 1280, height: 1100 });
-  await page.goto(url);
-  await page.getByRole("textbox", { name: "Prompt" }).waitFor({ timeout: 10_000 });
+  world = await startUiWorld({
+    prefix: "settings",
+    replies: reply,
+    prepare: async ({ root, home, fixture }) => {
+      await mkdir(path.join(root, ".lathe"), { recursive: true });
+      await writeFile(
+        path.join(root, ".lathe", "settings.json"),
+        JSON.stringify({ permissions: [{ permission: "bash", pattern: "git push*", action: "deny" }] }),
+      );
+      await useFixtureModel(home, fixture!.baseURL);
+    },
+    viewport: { width: 1280, height: 1100 },
+    waitForPrompt: true,
+  });
+  ({ home, root, page, problems } = world);
 });
 
 afterAll(async () => {
   await page?.screenshot({ path: path.join(SHOTS, "ui-settings-last.png") }).catch(() => undefined);
-  await browser?.close();
-  await stopLatheServe(child);
-  await fixture?.close();
-  if (base) await rm(base, { recursive: true, force: true });
+  await world?.close();
 });
 
 describe.skipIf(!runUi)("Settings → Permissions through lathe serve", () => {
