@@ -60,8 +60,10 @@ export function Modal({
       aria-describedby={describedBy}
       onKeyDown={onKeyDown}
       onCancel={onCancel}
-      onClose={() => {
-        if (open) onClose();
+      onClose={(event) => {
+        // A close event queued by an earlier close can arrive after the dialog was opened again:
+        // only a dialog that is shut while it should be open has been closed by someone else.
+        if (open && !event.currentTarget.open) onClose();
       }}
     >
       {open ? children : null}
