@@ -126,6 +126,7 @@ describe.skipIf(!runUi)("the chat-first app through lathe serve", () => {
     await goTo(page, "Extensions");
     await page.getByRole("tab", { name: "Plugins" }).waitFor();
     await goTo(page, "Settings");
+    await page.getByRole("heading", { name: "Approvals" }).waitFor();
     await page.screenshot({ path: path.join(SHOTS, "ui-shell-settings.png") });
     await goTo(page, "Chat");
     await prompt().waitFor();
