@@ -36,8 +36,10 @@ function deny(what: string, why: string): WatchdogVerdict {
 export const selfProtectionGuard: WatchdogCheck = {
   name: "self-protection",
   check(call) {
-    const entries = call.protectedPaths.entries();
-    const why = (p: string): string | undefined => call.protectedPaths.reason(p, entries);
+    // Read from disk only when a call writes or runs a command: most calls do neither.
+    let entries: ReturnType<typeof call.protectedPaths.entries> | undefined;
+    const why = (p: string): string | undefined =>
+      call.protectedPaths.reason(p, (entries ??= call.protectedPaths.entries()));
     for (const a of call.accesses) {
       if (a.capability !== "fs.write") continue;
       const reason = why(a.path.absolute);
