@@ -70,6 +70,31 @@ function gc(): void {
     goal: `≤ 50 µs added (added: ${added.toFixed(1)} µs)`,
     met: added <= 50,
   });
+  // The floor: isolated-vm's own async round trip (one apply into a bare isolate, a promise back).
+  const ivm = (await import("isolated-vm")).default;
+  const bare = new ivm.Isolate({ memoryLimit: 64 });
+  const fn = await (
+    await bare.createContext()
+  ).eval(
+    `(async (token, json) => { const a = JSON.parse(json); return JSON.stringify({ sum: a.a + a.b }); })`,
+    {
+      reference: true,
+    },
+  );
+  const json = JSON.stringify(ARGS);
+  const floor = median(
+    await perCall(
+      () => fn.apply(undefined, ["t", json], { result: { promise: true }, timeout: 10_000 }),
+      CALLS,
+      2_000,
+    ),
+  );
+  compare({
+    what: "the same, against isolated-vm's bare round trip",
+    ours: { label: "Lathe's plugin call", value: isolated },
+    theirs: { label: "one async apply into a bare isolate", value: floor },
+  });
+  bare.dispose();
   host.dispose();
 }
 

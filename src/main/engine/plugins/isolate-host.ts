@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import type ivm from "isolated-vm";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import { AsciiJson, EncodedJson } from "./encoded-json.ts";
@@ -376,7 +376,8 @@ export class IsolateHost {
       );
     };
     call.signal?.addEventListener("abort", onAbort, { once: true });
-    const token = randomBytes(16).toString("hex");
+    // From the pool randomUUID keeps: a fresh randomBytes per call cost a few µs of every round trip.
+    const token = randomUUID();
     try {
       if (!this.live) this.live = await Promise.race([this.start(), stopped]);
       const live = this.live;
