@@ -116,6 +116,11 @@ describe.skipIf(!runUi)("approvals in the UI through lathe serve", () => {
     await page.getByRole("button", { name: "Run write" }).click();
     const dialog = dialogOf(page);
     await dialog.waitFor({ timeout: 10_000 });
+    // A close event left queued by the previous request's close (it can arrive after the next
+    // request opened the dialog again) must not answer this one.
+    await dialog.evaluate((element) => element.dispatchEvent(new Event("close")));
+    await page.waitForTimeout(200);
+    expect(await dialog.isVisible()).toBe(true);
     await dialog.getByRole("button", { name: "Allow once" }).click();
     await dialog.waitFor({ state: "hidden" });
     await page.getByLabel("Data", { exact: true }).waitFor({ timeout: 10_000 });
