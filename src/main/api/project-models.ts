@@ -26,10 +26,6 @@ export class ProjectModels {
     );
   }
 
-  get file(): string {
-    return this.store.file;
-  }
-
   private all(): Record<string, string> {
     return this.store.read()?.models ?? {};
   }
