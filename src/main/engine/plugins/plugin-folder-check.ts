@@ -1,6 +1,7 @@
 import { readFile, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { TrustStore } from "../policy/trust-store.ts";
+import type { EntryChecker } from "./entry-check.ts";
 import { pluginIsolateOptions } from "./plugin-isolate-options.ts";
 import { IsolateHost } from "./isolate-host.ts";
 import {
@@ -221,15 +222,17 @@ export async function checkPluginFolder(
     dir: resolved,
   };
   const source = await readPluginSource(folder);
-  // Loaded here, not at the top: engine/index.ts re-exports this file, and entry-check.ts loads
-  // isolated-vm (a native addon) that only a check needs.
-  const { EntryChecker } = await import("./entry-check.ts");
-  const checker = new EntryChecker();
+  // Loaded when asked for, not at the top: engine/index.ts re-exports this file, and
+  // entry-check.ts loads isolated-vm (a native addon) that only an entry check needs.
+  let checker: EntryChecker | undefined;
   let checked;
   try {
-    checked = await checkPluginSource(source, checker);
+    checked = await checkPluginSource(
+      source,
+      async () => (checker ??= new (await import("./entry-check.ts")).EntryChecker()),
+    );
   } finally {
-    checker.dispose();
+    checker?.dispose();
   }
   const problems = checked.problems.map(fromLoadError);
   const notes = [placeNote(place.layer, resolved, options.latheHome, place.root)];

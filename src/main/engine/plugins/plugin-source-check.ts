@@ -55,7 +55,7 @@ function fileProblem(file: PluginFile, what: string, field: string, fix: string)
  */
 export async function checkPluginSource(
   source: PluginSource,
-  checker: EntryChecker | (() => Promise<EntryChecker>),
+  checker: () => Promise<EntryChecker>,
   cache?: PluginManifestCache,
 ): Promise<SourceCheck> {
   const problems: PluginLoadError[] = [];
@@ -100,8 +100,7 @@ export async function checkPluginSource(
       ),
     );
   } else if (cache?.entryChecked(source.entry.text) !== true) {
-    const entryChecker = typeof checker === "function" ? await checker() : checker;
-    const found = await entryChecker.problems(source.entry.file, source.entry.text);
+    const found = await (await checker()).problems(source.entry.file, source.entry.text);
     problems.push(...found);
     fresh.entry = source.entry.text;
   }
