@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -33,6 +33,18 @@ describe("RotatingLogFile", () => {
     open().write("two\n");
     expect(read("lathe.log")).toBe("one\ntwo\n");
   });
+
+  it.skipIf(process.platform === "win32")(
+    "creates the log and every rotated file readable by their owner only (skipped on Windows: no POSIX modes)",
+    () => {
+      const log = open({ maxBytes: 10, keep: 2 });
+      for (const line of ["aaaa\n", "bbbb\n", "cccc\n"]) log.write(line);
+      const mode = (name: string): number => statSync(path.join(dir, "logs", name)).mode & 0o777;
+      expect(mode("lathe.log")).toBe(0o600);
+      expect(mode("lathe.1.log")).toBe(0o600);
+      expect(statSync(path.join(dir, "logs")).mode & 0o777).toBe(0o700);
+    },
+  );
 
   it("starts a new file before one passes the cap, keeping the older ones numbered newest first", () => {
     const log = open({ maxBytes: 10, keep: 2 });

@@ -17,7 +17,8 @@ const DEFAULT_LOG_KEEP = 3;
  * An append-only log file capped in size: when a write would take it past `maxBytes`, the file
  * becomes `<name>.1<ext>`, older ones move up a number, the oldest past `keep` is dropped, and a new
  * file starts. Writes are synchronous (lines are short and rare, or batched by the caller, and
- * nothing is lost when the process exits right after). Errors (a full disk, a folder that cannot
+ * nothing is lost when the process exits right after). Files are created private (0600, in a
+ * folder created 0700). Errors (a full disk, a folder that cannot
  * be created) are thrown to the caller. The app's own log and every plugin's log use it.
  */
 export class RotatingLogFile {
@@ -39,7 +40,9 @@ export class RotatingLogFile {
     this.file = path.resolve(options.file);
     this.maxBytes = maxBytes;
     this.keep = keep;
-    mkdirSync(path.dirname(this.file), { recursive: true });
+    // Logs hold what plugins, servers and the agent printed (paths, output, sometimes secrets
+    // a command echoed): readable by their owner only, like sessions and settings.
+    mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
     this.open();
   }
 
@@ -65,7 +68,7 @@ export class RotatingLogFile {
   }
 
   private open(): void {
-    this.fd = openSync(this.file, "a");
+    this.fd = openSync(this.file, "a", 0o600);
     this.size = fstatSync(this.fd).size;
   }
 
