@@ -193,9 +193,9 @@ describe("bin/lathe.mjs without an up-to-date bundle", () => {
   }
 
   it("runs the sources with a one-line notice when no bundle is built", async () => {
-    const run = await launch(["--version"]);
+    const run = await launch(["--help"]);
     expect(run.code).toBe(0);
-    expect(run.stdout).toBe(`${VERSION}\n`);
+    expect(run.stdout).toMatch(/^Usage: lathe /);
     expect(run.stderr).toBe(
       "lathe: the CLI bundle is not built; running from the TypeScript sources, which starts slower (`npm run build:cli` builds it)\n",
     );
@@ -214,19 +214,35 @@ describe("bin/lathe.mjs without an up-to-date bundle", () => {
     const copied = path.join(fake, "package.json");
     await utimes(copied, new Date(), new Date());
     expect(bundleState(fake, dir)).toEqual({ state: "stale", changed: "package.json" });
-    const run = await launch(["--version"]);
+    const run = await launch(["--help"]);
     expect(run.code).toBe(0);
-    expect(run.stdout).toBe(`${VERSION}\n`);
+    expect(run.stdout).toMatch(/^Usage: lathe /);
     expect(run.stderr).toBe(
       "lathe: the CLI bundle is older than package.json; running from the TypeScript sources, which starts slower (`npm run build:cli` builds it)\n",
     );
     // Older than the build again: the bundle is used (and here it says so by failing).
     await utimes(copied, new Date(builtAt - 1_000), new Date(builtAt - 1_000));
     expect(bundleState(fake, dir)).toEqual({ state: "fresh" });
-    const bundled = await launch(["--version"]);
+    const bundled = await launch(["--help"]);
     expect(bundled.code).toBe(1);
     expect(bundled.stderr).toContain("the stale bundle ran");
   });
+
+  it.each([["--version"], ["-V"]])(
+    "answers %s alone before choosing the code: no bundle, stale or not, is checked or run",
+    async (flag) => {
+      // The stale bundle of the test above would fail loudly if it ran; here none is looked at.
+      const dir = path.join(fake, "out", "cli");
+      await mkdir(dir, { recursive: true });
+      await writeFile(path.join(dir, "lathe.js"), 'throw new Error("the bundle ran");\n');
+      await writeFile(path.join(dir, "build-info.json"), "not JSON");
+      const run = await launch([flag]);
+      expect(run).toMatchObject({ code: 0, stdout: `${VERSION}\n`, stderr: "" });
+      // With anything else on the line, the CLI runs (and here the sources, with the notice).
+      const usage = await launch([flag, "tools"]);
+      expect(usage.stderr).toContain("the CLI bundle is not built");
+    },
+  );
 
   it("uses a built bundle as it is outside a git checkout (an installed Lathe)", async () => {
     const installed = await mkdtemp(path.join(os.tmpdir(), "lathe-installed-"));
