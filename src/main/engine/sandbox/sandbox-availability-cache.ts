@@ -20,16 +20,18 @@ const LINUX_KNOBS = [
   "/proc/sys/kernel/apparmor_restrict_unprivileged_userns",
 ];
 
-const CachedStatus = z.strictObject({
-  key: z.string(),
-  status: z.strictObject({
-    active: z.boolean(),
-    mechanism: z.string().optional(),
-    reason: z.string().optional(),
-    fix: z.string().optional(),
-    warnings: z.array(z.string()),
+const CachedStatus = z.lazy(() =>
+  z.strictObject({
+    key: z.string(),
+    status: z.strictObject({
+      active: z.boolean(),
+      mechanism: z.string().optional(),
+      reason: z.string().optional(),
+      fix: z.string().optional(),
+      warnings: z.array(z.string()),
+    }),
   }),
-});
+);
 
 function readText(file: string): string {
   try {
