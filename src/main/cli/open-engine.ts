@@ -46,6 +46,9 @@ export async function withEngine<T>(
   fn: (engine: Engine) => Promise<T>,
   options: { extensions?: boolean; listsDisabled?: boolean } = {},
 ): Promise<T> {
+  // One command, then exit: compiling zod's checkers would cost more than it saves.
+  const { validateWithoutJit } = await import("../engine/index.ts");
+  validateWithoutJit();
   const engine = await openEngine(root, options);
   try {
     // A one-shot command sees every tool: wait for MCP servers, then report what could not load
