@@ -18,20 +18,27 @@ const VERSION = (
   JSON.parse(readFileSync(path.join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }
 ).version;
 
-/** Runs the bundle's `main` like run-bundle.mjs, then names on stderr every package it loaded. */
+/**
+ * Runs the bundle's `main` like run-bundle.mjs, then names on stderr every package it loaded and
+ * every file of the bundle (its name without the content hash: `engine-[hash].js` is "engine").
+ */
 const TRACED_RUNNER = `import { registerHooks } from "node:module";
 const loaded = new Set();
+const files = new Set();
+const bundle = new URL(".", process.argv[2]).href;
 registerHooks({
   resolve(specifier, context, next) {
     const result = next(specifier, context);
     const match = /\\/node_modules\\/((?:@[^/]+\\/)?[^/]+)\\//.exec(result.url);
     if (match) loaded.add(match[1]);
+    if (result.url.startsWith(bundle)) files.add(result.url.slice(bundle.length).replace(/(-[\\w-]{8})?\\.js$/, ""));
     return result;
   },
 });
 const { main } = await import(process.argv[2]);
 const code = await main(process.argv.slice(3));
 process.stderr.write("loaded packages: " + JSON.stringify([...loaded].sort()) + "\\n");
+process.stderr.write("loaded files: " + JSON.stringify([...files].sort()) + "\\n");
 process.exit(code);
 `;
 
@@ -93,6 +100,23 @@ describe("the CLI bundle", () => {
       expect.arrayContaining(["package.json", "src/main/cli/main.ts", "src/main/engine/engine.ts"]),
     );
     expect(info.inputs.some((f) => f.includes("node_modules/zod"))).toBe(false);
+  });
+
+  it("loads the engine as one chunk, and none of it for --help", async () => {
+    const tracedHome = path.join(work, "traced-files-home");
+    const files = async (args: string[]) => {
+      const run = await runBundle(args, { runner: "run-bundle-traced.mjs", latheHome: tracedHome });
+      expect(run.code, run.stderr).toBe(0);
+      const line = /^loaded files: (.*)$/m.exec(run.stderr);
+      return JSON.parse(line?.[1] ?? "null") as string[];
+    };
+    // Each file Node loads costs about half a millisecond whatever its size: a start that opens an
+    // engine loads the entry, the engine chunk and the few small files the entry shares with it.
+    const core = ["engine", "lathe", "lathe-error", "rolldown-runtime", "write-inspect"];
+    await files(["tools"]);
+    expect(await files(["tools"])).toEqual(core);
+    expect(await files(["call", "read", JSON.stringify({ path: "small.txt" })])).toEqual(core);
+    expect(await files(["--help"])).toEqual(["lathe", "lathe-error", "rolldown-runtime"]);
   });
 
   it("loads no native addon, model SDK or MCP client a command does not use", async () => {
