@@ -268,6 +268,32 @@ describe("bin/lathe.mjs without an up-to-date bundle", () => {
     },
   );
 
+  it("notices an edited source however deep, and a deleted one, from either form of the root", async () => {
+    const checkout = await mkdtemp(path.join(os.tmpdir(), "lathe-checkout-"));
+    try {
+      const dir = path.join(checkout, "out", "cli");
+      await mkdir(dir, { recursive: true });
+      await mkdir(path.join(checkout, ".git"));
+      await mkdir(path.join(checkout, "src", "main", "engine"), { recursive: true });
+      const deep = path.join(checkout, "src", "main", "engine", "deep.ts");
+      await writeFile(deep, "export {};\n");
+      await writeFile(path.join(dir, "lathe.js"), "");
+      const builtAt = Date.now() + 60_000;
+      const inputs = ["src/main/engine/deep.ts"];
+      await writeFile(path.join(dir, "build-info.json"), JSON.stringify({ format: 1, builtAt, inputs }));
+      for (const root of [checkout, `${checkout}${path.sep}`])
+        expect(bundleState(root, dir)).toEqual({ state: "fresh" });
+      // Edited in place (the folder's own time does not change): stale, naming the file.
+      await utimes(deep, new Date(builtAt + 1_000), new Date(builtAt + 1_000));
+      for (const root of [checkout, `${checkout}${path.sep}`])
+        expect(bundleState(root, dir)).toEqual({ state: "stale", changed: "src/main/engine/deep.ts" });
+      await rm(deep);
+      expect(bundleState(checkout, dir)).toEqual({ state: "stale", changed: "src/main/engine/deep.ts" });
+    } finally {
+      await rm(checkout, { recursive: true, force: true });
+    }
+  });
+
   it("uses a built bundle as it is outside a git checkout (an installed Lathe)", async () => {
     const installed = await mkdtemp(path.join(os.tmpdir(), "lathe-installed-"));
     try {
