@@ -43,12 +43,6 @@ function runCli() {
     emitWarning(warning, ...rest);
   };
 
-  // A model-written regex like (a+)+$ must not freeze the process: past a backtracking limit V8
-  // switches to its linear-time engine, so grep's timeout and abort keep working.
-  process
-    .getBuiltinModule("node:v8")
-    .setFlagsFromString("--enable-experimental-regexp-engine-on-excessive-backtracks");
-
   // Cache V8's compiled code between runs (in the OS temp folder): it halves the startup time.
   process.getBuiltinModule("node:module").enableCompileCache?.();
 
