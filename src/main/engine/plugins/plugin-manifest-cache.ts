@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { isDeepStrictEqual } from "node:util";
-import { z } from "zod";
+import { z } from "../config/zod-mini.ts";
 import { latheVersion } from "../config/install-root.ts";
 import { RequirementSetSchema } from "../tools/requirement-set.ts";
 import type { PluginManifest } from "./plugin-manifest.ts";
@@ -22,7 +22,7 @@ const CachedManifest = z.lazy(() =>
       description: z.string(),
       kind: z.enum(["read", "edit", "search", "execute", "fetch", "think", "other"]),
       inputSchema: z.record(z.string(), z.unknown()),
-      outputSchema: z.record(z.string(), z.unknown()).optional(),
+      outputSchema: z.optional(z.record(z.string(), z.unknown())),
       requires: RequirementSetSchema,
       readOnly: z.boolean(),
       gated: z.boolean(),

@@ -124,7 +124,7 @@ type ManifestFields = z.output<typeof ManifestShape>;
 /** The keys each nested mapping of tool.yaml knows, for "did you mean" (read from the schemas when first asked). */
 function knownKeys(section: string): readonly string[] | undefined {
   if (section === "") return Object.keys(ManifestShape.unwrap().shape);
-  if (section === "requires") return Object.keys(RequirementSetSchema.unwrap().shape);
+  if (section === "requires") return Object.keys(RequirementSetSchema.shape);
   return KNOWN_NESTED_KEYS[section];
 }
 

@@ -1,41 +1,32 @@
-import { z } from "zod";
+import { z } from "../config/zod-mini.ts";
 
 /** One positional argument pattern of a shell requirement: exact, any one argument, or a prefix. */
-const ArgPatternSchema = z.lazy(() =>
-  z.union([
-    z.string(),
-    z.strictObject({ wildcard: z.literal(true) }),
-    z.strictObject({ prefix: z.string() }),
-  ]),
-);
+const ArgPatternSchema = z.union([
+  z.string(),
+  z.strictObject({ wildcard: z.literal(true) }),
+  z.strictObject({ prefix: z.string() }),
+]);
 export type ArgPattern = z.infer<typeof ArgPatternSchema>;
 
-export const ShellRunRequirementSchema = z.lazy(() =>
-  z.strictObject({
-    cmd: z.string().min(1),
-    args: z.array(ArgPatternSchema).optional(),
-  }),
-);
+export const ShellRunRequirementSchema = z.strictObject({
+  cmd: z.string().check(z.minLength(1)),
+  args: z.optional(z.array(ArgPatternSchema)),
+});
 export type ShellRunRequirement = z.infer<typeof ShellRunRequirementSchema>;
+
+const Names = z.array(z.string().check(z.minLength(1)));
 
 /**
  * The runtime surface a tool (or an agent manifest) needs. Path patterns may start with a
  * variable (`{workspace}`, `{ad-hoc}`, `{user-data}`, `{session}`); relative patterns are relative
  * to the workspace root.
  */
-export const RequirementSetSchema = z.lazy(() =>
-  z.strictObject({
-    fs: z
-      .strictObject({
-        read: z.array(z.string().min(1)).optional(),
-        write: z.array(z.string().min(1)).optional(),
-      })
-      .optional(),
-    net: z.strictObject({ hosts: z.array(z.string().min(1)).optional() }).optional(),
-    shell: z.array(ShellRunRequirementSchema).optional(),
-    capabilities: z.array(z.string().min(1)).optional(),
-  }),
-);
+export const RequirementSetSchema = z.strictObject({
+  fs: z.optional(z.strictObject({ read: z.optional(Names), write: z.optional(Names) })),
+  net: z.optional(z.strictObject({ hosts: z.optional(Names) })),
+  shell: z.optional(z.array(ShellRunRequirementSchema)),
+  capabilities: z.optional(Names),
+});
 export type RequirementSet = z.infer<typeof RequirementSetSchema>;
 
 function mergeList<T>(into: T[], from: readonly T[] | undefined, key: (item: T) => string): void {
