@@ -14,40 +14,55 @@ if (!(major >= REQUIRED_MAJOR)) {
   process.exit(1);
 }
 
-// Early Node 24 releases announce type stripping as experimental on every run; drop only that
-// warning so it never pollutes the CLI's output. Every other warning still goes through.
-const emitWarning = process.emitWarning.bind(process);
-process.emitWarning = (warning, ...rest) => {
-  const text = typeof warning === "string" ? warning : warning?.message;
-  if (typeof text === "string" && /type stripping/i.test(text)) return;
-  emitWarning(warning, ...rest);
-};
+// `lathe --version` (or -V) alone is answered here, before anything else is loaded or checked:
+// the version is package.json's, beside this folder (what the engine's latheVersion reads too),
+// so it costs a bare node and one file read. Every other command runs the CLI below.
+const args = process.argv.slice(2);
+if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
+  const { readFileSync } = process.getBuiltinModule("node:fs");
+  const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+  // A reader that has gone (`lathe --version | true`) ends it quietly, as for every command.
+  process.stdout.on("error", (error) => {
+    if (error.code === "EPIPE") return;
+    process.stderr.write(`error: cannot write the output: ${error.message}\n`);
+    process.exitCode = 1;
+  });
+  process.stdout.write(`${version}\n`);
+} else {
+  runCli();
+}
 
-// A model-written regex like (a+)+$ must not freeze the process: past a backtracking limit V8
-// switches to its linear-time engine, so grep's timeout and abort keep working.
-process
-  .getBuiltinModule("node:v8")
-  .setFlagsFromString("--enable-experimental-regexp-engine-on-excessive-backtracks");
+/** Everything else: the CLI itself, from the bundle when it is built and fresh, else the sources. */
+function runCli() {
+  // Early Node 24 releases announce type stripping as experimental on every run; drop only that
+  // warning so it never pollutes the CLI's output. Every other warning still goes through.
+  const emitWarning = process.emitWarning.bind(process);
+  process.emitWarning = (warning, ...rest) => {
+    const text = typeof warning === "string" ? warning : warning?.message;
+    if (typeof text === "string" && /type stripping/i.test(text)) return;
+    emitWarning(warning, ...rest);
+  };
 
-// Cache V8's compiled code between runs (in the OS temp folder): it halves the startup time.
-process.getBuiltinModule("node:module").enableCompileCache?.();
+  // Cache V8's compiled code between runs (in the OS temp folder): it halves the startup time.
+  process.getBuiltinModule("node:module").enableCompileCache?.();
 
-// Stack traces are only printed with LATHE_DEBUG=1; only then map the bundle's lines to the sources.
-if (process.env.LATHE_DEBUG === "1") process.setSourceMapsEnabled(true);
+  // Stack traces are only printed with LATHE_DEBUG=1; only then map the bundle's lines to the sources.
+  if (process.env.LATHE_DEBUG === "1") process.setSourceMapsEnabled(true);
 
-// No top-level await in this file, so even an old Node parses it and shows the message above.
-import("./cli-bundle.mjs")
-  .then(({ chooseEntry }) => {
-    const { entry, notice } = chooseEntry();
-    if (notice) process.stderr.write(notice);
-    return import(process.getBuiltinModule("node:url").pathToFileURL(entry).href);
-  })
-  .then(({ main }) => main(process.argv.slice(2)))
-  .then(
-    // main() has flushed stdout and stderr; exit now rather than wait on work a stopped tool left behind.
-    (code) => process.exit(code),
-    (err) => {
-      process.stderr.write(`error: ${process.env.LATHE_DEBUG === "1" ? err?.stack : err?.message}\n`);
-      process.exit(1);
-    },
-  );
+  // No top-level await in this file, so even an old Node parses it and shows the message above.
+  import("./cli-bundle.mjs")
+    .then(({ chooseEntry }) => {
+      const { entry, notice } = chooseEntry();
+      if (notice) process.stderr.write(notice);
+      return import(process.getBuiltinModule("node:url").pathToFileURL(entry).href);
+    })
+    .then(({ main }) => main(process.argv.slice(2)))
+    .then(
+      // main() has flushed stdout and stderr; exit now rather than wait on work a stopped tool left behind.
+      (code) => process.exit(code),
+      (err) => {
+        process.stderr.write(`error: ${process.env.LATHE_DEBUG === "1" ? err?.stack : err?.message}\n`);
+        process.exit(1);
+      },
+    );
+}

@@ -169,6 +169,40 @@ function builtinCatalog(): RolldownPlugin {
   };
 }
 
+const ENGINE_DOOR = path.join(ROOT, "src/main/engine/index.ts");
+
+/**
+ * Which modules go into the one `engine` chunk: everything the engine's door (index.ts) imports
+ * statically, save what the CLI's entry or the offload worker load without it. A command that
+ * opens an engine (`lathe tools`, `lathe call`) then loads that chunk and the entry's few rather
+ * than a score of small shared ones: each module Node loads costs about half a millisecond,
+ * whatever its size. Parts only some commands use (the agent, MCP clients, `lathe serve`, the
+ * shell parser, HTML conversion) stay in chunks of their own, loaded on first use. The set is
+ * filled when the module graph is known (buildEnd), before chunks are made.
+ */
+function engineChunk(entries: readonly string[]): { plugin: RolldownPlugin; has: (id: string) => boolean } {
+  const members = new Set<string>();
+  const plugin: RolldownPlugin = {
+    name: "lathe:engine-chunk",
+    buildEnd() {
+      const reach = (from: string): Set<string> => {
+        const seen = new Set<string>();
+        const stack = [from];
+        while (stack.length > 0) {
+          const id = stack.pop() as string;
+          if (seen.has(id)) continue;
+          seen.add(id);
+          stack.push(...(this.getModuleInfo(id)?.importedIds ?? []));
+        }
+        return seen;
+      };
+      const elsewhere = new Set(entries.flatMap((entry) => [...reach(entry)]));
+      for (const id of reach(ENGINE_DOOR)) if (!elsewhere.has(id) && !isExternal(id)) members.add(id);
+    },
+  };
+  return { plugin, has: (id) => members.has(id) };
+}
+
 function isExternal(id: string): boolean {
   if (id.startsWith("node:")) return true;
   return EXTERNAL_PACKAGES.some((name) => id === name || id.startsWith(`${name}/`));
@@ -185,14 +219,20 @@ export async function buildCli(
 ): Promise<BuildInfo> {
   const { build, RolldownMagicString } = await import("rolldown");
   const builtAt = Date.now();
+  const inputs = Object.fromEntries(
+    Object.entries(entries).map(([name, file]) => [name, path.join(ROOT, file)]),
+  );
+  const engine = engineChunk(Object.values(inputs));
   await rm(outDir, { recursive: true, force: true });
   await mkdir(outDir, { recursive: true });
   const output = await build({
     cwd: ROOT,
-    input: Object.fromEntries(Object.entries(entries).map(([name, file]) => [name, path.join(ROOT, file)])),
+    input: inputs,
     platform: "node",
+    // The entries' exports are only main (lathe.js) and the worker's message handler.
+    preserveEntrySignatures: "allow-extension",
     external: isExternal,
-    plugins: [builtinCatalog(), builtinsWithoutFacades(RolldownMagicString)],
+    plugins: [builtinCatalog(), builtinsWithoutFacades(RolldownMagicString), engine.plugin],
     logLevel: "warn",
     onLog(level, log, handler) {
       // A dynamic import of a module that is also imported statically stays in its chunk: that
@@ -207,20 +247,25 @@ export async function buildCli(
       // Chunks sit beside the entries, so offload.ts finds offload-worker.js beside itself.
       entryFileNames: "[name].js",
       chunkFileNames: "[name]-[hash].js",
+      // Only the members themselves: what the entries load is import-closed and stays out of the
+      // group, so the chunks never import each other in a circle.
+      codeSplitting: {
+        groups: [{ name: "engine", test: engine.has, includeDependenciesRecursively: false }],
+      },
     },
   });
-  const inputs = new Set<string>(EXTRA_INPUTS);
+  const sources = new Set<string>(EXTRA_INPUTS);
   for (const item of output.output) {
     if (item.type !== "chunk") continue;
     for (const id of item.moduleIds) {
       if (!path.isAbsolute(id)) continue;
       const relative = path.relative(ROOT, id);
       if (!relative.startsWith("..") && !relative.split(path.sep).includes("node_modules"))
-        inputs.add(relative.split(path.sep).join("/"));
+        sources.add(relative.split(path.sep).join("/"));
     }
   }
   // Only files that exist: one that is missing later (deleted, renamed) then means stale.
-  const present = [...inputs].filter((file) => existsSync(path.join(ROOT, file)));
+  const present = [...sources].filter((file) => existsSync(path.join(ROOT, file)));
   const info: BuildInfo = { format: 1, builtAt, inputs: present.sort() };
   await writeFile(path.join(outDir, "build-info.json"), `${JSON.stringify(info, null, 1)}\n`);
   return info;

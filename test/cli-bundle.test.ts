@@ -18,20 +18,27 @@ const VERSION = (
   JSON.parse(readFileSync(path.join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }
 ).version;
 
-/** Runs the bundle's `main` like run-bundle.mjs, then names on stderr every package it loaded. */
+/**
+ * Runs the bundle's `main` like run-bundle.mjs, then names on stderr every package it loaded and
+ * every file of the bundle (its name without the content hash: `engine-[hash].js` is "engine").
+ */
 const TRACED_RUNNER = `import { registerHooks } from "node:module";
 const loaded = new Set();
+const files = new Set();
+const bundle = new URL(".", process.argv[2]).href;
 registerHooks({
   resolve(specifier, context, next) {
     const result = next(specifier, context);
     const match = /\\/node_modules\\/((?:@[^/]+\\/)?[^/]+)\\//.exec(result.url);
     if (match) loaded.add(match[1]);
+    if (result.url.startsWith(bundle)) files.add(result.url.slice(bundle.length).replace(/(-[\\w-]{8})?\\.js$/, ""));
     return result;
   },
 });
 const { main } = await import(process.argv[2]);
 const code = await main(process.argv.slice(3));
 process.stderr.write("loaded packages: " + JSON.stringify([...loaded].sort()) + "\\n");
+process.stderr.write("loaded files: " + JSON.stringify([...files].sort()) + "\\n");
 process.exit(code);
 `;
 
@@ -93,6 +100,23 @@ describe("the CLI bundle", () => {
       expect.arrayContaining(["package.json", "src/main/cli/main.ts", "src/main/engine/engine.ts"]),
     );
     expect(info.inputs.some((f) => f.includes("node_modules/zod"))).toBe(false);
+  });
+
+  it("loads the engine as one chunk, and none of it for --help", async () => {
+    const tracedHome = path.join(work, "traced-files-home");
+    const files = async (args: string[]) => {
+      const run = await runBundle(args, { runner: "run-bundle-traced.mjs", latheHome: tracedHome });
+      expect(run.code, run.stderr).toBe(0);
+      const line = /^loaded files: (.*)$/m.exec(run.stderr);
+      return JSON.parse(line?.[1] ?? "null") as string[];
+    };
+    // Each file Node loads costs about half a millisecond whatever its size: a start that opens an
+    // engine loads the entry, the engine chunk and the few small files the entry shares with it.
+    const core = ["engine", "lathe", "lathe-error", "rolldown-runtime", "write-inspect"];
+    await files(["tools"]);
+    expect(await files(["tools"])).toEqual(core);
+    expect(await files(["call", "read", JSON.stringify({ path: "small.txt" })])).toEqual(core);
+    expect(await files(["--help"])).toEqual(["lathe", "lathe-error", "rolldown-runtime"]);
   });
 
   it("loads no native addon, model SDK or MCP client a command does not use", async () => {
@@ -193,9 +217,9 @@ describe("bin/lathe.mjs without an up-to-date bundle", () => {
   }
 
   it("runs the sources with a one-line notice when no bundle is built", async () => {
-    const run = await launch(["--version"]);
+    const run = await launch(["--help"]);
     expect(run.code).toBe(0);
-    expect(run.stdout).toBe(`${VERSION}\n`);
+    expect(run.stdout).toMatch(/^Usage: lathe /);
     expect(run.stderr).toBe(
       "lathe: the CLI bundle is not built; running from the TypeScript sources, which starts slower (`npm run build:cli` builds it)\n",
     );
@@ -214,18 +238,60 @@ describe("bin/lathe.mjs without an up-to-date bundle", () => {
     const copied = path.join(fake, "package.json");
     await utimes(copied, new Date(), new Date());
     expect(bundleState(fake, dir)).toEqual({ state: "stale", changed: "package.json" });
-    const run = await launch(["--version"]);
+    const run = await launch(["--help"]);
     expect(run.code).toBe(0);
-    expect(run.stdout).toBe(`${VERSION}\n`);
+    expect(run.stdout).toMatch(/^Usage: lathe /);
     expect(run.stderr).toBe(
       "lathe: the CLI bundle is older than package.json; running from the TypeScript sources, which starts slower (`npm run build:cli` builds it)\n",
     );
     // Older than the build again: the bundle is used (and here it says so by failing).
     await utimes(copied, new Date(builtAt - 1_000), new Date(builtAt - 1_000));
     expect(bundleState(fake, dir)).toEqual({ state: "fresh" });
-    const bundled = await launch(["--version"]);
+    const bundled = await launch(["--help"]);
     expect(bundled.code).toBe(1);
     expect(bundled.stderr).toContain("the stale bundle ran");
+  });
+
+  it.each([["--version"], ["-V"]])(
+    "answers %s alone before choosing the code: no bundle, stale or not, is checked or run",
+    async (flag) => {
+      // The stale bundle of the test above would fail loudly if it ran; here none is looked at.
+      const dir = path.join(fake, "out", "cli");
+      await mkdir(dir, { recursive: true });
+      await writeFile(path.join(dir, "lathe.js"), 'throw new Error("the bundle ran");\n');
+      await writeFile(path.join(dir, "build-info.json"), "not JSON");
+      const run = await launch([flag]);
+      expect(run).toMatchObject({ code: 0, stdout: `${VERSION}\n`, stderr: "" });
+      // With anything else on the line, the CLI runs (and here the sources, with the notice).
+      const usage = await launch([flag, "tools"]);
+      expect(usage.stderr).toContain("the CLI bundle is not built");
+    },
+  );
+
+  it("notices an edited source however deep, and a deleted one, from either form of the root", async () => {
+    const checkout = await mkdtemp(path.join(os.tmpdir(), "lathe-checkout-"));
+    try {
+      const dir = path.join(checkout, "out", "cli");
+      await mkdir(dir, { recursive: true });
+      await mkdir(path.join(checkout, ".git"));
+      await mkdir(path.join(checkout, "src", "main", "engine"), { recursive: true });
+      const deep = path.join(checkout, "src", "main", "engine", "deep.ts");
+      await writeFile(deep, "export {};\n");
+      await writeFile(path.join(dir, "lathe.js"), "");
+      const builtAt = Date.now() + 60_000;
+      const inputs = ["src/main/engine/deep.ts"];
+      await writeFile(path.join(dir, "build-info.json"), JSON.stringify({ format: 1, builtAt, inputs }));
+      for (const root of [checkout, `${checkout}${path.sep}`])
+        expect(bundleState(root, dir)).toEqual({ state: "fresh" });
+      // Edited in place (the folder's own time does not change): stale, naming the file.
+      await utimes(deep, new Date(builtAt + 1_000), new Date(builtAt + 1_000));
+      for (const root of [checkout, `${checkout}${path.sep}`])
+        expect(bundleState(root, dir)).toEqual({ state: "stale", changed: "src/main/engine/deep.ts" });
+      await rm(deep);
+      expect(bundleState(checkout, dir)).toEqual({ state: "stale", changed: "src/main/engine/deep.ts" });
+    } finally {
+      await rm(checkout, { recursive: true, force: true });
+    }
   });
 
   it("uses a built bundle as it is outside a git checkout (an installed Lathe)", async () => {

@@ -80,6 +80,9 @@ describe("usage errors exit 2 and name the problem on stderr", () => {
     { args: ["tools", "--frob"], says: "unknown option '--frob'" },
     { args: ["call", "read", "{}", "--nope"], says: "unknown option '--nope'" },
     { args: ["frobnicate"], says: "unknown command 'frobnicate'" },
+    // Only the named command is built for a command line; a word that names none gets them all.
+    { args: ["tool"], says: "(Did you mean tools?)" },
+    { args: ["rewnd", "c1"], says: "(Did you mean rewind?)" },
     { args: ["session", "reopen", "x"], says: "unknown command 'reopen'" },
     { args: ["call"], says: "missing required argument 'tool-id'" },
     { args: ["session", "close"], says: "missing required argument 'id'" },

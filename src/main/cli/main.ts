@@ -15,8 +15,34 @@ import { ExitCode, type ExitCodeValue, type ExitStatus } from "./exit-codes.ts";
 import { watchOutput, writeIfOpen } from "./closed-output.ts";
 import { describeError, writeStderr, writeStdout } from "./output.ts";
 
+type Register = (program: Command, result: ExitStatus) => void;
+
+/** What adds each top-level command to the program, in the order the help lists them. */
+const COMMANDS: ReadonlyArray<readonly [names: readonly string[], register: Register]> = [
+  [["tools"], registerToolsCommand],
+  [["call"], registerCallCommand],
+  [["run"], registerRunCommand],
+  [["session"], registerSessionCommand],
+  [["serve"], registerServeCommand],
+  [["trust"], registerTrustCommand],
+  [["audit"], registerAuditCommand],
+  [["checkpoints", "restore", "rewind"], registerCheckpointCommands],
+  [["doctor"], registerDoctorCommand],
+  [["plugin"], registerPluginCommand],
+];
+
+/**
+ * The commands to add for this command line: only the one it names when its first word is a
+ * command (its help, options and errors are its own), else all of them (the program's help, a
+ * mistyped command and its suggestion). Building every command's options costs milliseconds.
+ */
+function commandsFor(argv: readonly string[]): Register[] {
+  const named = COMMANDS.find(([names]) => names.includes(argv[0] ?? ""));
+  return named ? [named[1]] : COMMANDS.map(([, register]) => register);
+}
+
 /** The `lathe` program. Errors surface as exceptions (exitOverride) so `main` picks the exit code. */
-function buildProgram(result: ExitStatus): Command {
+function buildProgram(result: ExitStatus, argv: readonly string[]): Command {
   const program = new Command("lathe")
     .description("Lathe's tool runtime, headless: list tools, call one, manage sessions, serve the UI.")
     .version(latheVersion(), "-V, --version", "print the version")
@@ -36,16 +62,7 @@ Environment:
 
 Exit codes: 0 success, 1 failure (for call: an error envelope), 2 usage error.`,
     );
-  registerToolsCommand(program);
-  registerCallCommand(program, result);
-  registerRunCommand(program, result);
-  registerSessionCommand(program);
-  registerServeCommand(program);
-  registerTrustCommand(program);
-  registerAuditCommand(program);
-  registerCheckpointCommands(program);
-  registerDoctorCommand(program, result);
-  registerPluginCommand(program, result);
+  for (const register of commandsFor(argv)) register(program, result);
   return program;
 }
 
@@ -61,7 +78,7 @@ export async function main(argv: readonly string[]): Promise<ExitCodeValue> {
   watchOutput(process.stderr);
   let code: ExitCodeValue;
   try {
-    await buildProgram(result).parseAsync([...argv], { from: "user" });
+    await buildProgram(result, argv).parseAsync([...argv], { from: "user" });
     code = result.exitCode;
   } catch (err) {
     code = await report(err);

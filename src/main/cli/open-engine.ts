@@ -8,12 +8,17 @@ import { describeError, writeStderr } from "./output.ts";
  */
 export async function openEngine(
   root: string,
-  options: { extensions?: boolean; approveUnsandboxedMcp?: UnsandboxedServerApprover } = {},
+  options: {
+    extensions?: boolean;
+    watchExtensions?: boolean;
+    approveUnsandboxedMcp?: UnsandboxedServerApprover;
+  } = {},
 ): Promise<Engine> {
   const { Engine } = await import("../engine/index.ts");
   const engine = await Engine.create({
     root,
     ...(options.extensions === false ? { extensions: false } : {}),
+    ...(options.watchExtensions === false ? { watchExtensions: false } : {}),
     // Only a host with a person to ask (lathe serve) passes one; headless, such servers stay stopped.
     ...(options.approveUnsandboxedMcp ? { approveUnsandboxedMcp: options.approveUnsandboxedMcp } : {}),
     // Say exactly what runs before an MCP server first starts.
@@ -46,7 +51,11 @@ export async function withEngine<T>(
   fn: (engine: Engine) => Promise<T>,
   options: { extensions?: boolean; listsDisabled?: boolean } = {},
 ): Promise<T> {
-  const engine = await openEngine(root, options);
+  // One command, then exit: compiling zod's checkers would cost more than it saves.
+  const { validateWithoutJit } = await import("../engine/index.ts");
+  validateWithoutJit();
+  // One command and no turn: plugin folders changing meanwhile are seen by the next command.
+  const engine = await openEngine(root, { ...options, watchExtensions: false });
   try {
     // A one-shot command sees every tool: wait for MCP servers, then report what could not load
     // (a command that lists the disabled tools itself leaves only the unnamed problems to stderr).

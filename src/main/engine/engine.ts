@@ -63,6 +63,12 @@ export interface EngineOptions {
    * join the registry when the host calls `applyPendingChanges()` (or `settleExtensions()`).
    */
   extensions?: boolean;
+  /**
+   * Watch the plugin folders for changes, applied between turns (default true). A one-shot host
+   * that runs no turn (`lathe call`, `lathe tools`) passes false: arming the watches costs more
+   * than the command.
+   */
+  watchExtensions?: boolean;
   /** The bundled plugins folder (default: `plugins/` shipped with Lathe). */
   bundledPluginsDir?: string;
   /** Told before an MCP server first starts (with its exact command line) and of its state changes. */
@@ -222,6 +228,7 @@ export class Engine {
         latheHome,
         policy,
         sandbox,
+        ...(options.watchExtensions === false ? { watch: false } : {}),
         ...(options.bundledPluginsDir ? { bundledDir: options.bundledPluginsDir } : {}),
         ...(options.onMcpEvent ? { onMcpEvent: options.onMcpEvent } : {}),
         onPluginLog: (entry) => engine.events.emit("PluginLog", entry),

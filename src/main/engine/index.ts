@@ -46,3 +46,4 @@ export { checkRules } from "./policy/rule-check.ts";
 export type { ScopedRule } from "./policy/permission-rule.ts";
 export type { AuditEntry } from "./store/audit-log.ts";
 export { ConfigError } from "./errors/config-error.ts";
+export { validateWithoutJit } from "./config/validation-jit.ts";

@@ -70,7 +70,7 @@ const AgentFrontMatterSchema = z.strictObject({
     })
     .default({ allow: ["*"], deny: [] })
     .describe("Which tools the model sees: allowed and not denied (deny wins)."),
-  requires: RequirementSetSchema.default({}),
+  requires: z._default(RequirementSetSchema, {}),
   permissions: z
     .array(PermissionRuleSchema)
     .default([])

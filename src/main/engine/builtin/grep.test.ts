@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { mkdir, readFile, symlink, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -95,6 +96,17 @@ describe("grep", () => {
       { path: "a.txt", count: 2 },
       { path: "b/d.txt", count: 1 },
     ]);
+  });
+
+  it("answers a pattern that backtracks catastrophically, where V8's linear-time engine can take it", async () => {
+    const line = `${"a".repeat(40)}b`;
+    // Positive control: outside Lathe, without the linear-time fallback, it does not end in a second.
+    const plain = spawnSync(process.execPath, ["-e", `/(a+)+$/.test(${JSON.stringify(line)})`], {
+      timeout: 1_000,
+    });
+    expect(plain.signal).toBe("SIGTERM");
+    await ws.put("redos.txt", `${line}\naaaa\n`);
+    expect(await counts({ pattern: "(a+)+$" })).toEqual([{ path: "redos.txt", count: 1 }]);
   });
 
   it("matches regardless of case with ignore_case", async () => {

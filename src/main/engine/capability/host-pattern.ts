@@ -1,4 +1,4 @@
-import { isIPv4, isIPv6 } from "node:net";
+import { isIPv4, isIPv6 } from "./ip-literal.ts";
 
 /**
  * net.isIP, asking the IPv6 parser only when there is a colon: its first call compiles a large

@@ -5,52 +5,58 @@ import { HostPatternSchema, SandboxSettingsSchema } from "../sandbox/sandbox-set
 import { ShellRunRequirementSchema } from "../tools/requirement-set.ts";
 import { PermissionRuleSchema } from "../policy/permission-rule.ts";
 
-const HookSchema = z.strictObject({
-  command: z
-    .string()
-    .min(1)
-    .describe("A shell command; it receives the call as JSON on stdin and answers with JSON."),
-  tools: z
-    .array(z.string().min(1))
-    .optional()
-    .describe("Tool ids the hook applies to; all tools when absent."),
-  timeoutMs: z.number().int().min(100).max(600_000).default(10_000),
-});
+const HookSchema = z.lazy(() =>
+  z.strictObject({
+    command: z
+      .string()
+      .min(1)
+      .describe("A shell command; it receives the call as JSON on stdin and answers with JSON."),
+    tools: z
+      .array(z.string().min(1))
+      .optional()
+      .describe("Tool ids the hook applies to; all tools when absent."),
+    timeoutMs: z.number().int().min(100).max(600_000).default(10_000),
+  }),
+);
 export type Hook = z.infer<typeof HookSchema>;
 
-const ApprovalModeSchema = z.enum(["ask", "allowlist", "yolo"]);
+const ApprovalModeSchema = z.lazy(() => z.enum(["ask", "allowlist", "yolo"]));
 export type ApprovalMode = z.infer<typeof ApprovalModeSchema>;
 
-const McpStdioServerSchema = z.strictObject({
-  command: z.string().min(1),
-  args: z.array(z.string()).default([]),
-  env: z.record(z.string(), z.string()).default({}),
-  cwd: z.string().optional(),
-  defer: z
-    .boolean()
-    .optional()
-    .describe("Keep every tool of this server out of the model's initial context."),
-  deferTools: z
-    .array(z.string())
-    .default([])
-    .describe("Tools of this server to keep out of the initial context."),
-  disabled: z.boolean().default(false),
-  allowNetwork: z
-    .array(HostPatternSchema)
-    .optional()
-    .describe(
-      'Hosts this server may reach from inside the OS sandbox, besides "sandbox.allowNetwork" (e.g. ["api.github.com"]).',
-    ),
-});
-const McpHttpServerSchema = z.strictObject({
-  url: z.url(),
-  headers: z.record(z.string(), z.string()).default({}),
-  defer: z.boolean().optional(),
-  deferTools: z.array(z.string()).default([]),
-  disabled: z.boolean().default(false),
-});
+const McpStdioServerSchema = z.lazy(() =>
+  z.strictObject({
+    command: z.string().min(1),
+    args: z.array(z.string()).default([]),
+    env: z.record(z.string(), z.string()).default({}),
+    cwd: z.string().optional(),
+    defer: z
+      .boolean()
+      .optional()
+      .describe("Keep every tool of this server out of the model's initial context."),
+    deferTools: z
+      .array(z.string())
+      .default([])
+      .describe("Tools of this server to keep out of the initial context."),
+    disabled: z.boolean().default(false),
+    allowNetwork: z
+      .array(HostPatternSchema)
+      .optional()
+      .describe(
+        'Hosts this server may reach from inside the OS sandbox, besides "sandbox.allowNetwork" (e.g. ["api.github.com"]).',
+      ),
+  }),
+);
+const McpHttpServerSchema = z.lazy(() =>
+  z.strictObject({
+    url: z.url(),
+    headers: z.record(z.string(), z.string()).default({}),
+    defer: z.boolean().optional(),
+    deferTools: z.array(z.string()).default([]),
+    disabled: z.boolean().default(false),
+  }),
+);
 /** One MCP server, in the shape Claude Desktop and Cursor use: stdio (`command`) or Streamable HTTP (`url`). */
-export const McpServerSchema = z.union([McpStdioServerSchema, McpHttpServerSchema]);
+export const McpServerSchema = z.lazy(() => z.union([McpStdioServerSchema, McpHttpServerSchema]));
 export type McpServerConfig = z.infer<typeof McpServerSchema>;
 
 /**
@@ -58,153 +64,184 @@ export type McpServerConfig = z.infer<typeof McpServerSchema>;
  * answer (`firstByteMs`: the server reading the prompt, a model loading), and between two pieces
  * of it (`idleMs`). Keep-alive comments do not count as output.
  */
-const ModelTimeoutsSchema = z.strictObject({
-  firstByteMs: z
-    .number()
-    .int()
-    .min(100)
-    .max(3_600_000)
-    .optional()
-    .describe(
-      "Milliseconds to wait for the first output of each model answer (default 120000; 600000 for gguf:).",
-    ),
-  idleMs: z
-    .number()
-    .int()
-    .min(100)
-    .max(3_600_000)
-    .optional()
-    .describe("Milliseconds of silence allowed in the middle of an answer (default 60000)."),
-});
+const ModelTimeoutsSchema = z.lazy(() =>
+  z.strictObject({
+    firstByteMs: z
+      .number()
+      .int()
+      .min(100)
+      .max(3_600_000)
+      .optional()
+      .describe(
+        "Milliseconds to wait for the first output of each model answer (default 120000; 600000 for gguf:).",
+      ),
+    idleMs: z
+      .number()
+      .int()
+      .min(100)
+      .max(3_600_000)
+      .optional()
+      .describe("Milliseconds of silence allowed in the middle of an answer (default 60000)."),
+  }),
+);
 export type ModelTimeoutsSettings = z.infer<typeof ModelTimeoutsSchema>;
 
 /** Which of an endpoint's models take images: all (true), none (false), or those matching a glob. */
-const ModelImagesSchema = z
-  .union([z.boolean(), z.array(z.string().min(1)).max(200)])
-  .describe(
-    'Whether its models accept images (MCP tool images are passed to them): true, false, or model name globs such as ["llava*", "*-vl*"].',
-  );
-
-const ProviderEndpointSchema = z.strictObject({
-  baseURL: z
-    .url()
-    .optional()
+const ModelImagesSchema = z.lazy(() =>
+  z
+    .union([z.boolean(), z.array(z.string().min(1)).max(200)])
     .describe(
-      'The endpoint\'s OpenAI-compatible base URL, ending in /v1 (e.g. "http://127.0.0.1:11434/v1").',
+      'Whether its models accept images (MCP tool images are passed to them): true, false, or model name globs such as ["llava*", "*-vl*"].',
     ),
-  apiKeyEnv: z
-    .string()
-    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "use the name of an environment variable, e.g. MY_API_KEY")
-    .optional()
-    .describe("The environment variable that holds the API key. Keys never go in this file."),
-  timeouts: ModelTimeoutsSchema.optional(),
-  images: ModelImagesSchema.optional(),
-});
+);
+
+const ProviderEndpointSchema = z.lazy(() =>
+  z.strictObject({
+    baseURL: z
+      .url()
+      .optional()
+      .describe(
+        'The endpoint\'s OpenAI-compatible base URL, ending in /v1 (e.g. "http://127.0.0.1:11434/v1").',
+      ),
+    apiKeyEnv: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "use the name of an environment variable, e.g. MY_API_KEY")
+      .optional()
+      .describe("The environment variable that holds the API key. Keys never go in this file."),
+    timeouts: ModelTimeoutsSchema.optional(),
+    images: ModelImagesSchema.optional(),
+  }),
+);
 
 /** The embedded GGUF runner has no endpoint to move or key to read: only its timeouts. */
-const GgufEndpointSchema = z.strictObject({
-  timeouts: ModelTimeoutsSchema.optional(),
-});
+const GgufEndpointSchema = z.lazy(() =>
+  z.strictObject({
+    timeouts: ModelTimeoutsSchema.optional(),
+  }),
+);
 
 export type ProviderEndpoint = z.infer<typeof ProviderEndpointSchema> & z.infer<typeof GgufEndpointSchema>;
 
 /** Model providers by name (`PROVIDER:MODEL`); each may move its endpoint or name its key's variable. */
-const ProvidersSchema = z.strictObject({
-  gguf: GgufEndpointSchema.optional(),
-  ollama: ProviderEndpointSchema.optional(),
-  lmstudio: ProviderEndpointSchema.optional(),
-  llamacpp: ProviderEndpointSchema.optional(),
-  vllm: ProviderEndpointSchema.optional(),
-  "openai-compatible": ProviderEndpointSchema.optional(),
-  anthropic: ProviderEndpointSchema.optional(),
-  openai: ProviderEndpointSchema.optional(),
-});
+const ProvidersSchema = z.lazy(() =>
+  z.strictObject({
+    gguf: GgufEndpointSchema.optional(),
+    ollama: ProviderEndpointSchema.optional(),
+    lmstudio: ProviderEndpointSchema.optional(),
+    llamacpp: ProviderEndpointSchema.optional(),
+    vllm: ProviderEndpointSchema.optional(),
+    "openai-compatible": ProviderEndpointSchema.optional(),
+    anthropic: ProviderEndpointSchema.optional(),
+    openai: ProviderEndpointSchema.optional(),
+  }),
+);
 export type ProvidersSettings = z.infer<typeof ProvidersSchema>;
 
 /** `settings.json` in `$LATHE_HOME` (user) and `<root>/.lathe/` (project). Unknown keys are refused. */
-export const SettingsSchema = z.strictObject({
-  $schema: z.string().optional(),
-  permissions: z.array(PermissionRuleSchema).default([]),
-  hooks: z.array(HookSchema).default([]),
-  approvals: z
-    .strictObject({
-      mode: ApprovalModeSchema.optional(),
-      allowlist: z.array(z.string().min(1)).default([]),
-      cacheInProject: z.boolean().default(false),
-    })
-    .default({ allowlist: [], cacheInProject: false }),
-  web: z
-    .strictObject({
-      fetch: z
-        .strictObject({
-          allowPrivateHosts: z
-            .array(z.string().min(1))
-            .default([])
-            .describe(
-              'Hosts (optionally "host:port") on loopback or private networks web_fetch may reach, e.g. a local dev server.',
-            ),
-          timeoutMs: z.number().int().min(1_000).max(300_000).default(30_000),
-          maxBytes: z.number().int().min(1_024).max(100_000_000).default(10_000_000),
-        })
-        .default({ allowPrivateHosts: [], timeoutMs: 30_000, maxBytes: 10_000_000 }),
-      search: z
-        .strictObject({
-          providers: z
-            .array(
-              z.union([
-                z.strictObject({ type: z.literal("searxng"), url: z.url() }),
-                z.strictObject({
-                  type: z.literal("brave"),
-                  apiKeyEnv: z.string().default("BRAVE_API_KEY"),
-                  url: z.url().optional(),
-                }),
-              ]),
-            )
-            .default([]),
-          maxCallsPerSession: z.number().int().min(1).max(10_000).default(25),
-          timeoutMs: z.number().int().min(1_000).max(120_000).default(15_000),
-        })
-        .default({ providers: [], maxCallsPerSession: 25, timeoutMs: 15_000 }),
-    })
-    .default({
-      fetch: { allowPrivateHosts: [], timeoutMs: 30_000, maxBytes: 10_000_000 },
-      search: { providers: [], maxCallsPerSession: 25, timeoutMs: 15_000 },
-    }),
-  mcpServers: z
-    .record(
-      z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "use letters, digits, _ or - (at most 64)"),
-      McpServerSchema,
-    )
-    .default({}),
-  shell: z
-    .array(ShellRunRequirementSchema)
-    .default([])
-    .describe("Commands the bash tool may run in addition to its built-in list."),
-  disabledPlugins: z
-    .array(
-      z
-        .string()
-        .regex(
-          /^(?:(?:bundled|global|project):)?[^\s:/\\]{1,128}$/,
-          'use a plugin folder name, optionally with its layer: "word_count" or "bundled:word_count"',
-        ),
-    )
-    .max(1_000)
-    .default([])
-    .describe(
-      'Plugins not to load (user settings only): a folder name disables it in every layer, "LAYER:NAME" in one.',
+export const SettingsSchema = z.lazy(() =>
+  z.strictObject({
+    $schema: z.string().optional(),
+    permissions: z.array(PermissionRuleSchema).default([]),
+    hooks: z.array(HookSchema).default([]),
+    approvals: z
+      .strictObject({
+        mode: ApprovalModeSchema.optional(),
+        allowlist: z.array(z.string().min(1)).default([]),
+        cacheInProject: z.boolean().default(false),
+      })
+      .default({ allowlist: [], cacheInProject: false }),
+    web: z
+      .strictObject({
+        fetch: z
+          .strictObject({
+            allowPrivateHosts: z
+              .array(z.string().min(1))
+              .default([])
+              .describe(
+                'Hosts (optionally "host:port") on loopback or private networks web_fetch may reach, e.g. a local dev server.',
+              ),
+            timeoutMs: z.number().int().min(1_000).max(300_000).default(30_000),
+            maxBytes: z.number().int().min(1_024).max(100_000_000).default(10_000_000),
+          })
+          .default({ allowPrivateHosts: [], timeoutMs: 30_000, maxBytes: 10_000_000 }),
+        search: z
+          .strictObject({
+            providers: z
+              .array(
+                z.union([
+                  z.strictObject({ type: z.literal("searxng"), url: z.url() }),
+                  z.strictObject({
+                    type: z.literal("brave"),
+                    apiKeyEnv: z.string().default("BRAVE_API_KEY"),
+                    url: z.url().optional(),
+                  }),
+                ]),
+              )
+              .default([]),
+            maxCallsPerSession: z.number().int().min(1).max(10_000).default(25),
+            timeoutMs: z.number().int().min(1_000).max(120_000).default(15_000),
+          })
+          .default({ providers: [], maxCallsPerSession: 25, timeoutMs: 15_000 }),
+      })
+      .default({
+        fetch: { allowPrivateHosts: [], timeoutMs: 30_000, maxBytes: 10_000_000 },
+        search: { providers: [], maxCallsPerSession: 25, timeoutMs: 15_000 },
+      }),
+    mcpServers: z
+      .record(
+        z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "use letters, digits, _ or - (at most 64)"),
+        McpServerSchema,
+      )
+      .default({}),
+    shell: z
+      .array(ShellRunRequirementSchema)
+      .default([])
+      .describe("Commands the bash tool may run in addition to its built-in list."),
+    disabledPlugins: z
+      .array(
+        z
+          .string()
+          .regex(
+            /^(?:(?:bundled|global|project):)?[^\s:/\\]{1,128}$/,
+            'use a plugin folder name, optionally with its layer: "word_count" or "bundled:word_count"',
+          ),
+      )
+      .max(1_000)
+      .default([])
+      .describe(
+        'Plugins not to load (user settings only): a folder name disables it in every layer, "LAYER:NAME" in one.',
+      ),
+    sandbox: SandboxSettingsSchema.optional(),
+    providers: ProvidersSchema.default({}).describe(
+      "Model endpoints and where their API keys are read from.",
     ),
-  sandbox: SandboxSettingsSchema.optional(),
-  providers: ProvidersSchema.default({}).describe("Model endpoints and where their API keys are read from."),
-  defaultModel: z
-    .string()
-    .regex(/^[a-z][a-z0-9-]*:.+$/, 'use PROVIDER:MODEL, e.g. "ollama:llama3.2"')
-    .optional()
-    .describe("The model `lathe run` uses when neither --model nor the agent names one."),
-});
+    defaultModel: z
+      .string()
+      .regex(/^[a-z][a-z0-9-]*:.+$/, 'use PROVIDER:MODEL, e.g. "ollama:llama3.2"')
+      .optional()
+      .describe("The model `lathe run` uses when neither --model nor the agent names one."),
+  }),
+);
 export type Settings = z.infer<typeof SettingsSchema>;
 
-export const EMPTY_SETTINGS: Settings = SettingsSchema.parse({});
+/**
+ * What a missing settings file means: every default. Written out rather than parsed from `{}`, so
+ * a start without settings builds no schema; lathe-settings.test.ts checks it is exactly what the
+ * schema makes of `{}`.
+ */
+export const EMPTY_SETTINGS: Settings = {
+  permissions: [],
+  hooks: [],
+  approvals: { allowlist: [], cacheInProject: false },
+  web: {
+    fetch: { allowPrivateHosts: [], timeoutMs: 30_000, maxBytes: 10_000_000 },
+    search: { providers: [], maxCallsPerSession: 25, timeoutMs: 15_000 },
+  },
+  mcpServers: {},
+  shell: [],
+  disabledPlugins: [],
+  providers: {},
+};
 
 function formatIssues(file: string, error: z.ZodError): string {
   const lines = error.issues.map((issue) => {

@@ -1,6 +1,7 @@
 // The entry of the offload pool's worker threads: runs one job at a time, as the pool sends them.
 import { readlinkSync } from "node:fs";
 import { setPriority } from "node:os";
+import { setFlagsFromString } from "node:v8";
 import { parentPort } from "node:worker_threads";
 import { WithTransfer } from "./job-result.ts";
 import { JOBS } from "./offload-jobs.ts";
@@ -24,6 +25,12 @@ function lowerOwnPriority(): void {
   }
 }
 lowerOwnPriority();
+
+// Model-written regexes (grep's) run here. One like (a+)+$ must not run for minutes: past a
+// backtracking limit V8 switches to its linear-time engine where the pattern allows it (one it
+// cannot take, such as (a+)+(?=b), is stopped by terminating this worker). V8's flags are the
+// process's: set here, it holds for whatever host started the pool (the CLI, the app).
+setFlagsFromString("--enable-experimental-regexp-engine-on-excessive-backtracks");
 
 port.on("message", async (request: JobRequest) => {
   const { id, job } = request;

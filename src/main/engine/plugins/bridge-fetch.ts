@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from "node:http";
-import { isIP } from "node:net";
+import { isIP } from "../capability/ip-literal.ts";
 import { resolveFetchTarget, type LookupAll } from "../builtin/web/fetch-target.ts";
 import { BodyEncodingError, requestOnce } from "../builtin/web/safe-request.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";

@@ -14,7 +14,6 @@ import {
 import { hashPluginSource } from "./plugin-hash.ts";
 import type { PluginLoadError } from "./plugin-load-error.ts";
 import type { PluginManifest } from "./plugin-manifest.ts";
-import { parseYamlDocument } from "./plugin-manifest.ts";
 import { readPluginSource, type PluginSource } from "./plugin-source.ts";
 import { checkPluginSource } from "./plugin-source-check.ts";
 import { pinFix, pinRefusal } from "./project-plugins.ts";
@@ -72,6 +71,9 @@ async function placeOf(
 
 /** The tool name a plugin folder declares, without validating the rest. */
 async function declaredName(dir: string): Promise<string | undefined> {
+  // The manifest parser (YAML, JSON Schema, semver) loads with the first folder checked: an
+  // engine that starts from cached manifests never needs it.
+  const { parseYamlDocument } = await import("./plugin-manifest.ts");
   try {
     const doc = parseYamlDocument(await readFile(path.join(dir, "tool.yaml"), "utf8"));
     const name = doc.errors.length === 0 ? doc.get("name") : undefined;

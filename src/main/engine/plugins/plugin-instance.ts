@@ -184,8 +184,9 @@ export class PluginInstance {
       services: this.services,
     });
     try {
-      // parseManifest checked the input schema (or did, for the same tool.yaml, before it was cached).
-      this.registry.register(tool, this.origin, { schemaChecked: true });
+      // parseManifest checked its requires and input schema (or did, for the same tool.yaml,
+      // before it was cached).
+      this.registry.register(tool, this.origin, { checked: true });
     } catch (err) {
       host.dispose();
       this.disable({ reason: `${source.yaml.file}: ${(err as Error).message}`, fix: this.checkCommand() });

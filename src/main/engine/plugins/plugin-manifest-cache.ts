@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { isDeepStrictEqual } from "node:util";
-import { z } from "zod";
+import { z } from "../config/zod-mini.ts";
 import { latheVersion } from "../config/install-root.ts";
 import { RequirementSetSchema } from "../tools/requirement-set.ts";
 import type { PluginManifest } from "./plugin-manifest.ts";
@@ -13,28 +13,30 @@ import type { PluginManifest } from "./plugin-manifest.ts";
  */
 const RULES = "plugin-rules-1";
 
-const CachedManifest = z.strictObject({
-  key: z.string(),
-  manifest: z.strictObject({
-    name: z.string(),
-    version: z.string(),
-    description: z.string(),
-    kind: z.enum(["read", "edit", "search", "execute", "fetch", "think", "other"]),
-    inputSchema: z.record(z.string(), z.unknown()),
-    outputSchema: z.record(z.string(), z.unknown()).optional(),
-    requires: RequirementSetSchema,
-    readOnly: z.boolean(),
-    gated: z.boolean(),
-    timeoutMs: z.number(),
-    defer: z.boolean(),
-    entry: z.string(),
-    memoryMb: z.number(),
-    wasm: z.boolean(),
-    cpuMs: z.number(),
+const CachedManifest = z.lazy(() =>
+  z.strictObject({
+    key: z.string(),
+    manifest: z.strictObject({
+      name: z.string(),
+      version: z.string(),
+      description: z.string(),
+      kind: z.enum(["read", "edit", "search", "execute", "fetch", "think", "other"]),
+      inputSchema: z.record(z.string(), z.unknown()),
+      outputSchema: z.optional(z.record(z.string(), z.unknown())),
+      requires: RequirementSetSchema,
+      readOnly: z.boolean(),
+      gated: z.boolean(),
+      timeoutMs: z.number(),
+      defer: z.boolean(),
+      entry: z.string(),
+      memoryMb: z.number(),
+      wasm: z.boolean(),
+      cpuMs: z.number(),
+    }),
   }),
-});
+);
 
-const CachedEntry = z.strictObject({ key: z.string(), entryChecked: z.literal(true) });
+const CachedEntry = z.lazy(() => z.strictObject({ key: z.string(), entryChecked: z.literal(true) }));
 
 /**
  * What loading a plugin concluded, kept by content hash under `$LATHE_HOME/cache/plugins/`, so

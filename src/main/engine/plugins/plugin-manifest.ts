@@ -96,34 +96,40 @@ const REQUIRES_ALIASES: Record<string, string> = {
   exec: "shell",
 };
 
-const ManifestShape = z.strictObject({
-  name: z.string(),
-  version: z.string(),
-  description: z.string(),
-  kind: z.enum(KINDS).optional(),
-  input_schema: z.record(z.string(), z.unknown()),
-  output_schema: z.record(z.string(), z.unknown()).optional(),
-  requires: z.unknown().optional(),
-  readOnly: z.boolean().optional(),
-  gated: z.boolean().optional(),
-  timeoutMs: z.int().min(PLUGIN_LIMITS.minTimeoutMs).max(PLUGIN_LIMITS.maxTimeoutMs).optional(),
-  defer: z.boolean().optional(),
-  wasm: z.boolean().optional(),
-  entry: z.string().optional(),
-  limits: z
-    .strictObject({
-      memoryMb: z.int().min(PLUGIN_LIMITS.minMemoryMb).max(PLUGIN_LIMITS.memoryMb).optional(),
-      cpuMs: z.int().min(PLUGIN_LIMITS.minTimeoutMs).max(PLUGIN_LIMITS.maxTimeoutMs).optional(),
-    })
-    .optional(),
-});
+const ManifestShape = z.lazy(() =>
+  z.strictObject({
+    name: z.string(),
+    version: z.string(),
+    description: z.string(),
+    kind: z.enum(KINDS).optional(),
+    input_schema: z.record(z.string(), z.unknown()),
+    output_schema: z.record(z.string(), z.unknown()).optional(),
+    requires: z.unknown().optional(),
+    readOnly: z.boolean().optional(),
+    gated: z.boolean().optional(),
+    timeoutMs: z.int().min(PLUGIN_LIMITS.minTimeoutMs).max(PLUGIN_LIMITS.maxTimeoutMs).optional(),
+    defer: z.boolean().optional(),
+    wasm: z.boolean().optional(),
+    entry: z.string().optional(),
+    limits: z
+      .strictObject({
+        memoryMb: z.int().min(PLUGIN_LIMITS.minMemoryMb).max(PLUGIN_LIMITS.memoryMb).optional(),
+        cpuMs: z.int().min(PLUGIN_LIMITS.minTimeoutMs).max(PLUGIN_LIMITS.maxTimeoutMs).optional(),
+      })
+      .optional(),
+  }),
+);
 type ManifestFields = z.output<typeof ManifestShape>;
 
-/** The keys each nested mapping of tool.yaml knows, for "did you mean". */
-const KNOWN_KEYS: Record<string, readonly string[]> = {
-  "": Object.keys(ManifestShape.shape),
+/** The keys each nested mapping of tool.yaml knows, for "did you mean" (read from the schemas when first asked). */
+function knownKeys(section: string): readonly string[] | undefined {
+  if (section === "") return Object.keys(ManifestShape.unwrap().shape);
+  if (section === "requires") return Object.keys(RequirementSetSchema.shape);
+  return KNOWN_NESTED_KEYS[section];
+}
+
+const KNOWN_NESTED_KEYS: Record<string, readonly string[]> = {
   limits: ["memoryMb", "cpuMs"],
-  requires: Object.keys(RequirementSetSchema.shape),
   "requires.fs": ["read", "write"],
   "requires.net": ["hosts"],
 };
@@ -152,7 +158,7 @@ function unknownKeyProblem(
   known: string,
 ): PluginLoadError {
   const section = where.replace(/\.\d+/g, "");
-  const candidates = section === "requires.shell" ? ["cmd", "args"] : (KNOWN_KEYS[section] ?? []);
+  const candidates = section === "requires.shell" ? ["cmd", "args"] : (knownKeys(section) ?? []);
   const meant = aliases[key] ?? didYouMean(key, candidates);
   return new PluginLoadError(
     file,
@@ -357,7 +363,7 @@ function shapeFields(
   file: string,
   raw: Record<string, unknown>,
 ): { fields: Partial<ManifestFields>; problems: PluginLoadError[] } {
-  const shape = ManifestShape.shape as Record<string, z.ZodType>;
+  const shape = ManifestShape.unwrap().shape as Record<string, z.ZodType>;
   const problems: PluginLoadError[] = [];
   const known = Object.keys(FIXES).join(", ");
   for (const key of Object.keys(raw)) {

@@ -4,19 +4,23 @@ import path from "node:path";
 import { z } from "zod";
 import { ConfigError } from "../errors/config-error.ts";
 
-const ProjectTrustSchema = z.strictObject({
-  trustedAt: z.string(),
-  /** Descriptor hashes approved for this project, by key (filled by the extensions layer). */
-  pins: z.record(z.string(), z.string()).default({}),
-});
+const ProjectTrustSchema = z.lazy(() =>
+  z.strictObject({
+    trustedAt: z.string(),
+    /** Descriptor hashes approved for this project, by key (filled by the extensions layer). */
+    pins: z.record(z.string(), z.string()).default({}),
+  }),
+);
 type ProjectTrust = z.infer<typeof ProjectTrustSchema>;
 
-const TrustFileSchema = z.strictObject({
-  version: z.literal(1),
-  projects: z.record(z.string(), ProjectTrustSchema),
-  /** Pins for extensions outside any project (the user's own plugins and MCP servers). */
-  globalPins: z.record(z.string(), z.string()).default({}),
-});
+const TrustFileSchema = z.lazy(() =>
+  z.strictObject({
+    version: z.literal(1),
+    projects: z.record(z.string(), ProjectTrustSchema),
+    /** Pins for extensions outside any project (the user's own plugins and MCP servers). */
+    globalPins: z.record(z.string(), z.string()).default({}),
+  }),
+);
 type TrustFile = z.infer<typeof TrustFileSchema>;
 
 /**

@@ -2,10 +2,12 @@ import { z } from "zod";
 import type { SourcedHook } from "../config/policy-config.ts";
 import type { WatchdogVerdict } from "./watchdog.ts";
 
-const HookAnswerSchema = z.object({
-  decision: z.enum(["allow", "deny", "ask"]),
-  reason: z.string().optional(),
-});
+const HookAnswerSchema = z.lazy(() =>
+  z.object({
+    decision: z.enum(["allow", "deny", "ask"]),
+    reason: z.string().optional(),
+  }),
+);
 
 interface HookInput {
   tool: string;

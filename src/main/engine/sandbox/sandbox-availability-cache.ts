@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { z } from "zod";
+import { z } from "../config/zod-mini.ts";
 import { installRoot } from "../config/install-root.ts";
 import { findProgram } from "./program-path.ts";
 import type { SandboxStatus } from "./sandbox-availability.ts";
@@ -20,16 +20,18 @@ const LINUX_KNOBS = [
   "/proc/sys/kernel/apparmor_restrict_unprivileged_userns",
 ];
 
-const CachedStatus = z.strictObject({
-  key: z.string(),
-  status: z.strictObject({
-    active: z.boolean(),
-    mechanism: z.string().optional(),
-    reason: z.string().optional(),
-    fix: z.string().optional(),
-    warnings: z.array(z.string()),
+const CachedStatus = z.lazy(() =>
+  z.strictObject({
+    key: z.string(),
+    status: z.strictObject({
+      active: z.boolean(),
+      mechanism: z.optional(z.string()),
+      reason: z.optional(z.string()),
+      fix: z.optional(z.string()),
+      warnings: z.array(z.string()),
+    }),
   }),
-});
+);
 
 function readText(file: string): string {
   try {

@@ -3,41 +3,47 @@ import path from "node:path";
 import { z } from "zod";
 
 /** A host the sandboxed process may reach: `example.com`, `*.example.com`, optionally `:port`. */
-export const HostPatternSchema = z
-  .string()
-  .regex(
-    /^(\*\.)?[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?::\d{1,5})?$/,
-    'use a host name, "*.domain" for its subdomains, optionally with ":port" (e.g. "registry.npmjs.org", "*.github.com:443")',
-  );
+export const HostPatternSchema = z.lazy(() =>
+  z
+    .string()
+    .regex(
+      /^(\*\.)?[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*(?::\d{1,5})?$/,
+      'use a host name, "*.domain" for its subdomains, optionally with ":port" (e.g. "registry.npmjs.org", "*.github.com:443")',
+    ),
+);
 
 /** A folder the sandboxed process may write besides the workspace: absolute or `~/…`. */
-const WritablePath = z
-  .string()
-  .min(1)
-  .refine((p) => p.startsWith("/") || p === "~" || p.startsWith("~/"), {
-    message: 'use an absolute path or one starting with "~/"',
-  });
+const WritablePath = z.lazy(() =>
+  z
+    .string()
+    .min(1)
+    .refine((p) => p.startsWith("/") || p === "~" || p.startsWith("~/"), {
+      message: 'use an absolute path or one starting with "~/"',
+    }),
+);
 
 /**
  * `sandbox` in settings: the OS sandbox every process Lathe starts runs in. Fields are optional so
  * a project's settings can say only what they narrow.
  */
-export const SandboxSettingsSchema = z
-  .strictObject({
-    enabled: z
-      .boolean()
-      .optional()
-      .describe("Run bash, plugin commands and stdio MCP servers in the OS sandbox (default true)."),
-    allowWrite: z
-      .array(WritablePath)
-      .optional()
-      .describe("Folders the sandboxed processes may write besides the workspace and their temp folder."),
-    allowNetwork: z
-      .array(HostPatternSchema)
-      .optional()
-      .describe("Hosts the sandboxed processes may reach (default: none)."),
-  })
-  .describe("The OS sandbox (bubblewrap on Linux, Seatbelt on macOS) around every process Lathe starts.");
+export const SandboxSettingsSchema = z.lazy(() =>
+  z
+    .strictObject({
+      enabled: z
+        .boolean()
+        .optional()
+        .describe("Run bash, plugin commands and stdio MCP servers in the OS sandbox (default true)."),
+      allowWrite: z
+        .array(WritablePath)
+        .optional()
+        .describe("Folders the sandboxed processes may write besides the workspace and their temp folder."),
+      allowNetwork: z
+        .array(HostPatternSchema)
+        .optional()
+        .describe("Hosts the sandboxed processes may reach (default: none)."),
+    })
+    .describe("The OS sandbox (bubblewrap on Linux, Seatbelt on macOS) around every process Lathe starts."),
+);
 export type SandboxSettings = z.infer<typeof SandboxSettingsSchema>;
 
 /** The sandbox settings in force for one workspace. */

@@ -9,16 +9,18 @@ const MAX_SKILL_DESCRIPTION_CHARS = 1024;
 const FRONT_MATTER = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
 
 // Other keys (license, allowed-tools, metadata…) are allowed and ignored.
-const SkillFrontMatterSchema = z.looseObject({
-  name: z
-    .string({ error: 'add "name:" with the skill\'s name' })
-    .regex(SKILL_NAME, 'use 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit'),
-  description: z
-    .string({ error: 'add "description:" with one line saying when to use the skill' })
-    .trim()
-    .min(1, "write one line saying when to use the skill")
-    .max(MAX_SKILL_DESCRIPTION_CHARS, `keep it under ${MAX_SKILL_DESCRIPTION_CHARS} characters`),
-});
+const SkillFrontMatterSchema = z.lazy(() =>
+  z.looseObject({
+    name: z
+      .string({ error: 'add "name:" with the skill\'s name' })
+      .regex(SKILL_NAME, 'use 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit'),
+    description: z
+      .string({ error: 'add "description:" with one line saying when to use the skill' })
+      .trim()
+      .min(1, "write one line saying when to use the skill")
+      .max(MAX_SKILL_DESCRIPTION_CHARS, `keep it under ${MAX_SKILL_DESCRIPTION_CHARS} characters`),
+  }),
+);
 
 /** A parsed SKILL.md: the front matter's name and description, and the instructions below it. */
 export interface SkillFile {

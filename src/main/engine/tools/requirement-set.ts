@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "../config/zod-mini.ts";
 
 /** One positional argument pattern of a shell requirement: exact, any one argument, or a prefix. */
 const ArgPatternSchema = z.union([
@@ -9,10 +9,12 @@ const ArgPatternSchema = z.union([
 export type ArgPattern = z.infer<typeof ArgPatternSchema>;
 
 export const ShellRunRequirementSchema = z.strictObject({
-  cmd: z.string().min(1),
-  args: z.array(ArgPatternSchema).optional(),
+  cmd: z.string().check(z.minLength(1)),
+  args: z.optional(z.array(ArgPatternSchema)),
 });
 export type ShellRunRequirement = z.infer<typeof ShellRunRequirementSchema>;
+
+const Names = z.array(z.string().check(z.minLength(1)));
 
 /**
  * The runtime surface a tool (or an agent manifest) needs. Path patterns may start with a
@@ -20,15 +22,10 @@ export type ShellRunRequirement = z.infer<typeof ShellRunRequirementSchema>;
  * to the workspace root.
  */
 export const RequirementSetSchema = z.strictObject({
-  fs: z
-    .strictObject({
-      read: z.array(z.string().min(1)).optional(),
-      write: z.array(z.string().min(1)).optional(),
-    })
-    .optional(),
-  net: z.strictObject({ hosts: z.array(z.string().min(1)).optional() }).optional(),
-  shell: z.array(ShellRunRequirementSchema).optional(),
-  capabilities: z.array(z.string().min(1)).optional(),
+  fs: z.optional(z.strictObject({ read: z.optional(Names), write: z.optional(Names) })),
+  net: z.optional(z.strictObject({ hosts: z.optional(Names) })),
+  shell: z.optional(z.array(ShellRunRequirementSchema)),
+  capabilities: z.optional(Names),
 });
 export type RequirementSet = z.infer<typeof RequirementSetSchema>;
 

@@ -52,7 +52,8 @@ describe("ToolRegistry", () => {
   ])("refuses a tool whose requires.net.hosts has %s", (entry, message) => {
     const r = new ToolRegistry();
     expect(() =>
-      r.register(tool("fetchy", { net: { hosts: [entry] } }), { layer: "builtin", kind: "builtin" }),
+      // An extension's declarations are checked here; the built-ins' in builtin-tools.test.ts.
+      r.register(tool("fetchy", { net: { hosts: [entry] } }), { layer: "global", kind: "plugin", name: "p" }),
     ).toThrow(message);
   });
 
@@ -116,8 +117,9 @@ describe("ToolRegistry", () => {
     ],
   ])("refuses %s at registration", (_n, make, message) => {
     const r = new ToolRegistry();
-    expect(() => r.register(make(), { layer: "builtin", kind: "builtin" })).toThrow(ManifestError);
-    expect(() => r.register(make(), { layer: "builtin", kind: "builtin" })).toThrow(message);
+    const origin = { layer: "global", kind: "plugin", name: "p" } as const;
+    expect(() => r.register(make(), origin)).toThrow(ManifestError);
+    expect(() => r.register(make(), origin)).toThrow(message);
   });
 
   it("refuses two tools of one name in one layer", () => {

@@ -29,10 +29,34 @@ export interface DisabledTool {
   fix?: string;
 }
 
-interface Entry {
-  tool: AnyTool;
-  origin: ToolOrigin;
-  descriptorHash: string;
+/** A registered tool; its descriptor hash is computed when first asked for (the audit of a call). */
+class Entry {
+  readonly tool: AnyTool;
+  readonly origin: ToolOrigin;
+  private hash: string | undefined;
+
+  constructor(tool: AnyTool, origin: ToolOrigin) {
+    this.tool = tool;
+    this.origin = origin;
+  }
+
+  get descriptorHash(): string {
+    this.hash ??= descriptorHash(this.tool);
+    return this.hash;
+  }
+
+  /** As bound under its name, with what it shadows. */
+  bound(shadows: readonly ToolOrigin[]): RegisteredTool {
+    const hash = (): string => this.descriptorHash;
+    return {
+      tool: this.tool,
+      origin: this.origin,
+      shadows,
+      get descriptorHash() {
+        return hash();
+      },
+    };
+  }
 }
 
 /** The content hash of a tool's published descriptor. */
@@ -44,6 +68,23 @@ function descriptorHash(tool: AnyTool): string {
 }
 
 const TOOL_ID = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+
+/** Throws ManifestError when a tool's declared paths or hosts cannot be compiled. */
+export function checkRequires(tool: AnyTool): void {
+  try {
+    assertPatternsCompile(tool.requires.fs?.read);
+    assertPatternsCompile(tool.requires.fs?.write);
+  } catch (err) {
+    throw new ManifestError(`Tool "${tool.id}": ${(err as Error).message}`, { cause: err });
+  }
+  try {
+    parseHostPatterns(tool.requires.net?.hosts);
+  } catch (err) {
+    throw new ManifestError(`Tool "${tool.id}": requires.net.hosts entry ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+}
 
 /**
  * Every tool by flat name, across layers builtin → bundled → global → project. A later layer
@@ -87,13 +128,14 @@ export class ToolRegistry {
   }
 
   /**
-   * Add a tool to a layer. Throws ManifestError for a malformed id, schema or duplicate. The
-   * parameters schema is checked against the JSON Schema meta-schema unless `schemaChecked` says
-   * the caller did (a plugin's manifest is checked when it is parsed) or the tool is a built-in
-   * (Lathe's own schemas, generated from zod; a test checks each one): compiling the
-   * meta-schema costs more than the rest of a start.
+   * Add a tool to a layer. Throws ManifestError for a malformed id, requirement, schema or
+   * duplicate. The declarations (paths and hosts in `requires`, the parameters schema against the
+   * JSON Schema meta-schema) are checked unless `checked` says the caller did (a plugin's
+   * manifest is checked when it is parsed) or the tool is a built-in (Lathe's own declarations:
+   * builtin-tools.test.ts checks each one): compiling the meta-schema costs more than the rest
+   * of a start.
    */
-  register(tool: AnyTool, origin: ToolOrigin, options: { schemaChecked?: boolean } = {}): void {
+  register(tool: AnyTool, origin: ToolOrigin, options: { checked?: boolean } = {}): void {
     if (!TOOL_ID.test(tool.id)) {
       throw new ManifestError(
         `Tool id "${tool.id}" is invalid: use 1-64 letters, digits, "_" or "-", starting with a letter.`,
@@ -111,21 +153,10 @@ export class ToolRegistry {
         `Tool "${tool.id}" is declared twice in the ${origin.layer} layer (${describeOrigin(previous.origin)} and ${describeOrigin(origin)}). Rename one of them.`,
       );
     }
+    const check = origin.layer !== "builtin" && options.checked !== true;
+    if (check) checkRequires(tool);
     try {
-      assertPatternsCompile(tool.requires.fs?.read);
-      assertPatternsCompile(tool.requires.fs?.write);
-    } catch (err) {
-      throw new ManifestError(`Tool "${tool.id}": ${(err as Error).message}`, { cause: err });
-    }
-    try {
-      parseHostPatterns(tool.requires.net?.hosts);
-    } catch (err) {
-      throw new ManifestError(`Tool "${tool.id}": requires.net.hosts entry ${(err as Error).message}`, {
-        cause: err,
-      });
-    }
-    try {
-      if (origin.layer !== "builtin" && options.schemaChecked !== true) assertCompilable(tool.parameters);
+      if (check) assertCompilable(tool.parameters);
     } catch (err) {
       throw new ManifestError(
         `Tool "${tool.id}" has an invalid parameters schema: ${(err as Error).message}`,
@@ -134,7 +165,7 @@ export class ToolRegistry {
         },
       );
     }
-    layer.set(tool.id, { tool, origin, descriptorHash: descriptorHash(tool) });
+    layer.set(tool.id, new Entry(tool, origin));
     this.bound = undefined;
   }
 
@@ -152,7 +183,7 @@ export class ToolRegistry {
       for (const [id, entry] of this.byLayer.get(layer) as Map<string, Entry>) {
         const earlier = bound.get(id);
         const shadows = earlier ? [...earlier.shadows, earlier.origin] : [];
-        bound.set(id, { ...entry, shadows });
+        bound.set(id, entry.bound(shadows));
       }
     }
     this.bound = bound;

@@ -1,4 +1,4 @@
-import { isIP } from "node:net";
+import { isIP } from "../../capability/ip-literal.ts";
 
 interface Range {
   bytes: number[];

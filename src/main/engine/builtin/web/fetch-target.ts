@@ -1,4 +1,4 @@
-import { isIP } from "node:net";
+import { isIP } from "../../capability/ip-literal.ts";
 import { ToolCallError } from "../../errors/tool-call-error.ts";
 import { nonPublicReason } from "./address-policy.ts";
 import { untilAborted } from "./until-aborted.ts";

@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest";
+import { EMPTY_SETTINGS, loadSettings, SettingsSchema } from "./lathe-settings.ts";
+
+describe("EMPTY_SETTINGS (what a missing settings file means)", () => {
+  it("is exactly what the settings schema makes of {}", () => {
+    expect(EMPTY_SETTINGS).toStrictEqual(SettingsSchema.parse({}));
+  });
+
+  it("is what loadSettings answers for a file that does not exist", () => {
+    expect(loadSettings("/nonexistent/lathe/settings.json")).toStrictEqual(SettingsSchema.parse({}));
+  });
+});
+
+describe("the settings schema, built on first use", () => {
+  it.each([
+    ["an unknown key", { colour: "blue" }, /colour/],
+    ["a bad approval mode", { approvals: { mode: "sometimes" } }, /approvals\.mode|mode/],
+    ["a hook without a command", { hooks: [{ tools: ["bash"] }] }, /command/],
+    ["a bad MCP server", { mcpServers: { one: { nope: true } } }, /mcpServers/],
+    ["a bad sandbox host", { sandbox: { allowNetwork: ["exa mple.com"] } }, /allowNetwork|host/],
+    ["a permission rule without an action", { permissions: [{ permission: "bash" }] }, /action/],
+    [
+      "a provider timeout below its minimum",
+      { providers: { ollama: { timeouts: { idleMs: 1 } } } },
+      /idleMs|100/,
+    ],
+  ])("refuses %s", (_name, settings, message) => {
+    const parsed = SettingsSchema.safeParse(settings);
+    expect(parsed.success).toBe(false);
+    expect(JSON.stringify(parsed.error?.issues)).toMatch(message);
+  });
+
+  it("fills the defaults of nested entries", () => {
+    const parsed = SettingsSchema.parse({
+      hooks: [{ command: "guard" }],
+      mcpServers: { one: { command: "srv" } },
+      permissions: [{ permission: "read", action: "allow" }],
+    });
+    expect(parsed.hooks).toEqual([{ command: "guard", timeoutMs: 10_000 }]);
+    expect(parsed.mcpServers.one).toMatchObject({ command: "srv", args: [], env: {}, disabled: false });
+    expect(parsed.permissions).toEqual([{ permission: "read", pattern: "*", action: "allow" }]);
+  });
+});
