@@ -5,10 +5,9 @@ import { SandboxManager } from "@anthropic-ai/sandbox-runtime";
 import type { ProtectedEntry } from "../policy/protected-paths.ts";
 import { wrapOffline } from "./linux-offline-wrap.ts";
 import type { ManagerLease } from "./sandbox-manager-lease.ts";
-import { withNeutralWorkingDirectory } from "./neutral-working-directory.ts";
 
 /** What one confined process may do. */
-interface ConfinementSpec {
+export interface ConfinementSpec {
   /** Folders (absolute) it may write; everything else is read-only. */
   writable: readonly string[];
   /** Paths that stay read-only even inside those folders, missing ones included. */
@@ -90,16 +89,13 @@ function once(fn: () => string[]): () => string[] {
  * protected paths, network only to `network` (none by default), its own PID namespace (it can
  * signal nothing outside), and its whole process tree ends with it. Throws when the sandbox
  * cannot wrap it (the caller refuses the call: it never runs the command unconfined).
+ *
+ * The library also protects shell and git files around this PROCESS's working directory,
+ * covering missing ones with placeholders while a command runs: call it from a process whose
+ * working directory lies outside every workspace (the process spawner's own empty folder, or a
+ * fresh temp folder as in the machine check), or they show up in the workspace.
  */
 export async function confineCommand(
-  command: string,
-  spec: ConfinementSpec,
-  options: ConfineOptions,
-): Promise<ConfinedCommand> {
-  return withNeutralWorkingDirectory(spec.writable, () => wrap(command, spec, options));
-}
-
-async function wrap(
   command: string,
   spec: ConfinementSpec,
   options: ConfineOptions,
