@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Engine } from "../engine.ts";
 import type { Session } from "../session/session.ts";
+import { warmSpawner } from "../spawner/process-spawner.ts";
 import { runAgentLoop, type LoopOutcome } from "./agent-loop.ts";
 import { DEFAULT_BUDGETS } from "./agent-manifest.ts";
 import type { AgentManifest } from "./agent-manifest.ts";
@@ -50,6 +51,9 @@ function systemPrompt(engine: Engine, agent: AgentManifest, extra: readonly stri
  * the session can be resumed after a crash and replayed. Resolves when everything has stopped.
  */
 export function runAgent(options: RunAgentOptions): Promise<AgentRunResult> {
+  // The agent will likely run commands: the process spawner starts now, while the model thinks,
+  // rather than with the first command (and while this process is as small as it will be).
+  warmSpawner();
   return runWithin(options, undefined);
 }
 

@@ -20,6 +20,8 @@ const KILL_GRACE_MS = 1000;
 const EXIT_POLL_MS = 20;
 /** Output sent to the host but not yet written into the channel past which reading pauses. */
 const CHANNEL_HIGH_BYTES = 1024 * 1024;
+/** Output gathered into one message at most (more is sent at once). */
+const BATCH_BYTES = 256 * 1024;
 /** End-of-file for programs that open the terminal itself (/dev/tty) to ask for input. */
 const EOF_CHAR = "\x04";
 
@@ -137,14 +139,33 @@ export async function startPty(
   };
   signal.addEventListener("abort", onAbort, { once: true });
   // With encoding null node-pty hands over Buffers; its typings only know strings.
-  const data = pty.onData((text) => {
-    const chunk = text as unknown as Buffer;
-    inChannel += chunk.length;
+  // Output read in one turn of the loop goes out as one message (fewer, larger messages).
+  let batch: Buffer[] = [];
+  let batchBytes = 0;
+  let flushQueued = false;
+  const flush = (): void => {
+    flushQueued = false;
+    if (batchBytes === 0) return;
+    const chunk = batch.length === 1 ? (batch[0] as Buffer) : Buffer.concat(batch, batchBytes);
+    const bytes = batchBytes;
+    batch = [];
+    batchBytes = 0;
+    inChannel += bytes;
     channel.send({ type: "data", id, chunk }, () => {
-      inChannel -= chunk.length;
+      inChannel -= bytes;
       update();
     });
     update();
+  };
+  const data = pty.onData((text) => {
+    const chunk = text as unknown as Buffer;
+    batch.push(chunk);
+    batchBytes += chunk.length;
+    if (batchBytes >= BATCH_BYTES) flush();
+    else if (!flushQueued) {
+      flushQueued = true;
+      setImmediate(flush);
+    }
   });
   const exit = pty.onExit(({ exitCode, signal: killedBy }) => {
     signal.removeEventListener("abort", onAbort);
@@ -152,6 +173,7 @@ export async function startPty(
     data.dispose();
     exit.dispose();
     killGroup(pgid);
+    flush();
     const removed = confined?.release() ?? [];
     channel.send({ type: "exit", id, exitCode: killedBy ? 128 + killedBy : exitCode, removed });
   });
