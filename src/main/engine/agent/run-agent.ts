@@ -51,9 +51,6 @@ function systemPrompt(engine: Engine, agent: AgentManifest, extra: readonly stri
  * the session can be resumed after a crash and replayed. Resolves when everything has stopped.
  */
 export function runAgent(options: RunAgentOptions): Promise<AgentRunResult> {
-  // The agent will likely run commands: the process spawner starts now, while the model thinks,
-  // rather than with the first command (and while this process is as small as it will be).
-  warmSpawner();
   return runWithin(options, undefined);
 }
 
@@ -101,7 +98,15 @@ async function drive(
   const collector = new StepCollector();
   let writer: ConversationWriter | undefined;
   const texts: string[] = [];
+  let warmed = lineage !== undefined;
   const emit = (event: RunEvent): void => {
+    // The agent will likely run commands: once its first request has gone to the model, the
+    // process spawner starts while the model answers, off the path of both that request and the
+    // first command (and while this process is about as small as it will be).
+    if (!warmed && event.type === "step-start") {
+      warmed = true;
+      warmSpawner();
+    }
     collector.add(event);
     if (!isLiveOnly(event)) writer?.event(event);
     if (event.type === "text") texts.push(event.text);

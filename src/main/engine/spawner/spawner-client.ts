@@ -300,7 +300,11 @@ export class SpawnerClient {
     this.child = child;
     this.ready = false;
     child.on("message", (message: unknown) => this.receive(child, message));
-    child.on("error", (err) => this.lost(child, err.message));
+    // It could not be started, signalled or sent to: either way it cannot be relied on any more.
+    child.on("error", (err) => {
+      child.kill("SIGKILL");
+      this.lost(child, err.message);
+    });
     child.on("close", (code, signal) =>
       this.lost(child, signal ? `it was killed by ${signal}` : `it exited with code ${code}`),
     );
