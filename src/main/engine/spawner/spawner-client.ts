@@ -2,11 +2,12 @@ import type { ChildProcess } from "node:child_process";
 import { SandboxError } from "../errors/sandbox-error.ts";
 import { SpawnerError } from "../errors/spawner-error.ts";
 import {
-  SpawnerEvent,
+  protocolSchemas,
   type ExecEnd,
   type ExecRequest,
   type PtyRequest,
   type SpawnerConfinement,
+  type SpawnerEvent,
   type SpawnerFailure,
   type SpawnerRequest,
   type WrapRequest,
@@ -314,7 +315,7 @@ export class SpawnerClient {
 
   private receive(child: ChildProcess, message: unknown): void {
     if (child !== this.child) return;
-    const parsed = SpawnerEvent.safeParse(message);
+    const parsed = protocolSchemas().SpawnerEvent.safeParse(message);
     if (!parsed.success) {
       // Our own child said something unexpected: it cannot be trusted with commands any more.
       child.kill("SIGKILL");

@@ -10,7 +10,7 @@ import type { ConfinedCommand } from "../sandbox/confine-command.ts";
 import { RequestFailure } from "./spawner-failure.ts";
 import { startExec } from "./spawner-exec.ts";
 import {
-  SpawnerRequest,
+  protocolSchemas,
   type SpawnerEvent,
   type SpawnerFailure,
   type WrapRequest,
@@ -94,7 +94,7 @@ async function wrap(request: WrapRequest): Promise<void> {
 }
 
 function handle(message: unknown): void {
-  const parsed = SpawnerRequest.safeParse(message);
+  const parsed = protocolSchemas().SpawnerRequest.safeParse(message);
   if (!parsed.success) {
     // Only the host's own code talks to this process: a bad message is a bug there, said loudly.
     const id = (message as { id?: unknown } | null)?.id;
