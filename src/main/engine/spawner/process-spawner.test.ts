@@ -1,15 +1,22 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { realpath } from "node:fs/promises";
+import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { openTestWorkspace, type TestWorkspace } from "../../../../test/support/test-workspace.ts";
 import { errorOf, outputOf } from "../../../../test/support/envelope-of.ts";
+import { runInPty } from "../builtin/pty-runner.ts";
 import { SpawnerError } from "../errors/spawner-error.ts";
+import { machineSandbox } from "../sandbox/sandbox-availability.ts";
 import { processSpawner } from "./process-spawner.ts";
 import { SpawnerClient } from "./spawner-client.ts";
 
 const LINUX = process.platform === "linux";
 if (!LINUX) console.log("process-tree rows are skipped: they read /proc, which only Linux has");
+const machine = await machineSandbox();
+const sandboxed = machine.active;
+if (!sandboxed)
+  console.log(`the confined row is skipped: this machine has no OS sandbox (${machine.reason})`);
 
 /** The parent pid of `pid`, from /proc (Linux); undefined once it is gone. */
 function parentOf(pid: number): number | undefined {
@@ -110,6 +117,42 @@ describe("when the spawner dies or cannot start", () => {
       await vi.waitFor(() => expect(sleepers(sleep)).toEqual([]), { timeout: 10_000 });
       const next = await ws.session.call("bash", { command: "echo again" });
       expect(outputOf<{ output: string }>(next).output).toBe("again\n");
+    },
+  );
+
+  it.skipIf(!LINUX || !sandboxed)(
+    "a protected file a confined command created is still removed when the spawner dies under it",
+    async () => {
+      const sleep = marker();
+      const gitmodules = path.join(ws.root, ".gitmodules");
+      const proc = await runInPty({
+        command: `touch .gitmodules; sleep ${sleep}`,
+        cwd: ws.root,
+        signal: new AbortController().signal,
+        onData: () => undefined,
+        confine: {
+          spec: {
+            writable: [ws.root],
+            readOnly: [{ path: gitmodules, kind: "file", what: "git's submodule configuration" }],
+            network: [],
+            pty: true,
+            missingFiles: "undo",
+          },
+          env: {},
+        },
+      });
+      await vi.waitFor(() => expect(sleepers(sleep)).toHaveLength(1), { timeout: 10_000 });
+      // Positive control: the command really created it.
+      expect(existsSync(gitmodules)).toBe(true);
+      process.kill(processSpawner().pid as number, "SIGKILL");
+      const err = await proc.exited.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(SpawnerError.isInstance(err)).toBe(true);
+      expect((err as Error).message).toContain(`Lathe removed ${gitmodules}`);
+      expect(existsSync(gitmodules)).toBe(false);
+      await vi.waitFor(() => expect(sleepers(sleep)).toEqual([]), { timeout: 10_000 });
     },
   );
 

@@ -1,6 +1,7 @@
 import type { ChildProcess } from "node:child_process";
 import { SandboxError } from "../errors/sandbox-error.ts";
 import { SpawnerError } from "../errors/spawner-error.ts";
+import { heldPaths, undoCreated } from "../sandbox/held-paths.ts";
 import {
   protocolSchemas,
   type ExecEnd,
@@ -75,6 +76,25 @@ function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException("The operation was aborted.", "AbortError");
 }
 
+/**
+ * The protected files that do not exist before a confined command and are to be removed if it
+ * creates them (see held-paths.ts): the spawner does that when the command ends, the host when
+ * the spawner dies first.
+ */
+function watchedFiles(confine: SpawnerConfinement | undefined): string[] {
+  return confine?.missingFiles === "undo" ? heldPaths(confine.readOnly).watched : [];
+}
+
+/** A command lost with its spawner: undo the protected files it created, and say so. */
+function undoAfterLoss(err: unknown, watched: readonly string[]): unknown {
+  if (watched.length === 0 || !SpawnerError.isInstance(err)) return err;
+  const removed = undoCreated(watched);
+  if (removed.length === 0) return err;
+  return new SpawnerError(
+    `${err.message} Lathe removed ${removed.join(", ")}: the command created ${removed.length > 1 ? "them, and they are protected paths" : "it, and it is a protected path"}.`,
+  );
+}
+
 /** The error a request failed with in the spawner, as the host's callers know it. */
 function failureError(failure: SpawnerFailure, signal: AbortSignal | undefined): unknown {
   if (signal?.aborted) return abortReason(signal);
@@ -133,6 +153,7 @@ export class SpawnerClient {
     options: { signal: AbortSignal; onData(chunk: Buffer): void },
   ): Promise<RemotePty> {
     const { signal } = options;
+    const watched = watchedFiles(request.confine);
     return new Promise<RemotePty>((resolve, reject) => {
       let resolveExit: (exit: RemoteExit) => void = () => undefined;
       let rejectExit: (err: unknown) => void = () => undefined;
@@ -168,7 +189,7 @@ export class SpawnerClient {
               return;
           }
         },
-        (err, started) => (started ? rejectExit(err) : reject(err)),
+        (err, started) => (started ? rejectExit(undoAfterLoss(err, watched)) : reject(err)),
       );
     });
   }
@@ -178,6 +199,7 @@ export class SpawnerClient {
    * (inside the OS sandbox with `confine`, as `line`). Aborting `signal` kills it.
    */
   exec(request: Omit<ExecRequest, "type" | "id">, signal: AbortSignal): Promise<RemoteExecResult> {
+    const watched = watchedFiles(request.confine);
     return new Promise<RemoteExecResult>((resolve, reject) => {
       this.request(
         { ...request, type: "exec" },
@@ -192,7 +214,7 @@ export class SpawnerClient {
             reject(failureError(event.failure, signal));
           }
         },
-        (err) => reject(err),
+        (err, started) => reject(started ? undoAfterLoss(err, watched) : err),
       );
     });
   }
