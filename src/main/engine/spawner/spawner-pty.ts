@@ -19,9 +19,14 @@ const KILL_GRACE_MS = 1000;
  */
 const EXIT_POLL_MS = 20;
 /** Output sent to the host but not yet written into the channel past which reading pauses. */
-const CHANNEL_HIGH_BYTES = 1024 * 1024;
-/** Output gathered into one message at most (more is sent at once). */
-const BATCH_BYTES = 256 * 1024;
+const CHANNEL_HIGH_BYTES = 4 * 1024 * 1024;
+/**
+ * Output is gathered for up to BATCH_MS, or until there is BATCH_BYTES of it, into one message to
+ * the host: fewer, larger messages took the IPC hop's throughput from ~78 to ~100 MB/s here (the
+ * host reading the pty itself: ~120). The exit sends what is left at once.
+ */
+const BATCH_BYTES = 1024 * 1024;
+const BATCH_MS = 2;
 /** End-of-file for programs that open the terminal itself (/dev/tty) to ask for input. */
 const EOF_CHAR = "\x04";
 
@@ -138,13 +143,13 @@ export async function startPty(
     killGroup(pgid);
   };
   signal.addEventListener("abort", onAbort, { once: true });
-  // With encoding null node-pty hands over Buffers; its typings only know strings.
-  // Output read in one turn of the loop goes out as one message (fewer, larger messages).
+  // Output is sent in batches (see BATCH_MS).
   let batch: Buffer[] = [];
   let batchBytes = 0;
-  let flushQueued = false;
+  let flushTimer: NodeJS.Timeout | undefined;
   const flush = (): void => {
-    flushQueued = false;
+    clearTimeout(flushTimer);
+    flushTimer = undefined;
     if (batchBytes === 0) return;
     const chunk = batch.length === 1 ? (batch[0] as Buffer) : Buffer.concat(batch, batchBytes);
     const bytes = batchBytes;
@@ -157,15 +162,13 @@ export async function startPty(
     });
     update();
   };
+  // With encoding null node-pty hands over Buffers; its typings only know strings.
   const data = pty.onData((text) => {
     const chunk = text as unknown as Buffer;
     batch.push(chunk);
     batchBytes += chunk.length;
     if (batchBytes >= BATCH_BYTES) flush();
-    else if (!flushQueued) {
-      flushQueued = true;
-      setImmediate(flush);
-    }
+    else flushTimer ??= setTimeout(flush, BATCH_MS);
   });
   const exit = pty.onExit(({ exitCode, signal: killedBy }) => {
     signal.removeEventListener("abort", onAbort);
