@@ -19,7 +19,7 @@ const KILL_GRACE_MS = 1000;
  */
 const EXIT_POLL_MS = 20;
 /** Output sent to the host but not yet written into the channel past which reading pauses. */
-const CHANNEL_HIGH_BYTES = 4 * 1024 * 1024;
+const CHANNEL_HIGH_BYTES = 1024 * 1024;
 /**
  * Output is gathered for up to BATCH_MS, or until there is BATCH_BYTES of it, into one message to
  * the host: fewer, larger messages took the IPC hop's throughput from ~78 to ~100 MB/s here (the
