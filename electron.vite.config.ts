@@ -37,6 +37,8 @@ export default defineConfig({
           main: resolve("src/main/electron/main.ts"),
           // The offload pool's worker threads load this file beside main.js (see offload.ts).
           "offload-worker": resolve("src/main/engine/offload/offload-worker.ts"),
+          // The process spawner's child runs this file beside main.js (see process-spawner.ts).
+          "spawner-main": resolve("src/main/engine/spawner/spawner-main.ts"),
         },
       },
     },

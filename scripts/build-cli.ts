@@ -215,6 +215,8 @@ export async function buildCli(
     lathe: "src/main/cli/main.ts",
     // The offload pool's worker threads load this file beside the chunk that holds offload.ts.
     "offload-worker": "src/main/engine/offload/offload-worker.ts",
+    // The process spawner's child runs this file, beside the chunk that holds process-spawner.ts.
+    "spawner-main": "src/main/engine/spawner/spawner-main.ts",
   },
 ): Promise<BuildInfo> {
   const { build, RolldownMagicString } = await import("rolldown");
@@ -244,7 +246,8 @@ export async function buildCli(
       dir: outDir,
       format: "esm",
       sourcemap: true,
-      // Chunks sit beside the entries, so offload.ts finds offload-worker.js beside itself.
+      // Chunks sit beside the entries, so offload.ts finds offload-worker.js beside itself (and
+      // process-spawner.ts spawner-main.js).
       entryFileNames: "[name].js",
       chunkFileNames: "[name]-[hash].js",
       // Only the members themselves: what the entries load is import-closed and stays out of the

@@ -93,8 +93,14 @@ function runBundle(
 }
 
 describe("the CLI bundle", () => {
-  it("is built with its offload worker and source maps, and records what it was built from", () => {
-    for (const file of ["lathe.js", "offload-worker.js", "lathe.js.map", "build-info.json"])
+  it("is built with its offload worker, process spawner and source maps, and records what it was built from", () => {
+    for (const file of [
+      "lathe.js",
+      "offload-worker.js",
+      "spawner-main.js",
+      "lathe.js.map",
+      "build-info.json",
+    ])
       expect(existsSync(path.join(outDir, file)), file).toBe(true);
     expect(info.inputs).toEqual(
       expect.arrayContaining(["package.json", "src/main/cli/main.ts", "src/main/engine/engine.ts"]),
@@ -185,6 +191,14 @@ describe("the CLI bundle", () => {
     expect(small).toMatchObject({ type: "output", data: { content: expect.stringContaining("two") } });
     const large = envelopeOf(await runBundle(["call", "read", '{"path":"large.txt","limit":2}']));
     expect(large).toMatchObject({ type: "output", data: { total_lines: 30_000 } });
+  });
+
+  it("runs a bash command through its process spawner, found beside the chunk", async () => {
+    const run = await runBundle(["call", "bash", '{"command":"echo from-the-spawner"}', "--mode", "yolo"]);
+    expect(envelopeOf(run), run.stderr).toMatchObject({
+      type: "output",
+      data: { output: "from-the-spawner\n", exit_code: 0 },
+    });
   });
 });
 

@@ -15,6 +15,7 @@ const REPO = path.resolve(import.meta.dirname, "..");
 const ENTRIES = [
   "src/main/electron/main.ts",
   "src/main/engine/offload/offload-worker.ts",
+  "src/main/engine/spawner/spawner-main.ts",
   "src/preload/index.ts",
   "src/renderer/main.tsx",
   "src/main/cli/main.ts",

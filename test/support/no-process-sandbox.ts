@@ -6,5 +6,5 @@ import type { ProcessSandbox } from "../../src/main/engine/sandbox/process-sandb
  */
 export const NO_PROCESSES: ProcessSandbox = {
   status: { active: false, reason: "no process is started in this test", fix: "none needed", warnings: [] },
-  confine: () => Promise.reject(new Error("this test starts no process")),
+  confinement: () => Promise.reject(new Error("this test starts no process")),
 };

@@ -505,7 +505,6 @@ export class Engine {
       if (s.persistent) s.release();
       else await s.close();
     }
-    await this.sandbox.close();
     this.auditLog?.flush();
     this.db?.close();
     this.db = undefined;

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Engine } from "../engine.ts";
 import type { Session } from "../session/session.ts";
+import { warmSpawner } from "../spawner/process-spawner.ts";
 import { runAgentLoop, type LoopOutcome } from "./agent-loop.ts";
 import { DEFAULT_BUDGETS } from "./agent-manifest.ts";
 import type { AgentManifest } from "./agent-manifest.ts";
@@ -97,7 +98,15 @@ async function drive(
   const collector = new StepCollector();
   let writer: ConversationWriter | undefined;
   const texts: string[] = [];
+  let warmed = lineage !== undefined;
   const emit = (event: RunEvent): void => {
+    // The agent will likely run commands: once its first request has gone to the model, the
+    // process spawner starts while the model answers, off the path of both that request and the
+    // first command (and while this process is about as small as it will be).
+    if (!warmed && event.type === "step-start") {
+      warmed = true;
+      warmSpawner();
+    }
     collector.add(event);
     if (!isLiveOnly(event)) writer?.event(event);
     if (event.type === "text") texts.push(event.text);

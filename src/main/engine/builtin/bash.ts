@@ -7,7 +7,7 @@ import { OUTPUT_LIMITS, selfTruncated, type SelfTruncated } from "../tools/trunc
 import { CappedOutput } from "./capped-output.ts";
 import { undoneNotice } from "../sandbox/process-sandbox.ts";
 import { defineBuiltin } from "./define-builtin.ts";
-import { ptyScript, runInPty, type PtyProcess } from "./pty-runner.ts";
+import { runInPty, type PtyProcess } from "./pty-runner.ts";
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 const MAX_TIMEOUT_MS = 600_000;
@@ -115,8 +115,8 @@ export const bashTool = defineBuiltin({
     runtime.signal.throwIfAborted();
     // In the OS sandbox when it is active; when not, the policy has had a person approve
     // anything that is not provably read-only.
-    const confined = runtime.sandbox.status.active
-      ? await runtime.sandbox.confine(ptyScript(args.command), { signal: runtime.signal, pty: true })
+    const confine = runtime.sandbox.status.active
+      ? await runtime.sandbox.confinement({ pty: true })
       : undefined;
     let proc: PtyProcess | undefined;
     const output = new CappedOutput({
@@ -133,15 +133,13 @@ export const bashTool = defineBuiltin({
         cwd,
         signal: runtime.signal,
         onData: (chunk) => output.write(chunk),
-        ...(confined ? { confined } : {}),
+        ...(confine ? { confine } : {}),
       });
-      ({ exitCode } = await proc.exited);
+      ({ exitCode, removed } = await proc.exited);
       runtime.signal.throwIfAborted();
     } catch (err) {
       output.discard();
       throw err;
-    } finally {
-      removed = confined?.release() ?? [];
     }
     const notice = undoneNotice(runtime.root, removed);
     if (notice) output.write(Buffer.from(notice));

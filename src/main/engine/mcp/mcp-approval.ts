@@ -128,11 +128,7 @@ export async function approveServers(input: ApprovalInput): Promise<ApprovalResu
         servers: configuredMcpServers(input.root, input.latheHome),
       }),
     }));
-  try {
-    return await Promise.all(input.servers.map((server) => approveServer(server, input, sandbox)));
-  } finally {
-    if (!input.sandbox) await sandbox.close();
-  }
+  return Promise.all(input.servers.map((server) => approveServer(server, input, sandbox)));
 }
 
 async function approveServer(

@@ -6,7 +6,9 @@ import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/cl
 import { loadMcpSdk } from "./mcp-sdk.ts";
 import type { McpServerConfig } from "../config/lathe-settings.ts";
 import { shellWord } from "../sandbox/shell-word.ts";
-import type { ConfinedProcess, ProcessSandbox } from "../sandbox/process-sandbox.ts";
+import type { ProcessSandbox } from "../sandbox/process-sandbox.ts";
+import { processSpawner } from "../spawner/process-spawner.ts";
+import type { WrappedLine } from "../spawner/spawner-client.ts";
 import { isStdio, serverCwd } from "./mcp-command-line.ts";
 import type { McpServerLog } from "./mcp-server-log.ts";
 
@@ -66,13 +68,20 @@ export async function openTransport(
     throw new Error(`its working folder ${cwd} does not exist. Fix "cwd" in the server's settings.`);
   const PATH = await pathProvider();
   const env: Record<string, string> = { PATH, ...config.env };
-  let confined: ConfinedProcess | undefined;
+  let confined: (WrappedLine & { env: Record<string, string> }) | undefined;
   if (sandbox?.status.active) {
     // Started through bash in the sandbox, a missing command would only say "command not found"
     // on stderr: look it up first and fail as a direct start would.
     if (!(await executable(config.command, PATH, cwd)))
       throw Object.assign(new Error(`spawn ${config.command} ENOENT`), { code: "ENOENT" });
-    confined = await sandbox.confine([config.command, ...config.args].map(shellWord).join(" "));
+    const confinement = await sandbox.confinement();
+    // Wrapped by the process spawner (the sandbox library's own lookups run there); the server
+    // itself is this process's child, which talks to it over its pipes.
+    const wrapped = await processSpawner().wrap(
+      [config.command, ...config.args].map(shellWord).join(" "),
+      confinement.spec,
+    );
+    confined = { ...wrapped, env: confinement.env };
   }
   const transport = new sdk.StdioClientTransport({
     ...(confined

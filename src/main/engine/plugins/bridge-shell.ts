@@ -1,9 +1,8 @@
-import { execFile, type ChildProcess, type ExecFileException } from "node:child_process";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import { commandText } from "../tools/call-plan.ts";
 import type { SimpleCommand } from "../policy/shell/shell-analysis.ts";
 import { undoneNotice } from "../sandbox/process-sandbox.ts";
-import { killSandboxTree } from "../sandbox/kill-sandbox-tree.ts";
+import { processSpawner } from "../spawner/process-spawner.ts";
 import type { ToolRuntime } from "../tools/contract.ts";
 import type { RequirementSet } from "../tools/requirement-set.ts";
 import { planPluginCommand } from "./plugin-shell-plan.ts";
@@ -24,9 +23,10 @@ function quote(word: string): string {
 }
 
 /** What a plugin's command sees of the environment: locale, PATH and HOME, no secrets. */
-function childEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { GIT_TERMINAL_PROMPT: "0" };
-  for (const [key, value] of Object.entries(process.env)) if (PASSED_ENV.test(key)) env[key] = value;
+function childEnv(): Record<string, string> {
+  const env: Record<string, string> = { GIT_TERMINAL_PROMPT: "0" };
+  for (const [key, value] of Object.entries(process.env))
+    if (value !== undefined && PASSED_ENV.test(key)) env[key] = value;
   return env;
 }
 
@@ -56,9 +56,9 @@ async function authorizeCommand(
 }
 
 /**
- * `runtime.shell.run` on the host: the command is authorized first (above), then run with
- * execFile — no shell, so no globbing, pipes or substitutions — in the workspace root, with a
- * trimmed environment, stdin closed, a timeout and an output cap.
+ * `runtime.shell.run` on the host: the command is authorized first (above), then run by the
+ * process spawner with execFile — no shell, so no globbing, pipes or substitutions — in the
+ * workspace root, with a trimmed environment, stdin closed, a timeout and an output cap.
  */
 export async function pluginShellRun(
   runtime: ToolRuntime,
@@ -70,51 +70,32 @@ export async function pluginShellRun(
   await authorizeCommand(runtime, command, requires);
   const cap = PLUGIN_LIMITS.shellOutputBytes;
   // In the OS sandbox when it is active (through bash, which runs the sandbox's launcher); when
-  // not, the policy has had a person approve this command.
-  const confined = runtime.sandbox.status.active
-    ? await runtime.sandbox.confine(command.source, { signal: runtime.signal })
-    : undefined;
-  const [file, args] = confined ? ["/bin/bash", ["-c", confined.line]] : [cmd, [...argv]];
-  // Before execFile's own abort handling: the sandbox goes down with its launcher, whole.
-  let child: ChildProcess | undefined;
-  const stopSandbox = (): void => {
-    if (child?.pid !== undefined) killSandboxTree(child.pid);
-  };
-  if (confined) runtime.signal.addEventListener("abort", stopSandbox, { once: true });
-  return new Promise<ShellResult>((resolve, reject) => {
-    child = execFile(
-      file,
-      args,
-      {
-        cwd: runtime.root,
-        env: { ...childEnv(), ...confined?.env },
-        encoding: "buffer",
-        maxBuffer: cap,
-        timeout: PLUGIN_LIMITS.shellTimeoutMs,
-        killSignal: "SIGKILL",
-        signal: runtime.signal,
-        windowsHide: true,
-        shell: false,
-      },
-      (error: ExecFileException | null, stdout: Buffer, stderr: Buffer) => {
-        runtime.signal.removeEventListener("abort", stopSandbox);
-        const undone = undoneNotice(runtime.root, confined?.release() ?? []);
-        if (error?.code === "ENOENT") {
-          reject(new ToolCallError(`"${cmd}" was not found on PATH; install it, or ask the user to.`));
-          return;
-        }
-        if (error?.name === "AbortError") {
-          reject(new ToolCallError(`"${command.source}" was stopped because the call was aborted.`));
-          return;
-        }
-        const all = Buffer.concat([stdout, stderr, Buffer.from(undone)]);
-        const overflow = error?.code === "ERR_CHILD_PROCESS_STDIO_MAXBUFFER" || all.length > cap;
-        const exitCode = typeof error?.code === "number" ? error.code : error ? null : 0;
-        let output = all.subarray(0, cap).toString("utf8");
-        if (error?.killed && !overflow) output += `\n[stopped after ${PLUGIN_LIMITS.shellTimeoutMs} ms]`;
-        resolve({ exit_code: exitCode, output, ...(overflow ? { truncated: true as const } : {}) });
-      },
-    );
-    child.stdin?.end();
-  });
+  // not, the policy has had a person approve this command. Started by the process spawner.
+  const confine = runtime.sandbox.status.active ? await runtime.sandbox.confinement() : undefined;
+  const { end, stdout, stderr, removed } = await processSpawner().exec(
+    {
+      file: cmd,
+      args: [...argv],
+      line: command.source,
+      cwd: runtime.root,
+      env: { ...childEnv(), ...confine?.env },
+      ...(confine ? { confine: confine.spec } : {}),
+      timeoutMs: PLUGIN_LIMITS.shellTimeoutMs,
+      maxBytes: cap,
+    },
+    runtime.signal,
+  );
+  const undone = undoneNotice(runtime.root, removed);
+  if (end.code === "ENOENT") {
+    throw new ToolCallError(`"${cmd}" was not found on PATH; install it, or ask the user to.`);
+  }
+  if (end.name === "AbortError") {
+    throw new ToolCallError(`"${command.source}" was stopped because the call was aborted.`);
+  }
+  const all = Buffer.concat([stdout, stderr, Buffer.from(undone)]);
+  const overflow = end.code === "ERR_CHILD_PROCESS_STDIO_MAXBUFFER" || all.length > cap;
+  const exitCode = typeof end.code === "number" ? end.code : end.failed ? null : 0;
+  let output = all.subarray(0, cap).toString("utf8");
+  if (end.killed && !overflow) output += `\n[stopped after ${PLUGIN_LIMITS.shellTimeoutMs} ms]`;
+  return { exit_code: exitCode, output, ...(overflow ? { truncated: true as const } : {}) };
 }

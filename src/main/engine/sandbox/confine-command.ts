@@ -1,14 +1,12 @@
 import { randomBytes } from "node:crypto";
-import { lstatSync, rmSync } from "node:fs";
-import path from "node:path";
 import { SandboxManager } from "@anthropic-ai/sandbox-runtime";
 import type { ProtectedEntry } from "../policy/protected-paths.ts";
+import { heldPaths, undoCreated } from "./held-paths.ts";
 import { wrapOffline } from "./linux-offline-wrap.ts";
 import type { ManagerLease } from "./sandbox-manager-lease.ts";
-import { withNeutralWorkingDirectory } from "./neutral-working-directory.ts";
 
 /** What one confined process may do. */
-interface ConfinementSpec {
+export interface ConfinementSpec {
   /** Folders (absolute) it may write; everything else is read-only. */
   writable: readonly string[];
   /** Paths that stay read-only even inside those folders, missing ones included. */
@@ -42,40 +40,6 @@ interface ConfineOptions {
   manager(): Promise<ManagerLease>;
 }
 
-function exists(p: string): boolean {
-  try {
-    lstatSync(p);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * How the protected paths are handed to the sandbox. One that exists is mounted read-only as
- * itself. A missing folder is given as a path inside it, so the sandbox covers it with an empty
- * read-only folder (nothing can be created in it). A missing FILE cannot be held that way: the
- * sandbox would cover it with a `/dev/null` device, which git cannot read (`.git/commondir` there
- * stops every git command, `.gitmodules` breaks `git add -A`); such files are watched instead.
- */
-export function heldPaths(entries: readonly ProtectedEntry[]): { denyWrite: string[]; watched: string[] } {
-  const denyWrite = new Set<string>();
-  const watched: string[] = [];
-  for (const entry of entries) {
-    if (exists(entry.path)) denyWrite.add(entry.path);
-    else if (entry.kind === "folder") denyWrite.add(path.join(entry.path, ".lathe-protected"));
-    else watched.push(entry.path);
-  }
-  return { denyWrite: [...denyWrite], watched };
-}
-
-/** Remove the watched files that now exist (the process made them); returns which. */
-function undoCreated(watched: readonly string[]): string[] {
-  const created = watched.filter(exists);
-  for (const file of created) rmSync(file, { recursive: true, force: true });
-  return created;
-}
-
 function once(fn: () => string[]): () => string[] {
   let done = false;
   return () => {
@@ -90,16 +54,13 @@ function once(fn: () => string[]): () => string[] {
  * protected paths, network only to `network` (none by default), its own PID namespace (it can
  * signal nothing outside), and its whole process tree ends with it. Throws when the sandbox
  * cannot wrap it (the caller refuses the call: it never runs the command unconfined).
+ *
+ * The library also protects shell and git files around this PROCESS's working directory,
+ * covering missing ones with placeholders while a command runs: call it from a process whose
+ * working directory lies outside every workspace (the process spawner's own empty folder, or a
+ * fresh temp folder as in the machine check), or they show up in the workspace.
  */
 export async function confineCommand(
-  command: string,
-  spec: ConfinementSpec,
-  options: ConfineOptions,
-): Promise<ConfinedCommand> {
-  return withNeutralWorkingDirectory(spec.writable, () => wrap(command, spec, options));
-}
-
-async function wrap(
   command: string,
   spec: ConfinementSpec,
   options: ConfineOptions,

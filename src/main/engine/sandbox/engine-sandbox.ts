@@ -1,10 +1,8 @@
 import { SandboxError } from "../errors/sandbox-error.ts";
 import type { ProtectedPaths } from "../policy/protected-paths.ts";
-import type { ConfineCallOptions, ConfinedProcess, ProcessSandbox } from "./process-sandbox.ts";
+import type { Confinement, ConfinementOptions, ProcessSandbox } from "./process-sandbox.ts";
 import { sandboxAvailability, type SandboxProbe, type SandboxStatus } from "./sandbox-availability.ts";
 import type { SandboxAvailabilityCache } from "./sandbox-availability-cache.ts";
-import { sandboxLibrary } from "./sandbox-library.ts";
-import type { ManagerLease } from "./sandbox-manager-lease.ts";
 import type { EffectiveSandboxSettings } from "./sandbox-settings.ts";
 
 /** Where one confined process may write and connect, beyond the workspace. */
@@ -44,7 +42,6 @@ export class EngineSandbox {
   readonly settings: EffectiveSandboxSettings;
   readonly protectedPaths: ProtectedPaths;
   private readonly root: string;
-  private lease: Promise<ManagerLease> | undefined;
 
   private constructor(input: EngineSandboxInput, status: SandboxStatus) {
     this.root = input.root;
@@ -67,63 +64,28 @@ export class EngineSandbox {
   scope(scope: ConfinementScope): ProcessSandbox {
     return {
       status: this.status,
-      confine: (command, options = {}) => this.confine(command, scope, options),
+      confinement: (options = {}) => this.confinement(scope, options),
     };
   }
 
-  private async confine(
-    command: string,
-    scope: ConfinementScope,
-    options: ConfineCallOptions,
-  ): Promise<ConfinedProcess> {
+  private async confinement(scope: ConfinementScope, options: ConfinementOptions): Promise<Confinement> {
     if (!this.status.active) {
       throw new SandboxError(
         `The OS sandbox is not active (${this.status.reason}), so nothing can run in it.`,
       );
     }
     const tmp = await scope.tempDir();
-    try {
-      const { confineCommand } = await sandboxLibrary();
-      const confined = await confineCommand(
-        command,
-        {
-          writable: [this.root, tmp, ...(scope.writable ?? []), ...this.settings.allowWrite],
-          readOnly: this.protectedPaths.entries(),
-          network: [...new Set([...this.settings.allowNetwork, ...(scope.network ?? [])])],
-          missingFiles: scope.longRunning ? "leave" : "undo",
-          ...(options.pty ? { pty: true } : {}),
-        },
-        {
-          ...(options.signal ? { signal: options.signal } : {}),
-          manager: () => this.managerLease(),
-        },
-      );
+    return {
+      spec: {
+        writable: [this.root, tmp, ...(scope.writable ?? []), ...this.settings.allowWrite],
+        readOnly: this.protectedPaths.entries().map((entry) => ({ ...entry })),
+        network: [...new Set([...this.settings.allowNetwork, ...(scope.network ?? [])])],
+        missingFiles: scope.longRunning ? "leave" : "undo",
+        ...(options.pty ? { pty: true } : {}),
+      },
       // SHLVL: bash reads ~/.bashrc when its stdin is a socket (as Node's pipes are) and it is a
       // first-level shell; each bash on the way into the sandbox counts as the second.
-      return { ...confined, env: { TMPDIR: tmp, SHLVL: "1" } };
-    } catch (err) {
-      if (options.signal?.aborted) throw err;
-      throw new SandboxError(
-        `The OS sandbox could not wrap the command, so it did not run: ${err instanceof Error ? err.message : String(err)}`,
-        { cause: err },
-      );
-    }
-  }
-
-  private managerLease(): Promise<ManagerLease> {
-    this.lease ??= sandboxLibrary()
-      .then((library) => library.leaseSandboxManager())
-      .catch((err: unknown) => {
-        this.lease = undefined;
-        throw err;
-      });
-    return this.lease;
-  }
-
-  /** Stop the sandbox's network proxy if this engine started it (and nothing else holds it). */
-  async close(): Promise<void> {
-    const lease = this.lease;
-    this.lease = undefined;
-    if (lease) await (await lease.catch(() => undefined))?.release();
+      env: { TMPDIR: tmp, SHLVL: "1" },
+    };
   }
 }

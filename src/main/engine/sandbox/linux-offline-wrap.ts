@@ -13,7 +13,7 @@ import { programPath } from "./program-path.ts";
  * The library also protects shell and git files around the PROCESS's working directory,
  * scanning below it with ripgrep (from a working directory of `/` the default depth takes
  * seconds). Lathe names the workspace's protected paths itself and wraps from a directory of its
- * own (neutral-working-directory.ts), so the scan can find nothing that matters: at depth 1 it
+ * own (the process spawner's, spawner-main.ts), so the scan can find nothing that matters: at depth 1 it
  * would only repeat the working directory's own files, which the library lists without it.
  * `true` answers it at once; starting ripgrep (many threads) cost half of each wrap.
  */

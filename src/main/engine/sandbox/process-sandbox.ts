@@ -1,14 +1,17 @@
-import type { ConfinedCommand } from "./confine-command.ts";
+import type { SpawnerConfinement } from "../spawner/spawner-protocol.ts";
 import type { SandboxStatus } from "./sandbox-availability.ts";
 
-/** A command ready to run confined, with what its process must be started with. */
-export interface ConfinedProcess extends ConfinedCommand {
-  /** Environment for the process running `line` (TMPDIR: its own temp folder; SHLVL). */
+/**
+ * How one process is to be confined: what the sandbox allows it (see confine-command.ts's
+ * ConfinementSpec; the process spawner makes the wrap) and what its environment must add.
+ */
+export interface Confinement {
+  spec: SpawnerConfinement;
+  /** Environment for the confined process (TMPDIR: its own temp folder; SHLVL). */
   env: Record<string, string>;
 }
 
-export interface ConfineCallOptions {
-  signal?: AbortSignal;
+export interface ConfinementOptions {
   /** The process runs on a terminal Lathe allocated (bash). */
   pty?: boolean;
 }
@@ -27,8 +30,8 @@ export function undoneNotice(root: string, removed: readonly string[]): string {
 export interface ProcessSandbox {
   readonly status: SandboxStatus;
   /**
-   * Wrap a shell command to run confined. Throws SandboxError when the sandbox is not active or
-   * cannot wrap it: the caller then refuses, it never runs the command unconfined.
+   * How to confine a process (the spawner wraps and starts it). Throws SandboxError when the
+   * sandbox is not active: the caller then refuses, it never runs the command unconfined.
    */
-  confine(command: string, options?: ConfineCallOptions): Promise<ConfinedProcess>;
+  confinement(options?: ConfinementOptions): Promise<Confinement>;
 }

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { heldPaths } from "./confine-command.ts";
+import { heldPaths } from "./held-paths.ts";
 import { shellWord } from "./shell-word.ts";
 
 let dir: string;

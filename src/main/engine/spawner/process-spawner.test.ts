@@ -1,0 +1,228 @@
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { realpath } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { openTestWorkspace, type TestWorkspace } from "../../../../test/support/test-workspace.ts";
+import { errorOf, outputOf } from "../../../../test/support/envelope-of.ts";
+import { runInPty } from "../builtin/pty-runner.ts";
+import { SpawnerError } from "../errors/spawner-error.ts";
+import { machineSandbox } from "../sandbox/sandbox-availability.ts";
+import { processSpawner } from "./process-spawner.ts";
+import { SpawnerClient } from "./spawner-client.ts";
+
+const LINUX = process.platform === "linux";
+if (!LINUX) console.log("process-tree rows are skipped: they read /proc, which only Linux has");
+const machine = await machineSandbox();
+const sandboxed = machine.active;
+if (!sandboxed)
+  console.log(`the confined row is skipped: this machine has no OS sandbox (${machine.reason})`);
+
+/** The parent pid of `pid`, from /proc (Linux); undefined once it is gone. */
+function parentOf(pid: number): number | undefined {
+  try {
+    // The command name may hold spaces and parentheses: the fields start after the last ")".
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8")
+      .replace(/^.*\) /s, "")
+      .split(" ");
+    return Number(fields[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every ancestor of `pid`, nearest first. */
+function ancestors(pid: number): number[] {
+  const out: number[] = [];
+  for (let p = parentOf(pid); p !== undefined && p > 1; p = parentOf(p)) out.push(p);
+  return out;
+}
+
+/** Live processes running `sleep <marker>`. */
+function sleepers(marker: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const argv = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
+      const state = readFileSync(`/proc/${entry}/stat`, "utf8").replace(/^.*\) /s, "")[0];
+      if (argv[0]?.endsWith("sleep") && argv[1] === marker && state !== "Z") pids.push(Number(entry));
+    } catch {
+      // Gone while we looked.
+    }
+  }
+  return pids;
+}
+
+let markers = 0;
+const marker = (): string => `100.${process.pid}${++markers}9`;
+
+let ws: TestWorkspace;
+beforeEach(async () => {
+  ws = await openTestWorkspace();
+});
+afterEach(async () => {
+  await ws.cleanup();
+});
+
+describe("the process spawner starts the processes, not the host", () => {
+  it.skipIf(!LINUX)(
+    "a bash call's processes descend from the spawner, itself a child of the host",
+    async () => {
+      const sleep = marker();
+      const call = ws.session.call("bash", { command: `sleep ${sleep}` });
+      await vi.waitFor(() => expect(sleepers(sleep)).toHaveLength(1), { timeout: 10_000 });
+      const spawnerPid = processSpawner().pid;
+      expect(spawnerPid).toBeDefined();
+      expect(spawnerPid).not.toBe(process.pid);
+      expect(parentOf(spawnerPid as number)).toBe(process.pid);
+      const chain = ancestors(sleepers(sleep)[0] as number);
+      // The nearest of the two that the command's process descends from is the spawner.
+      expect(chain).toContain(spawnerPid);
+      expect(chain.indexOf(spawnerPid as number)).toBeLessThan(chain.indexOf(process.pid));
+      process.kill(sleepers(sleep)[0] as number, "SIGKILL");
+      await call;
+    },
+  );
+
+  it("leaves the host's working directory alone while a command is wrapped and runs", async () => {
+    const before = process.cwd();
+    process.chdir(ws.root);
+    const seen = new Set<string>();
+    const probe = setInterval(() => seen.add(process.cwd()), 1);
+    try {
+      const envelope = await ws.session.call("bash", { command: "sleep 0.3; echo done" });
+      expect(outputOf<{ output: string }>(envelope).output).toBe("done\n");
+    } finally {
+      clearInterval(probe);
+      seen.add(process.cwd());
+      process.chdir(before);
+    }
+    expect([...seen]).toEqual([ws.root]);
+  });
+});
+
+describe("when the spawner dies or cannot start", () => {
+  it.skipIf(!LINUX)(
+    "a running bash call ends in an error that says so, its processes end, and the next call works",
+    async () => {
+      const sleep = marker();
+      const call = ws.session.call("bash", { command: `sleep ${sleep}` });
+      await vi.waitFor(() => expect(sleepers(sleep)).toHaveLength(1), { timeout: 10_000 });
+      process.kill(processSpawner().pid as number, "SIGKILL");
+      const text = errorOf(await call);
+      expect(text).toContain("the process spawner stopped (it was killed by SIGKILL) while the command ran");
+      expect(text).toContain("its outcome is unknown");
+      // The pty's processes got SIGHUP with the spawner, a sandbox ends with its launcher.
+      await vi.waitFor(() => expect(sleepers(sleep)).toEqual([]), { timeout: 10_000 });
+      const next = await ws.session.call("bash", { command: "echo again" });
+      expect(outputOf<{ output: string }>(next).output).toBe("again\n");
+    },
+  );
+
+  it.skipIf(!LINUX || !sandboxed)(
+    "a protected file a confined command created is still removed when the spawner dies under it",
+    async () => {
+      const sleep = marker();
+      const gitmodules = path.join(ws.root, ".gitmodules");
+      const proc = await runInPty({
+        command: `touch .gitmodules; sleep ${sleep}`,
+        cwd: ws.root,
+        signal: new AbortController().signal,
+        onData: () => undefined,
+        confine: {
+          spec: {
+            writable: [ws.root],
+            readOnly: [{ path: gitmodules, kind: "file", what: "git's submodule configuration" }],
+            network: [],
+            pty: true,
+            missingFiles: "undo",
+          },
+          env: {},
+        },
+      });
+      await vi.waitFor(() => expect(sleepers(sleep)).toHaveLength(1), { timeout: 10_000 });
+      // Positive control: the command really created it.
+      expect(existsSync(gitmodules)).toBe(true);
+      process.kill(processSpawner().pid as number, "SIGKILL");
+      const err = await proc.exited.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(SpawnerError.isInstance(err)).toBe(true);
+      expect((err as Error).message).toContain(`Lathe removed ${gitmodules}`);
+      expect(existsSync(gitmodules)).toBe(false);
+      await vi.waitFor(() => expect(sleepers(sleep)).toEqual([]), { timeout: 10_000 });
+    },
+  );
+
+  it("fails every request, saying the command did not run, when the spawner cannot be started", async () => {
+    const client = new SpawnerClient(() => {
+      throw Object.assign(new Error("spawn EAGAIN"), { code: "EAGAIN" });
+    });
+    const err = await client
+      .exec(
+        { file: "touch", args: ["x"], line: "touch x", cwd: ws.root, env: {}, timeoutMs: 1000, maxBytes: 10 },
+        new AbortController().signal,
+      )
+      .catch((e: unknown) => e);
+    expect(SpawnerError.isInstance(err)).toBe(true);
+    expect((err as Error).message).toBe(
+      "the process spawner could not start (it could not be started: spawn EAGAIN), so the command did not run. The next command starts a fresh spawner.",
+    );
+  });
+
+  it("fails a request whose spawner exits before it is ready, and tries a fresh one next time", async () => {
+    let forks = 0;
+    const client = new SpawnerClient((): ChildProcess => {
+      forks++;
+      return spawn(process.execPath, ["-e", "process.exit(3)"], {
+        stdio: ["ignore", "ignore", "ignore", "ipc"],
+      });
+    });
+    const run = (): Promise<unknown> =>
+      client
+        .exec(
+          { file: "true", args: [], line: "true", cwd: ws.root, env: {}, timeoutMs: 1000, maxBytes: 10 },
+          new AbortController().signal,
+        )
+        .catch((e: unknown) => e);
+    const first = await run();
+    expect((first as Error).message).toBe(
+      "the process spawner could not start (it exited with code 3), so the command did not run. The next command starts a fresh spawner.",
+    );
+    await run();
+    expect(forks).toBe(2);
+  });
+});
+
+describe("the spawner does not keep the host alive", () => {
+  it.skipIf(!LINUX)(
+    "a script that ran a command through it exits by itself, and the spawner with it",
+    async () => {
+      const pty = new URL("../builtin/pty-runner.ts", import.meta.url).href;
+      const spawner = new URL("./process-spawner.ts", import.meta.url).href;
+      const script = `
+      const { runInPty } = await import(${JSON.stringify(pty)});
+      const { processSpawner } = await import(${JSON.stringify(spawner)});
+      const chunks = [];
+      const proc = await runInPty({ command: "echo from-pty", cwd: process.cwd(), signal: new AbortController().signal, onData: (c) => chunks.push(c) });
+      await proc.exited;
+      console.log(JSON.stringify({ output: Buffer.concat(chunks).toString(), spawner: processSpawner().pid }));
+    `;
+      const cwd = await realpath(ws.root);
+      // The timeout only stops a host that hangs, which is the failure this test exists to catch.
+      const result = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+        cwd,
+        encoding: "utf8",
+        timeout: 30_000,
+      });
+      expect(result.error, result.stderr).toBeUndefined();
+      expect(result.status, result.stderr).toBe(0);
+      const said = JSON.parse(result.stdout) as { output: string; spawner: number };
+      expect(said.output).toBe("from-pty\n");
+      // With its host gone, the spawner ends too.
+      await vi.waitFor(() => expect(parentOf(said.spawner)).toBeUndefined(), { timeout: 10_000 });
+    },
+  );
+});

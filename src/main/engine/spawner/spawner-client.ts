@@ -1,0 +1,377 @@
+import type { ChildProcess } from "node:child_process";
+import { SandboxError } from "../errors/sandbox-error.ts";
+import { SpawnerError } from "../errors/spawner-error.ts";
+import { heldPaths, undoCreated } from "../sandbox/held-paths.ts";
+import {
+  protocolSchemas,
+  type ExecEnd,
+  type ExecRequest,
+  type PtyRequest,
+  type SpawnerConfinement,
+  type SpawnerEvent,
+  type SpawnerFailure,
+  type SpawnerRequest,
+  type WrapRequest,
+} from "./spawner-protocol.ts";
+
+/** How a pty command ended: `exitCode` is 128 + the signal number when a signal killed it. */
+export interface RemoteExit {
+  exitCode: number;
+  /** Protected files the command created, which have been removed. */
+  removed: string[];
+}
+
+/** A command running on a pty in the spawner. */
+export interface RemotePty {
+  readonly pid: number;
+  /** Settles once the command has exited and every byte it wrote has been delivered. */
+  readonly exited: Promise<RemoteExit>;
+  pause(): void;
+  resume(): void;
+}
+
+/** How an exec'd program ended, and what it wrote (cut at the request's cap). */
+export interface RemoteExecResult {
+  end: ExecEnd;
+  stdout: Buffer;
+  stderr: Buffer;
+  removed: string[];
+}
+
+/** A shell line for the host to start itself, confined; `release` once its process has ended. */
+export interface WrappedLine {
+  line: string;
+  release(): void;
+}
+
+type Event = SpawnerEvent & { id: number };
+
+interface Pending {
+  /** Its process has started (if the spawner dies now, the outcome is unknown). */
+  started: boolean;
+  onEvent(event: Event): void;
+  onLost(err: SpawnerError): void;
+}
+
+/** What a request is told when the spawner could not start or has gone. */
+function lostError(why: string, started: boolean, startedUp: boolean): SpawnerError {
+  const what = startedUp
+    ? `the process spawner stopped (${why})`
+    : `the process spawner could not start (${why})`;
+  return new SpawnerError(
+    started
+      ? `${what} while the command ran, so its outcome is unknown: it may have done part of its work. The next command starts a fresh spawner.`
+      : `${what}, so the command did not run. The next command starts a fresh spawner.`,
+  );
+}
+
+/** Starts the spawner process (tests inject one that fails). */
+export type SpawnerFork = () => ChildProcess;
+
+function bytes(chunk: Uint8Array): Buffer {
+  return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+}
+
+function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException("The operation was aborted.", "AbortError");
+}
+
+/**
+ * The protected files that do not exist before a confined command and are to be removed if it
+ * creates them (see held-paths.ts): the spawner does that when the command ends, the host when
+ * the spawner dies first.
+ */
+function watchedFiles(confine: SpawnerConfinement | undefined): string[] {
+  return confine?.missingFiles === "undo" ? heldPaths(confine.readOnly).watched : [];
+}
+
+/** A command lost with its spawner: undo the protected files it created, and say so. */
+function undoAfterLoss(err: unknown, watched: readonly string[]): unknown {
+  if (watched.length === 0 || !SpawnerError.isInstance(err)) return err;
+  const removed = undoCreated(watched);
+  if (removed.length === 0) return err;
+  return new SpawnerError(
+    `${err.message} Lathe removed ${removed.join(", ")}: the command created ${removed.length > 1 ? "them, and they are protected paths" : "it, and it is a protected path"}.`,
+  );
+}
+
+/** The error a request failed with in the spawner, as the host's callers know it. */
+function failureError(failure: SpawnerFailure, signal: AbortSignal | undefined): unknown {
+  if (signal?.aborted) return abortReason(signal);
+  switch (failure.kind) {
+    case "sandbox":
+      return new SandboxError(failure.message);
+    case "internal":
+      return new SpawnerError(failure.message);
+    default:
+      return Object.assign(new Error(failure.message), failure.code ? { code: failure.code } : {});
+  }
+}
+
+/**
+ * The host's side of the process spawner (spawner-main.ts): a child process, started on first
+ * need (or `warm()`), that starts every process for the host and streams back what they do.
+ * While a request is pending the child and its channel keep the host alive; idle, they do not.
+ * If the child cannot start or dies, every pending request fails with a SpawnerError that says
+ * whether its command ran, and the next request starts a fresh child.
+ */
+export class SpawnerClient {
+  private readonly fork: SpawnerFork;
+  private child: ChildProcess | undefined;
+  private ready = false;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+
+  constructor(fork: SpawnerFork) {
+    this.fork = fork;
+  }
+
+  /** The spawner's process id while it runs (for diagnostics and tests). */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** Start the spawner now and load what commands need, off the first command's path. */
+  warm(): void {
+    // Not started now: the first request tries again, and fails saying why.
+    let child: ChildProcess;
+    try {
+      child = this.running();
+    } catch {
+      return;
+    }
+    this.post(child, { type: "warm" });
+  }
+
+  /**
+   * Run `script` under bash on a fresh pty in the spawner (inside the OS sandbox with
+   * `confine`). Resolves once it has started; output arrives through `onData`. Aborting
+   * `signal` stops its whole process group.
+   */
+  pty(
+    request: Omit<PtyRequest, "type" | "id">,
+    options: { signal: AbortSignal; onData(chunk: Buffer): void },
+  ): Promise<RemotePty> {
+    const { signal } = options;
+    const watched = watchedFiles(request.confine);
+    return new Promise<RemotePty>((resolve, reject) => {
+      let resolveExit: (exit: RemoteExit) => void = () => undefined;
+      let rejectExit: (err: unknown) => void = () => undefined;
+      const exited = new Promise<RemoteExit>((res, rej) => {
+        resolveExit = res;
+        rejectExit = rej;
+      });
+      // Awaited by the caller once it has the process; never left unhandled before that.
+      exited.catch(() => undefined);
+      const id = this.request(
+        { ...request, type: "pty" },
+        signal,
+        (event, done) => {
+          switch (event.type) {
+            case "started":
+              resolve({
+                pid: event.pid,
+                exited,
+                pause: () => this.steer(id, "pause"),
+                resume: () => this.steer(id, "resume"),
+              });
+              return;
+            case "data":
+              options.onData(bytes(event.chunk));
+              return;
+            case "exit":
+              done();
+              resolveExit({ exitCode: event.exitCode, removed: event.removed });
+              return;
+            case "failed":
+              done();
+              reject(failureError(event.failure, signal));
+              return;
+          }
+        },
+        (err, started) => (started ? rejectExit(undoAfterLoss(err, watched)) : reject(err)),
+      );
+    });
+  }
+
+  /**
+   * Run a program in the spawner without a shell, its output collected up to `maxBytes`
+   * (inside the OS sandbox with `confine`, as `line`). Aborting `signal` kills it.
+   */
+  exec(request: Omit<ExecRequest, "type" | "id">, signal: AbortSignal): Promise<RemoteExecResult> {
+    const watched = watchedFiles(request.confine);
+    return new Promise<RemoteExecResult>((resolve, reject) => {
+      this.request(
+        { ...request, type: "exec" },
+        signal,
+        (event, done) => {
+          if (event.type === "exec-done") {
+            done();
+            const { end, removed } = event;
+            resolve({ end, stdout: bytes(event.stdout), stderr: bytes(event.stderr), removed });
+          } else if (event.type === "failed") {
+            done();
+            reject(failureError(event.failure, signal));
+          }
+        },
+        (err, started) => reject(started ? undoAfterLoss(err, watched) : err),
+      );
+    });
+  }
+
+  /**
+   * Have the spawner wrap `command` to run confined; the host starts the line itself (a
+   * long-running MCP server, whose pipes the host reads).
+   */
+  wrap(command: string, confine: SpawnerConfinement, signal?: AbortSignal): Promise<WrappedLine> {
+    return new Promise<WrappedLine>((resolve, reject) => {
+      const id = this.request(
+        { type: "wrap", command, confine },
+        signal,
+        (event, done) => {
+          if (event.type === "wrapped") {
+            done();
+            const owner = this.child;
+            let released = false;
+            resolve({
+              line: event.line,
+              release: () => {
+                if (released) return;
+                released = true;
+                // A spawner that has died since has let go of everything already.
+                if (owner && owner === this.child && owner.connected)
+                  this.post(owner, { type: "release", id });
+              },
+            });
+          } else if (event.type === "failed") {
+            done();
+            reject(failureError(event.failure, signal));
+          }
+        },
+        (err) => reject(err),
+      );
+    });
+  }
+
+  /** Send a request and route its events until `done`; returns its id. */
+  private request(
+    message: Omit<PtyRequest, "id"> | Omit<ExecRequest, "id"> | Omit<WrapRequest, "id">,
+    signal: AbortSignal | undefined,
+    onEvent: (event: Event, done: () => void) => void,
+    onLost: (err: unknown, started: boolean) => void,
+  ): number {
+    const id = this.nextId++;
+    if (signal?.aborted) {
+      onLost(abortReason(signal), false);
+      return id;
+    }
+    const onAbort = (): void => this.steer(id, "abort");
+    const done = (): void => {
+      signal?.removeEventListener("abort", onAbort);
+      this.pending.delete(id);
+      this.updateRef();
+    };
+    const entry: Pending = {
+      started: false,
+      onEvent: (event) => {
+        if (event.type === "started") entry.started = true;
+        onEvent(event, done);
+      },
+      onLost: (err) => {
+        done();
+        onLost(err, entry.started);
+      },
+    };
+    let child: ChildProcess;
+    try {
+      child = this.running();
+    } catch (err) {
+      onLost(
+        lostError(
+          `it could not be started: ${err instanceof Error ? err.message : String(err)}`,
+          false,
+          false,
+        ),
+        false,
+      );
+      return id;
+    }
+    this.pending.set(id, entry);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    this.updateRef();
+    this.post(child, { ...message, id } as SpawnerRequest);
+    return id;
+  }
+
+  private steer(id: number, type: "abort" | "pause" | "resume"): void {
+    const child = this.child;
+    if (child && this.pending.has(id)) this.post(child, { type, id });
+  }
+
+  private post(child: ChildProcess, message: SpawnerRequest): void {
+    if (!child.connected) return;
+    // A failed send means the channel is closing: the child's close ends every pending request.
+    child.send(message, (err) => {
+      if (err && child === this.child && !child.connected) this.lost(child, "its channel closed");
+    });
+  }
+
+  /** The spawner, started if it is not running (throws when it cannot be started). */
+  private running(): ChildProcess {
+    if (this.child) return this.child;
+    const child = this.fork();
+    this.child = child;
+    this.ready = false;
+    child.on("message", (message: unknown) => this.receive(child, message));
+    // It could not be started, signalled or sent to: either way it cannot be relied on any more.
+    child.on("error", (err) => {
+      child.kill("SIGKILL");
+      this.lost(child, err.message);
+    });
+    child.on("close", (code, signal) =>
+      this.lost(child, signal ? `it was killed by ${signal}` : `it exited with code ${code}`),
+    );
+    this.updateRef();
+    return child;
+  }
+
+  private receive(child: ChildProcess, message: unknown): void {
+    if (child !== this.child) return;
+    const parsed = protocolSchemas().SpawnerEvent.safeParse(message);
+    if (!parsed.success) {
+      // Our own child said something unexpected: it cannot be trusted with commands any more.
+      child.kill("SIGKILL");
+      this.lost(child, `it sent a message the host does not understand (${parsed.error.message})`);
+      return;
+    }
+    const event = parsed.data;
+    if (event.type === "ready") {
+      this.ready = true;
+      return;
+    }
+    this.pending.get(event.id)?.onEvent(event);
+  }
+
+  /** The spawner has gone: every pending request fails, saying whether its command ran. */
+  private lost(child: ChildProcess, why: string): void {
+    if (child !== this.child) return;
+    this.child = undefined;
+    const startedUp = this.ready;
+    for (const entry of [...this.pending.values()]) entry.onLost(lostError(why, entry.started, startedUp));
+    this.pending.clear();
+  }
+
+  /** Keep the host alive only while a request is pending. */
+  private updateRef(): void {
+    const child = this.child;
+    if (!child) return;
+    const channel = child.channel as { ref?(): void; unref?(): void } | null | undefined;
+    if (this.pending.size > 0) {
+      child.ref();
+      channel?.ref?.();
+    } else {
+      child.unref();
+      channel?.unref?.();
+    }
+  }
+}

@@ -1,0 +1,44 @@
+// The OS sandbox wrap as the spawner makes it: the sandbox library (and the `which` and scan
+// processes it starts while wrapping) lives in the spawner, never in the host.
+import { confineCommand, type ConfinedCommand, type ConfinementSpec } from "../sandbox/confine-command.ts";
+import { leaseSandboxManager, type ManagerLease } from "../sandbox/sandbox-manager-lease.ts";
+import { abortedBeforeStart, RequestFailure } from "./spawner-failure.ts";
+
+let lease: Promise<ManagerLease> | undefined;
+
+/** The spawner's hold on the SandboxManager (its proxy), taken on first need, kept until it exits. */
+function manager(): Promise<ManagerLease> {
+  lease ??= leaseSandboxManager().catch((err: unknown) => {
+    lease = undefined;
+    throw err;
+  });
+  return lease;
+}
+
+/**
+ * Wrap `command` to run confined by `spec`. Throws RequestFailure: "aborted" when `signal`
+ * stopped it, "sandbox" when the sandbox could not wrap it (the caller never runs it unconfined).
+ */
+export async function confineInSpawner(
+  command: string,
+  spec: ConfinementSpec,
+  signal: AbortSignal,
+): Promise<ConfinedCommand> {
+  try {
+    return await confineCommand(command, spec, { signal, manager });
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    if (signal.aborted) throw abortedBeforeStart();
+    throw new RequestFailure({
+      kind: "sandbox",
+      message: `The OS sandbox could not wrap the command, so it did not run: ${message}`,
+    });
+  }
+}
+
+/** Stop the SandboxManager's proxy, if it was started (the spawner is exiting). */
+export async function releaseManager(): Promise<void> {
+  const held = lease;
+  lease = undefined;
+  if (held) await (await held.catch(() => undefined))?.release();
+}

@@ -1,0 +1,167 @@
+// The entry of the process spawner: a small, long-lived Node child of the host that starts
+// every process the engine runs for model or plugin input (bash on a pty, a plugin's commands,
+// the OS sandbox's wraps), so the host never forks a large process (fork blocks the calling
+// thread for as long as copying its page tables takes). Driven over the IPC channel by
+// spawner-client.ts; see spawner-protocol.ts for the messages.
+import { mkdtempSync, rmdirSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { ConfinedCommand } from "../sandbox/confine-command.ts";
+import { RequestFailure } from "./spawner-failure.ts";
+import { startExec } from "./spawner-exec.ts";
+import {
+  protocolSchemas,
+  type SpawnerEvent,
+  type SpawnerFailure,
+  type WrapRequest,
+} from "./spawner-protocol.ts";
+import { startPty, type RequestChannel, type RunningRequest } from "./spawner-pty.ts";
+
+if (!process.send) throw new Error("spawner-main.ts runs only as a child process started with fork().");
+
+/**
+ * A working directory of the spawner's own, empty and outside every workspace: the sandbox
+ * library also protects shell and git files around the PROCESS's working directory (covering
+ * missing ones with placeholders while a command runs), which would show up in a workspace that
+ * is the working directory.
+ */
+const home = mkdtempSync(path.join(os.tmpdir(), "lathe-spawner-"));
+process.chdir(home);
+
+interface Request {
+  controller: AbortController;
+  running?: RunningRequest;
+}
+
+const requests = new Map<number, Request>();
+const wraps = new Map<number, ConfinedCommand>();
+
+function send(event: SpawnerEvent, sent?: () => void): void {
+  if (!process.connected) return;
+  process.send?.(event, undefined, {}, (err: Error | null) => {
+    // Not sent only when the host has gone, and then this process is on its way out.
+    if (!err) sent?.();
+  });
+}
+
+const channel: RequestChannel = {
+  send(event, sent) {
+    if (event.type === "exit" || event.type === "exec-done") requests.delete(event.id);
+    send(event, sent);
+  },
+};
+
+function failureOf(err: unknown): SpawnerFailure {
+  if (err instanceof RequestFailure) return err.failure;
+  const message = err instanceof Error ? err.message : String(err);
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return { kind: "spawn", message, ...(typeof code === "string" ? { code } : {}) };
+}
+
+function fail(id: number, err: unknown): void {
+  requests.delete(id);
+  send({ type: "failed", id, failure: failureOf(err) });
+}
+
+async function start(id: number, run: (signal: AbortSignal) => Promise<RunningRequest>): Promise<void> {
+  const request: Request = { controller: new AbortController() };
+  requests.set(id, request);
+  try {
+    const running = await run(request.controller.signal);
+    // Ended already (an exit can come before this resumes): nothing left to steer.
+    if (requests.get(id) === request) request.running = running;
+  } catch (err) {
+    fail(id, err);
+  }
+}
+
+/** Whether the sandbox side (spawner-confine.ts, loaded on first need) may hold anything. */
+let sandboxUsed = false;
+
+async function wrap(request: WrapRequest): Promise<void> {
+  const { id } = request;
+  const controller = new AbortController();
+  requests.set(id, { controller });
+  try {
+    const { confineInSpawner } = await import("./spawner-confine.ts");
+    const confined = await confineInSpawner(request.command, request.confine, controller.signal);
+    requests.delete(id);
+    wraps.set(id, confined);
+    send({ type: "wrapped", id, line: confined.line });
+  } catch (err) {
+    fail(id, err);
+  }
+}
+
+function handle(message: unknown): void {
+  const parsed = protocolSchemas().SpawnerRequest.safeParse(message);
+  if (!parsed.success) {
+    // Only the host's own code talks to this process: a bad message is a bug there, said loudly.
+    const id = (message as { id?: unknown } | null)?.id;
+    const text = `the spawner got a message it does not understand: ${parsed.error.message}`;
+    if (typeof id === "number") send({ type: "failed", id, failure: { kind: "internal", message: text } });
+    else process.stderr.write(`lathe spawner: ${text}\n`);
+    return;
+  }
+  const request = parsed.data;
+  switch (request.type) {
+    case "pty":
+      sandboxUsed ||= request.confine !== undefined;
+      void start(request.id, (signal) => startPty(request, signal, channel));
+      return;
+    case "exec":
+      sandboxUsed ||= request.confine !== undefined;
+      void start(request.id, (signal) => startExec(request, signal, channel));
+      return;
+    case "wrap":
+      sandboxUsed = true;
+      void wrap(request);
+      return;
+    case "abort":
+      requests.get(request.id)?.controller.abort(new Error("aborted by the host"));
+      return;
+    case "pause":
+      requests.get(request.id)?.running?.pause();
+      return;
+    case "resume":
+      requests.get(request.id)?.running?.resume();
+      return;
+    case "release":
+      wraps.get(request.id)?.release();
+      wraps.delete(request.id);
+      return;
+    case "warm":
+      sandboxUsed = true;
+      // Loaded now, off the first command's path. A failure here is not lost: the same import
+      // fails again in the first request that needs it, and that request says so.
+      void Promise.all([import("node-pty"), import("./spawner-confine.ts")]).catch(() => undefined);
+      return;
+  }
+}
+
+/**
+ * The host has gone (it exited or closed the channel): end everything this process started,
+ * give back what the wraps hold, and exit. Bubblewrap also dies with its parent, and a pty's
+ * processes get SIGHUP when its terminal closes with this process.
+ */
+async function shutDown(): Promise<void> {
+  for (const { controller, running } of requests.values()) {
+    controller.abort(new Error("the host has gone"));
+    running?.kill();
+  }
+  for (const confined of wraps.values()) confined.release();
+  try {
+    if (sandboxUsed) await (await import("./spawner-confine.ts")).releaseManager();
+  } finally {
+    try {
+      rmdirSync(home);
+    } catch {
+      // Not empty or already gone: an empty folder left in the temp directory is harmless.
+    }
+    process.exit(0);
+  }
+}
+
+process.on("message", handle);
+process.once("disconnect", () => void shutDown());
+send({ type: "ready", pid: process.pid });

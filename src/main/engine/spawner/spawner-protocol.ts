@@ -1,0 +1,145 @@
+// Every message between the host and its process spawner (spawner-main.ts), both directions.
+// The channel is Node's IPC with "advanced" serialization, so output travels as bytes. The
+// schemas are built on first use (a few milliseconds that a start running no command never pays).
+import { z } from "zod";
+
+function build() {
+  const Env = z.record(z.string(), z.string());
+
+  /** What a confined process may do (the fields of confine-command.ts's ConfinementSpec). */
+  const Confinement = z.strictObject({
+    writable: z.array(z.string()),
+    readOnly: z.array(
+      z.strictObject({ path: z.string(), what: z.string(), kind: z.enum(["folder", "file"]) }),
+    ),
+    network: z.array(z.string()),
+    pty: z.boolean().optional(),
+    missingFiles: z.enum(["undo", "leave"]),
+  });
+
+  /** Run a shell line under bash on a fresh pseudo-terminal (see pty-runner.ts). */
+  const PtyRequest = z.strictObject({
+    type: z.literal("pty"),
+    id: z.number().int(),
+    /** What bash runs (`ptyScript(command)`); inside the sandbox when `confine` is given. */
+    script: z.string(),
+    cwd: z.string(),
+    env: Env,
+    confine: Confinement.optional(),
+  });
+
+  /** Run a program without a shell, collecting its output (see bridge-shell.ts). */
+  const ExecRequest = z.strictObject({
+    type: z.literal("exec"),
+    id: z.number().int(),
+    file: z.string(),
+    args: z.array(z.string()),
+    /** The shell line of the same command, run confined in its place when `confine` is given. */
+    line: z.string(),
+    cwd: z.string(),
+    env: Env,
+    confine: Confinement.optional(),
+    timeoutMs: z.number().int().positive(),
+    maxBytes: z.number().int().positive(),
+  });
+
+  /** Wrap a command for the host to start itself (a long-running MCP server). */
+  const WrapRequest = z.strictObject({
+    type: z.literal("wrap"),
+    id: z.number().int(),
+    command: z.string(),
+    confine: Confinement,
+  });
+
+  /** Requests that get replies, by id. */
+  const SpawnerRequest = z.discriminatedUnion("type", [
+    PtyRequest,
+    ExecRequest,
+    WrapRequest,
+    z.strictObject({ type: z.literal("abort"), id: z.number().int() }),
+    z.strictObject({ type: z.literal("pause"), id: z.number().int() }),
+    z.strictObject({ type: z.literal("resume"), id: z.number().int() }),
+    /** A wrapped command's process has ended: release what its wrap holds (no reply). */
+    z.strictObject({ type: z.literal("release"), id: z.number().int() }),
+    /** Load node-pty and the sandbox library now, before the first command needs them. */
+    z.strictObject({ type: z.literal("warm") }),
+  ]);
+
+  /**
+   * Why a request failed in the spawner: "sandbox" (the sandbox could not wrap it: it did not
+   * run), "aborted" (stopped before it started), "spawn" (the process could not be started),
+   * "internal" (the spawner's own fault).
+   */
+  const Failure = z.strictObject({
+    kind: z.enum(["sandbox", "aborted", "spawn", "internal"]),
+    message: z.string(),
+    code: z.string().optional(),
+  });
+
+  /** How an exec'd program ended (the fields of execFile's error that matter, or none). */
+  const ExecEnd = z.strictObject({
+    /** The exit status, an errno code ("ENOENT", "ERR_CHILD_PROCESS_STDIO_MAXBUFFER"), or null. */
+    code: z.union([z.number(), z.string(), z.null()]),
+    /** The error's name ("AbortError"), when it failed. */
+    name: z.string().optional(),
+    /** It was killed by its timeout (or the output cap). */
+    killed: z.boolean(),
+    failed: z.boolean(),
+  });
+
+  const Bytes = z.custom<Uint8Array>((value) => value instanceof Uint8Array, "expected bytes");
+
+  /** What the spawner sends back. */
+  const SpawnerEvent = z.discriminatedUnion("type", [
+    /** Ready to take requests (sent once, at start). */
+    z.strictObject({ type: z.literal("ready"), pid: z.number().int() }),
+    /** The process of request `id` has started (so its outcome is unknown if the spawner dies). */
+    z.strictObject({ type: z.literal("started"), id: z.number().int(), pid: z.number().int() }),
+    z.strictObject({ type: z.literal("data"), id: z.number().int(), chunk: Bytes }),
+    z.strictObject({
+      type: z.literal("exit"),
+      id: z.number().int(),
+      exitCode: z.number().int(),
+      /** Protected files the process created, which have been removed. */
+      removed: z.array(z.string()),
+    }),
+    z.strictObject({
+      type: z.literal("exec-done"),
+      id: z.number().int(),
+      end: ExecEnd,
+      stdout: Bytes,
+      stderr: Bytes,
+      removed: z.array(z.string()),
+    }),
+    z.strictObject({ type: z.literal("wrapped"), id: z.number().int(), line: z.string() }),
+    z.strictObject({ type: z.literal("failed"), id: z.number().int(), failure: Failure }),
+  ]);
+  return {
+    Confinement,
+    PtyRequest,
+    ExecRequest,
+    WrapRequest,
+    SpawnerRequest,
+    Failure,
+    ExecEnd,
+    SpawnerEvent,
+  };
+}
+
+type Schemas = ReturnType<typeof build>;
+let built: Schemas | undefined;
+
+/** The protocol's schemas: requests (checked by the spawner) and events (checked by the host). */
+export function protocolSchemas(): Schemas {
+  built ??= build();
+  return built;
+}
+
+export type SpawnerConfinement = z.infer<Schemas["Confinement"]>;
+export type PtyRequest = z.infer<Schemas["PtyRequest"]>;
+export type ExecRequest = z.infer<Schemas["ExecRequest"]>;
+export type WrapRequest = z.infer<Schemas["WrapRequest"]>;
+export type SpawnerRequest = z.infer<Schemas["SpawnerRequest"]>;
+export type SpawnerFailure = z.infer<Schemas["Failure"]>;
+export type ExecEnd = z.infer<Schemas["ExecEnd"]>;
+export type SpawnerEvent = z.infer<Schemas["SpawnerEvent"]>;
