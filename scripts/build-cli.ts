@@ -253,7 +253,12 @@ export async function buildCli(
       // Only the members themselves: what the entries load is import-closed and stays out of the
       // group, so the chunks never import each other in a circle.
       codeSplitting: {
-        groups: [{ name: "engine", test: engine.has, includeDependenciesRecursively: false }],
+        groups: [
+          { name: "engine", test: engine.has, includeDependenciesRecursively: false },
+          // zod is loaded by the engine and by the spawner's child (its protocol) alike, so it
+          // cannot sit in the engine chunk: in a chunk of its own, named for what it holds.
+          { name: "zod", test: /[\\/]node_modules[\\/]zod[\\/]/ },
+        ],
       },
     },
   });

@@ -1,5 +1,4 @@
 import type { Confinement } from "../sandbox/process-sandbox.ts";
-import { processSpawner } from "../spawner/process-spawner.ts";
 import type { RemotePty } from "../spawner/spawner-client.ts";
 
 interface PtyCommand {
@@ -80,6 +79,8 @@ function commandEnv(): Record<string, string> {
  */
 export async function runInPty(options: PtyCommand): Promise<PtyProcess> {
   options.signal.throwIfAborted();
+  // The spawner's client (and its protocol) load with the first command, not with every start.
+  const { processSpawner } = await import("../spawner/process-spawner.ts");
   return processSpawner().pty(
     {
       script: ptyScript(options.command),

@@ -7,7 +7,6 @@ import { loadMcpSdk } from "./mcp-sdk.ts";
 import type { McpServerConfig } from "../config/lathe-settings.ts";
 import { shellWord } from "../sandbox/shell-word.ts";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.ts";
-import { processSpawner } from "../spawner/process-spawner.ts";
 import type { WrappedLine } from "../spawner/spawner-client.ts";
 import { isStdio, serverCwd } from "./mcp-command-line.ts";
 import type { McpServerLog } from "./mcp-server-log.ts";
@@ -77,6 +76,7 @@ export async function openTransport(
     const confinement = await sandbox.confinement();
     // Wrapped by the process spawner (the sandbox library's own lookups run there); the server
     // itself is this process's child, which talks to it over its pipes.
+    const { processSpawner } = await import("../spawner/process-spawner.ts");
     const wrapped = await processSpawner().wrap(
       [config.command, ...config.args].map(shellWord).join(" "),
       confinement.spec,

@@ -2,7 +2,6 @@ import { ToolCallError } from "../errors/tool-call-error.ts";
 import { commandText } from "../tools/call-plan.ts";
 import type { SimpleCommand } from "../policy/shell/shell-analysis.ts";
 import { undoneNotice } from "../sandbox/process-sandbox.ts";
-import { processSpawner } from "../spawner/process-spawner.ts";
 import type { ToolRuntime } from "../tools/contract.ts";
 import type { RequirementSet } from "../tools/requirement-set.ts";
 import { planPluginCommand } from "./plugin-shell-plan.ts";
@@ -72,6 +71,7 @@ export async function pluginShellRun(
   // In the OS sandbox when it is active (through bash, which runs the sandbox's launcher); when
   // not, the policy has had a person approve this command. Started by the process spawner.
   const confine = runtime.sandbox.status.active ? await runtime.sandbox.confinement() : undefined;
+  const { processSpawner } = await import("../spawner/process-spawner.ts");
   const { end, stdout, stderr, removed } = await processSpawner().exec(
     {
       file: cmd,
