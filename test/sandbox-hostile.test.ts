@@ -1,5 +1,5 @@
 import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
 import { createServer, type AddressInfo, type Server } from "node:net";
@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Engine, type Envelope } from "../src/main/engine/index.ts";
 import { machineSandbox } from "../src/main/engine/sandbox/sandbox-availability.ts";
 import type { Session } from "../src/main/engine/session/session.ts";
+import { sleepers } from "./support/sleep-markers.ts";
 
 // The second wall. Each hostile row is first run with plain `bash -c` in a throwaway copy of the
 // workspace (the positive control: the damage really happens), then through the engine with the
@@ -515,22 +516,6 @@ describe.skipIf(NO_SANDBOX)("sandbox on with sandbox.allowNetwork: only the allo
     expect(existsSync(path.join(w.outside, "n2"))).toBe(false);
   });
 });
-
-/** Host pids of live `sleep <marker>` processes. */
-function sleepers(marker: string): number[] {
-  const out: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const argv = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
-      const state = readFileSync(`/proc/${entry}/stat`, "utf8").replace(/^.*\) /s, "")[0];
-      if (argv[0]?.endsWith("sleep") && argv[1] === marker && state !== "Z") out.push(Number(entry));
-    } catch {
-      // Gone while we looked.
-    }
-  }
-  return out;
-}
 
 describe("sandbox off (settings): fail closed, say so once", () => {
   let w: World;

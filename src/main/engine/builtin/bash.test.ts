@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { mkdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -7,6 +7,7 @@ import { OUTPUT_LIMITS } from "../tools/truncation.ts";
 import { bashTool, type BashData } from "./bash.ts";
 import { openTestWorkspace, type TestWorkspace } from "../../../../test/support/test-workspace.ts";
 import { errorOf, outputOf } from "../../../../test/support/envelope-of.ts";
+import { sleepers as running, sleepMarker as marker } from "../../../../test/support/sleep-markers.ts";
 
 let ws: TestWorkspace;
 beforeEach(async () => {
@@ -23,32 +24,6 @@ const bash = (
   extra: Record<string, unknown> = {},
   signal?: AbortSignal,
 ): Promise<Envelope> => ws.session.call("bash", { command, ...extra }, signal ? { signal } : undefined);
-
-/**
- * Host pids of the live (not zombie) `sleep <marker>` processes. Commands run in the OS
- * sandbox's own PID namespace, where `$$` and `$!` mean nothing to this process, so the tests
- * find what a command started by a unique argument (`sleep 100.<n>`) instead.
- */
-function running(marker: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const argv = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
-      const state = readFileSync(`/proc/${entry}/stat`, "utf8").replace(/^.*\) /s, "")[0];
-      if (argv[0]?.endsWith("sleep") && argv[1] === marker && state !== "Z") pids.push(Number(entry));
-    } catch {
-      // Gone while we looked: not running.
-    }
-  }
-  return pids;
-}
-
-let markers = 0;
-/** A sleep duration no other process uses: `100.<pid><n>`. */
-function marker(): string {
-  return `100.${process.pid}${++markers}`;
-}
 
 /** Waits until nothing carries any of the markers; returns how many processes still do. */
 async function survivors(found: string[], withinMs: number): Promise<number> {

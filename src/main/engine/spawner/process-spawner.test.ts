@@ -1,10 +1,11 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { realpath } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { openTestWorkspace, type TestWorkspace } from "../../../../test/support/test-workspace.ts";
 import { errorOf, outputOf } from "../../../../test/support/envelope-of.ts";
+import { sleepers, sleepMarker as marker } from "../../../../test/support/sleep-markers.ts";
 import { runInPty } from "../builtin/pty-runner.ts";
 import { SpawnerError } from "../errors/spawner-error.ts";
 import { machineSandbox } from "../sandbox/sandbox-availability.ts";
@@ -37,25 +38,6 @@ function ancestors(pid: number): number[] {
   for (let p = parentOf(pid); p !== undefined && p > 1; p = parentOf(p)) out.push(p);
   return out;
 }
-
-/** Live processes running `sleep <marker>`. */
-function sleepers(marker: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const argv = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
-      const state = readFileSync(`/proc/${entry}/stat`, "utf8").replace(/^.*\) /s, "")[0];
-      if (argv[0]?.endsWith("sleep") && argv[1] === marker && state !== "Z") pids.push(Number(entry));
-    } catch {
-      // Gone while we looked.
-    }
-  }
-  return pids;
-}
-
-let markers = 0;
-const marker = (): string => `100.${process.pid}${++markers}9`;
 
 let ws: TestWorkspace;
 beforeEach(async () => {
