@@ -1,16 +1,5 @@
 import { readdirSync, readFileSync } from "node:fs";
-
-function signal(pid: number, sig: NodeJS.Signals): boolean {
-  try {
-    process.kill(pid, sig);
-    return true;
-  } catch (err) {
-    // ESRCH: already gone; EPERM: not ours any more (the pid was reused). Either way, let it be.
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ESRCH" || code === "EPERM") return false;
-    throw err;
-  }
-}
+import { signalProcess as signal } from "./signal-process.ts";
 
 /** The children of every thread of `pid` (Linux). */
 function childrenOf(pid: number): number[] {

@@ -4,6 +4,7 @@
 import type { IPty } from "node-pty";
 import type { ConfinedCommand } from "../sandbox/confine-command.ts";
 import { killSandboxTree } from "../sandbox/kill-sandbox-tree.ts";
+import { signalProcess } from "../sandbox/signal-process.ts";
 import { abortedBeforeStart } from "./spawner-failure.ts";
 import type { PtyRequest, SpawnerEvent } from "./spawner-protocol.ts";
 
@@ -44,20 +45,8 @@ export interface RunningRequest {
   kill(): void;
 }
 
-function kill(target: number, signal: NodeJS.Signals | 0): boolean {
-  try {
-    process.kill(target, signal);
-    return true;
-  } catch (err) {
-    // ESRCH: gone. EPERM: only zombies are left (macOS), or the id now belongs to someone else.
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ESRCH" || code === "EPERM") return false;
-    throw err;
-  }
-}
-
 /** Signal a whole process group; false when none of its processes is left to signal. */
-const signalGroup = (pgid: number, signal: NodeJS.Signals | 0): boolean => kill(-pgid, signal);
+const signalGroup = (pgid: number, signal: NodeJS.Signals | 0): boolean => signalProcess(-pgid, signal);
 
 /**
  * Stop everything the command started: SIGTERM to its process group (the pty child is a session
@@ -119,7 +108,7 @@ export async function startPty(
   let drained = false;
   let exitWatch: NodeJS.Timeout | undefined;
   const drainIfExited = (): boolean => {
-    if (!drained && !kill(pgid, 0)) drained = true;
+    if (!drained && !signalProcess(pgid, 0)) drained = true;
     if (drained) update();
     return drained;
   };
