@@ -12,7 +12,9 @@ export function findProgram(program: string, env: NodeJS.ProcessEnv = process.en
     if (dir === "" || !path.isAbsolute(dir)) continue;
     const file = path.join(dir, program);
     try {
-      if (!statSync(file).isFile()) continue;
+      // Most folders on PATH lack the program: asked not to throw for that, a miss costs a stat
+      // rather than an exception (a start looks for a few programs in every folder on PATH).
+      if (!statSync(file, { throwIfNoEntry: false })?.isFile()) continue;
       accessSync(file, constants.X_OK);
     } catch {
       continue;
