@@ -103,6 +103,19 @@ export function randomSessionId(): string {
   return `s-${Date.now().toString(36)}-${hex}`;
 }
 
+/** The state of a chat with nothing in it yet: a new one, or one about to be restored. */
+function emptyChat(sessionId: string) {
+  return {
+    sessionId,
+    turns: [],
+    todos: [],
+    checkpoints: [],
+    runId: undefined,
+    sendError: undefined,
+    stoppingTools: [],
+  } satisfies Partial<ChatState>;
+}
+
 const BUSY = "A run is going on in this chat: wait for it to finish, or press Stop.";
 
 export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): ChatStore {
@@ -292,31 +305,12 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
         }
         const sessionId = newId();
         storage?.removeItem(SESSION_KEY);
-        set({
-          sessionId,
-          turns: [],
-          todos: [],
-          checkpoints: [],
-          runId: undefined,
-          sendError: undefined,
-          stoppingTools: [],
-        });
+        set(emptyChat(sessionId));
       },
 
       reset() {
         storage?.removeItem(SESSION_KEY);
-        set({
-          sessionId: newId(),
-          turns: [],
-          todos: [],
-          running: false,
-          runId: undefined,
-          stopping: false,
-          stoppingTools: [],
-          sendError: undefined,
-          model: "",
-          checkpoints: [],
-        });
+        set({ ...emptyChat(newId()), running: false, stopping: false, model: "" });
         void get().loadPickers();
       },
 
@@ -327,15 +321,7 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
           return false;
         }
         storage?.setItem(SESSION_KEY, sessionId);
-        set({
-          sessionId,
-          turns: [],
-          todos: [],
-          checkpoints: [],
-          runId: undefined,
-          sendError: undefined,
-          stoppingTools: [],
-        });
+        set(emptyChat(sessionId));
         await get().restore(sessionId);
         return true;
       },
