@@ -1,8 +1,8 @@
 // A program run without a shell, its output collected, as the spawner runs it for a plugin's
 // `runtime.shell.run` (plugins/bridge-shell.ts): a timeout, an output cap, SIGKILL, abort.
 import { execFile, type ExecFileException } from "node:child_process";
-import type { ConfinedCommand } from "../sandbox/confine-command.ts";
 import { killSandboxTree } from "../sandbox/kill-sandbox-tree.ts";
+import { confineWhenAsked } from "./confine-when-asked.ts";
 import { abortedBeforeStart } from "./spawner-failure.ts";
 import type { RequestChannel, RunningRequest } from "./spawner-pty.ts";
 import type { ExecEnd, ExecRequest } from "./spawner-protocol.ts";
@@ -31,11 +31,7 @@ export async function startExec(
   channel: RequestChannel,
 ): Promise<RunningRequest> {
   const { id } = request;
-  let confined: ConfinedCommand | undefined;
-  if (request.confine) {
-    const { confineInSpawner } = await import("./spawner-confine.ts");
-    confined = await confineInSpawner(request.line, request.confine, signal);
-  }
+  const confined = await confineWhenAsked(request.line, request.confine, signal);
   if (signal.aborted) {
     confined?.release();
     throw abortedBeforeStart();

@@ -2,9 +2,9 @@
 // (builtin/pty-runner.ts): bash in its own session and process group, optionally inside the OS
 // sandbox, its output streamed to the host with backpressure both ways.
 import type { IPty } from "node-pty";
-import type { ConfinedCommand } from "../sandbox/confine-command.ts";
 import { killSandboxTree } from "../sandbox/kill-sandbox-tree.ts";
 import { signalProcess } from "../sandbox/signal-process.ts";
+import { confineWhenAsked } from "./confine-when-asked.ts";
 import { abortedBeforeStart } from "./spawner-failure.ts";
 import type { PtyRequest, SpawnerEvent } from "./spawner-protocol.ts";
 
@@ -73,11 +73,7 @@ export async function startPty(
   channel: RequestChannel,
 ): Promise<RunningRequest> {
   const { id } = request;
-  let confined: ConfinedCommand | undefined;
-  if (request.confine) {
-    const { confineInSpawner } = await import("./spawner-confine.ts");
-    confined = await confineInSpawner(request.script, request.confine, signal);
-  }
+  const confined = await confineWhenAsked(request.script, request.confine, signal);
   let pty: IPty;
   try {
     if (signal.aborted) throw abortedBeforeStart();
