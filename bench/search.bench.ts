@@ -12,6 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Engine, type Envelope } from "../src/main/engine/index.ts";
+import { bareWalk } from "./lib/bare-walk.mjs";
 import { ensureModulesCopy, MODULES_COPY } from "./lib/modules-copy.ts";
 import { compare, heading, median, skipped } from "./lib/report.ts";
 
@@ -301,6 +302,8 @@ const globCases: {
   find: string[];
   fd: string[];
   wholeTree: boolean;
+  /** For a whole-tree pattern: the names it keeps, for the bare walk (the floor). */
+  keep?: (name: string) => boolean;
 }[] = [
   {
     what: `"**/*.ts" over the whole tree`,
@@ -308,6 +311,7 @@ const globCases: {
     find: [".", ...notGit, "-type", "f", "-name", "*.ts"],
     fd: ["--type", "f", "--hidden", "--no-ignore-parent", "--exclude", ".git", "--glob", "*.ts"],
     wholeTree: true,
+    keep: (name) => name.endsWith(".ts"),
   },
   {
     what: `"**/*" over the whole tree`,
@@ -315,6 +319,7 @@ const globCases: {
     find: [".", ...notGit, "-type", "f"],
     fd: ["--type", "f", "--hidden", "--no-ignore-parent", "--exclude", ".git"],
     wholeTree: true,
+    keep: () => true,
   },
   {
     what: `"**/*.ts" with limit 50 (the newest 50)`,
@@ -332,6 +337,45 @@ const globCases: {
   },
 ];
 const FD_GOAL = { text: "≤ 1.5× fd", factor: 1.5 };
+
+/**
+ * The floor under glob in process: the bare walk of bench/lib/bare-walk.mjs on this thread, with
+ * the stats and sort, and without them. They walk what find walks (ignored folders too).
+ */
+function floors(root: string, keep: (name: string) => boolean): Contender[] {
+  return [
+    { label: "bare walk + stat + sort", once: () => bareWalk(root, keep).length },
+    { label: "bare walk alone", once: () => bareWalk(root, keep, false).length },
+  ];
+}
+
+/**
+ * Ours against the floors, and the floors against find: how far the goal lies from what Node
+ * costs. The last line divides the floor by the cores: the best any split of that work could do.
+ */
+function reportFloors(
+  what: string,
+  mine: { ms: number; results: number },
+  find: { ms: number; results: number },
+  [withStat, walkOnly]: { ms: number; results: number }[],
+): void {
+  const cores = os.availableParallelism();
+  const findLine = { label: `find (${find.results})`, value: find.ms };
+  const floor = { label: `bare walk + stat + sort (${withStat!.results})`, value: withStat!.ms };
+  compare({ what, ours: { label: `ours (${mine.results})`, value: mine.ms }, theirs: floor });
+  compare({ what: `${what}, the floor`, ours: floor, theirs: findLine });
+  compare({
+    what: `${what}, the floor without stats`,
+    ours: { label: `bare walk alone (${walkOnly!.results})`, value: walkOnly!.ms },
+    theirs: findLine,
+  });
+  compare({
+    what: `${what}, the floor split perfectly over this machine's ${cores} cores`,
+    ours: { label: `bare walk + stat + sort ÷ ${cores}`, value: withStat!.ms / cores },
+    theirs: findLine,
+  });
+}
+
 for (const g of globCases) {
   const find = [...g.find, "-print"];
   // What glob does, done with find: every file's modification time, then newest first.
@@ -341,12 +385,17 @@ for (const g of globCases) {
     command("find", "find", find),
     command("find -printf %T@ | sort", "sh", ["-c", findSorted]),
   ];
+  const bare = g.keep ? floors(tree, g.keep) : [];
+  contenders.push(...bare);
   if (fd.cmd) contenders.push(command("fd", fd.cmd, g.fd));
-  const [mine, plain, sorted, fdRun] = await race(contenders);
+  const [mine, plain, sorted, ...rest] = await race(contenders);
+  const floorRuns = rest.splice(0, bare.length);
+  const fdRun = rest[0];
   report(g.what, mine!, "find", plain!, { text: "faster than find", factor: 1 });
   report(g.what, mine!, "find -printf mtime | sort", sorted!);
   if (fdRun) report(g.what, mine!, "fd", fdRun, g.wholeTree ? FD_GOAL : undefined);
   else skipped(`${g.what} vs fd`, fd.why ?? "fd is missing");
+  if (floorRuns.length > 0) reportFloors(g.what, mine!, plain!, floorRuns);
 }
 
 // ---- glob on a copy of node_modules --------------------------------------------------------
@@ -369,6 +418,7 @@ if ("why" in copy) {
   const inProcess = [
     ours("glob", { pattern: "**/*.js" }, modulesSession),
     command("find", "find", findJs, MODULES_COPY),
+    ...floors(MODULES_COPY, (name) => name.endsWith(".js")),
   ];
   if (fd.cmd)
     inProcess.push(
@@ -379,8 +429,9 @@ if ("why" in copy) {
         MODULES_COPY,
       ),
     );
-  const [mine, findRun, fdRun] = await race(inProcess);
+  const [mine, findRun, withStat, walkOnly, fdRun] = await race(inProcess);
   report("in process", mine!, "find", findRun!, { text: "faster than find", factor: 1 });
+  reportFloors("in process", mine!, findRun!, [withStat!, walkOnly!]);
   if (fdRun) report("in process", mine!, "fd", fdRun, FD_GOAL);
   else skipped("in process vs fd", fd.why ?? "fd is missing");
 

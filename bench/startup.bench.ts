@@ -138,10 +138,17 @@ if ("why" in copy) {
     "--root",
     MODULES_COPY,
   ]);
-  const [glob, find, bareAgain] = race(
-    [globJs, findJs, { label: "node -e 0", argv: [node, "-e", "0"], cwd: ws, env }],
+  // The floor: a plain Node process doing only glob's walk, stats and sort (bench/lib/bare-walk.mjs).
+  const floorJs: Contender = {
+    label: "bare Node walk + stat + sort",
+    argv: [node, path.join(ROOT, "bench", "lib", "bare-walk.mjs"), ".", ".js"],
+    cwd: MODULES_COPY,
+    env,
+  };
+  const [glob, find, bareAgain, floor] = race(
+    [globJs, findJs, { label: "node -e 0", argv: [node, "-e", "0"], cwd: ws, env }, floorJs],
     7,
-  ) as [number, number, number];
+  ) as [number, number, number, number];
   heading(`lathe call glob '**/*.js' on a copy of node_modules (${copy.files} files; median of 7 rounds)`);
   compare({
     what: "`lathe call glob '**/*.js'`, whole process",
@@ -154,6 +161,18 @@ if ("why" in copy) {
     what: "`lathe call glob '**/*.js'`, whole process",
     ours: { label: "lathe call glob", value: glob },
     theirs: { label: "node -e 0", value: bareAgain },
+  });
+  compare({
+    what: "`lathe call glob '**/*.js'`, whole process",
+    ours: { label: "lathe call glob", value: glob },
+    theirs: { label: floorJs.label, value: floor },
+  });
+  // Where the goal lies against what Node itself costs: when even the bare walk is over 2× find,
+  // no Node process can meet the goal on this machine, whatever Lathe does.
+  compare({
+    what: "the floor: a Node process that only walks, stats and sorts (no .gitignore, no engine)",
+    ours: { label: floorJs.label, value: floor },
+    theirs: { label: "find", value: find },
   });
 }
 
