@@ -89,7 +89,7 @@ const lathe = (label: string, args: string[], e = env): Contender => ({
 });
 const READ = ["call", "read", '{"path":"small.txt"}'];
 
-const [bare, version, tools, read, versionInstalled, toolsInstalled, readInstalled] = race([
+const [bare, version, tools, read, versionInstalled, toolsInstalled, readInstalled, loadOnly] = race([
   { label: "node -e 0", argv: [node, "-e", "0"], cwd: ws, env },
   lathe("lathe --version", ["--version"]),
   lathe("lathe tools", ["tools"]),
@@ -97,7 +97,9 @@ const [bare, version, tools, read, versionInstalled, toolsInstalled, readInstall
   lathe("lathe --version (installed)", ["--version"], installed),
   lathe("lathe tools (installed)", ["tools"], installed),
   lathe("lathe call read (installed)", READ, installed),
-]) as [number, number, number, number, number, number, number];
+  // A floor: only loading the code those two commands load (bench/lib/load-only.mjs).
+  { label: "load-only", argv: [node, path.join(ROOT, "bench", "lib", "load-only.mjs")], cwd: ws, env },
+]) as [number, number, number, number, number, number, number, number];
 
 heading(`Whole processes against a bare node (median of ${ROUNDS} interleaved rounds)`);
 const BARE = { label: "node -e 0", value: bare };
@@ -118,6 +120,12 @@ const goal = (what: string, ms: number, factor: number, installedMs: number): vo
 goal("lathe --version", version, 1.5, versionInstalled);
 goal("lathe tools", tools, 2, toolsInstalled);
 goal("lathe call read (a small file)", read, 2.5, readInstalled);
+// How much of those commands is only loading their code, which no change to what they do can save.
+compare({
+  what: "the floor: a process that only loads the code `lathe tools` and `lathe call read` load, and runs none of it",
+  ours: { label: "entry + engine chunk loaded", value: loadOnly },
+  theirs: BARE,
+});
 
 // ---- glob on a copy of node_modules ----------------------------------------------------------
 
