@@ -478,8 +478,10 @@ describe("sessions", () => {
     const again: RunEvent[] = [];
     replaySession(h.engine, result.sessionId, (e) => again.push(e));
 
-    // The same events; text deltas may come back joined into fewer, larger pieces.
-    expect(replayed.length).toBeLessThan(events.length);
+    // The same events; text deltas may come back joined into fewer, larger pieces. How many are
+    // joined depends on when the writer's flush timer fires (on a loaded machine, between two
+    // deltas): conversation-writer.test.ts checks the joining itself, on a timer it controls.
+    expect(replayed.length).toBeLessThanOrEqual(events.length);
     expect(mergeDeltas(replayed)).toEqual(mergeDeltas(events));
     expect(again).toEqual(replayed);
     expect(started).toEqual([]);
