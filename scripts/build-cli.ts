@@ -170,6 +170,8 @@ function builtinCatalog(): RolldownPlugin {
 }
 
 const ENGINE_DOOR = path.join(ROOT, "src/main/engine/index.ts");
+const ZOD = /[\\/]node_modules[\\/]zod[\\/]/;
+const PARTIAL_FILE = path.join(ROOT, "src/main/engine/session/partial-file.ts");
 
 /**
  * Which modules go into the one `engine` chunk: everything the engine's door (index.ts) imports
@@ -255,9 +257,10 @@ export async function buildCli(
       codeSplitting: {
         groups: [
           { name: "engine", test: engine.has, includeDependenciesRecursively: false },
-          // zod is loaded by the engine and by the spawner's child (its protocol) alike, so it
-          // cannot sit in the engine chunk: in a chunk of its own, named for what it holds.
-          { name: "zod", test: /[\\/]node_modules[\\/]zod[\\/]/ },
+          // What the engine and the spawner's child both load cannot sit in the engine chunk:
+          // zod (their protocol) and the sidecar files' naming (partial-file.ts, for the pty
+          // output the spawner writes), together in one chunk, so a start loads one file for them.
+          { name: "shared", test: (id) => ZOD.test(id) || path.resolve(id) === PARTIAL_FILE },
         ],
       },
     },

@@ -4,10 +4,8 @@ import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { ToolRuntime } from "../tools/contract.ts";
 import type { ShellRunRequirement } from "../tools/requirement-set.ts";
 import { OUTPUT_LIMITS, selfTruncated, type SelfTruncated } from "../tools/truncation.ts";
-import { CappedOutput } from "./capped-output.ts";
-import { undoneNotice } from "../sandbox/process-sandbox.ts";
 import { defineBuiltin } from "./define-builtin.ts";
-import { runInPty, type PtyProcess } from "./pty-runner.ts";
+import { runInPty } from "./pty-runner.ts";
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 const MAX_TIMEOUT_MS = 600_000;
@@ -118,32 +116,21 @@ export const bashTool = defineBuiltin({
     const confine = runtime.sandbox.status.active
       ? await runtime.sandbox.confinement({ pty: true })
       : undefined;
-    let proc: PtyProcess | undefined;
-    const output = new CappedOutput({
+    // The spawner writes the output: the head comes back, the rest goes straight to this file
+    // (made only when the output passes the cap), so it never passes through this process.
+    const output = {
       maxBytes: OUTPUT_LIMITS.bashBytes,
-      openSidecar: () => runtime.session.newSidecarPath("bash"),
-      pause: () => proc?.pause(),
-      resume: () => proc?.resume(),
+      sidecarPath: await runtime.session.newSidecarPath("bash"),
+      root: runtime.root,
+    };
+    const proc = await runInPty({
+      command: args.command,
+      cwd,
+      signal: runtime.signal,
+      output,
+      ...(confine ? { confine } : {}),
     });
-    let exitCode: number;
-    let removed: string[];
-    try {
-      proc = await runInPty({
-        command: args.command,
-        cwd,
-        signal: runtime.signal,
-        onData: (chunk) => output.write(chunk),
-        ...(confine ? { confine } : {}),
-      });
-      ({ exitCode, removed } = await proc.exited);
-      runtime.signal.throwIfAborted();
-    } catch (err) {
-      output.discard();
-      throw err;
-    }
-    const notice = undoneNotice(runtime.root, removed);
-    if (notice) output.write(Buffer.from(notice));
-    const captured = await output.finish();
+    const { exitCode, output: captured } = await proc.exited;
     const data: BashData = { output: captured.text, exit_code: exitCode };
     return captured.sidecarPath === undefined ? data : selfTruncated(data, captured.sidecarPath);
   },

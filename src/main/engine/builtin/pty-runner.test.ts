@@ -1,9 +1,10 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { sleepers, sleepMarker } from "../../../../test/support/sleep-markers.ts";
 import { runInPty } from "./pty-runner.ts";
 
 let dir: string;
@@ -14,57 +15,53 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/** Run a command; its output past `maxBytes` (1 MiB unless said) comes back from the sidecar file. */
 async function run(
   command: string,
-  options: { pauseAtStartMs?: number; signal?: AbortSignal } = {},
-): Promise<{ output: Buffer; exitCode: number }> {
-  const chunks: Buffer[] = [];
+  options: { maxBytes?: number; signal?: AbortSignal } = {},
+): Promise<{ text: string; sidecar?: Buffer; totalBytes: number; exitCode: number }> {
   const proc = await runInPty({
     command,
     cwd: dir,
     signal: options.signal ?? new AbortController().signal,
-    onData: (chunk) => chunks.push(chunk),
+    output: { maxBytes: options.maxBytes ?? 1 << 20, sidecarPath: path.join(dir, "sidecar.txt"), root: dir },
   });
-  if (options.pauseAtStartMs !== undefined) {
-    proc.pause();
-    setTimeout(() => proc.resume(), options.pauseAtStartMs);
-  }
-  const { exitCode } = await proc.exited;
-  return { output: Buffer.concat(chunks), exitCode };
+  const { exitCode, output } = await proc.exited;
+  const sidecar = output.sidecarPath === undefined ? undefined : await readFile(output.sidecarPath);
+  return { text: output.text, totalBytes: output.totalBytes, exitCode, ...(sidecar ? { sidecar } : {}) };
 }
 
 describe("runInPty", () => {
   it("delivers raw bytes with \\n newlines and the exit code", async () => {
-    const { output, exitCode } = await run("printf 'a\\nb\\xff\\n'; exit 9");
-    expect(output).toEqual(Buffer.from([0x61, 0x0a, 0x62, 0xff, 0x0a]));
+    // Past a one-byte cap, every byte goes to the sidecar as the terminal gave it.
+    const { sidecar, totalBytes, exitCode } = await run("printf 'a\\nb\\xff\\n'; exit 9", { maxBytes: 1 });
+    expect(sidecar).toEqual(Buffer.from([0x61, 0x0a, 0x62, 0xff, 0x0a]));
+    expect(totalBytes).toBe(5);
     expect(exitCode).toBe(9);
   });
 
-  it.each([
-    ["printf x; exit 3", "x", 3],
-    ["head -c 6000 /dev/zero | tr '\\0' q; exit 4", "q".repeat(6000), 4],
-  ])(
-    "loses nothing when the reader is paused past the exit of `%s` (node-pty drops unread output 200 ms after exit)",
-    async (command, want, code) => {
-      const { output, exitCode } = await run(command, { pauseAtStartMs: 600 });
-      expect(output.toString()).toBe(want);
-      expect(exitCode).toBe(code);
-    },
-  );
+  it("returns output within the cap as text, and makes no sidecar", async () => {
+    const { text, sidecar } = await run("echo hello; echo there >&2");
+    expect(text).toBe("hello\nthere\n");
+    expect(sidecar).toBeUndefined();
+    expect(existsSync(path.join(dir, "sidecar.txt"))).toBe(false);
+  });
 
   it("refuses to start when the signal is already aborted", async () => {
     const controller = new AbortController();
     controller.abort(new Error("stopped before start"));
-    await expect(
-      runInPty({ command: "touch started", cwd: dir, signal: controller.signal, onData: () => undefined }),
-    ).rejects.toThrow("stopped before start");
+    await expect(run("touch started", { signal: controller.signal })).rejects.toThrow("stopped before start");
+    expect(existsSync(path.join(dir, "started"))).toBe(false);
   });
 
-  it("settles with 128 + SIGTERM when aborted", async () => {
+  it("stops the command's process group when aborted, and rejects with the reason", async () => {
     const controller = new AbortController();
-    const result = run("sleep 100", { signal: controller.signal });
-    setTimeout(() => controller.abort(), 100);
-    expect((await result).exitCode).toBe(128 + 15);
+    const marker = sleepMarker();
+    const result = run(`sleep ${marker} & sleep ${marker}`, { signal: controller.signal });
+    await vi.waitFor(() => expect(sleepers(marker)).toHaveLength(2), { timeout: 10_000 });
+    controller.abort(new Error("stopped by the test"));
+    await expect(result).rejects.toThrow("stopped by the test");
+    await vi.waitFor(() => expect(sleepers(marker)).toEqual([]), { timeout: 10_000 });
   });
 });
 
@@ -100,9 +97,9 @@ describe("the environment bash starts with", () => {
     await rm(path.join(dir, "function-ran"));
 
     Object.assign(process.env, steering);
-    const { output } = await run("ls >/dev/null; cd etc 2>/dev/null && echo went-to-slash-etc; echo done");
-    expect(output.toString()).toContain("done");
-    expect(output.toString()).not.toContain("went-to-slash-etc");
+    const { text } = await run("ls >/dev/null; cd etc 2>/dev/null && echo went-to-slash-etc; echo done");
+    expect(text).toContain("done");
+    expect(text).not.toContain("went-to-slash-etc");
     expect(existsSync(path.join(dir, "sourced"))).toBe(false);
     expect(existsSync(path.join(dir, "function-ran"))).toBe(false);
   });

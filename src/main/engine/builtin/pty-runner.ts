@@ -14,16 +14,20 @@ interface PtyCommand {
   cwd: string;
   /** Aborting kills the command's whole process group. */
   signal: AbortSignal;
-  /** Called with every chunk of raw output (stdout and stderr combined, as the terminal gives them). */
-  onData(chunk: Buffer): void;
+  /**
+   * Where its output (stdout and stderr combined, as the terminal gives them) goes: the first
+   * `maxBytes` come back as text; past that every byte goes to `sidecarPath` (see
+   * spawner/capped-output.ts). `root` is the workspace, against which the notice of removed
+   * protected files (appended to the output) names them.
+   */
+  output: { maxBytes: number; sidecarPath: string; root: string };
 }
 
 /**
  * A command running on its own pseudo-terminal, in its own session and process group. `exited`
- * settles once it has exited and every byte it wrote has been delivered, with its exit code
- * (128 + the signal number when a signal killed it) and the protected files it created, which
- * have been removed. `pause` stops reading its output for a while (backpressure; output is never
- * lost to it, see spawner-pty.ts).
+ * settles once it has exited and every byte it wrote has been captured, with its exit code
+ * (128 + the signal number when a signal killed it), the protected files it created (which have
+ * been removed) and its output.
  */
 export type PtyProcess = RemotePty;
 
@@ -71,11 +75,11 @@ function commandEnv(): Record<string, string> {
 
 /**
  * Run one command line under bash on a fresh pseudo-terminal (resolves once it has started),
- * started by the process spawner (spawner/), never by this process. Output arrives through
- * `onData`; `exited` settles after the last byte. When the command ends, or the signal aborts,
- * its whole process group is stopped, so no background job outlives the call. Throws a
- * SandboxError when the sandbox cannot wrap it (it did not run), a SpawnerError when the
- * spawner stopped.
+ * started by the process spawner (spawner/), never by this process, which also writes its output
+ * where `output` says: the bulk of it never passes through this process. `exited` settles after
+ * the last byte. When the command ends, or the signal aborts, its whole process group is stopped,
+ * so no background job outlives the call. Throws a SandboxError when the sandbox cannot wrap it
+ * (it did not run), a SpawnerError when the spawner stopped.
  */
 export async function runInPty(options: PtyCommand): Promise<PtyProcess> {
   options.signal.throwIfAborted();
@@ -87,7 +91,8 @@ export async function runInPty(options: PtyCommand): Promise<PtyProcess> {
       cwd: options.cwd,
       env: { ...commandEnv(), ...options.confine?.env },
       ...(options.confine ? { confine: options.confine.spec } : {}),
+      output: options.output,
     },
-    { signal: options.signal, onData: options.onData },
+    options.signal,
   );
 }

@@ -111,7 +111,7 @@ describe("when the spawner dies or cannot start", () => {
         command: `touch .gitmodules; sleep ${sleep}`,
         cwd: ws.root,
         signal: new AbortController().signal,
-        onData: () => undefined,
+        output: { maxBytes: 1024, sidecarPath: path.join(ws.latheHome, "sidecar.txt"), root: ws.root },
         confine: {
           spec: {
             writable: [ws.root],
@@ -187,10 +187,10 @@ describe("the spawner does not keep the host alive", () => {
       const script = `
       const { runInPty } = await import(${JSON.stringify(pty)});
       const { processSpawner } = await import(${JSON.stringify(spawner)});
-      const chunks = [];
-      const proc = await runInPty({ command: "echo from-pty", cwd: process.cwd(), signal: new AbortController().signal, onData: (c) => chunks.push(c) });
-      await proc.exited;
-      console.log(JSON.stringify({ output: Buffer.concat(chunks).toString(), spawner: processSpawner().pid }));
+      const output = { maxBytes: 1024, sidecarPath: "/nonexistent/sidecar.txt", root: process.cwd() };
+      const proc = await runInPty({ command: "echo from-pty", cwd: process.cwd(), signal: new AbortController().signal, output });
+      const { output: captured } = await proc.exited;
+      console.log(JSON.stringify({ output: captured.text, spawner: processSpawner().pid }));
     `;
       const cwd = await realpath(ws.root);
       // The timeout only stops a host that hangs, which is the failure this test exists to catch.

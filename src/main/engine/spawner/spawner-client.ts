@@ -1,7 +1,9 @@
 import type { ChildProcess } from "node:child_process";
+import { rm } from "node:fs/promises";
 import { SandboxError } from "../errors/sandbox-error.ts";
 import { SpawnerError } from "../errors/spawner-error.ts";
 import { heldPaths, undoCreated } from "../sandbox/held-paths.ts";
+import type { CapturedOutput } from "./capped-output.ts";
 import {
   protocolSchemas,
   type ExecEnd,
@@ -19,15 +21,18 @@ export interface RemoteExit {
   exitCode: number;
   /** Protected files the command created, which have been removed. */
   removed: string[];
+  /** Its output: the head, and past the cap the sidecar file holding every byte. */
+  output: CapturedOutput;
 }
 
 /** A command running on a pty in the spawner. */
 export interface RemotePty {
   readonly pid: number;
-  /** Settles once the command has exited and every byte it wrote has been delivered. */
+  /**
+   * Settles once the command has exited and every byte it wrote has been captured; rejects when
+   * the sidecar could not be written in full, or with the abort reason once aborted.
+   */
   readonly exited: Promise<RemoteExit>;
-  pause(): void;
-  resume(): void;
 }
 
 /** How an exec'd program ended, and what it wrote (cut at the request's cap). */
@@ -67,6 +72,13 @@ function lostError(why: string, started: boolean, startedUp: boolean): SpawnerEr
 
 /** Starts the spawner process (tests inject one that fails). */
 export type SpawnerFork = () => ChildProcess;
+
+/** The error for a pty exit without its output. */
+function missingOutput(error: string | undefined, signal: AbortSignal): unknown {
+  if (signal.aborted) return abortReason(signal);
+  if (error !== undefined) return new Error(error);
+  return new SpawnerError("the process spawner sent a command's exit without its output");
+}
 
 function bytes(chunk: Uint8Array): Buffer {
   return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
@@ -145,14 +157,10 @@ export class SpawnerClient {
 
   /**
    * Run `script` under bash on a fresh pty in the spawner (inside the OS sandbox with
-   * `confine`). Resolves once it has started; output arrives through `onData`. Aborting
-   * `signal` stops its whole process group.
+   * `confine`), which captures its output as `request.output` says. Resolves once it has
+   * started. Aborting `signal` stops its whole process group.
    */
-  pty(
-    request: Omit<PtyRequest, "type" | "id">,
-    options: { signal: AbortSignal; onData(chunk: Buffer): void },
-  ): Promise<RemotePty> {
-    const { signal } = options;
+  pty(request: Omit<PtyRequest, "type" | "id">, signal: AbortSignal): Promise<RemotePty> {
     const watched = watchedFiles(request.confine);
     return new Promise<RemotePty>((resolve, reject) => {
       let resolveExit: (exit: RemoteExit) => void = () => undefined;
@@ -163,26 +171,33 @@ export class SpawnerClient {
       });
       // Awaited by the caller once it has the process; never left unhandled before that.
       exited.catch(() => undefined);
-      const id = this.request(
+      this.request(
         { ...request, type: "pty" },
         signal,
         (event, done) => {
           switch (event.type) {
             case "started":
-              resolve({
-                pid: event.pid,
-                exited,
-                pause: () => this.steer(id, "pause"),
-                resume: () => this.steer(id, "resume"),
+              resolve({ pid: event.pid, exited });
+              return;
+            case "exit": {
+              done();
+              const output = event.output;
+              // Aborted once it had exited: the call's output is not wanted, its sidecar neither.
+              if (signal.aborted && output !== undefined && "sidecarPath" in output && output.sidecarPath) {
+                void rm(output.sidecarPath, { force: true }).catch(() => undefined);
+              }
+              if (output === undefined || "error" in output || signal.aborted) {
+                rejectExit(missingOutput(output && "error" in output ? output.error : undefined, signal));
+                return;
+              }
+              const { text, sidecarPath, totalBytes } = output;
+              resolveExit({
+                exitCode: event.exitCode,
+                removed: event.removed,
+                output: { text, totalBytes, ...(sidecarPath === undefined ? {} : { sidecarPath }) },
               });
               return;
-            case "data":
-              options.onData(bytes(event.chunk));
-              return;
-            case "exit":
-              done();
-              resolveExit({ exitCode: event.exitCode, removed: event.removed });
-              return;
+            }
             case "failed":
               done();
               reject(failureError(event.failure, signal));
@@ -303,7 +318,7 @@ export class SpawnerClient {
     return id;
   }
 
-  private steer(id: number, type: "abort" | "pause" | "resume"): void {
+  private steer(id: number, type: "abort"): void {
     const child = this.child;
     if (child && this.pending.has(id)) this.post(child, { type, id });
   }

@@ -73,8 +73,6 @@ export async function startExec(
   child.stdin?.end();
   if (child.pid !== undefined) channel.send({ type: "started", id, pid: child.pid });
   return {
-    pause: () => undefined,
-    resume: () => undefined,
     kill() {
       if (child.pid === undefined) return;
       if (confined) killSandboxTree(child.pid);

@@ -36,18 +36,16 @@ interface Request {
 const requests = new Map<number, Request>();
 const wraps = new Map<number, ConfinedCommand>();
 
-function send(event: SpawnerEvent, sent?: () => void): void {
+function send(event: SpawnerEvent): void {
   if (!process.connected) return;
-  process.send?.(event, undefined, {}, (err: Error | null) => {
-    // Not sent only when the host has gone, and then this process is on its way out.
-    if (!err) sent?.();
-  });
+  // A failed send means the host has gone, and then this process is on its way out.
+  process.send?.(event, undefined, {}, () => undefined);
 }
 
 const channel: RequestChannel = {
-  send(event, sent) {
+  send(event) {
     if (event.type === "exit" || event.type === "exec-done") requests.delete(event.id);
-    send(event, sent);
+    send(event);
   },
 };
 
@@ -119,12 +117,6 @@ function handle(message: unknown): void {
       return;
     case "abort":
       requests.get(request.id)?.controller.abort(new Error("aborted by the host"));
-      return;
-    case "pause":
-      requests.get(request.id)?.running?.pause();
-      return;
-    case "resume":
-      requests.get(request.id)?.running?.resume();
       return;
     case "release":
       wraps.get(request.id)?.release();

@@ -1,6 +1,8 @@
 // Every message between the host and its process spawner (spawner-main.ts), both directions.
-// The channel is Node's IPC with "advanced" serialization, so output travels as bytes. The
-// schemas are built on first use (a few milliseconds that a start running no command never pays).
+// The channel is Node's IPC with "advanced" serialization, so output travels as bytes. A pty
+// command's output does not travel at all: the spawner writes it to the sidecar file itself and
+// sends back its head. The schemas are built on first use (a few milliseconds that a start
+// running no command never pays).
 import { z } from "zod";
 
 function build() {
@@ -26,6 +28,14 @@ function build() {
     cwd: z.string(),
     env: Env,
     confine: Confinement.optional(),
+    /** Where the output goes (see capped-output.ts): kept up to `maxBytes`, all of it in `sidecarPath` past that. */
+    output: z.strictObject({
+      maxBytes: z.number().int().nonnegative(),
+      /** A fresh file in the session's sidecar folder, created only when the output passes `maxBytes`. */
+      sidecarPath: z.string(),
+      /** The workspace root, against which the notice of removed protected files names them. */
+      root: z.string(),
+    }),
   });
 
   /** Run a program without a shell, collecting its output (see bridge-shell.ts). */
@@ -57,8 +67,6 @@ function build() {
     ExecRequest,
     WrapRequest,
     z.strictObject({ type: z.literal("abort"), id: z.number().int() }),
-    z.strictObject({ type: z.literal("pause"), id: z.number().int() }),
-    z.strictObject({ type: z.literal("resume"), id: z.number().int() }),
     /** A wrapped command's process has ended: release what its wrap holds (no reply). */
     z.strictObject({ type: z.literal("release"), id: z.number().int() }),
     /** Load node-pty and the sandbox library now, before the first command needs them. */
@@ -95,13 +103,26 @@ function build() {
     z.strictObject({ type: z.literal("ready"), pid: z.number().int() }),
     /** The process of request `id` has started (so its outcome is unknown if the spawner dies). */
     z.strictObject({ type: z.literal("started"), id: z.number().int(), pid: z.number().int() }),
-    z.strictObject({ type: z.literal("data"), id: z.number().int(), chunk: Bytes }),
     z.strictObject({
       type: z.literal("exit"),
       id: z.number().int(),
       exitCode: z.number().int(),
       /** Protected files the process created, which have been removed. */
       removed: z.array(z.string()),
+      /**
+       * The output (its head, and the sidecar holding all of it past the cap), or why the sidecar
+       * could not be written in full; none when the request was aborted (the sidecar is removed).
+       */
+      output: z
+        .union([
+          z.strictObject({
+            text: z.string(),
+            sidecarPath: z.string().optional(),
+            totalBytes: z.number().int().nonnegative(),
+          }),
+          z.strictObject({ error: z.string() }),
+        ])
+        .optional(),
     }),
     z.strictObject({
       type: z.literal("exec-done"),

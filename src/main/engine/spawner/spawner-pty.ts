@@ -1,9 +1,13 @@
 // A command on a fresh pseudo-terminal, as the spawner runs it for the host's runInPty
 // (builtin/pty-runner.ts): bash in its own session and process group, optionally inside the OS
-// sandbox, its output streamed to the host with backpressure both ways.
+// sandbox, its output written here, straight to the sidecar file past the cap (with
+// backpressure), and only its head sent to the host: the host never holds the bulk of it, and it
+// crosses no channel.
 import type { IPty } from "node-pty";
+import { undoneNotice } from "../sandbox/process-sandbox.ts";
 import { killSandboxTree } from "../sandbox/kill-sandbox-tree.ts";
 import { signalProcess } from "../sandbox/signal-process.ts";
+import { CappedOutput } from "./capped-output.ts";
 import { confineWhenAsked } from "./confine-when-asked.ts";
 import { abortedBeforeStart } from "./spawner-failure.ts";
 import type { PtyRequest, SpawnerEvent } from "./spawner-protocol.ts";
@@ -19,31 +23,22 @@ const KILL_GRACE_MS = 1000;
  * (no more than the terminal's buffers hold: nothing new can be written after the hang-up).
  */
 const EXIT_POLL_MS = 20;
-/** Output sent to the host but not yet written into the channel past which reading pauses. */
-const CHANNEL_HIGH_BYTES = 1024 * 1024;
-/**
- * Output is gathered for up to BATCH_MS, or until there is BATCH_BYTES of it, into one message to
- * the host: fewer, larger messages took the IPC hop's throughput from ~78 to ~100 MB/s here (the
- * host reading the pty itself: ~120). The exit sends what is left at once.
- */
-const BATCH_BYTES = 1024 * 1024;
-const BATCH_MS = 2;
 /** End-of-file for programs that open the terminal itself (/dev/tty) to ask for input. */
 const EOF_CHAR = "\x04";
 
 /** How the spawner talks back about one request. */
 export interface RequestChannel {
-  /** Send an event; `sent` runs once it is written into the channel. */
-  send(event: SpawnerEvent, sent?: () => void): void;
+  send(event: SpawnerEvent): void;
 }
 
 /** A running request, as the spawner's dispatcher steers it. */
 export interface RunningRequest {
-  pause(): void;
-  resume(): void;
   /** The host is gone: end everything it started now, without grace. */
   kill(): void;
 }
+
+/** Hands over the sidecar's path when the output first passes the cap (tests slow it down). */
+export type SidecarOpener = (file: string) => Promise<string>;
 
 /** Signal a whole process group; false when none of its processes is left to signal. */
 const signalGroup = (pgid: number, signal: NodeJS.Signals | 0): boolean => signalProcess(-pgid, signal);
@@ -63,14 +58,15 @@ function killGroup(pgid: number): void {
 
 /**
  * Start one pty request: wrap it when it is to be confined, spawn bash on a fresh terminal, and
- * stream its output to the host (`data` events, then one `exit` after the last byte). Aborting
- * `signal` stops its whole process group (and its sandbox). Throws RequestFailure when the
- * sandbox cannot wrap it, or when aborted first.
+ * capture its output (see CappedOutput), then send one `exit` with the head after the last byte.
+ * Aborting `signal` stops its whole process group (and its sandbox) and drops the sidecar.
+ * Throws RequestFailure when the sandbox cannot wrap it, or when aborted first.
  */
 export async function startPty(
   request: PtyRequest,
   signal: AbortSignal,
   channel: RequestChannel,
+  openSidecar: SidecarOpener = async (file) => file,
 ): Promise<RunningRequest> {
   const { id } = request;
   const confined = await confineWhenAsked(request.script, request.confine, signal);
@@ -96,10 +92,8 @@ export async function startPty(
   // In the sandbox the command has no controlling terminal to open, so there is nobody to tell.
   if (!confined) pty.write(EOF_CHAR);
 
-  // Backpressure: reading stops while the host asks (its consumer is full) or while too much
-  // output waits to go into the channel, but never once bash has exited.
-  let hostPaused = false;
-  let inChannel = 0;
+  // Backpressure: reading stops while the sidecar cannot take more, but never once bash has exited.
+  let outputPaused = false;
   let paused = false;
   let drained = false;
   let exitWatch: NodeJS.Timeout | undefined;
@@ -109,7 +103,7 @@ export async function startPty(
     return drained;
   };
   function update(): void {
-    const want = !drained && (hostPaused || inChannel > CHANNEL_HIGH_BYTES);
+    const want = !drained && outputPaused;
     if (want === paused) return;
     if (want && drainIfExited()) return;
     paused = want;
@@ -128,55 +122,54 @@ export async function startPty(
     killGroup(pgid);
   };
   signal.addEventListener("abort", onAbort, { once: true });
-  // Output is sent in batches (see BATCH_MS).
-  let batch: Buffer[] = [];
-  let batchBytes = 0;
-  let flushTimer: NodeJS.Timeout | undefined;
-  const flush = (): void => {
-    clearTimeout(flushTimer);
-    flushTimer = undefined;
-    if (batchBytes === 0) return;
-    const chunk = batch.length === 1 ? (batch[0] as Buffer) : Buffer.concat(batch, batchBytes);
-    const bytes = batchBytes;
-    batch = [];
-    batchBytes = 0;
-    inChannel += bytes;
-    channel.send({ type: "data", id, chunk }, () => {
-      inChannel -= bytes;
+  const { maxBytes, sidecarPath, root } = request.output;
+  const output = new CappedOutput({
+    maxBytes,
+    openSidecar: () => openSidecar(sidecarPath),
+    pause: () => {
+      outputPaused = true;
       update();
-    });
-    update();
-  };
-  // With encoding null node-pty hands over Buffers; its typings only know strings.
-  const data = pty.onData((text) => {
-    const chunk = text as unknown as Buffer;
-    batch.push(chunk);
-    batchBytes += chunk.length;
-    if (batchBytes >= BATCH_BYTES) flush();
-    else flushTimer ??= setTimeout(flush, BATCH_MS);
+    },
+    resume: () => {
+      outputPaused = false;
+      update();
+    },
   });
+  // With encoding null node-pty hands over Buffers; its typings only know strings.
+  const data = pty.onData((text) => output.write(text as unknown as Buffer));
   const exit = pty.onExit(({ exitCode, signal: killedBy }) => {
     signal.removeEventListener("abort", onAbort);
     clearInterval(exitWatch);
     data.dispose();
     exit.dispose();
     killGroup(pgid);
-    flush();
     const removed = confined?.release() ?? [];
-    channel.send({ type: "exit", id, exitCode: killedBy ? 128 + killedBy : exitCode, removed });
+    const code = killedBy ? 128 + killedBy : exitCode;
+    if (signal.aborted) {
+      output.discard();
+      channel.send({ type: "exit", id, exitCode: code, removed });
+      return;
+    }
+    const notice = undoneNotice(root, removed);
+    if (notice) output.write(Buffer.from(notice));
+    void output.finish().then(
+      (captured) => channel.send({ type: "exit", id, exitCode: code, removed, output: captured }),
+      (err: unknown) =>
+        channel.send({
+          type: "exit",
+          id,
+          exitCode: code,
+          removed,
+          output: { error: err instanceof Error ? err.message : String(err) },
+        }),
+    );
   });
   return {
-    pause() {
-      hostPaused = true;
-      update();
-    },
-    resume() {
-      hostPaused = false;
-      update();
-    },
     kill() {
       if (confined) killSandboxTree(pgid);
       signalGroup(pgid, "SIGKILL");
+      // Now: the spawner exits next, and the sidecar it was writing is nobody's any more.
+      output.discard();
     },
   };
 }

@@ -1,4 +1,4 @@
-import { createWriteStream, type WriteStream } from "node:fs";
+import { createWriteStream, rmSync, type WriteStream } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import { partialPathOf } from "../session/partial-file.ts";
 
@@ -13,7 +13,7 @@ interface CappedOutputOptions {
   resume(): void;
 }
 
-interface CapturedOutput {
+export interface CapturedOutput {
   /** The whole output, or, past the cap, its head (cut on a whole line where possible). */
   text: string;
   /** Every byte of the output, when it passed the cap. */
@@ -94,10 +94,15 @@ export class CappedOutput {
     return { text, sidecarPath: this.sidecarPath, totalBytes: this.totalBytes };
   }
 
-  /** Give up (the call was aborted): close the sidecar without waiting for it, and remove it. */
+  /**
+   * Give up (the call was aborted, or the host has gone): close the sidecar without waiting for
+   * it, and remove it at once, before this process may exit (the spawner runs this).
+   */
   discard(): void {
     this.discarded = true;
     this.backlog = [];
+    // A stream still opening creates the file after the removal below: remove it again once closed.
+    this.stream?.once("close", () => this.removePartial());
     this.stream?.destroy();
     this.removePartial();
   }
@@ -105,8 +110,11 @@ export class CappedOutput {
   private removePartial(): void {
     const partial = this.partialPath;
     if (partial === undefined) return;
-    // A file left behind all the same is cleared when the session is next opened.
-    void rm(partial, { force: true }).catch(() => undefined);
+    try {
+      rmSync(partial, { force: true });
+    } catch {
+      // A file left behind all the same is cleared when the session is next opened.
+    }
   }
 
   private normalise(raw: Buffer): Buffer {

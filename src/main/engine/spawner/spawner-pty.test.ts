@@ -1,0 +1,72 @@
+import { mkdtemp, readFile, realpath, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ptyScript } from "../builtin/pty-runner.ts";
+import type { SpawnerEvent } from "./spawner-protocol.ts";
+import { startPty } from "./spawner-pty.ts";
+
+// The spawner's side of a pty command, run in this process: what it captures, and that a
+// sidecar slow to open (reading paused) loses nothing of a command that exits meanwhile.
+
+let dir: string;
+beforeEach(async () => {
+  dir = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-spawner-pty-")));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+type Exit = Extract<SpawnerEvent, { type: "exit" }>;
+
+/** Start `command` as the spawner would; resolves with its exit event. */
+async function exitOf(command: string, maxBytes: number, openDelayMs = 0): Promise<Exit> {
+  let exited: (event: Exit) => void = () => undefined;
+  const exit = new Promise<Exit>((resolve) => (exited = resolve));
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
+  await startPty(
+    {
+      type: "pty",
+      id: 1,
+      script: ptyScript(command),
+      cwd: dir,
+      env,
+      output: { maxBytes, sidecarPath: path.join(dir, "sidecar.txt"), root: dir },
+    },
+    new AbortController().signal,
+    { send: (event) => event.type === "exit" && exited(event) },
+    async (file) => {
+      await sleep(openDelayMs);
+      return file;
+    },
+  );
+  return exit;
+}
+
+describe("startPty", () => {
+  it.each([
+    ["printf xy; exit 3", "xy", 3],
+    ["head -c 6000 /dev/zero | tr '\\0' q; exit 4", "q".repeat(6000), 4],
+  ])(
+    "loses nothing of `%s` when the sidecar opens only after it exited (node-pty drops unread output 200 ms after exit)",
+    async (command, want, code) => {
+      // Past the one-byte cap, reading pauses until the sidecar is open: 600 ms, long after the exit.
+      const exit = await exitOf(command, 1, 600);
+      expect(exit.exitCode).toBe(code);
+      expect(exit.output).toEqual({
+        text: want.slice(0, 1),
+        sidecarPath: path.join(dir, "sidecar.txt"),
+        totalBytes: want.length,
+      });
+      expect(await readFile(path.join(dir, "sidecar.txt"), "utf8")).toBe(want);
+    },
+  );
+
+  it("sends the head within the cap as text, and makes no sidecar", async () => {
+    const exit = await exitOf("echo one; echo two", 1024);
+    expect(exit.output).toEqual({ text: "one\ntwo\n", totalBytes: 8 });
+  });
+});
