@@ -1,8 +1,16 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { sleepers, sleepMarker } from "../../../../test/support/sleep-markers.ts";
+import { processSpawner } from "../spawner/process-spawner.ts";
 import { runUserHook } from "./user-hook.ts";
+
+const LINUX = process.platform === "linux";
+if (!LINUX)
+  console.log(
+    "the process-group rows are skipped: they look for the hook's processes in /proc, which only Linux has",
+  );
 
 let dir: string;
 const input = () => ({ tool: "bash", args: { command: "ls" }, session_id: "s1", agent: "default", cwd: dir });
@@ -47,6 +55,46 @@ describe("runUserHook", () => {
     ],
   ])("treats %s", async (_name, command, expected) => {
     expect(await runUserHook(hook(command), input())).toEqual(expected);
+  });
+
+  it("runs in the process spawner, never forked from this process", async () => {
+    const verdict = await runUserHook(
+      hook(`echo $PPID > ${dir}/parent; echo '{"decision":"allow"}'`),
+      input(),
+    );
+    expect(verdict).toEqual({ decision: "allow" });
+    const parent = Number(await readFile(path.join(dir, "parent"), "utf8"));
+    expect(parent).toBe(processSpawner().pid);
+    expect(parent).not.toBe(process.pid);
+  });
+
+  it("refuses the call when the hook prints more than it may", async () => {
+    expect(await runUserHook(hook("yes"), input())).toEqual({
+      decision: "deny",
+      reason: expect.stringMatching(/printed more than 65536 bytes/),
+    });
+  });
+
+  it.skipIf(!LINUX)("ends everything the hook started when it times out", async () => {
+    const marker = sleepMarker();
+    const verdict = runUserHook(hook(`sleep ${marker} & sleep ${marker}`, 1_500), input());
+    // Positive control: the hook and what it started run.
+    await vi.waitFor(() => expect(sleepers(marker)).toHaveLength(2), { timeout: 1_000 });
+    expect(await verdict).toMatchObject({
+      decision: "deny",
+      reason: expect.stringMatching(/stopped after 1500 ms/),
+    });
+    await vi.waitFor(() => expect(sleepers(marker)).toEqual([]), { timeout: 5_000 });
+  });
+
+  it.skipIf(!LINUX)("ends everything the hook started when the call is aborted", async () => {
+    const marker = sleepMarker();
+    const controller = new AbortController();
+    const verdict = runUserHook(hook(`sleep ${marker} & sleep ${marker}`), input(), controller.signal);
+    await vi.waitFor(() => expect(sleepers(marker)).toHaveLength(2), { timeout: 5_000 });
+    controller.abort();
+    expect(await verdict).toMatchObject({ decision: "deny", reason: expect.stringMatching(/aborted/) });
+    await vi.waitFor(() => expect(sleepers(marker)).toEqual([]), { timeout: 5_000 });
   });
 
   it("refuses the call when the hook hangs past its timeout", async () => {

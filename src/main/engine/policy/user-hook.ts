@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { SourcedHook } from "../config/policy-config.ts";
+import type { RemoteExecResult } from "../spawner/spawner-client.ts";
 import type { WatchdogVerdict } from "./watchdog.ts";
 
 const HookAnswerSchema = z.lazy(() =>
@@ -17,92 +18,103 @@ interface HookInput {
   cwd: string;
 }
 
+/** What a hook may print on each of stdout and stderr; more stops it, and the call is refused. */
+const HOOK_OUTPUT_BYTES = 65_536;
+
 /**
  * Run a user's pre-tool hook: the call goes in as JSON on stdin, the hook answers with JSON
  * `{decision: "allow"|"deny"|"ask", reason?}` on stdout (exit 2 with a reason on stderr also
  * denies, as Claude Code's PreToolUse hooks do). A hook that fails, times out or answers
- * nonsense denies the call: a broken guard must not open the door.
+ * nonsense denies the call: a broken guard must not open the door. The process spawner starts
+ * it (`sh -c`), in a process group of its own that a timeout or an abort ends whole, so this
+ * process never forks for it.
  */
-export function runUserHook(
+export async function runUserHook(
   hook: SourcedHook,
   input: HookInput,
-  signal?: AbortSignal,
+  signal: AbortSignal = new AbortController().signal,
 ): Promise<WatchdogVerdict> {
-  return new Promise((resolve) => {
-    // Its own process group, so a timeout or abort kills whatever the hook started too.
-    // Taken with the first hook: a start that runs none never loads child_process.
-    const { spawn } = process.getBuiltinModule("node:child_process");
-    const child = spawn("/bin/sh", ["-c", hook.command], {
-      cwd: input.cwd,
-      stdio: ["pipe", "pipe", "pipe"],
-      detached: true,
-    });
-    let stoppedBy: string | undefined;
-    const stop = (why: string) => {
-      stoppedBy ??= why;
-      try {
-        if (child.pid) process.kill(-child.pid, "SIGKILL");
-      } catch {
-        // The group is already gone: nothing left to stop.
-      }
-    };
-    const timer = setTimeout(() => stop(`after ${hook.timeoutMs} ms`), hook.timeoutMs);
-    const onAbort = () => stop("because the call was aborted");
-    signal?.addEventListener("abort", onAbort, { once: true });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => {
-      if (stdout.length < 65_536) stdout += d;
-    });
-    child.stderr.setEncoding("utf8").on("data", (d: string) => {
-      if (stderr.length < 65_536) stderr += d;
-    });
-    const name = `hook "${hook.command}" (${hook.source})`;
-    child.on("error", (err) =>
-      resolve({ decision: "deny", reason: `The ${name} could not run: ${err.message}` }),
+  const name = `hook "${hook.command}" (${hook.source})`;
+  let result: RemoteExecResult;
+  try {
+    // The spawner's client loads with the first hook, not with every start.
+    const { processSpawner } = await import("../spawner/process-spawner.ts");
+    result = await processSpawner().exec(
+      {
+        file: "/bin/sh",
+        args: ["-c", hook.command],
+        line: hook.command,
+        cwd: input.cwd,
+        env: hostEnv(),
+        timeoutMs: hook.timeoutMs,
+        maxBytes: HOOK_OUTPUT_BYTES,
+        stdin: JSON.stringify(input),
+        group: true,
+      },
+      signal,
     );
-    child.on("close", (code, sig) => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
-      if (stoppedBy || sig) {
-        resolve({
-          decision: "deny",
-          reason: `The ${name} was stopped ${stoppedBy ?? `by ${sig}`}; the call is refused.`,
-        });
-        return;
-      }
-      if (code === 2) {
-        resolve({ decision: "deny", reason: stderr.trim() || `The ${name} refused the call.` });
-        return;
-      }
-      if (code !== 0) {
-        resolve({
-          decision: "deny",
-          reason: `The ${name} failed with exit code ${code}: ${stderr.trim() || "no message"}`,
-        });
-        return;
-      }
-      let parsed: z.infer<typeof HookAnswerSchema>;
-      try {
-        parsed = HookAnswerSchema.parse(JSON.parse(stdout));
-      } catch {
-        resolve({
-          decision: "deny",
-          reason: `The ${name} answered ${JSON.stringify(stdout.slice(0, 200))}, not JSON like {"decision":"allow"}; the call is refused.`,
-        });
-        return;
-      }
-      resolve(
-        parsed.decision === "allow"
-          ? { decision: "allow" }
-          : {
-              decision: parsed.decision,
-              reason: parsed.reason ?? `The ${name} answered ${parsed.decision}.`,
-            },
-      );
-    });
-    // A hook that exits without reading its input makes the write fail with EPIPE; its answer still counts.
-    child.stdin.on("error", () => undefined);
-    child.stdin.end(JSON.stringify(input));
-  });
+  } catch (err) {
+    if (signal.aborted)
+      return {
+        decision: "deny",
+        reason: `The ${name} was stopped because the call was aborted; the call is refused.`,
+      };
+    return {
+      decision: "deny",
+      reason: `The ${name} could not run: ${err instanceof Error ? err.message : String(err)}`,
+    };
+  }
+  const { end } = result;
+  const stdout = result.stdout.toString("utf8");
+  const stderr = result.stderr.toString("utf8");
+  if (end.name === "AbortError") {
+    return {
+      decision: "deny",
+      reason: `The ${name} was stopped because the call was aborted; the call is refused.`,
+    };
+  }
+  if (end.code === "ERR_CHILD_PROCESS_STDIO_MAXBUFFER") {
+    return {
+      decision: "deny",
+      reason: `The ${name} printed more than ${HOOK_OUTPUT_BYTES} bytes, so it was stopped; the call is refused.`,
+    };
+  }
+  if (end.killed) {
+    return {
+      decision: "deny",
+      reason: `The ${name} was stopped after ${hook.timeoutMs} ms; the call is refused.`,
+    };
+  }
+  if (typeof end.code === "string") {
+    return { decision: "deny", reason: `The ${name} could not run (${end.code}); the call is refused.` };
+  }
+  if (end.code === null) {
+    return { decision: "deny", reason: `The ${name} was stopped by a signal; the call is refused.` };
+  }
+  if (end.code === 2) return { decision: "deny", reason: stderr.trim() || `The ${name} refused the call.` };
+  if (end.code !== 0) {
+    return {
+      decision: "deny",
+      reason: `The ${name} failed with exit code ${end.code}: ${stderr.trim() || "no message"}`,
+    };
+  }
+  let parsed: z.infer<typeof HookAnswerSchema>;
+  try {
+    parsed = HookAnswerSchema.parse(JSON.parse(stdout));
+  } catch {
+    return {
+      decision: "deny",
+      reason: `The ${name} answered ${JSON.stringify(stdout.slice(0, 200))}, not JSON like {"decision":"allow"}; the call is refused.`,
+    };
+  }
+  return parsed.decision === "allow"
+    ? { decision: "allow" }
+    : { decision: parsed.decision, reason: parsed.reason ?? `The ${name} answered ${parsed.decision}.` };
+}
+
+/** This process's environment, as the hook inherited it when this process started it. */
+function hostEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
+  return env;
 }

@@ -1,7 +1,10 @@
 // A program run without a shell, its output collected, as the spawner runs it for a plugin's
-// `runtime.shell.run` (plugins/bridge-shell.ts): a timeout, an output cap, SIGKILL, abort.
-import { execFile, type ExecFileException } from "node:child_process";
+// `runtime.shell.run` (plugins/bridge-shell.ts) and for a user's pre-tool hook
+// (policy/user-hook.ts): input on stdin, a timeout, an output cap, SIGKILL, abort; with `group`,
+// in a process group of its own that the timeout and an abort end whole.
+import { execFile, spawn, type ChildProcess, type ExecFileException } from "node:child_process";
 import { killSandboxTree } from "../sandbox/kill-sandbox-tree.ts";
+import { signalProcess } from "../sandbox/signal-process.ts";
 import { confineWhenAsked } from "./confine-when-asked.ts";
 import { abortedBeforeStart } from "./spawner-failure.ts";
 import type { RequestChannel, RunningRequest } from "./spawner-pty.ts";
@@ -19,11 +22,76 @@ function endOf(error: ExecFileException | null): ExecEnd {
   };
 }
 
+/** How a program ended, and what it wrote (each stream cut at the request's cap). */
+type Finish = (end: ExecEnd, stdout: Uint8Array, stderr: Uint8Array) => void;
+
+/**
+ * execFile's contract (the caps, the timeout, the abort, and the end it reports) for a program
+ * in a process group of its own, which execFile cannot start: the timeout, an abort or too much
+ * output kill the whole group, so nothing the program started outlives it.
+ */
+function execInGroup(
+  file: string,
+  args: readonly string[],
+  request: ExecRequest,
+  signal: AbortSignal,
+  finish: Finish,
+): ChildProcess {
+  const child = spawn(file, args, {
+    cwd: request.cwd,
+    env: request.env,
+    detached: true,
+    stdio: ["pipe", "pipe", "pipe"],
+    windowsHide: true,
+  });
+  let stoppedBy: "timeout" | "abort" | "overflow" | undefined;
+  const stop = (why: NonNullable<typeof stoppedBy>): void => {
+    stoppedBy ??= why;
+    if (child.pid !== undefined) signalProcess(-child.pid, "SIGKILL");
+  };
+  const collected = (stream: NodeJS.ReadableStream | null): Buffer[] => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    stream?.on("data", (chunk: Buffer) => {
+      const room = request.maxBytes - size;
+      if (room > 0) chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
+      size += chunk.length;
+      if (size > request.maxBytes) stop("overflow");
+    });
+    return chunks;
+  };
+  const stdout = collected(child.stdout);
+  const stderr = collected(child.stderr);
+  const timer = setTimeout(() => stop("timeout"), request.timeoutMs);
+  const onAbort = (): void => stop("abort");
+  signal.addEventListener("abort", onAbort, { once: true });
+  let done = false;
+  const end = (outcome: ExecEnd): void => {
+    if (done) return;
+    done = true;
+    clearTimeout(timer);
+    signal.removeEventListener("abort", onAbort);
+    finish(outcome, Buffer.concat(stdout), Buffer.concat(stderr));
+  };
+  // Not started at all (no such program, no permission): there is no exit to wait for.
+  child.on("error", (err: NodeJS.ErrnoException) => {
+    if (child.pid === undefined) end({ code: err.code ?? null, name: err.name, killed: false, failed: true });
+  });
+  child.on("close", (code, killedBy) => {
+    if (stoppedBy === "abort") end({ code: "ABORT_ERR", name: "AbortError", killed: true, failed: true });
+    else if (stoppedBy === "overflow")
+      end({ code: "ERR_CHILD_PROCESS_STDIO_MAXBUFFER", name: "RangeError", killed: true, failed: true });
+    else if (stoppedBy === "timeout") end({ code: null, killed: true, failed: true });
+    else end({ code: killedBy ? null : code, killed: false, failed: killedBy !== null || code !== 0 });
+  });
+  return child;
+}
+
 /**
  * Start one exec request: wrapped in the OS sandbox when `confine` is given (then bash runs the
- * sandbox's launcher with `line`), else `file` with `args`. Replies with one `exec-done`.
- * Aborting `signal` kills it (its whole sandbox first). Throws RequestFailure when the sandbox
- * cannot wrap it, or when aborted first.
+ * sandbox's launcher with `line`), else `file` with `args`; with `group`, in a process group of
+ * its own (see execInGroup). Replies with one `exec-done`. Aborting `signal` kills it (its whole
+ * sandbox first). Throws RequestFailure when the sandbox cannot wrap it, or when aborted first.
  */
 export async function startExec(
   request: ExecRequest,
@@ -43,40 +111,40 @@ export async function startExec(
     if (child.pid !== undefined) killSandboxTree(child.pid);
   };
   if (confined) signal.addEventListener("abort", stopSandbox, { once: true });
-  const child = execFile(
-    file,
-    args,
-    {
-      cwd: request.cwd,
-      env: request.env,
-      encoding: "buffer",
-      maxBuffer: request.maxBytes,
-      timeout: request.timeoutMs,
-      killSignal: "SIGKILL",
-      signal,
-      windowsHide: true,
-      shell: false,
-    },
-    (error, stdout, stderr) => {
-      signal.removeEventListener("abort", stopSandbox);
-      const removed = confined?.release() ?? [];
-      channel.send({
-        type: "exec-done",
-        id,
-        end: endOf(error),
-        stdout: stdout ?? EMPTY,
-        stderr: stderr ?? EMPTY,
-        removed,
-      });
-    },
-  );
-  child.stdin?.end();
+  const finish: Finish = (end, stdout, stderr) => {
+    signal.removeEventListener("abort", stopSandbox);
+    const removed = confined?.release() ?? [];
+    channel.send({ type: "exec-done", id, end, stdout, stderr, removed });
+  };
+  const group = request.group === true;
+  const child = group
+    ? execInGroup(file, args, request, signal, finish)
+    : execFile(
+        file,
+        args,
+        {
+          cwd: request.cwd,
+          env: request.env,
+          encoding: "buffer",
+          maxBuffer: request.maxBytes,
+          timeout: request.timeoutMs,
+          killSignal: "SIGKILL",
+          signal,
+          windowsHide: true,
+          shell: false,
+        },
+        (error, stdout, stderr) => finish(endOf(error), stdout ?? EMPTY, stderr ?? EMPTY),
+      );
+  // A program that exits without reading its input makes the write fail (EPIPE): its answer still counts.
+  child.stdin?.on("error", () => undefined);
+  child.stdin?.end(request.stdin ?? "");
   if (child.pid !== undefined) channel.send({ type: "started", id, pid: child.pid });
   return {
     kill() {
       if (child.pid === undefined) return;
       if (confined) killSandboxTree(child.pid);
-      child.kill("SIGKILL");
+      if (group) signalProcess(-child.pid, "SIGKILL");
+      else child.kill("SIGKILL");
     },
   };
 }

@@ -38,7 +38,7 @@ function build() {
     }),
   });
 
-  /** Run a program without a shell, collecting its output (see bridge-shell.ts). */
+  /** Run a program without a shell, collecting its output (see bridge-shell.ts, user-hook.ts). */
   const ExecRequest = z.strictObject({
     type: z.literal("exec"),
     id: z.number().int(),
@@ -51,6 +51,10 @@ function build() {
     confine: Confinement.optional(),
     timeoutMs: z.number().int().positive(),
     maxBytes: z.number().int().positive(),
+    /** Written to the program's stdin, which is then closed (empty when not given). */
+    stdin: z.string().optional(),
+    /** Run it in a process group of its own, which the timeout and an abort end whole. */
+    group: z.boolean().optional(),
   });
 
   /** Wrap a command for the host to start itself (a long-running MCP server). */
