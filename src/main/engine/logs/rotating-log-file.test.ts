@@ -1,4 +1,14 @@
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -43,6 +53,25 @@ describe("RotatingLogFile", () => {
       expect(mode("lathe.log")).toBe(0o600);
       expect(mode("lathe.1.log")).toBe(0o600);
       expect(statSync(path.join(dir, "logs")).mode & 0o777).toBe(0o700);
+    },
+  );
+
+  it.skipIf(process.platform === "win32")(
+    "makes private what an older Lathe left readable by others: the folder, the log, the rotated files",
+    () => {
+      const folder = path.join(dir, "logs");
+      mkdirSync(folder, { mode: 0o755 });
+      chmodSync(folder, 0o755);
+      for (const name of ["lathe.log", "lathe.1.log"]) {
+        writeFileSync(path.join(folder, name), "old\n", { mode: 0o644 });
+        chmodSync(path.join(folder, name), 0o644);
+      }
+      const mode = (name: string): number => statSync(path.join(folder, name)).mode & 0o777;
+      // Positive control: as an older Lathe left them.
+      expect([mode("."), mode("lathe.log"), mode("lathe.1.log")]).toEqual([0o755, 0o644, 0o644]);
+      open({ keep: 2 }).write("new\n");
+      expect([mode("."), mode("lathe.log"), mode("lathe.1.log")]).toEqual([0o700, 0o600, 0o600]);
+      expect(read("lathe.log")).toBe("old\nnew\n");
     },
   );
 

@@ -1,4 +1,15 @@
-import { closeSync, fstatSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  fchmodSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from "node:fs";
 import path from "node:path";
 
 interface RotatingLogFileOptions {
@@ -17,9 +28,9 @@ const DEFAULT_LOG_KEEP = 3;
  * An append-only log file capped in size: when a write would take it past `maxBytes`, the file
  * becomes `<name>.1<ext>`, older ones move up a number, the oldest past `keep` is dropped, and a new
  * file starts. Writes are synchronous (lines are short and rare, or batched by the caller, and
- * nothing is lost when the process exits right after). Files are created private (0600, in a
- * folder created 0700). Errors (a full disk, a folder that cannot
- * be created) are thrown to the caller. The app's own log and every plugin's log use it.
+ * nothing is lost when the process exits right after). Files are private (0600, in a 0700
+ * folder), those an older Lathe made readable to others included. Errors (a full disk, a folder
+ * that cannot be created) are thrown to the caller. The app's own log and every plugin's log use it.
  */
 export class RotatingLogFile {
   readonly file: string;
@@ -43,6 +54,11 @@ export class RotatingLogFile {
     // Logs hold what plugins, servers and the agent printed (paths, output, sometimes secrets
     // a command echoed): readable by their owner only, like sessions and settings.
     mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
+    // A folder and older files an earlier Lathe made readable by others become private too.
+    if (process.platform !== "win32") {
+      narrowMode(path.dirname(this.file), 0o700);
+      for (let n = 1; n <= this.keep; n++) narrowMode(this.rotatedFile(n), 0o600);
+    }
     this.open();
   }
 
@@ -69,7 +85,10 @@ export class RotatingLogFile {
 
   private open(): void {
     this.fd = openSync(this.file, "a", 0o600);
-    this.size = fstatSync(this.fd).size;
+    const stats = fstatSync(this.fd);
+    // The mode above applies to a new file only: one an older Lathe created keeps its own.
+    if (process.platform !== "win32" && (stats.mode & 0o077) !== 0) fchmodSync(this.fd, 0o600);
+    this.size = stats.size;
   }
 
   private rotate(): void {
@@ -85,4 +104,10 @@ export class RotatingLogFile {
     renameSync(this.file, this.rotatedFile(1));
     this.open();
   }
+}
+
+/** Take group and other access away from a file or folder that has any (a missing one is skipped). */
+function narrowMode(file: string, mode: number): void {
+  const stats = statSync(file, { throwIfNoEntry: false });
+  if (stats !== undefined && (stats.mode & 0o077) !== 0) chmodSync(file, mode);
 }
