@@ -13,7 +13,10 @@ import {
 import path from "node:path";
 
 interface RotatingLogFileOptions {
-  /** The current log file, e.g. `<logs>/lathe.log`; its folder is created. */
+  /**
+   * The current log file, e.g. `<logs>/lathe.log`, in a folder that holds logs only: the folder
+   * is created, and made private (0700).
+   */
   file: string;
   /** Start a new file before one grows past this many bytes (default 5 MiB). */
   maxBytes?: number;
