@@ -2,7 +2,7 @@
 // `runtime.shell.run` (plugins/bridge-shell.ts) and for a user's pre-tool hook
 // (policy/user-hook.ts): input on stdin, a timeout, an output cap, SIGKILL, abort; with `group`,
 // in a process group of its own that the timeout and an abort end whole.
-import { execFile, spawn, type ChildProcess, type ExecFileException } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { killSandboxTree } from "../sandbox/kill-sandbox-tree.ts";
 import { signalProcess } from "../sandbox/signal-process.ts";
 import { confineWhenAsked } from "./confine-when-asked.ts";
@@ -10,27 +10,21 @@ import { abortedBeforeStart } from "./spawner-failure.ts";
 import type { RequestChannel, RunningRequest } from "./spawner-pty.ts";
 import type { ExecEnd, ExecRequest } from "./spawner-protocol.ts";
 
-const EMPTY = new Uint8Array(0);
-
-function endOf(error: ExecFileException | null): ExecEnd {
-  if (!error) return { code: 0, killed: false, failed: false };
-  return {
-    code: typeof error.code === "number" || typeof error.code === "string" ? error.code : null,
-    name: error.name,
-    killed: error.killed === true,
-    failed: true,
-  };
+/** SIGKILL the program, or its whole process group when it runs in one of its own. */
+function killProgram(child: ChildProcess, request: ExecRequest): void {
+  if (child.pid !== undefined) signalProcess(request.group === true ? -child.pid : child.pid, "SIGKILL");
 }
 
 /** How a program ended, and what it wrote (each stream cut at the request's cap). */
 type Finish = (end: ExecEnd, stdout: Uint8Array, stderr: Uint8Array) => void;
 
 /**
- * execFile's contract (the caps, the timeout, the abort, and the end it reports) for a program
- * in a process group of its own, which execFile cannot start: the timeout, an abort or too much
- * output kill the whole group, so nothing the program started outlives it.
+ * Run a program with execFile's contract (the caps, the timeout, the abort, and the end it
+ * reports), with `group` in a process group of its own, which execFile cannot start (it drops
+ * `detached`): then the timeout, an abort or too much output end the whole group, so nothing the
+ * program started outlives it; without, they end the program.
  */
-function execInGroup(
+function runProgram(
   file: string,
   args: readonly string[],
   request: ExecRequest,
@@ -40,14 +34,14 @@ function execInGroup(
   const child = spawn(file, args, {
     cwd: request.cwd,
     env: request.env,
-    detached: true,
+    detached: request.group === true,
     stdio: ["pipe", "pipe", "pipe"],
     windowsHide: true,
   });
   let stoppedBy: "timeout" | "abort" | "overflow" | undefined;
   const stop = (why: NonNullable<typeof stoppedBy>): void => {
     stoppedBy ??= why;
-    if (child.pid !== undefined) signalProcess(-child.pid, "SIGKILL");
+    killProgram(child, request);
   };
   const collected = (stream: NodeJS.ReadableStream | null): Buffer[] => {
     const chunks: Buffer[] = [];
@@ -90,7 +84,7 @@ function execInGroup(
 /**
  * Start one exec request: wrapped in the OS sandbox when `confine` is given (then bash runs the
  * sandbox's launcher with `line`), else `file` with `args`; with `group`, in a process group of
- * its own (see execInGroup). Replies with one `exec-done`. Aborting `signal` kills it (its whole
+ * its own (see runProgram). Replies with one `exec-done`. Aborting `signal` kills it (its whole
  * sandbox first). Throws RequestFailure when the sandbox cannot wrap it, or when aborted first.
  */
 export async function startExec(
@@ -105,7 +99,7 @@ export async function startExec(
     throw abortedBeforeStart();
   }
   const [file, args] = confined ? ["/bin/bash", ["-c", confined.line]] : [request.file, request.args];
-  // Before execFile's own abort handling: the sandbox goes down with its launcher, whole.
+  // Before the program's own abort handling: the sandbox goes down with its launcher, whole.
   // (Only ever called once `child` below is set: the signal was checked just now.)
   const stopSandbox = (): void => {
     if (child.pid !== undefined) killSandboxTree(child.pid);
@@ -116,25 +110,7 @@ export async function startExec(
     const removed = confined?.release() ?? [];
     channel.send({ type: "exec-done", id, end, stdout, stderr, removed });
   };
-  const group = request.group === true;
-  const child = group
-    ? execInGroup(file, args, request, signal, finish)
-    : execFile(
-        file,
-        args,
-        {
-          cwd: request.cwd,
-          env: request.env,
-          encoding: "buffer",
-          maxBuffer: request.maxBytes,
-          timeout: request.timeoutMs,
-          killSignal: "SIGKILL",
-          signal,
-          windowsHide: true,
-          shell: false,
-        },
-        (error, stdout, stderr) => finish(endOf(error), stdout ?? EMPTY, stderr ?? EMPTY),
-      );
+  const child = runProgram(file, args, request, signal, finish);
   // A program that exits without reading its input makes the write fail (EPIPE): its answer still counts.
   child.stdin?.on("error", () => undefined);
   child.stdin?.end(request.stdin ?? "");
@@ -143,8 +119,7 @@ export async function startExec(
     kill() {
       if (child.pid === undefined) return;
       if (confined) killSandboxTree(child.pid);
-      if (group) signalProcess(-child.pid, "SIGKILL");
-      else child.kill("SIGKILL");
+      killProgram(child, request);
     },
   };
 }
