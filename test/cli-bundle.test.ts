@@ -92,6 +92,14 @@ function runBundle(
   });
 }
 
+/** Run the bundle with TRACED_RUNNER; what it names on stderr as loaded: bundle files or packages. */
+async function traced(args: string[], latheHome: string, what: "files" | "packages"): Promise<string[]> {
+  const run = await runBundle(args, { runner: "run-bundle-traced.mjs", latheHome });
+  expect(run.code, run.stderr).toBe(0);
+  const line = new RegExp(`^loaded ${what}: (.*)$`, "m").exec(run.stderr);
+  return JSON.parse(line?.[1] ?? "null") as string[];
+}
+
 describe("the CLI bundle", () => {
   it("is built with its offload worker, process spawner and source maps, and records what it was built from", () => {
     for (const file of [
@@ -110,12 +118,7 @@ describe("the CLI bundle", () => {
 
   it("loads the engine as one chunk, and none of it for --help", async () => {
     const tracedHome = path.join(work, "traced-files-home");
-    const files = async (args: string[]) => {
-      const run = await runBundle(args, { runner: "run-bundle-traced.mjs", latheHome: tracedHome });
-      expect(run.code, run.stderr).toBe(0);
-      const line = /^loaded files: (.*)$/m.exec(run.stderr);
-      return JSON.parse(line?.[1] ?? "null") as string[];
-    };
+    const files = (args: string[]) => traced(args, tracedHome, "files");
     // Each file Node loads costs about half a millisecond whatever its size: a start that opens an
     // engine loads the entry, the engine chunk and the few small files the entry shares with it.
     // What the process spawner's child loads too (zod, the sidecar files' naming) is one chunk of
@@ -129,12 +132,7 @@ describe("the CLI bundle", () => {
 
   it("loads no native addon, model SDK or MCP client a command does not use", async () => {
     const tracedHome = path.join(work, "traced-home");
-    const loaded = async (args: string[]) => {
-      const run = await runBundle(args, { runner: "run-bundle-traced.mjs", latheHome: tracedHome });
-      expect(run.code, run.stderr).toBe(0);
-      const line = /^loaded packages: (.*)$/m.exec(run.stderr);
-      return JSON.parse(line?.[1] ?? "null") as string[];
-    };
+    const loaded = (args: string[]) => traced(args, tracedHome, "packages");
     const heavy = ["isolated-vm", "node-pty", "node-llama-cpp", "@modelcontextprotocol/sdk", "ai"];
     // The first start checks the bundled plugins and the sandbox, and keeps the answers; the
     // next lists plugins from their cached manifests: no isolate, no sandbox, no SQLite.
