@@ -248,6 +248,11 @@ export async function buildCli(
       dir: outDir,
       format: "esm",
       sourcemap: true,
+      // Every chunk all ASCII (text escaped as \uXXXX, doc comments dropped: the source maps lead
+      // to them): Node then decodes and V8 scans each file as one-byte text, and there is less
+      // of it to read; a few milliseconds at every start.
+      charset: "ascii",
+      comments: { legal: true, annotation: true, jsdoc: false },
       // Chunks sit beside the entries, so offload.ts finds offload-worker.js beside itself (and
       // process-spawner.ts spawner-main.js).
       entryFileNames: "[name].js",

@@ -1,6 +1,16 @@
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { copyFile, mkdir, mkdtemp, rm, symlink, utimes, writeFile } from "node:fs/promises";
+import {
+  copyFile,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rm,
+  symlink,
+  utimes,
+  writeFile,
+} from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -114,6 +124,16 @@ describe("the CLI bundle", () => {
       expect.arrayContaining(["package.json", "src/main/cli/main.ts", "src/main/engine/engine.ts"]),
     );
     expect(info.inputs.some((f) => f.includes("node_modules/zod"))).toBe(false);
+  });
+
+  it("is ASCII in every file, so Node decodes and V8 scans each as one-byte text", async () => {
+    const chunks = (await readdir(outDir)).filter((file) => file.endsWith(".js"));
+    expect(chunks.length).toBeGreaterThan(5);
+    for (const file of chunks) {
+      const bytes = await readFile(path.join(outDir, file));
+      const at = bytes.findIndex((byte) => byte > 0x7f);
+      expect(at === -1 ? "" : `${file} at byte ${at}`).toBe("");
+    }
   });
 
   it("loads the engine as one chunk, and none of it for --help", async () => {
