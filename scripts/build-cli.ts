@@ -171,7 +171,12 @@ function builtinCatalog(): RolldownPlugin {
 
 const ENGINE_DOOR = path.join(ROOT, "src/main/engine/index.ts");
 const ZOD = /[\\/]node_modules[\\/]zod[\\/]/;
-const PARTIAL_FILE = path.join(ROOT, "src/main/engine/session/partial-file.ts");
+/** Modules the engine and the spawner's child both load besides zod (see the "shared" chunk). */
+const SHARED_MODULES = new Set(
+  ["src/main/engine/session/partial-file.ts", "src/main/engine/spawner/program-lookup.ts"].map((file) =>
+    path.join(ROOT, file),
+  ),
+);
 
 /**
  * Which modules go into the one `engine` chunk: everything the engine's door (index.ts) imports
@@ -263,9 +268,10 @@ export async function buildCli(
         groups: [
           { name: "engine", test: engine.has, includeDependenciesRecursively: false },
           // What the engine and the spawner's child both load cannot sit in the engine chunk:
-          // zod (their protocol) and the sidecar files' naming (partial-file.ts, for the pty
-          // output the spawner writes), together in one chunk, so a start loads one file for them.
-          { name: "shared", test: (id) => ZOD.test(id) || path.resolve(id) === PARTIAL_FILE },
+          // zod (their protocol), the sidecar files' naming (partial-file.ts, for the pty output
+          // the spawner writes) and finding a program on PATH (program-lookup.ts, for MCP
+          // servers), together in one chunk, so a start loads one file for them.
+          { name: "shared", test: (id) => ZOD.test(id) || SHARED_MODULES.has(path.resolve(id)) },
         ],
       },
     },

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import os from "node:os";
@@ -11,6 +12,7 @@ import type { McpEvent } from "../src/main/engine/mcp/mcp-event.ts";
 import { McpManager, type McpManagerOptions } from "../src/main/engine/mcp/mcp-manager.ts";
 import { describeServers } from "../src/main/engine/mcp/mcp-pins.ts";
 import { TrustStore } from "../src/main/engine/policy/trust-store.ts";
+import { processSpawner } from "../src/main/engine/spawner/process-spawner.ts";
 import type { AnyTool } from "../src/main/engine/tools/contract.ts";
 import type { Envelope } from "../src/main/engine/tools/envelope.ts";
 import { errorOf, outputOf } from "./support/envelope-of.ts";
@@ -26,6 +28,21 @@ const EVERYTHING = path.join(repo, "node_modules/@modelcontextprotocol/server-ev
 const FILESYSTEM = path.join(repo, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
 const SCRIPTED = path.join(repo, "test/fixtures/scripted-mcp-server.ts");
 const node = process.execPath;
+
+const LINUX = process.platform === "linux";
+if (!LINUX) console.log("the spawner-death row is skipped: it reads /proc, which only Linux has");
+
+/** The parent of a live process (Linux's /proc), or undefined once it is gone or a zombie. */
+function parentPid(pid: number): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8")
+      .replace(/^.*\) /s, "")
+      .split(" ");
+    return fields[0] === "Z" ? undefined : Number(fields[1]);
+  } catch {
+    return undefined;
+  }
+}
 
 let base: string;
 let root: string;
@@ -345,6 +362,30 @@ describe("MCP servers from settings", () => {
       world.events.filter((e) => e.type === "starting").map((e) => (e as { first: boolean }).first),
     ).toEqual([true, false]);
   });
+
+  it.skipIf(!LINUX)(
+    "stops a server whose process spawner dies, and reconnects it through a fresh spawner",
+    async () => {
+      const world = await open(
+        { user: { everything: { command: node, args: [EVERYTHING] } } },
+        { backoff: { initialMs: 200, maxMs: 400 } },
+      );
+      await startAndApply(world);
+      const pid = world.manager.status()[0]?.pid as number;
+      const spawner = processSpawner().pid as number;
+      // The server is the spawner's child, not this process's.
+      expect(parentPid(pid)).toBe(spawner);
+      process.kill(spawner, "SIGKILL");
+      await waitFor("reconnected", () => {
+        const status = world.manager.status()[0];
+        return status?.state === "connected" && status.pid !== pid;
+      });
+      // The old server did not outlive its spawner.
+      expect(parentPid(pid)).toBeUndefined();
+      expect(processSpawner().pid).not.toBe(spawner);
+      expect(outputOf(await call(world, "echo", { message: "back" }))).toEqual({ content: "Echo: back" });
+    },
+  );
 
   it("reports an unknown command as a failed server with a clear error; the other servers carry on", async () => {
     const world = await open({

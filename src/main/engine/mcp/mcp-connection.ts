@@ -212,10 +212,8 @@ export class McpConnection {
         this.options.pathProvider ?? loginShellPath,
         this.options.sandbox,
       );
-      if (generation !== this.generation) {
-        opened.release();
-        return;
-      }
+      // Superseded before it started (the transport starts its server when the client connects).
+      if (generation !== this.generation) return;
       const sdk = await loadMcpSdk();
       client = new sdk.Client(CLIENT_INFO, { capabilities: {} });
       this.attemptClient = client;
@@ -242,7 +240,6 @@ export class McpConnection {
       if (generation !== this.generation) return;
       this.attemptClient = undefined;
       if (client) await this.closeClient(client);
-      opened?.release();
       this.error = this.describeFailure(err, opened);
       log.note(`could not connect: ${this.error}`);
       if (this.everConnected && this.options.reconnect !== false) this.scheduleRetry();

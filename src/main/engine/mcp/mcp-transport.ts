@@ -1,5 +1,4 @@
-import { access, constants, stat } from "node:fs/promises";
-import path from "node:path";
+import { stat } from "node:fs/promises";
 import type { Readable } from "node:stream";
 import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -7,42 +6,25 @@ import { loadMcpSdk } from "./mcp-sdk.ts";
 import type { McpServerConfig } from "../config/lathe-settings.ts";
 import { shellWord } from "../sandbox/shell-word.ts";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.ts";
-import type { WrappedLine } from "../spawner/spawner-client.ts";
+import { lookUpProgram } from "../spawner/program-lookup.ts";
+import type { SpawnerConfinement } from "../spawner/spawner-protocol.ts";
 import { isStdio, serverCwd } from "./mcp-command-line.ts";
 import type { McpServerLog } from "./mcp-server-log.ts";
+import { SpawnedStdioTransport } from "./spawned-stdio-transport.ts";
 
 /** A server's transport, and the PATH a stdio server was given (for "command not found"). */
 export interface OpenedTransport {
-  transport: StdioClientTransport | StreamableHTTPClientTransport;
+  transport: SpawnedStdioTransport | StdioClientTransport | StreamableHTTPClientTransport;
   path?: string;
   /** The child process id of a stdio server, once it is running. */
   pid(): number | undefined;
-  /** Let go of what starting it took (its OS sandbox); idempotent, also done when it exits. */
-  release(): void;
-}
-
-/** Whether `command` names an executable file, as the shell would look it up. */
-async function executable(command: string, PATH: string, cwd: string): Promise<boolean> {
-  const candidates = command.includes("/")
-    ? [path.resolve(cwd, command)]
-    : PATH.split(":")
-        .filter((dir) => dir !== "")
-        .map((dir) => path.resolve(cwd, dir, command));
-  for (const file of candidates) {
-    const found = await access(file, constants.X_OK).then(
-      () => stat(file).then((s) => s.isFile()),
-      () => false,
-    );
-    if (found) return true;
-  }
-  return false;
 }
 
 /**
  * The transport for one server: a child process over stdio (login-shell PATH plus the server's
- * `env`, stderr into the server's log) or Streamable HTTP with the configured headers. With an
- * active `sandbox` the child runs in the OS sandbox (bubblewrap on Linux, Seatbelt on macOS),
- * started through bash.
+ * `env`, stderr into the server's log), started by the process spawner when the client connects,
+ * or Streamable HTTP with the configured headers. With an active `sandbox` the child runs in the
+ * OS sandbox (bubblewrap on Linux, Seatbelt on macOS), started through bash.
  */
 export async function openTransport(
   config: McpServerConfig,
@@ -56,7 +38,7 @@ export async function openTransport(
     const transport = new sdk.StreamableHTTPClientTransport(new URL(config.url), {
       requestInit: { headers: config.headers },
     });
-    return { transport, pid: () => undefined, release: () => undefined };
+    return { transport, pid: () => undefined };
   }
   const cwd = serverCwd(config, root);
   const isDir = await stat(cwd).then(
@@ -66,37 +48,54 @@ export async function openTransport(
   if (!isDir)
     throw new Error(`its working folder ${cwd} does not exist. Fix "cwd" in the server's settings.`);
   const PATH = await pathProvider();
-  const env: Record<string, string> = { PATH, ...config.env };
-  let confined: (WrappedLine & { env: Record<string, string> }) | undefined;
+  // The variables the SDK's own stdio transport passes on (HOME, PATH, USER…), then the server's.
+  const env: Record<string, string> = { ...sdk.getDefaultEnvironment(), PATH, ...config.env };
+  const searched = env.PATH;
+  let confine: SpawnerConfinement | undefined;
   if (sandbox?.status.active) {
     // Started through bash in the sandbox, a missing command would only say "command not found"
     // on stderr: look it up first and fail as a direct start would.
-    if (!(await executable(config.command, PATH, cwd)))
-      throw Object.assign(new Error(`spawn ${config.command} ENOENT`), { code: "ENOENT" });
+    const found = await lookUpProgram(config.command, PATH, cwd);
+    if ("code" in found)
+      throw Object.assign(new Error(`spawn ${config.command} ${found.code}`), { code: found.code });
     const confinement = await sandbox.confinement();
-    // Wrapped by the process spawner (the sandbox library's own lookups run there); the server
-    // itself is this process's child, which talks to it over its pipes.
-    const { processSpawner } = await import("../spawner/process-spawner.ts");
-    const wrapped = await processSpawner().wrap(
-      [config.command, ...config.args].map(shellWord).join(" "),
-      confinement.spec,
-    );
-    confined = { ...wrapped, env: confinement.env };
+    confine = confinement.spec;
+    Object.assign(env, confinement.env);
   }
-  const transport = new sdk.StdioClientTransport({
-    ...(confined
-      ? { command: "/bin/bash", args: ["-c", confined.line], env: { ...env, ...confined.env } }
-      : { command: config.command, args: config.args, env }),
-    cwd,
-    stderr: "pipe",
-  });
-  const release = (): void => {
-    confined?.release();
-  };
-  // Set before the client connects, which keeps it and calls it after its own.
-  transport.onclose = release;
-  const stderr = transport.stderr as Readable | null;
-  stderr?.setEncoding("utf8");
-  stderr?.on("data", (chunk: string) => log.write(chunk));
-  return { transport, path: env.PATH, pid: () => transport.pid ?? undefined, release };
+  if (process.platform === "win32") {
+    // Windows starts a process without copying the starter (no fork), so the host starting it
+    // blocks nothing; and the spawner's hand-over of pipes needs a POSIX shell and descriptors.
+    // (No OS sandbox is active there: such a server runs only with a person's approval.)
+    const transport = new sdk.StdioClientTransport({
+      command: config.command,
+      args: config.args,
+      env,
+      cwd,
+      stderr: "pipe",
+    });
+    const stderr = transport.stderr as Readable | null;
+    stderr?.setEncoding("utf8");
+    stderr?.on("data", (chunk: string) => log.write(chunk));
+    return {
+      transport,
+      ...(searched === undefined ? {} : { path: searched }),
+      pid: () => transport.pid ?? undefined,
+    };
+  }
+  const { processSpawner } = await import("../spawner/process-spawner.ts");
+  const transport = new SpawnedStdioTransport(
+    () =>
+      processSpawner().server({
+        file: config.command,
+        args: config.args,
+        line: [config.command, ...config.args].map(shellWord).join(" "),
+        cwd,
+        env,
+        ...(confine ? { confine } : {}),
+      }),
+    sdk,
+  );
+  transport.stderr.setEncoding("utf8");
+  transport.stderr.on("data", (chunk: string) => log.write(chunk));
+  return { transport, ...(searched === undefined ? {} : { path: searched }), pid: () => transport.pid };
 }

@@ -1,6 +1,8 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
 import { existsSync, readFileSync } from "node:fs";
 import { realpath } from "node:fs/promises";
+import { setTimeout } from "node:timers/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { openTestWorkspace, type TestWorkspace } from "../../../../test/support/test-workspace.ts";
@@ -10,7 +12,7 @@ import { runInPty } from "../builtin/pty-runner.ts";
 import { SpawnerError } from "../errors/spawner-error.ts";
 import { machineSandbox } from "../sandbox/sandbox-availability.ts";
 import { processSpawner } from "./process-spawner.ts";
-import { SpawnerClient } from "./spawner-client.ts";
+import { SpawnerClient, type RemoteServer } from "./spawner-client.ts";
 
 const LINUX = process.platform === "linux";
 if (!LINUX) console.log("process-tree rows are skipped: they read /proc, which only Linux has");
@@ -207,4 +209,107 @@ describe("the spawner does not keep the host alive", () => {
       await vi.waitFor(() => expect(parentOf(said.spawner)).toBeUndefined(), { timeout: 10_000 });
     },
   );
+});
+
+/** The variables a started program needs (PATH to find `cat`, `sleep`). */
+function hostEnv(): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
+}
+
+/** Start `line` under /bin/sh as a server through the process-wide spawner. */
+function startServer(line: string): Promise<RemoteServer> {
+  return processSpawner().server({ file: "/bin/sh", args: ["-c", line], line, cwd: ws.root, env: hostEnv() });
+}
+
+/** Everything `stream` says until it ends. */
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  let text = "";
+  for await (const chunk of stream) text += String(chunk);
+  return text;
+}
+
+describe("a long-running server (an MCP stdio server) started by the spawner", () => {
+  it.skipIf(!LINUX)(
+    "descends from the spawner, and the host talks to it over the pipes it was handed",
+    async () => {
+      // It writes before the host holds its pipes: nothing of that may be lost on the way.
+      const server = await startServer("echo hello >&2; echo first; cat; echo bye >&2");
+      // Started by the spawner, not by this process (whose fork would block a large host).
+      expect(parentOf(server.pid)).toBe(processSpawner().pid);
+      const said = readAll(server.stdout);
+      const complained = readAll(server.stderr);
+      server.stdin.write("ping\n");
+      server.stdin.end("pong\n");
+      expect(await said).toBe("first\nping\npong\n");
+      expect(await complained).toBe("hello\nbye\n");
+      expect(await server.ended).toEqual({ code: 0, signal: null, removed: [] });
+    },
+  );
+
+  it("stops on SIGTERM, and on SIGKILL when it ignores SIGTERM", async () => {
+    const sleep = marker();
+    const polite = await startServer(`exec sleep ${sleep}`);
+    polite.signal("SIGTERM");
+    expect(await polite.ended).toEqual({ code: null, signal: "SIGTERM", removed: [] });
+
+    const stubborn = await startServer(`trap '' TERM; echo ready; sleep ${sleep}; echo survived`);
+    const [ready] = (await once(stubborn.stdout, "data")) as [Buffer];
+    expect(String(ready)).toBe("ready\n");
+    stubborn.signal("SIGTERM");
+    // Positive control: SIGTERM alone does not end it.
+    const early = await Promise.race([stubborn.ended, setTimeout(300).then(() => "running")]);
+    expect(early).toBe("running");
+    stubborn.signal("SIGKILL");
+    expect(await stubborn.ended).toEqual({ code: null, signal: "SIGKILL", removed: [] });
+    if (LINUX) await vi.waitFor(() => expect(sleepers(sleep)).toEqual([]), { timeout: 10_000 });
+  });
+
+  it("fails to start, with the error's code, when its program is not there", async () => {
+    const err = await processSpawner()
+      .server({
+        file: "lathe-no-such-server",
+        args: [],
+        line: "lathe-no-such-server",
+        cwd: ws.root,
+        env: hostEnv(),
+      })
+      .catch((e: unknown) => e);
+    expect((err as NodeJS.ErrnoException).code).toBe("ENOENT");
+  });
+
+  it.skipIf(!LINUX)("is killed when the spawner dies under it, and says the spawner was lost", async () => {
+    const sleep = marker();
+    const server = await startServer(`exec sleep ${sleep}`);
+    await vi.waitFor(() => expect(sleepers(sleep)).toHaveLength(1), { timeout: 10_000 });
+    process.kill(processSpawner().pid as number, "SIGKILL");
+    const end = await server.ended;
+    expect("lost" in end && end.lost.message).toContain(
+      "the process spawner stopped (it was killed by SIGKILL)",
+    );
+    await vi.waitFor(() => expect(sleepers(sleep)).toEqual([]), { timeout: 10_000 });
+  });
+
+  it.skipIf(!LINUX)("is ended by the spawner when its host goes without closing it", async () => {
+    const sleep = marker();
+    const spawner = new URL("./process-spawner.ts", import.meta.url).href;
+    const script = `
+      const { processSpawner } = await import(${JSON.stringify(spawner)});
+      const env = { PATH: process.env.PATH };
+      const server = await processSpawner().server({ file: "sleep", args: [${JSON.stringify(sleep)}], line: "", cwd: process.cwd(), env });
+      console.log(JSON.stringify({ server: server.pid, spawner: processSpawner().pid }));
+      process.exit(0);
+    `;
+    const result = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+      cwd: await realpath(ws.root),
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+    expect(result.status, result.stderr).toBe(0);
+    const said = JSON.parse(result.stdout) as { server: number; spawner: number };
+    expect(said.server).toBeGreaterThan(0);
+    await vi.waitFor(() => expect(sleepers(sleep)).toEqual([]), { timeout: 10_000 });
+    await vi.waitFor(() => expect(parentOf(said.spawner)).toBeUndefined(), { timeout: 10_000 });
+  });
 });

@@ -1,19 +1,21 @@
 import type { ChildProcess } from "node:child_process";
 import { rm } from "node:fs/promises";
+import type { Socket } from "node:net";
 import { SandboxError } from "../errors/sandbox-error.ts";
 import { SpawnerError } from "../errors/spawner-error.ts";
 import { heldPaths, undoCreated } from "../sandbox/held-paths.ts";
+import { signalProcess } from "../sandbox/signal-process.ts";
 import type { CapturedOutput } from "./capped-output.ts";
 import {
   protocolSchemas,
   type ExecEnd,
   type ExecRequest,
   type PtyRequest,
+  type ServerRequest,
   type SpawnerConfinement,
   type SpawnerEvent,
   type SpawnerFailure,
   type SpawnerRequest,
-  type WrapRequest,
 } from "./spawner-protocol.ts";
 
 /** How a pty command ended: `exitCode` is 128 + the signal number when a signal killed it. */
@@ -43,10 +45,20 @@ export interface RemoteExecResult {
   removed: string[];
 }
 
-/** A shell line for the host to start itself, confined; `release` once its process has ended. */
-export interface WrappedLine {
-  line: string;
-  release(): void;
+/** How a server ended: its status, or that its spawner died (and the server was killed). */
+export type ServerEnd =
+  { code: number | null; signal: string | null; removed: string[] } | { lost: SpawnerError };
+
+/** A long-running server the spawner started, its pipes now the host's. */
+export interface RemoteServer {
+  readonly pid: number;
+  readonly stdin: Socket;
+  readonly stdout: Socket;
+  readonly stderr: Socket;
+  /** Settles once it has ended; never rejects. */
+  readonly ended: Promise<ServerEnd>;
+  /** Ask it to stop: SIGTERM, then SIGKILL (its whole sandbox) if it lingers. */
+  signal(name: "SIGTERM" | "SIGKILL"): void;
 }
 
 type Event = SpawnerEvent & { id: number };
@@ -54,7 +66,7 @@ type Event = SpawnerEvent & { id: number };
 interface Pending {
   /** Its process has started (if the spawner dies now, the outcome is unknown). */
   started: boolean;
-  onEvent(event: Event): void;
+  onEvent(event: Event, pipe: Socket | undefined): void;
   onLost(err: SpawnerError): void;
 }
 
@@ -235,44 +247,82 @@ export class SpawnerClient {
   }
 
   /**
-   * Have the spawner wrap `command` to run confined; the host starts the line itself (a
-   * long-running MCP server, whose pipes the host reads).
+   * Start a long-running server in the spawner (inside the OS sandbox with `confine`, as
+   * `line`): resolves once it runs, with its pipes handed to this process. Rejects as a request
+   * that did not run when it could not be started.
    */
-  wrap(command: string, confine: SpawnerConfinement, signal?: AbortSignal): Promise<WrappedLine> {
-    return new Promise<WrappedLine>((resolve, reject) => {
+  server(request: Omit<ServerRequest, "type" | "id">): Promise<RemoteServer> {
+    return new Promise<RemoteServer>((resolve, reject) => {
+      const pipes: Partial<Record<"stdin" | "stdout" | "stderr", Socket>> = {};
+      let resolveEnd: (end: ServerEnd) => void = () => undefined;
+      const ended = new Promise<ServerEnd>((res) => (resolveEnd = res));
+      let pid: number | undefined;
       const id = this.request(
-        { type: "wrap", command, confine },
-        signal,
-        (event, done) => {
-          if (event.type === "wrapped") {
-            done();
-            const owner = this.child;
-            let released = false;
-            resolve({
-              line: event.line,
-              release: () => {
-                if (released) return;
-                released = true;
-                // A spawner that has died since has let go of everything already.
-                if (owner && owner === this.child && owner.connected)
-                  this.post(owner, { type: "release", id });
-              },
-            });
-          } else if (event.type === "failed") {
-            done();
-            reject(failureError(event.failure, signal));
+        { ...request, type: "server" },
+        undefined,
+        (event, done, pipe) => {
+          switch (event.type) {
+            case "pipe":
+              if (pipe) pipes[event.name] = pipe;
+              return;
+            case "started": {
+              const { stdin, stdout, stderr } = pipes;
+              if (!stdin || !stdout || !stderr) {
+                this.steer(id, "abort");
+                reject(
+                  new SpawnerError("the process spawner started a server without handing over its pipes"),
+                );
+                return;
+              }
+              pid = event.pid;
+              resolve({
+                pid,
+                stdin,
+                stdout,
+                stderr,
+                ended,
+                signal: (name) => {
+                  const child = this.child;
+                  if (child && child === owner && this.pending.has(id))
+                    this.post(child, { type: "signal", id, signal: name });
+                },
+              });
+              return;
+            }
+            case "server-exit":
+              done();
+              resolveEnd({ code: event.code, signal: event.signal, removed: event.removed });
+              return;
+            case "failed":
+              done();
+              for (const piece of Object.values(pipes)) piece.destroy();
+              reject(failureError(event.failure, undefined));
+              return;
           }
         },
-        (err) => reject(err),
+        (err, started) => {
+          if (!started) {
+            for (const piece of Object.values(pipes)) piece.destroy();
+            reject(err);
+            return;
+          }
+          // Its spawner is gone, and with it the only one who would see it end: a server whose
+          // output is still open is killed, with its process group (a sandboxed one has died with
+          // its launcher already).
+          if (pid !== undefined && pipes.stdout?.closed === false) signalProcess(-pid, "SIGKILL");
+          resolveEnd({ lost: err as SpawnerError });
+        },
       );
+      // The spawner that runs it: only that one can be asked to stop it.
+      const owner = this.child;
     });
   }
 
   /** Send a request and route its events until `done`; returns its id. */
   private request(
-    message: Omit<PtyRequest, "id"> | Omit<ExecRequest, "id"> | Omit<WrapRequest, "id">,
+    message: Omit<PtyRequest, "id"> | Omit<ExecRequest, "id"> | Omit<ServerRequest, "id">,
     signal: AbortSignal | undefined,
-    onEvent: (event: Event, done: () => void) => void,
+    onEvent: (event: Event, done: () => void, pipe: Socket | undefined) => void,
     onLost: (err: unknown, started: boolean) => void,
   ): number {
     const id = this.nextId++;
@@ -288,9 +338,9 @@ export class SpawnerClient {
     };
     const entry: Pending = {
       started: false,
-      onEvent: (event) => {
+      onEvent: (event, pipe) => {
         if (event.type === "started") entry.started = true;
-        onEvent(event, done);
+        onEvent(event, done, pipe);
       },
       onLost: (err) => {
         done();
@@ -337,7 +387,9 @@ export class SpawnerClient {
     const child = this.fork();
     this.child = child;
     this.ready = false;
-    child.on("message", (message: unknown) => this.receive(child, message));
+    child.on("message", (message: unknown, pipe: unknown) =>
+      this.receive(child, message, pipe as Socket | undefined),
+    );
     // It could not be started, signalled or sent to: either way it cannot be relied on any more.
     child.on("error", (err) => {
       child.kill("SIGKILL");
@@ -350,10 +402,14 @@ export class SpawnerClient {
     return child;
   }
 
-  private receive(child: ChildProcess, message: unknown): void {
-    if (child !== this.child) return;
+  private receive(child: ChildProcess, message: unknown, pipe: Socket | undefined): void {
+    if (child !== this.child) {
+      pipe?.destroy();
+      return;
+    }
     const parsed = protocolSchemas().SpawnerEvent.safeParse(message);
     if (!parsed.success) {
+      pipe?.destroy();
       // Our own child said something unexpected: it cannot be trusted with commands any more.
       child.kill("SIGKILL");
       this.lost(child, `it sent a message the host does not understand (${parsed.error.message})`);
@@ -364,7 +420,9 @@ export class SpawnerClient {
       this.ready = true;
       return;
     }
-    this.pending.get(event.id)?.onEvent(event);
+    const pending = this.pending.get(event.id);
+    if (pending) pending.onEvent(event, pipe);
+    else pipe?.destroy();
   }
 
   /** The spawner has gone: every pending request fails, saying whether its command ran. */

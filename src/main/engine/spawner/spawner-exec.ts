@@ -7,7 +7,7 @@ import { killSandboxTree } from "../sandbox/kill-sandbox-tree.ts";
 import { signalProcess } from "../sandbox/signal-process.ts";
 import { confineWhenAsked } from "./confine-when-asked.ts";
 import { abortedBeforeStart } from "./spawner-failure.ts";
-import type { RequestChannel, RunningRequest } from "./spawner-pty.ts";
+import type { RequestChannel, RunningRequest } from "./request-channel.ts";
 import type { ExecEnd, ExecRequest } from "./spawner-protocol.ts";
 
 /** SIGKILL the program, or its whole process group when it runs in one of its own. */

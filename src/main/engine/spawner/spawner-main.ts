@@ -1,21 +1,18 @@
 // The entry of the process spawner: a small, long-lived Node child of the host that starts
-// every process the engine runs for model or plugin input (bash on a pty, a plugin's commands,
+// every process the engine runs (bash on a pty, a plugin's commands, hooks, MCP stdio servers,
 // the OS sandbox's wraps), so the host never forks a large process (fork blocks the calling
 // thread for as long as copying its page tables takes). Driven over the IPC channel by
 // spawner-client.ts; see spawner-protocol.ts for the messages.
 import { mkdtempSync, rmdirSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { ConfinedCommand } from "../sandbox/confine-command.ts";
+import type { Socket } from "node:net";
+import type { RequestChannel, RunningRequest } from "./request-channel.ts";
 import { RequestFailure } from "./spawner-failure.ts";
 import { startExec } from "./spawner-exec.ts";
-import {
-  protocolSchemas,
-  type SpawnerEvent,
-  type SpawnerFailure,
-  type WrapRequest,
-} from "./spawner-protocol.ts";
-import { startPty, type RequestChannel, type RunningRequest } from "./spawner-pty.ts";
+import { protocolSchemas, type SpawnerEvent, type SpawnerFailure } from "./spawner-protocol.ts";
+import { startPty } from "./spawner-pty.ts";
+import { startServer } from "./spawner-server.ts";
 
 if (!process.send) throw new Error("spawner-main.ts runs only as a child process started with fork().");
 
@@ -34,18 +31,28 @@ interface Request {
 }
 
 const requests = new Map<number, Request>();
-const wraps = new Map<number, ConfinedCommand>();
 
-function send(event: SpawnerEvent): void {
-  if (!process.connected) return;
+function send(event: SpawnerEvent, pipe?: Socket, sent?: () => void): void {
+  if (!process.connected) {
+    pipe?.destroy();
+    return;
+  }
   // A failed send means the host has gone, and then this process is on its way out.
-  process.send?.(event, undefined, {}, () => undefined);
+  process.send?.(event, pipe, {}, (err) => {
+    if (!err) sent?.();
+  });
 }
+
+/** The events after which a request has nothing more to say. */
+const FINAL = new Set<SpawnerEvent["type"]>(["exit", "exec-done", "server-exit"]);
 
 const channel: RequestChannel = {
   send(event) {
-    if (event.type === "exit" || event.type === "exec-done") requests.delete(event.id);
+    if (FINAL.has(event.type)) requests.delete((event as { id: number }).id);
     send(event);
+  },
+  handOver(event, pipe, sent) {
+    send(event, pipe, sent);
   },
 };
 
@@ -76,21 +83,6 @@ async function start(id: number, run: (signal: AbortSignal) => Promise<RunningRe
 /** Whether the sandbox side (spawner-confine.ts, loaded on first need) may hold anything. */
 let sandboxUsed = false;
 
-async function wrap(request: WrapRequest): Promise<void> {
-  const { id } = request;
-  const controller = new AbortController();
-  requests.set(id, { controller });
-  try {
-    const { confineInSpawner } = await import("./spawner-confine.ts");
-    const confined = await confineInSpawner(request.command, request.confine, controller.signal);
-    requests.delete(id);
-    wraps.set(id, confined);
-    send({ type: "wrapped", id, line: confined.line });
-  } catch (err) {
-    fail(id, err);
-  }
-}
-
 function handle(message: unknown): void {
   const parsed = protocolSchemas().SpawnerRequest.safeParse(message);
   if (!parsed.success) {
@@ -111,16 +103,15 @@ function handle(message: unknown): void {
       sandboxUsed ||= request.confine !== undefined;
       void start(request.id, (signal) => startExec(request, signal, channel));
       return;
-    case "wrap":
-      sandboxUsed = true;
-      void wrap(request);
+    case "server":
+      sandboxUsed ||= request.confine !== undefined;
+      void start(request.id, (signal) => startServer(request, signal, channel));
       return;
     case "abort":
       requests.get(request.id)?.controller.abort(new Error("aborted by the host"));
       return;
-    case "release":
-      wraps.get(request.id)?.release();
-      wraps.delete(request.id);
+    case "signal":
+      requests.get(request.id)?.running?.signal?.(request.signal);
       return;
     case "warm":
       sandboxUsed = true;
@@ -132,16 +123,15 @@ function handle(message: unknown): void {
 }
 
 /**
- * The host has gone (it exited or closed the channel): end everything this process started,
- * give back what the wraps hold, and exit. Bubblewrap also dies with its parent, and a pty's
- * processes get SIGHUP when its terminal closes with this process.
+ * The host has gone (it exited or closed the channel): end everything this process started
+ * (servers too, giving back what their sandboxes hold), and exit. Bubblewrap also dies with its
+ * parent, and a pty's processes get SIGHUP when its terminal closes with this process.
  */
 async function shutDown(): Promise<void> {
   for (const { controller, running } of requests.values()) {
     controller.abort(new Error("the host has gone"));
     running?.kill();
   }
-  for (const confined of wraps.values()) confined.release();
   try {
     if (sandboxUsed) await (await import("./spawner-confine.ts")).releaseManager();
   } finally {

@@ -1,5 +1,6 @@
 // Every message between the host and its process spawner (spawner-main.ts), both directions.
-// The channel is Node's IPC with "advanced" serialization, so output travels as bytes. A pty
+// The channel is Node's IPC with "advanced" serialization, so output travels as bytes, and a
+// server's pipes travel as handles. A pty
 // command's output does not travel at all: the spawner writes it to the sidecar file itself and
 // sends back its head. The schemas are built on first use (a few milliseconds that a start
 // running no command never pays).
@@ -57,22 +58,36 @@ function build() {
     group: z.boolean().optional(),
   });
 
-  /** Wrap a command for the host to start itself (a long-running MCP server). */
-  const WrapRequest = z.strictObject({
-    type: z.literal("wrap"),
+  /**
+   * Start a long-running server (an MCP stdio server) that the host talks to directly: its
+   * stdin, stdout and stderr are handed over to the host (one `pipe` event each, carrying the
+   * pipe), then `started`; `server-exit` says when it has ended. Inside the sandbox when
+   * `confine` is given (bash then runs the sandbox's launcher with `line`).
+   */
+  const ServerRequest = z.strictObject({
+    type: z.literal("server"),
     id: z.number().int(),
-    command: z.string(),
-    confine: Confinement,
+    file: z.string(),
+    args: z.array(z.string()),
+    /** The shell line of the same command, run confined in its place when `confine` is given. */
+    line: z.string(),
+    cwd: z.string(),
+    env: Env,
+    confine: Confinement.optional(),
   });
 
   /** Requests that get replies, by id. */
   const SpawnerRequest = z.discriminatedUnion("type", [
     PtyRequest,
     ExecRequest,
-    WrapRequest,
+    ServerRequest,
     z.strictObject({ type: z.literal("abort"), id: z.number().int() }),
-    /** A wrapped command's process has ended: release what its wrap holds (no reply). */
-    z.strictObject({ type: z.literal("release"), id: z.number().int() }),
+    /** Ask a server to stop (no reply but its `server-exit`): SIGTERM first, SIGKILL if it lingers. */
+    z.strictObject({
+      type: z.literal("signal"),
+      id: z.number().int(),
+      signal: z.enum(["SIGTERM", "SIGKILL"]),
+    }),
     /** Load node-pty and the sandbox library now, before the first command needs them. */
     z.strictObject({ type: z.literal("warm") }),
   ]);
@@ -136,14 +151,29 @@ function build() {
       stderr: Bytes,
       removed: z.array(z.string()),
     }),
-    z.strictObject({ type: z.literal("wrapped"), id: z.number().int(), line: z.string() }),
+    /** One of a server's pipes, handed to the host with this message (before `started`). */
+    z.strictObject({
+      type: z.literal("pipe"),
+      id: z.number().int(),
+      name: z.enum(["stdin", "stdout", "stderr"]),
+    }),
+    /** A server has ended, and what its sandbox held is given back. */
+    z.strictObject({
+      type: z.literal("server-exit"),
+      id: z.number().int(),
+      /** Its exit status, or null when a signal ended it. */
+      code: z.number().int().nullable(),
+      signal: z.string().nullable(),
+      /** Protected files it created, which have been removed. */
+      removed: z.array(z.string()),
+    }),
     z.strictObject({ type: z.literal("failed"), id: z.number().int(), failure: Failure }),
   ]);
   return {
     Confinement,
     PtyRequest,
     ExecRequest,
-    WrapRequest,
+    ServerRequest,
     SpawnerRequest,
     Failure,
     ExecEnd,
@@ -163,7 +193,7 @@ export function protocolSchemas(): Schemas {
 export type SpawnerConfinement = z.infer<Schemas["Confinement"]>;
 export type PtyRequest = z.infer<Schemas["PtyRequest"]>;
 export type ExecRequest = z.infer<Schemas["ExecRequest"]>;
-export type WrapRequest = z.infer<Schemas["WrapRequest"]>;
+export type ServerRequest = z.infer<Schemas["ServerRequest"]>;
 export type SpawnerRequest = z.infer<Schemas["SpawnerRequest"]>;
 export type SpawnerFailure = z.infer<Schemas["Failure"]>;
 export type ExecEnd = z.infer<Schemas["ExecEnd"]>;

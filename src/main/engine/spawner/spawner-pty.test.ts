@@ -37,7 +37,10 @@ async function exitOf(command: string, maxBytes: number, openDelayMs = 0): Promi
       output: { maxBytes, sidecarPath: path.join(dir, "sidecar.txt"), root: dir },
     },
     new AbortController().signal,
-    { send: (event) => event.type === "exit" && exited(event) },
+    {
+      send: (event) => event.type === "exit" && exited(event),
+      handOver: () => expect.unreachable("a pty request hands over no pipe"),
+    },
     async (file) => {
       await sleep(openDelayMs);
       return file;

@@ -10,7 +10,8 @@ import { signalProcess } from "../sandbox/signal-process.ts";
 import { CappedOutput } from "./capped-output.ts";
 import { confineWhenAsked } from "./confine-when-asked.ts";
 import { abortedBeforeStart } from "./spawner-failure.ts";
-import type { PtyRequest, SpawnerEvent } from "./spawner-protocol.ts";
+import type { PtyRequest } from "./spawner-protocol.ts";
+import type { RequestChannel, RunningRequest } from "./request-channel.ts";
 
 /** Columns wide enough that programs do not wrap their lines for the terminal. */
 const COLUMNS = 500;
@@ -25,17 +26,6 @@ const KILL_GRACE_MS = 1000;
 const EXIT_POLL_MS = 20;
 /** End-of-file for programs that open the terminal itself (/dev/tty) to ask for input. */
 const EOF_CHAR = "\x04";
-
-/** How the spawner talks back about one request. */
-export interface RequestChannel {
-  send(event: SpawnerEvent): void;
-}
-
-/** A running request, as the spawner's dispatcher steers it. */
-export interface RunningRequest {
-  /** The host is gone: end everything it started now, without grace. */
-  kill(): void;
-}
 
 /** Hands over the sidecar's path when the output first passes the cap (tests slow it down). */
 export type SidecarOpener = (file: string) => Promise<string>;

@@ -1,0 +1,81 @@
+import os from "node:os";
+import { describe, expect, it } from "vitest";
+import { processSpawner } from "../spawner/process-spawner.ts";
+import { loadMcpSdk } from "./mcp-sdk.ts";
+import { SpawnedStdioTransport } from "./spawned-stdio-transport.ts";
+
+// The MCP stdio transport over servers the process spawner starts, with plain shell programs as
+// the servers (the MCP suites in test/mcp*.test.ts run real MCP servers over it).
+
+const sdk = await loadMcpSdk();
+
+/** A transport whose server is `line` under /bin/sh, and what it reports. */
+function transportFor(line: string) {
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
+  const transport = new SpawnedStdioTransport(
+    () => processSpawner().server({ file: "/bin/sh", args: ["-c", line], line, cwd: os.tmpdir(), env }),
+    sdk,
+  );
+  const messages: unknown[] = [];
+  const errors: string[] = [];
+  let closes = 0;
+  transport.onmessage = (message) => messages.push(message);
+  transport.onerror = (err) => errors.push(err.message);
+  transport.onclose = () => closes++;
+  return { transport, messages, errors, closes: () => closes };
+}
+
+const ping = { jsonrpc: "2.0" as const, id: 1, method: "ping" };
+
+describe("SpawnedStdioTransport", () => {
+  it("sends and receives newline-delimited JSON-RPC, and closing ends the server's input", async () => {
+    const { transport, messages, closes } = transportFor("cat");
+    await transport.start();
+    expect(transport.pid).toEqual(expect.any(Number));
+    await transport.send(ping);
+    await expect.poll(() => messages, { timeout: 10_000 }).toEqual([ping]);
+    await transport.close();
+    // cat ended with its input, before any signal was needed.
+    expect(transport.end).toEqual({ code: 0, signal: null, removed: [] });
+    expect(closes()).toBe(1);
+    expect(transport.pid).toBeUndefined();
+    await expect(transport.send(ping)).rejects.toThrow("Not connected");
+  });
+
+  it("says what is not JSON-RPC on the server's output and reads on", async () => {
+    const { transport, messages, errors } = transportFor(
+      `echo 'not json'; echo '${JSON.stringify(ping)}'; cat >/dev/null`,
+    );
+    await transport.start();
+    await expect.poll(() => messages, { timeout: 10_000 }).toEqual([ping]);
+    expect(errors).toHaveLength(1);
+    await transport.close();
+  });
+
+  it("hands the server's stderr on, from its first line", async () => {
+    const { transport } = transportFor("echo starting >&2; cat >/dev/null");
+    let said = "";
+    transport.stderr.setEncoding("utf8").on("data", (chunk: string) => (said += chunk));
+    await transport.start();
+    await expect.poll(() => said, { timeout: 10_000 }).toBe("starting\n");
+    await transport.close();
+  });
+
+  it("stops a server that ignores the end of its input with SIGTERM", async () => {
+    const { transport, closes } = transportFor("exec sleep 1000");
+    await transport.start();
+    const started = Date.now();
+    await transport.close();
+    expect(transport.end).toEqual({ code: null, signal: "SIGTERM", removed: [] });
+    // Only after the grace period that follows the end of its input.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
+    expect(closes()).toBe(1);
+  });
+
+  it("reports a server that exits by itself as closed", async () => {
+    const { transport, closes } = transportFor("exit 3");
+    await transport.start();
+    await expect.poll(closes, { timeout: 10_000 }).toBe(1);
+    expect(transport.end).toEqual({ code: 3, signal: null, removed: [] });
+  });
+});
