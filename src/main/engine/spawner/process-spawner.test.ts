@@ -180,6 +180,40 @@ describe("when the spawner dies or cannot start", () => {
   });
 });
 
+describe("a terminal's Ctrl-C", () => {
+  it.skipIf(!LINUX)("reaches the host, which decides what stops; the spawner carries on", async () => {
+    const spawner = new URL("./process-spawner.ts", import.meta.url).href;
+    // The host leads a process group of its own, as a shell's foreground job does; Ctrl-C
+    // sends SIGINT to the whole group, which holds the spawner too.
+    const script = `
+      const { processSpawner } = await import(${JSON.stringify(spawner)});
+      const client = processSpawner();
+      const run = (line) => client.exec({ file: "/bin/sh", args: ["-c", line], line, cwd: process.cwd(), env: {}, timeoutMs: 10000, maxBytes: 100 }, new AbortController().signal);
+      await run("true");
+      const before = client.pid;
+      let interrupted = false;
+      process.on("SIGINT", () => (interrupted = true));
+      process.kill(-process.pid, "SIGINT");
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const after = await run("echo still here");
+      console.log(JSON.stringify({ interrupted, same: client.pid === before, said: after.stdout.toString() }));
+      process.exit(0);
+    `;
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
+      cwd: await realpath(ws.root),
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const [out, err, code] = await Promise.all([
+      readAll(child.stdout),
+      readAll(child.stderr),
+      once(child, "exit"),
+    ]);
+    expect(code[0], err).toBe(0);
+    expect(JSON.parse(out)).toEqual({ interrupted: true, same: true, said: "still here\n" });
+  });
+});
+
 describe("the spawner does not keep the host alive", () => {
   it.skipIf(!LINUX)(
     "a script that ran a command through it exits by itself, and the spawner with it",

@@ -146,4 +146,8 @@ async function shutDown(): Promise<void> {
 
 process.on("message", handle);
 process.once("disconnect", () => void shutDown());
+// A terminal's Ctrl-C goes to the host's whole process group, this process too: the host
+// decides what it stops (it aborts its calls and closes its servers), and this process ends
+// when the host goes.
+process.on("SIGINT", () => undefined);
 send({ type: "ready", pid: process.pid });
