@@ -39,10 +39,8 @@ function build() {
     }),
   });
 
-  /** Run a program without a shell, collecting its output (see bridge-shell.ts, user-hook.ts). */
-  const ExecRequest = z.strictObject({
-    type: z.literal("exec"),
-    id: z.number().int(),
+  /** A program to start without a shell (exec and server requests). */
+  const program = {
     file: z.string(),
     args: z.array(z.string()),
     /** The shell line of the same command, run confined in its place when `confine` is given. */
@@ -50,6 +48,13 @@ function build() {
     cwd: z.string(),
     env: Env,
     confine: Confinement.optional(),
+  };
+
+  /** Run a program without a shell, collecting its output (see bridge-shell.ts, user-hook.ts). */
+  const ExecRequest = z.strictObject({
+    type: z.literal("exec"),
+    id: z.number().int(),
+    ...program,
     timeoutMs: z.number().int().positive(),
     maxBytes: z.number().int().positive(),
     /** Written to the program's stdin, which is then closed (empty when not given). */
@@ -64,17 +69,7 @@ function build() {
    * pipe), then `started`; `server-exit` says when it has ended. Inside the sandbox when
    * `confine` is given (bash then runs the sandbox's launcher with `line`).
    */
-  const ServerRequest = z.strictObject({
-    type: z.literal("server"),
-    id: z.number().int(),
-    file: z.string(),
-    args: z.array(z.string()),
-    /** The shell line of the same command, run confined in its place when `confine` is given. */
-    line: z.string(),
-    cwd: z.string(),
-    env: Env,
-    confine: Confinement.optional(),
-  });
+  const ServerRequest = z.strictObject({ type: z.literal("server"), id: z.number().int(), ...program });
 
   /** Requests that get replies, by id. */
   const SpawnerRequest = z.discriminatedUnion("type", [
