@@ -72,6 +72,17 @@ describe("SpawnedStdioTransport", () => {
     expect(closes()).toBe(1);
   });
 
+  it("stops a server it was closed while starting, once it runs", async () => {
+    const { transport, closes } = transportFor("cat");
+    const starting = transport.start();
+    const closing = transport.close();
+    await starting;
+    await closing;
+    // cat saw the end of its input as soon as it ran.
+    expect(transport.end).toEqual({ code: 0, signal: null, removed: [] });
+    expect(closes()).toBe(1);
+  });
+
   it("reports a server that exits by itself as closed", async () => {
     const { transport, closes } = transportFor("exit 3");
     await transport.start();

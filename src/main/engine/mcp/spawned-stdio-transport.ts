@@ -38,7 +38,8 @@ export class SpawnedStdioTransport implements Transport {
   private readonly sdk: McpSdk;
   private readonly readBuffer: InstanceType<McpSdk["ReadBuffer"]>;
   private server: RemoteServer | undefined;
-  private launched = false;
+  /** The server being started (set by start; the spawner answers later). */
+  private launching: Promise<RemoteServer> | undefined;
   private closing = false;
   private markClosed: () => void = () => undefined;
   private readonly closed = new Promise<void>((resolve) => (this.markClosed = resolve));
@@ -55,9 +56,9 @@ export class SpawnedStdioTransport implements Transport {
   }
 
   async start(): Promise<void> {
-    if (this.launched) throw new Error("SpawnedStdioTransport already started");
-    this.launched = true;
-    const server = await this.launch();
+    if (this.launching) throw new Error("SpawnedStdioTransport already started");
+    this.launching = this.launch();
+    const server = await this.launching;
     this.server = server;
     server.stderr.pipe(this.stderr);
     server.stdin.on("error", (err) => this.onerror?.(err));
@@ -108,11 +109,15 @@ export class SpawnedStdioTransport implements Transport {
     });
   }
 
-  /** End its input, then SIGTERM, then SIGKILL, each after a grace period without an exit. */
+  /**
+   * End its input, then SIGTERM, then SIGKILL, each after a grace period without an exit. Closed
+   * while it is still being started, it is stopped as soon as it runs.
+   */
   async close(): Promise<void> {
-    const server = this.server;
-    if (server && !this.closing && this.end === undefined) {
-      this.closing = true;
+    if (this.closing) return;
+    this.closing = true;
+    const server = this.server ?? (await this.launching?.catch(() => undefined));
+    if (server && this.end === undefined) {
       server.stdin.end();
       if (!(await within(this.closed, STOP_GRACE_MS))) {
         server.signal("SIGTERM");
