@@ -2,6 +2,7 @@ import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { processSpawner } from "../spawner/process-spawner.ts";
 import { mergePathLists, readLoginShellPath } from "./login-shell-path.ts";
 
 let dir: string;
@@ -36,6 +37,14 @@ describe.skipIf(process.platform === "win32")("readLoginShellPath", () => {
     ["a shell that does not exist", "/no/such/shell"],
   ])("falls back to the process PATH with %s", async (_label, shell) => {
     expect(await readLoginShellPath(shell, "/fallback/bin")).toBe("/fallback/bin");
+  });
+
+  it("runs the shell from the process spawner, never from the host", async () => {
+    // A "login shell" that answers with the id of the process that started it.
+    const shell = await fakeShell("parent-sh", `printf '%s%s' __LATHE_LOGIN_PATH__ "$PPID"`);
+    const parent = Number(await readLoginShellPath(shell, "/fallback"));
+    expect(parent).toBe(processSpawner().pid);
+    expect(parent).not.toBe(process.pid);
   });
 
   it("falls back when the shell fails or hangs past the timeout", async () => {
