@@ -1,8 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { SandboxManager } from "@anthropic-ai/sandbox-runtime";
 import type { ProtectedEntry } from "../policy/protected-paths.ts";
 import { heldPaths, undoCreated } from "./held-paths.ts";
-import { wrapOffline } from "./linux-offline-wrap.ts";
+import { releaseMountPoints, wrapOffline } from "./linux-offline-wrap.ts";
 import type { ManagerLease } from "./sandbox-manager-lease.ts";
 
 /** What one confined process may do. */
@@ -69,7 +68,7 @@ export async function confineCommand(
   const undo = spec.missingFiles === "undo" ? watched : [];
   // Mount points bubblewrap made for missing protected paths are removed once no sandbox runs.
   const cleanup = (): string[] => {
-    SandboxManager.cleanupAfterCommand();
+    releaseMountPoints();
     return undoCreated(undo);
   };
   if (process.platform === "linux" && spec.network.length === 0) {

@@ -1,17 +1,22 @@
 // The OS sandbox wrap as the spawner makes it: the sandbox library (and the `which` and scan
 // processes it starts while wrapping) lives in the spawner, never in the host.
 import { confineCommand, type ConfinedCommand, type ConfinementSpec } from "../sandbox/confine-command.ts";
-import { leaseSandboxManager, type ManagerLease } from "../sandbox/sandbox-manager-lease.ts";
+import type { ManagerLease } from "../sandbox/sandbox-manager-lease.ts";
 import { abortedBeforeStart, RequestFailure } from "./spawner-failure.ts";
 
 let lease: Promise<ManagerLease> | undefined;
 
-/** The spawner's hold on the SandboxManager (its proxy), taken on first need, kept until it exits. */
+/**
+ * The spawner's hold on the SandboxManager (its proxy), taken on first need, kept until it exits.
+ * Loaded then too: a command given no network is wrapped without it (confine-command.ts).
+ */
 function manager(): Promise<ManagerLease> {
-  lease ??= leaseSandboxManager().catch((err: unknown) => {
-    lease = undefined;
-    throw err;
-  });
+  lease ??= import("../sandbox/sandbox-manager-lease.ts")
+    .then(({ leaseSandboxManager }) => leaseSandboxManager())
+    .catch((err: unknown) => {
+      lease = undefined;
+      throw err;
+    });
   return lease;
 }
 
