@@ -300,6 +300,19 @@ describe("a long-running server (an MCP stdio server) started by the spawner", (
     if (LINUX) await vi.waitFor(() => expect(sleepers(sleep)).toEqual([]), { timeout: 10_000 });
   });
 
+  it("can be stopped at once, before it runs, without harm to the spawner", async () => {
+    await startServer("true");
+    const spawner = processSpawner().pid;
+    // Stopped while the spawner still hands its pipes over: a race the spawner must
+    // survive (its pipes fail under it as the server goes).
+    for (let i = 0; i < 100; i++) {
+      const server = await startServer(`exec sleep ${marker()}`);
+      server.signal("SIGKILL");
+      expect(await server.ended).toEqual({ code: null, signal: "SIGKILL", removed: [] });
+    }
+    expect(processSpawner().pid).toBe(spawner);
+  });
+
   it("fails to start, with the error's code, when its program is not there", async () => {
     const err = await processSpawner()
       .server({

@@ -104,6 +104,9 @@ export async function startServer(
   });
   signal.addEventListener("abort", kill, { once: true });
   const gate = child.stdio[3] as Socket;
+  // A server gone before its gate opened (stopped, killed) makes these fail with EPIPE or a
+  // reset: its exit says what happened, and the spawner must not fall over an unheard error.
+  for (const pipe of child.stdio) pipe?.on("error", () => undefined);
   // Handed over, the pipes are closed here: only the host holds them (so the server sees the
   // end of its input when the host ends it). In order: each waits until the one before arrived.
   channel.handOver({ type: "pipe", id, name: "stdin" }, child.stdin as Socket);
