@@ -1,3 +1,5 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { resolveLatheHome } from "../config/lathe-home.ts";
 import { loadPolicyConfig } from "../config/policy-config.ts";
@@ -61,20 +63,53 @@ async function check(
   }
 }
 
-function runs(command: string, args: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const { spawn } = process.getBuiltinModule("node:child_process");
-    const child = spawn(command, args, { stdio: ["ignore", "pipe", "ignore"] });
-    let out = "";
-    child.stdout.setEncoding("utf8");
-    child.stdout.on("data", (chunk: string) => (out += chunk));
-    child.on("error", reject);
-    child.on("close", (code) =>
-      code === 0
-        ? resolve(out.trim().split("\n")[0] ?? "")
-        : reject(new Error(`${command} exited with ${code}`)),
-    );
-  });
+/** The environment a probe runs with: this process's own. */
+function probeEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
+  return env;
+}
+
+/**
+ * The first line `command` prints, run by the process spawner (as Lathe's own commands are, so
+ * a check from the app never forks its large process); throws when it cannot run or fails.
+ */
+async function runs(command: string, args: string[]): Promise<string> {
+  const { processSpawner } = await import("../spawner/process-spawner.ts");
+  const { end, stdout } = await processSpawner().exec(
+    {
+      file: command,
+      args,
+      line: "",
+      cwd: process.cwd(),
+      env: probeEnv(),
+      timeoutMs: 10_000,
+      maxBytes: 64 * 1024,
+    },
+    new AbortController().signal,
+  );
+  if (typeof end.code === "string") throw new Error(`spawn ${command} ${end.code}`);
+  if (end.failed) throw new Error(`${command} exited with ${end.code ?? "a signal"}`);
+  return stdout.toString("utf8").trim().split("\n")[0] ?? "";
+}
+
+/** A terminal started the way bash calls start theirs: by the process spawner, on node-pty. */
+async function startsTerminal(): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), "lathe-doctor-"));
+  try {
+    const { runInPty } = await import("../builtin/pty-runner.ts");
+    const proc = await runInPty({
+      command: "exit 0",
+      cwd: dir,
+      signal: new AbortController().signal,
+      output: { maxBytes: 4096, sidecarPath: path.join(dir, "output.txt"), root: dir },
+    });
+    const { exitCode } = await proc.exited;
+    if (exitCode !== 0) throw new Error(`exit ${exitCode}`);
+    return "starts a terminal";
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 function toolchainChecks(platform: NodeJS.Platform): Promise<DoctorCheck[]> {
@@ -103,19 +138,7 @@ function toolchainChecks(platform: NodeJS.Platform): Promise<DoctorCheck[]> {
       },
       REBUILD,
     ),
-    check(
-      "node-pty (bash)",
-      true,
-      async () => {
-        const pty = await import("node-pty");
-        await new Promise<void>((resolve, reject) => {
-          const term = pty.spawn(process.platform === "win32" ? "cmd.exe" : "/bin/sh", ["-c", "exit 0"], {});
-          term.onExit(({ exitCode }) => (exitCode === 0 ? resolve() : reject(new Error(`exit ${exitCode}`))));
-        });
-        return "starts a terminal";
-      },
-      REBUILD,
-    ),
+    check("node-pty (bash)", true, startsTerminal, REBUILD),
     check(
       "isolated-vm (plugins)",
       true,

@@ -91,3 +91,46 @@ describe("sandbox availability: a real check, the reason, and the fix", () => {
     expect(status.active || (status.reason !== undefined && status.fix !== undefined)).toBe(true);
   });
 });
+
+describe("the real machine's check", () => {
+  it.skipIf(process.platform === "win32")(
+    "runs in the process spawner: the host neither loads the sandbox library nor starts the trial",
+    async () => {
+      const availability = new URL("./sandbox-availability.ts", import.meta.url).href;
+      const spawner = new URL("../spawner/process-spawner.ts", import.meta.url).href;
+      // The host as a child of its own, naming every package it resolves.
+      const script = `
+        import { registerHooks } from "node:module";
+        const packages = new Set();
+        registerHooks({
+          resolve(specifier, context, next) {
+            const result = next(specifier, context);
+            const match = /\\/node_modules\\/((?:@[^/]+\\/)?[^/]+)\\//.exec(result.url);
+            if (match) packages.add(match[1]);
+            return result;
+          },
+        });
+        const { machineSandbox } = await import(${JSON.stringify(availability)});
+        const { processSpawner } = await import(${JSON.stringify(spawner)});
+        const status = await machineSandbox();
+        console.log(JSON.stringify({ status, spawner: processSpawner().pid, packages: [...packages] }));
+        process.exit(0);
+      `;
+      const { spawnSync } = await import("node:child_process");
+      const result = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+        encoding: "utf8",
+        timeout: 60_000,
+      });
+      expect(result.status, result.stderr).toBe(0);
+      const said = JSON.parse(result.stdout) as {
+        status: { active: boolean; reason?: string };
+        spawner?: number;
+        packages: string[];
+      };
+      // The check asked the spawner (started for it), and gave an answer with its reason.
+      expect(said.spawner).toEqual(expect.any(Number));
+      expect(said.status.active || typeof said.status.reason === "string").toBe(true);
+      expect(said.packages).not.toContain("@anthropic-ai/sandbox-runtime");
+    },
+  );
+});

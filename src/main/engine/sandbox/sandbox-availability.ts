@@ -1,9 +1,5 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
-import type { ManagerLease } from "./sandbox-manager-lease.ts";
+import type { SandboxCheck } from "../spawner/spawner-sandbox-check.ts";
 import { machineKey, type SandboxAvailabilityCache } from "./sandbox-availability-cache.ts";
-import { sandboxLibrary } from "./sandbox-library.ts";
 
 /** Whether the OS sandbox confines the processes Lathe starts, and if not, why and what to do. */
 export interface SandboxStatus {
@@ -39,56 +35,33 @@ const INSTALL: Partial<Record<NodeJS.Platform, string>> = {
 const USER_NAMESPACES =
   "let unprivileged processes create user namespaces, which bubblewrap needs: sudo sysctl -w kernel.unprivileged_userns_clone=1 (Debian), and on Ubuntu 23.10 or later also sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0 (or install an AppArmor profile for bwrap); in a container, run it with user namespaces allowed (e.g. docker run --security-opt seccomp=unconfined --security-opt apparmor=unconfined)";
 
-/** Run a shell line and collect its stderr; resolves to undefined when it exits 0. */
-function runLine(line: string, cwd: string): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    const { spawn } = process.getBuiltinModule("node:child_process");
-    const child = spawn("/bin/bash", ["-c", line], { cwd, stdio: ["ignore", "ignore", "pipe"] });
-    let stderr = "";
-    child.stderr.setEncoding("utf8");
-    child.stderr.on("data", (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
-    child.on("error", (err) => {
-      clearTimeout(timer);
-      resolve(err.message);
-    });
-    child.on("close", (code, signal) => {
-      clearTimeout(timer);
-      const said = stderr.trim().split("\n")[0]?.slice(0, 300) ?? "";
-      resolve(code === 0 ? undefined : said || `it exited with ${signal ?? code}`);
-    });
-  });
+/**
+ * The real machine, asked through the process spawner: the library's dependency check, then one
+ * sandboxed `true` in a temp folder (spawner/spawner-sandbox-check.ts), both in one request, so
+ * the host neither loads the library nor starts a process for it. One probe per check.
+ */
+function machineProbe(): SandboxProbe {
+  let asked: Promise<SandboxCheck> | undefined;
+  const ask = (): Promise<SandboxCheck> => {
+    asked ??= import("../spawner/process-spawner.ts")
+      .then(({ processSpawner }) => processSpawner().checkSandbox())
+      .catch((err: unknown) => ({
+        errors: [
+          `the process spawner could not run the check (${err instanceof Error ? err.message : String(err)})`,
+        ],
+        warnings: [],
+      }));
+    return asked;
+  };
+  return {
+    platform: process.platform,
+    dependencies: async () => {
+      const { errors, warnings } = await ask();
+      return { errors, warnings };
+    },
+    trial: async () => (await ask()).failure,
+  };
 }
-
-/** The real machine: the library's dependency check, then one sandboxed `true` in a temp folder. */
-const machineProbe: SandboxProbe = {
-  platform: process.platform,
-  dependencies: async () => (await sandboxLibrary()).checkDependencies(),
-  async trial() {
-    const dir = await mkdtemp(path.join(os.tmpdir(), "lathe-sandbox-probe-"));
-    let lease: ManagerLease | undefined;
-    try {
-      const { confineCommand, leaseSandboxManager } = await sandboxLibrary();
-      const confined = await confineCommand(
-        "true",
-        { writable: [dir], readOnly: [], network: [], missingFiles: "leave" },
-        {
-          manager: async () => (lease = await leaseSandboxManager()),
-        },
-      );
-      try {
-        return await runLine(confined.line, dir);
-      } finally {
-        confined.release();
-      }
-    } catch (err) {
-      return err instanceof Error ? err.message : String(err);
-    } finally {
-      await lease?.release();
-      await rm(dir, { recursive: true, force: true });
-    }
-  },
-};
 
 function inactive(reason: string, fix: string, warnings: string[] = []): SandboxStatus {
   return { active: false, reason, fix, warnings };
@@ -133,11 +106,11 @@ async function checkMachine(
   cache: SandboxAvailabilityCache | undefined,
   reuse: boolean,
 ): Promise<SandboxStatus> {
-  if (!cache) return machineAvailability(machineProbe);
+  if (!cache) return machineAvailability(machineProbe());
   const key = machineKey();
   const known = reuse ? cache.read(key) : undefined;
   if (known) return known;
-  const status = await machineAvailability(machineProbe);
+  const status = await machineAvailability(machineProbe());
   try {
     cache.write(key, status);
   } catch {

@@ -6,6 +6,7 @@ import { SpawnerError } from "../errors/spawner-error.ts";
 import { heldPaths, undoCreated } from "../sandbox/held-paths.ts";
 import { signalProcess } from "../sandbox/signal-process.ts";
 import type { CapturedOutput } from "./capped-output.ts";
+import type { SandboxCheck } from "./spawner-sandbox-check.ts";
 import {
   protocolSchemas,
   type ExecEnd,
@@ -318,9 +319,38 @@ export class SpawnerClient {
     });
   }
 
+  /**
+   * Whether this machine can run the OS sandbox: the library's dependency check and, when it
+   * finds nothing missing, one sandboxed command, both run in the spawner (see
+   * spawner-sandbox-check.ts). Rejects with a SpawnerError when the spawner cannot run it.
+   */
+  checkSandbox(): Promise<SandboxCheck> {
+    return new Promise<SandboxCheck>((resolve, reject) => {
+      this.request(
+        { type: "sandbox-check" },
+        undefined,
+        (event, done) => {
+          if (event.type === "sandbox-checked") {
+            done();
+            const { errors, warnings, failure } = event;
+            resolve({ errors, warnings, ...(failure === undefined ? {} : { failure }) });
+          } else if (event.type === "failed") {
+            done();
+            reject(failureError(event.failure, undefined));
+          }
+        },
+        (err) => reject(err),
+      );
+    });
+  }
+
   /** Send a request and route its events until `done`; returns its id. */
   private request(
-    message: Omit<PtyRequest, "id"> | Omit<ExecRequest, "id"> | Omit<ServerRequest, "id">,
+    message:
+      | Omit<PtyRequest, "id">
+      | Omit<ExecRequest, "id">
+      | Omit<ServerRequest, "id">
+      | { type: "sandbox-check" },
     signal: AbortSignal | undefined,
     onEvent: (event: Event, done: () => void, pipe: Socket | undefined) => void,
     onLost: (err: unknown, started: boolean) => void,

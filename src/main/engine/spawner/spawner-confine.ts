@@ -20,6 +20,15 @@ function manager(): Promise<ManagerLease> {
   return lease;
 }
 
+/** Wrap `command` to run confined by `spec`, with the spawner's manager when it needs one; throws as the library does. */
+export function confineWithManager(
+  command: string,
+  spec: ConfinementSpec,
+  signal: AbortSignal,
+): Promise<ConfinedCommand> {
+  return confineCommand(command, spec, { signal, manager });
+}
+
 /**
  * Wrap `command` to run confined by `spec`. Throws RequestFailure: "aborted" when `signal`
  * stopped it, "sandbox" when the sandbox could not wrap it (the caller never runs it unconfined).
@@ -30,7 +39,7 @@ export async function confineInSpawner(
   signal: AbortSignal,
 ): Promise<ConfinedCommand> {
   try {
-    return await confineCommand(command, spec, { signal, manager });
+    return await confineWithManager(command, spec, signal);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     if (signal.aborted) throw abortedBeforeStart();

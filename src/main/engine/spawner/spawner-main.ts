@@ -83,6 +83,16 @@ async function start(id: number, run: (signal: AbortSignal) => Promise<RunningRe
 /** Whether the sandbox side (spawner-confine.ts, loaded on first need) may hold anything. */
 let sandboxUsed = false;
 
+/** Answer a sandbox check (spawner-sandbox-check.ts, loaded with the first one). */
+async function checkSandboxFor(id: number): Promise<void> {
+  try {
+    const { checkSandbox } = await import("./spawner-sandbox-check.ts");
+    send({ type: "sandbox-checked", id, ...(await checkSandbox()) });
+  } catch (err) {
+    fail(id, new RequestFailure({ kind: "internal", message: `the sandbox check failed: ${String(err)}` }));
+  }
+}
+
 function handle(message: unknown): void {
   const parsed = protocolSchemas().SpawnerRequest.safeParse(message);
   if (!parsed.success) {
@@ -106,6 +116,10 @@ function handle(message: unknown): void {
     case "server":
       sandboxUsed ||= request.confine !== undefined;
       void start(request.id, (signal) => startServer(request, signal, channel));
+      return;
+    case "sandbox-check":
+      sandboxUsed = true;
+      void checkSandboxFor(request.id);
       return;
     case "abort":
       requests.get(request.id)?.controller.abort(new Error("aborted by the host"));

@@ -83,6 +83,8 @@ function build() {
       id: z.number().int(),
       signal: z.enum(["SIGTERM", "SIGKILL"]),
     }),
+    /** Find out whether this machine can run the OS sandbox (one `sandbox-checked` reply). */
+    z.strictObject({ type: z.literal("sandbox-check"), id: z.number().int() }),
     /** Load node-pty and the sandbox library now, before the first command needs them. */
     z.strictObject({ type: z.literal("warm") }),
   ]);
@@ -163,6 +165,14 @@ function build() {
       removed: z.array(z.string()),
     }),
     z.strictObject({ type: z.literal("failed"), id: z.number().int(), failure: Failure }),
+    /** The sandbox library's dependency check, and why the trial command failed (if it did). */
+    z.strictObject({
+      type: z.literal("sandbox-checked"),
+      id: z.number().int(),
+      errors: z.array(z.string()),
+      warnings: z.array(z.string()),
+      failure: z.string().optional(),
+    }),
   ]);
   return {
     Confinement,
