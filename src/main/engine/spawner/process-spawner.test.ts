@@ -282,6 +282,18 @@ describe("a long-running server (an MCP stdio server) started by the spawner", (
     },
   );
 
+  it("loses nothing of what it writes the moment it runs", async () => {
+    // Any of it read by the spawner on the way would be lost: its pipes are open there too until
+    // the host has them. Many times over, for a race.
+    for (let i = 0; i < 50; i++) {
+      const server = await startServer("echo early >&2; echo early; exec cat >/dev/null");
+      server.stdin.end();
+      const said = await Promise.all([readAll(server.stdout), readAll(server.stderr)]);
+      expect(said, `start ${i}`).toEqual(["early\n", "early\n"]);
+      await server.ended;
+    }
+  });
+
   it("stops on SIGTERM, and on SIGKILL when it ignores SIGTERM", async () => {
     const sleep = marker();
     const polite = await startServer(`exec sleep ${sleep}`);

@@ -6,11 +6,8 @@ import type { SpawnerEvent } from "./spawner-protocol.ts";
 /** How the spawner talks back about one request. */
 export interface RequestChannel {
   send(event: SpawnerEvent): void;
-  /**
-   * Send `event` with `pipe` handed to the host; closed here once sent, then `sent` is called
-   * (never, when the host has gone).
-   */
-  handOver(event: SpawnerEvent, pipe: Socket, sent?: () => void): void;
+  /** Send `event` with `pipe` handed to the host; closed here once the host has it. */
+  handOver(event: SpawnerEvent, pipe: Socket): void;
 }
 
 /** A running request, as the spawner's dispatcher steers it. */
@@ -19,4 +16,6 @@ export interface RunningRequest {
   kill(): void;
   /** Ask it to stop (a server the host is closing): only requests that can be asked take it. */
   signal?(name: "SIGTERM" | "SIGKILL"): void;
+  /** Let it run: the host holds its pipes (a server). */
+  open?(): void;
 }

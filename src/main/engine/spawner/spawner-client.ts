@@ -276,6 +276,9 @@ export class SpawnerClient {
                 return;
               }
               pid = event.pid;
+              // Sent now, it follows this process's receipts for the pipes: the spawner has let go
+              // of its ends by the time the server runs.
+              this.post(owner as ChildProcess, { type: "open", id });
               resolve({
                 pid,
                 stdin,

@@ -32,15 +32,13 @@ interface Request {
 
 const requests = new Map<number, Request>();
 
-function send(event: SpawnerEvent, pipe?: Socket, sent?: () => void): void {
+function send(event: SpawnerEvent, pipe?: Socket): void {
   if (!process.connected) {
     pipe?.destroy();
     return;
   }
   // A failed send means the host has gone, and then this process is on its way out.
-  process.send?.(event, pipe, {}, (err) => {
-    if (!err) sent?.();
-  });
+  process.send?.(event, pipe, {}, () => undefined);
 }
 
 /** The events after which a request has nothing more to say. */
@@ -51,8 +49,8 @@ const channel: RequestChannel = {
     if (FINAL.has(event.type)) requests.delete((event as { id: number }).id);
     send(event);
   },
-  handOver(event, pipe, sent) {
-    send(event, pipe, sent);
+  handOver(event, pipe) {
+    send(event, pipe);
   },
 };
 
@@ -126,6 +124,9 @@ function handle(message: unknown): void {
       return;
     case "signal":
       requests.get(request.id)?.running?.signal?.(request.signal);
+      return;
+    case "open":
+      requests.get(request.id)?.running?.open?.();
       return;
     case "warm":
       sandboxUsed = true;

@@ -66,7 +66,8 @@ function build() {
   /**
    * Start a long-running server (an MCP stdio server) that the host talks to directly: its
    * stdin, stdout and stderr are handed over to the host (one `pipe` event each, carrying the
-   * pipe), then `started`; `server-exit` says when it has ended. Inside the sandbox when
+   * pipe), then `started`; it runs once the host answers `open`; `server-exit` says when it has
+   * ended. Inside the sandbox when
    * `confine` is given (bash then runs the sandbox's launcher with `line`).
    */
   const ServerRequest = z.strictObject({ type: z.literal("server"), id: z.number().int(), ...program });
@@ -77,6 +78,11 @@ function build() {
     ExecRequest,
     ServerRequest,
     z.strictObject({ type: z.literal("abort"), id: z.number().int() }),
+    /**
+     * The host holds a server's pipes (it has had `started`): let the server run. Sent then, it
+     * comes after the host's receipts for the pipes, by which the spawner has closed its own ends.
+     */
+    z.strictObject({ type: z.literal("open"), id: z.number().int() }),
     /** Ask a server to stop (no reply but its `server-exit`): SIGTERM first, SIGKILL if it lingers. */
     z.strictObject({
       type: z.literal("signal"),

@@ -15,10 +15,11 @@ import type { ServerRequest } from "./spawner-protocol.ts";
 
 /**
  * The server starts behind a gate: a shell that waits for a line on descriptor 3, then becomes
- * the server (same process). The spawner opens the gate once the host holds all three pipes, so
- * nothing the server writes is read here, and a server that exits at once cannot take its pipes
- * with it before they are handed over. Should the spawner go first, the gate closes unopened
- * and the server never runs.
+ * the server (same process). The spawner opens the gate when the host says it holds all three
+ * pipes (`open`), by which time this process has closed its own ends of them: until then they
+ * are read here too, and what the server wrote could be lost. Nor can a server that exits at
+ * once take its pipes with it before they are handed over. Should the spawner go first, the
+ * gate closes unopened and the server never runs.
  */
 const GATE = 'read -r _ <&3 && exec 3<&- && exec "$0" "$@"';
 
@@ -111,13 +112,16 @@ export async function startServer(
   // end of its input when the host ends it). In order: each waits until the one before arrived.
   channel.handOver({ type: "pipe", id, name: "stdin" }, child.stdin as Socket);
   channel.handOver({ type: "pipe", id, name: "stdout" }, child.stdout as Socket);
-  channel.handOver({ type: "pipe", id, name: "stderr" }, child.stderr as Socket, () => gate.end("go\n"));
+  channel.handOver({ type: "pipe", id, name: "stderr" }, child.stderr as Socket);
   channel.send({ type: "started", id, pid: child.pid as number });
   return {
     kill,
     signal(name) {
       if (name === "SIGKILL") kill();
       else if (running()) signalProcess(-(child.pid as number), name);
+    },
+    open() {
+      gate.end("go\n");
     },
   };
 }
