@@ -10,6 +10,7 @@ import {
   type SandboxStatus,
 } from "../sandbox/sandbox-availability.ts";
 import { sandboxAvailabilityCache } from "../sandbox/sandbox-availability-cache.ts";
+import { hostEnv } from "../spawner/host-env.ts";
 
 /** One thing Lathe needs from the machine, and whether it has it. */
 interface DoctorCheck {
@@ -63,13 +64,6 @@ async function check(
   }
 }
 
-/** The environment a probe runs with: this process's own. */
-function probeEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
-  return env;
-}
-
 /**
  * The first line `command` prints, run by the process spawner (as Lathe's own commands are, so
  * a check from the app never forks its large process); throws when it cannot run or fails.
@@ -82,7 +76,7 @@ async function runs(command: string, args: string[]): Promise<string> {
       args,
       line: "",
       cwd: process.cwd(),
-      env: probeEnv(),
+      env: hostEnv(),
       timeoutMs: 10_000,
       maxBytes: 64 * 1024,
     },

@@ -1,4 +1,5 @@
 import path from "node:path";
+import { hostEnv } from "../spawner/host-env.ts";
 
 const MARKER = "__LATHE_LOGIN_PATH__";
 const DEFAULT_TIMEOUT_MS = 3_000;
@@ -17,8 +18,6 @@ export async function readLoginShellPath(
   timeoutMs = DEFAULT_TIMEOUT_MS,
 ): Promise<string> {
   if (!shell || process.platform === "win32") return fallback;
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
   const line = `printf '%s%s' '${MARKER}' "$PATH"`;
   const { processSpawner } = await import("../spawner/process-spawner.ts");
   const { end, stdout } = await processSpawner().exec(
@@ -27,7 +26,7 @@ export async function readLoginShellPath(
       args: ["-lc", line],
       line: "",
       cwd: process.cwd(),
-      env,
+      env: hostEnv(),
       timeoutMs,
       maxBytes: 1024 * 1024,
       group: true,

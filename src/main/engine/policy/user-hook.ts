@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { SourcedHook } from "../config/policy-config.ts";
+import { hostEnv } from "../spawner/host-env.ts";
 import type { RemoteExecResult } from "../spawner/spawner-client.ts";
 import type { WatchdogVerdict } from "./watchdog.ts";
 
@@ -110,11 +111,4 @@ export async function runUserHook(
   return parsed.decision === "allow"
     ? { decision: "allow" }
     : { decision: parsed.decision, reason: parsed.reason ?? `The ${name} answered ${parsed.decision}.` };
-}
-
-/** This process's environment, as the hook inherited it when this process started it. */
-function hostEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
-  return env;
 }
