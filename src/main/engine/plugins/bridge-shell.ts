@@ -56,8 +56,8 @@ async function authorizeCommand(
 
 /**
  * `runtime.shell.run` on the host: the command is authorized first (above), then run by the
- * process spawner with execFile — no shell, so no globbing, pipes or substitutions — in the
- * workspace root, with a trimmed environment, stdin closed, a timeout and an output cap.
+ * process spawner as a program of its own — no shell, so no globbing, pipes or substitutions —
+ * in the workspace root, with a trimmed environment, empty input, a timeout and an output cap.
  */
 export async function pluginShellRun(
   runtime: ToolRuntime,
