@@ -368,7 +368,7 @@ describe("MCP servers from settings", () => {
     async () => {
       const world = await open(
         { user: { everything: { command: node, args: [EVERYTHING] } } },
-        { backoff: { initialMs: 200, maxMs: 400 } },
+        { backoff: { initialMs: 1_000, maxMs: 2_000 } },
       );
       await startAndApply(world);
       const pid = world.manager.status()[0]?.pid as number;
@@ -376,6 +376,10 @@ describe("MCP servers from settings", () => {
       // The server is the spawner's child, not this process's.
       expect(parentPid(pid)).toBe(spawner);
       process.kill(spawner, "SIGKILL");
+      await waitFor("reconnecting", () => world.manager.status()[0]?.state === "reconnecting");
+      expect(world.manager.status()[0]?.lastError).toMatch(
+        /^the server process exited: the process spawner that started it stopped/,
+      );
       await waitFor("reconnected", () => {
         const status = world.manager.status()[0];
         return status?.state === "connected" && status.pid !== pid;

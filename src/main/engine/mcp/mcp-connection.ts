@@ -19,6 +19,7 @@ import { loginShellPath } from "./login-shell-path.ts";
 import { commandLine, isStdio } from "./mcp-command-line.ts";
 import type { McpServerLog } from "./mcp-server-log.ts";
 import { openTransport, type OpenedTransport } from "./mcp-transport.ts";
+import { SpawnedStdioTransport } from "./spawned-stdio-transport.ts";
 
 export type ConnectionState = "starting" | "connected" | "reconnecting" | "failed" | "closed";
 
@@ -218,7 +219,15 @@ export class McpConnection {
       client = new sdk.Client(CLIENT_INFO, { capabilities: {} });
       this.attemptClient = client;
       client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => this.refresh(generation));
-      client.onclose = () => this.lost(generation, undefined);
+      const transport = opened.transport;
+      client.onclose = () =>
+        this.lost(
+          generation,
+          // Its process spawner died, and took it down (the server's log has the spawner's why).
+          transport instanceof SpawnedStdioTransport && transport.end && "lost" in transport.end
+            ? "the process spawner that started it stopped"
+            : undefined,
+        );
       client.onerror = (err) => log.note(`transport error: ${err.message}`);
       await client.connect(opened.transport, { timeout: this.timeoutMs });
       // A server without the tools capability (resources or prompts only) offers no tools.
