@@ -1,7 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, readFileSync } from "node:fs";
-import { realpath } from "node:fs/promises";
+import { mkdir, realpath } from "node:fs/promises";
 import { setTimeout } from "node:timers/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -12,6 +12,7 @@ import { runInPty } from "../builtin/pty-runner.ts";
 import { SpawnerError } from "../errors/spawner-error.ts";
 import { machineSandbox } from "../sandbox/sandbox-availability.ts";
 import { processSpawner } from "./process-spawner.ts";
+import { hostEnv } from "./host-env.ts";
 import { SpawnerClient, type RemoteServer } from "./spawner-client.ts";
 
 const LINUX = process.platform === "linux";
@@ -245,13 +246,6 @@ describe("the spawner does not keep the host alive", () => {
   );
 });
 
-/** The variables a started program needs (PATH to find `cat`, `sleep`). */
-function hostEnv(): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined),
-  );
-}
-
 /** Start `line` under /bin/sh as a server through the process-wide spawner. */
 function startServer(line: string): Promise<RemoteServer> {
   return processSpawner().server({ file: "/bin/sh", args: ["-c", line], line, cwd: ws.root, env: hostEnv() });
@@ -371,4 +365,63 @@ describe("a long-running server (an MCP stdio server) started by the spawner", (
     await vi.waitFor(() => expect(sleepers(sleep)).toEqual([]), { timeout: 10_000 });
     await vi.waitFor(() => expect(parentOf(said.spawner)).toBeUndefined(), { timeout: 10_000 });
   });
+});
+
+describe("what the spawner loads", () => {
+  it.skipIf(!LINUX || !sandboxed)(
+    "a confined command without network: node-pty and the sandbox's Linux wrapper, never its manager",
+    async () => {
+      await mkdir(ws.latheHome, { recursive: true });
+      const traced = path.join(ws.latheHome, "spawner-loads.json");
+      // Names every file under node_modules the spawner resolves, written when it exits.
+      const tracer = `data:text/javascript,${encodeURIComponent(`
+        import { registerHooks } from "node:module";
+        import { writeFileSync } from "node:fs";
+        const files = new Set();
+        registerHooks({ resolve(specifier, context, next) {
+          const result = next(specifier, context);
+          const at = result.url.indexOf("/node_modules/");
+          if (at >= 0) files.add(result.url.slice(at + 14));
+          return result;
+        } });
+        process.on("exit", () => writeFileSync(${JSON.stringify(traced)}, JSON.stringify([...files])));
+      `)}`;
+      const { fork } = await import("node:child_process");
+      const { spawnerEntry } = await import("./process-spawner.ts");
+      const child = fork(spawnerEntry(), [], {
+        execArgv: ["--import", tracer],
+        serialization: "advanced",
+        stdio: ["ignore", "ignore", "inherit", "ipc"],
+      });
+      const client = new SpawnerClient(() => child);
+      const gitmodules = path.join(ws.root, ".gitmodules");
+      const proc = await client.pty(
+        {
+          script: "true",
+          cwd: ws.root,
+          env: hostEnv(),
+          confine: {
+            writable: [ws.root],
+            readOnly: [{ path: gitmodules, kind: "file", what: "git's submodule configuration" }],
+            network: [],
+            pty: true,
+            missingFiles: "undo",
+          },
+          output: { maxBytes: 1024, sidecarPath: path.join(ws.latheHome, "sidecar.txt"), root: ws.root },
+        },
+        new AbortController().signal,
+      );
+      expect((await proc.exited).exitCode).toBe(0);
+      child.disconnect();
+      await once(child, "exit");
+      const files = JSON.parse(readFileSync(traced, "utf8")) as string[];
+      const sandboxFiles = files.filter((f) => f.startsWith("@anthropic-ai/sandbox-runtime/"));
+      // Positive control: the command was wrapped by the library's Linux wrapper, on node-pty.
+      expect(files.some((f) => f.startsWith("node-pty/"))).toBe(true);
+      expect(sandboxFiles).toContain("@anthropic-ai/sandbox-runtime/dist/sandbox/linux-sandbox-utils.js");
+      // The manager (its proxy and TLS stack) stays out: its module, and node-forge with it.
+      expect(sandboxFiles).not.toContain("@anthropic-ai/sandbox-runtime/dist/sandbox/sandbox-manager.js");
+      expect(files.some((f) => f.startsWith("node-forge/"))).toBe(false);
+    },
+  );
 });
