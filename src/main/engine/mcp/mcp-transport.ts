@@ -55,7 +55,7 @@ export async function openTransport(
   if (sandbox?.status.active) {
     // Started through bash in the sandbox, a missing command would only say "command not found"
     // on stderr: look it up first and fail as a direct start would.
-    const found = await lookUpProgram(config.command, PATH, cwd);
+    const found = lookUpProgram(config.command, PATH, cwd);
     if ("code" in found)
       throw Object.assign(new Error(`spawn ${config.command} ${found.code}`), { code: found.code });
     const confinement = await sandbox.confinement();

@@ -1,27 +1,20 @@
-import { accessSync, constants, statSync } from "node:fs";
 import path from "node:path";
+import { lookUpProgram } from "../spawner/program-lookup.ts";
 
 const found = new Map<string, string | undefined>();
 
 /**
  * Where `program` is on PATH now: the first regular file there this process may execute, or
- * undefined. Only stats, where the sandbox library starts a `which` process and waits for it.
+ * undefined. Only absolute folders count (a relative one would depend on where this process
+ * happens to be). Only stats, where the sandbox library starts a `which` process and waits.
  */
 export function findProgram(program: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  for (const dir of (env.PATH ?? "").split(path.delimiter)) {
-    if (dir === "" || !path.isAbsolute(dir)) continue;
-    const file = path.join(dir, program);
-    try {
-      // Most folders on PATH lack the program: asked not to throw for that, a miss costs a stat
-      // rather than an exception (a start looks for a few programs in every folder on PATH).
-      if (!statSync(file, { throwIfNoEntry: false })?.isFile()) continue;
-      accessSync(file, constants.X_OK);
-    } catch {
-      continue;
-    }
-    return file;
-  }
-  return undefined;
+  const absolute = (env.PATH ?? "")
+    .split(path.delimiter)
+    .filter((dir) => path.isAbsolute(dir))
+    .join(path.delimiter);
+  const lookup = lookUpProgram(program, absolute, "/");
+  return "file" in lookup ? lookup.file : undefined;
 }
 
 /**

@@ -30,7 +30,7 @@ describe.skipIf(process.platform === "win32")("lookUpProgram", () => {
     ["a folder of that name", "folder", "bin", { code: "ENOENT" }],
     ["a path with a slash, from the working folder", "./bin/tool", "", { file: "bin/tool" }],
     ["a path with a slash that is not there", "./bin/nothing", "bin", { code: "ENOENT" }],
-  ])("%s", async (_label, command, folders, expected) => {
+  ])("%s", (_label, command, folders, expected) => {
     const PATH =
       folders === ""
         ? ""
@@ -38,11 +38,11 @@ describe.skipIf(process.platform === "win32")("lookUpProgram", () => {
             .split(":")
             .map((f) => path.join(dir, f))
             .join(":");
-    const found = await lookUpProgram(command, PATH, dir);
+    const found = lookUpProgram(command, PATH, dir);
     expect(found).toEqual("file" in expected ? { file: path.join(dir, expected.file) } : expected);
   });
 
-  it("finds a program through a relative PATH entry, from the working folder", async () => {
-    expect(await lookUpProgram("tool", "bin", dir)).toEqual({ file: path.join(dir, "bin/tool") });
+  it("finds a program through a relative PATH entry, from the working folder", () => {
+    expect(lookUpProgram("tool", "bin", dir)).toEqual({ file: path.join(dir, "bin/tool") });
   });
 });

@@ -1,33 +1,39 @@
-import { access, constants, stat } from "node:fs/promises";
+import { accessSync, constants, statSync } from "node:fs";
 import path from "node:path";
 
 /** Where a program runs from, or why it cannot run: the error codes a failed spawn would give. */
 export type ProgramLookup = { file: string } | { code: "ENOENT" | "EACCES" };
 
+/** Whether `file` is a regular file, and whether this process may run it. */
+function probe(file: string): "runs" | "denied" | "none" {
+  // Most folders on PATH lack the program: asked not to throw for that, a miss costs a stat
+  // rather than an exception.
+  if (!statSync(file, { throwIfNoEntry: false })?.isFile()) return "none";
+  try {
+    accessSync(file, constants.X_OK);
+    return "runs";
+  } catch {
+    return "denied";
+  }
+}
+
 /**
  * Find `command` as execvp would: a name with a slash is taken as it is (from `cwd`), any other
  * is looked for in each folder of `PATH` in turn (a relative folder from `cwd`). The first
  * regular file that may be executed wins; EACCES when only files that may not be were found.
+ * Only stats: a lookup starts no process.
  */
-export async function lookUpProgram(command: string, PATH: string, cwd: string): Promise<ProgramLookup> {
+export function lookUpProgram(command: string, PATH: string, cwd: string): ProgramLookup {
   const candidates = command.includes("/")
     ? [path.resolve(cwd, command)]
-    : PATH.split(":")
+    : PATH.split(path.delimiter)
         .filter((dir) => dir !== "")
         .map((dir) => path.resolve(cwd, dir, command));
   let denied = false;
   for (const file of candidates) {
-    const isFile = await stat(file).then(
-      (s) => s.isFile(),
-      () => false,
-    );
-    if (!isFile) continue;
-    const mayRun = await access(file, constants.X_OK).then(
-      () => true,
-      () => false,
-    );
-    if (mayRun) return { file };
-    denied = true;
+    const found = probe(file);
+    if (found === "runs") return { file };
+    if (found === "denied") denied = true;
   }
   return { code: denied ? "EACCES" : "ENOENT" };
 }

@@ -41,8 +41,8 @@ function started(child: ChildProcess): Promise<void> {
 }
 
 /** The program to run, found as a spawn would find it; throws RequestFailure as a spawn would fail. */
-async function programOf(request: ServerRequest): Promise<string> {
-  const found = await lookUpProgram(request.file, request.env.PATH ?? "", request.cwd);
+function programOf(request: ServerRequest): string {
+  const found = lookUpProgram(request.file, request.env.PATH ?? "", request.cwd);
   if ("file" in found) return found.file;
   throw new RequestFailure({
     kind: "spawn",
@@ -65,7 +65,7 @@ export async function startServer(
   const confined = await confineWhenAsked(request.line, request.confine, signal);
   let program: [string, string[]];
   try {
-    program = confined ? ["/bin/bash", ["-c", confined.line]] : [await programOf(request), request.args];
+    program = confined ? ["/bin/bash", ["-c", confined.line]] : [programOf(request), request.args];
     if (signal.aborted) throw abortedBeforeStart();
   } catch (err) {
     confined?.release();
