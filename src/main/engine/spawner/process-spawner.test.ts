@@ -14,6 +14,7 @@ import { machineSandbox } from "../sandbox/sandbox-availability.ts";
 import { processSpawner } from "./process-spawner.ts";
 import { hostEnv } from "./host-env.ts";
 import { SpawnerClient, type RemoteServer } from "./spawner-client.ts";
+import type { SpawnerConfinement } from "./spawner-protocol.ts";
 
 const LINUX = process.platform === "linux";
 if (!LINUX) console.log("process-tree rows are skipped: they read /proc, which only Linux has");
@@ -43,6 +44,19 @@ function ancestors(pid: number): number[] {
 }
 
 let ws: TestWorkspace;
+
+/** A pty command confined to the workspace, its missing `.gitmodules` protected (undone if made). */
+function workspaceConfinement(): SpawnerConfinement {
+  return {
+    writable: [ws.root],
+    readOnly: [
+      { path: path.join(ws.root, ".gitmodules"), kind: "file", what: "git's submodule configuration" },
+    ],
+    network: [],
+    pty: true,
+    missingFiles: "undo",
+  };
+}
 beforeEach(async () => {
   ws = await openTestWorkspace();
 });
@@ -116,13 +130,7 @@ describe("when the spawner dies or cannot start", () => {
         signal: new AbortController().signal,
         output: { maxBytes: 1024, sidecarPath: path.join(ws.latheHome, "sidecar.txt"), root: ws.root },
         confine: {
-          spec: {
-            writable: [ws.root],
-            readOnly: [{ path: gitmodules, kind: "file", what: "git's submodule configuration" }],
-            network: [],
-            pty: true,
-            missingFiles: "undo",
-          },
+          spec: workspaceConfinement(),
           env: {},
         },
       });
@@ -394,19 +402,12 @@ describe("what the spawner loads", () => {
         stdio: ["ignore", "ignore", "inherit", "ipc"],
       });
       const client = new SpawnerClient(() => child);
-      const gitmodules = path.join(ws.root, ".gitmodules");
       const proc = await client.pty(
         {
           script: "true",
           cwd: ws.root,
           env: hostEnv(),
-          confine: {
-            writable: [ws.root],
-            readOnly: [{ path: gitmodules, kind: "file", what: "git's submodule configuration" }],
-            network: [],
-            pty: true,
-            missingFiles: "undo",
-          },
+          confine: workspaceConfinement(),
           output: { maxBytes: 1024, sidecarPath: path.join(ws.latheHome, "sidecar.txt"), root: ws.root },
         },
         new AbortController().signal,
