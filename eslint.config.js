@@ -38,6 +38,22 @@ export default tseslint.config(
     },
   },
   {
+    // A write transaction that reads first fails at once with "database is locked" when another
+    // process writes: every transaction begins IMMEDIATE, through store/database.ts.
+    files: ["src/main/engine/**/*.ts"],
+    ignores: ["src/main/engine/store/database.ts", "src/main/engine/**/*.test.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "CallExpression[callee.property.name='transaction']",
+          message:
+            "Open a transaction with writeTransaction(db, body) from store/database.ts: it begins IMMEDIATE and so waits out another process's lock.",
+        },
+      ],
+    },
+  },
+  {
     // Hosts reach the engine through its doors only: index.ts (the engine), agent/index.ts (the
     // agent, loaded only where a model runs) and light.ts (what a host needs while it starts).
     // Static imports and re-exports, and `import()` (which no-restricted-imports does not see).

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { linkSync, lstatSync } from "node:fs";
 import { mkdir, readFile, rename, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { Db } from "../store/database.ts";
+import { type Db, writeTransaction } from "../store/database.ts";
 import type { FileIdentity } from "./file-checkpoint.ts";
 
 /** A SHA-256 digest in lowercase hex: the name of a blob. */
@@ -188,7 +188,7 @@ export class BlobStore {
 
   private async collect(graceMs: number): Promise<number> {
     const cutoff = Date.now() - graceMs;
-    const doomed = this.db.transaction(() => {
+    const doomed = writeTransaction(this.db, () => {
       const rows = this.db
         .prepare(
           `SELECT hash FROM checkpoint_blobs b

@@ -1,4 +1,4 @@
-import type { Db } from "../store/database.ts";
+import { type Db, writeTransaction } from "../store/database.ts";
 import type { BlobHash } from "./blob-store.ts";
 
 /** What a checkpoint entry is about: a file, or a folder the change created. */
@@ -128,7 +128,7 @@ export class CheckpointStore {
          (checkpoint_id, path, type, before_exists, before_hash, before_mode, after_exists, after_hash, note)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    return this.db.transaction((): Checkpoint => {
+    return writeTransaction(this.db, (): Checkpoint => {
       const newest = this.newestMessage(checkpoint.sessionId);
       const messageSeq = newest?.seq ?? null;
       const runId = checkpoint.kind === "tool" ? (newest?.runId ?? null) : null;
@@ -213,7 +213,7 @@ export class CheckpointStore {
   /** Note that `by` (a restore or rewind checkpoint) put these checkpoints' files back. */
   markRestored(ids: readonly number[], by: number): void {
     const mark = this.db.prepare("UPDATE checkpoints SET restored_by = ? WHERE id = ?");
-    this.db.transaction(() => {
+    writeTransaction(this.db, () => {
       for (const id of ids) mark.run(by, id);
     })();
   }
@@ -221,7 +221,7 @@ export class CheckpointStore {
   /** Undoing a restore brings these checkpoints' changes back: they are live again. */
   clearRestored(ids: readonly number[]): void {
     const clear = this.db.prepare("UPDATE checkpoints SET restored_by = NULL WHERE id = ?");
-    this.db.transaction(() => {
+    writeTransaction(this.db, () => {
       for (const id of ids) clear.run(id);
     })();
   }

@@ -2,7 +2,7 @@ import { statSync, type Stats } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { walkWorkspace } from "../capability/workspace-walker.ts";
 import { LatheError } from "../errors/lathe-error.ts";
-import type { Db } from "../store/database.ts";
+import { type Db, writeTransaction } from "../store/database.ts";
 import type { BlobStore } from "./blob-store.ts";
 import type { CheckpointLimits } from "./checkpoint-limits.ts";
 import type { EntryType } from "./checkpoint-store.ts";
@@ -228,7 +228,7 @@ export class WorkspaceIndex {
     const updated = [...snapshot].filter(([p, entry]) => previous.get(p) !== entry);
     const removed = [...previous.keys()].filter((p) => !snapshot.has(p));
     if (updated.length === 0 && removed.length === 0) return;
-    db.transaction(() => {
+    writeTransaction(db, () => {
       for (const [p, entry] of updated) {
         upsert.run(
           sessionId,

@@ -1,5 +1,5 @@
 import type { Statement } from "better-sqlite3";
-import type { Db } from "./database.ts";
+import { type Db, writeTransaction } from "./database.ts";
 
 /** One tool invocation as the audit trail keeps it. */
 export interface AuditRow {
@@ -79,7 +79,7 @@ export class AuditLog {
         .map(() => "?")
         .join(", ")})`,
     );
-    this.writeBatch = db.transaction((rows: AuditRow[]) => {
+    this.writeBatch = writeTransaction(db, (rows: AuditRow[]) => {
       for (const r of rows) this.insertOne(r);
     });
   }
@@ -110,7 +110,7 @@ export class AuditLog {
 
   /** Write one row in its own transaction (the slow way; kept for the benchmark's comparison). */
   recordNow(row: AuditRow): void {
-    this.db.transaction(() => this.insertOne(row))();
+    writeTransaction(this.db, () => this.insertOne(row))();
   }
 
   flush(): void {

@@ -1,5 +1,5 @@
 import type { Envelope } from "../tools/envelope.ts";
-import type { Db } from "./database.ts";
+import { type Db, writeTransaction } from "./database.ts";
 
 /** One piece of a stored message. */
 export type StoredPart =
@@ -178,7 +178,7 @@ export class ConversationStore {
       "INSERT INTO run_events (session_id, seq, run_id, type, json) VALUES (?, ?, ?, ?, ?)",
     );
     const now = Date.now();
-    this.db.transaction(() => {
+    writeTransaction(this.db, () => {
       for (const m of batch.messages) {
         const id = insertMessage.run(sessionId, m.seq, m.runId, m.role, now).lastInsertRowid;
         m.parts.forEach((part, position) => insertPart.run(id, position, part.type, ...partColumns(part)));
@@ -261,7 +261,7 @@ export class ConversationStore {
    * `fromSeq` starts a run (a prompt), so no run is left half-recorded.
    */
   cut(sessionId: string, fromSeq: number): ConversationCut {
-    return this.db.transaction((): ConversationCut => {
+    return writeTransaction(this.db, (): ConversationCut => {
       const runIds = (
         this.db
           .prepare(

@@ -14,18 +14,35 @@ beforeEach(async () => {
 });
 afterEach(async () => rm(dir, { recursive: true, force: true }));
 
-/** `openDatabase(file)` in another process; resolves with its exit code and output. */
-function openElsewhere(file: string): Promise<{ code: number | null; output: string }> {
+/**
+ * `script` run in another process, with `m` (this module) and `file` in scope; resolves with its
+ * exit code and output. `onReady` runs when the script prints "ready".
+ */
+function inAnotherProcess(
+  file: string,
+  script: string,
+  onReady?: () => void,
+): Promise<{ code: number | null; output: string }> {
   const module = fileURLToPath(new URL("./database.ts", import.meta.url));
-  const script = `import(${JSON.stringify(module)}).then((m) => { m.openDatabase(${JSON.stringify(file)}).close(); console.log("opened"); });`;
+  const source = `const file = ${JSON.stringify(file)}; import(${JSON.stringify(module)}).then((m) => { ${script} });`;
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--input-type=module", "-e", script]);
+    const child = spawn(process.execPath, ["--input-type=module", "-e", source]);
     let output = "";
-    child.stdout.on("data", (c: Buffer) => (output += c.toString()));
+    child.stdout.on("data", (c: Buffer) => {
+      output += c.toString();
+      if (/^ready$/m.test(c.toString())) onReady?.();
+    });
     child.stderr.on("data", (c: Buffer) => (output += c.toString()));
     child.on("close", (code) => resolve({ code, output }));
   });
 }
+
+/** `openDatabase(file)` in another process. */
+function openElsewhere(file: string): Promise<{ code: number | null; output: string }> {
+  return inAnotherProcess(file, `m.openDatabase(file).close(); console.log("opened");`);
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("the database", () => {
   it("brings a new file to the newest schema, once", () => {
@@ -46,7 +63,7 @@ describe("the database", () => {
     for (const migration of MIGRATIONS) other.exec(migration);
     other.pragma(`user_version = ${MIGRATIONS.length}`);
     const opening = openElsewhere(file);
-    await new Promise((r) => setTimeout(r, 400));
+    await sleep(400);
     other.exec("COMMIT");
     other.close();
     const { code, output } = await opening;
@@ -60,5 +77,53 @@ describe("the database", () => {
     db.pragma(`user_version = ${MIGRATIONS.length + 1}`);
     db.close();
     expect(() => openDatabase(file)).toThrow(/written by a newer Lathe .*Update Lathe/);
+  });
+  it("switches a new file to WAL while another process holds its write lock, instead of failing as locked", async () => {
+    // Several \`lathe\` processes starting on a fresh LATHE_HOME: one has the new file's write lock
+    // before WAL is on. The switch reads, then upgrades to the write lock, and SQLite fails that
+    // upgrade at once rather than wait (busy_timeout is not consulted there).
+    const file = path.join(dir, "lathe.db");
+    const other = new Database(file);
+    other.exec("BEGIN IMMEDIATE");
+    const opening = openElsewhere(file);
+    await sleep(400);
+    other.exec("COMMIT");
+    other.close();
+    const { code, output } = await opening;
+    expect(output).toBe("opened\n");
+    expect(code).toBe(0);
+  });
+
+  // A transaction that reads, then writes, while another process holds the write lock for 300 ms.
+  const readThenWrite = (begin: string) => `
+    const db = m.openDatabase(file);
+    const body = () => {
+      const { n } = db.prepare("SELECT COUNT(*) AS n FROM sessions").get();
+      db.prepare("INSERT INTO sessions (id, root, created_at) VALUES (?, ?, 0)").run("s" + n, "/");
+    };
+    const tx = ${begin};
+    console.log("ready");
+    try { tx(); console.log("written"); } catch (e) { console.log(e.message); }`;
+
+  it.each([
+    // The control: a plain (deferred) transaction really fails, which is why none is used.
+    ["a deferred transaction fails at once", "db.transaction(body)", "database is locked\n"],
+    ["writeTransaction waits for the lock, then writes", "m.writeTransaction(db, body)", "written\n"],
+  ])("read, then write, while another process writes: %s", async (_name, begin, expected) => {
+    const file = path.join(dir, "lathe.db");
+    openDatabase(file).close();
+    const other = new Database(file);
+    other.pragma("busy_timeout = 5000");
+    let released: Promise<void> | undefined;
+    other.exec("BEGIN IMMEDIATE");
+    const { code, output } = await inAnotherProcess(file, readThenWrite(begin), () => {
+      released = sleep(300).then(() => {
+        other.exec("COMMIT");
+        other.close();
+      });
+    });
+    await released;
+    expect(output).toBe(`ready\n${expected}`);
+    expect(code).toBe(0);
   });
 });

@@ -6,6 +6,9 @@ import { MIGRATIONS } from "./migrations.ts";
 
 export type Db = Database.Database;
 
+/** How long a statement waits for another process's lock before it fails as "database is locked". */
+const BUSY_TIMEOUT_MS = 5000;
+
 let sqlite: typeof Database | undefined;
 
 /**
@@ -27,13 +30,55 @@ export function openDatabase(file: string): Db {
   if (file !== ":memory:") mkdirSync(path.dirname(file), { recursive: true });
   const Driver = sqliteDriver();
   const db = new Driver(file);
-  // First, so that every statement after it (the journal mode switch too) waits out a lock.
-  db.pragma("busy_timeout = 5000");
-  db.pragma("journal_mode = WAL");
+  // First, so that every statement after it waits out another process's lock.
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  switchToWal(db);
   db.pragma("synchronous = NORMAL");
   db.pragma("foreign_keys = ON");
   migrate(db);
   return db;
+}
+
+/**
+ * Put the file in WAL mode. On a new file the switch writes the header: SQLite reads first, then
+ * upgrades to the write lock, and an upgrade fails at once when another process holds that lock
+ * (SQLite calls no busy handler there, to avoid a deadlock). Several `lathe` processes starting on
+ * a fresh LATHE_HOME do that, so the switch is retried here for as long as busy_timeout would wait.
+ */
+function switchToWal(db: Db): void {
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      db.pragma("journal_mode = WAL");
+      return;
+    } catch (err) {
+      if (!isBusy(err) || Date.now() >= deadline) throw err;
+      sleepSync(Math.min(5 * attempt, 50));
+    }
+  }
+}
+
+function isBusy(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === "string" && code.startsWith("SQLITE_BUSY");
+}
+
+/** Block this thread for `ms` (opening a database is synchronous, like every other statement). */
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/**
+ * A transaction that writes: it begins IMMEDIATE, taking the write lock first, where SQLite waits
+ * out another process (busy_timeout). A deferred one that reads before it writes would fail at
+ * once with "database is locked" when it upgrades while another process writes. Every write
+ * transaction in the engine goes through here (a lint rule says so).
+ */
+export function writeTransaction<Args extends unknown[], Result>(
+  db: Db,
+  body: (...args: Args) => Result,
+): (...args: Args) => Result {
+  return db.transaction(body).immediate;
 }
 
 function schemaVersion(db: Db): number {
@@ -49,14 +94,14 @@ function schemaVersion(db: Db): number {
 function migrate(db: Db): void {
   if (schemaVersion(db) === MIGRATIONS.length) return;
   // Take the write lock before reading the version: another process may have migrated meanwhile.
-  const step = db.transaction((): boolean => {
+  const step = writeTransaction(db, (): boolean => {
     const version = schemaVersion(db);
     if (version === MIGRATIONS.length) return false;
     db.exec(MIGRATIONS[version] as string);
     db.pragma(`user_version = ${version + 1}`);
     return true;
   });
-  while (step.immediate()) {
+  while (step()) {
     // one migration per transaction, until none is left
   }
 }

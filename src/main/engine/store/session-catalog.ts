@@ -1,4 +1,4 @@
-import type { Db } from "./database.ts";
+import { type Db, writeTransaction } from "./database.ts";
 
 /** A recorded conversation as a list of sessions shows it. */
 export interface SessionSummary {
@@ -185,7 +185,7 @@ export class SessionCatalog {
     );
     const dropSession = this.db.prepare("DELETE FROM sessions WHERE id = ?");
     const dropLinks = this.db.prepare("DELETE FROM child_tasks WHERE child_session_id = ?");
-    this.db.transaction(() => {
+    writeTransaction(this.db, () => {
       for (const id of ids) {
         dropLinks.run(id);
         dropSession.run(id);

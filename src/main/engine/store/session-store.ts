@@ -1,6 +1,6 @@
 import type { SessionPersistence } from "../session/session-state.ts";
 import type { FileStamp } from "../tools/tool-session.ts";
-import type { Db } from "./database.ts";
+import { type Db, writeTransaction } from "./database.ts";
 
 interface StoredSession {
   id: string;
@@ -37,7 +37,7 @@ export class SessionStore {
 
   /** Mark closed and drop the state that only lived for the session. */
   close(id: string): void {
-    this.db.transaction(() => {
+    writeTransaction(this.db, () => {
       this.db.prepare("UPDATE sessions SET closed_at = ? WHERE id = ?").run(Date.now(), id);
       this.db.prepare("DELETE FROM read_state WHERE session_id = ?").run(id);
       this.db.prepare("DELETE FROM approvals WHERE session_id = ?").run(id);

@@ -1,5 +1,5 @@
 import type { TodoItem, TodoList } from "../tools/todo-list.ts";
-import type { Db } from "./database.ts";
+import { type Db, writeTransaction } from "./database.ts";
 
 interface TodoStoreOptions {
   /** Lathe's database (persistent sessions' lists live there); called on each use, so it may open lazily. */
@@ -43,7 +43,7 @@ export class TodoStore {
       const insert = db.prepare(
         "INSERT INTO todos (session_id, position, content, status) VALUES (?, ?, ?, ?)",
       );
-      db.transaction(() => {
+      writeTransaction(db, () => {
         db.prepare("DELETE FROM todos WHERE session_id = ?").run(sessionId);
         copy.forEach((t, i) => insert.run(sessionId, i, t.content, t.status));
       })();
