@@ -38,7 +38,10 @@ describe("project trust from the CLI", () => {
 
   it("ignores an untrusted project's allow rules, says so once, and still applies its deny rules", async () => {
     const write = await lathe(["call", "write", '{"path":"out/a.txt","content":"x"}']);
-    expect(envelopeOf(write).error_text).toMatch(/needs approval and this host cannot ask anyone/);
+    // Each reason after the refusal reads as a sentence of its own.
+    expect(envelopeOf(write).error_text).toMatch(
+      /needs approval and this host cannot ask anyone \(headless\), so it is refused\. [A-Z]/,
+    );
     expect(write.stderr.match(/This folder is not trusted/g)).toHaveLength(1);
     expect(write.stderr).toContain(`lathe trust --root ${root}`);
     await expect(readFile(path.join(root, "out/a.txt"))).rejects.toMatchObject({ code: "ENOENT" });

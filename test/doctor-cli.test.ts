@@ -93,7 +93,7 @@ describe("without the sandbox the CLI says so once and fails closed", () => {
       /lathe: The OS sandbox is not active: it is turned off .* To fix it: .* Run `lathe doctor` to check\./,
     );
     expect(envelopeOf(run).error_text).toMatch(
-      /needs approval and this host cannot ask anyone.*the OS sandbox is not active/,
+      /needs approval and this host cannot ask anyone.*The OS sandbox is not active \(/,
     );
     expect(existsSync(path.join(root, "made.txt"))).toBe(false);
   });

@@ -541,7 +541,7 @@ describe("sandbox off (settings): fail closed, say so once", () => {
       expect(envelope.type).toBe("error");
       expect(text(envelope)).toMatch(/needs approval and this host cannot ask anyone/);
       expect(text(envelope)).toMatch(
-        /the OS sandbox is not active \(it is turned off.*To turn the sandbox on: .*"enabled"/,
+        /The OS sandbox is not active \(it is turned off.*To turn the sandbox on: .*"enabled"/,
       );
       await sleep(row.settleMs ?? 0);
       expect(await row.damaged(ctx, before)).toBe(false);

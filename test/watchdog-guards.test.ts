@@ -62,7 +62,7 @@ describe("exfiltration guard", () => {
   ])("asks a person about %s (so headless refuses it)", async (_n, command, reason) => {
     const text = await error(command);
     expect(text).toMatch(/needs approval and this host cannot ask anyone/);
-    expect(text).toMatch(/exfiltration: /);
+    expect(text).toMatch(/Exfiltration: /);
     expect(text).toMatch(reason);
   });
 

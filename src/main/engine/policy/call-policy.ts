@@ -277,9 +277,11 @@ export async function decideCall(
   ) {
     return approve(`key "${key}" is on the allowlist`);
   }
-  const reasons = [...(verdict.action === "ask" ? [explanation] : []), ...hardAsk].map((r) =>
-    /[.!?]$/.test(r) ? r : `${r}.`,
-  );
+  // Each reason reads as a sentence of its own, in the refusal and in the approval prompt.
+  const reasons = [...(verdict.action === "ask" ? [explanation] : []), ...hardAsk].map((r) => {
+    const sentence = r.charAt(0).toUpperCase() + r.slice(1);
+    return /[.!?]$/.test(sentence) ? sentence : `${sentence}.`;
+  });
   if (!ctx.approver) {
     const reason = `${tool.id} needs approval and this host cannot ask anyone (headless), so it is refused. ${reasons.join(" ")}`;
     stages.push({ stage: "approval", outcome: "deny", reason });
