@@ -314,6 +314,19 @@ describe.skipIf(!haveModel)("a GGUF file as an AI SDK language model", () => {
     await expect(read()).rejects.toThrow("stopped by the user");
   });
 
+  it("says what to do when the conversation no longer fits the context, and serves the next call", async () => {
+    // A system prompt over the 1024-token context: nothing can be cut to make room.
+    const reply = generateText({ model, system: "lathe ".repeat(1500), prompt: "Hi.", maxOutputTokens: 3 });
+    await expect(reply).rejects.toMatchObject({
+      code: "model_config",
+      message: expect.stringMatching(
+        /^The conversation no longer fits the model's context of 1024 tokens: .* set LATHE_GGUF_CONTEXT_SIZE above 1024 \(this model takes up to 4096\), start a new session/,
+      ),
+    });
+    const next = await generateText({ model, prompt: "Hi.", maxOutputTokens: 3 });
+    expect(next.finishReason).toBeDefined();
+  });
+
   it("refuses a call whose signal is already aborted without generating", async () => {
     const { stream } = await model.doStream({ prompt: userPrompt("Hi."), maxOutputTokens: 3 });
     await collect(stream);

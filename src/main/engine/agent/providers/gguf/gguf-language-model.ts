@@ -21,6 +21,7 @@ import type {
   TokenMeterState,
 } from "node-llama-cpp";
 import { toChatPrompt } from "./chat-prompt.ts";
+import { explainContextOverflow } from "./context-overflow.ts";
 import { GbnfSchemaSet, dropOmittedNulls } from "./gbnf-json-schema.ts";
 import {
   sharedLlamaRuntime,
@@ -364,13 +365,18 @@ export class GgufLanguageModel implements LanguageModelV4 {
     try {
       emit({ type: "stream-start", warnings: call.warnings });
       emit({ type: "response-metadata", modelId: this.modelId, timestamp: new Date() });
-      const response = await chat.generateResponse(call.history, {
-        ...call.sampling,
-        ...(grammar ? { grammar } : {}),
-        signal,
-        stopOnAbortSignal: false,
-        onResponseChunk,
-      });
+      const response = await chat
+        .generateResponse(call.history, {
+          ...call.sampling,
+          ...(grammar ? { grammar } : {}),
+          signal,
+          stopOnAbortSignal: false,
+          onResponseChunk,
+        })
+        .catch((error: unknown) => {
+          const { sequence, model } = lease;
+          throw explainContextOverflow(error, sequence.contextSize, model.trainContextSize);
+        });
       if (signal.aborted) throw signal.reason;
       let toolCalled = false;
       if (call.plan) {
