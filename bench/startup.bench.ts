@@ -3,7 +3,8 @@
 // machine falls on all of them alike. Goals: `lathe --version` ≤ 1.5× bare node; `lathe tools`
 // ≤ 2×; `lathe call read` of a small file ≤ 2.5×; `lathe call glob '**/*.js'` on a copy of the
 // project's node_modules ≤ 2× `find`; `lathe run` to the first model request ≤ 300 ms with 50
-// plugins and two MCP servers configured.
+// plugins and two MCP servers configured. Beside them: a script's many calls as one `lathe batch`
+// against one `lathe call` process per call.
 //
 // `lathe` is bin/lathe.mjs in this checkout, as a developer runs it: the CLI bundle (built first
 // when it is missing or older than a source), after the launcher's check that it is up to date.
@@ -43,6 +44,8 @@ interface Contender {
   argv: string[];
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** What the process reads on stdin (nothing when absent). */
+  input?: string;
 }
 
 /** Wall time of one run; throws when it fails, so a broken command never passes for a fast one. */
@@ -51,7 +54,8 @@ function once(c: Contender): number {
   const r = spawnSync(c.argv[0] as string, c.argv.slice(1), {
     cwd: c.cwd,
     env: c.env,
-    stdio: ["ignore", "ignore", "pipe"],
+    stdio: [c.input === undefined ? "ignore" : "pipe", "ignore", "pipe"],
+    ...(c.input === undefined ? {} : { input: c.input }),
     maxBuffer: 1 << 26,
   });
   const ms = performance.now() - t0;
@@ -181,6 +185,50 @@ if ("why" in copy) {
     what: "the floor: a Node process that only walks, stats and sorts (no .gitignore, no engine)",
     ours: { label: floorJs.label, value: floor },
     theirs: { label: "find", value: find },
+  });
+}
+
+// ---- many calls: one lathe batch against one process per call --------------------------------
+
+{
+  const CALLS = 50;
+  const line = `read {"path":"small.txt"}\n`;
+  const batchOf = (n: number): Contender => ({
+    label: `lathe batch, ${n} read${n === 1 ? "" : "s"}`,
+    argv: [node, LATHE, "batch"],
+    cwd: ws,
+    env,
+    input: line.repeat(n),
+  });
+  const callRead = lathe("lathe call read", READ);
+  /** `CALLS` processes of `lathe call read`, one after another, as a script would run them. */
+  const separately = (): number => {
+    let total = 0;
+    for (let i = 0; i < CALLS; i++) total += once(callRead);
+    return total;
+  };
+  const many = batchOf(CALLS);
+  const one = batchOf(1);
+  const bareNode: Contender = { label: "node -e 0", argv: [node, "-e", "0"], cwd: ws, env };
+  for (const c of [many, one, bareNode]) once(c);
+  const rounds = 5;
+  const samples = { many: [] as number[], one: [] as number[], bare: [] as number[], apart: [] as number[] };
+  for (let round = 0; round < rounds; round++) {
+    samples.many.push(once(many));
+    samples.one.push(once(one));
+    samples.bare.push(once(bareNode));
+    samples.apart.push(separately());
+  }
+  heading(`Many calls from a script (median of ${rounds} interleaved rounds)`);
+  compare({
+    what: `${CALLS} reads of a small file`,
+    ours: { label: "one lathe batch", value: median(samples.many) },
+    theirs: { label: `${CALLS} lathe call processes`, value: median(samples.apart) },
+  });
+  compare({
+    what: "each call after the first in a batch",
+    ours: { label: "one more line", value: (median(samples.many) - median(samples.one)) / (CALLS - 1) },
+    theirs: { label: "node -e 0", value: median(samples.bare) },
   });
 }
 

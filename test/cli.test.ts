@@ -41,7 +41,7 @@ describe("lathe --version and --help", () => {
     const run = await lathe(["--help"]);
     expect(run.code).toBe(0);
     expect(run.stderr).toBe("");
-    for (const command of ["tools", "call", "session", "serve", "plugin"])
+    for (const command of ["tools", "call", "batch", "session", "serve", "plugin"])
       expect(run.stdout).toMatch(new RegExp(`^  ${command}\\b`, "m"));
     expect(run.stdout).toContain("LATHE_HOME");
   });

@@ -2,7 +2,7 @@ import { Command, CommanderError } from "commander";
 import { latheVersion } from "../engine/light.ts";
 import { CliError } from "./cli-error.ts";
 import { registerAuditCommand } from "./commands/audit-command.ts";
-import { registerCallCommand } from "./commands/call-command.ts";
+import { registerCallCommands } from "./commands/call-command.ts";
 import { registerCheckpointCommands } from "./commands/checkpoints-command.ts";
 import { registerDoctorCommand } from "./commands/doctor-command.ts";
 import { registerPluginCommand } from "./commands/plugin-command.ts";
@@ -20,7 +20,7 @@ type Register = (program: Command, result: ExitStatus) => void;
 /** What adds each top-level command to the program, in the order the help lists them. */
 const COMMANDS: ReadonlyArray<readonly [names: readonly string[], register: Register]> = [
   [["tools"], registerToolsCommand],
-  [["call"], registerCallCommand],
+  [["call", "batch"], registerCallCommands],
   [["run"], registerRunCommand],
   [["session"], registerSessionCommand],
   [["serve"], registerServeCommand],
@@ -60,7 +60,7 @@ Environment:
   LATHE_HOME   Lathe's data folder (settings, trust, sessions, audit database); default ~/.lathe
   LATHE_DEBUG  set to 1 to print stack traces with errors
 
-Exit codes: 0 success, 1 failure (for call: an error envelope), 2 usage error.`,
+Exit codes: 0 success, 1 failure (for call and batch: an error envelope), 2 usage error.`,
     );
   for (const register of commandsFor(argv)) register(program, result);
   return program;

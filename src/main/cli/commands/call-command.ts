@@ -1,6 +1,9 @@
 import type { Command } from "commander";
+import type { Session } from "../../engine/index.ts";
+import { runCallBatch } from "../call-batch.ts";
 import { modeOption, rootOf, rootOption, type Mode } from "../cli-options.ts";
 import { ExitCode, type ExitStatus } from "../exit-codes.ts";
+import { stopOnInterrupt } from "../interrupt.ts";
 import { withEngine } from "../open-engine.ts";
 import { writeStdout } from "../output.ts";
 import { printPluginLogs } from "../plugin-log-printer.ts";
@@ -13,23 +16,44 @@ interface CallOptions {
   verbose?: boolean;
 }
 
-/**
- * `lathe call <tool-id> [<json-args> | -]`: one call through the whole pipeline. Prints exactly
- * one envelope as one line of JSON; exits 0 for an `output` envelope and 1 for an `error`.
- */
-export function registerCallCommand(program: Command, result: ExitStatus): void {
-  program
-    .command("call")
-    .description("Run one tool call and print its envelope as one line of JSON.")
-    .argument("<tool-id>", "the tool to call (see `lathe tools`)")
-    .argument("[json-args]", 'the arguments as one JSON object, or "-" to read them from stdin', "{}")
+/** The options `call` and `batch` share: the folder, the session, the approval mode, the plugins' logs. */
+function withCallOptions(command: Command): Command {
+  return command
     .addOption(rootOption())
     .option("--session <id>", "use (or start) the persistent session <id> until `lathe session close <id>`")
     .addOption(modeOption())
     .option(
       "--verbose",
       "print the plugin's log lines (runtime.log, console) and restarts to stderr as they come",
-    )
+    );
+}
+
+/** Run `fn` in the session the options name (a fresh one that ends with the command, without --session). */
+function inSession<T>(options: CallOptions, fn: (session: Session) => Promise<T>): Promise<T> {
+  return withEngine(rootOf(options), async (engine) => {
+    if (options.verbose === true) printPluginLogs(engine);
+    const session = await engine.openSession({
+      ...(options.session !== undefined ? { id: options.session } : {}),
+      ...(options.mode !== undefined ? { mode: options.mode } : {}),
+    });
+    // Ephemeral sessions end with the engine; a persistent one is only released.
+    return fn(session);
+  });
+}
+
+/**
+ * `lathe call <tool-id> [<json-args> | -]`: one call through the whole pipeline. Prints exactly
+ * one envelope as one line of JSON; exits 0 for an `output` envelope and 1 for an `error`.
+ * `lathe batch`: many calls read from stdin, one per line, in one process and one session.
+ */
+export function registerCallCommands(program: Command, result: ExitStatus): void {
+  withCallOptions(
+    program
+      .command("call")
+      .description("Run one tool call and print its envelope as one line of JSON.")
+      .argument("<tool-id>", "the tool to call (see `lathe tools`)")
+      .argument("[json-args]", 'the arguments as one JSON object, or "-" to read them from stdin', "{}"),
+  )
     .addHelpText(
       "after",
       `
@@ -38,20 +62,50 @@ Exit codes: 0 the envelope is "output", 1 it is "error" (or no call could be mad
 Examples:
   lathe call glob '{"pattern":"**/*.ts"}'
   echo '{"path":"README.md"}' | lathe call read -
-  lathe call read '{"path":"a.txt"}' --session s1 && lathe call write '{"path":"a.txt","content":"hi"}' --session s1`,
+  lathe call read '{"path":"a.txt"}' --session s1 && lathe call write '{"path":"a.txt","content":"hi"}' --session s1
+
+Many calls in a row: \`lathe batch\` runs them in one process (one start-up, one session).`,
     )
     .action(async (toolId: string, jsonArgs: string, options: CallOptions) => {
       const rawArgs = jsonArgs === "-" ? await readStdin() : jsonArgs;
-      const envelope = await withEngine(rootOf(options), async (engine) => {
-        if (options.verbose === true) printPluginLogs(engine);
-        const session = await engine.openSession({
-          ...(options.session !== undefined ? { id: options.session } : {}),
-          ...(options.mode !== undefined ? { mode: options.mode } : {}),
-        });
-        // Ephemeral sessions end with the engine; a persistent one is only released.
-        return session.call(toolId, rawArgs);
-      });
+      const envelope = await inSession(options, (session) => session.call(toolId, rawArgs));
       await writeStdout(`${JSON.stringify(envelope)}\n`);
       result.exitCode = envelope.type === "output" ? ExitCode.ok : ExitCode.failure;
+    });
+
+  withCallOptions(
+    program
+      .command("batch")
+      .description(
+        "Run tool calls read from stdin, one per line (<tool-id> [json-args]), in one process and one session; print one envelope per call.",
+      ),
+  )
+    .addHelpText(
+      "after",
+      `
+Each line is what would follow \`lathe call\`: a tool id, then its arguments as one JSON object
+({} when there are none). Blank lines and lines that start with # are skipped. The calls run one
+after another, in order, in one session (so a write may follow its read); each envelope is printed
+as one line of JSON as soon as its call ends: output line N answers call N. A line that is no
+valid call gets its error envelope and the batch goes on. Ctrl-C cancels the running call and
+reads no further line.
+
+Exit codes: 0 every envelope is "output", 1 any is "error" (or the batch was stopped), 2 usage error.
+
+Example:
+  printf '%s\\n' 'read {"path":"a.txt"}' 'write {"path":"a.txt","content":"hi"}' | lathe batch --mode yolo`,
+    )
+    .action(async (options: CallOptions) => {
+      const controller = new AbortController();
+      const stopListening = stopOnInterrupt(controller);
+      try {
+        const tally = await inSession(options, (session) =>
+          runCallBatch(session, process.stdin, writeStdout, controller.signal),
+        );
+        const clean = tally.failed === 0 && !controller.signal.aborted;
+        result.exitCode = clean ? ExitCode.ok : ExitCode.failure;
+      } finally {
+        stopListening();
+      }
     });
 }

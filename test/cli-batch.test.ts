@@ -1,0 +1,139 @@
+// `lathe batch`: many calls from stdin in one process and one session, one envelope per line.
+import { spawn } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { LATHE_BIN, runLathe, type CliEnvelope, type Run } from "./support/lathe-cli.ts";
+
+let home: string;
+let root: string;
+
+beforeEach(async () => {
+  home = await mkdtemp(path.join(os.tmpdir(), "lathe-batch-home-"));
+  root = await mkdtemp(path.join(os.tmpdir(), "lathe-batch-root-"));
+  await writeFile(path.join(root, "a.txt"), "old\n");
+});
+
+afterEach(async () => {
+  await rm(home, { recursive: true, force: true });
+  await rm(root, { recursive: true, force: true });
+});
+
+function batch(lines: string[], args: string[] = []): Promise<Run> {
+  return runLathe(["batch", ...args], { home, cwd: root, input: lines.map((l) => `${l}\n`).join("") });
+}
+
+function envelopes(run: Run): CliEnvelope[] {
+  expect(run.stdout === "" || run.stdout.endsWith("\n")).toBe(true);
+  return run.stdout
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => JSON.parse(line) as CliEnvelope);
+}
+
+describe("lathe batch", () => {
+  it("runs the calls in order in one session: a write after its read, one envelope per call", async () => {
+    const run = await batch(
+      [
+        "# notes and blank lines are no calls",
+        'read {"path":"a.txt"}',
+        "",
+        'write {"path":"a.txt","content":"new\\n"}',
+        '  read   {"path":"a.txt"}  ',
+      ],
+      ["--mode", "yolo"],
+    );
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    const [first, write, again] = envelopes(run);
+    expect(envelopes(run)).toHaveLength(3);
+    expect(first).toMatchObject({ type: "output", data: { content: "old\n" } });
+    expect(write).toMatchObject({ type: "output", data: { path: "a.txt" } });
+    expect(again).toMatchObject({ type: "output", data: { content: "new\n" } });
+    expect(await readFile(path.join(root, "a.txt"), "utf8")).toBe("new\n");
+
+    // The audit trail holds the three calls, all in one session.
+    const audit = await runLathe(["audit", "--json", "--limit", "10"], { home, cwd: root });
+    const rows = audit.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { tool: string; session_id: string });
+    expect(rows.map((r) => r.tool).sort()).toEqual(["read", "read", "write"]);
+    expect(new Set(rows.map((r) => r.session_id)).size).toBe(1);
+  });
+
+  it("answers a line that is no valid call with its error envelope and goes on; exits 1", async () => {
+    const run = await batch([
+      "nope",
+      "read not json",
+      'read {"pth":"a.txt"}',
+      "glob",
+      'read {"path":"a.txt"}',
+    ]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe("");
+    const out = envelopes(run);
+    expect(out.map((e) => e.type)).toEqual(["error", "error", "error", "error", "output"]);
+    expect(out[0]?.error_text).toMatch(/^Unknown tool "nope"/);
+    expect(out[1]?.error_text).toMatch(/^The arguments are not valid JSON/);
+    expect(out[2]?.error_text).toMatch(/^Invalid arguments for read: missing required property "path"/);
+    expect(out[3]?.error_text).toMatch(/^Invalid arguments for glob: missing required property "pattern"/);
+  });
+
+  it("refuses what the policy refuses, as lathe call does (a write before its read)", async () => {
+    const run = await batch(['write {"path":"a.txt","content":"x"}'], ["--mode", "yolo"]);
+    expect(run.code).toBe(1);
+    expect(envelopes(run)[0]?.error_text).toMatch(
+      /has not been read in this session\. Call read on a\.txt first/,
+    );
+    expect(await readFile(path.join(root, "a.txt"), "utf8")).toBe("old\n");
+  });
+
+  it("with no input, runs nothing and succeeds", async () => {
+    const run = await batch([]);
+    expect(run).toMatchObject({ code: 0, stdout: "", stderr: "" });
+  });
+
+  it("prints each envelope as soon as its call ends, then stops reading on Ctrl-C", async () => {
+    const child = spawn(process.execPath, [LATHE_BIN, "batch"], {
+      cwd: root,
+      env: { ...process.env, LATHE_HOME: home },
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (t: string) => (stdout += t));
+    child.stderr.setEncoding("utf8").on("data", (t: string) => (stderr += t));
+    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+    const lines = async (n: number): Promise<void> => {
+      const deadline = Date.now() + 15_000;
+      while (stdout.split("\n").length - 1 < n) {
+        if (Date.now() > deadline) throw new Error(`no ${n} lines: ${stdout} ${stderr}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    // stdin stays open: the answer to the first line must not wait for the input's end.
+    child.stdin.write('read {"path":"a.txt"}\n');
+    await lines(1);
+    child.stdin.write('glob {"pattern":"*.txt"}\n');
+    await lines(2);
+    child.kill("SIGINT");
+    expect(await exited).toBe(1);
+    expect(stderr).toBe("");
+    expect(
+      stdout
+        .trim()
+        .split("\n")
+        .map((l) => (JSON.parse(l) as CliEnvelope).type),
+    ).toEqual(["output", "output"]);
+  });
+
+  it("takes the same options as lathe call and no arguments", async () => {
+    const help = await runLathe(["batch", "--help"], { home, cwd: root });
+    for (const flag of ["--session <id>", "--mode <mode>", "--root <dir>", "--verbose"])
+      expect(help.stdout).toContain(flag);
+    const extra = await runLathe(["batch", "read"], { home, cwd: root });
+    expect(extra.code).toBe(2);
+    expect(extra.stderr).toContain("too many arguments for 'batch'");
+  });
+});
