@@ -29,6 +29,44 @@ describe("GbnfSchemaSet", () => {
       { type: "string", maxLength: 100 },
     ],
     ["an enum", { type: "string", enum: ["a", "b"] }, { enum: ["a", "b"] }],
+    [
+      "a small integer range is listed value by value",
+      { type: "integer", minimum: 1, maximum: 5 },
+      { enum: [1, 2, 3, 4, 5] },
+    ],
+    [
+      "exclusive bounds (numbers, as in newer drafts) leave their ends out",
+      { type: "integer", exclusiveMinimum: 0, exclusiveMaximum: 3.5 },
+      { enum: [1, 2, 3] },
+    ],
+    [
+      "exclusive bounds (booleans, as in draft 4) leave their ends out",
+      { type: "integer", minimum: -2, maximum: 2, exclusiveMinimum: true, exclusiveMaximum: true },
+      { enum: [-1, 0, 1] },
+    ],
+    [
+      "the tighter of two lower bounds wins",
+      { type: "integer", minimum: 0, exclusiveMinimum: 2, maximum: 4 },
+      { enum: [3, 4] },
+    ],
+    ["fractional bounds round inwards", { type: "integer", minimum: 0.5, maximum: 2.9 }, { enum: [1, 2] }],
+    [
+      "multipleOf keeps its multiples",
+      { type: "integer", minimum: 0, maximum: 10, multipleOf: 5 },
+      { enum: [0, 5, 10] },
+    ],
+    ["a range open at one end stays any integer", { type: "integer", minimum: 1 }, { type: "integer" }],
+    [
+      "a range too wide to list stays any integer",
+      { type: "integer", minimum: 1, maximum: 1000 },
+      { type: "integer" },
+    ],
+    ["an empty range stays any integer", { type: "integer", minimum: 5, maximum: 1 }, { type: "integer" }],
+    [
+      "a bounded number (not integer) is not listed",
+      { type: "number", minimum: 1, maximum: 3 },
+      { type: "number" },
+    ],
     ["a const", { const: 3 }, { const: 3 }],
     [
       "a type list",

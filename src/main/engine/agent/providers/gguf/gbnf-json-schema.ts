@@ -38,6 +38,52 @@ function boundedString(node: SchemaNode, limits: GbnfSchemaLimits): GbnfNode {
   return { type: "string", ...(minLength ? { minLength } : {}), maxLength };
 }
 
+/** The most values an integer's range may hold and still be listed one by one in the grammar. */
+const MAX_LISTED_INTEGERS = 256;
+
+/** The smallest integer the schema's `minimum`/`exclusiveMinimum` allow (both drafts' forms). */
+function lowestInteger(node: SchemaNode): number | undefined {
+  const bounds: number[] = [];
+  const minimum = node["minimum"];
+  const exclusive = node["exclusiveMinimum"];
+  if (typeof minimum === "number")
+    bounds.push(exclusive === true ? Math.floor(minimum) + 1 : Math.ceil(minimum));
+  if (typeof exclusive === "number") bounds.push(Math.floor(exclusive) + 1);
+  return bounds.length > 0 ? Math.max(...bounds) : undefined;
+}
+
+/** The largest integer the schema's `maximum`/`exclusiveMaximum` allow (both drafts' forms). */
+function highestInteger(node: SchemaNode): number | undefined {
+  const bounds: number[] = [];
+  const maximum = node["maximum"];
+  const exclusive = node["exclusiveMaximum"];
+  if (typeof maximum === "number")
+    bounds.push(exclusive === true ? Math.ceil(maximum) - 1 : Math.floor(maximum));
+  if (typeof exclusive === "number") bounds.push(Math.ceil(exclusive) - 1);
+  return bounds.length > 0 ? Math.min(...bounds) : undefined;
+}
+
+/**
+ * An integer. node-llama-cpp's grammar has no minimum or maximum, so a small enough range
+ * (`max_results` from 1 to 20) is listed value by value (those allowed by `multipleOf` too): the
+ * model then cannot write a number the tool refuses. A range too wide for that, or open at one
+ * end, stays any integer, and the tool's validation says what is out of range.
+ */
+function boundedInteger(node: SchemaNode): GbnfNode {
+  const low = lowestInteger(node);
+  const high = highestInteger(node);
+  if (low === undefined || high === undefined || high < low || high - low >= MAX_LISTED_INTEGERS) {
+    return { type: "integer" };
+  }
+  const step = node["multipleOf"];
+  const values: number[] = [];
+  for (let value = low; value <= high; value++) {
+    if (typeof step === "number" && step > 0 && value % step !== 0) continue;
+    values.push(value);
+  }
+  return values.length > 0 ? { enum: values } : { type: "integer" };
+}
+
 /** Whether a value of `null` is valid for the schema as written (so it must not be dropped). */
 function allowsNull(schema: unknown): boolean {
   if (!isRecord(schema)) return schema === true || schema === undefined;
@@ -140,8 +186,9 @@ class SchemaConverter {
     switch (type) {
       case "string":
         return boundedString(schema, this.limits);
-      case "number":
       case "integer":
+        return boundedInteger(schema);
+      case "number":
       case "boolean":
       case "null":
         return { type };

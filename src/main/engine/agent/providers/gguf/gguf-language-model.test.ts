@@ -154,6 +154,30 @@ describe.skipIf(!haveModel)("a GGUF file as an AI SDK language model", () => {
     expect(validateLookup(call?.input), JSON.stringify(validateLookup.errors)).toBe(true);
   });
 
+  it("writes only integers in a tool's range: the grammar lists a small range", async () => {
+    const schema: JSONSchema7 = {
+      type: "object",
+      properties: { count: { type: "integer", minimum: 1, maximum: 3 } },
+      required: ["count"],
+      additionalProperties: false,
+    };
+    const counts: unknown[] = [];
+    for (const seed of [1, 2, 3, 4, 5, 6]) {
+      const result = await generateText({
+        model,
+        prompt: "Pick a count.",
+        maxOutputTokens: 60,
+        temperature: 1.5,
+        topK: 200,
+        seed,
+        tools: { pick: tool({ description: "Pick.", inputSchema: jsonSchema<{ count: number }>(schema) }) },
+        toolChoice: "required",
+      });
+      counts.push((result.toolCalls[0]?.input as { count?: unknown } | undefined)?.count);
+    }
+    for (const count of counts) expect([1, 2, 3]).toContain(count);
+  });
+
   it("lets the AI SDK loop run the tool and hand its result back to the model", async () => {
     const prompts: LanguageModelV4Prompt[] = [];
     const spy: LanguageModelV4 = {
