@@ -173,9 +173,11 @@ const ENGINE_DOOR = path.join(ROOT, "src/main/engine/index.ts");
 const ZOD = /[\\/]node_modules[\\/]zod[\\/]/;
 /** Modules the engine and the spawner's child both load besides zod (see the "shared" chunk). */
 const SHARED_MODULES = new Set(
-  ["src/main/engine/session/partial-file.ts", "src/main/engine/spawner/program-lookup.ts"].map((file) =>
-    path.join(ROOT, file),
-  ),
+  [
+    "src/main/engine/session/partial-file.ts",
+    "src/main/engine/spawner/program-lookup.ts",
+    "src/main/engine/errors/error-message.ts",
+  ].map((file) => path.join(ROOT, file)),
 );
 
 /**
@@ -269,8 +271,8 @@ export async function buildCli(
           { name: "engine", test: engine.has, includeDependenciesRecursively: false },
           // What the engine and the spawner's child both load cannot sit in the engine chunk:
           // zod (their protocol), the sidecar files' naming (partial-file.ts, for the pty output
-          // the spawner writes) and finding a program on PATH (program-lookup.ts, for MCP
-          // servers), together in one chunk, so a start loads one file for them.
+          // the spawner writes), finding a program on PATH (program-lookup.ts, for MCP servers)
+          // and errorMessage, together in one chunk, so a start loads one file for them.
           { name: "shared", test: (id) => ZOD.test(id) || SHARED_MODULES.has(path.resolve(id)) },
         ],
       },

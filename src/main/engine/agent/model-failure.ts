@@ -1,5 +1,6 @@
 import { APICallError, InvalidResponseDataError, JSONParseError, RetryError, TypeValidationError } from "ai";
 import type { ResolvedModel } from "./provider-registry.ts";
+import { errorMessage } from "../errors/error-message.ts";
 
 const TOOLS_UNSUPPORTED = [
   /does not support tools/i,
@@ -52,5 +53,5 @@ export function describeModelFailure(error: unknown, model: ResolvedModel): stri
   if (InvalidResponseDataError.isInstance(cause) && /without a finish reason/i.test(cause.message)) {
     return `${who} ended the answer before it was complete: the server may have crashed or restarted. Check it, then run again.`;
   }
-  return cause instanceof Error ? cause.message : String(cause);
+  return errorMessage(cause);
 }

@@ -15,6 +15,7 @@ import type { AgentRunResult, RunAgentOptions } from "./agent-run.ts";
 import { editsFiles, taskStatus } from "./task-status.ts";
 import { TaskReport } from "./task-report.ts";
 import type { ToolVisibility } from "./tool-visibility.ts";
+import { errorMessage } from "../errors/error-message.ts";
 
 /** How deep tasks nest: a run this many tasks below the first one cannot start another. */
 const MAX_TASK_DEPTH = 3;
@@ -79,7 +80,7 @@ function newTaskId(): string {
 }
 
 function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+  return errorMessage(err);
 }
 
 function denies(agent: AgentManifest, source: string): SessionRule[] {

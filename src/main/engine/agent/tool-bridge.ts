@@ -9,6 +9,7 @@ import type { RunBudget } from "./run-budget.ts";
 import type { RunEvent } from "./run-events.ts";
 import type { ToolCallStops } from "./tool-call-stops.ts";
 import type { ToolVisibility } from "./tool-visibility.ts";
+import { errorMessage } from "../errors/error-message.ts";
 
 interface ToolBridgeOptions {
   session: Session;
@@ -135,9 +136,7 @@ export class ToolBridge {
         ({ envelope, decisions } = await running);
       } catch (err) {
         // session.invoke resolves to an envelope for everything a call can do; this is a runtime bug.
-        envelope = refusal(
-          `${call.toolName} failed inside Lathe: ${err instanceof Error ? err.message : String(err)}`,
-        );
+        envelope = refusal(`${call.toolName} failed inside Lathe: ${errorMessage(err)}`);
       } finally {
         this.options.stops?.end(call.toolCallId);
       }

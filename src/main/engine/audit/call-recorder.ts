@@ -2,6 +2,7 @@ import type { EngineEvents, ToolInvocationStarted } from "../engine-events.ts";
 import type { AuditLog } from "../store/audit-log.ts";
 import type { CallObserver, CallRecord } from "../tools/call-tool.ts";
 import { redactSecrets, redactText } from "./redact.ts";
+import { errorMessage } from "../errors/error-message.ts";
 
 const ENVELOPE_HEAD_CHARS = 2_000;
 /**
@@ -16,7 +17,7 @@ function shownArgs(args: unknown): unknown {
   try {
     return redactSecrets(args, RECORDED_STRING_CHARS);
   } catch (err) {
-    return `[the arguments could not be read: ${err instanceof Error ? err.message : String(err)}]`;
+    return `[the arguments could not be read: ${errorMessage(err)}]`;
   }
 }
 
@@ -25,7 +26,7 @@ function safeJson(value: unknown): string {
   try {
     return JSON.stringify(value) ?? "null";
   } catch (err) {
-    return JSON.stringify(`[not serializable: ${err instanceof Error ? err.message : String(err)}]`);
+    return JSON.stringify(`[not serializable: ${errorMessage(err)}]`);
   }
 }
 

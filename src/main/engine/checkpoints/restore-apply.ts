@@ -6,6 +6,7 @@ import { CheckpointError } from "../errors/checkpoint-error.ts";
 import type { BlobStore } from "./blob-store.ts";
 import type { CheckpointEntry, PathState } from "./checkpoint-store.ts";
 import { diskState, type DiskState, type PlannedPath, type RestoreStep } from "./restore-plan.ts";
+import { errorMessage } from "../errors/error-message.ts";
 
 /** A person's answer for one conflicting path: overwrite their change, or keep the path as it is. */
 type RestoreChoice = "overwrite" | "keep";
@@ -209,7 +210,7 @@ export async function applySteps(
     } catch (err) {
       report.failed.push({
         path: step.planned.path,
-        reason: err instanceof Error ? err.message : String(err),
+        reason: errorMessage(err),
       });
     }
   }

@@ -11,6 +11,7 @@ import {
 } from "../sandbox/sandbox-availability.ts";
 import { sandboxAvailabilityCache } from "../sandbox/sandbox-availability-cache.ts";
 import { hostEnv } from "../spawner/host-env.ts";
+import { errorMessage } from "../errors/error-message.ts";
 
 /** One thing Lathe needs from the machine, and whether it has it. */
 interface DoctorCheck {
@@ -60,7 +61,7 @@ async function check(
   try {
     return { name, ok: true, required, detail: await run() };
   } catch (err) {
-    return { name, ok: false, required, detail: err instanceof Error ? err.message : String(err), fix };
+    return { name, ok: false, required, detail: errorMessage(err), fix };
   }
 }
 

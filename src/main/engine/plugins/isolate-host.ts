@@ -4,6 +4,7 @@ import { ToolCallError } from "../errors/tool-call-error.ts";
 import { AsciiJson, EncodedJson } from "./encoded-json.ts";
 import { ISOLATE_BOOTSTRAP, type RuntimeShape } from "./isolate-bootstrap.ts";
 import { PLUGIN_LIMITS } from "./plugin-limits.ts";
+import { errorMessage } from "../errors/error-message.ts";
 
 /**
  * Carries out one `runtime` request of the call in flight (see plugin-runtime-bridge.ts), given
@@ -124,10 +125,7 @@ function hostReply(lib: Ivm, value: unknown): string | ivm.ExternalCopy {
 }
 
 function hostError(lib: Ivm, err: unknown): string | ivm.ExternalCopy<string> {
-  return toIsolate(
-    lib,
-    JSON.stringify({ ok: false, message: err instanceof Error ? err.message : String(err) }),
-  );
+  return toIsolate(lib, JSON.stringify({ ok: false, message: errorMessage(err) }));
 }
 
 /** The host functions every isolate of one plugin calls: its runtime requests and its log lines. */
@@ -313,7 +311,7 @@ export class IsolateHost {
 
   /** The error to report when `err` is an isolate limit (memory, CPU), else undefined. */
   private limitError(err: unknown, when: string): ToolCallError | undefined {
-    const message = err instanceof Error ? err.message : String(err);
+    const message = errorMessage(err);
     const { name, memoryMb, cpuTimeoutMs } = this.options;
     if (MEMORY_LIMIT.test(message)) {
       return new ToolCallError(

@@ -13,6 +13,7 @@ import type { BridgeServices } from "./plugin-runtime-bridge.ts";
 import { readPluginSource, type PluginSource } from "./plugin-source.ts";
 import { checkPluginSource } from "./plugin-source-check.ts";
 import { pluginTool } from "./plugin-tool.ts";
+import { errorMessage } from "../errors/error-message.ts";
 
 /** Where a plugin is in its lifecycle: init → activate → deactivate → dispose, or disabled. */
 type PluginState = "new" | "initialized" | "active" | "disabled" | "deactivated" | "disposed";
@@ -164,7 +165,7 @@ export class PluginInstance {
     } catch (err) {
       if (!ManifestError.isInstance(err))
         this.log(`unexpected failure while loading: ${(err as Error).stack ?? String(err)}`, "lathe");
-      this.disable({ reason: err instanceof Error ? err.message : String(err), fix: this.checkCommand() });
+      this.disable({ reason: errorMessage(err), fix: this.checkCommand() });
     }
   }
 

@@ -3,6 +3,7 @@ import type { SourcedHook } from "../config/policy-config.ts";
 import { hostEnv } from "../spawner/host-env.ts";
 import type { RemoteExecResult } from "../spawner/spawner-client.ts";
 import type { WatchdogVerdict } from "./watchdog.ts";
+import { errorMessage } from "../errors/error-message.ts";
 
 const HookAnswerSchema = z.lazy(() =>
   z.object({
@@ -62,7 +63,7 @@ export async function runUserHook(
       };
     return {
       decision: "deny",
-      reason: `The ${name} could not run: ${err instanceof Error ? err.message : String(err)}`,
+      reason: `The ${name} could not run: ${errorMessage(err)}`,
     };
   }
   const { end } = result;

@@ -1,5 +1,6 @@
 import type { SandboxCheck } from "../spawner/spawner-sandbox-check.ts";
 import { machineKey, type SandboxAvailabilityCache } from "./sandbox-availability-cache.ts";
+import { errorMessage } from "../errors/error-message.ts";
 
 /** Whether the OS sandbox confines the processes Lathe starts, and if not, why and what to do. */
 export interface SandboxStatus {
@@ -46,9 +47,7 @@ function machineProbe(): SandboxProbe {
     asked ??= import("../spawner/process-spawner.ts")
       .then(({ processSpawner }) => processSpawner().checkSandbox())
       .catch((err: unknown) => ({
-        errors: [
-          `the process spawner could not run the check (${err instanceof Error ? err.message : String(err)})`,
-        ],
+        errors: [`the process spawner could not run the check (${errorMessage(err)})`],
         warnings: [],
       }));
     return asked;

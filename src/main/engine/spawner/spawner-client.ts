@@ -18,6 +18,7 @@ import {
   type SpawnerFailure,
   type SpawnerRequest,
 } from "./spawner-protocol.ts";
+import { errorMessage } from "../errors/error-message.ts";
 
 /** How a pty command ended: `exitCode` is 128 + the signal number when a signal killed it. */
 export interface RemoteExit {
@@ -384,14 +385,7 @@ export class SpawnerClient {
     try {
       child = this.running();
     } catch (err) {
-      onLost(
-        lostError(
-          `it could not be started: ${err instanceof Error ? err.message : String(err)}`,
-          false,
-          false,
-        ),
-        false,
-      );
+      onLost(lostError(`it could not be started: ${errorMessage(err)}`, false, false), false);
       return id;
     }
     this.pending.set(id, entry);

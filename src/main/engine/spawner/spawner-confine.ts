@@ -3,6 +3,7 @@
 import { confineCommand, type ConfinedCommand, type ConfinementSpec } from "../sandbox/confine-command.ts";
 import type { ManagerLease } from "../sandbox/sandbox-manager-lease.ts";
 import { abortedBeforeStart, RequestFailure } from "./spawner-failure.ts";
+import { errorMessage } from "../errors/error-message.ts";
 
 let lease: Promise<ManagerLease> | undefined;
 
@@ -41,7 +42,7 @@ export async function confineInSpawner(
   try {
     return await confineWithManager(command, spec, signal);
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
+    const message = errorMessage(err);
     if (signal.aborted) throw abortedBeforeStart();
     throw new RequestFailure({
       kind: "sandbox",

@@ -13,6 +13,7 @@ import { startExec } from "./spawner-exec.ts";
 import { protocolSchemas, type SpawnerEvent, type SpawnerFailure } from "./spawner-protocol.ts";
 import { startPty } from "./spawner-pty.ts";
 import { startServer } from "./spawner-server.ts";
+import { errorMessage } from "../errors/error-message.ts";
 
 if (!process.send) throw new Error("spawner-main.ts runs only as a child process started with fork().");
 
@@ -56,7 +57,7 @@ const channel: RequestChannel = {
 
 function failureOf(err: unknown): SpawnerFailure {
   if (err instanceof RequestFailure) return err.failure;
-  const message = err instanceof Error ? err.message : String(err);
+  const message = errorMessage(err);
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   return { kind: "spawn", message, ...(typeof code === "string" ? { code } : {}) };
 }

@@ -12,6 +12,7 @@ import { confineWhenAsked } from "./confine-when-asked.ts";
 import { abortedBeforeStart } from "./spawner-failure.ts";
 import type { PtyRequest } from "./spawner-protocol.ts";
 import type { RequestChannel, RunningRequest } from "./request-channel.ts";
+import { errorMessage } from "../errors/error-message.ts";
 
 /** Columns wide enough that programs do not wrap their lines for the terminal. */
 const COLUMNS = 500;
@@ -150,7 +151,7 @@ export async function startPty(
           id,
           exitCode: code,
           removed,
-          output: { error: err instanceof Error ? err.message : String(err) },
+          output: { error: errorMessage(err) },
         }),
     );
   });

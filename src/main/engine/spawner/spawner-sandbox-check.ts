@@ -7,6 +7,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { confineWithManager } from "./spawner-confine.ts";
+import { errorMessage } from "../errors/error-message.ts";
 
 /** How long the trial command may take before it counts as failed. */
 const TRIAL_TIMEOUT_MS = 10_000;
@@ -54,7 +55,7 @@ async function trial(): Promise<string | undefined> {
       confined.release();
     }
   } catch (err) {
-    return err instanceof Error ? err.message : String(err);
+    return errorMessage(err);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -15,6 +15,7 @@ import type { CallOutcome, CallRequest, ToolCall } from "./tool-call.ts";
 import { describeOrigin, type RegisteredTool, type ToolRegistry } from "./tool-registry.ts";
 import type { ToolSession } from "./tool-session.ts";
 import { isSelfTruncated } from "./truncation.ts";
+import { errorMessage } from "../errors/error-message.ts";
 
 /** One invocation as observers (events, audit) see it. */
 export interface CallRecord {
@@ -88,7 +89,7 @@ function reportInternal(ctx: CallContext, toolId: string, err: unknown): void {
 
 function messageOf(err: unknown): string {
   try {
-    return err instanceof Error ? err.message : String(err);
+    return errorMessage(err);
   } catch {
     return "an error that cannot be printed";
   }

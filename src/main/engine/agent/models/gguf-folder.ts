@@ -2,6 +2,7 @@ import { copyFile, lstat, mkdir, open, readdir, realpath, stat, symlink } from "
 import os from "node:os";
 import path from "node:path";
 import { ModelError } from "../model-error.ts";
+import { errorMessage } from "../../errors/error-message.ts";
 
 /** A GGUF file the picker offers as `gguf:<path>`. */
 export interface GgufFile {
@@ -95,7 +96,7 @@ async function headerOf(file: string): Promise<Pick<GgufFile, "contextTokens" | 
       ...(title ? { title } : {}),
     };
   } catch (err) {
-    return { problem: `its header could not be read: ${err instanceof Error ? err.message : String(err)}` };
+    return { problem: `its header could not be read: ${errorMessage(err)}` };
   }
 }
 

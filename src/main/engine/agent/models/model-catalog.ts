@@ -4,6 +4,7 @@ import { OPENAI_COMPATIBLE_PRESETS } from "../providers/openai-compatible-provid
 import type { SecretSource } from "../provider-registry.ts";
 import { ggufFolder, listGgufFiles, type GgufFile } from "./gguf-folder.ts";
 import { probeLocalServer, type ServerProbe } from "./local-server-probe.ts";
+import { errorMessage } from "../../errors/error-message.ts";
 
 /** One model the picker offers, as `PROVIDER:MODEL`. */
 interface CatalogModel {
@@ -100,7 +101,7 @@ export async function detectModels(options: CatalogOptions): Promise<ModelCatalo
     (err: unknown) => ({
       folder,
       files: [],
-      problem: `${folder} could not be read: ${err instanceof Error ? err.message : String(err)}`,
+      problem: `${folder} could not be read: ${errorMessage(err)}`,
     }),
   );
   const cloud = CLOUD_OFFERS.map((offer): CloudProvider => {

@@ -44,6 +44,7 @@ import {
   type DynamicCause,
 } from "./word-value.ts";
 import type { DirectoryChange } from "./wrapper-outcome.ts";
+import { errorMessage } from "../../errors/error-message.ts";
 
 export type { RunsIn, ShellAnalysis, ShellWord, SimpleCommand } from "./shell-types.ts";
 
@@ -80,10 +81,6 @@ interface PendingCommand {
 type Substitution = CommandExpansionPart | ProcessSubstitutionPart | ArithmeticCommandExpansion;
 
 const LOOPS = new Set(["For", "Select", "While", "ArithmeticFor", "Function"]);
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 function keyAt(context: Context, pos: number): SortKey {
   return [...context.prefix, pos];

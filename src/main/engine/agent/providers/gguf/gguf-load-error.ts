@@ -1,5 +1,6 @@
 import { open, stat } from "node:fs/promises";
 import { ModelError } from "../../model-error.ts";
+import { errorMessage } from "../../../errors/error-message.ts";
 
 const MAGIC = "GGUF";
 
@@ -68,7 +69,7 @@ export function explainLoadFailure(
   logs: string[],
 ): ModelError {
   if (ModelError.isModelError(error)) return error;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   if (isMemoryFailure(error)) {
     const context = contextSize ? ` lower the context size (now ${contextSize} tokens),` : "";
     return new ModelError(
