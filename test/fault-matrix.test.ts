@@ -231,6 +231,61 @@ describe("two runs on one LATHE_HOME at once", () => {
   });
 });
 
+describe("one session, two processes", () => {
+  it("a second run in a session is refused while the first goes on, and nothing of it is written", async () => {
+    await serve([{ text: "slow ".repeat(120), eventDelayMs: 10 }, { text: "Second answer." }]);
+    const first = startLathe(["run", "First prompt", ...MODEL, "--json"], {
+      home: world.home,
+      cwd: world.root,
+    });
+    await first.until("streamed text", () => first.events().some((e) => e.type === "text"));
+    const sessionId = sessionOf(first.events());
+
+    const second = await lathe(["run", "Meanwhile", ...MODEL, "--resume", sessionId, "--json"]);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toMatch(
+      new RegExp(
+        `^error: Session ${sessionId} is in use by another Lathe process \\(pid ${first.child.pid} on .+, running since .+\\): wait for that run to end, or stop it, then try again\\.$`,
+        "m",
+      ),
+    );
+    expectNoInternals(second.stderr);
+    // Nor may the session be rewound under the run.
+    const rewind = await lathe(["rewind", "--session", sessionId, "--before", "0"]);
+    expect(rewind.code).toBe(1);
+    expect(rewind.stderr).toContain(
+      `Session ${sessionId} is in use by another Lathe process (pid ${first.child.pid}`,
+    );
+
+    expect((await first.exited).code).toBe(0);
+    expect(first.stdout()).not.toContain("could not be saved");
+    // Once the first run has ended, the session resumes, and its history is whole.
+    const third = await lathe(["run", "Afterwards", ...MODEL, "--resume", sessionId, "--json"]);
+    expect(third.code, third.stderr).toBe(0);
+    const db = readDatabase(world.home);
+    expect(db.integrity).toBe("ok");
+    expect(db.duplicates()).toBe(0);
+    const messages = db.messages(sessionId);
+    expect(messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
+    expect(JSON.stringify(messages)).not.toContain("Meanwhile");
+  });
+
+  it("a run killed with -9 does not keep its session: the next run takes it at once", async () => {
+    await serve([{ text: "slow ".repeat(300), eventDelayMs: 10 }, { text: "Resumed." }]);
+    const first = startLathe(["run", "First prompt", ...MODEL, "--json"], {
+      home: world.home,
+      cwd: world.root,
+    });
+    await first.until("streamed text", () => first.events().some((e) => e.type === "text"));
+    const sessionId = sessionOf(first.events());
+    first.child.kill("SIGKILL");
+    await first.exited;
+    const resumed = await lathe(["run", "Go on", ...MODEL, "--resume", sessionId, "--json"]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(textOf(jsonl(resumed))).toBe("Resumed.");
+  });
+});
+
 describe("a model server that fails mid-run", () => {
   // What the model said before a failure stays in the history (as the person saw it); then the next prompt.
   const KEPT = ["user", "assistant", "user", "assistant"];

@@ -41,6 +41,7 @@ import {
 import { AuditLog } from "./store/audit-log.ts";
 import { ConversationStore } from "./store/conversation-store.ts";
 import { openDatabase, type Db } from "./store/database.ts";
+import { RunLeases, type LeaseHolder, type RunLease } from "./store/run-leases.ts";
 import { SessionCatalog } from "./store/session-catalog.ts";
 import { SessionStore } from "./store/session-store.ts";
 import { TodoStore } from "./store/todo-store.ts";
@@ -142,6 +143,7 @@ export class Engine {
   private auditLog: AuditLog | undefined;
   private conversationStore: ConversationStore | undefined;
   private catalog: SessionCatalog | undefined;
+  private leases: RunLeases | undefined;
   private readonly open = new Set<Session>();
 
   private constructor(
@@ -171,7 +173,7 @@ export class Engine {
       conversations: () => this.conversations(),
       limits: { ...DEFAULT_CHECKPOINT_LIMITS, ...(checkpoints === false ? {} : checkpoints) },
       events: this.events,
-      isOpen: (id) => [...this.open].some((s) => s.id === id),
+      inUse: (id) => this.inUse(id),
       forgetReads: (id) => this.store().forgetReads(id),
     });
   }
@@ -325,12 +327,12 @@ export class Engine {
    */
   async deleteSession(id: string): Promise<string[]> {
     const catalog = this.sessionCatalog();
-    const family = catalog.family(id);
-    const open = [...this.open].find((s) => family.includes(s.id));
-    if (open) {
-      throw new SessionError(
-        `Session ${open.id} is in use (a run is going on in it): stop the run, then delete the session.`,
-      );
+    for (const member of catalog.family(id)) {
+      const why = this.inUse(member);
+      if (why) {
+        const message = `Session ${member} is in use ${why}: stop the run, then delete the session.`;
+        throw new SessionError(message, { busy: true });
+      }
     }
     const deleted = catalog.delete(id);
     if (deleted.length === 0) throw new SessionError(`There is no session "${id}" to delete.`);
@@ -340,6 +342,42 @@ export class Engine {
     }
     await this.checkpoints.collectGarbage();
     return deleted;
+  }
+
+  /** Which Lathe process runs an agent in which session, across processes (opened on first use). */
+  private runLeases(): RunLeases {
+    this.leases ??= new RunLeases(this.database());
+    return this.leases;
+  }
+
+  /**
+   * Hold a persistent session for a run until the lease is released: two runs appending to one
+   * conversation would interleave it. Throws SessionError while a run goes on in the session,
+   * in this process or in another one on this LATHE_HOME. `onError` hears a renewal that failed.
+   */
+  holdSessionForRun(sessionId: string, onError: (err: unknown) => void): RunLease {
+    const { lease, holder } = this.runLeases().acquire(sessionId, onError);
+    if (lease) return lease;
+    throw new SessionError(
+      `Session ${sessionId} is in use ${this.describeHolder(holder)}: wait for that run to end, or stop it, then try again.`,
+      { busy: true },
+    );
+  }
+
+  /**
+   * Why a session may not be changed now (a rewind, a delete), or undefined: it is open in this
+   * engine, or a run holds it in another Lathe process.
+   */
+  private inUse(sessionId: string): string | undefined {
+    if ([...this.open].some((s) => s.id === sessionId)) return "here (a run is going on in it)";
+    const holder = this.runLeases().holder(sessionId);
+    return holder ? this.describeHolder(holder) : undefined;
+  }
+
+  private describeHolder(holder: LeaseHolder): string {
+    if (this.runLeases().isThisProcess(holder)) return "here (a run is going on in it)";
+    const since = new Date(holder.startedAt).toISOString().replace(/\.\d+Z$/, "Z");
+    return `by another Lathe process (pid ${holder.pid} on ${holder.host}, running since ${since})`;
   }
 
   /** The "always" answers the persistent sessions of this folder keep (a session's run loads them). */
@@ -353,10 +391,10 @@ export class Engine {
    * SessionError when the session has no such answer. Returns how many went.
    */
   revokeSessionApprovals(sessionId: string, which?: { tool: string; key: string }): number {
-    if ([...this.open].some((s) => s.id === sessionId)) {
-      throw new SessionError(
-        `Session ${sessionId} is in use (a run is going on in it): stop the run, then revoke its answers.`,
-      );
+    const why = this.inUse(sessionId);
+    if (why) {
+      const message = `Session ${sessionId} is in use ${why}: stop the run, then revoke its answers.`;
+      throw new SessionError(message, { busy: true });
     }
     const gone = revokeApprovals(this.database(), sessionId, which);
     if (gone === 0) {

@@ -18,6 +18,7 @@ import { StepCollector } from "./step-collector.ts";
 import { SubagentRunner, type TaskLineage } from "./subagent-runner.ts";
 import { ToolBridge } from "./tool-bridge.ts";
 import { ToolVisibility } from "./tool-visibility.ts";
+import { errorMessage } from "../errors/error-message.ts";
 
 const STOPPED_CALL =
   "The run stopped before this call finished; it may or may not have taken effect. Check before repeating it.";
@@ -59,8 +60,38 @@ async function runWithin(
   options: RunAgentOptions,
   lineage: TaskLineage | undefined,
 ): Promise<AgentRunResult> {
+  const id = (options.persist ?? true) ? (options.sessionId ?? newSessionId()) : undefined;
+  // One run at a time in a conversation, whichever process runs it: held before anything is written.
+  const lease =
+    id === undefined
+      ? undefined
+      : options.engine.holdSessionForRun(id, (err) =>
+          options.onEvent?.({
+            type: "notice",
+            message: `The hold on session ${id} could not be renewed (${errorMessage(err)}); another run may take the session over after a minute.`,
+          }),
+        );
+  try {
+    return await runInSession(options, lineage, id);
+  } finally {
+    try {
+      lease?.release();
+    } catch (err) {
+      options.onEvent?.({
+        type: "notice",
+        message: `The hold on session ${id} could not be released (${errorMessage(err)}); another run can take the session a minute from now.`,
+      });
+    }
+  }
+}
+
+async function runInSession(
+  options: RunAgentOptions,
+  lineage: TaskLineage | undefined,
+  id: string | undefined,
+): Promise<AgentRunResult> {
   const session = await options.engine.openSession({
-    ...((options.persist ?? true) ? { id: options.sessionId ?? newSessionId() } : {}),
+    ...(id !== undefined ? { id } : {}),
     ...(options.mode ? { mode: options.mode } : {}),
     ...(options.approver ? { approver: options.approver } : {}),
     ...(options.asker ? { asker: options.asker } : {}),
@@ -126,7 +157,7 @@ async function drive(
         writeFailed = true;
         options.onEvent?.({
           type: "notice",
-          message: `The session could not be saved (${err instanceof Error ? err.message : String(err)}); the run goes on, but it cannot be resumed from here.`,
+          message: `The session could not be saved (${errorMessage(err)}); the run goes on, but it cannot be resumed from here.`,
         });
       },
     });

@@ -60,8 +60,8 @@ interface CheckpointsOptions {
   conversations(): ConversationStore;
   limits: CheckpointLimits;
   events: EngineEvents;
-  /** Whether a session is open in this engine (a run may be using it). */
-  isOpen(sessionId: string): boolean;
+  /** Why a session may not be rewound now ("here (a run is going on in it)", …), or undefined. */
+  inUse(sessionId: string): string | undefined;
   /** Forget a session's read-state, so the model reads files again before changing them. */
   forgetReads(sessionId: string): void;
 }
@@ -230,14 +230,12 @@ export class Checkpoints {
    * Rewind a session to before a prompt: undo every live checkpoint made since (newest first,
    * those of the tasks its turns started included), then cut the conversation there, so
    * `lathe run --resume` continues from that point. The session's read-state is forgotten (the
-   * model reads files again before changing them). Refused while the session is open here.
+   * model reads files again before changing them). Refused while the session is open here or a
+   * run holds it in another process.
    */
   async rewind(sessionId: string, point: RewindPoint, options: RestoreOptions = {}): Promise<RewindOutcome> {
-    if (this.options.isOpen(sessionId)) {
-      throw new CheckpointError(
-        `Session ${sessionId} is in use here (a run is going on in it). Stop the run, then rewind.`,
-      );
-    }
+    const why = this.options.inUse(sessionId);
+    if (why) throw new CheckpointError(`Session ${sessionId} is in use ${why}. Stop the run, then rewind.`);
     const { prepared, plan, undo } = await this.prepareRewind(sessionId, point);
     const outcome = await this.apply(sessionId, { ...prepared, plan }, options, "rewind", undo);
     const conversationCut = outcome.applied && outcome.failed.length === 0;

@@ -158,4 +158,16 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX checkpoint_index_by_hash ON checkpoint_index (hash);
   `,
+  // Which process is running an agent in a session now (store/run-leases.ts). No reference to
+  // sessions: a run takes its lease before it creates its session.
+  `
+  CREATE TABLE run_leases (
+    session_id    TEXT PRIMARY KEY,
+    token         TEXT NOT NULL,
+    pid           INTEGER NOT NULL,
+    host          TEXT NOT NULL,
+    started_at    INTEGER NOT NULL,
+    heartbeat_at  INTEGER NOT NULL
+  );
+  `,
 ];

@@ -1,0 +1,147 @@
+import { randomBytes } from "node:crypto";
+import os from "node:os";
+import { type Db, writeTransaction } from "./database.ts";
+
+/** Who is running an agent in a session: a process, on a machine, since when. */
+export interface LeaseHolder {
+  pid: number;
+  host: string;
+  startedAt: number;
+}
+
+export interface RunLeaseTiming {
+  /** How often a held lease records that its process is still there. */
+  heartbeatMs: number;
+  /** How long after its last heartbeat a lease counts as abandoned (its process hung or gone). */
+  staleMs: number;
+}
+
+const TIMING: RunLeaseTiming = { heartbeatMs: 15_000, staleMs: 60_000 };
+
+interface LeaseRow {
+  token: string;
+  pid: number;
+  host: string;
+  startedAt: number;
+  heartbeatAt: number;
+}
+
+/** Whether a process with this id exists on this machine (one of another user counts). */
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** A session's run lease, held until `release()`; it renews itself while held. */
+export class RunLease {
+  readonly sessionId: string;
+  private readonly db: Db;
+  private readonly token: string;
+  private readonly timer: NodeJS.Timeout;
+  private released = false;
+
+  constructor(
+    db: Db,
+    sessionId: string,
+    token: string,
+    heartbeatMs: number,
+    onError: (err: unknown) => void,
+  ) {
+    this.db = db;
+    this.sessionId = sessionId;
+    this.token = token;
+    this.timer = setInterval(() => {
+      try {
+        this.db
+          .prepare("UPDATE run_leases SET heartbeat_at = ? WHERE session_id = ? AND token = ?")
+          .run(Date.now(), this.sessionId, this.token);
+      } catch (err) {
+        onError(err);
+      }
+    }, heartbeatMs);
+    this.timer.unref();
+  }
+
+  /** Let the session go: another run may take it at once. */
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    clearInterval(this.timer);
+    this.db
+      .prepare("DELETE FROM run_leases WHERE session_id = ? AND token = ?")
+      .run(this.sessionId, this.token);
+  }
+}
+
+/**
+ * Which process is running an agent in which session, shared by every Lathe process on one
+ * LATHE_HOME. Two runs appending to one conversation at once would interleave it (and one of
+ * them could no longer save it), so a run takes its session's lease first, and a second run,
+ * a rewind or a delete is refused while a live process holds it. A lease whose process is gone
+ * (killed, on this machine) or has not renewed it within `staleMs` (a hung process, or one on
+ * another machine sharing the folder) is taken over.
+ */
+export class RunLeases {
+  private readonly host = os.hostname();
+  private readonly db: Db;
+  private readonly timing: RunLeaseTiming;
+
+  constructor(db: Db, timing: RunLeaseTiming = TIMING) {
+    this.db = db;
+    this.timing = timing;
+  }
+
+  /** The live holder of the session's lease, if any. */
+  holder(sessionId: string): LeaseHolder | undefined {
+    const row = this.row(sessionId);
+    return row && this.live(row) ? { pid: row.pid, host: row.host, startedAt: row.startedAt } : undefined;
+  }
+
+  /**
+   * Take the session's lease for a run, unless a live process holds it: then who does.
+   * `onError` hears a renewal that failed (the lease then ages towards being taken over).
+   */
+  acquire(
+    sessionId: string,
+    onError: (err: unknown) => void,
+  ): { lease: RunLease; holder?: undefined } | { lease?: undefined; holder: LeaseHolder } {
+    const token = randomBytes(8).toString("hex");
+    const held = writeTransaction(this.db, (): LeaseRow | undefined => {
+      const row = this.row(sessionId);
+      if (row && this.live(row)) return row;
+      const now = Date.now();
+      this.db
+        .prepare(
+          `INSERT INTO run_leases (session_id, token, pid, host, started_at, heartbeat_at) VALUES (?, ?, ?, ?, ?, ?)
+           ON CONFLICT (session_id) DO UPDATE SET token = excluded.token, pid = excluded.pid, host = excluded.host,
+             started_at = excluded.started_at, heartbeat_at = excluded.heartbeat_at`,
+        )
+        .run(sessionId, token, process.pid, this.host, now, now);
+      return undefined;
+    })();
+    if (held) return { holder: { pid: held.pid, host: held.host, startedAt: held.startedAt } };
+    return { lease: new RunLease(this.db, sessionId, token, this.timing.heartbeatMs, onError) };
+  }
+
+  /** Whether a holder is this very process. */
+  isThisProcess(holder: LeaseHolder): boolean {
+    return holder.host === this.host && holder.pid === process.pid;
+  }
+
+  private row(sessionId: string): LeaseRow | undefined {
+    return this.db
+      .prepare(
+        "SELECT token, pid, host, started_at AS startedAt, heartbeat_at AS heartbeatAt FROM run_leases WHERE session_id = ?",
+      )
+      .get(sessionId) as LeaseRow | undefined;
+  }
+
+  private live(row: LeaseRow): boolean {
+    if (Date.now() - row.heartbeatAt > this.timing.staleMs) return false;
+    return row.host !== this.host || processExists(row.pid);
+  }
+}
