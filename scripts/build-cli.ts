@@ -177,6 +177,7 @@ const SHARED_MODULES = new Set(
     "src/main/engine/session/partial-file.ts",
     "src/main/engine/spawner/program-lookup.ts",
     "src/main/engine/errors/error-message.ts",
+    "src/main/engine/spawner/process-exists.ts",
   ].map((file) => path.join(ROOT, file)),
 );
 
@@ -272,7 +273,7 @@ export async function buildCli(
           // What the engine and the spawner's child both load cannot sit in the engine chunk:
           // zod (their protocol), the sidecar files' naming (partial-file.ts, for the pty output
           // the spawner writes), finding a program on PATH (program-lookup.ts, for MCP servers)
-          // and errorMessage, together in one chunk, so a start loads one file for them.
+          // errorMessage and processExists, together in one chunk, so a start loads one file for them.
           { name: "shared", test: (id) => ZOD.test(id) || SHARED_MODULES.has(path.resolve(id)) },
         ],
       },

@@ -5,6 +5,7 @@ import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   startOpenAICompatibleServer,
@@ -273,6 +274,31 @@ describe("a chat run", () => {
     expect(failure(await ui.dispatch("chat.abort", { runId: started.runId }))).toMatch(/no run/);
     // The session is free again.
     expect((await ui.dispatch("chat.send", { prompt: "Now", sessionId: started.sessionId })).ok).toBe(true);
+  });
+
+  it("refuses a send to a session whose run goes on in another Lathe process, naming that process", async () => {
+    await model([{ text: "Done." }]);
+    const ui = connect();
+    const { sessionId } = data<{ sessionId: string }>(
+      await ui.dispatch("chat.send", { prompt: "Go", model: MODEL }),
+    );
+    await ui.finished();
+    // A `lathe run --resume` elsewhere holds the session (a live process: the one running this test).
+    const db = new Database(path.join(latheHome, "lathe.db"));
+    db.prepare(
+      "INSERT INTO run_leases (session_id, token, pid, host, started_at, heartbeat_at) VALUES (?, 'cli', ?, ?, ?, ?)",
+    ).run(sessionId, process.ppid, os.hostname(), Date.now(), Date.now());
+    const refused = failure(await ui.dispatch("chat.send", { prompt: "Again", model: MODEL, sessionId }));
+    expect(refused).toMatch(
+      new RegExp(
+        `^Session ${sessionId} is in use by another Lathe process \\(pid ${process.ppid} on .+\\): wait for that run to end`,
+      ),
+    );
+    // Once that run has ended, the session takes the next prompt.
+    db.prepare("DELETE FROM run_leases WHERE session_id = ?").run(sessionId);
+    db.close();
+    expect((await ui.dispatch("chat.send", { prompt: "Now", sessionId })).ok).toBe(true);
+    await ui.finished(2);
   });
 
   it("puts the model's question to the person, refuses answers that do not fit, and hands over the answer", async () => {

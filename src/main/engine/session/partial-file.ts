@@ -1,5 +1,6 @@
 import { readdir, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { processExists } from "../spawner/process-exists.ts";
 
 /**
  * Files are written under a temporary name that carries the writer's process id and renamed
@@ -26,16 +27,6 @@ export async function writeComplete(file: string, data: string | Uint8Array, mod
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it exists but belongs to someone else.
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /** Remove the partial files in `dir` whose writer has exited; returns how many went. */
 export async function removeAbandonedPartials(dir: string): Promise<number> {
   let names: string[];
@@ -48,7 +39,7 @@ export async function removeAbandonedPartials(dir: string): Promise<number> {
   let removed = 0;
   for (const name of names) {
     const pid = PARTIAL.exec(name)?.[1];
-    if (pid === undefined || Number(pid) === process.pid || alive(Number(pid))) continue;
+    if (pid === undefined || Number(pid) === process.pid || processExists(Number(pid))) continue;
     await rm(path.join(dir, name), { force: true });
     removed++;
   }

@@ -57,6 +57,8 @@ describe("run leases", () => {
   it.each([
     ["a process on this machine that has ended", async () => ({ pid: await deadPid() }), true],
     ["a live process on this machine", async () => ({ pid: process.ppid }), false],
+    // This process holds no lease under that token: the row came with a copy of the database.
+    ["this process, under a token it does not hold", async () => ({ pid: process.pid }), true],
     ["a process on another machine, recently renewed", async () => ({ pid: 1, host: "elsewhere" }), false],
     [
       "a process on another machine, silent past the limit",

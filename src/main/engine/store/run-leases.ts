@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import os from "node:os";
+import { processExists } from "../spawner/process-exists.ts";
 import { type Db, writeTransaction } from "./database.ts";
 
 /** Who is running an agent in a session: a process, on a machine, since when. */
@@ -26,15 +27,8 @@ interface LeaseRow {
   heartbeatAt: number;
 }
 
-/** Whether a process with this id exists on this machine (one of another user counts). */
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
+/** The tokens of the leases this process holds now, whatever engine or database they are in. */
+const heldHere = new Set<string>();
 
 /** A session's run lease, held until `release()`; it renews itself while held. */
 export class RunLease {
@@ -54,6 +48,7 @@ export class RunLease {
     this.db = db;
     this.sessionId = sessionId;
     this.token = token;
+    heldHere.add(token);
     this.timer = setInterval(() => {
       try {
         this.db
@@ -70,6 +65,7 @@ export class RunLease {
   release(): void {
     if (this.released) return;
     this.released = true;
+    heldHere.delete(this.token);
     clearInterval(this.timer);
     this.db
       .prepare("DELETE FROM run_leases WHERE session_id = ? AND token = ?")
@@ -142,6 +138,10 @@ export class RunLeases {
 
   private live(row: LeaseRow): boolean {
     if (Date.now() - row.heartbeatAt > this.timing.staleMs) return false;
-    return row.host !== this.host || processExists(row.pid);
+    if (row.host !== this.host) return true;
+    // This process knows its own leases: a row in its name that it does not hold is left over
+    // (from a copy of the database, say), not a run going on.
+    if (row.pid === process.pid) return heldHere.has(row.token);
+    return processExists(row.pid);
   }
 }
