@@ -233,7 +233,8 @@ describe("two runs on one LATHE_HOME at once", () => {
 
 describe("one session, two processes", () => {
   it("a second run in a session is refused while the first goes on, and nothing of it is written", async () => {
-    await serve([{ text: "slow ".repeat(120), eventDelayMs: 10 }, { text: "Second answer." }]);
+    // The first run's answer never ends: it goes on until it is stopped below.
+    await serve([{ text: "Thinking it over", hang: true }, { text: "Second answer." }]);
     const first = startLathe(["run", "First prompt", ...MODEL, "--json"], {
       home: world.home,
       cwd: world.root,
@@ -256,17 +257,30 @@ describe("one session, two processes", () => {
     expect(rewind.stderr).toContain(
       `Session ${sessionId} is in use by another Lathe process (pid ${first.child.pid}`,
     );
+    // Nor closed (which removes its files), nor deleted.
+    for (const command of [
+      ["session", "close", sessionId],
+      ["session", "delete", sessionId],
+    ]) {
+      const refused = await lathe(command);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(`Session ${sessionId} is in use by another Lathe process`);
+    }
 
-    expect((await first.exited).code).toBe(0);
+    first.child.kill("SIGINT");
+    expect((await first.exited).code).toBe(1);
     expect(first.stdout()).not.toContain("could not be saved");
     // Once the first run has ended, the session resumes, and its history is whole.
     const third = await lathe(["run", "Afterwards", ...MODEL, "--resume", sessionId, "--json"]);
     expect(third.code, third.stderr).toBe(0);
+    expect(textOf(jsonl(third))).toBe("Second answer.");
     const db = readDatabase(world.home);
     expect(db.integrity).toBe("ok");
     expect(db.duplicates()).toBe(0);
     const messages = db.messages(sessionId);
-    expect(messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
+    expect(messages[0]?.role).toBe("user");
+    expect(messages.slice(-2).map((m) => m.role)).toEqual(["user", "assistant"]);
+    expect(callsAndResultsMatch(messages)).toBe(true);
     expect(JSON.stringify(messages)).not.toContain("Meanwhile");
   });
 

@@ -3,7 +3,9 @@
 // streams text, writes a file (approval dialog), runs bash (its output in an xterm.js terminal),
 // writes a todo list, asks a question, and gets stopped. Needs `npm run build` first.
 import { mkdir, readFile, writeFile } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
+import Database from "better-sqlite3";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChatRequest, FixtureReply, FixtureServer } from "../fixtures/openai-compatible-server.ts";
@@ -253,6 +255,31 @@ describe.skipIf(!runUi)("the chat through lathe serve", () => {
     await conversation().getByText("Stopped.").waitFor({ timeout: 10_000 });
     await page.getByRole("button", { name: "Send" }).waitFor();
     expect(runEvents.at(-1)).toMatchObject({ type: "finish", status: "aborted" });
+  });
+
+  it("refuses a prompt while a run in another Lathe process holds the chat, naming that process", async () => {
+    // A `lathe run --resume` of this chat elsewhere (this test's own process stands in for it).
+    const db = new Database(path.join(world!.home, "lathe.db"));
+    const { sessionId } = db
+      .prepare(
+        "SELECT session_id AS sessionId FROM conversations WHERE parent_session_id IS NULL ORDER BY updated_at DESC LIMIT 1",
+      )
+      .get() as { sessionId: string };
+    db.prepare(
+      "INSERT INTO run_leases (session_id, token, pid, host, started_at, heartbeat_at) VALUES (?, 'cli', ?, ?, ?, ?)",
+    ).run(sessionId, process.pid, os.hostname(), Date.now(), Date.now());
+    try {
+      await send("Is anyone there?");
+      const alert = page.locator("form").getByRole("alert").filter({ hasText: "another Lathe process" });
+      await alert.waitFor();
+      expect(await alert.innerText()).toContain(
+        `Session ${sessionId} is in use by another Lathe process (pid ${process.pid} on ${os.hostname()}`,
+      );
+      await page.screenshot({ path: SHOT.replace(".png", "-held-elsewhere.png"), fullPage: true });
+    } finally {
+      db.prepare("DELETE FROM run_leases WHERE session_id = ?").run(sessionId);
+      db.close();
+    }
   });
 
   it("redraws the session after a reload, from the record", async () => {

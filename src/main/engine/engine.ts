@@ -522,6 +522,12 @@ export class Engine {
   /** End a persistent session by id, whether or not it is open here. */
   async closeSession(id: string): Promise<void> {
     for (const s of this.open) if (s.id === id) return s.close();
+    // Closing removes the session's files: not under a run going on in another process.
+    const why = this.inUse(id);
+    if (why)
+      throw new SessionError(`Session ${id} is in use ${why}: stop the run, then close the session.`, {
+        busy: true,
+      });
     const store = this.store();
     const existing = store.get(id);
     if (!existing || existing.closedAt !== null) {
