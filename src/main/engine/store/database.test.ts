@@ -44,6 +44,17 @@ function openElsewhere(file: string): Promise<{ code: number | null; output: str
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** `openDatabase(file)` elsewhere while `other` holds the write lock for 400 ms: it must wait, then open. */
+async function expectOpenedAfterCommit(other: Database.Database, file: string): Promise<void> {
+  const opening = openElsewhere(file);
+  await sleep(400);
+  other.exec("COMMIT");
+  other.close();
+  const { code, output } = await opening;
+  expect(output).toBe("opened\n");
+  expect(code).toBe(0);
+}
+
 describe("the database", () => {
   it("brings a new file to the newest schema, once", () => {
     const file = path.join(dir, "lathe.db");
@@ -62,13 +73,7 @@ describe("the database", () => {
     other.exec("BEGIN IMMEDIATE");
     for (const migration of MIGRATIONS) other.exec(migration);
     other.pragma(`user_version = ${MIGRATIONS.length}`);
-    const opening = openElsewhere(file);
-    await sleep(400);
-    other.exec("COMMIT");
-    other.close();
-    const { code, output } = await opening;
-    expect(output).toBe("opened\n");
-    expect(code).toBe(0);
+    await expectOpenedAfterCommit(other, file);
   });
 
   it("refuses a file written by a newer Lathe", () => {
@@ -78,20 +83,15 @@ describe("the database", () => {
     db.close();
     expect(() => openDatabase(file)).toThrow(/written by a newer Lathe .*Update Lathe/);
   });
+
   it("switches a new file to WAL while another process holds its write lock, instead of failing as locked", async () => {
-    // Several \`lathe\` processes starting on a fresh LATHE_HOME: one has the new file's write lock
+    // Several `lathe` processes starting on a fresh LATHE_HOME: one has the new file's write lock
     // before WAL is on. The switch reads, then upgrades to the write lock, and SQLite fails that
     // upgrade at once rather than wait (busy_timeout is not consulted there).
     const file = path.join(dir, "lathe.db");
     const other = new Database(file);
     other.exec("BEGIN IMMEDIATE");
-    const opening = openElsewhere(file);
-    await sleep(400);
-    other.exec("COMMIT");
-    other.close();
-    const { code, output } = await opening;
-    expect(output).toBe("opened\n");
-    expect(code).toBe(0);
+    await expectOpenedAfterCommit(other, file);
   });
 
   // A transaction that reads, then writes, while another process holds the write lock for 300 ms.
