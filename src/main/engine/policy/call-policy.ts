@@ -153,10 +153,22 @@ function unconfinedReason(sandbox: SandboxStatus, plan: CallPlan): string | unde
   return `the OS sandbox is not active (${sandbox.reason}), and ${why}, so only a person can let it run unconfined. To turn the sandbox on: ${sandbox.fix}`;
 }
 
-function howToAllow(toolId: string, ctx: PolicyContext, subject: Subject | undefined): string {
-  const pattern = subject?.values[0] ?? "*";
+/**
+ * The rule that would let the refused call run. Where the verdict was about what the call touches
+ * (a command, a path, a host), the rule names that; where it was about the call as a whole (a
+ * plugin that declares nothing to match), a rule for this exact argument list would never match
+ * again, so it allows every call of the tool.
+ */
+function howToAllow(
+  toolId: string,
+  ctx: PolicyContext,
+  subject: Subject | undefined,
+  wholeCall: boolean,
+): string {
+  const pattern = wholeCall ? "*" : (subject?.values[0] ?? "*");
   const rule = JSON.stringify({ permission: toolId, pattern, action: "allow" });
-  return `To allow it, add ${rule} under "permissions" in ${ctx.config.userSettingsFile} (or in ${ctx.config.projectSettingsFile} once the project is trusted), or run with --mode yolo.`;
+  const what = wholeCall ? `every ${toolId} call` : "it";
+  return `To allow ${what}, add ${rule} under "permissions" in ${ctx.config.userSettingsFile} (or in ${ctx.config.projectSettingsFile} once the project is trusted), or run with --mode yolo.`;
 }
 
 /** What `authorize` decides instead of the tool's own plan: an access it makes while running. */
@@ -285,7 +297,8 @@ export async function decideCall(
   if (!ctx.approver) {
     const reason = `${tool.id} needs approval and this host cannot ask anyone (headless), so it is refused. ${reasons.join(" ")}`;
     stages.push({ stage: "approval", outcome: "deny", reason });
-    const fix = hardAsk.length > 0 ? "" : ` ${howToAllow(tool.id, ctx, verdict.subject)}`;
+    const fix =
+      hardAsk.length > 0 ? "" : ` ${howToAllow(tool.id, ctx, verdict.subject, verdict.subject === fallback)}`;
     return { allowed: false, stages, ...resolved, errorText: `${reason}${fix}` };
   }
   const answer = await ctx.approver(
