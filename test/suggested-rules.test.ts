@@ -69,6 +69,19 @@ describe("the rule a headless refusal suggests", () => {
     expect(allowed.type, allowed.error_text).toBe("output");
   });
 
+  it("an edit (it reads, then writes its file) is refused for the write, and the rule fixes it", async () => {
+    await writeFile(path.join(root, "e.txt"), "hello world\n");
+    const lines = 'read {"path":"e.txt"}\nedit {"path":"e.txt","old_string":"hello","new_string":"bye"}\n';
+    const batch = () => runLathe(["batch"], { home, cwd: root, input: lines });
+    const refused = JSON.parse((await batch()).stdout.trim().split("\n")[1]!) as { error_text: string };
+    expect(refused.error_text).toContain('Writing "e.txt" matched no permission rule');
+    const rule = JSON.parse(/add (\{.+?\}) under/.exec(refused.error_text)![1]!) as unknown;
+    expect(rule).toEqual({ permission: "edit", pattern: "e.txt", action: "allow" });
+    await writeFile(path.join(home, "settings.json"), JSON.stringify({ permissions: [rule] }));
+    expect((await batch()).code).toBe(0);
+    expect(await readFile(path.join(root, "e.txt"), "utf8")).toBe("bye world\n");
+  });
+
   it("for a plugin, the rule it suggests covers its next call with other arguments too", async () => {
     const refused = envelopeOf(await call("greet", { name: "Ada" }));
     const rule = JSON.parse(/add (\{.+?\}) under/.exec(refused.error_text ?? "")![1]!) as unknown;

@@ -56,7 +56,12 @@ function allowlistMatches(allowlist: readonly string[], toolId: string, key: str
 }
 
 function subjectsOf(tool: AnyTool, accesses: readonly ResolvedAccess[]): Subject[] {
-  return accesses.map((a): Subject => {
+  // Writes first: when several accesses need approval alike (an edit reads and writes its
+  // file), the refusal explains the change, "writing", not the read before it.
+  const ordered = [...accesses].sort(
+    (a, b) => Number(b.capability === "fs.write") - Number(a.capability === "fs.write"),
+  );
+  return ordered.map((a): Subject => {
     switch (a.capability) {
       case "fs.read":
       case "fs.write":
