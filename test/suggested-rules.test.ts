@@ -1,4 +1,4 @@
-// A headless refusal says which rule would allow the call. That rule, added to the settings as
+// A headless refusal says which rules would allow the call. Those rules, added to the settings as
 // given, must then let the same call run: the suggestion is a fix, not a hint.
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -39,32 +39,50 @@ afterEach(async () => {
 const call = (tool: string, args: unknown) =>
   runLathe(["call", tool, JSON.stringify(args)], { home, cwd: root });
 
-describe("the rule a headless refusal suggests", () => {
+interface Suggestion {
+  /** "it", or "every <tool> call". */
+  allows: string;
+  rules: Array<Record<string, unknown>>;
+  settingsFile: string;
+}
+
+/** The fix a refusal names: its rules are a list that pastes into "permissions" as it is. */
+function suggestionIn(errorText: string | undefined): Suggestion {
+  const found = /To allow (.+?), add (\{.+\}) to "permissions" in (\S+) /.exec(errorText ?? "");
+  if (!found) throw new Error(`no suggested rule in: ${errorText}`);
+  const [, allows, list, settingsFile] = found as unknown as [string, string, string, string];
+  return { allows, rules: JSON.parse(`[${list}]`) as Suggestion["rules"], settingsFile };
+}
+
+/** Put `rules` into the user's settings, as a person following the suggestion would. */
+const adopt = (rules: unknown[]) =>
+  writeFile(path.join(home, "settings.json"), JSON.stringify({ permissions: rules }));
+
+describe("the rules a headless refusal suggests", () => {
   it.each([
-    ["a bash command", "bash", { command: "echo suggested" }, { pattern: "echo suggested" }, "it"],
+    ["a bash command", "bash", { command: "echo suggested" }, ["echo suggested"], "it"],
+    // The command and the file it writes: both rules at once, not one per attempt.
     [
-      "a write to a new file",
-      "write",
-      { path: "notes/new.txt", content: "x" },
-      { pattern: "notes/new.txt" },
+      "a bash command that writes a file",
+      "bash",
+      { command: "echo hi > out.txt" },
+      ["out.txt", "echo hi"],
       "it",
     ],
+    ["a write to a new file", "write", { path: "notes/new.txt", content: "x" }, ["notes/new.txt"], "it"],
     // A rule for this exact argument list would never match again: every call of the tool.
-    ["a plugin call judged as a whole", "greet", { name: "Ada" }, { pattern: "*" }, "every greet call"],
-  ])("%s: adding it lets the call run", async (_name, tool, args, expected, what) => {
+    ["a plugin call judged as a whole", "greet", { name: "Ada" }, ["*"], "every greet call"],
+  ])("%s: adding them lets the call run", async (_name, tool, args, patterns, what) => {
     const refused = envelopeOf(await call(tool, args));
     expect(refused.type).toBe("error");
-    const suggestion = /To allow (.+?), add (\{.+?\}) under "permissions" in (\S+) /.exec(
-      refused.error_text ?? "",
+    const suggestion = suggestionIn(refused.error_text);
+    expect(suggestion.allows).toBe(what);
+    expect(suggestion.settingsFile).toBe(path.join(home, "settings.json"));
+    expect(suggestion.rules).toEqual(
+      patterns.map((pattern) => ({ permission: tool, pattern, action: "allow" })),
     );
-    expect(suggestion, refused.error_text).not.toBeNull();
-    const [, allows, ruleText, settingsFile] = suggestion!;
-    expect(allows).toBe(what);
-    expect(settingsFile).toBe(path.join(home, "settings.json"));
-    const rule = JSON.parse(ruleText!) as Record<string, unknown>;
-    expect(rule).toEqual({ permission: tool, action: "allow", ...expected });
 
-    await writeFile(settingsFile!, JSON.stringify({ permissions: [rule] }));
+    await adopt(suggestion.rules);
     const allowed = envelopeOf(await call(tool, args));
     expect(allowed.type, allowed.error_text).toBe("output");
   });
@@ -75,20 +93,30 @@ describe("the rule a headless refusal suggests", () => {
     const batch = () => runLathe(["batch"], { home, cwd: root, input: lines });
     const refused = JSON.parse((await batch()).stdout.trim().split("\n")[1]!) as { error_text: string };
     expect(refused.error_text).toContain('Writing "e.txt" matched no permission rule');
-    const rule = JSON.parse(/add (\{.+?\}) under/.exec(refused.error_text)![1]!) as unknown;
-    expect(rule).toEqual({ permission: "edit", pattern: "e.txt", action: "allow" });
-    await writeFile(path.join(home, "settings.json"), JSON.stringify({ permissions: [rule] }));
+    const { rules } = suggestionIn(refused.error_text);
+    expect(rules).toEqual([{ permission: "edit", pattern: "e.txt", action: "allow" }]);
+    await adopt(rules);
     expect((await batch()).code).toBe(0);
     expect(await readFile(path.join(root, "e.txt"), "utf8")).toBe("bye world\n");
   });
 
+  it("a long command is quoted in brief in the reason, and the rule for all of it still works", async () => {
+    const command = `echo ${"word ".repeat(100).trim()}`;
+    const refused = envelopeOf(await call("bash", { command }));
+    const { rules } = suggestionIn(refused.error_text);
+    // The reason quotes the command's first 120 characters; the rule holds all of it.
+    expect(refused.error_text).toContain(
+      `The command "${command.slice(0, 120).trimEnd()} …" matched no permission rule`,
+    );
+    expect(rules).toEqual([{ permission: "bash", pattern: command, action: "allow" }]);
+    await adopt(rules);
+    expect(envelopeOf(await call("bash", { command })).type).toBe("output");
+  });
+
   it("for a plugin, the rule it suggests covers its next call with other arguments too", async () => {
-    const refused = envelopeOf(await call("greet", { name: "Ada" }));
-    const rule = JSON.parse(/add (\{.+?\}) under/.exec(refused.error_text ?? "")![1]!) as unknown;
-    await writeFile(path.join(home, "settings.json"), JSON.stringify({ permissions: [rule] }));
+    await adopt(suggestionIn(envelopeOf(await call("greet", { name: "Ada" })).error_text).rules);
     const other = envelopeOf(await call("greet", { name: "Grace" }));
     expect(other).toMatchObject({ type: "output" });
     expect(JSON.stringify(other.data)).toContain("Hello, Grace!");
-    expect(await readFile(path.join(home, "settings.json"), "utf8")).toContain('"pattern":"*"');
   });
 });

@@ -55,6 +55,19 @@ function allowlistMatches(allowlist: readonly string[], toolId: string, key: str
   });
 }
 
+/** The longest command a reason quotes whole; the call's own view shows all of it. */
+const QUOTED_COMMAND_CHARS = 120;
+
+/**
+ * A command as a reason quotes it: its first line, cut at QUOTED_COMMAND_CHARS, with "…" where
+ * something was left out (a heredoc's body, a long argument list). Rules match the whole text.
+ */
+function inBrief(command: string): string {
+  const firstLine = command.split("\n", 1)[0] as string;
+  const cut = firstLine.length > QUOTED_COMMAND_CHARS ? firstLine.slice(0, QUOTED_COMMAND_CHARS) : firstLine;
+  return cut.length < command.length ? `${cut.trimEnd()} …` : cut;
+}
+
 function subjectsOf(tool: AnyTool, accesses: readonly ResolvedAccess[]): Subject[] {
   // Writes first: when several accesses need approval alike (an edit reads and writes its
   // file), the refusal explains the change, "writing", not the read before it.
@@ -76,7 +89,7 @@ function subjectsOf(tool: AnyTool, accesses: readonly ResolvedAccess[]): Subject
           permissions: [tool.id, "shell.run"],
           kind: "command",
           values: [a.text],
-          label: `the command "${a.text}"`,
+          label: `the command "${inBrief(a.text)}"`,
         };
       case "net.fetch":
         return {
@@ -159,21 +172,22 @@ function unconfinedReason(sandbox: SandboxStatus, plan: CallPlan): string | unde
 }
 
 /**
- * The rule that would let the refused call run. Where the verdict was about what the call touches
- * (a command, a path, a host), the rule names that; where it was about the call as a whole (a
- * plugin that declares nothing to match), a rule for this exact argument list would never match
- * again, so it allows every call of the tool.
+ * The rules that would let the refused call run: one for each thing it touches that no rule
+ * allows yet (a command, a path, a host), all at once, so adding them is enough. Where the call
+ * is judged as a whole (a plugin that declares nothing to match), a rule for this exact argument
+ * list would never match again, so the rule allows every call of the tool. Written so the list
+ * can be pasted into the settings' "permissions" array as it is.
  */
 function howToAllow(
   toolId: string,
   ctx: PolicyContext,
-  subject: Subject | undefined,
+  asking: readonly Subject[],
   wholeCall: boolean,
 ): string {
-  const pattern = wholeCall ? "*" : (subject?.values[0] ?? "*");
-  const rule = JSON.stringify({ permission: toolId, pattern, action: "allow" });
+  const patterns = wholeCall ? ["*"] : [...new Set(asking.map((s) => s.values[0] ?? "*"))];
+  const rules = patterns.map((pattern) => JSON.stringify({ permission: toolId, pattern, action: "allow" }));
   const what = wholeCall ? `every ${toolId} call` : "it";
-  return `To allow ${what}, add ${rule} under "permissions" in ${ctx.config.userSettingsFile} (or in ${ctx.config.projectSettingsFile} once the project is trusted), or run with --mode yolo.`;
+  return `To allow ${what}, add ${rules.join(", ")} to "permissions" in ${ctx.config.userSettingsFile} (or in ${ctx.config.projectSettingsFile} once the project is trusted), or run with --mode yolo.`;
 }
 
 /** What `authorize` decides instead of the tool's own plan: an access it makes while running. */
@@ -302,8 +316,9 @@ export async function decideCall(
   if (!ctx.approver) {
     const reason = `${tool.id} needs approval and this host cannot ask anyone (headless), so it is refused. ${reasons.join(" ")}`;
     stages.push({ stage: "approval", outcome: "deny", reason });
-    const fix =
-      hardAsk.length > 0 ? "" : ` ${howToAllow(tool.id, ctx, verdict.subject, verdict.subject === fallback)}`;
+    const asking = subjects.filter((subject) => ctx.ruleset.evaluate(subject).action !== "allow");
+    const wholeCall = subjects.length === 0;
+    const fix = hardAsk.length > 0 ? "" : ` ${howToAllow(tool.id, ctx, asking, wholeCall)}`;
     return { allowed: false, stages, ...resolved, errorText: `${reason}${fix}` };
   }
   const answer = await ctx.approver(
