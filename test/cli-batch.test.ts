@@ -3,6 +3,7 @@ import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { spawn as spawnPty } from "node-pty";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LATHE_BIN, runLathe, type CliEnvelope, type Run } from "./support/lathe-cli.ts";
 
@@ -126,6 +127,29 @@ describe("lathe batch", () => {
         .split("\n")
         .map((l) => (JSON.parse(l) as CliEnvelope).type),
     ).toEqual(["output", "output"]);
+  });
+
+  it("at a terminal, says it is reading calls and how to end; Ctrl-D ends it", async () => {
+    const pty = spawnPty(process.execPath, [LATHE_BIN, "batch"], {
+      cwd: root,
+      env: { ...process.env, LATHE_HOME: home } as Record<string, string>,
+      cols: 200,
+    });
+    let screen = "";
+    pty.onData((text) => (screen += text));
+    const exited = new Promise<number>((resolve) => pty.onExit(({ exitCode }) => resolve(exitCode)));
+    const shown = async (text: string): Promise<void> => {
+      const deadline = Date.now() + 15_000;
+      while (!screen.includes(text)) {
+        if (Date.now() > deadline) throw new Error(`never shown: ${text}\n${screen}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    await shown("reading calls from the terminal, one per line (<tool-id> [json-args]); Ctrl-D ends.");
+    pty.write('read {"path":"a.txt"}\r');
+    await shown('{"type":"output","data":{"path":"a.txt","content":"old\\n"');
+    pty.write("\x04");
+    expect(await exited).toBe(0);
   });
 
   it("takes the same options as lathe call and no arguments", async () => {

@@ -5,7 +5,7 @@ import { modeOption, rootOf, rootOption, type Mode } from "../cli-options.ts";
 import { ExitCode, type ExitStatus } from "../exit-codes.ts";
 import { stopOnInterrupt } from "../interrupt.ts";
 import { withEngine } from "../open-engine.ts";
-import { writeStdout } from "../output.ts";
+import { writeStderr, writeStdout } from "../output.ts";
 import { printPluginLogs } from "../plugin-log-printer.ts";
 import { readStdin } from "../read-stdin.ts";
 
@@ -96,6 +96,12 @@ Example:
   printf '%s\\n' 'read {"path":"a.txt"}' 'write {"path":"a.txt","content":"hi"}' | lathe batch --mode yolo`,
     )
     .action(async (options: CallOptions) => {
+      // Typed at a terminal, nothing would say that lathe is waiting, or how to end.
+      if (process.stdin.isTTY) {
+        await writeStderr(
+          "lathe batch: reading calls from the terminal, one per line (<tool-id> [json-args]); Ctrl-D ends.\n",
+        );
+      }
       const controller = new AbortController();
       const stopListening = stopOnInterrupt(controller);
       try {
