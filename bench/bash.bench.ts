@@ -5,20 +5,25 @@
 // (sampled every 10 ms), of the host and its process spawner together (the spawner writes the
 // sidecar); goal: flat, the output streams to the sidecar file instead of memory.
 // (3) throughput through the pty into the sidecar, against reading the same command's pipe.
+// (4) the process spawner's resident memory during a confined bash call of the CLI bundle, beside
+// a bare Node process's.
 // Run alone with `node bench/bash.bench.ts`.
-import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, rm, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { mkdir, writeFile } from "node:fs/promises";
 import { bashTool } from "../src/main/engine/builtin/bash.ts";
 import { Engine, type Envelope } from "../src/main/engine/index.ts";
 import type { Session } from "../src/main/engine/session/session.ts";
 import { processSpawner } from "../src/main/engine/spawner/process-spawner.ts";
+import { ensureFreshCliBundle } from "./lib/fresh-cli-bundle.ts";
 import { compare, heading, median, skipped } from "./lib/report.ts";
 
 const RUNS = 30;
+const LATHE_BIN = fileURLToPath(new URL("../bin/lathe.mjs", import.meta.url));
 const BIG = 200_000_000;
 const SMALL = 2_000_000;
 const MB = 1_000_000;
@@ -198,6 +203,79 @@ compare({
   },
 });
 console.log(`  peak RSS printing ${BIG / MB} MB of lines: ${mib(lines.peak).toFixed(1)} MiB`);
+
+// ---- (4) the process spawner's own memory, as an installed lathe runs it ----------------------
+
+/** Resident memory (bytes) of a process, from /proc; undefined when it cannot be read. */
+function rssOf(pid: number): number | undefined {
+  try {
+    const kib = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+    return kib === undefined ? undefined : Number(kib) * 1024;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The pid of the process spawner a `lathe` process started (its child running spawner-main.js). */
+function spawnerOf(parent: number): number | undefined {
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (ppid === parent && readFileSync(`/proc/${entry}/cmdline`, "utf8").includes("spawner-main")) {
+        return Number(entry);
+      }
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return undefined;
+}
+
+/** The spawner's peak RSS during one confined bash call of the CLI bundle (`lathe call bash`). */
+async function cliSpawnerPeak(): Promise<number> {
+  const child = spawn(
+    process.execPath,
+    [LATHE_BIN, "call", "bash", JSON.stringify({ command: "sleep 0.6" }), "--mode", "yolo"],
+    { cwd: dir, env: { ...process.env, LATHE_CLI: "bundle", LATHE_HOME: path.join(dir, ".lathe-home") } },
+  );
+  const done = new Promise<number | null>((resolve) => child.on("close", resolve));
+  let peak = 0;
+  let finished = false;
+  void done.then(() => (finished = true));
+  while (!finished) {
+    const pid = child.pid === undefined ? undefined : spawnerOf(child.pid);
+    if (pid !== undefined) peak = Math.max(peak, rssOf(pid) ?? 0);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  if ((await done) !== 0) throw new Error("lathe call bash failed");
+  return peak;
+}
+
+/** A bare Node process's own RSS, as it reports it. */
+function bareNodeRss(): number {
+  const out = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.memoryUsage().rss))"]);
+  return Number(out.stdout.toString());
+}
+
+if (rssOf(process.pid) === undefined) {
+  skipped("the process spawner's memory", "there is no /proc to read it from on this machine");
+} else {
+  ensureFreshCliBundle();
+  const peaks: number[] = [];
+  const bares: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    peaks.push(await cliSpawnerPeak());
+    bares.push(bareNodeRss());
+  }
+  heading("the process spawner's resident memory (the CLI bundle, one confined bash call, median of 3)");
+  compare({
+    what: "spawner RSS",
+    ours: { label: "the spawner during `lathe call bash`", value: mib(median(peaks)), unit: "MiB" },
+    theirs: { label: "a bare node process", value: mib(median(bares)), unit: "MiB" },
+  });
+}
 
 await engine.close();
 await offEngine.close();

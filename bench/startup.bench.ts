@@ -15,9 +15,9 @@ import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { bundleState } from "../bin/cli-bundle.mjs";
 import { startOpenAICompatibleServer } from "../test/fixtures/openai-compatible-server.ts";
 import { ensureModulesCopy, MODULES_COPY } from "./lib/modules-copy.ts";
+import { ensureFreshCliBundle } from "./lib/fresh-cli-bundle.ts";
 import { compare, heading, median, skipped } from "./lib/report.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -26,16 +26,7 @@ const ROUNDS = 15;
 
 // ---- the bundle -------------------------------------------------------------------------------
 
-const state = bundleState();
-if (state.state !== "fresh") {
-  console.log(
-    `building the CLI bundle first (${state.state === "stale" ? `older than ${state.changed}` : "not built"})…`,
-  );
-  const built = spawnSync(process.execPath, [path.join(ROOT, "scripts", "build-cli.ts")], {
-    stdio: "inherit",
-  });
-  if (built.status !== 0) throw new Error("the CLI bundle did not build: see above");
-}
+ensureFreshCliBundle();
 
 // ---- whole processes ------------------------------------------------------------------------
 
