@@ -1,5 +1,6 @@
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { chmod, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { chmod, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { RunEvent } from "../src/main/engine/agent/run-events.ts";
@@ -228,6 +229,25 @@ describe("two runs on one LATHE_HOME at once", () => {
     }
     const audit = await lathe(["audit", "--json", "--limit", "100"]);
     expect(audit.stdout.trim().split("\n")).toHaveLength(4);
+  });
+});
+
+describe("one trust file, many processes", () => {
+  it("trusting eight folders at once keeps every one of them trusted", async () => {
+    const folders = await Promise.all(
+      Array.from({ length: 8 }, async (_, i) => {
+        const folder = path.join(world.root, `project-${i}`);
+        await mkdir(folder);
+        return folder;
+      }),
+    );
+    const runs = await Promise.all(folders.map((folder) => lathe(["trust", "--root", folder])));
+    for (const run of runs) expect(run.code, run.stderr).toBe(0);
+    const trust = JSON.parse(await readFile(path.join(world.home, "trust.json"), "utf8")) as {
+      projects: Record<string, unknown>;
+    };
+    expect(Object.keys(trust.projects).sort()).toEqual([...folders].sort());
+    expect(existsSync(path.join(world.home, "trust.json.lock"))).toBe(false);
   });
 });
 

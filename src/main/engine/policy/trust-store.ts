@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { ConfigError } from "../errors/config-error.ts";
+import { FileLockTimeout, withFileLock } from "../store/file-lock.ts";
 
 const ProjectTrustSchema = z.lazy(() =>
   z.strictObject({
@@ -69,6 +70,26 @@ export class TrustStore {
     renameSync(temp, this.file);
   }
 
+  /**
+   * Read, change and write the file as one step across processes (`lathe trust` of two folders
+   * at once, two runs pinning a server on first sight): neither loses the other's change.
+   */
+  private update<T>(change: (data: TrustFile) => T): T {
+    mkdirSync(path.dirname(this.file), { recursive: true });
+    try {
+      return withFileLock(this.file, () => {
+        const data = this.load();
+        const before = JSON.stringify(data);
+        const result = change(data);
+        if (JSON.stringify(data) !== before) this.save(data);
+        return result;
+      });
+    } catch (err) {
+      if (err instanceof FileLockTimeout) throw new ConfigError(this.file, err.message, { cause: err });
+      throw err;
+    }
+  }
+
   get(realRoot: string): ProjectTrust | undefined {
     return this.load().projects[realRoot];
   }
@@ -78,14 +99,14 @@ export class TrustStore {
   }
 
   trust(realRoot: string, pins: Record<string, string> = {}): ProjectTrust {
-    const data = this.load();
-    const entry: ProjectTrust = {
-      trustedAt: new Date().toISOString(),
-      pins: { ...data.projects[realRoot]?.pins, ...pins },
-    };
-    data.projects[realRoot] = entry;
-    this.save(data);
-    return entry;
+    return this.update((data) => {
+      const entry: ProjectTrust = {
+        trustedAt: new Date().toISOString(),
+        pins: { ...data.projects[realRoot]?.pins, ...pins },
+      };
+      data.projects[realRoot] = entry;
+      return entry;
+    });
   }
 
   /** Descriptor pins: a project's (by real root) or, with "global", the user's own extensions'. */
@@ -96,21 +117,21 @@ export class TrustStore {
 
   /** Add or replace pins (a project's pins are kept only while it is trusted). */
   pin(scope: string | "global", pins: Record<string, string>): void {
-    const data = this.load();
-    if (scope === "global") data.globalPins = { ...data.globalPins, ...pins };
-    else {
-      const project = data.projects[scope];
-      if (!project) throw new Error(`Cannot pin for ${scope}: the project is not trusted.`);
-      project.pins = { ...project.pins, ...pins };
-    }
-    this.save(data);
+    this.update((data) => {
+      if (scope === "global") data.globalPins = { ...data.globalPins, ...pins };
+      else {
+        const project = data.projects[scope];
+        if (!project) throw new Error(`Cannot pin for ${scope}: the project is not trusted.`);
+        project.pins = { ...project.pins, ...pins };
+      }
+    });
   }
 
   revoke(realRoot: string): boolean {
-    const data = this.load();
-    if (!data.projects[realRoot]) return false;
-    delete data.projects[realRoot];
-    this.save(data);
-    return true;
+    return this.update((data) => {
+      if (!data.projects[realRoot]) return false;
+      delete data.projects[realRoot];
+      return true;
+    });
   }
 }

@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import type Database from "better-sqlite3";
 import { MIGRATIONS } from "./migrations.ts";
+import { sleepSync } from "./sleep-sync.ts";
 
 export type Db = Database.Database;
 
@@ -61,11 +62,6 @@ function switchToWal(db: Db): void {
 function isBusy(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === "string" && code.startsWith("SQLITE_BUSY");
-}
-
-/** Block this thread for `ms` (opening a database is synchronous, like every other statement). */
-function sleepSync(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 /**
