@@ -327,13 +327,7 @@ export class Engine {
    */
   async deleteSession(id: string): Promise<string[]> {
     const catalog = this.sessionCatalog();
-    for (const member of catalog.family(id)) {
-      const why = this.inUse(member);
-      if (why) {
-        const message = `Session ${member} is in use ${why}: stop the run, then delete the session.`;
-        throw new SessionError(message, { busy: true });
-      }
-    }
+    for (const member of catalog.family(id)) this.refuseWhileInUse(member, "delete the session");
     const deleted = catalog.delete(id);
     if (deleted.length === 0) throw new SessionError(`There is no session "${id}" to delete.`);
     for (const gone of deleted) {
@@ -374,6 +368,15 @@ export class Engine {
     return holder ? this.describeHolder(holder) : undefined;
   }
 
+  /** Throw SessionError (`session_busy`) while a run goes on in the session: "stop the run, then <then>". */
+  private refuseWhileInUse(sessionId: string, then: string): void {
+    const why = this.inUse(sessionId);
+    if (why)
+      throw new SessionError(`Session ${sessionId} is in use ${why}: stop the run, then ${then}.`, {
+        busy: true,
+      });
+  }
+
   private describeHolder(holder: LeaseHolder): string {
     if (this.runLeases().isThisProcess(holder)) return "here (a run is going on in it)";
     const since = new Date(holder.startedAt).toISOString().replace(/\.\d+Z$/, "Z");
@@ -391,11 +394,7 @@ export class Engine {
    * SessionError when the session has no such answer. Returns how many went.
    */
   revokeSessionApprovals(sessionId: string, which?: { tool: string; key: string }): number {
-    const why = this.inUse(sessionId);
-    if (why) {
-      const message = `Session ${sessionId} is in use ${why}: stop the run, then revoke its answers.`;
-      throw new SessionError(message, { busy: true });
-    }
+    this.refuseWhileInUse(sessionId, "revoke its answers");
     const gone = revokeApprovals(this.database(), sessionId, which);
     if (gone === 0) {
       throw new SessionError(
@@ -523,11 +522,7 @@ export class Engine {
   async closeSession(id: string): Promise<void> {
     for (const s of this.open) if (s.id === id) return s.close();
     // Closing removes the session's files: not under a run going on in another process.
-    const why = this.inUse(id);
-    if (why)
-      throw new SessionError(`Session ${id} is in use ${why}: stop the run, then close the session.`, {
-        busy: true,
-      });
+    this.refuseWhileInUse(id, "close the session");
     const store = this.store();
     const existing = store.get(id);
     if (!existing || existing.closedAt !== null) {
