@@ -69,16 +69,20 @@ function spawnThroughput(command: string): Promise<number> {
   });
 }
 
+/** Resident memory (bytes) of a process, from /proc; undefined when it cannot be read. */
+function rssOf(pid: number): number | undefined {
+  try {
+    const kib = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+    return kib === undefined ? undefined : Number(kib) * 1024;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The process spawner's resident memory (bytes), from /proc; 0 where there is none to read. */
 function spawnerRss(): number {
   const pid = processSpawner().pid;
-  if (pid === undefined) return 0;
-  try {
-    const kib = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
-    return kib === undefined ? 0 : Number(kib) * 1024;
-  } catch {
-    return 0;
-  }
+  return pid === undefined ? 0 : (rssOf(pid) ?? 0);
 }
 
 /** Resident memory of this process and its process spawner together. */
@@ -205,16 +209,6 @@ compare({
 console.log(`  peak RSS printing ${BIG / MB} MB of lines: ${mib(lines.peak).toFixed(1)} MiB`);
 
 // ---- (4) the process spawner's own memory, as an installed lathe runs it ----------------------
-
-/** Resident memory (bytes) of a process, from /proc; undefined when it cannot be read. */
-function rssOf(pid: number): number | undefined {
-  try {
-    const kib = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
-    return kib === undefined ? undefined : Number(kib) * 1024;
-  } catch {
-    return undefined;
-  }
-}
 
 /** The pid of the process spawner a `lathe` process started (its child running spawner-main.js). */
 function spawnerOf(parent: number): number | undefined {
