@@ -33,6 +33,15 @@ function envelopes(run: Run): CliEnvelope[] {
     .map((line) => JSON.parse(line) as CliEnvelope);
 }
 
+/** Resolves once `test` holds (polling); fails after 15 s, showing what was printed. */
+async function until(what: string, test: () => boolean, printed: () => string): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while (!test()) {
+    if (Date.now() > deadline) throw new Error(`no ${what} within 15 s; printed:\n${printed()}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 describe("lathe batch", () => {
   it("runs the calls in order in one session: a write after its read, one envelope per call", async () => {
     const run = await batch(
@@ -106,13 +115,12 @@ describe("lathe batch", () => {
     child.stdout.setEncoding("utf8").on("data", (t: string) => (stdout += t));
     child.stderr.setEncoding("utf8").on("data", (t: string) => (stderr += t));
     const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
-    const lines = async (n: number): Promise<void> => {
-      const deadline = Date.now() + 15_000;
-      while (stdout.split("\n").length - 1 < n) {
-        if (Date.now() > deadline) throw new Error(`no ${n} lines: ${stdout} ${stderr}`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    };
+    const lines = (n: number) =>
+      until(
+        `${n} lines`,
+        () => stdout.split("\n").length - 1 >= n,
+        () => stdout + stderr,
+      );
     // stdin stays open: the answer to the first line must not wait for the input's end.
     child.stdin.write('read {"path":"a.txt"}\n');
     await lines(1);
@@ -138,13 +146,12 @@ describe("lathe batch", () => {
     let screen = "";
     pty.onData((text) => (screen += text));
     const exited = new Promise<number>((resolve) => pty.onExit(({ exitCode }) => resolve(exitCode)));
-    const shown = async (text: string): Promise<void> => {
-      const deadline = Date.now() + 15_000;
-      while (!screen.includes(text)) {
-        if (Date.now() > deadline) throw new Error(`never shown: ${text}\n${screen}`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    };
+    const shown = (text: string) =>
+      until(
+        text,
+        () => screen.includes(text),
+        () => screen,
+      );
     await shown("reading calls from the terminal, one per line (<tool-id> [json-args]); Ctrl-D ends.");
     pty.write('read {"path":"a.txt"}\r');
     await shown('{"type":"output","data":{"path":"a.txt","content":"old\\n"');
