@@ -286,6 +286,22 @@ describe("one session, two processes", () => {
       expect(refused.code).toBe(1);
       expect(refused.stderr).toContain(`Session ${sessionId} is in use by another Lathe process`);
     }
+    // Nor may a call change its read state (or write a file in its name), alone or in a batch.
+    // (yolo: the policy would let the write through; only the session's holder stops it.)
+    const write = ["--session", sessionId, "--mode", "yolo"];
+    const call = await lathe(["call", "write", '{"path":"meanwhile.txt","content":"x"}', ...write]);
+    const batch = await runLathe(["batch", ...write], {
+      home: world.home,
+      cwd: world.root,
+      input: 'write {"path":"meanwhile.txt","content":"x"}\n',
+    });
+    for (const refused of [call, batch]) {
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(
+        `error: Session ${sessionId} is in use by another Lathe process (pid ${first.child.pid}`,
+      );
+    }
+    expect(existsSync(path.join(world.root, "meanwhile.txt"))).toBe(false);
 
     first.child.kill("SIGINT");
     expect((await first.exited).code).toBe(1);
@@ -302,6 +318,9 @@ describe("one session, two processes", () => {
     expect(messages.slice(-2).map((m) => m.role)).toEqual(["user", "assistant"]);
     expect(callsAndResultsMatch(messages)).toBe(true);
     expect(JSON.stringify(messages)).not.toContain("Meanwhile");
+    // With no run in it, the session takes calls again.
+    const later = await lathe(["call", "read", '{"path":"meanwhile.txt"}', "--session", sessionId]);
+    expect(later.stdout).toContain("File not found: meanwhile.txt");
   });
 
   it("a run killed with -9 does not keep its session: the next run takes it at once", async () => {

@@ -352,7 +352,12 @@ export class Engine {
   holdSessionForRun(sessionId: string, onError: (err: unknown) => void): RunLease {
     const { lease, holder } = this.runLeases().acquire(sessionId, onError);
     if (lease) return lease;
-    throw new SessionError(
+    throw this.busy(sessionId, holder);
+  }
+
+  /** The refusal of a session another run holds (`session_busy`): what holds it, and what to do. */
+  private busy(sessionId: string, holder: LeaseHolder): SessionError {
+    return new SessionError(
       `Session ${sessionId} is in use ${this.describeHolder(holder)}: wait for that run to end, or stop it, then try again.`,
       { busy: true },
     );
@@ -417,6 +422,7 @@ export class Engine {
   /**
    * Open a session. Without an id it is ephemeral: in memory, its files removed at close. With
    * an id it persists in `$LATHE_HOME` (read-state, approvals, sidecars) until `closeSession(id)`.
+   * A persistent session a run in another Lathe process holds is refused (SessionError, busy).
    */
   async openSession(options: OpenSessionOptions = {}): Promise<Session> {
     let state: SessionState;
@@ -438,6 +444,10 @@ export class Engine {
           `Session id "${id}" is invalid: use 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit.`,
         );
       }
+      // A run in another process has the conversation and its read state in memory: a call may
+      // not change them under it (this process's own run opens its session here, holding it).
+      const holder = this.runLeases().holder(id);
+      if (holder && !this.runLeases().isThisProcess(holder)) throw this.busy(id, holder);
       const store = this.store();
       const existing = store.get(id);
       if (existing && existing.closedAt === null && existing.root !== this.root) {
