@@ -379,8 +379,12 @@ describe("a model server that fails mid-run", () => {
       expect(run.code).toBe(1);
       expect(run.stderr).toMatch(message);
       expectNoInternals(run.stderr);
-      const sessionId = /--resume (s-\S+)/.exec(run.stderr)?.[1];
-      expect(sessionId).toBeDefined();
+      // The way on names the session, once the cause is dealt with: the same prompt would fail again.
+      const sessionId =
+        /^lathe: failed\b.*\. Once the error above is dealt with, continue with: lathe run --resume (s-\S+) "<prompt>"$/m.exec(
+          run.stderr,
+        )?.[1];
+      expect(sessionId, run.stderr).toBeDefined();
 
       healthy = true;
       const resumed = await lathe(["run", "Again", "--resume", sessionId!]);

@@ -205,9 +205,11 @@ async function runStoppable(prompt: string, options: RunOptions, signal: AbortSi
               ? "stopped"
               : "failed";
       const tokens = run.usage.totalTokens !== undefined ? `, ${run.usage.totalTokens} tokens` : "";
+      // After a failure the same prompt fails again until its cause (said above) is dealt with.
+      const then = run.status === "failed" ? "Once the error above is dealt with, continue" : "Continue";
       writeIfOpen(
         process.stderr,
-        `lathe: ${outcome}${tokens}. Continue with: lathe run --resume ${run.sessionId} "<prompt>"\n`,
+        `lathe: ${outcome}${tokens}. ${then} with: lathe run --resume ${run.sessionId} "<prompt>"\n`,
       );
     }
     return run.status === "completed" ? ExitCode.ok : ExitCode.failure;
