@@ -289,7 +289,10 @@ describe("lathe run usage errors exit 2", () => {
     [["run", "hi", "--resume", "s-unknown"], 'There is no conversation "s-unknown"'],
     [["run", "--replay"], "--replay needs --resume"],
     [["run", "hi", "--mode", "maybe", "--model", "ollama:m"], "argument 'maybe' is invalid"],
-    [["run", "hi"], "No model chosen: pass --model PROVIDER:MODEL"],
+    [
+      ["run", "hi"],
+      "No model chosen: pass --model PROVIDER:MODEL (e.g. --model ollama:llama3.2, or --model gguf:<file.gguf> to run a local file in-process), or set",
+    ],
   ])("lathe %j", async (args, says) => {
     const run = await lathe(args);
     expect(run.code).toBe(2);

@@ -1,4 +1,3 @@
-import path from "node:path";
 import type * as AgentModule from "../engine/agent/index.ts";
 import type { AgentManifest, ResolvedModel } from "../engine/agent/index.ts";
 import { LatheError, type Engine } from "../engine/index.ts";
@@ -41,7 +40,7 @@ export function projectScope(engine: Engine): { root: string; latheHome: string;
  * says how to fix what is wrong.
  */
 export async function setupChat(engine: Engine, choice: ChatChoice): Promise<ChatSetup> {
-  const { loadAgentCatalog, loadModelSettings, defaultProviderRegistry } = await agentModule();
+  const { loadAgentCatalog, loadModelSettings, defaultProviderRegistry, noModelChosen } = await agentModule();
   const scope = projectScope(engine);
   let agent: AgentManifest;
   let model: ResolvedModel;
@@ -51,10 +50,12 @@ export async function setupChat(engine: Engine, choice: ChatChoice): Promise<Cha
     const settings = loadModelSettings(scope);
     const spec = choice.model ?? choice.conversation?.model ?? agent.model ?? settings.defaultModel;
     if (spec === undefined) {
-      const manifest =
-        agent.source === "built-in" ? "" : `, add "model:" to the front matter of ${agent.source}`;
       throw new ApiError(
-        `No model chosen: pick one in the model picker (PROVIDER:MODEL, e.g. ollama:llama3.2)${manifest}, or set "defaultModel" in ${path.join(engine.latheHome, "settings.json")}.`,
+        noModelChosen(
+          "pick one in the model picker (PROVIDER:MODEL, e.g. ollama:llama3.2)",
+          agent,
+          engine.latheHome,
+        ),
       );
     }
     model = await defaultProviderRegistry().resolve(spec, { providers: settings.providers });

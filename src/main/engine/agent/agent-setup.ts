@@ -1,3 +1,4 @@
+import { noModelChosen } from "./no-model-chosen.ts";
 import { realpath } from "node:fs/promises";
 import path from "node:path";
 import { canonicalize } from "../capability/canonical-path.ts";
@@ -88,7 +89,11 @@ export async function setupAgentRun(input: AgentSetupInput): Promise<AgentSetup>
   if (spec === undefined) {
     throw new ModelError(
       "model_spec",
-      `No model chosen: pass --model PROVIDER:MODEL (e.g. --model ollama:llama3.2), add "model:" to the front matter of ${agent.source}, or set "defaultModel" in ${path.join(latheHome, "settings.json")}.`,
+      noModelChosen(
+        "pass --model PROVIDER:MODEL (e.g. --model ollama:llama3.2, or --model gguf:<file.gguf> to run a local file in-process)",
+        agent,
+        latheHome,
+      ),
     );
   }
   const registry = input.providers ?? defaultProviderRegistry();

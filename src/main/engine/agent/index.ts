@@ -8,6 +8,7 @@ export type { AgentManifest } from "./agent-manifest.ts";
 export { defaultProviderRegistry } from "./default-providers.ts";
 export type { ResolvedModel } from "./provider-registry.ts";
 export { loadModelSettings } from "./model-settings.ts";
+export { noModelChosen } from "./no-model-chosen.ts";
 export type { RunEvent } from "./run-events.ts";
 export { taskStatus, settleTasks } from "./task-status.ts";
 export { detectModels } from "./models/model-catalog.ts";
