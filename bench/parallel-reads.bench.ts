@@ -1,9 +1,11 @@
 // Scheduler: 8 `read` calls with 50 ms of injected latency each, issued at once. Read-only calls
 // run concurrently, so the wall time should be close to one read (goal ≤ 1.3× one read), far
-// from the sequential sum.
+// from the sequential sum; the same for those reads as the lines of a `lathe batch`.
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { PassThrough } from "node:stream";
+import { runCallBatch } from "../src/main/cli/call-batch.ts";
 import { Engine } from "../src/main/engine/index.ts";
 import { compare, heading, median, sample } from "./lib/report.ts";
 
@@ -48,6 +50,22 @@ compare({
   what: "wall time, parallel vs sequential",
   ours: { label: `${READS} in parallel`, value: parallel },
   theirs: { label: `${READS} one after another`, value: sequential },
+});
+
+// The same reads as lines of `lathe batch` (its loop, in process): issued as they are read.
+const batch = async (): Promise<void> => {
+  const input = new PassThrough();
+  input.end(Array.from({ length: READS }, (_, i) => `slow_read {"path":"f${i}.txt"}\n`).join(""));
+  const tally = await runCallBatch(session, input, async () => undefined, new AbortController().signal);
+  if (tally.failed > 0) throw new Error("a batched read failed");
+};
+const batched = median(await sample(batch, 10));
+compare({
+  what: "lathe batch: wall time of its reads vs one read",
+  ours: { label: `${READS} lines of a batch`, value: batched },
+  theirs: { label: "one read", value: single },
+  goal: "≤ 1.3×",
+  met: batched / single <= 1.3,
 });
 
 await engine.close();

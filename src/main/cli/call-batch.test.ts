@@ -1,5 +1,7 @@
+import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { parseBatchLine } from "./call-batch.ts";
+import type { Envelope, Session } from "../engine/index.ts";
+import { BATCH_WINDOW, parseBatchLine, runCallBatch } from "./call-batch.ts";
 
 describe("a line of lathe batch", () => {
   it.each([
@@ -27,5 +29,99 @@ describe("a line of lathe batch", () => {
     ["an indented comment", "   # later", undefined],
   ])("%s", (_name, line, expected) => {
     expect(parseBatchLine(line)).toEqual(expected);
+  });
+});
+
+/** A session whose calls end when the test says so: `calls` lists them in the order issued. */
+function heldSession() {
+  const calls: { line: string; end: (type?: "output" | "error") => void }[] = [];
+  const session = {
+    call: (toolId: string, args: string) =>
+      new Promise<Envelope>((resolve) =>
+        calls.push({
+          line: `${toolId} ${args}`,
+          end: (type = "output") =>
+            resolve(
+              type === "output"
+                ? { type, data: `${toolId} ${args}`, metadata: { duration_ms: 0 } }
+                : { type, error_text: "no", metadata: { duration_ms: 0 } },
+            ),
+        }),
+      ),
+  };
+  return { session: session as unknown as Session, calls };
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe("runCallBatch", () => {
+  it("issues each call as its line is read and prints the envelopes in the order given", async () => {
+    const { session, calls } = heldSession();
+    const input = new PassThrough();
+    const printed: string[] = [];
+    const done = runCallBatch(
+      session,
+      input,
+      async (l) => void printed.push(l),
+      new AbortController().signal,
+    );
+    input.write('read {"path":"a"}\nread {"path":"b"}\nglob\n');
+    await tick();
+    // All three are running at once (the session's scheduler decides what may overlap).
+    expect(calls.map((c) => c.line)).toEqual(['read {"path":"a"}', 'read {"path":"b"}', "glob {}"]);
+    calls[2]?.end();
+    calls[1]?.end("error");
+    await tick();
+    expect(printed).toEqual([]); // the first has not ended: nothing may jump ahead of it
+    calls[0]?.end();
+    await tick();
+    expect(printed.map((l) => (JSON.parse(l) as { data?: string }).data ?? "error")).toEqual([
+      'read {"path":"a"}',
+      "error",
+      "glob {}",
+    ]);
+    input.end();
+    expect(await done).toEqual({ calls: 3, failed: 1 });
+  });
+
+  it(`reads no further while ${BATCH_WINDOW} envelopes wait to be printed`, async () => {
+    const { session, calls } = heldSession();
+    const input = new PassThrough();
+    const done = runCallBatch(session, input, async () => undefined, new AbortController().signal);
+    input.end(Array.from({ length: BATCH_WINDOW + 5 }, (_, i) => `read {"path":"${i}"}\n`).join(""));
+    await tick();
+    expect(calls).toHaveLength(BATCH_WINDOW + 1);
+    calls[0]?.end();
+    await tick();
+    expect(calls).toHaveLength(BATCH_WINDOW + 2);
+    for (let i = 1; i < BATCH_WINDOW + 5; i++) {
+      calls[i]?.end();
+      await tick();
+    }
+    expect(await done).toEqual({ calls: BATCH_WINDOW + 5, failed: 0 });
+  });
+
+  it("stops at a call that throws, and throws its error once the others have settled", async () => {
+    const input = new PassThrough();
+    let n = 0;
+    const session = {
+      call: async () => {
+        n++;
+        if (n === 1) throw new Error("the database is gone");
+        return { type: "output", data: "x", metadata: { duration_ms: 0 } };
+      },
+    } as unknown as Session;
+    const printed: string[] = [];
+    const done = runCallBatch(
+      session,
+      input,
+      async (l) => void printed.push(l),
+      new AbortController().signal,
+    );
+    input.write("glob\n");
+    await tick();
+    input.end("glob\nglob\n");
+    await expect(done).rejects.toThrow("the database is gone");
+    expect(printed).toEqual([]);
   });
 });

@@ -26,11 +26,18 @@ export function parseBatchLine(line: string): BatchCall | undefined {
   return { toolId: text.slice(0, space), args: text.slice(space).trim() };
 }
 
+/** How many calls a batch has issued whose envelopes are not printed yet, at most. */
+export const BATCH_WINDOW = 16;
+
 /**
- * Run the calls read from `input`, one per line, in `session`: one after another, in the order
- * given, each printed as one line of JSON as soon as it ends, so output line N is the envelope
- * of call N. A line that is no valid call still gets its error envelope, and the batch goes on.
- * An abort cancels the running call (its envelope says so) and reads no further line.
+ * Run the calls read from `input`, one per line, in `session`, and print each envelope as one line
+ * of JSON, in the order given: output line N is the envelope of call N, printed as soon as calls 1
+ * to N have ended. Each call is issued as its line is read, so the session's scheduler orders them
+ * as in an agent's turn: reads run side by side, and a call that changes something waits for every
+ * call before it and holds back every call after it. At most BATCH_WINDOW calls are waiting to be
+ * printed; reading waits beyond that. A line that is no valid call still gets its error envelope,
+ * and the batch goes on. An abort cancels the calls still running (their envelopes say so) and
+ * reads no further line.
  */
 export async function runCallBatch(
   session: Session,
@@ -42,16 +49,28 @@ export async function runCallBatch(
   const stop = (): void => lines.close();
   signal.addEventListener("abort", stop, { once: true });
   const tally: BatchTally = { calls: 0, failed: 0 };
+  // One promise per issued call, settled once its envelope is printed (each after the one before).
+  const printing: Promise<void>[] = [];
+  let failure: { error: unknown } | undefined;
   try {
     for await (const line of lines) {
-      if (signal.aborted) break;
+      if (signal.aborted || failure) break;
       const call = parseBatchLine(line);
       if (!call) continue;
-      const envelope = await session.call(call.toolId, call.args, { signal });
-      tally.calls++;
-      if (envelope.type !== "output") tally.failed++;
-      await print(`${JSON.stringify(envelope)}\n`);
+      const envelope = session.call(call.toolId, call.args, { signal });
+      const printed = (printing.at(-1) ?? Promise.resolve()).then(async () => {
+        const result = await envelope;
+        tally.calls++;
+        if (result.type !== "output") tally.failed++;
+        await print(`${JSON.stringify(result)}\n`);
+      });
+      // A call or a print that throws stops the batch: its error is thrown once all have settled.
+      printed.catch((error: unknown) => (failure ??= { error }));
+      printing.push(printed);
+      if (printing.length > BATCH_WINDOW) await printing.shift()?.catch(() => undefined);
     }
+    await Promise.allSettled(printing);
+    if (failure) throw failure.error;
   } finally {
     signal.removeEventListener("abort", stop);
     lines.close();

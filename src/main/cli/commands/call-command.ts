@@ -84,10 +84,11 @@ Many calls in a row: \`lathe batch\` runs them in one process (one start-up, one
       "after",
       `
 Each line is what would follow \`lathe call\`: a tool id, then its arguments as one JSON object
-({} when there are none). Blank lines and lines that start with # are skipped. The calls run one
-after another, in order, in one session (so a write may follow its read); each envelope is printed
-as one line of JSON as soon as its call ends: output line N answers call N. A line that is no
-valid call gets its error envelope and the batch goes on. Ctrl-C cancels the running call and
+({} when there are none). Blank lines and lines that start with # are skipped. The calls run in
+one session, in order as an agent's calls do: reads side by side, and a call that changes
+something after every call before it and before every call after it (so a write may follow its
+read). Output line N answers call N, printed as soon as calls 1 to N have ended. A line that is
+no valid call gets its error envelope and the batch goes on. Ctrl-C cancels the running calls and
 reads no further line.
 
 Exit codes: 0 every envelope is "output", 1 any is "error" (or the batch was stopped), 2 usage error.
