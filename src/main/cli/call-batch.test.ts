@@ -54,17 +54,18 @@ function heldSession() {
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
+/** A batch running in `session`, reading `input` and collecting what it prints. */
+function started(session: Session) {
+  const input = new PassThrough();
+  const printed: string[] = [];
+  const done = runCallBatch(session, input, async (l) => void printed.push(l), new AbortController().signal);
+  return { input, printed, done };
+}
+
 describe("runCallBatch", () => {
   it("issues each call as its line is read and prints the envelopes in the order given", async () => {
     const { session, calls } = heldSession();
-    const input = new PassThrough();
-    const printed: string[] = [];
-    const done = runCallBatch(
-      session,
-      input,
-      async (l) => void printed.push(l),
-      new AbortController().signal,
-    );
+    const { input, printed, done } = started(session);
     input.write('read {"path":"a"}\nread {"path":"b"}\nglob\n');
     await tick();
     // All three are running at once (the session's scheduler decides what may overlap).
@@ -102,7 +103,6 @@ describe("runCallBatch", () => {
   });
 
   it("stops at a call that throws, and throws its error once the others have settled", async () => {
-    const input = new PassThrough();
     let n = 0;
     const session = {
       call: async () => {
@@ -111,13 +111,7 @@ describe("runCallBatch", () => {
         return { type: "output", data: "x", metadata: { duration_ms: 0 } };
       },
     } as unknown as Session;
-    const printed: string[] = [];
-    const done = runCallBatch(
-      session,
-      input,
-      async (l) => void printed.push(l),
-      new AbortController().signal,
-    );
+    const { input, printed, done } = started(session);
     input.write("glob\n");
     await tick();
     input.end("glob\nglob\n");
