@@ -490,3 +490,79 @@ describe.skipIf(READ_ONLY === undefined)(`a read-only workspace (${READ_ONLY ?? 
     expect(readDatabase(world.home).integrity).toBe("ok");
   });
 });
+
+/** Whether this machine can mount a small tmpfs in a private mount namespace (root with `unshare -m`). */
+function canMountTmpfs(): boolean {
+  if (process.getuid?.() !== 0) return false;
+  const probe = spawnSync("unshare", ["-m", "sh", "-c", "mount -t tmpfs -o size=64k tmpfs /mnt"]);
+  return probe.status === 0;
+}
+const TMPFS = canMountTmpfs();
+if (!TMPFS)
+  console.warn(
+    "fault-matrix: the full-disk case is skipped: it needs root and `unshare -m` to mount a tmpfs.",
+  );
+
+describe.skipIf(!TMPFS)("a full disk under LATHE_HOME (a 1 MiB tmpfs)", () => {
+  it("refuses calls it cannot record, says why and what to do; takes calls again once there is room", async () => {
+    await writeFile(path.join(world.root, "a.txt"), "alpha\n");
+    const out = path.join(world.root, "..", "full-disk-out");
+    await mkdir(out, { recursive: true });
+    // Each step's stdout, stderr and exit code go to files outside the tmpfs (it goes with the namespace).
+    const step = (name: string, command: string) =>
+      `${command} >"$OUT/${name}.out" 2>"$OUT/${name}.err"; echo $? >"$OUT/${name}.code"`;
+    const lathe = `"$NODE" "$LATHE"`;
+    const script = [
+      'mount -t tmpfs -o size=1m tmpfs "$LATHE_HOME" || exit 90',
+      step("first", `${lathe} call read '{"path":"a.txt"}'`),
+      // The positive control: the disk really is full once the filler has taken what is left.
+      step("fill", 'dd if=/dev/zero of="$LATHE_HOME/filler" bs=4k'),
+      step("full", `${lathe} call write '{"path":"w.txt","content":"x"}' --mode yolo`),
+      'rm "$LATHE_HOME/filler"',
+      step("room", `${lathe} call read '{"path":"a.txt"}'`),
+      step("audit", `${lathe} audit`),
+    ].join("\n");
+    const ran = spawnSync("unshare", ["-m", "sh", "-c", script], {
+      cwd: world.root,
+      env: { ...process.env, LATHE_HOME: world.home, OUT: out, NODE: process.execPath, LATHE: LATHE_BIN },
+      encoding: "utf8",
+    });
+    expect(ran.status, ran.stderr).toBe(0);
+    const read = async (name: string) => ({
+      code: Number(await readFile(path.join(out, `${name}.code`), "utf8")),
+      stdout: await readFile(path.join(out, `${name}.out`), "utf8"),
+      stderr: await readFile(path.join(out, `${name}.err`), "utf8"),
+    });
+    expect((await read("first")).code).toBe(0);
+    const fill = await read("fill");
+    expect(fill.code).not.toBe(0);
+    expect(fill.stderr).toContain("No space left on device");
+
+    // A call the audit trail cannot record is not run (fail closed), and the refusal says why.
+    const full = await read("full");
+    expect(full.code).toBe(1);
+    expect(JSON.parse(full.stdout)).toMatchObject({ type: "error" });
+    expect((JSON.parse(full.stdout) as { error_text: string }).error_text).toMatch(
+      /^write was not run: Lathe cannot record tool calls in its audit trail, and runs none it cannot record\. Lathe could not open its database in .*lathe\.db: the disk is full \(SQLITE_\w+\)\. Free some space on that disk \(or set LATHE_HOME to a folder on another one\), then try again\. Tell the user/,
+    );
+    expect(full.stderr).toMatch(
+      /^lathe: no further tool call runs: Lathe could not open its database in .*: the disk is full/m,
+    );
+    expectNoInternals(full.stderr);
+    expect(full.stderr).not.toMatch(/SqliteError|internal error|Node\.js v/);
+    expect(existsSync(path.join(world.root, "w.txt"))).toBe(false);
+
+    // With room again, calls run and are recorded as before.
+    const room = await read("room");
+    expect(room).toMatchObject({ code: 0, stderr: "" });
+    const audit = await read("audit");
+    expect(audit.code).toBe(0);
+    // Both reads, and nothing of the refused write (the audit view lists the oldest first).
+    expect(
+      audit.stdout
+        .trim()
+        .split("\n")
+        .map((line) => /\s(read|write)\s/.exec(line)?.[1]),
+    ).toEqual(["read", "read"]);
+  });
+});

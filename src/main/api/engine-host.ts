@@ -71,6 +71,10 @@ export async function createLoggedEngine(root: string, options: LoggedEngineOpti
   engine.events.on("internal-error", ({ toolId, error }) =>
     console.error(`lathe: ${toolId} failed inside Lathe:`, error),
   );
+  // Each call refused meanwhile says why to the model and the person; the log keeps the cause.
+  engine.events.on("AuditFailed", ({ error }) =>
+    console.error("lathe: the audit trail cannot be written, so no tool call runs:", error),
+  );
   return engine;
 }
 

@@ -2,6 +2,19 @@ import type { Engine, UnsandboxedServerApprover } from "../engine/index.ts";
 import { describeError, writeStderr } from "./output.ts";
 
 /**
+ * What fails in the engine and is no one's call's answer goes to stderr: internal errors (the
+ * runtime's fault), and an audit trail that cannot be written (then no call runs).
+ */
+export function reportRuntimeFailures(engine: Engine): void {
+  engine.events.on("internal-error", ({ toolId, sessionId, error }) => {
+    void writeStderr(`internal error in tool ${toolId} (session ${sessionId}): ${describeError(error)}\n`);
+  });
+  engine.events.on("AuditFailed", ({ error }) => {
+    void writeStderr(`lathe: no further tool call runs: ${describeError(error)}\n`);
+  });
+}
+
+/**
  * Create the engine for a root. The engine (and with it zod, ajv, SQLite) is imported here, on
  * first use, so `lathe --help` and `lathe --version` start instantly. Internal errors the engine
  * reports go to stderr: they are the runtime's fault, and a person should see them.
@@ -32,9 +45,7 @@ export async function openEngine(
   });
   // Said once per run: e.g. a project's settings ignored until the folder is trusted.
   for (const notice of engine.notices) await writeStderr(`lathe: ${notice}\n`);
-  engine.events.on("internal-error", ({ toolId, sessionId, error }) => {
-    void writeStderr(`internal error in tool ${toolId} (session ${sessionId}): ${describeError(error)}\n`);
-  });
+  reportRuntimeFailures(engine);
   engine.events.on("CheckpointSkipped", ({ reason }) => void writeStderr(`lathe: ${reason}\n`));
   return engine;
 }

@@ -38,6 +38,11 @@ interface EngineEventMap {
    * restart with its reason, a failed start, a failed call. Also in `$LATHE_HOME/logs/plugins/`.
    */
   PluginLog: [PluginLogEntry];
+  /**
+   * The audit trail cannot be written (a full disk, a read-only file): no tool call runs until it
+   * can be again. Said once per such spell; `error` says what to do. Hosts tell the person.
+   */
+  AuditFailed: [{ error: unknown }];
   /** Something failed that is the runtime's fault, not the model's: hosts log it. */
   "internal-error": [{ toolId: string; sessionId: string; error: unknown }];
 }

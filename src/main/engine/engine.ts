@@ -15,6 +15,8 @@ import { configuredMcpServers } from "./mcp/mcp-approval.ts";
 import type { McpEvent } from "./mcp/mcp-event.ts";
 import type { UnsandboxedServerApprover } from "./mcp/mcp-manager.ts";
 import { SessionError } from "./errors/session-error.ts";
+import { StoreError } from "./errors/store-error.ts";
+import { errorMessage } from "./errors/error-message.ts";
 import { ApprovalCache, type ApprovalPersistence } from "./policy/approval-cache.ts";
 import type { Approver } from "./policy/approval-request.ts";
 import type { ApprovalMode } from "./config/lathe-settings.ts";
@@ -302,7 +304,9 @@ export class Engine {
 
   /** The audit trail (opened on first use). */
   audit(): AuditLog {
-    this.auditLog ??= new AuditLog(this.database());
+    this.auditLog ??= new AuditLog(() => this.database(), {
+      onFailure: (error) => this.events.emit("AuditFailed", { error }),
+    });
     return this.auditLog;
   }
 
@@ -513,7 +517,7 @@ export class Engine {
       onClose: async (s) => {
         this.open.delete(s);
         if (s.persistent) this.store().close(s.id);
-        this.todos.drop(s.id);
+        this.todos.drop(s.id, s.persistent);
         await s.state.removeFiles();
         if (s.persistent) await this.checkpoints.sessionClosed(s.id);
       },
@@ -554,12 +558,21 @@ export class Engine {
       if (s.persistent) s.release();
       else await s.close();
     }
-    this.auditLog?.flush();
+    const audit = this.auditLog;
+    audit?.flush();
+    const failed = audit?.unwritable();
     this.db?.close();
     this.db = undefined;
     this.sessionStore = undefined;
     this.auditLog = undefined;
     this.conversationStore = undefined;
     this.catalog = undefined;
+    if (failed) {
+      const n = audit?.unwritten() ?? 0;
+      throw new StoreError(
+        `${n} tool call${n === 1 ? " is" : "s are"} missing from the audit trail, which could not be written: ${errorMessage(failed.error)}`,
+        { cause: failed.error },
+      );
+    }
   }
 }

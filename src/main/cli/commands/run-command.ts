@@ -6,6 +6,7 @@ import { ExitCode, type ExitStatus } from "../exit-codes.ts";
 import { writeIfOpen } from "../closed-output.ts";
 import { stopOnInterrupt } from "../interrupt.ts";
 import { describeError, writeStderr } from "../output.ts";
+import { reportRuntimeFailures } from "../open-engine.ts";
 import { printPluginLogs } from "../plugin-log-printer.ts";
 import { readStdin } from "../read-stdin.ts";
 import { runEventPrinter } from "../run-event-printer.ts";
@@ -172,9 +173,7 @@ async function runStoppable(prompt: string, options: RunOptions, signal: AbortSi
   }
   const { engine, agent, model } = setup;
   if (options.verbose === true) printPluginLogs(engine);
-  engine.events.on("internal-error", ({ toolId, sessionId, error }) => {
-    void writeStderr(`internal error in tool ${toolId} (session ${sessionId}): ${describeError(error)}\n`);
-  });
+  reportRuntimeFailures(engine);
   try {
     // Stopped while starting: nothing was asked of the model, so nothing is recorded either.
     if (signal.aborted) throw stoppedBeforeStart(options);

@@ -41,6 +41,10 @@ export function callRecorder(
 ): CallObserver {
   const started = new Map<string, ToolInvocationStarted>();
   return {
+    unrecordable() {
+      const failed = audit()?.unwritable();
+      return failed ? errorMessage(failed.error) : undefined;
+    },
     started(call: CallRecord) {
       const event: ToolInvocationStarted = {
         callId: call.callId,

@@ -45,7 +45,7 @@ describe("AuditLog", () => {
   });
 
   it("writes a full batch at once", () => {
-    const log = new AuditLog(db, 3);
+    const log = new AuditLog(db, { batchSize: 3 });
     for (let i = 0; i < 3; i++) log.record(row(i));
     expect(db.prepare("SELECT count(*) AS n FROM audit").get()).toEqual({ n: 3 });
   });

@@ -58,34 +58,67 @@ const SELECTED = `id, call_id AS callId, session_id AS sessionId, tool_id AS too
 const COLUMNS =
   "call_id, session_id, tool_id, origin_layer, origin_kind, origin_name, descriptor_hash, args_json, decisions_json, outcome, envelope_head, duration_ms, started_at";
 
+/** Rows kept while the trail cannot be written, at most; beyond, the oldest are dropped (and counted). */
+const MAX_UNWRITTEN = 10_000;
+
+interface AuditLogOptions {
+  /** Rows per transaction (default 512). */
+  batchSize?: number;
+  /** Told when writing fails after writing worked (the disk is full, say): once per such spell. */
+  onFailure?: (error: unknown) => void;
+}
+
 /**
  * The audit trail in SQLite. Rows are queued and written in one transaction per batch (on the
  * next turn of the event loop, or when the batch is full), so recording never waits on disk in
- * the middle of a call; `flush()` writes what is pending at once.
+ * the middle of a call; `flush()` writes what is pending at once. A write that fails never throws
+ * into whoever flushed: the rows stay queued for the next flush, `onFailure` hears it, and
+ * `unwritable()` says why until a flush works again, so the engine runs no call it cannot record.
  */
 export class AuditLog {
-  private readonly db: Db;
-  private readonly insert: Statement<unknown[]>;
-  private readonly writeBatch: (rows: AuditRow[]) => void;
+  private readonly open: () => Db;
+  private opened:
+    { db: Db; insert: Statement<unknown[]>; writeBatch: (rows: AuditRow[]) => void } | undefined;
   private pending: AuditRow[] = [];
   private scheduled: NodeJS.Immediate | undefined;
   private readonly batchSize: number;
+  private readonly onFailure: ((error: unknown) => void) | undefined;
+  /** Why the last write failed, until one works again. */
+  private failure: { error: unknown } | undefined;
+  /** Rows dropped since writing began to fail (beyond MAX_UNWRITTEN). */
+  private droppedRows = 0;
 
-  constructor(db: Db, batchSize = 512) {
-    this.db = db;
-    this.batchSize = batchSize;
-    this.insert = db.prepare(
+  /**
+   * `database`: the database, or how to open it on first use (its failing to open, on a full
+   * disk, then counts as a failed write: rows stay queued and the next flush opens it again).
+   */
+  constructor(database: Db | (() => Db), options: AuditLogOptions = {}) {
+    this.open = typeof database === "function" ? database : () => database;
+    this.batchSize = options.batchSize ?? 512;
+    this.onFailure = options.onFailure;
+  }
+
+  private get db(): Db {
+    return this.writer().db;
+  }
+
+  private writer(): NonNullable<AuditLog["opened"]> {
+    if (this.opened) return this.opened;
+    const db = this.open();
+    const insert = db.prepare(
       `INSERT INTO audit (${COLUMNS}) VALUES (${COLUMNS.split(",")
         .map(() => "?")
         .join(", ")})`,
     );
-    this.writeBatch = writeTransaction(db, (rows: AuditRow[]) => {
-      for (const r of rows) this.insertOne(r);
+    const writeBatch = writeTransaction(db, (rows: AuditRow[]) => {
+      for (const r of rows) this.insertOne(insert, r);
     });
+    this.opened = { db, insert, writeBatch };
+    return this.opened;
   }
 
-  private insertOne(r: AuditRow): void {
-    this.insert.run(
+  private insertOne(insert: Statement<unknown[]>, r: AuditRow): void {
+    insert.run(
       r.callId,
       r.sessionId,
       r.toolId,
@@ -110,7 +143,8 @@ export class AuditLog {
 
   /** Write one row in its own transaction (the slow way; kept for the benchmark's comparison). */
   recordNow(row: AuditRow): void {
-    writeTransaction(this.db, () => this.insertOne(row))();
+    const { db, insert } = this.writer();
+    writeTransaction(db, () => this.insertOne(insert, row))();
   }
 
   flush(): void {
@@ -119,7 +153,49 @@ export class AuditLog {
     if (this.pending.length === 0) return;
     const rows = this.pending;
     this.pending = [];
-    this.writeBatch(rows);
+    try {
+      this.writer().writeBatch(rows);
+      this.failure = undefined;
+      this.droppedRows = 0;
+    } catch (error) {
+      this.pending = rows.concat(this.pending);
+      const excess = this.pending.length - MAX_UNWRITTEN;
+      if (excess > 0) {
+        this.pending.splice(0, excess);
+        this.droppedRows += excess;
+      }
+      this.failed(error);
+    }
+  }
+
+  private failed(error: unknown): void {
+    const first = this.failure === undefined;
+    this.failure = { error };
+    if (first) this.onFailure?.(error);
+  }
+
+  /**
+   * Why calls cannot be recorded now, or undefined. The database is opened here if it is not yet
+   * (so a call is not run when it cannot be); after a failed write, the queued rows are tried
+   * again first (the disk may have been freed meanwhile).
+   */
+  unwritable(): { error: unknown } | undefined {
+    if (!this.opened) {
+      try {
+        this.writer();
+      } catch (error) {
+        this.failed(error);
+        return this.failure;
+      }
+    }
+    if (this.failure && this.pending.length > 0) this.flush();
+    else this.failure = undefined; // it opens now, and nothing waits to be written
+    return this.failure;
+  }
+
+  /** How many calls are not in the trail: queued while writing fails, or dropped meanwhile. */
+  unwritten(): number {
+    return this.pending.length + this.droppedRows;
   }
 
   /** The newest rows that match, returned oldest first. */

@@ -4,6 +4,7 @@ import path from "node:path";
 import type Database from "better-sqlite3";
 import { MIGRATIONS } from "./migrations.ts";
 import { sleepSync } from "./sleep-sync.ts";
+import { storeFailure } from "./store-failure.ts";
 
 export type Db = Database.Database;
 
@@ -28,16 +29,70 @@ function sqliteDriver(): typeof Database {
  * on each other's locks rather than fail, and a migration runs exactly once.
  */
 export function openDatabase(file: string): Db {
-  if (file !== ":memory:") mkdirSync(path.dirname(file), { recursive: true });
-  const Driver = sqliteDriver();
-  const db = new Driver(file);
-  // First, so that every statement after it waits out another process's lock.
-  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  switchToWal(db);
-  db.pragma("synchronous = NORMAL");
-  db.pragma("foreign_keys = ON");
-  migrate(db);
+  let db: Db | undefined;
+  try {
+    if (file !== ":memory:") mkdirSync(path.dirname(file), { recursive: true });
+    const Driver = sqliteDriver();
+    db = new Driver(file);
+    // First, so that every statement after it waits out another process's lock.
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    switchToWal(db);
+    db.pragma("synchronous = NORMAL");
+    db.pragma("foreign_keys = ON");
+    migrate(db);
+  } catch (err) {
+    try {
+      db?.close();
+    } catch {
+      // The failure below is what the person needs; a file that will not even close adds nothing.
+    }
+    throw storeFailure(err, file, "open its database");
+  }
+  explainFailures(db, file);
   return db;
+}
+
+/** What a statement does, by method: said in a failure's message. */
+const STATEMENT_DOING = { run: "save its data", get: "read its data", all: "read its data" } as const;
+
+/**
+ * Every statement of `db` (and exec, pragma) then fails with a StoreError that names the file and
+ * what to do when the failure is the file's or the disk's (full, read-only, damaged): a person
+ * reads "the disk is full … free some space", not SQLite's bare "database or disk is full".
+ */
+function explainFailures(db: Db, file: string): void {
+  const prepare = db.prepare.bind(db);
+  db.prepare = ((source: string) => {
+    const statement = prepare(source);
+    for (const [method, doing] of Object.entries(STATEMENT_DOING) as [
+      keyof typeof STATEMENT_DOING,
+      string,
+    ][]) {
+      const original = statement[method] as (...args: unknown[]) => unknown;
+      Object.defineProperty(statement, method, {
+        value: function (this: unknown, ...args: unknown[]) {
+          try {
+            return original.apply(this, args);
+          } catch (err) {
+            throw storeFailure(err, file, doing);
+          }
+        },
+      });
+    }
+    return statement;
+  }) as Db["prepare"];
+  for (const method of ["exec", "pragma"] as const) {
+    const original = db[method] as (...args: unknown[]) => unknown;
+    Object.defineProperty(db, method, {
+      value: function (this: unknown, ...args: unknown[]) {
+        try {
+          return original.apply(this, args);
+        } catch (err) {
+          throw storeFailure(err, file, "use its database");
+        }
+      },
+    });
+  }
 }
 
 /**
@@ -74,7 +129,15 @@ export function writeTransaction<Args extends unknown[], Result>(
   db: Db,
   body: (...args: Args) => Result,
 ): (...args: Args) => Result {
-  return db.transaction(body).immediate;
+  const transaction = db.transaction(body).immediate;
+  return (...args: Args): Result => {
+    try {
+      return transaction(...args);
+    } catch (err) {
+      // BEGIN and COMMIT are the driver's own statements: a full disk at COMMIT is explained here.
+      throw storeFailure(err, db.name, "save its data");
+    }
+  };
 }
 
 function schemaVersion(db: Db): number {

@@ -61,9 +61,9 @@ export class TodoStore {
     return { get: () => this.get(sessionId), replace: (todos) => this.replace(sessionId, todos) };
   }
 
-  /** Forget the session's list (when it closes for good). */
-  drop(sessionId: string): void {
-    if (this.ephemeral.delete(sessionId)) return;
+  /** Forget the session's list (when it closes for good); an ephemeral session's is only in memory. */
+  drop(sessionId: string, persistent = true): void {
+    if (this.ephemeral.delete(sessionId) || !persistent) return;
     this.options.database().prepare("DELETE FROM todos WHERE session_id = ?").run(sessionId);
   }
 }

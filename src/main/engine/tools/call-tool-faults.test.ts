@@ -233,3 +233,43 @@ describe("a throw anywhere in the pipeline still ends in one envelope and one au
     expect(() => JSON.stringify(nested(5_000), null, 2)).toThrow(RangeError);
   });
 });
+
+describe("an audit trail that cannot be written (the disk is full)", () => {
+  it("the call that ran is reported once, no further call runs, and nothing is lost once there is room", async () => {
+    const failures: unknown[] = [];
+    audit = new AuditLog(db, { onFailure: (error) => failures.push(error) });
+    let runs = 0;
+    const ctx = contextFor(fakeTool({ execute: async () => ({ run: ++runs }) }));
+    // SQLite's own "database or disk is full": the file may not grow by one more page.
+    db.pragma(`max_page_count = ${db.pragma("page_count", { simple: true }) as number}`);
+    const big = { text: "x".repeat(60_000) }; // more than the pages left: its row cannot fit
+
+    const first = await callTool(ctx, { toolId: "victim", args: big });
+    expect(first.envelope.type).toBe("output");
+    expect(() => audit.flush()).not.toThrow(); // nor from the event loop (it once crashed the CLI)
+    expect(failures).toHaveLength(1);
+    expect(String(failures[0])).toMatch(
+      /StoreError: Lathe could not save its data in :memory:: the disk is full \(SQLITE_FULL\)\. Free some space on that disk/,
+    );
+
+    const refused = await callTool(ctx, { toolId: "victim", args: {} });
+    expect(refused.envelope).toMatchObject({ type: "error" });
+    expect(refused.envelope.type === "error" && refused.envelope.error_text).toMatch(
+      /^victim was not run: Lathe cannot record tool calls in its audit trail, and runs none it cannot record\. Lathe could not save its data .*the disk is full.* Tell the user; every call fails the same way until then\.$/,
+    );
+    expect(runs).toBe(1);
+    expect(audit.unwritten()).toBe(2);
+
+    db.pragma("max_page_count = 1000000");
+    const later = await callTool(ctx, { toolId: "victim", args: {} });
+    expect(later.envelope).toMatchObject({ type: "output", data: { run: 2 } });
+    audit.flush();
+    expect(audit.query({ sessionId: "s-faults" }).map((r) => r.outcome)).toEqual([
+      "output",
+      "error",
+      "output",
+    ]);
+    expect(failures).toHaveLength(1);
+    expect(audit.unwritten()).toBe(0);
+  });
+});

@@ -29,6 +29,8 @@ export interface CallRecord {
 export interface CallObserver {
   started(call: CallRecord): void;
   finished(call: CallRecord, envelope: Envelope, stages: readonly StageRecord[]): void;
+  /** Why calls cannot be recorded now (the audit trail cannot be written), or undefined: then none runs. */
+  unrecordable?(): string | undefined;
 }
 
 /** What one call needs from its session. */
@@ -326,7 +328,15 @@ export async function callTool(ctx: CallContext, request: CallRequest): Promise<
   let envelope: Envelope;
   try {
     if (lookupError !== undefined) throw lookupError;
-    envelope = await run(ctx, record, request, started, stages);
+    // A call the audit trail cannot record does not run (fail closed).
+    const unrecordable = ctx.observer?.unrecordable?.();
+    envelope =
+      unrecordable === undefined
+        ? await run(ctx, record, request, started, stages)
+        : errorEnvelope(
+            `${toolId} was not run: Lathe cannot record tool calls in its audit trail, and runs none it cannot record. ${unrecordable} Tell the user; every call fails the same way until then.`,
+            { duration_ms: Math.round(performance.now() - started) },
+          );
   } catch (err) {
     // Whatever stage threw, the call still ends in one error envelope (and one audit row below).
     envelope = errorEnvelope(errorText(toolId, err, ctx), {
