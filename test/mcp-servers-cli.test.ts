@@ -32,6 +32,13 @@ afterEach(async () => {
 
 const lathe = (args: string[]) => runLathe(args, { home, cwd: root });
 
+interface Tool {
+  id: string;
+  enabled: boolean;
+  origin: { layer: string; kind: string; name?: string };
+  reason?: string;
+}
+
 async function settings(value: unknown): Promise<void> {
   await writeFile(path.join(home, "settings.json"), JSON.stringify(value));
 }
@@ -50,5 +57,39 @@ describe("commands that only read what Lathe recorded start no MCP server", () =
     const run = await lathe(args);
     expect(run.stderr).not.toContain("starting MCP server");
     expect(run.stderr).not.toContain("scripted");
+  });
+});
+
+describe("the user's own MCP server after its command line changed", () => {
+  it("is stopped, says to run lathe trust, and lathe trust shows the new command line and approves it", async () => {
+    await settings({ mcpServers: { scripted: { command: process.execPath, args: [SCRIPTED, script] } } });
+    const first = JSON.parse((await lathe(["tools", "--json"])).stdout) as Tool[];
+    expect(first.find((t) => t.id === "echo")).toMatchObject({ enabled: true });
+
+    // The person edits their settings: a new argument.
+    await settings({
+      mcpServers: { scripted: { command: process.execPath, args: [SCRIPTED, script, "--verbose"] } },
+    });
+    const changed = JSON.parse((await lathe(["tools", "--json"])).stdout) as Tool[];
+    expect(changed.find((t) => t.id === "echo")).toBeUndefined();
+    const stopped = changed.find((t) => t.id === "scripted");
+    expect(stopped?.enabled).toBe(false);
+    expect(stopped?.reason).toMatch(
+      /changed since you approved it .*--verbose\)\. Review it, then run: lathe trust --root /,
+    );
+
+    const review = await lathe(["trust", "--dry-run"]);
+    expect(review.stdout).toMatch(/mcp\s+scripted \(changed since you last trusted it\): .*--verbose/);
+    expect(review.stdout).toContain("your own server");
+
+    const trusted = await lathe(["trust"]);
+    expect(trusted.code).toBe(0);
+    expect(trusted.stdout).toMatch(/mcp\s+scripted: pinned with 1 tool/);
+    const after = JSON.parse((await lathe(["tools", "--json"])).stdout) as Tool[];
+    expect(after.find((t) => t.id === "echo")).toMatchObject({
+      enabled: true,
+      origin: { layer: "global", kind: "mcp", name: "scripted" },
+    });
+    expect(after.find((t) => t.id === "scripted")).toBeUndefined();
   });
 });
