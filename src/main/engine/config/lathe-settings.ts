@@ -4,6 +4,7 @@ import { ConfigError } from "../errors/config-error.ts";
 import { HostPatternSchema, SandboxSettingsSchema } from "../sandbox/sandbox-settings.ts";
 import { ShellRunRequirementSchema } from "../tools/requirement-set.ts";
 import { PermissionRuleSchema } from "../policy/permission-rule.ts";
+import { settingsIssueLines } from "./settings-issues.ts";
 
 const HookSchema = z.lazy(() =>
   z.strictObject({
@@ -243,11 +244,8 @@ export const EMPTY_SETTINGS: Settings = {
   providers: {},
 };
 
-function formatIssues(file: string, error: z.ZodError): string {
-  const lines = error.issues.map((issue) => {
-    const where = issue.path.length > 0 ? issue.path.map(String).join(".") : "(top level)";
-    return `  - ${where}: ${issue.message}`;
-  });
+function formatIssues(file: string, error: z.ZodError, json: unknown): string {
+  const lines = settingsIssueLines(error.issues, json, SettingsSchema);
   return `${file} is not valid Lathe settings:\n${lines.join("\n")}\nFix these fields (see the README's "Settings" section) and try again.`;
 }
 
@@ -273,6 +271,6 @@ export function loadSettings(file: string): Settings {
     );
   }
   const parsed = SettingsSchema.safeParse(json);
-  if (!parsed.success) throw new ConfigError(file, formatIssues(file, parsed.error));
+  if (!parsed.success) throw new ConfigError(file, formatIssues(file, parsed.error, json));
   return parsed.data;
 }
