@@ -5,6 +5,7 @@ import { HostPatternSchema, SandboxSettingsSchema } from "../sandbox/sandbox-set
 import { ShellRunRequirementSchema } from "../tools/requirement-set.ts";
 import { PermissionRuleSchema } from "../policy/permission-rule.ts";
 import { settingsIssueLines } from "./settings-issues.ts";
+import { shellCommandProblem } from "./settings-shell-command.ts";
 
 const HookSchema = z.lazy(() =>
   z.strictObject({
@@ -196,6 +197,12 @@ export const SettingsSchema = z.lazy(() =>
       .default({}),
     shell: z
       .array(ShellRunRequirementSchema)
+      .superRefine((entries, ctx) => {
+        entries.forEach((entry, index) => {
+          const problem = shellCommandProblem(entry.cmd);
+          if (problem !== undefined) ctx.addIssue({ code: "custom", path: [index, "cmd"], message: problem });
+        });
+      })
       .default([])
       .describe("Commands the bash tool may run in addition to its built-in list."),
     disabledPlugins: z

@@ -30,6 +30,14 @@ function messageFor(settings: unknown): string {
   throw new Error(`${JSON.stringify(settings)} was accepted`);
 }
 
+describe("a settings file that is fine", () => {
+  it("keeps shell entries that name one program, a path of its own, or any program", async () => {
+    const shell = [{ cmd: "cargo" }, { cmd: "docker", args: ["ps"] }, { cmd: "./gradlew" }, { cmd: "*" }];
+    await writeFile(file, JSON.stringify({ shell }));
+    expect(loadSettings(file).shell).toEqual(shell);
+  });
+});
+
 describe("a mistyped settings file", () => {
   it.each<[string, unknown, string[]]>([
     [
@@ -103,6 +111,34 @@ describe("a mistyped settings file", () => {
       [
         "hooks.0.command: is missing (expected string)",
         "hooks.0.cmd: is not a known setting (known keys: command, tools, timeoutMs)",
+      ],
+    ],
+    [
+      "a shell entry that is a command line (it would never match)",
+      { shell: [{ cmd: "git log" }] },
+      [
+        'shell.0.cmd: is "git log"; has a space: "cmd" names one program, never a command line, so it could never match; write {"cmd": "git", "args": ["log"]} (or leave "args" out to allow any arguments)',
+      ],
+    ],
+    [
+      "a shell entry with shell syntax",
+      { shell: [{ cmd: "make && make install" }] },
+      [
+        'shell.0.cmd: is "make && make install"; has shell syntax: "cmd" names one program, so it could never match; write the program\'s name alone, e.g. {"cmd": "cargo"}, one entry per program',
+      ],
+    ],
+    [
+      "a shell entry joined with a semicolon",
+      { shell: [{ cmd: "cargo" }, { cmd: "make;ls" }] },
+      [
+        'shell.1.cmd: is "make;ls"; has shell syntax: "cmd" names one program, so it could never match; write the program\'s name alone, e.g. {"cmd": "cargo"}, one entry per program',
+      ],
+    ],
+    [
+      "a shell entry with a system path",
+      { shell: [{ cmd: "/usr/bin/docker" }] },
+      [
+        'shell.0.cmd: is "/usr/bin/docker"; names a program in /usr/bin, and those are matched by their name alone, so it could never match; write {"cmd": "docker"}',
       ],
     ],
   ])("%s: names the file, the field, the value and what would do", async (_name, settings, lines) => {
