@@ -2,7 +2,7 @@ import { mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { PACKAGE_ROOT, runLathe } from "./support/lathe-cli.ts";
+import { envelopeOf, PACKAGE_ROOT, runLathe } from "./support/lathe-cli.ts";
 
 // A person's MCP servers from the shell, through `node bin/lathe.mjs`: which commands start them,
 // and what `lathe tools` says about one that is not there yet.
@@ -91,5 +91,25 @@ describe("the user's own MCP server after its command line changed", () => {
       origin: { layer: "global", kind: "mcp", name: "scripted" },
     });
     expect(after.find((t) => t.id === "scripted")).toBeUndefined();
+  });
+});
+
+describe("a call to a tool of an MCP server that is down", () => {
+  it("is unknown, and the envelope says which server is down and why", async () => {
+    await settings({
+      mcpServers: {
+        gone: { command: path.join(home, "no-such-server") },
+        scripted: { command: process.execPath, args: [SCRIPTED, script] },
+      },
+    });
+    const run = await lathe(["call", "lookup", "{}"]);
+    expect(run.code).toBe(1);
+    const text = envelopeOf(run).error_text ?? "";
+    expect(text).toMatch(/^Unknown tool "lookup"\. Available tools: .*echo/);
+    expect(text).toContain(
+      `MCP server "gone" is not available, so its tools are not listed (a call to one of them is refused like this one until the user fixes it): MCP server "gone" is not connected: it failed to start (the command "${path.join(home, "no-such-server")}" was not found`,
+    );
+    // Only servers that are down are named.
+    expect(text).not.toContain('MCP server "scripted"');
   });
 });
