@@ -413,6 +413,39 @@ describe("MCP servers from settings", () => {
     expect(world.engine.registry.get("echo")).toBeDefined();
   });
 
+  it("lists a server still starting when a one-shot host stops waiting as disabled, saying so; the others carry on", async () => {
+    // Prints a line, then never answers the handshake (a server waiting on something, or not MCP).
+    const silent = path.join(base, "silent-server.mjs");
+    await writeFile(silent, 'process.stderr.write("loading the index\\n");\nsetInterval(() => {}, 1000);\n');
+    await writeFile(
+      path.join(home, "settings.json"),
+      JSON.stringify({
+        mcpServers: {
+          silent: { command: node, args: [silent] },
+          everything: { command: node, args: [EVERYTHING] },
+        },
+      }),
+    );
+    const engine = await Engine.create({ root, latheHome: home });
+    cleanups.push(() => engine.close());
+    // Positive control: the server really is still starting once the wait is over.
+    await engine.settleExtensions(1_000);
+    expect(engine.extensions?.mcp.status().find((s) => s.name === "silent")?.state).toBe("starting");
+    expect(engine.registry.disabledTools()).toContainEqual({
+      id: "silent",
+      origin: { layer: "global", kind: "mcp", name: "silent" },
+      // Its last output is quoted when it has printed one by then (under load it may not have).
+      reason: expect.stringMatching(
+        /^MCP server "silent" had not finished starting after 1 s, so its tools are not available to this command( \(its last output: loading the index\))?\. Its log: .*mcp-silent\.log$/,
+      ),
+      fix: `check that the server answers MCP on its standard output (its log says what it did), or fix it in ${path.join(home, "settings.json")}`,
+    });
+    await waitFor("everything to connect", async () => {
+      await engine.applyPendingChanges();
+      return engine.registry.get("echo") !== undefined;
+    });
+  });
+
   it("captures the server's stderr in its log file and in the tail the UI shows", async () => {
     const script = await writeScript(
       [{ name: "alpha", description: "Alpha." }],

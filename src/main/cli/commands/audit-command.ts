@@ -41,13 +41,17 @@ export function registerAuditCommand(program: Command): void {
     .option("--json", "one JSON object per line (JSONL)")
     .option("--limit <n>", "the newest N invocations", parseLimit, 100)
     .action(async (options: AuditOptions) => {
-      const rows = await withEngine(rootOf(options), async (engine) =>
-        engine.audit().query({
-          ...(options.session ? { sessionId: options.session } : {}),
-          ...(options.tool ? { toolId: options.tool } : {}),
-          ...(options.outcome ? { outcome: options.outcome } : {}),
-          limit: options.limit,
-        }),
+      // The trail is read from the store: no plugin is loaded and no MCP server started for it.
+      const rows = await withEngine(
+        rootOf(options),
+        async (engine) =>
+          engine.audit().query({
+            ...(options.session ? { sessionId: options.session } : {}),
+            ...(options.tool ? { toolId: options.tool } : {}),
+            ...(options.outcome ? { outcome: options.outcome } : {}),
+            limit: options.limit,
+          }),
+        { extensions: false },
       );
       if (options.json) {
         const lines = rows.map((r) =>

@@ -55,7 +55,10 @@ async function replay(options: RunOptions & { resume: string }): Promise<void> {
     stderr: (t) => writeIfOpen(process.stderr, t),
   });
   try {
-    await withEngine(rootOf(options), async (engine) => replaySession(engine, options.resume, print));
+    // A replay prints what was recorded: it calls no tool, so it starts no plugin or MCP server.
+    await withEngine(rootOf(options), async (engine) => replaySession(engine, options.resume, print), {
+      extensions: false,
+    });
   } catch (err) {
     throw failure(err);
   }

@@ -17,7 +17,7 @@ export function registerSessionCommand(program: Command): void {
     .argument("<id>", "the session id given to `lathe call --session`")
     .addOption(rootOption())
     .action(async (id: string, options: { root?: string }) => {
-      await withEngine(rootOf(options), (engine) => engine.closeSession(id));
+      await withEngine(rootOf(options), (engine) => engine.closeSession(id), { extensions: false });
       await writeStdout(`Closed session ${id}.\n`);
     });
   session

@@ -52,7 +52,7 @@ describe("model settings", () => {
       JSON.stringify({ providers: { olama: { baseURL: "http://x/v1" } } }),
     );
     expect(() => loadModelSettings({ root, latheHome: home, projectTrusted: false })).toThrow(
-      /providers: Unrecognized key: "olama"/,
+      /providers\.olama: is not a known setting \(did you mean "ollama"\?\)/,
     );
   });
 
@@ -76,17 +76,23 @@ describe("model settings", () => {
   });
 
   it.each([
-    [{ ollama: { timeouts: { firstByteMs: -1 } } }, /providers\.ollama\.timeouts\.firstByteMs: Too small/],
+    [
+      { ollama: { timeouts: { firstByteMs: -1 } } },
+      /providers\.ollama\.timeouts\.firstByteMs: is -1; Too small/,
+    ],
     [
       { ollama: { timeouts: { idleMs: "60s" } } },
-      /providers\.ollama\.timeouts\.idleMs: Invalid input: expected number/,
+      /providers\.ollama\.timeouts\.idleMs: is "60s"; expected number/,
     ],
     [
       { ollama: { timeouts: { firstByte: 1000 } } },
-      /providers\.ollama\.timeouts: Unrecognized key: "firstByte"/,
+      /providers\.ollama\.timeouts\.firstByte: is not a known setting \(did you mean "firstByteMs"\?\)/,
     ],
-    [{ gguf: { baseURL: "http://x/v1" } }, /providers\.gguf: Unrecognized key: "baseURL"/],
-    [{ ollama: { images: "yes" } }, /providers\.ollama\.images: Invalid input/],
+    [
+      { gguf: { baseURL: "http://x/v1" } },
+      /providers\.gguf\.baseURL: is not a known setting \(known keys: timeouts\)/,
+    ],
+    [{ ollama: { images: "yes" } }, /providers\.ollama\.images: is "yes"; expected boolean or array/],
   ])("refuses bad timeouts and image settings, naming the field: %j", async (providers, message) => {
     await writeFile(path.join(home, "settings.json"), JSON.stringify({ providers }));
     expect(() => loadModelSettings({ root, latheHome: home, projectTrusted: false })).toThrow(message);

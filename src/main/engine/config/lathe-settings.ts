@@ -4,6 +4,8 @@ import { ConfigError } from "../errors/config-error.ts";
 import { HostPatternSchema, SandboxSettingsSchema } from "../sandbox/sandbox-settings.ts";
 import { ShellRunRequirementSchema } from "../tools/requirement-set.ts";
 import { PermissionRuleSchema } from "../policy/permission-rule.ts";
+import { settingsIssueLines } from "./settings-issues.ts";
+import { shellCommandProblem } from "./settings-shell-command.ts";
 
 const HookSchema = z.lazy(() =>
   z.strictObject({
@@ -195,6 +197,12 @@ export const SettingsSchema = z.lazy(() =>
       .default({}),
     shell: z
       .array(ShellRunRequirementSchema)
+      .superRefine((entries, ctx) => {
+        entries.forEach((entry, index) => {
+          const problem = shellCommandProblem(entry.cmd);
+          if (problem !== undefined) ctx.addIssue({ code: "custom", path: [index, "cmd"], message: problem });
+        });
+      })
       .default([])
       .describe("Commands the bash tool may run in addition to its built-in list."),
     disabledPlugins: z
@@ -243,11 +251,8 @@ export const EMPTY_SETTINGS: Settings = {
   providers: {},
 };
 
-function formatIssues(file: string, error: z.ZodError): string {
-  const lines = error.issues.map((issue) => {
-    const where = issue.path.length > 0 ? issue.path.map(String).join(".") : "(top level)";
-    return `  - ${where}: ${issue.message}`;
-  });
+function formatIssues(file: string, error: z.ZodError, json: unknown): string {
+  const lines = settingsIssueLines(error.issues, json, SettingsSchema);
   return `${file} is not valid Lathe settings:\n${lines.join("\n")}\nFix these fields (see the README's "Settings" section) and try again.`;
 }
 
@@ -273,6 +278,6 @@ export function loadSettings(file: string): Settings {
     );
   }
   const parsed = SettingsSchema.safeParse(json);
-  if (!parsed.success) throw new ConfigError(file, formatIssues(file, parsed.error));
+  if (!parsed.success) throw new ConfigError(file, formatIssues(file, parsed.error, json));
   return parsed.data;
 }

@@ -85,7 +85,11 @@ describe("loadPolicyConfig", () => {
       JSON.stringify({ permissions: [{ permission: "bash", action: "maybe" }] }),
       /permissions\.0\.action/,
     ],
-    ["an unknown key", JSON.stringify({ permisions: [] }), /Unrecognized key.*permisions/],
+    [
+      "an unknown key",
+      JSON.stringify({ permisions: [] }),
+      /permisions: is not a known setting \(did you mean "permissions"\?\)/,
+    ],
     ["a hook without a command", JSON.stringify({ hooks: [{}] }), /hooks\.0\.command/],
   ])("refuses user settings with %s, naming the file and the field", async (_name, text, message) => {
     await writeFile(path.join(home, "settings.json"), text);

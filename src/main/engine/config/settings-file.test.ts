@@ -124,7 +124,7 @@ describe("SettingsFile", () => {
       change: (document: SettingsDocument) => {
         document["extras"] = true;
       },
-      field: /\(top level\): .*extras/,
+      field: /- extras: is not a known setting/,
     },
   ])("does not save a change that adds $name, and names the field", async ({ change, field }) => {
     const before = JSON.stringify({ approvals: { mode: "ask" } }, null, 2);

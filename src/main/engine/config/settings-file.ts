@@ -4,6 +4,7 @@ import path from "node:path";
 import type { z } from "zod";
 import { ConfigError } from "../errors/config-error.ts";
 import { SettingsSchema, type Settings } from "./lathe-settings.ts";
+import { settingsIssueLines } from "./settings-issues.ts";
 
 /** A settings file's JSON object as written: validated, but without the defaults filled in. */
 export type SettingsDocument = Record<string, unknown>;
@@ -11,28 +12,8 @@ export type SettingsDocument = Record<string, unknown>;
 /** Updates of one file in this process run one at a time, whichever `SettingsFile` asks. */
 const queues = new Map<string, Promise<unknown>>();
 
-type Issue = z.core.$ZodIssue;
-
-/**
- * One line per problem, each naming its field. A union (stdio or HTTP server) reports the branch
- * that came closest; a bad record key reports why the key is wrong.
- */
-function issueLines(issues: readonly Issue[], prefix: readonly PropertyKey[] = []): string[] {
-  return issues.flatMap((issue) => {
-    const at = [...prefix, ...issue.path];
-    if (issue.code === "invalid_union" && issue.errors.length > 0) {
-      const closest = issue.errors.reduce((best, branch) => (branch.length < best.length ? branch : best));
-      return issueLines(closest, at);
-    }
-    const where = at.length > 0 ? at.map(String).join(".") : "(top level)";
-    const message =
-      issue.code === "invalid_key" ? issue.issues.map((inner) => inner.message).join("; ") : issue.message;
-    return [`  - ${where}: ${message}`];
-  });
-}
-
-function fieldList(error: z.ZodError): string {
-  return issueLines(error.issues).join("\n");
+function fieldList(error: z.ZodError, document: SettingsDocument): string {
+  return settingsIssueLines(error.issues, document, SettingsSchema).join("\n");
 }
 
 function isObject(value: unknown): value is SettingsDocument {
@@ -121,8 +102,8 @@ export class SettingsFile {
     if (parsed.success) return parsed.data;
     const message =
       when === "read"
-        ? `${this.file} is not valid Lathe settings:\n${fieldList(parsed.error)}\nLathe did not change it; fix these fields by hand, then try again.`
-        : `The change was not saved: it would make ${this.file} invalid:\n${fieldList(parsed.error)}\nCorrect these fields and try again.`;
+        ? `${this.file} is not valid Lathe settings:\n${fieldList(parsed.error, document)}\nLathe did not change it; fix these fields by hand, then try again.`
+        : `The change was not saved: it would make ${this.file} invalid:\n${fieldList(parsed.error, document)}\nCorrect these fields and try again.`;
     throw new ConfigError(this.file, message);
   }
 

@@ -72,17 +72,21 @@ export class EngineExtensions {
     this.mcp.applyPendingChanges();
   }
 
-  /** Wait (at most `timeoutMs`) for MCP servers' first connects, then apply what they brought. */
+  /**
+   * Wait (at most `timeoutMs`) for MCP servers' first connects, then apply what they brought; a
+   * server still starting by then is listed as disabled, saying so.
+   */
   async settle(timeoutMs = 15_000): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      this.mcp.ready(),
-      new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, timeoutMs);
+    const settled = await Promise.race([
+      this.mcp.ready().then(() => true),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), timeoutMs);
       }),
     ]);
     clearTimeout(timer);
     await this.applyPendingChanges();
+    if (!settled) this.mcp.reportStillStarting(timeoutMs);
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,4 @@
-import { approveServers, configuredMcpServers, type ApprovalResult } from "../mcp/mcp-approval.ts";
+import { approveServers, serversTrustApproves, type ApprovalResult } from "../mcp/mcp-approval.ts";
 import { pinProjectPlugins, type ProjectPluginInfo } from "../plugins/project-plugins.ts";
 import { TrustStore } from "../policy/trust-store.ts";
 
@@ -8,7 +8,10 @@ interface ProjectTrustOutcome {
   trustFile: string;
   /** The project plugins pinned as they are now. */
   pinnedPlugins: ProjectPluginInfo[];
-  /** The project's MCP servers, each started once to pin its command line and tools. */
+  /**
+   * The project's MCP servers, and the user's own whose command line changed since approved,
+   * each started once to pin its command line and tools.
+   */
   mcpServers: ApprovalResult[];
 }
 
@@ -16,6 +19,7 @@ interface ProjectTrustOutcome {
  * Trust a project folder, as `lathe trust` and the app's trust dialog do: record the trust, then
  * pin what it turns on as it is now — every project plugin's content, and each project MCP
  * server's command line and tools — so one that changes later is disabled until trusted again.
+ * The user's own servers whose command line changed since approved are approved again too.
  * `root` is the project's real path. Once the trust is recorded, a failure to pin is thrown with
  * the folder left trusted (`TrustStore.isTrusted` tells).
  */
@@ -23,7 +27,7 @@ export async function trustProject(root: string, latheHome: string): Promise<Pro
   const trust = new TrustStore(latheHome);
   trust.trust(root);
   const pinnedPlugins = await pinProjectPlugins(root, latheHome);
-  const servers = configuredMcpServers(root, latheHome).filter((s) => s.layer === "project");
+  const servers = serversTrustApproves(root, latheHome, trust);
   const mcpServers = servers.length > 0 ? await approveServers({ servers, trust, root, latheHome }) : [];
   return { trustFile: trust.file, pinnedPlugins, mcpServers };
 }

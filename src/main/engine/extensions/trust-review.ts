@@ -1,6 +1,6 @@
 import { realpath } from "node:fs/promises";
 import path from "node:path";
-import { configuredMcpServers } from "../mcp/mcp-approval.ts";
+import { serversTrustApproves } from "../mcp/mcp-approval.ts";
 import { isStdio } from "../mcp/mcp-command-line.ts";
 import { describeServers } from "../mcp/mcp-pins.ts";
 import {
@@ -178,17 +178,20 @@ async function reviewPlugins(
 }
 
 function reviewServers(root: string, latheHome: string): ReviewedExtension[] {
-  const servers = configuredMcpServers(root, latheHome).filter((s) => s.layer === "project");
-  const described = describeServers(servers, new TrustStore(latheHome), root);
+  const trust = new TrustStore(latheHome);
+  const servers = serversTrustApproves(root, latheHome, trust);
+  const described = describeServers(servers, trust, root);
   return servers.map((server, index): ReviewedExtension => {
     const description = described[index];
     const config = server.config;
     const hosts = isStdio(config) ? [] : [new URL(config.url).host];
     const commands = isStdio(config) ? [description?.commandLine ?? config.command] : [];
     const warnings = [
-      isStdio(config)
-        ? "it starts a program on this machine once the folder is trusted"
-        : `it sends your calls to ${new URL(config.url).host}`,
+      server.layer === "global"
+        ? `your own server (${server.source}): its command line changed since you approved it, and it stays stopped until you approve it again here`
+        : isStdio(config)
+          ? "it starts a program on this machine once the folder is trusted"
+          : `it sends your calls to ${new URL(config.url).host}`,
       "its tools are listed when it first starts; every call to them is gated, and a tool named like a built-in is renamed mcp__" +
         `${server.name}__<tool>`,
     ];

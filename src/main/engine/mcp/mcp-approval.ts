@@ -10,7 +10,7 @@ import { commandLine, isStdio } from "./mcp-command-line.ts";
 import { serverConfinement } from "./mcp-confinement.ts";
 import { McpConnection } from "./mcp-connection.ts";
 import { mcpLogFile } from "./mcp-manager.ts";
-import { pinScope, serverHash, serverPinKey, toolHash, toolPinKey } from "./mcp-pins.ts";
+import { describeServers, pinScope, serverHash, serverPinKey, toolHash, toolPinKey } from "./mcp-pins.ts";
 import { McpServerLog } from "./mcp-server-log.ts";
 
 interface ApprovalInput {
@@ -52,6 +52,18 @@ export function configuredMcpServers(root: string, latheHome: string): SourcedMc
     byName.set(name, { name, config, layer: "project", source: projectFile });
   }
   return [...byName.values()].filter((s) => !s.config.disabled);
+}
+
+/**
+ * The servers trusting the project approves (`trustProject`, after `lathe trust` or the trust
+ * dialog showed them): the project's own, and the user's own whose command line changed since
+ * it was approved — pinned on first sight, such a server stays stopped until a person approves
+ * the new command line, and this is where they do.
+ */
+export function serversTrustApproves(root: string, latheHome: string, trust: TrustStore): SourcedMcpServer[] {
+  const servers = configuredMcpServers(root, latheHome);
+  const described = describeServers(servers, trust, root);
+  return servers.filter((server, i) => server.layer === "project" || described[i]?.pinned === "changed");
 }
 
 /**

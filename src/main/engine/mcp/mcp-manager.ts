@@ -176,6 +176,27 @@ export class McpManager {
     }
   }
 
+  /**
+   * For a one-shot host that waited `waitedMs` and goes on without them: list each server still
+   * on its first start as disabled, with why and where its log is, so it is never just missing.
+   * The entry is replaced when the server connects or fails (the next `applyPendingChanges`).
+   */
+  reportStillStarting(waitedMs: number): void {
+    for (const slot of this.slots) {
+      const connection = slot.connection;
+      if (slot.blocked || connection?.state !== "starting") continue;
+      const output = slot.log.lastLine();
+      this.options.registry.reportDisabled({
+        id: slot.server.name,
+        origin: mcpOrigin(slot.server),
+        reason:
+          `MCP server "${slot.server.name}" had not finished starting after ${Math.round(waitedMs / 1000)} s, so its tools ` +
+          `are not available to this command${output ? ` (its last output: ${output})` : ""}. Its log: ${slot.log.file}`,
+        fix: `check that the server answers MCP on its standard output (its log says what it did), or fix it in ${slot.server.source}`,
+      });
+    }
+  }
+
   status(): McpServerStatus[] {
     return this.slots.map((slot) => {
       const state = this.stateOf(slot);

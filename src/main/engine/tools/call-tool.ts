@@ -207,6 +207,21 @@ async function executeCheckpointed(
   }
 }
 
+/**
+ * The MCP servers that are disabled as a whole: their tools are not known, so a call to one is
+ * "unknown", but it may well have been meant for one of them; say which are down and why.
+ */
+function serversDown(registry: ToolRegistry): string {
+  return registry
+    .disabledTools()
+    .filter((d) => d.origin.kind === "mcp" && d.id === d.origin.name)
+    .map(
+      (d) =>
+        ` MCP server "${d.id}" is not available, so its tools are not listed (a call to one of them is refused like this one until the user fixes it): ${d.reason}`,
+    )
+    .join("");
+}
+
 async function run(
   ctx: CallContext,
   record: CallRecord,
@@ -226,7 +241,7 @@ async function run(
     }
     const known = ctx.registry.ids();
     return errorEnvelope(
-      `Unknown tool "${record.toolId}". Available tools: ${known.length > 0 ? known.join(", ") : "none"}.`,
+      `Unknown tool "${record.toolId}". Available tools: ${known.length > 0 ? known.join(", ") : "none"}.${serversDown(ctx.registry)}`,
       meta(),
     );
   }

@@ -1,0 +1,115 @@
+import { mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { envelopeOf, PACKAGE_ROOT, runLathe } from "./support/lathe-cli.ts";
+
+// A person's MCP servers from the shell, through `node bin/lathe.mjs`: which commands start them,
+// and what `lathe tools` says about one that is not there yet.
+
+const SCRIPTED = path.join(PACKAGE_ROOT, "test/fixtures/scripted-mcp-server.ts");
+
+let home: string;
+let root: string;
+let script: string;
+
+beforeEach(async () => {
+  home = await mkdtemp(path.join(os.tmpdir(), "lathe-mcp-cli-home-"));
+  root = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-mcp-cli-root-")));
+  script = path.join(home, "script.json");
+  await writeFile(
+    script,
+    JSON.stringify({
+      tools: [{ name: "echo", description: "Echo the text.", inputSchema: { type: "object" } }],
+    }),
+  );
+});
+
+afterEach(async () => {
+  await rm(home, { recursive: true, force: true });
+  await rm(root, { recursive: true, force: true });
+});
+
+const lathe = (args: string[]) => runLathe(args, { home, cwd: root });
+
+interface Tool {
+  id: string;
+  enabled: boolean;
+  origin: { layer: string; kind: string; name?: string };
+  reason?: string;
+}
+
+async function settings(value: unknown): Promise<void> {
+  await writeFile(path.join(home, "settings.json"), JSON.stringify(value));
+}
+
+describe("commands that only read what Lathe recorded start no MCP server", () => {
+  it.each([
+    ["audit", ["audit", "--limit", "5"]],
+    ["session close", ["session", "close", "s1"]],
+    ["run --replay", ["run", "--resume", "s1", "--replay"]],
+  ])("%s", async (_name, args) => {
+    await settings({ mcpServers: { scripted: { command: process.execPath, args: [SCRIPTED, script] } } });
+    // Positive control: a command that uses the tools starts the server (and says so first).
+    const call = await lathe(["call", "read", '{"path":"."}', "--session", "s1"]);
+    expect(call.stderr).toContain("starting MCP server scripted (global)");
+
+    const run = await lathe(args);
+    expect(run.stderr).not.toContain("starting MCP server");
+    expect(run.stderr).not.toContain("scripted");
+  });
+});
+
+describe("the user's own MCP server after its command line changed", () => {
+  it("is stopped, says to run lathe trust, and lathe trust shows the new command line and approves it", async () => {
+    await settings({ mcpServers: { scripted: { command: process.execPath, args: [SCRIPTED, script] } } });
+    const first = JSON.parse((await lathe(["tools", "--json"])).stdout) as Tool[];
+    expect(first.find((t) => t.id === "echo")).toMatchObject({ enabled: true });
+
+    // The person edits their settings: a new argument.
+    await settings({
+      mcpServers: { scripted: { command: process.execPath, args: [SCRIPTED, script, "--verbose"] } },
+    });
+    const changed = JSON.parse((await lathe(["tools", "--json"])).stdout) as Tool[];
+    expect(changed.find((t) => t.id === "echo")).toBeUndefined();
+    const stopped = changed.find((t) => t.id === "scripted");
+    expect(stopped?.enabled).toBe(false);
+    expect(stopped?.reason).toMatch(
+      /changed since you approved it .*--verbose\)\. Review it, then run: lathe trust --root /,
+    );
+
+    const review = await lathe(["trust", "--dry-run"]);
+    expect(review.stdout).toMatch(/mcp\s+scripted \(changed since you last trusted it\): .*--verbose/);
+    expect(review.stdout).toContain("your own server");
+
+    const trusted = await lathe(["trust"]);
+    expect(trusted.code).toBe(0);
+    expect(trusted.stdout).toMatch(/mcp\s+scripted: pinned with 1 tool/);
+    const after = JSON.parse((await lathe(["tools", "--json"])).stdout) as Tool[];
+    expect(after.find((t) => t.id === "echo")).toMatchObject({
+      enabled: true,
+      origin: { layer: "global", kind: "mcp", name: "scripted" },
+    });
+    expect(after.find((t) => t.id === "scripted")).toBeUndefined();
+  });
+});
+
+describe("a call to a tool of an MCP server that is down", () => {
+  it("is unknown, and the envelope says which server is down and why", async () => {
+    await settings({
+      mcpServers: {
+        gone: { command: path.join(home, "no-such-server") },
+        scripted: { command: process.execPath, args: [SCRIPTED, script] },
+      },
+    });
+    const run = await lathe(["call", "lookup", "{}"]);
+    expect(run.code).toBe(1);
+    const text = envelopeOf(run).error_text ?? "";
+    expect(text).toMatch(/^Unknown tool "lookup"\. Available tools: .*echo/);
+    expect(text).toContain(
+      `MCP server "gone" is not available, so its tools are not listed (a call to one of them is refused like this one until the user fixes it): MCP server "gone" is not connected: it failed to start (the command "${path.join(home, "no-such-server")}" was not found`,
+    );
+    // Only servers that are down are named.
+    expect(text).not.toContain('MCP server "scripted"');
+  });
+});
