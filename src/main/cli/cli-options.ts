@@ -29,6 +29,16 @@ export function parsePort(value: string): number {
   return port;
 }
 
+/** A `--limit` parser: a whole number from 1 to `max`. */
+export function limitParser(max: number): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value) || n < 1 || n > max)
+      throw new InvalidArgumentError(`Use a whole number from 1 to ${max}.`);
+    return n;
+  };
+}
+
 export function rootOption(): Option {
   return new Option(
     "--root <dir>",

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { InvalidArgumentError } from "commander";
-import { rootOf, rootOption } from "../cli-options.ts";
+import { limitParser, rootOf, rootOption } from "../cli-options.ts";
 import { withEngine } from "../open-engine.ts";
 import { writeStdout } from "../output.ts";
 
@@ -11,13 +11,6 @@ interface AuditOptions {
   outcome?: "output" | "error" | "denied";
   json?: boolean;
   limit: number;
-}
-
-function parseLimit(value: string): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n < 1 || n > 100_000)
-    throw new InvalidArgumentError("Use a whole number from 1 to 100000.");
-  return n;
 }
 
 function parseOutcome(value: string): AuditOptions["outcome"] {
@@ -39,7 +32,7 @@ export function registerAuditCommand(program: Command): void {
       parseOutcome,
     )
     .option("--json", "one JSON object per line (JSONL)")
-    .option("--limit <n>", "the newest N invocations", parseLimit, 100)
+    .option("--limit <n>", "the newest N invocations", limitParser(100_000), 100)
     .action(async (options: AuditOptions) => {
       // The trail is read from the store: no plugin is loaded and no MCP server started for it.
       const rows = await withEngine(
@@ -75,7 +68,16 @@ export function registerAuditCommand(program: Command): void {
         return;
       }
       if (rows.length === 0) {
-        await writeStdout("No tool invocations recorded yet.\n");
+        const filters = [
+          options.session ? `session ${options.session}` : "",
+          options.tool ? `tool ${options.tool}` : "",
+          options.outcome ? `outcome ${options.outcome}` : "",
+        ].filter(Boolean);
+        await writeStdout(
+          filters.length > 0
+            ? `No tool invocations match ${filters.join(", ")}.\n`
+            : "No tool invocations recorded yet.\n",
+        );
         return;
       }
       const out = rows.map((r) => {

@@ -1,0 +1,152 @@
+import { mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { startOpenAICompatibleServer, type FixtureServer } from "./fixtures/openai-compatible-server.ts";
+import { runLathe, type Run } from "./support/lathe-cli.ts";
+
+// `lathe session list` and `lathe session rename` as users run them: the real bin/lathe.mjs in
+// child processes, with a loopback model, on a temp folder with its own LATHE_HOME.
+
+let home: string;
+let root: string;
+let other: string;
+let server: FixtureServer;
+
+beforeEach(async () => {
+  home = await mkdtemp(path.join(os.tmpdir(), "lathe-session-cli-home-"));
+  root = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-session-cli-root-")));
+  other = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-session-cli-other-")));
+  server = await startOpenAICompatibleServer({ models: ["m"], replies: () => ({ text: "Noted." }) });
+  await writeFile(
+    path.join(home, "settings.json"),
+    JSON.stringify({ providers: { "openai-compatible": { baseURL: server.baseURL } } }),
+  );
+});
+afterEach(async () => {
+  await server.close();
+  for (const dir of [home, root, other]) await rm(dir, { recursive: true, force: true });
+});
+
+const lathe = (args: string[], cwd = root): Promise<Run> => runLathe(args, { home, cwd });
+
+/** Start a session with one prompt; its id. */
+async function run(prompt: string, cwd = root): Promise<string> {
+  const started = await lathe(["run", prompt, "--model", "openai-compatible:m", "--json"], cwd);
+  expect(started.code, started.stderr).toBe(0);
+  const first = JSON.parse(started.stdout.split("\n")[0] as string) as { sessionId: string };
+  return first.sessionId;
+}
+
+interface Listed {
+  id: string;
+  title: string;
+  title_source: string;
+  model: string;
+  parent_id: string | null;
+  updated_at: string;
+}
+
+async function listed(args: string[] = []): Promise<Listed[]> {
+  const list = await lathe(["session", "list", "--json", ...args]);
+  expect(list.code, list.stderr).toBe(0);
+  return list.stdout
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Listed);
+}
+
+describe("lathe session list", () => {
+  it("lists this folder's sessions newest first, as a table and as JSON lines; --search narrows", async () => {
+    const older = await run("Explain the build   script");
+    const newer = await run("Fix the flaky test");
+    await run("Somewhere else", other);
+
+    const table = await lathe(["session", "list"]);
+    expect(table.code).toBe(0);
+    const lines = table.stdout.trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^ID\s+UPDATED \(UTC\)\s+MODEL\s+TITLE$/);
+    expect(lines.slice(1)).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^${newer}\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\s+openai-compatible:m\\s+Fix the flaky test$`,
+        ),
+      ),
+      expect.stringMatching(new RegExp(`^${older}\\s+.*\\s+Explain the build script$`)),
+    ]);
+
+    expect(await listed()).toEqual([
+      expect.objectContaining({
+        id: newer,
+        title: "Fix the flaky test",
+        title_source: "prompt",
+        model: "openai-compatible:m",
+        parent_id: null,
+      }),
+      expect.objectContaining({ id: older }),
+    ]);
+    expect((await listed(["--search", "FLAKY"])).map((s) => s.id)).toEqual([newer]);
+    // The model's answers are searched too.
+    expect((await listed(["--search", "noted"])).map((s) => s.id)).toEqual([newer, older]);
+    expect((await listed(["--limit", "1"])).map((s) => s.id)).toEqual([newer]);
+  });
+
+  it("says when there is nothing to list, and how to start", async () => {
+    expect(await lathe(["session", "list"])).toMatchObject({
+      code: 0,
+      stdout: `No sessions in ${root} yet. Start one with: lathe run "<prompt>"\n`,
+    });
+    await run("Something");
+    expect((await lathe(["session", "list", "--search", "zzz"])).stdout).toBe(
+      `No session in ${root} matches "zzz".\n`,
+    );
+    expect((await lathe(["session", "list", "--limit", "0"])).code).toBe(2);
+  });
+});
+
+describe("lathe session rename", () => {
+  it("names a session, and an empty title brings back the automatic one", async () => {
+    const id = await run("Explain the build script");
+    expect(await lathe(["session", "rename", id, "  Build   notes "])).toMatchObject({
+      code: 0,
+      stdout: `Renamed session ${id}: Build notes\n`,
+    });
+    expect(await listed()).toEqual([
+      expect.objectContaining({ id, title: "Build notes", title_source: "custom" }),
+    ]);
+    // Searching finds it by its new name.
+    expect((await listed(["--search", "build notes"])).map((s) => s.id)).toEqual([id]);
+    expect((await lathe(["session", "rename", id, ""])).stdout).toBe(
+      `Session ${id} has its automatic title again: Explain the build script\n`,
+    );
+  });
+
+  it("refuses an unknown session, another folder's, and a title too long, changing nothing", async () => {
+    const id = await run("Mine");
+    const elsewhere = await run("Theirs", other);
+    const unknown = await lathe(["session", "rename", "s-nope", "x"]);
+    expect(unknown).toMatchObject({ code: 1, stdout: "" });
+    expect(unknown.stderr).toBe(
+      `error: There is no session "s-nope" in ${root}. See \`lathe session list\`.\n`,
+    );
+    const foreign = await lathe(["session", "rename", elsewhere, "x"]);
+    expect(foreign.code).toBe(1);
+    expect(foreign.stderr).toContain(`(it belongs to ${other}: pass --root ${other})`);
+    const long = await lathe(["session", "rename", id, "x".repeat(201)]);
+    expect(long).toMatchObject({
+      code: 2,
+      stderr: "error: A session title has at most 200 characters; this one has 201.\n",
+    });
+    expect(await listed()).toEqual([expect.objectContaining({ id, title: "Mine", title_source: "prompt" })]);
+  });
+});
+
+describe("lathe audit with filters that match nothing", () => {
+  it("says which filters matched nothing, not that nothing was ever recorded", async () => {
+    await lathe(["call", "glob", '{"pattern":"*"}']);
+    expect((await lathe(["audit"])).stdout).toMatch(/glob/);
+    expect((await lathe(["audit", "--session", "nosuch", "--tool", "glob"])).stdout).toBe(
+      "No tool invocations match session nosuch, tool glob.\n",
+    );
+  });
+});
