@@ -436,7 +436,7 @@ describe("MCP servers from settings", () => {
       origin: { layer: "global", kind: "mcp", name: "silent" },
       // Its last output is quoted when it has printed one by then (under load it may not have).
       reason: expect.stringMatching(
-        /^MCP server "silent" had not finished starting after 1 s, so its tools are not available to this command( \(its last output: loading the index\))?\. Its log: .*mcp-silent\.log$/,
+        /^MCP server "silent" had not finished starting after 1 s, so its tools are not available to this command( \(its last output: loading the index\))?\. Its log: .*mcp-silent\.log\.$/,
       ),
       fix: `check that the server answers MCP on its standard output (its log says what it did), or fix it in ${path.join(home, "settings.json")}`,
     });

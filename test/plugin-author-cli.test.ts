@@ -199,8 +199,8 @@ describe("disabled plugins say why and what turns them back on", () => {
         id: "broken",
         enabled: false,
         origin: { layer: "global", kind: "plugin", name: "broken" },
-        reason: `${broken}/tool.yaml: field "timeout" is not a known field (did you mean "timeoutMs"?). Fix: rename it to "timeoutMs"; known fields are name, version, description, kind, input_schema, output_schema, requires, readOnly, gated, timeoutMs, defer, wasm, entry, limits`,
-        fix: `run \`lathe plugin check ${broken}\` for every problem and its fix; fix the files and the plugin reloads`,
+        reason: `${broken}/tool.yaml: field "timeout" is not a known field (did you mean "timeoutMs"?).`,
+        fix: `rename it to "timeoutMs"; known fields are name, version, description, kind, input_schema, output_schema, requires, readOnly, gated, timeoutMs, defer, wasm, entry, limits; the plugin reloads once the files are fixed`,
       },
       {
         id: "muted",
@@ -213,8 +213,14 @@ describe("disabled plugins say why and what turns them back on", () => {
     expect(tools.filter((t) => t.enabled === true).length).toBeGreaterThan(10);
 
     const call = await lathe(["call", "broken", "{}"]);
+    // stderr says it once: the reason, then one "Fix:".
+    expect(call.stderr).toContain(
+      `lathe: broken (global plugin "broken") is disabled: ${broken}/tool.yaml: field "timeout" is not a known field (did you mean "timeoutMs"?). Fix: rename it to "timeoutMs";`,
+    );
+    const line = call.stderr.split("\n").find((l) => l.startsWith("lathe: broken "));
+    expect(line?.match(/Fix:/g)).toHaveLength(1);
     expect(envelopeOf(call).error_text).toMatch(
-      /^Tool "broken" \(global plugin "broken"\) is disabled, so it was not run\. .*field "timeout" is not a known field.* To enable it again, the user must run `lathe plugin check .*broken`/,
+      /^Tool "broken" \(global plugin "broken"\) is disabled, so it was not run\. .*field "timeout" is not a known field \(did you mean "timeoutMs"\?\)\. To enable it again, the user must rename it to "timeoutMs"; known fields are .*; the plugin reloads once the files are fixed\. Tell the user/,
     );
     const muted = await lathe(["call", "muted", "{}"]);
     expect(envelopeOf(muted).error_text).toMatch(

@@ -224,7 +224,7 @@ describe.skipIf(!runUi)("plugins and MCP servers in the UI through lathe serve",
   it("shows a broken plugin's fix on its row, and a plugin's log, following new lines while open", async () => {
     await tab("Plugins").click();
     expect(await textOf(pluginRow("broken", "project"))).toMatch(
-      /Fix: run `lathe plugin check .*broken` for every problem and its fix/,
+      /Fix: .*; once the files are fixed, trust the project again \(`lathe trust`\) to approve them/,
     );
     // The same log file the CLI writes: a call from the shell shows up in the open view.
     expect((await runLathe(["call", "chatter", '{"n": 1}'], { home, cwd: root })).code).toBe(0);

@@ -191,7 +191,7 @@ export class McpManager {
         origin: mcpOrigin(slot.server),
         reason:
           `MCP server "${slot.server.name}" had not finished starting after ${Math.round(waitedMs / 1000)} s, so its tools ` +
-          `are not available to this command${output ? ` (its last output: ${output})` : ""}. Its log: ${slot.log.file}`,
+          `are not available to this command${output ? ` (its last output: ${output})` : ""}. Its log: ${slot.log.file}.`,
         fix: `check that the server answers MCP on its standard output (its log says what it did), or fix it in ${slot.server.source}`,
       });
     }

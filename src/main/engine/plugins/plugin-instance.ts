@@ -1,3 +1,4 @@
+import type { PluginLoadError } from "./plugin-load-error.ts";
 import { ManifestError } from "../errors/manifest-error.ts";
 import type { ToolDefinition, ToolOrigin } from "../tools/contract.ts";
 import type { ToolRegistry } from "../tools/tool-registry.ts";
@@ -120,13 +121,24 @@ export class PluginInstance {
     this.disable(refusal);
   }
 
-  /** `lathe plugin check` for this folder: it lists every problem with its fix. */
-  private checkCommand(): string {
+  /**
+   * What to do about the folder's problems: the first one's own fix when it is known (and
+   * `lathe plugin check` for the others), else `lathe plugin check`, which lists every problem
+   * with its fix; then how the plugin comes back.
+   */
+  private checkCommand(first?: PluginLoadError, others = 0): string {
+    const check = `\`lathe plugin check ${this.folder.dir}\``;
+    const what =
+      first === undefined
+        ? `run ${check} for every problem and its fix`
+        : others > 0
+          ? `${first.fix}, and run ${check} for the other problem${others > 1 ? "s" : ""}`
+          : first.fix;
     const after =
       this.folder.layer === "project"
         ? "once the files are fixed, trust the project again (`lathe trust`) to approve them"
-        : "fix the files and the plugin reloads";
-    return `run \`lathe plugin check ${this.folder.dir}\` for every problem and its fix; ${after}`;
+        : "the plugin reloads once the files are fixed";
+    return `${what}; ${after}`;
   }
 
   /** Read the folder once (for its hash) without validating it. */
@@ -153,11 +165,13 @@ export class PluginInstance {
       const { manifest, problems } = await checkPluginSource(source, checker, this.cache);
       const [first] = problems;
       if (first) {
-        const more =
-          problems.length > 1
-            ? ` (${problems.length - 1} more problem${problems.length > 2 ? "s" : ""}: run \`lathe plugin check ${this.folder.dir}\` to see them all)`
-            : "";
-        this.disable({ reason: `${first.message}${more}`, fix: this.checkCommand() });
+        const others = problems.length - 1;
+        const more = others > 0 ? ` (and ${others} more problem${others > 1 ? "s" : ""})` : "";
+        // The reason says what is wrong, the fix what to do: each once.
+        this.disable({
+          reason: `${first.file}: ${first.field} ${first.problem}${more}.`,
+          fix: this.checkCommand(first, others),
+        });
         return;
       }
       this.manifest = manifest;
