@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { EMPTY_SETTINGS, loadSettings, SettingsSchema } from "./lathe-settings.ts";
 
@@ -8,6 +11,22 @@ describe("EMPTY_SETTINGS (what a missing settings file means)", () => {
 
   it("is what loadSettings answers for a file that does not exist", () => {
     expect(loadSettings("/nonexistent/lathe/settings.json")).toStrictEqual(SettingsSchema.parse({}));
+  });
+});
+
+describe("loadSettings", () => {
+  it("reads a file an editor saved with a byte-order mark (Windows Notepad) as any other", () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "lathe-settings-bom-"));
+    try {
+      const file = path.join(dir, "settings.json");
+      const text = JSON.stringify({ defaultModel: "ollama:m" });
+      // The control: JSON.parse itself refuses the mark.
+      expect(() => JSON.parse(`\uFEFF${text}`) as unknown).toThrow(SyntaxError);
+      writeFileSync(file, `\uFEFF${text}`);
+      expect(loadSettings(file).defaultModel).toBe("ollama:m");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

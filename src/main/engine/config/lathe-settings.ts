@@ -1,3 +1,4 @@
+import { withoutByteOrderMark } from "./json-text.ts";
 import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { ConfigError } from "../errors/config-error.ts";
@@ -267,7 +268,7 @@ export function loadSettings(file: string): Settings {
   }
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = JSON.parse(withoutByteOrderMark(text));
   } catch (err) {
     throw new ConfigError(
       file,

@@ -150,6 +150,17 @@ describe("SettingsFile", () => {
     expect(JSON.parse(await readFile(file, "utf8"))).toEqual({ approvals: { mode: "yolo" } });
   });
 
+  it("reads a file saved with a byte-order mark, and saves it without one", async () => {
+    await writeFile(file, `\uFEFF${JSON.stringify({ defaultModel: "ollama:m" })}`);
+    expect((await new SettingsFile(file).read()).settings.defaultModel).toBe("ollama:m");
+    await new SettingsFile(file).update((d) => {
+      d.defaultModel = "ollama:n";
+    });
+    const saved = await readFile(file, "utf8");
+    expect(saved.charCodeAt(0)).toBe("{".charCodeAt(0));
+    expect(JSON.parse(saved)).toMatchObject({ defaultModel: "ollama:n" });
+  });
+
   it("reads a missing file as empty settings", async () => {
     const { document, settings } = await new SettingsFile(path.join(dir, "none.json")).read();
     expect(document).toEqual({});

@@ -1,3 +1,4 @@
+import { withoutByteOrderMark } from "./json-text.ts";
 import { randomBytes } from "node:crypto";
 import { mkdir, open, readFile, realpath, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
@@ -80,7 +81,7 @@ export class SettingsFile {
     }
     let json: unknown;
     try {
-      json = JSON.parse(text);
+      json = JSON.parse(withoutByteOrderMark(text));
     } catch (err) {
       throw new ConfigError(
         this.file,
