@@ -107,7 +107,7 @@ describe("a call to a tool of an MCP server that is down", () => {
     const text = envelopeOf(run).error_text ?? "";
     expect(text).toMatch(/^Unknown tool "lookup"\. Available tools: .*echo/);
     expect(text).toContain(
-      `MCP server "gone" is not available, so its tools are not listed (a call to one of them is refused like this one until the user fixes it): MCP server "gone" is not connected: it failed to start (the command "${path.join(home, "no-such-server")}" was not found`,
+      `MCP server "gone" is not available, so its tools are not listed (a call to one of them is refused like this one until the user fixes it): MCP server "gone" is not connected: it failed to start (the command "${path.join(home, "no-such-server")}" was not found (there is no such file)`,
     );
     // Only servers that are down are named.
     expect(text).not.toContain('MCP server "scripted"');

@@ -202,7 +202,7 @@ async function runStoppable(prompt: string, options: RunOptions, signal: AbortSi
         run.status === "completed"
           ? `done in ${run.steps} step${run.steps === 1 ? "" : "s"}`
           : run.status === "max-rounds"
-            ? `stopped after ${run.steps} steps: the agent's budgets.maxRounds`
+            ? `stopped after ${run.steps} step${run.steps === 1 ? "" : "s"}: the agent's budgets.maxRounds`
             : run.status === "aborted"
               ? "stopped"
               : "failed";

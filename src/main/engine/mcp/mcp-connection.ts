@@ -262,7 +262,11 @@ export class McpConnection {
     const output = this.options.log.lastLine();
     const said = output ? ` (its last output: ${output})` : "";
     if (isStdio(config) && code === "ENOENT") {
-      return `the command "${config.command}" was not found (searched PATH: ${opened?.path ?? "(none)"}). Install it, or fix "command" in ${this.options.source}`;
+      // A path is looked for where it says; only a bare name is searched for on PATH.
+      const where = /[\\/]/.test(config.command)
+        ? "there is no such file"
+        : `searched PATH: ${opened?.path ?? "(none)"}`;
+      return `the command "${config.command}" was not found (${where}). Install it, or fix "command" in ${this.options.source}`;
     }
     if (isStdio(config) && code === "EACCES") {
       return `the command "${config.command}" is not executable. Fix its permissions, or "command" in ${this.options.source}`;
