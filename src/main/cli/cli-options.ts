@@ -2,6 +2,7 @@ import { statSync } from "node:fs";
 import path from "node:path";
 import { InvalidArgumentError, Option } from "commander";
 import type { ApprovalMode } from "../engine/index.ts";
+import { sessionIdProblem } from "../engine/light.ts";
 
 /** The approval modes `--mode` accepts; the policy layer applies them. */
 const MODES = ["ask", "allowlist", "yolo"] as const satisfies readonly ApprovalMode[];
@@ -27,6 +28,13 @@ export function parsePort(value: string): number {
     throw new InvalidArgumentError("Use a whole number from 0 to 65535 (0 picks any free port).");
   }
   return port;
+}
+
+/** A session id (`--session`, `--resume`, `session close <id>`): a malformed one is a usage error. */
+export function parseSessionId(value: string): string {
+  const problem = sessionIdProblem(value);
+  if (problem) throw new InvalidArgumentError(problem);
+  return value;
 }
 
 /** A `--limit` parser: a whole number from 1 to `max`. */

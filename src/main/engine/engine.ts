@@ -16,6 +16,7 @@ import type { McpEvent } from "./mcp/mcp-event.ts";
 import type { UnsandboxedServerApprover } from "./mcp/mcp-manager.ts";
 import { SessionError } from "./errors/session-error.ts";
 import { StoreError } from "./errors/store-error.ts";
+import { sessionIdProblem } from "./session/session-id.ts";
 import { errorMessage } from "./errors/error-message.ts";
 import { ApprovalCache, type ApprovalPersistence } from "./policy/approval-cache.ts";
 import type { Approver } from "./policy/approval-request.ts";
@@ -108,8 +109,6 @@ interface OpenSessionOptions {
   /** The agent the session works for (hooks are told); defaults to the engine's. */
   agent?: string;
 }
-
-const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 function newSessionId(): string {
   return `s-${Date.now().toString(36)}-${randomBytes(4).toString("hex")}`;
@@ -443,11 +442,8 @@ export class Engine {
       state = new SessionState({ id, dir: this.sessionDir(id), ...services(id) });
     } else {
       const id = options.id;
-      if (!SESSION_ID.test(id)) {
-        throw new SessionError(
-          `Session id "${id}" is invalid: use 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit.`,
-        );
-      }
+      const invalid = sessionIdProblem(id);
+      if (invalid) throw new SessionError(invalid);
       // A run in another process has the conversation and its read state in memory: a call may
       // not change them under it (this process's own run opens its session here, holding it).
       const holder = this.runLeases().holder(id);

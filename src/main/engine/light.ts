@@ -5,3 +5,4 @@
 // these three doors only (an eslint rule in eslint.config.js).
 export { installRoot, latheVersion } from "./config/install-root.ts";
 export { parseModelSpec } from "./agent/model-spec.ts";
+export { sessionIdProblem } from "./session/session-id.ts";

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import type { Session } from "../../engine/index.ts";
 import { runCallBatch } from "../call-batch.ts";
-import { modeOption, rootOf, rootOption, type Mode } from "../cli-options.ts";
+import { type Mode, modeOption, parseSessionId, rootOf, rootOption } from "../cli-options.ts";
 import { ExitCode, type ExitStatus } from "../exit-codes.ts";
 import { stopOnInterrupt } from "../interrupt.ts";
 import { withEngine } from "../open-engine.ts";
@@ -20,7 +20,11 @@ interface CallOptions {
 function withCallOptions(command: Command): Command {
   return command
     .addOption(rootOption())
-    .option("--session <id>", "use (or start) the persistent session <id> until `lathe session close <id>`")
+    .option(
+      "--session <id>",
+      "use (or start) the persistent session <id> until `lathe session close <id>`",
+      parseSessionId,
+    )
     .addOption(modeOption())
     .option(
       "--verbose",

@@ -8,7 +8,7 @@ import {
   formatPlan,
 } from "../checkpoint-output.ts";
 import { CliError } from "../cli-error.ts";
-import { rootOf, rootOption } from "../cli-options.ts";
+import { parseSessionId, rootOf, rootOption } from "../cli-options.ts";
 import { withEngine } from "../open-engine.ts";
 import { describeError, writeStdout } from "../output.ts";
 
@@ -90,7 +90,11 @@ export function registerCheckpointCommands(program: Command): void {
     .description(
       "List a session's checkpoints: one per call that changed files (write, edit, bash), oldest first.",
     )
-    .requiredOption("--session <id>", "the session (as given to --session, or printed by lathe run)")
+    .requiredOption(
+      "--session <id>",
+      "the session (as given to --session, or printed by lathe run)",
+      parseSessionId,
+    )
     .addOption(rootOption())
     .option("--json", "print a JSON array of {id, tool, paths, time, run_id, message, restored_by, …}")
     .action(async (options: CommonOptions) => {
@@ -113,7 +117,7 @@ export function registerCheckpointCommands(program: Command): void {
       "the checkpoint's id (see lathe checkpoints)",
       wholeNumber(1, "a checkpoint id"),
     )
-    .requiredOption("--session <id>", "the session the checkpoint belongs to")
+    .requiredOption("--session <id>", "the session the checkpoint belongs to", parseSessionId)
     .addOption(rootOption())
     .option("--force", "overwrite files changed since (their content is kept in a new checkpoint)")
     .option("--dry-run", "only show what would change, path by path")
@@ -144,7 +148,7 @@ export function registerCheckpointCommands(program: Command): void {
     .description(
       "Take a session back to before a prompt: undo the file changes made since (newest first) and cut the conversation there, so lathe run --resume continues from that point.",
     )
-    .requiredOption("--session <id>", "the session to rewind")
+    .requiredOption("--session <id>", "the session to rewind", parseSessionId)
     .requiredOption(
       "--before <message>",
       "the prompt's message number (lathe checkpoints lists them as 'prompt N')",

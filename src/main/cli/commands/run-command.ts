@@ -1,7 +1,7 @@
 import { InvalidArgumentError, Option, type Command } from "commander";
 import { parseModelSpec } from "../../engine/light.ts";
 import { CliError } from "../cli-error.ts";
-import { modeOption, rootOf, rootOption, type Mode } from "../cli-options.ts";
+import { type Mode, modeOption, parseSessionId, rootOf, rootOption } from "../cli-options.ts";
 import { ExitCode, type ExitStatus } from "../exit-codes.ts";
 import { writeIfOpen } from "../closed-output.ts";
 import { stopOnInterrupt } from "../interrupt.ts";
@@ -86,7 +86,11 @@ export function registerRunCommand(program: Command, result: ExitStatus): void {
       "--verbose",
       "print plugins' log lines (runtime.log, console) and restarts to stderr as they come",
     )
-    .option("--resume <id>", "continue the session <id> (lathe run prints the id of every run)")
+    .option(
+      "--resume <id>",
+      "continue the session <id> (lathe run prints the id of every run)",
+      parseSessionId,
+    )
     .option(
       "--replay",
       "with --resume: print the recorded events again, calling neither the model nor any tool",

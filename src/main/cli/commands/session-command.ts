@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import type { SessionSummary } from "../../engine/index.ts";
 import { CliError } from "../cli-error.ts";
-import { limitParser, rootOf, rootOption } from "../cli-options.ts";
+import { limitParser, parseSessionId, rootOf, rootOption } from "../cli-options.ts";
 import { ExitCode } from "../exit-codes.ts";
 import { withEngine } from "../open-engine.ts";
 import { writeStdout } from "../output.ts";
@@ -102,7 +102,7 @@ export function registerSessionCommand(program: Command): void {
   session
     .command("rename")
     .description('Give a session a title of your choosing ("" brings back the automatic one).')
-    .argument("<id>", "the session id")
+    .argument("<id>", "the session id", parseSessionId)
     .argument("<title>", "the new title (at most 200 characters)")
     .addOption(rootOption())
     .action(async (id: string, title: string, options: { root?: string }) => {
@@ -135,7 +135,7 @@ export function registerSessionCommand(program: Command): void {
   session
     .command("close")
     .description("End a persistent session: its read-state, approvals and sidecar files are removed.")
-    .argument("<id>", "the session id given to `lathe call --session`")
+    .argument("<id>", "the session id given to `lathe call --session`", parseSessionId)
     .addOption(rootOption())
     .action(async (id: string, options: { root?: string }) => {
       await withEngine(rootOf(options), (engine) => engine.closeSession(id), { extensions: false });
@@ -146,7 +146,7 @@ export function registerSessionCommand(program: Command): void {
     .description(
       "Delete a session for good: its conversation, checkpoints (and the file contents only they kept), todos, approvals and folder. The audit trail keeps its rows.",
     )
-    .argument("<id>", "the session id")
+    .argument("<id>", "the session id", parseSessionId)
     .addOption(rootOption())
     .action(async (id: string, options: { root?: string }) => {
       await withEngine(rootOf(options), (engine) => engine.deleteSession(id), { extensions: false });
