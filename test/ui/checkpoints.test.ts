@@ -89,6 +89,15 @@ describe.skipIf(!runUi)("checkpoints in the chat through lathe serve", () => {
     await send(PROMPTS.second, "b.txt is new and c.txt is changed.");
     expect(await file("a.txt")).toBe("agent a\n");
     expect(await file("b.txt")).toBe("new b\n");
+    // A write that replaced a file says so and shows what it wrote, not a diff from nothing;
+    // a write that created one shows its lines added.
+    const replaced = turns().nth(0).getByRole("article", { name: "write call" });
+    await replaced.getByText("Replaced the whole file").waitFor({ timeout: 10_000 });
+    expect(await replaced.getByLabel("New content").innerText()).toBe("agent a");
+    expect(await replaced.getByLabel("Diff").count()).toBe(0);
+    const created = turns().nth(1).getByRole("article", { name: "write call" }).first();
+    expect(await created.getByLabel("Diff").innerText()).toMatch(/@@ -0,0 \+1,1 @@\s+\+new b/);
+    await page.screenshot({ path: path.join(SHOTS, "ui-checkpoints-write-cards.png") });
     // The person edits a.txt by hand after the agent did.
     await writeFile(path.join(root, "a.txt"), "person a\n");
 
