@@ -7,7 +7,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChatRequest, FixtureReply } from "../fixtures/openai-compatible-server.ts";
 import { REPO, launchChromium, missingPrerequisite, runsUi, useFixtureModel } from "./serve-fixture.ts";
-import { chatHelpers, startUiWorld, type UiWorld } from "./ui-world.ts";
+import { chatHelpers, scriptTurn, startUiWorld, type UiWorld } from "./ui-world.ts";
 
 const SHOTS = path.join(REPO, "test-results");
 const runUi = runsUi("chat layout");
@@ -19,8 +19,16 @@ const LONG_ANSWER = [
   LAST_PARAGRAPH,
 ].join("\n\n");
 
+/** A command whose one line of output is far wider than the card. */
+const LONG_LINE = `first words ${"0123456789".repeat(40)} last words`;
+
 function reply(request: ChatRequest): FixtureReply {
-  const prompt = String(request.messages.findLast((m) => m.role === "user")?.content ?? "");
+  const { prompt, step } = scriptTurn(request, "tool");
+  if (prompt === "Print a long line.") {
+    return step === 0
+      ? { toolCalls: [{ name: "bash", arguments: { command: `echo '${LONG_LINE}'` } }] }
+      : { text: "Printed." };
+  }
   return { text: prompt === "Tell me everything." ? LONG_ANSWER : `You said: ${prompt}` };
 }
 
@@ -93,4 +101,19 @@ describe.skipIf(!runUi)("the chat when the conversation is longer than the windo
       expect(problems, problems.join("\n")).toEqual([]);
     });
   }
+
+  it("shows the whole of a long output line in a bash card, wrapped, not just its last row", async () => {
+    // The 800 px world of the first test: the line wraps over several rows of the terminal.
+    const world = worlds[0]!;
+    const { page, problems } = world;
+    const chat = chatHelpers(() => page);
+    await chat.send("Print a long line.");
+    await chat.allowOnce("bash");
+    await chat.conversation().getByText("Printed.").waitFor({ timeout: 10_000 });
+    const terminal = chat.lastCard("bash").getByRole("region", { name: "Terminal output" });
+    const shown = (await terminal.locator(".xterm-rows").innerText()).replace(/\s+/g, "");
+    expect(shown).toContain(LONG_LINE.replace(/\s+/g, ""));
+    await page.screenshot({ path: path.join(SHOTS, "ui-chat-long-output-line.png") });
+    expect(problems, problems.join("\n")).toEqual([]);
+  });
 });
