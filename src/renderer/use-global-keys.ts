@@ -3,8 +3,18 @@ import type { AppStore } from "./state/app-store.ts";
 import type { ChatStore } from "./state/chat-store.ts";
 
 /**
+ * Whether Esc belongs to the focused field (a search to clear, a name to leave, a list to close)
+ * rather than to the run: any field but the prompt box.
+ */
+function escapeIsTheFields(target: EventTarget | null): boolean {
+  if (!(target instanceof Element) || target.closest(".prompt-box")) return false;
+  return target.matches("input, select, textarea, [contenteditable]:not([contenteditable='false'])");
+}
+
+/**
  * The app's keys: Ctrl+K (⌘K on a Mac) opens or closes the command palette from anywhere; Esc
- * stops the chat's run when no dialog is open (a dialog's own Esc closes the dialog instead).
+ * stops the chat's run when no dialog is open (a dialog's own Esc closes the dialog instead) and
+ * focus is not in a field of its own (the session search, a rename).
  */
 export function useGlobalKeys(app: AppStore, chat: ChatStore): void {
   useEffect(() => {
@@ -20,7 +30,7 @@ export function useGlobalKeys(app: AppStore, chat: ChatStore): void {
         return;
       }
       if (event.key !== "Escape" || event.defaultPrevented) return;
-      if (document.querySelector("dialog[open]")) return;
+      if (document.querySelector("dialog[open]") || escapeIsTheFields(event.target)) return;
       const { running, runId } = chat.getState();
       if (app.getState().view === "chat" && running && runId !== undefined) {
         event.preventDefault();

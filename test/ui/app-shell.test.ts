@@ -232,11 +232,20 @@ describe.skipIf(!runUi)("the chat-first app through lathe serve", () => {
     expect(await conversation().getByText("Stopped.").count()).toBe(0);
   });
 
-  it("Enter sends, Esc stops the run", async () => {
+  it("Enter sends, Esc stops the run; Esc in another field is that field's", async () => {
     await prompt().fill(PROMPTS.hang);
     await prompt().press("Enter");
     await conversation().getByText("Thinking").last().waitFor({ timeout: 10_000 });
     await page.getByRole("button", { name: "Stop" }).waitFor();
+    // Esc in the session search clears the search; the run goes on.
+    const search = page.getByRole("searchbox", { name: "Search sessions" });
+    await search.fill("no such session");
+    await search.press("Escape");
+    await expect.poll(() => search.inputValue()).toBe("");
+    await page.screenshot({ path: path.join(SHOTS, "ui-shell-esc-in-search.png") });
+    expect(await conversation().getByText("Stopped.").count()).toBe(0);
+    expect(await page.getByRole("button", { name: "Stop" }).isEnabled()).toBe(true);
+    // In the prompt box (or anywhere outside a field) Esc stops it.
     await prompt().press("Escape");
     await conversation().getByText("Stopped.").waitFor({ timeout: 10_000 });
     await page.getByRole("button", { name: "Send" }).waitFor();

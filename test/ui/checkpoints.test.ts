@@ -89,6 +89,15 @@ describe.skipIf(!runUi)("checkpoints in the chat through lathe serve", () => {
     await send(PROMPTS.second, "b.txt is new and c.txt is changed.");
     expect(await file("a.txt")).toBe("agent a\n");
     expect(await file("b.txt")).toBe("new b\n");
+    // A write that replaced a file says so and shows what it wrote, not a diff from nothing;
+    // a write that created one shows its lines added.
+    const replaced = turns().nth(0).getByRole("article", { name: "write call" });
+    await replaced.getByText("Replaced the whole file").waitFor({ timeout: 10_000 });
+    expect(await replaced.getByLabel("New content").innerText()).toBe("agent a");
+    expect(await replaced.getByLabel("Diff").count()).toBe(0);
+    const created = turns().nth(1).getByRole("article", { name: "write call" }).first();
+    expect(await created.getByLabel("Diff").innerText()).toMatch(/@@ -0,0 \+1,1 @@\s+\+new b/);
+    await page.screenshot({ path: path.join(SHOTS, "ui-checkpoints-write-cards.png") });
     // The person edits a.txt by hand after the agent did.
     await writeFile(path.join(root, "a.txt"), "person a\n");
 
@@ -109,12 +118,37 @@ describe.skipIf(!runUi)("checkpoints in the chat through lathe serve", () => {
     await apply.click();
     const done = page.getByRole("dialog", { name: "Restored" });
     await done.waitFor({ timeout: 10_000 });
-    expect(await done.getByRole("status").innerText()).toMatch(/restore the new checkpoint to undo this/);
-    await done.getByRole("button", { name: "Done" }).click();
-    await done.waitFor({ state: "hidden" });
+    expect(await done.getByRole("status").innerText()).toMatch(/What was replaced is kept/);
     expect(await file("a.txt")).toBe("original a\n");
     await card.getByText("restored", { exact: true }).waitFor({ timeout: 10_000 });
     expect(await card.getByRole("button", { name: "Restore the files write changed" }).count()).toBe(0);
+    await page.screenshot({ path: path.join(SHOTS, "ui-checkpoints-restored.png") });
+
+    // The person's version it replaced comes back from the same dialog, after a preview.
+    await done.getByRole("button", { name: "Undo this restore" }).click();
+    const undo = page.getByRole("dialog", { name: "Undo the restore?" });
+    await undo.getByRole("listitem", { name: "a.txt" }).waitFor({ timeout: 10_000 });
+    expect(await undo.innerText()).toMatch(/before the restore/);
+    // Focus follows the dialog to the new question (for the keyboard), rather than being lost.
+    expect(await undo.locator(":focus").innerText()).toBe("Cancel");
+    await page.screenshot({ path: path.join(SHOTS, "ui-checkpoints-undo-restore.png") });
+    await undo.getByRole("button", { name: "Restore", exact: true }).click();
+    await done.getByRole("button", { name: "Done" }).click();
+    await done.waitFor({ state: "hidden" });
+    expect(await file("a.txt")).toBe("person a\n");
+    // Undone, the call's changes are back, and so is its Restore.
+    await restore.waitFor({ timeout: 10_000 });
+    expect(await card.getByText("restored", { exact: true }).count()).toBe(0);
+
+    // Restored again, for the rest of the suite.
+    await restore.click();
+    await dialog
+      .getByRole("listitem", { name: "a.txt" })
+      .getByRole("radio", { name: /Overwrite it/ })
+      .check();
+    await apply.click();
+    await done.getByRole("button", { name: "Done" }).click();
+    expect(await file("a.txt")).toBe("original a\n");
   });
 
   it("keeps the person's change when they say so", async () => {
@@ -142,6 +176,9 @@ describe.skipIf(!runUi)("checkpoints in the chat through lathe serve", () => {
     await page.screenshot({ path: path.join(SHOTS, "ui-checkpoints-rewind.png") });
     await dialog.getByRole("button", { name: "Rewind", exact: true }).click();
     const rewound = page.getByRole("dialog", { name: "Rewound" });
+    // The files it replaced can come back from here (the conversation stays rewound).
+    await rewound.getByRole("button", { name: "Put the files back" }).waitFor({ timeout: 10_000 });
+    expect(await rewound.getByRole("status").innerText()).toMatch(/the conversation stays rewound/);
     await rewound.getByRole("button", { name: "Done" }).click();
     await rewound.waitFor({ state: "hidden" });
 

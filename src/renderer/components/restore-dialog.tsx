@@ -83,20 +83,27 @@ export function RestoreDialog() {
   const choices = useRestore((s) => s.choices);
   const apply = useRestore((s) => s.apply);
   const close = useRestore((s) => s.close);
+  const open = useRestore((s) => s.open);
   if (!target) return null;
   const rewind = target.kind === "rewind";
+  const undoes = target.kind === "restore" ? target.undoes : undefined;
+  const undoCheckpoint = outcome?.undoCheckpoint ?? null;
+  // Focus moves on with the dialog: to Cancel for each new preview, to Done once it is applied.
+  const focusKey = `${target.kind === "restore" ? target.checkpointId : target.runId}:${outcome ? "done" : "ask"}`;
   const title = outcome
     ? rewind
       ? "Rewound"
       : "Restored"
     : rewind
       ? "Rewind to before this prompt?"
-      : `Undo what ${target.tool} changed?`;
+      : undoes
+        ? `Undo the ${undoes}?`
+        : `Undo what ${target.tool} changed?`;
   const conflicts = conflictsOf(plan);
   const verb = rewind ? "Rewind" : "Restore";
 
   return (
-    <Modal open onClose={close} labelledBy="restore-title" className="restore-dialog">
+    <Modal open focusKey={focusKey} onClose={close} labelledBy="restore-title" className="restore-dialog">
       <div className="approval-body">
         <h2 id="restore-title">{title}</h2>
         {rewind && !outcome ? (
@@ -116,7 +123,7 @@ export function RestoreDialog() {
                 . Its files go back too:
               </p>
             ) : (
-              <p>The files go back to how they were before the call:</p>
+              <p>The files go back to how they were before {undoes ? `the ${undoes}` : "the call"}:</p>
             )}
             <PlannedPaths plan={plan} />
             {conflicts.length > 0 ? (
@@ -134,9 +141,11 @@ export function RestoreDialog() {
               {rewind
                 ? "The conversation and its files are back to before that prompt."
                 : "The files are back."}{" "}
-              {outcome.undoCheckpoint !== null
-                ? "What was replaced is kept: restore the new checkpoint to undo this."
-                : ""}
+              {undoCheckpoint === null
+                ? ""
+                : rewind
+                  ? "The files it replaced are kept: “Put the files back” returns them (the conversation stays rewound)."
+                  : "What was replaced is kept: “Undo this restore” puts it back."}
             </p>
             {[...outcome.skipped, ...outcome.failed].map((p) => (
               <p key={p.path} className="notice">
@@ -148,9 +157,27 @@ export function RestoreDialog() {
         <ErrorLine message={error} />
         <div className="approval-actions">
           {outcome ? (
-            <button type="button" className="run" data-autofocus onClick={close}>
-              Done
-            </button>
+            <>
+              {undoCheckpoint !== null ? (
+                <button
+                  type="button"
+                  onClick={() =>
+                    void open({
+                      kind: "restore",
+                      sessionId: target.sessionId,
+                      checkpointId: undoCheckpoint,
+                      tool: target.kind,
+                      undoes: target.kind,
+                    })
+                  }
+                >
+                  {rewind ? "Put the files back" : "Undo this restore"}
+                </button>
+              ) : null}
+              <button type="button" className="run" data-autofocus onClick={close}>
+                Done
+              </button>
+            </>
           ) : (
             <>
               <button type="button" data-autofocus disabled={applying} onClick={close}>

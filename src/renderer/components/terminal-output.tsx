@@ -34,14 +34,15 @@ export function TerminalOutput({ text, label }: { text: string; label: string })
   useEffect(() => {
     const element = host.current;
     if (!element) return;
-    const lines = text.replace(/\r?\n$/, "").split(/\r?\n/).length;
+    const cols = columnsFor(element.clientWidth || 640);
     const terminal = new Terminal({
       disableStdin: true,
       convertEol: true,
       cursorBlink: false,
       cursorInactiveStyle: "none",
-      rows: Math.max(1, Math.min(MAX_ROWS, lines)),
-      cols: columnsFor(element.clientWidth || 640),
+      // One row to start; once written, as many as the output takes (a long line wraps over several).
+      rows: 1,
+      cols,
       fontSize: FONT_SIZE,
       fontFamily: FONT_FAMILY,
       scrollback: 10_000,
@@ -49,7 +50,11 @@ export function TerminalOutput({ text, label }: { text: string; label: string })
     });
     terminal.open(element);
     // Hide the cursor: this terminal only shows what a command printed.
-    terminal.write(`\x1b[?25l${text.replace(/\r?\n$/, "")}`);
+    terminal.write(`\x1b[?25l${text.replace(/\r?\n$/, "")}`, () => {
+      const rows = terminal.buffer.active.length;
+      terminal.resize(cols, Math.max(1, Math.min(MAX_ROWS, rows)));
+      terminal.scrollToBottom();
+    });
     // Follow the page between light and dark.
     const scheme = window.matchMedia("(prefers-color-scheme: dark)");
     const retheme = () => {

@@ -1,3 +1,4 @@
+import { useChat } from "../state/chat-context.tsx";
 import type { ToolCard } from "../state/transcript.ts";
 import { DiffView } from "./diff-view.tsx";
 import { TerminalOutput } from "./terminal-output.tsx";
@@ -125,6 +126,26 @@ function creationDiff(path: string, content: string): string {
   return `${header}${shown.map((line) => `+${line}`).join("\n")}${more}`;
 }
 
+/**
+ * What a write that replaced an existing file wrote. Its previous content is not in the envelope
+ * (only in the call's checkpoint), so no diff is drawn: a diff from nothing would claim the file
+ * was created.
+ */
+function ReplacedBody({ content }: { content: string }) {
+  const lines = content.replace(/\n$/, "").split("\n");
+  return (
+    <>
+      <p className="muted card-line">Replaced the whole file. It now reads:</p>
+      <pre className="code-block card-preview" aria-label="New content">
+        <code>{lines.slice(0, DIFF_LINE_LIMIT).join("\n")}</code>
+        {lines.length > DIFF_LINE_LIMIT ? (
+          <span className="muted">{`\n… ${lines.length - DIFF_LINE_LIMIT} more lines`}</span>
+        ) : null}
+      </pre>
+    </>
+  );
+}
+
 /** How many lines a read's preview or a write's diff shows. */
 const DIFF_LINE_LIMIT = 200;
 const PREVIEW_LINES = 40;
@@ -149,6 +170,15 @@ export function ToolCardBody({ card }: { card: ToolCard }) {
   const envelope = card.envelope;
   const data = envelope?.type === "output" ? record(envelope.data) : {};
   const done = envelope?.type === "output";
+  // The call's checkpoint knows whether a write created its file or replaced one.
+  const replacedFile = useChat((s) =>
+    s.checkpoints.some(
+      (c) =>
+        c.kind === "tool" &&
+        c.toolCallId === card.toolCallId &&
+        c.files.some((f) => f.type === "file" && f.change === "modified"),
+    ),
+  );
   switch (card.toolName) {
     case "edit":
       return text(data["diff"]) !== undefined ? (
@@ -159,8 +189,10 @@ export function ToolCardBody({ card }: { card: ToolCard }) {
     case "write": {
       const diff = text(data["diff"]);
       if (diff !== undefined) return <DiffView diff={diff} />;
+      const content = text(input["content"]) ?? "";
+      if (replacedFile) return <ReplacedBody content={content} />;
       const path = text(data["path"]) ?? text(input["path"]) ?? "";
-      return <DiffView diff={creationDiff(path, text(input["content"]) ?? "")} />;
+      return <DiffView diff={creationDiff(path, content)} />;
     }
     case "bash":
       return <BashBody card={card} data={data} />;

@@ -250,6 +250,29 @@ describe("the chat store", () => {
     expect(store.getState().draft).toBe("two");
   });
 
+  it("forgets that a run was going on once it ends, but keeps other errors", async () => {
+    const { store, event } = setup();
+    store.getState().setDraft("one");
+    await store.getState().send();
+    event(start(store.getState().sessionId));
+    // A second prompt, a new chat and another session are all refused while the run goes on.
+    store.getState().setDraft("two");
+    await store.getState().send();
+    store.getState().newChat();
+    expect(await store.getState().openSession("s-other")).toBe(false);
+    expect(store.getState().sendError).toMatch(/A run is going on in this chat/);
+    event(finish());
+    expect(store.getState()).toMatchObject({ running: false, sendError: undefined, draft: "two" });
+
+    // An error that is not about the run going on stays after it ends.
+    store.getState().setDraft("three");
+    await store.getState().send();
+    event(start(store.getState().sessionId));
+    store.setState({ sendError: "Could not stop the run: gone" });
+    event(finish("aborted"));
+    expect(store.getState().sendError).toBe("Could not stop the run: gone");
+  });
+
   it("shows why a send was refused and gives the prompt back", async () => {
     const { store } = setup({ send: { ok: false, error: { message: "No model chosen: pick one" } } });
     store.getState().setDraft("Hello");

@@ -139,6 +139,8 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
           runId: finished ? undefined : (turn.runId ?? state.runId),
           stopping: finished ? false : state.stopping,
           stoppingTools: finished ? [] : state.stoppingTools,
+          // "A run is going on" is over with the run; any other error stays until the next send.
+          sendError: finished && state.sendError === BUSY ? undefined : state.sendError,
         };
       });
       if (event.type === "finish") {

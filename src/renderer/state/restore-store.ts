@@ -7,9 +7,18 @@ import type {
   RewindPlan,
 } from "../../shared/checkpoint-schemas.ts";
 
-/** What the person asked to undo: one call's changes, or the session back to before a prompt. */
+/**
+ * What the person asked to undo: one call's changes (or, with `undoes`, what a restore or a
+ * rewind replaced), or the session back to before a prompt.
+ */
 export type RestoreTarget =
-  | { kind: "restore"; sessionId: string; checkpointId: number; tool: string }
+  | {
+      kind: "restore";
+      sessionId: string;
+      checkpointId: number;
+      tool: string;
+      undoes?: "restore" | "rewind";
+    }
   | { kind: "rewind"; sessionId: string; runId: string; prompt: string };
 
 export type PathChoice = "overwrite" | "keep";

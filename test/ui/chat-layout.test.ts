@@ -1,0 +1,120 @@
+// The chat's layout once a conversation is longer than the window: the prompt box stays on screen
+// and the conversation scrolls inside its own pane, following the newest answer. Checked in a
+// narrow (800 px) and a wide window. Needs `npm run build` first.
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ChatRequest, FixtureReply } from "../fixtures/openai-compatible-server.ts";
+import { REPO, launchChromium, missingPrerequisite, runsUi, useFixtureModel } from "./serve-fixture.ts";
+import { chatHelpers, scriptTurn, startUiWorld, type UiWorld } from "./ui-world.ts";
+
+const SHOTS = path.join(REPO, "test-results");
+const runUi = runsUi("chat layout");
+
+const LAST_PARAGRAPH = "The last paragraph of a long answer.";
+const LONG_ANSWER = [
+  "# A long answer",
+  ...Array.from({ length: 40 }, (_, i) => `Paragraph ${i + 1}: ${"words that fill the line ".repeat(12)}`),
+  LAST_PARAGRAPH,
+].join("\n\n");
+
+/** A command whose one line of output is far wider than the card. */
+const LONG_LINE = `first words ${"0123456789".repeat(40)} last words`;
+
+function reply(request: ChatRequest): FixtureReply {
+  const { prompt, step } = scriptTurn(request, "tool");
+  if (prompt === "Print a long line.") {
+    return step === 0
+      ? { toolCalls: [{ name: "bash", arguments: { command: `echo '${LONG_LINE}'` } }] }
+      : { text: "Printed." };
+  }
+  return { text: prompt === "Tell me everything." ? LONG_ANSWER : `You said: ${prompt}` };
+}
+
+let browser: Browser | undefined;
+const worlds: UiWorld[] = [];
+
+beforeAll(async () => {
+  if (!runUi) return;
+  const missing = missingPrerequisite();
+  if (missing) throw new Error(missing);
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  for (const world of worlds) await world.close();
+  await browser?.close();
+});
+
+/** The box's top and bottom edges on the page. */
+async function edges(page: Page, selector: string): Promise<{ top: number; bottom: number }> {
+  return page.locator(selector).evaluate((element) => {
+    const box = element.getBoundingClientRect();
+    return { top: box.top, bottom: box.bottom };
+  });
+}
+
+describe.skipIf(!runUi)("the chat when the conversation is longer than the window", () => {
+  for (const viewport of [
+    { width: 800, height: 700 },
+    { width: 1280, height: 860 },
+  ]) {
+    it(`keeps the prompt box on screen and scrolls the conversation at ${viewport.width} px`, async () => {
+      const world = await startUiWorld({
+        prefix: "layout",
+        replies: reply,
+        prepare: ({ home, fixture }) => useFixtureModel(home, fixture!.baseURL),
+        browser,
+        viewport,
+        waitForPrompt: true,
+      });
+      worlds.push(world);
+      const { page, problems } = world;
+      const chat = chatHelpers(() => page);
+      await chat.send("Tell me everything.");
+      await chat.conversation().getByText(LAST_PARAGRAPH).waitFor({ timeout: 10_000 });
+      await chat.turnEnded();
+
+      // The prompt box is whole and inside the window, not pushed below it by the answer.
+      const prompt = await edges(page, "form:has(textarea[aria-label='Prompt'])");
+      expect(prompt.bottom).toBeLessThanOrEqual(viewport.height);
+      expect(prompt.top).toBeGreaterThan(0);
+      // The conversation scrolls in its own pane, which followed the answer to its end.
+      const pane = await page.locator(".transcript-scroll").evaluate((element) => ({
+        scrollable: element.scrollHeight > element.clientHeight,
+        atEnd: element.scrollHeight - element.scrollTop - element.clientHeight < 2,
+      }));
+      expect(pane).toEqual({ scrollable: true, atEnd: true });
+      const last = await edges(page, `p:text("${LAST_PARAGRAPH}")`);
+      expect(last.bottom).toBeLessThanOrEqual(prompt.top);
+      // The page itself does not scroll: the header and the prompt both stay put.
+      const header = await edges(page, "header.topbar");
+      expect(header.top).toBe(0);
+
+      // And the person can go on typing without scrolling anything.
+      await chat.send("One more thing.");
+      await chat.conversation().getByText("You said: One more thing.").waitFor({ timeout: 10_000 });
+      await expect.poll(() => edges(page, "form:has(textarea[aria-label='Prompt'])")).toEqual(prompt);
+
+      await mkdir(SHOTS, { recursive: true });
+      await page.screenshot({ path: path.join(SHOTS, `ui-chat-long-${viewport.width}.png`) });
+      expect(problems, problems.join("\n")).toEqual([]);
+    });
+  }
+
+  it("shows the whole of a long output line in a bash card, wrapped, not just its last row", async () => {
+    // The 800 px world of the first test: the line wraps over several rows of the terminal.
+    const world = worlds[0]!;
+    const { page, problems } = world;
+    const chat = chatHelpers(() => page);
+    await chat.send("Print a long line.");
+    await chat.allowOnce("bash");
+    await chat.conversation().getByText("Printed.").waitFor({ timeout: 10_000 });
+    const terminal = chat.lastCard("bash").getByRole("region", { name: "Terminal output" });
+    const shown = (await terminal.locator(".xterm-rows").innerText()).replace(/\s+/g, "");
+    expect(shown).toContain(LONG_LINE.replace(/\s+/g, ""));
+    await page.screenshot({ path: path.join(SHOTS, "ui-chat-long-output-line.png") });
+    expect(problems, problems.join("\n")).toEqual([]);
+  });
+});
