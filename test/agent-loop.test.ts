@@ -176,6 +176,30 @@ describe("a scripted conversation drives the tools through the engine", () => {
     expect(await h.text("c.txt")).toBe("x");
   });
 
+  it("tells the model no one answered (not that the user refused) when the window that asked went away", async () => {
+    const h = await open();
+    const model = scriptedModel([
+      { toolCalls: [{ name: "write", input: { path: "c.txt", content: "x" } }] },
+      (call) => {
+        const [result] = toolResultsIn(call);
+        const said = JSON.stringify(result?.output);
+        expect(said).toContain(
+          "No one answered the approval for this write call (the window that asked was closed)",
+        );
+        expect(said).not.toContain("rejected");
+        return { text: "I will ask again later." };
+      },
+    ]);
+    const { events } = await h.run("write c", model, { approver: async () => "unanswered" });
+    expect(eventsOf(events, "approval")).toEqual([
+      expect.objectContaining({
+        decision: "deny",
+        reason: "no one answered: the window that asked was closed",
+      }),
+    ]);
+    expect(await h.text("c.txt")).toBeUndefined();
+  });
+
   it("hides denied tools from the model and refuses them at dispatch when the model names them anyway", async () => {
     const h = await open({ agent: { tools: { allow: ["*"], deny: ["write", "bash"] } } });
     const model = scriptedModel([

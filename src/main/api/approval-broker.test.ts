@@ -122,19 +122,27 @@ describe("ApprovalBroker", () => {
     expect(broker.pendingCount).toBe(0);
   });
 
-  it("rejects everything waiting when the UI goes away, and every later prompt", async () => {
+  it("leaves everything waiting unanswered when the UI goes away, and every later prompt (never allowed)", async () => {
     const { broker, shown, settled } = recordingBroker();
     const first = broker.approver(request("write", { path: "a.txt" }, "write:a.txt"));
     const second = broker.approver(request("write", { path: "b.txt" }, "write:b.txt"));
     broker.close();
-    expect(await Promise.all([first, second])).toEqual(["reject", "reject"]);
+    expect(await Promise.all([first, second])).toEqual(["unanswered", "unanswered"]);
     expect(shown()).toHaveLength(1);
     expect(settled()).toEqual([{ id: shown()[0]!.id, answer: "reject", cause: "closed" }]);
-    expect(await broker.approver(request("write", { path: "c.txt" }))).toBe("reject");
+    expect(await broker.approver(request("write", { path: "c.txt" }))).toBe("unanswered");
     expect(shown()).toHaveLength(1);
   });
 
-  it("rejects a prompt it cannot deliver instead of waiting forever", async () => {
+  it("rejects a prompt whose call was aborted", async () => {
+    const { broker } = recordingBroker();
+    const controller = new AbortController();
+    const answer = broker.approver(request("write", { path: "a.txt" }), controller.signal);
+    controller.abort();
+    expect(await answer).toBe("reject");
+  });
+
+  it("leaves a prompt it cannot deliver unanswered instead of waiting forever", async () => {
     const logged = vi.spyOn(console, "error").mockImplementation(() => undefined);
     try {
       const broker = new ApprovalBroker(() => {
@@ -142,7 +150,7 @@ describe("ApprovalBroker", () => {
       });
       const answer = broker.approver(request("write", { path: "a.txt" }));
       await tick();
-      expect(await answer).toBe("reject");
+      expect(await answer).toBe("unanswered");
       expect(broker.pendingCount).toBe(0);
       expect(String(logged.mock.calls[0]?.[0])).toMatch(/could not show the approval prompt for write/);
     } finally {

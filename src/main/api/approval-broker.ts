@@ -11,8 +11,8 @@ import { PromptQueue } from "./prompt-queue.ts";
 /**
  * The approver of one window or WebSocket connection: it forwards each request the engine asks
  * about to that UI as an `approval.requested` push and waits for the person's answer, one prompt
- * at a time. It never invents an "allow": an aborted call, a closed UI, or a push that cannot be
- * sent resolves the prompt to "reject". Each prompt gets its own random id, so an answer can only
+ * at a time. It never invents an "allow": an aborted call resolves the prompt to "reject", and a
+ * closed UI or a push that cannot be sent to "unanswered" (refused too, saying why). Each prompt gets its own random id, so an answer can only
  * ever settle the prompt the person saw.
  */
 export class ApprovalBroker {
@@ -32,9 +32,12 @@ export class ApprovalBroker {
     });
   }
 
-  /** Give this to `engine.openSession({approver})`. */
-  readonly approver: Approver = (request: ApprovalRequest, signal?: AbortSignal) =>
-    this.prompts.ask(
+  /**
+   * Give this to `engine.openSession({approver})`. A prompt the UI went away from (closed, or it
+   * could not be shown) is "unanswered", not "reject": no one said no.
+   */
+  readonly approver: Approver = async (request: ApprovalRequest, signal?: AbortSignal) => {
+    const { reply, cause } = await this.prompts.settled(
       {
         // The engine's id names the (session, key) pair; two calls can share it. Ours cannot.
         id: `approval-${randomUUID()}`,
@@ -47,6 +50,8 @@ export class ApprovalBroker {
       },
       signal,
     );
+    return cause === "closed" ? "unanswered" : reply;
+  };
 
   /** How many prompts wait, the one on screen included. */
   get pendingCount(): number {

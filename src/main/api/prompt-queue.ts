@@ -1,7 +1,7 @@
 import { ApiError } from "./api-error.ts";
 
 /** Why a prompt stopped waiting. */
-type PromptCause = "answered" | "dismissed" | "aborted" | "closed";
+export type PromptCause = "answered" | "dismissed" | "aborted" | "closed";
 
 interface PromptQueueOptions<P, R> {
   /** What a prompt resolves to when no person answers it (aborted call, closed UI, failed push). */
@@ -19,7 +19,7 @@ interface PromptQueueOptions<P, R> {
 interface Pending<P, R> {
   prompt: P;
   shown: boolean;
-  resolve(reply: R): void;
+  resolve(reply: R, cause: PromptCause): void;
   detach(): void;
 }
 
@@ -44,10 +44,21 @@ export class PromptQueue<P extends { id: string }, R> {
   }
 
   /** Queue a prompt and wait for its answer (or the fallback). */
-  ask(prompt: P, signal?: AbortSignal): Promise<R> {
-    if (this.closed || signal?.aborted) return Promise.resolve(this.options.fallback);
-    return new Promise<R>((resolve) => {
-      const pending: Pending<P, R> = { prompt, shown: false, resolve, detach: () => undefined };
+  async ask(prompt: P, signal?: AbortSignal): Promise<R> {
+    return (await this.settled(prompt, signal)).reply;
+  }
+
+  /** Queue a prompt and wait for its answer (or the fallback), and why it stopped waiting. */
+  settled(prompt: P, signal?: AbortSignal): Promise<{ reply: R; cause: PromptCause }> {
+    if (this.closed) return Promise.resolve({ reply: this.options.fallback, cause: "closed" });
+    if (signal?.aborted) return Promise.resolve({ reply: this.options.fallback, cause: "aborted" });
+    return new Promise((resolve) => {
+      const pending: Pending<P, R> = {
+        prompt,
+        shown: false,
+        resolve: (reply, cause) => resolve({ reply, cause }),
+        detach: () => undefined,
+      };
       if (signal) {
         const onAbort = (): void => this.settle(pending, this.options.fallback, "aborted");
         signal.addEventListener("abort", onAbort, { once: true });
@@ -99,7 +110,7 @@ export class PromptQueue<P extends { id: string }, R> {
     if (index === -1) return;
     this.queue.splice(index, 1);
     pending.detach();
-    pending.resolve(reply);
+    pending.resolve(reply, cause);
     if (pending.shown) {
       try {
         this.options.settled(pending.prompt, reply, cause);

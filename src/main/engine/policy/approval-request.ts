@@ -13,8 +13,11 @@ export interface ApprovalRequest {
   reasons: string[];
 }
 
-/** once: this call; always: every call with this key for the rest of the session; reject: no. */
-type ApprovalAnswer = "once" | "always" | "reject";
+/**
+ * once: this call; always: every call with this key for the rest of the session; reject: no;
+ * unanswered: the person could not answer (the window that asked was closed): refused too.
+ */
+type ApprovalAnswer = "once" | "always" | "reject" | "unanswered";
 
 /** A host that can ask a person. Headless hosts have none, so `ask` becomes `deny`. */
 export type Approver = (request: ApprovalRequest, signal?: AbortSignal) => Promise<ApprovalAnswer>;

@@ -333,6 +333,19 @@ export async function decideCall(
     },
     signal,
   );
+  if (answer === "unanswered") {
+    stages.push({
+      stage: "approval",
+      outcome: "deny",
+      reason: "no one answered: the window that asked was closed",
+    });
+    return {
+      allowed: false,
+      stages,
+      ...resolved,
+      errorText: `No one answered the approval for this ${tool.id} call (the window that asked was closed), so it was not run. No one refused it either: once the user is back, say what you want to do and ask them.`,
+    };
+  }
   if (answer === "reject") {
     stages.push({ stage: "approval", outcome: "deny", reason: "the user rejected the call" });
     return {
