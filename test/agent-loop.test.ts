@@ -286,6 +286,52 @@ describe("deferred tools", () => {
   });
 });
 
+describe("calls the AI SDK refuses before any tool runs", () => {
+  it("are answered in Lathe's words (a deferred tool says how to load it), to the model and in the events", async () => {
+    const convert = {
+      ...defineBuiltin({
+        id: "convert_currency",
+        description: "Convert an amount between currencies.",
+        schema: z.strictObject({ amount: z.number(), to: z.string() }),
+        requires: {},
+        readOnly: true,
+        kind: "other",
+        execute: async ({ amount, to }) => ({ amount: amount * 2, currency: to }),
+      }),
+      defer: true,
+    };
+    const h = await open({ tools: [convert] });
+    const expected = [
+      /^Tool "convert_currency" is available but its definition is not loaded yet, so it was not run\. Call tool_search with the query "convert_currency" to load it, then call it again\.$/,
+      /^Unknown tool "nope", so nothing was run\. Available tools: .*\bglob\b.*tool_search/,
+      /^The arguments of this glob call are not valid JSON \(.+\), so it was not run\. Send the arguments again as one JSON object that fits the tool's schema\.$/,
+    ];
+    const model = scriptedModel([
+      {
+        toolCalls: [
+          { name: "convert_currency", input: { amount: 1, to: "EUR" } },
+          { name: "nope", input: {} },
+          { name: "glob", input: '{"pattern": "*' },
+        ],
+      },
+      (call) => {
+        const said = toolResultsIn(call).map((r) => (r.output as { value?: string }).value ?? "");
+        said.forEach((text, i) => expect(text).toMatch(expected[i] as RegExp));
+        // Nothing of the SDK's own error text reaches the model.
+        expect(JSON.stringify(call.prompt)).not.toMatch(/AI_\w+Error/);
+        return { text: "I will load it first." };
+      },
+    ]);
+    const { events, result } = await h.run("convert", model);
+    const texts = eventsOf(events, "tool-result").map((e) =>
+      e.envelope.type === "error" ? e.envelope.error_text : "",
+    );
+    texts.forEach((text, i) => expect(text).toMatch(expected[i] as RegExp));
+    expect(texts).toHaveLength(3);
+    expect(result.status).toBe("completed");
+  });
+});
+
 describe("budgets", () => {
   it("refuses calls beyond maxToolCalls with an error the model reads", async () => {
     const h = await open({ agent: { budgets: { maxRounds: 10, maxToolCalls: 2, maxCallsPerTool: {} } } });

@@ -6,6 +6,7 @@ import {
   type ModelMessage,
   type ToolSet,
 } from "ai";
+import { invalidToolCallText, withInvalidCallTexts, type RunToolNames } from "./invalid-tool-call.ts";
 import type { RunEvent, RunStatus, RunUsage } from "./run-events.ts";
 
 interface AgentLoopOptions {
@@ -16,6 +17,8 @@ interface AgentLoopOptions {
   tools: ToolSet | undefined;
   /** The tools the model is shown in the coming step (deferred ones appear once tool_search loads them). */
   activeTools?: () => string[];
+  /** The tools the agent may call (shown or deferred): what a refused call's text names. */
+  callableTools?: () => readonly string[];
   maxRounds: number;
   /** Tokens the model may write in one step. */
   maxOutputTokens?: number;
@@ -55,12 +58,38 @@ function runUsage(usage: LanguageModelUsage | undefined): RunUsage {
 export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutcome> {
   const { emit, step } = options;
   const activeTools = options.tools ? options.activeTools : undefined;
+  const tools = options.tools;
+  const names: RunToolNames = {
+    callable: () => options.callableTools?.() ?? Object.keys(tools ?? {}),
+    shown: () => activeTools?.() ?? Object.keys(tools ?? {}),
+  };
+  // Calls the SDK refused before any tool ran (an unknown or unloaded tool, arguments that are
+  // not JSON), by tool call id: what they are told instead of the SDK's own error text.
+  const refused = new Map<string, string>();
   const result = streamText({
     model: options.model,
     instructions: options.instructions,
     messages: options.messages,
     ...(options.tools ? { tools: options.tools } : {}),
-    ...(activeTools ? { prepareStep: () => ({ activeTools: activeTools() }) } : {}),
+    ...(tools
+      ? {
+          prepareStep: ({ messages }: { messages: ModelMessage[] }) => ({
+            ...(activeTools ? { activeTools: activeTools() } : {}),
+            ...(refused.size > 0 ? { messages: withInvalidCallTexts(messages, refused) } : {}),
+          }),
+          // No repair: only note what the refused call is to be told (it comes before its tool-error).
+          repairToolCall: async ({
+            toolCall,
+            error,
+          }: {
+            toolCall: { toolCallId: string; toolName: string };
+            error: unknown;
+          }) => {
+            refused.set(toolCall.toolCallId, invalidToolCallText(toolCall.toolName, error, names));
+            return null;
+          },
+        }
+      : {}),
     stopWhen: isStepCount(options.maxRounds),
     ...(options.maxOutputTokens ? { maxOutputTokens: options.maxOutputTokens } : {}),
     abortSignal: options.signal,
@@ -108,11 +137,12 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
         break;
       case "tool-error": {
         const text =
-          typeof part.error === "string"
+          refused.get(part.toolCallId) ??
+          (typeof part.error === "string"
             ? part.error
             : part.error instanceof Error
               ? part.error.message
-              : String(part.error);
+              : String(part.error));
         emit({
           type: "tool-result",
           step: step.current,

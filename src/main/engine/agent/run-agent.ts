@@ -233,6 +233,7 @@ async function drive(
       messages: [...history, { role: "user", content: [{ type: "text", text: options.prompt }] }],
       tools: tools ? bridge.tools : undefined,
       activeTools: () => exposure.visibleIds(),
+      callableTools: () => bridge.toolIds,
       maxRounds: agent.budgets.maxRounds,
       maxOutputTokens: agent.budgets.maxOutputTokens ?? DEFAULT_BUDGETS.maxOutputTokens,
       signal: controller.signal,

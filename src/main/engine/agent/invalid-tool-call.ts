@@ -1,0 +1,52 @@
+import { InvalidToolInputError, NoSuchToolError, type ModelMessage } from "ai";
+import { errorMessage } from "../errors/error-message.ts";
+
+/** The tools of a run by name: those the agent may call, and those the model is shown now. */
+export interface RunToolNames {
+  callable(): readonly string[];
+  shown(): readonly string[];
+}
+
+/**
+ * What the model (and the person) are told about a call the AI SDK refused before any tool ran:
+ * a tool it is not shown, or arguments that are not JSON. Said in Lathe's words, as the pipeline
+ * says them, never as the SDK's "AI_NoSuchToolError: Model tried to call…" text. A deferred tool
+ * (callable, not yet loaded) is named as such, with how to load it.
+ */
+export function invalidToolCallText(toolName: string, error: unknown, tools: RunToolNames): string {
+  if (NoSuchToolError.isInstance(error)) {
+    const shown = tools.shown();
+    const callable = tools.callable();
+    if (callable.includes(toolName) && !shown.includes(toolName) && shown.includes("tool_search")) {
+      return `Tool "${toolName}" is available but its definition is not loaded yet, so it was not run. Call tool_search with the query "${toolName}" to load it, then call it again.`;
+    }
+    return `Unknown tool "${toolName}", so nothing was run. Available tools: ${shown.length > 0 ? shown.join(", ") : "none"}.`;
+  }
+  if (InvalidToolInputError.isInstance(error)) {
+    // The SDK's JSON parse error wraps the parser's own message, which says where it failed.
+    const parseError = (error.cause as { cause?: unknown } | undefined)?.cause ?? error.cause;
+    return `The arguments of this ${toolName} call are not valid JSON (${errorMessage(parseError)}), so it was not run. Send the arguments again as one JSON object that fits the tool's schema.`;
+  }
+  return `This ${toolName} call was not run: ${errorMessage(error)}`;
+}
+
+/**
+ * `messages` with the results of the given refused calls (by tool call id) said as `texts` says
+ * them; the rest as they were.
+ */
+export function withInvalidCallTexts(
+  messages: ModelMessage[],
+  texts: ReadonlyMap<string, string>,
+): ModelMessage[] {
+  return messages.map((message) => {
+    if (message.role !== "tool") return message;
+    let changed = false;
+    const content = message.content.map((part) => {
+      const text = part.type === "tool-result" ? texts.get(part.toolCallId) : undefined;
+      if (text === undefined || part.type !== "tool-result") return part;
+      changed = true;
+      return { ...part, output: { type: "error-text" as const, value: text } };
+    });
+    return changed ? { ...message, content } : message;
+  });
+}
