@@ -150,12 +150,24 @@ describe.skipIf(!runUi)("sessions in the sidebar through lathe serve", () => {
   });
 
   it("deletes a session only after confirming, with the task it started", async () => {
+    // A session that started no task is one session, with its own messages.
+    await row(FIRST)
+      .getByRole("button", { name: `Delete ${FIRST}` })
+      .click();
+    const single = page.getByRole("dialog", { name: "Delete this session?" });
+    await single.waitFor();
+    expect(await single.innerText()).toMatch(/will be deleted with all its messages\./);
+    await single.getByRole("button", { name: "Cancel" }).click();
+    await single.waitFor({ state: "hidden" });
+
     await row(SECOND)
       .getByRole("button", { name: `Delete ${SECOND}` })
       .click();
     const dialog = page.getByRole("dialog", { name: "Delete this session?" });
     await dialog.waitFor();
-    expect(await dialog.innerText()).toMatch(/and the 1 task session it started will be deleted/);
+    expect(await dialog.innerText()).toMatch(
+      /and the 1 task session it started will be deleted with all their messages\./,
+    );
     await page.screenshot({ path: path.join(SHOTS, "ui-sessions-delete.png") });
     // Cancel (and Esc) keep it.
     await dialog.getByRole("button", { name: "Cancel" }).click();

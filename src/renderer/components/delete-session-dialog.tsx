@@ -34,8 +34,8 @@ export function DeleteSessionDialog() {
           <p>
             <strong>{sessionLabel(target)}</strong>
             {tasks > 0 ? ` and the ${tasks} task session${tasks === 1 ? "" : "s"} it started` : ""} will be
-            deleted with all their messages. This cannot be undone. (The audit trail keeps its record of the
-            tool calls.)
+            deleted with all {tasks > 0 ? "their" : "its"} messages. This cannot be undone. (The audit trail
+            keeps its record of the tool calls.)
           </p>
           <ErrorLine message={error} />
           <div className="approval-actions">
