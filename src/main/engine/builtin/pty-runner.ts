@@ -1,4 +1,5 @@
 import type { Confinement } from "../sandbox/process-sandbox.ts";
+import { isLatheKeyVariable } from "../config/key-variables.ts";
 import type { RemotePty } from "../spawner/spawner-client.ts";
 
 interface PtyCommand {
@@ -54,11 +55,14 @@ export function ptyScript(command: string): string {
 const SHELL_STEERING =
   /^(BASH_ENV|ENV|CDPATH|PROMPT_COMMAND|PS4|SHELLOPTS|BASHOPTS|IFS|GLOBIGNORE|BASH_FUNC_.*)$/;
 
-/** The environment bash starts with: the host's, less what steers the shell (above). */
+/**
+ * The environment bash starts with: the host's, less what steers the shell (above) and less
+ * the keys Lathe itself reaches models and search with (config/key-variables.ts).
+ */
 function commandEnv(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env))
-    if (value !== undefined && !SHELL_STEERING.test(key)) env[key] = value;
+    if (value !== undefined && !SHELL_STEERING.test(key) && !isLatheKeyVariable(key)) env[key] = value;
   // The terminal's real size is the pty's; stale values from the host would contradict it.
   delete env.COLUMNS;
   delete env.LINES;
