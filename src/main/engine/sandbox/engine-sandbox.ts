@@ -1,5 +1,6 @@
 import { SandboxError } from "../errors/sandbox-error.ts";
 import type { ProtectedPaths } from "../policy/protected-paths.ts";
+import { latheHomePrivate } from "./lathe-home-private.ts";
 import type { Confinement, ConfinementOptions, ProcessSandbox } from "./process-sandbox.ts";
 import { sandboxAvailability, type SandboxProbe, type SandboxStatus } from "./sandbox-availability.ts";
 import type { SandboxAvailabilityCache } from "./sandbox-availability-cache.ts";
@@ -80,6 +81,7 @@ export class EngineSandbox {
         writable: [this.root, tmp, ...(scope.writable ?? []), ...this.settings.allowWrite],
         readOnly: this.protectedPaths.entries().map((entry) => ({ ...entry })),
         network: [...new Set([...this.settings.allowNetwork, ...(scope.network ?? [])])],
+        unreadable: latheHomePrivate(this.protectedPaths.latheHome),
         missingFiles: scope.longRunning ? "leave" : "undo",
         ...(options.pty ? { pty: true } : {}),
       },
