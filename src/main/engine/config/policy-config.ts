@@ -94,7 +94,7 @@ export function loadPolicyConfig(input: PolicyConfigInput): PolicyConfig {
       ignored.push("web settings");
     if (trustState === "settings-changed") {
       notices.push(
-        `${projectSettingsFile} grants something other than what it granted when you trusted this folder (it changed since, or was trusted by an older Lathe), so the folder counts as not trusted: ${ignored.length > 0 ? `${ignored.join(", ")} in it ${ignored.length > 1 ? "are" : "is"} ignored (its deny rules still apply), and ` : ""}its plugins, agents and skills do not load. Review what it grants with: lathe trust --dry-run --root ${input.root}; then trust it again: lathe trust --root ${input.root}`,
+        `What ${projectSettingsFile} or the agents in ${path.join(input.root, ".lathe", "agents")} grant is not what they granted when you trusted this folder (they changed since, or it was trusted by an older Lathe), so the folder counts as not trusted: ${ignored.length > 0 ? `${ignored.join(", ")} in it ${ignored.length > 1 ? "are" : "is"} ignored (its deny rules still apply), and ` : ""}its plugins, agents and skills do not load. Review what it grants with: lathe trust --dry-run --root ${input.root}; then trust it again: lathe trust --root ${input.root}`,
       );
     } else if (ignored.length > 0) {
       notices.push(

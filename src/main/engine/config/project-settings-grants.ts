@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { ConfigError } from "../errors/config-error.ts";
 import { loadSettings, type Settings } from "./lathe-settings.ts";
@@ -31,15 +32,42 @@ export function settingsGrantsFingerprint(settings: Settings): string {
 }
 
 /**
- * The fingerprint of the grants in `<realRoot>/.lathe/settings.json` as it is now (a missing
- * file grants nothing), or undefined when the file cannot be read as settings: then nothing in
- * it can be the settings a person trusted.
+ * The project's agent manifests (`.lathe/agents/*.md`), by name and content: each carries
+ * permission rules (an `allow` there lifts an ask), tools and a system prompt, and one named
+ * `default` replaces the built-in agent every run uses.
+ */
+function agentManifests(realRoot: string): Array<[string, string]> {
+  const dir = path.join(realRoot, ".lathe", "agents");
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((name) => name.endsWith(".md"));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw err;
+  }
+  return names.sort().map((name) => [
+    name,
+    createHash("sha256")
+      .update(readFileSync(path.join(dir, name)))
+      .digest("hex"),
+  ]);
+}
+
+/**
+ * The fingerprint of what `<realRoot>/.lathe/` grants as it is now — its settings' grants and
+ * its agent manifests (a missing file grants nothing) — or undefined when something there
+ * cannot be read: then it cannot be what a person trusted.
  */
 export function projectGrantsFingerprint(realRoot: string): string | undefined {
   try {
-    return settingsGrantsFingerprint(loadSettings(path.join(realRoot, ".lathe", "settings.json")));
+    const settings = loadSettings(path.join(realRoot, ".lathe", "settings.json"));
+    return createHash("sha256")
+      .update(JSON.stringify([settingsGrantsFingerprint(settings), agentManifests(realRoot)]))
+      .digest("hex");
   } catch (err) {
     if (ConfigError.isInstance(err)) return undefined;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "EACCES" || code === "EISDIR" || code === "ENOTDIR" || code === "ELOOP") return undefined;
     throw err;
   }
 }
