@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtemp, readFile, realpath, rm } from "node:fs/promises";
+import { mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -15,6 +15,13 @@ let root: string;
 beforeEach(async () => {
   home = await mkdtemp(path.join(os.tmpdir(), "lathe-secrets-home-"));
   root = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-secrets-root-")));
+  await writeFile(
+    path.join(home, "settings.json"),
+    JSON.stringify({
+      providers: { "openai-compatible": { baseURL: "http://127.0.0.1:9/v1", apiKeyEnv: "MY_LLM_KEY" } },
+      web: { search: { providers: [{ type: "brave", apiKeyEnv: "MY_SEARCH_KEY" }] } },
+    }),
+  );
 });
 
 afterEach(async () => {
@@ -25,6 +32,9 @@ const rows = [
   { variable: "ANTHROPIC_API_KEY", value: "sk-ant-test-0123456789abcdef" },
   { variable: "OPENAI_API_KEY", value: "sk-openai-test-0123456789abcdef" },
   { variable: "BRAVE_API_KEY", value: "brave-test-0123456789abcdef" },
+  // Named by the user's settings (see beforeEach).
+  { variable: "MY_LLM_KEY", value: "llm-test-0123456789abcdef" },
+  { variable: "MY_SEARCH_KEY", value: "search-test-0123456789abcdef" },
 ];
 
 describe("Lathe's own keys do not reach bash", () => {

@@ -10,6 +10,7 @@ import {
 } from "./lathe-settings.ts";
 import type { PermissionRule, ScopedRule } from "../policy/permission-rule.ts";
 import { TrustStore } from "../policy/trust-store.ts";
+import { keyVariablesOf } from "./key-variables.ts";
 
 export interface SourcedHook extends Hook {
   source: string;
@@ -36,6 +37,8 @@ export interface PolicyConfig {
   mcpServers: SourcedMcpServer[];
   /** web_fetch and web_search settings (the user's; a trusted project's replace them). */
   web: Settings["web"];
+  /** Variables holding Lathe's keys (defaults, and those the user's or a trusted project's settings name). */
+  keyVariables: string[];
   /** The OS sandbox: the user's settings, narrowed (never widened) by the project's. */
   sandbox: EffectiveSandboxSettings;
   projectTrusted: boolean;
@@ -133,6 +136,7 @@ export function loadPolicyConfig(input: PolicyConfigInput): PolicyConfig {
     shell: [...user.shell, ...effectiveProject.shell],
     mcpServers: mergeServers(user, effectiveProject, userSettingsFile, projectSettingsFile),
     web: projectTrusted && hasWebSettings(project) ? project.web : user.web,
+    keyVariables: keyVariablesOf(projectTrusted ? [user, project] : [user]),
     sandbox,
     projectTrusted,
     userSettingsFile,

@@ -29,6 +29,8 @@ interface EngineSandboxInput {
   probe?: SandboxProbe;
   /** Where the real machine's answer is kept between processes (see sandbox-availability-cache.ts). */
   cache?: SandboxAvailabilityCache;
+  /** Variables no confined or model-run command inherits (see ProcessSandbox.hiddenEnv). */
+  hiddenEnv?: readonly string[];
 }
 
 /**
@@ -43,9 +45,11 @@ export class EngineSandbox {
   readonly settings: EffectiveSandboxSettings;
   readonly protectedPaths: ProtectedPaths;
   private readonly root: string;
+  private readonly hiddenEnv: readonly string[];
 
   private constructor(input: EngineSandboxInput, status: SandboxStatus) {
     this.root = input.root;
+    this.hiddenEnv = input.hiddenEnv ?? [];
     this.settings = input.settings;
     this.protectedPaths = input.protectedPaths;
     this.status = status;
@@ -65,6 +69,7 @@ export class EngineSandbox {
   scope(scope: ConfinementScope): ProcessSandbox {
     return {
       status: this.status,
+      hiddenEnv: this.hiddenEnv,
       confinement: (options = {}) => this.confinement(scope, options),
     };
   }
