@@ -329,7 +329,7 @@ const cases: Case[] = [
     name: "path longer than PATH_MAX",
     tool: "read",
     args: { path: tooLong },
-    error: /Cannot resolve .*ENAMETOOLONG|name too long/i,
+    error: /Cannot resolve .*ENAMETOOLONG|name too long|more than the \d+ a path may have/i,
   },
   // Schema abuse.
   { name: "number as path", tool: "read", args: { path: 123 }, error: /"path" must be string/ },
@@ -477,6 +477,24 @@ const cases: Case[] = [
     tool: "grep",
     args: { pattern: "x", path: "a\u0000b" },
     error: /NUL byte/,
+  },
+  {
+    name: "read a path longer than any file system takes",
+    tool: "read",
+    args: { path: `${"a/".repeat(3000)}x` },
+    error: /bytes long once resolved, more than the \d+ a path may have/,
+  },
+  {
+    name: "write a path longer than any file system takes",
+    tool: "write",
+    args: { path: `${"a/".repeat(3000)}x`, content: "x" },
+    error: /bytes long once resolved, more than the \d+ a path may have/,
+  },
+  {
+    name: "write a file name longer than 255 bytes",
+    tool: "write",
+    args: { path: `${"é".repeat(200)}.txt`, content: "x" },
+    error: /ENAMETOOLONG|more than the 255 a file name may have/,
   },
   {
     name: "grep with a number path",

@@ -44,6 +44,8 @@ export const TrustReviewSchema = z.strictObject({
   }),
   /** How many deny rules the settings hold; they apply whether or not the folder is trusted. */
   denyRules: z.number().int().nonnegative(),
+  /** The project's agents (`.lathe/agents/*.md`): each one's id, what it replaces, its rules and tools. */
+  agents: z.array(z.string()),
   extensions: z.array(ReviewedExtensionSchema),
   /** The settings file could not be read: what is wrong with it. */
   problems: z.array(z.string()),

@@ -1,5 +1,5 @@
 import type { PermissionsView } from "../../shared/permission-schemas.ts";
-import { LatheError, SettingsFile, type SettingsDocument } from "../engine/index.ts";
+import { LatheError, SettingsFile, TrustStore, type SettingsDocument } from "../engine/index.ts";
 import { ApiError } from "./api-error.ts";
 import type { ApiHandlers } from "./api-router.ts";
 import type { EngineHost } from "./engine-host.ts";
@@ -35,7 +35,13 @@ export function createPermissionHandlers(host: EngineHost): Pick<ApiHandlers, Pe
     file: string,
     change: (document: SettingsDocument) => void,
   ): Promise<PermissionsView> => {
+    const engine = host.current;
+    // Trust records what the project's settings grant; a person's own edit here keeps a trusted
+    // folder trusted (one whose settings changed behind Lathe's back stays untrusted: the
+    // person has not reviewed that change).
+    const keepTrust = file === scopeFile(engine, "project") && engine.policy.projectTrusted;
     await refusing(() => new SettingsFile(file).update(change));
+    if (keepTrust) new TrustStore(engine.latheHome).trust(engine.root);
     await host.reload();
     return view();
   };

@@ -358,6 +358,7 @@ describe("project channels", () => {
         approvals: "mode allowlist",
       },
       denyRules: 1,
+      agents: [],
       problems: [],
     });
     const extensions = Object.fromEntries(review.extensions.map((e) => [e.name, e]));

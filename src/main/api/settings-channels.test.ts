@@ -15,7 +15,7 @@ import type { ModelCatalog } from "../../shared/model-catalog-schemas.ts";
 import type { PermissionsView, RuleCheck } from "../../shared/permission-schemas.ts";
 import { parsePushFrame, type PushFrame } from "../../shared/push-events.ts";
 import type { SandboxReport } from "../../shared/sandbox-schemas.ts";
-import { Engine, type ApprovalRequest } from "../engine/index.ts";
+import { Engine, TrustStore, type ApprovalRequest } from "../engine/index.ts";
 import { EngineHost, createLoggedEngine } from "./engine-host.ts";
 import { UiConnection } from "./ui-connection.ts";
 import { UnsandboxedMcpGate } from "./unsandboxed-mcp-gate.ts";
@@ -128,6 +128,30 @@ describe("permissions in Settings", () => {
     );
     expect(written.type).toBe("output");
     expect(await readFile(path.join(root, "notes/a.md"), "utf8")).toBe("a");
+  });
+
+  it("keeps a trusted folder trusted when the person saves its rules here, but never re-trusts settings changed behind Lathe's back", async () => {
+    await settings(projectFile(), {});
+    new TrustStore(latheHome).trust(root);
+    await start();
+    const ui = connect();
+    const rules = [{ permission: "write", pattern: "notes/**", action: "allow" }];
+    const saved = data<PermissionsView>(
+      await ui.dispatch("permissions.saveRules", { scope: "project", rules }),
+    );
+    expect(saved.scopes[1]).toMatchObject({ scope: "project", rules, applies: "all" });
+    expect(new TrustStore(latheHome).state(root)).toBe("trusted");
+
+    // A hook written into the file by something else: the folder is no longer trusted, and a
+    // save from the editor does not launder it.
+    await settings(projectFile(), { permissions: rules, hooks: [{ command: "true" }] });
+    await host.reload();
+    expect(new TrustStore(latheHome).state(root)).toBe("settings-changed");
+    const after = data<PermissionsView>(
+      await ui.dispatch("permissions.saveRules", { scope: "project", rules: [] }),
+    );
+    expect(after.scopes[1]).toMatchObject({ scope: "project", applies: "deny-only" });
+    expect(new TrustStore(latheHome).state(root)).toBe("settings-changed");
   });
 
   it("refuses a rule that is not valid, and never writes over a settings file it cannot read", async () => {

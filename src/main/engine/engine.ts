@@ -208,6 +208,7 @@ export class Engine {
       protectedPaths: new ProtectedPaths({ root, latheHome, servers: configuredMcpServers(root, latheHome) }),
       ...(options.sandboxProbe ? { probe: options.sandboxProbe } : {}),
       cache: sandboxAvailabilityCache(latheHome),
+      hiddenEnv: policy.keyVariables,
     });
     const engine = new Engine(
       root,

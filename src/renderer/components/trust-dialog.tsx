@@ -125,6 +125,9 @@ function Grants({ review }: { review: TrustReview }) {
       <Section title="Commands bash may run" count={commands.length}>
         {list(commands)}
       </Section>
+      <Section title="Agents" count={review.agents.length}>
+        {list(review.agents)}
+      </Section>
       <Section title="Plugins" count={plugins.length}>
         <ul className="trust-extensions">
           {plugins.map((ext) => (

@@ -48,6 +48,7 @@ function quietReview(root: string): TrustReview {
     settingsFile: `${root}/.lathe/settings.json`,
     settings: { rules: [], hooks: [], commands: [] },
     denyRules: 0,
+    agents: [],
     extensions: [],
     problems: [],
   };

@@ -34,7 +34,8 @@ const DEFAULT_SECTIONS: Record<AppView, string> = {
 export function grantsSomething(review: TrustReview): boolean {
   const { rules, hooks, commands, approvals } = review.settings;
   return (
-    rules.length + hooks.length + commands.length + review.extensions.length > 0 || approvals !== undefined
+    rules.length + hooks.length + commands.length + review.agents.length + review.extensions.length > 0 ||
+    approvals !== undefined
   );
 }
 

@@ -44,6 +44,7 @@ function reviewLines(review: TrustReview, settingsFile: string): string[] {
   for (const r of review.settings.rules) lines.push(`  rule      ${r}`);
   for (const h of review.settings.hooks) lines.push(`  hook      ${h}`);
   for (const c of review.settings.commands) lines.push(`  command   bash may run ${c}`);
+  for (const a of review.agents) lines.push(`  agent     ${a}`);
   for (const ext of review.extensions) lines.push(...extensionLines(ext));
   if (review.settings.approvals) lines.push(`  approvals ${review.settings.approvals}`);
   if (lines.length === 0) lines.push(`  (nothing in ${settingsFile} grants anything yet)`);

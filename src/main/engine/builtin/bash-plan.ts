@@ -1,9 +1,14 @@
 import os from "node:os";
-import type { CallPlan, PlannedAccess } from "../tools/call-plan.ts";
+import type { CallPlan, MentionedPath, PlannedAccess } from "../tools/call-plan.ts";
 import { commandEffects } from "../policy/shell/command-effects.ts";
 import { pathsIn } from "../policy/shell/directory-tracking.ts";
 import { provablyReadOnly } from "../policy/shell/read-only-command.ts";
-import { analyzeShell, type RunsIn, type ShellWord } from "../policy/shell/shell-analysis.ts";
+import {
+  analyzeShell,
+  type RunsIn,
+  type ShellWord,
+  type SimpleCommand,
+} from "../policy/shell/shell-analysis.ts";
 
 /** Redirection targets that are streams, not files: `2>/dev/null` touches nothing. */
 const STREAMS = new Set([
@@ -29,6 +34,47 @@ function pathOf(word: ShellWord): string | undefined {
   return undefined;
 }
 
+/** An unquoted word the shell expands as a glob, and nothing else (no variables, quotes or braces). */
+const PLAIN_GLOB = /^[^$`"'\\{}()<>|;&\s]*[*?[][^$`"'\\{}()<>|;&\s]*$/;
+
+/** A URL is not a path (`file://` ones are read as the path they name). */
+const URL_SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
+
+/**
+ * The parts of an argument that may name a file a program reads: the word, and what follows
+ * `=` in an option (`--file=.env`); a bare option names none.
+ */
+function namedFiles(word: string): string[] {
+  if (word.startsWith("-") && !word.includes("=")) return [];
+  const out: string[] = word.startsWith("-") ? [] : [word];
+  const eq = word.indexOf("=");
+  if (eq >= 0 && eq < word.length - 1) out.push(word.slice(eq + 1));
+  return out.flatMap((text) => {
+    if (/^file:\/\//i.test(text)) return [text.slice("file://".length) || "/"];
+    return text === "" || URL_SCHEME.test(text) ? [] : [text];
+  });
+}
+
+/**
+ * The paths a simple command's arguments name, in every folder it may run in: literal words,
+ * and unquoted globs (expanded when the call is decided). Words only known at run time
+ * (`$F`, `$(…)`) name nothing the policy can see.
+ */
+function mentionsOf(c: SimpleCommand): MentionedPath[] {
+  const out: MentionedPath[] = [];
+  for (const word of c.args) {
+    const glob = !word.literal && PLAIN_GLOB.test(word.text);
+    if (!word.literal && !glob && pathOf(word) === undefined) continue;
+    for (const text of namedFiles(word.literal ? word.text : (pathOf(word) ?? word.text))) {
+      const expanded = expandHome(text);
+      const relative = !expanded.startsWith("/");
+      if (relative && c.runsIn?.unknown !== undefined) continue;
+      for (const p of relative ? pathsIn(c.runsIn, expanded) : [expanded]) out.push({ text: p, glob });
+    }
+  }
+  return out;
+}
+
 /**
  * What a bash command will do, seen before it runs: every simple command it contains (through
  * pipelines, lists, substitutions and wrappers) as a shell.run access, every redirection target
@@ -39,6 +85,7 @@ function pathOf(word: ShellWord): string | undefined {
 export function planBashCommand(command: string, cwd?: string): CallPlan {
   const analysis = analyzeShell(command);
   const accesses: PlannedAccess[] = [];
+  const mentions: MentionedPath[] = [];
   const unclear = [...analysis.opaque];
 
   const access = (
@@ -68,6 +115,7 @@ export function planBashCommand(command: string, cwd?: string): CallPlan {
 
   for (const c of analysis.commands) {
     accesses.push({ capability: "shell.run", command: c });
+    mentions.push(...mentionsOf(c));
     const effects = commandEffects(c);
     unclear.push(...effects.unclear);
     for (const w of effects.writes) access("fs.write", w, c.runsIn, `"${c.source}"`);
@@ -78,6 +126,7 @@ export function planBashCommand(command: string, cwd?: string): CallPlan {
   return {
     accesses,
     unclear,
+    ...(mentions.length > 0 ? { mentions } : {}),
     ...(cwd ? { cwd } : {}),
     startsProcess: true,
     notReadOnly: provablyReadOnly(analysis),

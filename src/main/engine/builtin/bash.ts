@@ -128,6 +128,7 @@ export const bashTool = defineBuiltin({
       cwd,
       signal: runtime.signal,
       output,
+      ...(runtime.sandbox.hiddenEnv ? { hideEnv: runtime.sandbox.hiddenEnv } : {}),
       ...(confine ? { confine } : {}),
     });
     const { exitCode, output: captured } = await proc.exited;

@@ -1,4 +1,5 @@
 import type { Confinement } from "../sandbox/process-sandbox.ts";
+import { isLatheKeyVariable } from "../config/key-variables.ts";
 import type { RemotePty } from "../spawner/spawner-client.ts";
 
 interface PtyCommand {
@@ -10,6 +11,8 @@ interface PtyCommand {
    * inside with its first process.
    */
   confine?: Confinement;
+  /** Variables of the host's environment the command starts without (ProcessSandbox.hiddenEnv). */
+  hideEnv?: readonly string[];
   /** Canonical absolute working directory. */
   cwd: string;
   /** Aborting kills the command's whole process group. */
@@ -54,11 +57,16 @@ export function ptyScript(command: string): string {
 const SHELL_STEERING =
   /^(BASH_ENV|ENV|CDPATH|PROMPT_COMMAND|PS4|SHELLOPTS|BASHOPTS|IFS|GLOBIGNORE|BASH_FUNC_.*)$/;
 
-/** The environment bash starts with: the host's, less what steers the shell (above). */
-function commandEnv(): Record<string, string> {
+/**
+ * The environment bash starts with: the host's, less what steers the shell (above) and less
+ * the keys Lathe itself reaches models and search with (config/key-variables.ts: the default
+ * variables always, and `hidden`, those settings name).
+ */
+function commandEnv(hidden: readonly string[]): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env))
-    if (value !== undefined && !SHELL_STEERING.test(key)) env[key] = value;
+    if (value !== undefined && !SHELL_STEERING.test(key) && !isLatheKeyVariable(key) && !hidden.includes(key))
+      env[key] = value;
   // The terminal's real size is the pty's; stale values from the host would contradict it.
   delete env.COLUMNS;
   delete env.LINES;
@@ -89,7 +97,7 @@ export async function runInPty(options: PtyCommand): Promise<PtyProcess> {
     {
       script: ptyScript(options.command),
       cwd: options.cwd,
-      env: { ...commandEnv(), ...options.confine?.env },
+      env: { ...commandEnv(options.hideEnv ?? []), ...options.confine?.env },
       ...(options.confine ? { confine: options.confine.spec } : {}),
       output: options.output,
     },

@@ -31,6 +31,21 @@ interface FsCapabilityOptions {
   write: PathScope;
 }
 
+/** What the file systems allow: a whole path (PATH_MAX, less its NUL) and one name (NAME_MAX), in bytes. */
+const MAX_PATH_BYTES = process.platform === "darwin" ? 1023 : 4095;
+const MAX_NAME_BYTES = 255;
+
+/** Why no file system would take this path (too long, or a name in it too long), if so. */
+function overLimit(canonical: string): string | undefined {
+  const bytes = Buffer.byteLength(canonical);
+  if (bytes > MAX_PATH_BYTES)
+    return `The path is ${bytes} bytes long once resolved, more than the ${MAX_PATH_BYTES} a path may have. Use a shorter path.`;
+  const name = canonical.split("/").find((part) => Buffer.byteLength(part) > MAX_NAME_BYTES);
+  if (name !== undefined)
+    return `The name "${name.slice(0, 40)}…" in the path is ${Buffer.byteLength(name)} bytes long, more than the ${MAX_NAME_BYTES} a file name may have. Use a shorter name.`;
+  return undefined;
+}
+
 /**
  * The filesystem half of the capability surface handed to `execute`. Every path a tool names is
  * resolved against the root, canonicalised (symlinks, dangling ones and missing parents
@@ -78,6 +93,8 @@ export class FsCapability {
     } catch (err) {
       throw new ToolCallError(`Cannot resolve "${input}": ${(err as Error).message}`);
     }
+    const tooLong = overLimit(canonical);
+    if (tooLong !== undefined) throw new ToolCallError(tooLong);
     return this.check(input, canonical, access);
   }
 

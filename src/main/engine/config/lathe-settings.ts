@@ -2,6 +2,7 @@ import { withoutByteOrderMark } from "./json-text.ts";
 import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { ConfigError } from "../errors/config-error.ts";
+import { KEY_VARIABLES } from "./key-variables.ts";
 import { HostPatternSchema, SandboxSettingsSchema } from "../sandbox/sandbox-settings.ts";
 import { ShellRunRequirementSchema } from "../tools/requirement-set.ts";
 import { PermissionRuleSchema } from "../policy/permission-rule.ts";
@@ -175,7 +176,7 @@ export const SettingsSchema = z.lazy(() =>
                   z.strictObject({ type: z.literal("searxng"), url: z.url() }),
                   z.strictObject({
                     type: z.literal("brave"),
-                    apiKeyEnv: z.string().default("BRAVE_API_KEY"),
+                    apiKeyEnv: z.string().default(KEY_VARIABLES.brave),
                     url: z.url().optional(),
                   }),
                 ]),

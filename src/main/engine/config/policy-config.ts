@@ -10,6 +10,7 @@ import {
 } from "./lathe-settings.ts";
 import type { PermissionRule, ScopedRule } from "../policy/permission-rule.ts";
 import { TrustStore } from "../policy/trust-store.ts";
+import { keyVariablesOf } from "./key-variables.ts";
 
 export interface SourcedHook extends Hook {
   source: string;
@@ -36,6 +37,8 @@ export interface PolicyConfig {
   mcpServers: SourcedMcpServer[];
   /** web_fetch and web_search settings (the user's; a trusted project's replace them). */
   web: Settings["web"];
+  /** Variables holding Lathe's keys (defaults, and those the user's or a trusted project's settings name). */
+  keyVariables: string[];
   /** The OS sandbox: the user's settings, narrowed (never widened) by the project's. */
   sandbox: EffectiveSandboxSettings;
   projectTrusted: boolean;
@@ -57,16 +60,18 @@ function scoped(rules: readonly PermissionRule[], scope: ScopedRule["scope"], so
 }
 
 /**
- * Read user and project settings and apply Project Trust: until the user trusts the folder, its
- * settings can only add deny rules; its allow/ask rules, hooks, approval settings and extra shell
- * commands are ignored, with one notice saying so and how to trust it.
+ * Read user and project settings and apply Project Trust: until the user trusts the folder, and
+ * again once its settings grant something other than what was trusted, its settings can only add
+ * deny rules; its allow/ask rules, hooks, approval settings and extra shell commands are ignored,
+ * with one notice saying so and how to trust it.
  */
 export function loadPolicyConfig(input: PolicyConfigInput): PolicyConfig {
   const userSettingsFile = path.join(input.latheHome, "settings.json");
   const projectSettingsFile = path.join(input.root, ".lathe", "settings.json");
   const user = loadSettings(userSettingsFile);
   const project = loadSettings(projectSettingsFile);
-  const projectTrusted = new TrustStore(input.latheHome).isTrusted(input.root);
+  const trustState = new TrustStore(input.latheHome).state(input.root);
+  const projectTrusted = trustState === "trusted";
   const notices: string[] = [];
 
   let projectRules = project.permissions;
@@ -90,7 +95,11 @@ export function loadPolicyConfig(input: PolicyConfigInput): PolicyConfig {
     if (servers > 0) ignored.push(`${servers} MCP server${servers > 1 ? "s" : ""}`);
     if (project.web.fetch.allowPrivateHosts.length > 0 || project.web.search.providers.length > 0)
       ignored.push("web settings");
-    if (ignored.length > 0) {
+    if (trustState === "settings-changed") {
+      notices.push(
+        `What ${projectSettingsFile} or the agents in ${path.join(input.root, ".lathe", "agents")} grant is not what they granted when you trusted this folder (they changed since, or it was trusted by an older Lathe), so the folder counts as not trusted: ${ignored.length > 0 ? `${ignored.join(", ")} in it ${ignored.length > 1 ? "are" : "is"} ignored (its deny rules still apply), and ` : ""}its plugins, agents and skills do not load. Review what it grants with: lathe trust --dry-run --root ${input.root}; then trust it again: lathe trust --root ${input.root}`,
+      );
+    } else if (ignored.length > 0) {
       notices.push(
         `This folder is not trusted, so ${ignored.join(", ")} in ${projectSettingsFile} ${ignored.length > 1 ? "are" : "is"} ignored (its deny rules still apply). Review the file, then run: lathe trust --root ${input.root}`,
       );
@@ -127,6 +136,7 @@ export function loadPolicyConfig(input: PolicyConfigInput): PolicyConfig {
     shell: [...user.shell, ...effectiveProject.shell],
     mcpServers: mergeServers(user, effectiveProject, userSettingsFile, projectSettingsFile),
     web: projectTrusted && hasWebSettings(project) ? project.web : user.web,
+    keyVariables: keyVariablesOf(projectTrusted ? [user, project] : [user]),
     sandbox,
     projectTrusted,
     userSettingsFile,

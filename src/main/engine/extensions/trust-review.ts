@@ -1,4 +1,4 @@
-import { realpath } from "node:fs/promises";
+import { readdir, readFile, realpath } from "node:fs/promises";
 import path from "node:path";
 import { serversTrustApproves } from "../mcp/mcp-approval.ts";
 import { isStdio } from "../mcp/mcp-command-line.ts";
@@ -15,6 +15,7 @@ import type { PluginManifest } from "../plugins/plugin-manifest.ts";
 import { pinKey } from "../plugins/project-plugins.ts";
 import { readPluginSource } from "../plugins/plugin-source.ts";
 import { ConfigError } from "../errors/config-error.ts";
+import { LatheError } from "../errors/lathe-error.ts";
 import { EMPTY_SETTINGS, loadSettings, type Settings } from "../config/lathe-settings.ts";
 import { TrustStore } from "../policy/trust-store.ts";
 import type { ArgPattern, ShellRunRequirement } from "../tools/requirement-set.ts";
@@ -60,6 +61,12 @@ export interface TrustReview {
   settings: { rules: string[]; hooks: string[]; commands: string[]; approvals?: string };
   /** How many deny rules the settings hold: they apply whether or not the folder is trusted. */
   denyRules: number;
+  /**
+   * The project's agent manifests as a person reads them: id, file, whether it replaces an
+   * agent of the same id (`default` is the one every run uses), its rules and tools — or why
+   * it would not load.
+   */
+  agents: string[];
   extensions: ReviewedExtension[];
   /** What could not be read (a malformed settings file): trusting the folder would not fix it. */
   problems: string[];
@@ -210,6 +217,43 @@ function reviewServers(root: string, latheHome: string): ReviewedExtension[] {
   });
 }
 
+/** Each `.lathe/agents/*.md` of the project, as `lathe trust` and the trust dialog list it. */
+async function reviewAgents(realRoot: string, latheHome: string): Promise<string[]> {
+  const dir = path.join(realRoot, ".lathe", "agents");
+  let names: string[];
+  try {
+    names = (await readdir(dir)).filter((name) => name.endsWith(".md")).sort();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw err;
+  }
+  if (names.length === 0) return [];
+  const { parseAgentManifest } = await import("../agent/parse-agent-manifest.ts");
+  const userAgents = await readdir(path.join(latheHome, "agents")).catch(() => [] as string[]);
+  return Promise.all(
+    names.map(async (name) => {
+      const file = path.join(dir, name);
+      try {
+        const agent = parseAgentManifest(await readFile(file, "utf8"), file, "project");
+        const replaces =
+          agent.id === "default"
+            ? " — replaces the built-in agent every run uses"
+            : userAgents.includes(`${agent.id}.md`)
+              ? ` — replaces your agent "${agent.id}"`
+              : "";
+        const rules = agent.permissions.map((r) => `${r.action} ${r.permission} "${r.pattern}"`);
+        const tools =
+          agent.tools.allow.join(", ") +
+          (agent.tools.deny.length > 0 ? ` except ${agent.tools.deny.join(", ")}` : "");
+        return `${agent.id} (${name})${replaces}; rules: ${rules.length > 0 ? rules.join(", ") : "none"}; tools: ${tools}${agent.model ? `; model ${agent.model}` : ""}`;
+      } catch (err) {
+        if (!LatheError.isInstance(err)) throw err;
+        return `${name}: will not load (${err.message.split("\n")[0]})`;
+      }
+    }),
+  );
+}
+
 /**
  * What trusting a project turns on, before the person says yes: the grants of its settings, and
  * each of its plugins and MCP servers with what it requires (paths, hosts, commands), whether it
@@ -248,6 +292,7 @@ export async function describeTrustReview(
       ...(settings.approvals.mode ? { approvals: `mode ${settings.approvals.mode}` } : {}),
     },
     denyRules: settings.permissions.filter((r) => r.action === "deny").length,
+    agents: await reviewAgents(realRoot, latheHome),
     extensions: [...plugins, ...(problems.length > 0 ? [] : reviewServers(realRoot, latheHome))],
     problems,
   };

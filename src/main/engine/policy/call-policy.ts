@@ -14,7 +14,8 @@ import type { ApprovalMode } from "../config/lathe-settings.ts";
 import type { PolicyConfig } from "../config/policy-config.ts";
 import type { ProtectedPaths } from "./protected-paths.ts";
 import { compilePattern } from "./rule-pattern.ts";
-import { explainVerdict, type Ruleset, type Subject } from "./ruleset.ts";
+import { mentionedPaths } from "./mentioned-paths.ts";
+import { explainVerdict, type RuleVerdict, type Ruleset, type Subject } from "./ruleset.ts";
 import { matchesShellRequirement } from "./shell-requirements.ts";
 import { runWatchdog, type WatchdogCheck } from "./watchdog.ts";
 
@@ -190,6 +191,37 @@ function howToAllow(
   return `To allow ${what}, add ${rules.join(", ")} to "permissions" in ${ctx.config.userSettingsFile} (or in ${ctx.config.projectSettingsFile} once the project is trusted), or run with --mode yolo.`;
 }
 
+/**
+ * The `fs.read` deny a path the command names falls under (see CallPlan.mentions), if any: the
+ * program may read it, and the person said that nothing may.
+ */
+async function mentionDeny(
+  tool: AnyTool,
+  plan: CallPlan,
+  resolved: ResolvedPlan,
+  fs: FsCapability,
+  ctx: PolicyContext,
+): Promise<RuleVerdict | undefined> {
+  if (!plan.mentions || plan.mentions.length === 0) return undefined;
+  if (!ctx.ruleset.rules.some((r) => r.action === "deny")) return undefined;
+  for (const absolute of await mentionedPaths(plan.mentions, resolved.cwd?.absolute ?? fs.root)) {
+    const display = fs.display(absolute);
+    const verdict = ctx.ruleset.evaluate({
+      permissions: [tool.id, "fs.read"],
+      kind: "path",
+      values: [display, absolute],
+      label: `reading "${display}" (which the command names)`,
+    });
+    if (verdict.action === "deny") return verdict;
+  }
+  return undefined;
+}
+
+/** The deny when there is one, else the first verdict. */
+function moreSevere(first: RuleVerdict, deny: RuleVerdict | undefined): RuleVerdict {
+  return deny && first.action !== "deny" ? deny : first;
+}
+
 /** What `authorize` decides instead of the tool's own plan: an access it makes while running. */
 interface PlanOverride {
   plan?: CallPlan;
@@ -229,7 +261,10 @@ export async function decideCall(
     values: [key],
     label: `the ${tool.id} call`,
   };
-  const verdict = ctx.ruleset.evaluateAll(subjects, fallback);
+  const verdict = moreSevere(
+    ctx.ruleset.evaluateAll(subjects, fallback),
+    await mentionDeny(tool, plan, resolved, call.fs, ctx),
+  );
   const explanation = explainVerdict(verdict);
   stages.push({ stage: "rule", outcome: verdict.action, reason: explanation });
   if (verdict.action === "deny") {

@@ -57,6 +57,38 @@ describe("protected paths: what no write may reach", () => {
     expect(new ProtectedPaths({ root, latheHome: home }).reason(path.join(root, relative))).toBeUndefined();
   });
 
+  // macOS (APFS) and Windows (NTFS) ignore case: there `.GIT/config` opens .git/config, and a
+  // write to `.Lathe/tools/x/index.js` lands in .lathe/tools. Linux keeps them apart, so the
+  // same spellings are other files there (the second table), which is what makes this testable
+  // here: the folding is what protects them, not the disk.
+  const otherCase = [
+    [".GIT/config", /git's configuration/],
+    [".git/CONFIG", /git's configuration/],
+    [".Git/hooks/pre-commit", /git hook/],
+    [".git/Info/attributes", /attributes can name filter programs/],
+    [".GIT", /git folder as a whole/],
+    [".GITMODULES", /submodule configuration/],
+    [".LATHE/settings.json", /project's Lathe folder/],
+    [".Lathe/tools/new-plugin/index.js", /project's Lathe folder/],
+    ["vendor/lib/.GIT/config", /repository/],
+    ["vendor/lib/.git/HOOKS/post-checkout", /repository/],
+  ] as const;
+
+  it.each(otherCase)("%s is protected where the disk ignores case", (relative, what) => {
+    const paths = new ProtectedPaths({ root, latheHome: home, caseInsensitive: true });
+    expect(paths.reason(path.join(root, relative))).toMatch(what);
+  });
+
+  it.each(otherCase)("%s is another file where the disk keeps case apart", (relative) => {
+    const paths = new ProtectedPaths({ root, latheHome: home, caseInsensitive: false });
+    expect(paths.reason(path.join(root, relative))).toBeUndefined();
+  });
+
+  it("protects $LATHE_HOME spelled in another case where the disk ignores case", () => {
+    const paths = new ProtectedPaths({ root, latheHome: home, caseInsensitive: true });
+    expect(paths.reason(path.join(home.toUpperCase(), "settings.json"))).toMatch(/Lathe's own data folder/);
+  });
+
   it("protects all of $LATHE_HOME, wherever it is", () => {
     const paths = new ProtectedPaths({ root, latheHome: home });
     expect(paths.reason(path.join(home, "settings.json"))).toMatch(/Lathe's own data folder/);

@@ -25,7 +25,14 @@ interface ProtectedPathsInput {
   /** Canonical `$LATHE_HOME`. */
   latheHome: string;
   servers?: readonly ProtectedServer[];
+  /**
+   * Whether names differ only in case (and Unicode normalisation) on this disk: true on macOS
+   * and Windows, whose usual file systems (APFS, NTFS) treat `.LATHE` as `.lathe`; false on Linux.
+   */
+  caseInsensitive?: boolean;
 }
+
+const CASE_INSENSITIVE_BY_DEFAULT = process.platform === "darwin" || process.platform === "win32";
 
 /**
  * What git executes or reads as configuration inside a git directory: a hook runs on the next
@@ -135,11 +142,17 @@ export class ProtectedPaths {
   readonly root: string;
   readonly latheHome: string;
   private readonly servers: readonly ProtectedServer[];
+  /** How a path is compared: as it is, or folded where the disk ignores case. */
+  private readonly key: (p: string) => string;
 
   constructor(input: ProtectedPathsInput) {
     this.root = input.root;
     this.latheHome = input.latheHome;
     this.servers = input.servers ?? [];
+    this.key =
+      (input.caseInsensitive ?? CASE_INSENSITIVE_BY_DEFAULT)
+        ? (p) => p.normalize("NFC").toLowerCase()
+        : (p) => p;
   }
 
   /** Every protected location as the disk stands now (it decides which git directory is used). */
@@ -177,12 +190,16 @@ export class ProtectedPaths {
    * does the repository's `.git` itself (replacing it swaps in another configuration).
    */
   reason(absolute: string, entries: readonly ProtectedEntry[] = this.entries()): string | undefined {
+    // On a disk that ignores case, `.GIT/config` and `.Lathe/tools` are the protected paths.
+    const target = this.key(absolute);
+    const root = this.key(this.root);
     for (const entry of entries) {
-      if (entry.kind === "folder" ? isWithin(entry.path, absolute) : entry.path === absolute)
+      const protectedPath = this.key(entry.path);
+      if (entry.kind === "folder" ? isWithin(protectedPath, target) : protectedPath === target)
         return entry.what;
     }
-    if (absolute === path.join(this.root, ".git")) return "the repository's git folder as a whole";
-    if (isWithin(this.root, absolute) && NESTED_GIT.test(path.relative(this.root, absolute)))
+    if (target === path.join(root, ".git")) return "the repository's git folder as a whole";
+    if (isWithin(root, target) && NESTED_GIT.test(path.relative(root, target)))
       return "git's configuration or hooks of a repository";
     return undefined;
   }

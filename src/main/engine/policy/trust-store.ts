@@ -2,12 +2,18 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { projectGrantsFingerprint } from "../config/project-settings-grants.ts";
 import { ConfigError } from "../errors/config-error.ts";
 import { FileLockTimeout, withFileLock } from "../store/file-lock.ts";
 
 const ProjectTrustSchema = z.lazy(() =>
   z.strictObject({
     trustedAt: z.string(),
+    /**
+     * What the project's settings granted when the person trusted it (project-settings-grants.ts);
+     * absent in entries an older Lathe wrote, which therefore match nothing.
+     */
+    settings: z.string().optional(),
     /** Descriptor hashes approved for this project, by key (filled by the extensions layer). */
     pins: z.record(z.string(), z.string()).default({}),
   }),
@@ -25,8 +31,17 @@ const TrustFileSchema = z.lazy(() =>
 type TrustFile = z.infer<typeof TrustFileSchema>;
 
 /**
- * Which project folders the user trusts, keyed by real path, in `$LATHE_HOME/trust.json`.
- * Until a folder is trusted its settings may only add deny rules.
+ * Where a folder stands: never trusted (or revoked), trusted with the settings it has now, or
+ * trusted while its settings granted something else — changed since (a `git pull`, an edit by
+ * hand, a checkout) or trusted by an older Lathe that did not record them.
+ */
+export type ProjectTrustState = "untrusted" | "trusted" | "settings-changed";
+
+/**
+ * Which project folders the user trusts, keyed by real path, in `$LATHE_HOME/trust.json`, with
+ * what their settings granted at that moment. Until a folder is trusted — and again as soon as
+ * its settings grant anything other than what was trusted — its settings may only add deny
+ * rules: a person reviewed those grants, not whatever the folder says later.
  */
 export class TrustStore {
   readonly file: string;
@@ -94,14 +109,25 @@ export class TrustStore {
     return this.load().projects[realRoot];
   }
 
-  isTrusted(realRoot: string): boolean {
-    return this.get(realRoot) !== undefined;
+  state(realRoot: string): ProjectTrustState {
+    const entry = this.get(realRoot);
+    if (entry === undefined) return "untrusted";
+    const now = projectGrantsFingerprint(realRoot);
+    return now !== undefined && entry.settings === now ? "trusted" : "settings-changed";
   }
 
+  /** Trusted, and its settings grant exactly what they granted when it was trusted. */
+  isTrusted(realRoot: string): boolean {
+    return this.state(realRoot) === "trusted";
+  }
+
+  /** Trust the folder with what its settings grant now (see ProjectTrustState). */
   trust(realRoot: string, pins: Record<string, string> = {}): ProjectTrust {
+    const settings = projectGrantsFingerprint(realRoot);
     return this.update((data) => {
       const entry: ProjectTrust = {
         trustedAt: new Date().toISOString(),
+        ...(settings !== undefined ? { settings } : {}),
         pins: { ...data.projects[realRoot]?.pins, ...pins },
       };
       data.projects[realRoot] = entry;

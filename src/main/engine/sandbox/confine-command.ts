@@ -12,6 +12,11 @@ export interface ConfinementSpec {
   readOnly: readonly ProtectedEntry[];
   /** Hosts it may reach; empty means no network at all. */
   network: readonly string[];
+  /**
+   * Paths (absolute) it cannot read: a folder appears empty, a file empty; those missing when
+   * it starts are left alone. Everything else stays readable (see lathe-home-private.ts).
+   */
+  unreadable?: readonly string[];
   /** It runs on a terminal Lathe allocated (macOS must then allow terminal operations). */
   pty?: boolean;
   /**
@@ -76,6 +81,7 @@ export async function confineCommand(
       command,
       allowWrite: spec.writable,
       denyWrite,
+      denyRead: spec.unreadable ?? [],
       ...(options.signal ? { signal: options.signal } : {}),
     });
     return { line, release: once(cleanup) };
@@ -92,7 +98,7 @@ export async function confineCommand(
       command,
       undefined,
       {
-        filesystem: { denyRead: [], allowWrite: [...spec.writable], denyWrite },
+        filesystem: { denyRead: [...(spec.unreadable ?? [])], allowWrite: [...spec.writable], denyWrite },
         ...(spec.pty ? { allowPty: true } : {}),
       },
       options.signal,

@@ -1,5 +1,6 @@
 import { SandboxError } from "../errors/sandbox-error.ts";
 import type { ProtectedPaths } from "../policy/protected-paths.ts";
+import { latheHomePrivate } from "./lathe-home-private.ts";
 import type { Confinement, ConfinementOptions, ProcessSandbox } from "./process-sandbox.ts";
 import { sandboxAvailability, type SandboxProbe, type SandboxStatus } from "./sandbox-availability.ts";
 import type { SandboxAvailabilityCache } from "./sandbox-availability-cache.ts";
@@ -28,6 +29,8 @@ interface EngineSandboxInput {
   probe?: SandboxProbe;
   /** Where the real machine's answer is kept between processes (see sandbox-availability-cache.ts). */
   cache?: SandboxAvailabilityCache;
+  /** Variables no confined or model-run command inherits (see ProcessSandbox.hiddenEnv). */
+  hiddenEnv?: readonly string[];
 }
 
 /**
@@ -42,9 +45,11 @@ export class EngineSandbox {
   readonly settings: EffectiveSandboxSettings;
   readonly protectedPaths: ProtectedPaths;
   private readonly root: string;
+  private readonly hiddenEnv: readonly string[];
 
   private constructor(input: EngineSandboxInput, status: SandboxStatus) {
     this.root = input.root;
+    this.hiddenEnv = input.hiddenEnv ?? [];
     this.settings = input.settings;
     this.protectedPaths = input.protectedPaths;
     this.status = status;
@@ -64,6 +69,7 @@ export class EngineSandbox {
   scope(scope: ConfinementScope): ProcessSandbox {
     return {
       status: this.status,
+      hiddenEnv: this.hiddenEnv,
       confinement: (options = {}) => this.confinement(scope, options),
     };
   }
@@ -80,6 +86,7 @@ export class EngineSandbox {
         writable: [this.root, tmp, ...(scope.writable ?? []), ...this.settings.allowWrite],
         readOnly: this.protectedPaths.entries().map((entry) => ({ ...entry })),
         network: [...new Set([...this.settings.allowNetwork, ...(scope.network ?? [])])],
+        unreadable: latheHomePrivate(this.protectedPaths.latheHome),
         missingFiles: scope.longRunning ? "leave" : "undo",
         ...(options.pty ? { pty: true } : {}),
       },

@@ -28,6 +28,8 @@ interface OfflineWrap {
   allowWrite: readonly string[];
   /** Paths inside them that stay read-only (missing ones too). */
   denyWrite: readonly string[];
+  /** Paths it cannot read (see ConfinementSpec.unreadable). */
+  denyRead: readonly string[];
   signal?: AbortSignal;
 }
 
@@ -37,7 +39,7 @@ export function wrapOffline(options: OfflineWrap): Promise<string> {
   return wrapCommandWithSandboxLinux({
     command: options.command,
     needsNetworkRestriction: true,
-    readConfig: { denyOnly: [] },
+    readConfig: { denyOnly: [...options.denyRead] },
     writeConfig: { allowOnly: [...options.allowWrite], denyWithinAllow: [...options.denyWrite] },
     ...LIBRARY_SCAN,
     ...(bwrapPath ? { bwrapPath } : {}),

@@ -30,6 +30,11 @@ export function undoneNotice(root: string, removed: readonly string[]): string {
 export interface ProcessSandbox {
   readonly status: SandboxStatus;
   /**
+   * Variables a command run for the model starts without, sandbox or not: those holding Lathe's
+   * own keys (config/key-variables.ts).
+   */
+  readonly hiddenEnv?: readonly string[];
+  /**
    * How to confine a process (the spawner wraps and starts it). Throws SandboxError when the
    * sandbox is not active: the caller then refuses, it never runs the command unconfined.
    */

@@ -16,6 +16,7 @@ function build() {
       z.strictObject({ path: z.string(), what: z.string(), kind: z.enum(["folder", "file"]) }),
     ),
     network: z.array(z.string()),
+    unreadable: z.array(z.string()).optional(),
     pty: z.boolean().optional(),
     missingFiles: z.enum(["undo", "leave"]),
   });

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { chmodSync, statSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -144,4 +145,43 @@ describe("the database", () => {
     expect(output).toMatch(expected);
     expect(code).toBe(0);
   });
+});
+
+describe.skipIf(process.platform === "win32")("who may read the database", () => {
+  const modeOf = (file: string) => statSync(file).mode & 0o777;
+
+  it("is created readable by its owner alone, where plain SQLite would let everyone read it", () => {
+    const previous = process.umask(0o022);
+    try {
+      // Positive control: SQLite alone creates the file for everyone to read (0644 under 022).
+      const plain = path.join(dir, "plain.db");
+      new Database(plain).close();
+      expect(modeOf(plain) & 0o044).not.toBe(0);
+
+      const file = path.join(dir, "home", "lathe.db");
+      const db = openDatabase(file);
+      db.prepare("CREATE TABLE IF NOT EXISTS t (x)").run();
+      expect(modeOf(file)).toBe(0o600);
+      expect(modeOf(`${file}-wal`)).toBe(0o600);
+      db.close();
+    } finally {
+      process.umask(previous);
+    }
+  });
+
+  it.each([0o644, 0o640, 0o604, 0o666])(
+    "narrows one an older Lathe left at %o, with its -wal and -shm",
+    (mode) => {
+      const file = path.join(dir, "lathe.db");
+      const old = new Database(file);
+      old.pragma("journal_mode = WAL");
+      old.prepare("CREATE TABLE t (x)").run();
+      for (const f of [file, `${file}-wal`, `${file}-shm`]) chmodSync(f, mode);
+      openDatabase(file).close();
+      expect(modeOf(file)).toBe(0o600);
+      expect(modeOf(`${file}-wal`)).toBe(0o600);
+      expect(modeOf(`${file}-shm`)).toBe(0o600);
+      old.close();
+    },
+  );
 });

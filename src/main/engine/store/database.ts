@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { chmodSync, closeSync, mkdirSync, openSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import type Database from "better-sqlite3";
@@ -31,7 +31,10 @@ function sqliteDriver(): typeof Database {
 export function openDatabase(file: string): Db {
   let db: Db | undefined;
   try {
-    if (file !== ":memory:") mkdirSync(path.dirname(file), { recursive: true });
+    if (file !== ":memory:") {
+      mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+      readableByOwnerOnly(file);
+    }
     const Driver = sqliteDriver();
     db = new Driver(file);
     // First, so that every statement after it waits out another process's lock.
@@ -92,6 +95,21 @@ function explainFailures(db: Db, file: string): void {
         }
       },
     });
+  }
+}
+
+/**
+ * The database holds every session's conversation and tool output, of every folder: readable
+ * by its owner alone (0600), as the logs, trust and checkpoint files are. A new file is created
+ * so before SQLite opens it (SQLite gives its -wal and -shm files the database file's mode); one
+ * an older Lathe left readable by others is narrowed, with its -wal and -shm.
+ */
+function readableByOwnerOnly(file: string): void {
+  if (process.platform === "win32") return;
+  closeSync(openSync(file, "a", 0o600));
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+    const stats = statSync(f, { throwIfNoEntry: false });
+    if (stats !== undefined && (stats.mode & 0o077) !== 0) chmodSync(f, 0o600);
   }
 }
 

@@ -7,8 +7,25 @@ export type PlannedAccess =
   | { capability: "shell.run"; command: SimpleCommand }
   | { capability: "net.fetch"; url: string };
 
+/**
+ * A path a command line names that the program may read (a word of its arguments, or a glob
+ * the shell will expand): relative to the plan's folder, or absolute.
+ */
+export interface MentionedPath {
+  text: string;
+  /** An unquoted glob (`.e*`, `src/*.env`): judged as the files it matches when the call is decided. */
+  glob: boolean;
+}
+
 export interface CallPlan {
   accesses: PlannedAccess[];
+  /**
+   * Paths a shell command names that its programs may read. Whether a program reads its
+   * arguments is its own affair, so these are not checked against what the tool declared; they
+   * answer only to `fs.read` deny rules: one that matches refuses the call (`cat .env` under
+   * `{"permission": "fs.read", "pattern": "**\/.env", "action": "deny"}`).
+   */
+  mentions?: MentionedPath[];
   /** Reasons the call cannot be fully seen through; such a call is never allowed without a person. */
   unclear: string[];
   /** The working directory, relative to the root, for paths in the plan (default: the root). */

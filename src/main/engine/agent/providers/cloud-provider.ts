@@ -1,4 +1,5 @@
 import type { LanguageModel } from "ai";
+import { KEY_VARIABLES } from "../../config/key-variables.ts";
 import { ModelError } from "../model-error.ts";
 import { acceptsImages } from "../model-images.ts";
 import type { ProviderContext, ProviderDefinition, ResolvedModel } from "../provider-registry.ts";
@@ -22,7 +23,7 @@ const CLOUD_PRESETS: readonly CloudPreset[] = [
   {
     name: "anthropic",
     label: "Anthropic",
-    keyVariable: "ANTHROPIC_API_KEY",
+    keyVariable: KEY_VARIABLES.anthropic,
     suggested: [
       { name: "claude-sonnet-4-5", contextTokens: 200_000 },
       { name: "claude-opus-4-1", contextTokens: 200_000 },
@@ -33,7 +34,7 @@ const CLOUD_PRESETS: readonly CloudPreset[] = [
   {
     name: "openai",
     label: "OpenAI",
-    keyVariable: "OPENAI_API_KEY",
+    keyVariable: KEY_VARIABLES.openai,
     suggested: [
       { name: "gpt-5", contextTokens: 400_000 },
       { name: "gpt-5-mini", contextTokens: 400_000 },

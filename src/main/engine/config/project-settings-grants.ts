@@ -1,0 +1,73 @@
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { ConfigError } from "../errors/config-error.ts";
+import { loadSettings, type Settings } from "./lathe-settings.ts";
+
+/**
+ * What a project's settings grant once the folder is trusted: everything but its deny rules, its
+ * sandbox entry (which can only narrow the user's) and `disabledPlugins` (which only turns
+ * things off). Hooks run unconfined on this machine, allow rules and approval settings lift
+ * asks, extra commands widen bash, MCP servers start programs, web settings open private hosts,
+ * providers and `defaultModel` decide where the conversation (and which key) is sent.
+ */
+function grants(settings: Settings): unknown {
+  return {
+    permissions: settings.permissions.filter((r) => r.action !== "deny"),
+    hooks: settings.hooks,
+    approvals: settings.approvals,
+    shell: settings.shell,
+    mcpServers: settings.mcpServers,
+    web: settings.web,
+    providers: settings.providers,
+    defaultModel: settings.defaultModel ?? null,
+  };
+}
+
+/** A fingerprint of what the settings grant: equal exactly when the grants are. */
+export function settingsGrantsFingerprint(settings: Settings): string {
+  return createHash("sha256")
+    .update(JSON.stringify(grants(settings)))
+    .digest("hex");
+}
+
+/**
+ * The project's agent manifests (`.lathe/agents/*.md`), by name and content: each carries
+ * permission rules (an `allow` there lifts an ask), tools and a system prompt, and one named
+ * `default` replaces the built-in agent every run uses.
+ */
+function agentManifests(realRoot: string): Array<[string, string]> {
+  const dir = path.join(realRoot, ".lathe", "agents");
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((name) => name.endsWith(".md"));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw err;
+  }
+  return names.sort().map((name) => [
+    name,
+    createHash("sha256")
+      .update(readFileSync(path.join(dir, name)))
+      .digest("hex"),
+  ]);
+}
+
+/**
+ * The fingerprint of what `<realRoot>/.lathe/` grants as it is now — its settings' grants and
+ * its agent manifests (a missing file grants nothing) — or undefined when something there
+ * cannot be read: then it cannot be what a person trusted.
+ */
+export function projectGrantsFingerprint(realRoot: string): string | undefined {
+  try {
+    const settings = loadSettings(path.join(realRoot, ".lathe", "settings.json"));
+    return createHash("sha256")
+      .update(JSON.stringify([settingsGrantsFingerprint(settings), agentManifests(realRoot)]))
+      .digest("hex");
+  } catch (err) {
+    if (ConfigError.isInstance(err)) return undefined;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "EACCES" || code === "EISDIR" || code === "ENOTDIR" || code === "ELOOP") return undefined;
+    throw err;
+  }
+}

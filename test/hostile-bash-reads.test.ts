@@ -1,0 +1,100 @@
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { envelopeOf, runLathe } from "./support/lathe-cli.ts";
+
+// A person who writes {"permission": "fs.read", "pattern": "**/.env", "action": "deny"} (the
+// README's own example) and lets bash run means: no command reads .env. The parser sees which
+// files a command line names — literally, through a glob, a symlink, after `cd`, in `--opt=` —
+// and an fs.read deny on any of them refuses the call. Every row is first shown reading the
+// secret under plain bash.
+
+const SECRET = "S3CRET-VALUE-91d2";
+
+let base: string;
+let home: string;
+let root: string;
+let outside: string;
+
+beforeAll(async () => {
+  base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-bash-reads-")));
+  home = path.join(base, "home");
+  root = path.join(base, "ws");
+  outside = path.join(base, "keys");
+  for (const dir of [home, root, outside, path.join(root, "sub")]) await mkdir(dir);
+  await writeFile(path.join(root, ".env"), `TOKEN=${SECRET}\n`);
+  await writeFile(path.join(root, "sub/.env"), `TOKEN=${SECRET}\n`);
+  await writeFile(path.join(root, "README.md"), "# hello\n");
+  await writeFile(path.join(outside, "id_key"), `${SECRET}\n`);
+  await symlink(".env", path.join(root, "settings.txt"));
+  await writeFile(
+    path.join(home, "settings.json"),
+    JSON.stringify({
+      permissions: [
+        { permission: "bash", pattern: "*", action: "allow" },
+        { permission: "fs.read", pattern: "**/.env", action: "deny" },
+        { permission: "fs.read", pattern: `${outside}/**`, action: "deny" },
+      ],
+    }),
+  );
+});
+
+afterAll(async () => {
+  await rm(base, { recursive: true, force: true });
+});
+
+const bash = (command: string) =>
+  runLathe(["call", "bash", JSON.stringify({ command })], { home, cwd: root });
+
+const hostile: Array<[string, string, RegExp]> = [
+  ["a literal name", "cat .env", /reading "\.env"/],
+  ["a ./ path", "head -n 1 ./.env", /reading "\.env"/],
+  ["an absolute path", "ROOT/.env", /reading "\.env"/],
+  ["a glob", "cat .e*", /reading "\.env"/],
+  ["a ? glob", "cat .en?", /reading "\.env"/],
+  ["a glob over folders", "cat */.env", /reading "sub\/\.env"/],
+  ["a symlink to it", "cat settings.txt", /reading "\.env"/],
+  ["a glob meeting that symlink", "cat *.txt", /reading "\.env"/],
+  ["after cd", "cd sub && grep TOKEN .env", /reading "(sub\/)?\.env"/],
+  ["an --option=value", "grep -h --file=.env -e x .env", /reading "\.env"/],
+  ["a copy out of it", "cp .env copied.txt && cat copied.txt", /reading "\.env"/],
+  ["a key outside the workspace", "cat KEYS/id_key", /reading ".*keys\/id_key"/],
+  ["a pipeline's second command", "echo start | tail -n 1 .env", /reading "\.env"/],
+];
+
+const spell = (command: string) => command.replace("ROOT/.env", `cat ${root}/.env`).replace("KEYS", outside);
+
+describe("bash and fs.read deny rules", () => {
+  it.each(hostile)("%s: plain bash reads it, Lathe refuses the call", async (_name, command, what) => {
+    const line = spell(command);
+    // Positive control: under plain bash the command reads the secret.
+    const control = execFileSync("bash", ["-c", line], { cwd: root, encoding: "utf8" });
+    expect(control).toContain(SECRET);
+    await rm(path.join(root, "copied.txt"), { force: true });
+
+    const run = await bash(line);
+    const envelope = envelopeOf(run);
+    expect(envelope.type).toBe("error");
+    expect(envelope.error_text).toMatch(what);
+    expect(envelope.error_text).toMatch(/matched the user rule \{permission: "fs\.read"/);
+    expect(run.stdout).not.toContain(SECRET);
+    expect(existsSync(path.join(root, "copied.txt"))).toBe(false);
+  });
+
+  it.each([
+    ["cat README.md", "# hello"],
+    ["cat *.md", "# hello"],
+    ["ls -a sub", ".env"],
+    ["grep -c hello README.md", "1"],
+  ])(
+    "%s still runs: naming a folder that holds .env, or other files, is not reading it",
+    async (command, out) => {
+      const envelope = envelopeOf(await bash(command));
+      expect(envelope.type).toBe("output");
+      expect(String(envelope.data?.output)).toContain(out);
+    },
+  );
+});

@@ -1,0 +1,105 @@
+import { execFileSync } from "node:child_process";
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { machineSandbox } from "../src/main/engine/sandbox/sandbox-availability.ts";
+import { envelopeOf, runLathe } from "./support/lathe-cli.ts";
+
+// $LATHE_HOME holds what the person did in every folder: every session's conversation and tool
+// calls (lathe.db), the checkpoints' copies of files, the user's settings (an MCP server's
+// headers can carry a bearer token). A command run for a model in another folder — one whose
+// README told it to — must not read them into its workspace or its output. Reads are not the
+// parser's to stop (a program reads what it likes), so the sandbox hides them.
+
+const machine = await machineSandbox();
+const NO_SANDBOX = !machine.active;
+if (NO_SANDBOX)
+  console.log(`hostile-lathe-home-reads is skipped: this machine has no OS sandbox (${machine.reason})`);
+
+const TOKEN = "Bearer tok-0f1e2d3c4b5a69788796a5b4c3d2e1f0";
+const CONFIDENTIAL = "PROJECT-A-CONFIDENTIAL-7c1d";
+
+let base: string;
+let home: string;
+let projectA: string;
+let projectB: string;
+
+beforeAll(async () => {
+  if (NO_SANDBOX) return;
+  base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-home-reads-")));
+  home = path.join(base, "home");
+  projectA = path.join(base, "a");
+  projectB = path.join(base, "b");
+  for (const dir of [home, projectA, projectB]) await mkdir(dir);
+  await writeFile(
+    path.join(home, "settings.json"),
+    JSON.stringify({
+      mcpServers: {
+        remote: { url: "https://mcp.example.com/mcp", headers: { Authorization: TOKEN }, disabled: true },
+      },
+    }),
+  );
+  // The person's work in folder A: a file read, then rewritten (its old content is checkpointed).
+  await writeFile(path.join(projectA, "plan.md"), `${CONFIDENTIAL}\n`);
+  const a = (args: string[]) => runLathe([...args, "--session", "work"], { home, cwd: projectA });
+  expect(envelopeOf(await a(["call", "read", '{"path":"plan.md"}'])).type).toBe("output");
+  const write = await a(["call", "write", '{"path":"plan.md","content":"public now\\n"}', "--mode", "yolo"]);
+  expect(envelopeOf(write).type).toBe("output");
+});
+
+afterAll(async () => {
+  if (base) await rm(base, { recursive: true, force: true });
+});
+
+const rows = [
+  {
+    name: "the user's settings (an MCP server's bearer token)",
+    file: "settings.json",
+    secret: TOKEN.slice(7),
+  },
+  { name: "the database (another folder's conversation)", file: "lathe.db", secret: CONFIDENTIAL },
+  { name: "the checkpoints (another folder's old file contents)", file: "checkpoints", secret: CONFIDENTIAL },
+];
+
+describe.skipIf(NO_SANDBOX)("a command in folder B reading $LATHE_HOME", () => {
+  it.each(rows)("$name: plain bash leaks it, Lathe's bash does not", async ({ file, secret }) => {
+    const target = path.join(home, file);
+    const command = `grep -r -a -o -h ${secret} '${target}' > leak.txt; cat leak.txt`;
+
+    // Positive control: the same command in plain bash copies the secret into the folder.
+    const control = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-home-reads-control-")));
+    try {
+      execFileSync("bash", ["-c", command], { cwd: control });
+      expect(await readFile(path.join(control, "leak.txt"), "utf8")).toContain(secret);
+    } finally {
+      await rm(control, { recursive: true, force: true });
+    }
+
+    const run = await runLathe(["call", "bash", JSON.stringify({ command }), "--mode", "yolo"], {
+      home,
+      cwd: projectB,
+    });
+    const envelope = envelopeOf(run);
+    // It ran: what held is the sandbox, not a refusal.
+    expect(envelope.type).toBe("output");
+    expect(run.stdout).not.toContain(secret);
+    expect(await readFile(path.join(projectB, "leak.txt"), "utf8")).not.toContain(secret);
+  });
+
+  it("still lets the command read and write its own workspace", async () => {
+    await writeFile(path.join(projectB, "notes.txt"), "mine\n");
+    const run = await runLathe(
+      [
+        "call",
+        "bash",
+        JSON.stringify({ command: "cat notes.txt > copy.txt && cat copy.txt" }),
+        "--mode",
+        "yolo",
+      ],
+      { home, cwd: projectB },
+    );
+    expect(envelopeOf(run).data?.output).toBe("mine\n");
+    expect(await readFile(path.join(projectB, "copy.txt"), "utf8")).toBe("mine\n");
+  });
+});
