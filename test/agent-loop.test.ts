@@ -252,21 +252,25 @@ describe("a scripted conversation drives the tools through the engine", () => {
   });
 });
 
+/** A deferred tool: shown by name only until tool_search loads its definition. */
+function deferredConverter(): AnyTool {
+  return {
+    ...defineBuiltin({
+      id: "convert_currency",
+      description: "Convert an amount between currencies.",
+      schema: z.strictObject({ amount: z.number(), to: z.string() }),
+      requires: {},
+      readOnly: true,
+      kind: "other",
+      execute: async ({ amount, to }) => ({ amount: amount * 2, currency: to }),
+    }),
+    defer: true,
+  };
+}
+
 describe("deferred tools", () => {
   it("shows a deferred tool by name only until tool_search loads it, then lets the model call it", async () => {
-    const convert = {
-      ...defineBuiltin({
-        id: "convert_currency",
-        description: "Convert an amount between currencies.",
-        schema: z.strictObject({ amount: z.number(), to: z.string() }),
-        requires: {},
-        readOnly: true,
-        kind: "other",
-        execute: async ({ amount, to }) => ({ amount: amount * 2, currency: to }),
-      }),
-      defer: true,
-    };
-    const h = await open({ tools: [convert] });
+    const h = await open({ tools: [deferredConverter()] });
     const model = scriptedModel([
       { toolCalls: [{ name: "tool_search", input: { query: "convert currency" } }] },
       { toolCalls: [{ name: "convert_currency", input: { amount: 21, to: "EUR" } }] },
@@ -288,19 +292,7 @@ describe("deferred tools", () => {
 
 describe("calls the AI SDK refuses before any tool runs", () => {
   it("are answered in Lathe's words (a deferred tool says how to load it), to the model and in the events", async () => {
-    const convert = {
-      ...defineBuiltin({
-        id: "convert_currency",
-        description: "Convert an amount between currencies.",
-        schema: z.strictObject({ amount: z.number(), to: z.string() }),
-        requires: {},
-        readOnly: true,
-        kind: "other",
-        execute: async ({ amount, to }) => ({ amount: amount * 2, currency: to }),
-      }),
-      defer: true,
-    };
-    const h = await open({ tools: [convert] });
+    const h = await open({ tools: [deferredConverter()] });
     const expected = [
       /^Tool "convert_currency" is available but its definition is not loaded yet, so it was not run\. Call tool_search with the query "convert_currency" to load it, then call it again\.$/,
       /^Unknown tool "nope", so nothing was run\. Available tools: .*\bglob\b.*tool_search/,
