@@ -16,6 +16,7 @@ const log = new AuditLog(db);
 const row = (i: number): AuditRow => ({
   callId: `call-${i}`,
   sessionId: "bench",
+  root: "/work/bench-project",
   toolId: i % 3 === 0 ? "read" : i % 3 === 1 ? "grep" : "bash",
   originLayer: "builtin",
   originKind: "builtin",

@@ -1,6 +1,7 @@
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { envelopeOf, runLathe } from "./support/lathe-cli.ts";
 
@@ -127,6 +128,101 @@ describe("lathe audit", () => {
     const bad = await lathe(["audit", "--outcome", "maybe"]);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toMatch(/Use output \(it ran\), error \(it failed\) or denied/);
+  });
+
+  describe("per folder", () => {
+    let other: string;
+    let empty: string;
+    beforeEach(async () => {
+      other = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-cli-policy-other-")));
+      empty = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-cli-policy-empty-")));
+    });
+    afterEach(async () => {
+      for (const dir of [other, empty]) await rm(dir, { recursive: true, force: true });
+    });
+
+    interface JsonRow {
+      root: string | null;
+      tool: string;
+      args: unknown;
+      session_id: string;
+    }
+    const jsonRows = (stdout: string) =>
+      stdout
+        .trim()
+        .split("\n")
+        .filter((l) => l !== "")
+        .map((l) => JSON.parse(l) as JsonRow);
+
+    /** A read in each folder, and a row as a Lathe from before folders were recorded left it. */
+    async function callsInTwoFolders(): Promise<void> {
+      await writeFile(path.join(root, "a.txt"), "a\n");
+      await writeFile(path.join(other, "b.txt"), "b\n");
+      expect(envelopeOf(await lathe(["call", "read", '{"path":"a.txt"}'])).type).toBe("output");
+      const there = await runLathe(["call", "read", '{"path":"b.txt"}'], { home, cwd: other });
+      expect(envelopeOf(there).type).toBe("output");
+      const db = new Database(path.join(home, "lathe.db"));
+      db.prepare(
+        `INSERT INTO audit (call_id, session_id, tool_id, args_json, decisions_json, outcome, envelope_head, duration_ms, started_at)
+         VALUES ('old', 's-old', 'glob', '{"pattern":"*"}', '[]', 'output', '{}', 1, 1700000000000)`,
+      ).run();
+      db.close();
+    }
+
+    it("lists the calls of the folder it runs for: the current directory, or --root", async () => {
+      await callsInTwoFolders();
+      const here = jsonRows((await lathe(["audit", "--json"])).stdout);
+      expect(here.map((r) => [r.root, r.tool, r.args])).toEqual([[root, "read", { path: "a.txt" }]]);
+      const there = jsonRows((await lathe(["audit", "--json", "--root", other])).stdout);
+      expect(there.map((r) => [r.root, r.tool, r.args])).toEqual([[other, "read", { path: "b.txt" }]]);
+      // The folder is its real path: reached through a symlink, it is the same folder.
+      const link = path.join(empty, "link");
+      await symlink(other, link);
+      expect(jsonRows((await lathe(["audit", "--json", "--root", link])).stdout)).toEqual(there);
+
+      const table = (await lathe(["audit"])).stdout;
+      expect(table).toContain("a.txt");
+      expect(table).not.toContain("b.txt");
+      expect(table).not.toContain("s-old");
+    });
+
+    it("lists every folder's with --all, naming each folder (none for rows from before)", async () => {
+      await callsInTwoFolders();
+      const all = jsonRows((await lathe(["audit", "--json", "--all"])).stdout);
+      expect(all.map((r) => [r.root, r.tool])).toEqual([
+        [root, "read"],
+        [other, "read"],
+        [null, "glob"],
+      ]);
+      const lines = (await lathe(["audit", "--all"])).stdout.trim().split("\n");
+      expect(lines).toHaveLength(3);
+      // Columns: time, folder, session, tool, outcome, duration, arguments.
+      const columns = (line: string | undefined) => (line ?? "").split(/ {2,}/).slice(1, 5);
+      expect(columns(lines[0])).toEqual([root, expect.stringMatching(/^s-/), "read", "output"]);
+      expect(columns(lines[1])).toEqual([other, expect.stringMatching(/^s-/), "read", "output"]);
+      expect(columns(lines[2])).toEqual(["(folder not recorded)", "s-old", "glob", "output"]);
+      expect(lines[0]).toContain("a.txt");
+      expect(lines[1]).toContain("b.txt");
+    });
+
+    it("says which folder had none and how to see every folder's", async () => {
+      await callsInTwoFolders();
+      const none = await lathe(["audit", "--root", empty]);
+      expect(none).toMatchObject({
+        code: 0,
+        stdout: `No tool invocations in ${empty} recorded yet. \`lathe audit --all\` shows every folder's.\n`,
+      });
+      expect((await lathe(["audit", "--json", "--root", empty])).stdout).toBe("");
+    });
+
+    it("refuses --all with --root, saying which to drop", async () => {
+      const run = await lathe(["audit", "--all", "--root", other]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(
+        /--all lists every folder's invocations, so --root has no effect with it\. Drop --root/,
+      );
+      expect(run.stdout).toBe("");
+    });
   });
 });
 

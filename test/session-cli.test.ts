@@ -146,7 +146,10 @@ describe("lathe audit with filters that match nothing", () => {
     await lathe(["call", "glob", '{"pattern":"*"}']);
     expect((await lathe(["audit"])).stdout).toMatch(/glob/);
     expect((await lathe(["audit", "--session", "nosuch", "--tool", "glob"])).stdout).toBe(
-      "No tool invocations match session nosuch, tool glob.\n",
+      `No tool invocations in ${root} match session nosuch, tool glob. \`lathe audit --all\` shows every folder's.\n`,
+    );
+    expect((await lathe(["audit", "--all", "--session", "nosuch"])).stdout).toBe(
+      "No tool invocations match session nosuch.\n",
     );
   });
 });

@@ -1,5 +1,5 @@
-// The audit view's shapes: a page of the audit trail (every tool call with its decision chain),
-// filtered by session, tool and outcome, newest first.
+// The audit view's shapes: a page of the open folder's audit trail (every tool call with its
+// decision chain), filtered by session, tool and outcome, newest first.
 import { z } from "zod";
 
 /** output: it ran and answered; error: it failed otherwise; denied: a stage refused it. */
@@ -38,11 +38,13 @@ const AuditEntrySchema = z.strictObject({
 });
 
 export const AuditPageSchema = z.strictObject({
+  /** The folder whose calls these are: the open folder (its real path). */
+  root: z.string(),
   /** Newest first. */
   entries: z.array(AuditEntrySchema),
   /** Older rows match too: ask again with `beforeId` set to the last entry's id. */
   more: z.boolean(),
-  /** Sessions and tools the trail names, most recent first, for the filters. */
+  /** Sessions and tools the folder's trail names, most recent first, for the filters. */
   sessions: z.array(z.string()),
   tools: z.array(z.string()),
 });

@@ -88,9 +88,12 @@ export const CheckRulesSchema = z.strictObject({
 
 const RuleRefSchema = z.strictObject({ scope: EditableScopeSchema, index: z.number().int() });
 
+/** The field of a rule a problem is about (none: the row as a whole). */
+const RuleFieldSchema = z.enum(["permission", "pattern", "action"]);
+
 export const RuleCheckSchema = z.strictObject({
-  /** Rows that are not valid rules, and why. */
-  problems: z.array(RuleRefSchema.extend({ message: z.string() })),
+  /** Rows that are not valid rules, and why: one entry per field that is wrong. */
+  problems: z.array(RuleRefSchema.extend({ field: RuleFieldSchema.optional(), message: z.string() })),
   /** The same permission and pattern in both scopes: which one wins, and why. */
   conflicts: z.array(
     z.strictObject({

@@ -1,8 +1,9 @@
 // The Audit view as a person uses it: `lathe serve` on a folder, the page in Debian's Chromium, a
 // few calls made from the tool workbench (one runs, one is rejected in the approval dialog, one
 // fails), then the trail: newest first, each call's decision chain, and the filters by outcome,
-// tool and session. Needs `npm run build` first.
-import { writeFile } from "node:fs/promises";
+// tool and session; a call a failing hook refused is "denied"; a question reads as its text; and
+// after opening another folder, the view shows that folder's calls only. Needs `npm run build` first.
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,11 +11,14 @@ import { REPO, fixtureProviders, goTo, runsUi } from "./serve-fixture.ts";
 import { startUiWorld, type UiWorld } from "./ui-world.ts";
 
 const SHOT = path.join(REPO, "test-results/ui-audit.png");
+const QUESTION = "Which database should the service use?";
 const runUi = runsUi("audit");
 
 let world: UiWorld | undefined;
 let page: Page;
 let problems: string[];
+let first: string;
+let second: string;
 
 async function runTool(toolId: string, args: unknown): Promise<void> {
   await page
@@ -32,16 +36,23 @@ beforeAll(async () => {
   if (!runUi) return;
   world = await startUiWorld({
     prefix: "audit",
-    prepare: async ({ root, home }) => {
+    prepare: async ({ base, root, home }) => {
       await writeFile(path.join(root, "README.md"), "# audited\n");
+      await mkdir(path.join(base, "second"));
+      await writeFile(path.join(base, "second", "NOTES.md"), "# second\n");
       await writeFile(
         path.join(home, "settings.json"),
-        JSON.stringify({ providers: await fixtureProviders() }),
+        JSON.stringify({
+          providers: await fixtureProviders(),
+          // A hook that fails (exit 3, no answer): the README says it denies the call.
+          hooks: [{ command: "echo broken hook >&2; exit 3", tools: ["grep"] }],
+        }),
       );
     },
     viewport: { width: 1280, height: 900 },
   });
-  ({ page, problems } = world);
+  ({ page, problems, root: first } = world);
+  second = path.join(world.base, "second");
   await goTo(page, "Tools", "Run a tool");
   await page
     .getByRole("list", { name: "Tools" })
@@ -98,6 +109,93 @@ describe.skipIf(!runUi)("the Audit view through lathe serve", () => {
     expect(options).toHaveLength(2);
     await sessions.selectOption({ index: 1 });
     await expect.poll(outcomes).toEqual(["failed", "ran"]);
+    // Back to every call, for the tests below.
+    await sessions.selectOption("");
+    await page.getByRole("combobox", { name: "Tool" }).selectOption("");
+    await expect.poll(outcomes).toEqual(["failed", "denied", "ran"]);
+    expect(problems, problems.join("\n")).toEqual([]);
+  });
+
+  it("counts a call a failing hook refused as denied, with the hook's reason", async () => {
+    await goTo(page, "Tools", "Run a tool");
+    await runTool("grep", { pattern: "audited" });
+    await expect
+      .poll(() => page.getByLabel("Error text", { exact: true }).innerText(), { timeout: 10_000 })
+      .toMatch(/refused by the watchdog/);
+    await goTo(page, "Audit");
+    const grep = page.getByRole("list", { name: "Calls" }).getByRole("listitem", { name: "grep call" });
+    await expect.poll(() => grep.getByLabel("Outcome").innerText(), { timeout: 10_000 }).toBe("denied");
+    expect(await grep.innerText()).toMatch(
+      /Refused at Watchdog: hook .*failed with exit code 3: broken hook/,
+    );
+    await page.getByRole("radiogroup", { name: "Outcome" }).getByRole("radio", { name: "Denied" }).click();
+    await expect.poll(outcomes).toEqual(["denied", "denied"]);
+    await page.getByRole("radiogroup", { name: "Outcome" }).getByRole("radio", { name: "All" }).click();
+  });
+
+  it("shows a question call as the question it asked, not as JSON", async () => {
+    await goTo(page, "Tools", "Run a tool");
+    await runTool("question", { questions: [{ question: QUESTION }, { question: "What port?" }] });
+    await page
+      .getByLabel(/Error text|Envelope/)
+      .first()
+      .waitFor({ timeout: 10_000 });
+    await goTo(page, "Audit");
+    const question = page
+      .getByRole("list", { name: "Calls" })
+      .getByRole("listitem", { name: "question call" });
+    await question.waitFor({ timeout: 10_000 });
+    const head = await question.getByRole("button").first().innerText();
+    expect(head).toContain(`${QUESTION} · 1 more question`);
+    expect(head).not.toContain("{");
+  });
+
+  it("shows the open folder's calls: another folder starts empty, says so, and has its own", async () => {
+    expect(await page.getByLabel("Folder", { exact: true }).innerText()).toContain(first);
+    await page
+      .getByRole("banner")
+      .getByRole("button", { name: /^Project / })
+      .click();
+    const open = page.getByRole("dialog", { name: "Open a folder" });
+    await open.getByRole("textbox", { name: "Folder path" }).fill(second);
+    await open.getByRole("textbox", { name: "Folder path" }).press("Enter");
+    await open.waitFor({ state: "hidden" });
+    await expect.poll(() => page.getByRole("banner").innerText()).toContain(second);
+
+    await goTo(page, "Audit");
+    const empty = page.locator(".audit-empty");
+    await expect
+      .poll(() => empty.innerText(), { timeout: 10_000 })
+      .toContain(`No tool calls in ${second} yet.`);
+    expect(await empty.innerText()).toContain("lathe audit --all");
+    expect(await calls().count()).toBe(0);
+    expect(await page.getByRole("combobox", { name: "Session" }).locator("option").count()).toBe(1);
+    await page.screenshot({ path: SHOT.replace(".png", "-empty-folder.png") });
+
+    await goTo(page, "Tools", "Run a tool");
+    await runTool("glob", { pattern: "*.md" });
+    await page.getByLabel("Envelope", { exact: true }).waitFor({ timeout: 10_000 });
+    await goTo(page, "Audit");
+    await expect.poll(outcomes, { timeout: 10_000 }).toEqual(["ran"]);
+    expect(await calls().first().innerText()).toMatch(/glob[\s\S]*\*\.md/);
+    expect(await page.getByRole("combobox", { name: "Tool" }).locator("option").allInnerTexts()).toEqual([
+      "All tools",
+      "glob",
+    ]);
+    await page.screenshot({ path: SHOT.replace(".png", "-second-folder.png") });
+
+    // Back in the first folder: its own calls again, none of the second's.
+    await page
+      .getByRole("banner")
+      .getByRole("button", { name: /^Project / })
+      .click();
+    await open.getByRole("textbox", { name: "Folder path" }).fill(first);
+    await open.getByRole("textbox", { name: "Folder path" }).press("Enter");
+    await open.waitFor({ state: "hidden" });
+    await goTo(page, "Audit");
+    await expect.poll(() => calls().count(), { timeout: 10_000 }).toBe(5);
+    expect(await page.getByRole("list", { name: "Calls" }).innerText()).not.toContain("*.md");
+    await page.screenshot({ path: SHOT.replace(".png", "-first-folder.png") });
     expect(problems, problems.join("\n")).toEqual([]);
   });
 });

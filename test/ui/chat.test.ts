@@ -282,6 +282,27 @@ describe.skipIf(!runUi)("the chat through lathe serve", () => {
     }
   });
 
+  it("says once why a send was refused, above the prompt that comes back", async () => {
+    const settings = path.join(world!.home, "settings.json");
+    const saved = await readFile(settings, "utf8");
+    await writeFile(settings, "{ not json");
+    try {
+      await send("Are the settings fine?");
+      const alert = page.locator("form").getByRole("alert");
+      await alert.waitFor({ timeout: 10_000 });
+      const reason = await alert.innerText();
+      expect(reason).toMatch(/settings\.json/);
+      expect(await page.getByRole("textbox", { name: "Prompt" }).inputValue()).toBe("Are the settings fine?");
+      // Not a second time in the conversation, which has no turn for a prompt that never ran.
+      expect(await conversation().getByText("Are the settings fine?").count()).toBe(0);
+      expect(await page.getByText(reason, { exact: true }).count()).toBe(1);
+      await page.screenshot({ path: SHOT.replace(".png", "-send-refused.png"), fullPage: true });
+    } finally {
+      await writeFile(settings, saved);
+      await page.getByRole("textbox", { name: "Prompt" }).fill("");
+    }
+  });
+
   it("redraws the session after a reload, from the record", async () => {
     await page.reload();
     await conversation().getByText(FINAL_TEXT).waitFor({ timeout: 10_000 });

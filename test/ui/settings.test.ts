@@ -71,6 +71,15 @@ describe.skipIf(!runUi)("Settings → Permissions through lathe serve", () => {
     await first.getByRole("textbox", { name: "Pattern" }).fill("git *");
     // An empty permission is not a rule: said on the row, and nothing can be saved.
     await expect.poll(() => first.innerText()).toMatch(/name a tool, a capability or \*/);
+    // Said under the Permission field, which is the one marked wrong; not under the Pattern.
+    const cells = first.getByRole("cell");
+    expect(await cells.nth(1).innerText()).toMatch(/name a tool, a capability or \*/);
+    expect(await cells.nth(2).innerText()).not.toMatch(/name a tool/);
+    expect(await first.getByRole("combobox", { name: "Permission" }).getAttribute("aria-invalid")).toBe(
+      "true",
+    );
+    expect(await first.getByRole("textbox", { name: "Pattern" }).getAttribute("aria-invalid")).toBe("false");
+    await page.screenshot({ path: path.join(SHOTS, "ui-settings-rule-problem.png") });
     expect(await yours().getByRole("button", { name: "Save your rules" }).isDisabled()).toBe(true);
     await first.getByRole("combobox", { name: "Permission" }).fill("bash");
     await first.getByRole("combobox", { name: "Action" }).selectOption("allow");

@@ -49,13 +49,19 @@ function auditEntry(row: AuditEntry): SharedEntry {
   };
 }
 
-/** `audit.query`: a page of the trail in `$LATHE_HOME/lathe.db`, newest first, with the filters' choices. */
+/**
+ * `audit.query`: a page of the open folder's trail in `$LATHE_HOME/lathe.db` (the calls made in
+ * it, not other folders'), newest first, with the filters' choices in that folder.
+ */
 export function createAuditHandlers(engine: () => Promise<Engine>): Pick<ApiHandlers, "audit.query"> {
   return {
     "audit.query": async ({ sessionId, toolId, outcome, beforeId, limit }): Promise<AuditPage> => {
-      const audit = (await engine()).audit();
+      const open = await engine();
+      const root = open.root;
+      const audit = open.audit();
       // One more than asked says whether an older page exists.
       const rows = audit.query({
+        root,
         ...(sessionId !== undefined ? { sessionId } : {}),
         ...(toolId !== undefined ? { toolId } : {}),
         ...(outcome !== undefined ? { outcome } : {}),
@@ -64,7 +70,7 @@ export function createAuditHandlers(engine: () => Promise<Engine>): Pick<ApiHand
       });
       const more = rows.length > limit;
       const page = (more ? rows.slice(1) : rows).reverse();
-      return { entries: page.map(auditEntry), more, ...audit.facets() };
+      return { root, entries: page.map(auditEntry), more, ...audit.facets(root) };
     },
   };
 }

@@ -1,9 +1,33 @@
+import type { z } from "zod";
 import type { Rule, RuleCheck, RuleProbe } from "../../shared/permission-schemas.ts";
 import { RuleSchema } from "../../shared/permission-schemas.ts";
 import { checkRules, type ScopedRule } from "../engine/index.ts";
 
 type Scope = "user" | "project";
 type Ref = { scope: Scope; index: number };
+type Field = NonNullable<RuleCheck["problems"][number]["field"]>;
+
+const FIELDS: readonly string[] = ["permission", "pattern", "action"] satisfies Field[];
+
+/** A row's problems, one per field that is wrong (in the row's order), so each is said where it is. */
+function rowProblems(
+  scope: Scope,
+  index: number,
+  issues: readonly z.core.$ZodIssue[],
+): RuleCheck["problems"] {
+  const byField = new Map<Field | undefined, string[]>();
+  for (const issue of issues) {
+    const first = issue.path[0];
+    const field = typeof first === "string" && FIELDS.includes(first) ? (first as Field) : undefined;
+    byField.set(field, [...(byField.get(field) ?? []), issue.message]);
+  }
+  return [...byField].map(([field, messages]) => ({
+    scope,
+    index,
+    ...(field !== undefined ? { field } : {}),
+    message: messages.join("; "),
+  }));
+}
 
 const SEVERITY = { allow: 0, ask: 1, deny: 2 } as const;
 
@@ -35,7 +59,7 @@ export function checkDraft(
     draft[scope].forEach((row, index) => {
       const parsed = RuleSchema.safeParse(row);
       if (parsed.success) valid[scope].push({ index, rule: parsed.data });
-      else problems.push({ scope, index, message: parsed.error.issues.map((i) => i.message).join("; ") });
+      else problems.push(...rowProblems(scope, index, parsed.error.issues));
     });
   }
   const applies = (rule: Rule): boolean => context.projectTrusted || rule.action === "deny";

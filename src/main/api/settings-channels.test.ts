@@ -200,7 +200,9 @@ describe("permissions in Settings", () => {
         probe: { capability: "shell.run", toolId: "bash", value: "git push origin main" },
       }),
     );
-    expect(check.problems).toEqual([{ scope: "user", index: 2, message: "name a tool, a capability or *" }]);
+    expect(check.problems).toEqual([
+      { scope: "user", index: 2, field: "permission", message: "name a tool, a capability or *" },
+    ]);
     expect(check.conflicts).toEqual([
       { user: 0, project: 0, winner: "project", why: "same pattern: the stricter action (deny) wins" },
     ]);
@@ -331,6 +333,32 @@ describe("the audit view", () => {
     const reads = data<AuditPage>(await ui.dispatch("audit.query", { toolId: "read", outcome: "output" }));
     expect(reads.entries).toHaveLength(1);
     expect(reads.entries[0]?.sessionId).toBe(all.sessions[0]);
+  });
+
+  it("shows the open folder's calls and facets, not another folder's", async () => {
+    const other = path.join(base, "other");
+    await mkdir(other);
+    await writeFile(path.join(other, "NOTES.md"), "# other\n");
+    await start();
+    const ui = connect();
+    await ui.dispatch("tools.call", { toolId: "read", args: { path: "README.md" } });
+    data(await ui.dispatch("project.open", { path: other }));
+    await ui.dispatch("tools.call", { toolId: "glob", args: { pattern: "*.md" } });
+
+    const there = data<AuditPage>(await ui.dispatch("audit.query", {}));
+    expect(there.root).toBe(other);
+    expect(there.entries.map((e) => [e.toolId, e.args])).toEqual([["glob", { pattern: "*.md" }]]);
+    expect(there.tools).toEqual(["glob"]);
+    expect(there.sessions).toEqual([there.entries[0]?.sessionId]);
+    // A filter naming the first folder's tool finds nothing here.
+    expect(data<AuditPage>(await ui.dispatch("audit.query", { toolId: "read" })).entries).toEqual([]);
+
+    data(await ui.dispatch("project.open", { path: root }));
+    const back = data<AuditPage>(await ui.dispatch("audit.query", {}));
+    expect(back.root).toBe(root);
+    expect(back.entries.map((e) => [e.toolId, e.args])).toEqual([["read", { path: "README.md" }]]);
+    expect(back.tools).toEqual(["read"]);
+    expect(back.sessions).not.toContain(there.entries[0]?.sessionId);
   });
 });
 

@@ -498,7 +498,7 @@ export class Engine {
         protectedPaths: this.sandbox.protectedPaths,
       }),
       sandbox: this.sandbox.scope({ tempDir: () => state.tempDir() }),
-      observer: callRecorder(state.id, this.events, () => this.audit()),
+      observer: callRecorder(state.id, this.root, this.events, () => this.audit()),
       capabilityFor: (tool: AnyTool, s: SessionState) => {
         const vars = this.variables(s);
         return new FsCapability({

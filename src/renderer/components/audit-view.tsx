@@ -3,6 +3,7 @@ import type { AuditEntry, AuditOutcome } from "../../shared/audit-schemas.ts";
 import { useAudit } from "../state/audit-context.tsx";
 import { useSessions } from "../state/sessions-context.tsx";
 import { useAppState } from "../state/store-context.tsx";
+import { questionSummary } from "../state/tool-summary.ts";
 import { formatDuration } from "./elapsed.tsx";
 import { ErrorLine } from "./error-line.tsx";
 
@@ -26,10 +27,18 @@ const STAGE_LABEL: Record<string, string> = {
   approval: "Approval",
 };
 
-function summary(args: unknown): string {
+/** The call in one line: its command, path, pattern, URL, query or task, or the question it asks. */
+function summary({ toolId, args }: AuditEntry): string {
+  if (toolId === "question") return questionSummary(args);
   if (typeof args !== "object" || args === null) return JSON.stringify(args) ?? "";
   const record = args as Record<string, unknown>;
-  const first = record["command"] ?? record["path"] ?? record["pattern"] ?? record["url"] ?? record["query"];
+  const first =
+    record["command"] ??
+    record["path"] ??
+    record["pattern"] ??
+    record["url"] ??
+    record["query"] ??
+    record["description"];
   return typeof first === "string" ? first : JSON.stringify(args);
 }
 
@@ -53,7 +62,7 @@ function AuditRow({ entry, sessionTitle }: { entry: AuditEntry; sessionTitle: st
       <button type="button" className="audit-row-head" aria-expanded={open} onClick={() => setOpen(!open)}>
         <span className="audit-time">{time(entry.startedAt)}</span>
         <code className="audit-tool">{entry.toolId}</code>
-        <span className="audit-args">{summary(entry.args)}</span>
+        <span className="audit-args">{summary(entry)}</span>
         <span className={badge.className} aria-label="Outcome">
           {badge.label}
         </span>
@@ -105,6 +114,8 @@ export function AuditView() {
   const loading = useAudit((s) => s.loading);
   const error = useAudit((s) => s.error);
   const load = useAudit((s) => s.load);
+  const showFolder = useAudit((s) => s.showFolder);
+  const shownRoot = useAudit((s) => s.root);
   const loadMore = useAudit((s) => s.loadMore);
   const setFilters = useAudit((s) => s.setFilters);
   const titles = useSessions((s) => s.sessions);
@@ -112,11 +123,18 @@ export function AuditView() {
   const titleOf = (id: string) => titles.find((s) => s.id === id)?.title ?? id;
 
   useEffect(() => {
-    void load();
-  }, [load, root]);
+    void showFolder(root);
+  }, [showFolder, root]);
+  const filtered =
+    filters.sessionId !== undefined || filters.toolId !== undefined || filters.outcome !== undefined;
 
   return (
     <section className="panel audit-panel" aria-label="Audit trail">
+      {shownRoot !== undefined ? (
+        <p className="muted audit-folder" aria-label="Folder">
+          Calls made in <code>{shownRoot}</code>
+        </p>
+      ) : null}
       <div className="audit-filters" role="group" aria-label="Filters">
         <label>
           Session
@@ -165,9 +183,19 @@ export function AuditView() {
         </button>
       </div>
       <ErrorLine message={error} />
-      {!loading && entries.length === 0 ? (
+      {!loading && entries.length === 0 && shownRoot !== undefined ? (
         <p className="muted audit-empty">
-          No tool call matches. Every call the agent or you make lands here.
+          {filtered ? (
+            <>
+              No tool call in <code>{shownRoot}</code> matches these filters.
+            </>
+          ) : (
+            <>
+              No tool calls in <code>{shownRoot}</code> yet. Every call the agent or you make in this folder
+              lands here.
+            </>
+          )}{" "}
+          Other folders&apos; calls: <code>lathe audit --all</code>.
         </p>
       ) : null}
       <ol className="audit-list" aria-label="Calls">

@@ -156,7 +156,12 @@ function ScopeEditor({ scope }: { scope: ScopeRules }) {
           </thead>
           <tbody>
             {drafts.map((rule, index) => {
-              const problem = problems.find((p) => p.index === index);
+              // Each problem is said under the field that is wrong (one about the row as a whole, under its first).
+              const problemOf = (field: "permission" | "pattern" | "action") =>
+                problems.find((p) => p.index === index && (p.field ?? "permission") === field);
+              const permissionProblem = problemOf("permission");
+              const patternProblem = problemOf("pattern");
+              const actionProblem = problemOf("action");
               const decides = verdict?.decidedBy?.scope === name && verdict.decidedBy.index === index;
               const match = verdict?.matches.find((m) => m.scope === name && m.index === index);
               const notes = rowNotes(name, index, check);
@@ -177,22 +182,28 @@ function ScopeEditor({ scope }: { scope: ScopeRules }) {
                       list="rule-permissions"
                       value={rule.permission}
                       aria-label="Permission"
-                      aria-invalid={problem !== undefined}
+                      aria-invalid={permissionProblem !== undefined}
                       spellCheck={false}
                       placeholder="bash, write, fs.read, *"
                       onChange={(event) => update(name, index, { permission: event.target.value })}
                     />
+                    {permissionProblem ? (
+                      <p className="field-error rule-note">{permissionProblem.message}</p>
+                    ) : null}
                   </td>
                   <td>
                     <input
                       type="text"
                       value={rule.pattern}
                       aria-label="Pattern"
+                      aria-invalid={patternProblem !== undefined}
                       spellCheck={false}
                       placeholder="src/**, git *, npm run test:*"
                       onChange={(event) => update(name, index, { pattern: event.target.value })}
                     />
-                    {problem ? <p className="field-error rule-note">{problem.message}</p> : null}
+                    {patternProblem ? (
+                      <p className="field-error rule-note">{patternProblem.message}</p>
+                    ) : null}
                     {notes.map((note) => (
                       <p key={note} className="rule-note rule-conflict">
                         {note}
@@ -209,6 +220,7 @@ function ScopeEditor({ scope }: { scope: ScopeRules }) {
                     <select
                       value={rule.action}
                       aria-label="Action"
+                      aria-invalid={actionProblem !== undefined}
                       className={`action-${rule.action}`}
                       onChange={(event) =>
                         update(name, index, { action: event.target.value as typeof rule.action })
@@ -218,6 +230,7 @@ function ScopeEditor({ scope }: { scope: ScopeRules }) {
                       <option value="ask">ask</option>
                       <option value="deny">deny</option>
                     </select>
+                    {actionProblem ? <p className="field-error rule-note">{actionProblem.message}</p> : null}
                   </td>
                   <td>
                     <button

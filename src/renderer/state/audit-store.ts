@@ -9,6 +9,10 @@ interface AuditFilters {
 }
 
 export interface AuditState {
+  /** The open folder the view was last shown for (as the app names it). */
+  folder: string | undefined;
+  /** The folder whose calls `entries` are, as the trail records it (its real path). */
+  root: string | undefined;
   filters: AuditFilters;
   /** Newest first. */
   entries: AuditEntry[];
@@ -19,6 +23,12 @@ export interface AuditState {
   error: string | undefined;
   /** Show the newest calls that match the filters. */
   load(): Promise<void>;
+  /**
+   * Show the calls of the open folder `folder`: when it is another folder than before, its
+   * filters start afresh (a session of the last folder is none of this one's) and nothing of the
+   * last folder stays on screen while its calls load.
+   */
+  showFolder(folder: string | undefined): Promise<void>;
   /** Append the next, older page. */
   loadMore(): Promise<void>;
   setFilters(patch: AuditFilters): Promise<void>;
@@ -42,6 +52,8 @@ export function createAuditStore(api: LatheApi): AuditStore {
       });
     };
     return {
+      folder: undefined,
+      root: undefined,
       filters: {},
       entries: [],
       more: false,
@@ -59,8 +71,15 @@ export function createAuditStore(api: LatheApi): AuditStore {
           set({ loading: false, error: answer.error.message });
           return;
         }
-        const { entries, more, sessions, tools } = answer.data;
-        set({ loading: false, entries, more, sessions, tools });
+        const { root, entries, more, sessions, tools } = answer.data;
+        set({ loading: false, root, entries, more, sessions, tools });
+      },
+
+      async showFolder(folder) {
+        if (folder !== get().folder) {
+          set({ folder, root: undefined, filters: {}, entries: [], more: false, sessions: [], tools: [] });
+        }
+        await get().load();
       },
 
       async loadMore() {

@@ -273,7 +273,7 @@ describe("the chat store", () => {
     expect(store.getState().sendError).toBe("Could not stop the run: gone");
   });
 
-  it("shows why a send was refused and gives the prompt back", async () => {
+  it("shows why a send was refused once, and gives the prompt back instead of leaving it in the conversation", async () => {
     const { store } = setup({ send: { ok: false, error: { message: "No model chosen: pick one" } } });
     store.getState().setDraft("Hello");
     await store.getState().send();
@@ -282,7 +282,8 @@ describe("the chat store", () => {
       sendError: "No model chosen: pick one",
       draft: "Hello",
     });
-    expect(store.getState().turns[0]).toMatchObject({ status: "failed", error: "No model chosen: pick one" });
+    // The conversation has no turn for a prompt that never ran (nor its error a second time).
+    expect(store.getState().turns).toEqual([]);
   });
 
   it("stops the run it started", async () => {

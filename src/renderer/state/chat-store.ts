@@ -256,8 +256,9 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
           set({ sendError: BUSY });
           return;
         }
+        const sent = newTurn(draft);
         set((state) => ({
-          turns: [...state.turns, newTurn(draft)],
+          turns: [...state.turns, sent],
           running: true,
           runId: undefined,
           sendError: undefined,
@@ -276,19 +277,14 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
           sessionsChanged();
           return;
         }
-        set((state) => {
-          const last = state.turns.at(-1);
-          const failed: Turn[] = last
-            ? [...state.turns.slice(0, -1), { ...last, status: "failed", error: answer.error.message }]
-            : state.turns;
-          // The prompt comes back to the box, so the person can fix the choice and send it again.
-          return {
-            turns: failed,
-            running: false,
-            sendError: answer.error.message,
-            draft: state.draft || draft,
-          };
-        });
+        // Refused before any run began: the prompt was not sent, so it leaves the conversation and
+        // comes back to the box with the reason above it (said once, where it is fixed and sent again).
+        set((state) => ({
+          turns: state.turns.at(-1) === sent ? state.turns.slice(0, -1) : state.turns,
+          running: false,
+          sendError: answer.error.message,
+          draft: state.draft || draft,
+        }));
       },
 
       async stop() {

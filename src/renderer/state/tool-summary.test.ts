@@ -21,6 +21,18 @@ describe("tool card summaries", () => {
     ["grep", { pattern: "TODO" }, ok({ matches: [{}, {}] }), "TODO · 2 matches"],
     ["todo", { todos: [{ status: "completed" }, { status: "pending" }] }, undefined, "2 items · 1 done"],
     ["task", { description: "Greet" }, undefined, "Greet"],
+    [
+      "question",
+      { questions: [{ question: "Which database?", options: [{ label: "SQLite" }] }] },
+      undefined,
+      "Which database?",
+    ],
+    [
+      "question",
+      { questions: [{ question: "Which database?" }, { question: "Name?" }, { question: "Port?" }] },
+      undefined,
+      "Which database? · 2 more questions",
+    ],
     ["web_fetch", { url: "https://example.com" }, undefined, "https://example.com"],
     ["word_count", { path: "README.md", verbose: true }, undefined, "README.md"],
     ["word_count", {}, undefined, ""],

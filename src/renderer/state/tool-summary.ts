@@ -53,6 +53,14 @@ function oneLine(text: string, max = 120): string {
   return line.length > max ? `${line.slice(0, max - 1)}…` : more ? `${line} …` : line;
 }
 
+/** A `question` call in one line: the first question it asks, and how many more. */
+export function questionSummary(args: unknown): string {
+  const input = record(args);
+  const questions = Array.isArray(input["questions"]) ? input["questions"].map(record) : [];
+  const first = oneLine(str(questions[0]?.["question"]) ?? "");
+  return questions.length > 1 ? `${first} · ${plural(questions.length - 1, "more question")}` : first;
+}
+
 /**
  * What a collapsed card says about its call: the file, command, pattern or URL, and once it has
  * run, the gist of its result (lines read, bytes written, matches found).
@@ -100,10 +108,8 @@ export function cardSummary(card: Pick<ToolCard, "toolName" | "input" | "envelop
       const completed = todos.filter((t) => t["status"] === "completed").length;
       return `${plural(todos.length, "item")} · ${completed} done`;
     }
-    case "question": {
-      const questions = Array.isArray(input["questions"]) ? input["questions"].map(record) : [];
-      return oneLine(str(questions[0]?.["question"]) ?? "");
-    }
+    case "question":
+      return questionSummary(input);
     case "task":
       return oneLine(str(input["description"]) ?? "");
     case "web_fetch":

@@ -1,11 +1,13 @@
 import type { Command } from "commander";
 import { InvalidArgumentError } from "commander";
+import type { AuditEntry } from "../../engine/index.ts";
 import { limitParser, rootOf, rootOption } from "../cli-options.ts";
 import { withEngine } from "../open-engine.ts";
 import { writeStdout } from "../output.ts";
 
 interface AuditOptions {
   root?: string;
+  all?: boolean;
   session?: string;
   tool?: string;
   outcome?: "output" | "error" | "denied";
@@ -18,12 +20,31 @@ function parseOutcome(value: string): AuditOptions["outcome"] {
   throw new InvalidArgumentError("Use output (it ran), error (it failed) or denied (a stage refused it).");
 }
 
-/** `lathe audit [--session ID] [--tool ID] [--outcome O] [--json]`: the audit trail of tool invocations, oldest first. */
+/** A stage that refused the call, if one did: then the call was denied (as `--outcome denied` counts it). */
+function refusalOf(row: AuditEntry): { stage: string; reason: string } | undefined {
+  const decisions = JSON.parse(row.decisionsJson) as Array<{
+    stage: string;
+    outcome: string;
+    reason: string;
+  }>;
+  return decisions.find((d) => d.outcome === "deny");
+}
+
+/** What the table says of a row's folder: rows from before Lathe recorded it have none. */
+const folderOf = (row: AuditEntry): string => row.root ?? "(folder not recorded)";
+
+/**
+ * `lathe audit [--root DIR | --all] [--session ID] [--tool ID] [--outcome O] [--json]`: the audit
+ * trail of tool invocations in one folder (or every folder's), oldest first.
+ */
 export function registerAuditCommand(program: Command): void {
   program
     .command("audit")
-    .description("Show the audit trail: every tool invocation with its decisions and outcome.")
+    .description(
+      "Show the audit trail of the folder (--root, default the current directory): every tool invocation with its decisions and outcome.",
+    )
     .addOption(rootOption())
+    .option("--all", "every folder's invocations, and those recorded before Lathe noted the folder")
     .option("--session <id>", "only this session's invocations")
     .option("--tool <id>", "only this tool's invocations")
     .option(
@@ -33,17 +54,27 @@ export function registerAuditCommand(program: Command): void {
     )
     .option("--json", "one JSON object per line (JSONL)")
     .option("--limit <n>", "the newest N invocations", limitParser(100_000), 100)
-    .action(async (options: AuditOptions) => {
+    .action(async (options: AuditOptions, command: Command) => {
+      if (options.all && options.root !== undefined) {
+        command.error(
+          "error: --all lists every folder's invocations, so --root has no effect with it. Drop --root to see every folder's, or --all to see that folder's.",
+          { exitCode: 2, code: "lathe.audit.conflict" },
+        );
+      }
       // The trail is read from the store: no plugin is loaded and no MCP server started for it.
-      const rows = await withEngine(
+      // The folder is the engine's: the real path, as the calls recorded it.
+      const { root, rows } = await withEngine(
         rootOf(options),
-        async (engine) =>
-          engine.audit().query({
+        async (engine) => ({
+          root: engine.root,
+          rows: engine.audit().query({
+            ...(options.all ? {} : { root: engine.root }),
             ...(options.session ? { sessionId: options.session } : {}),
             ...(options.tool ? { toolId: options.tool } : {}),
             ...(options.outcome ? { outcome: options.outcome } : {}),
             limit: options.limit,
           }),
+        }),
         { extensions: false },
       );
       if (options.json) {
@@ -51,6 +82,7 @@ export function registerAuditCommand(program: Command): void {
           JSON.stringify({
             call_id: r.callId,
             session_id: r.sessionId,
+            root: r.root,
             tool: r.toolId,
             origin: r.originLayer
               ? { layer: r.originLayer, kind: r.originKind, name: r.originName ?? undefined }
@@ -73,22 +105,21 @@ export function registerAuditCommand(program: Command): void {
           options.tool ? `tool ${options.tool}` : "",
           options.outcome ? `outcome ${options.outcome}` : "",
         ].filter(Boolean);
+        const what = filters.length > 0 ? `match ${filters.join(", ")}` : "recorded yet";
         await writeStdout(
-          filters.length > 0
-            ? `No tool invocations match ${filters.join(", ")}.\n`
-            : "No tool invocations recorded yet.\n",
+          options.all
+            ? `No tool invocations ${what}.\n`
+            : `No tool invocations in ${root} ${what}. \`lathe audit --all\` shows every folder's.\n`,
         );
         return;
       }
       const out = rows.map((r) => {
-        const decisions = JSON.parse(r.decisionsJson) as Array<{
-          stage: string;
-          outcome: string;
-          reason: string;
-        }>;
-        const refusal = decisions.find((d) => d.outcome === "deny");
+        const refusal = refusalOf(r);
+        // A refused call's envelope is an error; it is listed as denied, as --outcome counts it.
+        const outcome = refusal ? "denied" : r.outcome;
         const when = new Date(r.startedAt).toISOString().replace("T", " ").slice(0, 19);
-        const head = `${when}  ${r.sessionId}  ${r.toolId.padEnd(10)} ${r.outcome.padEnd(6)} ${String(r.durationMs).padStart(5)} ms  ${r.argsJson.slice(0, 80)}`;
+        const where = options.all ? `${folderOf(r)}  ` : "";
+        const head = `${when}  ${where}${r.sessionId}  ${r.toolId.padEnd(10)} ${outcome.padEnd(6)} ${String(r.durationMs).padStart(5)} ms  ${r.argsJson.slice(0, 80)}`;
         return refusal ? `${head}\n    denied at ${refusal.stage}: ${refusal.reason}` : head;
       });
       await writeStdout(`${out.join("\n")}\n`);

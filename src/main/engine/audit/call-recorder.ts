@@ -31,11 +31,13 @@ function safeJson(value: unknown): string {
 }
 
 /**
- * Turns every invocation into events for hosts and one audit row: who called what, from which
- * layer, with which (redacted) arguments, what each stage decided and why, and how it ended.
+ * Turns every invocation into events for hosts and one audit row: who called what, in which
+ * folder (`root`, the engine's real path), from which layer, with which (redacted) arguments,
+ * what each stage decided and why, and how it ended.
  */
 export function callRecorder(
   sessionId: string,
+  root: string,
   events: EngineEvents,
   audit: () => AuditLog | undefined,
 ): CallObserver {
@@ -68,6 +70,7 @@ export function callRecorder(
         log.record({
           callId: call.callId,
           sessionId,
+          root,
           toolId: call.toolId,
           originLayer: call.entry?.origin.layer ?? null,
           originKind: call.entry?.origin.kind ?? null,

@@ -1,16 +1,19 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AuditLog, type AuditRow } from "./audit-log.ts";
 import { openDatabase, type Db } from "./database.ts";
+import { MIGRATIONS } from "./migrations.ts";
 
 let dir: string;
 let db: Db;
 
-const row = (i: number, sessionId = "s1"): AuditRow => ({
+const row = (i: number, sessionId = "s1", root = "/projects/a"): AuditRow => ({
   callId: `c${i}`,
   sessionId,
+  root,
   toolId: "read",
   originLayer: "builtin",
   originKind: "builtin",
@@ -114,5 +117,88 @@ describe("AuditLog", () => {
     it("names the sessions and tools it holds, most recent first", () => {
       expect(trail().facets()).toEqual({ sessions: ["a", "b"], tools: ["read", "bash", "write"] });
     });
+  });
+
+  describe("one folder's calls", () => {
+    const trail = (): AuditLog => {
+      const log = new AuditLog(db);
+      log.record({ ...row(1, "a", "/projects/a"), toolId: "read" });
+      log.record({ ...row(2, "b", "/projects/b"), toolId: "bash" });
+      log.record({ ...row(3, "a", "/projects/a"), toolId: "write" });
+      log.record({ ...row(4, "c", "/projects/a-b"), toolId: "glob" });
+      return log;
+    };
+
+    it.each([
+      ["/projects/a", ["c1", "c3"]],
+      ["/projects/b", ["c2"]],
+      // Another folder whose path starts the same is another folder.
+      ["/projects/a-b", ["c4"]],
+      ["/projects", []],
+    ])("lists only the calls made in %s", (root, expected) => {
+      expect(
+        trail()
+          .query({ root })
+          .map((e) => e.callId),
+      ).toEqual(expected);
+    });
+
+    it("lists every folder's without a root, each row naming its folder", () => {
+      expect(
+        trail()
+          .query()
+          .map((e) => [e.callId, e.root]),
+      ).toEqual([
+        ["c1", "/projects/a"],
+        ["c2", "/projects/b"],
+        ["c3", "/projects/a"],
+        ["c4", "/projects/a-b"],
+      ]);
+    });
+
+    it("offers only that folder's sessions and tools as filters", () => {
+      const log = trail();
+      expect(log.facets("/projects/a")).toEqual({ sessions: ["a"], tools: ["write", "read"] });
+      expect(log.facets("/projects/b")).toEqual({ sessions: ["b"], tools: ["bash"] });
+      expect(log.facets("/elsewhere")).toEqual({ sessions: [], tools: [] });
+      expect(log.facets()).toEqual({ sessions: ["c", "a", "b"], tools: ["glob", "write", "bash", "read"] });
+    });
+  });
+});
+
+describe("a trail written before the folder was recorded", () => {
+  /** A database as the Lathe before this migration left it, holding two audit rows. */
+  function oldDatabase(file: string): void {
+    const old = new Database(file);
+    for (const migration of MIGRATIONS.slice(0, -1)) old.exec(migration);
+    old.pragma(`user_version = ${MIGRATIONS.length - 1}`);
+    const insert = old.prepare(
+      `INSERT INTO audit (call_id, session_id, tool_id, args_json, decisions_json, outcome, envelope_head, duration_ms, started_at)
+       VALUES (?, 's-old', 'read', '{}', '[]', 'output', '{}', 1, 1700000000000)`,
+    );
+    insert.run("old-1");
+    insert.run("old-2");
+    old.close();
+  }
+
+  it("keeps its rows, with no folder, beside the new rows that have one", () => {
+    db.close();
+    const file = path.join(dir, "old.db");
+    oldDatabase(file);
+    db = openDatabase(file);
+    expect(db.pragma("user_version", { simple: true })).toBe(MIGRATIONS.length);
+    expect(
+      db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'audit'").pluck().all(),
+    ).toContain("audit_by_root");
+    const log = new AuditLog(db);
+    log.record(row(3, "s-new", "/projects/a"));
+    expect(log.query().map((e) => [e.callId, e.root])).toEqual([
+      ["old-1", null],
+      ["old-2", null],
+      ["c3", "/projects/a"],
+    ]);
+    // A folder's view has only what was recorded in it.
+    expect(log.query({ root: "/projects/a" }).map((e) => e.callId)).toEqual(["c3"]);
+    expect(log.facets("/projects/a").sessions).toEqual(["s-new"]);
   });
 });

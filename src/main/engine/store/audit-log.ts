@@ -5,6 +5,8 @@ import { type Db, writeTransaction } from "./database.ts";
 export interface AuditRow {
   callId: string;
   sessionId: string;
+  /** The workspace folder the call ran in: the engine's real path. */
+  root: string;
   toolId: string;
   originLayer: string | null;
   originKind: string | null;
@@ -21,13 +23,22 @@ export interface AuditRow {
   startedAt: number;
 }
 
-/** A recorded row with its place in the trail (newer rows have larger ids). */
-export interface AuditEntry extends AuditRow {
+/**
+ * A recorded row with its place in the trail (newer rows have larger ids). `root` is null for
+ * rows written before Lathe recorded the folder.
+ */
+export interface AuditEntry extends Omit<AuditRow, "root"> {
   id: number;
+  root: string | null;
 }
 
 /** How an audit view narrows the trail; every field is optional and they combine. */
 interface AuditFilter {
+  /**
+   * Only the calls made in this folder (an engine's real path). Without it, every folder's,
+   * including the rows from before the folder was recorded.
+   */
+  root?: string;
   sessionId?: string;
   toolId?: string;
   /**
@@ -50,13 +61,13 @@ interface AuditFacets {
 const DENIED =
   "EXISTS (SELECT 1 FROM json_each(decisions_json) WHERE json_extract(value, '$.outcome') = 'deny')";
 
-const SELECTED = `id, call_id AS callId, session_id AS sessionId, tool_id AS toolId, origin_layer AS originLayer,
+const SELECTED = `id, call_id AS callId, session_id AS sessionId, root, tool_id AS toolId, origin_layer AS originLayer,
   origin_kind AS originKind, origin_name AS originName, descriptor_hash AS descriptorHash,
   args_json AS argsJson, decisions_json AS decisionsJson, outcome, envelope_head AS envelopeHead,
   duration_ms AS durationMs, started_at AS startedAt`;
 
 const COLUMNS =
-  "call_id, session_id, tool_id, origin_layer, origin_kind, origin_name, descriptor_hash, args_json, decisions_json, outcome, envelope_head, duration_ms, started_at";
+  "call_id, session_id, root, tool_id, origin_layer, origin_kind, origin_name, descriptor_hash, args_json, decisions_json, outcome, envelope_head, duration_ms, started_at";
 
 /** Rows kept while the trail cannot be written, at most; beyond, the oldest are dropped (and counted). */
 const MAX_UNWRITTEN = 10_000;
@@ -121,6 +132,7 @@ export class AuditLog {
     insert.run(
       r.callId,
       r.sessionId,
+      r.root,
       r.toolId,
       r.originLayer,
       r.originKind,
@@ -203,6 +215,10 @@ export class AuditLog {
     this.flush();
     const where: string[] = [];
     const params: unknown[] = [];
+    if (filter.root !== undefined) {
+      where.push("root = ?");
+      params.push(filter.root);
+    }
     if (filter.sessionId !== undefined) {
       where.push("session_id = ?");
       params.push(filter.sessionId);
@@ -229,18 +245,23 @@ export class AuditLog {
 
   /**
    * The sessions (up to 500, by their latest call) and tools (seen in the latest 10,000 calls)
-   * the trail names, for a view's filters.
+   * the trail names, for a view's filters: those of `root`'s calls when given (as `query`'s
+   * filter), else of every folder's.
    */
-  facets(): AuditFacets {
+  facets(root?: string): AuditFacets {
     this.flush();
+    const where = root !== undefined ? "WHERE root = ?" : "";
+    const params = root !== undefined ? [root] : [];
     const sessions = this.db
-      .prepare("SELECT session_id AS id FROM audit GROUP BY session_id ORDER BY max(id) DESC LIMIT 500")
-      .all() as Array<{ id: string }>;
+      .prepare(
+        `SELECT session_id AS id FROM audit ${where} GROUP BY session_id ORDER BY max(id) DESC LIMIT 500`,
+      )
+      .all(...params) as Array<{ id: string }>;
     const tools = this.db
       .prepare(
-        "SELECT tool_id AS id FROM (SELECT id, tool_id FROM audit ORDER BY id DESC LIMIT 10000) GROUP BY tool_id ORDER BY max(id) DESC",
+        `SELECT tool_id AS id FROM (SELECT id, tool_id FROM audit ${where} ORDER BY id DESC LIMIT 10000) GROUP BY tool_id ORDER BY max(id) DESC`,
       )
-      .all() as Array<{ id: string }>;
+      .all(...params) as Array<{ id: string }>;
     return { sessions: sessions.map((r) => r.id), tools: tools.map((r) => r.id) };
   }
 }

@@ -170,4 +170,10 @@ export const MIGRATIONS: readonly string[] = [
     heartbeat_at  INTEGER NOT NULL
   );
   `,
+  // The folder each audited call ran in (the engine's real path): an audit view shows one
+  // folder's calls. Rows written before this have NULL (their folder was never recorded).
+  `
+  ALTER TABLE audit ADD COLUMN root TEXT;
+  CREATE INDEX audit_by_root ON audit (root, id);
+  `,
 ];

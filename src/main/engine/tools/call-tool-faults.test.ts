@@ -203,7 +203,7 @@ function contextFor(tool: AnyTool): CallContext {
     scheduler: new Scheduler(),
     root: dir,
     capabilityFor: () => new FsCapability({ root: dir, read: scope, write: scope }),
-    observer: callRecorder("s-faults", events, () => audit),
+    observer: callRecorder("s-faults", dir, events, () => audit),
     onInternalError: (_toolId, error) => internal.push(error),
   };
 }
