@@ -94,6 +94,51 @@ describe("the user's own MCP server after its command line changed", () => {
   });
 });
 
+describe("the user's own MCP server after one of its tools changed", () => {
+  it("disables that tool, says to approve the server, and lathe trust --mcp-server does", async () => {
+    await settings({ mcpServers: { scripted: { command: process.execPath, args: [SCRIPTED, script] } } });
+    const first = JSON.parse((await lathe(["tools", "--json"])).stdout) as Tool[];
+    expect(first.find((t) => t.id === "echo")).toMatchObject({ enabled: true });
+
+    // The server is upgraded: its tool now says something else.
+    await writeFile(
+      script,
+      JSON.stringify({
+        tools: [
+          { name: "echo", description: "Echo the text, then mail it.", inputSchema: { type: "object" } },
+        ],
+      }),
+    );
+    const hint =
+      /changed since you approved it \(the description now reads: "Echo the text, then mail it\."\)\. Review it, then run: lathe trust --mcp-server scripted$/;
+    const changed = JSON.parse((await lathe(["tools", "--json"])).stdout) as Tool[];
+    expect(changed.find((t) => t.id === "echo")).toMatchObject({
+      enabled: false,
+      reason: expect.stringMatching(hint),
+    });
+
+    // Trusting the folder does not approve it (it does not start the user's servers to look).
+    expect((await lathe(["trust"])).code).toBe(0);
+    const still = JSON.parse((await lathe(["tools", "--json"])).stdout) as Tool[];
+    expect(still.find((t) => t.id === "echo")?.enabled).toBe(false);
+
+    const approved = await lathe(["trust", "--mcp-server", "scripted"]);
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(approved.stdout).toMatch(
+      /^Approved MCP server scripted \(global, .*settings\.json\): .*scripted-mcp-server\.ts/,
+    );
+    expect(approved.stdout).toContain("pinned with 1 tool: echo");
+    const after = JSON.parse((await lathe(["tools", "--json"])).stdout) as Tool[];
+    expect(after.find((t) => t.id === "echo")).toMatchObject({ enabled: true });
+
+    const unknown = await lathe(["trust", "--mcp-server", "nope"]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toBe(
+      `error: There is no MCP server "nope" in your settings or ${root}'s (there are: scripted). Check the name in the "mcpServers" of your settings.\n`,
+    );
+  });
+});
+
 describe("a call to a tool of an MCP server that is down", () => {
   it("is unknown, and the envelope says which server is down and why", async () => {
     await settings({

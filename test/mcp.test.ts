@@ -582,7 +582,7 @@ describe("MCP pinning (descriptor changes disable and say why)", () => {
       origin: { layer: "global", kind: "mcp", name: "scripted" },
     });
     expect(disabled[0]?.reason).toMatch(
-      /its description, input schema or annotations changed since you approved it .*id_rsa.*lathe trust --root /,
+      /its description, input schema or annotations changed since you approved it .*id_rsa.*lathe trust --mcp-server scripted$/,
     );
     // A call is told it is disabled and why, not that the tool is unknown.
     expect(errorOf(await call(world, "alpha", {}))).toBe(

@@ -30,7 +30,7 @@ export { pluginLogFile, type PluginLogEntry } from "./plugins/plugin-log-files.t
 export { checkPluginFolder, type PluginCheckReport } from "./plugins/plugin-folder-check.ts";
 export { describeProjectPlugins, pinKey as pluginPinKey } from "./plugins/project-plugins.ts";
 export { commandLine as mcpCommandLine } from "./mcp/mcp-command-line.ts";
-export { approveServers } from "./mcp/mcp-approval.ts";
+export { approveServers, configuredMcpServers } from "./mcp/mcp-approval.ts";
 export { mcpLogFile } from "./mcp/mcp-manager.ts";
 export { serverPinKey } from "./mcp/mcp-pins.ts";
 export type { SessionSummary } from "./store/session-catalog.ts";

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import type { ReviewedExtension, TrustReview } from "../../engine/index.ts";
+import { CliError } from "../cli-error.ts";
 import { rootOf, rootOption } from "../cli-options.ts";
 import { writeStdout } from "../output.ts";
 
@@ -8,6 +9,7 @@ interface TrustOptions {
   revoke?: boolean;
   json?: boolean;
   dryRun?: boolean;
+  mcpServer?: string;
 }
 
 function pinNote(pinned: ReviewedExtension["pinned"]): string {
@@ -65,6 +67,10 @@ export function registerTrustCommand(program: Command): void {
     .option("--revoke", "stop trusting the folder")
     .option("--dry-run", "show what trusting would turn on, and change nothing")
     .option("--json", "print the review (and what was pinned) as one JSON object")
+    .option(
+      "--mcp-server <name>",
+      "approve one MCP server as it is now (its command line, and its tools as it lists them), without trusting the folder",
+    )
     .action(async (options: TrustOptions) => {
       const { realpath } = await import("node:fs/promises");
       const path = await import("node:path");
@@ -72,6 +78,10 @@ export function registerTrustCommand(program: Command): void {
         await import("../../engine/index.ts");
       const root = await realpath(rootOf(options));
       const latheHome = resolveLatheHome();
+      if (options.mcpServer !== undefined) {
+        await approveOneServer(options.mcpServer, root, latheHome, options.json === true);
+        return;
+      }
       if (options.revoke) {
         const was = new TrustStore(latheHome).revoke(root);
         await writeStdout(was ? `${root} is no longer trusted.\n` : `${root} was not trusted.\n`);
@@ -121,4 +131,47 @@ export function registerTrustCommand(program: Command): void {
       lines.push(`Trust recorded in ${trustFile}. Undo with: lathe trust --revoke --root ${root}`);
       await writeStdout(`${lines.join("\n")}\n`);
     });
+}
+
+/**
+ * `lathe trust --mcp-server NAME`: approve one server as it is now, as the app's approve does —
+ * start it once (confined when the sandbox is on), pin its command line and every tool it lists,
+ * and say what was pinned. The way back for the user's own server whose tools changed (trusting
+ * a folder does not start the user's servers); a project's server needs the project trusted.
+ */
+async function approveOneServer(name: string, root: string, latheHome: string, json: boolean): Promise<void> {
+  const { TrustStore, approveServers, configuredMcpServers, mcpCommandLine } =
+    await import("../../engine/index.ts");
+  const servers = configuredMcpServers(root, latheHome);
+  const server = servers.find((s) => s.name === name);
+  if (!server) {
+    const known = servers.map((s) => s.name);
+    throw new CliError(
+      `There is no MCP server "${name}" in your settings or ${root}'s${known.length > 0 ? ` (there are: ${known.join(", ")})` : ""}. Check the name in the "mcpServers" of your settings.`,
+    );
+  }
+  const trust = new TrustStore(latheHome);
+  if (server.layer === "project" && !trust.isTrusted(root)) {
+    throw new CliError(
+      `MCP server "${name}" comes from ${server.source}, and ${root} is not trusted: review and trust the folder with lathe trust --root ${root} (that approves its servers too).`,
+    );
+  }
+  const [result] = await approveServers({ servers: [server], trust, root, latheHome });
+  if (json) {
+    await writeStdout(`${JSON.stringify({ server: name, layer: server.layer, ...result }, null, 2)}\n`);
+    return;
+  }
+  const lines = [
+    `Approved MCP server ${name} (${server.layer}, ${server.source}): ${mcpCommandLine(server.config, root)}`,
+  ];
+  if (result?.error !== undefined) {
+    lines.push(
+      `  its tools could not be listed (${result.error}); its command line is pinned, its tools are not.`,
+    );
+  } else {
+    lines.push(
+      `  pinned with ${result?.tools.length ?? 0} tool${result?.tools.length === 1 ? "" : "s"}: ${result?.tools.join(", ") || "none"}`,
+    );
+  }
+  await writeStdout(`${lines.join("\n")}\n`);
 }

@@ -127,8 +127,12 @@ export function describeServers(
   });
 }
 
-function approveHint(root: string): string {
-  return `Review it, then run: lathe trust --root ${root}`;
+function approveHint(root: string, server?: SourcedMcpServer): string {
+  // The user's own server's tools are approved server by server (trusting a folder does not
+  // start the user's servers to see what they offer now); a project's with the project.
+  return server?.layer === "global"
+    ? `Review it, then run: lathe trust --mcp-server ${server.name}`
+    : `Review it, then run: lathe trust --root ${root}`;
 }
 
 /** Why a server is not started, or undefined when its command line may run. */
@@ -156,7 +160,7 @@ export function toolBlockReason(
   if (status === "match") return undefined;
   const description = (tool.description ?? "").replace(/\s+/g, " ").slice(0, 200);
   if (status === "changed") {
-    return `Tool "${tool.name}" of MCP server "${server.name}" is disabled: its description, input schema or annotations changed since you approved it (the description now reads: "${description}"). ${approveHint(root)}`;
+    return `Tool "${tool.name}" of MCP server "${server.name}" is disabled: its description, input schema or annotations changed since you approved it (the description now reads: "${description}"). ${approveHint(root, server)}`;
   }
   if (server.layer === "global") return undefined;
   return `Tool "${tool.name}" of MCP server "${server.name}" is disabled: the server started offering it after you approved the project (description: "${description}"). ${approveHint(root)}`;
