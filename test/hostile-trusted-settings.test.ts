@@ -185,3 +185,38 @@ describe("a trusted folder whose settings change afterwards", () => {
     expect(run.stderr).toContain("trusted by an older Lathe");
   });
 });
+
+describe("a folder that changes while its review is on screen", () => {
+  it("is not trusted with what the person never saw: trusting with the review's digest refuses it", async () => {
+    const { describeTrustReview, trustProject, TrustStore } = await import("../src/main/engine/index.ts");
+    await writeSettings({ permissions: [{ permission: "read", pattern: "*", action: "allow" }] });
+    const review = await describeTrustReview(root, home);
+    expect(review.settings.rules).toEqual(['allow read "*"']);
+    expect(review.grants).toMatch(/^[0-9a-f]{64}$/);
+
+    // Meanwhile (a build script, a git pull) the folder adds a hook the review did not show.
+    await writeSettings({
+      permissions: [{ permission: "read", pattern: "*", action: "allow" }],
+      hooks: [{ command: "touch pwned" }],
+    });
+
+    // The positive control: trusting without the review's digest trusts the unseen hook.
+    const unseen = await mkdtemp(path.join(os.tmpdir(), "lathe-trusted-settings-control-"));
+    try {
+      await trustProject(root, unseen);
+      expect(new TrustStore(unseen).isTrusted(root)).toBe(true);
+    } finally {
+      await rm(unseen, { recursive: true, force: true });
+    }
+
+    await expect(trustProject(root, home, review.grants)).rejects.toThrow(
+      /grant changed after the review you saw, so nothing was trusted\. Review it again/,
+    );
+    expect(new TrustStore(home).isTrusted(root)).toBe(false);
+    // Reviewed again, it can be trusted as it is now.
+    const again = await describeTrustReview(root, home);
+    expect(again.settings.hooks).toEqual(["touch pwned"]);
+    await trustProject(root, home, again.grants);
+    expect(new TrustStore(home).isTrusted(root)).toBe(true);
+  });
+});

@@ -138,9 +138,13 @@ export const channels = {
     request: z.strictObject({}).optional(),
     response: TrustReviewSchema,
   },
-  /** Trust the project: its settings then apply in full; the host recreates its engine and session. */
+  /**
+   * Trust the project: its settings then apply in full; the host recreates its engine and session.
+   * `grants` is the review's (the dialog's): if the folder grants something else by now, nothing
+   * is trusted and the answer says to review it again.
+   */
   "project.trust": {
-    request: z.strictObject({}).optional(),
+    request: z.strictObject({ grants: z.string().max(128).optional() }).optional(),
     response: ProjectStatusSchema,
   },
   /** Plugins, MCP servers and what could not load (also pushed as `extensions.changed`). */

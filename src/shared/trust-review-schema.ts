@@ -49,6 +49,11 @@ export const TrustReviewSchema = z.strictObject({
   extensions: z.array(ReviewedExtensionSchema),
   /** The settings file could not be read: what is wrong with it. */
   problems: z.array(z.string()),
+  /**
+   * A digest of what the settings and agents grant, taken before this review was read: trusting
+   * with it records what the person saw, and refuses if the folder changed meanwhile.
+   */
+  grants: z.string().optional(),
 });
 
 export type ReviewedExtension = z.output<typeof ReviewedExtensionSchema>;

@@ -158,8 +158,8 @@ export class EngineHost {
    * Trust the project (once; later calls only report the status): record it, pin its plugins and
    * MCP servers as they are now (what changes later needs approval again), and reload.
    */
-  trust(): Promise<ProjectStatus> {
-    return this.serial(() => this.trustNow());
+  trust(reviewed?: string): Promise<ProjectStatus> {
+    return this.serial(() => this.trustNow(reviewed));
   }
 
   /** The user's settings changed: move everyone to a new engine that reads them. */
@@ -211,13 +211,13 @@ export class EngineHost {
     return run;
   }
 
-  private async trustNow(): Promise<ProjectStatus> {
+  private async trustNow(reviewed?: string): Promise<ProjectStatus> {
     const old = this.engine;
     if (old.policy.projectTrusted) return this.status();
     const failed = (message: string) =>
       `The folder is now trusted, but Lathe could not reload its settings: ${message} Fix the settings, then reopen the folder.`;
     try {
-      const { mcpServers } = await trustProject(old.root, old.latheHome);
+      const { mcpServers } = await trustProject(old.root, old.latheHome, reviewed);
       for (const result of mcpServers) {
         if (result.error !== undefined) {
           console.error(

@@ -10,7 +10,7 @@ export function createProjectHandlers(host: EngineHost): Pick<ApiHandlers, Proje
   return {
     "project.status": () => host.status(),
     "project.review": () => host.review(),
-    "project.trust": () => host.trust(),
+    "project.trust": (request) => host.trust(request?.grants),
     "project.open": ({ path }) => host.open(path),
     "project.recent": () => {
       const trust = new TrustStore(host.current.latheHome);

@@ -95,8 +95,8 @@ function fakeApi(
     project: {
       status: () => Promise.resolve({ ok: true, data: untrusted }),
       review: () => Promise.resolve({ ok: true, data: options.review?.(root) ?? quietReview(root) }),
-      trust: () => {
-        calls.push("trust");
+      trust: (request?: { grants?: string }) => {
+        calls.push(request?.grants !== undefined ? { trust: request.grants } : "trust");
         return Promise.resolve(
           options.trust ?? { ok: true, data: { ...untrusted, trusted: true, notices: [] } },
         );
@@ -348,6 +348,17 @@ describe("project trust in the app store", () => {
     expect(store.getState().project).toEqual({ ...untrusted, trusted: true, notices: [] });
     push("project.status", untrusted);
     expect(store.getState().project).toEqual(untrusted);
+  });
+
+  it("trusts with the digest of the review the person was shown, for this folder only", async () => {
+    const { api, calls } = fakeApi({ ok: true, data: [] }, output, {
+      review: (root) => ({ ...quietReview(root), grants: "a".repeat(64) }),
+    });
+    const store = createAppStore(api);
+    await store.getState().loadProject();
+    await store.getState().loadTrustReview();
+    await store.getState().trustProject();
+    expect(calls).toContainEqual({ trust: "a".repeat(64) });
   });
 
   it("shows why trusting failed", async () => {

@@ -320,11 +320,18 @@ export function createAppStore(api: LatheApi, options: AppStoreOptions = {}): Ap
       async trustProject() {
         if (get().trusting) return;
         set({ trusting: true, projectError: undefined });
-        const answer = await api.project.trust();
+        // What the person was shown is what gets trusted: the host refuses a folder changed since.
+        const review = get().trustReview;
+        const grants = review?.root === get().project?.root ? review?.grants : undefined;
+        const answer = await api.project.trust(grants !== undefined ? { grants } : undefined);
         if (answer.ok) {
           set({ trusting: false, trustDialogOpen: false, project: answer.data });
           void get().loadTrustReview();
-        } else set({ trusting: false, projectError: answer.error.message });
+        } else {
+          set({ trusting: false, projectError: answer.error.message });
+          // Show what the folder grants now, for the person to review again.
+          void get().loadTrustReview(true);
+        }
       },
 
       dismissTrust() {

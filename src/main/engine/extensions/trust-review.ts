@@ -17,6 +17,7 @@ import { readPluginSource } from "../plugins/plugin-source.ts";
 import { ConfigError } from "../errors/config-error.ts";
 import { LatheError } from "../errors/lathe-error.ts";
 import { EMPTY_SETTINGS, loadSettings, type Settings } from "../config/lathe-settings.ts";
+import { projectGrantsFingerprint } from "../config/project-settings-grants.ts";
 import { TrustStore } from "../policy/trust-store.ts";
 import type { ArgPattern, ShellRunRequirement } from "../tools/requirement-set.ts";
 
@@ -70,6 +71,11 @@ export interface TrustReview {
   extensions: ReviewedExtension[];
   /** What could not be read (a malformed settings file): trusting the folder would not fix it. */
   problems: string[];
+  /**
+   * A digest of what the settings and agents grant, taken before the rest was read: trusting with
+   * it (`trustProject(…, reviewed)`) records what was shown, and refuses a folder changed since.
+   */
+  grants?: string;
 }
 
 function argText(arg: ArgPattern): string {
@@ -268,6 +274,8 @@ export async function describeTrustReview(
   bundledDir: string = defaultBundledDir(),
 ): Promise<TrustReview> {
   const realRoot = await realpath(path.resolve(root));
+  // First: a change while the review is read then makes the trust refuse, never pass unseen.
+  const grants = projectGrantsFingerprint(realRoot);
   const settingsFile = path.join(realRoot, ".lathe", "settings.json");
   const problems: string[] = [];
   let settings: Settings;
@@ -295,5 +303,6 @@ export async function describeTrustReview(
     agents: await reviewAgents(realRoot, latheHome),
     extensions: [...plugins, ...(problems.length > 0 ? [] : reviewServers(realRoot, latheHome))],
     problems,
+    ...(grants !== undefined ? { grants } : {}),
   };
 }

@@ -121,9 +121,15 @@ export class TrustStore {
     return this.state(realRoot) === "trusted";
   }
 
-  /** Trust the folder with what its settings grant now (see ProjectTrustState). */
-  trust(realRoot: string, pins: Record<string, string> = {}): ProjectTrust {
-    const settings = projectGrantsFingerprint(realRoot);
+  /**
+   * Trust the folder with what its settings grant now, or with `settings`, the digest of what a
+   * review showed the person (see ProjectTrustState): a change since then is not trusted.
+   */
+  trust(
+    realRoot: string,
+    pins: Record<string, string> = {},
+    settings: string | undefined = projectGrantsFingerprint(realRoot),
+  ): ProjectTrust {
     return this.update((data) => {
       const entry: ProjectTrust = {
         trustedAt: new Date().toISOString(),
