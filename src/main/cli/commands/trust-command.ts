@@ -100,11 +100,11 @@ export function registerTrustCommand(program: Command): void {
         return;
       }
       // Pins what was approved: a plugin or MCP server that changes later is disabled until trusted again.
-      const { trustFile, pinnedPlugins, mcpServers: approved } = await trustProject(
-        root,
-        latheHome,
-        review.grants,
-      );
+      const {
+        trustFile,
+        pinnedPlugins,
+        mcpServers: approved,
+      } = await trustProject(root, latheHome, review.grants);
       if (options.json) {
         await writeStdout(
           `${JSON.stringify(
