@@ -37,7 +37,7 @@ export class ApprovalBroker {
    * could not be shown) is "unanswered", not "reject": no one said no.
    */
   readonly approver: Approver = async (request: ApprovalRequest, signal?: AbortSignal) => {
-    const { reply, cause } = await this.prompts.settled(
+    const { reply, cause } = await this.prompts.askWithCause(
       {
         // The engine's id names the (session, key) pair; two calls can share it. Ours cannot.
         id: `approval-${randomUUID()}`,

@@ -45,11 +45,11 @@ export class PromptQueue<P extends { id: string }, R> {
 
   /** Queue a prompt and wait for its answer (or the fallback). */
   async ask(prompt: P, signal?: AbortSignal): Promise<R> {
-    return (await this.settled(prompt, signal)).reply;
+    return (await this.askWithCause(prompt, signal)).reply;
   }
 
   /** Queue a prompt and wait for its answer (or the fallback), and why it stopped waiting. */
-  settled(prompt: P, signal?: AbortSignal): Promise<{ reply: R; cause: PromptCause }> {
+  askWithCause(prompt: P, signal?: AbortSignal): Promise<{ reply: R; cause: PromptCause }> {
     if (this.closed) return Promise.resolve({ reply: this.options.fallback, cause: "closed" });
     if (signal?.aborted) return Promise.resolve({ reply: this.options.fallback, cause: "aborted" });
     return new Promise((resolve) => {
