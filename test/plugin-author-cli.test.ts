@@ -226,6 +226,17 @@ describe("disabled plugins say why and what turns them back on", () => {
     expect(envelopeOf(muted).error_text).toMatch(
       /^Tool "muted" \(global plugin "muted"\) is disabled, so it was not run\. You disabled the plugin muted .* To enable it again, the user must remove "muted" from disabledPlugins/,
     );
+    // Turned off on purpose: the envelope says so when it is called, stderr never repeats it.
+    expect(muted.stderr).not.toContain("muted");
+    expect(call.stderr).not.toContain("muted");
+    // An entry that turns nothing off is a slip worth saying, as itself (not "is disabled").
+    await writeFile(
+      path.join(home, "settings.json"),
+      JSON.stringify({ disabledPlugins: ["muted", "brokn"] }),
+    );
+    expect((await lathe(["call", "muted", "{}"])).stderr).toContain(
+      `lathe: disabledPlugins in ${home}/settings.json names "brokn", but no plugin is called "brokn", so it turns nothing off. Did you mean "broken"? Fix: correct or remove "brokn" in disabledPlugins of ${home}/settings.json.\n`,
+    );
     // A name nothing declares is still unknown.
     expect(envelopeOf(await lathe(["call", "nothing_here", "{}"])).error_text).toMatch(
       /^Unknown tool "nothing_here"/,

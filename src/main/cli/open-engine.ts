@@ -73,9 +73,15 @@ export async function withEngine<T>(
     await engine.settleExtensions();
     for (const d of engine.registry.disabledTools()) {
       if (options.listsDisabled === true && d.origin.name !== undefined) continue;
-      const from = d.origin.name ? `${d.origin.kind} "${d.origin.name}"` : d.origin.kind;
+      // Turned off on purpose: saying so on every command would be noise (`lathe tools` lists it).
+      if (d.byChoice === true) continue;
       const fix = d.fix === undefined ? "" : ` Fix: ${d.fix}.`;
-      await writeStderr(`lathe: ${d.id} (${d.origin.layer} ${from}) is disabled: ${d.reason}${fix}\n`);
+      // A problem of a folder or a settings entry, not of one plugin or server: its reason says it all.
+      const what =
+        d.origin.name === undefined
+          ? ""
+          : `${d.id} (${d.origin.layer} ${d.origin.kind} "${d.origin.name}") is disabled: `;
+      await writeStderr(`lathe: ${what}${d.reason}${fix}\n`);
     }
     return await fn(engine);
   } finally {

@@ -74,6 +74,7 @@ describe("PluginManager: plugins the user disabled", () => {
         origin: { layer: "global", kind: "plugin", name: "alpha" },
         reason: statusOf("global", "alpha")?.reason,
         fix: statusOf("global", "alpha")?.fix,
+        byChoice: true,
       },
     ]);
 
@@ -106,6 +107,37 @@ describe("PluginManager: plugins the user disabled", () => {
     expect(originOf("beta")).toBeUndefined();
     const problem = engine.registry.disabledTools().find((d) => d.origin.name === undefined);
     expect(problem?.reason).toMatch(/Cannot read disabledPlugins from .*settings\.json .*not valid JSON/);
+  });
+
+  it.each([
+    // A layer's name no folder of that layer has: surely a mistake.
+    ["bundled:beta", /no bundled plugin is called "beta", so it turns nothing off\.$/],
+    ["global:gamma", /no global plugin is called "gamma", so it turns nothing off\.$/],
+    // A near miss of a plugin here: a slip.
+    ["bta", /no plugin is called "bta", so it turns nothing off\. Did you mean "beta"\?$/],
+    ["global:alhpa", /Did you mean "global:alpha"\?$/],
+    // Any other bare or project name may be a plugin of another project: nothing to say.
+    ["omega", undefined],
+    ["project:omega", undefined],
+    ["beta", undefined],
+  ])("says when the disabledPlugins entry %j turns nothing off", async (entry, expected) => {
+    await settings({ disabledPlugins: [entry] });
+    await manager.load();
+    const problems = engine.registry.disabledTools().filter((d) => d.origin.name === undefined);
+    if (expected === undefined) {
+      expect(problems).toEqual([]);
+      return;
+    }
+    expect(problems).toHaveLength(1);
+    expect(problems[0]?.reason).toMatch(
+      new RegExp(`^disabledPlugins in .*settings\\.json names "${entry}", `),
+    );
+    expect(problems[0]?.reason).toMatch(expected);
+    expect(problems[0]?.fix).toMatch(`correct or remove "${entry}" in disabledPlugins of `);
+    // Correcting the entry clears the warning on the next reload.
+    await settings({ disabledPlugins: [] });
+    await manager.reload();
+    expect(engine.registry.disabledTools()).toEqual([]);
   });
 
   it.each([["has a space"], ["cloud:alpha"], ["a/b"], [""]])(

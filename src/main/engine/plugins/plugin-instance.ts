@@ -23,6 +23,8 @@ type PluginState = "new" | "initialized" | "active" | "disabled" | "deactivated"
 interface Refusal {
   reason: string;
   fix: string;
+  /** The person turned it off (see DisabledTool.byChoice). */
+  byChoice?: true;
 }
 
 /** Says why a plugin may not load (a project plugin not pinned, or changed), or undefined. */

@@ -3,6 +3,7 @@ import { loadSettings } from "../config/lathe-settings.ts";
 import { TrustStore } from "../policy/trust-store.ts";
 import type { ToolRegistry } from "../tools/tool-registry.ts";
 import type { EntryChecker } from "./entry-check.ts";
+import { didYouMean } from "./did-you-mean.ts";
 import {
   defaultBundledDir,
   discoverFolders,
@@ -230,6 +231,36 @@ export class PluginManager {
     }
   }
 
+  /**
+   * `disabledPlugins` entries that turn nothing off here, when that is surely a mistake: a
+   * bundled or global name no such folder has, or a near miss of a plugin's name. (Any other
+   * name may be a project plugin of another folder: the list is the user's, for every folder.)
+   */
+  private reportUnmatchedDisabled(folders: readonly PluginFolder[]): void {
+    const file = this.userSettingsFile();
+    for (const entry of this.userDisabled) {
+      const colon = entry.indexOf(":");
+      const layer = colon < 0 ? undefined : entry.slice(0, colon);
+      const name = colon < 0 ? entry : entry.slice(colon + 1);
+      const inLayer = folders.filter((f) => layer === undefined || f.layer === layer);
+      if (inLayer.some((f) => f.name === name)) continue;
+      const meant = didYouMean(
+        name,
+        inLayer.map((f) => f.name),
+      );
+      if (meant === undefined && (layer === undefined || layer === "project")) continue;
+      const what = layer === undefined ? "plugin" : `${layer} plugin`;
+      const suggestion =
+        meant === undefined ? "" : ` Did you mean "${layer === undefined ? "" : `${layer}:`}${meant}"?`;
+      this.options.registry.reportDisabled({
+        id: entry,
+        origin: { layer: "global", kind: "plugin" },
+        reason: `disabledPlugins in ${file} names "${entry}", but no ${what} is called "${name}", so it turns nothing off.${suggestion}`,
+        fix: `correct or remove "${entry}" in disabledPlugins of ${file}`,
+      });
+    }
+  }
+
   /** The `disabledPlugins` entry that turns this folder off, if any. */
   private disabledEntry(folder: PluginFolder): string | undefined {
     const scoped = `${folder.layer}:${folder.name}`;
@@ -303,9 +334,11 @@ export class PluginManager {
       instance.refuse({
         reason: `You disabled the plugin ${instance.folder.name} (${instance.folder.layer}) with "${entry}" in disabledPlugins of ${this.userSettingsFile()}.`,
         fix: `remove "${entry}" from disabledPlugins in ${this.userSettingsFile()}, or press Enable in the app's Plugins panel`,
+        byChoice: true,
       });
       this.offByUser.add(instance);
     }
+    this.reportUnmatchedDisabled(folders);
 
     if (!this.projectTrusted) {
       const untrusted = await discoverFolders({ layer: "project", dir: projectToolsDir(root) });

@@ -27,6 +27,11 @@ export interface DisabledTool {
   reason: string;
   /** The one command or action that loads it again, when there is one. */
   fix?: string;
+  /**
+   * Turned off on purpose by the person (`disabledPlugins`): nothing is wrong, so one-shot
+   * commands do not repeat it on every run (`lathe tools` still lists it).
+   */
+  byChoice?: true;
 }
 
 /** A registered tool; its descriptor hash is computed when first asked for (the audit of a call). */
