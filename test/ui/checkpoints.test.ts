@@ -14,7 +14,11 @@ import { chatHelpers, scriptTurn, startUiWorld, type UiWorld } from "./ui-world.
 
 const SHOTS = path.join(REPO, "test-results");
 const runUi = runsUi("checkpoints");
-const PROMPTS = { first: "Rewrite a.txt for me.", second: "Add b.txt and change c.txt." };
+const PROMPTS = {
+  first: "Rewrite a.txt for me.",
+  second: "Add b.txt and change c.txt.",
+  third: "Overwrite d.txt without looking.",
+};
 
 function reply(request: ChatRequest): FixtureReply {
   // One step per answer the model already gave to this prompt.
@@ -37,6 +41,13 @@ function reply(request: ChatRequest): FixtureReply {
         ],
       },
       { text: "b.txt is new and c.txt is changed." },
+    ][step]!;
+  }
+  if (prompt === PROMPTS.third) {
+    return [
+      // d.txt exists and was never read: the write is refused and writes nothing.
+      { toolCalls: [{ name: "write", arguments: { path: "d.txt", content: "blind d\n" } }] },
+      { text: "The write was refused." },
     ][step]!;
   }
   return { text: "Nothing to do." };
@@ -72,6 +83,7 @@ beforeAll(async () => {
     prepare: async ({ root, home, fixture }) => {
       await writeFile(path.join(root, "a.txt"), "original a\n");
       await writeFile(path.join(root, "c.txt"), "original c\n");
+      await writeFile(path.join(root, "d.txt"), "original d\n");
       // The agent's writes need no approval here: this suite is about undoing them.
       await useFixtureModel(home, fixture!.baseURL, { approvals: { mode: "yolo" } });
     },
@@ -191,6 +203,18 @@ describe.skipIf(!runUi)("checkpoints in the chat through lathe serve", () => {
     // The prompt it went back to is in the box, to edit and send again.
     expect(await prompt().inputValue()).toBe(PROMPTS.second);
     await page.screenshot({ path: path.join(SHOTS, "ui-checkpoints-after-rewind.png") });
+    expect(problems, problems.join("\n")).toEqual([]);
+  });
+
+  it("shows a write that wrote nothing as content not written, not as a file it created", async () => {
+    await send(PROMPTS.third, "The write was refused.");
+    expect(await file("d.txt")).toBe("original d\n");
+    const card = turns().last().getByRole("article", { name: "write call" });
+    await card.getByText("Nothing was written").waitFor({ timeout: 10_000 });
+    expect(await card.getByLabel("Content not written").innerText()).toBe("blind d");
+    // Not "@@ -0,0 +1,1 @@": d.txt was there all along.
+    expect(await card.getByLabel("Diff").count()).toBe(0);
+    await page.screenshot({ path: path.join(SHOTS, "ui-checkpoints-write-not-written.png") });
     expect(problems, problems.join("\n")).toEqual([]);
   });
 });

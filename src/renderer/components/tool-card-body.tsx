@@ -127,16 +127,16 @@ function creationDiff(path: string, content: string): string {
 }
 
 /**
- * What a write that replaced an existing file wrote. Its previous content is not in the envelope
- * (only in the call's checkpoint), so no diff is drawn: a diff from nothing would claim the file
- * was created.
+ * A write's content under a caption, without a diff: what a write that replaced an existing file
+ * wrote (its previous content is only in the call's checkpoint), or what a write that has not run
+ * (waiting, refused, failed) would write. A diff from nothing would claim the file was created.
  */
-function ReplacedBody({ content }: { content: string }) {
+function ContentBody({ caption, label, content }: { caption: string; label: string; content: string }) {
   const lines = content.replace(/\n$/, "").split("\n");
   return (
     <>
-      <p className="muted card-line">Replaced the whole file. It now reads:</p>
-      <pre className="code-block card-preview" aria-label="New content">
+      <p className="muted card-line">{caption}</p>
+      <pre className="code-block card-preview" aria-label={label}>
         <code>{lines.slice(0, DIFF_LINE_LIMIT).join("\n")}</code>
         {lines.length > DIFF_LINE_LIMIT ? (
           <span className="muted">{`\n… ${lines.length - DIFF_LINE_LIMIT} more lines`}</span>
@@ -190,7 +190,24 @@ export function ToolCardBody({ card }: { card: ToolCard }) {
       const diff = text(data["diff"]);
       if (diff !== undefined) return <DiffView diff={diff} />;
       const content = text(input["content"]) ?? "";
-      if (replacedFile) return <ReplacedBody content={content} />;
+      if (envelope === undefined)
+        return <ContentBody caption="Content to write:" label="Content to write" content={content} />;
+      if (!done)
+        return (
+          <ContentBody
+            caption="Nothing was written. The content it asked to write:"
+            label="Content not written"
+            content={content}
+          />
+        );
+      if (replacedFile)
+        return (
+          <ContentBody
+            caption="Replaced the whole file. It now reads:"
+            label="New content"
+            content={content}
+          />
+        );
       const path = text(data["path"]) ?? text(input["path"]) ?? "";
       return <DiffView diff={creationDiff(path, content)} />;
     }
