@@ -65,7 +65,8 @@ const rows = [
 describe.skipIf(NO_SANDBOX)("a command in folder B reading $LATHE_HOME", () => {
   it.each(rows)("$name: plain bash leaks it, Lathe's bash does not", async ({ file, secret }) => {
     const target = path.join(home, file);
-    const command = `grep -r -a -o -h ${secret} '${target}' > leak.txt; cat leak.txt`;
+    // The path only known at run time ($T), so the parser cannot see it: the sandbox must hold.
+    const command = `T='${target}'; grep -r -a -o -h ${secret} "$T" > leak.txt; cat leak.txt`;
 
     // Positive control: the same command in plain bash copies the secret into the folder.
     const control = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-home-reads-control-")));
@@ -85,6 +86,22 @@ describe.skipIf(NO_SANDBOX)("a command in folder B reading $LATHE_HOME", () => {
     expect(envelope.type).toBe("output");
     expect(run.stdout).not.toContain(secret);
     expect(await readFile(path.join(projectB, "leak.txt"), "utf8")).not.toContain(secret);
+
+    // Named on the command line, it is refused before it runs, with the reason.
+    const named = await runLathe(
+      [
+        "call",
+        "bash",
+        JSON.stringify({ command: `grep -r -a -o -h ${secret} '${target}'` }),
+        "--mode",
+        "yolo",
+      ],
+      { home, cwd: projectB },
+    );
+    expect(envelopeOf(named).error_text).toMatch(
+      /^bash was refused: the command names .*which holds Lathe's own data/,
+    );
+    expect(named.stdout).not.toContain(secret);
   });
 
   it("still lets the command read and write its own workspace", async () => {

@@ -496,8 +496,10 @@ export class Engine {
         approvals: new ApprovalCache(approvalStores),
         sandbox: this.sandbox.status,
         protectedPaths: this.sandbox.protectedPaths,
+        readableHidden: [state.sidecarDir],
       }),
-      sandbox: this.sandbox.scope({ tempDir: () => state.tempDir() }),
+      // Its commands may read the whole outputs its truncated results point to (output_path).
+      sandbox: this.sandbox.scope({ tempDir: () => state.tempDir(), readable: [state.sidecarDir] }),
       observer: callRecorder(state.id, this.root, this.events, () => this.audit()),
       capabilityFor: (tool: AnyTool, s: SessionState) => {
         const vars = this.variables(s);

@@ -14,6 +14,7 @@ import type { ApprovalMode } from "../config/lathe-settings.ts";
 import type { PolicyConfig } from "../config/policy-config.ts";
 import type { ProtectedPaths } from "./protected-paths.ts";
 import { compilePattern } from "./rule-pattern.ts";
+import { hiddenPathNamed, homeRelative, type HiddenPathNamed } from "./hidden-paths.ts";
 import { mentionedPaths } from "./mentioned-paths.ts";
 import { explainVerdict, type RuleVerdict, type Ruleset, type Subject } from "./ruleset.ts";
 import { matchesShellRequirement } from "./shell-requirements.ts";
@@ -35,6 +36,8 @@ export interface PolicyContext {
   sandbox: SandboxStatus;
   /** What no write may reach (the watchdog's self-protection). */
   protectedPaths: ProtectedPaths;
+  /** Folders inside the hidden ones the session's commands may read (its sidecar files). */
+  readableHidden?: readonly string[];
 }
 
 function wildcard(pattern: string): RegExp {
@@ -217,6 +220,16 @@ async function mentionDeny(
   return undefined;
 }
 
+/** Why a command naming a hidden path is refused, and what the user could change. */
+function hiddenReason(hidden: HiddenPathNamed, userSettingsFile: string): string {
+  const named = homeRelative(hidden.path);
+  const entry = homeRelative(hidden.entry);
+  if (hidden.hiddenBy === "lathe-home") {
+    return `the command names ${named}, which holds Lathe's own data (the conversations, settings and file copies of every folder); no command may read it, and the OS sandbox hides it.`;
+  }
+  return `the command names ${named}, which commands may not read: ${entry} is in "sandbox.denyRead" (by default, the places credentials live), and the OS sandbox hides it from every command. Do not try to read it another way. If the user wants commands to read it, they must set "sandbox.denyRead" in ${userSettingsFile} to a list without ${entry}.`;
+}
+
 /** The deny when there is one, else the first verdict. */
 function moreSevere(first: RuleVerdict, deny: RuleVerdict | undefined): RuleVerdict {
   return deny && first.action !== "deny" ? deny : first;
@@ -250,6 +263,16 @@ export async function decideCall(
     if (!ToolCallError.isInstance(err)) throw err;
     stages.push({ stage: "capability", outcome: "deny", reason: err.message });
     return { allowed: false, stages, accesses: [], errorText: err.message };
+  }
+  const hidden = await hiddenPathNamed(plan, resolved, resolved.cwd?.absolute ?? call.fs.root, {
+    denyRead: ctx.config.sandbox.denyRead,
+    latheHome: ctx.latheHome,
+    readable: ctx.readableHidden ?? [],
+  });
+  if (hidden) {
+    const reason = hiddenReason(hidden, ctx.config.userSettingsFile);
+    stages.push({ stage: "capability", outcome: "deny", reason });
+    return { allowed: false, stages, ...resolved, errorText: `${tool.id} was refused: ${reason}` };
   }
   stages.push({ stage: "capability", outcome: "allow", reason: "within the tool's declared requirements" });
 

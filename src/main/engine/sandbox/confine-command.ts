@@ -17,6 +17,8 @@ export interface ConfinementSpec {
    * it starts are left alone. Everything else stays readable (see lathe-home-private.ts).
    */
   unreadable?: readonly string[];
+  /** Folders (absolute) inside those it may read after all (a session's own sidecar files). */
+  readable?: readonly string[];
   /** It runs on a terminal Lathe allocated (macOS must then allow terminal operations). */
   pty?: boolean;
   /**
@@ -82,6 +84,7 @@ export async function confineCommand(
       allowWrite: spec.writable,
       denyWrite,
       denyRead: spec.unreadable ?? [],
+      allowRead: spec.readable ?? [],
       ...(options.signal ? { signal: options.signal } : {}),
     });
     return { line, release: once(cleanup) };
@@ -98,7 +101,12 @@ export async function confineCommand(
       command,
       undefined,
       {
-        filesystem: { denyRead: [...(spec.unreadable ?? [])], allowWrite: [...spec.writable], denyWrite },
+        filesystem: {
+          denyRead: [...(spec.unreadable ?? [])],
+          allowRead: [...(spec.readable ?? [])],
+          allowWrite: [...spec.writable],
+          denyWrite,
+        },
         ...(spec.pty ? { allowPty: true } : {}),
       },
       options.signal,

@@ -12,6 +12,8 @@ interface ConfinementScope {
   tempDir(): Promise<string>;
   /** More folders it may write (an MCP server's working folder). */
   writable?: readonly string[];
+  /** Folders inside the hidden ones its processes may read after all (a session's own sidecar files). */
+  readable?: readonly string[];
   /** More hosts it may reach (an MCP server's own list). */
   network?: readonly string[];
   /**
@@ -86,7 +88,8 @@ export class EngineSandbox {
         writable: [this.root, tmp, ...(scope.writable ?? []), ...this.settings.allowWrite],
         readOnly: this.protectedPaths.entries().map((entry) => ({ ...entry })),
         network: [...new Set([...this.settings.allowNetwork, ...(scope.network ?? [])])],
-        unreadable: latheHomePrivate(this.protectedPaths.latheHome),
+        unreadable: [...latheHomePrivate(this.protectedPaths.latheHome), ...this.settings.denyRead],
+        ...(scope.readable && scope.readable.length > 0 ? { readable: [...scope.readable] } : {}),
         missingFiles: scope.longRunning ? "leave" : "undo",
         ...(options.pty ? { pty: true } : {}),
       },

@@ -30,6 +30,8 @@ interface OfflineWrap {
   denyWrite: readonly string[];
   /** Paths it cannot read (see ConfinementSpec.unreadable). */
   denyRead: readonly string[];
+  /** Folders inside those it may read after all. */
+  allowRead: readonly string[];
   signal?: AbortSignal;
 }
 
@@ -39,7 +41,7 @@ export function wrapOffline(options: OfflineWrap): Promise<string> {
   return wrapCommandWithSandboxLinux({
     command: options.command,
     needsNetworkRestriction: true,
-    readConfig: { denyOnly: [...options.denyRead] },
+    readConfig: { denyOnly: [...options.denyRead], allowWithinDeny: [...options.allowRead] },
     writeConfig: { allowOnly: [...options.allowWrite], denyWithinAllow: [...options.denyWrite] },
     ...LIBRARY_SCAN,
     ...(bwrapPath ? { bwrapPath } : {}),

@@ -2,6 +2,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { SettingsSchema } from "../config/lathe-settings.ts";
+import { DEFAULT_HIDDEN_SECRETS } from "./hidden-secrets.ts";
 import { effectiveSandboxSettings, type SandboxSettings } from "./sandbox-settings.ts";
 
 const FILES = { user: "/home/me/.lathe/settings.json", project: "/work/p/.lathe/settings.json" };
@@ -54,6 +55,41 @@ describe("sandbox settings: the user decides, a project may only narrow", () => 
     expect(effectiveSandboxSettings(user, project, FILES)).toMatchObject(expected);
   });
 
+  it.each<[string, SandboxSettings | undefined, SandboxSettings | undefined, string[]]>([
+    [
+      "where credentials live, hidden by default",
+      undefined,
+      undefined,
+      DEFAULT_HIDDEN_SECRETS.map((p) => path.join(home, p.slice(2))),
+    ],
+    [
+      "the user's own list replaces the default",
+      { denyRead: ["~/private", "/srv/keys"] },
+      undefined,
+      [path.join(home, "private"), "/srv/keys"],
+    ],
+    ["an empty list hides nothing", { denyRead: [] }, undefined, []],
+    [
+      "a project hides more (narrowing), never less",
+      { denyRead: ["~/.ssh"] },
+      { denyRead: ["/srv/keys", "~/.ssh"] },
+      [path.join(home, ".ssh"), "/srv/keys"],
+    ],
+    [
+      "a project's empty list shows nothing the user hid",
+      { denyRead: ["~/.ssh"] },
+      { denyRead: [] },
+      [path.join(home, ".ssh")],
+    ],
+  ])("denyRead: %s", (_name, user, project, expected) => {
+    expect(effectiveSandboxSettings(user, project, FILES).denyRead).toEqual(expected);
+  });
+
+  it("hides ~/.ssh, ~/.aws and ~/.gnupg by default", () => {
+    const hidden = effectiveSandboxSettings(undefined, undefined, FILES).denyRead;
+    for (const dir of [".ssh", ".aws", ".gnupg"]) expect(hidden).toContain(path.join(home, dir));
+  });
+
   it("says what a project asked for and did not get", () => {
     const notices = effectiveSandboxSettings(
       { allowWrite: ["/opt/a"] },
@@ -70,6 +106,7 @@ describe("sandbox settings: the user decides, a project may only narrow", () => 
     [{ sandbox: { allowWrite: ["relative/dir"] } }, /sandbox\.allowWrite\.0/],
     [{ sandbox: { allowNetwork: ["http://example.com"] } }, /sandbox\.allowNetwork\.0/],
     [{ sandbox: { enabled: "yes" } }, /sandbox\.enabled/],
+    [{ sandbox: { denyRead: ["secrets"] } }, /sandbox\.denyRead\.0/],
     [{ sandbox: { allowEverything: true } }, /sandbox/],
   ])("refuses malformed sandbox settings %j", (settings, where) => {
     const parsed = SettingsSchema.safeParse(settings);

@@ -1,6 +1,7 @@
 import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
+import { DEFAULT_HIDDEN_SECRETS } from "./hidden-secrets.ts";
 
 /** A host the sandboxed process may reach: `example.com`, `*.example.com`, optionally `:port`. */
 export const HostPatternSchema = z.lazy(() =>
@@ -12,8 +13,8 @@ export const HostPatternSchema = z.lazy(() =>
     ),
 );
 
-/** A folder the sandboxed process may write besides the workspace: absolute or `~/…`. */
-const WritablePath = z.lazy(() =>
+/** A path in sandbox settings: absolute or `~/…`. */
+const SandboxPath = z.lazy(() =>
   z
     .string()
     .min(1)
@@ -34,13 +35,19 @@ export const SandboxSettingsSchema = z.lazy(() =>
         .optional()
         .describe("Run bash, plugin commands and stdio MCP servers in the OS sandbox (default true)."),
       allowWrite: z
-        .array(WritablePath)
+        .array(SandboxPath)
         .optional()
         .describe("Folders the sandboxed processes may write besides the workspace and their temp folder."),
       allowNetwork: z
         .array(HostPatternSchema)
         .optional()
         .describe("Hosts the sandboxed processes may reach (default: none)."),
+      denyRead: z
+        .array(SandboxPath)
+        .optional()
+        .describe(
+          "Files and folders the sandboxed processes may not read (default: where credentials usually live, e.g. ~/.ssh, ~/.aws, ~/.gnupg; [] hides none).",
+        ),
     })
     .describe("The OS sandbox (bubblewrap on Linux, Seatbelt on macOS) around every process Lathe starts."),
 );
@@ -52,6 +59,8 @@ export interface EffectiveSandboxSettings {
   /** Absolute paths (`~` expanded). */
   allowWrite: string[];
   allowNetwork: string[];
+  /** Absolute paths (`~` expanded) no sandboxed process may read: the user's, plus the project's. */
+  denyRead: string[];
   /** The settings file that decided `enabled` (for messages: where to turn it back on). */
   enabledBy: string;
   /** What the project asked for and did not get (it may only narrow). */
@@ -80,8 +89,9 @@ function narrowed(
 
 /**
  * The user's settings decide; a project (trusted or not) may only narrow them: turn the sandbox
- * on, and keep fewer of the user's `allowWrite` and `allowNetwork` entries (an entry the user
- * does not have is ignored, with a notice). It can never turn the sandbox off or widen it.
+ * on, keep fewer of the user's `allowWrite` and `allowNetwork` entries (an entry the user
+ * does not have is ignored, with a notice), and hide more paths (`denyRead`, added to the
+ * user's, whose default is DEFAULT_HIDDEN_SECRETS). It can never turn the sandbox off or widen it.
  */
 export function effectiveSandboxSettings(
   user: SandboxSettings | undefined,
@@ -111,6 +121,11 @@ export function effectiveSandboxSettings(
     enabled: userEnabled || projectTurnsOn,
     allowWrite: writes.kept,
     allowNetwork: hosts.kept,
+    denyRead: [
+      ...new Set(
+        [...(user?.denyRead ?? DEFAULT_HIDDEN_SECRETS), ...(project?.denyRead ?? [])].map(expandHome),
+      ),
+    ],
     enabledBy: projectTurnsOn ? files.project : files.user,
     notices,
   };

@@ -17,6 +17,7 @@ function build() {
     ),
     network: z.array(z.string()),
     unreadable: z.array(z.string()).optional(),
+    readable: z.array(z.string()).optional(),
     pty: z.boolean().optional(),
     missingFiles: z.enum(["undo", "leave"]),
   });

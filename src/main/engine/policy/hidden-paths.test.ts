@@ -1,0 +1,75 @@
+import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { planBashCommand } from "../builtin/bash-plan.ts";
+import type { ResolvedPlan } from "../tools/call-plan.ts";
+import { hiddenPathNamed } from "./hidden-paths.ts";
+
+let base: string;
+let ws: string;
+let secrets: string;
+let latheHome: string;
+let sidecars: string;
+
+beforeAll(async () => {
+  base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-hidden-paths-")));
+  ws = path.join(base, "ws");
+  secrets = path.join(base, "secrets");
+  latheHome = path.join(base, "home");
+  sidecars = path.join(latheHome, "sessions", "s1", "sidecars");
+  await mkdir(ws);
+  await mkdir(secrets);
+  await mkdir(sidecars, { recursive: true });
+  await writeFile(path.join(secrets, "key"), "k");
+  await writeFile(path.join(sidecars, "out.txt"), "o");
+  await symlink(path.join(secrets, "key"), path.join(ws, "innocent.txt"));
+});
+
+afterAll(() => rm(base, { recursive: true, force: true }));
+
+/** The plan as the policy has it after the capability check (only shell.run matters here). */
+function decided(command: string): { plan: ReturnType<typeof planBashCommand>; resolved: ResolvedPlan } {
+  const plan = planBashCommand(command);
+  const accesses = plan.accesses.flatMap((a) =>
+    a.capability === "shell.run"
+      ? [{ capability: "shell.run" as const, command: a.command, text: command }]
+      : [],
+  );
+  return { plan, resolved: { accesses } };
+}
+
+const check = (command: string) => {
+  const { plan, resolved } = decided(command.replaceAll("SECRETS", secrets).replaceAll("HOME", latheHome));
+  return hiddenPathNamed(plan, resolved, ws, { denyRead: [secrets], latheHome, readable: [sidecars] });
+};
+
+describe("hiddenPathNamed: what a command names that the sandbox hides", () => {
+  it.each([
+    ["a denyRead folder's file", "cat SECRETS/key", "denyRead"],
+    ["the denyRead folder itself", "ls SECRETS", "denyRead"],
+    ["a glob into it", "cat SECRETS/k*", "denyRead"],
+    ["a workspace symlink into it", "cat innocent.txt", "denyRead"],
+    ["an option's value", "grep --file=SECRETS/key x", "denyRead"],
+    ["Lathe's database", "sqlite3 HOME/lathe.db .dump", "lathe-home"],
+    ["another session's files", "cat HOME/sessions/s2/sidecars/x.txt", "lathe-home"],
+  ])("names %s", async (_what, command, hiddenBy) => {
+    expect(await check(command)).toMatchObject({ hiddenBy });
+  });
+
+  it.each([
+    ["a workspace file", "cat notes.txt"],
+    ["the session's own sidecar file", "wc -l HOME/sessions/s1/sidecars/out.txt"],
+    ["a path only known at run time", 'F=SECRETS/key; cat "$F"'],
+    ["a name that only starts like the folder", "cat SECRETS-old/key"],
+  ])("leaves %s alone", async (_what, command) => {
+    expect(await check(command)).toBeUndefined();
+  });
+
+  it("looks only at plans that start a process", async () => {
+    const plan = { accesses: [], unclear: [], mentions: [{ text: path.join(secrets, "key"), glob: false }] };
+    expect(
+      await hiddenPathNamed(plan, { accesses: [] }, ws, { denyRead: [secrets], latheHome, readable: [] }),
+    ).toBeUndefined();
+  });
+});

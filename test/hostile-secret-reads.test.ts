@@ -1,0 +1,145 @@
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { machineSandbox } from "../src/main/engine/sandbox/sandbox-availability.ts";
+import { envelopeOf, runLathe } from "./support/lathe-cli.ts";
+
+// A person's credentials live under their home folder (~/.ssh, ~/.aws, ~/.netrc, …). A command
+// run for a model — one a README or a web page talked it into — must not copy them into the
+// workspace, where the next fetch or commit carries them away. The sandbox hides them from every
+// confined process (sandbox.denyRead, on by default); a command that names one is refused first,
+// with the reason, so the model does not go looking for another way.
+
+const machine = await machineSandbox();
+const NO_SANDBOX = !machine.active;
+if (NO_SANDBOX)
+  console.log(`hostile-secret-reads is skipped: this machine has no OS sandbox (${machine.reason})`);
+
+const SECRET = "SECRET-KEY-5e8b1f0c2d3a";
+
+let base: string;
+let home: string;
+let fakeHome: string;
+let ws: string;
+
+const SECRETS = [
+  { name: "an ssh private key", file: ".ssh/id_ed25519" },
+  { name: "AWS credentials", file: ".aws/credentials" },
+  { name: "a netrc (a file, not a folder)", file: ".netrc" },
+  { name: "docker's registry logins", file: ".docker/config.json" },
+];
+
+beforeAll(async () => {
+  if (NO_SANDBOX) return;
+  base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-secret-reads-")));
+  home = path.join(base, "lathe-home");
+  fakeHome = path.join(base, "person");
+  ws = path.join(base, "ws");
+  for (const dir of [home, fakeHome, ws]) await mkdir(dir);
+  for (const { file } of SECRETS) {
+    await mkdir(path.dirname(path.join(fakeHome, file)), { recursive: true });
+    await writeFile(path.join(fakeHome, file), `${SECRET}\n`);
+  }
+});
+
+afterAll(async () => {
+  if (base) await rm(base, { recursive: true, force: true });
+});
+
+const lathe = (args: string[]) =>
+  runLathe([...args, "--mode", "yolo"], { home, cwd: ws, env: { HOME: fakeHome } });
+const bash = (command: string, more: string[] = []) =>
+  lathe(["call", "bash", JSON.stringify({ command }), ...more]);
+const leaked = async (): Promise<string> => {
+  const file = path.join(ws, "leak.txt");
+  const text = existsSync(file) ? await readFile(file, "utf8") : "";
+  await rm(file, { force: true });
+  return text;
+};
+
+describe.skipIf(NO_SANDBOX)("a command reading the person's credentials", () => {
+  it.each(SECRETS)("$name: plain bash copies it; Lathe's sandbox hides it", async ({ file }) => {
+    // The path only exists at run time ($F), so the parser cannot see it: the sandbox must hold.
+    const command = `F="$HOME/${file}"; cat -- "$F" > leak.txt; cat -- "$F"; true`;
+
+    // Positive control: the same command in plain bash copies the secret into the folder.
+    const control = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-secret-control-")));
+    try {
+      execFileSync("bash", ["-c", command], { cwd: control, env: { ...process.env, HOME: fakeHome } });
+      expect(await readFile(path.join(control, "leak.txt"), "utf8")).toContain(SECRET);
+    } finally {
+      await rm(control, { recursive: true, force: true });
+    }
+
+    const run = await bash(command);
+    // It ran: what held is the sandbox, not a refusal.
+    expect(envelopeOf(run).type).toBe("output");
+    expect(run.stdout).not.toContain(SECRET);
+    expect(await leaked()).not.toContain(SECRET);
+    // Hidden, not changed: the file is still the person's.
+    expect(await readFile(path.join(fakeHome, file), "utf8")).toBe(`${SECRET}\n`);
+  });
+
+  it.each([
+    ["an argument", "cp ~/.ssh/id_ed25519 leak.txt"],
+    ["an absolute path", "cat /PERSON/.netrc > leak.txt"],
+    ["a glob", "cat ~/.aws/cred* > leak.txt"],
+  ])(
+    "a command naming one in %s is refused with the reason, and nothing is copied",
+    async (_how, spelled) => {
+      const envelope = envelopeOf(await bash(spelled.replace("/PERSON", fakeHome)));
+      expect(envelope.type).toBe("error");
+      expect(envelope.error_text).toMatch(
+        /^bash was refused: the command names ~\/\.\w+.*, which commands may not read: ~\/\.\w+ is in "sandbox\.denyRead" .*set "sandbox\.denyRead" in .*settings\.json to a list without/,
+      );
+      expect(await leaked()).toBe("");
+    },
+  );
+
+  it.each([
+    ["a redirection", "cat < ~/.aws/credentials > leak.txt"],
+    ["a symlink in the workspace", "ln -sf ~/.ssh/id_ed25519 key; cat key > leak.txt"],
+  ])("a command reading one through %s is refused, and nothing is copied", async (_how, command) => {
+    expect(envelopeOf(await bash(command)).type).toBe("error");
+    expect(await leaked()).toBe("");
+  });
+
+  it("reads them when the person's settings hide nothing (sandbox.denyRead: [])", async () => {
+    await writeFile(path.join(home, "settings.json"), JSON.stringify({ sandbox: { denyRead: [] } }));
+    try {
+      const run = await bash("cp ~/.ssh/id_ed25519 leak.txt");
+      expect(envelopeOf(run).type).toBe("output");
+      expect(await leaked()).toContain(SECRET);
+    } finally {
+      await rm(path.join(home, "settings.json"));
+    }
+  });
+
+  it("lets a session's commands read its own truncated outputs, not another session's", async () => {
+    const outputPath = (run: Awaited<ReturnType<typeof bash>>): string => {
+      const envelope = envelopeOf(run) as { metadata: { output_path?: string } };
+      expect(envelope.metadata.output_path).toBeDefined();
+      return envelope.metadata.output_path as string;
+    };
+    const mine = outputPath(await bash("seq 1 200000", ["--session", "mine"]));
+    const theirs = outputPath(await bash("seq 1 200000", ["--session", "theirs"]));
+    // Positive control: the other session's whole output is there on the disk.
+    expect((await readFile(theirs, "utf8")).split("\n")).toHaveLength(200001);
+
+    const own = envelopeOf(await bash(`wc -l ${mine}`, ["--session", "mine"]));
+    expect(own).toMatchObject({ type: "output", data: { output: `200000 ${mine}\n` } });
+
+    const named = envelopeOf(await bash(`wc -l ${theirs}`, ["--session", "mine"]));
+    expect(named.error_text).toMatch(/which holds Lathe's own data/);
+    const hiddenRun = envelopeOf(
+      await bash(`F=${path.dirname(theirs)}; cat "$F"/* | wc -l`, ["--session", "mine"]),
+    );
+    expect(hiddenRun).toMatchObject({
+      type: "output",
+      data: { output: expect.stringMatching(/(^|\n)0\n$/) },
+    });
+  });
+});
