@@ -376,6 +376,40 @@ describe("budgets", () => {
   });
 });
 
+describe("an answer cut off at a length limit", () => {
+  it("fails the run at budgets.maxOutputTokens, saying which budget, and keeps the text", async () => {
+    const h = await open({
+      agent: { budgets: { maxRounds: 10, maxToolCalls: 50, maxCallsPerTool: {}, maxOutputTokens: 64 } },
+    });
+    const model = scriptedModel([{ text: "Here is the long report: first", cutOffAt: 64 }]);
+    const { result, events } = await h.run("write a long report", model);
+    expect(result.status).toBe("failed");
+    expect(result.text).toBe("Here is the long report: first");
+    expect(result.error).toMatch(/cut off: it reached the 64 tokens .*budgets\.maxOutputTokens/);
+    expect(eventsOf(events, "error")).toEqual([{ type: "error", message: result.error }]);
+    expect(events.at(-1)).toMatchObject({ type: "finish", status: "failed", finishReason: "length" });
+  });
+
+  it("fails the run when the server stops the answer short of the budget, saying so", async () => {
+    const h = await open();
+    const model = scriptedModel([{ text: "Half an answ", cutOffAt: 12 }]);
+    const { result } = await h.run("answer", model);
+    expect(result.status).toBe("failed");
+    expect(result.error).toMatch(
+      /cut off after 12 tokens: the model or its server stopped it at a length limit/,
+    );
+  });
+
+  it("fails the run when the cut comes while the model makes a call, which is not run", async () => {
+    const h = await open();
+    const model = scriptedModel([{ toolCalls: [{ name: "glob", input: { pattern: "*" } }], cutOffAt: 30 }]);
+    const { result, events } = await h.run("look", model);
+    expect(result.status).toBe("failed");
+    expect(result.error).toContain("cut off after 30 tokens");
+    expect(eventsOf(events, "tool-result")).toEqual([]);
+  });
+});
+
 describe("abort", () => {
   it("stops the model stream and every running tool promptly", async () => {
     let stopped = 0;
