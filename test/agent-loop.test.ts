@@ -7,6 +7,7 @@ import { replaySession } from "../src/main/engine/agent/replay-session.ts";
 import { runAgent } from "../src/main/engine/agent/run-agent.ts";
 import type { RunEvent } from "../src/main/engine/agent/run-events.ts";
 import { defineBuiltin } from "../src/main/engine/builtin/define-builtin.ts";
+import { HEADLESS_QUESTION_ERROR } from "../src/main/engine/builtin/question.ts";
 import { readTool } from "../src/main/engine/builtin/read.ts";
 import { writeTool } from "../src/main/engine/builtin/write.ts";
 import { Engine } from "../src/main/engine/engine.ts";
@@ -227,7 +228,7 @@ describe("a scripted conversation drives the tools through the engine", () => {
   });
 
   it("refuses a question headless with a question-refused event, and the model goes on", async () => {
-    const headless = "No one can answer questions in this session (headless).";
+    const headless = HEADLESS_QUESTION_ERROR;
     const question = defineBuiltin({
       id: "question",
       description: "Ask the person.",
@@ -249,6 +250,22 @@ describe("a scripted conversation drives the tools through the engine", () => {
       { type: "question-refused", step: 0, toolCallId: "call-0-0", message: headless },
     ]);
     expect(result.status).toBe("completed");
+  });
+
+  it("does not call a headless question with wrong arguments refused: the model reads what to fix", async () => {
+    const h = await open();
+    const model = scriptedModel([
+      { toolCalls: [{ name: "question", input: { question: "Which file?" } }] },
+      { text: "I will assume a.txt." },
+    ]);
+    const { events } = await h.run("edit the file", model);
+    expect(eventsOf(events, "question-refused")).toEqual([]);
+    expect(eventsOf(events, "tool-result")[0]?.envelope).toMatchObject({
+      type: "error",
+      error_text: expect.stringContaining(
+        'Invalid arguments for question: missing required property "questions"',
+      ),
+    });
   });
 });
 
