@@ -228,6 +228,69 @@ describe("lathe run against an OpenAI-compatible server", () => {
     expect(history.at(-1)).toEqual({ role: "user", content: "Carry on" });
   });
 
+  it("says how to go on when the conversation outgrows the context: a rewind it names works, not --resume", async () => {
+    const TOO_LONG = {
+      status: 400,
+      body: JSON.stringify({
+        error: {
+          code: 400,
+          message: "the request exceeds the available context size, try increasing it",
+          type: "exceed_context_size_error",
+        },
+      }),
+    };
+    const fixture = await serve({
+      replies: (request, index) =>
+        index === 0
+          ? { toolCalls: [{ name: "write", arguments: { path: "notes.txt", content: "one\n" } }] }
+          : index === 1
+            ? { text: "Wrote it." }
+            : index === 2
+              ? TOO_LONG
+              : { text: "Back at the first answer." },
+    });
+    const first = await lathe(["run", "Write notes", ...MODEL, "--mode", "yolo", "--json"]);
+    const sessionId = (jsonl(first)[0] as Extract<RunEvent, { type: "start" }>).sessionId;
+
+    const full = await lathe(["run", "Now paste the whole manual in", "--resume", sessionId]);
+    expect(full.code).toBe(1);
+    expect(full.stderr).toContain("error: The conversation no longer fits the context of fixture-model");
+    // Resuming as it is would send the same conversation: the CLI offers the ways that work.
+    expect(full.stderr).not.toContain("--resume");
+    const rewind = /lathe rewind --session (\S+) --before (\d+)\n/.exec(full.stderr);
+    expect(rewind?.[1]).toBe(sessionId);
+
+    const back = await lathe(["rewind", "--session", sessionId, "--before", rewind?.[2] ?? ""]);
+    expect(back.code).toBe(0);
+    const again = await lathe(["run", "Carry on", "--resume", sessionId]);
+    expect(again.code).toBe(0);
+    expect(fixture.requests[3]?.messages.map((m) => m.role)).toEqual([
+      "system",
+      "user",
+      "assistant",
+      "tool",
+      "assistant",
+      "user",
+    ]);
+    expect(await readFile(path.join(root, "notes.txt"), "utf8")).toBe("one\n");
+  });
+
+  it("suggests no rewind when the first prompt already does not fit, only a new session", async () => {
+    await serve({
+      replies: [
+        {
+          status: 400,
+          body: JSON.stringify({ error: { message: "prompt is too long: 9000 tokens > 8192 maximum" } }),
+        },
+      ],
+    });
+    const run = await lathe(["run", "Everything at once", ...MODEL]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(
+      /lathe: failed\. Resumed as it is, the conversation fails the same way: start a new session with lathe run "<prompt>"\n$/,
+    );
+  });
+
   it("replays a session's events without calling the model or any tool", async () => {
     const fixture = await serve({ replies: COMBINE });
     const run = await lathe(["run", "Combine them", ...MODEL, "--mode", "yolo", "--json"]);

@@ -7,6 +7,7 @@ import { replaySession } from "../src/main/engine/agent/replay-session.ts";
 import { runAgent } from "../src/main/engine/agent/run-agent.ts";
 import type { RunEvent } from "../src/main/engine/agent/run-events.ts";
 import { defineBuiltin } from "../src/main/engine/builtin/define-builtin.ts";
+import { HEADLESS_QUESTION_ERROR } from "../src/main/engine/builtin/question.ts";
 import { readTool } from "../src/main/engine/builtin/read.ts";
 import { writeTool } from "../src/main/engine/builtin/write.ts";
 import { Engine } from "../src/main/engine/engine.ts";
@@ -227,7 +228,7 @@ describe("a scripted conversation drives the tools through the engine", () => {
   });
 
   it("refuses a question headless with a question-refused event, and the model goes on", async () => {
-    const headless = "No one can answer questions in this session (headless).";
+    const headless = HEADLESS_QUESTION_ERROR;
     const question = defineBuiltin({
       id: "question",
       description: "Ask the person.",
@@ -249,6 +250,22 @@ describe("a scripted conversation drives the tools through the engine", () => {
       { type: "question-refused", step: 0, toolCallId: "call-0-0", message: headless },
     ]);
     expect(result.status).toBe("completed");
+  });
+
+  it("does not call a headless question with wrong arguments refused: the model reads what to fix", async () => {
+    const h = await open();
+    const model = scriptedModel([
+      { toolCalls: [{ name: "question", input: { question: "Which file?" } }] },
+      { text: "I will assume a.txt." },
+    ]);
+    const { events } = await h.run("edit the file", model);
+    expect(eventsOf(events, "question-refused")).toEqual([]);
+    expect(eventsOf(events, "tool-result")[0]?.envelope).toMatchObject({
+      type: "error",
+      error_text: expect.stringContaining(
+        'Invalid arguments for question: missing required property "questions"',
+      ),
+    });
   });
 });
 
@@ -373,6 +390,40 @@ describe("budgets", () => {
     expect(model.doStreamCalls).toHaveLength(2);
     expect(result.status).toBe("max-rounds");
     expect(events.at(-1)).toMatchObject({ type: "finish", status: "max-rounds", steps: 2 });
+  });
+});
+
+describe("an answer cut off at a length limit", () => {
+  it("fails the run at budgets.maxOutputTokens, saying which budget, and keeps the text", async () => {
+    const h = await open({
+      agent: { budgets: { maxRounds: 10, maxToolCalls: 50, maxCallsPerTool: {}, maxOutputTokens: 64 } },
+    });
+    const model = scriptedModel([{ text: "Here is the long report: first", cutOffAt: 64 }]);
+    const { result, events } = await h.run("write a long report", model);
+    expect(result.status).toBe("failed");
+    expect(result.text).toBe("Here is the long report: first");
+    expect(result.error).toMatch(/cut off: it reached the 64 tokens .*budgets\.maxOutputTokens/);
+    expect(eventsOf(events, "error")).toEqual([{ type: "error", message: result.error }]);
+    expect(events.at(-1)).toMatchObject({ type: "finish", status: "failed", finishReason: "length" });
+  });
+
+  it("fails the run when the server stops the answer short of the budget, saying so", async () => {
+    const h = await open();
+    const model = scriptedModel([{ text: "Half an answ", cutOffAt: 12 }]);
+    const { result } = await h.run("answer", model);
+    expect(result.status).toBe("failed");
+    expect(result.error).toMatch(
+      /cut off after 12 tokens: the model or its server stopped it at a length limit/,
+    );
+  });
+
+  it("fails the run when the cut comes while the model makes a call, which is not run", async () => {
+    const h = await open();
+    const model = scriptedModel([{ toolCalls: [{ name: "glob", input: { pattern: "*" } }], cutOffAt: 30 }]);
+    const { result, events } = await h.run("look", model);
+    expect(result.status).toBe("failed");
+    expect(result.error).toContain("cut off after 30 tokens");
+    expect(eventsOf(events, "tool-result")).toEqual([]);
   });
 });
 

@@ -494,7 +494,15 @@ const cases: Case[] = [
     name: "write a file name longer than 255 bytes",
     tool: "write",
     args: { path: `${"é".repeat(200)}.txt`, content: "x" },
-    error: /ENAMETOOLONG|more than the 255 a file name may have/,
+    error: /^The name "é{40}…" in the path is 404 bytes long, more than the 255 a file name may have/,
+  },
+  {
+    // A model's runaway argument: the refusal says what is wrong without echoing 200 KB back.
+    name: "read a 200,000-character file name",
+    tool: "read",
+    args: { path: "x".repeat(200_000) },
+    error:
+      /^The path is 200\d{3} bytes long once resolved, more than the \d+ a path may have\. Use a shorter path\.$/,
   },
   {
     name: "grep with a number path",

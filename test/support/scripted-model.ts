@@ -9,6 +9,8 @@ export interface ScriptedStep {
   toolCalls?: Array<{ name: string; input: unknown; id?: string }>;
   /** Stream the parts above, then never finish (until the request is aborted). */
   hang?: boolean;
+  /** End at a length limit instead (the answer is cut off), having written this many tokens. */
+  cutOffAt?: number;
 }
 
 export type Script = Array<
@@ -78,11 +80,22 @@ export function scriptedModel(script: Script): MockLanguageModelV4 {
       const step = typeof entry === "function" ? entry(call, i) : entry;
       const parts = partsOf(step, i);
       if (step.hang) return { stream: hangingStream(parts, call.abortSignal) };
-      parts.push({
-        type: "finish",
-        finishReason: { unified: step.toolCalls?.length ? "tool-calls" : "stop", raw: undefined },
-        usage: USAGE,
-      });
+      parts.push(
+        step.cutOffAt !== undefined
+          ? {
+              type: "finish",
+              finishReason: { unified: "length", raw: "length" },
+              usage: {
+                ...USAGE,
+                outputTokens: { total: step.cutOffAt, text: step.cutOffAt, reasoning: undefined },
+              },
+            }
+          : {
+              type: "finish",
+              finishReason: { unified: step.toolCalls?.length ? "tool-calls" : "stop", raw: undefined },
+              usage: USAGE,
+            },
+      );
       return { stream: simulateReadableStream({ chunks: parts }) };
     },
   });

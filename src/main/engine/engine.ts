@@ -146,6 +146,8 @@ export class Engine {
   private catalog: SessionCatalog | undefined;
   private leases: RunLeases | undefined;
   private readonly open = new Set<Session>();
+  /** Temp folders of released sessions being removed: `close` waits for them before the host exits. */
+  private readonly removals = new Set<Promise<void>>();
 
   private constructor(
     root: string,
@@ -522,9 +524,13 @@ export class Engine {
       },
       onRelease: (s) => {
         this.open.delete(s);
-        void s.state.removeTemp().catch((err: unknown) => {
-          this.events.emit("internal-error", { toolId: "session", sessionId: s.id, error: err });
-        });
+        const removal = s.state
+          .removeTemp()
+          .catch((err: unknown) => {
+            this.events.emit("internal-error", { toolId: "session", sessionId: s.id, error: err });
+          })
+          .finally(() => this.removals.delete(removal));
+        this.removals.add(removal);
       },
     });
     this.open.add(session);
@@ -557,6 +563,8 @@ export class Engine {
       if (s.persistent) s.release();
       else await s.close();
     }
+    // A CLI exits as soon as this resolves: a released session's temp folder must be gone by then.
+    await Promise.all([...this.removals]);
     const audit = this.auditLog;
     audit?.flush();
     const failed = audit?.unwritable();

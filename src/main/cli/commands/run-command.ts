@@ -1,4 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from "commander";
+import type { Engine } from "../../engine/index.ts";
 import { parseModelSpec } from "../../engine/light.ts";
 import { CliError } from "../cli-error.ts";
 import { type Mode, modeOption, parseSessionId, rootOf, rootOption } from "../cli-options.ts";
@@ -215,7 +216,9 @@ async function runStoppable(prompt: string, options: RunOptions, signal: AbortSi
       const then = run.status === "failed" ? "Once the error above is dealt with, continue" : "Continue";
       writeIfOpen(
         process.stderr,
-        `lathe: ${outcome}${tokens}. ${then} with: lathe run --resume ${run.sessionId} "<prompt>"\n`,
+        run.contextFull === true
+          ? `lathe: ${outcome}${tokens}. ${contextFullWayOn(engine, run)}\n`
+          : `lathe: ${outcome}${tokens}. ${then} with: lathe run --resume ${run.sessionId} "<prompt>"\n`,
       );
     }
     return run.status === "completed" ? ExitCode.ok : ExitCode.failure;
@@ -226,6 +229,27 @@ async function runStoppable(prompt: string, options: RunOptions, signal: AbortSi
       await writeStderr(`error while closing the engine: ${describeError(err)}\n`);
     }
   }
+}
+
+/** A word for the shell: as it is when it needs no quoting, else in double quotes. */
+function shellWord(word: string): string {
+  return /^[\w./:@%+=,-]+$/.test(word) ? word : JSON.stringify(word);
+}
+
+/**
+ * What to do when the conversation no longer fits the model's context: resuming it as it is
+ * fails the same way, so the ways on are a new session or a rewind to before this run's prompt.
+ */
+function contextFullWayOn(engine: Engine, run: { sessionId: string; runId: string }): string {
+  const prompts = engine.conversations().prompts(run.sessionId);
+  const prompt = prompts.find((p) => p.runId === run.runId);
+  const root = engine.root === process.cwd() ? "" : ` --root ${shellWord(engine.root)}`;
+  // Back to before the session's first prompt would leave nothing: a new session is the same.
+  const rewind =
+    prompt === undefined || prompt === prompts[0]
+      ? ""
+      : `, or take this session back to before this prompt (undoing its file changes) with: lathe rewind --session ${run.sessionId} --before ${prompt.seq}${root}`;
+  return `Resumed as it is, the conversation fails the same way: start a new session with lathe run "<prompt>"${rewind}`;
 }
 
 function stoppedBeforeStart(options: RunOptions): CliError {

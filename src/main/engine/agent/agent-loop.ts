@@ -6,6 +6,7 @@ import {
   type ModelMessage,
   type ToolSet,
 } from "ai";
+import { ModelOutputLimitError } from "./model-output-limit-error.ts";
 import { invalidToolCallText, withInvalidCallTexts, type RunToolNames } from "./invalid-tool-call.ts";
 import type { RunEvent, RunStatus, RunUsage } from "./run-events.ts";
 
@@ -105,6 +106,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
     produced: false,
   };
   let lastStepReason = "";
+  let lastStepOutputTokens: number | undefined;
   for await (const part of result.fullStream) {
     switch (part.type) {
       case "start-step":
@@ -154,6 +156,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
       }
       case "finish-step":
         lastStepReason = part.finishReason;
+        lastStepOutputTokens = part.usage.outputTokens;
         emit({
           type: "step-finish",
           step: step.current,
@@ -197,6 +200,15 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
   ) {
     outcome.status = "max-rounds";
     outcome.finishReason = "max-rounds";
+  }
+  // The last answer ended at a length limit, not by the model finishing it: it is incomplete.
+  if (outcome.status === "completed" && lastStepReason === "length") {
+    outcome.status = "failed";
+    outcome.finishReason = "length";
+    outcome.error = new ModelOutputLimitError({
+      maxOutputTokens: options.maxOutputTokens,
+      outputTokens: lastStepOutputTokens,
+    });
   }
   return outcome;
 }

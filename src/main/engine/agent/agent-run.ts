@@ -60,4 +60,9 @@ export interface AgentRunResult {
   usage: RunUsage;
   /** For a failed run: what went wrong and what to do. */
   error?: string;
+  /**
+   * The run failed because the conversation no longer fits the model's context: the session
+   * resumed as it is fails the same way (start a new one, or rewind this one).
+   */
+  contextFull?: boolean;
 }

@@ -1,4 +1,5 @@
 import { APICallError, InvalidResponseDataError, JSONParseError, RetryError, TypeValidationError } from "ai";
+import { ModelError } from "./model-error.ts";
 import type { ResolvedModel } from "./provider-registry.ts";
 import { errorMessage } from "../errors/error-message.ts";
 
@@ -10,6 +11,35 @@ const TOOLS_UNSUPPORTED = [
   /"?tool_choice"? requires --enable-auto-tool-choice/i,
   /tools param requires --jinja/i,
 ];
+
+/** How servers say a request is longer than the model's context (llama.cpp, vLLM, OpenAI, Anthropic, LM Studio). */
+const CONTEXT_FULL = [
+  /exceeds? the (?:available )?context (?:size|length|window)/i,
+  /exceed_context_size_error/i,
+  /context_length_exceeded/i,
+  /maximum context length/i,
+  /context (?:length|window|size) (?:is |was |has been )?exceeded/i,
+  /prompt is too long/i,
+  /(?:longer|larger) than the (?:model's )?(?:maximum )?context/i,
+  /not enough (?:space|room) in the context/i,
+  /context length of only \d+ tokens/i,
+];
+
+function lastAttempt(error: unknown): unknown {
+  return RetryError.isInstance(error) ? error.lastError : error;
+}
+
+/**
+ * Whether a model call failed because the conversation no longer fits the model's context: a
+ * session resumed as it is sends it again and fails the same way.
+ */
+export function isContextFull(error: unknown): boolean {
+  const cause = lastAttempt(error);
+  if (ModelError.isModelError(cause)) return cause.code === "model_context_full";
+  if (!APICallError.isInstance(cause) || isToolsUnsupported(cause)) return false;
+  const text = `${cause.message} ${cause.responseBody ?? ""}`;
+  return CONTEXT_FULL.some((re) => re.test(text));
+}
 
 /** Whether a model call failed because the model (or its server) cannot take tools. */
 export function isToolsUnsupported(error: unknown): boolean {
@@ -42,6 +72,9 @@ export function describeModelFailure(error: unknown, model: ResolvedModel): stri
   const explained = model.explainError?.(cause);
   if (explained) return explained;
   const who = model.endpoint ?? `The ${model.spec.provider} provider`;
+  if (APICallError.isInstance(cause) && isContextFull(cause)) {
+    return `The conversation no longer fits the context of ${model.spec.model}: ${who} refused it (${cause.message}). Sent again, as resuming this session would, it is refused the same way. To go on, start a new session, take this one back to an earlier prompt, or use a model (or a server setting) with a longer context.`;
+  }
   if (APICallError.isInstance(cause)) {
     const status = cause.statusCode === undefined ? "failed" : `answered HTTP ${cause.statusCode}`;
     return `${who} ${status}${tries}: ${cause.message}${bodyOf(cause)}`;

@@ -7,7 +7,7 @@ import { DEFAULT_BUDGETS } from "./agent-manifest.ts";
 import type { AgentManifest } from "./agent-manifest.ts";
 import type { AgentRunResult, RunAgentOptions } from "./agent-run.ts";
 import { ConversationWriter } from "./conversation-writer.ts";
-import { describeModelFailure, isToolsUnsupported } from "./model-failure.ts";
+import { describeModelFailure, isContextFull, isToolsUnsupported } from "./model-failure.ts";
 import { toModelMessages } from "./model-messages.ts";
 import { formatModelSpec } from "./model-spec.ts";
 import { DEFAULT_MODEL_TIMEOUTS } from "./model-timeouts.ts";
@@ -287,5 +287,6 @@ async function drive(
     steps: outcome.steps,
     usage: outcome.usage,
     ...(error !== undefined ? { error } : {}),
+    ...(outcome.status === "failed" && isContextFull(outcome.error) ? { contextFull: true } : {}),
   };
 }

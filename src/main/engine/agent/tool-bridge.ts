@@ -1,4 +1,5 @@
 import { dynamicTool, jsonSchema, type JSONSchema7, type ToolSet } from "ai";
+import { HEADLESS_QUESTION_ERROR } from "../builtin/question.ts";
 import type { Session } from "../session/session.ts";
 import type { StageRecord } from "../tools/call-decision.ts";
 import type { Envelope } from "../tools/envelope.ts";
@@ -142,7 +143,14 @@ export class ToolBridge {
       }
       this.reportApprovals(call, step, decisions);
     }
-    if (this.options.headless && call.toolName === "question" && envelope.type === "error") {
+    // Refused for being headless, that is: a question with arguments that do not fit is an error
+    // the model fixes, as for any tool.
+    if (
+      this.options.headless &&
+      call.toolName === "question" &&
+      envelope.type === "error" &&
+      envelope.error_text === HEADLESS_QUESTION_ERROR
+    ) {
       emit({ type: "question-refused", step, toolCallId: call.toolCallId, message: envelope.error_text });
     }
     emit({ type: "tool-result", step, toolCallId: call.toolCallId, toolName: call.toolName, envelope });

@@ -36,6 +36,11 @@ const MAX_PATH_BYTES = process.platform === "darwin" ? 1023 : 4095;
 const MAX_NAME_BYTES = 255;
 
 /** Why no file system would take this path (too long, or a name in it too long), if so. */
+/** A path (or a message quoting one) cut to a length an error can repeat back to the model. */
+function shortened(text: string): string {
+  return text.length > 300 ? `${text.slice(0, 300)}… (${text.length} characters)` : text;
+}
+
 function overLimit(canonical: string): string | undefined {
   const bytes = Buffer.byteLength(canonical);
   if (bytes > MAX_PATH_BYTES)
@@ -87,11 +92,14 @@ export class FsCapability {
     // Joined without normalising: `link/../x` means what the kernel makes of it (the parent of
     // the link's target), which canonicalize follows; path.resolve would drop `link/..` first.
     const joined = path.isAbsolute(input) ? input : `${this.root}/${input}`;
+    // Too long as written is too long resolved: said in these words, not as the kernel's ENAMETOOLONG.
+    const tooLongAsWritten = overLimit(joined);
+    if (tooLongAsWritten !== undefined) throw new ToolCallError(tooLongAsWritten);
     let canonical: string;
     try {
       canonical = await canonicalize(joined);
     } catch (err) {
-      throw new ToolCallError(`Cannot resolve "${input}": ${(err as Error).message}`);
+      throw new ToolCallError(`Cannot resolve "${shortened(input)}": ${shortened((err as Error).message)}`);
     }
     const tooLong = overLimit(canonical);
     if (tooLong !== undefined) throw new ToolCallError(tooLong);

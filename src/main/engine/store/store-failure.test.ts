@@ -30,6 +30,26 @@ describe("storeFailure", () => {
       "another Lathe process holds its lock",
       /Wait for the other Lathe process/,
     ],
+    // Node's file-system errors while the folder and the file are made, before SQLite opens it.
+    [
+      "EROFS",
+      "EROFS: read-only file system, open '/h/lathe.db'",
+      "the file system is read-only",
+      /Set LATHE_HOME to a folder on a writable file system/,
+    ],
+    [
+      "EACCES",
+      "EACCES: permission denied, mkdir '/h'",
+      "refused access",
+      /Make \/h\/lathe\.db and its folder writable/,
+    ],
+    ["ENOSPC", "ENOSPC: no space left on device", "the disk is full", /Free some space on that disk/],
+    [
+      "ENOTDIR",
+      "ENOTDIR: not a directory, mkdir '/h'",
+      "is a file, not a folder",
+      /is LATHE_HOME a folder\?/,
+    ],
   ])("%s says what went wrong, on which file, and what to do", (code, message, what, todo) => {
     const explained = storeFailure(sqlite(code, message), "/h/lathe.db", "save its data");
     expect(explained).toBeInstanceOf(StoreError);

@@ -47,6 +47,37 @@ const REMEDIES: ReadonlyArray<readonly [code: string, what: string, todo: (file:
     (file) =>
       `Move ${file} aside (Lathe then starts a new one), or set LATHE_HOME to another folder, then try again.`,
   ],
+  // The same failures as the file system reports them, before SQLite has the file (creating the
+  // folder or the file, setting its mode).
+  [
+    "EROFS",
+    "the file system is read-only",
+    () =>
+      "Set LATHE_HOME to a folder on a writable file system (or remount this one writable), then try again.",
+  ],
+  [
+    "EACCES",
+    "the operating system refused access",
+    (file) =>
+      `Make ${file} and its folder writable for this user (or set LATHE_HOME elsewhere), then try again.`,
+  ],
+  [
+    "EPERM",
+    "the operating system refused access",
+    (file) =>
+      `Make ${file} and its folder writable for this user (or set LATHE_HOME elsewhere), then try again.`,
+  ],
+  [
+    "ENOSPC",
+    "the disk is full",
+    () => "Free some space on that disk (or set LATHE_HOME to a folder on another one), then try again.",
+  ],
+  [
+    "ENOTDIR",
+    "a part of its path is a file, not a folder",
+    (file) =>
+      `Check the path ${file} (is LATHE_HOME a folder?), or set LATHE_HOME to a folder, then try again.`,
+  ],
   [
     "SQLITE_BUSY",
     "another Lathe process holds its lock",

@@ -19,7 +19,7 @@ export function explainContextOverflow(
       ? `set LATHE_GGUF_CONTEXT_SIZE above ${contextSize} (this model takes up to ${trainContextSize}), `
       : "";
   return new ModelError(
-    "model_config",
+    "model_context_full",
     `The conversation no longer fits the model's context of ${contextSize} tokens: the system prompt, the tool definitions and the newest messages are longer than that together. To go on, ${larger}start a new session, or use a model with a longer context.`,
     { cause: error },
   );

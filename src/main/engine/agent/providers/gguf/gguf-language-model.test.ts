@@ -342,7 +342,7 @@ describe.skipIf(!haveModel)("a GGUF file as an AI SDK language model", () => {
     // A system prompt over the 1024-token context: nothing can be cut to make room.
     const reply = generateText({ model, system: "lathe ".repeat(1500), prompt: "Hi.", maxOutputTokens: 3 });
     await expect(reply).rejects.toMatchObject({
-      code: "model_config",
+      code: "model_context_full",
       message: expect.stringMatching(
         /^The conversation no longer fits the model's context of 1024 tokens: .* set LATHE_GGUF_CONTEXT_SIZE above 1024 \(this model takes up to 4096\), start a new session/,
       ),
