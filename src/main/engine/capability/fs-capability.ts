@@ -35,12 +35,12 @@ interface FsCapabilityOptions {
 const MAX_PATH_BYTES = process.platform === "darwin" ? 1023 : 4095;
 const MAX_NAME_BYTES = 255;
 
-/** Why no file system would take this path (too long, or a name in it too long), if so. */
 /** A path (or a message quoting one) cut to a length an error can repeat back to the model. */
 function shortened(text: string): string {
   return text.length > 300 ? `${text.slice(0, 300)}… (${text.length} characters)` : text;
 }
 
+/** Why no file system would take this path (too long, or a name in it too long), if so. */
 function overLimit(canonical: string): string | undefined {
   const bytes = Buffer.byteLength(canonical);
   if (bytes > MAX_PATH_BYTES)
