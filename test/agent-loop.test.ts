@@ -393,6 +393,56 @@ describe("budgets", () => {
   });
 });
 
+describe("a model that keeps making the same failing call", () => {
+  it("is told from the third time that repeating it will not help, and stopped at the fifth", async () => {
+    const h = await open();
+    const missing = { toolCalls: [{ name: "read", input: { path: "missing.txt" } }] };
+    const model = scriptedModel([missing, missing, missing, missing, missing, missing, { text: "never" }]);
+    const { result, events } = await h.run("read missing.txt", model);
+    // Five model steps, not the agent's 50: the sixth request is never made.
+    expect(model.doStreamCalls).toHaveLength(5);
+    const texts = eventsOf(events, "tool-result").map((r) =>
+      r.envelope.type === "error" ? r.envelope.error_text : "",
+    );
+    expect(texts).toHaveLength(5);
+    expect(texts.slice(0, 2).every((t) => !t.includes("Repeating it will not help"))).toBe(true);
+    expect(texts[2]).toMatch(
+      /This exact read call has now failed 3 times in this run with the same error\. Repeating it will not help/,
+    );
+    expect(texts[4]).toContain("failed 5 times");
+    // What the model read is what it was told: the third result in the fourth request.
+    expect(JSON.stringify(toolResultsIn(model.doStreamCalls[3]!))).toContain("failed 3 times");
+    expect(result.status).toBe("failed");
+    expect(result.error).toMatch(
+      /^The model made the same read call 5 times and it failed the same way each time .*so the run was stopped/,
+    );
+    expect(events.at(-1)).toMatchObject({
+      type: "finish",
+      status: "failed",
+      finishReason: "repeated-failure",
+    });
+  });
+
+  it("counts only the same call failing the same way: other arguments start afresh", async () => {
+    const h = await open();
+    const call = (file: string) => ({ toolCalls: [{ name: "read", input: { path: file } }] });
+    const model = scriptedModel([
+      call("a.txt"),
+      call("b.txt"),
+      call("a.txt"),
+      call("c.txt"),
+      call("b.txt"),
+      { text: "giving up" },
+    ]);
+    const { result, events } = await h.run("read them", model);
+    expect(result.status).toBe("completed");
+    const texts = eventsOf(events, "tool-result").map((r) =>
+      r.envelope.type === "error" ? r.envelope.error_text : "",
+    );
+    expect(texts.some((t) => t.includes("Repeating it will not help"))).toBe(false);
+  });
+});
+
 describe("an answer cut off at a length limit", () => {
   it("fails the run at budgets.maxOutputTokens, saying which budget, and keeps the text", async () => {
     const h = await open({

@@ -21,6 +21,8 @@ interface AgentLoopOptions {
   /** The tools the agent may call (shown or deferred): what a refused call's text names. */
   callableTools?: () => readonly string[];
   maxRounds: number;
+  /** Why the run must stop after the current step, if it must (the model is going round in circles). */
+  stopReason?: () => Error | undefined;
   /** Tokens the model may write in one step. */
   maxOutputTokens?: number;
   signal: AbortSignal;
@@ -91,7 +93,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
           },
         }
       : {}),
-    stopWhen: isStepCount(options.maxRounds),
+    stopWhen: [isStepCount(options.maxRounds), () => options.stopReason?.() !== undefined],
     ...(options.maxOutputTokens ? { maxOutputTokens: options.maxOutputTokens } : {}),
     abortSignal: options.signal,
     maxRetries: 1,
@@ -192,6 +194,12 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
   if (options.signal.aborted && outcome.status !== "failed") {
     outcome.status = "aborted";
     outcome.finishReason = "aborted";
+  }
+  const stopped = options.stopReason?.();
+  if (outcome.status === "completed" && stopped !== undefined) {
+    outcome.status = "failed";
+    outcome.finishReason = "repeated-failure";
+    outcome.error = stopped;
   }
   if (
     outcome.status === "completed" &&

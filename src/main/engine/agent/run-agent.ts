@@ -235,6 +235,7 @@ async function drive(
       activeTools: () => exposure.visibleIds(),
       callableTools: () => bridge.toolIds,
       maxRounds: agent.budgets.maxRounds,
+      stopReason: () => bridge.stopReason(),
       maxOutputTokens: agent.budgets.maxOutputTokens ?? DEFAULT_BUDGETS.maxOutputTokens,
       signal: controller.signal,
       step,

@@ -8,6 +8,7 @@ import type { ToolRegistry } from "../tools/tool-registry.ts";
 import { envelopeOutput, type OutputOptions } from "./model-messages.ts";
 import type { RunBudget } from "./run-budget.ts";
 import type { RunEvent } from "./run-events.ts";
+import { RepeatedFailures } from "./repeated-failures.ts";
 import type { ToolCallStops } from "./tool-call-stops.ts";
 import type { ToolVisibility } from "./tool-visibility.ts";
 import { errorMessage } from "../errors/error-message.ts";
@@ -54,6 +55,8 @@ export class ToolBridge {
   readonly tools: ToolSet;
   private readonly options: ToolBridgeOptions;
   private readonly inFlight = new Set<Promise<Envelope>>();
+  /** The run's failed calls, counted: a model repeating one is told, then stopped (see stopReason). */
+  private readonly failures = new RepeatedFailures();
 
   constructor(options: ToolBridgeOptions) {
     this.options = options;
@@ -73,6 +76,11 @@ export class ToolBridge {
         toModelOutput: ({ output: envelope }) => envelopeOutput(envelope as Envelope, output),
       });
     }
+  }
+
+  /** Why the run must stop: the model kept making a call that failed the same way. */
+  stopReason(): Error | undefined {
+    return this.failures.stopReason;
   }
 
   /** The ids of the tools the agent may call. */
@@ -153,6 +161,7 @@ export class ToolBridge {
     ) {
       emit({ type: "question-refused", step, toolCallId: call.toolCallId, message: envelope.error_text });
     }
+    envelope = this.failures.note(call.toolName, call.input, envelope);
     emit({ type: "tool-result", step, toolCallId: call.toolCallId, toolName: call.toolName, envelope });
     return envelope;
   }
