@@ -170,6 +170,42 @@ describe("bash: stopping", () => {
     expect(await survivors([bg, fg], 3000)).toBe(0);
   });
 
+  it.each([
+    ["prints nothing", (m: string) => `sleep ${m}`, [/It printed nothing\./]],
+    [
+      "printed a little",
+      (m: string) => `echo first; echo second >&2; sleep ${m}`,
+      [/Its output until then:\nfirst\nsecond\n$/],
+    ],
+    [
+      "waits for input it will never get",
+      (m: string) => `echo 'Continue? [y/N]'; sleep ${m}`,
+      [/Continue\? \[y\/N\]\n$/, /non-interactive flags/],
+    ],
+    [
+      "printed past the cap",
+      (m: string) => `seq 1 100000; echo LAST-LINE; sleep ${m}`,
+      [
+        /All \d+ bytes it printed are in \/\S+ \(read can open it\)\./,
+        /The last 16 KB of the \d+ bytes it printed:\n(.|\n)*\n99999\n100000\nLAST-LINE\n$/,
+      ],
+    ],
+  ])(
+    "on timeout, a command that %s: the error shows the end of its output and how to give it longer",
+    async (_what, command, expected) => {
+      const fg = marker();
+      const call = bash(command(fg), { timeout_ms: 1500 });
+      await started([fg]);
+      const text = errorOf(await call);
+      expect(text).toContain("timed out after 1500 ms");
+      expect(text).toContain("larger timeout_ms (at most 600000)");
+      for (const pattern of expected) expect(text).toMatch(pattern);
+      const sidecar = /are in (\S+) \(read/.exec(text)?.[1];
+      if (sidecar) expect((await readFile(sidecar, "utf8")).endsWith("100000\nLAST-LINE\n")).toBe(true);
+      expect(await survivors([fg], 3000)).toBe(0);
+    },
+  );
+
   it("SIGKILLs a process group that ignores SIGTERM", async () => {
     const [bg, fg] = [marker(), marker()];
     const call = bash(`trap '' TERM; sleep ${bg} & sleep ${fg}`, { timeout_ms: 1500 });

@@ -23,6 +23,8 @@ import { errorMessage } from "../errors/error-message.ts";
 /** How a pty command ended: `exitCode` is 128 + the signal number when a signal killed it. */
 export interface RemoteExit {
   exitCode: number;
+  /** It was stopped at the request's `stopAfterMs` (its output is still all here). */
+  timedOut: boolean;
   /** Protected files the command created, which have been removed. */
   removed: string[];
   /** Its output: the head, and past the cap the sidecar file holding every byte. */
@@ -207,6 +209,7 @@ export class SpawnerClient {
               const { text, sidecarPath, totalBytes } = output;
               resolveExit({
                 exitCode: event.exitCode,
+                timedOut: event.timedOut === true,
                 removed: event.removed,
                 output: { text, totalBytes, ...(sidecarPath === undefined ? {} : { sidecarPath }) },
               });
