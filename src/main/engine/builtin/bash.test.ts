@@ -158,6 +158,37 @@ describe("bash: arguments", () => {
   });
 });
 
+describe("bash: long command lines", () => {
+  it.each([
+    [
+      "120 KB of ASCII",
+      `echo ${"a".repeat(120_001)}`,
+      /too long \(120006 bytes; bash takes at most 120000\).*write/,
+    ],
+    ["60 000 two-byte characters", `printf '%s' "${"é".repeat(60_000)}"`, /too long \(120014 bytes/],
+  ])("refuses a command line of %s, saying to put it in a file", async (_what, command, message) => {
+    expect(errorOf(await bash(command))).toMatch(message);
+  });
+
+  it("runs a command line just under the limit", async () => {
+    const data = outputOf<BashData>(await bash(`printf '%s' ${"a".repeat(110_000)} | wc -c`));
+    expect(data).toEqual({ output: "110000\n", exit_code: 0 });
+  });
+
+  it("says a command is too long, not that Lathe failed, when the sandbox's quoting makes it so", async () => {
+    // 39 KB of quotes: short enough to run bare, too long once the sandbox quotes it twice over.
+    const envelope = await bash(`echo ${"'x'".repeat(13_000)} | wc -c`);
+    if (!ws.engine.sandbox.status.active) {
+      console.log("the OS sandbox is not active here: the command runs unwrapped");
+      expect(outputOf<BashData>(envelope).output).toBe("13001\n");
+      return;
+    }
+    const text = errorOf(envelope);
+    expect(text).toMatch(/^The command line is too long \(once the OS sandbox has quoted it.*write/);
+    expect(text).not.toMatch(/bash failed/);
+  });
+});
+
 describe("bash: stopping", () => {
   it("kills the whole process group on timeout and says it timed out", async () => {
     const [bg, fg] = [marker(), marker()];

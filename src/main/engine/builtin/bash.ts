@@ -1,6 +1,7 @@
 import { open } from "node:fs/promises";
 import { z } from "zod";
 import { LatheError } from "../errors/lathe-error.ts";
+import { SandboxError } from "../errors/sandbox-error.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { ToolRuntime } from "../tools/contract.ts";
 import type { ShellRunRequirement } from "../tools/requirement-set.ts";
@@ -16,6 +17,12 @@ const MAX_TIMEOUT_MS = 600_000;
  * deadline, this much later, is only the backstop for a spawner that never answers.
  */
 const STOP_GRACE_MS = 10_000;
+/**
+ * The longest command line taken, in bytes. Linux passes it to bash as one argument, which cannot
+ * pass 128 KiB; the rest is headroom for the prelude and the sandbox's wrapping (whose quoting can
+ * still make a line with many quotes too long: that is reported the same way).
+ */
+const MAX_COMMAND_BYTES = 120_000;
 /** How much of the end of a timed-out command's output its error shows. */
 const TIMEOUT_TAIL_BYTES = 16 * 1024;
 
@@ -100,6 +107,17 @@ function checkCommand(command: string): void {
       "The command contains a NUL character, which no shell command can hold. Remove it.",
     );
   }
+  const bytes = Buffer.byteLength(command, "utf8");
+  if (bytes > MAX_COMMAND_BYTES)
+    throw commandTooLong(`${bytes} bytes; bash takes at most ${MAX_COMMAND_BYTES}`);
+}
+
+function commandTooLong(detail: string, cause?: unknown): ToolCallError {
+  return new ToolCallError(
+    `The command line is too long (${detail}): Linux passes it to bash as one argument. Put the long part in a file with write (a script to run with bash, or the data for the command to read) and call bash again with a short command.`,
+    "command_too_long",
+    cause === undefined ? undefined : { cause },
+  );
 }
 
 /** The last `TIMEOUT_TAIL_BYTES` of an output, from its sidecar when it passed the cap (the head is in memory). */
@@ -172,6 +190,10 @@ export const bashTool = defineBuiltin({
       stopAfterMs: timeoutMs,
       ...(runtime.sandbox.hiddenEnv ? { hideEnv: runtime.sandbox.hiddenEnv } : {}),
       ...(confine ? { confine } : {}),
+    }).catch((err: unknown) => {
+      if (err instanceof SandboxError && err.commandTooLong)
+        throw commandTooLong("once the OS sandbox has quoted it, it is longer than Linux allows", err);
+      throw err;
     });
     const { exitCode, output: captured, timedOut } = await proc.exited;
     if (timedOut) throw new ToolCallError(await timeoutMessage(timeoutMs, captured), "timeout");

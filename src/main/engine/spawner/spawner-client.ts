@@ -128,7 +128,7 @@ function failureError(failure: SpawnerFailure, signal: AbortSignal | undefined):
   if (signal?.aborted) return abortReason(signal);
   switch (failure.kind) {
     case "sandbox":
-      return new SandboxError(failure.message);
+      return new SandboxError(failure.message, { commandTooLong: failure.code === "command_too_long" });
     case "internal":
       return new SpawnerError(failure.message);
     default:
