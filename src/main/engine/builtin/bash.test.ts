@@ -158,6 +158,37 @@ describe("bash: arguments", () => {
   });
 });
 
+describe("bash: long command lines", () => {
+  it.each([
+    [
+      "120 KB of ASCII",
+      `echo ${"a".repeat(120_001)}`,
+      /too long \(120006 bytes; bash takes at most 120000\).*write/,
+    ],
+    ["60 000 two-byte characters", `printf '%s' "${"é".repeat(60_000)}"`, /too long \(120014 bytes/],
+  ])("refuses a command line of %s, saying to put it in a file", async (_what, command, message) => {
+    expect(errorOf(await bash(command))).toMatch(message);
+  });
+
+  it("runs a command line just under the limit", async () => {
+    const data = outputOf<BashData>(await bash(`printf '%s' ${"a".repeat(110_000)} | wc -c`));
+    expect(data).toEqual({ output: "110000\n", exit_code: 0 });
+  });
+
+  it("says a command is too long, not that Lathe failed, when the sandbox's quoting makes it so", async () => {
+    // 39 KB of quotes: short enough to run bare, too long once the sandbox quotes it twice over.
+    const envelope = await bash(`echo ${"'x'".repeat(13_000)} | wc -c`);
+    if (!ws.engine.sandbox.status.active) {
+      console.log("the OS sandbox is not active here: the command runs unwrapped");
+      expect(outputOf<BashData>(envelope).output).toBe("13001\n");
+      return;
+    }
+    const text = errorOf(envelope);
+    expect(text).toMatch(/^The command line is too long \(once the OS sandbox has quoted it.*write/);
+    expect(text).not.toMatch(/bash failed/);
+  });
+});
+
 describe("bash: stopping", () => {
   it("kills the whole process group on timeout and says it timed out", async () => {
     const [bg, fg] = [marker(), marker()];
@@ -169,6 +200,42 @@ describe("bash: stopping", () => {
     expect(Date.now() - began).toBeLessThan(4000);
     expect(await survivors([bg, fg], 3000)).toBe(0);
   });
+
+  it.each([
+    ["prints nothing", (m: string) => `sleep ${m}`, [/It printed nothing\./]],
+    [
+      "printed a little",
+      (m: string) => `echo first; echo second >&2; sleep ${m}`,
+      [/Its output until then:\nfirst\nsecond\n$/],
+    ],
+    [
+      "waits for input it will never get",
+      (m: string) => `echo 'Continue? [y/N]'; sleep ${m}`,
+      [/Continue\? \[y\/N\]\n$/, /non-interactive flags/],
+    ],
+    [
+      "printed past the cap",
+      (m: string) => `seq 1 100000; echo LAST-LINE; sleep ${m}`,
+      [
+        /All \d+ bytes it printed are in \/\S+ \(read can open it\)\./,
+        /The last 16 KB of the \d+ bytes it printed:\n(.|\n)*\n99999\n100000\nLAST-LINE\n$/,
+      ],
+    ],
+  ])(
+    "on timeout, a command that %s: the error shows the end of its output and how to give it longer",
+    async (_what, command, expected) => {
+      const fg = marker();
+      const call = bash(command(fg), { timeout_ms: 1500 });
+      await started([fg]);
+      const text = errorOf(await call);
+      expect(text).toContain("timed out after 1500 ms");
+      expect(text).toContain("larger timeout_ms (at most 600000)");
+      for (const pattern of expected) expect(text).toMatch(pattern);
+      const sidecar = /are in (\S+) \(read/.exec(text)?.[1];
+      if (sidecar) expect((await readFile(sidecar, "utf8")).endsWith("100000\nLAST-LINE\n")).toBe(true);
+      expect(await survivors([fg], 3000)).toBe(0);
+    },
+  );
 
   it("SIGKILLs a process group that ignores SIGTERM", async () => {
     const [bg, fg] = [marker(), marker()];

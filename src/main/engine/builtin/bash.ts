@@ -1,18 +1,34 @@
+import { open } from "node:fs/promises";
 import { z } from "zod";
 import { LatheError } from "../errors/lathe-error.ts";
+import { SandboxError } from "../errors/sandbox-error.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { ToolRuntime } from "../tools/contract.ts";
 import type { ShellRunRequirement } from "../tools/requirement-set.ts";
 import { OUTPUT_LIMITS, selfTruncated, type SelfTruncated } from "../tools/truncation.ts";
 import { defineBuiltin } from "./define-builtin.ts";
 import { runInPty } from "./pty-runner.ts";
+import type { CapturedOutput } from "../spawner/capped-output.ts";
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 const MAX_TIMEOUT_MS = 600_000;
+/**
+ * The command stops itself at its timeout and hands over what it printed; the pipeline's own
+ * deadline, this much later, is only the backstop for a spawner that never answers.
+ */
+const STOP_GRACE_MS = 10_000;
+/**
+ * The longest command line taken, in bytes. Linux passes it to bash as one argument, which cannot
+ * pass 128 KiB; the rest is headroom for the prelude and the sandbox's wrapping (whose quoting can
+ * still make a line with many quotes too long: that is reported the same way).
+ */
+const MAX_COMMAND_BYTES = 120_000;
+/** How much of the end of a timed-out command's output its error shows. */
+const TIMEOUT_TAIL_BYTES = 16 * 1024;
 
 const DESCRIPTION = `Run one command line in a fresh, non-interactive bash in the workspace; returns {output, exit_code}, stdout and stderr combined. Use it for tests, builds, git and package managers; to read, search or change files prefer read, grep, glob, edit and write.
 
-Nothing carries over between calls (no cd, no variables): pass cwd instead. Lists and pipelines are fine; every command must be one the session allows. A non-zero exit_code is not a failed call: read the output. Output past 200 KB is cut and output_path holds all of it. The command stops after ${DEFAULT_TIMEOUT_MS / 1000} s unless timeout_ms says otherwise, killing all it started; background jobs end with it, so do not start servers or watchers. stdin is empty: use non-interactive flags (git --no-pager, -y).`;
+Nothing carries over between calls (no cd, no variables): pass cwd instead. Lists and pipelines are fine; every command must be one the session allows. A non-zero exit_code is not a failed call: read the output. Output past 200 KB is cut and output_path holds all of it. The command stops after ${DEFAULT_TIMEOUT_MS / 1000} s unless timeout_ms says otherwise, killing all it started (the call then fails, showing the end of its output); background jobs end with it, so do not start servers or watchers. stdin is empty: use non-interactive flags (git --no-pager, -y).`;
 
 // Built when first needed (see defineBuiltin): listing the tool reads the bundle's catalog.
 const schema = () =>
@@ -91,6 +107,48 @@ function checkCommand(command: string): void {
       "The command contains a NUL character, which no shell command can hold. Remove it.",
     );
   }
+  const bytes = Buffer.byteLength(command, "utf8");
+  if (bytes > MAX_COMMAND_BYTES)
+    throw commandTooLong(`${bytes} bytes; bash takes at most ${MAX_COMMAND_BYTES}`);
+}
+
+function commandTooLong(detail: string, cause?: unknown): ToolCallError {
+  return new ToolCallError(
+    `The command line is too long (${detail}): Linux passes it to bash as one argument. Put the long part in a file with write (a script to run with bash, or the data for the command to read) and call bash again with a short command.`,
+    "command_too_long",
+    cause === undefined ? undefined : { cause },
+  );
+}
+
+/** The last `TIMEOUT_TAIL_BYTES` of an output, from its sidecar when it passed the cap (the head is in memory). */
+async function outputTail(captured: CapturedOutput): Promise<string> {
+  if (captured.sidecarPath === undefined) {
+    const bytes = Buffer.from(captured.text, "utf8");
+    return bytes.subarray(Math.max(0, bytes.length - TIMEOUT_TAIL_BYTES)).toString("utf8");
+  }
+  const file = await open(captured.sidecarPath, "r");
+  try {
+    const { size } = await file.stat();
+    const length = Math.min(size, TIMEOUT_TAIL_BYTES);
+    const bytes = Buffer.alloc(length);
+    await file.read(bytes, 0, length, size - length);
+    return bytes.toString("utf8");
+  } finally {
+    await file.close();
+  }
+}
+
+/** What a command that ran out of time printed, and what to do about it. */
+async function timeoutMessage(timeoutMs: number, captured: CapturedOutput): Promise<string> {
+  const head = `bash timed out after ${timeoutMs} ms: the command and everything it started were stopped. If it only needs longer, call again with a larger timeout_ms (at most ${MAX_TIMEOUT_MS}); if it was waiting for input, pass non-interactive flags (stdin is empty); do not start servers or watchers.`;
+  if (captured.totalBytes === 0) return `${head}\nIt printed nothing.`;
+  const tail = (await outputTail(captured)).replace(/^\uFFFD+/, ""); // a character cut at the tail's start
+  if (captured.totalBytes <= TIMEOUT_TAIL_BYTES) return `${head}\nIts output until then:\n${tail}`;
+  const whole =
+    captured.sidecarPath === undefined
+      ? ""
+      : ` All ${captured.totalBytes} bytes it printed are in ${captured.sidecarPath} (read can open it).`;
+  return `${head}${whole}\nThe last ${TIMEOUT_TAIL_BYTES / 1024} KB of the ${captured.totalBytes} bytes it printed:\n${tail}`;
 }
 
 export const bashTool = defineBuiltin({
@@ -102,8 +160,8 @@ export const bashTool = defineBuiltin({
   gated: true,
   kind: "execute",
   checkpoints: "scan",
-  timeoutMs: DEFAULT_TIMEOUT_MS,
-  callTimeoutMs: (args) => args.timeout_ms ?? DEFAULT_TIMEOUT_MS,
+  timeoutMs: DEFAULT_TIMEOUT_MS + STOP_GRACE_MS,
+  callTimeoutMs: (args) => (args.timeout_ms ?? DEFAULT_TIMEOUT_MS) + STOP_GRACE_MS,
   deriveApprovalKey: (args) => bashApprovalKey(args.command),
   // The shell parser and its policy tables load with the first command, not with Lathe.
   plan: async (args) => (await import("./bash-plan.ts")).planBashCommand(args.command, args.cwd),
@@ -123,15 +181,22 @@ export const bashTool = defineBuiltin({
       sidecarPath: await runtime.session.newSidecarPath("bash"),
       root: runtime.root,
     };
+    const timeoutMs = args.timeout_ms ?? DEFAULT_TIMEOUT_MS;
     const proc = await runInPty({
       command: args.command,
       cwd,
       signal: runtime.signal,
       output,
+      stopAfterMs: timeoutMs,
       ...(runtime.sandbox.hiddenEnv ? { hideEnv: runtime.sandbox.hiddenEnv } : {}),
       ...(confine ? { confine } : {}),
+    }).catch((err: unknown) => {
+      if (err instanceof SandboxError && err.commandTooLong)
+        throw commandTooLong("once the OS sandbox has quoted it, it is longer than Linux allows", err);
+      throw err;
     });
-    const { exitCode, output: captured } = await proc.exited;
+    const { exitCode, output: captured, timedOut } = await proc.exited;
+    if (timedOut) throw new ToolCallError(await timeoutMessage(timeoutMs, captured), "timeout");
     const data: BashData = { output: captured.text, exit_code: exitCode };
     return captured.sidecarPath === undefined ? data : selfTruncated(data, captured.sidecarPath);
   },

@@ -109,6 +109,69 @@ describe("grep", () => {
     expect(await counts({ pattern: "(a+)+$" })).toEqual([{ path: "redos.txt", count: 1 }]);
   });
 
+  describe("regex dialect", () => {
+    const TEXT = "Ünïcode Word\nplain ascii\nemoji 😀 x\nfoo-bar\n";
+    it.each([
+      ["a Unicode property", { pattern: "\\p{Lu}" }, [1]],
+      ["a negated Unicode property", { pattern: "^\\P{L}+$" }, []],
+      ["a property and a literal", { pattern: "\\p{L}+code" }, [1]],
+      ["a code point escape", { pattern: "\\u{1F600}" }, [3]],
+      [
+        "one astral character as one '.' when Unicode escapes are used",
+        { pattern: "\\p{L} .\\u{20}x$" },
+        [3],
+      ],
+      ["a property, ignoring case", { pattern: "\\p{Ll}ORD", ignore_case: true }, [1]],
+      ["a legacy escape without Unicode escapes", { pattern: "foo\\-bar" }, [4]],
+      ["a case-insensitive modifier group", { pattern: "(?i:WORD)" }, [1]],
+    ])("finds %s as ripgrep does", async (_what, args, lines) => {
+      await ws.put("u.txt", TEXT);
+      const found = (await matches(args)).map((m) => m.line);
+      expect(found).toEqual(lines);
+      // The same pattern, given to ripgrep (the flavour models know), finds the same lines.
+      const rg = spawnSync(
+        "rg",
+        ["-n", ...("ignore_case" in args ? ["-i"] : []), "--", args.pattern, "u.txt"],
+        {
+          cwd: ws.root,
+          encoding: "utf8",
+        },
+      );
+      if (rg.error) console.log(`ripgrep is not installed: not compared (${rg.error.message})`);
+      else
+        expect(
+          rg.stdout
+            .split("\n")
+            .filter(Boolean)
+            .map((l) => Number(l.split(":")[0])),
+        ).toEqual(lines);
+    });
+
+    it.each([
+      ["[[:upper:]]+", /POSIX class.*\\p\{Lu\}/],
+      ["[^[:space:]]", /POSIX class/],
+      ["x[[:digit:]]", /POSIX class/],
+      ["(?i)word", /inline flags \(\?i\).*"ignore_case": true/],
+      ["^(?s)a.b", /inline flags \(\?s\)/],
+      ["\\x{1F600}", /\\x\{…\}.*\\u\{1F600\}/],
+      ["\\Aplain", /\\A.*\^ or \$/],
+      ["ascii\\z", /\\z.*\^ or \$/],
+      ["\\p{NotAProperty}", /not a valid JavaScript regular expression.*Invalid property name/],
+    ])("refuses %s, which JavaScript would misread, saying what to write", async (pattern, message) => {
+      await ws.put("u.txt", TEXT);
+      expect(errorOf(await ws.session.call("grep", { pattern }))).toMatch(message);
+    });
+
+    it.each([
+      ["a literal [:alpha:] escaped", "\\[:alpha:\\]", "[:alpha:]"],
+      ["an escaped backslash before A", "\\\\A", "\\A"],
+      ["an escaped backslash before p{", "\\\\p\\{x\\}", "\\p{x}"],
+    ])("still takes %s", async (_what, pattern, text) => {
+      await ws.put("lit.txt", `${text}\n`);
+      expect(await matches({ pattern })).toEqual([{ path: "lit.txt", line: 1, text }]);
+    });
+  });
+
   it("matches regardless of case with ignore_case", async () => {
     await ws.put("a.txt", "Hello World\n");
     await ws.put("b.txt", "HELLO\n");

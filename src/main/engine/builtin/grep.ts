@@ -12,7 +12,7 @@ import { resolveSearchPath } from "./search-path.ts";
 
 const DESCRIPTION = `Search file contents with a JavaScript regular expression, line by line. To find files by name, use glob.
 
-Escape special characters to match them literally ("foo\\("). glob keeps only files matching it: without "/" it matches file names anywhere ("*.ts"), with "/" the path ("src/**/*.py"); a leading "!" excludes. .gitignored and binary files are skipped, symlinked folders not followed. At most 200 entries: past that truncated: true and output_path holds them all; narrow the pattern, path or glob.`;
+Escape special characters to match them literally ("foo\\("). Unicode escapes work (\\p{Lu}, \\u{1F600}); for case use ignore_case, not (?i). glob keeps only files matching it: without "/" it matches file names anywhere ("*.ts"), with "/" the path ("src/**/*.py"); a leading "!" excludes. .gitignored and binary files are skipped, symlinked folders not followed. At most 200 entries: past that truncated: true and output_path holds them all; narrow the pattern, path or glob.`;
 
 // Built when first needed (see defineBuiltin): listing the tool reads the bundle's catalog.
 const schema = () =>

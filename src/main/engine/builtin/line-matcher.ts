@@ -1,4 +1,5 @@
 import { ToolCallError } from "../errors/tool-call-error.ts";
+import { regexDialect } from "./regex-dialect.ts";
 import { isPlainLiteral, requiredLiteral } from "./required-literal.ts";
 
 /** Lines longer than this (in UTF-16 units) are cut around their first match. */
@@ -74,11 +75,15 @@ export class LineMatcher {
     this.plain = plain;
   }
 
-  /** Throws a ToolCallError quoting the regex engine when the pattern is not a valid JavaScript regex. */
+  /**
+   * Throws a ToolCallError quoting the regex engine when the pattern is not a valid JavaScript
+   * regex, or naming the syntax of another dialect it uses (see regexDialect).
+   */
   static compile(pattern: string, ignoreCase: boolean): LineMatcher {
+    const flags = `m${ignoreCase ? "i" : ""}${regexDialect(pattern).unicode ? "u" : ""}`;
     let all: RegExp;
     try {
-      all = new RegExp(pattern, ignoreCase ? "gim" : "gm");
+      all = new RegExp(pattern, `g${flags}`);
     } catch (err) {
       throw new ToolCallError(
         `The pattern is not a valid JavaScript regular expression: ${(err as Error).message}. Fix the syntax, or escape special characters such as ( [ { . * + ? with a backslash to match them literally.`,
@@ -89,7 +94,7 @@ export class LineMatcher {
     const usable = literal !== undefined && (!ignoreCase || literal.toLowerCase() === literal.toUpperCase());
     return new LineMatcher(
       all,
-      new RegExp(pattern, ignoreCase ? "im" : "m"),
+      new RegExp(pattern, flags),
       usable ? Buffer.from(literal, "utf8") : undefined,
       usable && literal === pattern && isPlainLiteral(pattern),
     );

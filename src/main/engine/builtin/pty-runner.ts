@@ -24,6 +24,11 @@ interface PtyCommand {
    * protected files (appended to the output) names them.
    */
   output: { maxBytes: number; sidecarPath: string; root: string };
+  /**
+   * Stop it (its whole process group, as an abort does) this long after it started, keeping its
+   * output: `exited` then settles with `timedOut` and what it printed until then.
+   */
+  stopAfterMs?: number;
 }
 
 /**
@@ -100,6 +105,7 @@ export async function runInPty(options: PtyCommand): Promise<PtyProcess> {
       env: { ...commandEnv(options.hideEnv ?? []), ...options.confine?.env },
       ...(options.confine ? { confine: options.confine.spec } : {}),
       output: options.output,
+      ...(options.stopAfterMs === undefined ? {} : { stopAfterMs: options.stopAfterMs }),
     },
     options.signal,
   );

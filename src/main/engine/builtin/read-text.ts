@@ -27,6 +27,27 @@ function saved(file: string, text: string): boolean {
   }
 }
 
+/**
+ * The head of a range cut at `headBytes` and the last line it reaches. It ends on a whole line
+ * unless a single line is longer than the cap: then it ends inside that line, with a note that
+ * says so and how to see the rest (continuing at the next line would skip it unseen).
+ */
+export function readHead(
+  range: string,
+  startLine: number,
+  headBytes: number,
+): { content: string; endLine: number } {
+  const head = utf8Head(range, headBytes);
+  const endLine = startLine + countLines(head) - 1;
+  if (head.length === range.length || head.length === 0 || head.endsWith("\n"))
+    return { content: head, endLine };
+  const lineStart = head.lastIndexOf("\n") + 1;
+  const next = range.indexOf("\n", head.length);
+  const length = (next === -1 ? range.length : next) - lineStart;
+  const note = `\n[read: line ${endLine} has ${length} characters, more than read returns at once; the text above is its first ${head.length - lineStart}. read cannot show the rest of this line: search it with grep (which shows the text around each match), or cut it into pieces with bash (fold -w 100000, head -c, tail -c). The next line is ${endLine + 1}.]`;
+  return { content: head + note, endLine };
+}
+
 type ReadTextOutcome =
   | { kind: "binary" }
   | { kind: "past-end"; totalLines: number }
@@ -57,18 +78,10 @@ export function readText(input: ReadTextInput): ReadTextOutcome {
   const range =
     startLine === 1 && input.limit === undefined ? text : sliceLines(text, startLine, input.limit);
   const digest = sha256(bytes);
-  if (input.sidecarPath !== undefined) {
-    const head = utf8Head(range, input.headBytes);
-    if (head.length < range.length && saved(input.sidecarPath, range)) {
-      return {
-        kind: "read",
-        sha256: digest,
-        content: head,
-        startLine,
-        endLine: startLine + countLines(head) - 1,
-        totalLines,
-        cut: true,
-      };
+  if (input.sidecarPath !== undefined && Buffer.byteLength(range, "utf8") > input.headBytes) {
+    if (saved(input.sidecarPath, range)) {
+      const { content, endLine } = readHead(range, startLine, input.headBytes);
+      return { kind: "read", sha256: digest, content, startLine, endLine, totalLines, cut: true };
     }
   }
   return {

@@ -189,15 +189,37 @@ describe("read", () => {
       expect(full).toBe(Array.from({ length: 2500 }, (_, i) => line(1001 + i)).join(""));
     });
 
-    it("cuts a single line longer than the cap inside the line, keeping all of it in the sidecar", async () => {
-      const long = "y".repeat(300 * 1024) + "\nshort\n";
-      await ws.put("long-line.txt", long);
-      const envelope = await ws.session.call("read", { path: "long-line.txt" });
-      const data = outputOf<ReadData>(envelope);
-      expect(envelope.metadata.truncated).toBe(true);
-      expect(data).toMatchObject({ start_line: 1, end_line: 1, total_lines: 2 });
-      expect(data.content).toBe("y".repeat(OUTPUT_LIMITS.readBytes));
-      expect(await readFile(envelope.metadata.output_path as string, "utf8")).toBe(long);
+    it.each([
+      // Under 256 KB the pipeline cuts the result; from 256 KB the read itself does (on a worker).
+      ["a 230 KB first line", "y".repeat(230 * 1024) + "\nshort\n", {}, 1, 230 * 1024],
+      ["a 300 KB first line", "y".repeat(300 * 1024) + "\nshort\n", {}, 1, 300 * 1024],
+      ["a 300 KB last line without a newline", "a\n" + "z".repeat(300 * 1024), { offset: 2 }, 2, 300 * 1024],
+      ["a line of 150 000 three-byte characters", "€".repeat(150_000) + "\n", {}, 1, 150_000],
+    ])(
+      "cuts %s inside the line and says so, keeping all of it in the sidecar",
+      async (_what, text, range, line, length) => {
+        await ws.put("long-line.txt", text);
+        const envelope = await ws.session.call("read", { path: "long-line.txt", ...range });
+        const data = outputOf<ReadData>(envelope);
+        expect(envelope.metadata.truncated).toBe(true);
+        expect(data).toMatchObject({ start_line: line, end_line: line });
+        const [shown, note] = data.content.split("\n[read: ");
+        expect(Buffer.byteLength(shown as string)).toBeLessThanOrEqual(OUTPUT_LIMITS.readBytes);
+        expect(Buffer.byteLength(shown as string)).toBeGreaterThan(OUTPUT_LIMITS.readBytes - 3);
+        expect(note).toBe(
+          `line ${line} has ${length} characters, more than read returns at once; the text above is its first ${(shown as string).length}. read cannot show the rest of this line: search it with grep (which shows the text around each match), or cut it into pieces with bash (fold -w 100000, head -c, tail -c). The next line is ${line + 1}.]`,
+        );
+        const whole = text.split("\n");
+        expect(await readFile(envelope.metadata.output_path as string, "utf8")).toBe(
+          whole.slice(line - 1).join("\n"),
+        );
+      },
+    );
+
+    it("stops before a line longer than the cap when whole lines come first, without a note", async () => {
+      await ws.put("long-line.txt", "first\n" + "y".repeat(300 * 1024) + "\n");
+      const data = outputOf<ReadData>(await ws.session.call("read", { path: "long-line.txt" }));
+      expect(data).toMatchObject({ content: "first\n", start_line: 1, end_line: 1, total_lines: 2 });
     });
 
     it("is not truncated when a range fits", async () => {

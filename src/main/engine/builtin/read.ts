@@ -3,23 +3,16 @@ import { ToolCallError } from "../errors/tool-call-error.ts";
 import { transferList } from "../offload/job-result.ts";
 import { offload } from "../offload/offload.ts";
 import type { ToolDefinition, Truncation } from "../tools/contract.ts";
-import {
-  isSelfTruncated,
-  OUTPUT_LIMITS,
-  selfTruncated,
-  utf8Head,
-  type SelfTruncated,
-} from "../tools/truncation.ts";
+import { isSelfTruncated, OUTPUT_LIMITS, selfTruncated, type SelfTruncated } from "../tools/truncation.ts";
 import { defineBuiltin } from "./define-builtin.ts";
 import { plannedPath } from "./planned-path.ts";
-import { readText } from "./read-text.ts";
-import { countLines } from "./text-codec.ts";
+import { readHead, readText } from "./read-text.ts";
 
 const DESCRIPTION = `Read a text file and return its exact text (no line numbers added).
 
 Read a file before you change it: write and edit refuse a file this session has not read, or one changed on disk since. Also reads the output_path of a truncated result.
 
-For a large file pass offset and limit. Results over 200 KB are cut at a whole line with truncated: true; continue at offset = end_line + 1. Binary files, directories and files over 100 MB are refused (search those with grep). UTF-8, UTF-16 and latin1 are decoded.`;
+For a large file pass offset and limit. Results over 200 KB are cut at a whole line with truncated: true (a single longer line is cut inside, saying so); continue at offset = end_line + 1. Binary files, directories and files over 100 MB are refused (search those with grep). UTF-8, UTF-16 and latin1 are decoded.`;
 
 /** Files this large or larger are decoded on an offload worker, smaller ones in place. */
 const READ_INLINE_BYTES = 256 * 1024;
@@ -54,12 +47,9 @@ function truncateRead(
   data: ReadData | SelfTruncated<ReadData>,
 ): Truncation<ReadData | SelfTruncated<ReadData>> | undefined {
   if (isSelfTruncated(data)) return undefined;
-  const head = utf8Head(data.content, OUTPUT_LIMITS.readBytes);
-  if (head.length === data.content.length) return undefined;
-  return {
-    data: { ...data, content: head, end_line: data.start_line + countLines(head) - 1 },
-    full: data.content,
-  };
+  if (Buffer.byteLength(data.content, "utf8") <= OUTPUT_LIMITS.readBytes) return undefined;
+  const { content, endLine } = readHead(data.content, data.start_line, OUTPUT_LIMITS.readBytes);
+  return { data: { ...data, content, end_line: endLine }, full: data.content };
 }
 
 const definition = defineBuiltin({

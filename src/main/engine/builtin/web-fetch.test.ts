@@ -85,6 +85,14 @@ describe("web_fetch content", () => {
     );
   });
 
+  it("reads a legacy latin1 page that declares no charset as a browser does, not as U+FFFD", async () => {
+    const server = await serve(
+      send("text/html", Buffer.from("<title>Caf\xe9</title><p>cr\xe8me br\xfbl\xe9e</p>", "latin1")),
+    );
+    const data = outputOf<WebFetchData>(await fetchWith({ url: `${server.origin}/menu` }));
+    expect(data).toMatchObject({ title: "Café", content: "crème brûlée" });
+  });
+
   it("returns plain text, JSON and XML as they are", async () => {
     const text = "line one\n  line two\n";
     const json = '{"name": "lathe", "tags": ["a", "b"]}';

@@ -147,7 +147,7 @@ export function webFetchTool(
           contentType ? mediaType(contentType) : "a body with no content type that looks binary",
           response.url,
         );
-      const text = decodeBody(response.body, contentType, kind);
+      const text = decodeBody(response.body, contentType, kind, response.cut);
       const note = response.cut ? cutNote(maxBytes, settings.maxBytes) : "";
       const base = {
         url: args.url,

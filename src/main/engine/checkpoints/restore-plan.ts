@@ -81,11 +81,19 @@ export async function diskState(absolute: string): Promise<DiskState> {
   return { kind: "file", hash: sha256Of(await readFile(absolute)), mode: stats.mode & 0o7777 };
 }
 
-/** Whether what is on disk is exactly `state` (a state whose content was not hashed never matches). */
+/**
+ * Whether what is on disk is exactly `state`: its content, and its permission bits when the state
+ * recorded them (a state whose content was not hashed never matches).
+ */
 function holds(current: DiskState, state: PathState, type: EntryType): boolean {
   if (!state.exists) return current.kind === "absent";
   if (type === "folder") return current.kind === "folder";
-  return current.kind === "file" && state.hash !== null && current.hash === state.hash;
+  return (
+    current.kind === "file" &&
+    state.hash !== null &&
+    current.hash === state.hash &&
+    (state.mode === undefined || current.mode === state.mode)
+  );
 }
 
 function describeChange(current: DiskState): string {

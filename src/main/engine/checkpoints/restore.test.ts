@@ -80,6 +80,25 @@ describe("restore one checkpoint", () => {
     expect([...(await readFile(ws.abs("blob.dat")))]).toEqual([0, 255, 1, 254]);
   });
 
+  it.each([
+    ["chmod 600", 0o755, 0o600],
+    ["chmod +x", 0o644, 0o755],
+    ["chmod u+s,g-r", 0o750, 0o4710],
+  ])(
+    "records a command's `%s` that changed only permission bits, and puts them back",
+    async (command, before, after) => {
+      await ws.put("run.sh", "#!/bin/sh\necho hi\n");
+      await chmod(ws.abs("run.sh"), before);
+      await ws.ok("bash", { command: `${command} run.sh` });
+      expect((await stat(ws.abs("run.sh"))).mode & 0o7777).toBe(after);
+      const plan = await ws.engine.checkpoints.previewRestore("s1", newest());
+      expect(plan.paths).toEqual([{ path: "run.sh", type: "file", action: "restore" }]);
+      await ws.engine.checkpoints.restore("s1", newest());
+      expect((await stat(ws.abs("run.sh"))).mode & 0o7777).toBe(before);
+      expect(await ws.text("run.sh")).toBe("#!/bin/sh\necho hi\n");
+    },
+  );
+
   it("a file the person changed since is a conflict: nothing is overwritten without a decision", async () => {
     await ws.put("a.txt", "v1\n");
     await ws.put("b.txt", "b1\n");

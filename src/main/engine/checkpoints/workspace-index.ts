@@ -69,7 +69,9 @@ function differs(before: IndexedPath | undefined, after: IndexedPath | undefined
   if (!before || !after) return before !== after;
   if (before.type !== after.type) return true;
   if (before.type === "folder") return false;
-  if (before.hash !== null && after.hash !== null) return before.hash !== after.hash;
+  // Permission bits count too: a `chmod -x` is a change a restore has to undo.
+  if (before.hash !== null && after.hash !== null)
+    return before.hash !== after.hash || before.mode !== after.mode;
   return !sameStat(before, after) || before.hash !== after.hash;
 }
 

@@ -23,6 +23,8 @@ import { errorMessage } from "../errors/error-message.ts";
 /** How a pty command ended: `exitCode` is 128 + the signal number when a signal killed it. */
 export interface RemoteExit {
   exitCode: number;
+  /** It was stopped at the request's `stopAfterMs` (its output is still all here). */
+  timedOut: boolean;
   /** Protected files the command created, which have been removed. */
   removed: string[];
   /** Its output: the head, and past the cap the sidecar file holding every byte. */
@@ -126,7 +128,7 @@ function failureError(failure: SpawnerFailure, signal: AbortSignal | undefined):
   if (signal?.aborted) return abortReason(signal);
   switch (failure.kind) {
     case "sandbox":
-      return new SandboxError(failure.message);
+      return new SandboxError(failure.message, { commandTooLong: failure.code === "command_too_long" });
     case "internal":
       return new SpawnerError(failure.message);
     default:
@@ -207,6 +209,7 @@ export class SpawnerClient {
               const { text, sidecarPath, totalBytes } = output;
               resolveExit({
                 exitCode: event.exitCode,
+                timedOut: event.timedOut === true,
                 removed: event.removed,
                 output: { text, totalBytes, ...(sidecarPath === undefined ? {} : { sidecarPath }) },
               });

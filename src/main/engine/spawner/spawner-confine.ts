@@ -44,9 +44,12 @@ export async function confineInSpawner(
   } catch (err) {
     const message = errorMessage(err);
     if (signal.aborted) throw abortedBeforeStart();
+    // The library's code for a command line that its wrapping makes too long for Linux.
+    const tooLong = (err as { code?: unknown }).code === "command_too_long";
     throw new RequestFailure({
       kind: "sandbox",
       message: `The OS sandbox could not wrap the command, so it did not run: ${message}`,
+      ...(tooLong ? { code: "command_too_long" } : {}),
     });
   }
 }

@@ -39,6 +39,11 @@ function build() {
       /** The workspace root, against which the notice of removed protected files names them. */
       root: z.string(),
     }),
+    /**
+     * Stop the command (its whole group, as an abort does) this long after it started, but keep
+     * what it printed: its `exit` then says `timedOut` and carries the output.
+     */
+    stopAfterMs: z.number().int().positive().optional(),
   });
 
   /** A program to start without a shell (exec and server requests). */
@@ -133,6 +138,8 @@ function build() {
       exitCode: z.number().int(),
       /** Protected files the process created, which have been removed. */
       removed: z.array(z.string()),
+      /** It was stopped at the request's `stopAfterMs`. */
+      timedOut: z.boolean().optional(),
       /**
        * The output (its head, and the sidecar holding all of it past the cap), or why the sidecar
        * could not be written in full; none when the request was aborted (the sidecar is removed).

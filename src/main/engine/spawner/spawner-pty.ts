@@ -50,7 +50,8 @@ function killGroup(pgid: number): void {
 /**
  * Start one pty request: wrap it when it is to be confined, spawn bash on a fresh terminal, and
  * capture its output (see CappedOutput), then send one `exit` with the head after the last byte.
- * Aborting `signal` stops its whole process group (and its sandbox) and drops the sidecar.
+ * Aborting `signal` stops its whole process group (and its sandbox) and drops the sidecar;
+ * reaching `stopAfterMs` stops it the same way but keeps its output.
  * Throws RequestFailure when the sandbox cannot wrap it, or when aborted first.
  */
 export async function startPty(
@@ -113,6 +114,15 @@ export async function startPty(
     killGroup(pgid);
   };
   signal.addEventListener("abort", onAbort, { once: true });
+  // Its deadline stops it the same way, but what it printed is still wanted.
+  let timedOut = false;
+  const deadline =
+    request.stopAfterMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          timedOut = true;
+          onAbort();
+        }, request.stopAfterMs);
   const { maxBytes, sidecarPath, root } = request.output;
   const output = new CappedOutput({
     maxBytes,
@@ -130,6 +140,7 @@ export async function startPty(
   const data = pty.onData((text) => output.write(text as unknown as Buffer));
   const exit = pty.onExit(({ exitCode, signal: killedBy }) => {
     signal.removeEventListener("abort", onAbort);
+    clearTimeout(deadline);
     clearInterval(exitWatch);
     data.dispose();
     exit.dispose();
@@ -143,20 +154,15 @@ export async function startPty(
     }
     const notice = undoneNotice(root, removed);
     if (notice) output.write(Buffer.from(notice));
+    const ended = { type: "exit", id, exitCode: code, removed, ...(timedOut ? { timedOut } : {}) } as const;
     void output.finish().then(
-      (captured) => channel.send({ type: "exit", id, exitCode: code, removed, output: captured }),
-      (err: unknown) =>
-        channel.send({
-          type: "exit",
-          id,
-          exitCode: code,
-          removed,
-          output: { error: errorMessage(err) },
-        }),
+      (captured) => channel.send({ ...ended, output: captured }),
+      (err: unknown) => channel.send({ ...ended, output: { error: errorMessage(err) } }),
     );
   });
   return {
     kill() {
+      clearTimeout(deadline);
       if (confined) killSandboxTree(pgid);
       signalGroup(pgid, "SIGKILL");
       // Now: the spawner exits next, and the sidecar it was writing is nobody's any more.

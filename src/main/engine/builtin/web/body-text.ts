@@ -63,16 +63,37 @@ function decoder(label: string | undefined): TextDecoder | undefined {
 }
 
 /**
- * A body's text: a byte order mark wins, then the Content-Type charset, then (for HTML) a
- * `<meta charset>`, then UTF-8. Unknown charset labels fall back to UTF-8; bad bytes become U+FFFD.
+ * Whether a body is UTF-8. A body cut at the byte cap may end in the middle of a character:
+ * then that incomplete tail does not count against it.
  */
-export function decodeBody(body: Buffer, contentType: string | undefined, kind: BodyKind): string {
+function isUtf8(body: Buffer, cut: boolean): boolean {
+  try {
+    new TextDecoder("utf-8", { fatal: true }).decode(body, { stream: cut });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A body's text: a byte order mark wins, then the Content-Type charset, then (for HTML) a
+ * `<meta charset>`. With none of them (or an unknown label) it is UTF-8 when its bytes are, and
+ * otherwise windows-1252, as a browser reads legacy pages that declare nothing (so "café" in
+ * latin1 stays "café" instead of becoming U+FFFD). Bad bytes of a declared charset become U+FFFD.
+ * `cut`: the body stops at the byte cap, not where the server ended it.
+ */
+export function decodeBody(
+  body: Buffer,
+  contentType: string | undefined,
+  kind: BodyKind,
+  cut = false,
+): string {
   if (body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf) return new TextDecoder("utf-8").decode(body);
   if (body[0] === 0xff && body[1] === 0xfe) return new TextDecoder("utf-16le").decode(body);
   if (body[0] === 0xfe && body[1] === 0xff) return new TextDecoder("utf-16be").decode(body);
   const chosen =
     decoder(charsetOf(contentType)) ??
     (kind === "html" ? decoder(metaCharset(body)) : undefined) ??
-    new TextDecoder("utf-8");
+    new TextDecoder(isUtf8(body, cut) ? "utf-8" : "windows-1252");
   return chosen.decode(body);
 }

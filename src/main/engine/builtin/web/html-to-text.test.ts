@@ -151,6 +151,54 @@ describe("decodeBody and sniffKind", () => {
     expect(decodeBody(Buffer.from("naïve"), undefined, "text")).toBe("naïve");
   });
 
+  it.each([
+    [
+      "latin1 text/plain",
+      [0x63, 0x61, 0x66, 0xe9, 0x20, 0x6e, 0x61, 0xef, 0x76, 0x65],
+      "text/plain",
+      "text",
+      "café naïve",
+    ],
+    ["windows-1252 quotes, no type", [0x93, 0x68, 0x69, 0x94], undefined, "text", "\u201chi\u201d"],
+    [
+      "latin1 HTML without <meta charset>",
+      [0x3c, 0x70, 0x3e, 0xe9, 0x74, 0xe9],
+      "text/html",
+      "html",
+      "<p>été",
+    ],
+    [
+      "an unknown charset label on latin1",
+      [0x63, 0x61, 0x66, 0xe9],
+      "text/plain; charset=bogus",
+      "text",
+      "café",
+    ],
+    [
+      "latin1 ending in a byte that could start a UTF-8 character",
+      [0x63, 0x61, 0x66, 0xe9],
+      "text/plain",
+      "text",
+      "café",
+    ],
+    ["UTF-8 without a charset", [0x63, 0x61, 0x66, 0xc3, 0xa9], "text/plain", "text", "café"],
+    [
+      "a declared UTF-8 charset over latin1 bytes",
+      [0x63, 0x61, 0x66, 0xe9],
+      "text/plain; charset=utf-8",
+      "text",
+      "caf\ufffd",
+    ],
+  ] as const)("decodes %s as a browser would", (_what, bytes, type, kind, text) => {
+    expect(decodeBody(Buffer.from(bytes), type, kind)).toBe(text);
+  });
+
+  it("takes a UTF-8 body cut at the byte cap inside its last character as UTF-8", () => {
+    const body = Buffer.from([0x6e, 0x61, 0xc3, 0xaf, 0x76, 0x65, 0x20, 0xc3]);
+    expect(decodeBody(body, "text/plain", "text", true)).toBe("naïve \ufffd");
+    expect(decodeBody(body, "text/plain", "text", false)).toBe("naÃ¯ve Ã");
+  });
+
   it("sniffs bodies without a content type", () => {
     expect(sniffKind(Buffer.from("<!DOCTYPE html><p>x"))).toBe("html");
     expect(sniffKind(Buffer.from(' {"a": 1}'))).toBe("json");
