@@ -12,6 +12,7 @@ import {
   type TextEncoding,
 } from "./text-codec.ts";
 import { DIFF_MAX_CHANGED_LINES, DIFF_TIMEOUT_MS } from "./diff-limits.ts";
+import { nearMiss } from "./edit-near-miss.ts";
 
 interface EditInput {
   bytes: Uint8Array;
@@ -26,7 +27,7 @@ type EditOutcome =
   | { kind: "binary" }
   | { kind: "unclean"; sha256: string; encoding: TextEncoding }
   | { kind: "same-text"; sha256: string }
-  | { kind: "no-match"; sha256: string; mixedEndings: boolean }
+  | { kind: "no-match"; sha256: string; mixedEndings: boolean; hint?: string }
   | { kind: "ambiguous"; sha256: string; matches: number }
   | { kind: "unencodable"; sha256: string; encoding: TextEncoding; reason: string }
   | {
@@ -113,7 +114,10 @@ export function editText(input: EditInput): EditOutcome | WithTransfer<EditOutco
 
   const pieces = before.split(oldString);
   const matches = pieces.length - 1;
-  if (matches === 0) return { kind: "no-match", sha256: digest, mixedEndings: endings === "mixed" };
+  if (matches === 0) {
+    const hint = nearMiss(before, oldString);
+    return { kind: "no-match", sha256: digest, mixedEndings: endings === "mixed", ...(hint ? { hint } : {}) };
+  }
   if (matches > 1 && !input.replaceAll) return { kind: "ambiguous", sha256: digest, matches };
   const after = input.replaceAll
     ? pieces.join(newString)

@@ -56,7 +56,9 @@ describe("edit", () => {
       await ws.session.call("edit", { path: "f.txt", old_string: "\tindented", new_string: "x" }),
     );
     expect(message).toContain("not found in f.txt");
-    expect(message).toMatch(/Read the file again and copy the text exactly/);
+    expect(message).toMatch(
+      /starts at line 1 \(line 1 indents with spaces, not tabs\): copy old_string exactly/,
+    );
     expect(await ws.text("f.txt")).toBe("  indented\n");
   });
 
@@ -228,5 +230,60 @@ describe("edit", () => {
       kind: "edit",
       requires: { fs: { read: ["{workspace}/**"], write: ["{workspace}/**"] } },
     });
+  });
+});
+
+describe("edit: old_string that nearly matches says how", () => {
+  it.each([
+    [
+      "tabs in the file, spaces in old_string",
+      "function f() {\n\treturn 1;\n}\n",
+      "function f() {\n    return 1;\n}",
+      /Text that differs only in spacing starts at line 1 \(line 2 indents with tabs, not spaces\): copy old_string exactly from there/,
+    ],
+    [
+      "another indentation",
+      "a:\n    b: 1\n",
+      "a:\n  b: 1",
+      /starts at line 1 \(line 2 is indented by 4 characters, not 2\)/,
+    ],
+    [
+      "spaces inside a line",
+      "let  x =  1;\n",
+      "let x = 1;",
+      /Text that differs only in spacing starts at line 1: copy/,
+    ],
+    [
+      "e plus a combining accent in the file, é in old_string",
+      "caf\u0065\u0301 au lait\n",
+      "caf\u00e9",
+      /It does occur once letters are compared in one Unicode form/,
+    ],
+    [
+      "é in the file, e plus a combining accent in old_string",
+      "caf\u00e9 au lait\n",
+      "cafe\u0301",
+      /It does occur once letters are compared in one Unicode form/,
+    ],
+  ])("%s", async (_what, content, oldString, hint) => {
+    await ws.put("f.txt", content);
+    await ws.session.call("read", { path: "f.txt" });
+    const message = errorOf(
+      await ws.session.call("edit", { path: "f.txt", old_string: oldString, new_string: "changed" }),
+    );
+    expect(message).toMatch(/^old_string was not found in f\.txt \(0 matches\)\./);
+    expect(message).toMatch(hint);
+    expect(await ws.text("f.txt")).toBe(content);
+  });
+
+  it("keeps the plain advice when nothing is close", async () => {
+    await ws.put("f.txt", "alpha\nbeta\n");
+    await ws.session.call("read", { path: "f.txt" });
+    const message = errorOf(
+      await ws.session.call("edit", { path: "f.txt", old_string: "gamma", new_string: "delta" }),
+    );
+    expect(message).toBe(
+      "old_string was not found in f.txt (0 matches). Read the file again and copy the text exactly, including whitespace and indentation, without line numbers.",
+    );
   });
 });

@@ -97,7 +97,7 @@ const definition = defineBuiltin({
           ? " The file mixes LF and CRLF line endings, so line breaks in old_string must match it exactly."
           : "";
         throw new ToolCallError(
-          `old_string was not found in ${target.display} (0 matches). Read the file again and copy the text exactly, including whitespace and indentation, without line numbers.${mixed}`,
+          `old_string was not found in ${target.display} (0 matches).${outcome.hint ?? " Read the file again and copy the text exactly, including whitespace and indentation, without line numbers."}${mixed}`,
           "no_match",
         );
       }
