@@ -393,6 +393,28 @@ describe("budgets", () => {
   });
 });
 
+describe("a model that answers nothing", () => {
+  it("is said in a notice, not passed off silently as done", async () => {
+    const h = await open();
+    const { result, events } = await h.run("hello?", scriptedModel([{}]));
+    expect(result).toMatchObject({ status: "completed", text: "" });
+    expect(eventsOf(events, "notice")).toEqual([
+      {
+        type: "notice",
+        message: expect.stringMatching(
+          /ended its turn without answering: no text and no tool call\. Ask again/,
+        ),
+      },
+    ]);
+  });
+
+  it("says nothing of the kind when the model answered", async () => {
+    const h = await open();
+    const { events } = await h.run("hello?", scriptedModel([{ text: "Hi." }]));
+    expect(eventsOf(events, "notice")).toEqual([]);
+  });
+});
+
 describe("a model that keeps making the same failing call", () => {
   it("is told from the third time that repeating it will not help, and stopped at the fifth", async () => {
     const h = await open();

@@ -268,6 +268,13 @@ async function drive(
     await tasks.stopped(controller.signal.aborted);
     options.signal?.removeEventListener("abort", forwardAbort);
   }
+  // A model that ended its turn without a word or a call is told, rather than passed off as done.
+  if (outcome.status === "completed" && !outcome.produced) {
+    emit({
+      type: "notice",
+      message: `${modelName} ended its turn without answering: no text and no tool call. Ask again, say more about what you want, or try another model.`,
+    });
+  }
   // A step cut short still leaves a valid history: its text, and every call with a result.
   for (const m of collector.take(STOPPED_CALL)) writer?.message(m);
   const error = outcome.status === "failed" ? describeModelFailure(outcome.error, model) : undefined;
