@@ -6,8 +6,8 @@
 // filtered by the glob.
 //
 // rg runs with the flags that mirror our defaults: --hidden (hidden files are searched),
-// --no-require-git (.gitignore counts outside a repository too), --no-ignore-dot,
-// --no-ignore-global and --no-config (only the tree's .gitignore files and .git/info/exclude
+// --no-require-git (.gitignore counts outside a repository too), --no-ignore-global and
+// --no-config (only the tree's .gitignore, .ignore and .rgignore files and .git/info/exclude
 // count, those of the folders above a searched path included), and --glob '!.git' (.git is never searched).
 //
 // Where rg deliberately behaves otherwise, we do not follow it, and the tests say so:
@@ -31,7 +31,6 @@ if (!rgFound) console.log("search-agrees-with-rg: skipped, ripgrep (rg) is not i
 const RG_DEFAULTS = [
   "--hidden",
   "--no-require-git",
-  "--no-ignore-dot",
   "--no-ignore-global",
   "--no-config",
   "--crlf",
@@ -100,8 +99,9 @@ async function fixedTree(): Promise<void> {
   await put(".git/HEAD", "ref: refs/heads/main\nneedle\n");
   await put(".git/config", "[core]\n\tneedle = true\n");
   await put(".git/info/exclude", "*.secret\nprivate/\n");
-  // rg is told to ignore .ignore files (--no-ignore-dot), as we always do.
-  await put(".ignore", "*.md\n");
+  // ripgrep's own ignore files: .ignore hides from search what git keeps, .rgignore wins over both.
+  await put(".ignore", "*.md\nkeep.log\n");
+  await put(".rgignore", "!README.md\n");
   const files: Record<string, string> = {
     "a.log": "needle\n",
     "keep.log": "needle\n",
@@ -152,6 +152,8 @@ async function fixedTree(): Promise<void> {
     "pkg/sub/s.tmp": "needle\n",
     "pkg/sub/deeper/s.tmp": "needle\n",
     "pkg/build/b.js": "needle\n",
+    // A nested .ignore: its rules count below it only, over the .gitignore beside it.
+    "pkg/.ignore": "build/\n!local.md\n",
     // Whitelisting: ignore everything, then bring back folders and TypeScript files.
     "pkg/deep/.gitignore": "*\n!*/\n!*.ts\n!.gitignore\n",
     "pkg/deep/a.ts": "needle\n",

@@ -181,7 +181,29 @@ function entering(matchers: readonly Matcher[], relative: string, name: string):
   return fixed ?? matchers;
 }
 
-/** The rules in force at the start folder: `.git/info/exclude`, then every ancestor's `.gitignore`. */
+/**
+ * The ignore files a folder may hold, weakest first: `.gitignore`, then `.ignore` and `.rgignore`
+ * (ripgrep's and fd's own, for what a person hides from search but not from git), whose rules win
+ * over it, as ripgrep reads them.
+ */
+const IGNORE_FILES = [".gitignore", ".ignore", ".rgignore"] as const;
+const IS_IGNORE_FILE: ReadonlySet<string> = new Set(IGNORE_FILES);
+
+/** `matchers` with the rules of the ignore files `present` in the folder at `relative`, weakest first. */
+function withIgnoreFiles(
+  matchers: readonly Matcher[],
+  folder: string,
+  relative: string,
+  present: (name: string) => boolean,
+): readonly Matcher[] {
+  let out = matchers;
+  for (const name of IGNORE_FILES) {
+    if (present(name)) out = withRules(out, loadRules(`${folder}/${name}`), relative);
+  }
+  return out;
+}
+
+/** The rules in force at the start folder: `.git/info/exclude`, then every ancestor's ignore files. */
 function ancestorMatchers(root: string, startRelative: string): readonly Matcher[] {
   let matchers: readonly Matcher[] = [];
   const gitDir = `${root}/.git`;
@@ -194,10 +216,12 @@ function ancestorMatchers(root: string, startRelative: string): readonly Matcher
   if (startRelative === "") return matchers;
   let relative = "";
   for (const part of startRelative.split("/")) {
-    matchers = withRules(
+    // loadRules answers null for a file that is not there.
+    matchers = withIgnoreFiles(
       matchers,
-      loadRules(relative === "" ? `${root}/.gitignore` : `${root}/${relative}/.gitignore`),
+      relative === "" ? root : `${root}/${relative}`,
       relative,
+      () => true,
     );
     relative = relative === "" ? part : `${relative}/${part}`;
     // A folder named explicitly is walked even when an ignore file excludes it (as ripgrep
@@ -236,8 +260,8 @@ function symlinkedFile(absolute: string, scope: WalkScope): string | undefined {
 
 /**
  * Walk the files below `start` (a canonical folder inside the root), synchronously in slices
- * that yield to the event loop, calling `onFile` for each. Honours `.gitignore` files at every
- * level (patterns relative to the folder holding them) and `<root>/.git/info/exclude`; always
+ * that yield to the event loop, calling `onFile` for each. Honours `.gitignore` files (and
+ * `.ignore`, `.rgignore`, see IGNORE_FILES) at every level (patterns relative to the folder holding them) and `<root>/.git/info/exclude`; always
  * skips `.git`; never follows a symlinked folder; reports a symlinked file only when its
  * canonical target lies inside the root and in the read scope. Throws the abort reason once
  * the signal fires.
@@ -268,13 +292,14 @@ export async function walkWorkspace(start: string, scope: WalkScope, options: Wa
     isStart = false;
     if (!entries) continue;
 
-    let matchers = frame.matchers;
+    let present: Set<string> | undefined;
     for (const entry of entries) {
-      if (entry.name === ".gitignore" && entry.isFile()) {
-        matchers = withRules(matchers, loadRules(`${frame.absolute}/.gitignore`), frame.relative);
-        break;
-      }
+      if (IS_IGNORE_FILE.has(entry.name) && entry.isFile()) (present ??= new Set()).add(entry.name);
     }
+    const matchers =
+      present === undefined
+        ? frame.matchers
+        : withIgnoreFiles(frame.matchers, frame.absolute, frame.relative, (name) => present.has(name));
     const check = matchers.length > 0;
     const prefix = frame.relative === "" ? "" : `${frame.relative}/`;
 
