@@ -76,6 +76,7 @@ export const globTool = defineBuiltin({
     const times = new ModifiedTimes();
     await fs.walk(target, {
       signal,
+      searchIgnores: true,
       enterDir: wanted && ((relative) => wanted(relative.slice(offset))),
       onFile(entry) {
         if (!matches(offset === 0 ? entry.relative : entry.relative.slice(offset))) return;

@@ -117,6 +117,7 @@ export const grepTool = defineBuiltin({
     let pending: GrepFilesInput["files"] = [];
     await fs.walk(target, {
       signal,
+      searchIgnores: true,
       onFile(entry) {
         if (keep && !keep(offset === 0 ? entry.relative : entry.relative.slice(offset))) return;
         pending.push({ absolute: entry.absolute, path: entry.relative });

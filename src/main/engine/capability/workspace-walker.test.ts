@@ -44,6 +44,22 @@ async function names(start = root): Promise<string[]> {
 }
 
 describe("walkWorkspace", () => {
+  it("honours .ignore and .rgignore only for a search; .gitignore always", async () => {
+    await put(".gitignore", "*.log\n");
+    await put(".ignore", "gen/\nnotes.md\n");
+    await put(".rgignore", "!notes.md\n");
+    await put("sub/.ignore", "*.tmp\n");
+    for (const f of ["a.log", "gen/x.ts", "notes.md", "sub/y.tmp", "sub/z.ts", "src/s.ts"]) await put(f);
+    const listed = async (extra: Partial<WalkOptions>, start = root) =>
+      (await walk(start, extra)).map((e) => e.relative).filter((f) => !path.basename(f).startsWith("."));
+    // A search: .ignore hides, .rgignore wins over it, a nested .ignore counts below its folder.
+    expect(await listed({ searchIgnores: true })).toEqual(["notes.md", "src/s.ts", "sub/z.ts"]);
+    // Starting below the root, the ancestors' ignore files still count.
+    expect(await listed({ searchIgnores: true }, path.join(root, "sub"))).toEqual(["sub/z.ts"]);
+    // Any other walk (the checkpoints' index): what is hidden from search is still seen.
+    expect(await listed({})).toEqual(["gen/x.ts", "notes.md", "src/s.ts", "sub/y.tmp", "sub/z.ts"]);
+  });
+
   it("lists every file below the start as POSIX paths relative to the root, never .git", async () => {
     await put("a.txt");
     await put("src/b.ts");

@@ -18,6 +18,11 @@ export interface WalkOptions {
   onFile(entry: WalkEntry): void;
   /** Return false to skip a folder (POSIX path relative to the root) and everything below it. */
   enterDir?(relative: string): boolean;
+  /**
+   * Also honour ripgrep's `.ignore` and `.rgignore` (a search: glob, grep), not only `.gitignore`.
+   * The checkpoints' index leaves them out: what is hidden from search is still worth undoing.
+   */
+  searchIgnores?: boolean;
 }
 
 /** What the walk may see: the canonical root it never leaves, and the tool's read scope. */
@@ -182,29 +187,30 @@ function entering(matchers: readonly Matcher[], relative: string, name: string):
 }
 
 /**
- * The ignore files a folder may hold, weakest first: `.gitignore`, then `.ignore` and `.rgignore`
- * (ripgrep's and fd's own, for what a person hides from search but not from git), whose rules win
- * over it, as ripgrep reads them.
+ * The ignore files a search honours in a folder, weakest first: `.gitignore`, then `.ignore` and
+ * `.rgignore` (ripgrep's and fd's own, for what a person hides from search but not from git),
+ * whose rules win over it, as ripgrep reads them. Other walks honour `.gitignore` alone.
  */
-const IGNORE_FILES = [".gitignore", ".ignore", ".rgignore"] as const;
-const IS_IGNORE_FILE: ReadonlySet<string> = new Set(IGNORE_FILES);
+const SEARCH_IGNORE_FILES = [".gitignore", ".ignore", ".rgignore"] as const;
+const GIT_IGNORE_FILES = [".gitignore"] as const;
 
 /** `matchers` with the rules of the ignore files `present` in the folder at `relative`, weakest first. */
 function withIgnoreFiles(
+  names: readonly string[],
   matchers: readonly Matcher[],
   folder: string,
   relative: string,
   present: (name: string) => boolean,
 ): readonly Matcher[] {
   let out = matchers;
-  for (const name of IGNORE_FILES) {
+  for (const name of names) {
     if (present(name)) out = withRules(out, loadRules(`${folder}/${name}`), relative);
   }
   return out;
 }
 
 /** The rules in force at the start folder: `.git/info/exclude`, then every ancestor's ignore files. */
-function ancestorMatchers(root: string, startRelative: string): readonly Matcher[] {
+function ancestorMatchers(root: string, startRelative: string, names: readonly string[]): readonly Matcher[] {
   let matchers: readonly Matcher[] = [];
   const gitDir = `${root}/.git`;
   try {
@@ -218,6 +224,7 @@ function ancestorMatchers(root: string, startRelative: string): readonly Matcher
   for (const part of startRelative.split("/")) {
     // loadRules answers null for a file that is not there.
     matchers = withIgnoreFiles(
+      names,
       matchers,
       relative === "" ? root : `${root}/${relative}`,
       relative,
@@ -261,7 +268,7 @@ function symlinkedFile(absolute: string, scope: WalkScope): string | undefined {
 /**
  * Walk the files below `start` (a canonical folder inside the root), synchronously in slices
  * that yield to the event loop, calling `onFile` for each. Honours `.gitignore` files (and
- * `.ignore`, `.rgignore`, see IGNORE_FILES) at every level (patterns relative to the folder holding them) and `<root>/.git/info/exclude`; always
+ * with `searchIgnores`, `.ignore` and `.rgignore`) at every level (patterns relative to the folder holding them) and `<root>/.git/info/exclude`; always
  * skips `.git`; never follows a symlinked folder; reports a symlinked file only when its
  * canonical target lies inside the root and in the read scope. Throws the abort reason once
  * the signal fires.
@@ -272,10 +279,11 @@ export async function walkWorkspace(start: string, scope: WalkScope, options: Wa
     throw new ToolCallError(`${start} is outside the workspace ${root}. Give a folder inside the workspace.`);
   }
   const { signal, onFile, enterDir } = options;
+  const names: readonly string[] = options.searchIgnores === true ? SEARCH_IGNORE_FILES : GIT_IGNORE_FILES;
   signal?.throwIfAborted();
   const startRelative = start === root ? "" : start.slice(root.length + 1);
   const stack: Frame[] = [
-    { absolute: start, relative: startRelative, matchers: ancestorMatchers(root, startRelative) },
+    { absolute: start, relative: startRelative, matchers: ancestorMatchers(root, startRelative, names) },
   ];
   const readsAll = scope.mayReadAllBelow?.(start) ?? false;
   let sliceStarted = performance.now();
@@ -294,12 +302,12 @@ export async function walkWorkspace(start: string, scope: WalkScope, options: Wa
 
     let present: Set<string> | undefined;
     for (const entry of entries) {
-      if (IS_IGNORE_FILE.has(entry.name) && entry.isFile()) (present ??= new Set()).add(entry.name);
+      if (names.includes(entry.name) && entry.isFile()) (present ??= new Set()).add(entry.name);
     }
     const matchers =
       present === undefined
         ? frame.matchers
-        : withIgnoreFiles(frame.matchers, frame.absolute, frame.relative, (name) => present.has(name));
+        : withIgnoreFiles(names, frame.matchers, frame.absolute, frame.relative, (name) => present.has(name));
     const check = matchers.length > 0;
     const prefix = frame.relative === "" ? "" : `${frame.relative}/`;
 
