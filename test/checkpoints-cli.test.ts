@@ -151,6 +151,15 @@ describe("lathe checkpoints and lathe restore", () => {
     expect(run.stderr).toContain(says);
   });
 
+  it("shows a file name holding a newline on one line of the table, quoted", async () => {
+    await call("bash", { command: "printf x > $'two\\nlines.txt'" }, "s3");
+    const human = await lathe(["checkpoints", "--session", "s3"]);
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toContain('"two\\nlines.txt" (created)');
+    expect(human.stdout.split("\n").filter((l) => l.includes("lines.txt"))).toHaveLength(1);
+    expect((await listed("s3"))[0]?.paths.map((p) => p.path)).toEqual(["two\nlines.txt"]);
+  });
+
   it("lists the new commands in the help", async () => {
     const run = await lathe(["--help"]);
     for (const command of ["checkpoints", "restore", "rewind"])

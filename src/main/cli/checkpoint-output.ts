@@ -1,3 +1,4 @@
+import { shownPath } from "./shown-path.ts";
 import type {
   CheckpointSummary,
   PlannedPath,
@@ -23,7 +24,7 @@ function files(c: CheckpointSummary): string {
   return c.files
     .map(
       (f) =>
-        `${f.path}${f.type === "folder" ? "/" : ""} (${f.change}${f.note ? ", previous content not kept" : ""})`,
+        `${shownPath(f.path)}${f.type === "folder" ? "/" : ""} (${f.change}${f.note ? ", previous content not kept" : ""})`,
     )
     .join(", ");
 }
@@ -90,7 +91,7 @@ export function checkpointListJson(list: readonly CheckpointSummary[]): string {
 }
 
 function pathLine(p: PlannedPath, applied: boolean): string {
-  const name = `${p.path}${p.type === "folder" ? "/" : ""}`;
+  const name = `${shownPath(p.path)}${p.type === "folder" ? "/" : ""}`;
   let problem = "";
   if (p.unavailable) problem = `  CANNOT RESTORE: ${p.unavailable}`;
   else if (p.conflict && applied) problem = `  (overwritten: ${p.conflict})`;
@@ -112,7 +113,7 @@ export function formatPlan(plan: RestorePlan, done?: RestoreOutcome): string {
 }
 
 function skippedLines(skipped: readonly SkippedPath[], label: string): string {
-  return skipped.map((s) => `  ${label} ${s.path}: ${s.reason}`).join("\n");
+  return skipped.map((s) => `  ${label} ${shownPath(s.path)}: ${s.reason}`).join("\n");
 }
 
 /** What a refused restore needs, for stderr: `what` (e.g. "checkpoint 2 (bash) was not restored"), each blocked path, what to do. */
@@ -122,12 +123,12 @@ export function blockedMessage(what: string, outcome: RestoreOutcome): string {
   const parts: string[] = [];
   if (conflicts.length > 0) {
     parts.push(
-      `${conflicts.length} path${conflicts.length === 1 ? "" : "s"} changed since the checkpoint:\n${conflicts.map((p) => `  ${p.path}: ${p.conflict ?? ""}`).join("\n")}`,
+      `${conflicts.length} path${conflicts.length === 1 ? "" : "s"} changed since the checkpoint:\n${conflicts.map((p) => `  ${shownPath(p.path)}: ${p.conflict ?? ""}`).join("\n")}`,
     );
   }
   if (unavailable.length > 0) {
     parts.push(
-      `${unavailable.length} path${unavailable.length === 1 ? "" : "s"} cannot be restored:\n${unavailable.map((p) => `  ${p.path}: ${p.unavailable ?? ""}`).join("\n")}`,
+      `${unavailable.length} path${unavailable.length === 1 ? "" : "s"} cannot be restored:\n${unavailable.map((p) => `  ${shownPath(p.path)}: ${p.unavailable ?? ""}`).join("\n")}`,
     );
   }
   return `${what}: ${parts.join("\n")}
