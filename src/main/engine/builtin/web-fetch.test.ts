@@ -120,11 +120,17 @@ describe("web_fetch content", () => {
   it.each([
     ["image/png", Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0])],
     ["application/pdf", Buffer.from("%PDF-1.7\n")],
-    ["application/octet-stream", Buffer.from("bytes")],
+    ["application/octet-stream", Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0])],
   ])("refuses %s, naming the type", async (type, body) => {
     const server = await serve(send(type, body));
     const message = errorOf(await fetchWith({ url: `${server.origin}/file` }));
     expect(message).toContain(`web_fetch got ${type} from ${server.origin}/file, which is not text`);
+  });
+
+  it("reads text a server labels application/octet-stream (it did not know the type)", async () => {
+    const server = await serve(send("application/octet-stream", "plain text\nof a raw file\n"));
+    const data = outputOf<WebFetchData>(await fetchWith({ url: `${server.origin}/raw/notes.txt` }));
+    expect(data).toMatchObject({ status: 200, content: "plain text\nof a raw file\n" });
   });
 
   it("sniffs a body sent without a content type", async () => {

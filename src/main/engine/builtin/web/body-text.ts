@@ -26,7 +26,9 @@ export function mediaType(contentType: string | undefined): string {
 
 export function bodyKind(contentType: string | undefined): BodyKind {
   const type = mediaType(contentType);
-  if (type === "") return "unknown";
+  // No type, or the one a server sends when it does not know (raw files, object stores): the
+  // bytes decide (see sniffKind).
+  if (type === "" || type === "application/octet-stream" || type === "binary/octet-stream") return "unknown";
   if (type === "text/html" || type === "application/xhtml+xml") return "html";
   if (type === "application/json" || type === "text/json" || type.endsWith("+json")) return "json";
   if (type.startsWith("text/") || type.endsWith("+xml") || TEXT_APPLICATION_TYPES.has(type)) return "text";
