@@ -262,7 +262,7 @@ function ScopeEditor({ scope }: { scope: ScopeRules }) {
             Saved to {scope.file}.
           </p>
         ) : null}
-        <button type="button" disabled={!dirty || saving !== undefined} onClick={() => revert(name)}>
+        <button type="button" disabled={!dirty || saving !== undefined} onClick={() => void revert(name)}>
           Revert
         </button>
         <button
