@@ -3,6 +3,7 @@ import { ApprovalDialog } from "./components/approval-dialog.tsx";
 import { AuditView } from "./components/audit-view.tsx";
 import { ChatView } from "./components/chat-view.tsx";
 import { CommandPalette } from "./components/command-palette.tsx";
+import { ConnectionBanner } from "./components/connection-banner.tsx";
 import { DeleteSessionDialog } from "./components/delete-session-dialog.tsx";
 import { Icon } from "./components/icons.tsx";
 import { McpPanel } from "./components/mcp-panel.tsx";
@@ -91,6 +92,7 @@ function ToolsFailure() {
  */
 export function App() {
   const status = useAppState((s) => s.toolsStatus);
+  const connected = useAppState((s) => s.connectionLost === undefined);
   const count = useAppState((s) => s.tools.length);
   const approvalError = useAppState((s) => s.approvalError);
   const view = useAppState((s) => s.view);
@@ -110,9 +112,9 @@ export function App() {
         <ProjectSwitcher />
         <span className="topbar-spacer" />
         <p className="topbar-status" role="status">
-          {status === "loading" && "Loading tools…"}
-          {status === "ready" && `${count} tools`}
-          {status === "failed" && "Not connected"}
+          {connected && status === "loading" && "Loading tools…"}
+          {connected && status === "ready" && `${count} tools`}
+          {(!connected || status === "failed") && "Not connected"}
         </p>
         <button
           type="button"
@@ -125,6 +127,7 @@ export function App() {
           <kbd>Ctrl K</kbd>
         </button>
       </header>
+      <ConnectionBanner />
       <NoticesBanner />
       <div className="shell">
         <aside className="app-sidebar" aria-label="Sidebar">

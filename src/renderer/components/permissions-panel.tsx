@@ -466,7 +466,10 @@ export function PermissionsPanel() {
 
   if (!view) {
     return (
-      <p className={loadError ? "field-error" : "muted"} role={loadError ? "alert" : undefined}>
+      <p
+        className={`view-message ${loadError ? "field-error" : "muted"}`}
+        role={loadError ? "alert" : undefined}
+      >
         {loadError ?? "Loading…"}
       </p>
     );
