@@ -28,6 +28,7 @@ import { UnsandboxedMcpDialog } from "./components/unsandboxed-mcp-dialog.tsx";
 import { SECTION_PANEL_ID, ViewSections, sectionTabId } from "./components/view-sections.tsx";
 import { useChatStore } from "./state/chat-context.tsx";
 import { useAppState, useAppStore } from "./state/store-context.tsx";
+import { useFocusView } from "./use-focus-view.ts";
 import { useGlobalKeys } from "./use-global-keys.ts";
 import { viewInfo } from "./views.ts";
 
@@ -99,6 +100,7 @@ export function App() {
   const section = useAppState((s) => s.sections[s.view]);
   const setPalette = useAppState((s) => s.setPalette);
   useGlobalKeys(useAppStore(), useChatStore());
+  useFocusView(view, section);
   const info = viewInfo(view);
   const tabbed = info.sections.length > 1;
 
@@ -142,7 +144,8 @@ export function App() {
           ) : null}
           {view !== "chat" ? (
             <div className="view-head">
-              <h2>{info.label}</h2>
+              {/* Focusable from code only: where the keyboard lands when a view opens from the palette. */}
+              <h2 tabIndex={-1}>{info.label}</h2>
               <ViewSections />
             </div>
           ) : null}
