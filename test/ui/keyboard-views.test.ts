@@ -16,11 +16,11 @@ let page: Page;
 
 /** Where the keyboard is: the focused element's tag and accessible text, and whether it is in <main>. */
 const focus = () =>
-  page.evaluate(() => {
-    const element = document.activeElement as HTMLElement | null;
+  page.locator("body").evaluate((body) => {
+    const element = body.ownerDocument.activeElement;
     return {
       tag: element?.tagName ?? "",
-      text: (element?.getAttribute("aria-label") ?? element?.innerText ?? "").trim(),
+      text: (element?.getAttribute("aria-label") ?? element?.textContent ?? "").trim(),
       inMain: Boolean(element?.closest("main")),
     };
   });
