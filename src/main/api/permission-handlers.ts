@@ -1,13 +1,8 @@
 import { isDeepStrictEqual } from "node:util";
 import type { PermissionsView } from "../../shared/permission-schemas.ts";
-import {
-  LatheError,
-  SettingsFile,
-  TrustStore,
-  type Settings,
-  type SettingsDocument,
-} from "../engine/index.ts";
+import { SettingsFile, TrustStore, type Settings, type SettingsDocument } from "../engine/index.ts";
 import { ApiError } from "./api-error.ts";
+import { refusing } from "./refusing.ts";
 import type { ApiHandlers } from "./api-router.ts";
 import type { EngineHost } from "./engine-host.ts";
 import { permissionsView, scopeFile } from "./permissions-view.ts";
@@ -19,16 +14,6 @@ type PermissionChannels =
   | "permissions.setApprovals"
   | "permissions.revoke"
   | "permissions.check";
-
-/** Lathe's refusals (an invalid settings file, a session in use) go to the person as they are. */
-async function refusing<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (LatheError.isInstance(error)) throw new ApiError(error.message, { cause: error });
-    throw error;
-  }
-}
 
 /**
  * Refuse a save made from a view of `file` older than the file: another window saved into it, or
