@@ -92,6 +92,8 @@ createRoot(container).render(
 );
 store.getState().connect();
 extensions.getState().connect();
+// A chat started, renamed or deleted in another window or tab of the same host.
+api.on("sessions.changed", () => void sessions.getState().load());
 chat.getState().connect();
 void store.getState().loadTools();
 void store.getState().loadProject();
