@@ -19,7 +19,16 @@ interface WsApiOptions {
   connect?: (url: string) => WebSocketLike;
   /** Told about pushes that break the contract (dropped); defaults to console.error. */
   onPushProblem?: (message: string, error?: unknown) => void;
+  /**
+   * Told when the open connection closes (with what to tell the person), and when a connection
+   * opens again after that (undefined): pushes, such as a run's events, cannot arrive meanwhile.
+   */
+  onConnection?: (lost: string | undefined) => void;
 }
+
+/** What the person is told when the connection to `lathe serve` closes. */
+export const CONNECTION_LOST =
+  "The connection to lathe serve closed: it stopped, or was restarted. Start it again and open the address it prints (a new lathe serve has a new token), or reload this page if it is still running.";
 
 const OPEN = 1;
 
@@ -44,6 +53,7 @@ export function createWsApi(url: string, options: WsApiOptions = {}): LatheApi {
   const listeners = new PushListeners(options.onPushProblem);
   let nextId = 0;
   let socket: Promise<WebSocketLike> | undefined;
+  let lost = false;
 
   function failAll(message: string): void {
     for (const resolve of pending.values()) resolve({ ok: false, error: { message } });
@@ -56,6 +66,10 @@ export function createWsApi(url: string, options: WsApiOptions = {}): LatheApi {
       let opened = false;
       ws.addEventListener("open", () => {
         opened = true;
+        if (lost) {
+          lost = false;
+          options.onConnection?.(undefined);
+        }
         resolve(ws);
       });
       ws.addEventListener("message", (event) => {
@@ -83,7 +97,9 @@ export function createWsApi(url: string, options: WsApiOptions = {}): LatheApi {
             ),
           );
         } else {
-          failAll("The connection to lathe serve closed; is it still running? Reload the page to reconnect.");
+          failAll(CONNECTION_LOST);
+          lost = true;
+          options.onConnection?.(CONNECTION_LOST);
         }
       });
       ws.addEventListener("error", () => {
@@ -104,7 +120,8 @@ export function createWsApi(url: string, options: WsApiOptions = {}): LatheApi {
       return await answer;
     } catch (error) {
       socket = undefined;
-      return transportFailure(`${channel} failed`, error);
+      // The person reads this: it says what failed in their words, not the channel's name.
+      return transportFailure("No answer from lathe serve", error);
     }
   }
 

@@ -3,6 +3,7 @@ import { ApprovalDialog } from "./components/approval-dialog.tsx";
 import { AuditView } from "./components/audit-view.tsx";
 import { ChatView } from "./components/chat-view.tsx";
 import { CommandPalette } from "./components/command-palette.tsx";
+import { ConnectionBanner } from "./components/connection-banner.tsx";
 import { DeleteSessionDialog } from "./components/delete-session-dialog.tsx";
 import { Icon } from "./components/icons.tsx";
 import { McpPanel } from "./components/mcp-panel.tsx";
@@ -27,6 +28,7 @@ import { UnsandboxedMcpDialog } from "./components/unsandboxed-mcp-dialog.tsx";
 import { SECTION_PANEL_ID, ViewSections, sectionTabId } from "./components/view-sections.tsx";
 import { useChatStore } from "./state/chat-context.tsx";
 import { useAppState, useAppStore } from "./state/store-context.tsx";
+import { useFocusView } from "./use-focus-view.ts";
 import { useGlobalKeys } from "./use-global-keys.ts";
 import { viewInfo } from "./views.ts";
 
@@ -91,12 +93,14 @@ function ToolsFailure() {
  */
 export function App() {
   const status = useAppState((s) => s.toolsStatus);
+  const connected = useAppState((s) => s.connectionLost === undefined);
   const count = useAppState((s) => s.tools.length);
   const approvalError = useAppState((s) => s.approvalError);
   const view = useAppState((s) => s.view);
   const section = useAppState((s) => s.sections[s.view]);
   const setPalette = useAppState((s) => s.setPalette);
   useGlobalKeys(useAppStore(), useChatStore());
+  useFocusView(view, section);
   const info = viewInfo(view);
   const tabbed = info.sections.length > 1;
 
@@ -110,9 +114,9 @@ export function App() {
         <ProjectSwitcher />
         <span className="topbar-spacer" />
         <p className="topbar-status" role="status">
-          {status === "loading" && "Loading tools…"}
-          {status === "ready" && `${count} tools`}
-          {status === "failed" && "Not connected"}
+          {connected && status === "loading" && "Loading tools…"}
+          {connected && status === "ready" && `${count} tools`}
+          {(!connected || status === "failed") && "Not connected"}
         </p>
         <button
           type="button"
@@ -125,6 +129,7 @@ export function App() {
           <kbd>Ctrl K</kbd>
         </button>
       </header>
+      <ConnectionBanner />
       <NoticesBanner />
       <div className="shell">
         <aside className="app-sidebar" aria-label="Sidebar">
@@ -139,7 +144,8 @@ export function App() {
           ) : null}
           {view !== "chat" ? (
             <div className="view-head">
-              <h2>{info.label}</h2>
+              {/* Focusable from code only: where the keyboard lands when a view opens from the palette. */}
+              <h2 tabIndex={-1}>{info.label}</h2>
               <ViewSections />
             </div>
           ) : null}

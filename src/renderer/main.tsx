@@ -25,7 +25,13 @@ import { createSettingsStore } from "./state/settings-store.ts";
 function latheApi(): LatheApi {
   if (window.lathe) return window.lathe;
   const token = new URLSearchParams(window.location.search).get(TOKEN_PARAM) ?? "";
-  const api = createWsApi(wsApiUrl(window.location.href, token));
+  const api = createWsApi(wsApiUrl(window.location.href, token), {
+    // The stores exist by the time a connection can close (they are made right below).
+    onConnection: (lost) => {
+      store.getState().setConnectionLost(lost);
+      if (lost !== undefined) chat.getState().connectionLost();
+    },
+  });
   window.lathe = api;
   return api;
 }
@@ -86,6 +92,8 @@ createRoot(container).render(
 );
 store.getState().connect();
 extensions.getState().connect();
+// A chat started, renamed or deleted in another window or tab of the same host.
+api.on("sessions.changed", () => void sessions.getState().load());
 chat.getState().connect();
 void store.getState().loadTools();
 void store.getState().loadProject();

@@ -52,15 +52,32 @@ export const PermissionsViewSchema = z.strictObject({
   sessions: z.array(SessionApprovalsSchema),
 });
 
+/** A rule exactly as a settings file holds it (not trimmed): what a save expects to find there. */
+const StoredRuleSchema = z.strictObject({
+  permission: z.string().max(4096),
+  pattern: z.string().max(4096),
+  action: RuleActionSchema,
+});
+
 export const SaveRulesSchema = z.strictObject({
   scope: EditableScopeSchema,
   rules: z.array(RuleSchema).max(2_000),
+  /**
+   * The scope's rules as the editor read them before the person changed them: when the file holds
+   * other rules now (another window saved, or an edit by hand), the save is refused, not merged.
+   */
+  expected: z.array(StoredRuleSchema).max(2_000),
 });
 
 export const SetApprovalsSchema = z.strictObject({
   /** null removes the user's mode (the default, ask, applies). */
   mode: ApprovalModeSchema.nullable(),
   allowlist: z.array(z.string().trim().min(1).max(4096)).max(2_000),
+  /** The user's mode and allowlist as the view read them: a file changed since is not saved over. */
+  expected: z.strictObject({
+    mode: ApprovalModeSchema.nullable(),
+    allowlist: z.array(z.string().max(4096)).max(2_000),
+  }),
 });
 
 export const RevokeApprovalsSchema = z.strictObject({

@@ -78,6 +78,11 @@ const pushes = {
   "question.requested": QuestionRequestSchema,
   /** The dialog is over (answered, dismissed, its call stopped, or the UI went away). */
   "question.settled": QuestionSettledSchema,
+  /**
+   * This folder's session list changed in another UI too: a session started or was renamed or
+   * deleted, or a run in one began or ended. Fetch the list again.
+   */
+  "sessions.changed": z.strictObject({}),
   /** A checkpoint was recorded in a session (a call changed files, or a restore or rewind did). */
   "checkpoints.changed": z.strictObject({ sessionId: z.string(), checkpointId: z.number().int() }),
   /** A stdio MCP server would start without the OS sandbox: ask the person first. */

@@ -13,6 +13,7 @@ import { extensionsStatus } from "./extensions-status.ts";
 import { ExtensionsWatch } from "./extensions-watch.ts";
 import { resolveProjectPath } from "./project-path.ts";
 import { RecentProjects } from "./recent-projects.ts";
+import { SessionsInUse } from "./sessions-in-use.ts";
 import { UnsandboxedMcpGate } from "./unsandboxed-mcp-gate.ts";
 
 /** Something that works on the host's engine (a window, a WebSocket) and must follow it when it is replaced. */
@@ -26,6 +27,8 @@ export interface EngineUser {
   busy?(): boolean;
   /** Plugins, servers or the tools they bring changed. */
   extensionsChanged?(status: ExtensionsStatus): void;
+  /** The folder's session list changed (see EngineHost.sessionsChanged). */
+  sessionsChanged?(): void;
 }
 
 interface EngineHostOptions {
@@ -99,7 +102,7 @@ export class EngineHost {
   readonly unsandboxedMcp: UnsandboxedMcpGate;
   private readonly users = new Set<EngineUser>();
   /** Chat sessions with a run going on, across every UI: one run per session at a time. */
-  readonly chatSessions = new Set<string>();
+  readonly chatSessions = new SessionsInUse(() => this.sessionsChanged());
   private readonly created = new Set<Engine>();
   private readonly retiring = new Set<Promise<void>>();
   private changes: Promise<unknown> = Promise.resolve();
@@ -147,6 +150,14 @@ export class EngineHost {
   }
 
   /** Follow engine replacements from now on; returns the function that stops. */
+  /**
+   * A session started, was renamed or deleted, or a run in one began or ended: every UI's session
+   * list (another window, another browser tab) is out of date.
+   */
+  sessionsChanged(): void {
+    for (const user of this.users) user.sessionsChanged?.();
+  }
+
   register(user: EngineUser): () => void {
     this.users.add(user);
     return () => {

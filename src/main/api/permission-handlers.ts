@@ -1,6 +1,8 @@
+import { isDeepStrictEqual } from "node:util";
 import type { PermissionsView } from "../../shared/permission-schemas.ts";
-import { LatheError, SettingsFile, TrustStore, type SettingsDocument } from "../engine/index.ts";
+import { SettingsFile, TrustStore, type Settings, type SettingsDocument } from "../engine/index.ts";
 import { ApiError } from "./api-error.ts";
+import { refusing } from "./refusing.ts";
 import type { ApiHandlers } from "./api-router.ts";
 import type { EngineHost } from "./engine-host.ts";
 import { permissionsView, scopeFile } from "./permissions-view.ts";
@@ -13,15 +15,29 @@ type PermissionChannels =
   | "permissions.revoke"
   | "permissions.check";
 
-/** Lathe's refusals (an invalid settings file, a session in use) go to the person as they are. */
-async function refusing<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (LatheError.isInstance(error)) throw new ApiError(error.message, { cause: error });
-    throw error;
+/**
+ * Refuse a save made from a view of `file` older than the file: another window saved into it, or
+ * it was edited by hand, since the editor read it. Saving would silently drop that change.
+ */
+async function refuseIfChanged(
+  file: string,
+  unchanged: (settings: Settings) => boolean,
+  then: string,
+): Promise<void> {
+  const { settings } = await new SettingsFile(file).read();
+  if (!unchanged(settings)) {
+    throw new ApiError(
+      `${file} changed since this view read it (saved from another window, or edited by hand), so Lathe did not save over it. ${then}`,
+    );
   }
 }
+
+const trimmed = (rules: ReadonlyArray<{ permission: string; pattern: string; action: string }>) =>
+  rules.map(({ permission, pattern, action }) => ({
+    permission: permission.trim(),
+    pattern: pattern.trim(),
+    action,
+  }));
 
 /**
  * The Settings view's permissions: read them, save a scope's rules or the user's approval mode
@@ -33,9 +49,11 @@ export function createPermissionHandlers(host: EngineHost): Pick<ApiHandlers, Pe
   const view = (): Promise<PermissionsView> => permissionsView(host.current, host.chatSessions);
   const save = async (
     file: string,
+    unchanged: { test: (settings: Settings) => boolean; then: string },
     change: (document: SettingsDocument) => void,
   ): Promise<PermissionsView> => {
     const engine = host.current;
+    await refusing(() => refuseIfChanged(file, unchanged.test, unchanged.then));
     // Trust records what the project's settings grant; a person's own edit here keeps a trusted
     // folder trusted (one whose settings changed behind Lathe's back stays untrusted: the
     // person has not reviewed that change).
@@ -47,28 +65,44 @@ export function createPermissionHandlers(host: EngineHost): Pick<ApiHandlers, Pe
   };
   return {
     "permissions.get": () => view(),
-    "permissions.saveRules": ({ scope, rules }) =>
-      save(scopeFile(host.current, scope), (document) => {
-        if (rules.length === 0) delete document["permissions"];
-        else
-          document["permissions"] = rules.map(({ permission, pattern, action }) => ({
-            permission,
-            pattern,
-            action,
-          }));
-      }),
-    "permissions.setApprovals": ({ mode, allowlist }) =>
-      save(scopeFile(host.current, "user"), (document) => {
-        const current = document["approvals"];
-        const approvals: Record<string, unknown> =
-          typeof current === "object" && current !== null && !Array.isArray(current) ? { ...current } : {};
-        if (mode === null) delete approvals["mode"];
-        else approvals["mode"] = mode;
-        if (allowlist.length === 0) delete approvals["allowlist"];
-        else approvals["allowlist"] = allowlist;
-        if (Object.keys(approvals).length === 0) delete document["approvals"];
-        else document["approvals"] = approvals;
-      }),
+    "permissions.saveRules": ({ scope, rules, expected }) =>
+      save(
+        scopeFile(host.current, scope),
+        {
+          test: (settings) => isDeepStrictEqual(trimmed(settings.permissions), trimmed(expected)),
+          then: "Press Revert to see the rules it holds now, then make your change again.",
+        },
+        (document) => {
+          if (rules.length === 0) delete document["permissions"];
+          else
+            document["permissions"] = rules.map(({ permission, pattern, action }) => ({
+              permission,
+              pattern,
+              action,
+            }));
+        },
+      ),
+    "permissions.setApprovals": ({ mode, allowlist, expected }) =>
+      save(
+        scopeFile(host.current, "user"),
+        {
+          test: ({ approvals }) =>
+            (approvals.mode ?? null) === expected.mode &&
+            isDeepStrictEqual(approvals.allowlist, expected.allowlist),
+          then: "The view shows the mode and allowlist it holds now: make your choice again.",
+        },
+        (document) => {
+          const current = document["approvals"];
+          const approvals: Record<string, unknown> =
+            typeof current === "object" && current !== null && !Array.isArray(current) ? { ...current } : {};
+          if (mode === null) delete approvals["mode"];
+          else approvals["mode"] = mode;
+          if (allowlist.length === 0) delete approvals["allowlist"];
+          else approvals["allowlist"] = allowlist;
+          if (Object.keys(approvals).length === 0) delete document["approvals"];
+          else document["approvals"] = approvals;
+        },
+      ),
     "permissions.revoke": async ({ sessionId, approval }) => {
       if (host.chatSessions.has(sessionId)) {
         throw new ApiError(

@@ -1,6 +1,7 @@
 import { TrustStore } from "../engine/index.ts";
 import type { ApiHandlers } from "./api-router.ts";
 import type { EngineHost } from "./engine-host.ts";
+import { refusing } from "./refusing.ts";
 
 type ProjectChannels =
   "project.status" | "project.review" | "project.trust" | "project.open" | "project.recent";
@@ -9,8 +10,8 @@ type ProjectChannels =
 export function createProjectHandlers(host: EngineHost): Pick<ApiHandlers, ProjectChannels> {
   return {
     "project.status": () => host.status(),
-    "project.review": () => host.review(),
-    "project.trust": (request) => host.trust(request?.grants),
+    "project.review": () => refusing(() => host.review()),
+    "project.trust": (request) => refusing(() => host.trust(request?.grants)),
     "project.open": ({ path }) => host.open(path),
     "project.recent": () => {
       const trust = new TrustStore(host.current.latheHome);

@@ -8,6 +8,8 @@ interface SessionTarget {
   engine(): Promise<Engine>;
   /** Sessions with a run going on, across every UI of the host. */
   busy: ReadonlySet<string>;
+  /** Tell every UI its session list changed (another tab shows the rename or the deletion). */
+  changed?(): void;
 }
 
 type SessionChannels = "sessions.list" | "sessions.rename" | "sessions.delete";
@@ -43,6 +45,7 @@ export function createSessionHandlers(target: SessionTarget): Pick<ApiHandlers, 
       const engine = await target.engine();
       ownSession(engine, sessionId);
       engine.sessionCatalog().rename(sessionId, title);
+      target.changed?.();
       return shown(ownSession(engine, sessionId), target.busy);
     },
     "sessions.delete": async ({ sessionId }) => {
@@ -58,7 +61,9 @@ export function createSessionHandlers(target: SessionTarget): Pick<ApiHandlers, 
         );
       }
       try {
-        return { deleted: await engine.deleteSession(sessionId) };
+        const deleted = await engine.deleteSession(sessionId);
+        target.changed?.();
+        return { deleted };
       } catch (error) {
         if (LatheError.isInstance(error)) throw new ApiError(error.message, { cause: error });
         throw error;

@@ -116,7 +116,9 @@ describe("permissions in Settings", () => {
     expect(before.approvals).toEqual({ mode: "ask", source: "default", allowlist: [] });
 
     const rules = [{ permission: "write", pattern: "notes/**", action: "allow" }];
-    const after = data<PermissionsView>(await ui.dispatch("permissions.saveRules", { scope: "user", rules }));
+    const after = data<PermissionsView>(
+      await ui.dispatch("permissions.saveRules", { scope: "user", rules, expected: [] }),
+    );
     expect(after.scopes[0]?.rules).toEqual(rules);
     const file = JSON.parse(await readFile(userFile(), "utf8")) as Record<string, unknown>;
     expect(file["permissions"]).toEqual(rules);
@@ -137,7 +139,7 @@ describe("permissions in Settings", () => {
     const ui = connect();
     const rules = [{ permission: "write", pattern: "notes/**", action: "allow" }];
     const saved = data<PermissionsView>(
-      await ui.dispatch("permissions.saveRules", { scope: "project", rules }),
+      await ui.dispatch("permissions.saveRules", { scope: "project", rules, expected: [] }),
     );
     expect(saved.scopes[1]).toMatchObject({ scope: "project", rules, applies: "all" });
     expect(new TrustStore(latheHome).state(root)).toBe("trusted");
@@ -148,7 +150,7 @@ describe("permissions in Settings", () => {
     await host.reload();
     expect(new TrustStore(latheHome).state(root)).toBe("settings-changed");
     const after = data<PermissionsView>(
-      await ui.dispatch("permissions.saveRules", { scope: "project", rules: [] }),
+      await ui.dispatch("permissions.saveRules", { scope: "project", rules: [], expected: rules }),
     );
     expect(after.scopes[1]).toMatchObject({ scope: "project", applies: "deny-only" });
     expect(new TrustStore(latheHome).state(root)).toBe("settings-changed");
@@ -162,6 +164,7 @@ describe("permissions in Settings", () => {
         await ui.dispatch("permissions.saveRules", {
           scope: "user",
           rules: [{ permission: "write", pattern: "x", action: "maybe" }],
+          expected: [],
         }),
       ),
     ).toMatch(/Invalid request for permissions\.saveRules[\s\S]*action/);
@@ -174,10 +177,61 @@ describe("permissions in Settings", () => {
         await ui.dispatch("permissions.saveRules", {
           scope: "project",
           rules: [{ permission: "bash", pattern: "rm *", action: "deny" }],
+          expected: [],
         }),
       ),
     ).toMatch(/is not valid JSON .*Lathe did not change it/);
     expect(await readFile(projectFile(), "utf8")).toBe("{ not json");
+  });
+
+  it("refuses to save over a file changed since the view read it, and leaves the file as it is", async () => {
+    const handWritten = [{ permission: "bash", pattern: "git *", action: "allow" }];
+    await start({ userSettings: { permissions: handWritten, approvals: { mode: "allowlist" } } });
+    const ui = connect();
+    const stale = [
+      [
+        "rules",
+        () =>
+          ui.dispatch("permissions.saveRules", {
+            scope: "user",
+            rules: [{ permission: "bash", pattern: "ls *", action: "ask" }],
+            expected: [],
+          }),
+      ],
+      [
+        "approvals",
+        () =>
+          ui.dispatch("permissions.setApprovals", {
+            mode: "yolo",
+            allowlist: [],
+            expected: { mode: null, allowlist: [] },
+          }),
+      ],
+    ] as const;
+    const before = await readFile(userFile(), "utf8");
+    for (const [what, saveStale] of stale) {
+      expect(failure(await saveStale()), what).toMatch(
+        /settings\.json changed since this view read it .*did not save over it/,
+      );
+      expect(await readFile(userFile(), "utf8"), what).toBe(before);
+    }
+    // Positive control: the same saves, made from what the file holds, go through.
+    const saved = data<PermissionsView>(
+      await ui.dispatch("permissions.saveRules", {
+        scope: "user",
+        rules: [...handWritten, { permission: "bash", pattern: "ls *", action: "ask" }],
+        expected: handWritten,
+      }),
+    );
+    expect(saved.scopes[0]?.rules).toHaveLength(2);
+    const mode = data<PermissionsView>(
+      await ui.dispatch("permissions.setApprovals", {
+        mode: "yolo",
+        allowlist: [],
+        expected: { mode: "allowlist", allowlist: [] },
+      }),
+    );
+    expect(mode.approvals.userMode).toBe("yolo");
   });
 
   it("shows which scope wins: conflicts between scopes, and the rule that decides a probe call", async () => {
@@ -236,7 +290,11 @@ describe("permissions in Settings", () => {
     await start();
     const ui = connect();
     const view = data<PermissionsView>(
-      await ui.dispatch("permissions.setApprovals", { mode: "yolo", allowlist: ["bash:git log*"] }),
+      await ui.dispatch("permissions.setApprovals", {
+        mode: "yolo",
+        allowlist: ["bash:git log*"],
+        expected: { mode: null, allowlist: [] },
+      }),
     );
     expect(view.approvals).toEqual({
       mode: "yolo",
@@ -252,7 +310,11 @@ describe("permissions in Settings", () => {
     expect(ui.frames.some((f) => f.event === "approval.requested")).toBe(false);
 
     const back = data<PermissionsView>(
-      await ui.dispatch("permissions.setApprovals", { mode: null, allowlist: [] }),
+      await ui.dispatch("permissions.setApprovals", {
+        mode: null,
+        allowlist: [],
+        expected: { mode: "yolo", allowlist: ["bash:git log*"] },
+      }),
     );
     expect(back.approvals).toEqual({ mode: "ask", source: "default", allowlist: [] });
     expect(JSON.parse(await readFile(userFile(), "utf8"))).not.toHaveProperty("approvals");
@@ -476,7 +538,13 @@ describe("a stdio MCP server without the OS sandbox", () => {
     });
     await expect.poll(async () => (await state(ui))?.state, { timeout: 15_000 }).toBe("connected");
     // A reload (settings saved) does not ask again for the same command line.
-    data(await ui.dispatch("permissions.setApprovals", { mode: null, allowlist: [] }));
+    data(
+      await ui.dispatch("permissions.setApprovals", {
+        mode: null,
+        allowlist: [],
+        expected: { mode: null, allowlist: [] },
+      }),
+    );
     await expect.poll(async () => (await state(ui))?.state, { timeout: 15_000 }).toBe("connected");
     expect(ui.frames.filter((f) => f.event === "mcp.unsandboxedRequested")).toHaveLength(1);
   });

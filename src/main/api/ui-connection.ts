@@ -130,6 +130,7 @@ export class UiConnection implements EngineUser {
         ...createSessionHandlers({
           engine: async () => (await this.current).engine,
           busy: options.host.chatSessions,
+          changed: () => options.host.sessionsChanged(),
         }),
         ...createSecretHandlers(options.providerKeys ?? new ProviderKeys()),
         ...createCheckpointHandlers({
@@ -171,6 +172,10 @@ export class UiConnection implements EngineUser {
 
   extensionsChanged(status: ExtensionsStatus): void {
     this.pushSafely({ event: "extensions.changed", payload: status });
+  }
+
+  sessionsChanged(): void {
+    this.pushSafely({ event: "sessions.changed", payload: {} });
   }
 
   async switchTo(next: Engine): Promise<{ released: Promise<void> }> {

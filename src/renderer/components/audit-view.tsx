@@ -183,7 +183,8 @@ export function AuditView() {
         </button>
       </div>
       <ErrorLine message={error} />
-      {!loading && entries.length === 0 && shownRoot !== undefined ? (
+      {/* After a failed load the view does not know whether there are calls: the error says so alone. */}
+      {!loading && error === undefined && entries.length === 0 && shownRoot !== undefined ? (
         <p className="muted audit-empty">
           {filtered ? (
             <>

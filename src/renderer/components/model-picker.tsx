@@ -11,6 +11,7 @@ import {
 import { CodeSpans } from "./code-spans.tsx";
 import { Icon } from "./icons.tsx";
 import { ErrorLine } from "./error-line.tsx";
+import { useFitInside } from "./use-fit-inside.ts";
 
 function ModelOption({ model, picked, onPick }: { model: ModelEntry; picked: boolean; onPick(): void }) {
   return (
@@ -187,6 +188,9 @@ function PickerPanel({ close }: { close(): void }) {
   const pickModel = useChat((s) => s.pickModel);
   const refresh = useChat((s) => s.refreshCatalog);
   const [filter, setFilter] = useState("");
+  const panel = useRef<HTMLDivElement>(null);
+  // In a narrow window the button sits far left of the header's end: keep the panel beside the sidebar.
+  useFitInside(panel);
   const pick = (id: string) => {
     void pickModel(id);
     close();
@@ -196,7 +200,7 @@ function PickerPanel({ close }: { close(): void }) {
   );
 
   return (
-    <div className="model-panel" role="dialog" aria-label="Choose a model">
+    <div ref={panel} className="model-panel" role="dialog" aria-label="Choose a model">
       <div className="model-panel-top">
         <input
           type="search"

@@ -262,7 +262,7 @@ function ScopeEditor({ scope }: { scope: ScopeRules }) {
             Saved to {scope.file}.
           </p>
         ) : null}
-        <button type="button" disabled={!dirty || saving !== undefined} onClick={() => revert(name)}>
+        <button type="button" disabled={!dirty || saving !== undefined} onClick={() => void revert(name)}>
           Revert
         </button>
         <button
@@ -466,7 +466,10 @@ export function PermissionsPanel() {
 
   if (!view) {
     return (
-      <p className={loadError ? "field-error" : "muted"} role={loadError ? "alert" : undefined}>
+      <p
+        className={`view-message ${loadError ? "field-error" : "muted"}`}
+        role={loadError ? "alert" : undefined}
+      >
         {loadError ?? "Loading…"}
       </p>
     );

@@ -176,6 +176,9 @@ export function TrustDialog() {
   return (
     <Modal
       open={open && review !== undefined}
+      // After a refusal, once the buttons are enabled again, the keyboard goes back to them (the
+      // button pressed was disabled meanwhile, which left the focus nowhere).
+      focusKey={trusting ? undefined : error}
       onClose={close}
       labelledBy="trust-title"
       className="trust-dialog"

@@ -83,6 +83,8 @@ export interface AppState {
   mcpPromptError: string | undefined;
   /** Project notices the person closed (by their text). */
   dismissedNotices: string[];
+  /** The connection to the host closed (what to tell the person), until one opens again. */
+  connectionLost: string | undefined;
   project: ProjectStatus | undefined;
   projectError: string | undefined;
   trusting: boolean;
@@ -112,6 +114,11 @@ export interface AppState {
   /** Answer the unsandboxed MCP server dialog on screen. */
   answerMcpPrompt(approve: boolean): Promise<void>;
   dismissNotice(notice: string): void;
+  /**
+   * The connection to the host closed (a message) or opened again (undefined): prompts on screen
+   * can no longer be answered, so they go.
+   */
+  setConnectionLost(message: string | undefined): void;
   /** Listen to the host's pushes; returns the function that stops listening. */
   connect(): () => void;
 }
@@ -177,6 +184,7 @@ export function createAppStore(api: LatheApi, options: AppStoreOptions = {}): Ap
       mcpPrompts: [],
       mcpPromptError: undefined,
       dismissedNotices: [],
+      connectionLost: undefined,
       project: undefined,
       projectError: undefined,
       trusting: false,
@@ -354,6 +362,11 @@ export function createAppStore(api: LatheApi, options: AppStoreOptions = {}): Ap
 
       dismissNotice(notice) {
         set((state) => ({ dismissedNotices: [...state.dismissedNotices, notice] }));
+      },
+
+      setConnectionLost(message) {
+        if (message === undefined) set({ connectionLost: undefined });
+        else set({ connectionLost: message, approvals: [], answering: false, mcpPrompts: [] });
       },
 
       connect() {

@@ -4,7 +4,7 @@ import type { AgentList, TodoItem } from "../../shared/chat-schemas.ts";
 import type { CheckpointSummary } from "../../shared/checkpoint-schemas.ts";
 import type { ModelCatalog } from "../../shared/model-catalog-schemas.ts";
 import type { QuestionPrompt, RunEventPayload } from "../../shared/push-events.ts";
-import { applyToTurn, newTurn, turnFromHistory, type Turn } from "./transcript.ts";
+import { applyToTurn, interruptTurn, newTurn, turnFromHistory, type Turn } from "./transcript.ts";
 
 export interface ChatState {
   /** The session on screen; a new chat gets a fresh id (the host records it on the first send). */
@@ -72,6 +72,11 @@ export interface ChatState {
   dismissQuestion(): Promise<void>;
   /** The person changed the answers: the last refusal no longer applies. */
   clearQuestionError(): void;
+  /**
+   * The connection to the host closed: the run on screen gets no more events, so it is shown as
+   * interrupted and the chat is usable again; open questions can no longer be answered.
+   */
+  connectionLost(): void;
   /** Listen to the host's chat pushes; returns the function that stops listening. */
   connect(): () => void;
 }
@@ -382,6 +387,19 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
 
       clearQuestionError() {
         if (get().questionError !== undefined) set({ questionError: undefined });
+      },
+
+      connectionLost() {
+        set((state) => ({
+          turns: state.turns.map(interruptTurn),
+          running: false,
+          runId: undefined,
+          stopping: false,
+          stoppingTools: [],
+          questions: [],
+          answering: false,
+          sendError: state.sendError === BUSY ? undefined : state.sendError,
+        }));
       },
 
       connect() {

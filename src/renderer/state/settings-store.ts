@@ -24,6 +24,8 @@ export interface SettingsState {
   loadError: string | undefined;
   /** The rules of each scope as edited (saved ones until the person changes them). */
   drafts: Record<EditableScope, DraftRule[]>;
+  /** The rules each draft started from, as read from the file: a save expects the file to hold them still. */
+  bases: Record<EditableScope, Rule[]>;
   dirty: Record<EditableScope, boolean>;
   check: RuleCheck | undefined;
   probe: ProbeDraft;
@@ -38,6 +40,8 @@ export interface SettingsState {
   allowlistDraft: string;
   /** The person changed the mode or allowlist and has not saved: a reload keeps their drafts. */
   approvalsDirty: boolean;
+  /** The user's mode and allowlist the drafts started from (what a save expects the file to hold). */
+  approvalsBase: { mode: ApprovalMode | null; allowlist: string[] };
   sandbox: SandboxReport | undefined;
   sandboxLoading: boolean;
   sandboxError: string | undefined;
@@ -45,7 +49,8 @@ export interface SettingsState {
   updateRule(scope: EditableScope, index: number, patch: Partial<DraftRule>): void;
   addRule(scope: EditableScope): void;
   removeRule(scope: EditableScope, index: number): void;
-  revert(scope: EditableScope): void;
+  /** Drop the scope's draft for the rules its file holds now (read again). */
+  revert(scope: EditableScope): Promise<void>;
   saveRules(scope: EditableScope): Promise<void>;
   setProbe(patch: Partial<ProbeDraft>): void;
   /** Ask the host to check the drafts (and the probe): invalid rows, conflicts, the deciding rule. */
@@ -61,6 +66,16 @@ export type SettingsStore = StoreApi<SettingsState>;
 
 const copyRules = (view: PermissionsView, scope: EditableScope): DraftRule[] =>
   (view.scopes.find((s) => s.scope === scope)?.rules ?? []).map((r) => ({ ...r }));
+
+/** Whether the view's user mode and allowlist are `base`. */
+function sameApprovals(view: PermissionsView, base: SettingsState["approvalsBase"]): boolean {
+  const { userMode, allowlist } = view.approvals;
+  return (
+    (userMode ?? null) === base.mode &&
+    allowlist.length === base.allowlist.length &&
+    allowlist.every((key, i) => key === base.allowlist[i])
+  );
+}
 
 /** The allowlist textarea's lines, without blanks. */
 function allowlistLines(text: string): string[] {
@@ -85,6 +100,10 @@ export function createSettingsStore(api: LatheApi): SettingsStore {
           user: keep.user ? state.drafts.user : copyRules(view, "user"),
           project: keep.project ? state.drafts.project : copyRules(view, "project"),
         },
+        bases: {
+          user: keep.user ? state.bases.user : copyRules(view, "user"),
+          project: keep.project ? state.bases.project : copyRules(view, "project"),
+        },
         dirty: {
           user: Boolean(keep.user && state.dirty.user),
           project: Boolean(keep.project && state.dirty.project),
@@ -94,6 +113,10 @@ export function createSettingsStore(api: LatheApi): SettingsStore {
           : {
               modeDraft: view.approvals.userMode ?? "default",
               allowlistDraft: view.approvals.allowlist.join("\n"),
+              approvalsBase: {
+                mode: view.approvals.userMode ?? null,
+                allowlist: [...view.approvals.allowlist],
+              },
             }),
       }));
     const edit = (scope: EditableScope, change: (rules: DraftRule[]) => DraftRule[]): void => {
@@ -107,6 +130,7 @@ export function createSettingsStore(api: LatheApi): SettingsStore {
       view: undefined,
       loadError: undefined,
       drafts: { user: [], project: [] },
+      bases: { user: [], project: [] },
       dirty: { user: false, project: false },
       check: undefined,
       probe: { capability: "shell.run", toolId: "bash", value: "" },
@@ -116,6 +140,7 @@ export function createSettingsStore(api: LatheApi): SettingsStore {
       modeDraft: "default",
       allowlistDraft: "",
       approvalsDirty: false,
+      approvalsBase: { mode: null, allowlist: [] },
       sandbox: undefined,
       sandboxLoading: false,
       sandboxError: undefined,
@@ -143,21 +168,27 @@ export function createSettingsStore(api: LatheApi): SettingsStore {
         edit(scope, (rules) => rules.filter((_, i) => i !== index));
       },
 
-      revert(scope) {
-        const view = get().view;
-        if (!view) return;
-        set((state) => ({
-          drafts: { ...state.drafts, [scope]: copyRules(view, scope) },
-          dirty: { ...state.dirty, [scope]: false },
-          saveError: undefined,
-        }));
+      async revert(scope) {
+        // Read the file again: it may have changed since the view was loaded (another window).
+        const answer = await api.permissions.get();
+        if (!answer.ok) {
+          set({ saveError: { part: scope, message: answer.error.message } });
+          return;
+        }
+        const other: EditableScope = scope === "user" ? "project" : "user";
+        set({ saveError: undefined });
+        apply(answer.data, { [other]: get().dirty[other] });
         void get().runCheck();
       },
 
       async saveRules(scope) {
         if (get().saving) return;
         set({ saving: scope, saveError: undefined, saved: undefined });
-        const answer = await api.permissions.saveRules({ scope, rules: get().drafts[scope] });
+        const answer = await api.permissions.saveRules({
+          scope,
+          rules: get().drafts[scope],
+          expected: get().bases[scope],
+        });
         if (!answer.ok) {
           set({ saving: undefined, saveError: { part: scope, message: answer.error.message } });
           return;
@@ -202,14 +233,21 @@ export function createSettingsStore(api: LatheApi): SettingsStore {
 
       async saveApprovals() {
         if (get().saving) return;
-        const { modeDraft, allowlistDraft } = get();
+        const { modeDraft, allowlistDraft, approvalsBase } = get();
         set({ saving: "approvals", saveError: undefined, saved: undefined });
         const answer = await api.permissions.setApprovals({
           mode: modeDraft === "default" ? null : modeDraft,
           allowlist: allowlistLines(allowlistDraft),
+          expected: approvalsBase,
         });
         if (!answer.ok) {
           set({ saving: undefined, saveError: { part: "approvals", message: answer.error.message } });
+          // When the file holds another choice now, show it (the refusal says to choose again).
+          const now = await api.permissions.get();
+          if (now.ok && !sameApprovals(now.data, approvalsBase)) {
+            set({ approvalsDirty: false });
+            apply(now.data, get().dirty);
+          }
           return;
         }
         set({ saving: undefined, saved: "approvals", approvalsDirty: false });

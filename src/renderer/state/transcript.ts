@@ -245,11 +245,16 @@ export function sessionUsage(turns: readonly Turn[]): SessionUsage {
   return { contextTokens, inputTokens, outputTokens };
 }
 
+/** A turn that will not get the rest of its events (its run ended unseen): marked interrupted. */
+export function interruptTurn(turn: Turn): Turn {
+  return turn.status === "running"
+    ? { ...turn, status: "interrupted", items: stopRunning(turn.items) }
+    : turn;
+}
+
 /** A recorded turn redrawn: its events folded in order; one that never finished is marked interrupted. */
 export function turnFromHistory(recorded: ChatTurn, running: boolean): Turn {
   let turn: Turn = { ...newTurn(recorded.prompt), runId: recorded.runId };
   for (const event of recorded.events) turn = applyToTurn(turn, event);
-  if (turn.status === "running" && !running)
-    return { ...turn, status: "interrupted", items: stopRunning(turn.items) };
-  return turn;
+  return running ? turn : interruptTurn(turn);
 }

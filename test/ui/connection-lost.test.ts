@@ -1,0 +1,73 @@
+// `lathe serve` stops while the page is open (closed terminal, crash, restart): the page must say
+// so, not go on showing a run that can no longer end. `lathe serve` with the loopback fixture model
+// stuck mid-answer, the page in Debian's Chromium. Needs `npm run build` first.
+import path from "node:path";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REPO, goTo, runsUi, stopLatheServe, useFixtureModel } from "./serve-fixture.ts";
+import { chatHelpers, startUiWorld, type UiWorld } from "./ui-world.ts";
+
+const SHOTS = path.join(REPO, "test-results");
+const runUi = runsUi("connection lost");
+
+let world: UiWorld | undefined;
+let page: Page;
+const chat = chatHelpers(() => page);
+
+beforeAll(async () => {
+  if (!runUi) return;
+  world = await startUiWorld({
+    prefix: "connection",
+    // The model starts its answer, then goes silent: the run is under way when the server goes.
+    replies: [{ text: "Let me think about that for a while", stallAfterEvents: 2 }],
+    prepare: async ({ home, fixture }) => useFixtureModel(home, fixture!.baseURL),
+    viewport: { width: 1100, height: 800 },
+    waitForPrompt: true,
+  });
+  page = world.page;
+});
+
+afterAll(async () => {
+  await world?.close();
+});
+
+describe.skipIf(!runUi)("the connection to lathe serve is lost", () => {
+  it("ends the run on screen, says the connection is gone, and names no internal channel", async () => {
+    await chat.send("Think hard");
+    await page.getByRole("button", { name: "Stop" }).waitFor({ timeout: 10_000 });
+    await chat
+      .conversation()
+      .getByText(/waiting for the model/)
+      .waitFor({ timeout: 15_000 });
+
+    await stopLatheServe(world!.child);
+
+    const banner = page.getByRole("alert").filter({ hasText: /connection to lathe serve/i });
+    await banner.waitFor({ timeout: 10_000 });
+    expect(await banner.innerText()).toMatch(/start it again/i);
+    // The run can no longer end by itself: it is shown as interrupted, and the chat is usable.
+    await chat.turnEnded();
+    await chat.conversation().getByText("This run was interrupted before it finished.").waitFor();
+    expect(
+      await chat
+        .conversation()
+        .getByText(/waiting for the model/)
+        .count(),
+    ).toBe(0);
+    expect(await page.getByRole("button", { name: "New chat" }).isEnabled()).toBe(true);
+    await page.screenshot({ path: path.join(SHOTS, "ui-connection-lost-chat.png") });
+
+    // Another view's request fails with a sentence, not the name of an API channel.
+    await goTo(page, "Audit");
+    await page.getByRole("button", { name: "Refresh" }).click();
+    const audit = page.getByRole("region", { name: "Audit trail" });
+    const error = audit.getByRole("alert");
+    await expect.poll(() => error.innerText(), { timeout: 10_000 }).toMatch(/lathe serve/);
+    expect(await error.innerText()).not.toMatch(/audit\.query/);
+    // No "no tool calls yet" beside the failure: the view does not know that.
+    expect(await audit.getByText(/No tool calls in/).count()).toBe(0);
+    await page.screenshot({ path: path.join(SHOTS, "ui-connection-lost-audit.png") });
+    const unexpected = world!.problems.filter((p) => !/ERR_CONNECTION_REFUSED/.test(p));
+    expect(unexpected, unexpected.join("\n")).toEqual([]);
+  }, 60_000);
+});

@@ -1,0 +1,71 @@
+// The views reached from the keyboard alone: Ctrl+K, a view's name, Enter, then Tab. Focus must
+// land in the view that opened, not fall back to the top of the page (where the next Tab starts
+// over at the header and the sidebar). `lathe serve` with the loopback fixture model, the page in
+// Debian's Chromium. Needs `npm run build` first.
+import path from "node:path";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REPO, runsUi, useFixtureModel } from "./serve-fixture.ts";
+import { startUiWorld, type UiWorld } from "./ui-world.ts";
+
+const SHOTS = path.join(REPO, "test-results");
+const runUi = runsUi("keyboard views");
+
+let world: UiWorld | undefined;
+let page: Page;
+
+/** Where the keyboard is: the focused element's tag and accessible text, and whether it is in <main>. */
+const focus = () =>
+  page.locator("body").evaluate((body) => {
+    const element = body.ownerDocument.activeElement;
+    return {
+      tag: element?.tagName ?? "",
+      text: (element?.getAttribute("aria-label") ?? element?.textContent ?? "").trim(),
+      inMain: Boolean(element?.closest("main")),
+    };
+  });
+
+async function paletteTo(command: string): Promise<void> {
+  await page.keyboard.press("Control+k");
+  const palette = page.getByRole("dialog", { name: "Command palette" });
+  await palette.waitFor();
+  await page.keyboard.type(command);
+  await page.keyboard.press("Enter");
+  await palette.waitFor({ state: "hidden" });
+}
+
+beforeAll(async () => {
+  if (!runUi) return;
+  world = await startUiWorld({
+    prefix: "keyboard",
+    replies: [{ text: "unused" }],
+    prepare: async ({ home, fixture }) => useFixtureModel(home, fixture!.baseURL),
+    viewport: { width: 1100, height: 800 },
+    waitForPrompt: true,
+  });
+  page = world.page;
+});
+
+afterAll(async () => {
+  await world?.close();
+});
+
+describe.skipIf(!runUi)("views from the keyboard", () => {
+  it.each([
+    ["Audit", "Audit", /^(SELECT|BUTTON)$/],
+    ["Settings: Sandbox", "Settings", /^BUTTON$/],
+    ["Extensions: MCP servers", "Extensions", /^BUTTON$/],
+  ])("the palette's %s puts focus in the view, and Tab goes on inside it", async (command, heading, next) => {
+    // Start from the chat's prompt, which the new view replaces.
+    await page.getByRole("textbox", { name: "Prompt" }).focus();
+    await paletteTo(command);
+    await expect.poll(focus).toMatchObject({ text: heading, inMain: true });
+    await page.keyboard.press("Tab");
+    const after = await focus();
+    expect(after.inMain, `Tab went to ${after.tag} "${after.text}"`).toBe(true);
+    expect(after.tag).toMatch(next);
+    await page.screenshot({ path: path.join(SHOTS, `ui-keyboard-${heading.toLowerCase()}.png`) });
+    await paletteTo("Chat");
+    await expect.poll(focus).toMatchObject({ tag: "TEXTAREA", inMain: true });
+  });
+});

@@ -1,0 +1,66 @@
+// The app in a window 800 px wide, as on a small laptop screen or a window beside an editor:
+// `lathe serve` with the loopback fixture model, the page in Debian's Chromium. What opens over a
+// view must fit in the part of the window the view has, not hide behind the sidebar.
+// Needs `npm run build` first.
+import path from "node:path";
+import type { Locator, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REPO, runsUi, useFixtureModel } from "./serve-fixture.ts";
+import { chatHelpers, startUiWorld, type UiWorld } from "./ui-world.ts";
+
+const SHOTS = path.join(REPO, "test-results");
+const runUi = runsUi("narrow window");
+
+let world: UiWorld | undefined;
+let page: Page;
+const chat = chatHelpers(() => page);
+
+/** The left and right edges of what `locator` shows. */
+async function edges(locator: Locator): Promise<{ left: number; right: number }> {
+  const box = await locator.boundingBox();
+  if (!box) throw new Error("the element is not on screen");
+  return { left: box.x, right: box.x + box.width };
+}
+
+beforeAll(async () => {
+  if (!runUi) return;
+  world = await startUiWorld({
+    prefix: "narrow",
+    replies: [{ text: "Hello from the fixture." }],
+    prepare: async ({ home, fixture }) => useFixtureModel(home, fixture!.baseURL),
+    viewport: { width: 800, height: 900 },
+    waitForPrompt: true,
+  });
+  page = world.page;
+});
+
+afterAll(async () => {
+  await world?.close();
+});
+
+describe.skipIf(!runUi)("a window 800 px wide", () => {
+  it("shows the whole model picker beside the sidebar, before and after a chat's title takes the header", async () => {
+    const main = await edges(page.getByRole("main"));
+    const panel = page.getByRole("dialog", { name: "Choose a model" });
+    const check = async (shot: string) => {
+      await page.getByRole("button", { name: /^Model: / }).click();
+      await panel.waitFor();
+      await page.screenshot({ path: path.join(SHOTS, shot) });
+      const box = await edges(panel);
+      expect(box.left).toBeGreaterThanOrEqual(main.left);
+      expect(box.right).toBeLessThanOrEqual(main.right);
+      // What a person types into is whole, not cut by the sidebar.
+      const filter = await edges(panel.getByRole("searchbox", { name: "Filter models" }));
+      expect(filter.left).toBeGreaterThanOrEqual(main.left);
+      await page.keyboard.press("Escape");
+      await panel.waitFor({ state: "hidden" });
+    };
+    await check("ui-narrow-model-picker-new.png");
+    // With a session open the header holds its title too and the pickers move to a second row.
+    await chat.send("Say hello");
+    await chat.conversation().getByText("Hello from the fixture.").waitFor({ timeout: 10_000 });
+    await chat.turnEnded();
+    await check("ui-narrow-model-picker.png");
+    expect(world!.problems, world!.problems.join("\n")).toEqual([]);
+  });
+});

@@ -1,0 +1,61 @@
+// Two browser tabs on one `lathe serve`: a chat started, renamed or deleted in one tab shows in the
+// other tab's session list without a reload (it is the same folder's list). The page in Debian's
+// Chromium, the loopback fixture model. Needs `npm run build` first.
+import path from "node:path";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REPO, openWatchedPage, runsUi, useFixtureModel } from "./serve-fixture.ts";
+import { chatHelpers, startUiWorld, type UiWorld } from "./ui-world.ts";
+
+const SHOTS = path.join(REPO, "test-results");
+const runUi = runsUi("sessions in two tabs");
+
+let world: UiWorld | undefined;
+let first: Page;
+let second: Page;
+const chat = chatHelpers(() => first);
+const list = (page: Page) => page.getByRole("list", { name: "Session list" });
+const titles = async (page: Page) =>
+  (await list(page).count()) === 0
+    ? []
+    : list(page)
+        .getByRole("listitem")
+        .evaluateAll((items) => items.map((i) => i.getAttribute("aria-label")));
+
+beforeAll(async () => {
+  if (!runUi) return;
+  world = await startUiWorld({
+    prefix: "sessions-tabs",
+    replies: [{ text: "Started." }],
+    prepare: async ({ home, fixture }) => useFixtureModel(home, fixture!.baseURL),
+    viewport: { width: 1100, height: 800 },
+    waitForPrompt: true,
+  });
+  first = world.page;
+  second = await openWatchedPage(world.browser, world.problems, { width: 1100, height: 800 });
+  await second.goto(world.url);
+  await second.getByText("No sessions yet.").waitFor({ timeout: 10_000 });
+});
+
+afterAll(async () => {
+  await world?.close();
+});
+
+describe.skipIf(!runUi)("the session list in two tabs", () => {
+  it("shows a chat another tab started, and its new name, without a reload", async () => {
+    await chat.send("Plan the release");
+    await chat.conversation().getByText("Started.").waitFor({ timeout: 10_000 });
+    await chat.turnEnded();
+    await expect.poll(() => titles(second), { timeout: 10_000 }).toEqual(["Plan the release"]);
+
+    const row = list(first).getByRole("listitem", { name: "Plan the release" });
+    await row.hover();
+    await row.getByRole("button", { name: /^Rename/ }).click();
+    const field = list(first).getByRole("textbox");
+    await field.fill("Release plan");
+    await field.press("Enter");
+    await expect.poll(() => titles(second), { timeout: 10_000 }).toEqual(["Release plan"]);
+    await second.screenshot({ path: path.join(SHOTS, "ui-sessions-two-tabs.png") });
+    expect(world!.problems, world!.problems.join("\n")).toEqual([]);
+  });
+});
