@@ -149,7 +149,6 @@ export class EngineHost {
     return this.watch.check(true);
   }
 
-  /** Follow engine replacements from now on; returns the function that stops. */
   /**
    * A session started, was renamed or deleted, or a run in one began or ended: every UI's session
    * list (another window, another browser tab) is out of date.
@@ -158,6 +157,7 @@ export class EngineHost {
     for (const user of this.users) user.sessionsChanged?.();
   }
 
+  /** Follow engine replacements from now on; returns the function that stops. */
   register(user: EngineUser): () => void {
     this.users.add(user);
     return () => {
