@@ -24,6 +24,8 @@ beforeAll(async () => {
   await writeFile(path.join(secrets, "key"), "k");
   await writeFile(path.join(sidecars, "out.txt"), "o");
   await symlink(path.join(secrets, "key"), path.join(ws, "innocent.txt"));
+  await mkdir(path.join(secrets, "inner"));
+  await symlink(path.join(secrets, "inner"), path.join(ws, "link-dir"));
 });
 
 afterAll(() => rm(base, { recursive: true, force: true }));
@@ -50,6 +52,7 @@ describe("hiddenPathNamed: what a command names that the sandbox hides", () => {
     ["the denyRead folder itself", "ls SECRETS", "denyRead"],
     ["a glob into it", "cat SECRETS/k*", "denyRead"],
     ["a workspace symlink into it", "cat innocent.txt", "denyRead"],
+    ["a symlink's parent, as the kernel reads it", "cat link-dir/../key", "denyRead"],
     ["an option's value", "grep --file=SECRETS/key x", "denyRead"],
     ["Lathe's database", "sqlite3 HOME/lathe.db .dump", "lathe-home"],
     ["another session's files", "cat HOME/sessions/s2/sidecars/x.txt", "lathe-home"],

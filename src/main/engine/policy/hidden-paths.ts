@@ -1,6 +1,6 @@
+import { realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { canonicalize } from "../capability/canonical-path.ts";
 import { latheHomePrivate } from "../sandbox/lathe-home-private.ts";
 import type { CallPlan, ResolvedPlan } from "../tools/call-plan.ts";
 import { mentionedPaths } from "./mentioned-paths.ts";
@@ -14,12 +14,25 @@ export interface HiddenPathNamed {
   hiddenBy: "denyRead" | "lathe-home";
 }
 
-async function canonicalOrSelf(p: string): Promise<string> {
+/**
+ * A path as the kernel resolves it (a hidden entry, or a path a command names): its real path,
+ * or for a missing one (most of the default entries, on most machines) its nearest existing
+ * folder's real path with the rest as written.
+ * Synchronous, with one answer per folder: it runs before every command, where a trip through
+ * the thread pool per entry would cost more than the check itself.
+ */
+function canonicalEntry(p: string, known: Map<string, string>): string {
+  const cached = known.get(p);
+  if (cached !== undefined) return cached;
+  let resolved: string;
   try {
-    return await canonicalize(p);
+    resolved = realpathSync.native(p);
   } catch {
-    return p;
+    const parent = path.dirname(p);
+    resolved = parent === p ? p : path.join(canonicalEntry(parent, known), path.basename(p));
   }
+  known.set(p, resolved);
+  return resolved;
 }
 
 const within = (p: string, entry: string): boolean => p === entry || p.startsWith(`${entry}/`);
@@ -45,26 +58,28 @@ export async function hiddenPathNamed(
   hidden: { denyRead: readonly string[]; latheHome: string; readable: readonly string[] },
 ): Promise<HiddenPathNamed | undefined> {
   if (!resolved.accesses.some((a) => a.capability === "shell.run")) return undefined;
+  const known = new Map<string, string>();
+  const mentions = plan.mentions ?? [];
   const named = [
-    ...(await mentionedPaths(plan.mentions ?? [], base)),
+    // Globs are expanded against the disk (asynchronously); plain words resolved here.
+    ...(await mentionedPaths(
+      mentions.filter((m) => m.glob),
+      base,
+    )),
+    ...mentions
+      .filter((m) => !m.glob)
+      // Joined, not normalised: `link/..` is what the kernel makes of it (the link target's parent).
+      .map((m) => canonicalEntry(path.isAbsolute(m.text) ? m.text : `${base}/${m.text}`, known)),
     ...resolved.accesses.flatMap((a) =>
       a.capability === "fs.read" || a.capability === "fs.write" ? [a.path.absolute] : [],
     ),
   ];
   if (named.length === 0) return undefined;
-  const entries = await Promise.all([
-    ...hidden.denyRead.map(async (entry) => ({
-      entry,
-      canonical: await canonicalOrSelf(entry),
-      hiddenBy: "denyRead" as const,
-    })),
-    ...latheHomePrivate(hidden.latheHome).map(async (entry) => ({
-      entry,
-      canonical: await canonicalOrSelf(entry),
-      hiddenBy: "lathe-home" as const,
-    })),
-  ]);
-  const readable = await Promise.all(hidden.readable.map(canonicalOrSelf));
+  const entries = [
+    ...hidden.denyRead.map((entry) => ({ entry, hiddenBy: "denyRead" as const })),
+    ...latheHomePrivate(hidden.latheHome).map((entry) => ({ entry, hiddenBy: "lathe-home" as const })),
+  ].map((e) => ({ ...e, canonical: canonicalEntry(path.resolve(e.entry), known) }));
+  const readable = hidden.readable.map((r) => canonicalEntry(path.resolve(r), known));
   for (const p of named) {
     if (readable.some((r) => within(p, r))) continue;
     const found = entries.find((e) => within(p, e.canonical) || within(p, path.resolve(e.entry)));

@@ -1,3 +1,4 @@
+import { lstatSync } from "node:fs";
 import { SandboxError } from "../errors/sandbox-error.ts";
 import type { ProtectedPaths } from "../policy/protected-paths.ts";
 import { latheHomePrivate } from "./lathe-home-private.ts";
@@ -7,6 +8,16 @@ import type { SandboxAvailabilityCache } from "./sandbox-availability-cache.ts";
 import type { EffectiveSandboxSettings } from "./sandbox-settings.ts";
 
 /** Where one confined process may write and connect, beyond the workspace. */
+/** Whether anything (a file, a folder, a link) is at `p`. */
+function present(p: string): boolean {
+  try {
+    lstatSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 interface ConfinementScope {
   /** Its own temp folder (created on first use). */
   tempDir(): Promise<string>;
@@ -88,7 +99,12 @@ export class EngineSandbox {
         writable: [this.root, tmp, ...(scope.writable ?? []), ...this.settings.allowWrite],
         readOnly: this.protectedPaths.entries().map((entry) => ({ ...entry })),
         network: [...new Set([...this.settings.allowNetwork, ...(scope.network ?? [])])],
-        unreadable: [...latheHomePrivate(this.protectedPaths.latheHome), ...this.settings.denyRead],
+        // Only those there now: the sandbox leaves a missing one alone anyway, after looking for
+        // it at a cost per entry, and most of the default list is missing on most machines.
+        unreadable: [
+          ...latheHomePrivate(this.protectedPaths.latheHome),
+          ...this.settings.denyRead.filter(present),
+        ],
         ...(scope.readable && scope.readable.length > 0 ? { readable: [...scope.readable] } : {}),
         missingFiles: scope.longRunning ? "leave" : "undo",
         ...(options.pty ? { pty: true } : {}),
