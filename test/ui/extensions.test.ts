@@ -151,7 +151,7 @@ describe.skipIf(!runUi)("plugins and MCP servers in the UI through lathe serve",
     for (const id of ["git_recent", "ollama_models"]) {
       expect(await textOf(toolRow(id))).toContain(`bundled · plugin · ${id}`);
     }
-    expect(await textOf(toolRow("read"))).toMatch(/builtin · builtin .*loaded read-only/);
+    expect(await textOf(toolRow("read"))).toMatch(/\bbuiltin\b(?! · builtin).*loaded read-only/);
     expect(await textOf(toolRow("write"))).toMatch(/mutating gated/);
 
     const disabled = page.getByRole("list", { name: "Disabled tools, plugins and servers" });

@@ -6,6 +6,7 @@ import { useAppState } from "../state/store-context.tsx";
 import { questionSummary } from "../state/tool-summary.ts";
 import { formatDuration } from "./elapsed.tsx";
 import { ErrorLine } from "./error-line.tsx";
+import { originPhrase } from "./origin-label.ts";
 
 const OUTCOMES: ReadonlyArray<{ value: AuditOutcome | undefined; label: string }> = [
   { value: undefined, label: "All" },
@@ -77,9 +78,7 @@ function AuditRow({ entry, sessionTitle }: { entry: AuditEntry; sessionTitle: st
         <div className="audit-detail">
           <p className="muted">
             Session <strong>{sessionTitle}</strong> · call <code>{entry.callId}</code>
-            {entry.origin
-              ? ` · ${entry.origin.layer} ${entry.origin.kind}${entry.origin.name ? ` ${entry.origin.name}` : ""}`
-              : ""}
+            {entry.origin ? ` · ${originPhrase(entry.origin)}` : ""}
           </p>
           <ol className="decision-chain" aria-label="Decisions">
             {entry.decisions.map((d, index) => (
