@@ -4,7 +4,7 @@
 // (asked before their change is overwritten) and rewinds the session to before the second prompt
 // (files and conversation). Needs `npm run build` first.
 import { existsSync } from "node:fs";
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -18,6 +18,7 @@ const PROMPTS = {
   first: "Rewrite a.txt for me.",
   second: "Add b.txt and change c.txt.",
   third: "Overwrite d.txt without looking.",
+  fourth: "Rewrite e.txt.",
 };
 
 function reply(request: ChatRequest): FixtureReply {
@@ -48,6 +49,13 @@ function reply(request: ChatRequest): FixtureReply {
       // d.txt exists and was never read: the write is refused and writes nothing.
       { toolCalls: [{ name: "write", arguments: { path: "d.txt", content: "blind d\n" } }] },
       { text: "The write was refused." },
+    ][step]!;
+  }
+  if (prompt === PROMPTS.fourth) {
+    return [
+      { toolCalls: [{ name: "read", arguments: { path: "e.txt" } }] },
+      { toolCalls: [{ name: "write", arguments: { path: "e.txt", content: "agent e\n" } }] },
+      { text: "I rewrote e.txt." },
     ][step]!;
   }
   return { text: "Nothing to do." };
@@ -84,6 +92,7 @@ beforeAll(async () => {
       await writeFile(path.join(root, "a.txt"), "original a\n");
       await writeFile(path.join(root, "c.txt"), "original c\n");
       await writeFile(path.join(root, "d.txt"), "original d\n");
+      await writeFile(path.join(root, "e.txt"), "original e\n");
       // The agent's writes need no approval here: this suite is about undoing them.
       await useFixtureModel(home, fixture!.baseURL, { approvals: { mode: "yolo" } });
     },
@@ -215,6 +224,36 @@ describe.skipIf(!runUi)("checkpoints in the chat through lathe serve", () => {
     // Not "@@ -0,0 +1,1 @@": d.txt was there all along.
     expect(await card.getByLabel("Diff").count()).toBe(0);
     await page.screenshot({ path: path.join(SHOTS, "ui-checkpoints-write-not-written.png") });
+    expect(problems, problems.join("\n")).toEqual([]);
+  });
+
+  it("offers no Restore when nothing would change, and asks about a deleted file in its own words", async () => {
+    await send(PROMPTS.fourth, "I rewrote e.txt.");
+    const card = turns().last().getByRole("article", { name: "write call" });
+    const restore = card.getByRole("button", { name: "Restore the files write changed" });
+    const dialog = page.getByRole("dialog", { name: "Undo what write changed?" });
+    const apply = dialog.getByRole("button", { name: "Restore", exact: true });
+
+    // The person put the old text back by hand: restoring would change nothing.
+    await writeFile(path.join(root, "e.txt"), "original e\n");
+    await restore.click();
+    await dialog.getByText("No file needs to change").waitFor({ timeout: 10_000 });
+    expect(await apply.isDisabled()).toBe(true);
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    await dialog.waitFor({ state: "hidden" });
+
+    // The person deleted it: there is no "version" of theirs to keep; it stays gone or comes back.
+    await rm(path.join(root, "e.txt"));
+    await restore.click();
+    const row = dialog.getByRole("listitem", { name: "e.txt" });
+    await row.waitFor({ timeout: 10_000 });
+    expect(await row.getByRole("radio").count()).toBe(2);
+    await row.getByRole("radio", { name: "Leave it deleted" }).waitFor();
+    await page.screenshot({ path: path.join(SHOTS, "ui-checkpoints-restore-deleted.png") });
+    await row.getByRole("radio", { name: "Bring it back" }).check();
+    await apply.click();
+    await page.getByRole("dialog", { name: "Restored" }).getByRole("button", { name: "Done" }).click();
+    expect(await file("e.txt")).toBe("original e\n");
     expect(problems, problems.join("\n")).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import type { RestorePlan, RewindPlan } from "../../shared/checkpoint-schemas.ts";
 import { useRestore } from "../state/restore-context.tsx";
-import { conflictsOf, readyToApply, type PathChoice } from "../state/restore-store.ts";
+import { changesSomething, conflictsOf, readyToApply, type PathChoice } from "../state/restore-store.ts";
 import { Modal } from "./modal.tsx";
 import { ErrorLine } from "./error-line.tsx";
 
@@ -17,7 +17,7 @@ function isRewind(plan: RestorePlan | RewindPlan): plan is RewindPlan {
   return "messages" in plan;
 }
 
-function ConflictChoice({ path, conflict }: { path: string; conflict: string }) {
+function ConflictChoice({ path, conflict, gone }: { path: string; conflict: string; gone: boolean }) {
   const choice = useRestore((s) => s.choices[path]);
   const choose = useRestore((s) => s.choose);
   const name = `conflict-${path}`;
@@ -30,8 +30,11 @@ function ConflictChoice({ path, conflict }: { path: string; conflict: string }) 
   return (
     <div className="conflict" role="radiogroup" aria-label={`What to do with ${path}`}>
       <p className="conflict-why">{conflict}</p>
-      {option("keep", "Keep my version")}
-      {option("overwrite", "Overwrite it (my version is kept in a checkpoint)")}
+      {/* A file the person deleted has no "version" of theirs to keep: it stays gone or comes back. */}
+      {gone ? option("keep", "Leave it deleted") : option("keep", "Keep my version")}
+      {gone
+        ? option("overwrite", "Bring it back")
+        : option("overwrite", "Overwrite it (my version is kept in a checkpoint)")}
     </div>
   );
 }
@@ -61,7 +64,9 @@ function PlannedPaths({ plan }: { plan: RestorePlan }) {
             {p.conflict && !p.unavailable ? <span className="badge badge-write">changed since</span> : null}
           </div>
           {p.unavailable ? <p className="muted restore-note">{p.unavailable}</p> : null}
-          {p.conflict && !p.unavailable ? <ConflictChoice path={p.path} conflict={p.conflict} /> : null}
+          {p.conflict && !p.unavailable ? (
+            <ConflictChoice path={p.path} conflict={p.conflict} gone={p.action === "recreate"} />
+          ) : null}
         </li>
       ))}
     </ul>
@@ -186,7 +191,7 @@ export function RestoreDialog() {
               <button
                 type="button"
                 className="run"
-                disabled={!plan || applying || !readyToApply(plan, choices)}
+                disabled={!plan || applying || !readyToApply(plan, choices) || !changesSomething(plan)}
                 onClick={() => void apply()}
               >
                 {applying ? `${verb === "Rewind" ? "Rewinding" : "Restoring"}…` : verb}

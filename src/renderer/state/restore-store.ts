@@ -54,6 +54,17 @@ export function conflictsOf(plan: RestorePlan | undefined): PlannedPath[] {
 }
 
 /** Whether every conflict has an answer (the Apply button waits for that). */
+/**
+ * Whether applying the plan would change anything: a rewind always does (the conversation goes
+ * back); a restore only when some path is to change or asks what to do.
+ */
+export function changesSomething(plan: RestorePlan | RewindPlan): boolean {
+  if ("messages" in plan) return true;
+  return plan.paths.some(
+    (p) => p.unavailable === undefined && (p.action !== "none" || p.conflict !== undefined),
+  );
+}
+
 export function readyToApply(plan: RestorePlan | undefined, choices: Record<string, PathChoice>): boolean {
   return conflictsOf(plan).every((p) => choices[p.path] !== undefined);
 }
