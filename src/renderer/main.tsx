@@ -29,7 +29,10 @@ function latheApi(): LatheApi {
     // The stores exist by the time a connection can close (they are made right below).
     onConnection: (lost) => {
       store.getState().setConnectionLost(lost);
-      if (lost !== undefined) chat.getState().connectionLost();
+      if (lost !== undefined) {
+        chat.getState().connectionLost();
+        sessions.getState().connectionLost();
+      }
     },
   });
   window.lathe = api;

@@ -39,6 +39,9 @@ describe.skipIf(!runUi)("the connection to lathe serve is lost", () => {
       .conversation()
       .getByText(/waiting for the model/)
       .waitFor({ timeout: 15_000 });
+    // The session list marks the session as running while it runs.
+    const runningMark = page.getByRole("complementary").getByText("running ·");
+    await runningMark.waitFor({ timeout: 10_000 });
 
     await stopLatheServe(world!.child);
 
@@ -55,6 +58,8 @@ describe.skipIf(!runUi)("the connection to lathe serve is lost", () => {
         .count(),
     ).toBe(0);
     expect(await page.getByRole("button", { name: "New chat" }).isEnabled()).toBe(true);
+    // Nor does the session list claim a run this page can no longer follow.
+    await runningMark.waitFor({ state: "hidden", timeout: 5_000 });
     await page.screenshot({ path: path.join(SHOTS, "ui-connection-lost-chat.png") });
 
     // Another view's request fails with a sentence, not the name of an API channel.

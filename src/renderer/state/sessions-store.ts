@@ -39,6 +39,8 @@ export interface SessionsState {
   actionError: string | undefined;
   busy: boolean;
   load(): Promise<void>;
+  /** The connection to the host closed: no run can be followed from here, so none is shown as running. */
+  connectionLost(): void;
   setQuery(query: string): void;
   startRename(sessionId: string): void;
   cancelRename(): void;
@@ -81,6 +83,10 @@ export function createSessionsStore(api: LatheApi, options: SessionsStoreOptions
       if (answer.ok)
         set({ sessions: answer.data.sessions, root: answer.data.root, status: "ready", error: undefined });
       else set({ status: "failed", error: answer.error.message });
+    },
+
+    connectionLost() {
+      set({ sessions: get().sessions.map((s) => (s.running ? { ...s, running: false } : s)) });
     },
 
     setQuery(query) {
