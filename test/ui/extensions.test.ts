@@ -147,7 +147,7 @@ describe.skipIf(!runUi)("plugins and MCP servers in the UI through lathe serve",
     await mine.waitFor({ timeout: 10_000 });
     const text = await textOf(mine);
     expect(text).toContain("project · plugin · word_count");
-    expect(text).toContain("project plugin word_count shadows bundled plugin word_count");
+    expect(text).toMatch(/project · plugin · word_count\s+shadows bundled plugin word_count/);
     for (const id of ["git_recent", "ollama_models"]) {
       expect(await textOf(toolRow(id))).toContain(`bundled · plugin · ${id}`);
     }

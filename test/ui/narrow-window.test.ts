@@ -5,7 +5,7 @@
 import path from "node:path";
 import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REPO, runsUi, useFixtureModel } from "./serve-fixture.ts";
+import { REPO, goTo, runsUi, useFixtureModel } from "./serve-fixture.ts";
 import { chatHelpers, startUiWorld, type UiWorld } from "./ui-world.ts";
 
 const SHOTS = path.join(REPO, "test-results");
@@ -61,6 +61,23 @@ describe.skipIf(!runUi)("a window 800 px wide", () => {
     await chat.conversation().getByText("Hello from the fixture.").waitFor({ timeout: 10_000 });
     await chat.turnEnded();
     await check("ui-narrow-model-picker.png");
+    expect(world!.problems, world!.problems.join("\n")).toEqual([]);
+  });
+
+  it("shows the tool catalog without scrolling sideways", async () => {
+    await goTo(page, "Tools", "Catalog");
+    const table = page.getByRole("table", { name: "All tools" });
+    await table.getByRole("row", { name: "read", exact: true }).waitFor({ timeout: 10_000 });
+    await page.screenshot({ path: path.join(SHOTS, "ui-narrow-catalog.png") });
+    // Every column, the access badges included, is in view: the table is no wider than its frame.
+    const widths = await table.evaluate((t) => ({
+      table: t.scrollWidth,
+      frame: t.parentElement!.clientWidth,
+    }));
+    expect(widths.table).toBeLessThanOrEqual(widths.frame);
+    const main = await edges(page.getByRole("main"));
+    const access = await edges(table.getByRole("row", { name: "write", exact: true }).getByText("gated"));
+    expect(access.right).toBeLessThanOrEqual(main.right);
     expect(world!.problems, world!.problems.join("\n")).toEqual([]);
   });
 });

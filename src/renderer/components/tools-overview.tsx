@@ -3,8 +3,8 @@ import { DisabledList } from "./disabled-list.tsx";
 import { originLabel, originPhrase } from "./origin-label.ts";
 
 /**
- * Every bound tool: where it comes from, which implementation holds its name and what that one
- * hides, whether the model starts with its schema or only its name, and what it may do. Below
+ * Every bound tool: where the implementation that holds its name comes from and what it hides,
+ * whether the model starts with its schema or only its name, and what it may do. Below
  * it, what could not load.
  */
 export function ToolsOverview() {
@@ -27,7 +27,6 @@ export function ToolsOverview() {
               <tr>
                 <th scope="col">Tool</th>
                 <th scope="col">Origin</th>
-                <th scope="col">Bound implementation</th>
                 <th scope="col">Schema</th>
                 <th scope="col">Access</th>
               </tr>
@@ -38,16 +37,15 @@ export function ToolsOverview() {
                   <th scope="row">
                     <code className="tool-id">{tool.id}</code>
                   </th>
-                  <td>{originLabel(tool.origin)}</td>
+                  {/* The bound implementation; what it hides under the same name, below it. */}
                   <td>
+                    {originLabel(tool.origin)}
                     {tool.shadows.length > 0 ? (
-                      <>
-                        {originPhrase(tool.origin)} <span className="badge badge-write">shadows</span>{" "}
+                      <div className="muted">
+                        <span className="badge badge-write">shadows</span>{" "}
                         {tool.shadows.map(originPhrase).join(", ")}
-                      </>
-                    ) : (
-                      <span className="muted">{originPhrase(tool.origin)}</span>
-                    )}
+                      </div>
+                    ) : null}
                   </td>
                   <td>
                     {tool.deferred ? (
