@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -40,6 +40,31 @@ describe("lathe doctor", () => {
     for (const name of ["Node 24 or newer", "better-sqlite3", "node-pty", "isolated-vm", "ripgrep"])
       expect(run.stdout).toMatch(new RegExp(`^  ok +${name}`, "m"));
     expect(run.stdout).toMatch(/^Healthy\.$/m);
+  });
+
+  it.skipIf(!machine.active)("says what confined processes cannot read and reach", async () => {
+    // A home folder with an ssh key and AWS credentials, and none of the other listed places.
+    const person = await mkdtemp(path.join(os.tmpdir(), "lathe-doctor-person-"));
+    try {
+      await mkdir(path.join(person, ".ssh"));
+      await mkdir(path.join(person, ".aws"));
+      const run = await runLathe(["doctor"], { home, cwd: root, env: { HOME: person } });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toMatch(
+        /^ {18}they cannot read: ~\/\.ssh, ~\/\.aws \(10 more listed, not on this machine\) \(sandbox\.denyRead\), and Lathe's own data in LATHE_HOME$/m,
+      );
+      expect(run.stdout).toMatch(/^ {18}network: none \(sandbox\.allowNetwork\)$/m);
+      const json = JSON.parse(
+        (await runLathe(["doctor", "--json"], { home, cwd: root, env: { HOME: person } })).stdout,
+      ) as DoctorReport;
+      expect(json.walls.sandbox.hidden.present).toEqual([
+        path.join(person, ".ssh"),
+        path.join(person, ".aws"),
+      ]);
+      expect(json.walls.sandbox.network).toEqual([]);
+    } finally {
+      await rm(person, { recursive: true, force: true });
+    }
   });
 
   it.skipIf(!machine.active)("--json gives the same report as data", async () => {

@@ -17,6 +17,10 @@ export const SandboxReportSchema = z.strictObject({
     sandbox: SandboxStatusSchema.extend({
       enabledInSettings: z.boolean(),
       machine: SandboxStatusSchema,
+      /** `sandbox.denyRead`: on this machine now (hidden), and listed but not here. */
+      hidden: z.strictObject({ present: z.array(z.string()), absent: z.array(z.string()) }),
+      /** `sandbox.allowNetwork`: the hosts confined processes may reach (none: no network). */
+      network: z.array(z.string()),
     }),
   }),
   checks: z.array(

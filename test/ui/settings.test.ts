@@ -9,6 +9,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChatRequest, FixtureReply } from "../fixtures/openai-compatible-server.ts";
 import { REPO, goTo, runsUi, useFixtureModel } from "./serve-fixture.ts";
+import { machineSandbox } from "../../src/main/engine/sandbox/sandbox-availability.ts";
 import { scriptTurn, startUiWorld, type UiWorld } from "./ui-world.ts";
 
 const SHOTS = path.join(REPO, "test-results");
@@ -174,6 +175,23 @@ describe.skipIf(!runUi)("Settings → Permissions through lathe serve", () => {
     await session.getByRole("button", { name: "Revoke write:CHANGELOG.md" }).click();
     await session.waitFor({ state: "detached", timeout: 10_000 });
     expect(await answers.innerText()).toMatch(/No session keeps an “always” answer/);
+    expect(problems, problems.join("\n")).toEqual([]);
+  });
+
+  it("says in Settings → Sandbox what confined processes cannot read and reach", async (context) => {
+    const machine = await machineSandbox();
+    if (!machine.active) {
+      console.log(`the active sandbox's panel is not shown here: ${machine.reason}`);
+      context.skip();
+    }
+    await goTo(page, "Settings", "Sandbox");
+    const wall = page.getByRole("list", { name: "Walls" }).getByRole("listitem", { name: "OS sandbox" });
+    await wall.waitFor({ timeout: 15_000 });
+    expect(await wall.innerText()).toMatch(/no network \(sandbox\.allowNetwork names none\)/);
+    const hidden = wall.getByLabel("Hidden from confined processes");
+    // Which places are on this machine varies; that they are named, and by which setting, does not.
+    expect(await hidden.innerText()).toMatch(/^They cannot read .*sandbox\.denyRead.*Lathe's own data/s);
+    await page.screenshot({ path: path.join(SHOTS, "ui-settings-sandbox-active.png") });
     expect(problems, problems.join("\n")).toEqual([]);
   });
 });

@@ -27,6 +27,8 @@ export function createSandboxHandlers(engine: () => Promise<Engine>): Pick<ApiHa
             ...status(sandbox),
             enabledInSettings: sandbox.enabledInSettings,
             machine: status(sandbox.machine),
+            hidden: { present: [...sandbox.hidden.present], absent: [...sandbox.hidden.absent] },
+            network: [...sandbox.network],
           },
         },
         checks: report.checks.map((c) => ({

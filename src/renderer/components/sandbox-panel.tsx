@@ -49,10 +49,37 @@ export function SandboxPanel() {
             <div>
               <strong>OS sandbox{sandbox.mechanism ? ` (${sandbox.mechanism})` : ""}</strong>
               {sandbox.active ? (
-                <p>
-                  bash, plugin commands and stdio MCP servers run confined: writes only in the workspace, no
-                  network unless allowed.
-                </p>
+                <>
+                  <p>
+                    bash, plugin commands and stdio MCP servers run confined: writes only in the workspace,{" "}
+                    {sandbox.network.length === 0
+                      ? "no network (sandbox.allowNetwork names none)."
+                      : `network only to ${sandbox.network.join(", ")} (sandbox.allowNetwork).`}
+                  </p>
+                  <p aria-label="Hidden from confined processes">
+                    {sandbox.hidden.present.length === 0 ? (
+                      <>
+                        They cannot read Lathe&apos;s own data. None of the {sandbox.hidden.absent.length}{" "}
+                        places sandbox.denyRead lists (where credentials usually live) is on this machine.
+                      </>
+                    ) : (
+                      <>
+                        They cannot read{" "}
+                        {sandbox.hidden.present.map((p, i) => (
+                          <span key={p}>
+                            {i > 0 ? ", " : ""}
+                            <code>{p}</code>
+                          </span>
+                        ))}{" "}
+                        (where credentials live, as sandbox.denyRead lists them
+                        {sandbox.hidden.absent.length > 0
+                          ? `; ${sandbox.hidden.absent.length} more listed are not on this machine`
+                          : ""}
+                        ), nor Lathe&apos;s own data.
+                      </>
+                    )}
+                  </p>
+                </>
               ) : (
                 <>
                   <p>

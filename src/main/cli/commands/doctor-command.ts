@@ -1,8 +1,24 @@
+import os from "node:os";
 import type { Command } from "commander";
 import type { DoctorReport } from "../../engine/index.ts";
 import { rootOf, rootOption } from "../cli-options.ts";
 import { ExitCode, type ExitStatus } from "../exit-codes.ts";
 import { writeStdout } from "../output.ts";
+
+/** `~/…` for a path under the home folder. */
+function tilde(p: string): string {
+  const home = os.homedir();
+  return p === home || p.startsWith(`${home}/`) ? `~${p.slice(home.length)}` : p;
+}
+
+/** What confined processes cannot read, as one line. */
+function hiddenList(hidden: DoctorReport["walls"]["sandbox"]["hidden"]): string {
+  const present = hidden.present.map(tilde);
+  const absent =
+    hidden.absent.length === 0 ? "" : ` (${hidden.absent.length} more listed, not on this machine)`;
+  const listed = present.length === 0 ? "no listed path is on this machine" : present.join(", ");
+  return `${listed}${absent} (sandbox.denyRead), and Lathe's own data in LATHE_HOME`;
+}
 
 /** The report as a person reads it: the two walls first, then the toolchain. */
 function formatDoctorReport(report: DoctorReport): string {
@@ -11,6 +27,8 @@ function formatDoctorReport(report: DoctorReport): string {
   if (sandbox.active) {
     lines.push(
       `  OS sandbox      active (${sandbox.mechanism}): bash, plugin commands and stdio MCP servers run confined`,
+      `                  they cannot read: ${hiddenList(sandbox.hidden)}`,
+      `                  network: ${sandbox.network.length === 0 ? "none" : sandbox.network.join(", ")} (sandbox.allowNetwork)`,
     );
   } else {
     lines.push(`  OS sandbox      NOT ACTIVE: ${sandbox.reason}`, `                  fix: ${sandbox.fix}`);

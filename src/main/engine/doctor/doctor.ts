@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -31,6 +32,13 @@ interface DoctorWalls {
     enabledInSettings: boolean;
     /** Whether this machine can run it, settings aside. */
     machine: SandboxStatus;
+    /**
+     * What confined processes cannot read (`sandbox.denyRead`, absolute): `present` is on this
+     * machine now, `absent` not (nothing to hide). `$LATHE_HOME`'s own data is hidden besides.
+     */
+    hidden: { present: string[]; absent: string[] };
+    /** Hosts confined processes may reach (`sandbox.allowNetwork`); none means no network at all. */
+    network: string[];
   };
 }
 
@@ -182,7 +190,16 @@ export async function doctor(options: DoctorOptions = {}): Promise<DoctorReport>
         detail:
           "every call passes the capability check, permission rules, watchdog and approval; bash is parsed into every command it runs",
       },
-      sandbox: { ...sandbox, enabledInSettings: settings.enabled, machine },
+      sandbox: {
+        ...sandbox,
+        enabledInSettings: settings.enabled,
+        machine,
+        hidden: {
+          present: settings.denyRead.filter((p) => existsSync(p)),
+          absent: settings.denyRead.filter((p) => !existsSync(p)),
+        },
+        network: settings.allowNetwork,
+      },
     },
     checks,
   };
