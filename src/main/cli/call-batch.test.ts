@@ -27,6 +27,28 @@ describe("a line of lathe batch", () => {
     ["only spaces", " \t ", undefined],
     ["a comment", '# read {"path":"a.txt"}', undefined],
     ["an indented comment", "   # later", undefined],
+    [
+      "a JSON object naming the tool and its arguments: the line it should have been",
+      '{"tool":"read","args":{"path":"a.txt"}}',
+      {
+        refused:
+          'This line is a JSON object, not a call: a batch line is a tool id, then its arguments as one JSON object, as after `lathe call` (read {"path":"a.txt"}). Write it as: read {"path":"a.txt"}',
+      },
+    ],
+    [
+      "the same with other common field names",
+      ' {"name":"glob","arguments":{"pattern":"*.md"}}',
+      { refused: expect.stringMatching(/Write it as: glob \{"pattern":"\*\.md"\}$/) },
+    ],
+    [
+      "other JSON",
+      '["read","a.txt"]',
+      {
+        refused: expect.stringMatching(
+          /^This line starts with "\[", not a tool id: a batch line is a tool id/,
+        ),
+      },
+    ],
   ])("%s", (_name, line, expected) => {
     expect(parseBatchLine(line)).toEqual(expected);
   });

@@ -2,10 +2,40 @@ import { createInterface } from "node:readline";
 import type { Session } from "../engine/index.ts";
 
 /** One call of a batch, as it would follow `lathe call`: a tool id, then its JSON arguments. */
-export interface BatchCall {
-  toolId: string;
-  /** The arguments as written (the pipeline parses them and says what is wrong); `{}` when none. */
-  args: string;
+export type BatchCall =
+  | {
+      toolId: string;
+      /** The arguments as written (the pipeline parses them and says what is wrong); `{}` when none. */
+      args: string;
+    }
+  /** A line that is no call at all, and why (what it should have been). */
+  | { refused: string };
+
+const FORMAT =
+  'a batch line is a tool id, then its arguments as one JSON object, as after `lathe call` (read {"path":"a.txt"})';
+
+/**
+ * Why a line that starts as JSON is no call, and, when it names a tool and its arguments in the
+ * way other tools write calls ({"tool": …, "args": …}), the line it should have been.
+ */
+function jsonLineRefusal(text: string): string {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    value = undefined;
+  }
+  if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+    const v = value as Record<string, unknown>;
+    const tool = [v["tool"], v["name"], v["toolName"]].find((t) => typeof t === "string");
+    const args = [v["args"], v["arguments"], v["input"]].find(
+      (a) => a !== null && typeof a === "object" && !Array.isArray(a),
+    );
+    if (typeof tool === "string" && /^[\w.-]+$/.test(tool)) {
+      return `This line is a JSON object, not a call: ${FORMAT}. Write it as: ${tool} ${JSON.stringify(args ?? {})}`;
+    }
+  }
+  return `This line starts with "${text[0]}", not a tool id: ${FORMAT}.`;
 }
 
 /** What a batch did: how many calls it ran, and how many of their envelopes were errors. */
@@ -21,6 +51,7 @@ export interface BatchTally {
 export function parseBatchLine(line: string): BatchCall | undefined {
   const text = line.trim();
   if (text === "" || text.startsWith("#")) return undefined;
+  if (text.startsWith("{") || text.startsWith("[")) return { refused: jsonLineRefusal(text) };
   const space = text.search(/\s/);
   if (space < 0) return { toolId: text, args: "{}" };
   return { toolId: text.slice(0, space), args: text.slice(space).trim() };
@@ -57,7 +88,14 @@ export async function runCallBatch(
       if (signal.aborted || failure) break;
       const call = parseBatchLine(line);
       if (!call) continue;
-      const envelope = session.call(call.toolId, call.args, { signal });
+      const envelope =
+        "refused" in call
+          ? Promise.resolve({
+              type: "error" as const,
+              error_text: call.refused,
+              metadata: { duration_ms: 0 },
+            })
+          : session.call(call.toolId, call.args, { signal });
       const printed = (printing.at(-1) ?? Promise.resolve()).then(async () => {
         const result = await envelope;
         tally.calls++;
