@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { machineSandbox } from "../src/main/engine/sandbox/sandbox-availability.ts";
-import { envelopeOf, runLathe } from "./support/lathe-cli.ts";
+import { envelopeOf, PACKAGE_ROOT, runLathe } from "./support/lathe-cli.ts";
 
 // A person's credentials live under their home folder (~/.ssh, ~/.aws, ~/.netrc, …). A command
 // run for a model — one a README or a web page talked it into — must not copy them into the
@@ -19,6 +19,7 @@ if (NO_SANDBOX)
   console.log(`hostile-secret-reads is skipped: this machine has no OS sandbox (${machine.reason})`);
 
 const SECRET = "SECRET-KEY-5e8b1f0c2d3a";
+const SCRIPTED_MCP = path.join(PACKAGE_ROOT, "test/fixtures/scripted-mcp-server.ts");
 
 let base: string;
 let home: string;
@@ -141,5 +142,56 @@ describe.skipIf(NO_SANDBOX)("a command reading the person's credentials", () => 
       type: "output",
       data: { output: expect.stringMatching(/(^|\n)0\n$/) },
     });
+  });
+
+  it("a stdio MCP server cannot read them either, unless its own allowRead names one", async () => {
+    const script = path.join(base, "reader-tools.json");
+    await writeFile(
+      script,
+      JSON.stringify({
+        tools: [{ name: "read_file", description: "Read a file.", inputSchema: { type: "object" } }],
+      }),
+    );
+    const key = path.join(fakeHome, ".ssh/id_ed25519");
+    const reader = (extra: object) => ({ command: process.execPath, args: [SCRIPTED_MCP, script], ...extra });
+    const readKey = () => lathe(["call", "read_file", JSON.stringify({ path: key })]);
+
+    // Positive control: the same server, in a sandbox that hides nothing, reads the key.
+    await writeFile(
+      path.join(home, "settings.json"),
+      JSON.stringify({ sandbox: { denyRead: [] }, mcpServers: { reader: reader({}) } }),
+    );
+    expect(JSON.stringify(envelopeOf(await readKey()))).toContain(SECRET);
+
+    try {
+      await writeFile(
+        path.join(home, "settings.json"),
+        JSON.stringify({ mcpServers: { reader: reader({}) } }),
+      );
+      const hidden = envelopeOf(await readKey());
+      expect(JSON.stringify(hidden)).not.toContain(SECRET);
+      expect(JSON.stringify(hidden)).toMatch(/cannot read: ENOENT/);
+
+      // The person lets this one server read its own folder of secrets: it reads that, only that.
+      await writeFile(
+        path.join(home, "settings.json"),
+        JSON.stringify({ mcpServers: { reader: reader({ allowRead: ["~/.ssh"] }) } }),
+      );
+      // allowRead is part of the server's pinned command line: it runs once the person approved it.
+      expect(JSON.stringify(envelopeOf(await readKey()))).toMatch(/changed since you approved it/);
+      const trust = await runLathe(["trust", "--mcp-server", "reader"], {
+        home,
+        cwd: ws,
+        env: { HOME: fakeHome },
+      });
+      expect(trust.code, trust.stderr).toBe(0);
+      expect(JSON.stringify(envelopeOf(await readKey()))).toContain(SECRET);
+      const aws = envelopeOf(
+        await lathe(["call", "read_file", JSON.stringify({ path: path.join(fakeHome, ".aws/credentials") })]),
+      );
+      expect(JSON.stringify(aws)).not.toContain(SECRET);
+    } finally {
+      await rm(path.join(home, "settings.json"), { force: true });
+    }
   });
 });

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { ConfigError } from "../errors/config-error.ts";
 import { KEY_VARIABLES } from "./key-variables.ts";
-import { HostPatternSchema, SandboxSettingsSchema } from "../sandbox/sandbox-settings.ts";
+import { HostPatternSchema, SandboxPath, SandboxSettingsSchema } from "../sandbox/sandbox-settings.ts";
 import { ShellRunRequirementSchema } from "../tools/requirement-set.ts";
 import { PermissionRuleSchema } from "../policy/permission-rule.ts";
 import { settingsIssueLines } from "./settings-issues.ts";
@@ -47,6 +47,12 @@ const McpStdioServerSchema = z.lazy(() =>
       .optional()
       .describe(
         'Hosts this server may reach from inside the OS sandbox, besides "sandbox.allowNetwork" (e.g. ["api.github.com"]).',
+      ),
+    allowRead: z
+      .array(SandboxPath)
+      .optional()
+      .describe(
+        'Paths this server may read although "sandbox.denyRead" hides them from confined processes (e.g. ["~/.config/gh"] for a server that reads its token there).',
       ),
   }),
 );

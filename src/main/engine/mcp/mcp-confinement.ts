@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import type { EngineSandbox } from "../sandbox/engine-sandbox.ts";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.ts";
+import { expandHome } from "../sandbox/sandbox-settings.ts";
 import { serverCwd, type McpStdioConfig } from "./mcp-command-line.ts";
 
 /** The OS sandbox of one stdio MCP server, and its temp folder to remove when it is done. */
@@ -15,7 +16,8 @@ export interface ServerConfinement {
 /**
  * Where a stdio MCP server may write and connect inside the OS sandbox: the workspace and its
  * working folder, a temp folder of its own, `sandbox.allowWrite`; the hosts of
- * `sandbox.allowNetwork` and its own `allowNetwork`. Its files and the other protected paths stay
+ * `sandbox.allowNetwork` and its own `allowNetwork`; what `sandbox.denyRead` hides, save its own
+ * `allowRead`. Its files and the other protected paths stay
  * read-only (a server cannot rewrite the script it starts from next time).
  */
 export function serverConfinement(
@@ -37,6 +39,7 @@ export function serverConfinement(
       tempDir,
       writable: [serverCwd(config, root)],
       network: config.allowNetwork ?? [],
+      ...(config.allowRead ? { readable: config.allowRead.map(expandHome) } : {}),
       longRunning: true,
     }),
     async dispose() {

@@ -14,7 +14,7 @@ export const HostPatternSchema = z.lazy(() =>
 );
 
 /** A path in sandbox settings: absolute or `~/…`. */
-const SandboxPath = z.lazy(() =>
+export const SandboxPath = z.lazy(() =>
   z
     .string()
     .min(1)
@@ -67,7 +67,8 @@ export interface EffectiveSandboxSettings {
   notices: string[];
 }
 
-function expandHome(p: string): string {
+/** A sandbox setting's path, absolute: `~` expanded. */
+export function expandHome(p: string): string {
   if (p === "~") return os.homedir();
   return p.startsWith("~/") ? path.join(os.homedir(), p.slice(2)) : path.resolve(p);
 }
