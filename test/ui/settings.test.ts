@@ -190,7 +190,9 @@ describe.skipIf(!runUi)("Settings → Permissions through lathe serve", () => {
     expect(await wall.innerText()).toMatch(/no network \(sandbox\.allowNetwork names none\)/);
     const hidden = wall.getByLabel("Hidden from confined processes");
     // Which places are on this machine varies; that they are named, and by which setting, does not.
-    expect(await hidden.innerText()).toMatch(/^They cannot read (?=.*sandbox\.denyRead)(?=.*Lathe's own data)/s);
+    expect(await hidden.innerText()).toMatch(
+      /^They cannot read (?=.*sandbox\.denyRead)(?=.*Lathe's own data)/s,
+    );
     await page.screenshot({ path: path.join(SHOTS, "ui-settings-sandbox-active.png") });
     expect(problems, problems.join("\n")).toEqual([]);
   });
