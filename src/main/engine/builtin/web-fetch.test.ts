@@ -3,6 +3,7 @@ import { readFile } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import zlib from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
+import type { ToolRuntime } from "../tools/contract.ts";
 import type { Envelope } from "../tools/envelope.ts";
 import { OUTPUT_LIMITS } from "../tools/truncation.ts";
 import { errorOf, outputOf } from "../../../../test/support/envelope-of.ts";
@@ -42,6 +43,12 @@ async function open(
 async function fetchWith(args: unknown, settings?: WebFetchSettings): Promise<Envelope> {
   const ws = await open(settings);
   return ws.session.call("web_fetch", args);
+}
+
+/** The length of the note web_fetch appends to a body the deadline cut. */
+function unfinishedNoteLength(content: string): number {
+  const at = content.indexOf("\n\n[web_fetch stopped reading after ");
+  return at < 0 ? 0 : content.length - at;
 }
 
 /** The length of the note web_fetch appends to a cut body. */
@@ -245,15 +252,19 @@ describe("web_fetch limits", () => {
     expect(performance.now() - started).toBeLessThan(3_000);
   });
 
-  it("gives up on a body that trickles in too slowly", async () => {
+  it("returns what a body trickling in too slowly sent by the deadline, marked as its start", async () => {
     const server = await serve((_req, res) => {
       res.writeHead(200, { "content-type": "text/plain" });
+      res.write(".");
       const timer = setInterval(() => res.write("."), 50);
       res.on("close", () => clearInterval(timer));
     });
-    expect(errorOf(await fetchWith({ url: server.origin }, { ...LOOPBACK, timeoutMs: 400 }))).toContain(
-      "gave up",
+    const data = outputOf<WebFetchData>(
+      await fetchWith({ url: server.origin }, { ...LOOPBACK, timeoutMs: 400 }),
     );
+    const body = data.content.slice(0, data.content.length - unfinishedNoteLength(data.content));
+    expect(body).toMatch(/^\.+$/);
+    expect(data.content).toContain("after 0.4 s (its time limit) while the server was still sending");
   });
 
   it("stops when the call is aborted and closes the connection", async () => {
@@ -467,5 +478,122 @@ describe("web_fetch address safety", () => {
       kind: "fetch",
       requires: { net: { hosts: ["*"] } },
     });
+  });
+});
+
+describe("web_fetch deadline in the middle of the body", () => {
+  /**
+   * The server's write callback says the chunk left, not that the client read it; on loopback it
+   * has after a moment. (Were it not yet read, the abort tests would pass without testing much.)
+   */
+  const clientHasRead = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 150));
+
+  /** A server that sends its headers and `first` (unless empty), then stalls until the client leaves. */
+  function stallAfter(headers: Record<string, string>, first: string | Buffer, closed?: () => void): Handler {
+    return (_req, res) => {
+      res.writeHead(200, headers);
+      if (first.length > 0) res.write(first);
+      else res.flushHeaders(); // Node holds headers back until the first write
+      res.on("close", () => closed?.());
+    };
+  }
+
+  it("returns an HTML page's first part, converted, with a note that it is only the start", async () => {
+    let closed!: () => void;
+    const connectionClosed = new Promise<void>((resolve) => (closed = resolve));
+    const server = await serve(
+      stallAfter(
+        { "content-type": "text/html; charset=utf-8" },
+        "<html><head><title>Slow</title></head><body><h1>Intro</h1><p>first paragraph</p>",
+        closed,
+      ),
+    );
+    const data = outputOf<WebFetchData>(
+      await fetchWith({ url: `${server.origin}/slow` }, { ...LOOPBACK, timeoutMs: 300 }),
+    );
+    expect(data).toMatchObject({ final_url: `${server.origin}/slow`, status: 200, title: "Slow" });
+    const bytes = Buffer.byteLength(
+      "<html><head><title>Slow</title></head><body><h1>Intro</h1><p>first paragraph</p>",
+    );
+    expect(data.content).toBe(
+      `# Intro\n\nfirst paragraph\n\n[web_fetch stopped reading after 0.3 s (its time limit) while the server was still sending: this is only the start of the page (${bytes} bytes of the body). Try again later for the whole page, or fetch a smaller or more specific URL.]`,
+    );
+    await connectionClosed;
+  });
+
+  it("keeps the error when the headers came but nothing of the body", async () => {
+    const server = await serve(stallAfter({ "content-type": "text/plain" }, ""));
+    const message = errorOf(await fetchWith({ url: `${server.origin}/x` }, { ...LOOPBACK, timeoutMs: 300 }));
+    expect(message).toContain(`web_fetch gave up on ${server.origin}/x after 300 ms`);
+  });
+
+  it("keeps the error when a compressed body has not inflated to one byte yet", async () => {
+    // The first ten bytes of a gzip stream: its header, no data.
+    const header = zlib.gzipSync(Buffer.from("never seen")).subarray(0, 10);
+    const server = await serve(
+      stallAfter({ "content-type": "text/plain", "content-encoding": "gzip" }, header),
+    );
+    const message = errorOf(await fetchWith({ url: server.origin }, { ...LOOPBACK, timeoutMs: 300 }));
+    expect(message).toContain("gave up");
+  });
+
+  it("returns what inflated so far of a gzip stream cut in the middle", async () => {
+    const server = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "text/plain", "content-encoding": "gzip" });
+      const gzip = zlib.createGzip();
+      gzip.pipe(res);
+      gzip.write("the first half of a compressed page\n");
+      gzip.flush(); // pushes out what was written, the stream still open
+      res.on("close", () => gzip.destroy());
+    });
+    const data = outputOf<WebFetchData>(
+      await fetchWith({ url: server.origin }, { ...LOOPBACK, timeoutMs: 300 }),
+    );
+    expect(data.content).toMatch(
+      /^the first half of a compressed page\n\n\n\[web_fetch stopped reading after 0\.3 s .* \(36 bytes of the body\)/,
+    );
+  });
+
+  it("a person's Stop in the middle of the body is an abort, never a partial page", async () => {
+    let arrived!: () => void;
+    const bodyStarted = new Promise<void>((resolve) => (arrived = resolve));
+    let closed!: () => void;
+    const connectionClosed = new Promise<void>((resolve) => (closed = resolve));
+    const server = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "text/plain" });
+      res.write("the start of the page", () => arrived());
+      res.on("close", () => closed());
+    });
+    const ws = await open({ ...LOOPBACK, timeoutMs: 400 });
+    const controller = new AbortController();
+    const call = ws.session.call("web_fetch", { url: server.origin }, { signal: controller.signal });
+    await bodyStarted;
+    await clientHasRead();
+    controller.abort(new Error("the user pressed stop"));
+    const envelope = await call;
+    expect(errorOf(envelope)).toBe("web_fetch was aborted: the user pressed stop.");
+    expect(JSON.stringify(envelope)).not.toContain("the start of the page");
+    await connectionClosed;
+  });
+
+  it("the tool itself rejects with the person's reason on Stop, not with the page so far", async () => {
+    // The engine reports any aborted call as aborted; this checks web_fetch's own answer.
+    let arrived!: () => void;
+    const bodyStarted = new Promise<void>((resolve) => (arrived = resolve));
+    const server = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "text/plain" });
+      res.write("the start of the page", () => arrived());
+    });
+    const controller = new AbortController();
+    const runtime = {
+      signal: controller.signal,
+      authorize: () => Promise.resolve(),
+    } as unknown as ToolRuntime;
+    const running = webFetchTool({ ...LOOPBACK, timeoutMs: 2_000 }).execute({ url: server.origin }, runtime);
+    await bodyStarted;
+    await clientHasRead();
+    const reason = new Error("the user pressed stop");
+    controller.abort(reason);
+    await expect(running).rejects.toBe(reason);
   });
 });

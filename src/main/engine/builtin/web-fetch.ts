@@ -38,7 +38,7 @@ function formatBytes(n: number): string {
 function description(settings: WebFetchSettings): string {
   return `Fetch one http:// or https:// URL and return its readable content: HTML as markdown, other text types as they are; images, PDFs and other binary types are refused. Redirects are followed. A non-2xx status still returns the page: check status.
 
-Local and private addresses are refused unless a person allowed the host in settings. The body is cut at max_bytes (default and cap ${formatBytes(settings.maxBytes)}); the fetch must finish within ${Math.round(settings.timeoutMs / 1000)} s. Content over 200 KB comes back truncated, with output_path holding all of it.`;
+Local and private addresses are refused unless a person allowed the host in settings. The body is cut at max_bytes (default and cap ${formatBytes(settings.maxBytes)}); the fetch must finish within ${Math.round(settings.timeoutMs / 1000)} s (a page still arriving then comes back cut, with a note saying so). Content over 200 KB comes back truncated, with output_path holding all of it.`;
 }
 
 // The same whatever the settings (the default and the cap of max_bytes are in the description),
@@ -79,6 +79,11 @@ function cutNote(maxBytes: number, ceiling: number): string {
   return `\n\n[web_fetch stopped reading after ${maxBytes} bytes of the body: the page is longer and was cut here.${more}]`;
 }
 
+function unfinishedNote(timeoutMs: number, bytes: number): string {
+  const seconds = Number((timeoutMs / 1000).toFixed(2));
+  return `\n\n[web_fetch stopped reading after ${seconds} s (its time limit) while the server was still sending: this is only the start of the page (${bytes} bytes of the body). Try again later for the whole page, or fetch a smaller or more specific URL.]`;
+}
+
 /**
  * The web_fetch tool: one page over http(s), SSRF-safe (every hop's host resolved once and
  * checked, the connection pinned to the checked address), capped in bytes and time, HTML turned
@@ -105,8 +110,9 @@ export function webFetchTool(
       checkFetchableUrl(start);
       start.hash = "";
       const maxBytes = Math.min(args.max_bytes ?? settings.maxBytes, settings.maxBytes);
+      // Kept apart from the person's abort: when it fires in the middle of the body, what arrived
+      // is returned (see requestOnce); a person's Stop never returns a partial page.
       const deadline = AbortSignal.timeout(settings.timeoutMs);
-      const signal = AbortSignal.any([runtime.signal, deadline]);
       // The final response's kind, judged from its headers before the body is read.
       const seen: { kind: BodyKind } = { kind: "unknown" };
       let response;
@@ -116,7 +122,8 @@ export function webFetchTool(
           ...(options.lookup ? { lookup: options.lookup } : {}),
           ...(options.settingsFile ? { settingsFile: options.settingsFile } : {}),
           maxBytes,
-          signal,
+          signal: runtime.signal,
+          deadline,
           headers: {
             "User-Agent": USER_AGENT,
             Accept: "text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.9,*/*;q=0.5",
@@ -147,8 +154,12 @@ export function webFetchTool(
           contentType ? mediaType(contentType) : "a body with no content type that looks binary",
           response.url,
         );
-      const text = decodeBody(response.body, contentType, kind, response.cut);
-      const note = response.cut ? cutNote(maxBytes, settings.maxBytes) : "";
+      const text = decodeBody(response.body, contentType, kind, response.cut || response.unfinished);
+      const note = response.cut
+        ? cutNote(maxBytes, settings.maxBytes)
+        : response.unfinished
+          ? unfinishedNote(settings.timeoutMs, response.body.length)
+          : "";
       const base = {
         url: args.url,
         final_url: response.url.href,

@@ -10,7 +10,14 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 interface GuardedFetchOptions extends TargetPolicy {
   headers: Record<string, string>;
   maxBytes: number;
+  /** A person's abort: ends the fetch with its reason, whatever has arrived. */
   signal: AbortSignal;
+  /**
+   * The time limit of the whole fetch, redirects included: before the final response's headers
+   * it ends the fetch with its reason; while that body is read, what arrived is returned instead
+   * (`unfinished`), unless nothing had.
+   */
+  deadline?: AbortSignal;
   /** Judge a final response's status and headers before its body is read; throw to refuse it. */
   accept?(status: number, headers: IncomingHttpHeaders, url: URL): void;
   /** Called before following a redirect to another host (the policy check of that host). */
@@ -24,6 +31,8 @@ interface FetchedResponse {
   headers: IncomingHttpHeaders;
   body: Buffer;
   cut: boolean;
+  /** The deadline fired while the body was arriving: `body` is only the start of it. */
+  unfinished: boolean;
 }
 
 function networkError(url: URL, err: unknown): ToolCallError {
@@ -66,11 +75,13 @@ function networkError(url: URL, err: unknown): ToolCallError {
 export async function guardedFetch(start: URL, options: GuardedFetchOptions): Promise<FetchedResponse> {
   let url = start;
   let from: URL | undefined;
+  const { signal, deadline } = options;
+  const either = deadline ? AbortSignal.any([signal, deadline]) : signal;
   for (let hop = 0; ; hop++) {
     let target;
     try {
       if (from) checkFetchableUrl(url);
-      target = await resolveFetchTarget(url, options, options.signal);
+      target = await resolveFetchTarget(url, options, either);
       if (from && url.hostname !== from.hostname) await options.beforeRedirect?.(from, url);
     } catch (err) {
       if (!from || !ToolCallError.isInstance(err)) throw err;
@@ -89,7 +100,8 @@ export async function guardedFetch(start: URL, options: GuardedFetchOptions): Pr
         addresses: target.addresses,
         headers: options.headers,
         maxBytes: options.maxBytes,
-        signal: options.signal,
+        signal,
+        ...(deadline ? { deadline } : {}),
         wantBody: (status, headers) => {
           if (REDIRECT_STATUSES.has(status) && headers.location) return false;
           options.accept?.(status, headers, url);
@@ -97,7 +109,8 @@ export async function guardedFetch(start: URL, options: GuardedFetchOptions): Pr
         },
       });
     } catch (err) {
-      if (options.signal.aborted) throw options.signal.reason;
+      if (signal.aborted) throw signal.reason;
+      if (deadline?.aborted) throw deadline.reason;
       throw networkError(url, err);
     }
     const location = response.headers.location;

@@ -14,7 +14,14 @@ interface RequestSpec {
   body?: string;
   /** Stop reading once this many decompressed body bytes have arrived. */
   maxBytes: number;
+  /** A person's abort: ends the request at once, whatever has arrived, with its reason. */
   signal: AbortSignal;
+  /**
+   * A time limit kept apart from `signal`: before the headers it ends the request with its
+   * reason; once the body is being read it stops reading and the body read so far is returned
+   * (`unfinished`), or its reason when not one byte of the body had arrived.
+   */
+  deadline?: AbortSignal;
   /**
    * Look at the status and headers before the body is read: return false to skip the body (a
    * redirect), throw to refuse the response (the connection is closed without reading it).
@@ -29,6 +36,8 @@ interface RawResponse {
   body: Buffer;
   /** True when the body was longer than `maxBytes` and reading stopped there. */
   cut: boolean;
+  /** True when `deadline` fired while the body was still arriving: `body` is only its start. */
+  unfinished: boolean;
 }
 
 /** An error about the body's encoding, as opposed to the connection. */
@@ -94,7 +103,11 @@ function decoders(encodingHeader: string | undefined): Transform[] {
  * streams are torn down as soon as the cap is passed, so a compression bomb stops at the cap
  * (at most one decompressor chunk past it) instead of inflating into memory.
  */
-function readCapped(res: IncomingMessage, maxBytes: number): Promise<{ body: Buffer; cut: boolean }> {
+function readCapped(
+  res: IncomingMessage,
+  maxBytes: number,
+  deadline: AbortSignal | undefined,
+): Promise<{ body: Buffer; cut: boolean; unfinished: boolean }> {
   return new Promise((resolve, reject) => {
     let chain: Transform[];
     try {
@@ -110,13 +123,14 @@ function readCapped(res: IncomingMessage, maxBytes: number): Promise<{ body: Buf
     let total = 0;
     let settled = false;
     const teardown = (): void => {
+      deadline?.removeEventListener("abort", onDeadline);
       for (const s of streams) s.destroy();
     };
-    const finish = (cut: boolean): void => {
+    const finish = (cut: boolean, unfinished = false): void => {
       if (settled) return;
       settled = true;
       teardown();
-      resolve({ body: Buffer.concat(chunks, total), cut });
+      resolve({ body: Buffer.concat(chunks, total), cut, unfinished });
     };
     const fail = (err: Error): void => {
       if (settled) return;
@@ -124,6 +138,17 @@ function readCapped(res: IncomingMessage, maxBytes: number): Promise<{ body: Buf
       teardown();
       reject(err);
     };
+    // Handled here, synchronously, rather than through the request's signal: Node reports an
+    // aborted request on the next tick, before any promise callback, and would discard the body.
+    function onDeadline(): void {
+      if (total > 0) finish(false, true);
+      else fail((deadline as AbortSignal).reason as Error);
+    }
+    if (deadline?.aborted) {
+      onDeadline();
+      return;
+    }
+    deadline?.addEventListener("abort", onDeadline, { once: true });
     const last = streams[streams.length - 1] as Readable;
     last.on("data", (chunk: Buffer) => {
       if (settled) return;
@@ -158,15 +183,21 @@ function readCapped(res: IncomingMessage, maxBytes: number): Promise<{ body: Buf
  * (with the signal's reason) and with whatever `wantBody` throws.
  */
 export function requestOnce(spec: RequestSpec): Promise<RawResponse> {
-  const { url, signal } = spec;
+  const { url, signal, deadline } = spec;
   const hostname = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
   const { http, https } = httpModules();
   const client = url.protocol === "https:" ? https : http;
   return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason as Error);
+    if (signal.aborted || deadline?.aborted) {
+      reject((signal.aborted ? signal.reason : deadline?.reason) as Error);
       return;
     }
+    // Until the headers arrive the deadline ends the request; after that readCapped watches it.
+    const onDeadline = (): void => {
+      req.destroy();
+      reject(deadline?.reason as Error);
+    };
+    deadline?.addEventListener("abort", onDeadline, { once: true });
     const req = client.request({
       protocol: url.protocol,
       hostname,
@@ -178,8 +209,12 @@ export function requestOnce(spec: RequestSpec): Promise<RawResponse> {
       signal,
       ...(spec.addresses && spec.addresses.length > 0 ? { lookup: pinnedLookup(spec.addresses) } : {}),
     });
-    req.on("error", (err) => reject(signal.aborted ? (signal.reason as Error) : err));
+    req.on("error", (err) => {
+      deadline?.removeEventListener("abort", onDeadline);
+      reject(signal.aborted ? (signal.reason as Error) : err);
+    });
     req.on("response", (res) => {
+      deadline?.removeEventListener("abort", onDeadline);
       const status = res.statusCode ?? 0;
       let read: boolean;
       try {
@@ -191,10 +226,10 @@ export function requestOnce(spec: RequestSpec): Promise<RawResponse> {
       }
       if (!read) {
         req.destroy();
-        resolve({ status, headers: res.headers, body: Buffer.alloc(0), cut: false });
+        resolve({ status, headers: res.headers, body: Buffer.alloc(0), cut: false, unfinished: false });
         return;
       }
-      readCapped(res, spec.maxBytes).then(
+      readCapped(res, spec.maxBytes, deadline).then(
         (body) => {
           req.destroy();
           resolve({ status, headers: res.headers, ...body });
