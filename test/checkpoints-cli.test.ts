@@ -261,3 +261,43 @@ describe("lathe rewind", () => {
     expect(history).not.toContain("the second change");
   });
 });
+
+describe("a session of another folder", () => {
+  it("is neither listed nor rewound from here: its conversation and files stay as they are", async () => {
+    const other = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-cp-cli-other-")));
+    try {
+      server = await startOpenAICompatibleServer({ models: ["m"], replies: () => ({ text: "Noted." }) });
+      await writeFile(
+        path.join(home, "settings.json"),
+        JSON.stringify({ providers: { "openai-compatible": { baseURL: server.baseURL } } }),
+      );
+      // A conversation (no file changed, so no checkpoint) in the other folder.
+      const started = await runLathe(["run", "remember this", "--model", "openai-compatible:m", "--json"], {
+        home,
+        cwd: other,
+      });
+      expect(started.code, started.stderr).toBe(0);
+      const session = (JSON.parse(started.stdout.split("\n")[0] as string) as { sessionId: string })
+        .sessionId;
+      const refusal = `error: Session ${session} belongs to the folder ${other}, not ${root}. Run from that folder (or pass --root ${other}).\n`;
+
+      for (const args of [
+        ["checkpoints", "--session", session],
+        ["rewind", "--session", session, "--before", "0", "--dry-run"],
+        ["rewind", "--session", session, "--before", "0"],
+      ]) {
+        const refused = await lathe(args);
+        expect(refused, args.join(" ")).toMatchObject({ code: 1, stdout: "", stderr: refusal });
+      }
+      // The conversation is whole: from its own folder, a rewind would still remove both messages.
+      const own = await runLathe(["rewind", "--session", session, "--before", "0", "--dry-run"], {
+        home,
+        cwd: other,
+      });
+      expect(own.code, own.stderr).toBe(0);
+      expect(own.stdout).toContain(`Rewinding session ${session} to before prompt 0 would remove 2 messages`);
+    } finally {
+      await rm(other, { recursive: true, force: true });
+    }
+  });
+});

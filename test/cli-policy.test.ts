@@ -64,6 +64,20 @@ describe("project trust from the CLI", () => {
     expect(write.stderr).not.toMatch(/not trusted/);
     expect(await readFile(path.join(root, "out/a.txt"), "utf8")).toBe("x");
 
+    // --dry-run only shows, with --revoke too: the folder stays trusted.
+    const trustFile = await readFile(path.join(home, "trust.json"), "utf8");
+    const dryRevoke = await lathe(["trust", "--revoke", "--dry-run", "--root", root]);
+    expect(dryRevoke).toMatchObject({
+      code: 0,
+      stdout: `${root} would no longer be trusted. Nothing was changed (--dry-run).\n`,
+    });
+    const dryJson = await lathe(["trust", "--revoke", "--dry-run", "--json", "--root", root]);
+    expect(JSON.parse(dryJson.stdout)).toEqual({ root, trusted: true, revoked: false });
+    expect(await readFile(path.join(home, "trust.json"), "utf8")).toBe(trustFile);
+    expect(envelopeOf(await lathe(["call", "write", '{"path":"out/c.txt","content":"x"}'])).type).toBe(
+      "output",
+    );
+
     const revoke = await lathe(["trust", "--revoke", "--root", root]);
     expect(revoke.stdout).toContain("no longer trusted");
     const again = await lathe(["call", "write", '{"path":"out/b.txt","content":"x"}']);

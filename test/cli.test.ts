@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import net, { type AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -72,6 +73,28 @@ describe("lathe --version and --help", () => {
     expect(run.code).toBe(0);
     for (const flag of flags) expect(run.stdout).toContain(flag);
   });
+});
+
+describe("lathe serve on a port already in use", () => {
+  const built = existsSync(path.join(PACKAGE_ROOT, "out/renderer/index.html"));
+  it.skipIf(!built)(
+    "exits 1 saying the port is taken and what to pass instead, not Node's errno (skipped without `npm run build`)",
+    async () => {
+      const squatter = net.createServer();
+      await new Promise<void>((resolve) => squatter.listen(0, "127.0.0.1", resolve));
+      const { port } = squatter.address() as AddressInfo;
+      try {
+        const run = await lathe(["serve", "--port", String(port)]);
+        expect(run).toMatchObject({
+          code: 1,
+          stdout: "",
+          stderr: `error: Port ${port} on 127.0.0.1 is already in use (by another program, or another lathe serve). Pass another --port, or leave --port out to get any free port.\n`,
+        });
+      } finally {
+        await new Promise((resolve) => squatter.close(resolve));
+      }
+    },
+  );
 });
 
 describe("usage errors exit 2 and name the problem on stderr", () => {

@@ -122,6 +122,18 @@ describe("the user's own MCP server after one of its tools changed", () => {
     const still = JSON.parse((await lathe(["tools", "--json"])).stdout) as Tool[];
     expect(still.find((t) => t.id === "echo")?.enabled).toBe(false);
 
+    // Approving starts and pins the server: with --revoke or --dry-run that is not what was asked.
+    for (const flag of ["--revoke", "--dry-run"]) {
+      const clash = await lathe(["trust", "--mcp-server", "scripted", flag]);
+      expect(clash, flag).toMatchObject({ code: 2, stdout: "" });
+      expect(clash.stderr).toContain(
+        `--mcp-server approves the server now (it starts it and pins it), so it cannot be combined with ${flag}.`,
+      );
+      expect(clash.stderr).not.toContain("starting MCP server");
+    }
+    const unapproved = JSON.parse((await lathe(["tools", "--json"])).stdout) as Tool[];
+    expect(unapproved.find((t) => t.id === "echo")?.enabled).toBe(false);
+
     const approved = await lathe(["trust", "--mcp-server", "scripted"]);
     expect(approved.code, approved.stderr).toBe(0);
     expect(approved.stdout).toMatch(

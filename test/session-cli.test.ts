@@ -141,6 +141,31 @@ describe("lathe session rename", () => {
   });
 });
 
+describe("lathe session close and delete", () => {
+  it("refuse another folder's session (exit 1, nothing changed), as using it is refused", async () => {
+    const elsewhere = await run("Theirs", other);
+    const refusal = `Session ${elsewhere} belongs to the folder ${other}, not ${root}. Pass --root ${other}`;
+    for (const command of ["delete", "close"]) {
+      const refused = await lathe(["session", command, elsewhere]);
+      expect(refused, command).toMatchObject({ code: 1, stdout: "" });
+      expect(refused.stderr).toBe(`error: ${refusal} to ${command} it.\n`);
+    }
+    // Still there, still open: its folder resumes it.
+    expect(await listed(["--root", other])).toEqual([
+      expect.objectContaining({ id: elsewhere, title: "Theirs" }),
+    ]);
+    const resumed = await lathe(
+      ["run", "Again", "--resume", elsewhere, "--model", "openai-compatible:m"],
+      other,
+    );
+    expect(resumed.code, resumed.stderr).toBe(0);
+
+    const deleted = await lathe(["session", "delete", elsewhere, "--root", other]);
+    expect(deleted).toMatchObject({ code: 0, stdout: `Deleted session ${elsewhere}.\n` });
+    expect(await listed(["--root", other])).toEqual([]);
+  });
+});
+
 describe("lathe audit with filters that match nothing", () => {
   it("says which filters matched nothing, not that nothing was ever recorded", async () => {
     await lathe(["call", "glob", '{"pattern":"*"}']);

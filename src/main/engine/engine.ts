@@ -332,6 +332,7 @@ export class Engine {
    * there is no such session.
    */
   async deleteSession(id: string): Promise<string[]> {
+    this.refuseOtherFolder(id, "delete it");
     const catalog = this.sessionCatalog();
     for (const member of catalog.family(id)) this.refuseWhileInUse(member, "delete the session");
     const deleted = catalog.delete(id);
@@ -342,6 +343,19 @@ export class Engine {
     }
     await this.checkpoints.collectGarbage();
     return deleted;
+  }
+
+  /**
+   * A session belongs to the folder it was opened for: closing or deleting it from another
+   * folder (a stray `--root`, the wrong current directory) is refused, as using it is.
+   */
+  private refuseOtherFolder(id: string, then: string): void {
+    const root = this.store().get(id)?.root;
+    if (root !== undefined && root !== this.root) {
+      throw new SessionError(
+        `Session ${id} belongs to the folder ${root}, not ${this.root}. Pass --root ${root} to ${then}.`,
+      );
+    }
   }
 
   /** Which Lathe process runs an agent in which session, across processes (opened on first use). */
@@ -549,6 +563,7 @@ export class Engine {
         `There is no open session "${id}". List sessions in ${this.latheHome}/sessions.`,
       );
     }
+    this.refuseOtherFolder(id, "close it");
     store.close(id);
     this.todos.drop(id);
     await rm(this.sessionDir(id), { recursive: true, force: true });

@@ -22,6 +22,22 @@ function untilSignal(signals: readonly NodeJS.Signals[]): Promise<NodeJS.Signals
   });
 }
 
+/** A port that cannot be listened on, said as what to do (Node's own message names only the errno). */
+function listenFailure(err: unknown, port: number): CliError | undefined {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (code === "EADDRINUSE") {
+    return new CliError(
+      `Port ${port} on 127.0.0.1 is already in use (by another program, or another lathe serve). Pass another --port, or leave --port out to get any free port.`,
+    );
+  }
+  if (code === "EACCES") {
+    return new CliError(
+      `Port ${port} on 127.0.0.1 may not be used by this user (ports below 1024 need privileges). Pass a --port from 1024 to 65535, or leave --port out to get any free port.`,
+    );
+  }
+  return undefined;
+}
+
 /**
  * `lathe serve [--root DIR] [--port N]`: the built UI and the app's API over a loopback
  * WebSocket, guarded by the token in the printed URL. Runs until SIGINT or SIGTERM.
@@ -49,6 +65,8 @@ export function registerServeCommand(program: Command): void {
           port: options.port,
           rendererDir: renderer,
           unsandboxedMcp,
+        }).catch((err: unknown) => {
+          throw listenFailure(err, options.port) ?? err;
         });
         await writeStdout(`lathe serve: ${server.url}\n`);
         await stopped;

@@ -71,7 +71,16 @@ export function registerTrustCommand(program: Command): void {
       "--mcp-server <name>",
       "approve one MCP server as it is now (its command line, and its tools as it lists them), without trusting the folder",
     )
-    .action(async (options: TrustOptions) => {
+    .action(async (options: TrustOptions, command: Command) => {
+      // Approving one server starts it and pins it: with --revoke or --dry-run it would do the
+      // opposite of what was asked, so the combination is refused before anything runs.
+      const clash = options.revoke ? "--revoke" : options.dryRun ? "--dry-run" : undefined;
+      if (options.mcpServer !== undefined && clash !== undefined) {
+        command.error(
+          `error: --mcp-server approves the server now (it starts it and pins it), so it cannot be combined with ${clash}. ${options.revoke ? "To stop trusting the folder, run lathe trust --revoke without --mcp-server." : "To see what a project's servers would run, use lathe trust --dry-run without --mcp-server."}`,
+          { exitCode: 2, code: "lathe.trust.conflict" },
+        );
+      }
       const { realpath } = await import("node:fs/promises");
       const path = await import("node:path");
       const { ConfigError, TrustStore, describeTrustReview, resolveLatheHome, trustProject } =
@@ -83,8 +92,21 @@ export function registerTrustCommand(program: Command): void {
         return;
       }
       if (options.revoke) {
-        const was = new TrustStore(latheHome).revoke(root);
-        await writeStdout(was ? `${root} is no longer trusted.\n` : `${root} was not trusted.\n`);
+        const store = new TrustStore(latheHome);
+        // --dry-run only shows, for --revoke too.
+        const was = options.dryRun ? store.get(root) !== undefined : store.revoke(root);
+        const said = options.dryRun
+          ? was
+            ? `${root} would no longer be trusted. Nothing was changed (--dry-run).`
+            : `${root} is not trusted. Nothing was changed (--dry-run).`
+          : was
+            ? `${root} is no longer trusted.`
+            : `${root} was not trusted.`;
+        await writeStdout(
+          options.json
+            ? `${JSON.stringify({ root, trusted: options.dryRun === true && was, revoked: options.dryRun !== true && was }, null, 2)}\n`
+            : `${said}\n`,
+        );
         return;
       }
       const settingsFile = path.join(root, ".lathe", "settings.json");

@@ -154,17 +154,28 @@ export class Checkpoints {
     });
   }
 
-  private requireSession(sessionId: string): void {
-    if (this.db.prepare("SELECT 1 FROM sessions WHERE id = ?").get(sessionId) === undefined) {
+  /**
+   * The session must exist; with `inThisFolder`, it must also belong to this engine's folder (a
+   * rewind cuts its conversation, which another folder's command must not do).
+   */
+  private requireSession(sessionId: string, inThisFolder = false): void {
+    const row = this.db.prepare("SELECT root FROM sessions WHERE id = ?").get(sessionId) as
+      { root: string } | undefined;
+    if (row === undefined) {
       throw new CheckpointError(
         `There is no session "${sessionId}". Sessions are named by --session (lathe call) or printed by lathe run.`,
       );
     }
+    if (inThisFolder && row.root !== this.options.root) {
+      throw new CheckpointError(
+        `Session ${sessionId} belongs to the folder ${row.root}, not ${this.options.root}. Run from that folder (or pass --root ${row.root}).`,
+      );
+    }
   }
 
-  /** A session's checkpoints, oldest first. */
+  /** A session's checkpoints, oldest first; only for a session of this folder. */
   list(sessionId: string): CheckpointSummary[] {
-    this.requireSession(sessionId);
+    this.requireSession(sessionId, true);
     return this.store.list(sessionId).map(summaryOf);
   }
 
@@ -210,7 +221,7 @@ export class Checkpoints {
     sessionId: string,
     point: RewindPoint,
   ): Promise<{ prepared: PreparedRestore; plan: RewindPlan; undo: Checkpoint[] }> {
-    this.requireSession(sessionId);
+    this.requireSession(sessionId, true);
     return planRewind({
       sessionId,
       point,
