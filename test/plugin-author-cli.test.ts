@@ -122,7 +122,12 @@ describe("lathe plugin check", () => {
     const run = await lathe(["plugin", "check", path.join(root, "nope")]);
     expect(run.code).toBe(1);
     expect(run.stdout).toBe("");
-    expect(run.stderr).toMatch(/^error: .*nope is not a folder\. Pass the plugin's folder/);
+    expect(run.stderr).toMatch(/^error: .*nope does not exist\. Pass the plugin's folder/);
+    // A file is named as one.
+    await writeFile(path.join(root, "tool.yaml"), "name: x\n");
+    const file = await lathe(["plugin", "check", path.join(root, "tool.yaml")]);
+    expect(file.code).toBe(1);
+    expect(file.stderr).toMatch(/^error: .*tool\.yaml is a file, not a folder\. Pass the plugin's folder/);
   });
 });
 

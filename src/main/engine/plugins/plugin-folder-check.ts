@@ -213,8 +213,9 @@ export async function checkPluginFolder(
   const resolved = path.resolve(dir);
   const info = await stat(resolved).catch(() => undefined);
   if (!info?.isDirectory()) {
+    const what = info === undefined ? "does not exist" : "is a file, not a folder";
     throw new Error(
-      `${resolved} is not a folder. Pass the plugin's folder (the one holding tool.yaml, TOOL.md and index.js).`,
+      `${resolved} ${what}. Pass the plugin's folder (the one holding tool.yaml, TOOL.md and index.js).`,
     );
   }
   const place = await placeOf(resolved, options);
