@@ -2,6 +2,7 @@ import type { RawData, WebSocket } from "ws";
 import type { PushFrame } from "../../shared/push-events.ts";
 import { WsRequestSchema, type WsResponse } from "../../shared/ws-protocol.ts";
 import type { ApiRouter } from "../api/api-router.ts";
+import { logServeError } from "./serve-log.ts";
 
 /** Close codes (RFC 6455) used when a client breaks the framing. */
 const UNSUPPORTED_DATA = 1003;
@@ -38,9 +39,9 @@ export function serveApiSocket(ws: WebSocket, router: ApiRouter): void {
         const answer: WsResponse = { id, result };
         ws.send(JSON.stringify(answer));
       })
-      .catch((error: unknown) => console.error(`lathe serve: could not answer ${channel}:`, error));
+      .catch((error: unknown) => logServeError(`could not answer ${channel}`, error));
   });
-  ws.on("error", (error) => console.error("lathe serve: WebSocket error:", error));
+  ws.on("error", (error) => logServeError("WebSocket error", error));
 }
 
 /** Send pushes to one socket as `{event, payload}` text frames; throws once the socket is not open. */

@@ -18,6 +18,7 @@ import { ProviderKeys } from "../secrets/provider-keys.ts";
 import { newAccessToken, readCookie, tokenMatches } from "./access-token.ts";
 import { serveApiSocket, socketPushSender } from "./api-socket.ts";
 import { contentTypeFor, lookupStaticFile } from "./static-files.ts";
+import { logServeError } from "./serve-log.ts";
 
 interface ServeOptions {
   /** The engine to serve; the caller closes it. */
@@ -100,7 +101,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
 
   const server = createServer((req, res) => {
     handleHttp(req, res).catch((error: unknown) => {
-      console.error("lathe serve: request failed:", error);
+      logServeError("a request failed", error);
       if (!res.headersSent) sendText(res, 500, "lathe serve: internal error; see the terminal.");
       else res.destroy();
     });
@@ -160,7 +161,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
         host: engineHost,
         send: socketPushSender(ws),
         providerKeys,
-        onHandlerError: (channel, error) => console.error(`lathe serve: ${channel} failed:`, error),
+        onHandlerError: (channel, error) => logServeError(`${channel} failed`, error),
       });
       sockets.add(ws);
       connections.add(connection);
@@ -169,7 +170,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
         // Kept in the set until closed, so stopping the server waits for it.
         connection
           .close()
-          .catch((error: unknown) => console.error("lathe serve: closing a connection failed:", error))
+          .catch((error: unknown) => logServeError("closing a connection failed", error))
           .finally(() => connections.delete(connection));
       });
       serveApiSocket(ws, connection.router);
@@ -183,7 +184,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
       resolve();
     });
   });
-  server.on("error", (error) => console.error("lathe serve: server error:", error));
+  server.on("error", (error) => logServeError("server error", error));
   const port = (server.address() as AddressInfo).port;
   hostHeader = listenHost.includes(":") ? `[${listenHost}]:${port}` : `${listenHost}:${port}`;
   origin = `http://${hostHeader}`;
