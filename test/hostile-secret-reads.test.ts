@@ -127,6 +127,40 @@ describe.skipIf(NO_SANDBOX)("a command reading the person's credentials", () => 
     expect(await readFile(path.join(fakeHome, ".ssh/id_ed25519"), "utf8")).toBe(`${SECRET}\n`);
   });
 
+  // Keys kept outside the default places, which the environment Lathe runs in points at.
+  it.each([
+    { variable: "GOOGLE_APPLICATION_CREDENTIALS", value: "gcp/key.json", file: "gcp/key.json" },
+    { variable: "KUBECONFIG", value: "k/other.yaml:k/config.yaml", file: "k/config.yaml" },
+    { variable: "XDG_CONFIG_HOME", value: "xdg", file: "xdg/gh/hosts.yml" },
+  ])(
+    "a key $variable points at: plain bash copies it, Lathe's sandbox hides it",
+    async ({ variable, value, file }) => {
+      const at = (p: string) => path.join(base, "elsewhere", p);
+      await mkdir(path.dirname(at(file)), { recursive: true });
+      await writeFile(at(file), `${SECRET}\n`);
+      const env = { HOME: fakeHome, [variable]: value.split(":").map(at).join(":") };
+      const command = `F='${at(file)}'; cat -- "$F" > leak.txt; cat -- "$F"; true`;
+
+      const control = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-secret-control-")));
+      try {
+        execFileSync("bash", ["-c", command], { cwd: control, env: { ...process.env, ...env } });
+        expect(await readFile(path.join(control, "leak.txt"), "utf8")).toContain(SECRET);
+      } finally {
+        await rm(control, { recursive: true, force: true });
+      }
+
+      const run = await runLathe(["call", "bash", JSON.stringify({ command }), "--mode", "yolo"], {
+        home,
+        cwd: ws,
+        env,
+      });
+      expect(envelopeOf(run).type).toBe("output");
+      expect(run.stdout).not.toContain(SECRET);
+      expect(await leaked()).not.toContain(SECRET);
+      expect(await readFile(at(file), "utf8")).toBe(`${SECRET}\n`);
+    },
+  );
+
   it.each([
     ["an argument", "cp ~/.ssh/id_ed25519 leak.txt"],
     ["an absolute path", "cat /PERSON/.netrc > leak.txt"],
