@@ -1,4 +1,5 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -118,5 +119,63 @@ describe.skipIf(NO_SANDBOX)("a command in folder B reading $LATHE_HOME", () => {
     );
     expect(envelopeOf(run).data?.output).toBe("mine\n");
     expect(await readFile(path.join(projectB, "copy.txt"), "utf8")).toBe("mine\n");
+  });
+
+  // The sandbox cannot hide a path that is missing when a process starts, and an MCP server runs
+  // for hours, during which Lathe creates the checkpoints, the logs, the user saves settings.
+  // Each row: a command waits until the file exists outside, then reads it.
+  it.each([
+    { name: "a checkpoint made meanwhile", file: "checkpoints/blobs/ab/cdef" },
+    { name: "the user's settings, first saved meanwhile", file: "settings.json" },
+    { name: "a log started meanwhile", file: "logs/plugins/p.log" },
+    { name: "the list of recent folders", file: "recent-projects.json" },
+  ])("$name: plain bash reads it once it appears, Lathe's bash never sees it", async ({ file }) => {
+    const secret = `LATER-${file.length}-6b2e`;
+    const freshHome = path.join(base, `fresh-${file.replaceAll("/", "-")}`);
+    const target = path.join(freshHome, file);
+    // The command says when it runs (ready), waits for the file to be written (go), then reads it.
+    const command = `T='${target}'; : > ready; while [ ! -e go ]; do sleep 0.05; done; cat "$T" > leak.txt; cat leak.txt; true`;
+    const whileRunning = async (start: () => Promise<unknown>, dir: string): Promise<void> => {
+      await rm(path.join(dir, "go"), { force: true });
+      await rm(path.join(dir, "ready"), { force: true });
+      const running = start();
+      while (!existsSync(path.join(dir, "ready"))) await new Promise((r) => setTimeout(r, 20));
+      await mkdir(path.dirname(target), { recursive: true });
+      await writeFile(target, `${secret}\n`);
+      await writeFile(path.join(dir, "go"), "");
+      await running;
+      await rm(path.join(dir, "go"));
+      await rm(path.join(dir, "ready"));
+      await rm(freshHome, { recursive: true, force: true });
+    };
+
+    // Positive control: plain bash, started before the file exists, reads it.
+    const control = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-home-reads-control-")));
+    try {
+      await mkdir(freshHome);
+      await whileRunning(
+        () =>
+          new Promise((resolve) =>
+            spawn("bash", ["-c", command], { cwd: control, stdio: "ignore" }).on("exit", resolve),
+          ),
+        control,
+      );
+      expect(await readFile(path.join(control, "leak.txt"), "utf8")).toContain(secret);
+    } finally {
+      await rm(control, { recursive: true, force: true });
+    }
+
+    await mkdir(freshHome);
+    let run: Awaited<ReturnType<typeof runLathe>> | undefined;
+    await whileRunning(async () => {
+      run = await runLathe(["call", "bash", JSON.stringify({ command }), "--mode", "yolo"], {
+        home: freshHome,
+        cwd: projectB,
+      });
+    }, projectB);
+    // It ran: what held is the sandbox, not a refusal.
+    expect(envelopeOf(run!).type).toBe("output");
+    expect(run!.stdout).not.toContain(secret);
+    expect(await readFile(path.join(projectB, "leak.txt"), "utf8")).not.toContain(secret);
   });
 });

@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -61,6 +61,17 @@ const leaked = async (): Promise<string> => {
   return text;
 };
 
+/** Every regular file under `dir` whose content holds the secret (symlinks are not followed). */
+async function filesHoldingSecret(dir: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const file = path.join(dir, entry.name);
+    if (entry.isDirectory()) found.push(...(await filesHoldingSecret(file)));
+    else if (entry.isFile() && (await readFile(file, "latin1")).includes(SECRET)) found.push(file);
+  }
+  return found;
+}
+
 describe.skipIf(NO_SANDBOX)("a command reading the person's credentials", () => {
   it.each(SECRETS)("$name: plain bash copies it; Lathe's sandbox hides it", async ({ file }) => {
     // The path only exists at run time ($F), so the parser cannot see it: the sandbox must hold.
@@ -83,6 +94,72 @@ describe.skipIf(NO_SANDBOX)("a command reading the person's credentials", () => 
     // Hidden, not changed: the file is still the person's.
     expect(await readFile(path.join(fakeHome, file), "utf8")).toBe(`${SECRET}\n`);
   });
+
+  // Ways around a hidden folder that the parser lets through (the paths only exist at run time):
+  // another view of the file system, or the whole home folder copied, archived or walked.
+  it.each([
+    ["/proc/self/root", 'cat /proc/self/root"$HOME"/.ssh/id_ed25519 > leak.txt; true'],
+    ["a copy of the whole home folder", 'H=$HOME; cp -r -- "$H" copy; true'],
+    ["an archive of the home folder", 'H=$HOME; tar cf leak.tar -C "$H" .; true'],
+    [
+      "find -exec over a symlink to the home folder",
+      'H=$HOME; ln -s -- "$H" h; find h/ -type f -exec cat {} + > leak.txt; true',
+    ],
+  ])("%s: plain bash copies the secrets, Lathe's sandbox hides them", async (_how, command) => {
+    // Positive control: the same command in plain bash puts a secret into the folder.
+    const control = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-secret-control-")));
+    try {
+      execFileSync("bash", ["-c", command], { cwd: control, env: { ...process.env, HOME: fakeHome } });
+      expect(await filesHoldingSecret(control)).not.toEqual([]);
+    } finally {
+      await rm(control, { recursive: true, force: true });
+    }
+
+    const run = await bash(command);
+    try {
+      // It ran: what held is the sandbox, not a refusal.
+      expect(envelopeOf(run).type).toBe("output");
+      expect(run.stdout).not.toContain(SECRET);
+      expect(await filesHoldingSecret(ws)).toEqual([]);
+    } finally {
+      for (const name of await readdir(ws)) await rm(path.join(ws, name), { recursive: true, force: true });
+    }
+    expect(await readFile(path.join(fakeHome, ".ssh/id_ed25519"), "utf8")).toBe(`${SECRET}\n`);
+  });
+
+  // Keys kept outside the default places, which the environment Lathe runs in points at.
+  it.each([
+    { variable: "GOOGLE_APPLICATION_CREDENTIALS", value: "gcp/key.json", file: "gcp/key.json" },
+    { variable: "KUBECONFIG", value: "k/other.yaml:k/config.yaml", file: "k/config.yaml" },
+    { variable: "XDG_CONFIG_HOME", value: "xdg", file: "xdg/gh/hosts.yml" },
+  ])(
+    "a key $variable points at: plain bash copies it, Lathe's sandbox hides it",
+    async ({ variable, value, file }) => {
+      const at = (p: string) => path.join(base, "elsewhere", p);
+      await mkdir(path.dirname(at(file)), { recursive: true });
+      await writeFile(at(file), `${SECRET}\n`);
+      const env = { HOME: fakeHome, [variable]: value.split(":").map(at).join(":") };
+      const command = `F='${at(file)}'; cat -- "$F" > leak.txt; cat -- "$F"; true`;
+
+      const control = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-secret-control-")));
+      try {
+        execFileSync("bash", ["-c", command], { cwd: control, env: { ...process.env, ...env } });
+        expect(await readFile(path.join(control, "leak.txt"), "utf8")).toContain(SECRET);
+      } finally {
+        await rm(control, { recursive: true, force: true });
+      }
+
+      const run = await runLathe(["call", "bash", JSON.stringify({ command }), "--mode", "yolo"], {
+        home,
+        cwd: ws,
+        env,
+      });
+      expect(envelopeOf(run).type).toBe("output");
+      expect(run.stdout).not.toContain(SECRET);
+      expect(await leaked()).not.toContain(SECRET);
+      expect(await readFile(at(file), "utf8")).toBe(`${SECRET}\n`);
+    },
+  );
 
   it.each([
     ["an argument", "cp ~/.ssh/id_ed25519 leak.txt"],

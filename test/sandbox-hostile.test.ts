@@ -241,7 +241,8 @@ const BASH_ROWS: Row[] = [
     name: "the user's $LATHE_HOME/settings.json rewritten",
     command: (w) => `h=${q(w.home)}; echo '{"permissions":[]}' > "$h/settings.json"`,
     damaged: async (w) => (await read(path.join(w.home, "settings.json"))) === '{"permissions":[]}\n',
-    evidence: RO,
+    // No error to show: the sandbox hides $LATHE_HOME behind an empty folder of its own (see
+    // lathe-home-private.ts), so the write lands there and is gone with the command.
   },
   {
     name: "a configured MCP server's script rewritten",

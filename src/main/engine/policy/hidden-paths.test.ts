@@ -21,6 +21,7 @@ beforeAll(async () => {
   await mkdir(ws);
   await mkdir(secrets);
   await mkdir(sidecars, { recursive: true });
+  await mkdir(path.join(latheHome, "models"));
   await writeFile(path.join(secrets, "key"), "k");
   await writeFile(path.join(sidecars, "out.txt"), "o");
   await symlink(path.join(secrets, "key"), path.join(ws, "innocent.txt"));
@@ -56,6 +57,8 @@ describe("hiddenPathNamed: what a command names that the sandbox hides", () => {
     ["an option's value", "grep --file=SECRETS/key x", "denyRead"],
     ["Lathe's database", "sqlite3 HOME/lathe.db .dump", "lathe-home"],
     ["another session's files", "cat HOME/sessions/s2/sidecars/x.txt", "lathe-home"],
+    ["a file Lathe has not made yet", "cat HOME/checkpoints/blobs/x", "lathe-home"],
+    ["the list of recent folders", "cat HOME/recent-projects.json", "lathe-home"],
   ])("names %s", async (_what, command, hiddenBy) => {
     expect(await check(command)).toMatchObject({ hiddenBy });
   });
@@ -65,6 +68,8 @@ describe("hiddenPathNamed: what a command names that the sandbox hides", () => {
     ["the session's own sidecar file", "wc -l HOME/sessions/s1/sidecars/out.txt"],
     ["a path only known at run time", 'F=SECRETS/key; cat "$F"'],
     ["a name that only starts like the folder", "cat SECRETS-old/key"],
+    ["$LATHE_HOME itself (its public folders show)", "ls HOME"],
+    ["a public folder of $LATHE_HOME", "ls HOME/models"],
   ])("leaves %s alone", async (_what, command) => {
     expect(await check(command)).toBeUndefined();
   });

@@ -1,7 +1,7 @@
 import { realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { latheHomePrivate } from "../sandbox/lathe-home-private.ts";
+import { latheHomeHiding } from "../sandbox/lathe-home-private.ts";
 import type { CallPlan, ResolvedPlan } from "../tools/call-plan.ts";
 import { mentionedPaths } from "./mentioned-paths.ts";
 
@@ -9,7 +9,7 @@ import { mentionedPaths } from "./mentioned-paths.ts";
 export interface HiddenPathNamed {
   /** The path as the command meets it (canonical). */
   path: string;
-  /** The entry that hides it: a `sandbox.denyRead` entry, or one of `$LATHE_HOME`'s private files. */
+  /** The entry that hides it: a `sandbox.denyRead` entry, or `$LATHE_HOME`. */
   entry: string;
   hiddenBy: "denyRead" | "lathe-home";
 }
@@ -45,8 +45,8 @@ export function homeRelative(p: string): string {
 
 /**
  * The first path a command's plan names (its arguments, redirections and the files it writes)
- * that the OS sandbox hides from every confined process: under a `sandbox.denyRead` entry or one
- * of `$LATHE_HOME`'s private files. The sandbox enforces it whatever the command does; this says
+ * that the OS sandbox hides from every confined process: under a `sandbox.denyRead` entry or in
+ * `$LATHE_HOME` outside its public folders (lathe-home-private.ts). The sandbox enforces it whatever the command does; this says
  * why before the command runs, rather than leaving the model to read "No such file" and try
  * another way. Paths under `readable` (the session's own sidecar files) stay readable. Plans that
  * start no process (no shell.run access) name nothing here.
@@ -75,14 +75,24 @@ export async function hiddenPathNamed(
     ),
   ];
   if (named.length === 0) return undefined;
+  const latheHome = latheHomeHiding(hidden.latheHome, hidden.denyRead);
   const entries = [
     ...hidden.denyRead.map((entry) => ({ entry, hiddenBy: "denyRead" as const })),
-    ...latheHomePrivate(hidden.latheHome).map((entry) => ({ entry, hiddenBy: "lathe-home" as const })),
+    ...latheHome.unreadable.map((entry) => ({ entry, hiddenBy: "lathe-home" as const })),
   ].map((e) => ({ ...e, canonical: canonicalEntry(path.resolve(e.entry), known) }));
-  const readable = hidden.readable.map((r) => canonicalEntry(path.resolve(r), known));
+  const readable = [...latheHome.readable, ...hidden.readable].map((r) =>
+    canonicalEntry(path.resolve(r), known),
+  );
+  // `$LATHE_HOME` itself may be named (`ls` shows its public folders); what is in it is hidden.
+  const inside = (p: string, e: (typeof entries)[number]): boolean =>
+    e.hiddenBy === "lathe-home"
+      ? p !== e.canonical &&
+        p !== path.resolve(e.entry) &&
+        (within(p, e.canonical) || within(p, path.resolve(e.entry)))
+      : within(p, e.canonical) || within(p, path.resolve(e.entry));
   for (const p of named) {
     if (readable.some((r) => within(p, r))) continue;
-    const found = entries.find((e) => within(p, e.canonical) || within(p, path.resolve(e.entry)));
+    const found = entries.find((e) => inside(p, e));
     if (found) return { path: p, entry: found.entry, hiddenBy: found.hiddenBy };
   }
   return undefined;

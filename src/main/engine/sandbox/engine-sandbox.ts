@@ -1,7 +1,7 @@
 import { lstatSync } from "node:fs";
 import { SandboxError } from "../errors/sandbox-error.ts";
 import type { ProtectedPaths } from "../policy/protected-paths.ts";
-import { latheHomePrivate } from "./lathe-home-private.ts";
+import { latheHomeHiding } from "./lathe-home-private.ts";
 import type { Confinement, ConfinementOptions, ProcessSandbox } from "./process-sandbox.ts";
 import { sandboxAvailability, type SandboxProbe, type SandboxStatus } from "./sandbox-availability.ts";
 import type { SandboxAvailabilityCache } from "./sandbox-availability-cache.ts";
@@ -94,6 +94,8 @@ export class EngineSandbox {
       );
     }
     const tmp = await scope.tempDir();
+    const latheHome = latheHomeHiding(this.protectedPaths.latheHome, this.settings.denyRead);
+    const readable = [...latheHome.readable, ...(scope.readable ?? [])];
     return {
       spec: {
         writable: [this.root, tmp, ...(scope.writable ?? []), ...this.settings.allowWrite],
@@ -101,11 +103,8 @@ export class EngineSandbox {
         network: [...new Set([...this.settings.allowNetwork, ...(scope.network ?? [])])],
         // Only those there now: the sandbox leaves a missing one alone anyway, after looking for
         // it at a cost per entry, and most of the default list is missing on most machines.
-        unreadable: [
-          ...latheHomePrivate(this.protectedPaths.latheHome),
-          ...this.settings.denyRead.filter(present),
-        ],
-        ...(scope.readable && scope.readable.length > 0 ? { readable: [...scope.readable] } : {}),
+        unreadable: [...latheHome.unreadable, ...this.settings.denyRead.filter(present)],
+        ...(readable.length > 0 ? { readable } : {}),
         missingFiles: scope.longRunning ? "leave" : "undo",
         ...(options.pty ? { pty: true } : {}),
       },

@@ -82,7 +82,35 @@ describe("sandbox settings: the user decides, a project may only narrow", () => 
       [path.join(home, ".ssh")],
     ],
   ])("denyRead: %s", (_name, user, project, expected) => {
-    expect(effectiveSandboxSettings(user, project, FILES).denyRead).toEqual(expected);
+    expect(effectiveSandboxSettings(user, project, FILES, {}).denyRead).toEqual(expected);
+  });
+
+  // A person whose keys live elsewhere says so in the environment (a CI runner's service
+  // account key, a dotfiles layout with XDG folders): the default hides those places too.
+  it.each<[string, Record<string, string>, string[]]>([
+    ["a service account key", { GOOGLE_APPLICATION_CREDENTIALS: "/etc/gcp/key.json" }, ["/etc/gcp/key.json"]],
+    ["AWS files elsewhere", { AWS_SHARED_CREDENTIALS_FILE: "/srv/aws/creds" }, ["/srv/aws/creds"]],
+    ["every kubeconfig of a list", { KUBECONFIG: "/k/a.yaml:/k/b.yaml" }, ["/k/a.yaml", "/k/b.yaml"]],
+    [
+      "gh, gcloud and git's tokens under XDG_CONFIG_HOME",
+      { XDG_CONFIG_HOME: "/cfg" },
+      ["/cfg/gh", "/cfg/gcloud", "/cfg/git/credentials"],
+    ],
+    ["the keyrings under XDG_DATA_HOME", { XDG_DATA_HOME: "/data/" }, ["/data/keyrings"]],
+    ["not a relative path", { GNUPGHOME: "gnupg", DOCKER_CONFIG: "./docker" }, []],
+    [
+      "not the root or the home folder's",
+      { DOCKER_CONFIG: "/", GNUPGHOME: home, AZURE_CONFIG_DIR: path.dirname(home) },
+      [],
+    ],
+  ])("denyRead by default also hides %s", (_name, env, expected) => {
+    const defaults = DEFAULT_HIDDEN_SECRETS.map((p) => path.join(home, p.slice(2)));
+    expect(effectiveSandboxSettings(undefined, undefined, FILES, env).denyRead).toEqual([
+      ...defaults,
+      ...expected,
+    ]);
+    // The user's own list replaces the whole default.
+    expect(effectiveSandboxSettings({ denyRead: [] }, undefined, FILES, env).denyRead).toEqual([]);
   });
 
   it("hides ~/.ssh, ~/.aws and ~/.gnupg by default", () => {

@@ -1,7 +1,7 @@
 import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
-import { DEFAULT_HIDDEN_SECRETS } from "./hidden-secrets.ts";
+import { DEFAULT_HIDDEN_SECRETS, movedSecrets } from "./hidden-secrets.ts";
 
 /** A host the sandboxed process may reach: `example.com`, `*.example.com`, optionally `:port`. */
 export const HostPatternSchema = z.lazy(() =>
@@ -92,12 +92,14 @@ function narrowed(
  * The user's settings decide; a project (trusted or not) may only narrow them: turn the sandbox
  * on, keep fewer of the user's `allowWrite` and `allowNetwork` entries (an entry the user
  * does not have is ignored, with a notice), and hide more paths (`denyRead`, added to the
- * user's, whose default is DEFAULT_HIDDEN_SECRETS). It can never turn the sandbox off or widen it.
+ * user's, whose default is DEFAULT_HIDDEN_SECRETS plus where `env` moved them, see movedSecrets).
+ * It can never turn the sandbox off or widen it.
  */
 export function effectiveSandboxSettings(
   user: SandboxSettings | undefined,
   project: SandboxSettings | undefined,
   files: { user: string; project: string },
+  env: Readonly<Record<string, string | undefined>> = process.env,
 ): EffectiveSandboxSettings {
   const userEnabled = user?.enabled ?? true;
   const projectTurnsOn = project?.enabled === true && !userEnabled;
@@ -124,7 +126,10 @@ export function effectiveSandboxSettings(
     allowNetwork: hosts.kept,
     denyRead: [
       ...new Set(
-        [...(user?.denyRead ?? DEFAULT_HIDDEN_SECRETS), ...(project?.denyRead ?? [])].map(expandHome),
+        [
+          ...(user?.denyRead ?? [...DEFAULT_HIDDEN_SECRETS, ...movedSecrets(env, os.homedir())]),
+          ...(project?.denyRead ?? []),
+        ].map(expandHome),
       ),
     ],
     enabledBy: projectTurnsOn ? files.project : files.user,
