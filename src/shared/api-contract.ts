@@ -118,6 +118,14 @@ export const channels = {
     request: z.strictObject({ toolId: z.string().min(1).max(256), args: z.unknown().optional() }),
     response: EnvelopeSchema,
   },
+  /**
+   * Stop the calls this UI started through `tools.call` that are still running (the Tools view's
+   * Stop): each answers with its error envelope. `stopped` counts them (0: none was running).
+   */
+  "tools.stop": {
+    request: z.strictObject({}).optional(),
+    response: z.strictObject({ stopped: z.number().int().nonnegative() }),
+  },
   /** Answer the approval prompt on screen; an unknown or already settled id is refused. */
   "approval.respond": {
     clientGroup: "approvals",

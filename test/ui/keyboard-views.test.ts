@@ -68,4 +68,31 @@ describe.skipIf(!runUi)("views from the keyboard", () => {
     await paletteTo("Chat");
     await expect.poll(focus).toMatchObject({ tag: "TEXTAREA", inMain: true });
   });
+
+  it("keeps the command ↑↓ chose in sight, down past the list's visible part and back up", async () => {
+    await page.keyboard.press("Control+k");
+    const palette = page.getByRole("dialog", { name: "Command palette" });
+    await palette.waitFor();
+    const list = palette.getByRole("listbox", { name: "Commands" });
+    const chosen = list.getByRole("option", { selected: true });
+    /** Whether the chosen option lies wholly inside the list's visible part. */
+    const chosenInSight = async () => {
+      const [outer, inner] = await Promise.all([list.boundingBox(), chosen.boundingBox()]);
+      if (!outer || !inner) return false;
+      return inner.y >= outer.y - 1 && inner.y + inner.height <= outer.y + outer.height + 1;
+    };
+    const count = await list.getByRole("option").count();
+    expect(count, "the palette lists more commands than it shows at once").toBeGreaterThan(12);
+    for (let i = 1; i < count; i++) {
+      await page.keyboard.press("ArrowDown");
+      expect(await chosenInSight(), `option ${i + 1} of ${count} is out of sight`).toBe(true);
+    }
+    await page.screenshot({ path: path.join(SHOTS, "ui-palette-last-chosen.png") });
+    // Down once more wraps to the first command, which must come back into sight too.
+    await page.keyboard.press("ArrowDown");
+    expect(await chosen.innerText()).toContain("New chat");
+    expect(await chosenInSight()).toBe(true);
+    await page.keyboard.press("Escape");
+    await palette.waitFor({ state: "hidden" });
+  });
 });

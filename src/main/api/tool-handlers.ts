@@ -6,6 +6,8 @@ import type { ApiHandlers } from "./api-router.ts";
 interface ToolTarget {
   listTools(): Promise<ToolInfo[]> | ToolInfo[];
   call(toolId: string, args: unknown): Promise<Envelope>;
+  /** Stop the calls `call` started that are still running; how many there were. */
+  stop(): { stopped: number };
 }
 
 /**
@@ -13,9 +15,12 @@ interface ToolTarget {
  * each call, and anything that needs a person goes to the approval prompt of the window (or
  * WebSocket) that made the call.
  */
-export function createToolHandlers(target: ToolTarget): Pick<ApiHandlers, "tools.list" | "tools.call"> {
+export function createToolHandlers(
+  target: ToolTarget,
+): Pick<ApiHandlers, "tools.list" | "tools.call" | "tools.stop"> {
   return {
     "tools.list": () => target.listTools(),
     "tools.call": ({ toolId, args }) => target.call(toolId, args),
+    "tools.stop": () => target.stop(),
   };
 }

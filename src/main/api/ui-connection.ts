@@ -80,6 +80,8 @@ export class UiConnection implements EngineUser {
   private readonly detachUnsandboxedMcp: () => void;
   private readonly runs: ChatRuns;
   private readonly bindings = new Set<Binding>();
+  /** The `tools.call` calls running now, each stoppable on its own (the Tools view's Stop). */
+  private readonly calls = new Set<AbortController>();
   private current: Promise<Binding>;
   private readonly unregister: () => void;
   private closed = false;
@@ -115,6 +117,7 @@ export class UiConnection implements EngineUser {
         ...createToolHandlers({
           listTools: async (): Promise<ToolInfo[]> => listedTools((await this.current).engine),
           call: (toolId, args) => this.call(toolId, args),
+          stop: () => this.stopCalls(),
         }),
         ...createApprovalHandlers(this.broker),
         ...createProjectHandlers(options.host),
@@ -213,9 +216,24 @@ export class UiConnection implements EngineUser {
         metadata: { duration_ms: 0 },
       };
     }
-    const running = binding.session.call(toolId, args, { signal: binding.controller.signal });
+    const own = new AbortController();
+    this.calls.add(own);
+    const signal = AbortSignal.any([binding.controller.signal, own.signal]);
+    const running = binding.session.call(toolId, args, { signal });
     this.track(binding, running);
-    return running;
+    try {
+      return await running;
+    } finally {
+      this.calls.delete(own);
+    }
+  }
+
+  /** Stop every `tools.call` of this UI still running; each answers with its "aborted" envelope. */
+  private stopCalls(): { stopped: number } {
+    const stopped = this.calls.size;
+    for (const call of this.calls) call.abort(new Error("stopped by the person"));
+    this.calls.clear();
+    return { stopped };
   }
 
   /** The binding's engine is not retired until `work` has ended. */

@@ -1,4 +1,4 @@
-import { useMemo, useState, type KeyboardEvent } from "react";
+import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from "react";
 import { useChat } from "../state/chat-context.tsx";
 import { filterCommands, type PaletteCommand } from "../state/palette-filter.ts";
 import { useSessions } from "../state/sessions-context.tsx";
@@ -100,6 +100,12 @@ function PaletteBody() {
   const [active, setActive] = useState(0);
   const shown = filterCommands(commands, query).slice(0, 50);
   const current = Math.min(active, Math.max(0, shown.length - 1));
+  const options = useRef<HTMLUListElement>(null);
+
+  // The chosen command stays in sight while ↑↓ move past the list's visible part.
+  useEffect(() => {
+    options.current?.children[current]?.scrollIntoView({ block: "nearest" });
+  }, [current]);
 
   const run = (command: PaletteCommand | undefined) => {
     if (!command) return;
@@ -138,7 +144,7 @@ function PaletteBody() {
         }}
         onKeyDown={onKeyDown}
       />
-      <ul id="palette-options" className="palette-options" role="listbox" aria-label="Commands">
+      <ul ref={options} id="palette-options" className="palette-options" role="listbox" aria-label="Commands">
         {shown.map((command, index) => (
           <li
             key={command.id}

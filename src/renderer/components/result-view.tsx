@@ -33,7 +33,7 @@ export function ResultView() {
     <section className="panel result" aria-labelledby="result-heading" aria-busy={running}>
       <h2 id="result-heading">Result</h2>
       {!result ? (
-        <p className="muted">Run a tool to see its result envelope here.</p>
+        <p className="muted">{running ? "Running…" : "Run a tool to see its result envelope here."}</p>
       ) : result.status === "failed" ? (
         <div role="alert" className="envelope envelope-error">
           <p>

@@ -1,6 +1,7 @@
 import type { KeyboardEvent } from "react";
 import { parseArguments } from "../state/app-store.ts";
 import { useAppState } from "../state/store-context.tsx";
+import { ErrorLine } from "./error-line.tsx";
 import { originLabel } from "./origin-label.ts";
 import { ParametersTable } from "./parameters-table.tsx";
 
@@ -10,6 +11,9 @@ export function ToolPanel() {
   const running = useAppState((s) => s.running);
   const setArgs = useAppState((s) => s.setArgs);
   const run = useAppState((s) => s.run);
+  const stop = useAppState((s) => s.stop);
+  const stopping = useAppState((s) => s.stopping);
+  const stopError = useAppState((s) => s.stopError);
   const waiting = useAppState((s) => s.approvals.length > 0);
 
   if (!tool) {
@@ -77,9 +81,17 @@ export function ToolPanel() {
             {tool.id} changes things: Lathe asks you before each call unless a rule allows it.
           </p>
         )}
-        <button type="submit" className="run" disabled={!canRun}>
-          {running ? (waiting ? "Waiting for approval…" : "Running…") : `Run ${tool.id}`}
-        </button>
+        <div className="row-actions">
+          <button type="submit" className="run" disabled={!canRun}>
+            {running ? (waiting ? "Waiting for approval…" : "Running…") : `Run ${tool.id}`}
+          </button>
+          {running ? (
+            <button type="button" disabled={stopping} onClick={() => void stop()}>
+              {stopping ? "Stopping…" : "Stop"}
+            </button>
+          ) : null}
+        </div>
+        <ErrorLine message={stopError} />
       </form>
     </section>
   );

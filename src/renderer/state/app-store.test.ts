@@ -85,6 +85,7 @@ function fakeApi(
         calls.push(request);
         return Promise.resolve(answer);
       },
+      stop: () => Promise.resolve({ ok: true, data: { stopped: 0 } }),
     },
     approvals: {
       respond: (request) => {

@@ -69,6 +69,10 @@ export interface AppState {
   /** The JSON text a person typed, per tool, so switching tools keeps it. */
   argsText: Record<string, string>;
   running: boolean;
+  /** Stop was pressed and the running call has not answered yet. */
+  stopping: boolean;
+  /** Why Stop did not reach Lathe. */
+  stopError: string | undefined;
   result: ToolRunResult | undefined;
   /** Prompts waiting for the person, in the order they came; the dialog shows the first. */
   approvals: ApprovalRequest[];
@@ -106,6 +110,8 @@ export interface AppState {
   select(toolId: string): void;
   setArgs(toolId: string, text: string): void;
   run(): Promise<void>;
+  /** Stop the running call (it answers with its "aborted" envelope, which `run` shows). */
+  stop(): Promise<void>;
   /** Answer the prompt on screen. */
   respond(answer: ApprovalAnswer): Promise<void>;
   loadProject(): Promise<void>;
@@ -176,6 +182,8 @@ export function createAppStore(api: LatheApi, options: AppStoreOptions = {}): Ap
       selectedId: undefined,
       argsText: {},
       running: false,
+      stopping: false,
+      stopError: undefined,
       result: undefined,
       approvals: [],
       answering: false,
@@ -291,15 +299,25 @@ export function createAppStore(api: LatheApi, options: AppStoreOptions = {}): Ap
         if (!tool || running) return;
         const parsed = parseArguments(argsText[tool.id] ?? "");
         if ("error" in parsed) return;
-        set({ running: true });
+        // The last result goes: it is not this call's, and this one may run for long.
+        set({ running: true, stopping: false, stopError: undefined, result: undefined });
         // A mutating call may wait here for the person's answer in the approval dialog.
         const answer = await api.tools.call({ toolId: tool.id, args: parsed.args });
         set({
           running: false,
+          stopping: false,
           result: answer.ok
             ? { toolId: tool.id, status: "envelope", envelope: answer.data }
             : { toolId: tool.id, status: "failed", message: answer.error.message },
         });
+      },
+
+      async stop() {
+        if (!get().running || get().stopping) return;
+        set({ stopping: true, stopError: undefined });
+        const answer = await api.tools.stop();
+        if (!answer.ok)
+          set({ stopping: false, stopError: `Could not stop the call: ${answer.error.message}` });
       },
 
       async respond(answer) {

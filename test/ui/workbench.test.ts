@@ -1,0 +1,83 @@
+// Tools → Run a tool, as a person uses it for a call that does not end: `lathe serve` on a
+// project in yolo mode, the page in Debian's Chromium. While a call runs, the last call's result
+// is not shown as if it were this one's, and Stop ends the call (its process too) so the
+// workbench can run the next. Needs `npm run build` first.
+import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REPO, goTo, runsUi } from "./serve-fixture.ts";
+import { startUiWorld, type UiWorld } from "./ui-world.ts";
+
+const SHOTS = path.join(REPO, "test-results");
+const runUi = runsUi("workbench");
+// An odd duration, so the process it starts can be told from any other `sleep` on the machine.
+const SLEEP = "sleep 613.37";
+
+let world: UiWorld | undefined;
+let page: Page;
+
+/** Whether a process whose command line holds `text` is running. */
+async function processRunning(text: string): Promise<boolean> {
+  for (const pid of await readdir("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    const cmdline = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "");
+    if (cmdline.replaceAll("\0", " ").includes(text)) return true;
+  }
+  return false;
+}
+
+const result = () => page.getByRole("region", { name: "Result" });
+
+async function runBash(command: string): Promise<void> {
+  await page.getByLabel("Arguments (JSON)").fill(JSON.stringify({ command }));
+  await page.getByRole("button", { name: "Run bash" }).click();
+}
+
+beforeAll(async () => {
+  if (!runUi) return;
+  world = await startUiWorld({
+    prefix: "workbench",
+    prepare: async ({ home }) => {
+      const { writeFile } = await import("node:fs/promises");
+      await writeFile(path.join(home, "settings.json"), JSON.stringify({ approvals: { mode: "yolo" } }));
+    },
+    viewport: { width: 1280, height: 1000 },
+  });
+  page = world.page;
+  await goTo(page, "Tools", "Run a tool");
+  await page.getByRole("list", { name: "Tools" }).getByRole("button", { name: /^bash/ }).click();
+});
+
+afterAll(async () => {
+  await world?.close();
+});
+
+describe.skipIf(!runUi)("the workbench with a call that does not end", () => {
+  it("drops the last result while a call runs, and Stop ends the call and its process", async () => {
+    await runBash("echo first call");
+    await expect.poll(() => result().innerText()).toContain("first call");
+
+    await runBash(SLEEP);
+    const stop = page.getByRole("button", { name: "Stop", exact: true });
+    await stop.waitFor({ timeout: 10_000 });
+    await expect.poll(() => processRunning(SLEEP), { timeout: 10_000 }).toBe(true);
+    // The first call's output is not this call's: it must not stand under "Result" meanwhile.
+    expect(await result().innerText()).not.toContain("first call");
+    expect(await result().innerText()).toContain("Running…");
+    await page.screenshot({ path: path.join(SHOTS, "ui-workbench-running.png") });
+
+    await stop.click();
+    await expect
+      .poll(() => result().innerText(), { timeout: 10_000 })
+      .toMatch(/bash was aborted: stopped by the person/);
+    await page.screenshot({ path: path.join(SHOTS, "ui-workbench-stopped.png") });
+    await stop.waitFor({ state: "detached" });
+    await expect.poll(() => processRunning(SLEEP), { timeout: 10_000 }).toBe(false);
+
+    // The workbench is free again: the next call runs and shows its own result.
+    await runBash("echo after the stop");
+    await expect.poll(() => result().innerText()).toContain("after the stop");
+    expect(world?.problems).toEqual([]);
+  });
+});
