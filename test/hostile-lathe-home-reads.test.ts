@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { machineSandbox } from "../src/main/engine/sandbox/sandbox-availability.ts";
-import { envelopeOf, runLathe } from "./support/lathe-cli.ts";
+import { envelopeOf, PACKAGE_ROOT, runLathe } from "./support/lathe-cli.ts";
 
 // $LATHE_HOME holds what the person did in every folder: every session's conversation and tool
 // calls (lathe.db), the checkpoints' copies of files, the user's settings (an MCP server's
@@ -18,6 +18,7 @@ const NO_SANDBOX = !machine.active;
 if (NO_SANDBOX)
   console.log(`hostile-lathe-home-reads is skipped: this machine has no OS sandbox (${machine.reason})`);
 
+const SCRIPTED_MCP = path.join(PACKAGE_ROOT, "test/fixtures/scripted-mcp-server.ts");
 const TOKEN = "Bearer tok-0f1e2d3c4b5a69788796a5b4c3d2e1f0";
 const CONFIDENTIAL = "PROJECT-A-CONFIDENTIAL-7c1d";
 
@@ -177,5 +178,53 @@ describe.skipIf(NO_SANDBOX)("a command in folder B reading $LATHE_HOME", () => {
     expect(envelopeOf(run!).type).toBe("output");
     expect(run!.stdout).not.toContain(secret);
     expect(await readFile(path.join(projectB, "leak.txt"), "utf8")).not.toContain(secret);
+  });
+
+  /** The settings with one more MCP server, `reader`; the others (the token's) stay. */
+  type Settings = { mcpServers: Record<string, unknown> };
+  const withReader = (settings: Settings, args: string[]): Settings => ({
+    ...settings,
+    mcpServers: { ...settings.mcpServers, reader: { command: process.execPath, args } },
+  });
+
+  it("an MCP server kept in $LATHE_HOME reads its own files there, not the rest", async () => {
+    // The person keeps a server's script in LATHE_HOME/servers/ and its tool list beside the settings.
+    const servers = path.join(home, "servers");
+    await mkdir(servers, { recursive: true });
+    const tools = path.join(home, "reader-tools.json");
+    await writeFile(
+      tools,
+      JSON.stringify({
+        tools: [{ name: "read_file", description: "Read.", inputSchema: { type: "object" } }],
+      }),
+    );
+    const script = path.join(servers, "reader.ts");
+    await writeFile(script, await readFile(SCRIPTED_MCP, "utf8"));
+    const settingsFile = path.join(home, "settings.json");
+    const before = await readFile(settingsFile, "utf8");
+    const secret = TOKEN.slice(7);
+    await writeFile(
+      settingsFile,
+      JSON.stringify(withReader(JSON.parse(before) as Settings, [script, tools])),
+    );
+    try {
+      const read = async (file: string) =>
+        JSON.stringify(
+          envelopeOf(
+            await runLathe(["call", "read_file", JSON.stringify({ path: file }), "--mode", "yolo"], {
+              home,
+              cwd: projectB,
+            }),
+          ),
+        );
+      // It starts (its script and tool list are readable) and reads its own files...
+      expect(await read(tools)).toContain("read_file");
+      // ...but the settings beside them, which hold a bearer token, are hidden.
+      expect(await read(settingsFile)).not.toContain(secret);
+      // Positive control: outside the sandbox the token is right there.
+      expect(await readFile(settingsFile, "utf8")).toContain(secret);
+    } finally {
+      await writeFile(settingsFile, before);
+    }
   });
 });

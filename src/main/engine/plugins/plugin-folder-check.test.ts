@@ -174,9 +174,9 @@ describe("checkPluginFolder", () => {
     expect(report.notes[0]).toMatch(/^This folder is in no tools directory, so Lathe does not load it/);
   });
 
-  it("throws for a path that is not a folder", async () => {
+  it("throws for a path that does not exist", async () => {
     await expect(check(path.join(base, "nothing"))).rejects.toThrow(
-      /is not a folder\. Pass the plugin's folder/,
+      /nothing does not exist\. Pass the plugin's folder/,
     );
   });
 });

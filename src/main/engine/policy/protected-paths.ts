@@ -99,13 +99,26 @@ function gitDirEntries(gitDir: string, out: ProtectedEntry[], seen: Set<string>)
 
 /** Words of an MCP server's command line that name files: the command and its file arguments. */
 function serverFiles(server: ProtectedServer, root: string): ProtectedEntry[] {
-  const config = server.config;
+  const out: ProtectedEntry[] = [];
+  const what = `a file of MCP server "${server.name}"`;
+  for (const canonical of serverCommandFiles(server.config, root)) {
+    out.push({ path: canonical, kind: "file", what });
+    // The modules a script loads from beside it run too: its folder, unless that is the
+    // workspace itself (or above it), which must stay writable.
+    const dir = path.dirname(canonical);
+    if (isWithin(root, dir) && dir !== root) out.push({ path: dir, kind: "folder", what });
+  }
+  return out;
+}
+
+/** The files an MCP server's command line names (the command and its file arguments), canonical. */
+export function serverCommandFiles(config: ProtectedServer["config"], root: string): string[] {
   if (!("command" in config)) return [];
   const cwd = config.cwd ? path.resolve(root, config.cwd) : root;
   const words = [config.command, ...config.args].flatMap((w) =>
     w.includes("=") && !w.startsWith("/") ? [w, w.slice(w.indexOf("=") + 1)] : [w],
   );
-  const out: ProtectedEntry[] = [];
+  const out: string[] = [];
   for (const word of words) {
     if (word === "" || (word.startsWith("-") && !word.includes("/"))) continue;
     const file = path.resolve(
@@ -119,13 +132,7 @@ function serverFiles(server: ProtectedServer, root: string): ProtectedEntry[] {
       continue;
     }
     if (!isFile) continue;
-    const canonical = real(file);
-    const what = `a file of MCP server "${server.name}"`;
-    out.push({ path: canonical, kind: "file", what });
-    // The modules a script loads from beside it run too: its folder, unless that is the
-    // workspace itself (or above it), which must stay writable.
-    const dir = path.dirname(canonical);
-    if (isWithin(root, dir) && dir !== root) out.push({ path: dir, kind: "folder", what });
+    out.push(real(file));
   }
   return out;
 }
