@@ -1,23 +1,13 @@
-import { lstatSync } from "node:fs";
 import { SandboxError } from "../errors/sandbox-error.ts";
 import type { ProtectedPaths } from "../policy/protected-paths.ts";
 import { latheHomeHiding } from "./lathe-home-private.ts";
+import { isPresent } from "./path-present.ts";
 import type { Confinement, ConfinementOptions, ProcessSandbox } from "./process-sandbox.ts";
 import { sandboxAvailability, type SandboxProbe, type SandboxStatus } from "./sandbox-availability.ts";
 import type { SandboxAvailabilityCache } from "./sandbox-availability-cache.ts";
 import type { EffectiveSandboxSettings } from "./sandbox-settings.ts";
 
 /** Where one confined process may write and connect, beyond the workspace. */
-/** Whether anything (a file, a folder, a link) is at `p`. */
-function present(p: string): boolean {
-  try {
-    lstatSync(p);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 interface ConfinementScope {
   /** Its own temp folder (created on first use). */
   tempDir(): Promise<string>;
@@ -103,7 +93,7 @@ export class EngineSandbox {
         network: [...new Set([...this.settings.allowNetwork, ...(scope.network ?? [])])],
         // Only those there now: the sandbox leaves a missing one alone anyway, after looking for
         // it at a cost per entry, and most of the default list is missing on most machines.
-        unreadable: [...latheHome.unreadable, ...this.settings.denyRead.filter(present)],
+        unreadable: [...latheHome.unreadable, ...this.settings.denyRead.filter(isPresent)],
         ...(readable.length > 0 ? { readable } : {}),
         missingFiles: scope.longRunning ? "leave" : "undo",
         ...(options.pty ? { pty: true } : {}),

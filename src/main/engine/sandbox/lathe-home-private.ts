@@ -1,6 +1,6 @@
-import { lstatSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { isPresent } from "./path-present.ts";
 
 /**
  * The folders of `$LATHE_HOME` a confined process may read: models, tools, agents, skills and
@@ -27,16 +27,6 @@ const PRIVATE = [
 ] as const;
 
 const within = (p: string, entry: string): boolean => p === entry || p.startsWith(`${entry}/`);
-
-/** Whether anything (a file, a folder, a link) is at `p`. */
-function present(p: string): boolean {
-  try {
-    lstatSync(p);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** How confined processes are kept out of `$LATHE_HOME` (see latheHomeHiding). */
 export interface LatheHomeHiding {
@@ -67,7 +57,7 @@ export function latheHomeHiding(latheHome: string, denyRead: readonly string[]):
   return {
     unreadable: [home],
     readable: PUBLIC.map((name) => path.join(home, name)).filter(
-      (p) => present(p) && !denyRead.some((entry) => within(p, path.resolve(entry))),
+      (p) => isPresent(p) && !denyRead.some((entry) => within(p, path.resolve(entry))),
     ),
   };
 }
