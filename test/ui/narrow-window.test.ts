@@ -45,10 +45,18 @@ describe.skipIf(!runUi)("a window 800 px wide", () => {
     const check = async (shot: string) => {
       await page.getByRole("button", { name: /^Model: / }).click();
       await panel.waitFor();
+      // Once the page has settled (the header may still be wrapping its buttons when it opens),
+      // the panel is whole beside the sidebar.
+      await expect
+        .poll(
+          async () => {
+            const box = await edges(panel);
+            return box.left >= main.left && box.right <= main.right;
+          },
+          { timeout: 5_000 },
+        )
+        .toBe(true);
       await page.screenshot({ path: path.join(SHOTS, shot) });
-      const box = await edges(panel);
-      expect(box.left).toBeGreaterThanOrEqual(main.left);
-      expect(box.right).toBeLessThanOrEqual(main.right);
       // What a person types into is whole, not cut by the sidebar.
       const filter = await edges(panel.getByRole("searchbox", { name: "Filter models" }));
       expect(filter.left).toBeGreaterThanOrEqual(main.left);

@@ -15,7 +15,8 @@ function clippingBox(element: HTMLElement): { left: number; right: number } {
 /**
  * Keep a popover that is anchored by CSS (e.g. to its button's right edge) whole inside the part
  * of the window it is drawn in: narrower when that part is narrow, and moved sideways when it
- * would stick out. Measured when it opens and whenever the window is resized.
+ * would stick out. Measured when it opens, whenever the window is resized, and whenever it or an
+ * ancestor changes size (content that arrives later, a header that wraps).
  */
 export function useFitInside(ref: RefObject<HTMLElement | null>, margin = 8): void {
   useLayoutEffect(() => {
@@ -36,6 +37,14 @@ export function useFitInside(ref: RefObject<HTMLElement | null>, margin = 8): vo
     };
     fit();
     window.addEventListener("resize", fit);
-    return () => window.removeEventListener("resize", fit);
+    // Its content may change its size after it opened (a list that loads), and what it hangs from
+    // may move (a header that gains a title wraps its buttons to a new row): measured again then.
+    // fit() is idempotent, so the size change it causes itself settles at once.
+    const resized = new ResizeObserver(() => fit());
+    for (let node: HTMLElement | null = element; node; node = node.parentElement) resized.observe(node);
+    return () => {
+      window.removeEventListener("resize", fit);
+      resized.disconnect();
+    };
   }, [ref, margin]);
 }
