@@ -10,7 +10,8 @@ export default defineConfig({
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     environment: "node",
-    env: { LATHE_CLI: cli },
+    // No test leaves a CLI daemon behind; the daemon's own tests turn it on where they need it.
+    env: { LATHE_CLI: cli, LATHE_DAEMON: "off" },
     testTimeout: 20_000,
     hookTimeout: 60_000,
     pool: "forks",

@@ -50,13 +50,24 @@ function runCli() {
   if (process.env.LATHE_DEBUG === "1") process.setSourceMapsEnabled(true);
 
   // No top-level await in this file, so even an old Node parses it and shows the message above.
+  const { pathToFileURL, fileURLToPath } = process.getBuiltinModule("node:url");
+  const load = (file) => import(pathToFileURL(file).href);
   import("./cli-bundle.mjs")
-    .then(({ chooseEntry }) => {
+    .then(async ({ chooseEntry, BUNDLE_ENTRY, BUNDLE_DIR }) => {
       const { entry, notice } = chooseEntry();
       if (notice) process.stderr.write(notice);
-      return import(process.getBuiltinModule("node:url").pathToFileURL(entry).href);
+      // The bundle's quick commands run in a daemon when one listens (src/main/cli/daemon/):
+      // undefined means this process runs the command itself.
+      if (entry === BUNDLE_ENTRY) {
+        const { runInDaemon } = await load(
+          process.getBuiltinModule("node:path").join(BUNDLE_DIR, "daemon-client.js"),
+        );
+        const code = await runInDaemon(args, fileURLToPath(import.meta.url));
+        if (code !== undefined) return code;
+      }
+      const { main } = await load(entry);
+      return main(args);
     })
-    .then(({ main }) => main(process.argv.slice(2)))
     .then(
       // main() has flushed stdout and stderr; exit now rather than wait on work a stopped tool left behind.
       (code) => process.exit(code),

@@ -143,11 +143,21 @@ describe("the CLI bundle", () => {
     // engine loads the entry, the engine chunk and the few small files the entry shares with it.
     // What the process spawner's child loads too (zod, the sidecar files' naming) is one chunk of
     // its own, "shared": the child loads it without the engine.
-    const core = ["engine", "lathe", "lathe-error", "rolldown-runtime", "shared", "write-inspect"];
+    // "lathe-home" (where LATHE_HOME is) is shared with the daemon's client, which the launcher
+    // loads first for these commands.
+    const core = [
+      "engine",
+      "lathe",
+      "lathe-error",
+      "lathe-home",
+      "rolldown-runtime",
+      "shared",
+      "write-inspect",
+    ];
     await files(["tools"]);
     expect(await files(["tools"])).toEqual(core);
     expect(await files(["call", "read", JSON.stringify({ path: "small.txt" })])).toEqual(core);
-    expect(await files(["--help"])).toEqual(["lathe", "lathe-error", "rolldown-runtime"]);
+    expect(await files(["--help"])).toEqual(["lathe", "lathe-error"]);
   });
 
   it("loads no native addon, model SDK or MCP client a command does not use", async () => {
@@ -264,6 +274,11 @@ describe("bin/lathe.mjs without an up-to-date bundle", () => {
     await mkdir(dir, { recursive: true });
     // A bundle that would fail loudly if it ran.
     await writeFile(path.join(dir, "lathe.js"), 'throw new Error("the stale bundle ran");\n');
+    // The launcher asks the bundle's daemon client first; this one never has a daemon.
+    await writeFile(
+      path.join(dir, "daemon-client.js"),
+      "export const runInDaemon = async () => undefined;\n",
+    );
     const builtAt = Date.now() - 60_000;
     await writeFile(
       path.join(dir, "build-info.json"),

@@ -4,6 +4,7 @@ import { CliError } from "./cli-error.ts";
 import { registerAuditCommand } from "./commands/audit-command.ts";
 import { registerCallCommands } from "./commands/call-command.ts";
 import { registerCheckpointCommands } from "./commands/checkpoints-command.ts";
+import { registerDaemonCommand } from "./commands/daemon-command.ts";
 import { registerDoctorCommand } from "./commands/doctor-command.ts";
 import { registerPluginCommand } from "./commands/plugin-command.ts";
 import { registerRunCommand } from "./commands/run-command.ts";
@@ -29,6 +30,7 @@ const COMMANDS: ReadonlyArray<readonly [names: readonly string[], register: Regi
   [["checkpoints", "restore", "rewind"], registerCheckpointCommands],
   [["doctor"], registerDoctorCommand],
   [["plugin"], registerPluginCommand],
+  [["daemon"], registerDaemonCommand],
 ];
 
 /**
@@ -59,6 +61,7 @@ function buildProgram(result: ExitStatus, argv: readonly string[]): Command {
 Environment:
   LATHE_HOME   Lathe's data folder (settings, trust, sessions, audit database); default ~/.lathe
   LATHE_DEBUG  set to 1 to print stack traces with errors
+  LATHE_DAEMON on or off: whether tools, call and batch run in a background daemon (default on, off under CI)
 
 Exit codes: 0 success, 1 failure (for call and batch: an error envelope), 2 usage error.`,
     );

@@ -4,5 +4,6 @@
 // module behind it; test/engine-imports.test.ts keeps it so). Hosts import the engine through
 // these three doors only (an eslint rule in eslint.config.js).
 export { installRoot, latheVersion } from "./config/install-root.ts";
+export { resolveLatheHome } from "./config/lathe-home.ts";
 export { parseModelSpec } from "./agent/model-spec.ts";
 export { sessionIdProblem } from "./session/session-id.ts";

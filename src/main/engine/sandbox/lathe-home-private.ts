@@ -24,6 +24,8 @@ const PRIVATE = [
   "logs",
   "recent-projects.json",
   "project-models.json",
+  // The CLI daemon's sockets: a process that reached one could run commands outside its sandbox.
+  "run",
 ] as const;
 
 const within = (p: string, entry: string): boolean => p === entry || p.startsWith(`${entry}/`);

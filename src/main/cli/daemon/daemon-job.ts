@@ -1,0 +1,158 @@
+import { Console } from "node:console";
+import { constants } from "node:os";
+import { PassThrough, Writable } from "node:stream";
+import type { JobRequest, StreamLook } from "./daemon-frames.ts";
+
+/** How the daemon talks to the `lathe` process whose command a job runs. */
+export interface JobChannel {
+  /** Send bytes for the client's stdout or stderr; resolves once they are handed to the socket. */
+  write(stream: "stdout" | "stderr", bytes: Buffer): Promise<void>;
+  /** Ask the client for its stdin (only when the command reads it). */
+  wantStdin(): void;
+}
+
+/** What the client reports while the job runs. */
+export interface JobInput {
+  stdin(bytes: Buffer): void;
+  stdinEnd(): void;
+  /** A signal the client got (SIGINT, SIGTERM). */
+  signal(name: NodeJS.Signals): void;
+  /** The reader of the client's stdout has gone. */
+  stdoutClosed(): void;
+}
+
+/** How the job ended. */
+export interface JobEnd {
+  code: number;
+  /**
+   * Whether this process can take another command. Not after a command called process.exit or
+   * was ended by a signal it did not handle: a process of its own would have ended there, and
+   * whatever that command left running must end with it.
+   */
+  reusable: boolean;
+}
+
+const SIGNALS = new Set<NodeJS.Signals>(["SIGINT", "SIGTERM", "SIGHUP"]);
+
+/** Whether `name` is a signal a client may forward. */
+export function isForwardedSignal(name: string): name is NodeJS.Signals {
+  return SIGNALS.has(name as NodeJS.Signals);
+}
+
+/** The exit code of a process ended by `signal`, as a shell reports it. */
+function killedBy(signal: NodeJS.Signals): number {
+  return 128 + (constants.signals[signal] ?? 15);
+}
+
+function look<T extends object>(stream: T, shape: StreamLook): T {
+  return Object.assign(stream, {
+    isTTY: shape.isTTY,
+    ...(shape.isTTY && shape.columns !== undefined ? { columns: shape.columns } : {}),
+  });
+}
+
+/**
+ * Run one command as if this process were the client's own `lathe` process: its arguments,
+ * folder, environment and standard streams (with their terminal look) are the client's while it
+ * runs, and everything is put back after. `run` is the CLI's main. Only one job runs at a time.
+ */
+export async function runJob(
+  request: JobRequest,
+  channel: JobChannel,
+  run: (argv: readonly string[]) => Promise<number>,
+): Promise<{ input: JobInput; ended: Promise<JobEnd> }> {
+  const saved = {
+    env: { ...process.env },
+    cwd: process.cwd(),
+    stdout: Object.getOwnPropertyDescriptor(process, "stdout") as PropertyDescriptor,
+    stderr: Object.getOwnPropertyDescriptor(process, "stderr") as PropertyDescriptor,
+    stdin: Object.getOwnPropertyDescriptor(process, "stdin") as PropertyDescriptor,
+    console: globalThis.console,
+    exit: process.exit,
+  };
+
+  const output = (name: "stdout" | "stderr"): Writable =>
+    look(
+      new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          channel.write(name, chunk).then(() => done(), done);
+        },
+      }),
+      request[name],
+    );
+  const stdout = output("stdout");
+  const stderr = output("stderr");
+  let stdin: PassThrough | undefined;
+  const stdinOf = (): PassThrough => {
+    if (!stdin) {
+      stdin = look(new PassThrough(), request.stdin);
+      channel.wantStdin();
+    }
+    return stdin;
+  };
+
+  let finish!: (end: JobEnd) => void;
+  const ended = new Promise<JobEnd>((resolve) => (finish = resolve));
+  let done = false;
+  const end = (result: JobEnd): void => {
+    if (done) return;
+    done = true;
+    restore();
+    finish(result);
+  };
+
+  function restore(): void {
+    for (const name of Object.keys(process.env)) delete process.env[name];
+    Object.assign(process.env, saved.env);
+    try {
+      process.chdir(saved.cwd);
+    } catch {
+      // The daemon's own folder (its data folder) is gone; the next job sets its own anyway.
+    }
+    Object.defineProperty(process, "stdout", saved.stdout);
+    Object.defineProperty(process, "stderr", saved.stderr);
+    Object.defineProperty(process, "stdin", saved.stdin);
+    globalThis.console = saved.console;
+    process.exit = saved.exit;
+  }
+
+  // The client's world, in place of the daemon's.
+  process.chdir(request.cwd);
+  for (const name of Object.keys(process.env)) delete process.env[name];
+  Object.assign(process.env, request.env);
+  Object.defineProperty(process, "stdout", { configurable: true, enumerable: true, get: () => stdout });
+  Object.defineProperty(process, "stderr", { configurable: true, enumerable: true, get: () => stderr });
+  Object.defineProperty(process, "stdin", { configurable: true, enumerable: true, get: stdinOf });
+  globalThis.console = new Console({ stdout, stderr });
+  // A command that ends its process ends this job; the daemon then ends too (see JobEnd.reusable).
+  process.exit = ((code?: number | string | null) => {
+    const value = Number(code ?? process.exitCode ?? 0);
+    end({ code: Number.isInteger(value) ? value & 0xff : 1, reusable: false });
+  }) as typeof process.exit;
+
+  const input: JobInput = {
+    stdin: (bytes) => stdin?.write(bytes),
+    stdinEnd: () => stdin?.end(),
+    signal: (name) => {
+      // A command that listens for the signal stops its work itself; one that does not would have
+      // been killed by it.
+      if (process.listenerCount(name) > 0) process.emit(name as "SIGINT", name);
+      else end({ code: killedBy(name), reusable: false });
+    },
+    stdoutClosed: () => {
+      const gone = Object.assign(new Error("write EPIPE"), { code: "EPIPE" });
+      stdout.destroy(gone);
+    },
+  };
+
+  run(request.argv).then(
+    (code) => end({ code, reusable: true }),
+    (err: unknown) => {
+      // main reports its own failures; this is one of the daemon's, shown as the launcher would.
+      const message = err instanceof Error ? err.message : String(err);
+      void channel.write("stderr", Buffer.from(`error: ${message}\n`));
+      end({ code: 1, reusable: false });
+    },
+  );
+  return { input, ended };
+}

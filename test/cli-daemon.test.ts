@@ -1,0 +1,271 @@
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { chmod, mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bundleState } from "../bin/cli-bundle.mjs";
+import { LATHE_BIN, type Run, runLathe } from "./support/lathe-cli.ts";
+
+// `lathe tools`, `call` and `batch` run in a background daemon when one listens (see
+// src/main/cli/daemon/). What a person sees must not change: the same output, exit codes,
+// stdin, environment, folder and Ctrl-C as a process of its own — only sooner.
+
+const FRESH = bundleState().state === "fresh";
+if (!FRESH)
+  console.log(
+    "cli-daemon is skipped: the daemon runs the CLI bundle, which is not built (npm run build:cli)",
+  );
+
+let base: string;
+let ws: string;
+const homes: string[] = [];
+
+beforeAll(async () => {
+  base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-daemon-")));
+  ws = path.join(base, "ws");
+  await mkdir(ws);
+  await writeFile(path.join(ws, "small.txt"), "a small file\n");
+});
+
+afterAll(async () => {
+  for (const home of homes)
+    await runLathe(["daemon", "stop"], { home, cwd: ws, env: { LATHE_DAEMON: "on" } });
+  if (base) await rm(base, { recursive: true, force: true });
+});
+
+/** A fresh data folder (so a daemon of its own). */
+async function newHome(): Promise<string> {
+  const home = await mkdtemp(path.join(base, "h-"));
+  homes.push(home);
+  return home;
+}
+
+const on = (
+  args: readonly string[],
+  home: string,
+  more: { input?: string; env?: Record<string, string | undefined>; cwd?: string } = {},
+): Promise<Run> =>
+  runLathe(args, {
+    home,
+    cwd: more.cwd ?? ws,
+    input: more.input,
+    env: { LATHE_DAEMON: "on", CI: undefined, ...more.env },
+  });
+const off = (
+  args: readonly string[],
+  home: string,
+  more: { input?: string; cwd?: string } = {},
+): Promise<Run> =>
+  runLathe(args, { home, cwd: more.cwd ?? ws, input: more.input, env: { LATHE_DAEMON: "off" } });
+
+interface Status {
+  mode: "on" | "off";
+  running: boolean;
+  pid?: number;
+  jobs?: number;
+  socket?: string;
+  unavailable?: string;
+}
+async function status(home: string, env: Record<string, string | undefined> = {}): Promise<Status> {
+  const run = await on(["daemon", "status", "--json"], home, { env });
+  expect(run.code).toBe(0);
+  return JSON.parse(run.stdout) as Status;
+}
+async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+const running = (home: string): Promise<Status> =>
+  until("the daemon", async () => {
+    const s = await status(home);
+    return s.running ? s : undefined;
+  });
+describe.skipIf(!FRESH)("lathe with a daemon", () => {
+  it("the first quick command starts one; later ones run in it with the same output and exit codes", async () => {
+    const home = await newHome();
+    const first = await on(["tools"], home);
+    expect(first.code).toBe(0);
+    const before = await running(home);
+    expect(before.jobs).toBe(0);
+
+    const cases: Array<{ args: string[]; input?: string }> = [
+      { args: ["tools"] },
+      { args: ["tools", "--json"] },
+      { args: ["call", "read", '{"path":"small.txt"}'] },
+      { args: ["call", "read", '{"path":"missing.txt"}'] },
+      { args: ["call", "read", "-"], input: '{"path":"small.txt"}' },
+      { args: ["batch"], input: 'read {"path":"small.txt"}\nglob {"pattern":"*.txt"}\n' },
+      { args: ["call", "nope"] },
+      { args: ["call", "read", "--bogus-flag"] },
+    ];
+    const strip = (text: string) => text.replace(/"duration_ms":\d+/g, '"duration_ms":0');
+    for (const { args, input } of cases) {
+      const cold = await off(args, home, { input });
+      const warm = await on(args, home, { input });
+      expect({ args, code: warm.code, stdout: strip(warm.stdout), stderr: warm.stderr }).toEqual({
+        args,
+        code: cold.code,
+        stdout: strip(cold.stdout),
+        stderr: cold.stderr,
+      });
+    }
+    // They ran in the daemon, not beside it.
+    expect((await status(home)).jobs).toBe(cases.length);
+  });
+
+  it("each command gets the caller's environment and folder, and a settings change is seen at once", async () => {
+    const home = await newHome();
+    await on(["tools"], home);
+    await running(home);
+    const sub = path.join(ws, "sub");
+    await mkdir(sub, { recursive: true });
+    const echo = (value: string, cwd: string) =>
+      on(
+        [
+          "call",
+          "bash",
+          JSON.stringify({ command: 'printf "%s|%s" "$MARK" "$PWD"' }),
+          "--mode",
+          "yolo",
+          "--root",
+          ".",
+        ],
+        home,
+        {
+          env: { MARK: value },
+          cwd,
+        },
+      );
+    const a = await echo("first", ws);
+    const b = await echo("second", sub);
+    expect(JSON.parse(a.stdout).data.output).toBe(`first|${ws}`);
+    expect(JSON.parse(b.stdout).data.output).toBe(`second|${sub}`);
+
+    // A tool turned off in settings is gone from the very next command.
+    expect((await on(["tools"], home)).stdout).toMatch(/^web_fetch /m);
+    await writeFile(path.join(home, "settings.json"), JSON.stringify({ disabledTools: ["web_fetch"] }));
+    const after = await on(["tools"], home);
+    expect(after.stdout).not.toMatch(/^web_fetch /m);
+    expect((await status(home)).jobs).toBe(4);
+  });
+
+  it("a command that arrives while another runs runs on its own, and both finish", async () => {
+    const home = await newHome();
+    await on(["tools"], home);
+    await running(home);
+    const slow = on(
+      ["call", "bash", JSON.stringify({ command: "sleep 1.5; echo slow-done" }), "--mode", "yolo"],
+      home,
+    );
+    await until("the slow command to start", async () =>
+      (await status(home)).jobs === 1 ? true : undefined,
+    );
+    const quick = await on(["call", "read", '{"path":"small.txt"}'], home);
+    expect(JSON.parse(quick.stdout).data.content).toBe("a small file\n");
+    expect(JSON.parse((await slow).stdout).data.output).toBe("slow-done\n");
+    expect((await status(home)).jobs).toBe(1);
+  });
+
+  it("Ctrl-C ends the command as it would a process of its own, and its bash command with it", async () => {
+    const home = await newHome();
+    await on(["tools"], home);
+    const { pid } = await running(home);
+    const marker = path.join(ws, "after-sleep.txt");
+    const child = spawn(
+      process.execPath,
+      [LATHE_BIN, "call", "bash", JSON.stringify({ command: `sleep 3; touch ${marker}` }), "--mode", "yolo"],
+      { cwd: ws, env: { ...process.env, LATHE_HOME: home, LATHE_DAEMON: "on", CI: "" }, stdio: "ignore" },
+    );
+    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+    await until("the command to start", async () => ((await status(home)).jobs === 1 ? true : undefined));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    child.kill("SIGINT");
+    expect(await exited).toBe(130);
+    // Cut short: that daemon makes way for a fresh one, and nothing of the command goes on.
+    await until("the old daemon to go", async () => ((await status(home)).pid !== pid ? true : undefined));
+    await new Promise((resolve) => setTimeout(resolve, 3500));
+    expect(existsSync(marker)).toBe(false);
+    expect((await on(["call", "read", '{"path":"small.txt"}'], home)).code).toBe(0);
+  });
+
+  it("a reader that goes away (`lathe tools | head -1`) ends the output quietly", async () => {
+    const home = await newHome();
+    await on(["tools"], home);
+    await running(home);
+    const child = spawn(
+      "bash",
+      ["-c", `"${process.execPath}" "${LATHE_BIN}" tools --json | head -c 10; echo " rc=\${PIPESTATUS[0]}"`],
+      {
+        cwd: ws,
+        env: { ...process.env, LATHE_HOME: home, LATHE_DAEMON: "on", CI: "" },
+      },
+    );
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (c: Buffer) => (out += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (err += c.toString()));
+    await new Promise((resolve) => child.on("close", resolve));
+    expect(out).toMatch(/ rc=0\n$/);
+    expect(err).toBe("");
+    expect((await status(home)).jobs).toBe(1);
+  });
+
+  it("lathe daemon start / status / stop", async () => {
+    const home = await newHome();
+    expect((await status(home)).running).toBe(false);
+    const start = await on(["daemon", "start", "--idle-minutes", "1"], home);
+    expect(start.stdout).toMatch(/^Started the daemon \(pid \d+\); it stops after 1 idle minutes\.\n$/);
+    expect((await on(["daemon", "start"], home)).stdout).toMatch(/already running/);
+    const text = await on(["daemon", "status"], home);
+    expect(text.stdout).toMatch(/Running: pid \d+/);
+    expect((await on(["daemon", "stop"], home)).stdout).toBe("Stopped the daemon.\n");
+    expect((await on(["daemon", "stop"], home)).stdout).toBe("No daemon is running.\n");
+    expect((await on(["daemon", "start", "--idle-minutes", "0"], home)).code).toBe(2);
+  });
+
+  it.each([
+    { name: "LATHE_DAEMON=off", env: { LATHE_DAEMON: "off" } },
+    { name: "CI set and LATHE_DAEMON unset", env: { LATHE_DAEMON: undefined, CI: "true" } },
+  ])("$name: no daemon is started or used", async ({ env }) => {
+    const home = await newHome();
+    const run = await runLathe(["tools"], { home, cwd: ws, env });
+    expect(run.code).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(existsSync(path.join(home, "run"))).toBe(false);
+    expect((await status(home, env)).mode).toBe("off");
+  });
+
+  it("a socket folder others can enter is never used (fail closed), and status says why", async () => {
+    const home = await newHome();
+    await on(["tools"], home);
+    await running(home);
+    await chmod(path.join(home, "run"), 0o755);
+    const run = await on(["call", "read", '{"path":"small.txt"}'], home);
+    expect(run.code).toBe(0);
+    const s = await status(home);
+    expect(s.jobs).toBe(0);
+    expect((await on(["daemon", "status"], home)).stdout).toMatch(
+      /Commands use a daemon: no, never while .* is open to other users \(mode 755; it must be 700\)/,
+    );
+    await chmod(path.join(home, "run"), 0o700);
+  });
+
+  it("a daemon whose socket file is removed stops by itself", async () => {
+    const home = await newHome();
+    await on(["daemon", "start"], home);
+    const { socket } = await running(home);
+    await rm(socket as string);
+    // The next command finds no daemon and starts a fresh one (the old one stops at its next check).
+    expect((await on(["tools"], home)).code).toBe(0);
+    await running(home);
+    const names = await readdir(path.join(home, "run"));
+    expect(names.filter((n) => n.endsWith(".sock"))).toHaveLength(1);
+    expect(await readFile(path.join(home, "run", "daemon.log"), "utf8")).toMatch(/listening on/);
+  });
+});
