@@ -67,6 +67,31 @@ describe("lathe doctor", () => {
     }
   });
 
+  it("names the variables bash, plugin commands and MCP servers start without, never their values", async () => {
+    const env = {
+      GH_TOKEN: "gh-value-1f3a",
+      AWS_SECRET_ACCESS_KEY: "aws-value-77c2",
+      ANTHROPIC_API_KEY: "lathe-key-0b9e",
+      TOKENIZERS_PARALLELISM: "false",
+    };
+    const run = await runLathe(["doctor"], { home, cwd: root, env });
+    expect(run.stdout).toMatch(
+      /^ {18}their environment lacks: (?=.*\bGH_TOKEN\b)(?=.*\bAWS_SECRET_ACCESS_KEY\b)(?=.*\bANTHROPIC_API_KEY\b).* \(sandbox\.denyEnv: \d+ names and patterns, and Lathe's own keys\); a command finds them empty$/m,
+    );
+    expect(run.stdout).not.toContain("TOKENIZERS_PARALLELISM");
+    for (const value of Object.values(env)) expect(run.stdout).not.toContain(value);
+
+    // The person's own list: only what it names (and Lathe's own keys) is withheld.
+    await writeFile(path.join(home, "settings.json"), JSON.stringify({ sandbox: { denyEnv: ["AWS_*"] } }));
+    const json = JSON.parse(
+      (await runLathe(["doctor", "--json"], { home, cwd: root, env })).stdout,
+    ) as DoctorReport;
+    expect(json.walls.sandbox.env.denyEnv).toEqual(["AWS_*"]);
+    expect(json.walls.sandbox.env.withheld).toContain("AWS_SECRET_ACCESS_KEY");
+    expect(json.walls.sandbox.env.withheld).toContain("ANTHROPIC_API_KEY");
+    expect(json.walls.sandbox.env.withheld).not.toContain("GH_TOKEN");
+  });
+
   it.skipIf(!machine.active)("--json gives the same report as data", async () => {
     const run = await lathe(["doctor", "--json"]);
     expect(run.code, run.stderr).toBe(0);

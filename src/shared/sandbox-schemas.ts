@@ -21,6 +21,11 @@ export const SandboxReportSchema = z.strictObject({
       hidden: z.strictObject({ present: z.array(z.string()), absent: z.array(z.string()) }),
       /** `sandbox.allowNetwork`: the hosts confined processes may reach (none: no network). */
       network: z.array(z.string()),
+      /**
+       * Variables bash, plugin commands and stdio MCP servers start without: the names set now
+       * (never values) that `sandbox.denyEnv` or Lathe's own keys withhold, and the list in force.
+       */
+      env: z.strictObject({ withheld: z.array(z.string()), denyEnv: z.array(z.string()) }),
     }),
   }),
   checks: z.array(

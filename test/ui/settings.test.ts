@@ -23,6 +23,7 @@ function reply(request: ChatRequest): FixtureReply {
   return { text: "The changelog is written." };
 }
 
+const GH_TOKEN_VALUE = "ui-gh-value-4d1b";
 let world: UiWorld | undefined;
 let home: string;
 let root: string;
@@ -51,6 +52,8 @@ beforeAll(async () => {
     },
     viewport: { width: 1280, height: 1100 },
     waitForPrompt: true,
+    // A credential in the environment Lathe runs in: Settings → Sandbox names it, never its value.
+    env: { GH_TOKEN: GH_TOKEN_VALUE, TOKENIZERS_PARALLELISM: "false" },
   });
   ({ home, root, page, problems } = world);
 });
@@ -178,7 +181,7 @@ describe.skipIf(!runUi)("Settings → Permissions through lathe serve", () => {
     expect(problems, problems.join("\n")).toEqual([]);
   });
 
-  it("says in Settings → Sandbox what confined processes cannot read and reach", async (context) => {
+  it("says in Settings → Sandbox what confined processes cannot read, reach or inherit", async (context) => {
     const machine = await machineSandbox();
     if (!machine.active) {
       console.log(`the active sandbox's panel is not shown here: ${machine.reason}`);
@@ -193,6 +196,12 @@ describe.skipIf(!runUi)("Settings → Permissions through lathe serve", () => {
     expect(await hidden.innerText()).toMatch(
       /^They cannot read (?=.*sandbox\.denyRead)(?=.*Lathe's own data)/s,
     );
+    const withheld = wall.getByLabel("Withheld from their environment");
+    expect(await withheld.innerText()).toMatch(
+      /^bash, plugin commands and MCP servers start without (?=.*\bGH_TOKEN\b).*\(sandbox\.denyEnv, and Lathe's own keys\)/s,
+    );
+    expect(await wall.innerText()).not.toContain(GH_TOKEN_VALUE);
+    expect(await wall.innerText()).not.toContain("TOKENIZERS_PARALLELISM");
     await page.screenshot({ path: path.join(SHOTS, "ui-settings-sandbox-active.png") });
     expect(problems, problems.join("\n")).toEqual([]);
   });

@@ -29,6 +29,7 @@ export function createSandboxHandlers(engine: () => Promise<Engine>): Pick<ApiHa
             machine: status(sandbox.machine),
             hidden: { present: [...sandbox.hidden.present], absent: [...sandbox.hidden.absent] },
             network: [...sandbox.network],
+            env: { withheld: [...sandbox.env.withheld], denyEnv: [...sandbox.env.denyEnv] },
           },
         },
         checks: report.checks.map((c) => ({

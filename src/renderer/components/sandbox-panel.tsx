@@ -93,6 +93,28 @@ export function SandboxPanel() {
                   ) : null}
                 </>
               )}
+              <p aria-label="Withheld from their environment">
+                {sandbox.env.withheld.length === 0 ? (
+                  <>
+                    None of Lathe&apos;s environment variables is withheld from bash, plugin commands and MCP
+                    servers: none is set that sandbox.denyEnv ({sandbox.env.denyEnv.length} names and
+                    patterns) or Lathe&apos;s own keys name.
+                  </>
+                ) : (
+                  <>
+                    bash, plugin commands and MCP servers start without{" "}
+                    {sandbox.env.withheld.map((name, i) => (
+                      <span key={name}>
+                        {i > 0 ? ", " : ""}
+                        <code>{name}</code>
+                      </span>
+                    ))}{" "}
+                    from Lathe&apos;s environment (sandbox.denyEnv, and Lathe&apos;s own keys): a command
+                    finds {sandbox.env.withheld.length > 1 ? "them" : "it"} empty. An MCP server that needs
+                    one names it in its own allowEnv.
+                  </>
+                )}
+              </p>
               {sandbox.warnings.map((w) => (
                 <p key={w} className="notice">
                   {w}

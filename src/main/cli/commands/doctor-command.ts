@@ -20,6 +20,12 @@ function hiddenList(hidden: DoctorReport["walls"]["sandbox"]["hidden"]): string 
   return `${listed}${absent} (sandbox.denyRead), and Lathe's own data in LATHE_HOME`;
 }
 
+/** What bash, plugin commands and MCP servers start without, as one line: names, never values. */
+function withheldList(env: DoctorReport["walls"]["sandbox"]["env"]): string {
+  const names = env.withheld.length === 0 ? "none of this environment's variables" : env.withheld.join(", ");
+  return `${names} (sandbox.denyEnv: ${env.denyEnv.length} names and patterns, and Lathe's own keys); a command finds them empty`;
+}
+
 /** The report as a person reads it: the two walls first, then the toolchain. */
 function formatDoctorReport(report: DoctorReport): string {
   const { policy, sandbox } = report.walls;
@@ -43,6 +49,7 @@ function formatDoctorReport(report: DoctorReport): string {
       "                  until it is, bash commands that are not provably read-only, plugin commands and stdio MCP servers need a person (headless: refused)",
     );
   }
+  lines.push(`                  their environment lacks: ${withheldList(sandbox.env)}`);
   for (const warning of sandbox.warnings) lines.push(`                  warning: ${warning}`);
   lines.push("Toolchain:");
   for (const c of report.checks) {

@@ -1,5 +1,6 @@
 import type { Confinement } from "../sandbox/process-sandbox.ts";
 import { isLatheKeyVariable } from "../config/key-variables.ts";
+import { withoutHiddenEnv } from "../sandbox/hidden-env.ts";
 import type { RemotePty } from "../spawner/spawner-client.ts";
 
 interface PtyCommand {
@@ -63,15 +64,15 @@ const SHELL_STEERING =
   /^(BASH_ENV|ENV|CDPATH|PROMPT_COMMAND|PS4|SHELLOPTS|BASHOPTS|IFS|GLOBIGNORE|BASH_FUNC_.*)$/;
 
 /**
- * The environment bash starts with: the host's, less what steers the shell (above) and less
- * the keys Lathe itself reaches models and search with (config/key-variables.ts: the default
- * variables always, and `hidden`, those settings name).
+ * The environment bash starts with: the host's, less what steers the shell (above), less the
+ * keys Lathe itself reaches models and search with (config/key-variables.ts: the default
+ * variables always) and less `hidden` (those settings name, and `sandbox.denyEnv`'s names and
+ * patterns: see hidden-env.ts).
  */
 function commandEnv(hidden: readonly string[]): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env))
-    if (value !== undefined && !SHELL_STEERING.test(key) && !isLatheKeyVariable(key) && !hidden.includes(key))
-      env[key] = value;
+  for (const [key, value] of Object.entries(withoutHiddenEnv(process.env, hidden)))
+    if (!SHELL_STEERING.test(key) && !isLatheKeyVariable(key)) env[key] = value;
   // The terminal's real size is the pty's; stale values from the host would contradict it.
   delete env.COLUMNS;
   delete env.LINES;

@@ -3,7 +3,12 @@ import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { ConfigError } from "../errors/config-error.ts";
 import { KEY_VARIABLES } from "./key-variables.ts";
-import { HostPatternSchema, SandboxPath, SandboxSettingsSchema } from "../sandbox/sandbox-settings.ts";
+import {
+  EnvVariableName,
+  HostPatternSchema,
+  SandboxPath,
+  SandboxSettingsSchema,
+} from "../sandbox/sandbox-settings.ts";
 import { ShellRunRequirementSchema } from "../tools/requirement-set.ts";
 import { PermissionRuleSchema } from "../policy/permission-rule.ts";
 import { settingsIssueLines } from "./settings-issues.ts";
@@ -53,6 +58,12 @@ const McpStdioServerSchema = z.lazy(() =>
       .optional()
       .describe(
         'Paths this server may read although "sandbox.denyRead" hides them from confined processes (e.g. ["~/.config/gh"] for a server that reads its token there).',
+      ),
+    allowEnv: z
+      .array(EnvVariableName)
+      .optional()
+      .describe(
+        'Variables of Lathe\'s environment this server receives although "sandbox.denyEnv" withholds them, or a server starts without them (e.g. ["GH_TOKEN"]). A value set in "env" reaches it anyway.',
       ),
   }),
 );

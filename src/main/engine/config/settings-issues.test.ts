@@ -72,7 +72,7 @@ describe("a mistyped settings file", () => {
       "an MCP server with both command and url",
       { mcpServers: { both: { command: "node", url: "https://mcp.example.com/mcp" } } },
       [
-        "mcpServers.both.url: is not a known setting (known keys: command, args, env, cwd, defer, deferTools, disabled, allowNetwork, allowRead)",
+        "mcpServers.both.url: is not a known setting (known keys: command, args, env, cwd, defer, deferTools, disabled, allowNetwork, allowRead, allowEnv)",
       ],
     ],
     [

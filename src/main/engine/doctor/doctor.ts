@@ -11,6 +11,7 @@ import {
   type SandboxStatus,
 } from "../sandbox/sandbox-availability.ts";
 import { sandboxAvailabilityCache } from "../sandbox/sandbox-availability-cache.ts";
+import { hiddenEnvNames } from "../sandbox/hidden-env.ts";
 import { hostEnv } from "../spawner/host-env.ts";
 import { errorMessage } from "../errors/error-message.ts";
 
@@ -39,6 +40,12 @@ interface DoctorWalls {
     hidden: { present: string[]; absent: string[] };
     /** Hosts confined processes may reach (`sandbox.allowNetwork`); none means no network at all. */
     network: string[];
+    /**
+     * Variables of this environment that bash, plugin commands and stdio MCP servers start
+     * without, sandbox or not: `withheld` names those set now (never their values) that
+     * `sandbox.denyEnv` or Lathe's own keys take away; `denyEnv` is the list in force.
+     */
+    env: { withheld: string[]; denyEnv: string[] };
   };
 }
 
@@ -55,6 +62,8 @@ interface DoctorOptions {
   latheHome?: string;
   /** The machine check behind the sandbox (tests simulate a machine without it). */
   probe?: SandboxProbe;
+  /** The environment whose withheld variables are named (default: this process's). */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 const REBUILD =
@@ -177,7 +186,8 @@ function toolchainChecks(platform: NodeJS.Platform): Promise<DoctorCheck[]> {
 export async function doctor(options: DoctorOptions = {}): Promise<DoctorReport> {
   const root = path.resolve(options.root ?? process.cwd());
   const latheHome = path.resolve(options.latheHome ?? resolveLatheHome());
-  const settings = loadPolicyConfig({ root, latheHome }).sandbox;
+  const policy = loadPolicyConfig({ root, latheHome });
+  const settings = policy.sandbox;
   // Checked for real every time, and kept for the engines that start after (their fast path).
   const machine = await machineSandbox(options.probe, sandboxAvailabilityCache(latheHome), { refresh: true });
   const sandbox = settings.enabled ? machine : await sandboxAvailability(settings, options.probe);
@@ -199,6 +209,10 @@ export async function doctor(options: DoctorOptions = {}): Promise<DoctorReport>
           absent: settings.denyRead.filter((p) => !existsSync(p)),
         },
         network: settings.allowNetwork,
+        env: {
+          withheld: hiddenEnvNames(options.env ?? process.env, [...policy.keyVariables, ...settings.denyEnv]),
+          denyEnv: settings.denyEnv,
+        },
       },
     },
     checks,

@@ -210,6 +210,8 @@ function reviewServers(root: string, latheHome: string): ReviewedExtension[] {
     ];
     if (isStdio(config) && Object.keys(config.env).length > 0)
       warnings.push(`it sets the environment variables ${Object.keys(config.env).sort().join(", ")}`);
+    if (isStdio(config) && (config.allowEnv ?? []).length > 0)
+      warnings.push(`it receives ${(config.allowEnv ?? []).join(", ")} from your environment (allowEnv)`);
     return {
       kind: "mcp",
       name: server.name,

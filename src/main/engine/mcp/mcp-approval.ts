@@ -81,7 +81,7 @@ async function listTools(
       ? serverConfinement(sandbox, server.name, server.config, input.root)
       : undefined;
   try {
-    return await listToolsIn(server, input, confinement?.sandbox);
+    return await listToolsIn(server, input, sandbox.hiddenEnv, confinement?.sandbox);
   } finally {
     await confinement?.dispose();
   }
@@ -90,6 +90,7 @@ async function listTools(
 async function listToolsIn(
   server: SourcedMcpServer,
   input: ApprovalInput,
+  hiddenEnv: readonly string[],
   sandbox: ProcessSandbox | undefined,
 ): Promise<{ tools: Tool[]; error?: string }> {
   let tools: Tool[] = [];
@@ -104,6 +105,7 @@ async function listToolsIn(
     reconnect: false,
     ...(input.connectTimeoutMs !== undefined ? { connectTimeoutMs: input.connectTimeoutMs } : {}),
     ...(input.pathProvider ? { pathProvider: input.pathProvider } : {}),
+    hiddenEnv,
     ...(sandbox ? { sandbox } : {}),
     onTools: (listed) => {
       tools = listed;
@@ -114,6 +116,21 @@ async function listToolsIn(
   await connection.close();
   await log.flush();
   return error === undefined ? { tools } : { tools, error };
+}
+
+/** The OS sandbox of the folder's engine, as its settings make it (Lathe's keys withheld too). */
+function folderSandbox(input: ApprovalInput): Promise<EngineSandbox> {
+  const policy = loadPolicyConfig({ root: input.root, latheHome: input.latheHome });
+  return EngineSandbox.create({
+    root: input.root,
+    settings: policy.sandbox,
+    protectedPaths: new ProtectedPaths({
+      root: input.root,
+      latheHome: input.latheHome,
+      servers: configuredMcpServers(input.root, input.latheHome),
+    }),
+    hiddenEnv: policy.keyVariables,
+  });
 }
 
 /**
@@ -129,17 +146,7 @@ export async function approveServers(input: ApprovalInput): Promise<ApprovalResu
       `Trust ${input.root} before approving its MCP servers (lathe trust --root ${input.root}).`,
     );
   }
-  const sandbox =
-    input.sandbox ??
-    (await EngineSandbox.create({
-      root: input.root,
-      settings: loadPolicyConfig({ root: input.root, latheHome: input.latheHome }).sandbox,
-      protectedPaths: new ProtectedPaths({
-        root: input.root,
-        latheHome: input.latheHome,
-        servers: configuredMcpServers(input.root, input.latheHome),
-      }),
-    }));
+  const sandbox = input.sandbox ?? (await folderSandbox(input));
   return Promise.all(input.servers.map((server) => approveServer(server, input, sandbox)));
 }
 

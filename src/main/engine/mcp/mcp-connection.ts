@@ -42,6 +42,11 @@ interface McpConnectionOptions {
   reconnect?: boolean;
   /** The PATH a stdio server starts with (default: the login shell's). */
   pathProvider?: () => Promise<string>;
+  /**
+   * Names and patterns of the variables a stdio server starts without, confined or not
+   * (EngineSandbox.hiddenEnv: Lathe's keys and `sandbox.denyEnv`), save its own `allowEnv`.
+   */
+  hiddenEnv: readonly string[];
   /** The OS sandbox a stdio server runs in when it is active (none: it runs unconfined). */
   sandbox?: ProcessSandbox;
   /** Called just before each process start or HTTP connect. */
@@ -211,6 +216,7 @@ export class McpConnection {
         this.options.root,
         log,
         this.options.pathProvider ?? loginShellPath,
+        this.options.hiddenEnv,
         this.options.sandbox,
       );
       // Superseded before it started (the transport starts its server when the client connects).

@@ -339,6 +339,7 @@ export class McpManager {
         : {}),
       ...(this.options.backoff ? { backoff: this.options.backoff } : {}),
       ...(this.options.pathProvider ? { pathProvider: this.options.pathProvider } : {}),
+      hiddenEnv: this.options.sandbox.hiddenEnv,
       ...(sandbox ? { sandbox } : {}),
       onStarting: () => {
         const first = !this.started.has(server.name);

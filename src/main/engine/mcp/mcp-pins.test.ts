@@ -33,12 +33,16 @@ describe("server pins", () => {
     ["an env value", { env: { API_URL: "https://attacker" } }],
     ["an added env key", { env: { API_URL: "https://x", NODE_OPTIONS: "--require /tmp/x.js" } }],
     ["the cwd", { cwd: "sub" }],
+    ["a variable of Lathe's environment it receives (allowEnv)", { allowEnv: ["GH_TOKEN"] }],
   ])("change when %s changes", (_what, over) => {
     expect(serverHash(stdio(over))).not.toBe(serverHash(stdio()));
   });
 
   it("do not change for settings that do not affect what runs (defer, env key order)", () => {
     expect(serverHash(stdio({ defer: true, deferTools: ["a"] }))).toBe(serverHash(stdio()));
+    expect(serverHash(stdio({ allowEnv: ["GH_TOKEN"] }))).not.toBe(
+      serverHash(stdio({ allowEnv: ["NPM_TOKEN"] })),
+    );
     const a = stdio({ env: { A: "1", B: "2" } });
     const b = stdio({ env: { B: "2", A: "1" } });
     expect(serverHash(a)).toBe(serverHash(b));

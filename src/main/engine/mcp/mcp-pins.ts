@@ -53,8 +53,8 @@ export function toolPinKey(server: string, tool: string): string {
 
 /**
  * The hash of a server's exact command line: command, args, env, cwd, and the hosts its sandbox
- * lets it reach and the hidden paths it may read (only when it names any, so older pins still
- * match) — or URL and header names.
+ * lets it reach, the hidden paths it may read and the variables of Lathe's environment it
+ * receives (only when it names any, so older pins still match) — or URL and header names.
  */
 export function serverHash(config: McpServerConfig): string {
   const identity = isStdio(config)
@@ -66,6 +66,7 @@ export function serverHash(config: McpServerConfig): string {
         cwd: config.cwd,
         ...(config.allowNetwork ? { allowNetwork: config.allowNetwork } : {}),
         ...(config.allowRead ? { allowRead: config.allowRead } : {}),
+        ...(config.allowEnv ? { allowEnv: config.allowEnv } : {}),
       }
     : { transport: "http", url: config.url, headers: Object.keys(config.headers).sort() };
   return sha256(stableStringify(identity));

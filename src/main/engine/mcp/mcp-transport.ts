@@ -4,11 +4,12 @@ import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdi
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { loadMcpSdk } from "./mcp-sdk.ts";
 import type { McpServerConfig } from "../config/lathe-settings.ts";
+import { withoutHiddenEnv } from "../sandbox/hidden-env.ts";
 import { shellWord } from "../sandbox/shell-word.ts";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.ts";
 import { lookUpProgram } from "../spawner/program-lookup.ts";
 import type { SpawnerConfinement } from "../spawner/spawner-protocol.ts";
-import { isStdio, serverCwd } from "./mcp-command-line.ts";
+import { isStdio, serverCwd, type McpStdioConfig } from "./mcp-command-line.ts";
 import type { McpServerLog } from "./mcp-server-log.ts";
 import { SpawnedStdioTransport } from "./spawned-stdio-transport.ts";
 
@@ -21,8 +22,34 @@ export interface OpenedTransport {
 }
 
 /**
- * The transport for one server: a child process over stdio (login-shell PATH plus the server's
- * `env`, stderr into the server's log), started by the process spawner when the client connects,
+ * What a stdio server's process starts with: the few variables the SDK's own stdio transport
+ * passes on (HOME, USER, SHELL, TERM…) less those `hidden` withholds (Lathe's keys,
+ * `sandbox.denyEnv`), the login shell's PATH, the variables of Lathe's environment its
+ * `allowEnv` names (a missing one is noted in its log), then its own `env`, which always reaches it.
+ */
+function serverEnv(
+  config: McpStdioConfig,
+  defaults: Record<string, string>,
+  PATH: string,
+  hidden: readonly string[],
+  log: McpServerLog,
+): Record<string, string> {
+  const allow = config.allowEnv ?? [];
+  const env: Record<string, string> = { ...withoutHiddenEnv(defaults, hidden, allow), PATH };
+  for (const name of allow) {
+    const value = process.env[name];
+    if (value === undefined)
+      log.note(
+        `allowEnv names ${name}, which is not set in Lathe's environment: the server starts without it`,
+      );
+    else env[name] = value;
+  }
+  return { ...env, ...config.env };
+}
+
+/**
+ * The transport for one server: a child process over stdio (its environment from serverEnv,
+ * stderr into the server's log), started by the process spawner when the client connects,
  * or Streamable HTTP with the configured headers. With an active `sandbox` the child runs in the
  * OS sandbox (bubblewrap on Linux, Seatbelt on macOS), started through bash.
  */
@@ -31,6 +58,7 @@ export async function openTransport(
   root: string,
   log: McpServerLog,
   pathProvider: () => Promise<string>,
+  hiddenEnv: readonly string[],
   sandbox?: ProcessSandbox,
 ): Promise<OpenedTransport> {
   const sdk = await loadMcpSdk();
@@ -48,8 +76,7 @@ export async function openTransport(
   if (!isDir)
     throw new Error(`its working folder ${cwd} does not exist. Fix "cwd" in the server's settings.`);
   const PATH = await pathProvider();
-  // The variables the SDK's own stdio transport passes on (HOME, PATH, USER…), then the server's.
-  const env: Record<string, string> = { ...sdk.getDefaultEnvironment(), PATH, ...config.env };
+  const env = serverEnv(config, sdk.getDefaultEnvironment(), PATH, hiddenEnv, log);
   const searched = env.PATH;
   let confine: SpawnerConfinement | undefined;
   if (sandbox?.status.active) {

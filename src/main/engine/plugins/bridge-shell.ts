@@ -1,6 +1,7 @@
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import { commandText } from "../tools/call-plan.ts";
 import type { SimpleCommand } from "../policy/shell/shell-analysis.ts";
+import { withoutHiddenEnv } from "../sandbox/hidden-env.ts";
 import { undoneNotice } from "../sandbox/process-sandbox.ts";
 import type { ToolRuntime } from "../tools/contract.ts";
 import type { RequirementSet } from "../tools/requirement-set.ts";
@@ -21,11 +22,14 @@ function quote(word: string): string {
   return /^[A-Za-z0-9_./:=@%+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-/** What a plugin's command sees of the environment: locale, PATH and HOME, no secrets. */
-function childEnv(): Record<string, string> {
+/**
+ * What a plugin's command sees of the environment: locale, PATH and HOME, no secrets — and none
+ * of those either when `hidden` (ProcessSandbox.hiddenEnv: `sandbox.denyEnv`) names them.
+ */
+function childEnv(hidden: readonly string[]): Record<string, string> {
   const env: Record<string, string> = { GIT_TERMINAL_PROMPT: "0" };
-  for (const [key, value] of Object.entries(process.env))
-    if (value !== undefined && PASSED_ENV.test(key)) env[key] = value;
+  for (const [key, value] of Object.entries(withoutHiddenEnv(process.env, hidden)))
+    if (PASSED_ENV.test(key)) env[key] = value;
   return env;
 }
 
@@ -78,7 +82,7 @@ export async function pluginShellRun(
       args: [...argv],
       line: command.source,
       cwd: runtime.root,
-      env: { ...childEnv(), ...confine?.env },
+      env: { ...childEnv(runtime.sandbox.hiddenEnv ?? []), ...confine?.env },
       ...(confine ? { confine: confine.spec } : {}),
       timeoutMs: PLUGIN_LIMITS.shellTimeoutMs,
       maxBytes: cap,

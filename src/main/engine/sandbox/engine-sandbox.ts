@@ -32,7 +32,7 @@ interface EngineSandboxInput {
   probe?: SandboxProbe;
   /** Where the real machine's answer is kept between processes (see sandbox-availability-cache.ts). */
   cache?: SandboxAvailabilityCache;
-  /** Variables no confined or model-run command inherits (see ProcessSandbox.hiddenEnv). */
+  /** Lathe's own key variables (config/key-variables.ts); `settings.denyEnv` is added to them. */
   hiddenEnv?: readonly string[];
 }
 
@@ -47,12 +47,16 @@ export class EngineSandbox {
   readonly status: SandboxStatus;
   readonly settings: EffectiveSandboxSettings;
   readonly protectedPaths: ProtectedPaths;
+  /**
+   * Names and patterns of the variables no process the engine starts inherits, sandbox or not:
+   * Lathe's own keys and `sandbox.denyEnv` (see ProcessSandbox.hiddenEnv).
+   */
+  readonly hiddenEnv: readonly string[];
   private readonly root: string;
-  private readonly hiddenEnv: readonly string[];
 
   private constructor(input: EngineSandboxInput, status: SandboxStatus) {
     this.root = input.root;
-    this.hiddenEnv = input.hiddenEnv ?? [];
+    this.hiddenEnv = [...(input.hiddenEnv ?? []), ...input.settings.denyEnv];
     this.settings = input.settings;
     this.protectedPaths = input.protectedPaths;
     this.status = status;

@@ -30,8 +30,9 @@ export function undoneNotice(root: string, removed: readonly string[]): string {
 export interface ProcessSandbox {
   readonly status: SandboxStatus;
   /**
-   * Variables a command run for the model starts without, sandbox or not: those holding Lathe's
-   * own keys (config/key-variables.ts).
+   * Variables a process started for the model or an extension starts without, sandbox or not:
+   * those holding Lathe's own keys (config/key-variables.ts) and `sandbox.denyEnv`, as names and
+   * `*` patterns (hidden-env.ts).
    */
   readonly hiddenEnv?: readonly string[];
   /**

@@ -2,6 +2,8 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { SettingsSchema } from "../config/lathe-settings.ts";
+import { McpServerSchema } from "../config/lathe-settings.ts";
+import { DEFAULT_HIDDEN_ENV } from "./hidden-env.ts";
 import { DEFAULT_HIDDEN_SECRETS } from "./hidden-secrets.ts";
 import { effectiveSandboxSettings, type SandboxSettings } from "./sandbox-settings.ts";
 
@@ -85,6 +87,33 @@ describe("sandbox settings: the user decides, a project may only narrow", () => 
     expect(effectiveSandboxSettings(user, project, FILES, {}).denyRead).toEqual(expected);
   });
 
+  // The same rule for variables: the user's list replaces the default, a project only adds.
+  it.each<[string, SandboxSettings | undefined, SandboxSettings | undefined, readonly string[]]>([
+    ["the usual credential variables withheld by default", undefined, undefined, DEFAULT_HIDDEN_ENV],
+    ["the user's own list replaces the default", { denyEnv: ["GH_TOKEN"] }, undefined, ["GH_TOKEN"]],
+    ["an empty list withholds nothing", { denyEnv: [] }, undefined, []],
+    [
+      "a project withholds more (once per name, any case), never less",
+      { denyEnv: ["GH_TOKEN"] },
+      { denyEnv: ["DEPLOY_KEY", "gh_token"] },
+      ["GH_TOKEN", "DEPLOY_KEY"],
+    ],
+    [
+      "a project's empty list gives back nothing the user withheld",
+      undefined,
+      { denyEnv: [] },
+      DEFAULT_HIDDEN_ENV,
+    ],
+    [
+      "a project's list is added to the default",
+      undefined,
+      { denyEnv: ["DEPLOY_KEY"] },
+      [...DEFAULT_HIDDEN_ENV, "DEPLOY_KEY"],
+    ],
+  ])("denyEnv: %s", (_name, user, project, expected) => {
+    expect(effectiveSandboxSettings(user, project, FILES, {}).denyEnv).toEqual(expected);
+  });
+
   // A person whose keys live elsewhere says so in the environment (a CI runner's service
   // account key, a dotfiles layout with XDG folders): the default hides those places too.
   it.each<[string, Record<string, string>, string[]]>([
@@ -135,10 +164,23 @@ describe("sandbox settings: the user decides, a project may only narrow", () => 
     [{ sandbox: { allowNetwork: ["http://example.com"] } }, /sandbox\.allowNetwork\.0/],
     [{ sandbox: { enabled: "yes" } }, /sandbox\.enabled/],
     [{ sandbox: { denyRead: ["secrets"] } }, /sandbox\.denyRead\.0/],
+    [{ sandbox: { denyEnv: ["GH_TOKEN=x"] } }, /sandbox\.denyEnv\.0/],
+    [{ sandbox: { denyEnv: ["GH TOKEN"] } }, /sandbox\.denyEnv\.0/],
+    [{ sandbox: { denyEnv: [""] } }, /sandbox\.denyEnv\.0/],
+    [{ sandbox: { denyEnv: "GH_TOKEN" } }, /sandbox\.denyEnv/],
     [{ sandbox: { allowEverything: true } }, /sandbox/],
   ])("refuses malformed sandbox settings %j", (settings, where) => {
     const parsed = SettingsSchema.safeParse(settings);
     expect(parsed.success).toBe(false);
     expect(parsed.error?.issues.map((i) => i.path.join(".")).join(" ")).toMatch(where);
   });
+
+  it.each([["*_TOKEN"], ["GH-TOKEN"], ["1TOKEN"], [""]])(
+    "refuses allowEnv %j of an MCP server: it names one variable exactly",
+    (name) => {
+      const parsed = McpServerSchema.safeParse({ command: "gh-mcp", allowEnv: [name] });
+      expect(parsed.success).toBe(false);
+      expect(parsed.error?.issues[0]?.message).toMatch(/use the name of an environment variable/);
+    },
+  );
 });

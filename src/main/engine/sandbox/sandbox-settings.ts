@@ -1,6 +1,7 @@
 import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
+import { DEFAULT_HIDDEN_ENV } from "./hidden-env.ts";
 import { DEFAULT_HIDDEN_SECRETS, movedSecrets } from "./hidden-secrets.ts";
 
 /** A host the sandboxed process may reach: `example.com`, `*.example.com`, optionally `:port`. */
@@ -21,6 +22,21 @@ export const SandboxPath = z.lazy(() =>
     .refine((p) => p.startsWith("/") || p === "~" || p.startsWith("~/"), {
       message: 'use an absolute path or one starting with "~/"',
     }),
+);
+
+/** The name of one environment variable (an MCP server's `allowEnv`). */
+export const EnvVariableName = z.lazy(() =>
+  z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'use the name of an environment variable, e.g. "GH_TOKEN"'),
+);
+
+/** An entry of `sandbox.denyEnv`: a variable's name, or a pattern of names with `*`. */
+const EnvNamePattern = z.lazy(() =>
+  z
+    .string()
+    .regex(
+      /^[^\s=]+$/,
+      'use a variable\'s name or a pattern where * stands for any characters (e.g. "GH_TOKEN", "*_TOKEN"), without spaces or "="',
+    ),
 );
 
 /**
@@ -48,6 +64,12 @@ export const SandboxSettingsSchema = z.lazy(() =>
         .describe(
           "Files and folders the sandboxed processes may not read (default: where credentials usually live, e.g. ~/.ssh, ~/.aws, ~/.gnupg; [] hides none).",
         ),
+      denyEnv: z
+        .array(EnvNamePattern)
+        .optional()
+        .describe(
+          'Environment variables bash, plugin commands and stdio MCP servers start without: names, or patterns with * matching whole names in any case (default: the usual credential variables, e.g. "GH_TOKEN", "*_TOKEN", "*_SECRET_ACCESS_KEY", "*_PASSWORD"; [] withholds none but Lathe\'s own keys).',
+        ),
     })
     .describe("The OS sandbox (bubblewrap on Linux, Seatbelt on macOS) around every process Lathe starts."),
 );
@@ -61,6 +83,11 @@ export interface EffectiveSandboxSettings {
   allowNetwork: string[];
   /** Absolute paths (`~` expanded) no sandboxed process may read: the user's, plus the project's. */
   denyRead: string[];
+  /**
+   * Names and `*` patterns of the variables no process Lathe starts for a model or an extension
+   * inherits (hidden-env.ts): the user's, plus the project's.
+   */
+  denyEnv: string[];
   /** The settings file that decided `enabled` (for messages: where to turn it back on). */
   enabledBy: string;
   /** What the project asked for and did not get (it may only narrow). */
@@ -89,10 +116,27 @@ function narrowed(
 }
 
 /**
+ * A list that hides more the longer it is (`denyRead`, `denyEnv`): the user's entries, else the
+ * defaults, plus the project's (which can only add), each kept once by `key`.
+ */
+function hidingMore(
+  user: readonly string[] | undefined,
+  defaults: () => readonly string[],
+  project: readonly string[] | undefined,
+  key: (entry: string) => string,
+): string[] {
+  const byKey = new Map<string, string>();
+  for (const entry of [...(user ?? defaults()), ...(project ?? [])])
+    if (!byKey.has(key(entry))) byKey.set(key(entry), entry);
+  return [...byKey.values()];
+}
+
+/**
  * The user's settings decide; a project (trusted or not) may only narrow them: turn the sandbox
  * on, keep fewer of the user's `allowWrite` and `allowNetwork` entries (an entry the user
- * does not have is ignored, with a notice), and hide more paths (`denyRead`, added to the
- * user's, whose default is DEFAULT_HIDDEN_SECRETS plus where `env` moved them, see movedSecrets).
+ * does not have is ignored, with a notice), hide more paths (`denyRead`, added to the
+ * user's, whose default is DEFAULT_HIDDEN_SECRETS plus where `env` moved them, see movedSecrets)
+ * and withhold more variables (`denyEnv`, added to the user's, default DEFAULT_HIDDEN_ENV).
  * It can never turn the sandbox off or widen it.
  */
 export function effectiveSandboxSettings(
@@ -124,14 +168,18 @@ export function effectiveSandboxSettings(
     enabled: userEnabled || projectTurnsOn,
     allowWrite: writes.kept,
     allowNetwork: hosts.kept,
-    denyRead: [
-      ...new Set(
-        [
-          ...(user?.denyRead ?? [...DEFAULT_HIDDEN_SECRETS, ...movedSecrets(env, os.homedir())]),
-          ...(project?.denyRead ?? []),
-        ].map(expandHome),
-      ),
-    ],
+    denyRead: hidingMore(
+      user?.denyRead,
+      () => [...DEFAULT_HIDDEN_SECRETS, ...movedSecrets(env, os.homedir())],
+      project?.denyRead,
+      expandHome,
+    ).map(expandHome),
+    denyEnv: hidingMore(
+      user?.denyEnv,
+      () => DEFAULT_HIDDEN_ENV,
+      project?.denyEnv,
+      (e) => e.toUpperCase(),
+    ),
     enabledBy: projectTurnsOn ? files.project : files.user,
     notices,
   };
