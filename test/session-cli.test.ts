@@ -127,11 +127,13 @@ describe("lathe session rename", () => {
     const unknown = await lathe(["session", "rename", "s-nope", "x"]);
     expect(unknown).toMatchObject({ code: 1, stdout: "" });
     expect(unknown.stderr).toBe(
-      `error: There is no session "s-nope" in ${root}. See \`lathe session list\`.\n`,
+      `error: There is no session "s-nope" in ${root}. List this folder's sessions with: lathe session list --root ${root}\n`,
     );
     const foreign = await lathe(["session", "rename", elsewhere, "x"]);
     expect(foreign.code).toBe(1);
-    expect(foreign.stderr).toContain(`(it belongs to ${other}: pass --root ${other})`);
+    expect(foreign.stderr).toBe(
+      `error: Session ${elsewhere} belongs to the folder ${other}, not ${root}. Pass --root ${other} to rename it.\n`,
+    );
     const long = await lathe(["session", "rename", id, "x".repeat(201)]);
     expect(long).toMatchObject({
       code: 2,
@@ -163,6 +165,70 @@ describe("lathe session close and delete", () => {
     const deleted = await lathe(["session", "delete", elsewhere, "--root", other]);
     expect(deleted).toMatchObject({ code: 0, stdout: `Deleted session ${elsewhere}.\n` });
     expect(await listed(["--root", other])).toEqual([]);
+  });
+});
+
+describe("a session id that leads nowhere here", () => {
+  const commands: Array<{ name: string; args: (id: string) => string[]; then: string }> = [
+    { name: "session close", args: (id) => ["session", "close", id], then: "close it" },
+    { name: "session delete", args: (id) => ["session", "delete", id], then: "delete it" },
+    { name: "session rename", args: (id) => ["session", "rename", id, "T"], then: "rename it" },
+    { name: "checkpoints", args: (id) => ["checkpoints", "--session", id], then: "list its checkpoints" },
+  ];
+
+  it("gets, from every command that takes one, what is wrong and how to list this folder's sessions", async () => {
+    for (const [id, cwd] of [
+      ["work1", root],
+      ["work2", root],
+      ["theirs", other],
+    ] as const) {
+      const opened = await lathe(["call", "glob", '{"pattern":"*"}', "--session", id], cwd);
+      expect(opened.code, opened.stderr).toBe(0);
+    }
+    const list = `List this folder's sessions with: lathe session list --root ${root}`;
+    for (const command of commands) {
+      const cases = [
+        { id: "nope", says: `There is no session "nope" in ${root}. ${list}` },
+        {
+          id: "work",
+          says: `There is no session "work" in ${root}. Ids are matched whole; these start with "work": work1, work2. ${list}`,
+        },
+        { id: "work1x", says: `There is no session "work1x" in ${root}. ${list}` },
+        // "_" is a wildcard to SQL's LIKE, not to an id: nothing starts with "wor_".
+        { id: "wor_", says: `There is no session "wor_" in ${root}. ${list}` },
+        {
+          id: "theirs",
+          says: `Session theirs belongs to the folder ${other}, not ${root}. Pass --root ${other} to ${command.then}.`,
+        },
+      ];
+      for (const { id, says } of cases) {
+        const refused = await lathe(command.args(id));
+        expect(refused, `${command.name} ${id}`).toEqual({
+          code: 1,
+          signal: null,
+          stdout: "",
+          stderr: `error: ${says}\n`,
+        });
+      }
+    }
+    // Nothing was closed, deleted or renamed: each session is still open, in its own folder.
+    for (const [id, cwd] of [
+      ["work1", root],
+      ["work2", root],
+      ["theirs", other],
+    ] as const) {
+      expect(await lathe(["session", "close", id], cwd), id).toMatchObject({
+        code: 0,
+        stdout: `Closed session ${id}.\n`,
+      });
+    }
+    // A closed session is there still (its checkpoints stay), so closing it again says that.
+    expect(await lathe(["session", "close", "work1"])).toMatchObject({
+      code: 1,
+      stdout: "",
+      stderr:
+        "error: Session work1 is already closed. Its checkpoints stay (lathe checkpoints --session work1); lathe session delete work1 removes it for good.\n",
+    });
   });
 });
 

@@ -110,12 +110,7 @@ export function registerSessionCommand(program: Command): void {
         rootOf(options),
         async (engine) => {
           const catalog = engine.sessionCatalog();
-          const found = catalog.get(id);
-          if (!found || found.root !== engine.root) {
-            throw new CliError(
-              `There is no session "${id}" in ${engine.root}${found ? ` (it belongs to ${found.root}: pass --root ${found.root})` : ""}. See \`lathe session list\`.`,
-            );
-          }
+          engine.requireOwnSession(id, "rename it");
           try {
             catalog.rename(id, title);
           } catch (err) {
