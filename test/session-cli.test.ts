@@ -40,6 +40,7 @@ async function run(prompt: string, cwd = root): Promise<string> {
 
 interface Listed {
   id: string;
+  kind: "conversation" | "calls";
   title: string;
   title_source: string;
   model: string;
@@ -101,6 +102,70 @@ describe("lathe session list", () => {
       `No session in ${root} matches "zzz".\n`,
     );
     expect((await lathe(["session", "list", "--limit", "0"])).code).toBe(2);
+  });
+});
+
+describe("lathe session list: the sessions of lathe call and lathe batch", () => {
+  it("lists them beside the conversations, marked as made by --session, with what they hold", async () => {
+    await writeFile(path.join(root, "a.txt"), "one\n");
+    const call = (args: string[]) => lathe(["call", ...args]);
+    expect((await call(["read", '{"path":"a.txt"}', "--session", "edits"])).code).toBe(0);
+    expect(
+      (await call(["write", '{"path":"a.txt","content":"two\\n"}', "--session", "edits", "--mode", "yolo"]))
+        .code,
+    ).toBe(0);
+    const batch = await runLathe(["batch", "--session", "scan"], {
+      home,
+      cwd: root,
+      input: 'glob {"pattern":"*"}\nread {"path":"a.txt"}\n',
+    });
+    expect(batch.code, batch.stderr).toBe(0);
+    const conversation = await run("Newest of all");
+    // Closed with nothing to restore: nothing left to list. Closed with a checkpoint: still listed.
+    expect((await call(["glob", '{"pattern":"*"}', "--session", "done"])).code).toBe(0);
+    for (const id of ["done", "edits"]) expect((await lathe(["session", "close", id])).code).toBe(0);
+
+    const table = (await lathe(["session", "list"])).stdout.trimEnd().split("\n");
+    expect(table.slice(1)).toEqual([
+      expect.stringMatching(
+        new RegExp(`^${conversation}\\s+\\S+ \\S+\\s+openai-compatible:m\\s+Newest of all$`),
+      ),
+      expect.stringMatching(/^scan\s+\S+ \S+\s+lathe call --session\s+\(2 tool calls\)$/),
+      expect.stringMatching(
+        /^edits\s+\S+ \S+\s+lathe call --session\s+\(closed; 2 tool calls, 1 checkpoint\)$/,
+      ),
+    ]);
+    const json = await listed();
+    expect(json.map((s) => [s.id, s.kind])).toEqual([
+      [conversation, "conversation"],
+      ["scan", "calls"],
+      ["edits", "calls"],
+    ]);
+    expect(json[1]).toEqual({
+      id: "scan",
+      kind: "calls",
+      title: "",
+      title_source: "none",
+      agent: "",
+      model: "",
+      parent_id: null,
+      created_at: expect.stringMatching(/Z$/),
+      updated_at: expect.stringMatching(/Z$/),
+      calls: 2,
+      checkpoints: 0,
+      closed_at: null,
+    });
+    expect(json[2]).toMatchObject({ id: "edits", checkpoints: 1, closed_at: expect.stringMatching(/Z$/) });
+
+    // What the list offers works on them: a name (found by --search), and delete.
+    expect(await lathe(["session", "rename", "scan", "Nightly scan"])).toMatchObject({
+      code: 0,
+      stdout: "Renamed session scan: Nightly scan\n",
+    });
+    expect((await listed(["--search", "nightly"])).map((s) => s.id)).toEqual(["scan"]);
+    expect((await lathe(["session", "delete", "edits"])).code).toBe(0);
+    expect((await listed()).map((s) => s.id)).toEqual([conversation, "scan"]);
+    expect((await listed(["--limit", "1"])).map((s) => s.id)).toEqual([conversation]);
   });
 });
 
