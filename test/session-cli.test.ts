@@ -169,6 +169,24 @@ describe("lathe session list: the sessions of lathe call and lathe batch", () =>
   });
 });
 
+describe("lathe run --resume of a session of tool calls", () => {
+  it("says it has no conversation and how to go on with it, and leaves it as it was", async () => {
+    expect((await lathe(["call", "glob", '{"pattern":"*"}', "--session", "scan"])).code).toBe(0);
+    const refused = await lathe(["run", "Go on", "--resume", "scan", "--model", "openai-compatible:m"]);
+    expect(refused).toMatchObject({
+      code: 2,
+      stdout: "",
+      stderr:
+        'error: Session scan holds tool calls alone (lathe call or lathe batch with --session scan): it has no conversation to resume. Go on with --session scan on lathe call or lathe batch, or start a conversation with lathe run "<prompt>".\n',
+    });
+    expect(await listed()).toEqual([expect.objectContaining({ id: "scan", kind: "calls", calls: 1 })]);
+    // An id no session has is told apart from it.
+    const unknown = await lathe(["run", "Go on", "--resume", "scant", "--model", "openai-compatible:m"]);
+    expect(unknown).toMatchObject({ code: 2, stdout: "" });
+    expect(unknown.stderr).toContain('There is no conversation "scant" to resume.');
+  });
+});
+
 describe("lathe session rename", () => {
   it("names a session, and an empty title brings back the automatic one", async () => {
     const id = await run("Explain the build script");
