@@ -198,7 +198,7 @@ describe("lathe checkpoints and lathe restore", () => {
     expect(await blobTexts()).toEqual(["now\n"]);
     const again = await lathe(["session", "delete", "s1"]);
     expect(again.code).toBe(1);
-    expect(again.stderr).toContain('There is no session "s1" to delete');
+    expect(again.stderr).toContain(`There is no session "s1" in ${root}.`);
   });
 });
 
@@ -279,15 +279,17 @@ describe("a session of another folder", () => {
       expect(started.code, started.stderr).toBe(0);
       const session = (JSON.parse(started.stdout.split("\n")[0] as string) as { sessionId: string })
         .sessionId;
-      const refusal = `error: Session ${session} belongs to the folder ${other}, not ${root}. Run from that folder (or pass --root ${other}).\n`;
+      const refusal = (then: string) =>
+        `error: Session ${session} belongs to the folder ${other}, not ${root}. Pass --root ${other} to ${then}.\n`;
 
-      for (const args of [
-        ["checkpoints", "--session", session],
-        ["rewind", "--session", session, "--before", "0", "--dry-run"],
-        ["rewind", "--session", session, "--before", "0"],
-      ]) {
+      const cases: Array<[args: string[], then: string]> = [
+        [["checkpoints", "--session", session], "list its checkpoints"],
+        [["rewind", "--session", session, "--before", "0", "--dry-run"], "rewind it"],
+        [["rewind", "--session", session, "--before", "0"], "rewind it"],
+      ];
+      for (const [args, then] of cases) {
         const refused = await lathe(args);
-        expect(refused, args.join(" ")).toMatchObject({ code: 1, stdout: "", stderr: refusal });
+        expect(refused, args.join(" ")).toMatchObject({ code: 1, stdout: "", stderr: refusal(then) });
       }
       // The conversation is whole: from its own folder, a rewind would still remove both messages.
       const own = await runLathe(["rewind", "--session", session, "--before", "0", "--dry-run"], {

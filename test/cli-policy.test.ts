@@ -144,6 +144,76 @@ describe("lathe audit", () => {
     expect(bad.stderr).toMatch(/Use output \(it ran\), error \(it failed\) or denied/);
   });
 
+  it("narrows to a time window with --since and --until: a date, a date and time, or a time ago", async () => {
+    await writeFile(path.join(root, "a.txt"), "hello\n");
+    for (const session of ["three-days-ago", "two-hours-ago", "just-now"]) {
+      expect(envelopeOf(await lathe(["call", "read", '{"path":"a.txt"}', "--session", session])).type).toBe(
+        "output",
+      );
+    }
+    expect(envelopeOf(await lathe(["call", "glob", '{"pattern":"*"}', "--session", "just-now"])).type).toBe(
+      "output",
+    );
+    // The calls are moved back in time, as if they had been made then.
+    const now = Date.now();
+    const threeDaysAgo = now - 3 * 86_400_000;
+    const db = new Database(path.join(home, "lathe.db"));
+    const setTime = db.prepare("UPDATE audit SET started_at = ? WHERE session_id = ?");
+    setTime.run(threeDaysAgo, "three-days-ago");
+    setTime.run(now - 2 * 3_600_000, "two-hours-ago");
+    db.close();
+
+    const sessions = async (...args: string[]) => {
+      const run = await lathe(["audit", "--json", ...args]);
+      expect(run.code, run.stderr).toBe(0);
+      return run.stdout
+        .split("\n")
+        .filter((l) => l !== "")
+        .map((l) => {
+          const row = JSON.parse(l) as { session_id: string; tool: string };
+          return `${row.session_id} ${row.tool}`;
+        });
+    };
+    expect(await sessions("--since", "1d")).toEqual(["two-hours-ago read", "just-now read", "just-now glob"]);
+    expect(await sessions("--since", "3h", "--until", "1h")).toEqual(["two-hours-ago read"]);
+    expect(await sessions("--until", "90m", "--tool", "read")).toEqual([
+      "three-days-ago read",
+      "two-hours-ago read",
+    ]);
+    expect(await sessions("--since", "10m", "--tool", "glob")).toEqual(["just-now glob"]);
+    // An ISO date is that day from midnight UTC; a date and time with an offset is that moment.
+    const day = new Date(threeDaysAgo).toISOString().slice(0, 10);
+    const nextDay = new Date(Date.parse(day) + 86_400_000).toISOString().slice(0, 10);
+    expect(await sessions("--since", day, "--until", nextDay)).toEqual(["three-days-ago read"]);
+    const atPlusTwo = new Date(threeDaysAgo + 2 * 3_600_000).toISOString().slice(0, 19);
+    expect(await sessions("--since", `${atPlusTwo}+02:00`, "--until", "1d")).toEqual(["three-days-ago read"]);
+    // The table says which window matched nothing.
+    const none = await lathe(["audit", "--since", "5d", "--until", "4d"]);
+    expect(none.code).toBe(0);
+    expect(none.stdout).toMatch(
+      /^No tool invocations in .* match since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC, until \d{4}-.* UTC\. /,
+    );
+  });
+
+  it.each([
+    ["--since", "yesterday"],
+    ["--since", "10"],
+    ["--until", "2025-02-30"],
+    ["--until", "June 1, 2025"],
+  ])("refuses %s %j: exit 2, saying what forms it accepts", async (flag, value) => {
+    const refused = await lathe(["audit", flag, value]);
+    expect(refused).toMatchObject({ code: 2, stdout: "" });
+    expect(refused.stderr).toContain(`"${value}" is not a time Lathe understands.`);
+    expect(refused.stderr).toContain("Use a date (2025-06-01), a date and time");
+    expect(refused.stderr).toContain("(90s, 10m, 2h, 3d, 1w)");
+  });
+
+  it("refuses a window that ends before it starts: exit 2", async () => {
+    const refused = await lathe(["audit", "--since", "1h", "--until", "2h"]);
+    expect(refused).toMatchObject({ code: 2, stdout: "" });
+    expect(refused.stderr).toMatch(/^error: --since \(.* UTC\) is not before --until \(.* UTC\)/);
+  });
+
   describe("per folder", () => {
     let other: string;
     let empty: string;

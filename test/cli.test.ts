@@ -355,14 +355,14 @@ describe("lathe call --session and lathe session close", () => {
     const run = await lathe(["session", "close", "never-opened"]);
     expect(run.code).toBe(1);
     expect(run.stdout).toBe("");
-    expect(run.stderr).toMatch(/^error: There is no open session "never-opened"/);
+    expect(run.stderr).toMatch(/^error: There is no session "never-opened" in /);
     expect(run.stderr).not.toMatch(/^\s+at /m);
   });
 
   it("prints the stack trace of a runtime error when LATHE_DEBUG=1", async () => {
     const run = await lathe(["session", "close", "never-opened"], { env: { LATHE_DEBUG: "1" } });
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain('There is no open session "never-opened"');
+    expect(run.stderr).toContain('There is no session "never-opened"');
     expect(run.stderr).toMatch(/^\s+at /m);
   });
 

@@ -40,6 +40,7 @@ async function run(prompt: string, cwd = root): Promise<string> {
 
 interface Listed {
   id: string;
+  kind: "conversation" | "calls";
   title: string;
   title_source: string;
   model: string;
@@ -104,6 +105,88 @@ describe("lathe session list", () => {
   });
 });
 
+describe("lathe session list: the sessions of lathe call and lathe batch", () => {
+  it("lists them beside the conversations, marked as made by --session, with what they hold", async () => {
+    await writeFile(path.join(root, "a.txt"), "one\n");
+    const call = (args: string[]) => lathe(["call", ...args]);
+    expect((await call(["read", '{"path":"a.txt"}', "--session", "edits"])).code).toBe(0);
+    expect(
+      (await call(["write", '{"path":"a.txt","content":"two\\n"}', "--session", "edits", "--mode", "yolo"]))
+        .code,
+    ).toBe(0);
+    const batch = await runLathe(["batch", "--session", "scan"], {
+      home,
+      cwd: root,
+      input: 'glob {"pattern":"*"}\nread {"path":"a.txt"}\n',
+    });
+    expect(batch.code, batch.stderr).toBe(0);
+    const conversation = await run("Newest of all");
+    // Closed with nothing to restore: nothing left to list. Closed with a checkpoint: still listed.
+    expect((await call(["glob", '{"pattern":"*"}', "--session", "done"])).code).toBe(0);
+    for (const id of ["done", "edits"]) expect((await lathe(["session", "close", id])).code).toBe(0);
+
+    const table = (await lathe(["session", "list"])).stdout.trimEnd().split("\n");
+    expect(table.slice(1)).toEqual([
+      expect.stringMatching(
+        new RegExp(`^${conversation}\\s+\\S+ \\S+\\s+openai-compatible:m\\s+Newest of all$`),
+      ),
+      expect.stringMatching(/^scan\s+\S+ \S+\s+lathe call --session\s+\(2 tool calls\)$/),
+      expect.stringMatching(
+        /^edits\s+\S+ \S+\s+lathe call --session\s+\(closed; 2 tool calls, 1 checkpoint\)$/,
+      ),
+    ]);
+    const json = await listed();
+    expect(json.map((s) => [s.id, s.kind])).toEqual([
+      [conversation, "conversation"],
+      ["scan", "calls"],
+      ["edits", "calls"],
+    ]);
+    expect(json[1]).toEqual({
+      id: "scan",
+      kind: "calls",
+      title: "",
+      title_source: "none",
+      agent: "",
+      model: "",
+      parent_id: null,
+      created_at: expect.stringMatching(/Z$/),
+      updated_at: expect.stringMatching(/Z$/),
+      calls: 2,
+      checkpoints: 0,
+      closed_at: null,
+    });
+    expect(json[2]).toMatchObject({ id: "edits", checkpoints: 1, closed_at: expect.stringMatching(/Z$/) });
+
+    // What the list offers works on them: a name (found by --search), and delete.
+    expect(await lathe(["session", "rename", "scan", "Nightly scan"])).toMatchObject({
+      code: 0,
+      stdout: "Renamed session scan: Nightly scan\n",
+    });
+    expect((await listed(["--search", "nightly"])).map((s) => s.id)).toEqual(["scan"]);
+    expect((await lathe(["session", "delete", "edits"])).code).toBe(0);
+    expect((await listed()).map((s) => s.id)).toEqual([conversation, "scan"]);
+    expect((await listed(["--limit", "1"])).map((s) => s.id)).toEqual([conversation]);
+  });
+});
+
+describe("lathe run --resume of a session of tool calls", () => {
+  it("says it has no conversation and how to go on with it, and leaves it as it was", async () => {
+    expect((await lathe(["call", "glob", '{"pattern":"*"}', "--session", "scan"])).code).toBe(0);
+    const refused = await lathe(["run", "Go on", "--resume", "scan", "--model", "openai-compatible:m"]);
+    expect(refused).toMatchObject({
+      code: 2,
+      stdout: "",
+      stderr:
+        'error: Session scan holds tool calls alone (lathe call or lathe batch with --session scan): it has no conversation to resume. Go on with --session scan on lathe call or lathe batch, or start a conversation with lathe run "<prompt>".\n',
+    });
+    expect(await listed()).toEqual([expect.objectContaining({ id: "scan", kind: "calls", calls: 1 })]);
+    // An id no session has is told apart from it.
+    const unknown = await lathe(["run", "Go on", "--resume", "scant", "--model", "openai-compatible:m"]);
+    expect(unknown).toMatchObject({ code: 2, stdout: "" });
+    expect(unknown.stderr).toContain('There is no conversation "scant" to resume.');
+  });
+});
+
 describe("lathe session rename", () => {
   it("names a session, and an empty title brings back the automatic one", async () => {
     const id = await run("Explain the build script");
@@ -127,11 +210,13 @@ describe("lathe session rename", () => {
     const unknown = await lathe(["session", "rename", "s-nope", "x"]);
     expect(unknown).toMatchObject({ code: 1, stdout: "" });
     expect(unknown.stderr).toBe(
-      `error: There is no session "s-nope" in ${root}. See \`lathe session list\`.\n`,
+      `error: There is no session "s-nope" in ${root}. List this folder's sessions with: lathe session list --root ${root}\n`,
     );
     const foreign = await lathe(["session", "rename", elsewhere, "x"]);
     expect(foreign.code).toBe(1);
-    expect(foreign.stderr).toContain(`(it belongs to ${other}: pass --root ${other})`);
+    expect(foreign.stderr).toBe(
+      `error: Session ${elsewhere} belongs to the folder ${other}, not ${root}. Pass --root ${other} to rename it.\n`,
+    );
     const long = await lathe(["session", "rename", id, "x".repeat(201)]);
     expect(long).toMatchObject({
       code: 2,
@@ -163,6 +248,70 @@ describe("lathe session close and delete", () => {
     const deleted = await lathe(["session", "delete", elsewhere, "--root", other]);
     expect(deleted).toMatchObject({ code: 0, stdout: `Deleted session ${elsewhere}.\n` });
     expect(await listed(["--root", other])).toEqual([]);
+  });
+});
+
+describe("a session id that leads nowhere here", () => {
+  const commands: Array<{ name: string; args: (id: string) => string[]; then: string }> = [
+    { name: "session close", args: (id) => ["session", "close", id], then: "close it" },
+    { name: "session delete", args: (id) => ["session", "delete", id], then: "delete it" },
+    { name: "session rename", args: (id) => ["session", "rename", id, "T"], then: "rename it" },
+    { name: "checkpoints", args: (id) => ["checkpoints", "--session", id], then: "list its checkpoints" },
+  ];
+
+  it("gets, from every command that takes one, what is wrong and how to list this folder's sessions", async () => {
+    for (const [id, cwd] of [
+      ["work1", root],
+      ["work2", root],
+      ["theirs", other],
+    ] as const) {
+      const opened = await lathe(["call", "glob", '{"pattern":"*"}', "--session", id], cwd);
+      expect(opened.code, opened.stderr).toBe(0);
+    }
+    const list = `List this folder's sessions with: lathe session list --root ${root}`;
+    for (const command of commands) {
+      const cases = [
+        { id: "nope", says: `There is no session "nope" in ${root}. ${list}` },
+        {
+          id: "work",
+          says: `There is no session "work" in ${root}. Ids are matched whole; these start with "work": work1, work2. ${list}`,
+        },
+        { id: "work1x", says: `There is no session "work1x" in ${root}. ${list}` },
+        // "_" is a wildcard to SQL's LIKE, not to an id: nothing starts with "wor_".
+        { id: "wor_", says: `There is no session "wor_" in ${root}. ${list}` },
+        {
+          id: "theirs",
+          says: `Session theirs belongs to the folder ${other}, not ${root}. Pass --root ${other} to ${command.then}.`,
+        },
+      ];
+      for (const { id, says } of cases) {
+        const refused = await lathe(command.args(id));
+        expect(refused, `${command.name} ${id}`).toEqual({
+          code: 1,
+          signal: null,
+          stdout: "",
+          stderr: `error: ${says}\n`,
+        });
+      }
+    }
+    // Nothing was closed, deleted or renamed: each session is still open, in its own folder.
+    for (const [id, cwd] of [
+      ["work1", root],
+      ["work2", root],
+      ["theirs", other],
+    ] as const) {
+      expect(await lathe(["session", "close", id], cwd), id).toMatchObject({
+        code: 0,
+        stdout: `Closed session ${id}.\n`,
+      });
+    }
+    // A closed session is there still (its checkpoints stay), so closing it again says that.
+    expect(await lathe(["session", "close", "work1"])).toMatchObject({
+      code: 1,
+      stdout: "",
+      stderr:
+        "error: Session work1 is already closed. Its checkpoints stay (lathe checkpoints --session work1); lathe session delete work1 removes it for good.\n",
+    });
   });
 });
 

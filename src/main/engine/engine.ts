@@ -17,6 +17,7 @@ import type { UnsandboxedServerApprover } from "./mcp/mcp-manager.ts";
 import { SessionError } from "./errors/session-error.ts";
 import { StoreError } from "./errors/store-error.ts";
 import { sessionIdProblem } from "./session/session-id.ts";
+import { otherFolderMessage, unknownSessionMessage } from "./session/unknown-session.ts";
 import { errorMessage } from "./errors/error-message.ts";
 import { ApprovalCache, type ApprovalPersistence } from "./policy/approval-cache.ts";
 import type { Approver } from "./policy/approval-request.ts";
@@ -332,7 +333,7 @@ export class Engine {
    * there is no such session.
    */
   async deleteSession(id: string): Promise<string[]> {
-    this.refuseOtherFolder(id, "delete it");
+    this.requireOwnSession(id, "delete it");
     const catalog = this.sessionCatalog();
     for (const member of catalog.family(id)) this.refuseWhileInUse(member, "delete the session");
     const deleted = catalog.delete(id);
@@ -346,16 +347,21 @@ export class Engine {
   }
 
   /**
-   * A session belongs to the folder it was opened for: closing or deleting it from another
-   * folder (a stray `--root`, the wrong current directory) is refused, as using it is.
+   * The persistent session `id` of this folder, open or closed. A session belongs to the folder
+   * it was opened for: closing, deleting or renaming it from another folder (a stray `--root`,
+   * the wrong current directory) is refused, as using it is. Throws SessionError saying which
+   * folder has it, or that none of this folder's sessions has that id (and which ids start with
+   * it) and how to list them; `then` ("close it") completes "Pass --root … to".
    */
-  private refuseOtherFolder(id: string, then: string): void {
-    const root = this.store().get(id)?.root;
-    if (root !== undefined && root !== this.root) {
+  requireOwnSession(id: string, then: string): { createdAt: number; closedAt: number | null } {
+    const found = this.store().get(id);
+    if (found === undefined) {
       throw new SessionError(
-        `Session ${id} belongs to the folder ${root}, not ${this.root}. Pass --root ${root} to ${then}.`,
+        unknownSessionMessage(id, this.root, this.store().idsStartingWith(id, this.root)),
       );
     }
+    if (found.root !== this.root) throw new SessionError(otherFolderMessage(id, found.root, this.root, then));
+    return { createdAt: found.createdAt, closedAt: found.closedAt };
   }
 
   /** Which Lathe process runs an agent in which session, across processes (opened on first use). */
@@ -556,15 +562,12 @@ export class Engine {
     for (const s of this.open) if (s.id === id) return s.close();
     // Closing removes the session's files: not under a run going on in another process.
     this.refuseWhileInUse(id, "close the session");
-    const store = this.store();
-    const existing = store.get(id);
-    if (!existing || existing.closedAt !== null) {
+    if (this.requireOwnSession(id, "close it").closedAt !== null) {
       throw new SessionError(
-        `There is no open session "${id}". List sessions in ${this.latheHome}/sessions.`,
+        `Session ${id} is already closed. Its checkpoints stay (lathe checkpoints --session ${id}); lathe session delete ${id} removes it for good.`,
       );
     }
-    this.refuseOtherFolder(id, "close it");
-    store.close(id);
+    this.store().close(id);
     this.todos.drop(id);
     await rm(this.sessionDir(id), { recursive: true, force: true });
     await this.checkpoints.sessionClosed(id);

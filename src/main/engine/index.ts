@@ -33,7 +33,7 @@ export { commandLine as mcpCommandLine } from "./mcp/mcp-command-line.ts";
 export { approveServers, configuredMcpServers } from "./mcp/mcp-approval.ts";
 export { mcpLogFile } from "./mcp/mcp-manager.ts";
 export { serverPinKey } from "./mcp/mcp-pins.ts";
-export type { SessionSummary } from "./store/session-catalog.ts";
+export type { CallSessionSummary, SessionSummary } from "./store/session-catalog.ts";
 export type { CheckpointSummary, RestoreOutcome } from "./checkpoints/checkpoints.ts";
 export type { PlannedPath, RestorePlan } from "./checkpoints/restore-plan.ts";
 export type { SkippedPath } from "./checkpoints/restore-apply.ts";

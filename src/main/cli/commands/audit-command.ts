@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { InvalidArgumentError } from "commander";
 import type { AuditEntry } from "../../engine/index.ts";
 import { limitParser, rootOf, rootOption } from "../cli-options.ts";
+import { parseTimeBound, shownTime } from "../time-bound.ts";
 import { withEngine } from "../open-engine.ts";
 import { writeStdout } from "../output.ts";
 
@@ -11,6 +12,8 @@ interface AuditOptions {
   session?: string;
   tool?: string;
   outcome?: "output" | "error" | "denied";
+  since?: number;
+  until?: number;
   json?: boolean;
   limit: number;
 }
@@ -34,8 +37,9 @@ function refusalOf(row: AuditEntry): { stage: string; reason: string } | undefin
 const folderOf = (row: AuditEntry): string => row.root ?? "(folder not recorded)";
 
 /**
- * `lathe audit [--root DIR | --all] [--session ID] [--tool ID] [--outcome O] [--json]`: the audit
- * trail of tool invocations in one folder (or every folder's), oldest first.
+ * `lathe audit [--root DIR | --all] [--session ID] [--tool ID] [--outcome O] [--since T]
+ * [--until T] [--json]`: the audit trail of tool invocations in one folder (or every folder's),
+ * oldest first.
  */
 export function registerAuditCommand(program: Command): void {
   program
@@ -52,13 +56,37 @@ export function registerAuditCommand(program: Command): void {
       "only those that ran (output), failed (error) or were refused (denied)",
       parseOutcome,
     )
+    .option(
+      "--since <when>",
+      "only those that started at or after this: 2025-06-01, 2025-06-01T10:02 (UTC unless it ends with Z or +02:00), or a time ago: 10m, 2h, 3d",
+      (value: string) => parseTimeBound(value, Date.now()),
+    )
+    .option(
+      "--until <when>",
+      "only those that started before this (the same forms as --since)",
+      (value: string) => parseTimeBound(value, Date.now()),
+    )
     .option("--json", "one JSON object per line (JSONL)")
     .option("--limit <n>", "the newest N invocations", limitParser(100_000), 100)
+    .addHelpText(
+      "after",
+      `
+The filters combine. Times are as the table prints them, in UTC:
+  lathe audit --since 2h                             the last two hours
+  lathe audit --since 2025-06-01 --until 2025-06-02  that day (UTC)
+  lathe audit --since "2025-06-01 10:00+02:00" --outcome denied --tool bash`,
+    )
     .action(async (options: AuditOptions, command: Command) => {
       if (options.all && options.root !== undefined) {
         command.error(
           "error: --all lists every folder's invocations, so --root has no effect with it. Drop --root to see every folder's, or --all to see that folder's.",
           { exitCode: 2, code: "lathe.audit.conflict" },
+        );
+      }
+      if (options.since !== undefined && options.until !== undefined && options.since >= options.until) {
+        command.error(
+          `error: --since (${shownTime(options.since)}) is not before --until (${shownTime(options.until)}), so no call could match. Swap them, or widen the window.`,
+          { exitCode: 2, code: "lathe.audit.window" },
         );
       }
       // The trail is read from the store: no plugin is loaded and no MCP server started for it.
@@ -72,6 +100,8 @@ export function registerAuditCommand(program: Command): void {
             ...(options.session ? { sessionId: options.session } : {}),
             ...(options.tool ? { toolId: options.tool } : {}),
             ...(options.outcome ? { outcome: options.outcome } : {}),
+            ...(options.since !== undefined ? { since: options.since } : {}),
+            ...(options.until !== undefined ? { until: options.until } : {}),
             limit: options.limit,
           }),
         }),
@@ -104,6 +134,8 @@ export function registerAuditCommand(program: Command): void {
           options.session ? `session ${options.session}` : "",
           options.tool ? `tool ${options.tool}` : "",
           options.outcome ? `outcome ${options.outcome}` : "",
+          options.since !== undefined ? `since ${shownTime(options.since)}` : "",
+          options.until !== undefined ? `until ${shownTime(options.until)}` : "",
         ].filter(Boolean);
         const what = filters.length > 0 ? `match ${filters.join(", ")}` : "recorded yet";
         await writeStdout(

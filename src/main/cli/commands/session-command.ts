@@ -1,43 +1,16 @@
 import type { Command } from "commander";
-import type { SessionSummary } from "../../engine/index.ts";
 import { CliError } from "../cli-error.ts";
 import { limitParser, parseSessionId, rootOf, rootOption } from "../cli-options.ts";
 import { ExitCode } from "../exit-codes.ts";
 import { withEngine } from "../open-engine.ts";
 import { writeStdout } from "../output.ts";
+import { mergeSessions, sessionJson, sessionTable } from "../session-table.ts";
 
 interface ListOptions {
   root?: string;
   search?: string;
   limit: number;
   json?: boolean;
-}
-
-/** Longest model shown in the table: a GGUF file's path is cut from the left, keeping its name. */
-const MODEL_WIDTH = 32;
-
-const when = (ms: number): string => new Date(ms).toISOString().replace("T", " ").slice(0, 19);
-
-function shortModel(model: string): string {
-  return model.length <= MODEL_WIDTH ? model : `…${model.slice(model.length - MODEL_WIDTH + 1)}`;
-}
-
-/** The sessions as a table: id, last update (UTC), model, title (a task's says whose task it is). */
-function table(sessions: readonly SessionSummary[]): string {
-  const rows = sessions.map((s) => [
-    s.id,
-    when(s.updatedAt),
-    shortModel(s.model),
-    `${s.parentId ? `(task of ${s.parentId}) ` : ""}${s.title || "(no prompt yet)"}`,
-  ]);
-  const header = ["ID", "UPDATED (UTC)", "MODEL", "TITLE"];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] as number)))
-      .join("  ")
-      .trimEnd();
-  return `${[header, ...rows].map(line).join("\n")}\n`;
 }
 
 /**
@@ -48,11 +21,13 @@ export function registerSessionCommand(program: Command): void {
   const session = program
     .command("session")
     .description(
-      "List, rename, close and delete sessions (`lathe run`'s conversations, `lathe call --session`).",
+      "List, rename, close and delete sessions (`lathe run`'s conversations, `lathe call`/`lathe batch --session`).",
     );
   session
     .command("list")
-    .description("List a folder's recorded sessions (its `lathe run` and app conversations), newest first.")
+    .description(
+      "List a folder's sessions, newest first: its conversations (`lathe run`, the app) and the sessions of `lathe call`/`lathe batch --session`.",
+    )
     .addOption(rootOption())
     .option(
       "--search <text>",
@@ -63,30 +38,22 @@ export function registerSessionCommand(program: Command): void {
     .action(async (options: ListOptions) => {
       const { root, sessions } = await withEngine(
         rootOf(options),
-        async (engine) => ({
-          root: engine.root,
-          sessions: engine.sessionCatalog().list({
+        async (engine) => {
+          const catalog = engine.sessionCatalog();
+          const filter = {
             root: engine.root,
             ...(options.search !== undefined ? { query: options.search } : {}),
             limit: options.limit,
-          }),
-        }),
+          };
+          return {
+            root: engine.root,
+            sessions: mergeSessions(catalog.list(filter), catalog.listCallSessions(filter), options.limit),
+          };
+        },
         { extensions: false },
       );
       if (options.json) {
-        const lines = sessions.map((s) =>
-          JSON.stringify({
-            id: s.id,
-            title: s.title,
-            title_source: s.titleSource,
-            agent: s.agent,
-            model: s.model,
-            parent_id: s.parentId ?? null,
-            created_at: new Date(s.createdAt).toISOString(),
-            updated_at: new Date(s.updatedAt).toISOString(),
-          }),
-        );
-        await writeStdout(lines.length > 0 ? `${lines.join("\n")}\n` : "");
+        await writeStdout(sessions.length > 0 ? `${sessions.map(sessionJson).join("\n")}\n` : "");
         return;
       }
       if (sessions.length === 0) {
@@ -97,7 +64,7 @@ export function registerSessionCommand(program: Command): void {
         );
         return;
       }
-      await writeStdout(table(sessions));
+      await writeStdout(sessionTable(sessions));
     });
   session
     .command("rename")
@@ -110,26 +77,22 @@ export function registerSessionCommand(program: Command): void {
         rootOf(options),
         async (engine) => {
           const catalog = engine.sessionCatalog();
-          const found = catalog.get(id);
-          if (!found || found.root !== engine.root) {
-            throw new CliError(
-              `There is no session "${id}" in ${engine.root}${found ? ` (it belongs to ${found.root}: pass --root ${found.root})` : ""}. See \`lathe session list\`.`,
-            );
-          }
+          engine.requireOwnSession(id, "rename it");
           try {
-            catalog.rename(id, title);
+            const kept = catalog.rename(id, title);
+            // A call session has no prompt to be titled by: cleared, it has no title.
+            return kept !== "" ? { custom: kept } : { automatic: catalog.get(id)?.title ?? "" };
           } catch (err) {
             if (err instanceof RangeError) throw new CliError(err.message, ExitCode.usage);
             throw err;
           }
-          return catalog.get(id);
         },
         { extensions: false },
       );
       await writeStdout(
-        renamed?.titleSource === "custom"
-          ? `Renamed session ${id}: ${renamed.title}\n`
-          : `Session ${id} has its automatic title again: ${renamed?.title || "(no prompt yet)"}\n`,
+        renamed.custom !== undefined
+          ? `Renamed session ${id}: ${renamed.custom}\n`
+          : `Session ${id} has its automatic title again: ${renamed.automatic || "(none yet)"}\n`,
       );
     });
   session

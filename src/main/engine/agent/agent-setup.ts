@@ -8,6 +8,7 @@ import { SessionError } from "../errors/session-error.ts";
 import { TrustStore } from "../policy/trust-store.ts";
 import { ConversationStore, type ConversationRecord } from "../store/conversation-store.ts";
 import { openDatabase } from "../store/database.ts";
+import { SessionStore } from "../store/session-store.ts";
 import { loadAgentCatalog } from "./agent-catalog.ts";
 import type { AgentManifest } from "./agent-manifest.ts";
 import { defaultProviderRegistry } from "./default-providers.ts";
@@ -43,10 +44,17 @@ interface AgentSetup {
   notices: string[];
 }
 
-function readConversation(latheHome: string, id: string): ConversationRecord | undefined {
+/** The recorded conversation `id`, if any; and whether a session has that id (one of tool calls alone has none). */
+function readConversation(
+  latheHome: string,
+  id: string,
+): { conversation: ConversationRecord | undefined; session: boolean } {
   const db = openDatabase(path.join(latheHome, "lathe.db"));
   try {
-    return new ConversationStore(db).get(id);
+    return {
+      conversation: new ConversationStore(db).get(id),
+      session: new SessionStore(db).get(id) !== undefined,
+    };
   } finally {
     db.close();
   }
@@ -62,7 +70,14 @@ export async function setupAgentRun(input: AgentSetupInput): Promise<AgentSetup>
   const latheHome = await canonicalize(path.resolve(input.latheHome ?? resolveLatheHome(input.env)));
   let conversation: ConversationRecord | undefined;
   if (input.resume !== undefined) {
-    conversation = readConversation(latheHome, input.resume);
+    const found = readConversation(latheHome, input.resume);
+    conversation = found.conversation;
+    if (!conversation && found.session) {
+      // `lathe session list` shows these beside the conversations, so one may well be tried here.
+      throw new SessionError(
+        `Session ${input.resume} holds tool calls alone (lathe call or lathe batch with --session ${input.resume}): it has no conversation to resume. Go on with --session ${input.resume} on lathe call or lathe batch, or start a conversation with lathe run "<prompt>".`,
+      );
+    }
     if (!conversation) {
       throw new SessionError(
         `There is no conversation "${input.resume}" to resume. Start one with lathe run "<prompt>"; it prints the session id to resume.`,

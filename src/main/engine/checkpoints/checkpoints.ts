@@ -2,8 +2,10 @@ import path from "node:path";
 import { isWithin } from "../capability/canonical-path.ts";
 import type { EngineEvents } from "../engine-events.ts";
 import { CheckpointError } from "../errors/checkpoint-error.ts";
+import { otherFolderMessage, unknownSessionMessage } from "../session/unknown-session.ts";
 import type { ConversationStore } from "../store/conversation-store.ts";
 import type { Db } from "../store/database.ts";
+import { SessionStore } from "../store/session-store.ts";
 import { BlobStore } from "./blob-store.ts";
 import type { CheckpointLimits } from "./checkpoint-limits.ts";
 import { CheckpointStore, type Checkpoint, type EntryType } from "./checkpoint-store.ts";
@@ -155,27 +157,26 @@ export class Checkpoints {
   }
 
   /**
-   * The session must exist; with `inThisFolder`, it must also belong to this engine's folder (a
-   * rewind cuts its conversation, which another folder's command must not do).
+   * The session must exist; with `inThisFolder` (what is refused otherwise: "rewind it"), it must
+   * also belong to this engine's folder (a rewind cuts its conversation, which another folder's
+   * command must not do).
    */
-  private requireSession(sessionId: string, inThisFolder = false): void {
+  private requireSession(sessionId: string, inThisFolder?: string): void {
     const row = this.db.prepare("SELECT root FROM sessions WHERE id = ?").get(sessionId) as
       { root: string } | undefined;
+    const root = this.options.root;
     if (row === undefined) {
-      throw new CheckpointError(
-        `There is no session "${sessionId}". Sessions are named by --session (lathe call) or printed by lathe run.`,
-      );
+      const similar = new SessionStore(this.db).idsStartingWith(sessionId, root);
+      throw new CheckpointError(unknownSessionMessage(sessionId, root, similar));
     }
-    if (inThisFolder && row.root !== this.options.root) {
-      throw new CheckpointError(
-        `Session ${sessionId} belongs to the folder ${row.root}, not ${this.options.root}. Run from that folder (or pass --root ${row.root}).`,
-      );
+    if (inThisFolder !== undefined && row.root !== root) {
+      throw new CheckpointError(otherFolderMessage(sessionId, row.root, root, inThisFolder));
     }
   }
 
   /** A session's checkpoints, oldest first; only for a session of this folder. */
   list(sessionId: string): CheckpointSummary[] {
-    this.requireSession(sessionId, true);
+    this.requireSession(sessionId, "list its checkpoints");
     return this.store.list(sessionId).map(summaryOf);
   }
 
@@ -221,7 +222,7 @@ export class Checkpoints {
     sessionId: string,
     point: RewindPoint,
   ): Promise<{ prepared: PreparedRestore; plan: RewindPlan; undo: Checkpoint[] }> {
-    this.requireSession(sessionId, true);
+    this.requireSession(sessionId, "rewind it");
     return planRewind({
       sessionId,
       point,

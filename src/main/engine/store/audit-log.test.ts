@@ -101,6 +101,12 @@ describe("AuditLog", () => {
       [{ outcome: "error" as const }, ["c4"]],
       [{ sessionId: "b", toolId: "write", outcome: "output" as const }, ["c3"]],
       [{ sessionId: "nobody" }, []],
+      // A time window: from `since` (included) to `until` (left out), with the other filters.
+      [{ since: 1_700_000_000_003 }, ["c3", "c4", "c5"]],
+      [{ until: 1_700_000_000_003 }, ["c1", "c2"]],
+      [{ since: 1_700_000_000_002, until: 1_700_000_000_005 }, ["c2", "c3", "c4"]],
+      [{ since: 1_700_000_000_002, until: 1_700_000_000_005, toolId: "write" }, ["c2", "c3"]],
+      [{ since: 1_700_000_000_006 }, []],
     ])("narrows to %o", (filter, expected) => {
       expect(ids(trail().query(filter))).toEqual(expected);
     });

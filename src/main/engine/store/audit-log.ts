@@ -46,6 +46,10 @@ interface AuditFilter {
    * no (capability, rule, watchdog or approval) — such a call's envelope is an error too.
    */
   outcome?: "output" | "error" | "denied";
+  /** Only calls that started at or after this time (milliseconds since the epoch). */
+  since?: number;
+  /** Only calls that started before this time (milliseconds since the epoch). */
+  until?: number;
   /** Only rows older than this id: the next page of a view that shows the newest first. */
   beforeId?: number;
   /** At most this many rows, the newest that match (default 1000). */
@@ -230,6 +234,14 @@ export class AuditLog {
     if (filter.outcome === "output") where.push("outcome = 'output'");
     if (filter.outcome === "error") where.push(`outcome = 'error' AND NOT ${DENIED}`);
     if (filter.outcome === "denied") where.push(DENIED);
+    if (filter.since !== undefined) {
+      where.push("started_at >= ?");
+      params.push(filter.since);
+    }
+    if (filter.until !== undefined) {
+      where.push("started_at < ?");
+      params.push(filter.until);
+    }
     if (filter.beforeId !== undefined) {
       where.push("id < ?");
       params.push(filter.beforeId);

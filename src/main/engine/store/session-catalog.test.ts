@@ -160,3 +160,73 @@ describe("the session catalog", () => {
     expect(conversations.children("a")).toEqual([]);
   });
 });
+
+describe("the sessions of `lathe call --session` (no conversation)", () => {
+  /** A session opened by `lathe call --session id` in `root`, with calls made at these times. */
+  function callSession(id: string, root: string, callTimes: number[], closedAt?: number): void {
+    db.prepare("INSERT INTO sessions (id, root, created_at, closed_at) VALUES (?, ?, ?, ?)").run(
+      id,
+      root,
+      100,
+      closedAt ?? null,
+    );
+    for (const at of callTimes) {
+      db.prepare(
+        `INSERT INTO audit (call_id, session_id, root, tool_id, args_json, decisions_json, outcome, envelope_head, duration_ms, started_at)
+         VALUES (?, ?, ?, 'read', '{}', '[]', 'output', '', 1, ?)`,
+      ).run(`${id}-${at}`, id, root, at);
+    }
+  }
+  const checkpoint = (id: string, root: string) =>
+    db
+      .prepare(
+        "INSERT INTO checkpoints (session_id, root, kind, tool, created_at) VALUES (?, ?, 'tool', 'write', 1)",
+      )
+      .run(id, root);
+
+  it("lists a folder's open ones and the closed ones that keep checkpoints, by their latest call", () => {
+    record("conv", "A conversation");
+    callSession("quiet", "/w", []);
+    callSession("busy", "/w", [5_000, 9_000]);
+    callSession("kept", "/w", [7_000], 8_000);
+    checkpoint("kept", "/w");
+    callSession("gone", "/w", [6_000], 8_000);
+    callSession("theirs", "/elsewhere", [9_500]);
+    // The same id's calls in another folder (before it was closed and opened here) are not its own here.
+    db.prepare(
+      `INSERT INTO audit (call_id, session_id, root, tool_id, args_json, decisions_json, outcome, envelope_head, duration_ms, started_at)
+       VALUES ('x', 'quiet', '/elsewhere', 'read', '{}', '[]', 'output', '', 1, 99000)`,
+    ).run();
+
+    const listed = catalog.listCallSessions({ root: "/w" });
+    expect(listed).toEqual([
+      {
+        id: "busy",
+        title: "",
+        titleSource: "none",
+        createdAt: 100,
+        updatedAt: 9_000,
+        closedAt: undefined,
+        calls: 2,
+        checkpoints: 0,
+      },
+      expect.objectContaining({ id: "kept", updatedAt: 7_000, closedAt: 8_000, calls: 1, checkpoints: 1 }),
+      expect.objectContaining({ id: "quiet", updatedAt: 100, calls: 0 }),
+    ]);
+    // The conversations' list is as it was: the app's sidebar shows conversations only.
+    expect(catalog.list({ root: "/w" }).map((s) => s.id)).toEqual(["conv"]);
+    expect(catalog.listCallSessions({ root: "/w", limit: 1 }).map((s) => s.id)).toEqual(["busy"]);
+  });
+
+  it("is named and found by the name a person gives it", () => {
+    callSession("s1", "/w", [1]);
+    callSession("s2", "/w", [2]);
+    expect(catalog.rename("s1", "  Nightly   lint ")).toBe("Nightly lint");
+    expect(catalog.listCallSessions({ root: "/w", query: "nightly" })).toEqual([
+      expect.objectContaining({ id: "s1", title: "Nightly lint", titleSource: "custom" }),
+    ]);
+    expect(catalog.listCallSessions({ root: "/w", query: "100%" })).toEqual([]);
+    expect(catalog.rename("s1", "")).toBe("");
+    expect(catalog.listCallSessions({ root: "/w", query: "nightly" })).toEqual([]);
+  });
+});

@@ -15,6 +15,26 @@ export interface SessionSummary {
   updatedAt: number;
 }
 
+/**
+ * A persistent session without a conversation: opened by `lathe call --session ID` or `lathe
+ * batch --session ID`. Its read-state, approvals and checkpoints are real (close, delete,
+ * checkpoints and restore work on it), so a person's list shows it, marked as such.
+ */
+export interface CallSessionSummary {
+  id: string;
+  /** The name the person gave it; "" when none (it has no prompt to be titled by). */
+  title: string;
+  titleSource: "custom" | "none";
+  createdAt: number;
+  /** Its latest tool call in its folder, else when it was opened. */
+  updatedAt: number;
+  /** When it was closed: a closed one is listed only while it keeps checkpoints to restore. */
+  closedAt: number | undefined;
+  /** Tool calls the audit trail holds for it in its folder. */
+  calls: number;
+  checkpoints: number;
+}
+
 interface SessionListOptions {
   /** Only sessions of this workspace folder. */
   root: string;
@@ -127,6 +147,52 @@ export class SessionCatalog {
     return rows.map(summaryOf);
   }
 
+  /**
+   * A folder's call sessions (see CallSessionSummary), newest first: the open ones, and the
+   * closed ones that still keep checkpoints. `query` matches the name a person gave one.
+   */
+  listCallSessions(options: SessionListOptions): CallSessionSummary[] {
+    const limit = Math.max(1, Math.min(options.limit ?? 500, 5000));
+    const query = options.query?.trim() ?? "";
+    const rows = this.db
+      .prepare(
+        `SELECT id, custom, createdAt, closedAt, calls, checkpoints, COALESCE(lastCall, createdAt) AS updatedAt
+         FROM (
+           SELECT s.id, t.title AS custom, s.created_at AS createdAt, s.closed_at AS closedAt,
+                  (SELECT MAX(a.started_at) FROM audit a WHERE a.session_id = s.id AND a.root = s.root) AS lastCall,
+                  (SELECT COUNT(*) FROM audit a WHERE a.session_id = s.id AND a.root = s.root) AS calls,
+                  (SELECT COUNT(*) FROM checkpoints k WHERE k.session_id = s.id) AS checkpoints
+           FROM sessions s LEFT JOIN session_titles t ON t.session_id = s.id
+           WHERE s.root = ?
+             AND NOT EXISTS (SELECT 1 FROM conversations c WHERE c.session_id = s.id)
+             ${query === "" ? "" : "AND t.title LIKE ? ESCAPE '\\'"})
+         WHERE closedAt IS NULL OR checkpoints > 0
+         ORDER BY updatedAt DESC, id LIMIT ?`,
+      )
+      .all(...(query === "" ? [options.root] : [options.root, containsPattern(query)]), limit) as Array<{
+      id: string;
+      custom: string | null;
+      createdAt: number;
+      closedAt: number | null;
+      calls: number;
+      checkpoints: number;
+      updatedAt: number;
+    }>;
+    return rows.map((row) => {
+      const custom = row.custom?.trim() ?? "";
+      return {
+        id: row.id,
+        title: custom,
+        titleSource: custom === "" ? "none" : "custom",
+        createdAt: row.createdAt,
+        updatedAt: row.updatedAt,
+        closedAt: row.closedAt ?? undefined,
+        calls: row.calls,
+        checkpoints: row.checkpoints,
+      };
+    });
+  }
+
   /** One recorded conversation's summary, whatever its folder. */
   get(sessionId: string): (SessionSummary & { root: string }) | undefined {
     const row = this.db.prepare(`${SUMMARY_SELECT} WHERE c.session_id = ?`).get(sessionId) as
@@ -134,8 +200,11 @@ export class SessionCatalog {
     return row ? { ...summaryOf(row), root: row.root } : undefined;
   }
 
-  /** Give a conversation a name of the person's choosing (an empty title brings back the automatic one). */
-  rename(sessionId: string, title: string): void {
+  /**
+   * Give a session a name of the person's choosing (an empty title brings back the automatic
+   * one). Returns the name kept: spaces collapsed, "" when cleared.
+   */
+  rename(sessionId: string, title: string): string {
     const trimmed = title.replace(/\s+/g, " ").trim();
     if (trimmed.length > MAX_TITLE_LENGTH) {
       throw new RangeError(
@@ -144,7 +213,7 @@ export class SessionCatalog {
     }
     if (trimmed === "") {
       this.db.prepare("DELETE FROM session_titles WHERE session_id = ?").run(sessionId);
-      return;
+      return "";
     }
     this.db
       .prepare(
@@ -152,6 +221,7 @@ export class SessionCatalog {
          ON CONFLICT (session_id) DO UPDATE SET title = excluded.title, updated_at = excluded.updated_at`,
       )
       .run(sessionId, trimmed, Date.now());
+    return trimmed;
   }
 
   /** The conversation and every task session it started, nested to any depth: the ids, the given one first. */

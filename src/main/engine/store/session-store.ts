@@ -24,6 +24,20 @@ export class SessionStore {
     return row;
   }
 
+  /**
+   * The ids of this folder's sessions that start with `prefix` (but are not it), at most `limit`
+   * in id order: what a person who typed part of an id may have meant.
+   */
+  idsStartingWith(prefix: string, root: string, limit = 5): string[] {
+    const pattern = `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const rows = this.db
+      .prepare(
+        "SELECT id FROM sessions WHERE root = ? AND id LIKE ? ESCAPE '\\' AND id <> ? ORDER BY id LIMIT ?",
+      )
+      .all(root, pattern, prefix, limit) as Array<{ id: string }>;
+    return rows.map((row) => row.id);
+  }
+
   create(id: string, root: string): StoredSession {
     const createdAt = Date.now();
     this.db.prepare("INSERT INTO sessions (id, root, created_at) VALUES (?, ?, ?)").run(id, root, createdAt);
