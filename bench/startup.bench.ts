@@ -6,6 +6,10 @@
 // plugins and two MCP servers configured. Beside them: a script's many calls as one `lathe batch`
 // against one `lathe call` process per call.
 //
+// `tools`, `call` and `batch` run in a background daemon once the first of them has started one
+// (src/main/cli/daemon/): each figure is measured without it (LATHE_DAEMON=off, what the first
+// command pays) and with it (what every later command pays), with the goals marked for both.
+//
 // `lathe` is bin/lathe.mjs in this checkout, as a developer runs it: the CLI bundle (built first
 // when it is missing or older than a source), after the launcher's check that it is up to date.
 // The same figures without that check (an installed Lathe, LATHE_CLI=bundle) are printed too.
@@ -71,10 +75,25 @@ const ws = path.join(work, "ws");
 await mkdir(ws, { recursive: true });
 await writeFile(path.join(ws, "small.txt"), "a small file\nof three\nlines\n");
 
-const env: NodeJS.ProcessEnv = { ...process.env, LATHE_HOME: home };
+// Without a daemon: every command starts Lathe (the first command a person runs, or LATHE_DAEMON=off).
+const env: NodeJS.ProcessEnv = { ...process.env, LATHE_HOME: home, LATHE_DAEMON: "off" };
 delete env.LATHE_CLI;
 delete env.LATHE_DEBUG;
 const installed = { ...env, LATHE_CLI: "bundle" };
+// With the daemon the first command starts (src/main/cli/daemon/): what every later one gets.
+const warm: NodeJS.ProcessEnv = { ...env, LATHE_DAEMON: "on" };
+const warmInstalled: NodeJS.ProcessEnv = { ...warm, LATHE_CLI: "bundle" };
+delete warm.CI;
+delete warmInstalled.CI;
+
+/** Start the daemon for `home` and wait until it answers (`lathe daemon start` waits). */
+function startDaemon(): void {
+  const r = spawnSync(node, [LATHE, "daemon", "start"], { cwd: ws, env: warm, encoding: "utf8" });
+  if (r.status !== 0) throw new Error(`lathe daemon start failed: ${r.stderr}`);
+}
+function stopDaemon(): void {
+  spawnSync(node, [LATHE, "daemon", "stop"], { cwd: ws, env: warm });
+}
 const node = process.execPath;
 const lathe = (label: string, args: string[], e = env): Contender => ({
   label,
@@ -96,7 +115,9 @@ const [bare, version, tools, read, versionInstalled, toolsInstalled, readInstall
   { label: "load-only", argv: [node, path.join(ROOT, "bench", "lib", "load-only.mjs")], cwd: ws, env },
 ]) as [number, number, number, number, number, number, number, number];
 
-heading(`Whole processes against a bare node (median of ${ROUNDS} interleaved rounds)`);
+heading(
+  `Whole processes against a bare node, without a daemon (LATHE_DAEMON=off, or the first command; median of ${ROUNDS} interleaved rounds)`,
+);
 const BARE = { label: "node -e 0", value: bare };
 const goal = (what: string, ms: number, factor: number, installedMs: number): void => {
   compare({
@@ -121,6 +142,38 @@ compare({
   ours: { label: "entry + engine chunk loaded", value: loadOnly },
   theirs: BARE,
 });
+
+// ---- the same with the daemon ----------------------------------------------------------------
+
+startDaemon();
+const [bareWarm, toolsWarm, readWarm, toolsWarmInstalled, readWarmInstalled] = race([
+  { label: "node -e 0", argv: [node, "-e", "0"], cwd: ws, env },
+  lathe("lathe tools", ["tools"], warm),
+  lathe("lathe call read", READ, warm),
+  lathe("lathe tools (installed)", ["tools"], warmInstalled),
+  lathe("lathe call read (installed)", READ, warmInstalled),
+]) as [number, number, number, number, number];
+heading(
+  `Whole processes against a bare node, with the daemon the first command started (median of ${ROUNDS} interleaved rounds)`,
+);
+const BARE_WARM = { label: "node -e 0", value: bareWarm };
+for (const [what, ms, factor, installedMs] of [
+  ["lathe tools", toolsWarm, 2, toolsWarmInstalled],
+  ["lathe call read (a small file)", readWarm, 2.5, readWarmInstalled],
+] as const) {
+  compare({
+    what: `${what}, daemon`,
+    ours: { label: what, value: ms },
+    theirs: BARE_WARM,
+    goal: `≤ ${factor}× bare node`,
+    met: ms <= factor * bareWarm,
+  });
+  compare({
+    what: `${what}, daemon, installed (no freshness check)`,
+    ours: { label: what, value: installedMs },
+    theirs: BARE_WARM,
+  });
+}
 
 // ---- glob on a copy of node_modules ----------------------------------------------------------
 
@@ -148,17 +201,27 @@ if ("why" in copy) {
     cwd: MODULES_COPY,
     env,
   };
-  const [glob, find, bareAgain, floor] = race(
-    [globJs, findJs, { label: "node -e 0", argv: [node, "-e", "0"], cwd: ws, env }, floorJs],
+  const globWarm = { ...globJs, label: "lathe call glob (daemon)", env: warm };
+  const [glob, find, bareAgain, floor, globDaemon] = race(
+    [globJs, findJs, { label: "node -e 0", argv: [node, "-e", "0"], cwd: ws, env }, floorJs, globWarm],
     7,
-  ) as [number, number, number, number];
-  heading(`lathe call glob '**/*.js' on a copy of node_modules (${copy.files} files; median of 7 rounds)`);
+  ) as [number, number, number, number, number];
+  heading(
+    `lathe call glob '**/*.js' on a copy of node_modules (${copy.files} files; median of 7 rounds; without a daemon unless said)`,
+  );
   compare({
     what: "`lathe call glob '**/*.js'`, whole process",
     ours: { label: "lathe call glob", value: glob },
     theirs: { label: "find", value: find },
     goal: "≤ 2× find",
     met: glob <= 2 * find,
+  });
+  compare({
+    what: "`lathe call glob '**/*.js'`, whole process, with the daemon",
+    ours: { label: "lathe call glob", value: globDaemon },
+    theirs: { label: "find", value: find },
+    goal: "≤ 2× find",
+    met: globDaemon <= 2 * find,
   });
   compare({
     what: "`lathe call glob '**/*.js'`, whole process",
@@ -192,10 +255,11 @@ if ("why" in copy) {
     input: line.repeat(n),
   });
   const callRead = lathe("lathe call read", READ);
+  const callReadWarm = lathe("lathe call read (daemon)", READ, warm);
   /** `CALLS` processes of `lathe call read`, one after another, as a script would run them. */
-  const separately = (): number => {
+  const separately = (c: Contender = callRead): number => {
     let total = 0;
-    for (let i = 0; i < CALLS; i++) total += once(callRead);
+    for (let i = 0; i < CALLS; i++) total += once(c);
     return total;
   };
   const many = batchOf(CALLS);
@@ -203,18 +267,30 @@ if ("why" in copy) {
   const bareNode: Contender = { label: "node -e 0", argv: [node, "-e", "0"], cwd: ws, env };
   for (const c of [many, one, bareNode]) once(c);
   const rounds = 5;
-  const samples = { many: [] as number[], one: [] as number[], bare: [] as number[], apart: [] as number[] };
+  const samples = {
+    many: [] as number[],
+    one: [] as number[],
+    bare: [] as number[],
+    apart: [] as number[],
+    apartWarm: [] as number[],
+  };
   for (let round = 0; round < rounds; round++) {
     samples.many.push(once(many));
     samples.one.push(once(one));
     samples.bare.push(once(bareNode));
     samples.apart.push(separately());
+    samples.apartWarm.push(separately(callReadWarm));
   }
   heading(`Many calls from a script (median of ${rounds} interleaved rounds)`);
   compare({
     what: `${CALLS} reads of a small file`,
     ours: { label: "one lathe batch", value: median(samples.many) },
     theirs: { label: `${CALLS} lathe call processes`, value: median(samples.apart) },
+  });
+  compare({
+    what: `${CALLS} reads of a small file, each its own lathe call`,
+    ours: { label: "with the daemon", value: median(samples.apartWarm) },
+    theirs: { label: "without", value: median(samples.apart) },
   });
   compare({
     what: "each call after the first in a batch",
@@ -320,5 +396,6 @@ compare({
   theirs: { label: "with nothing configured", value: plain.run },
 });
 
+stopDaemon();
 await server.close();
 await rm(work, { recursive: true, force: true });
