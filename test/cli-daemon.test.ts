@@ -172,26 +172,51 @@ describe.skipIf(!FRESH)("lathe with a daemon", () => {
     expect((await status(home)).jobs).toBe(1);
   });
 
-  it("Ctrl-C ends the command as it would a process of its own, and its bash command with it", async () => {
+  it.each([
+    { name: "Ctrl-C ends the command as it would a process of its own", signal: "SIGINT", code: 130 },
+    { name: "a caller killed mid-command ends the command too", signal: "SIGKILL", code: null },
+  ] as const)("$name, and its bash command with it", async ({ signal, code }) => {
     const home = await newHome();
     await on(["tools"], home);
     const { pid } = await running(home);
-    const marker = path.join(ws, "after-sleep.txt");
+    const marker = path.join(ws, `after-sleep-${signal}.txt`);
     const child = spawn(
       process.execPath,
       [LATHE_BIN, "call", "bash", JSON.stringify({ command: `sleep 3; touch ${marker}` }), "--mode", "yolo"],
       { cwd: ws, env: { ...process.env, LATHE_HOME: home, LATHE_DAEMON: "on", CI: "" }, stdio: "ignore" },
     );
-    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+    const exited = new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c)));
     await until("the command to start", async () => ((await status(home)).jobs === 1 ? true : undefined));
     await new Promise((resolve) => setTimeout(resolve, 300));
-    child.kill("SIGINT");
-    expect(await exited).toBe(130);
+    child.kill(signal);
+    expect(await exited).toBe(code);
     // Cut short: that daemon makes way for a fresh one, and nothing of the command goes on.
     await until("the old daemon to go", async () => ((await status(home)).pid !== pid ? true : undefined));
     await new Promise((resolve) => setTimeout(resolve, 3500));
     expect(existsSync(marker)).toBe(false);
     expect((await on(["call", "read", '{"path":"small.txt"}'], home)).code).toBe(0);
+  });
+
+  it("a daemon killed outright leaves a dead socket: the next command runs itself and a fresh daemon takes the name", async () => {
+    const home = await newHome();
+    await on(["tools"], home);
+    const { pid, socket } = await running(home);
+    process.kill(pid as number, "SIGKILL");
+    await until("the daemon to die", async () => {
+      try {
+        process.kill(pid as number, 0);
+        return undefined;
+      } catch {
+        return true;
+      }
+    });
+    expect(existsSync(socket as string)).toBe(true);
+    const run = await on(["call", "read", '{"path":"small.txt"}'], home);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe("");
+    const fresh = await running(home);
+    expect(fresh.pid).not.toBe(pid);
+    expect(fresh.socket).toBe(socket);
   });
 
   it("a reader that goes away (`lathe tools | head -1`) ends the output quietly", async () => {
@@ -256,7 +281,7 @@ describe.skipIf(!FRESH)("lathe with a daemon", () => {
     await chmod(path.join(home, "run"), 0o700);
   });
 
-  it("a daemon whose socket file is removed stops by itself", async () => {
+  it("a daemon whose socket file is removed is replaced by a fresh one at the next command", async () => {
     const home = await newHome();
     await on(["daemon", "start"], home);
     const { socket } = await running(home);
