@@ -41,7 +41,7 @@ async function failToolsList(p: Page): Promise<void> {
 /** The computed look of a button: what tells the app's buttons from the browser's default. */
 const look = (button: Locator) =>
   button.evaluate((b) => {
-    const s = getComputedStyle(b);
+    const s = b.ownerDocument.defaultView!.getComputedStyle(b);
     return {
       background: s.backgroundColor,
       color: s.color,

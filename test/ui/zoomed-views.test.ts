@@ -33,7 +33,7 @@ function outOfReach(locator: Locator): Promise<string[]> {
       if (box.width === 0 && box.height === 0) continue;
       let right = limit;
       for (let up = element.parentElement; up && up !== main; up = up.parentElement) {
-        const style = getComputedStyle(up);
+        const style = up.ownerDocument.defaultView!.getComputedStyle(up);
         if (style.overflowX === "auto" || style.overflowX === "scroll") break; // reachable by scrolling it
         if (style.overflowX !== "visible") right = Math.min(right, up.getBoundingClientRect().right);
       }
