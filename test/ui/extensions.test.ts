@@ -198,7 +198,7 @@ describe.skipIf(!runUi)("plugins and MCP servers in the UI through lathe serve",
       .toContain("global · mcp · everything");
   });
 
-  it("shows the server's log, restarts it, and shows the restart in the refreshed log", async () => {
+  it("shows the server's log, restarts it, and shows the restart in the log by itself", async () => {
     await tab("MCP servers").click();
     const item = server("everything");
     const pidOf = async () => /pid (\d+)/.exec(await textOf(item))?.[1];
@@ -215,7 +215,7 @@ describe.skipIf(!runUi)("plugins and MCP servers in the UI through lathe serve",
     await expect
       .poll(async () => (await pidOf()) !== before && (await textOf(item)), { timeout: 30_000 })
       .toMatch(/connected/);
-    await log.getByRole("button", { name: "Refresh log" }).click();
+    // No click: the open log is read again while it is shown.
     await expect.poll(() => lines.innerText(), { timeout: 10_000 }).not.toBe(firstLog);
     expect((await lines.innerText()).split("\n").length).toBeGreaterThan(firstLog.split("\n").length);
     await page.screenshot({ path: MCP_SHOT, fullPage: true });
