@@ -4,30 +4,27 @@
 import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REPO, goTo, launchChromium, missingPrerequisite, runsUi } from "./serve-fixture.ts";
-import { startUiWorld, type UiWorld } from "./ui-world.ts";
+import type { Page } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
+import { REPO, goTo, runsUi } from "./serve-fixture.ts";
+import { useSharedChromium } from "./ui-suite.ts";
+import type { UiWorld } from "./ui-world.ts";
 
 const APPROVAL_SHOT = path.join(REPO, "test-results/ui-approval.png");
 const TRUST_SHOT = path.join(REPO, "test-results/ui-trust.png");
 const runUi = runsUi("approval");
 
-let browser: Browser | undefined;
-const served: UiWorld[] = [];
+const startWorld = useSharedChromium(runUi);
 
 /** Serve a folder of its own (with its own $LATHE_HOME) in a new page of the suite's browser. */
-async function serveFolder(name: string, prepare: (root: string) => Promise<void>): Promise<UiWorld> {
-  const world = await startUiWorld({
+function serveFolder(name: string, prepare: (root: string) => Promise<void>): Promise<UiWorld> {
+  return startWorld({
     prefix: "approval",
     rootName: name,
     prepare: ({ root }) => prepare(root),
-    browser,
     viewport: { width: 1280, height: 900 },
     waitForPrompt: true,
   });
-  served.push(world);
-  return world;
 }
 
 /** The tool workbench: Tools → Run a tool, with its list loaded. */
@@ -50,18 +47,6 @@ async function runTool(page: Page, toolId: string, args: unknown): Promise<void>
 }
 
 const dialogOf = (page: Page) => page.getByRole("dialog", { name: "Allow write to run?" });
-
-beforeAll(async () => {
-  if (!runUi) return;
-  const missing = missingPrerequisite();
-  if (missing) throw new Error(missing);
-  browser = await launchChromium();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  for (const s of served) await s.close();
-});
 
 describe.skipIf(!runUi)("approvals in the UI through lathe serve", () => {
   let s: UiWorld;

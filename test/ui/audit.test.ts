@@ -6,15 +6,14 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { REPO, fixtureProviders, goTo, runsUi } from "./serve-fixture.ts";
-import { startUiWorld, type UiWorld } from "./ui-world.ts";
+import { useUiWorld } from "./ui-suite.ts";
 
 const SHOT = path.join(REPO, "test-results/ui-audit.png");
 const QUESTION = "Which database should the service use?";
 const runUi = runsUi("audit");
 
-let world: UiWorld | undefined;
 let page: Page;
 let problems: string[];
 let first: string;
@@ -32,9 +31,9 @@ async function runTool(toolId: string, args: unknown): Promise<void> {
 const calls = () => page.getByRole("list", { name: "Calls" }).getByRole("listitem");
 const outcomes = () => calls().getByLabel("Outcome").allInnerTexts();
 
-beforeAll(async () => {
-  if (!runUi) return;
-  world = await startUiWorld({
+useUiWorld(
+  runUi,
+  {
     prefix: "audit",
     prepare: async ({ base, root, home }) => {
       await writeFile(path.join(root, "README.md"), "# audited\n");
@@ -50,17 +49,17 @@ beforeAll(async () => {
       );
     },
     viewport: { width: 1280, height: 900 },
-  });
-  ({ page, problems, root: first } = world);
-  second = path.join(world.base, "second");
-  await goTo(page, "Tools", "Run a tool");
-  await page
-    .getByRole("list", { name: "Tools" })
-    .getByRole("button", { name: /^read\b/ })
-    .waitFor({ timeout: 10_000 });
-});
-
-afterAll(() => world?.close());
+  },
+  async (started) => {
+    ({ page, problems, root: first } = started);
+    second = path.join(started.base, "second");
+    await goTo(page, "Tools", "Run a tool");
+    await page
+      .getByRole("list", { name: "Tools" })
+      .getByRole("button", { name: /^read\b/ })
+      .waitFor({ timeout: 10_000 });
+  },
+);
 
 describe.skipIf(!runUi)("the Audit view through lathe serve", () => {
   it("shows every call newest first, with its outcome and the stage that refused it", async () => {

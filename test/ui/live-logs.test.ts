@@ -8,15 +8,14 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Locator, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { REPO, fixtureProviders, goTo, runsUi } from "./serve-fixture.ts";
-import { startUiWorld, type UiWorld } from "./ui-world.ts";
+import { useUiWorld } from "./ui-suite.ts";
 
 const SHOTS = path.join(REPO, "test-results");
 const SCRIPTED_MCP = path.join(REPO, "test/fixtures/scripted-mcp-server.ts");
 const runUi = runsUi("live logs");
 
-let world: UiWorld | undefined;
 let page: Page;
 let lines: Locator;
 
@@ -41,9 +40,9 @@ const seen = () =>
     return { top, atEnd: view.scrollHeight - view.scrollTop - view.clientHeight <= 4 };
   });
 
-beforeAll(async () => {
-  if (!runUi) return;
-  world = await startUiWorld({
+const world = useUiWorld(
+  runUi,
+  {
     prefix: "live-logs",
     prepare: async ({ base, home }) => {
       const script = path.join(base, "tools.json");
@@ -66,13 +65,11 @@ beforeAll(async () => {
       );
     },
     viewport: { width: 1280, height: 900 },
-  });
-  page = world.page;
-});
-
-afterAll(async () => {
-  await world?.close();
-});
+  },
+  (started) => {
+    page = started.page;
+  },
+);
 
 describe.skipIf(!runUi)("an MCP server's log while the server keeps logging", () => {
   it("shows new lines without a click, following the end", async () => {
@@ -112,6 +109,6 @@ describe.skipIf(!runUi)("an MCP server's log while the server keeps logging", ()
     await expect.poll(lastTick, { timeout: 10_000 }).toBeGreaterThan(now + 5);
     expect((await seen()).atEnd).toBe(true);
     await page.screenshot({ path: path.join(SHOTS, "ui-mcp-log-following.png") });
-    expect(world?.problems).toEqual([]);
+    expect(world().problems).toEqual([]);
   });
 });

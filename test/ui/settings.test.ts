@@ -6,11 +6,12 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import type { ChatRequest, FixtureReply } from "../fixtures/openai-compatible-server.ts";
 import { REPO, goTo, runsUi, useFixtureModel } from "./serve-fixture.ts";
 import { machineSandbox } from "../../src/main/engine/sandbox/sandbox-availability.ts";
-import { scriptTurn, startUiWorld, type UiWorld } from "./ui-world.ts";
+import { useUiWorld } from "./ui-suite.ts";
+import { scriptTurn } from "./ui-world.ts";
 
 const SHOTS = path.join(REPO, "test-results");
 const runUi = runsUi("settings");
@@ -23,7 +24,6 @@ function reply(request: ChatRequest): FixtureReply {
   return { text: "The changelog is written." };
 }
 
-let world: UiWorld | undefined;
 let home: string;
 let root: string;
 let page: Page;
@@ -36,9 +36,9 @@ const folder = () => page.getByRole("region", { name: "This folder's rules" });
 const row = (scope: () => ReturnType<typeof yours>, n: number, label: string) =>
   scope().getByRole("row", { name: `${label} ${n}` });
 
-beforeAll(async () => {
-  if (!runUi) return;
-  world = await startUiWorld({
+useUiWorld(
+  runUi,
+  {
     prefix: "settings",
     replies: reply,
     prepare: async ({ root, home, fixture }) => {
@@ -51,13 +51,15 @@ beforeAll(async () => {
     },
     viewport: { width: 1280, height: 1100 },
     waitForPrompt: true,
-  });
-  ({ home, root, page, problems } = world);
-});
+  },
+  (started) => {
+    ({ home, root, page, problems } = started);
+  },
+);
 
+// Registered after the world, so it runs before the world closes.
 afterAll(async () => {
   await page?.screenshot({ path: path.join(SHOTS, "ui-settings-last.png") }).catch(() => undefined);
-  await world?.close();
 });
 
 describe.skipIf(!runUi)("Settings → Permissions through lathe serve", () => {

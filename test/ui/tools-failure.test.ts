@@ -5,16 +5,15 @@
 // Needs `npm run build` first.
 import path from "node:path";
 import type { Locator, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { WS_PATH } from "../../src/shared/ws-protocol.ts";
 import { REPO, goTo, runsUi } from "./serve-fixture.ts";
-import { startUiWorld, type UiWorld } from "./ui-world.ts";
+import { useUiWorld } from "./ui-suite.ts";
 
 const SHOT = path.join(REPO, "test-results/ui-tools-failure.png");
 const FAILURE = "the engine could not start: a fixture failure";
 const runUi = runsUi("tools failure");
 
-let world: UiWorld | undefined;
 let page: Page;
 /** While true, every `tools.list` is answered with a failure; `failed` counts them. */
 let failing = true;
@@ -53,21 +52,19 @@ const look = (button: Locator) =>
     };
   });
 
-beforeAll(async () => {
-  if (!runUi) return;
-  world = await startUiWorld({
+const world = useUiWorld(
+  runUi,
+  {
     prefix: "tools-failure",
     viewport: { width: 1100, height: 700 },
     goto: false,
-  });
-  page = world.page;
-  await failToolsList(page);
-  await page.goto(world.url);
-});
-
-afterAll(async () => {
-  await world?.close();
-});
+  },
+  async (started) => {
+    page = started.page;
+    await failToolsList(page);
+    await page.goto(started.url);
+  },
+);
 
 describe.skipIf(!runUi)("when Lathe cannot list its tools", () => {
   it("says so with a styled Try again, which lists the tools", async () => {
@@ -89,6 +86,6 @@ describe.skipIf(!runUi)("when Lathe cannot list its tools", () => {
     // "Try again" is the failure's main action: it looks like the workbench's main action (Run),
     // not like the browser's grey default button.
     expect(retryLook).toEqual(await look(run));
-    expect(world?.problems).toEqual([]);
+    expect(world().problems).toEqual([]);
   });
 });

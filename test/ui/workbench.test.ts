@@ -6,16 +6,15 @@
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { REPO, goTo, runsUi } from "./serve-fixture.ts";
-import { startUiWorld, type UiWorld } from "./ui-world.ts";
+import { useUiWorld } from "./ui-suite.ts";
 
 const SHOTS = path.join(REPO, "test-results");
 const runUi = runsUi("workbench");
 // An odd duration, so the process it starts can be told from any other `sleep` on the machine.
 const SLEEP = "sleep 613.37";
 
-let world: UiWorld | undefined;
 let page: Page;
 
 /** Whether a process whose command line holds `text` is running. */
@@ -35,24 +34,22 @@ async function runBash(command: string): Promise<void> {
   await page.getByRole("button", { name: "Run bash" }).click();
 }
 
-beforeAll(async () => {
-  if (!runUi) return;
-  world = await startUiWorld({
+const world = useUiWorld(
+  runUi,
+  {
     prefix: "workbench",
     prepare: async ({ home }) => {
       const { writeFile } = await import("node:fs/promises");
       await writeFile(path.join(home, "settings.json"), JSON.stringify({ approvals: { mode: "yolo" } }));
     },
     viewport: { width: 1280, height: 1000 },
-  });
-  page = world.page;
-  await goTo(page, "Tools", "Run a tool");
-  await page.getByRole("list", { name: "Tools" }).getByRole("button", { name: /^bash/ }).click();
-});
-
-afterAll(async () => {
-  await world?.close();
-});
+  },
+  async (started) => {
+    page = started.page;
+    await goTo(page, "Tools", "Run a tool");
+    await page.getByRole("list", { name: "Tools" }).getByRole("button", { name: /^bash/ }).click();
+  },
+);
 
 describe.skipIf(!runUi)("the workbench with a call that does not end", () => {
   it("drops the last result while a call runs, and Stop ends the call and its process", async () => {
@@ -79,7 +76,7 @@ describe.skipIf(!runUi)("the workbench with a call that does not end", () => {
     // The workbench is free again: the next call runs and shows its own result.
     await runBash("echo after the stop");
     await expect.poll(() => result().innerText()).toContain("after the stop");
-    expect(world?.problems).toEqual([]);
+    expect(world().problems).toEqual([]);
   });
 });
 
@@ -104,7 +101,7 @@ describe.skipIf(!runUi)("the workbench with a huge output", () => {
     await note.scrollIntoViewIfNeeded();
     await page.screenshot({ path: path.join(SHOTS, "ui-workbench-huge-output-end.png") });
     const whole = await note.locator("code").innerText();
-    expect(whole.startsWith(world!.home)).toBe(true);
+    expect(whole.startsWith(world().home)).toBe(true);
     expect((await readFile(whole, "utf8")).endsWith("\n300000\n")).toBe(true);
     // More is a click away, a page at a time.
     await note.getByRole("button", { name: "Show 1,000 more lines" }).click();
@@ -112,6 +109,6 @@ describe.skipIf(!runUi)("the workbench with a huge output", () => {
     // And the page still answers at once: the arguments take typing.
     await page.getByLabel("Arguments (JSON)").fill('{"command":"echo still here"}');
     expect(await page.getByLabel("Arguments (JSON)").inputValue()).toContain("still here");
-    expect(world?.problems).toEqual([]);
+    expect(world().problems).toEqual([]);
   });
 });

@@ -5,15 +5,14 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Locator, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { REPO, goTo, runsUi } from "./serve-fixture.ts";
-import { startUiWorld, type UiWorld } from "./ui-world.ts";
+import { useUiWorld } from "./ui-suite.ts";
 
 const SHOTS = path.join(REPO, "test-results");
 const runUi = runsUi("zoomed views");
 const DEEP = "docs/a-folder-with-a-rather-long-name/and-another-one-below-it/notes-that-are-not-there.md";
 
-let world: UiWorld | undefined;
 let page: Page;
 
 /**
@@ -57,20 +56,18 @@ async function runTool(toolId: string, args: unknown): Promise<void> {
   await page.getByRole("button", { name: `Run ${toolId}` }).click();
 }
 
-beforeAll(async () => {
-  if (!runUi) return;
-  world = await startUiWorld({
+const world = useUiWorld(
+  runUi,
+  {
     prefix: "zoomed-views",
     prepare: async ({ root }) => writeFile(path.join(root, "README.md"), "# zoomed\n"),
     viewport: { width: 640, height: 430 },
-  });
-  page = world.page;
-  await goTo(page, "Tools", "Run a tool");
-});
-
-afterAll(async () => {
-  await world?.close();
-});
+  },
+  async (started) => {
+    page = started.page;
+    await goTo(page, "Tools", "Run a tool");
+  },
+);
 
 describe.skipIf(!runUi)("Run a tool and Audit at 200 % zoom", () => {
   it("shows every column of the parameters table within the view", async () => {
@@ -89,7 +86,7 @@ describe.skipIf(!runUi)("Run a tool and Audit at 200 % zoom", () => {
     expect((await mode.innerText()).replace(/\s+/g, "")).toContain('"files_with_matches"|"content"|"count"');
     // The rest of the workbench too: the tool list, the arguments, the Run button.
     expect(await outOfReach(page.locator(".layout"))).toEqual([]);
-    expect(world?.problems).toEqual([]);
+    expect(world().problems).toEqual([]);
   });
 
   it("shows every audit row whole: its time, tool, call, outcome and duration, and its details", async () => {
@@ -120,6 +117,6 @@ describe.skipIf(!runUi)("Run a tool and Audit at 200 % zoom", () => {
     await page.screenshot({ path: path.join(SHOTS, "ui-zoomed-audit-open.png") });
     expect(await outOfReach(page.getByRole("region", { name: "Audit trail" }))).toEqual([]);
     expect(await failed.innerText()).toContain(DEEP);
-    expect(world?.problems).toEqual([]);
+    expect(world().problems).toEqual([]);
   });
 });
