@@ -6,7 +6,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
-import { REPO, goTo, runsUi } from "./serve-fixture.ts";
+import { REPO, goTo, runTool, runsUi } from "./serve-fixture.ts";
 import { useSharedChromium } from "./ui-suite.ts";
 import type { UiWorld } from "./ui-world.ts";
 
@@ -34,16 +34,6 @@ async function openWorkbench(page: Page): Promise<void> {
     .getByRole("list", { name: "Tools" })
     .getByRole("button", { name: /^write\b/ })
     .waitFor({ timeout: 10_000 });
-}
-
-/** Pick a tool, type its arguments and press Run (the call may then wait for the dialog). */
-async function runTool(page: Page, toolId: string, args: unknown): Promise<void> {
-  await page
-    .getByRole("list", { name: "Tools" })
-    .getByRole("button", { name: new RegExp(`^${toolId}\\b`) })
-    .click();
-  await page.getByLabel("Arguments (JSON)").fill(JSON.stringify(args, null, 2));
-  await page.getByRole("button", { name: `Run ${toolId}` }).click();
 }
 
 const dialogOf = (page: Page) => page.getByRole("dialog", { name: "Allow write to run?" });

@@ -6,7 +6,7 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Locator, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { REPO, goTo, runsUi } from "./serve-fixture.ts";
+import { REPO, goTo, runTool, runsUi } from "./serve-fixture.ts";
 import { useUiWorld } from "./ui-suite.ts";
 
 const SHOTS = path.join(REPO, "test-results");
@@ -47,15 +47,6 @@ function outOfReach(locator: Locator): Promise<string[]> {
   });
 }
 
-async function runTool(toolId: string, args: unknown): Promise<void> {
-  await page
-    .getByRole("list", { name: "Tools" })
-    .getByRole("button", { name: new RegExp(`^${toolId}\\b`) })
-    .click();
-  await page.getByLabel("Arguments (JSON)").fill(JSON.stringify(args));
-  await page.getByRole("button", { name: `Run ${toolId}` }).click();
-}
-
 const world = useUiWorld(
   runUi,
   {
@@ -90,9 +81,9 @@ describe.skipIf(!runUi)("Run a tool and Audit at 200 % zoom", () => {
   });
 
   it("shows every audit row whole: its time, tool, call, outcome and duration, and its details", async () => {
-    await runTool("read", { path: "README.md" });
+    await runTool(page, "read", { path: "README.md" });
     await page.getByLabel("Envelope", { exact: true }).waitFor({ timeout: 10_000 });
-    await runTool("read", { path: DEEP });
+    await runTool(page, "read", { path: DEEP });
     await expect.poll(() => page.getByLabel("Error text", { exact: true }).innerText()).toMatch(/notes-that/);
 
     await goTo(page, "Audit");
