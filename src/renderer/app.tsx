@@ -79,9 +79,11 @@ function ToolsFailure() {
     <section className="failure" role="alert">
       <h2>Lathe could not list its tools</h2>
       <p>{error}</p>
-      <button type="button" onClick={() => void loadTools()}>
-        Try again
-      </button>
+      <div className="row-actions">
+        <button type="button" className="run" onClick={() => void loadTools()}>
+          Try again
+        </button>
+      </div>
     </section>
   );
 }

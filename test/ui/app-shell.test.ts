@@ -7,10 +7,11 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ChatRequest, FixtureReply } from "../fixtures/openai-compatible-server.ts";
 import { REPO, goTo, runsUi, useFixtureModel } from "./serve-fixture.ts";
-import { chatHelpers, scriptTurn, startUiWorld, type UiWorld } from "./ui-world.ts";
+import { useUiWorld } from "./ui-suite.ts";
+import { chatHelpers, scriptTurn } from "./ui-world.ts";
 
 const SHOTS = path.join(REPO, "test-results");
 const runUi = runsUi("app shell");
@@ -76,16 +77,15 @@ function reply(request: ChatRequest): FixtureReply {
   return { text: "Thinking", hang: true };
 }
 
-let world: UiWorld | undefined;
 let root: string;
 let page: Page;
 let problems: string[];
 
 const { conversation, lastCard: card, prompt, send, answerWithKey, status } = chatHelpers(() => page);
 
-beforeAll(async () => {
-  if (!runUi) return;
-  world = await startUiWorld({
+useUiWorld(
+  runUi,
+  {
     prefix: "shell",
     replies: reply,
     prepare: async ({ root, home, fixture }) => {
@@ -93,11 +93,11 @@ beforeAll(async () => {
       await useFixtureModel(home, fixture!.baseURL);
     },
     viewport: { width: 1280, height: 900 },
-  });
-  ({ root, page, problems } = world);
-});
-
-afterAll(() => world?.close());
+  },
+  (started) => {
+    ({ root, page, problems } = started);
+  },
+);
 
 describe.skipIf(!runUi)("the chat-first app through lathe serve", () => {
   it("opens on the chat, with the tool workbench under Tools", async () => {

@@ -4,30 +4,27 @@
 import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REPO, goTo, launchChromium, missingPrerequisite, runsUi } from "./serve-fixture.ts";
-import { startUiWorld, type UiWorld } from "./ui-world.ts";
+import type { Page } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
+import { REPO, goTo, runTool, runsUi } from "./serve-fixture.ts";
+import { useSharedChromium } from "./ui-suite.ts";
+import type { UiWorld } from "./ui-world.ts";
 
 const APPROVAL_SHOT = path.join(REPO, "test-results/ui-approval.png");
 const TRUST_SHOT = path.join(REPO, "test-results/ui-trust.png");
 const runUi = runsUi("approval");
 
-let browser: Browser | undefined;
-const served: UiWorld[] = [];
+const startWorld = useSharedChromium(runUi);
 
 /** Serve a folder of its own (with its own $LATHE_HOME) in a new page of the suite's browser. */
-async function serveFolder(name: string, prepare: (root: string) => Promise<void>): Promise<UiWorld> {
-  const world = await startUiWorld({
+function serveFolder(name: string, prepare: (root: string) => Promise<void>): Promise<UiWorld> {
+  return startWorld({
     prefix: "approval",
     rootName: name,
     prepare: ({ root }) => prepare(root),
-    browser,
     viewport: { width: 1280, height: 900 },
     waitForPrompt: true,
   });
-  served.push(world);
-  return world;
 }
 
 /** The tool workbench: Tools → Run a tool, with its list loaded. */
@@ -39,29 +36,7 @@ async function openWorkbench(page: Page): Promise<void> {
     .waitFor({ timeout: 10_000 });
 }
 
-/** Pick a tool, type its arguments and press Run (the call may then wait for the dialog). */
-async function runTool(page: Page, toolId: string, args: unknown): Promise<void> {
-  await page
-    .getByRole("list", { name: "Tools" })
-    .getByRole("button", { name: new RegExp(`^${toolId}\\b`) })
-    .click();
-  await page.getByLabel("Arguments (JSON)").fill(JSON.stringify(args, null, 2));
-  await page.getByRole("button", { name: `Run ${toolId}` }).click();
-}
-
 const dialogOf = (page: Page) => page.getByRole("dialog", { name: "Allow write to run?" });
-
-beforeAll(async () => {
-  if (!runUi) return;
-  const missing = missingPrerequisite();
-  if (missing) throw new Error(missing);
-  browser = await launchChromium();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  for (const s of served) await s.close();
-});
 
 describe.skipIf(!runUi)("approvals in the UI through lathe serve", () => {
   let s: UiWorld;

@@ -6,35 +6,25 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REPO, fixtureProviders, goTo, runsUi } from "./serve-fixture.ts";
-import { startUiWorld, type UiWorld } from "./ui-world.ts";
+import { describe, expect, it } from "vitest";
+import { REPO, fixtureProviders, goTo, runTool, runsUi } from "./serve-fixture.ts";
+import { useUiWorld } from "./ui-suite.ts";
 
 const SHOT = path.join(REPO, "test-results/ui-audit.png");
 const QUESTION = "Which database should the service use?";
 const runUi = runsUi("audit");
 
-let world: UiWorld | undefined;
 let page: Page;
 let problems: string[];
 let first: string;
 let second: string;
 
-async function runTool(toolId: string, args: unknown): Promise<void> {
-  await page
-    .getByRole("list", { name: "Tools" })
-    .getByRole("button", { name: new RegExp(`^${toolId}\\b`) })
-    .click();
-  await page.getByLabel("Arguments (JSON)").fill(JSON.stringify(args));
-  await page.getByRole("button", { name: `Run ${toolId}` }).click();
-}
-
 const calls = () => page.getByRole("list", { name: "Calls" }).getByRole("listitem");
 const outcomes = () => calls().getByLabel("Outcome").allInnerTexts();
 
-beforeAll(async () => {
-  if (!runUi) return;
-  world = await startUiWorld({
+useUiWorld(
+  runUi,
+  {
     prefix: "audit",
     prepare: async ({ base, root, home }) => {
       await writeFile(path.join(root, "README.md"), "# audited\n");
@@ -50,27 +40,27 @@ beforeAll(async () => {
       );
     },
     viewport: { width: 1280, height: 900 },
-  });
-  ({ page, problems, root: first } = world);
-  second = path.join(world.base, "second");
-  await goTo(page, "Tools", "Run a tool");
-  await page
-    .getByRole("list", { name: "Tools" })
-    .getByRole("button", { name: /^read\b/ })
-    .waitFor({ timeout: 10_000 });
-});
-
-afterAll(() => world?.close());
+  },
+  async (started) => {
+    ({ page, problems, root: first } = started);
+    second = path.join(started.base, "second");
+    await goTo(page, "Tools", "Run a tool");
+    await page
+      .getByRole("list", { name: "Tools" })
+      .getByRole("button", { name: /^read\b/ })
+      .waitFor({ timeout: 10_000 });
+  },
+);
 
 describe.skipIf(!runUi)("the Audit view through lathe serve", () => {
   it("shows every call newest first, with its outcome and the stage that refused it", async () => {
-    await runTool("read", { path: "README.md" });
+    await runTool(page, "read", { path: "README.md" });
     await page.getByLabel("Envelope", { exact: true }).waitFor({ timeout: 10_000 });
-    await runTool("write", { path: "secret.txt", content: "no" });
+    await runTool(page, "write", { path: "secret.txt", content: "no" });
     const dialog = page.getByRole("dialog", { name: "Allow write to run?" });
     await dialog.getByRole("button", { name: "Reject" }).click();
     await dialog.waitFor({ state: "hidden" });
-    await runTool("read", { path: "missing.md" });
+    await runTool(page, "read", { path: "missing.md" });
     await expect
       .poll(() => page.getByLabel("Error text", { exact: true }).innerText())
       .toMatch(/missing\.md/);
@@ -118,7 +108,7 @@ describe.skipIf(!runUi)("the Audit view through lathe serve", () => {
 
   it("counts a call a failing hook refused as denied, with the hook's reason", async () => {
     await goTo(page, "Tools", "Run a tool");
-    await runTool("grep", { pattern: "audited" });
+    await runTool(page, "grep", { pattern: "audited" });
     await expect
       .poll(() => page.getByLabel("Error text", { exact: true }).innerText(), { timeout: 10_000 })
       .toMatch(/refused by the watchdog/);
@@ -135,7 +125,7 @@ describe.skipIf(!runUi)("the Audit view through lathe serve", () => {
 
   it("shows a question call as the question it asked, not as JSON", async () => {
     await goTo(page, "Tools", "Run a tool");
-    await runTool("question", { questions: [{ question: QUESTION }, { question: "What port?" }] });
+    await runTool(page, "question", { questions: [{ question: QUESTION }, { question: "What port?" }] });
     await page
       .getByLabel(/Error text|Envelope/)
       .first()
@@ -173,7 +163,7 @@ describe.skipIf(!runUi)("the Audit view through lathe serve", () => {
     await page.screenshot({ path: SHOT.replace(".png", "-empty-folder.png") });
 
     await goTo(page, "Tools", "Run a tool");
-    await runTool("glob", { pattern: "*.md" });
+    await runTool(page, "glob", { pattern: "*.md" });
     await page.getByLabel("Envelope", { exact: true }).waitFor({ timeout: 10_000 });
     await goTo(page, "Audit");
     await expect.poll(outcomes, { timeout: 10_000 }).toEqual(["ran"]);

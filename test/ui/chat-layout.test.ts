@@ -3,11 +3,12 @@
 // narrow (800 px) and a wide window. Needs `npm run build` first.
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import type { ChatRequest, FixtureReply } from "../fixtures/openai-compatible-server.ts";
-import { REPO, launchChromium, missingPrerequisite, runsUi, useFixtureModel } from "./serve-fixture.ts";
-import { chatHelpers, scriptTurn, startUiWorld, type UiWorld } from "./ui-world.ts";
+import { REPO, runsUi, useFixtureModel } from "./serve-fixture.ts";
+import { useSharedChromium } from "./ui-suite.ts";
+import { chatHelpers, scriptTurn, type UiWorld } from "./ui-world.ts";
 
 const SHOTS = path.join(REPO, "test-results");
 const runUi = runsUi("chat layout");
@@ -32,20 +33,9 @@ function reply(request: ChatRequest): FixtureReply {
   return { text: prompt === "Tell me everything." ? LONG_ANSWER : `You said: ${prompt}` };
 }
 
-let browser: Browser | undefined;
+const startWorld = useSharedChromium(runUi);
+/** The worlds the tests started, in order (the suite closes them). */
 const worlds: UiWorld[] = [];
-
-beforeAll(async () => {
-  if (!runUi) return;
-  const missing = missingPrerequisite();
-  if (missing) throw new Error(missing);
-  browser = await launchChromium();
-});
-
-afterAll(async () => {
-  for (const world of worlds) await world.close();
-  await browser?.close();
-});
 
 /** The box's top and bottom edges on the page. */
 async function edges(page: Page, selector: string): Promise<{ top: number; bottom: number }> {
@@ -61,11 +51,10 @@ describe.skipIf(!runUi)("the chat when the conversation is longer than the windo
     { width: 1280, height: 860 },
   ]) {
     it(`keeps the prompt box on screen and scrolls the conversation at ${viewport.width} px`, async () => {
-      const world = await startUiWorld({
+      const world = await startWorld({
         prefix: "layout",
         replies: reply,
         prepare: ({ home, fixture }) => useFixtureModel(home, fixture!.baseURL),
-        browser,
         viewport,
         waitForPrompt: true,
       });

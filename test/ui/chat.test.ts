@@ -7,10 +7,11 @@ import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ChatRequest, FixtureReply, FixtureServer } from "../fixtures/openai-compatible-server.ts";
 import { REPO, fixtureProviders, pickModel, runsUi } from "./serve-fixture.ts";
-import { chatHelpers, scriptTurn, startUiWorld, type UiWorld } from "./ui-world.ts";
+import { useUiWorld } from "./ui-suite.ts";
+import { chatHelpers, scriptTurn } from "./ui-world.ts";
 
 const SHOT = path.join(REPO, "test-results/ui-chat.png");
 const MODEL = "openai-compatible:fixture-model";
@@ -97,7 +98,6 @@ function reply(request: ChatRequest): FixtureReply {
   return { text: "Thinking it over", hang: true };
 }
 
-let world: UiWorld | undefined;
 let fixture: FixtureServer;
 let page: Page;
 let root: string;
@@ -107,9 +107,9 @@ const runEvents: Array<{ type: string; text?: string }> = [];
 
 const { conversation, card, send, allowOnce: allow } = chatHelpers(() => page);
 
-beforeAll(async () => {
-  if (!runUi) return;
-  world = await startUiWorld({
+const world = useUiWorld(
+  runUi,
+  {
     prefix: "chat",
     replies: reply,
     prepare: async ({ root, home, fixture }) => {
@@ -130,12 +130,12 @@ beforeAll(async () => {
           if (frame.event === "run.event" && frame.payload?.event) runEvents.push(frame.payload.event);
         });
       }),
-  });
-  ({ page, root, problems } = world);
-  fixture = world.fixture!;
-});
-
-afterAll(() => world?.close());
+  },
+  (started) => {
+    ({ page, root, problems } = started);
+    fixture = started.fixture!;
+  },
+);
 
 describe.skipIf(!runUi)("the chat through lathe serve", () => {
   it("streams the model's text, shows a card per tool call, and keeps the todo list live", async () => {
@@ -259,7 +259,7 @@ describe.skipIf(!runUi)("the chat through lathe serve", () => {
 
   it("refuses a prompt while a run in another Lathe process holds the chat, naming that process", async () => {
     // A `lathe run --resume` of this chat elsewhere (this test's own process stands in for it).
-    const db = new Database(path.join(world!.home, "lathe.db"));
+    const db = new Database(path.join(world().home, "lathe.db"));
     const { sessionId } = db
       .prepare(
         "SELECT session_id AS sessionId FROM conversations WHERE parent_session_id IS NULL ORDER BY updated_at DESC LIMIT 1",
@@ -283,7 +283,7 @@ describe.skipIf(!runUi)("the chat through lathe serve", () => {
   });
 
   it("says once why a send was refused, above the prompt that comes back", async () => {
-    const settings = path.join(world!.home, "settings.json");
+    const settings = path.join(world().home, "settings.json");
     const saved = await readFile(settings, "utf8");
     await writeFile(settings, "{ not json");
     try {

@@ -7,10 +7,11 @@ import { existsSync } from "node:fs";
 import { readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ChatRequest, FixtureReply } from "../fixtures/openai-compatible-server.ts";
 import { REPO, runsUi, useFixtureModel } from "./serve-fixture.ts";
-import { chatHelpers, scriptTurn, startUiWorld, type UiWorld } from "./ui-world.ts";
+import { useUiWorld } from "./ui-suite.ts";
+import { chatHelpers, scriptTurn } from "./ui-world.ts";
 
 const SHOTS = path.join(REPO, "test-results");
 const runUi = runsUi("checkpoints");
@@ -61,7 +62,6 @@ function reply(request: ChatRequest): FixtureReply {
   return { text: "Nothing to do." };
 }
 
-let world: UiWorld | undefined;
 let root: string;
 let page: Page;
 let problems: string[];
@@ -83,9 +83,9 @@ async function send(text: string, done: string): Promise<void> {
   await chat.turnEnded();
 }
 
-beforeAll(async () => {
-  if (!runUi) return;
-  world = await startUiWorld({
+useUiWorld(
+  runUi,
+  {
     prefix: "checkpoints",
     replies: reply,
     prepare: async ({ root, home, fixture }) => {
@@ -98,11 +98,11 @@ beforeAll(async () => {
     },
     viewport: { width: 1280, height: 900 },
     waitForPrompt: true,
-  });
-  ({ root, page, problems } = world);
-});
-
-afterAll(() => world?.close());
+  },
+  (started) => {
+    ({ root, page, problems } = started);
+  },
+);
 
 describe.skipIf(!runUi)("checkpoints in the chat through lathe serve", () => {
   it("restores one call's file, asking first because the person changed it since", async () => {

@@ -3,33 +3,31 @@
 // stuck mid-answer, the page in Debian's Chromium. Needs `npm run build` first.
 import path from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { REPO, goTo, runsUi, stopLatheServe, useFixtureModel } from "./serve-fixture.ts";
-import { chatHelpers, startUiWorld, type UiWorld } from "./ui-world.ts";
+import { useUiWorld } from "./ui-suite.ts";
+import { chatHelpers } from "./ui-world.ts";
 
 const SHOTS = path.join(REPO, "test-results");
 const runUi = runsUi("connection lost");
 
-let world: UiWorld | undefined;
 let page: Page;
 const chat = chatHelpers(() => page);
 
-beforeAll(async () => {
-  if (!runUi) return;
-  world = await startUiWorld({
+const world = useUiWorld(
+  runUi,
+  {
     prefix: "connection",
     // The model starts its answer, then goes silent: the run is under way when the server goes.
     replies: [{ text: "Let me think about that for a while", stallAfterEvents: 2 }],
     prepare: async ({ home, fixture }) => useFixtureModel(home, fixture!.baseURL),
     viewport: { width: 1100, height: 800 },
     waitForPrompt: true,
-  });
-  page = world.page;
-});
-
-afterAll(async () => {
-  await world?.close();
-});
+  },
+  (started) => {
+    page = started.page;
+  },
+);
 
 describe.skipIf(!runUi)("the connection to lathe serve is lost", () => {
   it("ends the run on screen, says the connection is gone, and names no internal channel", async () => {
@@ -43,7 +41,7 @@ describe.skipIf(!runUi)("the connection to lathe serve is lost", () => {
     const runningMark = page.getByRole("complementary").getByText("running ·");
     await runningMark.waitFor({ timeout: 10_000 });
 
-    await stopLatheServe(world!.child);
+    await stopLatheServe(world().child);
 
     const banner = page.getByRole("alert").filter({ hasText: /connection to lathe serve/i });
     await banner.waitFor({ timeout: 10_000 });
@@ -72,7 +70,7 @@ describe.skipIf(!runUi)("the connection to lathe serve is lost", () => {
     // No "no tool calls yet" beside the failure: the view does not know that.
     expect(await audit.getByText(/No tool calls in/).count()).toBe(0);
     await page.screenshot({ path: path.join(SHOTS, "ui-connection-lost-audit.png") });
-    const unexpected = world!.problems.filter((p) => !/ERR_CONNECTION_REFUSED/.test(p));
+    const unexpected = world().problems.filter((p) => !/ERR_CONNECTION_REFUSED/.test(p));
     expect(unexpected, unexpected.join("\n")).toEqual([]);
   }, 60_000);
 });

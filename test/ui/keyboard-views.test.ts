@@ -4,14 +4,13 @@
 // Debian's Chromium. Needs `npm run build` first.
 import path from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { REPO, runsUi, useFixtureModel } from "./serve-fixture.ts";
-import { startUiWorld, type UiWorld } from "./ui-world.ts";
+import { useUiWorld } from "./ui-suite.ts";
 
 const SHOTS = path.join(REPO, "test-results");
 const runUi = runsUi("keyboard views");
 
-let world: UiWorld | undefined;
 let page: Page;
 
 /** Where the keyboard is: the focused element's tag and accessible text, and whether it is in <main>. */
@@ -34,21 +33,19 @@ async function paletteTo(command: string): Promise<void> {
   await palette.waitFor({ state: "hidden" });
 }
 
-beforeAll(async () => {
-  if (!runUi) return;
-  world = await startUiWorld({
+useUiWorld(
+  runUi,
+  {
     prefix: "keyboard",
     replies: [{ text: "unused" }],
     prepare: async ({ home, fixture }) => useFixtureModel(home, fixture!.baseURL),
     viewport: { width: 1100, height: 800 },
     waitForPrompt: true,
-  });
-  page = world.page;
-});
-
-afterAll(async () => {
-  await world?.close();
-});
+  },
+  (started) => {
+    page = started.page;
+  },
+);
 
 describe.skipIf(!runUi)("views from the keyboard", () => {
   it.each([

@@ -5,15 +5,15 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ChatRequest, FixtureReply } from "../fixtures/openai-compatible-server.ts";
 import { fixtureProviders, goTo, runsUi } from "./serve-fixture.ts";
-import { chatHelpers, startUiWorld, type UiWorld } from "./ui-world.ts";
+import { useUiWorld } from "./ui-suite.ts";
+import { chatHelpers } from "./ui-world.ts";
 
 const MODEL = "openai-compatible:fixture-model";
 const runUi = runsUi("model-waiting");
 
-let world: UiWorld | undefined;
 let page: Page;
 let problems: string[];
 
@@ -29,9 +29,9 @@ const waiting = () =>
     .getByRole("status")
     .filter({ hasText: /waiting for the model/ });
 
-beforeAll(async () => {
-  if (!runUi) return;
-  world = await startUiWorld({
+useUiWorld(
+  runUi,
+  {
     prefix: "waiting",
     replies: reply,
     prepare: async ({ home, fixture }) => {
@@ -46,12 +46,12 @@ beforeAll(async () => {
         }),
       );
     },
-  });
-  ({ page, problems } = world);
-  await goTo(page, "Chat");
-});
-
-afterAll(() => world?.close());
+  },
+  async (started) => {
+    ({ page, problems } = started);
+    await goTo(page, "Chat");
+  },
+);
 
 describe.skipIf(!runUi)("a silent model in the app", () => {
   it("counts the wait on the running turn, and Stop ends it at once", async () => {

@@ -6,17 +6,16 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { startFakeModelServer, type FakeModelServer } from "../fixtures/local-model-servers.ts";
 import { closedPort } from "../support/closed-port.ts";
 import { REPO, goTo, openWatchedPage, pickModel, runsUi } from "./serve-fixture.ts";
-import { startUiWorld, type UiWorld } from "./ui-world.ts";
+import { useUiWorld } from "./ui-suite.ts";
 
 const SHOTS = path.join(REPO, "test-results");
 const TINY_GGUF = path.resolve(REPO, "../shared/models/llama-2-tiny-random.gguf");
 const runUi = runsUi("models");
 
-let world: UiWorld | undefined;
 let home: string;
 let root: string;
 let closed: number;
@@ -29,9 +28,14 @@ let problems: string[];
 const modelButton = () => page.getByRole("button", { name: /^Model: / });
 const panel = () => page.getByRole("dialog", { name: "Choose a model" });
 
-beforeAll(async () => {
-  if (!runUi) return;
-  world = await startUiWorld({
+// Registered before the world, so they run after it closed.
+afterAll(async () => {
+  for (const fake of fakes) await fake.close();
+});
+
+useUiWorld(
+  runUi,
+  {
     prefix: "models",
     prepare: async ({ home }) => {
       fakes.push(
@@ -56,14 +60,11 @@ beforeAll(async () => {
     },
     env: { ANTHROPIC_API_KEY: "sk-ui-test", OPENAI_API_KEY: "" },
     viewport: { width: 1280, height: 900 },
-  });
-  ({ home, root, browser, url, page, problems } = world);
-});
-
-afterAll(async () => {
-  await world?.close();
-  for (const fake of fakes) await fake.close();
-});
+  },
+  (started) => {
+    ({ home, root, browser, url, page, problems } = started);
+  },
+);
 
 describe.skipIf(!runUi)("the model picker through lathe serve", () => {
   it("lists the running servers' models with context sizes, and how to start the ones not running", async () => {

@@ -4,14 +4,14 @@
 // Needs `npm run build` first.
 import path from "node:path";
 import type { Locator, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { REPO, goTo, runsUi, useFixtureModel } from "./serve-fixture.ts";
-import { chatHelpers, startUiWorld, type UiWorld } from "./ui-world.ts";
+import { useUiWorld } from "./ui-suite.ts";
+import { chatHelpers } from "./ui-world.ts";
 
 const SHOTS = path.join(REPO, "test-results");
 const runUi = runsUi("narrow window");
 
-let world: UiWorld | undefined;
 let page: Page;
 const chat = chatHelpers(() => page);
 
@@ -22,21 +22,19 @@ async function edges(locator: Locator): Promise<{ left: number; right: number }>
   return { left: box.x, right: box.x + box.width };
 }
 
-beforeAll(async () => {
-  if (!runUi) return;
-  world = await startUiWorld({
+const world = useUiWorld(
+  runUi,
+  {
     prefix: "narrow",
     replies: [{ text: "Hello from the fixture." }],
     prepare: async ({ home, fixture }) => useFixtureModel(home, fixture!.baseURL),
     viewport: { width: 800, height: 900 },
     waitForPrompt: true,
-  });
-  page = world.page;
-});
-
-afterAll(async () => {
-  await world?.close();
-});
+  },
+  (started) => {
+    page = started.page;
+  },
+);
 
 describe.skipIf(!runUi)("a window 800 px wide", () => {
   it("shows the whole model picker beside the sidebar, before and after a chat's title takes the header", async () => {
@@ -69,7 +67,7 @@ describe.skipIf(!runUi)("a window 800 px wide", () => {
     await chat.conversation().getByText("Hello from the fixture.").waitFor({ timeout: 10_000 });
     await chat.turnEnded();
     await check("ui-narrow-model-picker.png");
-    expect(world!.problems, world!.problems.join("\n")).toEqual([]);
+    expect(world().problems, world().problems.join("\n")).toEqual([]);
   });
 
   it("shows the tool catalog without scrolling sideways", async () => {
@@ -86,6 +84,6 @@ describe.skipIf(!runUi)("a window 800 px wide", () => {
     const main = await edges(page.getByRole("main"));
     const access = await edges(table.getByRole("row", { name: "write", exact: true }).getByText("gated"));
     expect(access.right).toBeLessThanOrEqual(main.right);
-    expect(world!.problems, world!.problems.join("\n")).toEqual([]);
+    expect(world().problems, world().problems.join("\n")).toEqual([]);
   });
 });

@@ -6,14 +6,13 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { REPO, goTo, runsUi, useFixtureModel } from "./serve-fixture.ts";
-import { startUiWorld, type UiWorld } from "./ui-world.ts";
+import { useUiWorld } from "./ui-suite.ts";
 
 const SHOTS = path.join(REPO, "test-results");
 const runUi = runsUi("projects");
 
-let world: UiWorld | undefined;
 let base: string;
 let first: string;
 let second: string;
@@ -76,9 +75,9 @@ async function openDialog(): Promise<void> {
   await dialog().waitFor();
 }
 
-beforeAll(async () => {
-  if (!runUi) return;
-  world = await startUiWorld({
+useUiWorld(
+  runUi,
+  {
     prefix: "projects",
     rootName: "first",
     replies: [{ text: "Noted." }],
@@ -89,12 +88,12 @@ beforeAll(async () => {
     },
     viewport: { width: 1280, height: 900 },
     waitForPrompt: true,
-  });
-  ({ base, root: first, home, page, problems } = world);
-  second = path.join(base, "second");
-});
-
-afterAll(() => world?.close());
+  },
+  (started) => {
+    ({ base, root: first, home, page, problems } = started);
+    second = path.join(base, "second");
+  },
+);
 
 describe.skipIf(!runUi)("opening projects through lathe serve", () => {
   it("shows the folder in the header; a chat there is one of its sessions", async () => {

@@ -5,11 +5,11 @@
 import { mkdir, readFile, readdir } from "node:fs/promises";
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ApiResult, LatheApi } from "../../src/shared/api-contract.ts";
 import type { SecretsStatus } from "../../src/shared/secret-schemas.ts";
 import { REPO, goTo, runsUi } from "./serve-fixture.ts";
-import { startUiWorld, type UiWorld } from "./ui-world.ts";
+import { useUiWorld } from "./ui-suite.ts";
 
 const SHOT = path.join(REPO, "test-results/ui-providers.png");
 const ENV_KEY = "sk-openai-from-the-environment-0123";
@@ -20,23 +20,23 @@ const runUi = runsUi("providers");
 type PageGlobals = { lathe: LatheApi };
 
 describe.skipIf(!runUi)("provider keys in the UI through lathe serve", () => {
-  let world: UiWorld | undefined;
   let base: string;
   let url: string;
   let browser: Browser;
   let page: Page;
   let problems: string[];
 
-  beforeAll(async () => {
-    world = await startUiWorld({
+  useUiWorld(
+    runUi,
+    {
       prefix: "providers",
       env: { ANTHROPIC_API_KEY: "", OPENAI_API_KEY: ENV_KEY, BRAVE_API_KEY: "" },
       goto: false,
-    });
-    ({ base, url, browser, page, problems } = world);
-  });
-
-  afterAll(() => world?.close());
+    },
+    (started) => {
+      ({ base, url, browser, page, problems } = started);
+    },
+  );
 
   it("shows that keys cannot be stored here, why, and where each key comes from", async () => {
     await page.goto(url);

@@ -6,21 +6,20 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { REPO, fixtureProviders, goTo, runsUi } from "./serve-fixture.ts";
-import { startUiWorld, type UiWorld } from "./ui-world.ts";
+import { useUiWorld } from "./ui-suite.ts";
 
 const SHOTS = path.join(REPO, "test-results");
 const SCRIPTED_MCP = path.join(REPO, "test/fixtures/scripted-mcp-server.ts");
 const runUi = runsUi("sandbox");
 
-let world: UiWorld | undefined;
 let page: Page;
 let problems: string[];
 
-beforeAll(async () => {
-  if (!runUi) return;
-  world = await startUiWorld({
+useUiWorld(
+  runUi,
+  {
     prefix: "sandbox",
     prepare: async ({ base, home }) => {
       const script = path.join(base, "tools.json");
@@ -40,11 +39,11 @@ beforeAll(async () => {
       );
     },
     viewport: { width: 1280, height: 900 },
-  });
-  ({ page, problems } = world);
-});
-
-afterAll(() => world?.close());
+  },
+  (started) => {
+    ({ page, problems } = started);
+  },
+);
 
 describe.skipIf(!runUi)("the sandbox turned off, through lathe serve", () => {
   it("asks before the MCP server starts unconfined, with its exact command, and starts it on yes", async () => {

@@ -115,6 +115,19 @@ export async function goTo(page: Page, view: string, section?: string): Promise<
 }
 
 /**
+ * Run a tool from Tools → Run a tool as a person does: pick it in the list, type its arguments
+ * (as indented JSON) and press Run; the call may then wait for the approval dialog.
+ */
+export async function runTool(page: Page, toolId: string, args: unknown): Promise<void> {
+  await page
+    .getByRole("list", { name: "Tools" })
+    .getByRole("button", { name: new RegExp(`^${toolId}\\b`) })
+    .click();
+  await page.getByLabel("Arguments (JSON)").fill(JSON.stringify(args, null, 2));
+  await page.getByRole("button", { name: `Run ${toolId}` }).click();
+}
+
+/**
  * `providers` settings for a suite: the openai-compatible provider at a fixture server, and every
  * local server preset moved to a closed loopback port, so the model picker never asks whatever
  * listens on Ollama's, LM Studio's, llama.cpp's or vLLM's usual port.

@@ -4,22 +4,24 @@ import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { REPO, goTo, runsUi } from "./serve-fixture.ts";
-import { startUiWorld, type UiWorld } from "./ui-world.ts";
+import { useUiWorld } from "./ui-suite.ts";
 
 const SCREENSHOT = path.join(REPO, "test-results/ui-glob.png");
 const BUILTINS = ["edit", "glob", "grep", "read", "write"];
 
-describe.skipIf(!runsUi("serve"))("the UI through lathe serve in Chromium", () => {
-  let world: UiWorld | undefined;
+const runUi = runsUi("serve");
+
+describe.skipIf(!runUi)("the UI through lathe serve in Chromium", () => {
   let url: string;
   let browser: Browser;
   let page: Page;
   let problems: string[];
 
-  beforeAll(async () => {
-    world = await startUiWorld({
+  useUiWorld(
+    runUi,
+    {
       prefix: "serve",
       prepare: async ({ root }) => {
         await mkdir(path.join(root, "src", "lib"), { recursive: true });
@@ -31,11 +33,11 @@ describe.skipIf(!runsUi("serve"))("the UI through lathe serve in Chromium", () =
         await writeFile(path.join(root, "build", "ignored.ts"), "// ignored by .gitignore\n");
       },
       goto: false,
-    });
-    ({ url, browser, page, problems } = world);
-  });
-
-  afterAll(() => world?.close());
+    },
+    (started) => {
+      ({ url, browser, page, problems } = started);
+    },
+  );
 
   it("lists the built-in tools with their origin and concurrency class", async () => {
     await page.goto(url);

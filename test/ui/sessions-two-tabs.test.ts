@@ -3,14 +3,14 @@
 // Chromium, the loopback fixture model. Needs `npm run build` first.
 import path from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { REPO, openWatchedPage, runsUi, useFixtureModel } from "./serve-fixture.ts";
-import { chatHelpers, startUiWorld, type UiWorld } from "./ui-world.ts";
+import { useUiWorld } from "./ui-suite.ts";
+import { chatHelpers } from "./ui-world.ts";
 
 const SHOTS = path.join(REPO, "test-results");
 const runUi = runsUi("sessions in two tabs");
 
-let world: UiWorld | undefined;
 let first: Page;
 let second: Page;
 const chat = chatHelpers(() => first);
@@ -22,24 +22,22 @@ const titles = async (page: Page) =>
         .getByRole("listitem")
         .evaluateAll((items) => items.map((i) => i.getAttribute("aria-label")));
 
-beforeAll(async () => {
-  if (!runUi) return;
-  world = await startUiWorld({
+const world = useUiWorld(
+  runUi,
+  {
     prefix: "sessions-tabs",
     replies: [{ text: "Started." }],
     prepare: async ({ home, fixture }) => useFixtureModel(home, fixture!.baseURL),
     viewport: { width: 1100, height: 800 },
     waitForPrompt: true,
-  });
-  first = world.page;
-  second = await openWatchedPage(world.browser, world.problems, { width: 1100, height: 800 });
-  await second.goto(world.url);
-  await second.getByText("No sessions yet.").waitFor({ timeout: 10_000 });
-});
-
-afterAll(async () => {
-  await world?.close();
-});
+  },
+  async (started) => {
+    first = started.page;
+    second = await openWatchedPage(started.browser, started.problems, { width: 1100, height: 800 });
+    await second.goto(started.url);
+    await second.getByText("No sessions yet.").waitFor({ timeout: 10_000 });
+  },
+);
 
 describe.skipIf(!runUi)("the session list in two tabs", () => {
   it("shows a chat another tab started, and its new name, without a reload", async () => {
@@ -56,6 +54,6 @@ describe.skipIf(!runUi)("the session list in two tabs", () => {
     await field.press("Enter");
     await expect.poll(() => titles(second), { timeout: 10_000 }).toEqual(["Release plan"]);
     await second.screenshot({ path: path.join(SHOTS, "ui-sessions-two-tabs.png") });
-    expect(world!.problems, world!.problems.join("\n")).toEqual([]);
+    expect(world().problems, world().problems.join("\n")).toEqual([]);
   });
 });

@@ -6,10 +6,11 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ChatRequest, FixtureReply } from "../fixtures/openai-compatible-server.ts";
 import { REPO, runsUi, useFixtureModel } from "./serve-fixture.ts";
-import { chatHelpers, scriptTurn, startUiWorld, type UiWorld } from "./ui-world.ts";
+import { useUiWorld } from "./ui-suite.ts";
+import { chatHelpers, scriptTurn } from "./ui-world.ts";
 
 const SHOTS = path.join(REPO, "test-results");
 const runUi = runsUi("sessions");
@@ -34,7 +35,6 @@ function reply(request: ChatRequest): FixtureReply {
   return { text: `Answer ${turns} to: ${prompt}` };
 }
 
-let world: UiWorld | undefined;
 let page: Page;
 let problems: string[];
 
@@ -58,9 +58,9 @@ async function topTitles(): Promise<string[]> {
   return sidebar().locator(":scope > li > .session-row .session-title").allInnerTexts();
 }
 
-beforeAll(async () => {
-  if (!runUi) return;
-  world = await startUiWorld({
+useUiWorld(
+  runUi,
+  {
     prefix: "sessions",
     replies: reply,
     prepare: async ({ root, home, fixture }) => {
@@ -69,11 +69,11 @@ beforeAll(async () => {
     },
     viewport: { width: 1280, height: 860 },
     waitForPrompt: true,
-  });
-  ({ page, problems } = world);
-});
-
-afterAll(() => world?.close());
+  },
+  (started) => {
+    ({ page, problems } = started);
+  },
+);
 
 describe.skipIf(!runUi)("sessions in the sidebar through lathe serve", () => {
   it("lists each chat, newest first, titled by its first prompt with its time and model; tasks nest under their chat", async () => {

@@ -5,20 +5,19 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { REPO, goTo, openWatchedPage, runsUi, useFixtureModel } from "./serve-fixture.ts";
-import { startUiWorld, type UiWorld } from "./ui-world.ts";
+import { useUiWorld } from "./ui-suite.ts";
 
 const SHOTS = path.join(REPO, "test-results");
 const runUi = runsUi("settings in two tabs");
 
-let world: UiWorld | undefined;
 let first: Page;
 let second: Page;
 
 const yours = (page: Page) => page.getByRole("region", { name: "Your rules" });
 const settingsFile = async () =>
-  JSON.parse(await readFile(path.join(world!.home, "settings.json"), "utf8")) as Record<string, unknown>;
+  JSON.parse(await readFile(path.join(world().home, "settings.json"), "utf8")) as Record<string, unknown>;
 
 /** Add a bash rule with `pattern` as the last row of "Your rules" (not saved). */
 async function addRule(page: Page, pattern: string): Promise<void> {
@@ -28,26 +27,24 @@ async function addRule(page: Page, pattern: string): Promise<void> {
   await row.getByRole("textbox", { name: "Pattern" }).fill(pattern);
 }
 
-beforeAll(async () => {
-  if (!runUi) return;
-  world = await startUiWorld({
+const world = useUiWorld(
+  runUi,
+  {
     prefix: "settings-tabs",
     replies: [{ text: "unused" }],
     prepare: async ({ home, fixture }) => useFixtureModel(home, fixture!.baseURL),
     viewport: { width: 1100, height: 1000 },
-  });
-  first = world.page;
-  second = await openWatchedPage(world.browser, world.problems, { width: 1100, height: 1000 });
-  await second.goto(world.url);
-  for (const page of [first, second]) {
-    await goTo(page, "Settings", "Permissions");
-    await yours(page).getByText("No rules yet.").waitFor({ timeout: 10_000 });
-  }
-});
-
-afterAll(async () => {
-  await world?.close();
-});
+  },
+  async (started) => {
+    first = started.page;
+    second = await openWatchedPage(started.browser, started.problems, { width: 1100, height: 1000 });
+    await second.goto(started.url);
+    for (const page of [first, second]) {
+      await goTo(page, "Settings", "Permissions");
+      await yours(page).getByText("No rules yet.").waitFor({ timeout: 10_000 });
+    }
+  },
+);
 
 describe.skipIf(!runUi)("Settings → Permissions in two tabs", () => {
   it("refuses to save rules over ones another tab saved since, and saves after Revert", async () => {
@@ -101,6 +98,6 @@ describe.skipIf(!runUi)("Settings → Permissions in two tabs", () => {
       .poll(() => approvals.getByRole("alert").innerText(), { timeout: 10_000 })
       .toMatch(/changed since this view read it/);
     expect((await settingsFile())["approvals"]).toEqual({ mode: "allowlist" });
-    expect(world!.problems, world!.problems.join("\n")).toEqual([]);
+    expect(world().problems, world().problems.join("\n")).toEqual([]);
   });
 });

@@ -6,11 +6,12 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import type { ChatRequest, FixtureReply } from "../fixtures/openai-compatible-server.ts";
 import { REPO, goTo, runsUi, useFixtureModel } from "./serve-fixture.ts";
 import { machineSandbox } from "../../src/main/engine/sandbox/sandbox-availability.ts";
-import { scriptTurn, startUiWorld, type UiWorld } from "./ui-world.ts";
+import { useUiWorld } from "./ui-suite.ts";
+import { scriptTurn } from "./ui-world.ts";
 
 const SHOTS = path.join(REPO, "test-results");
 const runUi = runsUi("settings");
@@ -24,7 +25,6 @@ function reply(request: ChatRequest): FixtureReply {
 }
 
 const GH_TOKEN_VALUE = "ui-gh-value-4d1b";
-let world: UiWorld | undefined;
 let home: string;
 let root: string;
 let page: Page;
@@ -37,9 +37,9 @@ const folder = () => page.getByRole("region", { name: "This folder's rules" });
 const row = (scope: () => ReturnType<typeof yours>, n: number, label: string) =>
   scope().getByRole("row", { name: `${label} ${n}` });
 
-beforeAll(async () => {
-  if (!runUi) return;
-  world = await startUiWorld({
+useUiWorld(
+  runUi,
+  {
     prefix: "settings",
     replies: reply,
     prepare: async ({ root, home, fixture }) => {
@@ -54,13 +54,15 @@ beforeAll(async () => {
     waitForPrompt: true,
     // A credential in the environment Lathe runs in: Settings → Sandbox names it, never its value.
     env: { GH_TOKEN: GH_TOKEN_VALUE, TOKENIZERS_PARALLELISM: "false" },
-  });
-  ({ home, root, page, problems } = world);
-});
+  },
+  (started) => {
+    ({ home, root, page, problems } = started);
+  },
+);
 
+// Registered after the world, so it runs before the world closes.
 afterAll(async () => {
   await page?.screenshot({ path: path.join(SHOTS, "ui-settings-last.png") }).catch(() => undefined);
-  await world?.close();
 });
 
 describe.skipIf(!runUi)("Settings → Permissions through lathe serve", () => {

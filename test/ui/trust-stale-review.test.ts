@@ -5,21 +5,20 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { REPO, runsUi, useFixtureModel } from "./serve-fixture.ts";
-import { startUiWorld, type UiWorld } from "./ui-world.ts";
+import { useUiWorld } from "./ui-suite.ts";
 
 const SHOTS = path.join(REPO, "test-results");
 const runUi = runsUi("trust, stale review");
 
-let world: UiWorld | undefined;
 let page: Page;
 
 const settingsOf = (root: string) => path.join(root, ".lathe", "settings.json");
 
-beforeAll(async () => {
-  if (!runUi) return;
-  world = await startUiWorld({
+const world = useUiWorld(
+  runUi,
+  {
     prefix: "trust-stale",
     replies: [{ text: "unused" }],
     prepare: async ({ root, home, fixture }) => {
@@ -31,13 +30,11 @@ beforeAll(async () => {
       );
     },
     viewport: { width: 900, height: 800 },
-  });
-  page = world.page;
-});
-
-afterAll(async () => {
-  await world?.close();
-});
+  },
+  (started) => {
+    page = started.page;
+  },
+);
 
 describe.skipIf(!runUi)("trusting a folder whose settings changed during the review", () => {
   it("refuses in plain words, shows what the file asks for now, and keeps the keyboard in the dialog", async () => {
@@ -46,7 +43,7 @@ describe.skipIf(!runUi)("trusting a folder whose settings changed during the rev
     expect(await dialog.innerText()).toContain('allow write "src/**"');
 
     // Something else rewrites the folder's settings while the person reads the review.
-    await writeFile(settingsOf(world!.root), JSON.stringify({ hooks: [{ command: "./scripts/wipe.sh" }] }));
+    await writeFile(settingsOf(world().root), JSON.stringify({ hooks: [{ command: "./scripts/wipe.sh" }] }));
     await dialog.getByRole("button", { name: "Trust this folder" }).click();
 
     const refusal = dialog.getByRole("alert");
@@ -64,6 +61,6 @@ describe.skipIf(!runUi)("trusting a folder whose settings changed during the rev
     await expect.poll(focusInDialog).toBe(true);
     await page.keyboard.press("Tab");
     expect(await focusInDialog()).toBe(true);
-    expect(world!.problems, world!.problems.join("\n")).toEqual([]);
+    expect(world().problems, world().problems.join("\n")).toEqual([]);
   });
 });

@@ -4,9 +4,10 @@
 // Needs `npm run build` first.
 import path from "node:path";
 import type { Locator, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { REPO, runsUi, useFixtureModel } from "./serve-fixture.ts";
-import { chatHelpers, scriptTurn, startUiWorld, type UiWorld } from "./ui-world.ts";
+import { useUiWorld } from "./ui-suite.ts";
+import { chatHelpers, scriptTurn } from "./ui-world.ts";
 
 const SHOT = path.join(REPO, "test-results/ui-zoomed-chat-todo.png");
 const runUi = runsUi("zoomed chat");
@@ -17,7 +18,6 @@ const TODOS = [
   { content: "Write the report", status: "pending" },
 ];
 
-let world: UiWorld | undefined;
 let page: Page;
 const chat = chatHelpers(() => page);
 
@@ -30,9 +30,9 @@ async function uncovered(locator: Locator): Promise<boolean> {
   });
 }
 
-beforeAll(async () => {
-  if (!runUi) return;
-  world = await startUiWorld({
+const world = useUiWorld(
+  runUi,
+  {
     prefix: "zoomed-chat",
     replies: (request) => {
       const { step } = scriptTurn(request, "tool");
@@ -43,13 +43,11 @@ beforeAll(async () => {
     prepare: async ({ home, fixture }) => useFixtureModel(home, fixture!.baseURL),
     viewport: { width: 640, height: 430 },
     waitForPrompt: true,
-  });
-  page = world.page;
-});
-
-afterAll(async () => {
-  await world?.close();
-});
+  },
+  (started) => {
+    page = started.page;
+  },
+);
 
 describe.skipIf(!runUi)("the chat at 200 % zoom with a todo list", () => {
   it("keeps the prompt box and Send in sight and uncovered, and the todo list beside them", async () => {
@@ -75,6 +73,6 @@ describe.skipIf(!runUi)("the chat at 200 % zoom with a todo list", () => {
     await chat.prompt().click();
     await page.keyboard.type("next step");
     expect(await chat.prompt().inputValue()).toBe("next step");
-    expect(world?.problems).toEqual([]);
+    expect(world().problems).toEqual([]);
   });
 });

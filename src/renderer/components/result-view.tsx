@@ -1,5 +1,7 @@
 import type { Envelope } from "../../shared/api-contract.ts";
+import { envelopeFields } from "../state/envelope-fields.ts";
 import { useAppState } from "../state/store-context.tsx";
+import { LongText } from "./long-text.tsx";
 
 function Metadata({ metadata }: { metadata: Envelope["metadata"] }) {
   return (
@@ -21,6 +23,38 @@ function Metadata({ metadata }: { metadata: Envelope["metadata"] }) {
         </div>
       ) : null}
     </dl>
+  );
+}
+
+/**
+ * An envelope's data as a person reads it: its short fields as name and value, each text (a
+ * command's output, a file, a list) under its name as lines, drawn up to a limit.
+ */
+function EnvelopeData({ data, outputPath }: { data: unknown; outputPath: string | undefined }) {
+  const fields = envelopeFields(data);
+  const values = fields.filter((f) => f.kind === "value");
+  const texts = fields.filter((f) => f.kind === "text");
+  return (
+    <div className="data-fields" aria-label="Data">
+      {values.length > 0 ? (
+        <dl className="data-values" aria-label="Fields">
+          {values.map((f) => (
+            <div key={f.name}>
+              <dt>{f.name}</dt>
+              <dd>
+                <code>{f.text}</code>
+              </dd>
+            </div>
+          ))}
+        </dl>
+      ) : null}
+      {texts.map((f) => (
+        <div key={f.name} className="data-text">
+          <h3>{f.name}</h3>
+          <LongText label={f.name} className="data" text={f.text} outputPath={outputPath} />
+        </div>
+      ))}
+    </div>
   );
 }
 
@@ -51,13 +85,14 @@ export function ResultView() {
           </p>
           <Metadata metadata={result.envelope.metadata} />
           {result.envelope.type === "output" ? (
-            <pre className="data" aria-label="Data">
-              {JSON.stringify(result.envelope.data, null, 2)}
-            </pre>
+            <EnvelopeData data={result.envelope.data} outputPath={result.envelope.metadata.output_path} />
           ) : (
-            <pre className="error-text" aria-label="Error text">
-              {result.envelope.error_text}
-            </pre>
+            <LongText
+              label="Error text"
+              className="error-text"
+              text={result.envelope.error_text}
+              outputPath={result.envelope.metadata.output_path}
+            />
           )}
         </div>
       )}

@@ -135,7 +135,7 @@ export function createExtensionsStore(api: LatheApi, options: ExtensionsStoreOpt
       async refreshLog() {
         const log = get().log;
         if (!log) return;
-        set({ log: { ...log, loading: true, error: undefined } });
+        // Read again every two seconds while shown: the view keeps what it shows until the answer.
         const answer = await api.mcp.log({ name: log.name, lines: 500 });
         if (get().log?.name !== log.name) return;
         set({
@@ -163,7 +163,6 @@ export function createExtensionsStore(api: LatheApi, options: ExtensionsStoreOpt
       async refreshPluginLog() {
         const log = get().pluginLog;
         if (!log) return;
-        set({ pluginLog: { ...log, loading: true, error: undefined } });
         const answer = await api.plugins.log({ layer: log.layer, name: log.name, lines: 500 });
         const now = get().pluginLog;
         // Closed, or another plugin's log opened, while this one was being read.

@@ -1,0 +1,52 @@
+import { useMemo, useState } from "react";
+import { PREVIEW_LIMITS, previewText } from "../state/text-preview.ts";
+
+const count = new Intl.NumberFormat("en");
+
+function size(chars: number): string {
+  if (chars < 1024) return `${count.format(chars)} characters`;
+  if (chars < 1024 * 1024) return `${count.format(Math.round(chars / 1024))} K characters`;
+  return `${count.format(Math.round((chars / (1024 * 1024)) * 10) / 10)} M characters`;
+}
+
+/**
+ * A text as its lines (newlines kept), drawn up to a limit so a huge one keeps the page quick:
+ * under it, how much is left out, where the whole of it is (`outputPath`, when the tool kept its
+ * whole output in a file), and a button that draws more.
+ */
+export function LongText({
+  label,
+  text,
+  outputPath,
+  className,
+}: {
+  label: string;
+  text: string;
+  outputPath?: string | undefined;
+  className: string;
+}) {
+  const [limits, setLimits] = useState<{ lines: number; chars: number }>(PREVIEW_LIMITS);
+  const preview = useMemo(() => previewText(text, limits), [text, limits]);
+  const more = () =>
+    setLimits((l) => ({ lines: l.lines + PREVIEW_LIMITS.lines, chars: l.chars + PREVIEW_LIMITS.chars }));
+  return (
+    <>
+      <pre className={className} aria-label={label}>
+        {preview.shown}
+      </pre>
+      {preview.hiddenChars > 0 ? (
+        <p className="muted long-text-rest" role="note" aria-label={`${label}: not shown`}>
+          {`${count.format(preview.totalLines - preview.hiddenLines)} of the result's ${count.format(preview.totalLines)} lines shown; ${count.format(preview.hiddenLines)} more (${size(preview.hiddenChars)}) not drawn here. `}
+          {outputPath !== undefined ? (
+            <>
+              The tool kept its whole output in <code>{outputPath}</code>.{" "}
+            </>
+          ) : null}
+          <button type="button" className="link-button" onClick={more}>
+            Show {count.format(Math.min(PREVIEW_LIMITS.lines, preview.hiddenLines))} more lines
+          </button>
+        </p>
+      ) : null}
+    </>
+  );
+}
