@@ -19,6 +19,8 @@ const ENTRIES = [
   "src/preload/index.ts",
   "src/renderer/main.tsx",
   "src/main/cli/main.ts",
+  // The launcher loads it before the CLI, to hand quick commands to a running daemon.
+  "src/main/cli/daemon/daemon-client.ts",
 ];
 
 const isTest = (file: string): boolean => /\.test\.tsx?$/.test(file);
