@@ -13,7 +13,9 @@ import { writeTool } from "../src/main/engine/builtin/write.ts";
 import { Engine } from "../src/main/engine/engine.ts";
 import { ToolCallError } from "../src/main/engine/errors/tool-call-error.ts";
 import type { AnyTool } from "../src/main/engine/tools/contract.ts";
+import { defaultProviderRegistry } from "../src/main/engine/agent/default-providers.ts";
 import { eventsOf, openAgentHarness, type AgentHarness } from "./support/agent-harness.ts";
+import { startOpenAICompatibleServer } from "./fixtures/openai-compatible-server.ts";
 import { scriptedModel, toolNamesOffered, toolResultsIn } from "./support/scripted-model.ts";
 
 let harness: AgentHarness | undefined;
@@ -496,6 +498,79 @@ describe("an answer cut off at a length limit", () => {
     expect(result.status).toBe("failed");
     expect(result.error).toContain("cut off after 30 tokens");
     expect(eventsOf(events, "tool-result")).toEqual([]);
+  });
+});
+
+describe("a tool call cut off at the output limit", () => {
+  const CUT_OFF =
+    /^This write call was cut off: you reached (the \d+ tokens you may write in one step \(budgets\.maxOutputTokens\)|your output limit) while writing its arguments \(finish reason "length"\), so they are incomplete and the call was not run\. Make the call again with shorter arguments: write big content in several smaller steps/;
+
+  it("is answered as cut off, with how to fix it, to the model and in the events; nothing is written", async () => {
+    const h = await open({
+      agent: { budgets: { maxRounds: 10, maxToolCalls: 50, maxCallsPerTool: {}, maxOutputTokens: 64 } },
+    });
+    const model = scriptedModel([
+      {
+        toolCalls: [{ name: "write", input: '{"path": "big.txt", "content": "line 1\\nline 2\\nli' }],
+        cutOffAt: 64,
+      },
+      (call) => {
+        const said = toolResultsIn(call).map((r) => (r.output as { value?: string }).value ?? "");
+        expect(said).toHaveLength(1);
+        expect(said[0]).toMatch(CUT_OFF);
+        expect(said[0]).toContain("the 64 tokens");
+        expect(said[0]).not.toContain("not valid JSON");
+        return { text: "I will write it in parts." };
+      },
+    ]);
+    const { result, events } = await h.run("write big.txt", model);
+    const results = eventsOf(events, "tool-result");
+    expect(results).toHaveLength(1);
+    expect(results[0]?.envelope).toMatchObject({ type: "error", error_text: expect.stringMatching(CUT_OFF) });
+    // The answer comes before the step's end, as every tool result does.
+    const kinds = events.map((e) => e.type);
+    expect(kinds.indexOf("tool-result")).toBeLessThan(kinds.indexOf("step-finish"));
+    expect(result.status).toBe("completed");
+    expect(await h.text("big.txt")).toBeUndefined();
+  });
+
+  it("through the real OpenAI-compatible client: a stream that ends with finish_reason length mid-arguments", async () => {
+    const fixture = await startOpenAICompatibleServer({
+      replies: [
+        {
+          toolCalls: [{ name: "write", arguments: '{"path": "big.txt", "content": "aaaaaaaaaaaaaaaaaaaa' }],
+          finishReason: "length",
+        },
+        { text: "Writing it in parts." },
+      ],
+    });
+    try {
+      const h = await open();
+      const resolved = await defaultProviderRegistry().resolve("openai-compatible:m", {
+        providers: { "openai-compatible": { baseURL: fixture.baseURL } },
+      });
+      const { result, events } = await h.run("write big.txt", resolved.model);
+      expect(eventsOf(events, "tool-result")[0]?.envelope).toMatchObject({
+        error_text: expect.stringMatching(CUT_OFF),
+      });
+      const told = fixture.requests[1]?.messages.find((m) => m.role === "tool");
+      expect(String(told?.content)).toMatch(CUT_OFF);
+      expect(result.status).toBe("completed");
+    } finally {
+      await fixture.close();
+    }
+  });
+
+  it("is still answered as not valid JSON when the step ended normally", async () => {
+    const h = await open();
+    const model = scriptedModel([
+      { toolCalls: [{ name: "write", input: '{"path": "a.txt", "content": "x' }] },
+      { text: "ok" },
+    ]);
+    const { events } = await h.run("write", model);
+    expect(eventsOf(events, "tool-result")[0]?.envelope).toMatchObject({
+      error_text: expect.stringMatching(/^The arguments of this write call are not valid JSON/),
+    });
   });
 });
 
