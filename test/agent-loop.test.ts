@@ -4,6 +4,7 @@ import { APICallError } from "ai";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { replaySession } from "../src/main/engine/agent/replay-session.ts";
+import { CUT_OFF_NOTE } from "../src/main/engine/agent/model-messages.ts";
 import { runAgent } from "../src/main/engine/agent/run-agent.ts";
 import type { RunEvent } from "../src/main/engine/agent/run-events.ts";
 import { defineBuiltin } from "../src/main/engine/builtin/define-builtin.ts";
@@ -571,6 +572,75 @@ describe("a tool call cut off at the output limit", () => {
     expect(eventsOf(events, "tool-result")[0]?.envelope).toMatchObject({
       error_text: expect.stringMatching(/^The arguments of this write call are not valid JSON/),
     });
+  });
+});
+
+describe("an answer cut short", () => {
+  it("by a dropped connection: the run fails saying so, and the partial text is kept marked as cut off, not as an answer", async () => {
+    let healthy = false;
+    const fixture = await startOpenAICompatibleServer({
+      replies: () =>
+        healthy
+          ? { text: "Here is the whole answer." }
+          : { text: "The first half of an answ", dropAfterEvents: 4 },
+      chunkChars: 5,
+    });
+    try {
+      const h = await open();
+      const resolved = await defaultProviderRegistry().resolve("openai-compatible:m", {
+        providers: { "openai-compatible": { baseURL: fixture.baseURL } },
+      });
+      const first = await runAgent({
+        engine: h.engine,
+        agent: h.agent,
+        model: resolved,
+        prompt: "explain",
+        contextTokens: 1_000_000,
+      });
+      expect(first.status).toBe("failed");
+      expect(first.error).toMatch(
+        /closed the connection before the answer was complete \(\w+\): it may have crashed or restarted/,
+      );
+      const stored = h.engine.conversations().messages(first.sessionId);
+      const partial = stored.find((m) => m.role === "assistant")?.parts[0];
+      expect(partial).toEqual({ type: "text", text: "The first half ", cutOff: true });
+
+      // A second engine on the same file (as `lathe run --resume` opens it) reads the mark back,
+      // and the model is told the earlier answer was cut off.
+      healthy = true;
+      const again = await runAgent({
+        engine: await h.reopen(),
+        agent: h.agent,
+        model: resolved,
+        prompt: "go on",
+        sessionId: first.sessionId,
+        contextTokens: 1_000_000,
+      });
+      expect(again.status).toBe("completed");
+      const history = fixture.requests.at(-1)?.messages ?? [];
+      expect(history.map((m) => m.role)).toEqual(["system", "user", "assistant", "user"]);
+      expect(history[2]?.content).toBe(`The first half ${CUT_OFF_NOTE}`);
+    } finally {
+      await fixture.close();
+    }
+  });
+
+  it("a finished answer is kept as it is", async () => {
+    const h = await open();
+    const { result } = await h.run("hi", scriptedModel([{ text: "Hello there." }]));
+    const stored = h.engine.conversations().messages(result.sessionId);
+    expect(stored.find((m) => m.role === "assistant")?.parts).toEqual([
+      { type: "text", text: "Hello there." },
+    ]);
+  });
+
+  it("at the output limit: the text is kept marked as cut off", async () => {
+    const h = await open();
+    const { result } = await h.run("long", scriptedModel([{ text: "Half an answ", cutOffAt: 12 }]));
+    const stored = h.engine.conversations().messages(result.sessionId);
+    expect(stored.find((m) => m.role === "assistant")?.parts).toEqual([
+      { type: "text", text: "Half an answ", cutOff: true },
+    ]);
   });
 });
 
