@@ -4,6 +4,7 @@ import { APICallError } from "ai";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { replaySession } from "../src/main/engine/agent/replay-session.ts";
+import { CUT_OFF_NOTE } from "../src/main/engine/agent/model-messages.ts";
 import { runAgent } from "../src/main/engine/agent/run-agent.ts";
 import type { RunEvent } from "../src/main/engine/agent/run-events.ts";
 import { defineBuiltin } from "../src/main/engine/builtin/define-builtin.ts";
@@ -13,7 +14,9 @@ import { writeTool } from "../src/main/engine/builtin/write.ts";
 import { Engine } from "../src/main/engine/engine.ts";
 import { ToolCallError } from "../src/main/engine/errors/tool-call-error.ts";
 import type { AnyTool } from "../src/main/engine/tools/contract.ts";
+import { defaultProviderRegistry } from "../src/main/engine/agent/default-providers.ts";
 import { eventsOf, openAgentHarness, type AgentHarness } from "./support/agent-harness.ts";
+import { startOpenAICompatibleServer } from "./fixtures/openai-compatible-server.ts";
 import { scriptedModel, toolNamesOffered, toolResultsIn } from "./support/scripted-model.ts";
 
 let harness: AgentHarness | undefined;
@@ -496,6 +499,148 @@ describe("an answer cut off at a length limit", () => {
     expect(result.status).toBe("failed");
     expect(result.error).toContain("cut off after 30 tokens");
     expect(eventsOf(events, "tool-result")).toEqual([]);
+  });
+});
+
+describe("a tool call cut off at the output limit", () => {
+  const CUT_OFF =
+    /^This write call was cut off: you reached (the \d+ tokens you may write in one step \(budgets\.maxOutputTokens\)|your output limit) while writing its arguments \(finish reason "length"\), so they are incomplete and the call was not run\. Make the call again with shorter arguments: write big content in several smaller steps/;
+
+  it("is answered as cut off, with how to fix it, to the model and in the events; nothing is written", async () => {
+    const h = await open({
+      agent: { budgets: { maxRounds: 10, maxToolCalls: 50, maxCallsPerTool: {}, maxOutputTokens: 64 } },
+    });
+    const model = scriptedModel([
+      {
+        toolCalls: [{ name: "write", input: '{"path": "big.txt", "content": "line 1\\nline 2\\nli' }],
+        cutOffAt: 64,
+      },
+      (call) => {
+        const said = toolResultsIn(call).map((r) => (r.output as { value?: string }).value ?? "");
+        expect(said).toHaveLength(1);
+        expect(said[0]).toMatch(CUT_OFF);
+        expect(said[0]).toContain("the 64 tokens");
+        expect(said[0]).not.toContain("not valid JSON");
+        return { text: "I will write it in parts." };
+      },
+    ]);
+    const { result, events } = await h.run("write big.txt", model);
+    const results = eventsOf(events, "tool-result");
+    expect(results).toHaveLength(1);
+    expect(results[0]?.envelope).toMatchObject({ type: "error", error_text: expect.stringMatching(CUT_OFF) });
+    // The answer comes before the step's end, as every tool result does.
+    const kinds = events.map((e) => e.type);
+    expect(kinds.indexOf("tool-result")).toBeLessThan(kinds.indexOf("step-finish"));
+    expect(result.status).toBe("completed");
+    expect(await h.text("big.txt")).toBeUndefined();
+  });
+
+  it("through the real OpenAI-compatible client: a stream that ends with finish_reason length mid-arguments", async () => {
+    const fixture = await startOpenAICompatibleServer({
+      replies: [
+        {
+          toolCalls: [{ name: "write", arguments: '{"path": "big.txt", "content": "aaaaaaaaaaaaaaaaaaaa' }],
+          finishReason: "length",
+        },
+        { text: "Writing it in parts." },
+      ],
+    });
+    try {
+      const h = await open();
+      const resolved = await defaultProviderRegistry().resolve("openai-compatible:m", {
+        providers: { "openai-compatible": { baseURL: fixture.baseURL } },
+      });
+      const { result, events } = await h.run("write big.txt", resolved.model);
+      expect(eventsOf(events, "tool-result")[0]?.envelope).toMatchObject({
+        error_text: expect.stringMatching(CUT_OFF),
+      });
+      const told = fixture.requests[1]?.messages.find((m) => m.role === "tool");
+      expect(String(told?.content)).toMatch(CUT_OFF);
+      expect(result.status).toBe("completed");
+    } finally {
+      await fixture.close();
+    }
+  });
+
+  it("is still answered as not valid JSON when the step ended normally", async () => {
+    const h = await open();
+    const model = scriptedModel([
+      { toolCalls: [{ name: "write", input: '{"path": "a.txt", "content": "x' }] },
+      { text: "ok" },
+    ]);
+    const { events } = await h.run("write", model);
+    expect(eventsOf(events, "tool-result")[0]?.envelope).toMatchObject({
+      error_text: expect.stringMatching(/^The arguments of this write call are not valid JSON/),
+    });
+  });
+});
+
+describe("an answer cut short", () => {
+  it("by a dropped connection: the run fails saying so, and the partial text is kept marked as cut off, not as an answer", async () => {
+    let healthy = false;
+    const fixture = await startOpenAICompatibleServer({
+      replies: () =>
+        healthy
+          ? { text: "Here is the whole answer." }
+          : { text: "The first half of an answ", dropAfterEvents: 4 },
+      chunkChars: 5,
+    });
+    try {
+      const h = await open();
+      const resolved = await defaultProviderRegistry().resolve("openai-compatible:m", {
+        providers: { "openai-compatible": { baseURL: fixture.baseURL } },
+      });
+      const first = await runAgent({
+        engine: h.engine,
+        agent: h.agent,
+        model: resolved,
+        prompt: "explain",
+        contextTokens: 1_000_000,
+      });
+      expect(first.status).toBe("failed");
+      expect(first.error).toMatch(
+        /closed the connection before the answer was complete \(\w+\): it may have crashed or restarted/,
+      );
+      const stored = h.engine.conversations().messages(first.sessionId);
+      const partial = stored.find((m) => m.role === "assistant")?.parts[0];
+      expect(partial).toEqual({ type: "text", text: "The first half ", cutOff: true });
+
+      // A second engine on the same file (as `lathe run --resume` opens it) reads the mark back,
+      // and the model is told the earlier answer was cut off.
+      healthy = true;
+      const again = await runAgent({
+        engine: await h.reopen(),
+        agent: h.agent,
+        model: resolved,
+        prompt: "go on",
+        sessionId: first.sessionId,
+        contextTokens: 1_000_000,
+      });
+      expect(again.status).toBe("completed");
+      const history = fixture.requests.at(-1)?.messages ?? [];
+      expect(history.map((m) => m.role)).toEqual(["system", "user", "assistant", "user"]);
+      expect(history[2]?.content).toBe(`The first half ${CUT_OFF_NOTE}`);
+    } finally {
+      await fixture.close();
+    }
+  });
+
+  it("a finished answer is kept as it is", async () => {
+    const h = await open();
+    const { result } = await h.run("hi", scriptedModel([{ text: "Hello there." }]));
+    const stored = h.engine.conversations().messages(result.sessionId);
+    expect(stored.find((m) => m.role === "assistant")?.parts).toEqual([
+      { type: "text", text: "Hello there." },
+    ]);
+  });
+
+  it("at the output limit: the text is kept marked as cut off", async () => {
+    const h = await open();
+    const { result } = await h.run("long", scriptedModel([{ text: "Half an answ", cutOffAt: 12 }]));
+    const stored = h.engine.conversations().messages(result.sessionId);
+    expect(stored.find((m) => m.role === "assistant")?.parts).toEqual([
+      { type: "text", text: "Half an answ", cutOff: true },
+    ]);
   });
 });
 

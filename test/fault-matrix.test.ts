@@ -391,6 +391,11 @@ describe("a model server that fails mid-run", () => {
       expect(resumed.code).toBe(0);
       expect(resumed.stdout).toBe("Better now.\n");
       expect(roles(server.requests.at(-1))).toEqual(["system", ...history.slice(0, -1)]);
+      // What the dropped answer had said is kept, marked as cut off: not passed off as an answer.
+      if (history === KEPT)
+        expect(server.requests.at(-1)?.messages[2]?.content).toMatch(
+          /^This answer is \n\n\[Lathe: this answer was cut off here/,
+        );
       const db = readDatabase(world.home);
       expect(db.integrity).toBe("ok");
       expect(db.messages(sessionId!).map((m) => m.role)).toEqual(history);

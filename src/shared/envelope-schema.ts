@@ -4,6 +4,7 @@ const EnvelopeMetadataSchema = z.strictObject({
   duration_ms: z.number(),
   truncated: z.boolean().optional(),
   output_path: z.string().optional(),
+  left_out: z.string().optional(),
 });
 
 /** The one shape every tool call returns, whatever happened. */

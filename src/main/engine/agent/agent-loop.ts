@@ -1,4 +1,5 @@
 import {
+  InvalidToolInputError,
   isStepCount,
   streamText,
   type LanguageModel,
@@ -7,7 +8,12 @@ import {
   type ToolSet,
 } from "ai";
 import { ModelOutputLimitError } from "./model-output-limit-error.ts";
-import { invalidToolCallText, withInvalidCallTexts, type RunToolNames } from "./invalid-tool-call.ts";
+import {
+  cutOffToolCallText,
+  invalidToolCallText,
+  withInvalidCallTexts,
+  type RunToolNames,
+} from "./invalid-tool-call.ts";
 import type { RunEvent, RunStatus, RunUsage } from "./run-events.ts";
 
 interface AgentLoopOptions {
@@ -69,6 +75,19 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
   // Calls the SDK refused before any tool ran (an unknown or unloaded tool, arguments that are
   // not JSON), by tool call id: what they are told instead of the SDK's own error text.
   const refused = new Map<string, string>();
+  // Of those, the ones whose arguments are not JSON, and what they are told instead when their
+  // step ended at the output limit: then the arguments were cut off, not mistyped.
+  const ifCutOff = new Map<string, string>();
+  const cutOff = new Set<string>();
+  const refusalText = (toolCallId: string): string | undefined =>
+    (cutOff.has(toolCallId) ? ifCutOff.get(toolCallId) : undefined) ?? refused.get(toolCallId);
+  const refusalTexts = (): Map<string, string> =>
+    new Map([...refused.keys()].map((id) => [id, refusalText(id) as string]));
+  /** Note the refused calls of a step that ended at the output limit as cut off. */
+  const noteCutOff = (finishReason: string, toolCallIds: Iterable<string>): void => {
+    if (finishReason !== "length") return;
+    for (const id of toolCallIds) if (ifCutOff.has(id)) cutOff.add(id);
+  };
   const result = streamText({
     model: options.model,
     instructions: options.instructions,
@@ -76,10 +95,27 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
     ...(options.tools ? { tools: options.tools } : {}),
     ...(tools
       ? {
-          prepareStep: ({ messages }: { messages: ModelMessage[] }) => ({
-            ...(activeTools ? { activeTools: activeTools() } : {}),
-            ...(refused.size > 0 ? { messages: withInvalidCallTexts(messages, refused) } : {}),
-          }),
+          prepareStep: ({
+            messages,
+            steps,
+          }: {
+            messages: ModelMessage[];
+            steps: ReadonlyArray<{
+              finishReason: string;
+              content: ReadonlyArray<{ type: string; toolCallId?: string }>;
+            }>;
+          }) => {
+            for (const done of steps) {
+              const calls = done.content.flatMap((p) =>
+                p.type === "tool-call" && p.toolCallId !== undefined ? [p.toolCallId] : [],
+              );
+              noteCutOff(done.finishReason, calls);
+            }
+            return {
+              ...(activeTools ? { activeTools: activeTools() } : {}),
+              ...(refused.size > 0 ? { messages: withInvalidCallTexts(messages, refusalTexts()) } : {}),
+            };
+          },
           // No repair: only note what the refused call is to be told (it comes before its tool-error).
           repairToolCall: async ({
             toolCall,
@@ -89,6 +125,11 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
             error: unknown;
           }) => {
             refused.set(toolCall.toolCallId, invalidToolCallText(toolCall.toolName, error, names));
+            if (InvalidToolInputError.isInstance(error))
+              ifCutOff.set(
+                toolCall.toolCallId,
+                cutOffToolCallText(toolCall.toolName, options.maxOutputTokens),
+              );
             return null;
           },
         }
@@ -109,6 +150,24 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
   };
   let lastStepReason = "";
   let lastStepOutputTokens: number | undefined;
+  // Results of refused calls wait for the end of their step: its finish reason says what they are told.
+  let held: Array<{ toolCallId: string; toolName: string; step: number }> = [];
+  const emitHeld = (): void => {
+    for (const call of held) {
+      emit({
+        type: "tool-result",
+        step: call.step,
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        envelope: {
+          type: "error",
+          error_text: refusalText(call.toolCallId) ?? "",
+          metadata: { duration_ms: 0 },
+        },
+      });
+    }
+    held = [];
+  };
   for await (const part of result.fullStream) {
     switch (part.type) {
       case "start-step":
@@ -140,13 +199,16 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
         }
         break;
       case "tool-error": {
+        if (refused.has(part.toolCallId)) {
+          held.push({ toolCallId: part.toolCallId, toolName: part.toolName, step: step.current });
+          break;
+        }
         const text =
-          refused.get(part.toolCallId) ??
-          (typeof part.error === "string"
+          typeof part.error === "string"
             ? part.error
             : part.error instanceof Error
               ? part.error.message
-              : String(part.error));
+              : String(part.error);
         emit({
           type: "tool-result",
           step: step.current,
@@ -157,6 +219,11 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
         break;
       }
       case "finish-step":
+        noteCutOff(
+          part.finishReason,
+          held.map((call) => call.toolCallId),
+        );
+        emitHeld();
         lastStepReason = part.finishReason;
         lastStepOutputTokens = part.usage.outputTokens;
         emit({
@@ -191,6 +258,8 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
         break;
     }
   }
+  // A step that never finished (an error, an abort) still answers its refused calls.
+  emitHeld();
   if (options.signal.aborted && outcome.status !== "failed") {
     outcome.status = "aborted";
     outcome.finishReason = "aborted";

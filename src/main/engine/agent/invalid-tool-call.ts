@@ -31,6 +31,19 @@ export function invalidToolCallText(toolName: string, error: unknown, tools: Run
 }
 
 /**
+ * What the model is told about a call whose arguments are not JSON because its step ended at the
+ * output limit (finish reason `length`) while it was writing them: not a JSON mistake to repeat,
+ * but a call too long to fit, to send shorter or in parts.
+ */
+export function cutOffToolCallText(toolName: string, maxOutputTokens: number | undefined): string {
+  const limit =
+    maxOutputTokens !== undefined
+      ? `the ${maxOutputTokens} tokens you may write in one step (budgets.maxOutputTokens)`
+      : "your output limit";
+  return `This ${toolName} call was cut off: you reached ${limit} while writing its arguments (finish reason "length"), so they are incomplete and the call was not run. Make the call again with shorter arguments: write big content in several smaller steps (write a first part, then add the rest with edit, one part per call), and keep any text before the call short.`;
+}
+
+/**
  * `messages` with the results of the given refused calls (by tool call id) said as `texts` says
  * them; the rest as they were.
  */

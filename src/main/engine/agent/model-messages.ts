@@ -36,6 +36,10 @@ export function envelopeOutput(envelope: Envelope, options: OutputOptions = {}):
   return { type: "json", value };
 }
 
+/** Ends a stored answer the model never finished, so a resumed run does not take it as one. */
+export const CUT_OFF_NOTE =
+  "\n\n[Lathe: this answer was cut off here, before it was complete (the connection to the model dropped, the model stopped at its output limit or failed, or the run was stopped); it is not a finished answer.]";
+
 /** Stored messages as the model's conversation history. */
 export function toModelMessages(
   messages: readonly StoredMessage[],
@@ -52,7 +56,8 @@ export function toModelMessages(
       case "assistant": {
         const content: Exclude<AssistantModelMessage["content"], string> = [];
         for (const p of message.parts) {
-          if (p.type === "text" || p.type === "reasoning") content.push({ type: p.type, text: p.text });
+          if (p.type === "text" || p.type === "reasoning")
+            content.push({ type: p.type, text: p.cutOff ? `${p.text}${CUT_OFF_NOTE}` : p.text });
           else if (p.type === "tool-call") {
             content.push({
               type: "tool-call",

@@ -142,7 +142,9 @@ async function drive(
     if (!isLiveOnly(event)) writer?.event(event);
     if (event.type === "text") texts.push(event.text);
     options.onEvent?.(event);
-    if (event.type === "step-finish") for (const m of collector.take(STOPPED_CALL)) writer?.message(m);
+    // A step that ended at the output limit left its last text unfinished: it is kept as cut off.
+    if (event.type === "step-finish")
+      for (const m of collector.take(STOPPED_CALL, event.finishReason === "length")) writer?.message(m);
   };
   if (store) {
     store.begin(session.id, {
@@ -275,8 +277,9 @@ async function drive(
       message: `${modelName} ended its turn without answering: no text and no tool call. Ask again, say more about what you want, or try another model.`,
     });
   }
-  // A step cut short still leaves a valid history: its text, and every call with a result.
-  for (const m of collector.take(STOPPED_CALL)) writer?.message(m);
+  // A step cut short still leaves a valid history: its text (marked as cut off: a step that
+  // finished was taken at its step-finish), and every call with a result.
+  for (const m of collector.take(STOPPED_CALL, true)) writer?.message(m);
   const error = outcome.status === "failed" ? describeModelFailure(outcome.error, model) : undefined;
   if (error !== undefined) emit({ type: "error", message: error });
   emit({

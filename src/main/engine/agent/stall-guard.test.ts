@@ -91,7 +91,7 @@ describe("a model that goes silent", () => {
     },
   );
 
-  it("keeps what the model said before it stopped, so the session resumes with it", async () => {
+  it("keeps what the model said before it stopped, marked as cut off, so the session resumes with it", async () => {
     const { result, events } = await runAgainst({ text: "Half an answer", stallAfterEvents: 3 }, SHORT);
     expect(result.status).toBe("failed");
     expect(result.text).toBe("Half an ");
@@ -102,7 +102,7 @@ describe("a model that goes silent", () => {
     ).toBe("Half an ");
     const stored = harness.engine.conversations().messages(result.sessionId);
     expect(stored.map((m) => m.role)).toEqual(["user", "assistant"]);
-    expect(stored[1]?.parts).toEqual([{ type: "text", text: "Half an " }]);
+    expect(stored[1]?.parts).toEqual([{ type: "text", text: "Half an ", cutOff: true }]);
   });
 
   it("lets a slow model that keeps talking finish", async () => {

@@ -46,10 +46,14 @@ export class StepCollector {
 
   /**
    * The step's messages, then start afresh. `missing` is the error a call without a result gets
-   * (the run stopped before it finished).
+   * (the run stopped before it finished). `cutShort`: the step never finished (the connection
+   * dropped, the model failed, the run was stopped), so the text it was streaming is marked as
+   * cut off rather than kept as a finished answer.
    */
-  take(missing: string): StepMessage[] {
+  take(missing: string, cutShort = false): StepMessage[] {
     const out: StepMessage[] = [];
+    const last = this.parts.at(-1);
+    if (cutShort && last && (last.type === "text" || last.type === "reasoning")) last.cutOff = true;
     if (this.parts.length > 0) out.push({ role: "assistant", parts: this.parts });
     if (this.calls.length > 0) {
       out.push({

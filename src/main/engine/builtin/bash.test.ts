@@ -273,26 +273,59 @@ describe("bash: stopping", () => {
 });
 
 describe("bash: large and fast output", () => {
-  it("returns a 200 KB head and streams all of a 1 MB output to a sidecar file", async () => {
+  it("keeps a head and the end of a 1 MB output, and streams all of it to a sidecar file", async () => {
     const envelope = await bash("head -c 1000000 /dev/zero | tr '\\0' a");
     const data = outputOf<BashData>(envelope);
-    const sidecar = await readFile(sidecarOf(envelope));
+    const path = sidecarOf(envelope);
+    const sidecar = await readFile(path);
     expect(sidecar.length).toBe(1_000_000);
     expect(sidecar.every((b) => b === 0x61)).toBe(true);
     expect(data.exit_code).toBe(0);
-    expect(Buffer.byteLength(data.output)).toBe(OUTPUT_LIMITS.bashBytes);
-    expect(/^a+$/.test(data.output)).toBe(true);
+    expect(Buffer.byteLength(data.output)).toBeLessThanOrEqual(OUTPUT_LIMITS.bashBytes);
+    const [head, note, tail] = data.output.split("\n");
+    expect(head).toMatch(/^a{150000,}$/);
+    expect(tail).toMatch(/^a{8000,}$/);
+    const shown = (head as string).length + (tail as string).length;
+    expect(note).toContain(`(${((1_000_000 - shown) / 1024).toFixed(1)} KB) left out here`);
+    expect(note).toContain(path);
   });
 
-  it("cuts the head of line output after a whole line, and the sidecar holds every line", async () => {
+  it("shows how many lines it left out between the head and the last lines, and how to see them", async () => {
     const envelope = await bash("seq 1 300000");
     const data = outputOf<BashData>(envelope);
+    const path = sidecarOf(envelope);
     const expected = Array.from({ length: 300_000 }, (_, i) => `${i + 1}\n`).join("");
-    expect(await readFile(sidecarOf(envelope), "utf8")).toBe(expected);
+    expect(await readFile(path, "utf8")).toBe(expected);
     expect(Buffer.byteLength(data.output)).toBeLessThanOrEqual(OUTPUT_LIMITS.bashBytes);
-    expect(Buffer.byteLength(data.output)).toBeGreaterThan(OUTPUT_LIMITS.bashBytes - 10);
-    expect(data.output.endsWith("\n")).toBe(true);
-    expect(expected.startsWith(data.output)).toBe(true);
+    const noteAt = data.output.indexOf("[… ");
+    const head = data.output.slice(0, noteAt);
+    const tail = data.output.slice(data.output.indexOf("\n", noteAt) + 1);
+    // The head and the tail are whole lines of the output: its start and its very end.
+    expect(expected.startsWith(head)).toBe(true);
+    expect(expected.endsWith(tail)).toBe(true);
+    expect(head.startsWith("1\n2\n")).toBe(true);
+    expect(tail.endsWith("299999\n300000\n")).toBe(true);
+    const firstLeftOut = head.split("\n").length; // the line after the head's last
+    const lastLeftOut = Number(tail.slice(0, tail.indexOf("\n"))) - 1;
+    const leftOut = lastLeftOut - firstLeftOut + 1;
+    expect(leftOut).toBeGreaterThan(200_000);
+    const bytes = Buffer.byteLength(expected) - Buffer.byteLength(head) - Buffer.byteLength(tail);
+    expect(data.output.slice(noteAt, data.output.indexOf("\n", noteAt))).toBe(
+      `[… ${leftOut} lines (${(bytes / 2 ** 20).toFixed(1)} MB) left out here; all 300000 lines are in ${path} (tail -n, grep -n or read it) …]`,
+    );
+    const note = (envelope as OutputEnvelope<BashData>).metadata.left_out;
+    expect(note).toContain(`${leftOut} lines`);
+    expect(note).toContain("in its middle are left out");
+    expect(note).toContain(`tail -n 100 ${path}`);
+    expect(note).toContain(`grep -n PATTERN ${path}`);
+  });
+
+  it("keeps the error a long build prints at its end", async () => {
+    const envelope = await bash("seq 1 100000; echo 'error: the build failed at step 7' >&2; exit 2");
+    const data = outputOf<BashData>(envelope);
+    sidecarOf(envelope);
+    expect(data.exit_code).toBe(2);
+    expect(data.output.endsWith("100000\nerror: the build failed at step 7\n")).toBe(true);
   });
 
   it("never splits a character when the head has no newline to end on", async () => {
@@ -300,8 +333,11 @@ describe("bash: large and fast output", () => {
       "for i in $(seq 1 1500); do printf 'éééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééé'; done",
     );
     const data = outputOf<BashData>(envelope);
-    expect(data.output).toMatch(/^é+$/);
-    expect(Buffer.byteLength(data.output)).toBe(OUTPUT_LIMITS.bashBytes);
+    const [head, note, tail] = data.output.split("\n");
+    expect(head).toMatch(/^é+$/);
+    expect(tail).toMatch(/^é+$/);
+    expect(note).toMatch(/^\[… 0 lines \(\d+\.\d KB\) left out here/);
+    expect(Buffer.byteLength(data.output)).toBeLessThanOrEqual(OUTPUT_LIMITS.bashBytes);
     expect((await stat(sidecarOf(envelope))).size).toBe(1500 * 100 * 2);
   });
 

@@ -5,7 +5,15 @@ import { SandboxError } from "../errors/sandbox-error.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { ToolRuntime } from "../tools/contract.ts";
 import type { ShellRunRequirement } from "../tools/requirement-set.ts";
-import { OUTPUT_LIMITS, selfTruncated, type SelfTruncated } from "../tools/truncation.ts";
+import {
+  leftOutSize,
+  lineCount,
+  OUTPUT_LIMITS,
+  selfTruncated,
+  utf8Head,
+  type LeftOut,
+  type SelfTruncated,
+} from "../tools/truncation.ts";
 import { defineBuiltin } from "./define-builtin.ts";
 import { runInPty } from "./pty-runner.ts";
 import type { CapturedOutput } from "../spawner/capped-output.ts";
@@ -25,10 +33,17 @@ const STOP_GRACE_MS = 10_000;
 const MAX_COMMAND_BYTES = 120_000;
 /** How much of the end of a timed-out command's output its error shows. */
 const TIMEOUT_TAIL_BYTES = 16 * 1024;
+/**
+ * How much of the end of a cut output the result keeps after the head (where a build's error or
+ * a test run's summary usually is), and the room left for the note between them: head, note and
+ * tail together stay within the output cap.
+ */
+const CUT_TAIL_BYTES = 16 * 1024;
+const CUT_NOTE_BYTES = 1024;
 
 const DESCRIPTION = `Run one command line in a fresh, non-interactive bash in the workspace; returns {output, exit_code}, stdout and stderr combined. Use it for tests, builds, git and package managers; to read, search or change files prefer read, grep, glob, edit and write.
 
-Nothing carries over between calls (no cd, no variables): pass cwd instead. Lists and pipelines are fine; every command must be one the session allows. A non-zero exit_code is not a failed call: read the output. Output past 200 KB is cut and output_path holds all of it. The command stops after ${DEFAULT_TIMEOUT_MS / 1000} s unless timeout_ms says otherwise, killing all it started (the call then fails, showing the end of its output); background jobs end with it, so do not start servers or watchers. stdin is empty: use non-interactive flags (git --no-pager, -y).`;
+Nothing carries over between calls (no cd, no variables): pass cwd instead. Lists and pipelines are fine; every command must be one the session allows. A non-zero exit_code is not a failed call: read the output. Output past 200 KB is cut to its head and its last lines, with a line saying how much is left out; output_path holds all of it (tail or grep it). The command stops after ${DEFAULT_TIMEOUT_MS / 1000} s unless timeout_ms says otherwise, killing all it started (the call then fails, showing the end of its output); background jobs end with it, so do not start servers or watchers. stdin is empty: use non-interactive flags (git --no-pager, -y).`;
 
 // Built when first needed (see defineBuiltin): listing the tool reads the bundle's catalog.
 const schema = () =>
@@ -120,16 +135,16 @@ function commandTooLong(detail: string, cause?: unknown): ToolCallError {
   );
 }
 
-/** The last `TIMEOUT_TAIL_BYTES` of an output, from its sidecar when it passed the cap (the head is in memory). */
-async function outputTail(captured: CapturedOutput): Promise<string> {
+/** The last `maxBytes` of an output, from its sidecar when it passed the cap (the head is in memory). */
+async function outputTail(captured: CapturedOutput, maxBytes: number): Promise<string> {
   if (captured.sidecarPath === undefined) {
     const bytes = Buffer.from(captured.text, "utf8");
-    return bytes.subarray(Math.max(0, bytes.length - TIMEOUT_TAIL_BYTES)).toString("utf8");
+    return bytes.subarray(Math.max(0, bytes.length - maxBytes)).toString("utf8");
   }
   const file = await open(captured.sidecarPath, "r");
   try {
     const { size } = await file.stat();
-    const length = Math.min(size, TIMEOUT_TAIL_BYTES);
+    const length = Math.min(size, maxBytes);
     const bytes = Buffer.alloc(length);
     await file.read(bytes, 0, length, size - length);
     return bytes.toString("utf8");
@@ -142,13 +157,35 @@ async function outputTail(captured: CapturedOutput): Promise<string> {
 async function timeoutMessage(timeoutMs: number, captured: CapturedOutput): Promise<string> {
   const head = `bash timed out after ${timeoutMs} ms: the command and everything it started were stopped. If it only needs longer, call again with a larger timeout_ms (at most ${MAX_TIMEOUT_MS}); if it was waiting for input, pass non-interactive flags (stdin is empty); do not start servers or watchers.`;
   if (captured.totalBytes === 0) return `${head}\nIt printed nothing.`;
-  const tail = (await outputTail(captured)).replace(/^\uFFFD+/, ""); // a character cut at the tail's start
+  const tail = (await outputTail(captured, TIMEOUT_TAIL_BYTES)).replace(/^\uFFFD+/, ""); // a character cut at the tail's start
   if (captured.totalBytes <= TIMEOUT_TAIL_BYTES) return `${head}\nIts output until then:\n${tail}`;
   const whole =
     captured.sidecarPath === undefined
       ? ""
       : ` All ${captured.totalBytes} bytes it printed are in ${captured.sidecarPath} (read can open it).`;
   return `${head}${whole}\nThe last ${TIMEOUT_TAIL_BYTES / 1024} KB of the ${captured.totalBytes} bytes it printed:\n${tail}`;
+}
+
+/**
+ * A cut output as the model sees it: its head, a line saying how much is left out and where all
+ * of it is, and its last lines (from the first whole line in its last `CUT_TAIL_BYTES`).
+ */
+async function cutOutput(
+  captured: CapturedOutput,
+  sidecarPath: string,
+): Promise<{ text: string; leftOut: LeftOut }> {
+  const head = utf8Head(captured.text, OUTPUT_LIMITS.bashBytes - CUT_TAIL_BYTES - CUT_NOTE_BYTES);
+  const end = await outputTail(captured, CUT_TAIL_BYTES);
+  const newline = end.indexOf("\n");
+  // From its first whole line; an end without one starts at its first whole character.
+  const tail =
+    newline !== -1 && newline < end.length - 1 ? end.slice(newline + 1) : end.replace(/^\uFFFD+/, "");
+  const shown = Buffer.byteLength(head, "utf8") + Buffer.byteLength(tail, "utf8");
+  const lines = Math.max(0, captured.totalLines - lineCount(head) - lineCount(tail));
+  const bytes = Math.max(0, captured.totalBytes - shown);
+  const note = `[… ${leftOutSize(bytes, lines)} left out here; all ${captured.totalLines} lines are in ${sidecarPath} (tail -n, grep -n or read it) …]`;
+  const text = `${head}${head.endsWith("\n") || head === "" ? "" : "\n"}${note}\n${tail}`;
+  return { text, leftOut: { kind: "text", bytes, lines, at: "middle" } };
 }
 
 export const bashTool = defineBuiltin({
@@ -197,7 +234,8 @@ export const bashTool = defineBuiltin({
     });
     const { exitCode, output: captured, timedOut } = await proc.exited;
     if (timedOut) throw new ToolCallError(await timeoutMessage(timeoutMs, captured), "timeout");
-    const data: BashData = { output: captured.text, exit_code: exitCode };
-    return captured.sidecarPath === undefined ? data : selfTruncated(data, captured.sidecarPath);
+    if (captured.sidecarPath === undefined) return { output: captured.text, exit_code: exitCode };
+    const { text, leftOut } = await cutOutput(captured, captured.sidecarPath);
+    return selfTruncated({ output: text, exit_code: exitCode }, captured.sidecarPath, leftOut);
   },
 });

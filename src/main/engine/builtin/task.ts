@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { TaskResult } from "../tools/task-host.ts";
 import type { ToolDefinition, Truncation } from "../tools/contract.ts";
-import { utf8Head } from "../tools/truncation.ts";
+import { textLeftOut, utf8Head } from "../tools/truncation.ts";
 import { defineBuiltin } from "./define-builtin.ts";
 
 /** What `task` answers outside an agent run (`lathe call task`): it needs a run to delegate from. */
@@ -40,7 +40,7 @@ function truncateSummary(data: TaskResult): Truncation<TaskResult> | undefined {
   if (data.summary === undefined) return undefined;
   const head = utf8Head(data.summary, TASK_SUMMARY_BYTES);
   if (head.length === data.summary.length) return undefined;
-  return { data: { ...data, summary: head }, full: data.summary };
+  return { data: { ...data, summary: head }, full: data.summary, leftOut: textLeftOut(data.summary, head) };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { writeFileSync } from "node:fs";
 import type { JsonSchema, Truncation } from "../tools/contract.ts";
-import { utf8Head } from "../tools/truncation.ts";
+import { textLeftOut, utf8Head, type LeftOut } from "../tools/truncation.ts";
 import { PLUGIN_LIMITS } from "./plugin-limits.ts";
 import { jsonShapeProblem, unusableResultMessage } from "../tools/json-shape.ts";
 
@@ -12,11 +12,14 @@ export function truncateResult(data: unknown): Truncation<unknown> | undefined {
   const max = PLUGIN_LIMITS.resultHeadBytes;
   if (typeof data === "string") {
     const head = utf8Head(data, max);
-    return head.length === data.length ? undefined : { data: head, full: data };
+    return head.length === data.length
+      ? undefined
+      : { data: head, full: data, leftOut: textLeftOut(data, head) };
   }
   const json = JSON.stringify(data, null, 2) ?? "null";
   if (json.length <= max / 4 || Buffer.byteLength(json, "utf8") <= max) return undefined;
-  return { data: utf8Head(json, max), full: json };
+  const head = utf8Head(json, max);
+  return { data: head, full: json, leftOut: textLeftOut(json, head) };
 }
 
 export interface LargeResultInput {
@@ -30,7 +33,9 @@ export interface LargeResultInput {
 }
 
 type LargeResult =
-  { kind: "invalid"; message: string } | { kind: "cut"; head: unknown } | { kind: "whole"; value: unknown };
+  | { kind: "invalid"; message: string }
+  | { kind: "cut"; head: unknown; leftOut?: LeftOut }
+  | { kind: "whole"; value: unknown };
 
 /**
  * A large plugin result, settled on an offload worker: parsed, checked against the plugin's
@@ -58,5 +63,5 @@ export async function settleLargeResult(input: LargeResultInput): Promise<LargeR
   } catch {
     return { kind: "whole", value };
   }
-  return { kind: "cut", head: cut.data };
+  return { kind: "cut", head: cut.data, ...(cut.leftOut ? { leftOut: cut.leftOut } : {}) };
 }

@@ -31,7 +31,7 @@ export async function largeResult(
   );
   if (settled.kind === "invalid") throw new ToolCallError(settled.message, "plugin_output");
   if (settled.kind === "cut" && sidecarPath !== undefined) {
-    return selfTruncated(settled.head, sidecarPath) satisfies SelfTruncated<unknown>;
+    return selfTruncated(settled.head, sidecarPath, settled.leftOut) satisfies SelfTruncated<unknown>;
   }
   return settled.kind === "whole" ? settled.value : settled.head;
 }

@@ -35,13 +35,18 @@ describe("CappedOutput", () => {
   ])("turns terminal newlines into \\n across chunks: %j", async ({ chunks, want }) => {
     const { output } = capture(1024);
     for (const chunk of chunks) output.write(Buffer.from(chunk));
-    expect(await output.finish()).toEqual({ text: want, totalBytes: Buffer.byteLength(want) });
+    const lines = want.split("\n").length - (want.endsWith("\n") ? 1 : 0);
+    expect(await output.finish()).toEqual({
+      text: want,
+      totalBytes: Buffer.byteLength(want),
+      totalLines: lines,
+    });
   });
 
   it("keeps output up to the cap in memory only", async () => {
     const { output, flow } = capture(10);
     output.write(Buffer.from("0123456789"));
-    expect(await output.finish()).toEqual({ text: "0123456789", totalBytes: 10 });
+    expect(await output.finish()).toEqual({ text: "0123456789", totalBytes: 10, totalLines: 1 });
     expect(flow.sidecars).toBe(0);
   });
 
@@ -53,6 +58,7 @@ describe("CappedOutput", () => {
     const full = lines.join("").replaceAll("\r\n", "\n");
     expect(result.text).toBe("line 0\nline 1\n");
     expect(result.totalBytes).toBe(Buffer.byteLength(full));
+    expect(result.totalLines).toBe(2000);
     expect(await readFile(result.sidecarPath as string, "utf8")).toBe(full);
     expect(flow.sidecars).toBe(1);
     expect(flow.resumes).toBeGreaterThanOrEqual(1);

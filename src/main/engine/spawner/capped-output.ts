@@ -19,6 +19,8 @@ export interface CapturedOutput {
   /** Every byte of the output, when it passed the cap. */
   sidecarPath?: string;
   totalBytes: number;
+  /** How many lines the whole output holds (its newlines, plus one for a last line without one). */
+  totalLines: number;
 }
 
 const LF = 0x0a;
@@ -50,6 +52,8 @@ export class CappedOutput {
   private readonly head: Buffer[] = [];
   private headBytes = 0;
   private totalBytes = 0;
+  private newlines = 0;
+  private endsWithNewline = true;
   private carriageReturnHeld = false;
   private opening: Promise<void> | undefined;
   private sidecarPath: string | undefined;
@@ -89,9 +93,13 @@ export class CappedOutput {
       );
     }
     const bytes = Buffer.concat(this.head, this.headBytes);
-    if (this.sidecarPath === undefined) return { text: bytes.toString("utf8"), totalBytes: this.totalBytes };
+    const totals = {
+      totalBytes: this.totalBytes,
+      totalLines: this.newlines + (this.endsWithNewline ? 0 : 1),
+    };
+    if (this.sidecarPath === undefined) return { text: bytes.toString("utf8"), ...totals };
     const text = bytes.subarray(0, headEnd(bytes)).toString("utf8");
-    return { text, sidecarPath: this.sidecarPath, totalBytes: this.totalBytes };
+    return { text, sidecarPath: this.sidecarPath, ...totals };
   }
 
   /**
@@ -143,6 +151,8 @@ export class CappedOutput {
   private append(chunk: Buffer): void {
     const { maxBytes } = this.options;
     this.totalBytes += chunk.length;
+    for (let at = chunk.indexOf(LF); at !== -1; at = chunk.indexOf(LF, at + 1)) this.newlines++;
+    this.endsWithNewline = chunk[chunk.length - 1] === LF;
     let rest = chunk;
     if (this.headBytes < maxBytes) {
       const part = chunk.subarray(0, maxBytes - this.headBytes);

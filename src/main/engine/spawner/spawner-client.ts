@@ -206,12 +206,17 @@ export class SpawnerClient {
                 rejectExit(missingOutput(output && "error" in output ? output.error : undefined, signal));
                 return;
               }
-              const { text, sidecarPath, totalBytes } = output;
+              const { text, sidecarPath, totalBytes, totalLines } = output;
               resolveExit({
                 exitCode: event.exitCode,
                 timedOut: event.timedOut === true,
                 removed: event.removed,
-                output: { text, totalBytes, ...(sidecarPath === undefined ? {} : { sidecarPath }) },
+                output: {
+                  text,
+                  totalBytes,
+                  totalLines,
+                  ...(sidecarPath === undefined ? {} : { sidecarPath }),
+                },
               });
               return;
             }

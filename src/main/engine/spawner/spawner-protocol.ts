@@ -150,6 +150,7 @@ function build() {
             text: z.string(),
             sidecarPath: z.string().optional(),
             totalBytes: z.number().int().nonnegative(),
+            totalLines: z.number().int().nonnegative(),
           }),
           z.strictObject({ error: z.string() }),
         ])

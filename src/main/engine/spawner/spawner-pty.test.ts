@@ -63,6 +63,7 @@ describe("startPty", () => {
         text: want.slice(0, 1),
         sidecarPath: path.join(dir, "sidecar.txt"),
         totalBytes: want.length,
+        totalLines: 1,
       });
       expect(await readFile(path.join(dir, "sidecar.txt"), "utf8")).toBe(want);
     },
@@ -70,6 +71,6 @@ describe("startPty", () => {
 
   it("sends the head within the cap as text, and makes no sidecar", async () => {
     const exit = await exitOf("echo one; echo two", 1024);
-    expect(exit.output).toEqual({ text: "one\ntwo\n", totalBytes: 8 });
+    expect(exit.output).toEqual({ text: "one\ntwo\n", totalBytes: 8, totalLines: 2 });
   });
 });

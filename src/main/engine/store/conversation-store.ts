@@ -3,8 +3,8 @@ import { type Db, writeTransaction } from "./database.ts";
 
 /** One piece of a stored message. */
 export type StoredPart =
-  | { type: "text"; text: string }
-  | { type: "reasoning"; text: string }
+  | { type: "text"; text: string; cutOff?: true }
+  | { type: "reasoning"; text: string; cutOff?: true }
   | { type: "tool-call"; toolCallId: string; toolName: string; input: unknown }
   | { type: "tool-result"; toolCallId: string; toolName: string; envelope: Envelope };
 
@@ -86,7 +86,8 @@ function partColumns(part: StoredPart): [string | null, string | null, string | 
   switch (part.type) {
     case "text":
     case "reasoning":
-      return [part.text, null, null, null];
+      // A part the model never finished (its step was cut short) says so in the json column.
+      return [part.text, null, null, part.cutOff ? JSON.stringify({ cutOff: true }) : null];
     case "tool-call":
       return [null, part.toolCallId, part.toolName, JSON.stringify(part.input ?? null)];
     case "tool-result":
@@ -97,8 +98,10 @@ function partColumns(part: StoredPart): [string | null, string | null, string | 
 function partOf(row: PartRow): StoredPart {
   switch (row.type) {
     case "text":
-    case "reasoning":
-      return { type: row.type, text: row.text ?? "" };
+    case "reasoning": {
+      const cutOff = row.json !== null && (JSON.parse(row.json) as { cutOff?: unknown }).cutOff === true;
+      return { type: row.type, text: row.text ?? "", ...(cutOff ? { cutOff: true as const } : {}) };
+    }
     case "tool-call":
       return {
         type: "tool-call",

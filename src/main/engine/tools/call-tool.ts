@@ -14,7 +14,7 @@ import type { Scheduler } from "./scheduler.ts";
 import type { CallOutcome, CallRequest, ToolCall } from "./tool-call.ts";
 import { describeOrigin, type RegisteredTool, type ToolRegistry } from "./tool-registry.ts";
 import type { ToolSession } from "./tool-session.ts";
-import { isSelfTruncated } from "./truncation.ts";
+import { isSelfTruncated, leftOutNote } from "./truncation.ts";
 import { errorMessage } from "../errors/error-message.ts";
 
 /** One invocation as observers (events, audit) see it. */
@@ -287,7 +287,12 @@ async function run(
     return errorEnvelope(unusableResultMessage(tool.id, problem), meta());
   }
   if (isSelfTruncated(data)) {
-    return outputEnvelope(data.data, { ...meta(), truncated: true, output_path: data.outputPath });
+    return outputEnvelope(data.data, {
+      ...meta(),
+      truncated: true,
+      output_path: data.outputPath,
+      left_out: leftOutNote(data.leftOut, data.outputPath),
+    });
   }
   let cut: Truncation<unknown> | undefined;
   try {
@@ -301,10 +306,19 @@ async function run(
   if (!cut) return outputEnvelope(data, meta());
   try {
     const outputPath = await ctx.session.writeSidecar(tool.id, cut.full);
-    return outputEnvelope(cut.data, { ...meta(), truncated: true, output_path: outputPath });
+    return outputEnvelope(cut.data, {
+      ...meta(),
+      truncated: true,
+      output_path: outputPath,
+      left_out: leftOutNote(cut.leftOut, outputPath),
+    });
   } catch (err) {
     reportInternal(ctx, tool.id, err);
-    return outputEnvelope(cut.data, { ...meta(), truncated: true });
+    return outputEnvelope(cut.data, {
+      ...meta(),
+      truncated: true,
+      left_out: leftOutNote(cut.leftOut, undefined),
+    });
   }
 }
 

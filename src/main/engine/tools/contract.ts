@@ -4,6 +4,7 @@ import type { ProcessSandbox } from "../sandbox/process-sandbox.ts";
 import type { CallPlan, PlannedAccess, ResolvedAccess, ResolvedPlan } from "./call-plan.ts";
 import type { RequirementSet } from "./requirement-set.ts";
 import type { ToolSession } from "./tool-session.ts";
+import type { LeftOut } from "./truncation.ts";
 
 /** The ACP tool kind: drives the icon and renderer a client shows for a call. */
 export type ToolKind = "read" | "edit" | "search" | "execute" | "fetch" | "think" | "other";
@@ -70,6 +71,8 @@ export interface ToolRuntime {
 export interface Truncation<Data> {
   data: Data;
   full: string;
+  /** How much `data` leaves out of `full`, for the note the envelope carries (see truncation.ts). */
+  leftOut?: LeftOut;
 }
 
 /** The one contract every tool obeys: built-in, plugin or MCP. */

@@ -3,6 +3,8 @@ export interface EnvelopeMetadata {
   duration_ms: number;
   truncated?: boolean;
   output_path?: string;
+  /** With `truncated`: what the result leaves out and how to see it (see truncation.ts). */
+  left_out?: string;
 }
 
 export interface OutputEnvelope<Data = unknown> {

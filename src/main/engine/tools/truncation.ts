@@ -23,6 +23,62 @@ export function utf8Head(text: string, maxBytes: number): string {
   return lastNewline > 0 ? head.slice(0, lastNewline + 1) : head;
 }
 
+/**
+ * What a cut result leaves out: text (its bytes and lines, at its end or, when the head and the
+ * tail are shown, in its middle), or the items of a list past the ones shown.
+ */
+export type LeftOut =
+  | { kind: "text"; bytes: number; lines: number; at: "end" | "middle" }
+  | { kind: "items"; shown: number; total: number };
+
+/** How many lines `text` holds: its newlines, plus one for a last line without one. */
+export function lineCount(text: string): number {
+  let lines = 0;
+  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) lines++;
+  return text.length > 0 && !text.endsWith("\n") ? lines + 1 : lines;
+}
+
+/** What is left out when only `head` of `text` is shown. */
+export function textLeftOut(text: string, head: string): LeftOut {
+  const rest = text.slice(head.length);
+  return { kind: "text", bytes: Buffer.byteLength(rest, "utf8"), lines: lineCount(rest), at: "end" };
+}
+
+/** A byte count as a model or a person reads it. */
+function formatBytes(n: number): string {
+  if (n >= 1024 * 1024) return `${(n / (1024 * 1024)).toFixed(1)} MB`;
+  if (n >= 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${n} bytes`;
+}
+
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}
+
+/** The left-out text as a count, e.g. "1200 lines (48.2 KB)". */
+export function leftOutSize(bytes: number, lines: number): string {
+  return `${plural(lines, "line")} (${formatBytes(bytes)})`;
+}
+
+/**
+ * The note every truncated envelope carries (`metadata.left_out`): what the result does not
+ * show, and how to see it in the sidecar at `outputPath` (or that it could not be kept).
+ */
+export function leftOutNote(leftOut: LeftOut | undefined, outputPath: string | undefined): string {
+  let what: string;
+  if (leftOut === undefined) what = "The result was cut to its head; the rest is not shown.";
+  else if (leftOut.kind === "items") {
+    const rest = leftOut.total - leftOut.shown;
+    what = `Only the first ${leftOut.shown} of ${leftOut.total} entries are shown; ${rest} ${rest === 1 ? "is" : "are"} left out.`;
+  } else if (leftOut.at === "middle")
+    what = `The output was cut: ${leftOutSize(leftOut.bytes, leftOut.lines)} in its middle are left out; its head and its last lines are shown.`;
+  else
+    what = `The output was cut: its last ${leftOutSize(leftOut.bytes, leftOut.lines)} are left out, so its end is not shown.`;
+  if (outputPath === undefined)
+    return `${what} The whole output could not be saved, so narrow the call to see the rest.`;
+  return `${what} All of it is in ${outputPath}: see its end with bash \`tail -n 100 ${outputPath}\`, search it with \`grep -n PATTERN ${outputPath}\`, or read it in parts with read (offset, limit).`;
+}
+
 /** Cut a string field of the data to `maxBytes`; the sidecar gets the whole string. */
 export function truncateTextField<D extends Record<K, string>, K extends keyof D>(
   data: D,
@@ -32,7 +88,7 @@ export function truncateTextField<D extends Record<K, string>, K extends keyof D
   const text = data[field];
   const head = utf8Head(text, maxBytes);
   if (head.length === text.length) return undefined;
-  return { data: { ...data, [field]: head }, full: text };
+  return { data: { ...data, [field]: head }, full: text, leftOut: textLeftOut(text, head) };
 }
 
 /** An item as a sidecar line: a string as it is, anything else as JSON. */
@@ -52,7 +108,11 @@ export function truncateListField<D extends Record<K, readonly unknown[]>, K ext
   // A list of strings (glob's tens of thousands of paths) is joined as it is, without a copy.
   const lines =
     format === asLine && items.every((item) => typeof item === "string") ? items : items.map(format);
-  return { data: { ...data, [field]: items.slice(0, max) }, full: lines.join("\n") + "\n" };
+  return {
+    data: { ...data, [field]: items.slice(0, max) },
+    full: lines.join("\n") + "\n",
+    leftOut: { kind: "items", shown: max, total: items.length },
+  };
 }
 
 const SELF_TRUNCATED = Symbol.for("lathe.self-truncated");
@@ -65,10 +125,11 @@ export interface SelfTruncated<Data> {
   readonly [SELF_TRUNCATED]: true;
   readonly data: Data;
   readonly outputPath: string;
+  readonly leftOut?: LeftOut;
 }
 
-export function selfTruncated<Data>(data: Data, outputPath: string): SelfTruncated<Data> {
-  return { [SELF_TRUNCATED]: true, data, outputPath };
+export function selfTruncated<Data>(data: Data, outputPath: string, leftOut?: LeftOut): SelfTruncated<Data> {
+  return { [SELF_TRUNCATED]: true, data, outputPath, ...(leftOut ? { leftOut } : {}) };
 }
 
 export function isSelfTruncated(value: unknown): value is SelfTruncated<unknown> {

@@ -1,0 +1,37 @@
+import { describe, expect, it } from "vitest";
+import { leftOutNote, lineCount, textLeftOut, truncateTextField } from "./truncation.ts";
+
+describe("the note of a truncated result", () => {
+  it.each([
+    ["", 0],
+    ["a", 1],
+    ["a\n", 1],
+    ["a\nb", 2],
+    ["\n\n", 2],
+  ])("counts the lines of %j as %i", (text, lines) => {
+    expect(lineCount(text)).toBe(lines);
+  });
+
+  it("says how many bytes and lines a cut text leaves out at its end, and how to see them", () => {
+    const text = "one\ntwo\n" + "x".repeat(3000) + "\nlast\n";
+    const cut = truncateTextField({ body: text }, "body", 10);
+    expect(cut?.data.body).toBe("one\ntwo\n");
+    expect(cut?.leftOut).toEqual({ kind: "text", bytes: 3006, lines: 2, at: "end" });
+    expect(leftOutNote(cut?.leftOut, "/s/out.txt")).toBe(
+      "The output was cut: its last 2 lines (2.9 KB) are left out, so its end is not shown. All of it is in /s/out.txt: see its end with bash `tail -n 100 /s/out.txt`, search it with `grep -n PATTERN /s/out.txt`, or read it in parts with read (offset, limit).",
+    );
+  });
+
+  it("says the rest could not be kept when there is no sidecar, without pointing anywhere", () => {
+    const note = leftOutNote(textLeftOut("a\nb\n", "a\n"), undefined);
+    expect(note).toBe(
+      "The output was cut: its last 1 line (2 bytes) are left out, so its end is not shown. The whole output could not be saved, so narrow the call to see the rest.",
+    );
+  });
+
+  it("still says something when a tool did not count what it left out", () => {
+    expect(leftOutNote(undefined, "/s/o")).toMatch(
+      /^The result was cut to its head; .* All of it is in \/s\/o: /,
+    );
+  });
+});
