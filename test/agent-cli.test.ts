@@ -320,7 +320,9 @@ describe("lathe run against an OpenAI-compatible server", () => {
       home,
       cwd: root,
     });
-    expect(wrong.code).toBe(2);
+    // The session is there, in another folder than --root: a failure (exit 1), as for every
+    // command given a session of another folder; a --root that does not exist is the usage error.
+    expect(wrong.code).toBe(1);
     expect(wrong.stderr).toContain(`Session ${sessionId} works in ${root}`);
   });
 
@@ -349,7 +351,7 @@ describe("lathe run usage errors exit 2", () => {
     [["run", "hi", "--model", "llama3"], "does not name a provider"],
     [["run", "hi", "--model", "nope:m"], 'There is no model provider "nope"'],
     [["run", "hi", "--agent", "ghost", "--model", "ollama:m"], 'There is no agent "ghost"'],
-    [["run", "hi", "--resume", "s-unknown"], 'There is no conversation "s-unknown"'],
+    [["run", "hi", "--resume", "s/unknown"], 'Session id "s/unknown" is invalid'],
     [["run", "--replay"], "--replay needs --resume"],
     [["run", "hi", "--mode", "maybe", "--model", "ollama:m"], "argument 'maybe' is invalid"],
     [

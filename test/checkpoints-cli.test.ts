@@ -263,7 +263,7 @@ describe("lathe rewind", () => {
 });
 
 describe("a session of another folder", () => {
-  it("is neither listed nor rewound from here: its conversation and files stay as they are", async () => {
+  it("is neither listed, restored nor rewound from here: its conversation and files stay as they are", async () => {
     const other = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-cp-cli-other-")));
     try {
       server = await startOpenAICompatibleServer({ models: ["m"], replies: () => ({ text: "Noted." }) });
@@ -282,8 +282,27 @@ describe("a session of another folder", () => {
       const refusal = (then: string) =>
         `error: Session ${session} belongs to the folder ${other}, not ${root}. Pass --root ${other} to ${then}.\n`;
 
+      // And a session there whose write made checkpoint 1 (of that folder's file).
+      const theirs = await runLathe(
+        [
+          "call",
+          "write",
+          '{"path":"theirs.txt","content":"theirs\\n"}',
+          "--session",
+          "theirs",
+          "--mode",
+          "yolo",
+        ],
+        { home, cwd: other },
+      );
+      expect(envelopeOf(theirs).type, theirs.stdout).toBe("output");
+      const theirRefusal = (then: string) =>
+        `error: Session theirs belongs to the folder ${other}, not ${root}. Pass --root ${other} to ${then}.\n`;
+
       const cases: Array<[args: string[], then: string]> = [
         [["checkpoints", "--session", session], "list its checkpoints"],
+        [["restore", "1", "--session", session], "restore its checkpoints"],
+        [["restore", "1", "--session", session, "--dry-run"], "restore its checkpoints"],
         [["rewind", "--session", session, "--before", "0", "--dry-run"], "rewind it"],
         [["rewind", "--session", session, "--before", "0"], "rewind it"],
       ];
@@ -291,6 +310,18 @@ describe("a session of another folder", () => {
         const refused = await lathe(args);
         expect(refused, args.join(" ")).toMatchObject({ code: 1, stdout: "", stderr: refusal(then) });
       }
+      for (const args of [
+        ["restore", "1", "--session", "theirs"],
+        ["restore", "1", "--session", "theirs", "--dry-run"],
+        ["restore", "2", "--session", "theirs"],
+        ["rewind", "--session", "theirs", "--before", "0"],
+      ]) {
+        const then = args[0] === "rewind" ? "rewind it" : "restore its checkpoints";
+        const refused = await lathe(args);
+        expect(refused, args.join(" ")).toMatchObject({ code: 1, stdout: "", stderr: theirRefusal(then) });
+      }
+      // Their file is as their write left it.
+      expect(await readFile(path.join(other, "theirs.txt"), "utf8")).toBe("theirs\n");
       // The conversation is whole: from its own folder, a rewind would still remove both messages.
       const own = await runLathe(["rewind", "--session", session, "--before", "0", "--dry-run"], {
         home,

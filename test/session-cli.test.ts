@@ -174,7 +174,7 @@ describe("lathe run --resume of a session of tool calls", () => {
     expect((await lathe(["call", "glob", '{"pattern":"*"}', "--session", "scan"])).code).toBe(0);
     const refused = await lathe(["run", "Go on", "--resume", "scan", "--model", "openai-compatible:m"]);
     expect(refused).toMatchObject({
-      code: 2,
+      code: 1,
       stdout: "",
       stderr:
         'error: Session scan holds tool calls alone (lathe call or lathe batch with --session scan): it has no conversation to resume. Go on with --session scan on lathe call or lathe batch, or start a conversation with lathe run "<prompt>".\n',
@@ -182,7 +182,7 @@ describe("lathe run --resume of a session of tool calls", () => {
     expect(await listed()).toEqual([expect.objectContaining({ id: "scan", kind: "calls", calls: 1 })]);
     // An id no session has is told apart from it.
     const unknown = await lathe(["run", "Go on", "--resume", "scant", "--model", "openai-compatible:m"]);
-    expect(unknown).toMatchObject({ code: 2, stdout: "" });
+    expect(unknown).toMatchObject({ code: 1, stdout: "" });
     expect(unknown.stderr).toContain('There is no conversation "scant" to resume.');
   });
 });
@@ -325,5 +325,37 @@ describe("lathe audit with filters that match nothing", () => {
     expect((await lathe(["audit", "--all", "--session", "nosuch"])).stdout).toBe(
       "No tool invocations match session nosuch.\n",
     );
+  });
+});
+
+describe("a session id across commands", () => {
+  // One contract for every command that takes a session id: a well-formed id that names no
+  // session of this LATHE_HOME is a failure of the state, not of the command line (exit 1, the
+  // reason on stderr); a malformed id can never name one, so it is a usage error (exit 2).
+  const MODEL = ["--model", "openai-compatible:m"];
+  const commands: Array<[what: string, args: (id: string) => string[]]> = [
+    ["run --resume", (id) => ["run", "Go on", "--resume", id, ...MODEL]],
+    ["run --resume --replay", (id) => ["run", "--resume", id, "--replay"]],
+    ["session rename", (id) => ["session", "rename", id, "A title"]],
+    ["session close", (id) => ["session", "close", id]],
+    ["session delete", (id) => ["session", "delete", id]],
+    ["checkpoints", (id) => ["checkpoints", "--session", id]],
+    ["restore", (id) => ["restore", "1", "--session", id]],
+    ["restore --dry-run", (id) => ["restore", "1", "--session", id, "--dry-run"]],
+    ["rewind", (id) => ["rewind", "--session", id, "--before", "0"]],
+  ];
+
+  it.each(commands)("lathe %s of an id no session has exits 1 and says so", async (_, args) => {
+    const refused = await lathe(args("s-nobody-has-this"));
+    expect(refused.code, refused.stderr).toBe(1);
+    expect(refused.stdout).toBe("");
+    expect(refused.stderr).toMatch(/^error: There is no (session|conversation) "s-nobody-has-this"/);
+  });
+
+  it.each(commands)("lathe %s of a malformed id exits 2 and says what an id may be", async (_, args) => {
+    const refused = await lathe(args("no/such:id"));
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stdout).toBe("");
+    expect(refused.stderr).toContain('Session id "no/such:id" is invalid');
   });
 });

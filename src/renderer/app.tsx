@@ -89,14 +89,42 @@ function ToolsFailure() {
 }
 
 /**
+ * The header's status: whether the page is connected to the host and, while it is, the tools —
+ * loading, how many, or that they could not be listed (a failure of the listing, not of the
+ * connection: it leads to the Tools view, where "Try again" is).
+ */
+function TopbarStatus() {
+  const status = useAppState((s) => s.toolsStatus);
+  const connected = useAppState((s) => s.connectionLost === undefined);
+  const count = useAppState((s) => s.tools.length);
+  const error = useAppState((s) => s.toolsError);
+  const setView = useAppState((s) => s.setView);
+  return (
+    <p className="topbar-status" role="status">
+      {!connected ? "Not connected" : null}
+      {connected && status === "loading" ? "Loading tools…" : null}
+      {connected && status === "ready" ? `${count} tools` : null}
+      {connected && status === "failed" ? (
+        <button
+          type="button"
+          className="link-button topbar-problem"
+          title={`Lathe could not list its tools: ${error ?? "no reason given"}`}
+          onClick={() => setView("tools")}
+        >
+          Tools not listed
+        </button>
+      ) : null}
+    </p>
+  );
+}
+
+/**
  * The app: a header (the project switcher, the palette), notices, a sidebar (the views, this
  * folder's sessions) and the view on screen; the dialogs (approval, question, trust, open folder,
  * delete, restore and rewind, an MCP server without the sandbox, palette) above it all.
  */
 export function App() {
   const status = useAppState((s) => s.toolsStatus);
-  const connected = useAppState((s) => s.connectionLost === undefined);
-  const count = useAppState((s) => s.tools.length);
   const approvalError = useAppState((s) => s.approvalError);
   const view = useAppState((s) => s.view);
   const section = useAppState((s) => s.sections[s.view]);
@@ -115,11 +143,7 @@ export function App() {
         </h1>
         <ProjectSwitcher />
         <span className="topbar-spacer" />
-        <p className="topbar-status" role="status">
-          {connected && status === "loading" && "Loading tools…"}
-          {connected && status === "ready" && `${count} tools`}
-          {(!connected || status === "failed") && "Not connected"}
-        </p>
+        <TopbarStatus />
         <button
           type="button"
           className="palette-button"

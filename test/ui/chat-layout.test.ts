@@ -23,6 +23,12 @@ const LONG_ANSWER = [
 /** A command whose one line of output is far wider than the card. */
 const LONG_LINE = `first words ${"0123456789".repeat(40)} last words`;
 
+/**
+ * A command whose output passes the bash tool's 200 KB (so the tool keeps the whole of it in a
+ * file): 30,000 green lines of about 20 bytes each.
+ */
+const HUGE_OUTPUT = `for i in $(seq 1 30000); do printf '\\033[32mline %d\\033[0m\\n' "$i"; done`;
+
 function reply(request: ChatRequest): FixtureReply {
   const { prompt, step } = scriptTurn(request, "tool");
   if (prompt === "Print a long line.") {
@@ -30,12 +36,35 @@ function reply(request: ChatRequest): FixtureReply {
       ? { toolCalls: [{ name: "bash", arguments: { command: `echo '${LONG_LINE}'` } }] }
       : { text: "Printed." };
   }
+  if (prompt === "Print a huge output.") {
+    return step === 0
+      ? { toolCalls: [{ name: "bash", arguments: { command: HUGE_OUTPUT } }] }
+      : { text: "Printed a lot." };
+  }
   return { text: prompt === "Tell me everything." ? LONG_ANSWER : `You said: ${prompt}` };
 }
 
 const startWorld = useSharedChromium(runUi);
 /** The worlds the tests started, in order (the suite closes them). */
 const worlds: UiWorld[] = [];
+
+/** A world with the fixture model answering `reply`, in a window of `viewport`'s size. */
+async function startLayoutWorld(viewport: { width: number; height: number }): Promise<UiWorld> {
+  const world = await startWorld({
+    prefix: "layout",
+    replies: reply,
+    prepare: ({ home, fixture }) => useFixtureModel(home, fixture!.baseURL),
+    viewport,
+    waitForPrompt: true,
+  });
+  worlds.push(world);
+  return world;
+}
+
+/** The 800 px world of the first test, or a new one when that test did not run (`vitest -t`). */
+async function narrowWorld(): Promise<UiWorld> {
+  return worlds[0] ?? (await startLayoutWorld({ width: 800, height: 700 }));
+}
 
 /** The box's top and bottom edges on the page. */
 async function edges(page: Page, selector: string): Promise<{ top: number; bottom: number }> {
@@ -51,14 +80,7 @@ describe.skipIf(!runUi)("the chat when the conversation is longer than the windo
     { width: 1280, height: 860 },
   ]) {
     it(`keeps the prompt box on screen and scrolls the conversation at ${viewport.width} px`, async () => {
-      const world = await startWorld({
-        prefix: "layout",
-        replies: reply,
-        prepare: ({ home, fixture }) => useFixtureModel(home, fixture!.baseURL),
-        viewport,
-        waitForPrompt: true,
-      });
-      worlds.push(world);
+      const world = await startLayoutWorld(viewport);
       const { page, problems } = world;
       const chat = chatHelpers(() => page);
       await chat.send("Tell me everything.");
@@ -93,8 +115,8 @@ describe.skipIf(!runUi)("the chat when the conversation is longer than the windo
   }
 
   it("shows the whole of a long output line in a bash card, wrapped, not just its last row", async () => {
-    // The 800 px world of the first test: the line wraps over several rows of the terminal.
-    const world = worlds[0]!;
+    // The 800 px world: the line wraps over several rows of the terminal.
+    const world = await narrowWorld();
     const { page, problems } = world;
     const chat = chatHelpers(() => page);
     await chat.send("Print a long line.");
@@ -104,6 +126,44 @@ describe.skipIf(!runUi)("the chat when the conversation is longer than the windo
     const shown = (await terminal.locator(".xterm-rows").innerText()).replace(/\s+/g, "");
     expect(shown).toContain(LONG_LINE.replace(/\s+/g, ""));
     await page.screenshot({ path: path.join(SHOTS, "ui-chat-long-output-line.png") });
+    expect(problems, problems.join("\n")).toEqual([]);
+  });
+
+  it("draws the head of a huge bash output in colour, says what is left out and where all of it is", async () => {
+    const { page, problems } = await narrowWorld();
+    const chat = chatHelpers(() => page);
+    await chat.send("Print a huge output.");
+    await chat.allowOnce("bash");
+    await chat.conversation().getByText("Printed a lot.").waitFor({ timeout: 20_000 });
+    const card = chat.lastCard("bash");
+    const terminal = card.getByRole("region", { name: "Terminal output" });
+    // The terminal holds the first 1,000 lines only: scrolled to its end, its last row is line 1000.
+    const rows = (await terminal.locator(".xterm-rows > div").allInnerTexts()).map((r) => r.trim());
+    expect(rows.filter((r) => r !== "").at(-1)).toBe("line 1000");
+    // Colours are kept for what is drawn: the rows are green (xterm's palette colour 2).
+    expect(await terminal.locator(".xterm-rows span.xterm-fg-2").first().innerText()).toMatch(/^line \d+$/);
+    // Under it: how much is not drawn, and the file the tool kept the whole output in.
+    const rest = card.getByRole("note", { name: "Terminal output: not shown" });
+    const outputPath = await card
+      .getByText(/^Output truncated/)
+      .locator("code")
+      .innerText();
+    expect(await rest.innerText()).toMatch(
+      /^1,000 of the result's 10,\d{3} lines shown; 9,\d{3} more \(\d+ K characters\) not drawn here\./,
+    );
+    expect(await rest.innerText()).toContain(`The tool kept its whole output in ${outputPath}.`);
+    // "Show 1,000 more lines" draws the next thousand.
+    await rest.getByRole("button", { name: "Show 1,000 more lines" }).click();
+    await expect
+      .poll(async () =>
+        (await terminal.locator(".xterm-rows > div").allInnerTexts())
+          .map((r) => r.trim())
+          .filter((r) => r !== "")
+          .at(-1),
+      )
+      .toBe("line 2000");
+    await card.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(SHOTS, "ui-chat-huge-bash-output.png") });
     expect(problems, problems.join("\n")).toEqual([]);
   });
 });

@@ -46,6 +46,7 @@ describe.skipIf(!runUi)("the connection to lathe serve is lost", () => {
     const banner = page.getByRole("alert").filter({ hasText: /connection to lathe serve/i });
     await banner.waitFor({ timeout: 10_000 });
     expect(await banner.innerText()).toMatch(/start it again/i);
+    expect(await page.locator("header.topbar").getByRole("status").innerText()).toBe("Not connected");
     // The run can no longer end by itself: it is shown as interrupted, and the chat is usable.
     await chat.turnEnded();
     await chat.conversation().getByText("This run was interrupted before it finished.").waitFor();

@@ -1,7 +1,8 @@
 // What a person sees when `lathe serve` cannot list the tools: the page in Debian's Chromium,
 // with every `tools.list` answer replaced by a failure on its way back until the test lets them
 // through (every other frame passes untouched). The failure says so, and its "Try again" is a
-// button of the app, not the browser's bare default; pressing it lists the tools.
+// button of the app, not the browser's bare default; pressing it lists the tools. The header does
+// not claim the connection is gone: it says the tools are not listed.
 // Needs `npm run build` first.
 import path from "node:path";
 import type { Locator, Page } from "playwright-core";
@@ -72,6 +73,15 @@ describe.skipIf(!runUi)("when Lathe cannot list its tools", () => {
     const alert = page.getByRole("alert").filter({ hasText: "Lathe could not list its tools" });
     await alert.waitFor({ timeout: 10_000 });
     expect(await alert.innerText()).toContain(FAILURE);
+    // The socket is fine, and the header says so: only the tools are missing, and it names that,
+    // with the failure on hover and a way to the Tools view, where "Try again" is.
+    const header = page.locator("header.topbar").getByRole("status");
+    expect(await header.innerText()).toBe("Tools not listed");
+    const toTools = header.getByRole("button", { name: "Tools not listed" });
+    expect(await toTools.getAttribute("title")).toContain(FAILURE);
+    await goTo(page, "Audit");
+    await toTools.click();
+    await alert.waitFor();
     const retry = alert.getByRole("button", { name: "Try again" });
     const retryLook = await look(retry);
     await retry.focus();
@@ -82,6 +92,7 @@ describe.skipIf(!runUi)("when Lathe cannot list its tools", () => {
     await retry.click();
     const run = page.getByRole("button", { name: /^Run / });
     await run.waitFor({ timeout: 10_000 });
+    expect(await header.innerText()).toMatch(/^\d+ tools$/);
     expect(failed).toBeGreaterThan(0);
     // "Try again" is the failure's main action: it looks like the workbench's main action (Run),
     // not like the browser's grey default button.

@@ -1,5 +1,5 @@
 import { useMemo, useState } from "react";
-import { PREVIEW_LIMITS, previewText } from "../state/text-preview.ts";
+import { PREVIEW_LIMITS, previewText, type TextPreview } from "../state/text-preview.ts";
 
 const count = new Intl.NumberFormat("en");
 
@@ -10,9 +10,52 @@ function size(chars: number): string {
 }
 
 /**
- * A text as its lines (newlines kept), drawn up to a limit so a huge one keeps the page quick:
- * under it, how much is left out, where the whole of it is (`outputPath`, when the tool kept its
- * whole output in a file), and a button that draws more.
+ * The head of `text` a view draws at first (`PREVIEW_LIMITS`), and `more`, which draws as much
+ * again each time it is called.
+ */
+export function useTextPreview(text: string): { preview: TextPreview; more: () => void } {
+  const [limits, setLimits] = useState<{ lines: number; chars: number }>(PREVIEW_LIMITS);
+  const preview = useMemo(() => previewText(text, limits), [text, limits]);
+  const more = () =>
+    setLimits((l) => ({ lines: l.lines + PREVIEW_LIMITS.lines, chars: l.chars + PREVIEW_LIMITS.chars }));
+  return { preview, more };
+}
+
+/**
+ * What a preview left out of its text, said under it (nothing when it left nothing out): how
+ * much, where the whole of it is (`outputPath`, when the tool kept its whole output in a file),
+ * and a button that draws more.
+ */
+export function PreviewRest({
+  label,
+  preview,
+  outputPath,
+  onMore,
+}: {
+  label: string;
+  preview: TextPreview;
+  outputPath?: string | undefined;
+  onMore: () => void;
+}) {
+  if (preview.hiddenChars === 0) return null;
+  return (
+    <p className="muted long-text-rest" role="note" aria-label={`${label}: not shown`}>
+      {`${count.format(preview.totalLines - preview.hiddenLines)} of the result's ${count.format(preview.totalLines)} lines shown; ${count.format(preview.hiddenLines)} more (${size(preview.hiddenChars)}) not drawn here. `}
+      {outputPath !== undefined ? (
+        <>
+          The tool kept its whole output in <code>{outputPath}</code>.{" "}
+        </>
+      ) : null}
+      <button type="button" className="link-button" onClick={onMore}>
+        Show {count.format(Math.min(PREVIEW_LIMITS.lines, preview.hiddenLines))} more lines
+      </button>
+    </p>
+  );
+}
+
+/**
+ * A text as its lines (newlines kept), drawn up to a limit so a huge one keeps the page quick,
+ * with what is left out said under it (`PreviewRest`).
  */
 export function LongText({
   label,
@@ -25,28 +68,13 @@ export function LongText({
   outputPath?: string | undefined;
   className: string;
 }) {
-  const [limits, setLimits] = useState<{ lines: number; chars: number }>(PREVIEW_LIMITS);
-  const preview = useMemo(() => previewText(text, limits), [text, limits]);
-  const more = () =>
-    setLimits((l) => ({ lines: l.lines + PREVIEW_LIMITS.lines, chars: l.chars + PREVIEW_LIMITS.chars }));
+  const { preview, more } = useTextPreview(text);
   return (
     <>
       <pre className={className} aria-label={label}>
         {preview.shown}
       </pre>
-      {preview.hiddenChars > 0 ? (
-        <p className="muted long-text-rest" role="note" aria-label={`${label}: not shown`}>
-          {`${count.format(preview.totalLines - preview.hiddenLines)} of the result's ${count.format(preview.totalLines)} lines shown; ${count.format(preview.hiddenLines)} more (${size(preview.hiddenChars)}) not drawn here. `}
-          {outputPath !== undefined ? (
-            <>
-              The tool kept its whole output in <code>{outputPath}</code>.{" "}
-            </>
-          ) : null}
-          <button type="button" className="link-button" onClick={more}>
-            Show {count.format(Math.min(PREVIEW_LIMITS.lines, preview.hiddenLines))} more lines
-          </button>
-        </p>
-      ) : null}
+      <PreviewRest label={label} preview={preview} outputPath={outputPath} onMore={more} />
     </>
   );
 }

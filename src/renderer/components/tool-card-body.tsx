@@ -1,6 +1,7 @@
 import { useChat } from "../state/chat-context.tsx";
 import type { ToolCard } from "../state/transcript.ts";
 import { DiffView } from "./diff-view.tsx";
+import { PreviewRest, useTextPreview } from "./long-text.tsx";
 import { TerminalOutput } from "./terminal-output.tsx";
 
 /** How many entries a compact list shows before "and N more". */
@@ -60,12 +61,27 @@ function BashBody({ card, data }: { card: ToolCard; data: Record<string, unknown
       </pre>
       {output !== undefined ? (
         <>
-          <TerminalOutput text={output} label="Terminal output" />
+          <BashOutput output={output} outputPath={card.envelope?.metadata.output_path} />
           {exit !== undefined ? (
             <p className={exit === 0 ? "muted card-line" : "notice card-line"}>exit code {exit}</p>
           ) : null}
         </>
       ) : null}
+    </>
+  );
+}
+
+/**
+ * A command's output in its terminal, drawn up to the limits of any long text (a huge output
+ * would make the chat slow), with what is left out and where the whole of it is said under it.
+ * The cut falls between lines, so the colours of what is drawn are kept.
+ */
+function BashOutput({ output, outputPath }: { output: string; outputPath: string | undefined }) {
+  const { preview, more } = useTextPreview(output);
+  return (
+    <>
+      <TerminalOutput text={preview.shown} label="Terminal output" />
+      <PreviewRest label="Terminal output" preview={preview} outputPath={outputPath} onMore={more} />
     </>
   );
 }

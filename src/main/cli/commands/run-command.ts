@@ -37,8 +37,13 @@ function modelOption(): Option {
   });
 }
 
-/** Errors that mean the command line named something that is not there: exit 2. */
-const USAGE_CODES = new Set(["model_spec", "agent_not_found", "session"]);
+/**
+ * Errors that mean the command line named something that is not there: exit 2. A session is
+ * not one of them: a well-formed id that names no session (or one that cannot be resumed here)
+ * exits 1, as every command that takes a session id does; a malformed id is refused by
+ * `parseSessionId` before the run starts (exit 2).
+ */
+const USAGE_CODES = new Set(["model_spec", "agent_not_found"]);
 
 function failure(err: unknown): CliError {
   const code = typeof err === "object" && err !== null ? (err as { code?: unknown }).code : undefined;
@@ -115,7 +120,8 @@ the task tool started (nested).
 A model silent past its timeouts fails the run: providers.<name>.timeouts in settings
 ({"firstByteMs": 120000, "idleMs": 60000} by default; gguf: 600000 to the first byte).
 
-Exit codes: 0 the run finished, 1 it failed or stopped early (error, budget, Ctrl-C), 2 usage error.
+Exit codes: 0 the run finished, 1 it failed or stopped early (error, budget, Ctrl-C) or --resume names
+no conversation it can continue, 2 usage error (a malformed --resume id among them).
 
 Examples:
   lathe run "Summarise README.md" --model ollama:llama3.2

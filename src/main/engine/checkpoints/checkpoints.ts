@@ -180,9 +180,12 @@ export class Checkpoints {
     return this.store.list(sessionId).map(summaryOf);
   }
 
-  /** One checkpoint of a session, with the state before and after of every path. */
+  /**
+   * One checkpoint of a session, with the state before and after of every path; only for a
+   * session of this folder (its checkpoints are restored into that folder, not this one).
+   */
   get(sessionId: string, id: number): Checkpoint {
-    this.requireSession(sessionId);
+    this.requireSession(sessionId, "restore its checkpoints");
     const checkpoint = this.store.get(id);
     if (!checkpoint || checkpoint.sessionId !== sessionId) {
       throw new CheckpointError(
