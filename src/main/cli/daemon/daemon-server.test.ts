@@ -2,7 +2,7 @@ import { mkdtemp, rm, unlink } from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { Control, FromDaemon, frame, FrameReader, type JobRequest, ToDaemon } from "./daemon-frames.ts";
 import { type DaemonOptions, serveDaemon } from "./daemon-server.ts";
 
@@ -210,6 +210,45 @@ describe("the CLI daemon", () => {
     const second = await job(d.socket, request({ argv: ["second"] }));
     expect({ stdout: second.stdout, exit: second.exit }).toEqual({ stdout: "second done\n", exit: 0 });
     expect(d.isStopped()).toBe(false);
+    await talk(d.socket, { first: frame(Control.stop) });
+    await d.serving;
+  });
+
+  // A folder the client is in but this process cannot enter (no search permission for this user,
+  // simulated: the tests may run as root) is run by the client itself; one that goes in the moment
+  // between the check and the start fails as a process of its own would, and the daemon goes on.
+  it.each([
+    { name: "a folder this user cannot enter", failsFrom: 1, frames: [FromDaemon.busy], exit: undefined },
+    {
+      name: "a folder removed between the check and the start",
+      failsFrom: 2,
+      frames: [FromDaemon.accepted, FromDaemon.stderr, FromDaemon.exit],
+      exit: 1,
+    },
+  ])("$name runs nothing here, and the daemon goes on", async ({ failsFrom, frames, exit }) => {
+    const folder = await mkdtemp(path.join(os.tmpdir(), "lathe-folder-"));
+    dirs.push(folder);
+    let ran = 0;
+    const d = await start(async () => {
+      ran++;
+      return 0;
+    });
+    const realChdir = process.chdir.bind(process);
+    let tries = 0;
+    const chdir = vi.spyOn(process, "chdir").mockImplementation((dir: string) => {
+      if (dir !== folder || ++tries < failsFrom) return realChdir(dir);
+      throw Object.assign(new Error(`EACCES: permission denied, chdir '${dir}'`), { code: "EACCES" });
+    });
+    let t: Talk;
+    try {
+      t = await job(d.socket, request({ cwd: folder }));
+    } finally {
+      chdir.mockRestore();
+    }
+    expect({ frames: t.frames.map((f) => f.kind), exit: t.exit, ran }).toEqual({ frames, exit, ran: 0 });
+    if (exit !== undefined) expect(t.stderr).toBe(`error: EACCES: permission denied, chdir '${folder}'\n`);
+    expect((await job(d.socket, request())).exit).toBe(0);
+    expect(ran).toBe(1);
     await talk(d.socket, { first: frame(Control.stop) });
     await d.serving;
   });
