@@ -222,6 +222,40 @@ describe.skipIf(!FRESH)("lathe with a daemon", () => {
     expect(await status(home)).toMatchObject({ pid, jobs: 2 });
   });
 
+  it("a caller whose folder was removed gets the same error as without a daemon", async () => {
+    const home = await newHome();
+    await on(["tools"], home);
+    await running(home);
+    const inRemovedFolder = (daemon: string): Promise<Run> =>
+      new Promise((resolve) => {
+        const gone = path.join(base, `gone-${daemon}`);
+        const child = spawn(
+          "bash",
+          ["-c", 'mkdir "$GONE" && cd "$GONE" && rmdir "$GONE" && exec "$NODE" "$BIN" tools'],
+          {
+            cwd: ws,
+            env: {
+              ...process.env,
+              GONE: gone,
+              NODE: process.execPath,
+              BIN: LATHE_BIN,
+              LATHE_HOME: home,
+              LATHE_DAEMON: daemon,
+              CI: "",
+            },
+          },
+        );
+        let stdout = "";
+        let stderr = "";
+        child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+        child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+        child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+      });
+    const cold = await inRemovedFolder("off");
+    expect(cold.stderr).toMatch(/^error: .*uv_cwd\n$/);
+    expect(await inRemovedFolder("on")).toEqual(cold);
+  });
+
   it("a daemon killed outright leaves a dead socket: the next command runs itself and a fresh daemon takes the name", async () => {
     const home = await newHome();
     await on(["tools"], home);

@@ -44,7 +44,15 @@ export async function runInDaemon(argv: readonly string[], bin: string): Promise
     if (problem.endsWith("does not exist")) startDaemon(bin);
     return undefined;
   }
-  return connect(address.socket, argv, bin);
+  let cwd: string;
+  try {
+    cwd = process.cwd();
+  } catch {
+    // The caller's folder was removed while it was in it: there is none to hand over. The command
+    // runs here and fails as it does without a daemon (one clear error, no trace).
+    return undefined;
+  }
+  return connect(address.socket, { argv, cwd }, bin);
 }
 
 /** Start `lathe daemon run` in the background, on its own, for the commands after this one. */
@@ -56,7 +64,11 @@ function startDaemon(bin: string): void {
   }
 }
 
-function connect(socketPath: string, argv: readonly string[], bin: string): Promise<number | undefined> {
+function connect(
+  socketPath: string,
+  { argv, cwd }: { argv: readonly string[]; cwd: string },
+  bin: string,
+): Promise<number | undefined> {
   return new Promise((resolve) => {
     const socket = net.connect(socketPath);
     const reader = new FrameReader();
@@ -99,7 +111,7 @@ function connect(socketPath: string, argv: readonly string[], bin: string): Prom
     socket.on("connect", () => {
       const request: JobRequest = {
         argv: [...argv],
-        cwd: process.cwd(),
+        cwd,
         env: Object.fromEntries(
           Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined),
         ),
