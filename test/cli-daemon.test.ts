@@ -256,6 +256,18 @@ describe.skipIf(!FRESH)("lathe with a daemon", () => {
     expect(await inRemovedFolder("on")).toEqual(cold);
   });
 
+  it("LATHE_DEBUG=1 prints the same stack trace as without a daemon (mapped to the sources)", async () => {
+    const home = await newHome();
+    await on(["tools"], home);
+    await running(home);
+    await writeFile(path.join(home, "settings.json"), "{not json");
+    const debug = { LATHE_DEBUG: "1" };
+    const cold = await runLathe(["tools"], { home, cwd: ws, env: { ...debug, LATHE_DAEMON: "off" } });
+    expect(cold.stderr).toMatch(/\n {4}at .*src\/main\/engine\/config\/lathe-settings\.ts:\d+/);
+    const warm = await on(["tools"], home, { env: debug });
+    expect({ code: warm.code, stderr: warm.stderr }).toEqual({ code: cold.code, stderr: cold.stderr });
+  });
+
   it("a daemon killed outright leaves a dead socket: the next command runs itself and a fresh daemon takes the name", async () => {
     const home = await newHome();
     await on(["tools"], home);

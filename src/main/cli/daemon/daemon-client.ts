@@ -28,11 +28,14 @@ const lookOf = (stream: { isTTY?: boolean; columns?: number }): StreamLook =>
 
 /**
  * Run the command in a daemon: resolves to its exit code, or to undefined when this process must
- * run it itself (no daemon, a busy one, a command a daemon does not run, LATHE_DAEMON=off).
- * `bin` is the launcher, which `lathe daemon run` is started with when no daemon listens.
+ * run it itself (no daemon, a busy one, a command a daemon does not run, LATHE_DAEMON=off,
+ * LATHE_DEBUG=1). `bin` is the launcher, which `lathe daemon run` is started with when no daemon listens.
  */
 export async function runInDaemon(argv: readonly string[], bin: string): Promise<number | undefined> {
   if (!DAEMON_COMMANDS.has(argv[0] ?? "") || !daemonMode().on) return undefined;
+  // Debugging runs in a process of its own: its stack traces point into the sources (the launcher
+  // maps them, and only for modules it loads after), where a daemon's would point into the bundle.
+  if (process.env.LATHE_DEBUG === "1") return undefined;
   const build = bundleBuild(BUNDLE_DIR);
   if (build === undefined) return undefined;
   const address = daemonAddress(build);
