@@ -197,6 +197,77 @@ describe.skipIf(!FRESH)("lathe with a daemon", () => {
     expect((await on(["call", "read", '{"path":"small.txt"}'], home)).code).toBe(0);
   });
 
+  it("Ctrl-C on `lathe batch` leaves nothing behind that ends the next command or the daemon", async () => {
+    const home = await newHome();
+    await on(["tools"], home);
+    const { pid } = await running(home);
+    const child = spawn(process.execPath, [LATHE_BIN, "batch", "--mode", "yolo"], {
+      cwd: ws,
+      env: { ...process.env, LATHE_HOME: home, LATHE_DAEMON: "on", CI: "" },
+      stdio: ["pipe", "ignore", "ignore"],
+    });
+    child.stdin.end('bash {"command":"sleep 5"}\n');
+    const exited = new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c)));
+    await until("the batch to start", async () => ((await status(home)).jobs === 1 ? true : undefined));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    child.kill("SIGINT");
+    expect(await exited).toBe(1);
+    // batch's grace timer (interrupt.ts) is still armed when the next command starts.
+    const next = await on(
+      ["call", "bash", JSON.stringify({ command: "sleep 1.5; echo next-done" }), "--mode", "yolo"],
+      home,
+    );
+    expect({ code: next.code, stderr: next.stderr }).toEqual({ code: 0, stderr: "" });
+    expect(JSON.parse(next.stdout).data.output).toBe("next-done\n");
+    expect(await status(home)).toMatchObject({ pid, jobs: 2 });
+  });
+
+  it("a caller whose folder was removed gets the same error as without a daemon", async () => {
+    const home = await newHome();
+    await on(["tools"], home);
+    await running(home);
+    const inRemovedFolder = (daemon: string): Promise<Run> =>
+      new Promise((resolve) => {
+        const gone = path.join(base, `gone-${daemon}`);
+        const child = spawn(
+          "bash",
+          ["-c", 'mkdir "$GONE" && cd "$GONE" && rmdir "$GONE" && exec "$NODE" "$BIN" tools'],
+          {
+            cwd: ws,
+            env: {
+              ...process.env,
+              GONE: gone,
+              NODE: process.execPath,
+              BIN: LATHE_BIN,
+              LATHE_HOME: home,
+              LATHE_DAEMON: daemon,
+              CI: "",
+            },
+          },
+        );
+        let stdout = "";
+        let stderr = "";
+        child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+        child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+        child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+      });
+    const cold = await inRemovedFolder("off");
+    expect(cold.stderr).toMatch(/^error: .*uv_cwd\n$/);
+    expect(await inRemovedFolder("on")).toEqual(cold);
+  });
+
+  it("LATHE_DEBUG=1 prints the same stack trace as without a daemon (mapped to the sources)", async () => {
+    const home = await newHome();
+    await on(["tools"], home);
+    await running(home);
+    await writeFile(path.join(home, "settings.json"), "{not json");
+    const debug = { LATHE_DEBUG: "1" };
+    const cold = await runLathe(["tools"], { home, cwd: ws, env: { ...debug, LATHE_DAEMON: "off" } });
+    expect(cold.stderr).toMatch(/\n {4}at .*src\/main\/engine\/config\/lathe-settings\.ts:\d+/);
+    const warm = await on(["tools"], home, { env: debug });
+    expect({ code: warm.code, stderr: warm.stderr }).toEqual({ code: cold.code, stderr: cold.stderr });
+  });
+
   it("a daemon killed outright leaves a dead socket: the next command runs itself and a fresh daemon takes the name", async () => {
     const home = await newHome();
     await on(["tools"], home);

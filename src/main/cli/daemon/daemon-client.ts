@@ -28,11 +28,14 @@ const lookOf = (stream: { isTTY?: boolean; columns?: number }): StreamLook =>
 
 /**
  * Run the command in a daemon: resolves to its exit code, or to undefined when this process must
- * run it itself (no daemon, a busy one, a command a daemon does not run, LATHE_DAEMON=off).
- * `bin` is the launcher, which `lathe daemon run` is started with when no daemon listens.
+ * run it itself (no daemon, a busy one, a command a daemon does not run, LATHE_DAEMON=off,
+ * LATHE_DEBUG=1). `bin` is the launcher, which `lathe daemon run` is started with when no daemon listens.
  */
 export async function runInDaemon(argv: readonly string[], bin: string): Promise<number | undefined> {
   if (!DAEMON_COMMANDS.has(argv[0] ?? "") || !daemonMode().on) return undefined;
+  // Debugging runs in a process of its own: its stack traces point into the sources (the launcher
+  // maps them, and only for modules it loads after), where a daemon's would point into the bundle.
+  if (process.env.LATHE_DEBUG === "1") return undefined;
   const build = bundleBuild(BUNDLE_DIR);
   if (build === undefined) return undefined;
   const address = daemonAddress(build);
@@ -44,7 +47,15 @@ export async function runInDaemon(argv: readonly string[], bin: string): Promise
     if (problem.endsWith("does not exist")) startDaemon(bin);
     return undefined;
   }
-  return connect(address.socket, argv, bin);
+  let cwd: string;
+  try {
+    cwd = process.cwd();
+  } catch {
+    // The caller's folder was removed while it was in it: there is none to hand over. The command
+    // runs here and fails as it does without a daemon (one clear error, no trace).
+    return undefined;
+  }
+  return connect(address.socket, { argv, cwd }, bin);
 }
 
 /** Start `lathe daemon run` in the background, on its own, for the commands after this one. */
@@ -56,7 +67,11 @@ function startDaemon(bin: string): void {
   }
 }
 
-function connect(socketPath: string, argv: readonly string[], bin: string): Promise<number | undefined> {
+function connect(
+  socketPath: string,
+  { argv, cwd }: { argv: readonly string[]; cwd: string },
+  bin: string,
+): Promise<number | undefined> {
   return new Promise((resolve) => {
     const socket = net.connect(socketPath);
     const reader = new FrameReader();
@@ -99,7 +114,7 @@ function connect(socketPath: string, argv: readonly string[], bin: string): Prom
     socket.on("connect", () => {
       const request: JobRequest = {
         argv: [...argv],
-        cwd: process.cwd(),
+        cwd,
         env: Object.fromEntries(
           Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined),
         ),

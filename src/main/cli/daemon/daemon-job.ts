@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { Console } from "node:console";
 import { constants } from "node:os";
 import { PassThrough, Writable } from "node:stream";
@@ -51,6 +52,33 @@ function look<T extends object>(stream: T, shape: StreamLook): T {
   });
 }
 
+/** The streams one job's code sees as its process's own. */
+interface JobWorld {
+  stdout: Writable;
+  stderr: Writable;
+  console: Console;
+}
+
+/**
+ * Which job the running code belongs to: whatever a command started (timers, promises, callbacks)
+ * carries its job along. A command can leave work behind that outlives it — a grace timer that
+ * calls process.exit, a late log line. In a process of its own that work would have died with the
+ * process; here it must not end, or write into, the command that runs after it.
+ */
+const jobContext = new AsyncLocalStorage<JobWorld>();
+
+/** process.exit as the daemon itself has it (outside every job); set when the first job starts. */
+let daemonExit: typeof process.exit | undefined;
+
+/**
+ * process.exit between jobs: a call left over from a job that has ended does nothing (its own
+ * process would be gone already); any other is the daemon's own.
+ */
+const exitBetweenJobs = ((code?: number | string | null) => {
+  if (jobContext.getStore() !== undefined) return undefined as never;
+  return (daemonExit as typeof process.exit)(code);
+}) as typeof process.exit;
+
 /**
  * Run one command as if this process were the client's own `lathe` process: its arguments,
  * folder, environment and standard streams (with their terminal look) are the client's while it
@@ -67,9 +95,9 @@ export async function runJob(
     stdout: Object.getOwnPropertyDescriptor(process, "stdout") as PropertyDescriptor,
     stderr: Object.getOwnPropertyDescriptor(process, "stderr") as PropertyDescriptor,
     stdin: Object.getOwnPropertyDescriptor(process, "stdin") as PropertyDescriptor,
-    console: globalThis.console,
-    exit: process.exit,
+    console: Object.getOwnPropertyDescriptor(globalThis, "console") as PropertyDescriptor,
   };
+  if (process.exit !== exitBetweenJobs) daemonExit = process.exit;
 
   const output = (name: "stdout" | "stderr"): Writable =>
     look(
@@ -112,47 +140,73 @@ export async function runJob(
     Object.defineProperty(process, "stdout", saved.stdout);
     Object.defineProperty(process, "stderr", saved.stderr);
     Object.defineProperty(process, "stdin", saved.stdin);
-    globalThis.console = saved.console;
-    process.exit = saved.exit;
+    Object.defineProperty(globalThis, "console", saved.console);
+    process.exit = exitBetweenJobs;
   }
+
+  const world: JobWorld = { stdout, stderr, console: new Console({ stdout, stderr }) };
+  /** What the calling code sees: this job's world, or the world of the ended job it was left over from. */
+  const seen = (): JobWorld => jobContext.getStore() ?? world;
 
   // The client's world, in place of the daemon's.
   process.chdir(request.cwd);
   for (const name of Object.keys(process.env)) delete process.env[name];
   Object.assign(process.env, request.env);
-  Object.defineProperty(process, "stdout", { configurable: true, enumerable: true, get: () => stdout });
-  Object.defineProperty(process, "stderr", { configurable: true, enumerable: true, get: () => stderr });
+  Object.defineProperty(process, "stdout", {
+    configurable: true,
+    enumerable: true,
+    get: () => seen().stdout,
+  });
+  Object.defineProperty(process, "stderr", {
+    configurable: true,
+    enumerable: true,
+    get: () => seen().stderr,
+  });
   Object.defineProperty(process, "stdin", { configurable: true, enumerable: true, get: stdinOf });
-  globalThis.console = new Console({ stdout, stderr });
+  Object.defineProperty(globalThis, "console", {
+    configurable: true,
+    enumerable: false,
+    get: () => seen().console,
+  });
   // A command that ends its process ends this job; the daemon then ends too (see JobEnd.reusable).
+  // A call left over from an earlier job does nothing: that job has ended, and this one is not its.
   process.exit = ((code?: number | string | null) => {
+    if (seen() !== world) return undefined as never;
     const value = Number(code ?? process.exitCode ?? 0);
     end({ code: Number.isInteger(value) ? value & 0xff : 1, reusable: false });
   }) as typeof process.exit;
 
+  // What the client reports reaches the command as its own: whatever the command does in answer
+  // (a grace timer after Ctrl-C, a reader's callbacks) belongs to this job.
+  const inJob =
+    <A extends unknown[]>(fn: (...args: A) => void) =>
+    (...args: A): void =>
+      jobContext.run(world, () => fn(...args));
   const input: JobInput = {
-    stdin: (bytes) => stdin?.write(bytes),
-    stdinEnd: () => stdin?.end(),
-    signal: (name) => {
+    stdin: inJob((bytes: Buffer) => void stdin?.write(bytes)),
+    stdinEnd: inJob(() => void stdin?.end()),
+    signal: inJob((name: NodeJS.Signals) => {
       // A command that listens for the signal stops its work itself; one that does not would have
       // been killed by it.
       if (process.listenerCount(name) > 0) process.emit(name as "SIGINT", name);
       else end({ code: killedBy(name), reusable: false });
-    },
-    stdoutClosed: () => {
+    }),
+    stdoutClosed: inJob(() => {
       const gone = Object.assign(new Error("write EPIPE"), { code: "EPIPE" });
       stdout.destroy(gone);
-    },
+    }),
   };
 
-  run(request.argv).then(
-    (code) => end({ code, reusable: true }),
-    (err: unknown) => {
-      // main reports its own failures; this is one of the daemon's, shown as the launcher would.
-      const message = err instanceof Error ? err.message : String(err);
-      void channel.write("stderr", Buffer.from(`error: ${message}\n`));
-      end({ code: 1, reusable: false });
-    },
-  );
+  jobContext
+    .run(world, () => run(request.argv))
+    .then(
+      (code) => end({ code, reusable: true }),
+      (err: unknown) => {
+        // main reports its own failures; this is one of the daemon's, shown as the launcher would.
+        const message = err instanceof Error ? err.message : String(err);
+        void channel.write("stderr", Buffer.from(`error: ${message}\n`));
+        end({ code: 1, reusable: false });
+      },
+    );
   return { input, ended };
 }

@@ -2,7 +2,7 @@ import { mkdtemp, rm, unlink } from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { Control, FromDaemon, frame, FrameReader, type JobRequest, ToDaemon } from "./daemon-frames.ts";
 import { type DaemonOptions, serveDaemon } from "./daemon-server.ts";
 
@@ -152,6 +152,107 @@ describe("the CLI daemon", () => {
     await d.serving;
   });
 
+  // What a command leaves behind (a grace timer that calls process.exit, a late log line) would have
+  // died with a process of its own: here it must reach neither the next command nor the daemon.
+  it.each([
+    { name: "calls process.exit", leftover: () => process.exit(1), alsoBetween: true },
+    { name: "writes to stdout", leftover: () => void process.stdout.write("leftover\n"), alsoBetween: false },
+    { name: "writes to stderr", leftover: () => void process.stderr.write("leftover\n"), alsoBetween: false },
+    { name: "logs to the console", leftover: () => console.log("leftover"), alsoBetween: false },
+  ])(
+    "work left behind by an ended command that $name touches neither the next command nor the daemon",
+    async ({ leftover }) => {
+      const d = await start(async (argv) => {
+        if (argv[0] === "first") {
+          // Fires while the second command runs, then again between commands.
+          setTimeout(leftover, 150);
+          setTimeout(leftover, 800);
+          return 0;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        process.stdout.write("second done\n");
+        return 0;
+      });
+      expect((await job(d.socket, request({ argv: ["first"] }))).exit).toBe(0);
+      const second = await job(d.socket, request({ argv: ["second"] }));
+      expect({ stdout: second.stdout, stderr: second.stderr, exit: second.exit }).toEqual({
+        stdout: "second done\n",
+        stderr: "",
+        exit: 0,
+      });
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      expect(d.isStopped()).toBe(false);
+      const third = await job(d.socket, request({ argv: ["second"] }));
+      expect(third.stdout).toBe("second done\n");
+      await talk(d.socket, { first: frame(Control.stop) });
+      await d.serving;
+    },
+  );
+
+  it("a grace timer armed by Ctrl-C (as `lathe batch` arms one) does not end the next command", async () => {
+    const d = await start(async (argv) => {
+      if (argv[0] === "first") {
+        return new Promise<number>((resolve) => {
+          process.once("SIGINT", () => {
+            setTimeout(() => process.exit(1), 200).unref();
+            resolve(1);
+          });
+        });
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      process.stdout.write("second done\n");
+      return 0;
+    });
+    const first = await job(d.socket, request({ argv: ["first"] }), (kind, c) => {
+      if (kind === FromDaemon.accepted) c.write(frame(ToDaemon.signal, "SIGINT"));
+    });
+    expect(first.exit).toBe(1);
+    const second = await job(d.socket, request({ argv: ["second"] }));
+    expect({ stdout: second.stdout, exit: second.exit }).toEqual({ stdout: "second done\n", exit: 0 });
+    expect(d.isStopped()).toBe(false);
+    await talk(d.socket, { first: frame(Control.stop) });
+    await d.serving;
+  });
+
+  // A folder the client is in but this process cannot enter (no search permission for this user,
+  // simulated: the tests may run as root) is run by the client itself; one that goes in the moment
+  // between the check and the start fails as a process of its own would, and the daemon goes on.
+  it.each([
+    { name: "a folder this user cannot enter", failsFrom: 1, frames: [FromDaemon.busy], exit: undefined },
+    {
+      name: "a folder removed between the check and the start",
+      failsFrom: 2,
+      frames: [FromDaemon.accepted, FromDaemon.stderr, FromDaemon.exit],
+      exit: 1,
+    },
+  ])("$name runs nothing here, and the daemon goes on", async ({ failsFrom, frames, exit }) => {
+    const folder = await mkdtemp(path.join(os.tmpdir(), "lathe-folder-"));
+    dirs.push(folder);
+    let ran = 0;
+    const d = await start(async () => {
+      ran++;
+      return 0;
+    });
+    const realChdir = process.chdir.bind(process);
+    let tries = 0;
+    const chdir = vi.spyOn(process, "chdir").mockImplementation((dir: string) => {
+      if (dir !== folder || ++tries < failsFrom) return realChdir(dir);
+      throw Object.assign(new Error(`EACCES: permission denied, chdir '${dir}'`), { code: "EACCES" });
+    });
+    let t: Talk;
+    try {
+      t = await job(d.socket, request({ cwd: folder }));
+    } finally {
+      chdir.mockRestore();
+    }
+    expect({ frames: t.frames.map((f) => f.kind), exit: t.exit, ran }).toEqual({ frames, exit, ran: 0 });
+    if (exit !== undefined) expect(t.stderr).toBe(`error: EACCES: permission denied, chdir '${folder}'\n`);
+    expect((await job(d.socket, request())).exit).toBe(0);
+    expect(ran).toBe(1);
+    await talk(d.socket, { first: frame(Control.stop) });
+    await d.serving;
+  });
+
   it.each([
     {
       name: "a command that calls process.exit",
@@ -171,14 +272,20 @@ describe("the CLI daemon", () => {
   ])(
     "$name ends the command with its code, and the daemon makes way for a fresh one",
     async ({ run, signal, code }) => {
-      const exitBefore = process.exit;
+      // The daemon's own process.exit, recorded instead of ending the test.
+      const realExit = process.exit;
+      const daemonExits: unknown[] = [];
+      process.exit = ((value?: number) => void daemonExits.push(value)) as typeof process.exit;
       const d = await start(run);
       const t = await job(d.socket, request(), (kind, c) => {
         if (kind === FromDaemon.accepted && signal) c.write(frame(ToDaemon.signal, signal));
       });
       expect(t.exit).toBe(code);
       await d.serving;
-      expect(process.exit).toBe(exitBefore);
+      // Outside any command, process.exit is the daemon's own again.
+      process.exit(7);
+      process.exit = realExit;
+      expect(daemonExits).toEqual([7]);
     },
   );
 

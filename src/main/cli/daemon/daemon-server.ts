@@ -10,7 +10,7 @@ import {
   type JobRequest,
   ToDaemon,
 } from "./daemon-frames.ts";
-import { isForwardedSignal, type JobInput, runJob } from "./daemon-job.ts";
+import { isForwardedSignal, type JobEnd, type JobInput, runJob } from "./daemon-job.ts";
 
 export interface DaemonOptions {
   socket: string;
@@ -191,17 +191,27 @@ export async function serveDaemon(options: DaemonOptions): Promise<void> {
       clearTimeout(idleTimer);
       jobs++;
       await send(FromDaemon.accepted);
-      const job = await runJob(
-        request,
-        {
-          write: (stream, bytes) => send(stream === "stdout" ? FromDaemon.stdout : FromDaemon.stderr, bytes),
-          wantStdin: () => void send(FromDaemon.wantStdin),
-        },
-        options.run,
-      );
-      input = job.input;
       const began = performance.now();
-      const end = await job.ended;
+      let end: JobEnd;
+      try {
+        const job = await runJob(
+          request,
+          {
+            write: (stream, bytes) =>
+              send(stream === "stdout" ? FromDaemon.stdout : FromDaemon.stderr, bytes),
+            wantStdin: () => void send(FromDaemon.wantStdin),
+          },
+          options.run,
+        );
+        input = job.input;
+        end = await job.ended;
+      } catch (err) {
+        // Nothing of the command ran: its folder could not be entered after all (removed since the
+        // check above). Said as the launcher says an error, and the daemon goes on.
+        const message = err instanceof Error ? err.message : String(err);
+        await send(FromDaemon.stderr, `error: ${message}\n`);
+        end = { code: 1, reusable: true };
+      }
       // The command's name only: its arguments may hold anything (file contents, tokens).
       const name = request.argv[0] === "call" ? `call ${request.argv[1] ?? ""}` : (request.argv[0] ?? "");
       options.log(`ran \`lathe ${name}\`: exit ${end.code} in ${Math.round(performance.now() - began)} ms`);
@@ -221,6 +231,24 @@ export async function serveDaemon(options: DaemonOptions): Promise<void> {
   await done;
 }
 
+/**
+ * Whether this process can make `dir` its folder, as the command needs. Tried for real: a folder
+ * that exists but cannot be entered (no search permission for this user) is the client's own
+ * business, run there as without a daemon.
+ */
 function enterable(dir: string): boolean {
-  return statSync(dir, { throwIfNoEntry: false })?.isDirectory() === true;
+  let here: string;
+  try {
+    here = process.cwd();
+  } catch {
+    // The daemon's own folder has gone: it cannot come back here, so it runs nothing.
+    return false;
+  }
+  try {
+    process.chdir(dir);
+  } catch {
+    return false;
+  }
+  process.chdir(here);
+  return true;
 }
