@@ -165,6 +165,46 @@ describe("when the spawner dies or cannot start", () => {
     );
   });
 
+  it.skipIf(!LINUX)(
+    "follows the host's environment: a changed one starts a fresh spawner once idle, an unchanged one keeps it",
+    async () => {
+      const run = (line: string) =>
+        processSpawner().exec(
+          {
+            file: "/bin/sh",
+            args: ["-c", line],
+            line,
+            cwd: ws.root,
+            env: {},
+            timeoutMs: 10_000,
+            maxBytes: 100,
+          },
+          new AbortController().signal,
+        );
+      /** The spawner's own environment, from /proc. */
+      const spawnerMark = (): string | undefined =>
+        readFileSync(`/proc/${processSpawner().pid as number}/environ`, "utf8")
+          .split("\0")
+          .find((entry) => entry.startsWith("LATHE_TEST_CALLER="));
+      const before = process.env.LATHE_TEST_CALLER;
+      try {
+        process.env.LATHE_TEST_CALLER = "first";
+        await run("true");
+        const first = processSpawner().pid;
+        expect(spawnerMark()).toBe("LATHE_TEST_CALLER=first");
+        await run("true");
+        expect(processSpawner().pid).toBe(first);
+        process.env.LATHE_TEST_CALLER = "second";
+        await run("true");
+        expect(processSpawner().pid).not.toBe(first);
+        expect(spawnerMark()).toBe("LATHE_TEST_CALLER=second");
+      } finally {
+        if (before === undefined) delete process.env.LATHE_TEST_CALLER;
+        else process.env.LATHE_TEST_CALLER = before;
+      }
+    },
+  );
+
   it("fails a request whose spawner exits before it is ready, and tries a fresh one next time", async () => {
     let forks = 0;
     const client = new SpawnerClient((): ChildProcess => {

@@ -48,10 +48,11 @@ let client: SpawnerClient | undefined;
  * The process-wide spawner: every process the engine starts for a model's or a plugin's input
  * (bash, `runtime.shell.run`, the OS sandbox's wraps) is started by it, never by this process's
  * own thread, whose fork would block the event loop for as long as copying a large process's
- * page tables takes. Started on first need; `warmSpawner()` starts it early.
+ * page tables takes. Started on first need; `warmSpawner()` starts it early. Started again, once
+ * idle, when this process's environment has changed (see SpawnerClient).
  */
 export function processSpawner(): SpawnerClient {
-  client ??= new SpawnerClient(forkSpawner);
+  client ??= new SpawnerClient(forkSpawner, () => JSON.stringify(spawnerEnv()));
   return client;
 }
 

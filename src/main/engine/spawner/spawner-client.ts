@@ -145,13 +145,24 @@ function failureError(failure: SpawnerFailure, signal: AbortSignal | undefined):
  */
 export class SpawnerClient {
   private readonly fork: SpawnerFork;
+  private readonly environment: (() => string) | undefined;
   private child: ChildProcess | undefined;
+  /** What `environment` said when the running child was started. */
+  private childEnvironment: string | undefined;
   private ready = false;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
 
-  constructor(fork: SpawnerFork) {
+  /**
+   * `environment`: the host's environment as the child is started with it (a string to compare).
+   * When it has changed since the running child started and no request is pending, the next
+   * request starts a fresh child: one host can serve callers with different environments (the
+   * CLI's daemon), and the child hands its own on (the sandbox library's proxy settings, HOME,
+   * its temp folder under TMPDIR).
+   */
+  constructor(fork: SpawnerFork, environment?: () => string) {
     this.fork = fork;
+    this.environment = environment;
   }
 
   /** The spawner's process id while it runs (for diagnostics and tests). */
@@ -418,9 +429,17 @@ export class SpawnerClient {
 
   /** The spawner, started if it is not running (throws when it cannot be started). */
   private running(): ChildProcess {
-    if (this.child) return this.child;
+    const environment = this.environment?.();
+    if (this.child) {
+      if (environment === this.childEnvironment || this.pending.size > 0) return this.child;
+      // Started for another environment, and idle: retired (its close is then no one's loss).
+      const old = this.child;
+      this.child = undefined;
+      old.kill();
+    }
     const child = this.fork();
     this.child = child;
+    this.childEnvironment = environment;
     this.ready = false;
     child.on("message", (message: unknown, pipe: unknown) =>
       this.receive(child, message, pipe as Socket | undefined),
