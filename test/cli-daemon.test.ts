@@ -352,6 +352,27 @@ describe.skipIf(!FRESH)("lathe with a daemon", () => {
     await chmod(path.join(home, "run"), 0o700);
   });
 
+  it("a file that is not a socket at the socket's path: commands run on their own, no daemon is started each time, status says why", async () => {
+    const home = await newHome();
+    await on(["daemon", "start"], home);
+    const { socket, pid } = await running(home);
+    await on(["daemon", "stop"], home);
+    await until("the daemon to stop", async () => ((await status(home)).running ? undefined : true));
+    await writeFile(socket as string, "not a socket");
+    for (let i = 0; i < 3; i++)
+      expect((await on(["call", "read", '{"path":"small.txt"}'], home)).code).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // No daemon was started for it (each would have failed, and written to the log, at once).
+    const log = await readFile(path.join(home, "run", "daemon.log"), "utf8");
+    expect(log.match(/listening on/g)).toHaveLength(1);
+    expect(log).not.toMatch(/not a socket/);
+    expect(pid).toBeDefined();
+    expect((await on(["daemon", "status"], home)).stdout).toMatch(
+      /Commands use a daemon: no, never while .*\.sock exists and is not a socket; remove it\./,
+    );
+    await rm(socket as string);
+  });
+
   it("a daemon whose socket file is removed is replaced by a fresh one at the next command", async () => {
     const home = await newHome();
     await on(["daemon", "start"], home);

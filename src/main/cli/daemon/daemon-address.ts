@@ -68,3 +68,12 @@ export function privateFolderProblem(dir: string, create = false): string | unde
   }
   return undefined;
 }
+
+/**
+ * Why no daemon can take `socket`: something that is not a socket is there (a daemon never
+ * removes what it did not make). Undefined when the name is free or a socket.
+ */
+export function socketBlocked(socket: string): string | undefined {
+  const info = lstatSync(socket, { throwIfNoEntry: false });
+  return info && !info.isSocket() ? `${socket} exists and is not a socket; remove it` : undefined;
+}

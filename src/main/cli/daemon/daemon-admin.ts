@@ -4,7 +4,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { CliError } from "../cli-error.ts";
 import { writeStdout } from "../output.ts";
-import { daemonAddress, type DaemonAddress, privateFolderProblem } from "./daemon-address.ts";
+import { daemonAddress, type DaemonAddress, privateFolderProblem, socketBlocked } from "./daemon-address.ts";
 import { daemonStatus, stopDaemon } from "./daemon-control.ts";
 import { bundleBuild, daemonMode } from "./daemon-mode.ts";
 
@@ -45,7 +45,12 @@ export async function showStatus(options: { json?: boolean }): Promise<void> {
   const status = "why" in address ? undefined : await daemonStatus(address.socket);
   const problem = "why" in address ? undefined : privateFolderProblem(address.dir);
   /** Why commands do not use a daemon although one could run (the folder is not private). */
-  const refused = problem && !problem.endsWith("does not exist") ? problem : undefined;
+  const refused =
+    problem && !problem.endsWith("does not exist")
+      ? problem
+      : "why" in address
+        ? undefined
+        : socketBlocked(address.socket);
   if (options.json) {
     await writeStdout(
       `${JSON.stringify({
@@ -81,7 +86,7 @@ export async function showStatus(options: { json?: boolean }): Promise<void> {
   } else {
     lines.push(
       refused
-        ? "Not running, and none will start until that is fixed (chmod 700)."
+        ? "Not running, and none will start until that is fixed."
         : "Not running (the next quick command, or `lathe daemon start`, starts one).",
     );
   }
@@ -153,7 +158,10 @@ export async function beTheDaemon(options: { idleMinutes?: number }): Promise<vo
     import("../daemon/daemon-server.ts"),
     import("../daemon/daemon-socket-claim.ts"),
   ]);
-  await claimSocket(address.socket);
+  await claimSocket(address.socket).catch((err: unknown) => {
+    log(`cannot start: ${(err as Error).message}`);
+    throw err;
+  });
   const serving = serveDaemon({
     socket: address.socket,
     build,

@@ -8,7 +8,7 @@ import net from "node:net";
 import path from "node:path";
 import { isatty } from "node:tty";
 import { fileURLToPath } from "node:url";
-import { daemonAddress, privateFolderProblem } from "./daemon-address.ts";
+import { daemonAddress, privateFolderProblem, socketBlocked } from "./daemon-address.ts";
 import {
   FromDaemon,
   frame,
@@ -100,7 +100,9 @@ function connect(
         return;
       }
       // Nothing listens (a daemon that stopped, or never started): start one for next time.
-      if (err.code === "ENOENT" || err.code === "ECONNREFUSED") startDaemon(bin);
+      // (Not over a file that is no socket: no daemon could take its place; status says so.)
+      if ((err.code === "ENOENT" || err.code === "ECONNREFUSED") && socketBlocked(socketPath) === undefined)
+        startDaemon(bin);
       settle(undefined);
     });
     socket.on("close", () => {

@@ -1,14 +1,15 @@
 import { lstatSync, unlinkSync } from "node:fs";
 import net from "node:net";
+import { socketBlocked } from "./daemon-address.ts";
 
 /**
  * Make `socket` free for a new daemon: a socket file nobody listens on (a daemon that was killed)
  * is removed; a live one, or anything that is not a socket, is left alone and refused.
  */
 export async function claimSocket(socket: string): Promise<void> {
-  const info = lstatSync(socket, { throwIfNoEntry: false });
-  if (!info) return;
-  if (!info.isSocket()) throw new Error(`${socket} exists and is not a socket; remove it`);
+  const blocked = socketBlocked(socket);
+  if (blocked) throw new Error(blocked);
+  if (!lstatSync(socket, { throwIfNoEntry: false })) return;
   const live = await new Promise<boolean>((resolve) => {
     const probe = net.connect(socket);
     probe.once("connect", () => {
