@@ -25,12 +25,26 @@ export interface WalkOptions {
   searchIgnores?: boolean;
 }
 
+/**
+ * What a walk leaves out although the scope covers it, and reports: what Lathe hides from every
+ * tool (HiddenPathSet). `H` is what a hidden path is reported as.
+ */
+interface WalkHidden<H> {
+  /** Whether anything at or below a canonical folder is hidden; when not, the walk checks nothing. */
+  hidesBelow(folder: string): boolean;
+  /** What hides a canonical path, if anything. */
+  find(canonical: string): H | undefined;
+  /** Whether a hidden folder holds a readable one (then it is entered, and what is in it judged one by one). */
+  holdsReadable(folder: string): boolean;
+}
+
 /** What the walk may see: the canonical root it never leaves, and the tool's read scope. */
-interface WalkScope {
+interface WalkScope<H> {
   readonly root: string;
   mayRead(canonical: string): boolean;
   /** Whether `mayRead` holds for everything below a canonical folder (then files are not checked one by one). */
   mayReadAllBelow?(folder: string): boolean;
+  hidden?: WalkHidden<H>;
 }
 
 /** The compiled rules of one ignore file. */
@@ -253,7 +267,7 @@ function listDir(frame: Frame, isStart: boolean): Dirent[] | undefined {
 }
 
 /** The canonical target of a symlink when it is a regular file inside the root that the scope lets us read. */
-function symlinkedFile(absolute: string, scope: WalkScope): string | undefined {
+function symlinkedFile(absolute: string, scope: WalkScope<unknown>): string | undefined {
   let target: string;
   try {
     target = realpathSync.native(absolute);
@@ -270,10 +284,15 @@ function symlinkedFile(absolute: string, scope: WalkScope): string | undefined {
  * that yield to the event loop, calling `onFile` for each. Honours `.gitignore` files (and
  * with `searchIgnores`, `.ignore` and `.rgignore`) at every level (patterns relative to the folder holding them) and `<root>/.git/info/exclude`; always
  * skips `.git`; never follows a symlinked folder; reports a symlinked file only when its
- * canonical target lies inside the root and in the read scope. Throws the abort reason once
- * the signal fires.
+ * canonical target lies inside the root and in the read scope. Leaves out what `scope.hidden`
+ * hides, and returns it (each hidden folder once, not what is in it). Throws the abort reason
+ * once the signal fires.
  */
-export async function walkWorkspace(start: string, scope: WalkScope, options: WalkOptions): Promise<void> {
+export async function walkWorkspace<H = never>(
+  start: string,
+  scope: WalkScope<H>,
+  options: WalkOptions,
+): Promise<H[]> {
   const { root } = scope;
   if (!isWithin(root, start)) {
     throw new ToolCallError(`${start} is outside the workspace ${root}. Give a folder inside the workspace.`);
@@ -286,6 +305,10 @@ export async function walkWorkspace(start: string, scope: WalkScope, options: Wa
     { absolute: start, relative: startRelative, matchers: ancestorMatchers(root, startRelative, names) },
   ];
   const readsAll = scope.mayReadAllBelow?.(start) ?? false;
+  // Checked entry by entry only when something below the start is hidden (rarely: the home
+  // folder opened as the workspace); a symlinked file's target is always checked.
+  const hidden = scope.hidden?.hidesBelow(start) === true ? scope.hidden : undefined;
+  const leftOut: H[] = [];
   let sliceStarted = performance.now();
   let isStart = true;
 
@@ -329,17 +352,29 @@ export async function walkWorkspace(start: string, scope: WalkScope, options: Wa
           if (verdict === "reincluded") inside = entering(matchers, relative, name);
         }
         if (enterDir && !enterDir(relative)) continue;
-        stack.push({ absolute: `${frame.absolute}/${name}`, relative, matchers: inside });
+        const absolute = `${frame.absolute}/${name}`;
+        const hit = hidden?.find(absolute);
+        if (hit !== undefined && !hidden?.holdsReadable(absolute)) {
+          leftOut.push(hit);
+          continue;
+        }
+        stack.push({ absolute, relative, matchers: inside });
       } else if (entry.isFile()) {
         if (check && verdictOf(matchers, relative, name, false) === "ignored") continue;
         const absolute = `${frame.absolute}/${name}`;
-        if (readsAll || scope.mayRead(absolute)) onFile({ absolute, relative });
+        const hit = hidden?.find(absolute);
+        if (hit !== undefined) leftOut.push(hit);
+        else if (readsAll || scope.mayRead(absolute)) onFile({ absolute, relative });
       } else if (entry.isSymbolicLink()) {
         if (check && verdictOf(matchers, relative, name, false) === "ignored") continue;
         const target = symlinkedFile(`${frame.absolute}/${name}`, scope);
-        if (target !== undefined) onFile({ absolute: target, relative });
+        if (target === undefined) continue;
+        const hit = scope.hidden?.find(target);
+        if (hit !== undefined) leftOut.push(hit);
+        else onFile({ absolute: target, relative });
       }
       // FIFOs, sockets and devices are never files to list or search.
     }
   }
+  return leftOut;
 }
