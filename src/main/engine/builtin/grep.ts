@@ -39,7 +39,9 @@ export interface GrepCount {
 }
 
 /** `note`: what the walk left out because Lathe hides it from every tool (see leftOutNote). */
-type GrepData = ({ files: string[] } | { matches: GrepMatch[] } | { counts: GrepCount[] }) & { note?: string };
+type GrepData = ({ files: string[] } | { matches: GrepMatch[] } | { counts: GrepCount[] }) & {
+  note?: string;
+};
 
 const byPath = <T extends { path: string }>(a: T, b: T): number =>
   a.path < b.path ? -1 : a.path > b.path ? 1 : 0;

@@ -47,7 +47,7 @@ export function refuseHiddenGlob(runtime: ToolRuntime, folder: ResolvedPath, glo
   const found = hidden.find(hidden.canonical(`${folder.absolute}/${literal}`));
   if (found) {
     const named = folder.display === "." ? literal : `${folder.display}/${literal}`;
-    throw new HiddenPathError(named, found, hidden.settingsFile);
+    throw new HiddenPathError(named, found, hidden.settingsFile, runtime.fs.display(found.path));
   }
 }
 

@@ -133,7 +133,11 @@ export class FsCapability {
       );
     }
     const hidden = this.hidden.find(canonical);
-    if (hidden) throw new HiddenPathError(input, hidden, this.hidden.settingsFile);
+    if (hidden) {
+      // As the model wrote it, relative to the root (a plan's paths reach here joined to it).
+      const named = input.startsWith(`${this.root}/`) ? input.slice(this.root.length + 1) : input;
+      throw new HiddenPathError(named, hidden, this.hidden.settingsFile, this.display(canonical));
+    }
     return { [checked]: access, absolute: canonical, display: this.display(canonical) };
   }
 

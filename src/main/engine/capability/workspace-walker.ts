@@ -36,6 +36,13 @@ interface WalkHidden<H> {
   find(canonical: string): H | undefined;
   /** Whether a hidden folder holds a readable one (then it is entered, and what is in it judged one by one). */
   holdsReadable(folder: string): boolean;
+  /**
+   * Whether a canonical path is one of the hiding entries itself (a quick test): below a folder
+   * that is in no entry, only such a path can be hidden.
+   */
+  isEntry(canonical: string): boolean;
+  /** Whether a canonical path is an entry or lies in one. */
+  covers(canonical: string): boolean;
 }
 
 /** What the walk may see: the canonical root it never leaves, and the tool's read scope. */
@@ -73,6 +80,8 @@ interface Frame {
   readonly absolute: string;
   readonly relative: string;
   readonly matchers: readonly Matcher[];
+  /** The folder is in a hiding entry (entered for a readable folder inside): every entry is judged. */
+  readonly inHidden?: boolean;
 }
 
 /** What the rule sets in force say about one path: the deepest with an opinion decides. */
@@ -301,14 +310,20 @@ export async function walkWorkspace<H = never>(
   const names: readonly string[] = options.searchIgnores === true ? SEARCH_IGNORE_FILES : GIT_IGNORE_FILES;
   signal?.throwIfAborted();
   const startRelative = start === root ? "" : start.slice(root.length + 1);
-  const stack: Frame[] = [
-    { absolute: start, relative: startRelative, matchers: ancestorMatchers(root, startRelative, names) },
-  ];
   const readsAll = scope.mayReadAllBelow?.(start) ?? false;
-  // Checked entry by entry only when something below the start is hidden (rarely: the home
-  // folder opened as the workspace); a symlinked file's target is always checked.
+  // Checked only when something below the start is hidden (rarely: the home folder opened as the
+  // workspace), and then by a quick test per entry outside the hidden folders; a symlinked
+  // file's target is always checked.
   const hidden = scope.hidden?.hidesBelow(start) === true ? scope.hidden : undefined;
   const leftOut: H[] = [];
+  const stack: Frame[] = [
+    {
+      absolute: start,
+      relative: startRelative,
+      matchers: ancestorMatchers(root, startRelative, names),
+      inHidden: hidden?.covers(start) === true,
+    },
+  ];
   let sliceStarted = performance.now();
   let isStart = true;
 
@@ -353,16 +368,18 @@ export async function walkWorkspace<H = never>(
         }
         if (enterDir && !enterDir(relative)) continue;
         const absolute = `${frame.absolute}/${name}`;
-        const hit = hidden?.find(absolute);
+        const judged = hidden !== undefined && (frame.inHidden === true || hidden.isEntry(absolute));
+        const hit = judged ? hidden.find(absolute) : undefined;
         if (hit !== undefined && !hidden?.holdsReadable(absolute)) {
           leftOut.push(hit);
           continue;
         }
-        stack.push({ absolute, relative, matchers: inside });
+        stack.push({ absolute, relative, matchers: inside, ...(judged ? { inHidden: true } : {}) });
       } else if (entry.isFile()) {
         if (check && verdictOf(matchers, relative, name, false) === "ignored") continue;
         const absolute = `${frame.absolute}/${name}`;
-        const hit = hidden?.find(absolute);
+        const judged = hidden !== undefined && (frame.inHidden === true || hidden.isEntry(absolute));
+        const hit = judged ? hidden.find(absolute) : undefined;
         if (hit !== undefined) leftOut.push(hit);
         else if (readsAll || scope.mayRead(absolute)) onFile({ absolute, relative });
       } else if (entry.isSymbolicLink()) {

@@ -262,16 +262,19 @@ export async function decideCall(
   } catch (err) {
     if (!ToolCallError.isInstance(err)) throw err;
     // A hidden path is refused whatever the mode; a command's in the words of the commands' refusal.
-    const reason = !HiddenPathError.isInstance(err)
-      ? err.message
-      : plan.accesses.some((a) => a.capability === "shell.run")
-        ? hiddenReason(err.hidden, ctx.config.userSettingsFile)
-        : err.message;
+    const hidden = HiddenPathError.isInstance(err) ? err.hidden : undefined;
+    const startsCommand = plan.accesses.some((a) => a.capability === "shell.run");
+    const reason = hidden && startsCommand ? hiddenReason(hidden, ctx.config.userSettingsFile) : err.message;
     stages.push({ stage: "capability", outcome: "deny", reason });
-    const errorText = HiddenPathError.isInstance(err) ? `${tool.id} was refused: ${reason}` : reason;
+    const errorText = hidden ? `${tool.id} was refused: ${reason}` : reason;
     return { allowed: false, stages, accesses: [], errorText };
   }
-  const hidden = await hiddenPathNamed(plan, resolved, resolved.cwd?.absolute ?? call.fs.root, call.fs.hidden);
+  const hidden = await hiddenPathNamed(
+    plan,
+    resolved,
+    resolved.cwd?.absolute ?? call.fs.root,
+    call.fs.hidden,
+  );
   if (hidden) {
     const reason = hiddenReason(hidden, ctx.config.userSettingsFile);
     stages.push({ stage: "capability", outcome: "deny", reason });

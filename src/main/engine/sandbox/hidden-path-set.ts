@@ -53,7 +53,7 @@ export class HiddenPathSet {
   readonly settingsFile: string;
   private readonly sources: HiddenPathSources | undefined;
   private readonly known = new Map<string, string>();
-  private resolved: { entries: Entry[]; readable: string[] } | undefined;
+  private resolved: { entries: Entry[]; readable: string[]; paths: Set<string> } | undefined;
 
   private constructor(sources: HiddenPathSources | undefined) {
     this.sources = sources;
@@ -95,18 +95,23 @@ export class HiddenPathSet {
     return resolved;
   }
 
-  private get lists(): { entries: Entry[]; readable: string[] } {
+  private get lists(): { entries: Entry[]; readable: string[]; paths: Set<string> } {
     if (this.resolved) return this.resolved;
-    if (!this.sources) return (this.resolved = { entries: [], readable: [] });
+    if (!this.sources) return (this.resolved = { entries: [], readable: [], paths: new Set() });
     const { denyRead, latheHome, readable } = this.sources;
     const home = latheHomeHiding(latheHome, denyRead);
     const entries = [
       ...denyRead.map((entry) => ({ entry, hiddenBy: "denyRead" as const })),
       ...home.unreadable.map((entry) => ({ entry, hiddenBy: "lathe-home" as const })),
-    ].map((e) => ({ ...e, asWritten: path.resolve(e.entry), canonical: this.canonical(path.resolve(e.entry)) }));
+    ].map((e) => ({
+      ...e,
+      asWritten: path.resolve(e.entry),
+      canonical: this.canonical(path.resolve(e.entry)),
+    }));
     this.resolved = {
       entries,
       readable: [...home.readable, ...readable].map((r) => this.canonical(path.resolve(r))),
+      paths: new Set(entries.flatMap((e) => [e.canonical, e.asWritten])),
     };
     return this.resolved;
   }
@@ -135,13 +140,20 @@ export class HiddenPathSet {
 
   /** Whether anything at or below a canonical folder is hidden (a walk of it must look). */
   hidesBelow(folder: string): boolean {
-    return this.lists.entries.some(
-      (e) =>
-        within(e.canonical, folder) ||
-        within(e.asWritten, folder) ||
-        within(folder, e.canonical) ||
-        within(folder, e.asWritten),
+    return (
+      this.lists.entries.some((e) => within(e.canonical, folder) || within(e.asWritten, folder)) ||
+      this.find(folder) !== undefined
     );
+  }
+
+  /** Whether a canonical path is one of the entries itself (a walk's quick test, see workspace-walker.ts). */
+  isEntry(p: string): boolean {
+    return this.lists.paths.has(p);
+  }
+
+  /** Whether a canonical path is an entry or lies in one (`$LATHE_HOME` itself included). */
+  covers(p: string): boolean {
+    return this.lists.entries.some((e) => within(p, e.canonical) || within(p, e.asWritten));
   }
 
   /** Whether a readable folder lies at or below a canonical folder (a hidden one that must still be entered). */

@@ -203,7 +203,8 @@ function contextFor(tool: AnyTool): CallContext {
     sandbox: NO_PROCESSES,
     scheduler: new Scheduler(),
     root: dir,
-    capabilityFor: () => new FsCapability({ root: dir, read: scope, write: scope, hidden: HiddenPathSet.none() }),
+    capabilityFor: () =>
+      new FsCapability({ root: dir, read: scope, write: scope, hidden: HiddenPathSet.none() }),
     observer: callRecorder("s-faults", dir, events, () => audit),
     onInternalError: (_toolId, error) => internal.push(error),
   };
