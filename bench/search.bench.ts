@@ -398,6 +398,40 @@ for (const g of globCases) {
   if (floorRuns.length > 0) reportFloors(g.what, mine!, plain!, floorRuns);
 }
 
+// ---- the hidden-path check -------------------------------------------------------------------
+
+// The file tools leave out what sandbox.denyRead hides (and $LATHE_HOME's private data). When
+// nothing hidden lies below the searched folder (the tree here, with the default list), a walk
+// checks nothing; when something does (the home folder opened as the workspace), it checks every
+// entry. The second engine hides a folder inside the tree, so its walks take the checking path.
+heading(
+  `glob and grep with a hidden folder inside the tree (every entry checked) vs none (median of ${RUNS} interleaved runs)`,
+);
+const hidingHome = await mkdtemp(path.join(os.tmpdir(), "lathe-bench-hiding-"));
+writeFileSync(
+  path.join(hidingHome, "settings.json"),
+  JSON.stringify({ sandbox: { denyRead: ["~/.ssh", path.join(tree, "packages/pkg-07/src/secrets")] } }),
+);
+const hidingEngine = await Engine.create({ root: tree, latheHome: hidingHome, extensions: false });
+const hidingSession = await hidingEngine.openSession();
+const HIDDEN_GOAL = { text: "≤ 1.1× without", factor: 1.1 };
+for (const [tool, args] of [
+  ["glob", { pattern: "**/*" }],
+  ["grep", { pattern: LITERAL }],
+] as const) {
+  const [checking, plain] = await race([ours(tool, args, hidingSession), ours(tool, args)]);
+  compare({
+    what: `${tool} ${JSON.stringify(args)}`,
+    ours: { label: `every entry checked (${checking!.results})`, value: checking!.ms },
+    theirs: { label: `nothing hidden below (${plain!.results})`, value: plain!.ms },
+    goal: HIDDEN_GOAL.text,
+    met: checking!.ms <= HIDDEN_GOAL.factor * plain!.ms,
+  });
+}
+await hidingSession.close();
+await hidingEngine.close();
+await rm(hidingHome, { recursive: true, force: true });
+
 // ---- glob on a copy of node_modules --------------------------------------------------------
 
 const copy = ensureModulesCopy();

@@ -4,6 +4,7 @@ import { mkdir, readdir, readFile, realpath, symlink, writeFile } from "node:fs/
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { FsCapability } from "../src/main/engine/capability/fs-capability.ts";
+import { HiddenPathSet } from "../src/main/engine/sandbox/hidden-path-set.ts";
 import { PathScope } from "../src/main/engine/capability/path-scope.ts";
 import { useProcFd } from "../src/main/engine/capability/verified-file.ts";
 import { openPluginWorld, plugin, writePlugin, type PluginWorld } from "./support/plugin-test-kit.ts";
@@ -165,7 +166,7 @@ function naiveFs(): FsCapability {
     "user-data": [],
     session: [],
   });
-  return new FsCapability({ root: world.root, read: scope, write: scope });
+  return new FsCapability({ root: world.root, read: scope, write: scope, hidden: HiddenPathSet.none() });
 }
 
 async function naiveRace(op: "read" | "list" | "write"): Promise<Counts> {

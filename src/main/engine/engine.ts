@@ -28,6 +28,7 @@ import { ProtectedPaths } from "./policy/protected-paths.ts";
 import { Ruleset } from "./policy/ruleset.ts";
 import { sessionPolicy } from "./policy/session-policy.ts";
 import { EngineSandbox } from "./sandbox/engine-sandbox.ts";
+import { HiddenPathSet } from "./sandbox/hidden-path-set.ts";
 import type { SandboxProbe, SandboxStatus } from "./sandbox/sandbox-availability.ts";
 import { sandboxAvailabilityCache } from "./sandbox/sandbox-availability-cache.ts";
 import type { Asker } from "./tools/question-request.ts";
@@ -518,7 +519,6 @@ export class Engine {
         approvals: new ApprovalCache(approvalStores),
         sandbox: this.sandbox.status,
         protectedPaths: this.sandbox.protectedPaths,
-        readableHidden: [state.sidecarDir],
       }),
       // Its commands may read the whole outputs its truncated results point to (output_path).
       sandbox: this.sandbox.scope({ tempDir: () => state.tempDir(), readable: [state.sidecarDir] }),
@@ -529,6 +529,14 @@ export class Engine {
           root: this.root,
           read: PathScope.compile(tool.requires.fs?.read, vars),
           write: PathScope.compile(tool.requires.fs?.write, vars),
+          // What the OS sandbox hides from the session's commands, hidden from every tool too
+          // (its commands may read their own truncated outputs; so may read).
+          hidden: HiddenPathSet.of({
+            denyRead: this.policy.sandbox.denyRead,
+            latheHome: this.latheHome,
+            readable: [s.sidecarDir],
+            settingsFile: this.policy.userSettingsFile,
+          }),
         });
       },
       onInternalError: (toolId, sessionId, error) => {

@@ -6,7 +6,7 @@ import { ToolCallError } from "../errors/tool-call-error.ts";
 import { OUTPUT_LIMITS, truncateListField } from "../tools/truncation.ts";
 import { defineBuiltin } from "./define-builtin.ts";
 import { pathMatcher, relativeGlob } from "./glob-pattern.ts";
-import { resolveSearchPath } from "./search-path.ts";
+import { leftOutNote, refuseHiddenGlob, resolveSearchPath } from "./search-path.ts";
 
 const DESCRIPTION = `Find files by name with a glob pattern, newest first. To search inside files, use grep.
 
@@ -30,6 +30,8 @@ export interface GlobData {
   files: string[];
   /** With `limit`: how many more files matched than came back (left out when none). */
   omitted?: number;
+  /** What the walk left out because Lathe hides it from every tool (see leftOutNote). */
+  note?: string;
 }
 
 /**
@@ -69,12 +71,13 @@ export const globTool = defineBuiltin({
         `"${path}" is a file, not a folder. Give its folder as "path" and a pattern that matches its name.`,
       );
     }
+    refuseHiddenGlob(runtime, target, glob);
     const matches = pathMatcher(glob);
     const offset = target.display === "." ? 0 : target.display.length + 1;
     const wanted = folderFilter(glob);
     const found: string[] = [];
     const times = new ModifiedTimes();
-    await fs.walk(target, {
+    const leftOut = await fs.walk(target, {
       signal,
       searchIgnores: true,
       enterDir: wanted && ((relative) => wanted(relative.slice(offset))),
@@ -91,10 +94,12 @@ export const globTool = defineBuiltin({
       // A file that vanished since the walk saw it is left out.
       if (!Number.isNaN(mtimeMs)) dated.push({ path: found[i] as string, mtimeMs });
     }
+    const note = leftOutNote(leftOut);
+    const noted = note === undefined ? {} : { note };
     if (limit === undefined || dated.length <= limit) {
-      return { files: dated.sort(newestFirst).map((f) => f.path) };
+      return { files: dated.sort(newestFirst).map((f) => f.path), ...noted };
     }
-    return { files: newest(dated, limit).map((f) => f.path), omitted: dated.length - limit };
+    return { files: newest(dated, limit).map((f) => f.path), omitted: dated.length - limit, ...noted };
   },
   truncate: (data) => truncateListField(data, "files", OUTPUT_LIMITS.globEntries),
 });

@@ -8,7 +8,7 @@ import { defineBuiltin } from "./define-builtin.ts";
 import { relativeGlob } from "./glob-pattern.ts";
 import { GREP_OUTPUT_MODES, type GrepBatch, type GrepFilesInput, type GrepOutputMode } from "./grep-files.ts";
 import { LineMatcher } from "./line-matcher.ts";
-import { resolveSearchPath } from "./search-path.ts";
+import { leftOutNote, refuseHiddenGlob, resolveSearchPath } from "./search-path.ts";
 
 const DESCRIPTION = `Search file contents with a JavaScript regular expression, line by line. To find files by name, use glob.
 
@@ -38,7 +38,10 @@ export interface GrepCount {
   count: number;
 }
 
-type GrepData = { files: string[] } | { matches: GrepMatch[] } | { counts: GrepCount[] };
+/** `note`: what the walk left out because Lathe hides it from every tool (see leftOutNote). */
+type GrepData = ({ files: string[] } | { matches: GrepMatch[] } | { counts: GrepCount[] }) & {
+  note?: string;
+};
 
 const byPath = <T extends { path: string }>(a: T, b: T): number =>
   a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
@@ -112,10 +115,12 @@ export const grepTool = defineBuiltin({
       search([{ absolute: target.absolute, path: target.display }]);
       return merge(mode, await Promise.all(batches));
     }
+    // A path glob ("src/**/*.py") names folders; one naming a hidden folder is refused like its path.
+    if (filter?.includes("/")) refuseHiddenGlob(runtime, target, filter);
     const offset = target.display === "." ? 0 : target.display.length + 1;
     const keep = filter === undefined ? undefined : globFilter(filter);
     let pending: GrepFilesInput["files"] = [];
-    await fs.walk(target, {
+    const leftOut = await fs.walk(target, {
       signal,
       searchIgnores: true,
       onFile(entry) {
@@ -128,7 +133,9 @@ export const grepTool = defineBuiltin({
       },
     });
     if (pending.length > 0) search(pending);
-    return merge(mode, await Promise.all(batches));
+    const note = leftOutNote(leftOut);
+    const found = merge(mode, await Promise.all(batches));
+    return note === undefined ? found : { ...found, note };
   },
   truncate: truncateGrep,
 });

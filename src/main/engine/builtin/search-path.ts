@@ -1,5 +1,8 @@
+import picomatch from "picomatch";
 import type { ResolvedPath } from "../capability/fs-capability.ts";
+import { HiddenPathError } from "../errors/hidden-path-error.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
+import { homeRelative, type HiddenPath } from "../sandbox/hidden-path-set.ts";
 import type { ToolRuntime } from "../tools/contract.ts";
 import { plannedPath } from "./planned-path.ts";
 
@@ -28,4 +31,39 @@ export async function resolveSearchPath(
     throw new ToolCallError(`The path "${input}" is not a regular file or folder; it cannot be searched.`);
   }
   return { target, isDir: stats.isDirectory() };
+}
+
+/**
+ * Refuse a search glob (checked by relativeGlob) whose literal leading folders, or whole text when
+ * it has no wildcard, name a path Lathe hides from its tools: `.ssh/*` is refused as reading
+ * `.ssh` is (HiddenPathError), rather than searched and found empty.
+ */
+export function refuseHiddenGlob(runtime: ToolRuntime, folder: ResolvedPath, glob: string): void {
+  const scan = picomatch.scan(glob);
+  if (scan.negated || glob.startsWith("!")) return;
+  const literal = scan.isGlob ? scan.base : glob;
+  if (literal === "" || literal.includes("\\")) return;
+  const hidden = runtime.fs.hidden;
+  const found = hidden.find(hidden.canonical(`${folder.absolute}/${literal}`));
+  if (found) {
+    const named = folder.display === "." ? literal : `${folder.display}/${literal}`;
+    throw new HiddenPathError(named, found, hidden.settingsFile, runtime.fs.display(found.path));
+  }
+}
+
+/**
+ * What a search left out because Lathe hides it from every tool (see FsCapability.walk), as a
+ * note for its result: each hiding entry once, with what hides it. Undefined when nothing was.
+ */
+export function leftOutNote(leftOut: readonly HiddenPath[]): string | undefined {
+  if (leftOut.length === 0) return undefined;
+  const byEntry = new Map(leftOut.map((h) => [h.entry, h.hiddenBy]));
+  const listed = (by: HiddenPath["hiddenBy"]) =>
+    [...byEntry].flatMap(([entry, hiddenBy]) => (hiddenBy === by ? [homeRelative(entry)] : []));
+  const parts = [
+    ...(listed("denyRead").length > 0 ? [`${listed("denyRead").join(", ")} (sandbox.denyRead)`] : []),
+    ...(listed("lathe-home").length > 0 ? [`${listed("lathe-home").join(", ")} (Lathe's own data)`] : []),
+  ];
+  const n = byEntry.size;
+  return `left out ${n} hidden ${n === 1 ? "path" : "paths"}, which no tool or command may read: ${parts.join("; ")}`;
 }

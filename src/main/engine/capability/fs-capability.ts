@@ -2,7 +2,9 @@ import type { Stats } from "node:fs";
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { CapabilityDeniedError } from "../errors/capability-denied-error.ts";
+import { HiddenPathError } from "../errors/hidden-path-error.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
+import type { HiddenPath, HiddenPathSet } from "../sandbox/hidden-path-set.ts";
 import { canonicalize, isWithin } from "./canonical-path.ts";
 import type { PathScope } from "./path-scope.ts";
 import { readVerifiedFileAndStats, writeVerifiedFile } from "./verified-file.ts";
@@ -29,6 +31,8 @@ interface FsCapabilityOptions {
   root: string;
   read: PathScope;
   write: PathScope;
+  /** What no tool may read or write whatever its scope (`sandbox.denyRead`, `$LATHE_HOME`'s private data). */
+  hidden: HiddenPathSet;
 }
 
 /** What the file systems allow: a whole path (PATH_MAX, less its NUL) and one name (NAME_MAX), in bytes. */
@@ -54,14 +58,18 @@ function overLimit(canonical: string): string | undefined {
 /**
  * The filesystem half of the capability surface handed to `execute`. Every path a tool names is
  * resolved against the root, canonicalised (symlinks, dangling ones and missing parents
- * included) and checked against the tool's declared patterns before any byte moves.
+ * included) and checked against the tool's declared patterns, and against what Lathe hides from
+ * every tool and command, before any byte moves.
  */
 export class FsCapability {
   readonly root: string;
+  /** What no tool may read or write, in any approval mode (see HiddenPathSet). */
+  readonly hidden: HiddenPathSet;
   private readonly scopes: Record<Access, PathScope>;
 
   constructor(options: FsCapabilityOptions) {
     this.root = options.root;
+    this.hidden = options.hidden;
     this.scopes = { read: options.read, write: options.write };
   }
 
@@ -124,10 +132,16 @@ export class FsCapability {
         `Access denied: ${shown} is outside what this tool may ${access}. ${where} Use a path inside the workspace ${this.root}.`,
       );
     }
+    const hidden = this.hidden.find(canonical);
+    if (hidden) {
+      // As the model wrote it, relative to the root (a plan's paths reach here joined to it).
+      const named = input.startsWith(`${this.root}/`) ? input.slice(this.root.length + 1) : input;
+      throw new HiddenPathError(named, hidden, this.hidden.settingsFile, this.display(canonical));
+    }
     return { [checked]: access, absolute: canonical, display: this.display(canonical) };
   }
 
-  /** Whether this tool may access an already canonical absolute path (a non-throwing check). */
+  /** Whether this tool's scope covers an already canonical absolute path (a non-throwing check; hidden paths aside). */
   allows(canonical: string, access: Access): boolean {
     return !PSEUDO_ROOTS.some((p) => isWithin(p, canonical)) && this.scopes[access].allows(canonical);
   }
@@ -135,15 +149,18 @@ export class FsCapability {
   /**
    * Walk the files below a folder resolved for read, never leaving the root (see
    * workspace-walker.ts): ignore files honoured, `.git` skipped, symlinked folders never
-   * followed, symlinked files reported only when their canonical target may be read.
+   * followed, symlinked files reported only when their canonical target may be read. What Lathe
+   * hides (see HiddenPathSet) is left out; the paths left out are returned, one per hidden
+   * folder or file the walk came upon.
    */
-  walk(dir: ResolvedPath, options: WalkOptions): Promise<void> {
+  walk(dir: ResolvedPath, options: WalkOptions): Promise<HiddenPath[]> {
     if (dir[checked] !== "read") throw new TypeError("walk needs a path resolved for read");
     const scope = {
       root: this.root,
       mayRead: (c: string) => this.allows(c, "read"),
       mayReadAllBelow: (c: string) =>
         !PSEUDO_ROOTS.some((p) => isWithin(p, c) || isWithin(c, p)) && this.scopes.read.allowsAllBelow(c),
+      hidden: this.hidden,
     };
     return walkWorkspace(dir.absolute, scope, options);
   }

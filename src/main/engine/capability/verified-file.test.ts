@@ -15,6 +15,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FsCapability } from "./fs-capability.ts";
+import { HiddenPathSet } from "../sandbox/hidden-path-set.ts";
 import { PathScope } from "./path-scope.ts";
 import { listVerifiedDir, readVerifiedFile, useProcFd, writeVerifiedFile } from "./verified-file.ts";
 
@@ -37,7 +38,7 @@ beforeEach(async () => {
     "user-data": [],
     session: [],
   });
-  fs = new FsCapability({ root, read: scope, write: scope });
+  fs = new FsCapability({ root, read: scope, write: scope, hidden: HiddenPathSet.none() });
 });
 
 afterEach(async () => {

@@ -252,3 +252,38 @@ describe("walkWorkspace", () => {
     expect(visited - visitedAtAbort).toBeLessThanOrEqual(20);
   });
 });
+
+describe("walkWorkspace with hidden paths", () => {
+  it("leaves out a hidden folder and file, reports each once, and enters one holding a readable folder", async () => {
+    for (const f of ["keys/id", "keys/deep/x", "netrc", "netrcish", "home/db", "home/models/m", "a.ts"])
+      await put(f);
+    await symlink(path.join(root, "keys/id"), path.join(root, "link-to-key"));
+    const hiddenAt = ["keys", "netrc", "home"].map((p) => path.join(root, p));
+    const readable = path.join(root, "home/models");
+    const hidden = {
+      hidesBelow: (folder: string) => hiddenAt.some((h) => isWithin(folder, h)),
+      isEntry: (c: string) => hiddenAt.includes(c),
+      covers: (c: string) => hiddenAt.some((h) => isWithin(h, c)),
+      holdsReadable: (folder: string) => isWithin(folder, readable),
+      find: (c: string) =>
+        isWithin(readable, c)
+          ? undefined
+          : hiddenAt.find((h) => c !== path.join(root, "home") && isWithin(h, c)),
+    };
+    const found: string[] = [];
+    const leftOut = await walkWorkspace(
+      root,
+      { root, mayRead: inRoot.mayRead, hidden },
+      { onFile: (e) => found.push(e.relative) },
+    );
+    expect(found.sort()).toEqual(["a.ts", "home/models/m", "netrcish"]);
+    expect(leftOut.sort()).toEqual(
+      [
+        path.join(root, "home"),
+        path.join(root, "keys"),
+        path.join(root, "keys"),
+        path.join(root, "netrc"),
+      ].sort(),
+    );
+  });
+});

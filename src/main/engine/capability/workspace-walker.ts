@@ -25,12 +25,33 @@ export interface WalkOptions {
   searchIgnores?: boolean;
 }
 
+/**
+ * What a walk leaves out although the scope covers it, and reports: what Lathe hides from every
+ * tool (HiddenPathSet). `H` is what a hidden path is reported as.
+ */
+interface WalkHidden<H> {
+  /** Whether anything at or below a canonical folder is hidden; when not, the walk checks nothing. */
+  hidesBelow(folder: string): boolean;
+  /** What hides a canonical path, if anything. */
+  find(canonical: string): H | undefined;
+  /** Whether a hidden folder holds a readable one (then it is entered, and what is in it judged one by one). */
+  holdsReadable(folder: string): boolean;
+  /**
+   * Whether a canonical path is one of the hiding entries itself (a quick test): below a folder
+   * that is in no entry, only such a path can be hidden.
+   */
+  isEntry(canonical: string): boolean;
+  /** Whether a canonical path is an entry or lies in one. */
+  covers(canonical: string): boolean;
+}
+
 /** What the walk may see: the canonical root it never leaves, and the tool's read scope. */
-interface WalkScope {
+interface WalkScope<H> {
   readonly root: string;
   mayRead(canonical: string): boolean;
   /** Whether `mayRead` holds for everything below a canonical folder (then files are not checked one by one). */
   mayReadAllBelow?(folder: string): boolean;
+  hidden?: WalkHidden<H>;
 }
 
 /** The compiled rules of one ignore file. */
@@ -59,6 +80,8 @@ interface Frame {
   readonly absolute: string;
   readonly relative: string;
   readonly matchers: readonly Matcher[];
+  /** The folder is in a hiding entry (entered for a readable folder inside): every entry is judged. */
+  readonly inHidden?: boolean;
 }
 
 /** What the rule sets in force say about one path: the deepest with an opinion decides. */
@@ -253,7 +276,7 @@ function listDir(frame: Frame, isStart: boolean): Dirent[] | undefined {
 }
 
 /** The canonical target of a symlink when it is a regular file inside the root that the scope lets us read. */
-function symlinkedFile(absolute: string, scope: WalkScope): string | undefined {
+function symlinkedFile(absolute: string, scope: WalkScope<unknown>): string | undefined {
   let target: string;
   try {
     target = realpathSync.native(absolute);
@@ -270,10 +293,15 @@ function symlinkedFile(absolute: string, scope: WalkScope): string | undefined {
  * that yield to the event loop, calling `onFile` for each. Honours `.gitignore` files (and
  * with `searchIgnores`, `.ignore` and `.rgignore`) at every level (patterns relative to the folder holding them) and `<root>/.git/info/exclude`; always
  * skips `.git`; never follows a symlinked folder; reports a symlinked file only when its
- * canonical target lies inside the root and in the read scope. Throws the abort reason once
- * the signal fires.
+ * canonical target lies inside the root and in the read scope. Leaves out what `scope.hidden`
+ * hides, and returns it (each hidden folder once, not what is in it). Throws the abort reason
+ * once the signal fires.
  */
-export async function walkWorkspace(start: string, scope: WalkScope, options: WalkOptions): Promise<void> {
+export async function walkWorkspace<H = never>(
+  start: string,
+  scope: WalkScope<H>,
+  options: WalkOptions,
+): Promise<H[]> {
   const { root } = scope;
   if (!isWithin(root, start)) {
     throw new ToolCallError(`${start} is outside the workspace ${root}. Give a folder inside the workspace.`);
@@ -282,10 +310,20 @@ export async function walkWorkspace(start: string, scope: WalkScope, options: Wa
   const names: readonly string[] = options.searchIgnores === true ? SEARCH_IGNORE_FILES : GIT_IGNORE_FILES;
   signal?.throwIfAborted();
   const startRelative = start === root ? "" : start.slice(root.length + 1);
-  const stack: Frame[] = [
-    { absolute: start, relative: startRelative, matchers: ancestorMatchers(root, startRelative, names) },
-  ];
   const readsAll = scope.mayReadAllBelow?.(start) ?? false;
+  // Checked only when something below the start is hidden (rarely: the home folder opened as the
+  // workspace), and then by a quick test per entry outside the hidden folders; a symlinked
+  // file's target is always checked.
+  const hidden = scope.hidden?.hidesBelow(start) === true ? scope.hidden : undefined;
+  const leftOut: H[] = [];
+  const stack: Frame[] = [
+    {
+      absolute: start,
+      relative: startRelative,
+      matchers: ancestorMatchers(root, startRelative, names),
+      inHidden: hidden?.covers(start) === true,
+    },
+  ];
   let sliceStarted = performance.now();
   let isStart = true;
 
@@ -329,17 +367,31 @@ export async function walkWorkspace(start: string, scope: WalkScope, options: Wa
           if (verdict === "reincluded") inside = entering(matchers, relative, name);
         }
         if (enterDir && !enterDir(relative)) continue;
-        stack.push({ absolute: `${frame.absolute}/${name}`, relative, matchers: inside });
+        const absolute = `${frame.absolute}/${name}`;
+        const judged = hidden !== undefined && (frame.inHidden === true || hidden.isEntry(absolute));
+        const hit = judged ? hidden.find(absolute) : undefined;
+        if (hit !== undefined && !hidden?.holdsReadable(absolute)) {
+          leftOut.push(hit);
+          continue;
+        }
+        stack.push({ absolute, relative, matchers: inside, ...(judged ? { inHidden: true } : {}) });
       } else if (entry.isFile()) {
         if (check && verdictOf(matchers, relative, name, false) === "ignored") continue;
         const absolute = `${frame.absolute}/${name}`;
-        if (readsAll || scope.mayRead(absolute)) onFile({ absolute, relative });
+        const judged = hidden !== undefined && (frame.inHidden === true || hidden.isEntry(absolute));
+        const hit = judged ? hidden.find(absolute) : undefined;
+        if (hit !== undefined) leftOut.push(hit);
+        else if (readsAll || scope.mayRead(absolute)) onFile({ absolute, relative });
       } else if (entry.isSymbolicLink()) {
         if (check && verdictOf(matchers, relative, name, false) === "ignored") continue;
         const target = symlinkedFile(`${frame.absolute}/${name}`, scope);
-        if (target !== undefined) onFile({ absolute: target, relative });
+        if (target === undefined) continue;
+        const hit = scope.hidden?.find(target);
+        if (hit !== undefined) leftOut.push(hit);
+        else onFile({ absolute: target, relative });
       }
       // FIFOs, sockets and devices are never files to list or search.
     }
   }
+  return leftOut;
 }

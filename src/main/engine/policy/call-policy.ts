@@ -14,7 +14,9 @@ import type { ApprovalMode } from "../config/lathe-settings.ts";
 import type { PolicyConfig } from "../config/policy-config.ts";
 import type { ProtectedPaths } from "./protected-paths.ts";
 import { compilePattern } from "./rule-pattern.ts";
-import { hiddenPathNamed, homeRelative, type HiddenPathNamed } from "./hidden-paths.ts";
+import { HiddenPathError } from "../errors/hidden-path-error.ts";
+import { homeRelative } from "../sandbox/hidden-path-set.ts";
+import { hiddenPathNamed, type HiddenPathNamed } from "./hidden-paths.ts";
 import { mentionedPaths } from "./mentioned-paths.ts";
 import { explainVerdict, type RuleVerdict, type Ruleset, type Subject } from "./ruleset.ts";
 import { matchesShellRequirement } from "./shell-requirements.ts";
@@ -36,8 +38,6 @@ export interface PolicyContext {
   sandbox: SandboxStatus;
   /** What no write may reach (the watchdog's self-protection). */
   protectedPaths: ProtectedPaths;
-  /** Folders inside the hidden ones the session's commands may read (its sidecar files). */
-  readableHidden?: readonly string[];
 }
 
 function wildcard(pattern: string): RegExp {
@@ -261,14 +261,20 @@ export async function decideCall(
     resolved = await resolvePlan(tool, origin, plan, call.fs, ctx);
   } catch (err) {
     if (!ToolCallError.isInstance(err)) throw err;
-    stages.push({ stage: "capability", outcome: "deny", reason: err.message });
-    return { allowed: false, stages, accesses: [], errorText: err.message };
+    // A hidden path is refused whatever the mode; a command's in the words of the commands' refusal.
+    const hidden = HiddenPathError.isInstance(err) ? err.hidden : undefined;
+    const startsCommand = plan.accesses.some((a) => a.capability === "shell.run");
+    const reason = hidden && startsCommand ? hiddenReason(hidden, ctx.config.userSettingsFile) : err.message;
+    stages.push({ stage: "capability", outcome: "deny", reason });
+    const errorText = hidden ? `${tool.id} was refused: ${reason}` : reason;
+    return { allowed: false, stages, accesses: [], errorText };
   }
-  const hidden = await hiddenPathNamed(plan, resolved, resolved.cwd?.absolute ?? call.fs.root, {
-    denyRead: ctx.config.sandbox.denyRead,
-    latheHome: ctx.latheHome,
-    readable: ctx.readableHidden ?? [],
-  });
+  const hidden = await hiddenPathNamed(
+    plan,
+    resolved,
+    resolved.cwd?.absolute ?? call.fs.root,
+    call.fs.hidden,
+  );
   if (hidden) {
     const reason = hiddenReason(hidden, ctx.config.userSettingsFile);
     stages.push({ stage: "capability", outcome: "deny", reason });

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { planBashCommand } from "../builtin/bash-plan.ts";
+import { HiddenPathSet } from "../sandbox/hidden-path-set.ts";
 import type { ResolvedPlan } from "../tools/call-plan.ts";
 import { hiddenPathNamed } from "./hidden-paths.ts";
 
@@ -44,7 +45,12 @@ function decided(command: string): { plan: ReturnType<typeof planBashCommand>; r
 
 const check = (command: string) => {
   const { plan, resolved } = decided(command.replaceAll("SECRETS", secrets).replaceAll("HOME", latheHome));
-  return hiddenPathNamed(plan, resolved, ws, { denyRead: [secrets], latheHome, readable: [sidecars] });
+  return hiddenPathNamed(
+    plan,
+    resolved,
+    ws,
+    HiddenPathSet.of({ denyRead: [secrets], latheHome, readable: [sidecars], settingsFile: "settings.json" }),
+  );
 };
 
 describe("hiddenPathNamed: what a command names that the sandbox hides", () => {
@@ -77,7 +83,12 @@ describe("hiddenPathNamed: what a command names that the sandbox hides", () => {
   it("looks only at plans that start a process", async () => {
     const plan = { accesses: [], unclear: [], mentions: [{ text: path.join(secrets, "key"), glob: false }] };
     expect(
-      await hiddenPathNamed(plan, { accesses: [] }, ws, { denyRead: [secrets], latheHome, readable: [] }),
+      await hiddenPathNamed(
+        plan,
+        { accesses: [] },
+        ws,
+        HiddenPathSet.of({ denyRead: [secrets], latheHome, readable: [], settingsFile: "settings.json" }),
+      ),
     ).toBeUndefined();
   });
 });

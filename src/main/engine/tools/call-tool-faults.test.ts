@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { callRecorder } from "../audit/call-recorder.ts";
 import { FsCapability } from "../capability/fs-capability.ts";
+import { HiddenPathSet } from "../sandbox/hidden-path-set.ts";
 import { PathScope } from "../capability/path-scope.ts";
 import { EngineEvents } from "../engine-events.ts";
 import { AuditLog } from "../store/audit-log.ts";
@@ -202,7 +203,8 @@ function contextFor(tool: AnyTool): CallContext {
     sandbox: NO_PROCESSES,
     scheduler: new Scheduler(),
     root: dir,
-    capabilityFor: () => new FsCapability({ root: dir, read: scope, write: scope }),
+    capabilityFor: () =>
+      new FsCapability({ root: dir, read: scope, write: scope, hidden: HiddenPathSet.none() }),
     observer: callRecorder("s-faults", dir, events, () => audit),
     onInternalError: (_toolId, error) => internal.push(error),
   };

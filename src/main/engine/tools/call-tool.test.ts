@@ -5,6 +5,7 @@ import { z } from "zod";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { defineBuiltin } from "../builtin/define-builtin.ts";
 import { FsCapability } from "../capability/fs-capability.ts";
+import { HiddenPathSet } from "../sandbox/hidden-path-set.ts";
 import { PathScope } from "../capability/path-scope.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { SessionState } from "../session/session-state.ts";
@@ -85,6 +86,7 @@ beforeEach(async () => {
         root: dir,
         read: PathScope.compile([], { workspace: [dir], "ad-hoc": [], "user-data": [], session: [] }),
         write: PathScope.compile([], { workspace: [dir], "ad-hoc": [], "user-data": [], session: [] }),
+        hidden: HiddenPathSet.none(),
       }),
     onInternalError: (toolId, error) => internal.push({ toolId, error }),
   };

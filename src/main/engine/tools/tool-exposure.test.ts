@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineBuiltin } from "../builtin/define-builtin.ts";
 import { FsCapability } from "../capability/fs-capability.ts";
+import { HiddenPathSet } from "../sandbox/hidden-path-set.ts";
 import { PathScope } from "../capability/path-scope.ts";
 import { bareSessionState } from "../../../../test/support/bare-session-state.ts";
 import { NO_PROCESSES } from "../../../../test/support/no-process-sandbox.ts";
@@ -131,6 +132,7 @@ describe("the AI SDK's toolSearch with Lathe's search (the seam for the agent lo
           root: dir,
           read: PathScope.compile([], vars),
           write: PathScope.compile([], vars),
+          hidden: HiddenPathSet.none(),
         }),
     };
   });

@@ -1,0 +1,74 @@
+import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { HiddenPathSet } from "./hidden-path-set.ts";
+
+let base: string;
+let latheHome: string;
+let set: HiddenPathSet;
+
+beforeAll(async () => {
+  base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-hidden-set-")));
+  latheHome = path.join(base, "lathe");
+  await mkdir(path.join(base, "dotfiles/ssh"), { recursive: true });
+  await mkdir(path.join(latheHome, "models"), { recursive: true });
+  await mkdir(path.join(latheHome, "sessions/s1/sidecars"), { recursive: true });
+  await writeFile(path.join(base, "netrc"), "machine x password p\n");
+  // A denyRead entry that is a symlink to where the keys really are.
+  await symlink(path.join(base, "dotfiles/ssh"), path.join(base, "ssh"));
+  // One that dangles: a write through it would create the folder it points to.
+  await symlink(path.join(base, "nowhere/gnupg"), path.join(base, "gnupg"));
+  set = HiddenPathSet.of({
+    denyRead: ["ssh", "gnupg", "netrc", "aws"].map((p) => path.join(base, p)),
+    latheHome,
+    readable: [path.join(latheHome, "sessions/s1/sidecars")],
+    settingsFile: "settings.json",
+  });
+});
+
+afterAll(() => rm(base, { recursive: true, force: true }));
+
+describe("HiddenPathSet", () => {
+  it.each([
+    ["a file in a folder entry, at its real place", "dotfiles/ssh/id_ed25519", "ssh"],
+    ["the same file through the entry as written", "ssh/id_ed25519", "ssh"],
+    ["where a dangling entry points", "nowhere/gnupg/pubring.kbx", "gnupg"],
+    ["a file entry", "netrc", "netrc"],
+    ["a missing entry's would-be file", "aws/credentials", "aws"],
+    ["Lathe's database", "lathe/lathe.db", "lathe"],
+    ["another session's sidecar", "lathe/sessions/s2/sidecars/x.txt", "lathe"],
+  ])("hides %s", (_what, p, entry) => {
+    expect(set.find(path.join(base, p))).toMatchObject({ entry: path.join(base, entry) });
+  });
+
+  it.each([
+    ["a name that only starts like an entry", "sshrc"],
+    ["a sibling of a file entry", "netrc.d/x"],
+    ["$LATHE_HOME itself", "lathe"],
+    ["a public folder of $LATHE_HOME", "lathe/models/m.gguf"],
+    ["the session's own sidecars", "lathe/sessions/s1/sidecars/out.txt"],
+  ])("leaves %s alone", (_what, p) => {
+    expect(set.find(path.join(base, p))).toBeUndefined();
+  });
+
+  it("tells a walk where to look and which hidden folders it must still enter", () => {
+    expect(set.hidesBelow(base)).toBe(true);
+    expect(set.hidesBelow(path.join(latheHome, "models"))).toBe(false);
+    expect(set.hidesBelow(path.join(base, "dotfiles"))).toBe(true);
+    expect(set.holdsReadable(path.join(latheHome, "sessions"))).toBe(true);
+    expect(set.holdsReadable(path.join(base, "dotfiles"))).toBe(false);
+    // The quick test: an entry itself, at its real place or as written; covers: in one too.
+    expect(set.isEntry(path.join(base, "dotfiles/ssh"))).toBe(true);
+    expect(set.isEntry(path.join(base, "ssh"))).toBe(true);
+    expect(set.isEntry(path.join(base, "dotfiles/ssh/id_ed25519"))).toBe(false);
+    expect(set.covers(path.join(base, "dotfiles/ssh/id_ed25519"))).toBe(true);
+    expect(set.covers(latheHome)).toBe(true);
+    expect(set.covers(path.join(base, "dotfiles"))).toBe(false);
+  });
+
+  it("hides nothing when made with none()", () => {
+    expect(HiddenPathSet.none().find(path.join(base, "ssh/id_ed25519"))).toBeUndefined();
+    expect(HiddenPathSet.none().hidesBelow("/")).toBe(false);
+  });
+});

@@ -1,0 +1,172 @@
+import { lstatSync, readlinkSync, realpathSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { latheHomeHiding } from "./lathe-home-private.ts";
+
+/** A path that neither Lathe's tools nor the processes it confines may read, and what hides it. */
+export interface HiddenPath {
+  /** The path as the kernel meets it (canonical). */
+  path: string;
+  /** The entry that hides it: a `sandbox.denyRead` entry, or `$LATHE_HOME` (or one of its private files). */
+  entry: string;
+  hiddenBy: "denyRead" | "lathe-home";
+}
+
+/** Where the hidden paths come from: the same lists the OS sandbox is given. */
+export interface HiddenPathSources {
+  /** `sandbox.denyRead`, absolute (EffectiveSandboxSettings.denyRead). */
+  denyRead: readonly string[];
+  latheHome: string;
+  /** Folders inside the hidden ones that stay readable (a session's own sidecar files). */
+  readable: readonly string[];
+  /** The user's settings file, which messages name as the place to change `sandbox.denyRead`. */
+  settingsFile: string;
+}
+
+interface Entry {
+  entry: string;
+  hiddenBy: HiddenPath["hiddenBy"];
+  canonical: string;
+  asWritten: string;
+}
+
+const within = (p: string, entry: string): boolean => p === entry || p.startsWith(`${entry}/`);
+
+/** Links followed while canonicalising one entry before giving up (the kernel's own limit). */
+const MAX_LINK_HOPS = 40;
+
+/** `~/…` for a path under the home folder, for messages. */
+export function homeRelative(p: string): string {
+  const home = os.homedir();
+  return within(p, home) ? `~${p.slice(home.length)}` : p;
+}
+
+/**
+ * What `sandbox.denyRead` and `$LATHE_HOME`'s privacy (lathe-home-private.ts) hide, resolved as
+ * the kernel resolves paths, so that any path can be judged against it: the containment the OS
+ * sandbox gives confined processes, held also for what Lathe's own file tools read, write and
+ * walk. Its entries are canonicalised when first needed and then kept (one set serves one call):
+ * a check costs a few `realpath` calls once, then string comparisons.
+ */
+export class HiddenPathSet {
+  /** The user's settings file, for messages (where `sandbox.denyRead` is changed). */
+  readonly settingsFile: string;
+  private readonly sources: HiddenPathSources | undefined;
+  private readonly known = new Map<string, string>();
+  private resolved: { entries: Entry[]; readable: string[]; paths: Set<string> } | undefined;
+
+  private constructor(sources: HiddenPathSources | undefined) {
+    this.sources = sources;
+    this.settingsFile = sources?.settingsFile ?? "settings.json";
+  }
+
+  static of(sources: HiddenPathSources): HiddenPathSet {
+    return new HiddenPathSet(sources);
+  }
+
+  /** A set that hides nothing: for a capability surface outside any engine (tests, tools' own checks). */
+  static none(): HiddenPathSet {
+    return new HiddenPathSet(undefined);
+  }
+
+  /**
+   * A path as the kernel resolves it: its real path, or for a missing one its nearest existing
+   * folder's real path with the rest as written (a dangling symlink followed to where it points).
+   * Synchronous, with one answer per path: it runs before every call, where a trip through the
+   * thread pool per entry would cost more than the check itself.
+   */
+  canonical(p: string, hops = 0): string {
+    const cached = this.known.get(p);
+    if (cached !== undefined) return cached;
+    let resolved: string;
+    try {
+      resolved = realpathSync.native(p);
+    } catch {
+      const parent = path.dirname(p);
+      const link = hops < MAX_LINK_HOPS ? danglingTarget(p) : undefined;
+      resolved =
+        link !== undefined
+          ? this.canonical(path.resolve(this.canonical(parent, hops + 1), link), hops + 1)
+          : parent === p
+            ? p
+            : path.join(this.canonical(parent, hops + 1), path.basename(p));
+    }
+    this.known.set(p, resolved);
+    return resolved;
+  }
+
+  private get lists(): { entries: Entry[]; readable: string[]; paths: Set<string> } {
+    if (this.resolved) return this.resolved;
+    if (!this.sources) return (this.resolved = { entries: [], readable: [], paths: new Set() });
+    const { denyRead, latheHome, readable } = this.sources;
+    const home = latheHomeHiding(latheHome, denyRead);
+    const entries = [
+      ...denyRead.map((entry) => ({ entry, hiddenBy: "denyRead" as const })),
+      ...home.unreadable.map((entry) => ({ entry, hiddenBy: "lathe-home" as const })),
+    ].map((e) => ({
+      ...e,
+      asWritten: path.resolve(e.entry),
+      canonical: this.canonical(path.resolve(e.entry)),
+    }));
+    this.resolved = {
+      entries,
+      readable: [...home.readable, ...readable].map((r) => this.canonical(path.resolve(r))),
+      paths: new Set(entries.flatMap((e) => [e.canonical, e.asWritten])),
+    };
+    return this.resolved;
+  }
+
+  /** Whether the set hides anything at all. */
+  get isEmpty(): boolean {
+    return this.lists.entries.length === 0;
+  }
+
+  /**
+   * What hides a canonical path, if anything: it lies under a `denyRead` entry, or inside
+   * `$LATHE_HOME` outside its public folders (`$LATHE_HOME` itself may be named: its public
+   * folders show), and not under a readable folder.
+   */
+  find(p: string): HiddenPath | undefined {
+    const { entries, readable } = this.lists;
+    if (entries.length === 0) return undefined;
+    if (readable.some((r) => within(p, r))) return undefined;
+    const found = entries.find((e) =>
+      e.hiddenBy === "lathe-home"
+        ? p !== e.canonical && p !== e.asWritten && (within(p, e.canonical) || within(p, e.asWritten))
+        : within(p, e.canonical) || within(p, e.asWritten),
+    );
+    return found && { path: p, entry: found.entry, hiddenBy: found.hiddenBy };
+  }
+
+  /** Whether anything at or below a canonical folder is hidden (a walk of it must look). */
+  hidesBelow(folder: string): boolean {
+    return (
+      this.lists.entries.some((e) => within(e.canonical, folder) || within(e.asWritten, folder)) ||
+      this.find(folder) !== undefined
+    );
+  }
+
+  /** Whether a canonical path is one of the entries itself (a walk's quick test, see workspace-walker.ts). */
+  isEntry(p: string): boolean {
+    return this.lists.paths.has(p);
+  }
+
+  /** Whether a canonical path is an entry or lies in one (`$LATHE_HOME` itself included). */
+  covers(p: string): boolean {
+    return this.lists.entries.some((e) => within(p, e.canonical) || within(p, e.asWritten));
+  }
+
+  /** Whether a readable folder lies at or below a canonical folder (a hidden one that must still be entered). */
+  holdsReadable(folder: string): boolean {
+    return this.lists.readable.some((r) => within(r, folder));
+  }
+}
+
+/** Where a dangling symlink at `p` points, if `p` is one. */
+function danglingTarget(p: string): string | undefined {
+  try {
+    return lstatSync(p).isSymbolicLink() ? readlinkSync(p) : undefined;
+  } catch {
+    return undefined;
+  }
+}
