@@ -143,7 +143,7 @@ describe("lathe checkpoints and lathe restore", () => {
     await writeFile(file, "echo hi\n");
     await chmod(file, row.start);
     await call("read", { path: "run.sh" });
-    await call(...row.tool);
+    await call(row.tool[0], row.tool[1]);
     const left = await text("run.sh");
     // Positive control: nothing changed since, so the dry run finds no conflict.
     const clean = await lathe(["restore", "1", "--session", "s1", "--dry-run"]);
