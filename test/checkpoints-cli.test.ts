@@ -1,4 +1,4 @@
-import { readdir, readFile, realpath, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { chmod, readdir, readFile, realpath, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
@@ -121,6 +121,52 @@ describe("lathe checkpoints and lathe restore", () => {
     // What --force overwrote is in the undo checkpoint.
     expect((await lathe(["restore", "2", "--session", "s1"])).code).toBe(0);
     expect(await text("a.txt")).toBe("the person's edit\n");
+  });
+
+  it.each([
+    {
+      name: "write, then the person makes the file executable",
+      tool: ["write", { path: "run.sh", content: "echo written\n" }] as const,
+      start: 0o644,
+      person: 0o755,
+      conflict: "its mode was changed since (755 now, 644 when write left it)",
+    },
+    {
+      name: "a command that only chmods, then the person makes the file private",
+      tool: ["bash", { command: "chmod 755 run.sh" }] as const,
+      start: 0o644,
+      person: 0o600,
+      conflict: "its mode was changed since (600 now, 755 when bash left it)",
+    },
+  ])("$name: a conflict in --dry-run, refused (exit 1), restored with --force", async (row) => {
+    const file = path.join(root, "run.sh");
+    await writeFile(file, "echo hi\n");
+    await chmod(file, row.start);
+    await call("read", { path: "run.sh" });
+    await call(row.tool[0], row.tool[1]);
+    const left = await text("run.sh");
+    // Positive control: nothing changed since, so the dry run finds no conflict.
+    const clean = await lathe(["restore", "1", "--session", "s1", "--dry-run"]);
+    expect(clean.code, clean.stdout).toBe(0);
+    expect(clean.stdout).not.toContain("CONFLICT");
+
+    await chmod(file, row.person);
+    const dry = await lathe(["restore", "1", "--session", "s1", "--dry-run"]);
+    expect(dry.code).toBe(1);
+    expect(dry.stdout).toContain(`restore   run.sh  CONFLICT: ${row.conflict}, outside this session's tools`);
+
+    const refused = await lathe(["restore", "1", "--session", "s1"]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`run.sh: ${row.conflict}`);
+    expect(refused.stderr).toContain("Nothing was changed. Run again with --force");
+    expect((await stat(file)).mode & 0o7777).toBe(row.person);
+    expect(await text("run.sh")).toBe(left);
+
+    const forced = await lathe(["restore", "1", "--session", "s1", "--force"]);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.stdout).toContain(`(overwritten: ${row.conflict}`);
+    expect((await stat(file)).mode & 0o7777).toBe(row.start);
+    expect(await text("run.sh")).toBe("echo hi\n");
   });
 
   it.each([

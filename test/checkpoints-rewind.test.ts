@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -145,6 +145,34 @@ describe("rewind a session to before a prompt", () => {
     expect(forced).toMatchObject({ applied: true, conversationCut: true });
     expect(await h.text("a.txt")).toBe("a v1\n");
     expect(h.engine.conversations().prompts(SESSION)).toHaveLength(1);
+  });
+
+  it("a chmod by the person since is a conflict too: refused, then force puts the old mode back", async () => {
+    const h = await harness();
+    await twoTurns(h);
+    const second = h.engine.conversations().prompts(SESSION)[1]!;
+    const file = path.join(h.root, "a.txt");
+    const left = (await stat(file)).mode & 0o7777;
+    // Positive control: untouched since, the rewind would go through.
+    const clean = await h.engine.checkpoints.previewRewind(SESSION, { message: second.seq });
+    expect(clean.paths.filter((p) => p.conflict !== undefined)).toEqual([]);
+
+    await chmod(file, 0o600);
+    const refused = await h.engine.checkpoints.rewind(SESSION, { message: second.seq });
+    expect(refused).toMatchObject({ applied: false, conversationCut: false });
+    expect(refused.blocked).toEqual([
+      expect.objectContaining({
+        path: "a.txt",
+        conflict: `its mode was changed since (600 now, ${left.toString(8)} when edit left it), outside this session's tools (by you or another program)`,
+      }),
+    ]);
+    expect((await stat(file)).mode & 0o7777).toBe(0o600);
+    expect(await h.text("a.txt")).toBe("a v2\n");
+
+    const forced = await h.engine.checkpoints.rewind(SESSION, { message: second.seq }, { force: true });
+    expect(forced).toMatchObject({ applied: true, conversationCut: true });
+    expect(await h.text("a.txt")).toBe("a v1\n");
+    expect((await stat(file)).mode & 0o7777).toBe(left);
   });
 
   it("undoes the changes of tasks the removed turn started", async () => {

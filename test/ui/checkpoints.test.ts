@@ -2,9 +2,10 @@
 // page in Debian's Chromium, the real provider client streaming from the loopback fixture server.
 // The agent edits files over two prompts; the person changes one by hand, then restores a call
 // (asked before their change is overwritten) and rewinds the session to before the second prompt
-// (files and conversation). Needs `npm run build` first.
+// (files and conversation); a later call is restored over a chmod the person made since (asked
+// first, the preview saying which modes). Needs `npm run build` first.
 import { existsSync } from "node:fs";
-import { readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, readFile, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
@@ -20,6 +21,7 @@ const PROMPTS = {
   second: "Add b.txt and change c.txt.",
   third: "Overwrite d.txt without looking.",
   fourth: "Rewrite e.txt.",
+  fifth: "Rewrite run.sh.",
 };
 
 function reply(request: ChatRequest): FixtureReply {
@@ -59,6 +61,13 @@ function reply(request: ChatRequest): FixtureReply {
       { text: "I rewrote e.txt." },
     ][step]!;
   }
+  if (prompt === PROMPTS.fifth) {
+    return [
+      { toolCalls: [{ name: "read", arguments: { path: "run.sh" } }] },
+      { toolCalls: [{ name: "write", arguments: { path: "run.sh", content: "echo agent\n" } }] },
+      { text: "I rewrote run.sh." },
+    ][step]!;
+  }
   return { text: "Nothing to do." };
 }
 
@@ -93,6 +102,8 @@ useUiWorld(
       await writeFile(path.join(root, "c.txt"), "original c\n");
       await writeFile(path.join(root, "d.txt"), "original d\n");
       await writeFile(path.join(root, "e.txt"), "original e\n");
+      await writeFile(path.join(root, "run.sh"), "echo original\n");
+      await chmod(path.join(root, "run.sh"), 0o644);
       // The agent's writes need no approval here: this suite is about undoing them.
       await useFixtureModel(home, fixture!.baseURL, { approvals: { mode: "yolo" } });
     },
@@ -254,6 +265,43 @@ describe.skipIf(!runUi)("checkpoints in the chat through lathe serve", () => {
     await apply.click();
     await page.getByRole("dialog", { name: "Restored" }).getByRole("button", { name: "Done" }).click();
     expect(await file("e.txt")).toBe("original e\n");
+    expect(problems, problems.join("\n")).toEqual([]);
+  });
+
+  it("asks before putting the old mode back over the person's chmod, saying which modes", async () => {
+    await send(PROMPTS.fifth, "I rewrote run.sh.");
+    const card = turns().last().getByRole("article", { name: "write call" });
+    const restore = card.getByRole("button", { name: "Restore the files write changed" });
+    const dialog = page.getByRole("dialog", { name: "Undo what write changed?" });
+    const apply = dialog.getByRole("button", { name: "Restore", exact: true });
+    const row = dialog.getByRole("listitem", { name: "run.sh" });
+    const mode = async () => (await stat(path.join(root, "run.sh"))).mode & 0o7777;
+
+    // Positive control: untouched since, the preview asks nothing.
+    await restore.click();
+    await row.waitFor({ timeout: 10_000 });
+    expect(await row.getByRole("radio").count()).toBe(0);
+    expect(await apply.isDisabled()).toBe(false);
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    await dialog.waitFor({ state: "hidden" });
+
+    // The person makes it executable; the content stays what the agent wrote.
+    await chmod(path.join(root, "run.sh"), 0o755);
+    await restore.click();
+    await row.waitFor({ timeout: 10_000 });
+    expect(await row.innerText()).toMatch(/restored[\s\S]*changed since/);
+    expect(await row.getByRole("radiogroup").locator(".conflict-why").innerText()).toBe(
+      "its mode was changed since (755 now, 644 when write left it), outside this session's tools (by you or another program)",
+    );
+    expect(await apply.isDisabled()).toBe(true);
+    await page.screenshot({ path: path.join(SHOTS, "ui-checkpoints-restore-mode.png") });
+    expect(await mode()).toBe(0o755);
+
+    await row.getByRole("radio", { name: /Overwrite it/ }).check();
+    await apply.click();
+    await page.getByRole("dialog", { name: "Restored" }).getByRole("button", { name: "Done" }).click();
+    expect(await file("run.sh")).toBe("echo original\n");
+    expect(await mode()).toBe(0o644);
     expect(problems, problems.join("\n")).toEqual([]);
   });
 });

@@ -1,3 +1,4 @@
+import type { Stats } from "node:fs";
 import { z } from "zod";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import { transferList } from "../offload/job-result.ts";
@@ -119,8 +120,13 @@ const definition = defineBuiltin({
       renamedOver: current, // writeAtomic renames the new content over the file
     });
     await runtime.fs.writeAtomic(target, outcome.encoded);
-    runtime.checkpoint?.changed(target.absolute, outcome.newSha256);
-    const stats = await runtime.fs.stat(target);
+    let stats: Stats | undefined;
+    try {
+      stats = await runtime.fs.stat(target);
+    } finally {
+      // Reported even when the stat fails: the file was written. Its mode lets a restore see a later chmod.
+      runtime.checkpoint?.changed(target.absolute, outcome.newSha256, stats && stats.mode & 0o7777);
+    }
     if (stats) {
       runtime.session.recordRead(target.absolute, {
         size: outcome.encoded.byteLength,

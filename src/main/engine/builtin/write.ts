@@ -1,3 +1,4 @@
+import type { Stats } from "node:fs";
 import { z } from "zod";
 import type { ResolvedPath } from "../capability/fs-capability.ts";
 import type { KeptContent } from "../checkpoints/file-checkpoint.ts";
@@ -103,8 +104,13 @@ const definition = defineBuiltin({
     await runtime.fs
       .writeAtomic(target, encoded.encoded)
       .catch((err: unknown) => rethrowNotAFolder(err, target));
-    runtime.checkpoint?.changed(target.absolute, encoded.sha256);
-    const after = await runtime.fs.stat(target);
+    let after: Stats | undefined;
+    try {
+      after = await runtime.fs.stat(target);
+    } finally {
+      // Reported even when the stat fails: the file was written. Its mode lets a restore see a later chmod.
+      runtime.checkpoint?.changed(target.absolute, encoded.sha256, after && after.mode & 0o7777);
+    }
     if (after) {
       runtime.session.recordRead(target.absolute, {
         size: encoded.encoded.length,

@@ -95,13 +95,18 @@ export class ReportedChanges implements CallJournal, FileCheckpoint {
     }
   }
 
-  changed(absolute: string, sha256: string | null): void {
+  changed(absolute: string, sha256: string | null, mode?: number): void {
     const relative = relativeInside(this.root, absolute);
     if (relative === undefined) return;
     const entry = this.reported.get(relative);
     if (!entry)
       throw new Error(`checkpoint: ${relative} changed without its previous content being kept first`);
-    entry.after = sha256 === null ? { exists: false } : { exists: true, hash: sha256 };
+    entry.after =
+      sha256 === null
+        ? { exists: false }
+        : mode === undefined
+          ? { exists: true, hash: sha256 }
+          : { exists: true, hash: sha256, mode };
   }
 
   async entries(): Promise<CheckpointEntry[]> {

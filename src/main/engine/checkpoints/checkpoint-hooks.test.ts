@@ -39,12 +39,16 @@ describe("write and edit", () => {
         path: "docs/notes/today.md",
         type: "file",
         before: { exists: false },
-        after: { exists: true, hash: expect.stringMatching(/^[0-9a-f]{64}$/) },
+        after: {
+          exists: true,
+          hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+          mode: (await stat(ws.abs("docs/notes/today.md"))).mode & 0o7777,
+        },
       },
     ]);
   });
 
-  it("an overwrite keeps the previous content and mode; the after-hash is the new content's", async () => {
+  it("an overwrite keeps the previous content and mode; the after side is the new content's hash and the mode it left", async () => {
     await ws.put("run.sh", "echo old\n");
     await chmod(ws.abs("run.sh"), 0o750);
     await ws.ok("read", { path: "run.sh" });
@@ -58,6 +62,7 @@ describe("write and edit", () => {
     expect(entry?.after).toEqual({
       exists: true,
       hash: createHash("sha256").update("echo new\n").digest("hex"),
+      mode: 0o750,
     });
   });
 

@@ -6,7 +6,9 @@ export type EntryType = "file" | "folder";
 
 /**
  * A path on one side of a change: absent, or present with its content's hash (`null` when the
- * content was not kept, e.g. a file above the size limit; the entry's note says why).
+ * content was not kept, e.g. a file above the size limit; the entry's note says why) and, for a
+ * file, its permission bits when they were recorded (a checkpoint older than the record of the
+ * bits a change left has none on its `after` side: only its content is compared then).
  */
 export type PathState = { exists: false } | { exists: true; hash: BlobHash | null; mode?: number };
 
@@ -73,6 +75,8 @@ interface EntryRow {
   before_mode: number | null;
   after_exists: number;
   after_hash: string | null;
+  /** NULL in entries recorded before the column existed (and for absent paths and folders). */
+  after_mode: number | null;
   note: string | null;
 }
 
@@ -86,7 +90,7 @@ function entryOf(row: EntryRow): CheckpointEntry {
     path: row.path,
     type: row.type,
     before: stateOf(row.before_exists, row.before_hash, row.before_mode),
-    after: stateOf(row.after_exists, row.after_hash, null),
+    after: stateOf(row.after_exists, row.after_hash, row.after_mode),
     ...(row.note !== null ? { note: row.note } : {}),
   };
 }
@@ -125,8 +129,8 @@ export class CheckpointStore {
   record(checkpoint: NewCheckpoint): Checkpoint {
     const insertEntry = this.db.prepare(
       `INSERT INTO checkpoint_entries
-         (checkpoint_id, path, type, before_exists, before_hash, before_mode, after_exists, after_hash, note)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         (checkpoint_id, path, type, before_exists, before_hash, before_mode, after_exists, after_hash, after_mode, note)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     return writeTransaction(this.db, (): Checkpoint => {
       const newest = this.newestMessage(checkpoint.sessionId);
@@ -163,6 +167,7 @@ export class CheckpointStore {
           e.before.exists ? (e.before.mode ?? null) : null,
           e.after.exists ? 1 : 0,
           e.after.exists ? e.after.hash : null,
+          e.after.exists ? (e.after.mode ?? null) : null,
           e.note ?? null,
         );
       }

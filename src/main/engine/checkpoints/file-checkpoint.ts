@@ -33,6 +33,9 @@ export interface FileCheckpoint {
    * kept; the tool must not change the file then.
    */
   keep(absolute: string, current: KeptContent | null): Promise<void>;
-  /** After the change: the SHA-256 of what the file now holds (`null`: the change deleted it). */
-  changed(absolute: string, sha256: string | null): void;
+  /**
+   * After the change: the SHA-256 of what the file now holds (`null`: the change deleted it) and
+   * its permission bits, so that a restore sees a later chmod as a change since.
+   */
+  changed(absolute: string, sha256: string | null, mode?: number): void;
 }

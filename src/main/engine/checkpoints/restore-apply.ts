@@ -55,7 +55,12 @@ export function decide(steps: readonly RestoreStep[], options: RestoreOptions): 
 
 function sameDisk(a: DiskState, b: DiskState): boolean {
   if (a.kind !== b.kind) return false;
-  return a.kind !== "file" || (b.kind === "file" && a.hash === b.hash);
+  return a.kind !== "file" || (b.kind === "file" && a.hash === b.hash && a.mode === b.mode);
+}
+
+/** The permission bits a restored file gets: its recorded ones, else those it has now, else 644. */
+function restoredMode(target: PathState, current: DiskState): number {
+  return (target.exists ? target.mode : undefined) ?? (current.kind === "file" ? current.mode : 0o644);
 }
 
 /**
@@ -90,7 +95,12 @@ export async function captureCurrent(
       before = { exists: true, hash: null };
       note = "it was a symbolic link or special file, which checkpoints do not keep";
     }
-    const after: PathState = target.exists ? { exists: true, hash: target.hash } : { exists: false };
+    // What the restore leaves, mode included: undoing it then sees a chmod made after it.
+    const after: PathState = !target.exists
+      ? { exists: false }
+      : planned.type === "file"
+        ? { exists: true, hash: target.hash, mode: restoredMode(target, current) }
+        : { exists: true, hash: target.hash };
     entries.push({ path: planned.path, type: planned.type, before, after, ...(note ? { note } : {}) });
   }
   return entries;
@@ -180,7 +190,7 @@ async function applyStep(
   }
   const bytes = target.hash === null ? undefined : await blobs.read(target.hash);
   if (!bytes) throw new CheckpointError("its previous content is missing or damaged in the checkpoint store");
-  const mode = target.mode ?? (current.kind === "file" ? current.mode : 0o644);
+  const mode = restoredMode(target, current);
   if (current.kind === "link") await removeFile(absolute);
   await writeFileAt(root, absolute, bytes, mode);
 }

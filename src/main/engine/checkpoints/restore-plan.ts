@@ -96,6 +96,30 @@ function holds(current: DiskState, state: PathState, type: EntryType): boolean {
   );
 }
 
+/** Permission bits as `chmod` takes them: 644, 755, 4710. */
+function octal(mode: number): string {
+  return mode.toString(8).padStart(3, "0");
+}
+
+/**
+ * How a file differs from what the newest undone checkpoint left (`expected`, left by `leftBy`):
+ * its content, its permission bits (when the checkpoint recorded them), or both.
+ */
+function describeConflict(current: DiskState, expected: PathState, leftBy: string): string {
+  if (
+    current.kind === "file" &&
+    expected.exists &&
+    expected.mode !== undefined &&
+    current.mode !== expected.mode
+  ) {
+    const modes = `${octal(current.mode)} now, ${octal(expected.mode)} when ${leftBy} left it`;
+    return current.hash === expected.hash
+      ? `its mode was changed since (${modes})`
+      : `it was changed since, its mode too (${modes})`;
+  }
+  return `it ${describeChange(current)} since`;
+}
+
 function describeChange(current: DiskState): string {
   switch (current.kind) {
     case "absent":
@@ -115,6 +139,8 @@ interface Combined {
   type: EntryType;
   /** What the newest undone checkpoint left: what the path should hold now. */
   expected: PathState;
+  /** Who left it so, for messages: "write", "bash", "the restore". */
+  leftBy: string;
   /** What the oldest undone checkpoint found: what restoring brings back. */
   target: PathState;
   note: string | undefined;
@@ -145,6 +171,7 @@ export async function planRestore(options: {
         combined.set(entry.path, {
           type: entry.type,
           expected: entry.after,
+          leftBy: checkpoint.kind === "tool" ? checkpoint.tool : `the ${checkpoint.kind}`,
           target: entry.before,
           note: entry.note,
         });
@@ -152,7 +179,7 @@ export async function planRestore(options: {
     }
   }
   const steps: RestoreStep[] = [];
-  for (const [relative, { type, expected, target, note }] of [...combined].sort(([a], [b]) =>
+  for (const [relative, { type, expected, leftBy, target, note }] of [...combined].sort(([a], [b]) =>
     a < b ? -1 : 1,
   )) {
     const planned: PlannedPath = { path: relative, type, action: "none" };
@@ -188,7 +215,7 @@ export async function planRestore(options: {
       planned.conflict =
         expected.exists && expected.hash === null
           ? `Lathe cannot tell whether it changed since: its content after the change was not kept`
-          : `it ${describeChange(current)} since, ${by}`;
+          : `${describeConflict(current, expected, leftBy)}, ${by}`;
     }
   }
   return { plan: { checkpoints: undo.map((c) => c.id), paths: steps.map((s) => s.planned) }, steps };

@@ -176,4 +176,10 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE audit ADD COLUMN root TEXT;
   CREATE INDEX audit_by_root ON audit (root, id);
   `,
+  // The permission bits a change left a file with, so that a restore sees a later chmod as a
+  // change since (checkpoints/restore-plan.ts). Entries written before this have NULL: only
+  // their content is compared, as it was then.
+  `
+  ALTER TABLE checkpoint_entries ADD COLUMN after_mode INTEGER;
+  `,
 ];
