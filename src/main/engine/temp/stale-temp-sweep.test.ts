@@ -53,8 +53,8 @@ let liveOwner: ProcessIdentity;
 let deadOwner: ProcessIdentity;
 
 /** A process's identity as its folders record it (start read from /proc while it runs). */
-async function identityOf(pid: number): Promise<ProcessIdentity> {
-  const start = await processStartTime(pid);
+function identityOf(pid: number): ProcessIdentity {
+  const start = processStartTime(pid);
   if (start === undefined) throw new Error(`no start time for ${pid}`);
   return { pid, start, namespace: ownIdentity().namespace };
 }
@@ -62,9 +62,9 @@ async function identityOf(pid: number): Promise<ProcessIdentity> {
 beforeAll(async () => {
   if (!linux) return;
   live = spawn("sleep", ["600"], { stdio: "ignore" });
-  liveOwner = await identityOf(live.pid as number);
+  liveOwner = identityOf(live.pid as number);
   const doomed = spawn("sleep", ["600"], { stdio: "ignore" });
-  deadOwner = await identityOf(doomed.pid as number);
+  deadOwner = identityOf(doomed.pid as number);
   const gone = new Promise((resolve) => doomed.once("exit", resolve));
   doomed.kill("SIGKILL");
   await gone;

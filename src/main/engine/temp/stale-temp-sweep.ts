@@ -34,7 +34,7 @@ export async function sweepStaleTempFolders(dir: string = os.tmpdir()): Promise<
     if (owner === undefined) continue;
     const folder = path.join(dir, name);
     try {
-      if (!(await ownerIsGone(owner, self))) continue;
+      if (!ownerIsGone(owner, self)) continue;
       const info = await lstat(folder);
       if (!info.isDirectory() || info.uid !== uid) continue;
       // rm looks at each entry with lstat: a symlink inside is removed, never what it points to.
@@ -55,13 +55,13 @@ export async function sweepStaleTempFolders(dir: string = os.tmpdir()): Promise<
  * the one that has it started at another time (the pid was reused). Elsewhere only "no process
  * has that pid" proves it (a reused pid keeps the folder). Whatever cannot be established keeps it.
  */
-async function ownerIsGone(owner: ProcessIdentity, self: ProcessIdentity): Promise<boolean> {
+function ownerIsGone(owner: ProcessIdentity, self: ProcessIdentity): boolean {
   if (process.platform === "linux") {
     if (owner.start === 0 || owner.namespace === 0 || self.namespace === 0) return false;
     // Another pid namespace (a container sharing this temp folder): its pids are not ours to look up.
     if (owner.namespace !== self.namespace) return false;
     if (!processExists(owner.pid)) return true;
-    const start = await processStartTime(owner.pid);
+    const start = processStartTime(owner.pid);
     return start !== undefined && start !== owner.start;
   }
   return !processExists(owner.pid);
