@@ -1,14 +1,18 @@
-import { mkdir, readdir, readFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { machineSandbox } from "../src/main/engine/sandbox/sandbox-availability.ts";
+import { processExists } from "../src/main/engine/spawner/process-exists.ts";
+import { tempSweepLogFile } from "../src/main/engine/temp/startup-temp-sweep.ts";
+import { ownerOfTempName } from "../src/main/engine/temp/temp-folder-name.ts";
 import { startOpenAICompatibleServer, type FixtureServer } from "./fixtures/openai-compatible-server.ts";
 import { runLathe } from "./support/lathe-cli.ts";
-import { tempWorld, useEndpoint } from "./support/lathe-process.ts";
+import { startLathe, tempWorld, useEndpoint } from "./support/lathe-process.ts";
 
 // A persistent session's commands get a temp folder (their TMPDIR, writable in the OS sandbox).
 // When `lathe` ends, the folder goes with it: nothing named after the session stays in the OS
-// temp folder after `lathe run` or `lathe call --session`.
+// temp folder after `lathe run` or `lathe call --session`. A `lathe` killed with -9 cannot remove
+// it: the next `lathe` to start does (and the process spawner's folder, if it was killed too).
 
 const machine = await machineSandbox();
 if (!machine.active)
@@ -71,5 +75,61 @@ describe.skipIf(!machine.active)("a session's temp folder", () => {
     const toolMessage = server.requests[1]?.messages.find((m) => m.role === "tool");
     expect(String(toolMessage?.content)).toContain(`${tmp}/lathe-s-`);
     expect(await leftovers()).toEqual([]);
+  });
+});
+
+/** Poll `test` every 20 ms until it holds (or fail after `ms`). */
+async function waitFor(what: string, test: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await test())) {
+    if (Date.now() > deadline) throw new Error(`no ${what} within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe.skipIf(!machine.active)("a killed run's temp folders", () => {
+  it.each([
+    ["lathe alone (its spawner removes its own folder)", false],
+    ["lathe and its process spawner", true],
+  ])("are removed by the next lathe to start: kill -9 of %s", async (_what, killSpawner) => {
+    // The command leaves an output in its TMPDIR (a script: a redirection to "$TMPDIR/…" would need a person).
+    await writeFile(
+      path.join(world.root, "w.cjs"),
+      'require("fs").writeFileSync(require("os").tmpdir() + "/out.txt", "out\\n");\n',
+    );
+    const run = startLathe(
+      ["call", "bash", '{"command":"node w.cjs && sleep 30"}', "--session", "k1", "--mode", "yolo"],
+      {
+        home: world.home,
+        cwd: world.root,
+        env: { TMPDIR: tmp },
+      },
+    );
+    let session = "";
+    let spawner = "";
+    await waitFor("temp folders of the session and the spawner", async () => {
+      const names = await leftovers();
+      session = names.find((n) => n.startsWith("lathe-k1-")) ?? "";
+      spawner = names.find((n) => n.startsWith("lathe-spawner-")) ?? "";
+      return session !== "" && spawner !== "" && (await readdir(path.join(tmp, session))).includes("out.txt");
+    });
+    const spawnerPid = ownerOfTempName(spawner)?.pid;
+    expect(spawnerPid).toBeGreaterThan(0);
+    if (killSpawner) process.kill(spawnerPid as number, "SIGKILL");
+    run.child.kill("SIGKILL");
+    await run.exited;
+    // The spawner goes once the host has (when not killed) or once init reaps it (when killed).
+    await waitFor("the spawner's end", () => !processExists(spawnerPid as number));
+    // What the killed run left: its session's folder with the command's output (and the spawner's).
+    // (A killed spawner also leaves the sandbox library's empty mount source, claude-empty-*: not Lathe's.)
+    const left = (await leftovers()).filter((name) => name.startsWith("lathe-"));
+    expect(left).toEqual(killSpawner ? [session, spawner].sort() : [session]);
+    expect(await readFile(path.join(tmp, session, "out.txt"), "utf8")).toBe("out\n");
+
+    const next = await lathe(["tools"]);
+    expect(next.code).toBe(0);
+    expect((await leftovers()).filter((name) => name.startsWith("lathe-"))).toEqual([]);
+    const log = await readFile(tempSweepLogFile(world.home), "utf8");
+    for (const name of left) expect(log).toContain(`removed ${path.join(tmp, name)}`);
   });
 });

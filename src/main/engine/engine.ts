@@ -27,6 +27,7 @@ import { loadPolicyConfig, type PolicyConfig } from "./config/policy-config.ts";
 import { ProtectedPaths } from "./policy/protected-paths.ts";
 import { Ruleset } from "./policy/ruleset.ts";
 import { sessionPolicy } from "./policy/session-policy.ts";
+import { sweepTempFoldersAtStart } from "./temp/startup-temp-sweep.ts";
 import { EngineSandbox } from "./sandbox/engine-sandbox.ts";
 import { HiddenPathSet } from "./sandbox/hidden-path-set.ts";
 import type { SandboxProbe, SandboxStatus } from "./sandbox/sandbox-availability.ts";
@@ -150,6 +151,8 @@ export class Engine {
   private readonly open = new Set<Session>();
   /** Temp folders of released sessions being removed: `close` waits for them before the host exits. */
   private readonly removals = new Set<Promise<void>>();
+  /** The sweep of temp folders that killed runs left behind (once per process): `close` waits for it. */
+  private tempSweep: Promise<void> = Promise.resolve();
 
   private constructor(
     root: string,
@@ -243,6 +246,10 @@ export class Engine {
         ...(options.approveUnsandboxedMcp ? { approveUnsandboxedMcp: options.approveUnsandboxedMcp } : {}),
       });
     }
+    // Off the hot path: begun now, waited for only at close. Its removals go to a log file.
+    engine.tempSweep = sweepTempFoldersAtStart(latheHome).catch((error: unknown) => {
+      engine.events.emit("internal-error", { toolId: "temp-sweep", sessionId: "-", error });
+    });
     return engine;
   }
 
@@ -589,8 +596,9 @@ export class Engine {
       if (s.persistent) s.release();
       else await s.close();
     }
-    // A CLI exits as soon as this resolves: a released session's temp folder must be gone by then.
-    await Promise.all([...this.removals]);
+    // A CLI exits as soon as this resolves: a released session's temp folder must be gone by
+    // then, and the start-up sweep done (not cut half-way through a removal).
+    await Promise.all([...this.removals, this.tempSweep]);
     const audit = this.auditLog;
     audit?.flush();
     const failed = audit?.unwritable();

@@ -1,6 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
+import { rm } from "node:fs/promises";
 import path from "node:path";
 import { resolveLatheHome } from "../config/lathe-home.ts";
 import { loadPolicyConfig } from "../config/policy-config.ts";
@@ -14,6 +13,7 @@ import { sandboxAvailabilityCache } from "../sandbox/sandbox-availability-cache.
 import { hiddenEnvNames } from "../sandbox/hidden-env.ts";
 import { hostEnv } from "../spawner/host-env.ts";
 import { errorMessage } from "../errors/error-message.ts";
+import { makeOwnedTempDir } from "../temp/owned-temp-dir.ts";
 
 /** One thing Lathe needs from the machine, and whether it has it. */
 interface DoctorCheck {
@@ -107,7 +107,7 @@ async function runs(command: string, args: string[]): Promise<string> {
 
 /** A terminal started the way bash calls start theirs: by the process spawner, on node-pty. */
 async function startsTerminal(): Promise<string> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), "lathe-doctor-"));
+  const dir = await makeOwnedTempDir("doctor");
   try {
     const { runInPty } = await import("../builtin/pty-runner.ts");
     const proc = await runInPty({

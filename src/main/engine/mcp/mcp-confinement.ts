@@ -1,10 +1,10 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
+import { rm } from "node:fs/promises";
 import path from "node:path";
 import type { EngineSandbox } from "../sandbox/engine-sandbox.ts";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.ts";
 import { serverCommandFiles } from "../policy/protected-paths.ts";
 import { expandHome } from "../sandbox/sandbox-settings.ts";
+import { makeOwnedTempDir } from "../temp/owned-temp-dir.ts";
 import { serverCwd, type McpStdioConfig } from "./mcp-command-line.ts";
 
 /** Folders of `$LATHE_HOME` that hold what Lathe keeps of every folder's work. */
@@ -51,7 +51,7 @@ export function serverConfinement(
 ): ServerConfinement {
   let temp: Promise<string> | undefined;
   const tempDir = (): Promise<string> => {
-    temp ??= mkdtemp(path.join(os.tmpdir(), `lathe-mcp-${name}-`)).catch((err: unknown) => {
+    temp ??= makeOwnedTempDir(`mcp-${name}`).catch((err: unknown) => {
       temp = undefined;
       throw err;
     });

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
+import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
+import { makeOwnedTempDir } from "../temp/owned-temp-dir.ts";
 import type { Asker } from "../tools/question-request.ts";
 import type { TaskHost } from "../tools/task-host.ts";
 import type { TodoList } from "../tools/todo-list.ts";
@@ -114,15 +114,14 @@ export class SessionState implements ToolSession {
   /**
    * The temp folder (TMPDIR) of the processes this session starts, the one place besides the
    * workspace their OS sandbox lets them write. Outside `$LATHE_HOME`, which stays read-only to
-   * them; made fresh (mkdtemp) on first use, so nobody can have prepared it.
+   * them; made fresh (mkdtemp) on first use, so nobody can have prepared it. Named after the
+   * session and this process, so a later run sweeps it if this one is killed (temp/).
    */
   tempDir(): Promise<string> {
-    this.temp ??= mkdtemp(path.join(os.tmpdir(), `lathe-${this.id.replace(/[^A-Za-z0-9_-]/g, "_")}-`)).catch(
-      (err: unknown) => {
-        this.temp = undefined;
-        throw err;
-      },
-    );
+    this.temp ??= makeOwnedTempDir(this.id).catch((err: unknown) => {
+      this.temp = undefined;
+      throw err;
+    });
     return this.temp;
   }
 

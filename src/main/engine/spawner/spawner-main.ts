@@ -3,9 +3,7 @@
 // the OS sandbox's wraps), so the host never forks a large process (fork blocks the calling
 // thread for as long as copying its page tables takes). Driven over the IPC channel by
 // spawner-client.ts; see spawner-protocol.ts for the messages.
-import { mkdtempSync, rmdirSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
+import { rmdirSync } from "node:fs";
 import type { Socket } from "node:net";
 import type { RequestChannel, RunningRequest } from "./request-channel.ts";
 import { RequestFailure } from "./spawner-failure.ts";
@@ -14,6 +12,7 @@ import { protocolSchemas, type SpawnerEvent, type SpawnerFailure } from "./spawn
 import { startPty } from "./spawner-pty.ts";
 import { startServer } from "./spawner-server.ts";
 import { errorMessage } from "../errors/error-message.ts";
+import { makeOwnedTempDirSync } from "../temp/owned-temp-dir.ts";
 
 if (!process.send) throw new Error("spawner-main.ts runs only as a child process started with fork().");
 
@@ -21,9 +20,10 @@ if (!process.send) throw new Error("spawner-main.ts runs only as a child process
  * A working directory of the spawner's own, empty and outside every workspace: the sandbox
  * library also protects shell and git files around the PROCESS's working directory (covering
  * missing ones with placeholders while a command runs), which would show up in a workspace that
- * is the working directory.
+ * is the working directory. Named after this process, so a later run sweeps it if this one is
+ * killed before it removes it.
  */
-const home = mkdtempSync(path.join(os.tmpdir(), "lathe-spawner-"));
+const home = makeOwnedTempDirSync("spawner");
 process.chdir(home);
 
 interface Request {

@@ -3,11 +3,10 @@
 // sandboxed `true` in a fresh temp folder. Here rather than in the host because the check starts
 // processes (the library's own lookups among them, some synchronous) and loads the library.
 import { spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
+import { rm } from "node:fs/promises";
 import { confineWithManager } from "./spawner-confine.ts";
 import { errorMessage } from "../errors/error-message.ts";
+import { makeOwnedTempDir } from "../temp/owned-temp-dir.ts";
 
 /** How long the trial command may take before it counts as failed. */
 const TRIAL_TIMEOUT_MS = 10_000;
@@ -42,7 +41,7 @@ function runLine(line: string, cwd: string): Promise<string | undefined> {
 
 /** One sandboxed `true` in a temp folder: undefined when it ran, else what went wrong. */
 async function trial(): Promise<string | undefined> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), "lathe-sandbox-probe-"));
+  const dir = await makeOwnedTempDir("sandbox-probe");
   try {
     const confined = await confineWithManager(
       "true",
