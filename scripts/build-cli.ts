@@ -178,6 +178,10 @@ const SHARED_MODULES = new Set(
     "src/main/engine/spawner/program-lookup.ts",
     "src/main/engine/errors/error-message.ts",
     "src/main/engine/spawner/process-exists.ts",
+    // The spawner makes its temp folder as the engine does (named after its owner, for the sweep).
+    "src/main/engine/temp/owned-temp-dir.ts",
+    "src/main/engine/temp/temp-folder-name.ts",
+    "src/main/engine/temp/process-start.ts",
   ].map((file) => path.join(ROOT, file)),
 );
 
@@ -275,7 +279,8 @@ export async function buildCli(
           // What the engine and the spawner's child both load cannot sit in the engine chunk:
           // zod (their protocol), the sidecar files' naming (partial-file.ts, for the pty output
           // the spawner writes), finding a program on PATH (program-lookup.ts, for MCP servers)
-          // errorMessage and processExists, together in one chunk, so a start loads one file for them.
+          // errorMessage and processExists, and the owned temp folders, together in one chunk, so a
+          // start loads one file for them.
           { name: "shared", test: (id) => ZOD.test(id) || SHARED_MODULES.has(path.resolve(id)) },
         ],
       },
