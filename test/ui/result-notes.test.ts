@@ -1,8 +1,10 @@
 // What the model reads about a result, the person reads too: a cut result's `metadata.left_out`
-// (what it does not show and where all of it is), in the chat's tool cards and in Tools → Run a
-// tool, folded into the "N lines shown" line where the page draws one. `lathe serve` opens a fake
-// home folder ($HOME points at it) in yolo mode; the loopback fixture model globs it (1,201
-// files: cut at 1,000), then runs a command with a huge output. Needs `npm run build` first.
+// (what it does not show and where all of it is), folded into the "N lines shown" line where the
+// page draws one; and glob's and grep's note on the hidden folders (~/.ssh…) their walk left out.
+// In the chat's tool cards and in Tools → Run a tool. `lathe serve` opens a fake home folder
+// ($HOME points at it, so ~/.ssh is in it) in yolo mode; the loopback fixture model globs it
+// (1,201 files: cut at 1,000), runs a command with a huge output, then greps it. Needs
+// `npm run build` first.
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "playwright-core";
@@ -17,11 +19,19 @@ const runUi = runsUi("result notes");
 
 const PROMPT = "Look around my home folder.";
 const DONE = "Looked around.";
+const SEARCH = "Search my home folder for SAFE.";
+const SEARCHED = "Searched.";
+/** What glob and grep say they left out of a walk of the home folder. */
+const HIDDEN_NOTE = "Left out 1 hidden path, which no tool or command may read: ~/.ssh (sandbox.denyRead).";
 /** Files outside any hidden folder: more than glob's 1,000, so its result is cut. */
 const VISIBLE_FILES = 1_201;
 
 function reply(request: ChatRequest): FixtureReply {
   const { prompt, step } = scriptTurn(request, "tool");
+  if (prompt === SEARCH)
+    return step === 0
+      ? { toolCalls: [{ name: "grep", arguments: { pattern: "SAFE", output_mode: "content" } }] }
+      : { text: SEARCHED };
   if (prompt !== PROMPT) return { text: `You said: ${prompt}` };
   return [
     { toolCalls: [{ name: "glob", arguments: { pattern: "**/*" } }] },
@@ -120,6 +130,49 @@ describe.skipIf(!runUi)("a cut result's note in the chat and the workbench", () 
     );
     await result.scrollIntoViewIfNeeded();
     await page.screenshot({ path: path.join(SHOTS, "ui-result-notes-workbench.png") });
+    expect(world().problems, world().problems.join("\n")).toEqual([]);
+  });
+});
+
+describe.skipIf(!runUi)("the hidden folders a search left out, in the chat and the workbench", () => {
+  it("says under the glob and the grep card which hidden folder their walk left out, folded or open", async () => {
+    await goTo(page, "Chat");
+    // The glob of the first prompt: folded, it says both what was cut and what was hidden.
+    const glob = chat.lastCard("glob");
+    expect(await glob.getByRole("button", { expanded: false }).count()).toBe(1);
+    const hidden = glob.getByRole("note", { name: "Hidden paths" });
+    await hidden.waitFor({ timeout: 5_000 });
+    expect(await hidden.innerText()).toBe(HIDDEN_NOTE);
+    expect(await hidden.getAttribute("class")).toContain("muted");
+    expect(await glob.getByRole("note", { name: "Left out" }).count()).toBe(1);
+    await glob.screenshot({ path: path.join(SHOTS, "ui-result-notes-hidden-glob-card.png") });
+
+    await chat.send(SEARCH);
+    await chat.conversation().getByText(SEARCHED).waitFor({ timeout: 20_000 });
+    const grep = chat.lastCard("grep");
+    expect(await grep.getByLabel("Status").innerText()).toBe("ok");
+    expect(await grep.getByRole("note", { name: "Hidden paths" }).innerText()).toBe(HIDDEN_NOTE);
+    // Opened, its matches are the visible file's only, and the note is said once.
+    await grep.getByRole("button", { expanded: false }).click();
+    expect(await grep.getByRole("list", { name: "Matches" }).innerText()).toBe("notes.txt:1: SAFE notes");
+    expect((await grep.innerText()).split("hidden path")).toHaveLength(2);
+    await grep.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(SHOTS, "ui-result-notes-hidden-chat.png") });
+    expect(world().problems, world().problems.join("\n")).toEqual([]);
+  });
+
+  it("says it in the workbench as a note, not as a field of the data", async () => {
+    await goTo(page, "Tools", "Run a tool");
+    await runTool(page, "grep", { pattern: "SAFE" });
+    const result = page.getByRole("region", { name: "Result" });
+    const hidden = result.getByRole("note", { name: "Hidden paths" });
+    await hidden.waitFor({ timeout: 10_000 });
+    expect(await hidden.innerText()).toBe(HIDDEN_NOTE);
+    expect(await result.getByText(/^files$/).count()).toBe(1);
+    expect(await result.getByLabel("Fields", { exact: true }).count()).toBe(0);
+    expect((await result.innerText()).split("hidden path")).toHaveLength(2);
+    await result.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(SHOTS, "ui-result-notes-hidden-workbench.png") });
     expect(world().problems, world().problems.join("\n")).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import { useMemo } from "react";
 import type { Envelope } from "../../shared/api-contract.ts";
 import { envelopeFields } from "../state/envelope-fields.ts";
-import { cutNote } from "../state/result-notes.ts";
+import { cutNote, hiddenPathsNote } from "../state/result-notes.ts";
 import { previewText } from "../state/text-preview.ts";
 import { useAppState } from "../state/store-context.tsx";
 import { LongText } from "./long-text.tsx";
@@ -34,18 +34,24 @@ function Metadata({ metadata }: { metadata: Envelope["metadata"] }) {
  * An envelope's data as a person reads it: its short fields as name and value, each text (a
  * command's output, a file, a list) under its name as lines, drawn up to a limit. A cut result's
  * note (`cut`) is said once: in the line under the first text the page does not draw whole, else
- * on its own above the data.
+ * on its own above the data. A search's note on the hidden folders it left out (`hidden`) is said
+ * above the data too, rather than as one of its fields.
  */
 function EnvelopeData({
   data,
   outputPath,
   cut,
+  hidden,
 }: {
   data: unknown;
   outputPath: string | undefined;
   cut: string | undefined;
+  hidden: string | undefined;
 }) {
-  const fields = useMemo(() => envelopeFields(data), [data]);
+  const fields = useMemo(
+    () => envelopeFields(data).filter((f) => hidden === undefined || f.name !== "note"),
+    [data, hidden],
+  );
   const values = fields.filter((f) => f.kind === "value");
   const texts = fields.filter((f) => f.kind === "text");
   const noted = useMemo(
@@ -59,6 +65,9 @@ function EnvelopeData({
     <div className="data-fields" aria-label="Data">
       {cut !== undefined && noted === undefined ? (
         <ResultNote label="Left out" note={cut} path={outputPath} className="result-note" />
+      ) : null}
+      {hidden !== undefined ? (
+        <ResultNote label="Hidden paths" note={hidden} className="result-note" />
       ) : null}
       {values.length > 0 ? (
         <dl className="data-values" aria-label="Fields">
@@ -119,6 +128,7 @@ export function ResultView() {
               data={result.envelope.data}
               outputPath={result.envelope.metadata.output_path}
               cut={cutNote(result.envelope)}
+              hidden={hiddenPathsNote(result.toolId, result.envelope)}
             />
           ) : (
             <LongText

@@ -8,7 +8,7 @@ import { Elapsed, formatDuration } from "./elapsed.tsx";
 import { Icon } from "./icons.tsx";
 import { savedImagesOf } from "../state/tool-images.ts";
 import { originLabel } from "./origin-label.ts";
-import { cutNote } from "../state/result-notes.ts";
+import { cutNote, hiddenPathsNote } from "../state/result-notes.ts";
 import { ResultNote } from "./result-note.tsx";
 import { bodySaysCut, ToolCardBody } from "./tool-card-body.tsx";
 
@@ -25,9 +25,10 @@ const STATUS_BADGE: Record<CardStatus, string> = {
  * that says what it did in one line (click to open or fold it), its status and time; the body
  * (a diff, a terminal, a list, JSON); the envelope's error text in red whenever it failed; what a
  * cut result left out and where all of it is (the note the model read, said once: in the body's
- * line when the body draws one); where saved images are kept; any child run it started
- * (`children`); while it runs, the time so far and a Stop that ends this call alone; and once it changed files (it has a
- * checkpoint), a Restore that undoes them after a preview.
+ * line when the body draws one); which hidden folders a search left out of its walk; where saved
+ * images are kept; any child run it started (`children`); while it runs, the time so far and a
+ * Stop that ends this call alone; and once it changed files (it has a checkpoint), a Restore that
+ * undoes them after a preview.
  */
 export function ToolCard({
   card,
@@ -47,6 +48,7 @@ export function ToolCard({
   const envelope = card.envelope;
   const summary = cardSummary(card);
   const cut = cutNote(envelope);
+  const hidden = hiddenPathsNote(card.toolName, envelope);
   const bodyId = `card-body-${card.toolCallId}`;
   const live = card.status === "running" && card.startedAt !== undefined && runId !== undefined;
   const checkpoint = useChat((s) =>
@@ -144,6 +146,7 @@ export function ToolCard({
       {cut !== undefined && !(open && bodySaysCut(card)) ? (
         <ResultNote label="Left out" note={cut} path={envelope?.metadata.output_path} className="card-line" />
       ) : null}
+      {hidden !== undefined ? <ResultNote label="Hidden paths" note={hidden} className="card-line" /> : null}
       {savedImagesOf(envelope).map((image) => (
         <p key={image.path} className="notice card-line">
           Image ({image.mimeType}, {image.bytes} bytes) saved in <code>{image.path}</code>

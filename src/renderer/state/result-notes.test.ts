@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Envelope } from "../../shared/envelope-schema.ts";
-import { cutNote, noteForPerson, noteParts } from "./result-notes.ts";
+import { cutNote, hiddenPathsNote, noteForPerson, noteParts } from "./result-notes.ts";
 
 const output = (metadata: Envelope["metadata"]): Envelope => ({ type: "output", data: {}, metadata });
 
@@ -89,5 +89,39 @@ describe("noteForPerson", () => {
     ],
   ])("%s", (_, note, path, shown) => {
     expect(noteForPerson(note, path)).toBe(shown);
+  });
+});
+
+describe("hiddenPathsNote", () => {
+  const NOTE =
+    "left out 2 hidden paths, which no tool or command may read: ~/.ssh, ~/.aws (sandbox.denyRead)";
+  const result = (data: unknown): Envelope => ({ type: "output", data, metadata: { duration_ms: 1 } });
+  it.each<[string, string, Envelope | undefined, string | undefined]>([
+    [
+      "glob's note, as a sentence",
+      "glob",
+      result({ files: [], note: NOTE }),
+      "Left out 2 hidden paths, which no tool or command may read: ~/.ssh, ~/.aws (sandbox.denyRead).",
+    ],
+    [
+      "grep's note",
+      "grep",
+      result({ matches: [], note: "left out 1 hidden path: ~/.ssh." }),
+      "Left out 1 hidden path: ~/.ssh.",
+    ],
+    ["a search that hid nothing", "glob", result({ files: ["a.ts"] }), undefined],
+    ["a plugin's own note is its data", "notes_plugin", result({ note: "buy milk" }), undefined],
+    [
+      "a failed search",
+      "grep",
+      { type: "error", error_text: "bad", metadata: { duration_ms: 1 } },
+      undefined,
+    ],
+    ["a note that is not text", "glob", result({ files: [], note: 3 }), undefined],
+    ["an empty note", "glob", result({ files: [], note: "  " }), undefined],
+    ["data that is not an object", "glob", result(["a"]), undefined],
+    ["no envelope yet", "glob", undefined, undefined],
+  ])("%s", (_, tool, envelope, note) => {
+    expect(hiddenPathsNote(tool, envelope)).toBe(note);
   });
 });

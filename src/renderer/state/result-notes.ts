@@ -15,6 +15,24 @@ export function cutNote(envelope: Envelope | undefined): string | undefined {
     : `The output was cut to its head; all of it is in ${outputPath}.`;
 }
 
+/** The tools whose result's `note` says what their walk left out because Lathe hides it. */
+const SEARCH_TOOLS = new Set(["glob", "grep"]);
+
+/**
+ * What a search (glob, grep) left out of its walk because no tool may read it — hidden folders
+ * such as ~/.ssh, and what hides them — as a sentence (the model reads it as `data.note`).
+ * Undefined for any other tool (a plugin's `note` is its own data) or when nothing was left out.
+ */
+export function hiddenPathsNote(toolName: string, envelope: Envelope | undefined): string | undefined {
+  if (!SEARCH_TOOLS.has(toolName) || envelope?.type !== "output") return undefined;
+  const data = envelope.data;
+  if (typeof data !== "object" || data === null || Array.isArray(data)) return undefined;
+  const note = (data as Record<string, unknown>)["note"];
+  if (typeof note !== "string" || note.trim() === "") return undefined;
+  const text = note.trim();
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)}${/[.!?]$/.test(text) ? "" : "."}`;
+}
+
 /**
  * The part of a cut result's note a person reads: up to the file holding all of it. What follows
  * that (how to read the file: tail it, grep it, read it in parts) is said for the model, and
