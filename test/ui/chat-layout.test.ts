@@ -142,16 +142,14 @@ describe.skipIf(!runUi)("the chat when the conversation is longer than the windo
     expect(rows.filter((r) => r !== "").at(-1)).toBe("line 1000");
     // Colours are kept for what is drawn: the rows are green (xterm's palette colour 2).
     expect(await terminal.locator(".xterm-rows span.xterm-fg-2").first().innerText()).toMatch(/^line \d+$/);
-    // Under it: how much is not drawn, and the file the tool kept the whole output in.
+    // Under it, in one line: how much is not drawn, what the tool cut, and the file holding all of it.
     const rest = card.getByRole("note", { name: "Terminal output: not shown" });
-    const outputPath = await card
-      .getByText(/^Output truncated/)
-      .locator("code")
-      .innerText();
+    const outputPath = await rest.locator("code").innerText();
     expect(await rest.innerText()).toMatch(
-      /^1,000 of the result's 10,\d{3} lines shown; 9,\d{3} more \(\d+ K characters\) not drawn here\./,
+      /^1,000 of the result's 10,\d{3} lines shown; 9,\d{3} more \(\d+ K characters\) not drawn here\. The output was cut: /,
     );
-    expect(await rest.innerText()).toContain(`The tool kept its whole output in ${outputPath}.`);
+    expect(await rest.innerText()).toContain(`All of it is in ${outputPath}.`);
+    expect(outputPath.endsWith(".txt")).toBe(true);
     // "Show 1,000 more lines" draws the next thousand.
     await rest.getByRole("button", { name: "Show 1,000 more lines" }).click();
     await expect

@@ -41,8 +41,8 @@ export interface UiWorldOptions {
   replies?: FixtureOptions["replies"];
   /** Writes the project's files and $LATHE_HOME's settings before `lathe serve` starts. */
   prepare?: (folders: UiFolders) => Promise<void>;
-  /** Extra environment of `lathe serve`. */
-  env?: NodeJS.ProcessEnv;
+  /** Extra environment of `lathe serve`, or a function of the folders that returns it (to point HOME into them). */
+  env?: NodeJS.ProcessEnv | ((folders: UiFolders) => NodeJS.ProcessEnv);
   /** The page's size (default: openWatchedPage's). */
   viewport?: { width: number; height: number };
   /** A browser to open the page in (the world then leaves it open); default: a Chromium of its own. */
@@ -90,7 +90,8 @@ export async function startUiWorld(options: UiWorldOptions): Promise<UiWorld> {
     if (options.replies !== undefined)
       fixture = await startOpenAICompatibleServer({ models: ["fixture-model"], replies: options.replies });
     await options.prepare?.({ base, root, home, fixture });
-    const served = await startLatheServe(root, home, options.env);
+    const env = typeof options.env === "function" ? options.env({ base, root, home, fixture }) : options.env;
+    const served = await startLatheServe(root, home, env);
     child = served.child;
     browser = options.browser ?? (await launchChromium());
     const problems: string[] = [];

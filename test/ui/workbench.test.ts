@@ -96,11 +96,13 @@ describe.skipIf(!runUi)("the workbench with a huge output", () => {
     expect(shown.trimEnd().split("\n")).toHaveLength(1_000);
     const note = result().getByRole("note", { name: "output: not shown" });
     expect(await note.innerText()).toMatch(
-      /^1,000 of the result's [\d,]+ lines shown; [\d,]+ more \([\d,.]+ K characters\) not drawn here\. The tool kept its whole output in /,
+      /^1,000 of the result's [\d,]+ lines shown; [\d,]+ more \([\d,.]+ K characters\) not drawn here\. The output was cut: [\d,]+ lines \([\d.]+ [KM]B\) in its middle are left out; its head and its last lines are shown\. All of it is in \//,
     );
     await note.scrollIntoViewIfNeeded();
     await page.screenshot({ path: path.join(SHOTS, "ui-workbench-huge-output-end.png") });
     const whole = await note.locator("code").innerText();
+    // Said in that one line only: no second note repeats it.
+    expect(await result().getByRole("note", { name: "Left out" }).count()).toBe(0);
     expect(whole.startsWith(world().home)).toBe(true);
     expect((await readFile(whole, "utf8")).endsWith("\n300000\n")).toBe(true);
     // More is a click away, a page at a time.

@@ -1,5 +1,6 @@
 import { useMemo, useState } from "react";
 import { PREVIEW_LIMITS, previewText, type TextPreview } from "../state/text-preview.ts";
+import { NoteText, ResultNote } from "./result-note.tsx";
 
 const count = new Intl.NumberFormat("en");
 
@@ -22,26 +23,36 @@ export function useTextPreview(text: string): { preview: TextPreview; more: () =
 }
 
 /**
- * What a preview left out of its text, said under it (nothing when it left nothing out): how
- * much, where the whole of it is (`outputPath`, when the tool kept its whole output in a file),
- * and a button that draws more.
+ * What a preview left out of its text, said under it: how much, with a button that draws more;
+ * and where the whole of it is — the note of a cut result (`note`, what the tool left out and the
+ * file holding all of it), else the file (`outputPath`) alone. One line says both; with nothing
+ * left out of the preview, the note alone (labelled "Left out"), or nothing.
  */
 export function PreviewRest({
   label,
   preview,
   outputPath,
+  note,
   onMore,
 }: {
   label: string;
   preview: TextPreview;
   outputPath?: string | undefined;
+  note?: string | undefined;
   onMore: () => void;
 }) {
-  if (preview.hiddenChars === 0) return null;
+  if (preview.hiddenChars === 0)
+    return note === undefined ? null : (
+      <ResultNote label="Left out" note={note} path={outputPath} className="long-text-rest" />
+    );
   return (
     <p className="muted long-text-rest" role="note" aria-label={`${label}: not shown`}>
       {`${count.format(preview.totalLines - preview.hiddenLines)} of the result's ${count.format(preview.totalLines)} lines shown; ${count.format(preview.hiddenLines)} more (${size(preview.hiddenChars)}) not drawn here. `}
-      {outputPath !== undefined ? (
+      {note !== undefined ? (
+        <>
+          <NoteText note={note} path={outputPath} />{" "}
+        </>
+      ) : outputPath !== undefined ? (
         <>
           The tool kept its whole output in <code>{outputPath}</code>.{" "}
         </>
@@ -55,17 +66,19 @@ export function PreviewRest({
 
 /**
  * A text as its lines (newlines kept), drawn up to a limit so a huge one keeps the page quick,
- * with what is left out said under it (`PreviewRest`).
+ * with what is left out said under it (`PreviewRest`, with the cut result's `note` when given).
  */
 export function LongText({
   label,
   text,
   outputPath,
+  note,
   className,
 }: {
   label: string;
   text: string;
   outputPath?: string | undefined;
+  note?: string | undefined;
   className: string;
 }) {
   const { preview, more } = useTextPreview(text);
@@ -74,7 +87,7 @@ export function LongText({
       <pre className={className} aria-label={label}>
         {preview.shown}
       </pre>
-      <PreviewRest label={label} preview={preview} outputPath={outputPath} onMore={more} />
+      <PreviewRest label={label} preview={preview} outputPath={outputPath} note={note} onMore={more} />
     </>
   );
 }

@@ -1,7 +1,11 @@
+import { useMemo } from "react";
 import type { Envelope } from "../../shared/api-contract.ts";
 import { envelopeFields } from "../state/envelope-fields.ts";
+import { cutNote, hiddenPathsNote } from "../state/result-notes.ts";
+import { previewText } from "../state/text-preview.ts";
 import { useAppState } from "../state/store-context.tsx";
 import { LongText } from "./long-text.tsx";
+import { ResultNote } from "./result-note.tsx";
 
 function Metadata({ metadata }: { metadata: Envelope["metadata"] }) {
   return (
@@ -28,14 +32,43 @@ function Metadata({ metadata }: { metadata: Envelope["metadata"] }) {
 
 /**
  * An envelope's data as a person reads it: its short fields as name and value, each text (a
- * command's output, a file, a list) under its name as lines, drawn up to a limit.
+ * command's output, a file, a list) under its name as lines, drawn up to a limit. A cut result's
+ * note (`cut`) is said once: in the line under the first text the page does not draw whole, else
+ * on its own above the data. A search's note on the hidden folders it left out (`hidden`) is said
+ * above the data too, rather than as one of its fields.
  */
-function EnvelopeData({ data, outputPath }: { data: unknown; outputPath: string | undefined }) {
-  const fields = envelopeFields(data);
+function EnvelopeData({
+  data,
+  outputPath,
+  cut,
+  hidden,
+}: {
+  data: unknown;
+  outputPath: string | undefined;
+  cut: string | undefined;
+  hidden: string | undefined;
+}) {
+  const fields = useMemo(
+    () => envelopeFields(data).filter((f) => hidden === undefined || f.name !== "note"),
+    [data, hidden],
+  );
   const values = fields.filter((f) => f.kind === "value");
   const texts = fields.filter((f) => f.kind === "text");
+  const noted = useMemo(
+    () =>
+      cut === undefined
+        ? undefined
+        : fields.find((f) => f.kind === "text" && previewText(f.text).hiddenChars > 0)?.name,
+    [cut, fields],
+  );
   return (
     <div className="data-fields" aria-label="Data">
+      {cut !== undefined && noted === undefined ? (
+        <ResultNote label="Left out" note={cut} path={outputPath} className="result-note" />
+      ) : null}
+      {hidden !== undefined ? (
+        <ResultNote label="Hidden paths" note={hidden} className="result-note" />
+      ) : null}
       {values.length > 0 ? (
         <dl className="data-values" aria-label="Fields">
           {values.map((f) => (
@@ -51,7 +84,13 @@ function EnvelopeData({ data, outputPath }: { data: unknown; outputPath: string 
       {texts.map((f) => (
         <div key={f.name} className="data-text">
           <h3>{f.name}</h3>
-          <LongText label={f.name} className="data" text={f.text} outputPath={outputPath} />
+          <LongText
+            label={f.name}
+            className="data"
+            text={f.text}
+            outputPath={outputPath}
+            note={f.name === noted ? cut : undefined}
+          />
         </div>
       ))}
     </div>
@@ -85,13 +124,19 @@ export function ResultView() {
           </p>
           <Metadata metadata={result.envelope.metadata} />
           {result.envelope.type === "output" ? (
-            <EnvelopeData data={result.envelope.data} outputPath={result.envelope.metadata.output_path} />
+            <EnvelopeData
+              data={result.envelope.data}
+              outputPath={result.envelope.metadata.output_path}
+              cut={cutNote(result.envelope)}
+              hidden={hiddenPathsNote(result.toolId, result.envelope)}
+            />
           ) : (
             <LongText
               label="Error text"
               className="error-text"
               text={result.envelope.error_text}
               outputPath={result.envelope.metadata.output_path}
+              note={cutNote(result.envelope)}
             />
           )}
         </div>

@@ -1,4 +1,5 @@
 import { useChat } from "../state/chat-context.tsx";
+import { cutNote } from "../state/result-notes.ts";
 import type { ToolCard } from "../state/transcript.ts";
 import { DiffView } from "./diff-view.tsx";
 import { PreviewRest, useTextPreview } from "./long-text.tsx";
@@ -61,7 +62,11 @@ function BashBody({ card, data }: { card: ToolCard; data: Record<string, unknown
       </pre>
       {output !== undefined ? (
         <>
-          <BashOutput output={output} outputPath={card.envelope?.metadata.output_path} />
+          <BashOutput
+            output={output}
+            outputPath={card.envelope?.metadata.output_path}
+            note={cutNote(card.envelope)}
+          />
           {exit !== undefined ? (
             <p className={exit === 0 ? "muted card-line" : "notice card-line"}>exit code {exit}</p>
           ) : null}
@@ -73,16 +78,43 @@ function BashBody({ card, data }: { card: ToolCard; data: Record<string, unknown
 
 /**
  * A command's output in its terminal, drawn up to the limits of any long text (a huge output
- * would make the chat slow), with what is left out and where the whole of it is said under it.
- * The cut falls between lines, so the colours of what is drawn are kept.
+ * would make the chat slow), with what is left out and where the whole of it is said under it:
+ * what the page does not draw and what the tool cut (`note`) in one line. The cut falls between
+ * lines, so the colours of what is drawn are kept.
  */
-function BashOutput({ output, outputPath }: { output: string; outputPath: string | undefined }) {
+function BashOutput({
+  output,
+  outputPath,
+  note,
+}: {
+  output: string;
+  outputPath: string | undefined;
+  note: string | undefined;
+}) {
   const { preview, more } = useTextPreview(output);
   return (
     <>
       <TerminalOutput text={preview.shown} label="Terminal output" />
-      <PreviewRest label="Terminal output" preview={preview} outputPath={outputPath} onMore={more} />
+      <PreviewRest
+        label="Terminal output"
+        preview={preview}
+        outputPath={outputPath}
+        note={note}
+        onMore={more}
+      />
     </>
+  );
+}
+
+/**
+ * Whether the open body says what the card's cut result left out itself (a command's output, in
+ * the line under its terminal), so the card does not say it again.
+ */
+export function bodySaysCut(card: ToolCard): boolean {
+  return (
+    card.toolName === "bash" &&
+    card.envelope?.type === "output" &&
+    text(record(card.envelope.data)["output"]) !== undefined
   );
 }
 

@@ -8,7 +8,9 @@ import { Elapsed, formatDuration } from "./elapsed.tsx";
 import { Icon } from "./icons.tsx";
 import { savedImagesOf } from "../state/tool-images.ts";
 import { originLabel } from "./origin-label.ts";
-import { ToolCardBody } from "./tool-card-body.tsx";
+import { cutNote, hiddenPathsNote } from "../state/result-notes.ts";
+import { ResultNote } from "./result-note.tsx";
+import { bodySaysCut, ToolCardBody } from "./tool-card-body.tsx";
 
 const STATUS_BADGE: Record<CardStatus, string> = {
   running: "badge badge-running",
@@ -21,10 +23,12 @@ const STATUS_BADGE: Record<CardStatus, string> = {
 /**
  * One tool call, drawn by its kind (read, edit, search, execute, fetch, think, other): a header
  * that says what it did in one line (click to open or fold it), its status and time; the body
- * (a diff, a terminal, a list, JSON); the envelope's error text in red whenever it failed; where a
- * truncated output and saved images are kept; any child run it started (`children`); while it
- * runs, the time so far and a Stop that ends this call alone; and once it changed files (it has a
- * checkpoint), a Restore that undoes them after a preview.
+ * (a diff, a terminal, a list, JSON); the envelope's error text in red whenever it failed; what a
+ * cut result left out and where all of it is (the note the model read, said once: in the body's
+ * line when the body draws one); which hidden folders a search left out of its walk; where saved
+ * images are kept; any child run it started (`children`); while it runs, the time so far and a
+ * Stop that ends this call alone; and once it changed files (it has a checkpoint), a Restore that
+ * undoes them after a preview.
  */
 export function ToolCard({
   card,
@@ -43,6 +47,8 @@ export function ToolCard({
   const stopTool = useChat((s) => s.stopTool);
   const envelope = card.envelope;
   const summary = cardSummary(card);
+  const cut = cutNote(envelope);
+  const hidden = hiddenPathsNote(card.toolName, envelope);
   const bodyId = `card-body-${card.toolCallId}`;
   const live = card.status === "running" && card.startedAt !== undefined && runId !== undefined;
   const checkpoint = useChat((s) =>
@@ -137,16 +143,10 @@ export function ToolCard({
           {envelope.error_text}
         </pre>
       ) : null}
-      {envelope?.metadata.truncated ? (
-        <p className="notice card-line">
-          Output truncated
-          {envelope.metadata.output_path ? (
-            <>
-              ; the whole output is in <code>{envelope.metadata.output_path}</code>
-            </>
-          ) : null}
-        </p>
+      {cut !== undefined && !(open && bodySaysCut(card)) ? (
+        <ResultNote label="Left out" note={cut} path={envelope?.metadata.output_path} className="card-line" />
       ) : null}
+      {hidden !== undefined ? <ResultNote label="Hidden paths" note={hidden} className="card-line" /> : null}
       {savedImagesOf(envelope).map((image) => (
         <p key={image.path} className="notice card-line">
           Image ({image.mimeType}, {image.bytes} bytes) saved in <code>{image.path}</code>
