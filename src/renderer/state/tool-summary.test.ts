@@ -17,6 +17,18 @@ describe("tool card summaries", () => {
     ["edit", { path: "a.ts" }, ok({ path: "a.ts", replacements: 2, diff: "" }), "a.ts · 2 replaced"],
     ["bash", { command: "npm test\nnpm run lint" }, undefined, "$ npm test …"],
     ["glob", { pattern: "**/*.ts" }, ok({ files: ["a.ts", "b.ts"] }), "**/*.ts · 2 files"],
+    [
+      "glob",
+      { pattern: "**/*" },
+      { ...ok({ files: ["a.ts", "b.ts"] }), metadata: { duration_ms: 3, truncated: true } },
+      "**/* · 2 files shown, more left out",
+    ],
+    [
+      "grep",
+      { pattern: "x" },
+      { ...ok({ matches: [{}] }), metadata: { duration_ms: 3, truncated: true } },
+      "x · 1 match shown, more left out",
+    ],
     ["grep", { pattern: "TODO" }, ok({ matches: [{}] }), "TODO · 1 match"],
     ["grep", { pattern: "TODO" }, ok({ matches: [{}, {}] }), "TODO · 2 matches"],
     ["todo", { todos: [{ status: "completed" }, { status: "pending" }] }, undefined, "2 items · 1 done"],

@@ -69,6 +69,8 @@ export function cardSummary(card: Pick<ToolCard, "toolName" | "input" | "envelop
   const input = record(card.input);
   const done = card.envelope?.type === "output";
   const data = done ? record(card.envelope?.type === "output" ? card.envelope.data : undefined) : {};
+  // A cut list shows only its first entries: the count is of those, not of all that matched.
+  const cut = done && card.envelope?.metadata.truncated === true ? " shown, more left out" : "";
   switch (card.toolName) {
     case "read": {
       const path = str(data["path"]) ?? str(input["path"]) ?? "";
@@ -91,7 +93,7 @@ export function cardSummary(card: Pick<ToolCard, "toolName" | "input" | "envelop
       return `$ ${oneLine(str(input["command"]) ?? "")}`;
     case "glob": {
       const files = Array.isArray(data["files"]) ? data["files"].length : undefined;
-      return `${str(input["pattern"]) ?? ""}${files !== undefined ? ` · ${plural(files, "file")}` : ""}`;
+      return `${str(input["pattern"]) ?? ""}${files !== undefined ? ` · ${plural(files, "file")}${cut}` : ""}`;
     }
     case "grep": {
       const matches = Array.isArray(data["matches"])
@@ -101,7 +103,7 @@ export function cardSummary(card: Pick<ToolCard, "toolName" | "input" | "envelop
           : Array.isArray(data["counts"])
             ? plural(data["counts"].length, "file")
             : undefined;
-      return `${str(input["pattern"]) ?? ""}${matches !== undefined ? ` · ${matches.replace("matchs", "matches")}` : ""}`;
+      return `${str(input["pattern"]) ?? ""}${matches !== undefined ? ` · ${matches.replace("matchs", "matches")}${cut}` : ""}`;
     }
     case "todo": {
       const todos = Array.isArray(input["todos"]) ? input["todos"].map(record) : [];
