@@ -1,6 +1,7 @@
 import { copyFile, mkdir } from "node:fs/promises";
 import path from "node:path";
 import { APICallError } from "ai";
+import type { LanguageModelV4Prompt } from "@ai-sdk/provider";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { replaySession } from "../src/main/engine/agent/replay-session.ts";
@@ -327,7 +328,9 @@ describe("calls the AI SDK refuses before any tool runs", () => {
         ],
       },
       (call) => {
-        const said = toolResultsIn(call).map((r) => (r.output as { value?: string }).value ?? "");
+        const said = toolResultsIn(call).map(
+          (r) => (r.output as { value?: { error_text?: string } }).value?.error_text ?? "",
+        );
         said.forEach((text, i) => expect(text).toMatch(expected[i] as RegExp));
         // Nothing of the SDK's own error text reaches the model.
         expect(JSON.stringify(call.prompt)).not.toMatch(/AI_\w+Error/);
@@ -516,7 +519,9 @@ describe("a tool call cut off at the output limit", () => {
         cutOffAt: 64,
       },
       (call) => {
-        const said = toolResultsIn(call).map((r) => (r.output as { value?: string }).value ?? "");
+        const said = toolResultsIn(call).map(
+          (r) => (r.output as { value?: { error_text?: string } }).value?.error_text ?? "",
+        );
         expect(said).toHaveLength(1);
         expect(said[0]).toMatch(CUT_OFF);
         expect(said[0]).toContain("the 64 tokens");
@@ -555,7 +560,9 @@ describe("a tool call cut off at the output limit", () => {
         error_text: expect.stringMatching(CUT_OFF),
       });
       const told = fixture.requests[1]?.messages.find((m) => m.role === "tool");
-      expect(String(told?.content)).toMatch(CUT_OFF);
+      // The model reads the envelope the events carry (and the store keeps), as for any failed call.
+      expect(JSON.parse(String(told?.content))).toEqual(eventsOf(events, "tool-result")[0]?.envelope);
+      expect((JSON.parse(String(told?.content)) as { error_text: string }).error_text).toMatch(CUT_OFF);
       expect(result.status).toBe("completed");
     } finally {
       await fixture.close();
@@ -641,6 +648,51 @@ describe("an answer cut short", () => {
     expect(stored.find((m) => m.role === "assistant")?.parts).toEqual([
       { type: "text", text: "Half an answ", cutOff: true },
     ]);
+  });
+});
+
+describe("a resume sends the model what a continuous run sent", () => {
+  // A refused call's step, then a second request: the continuous run's history; a resume of the
+  // session must send the same messages for that step (a model sees no difference, and a provider
+  // that wants an object as a call's input, as Anthropic's does, gets one).
+  const rows: Array<{ name: string; call: { name: string; input: unknown }; cutOffAt?: number }> = [
+    {
+      name: "a call cut off at the output limit",
+      call: { name: "write", input: '{"path": "a.txt", "content": "x' },
+      cutOffAt: 64,
+    },
+    { name: "arguments that are not JSON", call: { name: "write", input: '{"path": "a.txt", content: x}' } },
+    { name: "an unknown tool", call: { name: "no_such_tool", input: { path: "a.txt" } } },
+  ];
+  it.each(rows)("$name", async ({ call, cutOffAt }) => {
+    const h = await open();
+    let continuous: LanguageModelV4Prompt = [];
+    const first = await h.run(
+      "write a.txt",
+      scriptedModel([
+        { text: "Writing.", toolCalls: [call], ...(cutOffAt !== undefined ? { cutOffAt } : {}) },
+        (request) => {
+          continuous = request.prompt;
+          return { text: "I could not." };
+        },
+      ]),
+    );
+    expect(first.result.status).toBe("completed");
+    let resumed: LanguageModelV4Prompt = [];
+    const again = await h.run(
+      "try again",
+      scriptedModel([
+        (request) => {
+          resumed = request.prompt;
+          return { text: "ok" };
+        },
+      ]),
+      { sessionId: first.result.sessionId },
+    );
+    expect(again.result.status).toBe("completed");
+    expect(continuous.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool"]);
+    expect(resumed.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool", "assistant", "user"]);
+    expect(resumed.slice(1, 4)).toEqual(continuous.slice(1));
   });
 });
 

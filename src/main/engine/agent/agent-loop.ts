@@ -11,6 +11,7 @@ import { ModelOutputLimitError } from "./model-output-limit-error.ts";
 import {
   cutOffToolCallText,
   invalidToolCallText,
+  refusedCallEnvelope,
   withInvalidCallTexts,
   type RunToolNames,
 } from "./invalid-tool-call.ts";
@@ -159,11 +160,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
         step: call.step,
         toolCallId: call.toolCallId,
         toolName: call.toolName,
-        envelope: {
-          type: "error",
-          error_text: refusalText(call.toolCallId) ?? "",
-          metadata: { duration_ms: 0 },
-        },
+        envelope: refusedCallEnvelope(refusalText(call.toolCallId) ?? ""),
       });
     }
     held = [];

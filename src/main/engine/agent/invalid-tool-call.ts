@@ -1,5 +1,7 @@
 import { InvalidToolInputError, NoSuchToolError, type ModelMessage } from "ai";
 import { errorMessage } from "../errors/error-message.ts";
+import { errorEnvelope, type Envelope } from "../tools/envelope.ts";
+import { envelopeOutput } from "./model-messages.ts";
 
 /** The tools of a run by name: those the agent may call, and those the model is shown now. */
 export interface RunToolNames {
@@ -43,9 +45,15 @@ export function cutOffToolCallText(toolName: string, maxOutputTokens: number | u
   return `This ${toolName} call was cut off: you reached ${limit} while writing its arguments (finish reason "length"), so they are incomplete and the call was not run. Make the call again with shorter arguments: write big content in several smaller steps (write a first part, then add the rest with edit, one part per call), and keep any text before the call short.`;
 }
 
+/** The envelope a refused call is answered with: in the events, in the store, and to the model. */
+export function refusedCallEnvelope(text: string): Envelope {
+  return errorEnvelope(text, { duration_ms: 0 });
+}
+
 /**
  * `messages` with the results of the given refused calls (by tool call id) said as `texts` says
- * them; the rest as they were.
+ * them, in the envelope the events carry and the store keeps (so a resumed run sends the model
+ * the same history); the rest as they were.
  */
 export function withInvalidCallTexts(
   messages: ModelMessage[],
@@ -58,7 +66,7 @@ export function withInvalidCallTexts(
       const text = part.type === "tool-result" ? texts.get(part.toolCallId) : undefined;
       if (text === undefined || part.type !== "tool-result") return part;
       changed = true;
-      return { ...part, output: { type: "error-text" as const, value: text } };
+      return { ...part, output: envelopeOutput(refusedCallEnvelope(text)) };
     });
     return changed ? { ...message, content } : message;
   });
