@@ -501,7 +501,14 @@ describe("an answer cut off at a length limit", () => {
     const { result, events } = await h.run("look", model);
     expect(result.status).toBe("failed");
     expect(result.error).toContain("cut off after 30 tokens");
-    expect(eventsOf(events, "tool-result")).toEqual([]);
+    // The call is not run, and the person and the model (on a resume) are told so.
+    expect(eventsOf(events, "tool-result").map((e) => e.envelope)).toEqual([
+      {
+        type: "error",
+        error_text: expect.stringMatching(/^This glob call was not run: its step ended at the output limit/),
+        metadata: { duration_ms: 0 },
+      },
+    ]);
   });
 });
 
@@ -567,6 +574,48 @@ describe("a tool call cut off at the output limit", () => {
     } finally {
       await fixture.close();
     }
+  });
+
+  it("a whole call beside it in the step is not run either, and says so in the events and the history", async () => {
+    const h = await open();
+    const model = scriptedModel([
+      {
+        text: "Writing both.",
+        toolCalls: [
+          { name: "write", input: { path: "a.txt", content: "A" } },
+          { name: "write", input: '{"path": "b.txt", "content": "BBBB' },
+        ],
+        cutOffAt: 64,
+      },
+    ]);
+    const { result, events } = await h.run("write a.txt and b.txt", model, { mode: "yolo" });
+    // The AI SDK runs no call of a step that ended at the length limit: a.txt is not written…
+    expect(await h.text("a.txt")).toBeUndefined();
+    expect(await h.text("b.txt")).toBeUndefined();
+    // …and the call is not lost: the person and the model are told it was not run, and why.
+    expect(
+      eventsOf(events, "tool-call")
+        .map((e) => e.toolCallId)
+        .sort(),
+    ).toEqual(["call-0-0", "call-0-1"]);
+    const results = resultsInCallOrder(events);
+    expect(results.map((r) => r.toolCallId)).toEqual(["call-0-0", "call-0-1"]);
+    expect(results[0]?.envelope).toMatchObject({
+      type: "error",
+      error_text: expect.stringMatching(
+        /^This write call was not run: its step ended at the output limit \(finish reason "length"\) before it was complete, and no call of such a step is run\. Make it again/,
+      ),
+    });
+    expect(results[1]?.envelope).toMatchObject({ error_text: expect.stringMatching(CUT_OFF) });
+    const kinds = events.map((e) => e.type);
+    expect(kinds.lastIndexOf("tool-result")).toBeLessThan(kinds.indexOf("step-finish"));
+    expect(result.status).toBe("failed");
+    const stored = h.engine.conversations().messages(result.sessionId);
+    expect(stored.map((m) => m.role)).toEqual(["user", "assistant", "tool"]);
+    expect(stored[1]?.parts.filter((p) => p.type === "tool-call")).toHaveLength(2);
+    expect(stored[2]?.parts.map((p) => (p.type === "tool-result" ? p.envelope : undefined))).toEqual(
+      expect.arrayContaining(results.map((r) => r.envelope)),
+    );
   });
 
   it("is still answered as not valid JSON when the step ended normally", async () => {

@@ -45,6 +45,21 @@ export function cutOffToolCallText(toolName: string, maxOutputTokens: number | u
   return `This ${toolName} call was cut off: you reached ${limit} while writing its arguments (finish reason "length"), so they are incomplete and the call was not run. Make the call again with shorter arguments: write big content in several smaller steps (write a first part, then add the rest with edit, one part per call), and keep any text before the call short.`;
 }
 
+/**
+ * What the model is told about a whole call the AI SDK did not run because its step ended some
+ * other way than with the model finishing it (the SDK runs the calls of a step only when it ended
+ * with finish reason `stop` or `tool-calls`): at the output limit, or stopped by a content filter.
+ */
+export function unrunToolCallText(toolName: string, finishReason: string): string {
+  const how = finishReason === "length" ? "at the output limit" : "before the model finished it";
+  return `This ${toolName} call was not run: its step ended ${how} (finish reason "${finishReason}") before it was complete, and no call of such a step is run. Make it again if it is still needed, in a shorter step.`;
+}
+
+/** Whether the AI SDK runs the calls of a step that ended with this finish reason. */
+export function stepRunsItsCalls(finishReason: string): boolean {
+  return finishReason === "stop" || finishReason === "tool-calls";
+}
+
 /** The envelope a refused call is answered with: in the events, in the store, and to the model. */
 export function refusedCallEnvelope(text: string): Envelope {
   return errorEnvelope(text, { duration_ms: 0 });
