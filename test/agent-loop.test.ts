@@ -1,6 +1,7 @@
 import { copyFile, mkdir } from "node:fs/promises";
 import path from "node:path";
 import { APICallError } from "ai";
+import type { LanguageModelV4Prompt } from "@ai-sdk/provider";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { replaySession } from "../src/main/engine/agent/replay-session.ts";
@@ -327,7 +328,9 @@ describe("calls the AI SDK refuses before any tool runs", () => {
         ],
       },
       (call) => {
-        const said = toolResultsIn(call).map((r) => (r.output as { value?: string }).value ?? "");
+        const said = toolResultsIn(call).map(
+          (r) => (r.output as { value?: { error_text?: string } }).value?.error_text ?? "",
+        );
         said.forEach((text, i) => expect(text).toMatch(expected[i] as RegExp));
         // Nothing of the SDK's own error text reaches the model.
         expect(JSON.stringify(call.prompt)).not.toMatch(/AI_\w+Error/);
@@ -498,7 +501,14 @@ describe("an answer cut off at a length limit", () => {
     const { result, events } = await h.run("look", model);
     expect(result.status).toBe("failed");
     expect(result.error).toContain("cut off after 30 tokens");
-    expect(eventsOf(events, "tool-result")).toEqual([]);
+    // The call is not run, and the person and the model (on a resume) are told so.
+    expect(eventsOf(events, "tool-result").map((e) => e.envelope)).toEqual([
+      {
+        type: "error",
+        error_text: expect.stringMatching(/^This glob call was not run: its step ended at the output limit/),
+        metadata: { duration_ms: 0 },
+      },
+    ]);
   });
 });
 
@@ -516,7 +526,9 @@ describe("a tool call cut off at the output limit", () => {
         cutOffAt: 64,
       },
       (call) => {
-        const said = toolResultsIn(call).map((r) => (r.output as { value?: string }).value ?? "");
+        const said = toolResultsIn(call).map(
+          (r) => (r.output as { value?: { error_text?: string } }).value?.error_text ?? "",
+        );
         expect(said).toHaveLength(1);
         expect(said[0]).toMatch(CUT_OFF);
         expect(said[0]).toContain("the 64 tokens");
@@ -555,11 +567,55 @@ describe("a tool call cut off at the output limit", () => {
         error_text: expect.stringMatching(CUT_OFF),
       });
       const told = fixture.requests[1]?.messages.find((m) => m.role === "tool");
-      expect(String(told?.content)).toMatch(CUT_OFF);
+      // The model reads the envelope the events carry (and the store keeps), as for any failed call.
+      expect(JSON.parse(String(told?.content))).toEqual(eventsOf(events, "tool-result")[0]?.envelope);
+      expect((JSON.parse(String(told?.content)) as { error_text: string }).error_text).toMatch(CUT_OFF);
       expect(result.status).toBe("completed");
     } finally {
       await fixture.close();
     }
+  });
+
+  it("a whole call beside it in the step is not run either, and says so in the events and the history", async () => {
+    const h = await open();
+    const model = scriptedModel([
+      {
+        text: "Writing both.",
+        toolCalls: [
+          { name: "write", input: { path: "a.txt", content: "A" } },
+          { name: "write", input: '{"path": "b.txt", "content": "BBBB' },
+        ],
+        cutOffAt: 64,
+      },
+    ]);
+    const { result, events } = await h.run("write a.txt and b.txt", model, { mode: "yolo" });
+    // The AI SDK runs no call of a step that ended at the length limit: a.txt is not written…
+    expect(await h.text("a.txt")).toBeUndefined();
+    expect(await h.text("b.txt")).toBeUndefined();
+    // …and the call is not lost: the person and the model are told it was not run, and why.
+    expect(
+      eventsOf(events, "tool-call")
+        .map((e) => e.toolCallId)
+        .sort(),
+    ).toEqual(["call-0-0", "call-0-1"]);
+    const results = resultsInCallOrder(events);
+    expect(results.map((r) => r.toolCallId)).toEqual(["call-0-0", "call-0-1"]);
+    expect(results[0]?.envelope).toMatchObject({
+      type: "error",
+      error_text: expect.stringMatching(
+        /^This write call was not run: its step ended at the output limit \(finish reason "length"\) before it was complete, and no call of such a step is run\. Make it again/,
+      ),
+    });
+    expect(results[1]?.envelope).toMatchObject({ error_text: expect.stringMatching(CUT_OFF) });
+    const kinds = events.map((e) => e.type);
+    expect(kinds.lastIndexOf("tool-result")).toBeLessThan(kinds.indexOf("step-finish"));
+    expect(result.status).toBe("failed");
+    const stored = h.engine.conversations().messages(result.sessionId);
+    expect(stored.map((m) => m.role)).toEqual(["user", "assistant", "tool"]);
+    expect(stored[1]?.parts.filter((p) => p.type === "tool-call")).toHaveLength(2);
+    expect(stored[2]?.parts.map((p) => (p.type === "tool-result" ? p.envelope : undefined))).toEqual(
+      expect.arrayContaining(results.map((r) => r.envelope)),
+    );
   });
 
   it("is still answered as not valid JSON when the step ended normally", async () => {
@@ -641,6 +697,51 @@ describe("an answer cut short", () => {
     expect(stored.find((m) => m.role === "assistant")?.parts).toEqual([
       { type: "text", text: "Half an answ", cutOff: true },
     ]);
+  });
+});
+
+describe("a resume sends the model what a continuous run sent", () => {
+  // A refused call's step, then a second request: the continuous run's history; a resume of the
+  // session must send the same messages for that step (a model sees no difference, and a provider
+  // that wants an object as a call's input, as Anthropic's does, gets one).
+  const rows: Array<{ name: string; call: { name: string; input: unknown }; cutOffAt?: number }> = [
+    {
+      name: "a call cut off at the output limit",
+      call: { name: "write", input: '{"path": "a.txt", "content": "x' },
+      cutOffAt: 64,
+    },
+    { name: "arguments that are not JSON", call: { name: "write", input: '{"path": "a.txt", content: x}' } },
+    { name: "an unknown tool", call: { name: "no_such_tool", input: { path: "a.txt" } } },
+  ];
+  it.each(rows)("$name", async ({ call, cutOffAt }) => {
+    const h = await open();
+    let continuous: LanguageModelV4Prompt = [];
+    const first = await h.run(
+      "write a.txt",
+      scriptedModel([
+        { text: "Writing.", toolCalls: [call], ...(cutOffAt !== undefined ? { cutOffAt } : {}) },
+        (request) => {
+          continuous = request.prompt;
+          return { text: "I could not." };
+        },
+      ]),
+    );
+    expect(first.result.status).toBe("completed");
+    let resumed: LanguageModelV4Prompt = [];
+    const again = await h.run(
+      "try again",
+      scriptedModel([
+        (request) => {
+          resumed = request.prompt;
+          return { text: "ok" };
+        },
+      ]),
+      { sessionId: first.result.sessionId },
+    );
+    expect(again.result.status).toBe("completed");
+    expect(continuous.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool"]);
+    expect(resumed.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool", "assistant", "user"]);
+    expect(resumed.slice(1, 4)).toEqual(continuous.slice(1));
   });
 });
 

@@ -11,6 +11,9 @@ import { ModelOutputLimitError } from "./model-output-limit-error.ts";
 import {
   cutOffToolCallText,
   invalidToolCallText,
+  refusedCallEnvelope,
+  stepRunsItsCalls,
+  unrunToolCallText,
   withInvalidCallTexts,
   type RunToolNames,
 } from "./invalid-tool-call.ts";
@@ -152,6 +155,24 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
   let lastStepOutputTokens: number | undefined;
   // Results of refused calls wait for the end of their step: its finish reason says what they are told.
   let held: Array<{ toolCallId: string; toolName: string; step: number }> = [];
+  // The step's whole calls the SDK has not answered yet: it runs none of a step that ends other
+  // than by the model finishing it, and such a call would otherwise vanish from events and history.
+  let unanswered = new Map<string, { toolName: string; input: unknown }>();
+  const emitUnrun = (finishReason: string): void => {
+    if (!stepRunsItsCalls(finishReason)) {
+      for (const [toolCallId, { toolName, input }] of unanswered) {
+        emit({ type: "tool-call", step: step.current, toolCallId, toolName, input });
+        emit({
+          type: "tool-result",
+          step: step.current,
+          toolCallId,
+          toolName,
+          envelope: refusedCallEnvelope(unrunToolCallText(toolName, finishReason)),
+        });
+      }
+    }
+    unanswered = new Map();
+  };
   const emitHeld = (): void => {
     for (const call of held) {
       emit({
@@ -159,11 +180,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
         step: call.step,
         toolCallId: call.toolCallId,
         toolName: call.toolName,
-        envelope: {
-          type: "error",
-          error_text: refusalText(call.toolCallId) ?? "",
-          metadata: { duration_ms: 0 },
-        },
+        envelope: refusedCallEnvelope(refusalText(call.toolCallId) ?? ""),
       });
     }
     held = [];
@@ -188,6 +205,8 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
         outcome.produced = true;
         // Valid calls are announced by the bridge when they are dispatched; the SDK refuses the
         // rest (an unknown or hidden tool, input that is not JSON) before any tool runs.
+        if (!part.invalid && !part.providerExecuted)
+          unanswered.set(part.toolCallId, { toolName: part.toolName, input: part.input });
         if (part.invalid) {
           emit({
             type: "tool-call",
@@ -198,7 +217,11 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
           });
         }
         break;
+      case "tool-result":
+        unanswered.delete(part.toolCallId);
+        break;
       case "tool-error": {
+        unanswered.delete(part.toolCallId);
         if (refused.has(part.toolCallId)) {
           held.push({ toolCallId: part.toolCallId, toolName: part.toolName, step: step.current });
           break;
@@ -224,6 +247,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
           held.map((call) => call.toolCallId),
         );
         emitHeld();
+        emitUnrun(part.finishReason);
         lastStepReason = part.finishReason;
         lastStepOutputTokens = part.usage.outputTokens;
         emit({

@@ -1,5 +1,7 @@
 import { InvalidToolInputError, NoSuchToolError, type ModelMessage } from "ai";
 import { errorMessage } from "../errors/error-message.ts";
+import { errorEnvelope, type Envelope } from "../tools/envelope.ts";
+import { envelopeOutput } from "./model-messages.ts";
 
 /** The tools of a run by name: those the agent may call, and those the model is shown now. */
 export interface RunToolNames {
@@ -44,8 +46,29 @@ export function cutOffToolCallText(toolName: string, maxOutputTokens: number | u
 }
 
 /**
+ * What the model is told about a whole call the AI SDK did not run because its step ended some
+ * other way than with the model finishing it (the SDK runs the calls of a step only when it ended
+ * with finish reason `stop` or `tool-calls`): at the output limit, or stopped by a content filter.
+ */
+export function unrunToolCallText(toolName: string, finishReason: string): string {
+  const how = finishReason === "length" ? "at the output limit" : "before the model finished it";
+  return `This ${toolName} call was not run: its step ended ${how} (finish reason "${finishReason}") before it was complete, and no call of such a step is run. Make it again if it is still needed, in a shorter step.`;
+}
+
+/** Whether the AI SDK runs the calls of a step that ended with this finish reason. */
+export function stepRunsItsCalls(finishReason: string): boolean {
+  return finishReason === "stop" || finishReason === "tool-calls";
+}
+
+/** The envelope a refused call is answered with: in the events, in the store, and to the model. */
+export function refusedCallEnvelope(text: string): Envelope {
+  return errorEnvelope(text, { duration_ms: 0 });
+}
+
+/**
  * `messages` with the results of the given refused calls (by tool call id) said as `texts` says
- * them; the rest as they were.
+ * them, in the envelope the events carry and the store keeps (so a resumed run sends the model
+ * the same history); the rest as they were.
  */
 export function withInvalidCallTexts(
   messages: ModelMessage[],
@@ -58,7 +81,7 @@ export function withInvalidCallTexts(
       const text = part.type === "tool-result" ? texts.get(part.toolCallId) : undefined;
       if (text === undefined || part.type !== "tool-result") return part;
       changed = true;
-      return { ...part, output: { type: "error-text" as const, value: text } };
+      return { ...part, output: envelopeOutput(refusedCallEnvelope(text)) };
     });
     return changed ? { ...message, content } : message;
   });

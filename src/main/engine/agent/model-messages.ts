@@ -40,6 +40,16 @@ export function envelopeOutput(envelope: Envelope, options: OutputOptions = {}):
 export const CUT_OFF_NOTE =
   "\n\n[Lathe: this answer was cut off here, before it was complete (the connection to the model dropped, the model stopped at its output limit or failed, or the run was stopped); it is not a finished answer.]";
 
+/**
+ * A call's input as the model is sent it. A refused call whose arguments were not JSON is stored
+ * with the text the model wrote (what the person is shown), but the AI SDK sends such a call to
+ * the model with `{}` as its input (a provider may require an object: Anthropic's rejects a text),
+ * and a resumed run must send what the run itself sent.
+ */
+function sentInput(input: unknown): unknown {
+  return typeof input === "object" ? input : {};
+}
+
 /** Stored messages as the model's conversation history. */
 export function toModelMessages(
   messages: readonly StoredMessage[],
@@ -63,7 +73,7 @@ export function toModelMessages(
               type: "tool-call",
               toolCallId: p.toolCallId,
               toolName: p.toolName,
-              input: p.input,
+              input: sentInput(p.input),
             });
           }
         }
