@@ -183,6 +183,7 @@ export class Engine {
       events: this.events,
       inUse: (id) => this.inUse(id),
       forgetReads: (id) => this.store().forgetReads(id),
+      hidden: () => this.hiddenPaths([]),
     });
   }
 
@@ -449,6 +450,20 @@ export class Engine {
     return path.join(this.latheHome, "sessions", id);
   }
 
+  /**
+   * What the OS sandbox hides from the engine's processes, for its own file tools and checkpoints
+   * to hide too (see HiddenPathSet); `readable`: folders inside it that stay readable (a
+   * session's own truncated outputs). A fresh set per use: it keeps what it resolved.
+   */
+  private hiddenPaths(readable: readonly string[]): HiddenPathSet {
+    return HiddenPathSet.of({
+      denyRead: this.policy.sandbox.denyRead,
+      latheHome: this.latheHome,
+      readable,
+      settingsFile: this.policy.userSettingsFile,
+    });
+  }
+
   private variables(state: SessionState): PathVariables {
     return { workspace: [this.root], "ad-hoc": [], "user-data": [this.latheHome], session: [state.dir] };
   }
@@ -538,12 +553,7 @@ export class Engine {
           write: PathScope.compile(tool.requires.fs?.write, vars),
           // What the OS sandbox hides from the session's commands, hidden from every tool too
           // (its commands may read their own truncated outputs; so may read).
-          hidden: HiddenPathSet.of({
-            denyRead: this.policy.sandbox.denyRead,
-            latheHome: this.latheHome,
-            readable: [s.sidecarDir],
-            settingsFile: this.policy.userSettingsFile,
-          }),
+          hidden: this.hiddenPaths([s.sidecarDir]),
         });
       },
       onInternalError: (toolId, sessionId, error) => {

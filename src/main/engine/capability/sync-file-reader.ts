@@ -1,4 +1,13 @@
-import { closeSync, constants, openSync, readSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  openSync,
+  readSync,
+  readlinkSync,
+  realpathSync,
+  statSync,
+} from "node:fs";
 
 const INITIAL_BYTES = 64 * 1024;
 /** Past this the scratch buffer is not kept between files, so one huge file does not pin memory. */
@@ -13,8 +22,34 @@ function isGone(err: unknown): boolean {
     code === "EPERM" ||
     code === "ENOTDIR" ||
     code === "EISDIR" ||
-    code === "EAGAIN"
+    code === "EAGAIN" ||
+    code === "ELOOP"
   );
+}
+
+/** Whether `/proc/self/fd` names open files here: undefined until the first open tells. */
+let procFd: boolean | undefined = process.platform === "linux" ? undefined : false;
+
+/**
+ * Whether the open descriptor `fd` is the file at `absolute` (canonical): on Linux what
+ * `/proc/self/fd` names; elsewhere the same device and inode as the path resolved again, which
+ * must have no symlink left on it (the narrower check verified-file.ts describes).
+ */
+function isOpenAt(fd: number, absolute: string): boolean {
+  if (procFd !== false) {
+    try {
+      const named = readlinkSync(`/proc/self/fd/${fd}`);
+      procFd = true;
+      return named === absolute;
+    } catch (err) {
+      if (procFd === true) throw err;
+      procFd = false;
+    }
+  }
+  const opened = fstatSync(fd);
+  const now = statSync(absolute, { throwIfNoEntry: false });
+  if (!now || now.dev !== opened.dev || now.ino !== opened.ino) return false;
+  return realpathSync.native(absolute) === absolute;
 }
 
 /**
@@ -22,6 +57,11 @@ function isGone(err: unknown): boolean {
  * close per file, with no stat and no allocation, which is what a search over tens of thousands
  * of files needs. Hand it only paths the capability surface produced (a walk entry, a resolved
  * path). Not safe to share between concurrent users; each search makes its own.
+ *
+ * A path was checked when the walk found it, and is read a moment later: a folder on the way
+ * swapped for a symlink meanwhile (into `~/.ssh`, say) must not turn the read into one of a file
+ * the walk never saw. So the file is opened without following a final symlink, and what was
+ * opened must be the canonical path the walk checked; anything else reads as gone.
  */
 export class SyncFileReader {
   private scratch = Buffer.allocUnsafe(INITIAL_BYTES);
@@ -34,12 +74,14 @@ export class SyncFileReader {
     let fd: number;
     try {
       // O_NONBLOCK: a file swapped for a FIFO after the walk saw it cannot hang the search.
-      fd = openSync(absolute, constants.O_RDONLY | constants.O_NONBLOCK);
+      // O_NOFOLLOW: the canonical path ends in no symlink, so one there now was swapped in.
+      fd = openSync(absolute, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
     } catch (err) {
       if (isGone(err)) return undefined;
       throw err;
     }
     try {
+      if (!isOpenAt(fd, absolute)) return undefined;
       return this.readOpen(fd);
     } catch (err) {
       if (isGone(err)) return undefined;

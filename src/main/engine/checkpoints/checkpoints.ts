@@ -4,6 +4,7 @@ import type { EngineEvents } from "../engine-events.ts";
 import { CheckpointError } from "../errors/checkpoint-error.ts";
 import { otherFolderMessage, unknownSessionMessage } from "../session/unknown-session.ts";
 import type { ConversationStore } from "../store/conversation-store.ts";
+import type { HiddenPathSet } from "../sandbox/hidden-path-set.ts";
 import type { Db } from "../store/database.ts";
 import { SessionStore } from "../store/session-store.ts";
 import { BlobStore } from "./blob-store.ts";
@@ -66,6 +67,11 @@ interface CheckpointsOptions {
   inUse(sessionId: string): string | undefined;
   /** Forget a session's read-state, so the model reads files again before changing them. */
   forgetReads(sessionId: string): void;
+  /**
+   * What Lathe hides from its tools (`sandbox.denyRead`, `$LATHE_HOME`'s private data), fresh
+   * for each use: never indexed (so never copied into the checkpoint store) and never restored.
+   */
+  hidden(): HiddenPathSet;
 }
 
 function summaryOf(checkpoint: Checkpoint): CheckpointSummary {
@@ -133,7 +139,15 @@ export class Checkpoints {
     const skip = [".lathe"];
     if (isWithin(root, latheHome) && latheHome !== root)
       skip.push(path.relative(root, latheHome).split(path.sep).join("/"));
-    return new WorkspaceIndex({ db: this.db, blobs: this.blobs, sessionId, root, skip, limits });
+    return new WorkspaceIndex({
+      db: this.db,
+      blobs: this.blobs,
+      sessionId,
+      root,
+      skip,
+      limits,
+      hidden: this.options.hidden(),
+    });
   }
 
   /** The pipeline's hooks for a persistent session's calls. */
@@ -203,7 +217,13 @@ export class Checkpoints {
   private async prepareRestore(sessionId: string, id: number): Promise<PreparedRestore> {
     const checkpoint = this.get(sessionId, id);
     const later = this.store.list(sessionId).filter((c) => c.id > id && c.restoredBy === null);
-    return planRestore({ root: this.options.root, undo: [checkpoint], later, blobs: this.blobs });
+    return planRestore({
+      root: this.options.root,
+      undo: [checkpoint],
+      later,
+      blobs: this.blobs,
+      hidden: this.options.hidden(),
+    });
   }
 
   /** What restoring a checkpoint would do to each of its paths (conflicts included); changes nothing. */
@@ -233,6 +253,7 @@ export class Checkpoints {
       store: this.store,
       conversations: this.options.conversations(),
       blobs: this.blobs,
+      hidden: this.options.hidden(),
     });
   }
 

@@ -106,16 +106,19 @@ export async function captureCurrent(
   return entries;
 }
 
-/** Make sure no folder on the way to `dir` (inside `root`) is a symlink, then create what is missing. */
-async function prepareFolder(root: string, dir: string): Promise<void> {
-  const refuse = (): never => {
+/** Refuse when a folder on the way to `dir` (inside `root`) is a symlink (a missing part is none). */
+async function requireRealFolder(root: string, dir: string): Promise<void> {
+  if ((await canonicalize(dir)) !== dir)
     throw new CheckpointError(
       `A folder on the way to ${path.relative(root, dir) || "."} is a symbolic link; Lathe restores only into real folders of the workspace.`,
     );
-  };
-  if ((await canonicalize(dir)) !== dir) refuse();
+}
+
+/** Make sure no folder on the way to `dir` (inside `root`) is a symlink, then create what is missing. */
+async function prepareFolder(root: string, dir: string): Promise<void> {
+  await requireRealFolder(root, dir);
   await mkdir(dir, { recursive: true });
-  if ((await canonicalize(dir)) !== dir) refuse();
+  await requireRealFolder(root, dir);
 }
 
 async function writeFileAt(root: string, absolute: string, bytes: Uint8Array, mode: number): Promise<void> {
@@ -172,6 +175,8 @@ async function applyStep(
       return;
     }
     try {
+      // Removed only where it was made: not through a folder swapped for a symlink since the plan.
+      await requireRealFolder(root, path.dirname(absolute));
       await rmdir(absolute);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
@@ -184,6 +189,8 @@ async function applyStep(
     }
     return;
   }
+  // Deleted or replaced only where it was: not through a folder swapped for a symlink since the plan.
+  await requireRealFolder(root, path.dirname(absolute));
   if (!target.exists) {
     await removeFile(absolute);
     return;

@@ -1,5 +1,7 @@
 import { lstat, readFile } from "node:fs/promises";
 import path from "node:path";
+import { canonicalize } from "../capability/canonical-path.ts";
+import { homeRelative, type HiddenPathSet } from "../sandbox/hidden-path-set.ts";
 import { sha256Of, type BlobStore } from "./blob-store.ts";
 import type { Checkpoint, EntryType, PathState } from "./checkpoint-store.ts";
 
@@ -147,18 +149,38 @@ interface Combined {
 }
 
 /**
+ * Why a restorable path cannot be touched now, if so: a folder on the way to it is a symbolic
+ * link (restoring through it would write or delete a file outside the workspace's own folders,
+ * in `~/.ssh` say), or Lathe hides it from its tools (`sandbox.denyRead`, `$LATHE_HOME`). Decided
+ * before the path is read, so neither is read either.
+ */
+async function outOfReach(absolute: string, hidden: HiddenPathSet): Promise<string | undefined> {
+  const folder = path.dirname(absolute);
+  if ((await canonicalize(folder)) !== folder)
+    return "a folder on the way to it is now a symbolic link; Lathe restores only into real folders of the workspace";
+  const found = hidden.find(absolute);
+  if (found === undefined) return undefined;
+  return found.hiddenBy === "lathe-home"
+    ? `it is Lathe's own data (in ${homeRelative(found.entry)}), which no tool or restore may write`
+    : `it is hidden from Lathe's tools: ${homeRelative(found.entry)} is in "sandbox.denyRead", so no tool or restore may read or write it`;
+}
+
+/**
  * Plan undoing `undo` (checkpoints, newest first): for each path, the oldest checkpoint's
  * previous state is what comes back, and the newest one's resulting state is what the path must
  * still hold; anything else is a conflict (named after the `later` checkpoint that touched it
- * when there is one). Reads the disk; changes nothing.
+ * when there is one). A path out of reach (see outOfReach) is unavailable. Reads the disk;
+ * changes nothing.
  */
 export async function planRestore(options: {
   root: string;
   undo: readonly Checkpoint[];
   later: readonly Checkpoint[];
   blobs: BlobStore;
+  /** What Lathe hides from its tools: never read, written or deleted by a restore. */
+  hidden: HiddenPathSet;
 }): Promise<PreparedRestore> {
-  const { root, undo, later, blobs } = options;
+  const { root, undo, later, blobs, hidden } = options;
   const combined = new Map<string, Combined>();
   for (const checkpoint of undo) {
     for (const entry of checkpoint.entries) {
@@ -186,6 +208,12 @@ export async function planRestore(options: {
     if (!isRestorablePath(relative)) {
       planned.unavailable =
         "it is not a path Lathe restores (outside the workspace, or under .git or .lathe)";
+      steps.push({ planned, target, current: { kind: "absent" } });
+      continue;
+    }
+    const unreachable = await outOfReach(path.join(root, relative), hidden);
+    if (unreachable !== undefined) {
+      planned.unavailable = unreachable;
       steps.push({ planned, target, current: { kind: "absent" } });
       continue;
     }

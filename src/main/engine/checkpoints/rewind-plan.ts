@@ -2,6 +2,7 @@ import { CheckpointError } from "../errors/checkpoint-error.ts";
 import type { ConversationStore, StoredPrompt } from "../store/conversation-store.ts";
 import type { BlobStore } from "./blob-store.ts";
 import type { Checkpoint, CheckpointStore } from "./checkpoint-store.ts";
+import type { HiddenPathSet } from "../sandbox/hidden-path-set.ts";
 import { planRestore, type PreparedRestore, type RestorePlan } from "./restore-plan.ts";
 
 /** Where to rewind to: before a prompt, named by its message number or by the run it started. */
@@ -72,6 +73,8 @@ export async function planRewind(options: {
   store: CheckpointStore;
   conversations: ConversationStore;
   blobs: BlobStore;
+  /** What Lathe hides from its tools: never read, written or deleted by the rewind. */
+  hidden: HiddenPathSet;
 }): Promise<{ prepared: PreparedRestore; plan: RewindPlan; undo: Checkpoint[] }> {
   const { sessionId, root, store, conversations } = options;
   const prompt = promptAt(conversations, sessionId, options.point);
@@ -95,7 +98,7 @@ export async function planRewind(options: {
     .flatMap((s) => store.list(s))
     .filter((c) => c.id > oldest && !chosen.has(c.id) && c.restoredBy === null)
     .sort((a, b) => a.id - b.id);
-  const prepared = await planRestore({ root, undo, later, blobs: options.blobs });
+  const prepared = await planRestore({ root, undo, later, blobs: options.blobs, hidden: options.hidden });
   const messages = conversations.messages(sessionId).filter((m) => m.seq >= prompt.seq);
   const plan: RewindPlan = {
     ...prepared.plan,

@@ -3,6 +3,7 @@ import { readFile } from "node:fs/promises";
 import { walkWorkspace } from "../capability/workspace-walker.ts";
 import { LatheError } from "../errors/lathe-error.ts";
 import { type Db, writeTransaction } from "../store/database.ts";
+import type { HiddenPathSet } from "../sandbox/hidden-path-set.ts";
 import type { BlobStore } from "./blob-store.ts";
 import type { CheckpointLimits } from "./checkpoint-limits.ts";
 import type { EntryType } from "./checkpoint-store.ts";
@@ -55,6 +56,11 @@ interface WorkspaceIndexOptions {
   /** Folders (POSIX, relative to the root) never scanned: Lathe's own data inside the workspace. */
   skip: readonly string[];
   limits: CheckpointLimits;
+  /**
+   * What Lathe hides from its tools: left out of the scan, so a home folder opened as the
+   * workspace never has its keys copied into the checkpoint store (nor restored from it).
+   */
+  hidden: HiddenPathSet;
 }
 
 /** Reads of changed files in flight at once during a scan. */
@@ -184,7 +190,7 @@ export class WorkspaceIndex {
 
   /** Stat every file and folder the walker sees, by POSIX path relative to the root. */
   private async walk(signal: AbortSignal | undefined): Promise<Map<string, Stats>> {
-    const { root, skip, limits } = this.options;
+    const { root, skip, limits, hidden } = this.options;
     const seen = new Map<string, Stats>();
     const add = (relative: string, absolute: string): void => {
       const stats = statSync(absolute, { throwIfNoEntry: false });
@@ -198,7 +204,7 @@ export class WorkspaceIndex {
     };
     await walkWorkspace(
       root,
-      { root, mayRead: () => true },
+      { root, mayRead: () => true, hidden },
       {
         ...(signal ? { signal } : {}),
         enterDir: (relative) => {
