@@ -25,6 +25,8 @@ export interface CheckpointWorkspace {
   ok(toolId: string, args: unknown): Promise<Envelope>;
   /** Files in the blob store. */
   blobFiles(): Promise<string[]>;
+  /** The id of the session's newest checkpoint. */
+  newest(): number;
   cleanup(): Promise<void>;
 }
 
@@ -71,6 +73,10 @@ export async function openCheckpointWorkspace(
       const envelope = await session.call(toolId, args);
       if (envelope.type !== "output") throw new Error(`${toolId} failed: ${envelope.error_text}`);
       return envelope;
+    },
+    newest() {
+      const list = engine.checkpoints.list(session.id);
+      return list[list.length - 1]?.id as number;
     },
     async blobFiles() {
       const dir = path.join(engine.latheHome, "checkpoints", "blobs");

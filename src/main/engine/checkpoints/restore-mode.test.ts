@@ -18,10 +18,7 @@ afterEach(async () => {
   await ws.cleanup();
 });
 
-function newest(): number {
-  const list = ws.engine.checkpoints.list("s1");
-  return list[list.length - 1]?.id as number;
-}
+const newest = (): number => ws.newest();
 
 async function modeOf(relative: string): Promise<number> {
   return (await stat(ws.abs(relative))).mode & 0o7777;
