@@ -93,4 +93,29 @@ describe("the sandbox availability cache", () => {
     expect(fresh.reason).not.toBe("kept by the test");
     expect(cache.read(machineKey())).toEqual(fresh);
   });
+
+  it("is checked again by a process that lives on (the daemon) once the machine changed, not only at its next start", async () => {
+    const cache = sandboxAvailabilityCache(base);
+    const saved = process.env["PATH"];
+    // A program the sandbox needs, found at another place on PATH (installed, removed, replaced).
+    const onPath = async (dir: string): Promise<void> => {
+      await program(path.join(base, dir), "rg");
+      process.env["PATH"] = `${path.join(base, dir)}${path.delimiter}${saved ?? ""}`;
+    };
+    try {
+      await onPath("first");
+      cache.write(machineKey(), { ...INACTIVE, reason: "first" });
+      const kept = await machineSandbox(undefined, cache);
+      expect(kept.reason).toBe("first");
+      // The process's own answer stands while nothing it depends on changed…
+      cache.write(machineKey(), { ...INACTIVE, reason: "rewritten" });
+      expect(await machineSandbox(undefined, cache)).toBe(kept);
+      // …and a change makes the same process look again.
+      await onPath("second");
+      cache.write(machineKey(), { ...INACTIVE, reason: "second" });
+      expect((await machineSandbox(undefined, cache)).reason).toBe("second");
+    } finally {
+      process.env["PATH"] = saved;
+    }
+  });
 });

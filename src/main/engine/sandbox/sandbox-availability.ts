@@ -95,18 +95,19 @@ async function machineAvailability(probe: SandboxProbe): Promise<SandboxStatus> 
   return { active: true, mechanism, warnings };
 }
 
-let cached: Promise<SandboxStatus> | undefined;
+/** This process's answer, with the machine key it was checked under when a cache was given. */
+let cached: { key: string | undefined; status: Promise<SandboxStatus> } | undefined;
 
 /**
- * The real machine's answer: with a cache, the kept one while its key matches (unless `reuse` is
- * false), else checked and kept.
+ * The real machine's answer: with a cache, the kept one while it was kept for `key` (unless
+ * `reuse` is false), else checked and kept.
  */
 async function checkMachine(
   cache: SandboxAvailabilityCache | undefined,
+  key: string | undefined,
   reuse: boolean,
 ): Promise<SandboxStatus> {
-  if (!cache) return machineAvailability(machineProbe());
-  const key = machineKey();
+  if (!cache || key === undefined) return machineAvailability(machineProbe());
   const known = reuse ? cache.read(key) : undefined;
   if (known) return known;
   const status = await machineAvailability(machineProbe());
@@ -122,8 +123,10 @@ async function checkMachine(
  * Whether this machine can run the sandbox, settings aside; checked once per process. With a
  * `cache` (under $LATHE_HOME) the answer is also kept between processes for as long as what it
  * depends on stays the same (see sandbox-availability-cache.ts), so a command that never starts
- * a process never pays for starting a sandbox. `refresh` checks again whatever the cache holds
- * and keeps the new answer (`lathe doctor`).
+ * a process never pays for starting a sandbox; and a process that lives long (the CLI's daemon,
+ * the app) checks again when that changes — bubblewrap installed or removed, PATH changed — not
+ * only at its next start. `refresh` checks again whatever the cache holds and keeps the new
+ * answer (`lathe doctor`).
  */
 export function machineSandbox(
   probe?: SandboxProbe,
@@ -131,8 +134,11 @@ export function machineSandbox(
   options: { refresh?: boolean } = {},
 ): Promise<SandboxStatus> {
   if (probe) return machineAvailability(probe);
-  if (options.refresh || cached === undefined) cached = checkMachine(cache, options.refresh !== true);
-  return cached;
+  const key = cache ? machineKey() : undefined;
+  if (options.refresh || cached === undefined || (key !== undefined && cached.key !== key)) {
+    cached = { key, status: checkMachine(cache, key, options.refresh !== true) };
+  }
+  return cached.status;
 }
 
 /**
