@@ -320,6 +320,12 @@ describe.skipIf(!FRESH)("lathe with a daemon", () => {
     expect((await on(["daemon", "start"], home)).stdout).toMatch(/already running/);
     const text = await on(["daemon", "status"], home);
     expect(text.stdout).toMatch(/Running: pid \d+/);
+    // How much memory it holds, so a person can tell whether it is worth keeping.
+    expect(text.stdout).toMatch(/\nMemory: [1-9]\d* MB resident, [1-9]\d* MB of it JavaScript objects\.\n/);
+    const json = JSON.parse((await on(["daemon", "status", "--json"], home)).stdout) as {
+      memory: { rss: number; heapUsed: number };
+    };
+    expect(json.memory.rss).toBeGreaterThan(json.memory.heapUsed);
     expect((await on(["daemon", "stop"], home)).stdout).toBe("Stopped the daemon.\n");
     expect((await on(["daemon", "stop"], home)).stdout).toBe("No daemon is running.\n");
     expect((await on(["daemon", "start", "--idle-minutes", "0"], home)).code).toBe(2);

@@ -28,6 +28,10 @@ function whereIs(): DaemonAddress | { why: string } {
   return daemonAddress(build);
 }
 
+function megabytes(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(0)} MB`;
+}
+
 /** Wait until `check` is true, for at most `ms`. */
 async function until(check: () => Promise<boolean>, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;
@@ -66,6 +70,7 @@ export async function showStatus(options: { json?: boolean }): Promise<void> {
               busy: status.busy,
               idleMinutes: status.idleMs / 60_000,
               startedAt: new Date(status.startedAt).toISOString(),
+              memory: status.memory,
             }
           : {}),
       })}\n`,
@@ -81,6 +86,7 @@ export async function showStatus(options: { json?: boolean }): Promise<void> {
   else if (status) {
     lines.push(
       `Running: pid ${status.pid}, since ${new Date(status.startedAt).toISOString()}, ${status.jobs} command${status.jobs === 1 ? "" : "s"} run${status.busy ? ", running one now" : ""}; stops after ${status.idleMs / 60_000} idle minutes.`,
+      `Memory: ${megabytes(status.memory.rss)} resident, ${megabytes(status.memory.heapUsed)} of it JavaScript objects.`,
       `Socket: ${address.socket}`,
     );
   } else {

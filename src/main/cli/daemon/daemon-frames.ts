@@ -30,6 +30,8 @@ export interface DaemonStatus {
   busy: boolean;
   idleMs: number;
   build: string;
+  /** Resident memory and the JavaScript heap in use, in bytes. */
+  memory: { rss: number; heapUsed: number };
 }
 
 /** What the daemon sends. */

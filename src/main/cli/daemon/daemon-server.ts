@@ -161,6 +161,7 @@ export async function serveDaemon(options: DaemonOptions): Promise<void> {
           busy,
           idleMs: options.idleMs,
           build: options.build,
+          memory: { rss: process.memoryUsage.rss(), heapUsed: process.memoryUsage().heapUsed },
         };
         await send(Control.status, JSON.stringify(status));
         socket.end();
