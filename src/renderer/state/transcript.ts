@@ -61,6 +61,8 @@ export interface Turn {
   /** interrupted: the record ends without a finish (the app closed or crashed mid-run). */
   status: "running" | RunStatus | "interrupted";
   error: string | undefined;
+  /** Why it failed, when the run said: "connection-dropped" can go on as it is. */
+  errorCause?: "connection-dropped" | undefined;
   usage: RunUsage | undefined;
   /** The latest step's usage: its input tokens are what the model's context held then. */
   stepUsage?: RunUsage | undefined;
@@ -214,7 +216,7 @@ export function applyToTurn(turn: Turn, event: RunEvent, now?: number): Turn {
     case "start":
       return { ...turn, runId: event.runId };
     case "error":
-      return { ...turn, error: event.message };
+      return { ...turn, error: event.message, errorCause: event.cause };
     case "finish":
       return { ...turn, status: event.status, usage: event.usage, items: stopRunning(turn.items) };
     case "step-finish":
