@@ -641,6 +641,7 @@ describe("an answer cut short", () => {
           : { text: "The first half of an answ", dropAfterEvents: 4 },
       chunkChars: 5,
     });
+    const events: RunEvent[] = [];
     try {
       const h = await open();
       const resolved = await defaultProviderRegistry().resolve("openai-compatible:m", {
@@ -652,11 +653,17 @@ describe("an answer cut short", () => {
         model: resolved,
         prompt: "explain",
         contextTokens: 1_000_000,
+        onEvent: (event) => events.push(event),
       });
       expect(first.status).toBe("failed");
       expect(first.error).toMatch(
         /closed the connection before the answer was complete \(\w+\): it may have crashed or restarted/,
       );
+      // Hosts are told it was the connection, so they can offer to go on as it is.
+      expect(first.connectionDropped).toBe(true);
+      expect(events.filter((e) => e.type === "error")).toEqual([
+        { type: "error", message: first.error, cause: "connection-dropped" },
+      ]);
       const stored = h.engine.conversations().messages(first.sessionId);
       const partial = stored.find((m) => m.role === "assistant")?.parts[0];
       expect(partial).toEqual({ type: "text", text: "The first half ", cutOff: true });

@@ -379,11 +379,13 @@ describe("a model server that fails mid-run", () => {
       expect(run.code).toBe(1);
       expect(run.stderr).toMatch(message);
       expectNoInternals(run.stderr);
-      // The way on names the session, once the cause is dealt with: the same prompt would fail again.
-      const sessionId =
-        /^lathe: failed\b.*\. Once the error above is dealt with, continue with: lathe run --resume (s-\S+) "<prompt>"$/m.exec(
-          run.stderr,
-        )?.[1];
+      // The way on names the session: once the cause is dealt with (the same prompt would fail
+      // again), or at once after a dropped connection (nothing in the conversation to fix).
+      const then = history === KEPT ? "Continue" : "Once the error above is dealt with, continue";
+      const sessionId = new RegExp(
+        `^lathe: failed\\b.*\\. ${then} with: lathe run --resume (s-\\S+) "<prompt>"$`,
+        "m",
+      ).exec(run.stderr)?.[1];
       expect(sessionId, run.stderr).toBeDefined();
 
       healthy = true;

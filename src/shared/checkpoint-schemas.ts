@@ -45,6 +45,8 @@ const PlannedPathSchema = z.strictObject({
   action: z.enum(["restore", "recreate", "delete", "none"]),
   /** It changed since (by the person or a later call): overwrite only if they say so. */
   conflict: z.string().optional(),
+  /** With `conflict`: only its mode changed since (a chmod); its content is as it was left. */
+  modeOnly: z.boolean().optional(),
   /** It cannot be restored at all, and why. */
   unavailable: z.string().optional(),
 });

@@ -4,7 +4,10 @@ const EnvelopeMetadataSchema = z.strictObject({
   duration_ms: z.number(),
   truncated: z.boolean().optional(),
   output_path: z.string().optional(),
+  /** A cut result: what it leaves out and where all of it is (what a person is shown). */
   left_out: z.string().optional(),
+  /** A cut result: how the model reads the rest (tail, grep or read the file). */
+  read_rest: z.string().optional(),
 });
 
 /** The one shape every tool call returns, whatever happened. */

@@ -69,7 +69,12 @@ export const RunEventSchema = z.discriminatedUnion("type", [
     timeoutMs: z.number().nonnegative(),
   }),
   z.object({ type: z.literal("model-resumed"), step, waitedMs: z.number().nonnegative() }),
-  z.object({ type: z.literal("error"), message: z.string() }),
+  /** `cause` "connection-dropped": the model's connection closed mid-answer; the session can go on as it is. */
+  z.object({
+    type: z.literal("error"),
+    message: z.string(),
+    cause: z.literal("connection-dropped").optional(),
+  }),
   z.object({
     type: z.literal("finish"),
     status: RunStatusSchema,

@@ -141,7 +141,9 @@ describe.skipIf(!runUi)("checkpoints in the chat through lathe serve", () => {
     await dialog.waitFor();
     const row = dialog.getByRole("listitem", { name: "a.txt" });
     await row.waitFor({ timeout: 10_000 });
-    expect(await row.innerText()).toMatch(/restored[\s\S]*changed since/);
+    // Its content changed: plain "changed since" (a chmod alone says "mode changed since").
+    expect(await row.locator(".restore-path-head").innerText()).toMatch(/restored\s*changed since$/);
+    expect(await row.locator(".restore-path-head").innerText()).not.toMatch(/mode/);
     const apply = dialog.getByRole("button", { name: "Restore", exact: true });
     // Nothing is overwritten until the person says what to do with their change.
     expect(await apply.isDisabled()).toBe(true);
@@ -289,7 +291,8 @@ describe.skipIf(!runUi)("checkpoints in the chat through lathe serve", () => {
     await chmod(path.join(root, "run.sh"), 0o755);
     await restore.click();
     await row.waitFor({ timeout: 10_000 });
-    expect(await row.innerText()).toMatch(/restored[\s\S]*changed since/);
+    // A chmod alone: the badge says it was the mode, not the content, that changed.
+    expect(await row.locator(".restore-path-head").innerText()).toMatch(/restored\s*mode changed since$/);
     expect(await row.getByRole("radiogroup").locator(".conflict-why").innerText()).toBe(
       "its mode was changed since (755 now, 644 when write left it), outside this session's tools (by you or another program)",
     );

@@ -128,6 +128,10 @@ describe.skipIf(!runUi)("a cut result's note in the chat and the workbench", () 
         `^Only the first 1000 of ${VISIBLE_FILES} entries are shown; \\d+ are left out\\. All of it is in /\\S+\\.txt\\.$`,
       ),
     );
+    // The file holding all of it is named once: in the note, not again in the metadata.
+    const whole = await leftOut.locator("code").innerText();
+    expect((await result.innerText()).split(whole)).toHaveLength(2);
+    expect(await result.getByLabel("Metadata").innerText()).not.toContain("full output");
     await result.scrollIntoViewIfNeeded();
     await page.screenshot({ path: path.join(SHOTS, "ui-result-notes-workbench.png") });
     expect(world().problems, world().problems.join("\n")).toEqual([]);

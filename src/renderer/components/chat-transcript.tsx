@@ -1,6 +1,7 @@
 import { memo, useEffect, useRef } from "react";
 import type { Turn } from "../state/transcript.ts";
 import { useChat } from "../state/chat-context.tsx";
+import { CONTINUE_PROMPT } from "../state/chat-store.ts";
 import { ModelWaiting } from "./model-waiting.tsx";
 import { useAppState } from "../state/store-context.tsx";
 import { useRestore } from "../state/restore-context.tsx";
@@ -42,8 +43,34 @@ function UserPrompt({ turn }: { turn: Turn }) {
   );
 }
 
+/**
+ * The way on after the model's connection dropped mid-answer: nothing in the conversation needs
+ * fixing, so one press continues it (the model reads its answer so far, marked as cut off).
+ */
+function ContinueAfterDrop() {
+  const running = useChat((s) => s.running);
+  const send = useChat((s) => s.send);
+  return (
+    <div className="turn-continue" role="group" aria-label="Continue the conversation">
+      <p className="muted">
+        What the model wrote before the connection dropped is kept, marked as cut off. Once its server answers
+        again, continue where it stopped:
+      </p>
+      <button
+        type="button"
+        className="run"
+        disabled={running}
+        title={`Sends "${CONTINUE_PROMPT}" in this chat`}
+        onClick={() => void send(CONTINUE_PROMPT)}
+      >
+        Continue
+      </button>
+    </div>
+  );
+}
+
 /** One turn; unchanged turns keep their identity in the store, so only the one streaming re-renders. */
-const TurnView = memo(function TurnView({ turn }: { turn: Turn }) {
+const TurnView = memo(function TurnView({ turn, last }: { turn: Turn; last: boolean }) {
   return (
     <li className="turn" aria-busy={turn.status === "running"}>
       {turn.prompt ? <UserPrompt turn={turn} /> : null}
@@ -63,6 +90,9 @@ const TurnView = memo(function TurnView({ turn }: { turn: Turn }) {
         turn.status !== "completed" &&
         !(turn.status === "failed" && turn.error) ? (
           <p className="muted turn-ending">{ENDING[turn.status]}</p>
+        ) : null}
+        {last && turn.status === "failed" && turn.errorCause === "connection-dropped" ? (
+          <ContinueAfterDrop />
         ) : null}
       </div>
     </li>
@@ -110,7 +140,7 @@ export function ChatTranscript() {
       {turns.length === 0 ? <EmptyChat /> : null}
       <ol ref={list} className="transcript" aria-label="Conversation">
         {turns.map((turn, index) => (
-          <TurnView key={index} turn={turn} />
+          <TurnView key={index} turn={turn} last={index === turns.length - 1} />
         ))}
       </ol>
     </div>

@@ -61,7 +61,9 @@ function PlannedPaths({ plan }: { plan: RestorePlan }) {
             ) : (
               <span className={ACTION[p.action].className}>{ACTION[p.action].label}</span>
             )}
-            {p.conflict && !p.unavailable ? <span className="badge badge-write">changed since</span> : null}
+            {p.conflict && !p.unavailable ? (
+              <span className="badge badge-write">{p.modeOnly ? "mode changed since" : "changed since"}</span>
+            ) : null}
           </div>
           {p.unavailable ? <p className="muted restore-note">{p.unavailable}</p> : null}
           {p.conflict && !p.unavailable ? (

@@ -1,13 +1,10 @@
-import { noteForPerson, noteParts } from "../state/result-notes.ts";
+import { noteParts } from "../state/result-notes.ts";
 
-/**
- * A note's text as a person reads it (see noteForPerson), its commands and the file it names
- * (`path`) drawn as code.
- */
+/** A note's text, its commands and the file it names (`path`) drawn as code. */
 export function NoteText({ note, path }: { note: string; path?: string | undefined }) {
   return (
     <>
-      {noteParts(noteForPerson(note, path), path).map((part, index) =>
+      {noteParts(note, path).map((part, index) =>
         part.code ? <code key={index}>{part.text}</code> : <span key={index}>{part.text}</span>,
       )}
     </>

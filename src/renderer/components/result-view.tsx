@@ -7,7 +7,8 @@ import { useAppState } from "../state/store-context.tsx";
 import { LongText } from "./long-text.tsx";
 import { ResultNote } from "./result-note.tsx";
 
-function Metadata({ metadata }: { metadata: Envelope["metadata"] }) {
+/** The envelope's metadata; the file holding the whole output only when no note names it (`noted`). */
+function Metadata({ metadata, noted }: { metadata: Envelope["metadata"]; noted: boolean }) {
   return (
     <dl className="metadata" aria-label="Metadata">
       <div>
@@ -18,7 +19,7 @@ function Metadata({ metadata }: { metadata: Envelope["metadata"] }) {
         <dt>truncated</dt>
         <dd>{metadata.truncated ? "yes" : "no"}</dd>
       </div>
-      {metadata.output_path ? (
+      {metadata.output_path && !noted ? (
         <div>
           <dt>full output</dt>
           <dd>
@@ -122,7 +123,8 @@ export function ResultView() {
             </span>{" "}
             <span className="muted">from</span> <code>{result.toolId}</code>
           </p>
-          <Metadata metadata={result.envelope.metadata} />
+          {/* A cut result's note names the file that holds all of it: said there, once. */}
+          <Metadata metadata={result.envelope.metadata} noted={cutNote(result.envelope) !== undefined} />
           {result.envelope.type === "output" ? (
             <EnvelopeData
               data={result.envelope.data}

@@ -212,8 +212,32 @@ function ReadBody({ data }: { data: Record<string, unknown> }) {
   );
 }
 
+/**
+ * A call whose arguments were not JSON (it never ran): the text the model wrote, as it wrote it —
+ * where it stopped, when it was cut off at the output limit.
+ */
+function RawArguments({ text, cutOff }: { text: string; cutOff: boolean }) {
+  return (
+    <ContentBody
+      caption={
+        cutOff
+          ? "Nothing was run. Its arguments, as far as the model wrote them before it was cut off:"
+          : "Nothing was run. Its arguments, which are not valid JSON:"
+      }
+      label="Arguments as written"
+      content={text}
+    />
+  );
+}
+
 /** What a card shows of its call when open: a diff, a terminal, a list, a preview; JSON for the rest. */
 export function ToolCardBody({ card }: { card: ToolCard }) {
+  if (typeof card.input === "string")
+    return <RawArguments text={card.input} cutOff={card.argsCutOff === true} />;
+  return <ParsedCallBody card={card} />;
+}
+
+function ParsedCallBody({ card }: { card: ToolCard }) {
   const input = record(card.input);
   const envelope = card.envelope;
   const data = envelope?.type === "output" ? record(envelope.data) : {};

@@ -18,7 +18,14 @@ const STATUS_BADGE: Record<CardStatus, string> = {
   error: "badge badge-error",
   denied: "badge badge-error",
   stopped: "badge badge-muted",
+  "not-run": "badge badge-muted",
 };
+
+/** What the status badge says: a call that never started says why in a word. */
+function statusLabel(card: Card): string {
+  if (card.status !== "not-run") return card.status;
+  return card.argsCutOff === true ? "cut off" : "not run";
+}
 
 /**
  * One tool call, drawn by its kind (read, edit, search, execute, fetch, think, other): a header
@@ -85,7 +92,7 @@ export function ToolCard({
           </span>
           {origin ? <span className="muted tool-card-origin">{originLabel(origin)}</span> : null}
           <span className={STATUS_BADGE[card.status]} aria-label="Status">
-            {card.status}
+            {statusLabel(card)}
           </span>
           {envelope ? (
             <span className="muted tool-card-time">{formatDuration(envelope.metadata.duration_ms)}</span>

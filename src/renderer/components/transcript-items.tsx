@@ -16,6 +16,15 @@ function TaskView({ task }: { task: TaskRun }) {
   );
 }
 
+/** Where an answer the model never finished stops. */
+function CutOffMark() {
+  return (
+    <p className="muted cut-off-mark" role="note" aria-label="Cut off">
+      — cut off here: the model did not finish this answer.
+    </p>
+  );
+}
+
 function infoOf(tools: readonly ToolInfo[], id: string): ToolInfo | undefined {
   return tools.find((tool) => tool.id === id);
 }
@@ -29,15 +38,17 @@ export function TranscriptItems({ items }: { items: readonly TranscriptItem[] })
         switch (item.kind) {
           case "text":
             return (
-              <div key={index} className="assistant-text">
+              <div key={index} className={item.cutOff ? "assistant-text cut-off" : "assistant-text"}>
                 <MarkdownText text={item.text} />
+                {item.cutOff ? <CutOffMark /> : null}
               </div>
             );
           case "reasoning":
             return (
               <details key={index} className="reasoning">
-                <summary>Thinking</summary>
+                <summary>{item.cutOff ? "Thinking (cut off)" : "Thinking"}</summary>
                 <p>{item.text}</p>
+                {item.cutOff ? <CutOffMark /> : null}
               </details>
             );
           case "notice":

@@ -6,7 +6,7 @@ import type { ModelCatalog } from "../../shared/model-catalog-schemas.ts";
 import type { PushEvent, PushOf } from "../../shared/push-events.ts";
 import { PushListeners } from "../../shared/push-listeners.ts";
 import type { RunEvent } from "../../shared/run-event-schema.ts";
-import { createChatStore, randomSessionId, SESSION_KEY } from "./chat-store.ts";
+import { CONTINUE_PROMPT, createChatStore, randomSessionId, SESSION_KEY } from "./chat-store.ts";
 import { unusedApi } from "../../../test/support/unused-api.ts";
 
 const models: ModelCatalog = {
@@ -284,6 +284,23 @@ describe("the chat store", () => {
     });
     // The conversation has no turn for a prompt that never ran (nor its error a second time).
     expect(store.getState().turns).toEqual([]);
+  });
+
+  it("after a dropped connection, sends the way on in the same session and keeps what the person was typing", async () => {
+    const { store, calls, event } = setup();
+    const sessionId = store.getState().sessionId;
+    store.getState().setDraft("Tell me a story");
+    await store.getState().send();
+    event(start(sessionId));
+    event({ type: "text", step: 0, text: "Once upon a ti" });
+    event({ type: "error", message: "The server closed the connection.", cause: "connection-dropped" });
+    event({ type: "finish", status: "failed", finishReason: "error", steps: 0, usage: {} });
+    expect(store.getState().turns[0]).toMatchObject({ status: "failed", errorCause: "connection-dropped" });
+    store.getState().setDraft("half-typed");
+    await store.getState().send(CONTINUE_PROMPT);
+    expect(calls.at(-1)).toEqual(["send", { prompt: CONTINUE_PROMPT, sessionId, agent: "default" }]);
+    expect(store.getState().turns.map((t) => t.prompt)).toEqual(["Tell me a story", CONTINUE_PROMPT]);
+    expect(store.getState().draft).toBe("half-typed");
   });
 
   it("stops the run it started", async () => {

@@ -52,8 +52,8 @@ export interface ChatState {
   reload(): Promise<void>;
   setAgent(agent: string): void;
   setDraft(text: string): void;
-  /** Send the draft as a prompt in this session. */
-  send(): Promise<void>;
+  /** Send the draft as a prompt in this session, or `prompt` instead (the draft then stays). */
+  send(prompt?: string): Promise<void>;
   /** Stop the run going on. */
   stop(): Promise<void>;
   /** Start over in a fresh session (not while a run goes on). */
@@ -120,6 +120,9 @@ function emptyChat(sessionId: string) {
     stoppingTools: [],
   } satisfies Partial<ChatState>;
 }
+
+/** What "Continue" sends after a dropped connection: the model reads its cut-off answer marked as such. */
+export const CONTINUE_PROMPT = "Go on from where your answer was cut off.";
 
 const BUSY = "A run is going on in this chat: wait for it to finish, or press Stop.";
 
@@ -254,8 +257,9 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
         set({ draft: text });
       },
 
-      async send() {
-        const { draft, running, sessionId, model, agent } = get();
+      async send(given) {
+        const { running, sessionId, model, agent } = get();
+        const draft = given ?? get().draft;
         if (draft.trim() === "") return;
         if (running) {
           set({ sendError: BUSY });
@@ -267,7 +271,7 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
           running: true,
           runId: undefined,
           sendError: undefined,
-          draft: "",
+          draft: given === undefined ? "" : state.draft,
         }));
         storage?.setItem(SESSION_KEY, sessionId);
         const answer = await api.chat.send({
@@ -288,7 +292,7 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
           turns: state.turns.at(-1) === sent ? state.turns.slice(0, -1) : state.turns,
           running: false,
           sendError: answer.error.message,
-          draft: state.draft || draft,
+          draft: given === undefined ? state.draft || draft : state.draft,
         }));
       },
 

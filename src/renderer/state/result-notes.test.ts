@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Envelope } from "../../shared/envelope-schema.ts";
-import { cutNote, hiddenPathsNote, noteForPerson, noteParts } from "./result-notes.ts";
+import { cutNote, hiddenPathsNote, noteParts } from "./result-notes.ts";
 
 const output = (metadata: Envelope["metadata"]): Envelope => ({ type: "output", data: {}, metadata });
 
@@ -12,6 +12,17 @@ describe("cutNote", () => {
       "the model's note, as it read it",
       output({ duration_ms: 1, truncated: true, output_path: "/s/x.txt", left_out: "Only 3 of 9." }),
       "Only 3 of 9.",
+    ],
+    [
+      "what is left out and where, without how the model reads the rest",
+      output({
+        duration_ms: 1,
+        truncated: true,
+        output_path: "/s/x.txt",
+        left_out: "Only 3 of 9 are shown. All of it is in /s/x.txt.",
+        read_rest: "See its end with bash `tail -n 100 /s/x.txt`.",
+      }),
+      "Only 3 of 9 are shown. All of it is in /s/x.txt.",
     ],
     [
       "an older cut result with its file",
@@ -66,29 +77,6 @@ describe("noteParts", () => {
         .map((p) => p.text)
         .join(""),
     ).toBe(note.replaceAll("`", ""));
-  });
-});
-
-describe("noteForPerson", () => {
-  const model =
-    "Only the first 1000 of 1201 entries are shown; 201 are left out. All of it is in /s/x.txt: see its end with bash `tail -n 100 /s/x.txt`, or read it in parts with read (offset, limit).";
-  it.each<[string, string, string | undefined, string]>([
-    [
-      "ends at the file that holds all of it",
-      model,
-      "/s/x.txt",
-      "Only the first 1000 of 1201 entries are shown; 201 are left out. All of it is in /s/x.txt.",
-    ],
-    ["keeps a note that names another file whole", model, "/s/y.txt", model],
-    ["keeps a note whole without a file", model, undefined, model],
-    [
-      "keeps a note that could not save the output whole",
-      "The output was cut. The whole output could not be saved, so narrow the call to see the rest.",
-      "/s/x.txt",
-      "The output was cut. The whole output could not be saved, so narrow the call to see the rest.",
-    ],
-  ])("%s", (_, note, path, shown) => {
-    expect(noteForPerson(note, path)).toBe(shown);
   });
 });
 

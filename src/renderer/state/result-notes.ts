@@ -2,7 +2,7 @@ import type { Envelope } from "../../shared/envelope-schema.ts";
 
 /**
  * What a cut result leaves out, in the words the model read (`metadata.left_out`): how much, and
- * where all of it is. For an envelope recorded before that note was kept, that it was cut and
+ * where all of it is (how the model reads the rest, `metadata.read_rest`, is not for the person). For an envelope recorded before that note was kept, that it was cut and
  * where the whole output is. Undefined for a result that was not cut.
  */
 export function cutNote(envelope: Envelope | undefined): string | undefined {
@@ -31,18 +31,6 @@ export function hiddenPathsNote(toolName: string, envelope: Envelope | undefined
   if (typeof note !== "string" || note.trim() === "") return undefined;
   const text = note.trim();
   return `${text.charAt(0).toUpperCase()}${text.slice(1)}${/[.!?]$/.test(text) ? "" : "."}`;
-}
-
-/**
- * The part of a cut result's note a person reads: up to the file holding all of it. What follows
- * that (how to read the file: tail it, grep it, read it in parts) is said for the model, and
- * would only name the file again. A note that does not name `path` so is kept whole.
- */
-export function noteForPerson(note: string, path: string | undefined): string {
-  if (path === undefined || path === "") return note;
-  const named = `All of it is in ${path}:`;
-  const at = note.indexOf(named);
-  return at === -1 ? note : `${note.slice(0, at + named.length - 1)}.`;
 }
 
 /** A run of a note's text: plain, or a command or a path drawn as code. */

@@ -65,7 +65,12 @@ export function questionSummary(args: unknown): string {
  * What a collapsed card says about its call: the file, command, pattern or URL, and once it has
  * run, the gist of its result (lines read, bytes written, matches found).
  */
-export function cardSummary(card: Pick<ToolCard, "toolName" | "input" | "envelope">): string {
+export function cardSummary(
+  card: Pick<ToolCard, "toolName" | "input" | "envelope"> & Partial<Pick<ToolCard, "argsCutOff">>,
+): string {
+  // Arguments that are not JSON name nothing to summarize (the call never ran).
+  if (typeof card.input === "string")
+    return card.argsCutOff === true ? "arguments cut off" : "arguments not valid JSON";
   const input = record(card.input);
   const done = card.envelope?.type === "output";
   const data = done ? record(card.envelope?.type === "output" ? card.envelope.data : undefined) : {};

@@ -193,6 +193,150 @@ describe("the transcript of a turn", () => {
     expect(finished.status).toBe("aborted");
   });
 
+  const stepStart = (step: number): RunEvent => ({ type: "step-start", step });
+  const stepFinish = (step: number, finishReason: string): RunEvent => ({
+    type: "step-finish",
+    step,
+    finishReason,
+    usage: {},
+  });
+  const failed: RunEvent = { type: "finish", status: "failed", finishReason: "error", steps: 1, usage: {} };
+  const refused = (toolCallId: string, text: string): RunEvent => ({
+    type: "tool-result",
+    step: 0,
+    toolCallId,
+    toolName: "write",
+    envelope: { type: "error", error_text: text, metadata: { duration_ms: 0 } },
+  });
+  /** Each item as a short line: its kind, text or call, and what marks it. */
+  const marks = (turn: Turn): string[] =>
+    turn.items.map((item) =>
+      item.kind === "tool"
+        ? `tool ${item.toolCallId} ${item.status}${item.argsCutOff ? " args-cut-off" : ""}`
+        : item.kind === "text" || item.kind === "reasoning"
+          ? `${item.kind} ${item.text}${item.cutOff ? " cut-off" : ""}`
+          : item.kind,
+    );
+
+  it.each<[string, RunEvent[], string[]]>([
+    [
+      "a step that finished: nothing is cut off",
+      [start, stepStart(0), { type: "text", step: 0, text: "Done." }, stepFinish(0, "stop")],
+      ["text Done."],
+    ],
+    [
+      "text at the output limit is cut off",
+      [
+        start,
+        stepStart(0),
+        { type: "text", step: 0, text: "The first part" },
+        stepFinish(0, "length"),
+        failed,
+      ],
+      ["text The first part cut-off"],
+    ],
+    [
+      "reasoning at the output limit is cut off",
+      [start, stepStart(0), { type: "reasoning", step: 0, text: "Hmm" }, stepFinish(0, "length"), failed],
+      ["reasoning Hmm cut-off"],
+    ],
+    [
+      "a dropped connection cuts off the text the step was streaming",
+      [start, stepStart(0), { type: "text", step: 0, text: "Once upon" }, failed],
+      ["text Once upon cut-off"],
+    ],
+    [
+      "an earlier step's finished text stays whole when a later one is cut",
+      [
+        start,
+        stepStart(0),
+        { type: "text", step: 0, text: "Whole." },
+        stepFinish(0, "stop"),
+        stepStart(1),
+        { type: "text", step: 1, text: "Half" },
+        failed,
+      ],
+      ["text Whole.", "text Half cut-off"],
+    ],
+    [
+      "text before a call at the output limit is whole; the call was not run",
+      [
+        start,
+        stepStart(0),
+        { type: "text", step: 0, text: "Writing." },
+        {
+          type: "tool-call",
+          step: 0,
+          toolCallId: "c1",
+          toolName: "write",
+          input: { path: "a", content: "x" },
+        },
+        refused("c1", "This write call was not run: its step ended at the output limit."),
+        stepFinish(0, "length"),
+        failed,
+      ],
+      ["text Writing.", "tool c1 not-run"],
+    ],
+    [
+      "arguments cut off at the output limit",
+      [
+        start,
+        stepStart(0),
+        {
+          type: "tool-call",
+          step: 0,
+          toolCallId: "c1",
+          toolName: "write",
+          input: '{"path":"a","content":"x',
+        },
+        refused("c1", "This write call was cut off."),
+        stepFinish(0, "length"),
+      ],
+      ["tool c1 not-run args-cut-off"],
+    ],
+    [
+      "arguments that are not JSON in a finished step: not run, not cut off",
+      [
+        start,
+        stepStart(0),
+        { type: "tool-call", step: 0, toolCallId: "c1", toolName: "write", input: "{path: a}" },
+        refused("c1", "The arguments of this write call are not valid JSON."),
+        stepFinish(0, "tool-calls"),
+      ],
+      ["tool c1 not-run"],
+    ],
+    [
+      "a failed call of a finished step stays an error",
+      [
+        start,
+        stepStart(0),
+        {
+          type: "tool-call",
+          step: 0,
+          toolCallId: "c1",
+          toolName: "write",
+          input: { path: "a", content: "x" },
+        },
+        refused("c1", "Permission denied"),
+        stepFinish(0, "tool-calls"),
+      ],
+      ["tool c1 error"],
+    ],
+  ])("%s", (_, events, expected) => {
+    expect(marks(fold(events))).toEqual(expected);
+    // Redrawn from the record (a session opened later), the same.
+    expect(marks(turnFromHistory({ runId: "r-1", prompt: "Do it", events }, false))).toEqual(expected);
+  });
+
+  it("a run interrupted mid-step (the app closed) shows the text it was streaming as cut off", () => {
+    const events: RunEvent[] = [start, stepStart(0), { type: "text", step: 0, text: "Half an" }];
+    expect(marks(turnFromHistory({ runId: "r-1", prompt: "Go", events }, false))).toEqual([
+      "text Half an cut-off",
+    ]);
+    // Still running (the run goes on in this UI): not yet cut off.
+    expect(marks(turnFromHistory({ runId: "r-1", prompt: "Go", events }, true))).toEqual(["text Half an"]);
+  });
+
   it("shows the wait for a silent model until the run does anything else", () => {
     const waiting: RunEvent = {
       type: "model-waiting",

@@ -2,8 +2,12 @@ import type { ChatTurn } from "../../shared/chat-schemas.ts";
 import type { Envelope } from "../../shared/envelope-schema.ts";
 import type { RunEvent, RunStatus, RunUsage } from "../../shared/run-event-schema.ts";
 
-/** running, then ok (it ran), error (it failed), denied (the person or a rule said no), stopped (the run ended first). */
-export type CardStatus = "running" | "ok" | "error" | "denied" | "stopped";
+/**
+ * running, then ok (it ran), error (it failed), denied (the person or a rule said no), stopped
+ * (the run ended first), not-run (never started: its arguments were not JSON, or its step ended
+ * before the model finished it).
+ */
+export type CardStatus = "running" | "ok" | "error" | "denied" | "stopped" | "not-run";
 
 /** A child run started by a `task` call, shown nested under it. */
 export interface TaskRun {
@@ -12,6 +16,8 @@ export interface TaskRun {
   items: TranscriptItem[];
   status: "running" | RunStatus;
   error: string | undefined;
+  /** The step the model is streaming (started, not yet finished), if any. */
+  openStep?: number | undefined;
 }
 
 /** One tool call as a card: what was asked, what the approval stage said, and the envelope. */
@@ -19,7 +25,12 @@ export interface ToolCard {
   kind: "tool";
   toolCallId: string;
   toolName: string;
+  /** The arguments; the text the model wrote when it was not JSON (then the call never ran). */
   input: unknown;
+  /** The model step that made the call. */
+  step: number;
+  /** Its arguments were cut off at the output limit while the model wrote them. */
+  argsCutOff?: boolean;
   status: CardStatus;
   approval: { decision: "allow" | "deny"; reason: string } | undefined;
   /** Why a question could not be put to anyone. */
@@ -30,9 +41,13 @@ export interface ToolCard {
   startedAt: number | undefined;
 }
 
+/**
+ * `cutOff`: the model never finished this text (its step ended at the output limit, the
+ * connection dropped, the run failed or was stopped) — the engine stores it marked the same way.
+ */
 export type TranscriptItem =
-  | { kind: "text"; step: number; text: string }
-  | { kind: "reasoning"; step: number; text: string }
+  | { kind: "text"; step: number; text: string; cutOff?: boolean }
+  | { kind: "reasoning"; step: number; text: string; cutOff?: boolean }
   | { kind: "notice"; message: string }
   | ToolCard
   /** A child run whose `task` call is not in this transcript (a background task, say). */
@@ -61,9 +76,13 @@ export interface Turn {
   /** interrupted: the record ends without a finish (the app closed or crashed mid-run). */
   status: "running" | RunStatus | "interrupted";
   error: string | undefined;
+  /** Why it failed, when the run said: "connection-dropped" can go on as it is. */
+  errorCause?: "connection-dropped" | undefined;
   usage: RunUsage | undefined;
   /** The latest step's usage: its input tokens are what the model's context held then. */
   stepUsage?: RunUsage | undefined;
+  /** The step the model is streaming (started, not yet finished), if any. */
+  openStep?: number | undefined;
 }
 
 export function newTurn(prompt: string): Turn {
@@ -94,6 +113,8 @@ function updateCard(
 /** The card's status once its envelope is in. */
 function resultStatus(card: ToolCard, envelope: Envelope): CardStatus {
   if (envelope.type === "output") return "ok";
+  // Arguments that are not JSON are refused before any tool runs.
+  if (typeof card.input === "string") return "not-run";
   return card.approval?.decision === "deny" ? "denied" : "error";
 }
 
@@ -139,6 +160,50 @@ function applyTask(
   return [...items, { kind: "task", task: applyToTask(newTask(event.taskId), event.event, now) }];
 }
 
+/**
+ * Whether the calls of a step that ended with this finish reason were run: the AI SDK runs them
+ * only when the model finished the step (the engine's `stepRunsItsCalls`, same rule).
+ */
+function stepRanItsCalls(finishReason: string): boolean {
+  return finishReason === "stop" || finishReason === "tool-calls";
+}
+
+/** The last text or reasoning of `step`, marked as cut off when nothing of that step came after it. */
+function cutOffLastText(items: readonly TranscriptItem[], step: number): TranscriptItem[] {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = items[i]!;
+    if (item.kind === "notice" || item.kind === "task") continue;
+    if ((item.kind === "text" || item.kind === "reasoning") && item.step === step)
+      return items.map((it, at) => (at === i ? { ...item, cutOff: true } : it));
+    break;
+  }
+  return [...items];
+}
+
+/**
+ * A step ended: text it ended in mid-answer (at the output limit) is cut off; its calls that
+ * did not run (the SDK runs none of a step the model did not finish) are marked not run, and
+ * arguments that were cut off as such.
+ */
+function finishStep(items: readonly TranscriptItem[], step: number, finishReason: string): TranscriptItem[] {
+  const cut = finishReason === "length" ? cutOffLastText(items, step) : [...items];
+  if (stepRanItsCalls(finishReason)) return cut;
+  return cut.map((item) =>
+    item.kind === "tool" && item.step === step && (item.status === "error" || item.status === "not-run")
+      ? {
+          ...item,
+          status: "not-run",
+          ...(finishReason === "length" && typeof item.input === "string" ? { argsCutOff: true } : {}),
+        }
+      : item,
+  );
+}
+
+/** A run ended (or will get no more events) mid-step: the text that step was streaming is cut off. */
+function endOpenStep(items: readonly TranscriptItem[], openStep: number | undefined): TranscriptItem[] {
+  return openStep === undefined ? [...items] : cutOffLastText(items, openStep);
+}
+
 /** Cards still running when their run ended did not finish. */
 function stopRunning(items: readonly TranscriptItem[]): TranscriptItem[] {
   return items.map((item) =>
@@ -162,6 +227,7 @@ function applyToItems(items: readonly TranscriptItem[], event: RunEvent, now?: n
           toolCallId: event.toolCallId,
           toolName: event.toolName,
           input: event.input,
+          step: event.step,
           status: "running",
           approval: undefined,
           refusal: undefined,
@@ -197,8 +263,17 @@ function applyToTask(task: TaskRun, event: RunEvent, now?: number): TaskRun {
       return { ...task, agent: event.agent };
     case "error":
       return { ...task, error: event.message };
+    case "step-start":
+      return { ...task, openStep: event.step };
+    case "step-finish":
+      return { ...task, openStep: undefined, items: finishStep(task.items, event.step, event.finishReason) };
     case "finish":
-      return { ...task, status: event.status, items: stopRunning(task.items) };
+      return {
+        ...task,
+        status: event.status,
+        openStep: undefined,
+        items: stopRunning(endOpenStep(task.items, task.openStep)),
+      };
     default:
       return { ...task, items: applyToItems(task.items, event, now) };
   }
@@ -214,11 +289,24 @@ export function applyToTurn(turn: Turn, event: RunEvent, now?: number): Turn {
     case "start":
       return { ...turn, runId: event.runId };
     case "error":
-      return { ...turn, error: event.message };
+      return { ...turn, error: event.message, errorCause: event.cause };
     case "finish":
-      return { ...turn, status: event.status, usage: event.usage, items: stopRunning(turn.items) };
+      return {
+        ...turn,
+        status: event.status,
+        usage: event.usage,
+        openStep: undefined,
+        items: stopRunning(endOpenStep(turn.items, turn.openStep)),
+      };
+    case "step-start":
+      return { ...turn, openStep: event.step };
     case "step-finish":
-      return { ...turn, stepUsage: event.usage };
+      return {
+        ...turn,
+        stepUsage: event.usage,
+        openStep: undefined,
+        items: finishStep(turn.items, event.step, event.finishReason),
+      };
     default:
       return { ...turn, items: applyToItems(turn.items, event, now) };
   }
@@ -248,7 +336,12 @@ export function sessionUsage(turns: readonly Turn[]): SessionUsage {
 /** A turn that will not get the rest of its events (its run ended unseen): marked interrupted. */
 export function interruptTurn(turn: Turn): Turn {
   return turn.status === "running"
-    ? { ...turn, status: "interrupted", items: stopRunning(turn.items) }
+    ? {
+        ...turn,
+        status: "interrupted",
+        openStep: undefined,
+        items: stopRunning(endOpenStep(turn.items, turn.openStep)),
+      }
     : turn;
 }
 

@@ -219,7 +219,11 @@ async function runStoppable(prompt: string, options: RunOptions, signal: AbortSi
               : "failed";
       const tokens = run.usage.totalTokens !== undefined ? `, ${run.usage.totalTokens} tokens` : "";
       // After a failure the same prompt fails again until its cause (said above) is dealt with.
-      const then = run.status === "failed" ? "Once the error above is dealt with, continue" : "Continue";
+      // A dropped connection leaves nothing to fix in the conversation: it goes on as it is.
+      const then =
+        run.status === "failed" && run.connectionDropped !== true
+          ? "Once the error above is dealt with, continue"
+          : "Continue";
       writeIfOpen(
         process.stderr,
         run.contextFull === true

@@ -65,4 +65,6 @@ export interface AgentRunResult {
    * resumed as it is fails the same way (start a new one, or rewind this one).
    */
   contextFull?: boolean;
+  /** The run failed because the model's connection closed mid-answer: the session goes on as it is. */
+  connectionDropped?: boolean;
 }

@@ -1,6 +1,7 @@
 import { APICallError, InvalidResponseDataError, JSONParseError, RetryError, TypeValidationError } from "ai";
 import { ModelError } from "./model-error.ts";
 import type { ResolvedModel } from "./provider-registry.ts";
+import { connectionFailure, isDroppedConnection } from "./providers/connection-failure.ts";
 import { errorMessage } from "../errors/error-message.ts";
 
 const TOOLS_UNSUPPORTED = [
@@ -39,6 +40,18 @@ export function isContextFull(error: unknown): boolean {
   if (!APICallError.isInstance(cause) || isToolsUnsupported(cause)) return false;
   const text = `${cause.message} ${cause.responseBody ?? ""}`;
   return CONTEXT_FULL.some((re) => re.test(text));
+}
+
+/**
+ * Whether a model call failed because its connection closed mid-answer (the server crashed or
+ * restarted, the network dropped it, the stream ended without a finish): nothing is wrong with
+ * the conversation, so the session can go on as it is once the server answers again.
+ */
+export function isConnectionDropped(error: unknown): boolean {
+  const cause = lastAttempt(error);
+  const code = connectionFailure(cause);
+  if (code !== undefined) return isDroppedConnection(code);
+  return InvalidResponseDataError.isInstance(cause) && /without a finish reason/i.test(cause.message);
 }
 
 /** Whether a model call failed because the model (or its server) cannot take tools. */
@@ -84,7 +97,7 @@ export function describeModelFailure(error: unknown, model: ResolvedModel): stri
     return `${who} sent something that is not a model answer ("${snippet(got)}"): check that its address points at the API itself (for an OpenAI-compatible server, the base URL usually ends in /v1).`;
   }
   if (InvalidResponseDataError.isInstance(cause) && /without a finish reason/i.test(cause.message)) {
-    return `${who} ended the answer before it was complete: the server may have crashed or restarted. Check it, then run again.`;
+    return `${who} ended the answer before it was complete: the server may have crashed or restarted. Check that it runs, then continue the session.`;
   }
   return errorMessage(cause);
 }

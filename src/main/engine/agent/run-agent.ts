@@ -7,7 +7,12 @@ import { DEFAULT_BUDGETS } from "./agent-manifest.ts";
 import type { AgentManifest } from "./agent-manifest.ts";
 import type { AgentRunResult, RunAgentOptions } from "./agent-run.ts";
 import { ConversationWriter } from "./conversation-writer.ts";
-import { describeModelFailure, isContextFull, isToolsUnsupported } from "./model-failure.ts";
+import {
+  describeModelFailure,
+  isConnectionDropped,
+  isContextFull,
+  isToolsUnsupported,
+} from "./model-failure.ts";
 import { toModelMessages } from "./model-messages.ts";
 import { formatModelSpec } from "./model-spec.ts";
 import { DEFAULT_MODEL_TIMEOUTS } from "./model-timeouts.ts";
@@ -281,7 +286,9 @@ async function drive(
   // finished was taken at its step-finish), and every call with a result.
   for (const m of collector.take(STOPPED_CALL, true)) writer?.message(m);
   const error = outcome.status === "failed" ? describeModelFailure(outcome.error, model) : undefined;
-  if (error !== undefined) emit({ type: "error", message: error });
+  const dropped = outcome.status === "failed" && isConnectionDropped(outcome.error);
+  if (error !== undefined)
+    emit({ type: "error", message: error, ...(dropped ? { cause: "connection-dropped" as const } : {}) });
   emit({
     type: "finish",
     status: outcome.status,
@@ -299,5 +306,6 @@ async function drive(
     usage: outcome.usage,
     ...(error !== undefined ? { error } : {}),
     ...(outcome.status === "failed" && isContextFull(outcome.error) ? { contextFull: true } : {}),
+    ...(dropped ? { connectionDropped: true } : {}),
   };
 }

@@ -313,11 +313,12 @@ describe("bash: large and fast output", () => {
     expect(data.output.slice(noteAt, data.output.indexOf("\n", noteAt))).toBe(
       `[… ${leftOut} lines (${(bytes / 2 ** 20).toFixed(1)} MB) left out here; all 300000 lines are in ${path} (tail -n, grep -n or read it) …]`,
     );
-    const note = (envelope as OutputEnvelope<BashData>).metadata.left_out;
+    const { left_out: note, read_rest: how } = (envelope as OutputEnvelope<BashData>).metadata;
     expect(note).toContain(`${leftOut} lines`);
     expect(note).toContain("in its middle are left out");
-    expect(note).toContain(`tail -n 100 ${path}`);
-    expect(note).toContain(`grep -n PATTERN ${path}`);
+    expect(note).toContain(`All of it is in ${path}.`);
+    expect(how).toContain(`tail -n 100 ${path}`);
+    expect(how).toContain(`grep -n PATTERN ${path}`);
   });
 
   it("keeps the error a long build prints at its end", async () => {

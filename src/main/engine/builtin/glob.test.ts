@@ -159,7 +159,10 @@ describe("glob", () => {
     const sidecar = await readFile(envelope.metadata.output_path as string, "utf8");
     expect(sidecar.trimEnd().split("\n")).toEqual([...names].reverse());
     expect(envelope.metadata.left_out).toBe(
-      `Only the first 1000 of 1001 entries are shown; 1 is left out. All of it is in ${envelope.metadata.output_path}: see its end with bash \`tail -n 100 ${envelope.metadata.output_path}\`, search it with \`grep -n PATTERN ${envelope.metadata.output_path}\`, or read it in parts with read (offset, limit).`,
+      `Only the first 1000 of 1001 entries are shown; 1 is left out. All of it is in ${envelope.metadata.output_path}.`,
+    );
+    expect(envelope.metadata.read_rest).toBe(
+      `See its end with bash \`tail -n 100 ${envelope.metadata.output_path}\`, search it with \`grep -n PATTERN ${envelope.metadata.output_path}\`, or read it in parts with read (offset, limit).`,
     );
 
     await writeFile(ws.abs("many/f1000.txt"), "");

@@ -37,6 +37,8 @@ interface Row {
   /** The person's change after the call: a new mode, and new content when set. */
   person: { mode: number; content?: string };
   conflict: string;
+  /** The plan says the change since is of the mode alone (the app's badge reads "mode changed since"). */
+  modeOnly?: true;
 }
 
 const OUTSIDE = "outside this session's tools (by you or another program)";
@@ -49,6 +51,7 @@ const CONFLICTS: Row[] = [
     leftContent: "#!/bin/sh\necho written\n",
     person: { mode: 0o755 },
     conflict: `its mode was changed since (755 now, 644 when write left it), ${OUTSIDE}`,
+    modeOnly: true,
   },
   {
     name: "edit, then the person makes it private",
@@ -57,6 +60,7 @@ const CONFLICTS: Row[] = [
     leftContent: "#!/bin/sh\necho edited\n",
     person: { mode: 0o600 },
     conflict: `its mode was changed since (600 now, 644 when edit left it), ${OUTSIDE}`,
+    modeOnly: true,
   },
   {
     name: "a command changes the content, then the person makes it private",
@@ -65,6 +69,7 @@ const CONFLICTS: Row[] = [
     leftContent: "#!/bin/sh\necho bash\n",
     person: { mode: 0o700 },
     conflict: `its mode was changed since (700 now, 755 when bash left it), ${OUTSIDE}`,
+    modeOnly: true,
   },
   {
     name: "a command only chmods, then the person chmods again",
@@ -73,6 +78,7 @@ const CONFLICTS: Row[] = [
     leftContent: SCRIPT,
     person: { mode: 0o700 },
     conflict: `its mode was changed since (700 now, 755 when bash left it), ${OUTSIDE}`,
+    modeOnly: true,
   },
   {
     name: "a command only chmods, then the person sets the setuid bit",
@@ -81,6 +87,7 @@ const CONFLICTS: Row[] = [
     leftContent: SCRIPT,
     person: { mode: 0o4755 },
     conflict: `its mode was changed since (4755 now, 755 when bash left it), ${OUTSIDE}`,
+    modeOnly: true,
   },
   {
     name: "write, then the person changes both content and mode",
@@ -115,7 +122,15 @@ describe("a person's chmod after a tool call is a change since", () => {
     expect(left).not.toBe(row.person.mode);
 
     const plan = await ws.engine.checkpoints.previewRestore("s1", id);
-    expect(plan.paths).toEqual([{ path: "run.sh", type: "file", action: "restore", conflict: row.conflict }]);
+    expect(plan.paths).toEqual([
+      {
+        path: "run.sh",
+        type: "file",
+        action: "restore",
+        conflict: row.conflict,
+        ...(row.modeOnly ? { modeOnly: true } : {}),
+      },
+    ]);
 
     const refused = await ws.engine.checkpoints.restore("s1", id);
     expect(refused).toMatchObject({ applied: false, undoCheckpoint: null });

@@ -22,6 +22,8 @@ export interface PlannedPath {
    * call changed it): restoring would overwrite that change, so it needs `force` or a choice.
    */
   conflict?: string;
+  /** With `conflict`: the change since is of its mode alone (a chmod); its content is as it was left. */
+  modeOnly?: boolean;
   /** Set when the path cannot be restored at all, and why (its content was not kept, a folder is in the way, …). */
   unavailable?: string;
 }
@@ -103,6 +105,26 @@ function octal(mode: number): string {
   return mode.toString(8).padStart(3, "0");
 }
 
+/** Whether the file holds what `expected` says but with other permission bits: a chmod alone. */
+function modeChangedOnly(current: DiskState, expected: PathState): boolean {
+  return (
+    modeChanged(current, expected) &&
+    current.kind === "file" &&
+    expected.exists &&
+    current.hash === expected.hash
+  );
+}
+
+/** Whether the file's permission bits differ from those `expected` recorded. */
+function modeChanged(current: DiskState, expected: PathState): boolean {
+  return (
+    current.kind === "file" &&
+    expected.exists &&
+    expected.mode !== undefined &&
+    current.mode !== expected.mode
+  );
+}
+
 /**
  * How a file differs from what the newest undone checkpoint left (`expected`, left by `leftBy`):
  * its content, its permission bits (when the checkpoint recorded them), or both.
@@ -112,10 +134,10 @@ function describeConflict(current: DiskState, expected: PathState, leftBy: strin
     current.kind === "file" &&
     expected.exists &&
     expected.mode !== undefined &&
-    current.mode !== expected.mode
+    modeChanged(current, expected)
   ) {
     const modes = `${octal(current.mode)} now, ${octal(expected.mode)} when ${leftBy} left it`;
-    return current.hash === expected.hash
+    return modeChangedOnly(current, expected)
       ? `its mode was changed since (${modes})`
       : `it was changed since, its mode too (${modes})`;
   }
@@ -244,6 +266,7 @@ export async function planRestore(options: {
         expected.exists && expected.hash === null
           ? `Lathe cannot tell whether it changed since: its content after the change was not kept`
           : `${describeConflict(current, expected, leftBy)}, ${by}`;
+      if (modeChangedOnly(current, expected)) planned.modeOnly = true;
     }
   }
   return { plan: { checkpoints: undo.map((c) => c.id), paths: steps.map((s) => s.planned) }, steps };

@@ -14,7 +14,7 @@ import type { Scheduler } from "./scheduler.ts";
 import type { CallOutcome, CallRequest, ToolCall } from "./tool-call.ts";
 import { describeOrigin, type RegisteredTool, type ToolRegistry } from "./tool-registry.ts";
 import type { ToolSession } from "./tool-session.ts";
-import { isSelfTruncated, leftOutNote } from "./truncation.ts";
+import { isSelfTruncated, leftOutNotes } from "./truncation.ts";
 import { errorMessage } from "../errors/error-message.ts";
 
 /** One invocation as observers (events, audit) see it. */
@@ -291,7 +291,7 @@ async function run(
       ...meta(),
       truncated: true,
       output_path: data.outputPath,
-      left_out: leftOutNote(data.leftOut, data.outputPath),
+      ...leftOutNotes(data.leftOut, data.outputPath),
     });
   }
   let cut: Truncation<unknown> | undefined;
@@ -310,14 +310,14 @@ async function run(
       ...meta(),
       truncated: true,
       output_path: outputPath,
-      left_out: leftOutNote(cut.leftOut, outputPath),
+      ...leftOutNotes(cut.leftOut, outputPath),
     });
   } catch (err) {
     reportInternal(ctx, tool.id, err);
     return outputEnvelope(cut.data, {
       ...meta(),
       truncated: true,
-      left_out: leftOutNote(cut.leftOut, undefined),
+      ...leftOutNotes(cut.leftOut, undefined),
     });
   }
 }

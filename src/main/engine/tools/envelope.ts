@@ -3,8 +3,10 @@ export interface EnvelopeMetadata {
   duration_ms: number;
   truncated?: boolean;
   output_path?: string;
-  /** With `truncated`: what the result leaves out and how to see it (see truncation.ts). */
+  /** With `truncated`: what the result leaves out and where all of it is (see truncation.ts). */
   left_out?: string;
+  /** With `truncated`: how to see the rest (the commands that read the file holding it). */
+  read_rest?: string;
 }
 
 export interface OutputEnvelope<Data = unknown> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { leftOutNote, lineCount, textLeftOut, truncateTextField } from "./truncation.ts";
+import { leftOutNotes, lineCount, textLeftOut, truncateTextField } from "./truncation.ts";
 
 describe("the note of a truncated result", () => {
   it.each([
@@ -17,21 +17,25 @@ describe("the note of a truncated result", () => {
     const cut = truncateTextField({ body: text }, "body", 10);
     expect(cut?.data.body).toBe("one\ntwo\n");
     expect(cut?.leftOut).toEqual({ kind: "text", bytes: 3006, lines: 2, at: "end" });
-    expect(leftOutNote(cut?.leftOut, "/s/out.txt")).toBe(
-      "The output was cut: its last 2 lines (2.9 KB) are left out, so its end is not shown. All of it is in /s/out.txt: see its end with bash `tail -n 100 /s/out.txt`, search it with `grep -n PATTERN /s/out.txt`, or read it in parts with read (offset, limit).",
-    );
+    expect(leftOutNotes(cut?.leftOut, "/s/out.txt")).toEqual({
+      left_out:
+        "The output was cut: its last 2 lines (2.9 KB) are left out, so its end is not shown. All of it is in /s/out.txt.",
+      read_rest:
+        "See its end with bash `tail -n 100 /s/out.txt`, search it with `grep -n PATTERN /s/out.txt`, or read it in parts with read (offset, limit).",
+    });
   });
 
   it("says the rest could not be kept when there is no sidecar, without pointing anywhere", () => {
-    const note = leftOutNote(textLeftOut("a\nb\n", "a\n"), undefined);
-    expect(note).toBe(
-      "The output was cut: its last 1 line (2 bytes) are left out, so its end is not shown. The whole output could not be saved, so narrow the call to see the rest.",
-    );
+    expect(leftOutNotes(textLeftOut("a\nb\n", "a\n"), undefined)).toEqual({
+      left_out:
+        "The output was cut: its last 1 line (2 bytes) are left out, so its end is not shown. The whole output could not be saved.",
+      read_rest: "Narrow the call to see the rest.",
+    });
   });
 
   it("still says something when a tool did not count what it left out", () => {
-    expect(leftOutNote(undefined, "/s/o")).toMatch(
-      /^The result was cut to its head; .* All of it is in \/s\/o: /,
+    expect(leftOutNotes(undefined, "/s/o").left_out).toMatch(
+      /^The result was cut to its head; .* All of it is in \/s\/o\.$/,
     );
   });
 });

@@ -60,11 +60,21 @@ export function leftOutSize(bytes: number, lines: number): string {
   return `${plural(lines, "line")} (${formatBytes(bytes)})`;
 }
 
+/** The two notes of a truncated envelope's metadata (see leftOutNotes). */
+export interface LeftOutNotes {
+  /** What the result does not show, and the file holding all of it (or that it could not be kept). */
+  left_out: string;
+  /** How to see the rest: the commands that read that file, or to narrow the call. */
+  read_rest: string;
+}
+
 /**
- * The note every truncated envelope carries (`metadata.left_out`): what the result does not
- * show, and how to see it in the sidecar at `outputPath` (or that it could not be kept).
+ * The notes every truncated envelope carries: `left_out`, what the result does not show and
+ * where all of it is (the sidecar at `outputPath`, or that it could not be kept), which is what
+ * a person is shown too; and `read_rest`, how the model reads the rest. Kept apart, so neither
+ * is cut out of the other by its wording.
  */
-export function leftOutNote(leftOut: LeftOut | undefined, outputPath: string | undefined): string {
+export function leftOutNotes(leftOut: LeftOut | undefined, outputPath: string | undefined): LeftOutNotes {
   let what: string;
   if (leftOut === undefined) what = "The result was cut to its head; the rest is not shown.";
   else if (leftOut.kind === "items") {
@@ -75,8 +85,14 @@ export function leftOutNote(leftOut: LeftOut | undefined, outputPath: string | u
   else
     what = `The output was cut: its last ${leftOutSize(leftOut.bytes, leftOut.lines)} are left out, so its end is not shown.`;
   if (outputPath === undefined)
-    return `${what} The whole output could not be saved, so narrow the call to see the rest.`;
-  return `${what} All of it is in ${outputPath}: see its end with bash \`tail -n 100 ${outputPath}\`, search it with \`grep -n PATTERN ${outputPath}\`, or read it in parts with read (offset, limit).`;
+    return {
+      left_out: `${what} The whole output could not be saved.`,
+      read_rest: "Narrow the call to see the rest.",
+    };
+  return {
+    left_out: `${what} All of it is in ${outputPath}.`,
+    read_rest: `See its end with bash \`tail -n 100 ${outputPath}\`, search it with \`grep -n PATTERN ${outputPath}\`, or read it in parts with read (offset, limit).`,
+  };
 }
 
 /** Cut a string field of the data to `maxBytes`; the sidecar gets the whole string. */

@@ -80,7 +80,7 @@ function cloudProvider(preset: CloudPreset): ProviderDefinition {
           const code = connectionFailure(error);
           if (!code) return undefined;
           return isDroppedConnection(code)
-            ? `The connection to ${preset.label} closed before the answer was complete (${code}): run again, or continue with --resume.`
+            ? `The connection to ${preset.label} closed before the answer was complete (${code}): the network or the service dropped it. Continue the session to go on.`
             : `${preset.label} cannot be reached (${code}): check the network connection, or pick a local provider such as ollama.`;
         },
       };

@@ -187,7 +187,7 @@ export function openAICompatibleProvider(preset: OpenAICompatiblePreset): Provid
           const code = connectionFailure(error);
           if (!code) return undefined;
           return isDroppedConnection(code)
-            ? `${preset.label} at ${origin(baseURL)} closed the connection before the answer was complete (${code}): it may have crashed or restarted. Check it, then run again.`
+            ? `${preset.label} at ${origin(baseURL)} closed the connection before the answer was complete (${code}): it may have crashed or restarted. Check that it runs, then continue the session.`
             : notRunning(preset, baseURL, code);
         },
       };
