@@ -267,6 +267,25 @@ describe("the file tools over a workspace that holds the person's credentials", 
     expect(text(refused)).not.toContain(SECRET);
   });
 
+  it.each<{ name: string; call: Call }>([
+    { name: 'glob "**/.ssh/*"', call: ["glob", { pattern: "**/.ssh/*" }] },
+    { name: 'grep with glob "**/.ssh/*"', call: ["grep", { pattern: "SECRET|SAFE", glob: "**/.ssh/*" }] },
+  ])(
+    "$name (no literal leading folder): finds the key with denyRead [], by default only the project's .ssh, with a note",
+    async ({ call }) => {
+      await mkdir(path.join(person, "project/.ssh"));
+      await writeFile(path.join(person, "project/.ssh/config"), "SAFE project ssh config\n");
+      expect(text(await run(control, [call]))).toContain(".ssh/id_ed25519");
+      // Not refused up front: the pattern also means folders nothing hides, which it still finds.
+      const found = await run(contained, [call]);
+      expect(found.type).toBe("output");
+      expect(text(found)).not.toContain(".ssh/id_ed25519");
+      expect(text(found)).toContain("project/.ssh/config");
+      const note = (found as Extract<Envelope, { type: "output" }>).data as { note?: string };
+      expect(note.note).toMatch(/^left out \d+ hidden paths, which no tool or command may read: .*~\/\.ssh/);
+    },
+  );
+
   it.each<{ name: string; file: string; secret: string }>([
     { name: "the user's settings (an MCP server's token)", file: ".lathe/settings.json", secret: TOKEN },
   ])(

@@ -30,6 +30,7 @@ import { sessionPolicy } from "./policy/session-policy.ts";
 import { sweepTempFoldersAtStart } from "./temp/startup-temp-sweep.ts";
 import { EngineSandbox } from "./sandbox/engine-sandbox.ts";
 import { HiddenPathSet } from "./sandbox/hidden-path-set.ts";
+import { hiddenWorkspaceNotice } from "./sandbox/hidden-workspace-notice.ts";
 import type { SandboxProbe, SandboxStatus } from "./sandbox/sandbox-availability.ts";
 import { sandboxAvailabilityCache } from "./sandbox/sandbox-availability-cache.ts";
 import type { Asker } from "./tools/question-request.ts";
@@ -270,12 +271,17 @@ export class Engine {
   }
 
   /**
-   * Things the user should be told once: project settings ignored until trusted, and that the
-   * OS sandbox is not active (why, what that means, the fix).
+   * Things the user should be told once: project settings ignored until trusted, that the OS
+   * sandbox is not active (why, what that means, the fix), and that the folder itself is hidden
+   * from every tool (see hiddenWorkspaceNotice).
    */
   get notices(): readonly string[] {
-    const sandbox = this.sandbox.notice;
-    return sandbox === undefined ? this.policy.notices : [...this.policy.notices, sandbox];
+    return [
+      ...this.policy.notices,
+      ...[this.sandbox.notice, hiddenWorkspaceNotice(this.root, this.hiddenPaths([]))].filter(
+        (n): n is string => n !== undefined,
+      ),
+    ];
   }
 
   /** Whether the OS sandbox is active, and if not why and the fix (the app shows it). */

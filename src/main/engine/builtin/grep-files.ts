@@ -1,5 +1,6 @@
 import { modifiedTime } from "../capability/modified-time.ts";
 import { SyncFileReader } from "../capability/sync-file-reader.ts";
+import type { FileIdentity } from "../sandbox/hidden-inode-index.ts";
 import { LineMatcher } from "./line-matcher.ts";
 
 export const GREP_OUTPUT_MODES = ["files_with_matches", "content", "count"] as const;
@@ -9,15 +10,31 @@ export interface GrepFilesInput {
   pattern: string;
   ignoreCase: boolean;
   mode: GrepOutputMode;
-  /** Canonical paths to read, and the path each is shown as. */
-  files: { absolute: string; path: string }[];
+  /**
+   * Canonical paths to read, and the path each is shown as; `cleared`: the identity of a file
+   * with several names that the grep tool found is not a hidden file (read only while it is that file).
+   */
+  files: GrepFile[];
 }
 
-/** What matched in one batch of files, per output mode (merged and ordered by the grep tool). */
-export type GrepBatch =
+export interface GrepFile {
+  absolute: string;
+  path: string;
+  cleared?: FileIdentity;
+}
+
+/** A file with several names that was not searched: the grep tool judges it (see SyncFileReader). */
+export type LinkedFile = GrepFile & { cleared: FileIdentity };
+
+/**
+ * What matched in one batch of files, per output mode (merged and ordered by the grep tool), and
+ * the files with several names left for the grep tool to judge.
+ */
+export type GrepBatch = { linked: LinkedFile[] } & (
   | { mode: "files_with_matches"; files: { path: string; mtimeMs: number }[] }
   | { mode: "count"; counts: { path: string; count: number }[] }
-  | { mode: "content"; matches: { path: string; lines: { line: number; text: string }[] }[] };
+  | { mode: "content"; matches: { path: string; lines: { line: number; text: string }[] }[] }
+);
 
 /**
  * Search a batch of files: read each (synchronously, into one reused buffer) and match the
@@ -27,33 +44,42 @@ export type GrepBatch =
  */
 export function grepFiles(input: GrepFilesInput): GrepBatch {
   const matcher = LineMatcher.compile(input.pattern, input.ignoreCase);
-  const reader = new SyncFileReader();
+  const linked: LinkedFile[] = [];
+  let current: GrepFile | undefined;
+  const reader = new SyncFileReader((absolute, id) => {
+    if (current) linked.push({ absolute, path: current.path, cleared: id });
+  });
+  const read = (file: GrepFile): Buffer | undefined => {
+    current = file;
+    return reader.read(file.absolute, file.cleared);
+  };
   switch (input.mode) {
     case "files_with_matches": {
       const files: { path: string; mtimeMs: number }[] = [];
-      for (const { absolute, path } of input.files) {
-        const bytes = reader.read(absolute);
-        if (bytes && matcher.matches(bytes)) files.push({ path, mtimeMs: modifiedTime(absolute) ?? 0 });
+      for (const file of input.files) {
+        const bytes = read(file);
+        if (bytes && matcher.matches(bytes))
+          files.push({ path: file.path, mtimeMs: modifiedTime(file.absolute) ?? 0 });
       }
-      return { mode: input.mode, files };
+      return { mode: input.mode, files, linked };
     }
     case "count": {
       const counts: { path: string; count: number }[] = [];
-      for (const { absolute, path } of input.files) {
-        const bytes = reader.read(absolute);
+      for (const file of input.files) {
+        const bytes = read(file);
         const count = bytes ? matcher.count(bytes) : 0;
-        if (count > 0) counts.push({ path, count });
+        if (count > 0) counts.push({ path: file.path, count });
       }
-      return { mode: input.mode, counts };
+      return { mode: input.mode, counts, linked };
     }
     case "content": {
       const matches: { path: string; lines: { line: number; text: string }[] }[] = [];
-      for (const { absolute, path } of input.files) {
-        const bytes = reader.read(absolute);
+      for (const file of input.files) {
+        const bytes = read(file);
         const lines = bytes ? matcher.lines(bytes) : [];
-        if (lines.length > 0) matches.push({ path, lines });
+        if (lines.length > 0) matches.push({ path: file.path, lines });
       }
-      return { mode: input.mode, matches };
+      return { mode: input.mode, matches, linked };
     }
   }
 }

@@ -6,7 +6,17 @@ import type { Truncation } from "../tools/contract.ts";
 import { OUTPUT_LIMITS, truncateListField } from "../tools/truncation.ts";
 import { defineBuiltin } from "./define-builtin.ts";
 import { relativeGlob } from "./glob-pattern.ts";
-import { GREP_OUTPUT_MODES, type GrepBatch, type GrepFilesInput, type GrepOutputMode } from "./grep-files.ts";
+import { HiddenPathError } from "../errors/hidden-path-error.ts";
+import type { HiddenPath } from "../sandbox/hidden-path-set.ts";
+import type { ToolRuntime } from "../tools/contract.ts";
+import {
+  GREP_OUTPUT_MODES,
+  type GrepBatch,
+  type GrepFile,
+  type GrepFilesInput,
+  type GrepOutputMode,
+  type LinkedFile,
+} from "./grep-files.ts";
 import { LineMatcher } from "./line-matcher.ts";
 import { leftOutNote, refuseHiddenGlob, resolveSearchPath } from "./search-path.ts";
 
@@ -77,6 +87,29 @@ function globFilter(glob: string): (local: string) => boolean {
   };
 }
 
+/**
+ * The files with several names the batches did not search (see SyncFileReader), judged here where
+ * the hidden paths are known: a hard link to a hidden file is left out (or, named as the search
+ * path, refused like the hidden file); the others are searched in a batch of their own, each only
+ * while it is still the file judged.
+ */
+function judgeLinked(
+  runtime: ToolRuntime,
+  linked: readonly LinkedFile[],
+  named: boolean,
+): { cleared: GrepFile[]; hidden: { link: string; hidden: HiddenPath }[] } {
+  const cleared: GrepFile[] = [];
+  const hidden: { link: string; hidden: HiddenPath }[] = [];
+  const set = runtime.fs.hidden;
+  for (const file of linked) {
+    const found = set.linkedHidden({ ...file.cleared, nlink: 2, isFile: () => true });
+    if (found && named) throw new HiddenPathError(file.path, found, set.settingsFile);
+    if (found) hidden.push({ link: file.path, hidden: found });
+    else cleared.push(file);
+  }
+  return { cleared, hidden };
+}
+
 function truncateGrep(data: GrepData): Truncation<GrepData> | undefined {
   const max = OUTPUT_LIMITS.grepMatches;
   if ("files" in data) return truncateListField(data, "files", max);
@@ -110,10 +143,26 @@ export const grepTool = defineBuiltin({
       batch.catch(() => undefined);
       batches.push(batch);
     };
+    /** The batches, with the files of several names judged and the cleared ones searched. */
+    const settle = async (): Promise<{
+      batches: GrepBatch[];
+      links: { link: string; hidden: HiddenPath }[];
+    }> => {
+      const done = await Promise.all(batches);
+      const { cleared, hidden } = judgeLinked(
+        runtime,
+        done.flatMap((b) => b.linked),
+        !isDir,
+      );
+      if (cleared.length === 0) return { batches: done, links: hidden };
+      batches.length = 0;
+      for (let i = 0; i < cleared.length; i += BATCH_FILES) search(cleared.slice(i, i + BATCH_FILES));
+      return { batches: [...done, ...(await Promise.all(batches))], links: hidden };
+    };
     if (!isDir) {
       // A file named explicitly is searched whatever the glob and ignore files say, as ripgrep does.
       search([{ absolute: target.absolute, path: target.display }]);
-      return merge(mode, await Promise.all(batches));
+      return merge(mode, (await settle()).batches);
     }
     // A path glob ("src/**/*.py") names folders; one naming a hidden folder is refused like its path.
     if (filter?.includes("/")) refuseHiddenGlob(runtime, target, filter);
@@ -133,8 +182,12 @@ export const grepTool = defineBuiltin({
       },
     });
     if (pending.length > 0) search(pending);
-    const note = leftOutNote(leftOut);
-    const found = merge(mode, await Promise.all(batches));
+    const settled = await settle();
+    const note = leftOutNote(
+      [...leftOut, ...settled.links.map((l) => l.hidden)],
+      settled.links.map((l) => l.link),
+    );
+    const found = merge(mode, settled.batches);
     return note === undefined ? found : { ...found, note };
   },
   truncate: truncateGrep,

@@ -51,11 +51,18 @@ export function refuseHiddenGlob(runtime: ToolRuntime, folder: ResolvedPath, glo
   }
 }
 
+/** Hard links a note names before it only counts the rest. */
+const NAMED_LINKS = 5;
+
 /**
  * What a search left out because Lathe hides it from every tool (see FsCapability.walk), as a
- * note for its result: each hiding entry once, with what hides it. Undefined when nothing was.
+ * note for its result: each hiding entry once, with what hides it, and the `links` (paths as
+ * shown) left out as hard links to hidden files. Undefined when nothing was.
  */
-export function leftOutNote(leftOut: readonly HiddenPath[]): string | undefined {
+export function leftOutNote(
+  leftOut: readonly HiddenPath[],
+  links: readonly string[] = [],
+): string | undefined {
   if (leftOut.length === 0) return undefined;
   const byEntry = new Map(leftOut.map((h) => [h.entry, h.hiddenBy]));
   const listed = (by: HiddenPath["hiddenBy"]) =>
@@ -65,5 +72,9 @@ export function leftOutNote(leftOut: readonly HiddenPath[]): string | undefined 
     ...(listed("lathe-home").length > 0 ? [`${listed("lathe-home").join(", ")} (Lathe's own data)`] : []),
   ];
   const n = byEntry.size;
-  return `left out ${n} hidden ${n === 1 ? "path" : "paths"}, which no tool or command may read: ${parts.join("; ")}`;
+  const linkNote =
+    links.length === 0
+      ? ""
+      : `; and ${links.length === 1 ? "a file" : `${links.length} files`} in the workspace that ${links.length === 1 ? "is a hard link" : "are hard links"} to them (the same file under another name): ${links.slice(0, NAMED_LINKS).join(", ")}${links.length > NAMED_LINKS ? ` and ${links.length - NAMED_LINKS} more` : ""}`;
+  return `left out ${n} hidden ${n === 1 ? "path" : "paths"}, which no tool or command may read: ${parts.join("; ")}${linkNote}`;
 }

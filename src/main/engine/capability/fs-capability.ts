@@ -198,7 +198,19 @@ export class FsCapability {
       throw new ToolCallError(`${target.display} is not a regular file; it cannot be read.`);
     // Opened first, then checked to be the file that was resolved: a folder on its path swapped
     // for a symlink since cannot turn this read into one of a file elsewhere.
-    return readVerifiedFileAndStats(target, Number.MAX_SAFE_INTEGER, () => "");
+    const read = await readVerifiedFileAndStats(target, Number.MAX_SAFE_INTEGER, () => "");
+    this.refuseHiddenLink(target, read.stats);
+    return read;
+  }
+
+  /**
+   * Refuse a file that was opened under a path the tool may read but is a hard link to a hidden
+   * file (see HiddenPathSet.linkedHidden): the same file under another name. `stats` are the
+   * opened file's (from its handle), so what is judged is what was read; nothing read is returned.
+   */
+  refuseHiddenLink(target: ResolvedPath, stats: Stats): void {
+    const hidden = this.hidden.linkedHidden(stats);
+    if (hidden) throw new HiddenPathError(target.display, hidden, this.hidden.settingsFile);
   }
 
   /**

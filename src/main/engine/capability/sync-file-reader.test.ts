@@ -1,5 +1,5 @@
-import { readFileSync } from "node:fs";
-import { mkdir, mkdtemp, realpath, rename, rm, symlink, writeFile } from "node:fs/promises";
+import { readFileSync, statSync } from "node:fs";
+import { link, mkdir, mkdtemp, realpath, rename, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -69,7 +69,7 @@ describe("a file swapped between the walk and grep's read", () => {
     // Positive control: opened by name, as before, the walked path now yields the key.
     expect(readFileSync(absolute, "utf8")).toContain(SECRET);
 
-    expect(new SyncFileReader().read(absolute)).toBeUndefined();
+    expect(new SyncFileReader(() => undefined).read(absolute)).toBeUndefined();
     for (const mode of ["content", "count", "files_with_matches"] as const) {
       const found = grepFiles({
         pattern: "SECRET",
@@ -80,6 +80,32 @@ describe("a file swapped between the walk and grep's read", () => {
       expect(JSON.stringify(found)).not.toContain(walked);
       expect(JSON.stringify(found)).not.toContain(SECRET);
     }
+  });
+
+  it("the file swapped for a hard link to the key: a plain open reads the key, grep's reader hands it back unread", async () => {
+    const absolute = path.join(home, "project/f.txt");
+    await rm(absolute);
+    await link(path.join(home, ".ssh/id_ed25519"), absolute);
+    expect(readFileSync(absolute, "utf8")).toContain(SECRET);
+
+    const handed: string[] = [];
+    expect(new SyncFileReader((p) => handed.push(p)).read(absolute)).toBeUndefined();
+    expect(handed).toEqual([absolute]);
+    const key = statSync(absolute);
+    const found = grepFiles({
+      pattern: "SECRET",
+      ignoreCase: false,
+      mode: "content",
+      files: [{ absolute, path: "project/f.txt" }],
+    });
+    expect(JSON.stringify(found)).not.toContain(SECRET);
+    expect(found.linked).toEqual([
+      { absolute, path: "project/f.txt", cleared: { dev: key.dev, ino: key.ino } },
+    ]);
+    // Read only once the grep tool cleared that very file (it does not, for a hidden one).
+    expect(
+      new SyncFileReader(() => undefined).read(absolute, { dev: key.dev, ino: key.ino })?.toString(),
+    ).toContain(SECRET);
   });
 
   it("a file left as the walk found it is read", () => {
@@ -94,6 +120,7 @@ describe("a file swapped between the walk and grep's read", () => {
     });
     expect(found).toEqual({
       mode: "content",
+      linked: [],
       matches: [
         { path: "project/f.txt", lines: [{ line: 1, text: "plain text" }] },
         { path: "project/d/id_ed25519", lines: [{ line: 1, text: "decoy" }] },

@@ -8,6 +8,7 @@ import {
   realpathSync,
   statSync,
 } from "node:fs";
+import type { FileIdentity } from "../sandbox/hidden-inode-index.ts";
 
 const INITIAL_BYTES = 64 * 1024;
 /** Past this the scratch buffer is not kept between files, so one huge file does not pin memory. */
@@ -62,15 +63,26 @@ function isOpenAt(fd: number, absolute: string): boolean {
  * swapped for a symlink meanwhile (into `~/.ssh`, say) must not turn the read into one of a file
  * the walk never saw. So the file is opened without following a final symlink, and what was
  * opened must be the canonical path the walk checked; anything else reads as gone.
+ *
+ * A file with several names (hard links) may be a hidden file under a name in the workspace,
+ * which only its identity tells (HiddenPathSet.linkedHidden, on the thread that owns the set):
+ * such a file is not read but handed to `onLinked` with its identity, unless it is the identity
+ * the caller `cleared`. One `fstat` per file finds them.
  */
 export class SyncFileReader {
   private scratch = Buffer.allocUnsafe(INITIAL_BYTES);
 
+  private readonly onLinked: (absolute: string, id: FileIdentity) => void;
+
+  constructor(onLinked: (absolute: string, id: FileIdentity) => void) {
+    this.onLinked = onLinked;
+  }
+
   /**
    * The bytes of a file, as a view that is valid until the next call; undefined when the file
-   * vanished or may not be opened meanwhile.
+   * vanished or may not be opened meanwhile, or has several names and was not `cleared`.
    */
-  read(absolute: string): Buffer | undefined {
+  read(absolute: string, cleared?: FileIdentity): Buffer | undefined {
     let fd: number;
     try {
       // O_NONBLOCK: a file swapped for a FIFO after the walk saw it cannot hang the search.
@@ -82,6 +94,11 @@ export class SyncFileReader {
     }
     try {
       if (!isOpenAt(fd, absolute)) return undefined;
+      const stats = fstatSync(fd);
+      if (stats.nlink > 1 && (cleared?.dev !== stats.dev || cleared.ino !== stats.ino)) {
+        this.onLinked(absolute, { dev: stats.dev, ino: stats.ino });
+        return undefined;
+      }
       return this.readOpen(fd);
     } catch (err) {
       if (isGone(err)) return undefined;

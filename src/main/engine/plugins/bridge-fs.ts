@@ -1,5 +1,5 @@
 import { ToolCallError } from "../errors/tool-call-error.ts";
-import { listVerifiedDir, readVerifiedFile, writeVerifiedFile } from "../capability/verified-file.ts";
+import { listVerifiedDir, readVerifiedFileAndStats, writeVerifiedFile } from "../capability/verified-file.ts";
 import type { ResolvedAccess } from "../tools/call-plan.ts";
 import type { ToolRuntime } from "../tools/contract.ts";
 import { transferList } from "../offload/job-result.ts";
@@ -28,12 +28,14 @@ async function authorized(
  */
 export async function pluginReadText(runtime: ToolRuntime, input: string): Promise<AsciiJson> {
   const access = await authorized(runtime, "fs.read", input);
-  const bytes = await readVerifiedFile(
+  const { bytes, stats } = await readVerifiedFileAndStats(
     access.path,
     PLUGIN_LIMITS.readBytes,
     (size) =>
       `${access.path.display} is ${size} bytes, more than runtime.fs.readText reads (${PLUGIN_LIMITS.readBytes}).`,
   );
+  // A hard link to a hidden file is that file: refused like its hidden name.
+  runtime.fs.refuseHiddenLink(access.path, stats);
   return new AsciiJson(
     await offload("plugin.textJson", { bytes }, { signal: runtime.signal, transfer: transferList(bytes) }),
   );

@@ -224,6 +224,16 @@ async function mentionDeny(
 function hiddenReason(hidden: HiddenPathNamed, userSettingsFile: string): string {
   const named = homeRelative(hidden.path);
   const entry = homeRelative(hidden.entry);
+  if (hidden.link !== undefined) {
+    const link = homeRelative(hidden.link);
+    const where =
+      hidden.hiddenBy === "lathe-home"
+        ? "Lathe's own data"
+        : `hidden by "sandbox.denyRead" in ${userSettingsFile}`;
+    return hidden.hardLink === "unchecked"
+      ? `the command names ${link}, a file with several names (hard links), and ${entry} (${where}) holds too many files to make sure none of them is this file; no command may read it. Do not try to read it another way.`
+      : `the command names ${link}, a hard link to ${named} (the same file under another name), which commands may not read: ${entry} is ${where}. Do not try to read it another way.${hidden.hiddenBy === "denyRead" ? ` If the user wants commands to read it, they must remove ${entry} from "sandbox.denyRead".` : ""}`;
+  }
   if (hidden.hiddenBy === "lathe-home") {
     return `the command names ${named}, which holds Lathe's own data (the conversations, settings and file copies of every folder); no command may read it, and the OS sandbox hides it.`;
   }

@@ -1,10 +1,15 @@
+import { lstat } from "node:fs/promises";
 import path from "node:path";
 import type { HiddenPath, HiddenPathSet } from "../sandbox/hidden-path-set.ts";
 import type { CallPlan, ResolvedPlan } from "../tools/call-plan.ts";
 import { mentionedPaths } from "./mentioned-paths.ts";
 
-/** A path a command names that no confined process may read, and what hides it. */
-export type HiddenPathNamed = HiddenPath;
+/**
+ * A path a command names that no confined process may read, and what hides it; `link`: the path
+ * the command names when it is a hard link to the hidden file (`path`), or one that cannot be
+ * checked (see HiddenPathSet.linkedHidden).
+ */
+export type HiddenPathNamed = HiddenPath & { link?: string };
 
 /**
  * The first path a command's plan names (its arguments, redirections and the files it writes)
@@ -40,6 +45,15 @@ export async function hiddenPathNamed(
   for (const p of named) {
     const found = hidden.find(p);
     if (found) return found;
+  }
+  // A hard link is the hidden file under another name, which the sandbox (hiding by path) does
+  // not hide: refused here when the command names it. Only that: a link the command reaches
+  // another way (`grep -r`, a script, a computed name) is not seen (docs: README "hard links").
+  if (hidden.isEmpty) return undefined;
+  for (const p of named) {
+    const stats = await lstat(p).catch(() => undefined);
+    const found = stats && hidden.linkedHidden(stats);
+    if (found) return { ...found, link: p };
   }
   return undefined;
 }

@@ -1,6 +1,7 @@
 import { lstatSync, readlinkSync, realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { hiddenInodesOf, MAX_INDEXED_ENTRIES, type FileIdentity } from "./hidden-inode-index.ts";
 import { latheHomeHiding } from "./lathe-home-private.ts";
 
 /** A path that neither Lathe's tools nor the processes it confines may read, and what hides it. */
@@ -10,7 +11,23 @@ export interface HiddenPath {
   /** The entry that hides it: a `sandbox.denyRead` entry, or `$LATHE_HOME` (or one of its private files). */
   entry: string;
   hiddenBy: "denyRead" | "lathe-home";
+  /**
+   * Set when a file was judged by its identity rather than its name (see linkedHidden):
+   * `"hidden-name"`: it is a hard link, and `path` is another name of it that is hidden;
+   * `"unchecked"`: it has several names and `entry` holds too much (more than
+   * MAX_INDEXED_ENTRIES files) to make sure none of them is in it.
+   */
+  hardLink?: "hidden-name" | "unchecked";
 }
+
+/** What linkedHidden needs of a file's stats. */
+export interface LinkStats extends FileIdentity {
+  nlink: number;
+  isFile(): boolean;
+}
+
+/** How many files a hidden entry may hold before a multiply-linked file cannot be checked against it. */
+export const MAX_CHECKED_HIDDEN_FILES = MAX_INDEXED_ENTRIES;
 
 /** Where the hidden paths come from: the same lists the OS sandbox is given. */
 export interface HiddenPathSources {
@@ -54,6 +71,8 @@ export class HiddenPathSet {
   private readonly sources: HiddenPathSources | undefined;
   private readonly known = new Map<string, string>();
   private resolved: { entries: Entry[]; readable: string[]; paths: Set<string> } | undefined;
+  /** The inode indexes of the entries, refreshed once for this set (see linkedHidden). */
+  private inodeIndexes: ReturnType<typeof hiddenInodesOf>[] | undefined;
 
   private constructor(sources: HiddenPathSources | undefined) {
     this.sources = sources;
@@ -144,6 +163,33 @@ export class HiddenPathSet {
       this.lists.entries.some((e) => within(e.canonical, folder) || within(e.asWritten, folder)) ||
       this.find(folder) !== undefined
     );
+  }
+
+  /**
+   * What hides a file by its identity: a regular file with more than one name (`nlink` > 1) is
+   * hidden when another of its names is, since a hard link is the same file under another name,
+   * which no path check can see. Files with one name cost nothing here (the common case); the
+   * first multiply-linked file a set meets builds or refreshes the index of every entry's files
+   * (see hidden-inode-index.ts), once for the set. An entry too large to index hides every
+   * multiply-linked file (it fails closed). `stats` are those of the opened file.
+   */
+  linkedHidden(stats: LinkStats): HiddenPath | undefined {
+    if (stats.nlink <= 1 || !stats.isFile()) return undefined;
+    const { entries } = this.lists;
+    if (entries.length === 0) return undefined;
+    this.inodeIndexes ??= entries.map((e) => hiddenInodesOf(e.canonical));
+    for (const [i, index] of this.inodeIndexes.entries()) {
+      const answer = index.lookup(stats);
+      if (answer === undefined) continue;
+      const e = entries[i] as Entry;
+      if ("tooLarge" in answer)
+        return { path: e.canonical, entry: e.entry, hiddenBy: e.hiddenBy, hardLink: "unchecked" };
+      for (const name of answer.found) {
+        const found = this.find(name);
+        if (found) return { ...found, hardLink: "hidden-name" };
+      }
+    }
+    return undefined;
   }
 
   /** Whether a canonical path is one of the entries itself (a walk's quick test, see workspace-walker.ts). */
