@@ -126,4 +126,20 @@ describe("HiddenInodeIndex", () => {
     enough.refresh();
     expect(enough.lookup(idOf(path.join(outside, "plain.txt")))).toBeUndefined();
   });
+
+  it("leaves out the folders it is told to skip: their files neither answer nor count toward its bound", async () => {
+    const bulk = path.join(hidden, "bulk");
+    await mkdir(bulk);
+    for (let i = 0; i < 30; i++) await writeFile(path.join(bulk, `f${i}`), "x");
+    const index = new HiddenInodeIndex(hidden, 20, new Set([bulk]));
+    index.refresh();
+    expect(index.lookup(idOf(path.join(bulk, "f0")))).toBeUndefined();
+    expect(index.lookup(idOf(path.join(hidden, "id_ed25519")))).toEqual({
+      found: [path.join(hidden, "id_ed25519")],
+    });
+    // A skipped root indexes nothing at all.
+    const skipped = new HiddenInodeIndex(hidden, 20, new Set([hidden]));
+    skipped.refresh();
+    expect(skipped.lookup(idOf(path.join(hidden, "id_ed25519")))).toBeUndefined();
+  });
 });

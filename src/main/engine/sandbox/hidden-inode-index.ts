@@ -75,18 +75,23 @@ export class HiddenInodeIndex {
 
   private readonly root: string;
   private readonly maxEntries: number;
+  private readonly skip: ReadonlySet<string>;
 
-  /** `root`: a canonical hidden path; `maxEntries`: see MAX_INDEXED_ENTRIES (smaller in tests). */
-  constructor(root: string, maxEntries = MAX_INDEXED_ENTRIES) {
+  /**
+   * `root`: a canonical hidden path; `maxEntries`: see MAX_INDEXED_ENTRIES (smaller in tests);
+   * `skip`: canonical folders (the root itself, or folders below it) whose files are not indexed.
+   */
+  constructor(root: string, maxEntries = MAX_INDEXED_ENTRIES, skip: ReadonlySet<string> = new Set()) {
     this.root = root;
     this.maxEntries = maxEntries;
+    this.skip = skip;
   }
 
   /** Bring the index up to date with the disk (see the class comment). */
   refresh(): void {
     if (this.tooLargeSince !== undefined && Date.now() - this.tooLargeSince < TOO_LARGE_RETRY_MS) return;
     this.tooLargeSince = undefined;
-    const top = lstatOf(this.root);
+    const top = this.skip.has(this.root) ? undefined : lstatOf(this.root);
     this.single = undefined;
     if (!top?.isDirectory()) {
       this.clear();
@@ -116,6 +121,7 @@ export class HiddenInodeIndex {
         return;
       }
       for (const child of record.folders) {
+        if (this.skip.has(child)) continue;
         const childStats = lstatOf(child);
         if (childStats?.isDirectory()) stack.push({ path: child, stats: childStats });
       }
@@ -187,12 +193,16 @@ export class HiddenInodeIndex {
 /** One index per hidden path, across calls and engines of this process (built on first need). */
 const indexes = new Map<string, HiddenInodeIndex>();
 
-/** The index of a canonical hidden path, refreshed (see HiddenInodeIndex). */
-export function hiddenInodesOf(root: string): { lookup(id: FileIdentity): IndexAnswer } {
-  let index = indexes.get(root);
+/** The index of a canonical hidden path, without the folders `skip` names, refreshed (see HiddenInodeIndex). */
+export function hiddenInodesOf(
+  root: string,
+  skip: readonly string[] = [],
+): { lookup(id: FileIdentity): IndexAnswer } {
+  const key = [root, ...skip].join("\u0000");
+  let index = indexes.get(key);
   if (!index) {
-    index = new HiddenInodeIndex(root);
-    indexes.set(root, index);
+    index = new HiddenInodeIndex(root, MAX_INDEXED_ENTRIES, new Set(skip));
+    indexes.set(key, index);
   }
   index.refresh();
   return index;

@@ -1,4 +1,5 @@
-import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
+import { link, mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
+import { statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -70,5 +71,30 @@ describe("HiddenPathSet", () => {
   it("hides nothing when made with none()", () => {
     expect(HiddenPathSet.none().find(path.join(base, "ssh/id_ed25519"))).toBeUndefined();
     expect(HiddenPathSet.none().hidesBelow("/")).toBe(false);
+  });
+
+  it("judges a hard link by its other names: Lathe's settings count, its sessions' bulk files do not", async () => {
+    await writeFile(path.join(latheHome, "settings.json"), "{}\n");
+    await writeFile(path.join(latheHome, "sessions/s1/log.txt"), "a session's file\n");
+    await writeFile(path.join(base, "dotfiles/ssh/id_ed25519"), "KEY\n");
+    await mkdir(path.join(base, "work"), { recursive: true });
+    const links: [string, string][] = [
+      ["dotfiles/ssh/id_ed25519", "work/key"],
+      ["lathe/settings.json", "work/settings"],
+      ["lathe/sessions/s1/log.txt", "work/log"],
+    ];
+    for (const [from, to] of links) await link(path.join(base, from), path.join(base, to));
+    const fresh = HiddenPathSet.of({
+      denyRead: [path.join(base, "ssh")],
+      latheHome,
+      readable: [],
+      settingsFile: "settings.json",
+    });
+    const judged = (name: string) => fresh.linkedHidden(statSync(path.join(base, name)))?.entry;
+    expect(judged("work/key")).toBe(path.join(base, "ssh"));
+    expect(judged("work/settings")).toBe(latheHome);
+    // Lathe's checkpoints, sessions and logs grow by thousands of files and are never linked
+    // anywhere by Lathe: they are not indexed, so they cannot push the index past its bound.
+    expect(judged("work/log")).toBeUndefined();
   });
 });

@@ -2,7 +2,7 @@ import { lstatSync, readlinkSync, realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { hiddenInodesOf, MAX_INDEXED_ENTRIES, type FileIdentity } from "./hidden-inode-index.ts";
-import { latheHomeHiding } from "./lathe-home-private.ts";
+import { LATHE_HOME_UNINDEXED, latheHomeHiding } from "./lathe-home-private.ts";
 
 /** A path that neither Lathe's tools nor the processes it confines may read, and what hides it. */
 export interface HiddenPath {
@@ -135,6 +135,13 @@ export class HiddenPathSet {
     return this.resolved;
   }
 
+  /** $LATHE_HOME's folders the hard-link check leaves out (see LATHE_HOME_UNINDEXED), canonical. */
+  private get unindexed(): string[] {
+    const home = this.sources?.latheHome;
+    if (home === undefined) return [];
+    return LATHE_HOME_UNINDEXED.map((name) => this.canonical(path.join(path.resolve(home), name)));
+  }
+
   /** Whether the set hides anything at all. */
   get isEmpty(): boolean {
     return this.lists.entries.length === 0;
@@ -177,7 +184,9 @@ export class HiddenPathSet {
     if (stats.nlink <= 1 || !stats.isFile()) return undefined;
     const { entries } = this.lists;
     if (entries.length === 0) return undefined;
-    this.inodeIndexes ??= entries.map((e) => hiddenInodesOf(e.canonical));
+    this.inodeIndexes ??= entries.map((e) =>
+      hiddenInodesOf(e.canonical, e.hiddenBy === "lathe-home" ? this.unindexed : []),
+    );
     for (const [i, index] of this.inodeIndexes.entries()) {
       const answer = index.lookup(stats);
       if (answer === undefined) continue;

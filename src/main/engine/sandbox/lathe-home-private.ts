@@ -28,6 +28,17 @@ const PRIVATE = [
   "run",
 ] as const;
 
+/**
+ * The folders of `$LATHE_HOME` whose files are left out of the hard-link check
+ * (hidden-inode-index.ts): its public folders, and the bulk data Lathe writes itself — the
+ * checkpoints' copies, the sessions' sidecar files, the logs — which grow by thousands of files
+ * and which Lathe never links anywhere, so no workspace file shares an inode with one unless a
+ * person linked it there by hand. Indexed, they would push a long-used `$LATHE_HOME` past the
+ * index's bound, after which every file with several names (all of a pnpm `node_modules`) is
+ * refused. What stays checked is small: the database, the settings and trust files.
+ */
+export const LATHE_HOME_UNINDEXED = ["checkpoints", "sessions", "logs", ...PUBLIC] as const;
+
 const within = (p: string, entry: string): boolean => p === entry || p.startsWith(`${entry}/`);
 
 /** How confined processes are kept out of `$LATHE_HOME` (see latheHomeHiding). */
