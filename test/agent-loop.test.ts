@@ -766,6 +766,79 @@ describe("an answer cut short", () => {
     }
   });
 
+  it("by a dropped connection after a whole call: the call is kept, answered as not run, and a resume knows of it", async () => {
+    // Providers that hand over each call as soon as it is whole (Anthropic's, OpenAI's) do so
+    // before the step ends; the connection then drops before the model finished its step.
+    const h = await open();
+    const NOT_RUN =
+      /^This write call was not run: the model's answer broke off \(the connection dropped, or the model or its server failed\) before its step was complete, and no call of an unfinished step is run\./;
+    let toldOnResume: string[] = [];
+    const model = scriptedModel([
+      {
+        text: "Writing a.",
+        toolCalls: [{ name: "write", input: { path: "a.txt", content: "A" } }],
+        drop: true,
+      },
+      (call) => {
+        toldOnResume = toolResultsIn(call).map(
+          (r) => (r.output as { value?: { error_text?: string } }).value?.error_text ?? "",
+        );
+        return { text: "Writing it now." };
+      },
+    ]);
+    const { result: first, events } = await h.run("write a.txt", model, { mode: "yolo" });
+    expect(first.status).toBe("failed");
+    expect(await h.text("a.txt")).toBeUndefined();
+    // The person sees the call and that it was not run…
+    expect(eventsOf(events, "tool-call")).toEqual([
+      expect.objectContaining({ toolName: "write", input: { path: "a.txt", content: "A" } }),
+    ]);
+    expect(eventsOf(events, "tool-result").map((e) => e.envelope)).toEqual([
+      { type: "error", error_text: expect.stringMatching(NOT_RUN), metadata: { duration_ms: 0 } },
+    ]);
+    // …and the history keeps it, so the resumed model reads the truth about it.
+    const stored = h.engine.conversations().messages(first.sessionId);
+    expect(stored.map((m) => m.role)).toEqual(["user", "assistant", "tool"]);
+    expect(stored[1]?.parts.map((p) => p.type)).toEqual(["text", "tool-call"]);
+    const { result: again } = await h.run("go on", model, { sessionId: first.sessionId });
+    expect(again.status).toBe("completed");
+    expect(toldOnResume).toHaveLength(1);
+    expect(toldOnResume[0]).toMatch(NOT_RUN);
+  });
+
+  it("stopped after a whole call, before the step finished: the call is kept and answered as not run", async () => {
+    const h = await open();
+    const controller = new AbortController();
+    const model = scriptedModel([
+      {
+        text: "Writing.",
+        toolCalls: [{ name: "write", input: { path: "a.txt", content: "A" } }],
+        hang: true,
+      },
+    ]);
+    const { result, events } = await h.run("write a.txt", model, {
+      mode: "yolo",
+      signal: controller.signal,
+      onEvent: (e) => {
+        // Once the stream's parts (the call among them) have gone through.
+        if (e.type === "text") setTimeout(() => controller.abort(new Error("stopped by the person")), 20);
+      },
+    });
+    expect(result.status).toBe("aborted");
+    expect(await h.text("a.txt")).toBeUndefined();
+    expect(eventsOf(events, "tool-result").map((e) => e.envelope)).toEqual([
+      {
+        type: "error",
+        error_text: expect.stringMatching(
+          /^This write call was not run: the run was stopped before the model finished its step/,
+        ),
+        metadata: { duration_ms: 0 },
+      },
+    ]);
+    const stored = h.engine.conversations().messages(result.sessionId);
+    expect(stored.map((m) => m.role)).toEqual(["user", "assistant", "tool"]);
+  });
+
   it("a finished answer is kept as it is", async () => {
     const h = await open();
     const { result } = await h.run("hi", scriptedModel([{ text: "Hello there." }]));

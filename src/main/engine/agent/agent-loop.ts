@@ -13,6 +13,7 @@ import {
   invalidToolCallText,
   refusedCallEnvelope,
   stepRunsItsCalls,
+  unfinishedStepCallText,
   unrunToolCallText,
   withInvalidCallTexts,
   withUnrunCallResults,
@@ -31,6 +32,8 @@ interface AgentLoopOptions {
   /** The tools the agent may call (shown or deferred): what a refused call's text names. */
   callableTools?: () => readonly string[];
   maxRounds: number;
+  /** Whether the tools' bridge started this call (it announces the calls it runs itself). */
+  started?: (toolCallId: string) => boolean;
   /** Why the run must stop after the current step, if it must (the model is going round in circles). */
   stopReason?: () => Error | undefined;
   /** Tokens the model may write in one step. */
@@ -210,108 +213,117 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
     }
     held = [];
   };
+  const failWith = (error: unknown): void => {
+    if (options.signal.aborted) {
+      outcome.status = "aborted";
+      outcome.finishReason = "aborted";
+    } else {
+      outcome.status = "failed";
+      outcome.finishReason = "error";
+      outcome.error = error;
+    }
+  };
   let messages = options.messages;
   for (;;) {
     const result = streamFrom(messages, options.maxRounds - outcome.steps);
-    for await (const part of result.fullStream) {
-      switch (part.type) {
-        case "start-step":
-          step.current = outcome.steps;
-          emit({ type: "step-start", step: step.current });
-          break;
-        case "text-delta":
-          if (part.text === "") break;
-          outcome.produced = true;
-          emit({ type: "text", step: step.current, text: part.text });
-          break;
-        case "reasoning-delta":
-          if (part.text === "") break;
-          outcome.produced = true;
-          emit({ type: "reasoning", step: step.current, text: part.text });
-          break;
-        case "tool-call":
-          outcome.produced = true;
-          if (!part.providerExecuted) stepCalls++;
-          // Valid calls are announced by the bridge when they are dispatched; the SDK refuses the
-          // rest (an unknown or hidden tool, input that is not JSON) before any tool runs.
-          if (!part.invalid && !part.providerExecuted)
-            unanswered.set(part.toolCallId, { toolName: part.toolName, input: part.input });
-          if (part.invalid) {
+    try {
+      for await (const part of result.fullStream) {
+        switch (part.type) {
+          case "start-step":
+            step.current = outcome.steps;
+            emit({ type: "step-start", step: step.current });
+            break;
+          case "text-delta":
+            if (part.text === "") break;
+            outcome.produced = true;
+            emit({ type: "text", step: step.current, text: part.text });
+            break;
+          case "reasoning-delta":
+            if (part.text === "") break;
+            outcome.produced = true;
+            emit({ type: "reasoning", step: step.current, text: part.text });
+            break;
+          case "tool-call":
+            outcome.produced = true;
+            if (!part.providerExecuted) stepCalls++;
+            // Valid calls are announced by the bridge when they are dispatched; the SDK refuses the
+            // rest (an unknown or hidden tool, input that is not JSON) before any tool runs.
+            if (!part.invalid && !part.providerExecuted)
+              unanswered.set(part.toolCallId, { toolName: part.toolName, input: part.input });
+            if (part.invalid) {
+              emit({
+                type: "tool-call",
+                step: step.current,
+                toolCallId: part.toolCallId,
+                toolName: part.toolName,
+                input: part.input,
+              });
+            }
+            break;
+          case "tool-result":
+            unanswered.delete(part.toolCallId);
+            break;
+          case "tool-error": {
+            unanswered.delete(part.toolCallId);
+            if (refused.has(part.toolCallId)) {
+              held.push({ toolCallId: part.toolCallId, toolName: part.toolName, step: step.current });
+              break;
+            }
+            const text =
+              typeof part.error === "string"
+                ? part.error
+                : part.error instanceof Error
+                  ? part.error.message
+                  : String(part.error);
             emit({
-              type: "tool-call",
+              type: "tool-result",
               step: step.current,
               toolCallId: part.toolCallId,
               toolName: part.toolName,
-              input: part.input,
+              envelope: { type: "error", error_text: text, metadata: { duration_ms: 0 } },
             });
-          }
-          break;
-        case "tool-result":
-          unanswered.delete(part.toolCallId);
-          break;
-        case "tool-error": {
-          unanswered.delete(part.toolCallId);
-          if (refused.has(part.toolCallId)) {
-            held.push({ toolCallId: part.toolCallId, toolName: part.toolName, step: step.current });
             break;
           }
-          const text =
-            typeof part.error === "string"
-              ? part.error
-              : part.error instanceof Error
-                ? part.error.message
-                : String(part.error);
-          emit({
-            type: "tool-result",
-            step: step.current,
-            toolCallId: part.toolCallId,
-            toolName: part.toolName,
-            envelope: { type: "error", error_text: text, metadata: { duration_ms: 0 } },
-          });
-          break;
-        }
-        case "finish-step":
-          noteCutOff(
-            part.finishReason,
-            held.map((call) => call.toolCallId),
-          );
-          emitHeld();
-          emitUnrun(part.finishReason);
-          lastStepCalled = stepCalls > 0;
-          stepCalls = 0;
-          lastStepReason = part.finishReason;
-          lastStepOutputTokens = part.usage.outputTokens;
-          emit({
-            type: "step-finish",
-            step: step.current,
-            finishReason: part.finishReason,
-            usage: runUsage(part.usage),
-          });
-          outcome.steps++;
-          // What happens before the next step's first part (waiting for the model) belongs to it.
-          step.current = outcome.steps;
-          break;
-        case "finish":
-          outcome.finishReason = part.finishReason;
-          outcome.usage = addUsage(outcome.usage, runUsage(part.totalUsage));
-          break;
-        case "abort":
-          outcome.status = "aborted";
-          outcome.finishReason = "aborted";
-          break;
-        case "error":
-          if (options.signal.aborted) {
+          case "finish-step":
+            noteCutOff(
+              part.finishReason,
+              held.map((call) => call.toolCallId),
+            );
+            emitHeld();
+            emitUnrun(part.finishReason);
+            lastStepCalled = stepCalls > 0;
+            stepCalls = 0;
+            lastStepReason = part.finishReason;
+            lastStepOutputTokens = part.usage.outputTokens;
+            emit({
+              type: "step-finish",
+              step: step.current,
+              finishReason: part.finishReason,
+              usage: runUsage(part.usage),
+            });
+            outcome.steps++;
+            // What happens before the next step's first part (waiting for the model) belongs to it.
+            step.current = outcome.steps;
+            break;
+          case "finish":
+            outcome.finishReason = part.finishReason;
+            outcome.usage = addUsage(outcome.usage, runUsage(part.totalUsage));
+            break;
+          case "abort":
             outcome.status = "aborted";
             outcome.finishReason = "aborted";
-          } else {
-            outcome.status = "failed";
-            outcome.finishReason = "error";
-            outcome.error = part.error;
-          }
-          break;
-        default:
-          break;
+            break;
+          case "error":
+            failWith(part.error);
+            break;
+          default:
+            break;
+        }
       }
+    } catch (err) {
+      // The stream itself broke (the SDK may throw where it would send an error part).
+      failWith(err);
+      break;
     }
     // The SDK ends its loop at a step cut off at the output limit whose whole calls it did not
     // run; each is answered now, so the model, told what was not run, goes on from there.
@@ -331,6 +343,22 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
     outcome.status = "aborted";
     outcome.finishReason = "aborted";
   }
+  // …and the whole calls the model made in it before it broke off, which were not run: they are
+  // kept in the history as the model's, answered as not run, so a resume knows of them.
+  for (const [toolCallId, { toolName, input }] of unanswered) {
+    if (options.started?.(toolCallId)) continue;
+    emit({ type: "tool-call", step: step.current, toolCallId, toolName, input });
+    emit({
+      type: "tool-result",
+      step: step.current,
+      toolCallId,
+      toolName,
+      envelope: refusedCallEnvelope(
+        unfinishedStepCallText(toolName, outcome.status === "aborted" ? "aborted" : "failed"),
+      ),
+    });
+  }
+  unanswered = new Map();
   const stopped = options.stopReason?.();
   if (outcome.status === "completed" && stopped !== undefined) {
     outcome.status = "failed";

@@ -55,6 +55,19 @@ export function unrunToolCallText(toolName: string, finishReason: string): strin
   return `This ${toolName} call was not run: its step ended ${how} (finish reason "${finishReason}") before it was complete, and no call of such a step is run. Make it again if it is still needed, in a shorter step.`;
 }
 
+/**
+ * What the model is told about a whole call of a step that never finished: the AI SDK runs a
+ * step's calls only once the model has finished it, so a call made before the connection dropped
+ * (or the model failed, or the run was stopped) was not run.
+ */
+export function unfinishedStepCallText(toolName: string, how: "failed" | "aborted"): string {
+  const why =
+    how === "aborted"
+      ? "the run was stopped before the model finished its step"
+      : "the model's answer broke off (the connection dropped, or the model or its server failed) before its step was complete";
+  return `This ${toolName} call was not run: ${why}, and no call of an unfinished step is run. Make it again if it is still needed.`;
+}
+
 /** Whether the AI SDK runs the calls of a step that ended with this finish reason. */
 export function stepRunsItsCalls(finishReason: string): boolean {
   return finishReason === "stop" || finishReason === "tool-calls";

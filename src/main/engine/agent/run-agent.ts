@@ -236,6 +236,7 @@ async function drive(
       tools: tools ? bridge.tools : undefined,
       activeTools: () => exposure.visibleIds(),
       callableTools: () => bridge.toolIds,
+      started: (toolCallId) => bridge.started(toolCallId),
       maxRounds: agent.budgets.maxRounds,
       stopReason: () => bridge.stopReason(),
       maxOutputTokens: agent.budgets.maxOutputTokens ?? DEFAULT_BUDGETS.maxOutputTokens,
