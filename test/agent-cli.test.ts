@@ -308,6 +308,21 @@ describe("lathe run against an OpenAI-compatible server", () => {
     expect(text.stdout).toBe("Reading both files.\nc.txt now holds both files.\n");
   });
 
+  it("marks a text cut off at the length limit in --json, live and in the replay", async () => {
+    await serve({ replies: [{ text: "The first half of", finishReason: "length" }] });
+    const run = await lathe(["run", "Explain", ...MODEL, "--json"]);
+    expect(run.code).toBe(1);
+    const events = jsonl(run);
+    const texts = events.filter((e) => e.type === "text");
+    expect(texts.at(-1)).toEqual({ type: "text", step: 0, text: "", cutOff: true });
+    expect(texts.map((t) => t.text).join("")).toBe("The first half of");
+    const sessionId = (events[0] as Extract<RunEvent, { type: "start" }>).sessionId;
+    const replay = await lathe(["run", "--resume", sessionId, "--replay", "--json"]);
+    const replayed = jsonl(replay).filter((e) => e.type === "text");
+    expect(replayed.at(-1)).toMatchObject({ type: "text", cutOff: true });
+    expect(replayed.map((t) => t.text).join("")).toBe("The first half of");
+  });
+
   it("resumes a session in its own folder from anywhere, and refuses another --root", async () => {
     const fixture = await serve({ replies: [{ text: "First." }, { text: "Second." }] });
     const first = await lathe(["run", "One", ...MODEL, "--json"]);

@@ -69,7 +69,7 @@ function mergeDeltas(events: readonly RunEvent[]): RunEvent[] {
   for (const e of events) {
     const last = out.at(-1);
     if ((e.type === "text" || e.type === "reasoning") && last?.type === e.type && last.step === e.step) {
-      out[out.length - 1] = { ...last, text: last.text + e.text };
+      out[out.length - 1] = { ...last, text: last.text + e.text, ...(e.cutOff ? { cutOff: true } : {}) };
     } else out.push(e);
   }
   return out;
@@ -855,6 +855,49 @@ describe("an answer cut short", () => {
     expect(stored.find((m) => m.role === "assistant")?.parts).toEqual([
       { type: "text", text: "Half an answ", cutOff: true },
     ]);
+  });
+
+  it.each([
+    { how: "at the output limit", step: { text: "Half an answ", cutOffAt: 12 }, stop: false },
+    { how: "by a dropped connection", step: { text: "Half an answ", drop: true }, stop: false },
+    { how: "by a stop", step: { text: "Half an answ", hang: true }, stop: true },
+  ])(
+    "$how: the events say so too, live and in a replay, after the text and before the step ends",
+    async ({ step, stop }) => {
+      const h = await open();
+      const controller = new AbortController();
+      const { result, events } = await h.run("long", scriptedModel([step]), {
+        signal: controller.signal,
+        onEvent: (e) => {
+          if (stop && e.type === "text" && !e.cutOff) setTimeout(() => controller.abort(), 20);
+        },
+      });
+      expect(result.status).not.toBe("completed");
+      const texts = eventsOf(events, "text");
+      expect(texts.at(-1)).toEqual({ type: "text", step: 0, text: "", cutOff: true });
+      expect(texts.filter((t) => t.cutOff)).toHaveLength(1);
+      const kinds = events.map((e) => e.type);
+      expect(kinds.lastIndexOf("text")).toBeLessThan(kinds.indexOf("finish"));
+      if (kinds.includes("step-finish"))
+        expect(kinds.lastIndexOf("text")).toBeLessThan(kinds.indexOf("step-finish"));
+      const replayed: RunEvent[] = [];
+      replaySession(h.engine, result.sessionId, (e) => replayed.push(e));
+      expect(mergeDeltas(replayed).filter((e) => e.type === "text")).toEqual([
+        { type: "text", step: 0, text: "Half an answ", cutOff: true },
+      ]);
+    },
+  );
+
+  it("a whole answer, or text followed by a call, carries no cut-off mark", async () => {
+    const h = await open();
+    const { events } = await h.run(
+      "look",
+      scriptedModel([
+        { text: "Looking.", toolCalls: [{ name: "glob", input: { pattern: "*" } }], cutOffAt: 30 },
+        { text: "Done." },
+      ]),
+    );
+    expect(eventsOf(events, "text").filter((t) => t.cutOff)).toEqual([]);
   });
 });
 

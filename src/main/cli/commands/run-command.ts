@@ -111,8 +111,9 @@ llamacpp (:8080), vllm (:8000); move one, or point openai-compatible at any serv
    "defaultModel": "ollama:llama3.2"}
 Cloud providers read their key from the environment: ANTHROPIC_API_KEY, OPENAI_API_KEY.
 
-JSON events (--json): start, notice, step-start, text, reasoning, tool-call, approval,
-question-refused, tool-result, step-finish, error, finish (with status and token usage),
+JSON events (--json): start, notice, step-start, text, reasoning (cutOff: true on the last
+piece of a text the model did not finish: cut at the output limit, a dropped connection, a stop),
+tool-call, approval, question-refused, tool-result, step-finish, error, finish (with status and token usage),
 model-waiting {kind, elapsedMs, timeoutMs} when the model has been silent a while and
 model-resumed once it goes on, and task: {taskId, toolCallId, event}, an event of a subagent
 the task tool started (nested).
