@@ -226,6 +226,13 @@ describe("lathe run against an OpenAI-compatible server", () => {
     expect(JSON.stringify(history)).toContain("notes.txt");
     expect(JSON.stringify(history)).not.toContain("Thinking very hard");
     expect(history.at(-1)).toEqual({ role: "user", content: "Carry on" });
+
+    // Read by a person, the replay says the killed run recorded no end, and how the next one ended.
+    const replay = await lathe(["run", "--resume", sessionId, "--replay"]);
+    expect(replay.code).toBe(0);
+    expect(replay.stderr).toMatch(
+      / {2}✓ write .*\nlathe: this run recorded no end: its process was killed or crashed\.\nlathe: done in 1 step, \d+ tokens\.\n$/,
+    );
   });
 
   it("says how to go on when the conversation outgrows the context: a rewind it names works, not --resume", async () => {
@@ -321,6 +328,23 @@ describe("lathe run against an OpenAI-compatible server", () => {
     const replayed = jsonl(replay).filter((e) => e.type === "text");
     expect(replayed.at(-1)).toMatchObject({ type: "text", cutOff: true });
     expect(replayed.map((t) => t.text).join("")).toBe("The first half of");
+  });
+
+  it("a human replay says how each run ended and marks a cut text, as the live run did", async () => {
+    await serve({
+      replies: [{ text: "All done." }, { text: "The first half of", finishReason: "length" }],
+    });
+    const first = await lathe(["run", "One", ...MODEL, "--json"]);
+    const sessionId = (jsonl(first)[0] as Extract<RunEvent, { type: "start" }>).sessionId;
+    const live = await lathe(["run", "Two", ...MODEL, "--resume", sessionId]);
+    expect(live.code).toBe(1);
+    expect(live.stderr).toContain("lathe: [the text above was cut off here: the model did not finish it]\n");
+    const replay = await lathe(["run", "--resume", sessionId, "--replay"]);
+    expect(replay.code).toBe(0);
+    expect(replay.stdout).toBe("All done.\nThe first half of\n");
+    expect(replay.stderr).toMatch(
+      /^lathe: done in 1 step, \d+ tokens\.\nlathe: \[the text above was cut off here: the model did not finish it\]\nerror: .*cut off.*\nlathe: failed, \d+ tokens\.\n$/,
+    );
   });
 
   it("resumes a session in its own folder from anywhere, and refuses another --root", async () => {

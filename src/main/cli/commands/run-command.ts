@@ -1,5 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from "commander";
 import type { Engine } from "../../engine/index.ts";
+import type { RunEvent } from "../../engine/agent/index.ts";
 import { parseModelSpec } from "../../engine/light.ts";
 import { CliError } from "../cli-error.ts";
 import { type Mode, modeOption, parseSessionId, rootOf, rootOption } from "../cli-options.ts";
@@ -10,7 +11,7 @@ import { describeError, writeStderr } from "../output.ts";
 import { reportRuntimeFailures } from "../open-engine.ts";
 import { printPluginLogs } from "../plugin-log-printer.ts";
 import { readStdin } from "../read-stdin.ts";
-import { runEventPrinter } from "../run-event-printer.ts";
+import { runEventPrinter, runOutcome } from "../run-event-printer.ts";
 
 interface RunOptions {
   root?: string;
@@ -56,10 +57,30 @@ async function replay(options: RunOptions & { resume: string }): Promise<void> {
     import("../../engine/agent/index.ts"),
     import("../open-engine.ts"),
   ]);
-  const print = runEventPrinter(options.json === true, {
+  const json = options.json === true;
+  const printEvent = runEventPrinter(json, {
     stdout: (t) => writeIfOpen(process.stdout, t),
     stderr: (t) => writeIfOpen(process.stderr, t),
   });
+  // Read by a person, each recorded run says how it ended, as the live run said on stderr; one
+  // whose process died (killed, crashed) recorded no end, and that is said too.
+  let running = false;
+  const unfinished = (): void => {
+    if (running)
+      writeIfOpen(process.stderr, "lathe: this run recorded no end: its process was killed or crashed.\n");
+    running = false;
+  };
+  const print = (event: RunEvent): void => {
+    if (!json && event.type === "start") unfinished();
+    printEvent(event);
+    if (json) return;
+    if (event.type === "start") running = true;
+    if (event.type === "finish") {
+      running = false;
+      const tokens = event.usage.totalTokens !== undefined ? `, ${event.usage.totalTokens} tokens` : "";
+      writeIfOpen(process.stderr, `lathe: ${runOutcome(event.status, event.steps)}${tokens}.\n`);
+    }
+  };
   try {
     // A replay prints what was recorded: it calls no tool, so it starts no plugin or MCP server.
     await withEngine(rootOf(options), async (engine) => replaySession(engine, options.resume, print), {
@@ -68,6 +89,7 @@ async function replay(options: RunOptions & { resume: string }): Promise<void> {
   } catch (err) {
     throw failure(err);
   }
+  if (!json) unfinished();
 }
 
 /**
@@ -210,14 +232,7 @@ async function runStoppable(prompt: string, options: RunOptions, signal: AbortSi
     // Background tasks go on after the run; they print as they work, and Ctrl-C stops them too.
     await agentModule.settleTasks(engine);
     if (!json) {
-      const outcome =
-        run.status === "completed"
-          ? `done in ${run.steps} step${run.steps === 1 ? "" : "s"}`
-          : run.status === "max-rounds"
-            ? `stopped after ${run.steps} step${run.steps === 1 ? "" : "s"}: the agent's budgets.maxRounds`
-            : run.status === "aborted"
-              ? "stopped"
-              : "failed";
+      const outcome = runOutcome(run.status, run.steps);
       const tokens = run.usage.totalTokens !== undefined ? `, ${run.usage.totalTokens} tokens` : "";
       // After a failure the same prompt fails again until its cause (said above) is dealt with.
       const then = run.status === "failed" ? "Once the error above is dealt with, continue" : "Continue";
