@@ -372,8 +372,10 @@ describe("lathe run against an OpenAI-compatible server", () => {
       path.join(root, ".lathe", "agents", "reader.md"),
       "---\ndescription: Only reads.\nmodel: openai-compatible:fixture-model\ntools:\n  allow: [read, glob]\n---\nYou only read.\n",
     );
+    // Not loaded from a folder not trusted: the agent named is not there (exit 1, as for an id
+    // that names nothing), and the error says how to load it.
     const untrusted = await lathe(["run", "Look", "--agent", "reader"]);
-    expect(untrusted.code).toBe(2);
+    expect(untrusted.code).toBe(1);
     expect(untrusted.stderr).toContain('There is no agent "reader"');
     expect(untrusted.stderr).toContain("lathe trust --root");
     expect((await lathe(["trust", "--root", root])).code).toBe(0);
@@ -384,12 +386,12 @@ describe("lathe run against an OpenAI-compatible server", () => {
   });
 });
 
-describe("lathe run usage errors exit 2", () => {
+describe("lathe run's command line: usage errors exit 2, an id that names nothing exits 1", () => {
   it.each([
     [["run"], "missing the prompt"],
     [["run", "hi", "--model", "llama3"], "does not name a provider"],
     [["run", "hi", "--model", "nope:m"], 'There is no model provider "nope"'],
-    [["run", "hi", "--agent", "ghost", "--model", "ollama:m"], 'There is no agent "ghost"'],
+    [["run", "hi", "--agent", "../ghost", "--model", "ollama:m"], 'Agent id "../ghost" is invalid'],
     [["run", "hi", "--resume", "s/unknown"], 'Session id "s/unknown" is invalid'],
     [["run", "--replay"], "--replay needs --resume"],
     [["run", "hi", "--mode", "maybe", "--model", "ollama:m"], "argument 'maybe' is invalid"],
@@ -401,6 +403,13 @@ describe("lathe run usage errors exit 2", () => {
     const run = await lathe(args);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(says);
+    expect(run.stdout).toBe("");
+  });
+
+  it("a well-formed --agent that names no agent is a failure (exit 1), as a session id that names none is", async () => {
+    const run = await lathe(["run", "hi", "--agent", "ghost", "--model", "ollama:m"]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('There is no agent "ghost". Agents: default.');
     expect(run.stdout).toBe("");
   });
 

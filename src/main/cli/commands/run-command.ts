@@ -3,7 +3,7 @@ import type { Engine } from "../../engine/index.ts";
 import type { RunEvent } from "../../engine/agent/index.ts";
 import { parseModelSpec } from "../../engine/light.ts";
 import { CliError } from "../cli-error.ts";
-import { type Mode, modeOption, parseSessionId, rootOf, rootOption } from "../cli-options.ts";
+import { type Mode, modeOption, parseAgentId, parseSessionId, rootOf, rootOption } from "../cli-options.ts";
 import { ExitCode, type ExitStatus } from "../exit-codes.ts";
 import { writeIfOpen } from "../closed-output.ts";
 import { stopOnInterrupt } from "../interrupt.ts";
@@ -39,12 +39,13 @@ function modelOption(): Option {
 }
 
 /**
- * Errors that mean the command line named something that is not there: exit 2. A session is
- * not one of them: a well-formed id that names no session (or one that cannot be resumed here)
- * exits 1, as every command that takes a session id does; a malformed id is refused by
- * `parseSessionId` before the run starts (exit 2).
+ * Errors that mean the command line itself is wrong: exit 2 (a model that names no provider, or
+ * none chosen). A session or an agent is not one of them: a well-formed id that names no session
+ * (or one that cannot be resumed here) or no agent (none defined, or one of a project not
+ * trusted) exits 1, as every command given an id that names nothing does; a malformed id is
+ * refused by `parseSessionId` / `parseAgentId` before the run starts (exit 2).
  */
-const USAGE_CODES = new Set(["model_spec", "agent_not_found"]);
+const USAGE_CODES = new Set(["model_spec"]);
 
 function failure(err: unknown): CliError {
   const code = typeof err === "object" && err !== null ? (err as { code?: unknown }).code : undefined;
@@ -106,6 +107,7 @@ export function registerRunCommand(program: Command, result: ExitStatus): void {
     .option(
       "--agent <id>",
       'the agent (a manifest in $LATHE_HOME/agents or <root>/.lathe/agents; default "default")',
+      parseAgentId,
     )
     .addOption(modelOption())
     .addOption(modeOption())
@@ -143,8 +145,8 @@ the task tool started (nested).
 A model silent past its timeouts fails the run: providers.<name>.timeouts in settings
 ({"firstByteMs": 120000, "idleMs": 60000} by default; gguf: 600000 to the first byte).
 
-Exit codes: 0 the run finished, 1 it failed or stopped early (error, budget, Ctrl-C) or --resume names
-no conversation it can continue, 2 usage error (a malformed --resume id among them).
+Exit codes: 0 the run finished, 1 it failed or stopped early (error, budget, Ctrl-C), --resume names
+no conversation it can continue or --agent no agent, 2 usage error (a malformed --resume or --agent id among them).
 
 Examples:
   lathe run "Summarise README.md" --model ollama:llama3.2
