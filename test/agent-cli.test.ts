@@ -363,6 +363,23 @@ describe("lathe run against an OpenAI-compatible server", () => {
     // command given a session of another folder; a --root that does not exist is the usage error.
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toContain(`Session ${sessionId} works in ${root}`);
+    // A replay follows the same rule: from anywhere it shows the session, but a --root of another
+    // folder is refused, naming the session's folder, and shows nothing.
+    const replayElsewhere = await runLathe(["run", "--resume", sessionId, "--replay"], {
+      home,
+      cwd: os.tmpdir(),
+    });
+    expect(replayElsewhere.code).toBe(0);
+    expect(replayElsewhere.stdout).toBe("First.\nSecond.\n");
+    const replayWrong = await runLathe(["run", "--resume", sessionId, "--replay", "--root", home], {
+      home,
+      cwd: root,
+    });
+    expect(replayWrong.code).toBe(1);
+    expect(replayWrong.stdout).toBe("");
+    expect(replayWrong.stderr).toContain(
+      `Session ${sessionId} works in ${root}, not ${await realpath(home)}. Leave out --root to replay it there.`,
+    );
   });
 
   it("runs a project agent once the folder is trusted, with its tool policy", async () => {

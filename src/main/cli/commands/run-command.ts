@@ -84,9 +84,13 @@ async function replay(options: RunOptions & { resume: string }): Promise<void> {
   };
   try {
     // A replay prints what was recorded: it calls no tool, so it starts no plugin or MCP server.
-    await withEngine(rootOf(options), async (engine) => replaySession(engine, options.resume, print), {
-      extensions: false,
-    });
+    // As `--resume` does, it goes to the session's own folder unless --root names another.
+    await withEngine(
+      rootOf(options),
+      async (engine) =>
+        replaySession(engine, options.resume, print, { ownFolderOnly: options.root !== undefined }),
+      { extensions: false },
+    );
   } catch (err) {
     throw failure(err);
   }
