@@ -226,6 +226,13 @@ describe("lathe run against an OpenAI-compatible server", () => {
     expect(JSON.stringify(history)).toContain("notes.txt");
     expect(JSON.stringify(history)).not.toContain("Thinking very hard");
     expect(history.at(-1)).toEqual({ role: "user", content: "Carry on" });
+
+    // Read by a person, the replay says the killed run recorded no end, and how the next one ended.
+    const replay = await lathe(["run", "--resume", sessionId, "--replay"]);
+    expect(replay.code).toBe(0);
+    expect(replay.stderr).toMatch(
+      / {2}✓ write .*\nlathe: this run recorded no end: its process was killed or crashed\.\nlathe: done in 1 step, \d+ tokens\.\n$/,
+    );
   });
 
   it("says how to go on when the conversation outgrows the context: a rewind it names works, not --resume", async () => {
@@ -308,6 +315,38 @@ describe("lathe run against an OpenAI-compatible server", () => {
     expect(text.stdout).toBe("Reading both files.\nc.txt now holds both files.\n");
   });
 
+  it("marks a text cut off at the length limit in --json, live and in the replay", async () => {
+    await serve({ replies: [{ text: "The first half of", finishReason: "length" }] });
+    const run = await lathe(["run", "Explain", ...MODEL, "--json"]);
+    expect(run.code).toBe(1);
+    const events = jsonl(run);
+    const texts = events.filter((e) => e.type === "text");
+    expect(texts.at(-1)).toEqual({ type: "text", step: 0, text: "", cutOff: true });
+    expect(texts.map((t) => t.text).join("")).toBe("The first half of");
+    const sessionId = (events[0] as Extract<RunEvent, { type: "start" }>).sessionId;
+    const replay = await lathe(["run", "--resume", sessionId, "--replay", "--json"]);
+    const replayed = jsonl(replay).filter((e) => e.type === "text");
+    expect(replayed.at(-1)).toMatchObject({ type: "text", cutOff: true });
+    expect(replayed.map((t) => t.text).join("")).toBe("The first half of");
+  });
+
+  it("a human replay says how each run ended and marks a cut text, as the live run did", async () => {
+    await serve({
+      replies: [{ text: "All done." }, { text: "The first half of", finishReason: "length" }],
+    });
+    const first = await lathe(["run", "One", ...MODEL, "--json"]);
+    const sessionId = (jsonl(first)[0] as Extract<RunEvent, { type: "start" }>).sessionId;
+    const live = await lathe(["run", "Two", ...MODEL, "--resume", sessionId]);
+    expect(live.code).toBe(1);
+    expect(live.stderr).toContain("lathe: [the text above was cut off here: the model did not finish it]\n");
+    const replay = await lathe(["run", "--resume", sessionId, "--replay"]);
+    expect(replay.code).toBe(0);
+    expect(replay.stdout).toBe("All done.\nThe first half of\n");
+    expect(replay.stderr).toMatch(
+      /^lathe: done in 1 step, \d+ tokens\.\nlathe: \[the text above was cut off here: the model did not finish it\]\nerror: .*cut off.*\nlathe: failed, \d+ tokens\.\n$/,
+    );
+  });
+
   it("resumes a session in its own folder from anywhere, and refuses another --root", async () => {
     const fixture = await serve({ replies: [{ text: "First." }, { text: "Second." }] });
     const first = await lathe(["run", "One", ...MODEL, "--json"]);
@@ -324,6 +363,23 @@ describe("lathe run against an OpenAI-compatible server", () => {
     // command given a session of another folder; a --root that does not exist is the usage error.
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toContain(`Session ${sessionId} works in ${root}`);
+    // A replay follows the same rule: from anywhere it shows the session, but a --root of another
+    // folder is refused, naming the session's folder, and shows nothing.
+    const replayElsewhere = await runLathe(["run", "--resume", sessionId, "--replay"], {
+      home,
+      cwd: os.tmpdir(),
+    });
+    expect(replayElsewhere.code).toBe(0);
+    expect(replayElsewhere.stdout).toBe("First.\nSecond.\n");
+    const replayWrong = await runLathe(["run", "--resume", sessionId, "--replay", "--root", home], {
+      home,
+      cwd: root,
+    });
+    expect(replayWrong.code).toBe(1);
+    expect(replayWrong.stdout).toBe("");
+    expect(replayWrong.stderr).toContain(
+      `Session ${sessionId} works in ${root}, not ${await realpath(home)}. Leave out --root to replay it there.`,
+    );
   });
 
   it("runs a project agent once the folder is trusted, with its tool policy", async () => {
@@ -333,8 +389,10 @@ describe("lathe run against an OpenAI-compatible server", () => {
       path.join(root, ".lathe", "agents", "reader.md"),
       "---\ndescription: Only reads.\nmodel: openai-compatible:fixture-model\ntools:\n  allow: [read, glob]\n---\nYou only read.\n",
     );
+    // Not loaded from a folder not trusted: the agent named is not there (exit 1, as for an id
+    // that names nothing), and the error says how to load it.
     const untrusted = await lathe(["run", "Look", "--agent", "reader"]);
-    expect(untrusted.code).toBe(2);
+    expect(untrusted.code).toBe(1);
     expect(untrusted.stderr).toContain('There is no agent "reader"');
     expect(untrusted.stderr).toContain("lathe trust --root");
     expect((await lathe(["trust", "--root", root])).code).toBe(0);
@@ -345,12 +403,12 @@ describe("lathe run against an OpenAI-compatible server", () => {
   });
 });
 
-describe("lathe run usage errors exit 2", () => {
+describe("lathe run's command line: usage errors exit 2, an id that names nothing exits 1", () => {
   it.each([
     [["run"], "missing the prompt"],
     [["run", "hi", "--model", "llama3"], "does not name a provider"],
     [["run", "hi", "--model", "nope:m"], 'There is no model provider "nope"'],
-    [["run", "hi", "--agent", "ghost", "--model", "ollama:m"], 'There is no agent "ghost"'],
+    [["run", "hi", "--agent", "../ghost", "--model", "ollama:m"], 'Agent id "../ghost" is invalid'],
     [["run", "hi", "--resume", "s/unknown"], 'Session id "s/unknown" is invalid'],
     [["run", "--replay"], "--replay needs --resume"],
     [["run", "hi", "--mode", "maybe", "--model", "ollama:m"], "argument 'maybe' is invalid"],
@@ -362,6 +420,13 @@ describe("lathe run usage errors exit 2", () => {
     const run = await lathe(args);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(says);
+    expect(run.stdout).toBe("");
+  });
+
+  it("a well-formed --agent that names no agent is a failure (exit 1), as a session id that names none is", async () => {
+    const run = await lathe(["run", "hi", "--agent", "ghost", "--model", "ollama:m"]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('There is no agent "ghost". Agents: default.');
     expect(run.stdout).toBe("");
   });
 

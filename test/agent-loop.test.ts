@@ -69,7 +69,7 @@ function mergeDeltas(events: readonly RunEvent[]): RunEvent[] {
   for (const e of events) {
     const last = out.at(-1);
     if ((e.type === "text" || e.type === "reasoning") && last?.type === e.type && last.step === e.step) {
-      out[out.length - 1] = { ...last, text: last.text + e.text };
+      out[out.length - 1] = { ...last, text: last.text + e.text, ...(e.cutOff ? { cutOff: true } : {}) };
     } else out.push(e);
   }
   return out;
@@ -495,20 +495,41 @@ describe("an answer cut off at a length limit", () => {
     );
   });
 
-  it("fails the run when the cut comes while the model makes a call, which is not run", async () => {
+  it("goes on when the cut comes while the model makes a call: the call is not run, the model is told and answers", async () => {
     const h = await open();
-    const model = scriptedModel([{ toolCalls: [{ name: "glob", input: { pattern: "*" } }], cutOffAt: 30 }]);
+    const told: string[] = [];
+    const model = scriptedModel([
+      { toolCalls: [{ name: "glob", input: { pattern: "*" } }], cutOffAt: 30 },
+      (call) => {
+        told.push(...toolResultsIn(call).map((r) => JSON.stringify(r.output)));
+        return { text: "Looked again." };
+      },
+    ]);
     const { result, events } = await h.run("look", model);
-    expect(result.status).toBe("failed");
-    expect(result.error).toContain("cut off after 30 tokens");
-    // The call is not run, and the person and the model (on a resume) are told so.
-    expect(eventsOf(events, "tool-result").map((e) => e.envelope)).toEqual([
+    expect(result.status).toBe("completed");
+    expect(result.text).toBe("Looked again.");
+    // The call is not run, and the person and the model are told so.
+    const envelopes = eventsOf(events, "tool-result").map((e) => e.envelope);
+    expect(envelopes).toEqual([
       {
         type: "error",
         error_text: expect.stringMatching(/^This glob call was not run: its step ended at the output limit/),
         metadata: { duration_ms: 0 },
       },
     ]);
+    expect(told).toHaveLength(1);
+    expect(told[0]).toContain("This glob call was not run");
+  });
+
+  it("stops at budgets.maxRounds rather than failing when the last round was a cut step with a call", async () => {
+    const h = await open({
+      agent: { budgets: { maxRounds: 1, maxToolCalls: 50, maxCallsPerTool: {}, maxOutputTokens: 64 } },
+    });
+    const model = scriptedModel([{ toolCalls: [{ name: "glob", input: { pattern: "*" } }], cutOffAt: 64 }]);
+    const { result, events } = await h.run("look", model);
+    expect(result.status).toBe("max-rounds");
+    expect(eventsOf(events, "tool-result")).toHaveLength(1);
+    expect(events.at(-1)).toMatchObject({ type: "finish", status: "max-rounds", steps: 1 });
   });
 });
 
@@ -576,8 +597,10 @@ describe("a tool call cut off at the output limit", () => {
     }
   });
 
-  it("a whole call beside it in the step is not run either, and says so in the events and the history", async () => {
+  it("a whole call beside it in the step is not run either, says so, and the model gets another step", async () => {
     const h = await open();
+    let told: Array<{ toolName: string; output: unknown }> = [];
+    let sentCalls: string[] = [];
     const model = scriptedModel([
       {
         text: "Writing both.",
@@ -586,6 +609,15 @@ describe("a tool call cut off at the output limit", () => {
           { name: "write", input: '{"path": "b.txt", "content": "BBBB' },
         ],
         cutOffAt: 64,
+      },
+      (call) => {
+        told = toolResultsIn(call);
+        sentCalls = call.prompt.flatMap((m) =>
+          m.role === "assistant"
+            ? m.content.flatMap((p) => (p.type === "tool-call" ? [p.toolCallId] : []))
+            : [],
+        );
+        return { text: "I will write them one at a time." };
       },
     ]);
     const { result, events } = await h.run("write a.txt and b.txt", model, { mode: "yolo" });
@@ -609,13 +641,66 @@ describe("a tool call cut off at the output limit", () => {
     expect(results[1]?.envelope).toMatchObject({ error_text: expect.stringMatching(CUT_OFF) });
     const kinds = events.map((e) => e.type);
     expect(kinds.lastIndexOf("tool-result")).toBeLessThan(kinds.indexOf("step-finish"));
-    expect(result.status).toBe("failed");
+    // The run goes on: the model reads both answers, as the events carry them (in the order
+    // they announced the calls: the cut one as it streamed, the whole one at the step's end).
+    expect(sentCalls).toEqual(["call-0-1", "call-0-0"]);
+    expect(told.map((t) => t.output)).toEqual([
+      { type: "error-json", value: results[1]?.envelope },
+      { type: "error-json", value: results[0]?.envelope },
+    ]);
+    expect(result.status).toBe("completed");
+    expect(result.steps).toBe(2);
+    expect(result.text).toBe("Writing both.I will write them one at a time.");
     const stored = h.engine.conversations().messages(result.sessionId);
-    expect(stored.map((m) => m.role)).toEqual(["user", "assistant", "tool"]);
+    expect(stored.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
     expect(stored[1]?.parts.filter((p) => p.type === "tool-call")).toHaveLength(2);
     expect(stored[2]?.parts.map((p) => (p.type === "tool-result" ? p.envelope : undefined))).toEqual(
       expect.arrayContaining(results.map((r) => r.envelope)),
     );
+  });
+
+  it("through the real OpenAI-compatible client: the run goes on, and a resume sends the model that step as the run did", async () => {
+    const fixture = await startOpenAICompatibleServer({
+      replies: [
+        {
+          toolCalls: [
+            { name: "write", arguments: { path: "a.txt", content: "A" } },
+            { name: "write", arguments: '{"path": "b.txt", "content": "bbbbbbbbbbbbbbbbbbbb' },
+          ],
+          finishReason: "length",
+        },
+        { text: "Writing them one at a time." },
+        { text: "Resumed." },
+      ],
+    });
+    try {
+      const h = await open();
+      const resolved = await defaultProviderRegistry().resolve("openai-compatible:m", {
+        providers: { "openai-compatible": { baseURL: fixture.baseURL } },
+      });
+      const { result, events } = await h.run("write a.txt and b.txt", resolved.model, { mode: "yolo" });
+      expect(result.status).toBe("completed");
+      expect(await h.text("a.txt")).toBeUndefined();
+      const second = fixture.requests[1]?.messages ?? [];
+      const answers = second.filter((m) => m.role === "tool").map((m) => JSON.parse(String(m.content)));
+      expect(answers).toHaveLength(2);
+      expect(answers).toEqual(expect.arrayContaining(eventsOf(events, "tool-result").map((e) => e.envelope)));
+      const resumed = await runAgent({
+        engine: h.engine,
+        agent: h.agent,
+        model: resolved,
+        prompt: "go on",
+        sessionId: result.sessionId,
+        contextTokens: 1_000_000,
+      });
+      expect(resumed.status).toBe("completed");
+      // The history the resume sends holds the cut step as the continuous run sent it.
+      const step = (messages: typeof second) =>
+        messages.filter((m) => m.role === "tool" || (m.role === "assistant" && m.tool_calls !== undefined));
+      expect(step(fixture.requests[2]?.messages ?? [])).toEqual(step(second));
+    } finally {
+      await fixture.close();
+    }
   });
 
   it("is still answered as not valid JSON when the step ended normally", async () => {
@@ -688,6 +773,79 @@ describe("an answer cut short", () => {
     }
   });
 
+  it("by a dropped connection after a whole call: the call is kept, answered as not run, and a resume knows of it", async () => {
+    // Providers that hand over each call as soon as it is whole (Anthropic's, OpenAI's) do so
+    // before the step ends; the connection then drops before the model finished its step.
+    const h = await open();
+    const NOT_RUN =
+      /^This write call was not run: the model's answer broke off \(the connection dropped, or the model or its server failed\) before its step was complete, and no call of an unfinished step is run\./;
+    let toldOnResume: string[] = [];
+    const model = scriptedModel([
+      {
+        text: "Writing a.",
+        toolCalls: [{ name: "write", input: { path: "a.txt", content: "A" } }],
+        drop: true,
+      },
+      (call) => {
+        toldOnResume = toolResultsIn(call).map(
+          (r) => (r.output as { value?: { error_text?: string } }).value?.error_text ?? "",
+        );
+        return { text: "Writing it now." };
+      },
+    ]);
+    const { result: first, events } = await h.run("write a.txt", model, { mode: "yolo" });
+    expect(first.status).toBe("failed");
+    expect(await h.text("a.txt")).toBeUndefined();
+    // The person sees the call and that it was not run…
+    expect(eventsOf(events, "tool-call")).toEqual([
+      expect.objectContaining({ toolName: "write", input: { path: "a.txt", content: "A" } }),
+    ]);
+    expect(eventsOf(events, "tool-result").map((e) => e.envelope)).toEqual([
+      { type: "error", error_text: expect.stringMatching(NOT_RUN), metadata: { duration_ms: 0 } },
+    ]);
+    // …and the history keeps it, so the resumed model reads the truth about it.
+    const stored = h.engine.conversations().messages(first.sessionId);
+    expect(stored.map((m) => m.role)).toEqual(["user", "assistant", "tool"]);
+    expect(stored[1]?.parts.map((p) => p.type)).toEqual(["text", "tool-call"]);
+    const { result: again } = await h.run("go on", model, { sessionId: first.sessionId });
+    expect(again.status).toBe("completed");
+    expect(toldOnResume).toHaveLength(1);
+    expect(toldOnResume[0]).toMatch(NOT_RUN);
+  });
+
+  it("stopped after a whole call, before the step finished: the call is kept and answered as not run", async () => {
+    const h = await open();
+    const controller = new AbortController();
+    const model = scriptedModel([
+      {
+        text: "Writing.",
+        toolCalls: [{ name: "write", input: { path: "a.txt", content: "A" } }],
+        hang: true,
+      },
+    ]);
+    const { result, events } = await h.run("write a.txt", model, {
+      mode: "yolo",
+      signal: controller.signal,
+      onEvent: (e) => {
+        // Once the stream's parts (the call among them) have gone through.
+        if (e.type === "text") setTimeout(() => controller.abort(new Error("stopped by the person")), 20);
+      },
+    });
+    expect(result.status).toBe("aborted");
+    expect(await h.text("a.txt")).toBeUndefined();
+    expect(eventsOf(events, "tool-result").map((e) => e.envelope)).toEqual([
+      {
+        type: "error",
+        error_text: expect.stringMatching(
+          /^This write call was not run: the run was stopped before the model finished its step/,
+        ),
+        metadata: { duration_ms: 0 },
+      },
+    ]);
+    const stored = h.engine.conversations().messages(result.sessionId);
+    expect(stored.map((m) => m.role)).toEqual(["user", "assistant", "tool"]);
+  });
+
   it("a finished answer is kept as it is", async () => {
     const h = await open();
     const { result } = await h.run("hi", scriptedModel([{ text: "Hello there." }]));
@@ -704,6 +862,49 @@ describe("an answer cut short", () => {
     expect(stored.find((m) => m.role === "assistant")?.parts).toEqual([
       { type: "text", text: "Half an answ", cutOff: true },
     ]);
+  });
+
+  it.each([
+    { how: "at the output limit", step: { text: "Half an answ", cutOffAt: 12 }, stop: false },
+    { how: "by a dropped connection", step: { text: "Half an answ", drop: true }, stop: false },
+    { how: "by a stop", step: { text: "Half an answ", hang: true }, stop: true },
+  ])(
+    "$how: the events say so too, live and in a replay, after the text and before the step ends",
+    async ({ step, stop }) => {
+      const h = await open();
+      const controller = new AbortController();
+      const { result, events } = await h.run("long", scriptedModel([step]), {
+        signal: controller.signal,
+        onEvent: (e) => {
+          if (stop && e.type === "text" && !e.cutOff) setTimeout(() => controller.abort(), 20);
+        },
+      });
+      expect(result.status).not.toBe("completed");
+      const texts = eventsOf(events, "text");
+      expect(texts.at(-1)).toEqual({ type: "text", step: 0, text: "", cutOff: true });
+      expect(texts.filter((t) => t.cutOff)).toHaveLength(1);
+      const kinds = events.map((e) => e.type);
+      expect(kinds.lastIndexOf("text")).toBeLessThan(kinds.indexOf("finish"));
+      if (kinds.includes("step-finish"))
+        expect(kinds.lastIndexOf("text")).toBeLessThan(kinds.indexOf("step-finish"));
+      const replayed: RunEvent[] = [];
+      replaySession(h.engine, result.sessionId, (e) => replayed.push(e));
+      expect(mergeDeltas(replayed).filter((e) => e.type === "text")).toEqual([
+        { type: "text", step: 0, text: "Half an answ", cutOff: true },
+      ]);
+    },
+  );
+
+  it("a whole answer, or text followed by a call, carries no cut-off mark", async () => {
+    const h = await open();
+    const { events } = await h.run(
+      "look",
+      scriptedModel([
+        { text: "Looking.", toolCalls: [{ name: "glob", input: { pattern: "*" } }], cutOffAt: 30 },
+        { text: "Done." },
+      ]),
+    );
+    expect(eventsOf(events, "text").filter((t) => t.cutOff)).toEqual([]);
   });
 });
 

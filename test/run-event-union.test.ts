@@ -54,6 +54,11 @@ describe("the run-event union", () => {
     expectTypeOf<ContractRunEvent>().toEqualTypeOf<EngineRunEvent>();
   });
 
+  it("the contract carries a text's cut-off mark", () => {
+    const cut: EngineRunEvent = { type: "text", step: 0, text: "", cutOff: true };
+    expect(RunEventSchema.parse(cut)).toEqual(cut);
+  });
+
   it.each(Object.values(ONE_OF_EACH))("the contract carries the engine's $type event as it is", (event) => {
     expect(RunEventSchema.parse(event)).toEqual(event);
   });

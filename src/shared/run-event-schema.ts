@@ -34,8 +34,9 @@ export const RunEventSchema = z.discriminatedUnion("type", [
   }),
   z.object({ type: z.literal("notice"), message: z.string() }),
   z.object({ type: z.literal("step-start"), step }),
-  z.object({ type: z.literal("text"), step, text: z.string() }),
-  z.object({ type: z.literal("reasoning"), step, text: z.string() }),
+  /** `cutOff: true`: the step's text ends here, cut off before the model finished it. */
+  z.object({ type: z.literal("text"), step, text: z.string(), cutOff: z.literal(true).optional() }),
+  z.object({ type: z.literal("reasoning"), step, text: z.string(), cutOff: z.literal(true).optional() }),
   z.object({
     type: z.literal("tool-call"),
     step,

@@ -9,6 +9,8 @@ export interface ScriptedStep {
   toolCalls?: Array<{ name: string; input: unknown; id?: string }>;
   /** Stream the parts above, then never finish (until the request is aborted). */
   hang?: boolean;
+  /** Stream the parts above, then fail as a dropped connection does (no finish). */
+  drop?: boolean;
   /** End at a length limit instead (the answer is cut off), having written this many tokens. */
   cutOffAt?: number;
 }
@@ -63,6 +65,20 @@ function hangingStream(
   });
 }
 
+function droppedStream(parts: LanguageModelV4StreamPart[]): ReadableStream<LanguageModelV4StreamPart> {
+  return new ReadableStream({
+    start(controller) {
+      for (const p of parts) controller.enqueue(p);
+      // The connection drops a moment after the last part (an error raised at once would discard
+      // the parts not yet read, as no real connection does).
+      setTimeout(
+        () => controller.error(Object.assign(new Error("terminated"), { cause: { code: "ECONNRESET" } })),
+        50,
+      );
+    },
+  });
+}
+
 /**
  * A MockLanguageModelV4 that plays a script: request n gets step n (a function step sees the
  * request, e.g. the tool results in its prompt). A request beyond the script fails the test.
@@ -80,6 +96,7 @@ export function scriptedModel(script: Script): MockLanguageModelV4 {
       const step = typeof entry === "function" ? entry(call, i) : entry;
       const parts = partsOf(step, i);
       if (step.hang) return { stream: hangingStream(parts, call.abortSignal) };
+      if (step.drop) return { stream: droppedStream(parts) };
       parts.push(
         step.cutOffAt !== undefined
           ? {

@@ -19,6 +19,7 @@ import { parsePushFrame, type PushFrame } from "../../shared/push-events.ts";
 import type { RunEvent } from "../../shared/run-event-schema.ts";
 import type { SessionList, SessionSummary } from "../../shared/session-schemas.ts";
 import { Engine, TrustStore } from "../engine/index.ts";
+import { sleepers, sleepMarker } from "../../../test/support/sleep-markers.ts";
 import { EngineHost } from "./engine-host.ts";
 import { UiConnection } from "./ui-connection.ts";
 
@@ -31,6 +32,9 @@ let engine: Engine;
 let host: EngineHost;
 let server: FixtureServer;
 const opened: UiConnection[] = [];
+
+/** The long command's duration, new for each test: no other process sleeps as long, so a test finds its own in /proc. */
+let SLEEP = sleepMarker();
 
 /** The model's script: tasks delegate, "sleep" runs a long command, anything else answers in text. */
 function reply(request: ChatRequest): FixtureReply {
@@ -45,7 +49,7 @@ function reply(request: ChatRequest): FixtureReply {
     return { text: "Delegated." };
   }
   if (prompt === "Sleep, then list") {
-    if (step === 0) return { toolCalls: [{ name: "bash", arguments: { command: "sleep 30" } }] };
+    if (step === 0) return { toolCalls: [{ name: "bash", arguments: { command: `sleep ${SLEEP}` } }] };
     if (step === 1) return { toolCalls: [{ name: "glob", arguments: { pattern: "*.md" } }] };
     return { text: "Listed after the stop." };
   }
@@ -53,6 +57,7 @@ function reply(request: ChatRequest): FixtureReply {
 }
 
 beforeEach(async () => {
+  SLEEP = sleepMarker();
   base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-sessions-")));
   root = path.join(base, "project");
   latheHome = path.join(base, "lathe-home");
@@ -409,12 +414,10 @@ describe("stopping one tool call", () => {
     await expect.poll(() => ui.events("s-stop").some((e) => e.type === "tool-call")).toBe(true);
     const call = ui.events("s-stop").find((e) => e.type === "tool-call") as { toolCallId: string };
     const runId = (ui.events("s-stop").find((e) => e.type === "start") as { runId: string }).runId;
-    // bash has started (the engine runs it) before it can be stopped.
-    await expect
-      .poll(async () => (await ui.dispatch("chat.stopTool", { runId, toolCallId: call.toolCallId })).ok, {
-        timeout: 5_000,
-      })
-      .toBe(true);
+    // Stopped once its command really runs (its process is there): a stop that lands sooner, while
+    // the call is still on its way through the pipeline, ends it before bash starts.
+    await expect.poll(() => sleepers(SLEEP).length, { timeout: 10_000 }).toBeGreaterThan(0);
+    data(await ui.dispatch("chat.stopTool", { runId, toolCallId: call.toolCallId }));
     const finish = await ui.finished("s-stop");
     expect(finish).toMatchObject({ type: "finish", status: "completed" });
     const result = ui.events("s-stop").find((e) => e.type === "tool-result" && e.toolName === "bash");

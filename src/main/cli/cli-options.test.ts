@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { InvalidArgumentError } from "commander";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parsePort, parseRoot } from "./cli-options.ts";
+import { parseAgentId, parsePort, parseRoot } from "./cli-options.ts";
 
 describe("parsePort", () => {
   it.each([
@@ -18,6 +18,19 @@ describe("parsePort", () => {
     "refuses %j as a usage error",
     (text) => {
       expect(() => parsePort(text)).toThrow(InvalidArgumentError);
+    },
+  );
+});
+
+describe("parseAgentId", () => {
+  it.each(["default", "reviewer", "a.b_c-1", "x".repeat(64)])("accepts %j", (id) => {
+    expect(parseAgentId(id)).toBe(id);
+  });
+
+  it.each(["", "../x", "a/b", ".hidden", "-flag", "x".repeat(65), "sp ace"])(
+    "refuses %j as a usage error",
+    (id) => {
+      expect(() => parseAgentId(id)).toThrow(InvalidArgumentError);
     },
   );
 });

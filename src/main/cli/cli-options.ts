@@ -2,7 +2,7 @@ import { statSync } from "node:fs";
 import path from "node:path";
 import { InvalidArgumentError, Option } from "commander";
 import type { ApprovalMode } from "../engine/index.ts";
-import { sessionIdProblem } from "../engine/light.ts";
+import { agentIdProblem, sessionIdProblem } from "../engine/light.ts";
 
 /** The approval modes `--mode` accepts; the policy layer applies them. */
 const MODES = ["ask", "allowlist", "yolo"] as const satisfies readonly ApprovalMode[];
@@ -33,6 +33,16 @@ export function parsePort(value: string): number {
 /** A session id (`--session`, `--resume`, `session close <id>`): a malformed one is a usage error. */
 export function parseSessionId(value: string): string {
   const problem = sessionIdProblem(value);
+  if (problem) throw new InvalidArgumentError(problem);
+  return value;
+}
+
+/**
+ * An agent id (`--agent`): a malformed one is a usage error; a well-formed one that names no
+ * agent is the run's failure (exit 1), as a session id that names no session is.
+ */
+export function parseAgentId(value: string): string {
+  const problem = agentIdProblem(value);
   if (problem) throw new InvalidArgumentError(problem);
   return value;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { RunEvent } from "../engine/agent/index.ts";
-import { runEventPrinter } from "./run-event-printer.ts";
+import { CUT_OFF_LINE, runEventPrinter } from "./run-event-printer.ts";
 
 function printed(json: boolean, events: RunEvent[]): { stdout: string; stderr: string } {
   let stdout = "";
@@ -17,6 +17,32 @@ function inTask(taskId: string, events: RunEvent[]): RunEvent[] {
 }
 
 describe("lathe run's event printer", () => {
+  it("says under a text the model did not finish that it was cut off, on stderr, its own line", () => {
+    const { stdout, stderr } = printed(false, [
+      { type: "text", step: 0, text: "Half an " },
+      { type: "text", step: 0, text: "answ" },
+      { type: "text", step: 0, text: "", cutOff: true },
+      { type: "error", message: "cut off" },
+    ]);
+    expect(stdout).toBe("Half an answ\n");
+    expect(stderr).toBe(`${CUT_OFF_LINE}\nerror: cut off\n`);
+  });
+
+  it("says it under a task's cut text too, indented", () => {
+    const { stderr } = printed(false, [
+      ...inTask("t-1", [
+        { type: "text", step: 0, text: "Half" },
+        { type: "text", step: 0, text: "", cutOff: true },
+      ]),
+    ]);
+    expect(stderr).toBe(`  │ Half\n  │ ${CUT_OFF_LINE}\n`);
+  });
+
+  it("prints no mark for a whole text", () => {
+    const { stderr } = printed(false, [{ type: "text", step: 0, text: "Whole.\n" }]);
+    expect(stderr).toBe("");
+  });
+
   it("prints a task's work indented on stderr, whole lines at a time, and keeps stdout for the answer", () => {
     const child: RunEvent[] = [
       { type: "start", sessionId: "t-1", runId: "r", agent: "worker", model: "ollama:m", resumed: false },

@@ -1,5 +1,7 @@
 import type { RunEvent } from "../engine/agent/index.ts";
 
+type RunStatus = Extract<RunEvent, { type: "finish" }>["status"];
+
 interface RunOutput {
   stdout(text: string): void;
   stderr(text: string): void;
@@ -9,6 +11,24 @@ function oneLine(text: string, max = 200): string {
   const flat = text.replace(/\s+/g, " ").trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
+
+/** How a run ended, in a few words: "done in 2 steps", "stopped", "failed"… */
+export function runOutcome(status: RunStatus, steps: number): string {
+  const count = `${steps} step${steps === 1 ? "" : "s"}`;
+  switch (status) {
+    case "completed":
+      return `done in ${count}`;
+    case "max-rounds":
+      return `stopped after ${count}: the agent's budgets.maxRounds`;
+    case "aborted":
+      return "stopped";
+    case "failed":
+      return "failed";
+  }
+}
+
+/** What follows a text the model did not finish, on its own line on stderr. */
+export const CUT_OFF_LINE = "lathe: [the text above was cut off here: the model did not finish it]";
 
 /** What a task's output is indented with, once per level of nesting. */
 const TASK_INDENT = "  │ ";
@@ -65,6 +85,10 @@ export function runEventPrinter(json: boolean, out: RunOutput): (event: RunEvent
         const lines = `${partial.get(key) ?? ""}${event.text}`.split("\n");
         partial.set(key, lines.pop() ?? "");
         for (const line of lines) out.stderr(`${indent}${line}\n`);
+        if (event.cutOff) {
+          flush();
+          out.stderr(`${indent}${CUT_OFF_LINE}\n`);
+        }
         return;
       }
       case "start":
@@ -95,7 +119,11 @@ export function runEventPrinter(json: boolean, out: RunOutput): (event: RunEvent
         if (event.step !== textStep && textStep !== -1) endLine();
         textStep = event.step;
         out.stdout(event.text);
-        atLineStart = event.text.endsWith("\n");
+        if (event.text !== "") atLineStart = event.text.endsWith("\n");
+        if (event.cutOff) {
+          endLine();
+          out.stderr(`${CUT_OFF_LINE}\n`);
+        }
         break;
       case "task":
         printTask(event.event, 1, event.taskId);

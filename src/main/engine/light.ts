@@ -6,4 +6,5 @@
 export { installRoot, latheVersion } from "./config/install-root.ts";
 export { resolveLatheHome } from "./config/lathe-home.ts";
 export { parseModelSpec } from "./agent/model-spec.ts";
+export { agentIdProblem } from "./agent/agent-id.ts";
 export { sessionIdProblem } from "./session/session-id.ts";

@@ -1,8 +1,9 @@
 import { InvalidArgumentError, Option, type Command } from "commander";
 import type { Engine } from "../../engine/index.ts";
+import type { RunEvent } from "../../engine/agent/index.ts";
 import { parseModelSpec } from "../../engine/light.ts";
 import { CliError } from "../cli-error.ts";
-import { type Mode, modeOption, parseSessionId, rootOf, rootOption } from "../cli-options.ts";
+import { type Mode, modeOption, parseAgentId, parseSessionId, rootOf, rootOption } from "../cli-options.ts";
 import { ExitCode, type ExitStatus } from "../exit-codes.ts";
 import { writeIfOpen } from "../closed-output.ts";
 import { stopOnInterrupt } from "../interrupt.ts";
@@ -10,7 +11,7 @@ import { describeError, writeStderr } from "../output.ts";
 import { reportRuntimeFailures } from "../open-engine.ts";
 import { printPluginLogs } from "../plugin-log-printer.ts";
 import { readStdin } from "../read-stdin.ts";
-import { runEventPrinter } from "../run-event-printer.ts";
+import { runEventPrinter, runOutcome } from "../run-event-printer.ts";
 
 interface RunOptions {
   root?: string;
@@ -38,12 +39,13 @@ function modelOption(): Option {
 }
 
 /**
- * Errors that mean the command line named something that is not there: exit 2. A session is
- * not one of them: a well-formed id that names no session (or one that cannot be resumed here)
- * exits 1, as every command that takes a session id does; a malformed id is refused by
- * `parseSessionId` before the run starts (exit 2).
+ * Errors that mean the command line itself is wrong: exit 2 (a model that names no provider, or
+ * none chosen). A session or an agent is not one of them: a well-formed id that names no session
+ * (or one that cannot be resumed here) or no agent (none defined, or one of a project not
+ * trusted) exits 1, as every command given an id that names nothing does; a malformed id is
+ * refused by `parseSessionId` / `parseAgentId` before the run starts (exit 2).
  */
-const USAGE_CODES = new Set(["model_spec", "agent_not_found"]);
+const USAGE_CODES = new Set(["model_spec"]);
 
 function failure(err: unknown): CliError {
   const code = typeof err === "object" && err !== null ? (err as { code?: unknown }).code : undefined;
@@ -56,18 +58,43 @@ async function replay(options: RunOptions & { resume: string }): Promise<void> {
     import("../../engine/agent/index.ts"),
     import("../open-engine.ts"),
   ]);
-  const print = runEventPrinter(options.json === true, {
+  const json = options.json === true;
+  const printEvent = runEventPrinter(json, {
     stdout: (t) => writeIfOpen(process.stdout, t),
     stderr: (t) => writeIfOpen(process.stderr, t),
   });
+  // Read by a person, each recorded run says how it ended, as the live run said on stderr; one
+  // whose process died (killed, crashed) recorded no end, and that is said too.
+  let running = false;
+  const unfinished = (): void => {
+    if (running)
+      writeIfOpen(process.stderr, "lathe: this run recorded no end: its process was killed or crashed.\n");
+    running = false;
+  };
+  const print = (event: RunEvent): void => {
+    if (!json && event.type === "start") unfinished();
+    printEvent(event);
+    if (json) return;
+    if (event.type === "start") running = true;
+    if (event.type === "finish") {
+      running = false;
+      const tokens = event.usage.totalTokens !== undefined ? `, ${event.usage.totalTokens} tokens` : "";
+      writeIfOpen(process.stderr, `lathe: ${runOutcome(event.status, event.steps)}${tokens}.\n`);
+    }
+  };
   try {
     // A replay prints what was recorded: it calls no tool, so it starts no plugin or MCP server.
-    await withEngine(rootOf(options), async (engine) => replaySession(engine, options.resume, print), {
-      extensions: false,
-    });
+    // As `--resume` does, it goes to the session's own folder unless --root names another.
+    await withEngine(
+      rootOf(options),
+      async (engine) =>
+        replaySession(engine, options.resume, print, { ownFolderOnly: options.root !== undefined }),
+      { extensions: false },
+    );
   } catch (err) {
     throw failure(err);
   }
+  if (!json) unfinished();
 }
 
 /**
@@ -84,6 +111,7 @@ export function registerRunCommand(program: Command, result: ExitStatus): void {
     .option(
       "--agent <id>",
       'the agent (a manifest in $LATHE_HOME/agents or <root>/.lathe/agents; default "default")',
+      parseAgentId,
     )
     .addOption(modelOption())
     .addOption(modeOption())
@@ -111,8 +139,9 @@ llamacpp (:8080), vllm (:8000); move one, or point openai-compatible at any serv
    "defaultModel": "ollama:llama3.2"}
 Cloud providers read their key from the environment: ANTHROPIC_API_KEY, OPENAI_API_KEY.
 
-JSON events (--json): start, notice, step-start, text, reasoning, tool-call, approval,
-question-refused, tool-result, step-finish, error, finish (with status and token usage),
+JSON events (--json): start, notice, step-start, text, reasoning (cutOff: true on the last
+piece of a text the model did not finish: cut at the output limit, a dropped connection, a stop),
+tool-call, approval, question-refused, tool-result, step-finish, error, finish (with status and token usage),
 model-waiting {kind, elapsedMs, timeoutMs} when the model has been silent a while and
 model-resumed once it goes on, and task: {taskId, toolCallId, event}, an event of a subagent
 the task tool started (nested).
@@ -120,8 +149,8 @@ the task tool started (nested).
 A model silent past its timeouts fails the run: providers.<name>.timeouts in settings
 ({"firstByteMs": 120000, "idleMs": 60000} by default; gguf: 600000 to the first byte).
 
-Exit codes: 0 the run finished, 1 it failed or stopped early (error, budget, Ctrl-C) or --resume names
-no conversation it can continue, 2 usage error (a malformed --resume id among them).
+Exit codes: 0 the run finished, 1 it failed or stopped early (error, budget, Ctrl-C), --resume names
+no conversation it can continue or --agent no agent, 2 usage error (a malformed --resume or --agent id among them).
 
 Examples:
   lathe run "Summarise README.md" --model ollama:llama3.2
@@ -209,14 +238,7 @@ async function runStoppable(prompt: string, options: RunOptions, signal: AbortSi
     // Background tasks go on after the run; they print as they work, and Ctrl-C stops them too.
     await agentModule.settleTasks(engine);
     if (!json) {
-      const outcome =
-        run.status === "completed"
-          ? `done in ${run.steps} step${run.steps === 1 ? "" : "s"}`
-          : run.status === "max-rounds"
-            ? `stopped after ${run.steps} step${run.steps === 1 ? "" : "s"}: the agent's budgets.maxRounds`
-            : run.status === "aborted"
-              ? "stopped"
-              : "failed";
+      const outcome = runOutcome(run.status, run.steps);
       const tokens = run.usage.totalTokens !== undefined ? `, ${run.usage.totalTokens} tokens` : "";
       // After a failure the same prompt fails again until its cause (said above) is dealt with.
       // A dropped connection leaves nothing to fix in the conversation: it goes on as it is.

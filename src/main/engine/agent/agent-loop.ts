@@ -13,8 +13,10 @@ import {
   invalidToolCallText,
   refusedCallEnvelope,
   stepRunsItsCalls,
+  unfinishedStepCallText,
   unrunToolCallText,
   withInvalidCallTexts,
+  withUnrunCallResults,
   type RunToolNames,
 } from "./invalid-tool-call.ts";
 import type { RunEvent, RunStatus, RunUsage } from "./run-events.ts";
@@ -30,6 +32,8 @@ interface AgentLoopOptions {
   /** The tools the agent may call (shown or deferred): what a refused call's text names. */
   callableTools?: () => readonly string[];
   maxRounds: number;
+  /** Whether the tools' bridge started this call (it announces the calls it runs itself). */
+  started?: (toolCallId: string) => boolean;
   /** Why the run must stop after the current step, if it must (the model is going round in circles). */
   stopReason?: () => Error | undefined;
   /** Tokens the model may write in one step. */
@@ -50,6 +54,16 @@ export interface LoopOutcome {
   error?: unknown;
 }
 
+/** Two usages added up, field by field (a field neither has stays out). */
+function addUsage(a: RunUsage, b: RunUsage): RunUsage {
+  const out: RunUsage = { ...a };
+  for (const key of ["inputTokens", "outputTokens", "totalTokens", "reasoningTokens"] as const) {
+    const value = b[key];
+    if (value !== undefined) out[key] = (out[key] ?? 0) + value;
+  }
+  return out;
+}
+
 function runUsage(usage: LanguageModelUsage | undefined): RunUsage {
   const out: RunUsage = {};
   if (!usage) return out;
@@ -66,6 +80,10 @@ function runUsage(usage: LanguageModelUsage | undefined): RunUsage {
  * SDK execute tool calls through the bridged tools (which emit the call, the approval and the
  * result events), stops after `maxRounds` steps, and stops at once when the signal aborts.
  * Failures come back in the outcome, never as a throw, so the caller decides what to tell.
+ *
+ * A step cut off at the output limit while the model made calls does not end the run: the SDK
+ * runs none of its calls and stops its loop there, so each call is answered as not run (or as cut
+ * off) and the loop goes on from that history with a fresh `streamText`, within `maxRounds`.
  */
 export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutcome> {
   const { emit, step } = options;
@@ -91,59 +109,61 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
     if (finishReason !== "length") return;
     for (const id of toolCallIds) if (ifCutOff.has(id)) cutOff.add(id);
   };
-  const result = streamText({
-    model: options.model,
-    instructions: options.instructions,
-    messages: options.messages,
-    ...(options.tools ? { tools: options.tools } : {}),
-    ...(tools
-      ? {
-          prepareStep: ({
-            messages,
-            steps,
-          }: {
-            messages: ModelMessage[];
-            steps: ReadonlyArray<{
-              finishReason: string;
-              content: ReadonlyArray<{ type: string; toolCallId?: string }>;
-            }>;
-          }) => {
-            for (const done of steps) {
-              const calls = done.content.flatMap((p) =>
-                p.type === "tool-call" && p.toolCallId !== undefined ? [p.toolCallId] : [],
-              );
-              noteCutOff(done.finishReason, calls);
-            }
-            return {
-              ...(activeTools ? { activeTools: activeTools() } : {}),
-              ...(refused.size > 0 ? { messages: withInvalidCallTexts(messages, refusalTexts()) } : {}),
-            };
-          },
-          // No repair: only note what the refused call is to be told (it comes before its tool-error).
-          repairToolCall: async ({
-            toolCall,
-            error,
-          }: {
-            toolCall: { toolCallId: string; toolName: string };
-            error: unknown;
-          }) => {
-            refused.set(toolCall.toolCallId, invalidToolCallText(toolCall.toolName, error, names));
-            if (InvalidToolInputError.isInstance(error))
-              ifCutOff.set(
-                toolCall.toolCallId,
-                cutOffToolCallText(toolCall.toolName, options.maxOutputTokens),
-              );
-            return null;
-          },
-        }
-      : {}),
-    stopWhen: [isStepCount(options.maxRounds), () => options.stopReason?.() !== undefined],
-    ...(options.maxOutputTokens ? { maxOutputTokens: options.maxOutputTokens } : {}),
-    abortSignal: options.signal,
-    maxRetries: 1,
-    // Errors arrive as stream parts below; the default handler would print them to the console.
-    onError: () => undefined,
-  });
+  /** The SDK's loop from `messages`, for at most `rounds` steps. */
+  const streamFrom = (messages: ModelMessage[], rounds: number) =>
+    streamText({
+      model: options.model,
+      instructions: options.instructions,
+      messages,
+      ...(options.tools ? { tools: options.tools } : {}),
+      ...(tools
+        ? {
+            prepareStep: ({
+              messages,
+              steps,
+            }: {
+              messages: ModelMessage[];
+              steps: ReadonlyArray<{
+                finishReason: string;
+                content: ReadonlyArray<{ type: string; toolCallId?: string }>;
+              }>;
+            }) => {
+              for (const done of steps) {
+                const calls = done.content.flatMap((p) =>
+                  p.type === "tool-call" && p.toolCallId !== undefined ? [p.toolCallId] : [],
+                );
+                noteCutOff(done.finishReason, calls);
+              }
+              return {
+                ...(activeTools ? { activeTools: activeTools() } : {}),
+                ...(refused.size > 0 ? { messages: withInvalidCallTexts(messages, refusalTexts()) } : {}),
+              };
+            },
+            // No repair: only note what the refused call is to be told (it comes before its tool-error).
+            repairToolCall: async ({
+              toolCall,
+              error,
+            }: {
+              toolCall: { toolCallId: string; toolName: string };
+              error: unknown;
+            }) => {
+              refused.set(toolCall.toolCallId, invalidToolCallText(toolCall.toolName, error, names));
+              if (InvalidToolInputError.isInstance(error))
+                ifCutOff.set(
+                  toolCall.toolCallId,
+                  cutOffToolCallText(toolCall.toolName, options.maxOutputTokens),
+                );
+              return null;
+            },
+          }
+        : {}),
+      stopWhen: [isStepCount(rounds), () => options.stopReason?.() !== undefined],
+      ...(options.maxOutputTokens ? { maxOutputTokens: options.maxOutputTokens } : {}),
+      abortSignal: options.signal,
+      maxRetries: 1,
+      // Errors arrive as stream parts below; the default handler would print them to the console.
+      onError: () => undefined,
+    });
   const outcome: LoopOutcome = {
     status: "completed",
     finishReason: "unknown",
@@ -158,17 +178,25 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
   // The step's whole calls the SDK has not answered yet: it runs none of a step that ends other
   // than by the model finishing it, and such a call would otherwise vanish from events and history.
   let unanswered = new Map<string, { toolName: string; input: unknown }>();
+  // The client calls of the step in progress, and whether the last finished step had any.
+  let stepCalls = 0;
+  let lastStepCalled = false;
+  // The whole calls of the last finished step that were not run, with what each was told.
+  let lastUnrun = new Map<string, { toolName: string; text: string }>();
   const emitUnrun = (finishReason: string): void => {
+    lastUnrun = new Map();
     if (!stepRunsItsCalls(finishReason)) {
       for (const [toolCallId, { toolName, input }] of unanswered) {
+        const text = unrunToolCallText(toolName, finishReason);
         emit({ type: "tool-call", step: step.current, toolCallId, toolName, input });
         emit({
           type: "tool-result",
           step: step.current,
           toolCallId,
           toolName,
-          envelope: refusedCallEnvelope(unrunToolCallText(toolName, finishReason)),
+          envelope: refusedCallEnvelope(text),
         });
+        lastUnrun.set(toolCallId, { toolName, text });
       }
     }
     unanswered = new Map();
@@ -185,102 +213,129 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
     }
     held = [];
   };
-  for await (const part of result.fullStream) {
-    switch (part.type) {
-      case "start-step":
-        step.current = outcome.steps;
-        emit({ type: "step-start", step: step.current });
-        break;
-      case "text-delta":
-        if (part.text === "") break;
-        outcome.produced = true;
-        emit({ type: "text", step: step.current, text: part.text });
-        break;
-      case "reasoning-delta":
-        if (part.text === "") break;
-        outcome.produced = true;
-        emit({ type: "reasoning", step: step.current, text: part.text });
-        break;
-      case "tool-call":
-        outcome.produced = true;
-        // Valid calls are announced by the bridge when they are dispatched; the SDK refuses the
-        // rest (an unknown or hidden tool, input that is not JSON) before any tool runs.
-        if (!part.invalid && !part.providerExecuted)
-          unanswered.set(part.toolCallId, { toolName: part.toolName, input: part.input });
-        if (part.invalid) {
-          emit({
-            type: "tool-call",
-            step: step.current,
-            toolCallId: part.toolCallId,
-            toolName: part.toolName,
-            input: part.input,
-          });
-        }
-        break;
-      case "tool-result":
-        unanswered.delete(part.toolCallId);
-        break;
-      case "tool-error": {
-        unanswered.delete(part.toolCallId);
-        if (refused.has(part.toolCallId)) {
-          held.push({ toolCallId: part.toolCallId, toolName: part.toolName, step: step.current });
-          break;
-        }
-        const text =
-          typeof part.error === "string"
-            ? part.error
-            : part.error instanceof Error
-              ? part.error.message
-              : String(part.error);
-        emit({
-          type: "tool-result",
-          step: step.current,
-          toolCallId: part.toolCallId,
-          toolName: part.toolName,
-          envelope: { type: "error", error_text: text, metadata: { duration_ms: 0 } },
-        });
-        break;
-      }
-      case "finish-step":
-        noteCutOff(
-          part.finishReason,
-          held.map((call) => call.toolCallId),
-        );
-        emitHeld();
-        emitUnrun(part.finishReason);
-        lastStepReason = part.finishReason;
-        lastStepOutputTokens = part.usage.outputTokens;
-        emit({
-          type: "step-finish",
-          step: step.current,
-          finishReason: part.finishReason,
-          usage: runUsage(part.usage),
-        });
-        outcome.steps++;
-        // What happens before the next step's first part (waiting for the model) belongs to it.
-        step.current = outcome.steps;
-        break;
-      case "finish":
-        outcome.finishReason = part.finishReason;
-        outcome.usage = runUsage(part.totalUsage);
-        break;
-      case "abort":
-        outcome.status = "aborted";
-        outcome.finishReason = "aborted";
-        break;
-      case "error":
-        if (options.signal.aborted) {
-          outcome.status = "aborted";
-          outcome.finishReason = "aborted";
-        } else {
-          outcome.status = "failed";
-          outcome.finishReason = "error";
-          outcome.error = part.error;
-        }
-        break;
-      default:
-        break;
+  const failWith = (error: unknown): void => {
+    if (options.signal.aborted) {
+      outcome.status = "aborted";
+      outcome.finishReason = "aborted";
+    } else {
+      outcome.status = "failed";
+      outcome.finishReason = "error";
+      outcome.error = error;
     }
+  };
+  let messages = options.messages;
+  for (;;) {
+    const result = streamFrom(messages, options.maxRounds - outcome.steps);
+    try {
+      for await (const part of result.fullStream) {
+        switch (part.type) {
+          case "start-step":
+            step.current = outcome.steps;
+            emit({ type: "step-start", step: step.current });
+            break;
+          case "text-delta":
+            if (part.text === "") break;
+            outcome.produced = true;
+            emit({ type: "text", step: step.current, text: part.text });
+            break;
+          case "reasoning-delta":
+            if (part.text === "") break;
+            outcome.produced = true;
+            emit({ type: "reasoning", step: step.current, text: part.text });
+            break;
+          case "tool-call":
+            outcome.produced = true;
+            if (!part.providerExecuted) stepCalls++;
+            // Valid calls are announced by the bridge when they are dispatched; the SDK refuses the
+            // rest (an unknown or hidden tool, input that is not JSON) before any tool runs.
+            if (!part.invalid && !part.providerExecuted)
+              unanswered.set(part.toolCallId, { toolName: part.toolName, input: part.input });
+            if (part.invalid) {
+              emit({
+                type: "tool-call",
+                step: step.current,
+                toolCallId: part.toolCallId,
+                toolName: part.toolName,
+                input: part.input,
+              });
+            }
+            break;
+          case "tool-result":
+            unanswered.delete(part.toolCallId);
+            break;
+          case "tool-error": {
+            unanswered.delete(part.toolCallId);
+            if (refused.has(part.toolCallId)) {
+              held.push({ toolCallId: part.toolCallId, toolName: part.toolName, step: step.current });
+              break;
+            }
+            const text =
+              typeof part.error === "string"
+                ? part.error
+                : part.error instanceof Error
+                  ? part.error.message
+                  : String(part.error);
+            emit({
+              type: "tool-result",
+              step: step.current,
+              toolCallId: part.toolCallId,
+              toolName: part.toolName,
+              envelope: { type: "error", error_text: text, metadata: { duration_ms: 0 } },
+            });
+            break;
+          }
+          case "finish-step":
+            noteCutOff(
+              part.finishReason,
+              held.map((call) => call.toolCallId),
+            );
+            emitHeld();
+            emitUnrun(part.finishReason);
+            lastStepCalled = stepCalls > 0;
+            stepCalls = 0;
+            lastStepReason = part.finishReason;
+            lastStepOutputTokens = part.usage.outputTokens;
+            emit({
+              type: "step-finish",
+              step: step.current,
+              finishReason: part.finishReason,
+              usage: runUsage(part.usage),
+            });
+            outcome.steps++;
+            // What happens before the next step's first part (waiting for the model) belongs to it.
+            step.current = outcome.steps;
+            break;
+          case "finish":
+            outcome.finishReason = part.finishReason;
+            outcome.usage = addUsage(outcome.usage, runUsage(part.totalUsage));
+            break;
+          case "abort":
+            outcome.status = "aborted";
+            outcome.finishReason = "aborted";
+            break;
+          case "error":
+            failWith(part.error);
+            break;
+          default:
+            break;
+        }
+      }
+    } catch (err) {
+      // The stream itself broke (the SDK may throw where it would send an error part).
+      failWith(err);
+      break;
+    }
+    // The SDK ends its loop at a step cut off at the output limit whose whole calls it did not
+    // run; each is answered now, so the model, told what was not run, goes on from there.
+    const goOn =
+      outcome.status === "completed" &&
+      lastStepReason === "length" &&
+      lastUnrun.size > 0 &&
+      outcome.steps < options.maxRounds &&
+      options.stopReason?.() === undefined &&
+      !options.signal.aborted;
+    if (!goOn) break;
+    messages = [...messages, ...withUnrunCallResults(await result.responseMessages, lastUnrun)];
   }
   // A step that never finished (an error, an abort) still answers its refused calls.
   emitHeld();
@@ -288,6 +343,22 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
     outcome.status = "aborted";
     outcome.finishReason = "aborted";
   }
+  // …and the whole calls the model made in it before it broke off, which were not run: they are
+  // kept in the history as the model's, answered as not run, so a resume knows of them.
+  for (const [toolCallId, { toolName, input }] of unanswered) {
+    if (options.started?.(toolCallId)) continue;
+    emit({ type: "tool-call", step: step.current, toolCallId, toolName, input });
+    emit({
+      type: "tool-result",
+      step: step.current,
+      toolCallId,
+      toolName,
+      envelope: refusedCallEnvelope(
+        unfinishedStepCallText(toolName, outcome.status === "aborted" ? "aborted" : "failed"),
+      ),
+    });
+  }
+  unanswered = new Map();
   const stopped = options.stopReason?.();
   if (outcome.status === "completed" && stopped !== undefined) {
     outcome.status = "failed";
@@ -296,13 +367,14 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
   }
   if (
     outcome.status === "completed" &&
-    lastStepReason === "tool-calls" &&
+    (lastStepReason === "tool-calls" || (lastStepReason === "length" && lastStepCalled)) &&
     outcome.steps >= options.maxRounds
   ) {
     outcome.status = "max-rounds";
     outcome.finishReason = "max-rounds";
   }
   // The last answer ended at a length limit, not by the model finishing it: it is incomplete.
+  // (A step that made calls was answered and went on, unless a budget stopped the run above.)
   if (outcome.status === "completed" && lastStepReason === "length") {
     outcome.status = "failed";
     outcome.finishReason = "length";

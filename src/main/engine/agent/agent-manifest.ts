@@ -1,10 +1,9 @@
 import path from "node:path";
 import { z } from "zod";
 import { ManifestError } from "../errors/manifest-error.ts";
+import { AGENT_ID } from "./agent-id.ts";
 import { PermissionRuleSchema, type PermissionRule } from "../policy/permission-rule.ts";
 import { RequirementSetSchema, type RequirementSet } from "../tools/requirement-set.ts";
-
-const AGENT_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /** Where an agent manifest was found; a later layer shadows an earlier one with the same id. */
 export type AgentLayer = "builtin" | "global" | "project";

@@ -31,6 +31,17 @@ describe("the conversation writer", () => {
     writer.close();
   });
 
+  it("keeps a cut-off mark on the text it joins", () => {
+    const writer = new ConversationWriter(store, "s1", "r1", { flushIntervalMs: 60_000 });
+    writer.event({ type: "text", step: 0, text: "Half an " });
+    writer.event({ type: "text", step: 0, text: "answ" });
+    writer.event({ type: "text", step: 0, text: "", cutOff: true });
+    writer.close();
+    expect(store.events("s1").map((e) => e.data)).toEqual([
+      { type: "text", step: 0, text: "Half an answ", cutOff: true },
+    ]);
+  });
+
   it("writes a completed message at the next tick, not later", async () => {
     const writer = new ConversationWriter(store, "s1", "r1", { flushIntervalMs: 60_000 });
     writer.message({ role: "user", parts: [{ type: "text", text: "hi" }] });

@@ -65,6 +65,7 @@ export class ConversationWriter {
       const open = this.open;
       if (open && open.event.type === event.type && open.event.step === event.step) {
         open.event.text += event.text;
+        if (event.cutOff) open.event.cutOff = true;
         return;
       }
       this.open = { seq: this.nextEvent++, event: { ...event } };

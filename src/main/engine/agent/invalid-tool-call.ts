@@ -55,6 +55,19 @@ export function unrunToolCallText(toolName: string, finishReason: string): strin
   return `This ${toolName} call was not run: its step ended ${how} (finish reason "${finishReason}") before it was complete, and no call of such a step is run. Make it again if it is still needed, in a shorter step.`;
 }
 
+/**
+ * What the model is told about a whole call of a step that never finished: the AI SDK runs a
+ * step's calls only once the model has finished it, so a call made before the connection dropped
+ * (or the model failed, or the run was stopped) was not run.
+ */
+export function unfinishedStepCallText(toolName: string, how: "failed" | "aborted"): string {
+  const why =
+    how === "aborted"
+      ? "the run was stopped before the model finished its step"
+      : "the model's answer broke off (the connection dropped, or the model or its server failed) before its step was complete";
+  return `This ${toolName} call was not run: ${why}, and no call of an unfinished step is run. Make it again if it is still needed.`;
+}
+
 /** Whether the AI SDK runs the calls of a step that ended with this finish reason. */
 export function stepRunsItsCalls(finishReason: string): boolean {
   return finishReason === "stop" || finishReason === "tool-calls";
@@ -85,4 +98,56 @@ export function withInvalidCallTexts(
     });
     return changed ? { ...message, content } : message;
   });
+}
+
+/**
+ * `messages` (a step's response messages, as the AI SDK left them when it stopped its loop at a
+ * step whose calls it did not run) with a result for each of `unrun`, by tool call id, saying
+ * what the events and the store say. The step's calls and their results are put in the order the
+ * events announced them and the store keeps them (the calls refused as they streamed, then those
+ * found not run at the step's end), so a resumed run sends the model the same history.
+ */
+export function withUnrunCallResults(
+  messages: readonly ModelMessage[],
+  unrun: ReadonlyMap<string, { toolName: string; text: string }>,
+): ModelMessage[] {
+  const out = [...messages];
+  const at = out.findLastIndex((m) => m.role === "assistant");
+  const assistant = out[at];
+  if (assistant === undefined || assistant.role !== "assistant" || typeof assistant.content === "string")
+    return out;
+  const calls = assistant.content.filter((p) => p.type === "tool-call");
+  const ordered = [
+    ...calls.filter((p) => !unrun.has(p.toolCallId)),
+    ...calls.filter((p) => unrun.has(p.toolCallId)),
+  ];
+  let nextCall = 0;
+  out[at] = {
+    ...assistant,
+    content: assistant.content.map((p) => (p.type === "tool-call" ? (ordered[nextCall++] ?? p) : p)),
+  };
+  const next = out[at + 1];
+  const answered = next?.role === "tool" ? next.content : [];
+  const resultOf = new Map(answered.flatMap((p) => (p.type === "tool-result" ? [[p.toolCallId, p]] : [])));
+  const content: Extract<ModelMessage, { role: "tool" }>["content"] = [];
+  for (const { toolCallId } of ordered) {
+    const told = unrun.get(toolCallId);
+    const result =
+      resultOf.get(toolCallId) ??
+      (told !== undefined
+        ? {
+            type: "tool-result" as const,
+            toolCallId,
+            toolName: told.toolName,
+            output: envelopeOutput(refusedCallEnvelope(told.text)),
+          }
+        : undefined);
+    if (result !== undefined) content.push(result);
+  }
+  // Whatever else the tool message held (approval answers) stays, after the results.
+  content.push(...answered.filter((p) => p.type !== "tool-result"));
+  const tool: ModelMessage = { role: "tool", content };
+  if (next?.role === "tool") out[at + 1] = tool;
+  else out.splice(at + 1, 0, tool);
+  return out;
 }

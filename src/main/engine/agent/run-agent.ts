@@ -135,7 +135,14 @@ async function drive(
   let writer: ConversationWriter | undefined;
   const texts: string[] = [];
   let warmed = lineage !== undefined;
+  /** The text the step was streaming is cut off: said once, as an empty `cutOff` text after it. */
+  const markCutOff = (): void => {
+    const open = collector.openText();
+    if (open) emit({ type: open.type, step: open.step, text: "", cutOff: true });
+  };
   const emit = (event: RunEvent): void => {
+    // A step that ended at the output limit left its last text unfinished.
+    if (event.type === "step-finish" && event.finishReason === "length") markCutOff();
     // The agent will likely run commands: once its first request has gone to the model, the
     // process spawner starts while the model answers, off the path of both that request and the
     // first command (and while this process is about as small as it will be).
@@ -147,9 +154,7 @@ async function drive(
     if (!isLiveOnly(event)) writer?.event(event);
     if (event.type === "text") texts.push(event.text);
     options.onEvent?.(event);
-    // A step that ended at the output limit left its last text unfinished: it is kept as cut off.
-    if (event.type === "step-finish")
-      for (const m of collector.take(STOPPED_CALL, event.finishReason === "length")) writer?.message(m);
+    if (event.type === "step-finish") for (const m of collector.take(STOPPED_CALL)) writer?.message(m);
   };
   if (store) {
     store.begin(session.id, {
@@ -241,6 +246,7 @@ async function drive(
       tools: tools ? bridge.tools : undefined,
       activeTools: () => exposure.visibleIds(),
       callableTools: () => bridge.toolIds,
+      started: (toolCallId) => bridge.started(toolCallId),
       maxRounds: agent.budgets.maxRounds,
       stopReason: () => bridge.stopReason(),
       maxOutputTokens: agent.budgets.maxOutputTokens ?? DEFAULT_BUDGETS.maxOutputTokens,
@@ -284,7 +290,8 @@ async function drive(
   }
   // A step cut short still leaves a valid history: its text (marked as cut off: a step that
   // finished was taken at its step-finish), and every call with a result.
-  for (const m of collector.take(STOPPED_CALL, true)) writer?.message(m);
+  markCutOff();
+  for (const m of collector.take(STOPPED_CALL)) writer?.message(m);
   const error = outcome.status === "failed" ? describeModelFailure(outcome.error, model) : undefined;
   const dropped = outcome.status === "failed" && isConnectionDropped(outcome.error);
   if (error !== undefined)

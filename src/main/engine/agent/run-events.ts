@@ -23,8 +23,14 @@ export type RunEvent =
   /** Something the user should know, e.g. the model cannot call tools so this is a plain chat. */
   | { type: "notice"; message: string }
   | { type: "step-start"; step: number }
-  | { type: "text"; step: number; text: string }
-  | { type: "reasoning"; step: number; text: string }
+  /**
+   * A piece of the model's text. `cutOff: true` says the step's text (or reasoning) ends here
+   * before the model finished it — at the output limit, or the connection dropped, the model
+   * failed or the run was stopped: live it comes as an empty text after the pieces; a replay
+   * carries it on the joined text.
+   */
+  | { type: "text"; step: number; text: string; cutOff?: true }
+  | { type: "reasoning"; step: number; text: string; cutOff?: true }
   | { type: "tool-call"; step: number; toolCallId: string; toolName: string; input: unknown }
   /** What the approval stage decided for a call (a person, a cached answer, a mode, or headless). */
   | {

@@ -13,6 +13,7 @@ export class StepCollector {
   private parts: StoredPart[] = [];
   private calls: Array<{ toolCallId: string; toolName: string }> = [];
   private results = new Map<string, Envelope>();
+  private textStep = 0;
 
   add(event: RunEvent): void {
     switch (event.type) {
@@ -21,6 +22,9 @@ export class StepCollector {
         const last = this.parts.at(-1);
         if (last && last.type === event.type) last.text += event.text;
         else this.parts.push({ type: event.type, text: event.text });
+        // The text streamed so far was cut off: it is kept as such, not as a finished answer.
+        if (event.cutOff) (this.parts.at(-1) as { cutOff?: true }).cutOff = true;
+        this.textStep = event.step;
         break;
       }
       case "tool-call":
@@ -45,15 +49,21 @@ export class StepCollector {
   }
 
   /**
-   * The step's messages, then start afresh. `missing` is the error a call without a result gets
-   * (the run stopped before it finished). `cutShort`: the step never finished (the connection
-   * dropped, the model failed, the run was stopped), so the text it was streaming is marked as
-   * cut off rather than kept as a finished answer.
+   * The text (or reasoning) the step was streaming when it ended, if it ended in one (not after a
+   * call): what a step cut short leaves unfinished, to be marked with a `cutOff` event.
    */
-  take(missing: string, cutShort = false): StepMessage[] {
-    const out: StepMessage[] = [];
+  openText(): { type: "text" | "reasoning"; step: number } | undefined {
     const last = this.parts.at(-1);
-    if (cutShort && last && (last.type === "text" || last.type === "reasoning")) last.cutOff = true;
+    if (!last || (last.type !== "text" && last.type !== "reasoning") || last.cutOff) return undefined;
+    return { type: last.type, step: this.textStep };
+  }
+
+  /**
+   * The step's messages, then start afresh. `missing` is the error a call without a result gets
+   * (the run stopped before it finished).
+   */
+  take(missing: string): StepMessage[] {
+    const out: StepMessage[] = [];
     if (this.parts.length > 0) out.push({ role: "assistant", parts: this.parts });
     if (this.calls.length > 0) {
       out.push({

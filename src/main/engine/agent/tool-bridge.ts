@@ -55,6 +55,8 @@ export class ToolBridge {
   readonly tools: ToolSet;
   private readonly options: ToolBridgeOptions;
   private readonly inFlight = new Set<Promise<Envelope>>();
+  /** The model's ids of the calls dispatched so far (each announced by its own tool-call event). */
+  private readonly dispatched = new Set<string>();
   /** The run's failed calls, counted: a model repeating one is told, then stopped (see stopReason). */
   private readonly failures = new RepeatedFailures();
 
@@ -99,11 +101,17 @@ export class ToolBridge {
 
   /** Run one call the model made and return the envelope it will read. Never throws. */
   dispatch(call: ModelToolCall, signal?: AbortSignal): Promise<Envelope> {
+    this.dispatched.add(call.toolCallId);
     const running = this.run(call, signal);
     this.inFlight.add(running);
     const done = (): void => void this.inFlight.delete(running);
     running.then(done, done);
     return running;
+  }
+
+  /** Whether the call was dispatched (announced, and run or refused here). */
+  started(toolCallId: string): boolean {
+    return this.dispatched.has(toolCallId);
   }
 
   /** Resolves once every dispatched call has its envelope (after an abort: once all have stopped). */
