@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
 import {
+  link,
   mkdir,
   mkdtemp,
   readdir,
@@ -160,6 +161,41 @@ describe("a home folder opened as the workspace", () => {
         expect(texts.includes(SECRET)).toBe(row.copied);
         await rm(path.join(person, "made.txt"));
       }
+    },
+  );
+
+  it.skipIf(!machine.active)(
+    `a hard link to ~/.ssh/id_ed25519 in the workspace, removed by bash: its checkpoint keeps the key with denyRead [], nothing by default${machine.active ? "" : ` (skipped: no OS sandbox here, ${machine.reason})`}`,
+    async () => {
+      const rows = [
+        { home: path.join(base, "link-open"), settings: { sandbox: { denyRead: [] } }, kept: true },
+        { home: path.join(base, "link-default"), settings: {}, kept: false },
+      ];
+      const project = path.join(person, "project");
+      for (const row of rows) {
+        await link(path.join(person, ".ssh/id_ed25519"), path.join(project, "notes.txt"));
+        await mkdir(row.home, { recursive: true });
+        await writeFile(path.join(row.home, "settings.json"), JSON.stringify(row.settings));
+        const engine = await Engine.create({ root: project, latheHome: row.home, extensions: false });
+        engines.push(engine);
+        const session = await engine.openSession({ id: "s", mode: "yolo" });
+        const removed = await session.call("bash", {
+          command: "ls | grep '^notes' | xargs rm --; echo made > made.txt",
+        });
+        expect(removed.type, JSON.stringify(removed)).toBe("output");
+        await session.close();
+        const texts = await blobTexts(row.home);
+        expect(texts).toContain("made"); // the scan ran and kept what the call changed
+        expect(texts.includes(SECRET)).toBe(row.kept);
+        // Restoring the checkpoint brings the key back into the workspace only in the control.
+        const id = engine.checkpoints.list("s").at(-1)?.id as number;
+        await engine.checkpoints.restore("s", id, { force: true });
+        const back = await readFile(path.join(project, "notes.txt"), "utf8").catch(() => "absent");
+        expect(back === `${SECRET}\n`).toBe(row.kept);
+        await rm(path.join(project, "notes.txt"), { force: true });
+        await rm(path.join(project, "made.txt"), { force: true });
+      }
+      expect(await readFile(path.join(person, ".ssh/id_ed25519"), "utf8")).toBe(`${SECRET}\n`);
     },
   );
 

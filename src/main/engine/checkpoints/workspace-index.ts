@@ -195,6 +195,9 @@ export class WorkspaceIndex {
     const add = (relative: string, absolute: string): void => {
       const stats = statSync(absolute, { throwIfNoEntry: false });
       if (!stats) return;
+      // A hard link to a hidden file (`ln ~/.ssh/id_ed25519 notes`) is that file: its content is
+      // never copied into the store, where a restore could bring it back as a plain file.
+      if (hidden.linkedHidden(stats)) return;
       seen.set(relative, stats);
       if (seen.size > limits.maxFiles) {
         throw new WorkspaceTooLarge(
