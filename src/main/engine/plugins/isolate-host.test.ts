@@ -170,6 +170,24 @@ describe("IsolateHost", () => {
     expect(h.stats().lastFailure).toMatch(/not a function/);
   });
 
+  it("says a call that fills its heap with the host's replies used its memory limit, and restarts", async () => {
+    // Each reply is copied in while the plugin awaits: isolated-vm then disposes the isolate on
+    // its own and rejects the pending call with "Promise was abandoned", not "memory limit".
+    const logs: string[] = [];
+    const h = host(
+      "const keep = []; for (let i = 0; i < args.n; i++) keep.push(await runtime.fs.readText('big.txt')); return keep.length;",
+      { shape: { fsRead: true }, memoryMb: 8, logs },
+    );
+    const big = "a".repeat(3 * 1024 * 1024);
+    const dispatch: RuntimeDispatch = async () => big;
+    await expect(call(h, { n: 20 }, dispatch)).rejects.toThrow(
+      "probe used more than its memory limit of 8 MB during the call and was stopped; its isolate was restarted. Call it with a smaller input.",
+    );
+    expect(logs.at(-1)).toMatch(/^isolate stopped: probe used more than its memory limit of 8 MB/);
+    expect(h.stats()).toMatchObject({ running: false, restarts: 1 });
+    expect(await call(h, { n: 1 }, dispatch)).toBe(1);
+  });
+
   it("stops top-level code that loops, and says so", async () => {
     const h = new IsolateHost({
       name: "loopy",

@@ -309,11 +309,16 @@ export class IsolateHost {
     return "";
   }
 
-  /** The error to report when `err` is an isolate limit (memory, CPU), else undefined. */
-  private limitError(err: unknown, when: string): ToolCallError | undefined {
+  /**
+   * The error to report when `err` is an isolate limit (memory, CPU), else undefined.
+   * `selfDisposed`: the isolate was disposed without Lathe stopping it, which isolated-vm does
+   * only when the heap passes its limit; a call awaiting the host then fails with "Promise was
+   * abandoned", which names no limit.
+   */
+  private limitError(err: unknown, when: string, selfDisposed = false): ToolCallError | undefined {
     const message = errorMessage(err);
     const { name, memoryMb, cpuTimeoutMs } = this.options;
-    if (MEMORY_LIMIT.test(message)) {
+    if (MEMORY_LIMIT.test(message) || selfDisposed) {
       return new ToolCallError(
         `${name} used more than its memory limit of ${memoryMb} MB ${when} and was stopped; its isolate was restarted. Call it with a smaller input.`,
       );
@@ -425,7 +430,7 @@ export class IsolateHost {
         );
       }
       if (ToolCallError.isInstance(err)) throw err;
-      const limit = this.limitError(err, "during the call");
+      const limit = this.limitError(err, "during the call", this.isolate?.isDisposed === true);
       this.kill(limit ? limit.message : `the isolate failed: ${(err as Error).message}`);
       throw (
         limit ??
