@@ -358,7 +358,8 @@ describe("undeclared capabilities are refused before anything is touched", () =>
       "running an undeclared command",
       "runner",
       { cmd: "touch", argv: ["pwned"] },
-      /^runner may not run "touch" \(in "touch pwned"\)/,
+      // Said to the plugin's author: the user's "shell" setting would not widen a plugin.
+      /^runner may not run "touch" \(in "touch pwned"\): it is not among the commands this plugin declared \(echo\)\. Use another command, or a person can declare it in the plugin's tool\.yaml: \{cmd: "touch"\} under requires\.shell/,
     ],
     [
       "running a shell around a command",
@@ -370,7 +371,7 @@ describe("undeclared capabilities are refused before anything is touched", () =>
       "running a declared command with another argument shape",
       "runner",
       { cmd: "echo", argv: ["a", "b"] },
-      /^runner may not run "echo"/,
+      /^runner may not run "echo" \(in "echo a b"\): the plugin declared "echo" only with the arguments \[\{"wildcard":true\}\]/,
     ],
     [
       "running a declared command by another path",
