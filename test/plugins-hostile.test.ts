@@ -327,7 +327,8 @@ describe("undeclared capabilities are refused before anything is touched", () =>
       "writing outside the declared folder",
       "writer",
       { path: "src/main.js" },
-      /^Access denied: ".*\/ws\/src\/main\.js" is outside what this tool may write/,
+      // The patterns it declared, not "only under <workspace>": src/main.js is in the workspace.
+      /^Access denied: "(.*\/ws)\/src\/main\.js" is outside what this tool may write\. This tool may write only paths matching \1\/out\/\*\*, \1\/\.lathe\/\*\*\. Use a path that one of those patterns matches\./,
     ],
     ["writing outside the workspace", "writer", { path: "../sentinel/secret.txt" }, /^Access denied/],
     [
