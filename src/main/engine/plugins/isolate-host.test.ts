@@ -87,6 +87,28 @@ describe("IsolateHost", () => {
     await expect(call(bare)).rejects.toThrow("just a string");
   });
 
+  it.each([
+    ["a number", "throw 42;", "42"],
+    ["null", "throw null;", "null"],
+    ["undefined", "throw undefined;", "undefined"],
+    [
+      "an object without a message",
+      "throw { code: 7, message: { nested: 1 } };",
+      '{"code":7,"message":{"nested":1}}',
+    ],
+    ["a proxy that throws when read", "throw new Proxy({}, { get() { throw 1; } });", "[unprintable]"],
+  ])(
+    "says a thrown value that is not an Error (%s) is a bug of the plugin, not a message",
+    async (_what, body, shown) => {
+      // Passed on as it was, the model read "null" or "[object Object]" as the whole error.
+      const logs: string[] = [];
+      await expect(call(host(body, { logs }))).rejects.toThrow(
+        `probe failed by throwing ${shown}, not an Error with a message, so it said nothing about what went wrong. This is a bug in the plugin (/plugins/probe/index.js): it should throw new Error("…") saying what was wrong and how to call again.`,
+      );
+      expect(logs.at(-1)).toMatch(/^call failed: probe failed by throwing /);
+    },
+  );
+
   it("refuses a result that is not JSON data", async () => {
     const h = host("return { n: 10n };");
     await expect(call(h)).rejects.toThrow(/returned a value that is not JSON data .*BigInt/);

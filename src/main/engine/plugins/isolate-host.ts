@@ -60,6 +60,8 @@ interface Reply {
   message?: string;
   /** The thrown error's stack, when it had one. */
   stack?: string;
+  /** What was thrown carries no message (`throw null`, `throw 42`): `message` shows the value. */
+  bare?: boolean;
   /** The plugin used up its WebAssembly budget: restart the isolate once the call is answered. */
   restart?: boolean;
 }
@@ -303,10 +305,15 @@ export class IsolateHost {
       if (at < 0) continue;
       const position = /^:(\d+):(\d+)/.exec(line.slice(at + filename.length));
       if (!position) continue;
-      const file = filename.startsWith("file://") ? filename.slice("file://".length) : filename;
-      return ` (thrown at ${file}:${position[1]}:${position[2]})`;
+      return ` (thrown at ${this.entryPath()}:${position[1]}:${position[2]})`;
     }
     return "";
+  }
+
+  /** The plugin's entry file as a path (its `filename` is a file URL). */
+  private entryPath(): string {
+    const { filename } = this.options;
+    return filename.startsWith("file://") ? filename.slice("file://".length) : filename;
   }
 
   /**
@@ -416,9 +423,11 @@ export class IsolateHost {
       }
       const at = this.thrownAt(reply.stack);
       const message =
-        reply.message === undefined || reply.message === ""
-          ? `${name} failed without a message${at}.`
-          : `${reply.message}${at}`;
+        reply.bare === true
+          ? `${name} failed by throwing ${reply.message}, not an Error with a message, so it said nothing about what went wrong. This is a bug in the plugin (${this.entryPath()}): it should throw new Error("…") saying what was wrong and how to call again.`
+          : reply.message === undefined || reply.message === ""
+            ? `${name} failed without a message${at}.`
+            : `${reply.message}${at}`;
       this.options.onLog(`call failed: ${message}`, "lathe");
       throw new ToolCallError(message);
     } catch (err) {
