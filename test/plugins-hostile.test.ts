@@ -327,7 +327,8 @@ describe("undeclared capabilities are refused before anything is touched", () =>
       "writing outside the declared folder",
       "writer",
       { path: "src/main.js" },
-      /^Access denied: ".*\/ws\/src\/main\.js" is outside what this tool may write/,
+      // The patterns it declared, not "only under <workspace>": src/main.js is in the workspace.
+      /^Access denied: "(.*\/ws)\/src\/main\.js" is outside what this tool may write\. This tool may write only paths matching \1\/out\/\*\*, \1\/\.lathe\/\*\*\. Use a path that one of those patterns matches\./,
     ],
     ["writing outside the workspace", "writer", { path: "../sentinel/secret.txt" }, /^Access denied/],
     [
@@ -358,7 +359,8 @@ describe("undeclared capabilities are refused before anything is touched", () =>
       "running an undeclared command",
       "runner",
       { cmd: "touch", argv: ["pwned"] },
-      /^runner may not run "touch" \(in "touch pwned"\)/,
+      // Said to the plugin's author: the user's "shell" setting would not widen a plugin.
+      /^runner may not run "touch" \(in "touch pwned"\): it is not among the commands this plugin declared \(echo\)\. Use another command, or a person can declare it in the plugin's tool\.yaml: \{cmd: "touch"\} under requires\.shell/,
     ],
     [
       "running a shell around a command",
@@ -370,7 +372,7 @@ describe("undeclared capabilities are refused before anything is touched", () =>
       "running a declared command with another argument shape",
       "runner",
       { cmd: "echo", argv: ["a", "b"] },
-      /^runner may not run "echo"/,
+      /^runner may not run "echo" \(in "echo a b"\): the plugin declared "echo" only with the arguments \[\{"wildcard":true\}\]/,
     ],
     [
       "running a declared command by another path",

@@ -123,13 +123,21 @@ export class FsCapability {
     const scope = this.scopes[access];
     const pseudo = PSEUDO_ROOTS.some((p) => isWithin(p, canonical));
     if (pseudo || !scope.allows(canonical)) {
+      // A tool that declared patterns narrower than whole folders (a plugin's `src/**/*.ts`) is
+      // told those, not the folders they start in: a path inside the workspace may be refused.
       const where = scope.isEmpty
         ? `This tool declared no paths it may ${access}.`
-        : `This tool may ${access} only under ${scope.bases().join(", ")}.`;
+        : scope.wholeFolders
+          ? `This tool may ${access} only under ${scope.bases().join(", ")}.`
+          : `This tool may ${access} only paths matching ${scope.globs().join(", ")}.`;
+      const what =
+        scope.isEmpty || scope.wholeFolders
+          ? `Use a path inside the workspace ${this.root}.`
+          : "Use a path that one of those patterns matches.";
       const shown = canonical === input ? `"${input}"` : `"${input}" (which resolves to "${canonical}")`;
       throw new CapabilityDeniedError(
         input,
-        `Access denied: ${shown} is outside what this tool may ${access}. ${where} Use a path inside the workspace ${this.root}.`,
+        `Access denied: ${shown} is outside what this tool may ${access}. ${where} ${what}`,
       );
     }
     const hidden = this.hidden.find(canonical);

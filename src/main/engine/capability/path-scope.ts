@@ -15,6 +15,8 @@ interface CompiledPattern {
   base: string;
   /** Matches the path relative to `base` (POSIX); undefined means "anything below base". */
   match: ((relative: string) => boolean) | undefined;
+  /** The glob `match` was compiled from (relative to `base`), for messages. */
+  glob: string;
 }
 
 const VARIABLE = /\{([A-Za-z_][A-Za-z0-9_-]*)\}/g;
@@ -59,7 +61,7 @@ function compileOne(source: string, vars: PathVariables): CompiledPattern[] {
     throw new ManifestError(`Pattern "${source}" may not contain "..".`);
   }
   const match = MATCH_ALL.has(rest) ? undefined : picomatch(rest, { dot: true });
-  return bases.filter((b) => b.length > 0).map((base) => ({ source, base, match }));
+  return bases.filter((b) => b.length > 0).map((base) => ({ source, base, match, glob: rest }));
 }
 
 /**
@@ -101,6 +103,18 @@ export class PathScope {
   /** The directories the patterns are rooted in, for messages. */
   bases(): string[] {
     return [...new Set(this.patterns.map((p) => p.base))];
+  }
+
+  /** Whether every pattern covers all of its base (`{workspace}/**`), so bases() says it all. */
+  get wholeFolders(): boolean {
+    return this.patterns.every((p) => !p.match);
+  }
+
+  /** The patterns as absolute globs (`/ws/src/**`), for messages. */
+  globs(): string[] {
+    return [
+      ...new Set(this.patterns.map((p) => `${p.base === "/" ? "" : p.base}/${p.match ? p.glob : "**"}`)),
+    ];
   }
 }
 

@@ -111,6 +111,19 @@ function messageOf(error) {
   return message.length > MAX_MESSAGE ? message.slice(0, MAX_MESSAGE) + "…" : message;
 }
 
+// Whether a thrown value carries no message of its own (it is not a string, nor an object with a
+// string message): then it is passed on as data, and the host says the plugin gave no reason.
+function bareThrow(error) {
+  if (typeof error === "string") return false;
+  if (typeof error !== "object" || error === null) return true;
+  try { return typeof error.message !== "string"; } catch { return true; }
+}
+
+function shownThrow(error) {
+  const shown = text(error);
+  return shown.length > MAX_MESSAGE ? shown.slice(0, MAX_MESSAGE) + "…" : shown;
+}
+
 // The stack of a thrown error, for the host to find the plugin's line in; "" when there is none.
 function stackOf(error) {
   try {
@@ -252,7 +265,8 @@ async function run(token, argsJson) {
   try {
     value = await execute(parse(argsJson), makeRuntime(token));
   } catch (error) {
-    return stringify({ ok: false, kind: "thrown", message: messageOf(error), stack: stackOf(error), restart: restartAfterCall });
+    const bare = bareThrow(error);
+    return stringify({ ok: false, kind: "thrown", message: bare ? shownThrow(error) : messageOf(error), bare, stack: stackOf(error), restart: restartAfterCall });
   }
   try {
     // "restart" only when set, and never after the value: the host takes a large reply's value

@@ -87,6 +87,28 @@ describe("IsolateHost", () => {
     await expect(call(bare)).rejects.toThrow("just a string");
   });
 
+  it.each([
+    ["a number", "throw 42;", "42"],
+    ["null", "throw null;", "null"],
+    ["undefined", "throw undefined;", "undefined"],
+    [
+      "an object without a message",
+      "throw { code: 7, message: { nested: 1 } };",
+      '{"code":7,"message":{"nested":1}}',
+    ],
+    ["a proxy that throws when read", "throw new Proxy({}, { get() { throw 1; } });", "[unprintable]"],
+  ])(
+    "says a thrown value that is not an Error (%s) is a bug of the plugin, not a message",
+    async (_what, body, shown) => {
+      // Passed on as it was, the model read "null" or "[object Object]" as the whole error.
+      const logs: string[] = [];
+      await expect(call(host(body, { logs }))).rejects.toThrow(
+        `probe failed by throwing ${shown}, not an Error with a message, so it said nothing about what went wrong. This is a bug in the plugin (/plugins/probe/index.js): it should throw new Error("…") saying what was wrong and how to call again.`,
+      );
+      expect(logs.at(-1)).toMatch(/^call failed: probe failed by throwing /);
+    },
+  );
+
   it("refuses a result that is not JSON data", async () => {
     const h = host("return { n: 10n };");
     await expect(call(h)).rejects.toThrow(/returned a value that is not JSON data .*BigInt/);
@@ -168,6 +190,24 @@ describe("IsolateHost", () => {
     hosts.push(h);
     await expect(call(h)).rejects.toThrow(/`execute` export is not a function/);
     expect(h.stats().lastFailure).toMatch(/not a function/);
+  });
+
+  it("says a call that fills its heap with the host's replies used its memory limit, and restarts", async () => {
+    // Each reply is copied in while the plugin awaits: isolated-vm then disposes the isolate on
+    // its own and rejects the pending call with "Promise was abandoned", not "memory limit".
+    const logs: string[] = [];
+    const h = host(
+      "const keep = []; for (let i = 0; i < args.n; i++) keep.push(await runtime.fs.readText('big.txt')); return keep.length;",
+      { shape: { fsRead: true }, memoryMb: 8, logs },
+    );
+    const big = "a".repeat(3 * 1024 * 1024);
+    const dispatch: RuntimeDispatch = async () => big;
+    await expect(call(h, { n: 20 }, dispatch)).rejects.toThrow(
+      "probe used more than its memory limit of 8 MB during the call and was stopped; its isolate was restarted. Call it with a smaller input.",
+    );
+    expect(logs.at(-1)).toMatch(/^isolate stopped: probe used more than its memory limit of 8 MB/);
+    expect(h.stats()).toMatchObject({ running: false, restarts: 1 });
+    expect(await call(h, { n: 1 }, dispatch)).toBe(1);
   });
 
   it("stops top-level code that loops, and says so", async () => {

@@ -60,6 +60,8 @@ interface Reply {
   message?: string;
   /** The thrown error's stack, when it had one. */
   stack?: string;
+  /** What was thrown carries no message (`throw null`, `throw 42`): `message` shows the value. */
+  bare?: boolean;
   /** The plugin used up its WebAssembly budget: restart the isolate once the call is answered. */
   restart?: boolean;
 }
@@ -303,17 +305,27 @@ export class IsolateHost {
       if (at < 0) continue;
       const position = /^:(\d+):(\d+)/.exec(line.slice(at + filename.length));
       if (!position) continue;
-      const file = filename.startsWith("file://") ? filename.slice("file://".length) : filename;
-      return ` (thrown at ${file}:${position[1]}:${position[2]})`;
+      return ` (thrown at ${this.entryPath()}:${position[1]}:${position[2]})`;
     }
     return "";
   }
 
-  /** The error to report when `err` is an isolate limit (memory, CPU), else undefined. */
-  private limitError(err: unknown, when: string): ToolCallError | undefined {
+  /** The plugin's entry file as a path (its `filename` is a file URL). */
+  private entryPath(): string {
+    const { filename } = this.options;
+    return filename.startsWith("file://") ? filename.slice("file://".length) : filename;
+  }
+
+  /**
+   * The error to report when `err` is an isolate limit (memory, CPU), else undefined.
+   * `selfDisposed`: the isolate was disposed without Lathe stopping it, which isolated-vm does
+   * only when the heap passes its limit; a call awaiting the host then fails with "Promise was
+   * abandoned", which names no limit.
+   */
+  private limitError(err: unknown, when: string, selfDisposed = false): ToolCallError | undefined {
     const message = errorMessage(err);
     const { name, memoryMb, cpuTimeoutMs } = this.options;
-    if (MEMORY_LIMIT.test(message)) {
+    if (MEMORY_LIMIT.test(message) || selfDisposed) {
       return new ToolCallError(
         `${name} used more than its memory limit of ${memoryMb} MB ${when} and was stopped; its isolate was restarted. Call it with a smaller input.`,
       );
@@ -411,9 +423,11 @@ export class IsolateHost {
       }
       const at = this.thrownAt(reply.stack);
       const message =
-        reply.message === undefined || reply.message === ""
-          ? `${name} failed without a message${at}.`
-          : `${reply.message}${at}`;
+        reply.bare === true
+          ? `${name} failed by throwing ${reply.message}, not an Error with a message, so it said nothing about what went wrong. This is a bug in the plugin (${this.entryPath()}): it should throw new Error("…") saying what was wrong and how to call again.`
+          : reply.message === undefined || reply.message === ""
+            ? `${name} failed without a message${at}.`
+            : `${reply.message}${at}`;
       this.options.onLog(`call failed: ${message}`, "lathe");
       throw new ToolCallError(message);
     } catch (err) {
@@ -425,7 +439,7 @@ export class IsolateHost {
         );
       }
       if (ToolCallError.isInstance(err)) throw err;
-      const limit = this.limitError(err, "during the call");
+      const limit = this.limitError(err, "during the call", this.isolate?.isDisposed === true);
       this.kill(limit ? limit.message : `the isolate failed: ${(err as Error).message}`);
       throw (
         limit ??

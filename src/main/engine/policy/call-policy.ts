@@ -20,6 +20,7 @@ import { hiddenPathNamed, type HiddenPathNamed } from "./hidden-paths.ts";
 import { mentionedPaths } from "./mentioned-paths.ts";
 import { explainVerdict, type RuleVerdict, type Ruleset, type Subject } from "./ruleset.ts";
 import { matchesShellRequirement } from "./shell-requirements.ts";
+import type { ShellRunRequirement } from "../tools/requirement-set.ts";
 import { runWatchdog, type WatchdogCheck } from "./watchdog.ts";
 
 /** Everything one session's policy decisions need. */
@@ -106,6 +107,28 @@ function subjectsOf(tool: AnyTool, accesses: readonly ResolvedAccess[]): Subject
   });
 }
 
+/**
+ * Why a command is not declared, and who can change that: for a built-in, the user's `shell`
+ * setting; for a plugin, only its own tool.yaml (the setting widens built-ins alone).
+ */
+function undeclaredCommand(
+  name: string,
+  origin: ToolOrigin,
+  declared: readonly ShellRunRequirement[],
+  ctx: PolicyContext,
+): string {
+  if (origin.kind !== "plugin") {
+    return `it is not among the commands this tool declared. Use another command, or a person can add {"cmd": "${name}"} under "shell" in ${ctx.config.userSettingsFile}.`;
+  }
+  const shapes = declared.filter((r) => r.cmd === name);
+  if (shapes.length > 0) {
+    const allowed = shapes.map((r) => JSON.stringify(r.args ?? [])).join(" or ");
+    return `the plugin declared "${name}" only with the arguments ${allowed} (a string exactly, {"prefix"} an argument starting with it, {"wildcard"} any one argument). Call it with arguments of that shape, or a person can widen that entry under requires.shell in the plugin's tool.yaml.`;
+  }
+  const list = declared.map((r) => r.cmd).join(", ");
+  return `it is not among the commands this plugin declared (${list === "" ? "none" : list}). Use another command, or a person can declare it in the plugin's tool.yaml: {cmd: "${name}"} under requires.shell (settings' "shell" list widens built-in tools only).`;
+}
+
 async function resolvePlan(
   tool: AnyTool,
   origin: ToolOrigin,
@@ -125,7 +148,7 @@ async function resolvePlan(
       const text = commandText(a.command);
       if (!matchesShellRequirement(a.command, shellRequirements)) {
         throw new ToolCallError(
-          `${tool.id} may not run "${a.command.name}" (in "${text}"): it is not among the commands this tool declared. Use another command, or a person can add {"cmd": "${a.command.name}"} under "shell" in ${ctx.config.userSettingsFile}.`,
+          `${tool.id} may not run "${a.command.name}" (in "${text}"): ${undeclaredCommand(a.command.name, origin, shellRequirements, ctx)}`,
           "capability_denied",
         );
       }
