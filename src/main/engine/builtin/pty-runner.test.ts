@@ -47,6 +47,24 @@ describe("runInPty", () => {
     expect(existsSync(path.join(dir, "sidecar.txt"))).toBe(false);
   });
 
+  // A program that closes its stdout and stderr before it exits (coreutils' ls, cat and the rest
+  // do, at exit) left no process holding the terminal: its hang-up then killed the program, and
+  // a command that succeeded reported 129 (SIGHUP), or lost its output.
+  it.each([
+    ["the last command, exec'd by bash", "exec 1>&- 2>&-; sleep 0.3"],
+    ["an explicit exec", "exec sleep 0.3 1>&- 2>&-"],
+  ])("keeps the exit code of a program that closes its output before it exits (%s)", async (_, command) => {
+    const { exitCode } = await run(command);
+    expect(exitCode).toBe(0);
+  });
+
+  it("keeps the output and exit code of a quick coreutils command, run after run", async () => {
+    await writeFile(path.join(dir, "a.txt"), "hi\n");
+    const results = [];
+    for (let i = 0; i < 8; i++) results.push(await run("ls"));
+    expect(results.map((r) => [r.text, r.exitCode])).toEqual(Array(8).fill(["a.txt\n", 0]));
+  });
+
   it("refuses to start when the signal is already aborted", async () => {
     const controller = new AbortController();
     controller.abort(new Error("stopped before start"));

@@ -44,9 +44,13 @@ export type PtyProcess = RemotePty;
  * Prepended to every command: a newline is `\n` rather than `\r\n` (the terminal's newline
  * translation costs 20× the throughput on line-heavy output), and stdin is /dev/null so a
  * program that reads it (`cat` with no file) sees end-of-file instead of waiting for a user.
- * Both sit on the command's first line, so bash's line numbers in messages stay right.
+ * The terminal stays open on fd 19 of the command and what it runs: bash execs a command's last
+ * program, and one that closes its stdout and stderr before it exits (coreutils' `ls`, `cat`…
+ * do) would otherwise leave the terminal with no process holding it, and its hang-up would kill
+ * that program, turning an exit 0 into 129 (SIGHUP) and dropping output.
+ * All of it sits on the command's first line, so bash's line numbers in messages stay right.
  */
-const PRELUDE = "stty -onlcr 2>/dev/null; exec </dev/null; ";
+const PRELUDE = "stty -onlcr 2>/dev/null; exec 19<&0 </dev/null; ";
 
 /** What bash runs for a command: the prelude, then the command on the same first line. */
 export function ptyScript(command: string): string {

@@ -1,5 +1,5 @@
 import { writeFileSync } from "node:fs";
-import { utf8Head } from "../tools/truncation.ts";
+import { utf8Head, type LeftOut } from "../tools/truncation.ts";
 import { sha256 } from "./file-stamp.ts";
 import { countLines, decodeText, isBinary, sliceLines } from "./text-codec.ts";
 
@@ -28,7 +28,8 @@ function saved(file: string, text: string): boolean {
 }
 
 /**
- * The head of a range cut at `headBytes` and the last line it reaches. It ends on a whole line
+ * The head of a range cut at `headBytes`, the last line it reaches, and what of the range it
+ * leaves out (the lines after that one, and the bytes after the head). It ends on a whole line
  * unless a single line is longer than the cap: then it ends inside that line, with a note that
  * says so and how to see the rest (continuing at the next line would skip it unseen).
  */
@@ -36,16 +37,22 @@ export function readHead(
   range: string,
   startLine: number,
   headBytes: number,
-): { content: string; endLine: number } {
+): { content: string; endLine: number; leftOut: LeftOut } {
   const head = utf8Head(range, headBytes);
   const endLine = startLine + countLines(head) - 1;
+  const leftOut: LeftOut = {
+    kind: "text",
+    bytes: Buffer.byteLength(range, "utf8") - Buffer.byteLength(head, "utf8"),
+    lines: startLine + countLines(range) - 1 - endLine,
+    at: "end",
+  };
   if (head.length === range.length || head.length === 0 || head.endsWith("\n"))
-    return { content: head, endLine };
+    return { content: head, endLine, leftOut };
   const lineStart = head.lastIndexOf("\n") + 1;
   const next = range.indexOf("\n", head.length);
   const length = (next === -1 ? range.length : next) - lineStart;
   const note = `\n[read: line ${endLine} has ${length} characters, more than read returns at once; the text above is its first ${head.length - lineStart}. read cannot show the rest of this line: search it with grep (which shows the text around each match), or cut it into pieces with bash (fold -w 100000, head -c, tail -c). The next line is ${endLine + 1}.]`;
-  return { content: head + note, endLine };
+  return { content: head + note, endLine, leftOut };
 }
 
 type ReadTextOutcome =
@@ -60,6 +67,8 @@ type ReadTextOutcome =
       totalLines: number;
       /** `content` is the head of the range; the whole range is in the sidecar file. */
       cut: boolean;
+      /** When cut: what of the range the head leaves out. */
+      leftOut?: LeftOut;
     };
 
 /**
@@ -80,8 +89,8 @@ export function readText(input: ReadTextInput): ReadTextOutcome {
   const digest = sha256(bytes);
   if (input.sidecarPath !== undefined && Buffer.byteLength(range, "utf8") > input.headBytes) {
     if (saved(input.sidecarPath, range)) {
-      const { content, endLine } = readHead(range, startLine, input.headBytes);
-      return { kind: "read", sha256: digest, content, startLine, endLine, totalLines, cut: true };
+      const { content, endLine, leftOut } = readHead(range, startLine, input.headBytes);
+      return { kind: "read", sha256: digest, content, startLine, endLine, totalLines, cut: true, leftOut };
     }
   }
   return {

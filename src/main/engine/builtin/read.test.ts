@@ -159,6 +159,27 @@ describe("read", () => {
       expect(existsSync(sidecar)).toBe(false);
     });
 
+    // Under 256 KB the pipeline cuts the result; from 256 KB the read itself does, on a worker:
+    // either way the note says how much is left out, as the envelope's contract promises.
+    it.each([
+      ["a 230 KB file (cut by the pipeline)", 2300, 2300, {}],
+      ["a 400 KB file (cut on a worker)", lines, lines, {}],
+      ["a range of a 400 KB file", lines, 3000, { offset: 501, limit: 3000 }],
+    ])("says how many lines and bytes %s leaves out", async (_what, fileLines, count, range) => {
+      await ws.put("big.txt", Array.from({ length: fileLines }, (_, i) => line(i + 1)).join(""));
+      const envelope = await ws.session.call("read", { path: "big.txt", ...range });
+      const data = outputOf<ReadData>(envelope);
+      expect(envelope.metadata.truncated).toBe(true);
+      const whole = await readFile(envelope.metadata.output_path as string, "utf8");
+      const rest = whole.slice(data.content.length);
+      const restLines = rest.split("\n").length - 1;
+      expect(restLines).toBe(data.start_line + count - 1 - data.end_line);
+      const size = `${(Buffer.byteLength(rest) / 1024).toFixed(1)} KB`;
+      expect(envelope.metadata.left_out).toBe(
+        `The output was cut: its last ${restLines} lines (${size}) are left out, so its end is not shown. All of it is in ${envelope.metadata.output_path as string}.`,
+      );
+    });
+
     it("can read its sidecar when LATHE_HOME is reached through a symlink", async () => {
       await ws.put("big.txt", text);
       const linkedHome = `${ws.latheHome}-link`;

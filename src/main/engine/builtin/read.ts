@@ -3,13 +3,7 @@ import { ToolCallError } from "../errors/tool-call-error.ts";
 import { transferList } from "../offload/job-result.ts";
 import { offload } from "../offload/offload.ts";
 import type { ToolDefinition, Truncation } from "../tools/contract.ts";
-import {
-  isSelfTruncated,
-  OUTPUT_LIMITS,
-  selfTruncated,
-  type LeftOut,
-  type SelfTruncated,
-} from "../tools/truncation.ts";
+import { isSelfTruncated, OUTPUT_LIMITS, selfTruncated, type SelfTruncated } from "../tools/truncation.ts";
 import { defineBuiltin } from "./define-builtin.ts";
 import { plannedPath } from "./planned-path.ts";
 import { readHead, readText } from "./read-text.ts";
@@ -54,13 +48,7 @@ function truncateRead(
 ): Truncation<ReadData | SelfTruncated<ReadData>> | undefined {
   if (isSelfTruncated(data)) return undefined;
   if (Buffer.byteLength(data.content, "utf8") <= OUTPUT_LIMITS.readBytes) return undefined;
-  const { content, endLine } = readHead(data.content, data.start_line, OUTPUT_LIMITS.readBytes);
-  const leftOut: LeftOut = {
-    kind: "text",
-    bytes: Buffer.byteLength(data.content, "utf8") - Buffer.byteLength(content, "utf8"),
-    lines: data.end_line - endLine,
-    at: "end",
-  };
+  const { content, endLine, leftOut } = readHead(data.content, data.start_line, OUTPUT_LIMITS.readBytes);
   return { data: { ...data, content, end_line: endLine }, full: data.content, leftOut };
 }
 
@@ -122,7 +110,9 @@ const definition = defineBuiltin({
       end_line: outcome.endLine,
       total_lines: outcome.totalLines,
     };
-    return outcome.cut && sidecarPath !== undefined ? selfTruncated(data, sidecarPath) : data;
+    return outcome.cut && sidecarPath !== undefined
+      ? selfTruncated(data, sidecarPath, outcome.leftOut)
+      : data;
   },
 });
 
