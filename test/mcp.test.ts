@@ -486,6 +486,74 @@ describe("MCP servers from settings", () => {
     expect(outputOf(await call(world, "fine", {}))).toEqual({ content: "called fine with {}" });
   });
 
+  it.each([
+    [
+      "an input schema that is not an object schema",
+      { type: "string" },
+      /inputSchema\.type: Invalid input: expected "object"/,
+    ],
+    ["no input schema at all", undefined, /inputSchema: Invalid input: expected object, received undefined/],
+  ])(
+    "disables only the tool listed with %s; the server and its other tools work",
+    async (_what, inputSchema, why) => {
+      const script = path.join(base, "script.json");
+      // Written raw: writeScript would give the malformed tool a schema.
+      await writeFile(
+        script,
+        JSON.stringify({
+          tools: [
+            { name: "malformed", description: "Listed wrong.", ...(inputSchema ? { inputSchema } : {}) },
+            { name: "fine", description: "Good.", inputSchema: { type: "object" } },
+          ],
+        }),
+      );
+      const world = await open({ user: { scripted: { command: node, args: [SCRIPTED, script] } } });
+      await startAndApply(world);
+      expect(world.manager.status()[0]).toMatchObject({ state: "connected", toolCount: 1 });
+      expect(world.engine.registry.get("malformed")).toBeUndefined();
+      const disabled = world.engine.registry.disabledTools();
+      expect(disabled).toEqual([
+        expect.objectContaining({
+          id: "malformed",
+          origin: { layer: "global", kind: "mcp", name: "scripted" },
+        }),
+      ]);
+      expect(disabled[0]?.reason).toMatch(
+        /^Tool "malformed" of MCP server "scripted" is disabled: the server lists it in a shape MCP does not allow \(/,
+      );
+      expect(disabled[0]?.reason).toMatch(why);
+      expect(outputOf(await call(world, "fine", {}))).toEqual({ content: "called fine with {}" });
+    },
+  );
+
+  it("uses the first of two tools listed under one name, leaves the second out saying why, and pins only the first", async () => {
+    const script = await writeScript([
+      { name: "echo", description: "First echo." },
+      { name: "echo", description: "Second echo, listed under the same name." },
+    ]);
+    const server = { scripted: { command: node, args: [SCRIPTED, script] } };
+    const first = await open({ user: server });
+    await startAndApply(first);
+    expect(first.engine.registry.get("echo")?.tool.description).toBe("First echo.");
+    expect(first.engine.registry.get("mcp__scripted__echo")).toBeUndefined();
+    expect(first.engine.registry.disabledTools()).toEqual([
+      expect.objectContaining({
+        id: "echo",
+        reason:
+          'A second tool "echo" of MCP server "scripted" is left out: the server lists this name more than once, and a call names a tool by its name alone, so only the first one listed is used. The server\'s author has to fix it.',
+      }),
+    ]);
+    await first.manager.close();
+
+    // The next start finds the same listing: the tool it pinned is the one it binds, not "changed".
+    const second = await open({ user: server });
+    await startAndApply(second);
+    expect(second.engine.registry.get("echo")?.tool.description).toBe("First echo.");
+    expect(second.engine.registry.disabledTools().map((d) => d.reason)).not.toContainEqual(
+      expect.stringMatching(/changed since you approved it/),
+    );
+  });
+
   it("applies list_changed only when the host calls applyPendingChanges", async () => {
     const tools = [{ name: "alpha", description: "Alpha." }, NOTIFY];
     const script = await writeScript(tools);
