@@ -281,6 +281,56 @@ describe("MCP servers from settings", () => {
     );
   });
 
+  it.each([
+    ["an isError answer", "big_error", { bytes: 3_000_000 }, /^E{1000}/],
+    [
+      "a refusal (a JSON-RPC error)",
+      "big_refusal",
+      { bytes: 3_000_000 },
+      /^MCP server "scripted" refused the call to big_refusal: MCP error -32603: R{1000}/,
+    ],
+  ])(
+    "cuts a huge error text from %s to a head, and keeps all of it in a file",
+    async (_what, tool, args, head) => {
+      const script = await writeScript([{ name: tool, description: "Fails at length." }]);
+      const world = await open({ user: { scripted: { command: node, args: [SCRIPTED, script] } } });
+      await startAndApply(world);
+      const session = await world.engine.openSession({ mode: "yolo" });
+      cleanups.push(() => session.close());
+      const text = errorOf(await session.call(tool, args));
+      expect(text).toMatch(head);
+      expect(Buffer.byteLength(text)).toBeLessThan(20 * 1024);
+      const saved = /The server's error text was cut: .* are left out\. All of it is in (\S+)\.\]$/.exec(
+        text,
+      )?.[1];
+      expect(saved).toBeDefined();
+      expect((await readFile(saved as string, "utf8")).length).toBeGreaterThanOrEqual(3_000_000);
+    },
+  );
+
+  it("cuts a huge structured result like any output: the head, and all of it in a file", async () => {
+    const script = await writeScript([{ name: "big_structured", description: "Answers a lot." }]);
+    const world = await open({ user: { scripted: { command: node, args: [SCRIPTED, script] } } });
+    await startAndApply(world);
+    const session = await world.engine.openSession({ mode: "yolo" });
+    cleanups.push(() => session.close());
+    // A small one goes to the model as it is.
+    expect(outputOf(await session.call("big_structured", { items: 2 }))).toEqual({
+      content: "see the structured result",
+      structured: { items: ["item-0", "item-1"] },
+    });
+    const envelope = await session.call("big_structured", { items: 200_000 });
+    expect(Buffer.byteLength(JSON.stringify(envelope))).toBeLessThan(250 * 1024);
+    expect(envelope.metadata.truncated).toBe(true);
+    const data = outputOf<{ content: string; structured?: unknown }>(envelope);
+    expect(data.structured).toBeUndefined();
+    expect(data.content).toMatch(
+      /^see the structured result\n\[structured result\]\n\{\n {2}"items": \[\n {4}"item-0",\n {4}"item-1",/,
+    );
+    const full = await readFile(envelope.metadata.output_path as string, "utf8");
+    expect(full).toContain('"item-199999"');
+  });
+
   it("names a colliding tool mcp__<server>__<tool>, whether it collides with a plugin or another server", async () => {
     const folderA = path.join(base, "a");
     const folderB = path.join(base, "b");
