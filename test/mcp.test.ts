@@ -281,6 +281,56 @@ describe("MCP servers from settings", () => {
     );
   });
 
+  it.each([
+    ["an isError answer", "big_error", { bytes: 3_000_000 }, /^E{1000}/],
+    [
+      "a refusal (a JSON-RPC error)",
+      "big_refusal",
+      { bytes: 3_000_000 },
+      /^MCP server "scripted" refused the call to big_refusal: MCP error -32603: R{1000}/,
+    ],
+  ])(
+    "cuts a huge error text from %s to a head, and keeps all of it in a file",
+    async (_what, tool, args, head) => {
+      const script = await writeScript([{ name: tool, description: "Fails at length." }]);
+      const world = await open({ user: { scripted: { command: node, args: [SCRIPTED, script] } } });
+      await startAndApply(world);
+      const session = await world.engine.openSession({ mode: "yolo" });
+      cleanups.push(() => session.close());
+      const text = errorOf(await session.call(tool, args));
+      expect(text).toMatch(head);
+      expect(Buffer.byteLength(text)).toBeLessThan(20 * 1024);
+      const saved = /The server's error text was cut: .* are left out\. All of it is in (\S+)\.\]$/.exec(
+        text,
+      )?.[1];
+      expect(saved).toBeDefined();
+      expect((await readFile(saved as string, "utf8")).length).toBeGreaterThanOrEqual(3_000_000);
+    },
+  );
+
+  it("cuts a huge structured result like any output: the head, and all of it in a file", async () => {
+    const script = await writeScript([{ name: "big_structured", description: "Answers a lot." }]);
+    const world = await open({ user: { scripted: { command: node, args: [SCRIPTED, script] } } });
+    await startAndApply(world);
+    const session = await world.engine.openSession({ mode: "yolo" });
+    cleanups.push(() => session.close());
+    // A small one goes to the model as it is.
+    expect(outputOf(await session.call("big_structured", { items: 2 }))).toEqual({
+      content: "see the structured result",
+      structured: { items: ["item-0", "item-1"] },
+    });
+    const envelope = await session.call("big_structured", { items: 200_000 });
+    expect(Buffer.byteLength(JSON.stringify(envelope))).toBeLessThan(250 * 1024);
+    expect(envelope.metadata.truncated).toBe(true);
+    const data = outputOf<{ content: string; structured?: unknown }>(envelope);
+    expect(data.structured).toBeUndefined();
+    expect(data.content).toMatch(
+      /^see the structured result\n\[structured result\]\n\{\n {2}"items": \[\n {4}"item-0",\n {4}"item-1",/,
+    );
+    const full = await readFile(envelope.metadata.output_path as string, "utf8");
+    expect(full).toContain('"item-199999"');
+  });
+
   it("names a colliding tool mcp__<server>__<tool>, whether it collides with a plugin or another server", async () => {
     const folderA = path.join(base, "a");
     const folderB = path.join(base, "b");
@@ -484,6 +534,74 @@ describe("MCP servers from settings", () => {
       expect.objectContaining({ id: "broken", reason: expect.stringMatching(/invalid parameters schema/) }),
     ]);
     expect(outputOf(await call(world, "fine", {}))).toEqual({ content: "called fine with {}" });
+  });
+
+  it.each([
+    [
+      "an input schema that is not an object schema",
+      { type: "string" },
+      /inputSchema\.type: Invalid input: expected "object"/,
+    ],
+    ["no input schema at all", undefined, /inputSchema: Invalid input: expected object, received undefined/],
+  ])(
+    "disables only the tool listed with %s; the server and its other tools work",
+    async (_what, inputSchema, why) => {
+      const script = path.join(base, "script.json");
+      // Written raw: writeScript would give the malformed tool a schema.
+      await writeFile(
+        script,
+        JSON.stringify({
+          tools: [
+            { name: "malformed", description: "Listed wrong.", ...(inputSchema ? { inputSchema } : {}) },
+            { name: "fine", description: "Good.", inputSchema: { type: "object" } },
+          ],
+        }),
+      );
+      const world = await open({ user: { scripted: { command: node, args: [SCRIPTED, script] } } });
+      await startAndApply(world);
+      expect(world.manager.status()[0]).toMatchObject({ state: "connected", toolCount: 1 });
+      expect(world.engine.registry.get("malformed")).toBeUndefined();
+      const disabled = world.engine.registry.disabledTools();
+      expect(disabled).toEqual([
+        expect.objectContaining({
+          id: "malformed",
+          origin: { layer: "global", kind: "mcp", name: "scripted" },
+        }),
+      ]);
+      expect(disabled[0]?.reason).toMatch(
+        /^Tool "malformed" of MCP server "scripted" is disabled: the server lists it in a shape MCP does not allow \(/,
+      );
+      expect(disabled[0]?.reason).toMatch(why);
+      expect(outputOf(await call(world, "fine", {}))).toEqual({ content: "called fine with {}" });
+    },
+  );
+
+  it("uses the first of two tools listed under one name, leaves the second out saying why, and pins only the first", async () => {
+    const script = await writeScript([
+      { name: "echo", description: "First echo." },
+      { name: "echo", description: "Second echo, listed under the same name." },
+    ]);
+    const server = { scripted: { command: node, args: [SCRIPTED, script] } };
+    const first = await open({ user: server });
+    await startAndApply(first);
+    expect(first.engine.registry.get("echo")?.tool.description).toBe("First echo.");
+    expect(first.engine.registry.get("mcp__scripted__echo")).toBeUndefined();
+    expect(first.engine.registry.disabledTools()).toEqual([
+      expect.objectContaining({
+        id: "echo",
+        reason:
+          'A second tool "echo" of MCP server "scripted" is left out: the server lists this name more than once, and a call names a tool by its name alone, so only the first one listed is used. The server\'s author has to fix it.',
+      }),
+    ]);
+    await first.manager.close();
+
+    // The next start finds the same listing: the tool it pinned is the one it binds, not "changed".
+    const second = await open({ user: server });
+    await startAndApply(second);
+    expect(second.engine.registry.get("echo")?.tool.description).toBe("First echo.");
+    expect(second.engine.registry.disabledTools().map((d) => d.reason)).not.toContainEqual(
+      expect.stringMatching(/changed since you approved it/),
+    );
   });
 
   it("applies list_changed only when the host calls applyPendingChanges", async () => {

@@ -6,6 +6,7 @@ import type { ToolRegistry } from "../tools/tool-registry.ts";
 import { chooseToolId } from "./mcp-naming.ts";
 import { pinStatus, toolBlockReason, toolHash, toolPinKey } from "./mcp-pins.ts";
 import { mcpTool, type McpToolCaller } from "./mcp-tool.ts";
+import type { RefusedTool } from "./mcp-tool-listing.ts";
 
 export function mcpOrigin(server: SourcedMcpServer): ToolOrigin {
   return { layer: server.layer, kind: "mcp", name: server.name };
@@ -27,6 +28,8 @@ interface BindInput {
   server: SourcedMcpServer;
   root: string;
   tools: readonly Tool[];
+  /** Listed entries no call can use (malformed, or a name listed twice), each disabled with why. */
+  refused?: readonly RefusedTool[];
   caller: McpToolCaller;
   /** The pins of the server's scope. */
   pins: Readonly<Record<string, string>>;
@@ -43,6 +46,16 @@ export function bindServerTools(input: BindInput): Record<string, string> {
   const origin = mcpOrigin(server);
   const config = server.config;
   const firstSeen: Record<string, string> = {};
+  for (const entry of input.refused ?? []) {
+    registry.reportDisabled({
+      id: entry.name,
+      origin,
+      reason:
+        entry.kind === "duplicate"
+          ? `A second tool "${entry.name}" of MCP server "${server.name}" is left out: ${entry.reason}, so only the first one listed is used. The server's author has to fix it.`
+          : `Tool "${entry.name}" of MCP server "${server.name}" is disabled: ${entry.reason}. The server's author has to fix it; its other tools work.`,
+    });
+  }
   for (const tool of tools) {
     if (tool.execution?.taskSupport === "required") {
       registry.reportDisabled({

@@ -1,6 +1,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import { loadMcpSdk } from "./mcp-sdk.ts";
+import { loadMcpSdk, type McpSdk } from "./mcp-sdk.ts";
+import { listServerTools, type RefusedTool } from "./mcp-tool-listing.ts";
 
 /** The SDK's error codes this file tells apart (its ErrorCode enum, without loading the SDK). */
 const ErrorCode = { ConnectionClosed: -32000, RequestTimeout: -32001 } as const;
@@ -52,24 +53,16 @@ interface McpConnectionOptions {
   /** Called just before each process start or HTTP connect. */
   onStarting?(): void;
   onState?(state: ConnectionState, error: string | undefined): void;
-  /** Each full tool listing: after every (re)connect and every `list_changed`. */
-  onTools?(tools: Tool[]): void;
+  /**
+   * Each full tool listing: after every (re)connect and every `list_changed`; `refused` are the
+   * listed entries no call can use (malformed, or a name listed twice).
+   */
+  onTools?(tools: Tool[], refused: RefusedTool[]): void;
 }
 
 const CLIENT_INFO = { name: "lathe", version: "0.1.0" };
 /** A connection that lasted this long resets the backoff. */
 const STABLE_MS = 30_000;
-
-async function listAllTools(client: Client, timeout: number): Promise<Tool[]> {
-  const tools: Tool[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await client.listTools(cursor === undefined ? undefined : { cursor }, { timeout });
-    tools.push(...page.tools);
-    cursor = page.nextCursor;
-  } while (cursor !== undefined && tools.length < 10_000);
-  return tools;
-}
 
 /**
  * One MCP server: connect (spawn or HTTP), list its tools, follow `list_changed`, and when a
@@ -224,7 +217,9 @@ export class McpConnection {
       const sdk = await loadMcpSdk();
       client = new sdk.Client(CLIENT_INFO, { capabilities: {} });
       this.attemptClient = client;
-      client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => this.refresh(generation));
+      client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () =>
+        this.refresh(generation, sdk),
+      );
       const transport = opened.transport;
       client.onclose = () =>
         this.lost(
@@ -237,7 +232,9 @@ export class McpConnection {
       client.onerror = (err) => log.note(`transport error: ${err.message}`);
       await client.connect(opened.transport, { timeout: this.timeoutMs });
       // A server without the tools capability (resources or prompts only) offers no tools.
-      const tools = client.getServerCapabilities()?.tools ? await listAllTools(client, this.timeoutMs) : [];
+      const { tools, refused } = client.getServerCapabilities()?.tools
+        ? await listServerTools(client, sdk, this.timeoutMs)
+        : { tools: [], refused: [] };
       if (generation !== this.generation) {
         await this.closeClient(client);
         return;
@@ -250,7 +247,7 @@ export class McpConnection {
       this.retryAt = undefined;
       log.note(`connected; ${tools.length} tool${tools.length === 1 ? "" : "s"}`);
       this.setState("connected", undefined);
-      this.options.onTools?.(tools);
+      this.options.onTools?.(tools, refused);
     } catch (err) {
       if (generation !== this.generation) return;
       this.attemptClient = undefined;
@@ -314,12 +311,12 @@ export class McpConnection {
     this.timer.unref();
   }
 
-  private refresh(generation: number): void {
+  private refresh(generation: number, sdk: McpSdk): void {
     const client = this.client;
     if (!client || generation !== this.generation) return;
-    listAllTools(client, this.timeoutMs).then(
-      (tools) => {
-        if (generation === this.generation) this.options.onTools?.(tools);
+    listServerTools(client, sdk, this.timeoutMs).then(
+      ({ tools, refused }) => {
+        if (generation === this.generation) this.options.onTools?.(tools, refused);
       },
       (err: unknown) =>
         this.options.log.note(

@@ -12,6 +12,7 @@ import { McpConnection, type Backoff, type ConnectionState } from "./mcp-connect
 import type { McpEvent, McpServerState, McpServerStatus } from "./mcp-event.ts";
 import { pinScope, pinStatus, serverBlockReason, serverHash, serverPinKey } from "./mcp-pins.ts";
 import { McpServerLog } from "./mcp-server-log.ts";
+import type { RefusedTool } from "./mcp-tool-listing.ts";
 
 /** What a person is asked before a stdio MCP server starts without the OS sandbox. */
 export interface UnsandboxedServerRequest {
@@ -64,6 +65,8 @@ interface Slot {
   blocked: string | undefined;
   /** The latest tool listing, not yet necessarily in the registry. */
   listing: Tool[] | undefined;
+  /** The entries of that listing no call can use, with why. */
+  refused: RefusedTool[];
   /** Whether the registry must be brought up to date with this server at the next apply. */
   dirty: boolean;
   /** The server's OS sandbox, once it has started confined. */
@@ -104,6 +107,7 @@ export class McpManager {
       connection: undefined,
       blocked: undefined,
       listing: undefined,
+      refused: [],
       dirty: false,
       confinement: undefined,
     }));
@@ -160,6 +164,7 @@ export class McpManager {
         server: slot.server,
         root: this.options.root,
         tools: slot.listing,
+        refused: slot.refused,
         caller: connection,
         pins,
       });
@@ -366,9 +371,10 @@ export class McpManager {
         });
         if (state === "failed") this.emit({ type: "pending", server: server.name });
       },
-      onTools: (tools) => {
+      onTools: (tools, refused) => {
         if (slot.connection !== connection) return;
         slot.listing = tools;
+        slot.refused = refused;
         slot.dirty = true;
         this.emit({ type: "pending", server: server.name });
       },

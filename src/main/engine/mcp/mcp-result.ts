@@ -1,5 +1,7 @@
 import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/sdk/types.js";
+import type { Truncation } from "../tools/contract.ts";
 import { imageExtension, type ToolImage } from "../tools/tool-image.ts";
+import { truncateTextField } from "../tools/truncation.ts";
 
 /**
  * What an MCP tool call returns to the model: the text, the structured result when the server
@@ -94,4 +96,22 @@ export function toToolData(result: CallToolResult, saved?: SavedImages): McpTool
   const images = saved && saved.size > 0 ? { images: [...saved.values()] } : {};
   if (structured === undefined || textCarries(text, structured)) return { content: text, ...images };
   return { content: text, structured, ...images };
+}
+
+/**
+ * Cut a result to `maxBytes` like any tool's output. A structured result counts too: when the
+ * two do not fit, its JSON (indented) follows the text (under a `[structured result]` line) and is cut with
+ * it, so the model gets the head of both and the sidecar all of it.
+ */
+export function truncateToolData(data: McpToolData, maxBytes: number): Truncation<McpToolData> | undefined {
+  if (data.structured === undefined) return truncateTextField(data, "content", maxBytes);
+  const json = JSON.stringify(data.structured);
+  if (Buffer.byteLength(data.content) + Buffer.byteLength(json) <= maxBytes) return undefined;
+  const { structured: _folded, ...rest } = data;
+  // Indented, one value a line: the cut falls between lines, so the head shows whole values.
+  const folded = {
+    ...rest,
+    content: `${data.content}\n[structured result]\n${JSON.stringify(data.structured, null, 2)}`,
+  };
+  return truncateTextField(folded, "content", maxBytes) ?? { data: folded, full: folded.content };
 }

@@ -15,6 +15,7 @@ export async function loadMcpSdk() {
     McpError: types.McpError,
     ErrorCode: types.ErrorCode,
     ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
+    ToolSchema: types.ToolSchema,
     // The stdio wire format and the variables a stdio server inherits, as the SDK's own transport
     // has them (Lathe's, spawned-stdio-transport.ts, starts the server through its spawner).
     ReadBuffer: stdio.ReadBuffer,

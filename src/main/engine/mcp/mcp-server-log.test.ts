@@ -26,6 +26,21 @@ describe("McpServerLog", () => {
     expect(await readFile(file, "utf8")).toMatch(/^one\ntwo\nthree\nfour\nfi\n\[lathe .*\] exited\n$/);
   });
 
+  it("quotes at most the start of a huge line in messages and the tail; the file keeps all of it", async () => {
+    const file = path.join(dir, "mcp-huge.log");
+    const log = new McpServerLog(file, { maxBytes: 10 * 1024 * 1024 });
+    const huge = "x".repeat(5_000_000);
+    log.write(huge.slice(0, 2_000_000));
+    log.write(huge.slice(2_000_000));
+    // Still being written (no newline yet), then complete.
+    expect(log.lastLine()).toMatch(/^x{300}… \(4999700 more characters in the log\)$/);
+    log.write("\n");
+    expect(log.lastLine()).toMatch(/^x{300}… \(4999700 more characters in the log\)$/);
+    expect(log.tail(1)[0]?.length).toBeLessThan(5_000);
+    await log.flush();
+    expect((await stat(file)).size).toBe(5_000_001);
+  });
+
   it("keeps the file under its cap by moving the old content to .1", async () => {
     const file = path.join(dir, "mcp-big.log");
     const log = new McpServerLog(file, { maxBytes: 1000 });

@@ -12,12 +12,28 @@ interface McpServerLogOptions {
  * One server's log: its stderr and Lathe's notes about it (starts, exits, reconnects), appended
  * to a size-capped file in `$LATHE_HOME/logs/` and kept as an in-memory tail the UI can show.
  */
+/** Characters of a line kept in memory for the tail (the file keeps every line whole). */
+const KEPT_CHARS = 4000;
+/** Characters of the server's last line quoted in a message. */
+const QUOTED_CHARS = 300;
+
+/** A line as kept in memory: its start, and how long it really is. */
+interface KeptLine {
+  text: string;
+  length: number;
+}
+
+function shown(line: KeptLine, chars: number): string {
+  if (line.length <= chars) return line.text.slice(0, chars);
+  return `${line.text.slice(0, chars)}… (${line.length - chars} more characters in the log)`;
+}
+
 export class McpServerLog {
   readonly file: string;
   private readonly maxBytes: number;
   private readonly tailLines: number;
-  private readonly lines: string[] = [];
-  private partial = "";
+  private readonly lines: KeptLine[] = [];
+  private partial: KeptLine = { text: "", length: 0 };
   private size: number | undefined;
   private queue: Promise<void> = Promise.resolve();
   private failure: string | undefined;
@@ -31,37 +47,42 @@ export class McpServerLog {
   /** Raw output from the server (stderr). */
   write(text: string): void {
     if (text === "") return;
-    const pieces = (this.partial + text).split("\n");
-    this.partial = pieces.pop() ?? "";
-    for (const line of pieces) this.keep(line);
+    text.split("\n").forEach((piece, i) => {
+      if (i > 0) this.endLine();
+      const room = KEPT_CHARS - this.partial.text.length;
+      this.partial = {
+        text: room > 0 ? this.partial.text + piece.slice(0, room) : this.partial.text,
+        length: this.partial.length + piece.length,
+      };
+    });
     this.append(text);
   }
 
   /** A line from Lathe itself, timestamped. */
   note(message: string): void {
     const line = `[lathe ${new Date().toISOString()}] ${message}`;
-    if (this.partial !== "") {
-      this.keep(this.partial);
-      this.partial = "";
+    if (this.partial.length > 0) {
+      this.endLine();
       this.append("\n");
     }
-    this.keep(line);
+    this.keep({ text: line.slice(0, KEPT_CHARS), length: line.length });
     this.append(`${line}\n`);
   }
 
-  /** The last `count` lines (a line still being written included). */
+  /** The last `count` lines (a line still being written included), a huge one cut short. */
   tail(count: number): string[] {
-    const all = this.partial === "" ? this.lines : [...this.lines, this.partial];
-    return count <= 0 ? [] : all.slice(-count);
+    const all = this.partial.length === 0 ? this.lines : [...this.lines, this.partial];
+    return count <= 0 ? [] : all.slice(-count).map((line) => shown(line, KEPT_CHARS));
   }
 
-  /** The last complete line the server wrote, for error messages. */
+  /** The start of the last complete line the server wrote (else the one it is writing), for error messages. */
   lastLine(): string | undefined {
-    for (let i = this.lines.length - 1; i >= 0; i--) {
-      const line = this.lines[i] as string;
-      if (line.trim() !== "" && !line.startsWith("[lathe ")) return line.trim();
+    for (const line of [...this.lines.toReversed(), this.partial]) {
+      const text = line.text.trim();
+      if (text === "" || line.text.startsWith("[lathe ")) continue;
+      return shown({ text, length: line.length - (line.text.length - text.length) }, QUOTED_CHARS);
     }
-    return this.partial.trim() || undefined;
+    return undefined;
   }
 
   /** Wait until everything written so far is on disk. */
@@ -69,7 +90,12 @@ export class McpServerLog {
     return this.queue;
   }
 
-  private keep(line: string): void {
+  private endLine(): void {
+    this.keep(this.partial);
+    this.partial = { text: "", length: 0 };
+  }
+
+  private keep(line: KeptLine): void {
     this.lines.push(line);
     if (this.lines.length > this.tailLines) this.lines.splice(0, this.lines.length - this.tailLines);
   }
@@ -100,7 +126,7 @@ export class McpServerLog {
       const message = `[lathe] cannot write ${this.file}: ${(err as Error).message}`;
       if (this.failure !== message) {
         this.failure = message;
-        this.keep(message);
+        this.keep({ text: message, length: message.length });
       }
     }
   }

@@ -2,8 +2,9 @@ import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { JsonSchema, ToolDefinition } from "../tools/contract.ts";
 import { stableStringify } from "../tools/stable-stringify.ts";
-import { OUTPUT_LIMITS, truncateTextField } from "../tools/truncation.ts";
-import { resultText, saveImages, toToolData, type McpToolData } from "./mcp-result.ts";
+import type { ToolSession } from "../tools/tool-session.ts";
+import { leftOutSize, lineCount, OUTPUT_LIMITS, utf8Head } from "../tools/truncation.ts";
+import { resultText, saveImages, toToolData, truncateToolData, type McpToolData } from "./mcp-result.ts";
 
 /** The part of a connection a tool needs: a way to call it. */
 export interface McpToolCaller {
@@ -25,6 +26,24 @@ interface McpToolSpec {
 }
 
 const MCP_TOOL_TIMEOUT_MS = 60_000;
+/** The most of a server's error text an envelope carries; all of it is kept in a sidecar file. */
+const MCP_ERROR_BYTES = 16 * 1024;
+
+/**
+ * A server's error text as the model gets it: whole when short, else its head and where the
+ * rest is (an error envelope is not cut like an output, and a server may send megabytes).
+ */
+async function cappedErrorText(text: string, id: string, session: ToolSession): Promise<string> {
+  const head = utf8Head(text, MCP_ERROR_BYTES);
+  if (head.length === text.length) return text;
+  const rest = text.slice(head.length);
+  const where = await session.writeSidecarFile(id, Buffer.from(text, "utf8"), "txt").then(
+    (file) => `All of it is in ${file}.`,
+    (err: unknown) => `It could not be kept: ${(err as Error).message}.`,
+  );
+  const size = leftOutSize(Buffer.byteLength(rest, "utf8"), lineCount(rest));
+  return `${head}\n[The server's error text was cut: ${size} are left out. ${where}]`;
+}
 
 /**
  * An MCP tool as a Lathe tool: the server's schema and description, gated like any tool that
@@ -47,17 +66,28 @@ export function mcpTool(spec: McpToolSpec): ToolDefinition<Record<string, unknow
     defer: spec.defer,
     deriveApprovalKey: (args) => `${id}:${stableStringify(args)}`,
     async execute(args, runtime) {
-      // The SDK's own timeout sits just past the pipeline's, which stops the call first.
-      const result = await caller.callTool(tool.name, args, runtime.signal, MCP_TOOL_TIMEOUT_MS + 5_000);
+      let result: CallToolResult;
+      try {
+        // The SDK's own timeout sits just past the pipeline's, which stops the call first.
+        result = await caller.callTool(tool.name, args, runtime.signal, MCP_TOOL_TIMEOUT_MS + 5_000);
+      } catch (err) {
+        if (!ToolCallError.isInstance(err)) throw err;
+        const text = await cappedErrorText(err.message, id, runtime.session);
+        throw text === err.message ? err : new ToolCallError(text, err.code, { cause: err });
+      }
       if (result.isError) {
         const text = resultText(result).trim();
-        throw new ToolCallError(text || `${id} failed on MCP server "${server}" without saying why.`);
+        throw new ToolCallError(
+          text
+            ? await cappedErrorText(text, id, runtime.session)
+            : `${id} failed on MCP server "${server}" without saying why.`,
+        );
       }
       const images = await saveImages(result, (bytes, extension) =>
         runtime.session.writeSidecarFile(id, bytes, extension),
       );
       return toToolData(result, images);
     },
-    truncate: (data) => truncateTextField(data, "content", OUTPUT_LIMITS.readBytes),
+    truncate: (data) => truncateToolData(data, OUTPUT_LIMITS.readBytes),
   };
 }

@@ -80,12 +80,16 @@ export function stem(word: string): string {
 
 /** The words of a text: identifiers split at case changes, `_`, `-`, `.` and any other non-letter. */
 export function words(text: string): string[] {
-  return text
-    .replace(/([a-z\d])([A-Z])/g, "$1 $2")
-    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((w) => w.length > 0);
+  return (
+    text
+      .replace(/([a-z\d])([A-Z])/g, "$1 $2")
+      // A lookahead, not `([A-Z]+)([A-Z][a-z])`: that backtracks quadratically over a long run of
+      // capitals (a description that is one huge word froze the engine for minutes).
+      .replace(/([A-Z])(?=[A-Z][a-z])/g, "$1 ")
+      .toLowerCase()
+      .split(/[^\p{L}\p{N}]+/u)
+      .filter((w) => w.length > 0)
+  );
 }
 
 /** The matching terms of a text: its words without filler, stemmed. */

@@ -124,6 +124,14 @@ describe("search terms", () => {
     expect(stem(word)).toBe(expected);
   });
 
+  it("splits a huge run of capitals as fast as any text (a hostile MCP server's description)", () => {
+    // A backtracking split took minutes on this, freezing the engine; the test's timeout is the guard.
+    const blob = "D".repeat(256 * 1024);
+    expect(words(`${blob}Parser`)).toEqual([`${blob.toLowerCase()}`, "parser"]);
+    const index = new ToolSearchIndex([{ id: "huge", description: blob, parameters: params({}) }]);
+    expect(index.search("huge").map((h) => h.id)).toEqual(["huge"]);
+  });
+
   it("drops filler words", () => {
     expect(searchTerms("How do I send an email to the team?")).toEqual(["send", "email", "team"]);
   });
