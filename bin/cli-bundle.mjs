@@ -44,19 +44,23 @@ export function bundleState(root = PACKAGE_ROOT, dir = path.join(root, "out", "c
 /**
  * The entry to import and the notice to print (if any). `LATHE_CLI=source` or `=bundle` picks
  * one without a word (the tests use it); unset, the bundle runs when it is fresh, else the
- * sources with a one-line notice on stderr.
+ * sources with a one-line notice on stderr. Any other value is ignored, and the notice says so.
  */
 export function chooseEntry(env = process.env) {
-  if (env.LATHE_CLI === "source") return { entry: SOURCE_ENTRY };
-  if (env.LATHE_CLI === "bundle") return { entry: BUNDLE_ENTRY };
+  const pick = (env.LATHE_CLI ?? "").trim();
+  if (pick === "source") return { entry: SOURCE_ENTRY };
+  if (pick === "bundle") return { entry: BUNDLE_ENTRY };
+  const ignored =
+    pick === "" ? "" : `lathe: LATHE_CLI=${pick} is neither "source" nor "bundle", so it is ignored\n`;
   const bundle = bundleState();
-  if (bundle.state === "fresh") return { entry: BUNDLE_ENTRY };
+  if (bundle.state === "fresh")
+    return { entry: BUNDLE_ENTRY, ...(ignored === "" ? {} : { notice: ignored }) };
   const why =
     bundle.state === "missing"
       ? "the CLI bundle is not built"
       : `the CLI bundle is older than ${bundle.changed}`;
   return {
     entry: SOURCE_ENTRY,
-    notice: `lathe: ${why}; running from the TypeScript sources, which starts slower (\`npm run build:cli\` builds it)\n`,
+    notice: `${ignored}lathe: ${why}; running from the TypeScript sources, which starts slower (\`npm run build:cli\` builds it)\n`,
   };
 }

@@ -269,6 +269,19 @@ describe("bin/lathe.mjs without an up-to-date bundle", () => {
     );
   });
 
+  it("says a LATHE_CLI it does not know is ignored, rather than choosing silently", async () => {
+    const run = await runLathe(["--help"], {
+      home,
+      cwd: path.join(work, "ws"),
+      bin: path.join(fake, "bin", "lathe.mjs"),
+      env: { LATHE_CLI: "sources" },
+    });
+    expect(run.code).toBe(0);
+    expect(run.stderr.split("\n")[0]).toBe(
+      'lathe: LATHE_CLI=sources is neither "source" nor "bundle", so it is ignored',
+    );
+  });
+
   it("runs the sources, naming the newer file, when a source changed after the build", async () => {
     const dir = path.join(fake, "out", "cli");
     await mkdir(dir, { recursive: true });
