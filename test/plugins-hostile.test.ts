@@ -93,6 +93,9 @@ const PLUGINS: Record<string, ReturnType<typeof plugin>> = {
     requires: { net: { hosts: ["127.0.0.1"] } },
   }),
   no_net: plugin("no_net", "return await runtime.net.fetch(args.url);", { input_schema: OPEN_ARGS }),
+  no_shell: plugin("no_shell", "return await runtime.shell.run(args.cmd, args.argv);", {
+    input_schema: OPEN_ARGS,
+  }),
   runner: plugin("runner", "return await runtime.shell.run(args.cmd, args.argv);", {
     input_schema: OPEN_ARGS,
     requires: { shell: [{ cmd: "echo", args: [{ wildcard: true }] }] },
@@ -315,13 +318,13 @@ describe("undeclared capabilities are refused before anything is touched", () =>
       "reading without declaring fs",
       "no_fs",
       {},
-      /Cannot read properties of undefined \(reading 'readText'\)/,
+      /^no_fs used runtime\.fs\.readText and runtime\.fs\.list, which its tool\.yaml does not declare \(requires\.fs\.read\), so it is not available to it: Cannot read properties of undefined \(reading 'readText'\)/,
     ],
     [
       "writing when only reading is declared",
       "read_only",
       { path: "notes.txt" },
-      /runtime\.fs\.writeText is not a function/,
+      /^read_only used runtime\.fs\.writeText, which its tool\.yaml does not declare \(requires\.fs\.write\), so it is not available to it: runtime\.fs\.writeText is not a function/,
     ],
     [
       "writing outside the declared folder",
@@ -353,7 +356,13 @@ describe("undeclared capabilities are refused before anything is touched", () =>
       "fetching without declaring net",
       "no_net",
       { url: `http://127.0.0.1:${port}/` },
-      /Cannot read properties of undefined \(reading 'fetch'\)/,
+      /^no_net used runtime\.net, which its tool\.yaml does not declare \(requires\.net\.hosts\), so it is not available to it: Cannot read properties of undefined \(reading 'fetch'\)/,
+    ],
+    [
+      "running a command without declaring shell",
+      "no_shell",
+      { cmd: "touch", argv: ["pwned"] },
+      /^no_shell used runtime\.shell, which its tool\.yaml does not declare \(requires\.shell\), so it is not available to it: .*This is a bug in the plugin, not in the call: its author must declare requires\.shell in tool\.yaml/,
     ],
     [
       "running an undeclared command",
