@@ -261,7 +261,9 @@ describe("runaway plugins are stopped and the host keeps running", () => {
 
   it("an endless loop after an await is stopped by the wall-clock watchdog", async () => {
     const { text, maxGapMs, ticks } = await timed("spin_later", {});
-    expect(text).toMatch(/spin_later (timed out after 800 ms|did not finish within its timeout of 800 ms)/);
+    expect(text).toMatch(
+      /^spin_later did not finish within its timeout of 800 ms \(it may be waiting on a promise that never settles\) and was stopped; its isolate was restarted\. A promise that never settles is a bug in the plugin/,
+    );
     expect(ticks).toBeGreaterThan(20);
     expect(maxGapMs).toBeLessThan(500);
     expect(outputOf(await session.call("spin_later", { ok: true }))).toBe("ok");
@@ -280,7 +282,9 @@ describe("runaway plugins are stopped and the host keeps running", () => {
 
   it("a thread blocked in Atomics.wait is stopped by the wall-clock watchdog", async () => {
     const { text, maxGapMs } = await timed("waiter", {});
-    expect(text).toMatch(/waiter (timed out after 500 ms|did not finish within its timeout of 500 ms)/);
+    expect(text).toMatch(
+      /^waiter did not finish within its timeout of 500 ms \(it may be waiting on a promise that never settles\) and was stopped; its isolate was restarted\. A promise that never settles is a bug in the plugin/,
+    );
     expect(maxGapMs).toBeLessThan(500);
     expect(outputOf(await session.call("waiter", { ok: true }))).toBe("ok");
   });
@@ -291,7 +295,9 @@ describe("runaway plugins are stopped and the host keeps running", () => {
 
   it("a promise that never settles is stopped by the wall-clock watchdog", async () => {
     const { text, maxGapMs } = await timed("stall", {});
-    expect(text).toMatch(/stall (timed out after 500 ms|did not finish within its timeout of 500 ms)/);
+    expect(text).toMatch(
+      /^stall did not finish within its timeout of 500 ms \(it may be waiting on a promise that never settles\) and was stopped; its isolate was restarted\. A promise that never settles is a bug in the plugin/,
+    );
     expect(maxGapMs).toBeLessThan(500);
     expect(outputOf(await session.call("stall", { ok: true }))).toBe("ok");
     expect(isolateOf("stall")?.restarts).toBe(1);

@@ -439,7 +439,7 @@ export class IsolateHost {
         throw new ToolCallError(
           aborted
             ? `${name} was aborted; its isolate was stopped.`
-            : `${name} did not finish within its timeout of ${call.wallTimeoutMs} ms (it may be waiting on a promise that never settles) and was stopped; its isolate was restarted.`,
+            : `${name} did not finish within its timeout of ${call.wallTimeoutMs} ms (it may be waiting on a promise that never settles) and was stopped; its isolate was restarted. A promise that never settles is a bug in the plugin; if it only needs longer, its author can raise timeoutMs in its tool.yaml (at most ${PLUGIN_LIMITS.maxTimeoutMs} ms).`,
         );
       }
       if (ToolCallError.isInstance(err)) throw err;
