@@ -242,5 +242,6 @@ export function toolInfo(entry: RegisteredTool, deferredIds?: ReadonlySet<string
     kind: tool.kind,
     origin,
     deferred: deferredIds ? deferredIds.has(tool.id) : tool.defer === true,
+    shadows: entry.shadows.map((shadowed) => ({ ...shadowed })),
   };
 }
