@@ -180,3 +180,52 @@ describe("checkPluginFolder", () => {
     );
   });
 });
+
+describe("a plugin file that cannot be used as it is", () => {
+  const big = (bytes: number) => `# ${"x".repeat(bytes)}\n`;
+  it.each([
+    [
+      "a tool.yaml over 256 KB",
+      "tool.yaml",
+      (dir: string) => writeFile(path.join(dir, "tool.yaml"), big(256 * 1024)),
+      /^is \d+ bytes, more than the 256 KB \(262144 bytes\) a plugin's tool\.yaml may be$/,
+      /^shorten tool\.yaml: .* \(at most 256 KB\)$/,
+    ],
+    [
+      "a TOOL.md over 16 KB",
+      "TOOL.md",
+      (dir: string) => writeFile(path.join(dir, "TOOL.md"), big(16 * 1024)),
+      /^is \d+ bytes, more than the 16 KB \(16384 bytes\) a plugin's TOOL\.md may be$/,
+      /^shorten TOOL\.md to when to use the tool, when not, and a few examples \(at most 16 KB\)$/,
+    ],
+    [
+      "an entry file over 1 MB",
+      "index.js",
+      (dir: string) =>
+        writeFile(
+          path.join(dir, "index.js"),
+          `export async function execute() { return 1; }\n${big(1024 * 1024)}`,
+        ),
+      /^is \d+ bytes, more than the 1 MB \(1048576 bytes\) a plugin's entry file may be$/,
+      /^make index\.js smaller: bundle only what the tool needs, minified \(at most 1 MB\)$/,
+    ],
+    [
+      "a tool.yaml that is a folder",
+      "tool.yaml",
+      async (dir: string) => {
+        await rm(path.join(dir, "tool.yaml"));
+        await mkdir(path.join(dir, "tool.yaml"));
+      },
+      /^cannot be read \(not a regular file, or no permission\)$/,
+      /^make tool\.yaml a regular file that you can read \(check its type and permissions\)$/,
+    ],
+  ])("%s says so, with the limit and a fix that fits", async (_name, file, spoil, problem, fix) => {
+    const dir = await writePlugin(globalToolsDir(latheHome), "greet", plugin("greet", "return 'hi';"));
+    await spoil(dir);
+    const report = await check(dir);
+    const found = report.problems.find((p) => p.file === path.join(dir, file));
+    expect(found?.problem).toMatch(problem);
+    expect(found?.fix).toMatch(fix);
+    expect(found?.fix).not.toMatch(/^add /);
+  });
+});

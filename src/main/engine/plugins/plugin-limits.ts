@@ -16,6 +16,8 @@ export const PLUGIN_LIMITS = {
   stopGraceMs: 2_000,
   /** CPU budget of the module's top-level code when the isolate starts. */
   startCpuMs: 1_000,
+  /** Size of tool.yaml. */
+  yamlBytes: 256 * 1024,
   /** Size of the entry file: plugins are small, self-contained modules. */
   entryBytes: 1024 * 1024,
   /** Size of TOOL.md, which the model reads with every request. */
