@@ -119,6 +119,45 @@ describe("checkPluginFolder", () => {
     expect((await check(withFlag)).ok).toBe(true);
   });
 
+  it("finds runtime members used without declaring them, and accepts them once declared", async () => {
+    const body = [
+      "// runtime.net in a comment is fine",
+      "const log = await runtime.shell.run('git', ['log']);",
+      "const text = await runtime.fs.readText('a.txt');",
+      "await runtime.fs.writeText('b.txt', text + log.output);",
+    ].join("\n");
+    const without = await writePlugin(
+      globalToolsDir(latheHome),
+      "undeclared",
+      plugin("undeclared", body, { requires: { fs: { read: ["{workspace}/**"] } } }),
+    );
+    expect((await check(without)).problems).toEqual([
+      {
+        file: path.join(without, "index.js"),
+        where: "line 3",
+        problem:
+          "uses runtime.shell, which a plugin gets only when tool.yaml declares requires.shell: it is undefined here, so the call fails",
+        fix: "declare it in tool.yaml (requires: {shell: [{cmd: <program>, args: [...]}]}), or stop using runtime.shell",
+      },
+      expect.objectContaining({
+        where: "line 5",
+        problem: expect.stringMatching(/^uses runtime\.fs\.writeText, .* requires\.fs\.write:/),
+      }),
+    ]);
+    const declared = await writePlugin(
+      globalToolsDir(latheHome),
+      "declared",
+      plugin("declared", body, {
+        readOnly: false,
+        requires: {
+          fs: { read: ["{workspace}/**"], write: ["{workspace}/**"] },
+          shell: [{ cmd: "git", args: ["log"] }],
+        },
+      }),
+    );
+    expect((await check(declared)).problems).toEqual([]);
+  });
+
   it("finds another folder of the same tools directory declaring the same tool, and notes what it shadows", async () => {
     const first = await writePlugin(globalToolsDir(latheHome), "a", plugin("same", "return 1;"));
     await writePlugin(globalToolsDir(latheHome), "b", plugin("same", "return 2;"));

@@ -7,6 +7,8 @@
  * declare.
  */
 
+import type { RuntimeShape } from "./isolate-bootstrap.ts";
+
 interface Member {
   /** As the plugin writes it. */
   member: string;
@@ -16,15 +18,23 @@ interface Member {
   example: string;
   /** Words of a TypeError that come from using it (a method read off undefined, a call). */
   words: readonly string[];
+  /** Whether a RuntimeShape has it. */
+  granted(shape: RuntimeShape): boolean;
+  /** How source code that uses it reads (`runtime.shell`, `runtime.fs.writeText`). */
+  written: RegExp;
 }
 
 const FS_READ: Member = {
+  granted: (shape) => shape.fsRead,
+  written: /\bruntime\s*\.\s*fs\s*\.\s*(readText|list)\b/,
   member: "runtime.fs.readText and runtime.fs.list",
   field: "requires.fs.read",
   example: 'requires: {fs: {read: ["{workspace}/**"]}}',
   words: ["readText", "list"],
 };
 const FS_WRITE: Member = {
+  granted: (shape) => shape.fsWrite,
+  written: /\bruntime\s*\.\s*fs\s*\.\s*writeText\b/,
   member: "runtime.fs.writeText",
   field: "requires.fs.write",
   example: 'requires: {fs: {write: ["{workspace}/out/**"]}}',
@@ -35,6 +45,8 @@ const FS_WRITE: Member = {
 const MEMBERS: Record<string, readonly Member[]> = {
   shell: [
     {
+      granted: (shape) => shape.shell,
+      written: /\bruntime\s*\.\s*shell\b/,
       member: "runtime.shell",
       field: "requires.shell",
       example: "requires: {shell: [{cmd: <program>, args: [...]}]}",
@@ -43,6 +55,8 @@ const MEMBERS: Record<string, readonly Member[]> = {
   ],
   net: [
     {
+      granted: (shape) => shape.net,
+      written: /\bruntime\s*\.\s*net\b/,
       member: "runtime.net",
       field: "requires.net.hosts",
       example: 'requires: {net: {hosts: ["api.example.com"]}}',
@@ -80,4 +94,19 @@ export function undeclaredMemberMessage(
     return `${toolId} used ${used.member}, which its tool.yaml does not declare (${used.field}), so it is not available to it: ${message}${at}. This is a bug in the plugin, not in the call: its author must declare ${used.field} in tool.yaml (${used.example}; see docs/plugins.md, requires) or stop using ${used.member}.`;
   }
   return undefined;
+}
+
+/** A runtime member a line of source code uses that `shape` does not grant, for `lathe plugin check`. */
+export interface UndeclaredUse {
+  member: string;
+  field: string;
+  example: string;
+}
+
+/** The members `line` uses by name (`runtime.shell.run(…)`) that `shape` does not grant. */
+export function undeclaredUses(line: string, shape: RuntimeShape): UndeclaredUse[] {
+  const members = [...new Set(Object.values(MEMBERS).flat())];
+  return members
+    .filter((m) => !m.granted(shape) && m.written.test(line))
+    .map(({ member, field, example }) => ({ member, field, example }));
 }
