@@ -123,6 +123,26 @@ describe("a project plugin from the CLI", () => {
       kind: "plugin",
       name: "word_count",
     });
+    expect(tools.find((t) => t.id === "word_count")).toMatchObject({ shadows: [] });
+  });
+
+  it("shows what a global plugin shadows, in --json and in the table", async () => {
+    const dir = path.join(home, "tools", "my_wc");
+    await mkdir(dir, { recursive: true });
+    await writeFile(
+      path.join(dir, "tool.yaml"),
+      "name: word_count\nversion: 2.0.0\ndescription: My own word count.\ninput_schema: {type: object}\nreadOnly: true\n",
+    );
+    await writeFile(path.join(dir, "index.js"), "export async function execute() { return 0; }\n");
+    const tools = JSON.parse((await lathe(["tools", "--json"])).stdout) as Array<{ id: string }>;
+    expect(tools.find((t) => t.id === "word_count")).toMatchObject({
+      origin: { layer: "global", kind: "plugin", name: "my_wc" },
+      shadows: [{ layer: "bundled", kind: "plugin", name: "word_count" }],
+    });
+    expect(tools.find((t) => t.id === "read")).toMatchObject({ shadows: [] });
+    expect((await lathe(["tools"])).stdout).toContain(
+      "\nShadowing (1):\n  word_count: global plugin my_wc hides bundled plugin word_count\n",
+    );
   });
 });
 

@@ -42,14 +42,6 @@ interface UiConnectionOptions {
   modelProbeTimeoutMs?: number;
 }
 
-/** Every bound tool as the UI lists it: the engine's view plus what each one shadows. */
-function listedTools(engine: Engine): ToolInfo[] {
-  return engine.listTools().map((info) => ({
-    ...info,
-    shadows: (engine.registry.get(info.id)?.shadows ?? []).map((origin) => ({ ...origin })),
-  }));
-}
-
 /** One engine's session as this UI uses it. */
 interface Binding {
   engine: Engine;
@@ -115,7 +107,7 @@ export class UiConnection implements EngineUser {
     this.router = new ApiRouter(
       {
         ...createToolHandlers({
-          listTools: async (): Promise<ToolInfo[]> => listedTools((await this.current).engine),
+          listTools: async (): Promise<ToolInfo[]> => (await this.current).engine.listTools(),
           call: (toolId, args) => this.call(toolId, args),
           stop: () => this.stopCalls(),
         }),

@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { ToolInfo } from "../engine/index.ts";
-import { formatDisabledTools, formatOrigin, formatToolsTable, listTools } from "./tools-table.ts";
+import {
+  formatDisabledTools,
+  formatOrigin,
+  formatShadowing,
+  formatToolsTable,
+  listTools,
+} from "./tools-table.ts";
 
 function tool(overrides: Partial<ToolInfo>): ToolInfo {
   return {
@@ -13,6 +19,7 @@ function tool(overrides: Partial<ToolInfo>): ToolInfo {
     kind: "read",
     origin: { layer: "builtin", kind: "builtin" },
     deferred: false,
+    shadows: [],
     ...overrides,
   };
 }
@@ -61,6 +68,35 @@ describe("formatToolsTable", () => {
 
   it("says so when there are no tools", () => {
     expect(formatToolsTable([])).toBe("No tools are registered.\n");
+  });
+});
+
+describe("formatShadowing", () => {
+  it("names each tool that hides another of its name, and what it hides", () => {
+    expect(
+      formatShadowing([
+        tool({}),
+        tool({
+          id: "word_count",
+          origin: { layer: "project", kind: "plugin", name: "wc" },
+          shadows: [
+            { layer: "bundled", kind: "plugin", name: "word_count" },
+            { layer: "global", kind: "plugin", name: "word_count" },
+          ],
+        }),
+      ]),
+    ).toBe(
+      [
+        "",
+        "Shadowing (1):",
+        "  word_count: project plugin wc hides bundled plugin word_count, global plugin word_count",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("says nothing when nothing is shadowed", () => {
+    expect(formatShadowing([tool({})])).toBe("");
   });
 });
 

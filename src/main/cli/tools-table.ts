@@ -75,6 +75,17 @@ export function formatToolsTable(tools: readonly ToolInfo[], width?: number): st
 }
 
 /**
+ * Which bound tools hide another implementation of the same name (a global plugin `word_count`
+ * over the bundled one), so that shadowing is never silent: one line per tool.
+ */
+export function formatShadowing(tools: readonly ToolInfo[]): string {
+  const lines = tools
+    .filter((t) => t.shadows.length > 0)
+    .map((t) => `  ${t.id}: ${formatOrigin(t.origin)} hides ${t.shadows.map(formatOrigin).join(", ")}`);
+  return lines.length > 0 ? `\nShadowing (${lines.length}):\n${lines.join("\n")}\n` : "";
+}
+
+/**
  * Loud warnings about what an extension was granted beyond the ordinary: a plugin or MCP tool
  * that may fetch from any host (`requires.net.hosts: ["*"]`). Built-ins are left out (web_fetch
  * is the tool for that, and is gated).

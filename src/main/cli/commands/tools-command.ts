@@ -2,7 +2,13 @@ import type { Command } from "commander";
 import { rootOf, rootOption } from "../cli-options.ts";
 import { withEngine } from "../open-engine.ts";
 import { writeStdout } from "../output.ts";
-import { formatDisabledTools, formatToolsTable, formatToolWarnings, listTools } from "../tools-table.ts";
+import {
+  formatDisabledTools,
+  formatShadowing,
+  formatToolsTable,
+  formatToolWarnings,
+  listTools,
+} from "../tools-table.ts";
 
 /** `lathe tools [--root DIR] [--json]`: the registry, as a table or as JSON. */
 export function registerToolsCommand(program: Command): void {
@@ -12,7 +18,7 @@ export function registerToolsCommand(program: Command): void {
     .addOption(rootOption())
     .option(
       "--json",
-      "print a JSON array of {id, enabled: true, description, parameters, requires, readOnly, gated, kind, origin, deferred}, then the disabled ones as {id, enabled: false, origin, reason, fix}",
+      "print a JSON array of {id, enabled: true, description, parameters, requires, readOnly, gated, kind, origin, deferred, shadows}, then the disabled ones as {id, enabled: false, origin, reason, fix}",
     )
     .action(async (options: { root?: string; json?: boolean }) => {
       const tools = await withEngine(
@@ -25,7 +31,7 @@ export function registerToolsCommand(program: Command): void {
       await writeStdout(
         options.json
           ? `${JSON.stringify(tools, null, 2)}\n`
-          : `${formatToolsTable(bound, width)}${formatToolWarnings(bound)}${formatDisabledTools(tools)}`,
+          : `${formatToolsTable(bound, width)}${formatToolWarnings(bound)}${formatShadowing(bound)}${formatDisabledTools(tools)}`,
       );
     });
 }

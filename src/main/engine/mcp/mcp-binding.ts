@@ -1,7 +1,7 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { SourcedMcpServer } from "../config/policy-config.ts";
 import type { ToolOrigin } from "../tools/contract.ts";
-import { LOCKED_TOOL_IDS } from "../tools/locked-tools.ts";
+import { lockedLookalike } from "../tools/locked-tools.ts";
 import type { ToolRegistry } from "../tools/tool-registry.ts";
 import { chooseToolId } from "./mcp-naming.ts";
 import { pinStatus, toolBlockReason, toolHash, toolPinKey } from "./mcp-pins.ts";
@@ -73,11 +73,12 @@ export function bindServerTools(input: BindInput): Record<string, string> {
       registry.reportDisabled({ id: tool.name, origin, reason: blocked });
       continue;
     }
-    // A locked built-in's name is taken even where that built-in is not registered.
+    // A locked built-in's name (or a case variant of it, `Read`) is taken even where that
+    // built-in is not registered.
     const id = chooseToolId(
       server.name,
       tool.name,
-      (candidate) => LOCKED_TOOL_IDS.has(candidate) || registry.get(candidate) !== undefined,
+      (candidate) => lockedLookalike(candidate) !== undefined || registry.get(candidate) !== undefined,
     );
     const defer = config.defer === true || config.deferTools.includes(tool.name);
     try {

@@ -64,8 +64,13 @@ const isArray = Array.isArray;
 const keysOf = Object.keys;
 const identifier = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const applyOptions = freeze({ __proto__: null, result: freeze({ __proto__: null, promise: true }) });
+const ProxyCtor = Proxy;
+const TypeErrorCtor = TypeError;
 let execute;
 let logLines = 0;
+// The runtime members tool.yaml did not grant that this call read anyway ("shell", "fs.writeText"),
+// as the keys of a prototype-less object (the plugin may have changed Array's and Set's methods).
+let absentRead = { __proto__: null };
 let restartAfterCall = false;
 
 // WebAssembly memory is not counted by the isolate's memory limit: none unless declared, and
@@ -233,6 +238,20 @@ function settle(reply) {
   throw new ErrorCtor(reply.message);
 }
 
+// \`object\` as the plugin sees it: the same members, but reading one of \`absent\` (a member
+// its tool.yaml did not grant: it stays undefined) is noted, so that the TypeError which
+// follows can be explained to the plugin's author.
+function noting(object, absent, prefix) {
+  if (keysOf(absent).length === 0) return object;
+  return new ProxyCtor(object, {
+    __proto__: null,
+    get(target, key) {
+      if (typeof key === "string" && absent[key] === true) absentRead[prefix + key] = true;
+      return target[key];
+    },
+  });
+}
+
 function makeRuntime(token) {
   // A reply is the JSON of {ok, value | message}, as a string or as an ExternalCopy of one; or an
   // ExternalCopy of ASCII bytes holding the JSON of a successful reply's value (a file's text,
@@ -251,22 +270,29 @@ function makeRuntime(token) {
       fs.list = (dir) => call("fs.list", { path: dir });
     }
     if (shape.fsWrite) fs.writeText = (path, content) => call("fs.writeText", { path, text: content });
-    runtime.fs = freeze(fs);
+    const missing = !shape.fsRead ? { __proto__: null, readText: true, list: true } : shape.fsWrite ? { __proto__: null } : { __proto__: null, writeText: true };
+    runtime.fs = noting(freeze(fs), missing, "fs.");
   }
   if (shape.net) runtime.net = freeze({ fetch: (url, init) => call("net.fetch", { url, init }) });
   if (shape.shell) runtime.shell = freeze({ run: (cmd, argv) => call("shell.run", { cmd, argv }) });
   runtime.log = (...args) => log(args);
-  return freeze(runtime);
+  const absent = { __proto__: null };
+  if (!shape.fsRead && !shape.fsWrite) absent.fs = true;
+  if (!shape.net) absent.net = true;
+  if (!shape.shell) absent.shell = true;
+  return noting(freeze(runtime), absent, "");
 }
 
 async function run(token, argsJson) {
   logLines = 0;
+  absentRead = { __proto__: null };
   let value;
   try {
     value = await execute(parse(argsJson), makeRuntime(token));
   } catch (error) {
     const bare = bareThrow(error);
-    return stringify({ ok: false, kind: "thrown", message: bare ? shownThrow(error) : messageOf(error), bare, stack: stackOf(error), restart: restartAfterCall });
+    const absent = error instanceof TypeErrorCtor ? keysOf(absentRead) : undefined;
+    return stringify({ ok: false, kind: "thrown", message: bare ? shownThrow(error) : messageOf(error), bare, stack: stackOf(error), absent, restart: restartAfterCall });
   }
   try {
     // "restart" only when set, and never after the value: the host takes a large reply's value

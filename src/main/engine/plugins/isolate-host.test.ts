@@ -224,3 +224,94 @@ describe("IsolateHost", () => {
     await expect(call(h)).rejects.toThrow(/ran without pause for more than 1000 ms while starting/);
   });
 });
+
+describe("a runtime member tool.yaml does not grant", () => {
+  type Shape = Partial<Record<"fsRead" | "fsWrite" | "net" | "shell", boolean>>;
+  const USE = /which its tool\.yaml does not declare/;
+  it.each<[string, string, Shape, RegExp]>([
+    [
+      "runtime.shell.run without requires.shell",
+      "return await runtime.shell.run('git', ['log']);",
+      {},
+      /^probe used runtime\.shell, which its tool\.yaml does not declare \(requires\.shell\), so it is not available to it: Cannot read properties of undefined \(reading 'run'\) \(thrown at \/plugins\/probe\/index\.js:2:\d+\)\. This is a bug in the plugin, not in the call: its author must declare requires\.shell in tool\.yaml \(requires: \{shell: \[\{cmd: <program>/,
+    ],
+    [
+      "runtime.net.fetch without requires.net",
+      "return await runtime.net.fetch('https://example.com/');",
+      { fsRead: true },
+      /^probe used runtime\.net, which its tool\.yaml does not declare \(requires\.net\.hosts\).*reading 'fetch'.*declare requires\.net\.hosts in tool\.yaml/,
+    ],
+    [
+      "a destructured runtime.shell",
+      "const { run } = runtime.shell; return run('ls');",
+      {},
+      /^probe used runtime\.shell, .*requires\.shell/,
+    ],
+    [
+      "runtime.fs.readText without any fs",
+      "return await runtime.fs.readText('a.txt');",
+      { net: true },
+      /^probe used runtime\.fs\.readText and runtime\.fs\.list, .*\(requires\.fs\.read\).*reading 'readText'/,
+    ],
+    [
+      "runtime.fs.writeText without any fs",
+      "return await runtime.fs.writeText('a.txt', 'x');",
+      {},
+      /^probe used runtime\.fs\.writeText, .*\(requires\.fs\.write\)/,
+    ],
+    [
+      "runtime.fs.writeText with fs.read only",
+      "return await runtime.fs.writeText('a.txt', 'x');",
+      { fsRead: true },
+      /^probe used runtime\.fs\.writeText, .*\(requires\.fs\.write\), so it is not available to it: runtime\.fs\.writeText is not a function/,
+    ],
+    [
+      "runtime.fs.list with fs.write only",
+      "return await runtime.fs.list('.');",
+      { fsWrite: true },
+      /^probe used runtime\.fs\.readText and runtime\.fs\.list, .*\(requires\.fs\.read\)/,
+    ],
+  ])("%s names the field to declare", async (_name, body, shape, message) => {
+    await expect(call(host(body, { shape }))).rejects.toThrow(message);
+  });
+
+  it.each<[string, string, Shape, RegExp]>([
+    [
+      "a TypeError of its own, after checking an absent member",
+      "if (runtime.net === undefined) { const user = null; return user.name; } return 1;",
+      {},
+      /^Cannot read properties of null \(reading 'name'\) \(thrown at/,
+    ],
+    [
+      "a TypeError with no absent member read",
+      "const o = undefined; return o.run();",
+      {},
+      /^Cannot read properties of undefined \(reading 'run'\) \(thrown at/,
+    ],
+    [
+      "a plain Error after reading an absent member",
+      "if (!runtime.shell) throw new Error('run needs a shell; none is declared'); return 1;",
+      {},
+      /^run needs a shell; none is declared \(thrown at/,
+    ],
+  ])("%s keeps the plugin's own message", async (_name, body, shape, message) => {
+    const error = call(host(body, { shape }));
+    await expect(error).rejects.toThrow(message);
+    await expect(error).rejects.not.toThrow(USE);
+  });
+
+  it("stays absent, as docs/plugins.md says: undefined, not `in`, not among the keys", async () => {
+    const h = host(
+      "return { net: runtime.net === undefined, inNet: 'net' in runtime, keys: Object.keys(runtime), fsKeys: Object.keys(runtime.fs), write: 'writeText' in runtime.fs, frozen: Object.isFrozen(runtime) };",
+      { shape: { fsRead: true } },
+    );
+    expect(await call(h)).toEqual({
+      net: true,
+      inNet: false,
+      keys: ["fs", "log"],
+      fsKeys: ["readText", "list"],
+      write: false,
+      frozen: true,
+    });
+  });
+});

@@ -4,6 +4,7 @@ import { ToolCallError } from "../errors/tool-call-error.ts";
 import { AsciiJson, EncodedJson } from "./encoded-json.ts";
 import { ISOLATE_BOOTSTRAP, type RuntimeShape } from "./isolate-bootstrap.ts";
 import { PLUGIN_LIMITS } from "./plugin-limits.ts";
+import { undeclaredMemberMessage } from "./undeclared-member.ts";
 import { errorMessage } from "../errors/error-message.ts";
 
 /**
@@ -62,6 +63,8 @@ interface Reply {
   stack?: string;
   /** What was thrown carries no message (`throw null`, `throw 42`): `message` shows the value. */
   bare?: boolean;
+  /** A TypeError was thrown: the `runtime` members the call read that tool.yaml does not grant. */
+  absent?: string[];
   /** The plugin used up its WebAssembly budget: restart the isolate once the call is answered. */
   restart?: boolean;
 }
@@ -427,7 +430,8 @@ export class IsolateHost {
           ? `${name} failed by throwing ${reply.message}, not an Error with a message, so it said nothing about what went wrong. This is a bug in the plugin (${this.entryPath()}): it should throw new Error("…") saying what was wrong and how to call again.`
           : reply.message === undefined || reply.message === ""
             ? `${name} failed without a message${at}.`
-            : `${reply.message}${at}`;
+            : (undeclaredMemberMessage(name, reply.message, reply.absent ?? [], at) ??
+              `${reply.message}${at}`);
       this.options.onLog(`call failed: ${message}`, "lathe");
       throw new ToolCallError(message);
     } catch (err) {
@@ -435,7 +439,7 @@ export class IsolateHost {
         throw new ToolCallError(
           aborted
             ? `${name} was aborted; its isolate was stopped.`
-            : `${name} did not finish within its timeout of ${call.wallTimeoutMs} ms (it may be waiting on a promise that never settles) and was stopped; its isolate was restarted.`,
+            : `${name} did not finish within its timeout of ${call.wallTimeoutMs} ms (it may be waiting on a promise that never settles) and was stopped; its isolate was restarted. A promise that never settles is a bug in the plugin; if it only needs longer, its author can raise timeoutMs in its tool.yaml (at most ${PLUGIN_LIMITS.maxTimeoutMs} ms).`,
         );
       }
       if (ToolCallError.isInstance(err)) throw err;

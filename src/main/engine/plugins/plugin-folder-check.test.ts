@@ -119,6 +119,45 @@ describe("checkPluginFolder", () => {
     expect((await check(withFlag)).ok).toBe(true);
   });
 
+  it("finds runtime members used without declaring them, and accepts them once declared", async () => {
+    const body = [
+      "// runtime.net in a comment is fine",
+      "const log = await runtime.shell.run('git', ['log']);",
+      "const text = await runtime.fs.readText('a.txt');",
+      "await runtime.fs.writeText('b.txt', text + log.output);",
+    ].join("\n");
+    const without = await writePlugin(
+      globalToolsDir(latheHome),
+      "undeclared",
+      plugin("undeclared", body, { requires: { fs: { read: ["{workspace}/**"] } } }),
+    );
+    expect((await check(without)).problems).toEqual([
+      {
+        file: path.join(without, "index.js"),
+        where: "line 3",
+        problem:
+          "uses runtime.shell, which a plugin gets only when tool.yaml declares requires.shell: it is undefined here, so the call fails",
+        fix: "declare it in tool.yaml (requires: {shell: [{cmd: <program>, args: [...]}]}), or stop using runtime.shell",
+      },
+      expect.objectContaining({
+        where: "line 5",
+        problem: expect.stringMatching(/^uses runtime\.fs\.writeText, .* requires\.fs\.write:/),
+      }),
+    ]);
+    const declared = await writePlugin(
+      globalToolsDir(latheHome),
+      "declared",
+      plugin("declared", body, {
+        readOnly: false,
+        requires: {
+          fs: { read: ["{workspace}/**"], write: ["{workspace}/**"] },
+          shell: [{ cmd: "git", args: ["log"] }],
+        },
+      }),
+    );
+    expect((await check(declared)).problems).toEqual([]);
+  });
+
   it("finds another folder of the same tools directory declaring the same tool, and notes what it shadows", async () => {
     const first = await writePlugin(globalToolsDir(latheHome), "a", plugin("same", "return 1;"));
     await writePlugin(globalToolsDir(latheHome), "b", plugin("same", "return 2;"));
@@ -178,5 +217,54 @@ describe("checkPluginFolder", () => {
     await expect(check(path.join(base, "nothing"))).rejects.toThrow(
       /nothing does not exist\. Pass the plugin's folder/,
     );
+  });
+});
+
+describe("a plugin file that cannot be used as it is", () => {
+  const big = (bytes: number) => `# ${"x".repeat(bytes)}\n`;
+  it.each([
+    [
+      "a tool.yaml over 256 KB",
+      "tool.yaml",
+      (dir: string) => writeFile(path.join(dir, "tool.yaml"), big(256 * 1024)),
+      /^is \d+ bytes, more than the 256 KB \(262144 bytes\) a plugin's tool\.yaml may be$/,
+      /^shorten tool\.yaml: .* \(at most 256 KB\)$/,
+    ],
+    [
+      "a TOOL.md over 16 KB",
+      "TOOL.md",
+      (dir: string) => writeFile(path.join(dir, "TOOL.md"), big(16 * 1024)),
+      /^is \d+ bytes, more than the 16 KB \(16384 bytes\) a plugin's TOOL\.md may be$/,
+      /^shorten TOOL\.md to when to use the tool, when not, and a few examples \(at most 16 KB\)$/,
+    ],
+    [
+      "an entry file over 1 MB",
+      "index.js",
+      (dir: string) =>
+        writeFile(
+          path.join(dir, "index.js"),
+          `export async function execute() { return 1; }\n${big(1024 * 1024)}`,
+        ),
+      /^is \d+ bytes, more than the 1 MB \(1048576 bytes\) a plugin's entry file may be$/,
+      /^make index\.js smaller: bundle only what the tool needs, minified \(at most 1 MB\)$/,
+    ],
+    [
+      "a tool.yaml that is a folder",
+      "tool.yaml",
+      async (dir: string) => {
+        await rm(path.join(dir, "tool.yaml"));
+        await mkdir(path.join(dir, "tool.yaml"));
+      },
+      /^cannot be read \(not a regular file, or no permission\)$/,
+      /^make tool\.yaml a regular file that you can read \(check its type and permissions\)$/,
+    ],
+  ])("%s says so, with the limit and a fix that fits", async (_name, file, spoil, problem, fix) => {
+    const dir = await writePlugin(globalToolsDir(latheHome), "greet", plugin("greet", "return 'hi';"));
+    await spoil(dir);
+    const report = await check(dir);
+    const found = report.problems.find((p) => p.file === path.join(dir, file));
+    expect(found?.problem).toMatch(problem);
+    expect(found?.fix).toMatch(fix);
+    expect(found?.fix).not.toMatch(/^add /);
   });
 });

@@ -3,6 +3,7 @@ import path from "node:path";
 import { TrustStore } from "../policy/trust-store.ts";
 import type { EntryChecker } from "./entry-check.ts";
 import { pluginIsolateOptions } from "./plugin-isolate-options.ts";
+import { runtimeShape } from "./isolate-bootstrap.ts";
 import { IsolateHost } from "./isolate-host.ts";
 import {
   defaultBundledDir,
@@ -17,6 +18,7 @@ import type { PluginManifest } from "./plugin-manifest.ts";
 import { readPluginSource, type PluginSource } from "./plugin-source.ts";
 import { checkPluginSource } from "./plugin-source-check.ts";
 import { pinFix, pinRefusal } from "./project-plugins.ts";
+import { undeclaredUses } from "./undeclared-member.ts";
 
 /** One problem `lathe plugin check` found: the file, where in it, what is wrong, how to fix it. */
 interface PluginCheckProblem {
@@ -121,6 +123,30 @@ function wasmProblems(source: PluginSource, manifest: PluginManifest): PluginChe
     ];
   }
   return [];
+}
+
+/**
+ * `runtime` members the entry uses by name (`runtime.shell.run(…)`) that tool.yaml does not
+ * grant: absent when it runs, so each such use fails. The first line of each member is reported.
+ */
+function memberProblems(source: PluginSource, manifest: PluginManifest): PluginCheckProblem[] {
+  if (source.entry.text === undefined) return [];
+  const shape = runtimeShape(manifest.requires);
+  const found = new Map<string, PluginCheckProblem>();
+  for (const [index, line] of source.entry.text.split("\n").entries()) {
+    const code = line.trim();
+    if (code.startsWith("//") || code.startsWith("*")) continue;
+    for (const use of undeclaredUses(code, shape)) {
+      if (found.has(use.member)) continue;
+      found.set(use.member, {
+        file: source.entry.file,
+        where: `line ${index + 1}`,
+        problem: `uses ${use.member}, which a plugin gets only when tool.yaml declares ${use.field}: it is undefined here, so the call fails`,
+        fix: `declare it in tool.yaml (${use.example}), or stop using ${use.member}`,
+      });
+    }
+  }
+  return [...found.values()];
 }
 
 /** Start the plugin's isolate with the runtime its `requires` declares, as its first call would. */
@@ -247,6 +273,7 @@ export async function checkPluginFolder(
   if (manifest) {
     problems.push(...(await loadProblems(source, manifest, notes)));
     problems.push(...wasmProblems(source, manifest));
+    problems.push(...memberProblems(source, manifest));
     if (place.layer !== undefined) {
       problems.push(...(await twinProblems(folder, manifest.name)));
       notes.push(...(await shadowNotes(place.layer, manifest.name, options)));

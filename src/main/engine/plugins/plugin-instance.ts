@@ -214,8 +214,12 @@ export class PluginInstance {
     this.state = "active";
   }
 
-  /** Unregister the tool, refuse new calls with a clear error, and wait for calls in flight. */
-  async deactivate(): Promise<void> {
+  /**
+   * Refuse new calls with a clear error, wait for the calls in flight, then unregister the tool.
+   * It stays bound while it drains, so that a call arriving meanwhile is told why it is refused
+   * (`why`: the folder is reloading, or Lathe is closing) rather than that no such tool exists.
+   */
+  async deactivate(why: "reload" | "close" = "reload"): Promise<void> {
     this.registry.clearDisabled(
       (d) =>
         d.origin.layer === this.origin.layer &&
@@ -224,15 +228,21 @@ export class PluginInstance {
     );
     if (this.state !== "active") return;
     this.state = "deactivated";
-    this.registry.unregister(
-      this.folder.layer,
-      (origin, id) => origin.kind === "plugin" && origin.name === this.folder.name && id === this.tool?.id,
-    );
     const id = this.manifest?.name ?? this.folder.name;
-    await this.host?.drain(
-      `${id} is being reloaded because its plugin folder (${this.folder.dir}) changed or was removed; call it again after this turn.`,
-      this.manifest?.timeoutMs ?? PLUGIN_LIMITS.timeoutMs,
-    );
+    try {
+      await this.host?.drain(
+        why === "reload"
+          ? `${id} is being reloaded because its plugin folder (${this.folder.dir}) changed or was removed; call it again after this turn.`
+          : `${id} was not run: Lathe is closing and has unloaded its plugins.`,
+        this.manifest?.timeoutMs ?? PLUGIN_LIMITS.timeoutMs,
+      );
+    } finally {
+      this.registry.unregister(
+        this.folder.layer,
+        (origin, tid) =>
+          origin.kind === "plugin" && origin.name === this.folder.name && tid === this.tool?.id,
+      );
+    }
   }
 
   /** Release the isolate. Idempotent. */

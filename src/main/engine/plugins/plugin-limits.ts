@@ -8,8 +8,16 @@ export const PLUGIN_LIMITS = {
   timeoutMs: 30_000,
   minTimeoutMs: 100,
   maxTimeoutMs: 600_000,
+  /**
+   * How much longer the pipeline waits for a plugin call than its `timeoutMs`: the isolate's own
+   * watchdog stops it first and says what happened (its isolate was restarted), rather than the
+   * pipeline's generic timeout.
+   */
+  stopGraceMs: 2_000,
   /** CPU budget of the module's top-level code when the isolate starts. */
   startCpuMs: 1_000,
+  /** Size of tool.yaml. */
+  yamlBytes: 256 * 1024,
   /** Size of the entry file: plugins are small, self-contained modules. */
   entryBytes: 1024 * 1024,
   /** Size of TOOL.md, which the model reads with every request. */

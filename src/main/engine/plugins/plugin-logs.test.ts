@@ -149,7 +149,7 @@ describe("a plugin's log file", () => {
       .toMatch(/\[global\] lathe: isolate stopped: hog used more than its memory limit of 8 MB/);
     await expect
       .poll(() => logOf("sleeper"))
-      .toMatch(/\[global\] lathe: isolate stopped: a call was stopped: timed out after 300 ms/);
+      .toMatch(/\[global\] lathe: isolate stopped: a call did not finish within 300 ms \(wall clock\)/);
     await expect
       .poll(() => logOf("wasm_hog"))
       .toMatch(/\[global\] lathe: isolate stopped: it used up its WebAssembly budget/);

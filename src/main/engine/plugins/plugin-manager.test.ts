@@ -351,6 +351,37 @@ describe("PluginManager: reload between turns", () => {
     expect(outputOf(await inFlight)).toBe("finished");
     expect(world.engine.registry.get("slow")).toBeUndefined();
   });
+
+  it("tells a call that arrives while the plugin reloads that it is being reloaded", async () => {
+    world = await openPluginWorld({
+      arrange: (w) =>
+        writePlugin(
+          w.globalDir,
+          "slow",
+          plugin(
+            "slow",
+            "if (args.quick) return 'old'; const end = Date.now() + 600; while (Date.now() < end) {} return 'finished';",
+            { input_schema: { type: "object", properties: { quick: { type: "boolean" } } } },
+          ),
+        ).then(() => undefined),
+    });
+    const session = await world.session();
+    const inFlight = session.call("slow", {});
+    await waitFor(() => world?.manager.status()[0]?.isolate?.calls === 1, "the first call to start");
+    await writeFile(
+      path.join(world.globalDir, "slow", "index.js"),
+      "export async function execute() { return 'new'; }",
+    );
+    const reloading = world.manager.reload();
+    await waitFor(() => world?.manager.status()[0]?.state === "deactivated", "the old version to drain");
+    const during = errorOf(await session.call("slow", { quick: true }));
+    expect(during).toBe(
+      `slow is being reloaded because its plugin folder (${path.join(world.globalDir, "slow")}) changed or was removed; call it again after this turn.`,
+    );
+    expect(outputOf(await inFlight)).toBe("finished");
+    await reloading;
+    expect(outputOf(await session.call("slow", {}))).toBe("new");
+  });
 });
 
 describe("PluginManager: loading cost", () => {
@@ -408,5 +439,32 @@ describe("PluginManager: loading cost", () => {
     expect(world.engine.registry.get("x_tool")).toBeUndefined();
     expect(world.manager.status()).toEqual([]);
     expect(await readFile(path.join(world.globalDir, "x", "index.js"), "utf8")).toContain("return 1");
+  });
+
+  it("tells a call that arrives while it closes that Lathe is closing", async () => {
+    world = await openPluginWorld({
+      arrange: (w) =>
+        writePlugin(
+          w.globalDir,
+          "x",
+          plugin(
+            "x_tool",
+            "if (args.quick) return 0; const end = Date.now() + 400; while (Date.now() < end) {} return 1;",
+            {
+              input_schema: { type: "object", properties: { quick: { type: "boolean" } } },
+            },
+          ),
+        ).then(() => undefined),
+    });
+    const session = await world.session();
+    const inFlight = session.call("x_tool", {});
+    await waitFor(() => world?.manager.status()[0]?.isolate?.calls === 1, "the call to start");
+    const closing = world.manager.close();
+    await waitFor(() => world?.manager.status()[0]?.state === "deactivated", "the plugin to drain");
+    expect(errorOf(await session.call("x_tool", { quick: true }))).toBe(
+      "x_tool was not run: Lathe is closing and has unloaded its plugins.",
+    );
+    expect(outputOf(await inFlight)).toBe(1);
+    await closing;
   });
 });

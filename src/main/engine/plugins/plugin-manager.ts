@@ -369,7 +369,7 @@ export class PluginManager {
     this.watcher = undefined;
     return this.serial(async () => {
       for (const instance of this.instances) {
-        await instance.deactivate();
+        await instance.deactivate("close");
         instance.dispose();
       }
       this.instances = [];

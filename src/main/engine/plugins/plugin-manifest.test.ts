@@ -63,6 +63,27 @@ describe("parseManifest errors name the file, the field and the fix", () => {
       /MAJOR\.MINOR\.PATCH/,
     ],
     [
+      "a locked built-in's name",
+      yamlWith({ name: "read" }),
+      /field "name"/,
+      /is "read", one of Lathe's locked built-in tools, which a plugin cannot replace/,
+      /name: my_read/,
+    ],
+    [
+      "a case variant of a locked built-in's name",
+      yamlWith({ name: "Bash" }),
+      /field "name"/,
+      /is "Bash", which differs only in case, "_" or "-" from "bash", one of Lathe's locked built-in tools: a model that calls "Bash" means the built-in/,
+      /name: my_bash/,
+    ],
+    [
+      "a locked built-in's name without its underscore",
+      yamlWith({ name: "WebFetch" }),
+      /field "name"/,
+      /differs only in case, "_" or "-" from "web_fetch"/,
+      /name: my_web_fetch/,
+    ],
+    [
       "an empty description",
       yamlWith({ description: "  " }),
       /field "description"/,

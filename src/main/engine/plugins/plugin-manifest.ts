@@ -9,7 +9,7 @@ import type { JsonSchema, ToolKind } from "../tools/contract.ts";
 import { RequirementSetSchema, type RequirementSet } from "../tools/requirement-set.ts";
 import { HostPatternError, parseHostPattern } from "../capability/host-pattern.ts";
 import { SYSTEM_BIN_DIRS } from "../policy/shell-requirements.ts";
-import { LOCKED_TOOL_IDS } from "../tools/locked-tools.ts";
+import { lockedLookalike } from "../tools/locked-tools.ts";
 import { PLUGIN_LIMITS } from "./plugin-limits.ts";
 import { didYouMean } from "./did-you-mean.ts";
 import { PluginLoadError } from "./plugin-load-error.ts";
@@ -412,13 +412,16 @@ export function checkManifest(file: string, text: string | Document.Parsed): Man
           FIXES.name as string,
         ),
       );
-    } else if (LOCKED_TOOL_IDS.has(m.name)) {
+    } else if (lockedLookalike(m.name) !== undefined) {
+      const locked = lockedLookalike(m.name) as string;
       problems.push(
         new PluginLoadError(
           file,
           'field "name"',
-          `is "${m.name}", one of Lathe's locked built-in tools, which a plugin cannot replace`,
-          `give the plugin a name of its own, e.g. \`name: my_${m.name}\``,
+          locked === m.name
+            ? `is "${m.name}", one of Lathe's locked built-in tools, which a plugin cannot replace`
+            : `is "${m.name}", which differs only in case, "_" or "-" from "${locked}", one of Lathe's locked built-in tools: a model that calls "${m.name}" means the built-in, so a plugin cannot take the name`,
+          `give the plugin a name of its own, e.g. \`name: my_${locked}\``,
         ),
       );
     }

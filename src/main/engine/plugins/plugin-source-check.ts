@@ -1,4 +1,6 @@
+import path from "node:path";
 import type { EntryChecker } from "./entry-check.ts";
+import { PLUGIN_LIMITS } from "./plugin-limits.ts";
 import { PluginLoadError } from "./plugin-load-error.ts";
 import type { PluginManifest } from "./plugin-manifest.ts";
 import type { PluginManifestCache } from "./plugin-manifest-cache.ts";
@@ -10,14 +12,32 @@ interface SourceCheck {
   problems: PluginLoadError[];
 }
 
-function fileProblem(file: PluginFile, what: string, field: string, fix: string): PluginLoadError {
+/** What to say about one of a plugin's files, by what is wrong with it. */
+interface FileFixes {
+  /** How the file is named in the problem: "tool.yaml", "TOOL.md", "the entry file …". */
+  what: string;
+  /** The file is not there. */
+  missing: string;
+  /** It is larger than `limit` bytes. */
+  tooLarge: string;
+  limit: number;
+}
+
+/** A size as people read it: 262144 → "256 KB", 1048576 → "1 MB". */
+function size(bytes: number): string {
+  const mb = 1024 * 1024;
+  if (bytes >= mb && bytes % mb === 0) return `${bytes / mb} MB`;
+  return bytes % 1024 === 0 ? `${bytes / 1024} KB` : `${bytes} bytes`;
+}
+
+function fileProblem(file: PluginFile, field: string, fixes: FileFixes): PluginLoadError {
   switch (file.problem) {
     case "too-large":
       return new PluginLoadError(
         file.file,
         field,
-        `is ${file.size} bytes, which is more than a plugin's ${what} may be`,
-        fix,
+        `is ${file.size} bytes, more than the ${size(fixes.limit)} (${fixes.limit} bytes) ${fixes.what} may be`,
+        `${fixes.tooLarge} (at most ${size(fixes.limit)})`,
       );
     case "outside":
       return new PluginLoadError(
@@ -31,7 +51,7 @@ function fileProblem(file: PluginFile, what: string, field: string, fix: string)
         file.file,
         field,
         "cannot be read (not a regular file, or no permission)",
-        fix,
+        `make ${path.basename(file.file)} a regular file that you can read (check its type and permissions)`,
       );
     case "unparsable":
       return new PluginLoadError(
@@ -41,7 +61,7 @@ function fileProblem(file: PluginFile, what: string, field: string, fix: string)
         "write plain YAML: `key: value` lines, no deep nesting",
       );
     default:
-      return new PluginLoadError(file.file, field, "is missing", fix);
+      return new PluginLoadError(file.file, field, "is missing", fixes.missing);
   }
 }
 
@@ -66,12 +86,13 @@ export async function checkPluginSource(
     // Validated before for exactly this tool.yaml text (see plugin-manifest-cache.ts).
   } else if (source.yamlDoc === undefined) {
     problems.push(
-      fileProblem(
-        source.yaml,
-        "tool.yaml",
-        "the file",
-        "add tool.yaml with name, version, description and input_schema (see docs/plugins.md)",
-      ),
+      fileProblem(source.yaml, "the file", {
+        what: "a plugin's tool.yaml",
+        missing: "add tool.yaml with name, version, description and input_schema (see docs/plugins.md)",
+        tooLarge:
+          "shorten tool.yaml: keep the description to a sentence or two (the model's guide belongs in TOOL.md) and the schemas to the arguments the tool takes",
+        limit: PLUGIN_LIMITS.yamlBytes,
+      }),
     );
   } else {
     const { checkManifest } = await import("./plugin-manifest.ts");
@@ -82,22 +103,22 @@ export async function checkPluginSource(
   }
   if (source.toolMd.problem !== undefined && source.toolMd.problem !== "missing") {
     problems.push(
-      fileProblem(
-        source.toolMd,
-        "TOOL.md",
-        "the file",
-        "keep TOOL.md to when to use the tool, when not, and a few examples",
-      ),
+      fileProblem(source.toolMd, "the file", {
+        what: "a plugin's TOOL.md",
+        missing: "add TOOL.md",
+        tooLarge: "shorten TOOL.md to when to use the tool, when not, and a few examples",
+        limit: PLUGIN_LIMITS.toolMdBytes,
+      }),
     );
   }
   if (source.entry.text === undefined) {
     problems.push(
-      fileProblem(
-        source.entry,
-        "entry",
-        'the entry file (field "entry" of tool.yaml)',
-        `add ${source.entryName} exporting \`async function execute(args, runtime)\`, or point "entry" at the file that does`,
-      ),
+      fileProblem(source.entry, 'the entry file (field "entry" of tool.yaml)', {
+        what: "a plugin's entry file",
+        missing: `add ${source.entryName} exporting \`async function execute(args, runtime)\`, or point "entry" at the file that does`,
+        tooLarge: `make ${source.entryName} smaller: bundle only what the tool needs, minified`,
+        limit: PLUGIN_LIMITS.entryBytes,
+      }),
     );
   } else if (cache?.entryChecked(source.entry.text) !== true) {
     const found = await (await checker()).problems(source.entry.file, source.entry.text);

@@ -33,7 +33,6 @@ export interface PluginSource {
 }
 
 export const DEFAULT_ENTRY = "index.js";
-const MAX_YAML_BYTES = 256 * 1024;
 
 /** A file URL for stack traces and syntax errors (`file:///…/index.js:2:13`). */
 export function entryUrl(file: string): string {
@@ -90,7 +89,7 @@ export async function readPluginSource(
 ): Promise<PluginSource> {
   const realDir = await realpath(folder.dir).catch(() => undefined);
   const [yaml, toolMd] = await Promise.all([
-    readPluginFile(path.join(folder.dir, "tool.yaml"), false, realDir, MAX_YAML_BYTES),
+    readPluginFile(path.join(folder.dir, "tool.yaml"), false, realDir, PLUGIN_LIMITS.yamlBytes),
     readPluginFile(path.join(folder.dir, "TOOL.md"), false, realDir, PLUGIN_LIMITS.toolMdBytes),
   ]);
   const manifest = yaml.text === undefined ? undefined : cache?.manifest(yaml.text);

@@ -4,6 +4,7 @@ import { BridgeLimiter } from "./bridge-concurrency.ts";
 import { EncodedJson } from "./encoded-json.ts";
 import type { IsolateHost } from "./isolate-host.ts";
 import type { PluginManifest } from "./plugin-manifest.ts";
+import { PLUGIN_LIMITS } from "./plugin-limits.ts";
 import { truncateResult } from "./plugin-output.ts";
 import { largeResult } from "./plugin-result.ts";
 import type { BridgeServices } from "./plugin-runtime-bridge.ts";
@@ -51,6 +52,9 @@ export function pluginTool(input: PluginToolInput): ToolDefinition<Record<string
     gated: manifest.gated,
     kind: manifest.kind,
     timeoutMs: manifest.timeoutMs,
+    // The isolate stops the call at timeoutMs (see IsolateHost.call) and says what happened; the
+    // pipeline's own, generic timeout is only the backstop.
+    callTimeoutMs: () => manifest.timeoutMs + PLUGIN_LIMITS.stopGraceMs,
     enabled: true,
     defer: manifest.defer,
     deriveApprovalKey: (args) => `${manifest.name}:${stableStringify(args)}`,

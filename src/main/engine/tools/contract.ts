@@ -127,4 +127,6 @@ export interface ToolInfo {
   origin: ToolOrigin;
   /** Whether the model starts with only the tool's name (`tool_search` loads the rest). */
   deferred: boolean;
+  /** Implementations of the same name in earlier layers that this one hides, earliest first. */
+  shadows: ToolOrigin[];
 }

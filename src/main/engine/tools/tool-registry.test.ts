@@ -45,6 +45,23 @@ describe("ToolRegistry", () => {
   });
 
   it.each([
+    ["Read", "read"],
+    ["BASH", "bash"],
+    ["WebFetch", "web_fetch"],
+    ["web-search", "web_search"],
+    ["Tool_Search", "tool_search"],
+  ])("refuses an extension's %s, a case variant of the locked %s", (id, locked) => {
+    const r = new ToolRegistry();
+    expect(() => r.register(tool(id), { layer: "global", kind: "plugin", name: "g" })).toThrow(
+      `"${id}" differs only in case, "_" or "-" from "${locked}", one of Lathe's locked built-in tools`,
+    );
+    expect(r.get(id)).toBeUndefined();
+    // Positive control: a name that is no variant of a locked one registers.
+    r.register(tool(`${id}_notes`), { layer: "global", kind: "plugin", name: "g" });
+    expect(r.get(`${id}_notes`)).toBeDefined();
+  });
+
+  it.each([
     ["https://api.example.com", /has a scheme/],
     ["api.example.com/v1", /is not a bare host/],
     ["api.*.com", /only \* and \*\.example\.com are wildcards/],

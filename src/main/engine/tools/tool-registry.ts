@@ -5,7 +5,7 @@ import { stableStringify } from "./stable-stringify.ts";
 import { assertCompilable } from "./argument-validator.ts";
 import { parseHostPatterns } from "../capability/host-pattern.ts";
 import { LAYERS, type AnyTool, type Layer, type ToolInfo, type ToolOrigin } from "./contract.ts";
-import { LOCKED_TOOL_IDS } from "./locked-tools.ts";
+import { lockedLookalike } from "./locked-tools.ts";
 import { unionRequirements, type RequirementSet } from "./requirement-set.ts";
 
 /** A tool as bound in the registry: its definition, where it came from, what it shadows. */
@@ -146,9 +146,14 @@ export class ToolRegistry {
         `Tool id "${tool.id}" is invalid: use 1-64 letters, digits, "_" or "-", starting with a letter.`,
       );
     }
-    if (origin.layer !== "builtin" && LOCKED_TOOL_IDS.has(tool.id)) {
+    const locked = origin.layer === "builtin" ? undefined : lockedLookalike(tool.id);
+    if (locked !== undefined) {
+      const what =
+        locked === tool.id
+          ? `"${tool.id}" is one of Lathe's locked built-in tools`
+          : `"${tool.id}" differs only in case, "_" or "-" from "${locked}", one of Lathe's locked built-in tools`;
       throw new ManifestError(
-        `Tool "${tool.id}" (${describeOrigin(origin)}) cannot be loaded: "${tool.id}" is one of Lathe's locked built-in tools, which plugins and MCP servers cannot replace. Give the tool another name.`,
+        `Tool "${tool.id}" (${describeOrigin(origin)}) cannot be loaded: ${what}, which plugins and MCP servers cannot replace. Give the tool another name.`,
       );
     }
     const layer = this.byLayer.get(origin.layer) as Map<string, Entry>;
@@ -242,5 +247,6 @@ export function toolInfo(entry: RegisteredTool, deferredIds?: ReadonlySet<string
     kind: tool.kind,
     origin,
     deferred: deferredIds ? deferredIds.has(tool.id) : tool.defer === true,
+    shadows: entry.shadows.map((shadowed) => ({ ...shadowed })),
   };
 }
