@@ -121,9 +121,15 @@ export class ToolExposure {
     const entries = this.entries();
     const { deferred } = planDeferral(entries, this.options);
     const deferredEntries = entries.filter((e) => deferred.has(e.tool.id));
-    const key = deferredEntries.map((e) => `${e.tool.id}:${e.descriptorHash}`).join("\n");
+    const key = deferredEntries
+      .map((e) => `${e.tool.id}:${e.descriptorHash}:${e.origin.name ?? ""}`)
+      .join("\n");
     if (this.index?.key !== key) {
-      this.index = { key, index: new ToolSearchIndex(deferredEntries.map((e) => e.tool)) };
+      const searchable = deferredEntries.map(({ tool, origin }) => {
+        const { id, description, parameters } = tool;
+        return { id, description, parameters, ...(origin.name === undefined ? {} : { origin: origin.name }) };
+      });
+      this.index = { key, index: new ToolSearchIndex(searchable) };
     }
     return this.index.index.search(query, options);
   }
