@@ -331,6 +331,39 @@ describe("MCP servers from settings", () => {
     expect(full).toContain('"item-199999"');
   });
 
+  it("shows the model at most 2,048 characters of a 2 MB tool description, and tells the person once", async () => {
+    const huge = `Frobnicates widgets. ${"D".repeat(2_000_000)}`;
+    const script = await writeScript([{ name: "huge", description: huge }, NOTIFY]);
+    const world = await open({
+      user: { scripted: { command: node, args: [SCRIPTED, script], defer: true } },
+    });
+    await startAndApply(world);
+    const mark = /^Frobnicates widgets\. D+… \[description cut: 1,997,973 more characters\]$/;
+    expect(world.engine.registry.get("huge")?.tool.description).toMatch(mark);
+    // What `lathe tools --json` prints.
+    expect(world.engine.listTools().find((t) => t.id === "huge")?.description).toMatch(mark);
+    // What tool_search hands the model.
+    const session = await world.engine.openSession({ mode: "yolo" });
+    cleanups.push(() => session.close());
+    const found = await session.call("tool_search", { query: "frobnicates widgets" });
+    const data = outputOf<{ tools: Array<{ id: string; description: string }> }>(found);
+    expect(data.tools.map((t) => t.id)).toEqual(["huge"]);
+    expect(data.tools[0]?.description).toMatch(mark);
+    expect(JSON.stringify(found).length).toBeLessThan(4_000);
+
+    const note =
+      'Tool "huge": its description has 2,000,021 characters, so the model is shown the first 2,048 and a mark saying the rest was cut. The server\'s author should shorten it.';
+    expect(world.manager.status()[0]?.notes).toEqual([note]);
+    // A relisting (list_changed) does not say it again.
+    const before = pendingCount(world, "scripted");
+    await session.call("notify", {});
+    await waitFor("the refreshed listing", () => pendingCount(world, "scripted") > before);
+    world.manager.applyPendingChanges();
+    expect(world.manager.status()[0]?.notes).toEqual([note]);
+    const tail = world.manager.logTail("scripted", 100);
+    expect(tail.filter((line) => line.endsWith(note))).toHaveLength(1);
+  });
+
   it("names a colliding tool mcp__<server>__<tool>, whether it collides with a plugin or another server", async () => {
     const folderA = path.join(base, "a");
     const folderB = path.join(base, "b");

@@ -4,6 +4,7 @@ import type { JsonSchema, ToolDefinition } from "../tools/contract.ts";
 import { stableStringify } from "../tools/stable-stringify.ts";
 import type { ToolSession } from "../tools/tool-session.ts";
 import { leftOutSize, lineCount, OUTPUT_LIMITS, utf8Head } from "../tools/truncation.ts";
+import { describedAs, modelDescription } from "./mcp-description.ts";
 import { resultText, saveImages, toToolData, truncateToolData, type McpToolData } from "./mcp-result.ts";
 
 /** The part of a connection a tool needs: a way to call it. */
@@ -54,8 +55,7 @@ export function mcpTool(spec: McpToolSpec): ToolDefinition<Record<string, unknow
   const readOnly = tool.annotations?.readOnlyHint ?? false;
   return {
     id,
-    description:
-      tool.description ?? tool.annotations?.title ?? tool.title ?? `${tool.name} (from MCP server ${server})`,
+    description: modelDescription(describedAs(tool, server)),
     parameters: tool.inputSchema as JsonSchema,
     requires: {},
     readOnly,
