@@ -308,6 +308,41 @@ describe("MCP servers from settings", () => {
     },
   );
 
+  it("says an answer over 10 MB was too large (not that the server exited), and the server stays connected", async () => {
+    const script = await writeScript([
+      { name: "big_text", description: "Answers at length." },
+      { name: "fine", description: "Answers briefly." },
+    ]);
+    const world = await open({ user: { scripted: { command: node, args: [SCRIPTED, script] } } });
+    await startAndApply(world);
+    const pid = world.manager.status()[0]?.pid;
+    const session = await world.engine.openSession({ mode: "yolo" });
+    cleanups.push(() => session.close());
+    // Just under the limit, the answer comes (cut for the model like any output).
+    const under = await session.call("big_text", { bytes: 9_000_000 });
+    expect(under.metadata.truncated).toBe(true);
+    expect(errorOf(await session.call("big_text", { bytes: 11_000_000 }))).toBe(
+      'MCP server "scripted" ran big_text, but its answer was 10.5 MB, more than the 10 MB Lathe reads from an MCP server, so it was dropped (the server stays connected). Ask for less: narrower arguments, a smaller page or range.',
+    );
+    expect(world.manager.status()[0]).toMatchObject({ state: "connected", pid });
+    expect(outputOf(await session.call("fine", {}))).toEqual({ content: "called fine with {}" });
+  });
+
+  it("says a tools/call answer that is not valid MCP is the server's fault, not a disconnection", async () => {
+    const script = await writeScript([
+      { name: "malformed_result", description: "Answers wrong." },
+      { name: "fine", description: "Answers briefly." },
+    ]);
+    const world = await open({ user: { scripted: { command: node, args: [SCRIPTED, script] } } });
+    await startAndApply(world);
+    const text = errorOf(await call(world, "malformed_result", {}));
+    expect(text).toMatch(
+      /^MCP server "scripted" answered the call to malformed_result with a result that is not valid MCP \(content: .+\), so it may or may not have run/,
+    );
+    expect(text).not.toMatch(/disconnected|is connected/);
+    expect(outputOf(await call(world, "fine", {}))).toEqual({ content: "called fine with {}" });
+  });
+
   it("cuts a huge structured result like any output: the head, and all of it in a file", async () => {
     const script = await writeScript([{ name: "big_structured", description: "Answers a lot." }]);
     const world = await open({ user: { scripted: { command: node, args: [SCRIPTED, script] } } });
