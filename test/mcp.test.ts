@@ -139,13 +139,18 @@ interface ScriptTool {
   name: string;
   description: string;
   inputSchema?: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
   annotations?: Record<string, unknown>;
 }
 
-async function writeScript(tools: ScriptTool[], stderr?: string): Promise<string> {
+async function writeScript(
+  tools: ScriptTool[],
+  stderr?: string,
+  more: { pageSize?: number } = {},
+): Promise<string> {
   const file = path.join(base, "script.json");
   const full = tools.map((t) => ({ inputSchema: { type: "object", properties: {} }, ...t }));
-  await writeFile(file, JSON.stringify({ tools: full, ...(stderr ? { stderr } : {}) }));
+  await writeFile(file, JSON.stringify({ tools: full, ...(stderr ? { stderr } : {}), ...more }));
   return file;
 }
 
@@ -340,6 +345,68 @@ describe("MCP servers from settings", () => {
       /^MCP server "scripted" answered the call to malformed_result with a result that is not valid MCP \(content: .+\), so it may or may not have run/,
     );
     expect(text).not.toMatch(/disconnected|is connected/);
+    expect(outputOf(await call(world, "fine", {}))).toEqual({ content: "called fine with {}" });
+  });
+
+  it.each([
+    ["one page", undefined],
+    // The SDK's client keeps the output schemas of the last page only: "typed" is on the first.
+    ["two pages", 1],
+  ])(
+    "says a tool ran when its structured result does not fit its own output schema (tools/list in %s)",
+    async (_what, pageSize) => {
+      const typed: ScriptTool = {
+        name: "typed",
+        description: "Answers a count.",
+        inputSchema: { type: "object", properties: { structured: { type: "object" } } },
+        outputSchema: { type: "object", properties: { n: { type: "number" } }, required: ["n"] },
+      };
+      const script = await writeScript(
+        [typed, { name: "other", description: "On the last page." }],
+        undefined,
+        pageSize === undefined ? {} : { pageSize },
+      );
+      const world = await open({ user: { scripted: { command: node, args: [SCRIPTED, script] } } });
+      await startAndApply(world);
+      expect(world.manager.status()[0]?.toolCount).toBe(2);
+      const session = await world.engine.openSession({ mode: "yolo" });
+      cleanups.push(() => session.close());
+      expect(outputOf(await session.call("typed", { structured: { n: 1 } }))).toEqual({
+        content: 'called typed with {"structured":{"n":1}}',
+      });
+      const text = errorOf(await session.call("typed", { structured: { n: "one" } }));
+      expect(text).toMatch(
+        /^typed ran on MCP server "scripted", but its structured result does not fit the tool's own output schema \("n" must be number\)\. It may have acted: do not call it again just to retry\. The server's author has to fix the tool or its schema\. The whole answer is in (\S+)\.$/,
+      );
+      expect(text).not.toMatch(/refused/);
+      const saved = /The whole answer is in (\S+)\.$/.exec(text)?.[1] as string;
+      expect(JSON.parse(await readFile(saved, "utf8"))).toMatchObject({ structuredContent: { n: "one" } });
+      expect(errorOf(await session.call("typed", {}))).toMatch(
+        /^typed ran on MCP server "scripted", but it sent no structured result, though its output schema promises one\. It may have acted/,
+      );
+    },
+  );
+
+  it("disables a tool whose output schema does not compile, and keeps the others", async () => {
+    const script = await writeScript([
+      {
+        name: "broken_output",
+        description: "Bad output schema.",
+        outputSchema: { type: "object", properties: { n: { type: "nonsense" } } },
+      },
+      { name: "fine", description: "Good." },
+    ]);
+    const world = await open({ user: { scripted: { command: node, args: [SCRIPTED, script] } } });
+    await startAndApply(world);
+    expect(world.engine.registry.get("broken_output")).toBeUndefined();
+    expect(world.engine.registry.disabledTools()).toEqual([
+      expect.objectContaining({
+        id: "broken_output",
+        reason: expect.stringMatching(
+          /^Tool "broken_output" of MCP server "scripted" is disabled: its output schema is not valid JSON Schema \(.+\), so its answers cannot be checked/,
+        ),
+      }),
+    ]);
     expect(outputOf(await call(world, "fine", {}))).toEqual({ content: "called fine with {}" });
   });
 

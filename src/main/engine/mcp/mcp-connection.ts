@@ -135,10 +135,14 @@ export class McpConnection {
     const generation = this.generation;
     if (!client || this.stateValue !== "connected") throw new ToolCallError(this.unavailableMessage());
     try {
-      const result = await client.callTool({ name: tool, arguments: args }, undefined, {
-        signal,
-        timeout: timeoutMs,
-      });
+      // Not client.callTool: its output-schema check uses the SDK's cache of the last tools/list
+      // page only; the tool checks its answer against its own schema (mcp-output-schema.ts).
+      const sdk = await loadMcpSdk();
+      const result = await client.request(
+        { method: "tools/call", params: { name: tool, arguments: args } },
+        sdk.CallToolResultSchema,
+        { signal, timeout: timeoutMs },
+      );
       if ("toolResult" in result) {
         return { content: [{ type: "text", text: JSON.stringify(result.toolResult) }] };
       }
