@@ -139,13 +139,18 @@ interface ScriptTool {
   name: string;
   description: string;
   inputSchema?: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
   annotations?: Record<string, unknown>;
 }
 
-async function writeScript(tools: ScriptTool[], stderr?: string): Promise<string> {
+async function writeScript(
+  tools: ScriptTool[],
+  stderr?: string,
+  more: { pageSize?: number } = {},
+): Promise<string> {
   const file = path.join(base, "script.json");
   const full = tools.map((t) => ({ inputSchema: { type: "object", properties: {} }, ...t }));
-  await writeFile(file, JSON.stringify({ tools: full, ...(stderr ? { stderr } : {}) }));
+  await writeFile(file, JSON.stringify({ tools: full, ...(stderr ? { stderr } : {}), ...more }));
   return file;
 }
 
@@ -308,6 +313,103 @@ describe("MCP servers from settings", () => {
     },
   );
 
+  it("says an answer over 10 MB was too large (not that the server exited), and the server stays connected", async () => {
+    const script = await writeScript([
+      { name: "big_text", description: "Answers at length." },
+      { name: "fine", description: "Answers briefly." },
+    ]);
+    const world = await open({ user: { scripted: { command: node, args: [SCRIPTED, script] } } });
+    await startAndApply(world);
+    const pid = world.manager.status()[0]?.pid;
+    const session = await world.engine.openSession({ mode: "yolo" });
+    cleanups.push(() => session.close());
+    // Just under the limit, the answer comes (cut for the model like any output).
+    const under = await session.call("big_text", { bytes: 9_000_000 });
+    expect(under.metadata.truncated).toBe(true);
+    expect(errorOf(await session.call("big_text", { bytes: 11_000_000 }))).toBe(
+      'MCP server "scripted" ran big_text, but its answer was 10.5 MB, more than the 10 MB Lathe reads from an MCP server, so it was dropped (the server stays connected). Ask for less: narrower arguments, a smaller page or range.',
+    );
+    expect(world.manager.status()[0]).toMatchObject({ state: "connected", pid });
+    expect(outputOf(await session.call("fine", {}))).toEqual({ content: "called fine with {}" });
+  });
+
+  it("says a tools/call answer that is not valid MCP is the server's fault, not a disconnection", async () => {
+    const script = await writeScript([
+      { name: "malformed_result", description: "Answers wrong." },
+      { name: "fine", description: "Answers briefly." },
+    ]);
+    const world = await open({ user: { scripted: { command: node, args: [SCRIPTED, script] } } });
+    await startAndApply(world);
+    const text = errorOf(await call(world, "malformed_result", {}));
+    expect(text).toMatch(
+      /^MCP server "scripted" answered the call to malformed_result with a result that is not valid MCP \(content: .+\), so it may or may not have run/,
+    );
+    expect(text).not.toMatch(/disconnected|is connected/);
+    expect(outputOf(await call(world, "fine", {}))).toEqual({ content: "called fine with {}" });
+  });
+
+  it.each([
+    ["one page", undefined],
+    // The SDK's client keeps the output schemas of the last page only: "typed" is on the first.
+    ["two pages", 1],
+  ])(
+    "says a tool ran when its structured result does not fit its own output schema (tools/list in %s)",
+    async (_what, pageSize) => {
+      const typed: ScriptTool = {
+        name: "typed",
+        description: "Answers a count.",
+        inputSchema: { type: "object", properties: { structured: { type: "object" } } },
+        outputSchema: { type: "object", properties: { n: { type: "number" } }, required: ["n"] },
+      };
+      const script = await writeScript(
+        [typed, { name: "other", description: "On the last page." }],
+        undefined,
+        pageSize === undefined ? {} : { pageSize },
+      );
+      const world = await open({ user: { scripted: { command: node, args: [SCRIPTED, script] } } });
+      await startAndApply(world);
+      expect(world.manager.status()[0]?.toolCount).toBe(2);
+      const session = await world.engine.openSession({ mode: "yolo" });
+      cleanups.push(() => session.close());
+      expect(outputOf(await session.call("typed", { structured: { n: 1 } }))).toEqual({
+        content: 'called typed with {"structured":{"n":1}}',
+      });
+      const text = errorOf(await session.call("typed", { structured: { n: "one" } }));
+      expect(text).toMatch(
+        /^typed ran on MCP server "scripted", but its structured result does not fit the tool's own output schema \("n" must be number\)\. It may have acted: do not call it again just to retry\. The server's author has to fix the tool or its schema\. The whole answer is in (\S+)\.$/,
+      );
+      expect(text).not.toMatch(/refused/);
+      const saved = /The whole answer is in (\S+)\.$/.exec(text)?.[1] as string;
+      expect(JSON.parse(await readFile(saved, "utf8"))).toMatchObject({ structuredContent: { n: "one" } });
+      expect(errorOf(await session.call("typed", {}))).toMatch(
+        /^typed ran on MCP server "scripted", but it sent no structured result, though its output schema promises one\. It may have acted/,
+      );
+    },
+  );
+
+  it("disables a tool whose output schema does not compile, and keeps the others", async () => {
+    const script = await writeScript([
+      {
+        name: "broken_output",
+        description: "Bad output schema.",
+        outputSchema: { type: "object", properties: { n: { type: "nonsense" } } },
+      },
+      { name: "fine", description: "Good." },
+    ]);
+    const world = await open({ user: { scripted: { command: node, args: [SCRIPTED, script] } } });
+    await startAndApply(world);
+    expect(world.engine.registry.get("broken_output")).toBeUndefined();
+    expect(world.engine.registry.disabledTools()).toEqual([
+      expect.objectContaining({
+        id: "broken_output",
+        reason: expect.stringMatching(
+          /^Tool "broken_output" of MCP server "scripted" is disabled: its output schema is not valid JSON Schema \(.+\), so its answers cannot be checked/,
+        ),
+      }),
+    ]);
+    expect(outputOf(await call(world, "fine", {}))).toEqual({ content: "called fine with {}" });
+  });
+
   it("cuts a huge structured result like any output: the head, and all of it in a file", async () => {
     const script = await writeScript([{ name: "big_structured", description: "Answers a lot." }]);
     const world = await open({ user: { scripted: { command: node, args: [SCRIPTED, script] } } });
@@ -329,6 +431,39 @@ describe("MCP servers from settings", () => {
     );
     const full = await readFile(envelope.metadata.output_path as string, "utf8");
     expect(full).toContain('"item-199999"');
+  });
+
+  it("shows the model at most 2,048 characters of a 2 MB tool description, and tells the person once", async () => {
+    const huge = `Frobnicates widgets. ${"D".repeat(2_000_000)}`;
+    const script = await writeScript([{ name: "huge", description: huge }, NOTIFY]);
+    const world = await open({
+      user: { scripted: { command: node, args: [SCRIPTED, script], defer: true } },
+    });
+    await startAndApply(world);
+    const mark = /^Frobnicates widgets\. D+… \[description cut: 1,997,973 more characters\]$/;
+    expect(world.engine.registry.get("huge")?.tool.description).toMatch(mark);
+    // What `lathe tools --json` prints.
+    expect(world.engine.listTools().find((t) => t.id === "huge")?.description).toMatch(mark);
+    // What tool_search hands the model.
+    const session = await world.engine.openSession({ mode: "yolo" });
+    cleanups.push(() => session.close());
+    const found = await session.call("tool_search", { query: "frobnicates widgets" });
+    const data = outputOf<{ tools: Array<{ id: string; description: string }> }>(found);
+    expect(data.tools.map((t) => t.id)).toEqual(["huge"]);
+    expect(data.tools[0]?.description).toMatch(mark);
+    expect(JSON.stringify(found).length).toBeLessThan(4_000);
+
+    const note =
+      'Tool "huge": its description has 2,000,021 characters, so the model is shown the first 2,048 and a mark saying the rest was cut. The server\'s author should shorten it.';
+    expect(world.manager.status()[0]?.notes).toEqual([note]);
+    // A relisting (list_changed) does not say it again.
+    const before = pendingCount(world, "scripted");
+    await session.call("notify", {});
+    await waitFor("the refreshed listing", () => pendingCount(world, "scripted") > before);
+    world.manager.applyPendingChanges();
+    expect(world.manager.status()[0]?.notes).toEqual([note]);
+    const tail = world.manager.logTail("scripted", 100);
+    expect(tail.filter((line) => line.endsWith(note))).toHaveLength(1);
   });
 
   it("names a colliding tool mcp__<server>__<tool>, whether it collides with a plugin or another server", async () => {

@@ -94,6 +94,8 @@ const McpServerInfoSchema = z.strictObject({
   commandLine: z.string(),
   toolCount: z.number().int().nonnegative(),
   lastError: z.string().optional(),
+  /** What a person should know about its tools that is no error (a description cut for the model). */
+  notes: z.array(z.string()).optional(),
   /** The settings file it comes from. */
   source: z.string(),
   logFile: z.string().optional(),

@@ -84,6 +84,7 @@ function mcpInfos(engine: Engine, user: SettingsView, project: SettingsView | un
       commandLine: s.commandLine,
       toolCount: s.toolCount,
       ...(s.lastError !== undefined ? { lastError: s.lastError } : {}),
+      ...(s.notes !== undefined ? { notes: s.notes } : {}),
       source: s.source,
       logFile: s.logFile,
       ...(s.pid !== undefined ? { pid: s.pid } : {}),

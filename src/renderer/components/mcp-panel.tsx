@@ -137,6 +137,11 @@ export function McpPanel() {
                   {server.commandLine}
                 </pre>
                 {server.lastError ? <p className="row-reason">Last error: {server.lastError}</p> : null}
+                {server.notes?.map((note) => (
+                  <p key={note} className="muted">
+                    {note}
+                  </p>
+                ))}
                 <ServerActions server={server} />
               </li>
             ))}

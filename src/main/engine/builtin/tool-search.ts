@@ -9,7 +9,7 @@ import { defineBuiltin } from "./define-builtin.ts";
 const DEFAULT_RESULTS = 5;
 const MAX_RESULTS = 20;
 
-const DESCRIPTION = `Load deferred tools so you can call them. Deferred tools show only their names (in the system prompt): before calling one, search with words for the task ("create a github issue"), words from its name, or its exact name. Tools not deferred are already available. Found tools can be called from your next step on; if none match, try other or fewer words.`;
+const DESCRIPTION = `Load deferred tools so you can call them. Deferred tools show only their names (in the system prompt): before calling one, search with words for the task ("create a github issue"), words from its name or its server's, or its exact name. Tools not deferred are already available. Found tools can be called from your next step on; if none match, try other or fewer words.`;
 
 // Built when first needed (see defineBuiltin): listing the tool reads the bundle's catalog.
 const schema = () =>

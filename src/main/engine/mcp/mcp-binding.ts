@@ -5,6 +5,7 @@ import { lockedLookalike } from "../tools/locked-tools.ts";
 import type { ToolRegistry } from "../tools/tool-registry.ts";
 import { chooseToolId } from "./mcp-naming.ts";
 import { pinStatus, toolBlockReason, toolHash, toolPinKey } from "./mcp-pins.ts";
+import { assertOutputSchemaCompiles } from "./mcp-output-schema.ts";
 import { mcpTool, type McpToolCaller } from "./mcp-tool.ts";
 import type { RefusedTool } from "./mcp-tool-listing.ts";
 
@@ -81,6 +82,18 @@ export function bindServerTools(input: BindInput): Record<string, string> {
       (candidate) => lockedLookalike(candidate) !== undefined || registry.get(candidate) !== undefined,
     );
     const defer = config.defer === true || config.deferTools.includes(tool.name);
+    if (tool.outputSchema) {
+      try {
+        assertOutputSchemaCompiles(tool.outputSchema);
+      } catch (err) {
+        registry.reportDisabled({
+          id: tool.name,
+          origin,
+          reason: `Tool "${tool.name}" of MCP server "${server.name}" is disabled: its output schema is not valid JSON Schema (${(err as Error).message}), so its answers cannot be checked. The server's author has to fix it; its other tools work.`,
+        });
+        continue;
+      }
+    }
     try {
       registry.register(mcpTool({ id, server: server.name, tool, defer, caller: input.caller }), origin);
     } catch (err) {

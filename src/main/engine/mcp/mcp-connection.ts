@@ -2,15 +2,29 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { loadMcpSdk, type McpSdk } from "./mcp-sdk.ts";
 import { listServerTools, type RefusedTool } from "./mcp-tool-listing.ts";
+import { MAX_MESSAGE_BYTES, megabytes, TOO_LARGE } from "./message-lines.ts";
 
 /** The SDK's error codes this file tells apart (its ErrorCode enum, without loading the SDK). */
 const ErrorCode = { ConnectionClosed: -32000, RequestTimeout: -32001 } as const;
 
 /** An error the SDK raised, checked by shape so the SDK need not be loaded to ask. */
-function isMcpError(err: unknown): err is Error & { code: number } {
+function isMcpError(err: unknown): err is Error & { code: number; data?: unknown } {
   return (
     err instanceof Error && err.name === "McpError" && typeof (err as { code?: unknown }).code === "number"
   );
+}
+
+/** The size of an answer the transport dropped as too large (see message-lines.ts), if that is what failed. */
+function tooLargeBytes(err: Error & { data?: unknown }): number | undefined {
+  const data = err.data as { lathe?: unknown; bytes?: unknown } | undefined;
+  return data?.lathe === TOO_LARGE && typeof data.bytes === "number" ? data.bytes : undefined;
+}
+
+/** The SDK's schema check of an answer failed (a zod error: its issues, by shape). */
+function isSchemaError(
+  err: unknown,
+): err is Error & { issues: Array<{ path: PropertyKey[]; message: string }> } {
+  return err instanceof Error && Array.isArray((err as { issues?: unknown }).issues);
 }
 import { redactText } from "../audit/redact.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
@@ -121,16 +135,41 @@ export class McpConnection {
     const generation = this.generation;
     if (!client || this.stateValue !== "connected") throw new ToolCallError(this.unavailableMessage());
     try {
-      const result = await client.callTool({ name: tool, arguments: args }, undefined, {
-        signal,
-        timeout: timeoutMs,
-      });
+      // Not client.callTool: its output-schema check uses the SDK's cache of the last tools/list
+      // page only; the tool checks its answer against its own schema (mcp-output-schema.ts).
+      const sdk = await loadMcpSdk();
+      const result = await client.request(
+        { method: "tools/call", params: { name: tool, arguments: args } },
+        sdk.CallToolResultSchema,
+        { signal, timeout: timeoutMs },
+      );
       if ("toolResult" in result) {
         return { content: [{ type: "text", text: JSON.stringify(result.toolResult) }] };
       }
       return result as CallToolResult;
     } catch (err) {
       if (signal.aborted) throw err;
+      const tooLarge = isMcpError(err) ? tooLargeBytes(err) : undefined;
+      if (tooLarge !== undefined) {
+        throw new ToolCallError(
+          `MCP server "${this.name}" ran ${tool}, but its answer was ${megabytes(tooLarge)}, more than the ${megabytes(MAX_MESSAGE_BYTES)} Lathe reads from an MCP server, so it was dropped (the server stays connected). Ask for less: narrower arguments, a smaller page or range.`,
+          "tool_call",
+          { cause: err },
+        );
+      }
+      if (isSchemaError(err)) {
+        const issues = err.issues
+          .slice(0, 5)
+          .map(
+            (issue) => `${issue.path.length > 0 ? issue.path.join(".") : "(the result)"}: ${issue.message}`,
+          )
+          .join("; ");
+        throw new ToolCallError(
+          `MCP server "${this.name}" answered the call to ${tool} with a result that is not valid MCP (${issues}), so it may or may not have run, and what it answered cannot be read. The server's author has to fix it; do not repeat a call that changes something without checking whether it happened.`,
+          "tool_call",
+          { cause: err },
+        );
+      }
       if (isMcpError(err) && err.code !== ErrorCode.ConnectionClosed) {
         throw new ToolCallError(
           `MCP server "${this.name}" refused the call to ${tool}: ${err.message}`,
@@ -221,7 +260,11 @@ export class McpConnection {
         this.refresh(generation, sdk),
       );
       const transport = opened.transport;
-      client.onclose = () =>
+      client.onclose = () => {
+        if (transport instanceof SpawnedStdioTransport && transport.closedBecause !== undefined) {
+          this.lost(generation, transport.closedBecause, "Lathe closed the connection");
+          return;
+        }
         this.lost(
           generation,
           // Its process spawner died, and took it down (the server's log has the spawner's why).
@@ -229,6 +272,7 @@ export class McpConnection {
             ? "the process spawner that started it stopped"
             : undefined,
         );
+      };
       client.onerror = (err) => log.note(`transport error: ${err.message}`);
       await client.connect(opened.transport, { timeout: this.timeoutMs });
       // A server without the tools capability (resources or prompts only) offers no tools.
@@ -283,12 +327,13 @@ export class McpConnection {
     return `${(err as Error).message ?? String(err)}${said}`;
   }
 
-  private lost(generation: number, reason: string | undefined): void {
+  private lost(generation: number, reason: string | undefined, happened?: string): void {
     if (generation !== this.generation || this.stateValue !== "connected") return;
     const client = this.client;
     this.client = undefined;
     const output = this.options.log.lastLine();
-    const what = isStdio(this.options.config) ? "the server process exited" : "the connection was lost";
+    const what =
+      happened ?? (isStdio(this.options.config) ? "the server process exited" : "the connection was lost");
     this.error = `${what}${reason ? `: ${reason}` : ""}${output ? ` (its last output: ${output})` : ""}`;
     this.options.log.note(this.error);
     if (client && !isStdio(this.options.config)) void this.closeClient(client);

@@ -19,6 +19,8 @@ export interface McpServerStatus {
   toolCount: number;
   /** Why it is failed, disabled or reconnecting. */
   lastError?: string;
+  /** What a person should know about its tools that is no error: each description cut for the model. */
+  notes?: string[];
   logFile: string;
   /** The server process while a stdio server is connected. */
   pid?: number;

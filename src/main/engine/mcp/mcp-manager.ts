@@ -10,6 +10,7 @@ import { commandLine, isStdio } from "./mcp-command-line.ts";
 import { serverConfinement, type ServerConfinement } from "./mcp-confinement.ts";
 import { McpConnection, type Backoff, type ConnectionState } from "./mcp-connection.ts";
 import type { McpEvent, McpServerState, McpServerStatus } from "./mcp-event.ts";
+import { cutDescriptionNote } from "./mcp-description.ts";
 import { pinScope, pinStatus, serverBlockReason, serverHash, serverPinKey } from "./mcp-pins.ts";
 import { McpServerLog } from "./mcp-server-log.ts";
 import type { RefusedTool } from "./mcp-tool-listing.ts";
@@ -67,6 +68,10 @@ interface Slot {
   listing: Tool[] | undefined;
   /** The entries of that listing no call can use, with why. */
   refused: RefusedTool[];
+  /** What a person should know about that listing that is no error (descriptions cut for the model). */
+  notes: string[];
+  /** Every note already written to the log, so a relisting does not repeat it. */
+  logged: Set<string>;
   /** Whether the registry must be brought up to date with this server at the next apply. */
   dirty: boolean;
   /** The server's OS sandbox, once it has started confined. */
@@ -108,6 +113,8 @@ export class McpManager {
       blocked: undefined,
       listing: undefined,
       refused: [],
+      notes: [],
+      logged: new Set(),
       dirty: false,
       confinement: undefined,
     }));
@@ -215,6 +222,7 @@ export class McpManager {
         commandLine: slot.commandLine,
         toolCount: slot.listing?.length ?? 0,
         ...(lastError !== undefined ? { lastError } : {}),
+        ...(slot.notes.length > 0 ? { notes: [...slot.notes] } : {}),
         logFile: slot.log.file,
         ...(pid !== undefined ? { pid } : {}),
         source: slot.server.source,
@@ -375,6 +383,12 @@ export class McpManager {
         if (slot.connection !== connection) return;
         slot.listing = tools;
         slot.refused = refused;
+        slot.notes = tools.flatMap((tool) => cutDescriptionNote(tool, server.name) ?? []);
+        for (const note of slot.notes) {
+          if (slot.logged.has(note)) continue;
+          slot.logged.add(note);
+          slot.log.note(note);
+        }
         slot.dirty = true;
         this.emit({ type: "pending", server: server.name });
       },

@@ -16,9 +16,10 @@ export async function loadMcpSdk() {
     ErrorCode: types.ErrorCode,
     ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
     ToolSchema: types.ToolSchema,
+    CallToolResultSchema: types.CallToolResultSchema,
     // The stdio wire format and the variables a stdio server inherits, as the SDK's own transport
     // has them (Lathe's, spawned-stdio-transport.ts, starts the server through its spawner).
-    ReadBuffer: stdio.ReadBuffer,
+    deserializeMessage: stdio.deserializeMessage,
     serializeMessage: stdio.serializeMessage,
     getDefaultEnvironment: stdioClient.getDefaultEnvironment,
     // Windows only: there the host starts a server itself (see mcp-transport.ts).

@@ -40,9 +40,10 @@ function toolName(raw: unknown, index: number): string {
 }
 
 /**
- * One page, as the SDK's `listTools` reads it (which also records output schemas the client
- * checks results against). When the SDK refuses the page for its content — a malformed tool, an
- * output schema that does not compile — it is read again leniently and each tool judged alone.
+ * One page, as the SDK's `listTools` reads it (Lathe does not rely on the output schemas it
+ * records: a bound tool checks its answers against its own, mcp-output-schema.ts). When the SDK
+ * refuses the page for its content — a malformed tool, an output schema that does not compile —
+ * it is read again leniently and each tool judged alone.
  */
 async function listPage(
   client: Client,

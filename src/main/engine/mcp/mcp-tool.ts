@@ -4,6 +4,8 @@ import type { JsonSchema, ToolDefinition } from "../tools/contract.ts";
 import { stableStringify } from "../tools/stable-stringify.ts";
 import type { ToolSession } from "../tools/tool-session.ts";
 import { leftOutSize, lineCount, OUTPUT_LIMITS, utf8Head } from "../tools/truncation.ts";
+import { describedAs, modelDescription } from "./mcp-description.ts";
+import { structuredResultProblem } from "./mcp-output-schema.ts";
 import { resultText, saveImages, toToolData, truncateToolData, type McpToolData } from "./mcp-result.ts";
 
 /** The part of a connection a tool needs: a way to call it. */
@@ -54,8 +56,7 @@ export function mcpTool(spec: McpToolSpec): ToolDefinition<Record<string, unknow
   const readOnly = tool.annotations?.readOnlyHint ?? false;
   return {
     id,
-    description:
-      tool.description ?? tool.annotations?.title ?? tool.title ?? `${tool.name} (from MCP server ${server})`,
+    description: modelDescription(describedAs(tool, server)),
     parameters: tool.inputSchema as JsonSchema,
     requires: {},
     readOnly,
@@ -74,6 +75,19 @@ export function mcpTool(spec: McpToolSpec): ToolDefinition<Record<string, unknow
         if (!ToolCallError.isInstance(err)) throw err;
         const text = await cappedErrorText(err.message, id, runtime.session);
         throw text === err.message ? err : new ToolCallError(text, err.code, { cause: err });
+      }
+      if (!result.isError && tool.outputSchema) {
+        const problem = structuredResultProblem(tool.outputSchema, result.structuredContent);
+        if (problem) {
+          const bytes = Buffer.from(JSON.stringify(result, null, 2), "utf8");
+          const where = await runtime.session.writeSidecarFile(id, bytes, "json").then(
+            (file) => `The whole answer is in ${file}.`,
+            (err: unknown) => `It could not be kept: ${(err as Error).message}.`,
+          );
+          throw new ToolCallError(
+            `${id} ran on MCP server "${server}", but ${problem}. It may have acted: do not call it again just to retry. The server's author has to fix the tool or its schema. ${where}`,
+          );
+        }
       }
       if (result.isError) {
         const text = resultText(result).trim();

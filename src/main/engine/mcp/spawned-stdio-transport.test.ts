@@ -52,6 +52,44 @@ describe("SpawnedStdioTransport", () => {
     await transport.close();
   });
 
+  it("answers a request whose answer is over 10 MB with an error saying so, and reads on", async () => {
+    const { transport, messages, errors, closes } = transportFor(
+      `printf '{"result":{"text":"'; head -c 11000000 /dev/zero | tr '\\0' x; printf '"},"jsonrpc":"2.0","id":4}\\n'; echo '${JSON.stringify(ping)}'; cat >/dev/null`,
+    );
+    await transport.start();
+    await expect.poll(() => messages.length, { timeout: 10_000 }).toBe(2);
+    expect(messages).toEqual([
+      {
+        jsonrpc: "2.0",
+        id: 4,
+        error: {
+          code: -32603,
+          message: "the answer was 10.5 MB, more than the 10 MB Lathe reads from an MCP server",
+          data: { lathe: "message-too-large", bytes: 11_000_045 },
+        },
+      },
+      ping,
+    ]);
+    expect(errors).toEqual([
+      "it answered request 4 with 10.5 MB, more than the 10 MB Lathe reads; that answer was dropped",
+    ]);
+    expect(closes()).toBe(0);
+    expect(transport.closedBecause).toBeUndefined();
+    await transport.close();
+  });
+
+  it("closes the connection, saying why, when an oversized message's request cannot be told", async () => {
+    const { transport, messages, closes } = transportFor(
+      `head -c 11000000 /dev/zero | tr '\\0' x; echo; cat >/dev/null`,
+    );
+    await transport.start();
+    await expect.poll(() => closes(), { timeout: 10_000 }).toBe(1);
+    expect(messages).toEqual([]);
+    expect(transport.closedBecause).toBe(
+      "it sent a message of 10.5 MB, more than the 10 MB Lathe reads from an MCP server, and which request it answered could not be told",
+    );
+  });
+
   it("hands the server's stderr on, from its first line", async () => {
     const { transport } = transportFor("echo starting >&2; cat >/dev/null");
     let said = "";

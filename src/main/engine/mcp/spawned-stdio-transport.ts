@@ -3,6 +3,14 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { RemoteServer, ServerEnd } from "../spawner/spawner-client.ts";
 import type { McpSdk } from "./mcp-sdk.ts";
+import {
+  MAX_MESSAGE_BYTES,
+  megabytes,
+  MessageLines,
+  oversizedResponseId,
+  TOO_LARGE,
+  type OversizedLine,
+} from "./message-lines.ts";
 
 /** What the SDK's client connects over. */
 type Transport = Parameters<Client["connect"]>[0];
@@ -33,10 +41,12 @@ export class SpawnedStdioTransport implements Transport {
   readonly stderr = new PassThrough();
   /** How it ended, once it has (its exit status, or that its spawner died). */
   end: ServerEnd | undefined;
+  /** Why Lathe closed the connection itself, when it did (a message too large to tell apart). */
+  closedBecause: string | undefined;
 
   private readonly launch: () => Promise<RemoteServer>;
   private readonly sdk: McpSdk;
-  private readonly readBuffer: InstanceType<McpSdk["ReadBuffer"]>;
+  private readonly lines = new MessageLines();
   private server: RemoteServer | undefined;
   /** The server being started (set by start; the spawner answers later). */
   private launching: Promise<RemoteServer> | undefined;
@@ -47,7 +57,6 @@ export class SpawnedStdioTransport implements Transport {
   constructor(launch: () => Promise<RemoteServer>, sdk: McpSdk) {
     this.launch = launch;
     this.sdk = sdk;
-    this.readBuffer = new sdk.ReadBuffer();
   }
 
   /** The server's process id while it runs. */
@@ -64,12 +73,9 @@ export class SpawnedStdioTransport implements Transport {
     server.stdin.on("error", (err) => this.onerror?.(err));
     server.stdout.on("error", (err) => this.onerror?.(err));
     server.stdout.on("data", (chunk: Buffer) => {
-      try {
-        this.readBuffer.append(chunk);
-        this.deliver();
-      } catch (err) {
-        this.onerror?.(err as Error);
-        void this.close();
+      for (const read of this.lines.push(chunk)) {
+        if ("line" in read) this.deliver(read.line);
+        else this.tooLarge(read.oversized);
       }
     });
     // Closed once it has exited and its output is read to the end, as a child process's "close".
@@ -85,18 +91,55 @@ export class SpawnedStdioTransport implements Transport {
     });
   }
 
-  private deliver(): void {
-    for (;;) {
-      let message: JSONRPCMessage | null;
-      try {
-        message = this.readBuffer.readMessage();
-      } catch (err) {
-        // One line that is not a JSON-RPC message: said, and the next one is read.
-        this.onerror?.(err as Error);
-        continue;
-      }
-      if (message === null) return;
-      this.onmessage?.(message);
+  private deliver(line: string): void {
+    let message: JSONRPCMessage;
+    try {
+      message = this.sdk.deserializeMessage(line);
+    } catch (err) {
+      // One line that is not a JSON-RPC message: said, and the next one is read.
+      this.onerror?.(err as Error);
+      return;
+    }
+    this.onmessage?.(message);
+  }
+
+  /**
+   * A message past the cap is not read. When it answers one of Lathe's requests, that request
+   * fails saying so and the server stays connected; a request or notification of the server's
+   * is dropped; when which it is cannot be told, the connection is closed (a reconnect follows).
+   */
+  private tooLarge(line: OversizedLine): void {
+    const size = megabytes(line.bytes);
+    const limit = megabytes(MAX_MESSAGE_BYTES);
+    const id = oversizedResponseId(line);
+    const asked = /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?(?:"id"\s*:[^,]*,\s*)?"method"\s*:/.test(
+      line.head,
+    );
+    if (id !== undefined) {
+      this.onerror?.(
+        new Error(
+          `it answered request ${id} with ${size}, more than the ${limit} Lathe reads; that answer was dropped`,
+        ),
+      );
+      this.onmessage?.({
+        jsonrpc: "2.0",
+        id,
+        error: {
+          code: -32603,
+          message: `the answer was ${size}, more than the ${limit} Lathe reads from an MCP server`,
+          data: { lathe: TOO_LARGE, bytes: line.bytes },
+        },
+      });
+    } else if (asked) {
+      this.onerror?.(
+        new Error(
+          `it sent a request or notification of ${size}, more than the ${limit} Lathe reads; it was dropped`,
+        ),
+      );
+    } else {
+      this.closedBecause = `it sent a message of ${size}, more than the ${limit} Lathe reads from an MCP server, and which request it answered could not be told`;
+      this.onerror?.(new Error(this.closedBecause));
+      void this.close();
     }
   }
 
@@ -124,6 +167,6 @@ export class SpawnedStdioTransport implements Transport {
         if (!(await within(this.closed, STOP_GRACE_MS))) server.signal("SIGKILL");
       }
     }
-    this.readBuffer.clear();
+    this.lines.clear();
   }
 }

@@ -60,27 +60,28 @@ export function assertCompilable(schema: JsonSchema): void {
     throw new Error(validator.errorsText(validator.errors, { dataVar: "schema" }));
 }
 
-function where(err: ErrorObject): string {
+function where(err: ErrorObject, root: string): string {
   const pointer = err.instancePath
     .split("/")
     .slice(1)
     .map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"));
-  return pointer.length === 0 ? "the arguments" : `"${pointer.join(".")}"`;
+  return pointer.length === 0 ? root : `"${pointer.join(".")}"`;
 }
 
-function describe(err: ErrorObject): string {
+/** One schema error as a person reads it: `"a.b" must be number`, `missing required property "x"`. */
+export function describeSchemaError(err: ErrorObject, root = "the arguments"): string {
   const p = err.params as Record<string, unknown>;
   switch (err.keyword) {
     case "required":
       return `missing required property "${String(p.missingProperty)}"`;
     case "additionalProperties":
-      return `unknown property "${String(p.additionalProperty)}" in ${where(err)}`;
+      return `unknown property "${String(p.additionalProperty)}" in ${where(err, root)}`;
     case "type":
-      return `${where(err)} must be ${String(p.type)}`;
+      return `${where(err, root)} must be ${String(p.type)}`;
     case "enum":
-      return `${where(err)} must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`;
+      return `${where(err, root)} must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`;
     default:
-      return `${where(err)} ${err.message ?? "is invalid"}`;
+      return `${where(err, root)} ${err.message ?? "is invalid"}`;
   }
 }
 
@@ -91,7 +92,7 @@ function describe(err: ErrorObject): string {
 export function validateArguments(toolId: string, schema: JsonSchema, args: unknown): string | undefined {
   const fn = compile(schema);
   if (fn(args)) return undefined;
-  const problems = [...new Set((fn.errors ?? []).map(describe))];
+  const problems = [...new Set((fn.errors ?? []).map((err) => describeSchemaError(err)))];
   const props = Object.keys((schema.properties as Record<string, unknown> | undefined) ?? {});
   const expected = props.length > 0 ? ` Expected properties: ${props.join(", ")}.` : "";
   return `Invalid arguments for ${toolId}: ${problems.join("; ")}.${expected} Fix the arguments and call ${toolId} again.`;

@@ -3,14 +3,15 @@ import { z } from "zod";
 import { defineBuiltin } from "../builtin/define-builtin.ts";
 import type { AnyTool, ToolOrigin } from "./contract.ts";
 import {
-  deferredToolsNotice,
   DEFAULT_CONTEXT_TOKENS,
   LOCKED_TOOL_IDS,
   planDeferral,
   toolTokens,
   TOOL_SEARCH_ID,
 } from "./deferral.ts";
+import { deferredToolsNotice, noticeLimitChars } from "./deferred-notice.ts";
 import { modelSchema } from "./model-schema.ts";
+import { ToolExposure } from "./tool-exposure.ts";
 import { estimateTextTokens, estimateToolTokens } from "./token-estimate.ts";
 import { ToolRegistry } from "./tool-registry.ts";
 
@@ -120,7 +121,7 @@ describe("planDeferral", () => {
   it("counts the line naming the deferred tools and tool_search itself against the budget", () => {
     const r = registry([tool(TOOL_SEARCH_ID, 400), BUILTIN], [tool("a", 400, { defer: true }), PLUGIN]);
     const plan = planDeferral(r.all(), { contextTokens: 1_000_000 });
-    const notice = deferredToolsNotice(["a"]) as string;
+    const notice = deferredToolsNotice([{ id: "a", origin: PLUGIN }]) as string;
     expect(notice).toContain("tool_search");
     expect(notice.endsWith("a.")).toBe(true);
     expect(plan.initialTokens).toBe(toolTokens(r.get(TOOL_SEARCH_ID)!.tool) + estimateTextTokens(notice));
@@ -148,5 +149,68 @@ describe("planDeferral", () => {
     [{ budgetFraction: 1.5 }, /budgetFraction must be in \(0, 1\]/],
   ])("refuses the option %o", (options, message) => {
     expect(() => planDeferral([], options)).toThrow(message);
+  });
+});
+
+describe("the deferred-tools notice", () => {
+  const mcp = (name: string): ToolOrigin => ({ layer: "global", kind: "mcp", name });
+  /** A long id (55 characters for an 8-letter server). */
+  const longId = (server: string, i: number): string =>
+    `${server}_synchronize_customer_relationship_records_${String(i).padStart(4, "0")}`;
+
+  it("names every deferred tool while they fit", () => {
+    const notice = deferredToolsNotice([
+      { id: "b_tool", origin: mcp("s") },
+      { id: "a_tool", origin: PLUGIN },
+    ]);
+    expect(notice).toMatch(/call tool_search .*: a_tool, b_tool\.$/);
+  });
+
+  it("stays within its share of the budget with 500 long-named deferred tools, and tool_search still finds each", () => {
+    const entries: Array<[AnyTool, ToolOrigin]> = [[tool(TOOL_SEARCH_ID, 400), BUILTIN]];
+    for (let i = 0; i < 400; i++)
+      entries.push([tool(longId("acmecorp", i), 200, { defer: true }), mcp("acmecorp")]);
+    for (let i = 0; i < 100; i++)
+      entries.push([tool(longId("betacorp", i), 200, { defer: true }), mcp("betacorp")]);
+    const r = registry(...entries);
+    const exposure = new ToolExposure(r);
+    const plan = exposure.plan();
+    const notice = exposure.deferredNotice() as string;
+    // Every name would take ~28,500 characters (~7,000 tokens): past the whole 3,276-token budget.
+    expect(entries.slice(1).reduce((n, [t]) => n + t.id.length + 2, 0)).toBeGreaterThan(28_000);
+    expect(notice.length).toBeLessThanOrEqual(noticeLimitChars(plan.budgetTokens));
+    expect(estimateTextTokens(notice)).toBeLessThanOrEqual(plan.budgetTokens / 4);
+    expect(plan.initialTokens).toBeLessThanOrEqual(plan.budgetTokens);
+    // Names from both servers, in turn, then the rest counted by server.
+    expect(notice).toContain(longId("acmecorp", 0));
+    expect(notice).toContain(longId("betacorp", 0));
+    expect(notice).toMatch(
+      /; and \d+ more from MCP server "acmecorp", \d+ more from MCP server "betacorp" \(tool_search finds them by what they do or by their server's name\)\.$/,
+    );
+    const named = entries.filter(([t]) => notice.includes(t.id)).length;
+    const counts = [...notice.matchAll(/(\d+) more from/g)].map((m) => Number(m[1]));
+    expect(named - 1 + counts.reduce((a, b) => a + b, 0)).toBe(500);
+    // A tool the notice leaves out is found by its exact name, and by its server's name.
+    const unnamed = longId("acmecorp", 399);
+    expect(notice).not.toContain(unnamed);
+    expect(exposure.search(unnamed, { limit: 1 })).toEqual([
+      expect.objectContaining({ id: unnamed, match: "name" }),
+    ]);
+    expect(exposure.search("betacorp", { limit: 500 })).toHaveLength(100);
+  });
+
+  it("counts the servers past the eighth together, and names none when even one name does not fit", () => {
+    const tools = Array.from({ length: 20 }, (_, s) =>
+      Array.from({ length: 30 }, (_, i) => ({ id: longId(`server${s}`, i), origin: mcp(`server${s}`) })),
+    ).flat();
+    const limit = noticeLimitChars(0);
+    const notice = deferredToolsNotice(tools, limit) as string;
+    expect(notice.length).toBeLessThanOrEqual(limit);
+    expect(notice).toMatch(/ more from 12 other sources \(tool_search/);
+    expect(notice).toContain(longId("server0", 0));
+    const tight = deferredToolsNotice(tools, 600) as string;
+    expect(tight).toMatch(
+      /before calling it\): 30 from MCP server "server0", .* 360 from 12 other sources \(/,
+    );
   });
 });

@@ -1,7 +1,8 @@
 import type { AnyTool } from "./contract.ts";
 import type { RegisteredTool } from "./tool-registry.ts";
 import { LOCKED_TOOL_IDS, TOOL_SEARCH_ID } from "./locked-tools.ts";
-import { estimateToolTokens, tokensForChars } from "./token-estimate.ts";
+import { deferredToolsNotice, fullNoticeChars, noticeLimitChars } from "./deferred-notice.ts";
+import { estimateToolTokens, estimateTextTokens, tokensForChars } from "./token-estimate.ts";
 
 export { LOCKED_TOOL_IDS, TOOL_SEARCH_ID } from "./locked-tools.ts";
 
@@ -26,18 +27,10 @@ export interface DeferralPlan {
   /** Deferred to bring the definitions under the budget, in the order they were chosen. */
   readonly byBudget: readonly string[];
   readonly budgetTokens: number;
-  /** What the model sees first: the full definitions of the rest, plus the deferred names line. */
+  /** What the model sees first: the full definitions of the rest, plus the deferred-tools notice. */
   readonly initialTokens: number;
   /** What the model would see with nothing deferred. */
   readonly fullTokens: number;
-}
-
-const NOTICE_HEAD =
-  "Deferred tools (only their names are shown here; call tool_search with what you need, or with a tool's exact name, to load its parameters before calling it): ";
-
-/** The system-prompt line that names the deferred tools, or undefined when there are none. */
-export function deferredToolsNotice(ids: readonly string[]): string | undefined {
-  return ids.length === 0 ? undefined : `${NOTICE_HEAD}${ids.join(", ")}.`;
 }
 
 const tokensByTool = new WeakMap<AnyTool, number>();
@@ -95,15 +88,20 @@ export function planDeferral(
 
   const deferred = new Set<string>();
   let visibleTokens = others.reduce((sum, e) => sum + toolTokens(e.tool), 0);
-  // Characters of the names line, kept in step with deferredToolsNotice().
-  let noticeChars = NOTICE_HEAD.length + 1;
+  // The notice names every deferred tool while that fits its limit, and stays within it past that.
+  const noticeLimit = noticeLimitChars(budgetTokens);
+  let idChars = 0;
   const defer = (entry: RegisteredTool): void => {
-    noticeChars += entry.tool.id.length + (deferred.size > 0 ? 2 : 0);
+    idChars += entry.tool.id.length;
     deferred.add(entry.tool.id);
     visibleTokens -= toolTokens(entry.tool);
   };
   const initial = (): number =>
-    deferred.size === 0 ? visibleTokens : visibleTokens + searchTokens + tokensForChars(noticeChars);
+    deferred.size === 0
+      ? visibleTokens
+      : visibleTokens +
+        searchTokens +
+        tokensForChars(Math.min(fullNoticeChars(idChars, deferred.size), noticeLimit));
 
   const byConfig: string[] = [];
   for (const entry of others) {
@@ -121,5 +119,11 @@ export function planDeferral(
     defer(entry);
     byBudget.push(entry.tool.id);
   }
-  return { deferred, byConfig, byBudget, budgetTokens, initialTokens: initial(), fullTokens };
+  const notice = deferredToolsNotice(
+    others.filter((e) => deferred.has(e.tool.id)).map((e) => ({ id: e.tool.id, origin: e.origin })),
+    noticeLimit,
+  );
+  const initialTokens =
+    notice === undefined ? visibleTokens : visibleTokens + searchTokens + estimateTextTokens(notice);
+  return { deferred, byConfig, byBudget, budgetTokens, initialTokens, fullTokens };
 }

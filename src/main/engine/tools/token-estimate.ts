@@ -15,6 +15,11 @@ export function tokensForChars(chars: number): number {
   return Math.ceil(chars / CHARS_PER_TOKEN);
 }
 
+/** About how many characters `tokens` tokens hold. */
+export function charsForTokens(tokens: number): number {
+  return tokens * CHARS_PER_TOKEN;
+}
+
 /** The estimated tokens of a piece of text. */
 export function estimateTextTokens(text: string): number {
   return tokensForChars(text.length);

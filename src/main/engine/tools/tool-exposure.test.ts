@@ -98,6 +98,14 @@ describe("ToolExposure", () => {
     expect(exposure.deferredIds()).toEqual(["get_weather"]);
   });
 
+  it("finds an MCP server's deferred tools by the server's name", () => {
+    const r = testRegistry();
+    const acme: ToolOrigin = { layer: "global", kind: "mcp", name: "acmecorp" };
+    for (const n of [1, 2, 3]) r.register(make(`tool_${n}`, `Step ${n} of the pipeline.`, true), acme);
+    const exposure = new ToolExposure(r, { contextTokens: 1_000_000 });
+    expect(exposure.search("acmecorp").map((h) => h.id)).toEqual(["tool_1", "tool_2", "tool_3"]);
+  });
+
   it("follows the registry: a tool registered later is deferred by the budget", () => {
     const r = testRegistry();
     const exposure = new ToolExposure(r, { contextTokens: 2000 });

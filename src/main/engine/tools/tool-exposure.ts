@@ -1,11 +1,6 @@
-import {
-  deferredToolsNotice,
-  planDeferral,
-  TOOL_SEARCH_ID,
-  type DeferralOptions,
-  type DeferralPlan,
-} from "./deferral.ts";
+import { planDeferral, TOOL_SEARCH_ID, type DeferralOptions, type DeferralPlan } from "./deferral.ts";
 import type { AnyTool } from "./contract.ts";
+import { deferredToolsNotice, noticeLimitChars } from "./deferred-notice.ts";
 import type { RegisteredTool, ToolRegistry } from "./tool-registry.ts";
 import { ToolSearchIndex, type ToolSearchHit } from "./tool-search-index.ts";
 
@@ -108,9 +103,18 @@ export class ToolExposure {
     return [...this.discovered].filter((id) => deferred.has(id)).sort();
   }
 
-  /** The system-prompt line naming the tools still deferred, or undefined when none are. */
+  /**
+   * The system-prompt line naming the tools still deferred (within its share of the budget: past
+   * that, counted by server), or undefined when none are.
+   */
   deferredNotice(): string | undefined {
-    return deferredToolsNotice(this.deferredIds());
+    const entries = this.entries();
+    const { deferred, budgetTokens } = planDeferral(entries, this.options);
+    const still = entries.filter((e) => deferred.has(e.tool.id) && !this.discovered.has(e.tool.id));
+    return deferredToolsNotice(
+      still.map((e) => ({ id: e.tool.id, origin: e.origin })),
+      noticeLimitChars(budgetTokens),
+    );
   }
 
   /**
@@ -121,9 +125,15 @@ export class ToolExposure {
     const entries = this.entries();
     const { deferred } = planDeferral(entries, this.options);
     const deferredEntries = entries.filter((e) => deferred.has(e.tool.id));
-    const key = deferredEntries.map((e) => `${e.tool.id}:${e.descriptorHash}`).join("\n");
+    const key = deferredEntries
+      .map((e) => `${e.tool.id}:${e.descriptorHash}:${e.origin.name ?? ""}`)
+      .join("\n");
     if (this.index?.key !== key) {
-      this.index = { key, index: new ToolSearchIndex(deferredEntries.map((e) => e.tool)) };
+      const searchable = deferredEntries.map(({ tool, origin }) => {
+        const { id, description, parameters } = tool;
+        return { id, description, parameters, ...(origin.name === undefined ? {} : { origin: origin.name }) };
+      });
+      this.index = { key, index: new ToolSearchIndex(searchable) };
     }
     return this.index.index.search(query, options);
   }

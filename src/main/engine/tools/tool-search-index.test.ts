@@ -189,6 +189,26 @@ describe("ToolSearchIndex ranking", () => {
     expect(among.map((h) => h.id)).toEqual(["jira_create_ticket"]);
   });
 
+  it("finds a server's or plugin's tools by its name, which their own names need not contain", () => {
+    const servers = new ToolSearchIndex([
+      { id: "tool_1", description: "Does one thing.", parameters: {}, origin: "acmecorp" },
+      { id: "tool_2", description: "Does another.", parameters: {}, origin: "acmecorp" },
+      { id: "weather_now", description: "Weather for a city.", parameters: {}, origin: "acmecorp" },
+      { id: "forecast", description: "Weather for a city.", parameters: {}, origin: "meteo-hub" },
+      { id: "unrelated", description: "Something else.", parameters: {} },
+    ]);
+    expect(
+      servers
+        .search("acmecorp")
+        .map((h) => h.id)
+        .sort(),
+    ).toEqual(["tool_1", "tool_2", "weather_now"]);
+    expect(servers.search("meteo hub").map((h) => h.id)).toEqual(["forecast"]);
+    // The origin tells apart two tools that say the same.
+    expect(servers.search("acmecorp weather", { limit: 1 }).map((h) => h.id)).toEqual(["weather_now"]);
+    expect(servers.search("meteo weather", { limit: 1 }).map((h) => h.id)).toEqual(["forecast"]);
+  });
+
   it("is deterministic for equal scores (by id)", () => {
     const twins = new ToolSearchIndex([
       { id: "b_tool", description: "Same words.", parameters: {} },

@@ -6,6 +6,8 @@ export interface SearchableTool {
   readonly id: string;
   readonly description: string;
   readonly parameters: JsonSchema;
+  /** The MCP server or plugin it comes from, so a query naming the server finds its tools. */
+  readonly origin?: string;
 }
 
 /** One result: the tool and how it matched (a substring of its name, of its description, or ranked). */
@@ -24,7 +26,7 @@ interface ToolSearchOptions {
 }
 
 /** How much a term occurring in each part of a tool counts (BM25F-style field weights). */
-const FIELD_WEIGHTS = { name: 3, description: 1, parameterName: 1, parameterText: 0.5 } as const;
+const FIELD_WEIGHTS = { name: 3, origin: 2, description: 1, parameterName: 1, parameterText: 0.5 } as const;
 /** How much a related word in the query counts next to a word the model wrote. */
 const RELATED_WEIGHT = 0.35;
 const K1 = 1.2;
@@ -76,7 +78,8 @@ function asIdentifier(query: string): string {
  * Finds tools for a query. First the spec's substring match: tools whose name or description
  * contains the query (case-insensitive; spaces in the query may stand for `_`/`-` in a name),
  * exact name first, then name matches, then description matches. Then the rest, ranked with
- * BM25 over the name, the description and the parameters' names and descriptions, with words
+ * BM25 over the name, the server or plugin it comes from, the description and the parameters'
+ * names and descriptions, with words
  * split out of identifiers, stemmed, and common synonyms of the query's words counted a little.
  */
 export class ToolSearchIndex {
@@ -90,6 +93,7 @@ export class ToolSearchIndex {
       const params = schemaText(tool.parameters);
       const length =
         addTerms(tf, searchTerms(tool.id), FIELD_WEIGHTS.name) +
+        addTerms(tf, searchTerms(tool.origin ?? ""), FIELD_WEIGHTS.origin) +
         addTerms(tf, searchTerms(tool.description), FIELD_WEIGHTS.description) +
         addTerms(tf, searchTerms(params.names.join(" ")), FIELD_WEIGHTS.parameterName) +
         addTerms(tf, searchTerms(params.text.join(" ")), FIELD_WEIGHTS.parameterText);
