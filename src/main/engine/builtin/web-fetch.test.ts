@@ -134,6 +134,64 @@ describe("web_fetch content", () => {
     expect(message).toContain(`web_fetch got ${type} from ${server.origin}/file, which is not text`);
   });
 
+  /** Bytes a file of this kind starts with, then filler that is not text (control bytes and NULs). */
+  function fileBytes(signature: string | number[]): Buffer {
+    const head = typeof signature === "string" ? Buffer.from(signature, "latin1") : Buffer.from(signature);
+    const filler = Buffer.from(Array.from({ length: 20_000 }, (_, i) => (i * 7919) % 256));
+    return Buffer.concat([head, filler]);
+  }
+
+  it.each([
+    ["a PDF document", "text/html", fileBytes("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")],
+    ["a PNG image", "text/plain", fileBytes([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])],
+    ["a JPEG image", "text/html; charset=utf-8", fileBytes([0xff, 0xd8, 0xff, 0xe0])],
+    ["a zip archive", "application/json", fileBytes("PK\x03\x04")],
+    ["gzip-compressed data", "text/html", zlib.gzipSync(Buffer.from("<p>compressed twice</p>".repeat(99)))],
+    ["binary data", "text/html", Buffer.from("<html>\0\x01\x02\x03\0\0\x04 rest of a dump</html>", "latin1")],
+  ])("refuses %s sent as %s instead of returning it as text", async (what, type, body) => {
+    const server = await serve(send(type, body));
+    const message = errorOf(await fetchWith({ url: `${server.origin}/file` }));
+    expect(message).toContain(`web_fetch got ${what} from ${server.origin}/file`);
+    expect(message).toContain(`the server labelled it ${type.split(";")[0]}`);
+    expect(message).toContain("not text");
+  });
+
+  it.each([
+    [
+      "UTF-16 declared in the content type, without a byte order mark",
+      "text/plain; charset=utf-16le",
+      Buffer.from("wide text", "utf16le"),
+      "wide text",
+    ],
+    [
+      "UTF-16 with a byte order mark and no content type",
+      "",
+      Buffer.concat([
+        Buffer.from([0xff, 0xfe]),
+        Buffer.from("<!doctype html><title>W</title><p>wide page", "utf16le"),
+      ]),
+      "wide page",
+    ],
+    [
+      "a build log with colour escapes",
+      "text/plain",
+      Buffer.from("\x1b[31merror\x1b[0m: failed\n"),
+      "\x1b[31merror\x1b[0m: failed\n",
+    ],
+    [
+      "a page with one stray control byte",
+      "text/html",
+      Buffer.from(`<p>${"words ".repeat(200)}\x01 end</p>`),
+      "end",
+    ],
+  ])("still reads text: %s", async (_what, type, body, expected) => {
+    const server = await serve((_req, res) => {
+      res.writeHead(200, type ? { "content-type": type } : {});
+      res.end(body);
+    });
+    expect(outputOf<WebFetchData>(await fetchWith({ url: server.origin })).content).toContain(expected);
+  });
+
   it("reads text a server labels application/octet-stream (it did not know the type)", async () => {
     const server = await serve(send("application/octet-stream", "plain text\nof a raw file\n"));
     const data = outputOf<WebFetchData>(await fetchWith({ url: `${server.origin}/raw/notes.txt` }));

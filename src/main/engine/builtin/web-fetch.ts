@@ -6,7 +6,14 @@ import type { ToolDefinition } from "../tools/contract.ts";
 import { OUTPUT_LIMITS, truncateTextField } from "../tools/truncation.ts";
 import { offload } from "../offload/offload.ts";
 import { defineBuiltin } from "./define-builtin.ts";
-import { bodyKind, decodeBody, mediaType, sniffKind, type BodyKind } from "./web/body-text.ts";
+import {
+  binaryBodyReason,
+  bodyKind,
+  decodeBody,
+  mediaType,
+  sniffKind,
+  type BodyKind,
+} from "./web/body-text.ts";
 import { checkFetchableUrl, parseFetchUrl, type LookupAll } from "./web/fetch-target.ts";
 import { guardedFetch } from "./web/guarded-fetch.ts";
 
@@ -59,9 +66,10 @@ function originOf(text: string): string {
   }
 }
 
-function refuseBinary(type: string, url: URL): never {
+function refuseBinary(type: string, url: URL, label?: string): never {
+  const labelled = label ? ` (the server labelled it ${label})` : "";
   throw new ToolCallError(
-    `web_fetch got ${type} from ${url.href}, which is not text; it only returns HTML, text, JSON and XML. Look for an HTML or text version of this resource instead.`,
+    `web_fetch got ${type} from ${url.href}${labelled}, which is not text; it only returns HTML, text, JSON and XML. Look for an HTML or text version of this resource instead.`,
     "binary_content",
   );
 }
@@ -154,6 +162,10 @@ export function webFetchTool(
           contentType ? mediaType(contentType) : "a body with no content type that looks binary",
           response.url,
         );
+      // A server's label is not the body: a PDF, an image or an archive sent as text/html would
+      // otherwise reach the model as a page of mojibake.
+      const disguised = binaryBodyReason(response.body, contentType);
+      if (disguised !== undefined) refuseBinary(disguised, response.url, mediaType(contentType));
       const text = decodeBody(response.body, contentType, kind, response.cut || response.unfinished);
       const note = response.cut
         ? cutNote(maxBytes, settings.maxBytes)
