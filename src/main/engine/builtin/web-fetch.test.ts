@@ -92,6 +92,22 @@ describe("web_fetch content", () => {
     );
   });
 
+  it("cuts a page's huge <title> instead of handing all of it to the model", async () => {
+    const server = await serve(
+      send(
+        "text/html",
+        `<html><head><title>Big ${"T".repeat(600_000)}</title></head><body><p>body</p></body></html>`,
+      ),
+    );
+    const envelope = await fetchWith({ url: server.origin });
+    const data = outputOf<WebFetchData>(envelope);
+    expect(data.title?.startsWith("Big TTT")).toBe(true);
+    expect(data.title?.endsWith("…")).toBe(true);
+    expect(data.title?.length).toBeLessThanOrEqual(500);
+    expect(data.content).toBe("body");
+    expect(JSON.stringify(envelope).length).toBeLessThan(2_000);
+  });
+
   it("reads a legacy latin1 page that declares no charset as a browser does, not as U+FFFD", async () => {
     const server = await serve(
       send("text/html", Buffer.from("<title>Caf\xe9</title><p>cr\xe8me br\xfbl\xe9e</p>", "latin1")),
