@@ -378,6 +378,29 @@ describe("web_fetch limits", () => {
     await ws.session.close();
     expect(existsSync(sidecar)).toBe(false);
   });
+
+  it("keeps the note that the page itself was cut when the content is also cut for the model", async () => {
+    const text = Array.from({ length: 60_000 }, (_, i) => `line ${i} of a long text file\n`).join("");
+    const server = await serve(send("text/plain", text));
+    const ws = await open();
+    const envelope = await ws.session.call("web_fetch", { url: server.origin, max_bytes: 1_000_000 });
+    const data = outputOf<WebFetchData>(envelope);
+    expect(envelope.metadata.truncated).toBe(true);
+    // The model is told the page goes on past what web_fetch read, not only that the sidecar has the rest.
+    expect(data.content).toMatch(
+      /\n\n\[web_fetch stopped reading after 1000000 bytes of the body: the page is longer and was cut here\. Call again with a larger max_bytes \(up to 10000000\) to get more\.\]$/,
+    );
+    expect(Buffer.byteLength(data.content)).toBeLessThanOrEqual(OUTPUT_LIMITS.webFetchBytes);
+    const head = data.content.slice(0, data.content.length - cutNoteLength(data.content));
+    expect(text.startsWith(head)).toBe(true);
+    expect(head.endsWith("\n")).toBe(true);
+    // What is left out is counted from the body the head stops in, and the sidecar holds all of it.
+    const sidecar = await readFile(envelope.metadata.output_path as string, "utf8");
+    expect(sidecar.startsWith(text.slice(0, 1_000_000))).toBe(true);
+    expect(sidecar.endsWith(data.content.slice(head.length))).toBe(true);
+    const rest = sidecar.length - head.length - cutNoteLength(data.content);
+    expect(envelope.metadata.left_out).toContain(`(${(rest / 1024).toFixed(1)} KB)`);
+  });
 });
 
 describe("web_fetch redirects", () => {

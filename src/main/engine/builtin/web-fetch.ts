@@ -2,8 +2,8 @@ import type { IncomingHttpHeaders } from "node:http";
 import { z } from "zod";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { Settings } from "../config/lathe-settings.ts";
-import type { ToolDefinition } from "../tools/contract.ts";
-import { OUTPUT_LIMITS, truncateTextField } from "../tools/truncation.ts";
+import type { ToolDefinition, Truncation } from "../tools/contract.ts";
+import { OUTPUT_LIMITS, textLeftOut, truncateTextField, utf8Head } from "../tools/truncation.ts";
 import { offload } from "../offload/offload.ts";
 import { defineBuiltin } from "./define-builtin.ts";
 import {
@@ -79,17 +79,40 @@ function contentTypeOf(headers: IncomingHttpHeaders): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** How the note on a page web_fetch did not read to its end begins (it ends the content). */
+const NOTE_START = "\n\n[web_fetch stopped reading after ";
+
+/**
+ * Cut the content for the model like other tools (head shown, all of it in a sidecar), but keep
+ * the note that ends it: when the page was itself cut, the model must still read that the
+ * sidecar is not the whole page. The head is the body's, the note follows it.
+ */
+function truncateContent(data: WebFetchData): Truncation<WebFetchData> | undefined {
+  const limit = OUTPUT_LIMITS.webFetchBytes;
+  const at = data.content.lastIndexOf(NOTE_START);
+  const note = at >= 0 && data.content.endsWith("]") ? data.content.slice(at) : "";
+  if (note === "") return truncateTextField(data, "content", limit);
+  if (Buffer.byteLength(data.content, "utf8") <= limit) return undefined;
+  const body = data.content.slice(0, at);
+  const head = utf8Head(body, limit - Buffer.byteLength(note, "utf8"));
+  return {
+    data: { ...data, content: head + note },
+    full: data.content,
+    leftOut: textLeftOut(body, head),
+  };
+}
+
 function cutNote(maxBytes: number, ceiling: number): string {
   const more =
     maxBytes < ceiling
       ? ` Call again with a larger max_bytes (up to ${ceiling}) to get more.`
       : " That is the most web_fetch reads; look for a smaller page or a more specific URL.";
-  return `\n\n[web_fetch stopped reading after ${maxBytes} bytes of the body: the page is longer and was cut here.${more}]`;
+  return `${NOTE_START}${maxBytes} bytes of the body: the page is longer and was cut here.${more}]`;
 }
 
 function unfinishedNote(timeoutMs: number, bytes: number): string {
   const seconds = Number((timeoutMs / 1000).toFixed(2));
-  return `\n\n[web_fetch stopped reading after ${seconds} s (its time limit) while the server was still sending: this is only the start of the page (${bytes} bytes of the body). Try again later for the whole page, or fetch a smaller or more specific URL.]`;
+  return `${NOTE_START}${seconds} s (its time limit) while the server was still sending: this is only the start of the page (${bytes} bytes of the body). Try again later for the whole page, or fetch a smaller or more specific URL.]`;
 }
 
 /**
@@ -112,7 +135,7 @@ export function webFetchTool(
     // The fetch's own deadline (with a clearer message) fires first.
     timeoutMs: settings.timeoutMs + 5_000,
     deriveApprovalKey: (args) => `web_fetch:${originOf(args.url)}`,
-    truncate: (data: WebFetchData) => truncateTextField(data, "content", OUTPUT_LIMITS.webFetchBytes),
+    truncate: truncateContent,
     async execute(args, runtime): Promise<WebFetchData> {
       const start = parseFetchUrl(args.url);
       checkFetchableUrl(start);
