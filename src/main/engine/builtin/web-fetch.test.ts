@@ -379,6 +379,22 @@ describe("web_fetch limits", () => {
     expect(existsSync(sidecar)).toBe(false);
   });
 
+  it("cuts inside a long line rather than showing only the lines before it", async () => {
+    // A short first line, then one long paragraph (or minified text): ending on a whole line
+    // would show the model the heading and nothing else.
+    const paragraph = "word ".repeat(100_000);
+    const server = await serve(send("text/plain", `Title\n${paragraph}\nlast line\n`));
+    const envelope = await fetchWith({ url: server.origin });
+    const data = outputOf<WebFetchData>(envelope);
+    expect(envelope.metadata.truncated).toBe(true);
+    expect(data.content.startsWith(`Title\nword word`)).toBe(true);
+    expect(Buffer.byteLength(data.content)).toBeGreaterThan(OUTPUT_LIMITS.webFetchBytes - 8);
+    expect(Buffer.byteLength(data.content)).toBeLessThanOrEqual(OUTPUT_LIMITS.webFetchBytes);
+    expect(await readFile(envelope.metadata.output_path as string, "utf8")).toBe(
+      `Title\n${paragraph}\nlast line\n`,
+    );
+  });
+
   it("keeps the note that the page itself was cut when the content is also cut for the model", async () => {
     const text = Array.from({ length: 60_000 }, (_, i) => `line ${i} of a long text file\n`).join("");
     const server = await serve(send("text/plain", text));

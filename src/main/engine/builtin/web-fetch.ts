@@ -3,7 +3,7 @@ import { z } from "zod";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { Settings } from "../config/lathe-settings.ts";
 import type { ToolDefinition, Truncation } from "../tools/contract.ts";
-import { OUTPUT_LIMITS, textLeftOut, truncateTextField, utf8Head } from "../tools/truncation.ts";
+import { OUTPUT_LIMITS, textLeftOut, utf8Head } from "../tools/truncation.ts";
 import { offload } from "../offload/offload.ts";
 import { defineBuiltin } from "./define-builtin.ts";
 import {
@@ -83,18 +83,31 @@ function contentTypeOf(headers: IncomingHttpHeaders): string | undefined {
 const NOTE_START = "\n\n[web_fetch stopped reading after ";
 
 /**
+ * The first `maxBytes` of a page's text, ending on a whole line, unless that would leave out
+ * most of it (a long paragraph, minified text after a short first line): then it ends inside the
+ * line, on a whole character.
+ */
+function contentHead(text: string, maxBytes: number): string {
+  const head = utf8Head(text, maxBytes);
+  if (head.length === text.length || Buffer.byteLength(head, "utf8") >= maxBytes / 2) return head;
+  const bytes = Buffer.from(text, "utf8");
+  let end = maxBytes;
+  while (end > 0 && ((bytes[end] as number) & 0xc0) === 0x80) end--;
+  return bytes.subarray(0, end).toString("utf8");
+}
+
+/**
  * Cut the content for the model like other tools (head shown, all of it in a sidecar), but keep
  * the note that ends it: when the page was itself cut, the model must still read that the
  * sidecar is not the whole page. The head is the body's, the note follows it.
  */
 function truncateContent(data: WebFetchData): Truncation<WebFetchData> | undefined {
   const limit = OUTPUT_LIMITS.webFetchBytes;
+  if (Buffer.byteLength(data.content, "utf8") <= limit) return undefined;
   const at = data.content.lastIndexOf(NOTE_START);
   const note = at >= 0 && data.content.endsWith("]") ? data.content.slice(at) : "";
-  if (note === "") return truncateTextField(data, "content", limit);
-  if (Buffer.byteLength(data.content, "utf8") <= limit) return undefined;
-  const body = data.content.slice(0, at);
-  const head = utf8Head(body, limit - Buffer.byteLength(note, "utf8"));
+  const body = note === "" ? data.content : data.content.slice(0, at);
+  const head = contentHead(body, limit - Buffer.byteLength(note, "utf8"));
   return {
     data: { ...data, content: head + note },
     full: data.content,
