@@ -92,6 +92,22 @@ describe("web_fetch content", () => {
     );
   });
 
+  it("cuts a page's huge <title> instead of handing all of it to the model", async () => {
+    const server = await serve(
+      send(
+        "text/html",
+        `<html><head><title>Big ${"T".repeat(600_000)}</title></head><body><p>body</p></body></html>`,
+      ),
+    );
+    const envelope = await fetchWith({ url: server.origin });
+    const data = outputOf<WebFetchData>(envelope);
+    expect(data.title?.startsWith("Big TTT")).toBe(true);
+    expect(data.title?.endsWith("…")).toBe(true);
+    expect(data.title?.length).toBeLessThanOrEqual(500);
+    expect(data.content).toBe("body");
+    expect(JSON.stringify(envelope).length).toBeLessThan(2_000);
+  });
+
   it("reads a legacy latin1 page that declares no charset as a browser does, not as U+FFFD", async () => {
     const server = await serve(
       send("text/html", Buffer.from("<title>Caf\xe9</title><p>cr\xe8me br\xfbl\xe9e</p>", "latin1")),
@@ -132,6 +148,64 @@ describe("web_fetch content", () => {
     const server = await serve(send(type, body));
     const message = errorOf(await fetchWith({ url: `${server.origin}/file` }));
     expect(message).toContain(`web_fetch got ${type} from ${server.origin}/file, which is not text`);
+  });
+
+  /** Bytes a file of this kind starts with, then filler that is not text (control bytes and NULs). */
+  function fileBytes(signature: string | number[]): Buffer {
+    const head = typeof signature === "string" ? Buffer.from(signature, "latin1") : Buffer.from(signature);
+    const filler = Buffer.from(Array.from({ length: 20_000 }, (_, i) => (i * 7919) % 256));
+    return Buffer.concat([head, filler]);
+  }
+
+  it.each([
+    ["a PDF document", "text/html", fileBytes("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")],
+    ["a PNG image", "text/plain", fileBytes([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])],
+    ["a JPEG image", "text/html; charset=utf-8", fileBytes([0xff, 0xd8, 0xff, 0xe0])],
+    ["a zip archive", "application/json", fileBytes("PK\x03\x04")],
+    ["gzip-compressed data", "text/html", zlib.gzipSync(Buffer.from("<p>compressed twice</p>".repeat(99)))],
+    ["binary data", "text/html", Buffer.from("<html>\0\x01\x02\x03\0\0\x04 rest of a dump</html>", "latin1")],
+  ])("refuses %s sent as %s instead of returning it as text", async (what, type, body) => {
+    const server = await serve(send(type, body));
+    const message = errorOf(await fetchWith({ url: `${server.origin}/file` }));
+    expect(message).toContain(`web_fetch got ${what} from ${server.origin}/file`);
+    expect(message).toContain(`the server labelled it ${type.split(";")[0]}`);
+    expect(message).toContain("not text");
+  });
+
+  it.each([
+    [
+      "UTF-16 declared in the content type, without a byte order mark",
+      "text/plain; charset=utf-16le",
+      Buffer.from("wide text", "utf16le"),
+      "wide text",
+    ],
+    [
+      "UTF-16 with a byte order mark and no content type",
+      "",
+      Buffer.concat([
+        Buffer.from([0xff, 0xfe]),
+        Buffer.from("<!doctype html><title>W</title><p>wide page", "utf16le"),
+      ]),
+      "wide page",
+    ],
+    [
+      "a build log with colour escapes",
+      "text/plain",
+      Buffer.from("\x1b[31merror\x1b[0m: failed\n"),
+      "\x1b[31merror\x1b[0m: failed\n",
+    ],
+    [
+      "a page with one stray control byte",
+      "text/html",
+      Buffer.from(`<p>${"words ".repeat(200)}\x01 end</p>`),
+      "end",
+    ],
+  ])("still reads text: %s", async (_what, type, body, expected) => {
+    const server = await serve((_req, res) => {
+      res.writeHead(200, type ? { "content-type": type } : {});
+      res.end(body);
+    });
+    expect(outputOf<WebFetchData>(await fetchWith({ url: server.origin })).content).toContain(expected);
   });
 
   it("reads text a server labels application/octet-stream (it did not know the type)", async () => {
@@ -303,6 +377,45 @@ describe("web_fetch limits", () => {
     expect(await readFile(sidecar, "utf8")).toBe(text);
     await ws.session.close();
     expect(existsSync(sidecar)).toBe(false);
+  });
+
+  it("cuts inside a long line rather than showing only the lines before it", async () => {
+    // A short first line, then one long paragraph (or minified text): ending on a whole line
+    // would show the model the heading and nothing else.
+    const paragraph = "word ".repeat(100_000);
+    const server = await serve(send("text/plain", `Title\n${paragraph}\nlast line\n`));
+    const envelope = await fetchWith({ url: server.origin });
+    const data = outputOf<WebFetchData>(envelope);
+    expect(envelope.metadata.truncated).toBe(true);
+    expect(data.content.startsWith(`Title\nword word`)).toBe(true);
+    expect(Buffer.byteLength(data.content)).toBeGreaterThan(OUTPUT_LIMITS.webFetchBytes - 8);
+    expect(Buffer.byteLength(data.content)).toBeLessThanOrEqual(OUTPUT_LIMITS.webFetchBytes);
+    expect(await readFile(envelope.metadata.output_path as string, "utf8")).toBe(
+      `Title\n${paragraph}\nlast line\n`,
+    );
+  });
+
+  it("keeps the note that the page itself was cut when the content is also cut for the model", async () => {
+    const text = Array.from({ length: 60_000 }, (_, i) => `line ${i} of a long text file\n`).join("");
+    const server = await serve(send("text/plain", text));
+    const ws = await open();
+    const envelope = await ws.session.call("web_fetch", { url: server.origin, max_bytes: 1_000_000 });
+    const data = outputOf<WebFetchData>(envelope);
+    expect(envelope.metadata.truncated).toBe(true);
+    // The model is told the page goes on past what web_fetch read, not only that the sidecar has the rest.
+    expect(data.content).toMatch(
+      /\n\n\[web_fetch stopped reading after 1000000 bytes of the body: the page is longer and was cut here\. Call again with a larger max_bytes \(up to 10000000\) to get more\.\]$/,
+    );
+    expect(Buffer.byteLength(data.content)).toBeLessThanOrEqual(OUTPUT_LIMITS.webFetchBytes);
+    const head = data.content.slice(0, data.content.length - cutNoteLength(data.content));
+    expect(text.startsWith(head)).toBe(true);
+    expect(head.endsWith("\n")).toBe(true);
+    // What is left out is counted from the body the head stops in, and the sidecar holds all of it.
+    const sidecar = await readFile(envelope.metadata.output_path as string, "utf8");
+    expect(sidecar.startsWith(text.slice(0, 1_000_000))).toBe(true);
+    expect(sidecar.endsWith(data.content.slice(head.length))).toBe(true);
+    const rest = sidecar.length - head.length - cutNoteLength(data.content);
+    expect(envelope.metadata.left_out).toContain(`(${(rest / 1024).toFixed(1)} KB)`);
   });
 });
 

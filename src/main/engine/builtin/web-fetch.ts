@@ -2,11 +2,18 @@ import type { IncomingHttpHeaders } from "node:http";
 import { z } from "zod";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { Settings } from "../config/lathe-settings.ts";
-import type { ToolDefinition } from "../tools/contract.ts";
-import { OUTPUT_LIMITS, truncateTextField } from "../tools/truncation.ts";
+import type { ToolDefinition, Truncation } from "../tools/contract.ts";
+import { OUTPUT_LIMITS, textLeftOut, utf8Head } from "../tools/truncation.ts";
 import { offload } from "../offload/offload.ts";
 import { defineBuiltin } from "./define-builtin.ts";
-import { bodyKind, decodeBody, mediaType, sniffKind, type BodyKind } from "./web/body-text.ts";
+import {
+  binaryBodyReason,
+  bodyKind,
+  decodeBody,
+  mediaType,
+  sniffKind,
+  type BodyKind,
+} from "./web/body-text.ts";
 import { checkFetchableUrl, parseFetchUrl, type LookupAll } from "./web/fetch-target.ts";
 import { guardedFetch } from "./web/guarded-fetch.ts";
 
@@ -59,9 +66,10 @@ function originOf(text: string): string {
   }
 }
 
-function refuseBinary(type: string, url: URL): never {
+function refuseBinary(type: string, url: URL, label?: string): never {
+  const labelled = label ? ` (the server labelled it ${label})` : "";
   throw new ToolCallError(
-    `web_fetch got ${type} from ${url.href}, which is not text; it only returns HTML, text, JSON and XML. Look for an HTML or text version of this resource instead.`,
+    `web_fetch got ${type} from ${url.href}${labelled}, which is not text; it only returns HTML, text, JSON and XML. Look for an HTML or text version of this resource instead.`,
     "binary_content",
   );
 }
@@ -71,17 +79,53 @@ function contentTypeOf(headers: IncomingHttpHeaders): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** How the note on a page web_fetch did not read to its end begins (it ends the content). */
+const NOTE_START = "\n\n[web_fetch stopped reading after ";
+
+/**
+ * The first `maxBytes` of a page's text, ending on a whole line, unless that would leave out
+ * most of it (a long paragraph, minified text after a short first line): then it ends inside the
+ * line, on a whole character.
+ */
+function contentHead(text: string, maxBytes: number): string {
+  const head = utf8Head(text, maxBytes);
+  if (head.length === text.length || Buffer.byteLength(head, "utf8") >= maxBytes / 2) return head;
+  const bytes = Buffer.from(text, "utf8");
+  let end = maxBytes;
+  while (end > 0 && ((bytes[end] as number) & 0xc0) === 0x80) end--;
+  return bytes.subarray(0, end).toString("utf8");
+}
+
+/**
+ * Cut the content for the model like other tools (head shown, all of it in a sidecar), but keep
+ * the note that ends it: when the page was itself cut, the model must still read that the
+ * sidecar is not the whole page. The head is the body's, the note follows it.
+ */
+function truncateContent(data: WebFetchData): Truncation<WebFetchData> | undefined {
+  const limit = OUTPUT_LIMITS.webFetchBytes;
+  if (Buffer.byteLength(data.content, "utf8") <= limit) return undefined;
+  const at = data.content.lastIndexOf(NOTE_START);
+  const note = at >= 0 && data.content.endsWith("]") ? data.content.slice(at) : "";
+  const body = note === "" ? data.content : data.content.slice(0, at);
+  const head = contentHead(body, limit - Buffer.byteLength(note, "utf8"));
+  return {
+    data: { ...data, content: head + note },
+    full: data.content,
+    leftOut: textLeftOut(body, head),
+  };
+}
+
 function cutNote(maxBytes: number, ceiling: number): string {
   const more =
     maxBytes < ceiling
       ? ` Call again with a larger max_bytes (up to ${ceiling}) to get more.`
       : " That is the most web_fetch reads; look for a smaller page or a more specific URL.";
-  return `\n\n[web_fetch stopped reading after ${maxBytes} bytes of the body: the page is longer and was cut here.${more}]`;
+  return `${NOTE_START}${maxBytes} bytes of the body: the page is longer and was cut here.${more}]`;
 }
 
 function unfinishedNote(timeoutMs: number, bytes: number): string {
   const seconds = Number((timeoutMs / 1000).toFixed(2));
-  return `\n\n[web_fetch stopped reading after ${seconds} s (its time limit) while the server was still sending: this is only the start of the page (${bytes} bytes of the body). Try again later for the whole page, or fetch a smaller or more specific URL.]`;
+  return `${NOTE_START}${seconds} s (its time limit) while the server was still sending: this is only the start of the page (${bytes} bytes of the body). Try again later for the whole page, or fetch a smaller or more specific URL.]`;
 }
 
 /**
@@ -104,7 +148,7 @@ export function webFetchTool(
     // The fetch's own deadline (with a clearer message) fires first.
     timeoutMs: settings.timeoutMs + 5_000,
     deriveApprovalKey: (args) => `web_fetch:${originOf(args.url)}`,
-    truncate: (data: WebFetchData) => truncateTextField(data, "content", OUTPUT_LIMITS.webFetchBytes),
+    truncate: truncateContent,
     async execute(args, runtime): Promise<WebFetchData> {
       const start = parseFetchUrl(args.url);
       checkFetchableUrl(start);
@@ -154,6 +198,10 @@ export function webFetchTool(
           contentType ? mediaType(contentType) : "a body with no content type that looks binary",
           response.url,
         );
+      // A server's label is not the body: a PDF, an image or an archive sent as text/html would
+      // otherwise reach the model as a page of mojibake.
+      const disguised = binaryBodyReason(response.body, contentType);
+      if (disguised !== undefined) refuseBinary(disguised, response.url, mediaType(contentType));
       const text = decodeBody(response.body, contentType, kind, response.cut || response.unfinished);
       const note = response.cut
         ? cutNote(maxBytes, settings.maxBytes)

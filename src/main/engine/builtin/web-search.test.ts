@@ -126,6 +126,40 @@ describe("web_search with SearXNG", () => {
     expect(errorOf(await ws.session.call("web_search", { query: "q" }))).toContain("answered HTTP 500");
   });
 
+  it("cuts a provider's oversized titles and snippets and skips absurd URLs, so the answer stays small", async () => {
+    const searx = await fakeProvider((_req, res) =>
+      json(res, {
+        results: [
+          {
+            url: `https://huge.example/${"p".repeat(10_000)}`,
+            title: "a URL no engine returns",
+            content: "x",
+          },
+          ...Array.from({ length: 20 }, (_, i) => ({
+            url: `https://big.example/${i}`,
+            title: `Title ${i} ${"t".repeat(40_000)}`,
+            content: `Snippet ${i} ${"s".repeat(140_000)}`,
+          })),
+        ],
+      }),
+    );
+    const ws = await open(settings([{ type: "searxng", url: searx.origin }]));
+    const envelope = await ws.session.call("web_search", { query: "q", max_results: 20 });
+    const data = outputOf<WebSearchData>(envelope);
+    expect(data.results).toHaveLength(20);
+    expect(data.results[0]?.url).toBe("https://big.example/0");
+    for (const [i, result] of data.results.entries()) {
+      expect(result.title.startsWith(`Title ${i} ttt`)).toBe(true);
+      expect(result.title.length).toBeLessThanOrEqual(300);
+      expect(result.title.endsWith("…")).toBe(true);
+      expect(result.snippet.startsWith(`Snippet ${i} sss`)).toBe(true);
+      expect(result.snippet.length).toBeLessThanOrEqual(1_000);
+      expect(result.snippet.endsWith("…")).toBe(true);
+    }
+    // What the model reads: twenty results, not the provider's 3.6 MB.
+    expect(JSON.stringify(envelope).length).toBeLessThan(40_000);
+  });
+
   it("reports a provider that answers with something other than JSON", async () => {
     const searx = await fakeProvider((_req, res) => {
       res.writeHead(200, { "content-type": "text/html" });

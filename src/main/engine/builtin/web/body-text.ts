@@ -35,18 +35,64 @@ export function bodyKind(contentType: string | undefined): BodyKind {
   return "binary";
 }
 
-/** Decide the kind of a body that came without a Content-Type, from its first bytes. */
-export function sniffKind(body: Buffer): Exclude<BodyKind, "unknown"> {
-  const head = body.subarray(0, 8192);
-  if (head.includes(0)) return "binary";
-  const start = head.subarray(0, 512).toString("latin1").trimStart().toLowerCase();
-  if (start.startsWith("<!doctype html") || start.startsWith("<html")) return "html";
-  if (start.startsWith("{") || start.startsWith("[")) return "json";
-  return "text";
+/** The first bytes of common binary formats, and what a file starting with them is. */
+const SIGNATURES: readonly { bytes: Buffer; what: string }[] = [
+  ["%PDF-", "a PDF document"],
+  ["\x89PNG\r\n\x1a\n", "a PNG image"],
+  ["GIF87a", "a GIF image"],
+  ["GIF89a", "a GIF image"],
+  ["\xff\xd8\xff", "a JPEG image"],
+  ["PK\x03\x04", "a zip archive"],
+  ["\x1f\x8b", "gzip-compressed data"],
+  ["7z\xbc\xaf\x27\x1c", "a 7-Zip archive"],
+  ["Rar!\x1a\x07", "a RAR archive"],
+  ["\x7fELF", "an ELF executable"],
+  ["\0asm", "a WebAssembly module"],
+].map(([bytes, what]) => ({ bytes: Buffer.from(bytes as string, "latin1"), what: what as string }));
+
+/**
+ * Whether a byte is one text never holds (the WHATWG MIME sniffing "binary data bytes"): the C0
+ * controls except tab, newline, form feed, carriage return and escape (coloured logs have ESC).
+ */
+function isBinaryByte(byte: number): boolean {
+  return byte <= 0x08 || byte === 0x0b || (byte >= 0x0e && byte <= 0x1a) || (byte >= 0x1c && byte <= 0x1f);
 }
 
 function charsetOf(contentType: string | undefined): string | undefined {
   return /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType ?? "")?.[1];
+}
+
+/** The encoding a charset label names, normalized by the decoder ("UTF-16" → "utf-16le"). */
+function encodingOf(label: string | undefined): string | undefined {
+  return decoder(label)?.encoding;
+}
+
+/**
+ * What a body really is when it is not text, whatever its Content-Type says ("a PDF document",
+ * "binary data"), or undefined when it reads as text. A body starting with a byte order mark, or
+ * declared UTF-16, is text (its NULs are half its characters); otherwise the start of a known
+ * binary format, a NUL, or more than one byte in a hundred that text never holds within the
+ * first 8 KB makes it binary. A stray control character in a page does not.
+ */
+export function binaryBodyReason(body: Buffer, contentType: string | undefined): string | undefined {
+  if (bomEncoding(body) !== undefined) return undefined;
+  const signature = SIGNATURES.find((s) => body.subarray(0, s.bytes.length).equals(s.bytes));
+  if (signature) return signature.what;
+  if (encodingOf(charsetOf(contentType))?.startsWith("utf-16")) return undefined;
+  const head = body.subarray(0, 8192);
+  if (head.includes(0)) return "binary data";
+  let odd = 0;
+  for (const byte of head) if (isBinaryByte(byte)) odd++;
+  return odd * 100 > head.length ? "binary data" : undefined;
+}
+
+/** Decide the kind of a body that came without a Content-Type, from its first bytes. */
+export function sniffKind(body: Buffer): Exclude<BodyKind, "unknown"> {
+  if (binaryBodyReason(body, undefined) !== undefined) return "binary";
+  const start = decodeBody(body.subarray(0, 1024), undefined, "text", true).trimStart().toLowerCase();
+  if (start.startsWith("<!doctype html") || start.startsWith("<html")) return "html";
+  if (start.startsWith("{") || start.startsWith("[")) return "json";
+  return "text";
 }
 
 /** An HTML document's `<meta charset>` (or http-equiv Content-Type) in its first 1024 bytes. */
@@ -62,6 +108,14 @@ function decoder(label: string | undefined): TextDecoder | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The encoding a body's byte order mark names, if it starts with one. */
+function bomEncoding(body: Buffer): string | undefined {
+  if (body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf) return "utf-8";
+  if (body[0] === 0xff && body[1] === 0xfe) return "utf-16le";
+  if (body[0] === 0xfe && body[1] === 0xff) return "utf-16be";
+  return undefined;
 }
 
 /**
@@ -90,9 +144,8 @@ export function decodeBody(
   kind: BodyKind,
   cut = false,
 ): string {
-  if (body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf) return new TextDecoder("utf-8").decode(body);
-  if (body[0] === 0xff && body[1] === 0xfe) return new TextDecoder("utf-16le").decode(body);
-  if (body[0] === 0xfe && body[1] === 0xff) return new TextDecoder("utf-16be").decode(body);
+  const bom = bomEncoding(body);
+  if (bom !== undefined) return new TextDecoder(bom).decode(body);
   const chosen =
     decoder(charsetOf(contentType)) ??
     (kind === "html" ? decoder(metaCharset(body)) : undefined) ??

@@ -138,6 +138,9 @@ export const HTML_CONVERT_CHARS = 1_000_000;
 /** Deeper (estimated) element nesting than this is given as plain text: the DOM build is quadratic in it. */
 export const MAX_HTML_NESTING = 1_000;
 
+/** The longest title kept: a real one is far shorter, and the model reads it whole (it is not truncated with the content). */
+export const MAX_TITLE_CHARS = 500;
+
 function titleOf(html: string): string | undefined {
   const open = /<title\b[^<>]*>/i.exec(html);
   if (!open) return undefined;
@@ -145,8 +148,14 @@ function titleOf(html: string): string | undefined {
   close.lastIndex = open.index + open[0].length;
   const end = close.exec(html);
   if (!end) return undefined;
-  const title = collapse(decodeEntities(html.slice(open.index + open[0].length, end.index)));
-  return title === "" ? undefined : title;
+  const start = open.index + open[0].length;
+  // Entities and runs of blanks take a few times the text they stand for: a slice is enough.
+  const raw = html.slice(start, Math.min(end.index, start + MAX_TITLE_CHARS * 8));
+  const title = collapse(decodeEntities(raw));
+  if (title === "") return undefined;
+  if (title.length <= MAX_TITLE_CHARS && start + raw.length === end.index) return title;
+  const kept = Array.from(title.slice(0, MAX_TITLE_CHARS)).slice(0, -1).join("").trimEnd();
+  return `${kept}…`;
 }
 
 /**

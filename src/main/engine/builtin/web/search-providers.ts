@@ -27,15 +27,35 @@ const BRAVE_DEFAULT_URL = "https://api.search.brave.com/res/v1/web/search";
 /** Provider answers are small; anything past this is not a search result page. */
 const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 
-function plain(text: unknown): string {
+/**
+ * The longest title, snippet and URL a result keeps: a search engine's are far shorter, and the
+ * model reads every result whole (a provider may send megabytes in one field).
+ */
+const MAX_TITLE_CHARS = 300;
+const MAX_SNIPPET_CHARS = 1_000;
+const MAX_URL_CHARS = 4_096;
+
+/** `text` cut to `max` characters, ending in "…" when cut or when `more` follows it. */
+function clip(text: string, max: number, more = false): string {
+  if (!more && text.length <= max) return text;
+  // By code points, so a cut never leaves half a surrogate pair.
+  const chars = Array.from(text.slice(0, max));
+  return `${chars.slice(0, -1).join("").trimEnd()}…`;
+}
+
+/** A provider's title or snippet as plain text of at most `max` characters. */
+function plain(text: unknown, max: number): string {
   if (typeof text !== "string") return "";
-  return decodeEntities(text.replace(/<[^<>]*>/g, ""))
+  // Only the start is kept: tags and entities are stripped from a slice of it, not from megabytes.
+  const scanned = text.slice(0, max * 8);
+  const clean = decodeEntities(scanned.replace(/<[^<>]*>/g, ""))
     .replace(/\s+/g, " ")
     .trim();
+  return clip(clean, max, scanned.length < text.length);
 }
 
 function isWebUrl(value: unknown): value is string {
-  if (typeof value !== "string") return false;
+  if (typeof value !== "string" || value.length > MAX_URL_CHARS) return false;
   try {
     const url = new URL(value);
     return url.protocol === "http:" || url.protocol === "https:";
@@ -44,14 +64,18 @@ function isWebUrl(value: unknown): value is string {
   }
 }
 
-/** Results from a list of provider items: web URLs only, titles and snippets as plain text. */
+/** Results from a list of provider items: web URLs only, titles and snippets as plain text, each capped (see MAX_TITLE_CHARS). */
 function toResults(items: unknown, snippetField: string, max: number): SearchResult[] {
   if (!Array.isArray(items)) return [];
   const results: SearchResult[] = [];
   for (const item of items as Record<string, unknown>[]) {
     if (results.length >= max) break;
     if (typeof item !== "object" || item === null || !isWebUrl(item.url)) continue;
-    results.push({ title: plain(item.title) || item.url, url: item.url, snippet: plain(item[snippetField]) });
+    results.push({
+      title: plain(item.title, MAX_TITLE_CHARS) || clip(item.url, MAX_TITLE_CHARS),
+      url: item.url,
+      snippet: plain(item[snippetField], MAX_SNIPPET_CHARS),
+    });
   }
   return results;
 }
