@@ -243,6 +243,21 @@ describe("web_fetch content", () => {
     expect(outputOf<WebFetchData>(await fetchWith({ url: server.origin })).content).toBe(text);
   });
 
+  it("refuses a body that stacks more content-encodings than any server uses, quoting the header briefly", async () => {
+    // Five thousand `br` made five thousand decompressors and quoted the whole 16 KB header.
+    const header = Array.from({ length: 5_000 }, () => "br").join(",");
+    const server = await serve(send("text/plain", "x", 200, { "content-encoding": header }));
+    const error = errorOf(await fetchWith({ url: server.origin }));
+    expect(error).toContain(
+      "stacked 5000 content-encodings on one body (br, br, br, …); web_fetch decodes at most 5",
+    );
+    expect(error.length).toBeLessThan(1_000);
+    // Two stacked, as a real server may: decoded.
+    const twice = zlib.gzipSync(zlib.brotliCompressSync(Buffer.from("two layers")));
+    const real = await serve(send("text/plain", twice, 200, { "content-encoding": "br, gzip" }));
+    expect(outputOf<WebFetchData>(await fetchWith({ url: real.origin })).content).toBe("two layers");
+  });
+
   it("says so when a body is not valid for its content-encoding", async () => {
     const server = await serve(send("text/plain", "not gzip at all", 200, { "content-encoding": "gzip" }));
     expect(errorOf(await fetchWith({ url: server.origin }))).toMatch(/could not read .*not valid gzip/);

@@ -75,12 +75,23 @@ function httpModules() {
   };
 }
 
+/**
+ * How many content-encodings one body may stack (`gzip, br`): real servers use one, rarely two;
+ * a header listing thousands would make as many decompressors (curl stops at five too).
+ */
+const MAX_ENCODINGS = 5;
+
 function decoders(encodingHeader: string | undefined): Transform[] {
   const { zlib } = httpModules();
   const encodings = (encodingHeader ?? "")
     .split(",")
     .map((e) => e.trim().toLowerCase())
     .filter((e) => e !== "" && e !== "identity");
+  if (encodings.length > MAX_ENCODINGS) {
+    throw new BodyEncodingError(
+      `the server stacked ${encodings.length} content-encodings on one body (${encodings.slice(0, 3).join(", ")}, …); web_fetch decodes at most ${MAX_ENCODINGS}`,
+    );
+  }
   return encodings.reverse().map((encoding) => {
     switch (encoding) {
       case "gzip":
