@@ -126,6 +126,25 @@ describe("web_search with SearXNG", () => {
     expect(errorOf(await ws.session.call("web_search", { query: "q" }))).toContain("answered HTTP 500");
   });
 
+  it("quotes an HTML error page as plain text, and says how long a rate-limited provider asks to wait", async () => {
+    const page = await fakeProvider((_req, res) => {
+      res.writeHead(502, { "content-type": "text/html" });
+      res.end("<html><head><title>Bad gateway</title></head><body><h1>upstream   is down</h1></body></html>");
+    });
+    let ws = await open(settings([{ type: "searxng", url: page.origin }]));
+    const message = errorOf(await ws.session.call("web_search", { query: "q" }));
+    expect(message).toContain("answered HTTP 502 (Bad gateway upstream is down)");
+    expect(message).not.toMatch(/<\/?[a-z]/);
+    const limited = await fakeProvider((_req, res) => {
+      res.writeHead(429, { "retry-after": "30" });
+      res.end("slow down");
+    });
+    ws = await open(settings([{ type: "searxng", url: limited.origin }]));
+    expect(errorOf(await ws.session.call("web_search", { query: "q" }))).toContain(
+      "answered HTTP 429 (slow down). It asks to wait 30 seconds before searching again.",
+    );
+  });
+
   it("cuts a provider's oversized titles and snippets and skips absurd URLs, so the answer stays small", async () => {
     const searx = await fakeProvider((_req, res) =>
       json(res, {

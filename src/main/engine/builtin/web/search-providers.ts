@@ -54,6 +54,14 @@ function plain(text: unknown, max: number): string {
   return clip(clean, max, scanned.length < text.length);
 }
 
+/** A Retry-After header as words ("30 seconds", "until Wed, 21 Oct 2026 07:28:00 GMT"), or undefined. */
+function retryAfter(header: string | string[] | undefined): string | undefined {
+  const value = (Array.isArray(header) ? header[0] : header)?.trim();
+  if (value === undefined || value === "" || value.length > 64) return undefined;
+  if (/^\d+$/.test(value)) return `${Number(value)} second${value === "1" ? "" : "s"}`;
+  return Number.isNaN(Date.parse(value)) ? undefined : `until ${value}`;
+}
+
 function isWebUrl(value: unknown): value is string {
   if (typeof value !== "string" || value.length > MAX_URL_CHARS) return false;
   try {
@@ -117,9 +125,11 @@ async function getJson(
   }
   const text = response.body.toString("utf8");
   if (response.status < 200 || response.status > 299) {
-    const hint = explainStatus(response.status) ?? text.replace(/\s+/g, " ").trim().slice(0, 200);
+    // The provider's own words, as plain text: an error page's HTML is no help to the model.
+    const hint = explainStatus(response.status) ?? plain(text.slice(0, 4_096).replace(/<[^<>]*>/g, " "), 200);
+    const retry = retryAfter(response.headers["retry-after"]);
     throw new ToolCallError(
-      `web_search failed: ${provider.name} answered HTTP ${response.status}${hint ? ` (${hint})` : ""}. Try again later, or answer without searching.`,
+      `web_search failed: ${provider.name} answered HTTP ${response.status}${hint ? ` (${hint})` : ""}.${retry ? ` It asks to wait ${retry} before searching again.` : ""} Try again later, or answer without searching.`,
       "provider_error",
     );
   }
