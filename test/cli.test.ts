@@ -173,9 +173,12 @@ describe("lathe tools", () => {
           "parameters",
           "readOnly",
           "requires",
+          "shadows",
         ].sort(),
       );
       expect(tool.origin).toEqual({ layer: "builtin", kind: "builtin" });
+      // A built-in shadows nothing: it is the lowest layer.
+      expect(tool.shadows).toEqual([]);
       expect(tool.enabled).toBe(true);
       expect(tool.deferred).toBe(false);
       expect(tool.parameters).toMatchObject({ type: "object" });
