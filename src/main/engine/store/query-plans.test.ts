@@ -58,3 +58,21 @@ describe("what a person runs on a large store finds its rows through an index", 
       expect(step).toMatch(/USING (COVERING )?INDEX audit_by_session \(session_id=\?\)/);
   });
 });
+
+// The lookups SQLite makes itself when a row a foreign key points at is deleted (ON DELETE
+// CASCADE / SET NULL), one per row deleted: a session delete deletes every row of its session.
+const FOREIGN_KEY_LOOKUPS = [
+  {
+    what: "session delete: the checkpoints that a deleted checkpoint restored are found by it",
+    sql: "SELECT 1 FROM checkpoints WHERE restored_by = ?",
+    table: "checkpoints",
+  },
+];
+
+describe("deleting a session finds what points at each row it deletes through an index", () => {
+  it.each(FOREIGN_KEY_LOOKUPS)("$what", ({ sql, table }) => {
+    const steps = planOf(sql);
+    expect(steps).toHaveLength(1);
+    expect(steps[0]).toMatch(new RegExp(`^SEARCH ${table} USING (COVERING )?INDEX`));
+  });
+});
