@@ -617,7 +617,10 @@ export class Engine {
     await Promise.all([...this.removals, this.tempSweep]);
     const audit = this.auditLog;
     audit?.flush();
-    const failed = audit?.unwritable();
+    // Only calls waiting to be recorded make a failure here: a command that recorded none (lathe
+    // audit, on a database that cannot be opened) has said why already, and is not told "0 tool
+    // calls are missing" nor "no further tool call runs" after it.
+    const failed = (audit?.unwritten() ?? 0) > 0 ? audit?.unwritable() : undefined;
     this.db?.close();
     this.db = undefined;
     this.sessionStore = undefined;

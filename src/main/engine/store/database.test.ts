@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { chmodSync, statSync } from "node:fs";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -144,6 +144,70 @@ describe("the database", () => {
     await released;
     expect(output).toMatch(expected);
     expect(code).toBe(0);
+  });
+});
+
+describe("a database file gone or emptied while its WAL holds its latest changes", () => {
+  /**
+   * A Lathe database in `dir` whose last session ("s-last") is committed to its WAL only, as a
+   * process killed mid-work leaves it: `lathe.db` and `lathe.db-wal` copied while it was open.
+   */
+  async function killedWithWal(): Promise<{ file: string; wal: Buffer }> {
+    const live = path.join(dir, "live", "lathe.db");
+    const db = openDatabase(live);
+    db.pragma("wal_autocheckpoint = 0");
+    db.prepare("INSERT INTO sessions (id, root, created_at) VALUES ('s-last', '/w', 1)").run();
+    const file = path.join(dir, "lathe.db");
+    await copyFile(live, file);
+    await copyFile(`${live}-wal`, `${file}-wal`);
+    db.close();
+    return { file, wal: await readFile(`${file}-wal`) };
+  }
+
+  const sessionsIn = (file: string): string[] => {
+    const db = new Database(file, { readonly: true });
+    try {
+      return db.prepare("SELECT id FROM sessions").pluck().all() as string[];
+    } finally {
+      db.close();
+    }
+  };
+
+  it.each([
+    ["missing (moved aside alone)", (file: string) => rename(file, `${file}.aside`), "missing"],
+    ["empty", (file: string) => writeFile(file, ""), "empty"],
+  ])("the file %s: refused with what to do, and the WAL is kept", async (_name, lose, said) => {
+    // Positive control: plain SQLite, opened in WAL mode as Lathe opens it, drops the WAL without
+    // a word and goes on with an empty database.
+    const control = await killedWithWal();
+    await lose(control.file);
+    const plain = new Database(control.file);
+    plain.pragma("journal_mode = WAL");
+    expect(plain.prepare("SELECT COUNT(*) FROM sqlite_master").pluck().get()).toBe(0);
+    plain.close();
+    expect(statSync(`${control.file}-wal`, { throwIfNoEntry: false })?.size ?? 0).toBe(0);
+    await rm(dir, { recursive: true, force: true });
+
+    const { file, wal } = await killedWithWal();
+    await lose(file);
+    expect(() => openDatabase(file)).toThrow(
+      new RegExp(
+        `^Lathe could not open its database in .*lathe\\.db: the file is ${said}, but .*lathe\\.db-wal beside it holds its latest changes \\(\\d+ bytes\\), which would be lost\\. If you moved .* away, put it back`,
+      ),
+    );
+    expect(await readFile(`${file}-wal`)).toEqual(wal);
+    // Put back beside its WAL, the file opens with the change the WAL held.
+    await copyFile(path.join(dir, "live", "lathe.db"), file);
+    await writeFile(`${file}-wal`, wal);
+    openDatabase(file).close();
+    expect(sessionsIn(file)).toEqual(["s-last"]);
+  });
+
+  it("opens a missing file beside a WAL that holds nothing (its header at most): a new database", async () => {
+    const file = path.join(dir, "lathe.db");
+    await writeFile(`${file}-wal`, "");
+    openDatabase(file).close();
+    expect(sessionsIn(file)).toEqual([]);
   });
 });
 

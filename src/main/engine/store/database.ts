@@ -2,6 +2,7 @@ import { chmodSync, closeSync, mkdirSync, openSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import type Database from "better-sqlite3";
+import { StoreError } from "../errors/store-error.ts";
 import { MIGRATIONS } from "./migrations.ts";
 import { sleepSync } from "./sleep-sync.ts";
 import { storeFailure } from "./store-failure.ts";
@@ -33,6 +34,7 @@ export function openDatabase(file: string): Db {
   try {
     if (file !== ":memory:") {
       mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+      refuseOrphanedWal(file);
       readableByOwnerOnly(file);
     }
     const Driver = sqliteDriver();
@@ -96,6 +98,25 @@ function explainFailures(db: Db, file: string): void {
       },
     });
   }
+}
+
+/** A WAL file's header alone: a WAL this size or smaller holds no change. */
+const WAL_HEADER_BYTES = 32;
+
+/**
+ * Refuse a database file that is missing (or empty) while its WAL beside it holds changes: the
+ * file was moved or deleted without it, and the WAL keeps its latest commits. SQLite would
+ * delete that WAL without a word and Lathe would start an empty database over it; a person who
+ * moved a damaged lathe.db aside alone would lose the very changes they meant to recover.
+ */
+function refuseOrphanedWal(file: string): void {
+  const wal = statSync(`${file}-wal`, { throwIfNoEntry: false });
+  if (wal === undefined || wal.size <= WAL_HEADER_BYTES) return;
+  const db = statSync(file, { throwIfNoEntry: false });
+  if (db !== undefined && db.size > 0) return;
+  throw new StoreError(
+    `Lathe could not open its database in ${file}: the file is ${db === undefined ? "missing" : "empty"}, but ${file}-wal beside it holds its latest changes (${wal.size} bytes), which would be lost. If you moved ${file} away, put it back beside ${file}-wal; to start a new database instead, move ${file}-wal and ${file}-shm aside too (keep them with the old file for recovery), then try again.`,
+  );
 }
 
 /**

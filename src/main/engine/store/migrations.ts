@@ -182,4 +182,11 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE checkpoint_entries ADD COLUMN after_mode INTEGER;
   `,
+  // Deleting a checkpoint (a session delete deletes all of its own) clears every restored_by that
+  // points at it (ON DELETE SET NULL): without an index SQLite walks all the checkpoints of every
+  // session once per checkpoint deleted, and deleting a session of 2,000 checkpoints among 60,000
+  // took 6 s.
+  `
+  CREATE INDEX checkpoints_by_restorer ON checkpoints (restored_by);
+  `,
 ];

@@ -150,6 +150,9 @@ export class SessionCatalog {
   /**
    * A folder's call sessions (see CallSessionSummary), newest first: the open ones, and the
    * closed ones that still keep checkpoints. `query` matches the name a person gave one.
+   * A session's calls are found by its id (audit_by_session); `+a.root` keeps SQLite from
+   * walking every call of the folder instead (audit_by_root), once per session: with 1,000 call
+   * sessions and 300,000 calls in one folder, `lathe session list` took 40 s that way.
    */
   listCallSessions(options: SessionListOptions): CallSessionSummary[] {
     const limit = Math.max(1, Math.min(options.limit ?? 500, 5000));
@@ -159,8 +162,8 @@ export class SessionCatalog {
         `SELECT id, custom, createdAt, closedAt, calls, checkpoints, COALESCE(lastCall, createdAt) AS updatedAt
          FROM (
            SELECT s.id, t.title AS custom, s.created_at AS createdAt, s.closed_at AS closedAt,
-                  (SELECT MAX(a.started_at) FROM audit a WHERE a.session_id = s.id AND a.root = s.root) AS lastCall,
-                  (SELECT COUNT(*) FROM audit a WHERE a.session_id = s.id AND a.root = s.root) AS calls,
+                  (SELECT MAX(a.started_at) FROM audit a WHERE a.session_id = s.id AND +a.root = s.root) AS lastCall,
+                  (SELECT COUNT(*) FROM audit a WHERE a.session_id = s.id AND +a.root = s.root) AS calls,
                   (SELECT COUNT(*) FROM checkpoints k WHERE k.session_id = s.id) AS checkpoints
            FROM sessions s LEFT JOIN session_titles t ON t.session_id = s.id
            WHERE s.root = ?

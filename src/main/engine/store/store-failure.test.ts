@@ -22,8 +22,18 @@ describe("storeFailure", () => {
     ],
     ["SQLITE_IOERR_SHMSIZE", "disk I/O error", "the disk is full", /Free some space on that disk/],
     ["SQLITE_IOERR_WRITE", "disk I/O error", "input/output error", /Check the disk/],
-    ["SQLITE_CORRUPT", "database disk image is malformed", "damaged", /Move \/h\/lathe\.db aside/],
-    ["SQLITE_NOTADB", "file is not a database", "not a Lathe database", /Move \/h\/lathe\.db aside/],
+    [
+      "SQLITE_CORRUPT",
+      "database disk image is malformed",
+      "damaged",
+      /Move \/h\/lathe\.db aside with its \/h\/lathe\.db-wal and \/h\/lathe\.db-shm files/,
+    ],
+    [
+      "SQLITE_NOTADB",
+      "file is not a database",
+      "not a Lathe database",
+      /Move \/h\/lathe\.db aside with its \/h\/lathe\.db-wal and \/h\/lathe\.db-shm files/,
+    ],
     [
       "SQLITE_BUSY",
       "database is locked",

@@ -39,13 +39,13 @@ const REMEDIES: ReadonlyArray<readonly [code: string, what: string, todo: (file:
     "SQLITE_CORRUPT",
     "the database is damaged",
     (file) =>
-      `Move ${file} aside (Lathe then starts a new one; the old file keeps its sessions and audit trail for recovery), then try again.`,
+      `Move ${file} aside with its ${file}-wal and ${file}-shm files (Lathe then starts a new one; the old files keep its sessions and audit trail for recovery), then try again.`,
   ],
   [
     "SQLITE_NOTADB",
     "the file is not a Lathe database",
     (file) =>
-      `Move ${file} aside (Lathe then starts a new one), or set LATHE_HOME to another folder, then try again.`,
+      `Move ${file} aside with its ${file}-wal and ${file}-shm files (Lathe then starts a new one), or set LATHE_HOME to another folder, then try again.`,
   ],
   // The same failures as the file system reports them, before SQLite has the file (creating the
   // folder or the file, setting its mode).

@@ -1,0 +1,78 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openDatabase, type Db } from "./database.ts";
+import { SessionCatalog } from "./session-catalog.ts";
+
+// The store grows for as long as Lathe is used: hundreds of thousands of audit rows, tens of
+// thousands of checkpoints and task links. What a person runs against it (session list, session
+// delete) must find its rows through an index, not by walking a whole table once per session:
+// such a walk costs nothing on a test's few rows and tens of seconds on a real machine's store.
+// SQLite's plan is what decides it, and the plan does not depend on how many rows there are
+// (Lathe keeps no statistics), so each row below asserts the plan, not a time (the figures are
+// in bench/store.bench.ts).
+
+let db: Db;
+
+beforeEach(() => {
+  db = openDatabase(":memory:");
+});
+afterEach(() => db.close());
+
+/** The SQL of every statement `action` prepares, in order. */
+function statementsOf(action: () => void): string[] {
+  const prepare = db.prepare.bind(db);
+  const seen: string[] = [];
+  db.prepare = ((source: string) => {
+    seen.push(source);
+    return prepare(source);
+  }) as Db["prepare"];
+  try {
+    action();
+  } finally {
+    db.prepare = prepare;
+  }
+  return seen;
+}
+
+/** SQLite's plan for `sql`, one line per step ("SCAN t", "SEARCH t USING INDEX …"). */
+function planOf(sql: string): string[] {
+  const parameters = (sql.match(/\?/g) ?? []).length;
+  const explain = db.prepare(`EXPLAIN QUERY PLAN ${sql}`);
+  return (explain.all(...Array.from({ length: parameters }, () => null)) as Array<{ detail: string }>).map(
+    (row) => row.detail,
+  );
+}
+
+/** The steps of `action`'s statements that touch `table` (by its alias or name). */
+function stepsOn(table: string, alias: string, action: () => void): string[] {
+  return statementsOf(action)
+    .flatMap(planOf)
+    .filter((step) => new RegExp(`^(SCAN|SEARCH) (${table}|${alias})\\b`).test(step));
+}
+
+describe("what a person runs on a large store finds its rows through an index", () => {
+  it("session list: a call session's calls are looked up by its id, not by walking its folder's calls", () => {
+    const catalog = new SessionCatalog(db);
+    const steps = stepsOn("audit", "a", () => catalog.listCallSessions({ root: "/w" }));
+    expect(steps.length).toBeGreaterThan(0);
+    for (const step of steps)
+      expect(step).toMatch(/USING (COVERING )?INDEX audit_by_session \(session_id=\?\)/);
+  });
+});
+
+// The lookups SQLite makes itself when a row a foreign key points at is deleted (ON DELETE
+// CASCADE / SET NULL), one per row deleted: a session delete deletes every row of its session.
+const FOREIGN_KEY_LOOKUPS = [
+  {
+    what: "session delete: the checkpoints that a deleted checkpoint restored are found by it",
+    sql: "SELECT 1 FROM checkpoints WHERE restored_by = ?",
+    table: "checkpoints",
+  },
+];
+
+describe("deleting a session finds what points at each row it deletes through an index", () => {
+  it.each(FOREIGN_KEY_LOOKUPS)("$what", ({ sql, table }) => {
+    const steps = planOf(sql);
+    expect(steps).toHaveLength(1);
+    expect(steps[0]).toMatch(new RegExp(`^SEARCH ${table} USING (COVERING )?INDEX`));
+  });
+});
