@@ -176,8 +176,11 @@ describe("a trail written before the folder was recorded", () => {
   /** A database as the Lathe before this migration left it, holding two audit rows. */
   function oldDatabase(file: string): void {
     const old = new Database(file);
-    for (const migration of MIGRATIONS.slice(0, -1)) old.exec(migration);
-    old.pragma(`user_version = ${MIGRATIONS.length - 1}`);
+    // Every migration before the one that added the folder (later ones came after it).
+    const before = MIGRATIONS.findIndex((m) => m.includes("ALTER TABLE audit ADD COLUMN root"));
+    expect(before).toBeGreaterThan(0);
+    for (const migration of MIGRATIONS.slice(0, before)) old.exec(migration);
+    old.pragma(`user_version = ${before}`);
     const insert = old.prepare(
       `INSERT INTO audit (call_id, session_id, tool_id, args_json, decisions_json, outcome, envelope_head, duration_ms, started_at)
        VALUES (?, 's-old', 'read', '{}', '[]', 'output', '{}', 1, 1700000000000)`,

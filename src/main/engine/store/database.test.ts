@@ -6,6 +6,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { StoreError } from "../errors/store-error.ts";
 import { openDatabase } from "./database.ts";
 import { MIGRATIONS } from "./migrations.ts";
 
@@ -82,7 +83,9 @@ describe("the database", () => {
     const db = new Database(file);
     db.pragma(`user_version = ${MIGRATIONS.length + 1}`);
     db.close();
-    expect(() => openDatabase(file)).toThrow(/written by a newer Lathe .*Update Lathe/);
+    expect(() => openDatabase(file)).toThrow(/written by a newer Lathe .*Update Lathe, or set LATHE_HOME/);
+    // A store failure (the CLI prints it as one line, as every other), not a bare Error.
+    expect(() => openDatabase(file)).toThrow(StoreError);
   });
 
   it("refuses a file that is not a database with what to do, and leaves the file as it was", async () => {

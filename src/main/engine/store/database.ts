@@ -182,8 +182,8 @@ export function writeTransaction<Args extends unknown[], Result>(
 function schemaVersion(db: Db): number {
   const current = db.pragma("user_version", { simple: true }) as number;
   if (current > MIGRATIONS.length) {
-    throw new Error(
-      `The database ${db.name} was written by a newer Lathe (schema ${current}, this one knows ${MIGRATIONS.length}). Update Lathe.`,
+    throw new StoreError(
+      `The database ${db.name} was written by a newer Lathe (schema ${current}, this one knows ${MIGRATIONS.length}). Update Lathe, or set LATHE_HOME to another folder to use this version apart from it.`,
     );
   }
   return current;

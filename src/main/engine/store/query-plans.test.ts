@@ -57,6 +57,26 @@ describe("what a person runs on a large store finds its rows through an index", 
     for (const step of steps)
       expect(step).toMatch(/USING (COVERING )?INDEX audit_by_session \(session_id=\?\)/);
   });
+
+  it.each([
+    ["session list", (catalog: SessionCatalog) => catalog.list({ root: "/w" })],
+    ["session list --search", (catalog: SessionCatalog) => catalog.list({ root: "/w", query: "x" })],
+    [
+      "session delete",
+      (catalog: SessionCatalog) => {
+        db.prepare("INSERT INTO sessions (id, root, created_at) VALUES ('s', '/w', 0)").run();
+        catalog.delete("s");
+      },
+    ],
+  ])("%s: a task's link is found by the task's own session id", (_what, action) => {
+    const catalog = new SessionCatalog(db);
+    const steps = stepsOn("child_tasks", "ct", () => action(catalog)).filter(
+      (step) => !/USING (COVERING )?INDEX sqlite_autoindex_child_tasks_1 \(parent_session_id=\?/.test(step),
+    );
+    expect(steps.length).toBeGreaterThan(0);
+    for (const step of steps)
+      expect(step).toMatch(/USING (COVERING )?INDEX child_tasks_by_child \(child_session_id=\?\)/);
+  });
 });
 
 // The lookups SQLite makes itself when a row a foreign key points at is deleted (ON DELETE

@@ -60,6 +60,12 @@ describe("storeFailure", () => {
       "is a file, not a folder",
       /is LATHE_HOME a folder\?/,
     ],
+    [
+      "EISDIR",
+      "EISDIR: illegal operation on a directory, read",
+      "it is a folder, not a file",
+      /Move the folder \/h\/lathe\.db aside/,
+    ],
   ])("%s says what went wrong, on which file, and what to do", (code, message, what, todo) => {
     const explained = storeFailure(sqlite(code, message), "/h/lathe.db", "save its data");
     expect(explained).toBeInstanceOf(StoreError);

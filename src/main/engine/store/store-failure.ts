@@ -79,6 +79,12 @@ const REMEDIES: ReadonlyArray<readonly [code: string, what: string, todo: (file:
       `Check the path ${file} (is LATHE_HOME a folder?), or set LATHE_HOME to a folder, then try again.`,
   ],
   [
+    "EISDIR",
+    "it is a folder, not a file",
+    (file) =>
+      `Move the folder ${file} aside (Lathe then starts a new database there), or set LATHE_HOME to another folder, then try again.`,
+  ],
+  [
     "SQLITE_BUSY",
     "another Lathe process holds its lock",
     () => "Wait for the other Lathe process to finish (or stop it if it hangs), then try again.",
