@@ -10,6 +10,7 @@ import type {
 } from "node-llama-cpp";
 import type * as NodeLlamaCppModule from "node-llama-cpp";
 import { ModelError } from "../../model-error.ts";
+import { assertContextFits } from "./context-memory.ts";
 import { assertGgufFile, explainLoadFailure } from "./gguf-load-error.ts";
 import { SequencePool } from "./sequence-pool.ts";
 
@@ -27,6 +28,8 @@ interface LlamaRuntimeOptions {
   maxThreads?: number;
   /** Receives llama.cpp's warnings and errors (the last few also go into load-failure messages). */
   onLog?: (level: string, message: string) => void;
+  /** The memory free now, in bytes, that a new context must fit in. Default `os.freemem()`. */
+  freeMemory?: () => number;
 }
 
 export interface ContextSettings {
@@ -179,6 +182,8 @@ export class LlamaRuntime {
     settings: ContextSettings,
   ): Promise<PooledContext> {
     const sequences = Math.max(1, settings.sequences ?? 1);
+    const free = (this.options.freeMemory ?? os.freemem)();
+    assertContextFits(model, { contextSize, sequences, free });
     this.logs = [];
     let context: LlamaContext;
     try {
