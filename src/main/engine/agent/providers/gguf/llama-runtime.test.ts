@@ -1,9 +1,11 @@
 // The runtime that holds the embedded models, on the tiny random GGUF in ../shared/models: what
 // it refuses before asking llama.cpp, and what it keeps loaded.
 import { existsSync } from "node:fs";
+import { mkdtemp, rm, symlink } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { LlamaRuntime } from "./llama-runtime.ts";
 
 const REPO = fileURLToPath(new URL("../../../../../../", import.meta.url));
@@ -72,5 +74,59 @@ describe.skipIf(!haveModel)("a context that does not fit in memory", () => {
     const lease = await runtime().lease(MODEL, { contextSize: 1024, threads: 1 });
     expect(lease.sequence.contextSize).toBeGreaterThanOrEqual(1024);
     lease.release();
+  });
+});
+
+describe.skipIf(!haveModel)("models no call uses any more", () => {
+  // The app's server (and the desktop app) kept every GGUF model it ever ran loaded until it quit:
+  // switching the picker from one model to another held both in memory, and so on for each.
+  let dir: string;
+  let other: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), "lathe-runtime-"));
+    other = path.join(dir, "other.gguf"); // another model file, as far as the runtime can tell
+    await symlink(MODEL, other);
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function used(on: LlamaRuntime, file: string) {
+    const lease = await on.lease(file, { contextSize: 256, threads: 1 });
+    lease.release();
+    return lease.model;
+  }
+
+  it("are freed when another model loads, once idle for keepOnSwitchMs", async () => {
+    const switching = runtime({ keepOnSwitchMs: 0 });
+    const first = await used(switching, MODEL);
+    expect(first.disposed).toBe(false);
+    const second = await used(switching, other);
+    expect(first.disposed).toBe(true);
+    expect(second.disposed).toBe(false);
+    // The first model loads again when it is asked for.
+    const again = await used(switching, MODEL);
+    expect(again.disposed).toBe(false);
+    expect(second.disposed).toBe(true);
+  });
+
+  it("are kept while a call holds them, and freed after keepIdleMs once none does", async () => {
+    const switching = runtime({ keepOnSwitchMs: 0, keepIdleMs: 200 });
+    const held = await switching.lease(MODEL, { contextSize: 256, threads: 1 });
+    const second = await used(switching, other);
+    expect(held.model.disposed).toBe(false); // in use: another model loading does not free it
+    expect(second.disposed).toBe(false);
+    held.release();
+    const deadline = Date.now() + 10_000;
+    while (!(held.model.disposed && second.disposed) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    expect([held.model.disposed, second.disposed]).toEqual([true, true]);
+  });
+
+  it("are kept when they were used a moment ago (a run between two steps)", async () => {
+    const switching = runtime(); // the defaults: 30 s before a switch frees one
+    const first = await used(switching, MODEL);
+    const second = await used(switching, other);
+    expect([first.disposed, second.disposed]).toEqual([false, false]);
   });
 });
