@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PACKAGE_ROOT, runLathe } from "./support/lathe-cli.ts";
+import { startLathe } from "./support/lathe-process.ts";
 
 // `lathe run` on the embedded GGUF runner: the tiny random model from ../shared/models writes
 // gibberish, but its grammar-forced tool calls must still go through the whole loop — the
@@ -30,6 +31,11 @@ beforeAll(async () => {
   await writeFile(
     path.join(home, "agents/tiny.md"),
     "---\ndescription: A minimal agent for tiny local models\ntools:\n  allow: [glob]\nbudgets:\n  maxRounds: 2\n  maxOutputTokens: 160\n---\nUse glob.\n",
+  );
+  // One that goes on for minutes: the random model never ends its turn by itself.
+  await writeFile(
+    path.join(home, "agents/long.md"),
+    "---\ndescription: An agent that keeps the tiny model busy\ntools:\n  allow: [glob]\nbudgets:\n  maxRounds: 200\n  maxOutputTokens: 4000\n---\nUse glob.\n",
   );
 });
 
@@ -61,4 +67,27 @@ describe.skipIf(!present)("lathe run on an embedded GGUF model", () => {
     expect(events.at(-1)).toMatchObject({ type: "finish", status: "max-rounds" });
     expect(run.code).toBe(1);
   }, 120_000);
+
+  // node-llama-cpp loads signal-exit, which re-raised a signal nobody else listened to: the first
+  // Ctrl-C killed the process outright, with nothing said and the run never marked as stopped.
+  it.each<NodeJS.Signals>(["SIGINT", "SIGTERM"])(
+    "%s while the model writes stops the run (exit 1, the run recorded as stopped)",
+    async (signal) => {
+      const run = startLathe(
+        ["run", "list the files", "--agent", "long", "--model", `gguf:${MODEL}`, "--mode", "yolo", "--json"],
+        { home, cwd: root, env: { LATHE_GGUF_THREADS: "1", LATHE_GGUF_MAX_STRING: "8" } },
+      );
+      await run.until(
+        "the model's first words",
+        () => run.events().some((e) => e.type === "text" || e.type === "tool-call"),
+        60_000,
+      );
+      run.child.kill(signal);
+      const exit = await run.exited;
+      expect(exit).toMatchObject({ code: 1, signal: null });
+      expect(run.events().at(-1)).toMatchObject({ type: "finish", status: "aborted" });
+      expect(run.stderr()).not.toMatch(/^\s+at /m);
+    },
+    120_000,
+  );
 });

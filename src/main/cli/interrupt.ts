@@ -4,6 +4,39 @@ import { onOutputClosed } from "./closed-output.ts";
 /** How long a stopped command may take to wind down before the process ends anyway. */
 const STOP_GRACE_MS = 800;
 
+const STOP_SIGNALS = ["SIGINT", "SIGTERM"] as const;
+type StopSignal = (typeof STOP_SIGNALS)[number];
+
+/**
+ * Listens for Ctrl-C (SIGINT) and SIGTERM until the returned function is called: the first one
+ * calls `onStop`, the next one ends the process at once, as the signal would have.
+ *
+ * The listeners stay until then, rather than going once they have fired: a library that makes a
+ * signal no one else listens to kill the process (signal-exit, which node-llama-cpp loads for
+ * its lock files, re-raises it) would otherwise end the process the moment the first signal came,
+ * before the work was stopped and recorded.
+ */
+export function onStopSignals(onStop: (signal: StopSignal) => void): () => void {
+  let stopping = false;
+  const listeners = STOP_SIGNALS.map((signal) => {
+    const listener = (): void => {
+      if (!stopping) {
+        stopping = true;
+        onStop(signal);
+        return;
+      }
+      stopListening();
+      process.kill(process.pid, signal);
+    };
+    process.on(signal, listener);
+    return [signal, listener] as const;
+  });
+  const stopListening = (): void => {
+    for (const [signal, listener] of listeners) process.off(signal, listener);
+  };
+  return stopListening;
+}
+
 /**
  * Ctrl-C, SIGTERM, or the reader of stdout going away (`lathe run … | head`) stop the work of
  * `controller`: it is aborted, and if the work has not wound down within `graceMs` (a native
@@ -17,16 +50,14 @@ export function stopOnInterrupt(controller: AbortController, graceMs = STOP_GRAC
     controller.abort(new Error(reason));
     setTimeout(() => process.exit(ExitCode.failure), graceMs).unref();
   };
-  const onSigint = (): void => stop("interrupted (SIGINT)");
-  const onSigterm = (): void => stop("terminated (SIGTERM)");
-  process.once("SIGINT", onSigint);
-  process.once("SIGTERM", onSigterm);
-  const stopListening = onOutputClosed((stream) => {
+  const stopSignals = onStopSignals((signal) =>
+    stop(signal === "SIGINT" ? "interrupted (SIGINT)" : "terminated (SIGTERM)"),
+  );
+  const stopOutput = onOutputClosed((stream) => {
     if (stream === process.stdout) stop("the output was closed");
   });
   return () => {
-    process.off("SIGINT", onSigint);
-    process.off("SIGTERM", onSigterm);
-    stopListening();
+    stopSignals();
+    stopOutput();
   };
 }

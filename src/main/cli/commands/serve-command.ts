@@ -4,22 +4,13 @@ import type { Command } from "commander";
 import { installRoot } from "../../engine/light.ts";
 import { CliError } from "../cli-error.ts";
 import { portOption, rootOf, rootOption } from "../cli-options.ts";
+import { onStopSignals } from "../interrupt.ts";
 import { openEngine } from "../open-engine.ts";
 import { writeStdout } from "../output.ts";
 
 /** The built renderer, in the folder Lathe is installed in. */
 function rendererDir(): string {
   return path.join(installRoot(), "out", "renderer");
-}
-
-function untilSignal(signals: readonly NodeJS.Signals[]): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const onSignal = (signal: NodeJS.Signals): void => {
-      for (const s of signals) process.off(s, onSignal);
-      resolve(signal);
-    };
-    for (const s of signals) process.on(s, onSignal);
-  });
 }
 
 /** A port that cannot be listened on, said as what to do (Node's own message names only the errno). */
@@ -53,11 +44,20 @@ export function registerServeCommand(program: Command): void {
       if (!existsSync(path.join(renderer, "index.html"))) {
         throw new CliError("The app is not built: run `npm run build` first.");
       }
-      const stopped = untilSignal(["SIGINT", "SIGTERM"]);
+      // The listeners stay until the server and the engine are closed (see onStopSignals).
+      let stopListening = (): void => undefined;
+      const stopped = new Promise<void>((resolve) => {
+        stopListening = onStopSignals(() => resolve());
+      });
       // A stdio MCP server that would start without the OS sandbox waits for the page to ask the person.
       const { UnsandboxedMcpGate } = await import("../../api/unsandboxed-mcp-gate.ts");
       const unsandboxedMcp = new UnsandboxedMcpGate();
-      const engine = await openEngine(rootOf(options), { approveUnsandboxedMcp: unsandboxedMcp.approver });
+      const engine = await openEngine(rootOf(options), {
+        approveUnsandboxedMcp: unsandboxedMcp.approver,
+      }).catch((err: unknown) => {
+        stopListening();
+        throw err;
+      });
       try {
         const { startServe } = await import("../../serve/serve-server.ts");
         const server = await startServe({
@@ -72,7 +72,11 @@ export function registerServeCommand(program: Command): void {
         await stopped;
         await server.close();
       } finally {
-        await engine.close();
+        try {
+          await engine.close();
+        } finally {
+          stopListening();
+        }
       }
     });
 }

@@ -108,6 +108,8 @@ export async function listGgufFiles(latheHome: string): Promise<GgufFile[]> {
       const name = path.basename(file);
       try {
         const info = await stat(file);
+        // A link to a named pipe would be waited on for ever, a device read for ever.
+        if (!info.isFile()) return { path: file, name, bytes: 0, problem: "it is not a regular file" };
         return { path: file, name, bytes: info.size, ...(await headerOf(file)) };
       } catch (err) {
         return { path: file, name, bytes: 0, problem: `it cannot be read: ${(err as Error).message}` };

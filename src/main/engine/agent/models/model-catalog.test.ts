@@ -1,4 +1,6 @@
-import { mkdir, mkdtemp, readlink, realpath, rm, writeFile } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { constants } from "node:fs";
+import { mkdir, mkdtemp, open, readlink, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -163,6 +165,28 @@ describe("GGUF files in $LATHE_HOME/models", () => {
     );
     expect(files.find((f) => f.name === "text.gguf")?.problem).toBe("it does not start with the GGUF header");
   });
+
+  // A link to a named pipe in the models folder hung the picker's list (and the app with it):
+  // its header was opened and waited on for ever.
+  it("lists a link to a pipe or a device as not a regular file, without opening it", async () => {
+    const pipe = path.join(home, "pipe");
+    execFileSync("mkfifo", [pipe]);
+    await mkdir(path.join(home, "models", "odd"), { recursive: true });
+    await symlink(pipe, path.join(home, "models", "odd", "pipe.gguf"));
+    await symlink("/dev/zero", path.join(home, "models", "odd", "zero.gguf"));
+    try {
+      const files = await listGgufFiles(home);
+      for (const name of ["pipe.gguf", "zero.gguf"])
+        expect(files.find((f) => f.name === name)).toMatchObject({
+          bytes: 0,
+          problem: "it is not a regular file",
+        });
+    } finally {
+      // Should a reader still wait on the pipe, a writer end lets it go, so the test process can exit.
+      await (await open(pipe, constants.O_RDWR | constants.O_NONBLOCK)).close();
+      await rm(path.join(home, "models", "odd"), { recursive: true, force: true });
+    }
+  }, 5_000);
 
   it.each([
     ["a relative path", "models/x.gguf", /is not an absolute path/],

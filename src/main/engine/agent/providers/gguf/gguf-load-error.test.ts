@@ -1,7 +1,59 @@
+import { execFileSync } from "node:child_process";
+import { constants } from "node:fs";
+import { chmod, mkdtemp, open, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 import { InsufficientMemoryError } from "node-llama-cpp";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ModelError } from "../../model-error.ts";
-import { explainLoadFailure } from "./gguf-load-error.ts";
+import { assertGgufFile, explainLoadFailure } from "./gguf-load-error.ts";
+
+describe("assertGgufFile: a path that is no GGUF file is refused, saying what it is", () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), "lathe-gguf-file-"));
+    execFileSync("mkfifo", [path.join(dir, "pipe.gguf")]);
+    await writeFile(path.join(dir, "empty.gguf"), "");
+    await writeFile(path.join(dir, "locked.gguf"), "GGUF\x03\0\0\0");
+    await chmod(path.join(dir, "locked.gguf"), 0o000);
+  });
+  afterAll(async () => {
+    // Should a reader still wait on the pipe (the bug below), a writer end lets it go, so the
+    // test process can exit.
+    const writer = await open(path.join(dir, "pipe.gguf"), constants.O_RDWR | constants.O_NONBLOCK);
+    await writer.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  // A named pipe was opened and waited on for ever: `lathe run --model gguf:pipe.gguf` hung, and
+  // not even SIGTERM ended it (the process waits for the blocked open before it exits).
+  it.each([
+    ["a named pipe", "pipe.gguf", /pipe\.gguf is not a regular file \(a named pipe\): name a \.gguf file/],
+    ["a device", "/dev/zero", /^\/dev\/zero is not a regular file \(a device\)/],
+    ["an empty file", "empty.gguf", /empty\.gguf is empty \(0 bytes\): its download or copy did not finish/],
+  ])(
+    "%s",
+    async (_kind, name, message) => {
+      const file = path.isAbsolute(name) ? name : path.join(dir, name);
+      await expect(assertGgufFile(file)).rejects.toMatchObject({
+        code: "model_unavailable",
+        message: expect.stringMatching(message),
+      });
+    },
+    5_000,
+  );
+
+  const root = process.getuid?.() === 0;
+  if (root) console.log("skipping the unreadable-file case: root reads a file whatever its mode");
+  it.skipIf(root)("an unreadable file (skipped as root, who reads it anyway)", async () => {
+    await expect(assertGgufFile(path.join(dir, "locked.gguf"))).rejects.toMatchObject({
+      code: "model_unavailable",
+      message: expect.stringMatching(
+        /may not read the GGUF file at .*locked\.gguf \(permission denied\): make it readable by this user, e\.g\. chmod a\+r/,
+      ),
+    });
+  });
+});
 
 describe("explainLoadFailure", () => {
   const file = "/models/big.gguf";

@@ -1,3 +1,4 @@
+import type { Stats } from "node:fs";
 import { open, stat } from "node:fs/promises";
 import { ModelError } from "../../model-error.ts";
 import { errorMessage } from "../../../errors/error-message.ts";
@@ -35,7 +36,34 @@ export async function assertGgufFile(file: string): Promise<void> {
       `${file} is a folder: name the .gguf file inside it after "gguf:".`,
     );
   }
-  const handle = await open(file, "r");
+  // A named pipe would be waited on for ever (and the process could not even exit), a device
+  // read for ever: only a regular file is opened.
+  if (!info.isFile()) {
+    throw new ModelError(
+      "model_unavailable",
+      `${file} is not a regular file (${kindOf(info)}): name a .gguf file after "gguf:".`,
+    );
+  }
+  if (info.size === 0) {
+    throw new ModelError(
+      "model_unavailable",
+      `${file} is empty (0 bytes): its download or copy did not finish. Download the model again.`,
+    );
+  }
+  let handle;
+  try {
+    handle = await open(file, "r");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const denied = code === "EACCES" || code === "EPERM";
+    throw new ModelError(
+      "model_unavailable",
+      denied
+        ? `Lathe may not read the GGUF file at ${file} (permission denied): make it readable by this user, e.g. chmod a+r "${file}".`
+        : `Cannot open the GGUF file at ${file}: ${errorMessage(error)}.`,
+      { cause: error },
+    );
+  }
   try {
     const { buffer, bytesRead } = await handle.read(Buffer.alloc(4), 0, 4, 0);
     const magic = buffer.subarray(0, bytesRead).toString("latin1");
@@ -48,6 +76,13 @@ export async function assertGgufFile(file: string): Promise<void> {
   } finally {
     await handle.close();
   }
+}
+
+function kindOf(info: Stats): string {
+  if (info.isFIFO()) return "a named pipe";
+  if (info.isSocket()) return "a socket";
+  if (info.isCharacterDevice() || info.isBlockDevice()) return "a device";
+  return "not a file";
 }
 
 function isMemoryFailure(error: unknown): boolean {

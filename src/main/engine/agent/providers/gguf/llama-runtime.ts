@@ -10,6 +10,7 @@ import type {
 } from "node-llama-cpp";
 import type * as NodeLlamaCppModule from "node-llama-cpp";
 import { ModelError } from "../../model-error.ts";
+import { assertContextFits } from "./context-memory.ts";
 import { assertGgufFile, explainLoadFailure } from "./gguf-load-error.ts";
 import { SequencePool } from "./sequence-pool.ts";
 
@@ -27,6 +28,15 @@ interface LlamaRuntimeOptions {
   maxThreads?: number;
   /** Receives llama.cpp's warnings and errors (the last few also go into load-failure messages). */
   onLog?: (level: string, message: string) => void;
+  /** The memory free now, in bytes, that a new context must fit in. Default `os.freemem()`. */
+  freeMemory?: () => number;
+  /**
+   * How long a model no call uses stays loaded (ms); default 10 minutes. When another model file
+   * loads, one no call has used for `keepOnSwitchMs` (default 30 s) is freed at once instead, so
+   * switching models does not hold both in memory, while a run between two steps keeps its own.
+   */
+  keepIdleMs?: number;
+  keepOnSwitchMs?: number;
 }
 
 export interface ContextSettings {
@@ -51,6 +61,8 @@ interface PooledContext {
 }
 
 const DEFAULT_CONTEXT_SIZE = 8192;
+const KEEP_IDLE_MS = 10 * 60_000;
+const KEEP_ON_SWITCH_MS = 30_000;
 const GRAMMAR_CACHE_SIZE = 32;
 const KEPT_LOGS = 6;
 
@@ -74,6 +86,8 @@ export class LlamaRuntime {
   private readonly models = new Map<string, Promise<LlamaModel>>();
   private readonly contexts = new Map<string, Promise<PooledContext>>();
   private readonly grammars = new Map<string, Promise<LlamaGrammar>>();
+  /** Per model file: the calls holding or waiting for one of its sequences, and since when none has. */
+  private readonly use = new Map<string, { calls: number; idleSince: number; timer?: NodeJS.Timeout }>();
   private logs: string[] = [];
 
   constructor(options: LlamaRuntimeOptions = {}) {
@@ -124,20 +138,32 @@ export class LlamaRuntime {
     this.options.onLog?.(level, text);
   }
 
-  /** The model in `file` (an absolute path), loaded once; throws ModelError saying what is wrong. */
+  /**
+   * The model in `file` (an absolute path), loaded once and kept while calls use it (see
+   * `keepIdleMs`); throws ModelError saying what is wrong.
+   */
   model(file: string): Promise<LlamaModel> {
     const key = path.resolve(file);
     let model = this.models.get(key);
     if (!model) {
-      model = this.loadModel(key);
-      this.models.set(key, model);
-      model.catch(() => this.models.delete(key));
+      const loading = this.loadModel(key);
+      model = loading;
+      this.models.set(key, loading);
+      this.busy(key); // the load itself: the model is not freed while it loads
+      loading.then(
+        () => this.idle(key),
+        () => {
+          if (this.models.get(key) === loading) this.models.delete(key);
+          this.idle(key);
+        },
+      );
     }
     return model;
   }
 
   private async loadModel(file: string): Promise<LlamaModel> {
     await assertGgufFile(file);
+    await this.freeIdleModels(file);
     const llama = await this.llama();
     this.logs = [];
     try {
@@ -149,14 +175,32 @@ export class LlamaRuntime {
 
   /** A sequence of a context on the model in `file`, waiting for a free one; abortable. */
   async lease(file: string, settings: ContextSettings = {}, signal?: AbortSignal): Promise<SequenceLease> {
+    const key = path.resolve(file);
+    this.busy(key);
+    try {
+      return await this.leaseSequence(key, settings, signal);
+    } catch (error) {
+      this.idle(key);
+      throw error;
+    }
+  }
+
+  private async leaseSequence(
+    file: string,
+    settings: ContextSettings,
+    signal: AbortSignal | undefined,
+  ): Promise<SequenceLease> {
     const model = await this.model(file);
     const contextSize = settings.contextSize ?? Math.min(DEFAULT_CONTEXT_SIZE, model.trainContextSize);
     const key = [path.resolve(file), contextSize, settings.threads ?? "", settings.sequences ?? 1].join("\0");
     let pooled = this.contexts.get(key);
     if (!pooled) {
-      pooled = this.createContext(model, path.resolve(file), contextSize, settings);
-      this.contexts.set(key, pooled);
-      pooled.catch(() => this.contexts.delete(key));
+      const creating = this.createContext(model, path.resolve(file), contextSize, settings);
+      pooled = creating;
+      this.contexts.set(key, creating);
+      creating.catch(() => {
+        if (this.contexts.get(key) === creating) this.contexts.delete(key);
+      });
     }
     const { pool } = await pooled;
     const sequence = await pool.acquire(signal);
@@ -168,6 +212,7 @@ export class LlamaRuntime {
         if (released) return;
         released = true;
         pool.release(sequence);
+        this.idle(file);
       },
     };
   }
@@ -179,6 +224,8 @@ export class LlamaRuntime {
     settings: ContextSettings,
   ): Promise<PooledContext> {
     const sequences = Math.max(1, settings.sequences ?? 1);
+    const free = (this.options.freeMemory ?? os.freemem)();
+    assertContextFits(model, { contextSize, sequences, free });
     this.logs = [];
     let context: LlamaContext;
     try {
@@ -217,12 +264,56 @@ export class LlamaRuntime {
     return (await this.llama()).getGrammarFor("json");
   }
 
+  private busy(file: string): void {
+    const use = this.use.get(file);
+    if (use) {
+      use.calls += 1;
+      clearTimeout(use.timer);
+      delete use.timer;
+    } else this.use.set(file, { calls: 1, idleSince: 0 });
+  }
+
+  /** A call on `file` ended (or its model finished loading): once none is left, the model's idle time starts. */
+  private idle(file: string): void {
+    const use = this.use.get(file);
+    if (!use) return; // unloaded meanwhile
+    use.calls = Math.max(0, use.calls - 1);
+    if (use.calls > 0) return;
+    if (!this.models.has(file)) {
+      this.use.delete(file); // it never loaded: nothing to keep or free
+      return;
+    }
+    use.idleSince = Date.now();
+    clearTimeout(use.timer);
+    use.timer = setTimeout(() => {
+      if (this.use.get(file) === use && use.calls === 0) void this.unload(file).catch(() => undefined);
+    }, this.options.keepIdleMs ?? KEEP_IDLE_MS);
+    use.timer.unref();
+  }
+
+  /** Before `file` loads: frees every other model no call has used for `keepOnSwitchMs`. */
+  private async freeIdleModels(file: string): Promise<void> {
+    const keep = this.options.keepOnSwitchMs ?? KEEP_ON_SWITCH_MS;
+    const now = Date.now();
+    const idle = [...this.models.keys()].filter((other) => {
+      const use = this.use.get(other);
+      return other !== file && use !== undefined && use.calls === 0 && now - use.idleSince >= keep;
+    });
+    await Promise.all(idle.map((other) => this.unload(other)));
+  }
+
   /** Frees the model in `file` and its contexts (calls running on it are cut off). */
   async unload(file: string): Promise<void> {
     const key = path.resolve(file);
-    for (const [contextKey, pooled] of [...this.contexts]) {
-      if (!contextKey.startsWith(`${key}\0`)) continue;
-      this.contexts.delete(contextKey);
+    const use = this.use.get(key);
+    clearTimeout(use?.timer);
+    this.use.delete(key);
+    // Forgotten at once, so a call that comes while they are freed loads the model afresh.
+    const pooledContexts = [...this.contexts].filter(([contextKey]) => contextKey.startsWith(`${key}\0`));
+    for (const [contextKey] of pooledContexts) this.contexts.delete(contextKey);
+    const model = this.models.get(key);
+    this.models.delete(key);
+    for (const [, pooled] of pooledContexts) {
       await pooled.then(
         async ({ context, pool }) => {
           pool.close();
@@ -231,8 +322,6 @@ export class LlamaRuntime {
         () => undefined, // it never loaded: nothing to free
       );
     }
-    const model = this.models.get(key);
-    this.models.delete(key);
     await model?.then(
       (loaded) => loaded.dispose(),
       () => undefined, // it never loaded: nothing to free
