@@ -1,4 +1,4 @@
-import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,6 +16,8 @@ beforeAll(async () => {
   await chmod(path.join(dir, "other", "plain"), 0o644);
   await writeFile(path.join(dir, "bin", "plain"), "#!/bin/sh\n");
   await chmod(path.join(dir, "bin", "plain"), 0o755);
+  // A PATH folder that cannot be reached: stat through it fails with ELOOP, not ENOENT.
+  await symlink(path.join(dir, "loop"), path.join(dir, "loop"));
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -30,6 +32,9 @@ describe.skipIf(process.platform === "win32")("lookUpProgram", () => {
     ["a folder of that name", "folder", "bin", { code: "ENOENT" }],
     ["a path with a slash, from the working folder", "./bin/tool", "", { file: "bin/tool" }],
     ["a path with a slash that is not there", "./bin/nothing", "bin", { code: "ENOENT" }],
+    // Passed over, as execvp passes it over (this threw, failing every run and the sandbox check).
+    ["a name after a PATH folder that cannot be reached", "tool", "loop:bin", { file: "bin/tool" }],
+    ["a name only behind a PATH folder that cannot be reached", "tool", "loop", { code: "ENOENT" }],
   ])("%s", (_label, command, folders, expected) => {
     const PATH =
       folders === ""

@@ -4,11 +4,21 @@ import path from "node:path";
 /** Where a program runs from, or why it cannot run: the error codes a failed spawn would give. */
 export type ProgramLookup = { file: string } | { code: "ENOENT" | "EACCES" };
 
-/** Whether `file` is a regular file, and whether this process may run it. */
+/**
+ * Whether `file` is a regular file, and whether this process may run it. A PATH folder this user
+ * may not search (EACCES: `/root/.cargo/bin` for another user) or that cannot be reached (a
+ * symlink loop, a name too long) is passed over as execvp passes it over, a denied one noted.
+ */
 function probe(file: string): "runs" | "denied" | "none" {
-  // Most folders on PATH lack the program: asked not to throw for that, a miss costs a stat
-  // rather than an exception.
-  if (!statSync(file, { throwIfNoEntry: false })?.isFile()) return "none";
+  let stats;
+  try {
+    // Most folders on PATH lack the program: asked not to throw for that, a miss costs a stat
+    // rather than an exception.
+    stats = statSync(file, { throwIfNoEntry: false });
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EACCES" ? "denied" : "none";
+  }
+  if (!stats?.isFile()) return "none";
   try {
     accessSync(file, constants.X_OK);
     return "runs";
