@@ -183,19 +183,23 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
   let lastStepCalled = false;
   // The whole calls of the last finished step that were not run, with what each was told.
   let lastUnrun = new Map<string, { toolName: string; text: string }>();
+  /** Announce a whole call the SDK did not run, answered with `text` (why it was not run). */
+  const emitNotRun = (toolCallId: string, toolName: string, input: unknown, text: string): void => {
+    emit({ type: "tool-call", step: step.current, toolCallId, toolName, input });
+    emit({
+      type: "tool-result",
+      step: step.current,
+      toolCallId,
+      toolName,
+      envelope: refusedCallEnvelope(text),
+    });
+  };
   const emitUnrun = (finishReason: string): void => {
     lastUnrun = new Map();
     if (!stepRunsItsCalls(finishReason)) {
       for (const [toolCallId, { toolName, input }] of unanswered) {
         const text = unrunToolCallText(toolName, finishReason);
-        emit({ type: "tool-call", step: step.current, toolCallId, toolName, input });
-        emit({
-          type: "tool-result",
-          step: step.current,
-          toolCallId,
-          toolName,
-          envelope: refusedCallEnvelope(text),
-        });
+        emitNotRun(toolCallId, toolName, input, text);
         lastUnrun.set(toolCallId, { toolName, text });
       }
     }
@@ -347,16 +351,8 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
   // kept in the history as the model's, answered as not run, so a resume knows of them.
   for (const [toolCallId, { toolName, input }] of unanswered) {
     if (options.started?.(toolCallId)) continue;
-    emit({ type: "tool-call", step: step.current, toolCallId, toolName, input });
-    emit({
-      type: "tool-result",
-      step: step.current,
-      toolCallId,
-      toolName,
-      envelope: refusedCallEnvelope(
-        unfinishedStepCallText(toolName, outcome.status === "aborted" ? "aborted" : "failed"),
-      ),
-    });
+    const why = outcome.status === "aborted" ? "aborted" : "failed";
+    emitNotRun(toolCallId, toolName, input, unfinishedStepCallText(toolName, why));
   }
   unanswered = new Map();
   const stopped = options.stopReason?.();
