@@ -1,9 +1,9 @@
 import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { Engine } from "../src/main/engine/engine.ts";
+import { openFakeHome, type FakeHome } from "./support/fake-home.ts";
+import type { Engine } from "../src/main/engine/engine.ts";
 import type { ApprovalMode } from "../src/main/engine/config/lathe-settings.ts";
 import type { Envelope } from "../src/main/engine/tools/envelope.ts";
 import { envelopeOf, runLathe } from "./support/lathe-cli.ts";
@@ -24,10 +24,9 @@ const TOKEN = "tok-b2c4d6e8f0a1c3e5";
 const ATTACKER = "ssh-ed25519 AAAAC3NzaATTACKER attacker@evil";
 const PERSON_KEY = "ssh-ed25519 AAAAC3NzaPERSON person@laptop\n";
 
-let base: string;
 let person: string;
 let latheHome: string;
-let savedHome: string | undefined;
+let controlHome: string;
 let contained: Engine;
 let control: Engine;
 
@@ -53,39 +52,28 @@ async function resetHome(): Promise<void> {
   await symlink(path.join(person, ".ssh/id_ed25519"), path.join(person, "project/key"));
 }
 
+let home: FakeHome | undefined;
+
 beforeAll(async () => {
-  base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-file-secrets-")));
-  person = path.join(base, "person");
-  latheHome = path.join(person, ".lathe");
-  const controlHome = path.join(base, "control-home");
-  await mkdir(latheHome, { recursive: true });
-  await mkdir(path.join(latheHome, "models"));
-  await writeFile(path.join(latheHome, "models/tiny.gguf"), "SAFE model\n");
-  await mkdir(controlHome);
-  await writeFile(
-    path.join(latheHome, "settings.json"),
-    JSON.stringify({
+  home = await openFakeHome({
+    prefix: "lathe-file-secrets-",
+    settings: {
       mcpServers: {
         remote: { url: "https://mcp.example.com/mcp", headers: { Authorization: TOKEN }, disabled: true },
       },
-    }),
-  );
-  await writeFile(path.join(controlHome, "settings.json"), JSON.stringify({ sandbox: { denyRead: [] } }));
-  await resetHome();
-  // denyRead's defaults are under the home folder; this worker's home is the fake one.
-  savedHome = process.env.HOME;
-  process.env.HOME = person;
-  contained = await Engine.create({ root: person, latheHome, extensions: false });
-  control = await Engine.create({ root: person, latheHome: controlHome, extensions: false });
+    },
+    controlSettings: { sandbox: { denyRead: [] } },
+    prepare: async (folders) => {
+      ({ person, latheHome, controlHome } = folders);
+      await mkdir(path.join(latheHome, "models"));
+      await writeFile(path.join(latheHome, "models/tiny.gguf"), "SAFE model\n");
+      await resetHome();
+    },
+  });
+  ({ contained, control } = home);
 });
 
-afterAll(async () => {
-  await contained?.close();
-  await control?.close();
-  if (savedHome === undefined) delete process.env.HOME;
-  else process.env.HOME = savedHome;
-  if (base) await rm(base, { recursive: true, force: true });
-});
+afterAll(() => home?.close());
 
 beforeEach(resetHome);
 
@@ -345,7 +333,6 @@ describe("the CLI holds to it too (same engine)", () => {
     runLathe([...args, "--mode", "yolo"], { home, cwd: person, env: { HOME: person } });
 
   it("read of ~/.ssh/id_ed25519: printed with denyRead [], refused by default", async () => {
-    const controlHome = path.join(base, "control-home");
     const leak = await cli(["call", "read", '{"path":".ssh/id_ed25519"}'], controlHome);
     expect(envelopeOf(leak).type).toBe("output");
     expect(leak.stdout).toContain(SECRET);
@@ -356,7 +343,6 @@ describe("the CLI holds to it too (same engine)", () => {
   });
 
   it("write of ~/.ssh/authorized_keys2: made with denyRead [], refused by default", async () => {
-    const controlHome = path.join(base, "control-home");
     const args = JSON.stringify({ path: ".ssh/authorized_keys2", content: ATTACKER });
     expect(envelopeOf(await cli(["call", "write", args], controlHome)).type).toBe("output");
     expect(await readFile(path.join(person, ".ssh/authorized_keys2"), "utf8")).toBe(ATTACKER);

@@ -1,10 +1,10 @@
 import { execFileSync } from "node:child_process";
 import { statSync } from "node:fs";
-import { link, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { link, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { Engine } from "../src/main/engine/engine.ts";
+import { openFakeHome, type FakeHome } from "./support/fake-home.ts";
+import type { Engine } from "../src/main/engine/engine.ts";
 import type { Envelope } from "../src/main/engine/tools/envelope.ts";
 
 // A hard link is a file's other name: `ln ~/.ssh/id_ed25519 project/notes` makes project/notes
@@ -19,11 +19,9 @@ const SECRET = "SECRET-KEY-6e1f9a3c0b";
 const PERSON_KEY = "ssh-ed25519 AAAAC3NzaPERSON person@laptop\n";
 const ATTACKER = "ssh-ed25519 AAAAC3NzaATTACKER attacker@evil";
 
-let base: string;
 let person: string;
 let project: string;
 let latheHome: string;
-let savedHome: string | undefined;
 let contained: Engine;
 let control: Engine;
 
@@ -41,34 +39,25 @@ async function resetHome(): Promise<void> {
   await link(path.join(project, "shared.txt"), path.join(project, "shared-copy.txt"));
 }
 
+let home: FakeHome | undefined;
+
 beforeAll(async () => {
-  base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-hard-links-")));
-  person = path.join(base, "person");
-  project = path.join(person, "project");
-  latheHome = path.join(person, ".lathe");
-  const controlHome = path.join(base, "control-home");
-  await mkdir(latheHome, { recursive: true });
-  await mkdir(controlHome);
   const allowBash = { permissions: [{ permission: "bash", pattern: "*", action: "allow" }] };
-  await writeFile(path.join(latheHome, "settings.json"), JSON.stringify(allowBash));
-  await writeFile(
-    path.join(controlHome, "settings.json"),
-    JSON.stringify({ ...allowBash, sandbox: { denyRead: [] } }),
-  );
-  await resetHome();
-  savedHome = process.env.HOME;
-  process.env.HOME = person;
-  contained = await Engine.create({ root: project, latheHome, extensions: false });
-  control = await Engine.create({ root: project, latheHome: controlHome, extensions: false });
+  home = await openFakeHome({
+    prefix: "lathe-hard-links-",
+    settings: allowBash,
+    controlSettings: { ...allowBash, sandbox: { denyRead: [] } },
+    root: (p) => path.join(p, "project"),
+    prepare: async (folders) => {
+      ({ person, latheHome } = folders);
+      project = path.join(person, "project");
+      await resetHome();
+    },
+  });
+  ({ contained, control } = home);
 });
 
-afterAll(async () => {
-  await contained?.close();
-  await control?.close();
-  if (savedHome === undefined) delete process.env.HOME;
-  else process.env.HOME = savedHome;
-  if (base) await rm(base, { recursive: true, force: true });
-});
+afterAll(() => home?.close());
 
 beforeEach(resetHome);
 
