@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { openFakeHome, type FakeHome } from "./support/fake-home.ts";
+import { openFakeHome, runCalls, type Call, type FakeHome } from "./support/fake-home.ts";
 import type { Engine } from "../src/main/engine/engine.ts";
 import type { ApprovalMode } from "../src/main/engine/config/lathe-settings.ts";
 import type { Envelope } from "../src/main/engine/tools/envelope.ts";
@@ -77,19 +77,7 @@ afterAll(() => home?.close());
 
 beforeEach(resetHome);
 
-type Call = [tool: string, args: Record<string, unknown>];
-
-/** Run calls in one fresh session (reads before writes), the last one's envelope. */
-async function run(engine: Engine, calls: Call[], mode: ApprovalMode = "yolo"): Promise<Envelope> {
-  const session = await engine.openSession({ mode });
-  try {
-    let last: Envelope | undefined;
-    for (const [tool, args] of calls) last = await session.call(tool, args);
-    return last as Envelope;
-  } finally {
-    await session.close();
-  }
-}
+const run = runCalls;
 
 const text = (envelope: Envelope): string => JSON.stringify(envelope);
 const authorizedKeys = () => readFile(path.join(person, ".ssh/authorized_keys"), "utf8");

@@ -3,7 +3,7 @@ import { statSync } from "node:fs";
 import { link, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { openFakeHome, type FakeHome } from "./support/fake-home.ts";
+import { openFakeHome, runCalls, type Call, type FakeHome } from "./support/fake-home.ts";
 import type { Engine } from "../src/main/engine/engine.ts";
 import type { Envelope } from "../src/main/engine/tools/envelope.ts";
 
@@ -61,18 +61,7 @@ afterAll(() => home?.close());
 
 beforeEach(resetHome);
 
-type Call = [tool: string, args: Record<string, unknown>];
-
-async function run(engine: Engine, calls: Call[]): Promise<Envelope> {
-  const session = await engine.openSession({ mode: "yolo" });
-  try {
-    let last: Envelope | undefined;
-    for (const [tool, args] of calls) last = await session.call(tool, args);
-    return last as Envelope;
-  } finally {
-    await session.close();
-  }
-}
+const run = runCalls;
 
 const text = (envelope: Envelope): string => JSON.stringify(envelope);
 const settingsFile = () => path.join(latheHome, "settings.json");

@@ -1,7 +1,9 @@
 import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import type { ApprovalMode } from "../../src/main/engine/config/lathe-settings.ts";
 import { Engine } from "../../src/main/engine/engine.ts";
+import type { Envelope } from "../../src/main/engine/tools/envelope.ts";
 
 /** The folders of a fake home (see openFakeHome), known before its engines open. */
 export interface FakeHomeFolders {
@@ -66,4 +68,23 @@ export async function openFakeHome(options: {
     throw err;
   }
   return { ...folders, contained: opened[0] as Engine, control: opened[1] as Engine, close };
+}
+
+/** One tool call: the tool's id and its arguments. */
+export type Call = [tool: string, args: Record<string, unknown>];
+
+/** Run calls in one fresh session of `engine` (in order), and give the last one's envelope. */
+export async function runCalls(
+  engine: Engine,
+  calls: Call[],
+  mode: ApprovalMode = "yolo",
+): Promise<Envelope> {
+  const session = await engine.openSession({ mode });
+  try {
+    let last: Envelope | undefined;
+    for (const [tool, args] of calls) last = await session.call(tool, args);
+    return last as Envelope;
+  } finally {
+    await session.close();
+  }
 }
