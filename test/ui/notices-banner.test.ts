@@ -49,6 +49,8 @@ describe.skipIf(!runUi)("two long notices at 200 % zoom", () => {
     expect(before.filter((t) => t.startsWith("The OS sandbox is not active"))).toHaveLength(1);
     const hidden = before.filter((t) => /is inside Lathe's own data/.test(t));
     expect(hidden).toHaveLength(1);
+    // Read on its own, the notice starts as a sentence does, not mid-way ("this folder (…)").
+    expect(hidden[0]).toMatch(/^This folder \(/);
     await page.reload();
     await chat.prompt().waitFor({ timeout: 10_000 });
     await expect.poll(() => notices().count(), { timeout: 10_000 }).toBe(2);
