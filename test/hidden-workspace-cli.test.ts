@@ -40,7 +40,7 @@ const read = (cwd: string, home: string) =>
     env: { HOME: person, LATHE_DAEMON: "off" },
   });
 
-const notices = (stderr: string) => stderr.split("\n").filter((l) => l.includes("this folder ("));
+const notices = (stderr: string) => stderr.split("\n").filter((l) => l.includes("This folder ("));
 
 describe("a workspace inside a hidden path", () => {
   it("inside ~/.ssh: read with denyRead [] and no notice; by default one notice naming the setting, then the refusal", async () => {
@@ -53,7 +53,7 @@ describe("a workspace inside a hidden path", () => {
     expect(envelopeOf(run).type).toBe("error");
     expect(run.stdout).not.toContain(KEY);
     expect(notices(run.stderr)).toEqual([
-      `lathe: this folder (~/.ssh) is inside ~/.ssh, which "sandbox.denyRead" hides from every tool and command: read, write, edit, glob and grep will refuse every file here, and commands cannot see them. If you mean to work here, set "sandbox.denyRead" in ${path.join(latheHome, "settings.json")} to a list without ~/.ssh (it then stays readable to every command Lathe runs); otherwise open another folder.`,
+      `lathe: This folder (~/.ssh) is inside ~/.ssh, which "sandbox.denyRead" hides from every tool and command: read, write, edit, glob and grep will refuse every file here, and commands cannot see them. If you mean to work here, set "sandbox.denyRead" in ${path.join(latheHome, "settings.json")} to a list without ~/.ssh (it then stays readable to every command Lathe runs); otherwise open another folder.`,
     ]);
   });
 
@@ -67,7 +67,7 @@ describe("a workspace inside a hidden path", () => {
     expect(run.stdout).not.toContain(KEY);
     const said = notices(run.stderr);
     expect(said).toHaveLength(1);
-    expect(said[0]).toContain("this folder (~/.lathe/sessions/s1) is inside Lathe's own data (~/.lathe");
+    expect(said[0]).toContain("This folder (~/.lathe/sessions/s1) is inside Lathe's own data (~/.lathe");
     expect(said[0]).toContain("Open another folder");
   });
 

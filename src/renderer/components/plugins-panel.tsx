@@ -1,8 +1,10 @@
+import type { ToolInfo } from "../../shared/api-contract.ts";
 import type { PluginInfo } from "../../shared/extensions-schemas.ts";
 import { useExtensions } from "../state/extensions-context.tsx";
 import { useAppState } from "../state/store-context.tsx";
 import { PluginLogViewer } from "./plugin-log-viewer.tsx";
 import { ErrorLine } from "./error-line.tsx";
+import { originPhrase } from "./origin-label.ts";
 
 function stateBadge(plugin: PluginInfo): { label: string; className: string } {
   if (plugin.state === "loaded") return { label: "loaded", className: "badge badge-read" };
@@ -67,9 +69,22 @@ function PluginActions({ plugin, trusted }: { plugin: PluginInfo; trusted: boole
   );
 }
 
+/**
+ * The bound tool that hides a loaded plugin's tool (a later layer's plugin or server of the same
+ * name), as a phrase: "global plugin word_count"; undefined when its own tool holds the name.
+ */
+function shadowedBy(plugin: PluginInfo, tools: readonly ToolInfo[]): string | undefined {
+  if (plugin.state !== "loaded") return undefined;
+  const over = tools.find((tool) =>
+    tool.shadows.some((s) => s.kind === "plugin" && s.layer === plugin.layer && s.name === plugin.name),
+  );
+  return over ? originPhrase(over.origin) : undefined;
+}
+
 /** Every plugin folder of every layer: its version and state, why it is off and the fix, its log. */
 export function PluginsPanel() {
   const status = useExtensions((s) => s.status);
+  const tools = useAppState((s) => s.tools);
   const loadError = useExtensions((s) => s.loadError);
   const actionError = useExtensions((s) => s.actionError);
   const trusting = useAppState((s) => s.trusting);
@@ -135,6 +150,7 @@ export function PluginsPanel() {
             <tbody>
               {status.plugins.map((plugin) => {
                 const badge = stateBadge(plugin);
+                const hiddenBy = shadowedBy(plugin, tools);
                 return (
                   <tr key={`${plugin.layer}:${plugin.name}`} aria-label={`${plugin.name} (${plugin.layer})`}>
                     <th scope="row">
@@ -149,6 +165,12 @@ export function PluginsPanel() {
                     <td>{plugin.version ?? <span className="muted">—</span>}</td>
                     <td>
                       <span className={badge.className}>{badge.label}</span>
+                      {hiddenBy ? (
+                        <p className="row-reason">
+                          Its tool is shadowed by {hiddenBy}, which holds the name{" "}
+                          {plugin.toolId ?? plugin.name}.
+                        </p>
+                      ) : null}
                       {plugin.state === "disabled" && plugin.reason ? (
                         <p className="row-reason">{plugin.reason}</p>
                       ) : null}

@@ -13,7 +13,7 @@ export function hiddenWorkspaceNotice(root: string, hidden: HiddenPathSet): stri
   const entry = homeRelative(found.entry);
   const folder = homeRelative(root);
   if (found.hiddenBy === "lathe-home") {
-    return `this folder (${folder}) is inside Lathe's own data (${entry}: the conversations, settings and file copies of every folder), which no tool or command may read or write: read, write, edit, glob and grep will refuse every file here, and commands cannot see them. Open another folder (copy what you need out of ${entry} first).`;
+    return `This folder (${folder}) is inside Lathe's own data (${entry}: the conversations, settings and file copies of every folder), which no tool or command may read or write: read, write, edit, glob and grep will refuse every file here, and commands cannot see them. Open another folder (copy what you need out of ${entry} first).`;
   }
-  return `this folder (${folder}) is inside ${entry}, which "sandbox.denyRead" hides from every tool and command: read, write, edit, glob and grep will refuse every file here, and commands cannot see them. If you mean to work here, set "sandbox.denyRead" in ${hidden.settingsFile} to a list without ${entry} (it then stays readable to every command Lathe runs); otherwise open another folder.`;
+  return `This folder (${folder}) is inside ${entry}, which "sandbox.denyRead" hides from every tool and command: read, write, edit, glob and grep will refuse every file here, and commands cannot see them. If you mean to work here, set "sandbox.denyRead" in ${hidden.settingsFile} to a list without ${entry} (it then stays readable to every command Lathe runs); otherwise open another folder.`;
 }
