@@ -87,3 +87,29 @@ describe.skipIf(!runUi)("a window 800 px wide", () => {
     expect(world().problems, world().problems.join("\n")).toEqual([]);
   });
 });
+
+describe.skipIf(!runUi)("a window 480 px wide (960 px at 200% zoom)", () => {
+  it("keeps each part of the top bar on one line, none over another", async () => {
+    await page.setViewportSize({ width: 480, height: 900 });
+    try {
+      const bar = page.getByRole("banner");
+      const status = bar.getByRole("status");
+      await expect.poll(() => status.textContent(), { timeout: 10_000 }).toMatch(/\d+ tools/);
+      await page.screenshot({ path: path.join(SHOTS, "ui-narrow-topbar.png") });
+      const lineHeight = async (locator: Locator) =>
+        locator.evaluate((el) => Number.parseFloat(getComputedStyle(el).lineHeight) || 20);
+      for (const part of [status, bar.locator("kbd"), bar.getByRole("button", { name: /not trusted/ })]) {
+        const box = await part.boundingBox();
+        if (!box) throw new Error("a part of the top bar is not on screen");
+        // One line: "24 tools" and "Ctrl K" broke onto two at this width.
+        expect(box.height).toBeLessThan((await lineHeight(part)) * 1.7);
+      }
+      // The trust badge sits beside the folder button, not pressed into it.
+      const folder = await edges(bar.getByRole("button", { name: /project/ }).first());
+      const badge = await edges(bar.getByRole("button", { name: /not trusted/ }));
+      expect(badge.left).toBeGreaterThanOrEqual(folder.right);
+    } finally {
+      await page.setViewportSize({ width: 800, height: 900 });
+    }
+  });
+});
