@@ -83,6 +83,10 @@ async function expectCutShortRuns(): Promise<void> {
   const unrun = turns.nth(2).getByRole("article", { name: "write call" });
   expect(await unrun.getByLabel("Status").innerText()).toBe("not run");
   expect(await unrun.getByLabel("Content not written").innerText()).toBe("small");
+  // Why it was not run reads as a note, not as a failure (the badge is not an error's either).
+  expect(await unrun.getByLabel("Why it was not run").innerText()).toMatch(/was not run: its step ended/);
+  expect(await unrun.getByLabel("Error text").count()).toBe(0);
+  expect(await cutCard.getByLabel("Why it was not run").innerText()).toMatch(/was cut off/);
   // A dropped connection: the text so far is marked cut off.
   expect(await turns.nth(3).getByRole("note", { name: "Cut off" }).count()).toBe(1);
   expect(await turns.nth(3).locator(".assistant-text").innerText()).toMatch(/^Once upon/);

@@ -146,7 +146,11 @@ export function ToolCard({
       ) : null}
       {card.refusal ? <p className="notice card-line">{card.refusal}</p> : null}
       {envelope?.type === "error" ? (
-        <pre className="error-text card-error" aria-label="Error text">
+        // A call that never ran did not fail: why it was not run reads as a note, not an error.
+        <pre
+          className={card.status === "not-run" ? "notice card-line card-not-run" : "error-text card-error"}
+          aria-label={card.status === "not-run" ? "Why it was not run" : "Error text"}
+        >
           {envelope.error_text}
         </pre>
       ) : null}
