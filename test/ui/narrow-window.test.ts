@@ -108,6 +108,26 @@ describe.skipIf(!runUi)("a window 480 px wide (960 px at 200% zoom)", () => {
       const folder = await edges(bar.getByRole("button", { name: /project/ }).first());
       const badge = await edges(bar.getByRole("button", { name: /not trusted/ }));
       expect(badge.left).toBeGreaterThanOrEqual(folder.right);
+
+      // Settings → Permissions: the four approval modes, each whole, none drawn over another.
+      await goTo(page, "Settings", "Permissions");
+      const modes = page.locator(".mode-option");
+      await expect.poll(() => modes.count(), { timeout: 10_000 }).toBe(4);
+      await page.screenshot({ path: path.join(SHOTS, "ui-narrow-permissions.png") });
+      const boxes = [];
+      for (const mode of await modes.all()) {
+        const box = await mode.boundingBox();
+        if (!box) throw new Error("an approval mode is not on screen");
+        boxes.push(box);
+        // Its words stay inside it.
+        expect(await mode.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+      }
+      for (const [i, a] of boxes.entries())
+        for (const b of boxes.slice(i + 1)) {
+          const apart =
+            a.x + a.width <= b.x || b.x + b.width <= a.x || a.y + a.height <= b.y || b.y + b.height <= a.y;
+          expect(apart).toBe(true);
+        }
     } finally {
       await page.setViewportSize({ width: 800, height: 900 });
     }
