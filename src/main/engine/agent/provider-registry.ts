@@ -101,7 +101,7 @@ export class ProviderRegistry {
 
   /** A model from `PROVIDER:MODEL` (or a parsed spec); rejects with ModelError when it cannot be used. */
   async resolve(spec: string | ModelSpec, options: ResolveOptions = {}): Promise<ResolvedModel> {
-    const parsed = typeof spec === "string" ? parseModelSpec(spec) : spec;
+    const parsed = typeof spec === "string" ? parseModelSpec(spec, this.names()) : spec;
     const definition = this.definition(parsed.provider);
     const context = this.context(parsed.provider, options);
     const resolved = await definition.create(parsed.model, context);
