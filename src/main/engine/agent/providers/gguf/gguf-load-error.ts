@@ -4,6 +4,13 @@ import { ModelError } from "../../model-error.ts";
 import { errorMessage } from "../../../errors/error-message.ts";
 
 const MAGIC = "GGUF";
+/** The magic, the format version and the two counts: what every GGUF file starts with. */
+const HEADER_BYTES = 24;
+
+/** The message for a file cut off before its end (an unfinished download or copy). */
+function truncated(file: string, bytes: number, needed: number, what: string): string {
+  return `${file} is truncated, not a complete GGUF file: it has ${bytes.toLocaleString("en-US")} bytes, and ${what} alone takes ${needed.toLocaleString("en-US")}. Its download or copy did not finish: download the model again.`;
+}
 
 /**
  * Checks that `file` exists and starts with the GGUF magic bytes before llama.cpp sees it, so
@@ -73,10 +80,33 @@ export async function assertGgufFile(file: string): Promise<void> {
         `${file} is not a GGUF model (it does not start with "GGUF"): pick a .gguf file, e.g. a quantised model from Hugging Face.`,
       );
     }
+    if (info.size < HEADER_BYTES) {
+      throw new ModelError("model_unavailable", truncated(file, info.size, HEADER_BYTES, "a GGUF header"));
+    }
   } finally {
     await handle.close();
   }
 }
+
+/**
+ * Why `file`, which llama.cpp failed to load, is cut off: its header declares metadata and tensor
+ * descriptions that run past its end (node-llama-cpp reads such a header without complaint and
+ * then fails on what is missing). Undefined when the header fits, or cannot be read at all.
+ */
+export async function ggufTruncation(file: string): Promise<string | undefined> {
+  try {
+    const [{ readGgufFileInfo }, info] = await Promise.all([import("node-llama-cpp"), stat(file)]);
+    const header = await readGgufFileInfo(file, { readTensorInfo: true, logWarnings: false });
+    return header.infoEndOffset > info.size
+      ? truncated(file, info.size, header.infoEndOffset, "the header it begins with")
+      : undefined;
+  } catch {
+    return undefined; // no verdict: the load failure is explained as it was
+  }
+}
+
+/** llama.cpp's words for a file whose tensors run past its end. */
+const CUT_OFF = /not within the file bounds|corrupted or incomplete/i;
 
 function kindOf(info: Stats): string {
   if (info.isFIFO()) return "a named pipe";
@@ -115,6 +145,13 @@ export function explainLoadFailure(
   }
   const said = [...new Set(logs)].slice(0, 3); // the first lines hold the cause, the rest repeat it
   const detail = said.length > 0 ? ` llama.cpp said: ${said.join(" / ")}.` : "";
+  if (said.some((line) => CUT_OFF.test(line))) {
+    return new ModelError(
+      "model_unavailable",
+      `${file} is truncated or damaged: its model data ends before the file does.${detail} Its download or copy did not finish: download the model again.`,
+      { cause: error },
+    );
+  }
   return new ModelError(
     "model_unavailable",
     `Cannot load the GGUF model at ${file}: ${message}.${detail} The file may be truncated (download it again) or need a newer llama.cpp than the one bundled with node-llama-cpp.`,

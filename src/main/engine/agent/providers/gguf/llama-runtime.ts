@@ -11,7 +11,7 @@ import type {
 import type * as NodeLlamaCppModule from "node-llama-cpp";
 import { ModelError } from "../../model-error.ts";
 import { assertContextFits } from "./context-memory.ts";
-import { assertGgufFile, explainLoadFailure } from "./gguf-load-error.ts";
+import { assertGgufFile, explainLoadFailure, ggufTruncation } from "./gguf-load-error.ts";
 import { SequencePool } from "./sequence-pool.ts";
 
 interface LlamaRuntimeOptions {
@@ -169,6 +169,8 @@ export class LlamaRuntime {
     try {
       return await llama.loadModel({ modelPath: file });
     } catch (error) {
+      const cutOff = await ggufTruncation(file);
+      if (cutOff !== undefined) throw new ModelError("model_unavailable", cutOff, { cause: error });
       throw explainLoadFailure(error, file, undefined, this.logs);
     }
   }
