@@ -97,8 +97,9 @@ export async function ggufTruncation(file: string): Promise<string | undefined> 
   try {
     const [{ readGgufFileInfo }, info] = await Promise.all([import("node-llama-cpp"), stat(file)]);
     const header = await readGgufFileInfo(file, { readTensorInfo: true, logWarnings: false });
-    return header.infoEndOffset > info.size
-      ? truncated(file, info.size, header.infoEndOffset, "the header it begins with")
+    const end = header.infoEndOffset; // where the header (metadata and tensor list) ends
+    return end !== undefined && end > info.size
+      ? truncated(file, info.size, end, "the header it begins with")
       : undefined;
   } catch {
     return undefined; // no verdict: the load failure is explained as it was
