@@ -9,7 +9,7 @@ const HEADER_BYTES = 24;
 
 /** The message for a file cut off before its end (an unfinished download or copy). */
 function truncated(file: string, bytes: number, needed: number, what: string): string {
-  return `${file} is truncated, not a complete GGUF file: it has ${bytes.toLocaleString("en-US")} bytes, and ${what} alone takes ${needed.toLocaleString("en-US")}. Its download or copy did not finish: download the model again.`;
+  return `${file} is truncated, not a complete GGUF file: it has ${bytes.toLocaleString("en-US")} bytes, fewer than the ${needed.toLocaleString("en-US")} ${what}. Its download or copy did not finish: download the model again.`;
 }
 
 /**
@@ -81,7 +81,10 @@ export async function assertGgufFile(file: string): Promise<void> {
       );
     }
     if (info.size < HEADER_BYTES) {
-      throw new ModelError("model_unavailable", truncated(file, info.size, HEADER_BYTES, "a GGUF header"));
+      throw new ModelError(
+        "model_unavailable",
+        truncated(file, info.size, HEADER_BYTES, "every GGUF header takes"),
+      );
     }
   } finally {
     await handle.close();
@@ -91,16 +94,23 @@ export async function assertGgufFile(file: string): Promise<void> {
 /**
  * Why `file`, which llama.cpp failed to load, is cut off: its header declares metadata and tensor
  * descriptions that run past its end (node-llama-cpp reads such a header without complaint and
- * then fails on what is missing). Undefined when the header fits, or cannot be read at all.
+ * then fails on what is missing), or tensors that do. Undefined when the file is as long as it
+ * says, or its header cannot be read at all.
  */
 export async function ggufTruncation(file: string): Promise<string | undefined> {
   try {
-    const [{ readGgufFileInfo }, info] = await Promise.all([import("node-llama-cpp"), stat(file)]);
+    const [{ readGgufFileInfo, GgufInsights }, info] = await Promise.all([
+      import("node-llama-cpp"),
+      stat(file),
+    ]);
     const header = await readGgufFileInfo(file, { readTensorInfo: true, logWarnings: false });
     const end = header.infoEndOffset; // where the header (metadata and tensor list) ends
-    return end !== undefined && end > info.size
-      ? truncated(file, info.size, end, "the header it begins with")
-      : undefined;
+    if (end === undefined) return undefined;
+    if (end > info.size) return truncated(file, info.size, end, "its header takes");
+    // A model split into parts is read whole: its tensors are not all in this file.
+    if (header.splicedParts > 1) return undefined;
+    const needed = end + (await GgufInsights.from(header)).modelSize;
+    return needed > info.size ? truncated(file, info.size, needed, "its header and tensors take") : undefined;
   } catch {
     return undefined; // no verdict: the load failure is explained as it was
   }
