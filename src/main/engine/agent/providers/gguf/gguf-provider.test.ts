@@ -45,6 +45,27 @@ describe("the gguf provider in the registry", () => {
     await expect(resolved.preflight?.()).resolves.toBeUndefined();
   });
 
+  // The memory check ran on the first model call: the run had started, failed, and offered
+  // --resume on a session that would fail the same way. The preflight makes the context now.
+  it.skipIf(!haveModel)("refuses in the preflight a context too large for the memory free", async () => {
+    const small = new LlamaRuntime({ maxThreads: 1, freeMemory: () => 40 * 1024 ** 2 });
+    try {
+      const tight = new ProviderRegistry();
+      tight.register(ggufProvider({ runtime: small }));
+      const resolved = await tight.resolve(`gguf:${MODEL}`, {
+        env: { LATHE_GGUF_THREADS: "1", LATHE_GGUF_CONTEXT_SIZE: "4096" },
+      });
+      await expect(resolved.preflight?.()).rejects.toMatchObject({
+        code: "model_config",
+        message: expect.stringMatching(
+          /^A context of 4096 tokens needs about \d+ MB of memory on this model, and 40 MB is free/,
+        ),
+      });
+    } finally {
+      await small.dispose();
+    }
+  });
+
   const badTuning: [string, string][] = [
     ["LATHE_GGUF_THREADS", "many"],
     ["LATHE_GGUF_THREADS", "0"],

@@ -62,7 +62,12 @@ export function ggufProvider(options: { runtime?: LlamaRuntime } = {}): Provider
         supportsTools: true,
         endpoint: `The embedded model ${file}`,
         acceptsImages: false,
-        preflight: (signal) => languageModel.load(signal),
+        // The model loads and its context is made now, so a context too large for the memory
+        // free is refused before the run starts (and leaves no session to resume).
+        preflight: async (signal) => {
+          await languageModel.load(signal);
+          return undefined;
+        },
       };
     },
   };

@@ -55,6 +55,12 @@ export interface SequenceLease {
   release(): void;
 }
 
+/** What `prepare` made: the context's size and the one the model was trained for, in tokens. */
+export interface PreparedContext {
+  contextSize: number;
+  trainContextSize: number;
+}
+
 interface PooledContext {
   context: LlamaContext;
   pool: SequencePool<LlamaContextSequence>;
@@ -187,24 +193,52 @@ export class LlamaRuntime {
     }
   }
 
-  private async leaseSequence(
+  /**
+   * Loads the model in `file` and creates the context `settings` describe, as the first call
+   * would, so what cannot work (a file that does not load, a context too large for the memory
+   * free) is refused before a run starts; the context is kept for the calls that follow.
+   * Throws ModelError saying what is wrong.
+   */
+  async prepare(file: string, settings: ContextSettings = {}): Promise<PreparedContext> {
+    const key = path.resolve(file);
+    this.busy(key);
+    try {
+      const model = await this.model(key);
+      const { contextSize, pooled } = this.pooledContext(key, model, settings);
+      await pooled;
+      return { contextSize, trainContextSize: model.trainContextSize };
+    } finally {
+      this.idle(key);
+    }
+  }
+
+  /** The context `settings` describe on `model`, created once and shared by later calls. */
+  private pooledContext(
     file: string,
+    model: LlamaModel,
     settings: ContextSettings,
-    signal: AbortSignal | undefined,
-  ): Promise<SequenceLease> {
-    const model = await this.model(file);
+  ): { contextSize: number; pooled: Promise<PooledContext> } {
     const contextSize = settings.contextSize ?? Math.min(DEFAULT_CONTEXT_SIZE, model.trainContextSize);
-    const key = [path.resolve(file), contextSize, settings.threads ?? "", settings.sequences ?? 1].join("\0");
+    const key = [file, contextSize, settings.threads ?? "", settings.sequences ?? 1].join("\0");
     let pooled = this.contexts.get(key);
     if (!pooled) {
-      const creating = this.createContext(model, path.resolve(file), contextSize, settings);
+      const creating = this.createContext(model, file, contextSize, settings);
       pooled = creating;
       this.contexts.set(key, creating);
       creating.catch(() => {
         if (this.contexts.get(key) === creating) this.contexts.delete(key);
       });
     }
-    const { pool } = await pooled;
+    return { contextSize, pooled };
+  }
+
+  private async leaseSequence(
+    file: string,
+    settings: ContextSettings,
+    signal: AbortSignal | undefined,
+  ): Promise<SequenceLease> {
+    const model = await this.model(file);
+    const { pool } = await this.pooledContext(file, model, settings).pooled;
     const sequence = await pool.acquire(signal);
     let released = false;
     return {
