@@ -110,4 +110,32 @@ describe.skipIf(!present)("lathe run on an embedded GGUF model", () => {
     const sessions = await runLathe(["session", "list", "--json"], { home, cwd: empty });
     expect(sessions.stdout).toBe("");
   }, 60_000);
+
+  it("says, before the run starts, that a context beyond the model's trained size may turn its answers to nonsense", async () => {
+    const run = await runLathe(
+      ["run", "list the files", "--agent", "tiny", "--model", `gguf:${MODEL}`, "--mode", "yolo", "--json"],
+      {
+        home,
+        cwd: root,
+        env: { LATHE_GGUF_THREADS: "1", LATHE_GGUF_MAX_STRING: "8", LATHE_GGUF_CONTEXT_SIZE: "100000" },
+      },
+    );
+    const events = run.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string; message?: string });
+    const notices = events.filter((e) => e.message?.includes("was trained for"));
+    expect(notices).toEqual([
+      {
+        type: "notice",
+        message: expect.stringMatching(
+          /^LATHE_GGUF_CONTEXT_SIZE=100000 is more than the 4096 tokens .* was trained for: .* Set LATHE_GGUF_CONTEXT_SIZE to 4096 or less/,
+        ),
+      },
+    ]);
+    expect(events.findIndex((e) => e.type === "notice")).toBeLessThan(
+      events.findIndex((e) => e.type === "start"),
+    );
+    expect(events.at(-1)).toMatchObject({ type: "finish" });
+  }, 120_000);
 });
