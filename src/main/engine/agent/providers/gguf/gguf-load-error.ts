@@ -92,10 +92,10 @@ export async function assertGgufFile(file: string): Promise<void> {
 }
 
 /**
- * Why `file`, which llama.cpp failed to load, is cut off: its header declares metadata and tensor
- * descriptions that run past its end (node-llama-cpp reads such a header without complaint and
- * then fails on what is missing), or tensors that do. Undefined when the file is as long as it
- * says, or its header cannot be read at all.
+ * Why `file` is cut off, checked before llama.cpp is asked to load it: its header declares
+ * metadata and tensor descriptions that run past its end (node-llama-cpp reads such a header
+ * without complaint and then fails on what is missing), or tensors that do. Undefined when the
+ * file is as long as it says, or its header cannot be read at all.
  */
 export async function ggufTruncation(file: string): Promise<string | undefined> {
   try {

@@ -136,11 +136,14 @@ describe.skipIf(!haveModel)("a GGUF file cut off before its end (an unfinished d
   // words of node-llama-cpp's reader, which reads a cut-off header without complaint.
   let dir: string;
   let whole: Buffer;
+  // One runtime for every case, freed once at the end, as the app's is.
+  const shared = new LlamaRuntime({ maxThreads: 1 });
   beforeAll(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), "lathe-truncated-"));
     whole = await readFile(MODEL);
   });
   afterAll(async () => {
+    await shared.dispose();
     await rm(dir, { recursive: true, force: true });
   });
 
@@ -165,12 +168,10 @@ describe.skipIf(!haveModel)("a GGUF file cut off before its end (an unfinished d
   ])("of %i bytes says it is truncated and to download it again", async (bytes, message) => {
     const file = path.join(dir, `cut-${bytes}.gguf`);
     await writeFile(file, whole.subarray(0, bytes));
-    const error = await runtime()
-      .model(file)
-      .then(
-        () => undefined,
-        (e: unknown) => e as Error,
-      );
+    const error = await shared.model(file).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
     expect(error).toMatchObject({ code: "model_unavailable", message: expect.stringMatching(message) });
     expect(error?.message).toContain(file);
     expect(error?.message).toMatch(/download the model again\.$/);

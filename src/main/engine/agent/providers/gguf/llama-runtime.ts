@@ -169,14 +169,16 @@ export class LlamaRuntime {
 
   private async loadModel(file: string): Promise<LlamaModel> {
     await assertGgufFile(file);
+    // Before llama.cpp sees it: node-llama-cpp reads a cut-off header without complaint, fails on
+    // what is missing, and may then never finish disposing of itself.
+    const cutOff = await ggufTruncation(file);
+    if (cutOff !== undefined) throw new ModelError("model_unavailable", cutOff);
     await this.freeIdleModels(file);
     const llama = await this.llama();
     this.logs = [];
     try {
       return await llama.loadModel({ modelPath: file });
     } catch (error) {
-      const cutOff = await ggufTruncation(file);
-      if (cutOff !== undefined) throw new ModelError("model_unavailable", cutOff, { cause: error });
       throw explainLoadFailure(error, file, undefined, this.logs);
     }
   }
