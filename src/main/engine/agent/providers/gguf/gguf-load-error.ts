@@ -1,4 +1,5 @@
 import type { Stats } from "node:fs";
+import type { Llama } from "node-llama-cpp";
 import { open, stat } from "node:fs/promises";
 import { ModelError } from "../../model-error.ts";
 import { errorMessage } from "../../../errors/error-message.ts";
@@ -95,9 +96,10 @@ export async function assertGgufFile(file: string): Promise<void> {
  * Why `file` is cut off, checked before llama.cpp is asked to load it: its header declares
  * metadata and tensor descriptions that run past its end (node-llama-cpp reads such a header
  * without complaint and then fails on what is missing), or tensors that do. Undefined when the
- * file is as long as it says, or its header cannot be read at all.
+ * file is as long as it says, or its header cannot be read at all. The tensors are measured
+ * only with `llama`, the runtime's own instance.
  */
-export async function ggufTruncation(file: string): Promise<string | undefined> {
+export async function ggufTruncation(file: string, llama?: Llama): Promise<string | undefined> {
   try {
     const [{ readGgufFileInfo, GgufInsights }, info] = await Promise.all([
       import("node-llama-cpp"),
@@ -107,9 +109,11 @@ export async function ggufTruncation(file: string): Promise<string | undefined> 
     const end = header.infoEndOffset; // where the header (metadata and tensor list) ends
     if (end === undefined) return undefined;
     if (end > info.size) return truncated(file, info.size, end, "its header takes");
-    // A model split into parts is read whole: its tensors are not all in this file.
-    if (header.splicedParts > 1) return undefined;
-    const needed = end + (await GgufInsights.from(header)).modelSize;
+    // A model split into parts is read whole: its tensors are not all in this file. Without the
+    // runtime's llama the tensors' size is not asked: node-llama-cpp would start another llama
+    // for it, which takes llama.cpp's log (process-wide) and prints its warnings on stdout.
+    if (header.splicedParts > 1 || llama === undefined) return undefined;
+    const needed = end + (await GgufInsights.from(header, llama)).modelSize;
     return needed > info.size ? truncated(file, info.size, needed, "its header and tensors take") : undefined;
   } catch {
     return undefined; // no verdict: the load failure is explained as it was

@@ -171,10 +171,10 @@ export class LlamaRuntime {
     await assertGgufFile(file);
     // Before llama.cpp sees it: node-llama-cpp reads a cut-off header without complaint, fails on
     // what is missing, and may then never finish disposing of itself.
-    const cutOff = await ggufTruncation(file);
+    const llama = await this.llama();
+    const cutOff = await ggufTruncation(file, llama);
     if (cutOff !== undefined) throw new ModelError("model_unavailable", cutOff);
     await this.freeIdleModels(file);
-    const llama = await this.llama();
     this.logs = [];
     try {
       return await llama.loadModel({ modelPath: file });
