@@ -407,6 +407,8 @@ describe("lathe run's command line: usage errors exit 2, an id that names nothin
   it.each([
     [["run"], "missing the prompt"],
     [["run", "hi", "--model", "llama3"], "does not name a provider"],
+    [["run", "hi", "--model", "gguf"], 'the ":MODEL" part is missing. Write gguf:<file.gguf>'],
+    [["run", "hi", "--model", "GGUF:/m/x.gguf"], 'provider names are lower-case. Write "gguf:/m/x.gguf".'],
     [["run", "hi", "--model", "nope:m"], 'There is no model provider "nope"'],
     [["run", "hi", "--agent", "../ghost", "--model", "ollama:m"], 'Agent id "../ghost" is invalid'],
     [["run", "hi", "--resume", "s/unknown"], 'Session id "s/unknown" is invalid'],

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { PACKAGE_ROOT, runLathe } from "./support/lathe-cli.ts";
 import { startLathe } from "./support/lathe-process.ts";
 
@@ -90,4 +90,52 @@ describe.skipIf(!present)("lathe run on an embedded GGUF model", () => {
     },
     120_000,
   );
+
+  // The memory check ran on the first model call: the run started, failed mid-way and offered
+  // `--resume` on a session that could only fail the same way.
+  it("refuses a context too large for the memory before the run starts, leaving no session", async () => {
+    const empty = await mkdtemp(path.join(os.tmpdir(), "lathe-gguf-empty-")); // a folder no run used
+    onTestFinished(() => rm(empty, { recursive: true, force: true }));
+    const run = await runLathe(["run", "hi", "--model", `gguf:${MODEL}`], {
+      home,
+      cwd: empty,
+      env: { LATHE_GGUF_THREADS: "1", LATHE_GGUF_CONTEXT_SIZE: "2000000000" },
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(
+      /^error: A context of 2000000000 tokens needs about [\d.]+ [GM]B of memory on this model, and [\d.]+ [GM]B is free: set LATHE_GGUF_CONTEXT_SIZE to at most \d+/m,
+    );
+    expect(run.stderr).not.toContain("--resume");
+    expect(run.stdout).toBe("");
+    const sessions = await runLathe(["session", "list", "--json"], { home, cwd: empty });
+    expect(sessions.stdout).toBe("");
+  }, 60_000);
+
+  it("says, before the run starts, that a context beyond the model's trained size may turn its answers to nonsense", async () => {
+    const run = await runLathe(
+      ["run", "list the files", "--agent", "tiny", "--model", `gguf:${MODEL}`, "--mode", "yolo", "--json"],
+      {
+        home,
+        cwd: root,
+        env: { LATHE_GGUF_THREADS: "1", LATHE_GGUF_MAX_STRING: "8", LATHE_GGUF_CONTEXT_SIZE: "100000" },
+      },
+    );
+    const events = run.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string; message?: string });
+    const notices = events.filter((e) => e.message?.includes("was trained for"));
+    expect(notices).toEqual([
+      {
+        type: "notice",
+        message: expect.stringMatching(
+          /^LATHE_GGUF_CONTEXT_SIZE=100000 is more than the 4096 tokens .* was trained for: .* Set LATHE_GGUF_CONTEXT_SIZE to 4096 or less/,
+        ),
+      },
+    ]);
+    expect(events.findIndex((e) => e.type === "notice")).toBeLessThan(
+      events.findIndex((e) => e.type === "start"),
+    );
+    expect(events.at(-1)).toMatchObject({ type: "finish" });
+  }, 120_000);
 });

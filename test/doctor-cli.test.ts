@@ -39,7 +39,10 @@ describe("lathe doctor", () => {
     );
     for (const name of ["Node 24 or newer", "better-sqlite3", "node-pty", "isolated-vm", "ripgrep"])
       expect(run.stdout).toMatch(new RegExp(`^  ok +${name}`, "m"));
-    expect(run.stdout).toMatch(/^Healthy\.$/m);
+    // A fresh LATHE_HOME chooses no model: the machine is healthy, and the last line says so.
+    expect(run.stdout).toMatch(/^ {2}NONE CHOSEN: lathe run without --model stops with "No model chosen"$/m);
+    expect(run.stdout).toMatch(/^ {10}fix: put a \.gguf model file in .*\/models /m);
+    expect(run.stdout).toMatch(/^Healthy\. No model is chosen yet \(see Model above\)\.$/m);
   });
 
   it.skipIf(!machine.active)("says what confined processes cannot read and reach", async () => {

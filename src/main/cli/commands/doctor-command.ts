@@ -26,7 +26,40 @@ function withheldList(env: DoctorReport["walls"]["sandbox"]["env"]): string {
   return `${names} (sandbox.denyEnv: ${env.denyEnv.length} names and patterns, and Lathe's own keys); a command finds them empty`;
 }
 
-/** The report as a person reads it: the two walls first, then the toolchain. */
+/** Which model a run here would use, or that none is chosen and how to choose one. */
+function modelLines(model: DoctorReport["model"]): string[] {
+  const lines = ["Model (what lathe run here uses without --model):"];
+  if (model.chosen === null) {
+    lines.push(`  NONE CHOSEN: lathe run without --model stops with "No model chosen"`);
+  } else {
+    lines.push(
+      `  ${model.ready ? "ok     " : "PROBLEM"} ${model.chosen.spec} (${tilde(model.chosen.source)})`,
+    );
+    if (model.chosen.problem !== undefined) lines.push(`          ${model.chosen.problem}`);
+  }
+  if (model.fix !== undefined) lines.push(`          fix: ${model.fix}`);
+  const files = model.gguf.files.map((f) => (f.problem ? `${tilde(f.id)} (${f.problem})` : tilde(f.id)));
+  lines.push(
+    `  GGUF files in ${tilde(model.gguf.folder)}: ${model.gguf.problem ?? (files.length === 0 ? "none" : files.join(", "))}`,
+  );
+  const stopped = model.servers.filter((server) => server.state === "stopped");
+  for (const server of model.servers) {
+    if (server.state === "stopped") continue;
+    const models = server.models.length > 0 ? `: ${server.models.join(", ")}` : "";
+    const said = server.state === "running" && server.models.length > 0 ? "" : (server.message ?? "");
+    lines.push(
+      `  ${server.provider} (${server.baseURL}) ${server.state}${models}${said ? ` — ${said}` : ""}`,
+    );
+  }
+  if (stopped.length > 0) {
+    lines.push(
+      `  not running: ${stopped.map((server) => `${server.provider} (${server.baseURL})`).join(", ")}`,
+    );
+  }
+  return lines;
+}
+
+/** The report as a person reads it: the two walls first, then the toolchain, then the model. */
 function formatDoctorReport(report: DoctorReport): string {
   const { policy, sandbox } = report.walls;
   const lines = ["Containment (two walls):", `  parser policy   active: ${policy.detail}`];
@@ -57,7 +90,13 @@ function formatDoctorReport(report: DoctorReport): string {
     lines.push(`  ${mark} ${c.name}: ${c.detail}`);
     if (!c.ok && c.fix) lines.push(`          fix: ${c.fix}`);
   }
-  lines.push(report.healthy ? "Healthy." : "Something Lathe needs is missing (see above).");
+  lines.push(...modelLines(report.model));
+  const model = report.model.ready
+    ? ""
+    : report.model.chosen === null
+      ? " No model is chosen yet (see Model above)."
+      : " The model chosen cannot run as it is (see Model above).";
+  lines.push(report.healthy ? `Healthy.${model}` : `Something Lathe needs is missing (see above).${model}`);
   return `${lines.join("\n")}\n`;
 }
 
@@ -65,9 +104,11 @@ function formatDoctorReport(report: DoctorReport): string {
 export function registerDoctorCommand(program: Command, result: ExitStatus): void {
   program
     .command("doctor")
-    .description("Check which containment walls are active (parser policy, OS sandbox) and the toolchain.")
+    .description(
+      "Check which containment walls are active (parser policy, OS sandbox), the toolchain, and which model lathe run would use.",
+    )
     .addOption(rootOption())
-    .option("--json", "print the report as JSON: {healthy, walls: {policy, sandbox}, checks}")
+    .option("--json", "print the report as JSON: {healthy, walls: {policy, sandbox}, checks, model}")
     .action(async (options: { root?: string; json?: boolean }) => {
       const { doctor } = await import("../../engine/index.ts");
       const report = await doctor({ root: rootOf(options) });

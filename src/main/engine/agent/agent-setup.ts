@@ -119,10 +119,10 @@ export async function setupAgentRun(input: AgentSetupInput): Promise<AgentSetup>
     ...(input.fetch ? { fetch: input.fetch } : {}),
   });
   // The endpoint check waits on the network; the engine's start does not need to wait for it.
-  const check: Promise<{ error: unknown } | undefined> | undefined =
+  const check: Promise<{ error: unknown } | { notices: string[] }> | undefined =
     input.preflight && model.preflight
       ? model.preflight(input.signal).then(
-          () => undefined,
+          (notices) => ({ notices: notices ?? [] }),
           (error: unknown) => ({ error }),
         )
       : undefined;
@@ -132,10 +132,16 @@ export async function setupAgentRun(input: AgentSetupInput): Promise<AgentSetup>
     manifestRules: agent.permissions,
     agent: agent.id,
   });
-  const failed = await check;
-  if (failed) {
+  const checked = await check;
+  if (checked && "error" in checked) {
     await engine.close();
-    throw failed.error;
+    throw checked.error;
   }
-  return { engine, agent, model, notices: [...catalog.notices, ...settings.notices, ...engine.notices] };
+  const modelNotices = checked?.notices ?? [];
+  return {
+    engine,
+    agent,
+    model,
+    notices: [...catalog.notices, ...settings.notices, ...engine.notices, ...modelNotices],
+  };
 }

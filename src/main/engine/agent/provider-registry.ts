@@ -25,8 +25,11 @@ export interface ResolvedModel {
   supportsTools?: boolean;
   /** The model's context window in tokens, when the provider knows it (sizes how many tool definitions it is shown). */
   contextTokens?: number;
-  /** Check the endpoint answers (and serves the model) before the run; throws ModelError. */
-  preflight?(signal?: AbortSignal): Promise<void>;
+  /**
+   * Check the endpoint answers (and serves the model) before the run; throws ModelError.
+   * Resolves to notices to tell the user once (a setting that works, but not as one may think).
+   */
+  preflight?(signal?: AbortSignal): Promise<string[] | undefined>;
   /** Turn a failure of a model call into a message that says what to do, when it knows one. */
   explainError?(error: unknown): string | undefined;
   /** How long a call may stay silent (`providers.<name>.timeouts`); the registry fills it in. */
@@ -101,7 +104,7 @@ export class ProviderRegistry {
 
   /** A model from `PROVIDER:MODEL` (or a parsed spec); rejects with ModelError when it cannot be used. */
   async resolve(spec: string | ModelSpec, options: ResolveOptions = {}): Promise<ResolvedModel> {
-    const parsed = typeof spec === "string" ? parseModelSpec(spec) : spec;
+    const parsed = typeof spec === "string" ? parseModelSpec(spec, this.names()) : spec;
     const definition = this.definition(parsed.provider);
     const context = this.context(parsed.provider, options);
     const resolved = await definition.create(parsed.model, context);

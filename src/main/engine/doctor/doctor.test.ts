@@ -1,6 +1,10 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { SandboxProbe } from "../sandbox/sandbox-availability.ts";
 import { doctor } from "./doctor.ts";
@@ -70,3 +74,150 @@ describe("doctor: which walls stand, and what is missing", () => {
     expect(report.healthy).toBe(true);
   });
 });
+
+describe("doctor: which model lathe run would use", () => {
+  // On a fresh machine doctor said "Healthy" and nothing of models, while `lathe run hi` then
+  // stopped with "No model chosen" (exit 2).
+  const REPO = fileURLToPath(new URL("../../../../", import.meta.url));
+  const MODEL = path.join(REPO, "..", "shared", "models", "llama-2-tiny-random.gguf");
+  const haveModel = existsSync(MODEL);
+  if (!haveModel) console.warn(`doctor's GGUF rows skipped: ${MODEL} is missing.`);
+
+  let servers: Server[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
+    servers = [];
+  });
+
+  /** A loopback server that lists `models` at /v1/models, as Ollama does; its base URL. */
+  async function modelServer(models: string[]): Promise<string> {
+    const server = createServer((req, res) => {
+      res.setHeader("content-type", "application/json");
+      if (req.url === "/v1/models") res.end(JSON.stringify({ data: models.map((id) => ({ id })) }));
+      else res.writeHead(404).end("{}");
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    servers.push(server);
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  }
+
+  /** A loopback address nothing listens on. */
+  async function closedPort(): Promise<string> {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    await new Promise((resolve) => server.close(resolve));
+    return `http://127.0.0.1:${port}/v1`;
+  }
+
+  /** Settings whose local servers are where the test says (never the usual ports of this machine). */
+  async function settings(extra: Record<string, unknown>, ollama?: string): Promise<void> {
+    const providers: Record<string, { baseURL: string }> = {};
+    for (const name of ["ollama", "lmstudio", "llamacpp", "vllm"])
+      providers[name] = { baseURL: await closedPort() };
+    if (ollama !== undefined) providers["ollama"] = { baseURL: ollama };
+    await writeFile(path.join(home, "settings.json"), JSON.stringify({ providers, ...extra }));
+  }
+
+  const check = () => doctor({ root, latheHome: home, probe: machine({}), env: {} });
+
+  it("says none is chosen and how to get one, healthy as before", async () => {
+    await settings({});
+    const report = await check();
+    expect(report.healthy).toBe(true);
+    expect(report.model).toMatchObject({
+      ready: false,
+      chosen: null,
+      gguf: { folder: path.join(home, "models"), files: [] },
+    });
+    expect(report.model.fix).toContain(`put a .gguf model file in ${path.join(home, "models")}`);
+    expect(report.model.fix).toContain(`set "defaultModel" in ${path.join(home, "settings.json")}`);
+    expect(report.model.servers.map((s) => [s.provider, s.state])).toEqual([
+      ["ollama", "stopped"],
+      ["lmstudio", "stopped"],
+      ["llamacpp", "stopped"],
+      ["vllm", "stopped"],
+    ]);
+  });
+
+  it.skipIf(!haveModel)(
+    "names a GGUF file of the models folder to choose, and a truncated one as such",
+    async () => {
+      await settings({});
+      await mkdir(path.join(home, "models"));
+      await symlink(MODEL, path.join(home, "models", "tiny.gguf"));
+      await writeFile(path.join(home, "models", "cut.gguf"), (await readFile(MODEL)).subarray(0, 10));
+      const report = await check();
+      const tiny = `gguf:${path.join(home, "models", "tiny.gguf")}`;
+      expect(report.model.fix).toMatch(
+        new RegExp(`^pass --model ${escape(tiny)} to lathe run, or set "defaultModel": "${escape(tiny)}" in`),
+      );
+      expect(report.model.gguf.files).toEqual([
+        { id: `gguf:${path.join(home, "models", "cut.gguf")}`, problem: expect.stringMatching(/truncated/) },
+        { id: tiny },
+      ]);
+    },
+  );
+
+  it.skipIf(!haveModel)(
+    "names the model defaultModel chooses, ready when its file is a whole GGUF",
+    async () => {
+      await settings({ defaultModel: `gguf:${MODEL}` });
+      expect((await check()).model).toMatchObject({
+        ready: true,
+        chosen: { spec: `gguf:${MODEL}`, source: `defaultModel in ${path.join(home, "settings.json")}` },
+      });
+    },
+  );
+
+  it("says what stops the chosen model without loading it: a missing file, a model the server lacks, a key not set", async () => {
+    const missing = path.join(root, "gone.gguf");
+    await settings({ defaultModel: `gguf:${missing}` });
+    expect((await check()).model.chosen?.problem).toMatch(/^No GGUF file at .*gone\.gguf/);
+
+    await settings({ defaultModel: "ollama:llama3.2" }, await modelServer(["qwen2.5:7b"]));
+    const lacking = (await check()).model;
+    expect(lacking).toMatchObject({ ready: false, chosen: { spec: "ollama:llama3.2" } });
+    expect(lacking.chosen?.problem).toMatch(
+      /does not have the model "llama3\.2"\. It has: qwen2\.5:7b; download it with `ollama pull llama3\.2`/,
+    );
+    expect(lacking.fix).toContain("--model ollama:qwen2.5:7b");
+    expect(lacking.servers[0]).toMatchObject({
+      provider: "ollama",
+      state: "running",
+      models: ["ollama:qwen2.5:7b"],
+    });
+
+    await settings({ defaultModel: "anthropic:claude-sonnet-4-5" });
+    expect((await check()).model.chosen?.problem).toBe("Anthropic needs its key: set ANTHROPIC_API_KEY.");
+
+    await settings({ defaultModel: "acme:x" });
+    expect((await check()).model.chosen?.problem).toMatch(
+      /^There is no model provider "acme"\. Use one of: anthropic, gguf/,
+    );
+  });
+
+  it("asks no server that is not on this machine", async () => {
+    await settings({}, "http://192.0.2.1:11434/v1"); // TEST-NET-1: never routed
+    const report = await check();
+    expect(report.model.servers.find((s) => s.provider === "ollama")).toMatchObject({
+      state: "not checked",
+      message: expect.stringContaining("is not on this machine"),
+    });
+  });
+
+  it("names the default agent's model, from its front matter", async () => {
+    await settings({ defaultModel: "ollama:not-this" }, await modelServer(["qwen2.5:7b"]));
+    await mkdir(path.join(home, "agents"));
+    const agentFile = path.join(home, "agents", "default.md");
+    await writeFile(agentFile, "---\ndescription: Mine\nmodel: ollama:qwen2.5:7b\n---\nWork.\n");
+    expect((await check()).model).toMatchObject({
+      ready: true,
+      chosen: { spec: "ollama:qwen2.5:7b", source: `model: in ${agentFile}` },
+    });
+  });
+});
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}

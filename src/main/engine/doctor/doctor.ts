@@ -14,6 +14,7 @@ import { hiddenEnvNames } from "../sandbox/hidden-env.ts";
 import { hostEnv } from "../spawner/host-env.ts";
 import { errorMessage } from "../errors/error-message.ts";
 import { makeOwnedTempDir } from "../temp/owned-temp-dir.ts";
+import type { DoctorModel } from "./model-check.ts";
 
 /** One thing Lathe needs from the machine, and whether it has it. */
 interface DoctorCheck {
@@ -50,10 +51,12 @@ interface DoctorWalls {
 }
 
 export interface DoctorReport {
-  /** Every required check passed and this machine can run the OS sandbox. */
+  /** Every required check passed and this machine can run the OS sandbox (the model aside). */
   healthy: boolean;
   walls: DoctorWalls;
   checks: DoctorCheck[];
+  /** Which model `lathe run` here would use, or that none is chosen and how to choose one. */
+  model: DoctorModel;
 }
 
 interface DoctorOptions {
@@ -62,7 +65,7 @@ interface DoctorOptions {
   latheHome?: string;
   /** The machine check behind the sandbox (tests simulate a machine without it). */
   probe?: SandboxProbe;
-  /** The environment whose withheld variables are named (default: this process's). */
+  /** The environment whose withheld variables are named and keys looked for (default: this process's). */
   env?: Readonly<Record<string, string | undefined>>;
 }
 
@@ -179,7 +182,7 @@ function toolchainChecks(platform: NodeJS.Platform): Promise<DoctorCheck[]> {
 /**
  * What `lathe doctor` reports (and the app shows): which walls stand — the parser policy always,
  * the OS sandbox when settings and machine allow, else why not and the fix — and whether the
- * toolchain Lathe needs is there. Healthy means nothing required is missing: every required
+ * toolchain Lathe needs is there, and which model a run here would use. Healthy means nothing required is missing: every required
  * check passes and the machine can run the sandbox (a sandbox a person turned off in settings
  * is reported, not counted as missing).
  */
@@ -191,7 +194,12 @@ export async function doctor(options: DoctorOptions = {}): Promise<DoctorReport>
   // Checked for real every time, and kept for the engines that start after (their fast path).
   const machine = await machineSandbox(options.probe, sandboxAvailabilityCache(latheHome), { refresh: true });
   const sandbox = settings.enabled ? machine : await sandboxAvailability(settings, options.probe);
-  const checks = await toolchainChecks(options.probe?.platform ?? process.platform);
+  const env = (options.env ?? process.env) as NodeJS.ProcessEnv;
+  const { modelCheck } = await import("./model-check.ts");
+  const [checks, model] = await Promise.all([
+    toolchainChecks(options.probe?.platform ?? process.platform),
+    modelCheck({ root, latheHome, env }),
+  ]);
   return {
     healthy: machine.active && checks.every((c) => c.ok || !c.required),
     walls: {
@@ -210,11 +218,12 @@ export async function doctor(options: DoctorOptions = {}): Promise<DoctorReport>
         },
         network: settings.allowNetwork,
         env: {
-          withheld: hiddenEnvNames(options.env ?? process.env, [...policy.keyVariables, ...settings.denyEnv]),
+          withheld: hiddenEnvNames(env, [...policy.keyVariables, ...settings.denyEnv]),
           denyEnv: settings.denyEnv,
         },
       },
     },
     checks,
+    model,
   };
 }

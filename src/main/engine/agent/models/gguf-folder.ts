@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { ModelError } from "../model-error.ts";
 import { errorMessage } from "../../errors/error-message.ts";
+import { ggufTruncation } from "../providers/gguf/gguf-load-error.ts";
 
 /** A GGUF file the picker offers as `gguf:<path>`. */
 export interface GgufFile {
@@ -86,6 +87,9 @@ async function headerOf(file: string): Promise<Pick<GgufFile, "contextTokens" | 
       HEADER_TIMEOUT_MS,
       "reading its header",
     );
+    // A cut-off copy (an unfinished download) reads as a header of garbage: it will not load.
+    const cutOff = await ggufTruncation(file);
+    if (cutOff !== undefined) return { problem: "it is truncated: its download or copy did not finish" };
     const metadata = info.metadata as unknown as Record<string, Record<string, unknown> | undefined>;
     const general = metadata["general"];
     const architecture = typeof general?.["architecture"] === "string" ? general["architecture"] : undefined;

@@ -27,6 +27,7 @@ import {
   sharedLlamaRuntime,
   type ContextSettings,
   type LlamaRuntime,
+  type PreparedContext,
   type SequenceLease,
 } from "./llama-runtime.ts";
 import { StreamPartWriter } from "./stream-part-writer.ts";
@@ -139,23 +140,22 @@ export class GgufLanguageModel implements LanguageModelV4 {
   }
 
   /**
-   * Loads the model now rather than on the first call; throws ModelError saying what is wrong.
-   * An abort stops the wait, not the load, which other calls may share.
+   * Loads the model and creates its context now rather than on the first call, so what cannot
+   * work is refused before a run starts; throws ModelError saying what is wrong. Resolves to the
+   * context's size and the model's trained one. An abort stops the wait, not the load, which
+   * other calls may share.
    */
-  async load(signal?: AbortSignal): Promise<void> {
-    const loading = this.runtime.model(this.file);
-    if (!signal) {
-      await loading;
-      return;
-    }
+  async load(signal?: AbortSignal): Promise<PreparedContext> {
+    const loading = this.runtime.prepare(this.file, this.settings);
+    if (!signal) return loading;
     signal.throwIfAborted();
-    await new Promise<void>((resolve, reject) => {
+    return new Promise<PreparedContext>((resolve, reject) => {
       const onAbort = (): void => reject(signal.reason);
       signal.addEventListener("abort", onAbort, { once: true });
       loading.then(
-        () => {
+        (prepared) => {
           signal.removeEventListener("abort", onAbort);
-          resolve();
+          resolve(prepared);
         },
         (error: unknown) => {
           signal.removeEventListener("abort", onAbort);

@@ -85,6 +85,15 @@ describe("explainLoadFailure", () => {
     );
   });
 
+  it("names a file whose tensors run past its end as truncated, quoting llama.cpp", () => {
+    const explained = explainLoadFailure(new Error("Failed to load model"), file, undefined, [
+      "llama_model_load: error loading model: tensor 'token_embd.weight' data is not within the file bounds, model is corrupted or incomplete",
+    ]);
+    expect(explained.message).toMatch(
+      /^\/models\/big\.gguf is truncated or damaged: its model data ends before the file does\. llama\.cpp said: .*not within the file bounds.* download the model again\.$/,
+    );
+  });
+
   it("passes a ModelError through unchanged", () => {
     const error = new ModelError("model_unavailable", "No GGUF file at /x.gguf");
     expect(explainLoadFailure(error, file, undefined, [])).toBe(error);

@@ -1,9 +1,17 @@
 import type { Stats } from "node:fs";
+import type { Llama } from "node-llama-cpp";
 import { open, stat } from "node:fs/promises";
 import { ModelError } from "../../model-error.ts";
 import { errorMessage } from "../../../errors/error-message.ts";
 
 const MAGIC = "GGUF";
+/** The magic, the format version and the two counts: what every GGUF file starts with. */
+const HEADER_BYTES = 24;
+
+/** The message for a file cut off before its end (an unfinished download or copy). */
+function truncated(file: string, bytes: number, needed: number, what: string): string {
+  return `${file} is truncated, not a complete GGUF file: it has ${bytes.toLocaleString("en-US")} bytes, fewer than the ${needed.toLocaleString("en-US")} ${what}. Its download or copy did not finish: download the model again.`;
+}
 
 /**
  * Checks that `file` exists and starts with the GGUF magic bytes before llama.cpp sees it, so
@@ -73,10 +81,47 @@ export async function assertGgufFile(file: string): Promise<void> {
         `${file} is not a GGUF model (it does not start with "GGUF"): pick a .gguf file, e.g. a quantised model from Hugging Face.`,
       );
     }
+    if (info.size < HEADER_BYTES) {
+      throw new ModelError(
+        "model_unavailable",
+        truncated(file, info.size, HEADER_BYTES, "every GGUF header takes"),
+      );
+    }
   } finally {
     await handle.close();
   }
 }
+
+/**
+ * Why `file` is cut off, checked before llama.cpp is asked to load it: its header declares
+ * metadata and tensor descriptions that run past its end (node-llama-cpp reads such a header
+ * without complaint and then fails on what is missing), or tensors that do. Undefined when the
+ * file is as long as it says, or its header cannot be read at all. The tensors are measured
+ * only with `llama`, the runtime's own instance.
+ */
+export async function ggufTruncation(file: string, llama?: Llama): Promise<string | undefined> {
+  try {
+    const [{ readGgufFileInfo, GgufInsights }, info] = await Promise.all([
+      import("node-llama-cpp"),
+      stat(file),
+    ]);
+    const header = await readGgufFileInfo(file, { readTensorInfo: true, logWarnings: false });
+    const end = header.infoEndOffset; // where the header (metadata and tensor list) ends
+    if (end === undefined) return undefined;
+    if (end > info.size) return truncated(file, info.size, end, "its header takes");
+    // A model split into parts is read whole: its tensors are not all in this file. Without the
+    // runtime's llama the tensors' size is not asked: node-llama-cpp would start another llama
+    // for it, which takes llama.cpp's log (process-wide) and prints its warnings on stdout.
+    if (header.splicedParts > 1 || llama === undefined) return undefined;
+    const needed = end + (await GgufInsights.from(header, llama)).modelSize;
+    return needed > info.size ? truncated(file, info.size, needed, "its header and tensors take") : undefined;
+  } catch {
+    return undefined; // no verdict: the load failure is explained as it was
+  }
+}
+
+/** llama.cpp's words for a file whose tensors run past its end. */
+const CUT_OFF = /not within the file bounds|corrupted or incomplete/i;
 
 function kindOf(info: Stats): string {
   if (info.isFIFO()) return "a named pipe";
@@ -115,6 +160,13 @@ export function explainLoadFailure(
   }
   const said = [...new Set(logs)].slice(0, 3); // the first lines hold the cause, the rest repeat it
   const detail = said.length > 0 ? ` llama.cpp said: ${said.join(" / ")}.` : "";
+  if (said.some((line) => CUT_OFF.test(line))) {
+    return new ModelError(
+      "model_unavailable",
+      `${file} is truncated or damaged: its model data ends before the file does.${detail} Its download or copy did not finish: download the model again.`,
+      { cause: error },
+    );
+  }
   return new ModelError(
     "model_unavailable",
     `Cannot load the GGUF model at ${file}: ${message}.${detail} The file may be truncated (download it again) or need a newer llama.cpp than the one bundled with node-llama-cpp.`,

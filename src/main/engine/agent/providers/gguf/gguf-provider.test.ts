@@ -45,6 +45,44 @@ describe("the gguf provider in the registry", () => {
     await expect(resolved.preflight?.()).resolves.toBeUndefined();
   });
 
+  // The memory check ran on the first model call: the run had started, failed, and offered
+  // --resume on a session that would fail the same way. The preflight makes the context now.
+  it.skipIf(!haveModel)("refuses in the preflight a context too large for the memory free", async () => {
+    const small = new LlamaRuntime({ maxThreads: 1, freeMemory: () => 40 * 1024 ** 2 });
+    try {
+      const tight = new ProviderRegistry();
+      tight.register(ggufProvider({ runtime: small }));
+      const resolved = await tight.resolve(`gguf:${MODEL}`, {
+        env: { LATHE_GGUF_THREADS: "1", LATHE_GGUF_CONTEXT_SIZE: "4096" },
+      });
+      await expect(resolved.preflight?.()).rejects.toMatchObject({
+        code: "model_config",
+        message: expect.stringMatching(
+          /^A context of 4096 tokens needs about \d+ MB of memory on this model, and 40 MB is free/,
+        ),
+      });
+    } finally {
+      await small.dispose();
+    }
+  });
+
+  it.skipIf(!haveModel)(
+    "says once, in the preflight, that a context beyond the model's trained size may turn its answers to nonsense",
+    async () => {
+      const beyond = await registry.resolve(`gguf:${MODEL}`, {
+        env: { LATHE_GGUF_THREADS: "1", LATHE_GGUF_CONTEXT_SIZE: "8192" },
+      });
+      await expect(beyond.preflight?.()).resolves.toEqual([
+        `LATHE_GGUF_CONTEXT_SIZE=8192 is more than the 4096 tokens ${MODEL} was trained for: once the conversation grows past about 4096 tokens, its answers may turn to nonsense. Set LATHE_GGUF_CONTEXT_SIZE to 4096 or less, unless you know this model reaches further.`,
+      ]);
+      // Its trained size, or the default (the smaller of 8192 and that), says nothing.
+      for (const env of [{ LATHE_GGUF_CONTEXT_SIZE: "4096" }, {}]) {
+        const within = await registry.resolve(`gguf:${MODEL}`, { env: { LATHE_GGUF_THREADS: "1", ...env } });
+        await expect(within.preflight?.()).resolves.toBeUndefined();
+      }
+    },
+  );
+
   const badTuning: [string, string][] = [
     ["LATHE_GGUF_THREADS", "many"],
     ["LATHE_GGUF_THREADS", "0"],

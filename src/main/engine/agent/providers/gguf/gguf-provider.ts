@@ -32,6 +32,15 @@ function tuningFromEnv(env: NodeJS.ProcessEnv): Tuning {
   return options;
 }
 
+/**
+ * What a run is told once when `LATHE_GGUF_CONTEXT_SIZE` is larger than the model's trained
+ * context: llama.cpp runs it (a model that declares RoPE scaling may even cope), but most models
+ * write nonsense once a conversation grows past what they were trained on.
+ */
+function beyondTraining(file: string, contextSize: number, trained: number): string {
+  return `LATHE_GGUF_CONTEXT_SIZE=${contextSize} is more than the ${trained} tokens ${file} was trained for: once the conversation grows past about ${trained} tokens, its answers may turn to nonsense. Set LATHE_GGUF_CONTEXT_SIZE to ${trained} or less, unless you know this model reaches further.`;
+}
+
 /** `~/x.gguf` under the home folder, a relative path against the current folder. */
 export function resolveGgufPath(model: string): string {
   const expanded = model === "~" || model.startsWith("~/") ? path.join(os.homedir(), model.slice(1)) : model;
@@ -62,7 +71,14 @@ export function ggufProvider(options: { runtime?: LlamaRuntime } = {}): Provider
         supportsTools: true,
         endpoint: `The embedded model ${file}`,
         acceptsImages: false,
-        preflight: (signal) => languageModel.load(signal),
+        // The model loads and its context is made now, so a context too large for the memory
+        // free is refused before the run starts (and leaves no session to resume).
+        preflight: async (signal) => {
+          const { contextSize, trainContextSize } = await languageModel.load(signal);
+          return contextSize > trainContextSize
+            ? [beyondTraining(file, contextSize, trainContextSize)]
+            : undefined;
+        },
       };
     },
   };

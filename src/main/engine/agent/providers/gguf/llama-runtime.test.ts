@@ -1,7 +1,7 @@
 // The runtime that holds the embedded models, on the tiny random GGUF in ../shared/models: what
 // it refuses before asking llama.cpp, and what it keeps loaded.
 import { existsSync } from "node:fs";
-import { mkdtemp, rm, symlink } from "node:fs/promises";
+import { mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -128,5 +128,53 @@ describe.skipIf(!haveModel)("models no call uses any more", () => {
     const first = await used(switching, MODEL);
     const second = await used(switching, other);
     expect([first.disposed, second.disposed]).toEqual([false, false]);
+  });
+});
+
+describe.skipIf(!haveModel)("a GGUF file cut off before its end (an unfinished download)", () => {
+  // A 10-byte copy said "Cannot read properties of undefined (reading 'architecture')", the
+  // words of node-llama-cpp's reader, which reads a cut-off header without complaint.
+  let dir: string;
+  let whole: Buffer;
+  // One runtime for every case, freed once at the end, as the app's is.
+  const shared = new LlamaRuntime({ maxThreads: 1 });
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), "lathe-truncated-"));
+    whole = await readFile(MODEL);
+  });
+  afterAll(async () => {
+    await shared.dispose();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it.each([
+    [
+      10,
+      /is truncated, not a complete GGUF file: it has 10 bytes, fewer than the 24 every GGUF header takes\./,
+    ],
+    [
+      100,
+      /is truncated, not a complete GGUF file: it has 100 bytes, fewer than the [\d,]+ its header takes\./,
+    ],
+    [
+      5_000,
+      /is truncated, not a complete GGUF file: it has 5,000 bytes, fewer than the [\d,]+ its header takes\./,
+    ],
+    // The header is whole, the tensors are not.
+    [
+      900_000,
+      /is truncated, not a complete GGUF file: it has 900,000 bytes, fewer than the 1,750,560 its header and tensors take\./,
+    ],
+  ])("of %i bytes says it is truncated and to download it again", async (bytes, message) => {
+    const file = path.join(dir, `cut-${bytes}.gguf`);
+    await writeFile(file, whole.subarray(0, bytes));
+    const error = await shared.model(file).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(error).toMatchObject({ code: "model_unavailable", message: expect.stringMatching(message) });
+    expect(error?.message).toContain(file);
+    expect(error?.message).toMatch(/download the model again\.$/);
+    expect(error?.message).not.toContain("Cannot read properties");
   });
 });

@@ -11,7 +11,7 @@ import type {
 import type * as NodeLlamaCppModule from "node-llama-cpp";
 import { ModelError } from "../../model-error.ts";
 import { assertContextFits } from "./context-memory.ts";
-import { assertGgufFile, explainLoadFailure } from "./gguf-load-error.ts";
+import { assertGgufFile, explainLoadFailure, ggufTruncation } from "./gguf-load-error.ts";
 import { SequencePool } from "./sequence-pool.ts";
 
 interface LlamaRuntimeOptions {
@@ -53,6 +53,12 @@ export interface SequenceLease {
   model: LlamaModel;
   sequence: LlamaContextSequence;
   release(): void;
+}
+
+/** What `prepare` made: the context's size and the one the model was trained for, in tokens. */
+export interface PreparedContext {
+  contextSize: number;
+  trainContextSize: number;
 }
 
 interface PooledContext {
@@ -163,8 +169,12 @@ export class LlamaRuntime {
 
   private async loadModel(file: string): Promise<LlamaModel> {
     await assertGgufFile(file);
-    await this.freeIdleModels(file);
+    // Before llama.cpp sees it: node-llama-cpp reads a cut-off header without complaint, fails on
+    // what is missing, and may then never finish disposing of itself.
     const llama = await this.llama();
+    const cutOff = await ggufTruncation(file, llama);
+    if (cutOff !== undefined) throw new ModelError("model_unavailable", cutOff);
+    await this.freeIdleModels(file);
     this.logs = [];
     try {
       return await llama.loadModel({ modelPath: file });
@@ -185,24 +195,52 @@ export class LlamaRuntime {
     }
   }
 
-  private async leaseSequence(
+  /**
+   * Loads the model in `file` and creates the context `settings` describe, as the first call
+   * would, so what cannot work (a file that does not load, a context too large for the memory
+   * free) is refused before a run starts; the context is kept for the calls that follow.
+   * Throws ModelError saying what is wrong.
+   */
+  async prepare(file: string, settings: ContextSettings = {}): Promise<PreparedContext> {
+    const key = path.resolve(file);
+    this.busy(key);
+    try {
+      const model = await this.model(key);
+      const { contextSize, pooled } = this.pooledContext(key, model, settings);
+      await pooled;
+      return { contextSize, trainContextSize: model.trainContextSize };
+    } finally {
+      this.idle(key);
+    }
+  }
+
+  /** The context `settings` describe on `model`, created once and shared by later calls. */
+  private pooledContext(
     file: string,
+    model: LlamaModel,
     settings: ContextSettings,
-    signal: AbortSignal | undefined,
-  ): Promise<SequenceLease> {
-    const model = await this.model(file);
+  ): { contextSize: number; pooled: Promise<PooledContext> } {
     const contextSize = settings.contextSize ?? Math.min(DEFAULT_CONTEXT_SIZE, model.trainContextSize);
-    const key = [path.resolve(file), contextSize, settings.threads ?? "", settings.sequences ?? 1].join("\0");
+    const key = [file, contextSize, settings.threads ?? "", settings.sequences ?? 1].join("\0");
     let pooled = this.contexts.get(key);
     if (!pooled) {
-      const creating = this.createContext(model, path.resolve(file), contextSize, settings);
+      const creating = this.createContext(model, file, contextSize, settings);
       pooled = creating;
       this.contexts.set(key, creating);
       creating.catch(() => {
         if (this.contexts.get(key) === creating) this.contexts.delete(key);
       });
     }
-    const { pool } = await pooled;
+    return { contextSize, pooled };
+  }
+
+  private async leaseSequence(
+    file: string,
+    settings: ContextSettings,
+    signal: AbortSignal | undefined,
+  ): Promise<SequenceLease> {
+    const model = await this.model(file);
+    const { pool } = await this.pooledContext(file, model, settings).pooled;
     const sequence = await pool.acquire(signal);
     let released = false;
     return {
