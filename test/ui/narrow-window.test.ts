@@ -97,7 +97,9 @@ describe.skipIf(!runUi)("a window 480 px wide (960 px at 200% zoom)", () => {
       await expect.poll(() => status.textContent(), { timeout: 10_000 }).toMatch(/\d+ tools/);
       await page.screenshot({ path: path.join(SHOTS, "ui-narrow-topbar.png") });
       const lineHeight = async (locator: Locator) =>
-        locator.evaluate((el) => Number.parseFloat(getComputedStyle(el).lineHeight) || 20);
+        locator.evaluate(
+          (el) => Number.parseFloat(el.ownerDocument.defaultView!.getComputedStyle(el).lineHeight) || 20,
+        );
       for (const part of [status, bar.locator("kbd"), bar.getByRole("button", { name: /not trusted/ })]) {
         const box = await part.boundingBox();
         if (!box) throw new Error("a part of the top bar is not on screen");
