@@ -70,11 +70,14 @@ export const RunEventSchema = z.discriminatedUnion("type", [
     timeoutMs: z.number().nonnegative(),
   }),
   z.object({ type: z.literal("model-resumed"), step, waitedMs: z.number().nonnegative() }),
-  /** `cause` "connection-dropped": the model's connection closed mid-answer; the session can go on as it is. */
+  /**
+   * `cause` "connection-dropped": the model's connection closed mid-answer; "model-stalled": it went
+   * silent past its timeout. Either way the session can go on as it is.
+   */
   z.object({
     type: z.literal("error"),
     message: z.string(),
-    cause: z.literal("connection-dropped").optional(),
+    cause: z.enum(["connection-dropped", "model-stalled"]).optional(),
   }),
   z.object({
     type: z.literal("finish"),

@@ -81,6 +81,10 @@ describe.skipIf(!runUi)("a silent model in the app", () => {
     expect(await alert.innerText()).toMatch(
       /sent nothing for 5 s after the request for fixture-model: it never started answering\. .*providers\["openai-compatible"\]\.timeouts\.firstByteMs in settings \(now 5000\)/,
     );
+    // Nothing is wrong with the conversation: as after a dropped connection, it can go on.
+    const goOn = conversation().getByRole("group", { name: "Continue the conversation" });
+    expect(await goOn.innerText()).toMatch(/before it went silent is kept/);
+    expect(await goOn.getByRole("button", { name: "Continue" }).isEnabled()).toBe(true);
     expect(problems, problems.join("\n")).toEqual([]);
   }, 60_000);
 });

@@ -47,14 +47,15 @@ function UserPrompt({ turn }: { turn: Turn }) {
  * The way on after the model's connection dropped mid-answer: nothing in the conversation needs
  * fixing, so one press continues it (the model reads its answer so far, marked as cut off).
  */
-function ContinueAfterDrop() {
+function ContinueAfterDrop({ cause }: { cause: "connection-dropped" | "model-stalled" }) {
   const running = useChat((s) => s.running);
   const send = useChat((s) => s.send);
   return (
     <div className="turn-continue" role="group" aria-label="Continue the conversation">
       <p className="muted">
-        What the model wrote before the connection dropped is kept, marked as cut off. Once its server answers
-        again, continue where it stopped:
+        {cause === "connection-dropped"
+          ? "What the model wrote before the connection dropped is kept, marked as cut off. Once its server answers again, continue where it stopped:"
+          : "What the model wrote before it went silent is kept, marked as cut off. Once it answers again (or with a longer timeout), continue where it stopped:"}
       </p>
       <button
         type="button"
@@ -91,8 +92,8 @@ const TurnView = memo(function TurnView({ turn, last }: { turn: Turn; last: bool
         !(turn.status === "failed" && turn.error) ? (
           <p className="muted turn-ending">{ENDING[turn.status]}</p>
         ) : null}
-        {last && turn.status === "failed" && turn.errorCause === "connection-dropped" ? (
-          <ContinueAfterDrop />
+        {last && turn.status === "failed" && turn.errorCause !== undefined ? (
+          <ContinueAfterDrop cause={turn.errorCause} />
         ) : null}
       </div>
     </li>

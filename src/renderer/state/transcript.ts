@@ -76,8 +76,8 @@ export interface Turn {
   /** interrupted: the record ends without a finish (the app closed or crashed mid-run). */
   status: "running" | RunStatus | "interrupted";
   error: string | undefined;
-  /** Why it failed, when the run said: "connection-dropped" can go on as it is. */
-  errorCause?: "connection-dropped" | undefined;
+  /** Why it failed, when the run said: "connection-dropped" and "model-stalled" can go on as it is. */
+  errorCause?: "connection-dropped" | "model-stalled" | undefined;
   usage: RunUsage | undefined;
   /** The latest step's usage: its input tokens are what the model's context held then. */
   stepUsage?: RunUsage | undefined;

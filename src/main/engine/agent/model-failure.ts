@@ -1,5 +1,6 @@
 import { APICallError, InvalidResponseDataError, JSONParseError, RetryError, TypeValidationError } from "ai";
 import { ModelError } from "./model-error.ts";
+import { ModelStallError } from "./model-stall-error.ts";
 import type { ResolvedModel } from "./provider-registry.ts";
 import { connectionFailure, isDroppedConnection } from "./providers/connection-failure.ts";
 import { errorMessage } from "../errors/error-message.ts";
@@ -52,6 +53,15 @@ export function isConnectionDropped(error: unknown): boolean {
   const code = connectionFailure(cause);
   if (code !== undefined) return isDroppedConnection(code);
   return InvalidResponseDataError.isInstance(cause) && /without a finish reason/i.test(cause.message);
+}
+
+/**
+ * Whether a model call failed because the model went silent past its timeout (ModelStallError):
+ * like a dropped connection, nothing is wrong with the conversation, which can go on as it is
+ * once the model answers again.
+ */
+export function isModelStalled(error: unknown): boolean {
+  return ModelStallError.isModelStall(lastAttempt(error)) || ModelStallError.isModelStall(error);
 }
 
 /** Whether a model call failed because the model (or its server) cannot take tools. */

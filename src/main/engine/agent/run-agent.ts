@@ -11,6 +11,7 @@ import {
   describeModelFailure,
   isConnectionDropped,
   isContextFull,
+  isModelStalled,
   isToolsUnsupported,
 } from "./model-failure.ts";
 import { toModelMessages } from "./model-messages.ts";
@@ -294,8 +295,9 @@ async function drive(
   for (const m of collector.take(STOPPED_CALL)) writer?.message(m);
   const error = outcome.status === "failed" ? describeModelFailure(outcome.error, model) : undefined;
   const dropped = outcome.status === "failed" && isConnectionDropped(outcome.error);
-  if (error !== undefined)
-    emit({ type: "error", message: error, ...(dropped ? { cause: "connection-dropped" as const } : {}) });
+  const stalled = outcome.status === "failed" && !dropped && isModelStalled(outcome.error);
+  const cause = dropped ? ("connection-dropped" as const) : stalled ? ("model-stalled" as const) : undefined;
+  if (error !== undefined) emit({ type: "error", message: error, ...(cause ? { cause } : {}) });
   emit({
     type: "finish",
     status: outcome.status,

@@ -54,11 +54,12 @@ export type RunEvent =
   /** The model went on after a `model-waiting`. Live only. */
   | { type: "model-resumed"; step: number; waitedMs: number }
   /**
-   * Why the run failed, said for a person. `cause` "connection-dropped": the model's connection
+   * Why the run failed, said for a person. `cause` "model-stalled": the model went silent past its
+   * timeout; "connection-dropped": the model's connection
    * closed mid-answer, so the session can go on as it is (what it wrote so far is kept, marked as
    * cut off) once the model answers again.
    */
-  | { type: "error"; message: string; cause?: "connection-dropped" }
+  | { type: "error"; message: string; cause?: "connection-dropped" | "model-stalled" }
   | { type: "finish"; status: RunStatus; finishReason: string; steps: number; usage: RunUsage }
   /**
    * An event of a task's child run (`taskId` is the child's session id; `toolCallId` the parent's
