@@ -1,5 +1,6 @@
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
+import { afterEach, beforeEach } from "vitest";
 import path from "node:path";
 import { Engine, type EngineOptions } from "../../src/main/engine/engine.ts";
 import type { Session } from "../../src/main/engine/session/session.ts";
@@ -93,4 +94,20 @@ export async function openCheckpointWorkspace(
       await rm(base, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A fresh checkpoint workspace for every test of the file: opened before each, handed to `use`,
+ * cleaned up after each.
+ */
+export function useCheckpointWorkspace(use: (opened: CheckpointWorkspace) => void): void {
+  let current: CheckpointWorkspace | undefined;
+  beforeEach(async () => {
+    current = await openCheckpointWorkspace();
+    use(current);
+  });
+  afterEach(async () => {
+    await current?.cleanup();
+    current = undefined;
+  });
 }

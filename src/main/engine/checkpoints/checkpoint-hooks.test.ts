@@ -1,9 +1,10 @@
 import { appendFile, chmod, link, readFile, stat, symlink } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Checkpoint } from "./checkpoint-store.ts";
 import {
   openCheckpointWorkspace,
+  useCheckpointWorkspace,
   type CheckpointWorkspace,
 } from "../../../../test/support/checkpoint-test-workspace.ts";
 
@@ -11,11 +12,8 @@ import {
 // files' previous contents (in the blob store under LATHE_HOME), on real files in a temp folder.
 
 let ws: CheckpointWorkspace;
-beforeEach(async () => {
-  ws = await openCheckpointWorkspace();
-});
-afterEach(async () => {
-  await ws.cleanup();
+useCheckpointWorkspace((opened) => {
+  ws = opened;
 });
 
 function checkpoints(): Checkpoint[] {

@@ -1,7 +1,7 @@
 import { chmod, stat, writeFile } from "node:fs/promises";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
-  openCheckpointWorkspace,
+  useCheckpointWorkspace,
   type CheckpointWorkspace,
 } from "../../../../test/support/checkpoint-test-workspace.ts";
 
@@ -11,11 +11,8 @@ import {
 // restores the old bits (the person's are kept in the undo checkpoint).
 
 let ws: CheckpointWorkspace;
-beforeEach(async () => {
-  ws = await openCheckpointWorkspace();
-});
-afterEach(async () => {
-  await ws.cleanup();
+useCheckpointWorkspace((opened) => {
+  ws = opened;
 });
 
 const newest = (): number => ws.newest();

@@ -1,8 +1,9 @@
 import { chmod, mkdir, readFile, stat, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   openCheckpointWorkspace,
+  useCheckpointWorkspace,
   type CheckpointWorkspace,
 } from "../../../../test/support/checkpoint-test-workspace.ts";
 
@@ -11,11 +12,8 @@ import {
 // the undo checkpoint every restore leaves behind.
 
 let ws: CheckpointWorkspace;
-beforeEach(async () => {
-  ws = await openCheckpointWorkspace();
-});
-afterEach(async () => {
-  await ws.cleanup();
+useCheckpointWorkspace((opened) => {
+  ws = opened;
 });
 
 const newest = (): number => ws.newest();
