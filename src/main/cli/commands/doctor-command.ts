@@ -62,7 +62,16 @@ function modelLines(model: DoctorReport["model"]): string[] {
 /** The report as a person reads it: the two walls first, then the toolchain, then the model. */
 function formatDoctorReport(report: DoctorReport): string {
   const { policy, sandbox } = report.walls;
-  const lines = ["Containment (two walls):", `  parser policy   active: ${policy.detail}`];
+  const lines: string[] = [];
+  if (report.settings !== undefined) {
+    lines.push(
+      "Settings:",
+      `  BROKEN  ${report.settings.problem}`,
+      `          every lathe command in this folder stops on it; what follows assumes default settings`,
+      `          fix: ${report.settings.fix}: ${report.settings.file}`,
+    );
+  }
+  lines.push("Containment (two walls):", `  parser policy   active: ${policy.detail}`);
   if (sandbox.active) {
     lines.push(
       `  OS sandbox      active (${sandbox.mechanism}): bash, plugin commands and stdio MCP servers run confined`,
@@ -108,7 +117,10 @@ export function registerDoctorCommand(program: Command, result: ExitStatus): voi
       "Check which containment walls are active (parser policy, OS sandbox), the toolchain, and which model lathe run would use.",
     )
     .addOption(rootOption())
-    .option("--json", "print the report as JSON: {healthy, walls: {policy, sandbox}, checks, model}")
+    .option(
+      "--json",
+      "print the report as JSON: {healthy, settings?, walls: {policy, sandbox}, checks, model}",
+    )
     .action(async (options: { root?: string; json?: boolean }) => {
       const { doctor } = await import("../../engine/index.ts");
       const report = await doctor({ root: rootOf(options) });

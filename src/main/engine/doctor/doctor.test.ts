@@ -46,6 +46,22 @@ describe("doctor: which walls stand, and what is missing", () => {
     expect(report.healthy).toBe(true);
   });
 
+  it.each([
+    ["the user's", (r: string, h: string) => path.join(h, "settings.json")],
+    ["the project's", (r: string) => path.join(r, ".lathe", "settings.json")],
+  ])("goes on past %s settings file it cannot read, and names it as the problem", async (_, fileOf) => {
+    const file = fileOf(root, home);
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, "{bad");
+    const report = await doctor({ root, latheHome: home, probe: machine({}) });
+    expect(report.healthy).toBe(false);
+    expect(report.settings).toMatchObject({ file, problem: expect.stringMatching(/not valid JSON/) });
+    expect(report.settings?.problem).toContain(file);
+    // the rest of the diagnosis is still there, under default settings
+    expect(report.checks.map((c) => c.name)).toContain("node-pty (bash)");
+    expect(report.walls.sandbox).toMatchObject({ active: true, enabledInSettings: true });
+  });
+
   it("is not healthy when the machine cannot run the sandbox, and gives the fix", async () => {
     const report = await doctor({
       root,

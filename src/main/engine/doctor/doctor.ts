@@ -2,7 +2,11 @@ import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import path from "node:path";
 import { resolveLatheHome } from "../config/lathe-home.ts";
+import { keyVariablesOf } from "../config/key-variables.ts";
+import { EMPTY_SETTINGS } from "../config/lathe-settings.ts";
 import { loadPolicyConfig } from "../config/policy-config.ts";
+import { ConfigError } from "../errors/config-error.ts";
+import { effectiveSandboxSettings, type EffectiveSandboxSettings } from "../sandbox/sandbox-settings.ts";
 import {
   machineSandbox,
   sandboxAvailability,
@@ -51,8 +55,13 @@ interface DoctorWalls {
 }
 
 export interface DoctorReport {
-  /** Every required check passed and this machine can run the OS sandbox (the model aside). */
+  /** Every required check passed, the settings files read, and this machine can run the OS sandbox (the model aside). */
   healthy: boolean;
+  /**
+   * Present when a settings file cannot be read: every command here stops on it, and the walls
+   * are reported under default settings.
+   */
+  settings?: SettingsProblem;
   walls: DoctorWalls;
   checks: DoctorCheck[];
   /** Which model `lathe run` here would use, or that none is chosen and how to choose one. */
@@ -179,6 +188,44 @@ function toolchainChecks(platform: NodeJS.Platform): Promise<DoctorCheck[]> {
   ]);
 }
 
+/** What the walls depend on in settings, and the check that failed when a settings file cannot be read. */
+interface WallSettings {
+  sandbox: EffectiveSandboxSettings;
+  keyVariables: string[];
+  problem?: SettingsProblem;
+}
+
+/** A settings file Lathe cannot read: every command in this folder stops on it. */
+interface SettingsProblem {
+  file: string;
+  problem: string;
+  fix: string;
+}
+
+/**
+ * The settings the walls are reported under. A settings file Lathe cannot read stops every run,
+ * so it is a failed required check; the rest of the report goes on under default settings
+ * (a diagnosis that stopped at the first broken file would hide everything else).
+ */
+function wallSettings(root: string, latheHome: string): WallSettings {
+  try {
+    const policy = loadPolicyConfig({ root, latheHome });
+    return { sandbox: policy.sandbox, keyVariables: policy.keyVariables };
+  } catch (err) {
+    if (!ConfigError.isInstance(err) || err.code !== "config") throw err;
+    const file = (err as ConfigError).file;
+    const files = {
+      user: path.join(latheHome, "settings.json"),
+      project: path.join(root, ".lathe", "settings.json"),
+    };
+    return {
+      sandbox: effectiveSandboxSettings(EMPTY_SETTINGS.sandbox, EMPTY_SETTINGS.sandbox, files),
+      keyVariables: keyVariablesOf([EMPTY_SETTINGS]),
+      problem: { file, problem: errorMessage(err), fix: `correct it, or move it aside` },
+    };
+  }
+}
+
 /**
  * What `lathe doctor` reports (and the app shows): which walls stand — the parser policy always,
  * the OS sandbox when settings and machine allow, else why not and the fix — and whether the
@@ -189,7 +236,7 @@ function toolchainChecks(platform: NodeJS.Platform): Promise<DoctorCheck[]> {
 export async function doctor(options: DoctorOptions = {}): Promise<DoctorReport> {
   const root = path.resolve(options.root ?? process.cwd());
   const latheHome = path.resolve(options.latheHome ?? resolveLatheHome());
-  const policy = loadPolicyConfig({ root, latheHome });
+  const policy = wallSettings(root, latheHome);
   const settings = policy.sandbox;
   // Checked for real every time, and kept for the engines that start after (their fast path).
   const machine = await machineSandbox(options.probe, sandboxAvailabilityCache(latheHome), { refresh: true });
@@ -200,8 +247,10 @@ export async function doctor(options: DoctorOptions = {}): Promise<DoctorReport>
     toolchainChecks(options.probe?.platform ?? process.platform),
     modelCheck({ root, latheHome, env }),
   ]);
+
   return {
-    healthy: machine.active && checks.every((c) => c.ok || !c.required),
+    healthy: policy.problem === undefined && machine.active && checks.every((c) => c.ok || !c.required),
+    ...(policy.problem === undefined ? {} : { settings: policy.problem }),
     walls: {
       policy: {
         active: true,
