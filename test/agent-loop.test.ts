@@ -1,6 +1,6 @@
 import { copyFile, mkdir } from "node:fs/promises";
 import path from "node:path";
-import { APICallError } from "ai";
+import { APICallError, type LanguageModel } from "ai";
 import type { LanguageModelV4Prompt } from "@ai-sdk/provider";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -417,6 +417,61 @@ describe("a model that answers nothing", () => {
   it("says nothing of the kind when the model answered", async () => {
     const h = await open();
     const { events } = await h.run("hello?", scriptedModel([{ text: "Hi." }]));
+    expect(eventsOf(events, "notice")).toEqual([]);
+  });
+});
+
+describe("a run asked to check its model first (the app)", () => {
+  const withPreflight = (
+    h: AgentHarness,
+    model: LanguageModel,
+    preflight: () => Promise<string[] | undefined>,
+    asked = true,
+  ) => {
+    const events: RunEvent[] = [];
+    const result = runAgent({
+      engine: h.engine,
+      agent: h.agent,
+      model: { spec: { provider: "scripted", model: "scripted-model" }, model, preflight },
+      prompt: "hello?",
+      flushIntervalMs: 5,
+      preflight: asked,
+      onEvent: (e) => events.push(e),
+    });
+    return result.then((r) => ({ result: r, events }));
+  };
+
+  it("says what the check noticed once, after the start and before the first request", async () => {
+    const h = await open();
+    const { result, events } = await withPreflight(h, scriptedModel([{ text: "Hi." }]), async () => [
+      "LATHE_GGUF_CONTEXT_SIZE=65536 is more than the 4096 tokens tiny.gguf was trained for",
+    ]);
+    expect(result.status).toBe("completed");
+    expect(events.map((e) => e.type).slice(0, 3)).toEqual(["start", "notice", "step-start"]);
+    expect(eventsOf(events, "notice")[0]?.message).toMatch(/more than the 4096 tokens/);
+  });
+
+  it("fails the run with the check's message, without asking the model", async () => {
+    const h = await open();
+    const model = scriptedModel([]);
+    const { result, events } = await withPreflight(h, model, async () => {
+      throw new Error("A context of 1000000 tokens needs 60 GB, but 3 GB is free.");
+    });
+    expect(result.status).toBe("failed");
+    expect(eventsOf(events, "error")[0]?.message).toMatch(/needs 60 GB, but 3 GB is free/);
+    expect(eventsOf(events, "step-start")).toEqual([]);
+  });
+
+  it("does not check when not asked (lathe run checked before it started)", async () => {
+    const h = await open();
+    let checked = 0;
+    const preflight = async () => {
+      checked++;
+      return ["never said"];
+    };
+    const { result, events } = await withPreflight(h, scriptedModel([{ text: "Hi." }]), preflight, false);
+    expect(result.status).toBe("completed");
+    expect(checked).toBe(0);
     expect(eventsOf(events, "notice")).toEqual([]);
   });
 });

@@ -119,6 +119,9 @@ export class ChatRuns {
       asker: this.options.asker,
       signal: AbortSignal.any([active.controller.signal, target.signal]),
       toolStops: active.stops,
+      // What `lathe run` checks before it starts: an embedded model's context against the memory
+      // free and the size it was trained for, a local server's model. Said in the run's events.
+      preflight: true,
       onEvent: emit,
     });
     active.done = running

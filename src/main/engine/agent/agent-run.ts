@@ -47,6 +47,13 @@ export interface RunAgentOptions {
   resolveModel?: (spec: string) => Promise<ResolvedModel>;
   /** The agents the `task` tool may start (default: the engine folder's catalog, read on first use). */
   agents?: AgentCatalog;
+  /**
+   * Check the model (`model.preflight`) after the run starts and before its first request: what
+   * the check notices comes as `notice` events, and a failed check fails the run with its message.
+   * For hosts that did not check it before (the app; `lathe run` checks in `setupAgentRun`, before
+   * a session exists).
+   */
+  preflight?: boolean;
 }
 
 /** How one agent run (a turn) ended: its ids, status, the text the model wrote, its usage. */

@@ -258,6 +258,12 @@ async function drive(
 
   let outcome: LoopOutcome;
   try {
+    // An embedded model loads here (a context too large for the memory free is refused), and what
+    // its check notices, such as a context beyond what the model was trained for, is said once.
+    if (options.preflight && model.preflight) {
+      for (const message of (await model.preflight(controller.signal)) ?? [])
+        emit({ type: "notice", message });
+    }
     const plainChat = model.supportsTools === false;
     if (plainChat) {
       emit({
