@@ -163,6 +163,12 @@ describe("doctor: which model lathe run would use", () => {
       await mkdir(path.join(home, "models"));
       await symlink(MODEL, path.join(home, "models", "tiny.gguf"));
       await writeFile(path.join(home, "models", "cut.gguf"), (await readFile(MODEL)).subarray(0, 10));
+      // an unfinished download: the header whole, the tensor data cut in the middle
+      const whole = await readFile(MODEL);
+      await writeFile(
+        path.join(home, "models", "half.gguf"),
+        whole.subarray(0, Math.floor(whole.length * 0.6)),
+      );
       const report = await check();
       const tiny = `gguf:${path.join(home, "models", "tiny.gguf")}`;
       expect(report.model.fix).toMatch(
@@ -170,6 +176,7 @@ describe("doctor: which model lathe run would use", () => {
       );
       expect(report.model.gguf.files).toEqual([
         { id: `gguf:${path.join(home, "models", "cut.gguf")}`, problem: expect.stringMatching(/truncated/) },
+        { id: `gguf:${path.join(home, "models", "half.gguf")}`, problem: expect.stringMatching(/truncated/) },
         { id: tiny },
       ]);
     },

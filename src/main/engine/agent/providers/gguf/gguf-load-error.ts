@@ -96,8 +96,9 @@ export async function assertGgufFile(file: string): Promise<void> {
  * Why `file` is cut off, checked before llama.cpp is asked to load it: its header declares
  * metadata and tensor descriptions that run past its end (node-llama-cpp reads such a header
  * without complaint and then fails on what is missing), or tensors that do. Undefined when the
- * file is as long as it says, or its header cannot be read at all. The tensors are measured
- * only with `llama`, the runtime's own instance.
+ * file is as long as it says, or its header cannot be read at all. Without `llama` (the
+ * runtime's own instance, which measures the tensors) a file counts as cut off only when it
+ * ends before its last tensor starts.
  */
 export async function ggufTruncation(file: string, llama?: Llama): Promise<string | undefined> {
   try {
@@ -109,10 +110,21 @@ export async function ggufTruncation(file: string, llama?: Llama): Promise<strin
     const end = header.infoEndOffset; // where the header (metadata and tensor list) ends
     if (end === undefined) return undefined;
     if (end > info.size) return truncated(file, info.size, end, "its header takes");
-    // A model split into parts is read whole: its tensors are not all in this file. Without the
-    // runtime's llama the tensors' size is not asked: node-llama-cpp would start another llama
-    // for it, which takes llama.cpp's log (process-wide) and prints its warnings on stdout.
-    if (header.splicedParts > 1 || llama === undefined) return undefined;
+    // A model split into parts is read whole: its tensors are not all in this file.
+    if (header.splicedParts > 1) return undefined;
+    if (llama === undefined) {
+      // Without the runtime's llama the tensors' size is not asked (node-llama-cpp would start
+      // another llama for it, which takes llama.cpp's log, process-wide, and prints its warnings
+      // on stdout). Where each tensor starts is in the header: a file that ends before the last
+      // one starts is cut off (most unfinished downloads), whatever the tensors' types.
+      const lastStart = (header.tensorInfo ?? []).reduce(
+        (last, t) => Math.max(last, Number(t.fileOffset)),
+        0,
+      );
+      return lastStart >= info.size
+        ? truncated(file, info.size, lastStart + 1, "its tensors take at the least")
+        : undefined;
+    }
     const needed = end + (await GgufInsights.from(header, llama)).modelSize;
     return needed > info.size ? truncated(file, info.size, needed, "its header and tensors take") : undefined;
   } catch {
