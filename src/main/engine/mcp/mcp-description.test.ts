@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { cutDescriptionNote, MODEL_DESCRIPTION_CHARS, modelDescription } from "./mcp-description.ts";
+import {
+  cutDescriptionNote,
+  MODEL_DESCRIPTION_CHARS,
+  modelDescription,
+  modelSchema,
+  SCHEMA_DESCRIPTION_CHARS,
+} from "./mcp-description.ts";
 
 const tool = (description: string) => ({ name: "t", description, inputSchema: { type: "object" as const } });
 
@@ -29,5 +35,45 @@ describe("an MCP tool's description as the model gets it", () => {
     const shown = modelDescription(text);
     expect(shown.startsWith(`${"x".repeat(MODEL_DESCRIPTION_CHARS - 1)}…`)).toBe(true);
     expect(shown).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])/);
+  });
+});
+
+describe("an MCP tool's input schema as the model gets it", () => {
+  const long = `Path of the file. ${"P".repeat(500_000)}`;
+  const schema = {
+    type: "object" as const,
+    description: "Arguments.",
+    properties: {
+      path: { type: "string", description: long },
+      // an argument named "description" is a schema, not a text to cut
+      description: { type: "string", description: "What to say." },
+      items: { type: "array", items: { anyOf: [{ type: "string", description: long }] } },
+    },
+    required: ["path"],
+  };
+
+  it("cuts every long description in it, at any depth, and leaves the rest and the original alone", () => {
+    const before = JSON.stringify(schema);
+    const shown = modelSchema(schema);
+    expect(JSON.stringify(schema)).toBe(before);
+    const path = shown.properties.path.description;
+    expect(path.startsWith("Path of the file. PPP")).toBe(true);
+    expect(path).toMatch(/… \[description cut: [\d,]+ more characters\]$/);
+    expect(path.length).toBeLessThan(SCHEMA_DESCRIPTION_CHARS + 60);
+    expect(shown.properties.items.items.anyOf[0]?.description.length).toBeLessThan(
+      SCHEMA_DESCRIPTION_CHARS + 60,
+    );
+    expect(shown.properties.description).toEqual({ type: "string", description: "What to say." });
+    expect(shown.required).toEqual(["path"]);
+    expect(JSON.stringify(shown).length).toBeLessThan(4_000);
+  });
+
+  it("tells the person which tool's schema was cut, and keeps short schemas as they are", () => {
+    expect(cutDescriptionNote({ name: "t", inputSchema: schema }, "s")).toBe(
+      'Tool "t": 2 descriptions in its input schema have up to 500,018 characters, so the model is shown the first 1,024 of each. The server\'s author should shorten them.',
+    );
+    const small = { type: "object" as const, properties: { a: { type: "string", description: "A." } } };
+    expect(modelSchema(small)).toEqual(small);
+    expect(cutDescriptionNote({ name: "t", inputSchema: small }, "s")).toBeUndefined();
   });
 });

@@ -4,7 +4,7 @@ import type { JsonSchema, ToolDefinition } from "../tools/contract.ts";
 import { stableStringify } from "../tools/stable-stringify.ts";
 import type { ToolSession } from "../tools/tool-session.ts";
 import { leftOutSize, lineCount, OUTPUT_LIMITS, utf8Head } from "../tools/truncation.ts";
-import { describedAs, modelDescription } from "./mcp-description.ts";
+import { describedAs, modelDescription, modelSchema } from "./mcp-description.ts";
 import { structuredResultProblem } from "./mcp-output-schema.ts";
 import { resultText, saveImages, toToolData, truncateToolData, type McpToolData } from "./mcp-result.ts";
 
@@ -57,7 +57,7 @@ export function mcpTool(spec: McpToolSpec): ToolDefinition<Record<string, unknow
   return {
     id,
     description: modelDescription(describedAs(tool, server)),
-    parameters: tool.inputSchema as JsonSchema,
+    parameters: modelSchema(tool.inputSchema) as JsonSchema,
     requires: {},
     readOnly,
     gated: true,
