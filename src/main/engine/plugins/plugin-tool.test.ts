@@ -321,6 +321,24 @@ describe("plugin tools through the engine", () => {
     );
   });
 
+  it("gives a call queued behind others of the same plugin its own timeout, not one eaten by the wait", async () => {
+    // One isolate runs a plugin's calls one at a time: eight parallel calls of 400 ms each finish
+    // after 3.2 s, past the 2.5 s a single call of timeoutMs 500 may take (with the stop grace).
+    const w = await withPlugins([
+      "slow",
+      plugin("slow", "const end = Date.now() + 400; while (Date.now() < end) {} return args.n;", {
+        input_schema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] },
+        timeoutMs: 500,
+      }),
+    ]);
+    const s = await w.session();
+    const calls = Array.from({ length: 8 }, (_, n) => s.call("slow", { n }));
+    const envelopes = await Promise.all(calls);
+    expect(envelopes.map((e) => (e.type === "error" ? errorOf(e) : outputOf(e)))).toEqual([
+      0, 1, 2, 3, 4, 5, 6, 7,
+    ]);
+  });
+
   it("asks the approver before a gated plugin's write, and writes only once approved", async () => {
     const w = await withPlugins([
       "scribe",

@@ -34,6 +34,8 @@ export function pluginTool(input: PluginToolInput): ToolDefinition<Record<string
   const { manifest, host } = input;
   // One per plugin: its calls run one at a time, but their runtime requests share these caps.
   const limiter = new BridgeLimiter(manifest.name);
+  /** Calls of this plugin running or waiting for its isolate. */
+  let calls = 0;
   // The runtime bridges (files, network, shell parser) and the output check (a JSON Schema
   // validator) load with the plugin's first call, not when fifty plugins register.
   let check: ((value: unknown) => void) | undefined;
@@ -53,21 +55,28 @@ export function pluginTool(input: PluginToolInput): ToolDefinition<Record<string
     kind: manifest.kind,
     timeoutMs: manifest.timeoutMs,
     // The isolate stops the call at timeoutMs (see IsolateHost.call) and says what happened; the
-    // pipeline's own, generic timeout is only the backstop.
-    callTimeoutMs: () => manifest.timeoutMs + PLUGIN_LIMITS.stopGraceMs,
+    // pipeline's own, generic timeout is only the backstop. The isolate runs one call at a time,
+    // so a call waits for those ahead of it: each of them, and this one, may take its full time.
+    // (Counted here, not by the host: a call reaches the host's queue only after an await.)
+    callTimeoutMs: () => (calls + 1) * (manifest.timeoutMs + PLUGIN_LIMITS.stopGraceMs),
     enabled: true,
     defer: manifest.defer,
     deriveApprovalKey: (args) => `${manifest.name}:${stableStringify(args)}`,
     async execute(args, runtime) {
-      const { runtimeBridge } = await import("./plugin-runtime-bridge.ts");
-      const value = await host.call(args, {
-        dispatch: runtimeBridge(manifest.name, manifest.requires, runtime, limiter, input.services),
-        wallTimeoutMs: manifest.timeoutMs,
-        signal: runtime.signal,
-      });
-      if (value instanceof EncodedJson) return largeResult(manifest, input.entryFile, value, runtime);
-      (await outputCheck())?.(value);
-      return value;
+      calls++;
+      try {
+        const { runtimeBridge } = await import("./plugin-runtime-bridge.ts");
+        const value = await host.call(args, {
+          dispatch: runtimeBridge(manifest.name, manifest.requires, runtime, limiter, input.services),
+          wallTimeoutMs: manifest.timeoutMs,
+          signal: runtime.signal,
+        });
+        if (value instanceof EncodedJson) return largeResult(manifest, input.entryFile, value, runtime);
+        (await outputCheck())?.(value);
+        return value;
+      } finally {
+        calls--;
+      }
     },
     truncate: truncateResult,
   };
