@@ -26,8 +26,9 @@ import { ToolsOverview } from "./components/tools-overview.tsx";
 import { TrustDialog } from "./components/trust-dialog.tsx";
 import { UnsandboxedMcpDialog } from "./components/unsandboxed-mcp-dialog.tsx";
 import { SECTION_PANEL_ID, ViewSections, sectionTabId } from "./components/view-sections.tsx";
-import { useChatStore } from "./state/chat-context.tsx";
+import { useChat, useChatStore } from "./state/chat-context.tsx";
 import { useAppState, useAppStore } from "./state/store-context.tsx";
+import { useSidebarDrawer } from "./use-sidebar-drawer.ts";
 import { useFocusView } from "./use-focus-view.ts";
 import { useGlobalKeys } from "./use-global-keys.ts";
 import { viewInfo } from "./views.ts";
@@ -133,10 +134,24 @@ export function App() {
   useFocusView(view, section);
   const info = viewInfo(view);
   const tabbed = info.sections.length > 1;
+  const drawer = useSidebarDrawer(
+    view,
+    useChat((s) => s.sessionId),
+  );
 
   return (
     <div className="app">
       <header className="topbar">
+        <button
+          type="button"
+          className="menu-button"
+          aria-label="Menu"
+          aria-expanded={drawer.open}
+          aria-controls="app-sidebar"
+          onClick={drawer.toggle}
+        >
+          <Icon name="menu" />
+        </button>
         <h1 className="brand">
           <span className="brand-mark" aria-hidden="true" />
           Lathe
@@ -157,11 +172,23 @@ export function App() {
       </header>
       <ConnectionBanner />
       <NoticesBanner />
-      <div className="shell">
-        <aside className="app-sidebar" aria-label="Sidebar">
+      <div className={`shell${drawer.open ? " menu-open" : ""}`}>
+        <aside
+          id="app-sidebar"
+          className="app-sidebar"
+          aria-label="Sidebar"
+          onKeyDown={(event) => {
+            if (event.key !== "Escape" || !drawer.open) return;
+            event.preventDefault();
+            drawer.close("menu");
+          }}
+        >
           <NavList />
           <SessionsSidebar />
         </aside>
+        {drawer.open ? (
+          <div className="sidebar-backdrop" aria-hidden="true" onClick={() => drawer.close("menu")} />
+        ) : null}
         <main className={`main-view main-${view}`} aria-label={info.label}>
           {approvalError ? (
             <p role="alert" className="app-alert">

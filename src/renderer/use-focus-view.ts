@@ -11,10 +11,15 @@ export function useFocusView(view: AppView, section: string | undefined): void {
   useEffect(() => {
     const active = document.activeElement;
     if (active && active !== document.body) return;
-    const main = document.querySelector("main");
-    const target = main?.querySelector<HTMLElement>(
-      view === "chat" ? 'textarea[aria-label="Prompt"]' : ".view-head h2",
-    );
-    target?.focus({ preventScroll: true });
+    focusViewStart(view);
   }, [view, section]);
+}
+
+/** Put the keyboard where `view` starts: the chat's prompt, else the view's heading. */
+export function focusViewStart(view: AppView): void {
+  const main = document.querySelector("main");
+  const target = main?.querySelector<HTMLElement>(
+    view === "chat" ? 'textarea[aria-label="Prompt"]' : ".view-head h2",
+  );
+  target?.focus({ preventScroll: true });
 }

@@ -15,6 +15,12 @@ const runUi = runsUi("narrow window");
 let page: Page;
 const chat = chatHelpers(() => page);
 
+/** An attribute of the element the keyboard is on. */
+const focused = (attribute: string) =>
+  page
+    .locator("body")
+    .evaluate((body, name) => body.ownerDocument.activeElement?.getAttribute(name), attribute);
+
 /** The left and right edges of what `locator` shows. */
 async function edges(locator: Locator): Promise<{ left: number; right: number }> {
   const box = await locator.boundingBox();
@@ -133,5 +139,62 @@ describe.skipIf(!runUi)("a window 480 px wide (960 px at 200% zoom)", () => {
     } finally {
       await page.setViewportSize({ width: 800, height: 900 });
     }
+  });
+
+  it("opens the sidebar as a drawer from the menu button, and gives the view the whole width", async () => {
+    await page.setViewportSize({ width: 480, height: 900 });
+    try {
+      await goTo(page, "Chat");
+      const menu = page.getByRole("button", { name: "Menu" });
+      // The view starts at the window's edge: no sidebar beside it.
+      await expect.poll(async () => (await edges(page.getByRole("main"))).left, { timeout: 5_000 }).toBe(0);
+      await expect.poll(() => menu.getAttribute("aria-expanded")).toBe("false");
+      // The model's name is whole in its button (where it runs gives way first).
+      const name = page.locator(".model-button-name");
+      expect(await name.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+      await page.getByRole("button", { name: /^Model: / }).click();
+      const panel = page.getByRole("dialog", { name: "Choose a model" });
+      await panel.waitFor();
+      await page.screenshot({ path: path.join(SHOTS, "ui-480-model-picker.png") });
+      // Each server's state is whole inside the panel, not cut at its edge.
+      const panelEdges = await edges(panel);
+      for (const state of await panel.getByText(/^(not running|running)$/).all())
+        expect((await edges(state)).right).toBeLessThanOrEqual(panelEdges.right);
+      await page.keyboard.press("Escape");
+
+      // The menu opens the sidebar over the view, the keyboard on the view shown.
+      await menu.click();
+      const nav = page.getByRole("navigation", { name: "Views" });
+      await nav.waitFor();
+      await expect.poll(() => menu.getAttribute("aria-expanded")).toBe("true");
+      await expect.poll(() => focused("aria-current")).toBe("page");
+      await page.screenshot({ path: path.join(SHOTS, "ui-480-drawer.png") });
+      // Esc closes it and gives the keyboard back to the menu button.
+      await page.keyboard.press("Escape");
+      await nav.waitFor({ state: "hidden" });
+      await expect.poll(() => focused("class")).toBe("menu-button");
+
+      // Choosing a view closes it; the view's tabs each keep to one line.
+      await goTo(page, "Tools", "Catalog");
+      await nav.waitFor({ state: "hidden" });
+      const tab = page.getByRole("tab", { name: "Run a tool" });
+      const box = await tab.boundingBox();
+      if (!box) throw new Error("the tab is not on screen");
+      const line = await tab.evaluate(
+        (el) => Number.parseFloat(el.ownerDocument.defaultView!.getComputedStyle(el).lineHeight) || 20,
+      );
+      expect(box.height).toBeLessThan(line * 2.5);
+      const table = page.getByRole("table", { name: "All tools" });
+      await table.getByRole("row", { name: "write", exact: true }).waitFor({ timeout: 10_000 });
+      await page.screenshot({ path: path.join(SHOTS, "ui-480-catalog.png") });
+      const widths = await table.evaluate((t) => ({
+        table: t.scrollWidth,
+        frame: t.parentElement!.clientWidth,
+      }));
+      expect(widths.table).toBeLessThanOrEqual(widths.frame);
+    } finally {
+      await page.setViewportSize({ width: 800, height: 900 });
+    }
+    expect(world().problems, world().problems.join("\n")).toEqual([]);
   });
 });

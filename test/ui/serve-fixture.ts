@@ -107,6 +107,9 @@ export function runsUi(suite: string): boolean {
 
 /** Show a view from the sidebar's nav, and one of its sections (a tab) when given. */
 export async function goTo(page: Page, view: string, section?: string): Promise<void> {
+  // In a narrow window the sidebar is a drawer behind the menu button.
+  const menu = page.getByRole("button", { name: "Menu" });
+  if ((await menu.isVisible()) && (await menu.getAttribute("aria-expanded")) !== "true") await menu.click();
   await page
     .getByRole("navigation", { name: "Views" })
     .getByRole("button", { name: view, exact: true })

@@ -33,6 +33,7 @@ const PATHS = {
   shield: "M12 3l7 3v6c0 4.5-3 7.5-7 9-4-1.5-7-4.5-7-9V6z",
   warning: "M12 4 2.5 20h19zM12 10v4M12 17v.5",
   x: "M6 6l12 12M18 6 6 18",
+  menu: "M4 6h16M4 12h16M4 18h16",
 } as const;
 
 export type IconName = keyof typeof PATHS;
