@@ -14,7 +14,12 @@ import {
   sniffKind,
   type BodyKind,
 } from "./web/body-text.ts";
-import { checkFetchableUrl, parseFetchUrl, type LookupAll } from "./web/fetch-target.ts";
+import {
+  checkFetchableUrl,
+  parseFetchUrl,
+  type AddressClassifier,
+  type LookupAll,
+} from "./web/fetch-target.ts";
 import { guardedFetch } from "./web/guarded-fetch.ts";
 
 export type WebFetchSettings = Settings["web"]["fetch"];
@@ -33,6 +38,13 @@ export interface WebFetchOptions {
   lookup?: LookupAll;
   /** Where a person adds allowPrivateHosts, for refusal messages. */
   settingsFile?: string;
+  /**
+   * Which addresses are private (tests substitute one so a loopback server can play a public
+   * site; production always uses the built-in table).
+   */
+  classifyAddress?: AddressClassifier;
+  /** A CA to trust besides the system's (tests' loopback HTTPS servers). */
+  trustedCa?: string;
 }
 
 const USER_AGENT = "Mozilla/5.0 (compatible; Lathe web_fetch; +https://github.com/lathe)";
@@ -43,7 +55,7 @@ function formatBytes(n: number): string {
 }
 
 function description(settings: WebFetchSettings): string {
-  return `Fetch one http:// or https:// URL and return its readable content: HTML as markdown, other text types as they are; images, PDFs and other binary types are refused. Redirects are followed. A non-2xx status still returns the page: check status.
+  return `Fetch one http:// or https:// URL and return its readable content: HTML as markdown, other text types as they are; images, PDFs and other binary types are refused. Redirects are followed, but not from https to http. A non-2xx status still returns the page: check status.
 
 Local and private addresses are refused unless a person allowed the host in settings. The body is cut at max_bytes (default and cap ${formatBytes(settings.maxBytes)}); the fetch must finish within ${Math.round(settings.timeoutMs / 1000)} s (a page still arriving then comes back cut, with a note saying so). Content over 200 KB comes back truncated, with output_path holding all of it.`;
 }
@@ -165,6 +177,8 @@ export function webFetchTool(
           allowPrivateHosts: settings.allowPrivateHosts,
           ...(options.lookup ? { lookup: options.lookup } : {}),
           ...(options.settingsFile ? { settingsFile: options.settingsFile } : {}),
+          ...(options.classifyAddress ? { classify: options.classifyAddress } : {}),
+          ...(options.trustedCa ? { ca: options.trustedCa } : {}),
           maxBytes,
           signal: runtime.signal,
           deadline,

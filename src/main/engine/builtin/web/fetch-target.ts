@@ -17,12 +17,21 @@ const systemLookup: LookupAll = (hostname) =>
   process.getBuiltinModule("node:dns/promises").lookup(hostname, { all: true });
 
 /** A URL checked for fetching: the addresses to connect to, resolved once and validated. */
-interface FetchTarget {
+export interface FetchTarget {
   url: URL;
   /** The host without IPv6 brackets, as sent in `Host` and SNI. */
   hostname: string;
   addresses: ResolvedAddress[];
+  /**
+   * Why the host is not on the public internet ("10.0.0.7 is a private address (10.0.0.0/8)"),
+   * when any address it resolved to is not: also for a host the person allowed, so a redirect
+   * can tell a public page leading into a private network.
+   */
+  privateReason?: string;
 }
+
+/** Why an address is not on the public internet, or undefined when it is (see nonPublicReason). */
+export type AddressClassifier = (address: string) => string | undefined;
 
 export interface TargetPolicy {
   /** Hosts (or `host:port`) that may be on loopback or private networks: a local dev server. */
@@ -33,6 +42,8 @@ export interface TargetPolicy {
   who?: string;
   /** How a person allows a refused private host (default: web.fetch.allowPrivateHosts in settings). */
   privateHint?(url: URL): string;
+  /** Which addresses are private (default nonPublicReason; tests substitute one to play a public site). */
+  classify?: AddressClassifier;
 }
 
 function bare(hostname: string): string {
@@ -160,16 +171,14 @@ export async function resolveFetchTarget(
       );
     }
   }
-  if (!allowed) {
-    for (const { address } of addresses) {
-      const reason = nonPublicReason(address);
-      if (reason === undefined) continue;
-      refuse(
-        address === hostname
-          ? `${address} is ${reason}`
-          : `${url.hostname} resolves to ${address}, ${reason}`,
-      );
-    }
+  const classify = policy.classify ?? nonPublicReason;
+  for (const { address } of addresses) {
+    const reason = classify(address);
+    if (reason === undefined) continue;
+    const detail =
+      address === hostname ? `${address} is ${reason}` : `${url.hostname} resolves to ${address}, ${reason}`;
+    if (!allowed) refuse(detail);
+    return { url, hostname, addresses, privateReason: `${address} is ${reason}` };
   }
   return { url, hostname, addresses };
 }

@@ -1,6 +1,11 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { ToolCallError } from "../../errors/tool-call-error.ts";
-import { checkFetchableUrl, resolveFetchTarget, type TargetPolicy } from "./fetch-target.ts";
+import {
+  checkFetchableUrl,
+  resolveFetchTarget,
+  type FetchTarget,
+  type TargetPolicy,
+} from "./fetch-target.ts";
 import { BodyEncodingError, requestOnce } from "./safe-request.ts";
 
 const MAX_REDIRECTS = 5;
@@ -20,8 +25,13 @@ interface GuardedFetchOptions extends TargetPolicy {
   deadline?: AbortSignal;
   /** Judge a final response's status and headers before its body is read; throw to refuse it. */
   accept?(status: number, headers: IncomingHttpHeaders, url: URL): void;
-  /** Called before following a redirect to another host (the policy check of that host). */
+  /**
+   * Called before following a redirect to another host or port (the permission rules and
+   * approvals of that origin, as the first URL had); throw to refuse it.
+   */
   beforeRedirect?(from: URL, to: URL): Promise<void>;
+  /** Also trust this CA (tests' loopback HTTPS servers; production trusts the system's only). */
+  ca?: string;
 }
 
 interface FetchedResponse {
@@ -67,26 +77,57 @@ function networkError(url: URL, err: unknown): ToolCallError {
 }
 
 /**
+ * A page served over https may not send web_fetch to plain http: what it asks for would cross the
+ * network unencrypted, and a man in the middle could answer it.
+ */
+function refuseDowngrade(from: URL, to: URL): void {
+  if (from.protocol !== "https:" || to.protocol !== "http:") return;
+  throw new ToolCallError(
+    `The page at ${from.href} redirected to an insecure http address, ${to.href}: web_fetch does not follow a redirect from https to http. Fetch that address directly if you trust it.`,
+    "insecure_redirect",
+  );
+}
+
+/**
+ * A public page may not lead web_fetch into a private network, not even to a host a person
+ * allowed: that setting lets the person's own fetches reach a local server, not any site's
+ * redirects. A private host may still redirect within private hosts.
+ */
+function refusePublicToPrivate(from: FetchTarget, to: FetchTarget): void {
+  if (from.privateReason !== undefined || to.privateReason === undefined) return;
+  throw new ToolCallError(
+    `${from.url.href} is on the public internet and ${to.url.host} is on a private network (${to.privateReason}); web_fetch does not let a public page lead it into a private network, even to a host allowed in web.fetch.allowPrivateHosts. Fetch that address directly if you mean to.`,
+    "address_refused",
+  );
+}
+
+/**
  * GET a URL, following up to five redirects by hand. Every hop's URL is checked and its host
  * resolved and validated again (see `resolveFetchTarget`), and the connection goes to the
- * validated address only. Throws ToolCallError for refusals and network failures, and the
+ * validated address only. A redirect to another host or port goes through `beforeRedirect`; one
+ * from https to http, or from a public host into a private one, is refused. Throws ToolCallError for refusals and network failures, and the
  * signal's reason when it aborts.
  */
 export async function guardedFetch(start: URL, options: GuardedFetchOptions): Promise<FetchedResponse> {
   let url = start;
-  let from: URL | undefined;
+  let from: FetchTarget | undefined;
   const { signal, deadline } = options;
   const either = deadline ? AbortSignal.any([signal, deadline]) : signal;
   for (let hop = 0; ; hop++) {
-    let target;
+    if (from) refuseDowngrade(from.url, url);
+    let target: FetchTarget;
     try {
       if (from) checkFetchableUrl(url);
       target = await resolveFetchTarget(url, options, either);
-      if (from && url.hostname !== from.hostname) await options.beforeRedirect?.(from, url);
+      if (from) {
+        refusePublicToPrivate(from, target);
+        // Rules and approvals are per origin: another port of the same host is another server.
+        if (url.host !== from.url.host) await options.beforeRedirect?.(from.url, url);
+      }
     } catch (err) {
       if (!from || !ToolCallError.isInstance(err)) throw err;
       throw new ToolCallError(
-        `${from.href} redirected to ${url.href}, which web_fetch will not follow: ${err.message}`,
+        `${from.url.href} redirected to ${url.href}, which web_fetch will not follow: ${err.message}`,
         err.code,
         {
           cause: err,
@@ -102,6 +143,7 @@ export async function guardedFetch(start: URL, options: GuardedFetchOptions): Pr
         maxBytes: options.maxBytes,
         signal,
         ...(deadline ? { deadline } : {}),
+        ...(options.ca ? { ca: options.ca } : {}),
         wantBody: (status, headers) => {
           if (REDIRECT_STATUSES.has(status) && headers.location) return false;
           options.accept?.(status, headers, url);
@@ -132,7 +174,7 @@ export async function guardedFetch(start: URL, options: GuardedFetchOptions): Pr
       );
     }
     next.hash = "";
-    from = url;
+    from = target;
     url = next;
   }
 }

@@ -27,6 +27,8 @@ interface RequestSpec {
    * redirect), throw to refuse the response (the connection is closed without reading it).
    */
   wantBody?(status: number, headers: IncomingHttpHeaders): boolean;
+  /** Also trust this CA for https (tests' loopback servers); the system's CAs stay trusted. */
+  ca?: string;
 }
 
 interface RawResponse {
@@ -67,6 +69,10 @@ function pinnedLookup(addresses: readonly ResolvedAddress[]) {
  * a start that fetches nothing never loads them. `getBuiltinModule` rather than `import`: an ESM
  * import of node:http also runs its lazy exports, which load a second HTTP stack (undici).
  */
+function tlsModule() {
+  return process.getBuiltinModule("node:tls");
+}
+
 function httpModules() {
   return {
     http: process.getBuiltinModule("node:http"),
@@ -218,6 +224,7 @@ export function requestOnce(spec: RequestSpec): Promise<RawResponse> {
       headers: spec.headers,
       agent: false,
       signal,
+      ...(spec.ca ? { ca: [...tlsModule().rootCertificates, spec.ca] } : {}),
       ...(spec.addresses && spec.addresses.length > 0 ? { lookup: pinnedLookup(spec.addresses) } : {}),
     });
     req.on("error", (err) => {
