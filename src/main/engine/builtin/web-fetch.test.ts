@@ -235,6 +235,7 @@ describe("web_fetch content", () => {
     ["gzip", zlib.gzipSync],
     ["deflate", zlib.deflateSync],
     ["br", zlib.brotliCompressSync],
+    ["zstd", zlib.zstdCompressSync],
   ] as const)("decodes a %s body", async (encoding, compress) => {
     const text = "compressed words ".repeat(1000);
     const server = await serve(
@@ -256,6 +257,27 @@ describe("web_fetch content", () => {
     const twice = zlib.gzipSync(zlib.brotliCompressSync(Buffer.from("two layers")));
     const real = await serve(send("text/plain", twice, 200, { "content-encoding": "br, gzip" }));
     expect(outputOf<WebFetchData>(await fetchWith({ url: real.origin })).content).toBe("two layers");
+  });
+
+  it("asks for zstd, and refuses a zstd stream that needs more than 8 MB of window to decode", async () => {
+    // Without a known size the frame declares its window: 128 MB here, memory the decoder would take.
+    const wide = await new Promise<Buffer>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      const zstd = zlib.createZstdCompress({ params: { [zlib.constants.ZSTD_c_windowLog]: 27 } });
+      zstd.on("data", (c: Buffer) => chunks.push(c));
+      zstd.on("end", () => resolve(Buffer.concat(chunks)));
+      zstd.on("error", reject);
+      zstd.end(Buffer.from("wide window ".repeat(100)));
+    });
+    let accepted = "";
+    const server = await serve((req, res) => {
+      accepted = String(req.headers["accept-encoding"]);
+      send("text/plain", wide, 200, { "content-encoding": "zstd" })(req, res);
+    });
+    expect(errorOf(await fetchWith({ url: server.origin }))).toContain(
+      "the server sent a zstd body that needs a window over 8 MB to decode, more than HTTP allows and web_fetch holds",
+    );
+    expect(accepted.split(/,\s*/)).toContain("zstd");
   });
 
   it("says so when a body is not valid for its content-encoding", async () => {
@@ -291,6 +313,7 @@ describe("web_fetch limits", () => {
       "br",
       (b: Buffer) => zlib.brotliCompressSync(b, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 2 } }),
     ],
+    ["zstd", zlib.zstdCompressSync],
   ] as const)("stops a %s bomb at the cap instead of inflating it", async (encoding, compress) => {
     const bomb = compress(Buffer.alloc(64 * 1024 * 1024, "A"));
     expect(bomb.length).toBeLessThan(200_000);

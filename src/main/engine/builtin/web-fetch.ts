@@ -185,7 +185,7 @@ export function webFetchTool(
           headers: {
             "User-Agent": USER_AGENT,
             Accept: "text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.9,*/*;q=0.5",
-            "Accept-Encoding": "gzip, deflate, br",
+            "Accept-Encoding": "gzip, deflate, br, zstd",
           },
           accept: (_status, headers, url) => {
             seen.kind = bodyKind(contentTypeOf(headers));

@@ -87,6 +87,9 @@ function httpModules() {
  */
 const MAX_ENCODINGS = 5;
 
+/** 2^23 bytes: the 8 MB window HTTP's zstd content-encoding allows. */
+const ZSTD_MAX_WINDOW_LOG = 23;
+
 function decoders(encodingHeader: string | undefined): Transform[] {
   const { zlib } = httpModules();
   const encodings = (encodingHeader ?? "")
@@ -107,6 +110,12 @@ function decoders(encodingHeader: string | undefined): Transform[] {
         return zlib.createInflate();
       case "br":
         return zlib.createBrotliDecompress();
+      case "zstd":
+        // A zstd frame declares the window its decoder must hold (up to gigabytes); HTTP senders
+        // keep to 8 MB (RFC 9659), so a larger one is refused rather than allocated.
+        return zlib.createZstdDecompress({
+          params: { [zlib.constants.ZSTD_d_windowLogMax]: ZSTD_MAX_WINDOW_LOG },
+        });
       default:
         throw new BodyEncodingError(
           `the server used the content-encoding "${encoding}", which web_fetch cannot decode`,
@@ -183,10 +192,12 @@ function readCapped(
     res.on("error", fail);
     res.on("aborted", () => fail(new Error("the server closed the connection in the middle of the body")));
     for (const d of chain) {
-      d.on("error", (err) =>
+      d.on("error", (err: NodeJS.ErrnoException) =>
         fail(
           new BodyEncodingError(
-            `the server sent a body that is not valid ${res.headers["content-encoding"]} (${err.message})`,
+            err.code === "ZSTD_error_frameParameter_windowTooLarge"
+              ? `the server sent a zstd body that needs a window over ${2 ** ZSTD_MAX_WINDOW_LOG / 1024 / 1024} MB to decode, more than HTTP allows and web_fetch holds`
+              : `the server sent a body that is not valid ${res.headers["content-encoding"]} (${err.message})`,
           ),
         ),
       );
