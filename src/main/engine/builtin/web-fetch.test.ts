@@ -350,6 +350,57 @@ describe("web_fetch limits", () => {
     await connectionClosed;
   });
 
+  it("reads the text after 10 MB of inline script and style, not only the cut note", async () => {
+    const page = Buffer.concat([
+      Buffer.from("<html><head><title>T</title><style>"),
+      Buffer.alloc(2_000_000, "p{}"),
+      Buffer.from("</style><script>"),
+      Buffer.alloc(10_000_000, "x=1;"),
+      Buffer.from("</script></head><body><h1>Article</h1><p>the words</p></body></html>"),
+    ]);
+    const server = await serve(send("text/html", page));
+    const data = outputOf<WebFetchData>(await fetchWith({ url: server.origin }));
+    expect(data).toMatchObject({ title: "T", content: "# Article\n\nthe words" });
+  });
+
+  it("counts max_bytes without the scripts it left out, and says how much it left out", async () => {
+    const page = `<script>${"s".repeat(50_000)}</script><p>${"w".repeat(5_000)}</p>`;
+    const server = await serve(send("text/html", page));
+    const data = outputOf<WebFetchData>(await fetchWith({ url: server.origin, max_bytes: 2_000 }));
+    expect(data.content).toMatch(/^w{1900,}/);
+    expect(data.content).toContain(
+      "[web_fetch stopped reading after 2000 bytes of the body (not counting 50000 bytes of scripts and styles, which it leaves out)",
+    );
+  });
+
+  it("stops an endless inline script at its read ceiling, closes the connection and says why", async () => {
+    let closed!: () => void;
+    const connectionClosed = new Promise<void>((resolve) => (closed = resolve));
+    let sent = 0;
+    const server = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "text/html" });
+      res.write("<p>before</p><script>");
+      let open = true;
+      res.on("close", () => {
+        open = false;
+        closed();
+      });
+      const chunk = Buffer.alloc(64 * 1024, "x");
+      const pump = (): void => {
+        while (open && res.write(chunk)) sent += chunk.length;
+        if (open) res.once("drain", pump);
+      };
+      pump();
+    });
+    const data = outputOf<WebFetchData>(
+      await fetchWith({ url: server.origin }, { ...LOOPBACK, maxBytes: 100_000 }),
+    );
+    await connectionClosed;
+    expect(data.content).toMatch(/^before\n\n\[web_fetch stopped reading after 4\d{5} bytes of the body, /);
+    expect(data.content).toContain("most of them scripts and styles, which it leaves out");
+    expect(sent).toBeLessThan(10_000_000);
+  });
+
   it("gives up on a server that never answers, within the timeout", async () => {
     const server = await serve(() => {
       /* never answers */

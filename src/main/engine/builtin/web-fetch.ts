@@ -21,6 +21,7 @@ import {
   type LookupAll,
 } from "./web/fetch-target.ts";
 import { guardedFetch } from "./web/guarded-fetch.ts";
+import { HtmlNoiseFilter } from "./web/html-noise-filter.ts";
 
 export type WebFetchSettings = Settings["web"]["fetch"];
 
@@ -127,12 +128,26 @@ function truncateContent(data: WebFetchData): Truncation<WebFetchData> | undefin
   };
 }
 
-function cutNote(maxBytes: number, ceiling: number): string {
+/**
+ * How many bytes of a page web_fetch reads at most, in multiples of web.fetch.maxBytes, counting
+ * the scripts and styles it leaves out (which do not count against max_bytes).
+ */
+const SCAN_FACTOR = 4;
+
+const MOST_IT_READS = " That is the most web_fetch reads; look for a smaller page or a more specific URL.";
+
+function cutNote(maxBytes: number, ceiling: number, skipped: number): string {
   const more =
     maxBytes < ceiling
       ? ` Call again with a larger max_bytes (up to ${ceiling}) to get more.`
-      : " That is the most web_fetch reads; look for a smaller page or a more specific URL.";
-  return `${NOTE_START}${maxBytes} bytes of the body: the page is longer and was cut here.${more}]`;
+      : MOST_IT_READS;
+  const left =
+    skipped > 0 ? ` (not counting ${skipped} bytes of scripts and styles, which it leaves out)` : "";
+  return `${NOTE_START}${maxBytes} bytes of the body${left}: the page is longer and was cut here.${more}]`;
+}
+
+function scanLimitNote(scanned: number): string {
+  return `${NOTE_START}${scanned} bytes of the body, most of them scripts and styles, which it leaves out: the page is longer and was cut here.${MOST_IT_READS}]`;
 }
 
 function unfinishedNote(timeoutMs: number, bytes: number): string {
@@ -187,6 +202,11 @@ export function webFetchTool(
             Accept: "text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.9,*/*;q=0.5",
             "Accept-Encoding": "gzip, deflate, br, zstd",
           },
+          // Scripts and styles never reach the model: left out as the page arrives, they do not
+          // spend max_bytes before the text (a page may inline megabytes of them first).
+          filterBody: (headers) =>
+            bodyKind(contentTypeOf(headers)) === "html" ? new HtmlNoiseFilter() : undefined,
+          maxScannedBytes: SCAN_FACTOR * settings.maxBytes,
           accept: (_status, headers, url) => {
             seen.kind = bodyKind(contentTypeOf(headers));
             if (seen.kind === "binary") refuseBinary(mediaType(contentTypeOf(headers)), url);
@@ -217,11 +237,13 @@ export function webFetchTool(
       const disguised = binaryBodyReason(response.body, contentType);
       if (disguised !== undefined) refuseBinary(disguised, response.url, mediaType(contentType));
       const text = decodeBody(response.body, contentType, kind, response.cut || response.unfinished);
-      const note = response.cut
-        ? cutNote(maxBytes, settings.maxBytes)
-        : response.unfinished
-          ? unfinishedNote(settings.timeoutMs, response.body.length)
-          : "";
+      const note = response.scanLimited
+        ? scanLimitNote(response.scanned)
+        : response.cut
+          ? cutNote(maxBytes, settings.maxBytes, response.skipped)
+          : response.unfinished
+            ? unfinishedNote(settings.timeoutMs, response.body.length)
+            : "";
       const base = {
         url: args.url,
         final_url: response.url.href,

@@ -6,6 +6,7 @@ import {
   type FetchTarget,
   type TargetPolicy,
 } from "./fetch-target.ts";
+import type { BodyFilter } from "./html-noise-filter.ts";
 import { BodyEncodingError, requestOnce } from "./safe-request.ts";
 
 const MAX_REDIRECTS = 5;
@@ -32,6 +33,10 @@ interface GuardedFetchOptions extends TargetPolicy {
   beforeRedirect?(from: URL, to: URL): Promise<void>;
   /** Also trust this CA (tests' loopback HTTPS servers; production trusts the system's only). */
   ca?: string;
+  /** A filter for the final response's body, before maxBytes counts it (see requestOnce). */
+  filterBody?(headers: IncomingHttpHeaders): BodyFilter | undefined;
+  /** Stop reading the final body after this many decompressed bytes, kept or filtered out. */
+  maxScannedBytes?: number;
 }
 
 interface FetchedResponse {
@@ -43,6 +48,12 @@ interface FetchedResponse {
   cut: boolean;
   /** The deadline fired while the body was arriving: `body` is only the start of it. */
   unfinished: boolean;
+  /** Decompressed bytes read, kept or filtered out. */
+  scanned: number;
+  /** Bytes `filterBody`'s filter left out. */
+  skipped: number;
+  /** Reading stopped at `maxScannedBytes` (`cut` is true too). */
+  scanLimited: boolean;
 }
 
 function networkError(url: URL, err: unknown): ToolCallError {
@@ -144,6 +155,8 @@ export async function guardedFetch(start: URL, options: GuardedFetchOptions): Pr
         signal,
         ...(deadline ? { deadline } : {}),
         ...(options.ca ? { ca: options.ca } : {}),
+        ...(options.filterBody ? { filterBody: options.filterBody } : {}),
+        ...(options.maxScannedBytes !== undefined ? { maxScannedBytes: options.maxScannedBytes } : {}),
         wantBody: (status, headers) => {
           if (REDIRECT_STATUSES.has(status) && headers.location) return false;
           options.accept?.(status, headers, url);

@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import type { LookupAddress, LookupOneOptions } from "node:dns";
 import type { Readable, Transform } from "node:stream";
 import type { ResolvedAddress } from "./fetch-target.ts";
+import type { BodyFilter } from "./html-noise-filter.ts";
 
 interface RequestSpec {
   url: URL;
@@ -29,6 +30,13 @@ interface RequestSpec {
   wantBody?(status: number, headers: IncomingHttpHeaders): boolean;
   /** Also trust this CA for https (tests' loopback servers); the system's CAs stay trusted. */
   ca?: string;
+  /**
+   * A filter for the body about to be read (after `wantBody`), applied to the decompressed bytes
+   * before `maxBytes` counts them: what it leaves out costs nothing of the cap.
+   */
+  filterBody?(headers: IncomingHttpHeaders): BodyFilter | undefined;
+  /** Stop reading once this many decompressed bytes arrived, kept or left out by the filter. */
+  maxScannedBytes?: number;
 }
 
 interface RawResponse {
@@ -40,6 +48,12 @@ interface RawResponse {
   cut: boolean;
   /** True when `deadline` fired while the body was still arriving: `body` is only its start. */
   unfinished: boolean;
+  /** Decompressed bytes read, kept or not. */
+  scanned: number;
+  /** Bytes the filter left out. */
+  skipped: number;
+  /** True when reading stopped at `maxScannedBytes` (then `cut` is true too). */
+  scanLimited: boolean;
 }
 
 /** An error about the body's encoding, as opposed to the connection. */
@@ -133,7 +147,9 @@ function readCapped(
   res: IncomingMessage,
   maxBytes: number,
   deadline: AbortSignal | undefined,
-): Promise<{ body: Buffer; cut: boolean; unfinished: boolean }> {
+  filter: BodyFilter | undefined,
+  maxScanned: number,
+): Promise<Omit<RawResponse, "status" | "headers">> {
   return new Promise((resolve, reject) => {
     let chain: Transform[];
     try {
@@ -147,16 +163,31 @@ function readCapped(
     for (let i = 0; i < chain.length; i++) (streams[i] as Readable).pipe(chain[i] as Transform);
     const chunks: Buffer[] = [];
     let total = 0;
+    let scanned = 0;
     let settled = false;
     const teardown = (): void => {
       deadline?.removeEventListener("abort", onDeadline);
       for (const s of streams) s.destroy();
     };
-    const finish = (cut: boolean, unfinished = false): void => {
+    const finish = (cut: boolean, unfinished = false, scanLimited = false): void => {
       if (settled) return;
       settled = true;
       teardown();
-      resolve({ body: Buffer.concat(chunks, total), cut, unfinished });
+      const skipped = filter?.skipped ?? 0;
+      resolve({ body: Buffer.concat(chunks, total), cut, unfinished, scanned, skipped, scanLimited });
+    };
+    /** Keep what fits of `kept`; false when the cap was passed (and the read finished). */
+    const keep = (kept: Buffer): boolean => {
+      const room = maxBytes - total;
+      if (kept.length > room) {
+        if (room > 0) chunks.push(kept.subarray(0, room));
+        total += Math.max(room, 0);
+        finish(true);
+        return false;
+      }
+      chunks.push(kept);
+      total += kept.length;
+      return true;
     };
     const fail = (err: Error): void => {
       if (settled) return;
@@ -178,17 +209,15 @@ function readCapped(
     const last = streams[streams.length - 1] as Readable;
     last.on("data", (chunk: Buffer) => {
       if (settled) return;
-      const room = maxBytes - total;
-      if (chunk.length > room) {
-        if (room > 0) chunks.push(chunk.subarray(0, room));
-        total += Math.max(room, 0);
-        finish(true);
-        return;
-      }
-      chunks.push(chunk);
-      total += chunk.length;
+      scanned += chunk.length;
+      if (!keep(filter ? filter.push(chunk) : chunk)) return;
+      if (scanned >= maxScanned) finish(true, false, true);
     });
-    last.on("end", () => finish(false));
+    last.on("end", () => {
+      if (settled) return;
+      if (filter && !keep(filter.end())) return;
+      finish(false);
+    });
     res.on("error", fail);
     res.on("aborted", () => fail(new Error("the server closed the connection in the middle of the body")));
     for (const d of chain) {
@@ -255,10 +284,27 @@ export function requestOnce(spec: RequestSpec): Promise<RawResponse> {
       }
       if (!read) {
         req.destroy();
-        resolve({ status, headers: res.headers, body: Buffer.alloc(0), cut: false, unfinished: false });
+        resolve({
+          status,
+          headers: res.headers,
+          body: Buffer.alloc(0),
+          cut: false,
+          unfinished: false,
+          scanned: 0,
+          skipped: 0,
+          scanLimited: false,
+        });
         return;
       }
-      readCapped(res, spec.maxBytes, deadline).then(
+      let filter: BodyFilter | undefined;
+      try {
+        filter = spec.filterBody?.(res.headers);
+      } catch (err) {
+        req.destroy();
+        reject(err as Error);
+        return;
+      }
+      readCapped(res, spec.maxBytes, deadline, filter, spec.maxScannedBytes ?? Infinity).then(
         (body) => {
           req.destroy();
           resolve({ status, headers: res.headers, ...body });
