@@ -196,3 +196,54 @@ describe("a redirect from the public internet into a private network", () => {
     expect(data.content).toBe("elsewhere");
   });
 });
+
+describe("what a redirect's Location may hold", () => {
+  it("a loop is named as one at its first repeat, not after five more requests", async () => {
+    const server = await serve((req, res) => redirectTo(req.url === "/a" ? "/b" : "/a")(req, res));
+    const ws = await open(["127.0.0.1"]);
+    const message = errorOf(await ws.session.call("web_fetch", { url: `${server.origin}/a` }));
+    expect(message).toBe(
+      `The redirects of ${server.origin}/a go in a loop (${server.origin}/a → ${server.origin}/b → ${server.origin}/a): the site may want a cookie or a login, which web_fetch does not keep. Look for another URL with this content.`,
+    );
+    expect(server.requests).toEqual(["/a", "/b"]);
+  });
+
+  it("a password in the Location is not repeated to the model", async () => {
+    const server = await serve(redirectTo("http://admin:s3cret-pw@127.0.0.1:1/x"));
+    const ws = await open(["127.0.0.1"]);
+    const message = errorOf(await ws.session.call("web_fetch", { url: `${server.origin}/` }));
+    expect(message).toContain("redirected to http://admin:…@127.0.0.1:1/x, which web_fetch will not follow");
+    expect(message).toContain("does not send credentials written into a URL");
+    expect(message).not.toContain("s3cret");
+  });
+
+  it.each([
+    ["data:", `data:text/plain,${"A".repeat(60_000)}`, "uses data"],
+    ["a long path", `http://169.254.169.254/${"p".repeat(60_000)}`, "is a link-local address"],
+  ])("a huge %s Location is quoted briefly", async (_what, location, why) => {
+    const server = await serve(redirectTo(location));
+    const ws = await open(["127.0.0.1"]);
+    const message = errorOf(await ws.session.call("web_fetch", { url: `${server.origin}/` }));
+    expect(message).toContain(location.slice(0, 100));
+    expect(message).toContain(why);
+    expect(message.length).toBeLessThan(1_500);
+  });
+
+  it.each([
+    ["a 60 KB header (a large cookie or policy) is read", 60_000, undefined],
+    [
+      "more than 128 KB of headers is refused, saying so",
+      200_000,
+      "sent more than 128 KB of response headers",
+    ],
+  ])("%s", async (_name, size, refusal) => {
+    const server = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "text/plain", "x-policy": "p".repeat(size) });
+      res.end("page");
+    });
+    const ws = await open(["127.0.0.1"]);
+    const envelope = await ws.session.call("web_fetch", { url: `${server.origin}/` });
+    if (refusal === undefined) expect(outputOf<WebFetchData>(envelope).content).toBe("page");
+    else expect(errorOf(envelope)).toContain(refusal);
+  });
+});

@@ -22,6 +22,7 @@ import {
 } from "./web/fetch-target.ts";
 import { guardedFetch } from "./web/guarded-fetch.ts";
 import { HtmlNoiseFilter } from "./web/html-noise-filter.ts";
+import { urlInMessage } from "./web/url-in-message.ts";
 
 export type WebFetchSettings = Settings["web"]["fetch"];
 
@@ -82,7 +83,7 @@ function originOf(text: string): string {
 function refuseBinary(type: string, url: URL, label?: string): never {
   const labelled = label ? ` (the server labelled it ${label})` : "";
   throw new ToolCallError(
-    `web_fetch got ${type} from ${url.href}${labelled}, which is not text; it only returns HTML, text, JSON and XML. Look for an HTML or text version of this resource instead.`,
+    `web_fetch got ${type} from ${urlInMessage(url)}${labelled}, which is not text; it only returns HTML, text, JSON and XML. Look for an HTML or text version of this resource instead.`,
     "binary_content",
   );
 }
@@ -218,7 +219,7 @@ export function webFetchTool(
       } catch (err) {
         if (deadline.aborted && !runtime.signal.aborted) {
           throw new ToolCallError(
-            `web_fetch gave up on ${start.href} after ${settings.timeoutMs} ms: the server was too slow to answer or to send the page. Try again later, or fetch a smaller page.`,
+            `web_fetch gave up on ${urlInMessage(start)} after ${settings.timeoutMs} ms: the server was too slow to answer or to send the page. Try again later, or fetch a smaller page.`,
             "timeout",
           );
         }

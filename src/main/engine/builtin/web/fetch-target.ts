@@ -2,6 +2,7 @@ import { isIP } from "../../capability/ip-literal.ts";
 import { ToolCallError } from "../../errors/tool-call-error.ts";
 import { nonPublicReason } from "./address-policy.ts";
 import { untilAborted } from "./until-aborted.ts";
+import { urlInMessage } from "./url-in-message.ts";
 
 /** One address a host name resolved to. */
 export interface ResolvedAddress {
@@ -90,7 +91,7 @@ export function checkFetchableUrl(url: URL, who = "web_fetch"): void {
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     const local = url.protocol === "file:" ? " Read local files with the read tool instead." : "";
     throw new ToolCallError(
-      `${who} only fetches http:// and https:// URLs; ${url.href} uses ${url.protocol.replace(/:$/, "")}.${local}`,
+      `${who} only fetches http:// and https:// URLs; ${urlInMessage(url)} uses ${url.protocol.replace(/:$/, "")}.${local}`,
       "unsupported_url",
     );
   }
@@ -101,7 +102,9 @@ export function checkFetchableUrl(url: URL, who = "web_fetch"): void {
     );
   }
   if (url.hostname === "")
-    throw new ToolCallError(`${url.href} has no host. Give a full URL like https://example.com/page.`);
+    throw new ToolCallError(
+      `${urlInMessage(url)} has no host. Give a full URL like https://example.com/page.`,
+    );
 }
 
 /** Parse a URL the model gave, with a message saying how to fix it when it is not one. */
@@ -141,7 +144,7 @@ export async function resolveFetchTarget(
   const refuse = (detail: string): never => {
     const hint = policy.privateHint ? policy.privateHint(url) : howToAllow(url, settingsFile);
     throw new ToolCallError(
-      `${who} refuses ${url.href}: ${detail}, not the public internet. ${hint}`,
+      `${who} refuses ${urlInMessage(url)}: ${detail}, not the public internet. ${hint}`,
       "address_refused",
     );
   };

@@ -7,7 +7,8 @@ import {
   type TargetPolicy,
 } from "./fetch-target.ts";
 import type { BodyFilter } from "./html-noise-filter.ts";
-import { BodyEncodingError, requestOnce } from "./safe-request.ts";
+import { BodyEncodingError, MAX_HEADER_BYTES, requestOnce } from "./safe-request.ts";
+import { urlInMessage } from "./url-in-message.ts";
 
 const MAX_REDIRECTS = 5;
 
@@ -59,9 +60,13 @@ interface FetchedResponse {
 function networkError(url: URL, err: unknown): ToolCallError {
   if (ToolCallError.isInstance(err)) return err;
   if (err instanceof BodyEncodingError) {
-    return new ToolCallError(`web_fetch could not read ${url.href}: ${err.message}.`, "fetch_failed", {
-      cause: err,
-    });
+    return new ToolCallError(
+      `web_fetch could not read ${urlInMessage(url)}: ${err.message}.`,
+      "fetch_failed",
+      {
+        cause: err,
+      },
+    );
   }
   const e = err as NodeJS.ErrnoException;
   const code = e.code ?? "";
@@ -72,6 +77,7 @@ function networkError(url: URL, err: unknown): ToolCallError {
     ENETUNREACH: "the network is unreachable",
     ETIMEDOUT: "the connection timed out",
     HPE_INVALID_CONSTANT: "the server did not answer with valid HTTP",
+    HPE_HEADER_OVERFLOW: `the server sent more than ${MAX_HEADER_BYTES / 1024} KB of response headers, more than web_fetch reads`,
   };
   const reason =
     why[code] ??
@@ -79,7 +85,7 @@ function networkError(url: URL, err: unknown): ToolCallError {
       ? `its TLS certificate was refused (${e.message})`
       : e.message);
   return new ToolCallError(
-    `web_fetch could not fetch ${url.href}: ${reason}${code && !reason.includes(code) ? ` (${code})` : ""}.`,
+    `web_fetch could not fetch ${urlInMessage(url)}: ${reason}${code && !reason.includes(code) ? ` (${code})` : ""}.`,
     "fetch_failed",
     {
       cause: err,
@@ -94,7 +100,7 @@ function networkError(url: URL, err: unknown): ToolCallError {
 function refuseDowngrade(from: URL, to: URL): void {
   if (from.protocol !== "https:" || to.protocol !== "http:") return;
   throw new ToolCallError(
-    `The page at ${from.href} redirected to an insecure http address, ${to.href}: web_fetch does not follow a redirect from https to http. Fetch that address directly if you trust it.`,
+    `The page at ${urlInMessage(from)} redirected to an insecure http address, ${urlInMessage(to)}: web_fetch does not follow a redirect from https to http. Fetch that address directly if you trust it.`,
     "insecure_redirect",
   );
 }
@@ -107,7 +113,7 @@ function refuseDowngrade(from: URL, to: URL): void {
 function refusePublicToPrivate(from: FetchTarget, to: FetchTarget): void {
   if (from.privateReason !== undefined || to.privateReason === undefined) return;
   throw new ToolCallError(
-    `${from.url.href} is on the public internet and ${to.url.host} is on a private network (${to.privateReason}); web_fetch does not let a public page lead it into a private network, even to a host allowed in web.fetch.allowPrivateHosts. Fetch that address directly if you mean to.`,
+    `${urlInMessage(from.url)} is on the public internet and ${to.url.host} is on a private network (${to.privateReason}); web_fetch does not let a public page lead it into a private network, even to a host allowed in web.fetch.allowPrivateHosts. Fetch that address directly if you mean to.`,
     "address_refused",
   );
 }
@@ -122,6 +128,8 @@ function refusePublicToPrivate(from: FetchTarget, to: FetchTarget): void {
 export async function guardedFetch(start: URL, options: GuardedFetchOptions): Promise<FetchedResponse> {
   let url = start;
   let from: FetchTarget | undefined;
+  /** Every URL asked so far, to tell a loop. */
+  const visited = [url.href];
   const { signal, deadline } = options;
   const either = deadline ? AbortSignal.any([signal, deadline]) : signal;
   for (let hop = 0; ; hop++) {
@@ -138,7 +146,7 @@ export async function guardedFetch(start: URL, options: GuardedFetchOptions): Pr
     } catch (err) {
       if (!from || !ToolCallError.isInstance(err)) throw err;
       throw new ToolCallError(
-        `${from.url.href} redirected to ${url.href}, which web_fetch will not follow: ${err.message}`,
+        `${urlInMessage(from.url)} redirected to ${urlInMessage(url)}, which web_fetch will not follow: ${err.message}`,
         err.code,
         {
           cause: err,
@@ -176,18 +184,27 @@ export async function guardedFetch(start: URL, options: GuardedFetchOptions): Pr
       next = new URL(location, url);
     } catch {
       throw new ToolCallError(
-        `${url.href} redirected to "${location}", which is not a valid URL.`,
+        `${urlInMessage(url)} redirected to "${urlInMessage(location)}", which is not a valid URL.`,
         "bad_redirect",
+      );
+    }
+    next.hash = "";
+    const seen = visited.indexOf(next.href);
+    if (seen >= 0) {
+      const loop = [...visited.slice(seen), next.href].map(urlInMessage).join(" → ");
+      throw new ToolCallError(
+        `The redirects of ${urlInMessage(start)} go in a loop (${loop}): the site may want a cookie or a login, which web_fetch does not keep. Look for another URL with this content.`,
+        "redirect_loop",
       );
     }
     if (hop >= MAX_REDIRECTS) {
       throw new ToolCallError(
-        `web_fetch stopped after ${MAX_REDIRECTS} redirects (the last one from ${url.href} to ${next.href}). Fetch the final URL directly if you know it.`,
+        `web_fetch stopped after ${MAX_REDIRECTS} redirects (the last one from ${urlInMessage(url)} to ${urlInMessage(next)}). Fetch the final URL directly if you know it.`,
         "too_many_redirects",
       );
     }
-    next.hash = "";
     from = target;
     url = next;
+    visited.push(url.href);
   }
 }

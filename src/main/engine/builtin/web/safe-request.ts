@@ -56,6 +56,12 @@ interface RawResponse {
   scanLimited: boolean;
 }
 
+/**
+ * The most response header bytes read (Node's default is 16 KB; sites with large cookies or
+ * security policies send more, and browsers read far more).
+ */
+export const MAX_HEADER_BYTES = 128 * 1024;
+
 /** An error about the body's encoding, as opposed to the connection. */
 export class BodyEncodingError extends Error {}
 
@@ -263,6 +269,7 @@ export function requestOnce(spec: RequestSpec): Promise<RawResponse> {
       method: spec.method ?? "GET",
       headers: spec.headers,
       agent: false,
+      maxHeaderSize: MAX_HEADER_BYTES,
       signal,
       ...(spec.ca ? { ca: [...tlsModule().rootCertificates, spec.ca] } : {}),
       ...(spec.addresses && spec.addresses.length > 0 ? { lookup: pinnedLookup(spec.addresses) } : {}),
