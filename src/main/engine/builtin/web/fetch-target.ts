@@ -1,3 +1,4 @@
+import { matchingHostPattern } from "../../capability/host-pattern.ts";
 import { isIP } from "../../capability/ip-literal.ts";
 import { ToolCallError } from "../../errors/tool-call-error.ts";
 import { nonPublicReason } from "./address-policy.ts";
@@ -51,38 +52,15 @@ function bare(hostname: string): string {
   return hostname.startsWith("[") && hostname.endsWith("]") ? hostname.slice(1, -1) : hostname;
 }
 
-/** A host as compared: lowercase, no brackets, no trailing dots, IP literals in canonical form. */
-function canonicalHost(host: string): string {
-  const trimmed = bare(host.trim().toLowerCase()).replace(/\.+$/, "");
-  if (trimmed === "") return trimmed;
-  try {
-    return bare(new URL(`http://${isIP(trimmed) === 6 ? `[${trimmed}]` : trimmed}/`).hostname);
-  } catch {
-    return trimmed;
-  }
-}
-
-function defaultPort(url: URL): string {
-  return url.port || (url.protocol === "https:" ? "443" : "80");
-}
-
-/** Split an allowPrivateHosts entry into host and optional port: `host`, `host:port`, `[v6]:port`, `v6`. */
-function parseEntry(entry: string): { host: string; port?: string } {
-  const text = entry.trim();
-  const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(text);
-  if (bracketed) return { host: bracketed[1] as string, ...(bracketed[2] ? { port: bracketed[2] } : {}) };
-  const withPort = /^([^:]+):(\d+)$/.exec(text);
-  if (withPort) return { host: withPort[1] as string, port: withPort[2] as string };
-  return { host: text };
-}
-
-/** Whether the user listed this URL's host (or host:port) as a private host web_fetch may reach. */
+/**
+ * Whether the user listed this URL's host (and port) as a private host web_fetch may reach. The
+ * entries are written as host patterns (`host`, `host:port`, `host:*`, `*.domain`); `*` alone, or
+ * an entry that is not a host, never matches (settings refuse both when they load).
+ */
 export function isAllowedPrivateHost(url: URL, allowPrivateHosts: readonly string[]): boolean {
-  const host = canonicalHost(url.hostname);
-  const port = defaultPort(url);
   return allowPrivateHosts.some((entry) => {
-    const parsed = parseEntry(entry);
-    return canonicalHost(parsed.host) === host && (parsed.port === undefined || parsed.port === port);
+    const pattern = matchingHostPattern([entry], url);
+    return pattern !== undefined && pattern.kind !== "any";
   });
 }
 
