@@ -78,18 +78,28 @@ export class HtmlNoiseFilter implements BodyFilter {
     while (pos < data.length) {
       const state = this.state;
       if (state.in === "text") {
-        const lt = data.indexOf(LT, pos);
+        // Only a `<` followed by `!`, `s` or `S` (or the chunk's end) may open what is followed:
+        // the others stay in the run kept whole, so a page of ordinary tags costs one indexOf each.
+        let lt = data.indexOf(LT, pos);
+        let opened: number | "more" = 1;
+        while (lt >= 0) {
+          const next = data[lt + 1];
+          if (next === undefined || next === 0x21 || (next | 0x20) === 0x73) {
+            opened = this.opening(data, lt);
+            if (opened !== 1) break;
+          }
+          lt = data.indexOf(LT, lt + 1);
+        }
         if (lt < 0) {
           out.push(data.subarray(pos));
           break;
         }
-        out.push(data.subarray(pos, lt));
-        const opened = this.opening(data, lt);
         if (opened === "more") {
+          out.push(data.subarray(pos, lt));
           this.carry = Buffer.from(data.subarray(lt));
           break;
         }
-        out.push(data.subarray(lt, lt + opened));
+        out.push(data.subarray(pos, lt + opened));
         pos = lt + opened;
       } else if (state.in === "comment") {
         const close = data.indexOf("-->", pos, "latin1");
