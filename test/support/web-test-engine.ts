@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { Engine } from "../../src/main/engine/engine.ts";
 import type { ApprovalMode } from "../../src/main/engine/config/lathe-settings.ts";
+import type { Approver } from "../../src/main/engine/policy/approval-request.ts";
 import type { PermissionRule } from "../../src/main/engine/policy/permission-rule.ts";
 import type { Session } from "../../src/main/engine/session/session.ts";
 import type { AnyTool } from "../../src/main/engine/tools/contract.ts";
@@ -21,7 +22,7 @@ export interface WebTestEngine {
 
 export async function openWebTestEngine(
   tools: AnyTool[],
-  options: { manifestRules?: PermissionRule[]; mode?: ApprovalMode } = {},
+  options: { manifestRules?: PermissionRule[]; mode?: ApprovalMode; approver?: Approver } = {},
 ): Promise<WebTestEngine> {
   const base = await mkdtemp(path.join(os.tmpdir(), "lathe-web-tools-"));
   const root = path.join(base, "ws");
@@ -37,7 +38,10 @@ export async function openWebTestEngine(
     engine.registry.unregister("builtin", (_origin, id) => id === tool.id);
     engine.registry.register(tool, { layer: "builtin", kind: "builtin" });
   }
-  const session = await engine.openSession({ mode: options.mode ?? "yolo" });
+  const session = await engine.openSession({
+    mode: options.mode ?? "yolo",
+    ...(options.approver ? { approver: options.approver } : {}),
+  });
   return {
     engine,
     session,

@@ -235,6 +235,7 @@ describe("web_fetch content", () => {
     ["gzip", zlib.gzipSync],
     ["deflate", zlib.deflateSync],
     ["br", zlib.brotliCompressSync],
+    ["zstd", zlib.zstdCompressSync],
   ] as const)("decodes a %s body", async (encoding, compress) => {
     const text = "compressed words ".repeat(1000);
     const server = await serve(
@@ -256,6 +257,27 @@ describe("web_fetch content", () => {
     const twice = zlib.gzipSync(zlib.brotliCompressSync(Buffer.from("two layers")));
     const real = await serve(send("text/plain", twice, 200, { "content-encoding": "br, gzip" }));
     expect(outputOf<WebFetchData>(await fetchWith({ url: real.origin })).content).toBe("two layers");
+  });
+
+  it("asks for zstd, and refuses a zstd stream that needs more than 8 MB of window to decode", async () => {
+    // Without a known size the frame declares its window: 128 MB here, memory the decoder would take.
+    const wide = await new Promise<Buffer>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      const zstd = zlib.createZstdCompress({ params: { [zlib.constants.ZSTD_c_windowLog]: 27 } });
+      zstd.on("data", (c: Buffer) => chunks.push(c));
+      zstd.on("end", () => resolve(Buffer.concat(chunks)));
+      zstd.on("error", reject);
+      zstd.end(Buffer.from("wide window ".repeat(100)));
+    });
+    let accepted = "";
+    const server = await serve((req, res) => {
+      accepted = String(req.headers["accept-encoding"]);
+      send("text/plain", wide, 200, { "content-encoding": "zstd" })(req, res);
+    });
+    expect(errorOf(await fetchWith({ url: server.origin }))).toContain(
+      "the server sent a zstd body that needs a window over 8 MB to decode, more than HTTP allows and web_fetch holds",
+    );
+    expect(accepted.split(/,\s*/)).toContain("zstd");
   });
 
   it("says so when a body is not valid for its content-encoding", async () => {
@@ -291,6 +313,7 @@ describe("web_fetch limits", () => {
       "br",
       (b: Buffer) => zlib.brotliCompressSync(b, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 2 } }),
     ],
+    ["zstd", zlib.zstdCompressSync],
   ] as const)("stops a %s bomb at the cap instead of inflating it", async (encoding, compress) => {
     const bomb = compress(Buffer.alloc(64 * 1024 * 1024, "A"));
     expect(bomb.length).toBeLessThan(200_000);
@@ -325,6 +348,57 @@ describe("web_fetch limits", () => {
     expect(data.content.length).toBe(150_000 + cutNoteLength(data.content));
     expect(data.content.includes("stopped reading after 150000 bytes")).toBe(true);
     await connectionClosed;
+  });
+
+  it("reads the text after 10 MB of inline script and style, not only the cut note", async () => {
+    const page = Buffer.concat([
+      Buffer.from("<html><head><title>T</title><style>"),
+      Buffer.alloc(2_000_000, "p{}"),
+      Buffer.from("</style><script>"),
+      Buffer.alloc(10_000_000, "x=1;"),
+      Buffer.from("</script></head><body><h1>Article</h1><p>the words</p></body></html>"),
+    ]);
+    const server = await serve(send("text/html", page));
+    const data = outputOf<WebFetchData>(await fetchWith({ url: server.origin }));
+    expect(data).toMatchObject({ title: "T", content: "# Article\n\nthe words" });
+  });
+
+  it("counts max_bytes without the scripts it left out, and says how much it left out", async () => {
+    const page = `<script>${"s".repeat(50_000)}</script><p>${"w".repeat(5_000)}</p>`;
+    const server = await serve(send("text/html", page));
+    const data = outputOf<WebFetchData>(await fetchWith({ url: server.origin, max_bytes: 2_000 }));
+    expect(data.content).toMatch(/^w{1900,}/);
+    expect(data.content).toContain(
+      "[web_fetch stopped reading after 2000 bytes of the body (not counting 50000 bytes of scripts and styles, which it leaves out)",
+    );
+  });
+
+  it("stops an endless inline script at its read ceiling, closes the connection and says why", async () => {
+    let closed!: () => void;
+    const connectionClosed = new Promise<void>((resolve) => (closed = resolve));
+    let sent = 0;
+    const server = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "text/html" });
+      res.write("<p>before</p><script>");
+      let open = true;
+      res.on("close", () => {
+        open = false;
+        closed();
+      });
+      const chunk = Buffer.alloc(64 * 1024, "x");
+      const pump = (): void => {
+        while (open && res.write(chunk)) sent += chunk.length;
+        if (open) res.once("drain", pump);
+      };
+      pump();
+    });
+    const data = outputOf<WebFetchData>(
+      await fetchWith({ url: server.origin }, { ...LOOPBACK, maxBytes: 100_000 }),
+    );
+    await connectionClosed;
+    expect(data.content).toMatch(/^before\n\n\[web_fetch stopped reading after 4\d{5} bytes of the body, /);
+    expect(data.content).toContain("most of them scripts and styles, which it leaves out");
+    expect(sent).toBeLessThan(10_000_000);
   });
 
   it("gives up on a server that never answers, within the timeout", async () => {

@@ -14,8 +14,15 @@ import {
   sniffKind,
   type BodyKind,
 } from "./web/body-text.ts";
-import { checkFetchableUrl, parseFetchUrl, type LookupAll } from "./web/fetch-target.ts";
+import {
+  checkFetchableUrl,
+  parseFetchUrl,
+  type AddressClassifier,
+  type LookupAll,
+} from "./web/fetch-target.ts";
 import { guardedFetch } from "./web/guarded-fetch.ts";
+import { HtmlNoiseFilter } from "./web/html-noise-filter.ts";
+import { urlInMessage } from "./web/url-in-message.ts";
 
 export type WebFetchSettings = Settings["web"]["fetch"];
 
@@ -33,6 +40,13 @@ export interface WebFetchOptions {
   lookup?: LookupAll;
   /** Where a person adds allowPrivateHosts, for refusal messages. */
   settingsFile?: string;
+  /**
+   * Which addresses are private (tests substitute one so a loopback server can play a public
+   * site; production always uses the built-in table).
+   */
+  classifyAddress?: AddressClassifier;
+  /** A CA to trust besides the system's (tests' loopback HTTPS servers). */
+  trustedCa?: string;
 }
 
 const USER_AGENT = "Mozilla/5.0 (compatible; Lathe web_fetch; +https://github.com/lathe)";
@@ -43,7 +57,7 @@ function formatBytes(n: number): string {
 }
 
 function description(settings: WebFetchSettings): string {
-  return `Fetch one http:// or https:// URL and return its readable content: HTML as markdown, other text types as they are; images, PDFs and other binary types are refused. Redirects are followed. A non-2xx status still returns the page: check status.
+  return `Fetch one http:// or https:// URL and return its readable content: HTML as markdown, other text types as they are; images, PDFs and other binary types are refused. Redirects are followed, but not from https to http. A non-2xx status still returns the page: check status.
 
 Local and private addresses are refused unless a person allowed the host in settings. The body is cut at max_bytes (default and cap ${formatBytes(settings.maxBytes)}); the fetch must finish within ${Math.round(settings.timeoutMs / 1000)} s (a page still arriving then comes back cut, with a note saying so). Content over 200 KB comes back truncated, with output_path holding all of it.`;
 }
@@ -69,7 +83,7 @@ function originOf(text: string): string {
 function refuseBinary(type: string, url: URL, label?: string): never {
   const labelled = label ? ` (the server labelled it ${label})` : "";
   throw new ToolCallError(
-    `web_fetch got ${type} from ${url.href}${labelled}, which is not text; it only returns HTML, text, JSON and XML. Look for an HTML or text version of this resource instead.`,
+    `web_fetch got ${type} from ${urlInMessage(url)}${labelled}, which is not text; it only returns HTML, text, JSON and XML. Look for an HTML or text version of this resource instead.`,
     "binary_content",
   );
 }
@@ -115,12 +129,26 @@ function truncateContent(data: WebFetchData): Truncation<WebFetchData> | undefin
   };
 }
 
-function cutNote(maxBytes: number, ceiling: number): string {
+/**
+ * How many bytes of a page web_fetch reads at most, in multiples of web.fetch.maxBytes, counting
+ * the scripts and styles it leaves out (which do not count against max_bytes).
+ */
+const SCAN_FACTOR = 4;
+
+const MOST_IT_READS = " That is the most web_fetch reads; look for a smaller page or a more specific URL.";
+
+function cutNote(maxBytes: number, ceiling: number, skipped: number): string {
   const more =
     maxBytes < ceiling
       ? ` Call again with a larger max_bytes (up to ${ceiling}) to get more.`
-      : " That is the most web_fetch reads; look for a smaller page or a more specific URL.";
-  return `${NOTE_START}${maxBytes} bytes of the body: the page is longer and was cut here.${more}]`;
+      : MOST_IT_READS;
+  const left =
+    skipped > 0 ? ` (not counting ${skipped} bytes of scripts and styles, which it leaves out)` : "";
+  return `${NOTE_START}${maxBytes} bytes of the body${left}: the page is longer and was cut here.${more}]`;
+}
+
+function scanLimitNote(scanned: number): string {
+  return `${NOTE_START}${scanned} bytes of the body, most of them scripts and styles, which it leaves out: the page is longer and was cut here.${MOST_IT_READS}]`;
 }
 
 function unfinishedNote(timeoutMs: number, bytes: number): string {
@@ -165,14 +193,21 @@ export function webFetchTool(
           allowPrivateHosts: settings.allowPrivateHosts,
           ...(options.lookup ? { lookup: options.lookup } : {}),
           ...(options.settingsFile ? { settingsFile: options.settingsFile } : {}),
+          ...(options.classifyAddress ? { classify: options.classifyAddress } : {}),
+          ...(options.trustedCa ? { ca: options.trustedCa } : {}),
           maxBytes,
           signal: runtime.signal,
           deadline,
           headers: {
             "User-Agent": USER_AGENT,
             Accept: "text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.9,*/*;q=0.5",
-            "Accept-Encoding": "gzip, deflate, br",
+            "Accept-Encoding": "gzip, deflate, br, zstd",
           },
+          // Scripts and styles never reach the model: left out as the page arrives, they do not
+          // spend max_bytes before the text (a page may inline megabytes of them first).
+          filterBody: (headers) =>
+            bodyKind(contentTypeOf(headers)) === "html" ? new HtmlNoiseFilter() : undefined,
+          maxScannedBytes: SCAN_FACTOR * settings.maxBytes,
           accept: (_status, headers, url) => {
             seen.kind = bodyKind(contentTypeOf(headers));
             if (seen.kind === "binary") refuseBinary(mediaType(contentTypeOf(headers)), url);
@@ -184,7 +219,7 @@ export function webFetchTool(
       } catch (err) {
         if (deadline.aborted && !runtime.signal.aborted) {
           throw new ToolCallError(
-            `web_fetch gave up on ${start.href} after ${settings.timeoutMs} ms: the server was too slow to answer or to send the page. Try again later, or fetch a smaller page.`,
+            `web_fetch gave up on ${urlInMessage(start)} after ${settings.timeoutMs} ms: the server was too slow to answer or to send the page. Try again later, or fetch a smaller page.`,
             "timeout",
           );
         }
@@ -203,11 +238,13 @@ export function webFetchTool(
       const disguised = binaryBodyReason(response.body, contentType);
       if (disguised !== undefined) refuseBinary(disguised, response.url, mediaType(contentType));
       const text = decodeBody(response.body, contentType, kind, response.cut || response.unfinished);
-      const note = response.cut
-        ? cutNote(maxBytes, settings.maxBytes)
-        : response.unfinished
-          ? unfinishedNote(settings.timeoutMs, response.body.length)
-          : "";
+      const note = response.scanLimited
+        ? scanLimitNote(response.scanned)
+        : response.cut
+          ? cutNote(maxBytes, settings.maxBytes, response.skipped)
+          : response.unfinished
+            ? unfinishedNote(settings.timeoutMs, response.body.length)
+            : "";
       const base = {
         url: args.url,
         final_url: response.url.href,

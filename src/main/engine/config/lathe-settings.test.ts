@@ -37,6 +37,21 @@ describe("the settings schema, built on first use", () => {
     ["a hook without a command", { hooks: [{ tools: ["bash"] }] }, /command/],
     ["a bad MCP server", { mcpServers: { one: { nope: true } } }, /mcpServers/],
     ["a bad sandbox host", { sandbox: { allowNetwork: ["exa mple.com"] } }, /allowNetwork|host/],
+    [
+      "a private host written as a URL",
+      { web: { fetch: { allowPrivateHosts: ["http://localhost:3000"] } } },
+      /allowPrivateHosts.*has a scheme/s,
+    ],
+    [
+      "a private host with a path",
+      { web: { fetch: { allowPrivateHosts: ["127.0.0.1:8080/api"] } } },
+      /allowPrivateHosts.*not a bare host/s,
+    ],
+    [
+      "any host as a private host",
+      { web: { fetch: { allowPrivateHosts: ["*"] } } },
+      /allowPrivateHosts.*every loopback and private address/s,
+    ],
     ["a permission rule without an action", { permissions: [{ permission: "bash" }] }, /action/],
     [
       "a provider timeout below its minimum",

@@ -13,6 +13,7 @@ import { ShellRunRequirementSchema } from "../tools/requirement-set.ts";
 import { PermissionRuleSchema } from "../policy/permission-rule.ts";
 import { settingsIssueLines } from "./settings-issues.ts";
 import { shellCommandProblem } from "./settings-shell-command.ts";
+import { privateHostProblem } from "./settings-private-host.ts";
 
 const HookSchema = z.lazy(() =>
   z.strictObject({
@@ -177,9 +178,16 @@ export const SettingsSchema = z.lazy(() =>
           .strictObject({
             allowPrivateHosts: z
               .array(z.string().min(1))
+              .superRefine((entries, ctx) => {
+                entries.forEach((entry, index) => {
+                  const problem = privateHostProblem(entry);
+                  if (problem !== undefined)
+                    ctx.addIssue({ code: "custom", path: [index], message: problem });
+                });
+              })
               .default([])
               .describe(
-                'Hosts (optionally "host:port") on loopback or private networks web_fetch may reach, e.g. a local dev server.',
+                'Hosts on loopback or private networks web_fetch may reach, e.g. a local dev server: "host", "host:port", "host:*" (any port, as no port) or "*.domain".',
               ),
             timeoutMs: z.number().int().min(1_000).max(300_000).default(30_000),
             maxBytes: z.number().int().min(1_024).max(100_000_000).default(10_000_000),

@@ -153,6 +153,11 @@ describe("allowPrivateHosts", () => {
     ["http://dev.internal/", ["dev.internal"], true],
     ["http://evil.dev.internal/", ["dev.internal"], false],
     ["http://10.0.0.5/", ["10.0.0.6"], false],
+    // Written as the hosts of a plugin's requires.net.hosts are, which the settings accept too.
+    ["http://127.0.0.1:5173/", ["127.0.0.1:*"], true],
+    ["http://api.dev.internal:8080/", ["*.dev.internal"], true],
+    ["http://dev.internal/", ["*.dev.internal"], false],
+    ["http://10.0.0.5/", ["*"], false],
   ])("%s with %j: allowed = %s", (url, list, allowed) => {
     expect(isAllowedPrivateHost(new URL(url), list)).toBe(allowed);
   });

@@ -1,7 +1,9 @@
+import { matchingHostPattern } from "../../capability/host-pattern.ts";
 import { isIP } from "../../capability/ip-literal.ts";
 import { ToolCallError } from "../../errors/tool-call-error.ts";
 import { nonPublicReason } from "./address-policy.ts";
 import { untilAborted } from "./until-aborted.ts";
+import { urlInMessage } from "./url-in-message.ts";
 
 /** One address a host name resolved to. */
 export interface ResolvedAddress {
@@ -17,12 +19,21 @@ const systemLookup: LookupAll = (hostname) =>
   process.getBuiltinModule("node:dns/promises").lookup(hostname, { all: true });
 
 /** A URL checked for fetching: the addresses to connect to, resolved once and validated. */
-interface FetchTarget {
+export interface FetchTarget {
   url: URL;
   /** The host without IPv6 brackets, as sent in `Host` and SNI. */
   hostname: string;
   addresses: ResolvedAddress[];
+  /**
+   * Why the host is not on the public internet ("10.0.0.7 is a private address (10.0.0.0/8)"),
+   * when any address it resolved to is not: also for a host the person allowed, so a redirect
+   * can tell a public page leading into a private network.
+   */
+  privateReason?: string;
 }
+
+/** Why an address is not on the public internet, or undefined when it is (see nonPublicReason). */
+export type AddressClassifier = (address: string) => string | undefined;
 
 export interface TargetPolicy {
   /** Hosts (or `host:port`) that may be on loopback or private networks: a local dev server. */
@@ -33,44 +44,23 @@ export interface TargetPolicy {
   who?: string;
   /** How a person allows a refused private host (default: web.fetch.allowPrivateHosts in settings). */
   privateHint?(url: URL): string;
+  /** Which addresses are private (default nonPublicReason; tests substitute one to play a public site). */
+  classify?: AddressClassifier;
 }
 
 function bare(hostname: string): string {
   return hostname.startsWith("[") && hostname.endsWith("]") ? hostname.slice(1, -1) : hostname;
 }
 
-/** A host as compared: lowercase, no brackets, no trailing dots, IP literals in canonical form. */
-function canonicalHost(host: string): string {
-  const trimmed = bare(host.trim().toLowerCase()).replace(/\.+$/, "");
-  if (trimmed === "") return trimmed;
-  try {
-    return bare(new URL(`http://${isIP(trimmed) === 6 ? `[${trimmed}]` : trimmed}/`).hostname);
-  } catch {
-    return trimmed;
-  }
-}
-
-function defaultPort(url: URL): string {
-  return url.port || (url.protocol === "https:" ? "443" : "80");
-}
-
-/** Split an allowPrivateHosts entry into host and optional port: `host`, `host:port`, `[v6]:port`, `v6`. */
-function parseEntry(entry: string): { host: string; port?: string } {
-  const text = entry.trim();
-  const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(text);
-  if (bracketed) return { host: bracketed[1] as string, ...(bracketed[2] ? { port: bracketed[2] } : {}) };
-  const withPort = /^([^:]+):(\d+)$/.exec(text);
-  if (withPort) return { host: withPort[1] as string, port: withPort[2] as string };
-  return { host: text };
-}
-
-/** Whether the user listed this URL's host (or host:port) as a private host web_fetch may reach. */
+/**
+ * Whether the user listed this URL's host (and port) as a private host web_fetch may reach. The
+ * entries are written as host patterns (`host`, `host:port`, `host:*`, `*.domain`); `*` alone, or
+ * an entry that is not a host, never matches (settings refuse both when they load).
+ */
 export function isAllowedPrivateHost(url: URL, allowPrivateHosts: readonly string[]): boolean {
-  const host = canonicalHost(url.hostname);
-  const port = defaultPort(url);
   return allowPrivateHosts.some((entry) => {
-    const parsed = parseEntry(entry);
-    return canonicalHost(parsed.host) === host && (parsed.port === undefined || parsed.port === port);
+    const pattern = matchingHostPattern([entry], url);
+    return pattern !== undefined && pattern.kind !== "any";
   });
 }
 
@@ -79,7 +69,7 @@ export function checkFetchableUrl(url: URL, who = "web_fetch"): void {
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     const local = url.protocol === "file:" ? " Read local files with the read tool instead." : "";
     throw new ToolCallError(
-      `${who} only fetches http:// and https:// URLs; ${url.href} uses ${url.protocol.replace(/:$/, "")}.${local}`,
+      `${who} only fetches http:// and https:// URLs; ${urlInMessage(url)} uses ${url.protocol.replace(/:$/, "")}.${local}`,
       "unsupported_url",
     );
   }
@@ -90,7 +80,9 @@ export function checkFetchableUrl(url: URL, who = "web_fetch"): void {
     );
   }
   if (url.hostname === "")
-    throw new ToolCallError(`${url.href} has no host. Give a full URL like https://example.com/page.`);
+    throw new ToolCallError(
+      `${urlInMessage(url)} has no host. Give a full URL like https://example.com/page.`,
+    );
 }
 
 /** Parse a URL the model gave, with a message saying how to fix it when it is not one. */
@@ -130,7 +122,7 @@ export async function resolveFetchTarget(
   const refuse = (detail: string): never => {
     const hint = policy.privateHint ? policy.privateHint(url) : howToAllow(url, settingsFile);
     throw new ToolCallError(
-      `${who} refuses ${url.href}: ${detail}, not the public internet. ${hint}`,
+      `${who} refuses ${urlInMessage(url)}: ${detail}, not the public internet. ${hint}`,
       "address_refused",
     );
   };
@@ -160,16 +152,14 @@ export async function resolveFetchTarget(
       );
     }
   }
-  if (!allowed) {
-    for (const { address } of addresses) {
-      const reason = nonPublicReason(address);
-      if (reason === undefined) continue;
-      refuse(
-        address === hostname
-          ? `${address} is ${reason}`
-          : `${url.hostname} resolves to ${address}, ${reason}`,
-      );
-    }
+  const classify = policy.classify ?? nonPublicReason;
+  for (const { address } of addresses) {
+    const reason = classify(address);
+    if (reason === undefined) continue;
+    const detail =
+      address === hostname ? `${address} is ${reason}` : `${url.hostname} resolves to ${address}, ${reason}`;
+    if (!allowed) refuse(detail);
+    return { url, hostname, addresses, privateReason: `${address} is ${reason}` };
   }
   return { url, hostname, addresses };
 }

@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import type { LookupAddress, LookupOneOptions } from "node:dns";
 import type { Readable, Transform } from "node:stream";
 import type { ResolvedAddress } from "./fetch-target.ts";
+import type { BodyFilter } from "./html-noise-filter.ts";
 
 interface RequestSpec {
   url: URL;
@@ -27,6 +28,15 @@ interface RequestSpec {
    * redirect), throw to refuse the response (the connection is closed without reading it).
    */
   wantBody?(status: number, headers: IncomingHttpHeaders): boolean;
+  /** Also trust this CA for https (tests' loopback servers); the system's CAs stay trusted. */
+  ca?: string;
+  /**
+   * A filter for the body about to be read (after `wantBody`), applied to the decompressed bytes
+   * before `maxBytes` counts them: what it leaves out costs nothing of the cap.
+   */
+  filterBody?(headers: IncomingHttpHeaders): BodyFilter | undefined;
+  /** Stop reading once this many decompressed bytes arrived, kept or left out by the filter. */
+  maxScannedBytes?: number;
 }
 
 interface RawResponse {
@@ -38,7 +48,19 @@ interface RawResponse {
   cut: boolean;
   /** True when `deadline` fired while the body was still arriving: `body` is only its start. */
   unfinished: boolean;
+  /** Decompressed bytes read, kept or not. */
+  scanned: number;
+  /** Bytes the filter left out. */
+  skipped: number;
+  /** True when reading stopped at `maxScannedBytes` (then `cut` is true too). */
+  scanLimited: boolean;
 }
+
+/**
+ * The most response header bytes read (Node's default is 16 KB; sites with large cookies or
+ * security policies send more, and browsers read far more).
+ */
+export const MAX_HEADER_BYTES = 128 * 1024;
 
 /** An error about the body's encoding, as opposed to the connection. */
 export class BodyEncodingError extends Error {}
@@ -67,6 +89,10 @@ function pinnedLookup(addresses: readonly ResolvedAddress[]) {
  * a start that fetches nothing never loads them. `getBuiltinModule` rather than `import`: an ESM
  * import of node:http also runs its lazy exports, which load a second HTTP stack (undici).
  */
+function tlsModule() {
+  return process.getBuiltinModule("node:tls");
+}
+
 function httpModules() {
   return {
     http: process.getBuiltinModule("node:http"),
@@ -80,6 +106,9 @@ function httpModules() {
  * a header listing thousands would make as many decompressors (curl stops at five too).
  */
 const MAX_ENCODINGS = 5;
+
+/** 2^23 bytes: the 8 MB window HTTP's zstd content-encoding allows. */
+const ZSTD_MAX_WINDOW_LOG = 23;
 
 function decoders(encodingHeader: string | undefined): Transform[] {
   const { zlib } = httpModules();
@@ -101,6 +130,12 @@ function decoders(encodingHeader: string | undefined): Transform[] {
         return zlib.createInflate();
       case "br":
         return zlib.createBrotliDecompress();
+      case "zstd":
+        // A zstd frame declares the window its decoder must hold (up to gigabytes); HTTP senders
+        // keep to 8 MB (RFC 9659), so a larger one is refused rather than allocated.
+        return zlib.createZstdDecompress({
+          params: { [zlib.constants.ZSTD_d_windowLogMax]: ZSTD_MAX_WINDOW_LOG },
+        });
       default:
         throw new BodyEncodingError(
           `the server used the content-encoding "${encoding}", which web_fetch cannot decode`,
@@ -118,7 +153,9 @@ function readCapped(
   res: IncomingMessage,
   maxBytes: number,
   deadline: AbortSignal | undefined,
-): Promise<{ body: Buffer; cut: boolean; unfinished: boolean }> {
+  filter: BodyFilter | undefined,
+  maxScanned: number,
+): Promise<Omit<RawResponse, "status" | "headers">> {
   return new Promise((resolve, reject) => {
     let chain: Transform[];
     try {
@@ -132,16 +169,31 @@ function readCapped(
     for (let i = 0; i < chain.length; i++) (streams[i] as Readable).pipe(chain[i] as Transform);
     const chunks: Buffer[] = [];
     let total = 0;
+    let scanned = 0;
     let settled = false;
     const teardown = (): void => {
       deadline?.removeEventListener("abort", onDeadline);
       for (const s of streams) s.destroy();
     };
-    const finish = (cut: boolean, unfinished = false): void => {
+    const finish = (cut: boolean, unfinished = false, scanLimited = false): void => {
       if (settled) return;
       settled = true;
       teardown();
-      resolve({ body: Buffer.concat(chunks, total), cut, unfinished });
+      const skipped = filter?.skipped ?? 0;
+      resolve({ body: Buffer.concat(chunks, total), cut, unfinished, scanned, skipped, scanLimited });
+    };
+    /** Keep what fits of `kept`; false when the cap was passed (and the read finished). */
+    const keep = (kept: Buffer): boolean => {
+      const room = maxBytes - total;
+      if (kept.length > room) {
+        if (room > 0) chunks.push(kept.subarray(0, room));
+        total += Math.max(room, 0);
+        finish(true);
+        return false;
+      }
+      chunks.push(kept);
+      total += kept.length;
+      return true;
     };
     const fail = (err: Error): void => {
       if (settled) return;
@@ -163,24 +215,24 @@ function readCapped(
     const last = streams[streams.length - 1] as Readable;
     last.on("data", (chunk: Buffer) => {
       if (settled) return;
-      const room = maxBytes - total;
-      if (chunk.length > room) {
-        if (room > 0) chunks.push(chunk.subarray(0, room));
-        total += Math.max(room, 0);
-        finish(true);
-        return;
-      }
-      chunks.push(chunk);
-      total += chunk.length;
+      scanned += chunk.length;
+      if (!keep(filter ? filter.push(chunk) : chunk)) return;
+      if (scanned >= maxScanned) finish(true, false, true);
     });
-    last.on("end", () => finish(false));
+    last.on("end", () => {
+      if (settled) return;
+      if (filter && !keep(filter.end())) return;
+      finish(false);
+    });
     res.on("error", fail);
     res.on("aborted", () => fail(new Error("the server closed the connection in the middle of the body")));
     for (const d of chain) {
-      d.on("error", (err) =>
+      d.on("error", (err: NodeJS.ErrnoException) =>
         fail(
           new BodyEncodingError(
-            `the server sent a body that is not valid ${res.headers["content-encoding"]} (${err.message})`,
+            err.code === "ZSTD_error_frameParameter_windowTooLarge"
+              ? `the server sent a zstd body that needs a window over ${2 ** ZSTD_MAX_WINDOW_LOG / 1024 / 1024} MB to decode, more than HTTP allows and web_fetch holds`
+              : `the server sent a body that is not valid ${res.headers["content-encoding"]} (${err.message})`,
           ),
         ),
       );
@@ -217,7 +269,9 @@ export function requestOnce(spec: RequestSpec): Promise<RawResponse> {
       method: spec.method ?? "GET",
       headers: spec.headers,
       agent: false,
+      maxHeaderSize: MAX_HEADER_BYTES,
       signal,
+      ...(spec.ca ? { ca: [...tlsModule().rootCertificates, spec.ca] } : {}),
       ...(spec.addresses && spec.addresses.length > 0 ? { lookup: pinnedLookup(spec.addresses) } : {}),
     });
     req.on("error", (err) => {
@@ -237,10 +291,27 @@ export function requestOnce(spec: RequestSpec): Promise<RawResponse> {
       }
       if (!read) {
         req.destroy();
-        resolve({ status, headers: res.headers, body: Buffer.alloc(0), cut: false, unfinished: false });
+        resolve({
+          status,
+          headers: res.headers,
+          body: Buffer.alloc(0),
+          cut: false,
+          unfinished: false,
+          scanned: 0,
+          skipped: 0,
+          scanLimited: false,
+        });
         return;
       }
-      readCapped(res, spec.maxBytes, deadline).then(
+      let filter: BodyFilter | undefined;
+      try {
+        filter = spec.filterBody?.(res.headers);
+      } catch (err) {
+        req.destroy();
+        reject(err as Error);
+        return;
+      }
+      readCapped(res, spec.maxBytes, deadline, filter, spec.maxScannedBytes ?? Infinity).then(
         (body) => {
           req.destroy();
           resolve({ status, headers: res.headers, ...body });
