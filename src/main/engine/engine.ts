@@ -271,13 +271,17 @@ export class Engine {
   }
 
   /**
-   * Things the user should be told once: project settings ignored until trusted, that the OS
-   * sandbox is not active (why, what that means, the fix), and that the folder itself is hidden
-   * from every tool (see hiddenWorkspaceNotice).
+   * Things the user should be told once: project settings ignored until trusted, skills skipped
+   * (broken, or in an untrusted project) and why, that the OS sandbox is not active (why, what
+   * that means, the fix), and that the folder itself is hidden from every tool (see
+   * hiddenWorkspaceNotice).
    */
   get notices(): readonly string[] {
     return [
       ...this.policy.notices,
+      // A skill that cannot be loaded is left out of the model's list: its author is told why.
+      ...this.skills.notices(),
+      ...this.skills.problems().map((p) => `A skill was skipped: ${p.message}`),
       ...[this.sandbox.notice, hiddenWorkspaceNotice(this.root, this.hiddenPaths([]))].filter(
         (n): n is string => n !== undefined,
       ),

@@ -24,6 +24,7 @@ import { StepCollector } from "./step-collector.ts";
 import { SubagentRunner, type TaskLineage } from "./subagent-runner.ts";
 import { ToolBridge } from "./tool-bridge.ts";
 import { ToolVisibility } from "./tool-visibility.ts";
+import { skillIndex } from "../skills/skill-index.ts";
 import { errorMessage } from "../errors/error-message.ts";
 
 const STOPPED_CALL =
@@ -49,6 +50,22 @@ function systemPrompt(engine: Engine, agent: AgentManifest, extra: readonly stri
     ...extra.map((s) => s.trim()).filter(Boolean),
     `Workspace root: ${engine.root}`,
   ].join("\n\n");
+}
+
+/**
+ * The system prompt's list of skills, read again from their folders when a run starts (so the
+ * list and the skill tool agree); a folder that cannot be read is said, and the run goes on.
+ */
+function skillsSection(engine: Engine, emit: (event: RunEvent) => void): string | undefined {
+  try {
+    engine.skills.refresh();
+  } catch (err) {
+    emit({
+      type: "notice",
+      message: `The skills could not be read again (${errorMessage(err)}); the run goes on with the skills found when Lathe started.`,
+    });
+  }
+  return skillIndex(engine.skills.skills());
 }
 
 /**
@@ -225,6 +242,8 @@ async function drive(
   writer?.flush();
 
   const deferred = exposure.deferredNotice();
+  // The skills as they are now, listed only to an agent that may load them.
+  const skills = visibility.visible("skill") ? skillsSection(engine, emit) : undefined;
   // A model that goes silent fails the step after its timeouts; a long wait is shown meanwhile.
   const guarded = guardAgainstStalls(model.model, {
     timeouts: model.timeouts ?? DEFAULT_MODEL_TIMEOUTS,
@@ -241,6 +260,7 @@ async function drive(
       model: guarded,
       instructions: systemPrompt(engine, agent, [
         ...(options.instructions ?? []),
+        ...(tools && skills !== undefined ? [skills] : []),
         ...(tools && deferred !== undefined ? [deferred] : []),
       ]),
       messages: [...history, { role: "user", content: [{ type: "text", text: options.prompt }] }],
