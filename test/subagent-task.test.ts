@@ -352,6 +352,23 @@ describe("results", () => {
     expect(store.events(result.sessionId).map((e) => e.type)).not.toContain("task");
   });
 
+  it("keeps the child's texts of different steps apart in its summary, live and as stored", async () => {
+    const h = await setup();
+    await h.put("a.txt", "42\n");
+    const model = scriptedModel([
+      { toolCalls: [{ name: "task", input: { description: "look", prompt: "What is in a.txt?" } }] },
+      { text: "Reading a.txt.", toolCalls: [{ name: "read", input: { path: "a.txt" } }] },
+      { text: "It holds 42." },
+      { text: "Done." },
+    ]);
+    const { events } = await h.run("delegate", model, { mode: "yolo" });
+    const data = outputOf<{ task_id: string; summary: string }>(taskResults(events)[0]);
+    expect(data.summary).toBe("Reading a.txt.\n\nIt holds 42.");
+    // What a later run reads back for the same task (recorded events, no run in this process).
+    const again = await h.reopen();
+    expect(taskStatus(again, data.task_id)).toMatchObject({ summary: "Reading a.txt.\n\nIt holds 42." });
+  });
+
   it.each([
     [
       "task_id with a prompt",

@@ -21,6 +21,7 @@ import { RunBudget } from "./run-budget.ts";
 import { isLiveOnly, type RunEvent } from "./run-events.ts";
 import { guardAgainstStalls } from "./stall-guard.ts";
 import { StepCollector } from "./step-collector.ts";
+import { StepText } from "./step-text.ts";
 import { SubagentRunner, type TaskLineage } from "./subagent-runner.ts";
 import { ToolBridge } from "./tool-bridge.ts";
 import { ToolVisibility } from "./tool-visibility.ts";
@@ -151,7 +152,7 @@ async function drive(
   let writeFailed = false;
   const collector = new StepCollector();
   let writer: ConversationWriter | undefined;
-  const texts: string[] = [];
+  const texts = new StepText();
   let warmed = lineage !== undefined;
   /** The text the step was streaming is cut off: said once, as an empty `cutOff` text after it. */
   const markCutOff = (): void => {
@@ -170,7 +171,7 @@ async function drive(
     }
     collector.add(event);
     if (!isLiveOnly(event)) writer?.event(event);
-    if (event.type === "text") texts.push(event.text);
+    if (event.type === "text") texts.add(event.step, event.text);
     options.onEvent?.(event);
     if (event.type === "step-finish") for (const m of collector.take(STOPPED_CALL)) writer?.message(m);
   };
@@ -330,7 +331,7 @@ async function drive(
     sessionId: session.id,
     runId,
     status: outcome.status,
-    text: texts.join(""),
+    text: texts.toString(),
     steps: outcome.steps,
     usage: outcome.usage,
     ...(error !== undefined ? { error } : {}),

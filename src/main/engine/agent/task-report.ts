@@ -1,6 +1,7 @@
 import type { ConversationStore } from "../store/conversation-store.ts";
 import type { TaskResult, TaskStatus } from "../tools/task-host.ts";
 import type { RunEvent } from "./run-events.ts";
+import { StepText } from "./step-text.ts";
 
 function pathsIn(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((p): p is string => typeof p === "string") : [];
@@ -14,7 +15,7 @@ function pathsIn(value: unknown): string[] {
  */
 export class TaskReport {
   private readonly isEdit: (toolId: string) => boolean;
-  private text: string[] = [];
+  private text = new StepText();
   private status: TaskStatus = "running";
   private error: string | undefined;
   private artifacts = new Set<string>();
@@ -26,13 +27,13 @@ export class TaskReport {
   add(event: RunEvent): void {
     switch (event.type) {
       case "start":
-        this.text = [];
+        this.text = new StepText();
         this.status = "running";
         this.error = undefined;
         this.artifacts = new Set();
         break;
       case "text":
-        this.text.push(event.text);
+        this.text.add(event.step, event.text);
         break;
       case "tool-result": {
         if (event.envelope.type !== "output") break;
@@ -60,7 +61,7 @@ export class TaskReport {
     return {
       task_id: taskId,
       status,
-      summary: this.text.join(""),
+      summary: this.text.toString(),
       artifacts: [...this.artifacts],
       ...(this.error !== undefined && status !== "completed" ? { error: this.error } : {}),
     };
