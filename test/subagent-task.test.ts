@@ -6,7 +6,9 @@ import type { LanguageModel } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentManifest } from "../src/main/engine/agent/agent-manifest.ts";
+import { loadAgentCatalog } from "../src/main/engine/agent/agent-catalog.ts";
 import { settleTasks, taskStatus } from "../src/main/engine/agent/index.ts";
+import { runAgent } from "../src/main/engine/agent/run-agent.ts";
 import { parseModelSpec } from "../src/main/engine/agent/model-spec.ts";
 import type { ResolvedModel } from "../src/main/engine/agent/provider-registry.ts";
 import type { RunEvent } from "../src/main/engine/agent/run-events.ts";
@@ -166,6 +168,78 @@ describe("permissions inherit: a parent's deny binds its tasks", () => {
     });
     expect(outputOf(taskResults(events)[0])).toMatchObject({ status: "completed", summary: "touched." });
     expect(existsSync(path.join(h.root, "pwned.txt"))).toBe(true);
+  });
+
+  describe("a child's own allow rule does not let it do what its parent would have to ask for", () => {
+    const touchViaBuilder = (child: MockLanguageModelV4) => ({
+      parent: scriptedModel([
+        { toolCalls: [{ name: "bash", input: { command: "touch parent.txt" } }] },
+        delegateTouch,
+        { text: "done" },
+      ]),
+      resolveModel: models({ "scripted:builder": child }),
+    });
+    const childTouches = (): MockLanguageModelV4 =>
+      scriptedModel([
+        { toolCalls: [{ name: "bash", input: { command: "touch pwned.txt" } }] },
+        { text: "tried" },
+      ]);
+
+    it("runs bash for builder in its own run (the positive control: the manifest's allow works)", async () => {
+      const h = await setup({ agents: { builder: BUILDER } });
+      const catalog = await loadAgentCatalog({ root: h.root, latheHome: h.home, projectTrusted: false });
+      const result = await runAgent({
+        engine: h.engine,
+        agent: catalog.get("builder"),
+        model: { spec: parseModelSpec("scripted:builder"), model: childTouches() },
+        prompt: "Run: touch pwned.txt",
+        flushIntervalMs: 5,
+      });
+      expect(result.status).toBe("completed");
+      expect(existsSync(path.join(h.root, "pwned.txt"))).toBe(true);
+    });
+
+    it("headless: the parent's bash is refused for want of approval, and so is its builder task's", async () => {
+      const h = await setup({ agents: { builder: BUILDER } });
+      const { parent, resolveModel } = touchViaBuilder(childTouches());
+      const { events } = await h.run("delegate", parent, { resolveModel });
+
+      const parentBash = eventsOf(events, "tool-result").find((e) => e.toolName === "bash");
+      expect(errorOf(parentBash?.envelope)).toContain("needs approval");
+      expect(existsSync(path.join(h.root, "parent.txt"))).toBe(false);
+      const childBash = eventsOf(childEvents(events), "tool-result").find((e) => e.toolName === "bash");
+      expect(errorOf(childBash?.envelope)).toContain("needs approval");
+      expect(errorOf(childBash?.envelope)).toContain("the run that started this task");
+      expect(existsSync(path.join(h.root, "pwned.txt"))).toBe(false);
+    });
+
+    it("with a person to ask: the builder task's bash is put to them, as the parent's is", async () => {
+      const h = await setup({ agents: { builder: BUILDER } });
+      const asked: string[] = [];
+      const { parent, resolveModel } = touchViaBuilder(childTouches());
+      await h.run("delegate", parent, {
+        resolveModel,
+        asker: async () => ({ answers: [] }),
+        approver: async (request) => {
+          asked.push(`${request.toolId} ${request.approvalKey}`);
+          return "reject";
+        },
+      });
+      expect(asked).toHaveLength(2);
+      expect(existsSync(path.join(h.root, "parent.txt"))).toBe(false);
+      expect(existsSync(path.join(h.root, "pwned.txt"))).toBe(false);
+    });
+
+    it("lets the child run what its parent's own manifest allows too", async () => {
+      const h = await setup({
+        lead: { permissions: [{ permission: "bash", pattern: "*", action: "allow" }] },
+        agents: { builder: BUILDER },
+      });
+      const { parent, resolveModel } = touchViaBuilder(childTouches());
+      await h.run("delegate", parent, { resolveModel });
+      expect(existsSync(path.join(h.root, "parent.txt"))).toBe(true);
+      expect(existsSync(path.join(h.root, "pwned.txt"))).toBe(true);
+    });
   });
 
   it("keeps tools hidden from the parent hidden from the child, and refuses them at dispatch", async () => {

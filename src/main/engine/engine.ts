@@ -110,6 +110,11 @@ interface OpenSessionOptions {
    * theirs can never be lifted by settings, approvals or a mode. `source` names them in messages.
    */
   manifestRules?: readonly (PermissionRule & { source?: string })[];
+  /**
+   * For a task's session: the rules of the run that started it. Every verdict is the stricter of
+   * the session's own and these, so a task never does without asking what that run could not.
+   */
+  ceiling?: Ruleset;
   /** The agent the session works for (hooks are told); defaults to the engine's. */
   agent?: string;
 }
@@ -545,7 +550,9 @@ export class Engine {
         agent: options.agent ?? this.agent,
         config: this.policy,
         ruleset:
-          sessionRules.length > 0 ? new Ruleset([...sessionRules, ...this.policy.rules]) : this.ruleset,
+          sessionRules.length > 0 || options.ceiling
+            ? new Ruleset([...sessionRules, ...this.policy.rules], options.ceiling)
+            : this.ruleset,
         mode,
         approver: options.approver,
         approvals: new ApprovalCache(approvalStores),

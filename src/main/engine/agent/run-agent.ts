@@ -122,6 +122,8 @@ async function runInSession(
     // The agent's own rules bind its session, whatever engine it runs on (a task's also carry its
     // parent's denies): a host need not create an engine per agent for a manifest deny to hold.
     manifestRules: lineage ? lineage.sessionRules : options.agent.permissions,
+    // …and a task's calls are let through no more easily than those of the run that started it.
+    ...(lineage ? { ceiling: lineage.ceiling } : {}),
     agent: options.agent.id,
   });
   try {

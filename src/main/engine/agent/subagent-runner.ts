@@ -3,6 +3,7 @@ import type { Engine } from "../engine.ts";
 import { LatheError } from "../errors/lathe-error.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { PermissionRule } from "../policy/permission-rule.ts";
+import type { Ruleset } from "../policy/ruleset.ts";
 import type { Session } from "../session/session.ts";
 import type { TaskHost, TaskRequest, TaskResult } from "../tools/task-host.ts";
 import { loadAgentCatalog, type AgentCatalog } from "./agent-catalog.ts";
@@ -36,6 +37,8 @@ export interface TaskLineage {
   visibility: ToolVisibility;
   /** The parent's budget: the child's calls must fit it and count against it. */
   budget: RunBudget;
+  /** The parent session's rules: the child's calls are judged by them too (the stricter wins). */
+  ceiling: Ruleset;
 }
 
 /** What the delegating run was given by its host, passed on to every task as is. */
@@ -183,6 +186,7 @@ export class SubagentRunner implements TaskHost {
       inheritedDenies,
       visibility: scope.visibility,
       budget: scope.budget,
+      ceiling: parent.ruleset,
     };
     const outputTokens = (a: AgentManifest): number =>
       a.budgets.maxOutputTokens ?? DEFAULT_BUDGETS.maxOutputTokens;
