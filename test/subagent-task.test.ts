@@ -9,6 +9,7 @@ import type { AgentManifest } from "../src/main/engine/agent/agent-manifest.ts";
 import { loadAgentCatalog } from "../src/main/engine/agent/agent-catalog.ts";
 import { settleTasks, taskStatus } from "../src/main/engine/agent/index.ts";
 import { runAgent } from "../src/main/engine/agent/run-agent.ts";
+import { MAX_BACKGROUND_TASKS } from "../src/main/engine/tools/task-host.ts";
 import { parseModelSpec } from "../src/main/engine/agent/model-spec.ts";
 import type { ResolvedModel } from "../src/main/engine/agent/provider-registry.ts";
 import type { RunEvent } from "../src/main/engine/agent/run-events.ts";
@@ -546,6 +547,44 @@ describe("background tasks", () => {
     expect(collected).toMatchObject({
       value: { type: "output", data: { status: "completed", summary: "bg done", artifacts: ["bg.txt"] } },
     });
+  });
+});
+
+describe("fan-out: background tasks running at once", () => {
+  it(`runs at most ${MAX_BACKGROUND_TASKS} at once and tells the model how to go on when asked for more`, async () => {
+    const h = await setup({
+      agents: { bg: manifest({ description: "Works in the background.", model: "scripted:bg" }) },
+    });
+    const { gate, open } = opening();
+    const n = MAX_BACKGROUND_TASKS + 2;
+    const children = Array.from({ length: n }, () => gated([{ text: "bg done" }], gate));
+    let next = 0;
+    const parent = scriptedModel([
+      {
+        toolCalls: Array.from({ length: n }, (_, i) => ({
+          name: "task",
+          input: { description: `job ${i}`, prompt: `Job ${i}.`, agent: "bg", background: true },
+        })),
+      },
+      { text: "Started what I could." },
+    ]);
+    const { events } = await h.run("fan out", parent, {
+      resolveModel: async (spec) => ({ spec: parseModelSpec(spec), model: children[next++]! }),
+    });
+    const results = taskResults(events);
+    expect(results.filter((e) => e.type === "output")).toHaveLength(MAX_BACKGROUND_TASKS);
+    const refused = results.filter((e) => e.type === "error");
+    expect(refused).toHaveLength(n - MAX_BACKGROUND_TASKS);
+    expect(errorOf(refused[0])).toContain(`at most ${MAX_BACKGROUND_TASKS} run at once`);
+    expect(errorOf(refused[0])).toContain('task {"task_id"');
+    // Only the tasks that started have sessions.
+    const sessionId = eventsOf(events, "start")[0]!.sessionId;
+    expect(h.engine.conversations().children(sessionId)).toHaveLength(MAX_BACKGROUND_TASKS);
+
+    // Once they are done, background tasks can start again.
+    open();
+    await settleTasks(h.engine);
+    expect(h.engine.tasks.runningOf(sessionId)).toEqual([]);
   });
 });
 

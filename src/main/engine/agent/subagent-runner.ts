@@ -5,7 +5,12 @@ import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { PermissionRule } from "../policy/permission-rule.ts";
 import type { Ruleset } from "../policy/ruleset.ts";
 import type { Session } from "../session/session.ts";
-import type { TaskHost, TaskRequest, TaskResult } from "../tools/task-host.ts";
+import {
+  MAX_BACKGROUND_TASKS,
+  type TaskHost,
+  type TaskRequest,
+  type TaskResult,
+} from "../tools/task-host.ts";
 import { loadAgentCatalog, type AgentCatalog } from "./agent-catalog.ts";
 import { DEFAULT_BUDGETS, type AgentManifest } from "./agent-manifest.ts";
 import { loadModelSettings } from "./model-settings.ts";
@@ -150,6 +155,15 @@ export class SubagentRunner implements TaskHost {
         `Tasks nest at most ${MAX_TASK_DEPTH} deep, and this run is already a task ${scope.depth} level${scope.depth === 1 ? "" : "s"} down, so it cannot start another. Do this part of the work yourself with the tools you have.`,
         "task_depth",
       );
+    }
+    if (request.background) {
+      const running = scope.engine.tasks.runningOf(scope.session.id);
+      if (running.length >= MAX_BACKGROUND_TASKS) {
+        throw new ToolCallError(
+          `${running.length} background tasks of this session are still running (${running.join(", ")}), and at most ${MAX_BACKGROUND_TASKS} run at once. Wait for one with task {"task_id": "<id>"} before starting another, or leave out background to run this one now.`,
+          "task_fan_out",
+        );
+      }
     }
     const rounds = scope.roundsLeft();
     if (rounds < 1) {
