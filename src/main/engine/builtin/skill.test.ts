@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Engine } from "../engine.ts";
 import { TrustStore } from "../policy/trust-store.ts";
-import { SkillCatalog } from "../skills/skill-catalog.ts";
+import { MAX_SKILL_FILE_BYTES, SkillCatalog } from "../skills/skill-catalog.ts";
 import { skillTool, type SkillData } from "./skill.ts";
 import { errorOf, outputOf } from "../../../../test/support/envelope-of.ts";
 
@@ -129,6 +129,16 @@ describe("skill", () => {
       expect(JSON.stringify(envelope)).not.toContain("top-secret");
     },
   );
+
+  it("does not load a SKILL.md that grew past the size limit after it was listed", async () => {
+    const file = await putSkill(globalDir(), "big", "big", "Grows.", "Short for now.");
+    const { engine } = await engineWithSkills(false);
+    const session = await engine.openSession({ mode: "ask" });
+    await writeFile(file, `---\nname: big\ndescription: Grows.\n---\n${"x".repeat(MAX_SKILL_FILE_BYTES)}\n`);
+    const refused = errorOf(await session.call("skill", { name: "big" }));
+    expect(refused).toContain("too large to load");
+    expect(refused).toContain("Continue without it");
+  });
 
   it("serves the trusted project's skill over a global one of the same name, with a workspace path", async () => {
     await putSkill(globalDir(), "style", "style", "The user's style.", "Use tabs.");

@@ -35,7 +35,7 @@ interface SkillCatalogInput {
 
 const SKILL_FILE = "SKILL.md";
 /** A SKILL.md larger than this is skipped: instructions, not a data dump. */
-const MAX_SKILL_FILE_BYTES = 1024 * 1024;
+export const MAX_SKILL_FILE_BYTES = 1024 * 1024;
 
 interface Scan {
   skills: Map<string, SkillInfo>;
