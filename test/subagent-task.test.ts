@@ -331,7 +331,17 @@ describe("budgets: a task cannot spend more than its parent has left", () => {
 
     // The parent's step 0 was one of its 3 rounds: the child gets the 2 left, not its own 10.
     expect(child.doStreamCalls).toHaveLength(2);
-    expect(seenByParent).toMatchObject({ value: { type: "output", data: { status: "max-rounds" } } });
+    // …and is told what that means for it, not just a status and an empty summary.
+    expect(seenByParent).toMatchObject({
+      value: {
+        type: "output",
+        data: {
+          status: "max-rounds",
+          summary: "",
+          error: expect.stringContaining("used up its model steps"),
+        },
+      },
+    });
     // The task call was one of the parent's 3 tool calls: the child may make the other 2.
     const childGlobs = eventsOf(childEvents(events), "tool-result");
     const first = childGlobs.filter((e) => e.step === 0);

@@ -7,6 +7,16 @@ function pathsIn(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((p): p is string => typeof p === "string") : [];
 }
 
+/** What the model is told of a task that ended unfinished without an error of its own. */
+const UNFINISHED: Partial<Record<TaskStatus, string>> = {
+  "max-rounds":
+    "The task used up its model steps before it finished (its agent's budgets.maxRounds, or the steps your run had left). Its summary is what it said so far and its artifacts what it wrote: check them, then do what is left yourself or start a task for only that.",
+  aborted:
+    "The task was stopped before it finished. Its summary is what it said so far and its artifacts what it wrote: check them before you go on.",
+  interrupted:
+    "The Lathe process that ran the task stopped before the task finished. Its summary is what it said so far and its artifacts what it wrote: check them, then do what is left yourself or start a task for only that.",
+};
+
 /**
  * A task's result from the events of its child run, live or as recorded: the final text, how the
  * run ended, and the artifacts — the paths of successful calls of editing tools (kind "edit":
@@ -63,7 +73,11 @@ export class TaskReport {
       status,
       summary: this.text.toString(),
       artifacts: [...this.artifacts],
-      ...(this.error !== undefined && status !== "completed" ? { error: this.error } : {}),
+      ...(this.error !== undefined && status !== "completed"
+        ? { error: this.error }
+        : UNFINISHED[status] !== undefined
+          ? { error: UNFINISHED[status] }
+          : {}),
     };
   }
 }

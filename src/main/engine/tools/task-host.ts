@@ -32,7 +32,7 @@ export interface TaskResult {
   summary?: string;
   /** Workspace paths the child wrote or edited, in the order it first did. Absent while it runs. */
   artifacts?: string[];
-  /** For a failed task: what went wrong. */
+  /** For a task that did not complete: what went wrong, or why it stopped, and what to do next. */
   error?: string;
 }
 
