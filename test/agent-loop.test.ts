@@ -137,7 +137,7 @@ describe("a scripted conversation drives the tools through the engine", () => {
       type: "json",
       value: { type: "output", data: { path: "a.txt", content: "alpha\n" } },
     });
-    expect(result.text).toBe("Reading.Done: c.txt holds both files.");
+    expect(result.text).toBe("Reading.\n\nDone: c.txt holds both files.");
   });
 
   it("refuses a gated call headless (ask = deny), tells the model why, and the model recovers", async () => {
@@ -705,7 +705,7 @@ describe("a tool call cut off at the output limit", () => {
     ]);
     expect(result.status).toBe("completed");
     expect(result.steps).toBe(2);
-    expect(result.text).toBe("Writing both.I will write them one at a time.");
+    expect(result.text).toBe("Writing both.\n\nI will write them one at a time.");
     const stored = h.engine.conversations().messages(result.sessionId);
     expect(stored.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
     expect(stored[1]?.parts.filter((p) => p.type === "tool-call")).toHaveLength(2);

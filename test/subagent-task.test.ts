@@ -6,7 +6,10 @@ import type { LanguageModel } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentManifest } from "../src/main/engine/agent/agent-manifest.ts";
+import { loadAgentCatalog } from "../src/main/engine/agent/agent-catalog.ts";
 import { settleTasks, taskStatus } from "../src/main/engine/agent/index.ts";
+import { runAgent } from "../src/main/engine/agent/run-agent.ts";
+import { MAX_BACKGROUND_TASKS } from "../src/main/engine/tools/task-host.ts";
 import { parseModelSpec } from "../src/main/engine/agent/model-spec.ts";
 import type { ResolvedModel } from "../src/main/engine/agent/provider-registry.ts";
 import type { RunEvent } from "../src/main/engine/agent/run-events.ts";
@@ -168,6 +171,78 @@ describe("permissions inherit: a parent's deny binds its tasks", () => {
     expect(existsSync(path.join(h.root, "pwned.txt"))).toBe(true);
   });
 
+  describe("a child's own allow rule does not let it do what its parent would have to ask for", () => {
+    const touchViaBuilder = (child: MockLanguageModelV4) => ({
+      parent: scriptedModel([
+        { toolCalls: [{ name: "bash", input: { command: "touch parent.txt" } }] },
+        delegateTouch,
+        { text: "done" },
+      ]),
+      resolveModel: models({ "scripted:builder": child }),
+    });
+    const childTouches = (): MockLanguageModelV4 =>
+      scriptedModel([
+        { toolCalls: [{ name: "bash", input: { command: "touch pwned.txt" } }] },
+        { text: "tried" },
+      ]);
+
+    it("runs bash for builder in its own run (the positive control: the manifest's allow works)", async () => {
+      const h = await setup({ agents: { builder: BUILDER } });
+      const catalog = await loadAgentCatalog({ root: h.root, latheHome: h.home, projectTrusted: false });
+      const result = await runAgent({
+        engine: h.engine,
+        agent: catalog.get("builder"),
+        model: { spec: parseModelSpec("scripted:builder"), model: childTouches() },
+        prompt: "Run: touch pwned.txt",
+        flushIntervalMs: 5,
+      });
+      expect(result.status).toBe("completed");
+      expect(existsSync(path.join(h.root, "pwned.txt"))).toBe(true);
+    });
+
+    it("headless: the parent's bash is refused for want of approval, and so is its builder task's", async () => {
+      const h = await setup({ agents: { builder: BUILDER } });
+      const { parent, resolveModel } = touchViaBuilder(childTouches());
+      const { events } = await h.run("delegate", parent, { resolveModel });
+
+      const parentBash = eventsOf(events, "tool-result").find((e) => e.toolName === "bash");
+      expect(errorOf(parentBash?.envelope)).toContain("needs approval");
+      expect(existsSync(path.join(h.root, "parent.txt"))).toBe(false);
+      const childBash = eventsOf(childEvents(events), "tool-result").find((e) => e.toolName === "bash");
+      expect(errorOf(childBash?.envelope)).toContain("needs approval");
+      expect(errorOf(childBash?.envelope)).toContain("the run that started this task");
+      expect(existsSync(path.join(h.root, "pwned.txt"))).toBe(false);
+    });
+
+    it("with a person to ask: the builder task's bash is put to them, as the parent's is", async () => {
+      const h = await setup({ agents: { builder: BUILDER } });
+      const asked: string[] = [];
+      const { parent, resolveModel } = touchViaBuilder(childTouches());
+      await h.run("delegate", parent, {
+        resolveModel,
+        asker: async () => ({ answers: [] }),
+        approver: async (request) => {
+          asked.push(`${request.toolId} ${request.approvalKey}`);
+          return "reject";
+        },
+      });
+      expect(asked).toHaveLength(2);
+      expect(existsSync(path.join(h.root, "parent.txt"))).toBe(false);
+      expect(existsSync(path.join(h.root, "pwned.txt"))).toBe(false);
+    });
+
+    it("lets the child run what its parent's own manifest allows too", async () => {
+      const h = await setup({
+        lead: { permissions: [{ permission: "bash", pattern: "*", action: "allow" }] },
+        agents: { builder: BUILDER },
+      });
+      const { parent, resolveModel } = touchViaBuilder(childTouches());
+      await h.run("delegate", parent, { resolveModel });
+      expect(existsSync(path.join(h.root, "parent.txt"))).toBe(true);
+      expect(existsSync(path.join(h.root, "pwned.txt"))).toBe(true);
+    });
+  });
+
   it("keeps tools hidden from the parent hidden from the child, and refuses them at dispatch", async () => {
     const h = await setup({
       lead: { tools: { allow: ["*"], deny: ["bash", "write"] } },
@@ -256,7 +331,17 @@ describe("budgets: a task cannot spend more than its parent has left", () => {
 
     // The parent's step 0 was one of its 3 rounds: the child gets the 2 left, not its own 10.
     expect(child.doStreamCalls).toHaveLength(2);
-    expect(seenByParent).toMatchObject({ value: { type: "output", data: { status: "max-rounds" } } });
+    // …and is told what that means for it, not just a status and an empty summary.
+    expect(seenByParent).toMatchObject({
+      value: {
+        type: "output",
+        data: {
+          status: "max-rounds",
+          summary: "",
+          error: expect.stringContaining("used up its model steps"),
+        },
+      },
+    });
     // The task call was one of the parent's 3 tool calls: the child may make the other 2.
     const childGlobs = eventsOf(childEvents(events), "tool-result");
     const first = childGlobs.filter((e) => e.step === 0);
@@ -350,6 +435,23 @@ describe("results", () => {
     });
     // The parent's own recording holds its conversation, not the child's events.
     expect(store.events(result.sessionId).map((e) => e.type)).not.toContain("task");
+  });
+
+  it("keeps the child's texts of different steps apart in its summary, live and as stored", async () => {
+    const h = await setup();
+    await h.put("a.txt", "42\n");
+    const model = scriptedModel([
+      { toolCalls: [{ name: "task", input: { description: "look", prompt: "What is in a.txt?" } }] },
+      { text: "Reading a.txt.", toolCalls: [{ name: "read", input: { path: "a.txt" } }] },
+      { text: "It holds 42." },
+      { text: "Done." },
+    ]);
+    const { events } = await h.run("delegate", model, { mode: "yolo" });
+    const data = outputOf<{ task_id: string; summary: string }>(taskResults(events)[0]);
+    expect(data.summary).toBe("Reading a.txt.\n\nIt holds 42.");
+    // What a later run reads back for the same task (recorded events, no run in this process).
+    const again = await h.reopen();
+    expect(taskStatus(again, data.task_id)).toMatchObject({ summary: "Reading a.txt.\n\nIt holds 42." });
   });
 
   it.each([
@@ -455,6 +557,44 @@ describe("background tasks", () => {
     expect(collected).toMatchObject({
       value: { type: "output", data: { status: "completed", summary: "bg done", artifacts: ["bg.txt"] } },
     });
+  });
+});
+
+describe("fan-out: background tasks running at once", () => {
+  it(`runs at most ${MAX_BACKGROUND_TASKS} at once and tells the model how to go on when asked for more`, async () => {
+    const h = await setup({
+      agents: { bg: manifest({ description: "Works in the background.", model: "scripted:bg" }) },
+    });
+    const { gate, open } = opening();
+    const n = MAX_BACKGROUND_TASKS + 2;
+    const children = Array.from({ length: n }, () => gated([{ text: "bg done" }], gate));
+    let next = 0;
+    const parent = scriptedModel([
+      {
+        toolCalls: Array.from({ length: n }, (_, i) => ({
+          name: "task",
+          input: { description: `job ${i}`, prompt: `Job ${i}.`, agent: "bg", background: true },
+        })),
+      },
+      { text: "Started what I could." },
+    ]);
+    const { events } = await h.run("fan out", parent, {
+      resolveModel: async (spec) => ({ spec: parseModelSpec(spec), model: children[next++]! }),
+    });
+    const results = taskResults(events);
+    expect(results.filter((e) => e.type === "output")).toHaveLength(MAX_BACKGROUND_TASKS);
+    const refused = results.filter((e) => e.type === "error");
+    expect(refused).toHaveLength(n - MAX_BACKGROUND_TASKS);
+    expect(errorOf(refused[0])).toContain(`at most ${MAX_BACKGROUND_TASKS} run at once`);
+    expect(errorOf(refused[0])).toContain('task {"task_id"');
+    // Only the tasks that started have sessions.
+    const sessionId = eventsOf(events, "start")[0]!.sessionId;
+    expect(h.engine.conversations().children(sessionId)).toHaveLength(MAX_BACKGROUND_TASKS);
+
+    // Once they are done, background tasks can start again.
+    open();
+    await settleTasks(h.engine);
+    expect(h.engine.tasks.runningOf(sessionId)).toEqual([]);
   });
 });
 

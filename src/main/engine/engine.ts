@@ -110,6 +110,11 @@ interface OpenSessionOptions {
    * theirs can never be lifted by settings, approvals or a mode. `source` names them in messages.
    */
   manifestRules?: readonly (PermissionRule & { source?: string })[];
+  /**
+   * For a task's session: the rules of the run that started it. Every verdict is the stricter of
+   * the session's own and these, so a task never does without asking what that run could not.
+   */
+  ceiling?: Ruleset;
   /** The agent the session works for (hooks are told); defaults to the engine's. */
   agent?: string;
 }
@@ -271,13 +276,17 @@ export class Engine {
   }
 
   /**
-   * Things the user should be told once: project settings ignored until trusted, that the OS
-   * sandbox is not active (why, what that means, the fix), and that the folder itself is hidden
-   * from every tool (see hiddenWorkspaceNotice).
+   * Things the user should be told once: project settings ignored until trusted, skills skipped
+   * (broken, or in an untrusted project) and why, that the OS sandbox is not active (why, what
+   * that means, the fix), and that the folder itself is hidden from every tool (see
+   * hiddenWorkspaceNotice).
    */
   get notices(): readonly string[] {
     return [
       ...this.policy.notices,
+      // A skill that cannot be loaded is left out of the model's list: its author is told why.
+      ...this.skills.notices(),
+      ...this.skills.problems().map((p) => `A skill was skipped: ${p.message}`),
       ...[this.sandbox.notice, hiddenWorkspaceNotice(this.root, this.hiddenPaths([]))].filter(
         (n): n is string => n !== undefined,
       ),
@@ -541,7 +550,9 @@ export class Engine {
         agent: options.agent ?? this.agent,
         config: this.policy,
         ruleset:
-          sessionRules.length > 0 ? new Ruleset([...sessionRules, ...this.policy.rules]) : this.ruleset,
+          sessionRules.length > 0 || options.ceiling
+            ? new Ruleset([...sessionRules, ...this.policy.rules], options.ceiling)
+            : this.ruleset,
         mode,
         approver: options.approver,
         approvals: new ApprovalCache(approvalStores),

@@ -21,9 +21,11 @@ import { RunBudget } from "./run-budget.ts";
 import { isLiveOnly, type RunEvent } from "./run-events.ts";
 import { guardAgainstStalls } from "./stall-guard.ts";
 import { StepCollector } from "./step-collector.ts";
+import { StepText } from "./step-text.ts";
 import { SubagentRunner, type TaskLineage } from "./subagent-runner.ts";
 import { ToolBridge } from "./tool-bridge.ts";
 import { ToolVisibility } from "./tool-visibility.ts";
+import { skillIndex } from "../skills/skill-index.ts";
 import { errorMessage } from "../errors/error-message.ts";
 
 const STOPPED_CALL =
@@ -49,6 +51,22 @@ function systemPrompt(engine: Engine, agent: AgentManifest, extra: readonly stri
     ...extra.map((s) => s.trim()).filter(Boolean),
     `Workspace root: ${engine.root}`,
   ].join("\n\n");
+}
+
+/**
+ * The system prompt's list of skills, read again from their folders when a run starts (so the
+ * list and the skill tool agree); a folder that cannot be read is said, and the run goes on.
+ */
+function skillsSection(engine: Engine, emit: (event: RunEvent) => void): string | undefined {
+  try {
+    engine.skills.refresh();
+  } catch (err) {
+    emit({
+      type: "notice",
+      message: `The skills could not be read again (${errorMessage(err)}); the run goes on with the skills found when Lathe started.`,
+    });
+  }
+  return skillIndex(engine.skills.skills());
 }
 
 /**
@@ -104,6 +122,8 @@ async function runInSession(
     // The agent's own rules bind its session, whatever engine it runs on (a task's also carry its
     // parent's denies): a host need not create an engine per agent for a manifest deny to hold.
     manifestRules: lineage ? lineage.sessionRules : options.agent.permissions,
+    // …and a task's calls are let through no more easily than those of the run that started it.
+    ...(lineage ? { ceiling: lineage.ceiling } : {}),
     agent: options.agent.id,
   });
   try {
@@ -134,7 +154,7 @@ async function drive(
   let writeFailed = false;
   const collector = new StepCollector();
   let writer: ConversationWriter | undefined;
-  const texts: string[] = [];
+  const texts = new StepText();
   let warmed = lineage !== undefined;
   /** The text the step was streaming is cut off: said once, as an empty `cutOff` text after it. */
   const markCutOff = (): void => {
@@ -153,7 +173,7 @@ async function drive(
     }
     collector.add(event);
     if (!isLiveOnly(event)) writer?.event(event);
-    if (event.type === "text") texts.push(event.text);
+    if (event.type === "text") texts.add(event.step, event.text);
     options.onEvent?.(event);
     if (event.type === "step-finish") for (const m of collector.take(STOPPED_CALL)) writer?.message(m);
   };
@@ -225,6 +245,8 @@ async function drive(
   writer?.flush();
 
   const deferred = exposure.deferredNotice();
+  // The skills as they are now, listed only to an agent that may load them.
+  const skills = visibility.visible("skill") ? skillsSection(engine, emit) : undefined;
   // A model that goes silent fails the step after its timeouts; a long wait is shown meanwhile.
   const guarded = guardAgainstStalls(model.model, {
     timeouts: model.timeouts ?? DEFAULT_MODEL_TIMEOUTS,
@@ -241,6 +263,7 @@ async function drive(
       model: guarded,
       instructions: systemPrompt(engine, agent, [
         ...(options.instructions ?? []),
+        ...(tools && skills !== undefined ? [skills] : []),
         ...(tools && deferred !== undefined ? [deferred] : []),
       ]),
       messages: [...history, { role: "user", content: [{ type: "text", text: options.prompt }] }],
@@ -316,7 +339,7 @@ async function drive(
     sessionId: session.id,
     runId,
     status: outcome.status,
-    text: texts.join(""),
+    text: texts.toString(),
     steps: outcome.steps,
     usage: outcome.usage,
     ...(error !== undefined ? { error } : {}),

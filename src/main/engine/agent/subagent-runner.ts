@@ -3,8 +3,14 @@ import type { Engine } from "../engine.ts";
 import { LatheError } from "../errors/lathe-error.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { PermissionRule } from "../policy/permission-rule.ts";
+import type { Ruleset } from "../policy/ruleset.ts";
 import type { Session } from "../session/session.ts";
-import type { TaskHost, TaskRequest, TaskResult } from "../tools/task-host.ts";
+import {
+  MAX_BACKGROUND_TASKS,
+  type TaskHost,
+  type TaskRequest,
+  type TaskResult,
+} from "../tools/task-host.ts";
 import { loadAgentCatalog, type AgentCatalog } from "./agent-catalog.ts";
 import { DEFAULT_BUDGETS, type AgentManifest } from "./agent-manifest.ts";
 import { loadModelSettings } from "./model-settings.ts";
@@ -36,6 +42,8 @@ export interface TaskLineage {
   visibility: ToolVisibility;
   /** The parent's budget: the child's calls must fit it and count against it. */
   budget: RunBudget;
+  /** The parent session's rules: the child's calls are judged by them too (the stricter wins). */
+  ceiling: Ruleset;
 }
 
 /** What the delegating run was given by its host, passed on to every task as is. */
@@ -148,6 +156,15 @@ export class SubagentRunner implements TaskHost {
         "task_depth",
       );
     }
+    if (request.background) {
+      const running = scope.engine.tasks.runningOf(scope.session.id);
+      if (running.length >= MAX_BACKGROUND_TASKS) {
+        throw new ToolCallError(
+          `${running.length} background tasks of this session are still running (${running.join(", ")}), and at most ${MAX_BACKGROUND_TASKS} run at once. Wait for one with task {"task_id": "<id>"} before starting another, or leave out background to run this one now.`,
+          "task_fan_out",
+        );
+      }
+    }
     const rounds = scope.roundsLeft();
     if (rounds < 1) {
       throw new ToolCallError(
@@ -183,6 +200,7 @@ export class SubagentRunner implements TaskHost {
       inheritedDenies,
       visibility: scope.visibility,
       budget: scope.budget,
+      ceiling: parent.ruleset,
     };
     const outputTokens = (a: AgentManifest): number =>
       a.budgets.maxOutputTokens ?? DEFAULT_BUDGETS.maxOutputTokens;

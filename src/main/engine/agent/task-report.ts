@@ -1,10 +1,21 @@
 import type { ConversationStore } from "../store/conversation-store.ts";
 import type { TaskResult, TaskStatus } from "../tools/task-host.ts";
 import type { RunEvent } from "./run-events.ts";
+import { StepText } from "./step-text.ts";
 
 function pathsIn(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((p): p is string => typeof p === "string") : [];
 }
+
+/** What the model is told of a task that ended unfinished without an error of its own. */
+const UNFINISHED: Partial<Record<TaskStatus, string>> = {
+  "max-rounds":
+    "The task used up its model steps before it finished (its agent's budgets.maxRounds, or the steps your run had left). Its summary is what it said so far and its artifacts what it wrote: check them, then do what is left yourself or start a task for only that.",
+  aborted:
+    "The task was stopped before it finished. Its summary is what it said so far and its artifacts what it wrote: check them before you go on.",
+  interrupted:
+    "The Lathe process that ran the task stopped before the task finished. Its summary is what it said so far and its artifacts what it wrote: check them, then do what is left yourself or start a task for only that.",
+};
 
 /**
  * A task's result from the events of its child run, live or as recorded: the final text, how the
@@ -14,7 +25,7 @@ function pathsIn(value: unknown): string[] {
  */
 export class TaskReport {
   private readonly isEdit: (toolId: string) => boolean;
-  private text: string[] = [];
+  private text = new StepText();
   private status: TaskStatus = "running";
   private error: string | undefined;
   private artifacts = new Set<string>();
@@ -26,13 +37,13 @@ export class TaskReport {
   add(event: RunEvent): void {
     switch (event.type) {
       case "start":
-        this.text = [];
+        this.text = new StepText();
         this.status = "running";
         this.error = undefined;
         this.artifacts = new Set();
         break;
       case "text":
-        this.text.push(event.text);
+        this.text.add(event.step, event.text);
         break;
       case "tool-result": {
         if (event.envelope.type !== "output") break;
@@ -60,9 +71,13 @@ export class TaskReport {
     return {
       task_id: taskId,
       status,
-      summary: this.text.join(""),
+      summary: this.text.toString(),
       artifacts: [...this.artifacts],
-      ...(this.error !== undefined && status !== "completed" ? { error: this.error } : {}),
+      ...(this.error !== undefined && status !== "completed"
+        ? { error: this.error }
+        : UNFINISHED[status] !== undefined
+          ? { error: UNFINISHED[status] }
+          : {}),
     };
   }
 }

@@ -281,10 +281,10 @@ describe("read", () => {
     }
   });
 
-  it("is read-only, ungated, of kind read, and may read the session folder", () => {
+  it("is read-only, ungated, of kind read, and may read the session folder and the global skills", () => {
     const info = ws.engine.listTools().find((t) => t.id === "read");
     expect(info).toMatchObject({ readOnly: true, gated: false, kind: "read" });
-    expect(info?.requires.fs?.read).toEqual(["{workspace}/**", "{session}/**"]);
+    expect(info?.requires.fs?.read).toEqual(["{workspace}/**", "{session}/**", "{user-data}/skills/**"]);
     expect(ws.engine.registry.get("read")?.tool.deriveApprovalKey({ path: "src/a.ts" })).toBe(
       "read:src/a.ts",
     );

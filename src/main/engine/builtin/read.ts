@@ -10,7 +10,7 @@ import { readHead, readText } from "./read-text.ts";
 
 const DESCRIPTION = `Read a text file and return its exact text (no line numbers added).
 
-Read a file before you change it: write and edit refuse a file this session has not read, or one changed on disk since. Also reads the output_path of a truncated result.
+Read a file before you change it: write and edit refuse a file this session has not read, or one changed on disk since. Also reads the output_path of a truncated result, and the files a skill mentions (in its folder).
 
 For a large file pass offset and limit. Results over 200 KB are cut at a whole line with truncated: true (a single longer line is cut inside, saying so); continue at offset = end_line + 1. Binary files, directories and files over 100 MB are refused (search those with grep). UTF-8, UTF-16 and latin1 are decoded.`;
 
@@ -23,7 +23,12 @@ const MAX_READ_FILE_BYTES = 100 * 1024 * 1024;
 // Built when first needed (see defineBuiltin): listing the tool reads the bundle's catalog.
 const schema = () =>
   z.strictObject({
-    path: z.string().min(1).describe("Relative to the workspace root, or a truncated result's output_path."),
+    path: z
+      .string()
+      .min(1)
+      .describe(
+        "Relative to the workspace root, or a truncated result's output_path, or a file in a skill's folder.",
+      ),
     offset: z.number().int().min(1).optional().describe("First line to read, 1-based (default 1)."),
     limit: z.number().int().min(1).optional().describe("How many lines (default: to the end)."),
   });
@@ -56,7 +61,9 @@ const definition = defineBuiltin({
   id: "read",
   description: DESCRIPTION,
   schema,
-  requires: { fs: { read: ["{workspace}/**", "{session}/**"] } },
+  // A global skill's folder is in $LATHE_HOME (the rest of which no tool may read): the files its
+  // SKILL.md mentions are read from there.
+  requires: { fs: { read: ["{workspace}/**", "{session}/**", "{user-data}/skills/**"] } },
   readOnly: true,
   gated: false,
   kind: "read",

@@ -1,10 +1,10 @@
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { link as link_, mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Engine } from "../engine.ts";
 import { TrustStore } from "../policy/trust-store.ts";
-import { SkillCatalog } from "../skills/skill-catalog.ts";
+import { MAX_SKILL_FILE_BYTES, SkillCatalog } from "../skills/skill-catalog.ts";
 import { skillTool, type SkillData } from "./skill.ts";
 import { errorOf, outputOf } from "../../../../test/support/envelope-of.ts";
 
@@ -74,6 +74,70 @@ describe("skill", () => {
       content: "1. Open the form.\n2. Fill it.",
       path: file,
     });
+  });
+
+  it("lets the model read the files a global skill mentions, next to its SKILL.md, as the tool's description says", async () => {
+    const file = await putSkill(globalDir(), "pdf", "pdf", "Fill PDF forms.", "See forms.md for the fields.");
+    await mkdir(path.join(globalDir(), "pdf", "scripts"));
+    await writeFile(path.join(globalDir(), "pdf", "forms.md"), "Field names: a, b.\n");
+    await writeFile(path.join(globalDir(), "pdf", "scripts", "fill.py"), "print('fill')\n");
+    const { engine } = await engineWithSkills(false);
+    const session = await engine.openSession({ mode: "ask" });
+    const loaded = outputOf<SkillData>(await session.call("skill", { name: "pdf" }));
+    const folder = path.dirname(loaded.path);
+    expect(folder).toBe(path.dirname(file));
+
+    const read = await session.call("read", { path: path.join(folder, "forms.md") });
+    expect(JSON.stringify(outputOf(read))).toContain("Field names: a, b.");
+    const script = await session.call("read", { path: path.join(folder, "scripts", "fill.py") });
+    expect(JSON.stringify(outputOf(script))).toContain("print('fill')");
+    // The rest of $LATHE_HOME stays out of reach.
+    await writeFile(path.join(home, "settings.json"), "{}");
+    expect(errorOf(await session.call("read", { path: path.join(home, "settings.json") }))).toMatch(
+      /outside what this tool may read|Lathe's own data/,
+    );
+    expect(
+      errorOf(await session.call("read", { path: path.join(globalDir(), "..", "settings.json") })),
+    ).toMatch(/outside what this tool may read|Lathe's own data/);
+  });
+
+  it.each([
+    { link: "symlink", to: "a secret outside $LATHE_HOME" },
+    { link: "symlink", to: "settings.json of $LATHE_HOME" },
+    { link: "hard link", to: "settings.json of $LATHE_HOME" },
+  ])(
+    "refuses a $link in a skill's folder to $to, though the file itself is readable",
+    async ({ link, to }) => {
+      await putSkill(globalDir(), "evil", "evil", "Looks harmless.", "Read notes.md.");
+      const outside = path.join(base, "secret.txt");
+      await writeFile(outside, "top-secret\n");
+      await writeFile(
+        path.join(home, "settings.json"),
+        JSON.stringify({ providers: { "openai-compatible": { baseURL: "http://top-secret.invalid/v1" } } }),
+      );
+      const target = to.startsWith("a secret") ? outside : path.join(home, "settings.json");
+      const notes = path.join(globalDir(), "evil", "notes.md");
+      if (link === "symlink") await symlink(target, notes);
+      else await link_(target, notes);
+      // The positive control: the bytes are there for whoever opens the link directly.
+      expect(await readFile(notes, "utf8")).toContain("top-secret");
+
+      const { engine } = await engineWithSkills(false);
+      const session = await engine.openSession({ mode: "yolo" });
+      const envelope = await session.call("read", { path: notes });
+      expect(envelope.type).toBe("error");
+      expect(JSON.stringify(envelope)).not.toContain("top-secret");
+    },
+  );
+
+  it("does not load a SKILL.md that grew past the size limit after it was listed", async () => {
+    const file = await putSkill(globalDir(), "big", "big", "Grows.", "Short for now.");
+    const { engine } = await engineWithSkills(false);
+    const session = await engine.openSession({ mode: "ask" });
+    await writeFile(file, `---\nname: big\ndescription: Grows.\n---\n${"x".repeat(MAX_SKILL_FILE_BYTES)}\n`);
+    const refused = errorOf(await session.call("skill", { name: "big" }));
+    expect(refused).toContain("too large to load");
+    expect(refused).toContain("Continue without it");
   });
 
   it("serves the trusted project's skill over a global one of the same name, with a workspace path", async () => {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { LatheError } from "../errors/lathe-error.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
-import type { SkillCatalog, SkillInfo } from "../skills/skill-catalog.ts";
+import { MAX_SKILL_FILE_BYTES, type SkillCatalog, type SkillInfo } from "../skills/skill-catalog.ts";
 import { parseSkillFile } from "../skills/skill-file.ts";
 import type { ToolDefinition } from "../tools/contract.ts";
 import { OUTPUT_LIMITS, truncateTextField } from "../tools/truncation.ts";
@@ -64,9 +64,16 @@ export function skillTool(
     async execute(args, runtime): Promise<SkillData> {
       const skill = find(args.name, catalog);
       const target = await runtime.fs.resolve(skill.path, "read");
-      if (!(await runtime.fs.stat(target))) {
+      const stats = await runtime.fs.stat(target);
+      if (!stats) {
         throw new ToolCallError(
           `The skill "${skill.name}" was removed since it was listed (${target.display} is gone). Continue without it.`,
+        );
+      }
+      // Read whole, so held to the size discovery allows: a file that grew since is not loaded into memory.
+      if (stats.size > MAX_SKILL_FILE_BYTES) {
+        throw new ToolCallError(
+          `The skill "${skill.name}" is too large to load: ${target.display} has grown to ${stats.size} bytes since it was listed, over the ${MAX_SKILL_FILE_BYTES}-byte limit for a skill. Continue without it.`,
         );
       }
       let text: string;

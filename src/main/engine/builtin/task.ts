@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ToolCallError } from "../errors/tool-call-error.ts";
-import type { TaskResult } from "../tools/task-host.ts";
+import { MAX_BACKGROUND_TASKS, type TaskResult } from "../tools/task-host.ts";
 import type { ToolDefinition, Truncation } from "../tools/contract.ts";
 import { textLeftOut, utf8Head } from "../tools/truncation.ts";
 import { defineBuiltin } from "./define-builtin.ts";
@@ -17,7 +17,7 @@ const TASK_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 
 const DESCRIPTION = `Delegate a self-contained piece of work to a subagent. It sees only your prompt, not this conversation: write a complete brief (the goal, relevant files and facts, constraints, what to report back). It works in the same folder with the same or fewer permissions, and its tool calls count against your budgets. Use it for separable work that would flood your context; do small things yourself.
 
-background: true returns {task_id} at once; later call task with {task_id} alone to wait for its result.`;
+background: true returns {task_id} at once; later call task with {task_id} alone to wait for its result. At most ${MAX_BACKGROUND_TASKS} background tasks run at once.`;
 
 // Built when first needed (see defineBuiltin): listing the tool reads the bundle's catalog.
 const schema = () =>

@@ -354,9 +354,8 @@ export async function decideCall(
       home: os.homedir(),
       protectedPaths: ctx.protectedPaths,
       ruleAllows: (text, mention) =>
-        ctx.ruleset.rules.some(
+        ctx.ruleset.hasAllow(
           (r) =>
-            r.action === "allow" &&
             (r.permission === tool.id || r.permission === "shell.run") &&
             r.pattern.includes(mention) &&
             compilePattern(r.pattern, "command").test(text),

@@ -123,3 +123,56 @@ describe("Ruleset", () => {
     expect(rs.evaluateAll([cmd("git log")], cmd("")).action).toBe("allow");
   });
 });
+
+describe("Ruleset with a ceiling (a task's session under the run that started it)", () => {
+  const allowBash = rule("bash", "*", "allow", "manifest");
+  const askBash = rule("bash", "*", "ask", "manifest");
+  const denyRm = rule("bash", "rm *", "deny", "user");
+  const table: Array<[string, ScopedRule[], ScopedRule[], Action, boolean]> = [
+    [
+      "the child's allow, nothing above: the parent would ask, so the child asks",
+      [allowBash],
+      [],
+      "ask",
+      true,
+    ],
+    ["the child's allow under the parent's ask", [allowBash], [askBash], "ask", true],
+    ["both allow", [allowBash], [allowBash], "allow", false],
+    [
+      "the parent allows, the child asks: the child's stricter verdict holds",
+      [askBash],
+      [allowBash],
+      "ask",
+      false,
+    ],
+    ["a deny above wins over the child's allow", [allowBash], [denyRm], "deny", true],
+  ];
+  it.each(table)("%s", (_label, own, above, action, inherited) => {
+    const verdict = new Ruleset(own, new Ruleset(above)).evaluate(cmd("rm -rf build"));
+    expect(verdict.action).toBe(action);
+    expect(verdict.inherited === true).toBe(inherited);
+  });
+
+  it("is capped by every run above, not only the nearest", () => {
+    const top = new Ruleset([]);
+    const middle = new Ruleset([allowBash], top);
+    expect(new Ruleset([allowBash], middle).evaluate(cmd("make")).action).toBe("ask");
+    expect(
+      new Ruleset([allowBash], new Ruleset([allowBash], new Ruleset([allowBash]))).evaluate(cmd("make"))
+        .action,
+    ).toBe("allow");
+  });
+
+  it("counts an allow rule only when every run above has one too (what lets a command skip the watchdog)", () => {
+    const isBash = (r: ScopedRule): boolean => r.permission === "bash";
+    expect(new Ruleset([allowBash]).hasAllow(isBash)).toBe(true);
+    expect(new Ruleset([allowBash], new Ruleset([])).hasAllow(isBash)).toBe(false);
+    expect(new Ruleset([allowBash], new Ruleset([allowBash])).hasAllow(isBash)).toBe(true);
+  });
+
+  it("lists the rules above among its own, so a deny up there is never skipped", () => {
+    const child = new Ruleset([allowBash], new Ruleset([denyRm]));
+    expect(child.rules).toEqual([allowBash, denyRm]);
+    expect(child.matching(cmd("rm -rf x"))).toEqual([allowBash, denyRm]);
+  });
+});

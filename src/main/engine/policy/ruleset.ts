@@ -17,6 +17,8 @@ export interface RuleVerdict {
   /** The rule that decided, or undefined when no rule matched (the default, ask). */
   rule: ScopedRule | undefined;
   subject: Subject;
+  /** Decided by the rules of the run that started this task (its ceiling), stricter than its own. */
+  inherited?: true;
 }
 
 const SEVERITY: Record<Action, number> = { allow: 0, ask: 1, deny: 2 };
@@ -40,16 +42,31 @@ function moreSevere(a: RuleVerdict, b: RuleVerdict): RuleVerdict {
  * Permission rules from every scope. For each subject the most specific matching rule wins
  * (pattern first, then tool id over capability over `*`, then the stricter action, then the
  * more authoritative scope); a manifest `deny` can never be outvoted. No match means `ask`.
+ *
+ * A task's session has the ruleset of the run that started it as its `ceiling`: each verdict is
+ * the stricter of its own and the ceiling's, so a task's agent may do without asking only what
+ * the run above may (its own allow rules narrow nothing and widen nothing past that).
  */
 export class Ruleset {
   private readonly compiled: Compiled[];
+  private readonly ceiling: Ruleset | undefined;
 
-  constructor(rules: readonly ScopedRule[]) {
+  constructor(rules: readonly ScopedRule[], ceiling?: Ruleset) {
     this.compiled = rules.map((rule) => ({ rule, byKind: {} }));
+    this.ceiling = ceiling;
   }
 
+  /** Its own rules, then those of the runs above it (for a task). */
   get rules(): ScopedRule[] {
-    return this.compiled.map((c) => c.rule);
+    return [...this.compiled.map((c) => c.rule), ...(this.ceiling?.rules ?? [])];
+  }
+
+  /** Whether an allow rule satisfying `test` is among its own rules and, for a task, among every run's above. */
+  hasAllow(test: (rule: ScopedRule) => boolean): boolean {
+    return (
+      this.compiled.some((c) => c.rule.action === "allow" && test(c.rule)) &&
+      (this.ceiling?.hasAllow(test) ?? true)
+    );
   }
 
   private pattern(c: Compiled, kind: SubjectKind): CompiledPattern {
@@ -62,6 +79,13 @@ export class Ruleset {
   }
 
   evaluate(subject: Subject): RuleVerdict {
+    const own = this.evaluateOwn(subject);
+    if (!this.ceiling || own.action === "deny") return own;
+    const above = this.ceiling.evaluate(subject);
+    return SEVERITY[above.action] > SEVERITY[own.action] ? { ...above, inherited: true } : own;
+  }
+
+  private evaluateOwn(subject: Subject): RuleVerdict {
     let best: { rule: ScopedRule; score: number[] } | undefined;
     for (const c of this.compiled) {
       const { rule } = c;
@@ -84,7 +108,7 @@ export class Ruleset {
 
   /** Every rule that matches the subject, in the order they were given (the winner is `evaluate`'s). */
   matching(subject: Subject): ScopedRule[] {
-    return this.compiled
+    const own = this.compiled
       .filter((c) => {
         const { rule } = c;
         if (rule.permission !== "*" && !subject.permissions.includes(rule.permission)) return false;
@@ -92,6 +116,7 @@ export class Ruleset {
         return subject.values.some((v) => pattern.test(v));
       })
       .map((c) => c.rule);
+    return [...own, ...(this.ceiling?.matching(subject) ?? [])];
   }
 
   /** The most severe verdict over all subjects; a call with no subjects is judged by `fallback`. */
@@ -117,6 +142,12 @@ function compareScores(a: number[], b: number[]): number {
 
 /** Why a verdict came out as it did, and for a refusal, how to allow it. */
 export function explainVerdict(v: RuleVerdict): string {
-  if (v.rule) return `${v.subject.label} matched the ${describeRule(v.rule)}`;
-  return `${v.subject.label} matched no permission rule, so it needs approval (the default is "ask")`;
+  const own = v.rule
+    ? `${v.subject.label} matched the ${describeRule(v.rule)}`
+    : `${v.subject.label} matched no permission rule, so it needs approval (the default is "ask")`;
+  if (!v.inherited) return own;
+  const where = v.rule
+    ? `${own} in the run that started this task`
+    : `${v.subject.label} matched no permission rule in the run that started this task, so it needs approval there (the default is "ask")`;
+  return `${where}; a task may do without asking only what that run may, whatever its own agent's rules allow`;
 }

@@ -8,6 +8,7 @@ import { forcePushGuard } from "./guards/force-push.ts";
 import { recursiveDeleteGuard } from "./guards/recursive-delete.ts";
 import { selfProtectionGuard } from "./guards/self-protection.ts";
 import type { SourcedHook } from "../config/policy-config.ts";
+import type { Ruleset } from "./ruleset.ts";
 import { runUserHook } from "./user-hook.ts";
 import type { WatchdogCheck } from "./watchdog.ts";
 
@@ -38,6 +39,8 @@ type SessionPolicyInput = Omit<PolicyContext, "watchdog">;
 
 /** The session's side of the pipeline's policy hooks (see CallContext). */
 export interface SessionPolicy {
+  /** The rules its calls are judged by (a task's session hands them down as its tasks' ceiling). */
+  readonly ruleset: Ruleset;
   decide(call: ToolCall): Promise<PolicyResult>;
   authorize(call: ToolCall, access: PlannedAccess): Promise<ResolvedAccess>;
   authorizePlan(call: ToolCall, plan: CallPlan, approvalKey: string): Promise<ResolvedAccess[]>;
@@ -62,6 +65,7 @@ export function sessionPolicy(input: SessionPolicyInput): SessionPolicy {
     watchdog: [...BUILTIN_GUARDS, ...input.config.hooks.map(hookCheck)],
   };
   return {
+    ruleset: input.ruleset,
     decide: (call) => decideCall(ctx, call),
     authorize: async (call, access) => {
       const result = await decideCall(

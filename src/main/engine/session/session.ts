@@ -1,6 +1,7 @@
 import type { FsCapability } from "../capability/fs-capability.ts";
 import type { CallCheckpoints } from "../checkpoints/session-checkpoints.ts";
 import type { ApprovalMode } from "../config/lathe-settings.ts";
+import type { Ruleset } from "../policy/ruleset.ts";
 import type { SessionPolicy } from "../policy/session-policy.ts";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.ts";
 import type { AnyTool } from "../tools/contract.ts";
@@ -77,6 +78,11 @@ export class Session {
 
   get id(): string {
     return this.state.id;
+  }
+
+  /** The permission rules its calls are judged by. */
+  get ruleset(): Ruleset {
+    return this.wiring.policy.ruleset;
   }
 
   /**

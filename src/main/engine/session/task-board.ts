@@ -25,6 +25,13 @@ export class TaskBoard {
     return this.entries.get(taskId);
   }
 
+  /** The ids of the tasks a session started that are still running, oldest first. */
+  runningOf(parentSessionId: string): string[] {
+    return [...this.entries]
+      .filter(([, e]) => e.parentSessionId === parentSessionId && e.result === undefined)
+      .map(([id]) => id);
+  }
+
   /** The tasks still running. */
   unfinished(): Promise<TaskResult>[] {
     return [...this.entries.values()].filter((e) => e.result === undefined).map((e) => e.done);

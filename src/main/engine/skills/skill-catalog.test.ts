@@ -84,6 +84,10 @@ describe("SkillCatalog", () => {
     const skills = catalog(true);
     expect(skills.promptLines()).toEqual(["- style: This project's style."]);
     expect(skills.get("style")?.layer).toBe("project");
+    // …and says so, naming both files.
+    expect(skills.notices()).toEqual([
+      `The project's skill "style" (${path.join(projectDir(), "house-style", "SKILL.md")}) replaces your skill of the same name (${path.join(globalDir(), "style", "SKILL.md")}) in this folder. Rename one of them to keep both.`,
+    ]);
   });
 
   it("ignores an untrusted project's skills and says how to trust it", async () => {

@@ -35,7 +35,7 @@ interface SkillCatalogInput {
 
 const SKILL_FILE = "SKILL.md";
 /** A SKILL.md larger than this is skipped: instructions, not a data dump. */
-const MAX_SKILL_FILE_BYTES = 1024 * 1024;
+export const MAX_SKILL_FILE_BYTES = 1024 * 1024;
 
 interface Scan {
   skills: Map<string, SkillInfo>;
@@ -174,7 +174,17 @@ export class SkillCatalog {
     const scan: Scan = { skills: new Map(), problems: [], notices: [] };
     readLayer(this.globalDir, "global", scan);
     if (this.projectTrusted) {
+      const global = new Map(scan.skills);
       readLayer(this.projectDir, "project", scan);
+      // The model sees one skill per name: the user is told which of theirs this folder replaces.
+      for (const [name, mine] of global) {
+        const theirs = scan.skills.get(name);
+        if (theirs && theirs !== mine) {
+          scan.notices.push(
+            `The project's skill "${name}" (${theirs.path}) replaces your skill of the same name (${mine.path}) in this folder. Rename one of them to keep both.`,
+          );
+        }
+      }
     } else {
       const ignored = skillFolders(this.projectDir).length;
       if (ignored > 0) {

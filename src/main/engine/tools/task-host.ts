@@ -1,3 +1,9 @@
+/**
+ * How many background tasks of one session run at once: each is a model stream of its own (a
+ * local model serves them side by side), so a model starting tasks in a loop is stopped here.
+ */
+export const MAX_BACKGROUND_TASKS = 4;
+
 /** What a `task` call asks of the agent run it is made in. */
 export interface TaskRequest {
   /** A short label, shown to the person and stored with the link to the child session. */
@@ -26,7 +32,7 @@ export interface TaskResult {
   summary?: string;
   /** Workspace paths the child wrote or edited, in the order it first did. Absent while it runs. */
   artifacts?: string[];
-  /** For a failed task: what went wrong. */
+  /** For a task that did not complete: what went wrong, or why it stopped, and what to do next. */
   error?: string;
 }
 
