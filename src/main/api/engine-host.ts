@@ -11,6 +11,7 @@ import {
 import { ApiError } from "./api-error.ts";
 import { extensionsStatus } from "./extensions-status.ts";
 import { ExtensionsWatch } from "./extensions-watch.ts";
+import { LiveRuns } from "./live-runs.ts";
 import { resolveProjectPath } from "./project-path.ts";
 import { RecentProjects } from "./recent-projects.ts";
 import { SessionsInUse } from "./sessions-in-use.ts";
@@ -103,6 +104,8 @@ export class EngineHost {
   private readonly users = new Set<EngineUser>();
   /** Chat sessions with a run going on, across every UI: one run per session at a time. */
   readonly chatSessions = new SessionsInUse(() => this.sessionsChanged());
+  /** The chat runs going on, across every UI: each UI follows them and can stop them. */
+  readonly liveRuns = new LiveRuns();
   private readonly created = new Set<Engine>();
   private readonly retiring = new Set<Promise<void>>();
   private changes: Promise<unknown> = Promise.resolve();
