@@ -28,8 +28,8 @@ export interface EngineUser {
   busy?(): boolean;
   /** Plugins, servers or the tools they bring changed. */
   extensionsChanged?(status: ExtensionsStatus): void;
-  /** The folder's session list changed (see EngineHost.sessionsChanged). */
-  sessionsChanged?(): void;
+  /** The folder's session list changed; `deleted`: sessions just deleted (see EngineHost.sessionsChanged). */
+  sessionsChanged?(deleted?: string[]): void;
 }
 
 interface EngineHostOptions {
@@ -154,10 +154,11 @@ export class EngineHost {
 
   /**
    * A session started, was renamed or deleted, or a run in one began or ended: every UI's session
-   * list (another window, another browser tab) is out of date.
+   * list (another window, another browser tab) is out of date; one that has a deleted session open
+   * must leave it.
    */
-  sessionsChanged(): void {
-    for (const user of this.users) user.sessionsChanged?.();
+  sessionsChanged(deleted?: string[]): void {
+    for (const user of this.users) user.sessionsChanged?.(deleted);
   }
 
   /** Follow engine replacements from now on; returns the function that stops. */

@@ -128,7 +128,7 @@ export class UiConnection implements EngineUser {
         ...createSessionHandlers({
           engine: async () => (await this.current).engine,
           busy: options.host.chatSessions,
-          changed: () => options.host.sessionsChanged(),
+          changed: (deleted) => options.host.sessionsChanged(deleted),
         }),
         ...createSecretHandlers(options.providerKeys ?? new ProviderKeys()),
         ...createCheckpointHandlers({
@@ -172,8 +172,8 @@ export class UiConnection implements EngineUser {
     this.pushSafely({ event: "extensions.changed", payload: status });
   }
 
-  sessionsChanged(): void {
-    this.pushSafely({ event: "sessions.changed", payload: {} });
+  sessionsChanged(deleted?: string[]): void {
+    this.pushSafely({ event: "sessions.changed", payload: deleted ? { deleted } : {} });
   }
 
   async switchTo(next: Engine): Promise<{ released: Promise<void> }> {

@@ -7,6 +7,7 @@ import type { PushEvent, PushOf } from "../../shared/push-events.ts";
 import { PushListeners } from "../../shared/push-listeners.ts";
 import type { RunEvent } from "../../shared/run-event-schema.ts";
 import { CONTINUE_PROMPT, createChatStore, randomSessionId, SESSION_KEY } from "./chat-store.ts";
+import { newTurn } from "./transcript.ts";
 import { unusedApi } from "../../../test/support/unused-api.ts";
 
 const models: ModelCatalog = {
@@ -130,10 +131,10 @@ function setup(script: Script = {}, stored: Record<string, string> = {}) {
   return { ...fake, store, storage, event };
 }
 
-const start = (sessionId: string): RunEvent => ({
+const start = (sessionId: string, runId = "r-1"): RunEvent => ({
   type: "start",
   sessionId,
-  runId: "r-1",
+  runId,
   agent: "default",
   model: "ollama:llama3.2",
   resumed: false,
@@ -404,7 +405,7 @@ describe("the chat store", () => {
       runId: "r-9",
       index: 0,
       prompt: "From the other tab",
-      event: { ...start(sessionId), runId: "r-9" },
+      event: start(sessionId, "r-9"),
     });
     push("run.event", { sessionId, runId: "r-9", index: 1, event: { type: "text", step: 0, text: "On it" } });
     expect(store.getState()).toMatchObject({ running: true, runId: "r-9" });
@@ -436,10 +437,7 @@ describe("the chat store", () => {
           {
             runId: "r-5",
             prompt: "Look around",
-            events: [
-              { ...start("s-busy"), runId: "r-5" },
-              { type: "text", step: 0, text: "Reading the" },
-            ],
+            events: [start("s-busy", "r-5"), { type: "text", step: 0, text: "Reading the" }],
           },
         ],
         todos: [],
@@ -452,6 +450,24 @@ describe("the chat store", () => {
     expect(store.getState()).toMatchObject({ running: true, runId: "r-5" });
     expect(store.getState().turns.map((t) => [t.prompt, t.status])).toEqual([["Look around", "running"]]);
     expect(store.getState().turns[0]?.items).toEqual([{ kind: "text", step: 0, text: "Reading the files." }]);
+  });
+
+  it("leaves the open chat when another tab deletes it, keeping the draft, so a send cannot revive it", async () => {
+    const { store, push, storage, calls } = setup({}, { [SESSION_KEY]: "s-old" });
+    store.setState({ turns: [{ ...newTurn("Remember 42"), status: "completed" }] });
+    push("sessions.changed", { deleted: ["s-other"] });
+    expect(store.getState().sessionId).toBe("s-old");
+    store.getState().setDraft("What number?");
+    push("sessions.changed", { deleted: ["s-old", "s-old-task"] });
+    expect(store.getState()).toMatchObject({
+      sessionId: "s-new-1",
+      turns: [],
+      draft: "What number?",
+      sendError: expect.stringMatching(/was deleted; what you send now starts a new chat/),
+    });
+    expect(storage.data.has(SESSION_KEY)).toBe(false);
+    await store.getState().send();
+    expect(calls).toContainEqual(["send", expect.objectContaining({ sessionId: "s-new-1" })]);
   });
 
   it("opens a recorded session from the list, but not while a run goes on here", async () => {

@@ -58,6 +58,8 @@ export interface ChatState {
   stop(): Promise<void>;
   /** Start over in a fresh session (not while a run goes on). */
   newChat(): void;
+  /** Sessions were deleted (in this tab or another): leave the open one if it is among them. */
+  sessionsDeleted(ids: readonly string[]): void;
   /** Redraw a recorded session (after a reload). */
   restore(sessionId: string): Promise<void>;
   /** Show another recorded session (from the session list); not while a run goes on here. */
@@ -326,6 +328,18 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
         set(emptyChat(sessionId));
       },
 
+      sessionsDeleted(ids) {
+        if (!ids.includes(get().sessionId)) return;
+        storage?.removeItem(SESSION_KEY);
+        // Sending on would start the deleted session afresh under its id, the model none the wiser.
+        set({
+          ...emptyChat(newId()),
+          running: false,
+          stopping: false,
+          sendError: "The chat that was open here was deleted; what you send now starts a new chat.",
+        });
+      },
+
       reset() {
         storage?.removeItem(SESSION_KEY);
         set({ ...emptyChat(newId()), running: false, stopping: false, model: "" });
@@ -439,6 +453,10 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
           api.on("run.event", onRunEvent),
           api.on("todos.changed", ({ sessionId, todos }) => {
             if (sessionId === get().sessionId) set({ todos });
+          }),
+          // Deleted in another tab or window: sending on would bring it back empty.
+          api.on("sessions.changed", ({ deleted }) => {
+            if (deleted) get().sessionsDeleted(deleted);
           }),
           api.on("checkpoints.changed", ({ sessionId }) => {
             if (sessionId === get().sessionId) void get().loadCheckpoints();
