@@ -423,6 +423,29 @@ describe("the browser client (ws-api)", () => {
     expect(existsSync(path.join(workspace, "out", "client.txt"))).toBe(false);
   });
 
+  it("refuses a request too large to send, saying so, and keeps the connection (its prompts wait on)", async () => {
+    const lost: Array<string | undefined> = [];
+    const api = createWsApi(wsApiUrl(serve.url, serve.token), { connect, onConnection: (l) => lost.push(l) });
+    const prompts: ApprovalRequest[] = [];
+    api.on("approval.requested", (prompt) => prompts.push(prompt));
+    // A call waiting for its approval, as when the person pastes a big file into another call.
+    const waiting = api.tools.call({ toolId: "write", args: { path: "out/small.txt", content: "s" } });
+    await expect.poll(() => prompts.length, { timeout: 5_000 }).toBe(1);
+
+    // Multi-byte text: the limit is on bytes, not characters.
+    for (const content of ["x".repeat(5 * 1024 * 1024), "é".repeat(2_200_000)]) {
+      const big = await api.tools.call({ toolId: "write", args: { path: "out/big.txt", content } });
+      expect(big.ok).toBe(false);
+      if (!big.ok)
+        expect(big.error.message).toMatch(/is \d+(\.\d)? MB; lathe serve takes requests of at most 4 MB/);
+    }
+    expect(lost).toEqual([]);
+    expect(await api.approvals.respond({ id: prompts[0]!.id, answer: "once" })).toMatchObject({ ok: true });
+    expect(await waiting).toMatchObject({ ok: true, data: { type: "output" } });
+    expect(await readFile(path.join(workspace, "out", "small.txt"), "utf8")).toBe("s");
+    expect(existsSync(path.join(workspace, "out", "big.txt"))).toBe(false);
+  });
+
   it("reports a refused connection as ok: false instead of throwing", async () => {
     const api = createWsApi(wsApiUrl(serve.url, "wrong"), { connect });
     const answer = await api.tools.list();

@@ -8,7 +8,7 @@ import path from "node:path";
 import type { Duplex } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { WebSocketServer, type WebSocket } from "ws";
-import { TOKEN_PARAM, WS_PATH } from "../../shared/ws-protocol.ts";
+import { MAX_REQUEST_BYTES, TOKEN_PARAM, WS_PATH } from "../../shared/ws-protocol.ts";
 import { EngineHost } from "../api/engine-host.ts";
 import { isAllowedOrigin } from "../api/sender-check.ts";
 import { UiConnection } from "../api/ui-connection.ts";
@@ -52,8 +52,6 @@ export interface ServeHandle {
 }
 
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "::1"]);
-/** Largest WebSocket frame accepted from the browser. */
-const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
 
 const COMMON_HEADERS: Record<string, string> = {
   "Cache-Control": "no-store",
