@@ -97,6 +97,23 @@ function upgradeStatus(url: string, options: ClientOptions = {}): Promise<number
   });
 }
 
+/** The body of a refused upgrade (what a person reading the socket's failure sees). */
+function upgradeBody(url: string, options: ClientOptions = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, options);
+    ws.on("open", () => {
+      ws.close();
+      reject(new Error("the upgrade was accepted"));
+    });
+    ws.on("unexpected-response", (_req, res) => {
+      let body = "";
+      res.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
+      res.on("end", () => resolve(body));
+    });
+    ws.on("error", reject);
+  });
+}
+
 function wsUrl(query: string, pathname = "/api"): string {
   return `ws://127.0.0.1:${serve.port}${pathname}${query}`;
 }
@@ -197,6 +214,24 @@ describe("startServe", () => {
     expect(res.body).not.toContain("Lathe test page");
     expect(res.body).toMatch(/lathe serve: access/);
     expect(res.headers["set-cookie"]).toBeUndefined();
+  });
+
+  it("tells a person who typed another name for the address which one to open, not that the token is wrong", async () => {
+    for (const host of [`localhost:${serve.port}`, "evil.example:80"]) {
+      const res = await raw(`/?token=${serve.token}`, { host });
+      expect(res.status).toBe(403);
+      expect(res.body).toMatch(
+        new RegExp(`answers only at http://127\\.0\\.0\\.1:${serve.port}/, the address it printed`),
+      );
+      expect(res.body).not.toMatch(/token is wrong/);
+      expect(res.body).not.toContain(serve.token);
+    }
+    // The socket says the same.
+    const socket = await upgradeBody(wsUrl(`?token=${serve.token}`), {
+      origin,
+      headers: { host: `localhost:${serve.port}` },
+    });
+    expect(socket).toMatch(/answers only at http:\/\/127\.0\.0\.1:\d+\/, the address it printed/);
   });
 
   it.each([

@@ -79,6 +79,14 @@ const MESSAGES = {
   403: "lathe serve: access refused. The token is wrong, or the request did not come from this server's own page.",
 } as const;
 
+/**
+ * Refused for its Host header: another name for this address (localhost), or a DNS-rebinding
+ * page. Either way the page must be opened at the printed address; naming it reveals nothing.
+ */
+function wrongHost(origin: string): string {
+  return `lathe serve: access refused. This server answers only at ${origin}/, the address it printed; open the URL it printed (${origin}/?token=...), not another name for it such as localhost.`;
+}
+
 export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   const listenHost = options.host ?? "127.0.0.1";
   if (!LOOPBACK_HOSTS.has(listenHost)) {
@@ -116,7 +124,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   async function handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = requestUrl(req);
     if (!url) return sendText(res, 400, "lathe serve: malformed request URL.");
-    if (req.headers.host !== hostHeader) return sendText(res, 403, MESSAGES[403]);
+    if (req.headers.host !== hostHeader) return sendText(res, 403, wrongHost(origin));
     const fromQuery = url.searchParams.get(TOKEN_PARAM);
     const presented = fromQuery ?? readCookie(req.headers.cookie, cookieName);
     if (presented === undefined) return sendText(res, 401, MESSAGES[401]);
@@ -148,7 +156,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = requestUrl(req);
     if (!url || url.pathname !== WS_PATH) return refuseUpgrade(socket, 404, "lathe serve: no such endpoint.");
-    if (req.headers.host !== hostHeader) return refuseUpgrade(socket, 403, MESSAGES[403]);
+    if (req.headers.host !== hostHeader) return refuseUpgrade(socket, 403, wrongHost(origin));
     if (!isAllowedOrigin(req.headers.origin, origin)) return refuseUpgrade(socket, 403, MESSAGES[403]);
     const presented = url.searchParams.get(TOKEN_PARAM);
     if (presented === null) return refuseUpgrade(socket, 401, MESSAGES[401]);
