@@ -287,6 +287,44 @@ describe("the API WebSocket", () => {
     expect(await upgradeStatus(wsUrl(query.replace("TOKEN", serve.token), p), options())).toBe(status);
   });
 
+  it("holds back a page that floods requests and never reads the answers, and serves the others meanwhile", async () => {
+    const flooder = await openSocket();
+    const other = await openSocket();
+    try {
+      // The page stops reading; its requests keep coming (each answer is the whole tool list).
+      (flooder as unknown as { _socket: { pause(): void } })._socket.pause();
+      const before = process.memoryUsage().rss;
+      const requests = 20_000;
+      for (let id = 0; id < requests; id++) flooder.send(JSON.stringify({ id, channel: "tools.list" }));
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+
+      const started = Date.now();
+      other.send(JSON.stringify({ id: 1, channel: "project.status" }));
+      expect(WsResponseSchema.parse(await nextMessage(other)).result.ok).toBe(true);
+      const waited = Date.now() - started;
+      // Without backpressure every answer waits in memory (hundreds of MB), and the other page waits behind them.
+      const held = process.memoryUsage().rss - before;
+      expect(held).toBeLessThan(100 * 1024 * 1024);
+      expect(waited).toBeLessThan(2_000);
+
+      // Once it reads again, it gets every answer.
+      const ids: number[] = [];
+      const all = new Promise<void>((resolve) =>
+        flooder.on("message", (data: Buffer) => {
+          const frame = JSON.parse(data.toString("utf8")) as { id?: number };
+          if (frame.id !== undefined) ids.push(frame.id);
+          if (ids.length === requests) resolve();
+        }),
+      );
+      (flooder as unknown as { _socket: { resume(): void } })._socket.resume();
+      await all;
+      expect(ids.sort((a, b) => a - b)).toEqual([...Array(requests).keys()]);
+    } finally {
+      flooder.close();
+      other.close();
+    }
+  }, 60_000);
+
   it("lists the tools and runs glob through the router", async () => {
     const ws = await openSocket();
     try {
