@@ -8,8 +8,12 @@ import { logServeError } from "./serve-log.ts";
 const UNSUPPORTED_DATA = 1003;
 const POLICY_VIOLATION = 1008;
 
-/** Requests of one socket handled at once; the rest wait their turn, in order. */
-const MAX_IN_FLIGHT = 32;
+/**
+ * Requests of one socket handled at once; the rest wait their turn, in order. Generous: a request
+ * can stay open long (a call waiting for its approval, a long command), and the request that
+ * would end it (the approval's answer) must never queue behind a full house of them.
+ */
+const MAX_IN_FLIGHT = 256;
 /** Bytes waiting to go out to a page above which its requests wait: it is not reading its answers. */
 const HIGH_WATER_BYTES = 8 * 1024 * 1024;
 /** How often a held-back socket's outgoing bytes are looked at again (nothing signals their draining here). */
