@@ -164,15 +164,34 @@ describe("startServe", () => {
     expect(page.headers["content-type"]).toBe("text/html; charset=utf-8");
     expect(page.headers["content-security-policy"]).toContain("default-src 'self'");
     const cookie = String(page.headers["set-cookie"]);
-    expect(cookie).toContain(`lathe_token_${serve.port}=${serve.token}`);
+    const [, assetKey = ""] = /^lathe_token_\d+=([0-9a-f]{64});/.exec(cookie) ?? [];
+    expect(cookie).toContain(`lathe_token_${serve.port}=${assetKey};`);
     expect(cookie).toContain("HttpOnly");
     expect(cookie).toContain("SameSite=Strict");
 
-    const asset = await raw("/assets/app.js", { cookie: `lathe_token_${serve.port}=${serve.token}` });
+    const asset = await raw("/assets/app.js", { cookie: `lathe_token_${serve.port}=${assetKey}` });
     expect(asset.status).toBe(200);
     expect(asset.headers["content-type"]).toBe("text/javascript; charset=utf-8");
     expect(asset.headers["x-content-type-options"]).toBe("nosniff");
     expect(asset.body).toBe("console.log('app');");
+  });
+
+  it("puts a key for the page's files in its cookie, never the token, so a leaked cookie opens no API", async () => {
+    // A browser sends 127.0.0.1's cookies to every port of it: any local web server the person
+    // visits reads this cookie. It must not be the key to the API.
+    const page = await raw(`/?token=${serve.token}`);
+    const cookie = String(page.headers["set-cookie"]);
+    expect(cookie).not.toContain(serve.token);
+    const [, assetKey = ""] = /^lathe_token_\d+=([0-9a-f]{64});/.exec(cookie) ?? [];
+    expect(assetKey).not.toBe("");
+    expect((await raw("/assets/app.js", { cookie: `lathe_token_${serve.port}=${assetKey}` })).status).toBe(
+      200,
+    );
+    expect(await upgradeStatus(wsUrl(`?token=${assetKey}`), { origin })).toBe(403);
+    // The token itself, in a cookie, is no key to the files either: only the page's own cookie is.
+    expect((await raw("/assets/app.js", { cookie: `lathe_token_${serve.port}=${serve.token}` })).status).toBe(
+      403,
+    );
   });
 
   it.each([

@@ -94,6 +94,9 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   }
   const rendererDir = await builtRenderer(options.rendererDir);
   const token = newAccessToken();
+  // What the page's cookie carries so its files load: never the token. A browser sends
+  // 127.0.0.1's cookies to every port of it, so any local web server the person visits reads it.
+  const assetKey = newAccessToken();
   const engineHost = new EngineHost({
     engine: options.engine,
     ...(options.createEngine ? { createEngine: options.createEngine } : {}),
@@ -126,9 +129,10 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
     if (!url) return sendText(res, 400, "lathe serve: malformed request URL.");
     if (req.headers.host !== hostHeader) return sendText(res, 403, wrongHost(origin));
     const fromQuery = url.searchParams.get(TOKEN_PARAM);
-    const presented = fromQuery ?? readCookie(req.headers.cookie, cookieName);
-    if (presented === undefined) return sendText(res, 401, MESSAGES[401]);
-    if (!tokenMatches(presented, token)) return sendText(res, 403, MESSAGES[403]);
+    const fromCookie = readCookie(req.headers.cookie, cookieName);
+    if (fromQuery === null && fromCookie === undefined) return sendText(res, 401, MESSAGES[401]);
+    const allowed = fromQuery !== null ? tokenMatches(fromQuery, token) : tokenMatches(fromCookie, assetKey);
+    if (!allowed) return sendText(res, 403, MESSAGES[403]);
     if (req.method !== "GET" && req.method !== "HEAD") {
       res.setHeader("Allow", "GET, HEAD");
       return sendText(res, 405, "lathe serve: only GET and HEAD are served here.");
@@ -143,7 +147,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
       ...(type.startsWith("text/html") ? { "Content-Security-Policy": PAGE_CSP } : {}),
       // The page load carries the token; its assets then authenticate with this cookie.
       ...(fromQuery !== null
-        ? { "Set-Cookie": `${cookieName}=${token}; Path=/; HttpOnly; SameSite=Strict` }
+        ? { "Set-Cookie": `${cookieName}=${assetKey}; Path=/; HttpOnly; SameSite=Strict` }
         : {}),
     });
     if (req.method === "HEAD") {
