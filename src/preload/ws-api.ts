@@ -3,7 +3,13 @@
 import type { ApiResult, Channel, LatheApi } from "../shared/api-contract.ts";
 import { createLatheApi, transportFailure, type Invoke, type Subscribe } from "../shared/create-lathe-api.ts";
 import { PushListeners } from "../shared/push-listeners.ts";
-import { TOKEN_PARAM, WS_PATH, WsServerFrameSchema, type WsRequest } from "../shared/ws-protocol.ts";
+import {
+  MAX_REQUEST_BYTES,
+  TOKEN_PARAM,
+  WS_PATH,
+  WsServerFrameSchema,
+  type WsRequest,
+} from "../shared/ws-protocol.ts";
 
 /** The part of the standard WebSocket this client uses (the browser's, or the `ws` package's). */
 export interface WebSocketLike {
@@ -114,9 +120,14 @@ export function createWsApi(url: string, options: WsApiOptions = {}): LatheApi {
       const ws = await socket;
       if (ws.readyState !== OPEN) throw new Error("the connection is not open");
       const id = nextId++;
-      const answer = new Promise<ApiResult<unknown>>((resolve) => pending.set(id, resolve));
       const frame: WsRequest = { id, channel, payload: request };
-      ws.send(JSON.stringify(frame));
+      const text = JSON.stringify(frame);
+      // The server would close the connection on it, ending this page's runs and prompts.
+      // (A UTF-16 unit is at most 3 bytes of UTF-8: most requests need no counting.)
+      const bytes = text.length * 3 <= MAX_REQUEST_BYTES ? 0 : new TextEncoder().encode(text).byteLength;
+      if (bytes > MAX_REQUEST_BYTES) return { ok: false, error: { message: tooLarge(bytes) } };
+      const answer = new Promise<ApiResult<unknown>>((resolve) => pending.set(id, resolve));
+      ws.send(text);
       return await answer;
     } catch (error) {
       socket = undefined;
@@ -138,6 +149,11 @@ export function createWsApi(url: string, options: WsApiOptions = {}): LatheApi {
 
   // The server answers each channel with that channel's response type (see api-contract.ts).
   return createLatheApi(send as Invoke, subscribe);
+}
+
+function tooLarge(bytes: number): string {
+  const mb = (n: number) => Math.round((n / (1024 * 1024)) * 10) / 10;
+  return `Not sent: this request is ${mb(bytes)} MB; lathe serve takes requests of at most ${mb(MAX_REQUEST_BYTES)} MB. Make it smaller and send it again.`;
 }
 
 function safeJson(text: string): unknown {

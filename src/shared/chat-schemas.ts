@@ -56,8 +56,10 @@ export const ChatHistorySchema = z.strictObject({
   model: z.string(),
   turns: z.array(ChatTurnSchema),
   todos: z.array(TodoItemSchema),
-  /** The run of this session still going on (in this UI), whose further events arrive as pushes. */
+  /** The run of this session still going on (started in any UI), whose further events arrive as pushes. */
   runningRunId: z.string().optional(),
+  /** The `index` of that run's next push: its pushes below it are already in the last turn. */
+  runningNextIndex: z.number().int().nonnegative().optional(),
 });
 
 export const ModelListSchema = z.strictObject({

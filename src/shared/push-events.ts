@@ -80,9 +80,10 @@ const pushes = {
   "question.settled": QuestionSettledSchema,
   /**
    * This folder's session list changed in another UI too: a session started or was renamed or
-   * deleted, or a run in one began or ended. Fetch the list again.
+   * deleted, or a run in one began or ended. Fetch the list again. `deleted`: the sessions just
+   * deleted (a UI that has one of them open leaves it: sending there would start it afresh).
    */
-  "sessions.changed": z.strictObject({}),
+  "sessions.changed": z.strictObject({ deleted: z.array(z.string()).optional() }),
   /** A checkpoint was recorded in a session (a call changed files, or a restore or rewind did). */
   "checkpoints.changed": z.strictObject({ sessionId: z.string(), checkpointId: z.number().int() }),
   /** A stdio MCP server would start without the OS sandbox: ask the person first. */

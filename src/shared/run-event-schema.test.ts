@@ -3,7 +3,7 @@ import { parsePushFrame } from "./push-events.ts";
 
 const frame = (event: unknown) => ({
   event: "run.event",
-  payload: { sessionId: "s-1", runId: "r-1", event },
+  payload: { sessionId: "s-1", runId: "r-1", index: 0, event },
 });
 
 describe("the run.event push", () => {
@@ -45,7 +45,7 @@ describe("the run.event push", () => {
   it("refuses extra keys around the event", () => {
     const bad = {
       event: "run.event",
-      payload: { sessionId: "s", runId: "r", event: { type: "step-start", step: 0 }, x: 1 },
+      payload: { sessionId: "s", runId: "r", index: 0, event: { type: "step-start", step: 0 }, x: 1 },
     };
     expect(parsePushFrame(bad).ok).toBe(false);
   });

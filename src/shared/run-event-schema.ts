@@ -99,9 +99,16 @@ export const RunEventSchema = z.discriminatedUnion("type", [
 
 export type RunEvent = z.output<typeof RunEventSchema>;
 
-/** The `run.event` push: one event of a run in one of this UI's chat sessions. */
+/**
+ * The `run.event` push: one event of a chat run, sent to every UI of the host (each shows the
+ * session it has open), whichever UI started the run.
+ */
 export const RunEventPushSchema = z.strictObject({
   sessionId: z.string(),
   runId: z.string(),
+  /** The event's place in its run (0 first): a redrawn session already holds those below its `runningNextIndex`. */
+  index: z.number().int().nonnegative(),
+  /** The person's prompt, on the run's start event (a UI that did not send it shows it too). */
+  prompt: z.string().optional(),
   event: RunEventSchema,
 });

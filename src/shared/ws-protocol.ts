@@ -11,6 +11,12 @@ export const WS_PATH = "/api";
 /** The query parameter (page URL and WebSocket URL) that carries the access token. */
 export const TOKEN_PARAM = "token";
 
+/**
+ * The largest request frame, in bytes, the server accepts; a larger one closes the socket (and
+ * with it the UI's runs and prompts), so the client refuses to send one.
+ */
+export const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
+
 export const WsRequestSchema = z.strictObject({
   id: z.number().int().nonnegative(),
   channel: z.string(),

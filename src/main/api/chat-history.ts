@@ -2,13 +2,15 @@ import type { ChatHistory, ChatTurn } from "../../shared/chat-schemas.ts";
 import { RunEventSchema } from "../../shared/run-event-schema.ts";
 import type { Engine } from "../engine/index.ts";
 import { ApiError } from "./api-error.ts";
+import type { LiveRunView } from "./live-runs.ts";
 
 /**
  * A recorded session as the chat redraws it: one turn per run (the person's prompt, then the run's
  * recorded events, in order), and the session's todo list. Read from the conversation store, so
- * nothing is called again. An event the contract does not know is left out, not guessed at.
+ * nothing is called again. An event the contract does not know is left out, not guessed at. The
+ * run going on, if any, is its last turn as it stands now (`live`): the store writes it behind.
  */
-export function chatHistory(engine: Engine, sessionId: string, runningRunId?: string): ChatHistory {
+export function chatHistory(engine: Engine, sessionId: string, live?: LiveRunView): ChatHistory {
   const store = engine.conversations();
   const record = store.get(sessionId);
   if (!record) {
@@ -32,12 +34,17 @@ export function chatHistory(engine: Engine, sessionId: string, runningRunId?: st
     const parsed = RunEventSchema.safeParse(stored.data);
     if (parsed.success) turn.events.push(parsed.data);
   }
+  if (live) {
+    const recorded = turns.findIndex((turn) => turn.runId === live.runId);
+    if (recorded !== -1) turns.splice(recorded, 1);
+    turns.push({ runId: live.runId, prompt: live.prompt, events: live.events });
+  }
   return {
     sessionId,
     agent: record.agent,
     model: record.model,
     turns,
     todos: engine.todos.get(sessionId),
-    ...(runningRunId !== undefined ? { runningRunId } : {}),
+    ...(live ? { runningRunId: live.runId, runningNextIndex: live.nextIndex } : {}),
   };
 }

@@ -1,9 +1,10 @@
 import type { ChatSend, ChatStarted } from "../../shared/chat-schemas.ts";
-import type { PushFrame, RunEventPayload } from "../../shared/push-events.ts";
+import type { RunEventPayload } from "../../shared/push-events.ts";
 import type { RunEvent, ToolCallStops } from "../engine/agent/index.ts";
 import type { ApprovalMode, Approver, Asker, Engine, TodoItem } from "../engine/index.ts";
 import { ApiError } from "./api-error.ts";
 import { agentModule, asApiError, setupChat } from "./chat-setup.ts";
+import type { LiveRuns } from "./live-runs.ts";
 
 /** Where a UI's runs go: its current engine, the signal that ends with the UI, and what waits for them. */
 interface RunTarget {
@@ -22,12 +23,11 @@ interface ChatRunsOptions {
   mode?: ApprovalMode;
   /** Sessions with a run going on, shared by every UI of the host: one run per session at a time. */
   busySessions: Set<string>;
-  /** Send one push to this UI; a failure is the sender's to report. */
-  push(frame: PushFrame): void;
+  /** The host's runs going on: their events go to every UI from there, and any UI may stop them. */
+  live: LiveRuns;
 }
 
 interface ActiveRun {
-  sessionId: string;
   controller: AbortController;
   /** Its tool calls, each of which can be stopped alone. */
   stops: ToolCallStops;
@@ -36,8 +36,9 @@ interface ActiveRun {
 
 /**
  * The agent runs one UI started: `send` starts a run on a prompt (its events, and its session's
- * todo list, go to this UI as pushes) and answers once the run has started; `abort` stops one;
- * `close` stops them all when the UI goes away. Approvals go to the UI's approval broker and
+ * todo list, go to every UI of the host as pushes) and answers once the run has started; `close`
+ * stops them all when the UI goes away. `abort` and `stopTool` reach any run of the host (a
+ * second tab on the same chat has a Stop too). Approvals go to the UI's approval broker and
  * questions to its question broker.
  */
 export class ChatRuns {
@@ -52,12 +53,6 @@ export class ChatRuns {
   /** How many runs are going on. */
   get active(): number {
     return this.runs.size;
-  }
-
-  /** The run going on in a session, if this UI started it. */
-  runningIn(sessionId: string): string | undefined {
-    for (const [runId, run] of this.runs) if (run.sessionId === sessionId) return runId;
-    return undefined;
   }
 
   async send(request: ChatSend): Promise<ChatStarted> {
@@ -87,24 +82,38 @@ export class ChatRuns {
     }
 
     const active: ActiveRun = {
-      sessionId,
       controller: new AbortController(),
       stops: new ToolCallStops(),
       done: Promise.resolve(),
     };
     let runId = "";
+    let index = 0;
     let started: (id: string) => void = () => undefined;
     const whenStarted = new Promise<string>((resolve) => (started = resolve));
+    const live = this.options.live;
     const emit = (event: RunEvent | RunEventPayload["event"]): void => {
-      if (event.type === "start") {
+      const start = event.type === "start";
+      if (start) {
         runId = event.runId;
         this.runs.set(runId, active);
+        live.begin(runId, {
+          sessionId,
+          prompt: request.prompt,
+          controller: active.controller,
+          stops: active.stops,
+        });
         started(runId);
       }
-      this.pushSafely({ event: "run.event", payload: { sessionId, runId, event } as RunEventPayload });
+      live.publish({
+        sessionId,
+        runId,
+        index: index++,
+        ...(start ? { prompt: request.prompt } : {}),
+        event,
+      } as RunEventPayload);
     };
     const onTodos = ({ sessionId: id, todos }: { sessionId: string; todos: TodoItem[] }): void => {
-      if (id === sessionId) this.pushSafely({ event: "todos.changed", payload: { sessionId, todos } });
+      if (id === sessionId) live.broadcast({ event: "todos.changed", payload: { sessionId, todos } });
     };
     setup.engine.events.on("TodosChanged", onTodos);
 
@@ -139,6 +148,7 @@ export class ChatRuns {
       .finally(async () => {
         setup.engine.events.off("TodosChanged", onTodos);
         this.runs.delete(runId);
+        live.end(runId);
         busy.delete(sessionId);
         try {
           await setup.release();
@@ -157,7 +167,7 @@ export class ChatRuns {
   }
 
   abort(runId: string): { runId: string; aborted: true } {
-    const run = this.runs.get(runId);
+    const run = this.options.live.get(runId);
     if (!run) {
       throw new ApiError(`There is no run "${runId}" going on: it already finished, or it never existed.`);
     }
@@ -167,7 +177,7 @@ export class ChatRuns {
 
   /** Stop one running tool call of a run; the run goes on (the model reads that the call was stopped). */
   stopTool(runId: string, toolCallId: string): { runId: string; toolCallId: string; stopped: true } {
-    const run = this.runs.get(runId);
+    const run = this.options.live.get(runId);
     if (!run) {
       throw new ApiError(`There is no run "${runId}" going on: it already finished, or it never existed.`);
     }
@@ -183,13 +193,5 @@ export class ChatRuns {
     const runs = [...this.runs.values()];
     for (const run of runs) run.controller.abort(new Error("the window closed"));
     await Promise.allSettled(runs.map((run) => run.done));
-  }
-
-  private pushSafely(frame: PushFrame): void {
-    try {
-      this.options.push(frame);
-    } catch (error) {
-      console.error(`lathe: could not send the ${frame.event} push:`, error);
-    }
   }
 }

@@ -15,6 +15,7 @@ import {
 import { closedPort, localProvidersAt } from "../../../test/support/closed-port.ts";
 import type { ApiResult, Channel } from "../../shared/api-contract.ts";
 import { parsePushFrame, type PushEvent, type PushFrame, type PushOf } from "../../shared/push-events.ts";
+import type { ChatHistory } from "../../shared/chat-schemas.ts";
 import type { RunEvent } from "../../shared/run-event-schema.ts";
 import { Engine } from "../engine/index.ts";
 import { EngineHost } from "./engine-host.ts";
@@ -274,6 +275,44 @@ describe("a chat run", () => {
     expect(failure(await ui.dispatch("chat.abort", { runId: started.runId }))).toMatch(/no run/);
     // The session is free again.
     expect((await ui.dispatch("chat.send", { prompt: "Now", sessionId: started.sessionId })).ok).toBe(true);
+  });
+
+  it("lets another window follow a run it did not start, redraw it mid-run, and stop it", async () => {
+    const fixture = await model([{ text: "Reading every file", hang: true }]);
+    const ui = connect();
+    const other = connect();
+    const started = data<{ sessionId: string; runId: string }>(
+      await ui.dispatch("chat.send", { prompt: "Look around", model: MODEL }),
+    );
+    await fixture.requestArrived(1);
+    await expect.poll(() => other.events(started.sessionId).some((e) => e.type === "text")).toBe(true);
+    // The same pushes, numbered in order, the prompt on the start.
+    expect(other.of("run.event")).toEqual(ui.of("run.event"));
+    expect(other.of("run.event").map((p) => p.index)).toEqual(other.of("run.event").map((_, i) => i));
+    expect(other.of("run.event")[0]).toMatchObject({ prompt: "Look around", event: { type: "start" } });
+
+    // Redrawn in the other window as it stands now, not as the store has it so far.
+    const history = data<ChatHistory>(await other.dispatch("chat.history", { sessionId: started.sessionId }));
+    expect(history.runningRunId).toBe(started.runId);
+    expect(history.runningNextIndex).toBe(other.of("run.event").length);
+    expect(history.turns.at(-1)).toMatchObject({ runId: started.runId, prompt: "Look around" });
+    const text = history.turns
+      .at(-1)!
+      .events.flatMap((e) => (e.type === "text" ? [e.text] : []))
+      .join("");
+    expect(text).toBe("Reading every file");
+
+    expect(data(await other.dispatch("chat.abort", { runId: started.runId }))).toEqual({
+      runId: started.runId,
+      aborted: true,
+    });
+    const [finish] = await ui.finished();
+    expect(finish).toMatchObject({ status: "aborted" });
+    await other.finished();
+    await expect.poll(() => ui.connection.activeRuns).toBe(0);
+    const after = data<ChatHistory>(await other.dispatch("chat.history", { sessionId: started.sessionId }));
+    expect(after.runningRunId).toBeUndefined();
+    expect(after.turns.at(-1)?.events.at(-1)).toMatchObject({ type: "finish", status: "aborted" });
   });
 
   it("refuses a send to a session whose run goes on in another Lathe process, naming that process", async () => {

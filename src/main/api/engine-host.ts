@@ -11,6 +11,7 @@ import {
 import { ApiError } from "./api-error.ts";
 import { extensionsStatus } from "./extensions-status.ts";
 import { ExtensionsWatch } from "./extensions-watch.ts";
+import { LiveRuns } from "./live-runs.ts";
 import { resolveProjectPath } from "./project-path.ts";
 import { RecentProjects } from "./recent-projects.ts";
 import { SessionsInUse } from "./sessions-in-use.ts";
@@ -27,8 +28,8 @@ export interface EngineUser {
   busy?(): boolean;
   /** Plugins, servers or the tools they bring changed. */
   extensionsChanged?(status: ExtensionsStatus): void;
-  /** The folder's session list changed (see EngineHost.sessionsChanged). */
-  sessionsChanged?(): void;
+  /** The folder's session list changed; `deleted`: sessions just deleted (see EngineHost.sessionsChanged). */
+  sessionsChanged?(deleted?: string[]): void;
 }
 
 interface EngineHostOptions {
@@ -103,6 +104,8 @@ export class EngineHost {
   private readonly users = new Set<EngineUser>();
   /** Chat sessions with a run going on, across every UI: one run per session at a time. */
   readonly chatSessions = new SessionsInUse(() => this.sessionsChanged());
+  /** The chat runs going on, across every UI: each UI follows them and can stop them. */
+  readonly liveRuns = new LiveRuns();
   private readonly created = new Set<Engine>();
   private readonly retiring = new Set<Promise<void>>();
   private changes: Promise<unknown> = Promise.resolve();
@@ -151,10 +154,11 @@ export class EngineHost {
 
   /**
    * A session started, was renamed or deleted, or a run in one began or ended: every UI's session
-   * list (another window, another browser tab) is out of date.
+   * list (another window, another browser tab) is out of date; one that has a deleted session open
+   * must leave it.
    */
-  sessionsChanged(): void {
-    for (const user of this.users) user.sessionsChanged?.();
+  sessionsChanged(deleted?: string[]): void {
+    for (const user of this.users) user.sessionsChanged?.(deleted);
   }
 
   /** Follow engine replacements from now on; returns the function that stops. */

@@ -8,8 +8,8 @@ interface SessionTarget {
   engine(): Promise<Engine>;
   /** Sessions with a run going on, across every UI of the host. */
   busy: ReadonlySet<string>;
-  /** Tell every UI its session list changed (another tab shows the rename or the deletion). */
-  changed?(): void;
+  /** Tell every UI its session list changed (another tab shows the rename, or leaves a deleted session). */
+  changed?(deleted?: string[]): void;
 }
 
 type SessionChannels = "sessions.list" | "sessions.rename" | "sessions.delete";
@@ -62,7 +62,7 @@ export function createSessionHandlers(target: SessionTarget): Pick<ApiHandlers, 
       }
       try {
         const deleted = await engine.deleteSession(sessionId);
-        target.changed?.();
+        target.changed?.(deleted);
         return { deleted };
       } catch (error) {
         if (LatheError.isInstance(error)) throw new ApiError(error.message, { cause: error });

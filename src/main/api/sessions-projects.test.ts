@@ -185,8 +185,14 @@ describe("sessions channels", () => {
     const taskId = (await list(ui)).find((s) => s.parentId === "s-two")?.id ?? "";
     expect(existsSync(path.join(latheHome, "lathe.db"))).toBe(true);
 
+    const other = connect();
     expect(data(await ui.dispatch("sessions.delete", { sessionId: "s-two" }))).toEqual({
       deleted: ["s-two", taskId],
+    });
+    // Another tab is told which: if it has one open, it leaves it rather than send into it.
+    expect(other.frames).toContainEqual({
+      event: "sessions.changed",
+      payload: { deleted: ["s-two", taskId] },
     });
     expect((await list(ui)).map((s) => s.id)).toEqual(["s-keep"]);
     expect(failure(await ui.dispatch("chat.history", { sessionId: "s-two" }))).toMatch(

@@ -58,7 +58,7 @@ interface Binding {
  * One UI (an Electron window, a `lathe serve` WebSocket) and everything that is its own: a
  * session in "ask" mode whose approver is this UI's broker, its chat runs (approvals to the same
  * broker, questions to its question broker), the router its requests go through, and the pushes
- * it receives (its prompts, its session's tool activity, its runs' events, project status). When
+ * it receives (its prompts, its session's tool activity, every chat run's events, project status). When
  * the project is trusted it moves to the new engine (runs going on finish on the old one); when
  * it closes, waiting prompts are rejected, questions dismissed, runs and calls aborted and its
  * sessions closed.
@@ -76,6 +76,7 @@ export class UiConnection implements EngineUser {
   private readonly calls = new Set<AbortController>();
   private current: Promise<Binding>;
   private readonly unregister: () => void;
+  private readonly stopFollowingRuns: () => void;
   private closed = false;
   private closing: Promise<void> | undefined;
 
@@ -98,8 +99,10 @@ export class UiConnection implements EngineUser {
       asker: this.questions.asker,
       ...(options.mode !== undefined ? { mode: options.mode } : {}),
       busySessions: options.host.chatSessions,
-      push: (frame) => this.push(frame),
+      live: options.host.liveRuns,
     });
+    // Every run of the host, whichever UI started it: this UI shows those of the session it has open.
+    this.stopFollowingRuns = options.host.liveRuns.listen((frame) => this.pushSafely(frame));
     this.current = this.bind(options.host.current);
     // A failure shows on this UI's first request; do not leave it unhandled meanwhile.
     this.current.catch(() => undefined);
@@ -118,14 +121,14 @@ export class UiConnection implements EngineUser {
           runs: this.runs,
           questions: this.questions,
           history: async (sessionId) =>
-            chatHistory((await this.current).engine, sessionId, this.runs.runningIn(sessionId)),
+            chatHistory((await this.current).engine, sessionId, options.host.liveRuns.inSession(sessionId)),
           models: async () => listModels((await this.current).engine),
           agents: async () => listAgents((await this.current).engine),
         }),
         ...createSessionHandlers({
           engine: async () => (await this.current).engine,
           busy: options.host.chatSessions,
-          changed: () => options.host.sessionsChanged(),
+          changed: (deleted) => options.host.sessionsChanged(deleted),
         }),
         ...createSecretHandlers(options.providerKeys ?? new ProviderKeys()),
         ...createCheckpointHandlers({
@@ -169,8 +172,8 @@ export class UiConnection implements EngineUser {
     this.pushSafely({ event: "extensions.changed", payload: status });
   }
 
-  sessionsChanged(): void {
-    this.pushSafely({ event: "sessions.changed", payload: {} });
+  sessionsChanged(deleted?: string[]): void {
+    this.pushSafely({ event: "sessions.changed", payload: deleted ? { deleted } : {} });
   }
 
   async switchTo(next: Engine): Promise<{ released: Promise<void> }> {
@@ -188,6 +191,7 @@ export class UiConnection implements EngineUser {
     this.closing ??= (async () => {
       this.closed = true;
       this.unregister();
+      this.stopFollowingRuns();
       this.detachUnsandboxedMcp();
       this.broker.close();
       this.questions.close();

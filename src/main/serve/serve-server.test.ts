@@ -97,6 +97,23 @@ function upgradeStatus(url: string, options: ClientOptions = {}): Promise<number
   });
 }
 
+/** The body of a refused upgrade (what a person reading the socket's failure sees). */
+function upgradeBody(url: string, options: ClientOptions = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, options);
+    ws.on("open", () => {
+      ws.close();
+      reject(new Error("the upgrade was accepted"));
+    });
+    ws.on("unexpected-response", (_req, res) => {
+      let body = "";
+      res.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
+      res.on("end", () => resolve(body));
+    });
+    ws.on("error", reject);
+  });
+}
+
 function wsUrl(query: string, pathname = "/api"): string {
   return `ws://127.0.0.1:${serve.port}${pathname}${query}`;
 }
@@ -147,15 +164,34 @@ describe("startServe", () => {
     expect(page.headers["content-type"]).toBe("text/html; charset=utf-8");
     expect(page.headers["content-security-policy"]).toContain("default-src 'self'");
     const cookie = String(page.headers["set-cookie"]);
-    expect(cookie).toContain(`lathe_token_${serve.port}=${serve.token}`);
+    const [, assetKey = ""] = /^lathe_token_\d+=([0-9a-f]{64});/.exec(cookie) ?? [];
+    expect(cookie).toContain(`lathe_token_${serve.port}=${assetKey};`);
     expect(cookie).toContain("HttpOnly");
     expect(cookie).toContain("SameSite=Strict");
 
-    const asset = await raw("/assets/app.js", { cookie: `lathe_token_${serve.port}=${serve.token}` });
+    const asset = await raw("/assets/app.js", { cookie: `lathe_token_${serve.port}=${assetKey}` });
     expect(asset.status).toBe(200);
     expect(asset.headers["content-type"]).toBe("text/javascript; charset=utf-8");
     expect(asset.headers["x-content-type-options"]).toBe("nosniff");
     expect(asset.body).toBe("console.log('app');");
+  });
+
+  it("puts a key for the page's files in its cookie, never the token, so a leaked cookie opens no API", async () => {
+    // A browser sends 127.0.0.1's cookies to every port of it: any local web server the person
+    // visits reads this cookie. It must not be the key to the API.
+    const page = await raw(`/?token=${serve.token}`);
+    const cookie = String(page.headers["set-cookie"]);
+    expect(cookie).not.toContain(serve.token);
+    const [, assetKey = ""] = /^lathe_token_\d+=([0-9a-f]{64});/.exec(cookie) ?? [];
+    expect(assetKey).not.toBe("");
+    expect((await raw("/assets/app.js", { cookie: `lathe_token_${serve.port}=${assetKey}` })).status).toBe(
+      200,
+    );
+    expect(await upgradeStatus(wsUrl(`?token=${assetKey}`), { origin })).toBe(403);
+    // The token itself, in a cookie, is no key to the files either: only the page's own cookie is.
+    expect((await raw("/assets/app.js", { cookie: `lathe_token_${serve.port}=${serve.token}` })).status).toBe(
+      403,
+    );
   });
 
   it.each([
@@ -197,6 +233,24 @@ describe("startServe", () => {
     expect(res.body).not.toContain("Lathe test page");
     expect(res.body).toMatch(/lathe serve: access/);
     expect(res.headers["set-cookie"]).toBeUndefined();
+  });
+
+  it("tells a person who typed another name for the address which one to open, not that the token is wrong", async () => {
+    for (const host of [`localhost:${serve.port}`, "evil.example:80"]) {
+      const res = await raw(`/?token=${serve.token}`, { host });
+      expect(res.status).toBe(403);
+      expect(res.body).toMatch(
+        new RegExp(`answers only at http://127\\.0\\.0\\.1:${serve.port}/, the address it printed`),
+      );
+      expect(res.body).not.toMatch(/token is wrong/);
+      expect(res.body).not.toContain(serve.token);
+    }
+    // The socket says the same.
+    const socket = await upgradeBody(wsUrl(`?token=${serve.token}`), {
+      origin,
+      headers: { host: `localhost:${serve.port}` },
+    });
+    expect(socket).toMatch(/answers only at http:\/\/127\.0\.0\.1:\d+\/, the address it printed/);
   });
 
   it.each([
@@ -251,6 +305,44 @@ describe("the API WebSocket", () => {
   ])("refuses an upgrade with $name ($status)", async ({ query, options, status, path: p }) => {
     expect(await upgradeStatus(wsUrl(query.replace("TOKEN", serve.token), p), options())).toBe(status);
   });
+
+  it("holds back a page that floods requests and never reads the answers, and serves the others meanwhile", async () => {
+    const flooder = await openSocket();
+    const other = await openSocket();
+    try {
+      // The page stops reading; its requests keep coming (each answer is the whole tool list).
+      (flooder as unknown as { _socket: { pause(): void } })._socket.pause();
+      const before = process.memoryUsage().rss;
+      const requests = 20_000;
+      for (let id = 0; id < requests; id++) flooder.send(JSON.stringify({ id, channel: "tools.list" }));
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+
+      const started = Date.now();
+      other.send(JSON.stringify({ id: 1, channel: "project.status" }));
+      expect(WsResponseSchema.parse(await nextMessage(other)).result.ok).toBe(true);
+      const waited = Date.now() - started;
+      // Without backpressure every answer waits in memory (hundreds of MB), and the other page waits behind them.
+      const held = process.memoryUsage().rss - before;
+      expect(held).toBeLessThan(100 * 1024 * 1024);
+      expect(waited).toBeLessThan(2_000);
+
+      // Once it reads again, it gets every answer.
+      const ids: number[] = [];
+      const all = new Promise<void>((resolve) =>
+        flooder.on("message", (data: Buffer) => {
+          const frame = JSON.parse(data.toString("utf8")) as { id?: number };
+          if (frame.id !== undefined) ids.push(frame.id);
+          if (ids.length === requests) resolve();
+        }),
+      );
+      (flooder as unknown as { _socket: { resume(): void } })._socket.resume();
+      await all;
+      expect(ids.sort((a, b) => a - b)).toEqual([...Array(requests).keys()]);
+    } finally {
+      flooder.close();
+      other.close();
+    }
+  }, 60_000);
 
   it("lists the tools and runs glob through the router", async () => {
     const ws = await openSocket();
@@ -421,6 +513,29 @@ describe("the browser client (ws-api)", () => {
     expect(await call).toMatchObject({ ok: true, data: { type: "error" } });
     await expect.poll(() => finished).toEqual(["write:error"]);
     expect(existsSync(path.join(workspace, "out", "client.txt"))).toBe(false);
+  });
+
+  it("refuses a request too large to send, saying so, and keeps the connection (its prompts wait on)", async () => {
+    const lost: Array<string | undefined> = [];
+    const api = createWsApi(wsApiUrl(serve.url, serve.token), { connect, onConnection: (l) => lost.push(l) });
+    const prompts: ApprovalRequest[] = [];
+    api.on("approval.requested", (prompt) => prompts.push(prompt));
+    // A call waiting for its approval, as when the person pastes a big file into another call.
+    const waiting = api.tools.call({ toolId: "write", args: { path: "out/small.txt", content: "s" } });
+    await expect.poll(() => prompts.length, { timeout: 5_000 }).toBe(1);
+
+    // Multi-byte text: the limit is on bytes, not characters.
+    for (const content of ["x".repeat(5 * 1024 * 1024), "é".repeat(2_200_000)]) {
+      const big = await api.tools.call({ toolId: "write", args: { path: "out/big.txt", content } });
+      expect(big.ok).toBe(false);
+      if (!big.ok)
+        expect(big.error.message).toMatch(/is \d+(\.\d)? MB; lathe serve takes requests of at most 4 MB/);
+    }
+    expect(lost).toEqual([]);
+    expect(await api.approvals.respond({ id: prompts[0]!.id, answer: "once" })).toMatchObject({ ok: true });
+    expect(await waiting).toMatchObject({ ok: true, data: { type: "output" } });
+    expect(await readFile(path.join(workspace, "out", "small.txt"), "utf8")).toBe("s");
+    expect(existsSync(path.join(workspace, "out", "big.txt"))).toBe(false);
   });
 
   it("reports a refused connection as ok: false instead of throwing", async () => {

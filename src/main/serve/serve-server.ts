@@ -8,7 +8,7 @@ import path from "node:path";
 import type { Duplex } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { WebSocketServer, type WebSocket } from "ws";
-import { TOKEN_PARAM, WS_PATH } from "../../shared/ws-protocol.ts";
+import { MAX_REQUEST_BYTES, TOKEN_PARAM, WS_PATH } from "../../shared/ws-protocol.ts";
 import { EngineHost } from "../api/engine-host.ts";
 import { isAllowedOrigin } from "../api/sender-check.ts";
 import { UiConnection } from "../api/ui-connection.ts";
@@ -52,8 +52,6 @@ export interface ServeHandle {
 }
 
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "::1"]);
-/** Largest WebSocket frame accepted from the browser. */
-const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
 
 const COMMON_HEADERS: Record<string, string> = {
   "Cache-Control": "no-store",
@@ -81,6 +79,14 @@ const MESSAGES = {
   403: "lathe serve: access refused. The token is wrong, or the request did not come from this server's own page.",
 } as const;
 
+/**
+ * Refused for its Host header: another name for this address (localhost), or a DNS-rebinding
+ * page. Either way the page must be opened at the printed address; naming it reveals nothing.
+ */
+function wrongHost(origin: string): string {
+  return `lathe serve: access refused. This server answers only at ${origin}/, the address it printed; open the URL it printed (${origin}/?token=...), not another name for it such as localhost.`;
+}
+
 export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   const listenHost = options.host ?? "127.0.0.1";
   if (!LOOPBACK_HOSTS.has(listenHost)) {
@@ -88,6 +94,9 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   }
   const rendererDir = await builtRenderer(options.rendererDir);
   const token = newAccessToken();
+  // What the page's cookie carries so its files load: never the token. A browser sends
+  // 127.0.0.1's cookies to every port of it, so any local web server the person visits reads it.
+  const assetKey = newAccessToken();
   const engineHost = new EngineHost({
     engine: options.engine,
     ...(options.createEngine ? { createEngine: options.createEngine } : {}),
@@ -118,11 +127,12 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   async function handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = requestUrl(req);
     if (!url) return sendText(res, 400, "lathe serve: malformed request URL.");
-    if (req.headers.host !== hostHeader) return sendText(res, 403, MESSAGES[403]);
+    if (req.headers.host !== hostHeader) return sendText(res, 403, wrongHost(origin));
     const fromQuery = url.searchParams.get(TOKEN_PARAM);
-    const presented = fromQuery ?? readCookie(req.headers.cookie, cookieName);
-    if (presented === undefined) return sendText(res, 401, MESSAGES[401]);
-    if (!tokenMatches(presented, token)) return sendText(res, 403, MESSAGES[403]);
+    const fromCookie = readCookie(req.headers.cookie, cookieName);
+    if (fromQuery === null && fromCookie === undefined) return sendText(res, 401, MESSAGES[401]);
+    const allowed = fromQuery !== null ? tokenMatches(fromQuery, token) : tokenMatches(fromCookie, assetKey);
+    if (!allowed) return sendText(res, 403, MESSAGES[403]);
     if (req.method !== "GET" && req.method !== "HEAD") {
       res.setHeader("Allow", "GET, HEAD");
       return sendText(res, 405, "lathe serve: only GET and HEAD are served here.");
@@ -137,7 +147,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
       ...(type.startsWith("text/html") ? { "Content-Security-Policy": PAGE_CSP } : {}),
       // The page load carries the token; its assets then authenticate with this cookie.
       ...(fromQuery !== null
-        ? { "Set-Cookie": `${cookieName}=${token}; Path=/; HttpOnly; SameSite=Strict` }
+        ? { "Set-Cookie": `${cookieName}=${assetKey}; Path=/; HttpOnly; SameSite=Strict` }
         : {}),
     });
     if (req.method === "HEAD") {
@@ -150,7 +160,7 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
   server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = requestUrl(req);
     if (!url || url.pathname !== WS_PATH) return refuseUpgrade(socket, 404, "lathe serve: no such endpoint.");
-    if (req.headers.host !== hostHeader) return refuseUpgrade(socket, 403, MESSAGES[403]);
+    if (req.headers.host !== hostHeader) return refuseUpgrade(socket, 403, wrongHost(origin));
     if (!isAllowedOrigin(req.headers.origin, origin)) return refuseUpgrade(socket, 403, MESSAGES[403]);
     const presented = url.searchParams.get(TOKEN_PARAM);
     if (presented === null) return refuseUpgrade(socket, 401, MESSAGES[401]);

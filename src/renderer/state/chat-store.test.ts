@@ -7,6 +7,7 @@ import type { PushEvent, PushOf } from "../../shared/push-events.ts";
 import { PushListeners } from "../../shared/push-listeners.ts";
 import type { RunEvent } from "../../shared/run-event-schema.ts";
 import { CONTINUE_PROMPT, createChatStore, randomSessionId, SESSION_KEY } from "./chat-store.ts";
+import { newTurn } from "./transcript.ts";
 import { unusedApi } from "../../../test/support/unused-api.ts";
 
 const models: ModelCatalog = {
@@ -124,15 +125,16 @@ function setup(script: Script = {}, stored: Record<string, string> = {}) {
   let n = 0;
   const store = createChatStore(fake.api, { storage, newSessionId: () => `s-new-${++n}` });
   store.getState().connect();
+  let index = 0;
   const event = (e: RunEvent, sessionId = store.getState().sessionId) =>
-    fake.push("run.event", { sessionId, runId: "r-1", event: e });
+    fake.push("run.event", { sessionId, runId: "r-1", index: index++, event: e });
   return { ...fake, store, storage, event };
 }
 
-const start = (sessionId: string): RunEvent => ({
+const start = (sessionId: string, runId = "r-1"): RunEvent => ({
   type: "start",
   sessionId,
-  runId: "r-1",
+  runId,
   agent: "default",
   model: "ollama:llama3.2",
   resumed: false,
@@ -395,6 +397,79 @@ describe("the chat store", () => {
     expect(store.getState().turns[1]?.items).toEqual([{ kind: "text", step: 0, text: "Working on" }]);
   });
 
+  it("follows a run another tab started in the open chat: its prompt, its text, and a Stop for it", async () => {
+    const { store, calls, push } = setup();
+    const sessionId = store.getState().sessionId;
+    push("run.event", {
+      sessionId,
+      runId: "r-9",
+      index: 0,
+      prompt: "From the other tab",
+      event: start(sessionId, "r-9"),
+    });
+    push("run.event", { sessionId, runId: "r-9", index: 1, event: { type: "text", step: 0, text: "On it" } });
+    expect(store.getState()).toMatchObject({ running: true, runId: "r-9" });
+    expect(store.getState().turns.map((t) => [t.prompt, t.status])).toEqual([
+      ["From the other tab", "running"],
+    ]);
+    await store.getState().stop();
+    expect(calls).toContainEqual(["abort", { runId: "r-9" }]);
+  });
+
+  it("opens a chat whose run goes on: pushes that cross the history are applied once, none lost", async () => {
+    const { store, api, push: deliver } = setup();
+    const push = (index: number, event: RunEvent) =>
+      deliver("run.event", { sessionId: "s-busy", runId: "r-5", index, event });
+    let answer: (result: ApiResult<ChatHistory>) => void = () => undefined;
+    api.chat.history = () => new Promise((resolve) => (answer = resolve));
+    const opening = store.getState().openSession("s-busy");
+    // Sent before the history was read (so in it), then one sent after it.
+    push(1, { type: "text", step: 0, text: "Reading" });
+    push(2, { type: "text", step: 0, text: " the" });
+    push(3, { type: "text", step: 0, text: " files" });
+    answer({
+      ok: true,
+      data: {
+        sessionId: "s-busy",
+        agent: "default",
+        model: "ollama:llama3.2",
+        turns: [
+          {
+            runId: "r-5",
+            prompt: "Look around",
+            events: [start("s-busy", "r-5"), { type: "text", step: 0, text: "Reading the" }],
+          },
+        ],
+        todos: [],
+        runningRunId: "r-5",
+        runningNextIndex: 3,
+      },
+    });
+    await opening;
+    push(4, { type: "text", step: 0, text: "." });
+    expect(store.getState()).toMatchObject({ running: true, runId: "r-5" });
+    expect(store.getState().turns.map((t) => [t.prompt, t.status])).toEqual([["Look around", "running"]]);
+    expect(store.getState().turns[0]?.items).toEqual([{ kind: "text", step: 0, text: "Reading the files." }]);
+  });
+
+  it("leaves the open chat when another tab deletes it, keeping the draft, so a send cannot revive it", async () => {
+    const { store, push, storage, calls } = setup({}, { [SESSION_KEY]: "s-old" });
+    store.setState({ turns: [{ ...newTurn("Remember 42"), status: "completed" }] });
+    push("sessions.changed", { deleted: ["s-other"] });
+    expect(store.getState().sessionId).toBe("s-old");
+    store.getState().setDraft("What number?");
+    push("sessions.changed", { deleted: ["s-old", "s-old-task"] });
+    expect(store.getState()).toMatchObject({
+      sessionId: "s-new-1",
+      turns: [],
+      draft: "What number?",
+      sendError: expect.stringMatching(/was deleted; what you send now starts a new chat/),
+    });
+    expect(storage.data.has(SESSION_KEY)).toBe(false);
+    await store.getState().send();
+    expect(calls).toContainEqual(["send", expect.objectContaining({ sessionId: "s-new-1" })]);
+  });
+
   it("opens a recorded session from the list, but not while a run goes on here", async () => {
     const recorded: ChatHistory = {
       sessionId: "s-old",
@@ -470,7 +545,12 @@ describe("the chat store", () => {
     store.getState().setDraft("go");
     await store.getState().send();
     expect(changes).toBe(1);
-    fake.push("run.event", { sessionId: store.getState().sessionId, runId: "r-1", event: finish() });
+    fake.push("run.event", {
+      sessionId: store.getState().sessionId,
+      runId: "r-1",
+      index: 0,
+      event: finish(),
+    });
     expect(changes).toBe(2);
     store.getState().reset();
     expect(store.getState()).toMatchObject({ sessionId: "s-fresh", turns: [], running: false, model: "" });

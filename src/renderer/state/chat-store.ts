@@ -58,6 +58,8 @@ export interface ChatState {
   stop(): Promise<void>;
   /** Start over in a fresh session (not while a run goes on). */
   newChat(): void;
+  /** Sessions were deleted (in this tab or another): leave the open one if it is among them. */
+  sessionsDeleted(ids: readonly string[]): void;
   /** Redraw a recorded session (after a reload). */
   restore(sessionId: string): Promise<void>;
   /** Show another recorded session (from the session list); not while a run goes on here. */
@@ -132,12 +134,23 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
   const now = options.now ?? Date.now;
   const sessionsChanged = (): void => options.onSessionsChanged?.();
   return createStore<ChatState>()((set, get) => {
-    /** Apply an event to the turn under way (a run started elsewhere gets a turn of its own). */
-    const onRunEvent = ({ sessionId, event }: RunEventPayload): void => {
+    /** The session whose history is on its way, and its run's pushes that arrived meanwhile. */
+    let restoring: { sessionId: string; held: RunEventPayload[] } | undefined;
+    /** A redrawn run's pushes below `index` are already in the redrawn turn. */
+    let redrawn: { runId: string; index: number } | undefined;
+
+    /** Apply an event to the turn under way (a run started elsewhere, in another tab, gets a turn of its own). */
+    const onRunEvent = (payload: RunEventPayload): void => {
+      const { sessionId, runId, index, event } = payload;
       if (sessionId !== get().sessionId) return;
+      if (restoring?.sessionId === sessionId) {
+        restoring.held.push(payload);
+        return;
+      }
+      if (redrawn?.runId === runId && index < redrawn.index) return;
       set((state) => {
         const last = state.turns.at(-1);
-        const current = last && last.status === "running" ? last : newTurn("");
+        const current = last && last.status === "running" ? last : newTurn(payload.prompt ?? "");
         const turns = last === current ? state.turns.slice(0, -1) : state.turns;
         const turn = applyToTurn(current, event, now());
         const finished = event.type === "finish";
@@ -315,6 +328,18 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
         set(emptyChat(sessionId));
       },
 
+      sessionsDeleted(ids) {
+        if (!ids.includes(get().sessionId)) return;
+        storage?.removeItem(SESSION_KEY);
+        // Sending on would start the deleted session afresh under its id, the model none the wiser.
+        set({
+          ...emptyChat(newId()),
+          running: false,
+          stopping: false,
+          sendError: "The chat that was open here was deleted; what you send now starts a new chat.",
+        });
+      },
+
       reset() {
         storage?.removeItem(SESSION_KEY);
         set({ ...emptyChat(newId()), running: false, stopping: false, model: "" });
@@ -347,15 +372,31 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
       },
 
       async restore(sessionId) {
-        const answer = await api.chat.history({ sessionId });
-        if (!answer.ok) {
-          // Never recorded (nothing was sent), or gone: start afresh under the same id.
+        // A run going on in the session (this tab's or another's) keeps pushing while the history
+        // comes: those pushes wait, then only the ones the history does not hold are applied.
+        const waiting = { sessionId, held: [] as RunEventPayload[] };
+        restoring = waiting;
+        let answer: Awaited<ReturnType<typeof api.chat.history>>;
+        try {
+          answer = await api.chat.history({ sessionId });
+        } finally {
+          if (restoring === waiting) restoring = undefined;
+        }
+        const replay = (): void => {
+          if (get().sessionId === sessionId) for (const payload of waiting.held) onRunEvent(payload);
+        };
+        if (!answer.ok || get().sessionId !== sessionId || get().turns.length > 0) {
+          // Never recorded (nothing was sent), gone, or left meanwhile: start afresh under the same id.
+          replay();
           return;
         }
         const history = answer.data;
-        if (get().sessionId !== sessionId || get().turns.length > 0) return;
         // A run going on in it whose Stop this page pressed before a reload is not known here.
         const runningRunId = history.runningRunId;
+        redrawn =
+          runningRunId !== undefined && history.runningNextIndex !== undefined
+            ? { runId: runningRunId, index: history.runningNextIndex }
+            : undefined;
         set((state) => ({
           turns: history.turns.map((turn) => turnFromHistory(turn, turn.runId === runningRunId)),
           todos: history.todos,
@@ -364,6 +405,7 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
           model: state.model || history.model,
           agent: history.agent,
         }));
+        replay();
         void get().loadCheckpoints();
       },
 
@@ -411,6 +453,10 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
           api.on("run.event", onRunEvent),
           api.on("todos.changed", ({ sessionId, todos }) => {
             if (sessionId === get().sessionId) set({ todos });
+          }),
+          // Deleted in another tab or window: sending on would bring it back empty.
+          api.on("sessions.changed", ({ deleted }) => {
+            if (deleted) get().sessionsDeleted(deleted);
           }),
           api.on("checkpoints.changed", ({ sessionId }) => {
             if (sessionId === get().sessionId) void get().loadCheckpoints();
