@@ -82,7 +82,7 @@ export function callRecorder(
           originName: call.entry?.origin.name ?? null,
           descriptorHash: call.entry?.descriptorHash ?? null,
           argsJson: safeJson(args),
-          decisionsJson: safeJson(redacted(decisions, Infinity, "the decisions")),
+          decisionsJson: safeJson(redacted(decisions, RECORDED_STRING_CHARS, "the decisions")),
           outcome: envelope.type,
           envelopeHead: head.length > ENVELOPE_HEAD_CHARS ? `${head.slice(0, ENVELOPE_HEAD_CHARS)}…` : head,
           durationMs: envelope.metadata.duration_ms,
