@@ -145,3 +145,19 @@ describe("redactSecrets", () => {
     expect(redactSecrets({ [key]: "plain-value" })).toEqual({ [key]: "[REDACTED]" });
   });
 });
+
+describe("redactSecrets on adversarial text", () => {
+  // Each took from 40 s to over a minute when a rule was tried at every letter of a long word,
+  // stalling the call's recording (and the event loop) for that long.
+  it.each([
+    ["one 120 KB word", "a".repeat(120_000)],
+    ["a long word before =", `${"x".repeat(60_000)}=`],
+    ["a long flag", `--${"a".repeat(60_000)}`],
+    ["a long word before :", `${"k".repeat(60_000)}: value123`],
+    ["many short words", "echo lorem ipsum ".repeat(8_000)],
+  ])("takes linear time: %s", (_name, text) => {
+    const started = performance.now();
+    redactSecrets({ command: text }, 64 * 1024);
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+});

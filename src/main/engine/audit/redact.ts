@@ -70,7 +70,11 @@ const RULES: Rule[] = [
   ],
   // A header or setting named for a credential: "X-Api-Key: …", "password": "…", api_key = '…'.
   [
-    new RegExp(`(["']?)([A-Za-z][A-Za-z0-9_-]*)\\1(\\s*[:=]\\s*)(["']?)(${TOKEN_CHARS}{6,})`, "g"),
+    // (The name starts where a word does: tried at every letter, a long word took quadratic time.)
+    new RegExp(
+      `(["']?)(?<![A-Za-z0-9_-])([A-Za-z][A-Za-z0-9_-]*)\\1(\\s*[:=]\\s*)(["']?)(${TOKEN_CHARS}{6,})`,
+      "g",
+    ),
     (m, q, name, sep, vq, value) =>
       isSecretName(name) && (vq !== "" || looksGenerated(value)) ? `${q}${name}${q}${sep}${vq}${MASK}` : m,
   ],
