@@ -35,7 +35,14 @@ useUiWorld(
         JSON.stringify({
           providers: await fixtureProviders(),
           // A hook that fails (exit 3, no answer): the README says it denies the call.
-          hooks: [{ command: "echo broken hook >&2; exit 3", tools: ["grep"] }],
+          hooks: [
+            { command: "echo broken hook >&2; exit 3", tools: ["grep"] },
+            // A hook that refuses with a 3 KB explanation (see the last test).
+            {
+              command: "yes xxxxxxxxx | head -c 3000 | tr '\\n' ' ' >&2; echo END >&2; exit 2",
+              tools: ["bash"],
+            },
+          ],
         }),
       );
     },
@@ -186,6 +193,34 @@ describe.skipIf(!runUi)("the Audit view through lathe serve", () => {
     await expect.poll(() => calls().count(), { timeout: 10_000 }).toBe(5);
     expect(await page.getByRole("list", { name: "Calls" }).innerText()).not.toContain("*.md");
     await page.screenshot({ path: SHOT.replace(".png", "-first-folder.png") });
+    expect(problems, problems.join("\n")).toEqual([]);
+  });
+
+  it("keeps a refusal with a huge reason to a few lines, and scrolls all of it when opened", async () => {
+    await goTo(page, "Tools", "Run a tool");
+    await runTool(page, "bash", { command: "echo hi" });
+    await expect
+      .poll(() => page.getByLabel("Error text", { exact: true }).innerText(), { timeout: 10_000 })
+      .toMatch(/refused by the watchdog/);
+    await goTo(page, "Audit");
+    const bash = page.getByRole("list", { name: "Calls" }).getByRole("listitem", { name: "bash call" });
+    await bash.waitFor({ timeout: 10_000 });
+    expect(await bash.locator(".audit-refusal").innerText()).toMatch(
+      /^Refused at Watchdog: hook .*: (xxxxxxxxx ){10}/,
+    );
+    // Collapsed: a row of a few lines, and nothing wider than the window.
+    expect((await bash.boundingBox())?.height).toBeLessThan(160);
+    // The list is as wide as its panel: the reason wraps instead of widening it.
+    const list = page.getByRole("list", { name: "Calls" });
+    expect(await list.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+    await page.screenshot({ path: SHOT.replace(".png", "-huge-reason.png") });
+
+    // Opened: the whole reason, in a box of its own that scrolls.
+    await bash.getByRole("button", { expanded: false }).click();
+    const watchdog = bash.getByRole("list", { name: "Decisions" }).getByRole("listitem").nth(2);
+    expect(await watchdog.innerText()).toMatch(/^Watchdog\s+deny\s+hook .*: (xxxxxxxxx\s+)+END$/i);
+    expect((await watchdog.boundingBox())?.height).toBeLessThan(260);
+    await bash.getByRole("button", { expanded: true }).click();
     expect(problems, problems.join("\n")).toEqual([]);
   });
 });

@@ -13,8 +13,18 @@ function parsed(text: string, fallback: unknown): unknown {
 type Decision = SharedEntry["decisions"][number];
 
 function decisionsOf(text: string): Decision[] {
-  const value = parsed(text, []);
-  if (!Array.isArray(value)) return [];
+  const value = parsed(text, undefined);
+  if (!Array.isArray(value)) {
+    // An older Lathe's redaction could break the JSON: show the text rather than no decisions,
+    // and count a refusal as the store's filter does (see audit-log.ts).
+    return [
+      {
+        stage: "recorded",
+        outcome: text.includes('"outcome":"deny"') ? "deny" : "unknown",
+        reason: `The decisions were recorded in a form that cannot be read back: ${text}`,
+      },
+    ];
+  }
   return value.map((d: Record<string, unknown>) => ({
     stage: String(d["stage"] ?? ""),
     outcome: String(d["outcome"] ?? ""),

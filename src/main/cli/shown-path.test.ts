@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { shownPath } from "./shown-path.ts";
+import { shownPath, shownText } from "./shown-path.ts";
 
 describe("shownPath", () => {
   it.each([
@@ -12,5 +12,17 @@ describe("shownPath", () => {
   ])("shows %j as one line: %s", (input, shown) => {
     expect(shownPath(input)).toBe(shown);
     expect(shownPath(input)).not.toMatch(/\p{Cc}/u);
+  });
+});
+
+describe("shownText", () => {
+  it.each([
+    ['denied: the command "ls"', 'denied: the command "ls"'],
+    ["up\u001b[1A\u001b[2Kerased", "up\\u001b[1A\\u001b[2Kerased"],
+    ["two\nlines\r", "two\\nlines\\r"],
+    ["é 🙂 tab\tend", "é 🙂 tab\\tend"],
+  ])("shows %j on one line with no control character: %s", (input, shown) => {
+    expect(shownText(input)).toBe(shown);
+    expect(shownText(input)).not.toMatch(/\p{Cc}/u);
   });
 });

@@ -9,3 +9,12 @@ const CONTROL = /\p{Cc}/u;
 export function shownPath(p: string): string {
   return CONTROL.test(p) ? JSON.stringify(p) : p;
 }
+
+/**
+ * Free text (a reason, an id) as part of one line of the CLI's output: control characters
+ * escaped as JSON escapes them (`\u001b`, `\n`), the rest as it is. Text a model wrote cannot
+ * then move the cursor, erase the lines above or recolour the terminal of whoever reads it.
+ */
+export function shownText(text: string): string {
+  return text.replace(/\p{Cc}/gu, (c) => JSON.stringify(c).slice(1, -1));
+}

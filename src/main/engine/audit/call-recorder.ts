@@ -1,7 +1,7 @@
 import type { EngineEvents, ToolInvocationStarted } from "../engine-events.ts";
 import type { AuditLog } from "../store/audit-log.ts";
 import type { CallObserver, CallRecord } from "../tools/call-tool.ts";
-import { redactSecrets, redactText } from "./redact.ts";
+import { redactSecrets } from "./redact.ts";
 import { errorMessage } from "../errors/error-message.ts";
 
 const ENVELOPE_HEAD_CHARS = 2_000;
@@ -12,14 +12,17 @@ const ENVELOPE_HEAD_CHARS = 2_000;
  */
 const RECORDED_STRING_CHARS = 64 * 1024;
 
-/** The arguments as stored and shown: redacted, or a note when they cannot even be read. */
-function shownArgs(args: unknown): unknown {
+/** A value as stored and shown: redacted, or a note when it cannot even be read. */
+function redacted(value: unknown, maxChars: number, what: string): unknown {
   try {
-    return redactSecrets(args, RECORDED_STRING_CHARS);
+    return redactSecrets(value, maxChars);
   } catch (err) {
-    return `[the arguments could not be read: ${errorMessage(err)}]`;
+    return `[${what} could not be read: ${errorMessage(err)}]`;
   }
 }
+
+/** The arguments as stored and shown. */
+const shownArgs = (args: unknown): unknown => redacted(args, RECORDED_STRING_CHARS, "the arguments");
 
 /** JSON text of a value, or a note saying why there is none: recording a call never throws on its data. */
 function safeJson(value: unknown): string {
@@ -66,7 +69,9 @@ export function callRecorder(
       // The audit row first: an event listener that throws below must not cost the row.
       const log = audit();
       if (log) {
-        const head = safeJson(envelope);
+        // Redacted as values, then written as JSON: a mask never breaks the JSON a view parses,
+        // and a secret the head's cut goes through was masked whole before the cut.
+        const head = safeJson(redacted(envelope, ENVELOPE_HEAD_CHARS, "the envelope"));
         log.record({
           callId: call.callId,
           sessionId,
@@ -77,11 +82,9 @@ export function callRecorder(
           originName: call.entry?.origin.name ?? null,
           descriptorHash: call.entry?.descriptorHash ?? null,
           argsJson: safeJson(args),
-          decisionsJson: redactText(safeJson(decisions)),
+          decisionsJson: safeJson(redacted(decisions, RECORDED_STRING_CHARS, "the decisions")),
           outcome: envelope.type,
-          envelopeHead: redactText(
-            head.length > ENVELOPE_HEAD_CHARS ? `${head.slice(0, ENVELOPE_HEAD_CHARS)}…` : head,
-          ),
+          envelopeHead: head.length > ENVELOPE_HEAD_CHARS ? `${head.slice(0, ENVELOPE_HEAD_CHARS)}…` : head,
           durationMs: envelope.metadata.duration_ms,
           startedAt: call.startedAt,
         });

@@ -1,33 +1,88 @@
-/** Keys whose values are secrets wherever they appear in arguments. */
-const SECRET_KEY =
-  /(pass(word|phrase)?|secret|token|api[_-]?key|auth(orization)?|cookie|credential|private[_-]?key|session[_-]?key)/i;
+import { isSecretName, isSecretVariable } from "./secret-name.ts";
 
-/** Secret-looking substrings in free text (commands, URLs, headers). */
-const SECRET_TEXT: Array<[RegExp, string]> = [
+const MASK = "[REDACTED]";
+
+/**
+ * Whether a value looks made by a machine rather than written as a word: a digit, a capital
+ * inside it, or base64's marks. "Basic dXNlcjpwYXNz" is a credential; "Basic understanding" and
+ * "a token representing…" are prose, and stay as they are.
+ */
+function looksGenerated(value: string): boolean {
+  return /\d/.test(value) || /[+/=]/.test(value) || (/.[A-Z]/.test(value) && /[a-z]/.test(value));
+}
+
+/** A credential's characters (base64, base64url, JWT, hex, the vendors' token alphabets). */
+const TOKEN_CHARS = "[A-Za-z0-9._~+/=-]";
+
+/** Strip the quotes a shell value may carry, to test what is inside. */
+const unquoted = (value: string): string => value.replace(/^["']|["']$/g, "");
+
+type Rule = [RegExp, (match: string, ...groups: string[]) => string];
+
+/**
+ * Secret-looking substrings of free text (commands, URLs, headers, config text), most specific
+ * first. Each rule names what it masks and leaves the rest of the text as it was.
+ */
+const RULES: Rule[] = [
+  // A PEM private key, to its end line (or to the end of the text when that was cut off).
   [
-    /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g,
-    "[REDACTED PRIVATE KEY]",
+    /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g,
+    () => "[REDACTED PRIVATE KEY]",
   ],
-  [/\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{8,}/gi, "$1 [REDACTED]"],
-  [/\b(sk|pk|rk)-[A-Za-z0-9_-]{16,}/g, "[REDACTED]"],
-  [/\bgh[pousr]_[A-Za-z0-9]{20,}/g, "[REDACTED]"],
-  [/\bxox[abprs]-[A-Za-z0-9-]{10,}/g, "[REDACTED]"],
-  [/\bAKIA[0-9A-Z]{16}\b/g, "[REDACTED]"],
-  [/\bAIza[0-9A-Za-z_-]{30,}/g, "[REDACTED]"],
-  [/(\/\/[^/\s:@]+:)[^@\s/]+@/g, "$1[REDACTED]@"],
+  // Vendors' token shapes: OpenAI and Anthropic, Stripe, GitHub, GitLab, npm, Hugging Face,
+  // Slack, AWS key ids, Google API keys, JWTs.
+  // (sk-… only when it has a digit or a long random run: "sk-learn-preprocessing" is a name.)
+  [/\b(?:sk|pk|rk)-[A-Za-z0-9_-]{16,}/g, (m) => (/\d|[A-Za-z]{16}/.test(m) ? MASK : m)],
+  [/\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{10,}/g, () => MASK],
+  [/\bgh[pousr]_[A-Za-z0-9]{20,}/g, () => MASK],
+  [/\bgithub_pat_[A-Za-z0-9_]{20,}/g, () => MASK],
+  [/\bglpat-[A-Za-z0-9_-]{20,}/g, () => MASK],
+  [/\bnpm_[A-Za-z0-9]{30,}/g, () => MASK],
+  [/\bhf_[A-Za-z0-9]{30,}/g, () => MASK],
+  [/\bxox[abprse]-[A-Za-z0-9-]{10,}/g, () => MASK],
+  [/\bAKIA[0-9A-Z]{16}\b/g, () => MASK],
+  [/\bAIza[0-9A-Za-z_-]{30,}/g, () => MASK],
+  [/\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/g, () => MASK],
+  // An Authorization scheme and its credential: "Bearer …", "Basic …", "token …".
   [
-    /\b([A-Z0-9_]*(?:SECRET|TOKEN|PASSWORD|API_KEY|APIKEY|ACCESS_KEY)[A-Z0-9_]*)=("[^"]*"|'[^']*'|\S+)/g,
-    "$1=[REDACTED]",
+    new RegExp(`\\b(Bearer|Basic|Token)(\\s+)(${TOKEN_CHARS}{8,})`, "gi"),
+    (m, scheme, space, value) => (looksGenerated(value) ? `${scheme}${space}${MASK}` : m),
   ],
+  // A password in a URL: scheme://user:password@host.
+  [/(\/\/[^/\s:@"'<>]+:)[^@\s/"'<>]+@/g, (_m, user) => `${user}${MASK}@`],
+  // curl's -u/--user user:password.
+  [/((?:^|\s)(?:-u|--user)(?:\s+|=)["']?[^:\s"']+:)[^\s"']+/g, (_m, user) => `${user}${MASK}`],
+  // A query parameter named for a credential: ?access_token=…, &api-key=…, &sig=….
   [
-    /([?&](?:access_token|token|key|api_key|apikey|password|secret|sig|signature)=)[^&\s"']+/gi,
-    "$1[REDACTED]",
+    /([?&;]([A-Za-z0-9_.-]+)=)[^&\s"'#]+/g,
+    (m, head, name) => (isSecretName(name) || /^(key|sig|signature)$/i.test(name) ? `${head}${MASK}` : m),
+  ],
+  // A shell variable named for a credential: GITHUB_TOKEN=…, export db_password='…'.
+  [
+    /\b([A-Za-z_][A-Za-z0-9_]*)=("[^"]*"|'[^']*'|[^\s"'&;|)]+)/g,
+    (m, name, value) => (isSecretVariable(name) && unquoted(value) !== MASK ? `${name}=${MASK}` : m),
+  ],
+  // A flag named for a credential: --password=…, --api-key …, --token ….
+  [
+    /(--([A-Za-z][A-Za-z0-9-]*))(=|\s+)("[^"]*"|'[^']*'|[^\s"'-][^\s"']*)/g,
+    (m, flag, name, sep, value) =>
+      isSecretName(name) && (sep === "=" || looksGenerated(unquoted(value))) ? `${flag}${sep}${MASK}` : m,
+  ],
+  // A header or setting named for a credential: "X-Api-Key: …", "password": "…", api_key = '…'.
+  [
+    // (The name starts where a word does: tried at every letter, a long word took quadratic time.)
+    new RegExp(
+      `(["']?)(?<![A-Za-z0-9_-])([A-Za-z][A-Za-z0-9_-]*)\\1(\\s*[:=]\\s*)(["']?)(${TOKEN_CHARS}{6,})`,
+      "g",
+    ),
+    (m, q, name, sep, vq, value) =>
+      isSecretName(name) && (vq !== "" || looksGenerated(value)) ? `${q}${name}${q}${sep}${vq}${MASK}` : m,
   ],
 ];
 
 export function redactText(text: string): string {
   let out = text;
-  for (const [re, replacement] of SECRET_TEXT) out = out.replace(re, replacement);
+  for (const [re, replace] of RULES) out = out.replace(re, replace as (m: string, ...g: unknown[]) => string);
   return out;
 }
 
@@ -44,9 +99,11 @@ function redactString(text: string, maxChars: number): string {
 }
 
 /**
- * A copy of the arguments safe to store and show: secret keys blanked, secret-looking text
- * masked, and strings longer than `maxChars` cut (so recording a call costs bounded time
- * whatever it was given, e.g. the content of a 30 MB write).
+ * A copy of a value safe to store and show (a call's arguments, its decisions, its envelope):
+ * values under credential names blanked (see isSecretName), secret-looking text masked, and
+ * strings longer than `maxChars` cut (so recording a call costs bounded time whatever it was
+ * given, e.g. the content of a 30 MB write). Redacting the value rather than its JSON text keeps
+ * that text JSON whatever a rule masks.
  */
 export function redactSecrets(value: unknown, maxChars = Infinity, depth = 0): unknown {
   if (depth > 32) return "[TOO DEEP]";
@@ -56,8 +113,8 @@ export function redactSecrets(value: unknown, maxChars = Infinity, depth = 0): u
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
       out[k] =
-        SECRET_KEY.test(k) && (typeof v === "string" || typeof v === "number")
-          ? "[REDACTED]"
+        isSecretName(k) && (typeof v === "string" || typeof v === "number")
+          ? MASK
           : redactSecrets(v, maxChars, depth + 1);
     }
     return out;

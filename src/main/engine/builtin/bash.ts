@@ -31,6 +31,12 @@ const STOP_GRACE_MS = 10_000;
  * still make a line with many quotes too long: that is reported the same way).
  */
 const MAX_COMMAND_BYTES = 120_000;
+/**
+ * The most output a command's sidecar keeps. A command that prints without end (`yes`, a loop, a
+ * log followed) wrote about 100 MB a second into `$LATHE_HOME` until its timeout, and could fill
+ * the disk; past this it is stopped, as at its timeout.
+ */
+const MAX_OUTPUT_BYTES = 512 * 1024 * 1024;
 /** How much of the end of a timed-out command's output its error shows. */
 const TIMEOUT_TAIL_BYTES = 16 * 1024;
 /**
@@ -166,6 +172,17 @@ async function timeoutMessage(timeoutMs: number, captured: CapturedOutput): Prom
   return `${head}${whole}\nThe last ${TIMEOUT_TAIL_BYTES / 1024} KB of the ${captured.totalBytes} bytes it printed:\n${tail}`;
 }
 
+/** What a command stopped for printing too much printed, and what to do instead. */
+async function overflowMessage(captured: CapturedOutput): Promise<string> {
+  const head = `bash stopped the command: its output passed ${MAX_OUTPUT_BYTES / (1024 * 1024)} MB, the most one command may print, so it and everything it started were stopped. Print less: filter it (| grep PATTERN, | head -n 100, | tail -n 100), count it (| wc -l), or use a quieter option of the program.`;
+  const tail = (await outputTail(captured, TIMEOUT_TAIL_BYTES)).replace(/^\uFFFD+/, "");
+  const kept =
+    captured.sidecarPath === undefined
+      ? ""
+      : ` The first ${captured.totalBytes} bytes are in ${captured.sidecarPath} (read, tail or grep it).`;
+  return `${head}${kept}\nThe last ${TIMEOUT_TAIL_BYTES / 1024} KB kept:\n${tail}`;
+}
+
 /**
  * A cut output as the model sees it: its head, a line saying how much is left out and where all
  * of it is, and its last lines (from the first whole line in its last `CUT_TAIL_BYTES`).
@@ -217,6 +234,7 @@ export const bashTool = defineBuiltin({
       maxBytes: OUTPUT_LIMITS.bashBytes,
       sidecarPath: await runtime.session.newSidecarPath("bash"),
       root: runtime.root,
+      maxSidecarBytes: MAX_OUTPUT_BYTES,
     };
     const timeoutMs = args.timeout_ms ?? DEFAULT_TIMEOUT_MS;
     const proc = await runInPty({
@@ -232,7 +250,8 @@ export const bashTool = defineBuiltin({
         throw commandTooLong("once the OS sandbox has quoted it, it is longer than Linux allows", err);
       throw err;
     });
-    const { exitCode, output: captured, timedOut } = await proc.exited;
+    const { exitCode, output: captured, timedOut, outputCapped } = await proc.exited;
+    if (outputCapped) throw new ToolCallError(await overflowMessage(captured), "output_too_large");
     if (timedOut) throw new ToolCallError(await timeoutMessage(timeoutMs, captured), "timeout");
     if (captured.sidecarPath === undefined) return { output: captured.text, exit_code: exitCode };
     const { text, leftOut } = await cutOutput(captured, captured.sidecarPath);

@@ -22,9 +22,10 @@ interface PtyCommand {
    * Where its output (stdout and stderr combined, as the terminal gives them) goes: the first
    * `maxBytes` come back as text; past that every byte goes to `sidecarPath` (see
    * spawner/capped-output.ts). `root` is the workspace, against which the notice of removed
-   * protected files (appended to the output) names them.
+   * protected files (appended to the output) names them. Past `maxSidecarBytes` the command is
+   * stopped and `exited` says `outputCapped`.
    */
-  output: { maxBytes: number; sidecarPath: string; root: string };
+  output: { maxBytes: number; sidecarPath: string; root: string; maxSidecarBytes?: number };
   /**
    * Stop it (its whole process group, as an abort does) this long after it started, keeping its
    * output: `exited` then settles with `timedOut` and what it printed until then.

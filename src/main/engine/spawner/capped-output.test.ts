@@ -43,6 +43,26 @@ describe("CappedOutput", () => {
     });
   });
 
+  it("keeps at most maxTotalBytes, says so once, and still takes Lathe's closing note", async () => {
+    let overflows = 0;
+    const output = new CappedOutput({
+      maxBytes: 16,
+      maxTotalBytes: 1000,
+      overflow: () => overflows++,
+      openSidecar: async () => path.join(dir, "sidecar.txt"),
+      pause: () => undefined,
+      resume: () => undefined,
+    });
+    // 10,000 bytes of "y\n" in 64-byte writes, as `yes` gives them.
+    for (let i = 0; i < 10_000 / 64; i++) output.write(Buffer.from("y\n".repeat(32)));
+    expect(overflows).toBe(1);
+    output.writeNote("\n[note]\n");
+    const result = await output.finish();
+    const kept = "y\n".repeat(500);
+    expect(result.totalBytes).toBe(1000 + "\n[note]\n".length);
+    expect(await readFile(path.join(dir, "sidecar.txt"), "utf8")).toBe(`${kept}\n[note]\n`);
+  });
+
   it("keeps output up to the cap in memory only", async () => {
     const { output, flow } = capture(10);
     output.write(Buffer.from("0123456789"));

@@ -5,6 +5,13 @@ import { partialPathOf } from "../session/partial-file.ts";
 interface CappedOutputOptions {
   /** How much output is kept in memory and returned; the rest only goes to the sidecar. */
   maxBytes: number;
+  /**
+   * How much output is kept at all (the sidecar's size at most): past it the rest is dropped and
+   * `overflow` is told once, so a command printing without end cannot fill the disk.
+   */
+  maxTotalBytes?: number;
+  /** The output passed `maxTotalBytes` (the producer should be stopped). */
+  overflow?(): void;
   /** A fresh file for the whole output, asked for once the output passes `maxBytes`. */
   openSidecar(): Promise<string>;
   /** Ask the producer to stop for now (the sidecar cannot take more yet)... */
@@ -64,14 +71,29 @@ export class CappedOutput {
   private backlog: Buffer[] = [];
   private failure: Error | undefined;
   private discarded = false;
+  /** The output passed `maxTotalBytes`: the rest of what the producer writes is dropped. */
+  private overflowed = false;
 
   constructor(options: CappedOutputOptions) {
     this.options = options;
   }
 
   write(raw: Buffer): void {
-    const chunk = this.normalise(raw);
+    if (this.overflowed) return;
+    let chunk = this.normalise(raw);
+    const limit = this.options.maxTotalBytes;
+    if (limit !== undefined && this.totalBytes + chunk.length > limit) {
+      chunk = chunk.subarray(0, Math.max(0, limit - this.totalBytes));
+      this.overflowed = true;
+      this.carriageReturnHeld = false;
+    }
     if (chunk.length > 0) this.append(chunk);
+    if (this.overflowed) this.options.overflow?.();
+  }
+
+  /** Lathe's own note at the end of the output (kept even past `maxTotalBytes`, which it may pass). */
+  writeNote(text: string): void {
+    this.append(Buffer.from(text));
   }
 
   /** The output once the producer is done; fails when the sidecar could not be written. */

@@ -25,6 +25,8 @@ export interface RemoteExit {
   exitCode: number;
   /** It was stopped at the request's `stopAfterMs` (its output is still all here). */
   timedOut: boolean;
+  /** It was stopped because its output passed `maxSidecarBytes`: the sidecar holds that much of it. */
+  outputCapped: boolean;
   /** Protected files the command created, which have been removed. */
   removed: string[];
   /** Its output: the head, and past the cap the sidecar file holding every byte. */
@@ -221,6 +223,7 @@ export class SpawnerClient {
               resolveExit({
                 exitCode: event.exitCode,
                 timedOut: event.timedOut === true,
+                outputCapped: event.outputCapped === true,
                 removed: event.removed,
                 output: {
                   text,

@@ -36,6 +36,8 @@ function build() {
       maxBytes: z.number().int().nonnegative(),
       /** A fresh file in the session's sidecar folder, created only when the output passes `maxBytes`. */
       sidecarPath: z.string(),
+      /** The most output kept (the sidecar's size): past it the command is stopped (`outputCapped`). */
+      maxSidecarBytes: z.number().int().positive().optional(),
       /** The workspace root, against which the notice of removed protected files names them. */
       root: z.string(),
     }),
@@ -140,6 +142,8 @@ function build() {
       removed: z.array(z.string()),
       /** It was stopped at the request's `stopAfterMs`. */
       timedOut: z.boolean().optional(),
+      /** It was stopped because its output passed the request's `maxSidecarBytes`. */
+      outputCapped: z.boolean().optional(),
       /**
        * The output (its head, and the sidecar holding all of it past the cap), or why the sidecar
        * could not be written in full; none when the request was aborted (the sidecar is removed).

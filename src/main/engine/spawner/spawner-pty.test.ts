@@ -21,7 +21,12 @@ afterEach(async () => {
 type Exit = Extract<SpawnerEvent, { type: "exit" }>;
 
 /** Start `command` as the spawner would; resolves with its exit event. */
-async function exitOf(command: string, maxBytes: number, openDelayMs = 0): Promise<Exit> {
+async function exitOf(
+  command: string,
+  maxBytes: number,
+  openDelayMs = 0,
+  maxSidecarBytes?: number,
+): Promise<Exit> {
   let exited: (event: Exit) => void = () => undefined;
   const exit = new Promise<Exit>((resolve) => (exited = resolve));
   const env = Object.fromEntries(
@@ -34,7 +39,12 @@ async function exitOf(command: string, maxBytes: number, openDelayMs = 0): Promi
       script: ptyScript(command),
       cwd: dir,
       env,
-      output: { maxBytes, sidecarPath: path.join(dir, "sidecar.txt"), root: dir },
+      output: {
+        maxBytes,
+        sidecarPath: path.join(dir, "sidecar.txt"),
+        root: dir,
+        ...(maxSidecarBytes === undefined ? {} : { maxSidecarBytes }),
+      },
     },
     new AbortController().signal,
     {
@@ -68,6 +78,21 @@ describe("startPty", () => {
       expect(await readFile(path.join(dir, "sidecar.txt"), "utf8")).toBe(want);
     },
   );
+
+  it("stops a command that prints without end once its sidecar holds the most kept", async () => {
+    // Positive control: without the bound, the same command keeps writing (here, to its end).
+    const unbounded = await exitOf("yes | head -c 3000000", 1024);
+    expect(unbounded.output).toMatchObject({ totalBytes: 3_000_000 });
+    expect(unbounded.outputCapped).toBeUndefined();
+
+    // (Bounded here too, so that a failure ends by itself rather than filling the disk.)
+    const exit = await exitOf("yes | head -c 50000000; echo after", 1024, 0, 1_000_000);
+    expect(exit.outputCapped).toBe(true);
+    // Stopped: the command after the pipeline never ran.
+    expect(exit.exitCode).toBeGreaterThan(128);
+    expect(exit.output).toMatchObject({ totalBytes: 1_000_000, sidecarPath: path.join(dir, "sidecar.txt") });
+    expect((await readFile(path.join(dir, "sidecar.txt"))).length).toBe(1_000_000);
+  });
 
   it("sends the head within the cap as text, and makes no sidecar", async () => {
     const exit = await exitOf("echo one; echo two", 1024);

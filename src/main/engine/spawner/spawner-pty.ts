@@ -123,9 +123,17 @@ export async function startPty(
           timedOut = true;
           onAbort();
         }, request.stopAfterMs);
-  const { maxBytes, sidecarPath, root } = request.output;
+  const { maxBytes, maxSidecarBytes, sidecarPath, root } = request.output;
+  // Past the largest output kept, the command is stopped as at its deadline: it would only fill the disk.
+  let outputCapped = false;
   const output = new CappedOutput({
     maxBytes,
+    ...(maxSidecarBytes === undefined ? {} : { maxTotalBytes: maxSidecarBytes }),
+    overflow: () => {
+      if (outputCapped) return;
+      outputCapped = true;
+      onAbort();
+    },
     openSidecar: () => openSidecar(sidecarPath),
     pause: () => {
       outputPaused = true;
@@ -153,8 +161,15 @@ export async function startPty(
       return;
     }
     const notice = undoneNotice(root, removed);
-    if (notice) output.write(Buffer.from(notice));
-    const ended = { type: "exit", id, exitCode: code, removed, ...(timedOut ? { timedOut } : {}) } as const;
+    if (notice) output.writeNote(notice);
+    const ended = {
+      type: "exit",
+      id,
+      exitCode: code,
+      removed,
+      ...(timedOut ? { timedOut } : {}),
+      ...(outputCapped ? { outputCapped } : {}),
+    } as const;
     void output.finish().then(
       (captured) => channel.send({ ...ended, output: captured }),
       (err: unknown) => channel.send({ ...ended, output: { error: errorMessage(err) } }),

@@ -62,8 +62,13 @@ interface AuditFacets {
   tools: string[];
 }
 
-const DENIED =
-  "EXISTS (SELECT 1 FROM json_each(decisions_json) WHERE json_extract(value, '$.outcome') = 'deny')";
+/**
+ * A stage said no. A row whose decisions are not JSON (an older Lathe's redaction could break
+ * it) is read as text, so one such row does not fail every query that filters by outcome.
+ */
+const DENIED = `CASE WHEN json_valid(decisions_json)
+  THEN EXISTS (SELECT 1 FROM json_each(decisions_json) WHERE json_extract(value, '$.outcome') = 'deny')
+  ELSE decisions_json LIKE '%"outcome":"deny"%' END`;
 
 const SELECTED = `id, call_id AS callId, session_id AS sessionId, root, tool_id AS toolId, origin_layer AS originLayer,
   origin_kind AS originKind, origin_name AS originName, descriptor_hash AS descriptorHash,
