@@ -41,23 +41,40 @@ export interface PolicyContext {
   protectedPaths: ProtectedPaths;
 }
 
-function wildcard(pattern: string): RegExp {
-  return new RegExp(
-    `^${pattern
-      .replace(/[.+^${}()|[\]\\/]/g, "\\$&")
-      .replace(/\*/g, "[\\s\\S]*")
-      .replace(/\?/g, "[\\s\\S]")}$`,
-  );
-}
-
-/** `tool:key-pattern` entries of allowlist mode; a bare tool id matches every key of that tool. */
-function allowlistMatches(allowlist: readonly string[], toolId: string, key: string): boolean {
-  return allowlist.some((entry) => {
+/**
+ * Whether allowlist mode lets a call through without asking. An entry is `tool:pattern` (a bare
+ * tool id lets every call of that tool through), its pattern read as a rule's pattern is. It
+ * speaks for each thing the call touches that no rule allows yet — each command of a bash line,
+ * each path (as the capability check resolved it), each host — and all of them must match an
+ * entry: `bash:git log*` does not let `git log && rm -rf src` through, nor `edit:docs/*` an edit
+ * of `docs/../src/a.ts`. A call that names nothing the policy can see is matched by its approval
+ * key, with or without the `tool:` the key may start with.
+ */
+function allowlistMatches(
+  allowlist: readonly string[],
+  toolId: string,
+  key: string,
+  asking: readonly Subject[],
+): boolean {
+  const patterns: string[] = [];
+  for (const entry of allowlist) {
     const colon = entry.indexOf(":");
     const tool = colon < 0 ? entry : entry.slice(0, colon);
-    if (tool !== toolId && tool !== "*") return false;
-    return colon < 0 || wildcard(entry.slice(colon + 1)).test(key);
-  });
+    if (tool !== toolId && tool !== "*") continue;
+    if (colon < 0) return true;
+    patterns.push(entry.slice(colon + 1));
+  }
+  if (patterns.length === 0) return false;
+  if (asking.length === 0) {
+    const keys = key.startsWith(`${toolId}:`) ? [key, key.slice(toolId.length + 1)] : [key];
+    return patterns.some((p) => keys.some((k) => compilePattern(p, "command").test(k)));
+  }
+  return asking.every((subject) =>
+    patterns.some((p) => {
+      const pattern = compilePattern(p, subject.kind);
+      return subject.values.some((v) => pattern.test(v));
+    }),
+  );
 }
 
 /** The longest command a reason quotes whole; the call's own view shows all of it. */
@@ -398,12 +415,14 @@ export async function decideCall(
   };
   if (ctx.approvals.has(tool.id, key)) return approve(`approved earlier in this session (key "${key}")`);
   if (hardAsk.length === 0 && ctx.mode === "yolo") return approve("yolo mode");
+  // What no rule allows yet: what the allowlist must cover, and the rules a refusal suggests.
+  const asking = subjects.filter((subject) => ctx.ruleset.evaluate(subject).action !== "allow");
   if (
     hardAsk.length === 0 &&
     ctx.mode === "allowlist" &&
-    allowlistMatches(ctx.config.allowlist, tool.id, key)
+    allowlistMatches(ctx.config.allowlist, tool.id, key, asking)
   ) {
-    return approve(`key "${key}" is on the allowlist`);
+    return approve(`everything it touches is on the allowlist (key "${key}")`);
   }
   // Each reason reads as a sentence of its own, in the refusal and in the approval prompt.
   const reasons = [...(verdict.action === "ask" ? [explanation] : []), ...hardAsk].map((r) => {
@@ -413,7 +432,6 @@ export async function decideCall(
   if (!ctx.approver) {
     const reason = `${tool.id} needs approval and this host cannot ask anyone (headless), so it is refused. ${reasons.join(" ")}`;
     stages.push({ stage: "approval", outcome: "deny", reason });
-    const asking = subjects.filter((subject) => ctx.ruleset.evaluate(subject).action !== "allow");
     const wholeCall = subjects.length === 0;
     const fix = hardAsk.length > 0 ? "" : ` ${howToAllow(tool.id, ctx, asking, wholeCall)}`;
     return { allowed: false, stages, ...resolved, errorText: `${reason}${fix}` };
