@@ -13,6 +13,7 @@ import type { Approver } from "./approval-request.ts";
 import type { ApprovalMode } from "../config/lathe-settings.ts";
 import type { PolicyConfig } from "../config/policy-config.ts";
 import type { ProtectedPaths } from "./protected-paths.ts";
+import { commandSpellings } from "./command-spellings.ts";
 import { compilePattern } from "./rule-pattern.ts";
 import { HiddenPathError } from "../errors/hidden-path-error.ts";
 import { homeRelative } from "../sandbox/hidden-path-set.ts";
@@ -110,7 +111,7 @@ function subjectsOf(tool: AnyTool, accesses: readonly ResolvedAccess[]): Subject
         return {
           permissions: [tool.id, "shell.run"],
           kind: "command",
-          values: [a.text],
+          ...commandSpellings(a.command, a.text),
           label: `the command "${inBrief(a.text)}"`,
         };
       case "net.fetch":

@@ -8,6 +8,11 @@ export interface Subject {
   kind: SubjectKind;
   /** Values the pattern is tried against (e.g. the relative and the absolute path); any match counts. */
   values: readonly string[];
+  /**
+   * Other spellings of the same thing that deny and ask rules match too, but allow rules do not
+   * (git without its global options: see command-spellings.ts).
+   */
+  denyOnly?: readonly string[];
   /** How to name it in messages, e.g. `write to "src/a.ts"`. */
   label: string;
 }
@@ -61,13 +66,24 @@ export class Ruleset {
     return p;
   }
 
+  /** Whether the rule speaks for the subject: its permission, and its pattern on a value. */
+  private matches(c: Compiled, subject: Subject): CompiledPattern | undefined {
+    const { rule } = c;
+    if (rule.permission !== "*" && !subject.permissions.includes(rule.permission)) return undefined;
+    const pattern = this.pattern(c, subject.kind);
+    const values =
+      rule.action === "allow" || !subject.denyOnly
+        ? subject.values
+        : [...subject.values, ...subject.denyOnly];
+    return values.some((v) => pattern.test(v)) ? pattern : undefined;
+  }
+
   evaluate(subject: Subject): RuleVerdict {
     let best: { rule: ScopedRule; score: number[] } | undefined;
     for (const c of this.compiled) {
       const { rule } = c;
-      if (rule.permission !== "*" && !subject.permissions.includes(rule.permission)) continue;
-      const pattern = this.pattern(c, subject.kind);
-      if (!subject.values.some((v) => pattern.test(v))) continue;
+      const pattern = this.matches(c, subject);
+      if (!pattern) continue;
       if (rule.scope === "manifest" && rule.action === "deny") return { action: "deny", rule, subject };
       const score = [
         pattern.specificity,
@@ -84,14 +100,7 @@ export class Ruleset {
 
   /** Every rule that matches the subject, in the order they were given (the winner is `evaluate`'s). */
   matching(subject: Subject): ScopedRule[] {
-    return this.compiled
-      .filter((c) => {
-        const { rule } = c;
-        if (rule.permission !== "*" && !subject.permissions.includes(rule.permission)) return false;
-        const pattern = this.pattern(c, subject.kind);
-        return subject.values.some((v) => pattern.test(v));
-      })
-      .map((c) => c.rule);
+    return this.compiled.filter((c) => this.matches(c, subject) !== undefined).map((c) => c.rule);
   }
 
   /** The most severe verdict over all subjects; a call with no subjects is judged by `fallback`. */
