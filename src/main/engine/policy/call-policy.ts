@@ -403,7 +403,8 @@ export async function decideCall(
   const unconfined = unconfinedReason(ctx.sandbox, plan);
   if (unconfined !== undefined) hardAsk.push(unconfined);
 
-  const ruleAsk = verdict.action === "ask" && tool.gated;
+  // Ungated tools (those that only read) run unasked by default, but not past a rule that asks.
+  const ruleAsk = verdict.action === "ask" && (tool.gated || verdict.rule !== undefined);
   if (!ruleAsk && hardAsk.length === 0) {
     if (verdict.action === "ask")
       stages.push({ stage: "approval", outcome: "allow", reason: `${tool.id} is not gated` });

@@ -36,9 +36,13 @@ function permissionRank(rule: ScopedRule, subject: Subject): number {
   return rule.permission === subject.permissions[0] ? 3 : 2;
 }
 
-/** The more severe of two verdicts (deny > ask > allow); the first wins a tie. */
+/**
+ * The more severe of two verdicts (deny > ask > allow); in a tie, one a rule decided over the
+ * default (an explicit "ask" asks even for a tool that is not gated), else the first.
+ */
 function moreSevere(a: RuleVerdict, b: RuleVerdict): RuleVerdict {
-  return SEVERITY[b.action] > SEVERITY[a.action] ? b : a;
+  if (SEVERITY[b.action] !== SEVERITY[a.action]) return SEVERITY[b.action] > SEVERITY[a.action] ? b : a;
+  return a.rule === undefined && b.rule !== undefined ? b : a;
 }
 
 /**
