@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, realpath, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -68,5 +68,47 @@ describe('an "always" answer to a bash command', () => {
     expect(below.type).toBe("error");
     expect(asked).toHaveLength(2);
     expect(existsSync(path.join(root, "build/out"))).toBe(true);
+  });
+});
+
+describe("two calls that need the same approval at once", () => {
+  /** Parallel reads, each under an ask rule with the same key (the same file). */
+  async function askTwice(answer: "once" | "always") {
+    await writeFile(path.join(root, "notes.txt"), "n\n");
+    const asked: ApprovalRequest[] = [];
+    const session = await engine.openSession({
+      mode: "ask",
+      approver: async (request) => {
+        asked.push(request);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        return answer;
+      },
+    });
+    const calls = await Promise.all([
+      session.call("read", { path: "notes.txt" }),
+      session.call("read", { path: "notes.txt" }),
+    ]);
+    return { asked, types: calls.map((c) => c.type) };
+  }
+
+  beforeEach(async () => {
+    await engine.close();
+    await writeFile(
+      path.join(base, "home/settings.json"),
+      JSON.stringify({ permissions: [{ permission: "read", pattern: "notes.txt", action: "ask" }] }),
+    );
+    engine = await Engine.create({ root, latheHome: path.join(base, "home"), extensions: false });
+  });
+
+  it("each asks when the answer is once (control: both calls do ask)", async () => {
+    const { asked, types } = await askTwice("once");
+    expect(types).toEqual(["output", "output"]);
+    expect(asked).toHaveLength(2);
+  });
+
+  it("asks once when the answer is always: the second call waits for it", async () => {
+    const { asked, types } = await askTwice("always");
+    expect(types).toEqual(["output", "output"]);
+    expect(asked).toHaveLength(1);
   });
 });

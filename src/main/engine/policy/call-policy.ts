@@ -40,6 +40,11 @@ export interface PolicyContext {
   sandbox: SandboxStatus;
   /** What no write may reach (the watchdog's self-protection). */
   protectedPaths: ProtectedPaths;
+  /**
+   * The prompts on their way to a person, by tool and approval key: a call with the same key
+   * waits for that answer instead of asking again, and an "always" covers it.
+   */
+  pendingApprovals: Map<string, Promise<unknown>>;
 }
 
 /**
@@ -438,7 +443,13 @@ export async function decideCall(
     const fix = hardAsk.length > 0 ? "" : ` ${howToAllow(tool.id, ctx, asking, wholeCall)}`;
     return { allowed: false, stages, ...resolved, errorText: `${reason}${fix}` };
   }
-  const answer = await ctx.approver(
+  const pendingKey = `${tool.id}\u0000${key}`;
+  const earlier = ctx.pendingApprovals.get(pendingKey);
+  if (earlier) {
+    await earlier;
+    if (ctx.approvals.has(tool.id, key)) return approve(`approved earlier in this session (key "${key}")`);
+  }
+  const prompt = ctx.approver(
     {
       id: `${ctx.sessionId}:${key}`,
       sessionId: ctx.sessionId,
@@ -450,6 +461,17 @@ export async function decideCall(
     },
     signal,
   );
+  const settled = prompt.then(
+    () => undefined,
+    () => undefined,
+  );
+  ctx.pendingApprovals.set(pendingKey, settled);
+  let answer: Awaited<typeof prompt>;
+  try {
+    answer = await prompt;
+  } finally {
+    if (ctx.pendingApprovals.get(pendingKey) === settled) ctx.pendingApprovals.delete(pendingKey);
+  }
   if (answer === "unanswered") {
     stages.push({
       stage: "approval",

@@ -35,7 +35,7 @@ function hookCheck(hook: SourcedHook): WatchdogCheck {
 }
 
 /** Everything a session's policy needs but the watchdog chain, which it builds from the config. */
-type SessionPolicyInput = Omit<PolicyContext, "watchdog">;
+type SessionPolicyInput = Omit<PolicyContext, "watchdog" | "pendingApprovals">;
 
 /** The session's side of the pipeline's policy hooks (see CallContext). */
 export interface SessionPolicy {
@@ -62,6 +62,7 @@ export function sessionPolicy(input: SessionPolicyInput): SessionPolicy {
   const ctx: PolicyContext = {
     ...input,
     watchdog: [...BUILTIN_GUARDS, ...input.config.hooks.map(hookCheck)],
+    pendingApprovals: new Map(),
   };
   const readDenies = input.ruleset.rules.filter((r) => r.action === "deny");
   return {
