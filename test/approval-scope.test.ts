@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ApprovalBroker } from "../src/main/api/approval-broker.ts";
 import { Engine, type ApprovalRequest } from "../src/main/engine/index.ts";
 
 // "Always" answers a bash command for the rest of the session. The person approved what the
@@ -110,5 +111,26 @@ describe("two calls that need the same approval at once", () => {
     const { asked, types } = await askTwice("always");
     expect(types).toEqual(["output", "output"]);
     expect(asked).toHaveLength(1);
+  });
+});
+
+describe("a call stopped while its approval prompt is open", () => {
+  it("is recorded as stopped, not as the user's refusal", async () => {
+    const broker = new ApprovalBroker(() => undefined);
+    const session = await engine.openSession({ mode: "ask", approver: broker.approver });
+    const stop = new AbortController();
+    setTimeout(() => stop.abort(new Error("stopped")), 100);
+    const { envelope, decisions } = await session.invoke({
+      toolId: "bash",
+      args: { command: "touch made.txt" },
+      signal: stop.signal,
+    });
+    expect(envelope.type === "error" && envelope.error_text).not.toMatch(/rejected/);
+    expect(decisions.at(-1)).toMatchObject({
+      stage: "approval",
+      outcome: "deny",
+      reason: "the call was stopped while it waited for approval",
+    });
+    expect(existsSync(path.join(root, "made.txt"))).toBe(false);
   });
 });

@@ -472,6 +472,21 @@ export async function decideCall(
   } finally {
     if (ctx.pendingApprovals.get(pendingKey) === settled) ctx.pendingApprovals.delete(pendingKey);
   }
+  if (signal?.aborted && answer !== "once" && answer !== "always") {
+    // A host settles a prompt whose call was stopped (Ctrl-C, the run's stop button) as refused;
+    // no one refused it, and the model must not be told the user did.
+    stages.push({
+      stage: "approval",
+      outcome: "deny",
+      reason: "the call was stopped while it waited for approval",
+    });
+    return {
+      allowed: false,
+      stages,
+      ...resolved,
+      errorText: `This ${tool.id} call was stopped while it waited for approval, so it was not run. No one refused it.`,
+    };
+  }
   if (answer === "unanswered") {
     stages.push({
       stage: "approval",
