@@ -318,6 +318,12 @@ describe("broken settings", () => {
       JSON.stringify({ permissions: [{ permission: "bash", action: "sometimes" }] }),
       /permissions\.0\.action/,
     ],
+    [
+      // Another agent's spelling: a deny rule that would have denied nothing.
+      "a permission no tool has",
+      JSON.stringify({ permissions: [{ permission: "Bash", pattern: "rm *", action: "deny" }] }),
+      /permissions\.0\.permission: .*"Bash" is no tool's id .*write "bash"/,
+    ],
   ])(
     "stops with a clear error naming the file and the field when user settings are %s",
     async (_n, text, message) => {

@@ -64,7 +64,8 @@ const rows: Row[] = [
   },
   {
     name: "an allowlist entry added after trust",
-    settings: () => ({ approvals: { mode: "allowlist", allowlist: ["bash:touch*"] } }),
+    // The command and the file it writes: an entry covers what it names, as a rule does.
+    settings: () => ({ approvals: { mode: "allowlist", allowlist: ["bash:touch*", "bash:made-by-yolo"] } }),
     control: (marker) => `touch ${marker}`,
     call: () => ["call", "bash", JSON.stringify({ command: "touch made-by-yolo" })],
   },

@@ -11,7 +11,11 @@ const CAPABILITIES = ["fs.read", "fs.write", "net.fetch", "shell.run"];
 const MODES: ReadonlyArray<{ value: ApprovalMode | "default"; label: string; hint: string }> = [
   { value: "default", label: "Default", hint: "Your settings name no mode: sessions ask." },
   { value: "ask", label: "Ask", hint: "A person answers every call the rules leave at ask." },
-  { value: "allowlist", label: "Allowlist", hint: "Approval keys in the allowlist pass; the rest ask." },
+  {
+    value: "allowlist",
+    label: "Allowlist",
+    hint: "A call passes when every command, path or host it touches matches an entry (bash:git log*); the rest ask.",
+  },
   {
     value: "yolo",
     label: "Yolo",

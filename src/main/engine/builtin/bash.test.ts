@@ -108,9 +108,14 @@ describe("bash: results", () => {
     expect(Date.now() - began).toBeLessThan(5000);
   });
 
-  it("keys approvals on the command with its whitespace collapsed", () => {
+  it("keys approvals on the command with its whitespace collapsed, and the folder it runs in", () => {
     expect(bashTool.deriveApprovalKey({ command: "  git   status\n\t--short  " })).toBe("git status --short");
-    expect(bashTool.deriveApprovalKey({ command: "ls", timeout_ms: 5, cwd: "src" })).toBe("ls");
+    expect(bashTool.deriveApprovalKey({ command: "ls", timeout_ms: 5 })).toBe("ls");
+    expect(bashTool.deriveApprovalKey({ command: "ls", cwd: "." })).toBe("ls");
+    expect(bashTool.deriveApprovalKey({ command: "ls", cwd: "./" })).toBe("ls");
+    expect(bashTool.deriveApprovalKey({ command: "ls", timeout_ms: 5, cwd: "src" })).toBe("ls (in src)");
+    expect(bashTool.deriveApprovalKey({ command: "ls", cwd: "./src//" })).toBe("ls (in src)");
+    expect(bashTool.deriveApprovalKey({ command: "ls", cwd: "src/../lib" })).toBe("ls (in lib)");
   });
 });
 

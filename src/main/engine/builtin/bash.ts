@@ -1,4 +1,5 @@
 import { open } from "node:fs/promises";
+import path from "node:path";
 import { z } from "zod";
 import { LatheError } from "../errors/lathe-error.ts";
 import { SandboxError } from "../errors/sandbox-error.ts";
@@ -89,9 +90,15 @@ const SHELL_REQUIREMENTS: ShellRunRequirement[] = [...new Set([...COMMANDS, ...B
   cmd,
 }));
 
-/** The approval identity of a command: the command itself, runs of whitespace collapsed. */
-function bashApprovalKey(command: string): string {
-  return command.trim().replace(/\s+/g, " ");
+/**
+ * The approval identity of a command: the command itself, runs of whitespace collapsed, and the
+ * folder it runs in when that is not the root — the same words elsewhere touch other files, and
+ * "always" answers what the person saw, cwd included.
+ */
+function bashApprovalKey(command: string, cwd: string | undefined): string {
+  const key = command.trim().replace(/\s+/g, " ");
+  const folder = cwd === undefined ? "." : path.posix.normalize(cwd).replace(/(.)\/+$/, "$1");
+  return folder === "." ? key : `${key} (in ${folder})`;
 }
 
 /** The folder to run in: the plan's `cwd` as the capability check resolved it, else the root. */
@@ -216,7 +223,7 @@ export const bashTool = defineBuiltin({
   checkpoints: "scan",
   timeoutMs: DEFAULT_TIMEOUT_MS + STOP_GRACE_MS,
   callTimeoutMs: (args) => (args.timeout_ms ?? DEFAULT_TIMEOUT_MS) + STOP_GRACE_MS,
-  deriveApprovalKey: (args) => bashApprovalKey(args.command),
+  deriveApprovalKey: (args) => bashApprovalKey(args.command, args.cwd),
   // The shell parser and its policy tables load with the first command, not with Lathe.
   plan: async (args) => (await import("./bash-plan.ts")).planBashCommand(args.command, args.cwd),
   async execute(args, runtime): Promise<BashData | SelfTruncated<BashData>> {

@@ -110,6 +110,21 @@ function judgeLinked(
   return { cleared, hidden };
 }
 
+/** How many files the walk left out because a rule denies reading them, naming the first few. */
+function deniedNote(denied: readonly string[]): string | undefined {
+  if (denied.length === 0) return undefined;
+  const named = denied.slice(0, NAMED_DENIED).join(", ");
+  const more = denied.length > NAMED_DENIED ? ` and ${denied.length - NAMED_DENIED} more` : "";
+  return `left out ${denied.length === 1 ? "1 file" : `${denied.length} files`} a permission rule denies reading: ${named}${more}`;
+}
+
+const NAMED_DENIED = 5;
+
+function joinNotes(...notes: Array<string | undefined>): string | undefined {
+  const present = notes.filter((n): n is string => n !== undefined);
+  return present.length === 0 ? undefined : present.join("; ");
+}
+
 function truncateGrep(data: GrepData): Truncation<GrepData> | undefined {
   const max = OUTPUT_LIMITS.grepMatches;
   if ("files" in data) return truncateListField(data, "files", max);
@@ -169,11 +184,17 @@ export const grepTool = defineBuiltin({
     const offset = target.display === "." ? 0 : target.display.length + 1;
     const keep = filter === undefined ? undefined : globFilter(filter);
     let pending: GrepFilesInput["files"] = [];
+    const denied: string[] = [];
     const leftOut = await fs.walk(target, {
       signal,
       searchIgnores: true,
       onFile(entry) {
         if (keep && !keep(offset === 0 ? entry.relative : entry.relative.slice(offset))) return;
+        // A file a rule forbids reading is not searched: its lines, or that it matches, would tell.
+        if (runtime.readDenied?.({ absolute: entry.absolute, display: entry.relative }) !== undefined) {
+          denied.push(entry.relative);
+          return;
+        }
         pending.push({ absolute: entry.absolute, path: entry.relative });
         if (pending.length >= BATCH_FILES) {
           search(pending);
@@ -183,9 +204,12 @@ export const grepTool = defineBuiltin({
     });
     if (pending.length > 0) search(pending);
     const settled = await settle();
-    const note = leftOutNote(
-      [...leftOut, ...settled.links.map((l) => l.hidden)],
-      settled.links.map((l) => l.link),
+    const note = joinNotes(
+      leftOutNote(
+        [...leftOut, ...settled.links.map((l) => l.hidden)],
+        settled.links.map((l) => l.link),
+      ),
+      deniedNote(denied),
     );
     const found = merge(mode, settled.batches);
     return note === undefined ? found : { ...found, note };

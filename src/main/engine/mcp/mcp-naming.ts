@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
+import { TOOL_ID } from "../tools/tool-id.ts";
 
-const TOOL_ID = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 const MAX_ID = 64;
 
 /** Map any MCP name onto the registry's id alphabet: letters, digits, `_`, `-`, starting with a letter. */

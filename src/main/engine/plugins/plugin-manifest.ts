@@ -16,6 +16,7 @@ import { PluginLoadError } from "./plugin-load-error.ts";
 import { DEFAULT_ENTRY, isPlainEntry } from "./plugin-source.ts";
 import { schemaTypos } from "./schema-typos.ts";
 import { strictSchema } from "./strict-schema.ts";
+import { TOOL_ID } from "../tools/tool-id.ts";
 
 /** A validated tool.yaml, with defaults filled in. */
 export interface PluginManifest {
@@ -40,7 +41,6 @@ export interface PluginManifest {
 }
 
 const KINDS = ["read", "edit", "search", "execute", "fetch", "think", "other"] as const;
-const TOOL_ID = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 const REQUIRES_KEYS =
   "fs: {read: [...], write: [...]}, net: {hosts: [...]}, shell: [{cmd, args}] and capabilities";
 

@@ -13,6 +13,7 @@ import type { Approver } from "./approval-request.ts";
 import type { ApprovalMode } from "../config/lathe-settings.ts";
 import type { PolicyConfig } from "../config/policy-config.ts";
 import type { ProtectedPaths } from "./protected-paths.ts";
+import { commandSpellings } from "./command-spellings.ts";
 import { compilePattern } from "./rule-pattern.ts";
 import { HiddenPathError } from "../errors/hidden-path-error.ts";
 import { homeRelative } from "../sandbox/hidden-path-set.ts";
@@ -39,25 +40,47 @@ export interface PolicyContext {
   sandbox: SandboxStatus;
   /** What no write may reach (the watchdog's self-protection). */
   protectedPaths: ProtectedPaths;
+  /**
+   * The prompts on their way to a person, by tool and approval key: a call with the same key
+   * waits for that answer instead of asking again, and an "always" covers it.
+   */
+  pendingApprovals: Map<string, Promise<unknown>>;
 }
 
-function wildcard(pattern: string): RegExp {
-  return new RegExp(
-    `^${pattern
-      .replace(/[.+^${}()|[\]\\/]/g, "\\$&")
-      .replace(/\*/g, "[\\s\\S]*")
-      .replace(/\?/g, "[\\s\\S]")}$`,
-  );
-}
-
-/** `tool:key-pattern` entries of allowlist mode; a bare tool id matches every key of that tool. */
-function allowlistMatches(allowlist: readonly string[], toolId: string, key: string): boolean {
-  return allowlist.some((entry) => {
+/**
+ * Whether allowlist mode lets a call through without asking. An entry is `tool:pattern` (a bare
+ * tool id lets every call of that tool through), its pattern read as a rule's pattern is. It
+ * speaks for each thing the call touches that no rule allows yet — each command of a bash line,
+ * each path (as the capability check resolved it), each host — and all of them must match an
+ * entry: `bash:git log*` does not let `git log && rm -rf src` through, nor `edit:docs/*` an edit
+ * of `docs/../src/a.ts`. A call that names nothing the policy can see is matched by its approval
+ * key, with or without the `tool:` the key may start with.
+ */
+function allowlistMatches(
+  allowlist: readonly string[],
+  toolId: string,
+  key: string,
+  asking: readonly Subject[],
+): boolean {
+  const patterns: string[] = [];
+  for (const entry of allowlist) {
     const colon = entry.indexOf(":");
     const tool = colon < 0 ? entry : entry.slice(0, colon);
-    if (tool !== toolId && tool !== "*") return false;
-    return colon < 0 || wildcard(entry.slice(colon + 1)).test(key);
-  });
+    if (tool !== toolId && tool !== "*") continue;
+    if (colon < 0) return true;
+    patterns.push(entry.slice(colon + 1));
+  }
+  if (patterns.length === 0) return false;
+  if (asking.length === 0) {
+    const keys = key.startsWith(`${toolId}:`) ? [key, key.slice(toolId.length + 1)] : [key];
+    return patterns.some((p) => keys.some((k) => compilePattern(p, "command").test(k)));
+  }
+  return asking.every((subject) =>
+    patterns.some((p) => {
+      const pattern = compilePattern(p, subject.kind);
+      return subject.values.some((v) => pattern.test(v));
+    }),
+  );
 }
 
 /** The longest command a reason quotes whole; the call's own view shows all of it. */
@@ -93,7 +116,7 @@ function subjectsOf(tool: AnyTool, accesses: readonly ResolvedAccess[]): Subject
         return {
           permissions: [tool.id, "shell.run"],
           kind: "command",
-          values: [a.text],
+          ...commandSpellings(a.command, a.text),
           label: `the command "${inBrief(a.text)}"`,
         };
       case "net.fetch":
@@ -384,7 +407,8 @@ export async function decideCall(
   const unconfined = unconfinedReason(ctx.sandbox, plan);
   if (unconfined !== undefined) hardAsk.push(unconfined);
 
-  const ruleAsk = verdict.action === "ask" && tool.gated;
+  // Ungated tools (those that only read) run unasked by default, but not past a rule that asks.
+  const ruleAsk = verdict.action === "ask" && (tool.gated || verdict.rule !== undefined);
   if (!ruleAsk && hardAsk.length === 0) {
     if (verdict.action === "ask")
       stages.push({ stage: "approval", outcome: "allow", reason: `${tool.id} is not gated` });
@@ -397,12 +421,14 @@ export async function decideCall(
   };
   if (ctx.approvals.has(tool.id, key)) return approve(`approved earlier in this session (key "${key}")`);
   if (hardAsk.length === 0 && ctx.mode === "yolo") return approve("yolo mode");
+  // What no rule allows yet: what the allowlist must cover, and the rules a refusal suggests.
+  const asking = subjects.filter((subject) => ctx.ruleset.evaluate(subject).action !== "allow");
   if (
     hardAsk.length === 0 &&
     ctx.mode === "allowlist" &&
-    allowlistMatches(ctx.config.allowlist, tool.id, key)
+    allowlistMatches(ctx.config.allowlist, tool.id, key, asking)
   ) {
-    return approve(`key "${key}" is on the allowlist`);
+    return approve(`everything it touches is on the allowlist (key "${key}")`);
   }
   // Each reason reads as a sentence of its own, in the refusal and in the approval prompt.
   const reasons = [...(verdict.action === "ask" ? [explanation] : []), ...hardAsk].map((r) => {
@@ -412,12 +438,17 @@ export async function decideCall(
   if (!ctx.approver) {
     const reason = `${tool.id} needs approval and this host cannot ask anyone (headless), so it is refused. ${reasons.join(" ")}`;
     stages.push({ stage: "approval", outcome: "deny", reason });
-    const asking = subjects.filter((subject) => ctx.ruleset.evaluate(subject).action !== "allow");
     const wholeCall = subjects.length === 0;
     const fix = hardAsk.length > 0 ? "" : ` ${howToAllow(tool.id, ctx, asking, wholeCall)}`;
     return { allowed: false, stages, ...resolved, errorText: `${reason}${fix}` };
   }
-  const answer = await ctx.approver(
+  const pendingKey = `${tool.id}\u0000${key}`;
+  const earlier = ctx.pendingApprovals.get(pendingKey);
+  if (earlier) {
+    await earlier;
+    if (ctx.approvals.has(tool.id, key)) return approve(`approved earlier in this session (key "${key}")`);
+  }
+  const prompt = ctx.approver(
     {
       id: `${ctx.sessionId}:${key}`,
       sessionId: ctx.sessionId,
@@ -429,6 +460,32 @@ export async function decideCall(
     },
     signal,
   );
+  const settled = prompt.then(
+    () => undefined,
+    () => undefined,
+  );
+  ctx.pendingApprovals.set(pendingKey, settled);
+  let answer: Awaited<typeof prompt>;
+  try {
+    answer = await prompt;
+  } finally {
+    if (ctx.pendingApprovals.get(pendingKey) === settled) ctx.pendingApprovals.delete(pendingKey);
+  }
+  if (signal?.aborted && answer !== "once" && answer !== "always") {
+    // A host settles a prompt whose call was stopped (Ctrl-C, the run's stop button) as refused;
+    // no one refused it, and the model must not be told the user did.
+    stages.push({
+      stage: "approval",
+      outcome: "deny",
+      reason: "the call was stopped while it waited for approval",
+    });
+    return {
+      allowed: false,
+      stages,
+      ...resolved,
+      errorText: `This ${tool.id} call was stopped while it waited for approval, so it was not run. No one refused it.`,
+    };
+  }
   if (answer === "unanswered") {
     stages.push({
       stage: "approval",

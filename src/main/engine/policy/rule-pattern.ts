@@ -1,3 +1,5 @@
+import os from "node:os";
+import path from "node:path";
 import picomatch from "picomatch";
 
 /** What a rule's pattern is matched against. */
@@ -27,13 +29,30 @@ function wildcardRegex(pattern: string, caseInsensitive: boolean): RegExp {
 }
 
 /**
+ * A path pattern in the form the paths it is matched against have (relative to the workspace,
+ * or absolute and canonical): `~` is the home folder, and `./`, `//`, `.` and `..` segments are
+ * resolved, so `./secrets` names what `secrets` names. A trailing `/` stays on a literal (a
+ * folder, and what is below it) and goes from a glob (`src/**\/` is `src/**`).
+ */
+function normalPathPattern(pattern: string): string {
+  const expanded =
+    pattern === "~" || pattern.startsWith("~/") ? `${os.homedir()}${pattern.slice(1)}` : pattern;
+  const normal = path.posix.normalize(expanded);
+  return GLOB_CHARS.test(normal) && normal.length > 1 ? normal.replace(/\/+$/, "") : normal;
+}
+
+/**
  * Compile a rule pattern for one kind of subject:
  * - `*` or `**` matches everything;
  * - `prefix:*` matches values starting with the prefix (commands: at a word boundary);
  * - a glob: picomatch for paths (`src/**`, `**\/.env`), `*` across anything for commands and hosts;
  * - a literal: the value itself, and for paths anything below it.
  */
-export function compilePattern(pattern: string, kind: SubjectKind): CompiledPattern {
+export function compilePattern(written: string, kind: SubjectKind): CompiledPattern {
+  const pattern = kind === "path" ? normalPathPattern(written) : written;
+  // `.` is the workspace: every path in it (those outside are given absolute).
+  if (kind === "path" && (pattern === "." || pattern === "./"))
+    return { test: (v) => !path.isAbsolute(v), specificity: 0 };
   if (pattern === "*" || pattern === "**") return { test: () => true, specificity: 0 };
   if (pattern.endsWith(":*")) {
     const prefix = pattern.slice(0, -2);

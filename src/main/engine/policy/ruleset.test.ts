@@ -1,3 +1,4 @@
+import os from "node:os";
 import { describe, expect, it } from "vitest";
 import type { Action, ScopedRule } from "./permission-rule.ts";
 import { Ruleset, type Subject } from "./ruleset.ts";
@@ -174,5 +175,42 @@ describe("Ruleset with a ceiling (a task's session under the run that started it
     const child = new Ruleset([allowBash], new Ruleset([denyRm]));
     expect(child.rules).toEqual([allowBash, denyRm]);
     expect(child.matching(cmd("rm -rf x"))).toEqual([allowBash, denyRm]);
+  });
+});
+
+describe("a path rule spelled as people spell paths", () => {
+  // The values are as the policy gives them: relative to the workspace (/w), and absolute.
+  const read = (p: string, absolute = `/w/${p}`): Subject => ({
+    permissions: ["read", "fs.read"],
+    kind: "path",
+    values: [p, absolute],
+    label: `reading "${p}"`,
+  });
+  const home = os.homedir();
+  it.each<[string, Subject]>([
+    ["./secrets", read("secrets/key.txt")],
+    ["./secrets/", read("secrets/key.txt")],
+    ["././secrets/**", read("secrets/key.txt")],
+    ["secrets//key.txt", read("secrets/key.txt")],
+    ["docs/../secrets/key.txt", read("secrets/key.txt")],
+    ["secrets/./key.txt", read("secrets/key.txt")],
+    ["secrets/**/", read("secrets/a/key.txt")],
+    ["/w//secrets/**", read("secrets/key.txt")],
+    ["~/notes", read(`${home}/notes/a.md`, `${home}/notes/a.md`)],
+    ["~/notes/**", read(`${home}/notes/a.md`, `${home}/notes/a.md`)],
+    ["~", read(`${home}/a.md`, `${home}/a.md`)],
+    [".", read("a/b.md")],
+    ["./", read("a/b.md")],
+  ])("a deny of %s denies what it names", (pattern, subject) => {
+    expect(new Ruleset([rule("read", pattern, "deny")]).evaluate(subject).action).toBe("deny");
+  });
+
+  it.each<[string, Subject]>([
+    ["./secrets", read("secrets-old/key.txt")],
+    ["docs/../secrets/**", read("docs/secrets/key.txt")],
+    ["~/notes", read("notes/a.md")],
+    [".", read("/etc/hosts", "/etc/hosts")],
+  ])("a deny of %s denies nothing else", (pattern, subject) => {
+    expect(new Ruleset([rule("read", pattern, "deny")]).evaluate(subject).action).toBe("ask");
   });
 });

@@ -8,6 +8,11 @@ export interface Subject {
   kind: SubjectKind;
   /** Values the pattern is tried against (e.g. the relative and the absolute path); any match counts. */
   values: readonly string[];
+  /**
+   * Other spellings of the same thing that deny and ask rules match too, but allow rules do not
+   * (git without its global options: see command-spellings.ts).
+   */
+  denyOnly?: readonly string[];
   /** How to name it in messages, e.g. `write to "src/a.ts"`. */
   label: string;
 }
@@ -33,9 +38,13 @@ function permissionRank(rule: ScopedRule, subject: Subject): number {
   return rule.permission === subject.permissions[0] ? 3 : 2;
 }
 
-/** The more severe of two verdicts (deny > ask > allow); the first wins a tie. */
+/**
+ * The more severe of two verdicts (deny > ask > allow); in a tie, one a rule decided over the
+ * default (an explicit "ask" asks even for a tool that is not gated), else the first.
+ */
 function moreSevere(a: RuleVerdict, b: RuleVerdict): RuleVerdict {
-  return SEVERITY[b.action] > SEVERITY[a.action] ? b : a;
+  if (SEVERITY[b.action] !== SEVERITY[a.action]) return SEVERITY[b.action] > SEVERITY[a.action] ? b : a;
+  return a.rule === undefined && b.rule !== undefined ? b : a;
 }
 
 /**
@@ -78,6 +87,18 @@ export class Ruleset {
     return p;
   }
 
+  /** Whether the rule speaks for the subject: its permission, and its pattern on a value. */
+  private matches(c: Compiled, subject: Subject): CompiledPattern | undefined {
+    const { rule } = c;
+    if (rule.permission !== "*" && !subject.permissions.includes(rule.permission)) return undefined;
+    const pattern = this.pattern(c, subject.kind);
+    const values =
+      rule.action === "allow" || !subject.denyOnly
+        ? subject.values
+        : [...subject.values, ...subject.denyOnly];
+    return values.some((v) => pattern.test(v)) ? pattern : undefined;
+  }
+
   evaluate(subject: Subject): RuleVerdict {
     const own = this.evaluateOwn(subject);
     if (!this.ceiling || own.action === "deny") return own;
@@ -89,9 +110,8 @@ export class Ruleset {
     let best: { rule: ScopedRule; score: number[] } | undefined;
     for (const c of this.compiled) {
       const { rule } = c;
-      if (rule.permission !== "*" && !subject.permissions.includes(rule.permission)) continue;
-      const pattern = this.pattern(c, subject.kind);
-      if (!subject.values.some((v) => pattern.test(v))) continue;
+      const pattern = this.matches(c, subject);
+      if (!pattern) continue;
       if (rule.scope === "manifest" && rule.action === "deny") return { action: "deny", rule, subject };
       const score = [
         pattern.specificity,
@@ -108,14 +128,7 @@ export class Ruleset {
 
   /** Every rule that matches the subject, in the order they were given (the winner is `evaluate`'s). */
   matching(subject: Subject): ScopedRule[] {
-    const own = this.compiled
-      .filter((c) => {
-        const { rule } = c;
-        if (rule.permission !== "*" && !subject.permissions.includes(rule.permission)) return false;
-        const pattern = this.pattern(c, subject.kind);
-        return subject.values.some((v) => pattern.test(v));
-      })
-      .map((c) => c.rule);
+    const own = this.compiled.filter((c) => this.matches(c, subject) !== undefined).map((c) => c.rule);
     return [...own, ...(this.ceiling?.matching(subject) ?? [])];
   }
 

@@ -3,6 +3,7 @@ import type { PolicyResult } from "../tools/call-decision.ts";
 import type { CallPlan, PlannedAccess, ResolvedAccess } from "../tools/call-plan.ts";
 import type { ToolCall } from "../tools/tool-call.ts";
 import { decideCall, type PolicyContext } from "./call-policy.ts";
+import { explainVerdict } from "./ruleset.ts";
 import { exfiltrationGuard } from "./guards/exfiltration.ts";
 import { forcePushGuard } from "./guards/force-push.ts";
 import { recursiveDeleteGuard } from "./guards/recursive-delete.ts";
@@ -35,7 +36,7 @@ function hookCheck(hook: SourcedHook): WatchdogCheck {
 }
 
 /** Everything a session's policy needs but the watchdog chain, which it builds from the config. */
-type SessionPolicyInput = Omit<PolicyContext, "watchdog">;
+type SessionPolicyInput = Omit<PolicyContext, "watchdog" | "pendingApprovals">;
 
 /** The session's side of the pipeline's policy hooks (see CallContext). */
 export interface SessionPolicy {
@@ -44,6 +45,7 @@ export interface SessionPolicy {
   decide(call: ToolCall): Promise<PolicyResult>;
   authorize(call: ToolCall, access: PlannedAccess): Promise<ResolvedAccess>;
   authorizePlan(call: ToolCall, plan: CallPlan, approvalKey: string): Promise<ResolvedAccess[]>;
+  readDenied(call: ToolCall, file: { absolute: string; display: string }): string | undefined;
 }
 
 function describeAccess(access: PlannedAccess): string {
@@ -63,9 +65,26 @@ export function sessionPolicy(input: SessionPolicyInput): SessionPolicy {
   const ctx: PolicyContext = {
     ...input,
     watchdog: [...BUILTIN_GUARDS, ...input.config.hooks.map(hookCheck)],
+    pendingApprovals: new Map(),
   };
+  const readDenies = input.ruleset.rules.filter((r) => r.action === "deny");
   return {
     ruleset: input.ruleset,
+    readDenied: (call, file) => {
+      const toolId = call.entry.tool.id;
+      // Most sessions deny nothing a walk could meet: no rule is evaluated per file then.
+      if (
+        !readDenies.some((r) => r.permission === toolId || r.permission === "fs.read" || r.permission === "*")
+      )
+        return undefined;
+      const verdict = input.ruleset.evaluate({
+        permissions: [toolId, "fs.read"],
+        kind: "path",
+        values: [file.display, file.absolute],
+        label: `reading "${file.display}"`,
+      });
+      return verdict.action === "deny" ? explainVerdict(verdict) : undefined;
+    },
     decide: (call) => decideCall(ctx, call),
     authorize: async (call, access) => {
       const result = await decideCall(

@@ -16,7 +16,7 @@ export const SYSTEM_BIN_DIRS: ReadonlySet<string> = new Set([
  * The name a requirement's `cmd` is compared with: `/usr/bin/curl` is `curl`, but a program in
  * any other folder keeps its path, so `/tmp/x/git` never passes for `git`.
  */
-function requirementName(command: SimpleCommand): string {
+export function requirementName(command: SimpleCommand): string {
   if (!command.name.includes("/")) return command.name;
   const dir = path.posix.dirname(path.posix.normalize(command.name));
   return SYSTEM_BIN_DIRS.has(dir) ? path.posix.basename(command.name) : command.name;

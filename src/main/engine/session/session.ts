@@ -70,6 +70,7 @@ export class Session {
       decide: wiring.policy.decide,
       authorize: wiring.policy.authorize,
       authorizePlan: wiring.policy.authorizePlan,
+      readDenied: wiring.policy.readDenied,
       observer: wiring.observer,
       onInternalError: (toolId, error) => wiring.onInternalError(toolId, state.id, error),
       ...(wiring.checkpoints ? { checkpoints: wiring.checkpoints } : {}),

@@ -48,6 +48,8 @@ export interface CallContext {
   authorize?(call: ToolCall, access: PlannedAccess): Promise<ResolvedAccess>;
   /** The same stages for several accesses a tool makes together while running, decided as one. */
   authorizePlan?(call: ToolCall, plan: CallPlan, approvalKey: string): Promise<ResolvedAccess[]>;
+  /** The deny rule a file a tool found by itself falls under (see ToolRuntime.readDenied). */
+  readDenied?(call: ToolCall, file: { absolute: string; display: string }): string | undefined;
   observer?: CallObserver;
   /** Told about failures that are the runtime's fault rather than the model's. */
   onInternalError?(toolId: string, error: unknown): void;
@@ -150,6 +152,7 @@ async function executeBounded(
           throw new ToolCallError(`${tool.id} may not make shell, file or network calls here.`);
         return ctx.authorizePlan(running, plan, approvalKey);
       },
+      readDenied: (file) => ctx.readDenied?.(running, file),
       ...(checkpoint?.files ? { checkpoint: checkpoint.files } : {}),
     };
     return { data: await Promise.race([tool.execute(call.args, runtime), stop.promise]) };

@@ -58,6 +58,11 @@ export interface ToolRuntime {
    */
   authorizePlan(plan: CallPlan, approvalKey: string): Promise<ResolvedAccess[]>;
   /**
+   * Why a file a tool finds by itself (grep's walk) may not be read: the `fs.read` deny rule it
+   * falls under, as a refusal would explain it; undefined when none does (or no policy runs).
+   */
+  readDenied?(file: { absolute: string; display: string }): string | undefined;
+  /**
    * For a tool declaring `checkpoints: "reported"` in a session that keeps checkpoints: keep
    * what a file held before changing it, and say what it holds after (see file-checkpoint.ts).
    */

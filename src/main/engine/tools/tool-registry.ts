@@ -7,6 +7,7 @@ import { parseHostPatterns } from "../capability/host-pattern.ts";
 import { LAYERS, type AnyTool, type Layer, type ToolInfo, type ToolOrigin } from "./contract.ts";
 import { lockedLookalike } from "./locked-tools.ts";
 import { unionRequirements, type RequirementSet } from "./requirement-set.ts";
+import { TOOL_ID } from "./tool-id.ts";
 
 /** A tool as bound in the registry: its definition, where it came from, what it shadows. */
 export interface RegisteredTool {
@@ -71,8 +72,6 @@ function descriptorHash(tool: AnyTool): string {
     .update(stableStringify({ id, description, parameters, requires, readOnly, gated, kind }))
     .digest("hex");
 }
-
-const TOOL_ID = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 
 /** Throws ManifestError when a tool's declared paths or hosts cannot be compiled. */
 export function checkRequires(tool: AnyTool): void {
