@@ -15,7 +15,7 @@ import { configuredMcpServers } from "./mcp/mcp-approval.ts";
 import type { McpEvent } from "./mcp/mcp-event.ts";
 import type { UnsandboxedServerApprover } from "./mcp/mcp-manager.ts";
 import { SessionError } from "./errors/session-error.ts";
-import { StoreError } from "./errors/store-error.ts";
+import { AuditUnwrittenError } from "./errors/audit-unwritten-error.ts";
 import { sessionIdProblem } from "./session/session-id.ts";
 import { otherFolderMessage, unknownSessionMessage } from "./session/unknown-session.ts";
 import { errorMessage } from "./errors/error-message.ts";
@@ -629,10 +629,7 @@ export class Engine {
     this.catalog = undefined;
     if (failed) {
       const n = audit?.unwritten() ?? 0;
-      throw new StoreError(
-        `${n} tool call${n === 1 ? " is" : "s are"} missing from the audit trail, which could not be written: ${errorMessage(failed.error)}`,
-        { cause: failed.error },
-      );
+      throw new AuditUnwrittenError(n, errorMessage(failed.error), { cause: failed.error });
     }
   }
 }

@@ -7,8 +7,8 @@ import { type Mode, modeOption, parseAgentId, parseSessionId, rootOf, rootOption
 import { ExitCode, type ExitStatus } from "../exit-codes.ts";
 import { writeIfOpen } from "../closed-output.ts";
 import { stopOnInterrupt } from "../interrupt.ts";
-import { describeError, writeStderr } from "../output.ts";
-import { reportRuntimeFailures } from "../open-engine.ts";
+import { describeError } from "../output.ts";
+import { closeEngine, reportRuntimeFailures } from "../open-engine.ts";
 import { printPluginLogs } from "../plugin-log-printer.ts";
 import { readStdin } from "../read-stdin.ts";
 import { runEventPrinter, runOutcome } from "../run-event-printer.ts";
@@ -255,11 +255,7 @@ async function runStoppable(prompt: string, options: RunOptions, signal: AbortSi
     }
     return run.status === "completed" ? ExitCode.ok : ExitCode.failure;
   } finally {
-    try {
-      await engine.close();
-    } catch (err) {
-      await writeStderr(`error while closing the engine: ${describeError(err)}\n`);
-    }
+    await closeEngine(engine);
   }
 }
 
