@@ -182,6 +182,42 @@ describe("lathe run against an OpenAI-compatible server", () => {
     expect(run.stdout).toBe("");
   });
 
+  it("a replay of a run still going on says so (not that it crashed) and exits 1: it has not finished", async () => {
+    const fixture = await serve({
+      replies: (_request, index) =>
+        index === 0
+          ? { toolCalls: [{ name: "write", arguments: { path: "notes.txt", content: "one\n" } }] }
+          : { text: "Thinking very hard", hang: true },
+    });
+    const child = spawn(
+      process.execPath,
+      [LATHE_BIN, "run", "Write notes", ...MODEL, "--mode", "yolo", "--json"],
+      {
+        cwd: root,
+        env: { ...process.env, LATHE_HOME: home },
+      },
+    );
+    let stdout = "";
+    child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));
+    const exited = new Promise<void>((resolve) => child.on("close", () => resolve()));
+    try {
+      await fixture.requestArrived(2);
+      const start = jsonl({ code: null, signal: null, stdout, stderr: "" })[0];
+      const sessionId = start?.type === "start" ? start.sessionId : "";
+      const replay = await lathe(["run", "--resume", sessionId, "--replay"]);
+      expect(replay.code).toBe(1);
+      expect(replay.stderr).toMatch(
+        new RegExp(
+          `lathe: this run is still going on, by another Lathe process \\(pid ${child.pid} on .*\\)\\.\n$`,
+        ),
+      );
+      expect(replay.stderr).not.toContain("killed or crashed");
+    } finally {
+      child.kill("SIGKILL");
+      await exited;
+    }
+  });
+
   it("resumes a session killed mid-run from its last complete message", async () => {
     const fixture = await serve({
       replies: (request, index) => {

@@ -433,6 +433,14 @@ export class Engine {
   }
 
   /**
+   * Where a run is going on in the session now, in words ("by another Lathe process (pid …)"), or
+   * undefined when none is: a replay of a run that recorded no end tells a live run from a dead one.
+   */
+  runningIn(sessionId: string): string | undefined {
+    return this.inUse(sessionId);
+  }
+
+  /**
    * Why a session may not be changed now (a rewind, a delete), or undefined: it is open in this
    * engine, or a run holds it in another Lathe process.
    */

@@ -92,17 +92,26 @@ async function replay(options: RunOptions & { resume: string }): Promise<ExitCod
       writeIfOpen(process.stderr, `lathe: ${runOutcome(event.status, event.steps)}${tokens}.\n`);
     }
   };
+  // Who runs the session's last run now, when its end is not recorded because it goes on.
+  let goingOn: string | undefined;
   try {
     // A replay prints what was recorded: it calls no tool, so it starts no plugin or MCP server.
     // As `--resume` does, it goes to the session's own folder unless --root names another.
     await withEngine(
       rootOf(options),
-      async (engine) =>
-        replaySession(engine, options.resume, print, { ownFolderOnly: options.root !== undefined }),
+      async (engine) => {
+        replaySession(engine, options.resume, print, { ownFolderOnly: options.root !== undefined });
+        if (lastEnd === null) goingOn = engine.runningIn(options.resume);
+      },
       { extensions: false },
     );
   } catch (err) {
     throw failure(err);
+  }
+  if (!json && goingOn !== undefined) {
+    // Not ended, not dead either: the replay shows it so far (and exits 1: it has not finished).
+    writeIfOpen(process.stderr, `lathe: this run is still going on, ${goingOn}.\n`);
+    running = false;
   }
   if (!json) unfinished();
   // A conversation with no run recorded has nothing that failed.
@@ -172,7 +181,8 @@ A model silent past its timeouts fails the run: providers.<name>.timeouts in set
 
 Exit codes: 0 the run finished, 1 it failed or stopped early (error, budget, Ctrl-C), --resume names
 no conversation it can continue or --agent no agent, 2 usage error (a malformed --resume or --agent id among them).
---replay exits as the session's last run did (1 when it failed, stopped early or recorded no end).
+--replay exits as the session's last run did (1 when it failed, stopped early, recorded no end
+or still goes on).
 
 Examples:
   lathe run "Summarise README.md" --model ollama:llama3.2
