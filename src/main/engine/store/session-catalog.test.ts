@@ -166,6 +166,11 @@ describe("the session catalog", () => {
     ).toEqual(ids);
   });
 
+  it("takes a NUL character in the search text without failing (FTS5's parser cannot be given one)", () => {
+    record("a", "Fix the failing test");
+    expect(() => catalog.list({ root: "/w", query: "fai\u0000ling" })).not.toThrow();
+  });
+
   it("finds a conversation by what it says now: a rewound message is no longer found, a deleted session neither", () => {
     record("a", "First prompt", { answer: "An answer about kangaroos." });
     record("b", "Also about kangaroos");

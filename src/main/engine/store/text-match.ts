@@ -16,10 +16,12 @@ function containsPattern(text: string): string {
 /**
  * `text` as an FTS5 query for the trigram index: one phrase, so quotes, `-`, `*`, `:`, `(`,
  * `AND` and the like are characters to find, never query syntax. Undefined when the text is too
- * short for trigrams (under three characters, counted as code points, as the tokenizer does).
+ * short for trigrams (under three characters, counted as code points, as the tokenizer does) or
+ * holds a NUL character.
  */
 export function trigramPhrase(text: string): string | undefined {
-  if ([...text].length < TRIGRAM) return undefined;
+  // FTS5's query parser ends a string at a NUL character ("unterminated string"): LIKE finds it.
+  if ([...text].length < TRIGRAM || text.includes("\u0000")) return undefined;
   return `"${text.replaceAll('"', '""')}"`;
 }
 
