@@ -182,6 +182,42 @@ describe("lathe run against an OpenAI-compatible server", () => {
     expect(run.stdout).toBe("");
   });
 
+  it("a replay of a run still going on says so (not that it crashed) and exits 1: it has not finished", async () => {
+    const fixture = await serve({
+      replies: (_request, index) =>
+        index === 0
+          ? { toolCalls: [{ name: "write", arguments: { path: "notes.txt", content: "one\n" } }] }
+          : { text: "Thinking very hard", hang: true },
+    });
+    const child = spawn(
+      process.execPath,
+      [LATHE_BIN, "run", "Write notes", ...MODEL, "--mode", "yolo", "--json"],
+      {
+        cwd: root,
+        env: { ...process.env, LATHE_HOME: home },
+      },
+    );
+    let stdout = "";
+    child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));
+    const exited = new Promise<void>((resolve) => child.on("close", () => resolve()));
+    try {
+      await fixture.requestArrived(2);
+      const start = jsonl({ code: null, signal: null, stdout, stderr: "" })[0];
+      const sessionId = start?.type === "start" ? start.sessionId : "";
+      const replay = await lathe(["run", "--resume", sessionId, "--replay"]);
+      expect(replay.code).toBe(1);
+      expect(replay.stderr).toMatch(
+        new RegExp(
+          `lathe: this run is still going on, by another Lathe process \\(pid ${child.pid} on .*\\)\\.\n$`,
+        ),
+      );
+      expect(replay.stderr).not.toContain("killed or crashed");
+    } finally {
+      child.kill("SIGKILL");
+      await exited;
+    }
+  });
+
   it("resumes a session killed mid-run from its last complete message", async () => {
     const fixture = await serve({
       replies: (request, index) => {
@@ -212,6 +248,8 @@ describe("lathe run against an OpenAI-compatible server", () => {
     expect(start?.type).toBe("start");
     const sessionId = start?.type === "start" ? start.sessionId : "";
     expect(await readFile(path.join(root, "notes.txt"), "utf8")).toBe("one\n");
+    // Its last run recorded no end (killed): a replay exits 1, as a run stopped early does.
+    expect((await lathe(["run", "--resume", sessionId, "--replay", "--json"])).code).toBe(1);
 
     const resumed = await lathe(["run", "Carry on", "--resume", sessionId, "--json"]);
     expect(resumed.code).toBe(0);
@@ -325,6 +363,7 @@ describe("lathe run against an OpenAI-compatible server", () => {
     expect(texts.map((t) => t.text).join("")).toBe("The first half of");
     const sessionId = (events[0] as Extract<RunEvent, { type: "start" }>).sessionId;
     const replay = await lathe(["run", "--resume", sessionId, "--replay", "--json"]);
+    expect(replay.code).toBe(run.code);
     const replayed = jsonl(replay).filter((e) => e.type === "text");
     expect(replayed.at(-1)).toMatchObject({ type: "text", cutOff: true });
     expect(replayed.map((t) => t.text).join("")).toBe("The first half of");
@@ -340,7 +379,8 @@ describe("lathe run against an OpenAI-compatible server", () => {
     expect(live.code).toBe(1);
     expect(live.stderr).toContain("lathe: [the text above was cut off here: the model did not finish it]\n");
     const replay = await lathe(["run", "--resume", sessionId, "--replay"]);
-    expect(replay.code).toBe(0);
+    // The session's last run failed: the replay exits as it did.
+    expect(replay.code).toBe(1);
     expect(replay.stdout).toBe("All done.\nThe first half of\n");
     expect(replay.stderr).toMatch(
       /^lathe: done in 1 step, \d+ tokens\.\nlathe: \[the text above was cut off here: the model did not finish it\]\nerror: .*cut off.*\nlathe: failed, \d+ tokens\.\n$/,

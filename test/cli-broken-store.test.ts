@@ -45,7 +45,10 @@ describe("a lathe.db that is not a database", () => {
     },
   );
 
-  it("lathe call: the call is not run, its envelope says why, and stderr says the call is not in the trail", async () => {
+  /** How many times stderr says why the database cannot be used. */
+  const reasonsSaid = (stderr: string): number => stderr.split("SQLITE_NOTADB").length - 1;
+
+  it("lathe call: the call is not run, its envelope says why, and stderr says it once, and that the call is not in the trail", async () => {
     await writeFile(path.join(world.root, "a.txt"), "hello\n");
     const run = await runLathe(["call", "read", '{"path":"a.txt"}'], {
       home: world.home,
@@ -56,8 +59,27 @@ describe("a lathe.db that is not a database", () => {
       type: "error",
       error_text: expect.stringMatching(/^read was not run: Lathe cannot record tool calls .*SQLITE_NOTADB/),
     });
+    expect(reasonsSaid(run.stderr)).toBe(1);
     expect(run.stderr).toMatch(/1 tool call is missing from the audit trail/);
     expect(run.code).toBe(1);
     expect(await readFile(path.join(world.home, "lathe.db"), "utf8")).toBe(garbage);
+  });
+
+  it("lathe batch: one envelope per call, and stderr says why once for all of them", async () => {
+    await writeFile(path.join(world.root, "a.txt"), "hello\n");
+    const run = await runLathe(["batch"], {
+      home: world.home,
+      cwd: world.root,
+      env: { LATHE_DAEMON: "off" },
+      input: 'read {"path":"a.txt"}\nglob {"pattern":"*"}\n',
+    });
+    const envelopes = run.stdout
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { type: string });
+    expect(envelopes.map((e) => e.type)).toEqual(["error", "error"]);
+    expect(reasonsSaid(run.stderr)).toBe(1);
+    expect(run.stderr).toMatch(/2 tool calls are missing from the audit trail/);
+    expect(run.code).toBe(1);
   });
 });

@@ -16,7 +16,8 @@ import { ExitCode, type ExitCodeValue, type ExitStatus } from "./exit-codes.ts";
 import { watchOutput, writeIfOpen } from "./closed-output.ts";
 import { describeError, writeStderr, writeStdout } from "./output.ts";
 
-type Register = (program: Command, result: ExitStatus) => void;
+/** Adds a command; `argv` is the whole command line, for what must be known before it is parsed. */
+type Register = (program: Command, result: ExitStatus, argv: readonly string[]) => void;
 
 /** What adds each top-level command to the program, in the order the help lists them. */
 const COMMANDS: ReadonlyArray<readonly [names: readonly string[], register: Register]> = [
@@ -65,7 +66,7 @@ Environment:
 
 Exit codes: 0 success, 1 failure (for call and batch: an error envelope), 2 usage error.`,
     );
-  for (const register of commandsFor(argv)) register(program, result);
+  for (const register of commandsFor(argv)) register(program, result, argv);
   return program;
 }
 

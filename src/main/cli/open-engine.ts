@@ -1,5 +1,9 @@
 import type { Engine, UnsandboxedServerApprover } from "../engine/index.ts";
+import { AuditUnwrittenError } from "../engine/light.ts";
 import { describeError, writeStderr } from "./output.ts";
+
+/** The engines whose unwritable audit trail stderr has already explained. */
+const auditFailureSaid = new WeakSet<Engine>();
 
 /**
  * What fails in the engine and is no one's call's answer goes to stderr: internal errors (the
@@ -10,8 +14,30 @@ export function reportRuntimeFailures(engine: Engine): void {
     void writeStderr(`internal error in tool ${toolId} (session ${sessionId}): ${describeError(error)}\n`);
   });
   engine.events.on("AuditFailed", ({ error }) => {
+    auditFailureSaid.add(engine);
     void writeStderr(`lathe: no further tool call runs: ${describeError(error)}\n`);
   });
+}
+
+/**
+ * Close the engine; a failure is said on stderr and never thrown, so it hides neither what the
+ * command printed nor its own error. Calls left out of the audit trail are counted there, and why
+ * the trail could not be written is said only if stderr has not said it already (a person reads
+ * the reason once, not once per line that mentions it).
+ */
+export async function closeEngine(engine: Engine): Promise<void> {
+  try {
+    await engine.close();
+  } catch (err) {
+    if (err instanceof AuditUnwrittenError && auditFailureSaid.has(engine)) {
+      const n = err.calls;
+      await writeStderr(
+        `lathe: ${n} tool call${n === 1 ? " is" : "s are"} missing from the audit trail, which could not be written (why: above).\n`,
+      );
+      return;
+    }
+    await writeStderr(`error while closing the engine: ${describeError(err)}\n`);
+  }
 }
 
 /**
@@ -85,10 +111,6 @@ export async function withEngine<T>(
     }
     return await fn(engine);
   } finally {
-    try {
-      await engine.close();
-    } catch (err) {
-      await writeStderr(`error while closing the engine: ${describeError(err)}\n`);
-    }
+    await closeEngine(engine);
   }
 }

@@ -15,7 +15,7 @@ import { configuredMcpServers } from "./mcp/mcp-approval.ts";
 import type { McpEvent } from "./mcp/mcp-event.ts";
 import type { UnsandboxedServerApprover } from "./mcp/mcp-manager.ts";
 import { SessionError } from "./errors/session-error.ts";
-import { StoreError } from "./errors/store-error.ts";
+import { AuditUnwrittenError } from "./errors/audit-unwritten-error.ts";
 import { sessionIdProblem } from "./session/session-id.ts";
 import { otherFolderMessage, unknownSessionMessage } from "./session/unknown-session.ts";
 import { errorMessage } from "./errors/error-message.ts";
@@ -48,6 +48,7 @@ import {
 import { AuditLog } from "./store/audit-log.ts";
 import { ConversationStore } from "./store/conversation-store.ts";
 import { openDatabase, type Db } from "./store/database.ts";
+import { indexBacklog, unindexedBelow } from "./store/text-index-backlog.ts";
 import { RunLeases, type LeaseHolder, type RunLease } from "./store/run-leases.ts";
 import { SessionCatalog } from "./store/session-catalog.ts";
 import { SessionStore } from "./store/session-store.ts";
@@ -159,6 +160,8 @@ export class Engine {
   private readonly removals = new Set<Promise<void>>();
   /** The sweep of temp folders that killed runs left behind (once per process): `close` waits for it. */
   private tempSweep: Promise<void> = Promise.resolve();
+  /** Indexing the messages an older Lathe recorded for search, in the background: `close` stops it. */
+  private textBacklog: { stop: AbortController; done: Promise<void> } | undefined;
 
   private constructor(
     root: string,
@@ -320,7 +323,16 @@ export class Engine {
   }
 
   private database(): Db {
-    this.db ??= openDatabase(path.join(this.latheHome, "lathe.db"));
+    if (this.db === undefined) {
+      const db = openDatabase(path.join(this.latheHome, "lathe.db"));
+      this.db = db;
+      const stop = new AbortController();
+      const done = indexBacklog(db, stop.signal).catch((error: unknown) => {
+        // Left for the next process to go on with; a search still finds those messages (by LIKE).
+        this.events.emit("internal-error", { toolId: "text-index", sessionId: "-", error });
+      });
+      this.textBacklog = { stop, done };
+    }
     return this.db;
   }
 
@@ -341,6 +353,22 @@ export class Engine {
   conversations(): ConversationStore {
     this.conversationStore ??= new ConversationStore(this.database());
     return this.conversationStore;
+  }
+
+  /**
+   * How many recorded messages an older Lathe left to index for search (0 when none): a search
+   * finds them meanwhile, more slowly (store/text-index-backlog.ts).
+   */
+  searchBacklog(): number {
+    const below = unindexedBelow(this.database());
+    if (below === undefined) return 0;
+    return this.database().prepare("SELECT COUNT(*) FROM messages WHERE id < ?").pluck().get(below) as number;
+  }
+
+  /** Resolves once every recorded message is indexed for search (or the engine is closing). */
+  async searchIndexed(): Promise<void> {
+    this.database();
+    await this.textBacklog?.done;
   }
 
   /** The recorded conversations as a session list: list, search, rename (opened on first use). */
@@ -411,6 +439,14 @@ export class Engine {
       `Session ${sessionId} is in use ${this.describeHolder(holder)}: wait for that run to end, or stop it, then try again.`,
       { busy: true },
     );
+  }
+
+  /**
+   * Where a run is going on in the session now, in words ("by another Lathe process (pid …)"), or
+   * undefined when none is: a replay of a run that recorded no end tells a live run from a dead one.
+   */
+  runningIn(sessionId: string): string | undefined {
+    return this.inUse(sessionId);
   }
 
   /**
@@ -626,6 +662,9 @@ export class Engine {
     // A CLI exits as soon as this resolves: a released session's temp folder must be gone by
     // then, and the start-up sweep done (not cut half-way through a removal).
     await Promise.all([...this.removals, this.tempSweep]);
+    this.textBacklog?.stop.abort();
+    await this.textBacklog?.done;
+    this.textBacklog = undefined;
     const audit = this.auditLog;
     audit?.flush();
     // Only calls waiting to be recorded make a failure here: a command that recorded none (lathe
@@ -640,10 +679,7 @@ export class Engine {
     this.catalog = undefined;
     if (failed) {
       const n = audit?.unwritten() ?? 0;
-      throw new StoreError(
-        `${n} tool call${n === 1 ? " is" : "s are"} missing from the audit trail, which could not be written: ${errorMessage(failed.error)}`,
-        { cause: failed.error },
-      );
+      throw new AuditUnwrittenError(n, errorMessage(failed.error), { cause: failed.error });
     }
   }
 }

@@ -8,3 +8,4 @@ export { resolveLatheHome } from "./config/lathe-home.ts";
 export { parseModelSpec } from "./agent/model-spec.ts";
 export { agentIdProblem } from "./agent/agent-id.ts";
 export { sessionIdProblem } from "./session/session-id.ts";
+export { AuditUnwrittenError } from "./errors/audit-unwritten-error.ts";

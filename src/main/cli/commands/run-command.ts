@@ -1,16 +1,17 @@
 import { InvalidArgumentError, Option, type Command } from "commander";
 import type { Engine } from "../../engine/index.ts";
-import type { RunEvent } from "../../engine/agent/index.ts";
+import type { RunEvent, RunStatus } from "../../engine/agent/index.ts";
 import { parseModelSpec } from "../../engine/light.ts";
 import { CliError } from "../cli-error.ts";
 import { type Mode, modeOption, parseAgentId, parseSessionId, rootOf, rootOption } from "../cli-options.ts";
-import { ExitCode, type ExitStatus } from "../exit-codes.ts";
+import { ExitCode, type ExitCodeValue, type ExitStatus } from "../exit-codes.ts";
 import { writeIfOpen } from "../closed-output.ts";
 import { stopOnInterrupt } from "../interrupt.ts";
-import { describeError, writeStderr } from "../output.ts";
-import { reportRuntimeFailures } from "../open-engine.ts";
+import { describeError } from "../output.ts";
+import { closeEngine, reportRuntimeFailures } from "../open-engine.ts";
 import { printPluginLogs } from "../plugin-log-printer.ts";
 import { readStdin } from "../read-stdin.ts";
+import { asksForJson, printRunJsonFailure } from "../run-json-failure.ts";
 import { runEventPrinter, runOutcome } from "../run-event-printer.ts";
 
 interface RunOptions {
@@ -53,7 +54,12 @@ function failure(err: unknown): CliError {
   return new CliError(describeError(err), usage ? ExitCode.usage : ExitCode.failure);
 }
 
-async function replay(options: RunOptions & { resume: string }): Promise<void> {
+/**
+ * Replay the session's recorded events. Resolves to the exit code its last run had (0 finished, 1
+ * failed or stopped early, or it recorded no end: its process was killed or crashed), so a script
+ * that replays a session learns how it went as the live run's caller did.
+ */
+async function replay(options: RunOptions & { resume: string }): Promise<ExitCodeValue> {
   const [{ replaySession }, { withEngine }] = await Promise.all([
     import("../../engine/agent/index.ts"),
     import("../open-engine.ts"),
@@ -71,7 +77,11 @@ async function replay(options: RunOptions & { resume: string }): Promise<void> {
       writeIfOpen(process.stderr, "lathe: this run recorded no end: its process was killed or crashed.\n");
     running = false;
   };
+  // The last run's end: undefined until one starts, null while it has recorded none.
+  let lastEnd: RunStatus | null | undefined;
   const print = (event: RunEvent): void => {
+    if (event.type === "start") lastEnd = null;
+    if (event.type === "finish") lastEnd = event.status;
     if (!json && event.type === "start") unfinished();
     printEvent(event);
     if (json) return;
@@ -82,19 +92,31 @@ async function replay(options: RunOptions & { resume: string }): Promise<void> {
       writeIfOpen(process.stderr, `lathe: ${runOutcome(event.status, event.steps)}${tokens}.\n`);
     }
   };
+  // Who runs the session's last run now, when its end is not recorded because it goes on.
+  let goingOn: string | undefined;
   try {
     // A replay prints what was recorded: it calls no tool, so it starts no plugin or MCP server.
     // As `--resume` does, it goes to the session's own folder unless --root names another.
     await withEngine(
       rootOf(options),
-      async (engine) =>
-        replaySession(engine, options.resume, print, { ownFolderOnly: options.root !== undefined }),
+      async (engine) => {
+        replaySession(engine, options.resume, print, { ownFolderOnly: options.root !== undefined });
+        if (lastEnd === null) goingOn = engine.runningIn(options.resume);
+      },
       { extensions: false },
     );
   } catch (err) {
     throw failure(err);
   }
+  if (!json && goingOn !== undefined) {
+    // Not ended, not dead either: the replay shows it so far (and exits 1: it has not finished).
+    writeIfOpen(process.stderr, `lathe: this run is still going on, ${goingOn}.\n`);
+    running = false;
+  }
   if (!json) unfinished();
+  // A conversation with no run recorded has nothing that failed.
+  if (lastEnd === undefined) return ExitCode.ok;
+  return lastEnd === "completed" ? ExitCode.ok : ExitCode.failure;
 }
 
 /**
@@ -102,9 +124,15 @@ async function replay(options: RunOptions & { resume: string }): Promise<void> {
  * --json); `ask` approvals become denials and questions fail; the exit code says whether the run
  * finished (0), failed or stopped (1), or the command line was wrong (2).
  */
-export function registerRunCommand(program: Command, result: ExitStatus): void {
-  program
-    .command("run")
+export function registerRunCommand(program: Command, result: ExitStatus, argv: readonly string[]): void {
+  const command = program.command("run");
+  // With --json, a failure says why on stdout too, as one JSON line (run-json-failure.ts): those
+  // commander finds in the command line, and those of the action.
+  command.exitOverride((err) => {
+    if (asksForJson(argv)) printRunJsonFailure(err);
+    throw err;
+  });
+  command
     .description("Run an agent on a prompt: the model drives the tools; its answer streams to stdout.")
     .argument("[prompt]", 'what the agent should do; "-" reads it from stdin')
     .addOption(rootOption())
@@ -144,13 +172,17 @@ piece of a text the model did not finish: cut at the output limit, a dropped con
 tool-call, approval, question-refused, tool-result, step-finish, error, finish (with status and token usage),
 model-waiting {kind, elapsedMs, timeoutMs} when the model has been silent a while and
 model-resumed once it goes on, and task: {taskId, toolCallId, event}, an event of a subagent
-the task tool started (nested).
+the task tool started (nested). A run that fails without a finish event (a bad --model, no
+model, an unknown agent, a session it cannot resume) ends instead with one line
+{"type": "error", "message": "…", "exitCode": 1 or 2}.
 
 A model silent past its timeouts fails the run: providers.<name>.timeouts in settings
 ({"firstByteMs": 120000, "idleMs": 60000} by default; gguf: 600000 to the first byte).
 
 Exit codes: 0 the run finished, 1 it failed or stopped early (error, budget, Ctrl-C), --resume names
 no conversation it can continue or --agent no agent, 2 usage error (a malformed --resume or --agent id among them).
+--replay exits as the session's last run did (1 when it failed, stopped early, recorded no end
+or still goes on).
 
 Examples:
   lathe run "Summarise README.md" --model ollama:llama3.2
@@ -159,29 +191,35 @@ Examples:
   lathe run --resume s-m2x1k9-1a2b3c4d --replay`,
     )
     .action(async (promptArg: string | undefined, options: RunOptions) => {
-      if (options.replay) {
-        if (options.resume === undefined)
-          throw new CliError("--replay needs --resume <id>: the session to replay.", ExitCode.usage);
-        if (promptArg !== undefined)
-          throw new CliError("--replay takes no prompt: it only prints what was recorded.", ExitCode.usage);
-        await replay({ ...options, resume: options.resume });
-        result.exitCode = ExitCode.ok;
-        return;
+      try {
+        result.exitCode = await runCommand(promptArg, options);
+      } catch (err) {
+        if (options.json === true) printRunJsonFailure(err);
+        throw err;
       }
-      if (promptArg === undefined) {
-        throw new CliError(
-          'missing the prompt: lathe run "<what to do>" (or "-" to read it from stdin)',
-          ExitCode.usage,
-        );
-      }
-      const prompt = (promptArg === "-" ? await readStdin() : promptArg).trim();
-      if (prompt === "")
-        throw new CliError("The prompt is empty: say what the agent should do.", ExitCode.usage);
-      result.exitCode = await runOnce(prompt, options);
     });
 }
 
-async function runOnce(prompt: string, options: RunOptions): Promise<0 | 1> {
+async function runCommand(promptArg: string | undefined, options: RunOptions): Promise<ExitCodeValue> {
+  if (options.replay) {
+    if (options.resume === undefined)
+      throw new CliError("--replay needs --resume <id>: the session to replay.", ExitCode.usage);
+    if (promptArg !== undefined)
+      throw new CliError("--replay takes no prompt: it only prints what was recorded.", ExitCode.usage);
+    return replay({ ...options, resume: options.resume });
+  }
+  if (promptArg === undefined) {
+    throw new CliError(
+      'missing the prompt: lathe run "<what to do>" (or "-" to read it from stdin)',
+      ExitCode.usage,
+    );
+  }
+  const prompt = (promptArg === "-" ? await readStdin() : promptArg).trim();
+  if (prompt === "") throw new CliError("The prompt is empty: say what the agent should do.", ExitCode.usage);
+  return runOnce(prompt, options);
+}
+
+async function runOnce(prompt: string, options: RunOptions): Promise<ExitCodeValue> {
   // Ctrl-C, SIGTERM or a closed stdout stop the run from here on, at any stage.
   const controller = new AbortController();
   const release = stopOnInterrupt(controller);
@@ -255,11 +293,7 @@ async function runStoppable(prompt: string, options: RunOptions, signal: AbortSi
     }
     return run.status === "completed" ? ExitCode.ok : ExitCode.failure;
   } finally {
-    try {
-      await engine.close();
-    } catch (err) {
-      await writeStderr(`error while closing the engine: ${describeError(err)}\n`);
-    }
+    await closeEngine(engine);
   }
 }
 

@@ -3,7 +3,7 @@ import { CliError } from "../cli-error.ts";
 import { limitParser, parseSessionId, rootOf, rootOption } from "../cli-options.ts";
 import { ExitCode } from "../exit-codes.ts";
 import { withEngine } from "../open-engine.ts";
-import { writeStdout } from "../output.ts";
+import { writeStderr, writeStdout } from "../output.ts";
 import { mergeSessions, sessionJson, sessionTable } from "../session-table.ts";
 
 interface ListOptions {
@@ -39,6 +39,14 @@ export function registerSessionCommand(program: Command): void {
       const { root, sessions } = await withEngine(
         rootOf(options),
         async (engine) => {
+          // Once after an upgrade: a search on a store an older Lathe recorded indexes it first.
+          const backlog = options.search !== undefined ? engine.searchBacklog() : 0;
+          if (backlog > 0) {
+            await writeStderr(
+              `lathe: indexing ${backlog} messages recorded by an older Lathe for search (once; later searches are instant)…\n`,
+            );
+            await engine.searchIndexed();
+          }
           const catalog = engine.sessionCatalog();
           const filter = {
             root: engine.root,

@@ -9,7 +9,7 @@ export { defaultProviderRegistry } from "./default-providers.ts";
 export type { ResolvedModel } from "./provider-registry.ts";
 export { loadModelSettings } from "./model-settings.ts";
 export { noModelChosen } from "./no-model-chosen.ts";
-export type { RunEvent } from "./run-events.ts";
+export type { RunEvent, RunStatus } from "./run-events.ts";
 export { taskStatus, settleTasks } from "./task-status.ts";
 export { detectModels } from "./models/model-catalog.ts";
 export { addGgufFile } from "./models/gguf-folder.ts";

@@ -195,4 +195,37 @@ export const MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX child_tasks_by_child ON child_tasks (child_session_id);
   `,
+  // The text of prompts and answers, indexed for `session list --search` (session-catalog.ts): a
+  // LIKE over every message took 1.5 s at 80,000 of them. Trigrams find any substring of three
+  // characters or more, in any case and script, whatever the punctuation. Contentless (the text
+  // stays in message_parts alone); a row's id is its part's: message id × 2^20 + position (no
+  // message has a million parts; one beyond that is left out rather than collide with the next
+  // message's). The triggers keep it in step with every write, rewind and delete (cascades too).
+  // What older Lathes recorded is the backlog, messages below message_text_backlog.below: it is
+  // indexed a little at a time in the background (text-index-backlog.ts), as indexing 80,000
+  // messages in this migration would hold the database for many seconds; a search looks at the
+  // backlog's messages with LIKE meanwhile.
+  `
+  CREATE VIRTUAL TABLE message_text_index USING fts5 (
+    text, content = '', contentless_delete = 1, tokenize = 'trigram'
+  );
+  CREATE TRIGGER message_text_indexed AFTER INSERT ON message_parts
+  WHEN new.type = 'text' AND new.text IS NOT NULL AND new.position < 1048576 BEGIN
+    INSERT OR REPLACE INTO message_text_index (rowid, text) VALUES (new.message_id * 1048576 + new.position, new.text);
+  END;
+  CREATE TRIGGER message_text_unindexed AFTER DELETE ON message_parts
+  WHEN old.type = 'text' AND old.text IS NOT NULL AND old.position < 1048576 BEGIN
+    DELETE FROM message_text_index WHERE rowid = old.message_id * 1048576 + old.position;
+  END;
+  CREATE TRIGGER message_text_reindexed AFTER UPDATE ON message_parts BEGIN
+    DELETE FROM message_text_index
+      WHERE old.type = 'text' AND old.text IS NOT NULL AND old.position < 1048576
+        AND rowid = old.message_id * 1048576 + old.position;
+    INSERT OR REPLACE INTO message_text_index (rowid, text)
+      SELECT new.message_id * 1048576 + new.position, new.text
+      WHERE new.type = 'text' AND new.text IS NOT NULL AND new.position < 1048576;
+  END;
+  CREATE TABLE message_text_backlog (below INTEGER NOT NULL);
+  INSERT INTO message_text_backlog (below) SELECT MAX(id) + 1 FROM messages HAVING MAX(id) IS NOT NULL;
+  `,
 ];

@@ -35,11 +35,11 @@ function statementsOf(action: () => void): string[] {
 
 /** SQLite's plan for `sql`, one line per step ("SCAN t", "SEARCH t USING INDEX …"). */
 function planOf(sql: string): string[] {
-  const parameters = (sql.match(/\?/g) ?? []).length;
+  const positional = Array.from({ length: (sql.match(/\?/g) ?? []).length }, () => null);
+  const named = Object.fromEntries([...sql.matchAll(/@(\w+)/g)].map((m) => [m[1], null]));
   const explain = db.prepare(`EXPLAIN QUERY PLAN ${sql}`);
-  return (explain.all(...Array.from({ length: parameters }, () => null)) as Array<{ detail: string }>).map(
-    (row) => row.detail,
-  );
+  const bound = Object.keys(named).length > 0 ? [...positional, named] : positional;
+  return (explain.all(...bound) as Array<{ detail: string }>).map((row) => row.detail);
 }
 
 /** The steps of `action`'s statements that touch `table` (by its alias or name). */
@@ -76,6 +76,19 @@ describe("what a person runs on a large store finds its rows through an index", 
     expect(steps.length).toBeGreaterThan(0);
     for (const step of steps)
       expect(step).toMatch(/USING (COVERING )?INDEX child_tasks_by_child \(child_session_id=\?\)/);
+  });
+});
+
+describe("session list --search", () => {
+  it("finds the messages that contain the text through the trigram index, without reading every message", () => {
+    const catalog = new SessionCatalog(db);
+    const action = (): void => void catalog.list({ root: "/w", query: "kangaroo" });
+    const steps = [...stepsOn("messages", "m", action), ...stepsOn("message_parts", "p", action)];
+    expect(steps.length).toBeGreaterThan(0);
+    for (const step of steps) expect(step).toMatch(/^SEARCH /);
+    expect(statementsOf(action).flatMap(planOf)).toContainEqual(
+      expect.stringMatching(/^SCAN message_text_index VIRTUAL TABLE INDEX/),
+    );
   });
 });
 

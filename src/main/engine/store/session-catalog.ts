@@ -1,4 +1,6 @@
 import { type Db, writeTransaction } from "./database.ts";
+import { unindexedBelow } from "./text-index-backlog.ts";
+import { type ContainsMatch, containsMatch, registerFold, trigramPhrase } from "./text-match.ts";
 
 /** A recorded conversation as a list of sessions shows it. */
 export interface SessionSummary {
@@ -38,11 +40,20 @@ export interface CallSessionSummary {
 interface SessionListOptions {
   /** Only sessions of this workspace folder. */
   root: string;
-  /** Only sessions whose title, task description or text (prompts and answers) contains this, any case. */
+  /**
+   * Only sessions whose title, task description or text (prompts and answers) contains this, in
+   * any case and any script (see text-match.ts).
+   */
   query?: string;
   /** At most this many, newest first (default 500). */
   limit?: number;
 }
+
+/**
+ * Most matches of the trigram index a search collects: a text found more often is so common that
+ * looking conversation by conversation, newest first, finds the first ones listed sooner.
+ */
+const INDEX_MATCHES_COLLECTED = 5000;
 
 /** Longest title kept from a prompt; the rest is cut with an ellipsis. */
 export const TITLE_LENGTH = 80;
@@ -94,11 +105,6 @@ function summaryOf(row: SummaryRow): SessionSummary {
   };
 }
 
-/** `text` as a LIKE pattern matching it anywhere, with LIKE's own wildcards taken literally. */
-function containsPattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
 const SUMMARY_SELECT = `
   SELECT c.session_id AS id, s.root, c.agent, c.model, c.parent_session_id AS parentId,
          c.created_at AS createdAt, c.updated_at AS updatedAt,
@@ -121,30 +127,75 @@ export class SessionCatalog {
 
   constructor(db: Db) {
     this.db = db;
+    registerFold(db);
   }
 
   list(options: SessionListOptions): SessionSummary[] {
     const limit = Math.max(1, Math.min(options.limit ?? 500, 5000));
     const query = options.query?.trim() ?? "";
-    if (query === "") {
-      const rows = this.db
-        .prepare(`${SUMMARY_SELECT} WHERE s.root = ? ORDER BY c.updated_at DESC, c.session_id LIMIT ?`)
-        .all(options.root, limit) as SummaryRow[];
-      return rows.map(summaryOf);
-    }
-    const pattern = containsPattern(query);
+    if (query === "") return this.listWhere("s.root = @root", { root: options.root, limit });
+    const like = containsMatch(query);
+    const messages = this.messagesMatch(query, like);
+    return this.listWhere(
+      `s.root = @root AND (
+         ${like.sql("t.title")}
+         OR EXISTS (SELECT 1 FROM child_tasks ct WHERE ct.child_session_id = c.session_id AND ${like.sql("ct.description")})
+         OR ${messages.sql})`,
+      { ...messages.parameters, root: options.root, pattern: like.pattern, limit },
+    );
+  }
+
+  /**
+   * The newest `@limit` conversations that meet `condition` (on c, s and t as in SUMMARY_SELECT),
+   * summarised. They are picked first and only they are summarised: a summary's title looks up the
+   * first prompt, and doing that for each of a thousand conversations before keeping fifty of them
+   * cost more than the search itself.
+   */
+  private listWhere(condition: string, parameters: Record<string, string | number>): SessionSummary[] {
     const rows = this.db
       .prepare(
         `${SUMMARY_SELECT}
-         WHERE s.root = ? AND (
-           t.title LIKE ? ESCAPE '\\'
-           OR EXISTS (SELECT 1 FROM child_tasks ct WHERE ct.child_session_id = c.session_id AND ct.description LIKE ? ESCAPE '\\')
-           OR EXISTS (SELECT 1 FROM messages m JOIN message_parts p ON p.message_id = m.id
-                      WHERE m.session_id = c.session_id AND p.type = 'text' AND p.text LIKE ? ESCAPE '\\'))
-         ORDER BY c.updated_at DESC, c.session_id LIMIT ?`,
+         WHERE c.session_id IN (
+           SELECT c.session_id FROM conversations c
+           JOIN sessions s ON s.id = c.session_id
+           LEFT JOIN session_titles t ON t.session_id = c.session_id
+           WHERE ${condition}
+           ORDER BY c.updated_at DESC, c.session_id LIMIT @limit)
+         ORDER BY c.updated_at DESC, c.session_id`,
       )
-      .all(options.root, pattern, pattern, pattern, limit) as SummaryRow[];
+      .all(parameters) as SummaryRow[];
     return rows.map(summaryOf);
+  }
+
+  /**
+   * The condition, on conversation `c`, that one of its prompts or answers contains `query`, with
+   * the parameters it adds to `like`'s. Through the trigram index (migration 12) when the text has
+   * matches few enough to collect (a rare word: milliseconds where a LIKE over every message took
+   * a second and more); by LIKE, conversation by conversation, newest first, when the text is too
+   * short for trigrams, or so common that the first conversations listed have it (collecting tens
+   * of thousands of matches would cost more). Messages not indexed yet (text-index-backlog.ts) are
+   * looked at by LIKE too.
+   */
+  private messagesMatch(
+    query: string,
+    like: ContainsMatch,
+  ): { sql: string; parameters: Record<string, string | number> } {
+    const scan = (range: string): string =>
+      `EXISTS (SELECT 1 FROM messages m JOIN message_parts p ON p.message_id = m.id
+               WHERE m.session_id = c.session_id ${range} AND p.type = 'text' AND ${like.sql("p.text")})`;
+    const phrase = trigramPhrase(query);
+    if (phrase === undefined) return { sql: scan(""), parameters: {} };
+    const matches = this.db
+      .prepare(
+        "SELECT COUNT(*) AS n FROM (SELECT 1 FROM message_text_index WHERE message_text_index MATCH ? LIMIT ?)",
+      )
+      .get(phrase, INDEX_MATCHES_COLLECTED) as { n: number };
+    if (matches.n >= INDEX_MATCHES_COLLECTED) return { sql: scan(""), parameters: {} };
+    const indexed = `c.session_id IN (SELECT m.session_id FROM messages m WHERE m.id IN
+      (SELECT rowid >> 20 FROM message_text_index WHERE message_text_index MATCH @phrase))`;
+    const below = unindexedBelow(this.db);
+    if (below === undefined) return { sql: indexed, parameters: { phrase } };
+    return { sql: `(${indexed} OR ${scan("AND m.id < @below")})`, parameters: { phrase, below } };
   }
 
   /**
@@ -166,13 +217,17 @@ export class SessionCatalog {
                   (SELECT COUNT(*) FROM audit a WHERE a.session_id = s.id AND +a.root = s.root) AS calls,
                   (SELECT COUNT(*) FROM checkpoints k WHERE k.session_id = s.id) AS checkpoints
            FROM sessions s LEFT JOIN session_titles t ON t.session_id = s.id
-           WHERE s.root = ?
+           WHERE s.root = @root
              AND NOT EXISTS (SELECT 1 FROM conversations c WHERE c.session_id = s.id)
-             ${query === "" ? "" : "AND t.title LIKE ? ESCAPE '\\'"})
+             ${query === "" ? "" : `AND ${containsMatch(query).sql("t.title")}`})
          WHERE closedAt IS NULL OR checkpoints > 0
-         ORDER BY updatedAt DESC, id LIMIT ?`,
+         ORDER BY updatedAt DESC, id LIMIT @limit`,
       )
-      .all(...(query === "" ? [options.root] : [options.root, containsPattern(query)]), limit) as Array<{
+      .all({
+        root: options.root,
+        limit,
+        ...(query === "" ? {} : { pattern: containsMatch(query).pattern }),
+      }) as Array<{
       id: string;
       custom: string | null;
       createdAt: number;

@@ -66,6 +66,24 @@ describe("OpenAI-compatible presets", () => {
     expect(model.explainError?.(error.cause)).toBe(error.message);
   });
 
+  // Node's fetch refuses some ports outright, before any connection (the "bad ports" of the Fetch
+  // standard: X11's 6000, SIP's 5060, IRC's 6667…), with a bare "fetch failed".
+  it.each([6000, 5060, 6667, 1])(
+    "a baseURL on port %i, which fetch refuses, says so and what to do",
+    async (port) => {
+      const options: ResolveOptions = {
+        providers: { "openai-compatible": { baseURL: `http://127.0.0.1:${port}/v1` } },
+      };
+      const model = await registry.resolve("openai-compatible:m", options);
+      const error = await failure(() => model.preflight!());
+      expect(error.code).toBe("model_config");
+      expect(error.message).toBe(
+        `The OpenAI-compatible server at http://127.0.0.1:${port} cannot be reached: Node's fetch refuses port ${port} (one of the ports it blocks for safety). Run the server on another port and correct providers["openai-compatible"].baseURL in settings.`,
+      );
+      expect(model.explainError?.(error.cause)).toBe(error.message);
+    },
+  );
+
   it("lists the models the endpoint serves", async () => {
     fixture = await startOpenAICompatibleServer({ models: ["alpha", "beta:7b"], replies: [] });
     const models = await registry.listModels("openai-compatible", {

@@ -97,6 +97,21 @@ function apiKeyOf(preset: OpenAICompatiblePreset, context: ProviderContext): str
   return context.secrets?.(preset.name);
 }
 
+/**
+ * Whether fetch refused the URL's port outright, before connecting: Node's fetch blocks the "bad
+ * ports" of the Fetch standard (6000, 5060, 6667…) and says only "fetch failed", with the cause
+ * "bad port".
+ */
+function blockedPort(error: unknown): boolean {
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  return cause instanceof Error && cause.message === "bad port";
+}
+
+function portRefused(preset: OpenAICompatiblePreset, baseURL: string): string {
+  const url = new URL(baseURL);
+  return `${preset.label} at ${origin(baseURL)} cannot be reached: Node's fetch refuses port ${url.port} (one of the ports it blocks for safety). Run the server on another port and correct providers["${preset.name}"].baseURL in settings.`;
+}
+
 function notRunning(preset: OpenAICompatiblePreset, baseURL: string, code: string): string {
   return `${preset.label} is not running on ${origin(baseURL)}: ${preset.startHint} or pick another provider (${code}).`;
 }
@@ -120,6 +135,7 @@ async function fetchModels(
       signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
     });
   } catch (err) {
+    if (blockedPort(err)) throw new ModelError("model_config", portRefused(preset, baseURL), { cause: err });
     const code = connectionFailure(err);
     if (code) throw new ModelError("model_unavailable", notRunning(preset, baseURL, code), { cause: err });
     if (timeout.aborted) {
@@ -184,6 +200,7 @@ export function openAICompatibleProvider(preset: OpenAICompatiblePreset): Provid
           );
         },
         explainError(error) {
+          if (blockedPort(error)) return portRefused(preset, baseURL);
           const code = connectionFailure(error);
           if (!code) return undefined;
           return isDroppedConnection(code)
