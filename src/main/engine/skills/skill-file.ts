@@ -1,12 +1,10 @@
-import { parse as parseYaml } from "yaml";
 import { z } from "zod";
+import { readFrontMatter } from "../config/front-matter.ts";
 import { ManifestError } from "../errors/manifest-error.ts";
 
 /** A skill's name: what the model passes to the skill tool. */
 const SKILL_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const MAX_SKILL_DESCRIPTION_CHARS = 1024;
-
-const FRONT_MATTER = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
 
 // Other keys (license, allowed-tools, metadata…) are allowed and ignored.
 const SkillFrontMatterSchema = z.lazy(() =>
@@ -35,20 +33,12 @@ export interface SkillFile {
  * the instructions. Throws ManifestError naming the file, what is wrong and the fix.
  */
 export function parseSkillFile(text: string, file: string): SkillFile {
-  const match = FRONT_MATTER.exec(text);
-  if (!match) {
-    throw new ManifestError(
-      `${file} has no front matter: start it with a line "---", then "name:" and "description:" lines, then "---" and the instructions.`,
-    );
-  }
-  let data: unknown;
-  try {
-    data = parseYaml(match[1] as string) ?? {};
-  } catch (err) {
-    throw new ManifestError(`${file}: the front matter is not valid YAML: ${(err as Error).message}`, {
-      cause: err,
-    });
-  }
+  const front = readFrontMatter(
+    text,
+    file,
+    'start it with a line "---", then "name:" and "description:" lines, then "---" and the instructions.',
+  );
+  const data = front.data ?? {};
   if (typeof data !== "object" || data === null || Array.isArray(data)) {
     throw new ManifestError(
       `${file}: the front matter must be YAML keys ("name:", "description:"), not a list or a value.`,
@@ -63,7 +53,7 @@ export function parseSkillFile(text: string, file: string): SkillFile {
       `${file} is not a valid skill: ${issues.join("; ")}. Fix the front matter and try again.`,
     );
   }
-  const body = text.slice(match[0].length).trim();
+  const body = front.body.trim();
   if (body === "") {
     throw new ManifestError(`${file} has no instructions: write them below the front matter.`);
   }
