@@ -128,6 +128,25 @@ describe("runUserHook", () => {
     },
   );
 
+  // A model's write of a large file reaches every hook as JSON on stdin: a hook that reads it
+  // all gets all of it, and one that answers without reading it is not held up by it.
+  it.each([
+    ["reads all of it", `wc -c >&2; exit 2`, /^\d{7}$/],
+    ["does not read it", `echo 'no writes today' >&2; exit 2`, /^no writes today$/],
+  ])("takes a 5 MB write to a hook that %s", async (_name, command, reason) => {
+    const content = "y".repeat(5 * 1024 * 1024);
+    const t0 = Date.now();
+    const verdict = await runUserHook(hook(command, 8_000), {
+      ...input(),
+      tool: "write",
+      args: { path: "big.txt", content },
+    });
+    expect(verdict).toEqual({ decision: "deny", reason: expect.stringMatching(reason) });
+    if (command.startsWith("wc"))
+      expect(Number((verdict as { reason: string }).reason)).toBeGreaterThan(content.length);
+    expect(Date.now() - t0).toBeLessThan(5_000);
+  });
+
   it("refuses the call when the hook hangs past its timeout", async () => {
     const t0 = Date.now();
     const verdict = await runUserHook(hook("sleep 30", 300), input());
