@@ -97,6 +97,56 @@ describe("runUserHook", () => {
     await vi.waitFor(() => expect(sleepers(marker)).toEqual([]), { timeout: 5_000 });
   });
 
+  // A hook that answers and exits, but leaves a process behind that still holds its output open
+  // (`notify &`, a logger): its answer counts as soon as it has exited. Before, the call waited
+  // for the output to close until the hook's timeout, then refused it as "stopped after …".
+  it.skipIf(!LINUX).each([
+    [
+      "a refusal",
+      (m: string) => `sleep ${m} & echo 'not on Fridays' >&2; exit 2`,
+      { decision: "deny", reason: "not on Fridays" },
+    ],
+    [
+      "a long refusal",
+      (m: string) => `sleep ${m} & yes 'not on Fridays' | head -c 30000 >&2; exit 2`,
+      { decision: "deny", reason: expect.stringMatching(/^not on Fridays\n(not on Fridays\n){100}/) },
+    ],
+    ["an allow", (m: string) => `(sleep ${m} &); echo '{"decision":"allow"}'`, { decision: "allow" }],
+  ])(
+    "takes %s from a hook at its exit, not waiting for what it left running",
+    async (_name, command, expected) => {
+      const marker = sleepMarker();
+      const t0 = Date.now();
+      try {
+        expect(await runUserHook(hook(command(marker), 8_000), input())).toEqual(expected);
+        expect(Date.now() - t0).toBeLessThan(5_000);
+        // Positive control: what it left behind really held its output, and still runs.
+        expect(sleepers(marker)).toHaveLength(1);
+      } finally {
+        for (const pid of sleepers(marker)) process.kill(pid, "SIGKILL");
+      }
+    },
+  );
+
+  // A model's write of a large file reaches every hook as JSON on stdin: a hook that reads it
+  // all gets all of it, and one that answers without reading it is not held up by it.
+  it.each([
+    ["reads all of it", `wc -c >&2; exit 2`, /^\d{7}$/],
+    ["does not read it", `echo 'no writes today' >&2; exit 2`, /^no writes today$/],
+  ])("takes a 5 MB write to a hook that %s", async (_name, command, reason) => {
+    const content = "y".repeat(5 * 1024 * 1024);
+    const t0 = Date.now();
+    const verdict = await runUserHook(hook(command, 8_000), {
+      ...input(),
+      tool: "write",
+      args: { path: "big.txt", content },
+    });
+    expect(verdict).toEqual({ decision: "deny", reason: expect.stringMatching(reason) });
+    if (command.startsWith("wc"))
+      expect(Number((verdict as { reason: string }).reason)).toBeGreaterThan(content.length);
+    expect(Date.now() - t0).toBeLessThan(5_000);
+  });
+
   it("refuses the call when the hook hangs past its timeout", async () => {
     const t0 = Date.now();
     const verdict = await runUserHook(hook("sleep 30", 300), input());

@@ -415,6 +415,70 @@ describe("a long-running server (an MCP stdio server) started by the spawner", (
   });
 });
 
+// A plugin's `shell.run` (no group) and a hook (a group of its own) run this way: a program that
+// exits while something it started still holds its output open used to be waited for until its
+// timeout, then reported as stopped there, its own exit and output lost.
+describe("an exec'd program that exits while what it started holds its output", () => {
+  it.skipIf(!LINUX).each([
+    ["in the spawner's group", false],
+    ["in a group of its own", true],
+  ])("ends at its exit, %s, with its status and output", async (_name, group) => {
+    const sleep = marker();
+    const t0 = Date.now();
+    try {
+      const result = await processSpawner().exec(
+        {
+          file: "/bin/sh",
+          args: ["-c", `sleep ${sleep} & echo answered; echo why >&2; exit 3`],
+          line: "",
+          cwd: ws.root,
+          env: hostEnv(),
+          timeoutMs: 8_000,
+          maxBytes: 65_536,
+          group,
+        },
+        new AbortController().signal,
+      );
+      expect(Date.now() - t0).toBeLessThan(5_000);
+      expect(result.end).toMatchObject({ code: 3, killed: false });
+      expect(result.stdout.toString()).toBe("answered\n");
+      expect(result.stderr.toString()).toBe("why\n");
+      // Positive control: what it left running held the output open, and is not ended by this.
+      expect(sleepers(sleep)).toHaveLength(1);
+    } finally {
+      for (const pid of sleepers(sleep)) process.kill(pid, "SIGKILL");
+    }
+  });
+  it.skipIf(!LINUX)(
+    "ends at its timeout without a group of its own, though what it started lives on",
+    async () => {
+      // Before, only the program was killed at its timeout, and its end waited for the output to
+      // close: for as long as what it started ran (a plugin's `shell.run` hung past its timeout).
+      const sleep = marker();
+      const t0 = Date.now();
+      try {
+        const result = await processSpawner().exec(
+          {
+            file: "/bin/sh",
+            args: ["-c", `sleep ${sleep} & sleep 30`],
+            line: "",
+            cwd: ws.root,
+            env: hostEnv(),
+            timeoutMs: 1_000,
+            maxBytes: 65_536,
+          },
+          new AbortController().signal,
+        );
+        expect(Date.now() - t0).toBeLessThan(5_000);
+        expect(result.end).toMatchObject({ code: null, killed: true });
+        expect(sleepers(sleep)).toHaveLength(1);
+      } finally {
+        for (const pid of sleepers(sleep)) process.kill(pid, "SIGKILL");
+      }
+    },
+  );
+});
+
 describe("what the spawner loads", () => {
   it.skipIf(!LINUX || !sandboxed)(
     "a confined command without network: node-pty and the sandbox's Linux wrapper, never its manager",

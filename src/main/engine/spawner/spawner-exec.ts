@@ -15,6 +15,12 @@ function killProgram(child: ChildProcess, request: ExecRequest): void {
   if (child.pid !== undefined) signalProcess(request.group === true ? -child.pid : child.pid, "SIGKILL");
 }
 
+/**
+ * How long the output of a program that has exited is still read while something it started
+ * keeps it open (`notify &` in a hook): what it wrote itself is in the pipe by then.
+ */
+const EXITED_OUTPUT_GRACE_MS = 300;
+
 /** How a program ended, and what it wrote (each stream cut at the request's cap). */
 type Finish = (end: ExecEnd, stdout: Uint8Array, stderr: Uint8Array) => void;
 
@@ -59,11 +65,23 @@ function runProgram(
   const timer = setTimeout(() => stop("timeout"), request.timeoutMs);
   const onAbort = (): void => stop("abort");
   signal.addEventListener("abort", onAbort, { once: true });
+  // Its answer counts once it has exited: what it left running that still holds the output is
+  // not waited for, and no longer read after a short while (nor ended: only a timeout or an abort
+  // ends what a program started, and a timeout cannot come once it has exited).
+  let straggling: NodeJS.Timeout | undefined;
+  child.on("exit", () => {
+    clearTimeout(timer);
+    straggling = setTimeout(() => {
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+    }, EXITED_OUTPUT_GRACE_MS);
+  });
   let done = false;
   const end = (outcome: ExecEnd): void => {
     if (done) return;
     done = true;
     clearTimeout(timer);
+    clearTimeout(straggling);
     signal.removeEventListener("abort", onAbort);
     finish(outcome, Buffer.concat(stdout), Buffer.concat(stderr));
   };
