@@ -115,7 +115,8 @@ describe("kill -9 of lathe run", () => {
     expect(printed.startsWith(recorded)).toBe(true);
 
     const replayed = await lathe(["run", "--resume", sessionId, "--replay", "--json"]);
-    expect(replayed.code).toBe(0);
+    // The killed run recorded no end: its replay exits 1, as a script running it would have seen.
+    expect(replayed.code).toBe(1);
     expect(jsonl(replayed)).toEqual(crashed.events(sessionId));
 
     const resumed = await lathe(["run", "Second prompt", "--resume", sessionId, "--json"]);
