@@ -102,8 +102,19 @@ describe.skipIf(!runUi)("background tasks in the chat", () => {
     expect(await page.getByRole("button", { name: "Stop", exact: true }).count()).toBe(0);
     await page.screenshot({ path: path.join(SHOTS, "ui-background-task-running.png") });
 
-    // Another tab that opens the chat sees the same task, and stops it from there.
+    // Another tab that opens the task's own session sees it working (not "interrupted"), listed.
     await second.goto(world().url);
+    await second
+      .getByRole("list", { name: "Session list" })
+      .getByRole("button", { name: "index the docs", exact: true })
+      .click();
+    await task(second).waitFor({ timeout: 10_000 });
+    await expect.poll(() => task(second).innerText()).toMatch(/running/);
+    await second.getByRole("list", { name: "Conversation" }).getByText("touch started.txt").first().waitFor();
+    expect(await second.getByText(/interrupted/i).count()).toBe(0);
+    await second.screenshot({ path: path.join(SHOTS, "ui-background-task-own-session.png") });
+
+    // It opens the chat too, which lists the same task, and stops it from there.
     await second
       .getByRole("list", { name: "Session list" })
       .getByRole("button", { name: "Index the docs in the background", exact: true })

@@ -197,6 +197,9 @@ describe("background tasks of a chat", () => {
     // A window that opens the session later sees it too.
     const history = data<ChatHistory>(await other.dispatch("chat.history", { sessionId }));
     expect(history.tasks).toEqual(ui.tasks(sessionId));
+    // So does a window that opens the task's own session: it lists itself, running.
+    const own = data<ChatHistory>(await other.dispatch("chat.history", { sessionId: task!.taskId }));
+    expect(own.tasks).toEqual(ui.tasks(sessionId));
 
     // The other window stops it: the command's process goes, and the command never finishes.
     expect(data(await other.dispatch("chat.stopTask", { taskId: task!.taskId }))).toEqual({
@@ -206,6 +209,7 @@ describe("background tasks of a chat", () => {
     await expect.poll(() => ui.tasks(sessionId)[0]?.status, { timeout: 10_000 }).toBe("aborted");
     expect(ui.tasks(sessionId)[0]!.endedAt).toBeGreaterThanOrEqual(task!.startedAt);
     expect(other.tasks(sessionId)).toEqual(ui.tasks(sessionId));
+    expect(other.tasks(task!.taskId)).toEqual(ui.tasks(sessionId));
     await expect.poll(() => alive(marker), { timeout: 10_000 }).toBe(false);
     expect(existsSync(path.join(root, "late.txt"))).toBe(false);
 

@@ -20,8 +20,17 @@ export class LiveTasks {
   /** Follow an engine's tasks from now on (until `unwatch`). */
   watch(engine: Engine): void {
     if (this.engines.has(engine)) return;
-    const onChange = ({ sessionId }: { sessionId: string }): void =>
-      this.broadcast({ event: "tasks.changed", payload: { sessionId, tasks: this.inSession(sessionId) } });
+    // The chat that started them is told, and so is each task's own session (a UI may have it open).
+    const onChange = ({ sessionId }: { sessionId: string }): void => {
+      const tasks = this.inSession(sessionId);
+      this.broadcast({ event: "tasks.changed", payload: { sessionId, tasks } });
+      for (const task of tasks) {
+        this.broadcast({
+          event: "tasks.changed",
+          payload: { sessionId: task.taskId, tasks: this.inSession(task.taskId) },
+        });
+      }
+    };
     engine.events.on("TasksChanged", onChange);
     this.engines.set(engine, () => engine.events.off("TasksChanged", onChange));
   }
@@ -36,10 +45,22 @@ export class LiveTasks {
     for (const engine of [...this.engines.keys()]) this.unwatch(engine);
   }
 
-  /** A session's background tasks (its tasks' too), running or ended, oldest first. */
+  /**
+   * A session's background tasks (its tasks' too), running or ended, oldest first. For the session
+   * of a background task: itself, and the tasks it started.
+   */
   inSession(sessionId: string): BackgroundTask[] {
     return [...this.engines.keys()]
-      .flatMap((engine) => engine.tasks.background(sessionId))
+      .flatMap((engine) =>
+        engine.tasks
+          .background()
+          .filter(
+            (task) =>
+              task.rootSessionId === sessionId ||
+              task.taskId === sessionId ||
+              task.parentSessionId === sessionId,
+          ),
+      )
       .sort((a, b) => a.startedAt - b.startedAt)
       .map((task) => ({
         taskId: task.taskId,

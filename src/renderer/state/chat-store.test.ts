@@ -390,6 +390,51 @@ describe("the chat store", () => {
     expect(store.getState().tasks).toEqual([]);
   });
 
+  it("opens a background task's own session while it works as going on, and redraws it when it ends", async () => {
+    const working = {
+      taskId: "t-1",
+      parentSessionId: "s-parent",
+      description: "sleepy work",
+      agent: "default",
+      startedAt: 1000,
+      status: "running" as const,
+    };
+    const recorded = (status: "running" | "aborted"): ChatHistory => ({
+      sessionId: "t-1",
+      agent: "default",
+      model: "ollama:llama3.2",
+      turns: [
+        {
+          runId: "r-t",
+          prompt: "Sleep",
+          events: [
+            start("t-1", "r-t"),
+            {
+              type: "tool-call",
+              step: 0,
+              toolCallId: "c-b",
+              toolName: "bash",
+              input: { command: "sleep 9" },
+            },
+            ...(status === "aborted" ? [finish("aborted")] : []),
+          ],
+        },
+      ],
+      todos: [],
+      tasks: [status === "running" ? working : { ...working, status, endedAt: 2000 }],
+    });
+    const { store, calls, push, api } = setup({ history: { ok: true, data: recorded("running") } });
+    expect(await store.getState().openSession("t-1")).toBe(true);
+    // Not "interrupted": it works on (the Stop is in its task list; no run of this chat goes on).
+    expect(store.getState().turns.map((t) => t.status)).toEqual(["running"]);
+    expect(store.getState()).toMatchObject({ running: false, tasks: [working] });
+
+    api.chat.history = () => Promise.resolve({ ok: true, data: recorded("aborted") });
+    push("tasks.changed", { sessionId: "t-1", tasks: [{ ...working, status: "aborted", endedAt: 2000 }] });
+    await expect.poll(() => store.getState().turns.map((t) => t.status)).toEqual(["aborted"]);
+    expect(calls.filter(([name]) => name === "history")).toHaveLength(1);
+  });
+
   it("says why a task could not be stopped", async () => {
     const { store } = setup({
       stopTask: { ok: false, error: { message: 'There is no background task "t-1" running' } },

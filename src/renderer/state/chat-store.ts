@@ -431,8 +431,14 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
           runningRunId !== undefined && history.runningNextIndex !== undefined
             ? { runId: runningRunId, index: history.runningNextIndex }
             : undefined;
+        // A background task's own session, opened while the task works: its last turn is not over
+        // (it goes on in the chat that started it; the task list says when it ends).
+        const taskWorking = history.tasks.some((t) => t.taskId === sessionId && t.status === "running");
+        const last = history.turns.length - 1;
         set((state) => ({
-          turns: history.turns.map((turn) => turnFromHistory(turn, turn.runId === runningRunId)),
+          turns: history.turns.map((turn, i) =>
+            turnFromHistory(turn, turn.runId === runningRunId || (taskWorking && i === last)),
+          ),
           todos: history.todos,
           tasks: history.tasks,
           running: runningRunId !== undefined,
@@ -493,7 +499,12 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
           api.on("tasks.changed", ({ sessionId, tasks }) => {
             if (sessionId !== get().sessionId) return;
             const running = new Set(tasks.filter((t) => t.status === "running").map((t) => t.taskId));
+            // The open session is a task that just ended: redraw it as it finished.
+            const ended =
+              get().tasks.some((t) => t.taskId === sessionId && t.status === "running") &&
+              !running.has(sessionId);
             set((state) => ({ tasks, stoppingTasks: state.stoppingTasks.filter((id) => running.has(id)) }));
+            if (ended) void get().reload();
           }),
           // Deleted in another tab or window: sending on would bring it back empty.
           api.on("sessions.changed", ({ deleted }) => {
