@@ -89,6 +89,14 @@ async function slowTaskModel(marker: string): Promise<void> {
   server = await startOpenAICompatibleServer({
     models: ["fixture-model"],
     replies: (request) => {
+      // A later turn collects the task by the id the first one was given.
+      const asked = request.messages.findLast((m) => m.role === "user");
+      if (JSON.stringify(asked?.content).includes("Collect it")) {
+        const since = request.messages.slice(request.messages.indexOf(asked!));
+        if (since.some((m) => m.role === "tool")) return { text: "Collected." };
+        const taskId = /t-[a-z0-9]+-[0-9a-f]{8}/.exec(JSON.stringify(request.messages))?.[0];
+        return { toolCalls: [{ name: "task", arguments: { task_id: taskId } }] };
+      }
       if (JSON.stringify(request.messages).includes("BACKGROUND-BRIEF")) {
         return answered(request)
           ? { text: "Slept." }
@@ -280,7 +288,40 @@ describe("background tasks of a chat", () => {
     const [task] = data<ChatHistory>(await ui.dispatch("chat.history", { sessionId })).tasks;
     expect(task).toMatchObject({ description: "sleepy work", status: "running" });
 
+    // The next prompt's run, on the new engine, waits for it like any run would, and reads how
+    // it really ended (not that the process running it went away).
+    const collecting = data<{ runId: string }>(
+      await ui.dispatch("chat.send", { prompt: "Collect it", model: MODEL, sessionId }),
+    );
+    await expect
+      .poll(
+        () =>
+          ui.frames.some(
+            (f) =>
+              f.event === "run.event" &&
+              f.payload.runId === collecting.runId &&
+              f.payload.event.type === "tool-call" &&
+              f.payload.event.toolName === "task",
+          ),
+        { timeout: 10_000 },
+      )
+      .toBe(true);
     data(await ui.dispatch("chat.stopTask", { taskId: task!.taskId }));
+    await expect.poll(() => ui.runFinished(collecting.runId), { timeout: 15_000 }).toBe(true);
+    const collected = ui.frames.flatMap((f) =>
+      f.event === "run.event" &&
+      f.payload.runId === collecting.runId &&
+      f.payload.event.type === "tool-result" &&
+      f.payload.event.toolName === "task"
+        ? [f.payload.event.envelope]
+        : [],
+    );
+    expect(collected).toEqual([
+      expect.objectContaining({
+        type: "output",
+        data: expect.objectContaining({ task_id: task!.taskId, status: "aborted" }),
+      }),
+    ]);
     await expect.poll(() => closed.has(first), { timeout: 10_000 }).toBe(true);
     await expect.poll(() => alive(marker), { timeout: 5_000 }).toBe(false);
   });

@@ -272,6 +272,8 @@ export class EngineHost {
       throw new Error(failure(message), { cause: error });
     }
     this.created.add(next);
+    // Tasks still working on the old engine go on there; runs on the new one can collect them.
+    if (next.root === old.root) next.tasks.adopt(old.tasks);
     this.liveTasks.watch(next);
     this.engine = next;
     const switched = await Promise.allSettled([...this.users].map((user) => user.switchTo(next)));

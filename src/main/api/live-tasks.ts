@@ -50,8 +50,9 @@ export class LiveTasks {
    * of a background task: itself, and the tasks it started.
    */
   inSession(sessionId: string): BackgroundTask[] {
-    return [...this.engines.keys()]
-      .flatMap((engine) =>
+    // An engine that replaced another for the same folder holds its running tasks too: once each.
+    const byId = new Map(
+      [...this.engines.keys()].flatMap((engine) =>
         engine.tasks
           .background()
           .filter(
@@ -59,8 +60,11 @@ export class LiveTasks {
               task.rootSessionId === sessionId ||
               task.taskId === sessionId ||
               task.parentSessionId === sessionId,
-          ),
-      )
+          )
+          .map((task) => [task.taskId, task] as const),
+      ),
+    );
+    return [...byId.values()]
       .sort((a, b) => a.startedAt - b.startedAt)
       .map((task) => ({
         taskId: task.taskId,
@@ -75,12 +79,15 @@ export class LiveTasks {
 
   /** Every background task running now, on any engine: where it works and what it is. */
   running(): Array<{ root: string; description: string }> {
-    return [...this.engines.keys()].flatMap((engine) =>
-      engine.tasks
-        .background()
-        .filter((task) => task.status === "running")
-        .map((task) => ({ root: engine.root, description: task.description })),
+    const byId = new Map(
+      [...this.engines.keys()].flatMap((engine) =>
+        engine.tasks
+          .background()
+          .filter((task) => task.status === "running")
+          .map((task) => [task.taskId, { root: engine.root, description: task.description }] as const),
+      ),
     );
+    return [...byId.values()];
   }
 
   /** Stop a running background task, the tasks it started with it. */

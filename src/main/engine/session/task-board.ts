@@ -70,6 +70,17 @@ export class TaskBoard {
     });
   }
 
+  /**
+   * Take in the running tasks of `previous`, the board of an engine this one replaces for the same
+   * folder: a later run here collects them, stops them and counts them as its session's. They stay
+   * the previous board's too (its engine is told when they end, and waits for them to close).
+   */
+  adopt(previous: TaskBoard): void {
+    for (const [taskId, entry] of previous.entries) {
+      if (entry.result === undefined && !this.entries.has(taskId)) this.entries.set(taskId, entry);
+    }
+  }
+
   get(taskId: string): Readonly<TaskEntry> | undefined {
     return this.entries.get(taskId);
   }
