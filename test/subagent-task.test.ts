@@ -560,6 +560,53 @@ describe("background tasks", () => {
   });
 });
 
+describe("background tasks the person can stop", () => {
+  it("lists a session's background tasks live and stops one alone while the other goes on", async () => {
+    const h = await setup({
+      agents: { bg: manifest({ description: "Works in the background.", model: "scripted:bg" }) },
+    });
+    const children = [0, 1].map(() => scriptedModel([{ text: "working", hang: true }]));
+    let next = 0;
+    const parent = scriptedModel([
+      {
+        toolCalls: ["first job", "second job"].map((description) => ({
+          name: "task",
+          input: { description, prompt: `Do the ${description}.`, agent: "bg", background: true },
+        })),
+      },
+      { text: "Both started." },
+    ]);
+    const changes: string[] = [];
+    h.engine.events.on("TasksChanged", ({ sessionId }) => changes.push(sessionId));
+    const { result } = await h.run("fan out", parent, {
+      resolveModel: async (spec) => ({ spec: parseModelSpec(spec), model: children[next++]! }),
+    });
+    expect(result.status).toBe("completed");
+    const board = h.engine.tasks;
+    const listed = board.background(result.sessionId);
+    expect(listed.map((t) => [t.description, t.agent, t.status])).toEqual([
+      ["first job", "bg", "running"],
+      ["second job", "bg", "running"],
+    ]);
+    expect(changes).toEqual([result.sessionId, result.sessionId]);
+
+    expect(board.stop(listed[0]!.taskId, new Error("stopped by the person"))).toBe(true);
+    await expect
+      .poll(() => board.background(result.sessionId).map((t) => t.status))
+      .toEqual(["aborted", "running"]);
+    expect(board.background(result.sessionId)[0]!.endedAt).toBeGreaterThanOrEqual(listed[0]!.startedAt);
+    expect(taskStatus(h.engine, listed[0]!.taskId)).toMatchObject({ status: "aborted", summary: "working" });
+    expect(changes).toHaveLength(3);
+    // Stopping it again, or a task that does not exist, changes nothing.
+    expect(board.stop(listed[0]!.taskId, new Error("again"))).toBe(false);
+    expect(board.stop("t-made-up", new Error("none"))).toBe(false);
+
+    board.stop(listed[1]!.taskId, new Error("stopped by the person"));
+    await settleTasks(h.engine);
+    expect(board.background(result.sessionId).map((t) => t.status)).toEqual(["aborted", "aborted"]);
+  });
+});
+
 describe("fan-out: background tasks running at once", () => {
   it(`runs at most ${MAX_BACKGROUND_TASKS} at once and tells the model how to go on when asked for more`, async () => {
     const h = await setup({

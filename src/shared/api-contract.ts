@@ -37,6 +37,7 @@ import {
 } from "./checkpoint-schemas.ts";
 import { EnvelopeSchema } from "./envelope-schema.ts";
 import { QuestionResponseSchema } from "./question-schemas.ts";
+import { TaskStopSchema, TaskStoppedSchema } from "./task-schemas.ts";
 import { SecretRemoveSchema, SecretSetSchema, SecretsStatusSchema } from "./secret-schemas.ts";
 import { ToolOriginSchema } from "./tool-origin.ts";
 import {
@@ -313,6 +314,14 @@ export const channels = {
   "chat.stopTool": {
     request: z.strictObject({ runId: z.string().min(1).max(200), toolCallId: z.string().min(1).max(200) }),
     response: z.strictObject({ runId: z.string(), toolCallId: z.string(), stopped: z.literal(true) }),
+  },
+  /**
+   * Stop a background task (its model stream, its tool calls and their processes, and the tasks it
+   * started), whether or not the run that started it goes on; one not running is refused.
+   */
+  "chat.stopTask": {
+    request: TaskStopSchema,
+    response: TaskStoppedSchema,
   },
   /** A session's checkpoints (one per call that changed files, plus restores), oldest first. */
   "checkpoints.list": {

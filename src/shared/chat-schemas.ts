@@ -2,6 +2,7 @@
 // pickers, and the session's todo list. Run events themselves are in run-event-schema.ts.
 import { z } from "zod";
 import { RunEventSchema } from "./run-event-schema.ts";
+import { BackgroundTaskSchema } from "./task-schemas.ts";
 
 /** A chat session's id: the engine's rule for persistent session ids. */
 export const SessionIdSchema = z
@@ -56,6 +57,8 @@ export const ChatHistorySchema = z.strictObject({
   model: z.string(),
   turns: z.array(ChatTurnSchema),
   todos: z.array(TodoItemSchema),
+  /** Its background tasks this host started (running ones have a Stop), oldest first. */
+  tasks: z.array(BackgroundTaskSchema),
   /** The run of this session still going on (started in any UI), whose further events arrive as pushes. */
   runningRunId: z.string().optional(),
   /** The `index` of that run's next push: its pushes below it are already in the last turn. */

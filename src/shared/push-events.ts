@@ -1,6 +1,6 @@
 // What the host pushes to the renderer without being asked: approval prompts, live tool activity,
 // the project's trust status, the state of its plugins and MCP servers (and the dialog before one
-// starts without the OS sandbox), the chat (run events, todo lists, the question dialog) and its
+// starts without the OS sandbox), the chat (run events, todo lists, background tasks, the question dialog) and its
 // checkpoints. Declared here once, with a zod schema per event; the receiving
 // side (preload, WebSocket client) validates every frame against it before any listener sees it.
 import { z } from "zod";
@@ -8,6 +8,7 @@ import { ApprovalAnswerSchema, ProjectStatusSchema } from "./api-contract.ts";
 import { EnvelopeSchema } from "./envelope-schema.ts";
 import { ToolOriginSchema } from "./tool-origin.ts";
 import { TodosChangedSchema } from "./chat-schemas.ts";
+import { TasksChangedSchema } from "./task-schemas.ts";
 import { ExtensionsStatusSchema } from "./extensions-schemas.ts";
 import { UnsandboxedMcpRequestSchema, UnsandboxedMcpSettledSchema } from "./mcp-unsandboxed-schemas.ts";
 import { QuestionRequestSchema, QuestionSettledSchema } from "./question-schemas.ts";
@@ -74,6 +75,8 @@ const pushes = {
   "run.event": RunEventPushSchema,
   /** A chat session's todo list was replaced. */
   "todos.changed": TodosChangedSchema,
+  /** A chat session's background tasks changed: one started or ended (its run may be over). */
+  "tasks.changed": TasksChangedSchema,
   /** The agent asks the person: show the dialog and answer with `question.respond`. */
   "question.requested": QuestionRequestSchema,
   /** The dialog is over (answered, dismissed, its call stopped, or the UI went away). */

@@ -16,6 +16,7 @@ type ChatChannels =
   | "chat.send"
   | "chat.abort"
   | "chat.stopTool"
+  | "chat.stopTask"
   | "chat.history"
   | "models.list"
   | "agents.list"
@@ -27,6 +28,7 @@ export function createChatHandlers(target: ChatTarget): Pick<ApiHandlers, ChatCh
     "chat.send": (request) => target.runs.send(request),
     "chat.abort": ({ runId }) => target.runs.abort(runId),
     "chat.stopTool": ({ runId, toolCallId }) => target.runs.stopTool(runId, toolCallId),
+    "chat.stopTask": ({ taskId }) => target.runs.stopTask(taskId),
     "chat.history": ({ sessionId }) => target.history(sessionId),
     "models.list": () => target.models(),
     "agents.list": () => target.agents(),

@@ -1,4 +1,5 @@
 import type { ChatHistory, ChatTurn } from "../../shared/chat-schemas.ts";
+import type { BackgroundTask } from "../../shared/task-schemas.ts";
 import { RunEventSchema } from "../../shared/run-event-schema.ts";
 import type { Engine } from "../engine/index.ts";
 import { ApiError } from "./api-error.ts";
@@ -9,8 +10,14 @@ import type { LiveRunView } from "./live-runs.ts";
  * recorded events, in order), and the session's todo list. Read from the conversation store, so
  * nothing is called again. An event the contract does not know is left out, not guessed at. The
  * run going on, if any, is its last turn as it stands now (`live`): the store writes it behind.
+ * `tasks`: its background tasks as the host has them (they may go on after their run).
  */
-export function chatHistory(engine: Engine, sessionId: string, live?: LiveRunView): ChatHistory {
+export function chatHistory(
+  engine: Engine,
+  sessionId: string,
+  live?: LiveRunView,
+  tasks: BackgroundTask[] = [],
+): ChatHistory {
   const store = engine.conversations();
   const record = store.get(sessionId);
   if (!record) {
@@ -45,6 +52,7 @@ export function chatHistory(engine: Engine, sessionId: string, live?: LiveRunVie
     model: record.model,
     turns,
     todos: engine.todos.get(sessionId),
+    tasks,
     ...(live ? { runningRunId: live.runId, runningNextIndex: live.nextIndex } : {}),
   };
 }

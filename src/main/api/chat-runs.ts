@@ -5,6 +5,7 @@ import type { ApprovalMode, Approver, Asker, Engine, TodoItem } from "../engine/
 import { ApiError } from "./api-error.ts";
 import { agentModule, asApiError, setupChat } from "./chat-setup.ts";
 import type { LiveRuns } from "./live-runs.ts";
+import type { LiveTasks } from "./live-tasks.ts";
 
 /** Where a UI's runs go: its current engine, the signal that ends with the UI, and what waits for them. */
 interface RunTarget {
@@ -25,6 +26,8 @@ interface ChatRunsOptions {
   busySessions: Set<string>;
   /** The host's runs going on: their events go to every UI from there, and any UI may stop them. */
   live: LiveRuns;
+  /** The host's background tasks: any UI may stop one, whether or not the run that started it goes on. */
+  tasks: LiveTasks;
 }
 
 interface ActiveRun {
@@ -34,16 +37,31 @@ interface ActiveRun {
   done: Promise<void>;
 }
 
+/** A run that ended while background tasks it started go on: aborting its controller stops them. */
+interface Lingering {
+  controller: AbortController;
+  /** Settles once none of its tasks runs. */
+  done: Promise<void>;
+}
+
+/** The ids of the tasks an event comes from (a task of a task is nested in its parent's). */
+function taskIdsOf(event: RunEvent | RunEventPayload["event"]): string[] {
+  return event.type === "task" ? [event.taskId, ...taskIdsOf(event.event)] : [];
+}
+
 /**
  * The agent runs one UI started: `send` starts a run on a prompt (its events, and its session's
  * todo list, go to every UI of the host as pushes) and answers once the run has started; `close`
- * stops them all when the UI goes away. `abort` and `stopTool` reach any run of the host (a
- * second tab on the same chat has a Stop too). Approvals go to the UI's approval broker and
+ * stops them all, and the background tasks they started (which may outlive their run), when the
+ * UI goes away. `abort`, `stopTool` and `stopTask` reach any run and task of the host (a second
+ * tab on the same chat has a Stop too). Approvals go to the UI's approval broker and
  * questions to its question broker.
  */
 export class ChatRuns {
   private readonly options: ChatRunsOptions;
   private readonly runs = new Map<string, ActiveRun>();
+  /** Runs that ended while their background tasks go on; the UI going away stops those too. */
+  private readonly lingering = new Set<Lingering>();
   private closed = false;
 
   constructor(options: ChatRunsOptions) {
@@ -91,7 +109,10 @@ export class ChatRuns {
     let started: (id: string) => void = () => undefined;
     const whenStarted = new Promise<string>((resolve) => (started = resolve));
     const live = this.options.live;
+    /** Every task this run started (and their tasks): a background one may go on after the run. */
+    const tasks = new Set<string>();
     const emit = (event: RunEvent | RunEventPayload["event"]): void => {
+      for (const id of taskIdsOf(event)) tasks.add(id);
       const start = event.type === "start";
       if (start) {
         runId = event.runId;
@@ -157,6 +178,15 @@ export class ChatRuns {
         }
       });
     target.track(active.done);
+    // Its background tasks still work on this engine after the run: the engine is not retired
+    // under them, and the UI going away stops them (the run's signal reaches them) and waits.
+    const lingering: Lingering = {
+      controller: active.controller,
+      done: active.done.then(() => setup.engine.tasks.settled(tasks)),
+    };
+    this.lingering.add(lingering);
+    void lingering.done.finally(() => this.lingering.delete(lingering));
+    target.track(lingering.done);
 
     try {
       const first = await Promise.race([whenStarted, running.then((result) => result.runId)]);
@@ -187,10 +217,15 @@ export class ChatRuns {
     return { runId, toolCallId, stopped: true };
   }
 
-  /** The UI went away: stop every run and wait until they have all ended. */
+  /** Stop a background task of any UI's run, whether or not that run goes on. */
+  stopTask(taskId: string): { taskId: string; stopped: true } {
+    return this.options.tasks.stop(taskId);
+  }
+
+  /** The UI went away: stop every run and the background tasks they started, and wait until they have all ended. */
   async close(): Promise<void> {
     this.closed = true;
-    const runs = [...this.runs.values()];
+    const runs = [...this.runs.values(), ...this.lingering];
     for (const run of runs) run.controller.abort(new Error("the window closed"));
     await Promise.allSettled(runs.map((run) => run.done));
   }

@@ -12,6 +12,7 @@ import { ApiError } from "./api-error.ts";
 import { extensionsStatus } from "./extensions-status.ts";
 import { ExtensionsWatch } from "./extensions-watch.ts";
 import { LiveRuns } from "./live-runs.ts";
+import { LiveTasks } from "./live-tasks.ts";
 import { resolveProjectPath } from "./project-path.ts";
 import { RecentProjects } from "./recent-projects.ts";
 import { SessionsInUse } from "./sessions-in-use.ts";
@@ -106,6 +107,8 @@ export class EngineHost {
   readonly chatSessions = new SessionsInUse(() => this.sessionsChanged());
   /** The chat runs going on, across every UI: each UI follows them and can stop them. */
   readonly liveRuns = new LiveRuns();
+  /** The chats' background tasks, on any of its engines: each UI lists them and can stop them. */
+  readonly liveTasks = new LiveTasks((frame) => this.liveRuns.broadcast(frame));
   private readonly created = new Set<Engine>();
   private readonly retiring = new Set<Promise<void>>();
   private changes: Promise<unknown> = Promise.resolve();
@@ -120,6 +123,7 @@ export class EngineHost {
       options.createEngine ?? ((folder) => createLoggedEngine(folder, { latheHome, approveUnsandboxedMcp }));
     this.recent = new RecentProjects(latheHome);
     this.remember(root);
+    this.liveTasks.watch(options.engine);
     this.watch = new ExtensionsWatch({
       engine: () => this.engine,
       idle: () => ![...this.users].some((user) => user.busy?.() === true),
@@ -189,7 +193,7 @@ export class EngineHost {
   /**
    * Open another folder: check the path, move every user to an engine for it (the old one closes
    * once its calls have ended) and put it first in the recent projects. Refused while a chat run
-   * goes on (it works in the folder it started in). Opening the current folder changes nothing.
+   * or a background task goes on (it works in the folder it started in). Opening the current folder changes nothing.
    */
   open(folder: string): Promise<ProjectStatus> {
     return this.serial(async () => {
@@ -201,6 +205,13 @@ export class EngineHost {
       if (this.chatSessions.size > 0) {
         throw new ApiError(
           `A chat run is going on in ${this.engine.root}: wait for it to finish or stop it, then open ${root}.`,
+        );
+      }
+      const tasks = this.liveTasks.running();
+      if (tasks.length > 0) {
+        const names = tasks.map((task) => `"${task.description}"`).join(", ");
+        throw new ApiError(
+          `${tasks.length === 1 ? "A background task is" : `${tasks.length} background tasks are`} still working in ${tasks[0]!.root} (${names}): stop ${tasks.length === 1 ? "it" : "them"} in the chat's task list, or wait for ${tasks.length === 1 ? "it" : "them"} to finish, then open ${root}.`,
         );
       }
       await this.replace(
@@ -261,6 +272,9 @@ export class EngineHost {
       throw new Error(failure(message), { cause: error });
     }
     this.created.add(next);
+    // Tasks still working on the old engine go on there; runs on the new one can collect them.
+    if (next.root === old.root) next.tasks.adopt(old.tasks);
+    this.liveTasks.watch(next);
     this.engine = next;
     const switched = await Promise.allSettled([...this.users].map((user) => user.switchTo(next)));
     const released = switched.map((result) => {
@@ -285,6 +299,7 @@ export class EngineHost {
 
   private async closeIfCreated(engine: Engine): Promise<void> {
     if (!this.created.delete(engine)) return;
+    this.liveTasks.unwatch(engine);
     try {
       await engine.close();
     } catch (error) {
@@ -298,5 +313,6 @@ export class EngineHost {
     await this.watch.stop();
     await Promise.allSettled([...this.retiring]);
     for (const engine of [...this.created]) await this.closeIfCreated(engine);
+    this.liveTasks.close();
   }
 }

@@ -100,6 +100,7 @@ export class UiConnection implements EngineUser {
       ...(options.mode !== undefined ? { mode: options.mode } : {}),
       busySessions: options.host.chatSessions,
       live: options.host.liveRuns,
+      tasks: options.host.liveTasks,
     });
     // Every run of the host, whichever UI started it: this UI shows those of the session it has open.
     this.stopFollowingRuns = options.host.liveRuns.listen((frame) => this.pushSafely(frame));
@@ -121,7 +122,12 @@ export class UiConnection implements EngineUser {
           runs: this.runs,
           questions: this.questions,
           history: async (sessionId) =>
-            chatHistory((await this.current).engine, sessionId, options.host.liveRuns.inSession(sessionId)),
+            chatHistory(
+              (await this.current).engine,
+              sessionId,
+              options.host.liveRuns.inSession(sessionId),
+              options.host.liveTasks.inSession(sessionId),
+            ),
           models: async () => listModels((await this.current).engine),
           agents: async () => listAgents((await this.current).engine),
         }),

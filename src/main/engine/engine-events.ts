@@ -29,6 +29,11 @@ interface EngineEventMap {
   ToolInvocationFailed: [ToolInvocationFinished];
   /** A session's todo list was replaced (by the todo tool): the whole new list. */
   TodosChanged: [{ sessionId: string; todos: TodoItem[] }];
+  /**
+   * A task (subagent) started or ended under a session: its own, or one a task of it started.
+   * `engine.tasks.background(sessionId)` lists that session's background tasks as they are now.
+   */
+  TasksChanged: [{ sessionId: string }];
   /** A checkpoint was recorded: a call changed files, or a restore or rewind replaced some. */
   CheckpointRecorded: [Checkpoint];
   /** A call's changes could not be checkpointed (e.g. the workspace is too large to scan): hosts tell the person. */

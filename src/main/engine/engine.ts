@@ -139,7 +139,7 @@ export class Engine {
   /** Each session's todo list (the `todo` tool); hosts read it with `todos.get(sessionId)`. */
   readonly todos: TodoStore;
   /** The tasks (subagents) started on this engine in this process, running or finished. */
-  readonly tasks = new TaskBoard();
+  readonly tasks = new TaskBoard((sessionId) => this.events.emit("TasksChanged", { sessionId }));
   /** Skills from `$LATHE_HOME/skills` and the trusted project's `.lathe/skills`. */
   readonly skills: SkillCatalog;
   /** Checkpoints of persistent sessions: list, preview, restore, rewind (see checkpoints/checkpoints.ts). */

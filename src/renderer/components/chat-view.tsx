@@ -4,6 +4,7 @@ import { ChatPickers } from "./chat-pickers.tsx";
 import { ChatTranscript } from "./chat-transcript.tsx";
 import { PromptBox } from "./prompt-box.tsx";
 import { sessionLabel } from "./sessions-sidebar.tsx";
+import { TasksPanel } from "./tasks-panel.tsx";
 import { TodoPanel } from "./todo-panel.tsx";
 
 /** The session's title in the chat header: its name in the list, else its first prompt, else "New chat". */
@@ -21,13 +22,15 @@ function ChatTitle() {
 
 /**
  * The chat: a header (the session's title; the model and agent pickers, where the second wave's
- * model picker goes), the streamed conversation, the prompt, and the todo list beside it once the
- * agent keeps one. Checkpoints in the chat plug in at the turns (chat-transcript.tsx).
+ * model picker goes), the streamed conversation, the prompt, and beside it the session's
+ * background tasks once one started (they may outlive their run: here they stay in sight and
+ * stoppable) and the todo list once the agent keeps one. Checkpoints in the chat plug in at the turns (chat-transcript.tsx).
  */
 export function ChatView() {
   const hasTodos = useChat((s) => s.todos.length > 0);
+  const hasTasks = useChat((s) => s.tasks.length > 0);
   return (
-    <div className={`chat-layout${hasTodos ? " with-side" : ""}`}>
+    <div className={`chat-layout${hasTodos || hasTasks ? " with-side" : ""}`}>
       <section className="chat-main" aria-label="Chat">
         <header className="chat-header">
           <ChatTitle />
@@ -36,9 +39,10 @@ export function ChatView() {
         <ChatTranscript />
         <PromptBox />
       </section>
-      {hasTodos ? (
+      {hasTodos || hasTasks ? (
         <aside className="chat-side">
-          <TodoPanel />
+          {hasTasks ? <TasksPanel /> : null}
+          {hasTodos ? <TodoPanel /> : null}
         </aside>
       ) : null}
     </div>

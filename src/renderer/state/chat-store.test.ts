@@ -41,6 +41,7 @@ interface Script {
   respond?: ApiResult<{ id: string; outcome: "answered" | "dismissed" }>;
   models?: ApiResult<ModelCatalog>;
   stopTool?: ApiResult<{ runId: string; toolCallId: string; stopped: true }>;
+  stopTask?: ApiResult<{ taskId: string; stopped: true }>;
   checkpoints?: ApiResult<CheckpointSummary[]>;
 }
 
@@ -77,6 +78,10 @@ function fakeApi(script: Script = {}) {
       stopTool: (request) => {
         calls.push(["stopTool", request]);
         return Promise.resolve(script.stopTool ?? { ok: true, data: { ...request, stopped: true as const } });
+      },
+      stopTask: (request) => {
+        calls.push(["stopTask", request]);
+        return Promise.resolve(script.stopTask ?? { ok: true, data: { ...request, stopped: true as const } });
       },
     },
     models: {
@@ -326,6 +331,121 @@ describe("the chat store", () => {
     expect(store.getState().todos).toEqual([{ content: "Plan", status: "in_progress" }]);
   });
 
+  it("puts a background task's events after its run finished under that run's card, and stays idle", async () => {
+    const { store, event } = setup();
+    const sessionId = store.getState().sessionId;
+    store.getState().setDraft("Start it in the background");
+    await store.getState().send();
+    event(start(sessionId));
+    event({ type: "tool-call", step: 0, toolCallId: "c-1", toolName: "task", input: { background: true } });
+    event({
+      type: "tool-result",
+      step: 0,
+      toolCallId: "c-1",
+      toolName: "task",
+      envelope: { type: "output", data: { task_id: "t-1", status: "running" }, metadata: { duration_ms: 3 } },
+    });
+    event({ type: "text", step: 1, text: "Started." });
+    event(finish());
+    expect(store.getState()).toMatchObject({ running: false, runId: undefined });
+
+    // The task goes on: its events arrive under the finished run's id.
+    const child: RunEvent = { type: "text", step: 0, text: "Still working" };
+    event({ type: "task", taskId: "t-1", toolCallId: "c-1", event: child });
+    expect(store.getState()).toMatchObject({ running: false, runId: undefined });
+    expect(store.getState().turns).toHaveLength(1);
+    const card = store.getState().turns[0]!.items.find((item) => item.kind === "tool");
+    expect(card).toMatchObject({
+      toolCallId: "c-1",
+      task: { taskId: "t-1", items: [{ text: "Still working" }] },
+    });
+    // A new prompt can be sent meanwhile.
+    store.getState().setDraft("Next");
+    await store.getState().send();
+    expect(store.getState().sendError).toBeUndefined();
+  });
+
+  it("lists the open session's background tasks, and stops one", async () => {
+    const { store, calls, push } = setup();
+    const sessionId = store.getState().sessionId;
+    const task = {
+      taskId: "t-1",
+      parentSessionId: sessionId,
+      description: "sleepy work",
+      agent: "default",
+      startedAt: 1000,
+      status: "running" as const,
+    };
+    push("tasks.changed", { sessionId: "s-other", tasks: [{ ...task, taskId: "t-other" }] });
+    expect(store.getState().tasks).toEqual([]);
+    push("tasks.changed", { sessionId, tasks: [task] });
+    expect(store.getState().tasks).toEqual([task]);
+
+    await store.getState().stopTask("t-1");
+    expect(calls).toContainEqual(["stopTask", { taskId: "t-1" }]);
+    expect(store.getState().stoppingTasks).toEqual(["t-1"]);
+    push("tasks.changed", { sessionId, tasks: [{ ...task, status: "aborted", endedAt: 2000 }] });
+    expect(store.getState().stoppingTasks).toEqual([]);
+    store.getState().newChat();
+    expect(store.getState().tasks).toEqual([]);
+  });
+
+  it("opens a background task's own session while it works as going on, and redraws it when it ends", async () => {
+    const working = {
+      taskId: "t-1",
+      parentSessionId: "s-parent",
+      description: "sleepy work",
+      agent: "default",
+      startedAt: 1000,
+      status: "running" as const,
+    };
+    const recorded = (status: "running" | "aborted"): ChatHistory => ({
+      sessionId: "t-1",
+      agent: "default",
+      model: "ollama:llama3.2",
+      turns: [
+        {
+          runId: "r-t",
+          prompt: "Sleep",
+          events: [
+            start("t-1", "r-t"),
+            {
+              type: "tool-call",
+              step: 0,
+              toolCallId: "c-b",
+              toolName: "bash",
+              input: { command: "sleep 9" },
+            },
+            ...(status === "aborted" ? [finish("aborted")] : []),
+          ],
+        },
+      ],
+      todos: [],
+      tasks: [status === "running" ? working : { ...working, status, endedAt: 2000 }],
+    });
+    const { store, calls, push, api } = setup({ history: { ok: true, data: recorded("running") } });
+    expect(await store.getState().openSession("t-1")).toBe(true);
+    // Not "interrupted": it works on (the Stop is in its task list; no run of this chat goes on).
+    expect(store.getState().turns.map((t) => t.status)).toEqual(["running"]);
+    expect(store.getState()).toMatchObject({ running: false, tasks: [working] });
+
+    api.chat.history = () => Promise.resolve({ ok: true, data: recorded("aborted") });
+    push("tasks.changed", { sessionId: "t-1", tasks: [{ ...working, status: "aborted", endedAt: 2000 }] });
+    await expect.poll(() => store.getState().turns.map((t) => t.status)).toEqual(["aborted"]);
+    expect(calls.filter(([name]) => name === "history")).toHaveLength(1);
+  });
+
+  it("says why a task could not be stopped", async () => {
+    const { store } = setup({
+      stopTask: { ok: false, error: { message: 'There is no background task "t-1" running' } },
+    });
+    await store.getState().stopTask("t-1");
+    expect(store.getState()).toMatchObject({
+      stoppingTasks: [],
+      sendError: 'Could not stop the task: There is no background task "t-1" running',
+    });
+  });
+
   it("queues questions; a refused answer keeps the dialog and says why, a good one closes it", async () => {
     const { store, push, calls } = setup({
       respond: {
@@ -378,6 +498,16 @@ describe("the chat store", () => {
         { runId: "r-1", prompt: "Second", events: [{ type: "text", step: 0, text: "Working" }] },
       ],
       todos: [{ content: "Plan", status: "pending" }],
+      tasks: [
+        {
+          taskId: "t-1",
+          parentSessionId: "s-old",
+          description: "index the repo",
+          agent: "default",
+          startedAt: 1000,
+          status: "running",
+        },
+      ],
       runningRunId: "r-1",
     };
     const { store, event } = setup({ history: { ok: true, data: history } }, { [SESSION_KEY]: "s-old" });
@@ -388,6 +518,7 @@ describe("the chat store", () => {
       agent: "reviewer",
       model: "ollama:llama3.2",
       todos: [{ content: "Plan", status: "pending" }],
+      tasks: [expect.objectContaining({ taskId: "t-1", status: "running" })],
     });
     expect(store.getState().turns.map((t) => [t.prompt, t.status])).toEqual([
       ["First", "completed"],
@@ -441,6 +572,7 @@ describe("the chat store", () => {
           },
         ],
         todos: [],
+        tasks: [],
         runningRunId: "r-5",
         runningNextIndex: 3,
       },
@@ -483,6 +615,7 @@ describe("the chat store", () => {
         },
       ],
       todos: [],
+      tasks: [],
     };
     const { store, calls, storage } = setup({ history: { ok: true, data: recorded } });
     expect(await store.getState().openSession("s-old")).toBe(true);

@@ -4,6 +4,7 @@ import type { AgentList, TodoItem } from "../../shared/chat-schemas.ts";
 import type { CheckpointSummary } from "../../shared/checkpoint-schemas.ts";
 import type { ModelCatalog } from "../../shared/model-catalog-schemas.ts";
 import type { QuestionPrompt, RunEventPayload } from "../../shared/push-events.ts";
+import type { BackgroundTask } from "../../shared/task-schemas.ts";
 import { applyToTurn, interruptTurn, newTurn, turnFromHistory, type Turn } from "./transcript.ts";
 
 export interface ChatState {
@@ -20,6 +21,10 @@ export interface ChatState {
   /** The prompt being typed (kept when the person switches views). */
   draft: string;
   todos: TodoItem[];
+  /** The session's background tasks (they may go on after their run), running and ended, oldest first. */
+  tasks: BackgroundTask[];
+  /** Background tasks whose Stop was pressed and that have not ended yet. */
+  stoppingTasks: string[];
   /** What the model picker offers (detected local servers, GGUF files, cloud providers). */
   catalog: ModelCatalog | undefined;
   catalogLoading: boolean;
@@ -68,6 +73,8 @@ export interface ChatState {
   stoppingTools: string[];
   /** Stop one running tool call of the run going on; the run goes on. */
   stopTool(toolCallId: string): Promise<void>;
+  /** Stop one background task of the session, whether or not the run that started it goes on. */
+  stopTask(taskId: string): Promise<void>;
   /** The host moved to another folder: start afresh there (a run cannot be going on). */
   reset(): void;
   answerQuestion(answers: string[][]): Promise<void>;
@@ -116,6 +123,8 @@ function emptyChat(sessionId: string) {
     sessionId,
     turns: [],
     todos: [],
+    tasks: [],
+    stoppingTasks: [],
     checkpoints: [],
     runId: undefined,
     sendError: undefined,
@@ -148,6 +157,17 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
         return;
       }
       if (redrawn?.runId === runId && index < redrawn.index) return;
+      // A background task goes on after the run that started it: its events go under that run's
+      // card, and the chat stays as it is (no run is going on; Send works).
+      if (event.type === "task") {
+        const ended = get().turns.findIndex((turn) => turn.runId === runId && turn.status !== "running");
+        if (ended !== -1) {
+          set((state) => ({
+            turns: state.turns.map((turn, i) => (i === ended ? applyToTurn(turn, event, now()) : turn)),
+          }));
+          return;
+        }
+      }
       set((state) => {
         const last = state.turns.at(-1);
         const current = last && last.status === "running" ? last : newTurn(payload.prompt ?? "");
@@ -179,6 +199,8 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
       sendError: undefined,
       draft: "",
       todos: [],
+      tasks: [],
+      stoppingTasks: [],
       catalog: undefined,
       catalogLoading: false,
       catalogError: undefined,
@@ -371,6 +393,18 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
         }
       },
 
+      async stopTask(taskId) {
+        if (get().stoppingTasks.includes(taskId)) return;
+        set((state) => ({ stoppingTasks: [...state.stoppingTasks, taskId], sendError: undefined }));
+        const answer = await api.chat.stopTask({ taskId });
+        if (!answer.ok) {
+          set((state) => ({
+            stoppingTasks: state.stoppingTasks.filter((id) => id !== taskId),
+            sendError: `Could not stop the task: ${answer.error.message}`,
+          }));
+        }
+      },
+
       async restore(sessionId) {
         // A run going on in the session (this tab's or another's) keeps pushing while the history
         // comes: those pushes wait, then only the ones the history does not hold are applied.
@@ -397,9 +431,16 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
           runningRunId !== undefined && history.runningNextIndex !== undefined
             ? { runId: runningRunId, index: history.runningNextIndex }
             : undefined;
+        // A background task's own session, opened while the task works: its last turn is not over
+        // (it goes on in the chat that started it; the task list says when it ends).
+        const taskWorking = history.tasks.some((t) => t.taskId === sessionId && t.status === "running");
+        const last = history.turns.length - 1;
         set((state) => ({
-          turns: history.turns.map((turn) => turnFromHistory(turn, turn.runId === runningRunId)),
+          turns: history.turns.map((turn, i) =>
+            turnFromHistory(turn, turn.runId === runningRunId || (taskWorking && i === last)),
+          ),
           todos: history.todos,
+          tasks: history.tasks,
           running: runningRunId !== undefined,
           runId: runningRunId,
           model: state.model || history.model,
@@ -442,6 +483,7 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
           runId: undefined,
           stopping: false,
           stoppingTools: [],
+          stoppingTasks: [],
           questions: [],
           answering: false,
           sendError: state.sendError === BUSY ? undefined : state.sendError,
@@ -453,6 +495,16 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
           api.on("run.event", onRunEvent),
           api.on("todos.changed", ({ sessionId, todos }) => {
             if (sessionId === get().sessionId) set({ todos });
+          }),
+          api.on("tasks.changed", ({ sessionId, tasks }) => {
+            if (sessionId !== get().sessionId) return;
+            const running = new Set(tasks.filter((t) => t.status === "running").map((t) => t.taskId));
+            // The open session is a task that just ended: redraw it as it finished.
+            const ended =
+              get().tasks.some((t) => t.taskId === sessionId && t.status === "running") &&
+              !running.has(sessionId);
+            set((state) => ({ tasks, stoppingTasks: state.stoppingTasks.filter((id) => running.has(id)) }));
+            if (ended) void get().reload();
           }),
           // Deleted in another tab or window: sending on would bring it back empty.
           api.on("sessions.changed", ({ deleted }) => {

@@ -215,12 +215,13 @@ export class SubagentRunner implements TaskHost {
     const report = new TaskReport(editsFiles(scope.engine));
     const { settings } = scope;
     const agents = this.catalog ? await this.catalog : settings.agents;
-    // A synchronous task stops with the call; a background one with the run (or the host's signal).
-    const signal = request.background
-      ? settings.signal
-        ? AbortSignal.any([scope.signal, settings.signal])
-        : scope.signal
-      : callSignal;
+    // A synchronous task stops with the call; a background one with the run (or the host's
+    // signal). Either stops alone too: the person's Stop on it in a host's task list.
+    const own = new AbortController();
+    const signal = AbortSignal.any([
+      own.signal,
+      ...(request.background ? [scope.signal, ...(settings.signal ? [settings.signal] : [])] : [callSignal]),
+    ]);
     const done = scope
       .runChild(
         {
@@ -270,7 +271,17 @@ export class SubagentRunner implements TaskHost {
           error: `The task could not run: ${messageOf(err)}`,
         }),
       );
-    scope.engine.tasks.add(taskId, parent.id, done);
+    scope.engine.tasks.add(
+      taskId,
+      {
+        parentSessionId: parent.id,
+        description: request.description,
+        agent: agent.id,
+        background: request.background,
+        stop: (reason) => own.abort(reason),
+      },
+      done,
+    );
     this.children.push({ background: request.background, done });
     if (request.background) return { task_id: taskId, status: "running" };
     return done;

@@ -24,19 +24,15 @@ export function taskStatus(engine: Engine, taskId: string): TaskResult | undefin
  * to stop them; `signal` here only ends the wait.
  */
 export async function settleTasks(engine: Engine, signal?: AbortSignal): Promise<void> {
-  const board = engine.tasks;
-  for (;;) {
-    const pending = board.unfinished();
-    if (pending.length === 0 || signal?.aborted) return;
-    let stopWaiting: (() => void) | undefined;
-    const ended = new Promise<void>((resolve) => {
-      stopWaiting = () => resolve();
-      signal?.addEventListener("abort", stopWaiting, { once: true });
-    });
-    try {
-      await Promise.race([Promise.all(pending), ended]);
-    } finally {
-      if (stopWaiting) signal?.removeEventListener("abort", stopWaiting);
-    }
+  if (signal?.aborted) return;
+  let stopWaiting: (() => void) | undefined;
+  const ended = new Promise<void>((resolve) => {
+    stopWaiting = () => resolve();
+    signal?.addEventListener("abort", stopWaiting, { once: true });
+  });
+  try {
+    await Promise.race([engine.tasks.settled(), ended]);
+  } finally {
+    if (stopWaiting) signal?.removeEventListener("abort", stopWaiting);
   }
 }
