@@ -1,5 +1,6 @@
+import { execSync, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, readFile, stat } from "node:fs/promises";
+import { chmod, mkdir, readFile, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Envelope, OutputEnvelope } from "../tools/envelope.ts";
@@ -106,6 +107,59 @@ describe("bash: results", () => {
         : "cat done 0\ntty read 1\n",
     );
     expect(Date.now() - began).toBeLessThan(5000);
+  });
+
+  describe("with the user's editor in the environment", () => {
+    const KEYS = ["EDITOR", "VISUAL", "GIT_EDITOR"];
+    const saved = new Map<string, string | undefined>();
+    beforeEach(() => {
+      for (const key of KEYS) saved.set(key, process.env[key]);
+    });
+    afterEach(() => {
+      for (const [key, value] of saved) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+    });
+
+    it.each(["EDITOR", "VISUAL", "GIT_EDITOR"])(
+      "a git commit without -m ends at once, saying why, when %s names an editor that waits",
+      async (variable) => {
+        // An "editor" that waits like vi does for keys nobody types.
+        const editing = marker();
+        const editor = await ws.put(
+          "editor.sh",
+          `#!/bin/sh
+exec sleep ${editing}
+`,
+        );
+        await chmod(editor, 0o755);
+        const git = "git -c user.name=t -c user.email=t@t";
+        const setup = `git init -q && ${git} commit -q --allow-empty -m first`;
+        // Positive control: plain git with that variable starts the editor and waits in it.
+        execSync(setup, { cwd: ws.root });
+        const control = spawn("sh", ["-c", `${git} commit --allow-empty`], {
+          cwd: ws.root,
+          env: { ...process.env, [variable]: editor },
+          stdio: "ignore",
+        });
+        await started([editing]);
+        control.kill("SIGKILL");
+        for (const pid of running(editing)) process.kill(pid, "SIGKILL");
+        await rm(ws.abs(".git/index.lock"), { force: true });
+
+        process.env[variable] = editor;
+        const began = Date.now();
+        const data = outputOf<BashData>(await bash(`${git} commit --allow-empty`, { timeout_ms: 20_000 }));
+        expect(data.output).toContain("Aborting commit due to empty commit message");
+        expect(data.exit_code).toBe(1);
+        expect(Date.now() - began).toBeLessThan(10_000);
+        expect(running(editing)).toEqual([]);
+        // Nothing is left locked: the next commit works.
+        expect(existsSync(ws.abs(".git/index.lock"))).toBe(false);
+        expect(outputOf<BashData>(await bash(`${git} commit -q --allow-empty -m second`)).exit_code).toBe(0);
+      },
+    );
   });
 
   it("keys approvals on the command with its whitespace collapsed", () => {

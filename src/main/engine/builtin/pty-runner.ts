@@ -68,10 +68,24 @@ const SHELL_STEERING =
   /^(BASH_ENV|ENV|CDPATH|PROMPT_COMMAND|PS4|SHELLOPTS|BASHOPTS|IFS|GLOBIGNORE|BASH_FUNC_.*)$/;
 
 /**
+ * Editors for programs that would open one, since nobody can type in it: git takes the message
+ * it was given or its default (a commit without `-m` stops with "Aborting commit due to empty
+ * commit message", a merge keeps its message, `rebase -i` its plan), and anything else that
+ * starts `$EDITOR` or `$VISUAL` sees it fail. The user's own editor (a `vi` from their shell's
+ * profile) would wait on the terminal until the timeout, and leave git's lock behind.
+ */
+const NO_EDITOR = {
+  GIT_EDITOR: "true",
+  GIT_SEQUENCE_EDITOR: "true",
+  EDITOR: "false",
+  VISUAL: "false",
+};
+
+/**
  * The environment bash starts with: the host's, less what steers the shell (above), less the
  * keys Lathe itself reaches models and search with (config/key-variables.ts: the default
  * variables always) and less `hidden` (those settings name, and `sandbox.denyEnv`'s names and
- * patterns: see hidden-env.ts).
+ * patterns: see hidden-env.ts); no pager and no editor.
  */
 function commandEnv(hidden: readonly string[]): Record<string, string> {
   const env: Record<string, string> = {};
@@ -87,6 +101,7 @@ function commandEnv(hidden: readonly string[]): Record<string, string> {
     PAGER: "cat",
     GIT_PAGER: "cat",
     GIT_TERMINAL_PROMPT: "0",
+    ...NO_EDITOR,
     LATHE: "1",
   };
 }
