@@ -255,24 +255,26 @@ describe("bash: stopping", () => {
     expect(await survivors([bg, fg], 3000)).toBe(0);
   });
 
+  // bash outlives the program it waits for by a moment (see PRELUDE in pty-runner.ts), and says
+  // "Terminated" of it, as in a terminal; a program bash execs in its place leaves no such line.
   it.each([
-    ["prints nothing", (m: string) => `sleep ${m}`, [/It printed nothing\./]],
+    ["prints nothing", (m: string) => `exec sleep ${m}`, [/It printed nothing\./]],
     [
       "printed a little",
       (m: string) => `echo first; echo second >&2; sleep ${m}`,
-      [/Its output until then:\nfirst\nsecond\n$/],
+      [/Its output until then:\nfirst\nsecond\nTerminated\n$/],
     ],
     [
       "waits for input it will never get",
       (m: string) => `echo 'Continue? [y/N]'; sleep ${m}`,
-      [/Continue\? \[y\/N\]\n$/, /non-interactive flags/],
+      [/Continue\? \[y\/N\]\nTerminated\n$/, /non-interactive flags/],
     ],
     [
       "printed past the cap",
       (m: string) => `seq 1 100000; echo LAST-LINE; sleep ${m}`,
       [
         /All \d+ bytes it printed are in \/\S+ \(read can open it\)\./,
-        /The last 16 KB of the \d+ bytes it printed:\n(.|\n)*\n99999\n100000\nLAST-LINE\n$/,
+        /The last 16 KB of the \d+ bytes it printed:\n(.|\n)*\n99999\n100000\nLAST-LINE\nTerminated\n$/,
       ],
     ],
   ])(
@@ -286,8 +288,48 @@ describe("bash: stopping", () => {
       expect(text).toContain("larger timeout_ms (at most 600000)");
       for (const pattern of expected) expect(text).toMatch(pattern);
       const sidecar = /are in (\S+) \(read/.exec(text)?.[1];
-      if (sidecar) expect((await readFile(sidecar, "utf8")).endsWith("100000\nLAST-LINE\n")).toBe(true);
+      if (sidecar)
+        expect((await readFile(sidecar, "utf8")).endsWith("100000\nLAST-LINE\nTerminated\n")).toBe(true);
       expect(await survivors([fg], 3000)).toBe(0);
+    },
+  );
+
+  // git removes its index.lock on SIGTERM; killed outright it leaves the lock, and every later
+  // git command in the repository fails until someone deletes it.
+  it.each([
+    ["times out", (call: Promise<Envelope>) => call, "timed out"],
+    [
+      "is aborted",
+      (call: Promise<Envelope>, controller: AbortController) => {
+        controller.abort(new Error("the user pressed stop"));
+        return call;
+      },
+      "aborted",
+    ],
+  ])(
+    "lets the programs of a command that %s clean up on SIGTERM before it kills them",
+    async (_what, stop, said) => {
+      const held = marker();
+      const controller = new AbortController();
+      // A program holding a lock file it removes on SIGTERM, as git does, taking its time.
+      await ws.put(
+        "hold.mjs",
+        `import { spawn } from "node:child_process";
+import { rmSync, writeFileSync } from "node:fs";
+process.on("SIGTERM", () => setTimeout(() => { rmSync("held.lock", { force: true }); process.exit(1); }, 300));
+writeFileSync("held.lock", "");
+spawn("sleep", ["${held}"], { stdio: "ignore" });`,
+      );
+      const call = bash("node hold.mjs; echo after", { timeout_ms: 1500 }, controller.signal);
+      await started([held]);
+      expect(existsSync(ws.abs("held.lock"))).toBe(true);
+      expect(errorOf(await stop(call, controller))).toContain(said);
+      // An aborted call returns at once; its programs finish cleaning up within the grace.
+      const deadline = Date.now() + 3000;
+      while (existsSync(ws.abs("held.lock")) && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 25));
+      expect(existsSync(ws.abs("held.lock"))).toBe(false);
+      expect(await survivors([held], 3000)).toBe(0);
     },
   );
 

@@ -48,9 +48,12 @@ export type PtyProcess = RemotePty;
  * program, and one that closes its stdout and stderr before it exits (coreutils' `ls`, `cat`…
  * do) would otherwise leave the terminal with no process holding it, and its hang-up would kill
  * that program, turning an exit 0 into 129 (SIGHUP) and dropping output.
+ * On SIGTERM (a timeout or a stop: its programs get one too) bash waits for the program it is
+ * running to finish before it exits with 128 + 15, as it would have: in the OS sandbox its exit
+ * ends everything inside at once, before that program could clean up (git its index.lock).
  * All of it sits on the command's first line, so bash's line numbers in messages stay right.
  */
-const PRELUDE = "stty -onlcr 2>/dev/null; exec 19<&0 </dev/null; ";
+const PRELUDE = "stty -onlcr 2>/dev/null; exec 19<&0 </dev/null; trap 'exit 143' TERM; ";
 
 /** What bash runs for a command: the prelude, then the command on the same first line. */
 export function ptyScript(command: string): string {

@@ -6,6 +6,7 @@
 import type { IPty } from "node-pty";
 import { undoneNotice } from "../sandbox/process-sandbox.ts";
 import { killSandboxTree } from "../sandbox/kill-sandbox-tree.ts";
+import { terminateSandboxed } from "../sandbox/terminate-sandboxed.ts";
 import { signalProcess } from "../sandbox/signal-process.ts";
 import { CappedOutput } from "./capped-output.ts";
 import { confineWhenAsked } from "./confine-when-asked.ts";
@@ -108,10 +109,23 @@ export async function startPty(
     }
   }
 
-  // A sandbox runs in a session of its own, out of the group's reach: it goes with its launcher.
-  const onAbort = (): void => {
-    if (confined) killSandboxTree(pgid);
+  // A sandbox runs in a session of its own, out of the group's reach: its command's processes get
+  // SIGTERM, and the whole tree SIGKILL after the same grace (see terminateSandboxed). Its
+  // launcher is not signalled before: its end would SIGKILL everything inside at once.
+  let sandboxKill: NodeJS.Timeout | undefined;
+  const killSandbox = (): void => {
+    killSandboxTree(pgid);
     killGroup(pgid);
+  };
+  const onAbort = (): void => {
+    if (!confined) killGroup(pgid);
+    else if (sandboxKill === undefined) {
+      if (terminateSandboxed(pgid) === 0) killSandbox();
+      else {
+        sandboxKill = setTimeout(killSandbox, KILL_GRACE_MS);
+        sandboxKill.unref();
+      }
+    }
   };
   signal.addEventListener("abort", onAbort, { once: true });
   // Its deadline stops it the same way, but what it printed is still wanted.
@@ -141,6 +155,8 @@ export async function startPty(
   const exit = pty.onExit(({ exitCode, signal: killedBy }) => {
     signal.removeEventListener("abort", onAbort);
     clearTimeout(deadline);
+    // Everything inside went with the launcher, whose pid may now be given to someone else.
+    clearTimeout(sandboxKill);
     clearInterval(exitWatch);
     data.dispose();
     exit.dispose();
@@ -163,6 +179,7 @@ export async function startPty(
   return {
     kill() {
       clearTimeout(deadline);
+      clearTimeout(sandboxKill);
       if (confined) killSandboxTree(pgid);
       signalGroup(pgid, "SIGKILL");
       // Now: the spawner exits next, and the sidecar it was writing is nobody's any more.
