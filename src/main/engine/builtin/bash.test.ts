@@ -333,6 +333,29 @@ spawn("sleep", ["${held}"], { stdio: "ignore" });`,
     },
   );
 
+  // Nobody ever types into a command's terminal: a program reading it waits until the timeout.
+  it.each([
+    ["a pager on a file", "printf 'line\\n%.0s' $(seq 1 200) > long.txt; echo before; less long.txt", "less"],
+    ["a pager at the end of a pipe", "echo before; seq 1 500 | more", "more"],
+    ["a prompt read from the terminal", "echo before; read -r -p 'Continue? ' answer <&2", "bash"],
+  ])(
+    "stops %s as soon as it waits for keys, saying so, instead of at the timeout",
+    async (_what, command, program) => {
+      const began = Date.now();
+      const text = errorOf(await bash(command, { timeout_ms: 60_000 }));
+      expect(Date.now() - began).toBeLessThan(15_000);
+      expect(text).toContain(`\`${program}\` was waiting for someone to type`);
+      expect(text).toMatch(/cat, head or sed -n/);
+      expect(text).toMatch(/Its output until then:\nbefore\n/);
+      expect(text).not.toContain("timed out");
+    },
+  );
+
+  it("lets a quiet command that reads no terminal run on to its end", async () => {
+    const data = outputOf<BashData>(await bash("echo start; sleep 3; echo end", { timeout_ms: 60_000 }));
+    expect(data).toEqual({ output: "start\nend\n", exit_code: 0 });
+  });
+
   it("SIGKILLs a process group that ignores SIGTERM", async () => {
     const [bg, fg] = [marker(), marker()];
     const call = bash(`trap '' TERM; sleep ${bg} & sleep ${fg}`, { timeout_ms: 1500 });

@@ -25,6 +25,11 @@ export interface RemoteExit {
   exitCode: number;
   /** It was stopped at the request's `stopAfterMs` (its output is still all here). */
   timedOut: boolean;
+  /**
+   * It was stopped before that, its output kept too, because this program of it waited to read
+   * the terminal, where nobody types.
+   */
+  waitingForInput?: string;
   /** Protected files the command created, which have been removed. */
   removed: string[];
   /** Its output: the head, and past the cap the sidecar file holding every byte. */
@@ -221,6 +226,7 @@ export class SpawnerClient {
               resolveExit({
                 exitCode: event.exitCode,
                 timedOut: event.timedOut === true,
+                ...(event.waitingForInput === undefined ? {} : { waitingForInput: event.waitingForInput }),
                 removed: event.removed,
                 output: {
                   text,

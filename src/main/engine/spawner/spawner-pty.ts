@@ -10,6 +10,7 @@ import { terminateSandboxed } from "../sandbox/terminate-sandboxed.ts";
 import { signalProcess } from "../sandbox/signal-process.ts";
 import { CappedOutput } from "./capped-output.ts";
 import { confineWhenAsked } from "./confine-when-asked.ts";
+import { terminalDevice, terminalReaders } from "./terminal-readers.ts";
 import { abortedBeforeStart } from "./spawner-failure.ts";
 import type { PtyRequest } from "./spawner-protocol.ts";
 import type { RequestChannel, RunningRequest } from "./request-channel.ts";
@@ -28,6 +29,12 @@ const KILL_GRACE_MS = 1000;
 const EXIT_POLL_MS = 20;
 /** End-of-file for programs that open the terminal itself (/dev/tty) to ask for input. */
 const EOF_CHAR = "\x04";
+/**
+ * How often a command that printed nothing since the last look is checked for a process
+ * waiting to read its terminal; one seen waiting at two looks in a row (with nothing printed in
+ * between) is stopped, since nobody will ever type there.
+ */
+const INPUT_POLL_MS = 1000;
 
 /** Hands over the sidecar's path when the output first passes the cap (tests slow it down). */
 export type SidecarOpener = (file: string) => Promise<string>;
@@ -137,6 +144,29 @@ export async function startPty(
           timedOut = true;
           onAbort();
         }, request.stopAfterMs);
+  // So does waiting for keys (a pager, a prompt on the terminal), which would last till then.
+  let outputEvents = 0;
+  let waitingForInput: string | undefined;
+  const terminal = terminalDevice((pty as unknown as { ptsName?: unknown }).ptsName);
+  let lastLook = { outputEvents: -1, readers: new Set<number>() };
+  const inputWatch =
+    terminal === undefined || request.stopAfterMs === undefined
+      ? undefined
+      : setInterval(() => {
+          if (outputEvents !== lastLook.outputEvents) {
+            lastLook = { outputEvents, readers: new Set() };
+            return;
+          }
+          const readers = terminalReaders(pgid, terminal);
+          const stuck = readers.find(({ pid }) => lastLook.readers.has(pid));
+          if (stuck) {
+            clearInterval(inputWatch);
+            waitingForInput = stuck.program;
+            onAbort();
+            return;
+          }
+          lastLook = { outputEvents, readers: new Set(readers.map(({ pid }) => pid)) };
+        }, INPUT_POLL_MS);
   const { maxBytes, sidecarPath, root } = request.output;
   const output = new CappedOutput({
     maxBytes,
@@ -151,10 +181,14 @@ export async function startPty(
     },
   });
   // With encoding null node-pty hands over Buffers; its typings only know strings.
-  const data = pty.onData((text) => output.write(text as unknown as Buffer));
+  const data = pty.onData((text) => {
+    outputEvents++;
+    output.write(text as unknown as Buffer);
+  });
   const exit = pty.onExit(({ exitCode, signal: killedBy }) => {
     signal.removeEventListener("abort", onAbort);
     clearTimeout(deadline);
+    clearInterval(inputWatch);
     // Everything inside went with the launcher, whose pid may now be given to someone else.
     clearTimeout(sandboxKill);
     clearInterval(exitWatch);
@@ -170,7 +204,14 @@ export async function startPty(
     }
     const notice = undoneNotice(root, removed);
     if (notice) output.write(Buffer.from(notice));
-    const ended = { type: "exit", id, exitCode: code, removed, ...(timedOut ? { timedOut } : {}) } as const;
+    const ended = {
+      type: "exit",
+      id,
+      exitCode: code,
+      removed,
+      ...(timedOut ? { timedOut } : {}),
+      ...(waitingForInput === undefined ? {} : { waitingForInput }),
+    } as const;
     void output.finish().then(
       (captured) => channel.send({ ...ended, output: captured }),
       (err: unknown) => channel.send({ ...ended, output: { error: errorMessage(err) } }),
@@ -179,6 +220,7 @@ export async function startPty(
   return {
     kill() {
       clearTimeout(deadline);
+      clearInterval(inputWatch);
       clearTimeout(sandboxKill);
       if (confined) killSandboxTree(pgid);
       signalGroup(pgid, "SIGKILL");
