@@ -162,6 +162,17 @@ exec sleep ${editing}
     );
   });
 
+  it("has npm answer from its cache at once when the OS sandbox gives no network, not after a minute of retries", async () => {
+    expect(ws.engine.sandboxStatus.active).toBe(true);
+    const began = Date.now();
+    const data = outputOf<BashData>(
+      await bash("npm view lathe-no-such-package-7f3a version", { timeout_ms: 30_000 }),
+    );
+    expect(data.output).toContain("ENOTCACHED");
+    expect(data.exit_code).not.toBe(0);
+    expect(Date.now() - began).toBeLessThan(15_000);
+  }, 40_000);
+
   it("keys approvals on the command with its whitespace collapsed", () => {
     expect(bashTool.deriveApprovalKey({ command: "  git   status\n\t--short  " })).toBe("git status --short");
     expect(bashTool.deriveApprovalKey({ command: "ls", timeout_ms: 5, cwd: "src" })).toBe("ls");
