@@ -387,6 +387,11 @@ spawn("sleep", ["${held}"], { stdio: "ignore" });`,
     expect(await survivors([bg, fg], 3000)).toBe(0);
   });
 
+  it("says nothing of background jobs that ended before the command did, and keeps its exit code", async () => {
+    const data = outputOf<BashData>(await bash("sleep 0.1 & wait; echo done; exit 3"));
+    expect(data).toEqual({ output: "done\n", exit_code: 3 });
+  });
+
   it("stops background jobs left behind when the command ends, even ones ignoring SIGHUP", async () => {
     const [bg, bg2] = [marker(), marker()];
     const data = outputOf<BashData>(
@@ -394,7 +399,13 @@ spawn("sleep", ["${held}"], { stdio: "ignore" });`,
         `(trap '' HUP; exec sleep ${bg}) & echo $! > bg.pid; sleep ${bg2} & echo $! > bg2.pid; echo started`,
       ),
     );
-    expect(data).toEqual({ output: "started\n", exit_code: 0 });
+    // And the model reads that they were stopped, with their commands.
+    expect(data.exit_code).toBe(0);
+    expect(data.output).toMatch(
+      new RegExp(
+        `^started\\n\\n\\[Lathe stopped these background jobs, still running when the command ended \\(nothing outlives a bash call: do not start servers or watchers\\):\\n\\[1\\]- +Running +\\( trap '' HUP; exec sleep ${bg} \\) &\\n\\[2\\]\\+ +Running +sleep ${bg2} &.*\\]\\n$`,
+      ),
+    );
     // Both jobs did start (their pids were written), and neither outlives the call.
     expect((await ws.text("bg.pid")).trim()).toMatch(/^\d+$/);
     expect((await ws.text("bg2.pid")).trim()).toMatch(/^\d+$/);

@@ -51,9 +51,13 @@ export type PtyProcess = RemotePty;
  * On SIGTERM (a timeout or a stop: its programs get one too) bash waits for the program it is
  * running to finish before it exits with 128 + 15, as it would have: in the OS sandbox its exit
  * ends everything inside at once, before that program could clean up (git its index.lock).
+ * Background jobs still running when bash exits are stopped with it (see spawner-pty.ts): bash
+ * names them on its way out, so the model learns that its server did not stay up.
  * All of it sits on the command's first line, so bash's line numbers in messages stay right.
  */
-const PRELUDE = "stty -onlcr 2>/dev/null; exec 19<&0 </dev/null; trap 'exit 143' TERM; ";
+const PRELUDE =
+  "stty -onlcr 2>/dev/null; exec 19<&0 </dev/null; trap 'exit 143' TERM; " +
+  `trap '__lathe_jobs=$(jobs -r); [ -z "$__lathe_jobs" ] || printf "\\n[Lathe stopped these background jobs, still running when the command ended (nothing outlives a bash call: do not start servers or watchers):\\n%s]\\n" "$__lathe_jobs" >&2' EXIT; `;
 
 /** What bash runs for a command: the prelude, then the command on the same first line. */
 export function ptyScript(command: string): string {
