@@ -470,6 +470,17 @@ describe("bash: large and fast output", () => {
     expect(data.output.endsWith("100000\nerror: the build failed at step 7\n")).toBe(true);
   });
 
+  it("says it left out part of a line, not '0 lines', when one long line passes the cap", async () => {
+    const envelope = await bash("head -c 3000000 /dev/zero | tr '\\0' a; echo; echo END");
+    sidecarOf(envelope);
+    const data = (envelope as OutputEnvelope<BashData>).data;
+    expect(data.output).toMatch(/\n\[… part of a line \(2\.\d MB\) left out here; all 2 lines are in \S+ /);
+    expect(data.output.endsWith(" …]\nEND\n")).toBe(true);
+    expect((envelope as OutputEnvelope<BashData>).metadata.left_out).toMatch(
+      /^The output was cut: part of a line \(2\.\d MB\) in its middle is left out;/,
+    );
+  });
+
   it("never splits a character when the head has no newline to end on", async () => {
     const envelope = await bash(
       "for i in $(seq 1 1500); do printf 'éééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééé'; done",
@@ -478,7 +489,7 @@ describe("bash: large and fast output", () => {
     const [head, note, tail] = data.output.split("\n");
     expect(head).toMatch(/^é+$/);
     expect(tail).toMatch(/^é+$/);
-    expect(note).toMatch(/^\[… 0 lines \(\d+\.\d KB\) left out here/);
+    expect(note).toMatch(/^\[… part of a line \(\d+\.\d KB\) left out here/);
     expect(Buffer.byteLength(data.output)).toBeLessThanOrEqual(OUTPUT_LIMITS.bashBytes);
     expect((await stat(sidecarOf(envelope))).size).toBe(1500 * 100 * 2);
   });
