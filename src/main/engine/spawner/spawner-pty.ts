@@ -141,6 +141,7 @@ export async function startPty(
     request.stopAfterMs === undefined
       ? undefined
       : setTimeout(() => {
+          clearInterval(inputWatch);
           timedOut = true;
           onAbort();
         }, request.stopAfterMs);
@@ -161,6 +162,7 @@ export async function startPty(
           const stuck = readers.find(({ pid }) => lastLook.readers.has(pid));
           if (stuck) {
             clearInterval(inputWatch);
+            clearTimeout(deadline);
             waitingForInput = stuck.program;
             onAbort();
             return;

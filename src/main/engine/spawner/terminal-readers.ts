@@ -31,6 +31,8 @@ function blockedRead(pid: number, calls: readonly number[]): number | undefined 
     // "<call> <arg1 in hex> …" while in a system call, "running" otherwise.
     text = readFileSync(`/proc/${pid}/syscall`, "utf8");
   } catch {
+    // Gone, or not ours to look into (ptrace restricted): not known to wait, so the timeout stays
+    // what ends it.
     return undefined;
   }
   const [call, fd] = text.trim().split(" ");
