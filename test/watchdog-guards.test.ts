@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -85,5 +86,46 @@ describe("force-push guard", () => {
     const env = await session.call("bash", { command: "git push --force origin scratch" });
     expect(env.type).toBe("output");
     expect(env.type === "output" && (env.data as { exit_code: number }).exit_code).not.toBe(0);
+  });
+});
+
+describe("recursive-delete guard on find", () => {
+  const DELETE = /refused by the watchdog: recursive-delete: /;
+  const files = ["a.log", "logs/b.LOG", "keep.txt", "logs/keep.md"];
+  const arrange = async (): Promise<void> => {
+    await import("node:fs/promises").then((fs) => fs.mkdir(path.join(root, "logs"), { recursive: true }));
+    for (const f of files) await writeFile(path.join(root, f), "x\n");
+  };
+  const present = (): string[] => files.filter((f) => existsSync(path.join(root, f)));
+
+  // Everyday clean-ups: only the files named go, the workspace stays.
+  it.each([
+    ["find . -name '*.log' -delete", ["logs/b.LOG", "keep.txt", "logs/keep.md"]],
+    ["find . -type f -iname '*.log' -delete", ["keep.txt", "logs/keep.md"]],
+    ["find logs . -maxdepth 2 -iname '*.log' -delete", ["keep.txt", "logs/keep.md"]],
+    ["find . -path './logs/*' -name '*.LOG' -delete", ["a.log", "keep.txt", "logs/keep.md"]],
+  ])("lets `%s` delete what it names", async (command, left) => {
+    await arrange();
+    expect(await error(command)).toMatch(/^\(ran: /);
+    expect(present()).toEqual(left);
+    expect(existsSync(path.join(root, "secrets.txt"))).toBe(true);
+  });
+
+  // Still refused: what would take the workspace, or everything in it.
+  it.each([
+    "find . -delete",
+    "find . -type f -delete",
+    "find . -name '*' -delete",
+    "find . -name '.*' -delete",
+    "find . -name '*.log' -o -delete",
+    "find . ! -name '*.log' -delete",
+    "find . \\( -name '*.log' \\) -delete",
+    `find ROOT -name ws -delete`,
+    `find ROOT -iname 'W?' -delete`,
+    `find ROOT -path '*ws' -delete`,
+  ])("refuses `%s`, and nothing is deleted", async (command) => {
+    await arrange();
+    expect(await error(command.replace("ROOT", root))).toMatch(DELETE);
+    expect(present()).toEqual(files);
   });
 });

@@ -1,5 +1,6 @@
+import { execSync, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, readFile, stat } from "node:fs/promises";
+import { chmod, mkdir, readFile, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Envelope, OutputEnvelope } from "../tools/envelope.ts";
@@ -108,6 +109,70 @@ describe("bash: results", () => {
     expect(Date.now() - began).toBeLessThan(5000);
   });
 
+  describe("with the user's editor in the environment", () => {
+    const KEYS = ["EDITOR", "VISUAL", "GIT_EDITOR"];
+    const saved = new Map<string, string | undefined>();
+    beforeEach(() => {
+      for (const key of KEYS) saved.set(key, process.env[key]);
+    });
+    afterEach(() => {
+      for (const [key, value] of saved) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+    });
+
+    it.each(["EDITOR", "VISUAL", "GIT_EDITOR"])(
+      "a git commit without -m ends at once, saying why, when %s names an editor that waits",
+      async (variable) => {
+        // An "editor" that waits like vi does for keys nobody types.
+        const editing = marker();
+        const editor = await ws.put(
+          "editor.sh",
+          `#!/bin/sh
+exec sleep ${editing}
+`,
+        );
+        await chmod(editor, 0o755);
+        const git = "git -c user.name=t -c user.email=t@t";
+        const setup = `git init -q && ${git} commit -q --allow-empty -m first`;
+        // Positive control: plain git with that variable starts the editor and waits in it.
+        execSync(setup, { cwd: ws.root });
+        const control = spawn("sh", ["-c", `${git} commit --allow-empty`], {
+          cwd: ws.root,
+          env: { ...process.env, [variable]: editor },
+          stdio: "ignore",
+        });
+        await started([editing]);
+        control.kill("SIGKILL");
+        for (const pid of running(editing)) process.kill(pid, "SIGKILL");
+        await rm(ws.abs(".git/index.lock"), { force: true });
+
+        process.env[variable] = editor;
+        const began = Date.now();
+        const data = outputOf<BashData>(await bash(`${git} commit --allow-empty`, { timeout_ms: 20_000 }));
+        expect(data.output).toContain("Aborting commit due to empty commit message");
+        expect(data.exit_code).toBe(1);
+        expect(Date.now() - began).toBeLessThan(10_000);
+        expect(running(editing)).toEqual([]);
+        // Nothing is left locked: the next commit works.
+        expect(existsSync(ws.abs(".git/index.lock"))).toBe(false);
+        expect(outputOf<BashData>(await bash(`${git} commit -q --allow-empty -m second`)).exit_code).toBe(0);
+      },
+    );
+  });
+
+  it("has npm answer from its cache at once when the OS sandbox gives no network, not after a minute of retries", async () => {
+    expect(ws.engine.sandboxStatus.active).toBe(true);
+    const began = Date.now();
+    const data = outputOf<BashData>(
+      await bash("npm view lathe-no-such-package-7f3a version", { timeout_ms: 30_000 }),
+    );
+    expect(data.output).toContain("ENOTCACHED");
+    expect(data.exit_code).not.toBe(0);
+    expect(Date.now() - began).toBeLessThan(15_000);
+  }, 40_000);
+
   it("keys approvals on the command with its whitespace collapsed, and the folder it runs in", () => {
     expect(bashTool.deriveApprovalKey({ command: "  git   status\n\t--short  " })).toBe("git status --short");
     expect(bashTool.deriveApprovalKey({ command: "ls", timeout_ms: 5 })).toBe("ls");
@@ -206,24 +271,26 @@ describe("bash: stopping", () => {
     expect(await survivors([bg, fg], 3000)).toBe(0);
   });
 
+  // bash outlives the program it waits for by a moment (see PRELUDE in pty-runner.ts), and says
+  // "Terminated" of it, as in a terminal; a program bash execs in its place leaves no such line.
   it.each([
-    ["prints nothing", (m: string) => `sleep ${m}`, [/It printed nothing\./]],
+    ["prints nothing", (m: string) => `exec sleep ${m}`, [/It printed nothing\./]],
     [
       "printed a little",
       (m: string) => `echo first; echo second >&2; sleep ${m}`,
-      [/Its output until then:\nfirst\nsecond\n$/],
+      [/Its output until then:\nfirst\nsecond\nTerminated\n$/],
     ],
     [
       "waits for input it will never get",
       (m: string) => `echo 'Continue? [y/N]'; sleep ${m}`,
-      [/Continue\? \[y\/N\]\n$/, /non-interactive flags/],
+      [/Continue\? \[y\/N\]\nTerminated\n$/, /non-interactive flags/],
     ],
     [
       "printed past the cap",
       (m: string) => `seq 1 100000; echo LAST-LINE; sleep ${m}`,
       [
         /All \d+ bytes it printed are in \/\S+ \(read can open it\)\./,
-        /The last 16 KB of the \d+ bytes it printed:\n(.|\n)*\n99999\n100000\nLAST-LINE\n$/,
+        /The last 16 KB of the \d+ bytes it printed:\n(.|\n)*\n99999\n100000\nLAST-LINE\nTerminated\n$/,
       ],
     ],
   ])(
@@ -237,10 +304,73 @@ describe("bash: stopping", () => {
       expect(text).toContain("larger timeout_ms (at most 600000)");
       for (const pattern of expected) expect(text).toMatch(pattern);
       const sidecar = /are in (\S+) \(read/.exec(text)?.[1];
-      if (sidecar) expect((await readFile(sidecar, "utf8")).endsWith("100000\nLAST-LINE\n")).toBe(true);
+      if (sidecar)
+        expect((await readFile(sidecar, "utf8")).endsWith("100000\nLAST-LINE\nTerminated\n")).toBe(true);
       expect(await survivors([fg], 3000)).toBe(0);
     },
   );
+
+  // git removes its index.lock on SIGTERM; killed outright it leaves the lock, and every later
+  // git command in the repository fails until someone deletes it.
+  it.each([
+    ["times out", (call: Promise<Envelope>) => call, "timed out"],
+    [
+      "is aborted",
+      (call: Promise<Envelope>, controller: AbortController) => {
+        controller.abort(new Error("the user pressed stop"));
+        return call;
+      },
+      "aborted",
+    ],
+  ])(
+    "lets the programs of a command that %s clean up on SIGTERM before it kills them",
+    async (_what, stop, said) => {
+      const held = marker();
+      const controller = new AbortController();
+      // A program holding a lock file it removes on SIGTERM, as git does, taking its time.
+      await ws.put(
+        "hold.mjs",
+        `import { spawn } from "node:child_process";
+import { rmSync, writeFileSync } from "node:fs";
+process.on("SIGTERM", () => setTimeout(() => { rmSync("held.lock", { force: true }); process.exit(1); }, 300));
+writeFileSync("held.lock", "");
+spawn("sleep", ["${held}"], { stdio: "ignore" });`,
+      );
+      const call = bash("node hold.mjs; echo after", { timeout_ms: 1500 }, controller.signal);
+      await started([held]);
+      expect(existsSync(ws.abs("held.lock"))).toBe(true);
+      expect(errorOf(await stop(call, controller))).toContain(said);
+      // An aborted call returns at once; its programs finish cleaning up within the grace.
+      const deadline = Date.now() + 3000;
+      while (existsSync(ws.abs("held.lock")) && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 25));
+      expect(existsSync(ws.abs("held.lock"))).toBe(false);
+      expect(await survivors([held], 3000)).toBe(0);
+    },
+  );
+
+  // Nobody ever types into a command's terminal: a program reading it waits until the timeout.
+  it.each([
+    ["a pager on a file", "printf 'line\\n%.0s' $(seq 1 200) > long.txt; echo before; less long.txt", "less"],
+    ["a pager at the end of a pipe", "echo before; seq 1 500 | more", "more"],
+    ["a prompt read from the terminal", "echo before; read -r -p 'Continue? ' answer <&2", "bash"],
+  ])(
+    "stops %s as soon as it waits for keys, saying so, instead of at the timeout",
+    async (_what, command, program) => {
+      const began = Date.now();
+      const text = errorOf(await bash(command, { timeout_ms: 60_000 }));
+      expect(Date.now() - began).toBeLessThan(15_000);
+      expect(text).toContain(`\`${program}\` was waiting for someone to type`);
+      expect(text).toMatch(/cat, head or sed -n/);
+      expect(text).toMatch(/Its output until then:\nbefore\n/);
+      expect(text).not.toContain("timed out");
+    },
+  );
+
+  it("lets a quiet command that reads no terminal run on to its end", async () => {
+    const data = outputOf<BashData>(await bash("echo start; sleep 3; echo end", { timeout_ms: 60_000 }));
+    expect(data).toEqual({ output: "start\nend\n", exit_code: 0 });
+  });
 
   it("SIGKILLs a process group that ignores SIGTERM", async () => {
     const [bg, fg] = [marker(), marker()];
@@ -262,6 +392,11 @@ describe("bash: stopping", () => {
     expect(await survivors([bg, fg], 3000)).toBe(0);
   });
 
+  it("says nothing of background jobs that ended before the command did, and keeps its exit code", async () => {
+    const data = outputOf<BashData>(await bash("sleep 0.1 & wait; echo done; exit 3"));
+    expect(data).toEqual({ output: "done\n", exit_code: 3 });
+  });
+
   it("stops background jobs left behind when the command ends, even ones ignoring SIGHUP", async () => {
     const [bg, bg2] = [marker(), marker()];
     const data = outputOf<BashData>(
@@ -269,7 +404,13 @@ describe("bash: stopping", () => {
         `(trap '' HUP; exec sleep ${bg}) & echo $! > bg.pid; sleep ${bg2} & echo $! > bg2.pid; echo started`,
       ),
     );
-    expect(data).toEqual({ output: "started\n", exit_code: 0 });
+    // And the model reads that they were stopped, with their commands.
+    expect(data.exit_code).toBe(0);
+    expect(data.output).toMatch(
+      new RegExp(
+        `^started\\n\\n\\[Lathe stopped these background jobs, still running when the command ended \\(nothing outlives a bash call: do not start servers or watchers\\):\\n\\[1\\]- +Running +\\( trap '' HUP; exec sleep ${bg} \\) &\\n\\[2\\]\\+ +Running +sleep ${bg2} &.*\\]\\n$`,
+      ),
+    );
     // Both jobs did start (their pids were written), and neither outlives the call.
     expect((await ws.text("bg.pid")).trim()).toMatch(/^\d+$/);
     expect((await ws.text("bg2.pid")).trim()).toMatch(/^\d+$/);
@@ -334,6 +475,17 @@ describe("bash: large and fast output", () => {
     expect(data.output.endsWith("100000\nerror: the build failed at step 7\n")).toBe(true);
   });
 
+  it("says it left out part of a line, not '0 lines', when one long line passes the cap", async () => {
+    const envelope = await bash("head -c 3000000 /dev/zero | tr '\\0' a; echo; echo END");
+    sidecarOf(envelope);
+    const data = (envelope as OutputEnvelope<BashData>).data;
+    expect(data.output).toMatch(/\n\[… part of a line \(2\.\d MB\) left out here; all 2 lines are in \S+ /);
+    expect(data.output.endsWith(" …]\nEND\n")).toBe(true);
+    expect((envelope as OutputEnvelope<BashData>).metadata.left_out).toMatch(
+      /^The output was cut: part of a line \(2\.\d MB\) in its middle is left out;/,
+    );
+  });
+
   it("never splits a character when the head has no newline to end on", async () => {
     const envelope = await bash(
       "for i in $(seq 1 1500); do printf 'éééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééé'; done",
@@ -342,7 +494,7 @@ describe("bash: large and fast output", () => {
     const [head, note, tail] = data.output.split("\n");
     expect(head).toMatch(/^é+$/);
     expect(tail).toMatch(/^é+$/);
-    expect(note).toMatch(/^\[… 0 lines \(\d+\.\d KB\) left out here/);
+    expect(note).toMatch(/^\[… part of a line \(\d+\.\d KB\) left out here/);
     expect(Buffer.byteLength(data.output)).toBeLessThanOrEqual(OUTPUT_LIMITS.bashBytes);
     expect((await stat(sidecarOf(envelope))).size).toBe(1500 * 100 * 2);
   });

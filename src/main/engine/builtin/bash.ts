@@ -50,7 +50,7 @@ const CUT_NOTE_BYTES = 1024;
 
 const DESCRIPTION = `Run one command line in a fresh, non-interactive bash in the workspace; returns {output, exit_code}, stdout and stderr combined. Use it for tests, builds, git and package managers; to read, search or change files prefer read, grep, glob, edit and write.
 
-Nothing carries over between calls (no cd, no variables): pass cwd instead. Lists and pipelines are fine; every command must be one the session allows. A non-zero exit_code is not a failed call: read the output. Output past 200 KB is cut to its head and its last lines, with a line saying how much is left out; output_path holds all of it (tail or grep it). The command stops after ${DEFAULT_TIMEOUT_MS / 1000} s unless timeout_ms says otherwise, killing all it started (the call then fails, showing the end of its output); background jobs end with it, so do not start servers or watchers. stdin is empty: use non-interactive flags (git --no-pager, -y).`;
+Nothing carries over between calls (no cd, no variables): pass cwd instead. Lists and pipelines are fine; every command must be one the session allows. A non-zero exit_code is not a failed call: read the output. Output past 200 KB is cut to its head and its last lines, with a line saying how much is left out; output_path holds all of it (tail or grep it). The command stops after ${DEFAULT_TIMEOUT_MS / 1000} s unless timeout_ms says otherwise, killing all it started (the call then fails, showing the end of its output); background jobs end with it, so do not start servers or watchers. stdin is empty and nobody types: a command that waits for keys (a pager, a prompt) is stopped, so use non-interactive flags (-y, git commit -m).`;
 
 // Built when first needed (see defineBuiltin): listing the tool reads the bundle's catalog.
 const schema = () =>
@@ -167,8 +167,23 @@ async function outputTail(captured: CapturedOutput, maxBytes: number): Promise<s
 }
 
 /** What a command that ran out of time printed, and what to do about it. */
-async function timeoutMessage(timeoutMs: number, captured: CapturedOutput): Promise<string> {
-  const head = `bash timed out after ${timeoutMs} ms: the command and everything it started were stopped. If it only needs longer, call again with a larger timeout_ms (at most ${MAX_TIMEOUT_MS}); if it was waiting for input, pass non-interactive flags (stdin is empty); do not start servers or watchers.`;
+function timeoutMessage(timeoutMs: number, captured: CapturedOutput): Promise<string> {
+  return stoppedMessage(
+    `bash timed out after ${timeoutMs} ms: the command and everything it started were stopped. If it only needs longer, call again with a larger timeout_ms (at most ${MAX_TIMEOUT_MS}); if it was waiting for input, pass non-interactive flags (stdin is empty); do not start servers or watchers.`,
+    captured,
+  );
+}
+
+/** What a command stopped for waiting to read its terminal printed, and how to run it instead. */
+function waitingMessage(program: string, captured: CapturedOutput): Promise<string> {
+  return stoppedMessage(
+    `bash stopped the command: \`${program}\` was waiting for someone to type on the terminal, and nobody can (stdin is empty; no prompt is answered). Run it so that it needs no input: read files with cat, head or sed -n rather than a pager, and give answers as options (-y, --yes, -m "message"), from a file or through a pipe.`,
+    captured,
+  );
+}
+
+/** `head`, then the end of what a stopped command printed (or that it printed nothing). */
+async function stoppedMessage(head: string, captured: CapturedOutput): Promise<string> {
   if (captured.totalBytes === 0) return `${head}\nIt printed nothing.`;
   const tail = (await outputTail(captured, TIMEOUT_TAIL_BYTES)).replace(/^\uFFFD+/, ""); // a character cut at the tail's start
   if (captured.totalBytes <= TIMEOUT_TAIL_BYTES) return `${head}\nIts output until then:\n${tail}`;
@@ -257,9 +272,11 @@ export const bashTool = defineBuiltin({
         throw commandTooLong("once the OS sandbox has quoted it, it is longer than Linux allows", err);
       throw err;
     });
-    const { exitCode, output: captured, timedOut, outputCapped } = await proc.exited;
+    const { exitCode, output: captured, timedOut, outputCapped, waitingForInput } = await proc.exited;
     if (outputCapped) throw new ToolCallError(await overflowMessage(captured), "output_too_large");
     if (timedOut) throw new ToolCallError(await timeoutMessage(timeoutMs, captured), "timeout");
+    if (waitingForInput !== undefined)
+      throw new ToolCallError(await waitingMessage(waitingForInput, captured), "waiting_for_input");
     if (captured.sidecarPath === undefined) return { output: captured.text, exit_code: exitCode };
     const { text, leftOut } = await cutOutput(captured, captured.sidecarPath);
     return selfTruncated({ output: text, exit_code: exitCode }, captured.sidecarPath, leftOut);

@@ -49,9 +49,16 @@ export type PtyProcess = RemotePty;
  * program, and one that closes its stdout and stderr before it exits (coreutils' `ls`, `cat`…
  * do) would otherwise leave the terminal with no process holding it, and its hang-up would kill
  * that program, turning an exit 0 into 129 (SIGHUP) and dropping output.
+ * On SIGTERM (a timeout or a stop: its programs get one too) bash waits for the program it is
+ * running to finish before it exits with 128 + 15, as it would have: in the OS sandbox its exit
+ * ends everything inside at once, before that program could clean up (git its index.lock).
+ * Background jobs still running when bash exits are stopped with it (see spawner-pty.ts): bash
+ * names them on its way out, so the model learns that its server did not stay up.
  * All of it sits on the command's first line, so bash's line numbers in messages stay right.
  */
-const PRELUDE = "stty -onlcr 2>/dev/null; exec 19<&0 </dev/null; ";
+const PRELUDE =
+  "stty -onlcr 2>/dev/null; exec 19<&0 </dev/null; trap 'exit 143' TERM; " +
+  `trap '__lathe_jobs=$(jobs -r); [ -z "$__lathe_jobs" ] || printf "\\n[Lathe stopped these background jobs, still running when the command ended (nothing outlives a bash call: do not start servers or watchers):\\n%s]\\n" "$__lathe_jobs" >&2' EXIT; `;
 
 /** What bash runs for a command: the prelude, then the command on the same first line. */
 export function ptyScript(command: string): string {
@@ -69,10 +76,24 @@ const SHELL_STEERING =
   /^(BASH_ENV|ENV|CDPATH|PROMPT_COMMAND|PS4|SHELLOPTS|BASHOPTS|IFS|GLOBIGNORE|BASH_FUNC_.*)$/;
 
 /**
+ * Editors for programs that would open one, since nobody can type in it: git takes the message
+ * it was given or its default (a commit without `-m` stops with "Aborting commit due to empty
+ * commit message", a merge keeps its message, `rebase -i` its plan), and anything else that
+ * starts `$EDITOR` or `$VISUAL` sees it fail. The user's own editor (a `vi` from their shell's
+ * profile) would wait on the terminal until the timeout, and leave git's lock behind.
+ */
+const NO_EDITOR = {
+  GIT_EDITOR: "true",
+  GIT_SEQUENCE_EDITOR: "true",
+  EDITOR: "false",
+  VISUAL: "false",
+};
+
+/**
  * The environment bash starts with: the host's, less what steers the shell (above), less the
  * keys Lathe itself reaches models and search with (config/key-variables.ts: the default
  * variables always) and less `hidden` (those settings name, and `sandbox.denyEnv`'s names and
- * patterns: see hidden-env.ts).
+ * patterns: see hidden-env.ts); no pager and no editor.
  */
 function commandEnv(hidden: readonly string[]): Record<string, string> {
   const env: Record<string, string> = {};
@@ -88,6 +109,7 @@ function commandEnv(hidden: readonly string[]): Record<string, string> {
     PAGER: "cat",
     GIT_PAGER: "cat",
     GIT_TERMINAL_PROMPT: "0",
+    ...NO_EDITOR,
     LATHE: "1",
   };
 }

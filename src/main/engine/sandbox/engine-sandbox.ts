@@ -90,11 +90,12 @@ export class EngineSandbox {
     const tmp = await scope.tempDir();
     const latheHome = latheHomeHiding(this.protectedPaths.latheHome, this.settings.denyRead);
     const readable = [...latheHome.readable, ...(scope.readable ?? [])];
+    const network = [...new Set([...this.settings.allowNetwork, ...(scope.network ?? [])])];
     return {
       spec: {
         writable: [this.root, tmp, ...(scope.writable ?? []), ...this.settings.allowWrite],
         readOnly: this.protectedPaths.entries().map((entry) => ({ ...entry })),
-        network: [...new Set([...this.settings.allowNetwork, ...(scope.network ?? [])])],
+        network,
         // Only those there now: the sandbox leaves a missing one alone anyway, after looking for
         // it at a cost per entry, and most of the default list is missing on most machines.
         unreadable: [...latheHome.unreadable, ...this.settings.denyRead.filter(isPresent)],
@@ -104,7 +105,9 @@ export class EngineSandbox {
       },
       // SHLVL: bash reads ~/.bashrc when its stdin is a socket (as Node's pipes are) and it is a
       // first-level shell; each bash on the way into the sandbox counts as the second.
-      env: { TMPDIR: tmp, SHLVL: "1" },
+      // npm_config_offline: with no network at all, npm and npx answer from their cache, or fail
+      // at once with ENOTCACHED, instead of retrying the registry for over a minute first.
+      env: { TMPDIR: tmp, SHLVL: "1", ...(network.length === 0 ? { npm_config_offline: "true" } : {}) },
     };
   }
 }

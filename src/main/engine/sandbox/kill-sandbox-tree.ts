@@ -1,26 +1,5 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { childrenOf } from "./process-tree.ts";
 import { signalProcess as signal } from "./signal-process.ts";
-
-/** The children of every thread of `pid` (Linux). */
-function childrenOf(pid: number): number[] {
-  let tasks: string[];
-  try {
-    tasks = readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return [];
-  }
-  const out: number[] = [];
-  for (const task of tasks) {
-    try {
-      for (const child of readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").split(" ")) {
-        if (/^\d+$/.test(child)) out.push(Number(child));
-      }
-    } catch {
-      // The thread ended meanwhile.
-    }
-  }
-  return out;
-}
 
 /**
  * SIGKILL a sandbox launcher (bubblewrap) and everything below it. Killing bubblewrap alone is

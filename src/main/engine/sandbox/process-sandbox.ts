@@ -7,7 +7,7 @@ import type { SandboxStatus } from "./sandbox-availability.ts";
  */
 export interface Confinement {
   spec: SpawnerConfinement;
-  /** Environment for the confined process (TMPDIR: its own temp folder; SHLVL). */
+  /** Environment for the confined process (TMPDIR: its own temp folder; SHLVL; npm offline without network). */
   env: Record<string, string>;
 }
 

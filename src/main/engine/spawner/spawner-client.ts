@@ -27,6 +27,11 @@ export interface RemoteExit {
   timedOut: boolean;
   /** It was stopped because its output passed `maxSidecarBytes`: the sidecar holds that much of it. */
   outputCapped: boolean;
+  /**
+   * It was stopped before that, its output kept too, because this program of it waited to read
+   * the terminal, where nobody types.
+   */
+  waitingForInput?: string;
   /** Protected files the command created, which have been removed. */
   removed: string[];
   /** Its output: the head, and past the cap the sidecar file holding every byte. */
@@ -224,6 +229,7 @@ export class SpawnerClient {
                 exitCode: event.exitCode,
                 timedOut: event.timedOut === true,
                 outputCapped: event.outputCapped === true,
+                ...(event.waitingForInput === undefined ? {} : { waitingForInput: event.waitingForInput }),
                 removed: event.removed,
                 output: {
                   text,

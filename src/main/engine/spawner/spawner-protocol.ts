@@ -43,7 +43,8 @@ function build() {
     }),
     /**
      * Stop the command (its whole group, as an abort does) this long after it started, but keep
-     * what it printed: its `exit` then says `timedOut` and carries the output.
+     * what it printed: its `exit` then says `timedOut` and carries the output. Given this, a
+     * command that waits to read its terminal is stopped at once the same way (`waitingForInput`).
      */
     stopAfterMs: z.number().int().positive().optional(),
   });
@@ -144,6 +145,11 @@ function build() {
       timedOut: z.boolean().optional(),
       /** It was stopped because its output passed the request's `maxSidecarBytes`. */
       outputCapped: z.boolean().optional(),
+      /**
+       * It was stopped early (only with a `stopAfterMs`) because this program, one of its
+       * processes, waited to read the terminal, where nobody types (see terminal-readers.ts).
+       */
+      waitingForInput: z.string().optional(),
       /**
        * The output (its head, and the sidecar holding all of it past the cap), or why the sidecar
        * could not be written in full; none when the request was aborted (the sidecar is removed).

@@ -6,9 +6,11 @@
 import type { IPty } from "node-pty";
 import { undoneNotice } from "../sandbox/process-sandbox.ts";
 import { killSandboxTree } from "../sandbox/kill-sandbox-tree.ts";
+import { terminateSandboxed } from "../sandbox/terminate-sandboxed.ts";
 import { signalProcess } from "../sandbox/signal-process.ts";
 import { CappedOutput } from "./capped-output.ts";
 import { confineWhenAsked } from "./confine-when-asked.ts";
+import { terminalDevice, terminalReaders } from "./terminal-readers.ts";
 import { abortedBeforeStart } from "./spawner-failure.ts";
 import type { PtyRequest } from "./spawner-protocol.ts";
 import type { RequestChannel, RunningRequest } from "./request-channel.ts";
@@ -27,6 +29,12 @@ const KILL_GRACE_MS = 1000;
 const EXIT_POLL_MS = 20;
 /** End-of-file for programs that open the terminal itself (/dev/tty) to ask for input. */
 const EOF_CHAR = "\x04";
+/**
+ * How often a command that printed nothing since the last look is checked for a process
+ * waiting to read its terminal; one seen waiting at two looks in a row (with nothing printed in
+ * between) is stopped, since nobody will ever type there.
+ */
+const INPUT_POLL_MS = 1000;
 
 /** Hands over the sidecar's path when the output first passes the cap (tests slow it down). */
 export type SidecarOpener = (file: string) => Promise<string>;
@@ -108,10 +116,23 @@ export async function startPty(
     }
   }
 
-  // A sandbox runs in a session of its own, out of the group's reach: it goes with its launcher.
-  const onAbort = (): void => {
-    if (confined) killSandboxTree(pgid);
+  // A sandbox runs in a session of its own, out of the group's reach: its command's processes get
+  // SIGTERM, and the whole tree SIGKILL after the same grace (see terminateSandboxed). Its
+  // launcher is not signalled before: its end would SIGKILL everything inside at once.
+  let sandboxKill: NodeJS.Timeout | undefined;
+  const killSandbox = (): void => {
+    killSandboxTree(pgid);
     killGroup(pgid);
+  };
+  const onAbort = (): void => {
+    if (!confined) killGroup(pgid);
+    else if (sandboxKill === undefined) {
+      if (terminateSandboxed(pgid) === 0) killSandbox();
+      else {
+        sandboxKill = setTimeout(killSandbox, KILL_GRACE_MS);
+        sandboxKill.unref();
+      }
+    }
   };
   signal.addEventListener("abort", onAbort, { once: true });
   // Its deadline stops it the same way, but what it printed is still wanted.
@@ -120,9 +141,34 @@ export async function startPty(
     request.stopAfterMs === undefined
       ? undefined
       : setTimeout(() => {
+          clearInterval(inputWatch);
           timedOut = true;
           onAbort();
         }, request.stopAfterMs);
+  // So does waiting for keys (a pager, a prompt on the terminal), which would last till then.
+  let outputEvents = 0;
+  let waitingForInput: string | undefined;
+  const terminal = terminalDevice((pty as unknown as { ptsName?: unknown }).ptsName);
+  let lastLook = { outputEvents: -1, readers: new Set<number>() };
+  const inputWatch =
+    terminal === undefined || request.stopAfterMs === undefined
+      ? undefined
+      : setInterval(() => {
+          if (outputEvents !== lastLook.outputEvents) {
+            lastLook = { outputEvents, readers: new Set() };
+            return;
+          }
+          const readers = terminalReaders(pgid, terminal);
+          const stuck = readers.find(({ pid }) => lastLook.readers.has(pid));
+          if (stuck) {
+            clearInterval(inputWatch);
+            clearTimeout(deadline);
+            waitingForInput = stuck.program;
+            onAbort();
+            return;
+          }
+          lastLook = { outputEvents, readers: new Set(readers.map(({ pid }) => pid)) };
+        }, INPUT_POLL_MS);
   const { maxBytes, maxSidecarBytes, sidecarPath, root } = request.output;
   // Past the largest output kept, the command is stopped as at its deadline: it would only fill the disk.
   let outputCapped = false;
@@ -145,10 +191,16 @@ export async function startPty(
     },
   });
   // With encoding null node-pty hands over Buffers; its typings only know strings.
-  const data = pty.onData((text) => output.write(text as unknown as Buffer));
+  const data = pty.onData((text) => {
+    outputEvents++;
+    output.write(text as unknown as Buffer);
+  });
   const exit = pty.onExit(({ exitCode, signal: killedBy }) => {
     signal.removeEventListener("abort", onAbort);
     clearTimeout(deadline);
+    clearInterval(inputWatch);
+    // Everything inside went with the launcher, whose pid may now be given to someone else.
+    clearTimeout(sandboxKill);
     clearInterval(exitWatch);
     data.dispose();
     exit.dispose();
@@ -169,6 +221,7 @@ export async function startPty(
       removed,
       ...(timedOut ? { timedOut } : {}),
       ...(outputCapped ? { outputCapped } : {}),
+      ...(waitingForInput === undefined ? {} : { waitingForInput }),
     } as const;
     void output.finish().then(
       (captured) => channel.send({ ...ended, output: captured }),
@@ -178,6 +231,8 @@ export async function startPty(
   return {
     kill() {
       clearTimeout(deadline);
+      clearInterval(inputWatch);
+      clearTimeout(sandboxKill);
       if (confined) killSandboxTree(pgid);
       signalGroup(pgid, "SIGKILL");
       // Now: the spawner exits next, and the sidecar it was writing is nobody's any more.

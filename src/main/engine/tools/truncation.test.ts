@@ -28,9 +28,21 @@ describe("the note of a truncated result", () => {
   it("says the rest could not be kept when there is no sidecar, without pointing anywhere", () => {
     expect(leftOutNotes(textLeftOut("a\nb\n", "a\n"), undefined)).toEqual({
       left_out:
-        "The output was cut: its last 1 line (2 bytes) are left out, so its end is not shown. The whole output could not be saved.",
+        "The output was cut: its last 1 line (2 bytes) is left out, so its end is not shown. The whole output could not be saved.",
       read_rest: "Narrow the call to see the rest.",
     });
+  });
+
+  it.each([
+    [
+      { bytes: 9_800_000, lines: 0 },
+      "The output was cut: part of a line (9.3 MB) in its middle is left out;",
+    ],
+    [{ bytes: 2048, lines: 1 }, "The output was cut: 1 line (2.0 KB) in its middle is left out;"],
+    [{ bytes: 4096, lines: 7 }, "The output was cut: 7 lines (4.0 KB) in its middle are left out;"],
+  ])("says what the middle it left out of %j was, in words that fit", (size, start) => {
+    const notes = leftOutNotes({ kind: "text", at: "middle", ...size }, "/s/o");
+    expect(notes.left_out.startsWith(start)).toBe(true);
   });
 
   it("still says something when a tool did not count what it left out", () => {

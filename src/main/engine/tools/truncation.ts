@@ -55,9 +55,12 @@ function plural(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }
 
-/** The left-out text as a count, e.g. "1200 lines (48.2 KB)". */
+/**
+ * The left-out text as a count, e.g. "1200 lines (48.2 KB)"; "part of a line (9.4 MB)" when no
+ * whole line is left out (the middle of one long line).
+ */
 export function leftOutSize(bytes: number, lines: number): string {
-  return `${plural(lines, "line")} (${formatBytes(bytes)})`;
+  return `${lines === 0 && bytes > 0 ? "part of a line" : plural(lines, "line")} (${formatBytes(bytes)})`;
 }
 
 /** The two notes of a truncated envelope's metadata (see leftOutNotes). */
@@ -80,10 +83,13 @@ export function leftOutNotes(leftOut: LeftOut | undefined, outputPath: string | 
   else if (leftOut.kind === "items") {
     const rest = leftOut.total - leftOut.shown;
     what = `Only the first ${leftOut.shown} of ${leftOut.total} entries are shown; ${rest} ${rest === 1 ? "is" : "are"} left out.`;
-  } else if (leftOut.at === "middle")
-    what = `The output was cut: ${leftOutSize(leftOut.bytes, leftOut.lines)} in its middle are left out; its head and its last lines are shown.`;
-  else
-    what = `The output was cut: its last ${leftOutSize(leftOut.bytes, leftOut.lines)} are left out, so its end is not shown.`;
+  } else {
+    const are = leftOut.lines > 1 ? "are" : "is";
+    what =
+      leftOut.at === "middle"
+        ? `The output was cut: ${leftOutSize(leftOut.bytes, leftOut.lines)} in its middle ${are} left out; its head and its last lines are shown.`
+        : `The output was cut: its last ${leftOutSize(leftOut.bytes, leftOut.lines)} ${are} left out, so its end is not shown.`;
+  }
   if (outputPath === undefined)
     return {
       left_out: `${what} The whole output could not be saved.`,
