@@ -8,6 +8,7 @@ import { openDatabase, type Db } from "../store/database.ts";
 import type { StageRecord } from "../tools/call-decision.ts";
 import type { Envelope } from "../tools/envelope.ts";
 import { callRecorder } from "./call-recorder.ts";
+import { redactSecrets } from "./redact.ts";
 
 let dir: string;
 let db: Db;
@@ -90,5 +91,24 @@ describe("callRecorder", () => {
     );
     const head = JSON.parse(row.envelopeHead) as { data: { output: string } };
     expect(head.data.output).toBe('url = "https://me:[REDACTED]@db.example.com" note [REDACTED PRIVATE KEY]');
+  });
+
+  it.each([
+    ["20,000 paths", 20_000, 0],
+    ["20,000 paths with a token across the head's cut", 20_000, 1],
+    ["a few paths", 5, 0],
+    ["paths whose tokens masks shorten below the cut", 120, 2],
+  ])("keeps of a large envelope (%s) the head a whole redaction would give", (_name, count, secrets) => {
+    const token = "ghp_abcdefghijklmnopqrstuvwxyz0123";
+    const files = Array.from({ length: count }, (_, i) =>
+      secrets === 2 || (secrets === 1 && i === 62)
+        ? `src/${token}/${i}.ts`
+        : `src/dir-${i % 97}/file-${i}.ts`,
+    );
+    const envelope: Envelope = { type: "output", data: { files }, metadata: { duration_ms: 1 } };
+    const row = recordCall("glob", envelope, []);
+    const whole = JSON.stringify(redactSecrets(envelope, 2_000));
+    expect(row.envelopeHead).toBe(whole.length > 2_000 ? `${whole.slice(0, 2_000)}…` : whole);
+    expect(row.envelopeHead).not.toMatch(/ghp_[a-z]/);
   });
 });
