@@ -56,7 +56,7 @@ function runCli() {
     .then(async ({ chooseEntry, BUNDLE_ENTRY, BUNDLE_DIR }) => {
       const { entry, notice } = chooseEntry();
       if (notice) process.stderr.write(notice);
-      // The bundle's quick commands run in a daemon when one listens (src/main/cli/daemon/):
+      // The bundle's quick commands and run go to a daemon when one listens (src/main/cli/daemon/):
       // undefined means this process runs the command itself.
       if (entry === BUNDLE_ENTRY) {
         const { runInDaemon } = await load(

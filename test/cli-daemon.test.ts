@@ -5,9 +5,10 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundleState } from "../bin/cli-bundle.mjs";
+import { type FixtureServer, startOpenAICompatibleServer } from "./fixtures/openai-compatible-server.ts";
 import { LATHE_BIN, type Run, runLathe } from "./support/lathe-cli.ts";
 
-// `lathe tools`, `call` and `batch` run in a background daemon when one listens (see
+// `lathe tools`, `call`, `batch` and `run` run in a background daemon when one listens (see
 // src/main/cli/daemon/). What a person sees must not change: the same output, exit codes,
 // stdin, environment, folder and Ctrl-C as a process of its own — only sooner.
 
@@ -64,6 +65,7 @@ interface Status {
   running: boolean;
   pid?: number;
   jobs?: number;
+  busy?: boolean;
   socket?: string;
   unavailable?: string;
 }
@@ -390,5 +392,137 @@ describe.skipIf(!FRESH)("lathe with a daemon", () => {
     const names = await readdir(path.join(home, "run"));
     expect(names.filter((n) => n.endsWith(".sock"))).toHaveLength(1);
     expect(await readFile(path.join(home, "run", "daemon.log"), "utf8")).toMatch(/listening on/);
+  });
+});
+
+describe.skipIf(!FRESH)("lathe run with a daemon", () => {
+  // An agent's run is the longest command the daemon takes: what it must keep is the caller's
+  // environment (its API keys), Ctrl-C, and stopping when the caller is killed.
+  let server: FixtureServer;
+  beforeAll(async () => {
+    server = await startOpenAICompatibleServer({
+      models: ["m"],
+      replies: (request) =>
+        JSON.stringify(request.messages).includes("wait forever")
+          ? { hang: true }
+          : { text: "hello from the model" },
+    });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  async function runHome(settings: Record<string, unknown> = {}): Promise<string> {
+    const home = await newHome();
+    await writeFile(
+      path.join(home, "settings.json"),
+      JSON.stringify({ providers: { "openai-compatible": { baseURL: server.baseURL, ...settings } } }),
+    );
+    return home;
+  }
+  const MODEL = ["--model", "openai-compatible:m"];
+  const ids = (text: string) => text.replace(/s-[a-z0-9]+-[0-9a-f]{8}/g, "<session>");
+  const sessionOf = (text: string) => /s-[a-z0-9]+-[0-9a-f]{8}/.exec(text)?.[0] as string;
+
+  it("prints the same text and exit code as a process of its own, and runs in the daemon", async () => {
+    const home = await runHome();
+    await on(["tools"], home);
+    await running(home);
+    for (const args of [
+      ["run", "say hello", ...MODEL],
+      ["run", "say hello", ...MODEL, "--agent", "nobody"],
+      ["run", "-", ...MODEL],
+    ]) {
+      const input = args.includes("-") ? "say hello from stdin" : undefined;
+      const cold = await off(args, home, { input });
+      const warm = await on(args, home, { input });
+      expect({ args, code: warm.code, stdout: warm.stdout, stderr: ids(warm.stderr) }).toEqual({
+        args,
+        code: cold.code,
+        stdout: cold.stdout,
+        stderr: ids(cold.stderr),
+      });
+    }
+    expect((await status(home)).jobs).toBe(3);
+    // What the model was sent came through the daemon's job, stdin included.
+    expect(JSON.stringify(server.requests.at(-1)?.messages)).toContain("say hello from stdin");
+  });
+
+  it("uses the caller's environment, never the daemon's: an API key the caller lacks is missing", async () => {
+    const home = await runHome({ apiKeyEnv: "LATHE_TEST_MODEL_KEY" });
+    // The daemon starts from a caller that has the key...
+    await on(["tools"], home, { env: { LATHE_TEST_MODEL_KEY: "from-the-daemons-start" } });
+    const { pid } = await running(home);
+    // ...and a caller without it gets the error a process of its own gives.
+    const without = await on(["run", "say hello", ...MODEL], home, {
+      env: { LATHE_TEST_MODEL_KEY: undefined },
+    });
+    expect(without.code).toBe(1);
+    expect(without.stderr).toContain("LATHE_TEST_MODEL_KEY");
+    const withKey = await on(["run", "say hello", ...MODEL], home, { env: { LATHE_TEST_MODEL_KEY: "k" } });
+    expect(withKey.code).toBe(0);
+    expect(withKey.stdout).toContain("hello from the model");
+    expect(await status(home)).toMatchObject({ pid, jobs: 2 });
+  });
+
+  it.each([
+    { name: "Ctrl-C stops the run as it does without a daemon", signal: "SIGINT", code: 1 },
+    { name: "a caller killed mid-run stops its run too", signal: "SIGKILL", code: null },
+  ] as const)("$name; the model's request is dropped and the daemon goes on", async ({ signal, code }) => {
+    const home = await runHome();
+    await on(["tools"], home);
+    const { pid } = await running(home);
+    const before = server.requests.length;
+    const child = spawn(process.execPath, [LATHE_BIN, "run", "wait forever", ...MODEL], {
+      cwd: ws,
+      env: { ...process.env, LATHE_HOME: home, LATHE_DAEMON: "on", CI: "" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    const exited = new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c)));
+    await server.requestArrived(before + 1);
+    expect((await status(home)).jobs).toBe(1); // the run is the daemon's job
+    child.kill(signal);
+    expect(await exited).toBe(code);
+    // The run let go of the model: its request was dropped, not left streaming into nothing.
+    await until("the model request to be dropped", async () =>
+      server.timings[before]?.clientGoneAt !== undefined ? true : undefined,
+    );
+    // It ended as a stopped run, recorded as such, and the same daemon takes the next command.
+    const session = await until("the run to end", async () => {
+      const s = await status(home);
+      return s.busy === false ? s : undefined;
+    });
+    expect(session.pid).toBe(pid);
+    if (signal === "SIGINT") expect(stderr).toMatch(/stopped/);
+    const list = await on(["session", "list", "--json"], home);
+    const id = (JSON.parse(list.stdout.split("\n")[0] as string) as { id: string }).id;
+    const replay = await on(["run", "--resume", id, "--replay"], home);
+    expect(replay.code).toBe(1);
+    expect(replay.stderr).toMatch(/stopped/);
+    expect((await on(["call", "read", '{"path":"small.txt"}'], home)).code).toBe(0);
+    expect((await status(home)).pid).toBe(pid);
+  });
+
+  it("a second run while one works in the daemon runs in a process of its own, and both end well", async () => {
+    const home = await runHome();
+    await on(["tools"], home);
+    await running(home);
+    const before = server.requests.length;
+    const child = spawn(process.execPath, [LATHE_BIN, "run", "wait forever", ...MODEL], {
+      cwd: ws,
+      env: { ...process.env, LATHE_HOME: home, LATHE_DAEMON: "on", CI: "" },
+      stdio: "ignore",
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("close", (c) => resolve(c)));
+    await server.requestArrived(before + 1);
+    const second = await on(["run", "say hello", ...MODEL], home);
+    expect(second.code).toBe(0);
+    expect(second.stdout).toContain("hello from the model");
+    expect(sessionOf(second.stderr)).toBeDefined();
+    expect((await status(home)).jobs).toBe(1); // the first run's alone
+    child.kill("SIGINT");
+    expect(await exited).toBe(1);
   });
 });

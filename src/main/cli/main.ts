@@ -62,7 +62,7 @@ function buildProgram(result: ExitStatus, argv: readonly string[]): Command {
 Environment:
   LATHE_HOME   Lathe's data folder (settings, trust, sessions, audit database); default ~/.lathe
   LATHE_DEBUG  set to 1 to print stack traces with errors
-  LATHE_DAEMON on or off: whether tools, call and batch run in a background daemon (default on, off under CI)
+  LATHE_DAEMON on or off: whether tools, call, batch and run run in a background daemon (default on, off under CI)
 
 Exit codes: 0 success, 1 failure (for call and batch: an error envelope), 2 usage error.`,
     );

@@ -19,7 +19,7 @@ export function registerDaemonCommand(program: Command, _result: ExitStatus): vo
     .command("daemon")
     .description(
       // The commands are daemon-mode.ts's DAEMON_COMMANDS (not imported: `lathe --help` stays light).
-      "The background process that runs `lathe tools`, `call` and `batch` without starting Lathe each time.",
+      "The background process that runs `lathe tools`, `call`, `batch` and `run` without starting Lathe each time.",
     )
     .addHelpText(
       "after",

@@ -294,6 +294,8 @@ async function runStoppable(prompt: string, options: RunOptions, signal: AbortSi
     return run.status === "completed" ? ExitCode.ok : ExitCode.failure;
   } finally {
     await closeEngine(engine);
+    // A model run in this process (gguf) is freed with the run: in the daemon the process goes on.
+    await agentModule.releaseInProcessModels();
   }
 }
 

@@ -20,8 +20,12 @@ export function daemonMode(env: NodeJS.ProcessEnv = process.env): { on: boolean;
   return { on: true, why: `on by default; LATHE_DAEMON=off turns it off${unknown}` };
 }
 
-/** The commands a daemon runs: quick ones that read no terminal input and end by themselves. */
-export const DAEMON_COMMANDS: ReadonlySet<string> = new Set(["tools", "call", "batch"]);
+/**
+ * The commands a daemon runs: those that read no terminal input (stdin only as a stream) and stop
+ * cleanly on Ctrl-C or SIGTERM — the quick ones, and `run`, whose start (the model client, the
+ * engine, plugins) is most of the wait before an agent's first request.
+ */
+export const DAEMON_COMMANDS: ReadonlySet<string> = new Set(["tools", "call", "batch", "run"]);
 
 /**
  * The name of the build in `bundleDir` (the CLI bundle, out/cli/) for this Node: what the daemon's

@@ -13,3 +13,4 @@ export type { RunEvent, RunStatus } from "./run-events.ts";
 export { taskStatus, settleTasks } from "./task-status.ts";
 export { detectModels } from "./models/model-catalog.ts";
 export { addGgufFile } from "./models/gguf-folder.ts";
+export { releaseSharedLlamaRuntime as releaseInProcessModels } from "./providers/gguf/llama-runtime.ts";

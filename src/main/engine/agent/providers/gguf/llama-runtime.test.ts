@@ -6,7 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { LlamaRuntime } from "./llama-runtime.ts";
+import { LlamaRuntime, releaseSharedLlamaRuntime, sharedLlamaRuntime } from "./llama-runtime.ts";
 
 const REPO = fileURLToPath(new URL("../../../../../../", import.meta.url));
 const MODEL = path.join(REPO, "..", "shared", "models", "llama-2-tiny-random.gguf");
@@ -176,5 +176,23 @@ describe.skipIf(!haveModel)("a GGUF file cut off before its end (an unfinished d
     expect(error?.message).toContain(file);
     expect(error?.message).toMatch(/download the model again\.$/);
     expect(error?.message).not.toContain("Cannot read properties");
+  });
+});
+
+describe.skipIf(!haveModel)("the process-wide runtime", () => {
+  // `lathe run` in the CLI's daemon: the process goes on after the run, and a model the run loaded
+  // must not stay in its memory for the ten idle minutes the app keeps one.
+  it("frees its models when released, and a later use starts afresh", async () => {
+    const before = sharedLlamaRuntime();
+    expect(sharedLlamaRuntime()).toBe(before);
+    const lease = await before.lease(MODEL, { contextSize: 256, threads: 1 });
+    lease.release();
+    expect(lease.model.disposed).toBe(false); // kept for the next call, as the app wants
+    await releaseSharedLlamaRuntime();
+    expect(lease.model.disposed).toBe(true);
+    const after = sharedLlamaRuntime();
+    expect(after).not.toBe(before);
+    await releaseSharedLlamaRuntime();
+    await releaseSharedLlamaRuntime(); // nothing loaded: nothing to do
   });
 });

@@ -386,3 +386,14 @@ export function sharedLlamaRuntime(): LlamaRuntime {
   shared ??= new LlamaRuntime();
   return shared;
 }
+
+/**
+ * Free the process-wide runtime's models and llama.cpp, if anything used them: a command that
+ * ends in a process that goes on (the CLI's daemon) must not keep gigabytes of model loaded
+ * after it. The next use starts a fresh runtime.
+ */
+export async function releaseSharedLlamaRuntime(): Promise<void> {
+  const runtime = shared;
+  shared = undefined;
+  await runtime?.dispose();
+}
