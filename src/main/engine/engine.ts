@@ -50,6 +50,7 @@ import { ConversationStore } from "./store/conversation-store.ts";
 import { openDatabase, type Db } from "./store/database.ts";
 import { indexBacklog, unindexedBelow } from "./store/text-index-backlog.ts";
 import { RunLeases, type LeaseHolder, type RunLease } from "./store/run-leases.ts";
+import { FileClaims } from "./store/file-claims.ts";
 import { SessionCatalog } from "./store/session-catalog.ts";
 import { SessionStore } from "./store/session-store.ts";
 import { TodoStore } from "./store/todo-store.ts";
@@ -155,6 +156,7 @@ export class Engine {
   private conversationStore: ConversationStore | undefined;
   private catalog: SessionCatalog | undefined;
   private leases: RunLeases | undefined;
+  private claims: FileClaims | undefined;
   private readonly open = new Set<Session>();
   /** Temp folders of released sessions being removed: `close` waits for them before the host exits. */
   private readonly removals = new Set<Promise<void>>();
@@ -417,6 +419,12 @@ export class Engine {
   }
 
   /** Which Lathe process runs an agent in which session, across processes (opened on first use). */
+  /** Which files calls are changing now, across sessions and processes (opened on a first write). */
+  private fileClaims(): FileClaims {
+    this.claims ??= new FileClaims(this.database());
+    return this.claims;
+  }
+
   private runLeases(): RunLeases {
     this.leases ??= new RunLeases(this.database());
     return this.leases;
@@ -613,6 +621,7 @@ export class Engine {
         this.events.emit("internal-error", { toolId, sessionId, error });
       },
       ...(persistent && this.recordCheckpoints ? { checkpoints: this.checkpoints.forSession(state.id) } : {}),
+      fileClaims: { claim: (paths, signal) => this.fileClaims().claim(paths, signal) },
       onClose: async (s) => {
         this.open.delete(s);
         if (s.persistent) this.store().close(s.id);

@@ -25,7 +25,7 @@ function relativeInside(root: string, absolute: string): string | undefined {
 }
 
 /** Whether a path was left as it was: the same content and, when both are known, the same mode. */
-function sameState(a: PathState, b: PathState): boolean {
+export function sameState(a: PathState, b: PathState): boolean {
   if (!a.exists || !b.exists) return a.exists === b.exists;
   const sameMode = a.mode === undefined || b.mode === undefined || a.mode === b.mode;
   return a.hash !== null && a.hash === b.hash && sameMode;

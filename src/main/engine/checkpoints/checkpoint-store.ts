@@ -215,6 +215,26 @@ export class CheckpointStore {
     return rows.map((row) => checkpointOf(row, byCheckpoint.get(row.id) ?? []));
   }
 
+  /** The id of the newest checkpoint of any session (0 when there is none). */
+  newestId(): number {
+    return (this.db.prepare("SELECT MAX(id) AS id FROM checkpoints").get() as { id: number | null }).id ?? 0;
+  }
+
+  /**
+   * The entries that checkpoints of other sessions than `sessionId` in `root` recorded after
+   * checkpoint `afterId`, oldest first: what other calls changed meanwhile (another chat, or
+   * another Lathe process on the same folder).
+   */
+  othersSince(afterId: number, root: string, sessionId: string): CheckpointEntry[] {
+    const rows = this.db
+      .prepare(
+        `SELECT e.* FROM checkpoint_entries e JOIN checkpoints c ON c.id = e.checkpoint_id
+         WHERE c.id > ? AND c.root = ? AND c.session_id <> ? ORDER BY c.id, e.path`,
+      )
+      .all(afterId, root, sessionId) as EntryRow[];
+    return rows.map(entryOf);
+  }
+
   /** Note that `by` (a restore or rewind checkpoint) put these checkpoints' files back. */
   markRestored(ids: readonly number[], by: number): void {
     const mark = this.db.prepare("UPDATE checkpoints SET restored_by = ? WHERE id = ?");

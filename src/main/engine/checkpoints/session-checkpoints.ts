@@ -4,6 +4,7 @@ import { ReportedChanges, ScannedChanges, type CallJournal } from "./call-journa
 import type { CheckpointLimits } from "./checkpoint-limits.ts";
 import type { Checkpoint, CheckpointStore } from "./checkpoint-store.ts";
 import type { FileCheckpoint } from "./file-checkpoint.ts";
+import { withoutOthersChanges } from "./others-changes.ts";
 import { WorkspaceTooLarge, type IndexSnapshot, type WorkspaceIndex } from "./workspace-index.ts";
 
 /** The call a checkpoint is opened for. */
@@ -60,9 +61,12 @@ export class SessionCheckpoints implements CallCheckpoints {
   async open(call: CheckpointedCall): Promise<OpenCheckpoint | undefined> {
     const { root, blobs, index, limits } = this.options;
     let journal: CallJournal;
+    let othersAfter: number | undefined;
     if (call.tool.checkpoints === "reported") {
       journal = new ReportedChanges(root, blobs);
     } else if (call.tool.checkpoints === "scan") {
+      // What other sessions record from now on, while the command runs, is theirs (see below).
+      othersAfter = this.options.store.newestId();
       let before: IndexSnapshot;
       try {
         before = (await index.scan(this.snapshot, call.signal)).snapshot;
@@ -89,7 +93,14 @@ export class SessionCheckpoints implements CallCheckpoints {
     return {
       files: journal.files,
       close: async () => {
-        const entries = await journal.entries();
+        const scanned = await journal.entries();
+        const entries =
+          othersAfter === undefined || scanned.length === 0
+            ? scanned
+            : withoutOthersChanges(
+                scanned,
+                this.options.store.othersSince(othersAfter, root, this.options.sessionId),
+              );
         if (entries.length === 0) return undefined;
         const checkpoint = this.options.store.record({
           sessionId: this.options.sessionId,

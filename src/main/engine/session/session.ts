@@ -10,6 +10,7 @@ import type { Envelope } from "../tools/envelope.ts";
 import { Scheduler } from "../tools/scheduler.ts";
 import type { CallOutcome, CallRequest } from "../tools/tool-call.ts";
 import type { ToolRegistry } from "../tools/tool-registry.ts";
+import type { FileClaimer } from "../tools/file-claimer.ts";
 import type { SessionState } from "./session-state.ts";
 
 /** What a host may add to a call: a signal to stop it, and its own id for it. */
@@ -29,6 +30,8 @@ interface SessionWiring {
   onInternalError(toolId: string, sessionId: string, error: unknown): void;
   /** Checkpoints of the files its calls change (persistent sessions); absent: none are kept. */
   checkpoints?: CallCheckpoints;
+  /** Who is changing which file, across sessions and processes. */
+  fileClaims: FileClaimer;
   /** Called once when the session ends for good (`close`), not when it is only released. */
   onClose(session: Session): Promise<void>;
   onRelease(session: Session): void;
@@ -74,6 +77,7 @@ export class Session {
       observer: wiring.observer,
       onInternalError: (toolId, error) => wiring.onInternalError(toolId, state.id, error),
       ...(wiring.checkpoints ? { checkpoints: wiring.checkpoints } : {}),
+      fileClaims: wiring.fileClaims,
     };
   }
 

@@ -228,4 +228,16 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TABLE message_text_backlog (below INTEGER NOT NULL);
   INSERT INTO message_text_backlog (below) SELECT MAX(id) + 1 FROM messages HAVING MAX(id) IS NOT NULL;
   `,
+  // The files tool calls are changing right now, across processes (file-claims.ts): a claim
+  // lives for one write or edit, so two calls on one file cannot both pass their read check.
+  `
+  CREATE TABLE file_claims (
+    path        TEXT PRIMARY KEY,
+    token       TEXT NOT NULL,
+    pid         INTEGER NOT NULL,
+    host        TEXT NOT NULL,
+    claimed_at  INTEGER NOT NULL
+  );
+  CREATE INDEX file_claims_by_token ON file_claims (token);
+  `,
 ];

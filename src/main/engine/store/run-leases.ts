@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import os from "node:os";
-import { processExists } from "../spawner/process-exists.ts";
 import { type Db, writeTransaction } from "./database.ts";
+import { processStillHolds } from "./process-holder.ts";
 
 /** Who is running an agent in a session: a process, on a machine, since when. */
 export interface LeaseHolder {
@@ -138,10 +138,6 @@ export class RunLeases {
 
   private live(row: LeaseRow): boolean {
     if (Date.now() - row.heartbeatAt > this.timing.staleMs) return false;
-    if (row.host !== this.host) return true;
-    // This process knows its own leases: a row in its name that it does not hold is left over
-    // (from a copy of the database, say), not a run going on.
-    if (row.pid === process.pid) return heldHere.has(row.token);
-    return processExists(row.pid);
+    return processStillHolds(row, this.host, heldHere);
   }
 }

@@ -12,6 +12,7 @@ import { errorEnvelope, outputEnvelope, type Envelope, type EnvelopeMetadata } f
 import { jsonShapeProblem, unusableResultMessage } from "./json-shape.ts";
 import type { Scheduler } from "./scheduler.ts";
 import type { CallOutcome, CallRequest, ToolCall } from "./tool-call.ts";
+import { describeClaimHolder, type FileClaimer } from "./file-claimer.ts";
 import { describeOrigin, type RegisteredTool, type ToolRegistry } from "./tool-registry.ts";
 import type { ToolSession } from "./tool-session.ts";
 import { isSelfTruncated, leftOutNotes } from "./truncation.ts";
@@ -55,6 +56,8 @@ export interface CallContext {
   onInternalError?(toolId: string, error: unknown): void;
   /** Checkpoints of the files calls change; absent when the session keeps none. */
   checkpoints?: CallCheckpoints;
+  /** Who is changing which file, across sessions and processes; absent when nothing is shared. */
+  fileClaims?: FileClaimer;
 }
 
 class CallStopped extends Error {}
@@ -211,6 +214,54 @@ async function executeCheckpointed(
 }
 
 /**
+ * Run a call of a tool that reads a file, checks it is what its session read, then replaces it
+ * (write, edit) while holding that file: another call changing it at the same moment, in another
+ * session or another Lathe process, would pass the same check and one change would overwrite the
+ * other unseen. The second call waits until the first is done, then finds the file changed.
+ */
+async function executeClaimed(
+  ctx: CallContext,
+  call: ToolCall,
+  resolved: ResolvedPlan,
+): Promise<{ data?: unknown; error?: string }> {
+  const { tool } = call.entry;
+  const targets = resolved.accesses.flatMap((a) => (a.capability === "fs.write" ? [a.path] : []));
+  if (!ctx.fileClaims || tool.checkpoints !== "reported" || targets.length === 0) {
+    return executeCheckpointed(ctx, call, resolved);
+  }
+  let claimed: Awaited<ReturnType<FileClaimer["claim"]>>;
+  try {
+    claimed = await ctx.fileClaims.claim(
+      targets.map((t) => t.absolute),
+      call.signal,
+    );
+  } catch (err) {
+    if (call.signal?.aborted) return { error: `${tool.id} was aborted before it started; nothing was done.` };
+    reportInternal(ctx, tool.id, err);
+    return {
+      error: `${tool.id} was not run: Lathe could not check whether another call is changing ${targets.map((t) => t.display).join(", ")} (${messageOf(err)}). Nothing was changed.`,
+    };
+  }
+  if (claimed.holder) {
+    const { holder } = claimed;
+    const shown = targets.find((t) => t.absolute === holder.path)?.display ?? holder.path;
+    return {
+      error: `${tool.id} was not run: another Lathe call (${describeClaimHolder(holder)}) is still changing ${shown}. Nothing was changed. Call read on ${shown} again once it is done, then call ${tool.id} again.`,
+    };
+  }
+  try {
+    return await executeCheckpointed(ctx, call, resolved);
+  } finally {
+    try {
+      claimed.release();
+    } catch (err) {
+      // The claim then counts as left over (its process no longer holds it) and is taken over.
+      reportInternal(ctx, tool.id, err);
+    }
+  }
+}
+
+/**
  * The MCP servers that are disabled as a whole: their tools are not known, so a call to one is
  * "unknown", but it may well have been meant for one of them; say which are down and why.
  */
@@ -279,7 +330,7 @@ async function run(
       if (!decision.allowed) return { error: decision.errorText ?? `${tool.id} was not allowed.` };
       resolved = { accesses: decision.accesses, ...(decision.cwd ? { cwd: decision.cwd } : {}) };
     }
-    return executeCheckpointed(ctx, call, resolved);
+    return executeClaimed(ctx, call, resolved);
   });
   if (outcome.error !== undefined) return errorEnvelope(outcome.error, meta());
 
