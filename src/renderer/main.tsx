@@ -47,6 +47,8 @@ const sessions = createSessionsStore(api);
 const chat = createChatStore(api, {
   storage: window.sessionStorage,
   onSessionsChanged: () => void sessions.getState().load(),
+  // A chat opened while its run waits for an approval shows that prompt here too.
+  onApprovalsWaiting: (approvals) => store.getState().approvalsWaiting(approvals),
 });
 // Another folder: the chat starts afresh there and the session list is that folder's.
 const store = createAppStore(api, {

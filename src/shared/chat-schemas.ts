@@ -1,6 +1,8 @@
 // The chat's shapes: starting and stopping agent runs, redrawing a session, the model and agent
 // pickers, and the session's todo list. Run events themselves are in run-event-schema.ts.
 import { z } from "zod";
+import { ApprovalRequestSchema } from "./approval-schemas.ts";
+import { QuestionRequestSchema } from "./question-schemas.ts";
 import { RunEventSchema } from "./run-event-schema.ts";
 import { BackgroundTaskSchema } from "./task-schemas.ts";
 
@@ -63,6 +65,13 @@ export const ChatHistorySchema = z.strictObject({
   runningRunId: z.string().optional(),
   /** The `index` of that run's next push: its pushes below it are already in the last turn. */
   runningNextIndex: z.number().int().nonnegative().optional(),
+  /**
+   * What its runs wait for the person to answer now (started in any UI): the approval prompt and
+   * question dialog on screen, each answered from any UI that shows the session. Later ones, and
+   * the end of these, arrive as pushes.
+   */
+  approvals: z.array(ApprovalRequestSchema),
+  questions: z.array(QuestionRequestSchema),
 });
 
 export const ModelListSchema = z.strictObject({

@@ -5,6 +5,7 @@
 // side (preload, WebSocket client) validates every frame against it before any listener sees it.
 import { z } from "zod";
 import { ApprovalAnswerSchema, ProjectStatusSchema } from "./api-contract.ts";
+import { ApprovalRequestSchema } from "./approval-schemas.ts";
 import { EnvelopeSchema } from "./envelope-schema.ts";
 import { ToolOriginSchema } from "./tool-origin.ts";
 import { TodosChangedSchema } from "./chat-schemas.ts";
@@ -16,20 +17,6 @@ import { RunEventPushSchema } from "./run-event-schema.ts";
 
 /** The IPC channel (Electron) that carries every push frame to the renderer. */
 export const PUSH_CHANNEL = "lathe.push";
-
-/** A call that needs a person's yes or no: nothing in it is shortened. */
-export const ApprovalRequestSchema = z.strictObject({
-  /** The id to answer with `approval.respond`; unique per prompt. */
-  id: z.string().min(1),
-  sessionId: z.string(),
-  toolId: z.string(),
-  origin: ToolOriginSchema,
-  /** The full validated arguments (for bash, the whole command). */
-  args: z.unknown(),
-  approvalKey: z.string(),
-  /** Why the call needs approval: the rule, watchdog or parser reasons. */
-  reasons: z.array(z.string()),
-});
 
 const ApprovalSettledSchema = z.strictObject({
   id: z.string().min(1),
@@ -100,6 +87,8 @@ export type PushOf<E extends PushEvent> = z.output<(typeof pushes)[E]>;
 
 /** One push as it travels: over IPC as the message, over the WebSocket as a JSON text frame. */
 export type PushFrame = { [E in PushEvent]: { event: E; payload: PushOf<E> } }[PushEvent];
+
+export { ApprovalRequestSchema };
 
 export const PushFrameSchema = z.strictObject({ event: z.string(), payload: z.unknown() });
 

@@ -1,6 +1,7 @@
 // The question tool's dialog: what the host asks the person (the `question.requested` push), how
 // the prompt ends (`question.settled`), and the person's answer (`question.respond`).
 import { z } from "zod";
+import { RunSessionIdSchema } from "./approval-schemas.ts";
 
 const QuestionOptionSchema = z.object({
   label: z.string(),
@@ -19,6 +20,8 @@ export const QuestionRequestSchema = z.strictObject({
   /** The id to answer with `question.respond`; unique per dialog. */
   id: z.string().min(1),
   sessionId: z.string(),
+  /** The chat session whose run asks: every UI showing it shows the dialog (see approval-schemas.ts). */
+  runSessionId: RunSessionIdSchema,
   questions: z.array(QuestionSchema).min(1),
 });
 

@@ -17,6 +17,8 @@ export const SessionSummarySchema = z.strictObject({
   updatedAt: z.number(),
   /** A run is going on in it (in any window of this host). */
   running: z.boolean(),
+  /** Its runs wait for the person: an approval or a question, answered from any window that opens it. */
+  waiting: z.boolean(),
 });
 
 export const SessionListRequestSchema = z

@@ -18,7 +18,14 @@ import { PromptQueue } from "./prompt-queue.ts";
 export class ApprovalBroker {
   private readonly prompts: PromptQueue<ApprovalPrompt, ApprovalAnswer>;
 
-  constructor(send: (frame: PushFrame) => void) {
+  private readonly runSessionId: string | undefined;
+
+  /**
+   * `runSessionId`: the chat session whose runs ask here (every UI showing it shows the prompts);
+   * none for the prompts of one UI's own calls.
+   */
+  constructor(send: (frame: PushFrame) => void, runSessionId?: string) {
+    this.runSessionId = runSessionId;
     this.prompts = new PromptQueue({
       fallback: "reject",
       noun: "approval prompt",
@@ -42,6 +49,7 @@ export class ApprovalBroker {
         // The engine's id names the (session, key) pair; two calls can share it. Ours cannot.
         id: `approval-${randomUUID()}`,
         sessionId: request.sessionId,
+        ...(this.runSessionId !== undefined ? { runSessionId: this.runSessionId } : {}),
         toolId: request.toolId,
         origin: request.origin,
         args: request.args,
@@ -56,6 +64,11 @@ export class ApprovalBroker {
   /** How many prompts wait, the one on screen included. */
   get pendingCount(): number {
     return this.prompts.pendingCount;
+  }
+
+  /** The prompt on screen now, if any. */
+  get shown(): ApprovalPrompt | undefined {
+    return this.prompts.shown;
   }
 
   /** Settle the prompt on screen with the person's answer. */

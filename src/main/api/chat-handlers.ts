@@ -1,12 +1,12 @@
 import type { ApiHandlers } from "./api-router.ts";
 import type { ChatRuns } from "./chat-runs.ts";
-import type { QuestionBroker } from "./question-broker.ts";
+import type { SessionPrompts } from "./session-prompts.ts";
 import type { AgentList, ChatHistory, ModelList } from "../../shared/chat-schemas.ts";
 
-/** What the chat channels run against: a UI connection's runs, its question dialog, and its current engine. */
+/** What the chat channels run against: a UI connection's runs, the host's chat questions, and its current engine. */
 interface ChatTarget {
   runs: ChatRuns;
-  questions: QuestionBroker;
+  questions: Pick<SessionPrompts, "answerQuestion" | "dismissQuestion">;
   history(sessionId: string): Promise<ChatHistory>;
   models(): Promise<ModelList>;
   agents(): Promise<AgentList>;
@@ -34,7 +34,7 @@ export function createChatHandlers(target: ChatTarget): Pick<ApiHandlers, ChatCh
     "agents.list": () => target.agents(),
     "question.respond": (request) =>
       "answers" in request
-        ? target.questions.answer(request.id, request.answers)
-        : target.questions.dismiss(request.id),
+        ? target.questions.answerQuestion(request.id, request.answers)
+        : target.questions.dismissQuestion(request.id),
   };
 }

@@ -10,13 +10,15 @@ import type { LiveRunView } from "./live-runs.ts";
  * recorded events, in order), and the session's todo list. Read from the conversation store, so
  * nothing is called again. An event the contract does not know is left out, not guessed at. The
  * run going on, if any, is its last turn as it stands now (`live`): the store writes it behind.
- * `tasks`: its background tasks as the host has them (they may go on after their run).
+ * `tasks`: its background tasks as the host has them (they may go on after their run); `waiting`:
+ * the prompts its runs wait on, as the host's chat prompts have them.
  */
 export function chatHistory(
   engine: Engine,
   sessionId: string,
   live?: LiveRunView,
   tasks: BackgroundTask[] = [],
+  waiting: Pick<ChatHistory, "approvals" | "questions"> = { approvals: [], questions: [] },
 ): ChatHistory {
   const store = engine.conversations();
   const record = store.get(sessionId);
@@ -53,6 +55,8 @@ export function chatHistory(
     turns,
     todos: engine.todos.get(sessionId),
     tasks,
+    approvals: waiting.approvals,
+    questions: waiting.questions,
     ...(live ? { runningRunId: live.runId, runningNextIndex: live.nextIndex } : {}),
   };
 }

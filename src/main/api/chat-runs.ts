@@ -1,11 +1,12 @@
 import type { ChatSend, ChatStarted } from "../../shared/chat-schemas.ts";
 import type { RunEventPayload } from "../../shared/push-events.ts";
 import type { RunEvent, ToolCallStops } from "../engine/agent/index.ts";
-import type { ApprovalMode, Approver, Asker, Engine, TodoItem } from "../engine/index.ts";
+import type { ApprovalMode, Engine, TodoItem } from "../engine/index.ts";
 import { ApiError } from "./api-error.ts";
 import { agentModule, asApiError, setupChat } from "./chat-setup.ts";
 import type { LiveRuns } from "./live-runs.ts";
 import type { LiveTasks } from "./live-tasks.ts";
+import type { SessionPrompts } from "./session-prompts.ts";
 
 /** Where a UI's runs go: its current engine, the signal that ends with the UI, and what waits for them. */
 interface RunTarget {
@@ -18,8 +19,8 @@ interface RunTarget {
 
 interface ChatRunsOptions {
   target(): Promise<RunTarget>;
-  approver: Approver;
-  asker: Asker;
+  /** The host's approval prompts and questions of chat runs: every UI showing a session shows and may answer them. */
+  prompts: SessionPrompts;
   /** The runs' approval mode; without one, the settings' (`approvals.mode`), else "ask". */
   mode?: ApprovalMode;
   /** Sessions with a run going on, shared by every UI of the host: one run per session at a time. */
@@ -54,8 +55,8 @@ function taskIdsOf(event: RunEvent | RunEventPayload["event"]): string[] {
  * todo list, go to every UI of the host as pushes) and answers once the run has started; `close`
  * stops them all, and the background tasks they started (which may outlive their run), when the
  * UI goes away. `abort`, `stopTool` and `stopTask` reach any run and task of the host (a second
- * tab on the same chat has a Stop too). Approvals go to the UI's approval broker and
- * questions to its question broker.
+ * tab on the same chat has a Stop too). Approvals and questions go to the host's session prompts:
+ * every UI showing the session shows them and may answer them.
  */
 export class ChatRuns {
   private readonly options: ChatRunsOptions;
@@ -138,6 +139,8 @@ export class ChatRuns {
     };
     setup.engine.events.on("TodosChanged", onTodos);
 
+    const signal = AbortSignal.any([active.controller.signal, target.signal]);
+    const { approver, asker } = this.options.prompts.forRun(sessionId, signal);
     const running = runAgent({
       engine: setup.engine,
       agent: setup.agent,
@@ -145,9 +148,9 @@ export class ChatRuns {
       prompt: request.prompt,
       sessionId,
       ...(this.options.mode !== undefined ? { mode: this.options.mode } : {}),
-      approver: this.options.approver,
-      asker: this.options.asker,
-      signal: AbortSignal.any([active.controller.signal, target.signal]),
+      approver,
+      asker,
+      signal,
       toolStops: active.stops,
       // What `lathe run` checks before it starts: an embedded model's context against the memory
       // free and the size it was trained for, a local server's model. Said in the run's events.

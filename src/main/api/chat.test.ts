@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   startOpenAICompatibleServer,
   type FixtureOptions,
+  type FixtureReply,
   type FixtureServer,
 } from "../../../test/fixtures/openai-compatible-server.ts";
 import { closedPort, localProvidersAt } from "../../../test/support/closed-port.ts";
@@ -362,7 +363,9 @@ describe("a chat run", () => {
         : { text: "Blue it is." },
     );
     const ui = connect();
-    data(await ui.dispatch("chat.send", { prompt: "Pick a colour", model: MODEL }));
+    const { sessionId } = data<{ sessionId: string }>(
+      await ui.dispatch("chat.send", { prompt: "Pick a colour", model: MODEL }),
+    );
     await expect.poll(() => ui.of("question.requested").length, { timeout: 10_000 }).toBe(1);
     const question = ui.of("question.requested")[0]!;
     expect(question.questions).toEqual([
@@ -371,7 +374,7 @@ describe("a chat run", () => {
     expect(failure(await ui.dispatch("question.respond", { id: question.id, answers: [["Green"]] }))).toMatch(
       /"Green" is not among its options/,
     );
-    expect(ui.connection.pendingQuestions).toBe(1);
+    expect(host.chatPrompts.pending(sessionId).questions).toEqual([question]);
     expect(data(await ui.dispatch("question.respond", { id: question.id, answers: [["Blue"]] }))).toEqual({
       id: question.id,
       outcome: "answered",
@@ -415,7 +418,7 @@ describe("a chat run", () => {
     );
     await expect.poll(() => ui.of("question.requested").length, { timeout: 10_000 }).toBe(1);
     await ui.connection.close();
-    expect(ui.connection.pendingQuestions).toBe(0);
+    expect(host.chatPrompts.pending(sessionId).questions).toEqual([]);
     expect(ui.connection.activeRuns).toBe(0);
     expect(fixture.requests).toHaveLength(1);
     // The record shows a stopped run, and the session takes a new run.
@@ -524,5 +527,188 @@ describe("the pickers", () => {
       { id: "reviewer", description: "Reviews.", model: "ollama:x", layer: "global" },
     ]);
     expect(list.problems).toEqual([expect.stringMatching(/broken\.md[\s\S]*front matter/)]);
+  });
+});
+
+describe("a chat run's approvals and questions in several UIs", () => {
+  /** The model's script, by the prompt of the turn and how many tool results follow it. */
+  function byPrompt(script: Record<string, FixtureReply[]>): FixtureOptions["replies"] {
+    return (request) => {
+      const lastUser = request.messages.findLastIndex((m) => m.role === "user");
+      const prompt = String(request.messages[lastUser]?.content ?? "");
+      const step = request.messages.slice(lastUser).filter((m) => m.role === "tool").length;
+      return script[prompt]?.[step] ?? { text: "Nothing more." };
+    };
+  }
+  const writes = (file: string, content: string): FixtureReply => ({
+    toolCalls: [{ name: "write", arguments: { path: file, content } }],
+  });
+  const history = async (ui: ReturnType<typeof connect>, sessionId: string) =>
+    data<ChatHistory>(await ui.dispatch("chat.history", { sessionId }));
+
+  it("shows a prompt in every UI (one opened later from the history), answered once from any of them", async () => {
+    await model(byPrompt({ "Write a": [writes("a.txt", "a\n"), { text: "Wrote a." }] }));
+    const [a, b] = [connect(), connect()];
+    const { sessionId } = data<{ sessionId: string }>(
+      await a.dispatch("chat.send", { prompt: "Write a", model: MODEL }),
+    );
+    await expect.poll(() => b.of("approval.requested").length, { timeout: 10_000 }).toBe(1);
+    const prompt = b.of("approval.requested")[0]!;
+    expect(a.of("approval.requested")).toEqual([prompt]);
+    expect(prompt).toMatchObject({ toolId: "write", sessionId, runSessionId: sessionId });
+    // A UI that connects now finds it in the session's history.
+    const c = connect();
+    expect((await history(c, sessionId)).approvals).toEqual([prompt]);
+    // Its session list says the session waits for the person, in every UI.
+    const row = async () =>
+      data<{ sessions: Array<{ id: string; waiting: boolean }> }>(
+        await c.dispatch("sessions.list", {}),
+      ).sessions.find((s) => s.id === sessionId);
+    expect(await row()).toMatchObject({ waiting: true });
+
+    expect(data(await b.dispatch("approval.respond", { id: prompt.id, answer: "once" }))).toEqual({
+      id: prompt.id,
+      answer: "once",
+    });
+    // The second answer is refused, saying what became of the prompt; nothing runs twice.
+    expect(failure(await a.dispatch("approval.respond", { id: prompt.id, answer: "once" }))).toMatch(
+      /is over: it was already answered \("once"\)/,
+    );
+    await a.finished();
+    for (const ui of [a, b, c])
+      expect(ui.of("approval.settled")).toEqual([{ id: prompt.id, answer: "once", cause: "answered" }]);
+    expect(await readFile(path.join(root, "a.txt"), "utf8")).toBe("a\n");
+    // One call, one result: the answer given twice ran nothing twice.
+    expect(a.events(sessionId).filter((e) => e.type === "tool-result")).toHaveLength(1);
+    expect((await history(c, sessionId)).approvals).toEqual([]);
+    expect(await row()).toMatchObject({ waiting: false });
+    expect(b.of("sessions.changed").length).toBeGreaterThanOrEqual(2);
+  });
+
+  it.each([
+    { first: "once", second: "reject" },
+    { first: "reject", second: "once" },
+  ] as const)(
+    "takes the first of two answers sent at once ($first, then $second)",
+    async ({ first, second }) => {
+      await model(byPrompt({ "Write b": [writes("b.txt", "b\n"), { text: "Done." }] }));
+      const [a, b] = [connect(), connect()];
+      data(await a.dispatch("chat.send", { prompt: "Write b", model: MODEL }));
+      await expect.poll(() => b.of("approval.requested").length, { timeout: 10_000 }).toBe(1);
+      const { id } = b.of("approval.requested")[0]!;
+      const answers = await Promise.all([
+        a.dispatch("approval.respond", { id, answer: first }),
+        b.dispatch("approval.respond", { id, answer: second }),
+      ]);
+      expect(answers.map((answer) => answer.ok)).toEqual([true, false]);
+      await a.finished();
+      expect(existsSync(path.join(root, "b.txt"))).toBe(first === "once");
+      expect(b.of("approval.settled")).toEqual([{ id, answer: first, cause: "answered" }]);
+    },
+  );
+
+  it("applies an 'always' given in another UI to the run's later calls with the same key", async () => {
+    await model(
+      byPrompt({ "Write c twice": [writes("c.txt", "one\n"), writes("c.txt", "two\n"), { text: "Twice." }] }),
+    );
+    const [a, b] = [connect(), connect()];
+    data(await a.dispatch("chat.send", { prompt: "Write c twice", model: MODEL }));
+    await expect.poll(() => b.of("approval.requested").length, { timeout: 10_000 }).toBe(1);
+    data(await b.dispatch("approval.respond", { id: b.of("approval.requested")[0]!.id, answer: "always" }));
+    const [finish] = await a.finished();
+    expect(finish).toMatchObject({ status: "completed" });
+    expect(a.of("approval.requested")).toHaveLength(1);
+    expect(await readFile(path.join(root, "c.txt"), "utf8")).toBe("two\n");
+  });
+
+  it("puts a question to every UI; a bad answer from one is refused and the dialog stays for all", async () => {
+    const fixture = await model(
+      byPrompt({
+        "Pick one": [
+          {
+            toolCalls: [
+              {
+                name: "question",
+                arguments: { questions: [{ question: "Which?", options: [{ label: "X" }, { label: "Y" }] }] },
+              },
+            ],
+          },
+          { text: "Picked." },
+        ],
+      }),
+    );
+    const [a, b] = [connect(), connect()];
+    const { sessionId } = data<{ sessionId: string }>(
+      await a.dispatch("chat.send", { prompt: "Pick one", model: MODEL }),
+    );
+    await expect.poll(() => b.of("question.requested").length, { timeout: 10_000 }).toBe(1);
+    const question = b.of("question.requested")[0]!;
+    expect(question.runSessionId).toBe(sessionId);
+    expect(failure(await b.dispatch("question.respond", { id: question.id, answers: [["Z"]] }))).toMatch(
+      /"Z" is not among its options/,
+    );
+    expect((await history(a, sessionId)).questions).toEqual([question]);
+    data(await b.dispatch("question.respond", { id: question.id, answers: [["Y"]] }));
+    expect(failure(await a.dispatch("question.respond", { id: question.id, dismissed: true }))).toMatch(
+      /is over: it was already answered/,
+    );
+    await a.finished();
+    expect(a.of("question.settled")).toEqual([{ id: question.id, cause: "answered" }]);
+    const tool = fixture.requests.at(-1)!.messages.find((m) => m.role === "tool");
+    expect(JSON.parse(String(tool?.content))).toMatchObject({ data: { answers: [["Y"]] } });
+  });
+
+  it("stops the run when the UI that started it goes away: the others see the prompt end and the run stopped", async () => {
+    await model(byPrompt({ "Write d": [writes("d.txt", "d\n"), { text: "never" }] }));
+    const [a, b] = [connect(), connect()];
+    const { sessionId } = data<{ sessionId: string }>(
+      await a.dispatch("chat.send", { prompt: "Write d", model: MODEL }),
+    );
+    await expect.poll(() => b.of("approval.requested").length, { timeout: 10_000 }).toBe(1);
+    const { id } = b.of("approval.requested")[0]!;
+    await a.connection.close();
+    const [finish] = await b.finished();
+    expect(finish).toMatchObject({ status: "aborted" });
+    expect(b.of("approval.settled")).toEqual([{ id, answer: "reject", cause: "aborted" }]);
+    expect(failure(await b.dispatch("approval.respond", { id, answer: "once" }))).toMatch(
+      /its call was stopped/,
+    );
+    expect((await history(b, sessionId)).approvals).toEqual([]);
+    expect(existsSync(path.join(root, "d.txt"))).toBe(false);
+  });
+
+  it("keeps two sessions' prompts apart: neither waits behind the other", async () => {
+    await model(
+      byPrompt({
+        "Write e": [writes("e.txt", "e\n"), { text: "e" }],
+        "Write f": [writes("f.txt", "f\n"), { text: "f" }],
+      }),
+    );
+    const [a, b] = [connect(), connect()];
+    const e = data<{ sessionId: string }>(await a.dispatch("chat.send", { prompt: "Write e", model: MODEL }));
+    const f = data<{ sessionId: string }>(await b.dispatch("chat.send", { prompt: "Write f", model: MODEL }));
+    await expect.poll(() => a.of("approval.requested").length, { timeout: 10_000 }).toBe(2);
+    const bySession = new Map(a.of("approval.requested").map((p) => [p.runSessionId, p.id]));
+    data(await a.dispatch("approval.respond", { id: bySession.get(f.sessionId)!, answer: "once" }));
+    data(await b.dispatch("approval.respond", { id: bySession.get(e.sessionId)!, answer: "reject" }));
+    await a.finished(2);
+    expect(existsSync(path.join(root, "f.txt"))).toBe(true);
+    expect(existsSync(path.join(root, "e.txt"))).toBe(false);
+  });
+
+  it("keeps a prompt of one UI's own tool call (its Tools view) to that UI", async () => {
+    const [a, b] = [connect(), connect()];
+    const call = a.dispatch("tools.call", { toolId: "write", args: { path: "g.txt", content: "g\n" } });
+    await expect.poll(() => a.of("approval.requested").length, { timeout: 10_000 }).toBe(1);
+    const prompt = a.of("approval.requested")[0]!;
+    expect(prompt.runSessionId).toBeUndefined();
+    expect(b.of("approval.requested")).toEqual([]);
+    expect(failure(await b.dispatch("approval.respond", { id: prompt.id, answer: "once" }))).toMatch(
+      /no approval prompt .* waiting/,
+    );
+    expect(existsSync(path.join(root, "g.txt"))).toBe(false);
+    data(await a.dispatch("approval.respond", { id: prompt.id, answer: "reject" }));
+    expect(data<{ type: string }>(await call).type).toBe("error");
+    expect(existsSync(path.join(root, "g.txt"))).toBe(false);
   });
 });

@@ -12,6 +12,7 @@ import { ApiError } from "./api-error.ts";
 import { extensionsStatus } from "./extensions-status.ts";
 import { ExtensionsWatch } from "./extensions-watch.ts";
 import { LiveRuns } from "./live-runs.ts";
+import { SessionPrompts } from "./session-prompts.ts";
 import { LiveTasks } from "./live-tasks.ts";
 import { resolveProjectPath } from "./project-path.ts";
 import { RecentProjects } from "./recent-projects.ts";
@@ -109,6 +110,11 @@ export class EngineHost {
   readonly liveRuns = new LiveRuns();
   /** The chats' background tasks, on any of its engines: each UI lists them and can stop them. */
   readonly liveTasks = new LiveTasks((frame) => this.liveRuns.broadcast(frame));
+  /** The chat runs' approval prompts and questions, across every UI: each UI showing the session answers them. */
+  readonly chatPrompts = new SessionPrompts(
+    (frame) => this.liveRuns.broadcast(frame),
+    () => this.sessionsChanged(),
+  );
   private readonly created = new Set<Engine>();
   private readonly retiring = new Set<Promise<void>>();
   private changes: Promise<unknown> = Promise.resolve();

@@ -69,6 +69,12 @@ export class PromptQueue<P extends { id: string }, R> {
     });
   }
 
+  /** The prompt on screen now, if any (the others wait behind it). */
+  get shown(): P | undefined {
+    const head = this.queue[0];
+    return head?.shown ? head.prompt : undefined;
+  }
+
   /** The prompt on screen, if `id` names it; refused otherwise. */
   onScreen(id: string): P {
     const head = this.queue[0];

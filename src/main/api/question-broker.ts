@@ -14,7 +14,11 @@ import { PromptQueue } from "./prompt-queue.ts";
 export class QuestionBroker {
   private readonly prompts: PromptQueue<QuestionPrompt, QuestionReply>;
 
-  constructor(send: (frame: PushFrame) => void) {
+  private readonly runSessionId: string | undefined;
+
+  /** `runSessionId`: the chat session whose runs ask here (every UI showing it shows the dialogs). */
+  constructor(send: (frame: PushFrame) => void, runSessionId?: string) {
+    this.runSessionId = runSessionId;
     this.prompts = new PromptQueue({
       fallback: "dismissed",
       noun: "question",
@@ -30,6 +34,7 @@ export class QuestionBroker {
       {
         id: `question-${randomUUID()}`,
         sessionId: request.sessionId,
+        ...(this.runSessionId !== undefined ? { runSessionId: this.runSessionId } : {}),
         questions: request.questions.map((q) => ({
           ...q,
           ...(q.options ? { options: q.options.map((o) => ({ ...o })) } : {}),
@@ -41,6 +46,11 @@ export class QuestionBroker {
   /** How many dialogs wait, the one on screen included. */
   get pendingCount(): number {
     return this.prompts.pendingCount;
+  }
+
+  /** The dialog on screen now, if any. */
+  get shown(): QuestionPrompt | undefined {
+    return this.prompts.shown;
   }
 
   /** The person's answers to the dialog on screen; refused (dialog kept) when they do not fit. */

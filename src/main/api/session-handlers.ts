@@ -8,15 +8,22 @@ interface SessionTarget {
   engine(): Promise<Engine>;
   /** Sessions with a run going on, across every UI of the host. */
   busy: ReadonlySet<string>;
+  /** Whether a session's runs wait for the person (an approval or a question), in any UI. */
+  waiting(sessionId: string): boolean;
   /** Tell every UI its session list changed (another tab shows the rename, or leaves a deleted session). */
   changed?(deleted?: string[]): void;
 }
 
 type SessionChannels = "sessions.list" | "sessions.rename" | "sessions.delete";
 
-function shown(summary: StoredSummary, busy: ReadonlySet<string>): SessionSummary {
+function shown(summary: StoredSummary, target: SessionTarget): SessionSummary {
   const { parentId, ...rest } = summary;
-  return { ...rest, ...(parentId !== undefined ? { parentId } : {}), running: busy.has(summary.id) };
+  return {
+    ...rest,
+    ...(parentId !== undefined ? { parentId } : {}),
+    running: target.busy.has(summary.id),
+    waiting: target.waiting(summary.id),
+  };
 }
 
 /** The recorded session of this folder, or an ApiError saying there is none. */
@@ -39,14 +46,14 @@ export function createSessionHandlers(target: SessionTarget): Pick<ApiHandlers, 
       const sessions = engine
         .sessionCatalog()
         .list({ root: engine.root, ...(query !== undefined ? { query } : {}) });
-      return { root: engine.root, sessions: sessions.map((s) => shown(s, target.busy)) };
+      return { root: engine.root, sessions: sessions.map((s) => shown(s, target)) };
     },
     "sessions.rename": async ({ sessionId, title }) => {
       const engine = await target.engine();
       ownSession(engine, sessionId);
       engine.sessionCatalog().rename(sessionId, title);
       target.changed?.();
-      return shown(ownSession(engine, sessionId), target.busy);
+      return shown(ownSession(engine, sessionId), target);
     },
     "sessions.delete": async ({ sessionId }) => {
       const engine = await target.engine();

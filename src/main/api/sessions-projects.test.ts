@@ -151,6 +151,7 @@ describe("sessions channels", () => {
       model: MODEL,
       agent: "default",
       running: false,
+      waiting: false,
     });
     expect(task).toMatchObject({ title: "Run the tests", titleSource: "task", parentId: "s-two" });
     expect(sessions[0]!.updatedAt).toBeGreaterThanOrEqual(sessions[1]!.updatedAt);

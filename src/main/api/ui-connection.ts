@@ -15,7 +15,6 @@ import { projectStatus, type EngineHost, type EngineUser } from "./engine-host.t
 import { createExtensionHandlers } from "./extension-handlers.ts";
 import { listModels } from "./model-list.ts";
 import { createProjectHandlers } from "./project-handlers.ts";
-import { QuestionBroker } from "./question-broker.ts";
 import { createSecretHandlers } from "./secret-handlers.ts";
 import { createSessionHandlers } from "./session-handlers.ts";
 import { forwardCheckpoints, forwardToolActivity } from "./tool-activity.ts";
@@ -56,18 +55,17 @@ interface Binding {
 
 /**
  * One UI (an Electron window, a `lathe serve` WebSocket) and everything that is its own: a
- * session in "ask" mode whose approver is this UI's broker, its chat runs (approvals to the same
- * broker, questions to its question broker), the router its requests go through, and the pushes
- * it receives (its prompts, its session's tool activity, every chat run's events, project status). When
- * the project is trusted it moves to the new engine (runs going on finish on the old one); when
- * it closes, waiting prompts are rejected, questions dismissed, runs and calls aborted and its
- * sessions closed.
+ * session in "ask" mode whose approver is this UI's broker (its Tools view's calls), its chat runs
+ * (their approvals and questions go to every UI showing the chat, see SessionPrompts), the router
+ * its requests go through, and the pushes it receives (its prompts, its session's tool activity,
+ * every chat run's events and prompts, project status). When the project is trusted it moves to
+ * the new engine (runs going on finish on the old one); when it closes, its waiting prompts are
+ * rejected, its runs (and so their prompts, in every UI) and calls aborted and its sessions closed.
  */
 export class UiConnection implements EngineUser {
   readonly router: ApiRouter;
   private readonly options: UiConnectionOptions;
   private readonly broker: ApprovalBroker;
-  private readonly questions: QuestionBroker;
   private readonly unsandboxedMcp: UnsandboxedMcpBroker;
   private readonly detachUnsandboxedMcp: () => void;
   private readonly runs: ChatRuns;
@@ -83,7 +81,6 @@ export class UiConnection implements EngineUser {
   constructor(options: UiConnectionOptions) {
     this.options = options;
     this.broker = new ApprovalBroker((frame) => this.push(frame));
-    this.questions = new QuestionBroker((frame) => this.push(frame));
     this.unsandboxedMcp = new UnsandboxedMcpBroker((frame) => this.push(frame));
     this.detachUnsandboxedMcp = options.host.unsandboxedMcp.attach(this.unsandboxedMcp);
     this.runs = new ChatRuns({
@@ -95,8 +92,7 @@ export class UiConnection implements EngineUser {
           track: (done) => this.track(binding, done),
         };
       },
-      approver: this.broker.approver,
-      asker: this.questions.asker,
+      prompts: options.host.chatPrompts,
       ...(options.mode !== undefined ? { mode: options.mode } : {}),
       busySessions: options.host.chatSessions,
       live: options.host.liveRuns,
@@ -115,18 +111,19 @@ export class UiConnection implements EngineUser {
           call: (toolId, args) => this.call(toolId, args),
           stop: () => this.stopCalls(),
         }),
-        ...createApprovalHandlers(this.broker),
+        ...createApprovalHandlers(this.broker, options.host.chatPrompts),
         ...createProjectHandlers(options.host),
         ...createExtensionHandlers(options.host),
         ...createChatHandlers({
           runs: this.runs,
-          questions: this.questions,
+          questions: options.host.chatPrompts,
           history: async (sessionId) =>
             chatHistory(
               (await this.current).engine,
               sessionId,
               options.host.liveRuns.inSession(sessionId),
               options.host.liveTasks.inSession(sessionId),
+              options.host.chatPrompts.pending(sessionId),
             ),
           models: async () => listModels((await this.current).engine),
           agents: async () => listAgents((await this.current).engine),
@@ -134,6 +131,7 @@ export class UiConnection implements EngineUser {
         ...createSessionHandlers({
           engine: async () => (await this.current).engine,
           busy: options.host.chatSessions,
+          waiting: (sessionId) => options.host.chatPrompts.waiting(sessionId),
           changed: (deleted) => options.host.sessionsChanged(deleted),
         }),
         ...createSecretHandlers(options.providerKeys ?? new ProviderKeys()),
@@ -154,14 +152,9 @@ export class UiConnection implements EngineUser {
     );
   }
 
-  /** Prompts waiting for this UI, the one on screen included. */
+  /** Prompts of this UI's own calls (its Tools view) waiting, the one on screen included. */
   get pendingApprovals(): number {
     return this.broker.pendingCount;
-  }
-
-  /** Question dialogs waiting for this UI, the one on screen included. */
-  get pendingQuestions(): number {
-    return this.questions.pendingCount;
   }
 
   /** Agent runs this UI started that are going on. */
@@ -200,7 +193,6 @@ export class UiConnection implements EngineUser {
       this.stopFollowingRuns();
       this.detachUnsandboxedMcp();
       this.broker.close();
-      this.questions.close();
       this.unsandboxedMcp.close();
       await this.runs.close();
       await this.current.catch(() => undefined);

@@ -1,5 +1,7 @@
-import type { KeyboardEvent } from "react";
+import { useMemo, type KeyboardEvent } from "react";
 import type { ApprovalAnswer } from "../../shared/api-contract.ts";
+import { promptsFor } from "../state/approval-queue.ts";
+import { useChat } from "../state/chat-context.tsx";
 import { useAppState } from "../state/store-context.tsx";
 import { ApprovalArguments } from "./approval-arguments.tsx";
 import { Modal } from "./modal.tsx";
@@ -7,18 +9,22 @@ import { Modal } from "./modal.tsx";
 const KEYS: Record<string, ApprovalAnswer> = { y: "once", a: "always", n: "reject" };
 
 /**
- * The approval prompt: a modal dialog for the first waiting request, showing the exact tool, its
+ * The approval prompt: a modal dialog for the first waiting request of the chat on screen (a
+ * chat run's prompts show in every tab that has its session open) or of this page's own calls, showing the exact tool, its
  * origin, why it needs approval and its full arguments. Keys: y allows once, a allows for the
  * session, n or Esc (or closing the dialog any other way) rejects; focus starts on "Reject", so a
  * stray Enter never allows anything.
  */
 export function ApprovalDialog() {
-  const request = useAppState((s) => s.approvals[0]);
-  const waiting = useAppState((s) => s.approvals.length);
+  const sessionId = useChat((s) => s.sessionId);
+  const approvals = useAppState((s) => s.approvals);
+  const shown = useMemo(() => promptsFor(approvals, sessionId), [approvals, sessionId]);
+  const request = shown[0];
+  const waiting = shown.length;
   const answering = useAppState((s) => s.answering);
   const respond = useAppState((s) => s.respond);
   const answer = (value: ApprovalAnswer) => {
-    if (!answering) void respond(value);
+    if (!answering && request) void respond(request.id, value);
   };
   // y: allow once, a: allow for this session, n: reject (no modifier, not held down).
   const onKey = (event: KeyboardEvent<HTMLDialogElement>): boolean => {
@@ -109,7 +115,10 @@ export function ApprovalDialog() {
           <p className="muted approval-hint">
             Keys: <kbd>y</kbd> allows once, <kbd>a</kbd> for this session, <kbd>n</kbd> or <kbd>Esc</kbd>{" "}
             rejects. “Allow for this session” also allows later <code>{request.toolId}</code> calls with the
-            same approval key until this window closes.
+            same approval key{" "}
+            {request.runSessionId !== undefined
+              ? "in this chat, its later runs too, from any tab (Settings › Permissions revokes it)."
+              : "until this window closes."}
           </p>
         </form>
       ) : null}

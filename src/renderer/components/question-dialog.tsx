@@ -1,6 +1,7 @@
-import { useState } from "react";
+import { useMemo, useState } from "react";
 import type { Question } from "../../shared/question-schemas.ts";
 import { useChat } from "../state/chat-context.tsx";
+import { shownQuestions } from "../state/chat-store.ts";
 import { Modal } from "./modal.tsx";
 import { ErrorLine } from "./error-line.tsx";
 
@@ -81,8 +82,11 @@ function QuestionField({
  * refused by the host and the dialog stays, saying why.
  */
 export function QuestionDialog() {
-  const prompt = useChat((s) => s.questions[0]);
-  const waiting = useChat((s) => s.questions.length);
+  const questions = useChat((s) => s.questions);
+  const sessionId = useChat((s) => s.sessionId);
+  const shown = useMemo(() => shownQuestions({ questions, sessionId }), [questions, sessionId]);
+  const prompt = shown[0];
+  const waiting = shown.length;
   const answering = useChat((s) => s.answering);
   const error = useChat((s) => s.questionError);
   const answerQuestion = useChat((s) => s.answerQuestion);

@@ -99,7 +99,11 @@ function SessionRow({ node, depth }: { node: SessionNode; depth: number }) {
             {session.parentId ? <Icon name="task" size={13} className="session-task-icon" /> : null}
             <span className="session-title">{label}</span>
             <span className="session-meta" id={`session-meta-${session.id}`}>
-              {session.running ? <span className="session-running">running · </span> : null}
+              {session.waiting ? (
+                <span className="session-running session-waiting">waits for you · </span>
+              ) : session.running ? (
+                <span className="session-running">running · </span>
+              ) : null}
               {timeAgo(session.updatedAt)} · <span title={session.model}>{shortModel(session.model)}</span>
             </span>
           </button>

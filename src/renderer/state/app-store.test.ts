@@ -67,6 +67,8 @@ function fakeApi(
   answer: ApiResult<Envelope>,
   options: {
     respond?: ApiResult<{ id: string; answer: ApprovalAnswer }>;
+    /** Runs while the answer travels (another tab's answer settling the prompt first). */
+    beforeRespond?: () => void;
     trust?: ApiResult<ProjectStatus>;
     open?: (path: string) => ApiResult<ProjectStatus>;
     review?: (root: string) => TrustReview;
@@ -90,6 +92,7 @@ function fakeApi(
     approvals: {
       respond: (request) => {
         calls.push({ respond: request });
+        options.beforeRespond?.();
         return Promise.resolve(options.respond ?? { ok: true, data: request });
       },
     },
@@ -216,7 +219,7 @@ describe("refreshing the tools after extensions changed", () => {
 });
 
 describe("approvals in the app store", () => {
-  it("queues prompts in the order they arrive and answers the first", async () => {
+  it("queues prompts in the order they arrive and answers the one named", async () => {
     const { api, calls, push } = fakeApi({ ok: true, data: [] }, output);
     const store = createAppStore(api);
     store.getState().connect();
@@ -225,17 +228,17 @@ describe("approvals in the app store", () => {
     push("approval.requested", prompt("a"));
     expect(store.getState().approvals.map((p) => p.id)).toEqual(["a", "b"]);
 
-    await store.getState().respond("once");
+    await store.getState().respond("a", "once");
     expect(calls).toEqual([{ respond: { id: "a", answer: "once" } }]);
     expect(store.getState().approvals.map((p) => p.id)).toEqual(["b"]);
-    await store.getState().respond("reject");
+    await store.getState().respond("b", "reject");
     expect(calls).toEqual([
       { respond: { id: "a", answer: "once" } },
       { respond: { id: "b", answer: "reject" } },
     ]);
     expect(store.getState().approvals).toEqual([]);
-    // Nothing on screen: nothing to answer.
-    await store.getState().respond("once");
+    // Not waiting (any more): nothing to answer.
+    await store.getState().respond("a", "once");
     expect(calls).toHaveLength(2);
   });
 
@@ -255,9 +258,35 @@ describe("approvals in the app store", () => {
     const store = createAppStore(api);
     store.getState().connect();
     push("approval.requested", prompt("a"));
-    await store.getState().respond("always");
+    await store.getState().respond("a", "always");
     expect(store.getState().approvals).toEqual([]);
     expect(store.getState().approvalError).toMatch(/did not reach Lathe.*no approval prompt "a"/);
+  });
+
+  it("says nothing when another tab answered the prompt first (its end arrived before the refusal)", async () => {
+    let push: ReturnType<typeof fakeApi>["push"] = () => undefined;
+    const fake = fakeApi({ ok: true, data: [] }, output, {
+      respond: {
+        ok: false,
+        error: { message: 'The approval prompt "a" is over: it was already answered ("once").' },
+      },
+      beforeRespond: () => push("approval.settled", { id: "a", answer: "once", cause: "answered" }),
+    });
+    push = fake.push;
+    const store = createAppStore(fake.api);
+    store.getState().connect();
+    push("approval.requested", prompt("a"));
+    await store.getState().respond("a", "reject");
+    expect(store.getState()).toMatchObject({ approvals: [], approvalError: undefined, answering: false });
+  });
+
+  it("queues the prompts a chat's history says wait, once each, behind those already there", () => {
+    const { api, push } = fakeApi({ ok: true, data: [] }, output);
+    const store = createAppStore(api);
+    store.getState().connect();
+    push("approval.requested", prompt("a"));
+    store.getState().approvalsWaiting([prompt("a"), prompt("b")]);
+    expect(store.getState().approvals.map((p) => p.id)).toEqual(["a", "b"]);
   });
 
   it("stops listening after disconnect", () => {

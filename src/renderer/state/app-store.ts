@@ -75,6 +75,7 @@ export interface AppState {
   stopError: string | undefined;
   result: ToolRunResult | undefined;
   /** Prompts waiting for the person, in the order they came; the dialog shows the first. */
+  /** Prompts waiting, of every chat session and this page's own calls (the dialog shows the open chat's). */
   approvals: ApprovalRequest[];
   answering: boolean;
   /** Why the last answer could not be delivered. */
@@ -112,8 +113,10 @@ export interface AppState {
   run(): Promise<void>;
   /** Stop the running call (it answers with its "aborted" envelope, which `run` shows). */
   stop(): Promise<void>;
-  /** Answer the prompt on screen. */
-  respond(answer: ApprovalAnswer): Promise<void>;
+  /** Answer the prompt `id` (the one the dialog shows). */
+  respond(id: string, answer: ApprovalAnswer): Promise<void>;
+  /** Prompts a chat's history says wait (a session opened while its run asks): queued once each. */
+  approvalsWaiting(requests: readonly ApprovalRequest[]): void;
   loadProject(): Promise<void>;
   trustProject(): Promise<void>;
   dismissTrust(): void;
@@ -320,19 +323,26 @@ export function createAppStore(api: LatheApi, options: AppStoreOptions = {}): Ap
           set({ stopping: false, stopError: `Could not stop the call: ${answer.error.message}` });
       },
 
-      async respond(answer) {
-        const head = get().approvals[0];
+      async respond(id, answer) {
+        const head = get().approvals.find((waiting) => waiting.id === id);
         if (!head || get().answering) return;
         set({ answering: true, approvalError: undefined });
         const result = await api.approvals.respond({ id: head.id, answer });
-        // Answered or not, this prompt is over: the host rejects whatever it cannot deliver.
+        // Answered or not, this prompt is over: the host rejects whatever it cannot deliver. A
+        // refusal of a prompt that settled meanwhile (answered in another tab, its run stopped)
+        // is no failure of this answer: the prompt already left, and nothing is said.
         set((state) => ({
           answering: false,
           approvals: removeApproval(state.approvals, head.id),
-          approvalError: result.ok
-            ? undefined
-            : `Your answer to ${head.toolId} did not reach Lathe: ${result.error.message}`,
+          approvalError:
+            result.ok || !state.approvals.some((waiting) => waiting.id === head.id)
+              ? undefined
+              : `Your answer to ${head.toolId} did not reach Lathe: ${result.error.message}`,
         }));
+      },
+
+      approvalsWaiting(requests) {
+        set((state) => ({ approvals: requests.reduce(enqueueApproval, state.approvals) }));
       },
 
       async loadProject() {

@@ -6,7 +6,13 @@ import type { ModelCatalog } from "../../shared/model-catalog-schemas.ts";
 import type { PushEvent, PushOf } from "../../shared/push-events.ts";
 import { PushListeners } from "../../shared/push-listeners.ts";
 import type { RunEvent } from "../../shared/run-event-schema.ts";
-import { CONTINUE_PROMPT, createChatStore, randomSessionId, SESSION_KEY } from "./chat-store.ts";
+import {
+  CONTINUE_PROMPT,
+  createChatStore,
+  randomSessionId,
+  SESSION_KEY,
+  shownQuestions,
+} from "./chat-store.ts";
 import { newTurn } from "./transcript.ts";
 import { unusedApi } from "../../../test/support/unused-api.ts";
 
@@ -39,6 +45,8 @@ interface Script {
   send?: ApiResult<{ sessionId: string; runId: string }>;
   history?: ApiResult<ChatHistory>;
   respond?: ApiResult<{ id: string; outcome: "answered" | "dismissed" }>;
+  /** Runs while an answer travels (another tab's answer settling the question first). */
+  onRespond?: () => void;
   models?: ApiResult<ModelCatalog>;
   stopTool?: ApiResult<{ runId: string; toolCallId: string; stopped: true }>;
   stopTask?: ApiResult<{ taskId: string; stopped: true }>;
@@ -114,6 +122,7 @@ function fakeApi(script: Script = {}) {
     questions: {
       respond: (request) => {
         calls.push(["respond", request]);
+        script.onRespond?.();
         const outcome = "answers" in request ? ("answered" as const) : ("dismissed" as const);
         return Promise.resolve(script.respond ?? { ok: true, data: { id: request.id, outcome } });
       },
@@ -124,11 +133,15 @@ function fakeApi(script: Script = {}) {
   return { api, calls, push };
 }
 
-function setup(script: Script = {}, stored: Record<string, string> = {}) {
+function setup(
+  script: Script = {},
+  stored: Record<string, string> = {},
+  options: Pick<Parameters<typeof createChatStore>[1] & object, "onApprovalsWaiting"> = {},
+) {
   const fake = fakeApi(script);
   const storage = memoryStorage(stored);
   let n = 0;
-  const store = createChatStore(fake.api, { storage, newSessionId: () => `s-new-${++n}` });
+  const store = createChatStore(fake.api, { storage, newSessionId: () => `s-new-${++n}`, ...options });
   store.getState().connect();
   let index = 0;
   const event = (e: RunEvent, sessionId = store.getState().sessionId) =>
@@ -422,6 +435,8 @@ describe("the chat store", () => {
       ],
       todos: [],
       tasks: [status === "running" ? working : { ...working, status, endedAt: 2000 }],
+      approvals: [],
+      questions: [],
     });
     const { store, calls, push, api } = setup({ history: { ok: true, data: recorded("running") } });
     expect(await store.getState().openSession("t-1")).toBe(true);
@@ -475,6 +490,92 @@ describe("the chat store", () => {
     expect(store.getState().questions).toEqual([]);
   });
 
+  it("shows the questions of the chat on screen only; another chat's wait for it", async () => {
+    const { store, push, calls } = setup();
+    const open = store.getState().sessionId;
+    const ask = (id: string, runSessionId: string, sessionId = runSessionId) =>
+      push("question.requested", { id, sessionId, runSessionId, questions: [{ question: `${id}?` }] });
+    ask("q-other", "s-other");
+    ask("q-here", open);
+    ask("q-task", "s-other", open);
+    expect(shownQuestions(store.getState()).map((q) => q.id)).toEqual(["q-here", "q-task"]);
+    await store.getState().answerQuestion([["yes"]]);
+    expect(calls.at(-1)).toEqual(["respond", { id: "q-here", answers: [["yes"]] }]);
+    expect(store.getState().questions.map((q) => q.id)).toEqual(["q-other", "q-task"]);
+  });
+
+  it("says nothing when another tab answered the question first (its end arrived before the refusal)", async () => {
+    let settle = (): void => undefined;
+    const { store, push } = setup({
+      respond: { ok: false, error: { message: 'The question "q1" is over: it was already answered.' } },
+      onRespond: () => settle(),
+    });
+    settle = () => push("question.settled", { id: "q1", cause: "answered" });
+    push("question.requested", {
+      id: "q1",
+      sessionId: store.getState().sessionId,
+      runSessionId: store.getState().sessionId,
+      questions: [{ question: "Name?" }],
+    });
+    push("question.requested", {
+      id: "q2",
+      sessionId: store.getState().sessionId,
+      runSessionId: store.getState().sessionId,
+      questions: [{ question: "Colour?" }],
+    });
+    await store.getState().answerQuestion([["Lathe"]]);
+    // The next dialog shows without a refusal that was never about it.
+    expect(store.getState()).toMatchObject({ questionError: undefined, answering: false });
+    expect(store.getState().questions.map((q) => q.id)).toEqual(["q2"]);
+  });
+
+  it("shows what a session's runs wait for when it is opened here after they asked", async () => {
+    const approval = {
+      id: "approval-1",
+      sessionId: "s-busy",
+      runSessionId: "s-busy",
+      toolId: "write",
+      origin: { layer: "builtin" as const, kind: "builtin" as const },
+      args: { path: "a.txt", content: "a" },
+      approvalKey: "write:a.txt",
+      reasons: ["needs approval"],
+    };
+    const question = {
+      id: "question-1",
+      sessionId: "s-busy",
+      runSessionId: "s-busy",
+      questions: [{ question: "Name?" }],
+    };
+    const waiting: unknown[] = [];
+    const { store, push } = setup(
+      {
+        history: {
+          ok: true,
+          data: {
+            sessionId: "s-busy",
+            agent: "default",
+            model: "ollama:llama3.2",
+            turns: [{ runId: "r-5", prompt: "Go", events: [start("s-busy", "r-5")] }],
+            todos: [],
+            tasks: [],
+            runningRunId: "r-5",
+            runningNextIndex: 1,
+            approvals: [approval],
+            questions: [question],
+          },
+        },
+      },
+      {},
+      { onApprovalsWaiting: (approvals) => waiting.push(...approvals) },
+    );
+    // Pushed while the history travels: the same dialog is not queued twice.
+    push("question.requested", question);
+    await store.getState().openSession("s-busy");
+    expect(waiting).toEqual([approval]);
+    expect(shownQuestions(store.getState())).toEqual([question]);
+    expect(store.getState().running).toBe(true);
+  });
+
   it("starts a new chat in a fresh session, but not while a run goes on", async () => {
     const { store, storage } = setup({}, { [SESSION_KEY]: "s-old" });
     expect(store.getState().sessionId).toBe("s-old");
@@ -509,6 +610,8 @@ describe("the chat store", () => {
         },
       ],
       runningRunId: "r-1",
+      approvals: [],
+      questions: [],
     };
     const { store, event } = setup({ history: { ok: true, data: history } }, { [SESSION_KEY]: "s-old" });
     await store.getState().restore("s-old");
@@ -573,6 +676,8 @@ describe("the chat store", () => {
         ],
         todos: [],
         tasks: [],
+        approvals: [],
+        questions: [],
         runningRunId: "r-5",
         runningNextIndex: 3,
       },
@@ -616,6 +721,8 @@ describe("the chat store", () => {
       ],
       todos: [],
       tasks: [],
+      approvals: [],
+      questions: [],
     };
     const { store, calls, storage } = setup({ history: { ok: true, data: recorded } });
     expect(await store.getState().openSession("s-old")).toBe(true);

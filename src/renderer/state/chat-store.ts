@@ -3,8 +3,9 @@ import type { LatheApi } from "../../shared/api-contract.ts";
 import type { AgentList, TodoItem } from "../../shared/chat-schemas.ts";
 import type { CheckpointSummary } from "../../shared/checkpoint-schemas.ts";
 import type { ModelCatalog } from "../../shared/model-catalog-schemas.ts";
-import type { QuestionPrompt, RunEventPayload } from "../../shared/push-events.ts";
+import type { ApprovalRequest, QuestionPrompt, RunEventPayload } from "../../shared/push-events.ts";
 import type { BackgroundTask } from "../../shared/task-schemas.ts";
+import { promptsFor } from "./approval-queue.ts";
 import { applyToTurn, interruptTurn, newTurn, turnFromHistory, type Turn } from "./transcript.ts";
 
 export interface ChatState {
@@ -37,7 +38,10 @@ export interface ChatState {
   agents: AgentList["agents"];
   agentNotices: string[];
   agent: string;
-  /** Questions waiting for the person, in the order they came; the dialog shows the first. */
+  /**
+   * Questions waiting for the person, of every chat session, in the order they came; the dialog
+   * shows the first of the session on screen (`shownQuestions`).
+   */
   questions: QuestionPrompt[];
   answering: boolean;
   questionError: string | undefined;
@@ -100,9 +104,16 @@ interface ChatStoreOptions {
   now?: () => number;
   /** A session was recorded or changed (a run started or ended): the session list follows. */
   onSessionsChanged?: () => void;
+  /** A session opened here has runs waiting for approvals (asked before it was opened here). */
+  onApprovalsWaiting?: (approvals: ApprovalRequest[]) => void;
 }
 
 export const SESSION_KEY = "lathe.chat.session";
+
+/** The questions the dialog shows: those of the chat on screen (its run's, or a subagent's it opened). */
+export function shownQuestions(state: Pick<ChatState, "questions" | "sessionId">): QuestionPrompt[] {
+  return promptsFor(state.questions, state.sessionId);
+}
 
 /** The model a new chat starts with: this folder's pick, the settings' default, else the first running one. */
 export function initialModel(catalog: ModelCatalog): string {
@@ -435,7 +446,12 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
         // (it goes on in the chat that started it; the task list says when it ends).
         const taskWorking = history.tasks.some((t) => t.taskId === sessionId && t.status === "running");
         const last = history.turns.length - 1;
+        options.onApprovalsWaiting?.(history.approvals);
         set((state) => ({
+          questions: [
+            ...state.questions,
+            ...history.questions.filter((q) => !state.questions.some((known) => known.id === q.id)),
+          ],
           turns: history.turns.map((turn, i) =>
             turnFromHistory(turn, turn.runId === runningRunId || (taskWorking && i === last)),
           ),
@@ -451,11 +467,12 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
       },
 
       async answerQuestion(answers) {
-        const head = get().questions[0];
+        const head = shownQuestions(get())[0];
         if (!head || get().answering) return;
         set({ answering: true, questionError: undefined });
         const answer = await api.questions.respond({ id: head.id, answers });
-        if (answer.ok) {
+        if (answer.ok || !get().questions.some((q) => q.id === head.id)) {
+          // Answered, or over meanwhile (answered in another tab, its run stopped): nothing to say.
           set((state) => ({ answering: false, questions: state.questions.filter((q) => q.id !== head.id) }));
         } else {
           // The dialog stays: the message says what to change.
@@ -464,7 +481,7 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
       },
 
       async dismissQuestion() {
-        const head = get().questions[0];
+        const head = shownQuestions(get())[0];
         if (!head || get().answering) return;
         set({ answering: true, questionError: undefined });
         await api.questions.respond({ id: head.id, dismissed: true });
@@ -523,7 +540,7 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
           api.on("question.settled", ({ id }) =>
             set((state) => ({
               questions: state.questions.filter((q) => q.id !== id),
-              questionError: state.questions[0]?.id === id ? undefined : state.questionError,
+              questionError: shownQuestions(state)[0]?.id === id ? undefined : state.questionError,
             })),
           ),
         ];

@@ -13,6 +13,7 @@ function summary(id: string, extra: Partial<SessionSummary> = {}): SessionSummar
     createdAt: 1,
     updatedAt: 2,
     running: false,
+    waiting: false,
     ...extra,
   };
 }
