@@ -113,19 +113,6 @@ describe("QuestionBroker", () => {
     expect(await second).toBe("dismissed");
   });
 
-  it("dismisses everything when the UI goes away, and every question after that, never inventing answers", async () => {
-    const { broker, shown, settled } = recordingBroker();
-    const waiting = [
-      broker.asker(request([colour]), new AbortController().signal),
-      broker.asker(request([name]), new AbortController().signal),
-    ];
-    broker.close();
-    expect(await Promise.all(waiting)).toEqual(["dismissed", "dismissed"]);
-    expect(settled()).toEqual([{ id: shown()[0]!.id, cause: "closed" }]);
-    expect(await broker.asker(request([colour]), new AbortController().signal)).toBe("dismissed");
-    expect(shown()).toHaveLength(1);
-  });
-
   it("dismisses a dialog it cannot show", async () => {
     const broker = new QuestionBroker(() => {
       throw new Error("the window is gone");

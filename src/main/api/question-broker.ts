@@ -68,9 +68,4 @@ export class QuestionBroker {
     this.prompts.answer(id, "dismissed", "dismissed");
     return { id, outcome: "dismissed" };
   }
-
-  /** The UI went away: dismiss every waiting dialog, and every question from now on. */
-  close(): void {
-    this.prompts.close();
-  }
 }
