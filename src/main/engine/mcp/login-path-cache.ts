@@ -22,7 +22,7 @@ export type LoginShellAnswer =
   | { ok: false; reason: string; shell: string; at: number; ms: number };
 
 const Text = (max: number) => z.string().check(z.minLength(1), z.maxLength(max));
-const Time = z.number().check(z.nonnegative());
+const Time = () => z.number().check(z.nonnegative());
 
 const CachedAnswers = z.lazy(() =>
   z.strictObject({
@@ -36,15 +36,15 @@ const CachedAnswers = z.lazy(() =>
               // No NUL (no shell variable holds one) and no line break (a PATH is one line).
               path: Text(MAX_PATH_CHARS).check(z.regex(/^[^\0\r\n]+$/)),
               shell: Text(4096),
-              at: Time,
-              ms: Time,
+              at: Time(),
+              ms: Time(),
             }),
             z.strictObject({
               ok: z.literal(false),
               reason: Text(1000),
               shell: Text(4096),
-              at: Time,
-              ms: Time,
+              at: Time(),
+              ms: Time(),
             }),
           ]),
         }),
