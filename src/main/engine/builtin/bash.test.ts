@@ -2,7 +2,7 @@ import { execSync, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { chmod, mkdir, readFile, rm, stat } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Envelope, OutputEnvelope } from "../tools/envelope.ts";
 import { OUTPUT_LIMITS } from "../tools/truncation.ts";
 import { bashTool, type BashData } from "./bash.ts";
@@ -110,16 +110,8 @@ describe("bash: results", () => {
   });
 
   describe("with the user's editor in the environment", () => {
-    const KEYS = ["EDITOR", "VISUAL", "GIT_EDITOR"];
-    const saved = new Map<string, string | undefined>();
-    beforeEach(() => {
-      for (const key of KEYS) saved.set(key, process.env[key]);
-    });
     afterEach(() => {
-      for (const [key, value] of saved) {
-        if (value === undefined) delete process.env[key];
-        else process.env[key] = value;
-      }
+      vi.unstubAllEnvs();
     });
 
     it.each(["EDITOR", "VISUAL", "GIT_EDITOR"])(
@@ -148,7 +140,7 @@ exec sleep ${editing}
         for (const pid of running(editing)) process.kill(pid, "SIGKILL");
         await rm(ws.abs(".git/index.lock"), { force: true });
 
-        process.env[variable] = editor;
+        vi.stubEnv(variable, editor);
         const began = Date.now();
         const data = outputOf<BashData>(await bash(`${git} commit --allow-empty`, { timeout_ms: 20_000 }));
         expect(data.output).toContain("Aborting commit due to empty commit message");

@@ -84,16 +84,8 @@ describe("runInPty", () => {
 });
 
 describe("the environment bash starts with", () => {
-  const KEYS = ["BASH_ENV", "CDPATH", "BASH_FUNC_ls%%"];
-  const saved = new Map<string, string | undefined>();
-  beforeEach(() => {
-    for (const key of KEYS) saved.set(key, process.env[key]);
-  });
   afterEach(() => {
-    for (const [key, value] of saved) {
-      if (value === undefined) delete process.env[key];
-      else process.env[key] = value;
-    }
+    vi.unstubAllEnvs();
   });
 
   it("leaves out what would make bash run code the policy never saw (BASH_ENV, exported functions, CDPATH)", async () => {
@@ -114,7 +106,7 @@ describe("the environment bash starts with", () => {
     await rm(path.join(dir, "sourced"));
     await rm(path.join(dir, "function-ran"));
 
-    Object.assign(process.env, steering);
+    for (const [name, value] of Object.entries(steering)) vi.stubEnv(name, value);
     const { text } = await run("ls >/dev/null; cd etc 2>/dev/null && echo went-to-slash-etc; echo done");
     expect(text).toContain("done");
     expect(text).not.toContain("went-to-slash-etc");

@@ -91,6 +91,50 @@ describe("doctor: which walls stand, and what is missing", () => {
   });
 });
 
+describe.skipIf(process.platform === "win32")("doctor: the PATH stdio MCP servers start with", () => {
+  const NAME = "PATH for stdio MCP servers (your login shell's)";
+  async function withServer(): Promise<void> {
+    await writeFile(
+      path.join(home, "settings.json"),
+      JSON.stringify({ mcpServers: { files: { command: "npx", args: ["-y", "some-server"] } } }),
+    );
+  }
+  async function shell(body: string): Promise<string> {
+    const file = path.join(home, "login-sh");
+    await writeFile(file, `#!/bin/sh\n${body}\n`, { mode: 0o755 });
+    return file;
+  }
+  const run = (SHELL: string) =>
+    doctor({ root, latheHome: home, probe: machine({}), env: { HOME: home, PATH: "/usr/bin:/bin", SHELL } });
+
+  it("is not reported without a stdio MCP server", async () => {
+    const report = await run(await shell('exec /bin/sh -c "$2"'));
+    expect(report.checks.map((c) => c.name)).not.toContain(NAME);
+  });
+
+  it("says it asked the login shell, then that the answer is kept, and how old", async () => {
+    await withServer();
+    const SHELL = await shell('exec /bin/sh -c "$2"');
+    const first = (await run(SHELL)).checks.find((c) => c.name === NAME);
+    expect(first).toMatchObject({ ok: true, required: false });
+    expect(first?.detail).toMatch(new RegExp(`^${escape(SHELL)} -l, asked now \\(it took \\d+ ms\\)$`));
+    const second = (await run(SHELL)).checks.find((c) => c.name === NAME);
+    expect(second?.detail).toMatch(/, kept from less than a minute ago \(it took \d+ ms\)$/);
+  });
+
+  it("names a login shell that fails, with the fix, without counting it as missing", async () => {
+    await withServer();
+    const report = await run(await shell("exit 3"));
+    const check = report.checks.find((c) => c.name === NAME);
+    expect(check).toMatchObject({ ok: false, required: false });
+    expect(check?.detail).toMatch(
+      /-l it exited with 3 \(asked now\): servers start with Lathe's own PATH; asked again in 10 min/,
+    );
+    expect(check?.fix).toContain(path.join(home, "cache", "login-shell-path.json"));
+    expect(report.healthy).toBe(true);
+  });
+});
+
 describe("doctor: which model lathe run would use", () => {
   // On a fresh machine doctor said "Healthy" and nothing of models, while `lathe run hi` then
   // stopped with "No model chosen" (exit 2).

@@ -15,6 +15,7 @@ import {
 } from "../sandbox/sandbox-availability.ts";
 import { sandboxAvailabilityCache } from "../sandbox/sandbox-availability-cache.ts";
 import { hiddenEnvNames } from "../sandbox/hidden-env.ts";
+import { isStdio } from "../mcp/mcp-command-line.ts";
 import { hostEnv } from "../spawner/host-env.ts";
 import { errorMessage } from "../errors/error-message.ts";
 import { makeOwnedTempDir } from "../temp/owned-temp-dir.ts";
@@ -192,6 +193,8 @@ function toolchainChecks(platform: NodeJS.Platform): Promise<DoctorCheck[]> {
 interface WallSettings {
   sandbox: EffectiveSandboxSettings;
   keyVariables: string[];
+  /** Whether a stdio MCP server would start here (its PATH is then worth a line). */
+  stdioServers: boolean;
   problem?: SettingsProblem;
 }
 
@@ -210,7 +213,11 @@ interface SettingsProblem {
 function wallSettings(root: string, latheHome: string): WallSettings {
   try {
     const policy = loadPolicyConfig({ root, latheHome });
-    return { sandbox: policy.sandbox, keyVariables: policy.keyVariables };
+    return {
+      sandbox: policy.sandbox,
+      keyVariables: policy.keyVariables,
+      stdioServers: policy.mcpServers.some((s) => isStdio(s.config) && !s.config.disabled),
+    };
   } catch (err) {
     if (!ConfigError.isInstance(err) || err.code !== "config") throw err;
     const file = (err as ConfigError).file;
@@ -221,6 +228,7 @@ function wallSettings(root: string, latheHome: string): WallSettings {
     return {
       sandbox: effectiveSandboxSettings(EMPTY_SETTINGS.sandbox, EMPTY_SETTINGS.sandbox, files),
       keyVariables: keyVariablesOf([EMPTY_SETTINGS]),
+      stdioServers: false,
       problem: { file, problem: errorMessage(err), fix: `correct it, or move it aside` },
     };
   }
@@ -243,10 +251,14 @@ export async function doctor(options: DoctorOptions = {}): Promise<DoctorReport>
   const sandbox = settings.enabled ? machine : await sandboxAvailability(settings, options.probe);
   const env = (options.env ?? process.env) as NodeJS.ProcessEnv;
   const { modelCheck } = await import("./model-check.ts");
-  const [checks, model] = await Promise.all([
+  const [toolchain, loginPath, model] = await Promise.all([
     toolchainChecks(options.probe?.platform ?? process.platform),
+    policy.stdioServers
+      ? import("./login-path-check.ts").then(({ loginPathCheck }) => loginPathCheck(latheHome, env))
+      : undefined,
     modelCheck({ root, latheHome, env }),
   ]);
+  const checks: DoctorCheck[] = loginPath ? [...toolchain, loginPath] : toolchain;
 
   return {
     healthy: policy.problem === undefined && machine.active && checks.every((c) => c.ok || !c.required),

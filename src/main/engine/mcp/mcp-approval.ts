@@ -9,6 +9,7 @@ import { EngineSandbox } from "../sandbox/engine-sandbox.ts";
 import { commandLine, isStdio } from "./mcp-command-line.ts";
 import { serverConfinement } from "./mcp-confinement.ts";
 import { McpConnection } from "./mcp-connection.ts";
+import { loginShellPath } from "./login-shell-path.ts";
 import { mcpLogFile } from "./mcp-manager.ts";
 import { describeServers, pinScope, serverHash, serverPinKey, toolHash, toolPinKey } from "./mcp-pins.ts";
 import { McpServerLog } from "./mcp-server-log.ts";
@@ -104,7 +105,7 @@ async function listToolsIn(
     log,
     reconnect: false,
     ...(input.connectTimeoutMs !== undefined ? { connectTimeoutMs: input.connectTimeoutMs } : {}),
-    ...(input.pathProvider ? { pathProvider: input.pathProvider } : {}),
+    pathProvider: input.pathProvider ?? (() => loginShellPath(input.latheHome)),
     hiddenEnv,
     ...(sandbox ? { sandbox } : {}),
     onTools: (listed) => {

@@ -30,7 +30,6 @@ import { redactText } from "../audit/redact.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { McpServerConfig } from "../config/lathe-settings.ts";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.ts";
-import { loginShellPath } from "./login-shell-path.ts";
 import { commandLine, isStdio } from "./mcp-command-line.ts";
 import type { McpServerLog } from "./mcp-server-log.ts";
 import { openTransport, type OpenedTransport } from "./mcp-transport.ts";
@@ -55,8 +54,8 @@ interface McpConnectionOptions {
   backoff?: Backoff;
   /** Reconnect after a connected server dies (default true). */
   reconnect?: boolean;
-  /** The PATH a stdio server starts with (default: the login shell's). */
-  pathProvider?: () => Promise<string>;
+  /** The PATH a stdio server starts with (the login shell's: loginShellPath). */
+  pathProvider: () => Promise<string>;
   /**
    * Names and patterns of the variables a stdio server starts without, confined or not
    * (EngineSandbox.hiddenEnv: Lathe's keys and `sandbox.denyEnv`), save its own `allowEnv`.
@@ -247,7 +246,7 @@ export class McpConnection {
         config,
         this.options.root,
         log,
-        this.options.pathProvider ?? loginShellPath,
+        this.options.pathProvider,
         this.options.hiddenEnv,
         this.options.sandbox,
       );

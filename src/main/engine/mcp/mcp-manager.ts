@@ -9,6 +9,7 @@ import { bindServerTools, mcpOrigin, unbindServer } from "./mcp-binding.ts";
 import { commandLine, isStdio } from "./mcp-command-line.ts";
 import { serverConfinement, type ServerConfinement } from "./mcp-confinement.ts";
 import { McpConnection, type Backoff, type ConnectionState } from "./mcp-connection.ts";
+import { loginShellPath } from "./login-shell-path.ts";
 import type { McpEvent, McpServerState, McpServerStatus } from "./mcp-event.ts";
 import { cutDescriptionNote } from "./mcp-description.ts";
 import { pinScope, pinStatus, serverBlockReason, serverHash, serverPinKey } from "./mcp-pins.ts";
@@ -351,7 +352,7 @@ export class McpManager {
         ? { connectTimeoutMs: this.options.connectTimeoutMs }
         : {}),
       ...(this.options.backoff ? { backoff: this.options.backoff } : {}),
-      ...(this.options.pathProvider ? { pathProvider: this.options.pathProvider } : {}),
+      pathProvider: this.options.pathProvider ?? (() => loginShellPath(this.options.latheHome)),
       hiddenEnv: this.options.sandbox.hiddenEnv,
       ...(sandbox ? { sandbox } : {}),
       onStarting: () => {
