@@ -42,3 +42,36 @@ describe("a project holding a plain file named .lathe (another tool's dotfile)",
     expect(await readFile(path.join(root, ".lathe"), "utf8")).toBe("another tool's settings\n");
   });
 });
+
+describe("sidecars of glob and grep list one entry per line, whatever the names", () => {
+  // 1,000 ordinary files push the results past glob's cap (1000) and grep's (200), so the whole
+  // list goes to a sidecar, which the model reads with read, tail or grep, one line per entry.
+  beforeEach(async () => {
+    for (let i = 0; i < 1000; i++) await writeFile(path.join(root, `f${i}.txt`), "hit\n");
+    await writeFile(path.join(root, "evil\nsecret.key"), "hit\n");
+    await writeFile(path.join(root, '"quoted".txt'), "hit\n");
+  });
+
+  it.each([
+    ["glob", { pattern: "**" }, (line: string) => line],
+    ["grep files", { pattern: "hit" }, (line: string) => line],
+    [
+      "grep content",
+      { pattern: "hit", output_mode: "content" },
+      (line: string) => line.replace(/:1:hit$/, ""),
+    ],
+    ["grep count", { pattern: "hit", output_mode: "count" }, (line: string) => line.replace(/:1$/, "")],
+  ])("%s: a newline in a name does not forge a second entry", async (_name, args, pathOf) => {
+    const envelope = envelopeOf(
+      await lathe(["call", _name.split(" ")[0] as string, JSON.stringify(args), "--session", "s1"]),
+    );
+    expect(envelope.metadata.truncated).toBe(true);
+    const lines = (await readFile(envelope.metadata.output_path as string, "utf8")).trimEnd().split("\n");
+    const names = lines.map(pathOf).map((p) => (p.startsWith('"') ? (JSON.parse(p) as string) : p));
+    expect(lines).toHaveLength(1002);
+    expect(names).toContain("evil\nsecret.key");
+    expect(names).toContain('"quoted".txt');
+    expect(names).not.toContain("evil");
+    expect(names).not.toContain("secret.key");
+  });
+});

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { newestFirst } from "../capability/modified-time.ts";
 import { offload } from "../offload/offload.ts";
 import type { Truncation } from "../tools/contract.ts";
+import { oneLinePath } from "../tools/one-line-path.ts";
 import { OUTPUT_LIMITS, truncateListField } from "../tools/truncation.ts";
 import { defineBuiltin } from "./define-builtin.ts";
 import { relativeGlob } from "./glob-pattern.ts";
@@ -129,8 +130,8 @@ function truncateGrep(data: GrepData): Truncation<GrepData> | undefined {
   const max = OUTPUT_LIMITS.grepMatches;
   if ("files" in data) return truncateListField(data, "files", max);
   if ("matches" in data)
-    return truncateListField(data, "matches", max, (m) => `${m.path}:${m.line}:${m.text}`);
-  return truncateListField(data, "counts", max, (c) => `${c.path}:${c.count}`);
+    return truncateListField(data, "matches", max, (m) => `${oneLinePath(m.path)}:${m.line}:${m.text}`);
+  return truncateListField(data, "counts", max, (c) => `${oneLinePath(c.path)}:${c.count}`);
 }
 
 export const grepTool = defineBuiltin({
