@@ -19,7 +19,7 @@ import {
   type LinkedFile,
 } from "./grep-files.ts";
 import { LineMatcher } from "./line-matcher.ts";
-import { leftOutNote, refuseHiddenGlob, resolveSearchPath } from "./search-path.ts";
+import { joinNotes, leftOutNote, refuseHiddenGlob, resolveSearchPath, unnamableNote } from "./search-path.ts";
 
 const DESCRIPTION = `Search file contents with a JavaScript regular expression, line by line. To find files by name, use glob.
 
@@ -121,11 +121,6 @@ function deniedNote(denied: readonly string[]): string | undefined {
 
 const NAMED_DENIED = 5;
 
-function joinNotes(...notes: Array<string | undefined>): string | undefined {
-  const present = notes.filter((n): n is string => n !== undefined);
-  return present.length === 0 ? undefined : present.join("; ");
-}
-
 function truncateGrep(data: GrepData): Truncation<GrepData> | undefined {
   const max = OUTPUT_LIMITS.grepMatches;
   if ("files" in data) return truncateListField(data, "files", max);
@@ -186,7 +181,9 @@ export const grepTool = defineBuiltin({
     const keep = filter === undefined ? undefined : globFilter(filter);
     let pending: GrepFilesInput["files"] = [];
     const denied: string[] = [];
+    const unnamable: string[] = [];
     const leftOut = await fs.walk(target, {
+      onUnnamable: (relative) => unnamable.push(relative),
       signal,
       searchIgnores: true,
       onFile(entry) {
@@ -211,6 +208,7 @@ export const grepTool = defineBuiltin({
         settled.links.map((l) => l.link),
       ),
       deniedNote(denied),
+      unnamableNote(unnamable),
     );
     const found = merge(mode, settled.batches);
     return note === undefined ? found : { ...found, note };

@@ -78,3 +78,25 @@ export function leftOutNote(
       : `; and ${links.length === 1 ? "a file" : `${links.length} files`} in the workspace that ${links.length === 1 ? "is a hard link" : "are hard links"} to them (the same file under another name): ${links.slice(0, NAMED_LINKS).join(", ")}${links.length > NAMED_LINKS ? ` and ${links.length - NAMED_LINKS} more` : ""}`;
   return `left out ${n} hidden ${n === 1 ? "path" : "paths"}, which no tool or command may read: ${parts.join("; ")}${linkNote}`;
 }
+
+/** Names a note shows before it only counts the rest. */
+const NAMED_UNNAMABLE = 5;
+
+/**
+ * What a search left out because its name is not valid UTF-8 (see WalkOptions.onUnnamable), as
+ * a note for its result: the paths as decoded (with U+FFFD for the bytes), and how to rename
+ * them. Undefined when there were none.
+ */
+export function unnamableNote(paths: readonly string[]): string | undefined {
+  if (paths.length === 0) return undefined;
+  const n = paths.length;
+  const shown = paths.slice(0, NAMED_UNNAMABLE).map((p) => JSON.stringify(p));
+  const more = n > NAMED_UNNAMABLE ? ` and ${n - NAMED_UNNAMABLE} more` : "";
+  return `left out ${n === 1 ? "a file or folder whose name is" : `${n} files or folders whose names are`} not valid UTF-8, which no tool can open by name (\uFFFD stands for the bytes that are not): ${shown.join(", ")}${more}. To work on ${n === 1 ? "it" : "them"}, rename ${n === 1 ? "it" : "them"} with bash (a glob reaches any name: mv ./bad?.txt ./good.txt)`;
+}
+
+/** The notes a search has to give, as one (undefined when none). */
+export function joinNotes(...notes: Array<string | undefined>): string | undefined {
+  const present = notes.filter((n): n is string => n !== undefined);
+  return present.length === 0 ? undefined : present.join("; ");
+}

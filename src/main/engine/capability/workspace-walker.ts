@@ -23,6 +23,23 @@ export interface WalkOptions {
    * The checkpoints' index leaves them out: what is hidden from search is still worth undoing.
    */
   searchIgnores?: boolean;
+  /**
+   * Called for a file or folder whose name is not valid UTF-8 (Linux allows any bytes): its name
+   * as a string holds U+FFFD where those bytes are, and opening that string opens nothing. It is
+   * left out of the walk; this says so (POSIX path relative to the root, as decoded).
+   */
+  onUnnamable?(relative: string): void;
+}
+
+/** Whether an entry listed as `name` cannot be reached by that name: its bytes were not UTF-8. */
+function isUnnamable(folder: string, name: string): boolean {
+  if (!name.includes("\uFFFD")) return false;
+  try {
+    lstatSync(`${folder}/${name}`);
+    return false; // a valid name that holds U+FFFD itself
+  } catch {
+    return true;
+  }
 }
 
 /**
@@ -359,6 +376,10 @@ export async function walkWorkspace<H = never>(
       const name = entry.name;
       if (name === ".git") continue;
       const relative = prefix + name;
+      if (isUnnamable(frame.absolute, name)) {
+        options.onUnnamable?.(relative);
+        continue;
+      }
       if (entry.isDirectory()) {
         let inside = matchers;
         if (check) {
