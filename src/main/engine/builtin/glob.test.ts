@@ -5,6 +5,7 @@ import { OUTPUT_LIMITS } from "../tools/truncation.ts";
 import type { GlobData } from "./glob.ts";
 import { openTestWorkspace, type TestWorkspace } from "../../../../test/support/test-workspace.ts";
 import { errorOf, outputOf } from "../../../../test/support/envelope-of.ts";
+import { makeTooDeepFolder } from "../../../../test/support/too-deep-folder.ts";
 
 let ws: TestWorkspace;
 /** A folder beside the workspace root, outside it. */
@@ -204,5 +205,24 @@ describe("names that are not valid UTF-8 (Linux allows any bytes but / and NUL)"
     expect(data["note"]).toContain('"caf\uFFFD.txt"');
     expect(data["note"]).toContain('"old\uFFFD"');
     expect(data["note"]).toMatch(/rename them with bash/);
+  });
+});
+
+describe("paths longer than a path may be (PATH_MAX)", () => {
+  it.each(["glob", "grep"])("%s lists the rest and names the folder it could not open", async (tool) => {
+    const deep = await makeTooDeepFolder(ws.root);
+    try {
+      await ws.put("top.txt", "hit\n");
+      const data = outputOf<{ files: string[]; note?: string }>(
+        await ws.session.call(tool, tool === "glob" ? { pattern: "**/*.txt" } : { pattern: "hit" }),
+      );
+      expect(data.files).toEqual(["top.txt"]);
+      expect(data.note).toMatch(
+        /left out a file or folder whose path is longer than the 4095 bytes a path may have/,
+      );
+      expect(data.note?.length).toBeLessThan(400);
+    } finally {
+      await deep.remove();
+    }
   });
 });

@@ -4,9 +4,16 @@ import { newest, newestFirst } from "../capability/modified-time.ts";
 import { ModifiedTimes } from "../capability/modified-times.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import { OUTPUT_LIMITS, truncateListField } from "../tools/truncation.ts";
+import type { Unreachable } from "../capability/workspace-walker.ts";
 import { defineBuiltin } from "./define-builtin.ts";
 import { pathMatcher, relativeGlob } from "./glob-pattern.ts";
-import { joinNotes, leftOutNote, refuseHiddenGlob, resolveSearchPath, unnamableNote } from "./search-path.ts";
+import {
+  joinNotes,
+  leftOutNote,
+  refuseHiddenGlob,
+  resolveSearchPath,
+  unreachableNote,
+} from "./search-path.ts";
 
 const DESCRIPTION = `Find files by name with a glob pattern, newest first. To search inside files, use grep.
 
@@ -77,9 +84,9 @@ export const globTool = defineBuiltin({
     const wanted = folderFilter(glob);
     const found: string[] = [];
     const times = new ModifiedTimes();
-    const unnamable: string[] = [];
+    const unreachable: { path: string; why: Unreachable }[] = [];
     const leftOut = await fs.walk(target, {
-      onUnnamable: (relative) => unnamable.push(relative),
+      onUnreachable: (relative, why) => unreachable.push({ path: relative, why }),
       signal,
       searchIgnores: true,
       enterDir: wanted && ((relative) => wanted(relative.slice(offset))),
@@ -96,7 +103,7 @@ export const globTool = defineBuiltin({
       // A file that vanished since the walk saw it is left out.
       if (!Number.isNaN(mtimeMs)) dated.push({ path: found[i] as string, mtimeMs });
     }
-    const note = joinNotes(leftOutNote(leftOut), unnamableNote(unnamable));
+    const note = joinNotes(leftOutNote(leftOut), unreachableNote(unreachable));
     const noted = note === undefined ? {} : { note };
     if (limit === undefined || dated.length <= limit) {
       return { files: dated.sort(newestFirst).map((f) => f.path), ...noted };

@@ -5,6 +5,7 @@ import { offload } from "../offload/offload.ts";
 import type { Truncation } from "../tools/contract.ts";
 import { oneLinePath } from "../tools/one-line-path.ts";
 import { OUTPUT_LIMITS, truncateListField } from "../tools/truncation.ts";
+import type { Unreachable } from "../capability/workspace-walker.ts";
 import { defineBuiltin } from "./define-builtin.ts";
 import { relativeGlob } from "./glob-pattern.ts";
 import { HiddenPathError } from "../errors/hidden-path-error.ts";
@@ -19,7 +20,13 @@ import {
   type LinkedFile,
 } from "./grep-files.ts";
 import { LineMatcher } from "./line-matcher.ts";
-import { joinNotes, leftOutNote, refuseHiddenGlob, resolveSearchPath, unnamableNote } from "./search-path.ts";
+import {
+  joinNotes,
+  leftOutNote,
+  refuseHiddenGlob,
+  resolveSearchPath,
+  unreachableNote,
+} from "./search-path.ts";
 
 const DESCRIPTION = `Search file contents with a JavaScript regular expression, line by line. To find files by name, use glob.
 
@@ -181,9 +188,9 @@ export const grepTool = defineBuiltin({
     const keep = filter === undefined ? undefined : globFilter(filter);
     let pending: GrepFilesInput["files"] = [];
     const denied: string[] = [];
-    const unnamable: string[] = [];
+    const unreachable: { path: string; why: Unreachable }[] = [];
     const leftOut = await fs.walk(target, {
-      onUnnamable: (relative) => unnamable.push(relative),
+      onUnreachable: (relative, why) => unreachable.push({ path: relative, why }),
       signal,
       searchIgnores: true,
       onFile(entry) {
@@ -208,7 +215,7 @@ export const grepTool = defineBuiltin({
         settled.links.map((l) => l.link),
       ),
       deniedNote(denied),
-      unnamableNote(unnamable),
+      unreachableNote(unreachable),
     );
     const found = merge(mode, settled.batches);
     return note === undefined ? found : { ...found, note };
