@@ -206,6 +206,16 @@ describe("names that are not valid UTF-8 (Linux allows any bytes but / and NUL)"
     expect(data["note"]).toContain('"old\uFFFD"');
     expect(data["note"]).toMatch(/rename them with bash/);
   });
+
+  it.each([
+    ["glob", { pattern: "*.md" }],
+    ["grep", { pattern: "hit", glob: "*.md" }],
+  ])("%s says nothing of them when they could not have matched", async (tool, args) => {
+    await ws.put("readme.md", "hit\n");
+    const data = outputOf<Record<string, unknown>>(await ws.session.call(tool, args));
+    expect(data["files"]).toEqual(["readme.md"]);
+    expect(String(data["note"])).not.toMatch(/caf/);
+  });
 });
 
 describe("paths longer than a path may be (PATH_MAX)", () => {

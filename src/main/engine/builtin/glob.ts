@@ -17,7 +17,7 @@ import {
 
 const DESCRIPTION = `Find files by name with a glob pattern, newest first. To search inside files, use grep.
 
-pattern is relative to path (default: the workspace root); "*" matches within one folder, "**" any number of folders; hidden files match too. No absolute path or ".." in pattern: choose the folder with path. Lists only files, not folders; .gitignored files are left out and symlinked folders not followed. At most 1000 paths: past that truncated: true and output_path holds them all; narrow the search or pass limit.`;
+pattern is relative to path (default: the workspace root); "*" matches within one folder, "**" any number of folders; hidden files match too. To match * ? [ ] { } ( ) in a name literally, put a backslash before each ("a\\[1\\].txt"). No absolute path or ".." in pattern: choose the folder with path. Lists only files, not folders; .gitignored files are left out and symlinked folders not followed. At most 1000 paths: past that truncated: true and output_path holds them all; narrow the search or pass limit.`;
 
 // Built when first needed (see defineBuiltin): listing the tool reads the bundle's catalog.
 const schema = () =>
@@ -86,7 +86,11 @@ export const globTool = defineBuiltin({
     const times = new ModifiedTimes();
     const unreachable: { path: string; why: Unreachable }[] = [];
     const leftOut = await fs.walk(target, {
-      onUnreachable: (relative, why) => unreachable.push({ path: relative, why }),
+      // Said only when it could have been a match (a file the pattern matches, a folder it enters).
+      onUnreachable: (relative, why, isDir) => {
+        const local = relative.slice(offset);
+        if (isDir ? (wanted?.(local) ?? true) : matches(local)) unreachable.push({ path: relative, why });
+      },
       signal,
       searchIgnores: true,
       enterDir: wanted && ((relative) => wanted(relative.slice(offset))),

@@ -190,7 +190,10 @@ export const grepTool = defineBuiltin({
     const denied: string[] = [];
     const unreachable: { path: string; why: Unreachable }[] = [];
     const leftOut = await fs.walk(target, {
-      onUnreachable: (relative, why) => unreachable.push({ path: relative, why }),
+      onUnreachable: (relative, why, isDir) => {
+        if (isDir || !keep || keep(offset === 0 ? relative : relative.slice(offset)))
+          unreachable.push({ path: relative, why });
+      },
       signal,
       searchIgnores: true,
       onFile(entry) {

@@ -30,7 +30,7 @@ export interface WalkOptions {
    * bytes; as a string it holds U+FFFD where those bytes are, and opening that string opens
    * nothing); `too-long`, its path is longer than the system allows (PATH_MAX).
    */
-  onUnreachable?(relative: string, why: Unreachable): void;
+  onUnreachable?(relative: string, why: Unreachable, isDir: boolean): void;
 }
 
 /** Why the walk left out a file or folder no tool can open by its path (see WalkOptions.onUnreachable). */
@@ -392,7 +392,7 @@ export async function walkWorkspace<H = never>(
           ? "too-long"
           : undefined;
       if (unreachable !== undefined) {
-        options.onUnreachable?.(relative, unreachable);
+        options.onUnreachable?.(relative, unreachable, entry.isDirectory());
         continue;
       }
       if (entry.isDirectory()) {
