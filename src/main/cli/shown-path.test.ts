@@ -9,6 +9,8 @@ describe("shownPath", () => {
     ["tab\there", '"tab\\there"'],
     ["\u001b[31mred", '"\\u001b[31mred"'],
     ["cr\rx", '"cr\\rx"'],
+    // A name that starts with a quote is quoted too, so no quoted line is a name as written.
+    ['"a\\nb.txt"', '"\\"a\\\\nb.txt\\""'],
   ])("shows %j as one line: %s", (input, shown) => {
     expect(shownPath(input)).toBe(shown);
     expect(shownPath(input)).not.toMatch(/\p{Cc}/u);

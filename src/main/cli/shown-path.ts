@@ -1,13 +1,13 @@
-/** Control characters a file name may hold (a newline, a tab, an escape) but a terminal line must not. */
-const CONTROL = /\p{Cc}/u;
+import { oneLinePath } from "../engine/light.ts";
 
 /**
  * A path as one line of the CLI's tables and lists: as it is, unless it holds control characters
- * (a name with a newline would break its row, an escape sequence would reach the terminal); then
- * in double quotes with those characters escaped as JSON escapes them (`"a\nb.txt"`).
+ * (a name with a newline would break its row, an escape sequence would reach the terminal) or
+ * starts with a double quote; then in double quotes with those characters escaped as JSON
+ * escapes them (`"a\nb.txt"`). The same rule as the sidecars of glob and grep.
  */
 export function shownPath(p: string): string {
-  return CONTROL.test(p) ? JSON.stringify(p) : p;
+  return oneLinePath(p);
 }
 
 /**

@@ -9,3 +9,4 @@ export { parseModelSpec } from "./agent/model-spec.ts";
 export { agentIdProblem } from "./agent/agent-id.ts";
 export { sessionIdProblem } from "./session/session-id.ts";
 export { AuditUnwrittenError } from "./errors/audit-unwritten-error.ts";
+export { oneLinePath } from "./tools/one-line-path.ts";

@@ -7,6 +7,8 @@ import {
   encodeText,
   isBinary,
   roundTrips,
+  crToLf,
+  lfToCr,
   toCrlf,
   toLf,
   type TextEncoding,
@@ -103,13 +105,13 @@ export function editText(input: EditInput): EditOutcome | WithTransfer<EditOutco
   const decoded = decodeText(bytes);
   if (!roundTrips(bytes, decoded)) return { kind: "unclean", sha256: digest, encoding: decoded.encoding };
 
-  // Match and replace on LF text when the file's line breaks are uniform, so a CRLF file can be
-  // edited with "\n" strings; the result is converted back to the file's own line endings.
+  // Match and replace on LF text when the file's line breaks are uniform, so a CRLF (or CR) file
+  // can be edited with "\n" strings; the result is converted back to the file's own line endings.
   const endings = detectLineEnding(decoded.text);
-  const normalise = endings === "crlf" || endings === "lf";
-  const before = normalise ? toLf(decoded.text) : decoded.text;
-  const oldString = normalise ? toLf(input.oldString) : input.oldString;
-  const newString = normalise ? toLf(input.newString) : input.newString;
+  const asLf = endings === "cr" ? crToLf : endings === "crlf" || endings === "lf" ? toLf : undefined;
+  const before = asLf ? asLf(decoded.text) : decoded.text;
+  const oldString = asLf ? asLf(input.oldString) : input.oldString;
+  const newString = asLf ? asLf(input.newString) : input.newString;
   if (oldString === newString) return { kind: "same-text", sha256: digest };
 
   const pieces = before.split(oldString);
@@ -126,7 +128,8 @@ export function editText(input: EditInput): EditOutcome | WithTransfer<EditOutco
 
   let encoded: Buffer;
   try {
-    encoded = encodeText(endings === "crlf" ? toCrlf(after) : after, decoded.encoding);
+    const written = endings === "crlf" ? toCrlf(after) : endings === "cr" ? lfToCr(after) : after;
+    encoded = encodeText(written, decoded.encoding);
   } catch (err) {
     return {
       kind: "unencodable",

@@ -130,6 +130,21 @@ describe("edit", () => {
     expect((await ws.bytes("win.txt")).toString("latin1")).toBe("first\r\n2nd\r\nline three\r\n");
   });
 
+  it.each([
+    ["an LF string", "b\nc", "B\nb2\nC"],
+    ["a CR string, as read shows the file", "b\rc", "B\rb2\rC"],
+    ["a CRLF string", "b\r\nc", "B\r\nb2\r\nC"],
+  ])(
+    "keeps lone-CR line endings (classic Mac, Excel for Mac CSV) when edited with %s",
+    async (_n, from, to) => {
+      await seen("mac.csv", "a\rb\rc\rd\r");
+      const data = await edit({ path: "mac.csv", old_string: from, new_string: to });
+      expect(await ws.text("mac.csv")).toBe("a\rB\rb2\rC\rd\r");
+      // The diff shows the lines that changed, not the whole file as one line.
+      expect(data.diff).toContain("\n-b\n-c\n+B\n+b2\n+C\n");
+    },
+  );
+
   it("matches a file with mixed line endings exactly and leaves the other lines' endings alone", async () => {
     await seen("mixed.txt", "a\r\nb\nc\r\n");
     await edit({ path: "mixed.txt", old_string: "b\n", new_string: "B\n" });

@@ -5,6 +5,7 @@ import { OUTPUT_LIMITS } from "../tools/truncation.ts";
 import type { GlobData } from "./glob.ts";
 import { openTestWorkspace, type TestWorkspace } from "../../../../test/support/test-workspace.ts";
 import { errorOf, outputOf } from "../../../../test/support/envelope-of.ts";
+import { makeTooDeepFolder } from "../../../../test/support/too-deep-folder.ts";
 
 let ws: TestWorkspace;
 /** A folder beside the workspace root, outside it. */
@@ -170,5 +171,68 @@ describe("glob", () => {
     const exact = await ws.session.call("glob", { pattern: "many/f0*.txt" });
     expect(outputOf<GlobData>(exact).files).toHaveLength(1000);
     expect(exact.metadata.truncated).toBeUndefined();
+  });
+});
+
+describe("names that are not valid UTF-8 (Linux allows any bytes but / and NUL)", () => {
+  /** An absolute path as bytes: the root, then raw name bytes. */
+  const raw = (...parts: Array<string | number[]>): Buffer =>
+    Buffer.concat([
+      Buffer.from(ws.root),
+      ...parts.map((p) =>
+        Buffer.concat([Buffer.from("/"), typeof p === "string" ? Buffer.from(p) : Buffer.from(p)]),
+      ),
+    ]);
+  // "café.txt" as a latin1 system (or an old zip) writes it: 0xE9 for é.
+  const latin1Name = [...Buffer.from("caf"), 0xe9, ...Buffer.from(".txt")];
+
+  beforeEach(async () => {
+    await writeFile(raw(latin1Name), "hit\n");
+    await mkdir(raw([0x6f, 0x6c, 0x64, 0xff]));
+    await writeFile(raw([0x6f, 0x6c, 0x64, 0xff], "inside.txt"), "hit\n");
+    await ws.put("plain.txt", "hit\n");
+    // A valid name that holds U+FFFD itself is an ordinary name.
+    await ws.put("odd\uFFFD.txt", "hit\n");
+  });
+
+  it.each([
+    ["glob", { pattern: "**/*" }, (d: Record<string, unknown>) => d["files"]],
+    ["grep", { pattern: "hit" }, (d: Record<string, unknown>) => d["files"]],
+  ])("%s lists the others and says which it left out and how to rename them", async (tool, args, listed) => {
+    const data = outputOf<Record<string, unknown>>(await ws.session.call(tool, args));
+    expect((listed(data) as string[]).sort()).toEqual(["odd\uFFFD.txt", "plain.txt"]);
+    expect(data["note"]).toMatch(/left out 2 files or folders whose names are not valid UTF-8/);
+    expect(data["note"]).toContain('"caf\uFFFD.txt"');
+    expect(data["note"]).toContain('"old\uFFFD"');
+    expect(data["note"]).toMatch(/rename them with bash/);
+  });
+
+  it.each([
+    ["glob", { pattern: "*.md" }],
+    ["grep", { pattern: "hit", glob: "*.md" }],
+  ])("%s says nothing of them when they could not have matched", async (tool, args) => {
+    await ws.put("readme.md", "hit\n");
+    const data = outputOf<Record<string, unknown>>(await ws.session.call(tool, args));
+    expect(data["files"]).toEqual(["readme.md"]);
+    expect(String(data["note"])).not.toMatch(/caf/);
+  });
+});
+
+describe("paths longer than a path may be (PATH_MAX)", () => {
+  it.each(["glob", "grep"])("%s lists the rest and names the folder it could not open", async (tool) => {
+    const deep = await makeTooDeepFolder(ws.root);
+    try {
+      await ws.put("top.txt", "hit\n");
+      const data = outputOf<{ files: string[]; note?: string }>(
+        await ws.session.call(tool, tool === "glob" ? { pattern: "**/*.txt" } : { pattern: "hit" }),
+      );
+      expect(data.files).toEqual(["top.txt"]);
+      expect(data.note).toMatch(
+        /left out a file or folder whose path is longer than the 4095 bytes a path may have/,
+      );
+      expect(data.note?.length).toBeLessThan(400);
+    } finally {
+      await deep.remove();
+    }
   });
 });

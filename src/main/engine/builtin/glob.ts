@@ -4,13 +4,20 @@ import { newest, newestFirst } from "../capability/modified-time.ts";
 import { ModifiedTimes } from "../capability/modified-times.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import { OUTPUT_LIMITS, truncateListField } from "../tools/truncation.ts";
+import type { Unreachable } from "../capability/workspace-walker.ts";
 import { defineBuiltin } from "./define-builtin.ts";
 import { pathMatcher, relativeGlob } from "./glob-pattern.ts";
-import { leftOutNote, refuseHiddenGlob, resolveSearchPath } from "./search-path.ts";
+import {
+  joinNotes,
+  leftOutNote,
+  refuseHiddenGlob,
+  resolveSearchPath,
+  unreachableNote,
+} from "./search-path.ts";
 
 const DESCRIPTION = `Find files by name with a glob pattern, newest first. To search inside files, use grep.
 
-pattern is relative to path (default: the workspace root); "*" matches within one folder, "**" any number of folders; hidden files match too. No absolute path or ".." in pattern: choose the folder with path. Lists only files, not folders; .gitignored files are left out and symlinked folders not followed. At most 1000 paths: past that truncated: true and output_path holds them all; narrow the search or pass limit.`;
+pattern is relative to path (default: the workspace root); "*" matches within one folder, "**" any number of folders; hidden files match too. To match * ? [ ] { } ( ) in a name literally, put a backslash before each ("a\\[1\\].txt"). No absolute path or ".." in pattern: choose the folder with path. Lists only files, not folders; .gitignored files are left out and symlinked folders not followed. At most 1000 paths: past that truncated: true and output_path holds them all; narrow the search or pass limit.`;
 
 // Built when first needed (see defineBuiltin): listing the tool reads the bundle's catalog.
 const schema = () =>
@@ -77,7 +84,13 @@ export const globTool = defineBuiltin({
     const wanted = folderFilter(glob);
     const found: string[] = [];
     const times = new ModifiedTimes();
+    const unreachable: { path: string; why: Unreachable }[] = [];
     const leftOut = await fs.walk(target, {
+      // Said only when it could have been a match (a file the pattern matches, a folder it enters).
+      onUnreachable: (relative, why, isDir) => {
+        const local = relative.slice(offset);
+        if (isDir ? (wanted?.(local) ?? true) : matches(local)) unreachable.push({ path: relative, why });
+      },
       signal,
       searchIgnores: true,
       enterDir: wanted && ((relative) => wanted(relative.slice(offset))),
@@ -94,7 +107,7 @@ export const globTool = defineBuiltin({
       // A file that vanished since the walk saw it is left out.
       if (!Number.isNaN(mtimeMs)) dated.push({ path: found[i] as string, mtimeMs });
     }
-    const note = leftOutNote(leftOut);
+    const note = joinNotes(leftOutNote(leftOut), unreachableNote(unreachable));
     const noted = note === undefined ? {} : { note };
     if (limit === undefined || dated.length <= limit) {
       return { files: dated.sort(newestFirst).map((f) => f.path), ...noted };

@@ -244,6 +244,34 @@ describe("grep", () => {
     ]);
   });
 
+  describe("reads each file as read does, so the text grep shows is the text edit matches", () => {
+    const latin1 = (text: string) => Buffer.from(text, "latin1");
+    it.each([
+      ["latin1, found by its accented word", latin1("x\ncafé crème\n"), "café", "café crème"],
+      ["latin1, found by a plain ASCII word", latin1("x\ncafé crème\n"), "crème|cr", "café crème"],
+      ["latin1, found by a pattern with a class", latin1("x\nna\xefve\n"), "na[ï]ve", "naïve"],
+      ["latin1 holding what UTF-8 would write é as", latin1("x\nÃ© and é\n"), "Ã©", "Ã© and é"],
+      ["UTF-8", Buffer.from("x\ncafé crème\n"), "café", "café crème"],
+      ["UTF-8 with a BOM", Buffer.from("\ufeffx\ncafé crème\n"), "café", "café crème"],
+    ])("%s", async (_name, bytes, pattern, line) => {
+      await ws.put("f.txt", bytes);
+      const read = outputOf<{ content: string }>(await ws.session.call("read", { path: "f.txt" })).content;
+      expect(read.split("\n")[1]).toBe(line);
+      expect(await files({ pattern })).toEqual(["f.txt"]);
+      expect(await matches({ pattern })).toEqual([{ path: "f.txt", line: 2, text: line }]);
+      expect(await counts({ pattern })).toEqual([{ path: "f.txt", count: 1 }]);
+      // The line as grep shows it is what edit finds in the file.
+      const edited = await ws.session.call("edit", { path: "f.txt", old_string: line, new_string: "done" });
+      expect(edited.type).toBe("output");
+    });
+
+    it("does not find in a UTF-8 file the latin1 bytes of a word (é written as 0xE9 is not é there)", async () => {
+      // 0xE9 starts a three-byte UTF-8 character (U+9000-U+9FFF): the file holds 退, not é.
+      await ws.put("cjk.txt", "退\n");
+      expect(await files({ pattern: "é" })).toEqual([]);
+    });
+  });
+
   it("does not follow symlinked folders and searches a symlinked file only when it points inside", async () => {
     await writeFile(path.join(outside, "secret.txt"), "needle\n");
     await ws.put("inside.txt", "needle\n");

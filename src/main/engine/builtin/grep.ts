@@ -3,7 +3,9 @@ import { z } from "zod";
 import { newestFirst } from "../capability/modified-time.ts";
 import { offload } from "../offload/offload.ts";
 import type { Truncation } from "../tools/contract.ts";
+import { oneLinePath } from "../tools/one-line-path.ts";
 import { OUTPUT_LIMITS, truncateListField } from "../tools/truncation.ts";
+import type { Unreachable } from "../capability/workspace-walker.ts";
 import { defineBuiltin } from "./define-builtin.ts";
 import { relativeGlob } from "./glob-pattern.ts";
 import { HiddenPathError } from "../errors/hidden-path-error.ts";
@@ -18,7 +20,13 @@ import {
   type LinkedFile,
 } from "./grep-files.ts";
 import { LineMatcher } from "./line-matcher.ts";
-import { leftOutNote, refuseHiddenGlob, resolveSearchPath } from "./search-path.ts";
+import {
+  joinNotes,
+  leftOutNote,
+  refuseHiddenGlob,
+  resolveSearchPath,
+  unreachableNote,
+} from "./search-path.ts";
 
 const DESCRIPTION = `Search file contents with a JavaScript regular expression, line by line. To find files by name, use glob.
 
@@ -120,17 +128,12 @@ function deniedNote(denied: readonly string[]): string | undefined {
 
 const NAMED_DENIED = 5;
 
-function joinNotes(...notes: Array<string | undefined>): string | undefined {
-  const present = notes.filter((n): n is string => n !== undefined);
-  return present.length === 0 ? undefined : present.join("; ");
-}
-
 function truncateGrep(data: GrepData): Truncation<GrepData> | undefined {
   const max = OUTPUT_LIMITS.grepMatches;
   if ("files" in data) return truncateListField(data, "files", max);
   if ("matches" in data)
-    return truncateListField(data, "matches", max, (m) => `${m.path}:${m.line}:${m.text}`);
-  return truncateListField(data, "counts", max, (c) => `${c.path}:${c.count}`);
+    return truncateListField(data, "matches", max, (m) => `${oneLinePath(m.path)}:${m.line}:${m.text}`);
+  return truncateListField(data, "counts", max, (c) => `${oneLinePath(c.path)}:${c.count}`);
 }
 
 export const grepTool = defineBuiltin({
@@ -185,7 +188,12 @@ export const grepTool = defineBuiltin({
     const keep = filter === undefined ? undefined : globFilter(filter);
     let pending: GrepFilesInput["files"] = [];
     const denied: string[] = [];
+    const unreachable: { path: string; why: Unreachable }[] = [];
     const leftOut = await fs.walk(target, {
+      onUnreachable: (relative, why, isDir) => {
+        if (isDir || !keep || keep(offset === 0 ? relative : relative.slice(offset)))
+          unreachable.push({ path: relative, why });
+      },
       signal,
       searchIgnores: true,
       onFile(entry) {
@@ -210,6 +218,7 @@ export const grepTool = defineBuiltin({
         settled.links.map((l) => l.link),
       ),
       deniedNote(denied),
+      unreachableNote(unreachable),
     );
     const found = merge(mode, settled.batches);
     return note === undefined ? found : { ...found, note };

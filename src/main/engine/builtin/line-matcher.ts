@@ -1,6 +1,7 @@
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import { regexDialect } from "./regex-dialect.ts";
 import { isPlainLiteral, requiredLiteral } from "./required-literal.ts";
+import { decodeText } from "./text-codec.ts";
 
 /** Lines longer than this (in UTF-16 units) are cut around their first match. */
 export const MAX_LINE_CHARS = 1000;
@@ -37,11 +38,6 @@ function decodeUtf16(bytes: Buffer, flavour: "utf16le" | "utf16be"): string {
   return body.swap16().toString("utf16le");
 }
 
-function decodeUtf8(bytes: Buffer): string {
-  const text = bytes.toString("utf8");
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-}
-
 /** The text of one line without its terminator, cut around the match when very long. */
 function lineText(text: string, start: number, end: number, matchAt: number): string {
   if (end > start && text.charCodeAt(end - 1) === 13) end--;
@@ -52,10 +48,21 @@ function lineText(text: string, start: number, end: number, matchAt: number): st
   return `${from > start ? "…" : ""}${text.slice(from, to)}${to < end ? "…" : ""} [line cut: ${length} characters]`;
 }
 
+/** A text's latin1 bytes, or undefined when a character is past latin1 (no latin1 file holds it). */
+function latin1Bytes(text: string): Buffer | undefined {
+  return /[\u0100-\u{10ffff}]/u.test(text) ? undefined : Buffer.from(text, "latin1");
+}
+
+/** Whether every byte is ASCII: such bytes read the same in UTF-8 and in latin1. */
+function isAscii(bytes: Buffer): boolean {
+  return bytes.every((b) => b < 0x80);
+}
+
 /**
  * A grep pattern compiled for searching file bytes line by line. Binary files (a NUL byte in the
  * first 64 KB) never match, and a later NUL byte ends the text to search; UTF-16 files with a
- * byte order mark are decoded, everything else is read as UTF-8. Files whose bytes lack a literal every match must contain are rejected without
+ * byte order mark are decoded, everything else as read decodes it: UTF-8 when the bytes are valid
+ * UTF-8, latin1 otherwise (so "café" found by read in a latin1 file is found by grep too). Files whose bytes lack a literal every match must contain are rejected without
  * being decoded, which is what keeps a search over a large tree fast.
  */
 export class LineMatcher {
@@ -65,14 +72,18 @@ export class LineMatcher {
   private readonly any: RegExp;
   /** UTF-8 bytes every match contains. */
   private readonly needle: Buffer | undefined;
-  /** The pattern is exactly the needle: finding its bytes is a match. */
+  /** The same literal in latin1, when that differs (it has letters past ASCII): how a latin1 file holds it. */
+  private readonly latin1Needle: Buffer | undefined;
+  /** The pattern is exactly the needle, all ASCII: finding its bytes is a match in any encoding. */
   private readonly plain: boolean;
 
   private constructor(all: RegExp, any: RegExp, needle: Buffer | undefined, plain: boolean) {
     this.all = all;
     this.any = any;
     this.needle = needle;
-    this.plain = plain;
+    const latin1 = needle === undefined || isAscii(needle) ? undefined : latin1Bytes(needle.toString("utf8"));
+    this.latin1Needle = latin1;
+    this.plain = plain && needle !== undefined && isAscii(needle);
   }
 
   /**
@@ -104,9 +115,11 @@ export class LineMatcher {
   private textOf(bytes: Buffer): string | undefined {
     const utf16 = utf16Of(bytes);
     if (utf16) return decodeUtf16(bytes, utf16);
-    if (this.needle && bytes.indexOf(this.needle) === -1) return undefined;
+    if (this.needle && bytes.indexOf(this.needle) === -1) {
+      if (!this.latin1Needle || bytes.indexOf(this.latin1Needle) === -1) return undefined;
+    }
     const text = searchable(bytes);
-    return text === undefined ? undefined : decodeUtf8(text);
+    return text === undefined ? undefined : decodeText(text).text;
   }
 
   /** Whether the file has at least one match. */

@@ -4,6 +4,8 @@ import { HiddenPathError } from "../errors/hidden-path-error.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import { homeRelative, type HiddenPath } from "../sandbox/hidden-path-set.ts";
 import type { ToolRuntime } from "../tools/contract.ts";
+import { MAX_PATH_BYTES } from "../capability/path-limits.ts";
+import type { Unreachable } from "../capability/workspace-walker.ts";
 import { plannedPath } from "./planned-path.ts";
 
 interface SearchPath {
@@ -77,4 +79,39 @@ export function leftOutNote(
       ? ""
       : `; and ${links.length === 1 ? "a file" : `${links.length} files`} in the workspace that ${links.length === 1 ? "is a hard link" : "are hard links"} to them (the same file under another name): ${links.slice(0, NAMED_LINKS).join(", ")}${links.length > NAMED_LINKS ? ` and ${links.length - NAMED_LINKS} more` : ""}`;
   return `left out ${n} hidden ${n === 1 ? "path" : "paths"}, which no tool or command may read: ${parts.join("; ")}${linkNote}`;
+}
+
+/** Paths a note shows before it only counts the rest. */
+const NAMED_UNREACHABLE = 5;
+
+/** A path as a note quotes it: in JSON quotes, cut to its start and end when long. */
+function quoted(p: string): string {
+  return JSON.stringify(p.length > 120 ? `${p.slice(0, 50)}…${p.slice(-50)}` : p);
+}
+
+/**
+ * What a search left out because no tool can open it by its path (see WalkOptions.onUnreachable),
+ * as a note for its result: the paths, each reason once, and what to do. Undefined when none.
+ */
+export function unreachableNote(left: ReadonlyArray<{ path: string; why: Unreachable }>): string | undefined {
+  const parts: string[] = [];
+  for (const why of ["not-utf8", "too-long"] as const) {
+    const paths = left.filter((l) => l.why === why).map((l) => l.path);
+    const n = paths.length;
+    if (n === 0) continue;
+    const named = `${paths.slice(0, NAMED_UNREACHABLE).map(quoted).join(", ")}${n > NAMED_UNREACHABLE ? ` and ${n - NAMED_UNREACHABLE} more` : ""}`;
+    const them = n === 1 ? "it" : "them";
+    parts.push(
+      why === "not-utf8"
+        ? `left out ${n === 1 ? "a file or folder whose name is" : `${n} files or folders whose names are`} not valid UTF-8, which no tool can open by name (\uFFFD stands for the bytes that are not): ${named}. To work on ${them}, rename ${them} with bash (a glob reaches any name: mv ./bad?.txt ./good.txt)`
+        : `left out ${n === 1 ? "a file or folder whose path is" : `${n} files or folders whose paths are`} longer than the ${MAX_PATH_BYTES} bytes a path may have, which no tool can open: ${named}. To work on ${them}, move ${them} higher up with bash`,
+    );
+  }
+  return parts.length === 0 ? undefined : parts.join("; ");
+}
+
+/** The notes a search has to give, as one (undefined when none). */
+export function joinNotes(...notes: Array<string | undefined>): string | undefined {
+  const present = notes.filter((n): n is string => n !== undefined);
+  return present.length === 0 ? undefined : present.join("; ");
 }

@@ -51,6 +51,7 @@ describe("text codec", () => {
     expect(detectLineEnding("a\r\nb\r\n")).toBe("crlf");
     expect(detectLineEnding("a\r\nb\n")).toBe("mixed");
     expect(detectLineEnding("no break")).toBe("none");
+    expect(detectLineEnding("a\rb\r")).toBe("cr");
     const text = "x\r\r\ny\r\n";
     expect(toCrlf(toLf(text))).toBe(text);
   });

@@ -1,8 +1,11 @@
 /** How a text file's bytes map to its text; kept so an edit writes the bytes back the same way. */
 export type TextEncoding = "utf8" | "utf8-bom" | "utf16le" | "utf16be" | "latin1";
 
-/** The line terminator style of a text: only LF, only CRLF, both, or no line break at all. */
-type LineEnding = "lf" | "crlf" | "mixed" | "none";
+/**
+ * The line terminator style of a text: only LF, only CRLF, both, only a lone CR (classic Mac
+ * OS, and the CSV files Excel for Mac still saves), or no line break at all.
+ */
+type LineEnding = "lf" | "crlf" | "cr" | "mixed" | "none";
 
 interface DecodedText {
   /** The text, without its byte order mark. */
@@ -116,7 +119,7 @@ export function detectLineEnding(text: string): LineEnding {
     if (i > 0 && text.charCodeAt(i - 1) === 13) crlf++;
     else lf++;
   }
-  if (lf === 0 && crlf === 0) return "none";
+  if (lf === 0 && crlf === 0) return text.includes("\r") ? "cr" : "none";
   if (crlf === 0) return "lf";
   if (lf === 0) return "crlf";
   return "mixed";
@@ -130,6 +133,16 @@ export function toLf(text: string): string {
 /** Turn every LF into CRLF: the inverse of `toLf` for text whose line breaks were all CRLF. */
 export function toCrlf(text: string): string {
   return text.replaceAll("\n", "\r\n");
+}
+
+/** Turn every CRLF and every lone CR into LF: a text of a file whose line breaks are lone CRs, as LF text. */
+export function crToLf(text: string): string {
+  return text.replaceAll("\r\n", "\n").replaceAll("\r", "\n");
+}
+
+/** Turn every LF into a lone CR: the inverse of `crToLf` for a text whose line breaks were all CR. */
+export function lfToCr(text: string): string {
+  return text.replaceAll("\n", "\r");
 }
 
 /** Lines as an editor counts them: "a\nb\n" and "a\nb" have 2, "" has 0. */

@@ -9,6 +9,7 @@ import { canonicalize, isWithin } from "./canonical-path.ts";
 import type { PathScope } from "./path-scope.ts";
 import { readVerifiedFileAndStats, writeVerifiedFile } from "./verified-file.ts";
 import { explainWriteFailure } from "./write-failure.ts";
+import { MAX_NAME_BYTES, MAX_PATH_BYTES } from "./path-limits.ts";
 import { walkWorkspace, type WalkOptions } from "./workspace-walker.ts";
 
 type Access = "read" | "write";
@@ -34,10 +35,6 @@ interface FsCapabilityOptions {
   /** What no tool may read or write whatever its scope (`sandbox.denyRead`, `$LATHE_HOME`'s private data). */
   hidden: HiddenPathSet;
 }
-
-/** What the file systems allow: a whole path (PATH_MAX, less its NUL) and one name (NAME_MAX), in bytes. */
-const MAX_PATH_BYTES = process.platform === "darwin" ? 1023 : 4095;
-const MAX_NAME_BYTES = 255;
 
 /** A path (or a message quoting one) cut to a length an error can repeat back to the model. */
 function shortened(text: string): string {

@@ -3,6 +3,7 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import ignore, { type Ignore } from "ignore";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import { isWithin } from "./canonical-path.ts";
+import { MAX_PATH_BYTES } from "./path-limits.ts";
 
 /** A file the walk found. */
 export interface WalkEntry {
@@ -23,6 +24,32 @@ export interface WalkOptions {
    * The checkpoints' index leaves them out: what is hidden from search is still worth undoing.
    */
   searchIgnores?: boolean;
+  /**
+   * Called for a file or folder no tool can open by its path, left out of the walk (POSIX path
+   * relative to the root, as decoded): `not-utf8`, its name is not valid UTF-8 (Linux allows any
+   * bytes; as a string it holds U+FFFD where those bytes are, and opening that string opens
+   * nothing); `too-long`, its path is longer than the system allows (PATH_MAX).
+   */
+  onUnreachable?(relative: string, why: Unreachable, isDir: boolean): void;
+}
+
+/** Why the walk left out a file or folder no tool can open by its path (see WalkOptions.onUnreachable). */
+export type Unreachable = "not-utf8" | "too-long";
+
+/** Whether a path is longer than a path may be: listing or opening it fails (ENAMETOOLONG). */
+function isTooLong(absolute: string): boolean {
+  return absolute.length * 3 > MAX_PATH_BYTES && Buffer.byteLength(absolute) > MAX_PATH_BYTES;
+}
+
+/** Whether an entry listed as `name` cannot be reached by that name: its bytes were not UTF-8. */
+function isUnnamable(folder: string, name: string): boolean {
+  if (!name.includes("\uFFFD")) return false;
+  try {
+    lstatSync(`${folder}/${name}`);
+    return false; // a valid name that holds U+FFFD itself
+  } catch {
+    return true;
+  }
 }
 
 /**
@@ -359,6 +386,15 @@ export async function walkWorkspace<H = never>(
       const name = entry.name;
       if (name === ".git") continue;
       const relative = prefix + name;
+      const unreachable = isUnnamable(frame.absolute, name)
+        ? "not-utf8"
+        : isTooLong(`${frame.absolute}/${name}`)
+          ? "too-long"
+          : undefined;
+      if (unreachable !== undefined) {
+        options.onUnreachable?.(relative, unreachable, entry.isDirectory());
+        continue;
+      }
       if (entry.isDirectory()) {
         let inside = matchers;
         if (check) {

@@ -7,6 +7,7 @@ import {
   useCheckpointWorkspace,
   type CheckpointWorkspace,
 } from "../../../../test/support/checkpoint-test-workspace.ts";
+import { makeTooDeepFolder } from "../../../../test/support/too-deep-folder.ts";
 
 // Every successful write, edit and bash call that changed files records one checkpoint with the
 // files' previous contents (in the blob store under LATHE_HOME), on real files in a temp folder.
@@ -146,6 +147,20 @@ describe("bash", () => {
     expect(ws.engine.checkpoints.list("s1")).toEqual([]);
     await ws.ok("bash", { command: "mkdir -p build && echo out > build/x.o" });
     expect(ws.engine.checkpoints.list("s1")).toEqual([]);
+  });
+
+  it("runs and records its changes beside a folder deeper than a path may be (PATH_MAX), leaving that folder out", async () => {
+    const deep = await makeTooDeepFolder(ws.root);
+    try {
+      // The control: nothing can open it by its path.
+      await expect(stat(deep.deepFile)).rejects.toMatchObject({ code: "ENAMETOOLONG" });
+      await ws.ok("bash", { command: "echo hi > new.txt" });
+      expect(
+        checkpoints().map((c) => c.entries.map((e) => [e.path, e.before.exists, e.after.exists])),
+      ).toEqual([[["new.txt", false, true]]]);
+    } finally {
+      await deep.remove();
+    }
   });
 
   it("a change the person made between calls is kept as the previous content of the next command", async () => {

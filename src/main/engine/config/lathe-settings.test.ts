@@ -30,6 +30,19 @@ describe("loadSettings", () => {
   });
 });
 
+describe("loadSettings in a project whose .lathe is a plain file", () => {
+  it("answers empty settings (there can be no .lathe/settings.json) instead of failing on ENOTDIR", () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "lathe-settings-dotfile-"));
+    try {
+      // Another tool's own dotfile, as a person may well have one.
+      writeFileSync(path.join(dir, ".lathe"), "not Lathe's\n");
+      expect(loadSettings(path.join(dir, ".lathe", "settings.json"))).toStrictEqual(EMPTY_SETTINGS);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("the settings schema, built on first use", () => {
   it.each([
     ["an unknown key", { colour: "blue" }, /colour/],

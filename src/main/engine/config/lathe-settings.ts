@@ -289,7 +289,9 @@ export function loadSettings(file: string): Settings {
   try {
     text = readFileSync(file, "utf8");
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return EMPTY_SETTINGS;
+    // ENOTDIR: a folder on the way is a plain file (a file named `.lathe`), so there is no settings file.
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return EMPTY_SETTINGS;
     throw new ConfigError(file, `Cannot read ${file}: ${(err as Error).message}`, { cause: err });
   }
   let json: unknown;

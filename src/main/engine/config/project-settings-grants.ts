@@ -42,7 +42,9 @@ function agentManifests(realRoot: string): Array<[string, string]> {
   try {
     names = readdirSync(dir).filter((name) => name.endsWith(".md"));
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
+    // ENOTDIR: `.lathe` is a plain file, so the project has no agents folder.
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return [];
     throw err;
   }
   return names.sort().map((name) => [

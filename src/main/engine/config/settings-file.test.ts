@@ -168,6 +168,21 @@ describe("SettingsFile", () => {
     expect(settings.disabledPlugins).toEqual([]);
   });
 
+  it("reads settings under a plain file named like their folder (.lathe) as empty", async () => {
+    await writeFile(path.join(dir, ".lathe"), "another tool's file\n");
+    const { document } = await new SettingsFile(path.join(dir, ".lathe", "settings.json")).read();
+    expect(document).toEqual({});
+  });
+
+  it("refuses to save under a plain file named like their folder, saying which file is in the way", async () => {
+    const dotfile = path.join(dir, ".lathe");
+    await writeFile(dotfile, "another tool's file\n");
+    await expect(
+      new SettingsFile(path.join(dotfile, "settings.json")).update(addServer("x")),
+    ).rejects.toThrow(/\.lathe, or a folder above it, is a file, not a folder.*rename or move that file/);
+    expect(await readFile(dotfile, "utf8")).toBe("another tool's file\n");
+  });
+
   it.skipIf(asRoot)("reports a folder it cannot write without touching the file", async () => {
     const locked = path.join(dir, "locked");
     await mkdir(locked);

@@ -72,7 +72,9 @@ export class SettingsFile {
     try {
       text = await readFile(this.file, "utf8");
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") return { document: {}, text: undefined };
+      // ENOTDIR: a folder on the way is a plain file (a file named `.lathe`): no settings file yet.
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === "ENOENT" || code === "ENOTDIR") return { document: {}, text: undefined };
       throw new ConfigError(
         this.file,
         `Cannot read ${this.file}: ${(err as Error).message}. Lathe did not change it; check its permissions.`,
@@ -111,11 +113,18 @@ export class SettingsFile {
   /** Replace the file (the target of a symlink) with `text`, unless someone changed it meanwhile. */
   private async write(text: string, expected: string | undefined): Promise<void> {
     const target = await realpath(this.file).catch((err: NodeJS.ErrnoException) => {
-      if (err.code === "ENOENT") return this.file;
+      if (err.code === "ENOENT" || err.code === "ENOTDIR") return this.file;
       throw err;
     });
     const dir = path.dirname(target);
-    await mkdir(dir, { recursive: true });
+    await mkdir(dir, { recursive: true }).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== "ENOTDIR" && err.code !== "EEXIST") throw err;
+      throw new ConfigError(
+        this.file,
+        `Cannot save ${this.file}: ${dir}, or a folder above it, is a file, not a folder. Lathe did not change anything; rename or move that file so Lathe can make the folder, then try again.`,
+        { cause: err },
+      );
+    });
     const mode = await stat(target).then(
       (info) => info.mode & 0o777,
       () => 0o600,

@@ -232,7 +232,9 @@ async function reviewAgents(realRoot: string, latheHome: string): Promise<string
   try {
     names = (await readdir(dir)).filter((name) => name.endsWith(".md")).sort();
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
+    // ENOTDIR: `.lathe` is a plain file, so the project has no agents folder.
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return [];
     throw err;
   }
   if (names.length === 0) return [];

@@ -1,4 +1,5 @@
 import type { Truncation } from "./contract.ts";
+import { needsQuoting, oneLinePath } from "./one-line-path.ts";
 
 /** Default output caps; hosts may tune them, the head + sidecar shape is fixed. */
 export const OUTPUT_LIMITS = {
@@ -113,9 +114,9 @@ export function truncateTextField<D extends Record<K, string>, K extends keyof D
   return { data: { ...data, [field]: head }, full: text, leftOut: textLeftOut(text, head) };
 }
 
-/** An item as a sidecar line: a string as it is, anything else as JSON. */
+/** An item as a sidecar line: a string as one line (see oneLinePath), anything else as JSON. */
 function asLine(item: unknown): string {
-  return typeof item === "string" ? item : JSON.stringify(item);
+  return typeof item === "string" ? oneLinePath(item) : JSON.stringify(item);
 }
 
 /** Keep the first `max` items of a list field; the sidecar gets every item, one per line. */
@@ -129,7 +130,9 @@ export function truncateListField<D extends Record<K, readonly unknown[]>, K ext
   if (items.length <= max) return undefined;
   // A list of strings (glob's tens of thousands of paths) is joined as it is, without a copy.
   const lines =
-    format === asLine && items.every((item) => typeof item === "string") ? items : items.map(format);
+    format === asLine && items.every((item) => typeof item === "string" && !needsQuoting(item))
+      ? items
+      : items.map(format);
   return {
     data: { ...data, [field]: items.slice(0, max) },
     full: lines.join("\n") + "\n",
