@@ -145,11 +145,13 @@ describe("the CLI bundle", () => {
     // its own, "shared": the child loads it without the engine.
     // "lathe-home" (where LATHE_HOME is) is shared with the daemon's client, which the launcher
     // loads first for these commands.
+    // "one-line-path" holds what the entry shares with the engine: LatheError, and how a path is
+    // shown on one line (the CLI's tables and the engine's sidecars).
     const core = [
       "engine",
       "lathe",
-      "lathe-error",
       "lathe-home",
+      "one-line-path",
       "rolldown-runtime",
       "shared",
       "write-inspect",
@@ -157,7 +159,7 @@ describe("the CLI bundle", () => {
     await files(["tools"]);
     expect(await files(["tools"])).toEqual(core);
     expect(await files(["call", "read", JSON.stringify({ path: "small.txt" })])).toEqual(core);
-    expect(await files(["--help"])).toEqual(["lathe", "lathe-error"]);
+    expect(await files(["--help"])).toEqual(["lathe", "one-line-path"]);
   });
 
   it("loads no native addon, model SDK or MCP client a command does not use", async () => {
