@@ -1,7 +1,6 @@
 // The agent's public surface for hosts (CLI, app, `lathe serve`).
 export { runAgent, newSessionId } from "./run-agent.ts";
 export { ToolCallStops } from "./tool-call-stops.ts";
-export { RunStopped } from "./run-stopped.ts";
 export { replaySession } from "./replay-session.ts";
 export { setupAgentRun } from "./agent-setup.ts";
 export { loadAgentCatalog } from "./agent-catalog.ts";
