@@ -7,6 +7,7 @@ import { z } from "zod";
 import { replaySession } from "../src/main/engine/agent/replay-session.ts";
 import { CUT_OFF_NOTE } from "../src/main/engine/agent/model-messages.ts";
 import { runAgent } from "../src/main/engine/agent/run-agent.ts";
+import { RunStopped } from "../src/main/engine/agent/run-stopped.ts";
 import type { RunEvent } from "../src/main/engine/agent/run-events.ts";
 import { defineBuiltin } from "../src/main/engine/builtin/define-builtin.ts";
 import { HEADLESS_QUESTION_ERROR } from "../src/main/engine/builtin/question.ts";
@@ -1084,6 +1085,34 @@ describe("abort", () => {
       role: "assistant",
       parts: [{ type: "text", text: "Let me think" }],
     });
+  });
+
+  it.each([
+    {
+      reason: new RunStopped("the tab that started it was closed"),
+      said: "the tab that started it was closed",
+    },
+    { reason: new Error("stopped by the person"), said: undefined },
+    { reason: undefined, said: undefined },
+  ])("says why it was stopped when the host gave a reason ($said)", async ({ reason, said }) => {
+    const h = await open();
+    const model = scriptedModel([{ text: "Working on it", hang: true }]);
+    const controller = new AbortController();
+    const { result, events } = await h.run("work", model, {
+      signal: controller.signal,
+      onEvent: (e) => {
+        if (e.type === "text") setTimeout(() => controller.abort(reason), 10);
+      },
+    });
+    expect(result.status).toBe("aborted");
+    const finish = eventsOf(events, "finish")[0]!;
+    expect(finish.stoppedBecause).toBe(said);
+    // The record keeps it: a tab that opens the chat later reads the same reason.
+    const recorded = h.engine
+      .conversations()
+      .events(result.sessionId)
+      .map((e) => e.data);
+    expect(recorded.at(-1)).toEqual(finish);
   });
 });
 

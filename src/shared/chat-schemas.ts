@@ -66,6 +66,12 @@ export const ChatHistorySchema = z.strictObject({
   /** The `index` of that run's next push: its pushes below it are already in the last turn. */
   runningNextIndex: z.number().int().nonnegative().optional(),
   /**
+   * true: the run going on in the session (or a background task of an earlier one) is this UI's:
+   * it started it, or adopted it on opening the chat after the UI that started it went away (a
+   * reload). A UI showing a run it does not own may leave it; the run goes on.
+   */
+  runOwned: z.literal(true).optional(),
+  /**
    * What its runs wait for the person to answer now (started in any UI): the approval prompt and
    * question dialog on screen, each answered from any UI that shows the session. Later ones, and
    * the end of these, arrive as pushes.

@@ -85,6 +85,8 @@ export const RunEventSchema = z.discriminatedUnion("type", [
     finishReason: z.string(),
     steps: z.number().int().nonnegative(),
     usage: RunUsageSchema,
+    /** Why the run was stopped ("aborted"), when the host that stopped it said. */
+    stoppedBecause: z.string().optional(),
   }),
   /** `taskId` is the child's session id; `toolCallId` the parent's `task` call that started it. */
   z.object({

@@ -46,6 +46,7 @@ beforeEach(async () => {
   host = new EngineHost({
     engine,
     watchIntervalMs: 0,
+    runGraceMs: 300,
     createEngine: async (folder) => {
       const next = await Engine.create({ root: folder, latheHome, extensions: false });
       const close = next.close.bind(next);
@@ -240,18 +241,40 @@ describe("background tasks of a chat", () => {
     expect(failure(await ui.dispatch("chat.stopTask", request))).toMatch(message);
   });
 
-  it("stops them, processes and all, when the window whose run started them closes", async () => {
+  it("stops them, processes and all, a moment after the window whose run started them closes", async () => {
     const marker = newMarker();
     await slowTaskModel(marker);
     const ui = connect();
     await startBackgroundTask(ui, marker);
 
     await ui.connection.close();
-    // Closing waited for the task to end; its command was killed (the kernel reaps a killed
-    // sandbox a moment later, on a busy machine, so that is polled).
-    expect(host.liveTasks.running()).toEqual([]);
+    // Not at once: a reload of that window comes back within the grace and adopts them.
+    expect(host.liveTasks.running()).toHaveLength(1);
+    expect(alive(marker)).toBe(true);
+    // Nobody came back: the task ends, its command killed (the kernel reaps a killed sandbox a
+    // moment later, on a busy machine, so that is polled).
+    await expect.poll(() => host.liveTasks.running(), { timeout: 10_000 }).toEqual([]);
     await expect.poll(() => alive(marker), { timeout: 5_000 }).toBe(false);
     expect(existsSync(path.join(root, "late.txt"))).toBe(false);
+  });
+
+  it("go on when the window whose run started them reloads: the page back on the chat adopts them", async () => {
+    const marker = newMarker();
+    await slowTaskModel(marker);
+    const ui = connect();
+    const { sessionId } = await startBackgroundTask(ui, marker);
+
+    await ui.connection.close();
+    const reloaded = connect();
+    expect(data<ChatHistory>(await reloaded.dispatch("chat.history", { sessionId })).runOwned).toBe(true);
+    // Well past the grace, the task still works: it is the reloaded page's now.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(host.liveTasks.running()).toHaveLength(1);
+    expect(alive(marker)).toBe(true);
+    // …and that page closing for good stops it after the grace, as for the first.
+    await reloaded.connection.close();
+    await expect.poll(() => host.liveTasks.running(), { timeout: 10_000 }).toEqual([]);
+    await expect.poll(() => alive(marker), { timeout: 5_000 }).toBe(false);
   });
 
   it("refuses to open another folder while one works, and opens it once it is stopped", async () => {

@@ -6,15 +6,12 @@ import { ApiError } from "./api-error.ts";
 import { agentModule, asApiError, setupChat } from "./chat-setup.ts";
 import type { LiveRuns } from "./live-runs.ts";
 import type { LiveTasks } from "./live-tasks.ts";
+import type { RunOwners } from "./run-owners.ts";
 import type { SessionPrompts } from "./session-prompts.ts";
 
-/** Where a UI's runs go: its current engine, the signal that ends with the UI, and what waits for them. */
+/** Where a UI's runs go: its current engine. */
 interface RunTarget {
   engine: Engine;
-  /** Aborts when the UI goes away: every run it started stops. */
-  signal: AbortSignal;
-  /** Hand a run's promise to whatever must wait for it (an engine is not replaced under it). */
-  track(done: Promise<unknown>): void;
 }
 
 interface ChatRunsOptions {
@@ -29,6 +26,11 @@ interface ChatRunsOptions {
   live: LiveRuns;
   /** The host's background tasks: any UI may stop one, whether or not the run that started it goes on. */
   tasks: LiveTasks;
+  /**
+   * Which UI each run of the host belongs to: this UI's runs (and their background tasks) are
+   * its own until it goes away; then they go on a while for it to come back (a reload).
+   */
+  owners: RunOwners;
 }
 
 interface ActiveRun {
@@ -38,40 +40,40 @@ interface ActiveRun {
   done: Promise<void>;
 }
 
-/** A run that ended while background tasks it started go on: aborting its controller stops them. */
-interface Lingering {
-  controller: AbortController;
-  /** Settles once none of its tasks runs. */
-  done: Promise<void>;
-}
-
 /** The ids of the tasks an event comes from (a task of a task is nested in its parent's). */
 function taskIdsOf(event: RunEvent | RunEventPayload["event"]): string[] {
   return event.type === "task" ? [event.taskId, ...taskIdsOf(event.event)] : [];
 }
 
 /**
- * The agent runs one UI started: `send` starts a run on a prompt (its events, and its session's
- * todo list, go to every UI of the host as pushes) and answers once the run has started; `close`
- * stops them all, and the background tasks they started (which may outlive their run), when the
- * UI goes away. `abort`, `stopTool` and `stopTask` reach any run and task of the host (a second
- * tab on the same chat has a Stop too). Approvals and questions go to the host's session prompts:
- * every UI showing the session shows them and may answer them.
+ * The agent runs of one UI: `send` starts a run on a prompt (its events, and its session's todo
+ * list, go to every UI of the host as pushes) and answers once the run has started. The runs it
+ * started, and the background tasks they started (which may outlive their run), are this UI's
+ * (see RunOwners): `close` leaves them for a few seconds to a UI that comes back for them, then
+ * they stop; `adopt` takes over those of a chat this UI opens. `abort`, `stopTool` and `stopTask`
+ * reach any run and task of the host (a second tab on the same chat has a Stop too). Approvals and
+ * questions go to the host's session prompts: every UI showing the session shows them and may
+ * answer them.
  */
 export class ChatRuns {
   private readonly options: ChatRunsOptions;
-  private readonly runs = new Map<string, ActiveRun>();
-  /** Runs that ended while their background tasks go on; the UI going away stops those too. */
-  private readonly lingering = new Set<Lingering>();
   private closed = false;
 
   constructor(options: ChatRunsOptions) {
     this.options = options;
   }
 
-  /** How many runs are going on. */
+  /** How many runs (or background tasks they started) are this UI's and going on. */
   get active(): number {
-    return this.runs.size;
+    return this.options.owners.count(this);
+  }
+
+  /**
+   * This UI opened chat session `sessionId`: a run of it whose UI went away (a tab reloading)
+   * is this one's from now on. Returns whether a run going on in the session is this UI's.
+   */
+  adopt(sessionId: string): boolean {
+    return !this.closed && this.options.owners.adopt(this, sessionId);
   }
 
   async send(request: ChatSend): Promise<ChatStarted> {
@@ -117,7 +119,6 @@ export class ChatRuns {
       const start = event.type === "start";
       if (start) {
         runId = event.runId;
-        this.runs.set(runId, active);
         live.begin(runId, {
           sessionId,
           prompt: request.prompt,
@@ -139,7 +140,7 @@ export class ChatRuns {
     };
     setup.engine.events.on("TodosChanged", onTodos);
 
-    const signal = AbortSignal.any([active.controller.signal, target.signal]);
+    const signal = active.controller.signal;
     const { approver, asker } = this.options.prompts.forRun(sessionId, signal);
     const running = runAgent({
       engine: setup.engine,
@@ -171,7 +172,6 @@ export class ChatRuns {
       )
       .finally(async () => {
         setup.engine.events.off("TodosChanged", onTodos);
-        this.runs.delete(runId);
         live.end(runId);
         busy.delete(sessionId);
         try {
@@ -180,16 +180,18 @@ export class ChatRuns {
           console.error("lathe: closing a run's engine failed:", error);
         }
       });
-    target.track(active.done);
-    // Its background tasks still work on this engine after the run: the engine is not retired
-    // under them, and the UI going away stops them (the run's signal reaches them) and waits.
-    const lingering: Lingering = {
-      controller: active.controller,
+    // The run, and its background tasks that still work on this engine after it, are this UI's:
+    // the engine is not retired under them, and stopping them (the run's signal reaches the tasks)
+    // is for whoever owns them.
+    const owners = this.options.owners;
+    owners.own(this, {
+      sessionId,
+      engine: setup.engine,
+      stop: (reason) => active.controller.abort(reason),
       done: active.done.then(() => setup.engine.tasks.settled(tasks)),
-    };
-    this.lingering.add(lingering);
-    void lingering.done.finally(() => this.lingering.delete(lingering));
-    target.track(lingering.done);
+    });
+    // The UI went away while this run was being set up: the run waits for it like the others.
+    if (this.closed) owners.leave(this);
 
     try {
       const first = await Promise.race([whenStarted, running.then((result) => result.runId)]);
@@ -225,11 +227,13 @@ export class ChatRuns {
     return this.options.tasks.stop(taskId);
   }
 
-  /** The UI went away: stop every run and the background tasks they started, and wait until they have all ended. */
-  async close(): Promise<void> {
+  /**
+   * The UI went away (closed, reloading, or its connection dropped): its runs and their background
+   * tasks go on for the host's grace period, for a UI that opens their chat to adopt them; those
+   * nobody adopts then stop, saying why.
+   */
+  close(): void {
     this.closed = true;
-    const runs = [...this.runs.values(), ...this.lingering];
-    for (const run of runs) run.controller.abort(new Error("the window closed"));
-    await Promise.allSettled(runs.map((run) => run.done));
+    this.options.owners.leave(this);
   }
 }

@@ -20,9 +20,12 @@ import type { ChatHistory } from "../../shared/chat-schemas.ts";
 import type { RunEvent } from "../../shared/run-event-schema.ts";
 import { Engine } from "../engine/index.ts";
 import { EngineHost } from "./engine-host.ts";
+import { HOST_CLOSED, TAB_CLOSED } from "./run-owners.ts";
 import { UiConnection } from "./ui-connection.ts";
 
 const MODEL = "openai-compatible:fixture-model";
+/** How long a run outlives the UI that started it here (the host's default is seconds). */
+const GRACE_MS = 300;
 
 let base: string;
 let root: string;
@@ -39,7 +42,7 @@ beforeEach(async () => {
   await mkdir(root, { recursive: true });
   await mkdir(latheHome, { recursive: true });
   engine = await Engine.create({ root, latheHome, extensions: false });
-  host = new EngineHost({ engine, watchIntervalMs: 0 });
+  host = new EngineHost({ engine, watchIntervalMs: 0, runGraceMs: GRACE_MS });
 });
 
 afterEach(async () => {
@@ -407,7 +410,7 @@ describe("a chat run", () => {
     expect(String(tool?.content)).toMatch(/dismissed the questions without answering/);
   });
 
-  it("stops the run and dismisses its question when the UI goes away", async () => {
+  it("stops the run and dismisses its question a grace after the UI goes away", async () => {
     const fixture = await model([
       { toolCalls: [{ name: "question", arguments: { questions: [{ question: "Name?" }] } }] },
       { text: "never asked for" },
@@ -418,8 +421,10 @@ describe("a chat run", () => {
     );
     await expect.poll(() => ui.of("question.requested").length, { timeout: 10_000 }).toBe(1);
     await ui.connection.close();
-    expect(host.chatPrompts.pending(sessionId).questions).toEqual([]);
-    expect(ui.connection.activeRuns).toBe(0);
+    // A reload would come back within the grace: until then the question waits.
+    expect(host.chatPrompts.pending(sessionId).questions).toHaveLength(1);
+    await expect.poll(() => host.chatPrompts.pending(sessionId).questions, { timeout: 5_000 }).toEqual([]);
+    await expect.poll(() => ui.connection.activeRuns).toBe(0);
     expect(fixture.requests).toHaveLength(1);
     // The record shows a stopped run, and the session takes a new run.
     const other = connect();
@@ -433,7 +438,7 @@ describe("a chat run", () => {
         },
         { timeout: 5_000 },
       )
-      .toMatchObject({ type: "finish", status: "aborted" });
+      .toMatchObject({ type: "finish", status: "aborted", stoppedBecause: TAB_CLOSED });
     expect((await other.dispatch("chat.send", { prompt: "Again", sessionId })).ok).toBe(true);
   });
 
@@ -658,7 +663,7 @@ describe("a chat run's approvals and questions in several UIs", () => {
     expect(JSON.parse(String(tool?.content))).toMatchObject({ data: { answers: [["Y"]] } });
   });
 
-  it("stops the run when the UI that started it goes away: the others see the prompt end and the run stopped", async () => {
+  it("stops the run a grace after the UI that started it goes away: the others see the prompt end and the run stopped, and why", async () => {
     await model(byPrompt({ "Write d": [writes("d.txt", "d\n"), { text: "never" }] }));
     const [a, b] = [connect(), connect()];
     const { sessionId } = data<{ sessionId: string }>(
@@ -666,15 +671,105 @@ describe("a chat run's approvals and questions in several UIs", () => {
     );
     await expect.poll(() => b.of("approval.requested").length, { timeout: 10_000 }).toBe(1);
     const { id } = b.of("approval.requested")[0]!;
+    // b shows the chat (it opened it) but did not start the run: it owns nothing.
+    expect((await history(b, sessionId)).runOwned).toBeUndefined();
     await a.connection.close();
     const [finish] = await b.finished();
-    expect(finish).toMatchObject({ status: "aborted" });
+    expect(finish).toEqual(expect.objectContaining({ status: "aborted", stoppedBecause: TAB_CLOSED }));
     expect(b.of("approval.settled")).toEqual([{ id, answer: "reject", cause: "aborted" }]);
     expect(failure(await b.dispatch("approval.respond", { id, answer: "once" }))).toMatch(
       /its call was stopped/,
     );
     expect((await history(b, sessionId)).approvals).toEqual([]);
     expect(existsSync(path.join(root, "d.txt"))).toBe(false);
+  });
+
+  /** A run that asks the person a question and waits for the answer, however long it takes. */
+  const asks = {
+    "Ask me": [
+      { toolCalls: [{ name: "question", arguments: { questions: [{ question: "Name?" }] } }] },
+      { text: "Thanks." },
+    ],
+  } satisfies Record<string, FixtureReply[]>;
+  const pastGrace = () => new Promise((resolve) => setTimeout(resolve, GRACE_MS * 3));
+
+  it("keeps a run going when its UI comes back within the grace (a reload): the page back on the chat owns it", async () => {
+    await model(byPrompt(asks));
+    const a = connect();
+    const { sessionId, runId } = data<{ sessionId: string; runId: string }>(
+      await a.dispatch("chat.send", { prompt: "Ask me", model: MODEL }),
+    );
+    await expect.poll(() => a.of("question.requested").length, { timeout: 10_000 }).toBe(1);
+    // The page reloads: its connection closes, a new one opens the chat it had on screen.
+    await a.connection.close();
+    const reloaded = connect();
+    const shown = await history(reloaded, sessionId);
+    expect(shown).toMatchObject({ runningRunId: runId, runOwned: true });
+    expect(shown.questions).toHaveLength(1);
+    expect(reloaded.connection.activeRuns).toBe(1);
+    await pastGrace();
+    // Still going on, still asking: nothing was stopped.
+    expect(host.chatPrompts.pending(sessionId).questions).toHaveLength(1);
+    expect(reloaded.events().filter((e) => e.type === "finish")).toEqual([]);
+    data(await reloaded.dispatch("question.respond", { id: shown.questions[0]!.id, answers: [["Ada"]] }));
+    const [finish] = await reloaded.finished();
+    expect(finish).toMatchObject({ status: "completed" });
+  });
+
+  it("gives the adopted run the same grace when the page that adopted it closes for good", async () => {
+    await model(byPrompt(asks));
+    const [a, watcher] = [connect(), connect()];
+    const { sessionId } = data<{ sessionId: string }>(
+      await a.dispatch("chat.send", { prompt: "Ask me", model: MODEL }),
+    );
+    await expect.poll(() => a.of("question.requested").length, { timeout: 10_000 }).toBe(1);
+    await a.connection.close();
+    const reloaded = connect();
+    expect((await history(reloaded, sessionId)).runOwned).toBe(true);
+    await reloaded.connection.close();
+    const [finish] = await watcher.finished();
+    expect(finish).toMatchObject({ status: "aborted", stoppedBecause: TAB_CLOSED });
+    expect((await history(watcher, sessionId)).turns.at(-1)?.events.at(-1)).toEqual(finish);
+  });
+
+  it("lets a UI that only watches a run go away: the run goes on for the UI that started it", async () => {
+    await model(byPrompt(asks));
+    const [a, watcher] = [connect(), connect()];
+    const { sessionId } = data<{ sessionId: string }>(
+      await a.dispatch("chat.send", { prompt: "Ask me", model: MODEL }),
+    );
+    await expect.poll(() => watcher.of("question.requested").length, { timeout: 10_000 }).toBe(1);
+    expect((await history(watcher, sessionId)).runOwned).toBeUndefined();
+    expect(watcher.connection.activeRuns).toBe(0);
+    await watcher.connection.close();
+    await pastGrace();
+    expect(host.chatPrompts.pending(sessionId).questions).toHaveLength(1);
+    // The UI that started it still has it as its own, and answers it.
+    expect((await history(a, sessionId)).runOwned).toBe(true);
+    data(await a.dispatch("question.respond", { id: a.of("question.requested")[0]!.id, answers: [["Ada"]] }));
+    const [finish] = await a.finished();
+    expect(finish).toMatchObject({ status: "completed" });
+  });
+
+  it("stops a run waiting for its UI at once when the host closes, saying so in its record", async () => {
+    await model(byPrompt(asks));
+    // A grace far longer than the test: closing the host must not wait for it.
+    const patient = new EngineHost({ engine, watchIntervalMs: 0, runGraceMs: 600_000 });
+    const frames: PushFrame[] = [];
+    const ui = new UiConnection({ host: patient, send: (frame) => frames.push(frame) });
+    const { sessionId } = data<{ sessionId: string }>(
+      await ui.router.dispatch("chat.send", { prompt: "Ask me", model: MODEL }),
+    );
+    await expect
+      .poll(() => patient.chatPrompts.pending(sessionId).questions.length, { timeout: 10_000 })
+      .toBe(1);
+    await ui.close();
+    const started = performance.now();
+    await patient.close();
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(patient.chatSessions.has(sessionId)).toBe(false);
+    const last = engine.conversations().events(sessionId).at(-1)?.data;
+    expect(last).toMatchObject({ type: "finish", status: "aborted", stoppedBecause: HOST_CLOSED });
   });
 
   it("keeps two sessions' prompts apart: neither waits behind the other", async () => {

@@ -16,6 +16,7 @@ import { SessionPrompts } from "./session-prompts.ts";
 import { LiveTasks } from "./live-tasks.ts";
 import { resolveProjectPath } from "./project-path.ts";
 import { RecentProjects } from "./recent-projects.ts";
+import { RunOwners } from "./run-owners.ts";
 import { SessionsInUse } from "./sessions-in-use.ts";
 import { UnsandboxedMcpGate } from "./unsandboxed-mcp-gate.ts";
 
@@ -49,6 +50,11 @@ interface EngineHostOptions {
    * the first engine too; the engines this host creates get it. Default: a gate of its own.
    */
   unsandboxedMcp?: UnsandboxedMcpGate;
+  /**
+   * How long a chat run outlives the UI that started it, for that UI to come back (a reload) and
+   * adopt it (default RUN_GRACE_MS).
+   */
+  runGraceMs?: number;
 }
 
 /**
@@ -108,6 +114,8 @@ export class EngineHost {
   readonly chatSessions = new SessionsInUse(() => this.sessionsChanged());
   /** The chat runs going on, across every UI: each UI follows them and can stop them. */
   readonly liveRuns = new LiveRuns();
+  /** Which UI each chat run belongs to: a run whose UI went away and that no UI adopts stops. */
+  readonly runOwners: RunOwners;
   /** The chats' background tasks, on any of its engines: each UI lists them and can stop them. */
   readonly liveTasks = new LiveTasks((frame) => this.liveRuns.broadcast(frame));
   /** The chat runs' approval prompts and questions, across every UI: each UI showing the session answers them. */
@@ -122,6 +130,7 @@ export class EngineHost {
 
   constructor(options: EngineHostOptions) {
     this.engine = options.engine;
+    this.runOwners = new RunOwners(options.runGraceMs);
     const { root, latheHome } = options.engine;
     this.unsandboxedMcp = options.unsandboxedMcp ?? new UnsandboxedMcpGate();
     const approveUnsandboxedMcp = this.unsandboxedMcp.approver;
@@ -132,7 +141,7 @@ export class EngineHost {
     this.liveTasks.watch(options.engine);
     this.watch = new ExtensionsWatch({
       engine: () => this.engine,
-      idle: () => ![...this.users].some((user) => user.busy?.() === true),
+      idle: () => !this.runOwners.busy && ![...this.users].some((user) => user.busy?.() === true),
       onChange: (engine) => this.announce(engine),
       ...(options.watchIntervalMs !== undefined ? { intervalMs: options.watchIntervalMs } : {}),
     });
@@ -288,7 +297,10 @@ export class EngineHost {
       console.error("lathe: a window could not move to the new engine:", result.reason);
       return Promise.resolve();
     });
-    const retired = Promise.allSettled(released).then(() => this.closeIfCreated(old));
+    // The chat runs on it go on there too, whether or not the UI that started them is still here.
+    const retired = Promise.allSettled([...released, this.runOwners.settledOn(old)]).then(() =>
+      this.closeIfCreated(old),
+    );
     this.retiring.add(retired);
     void retired.finally(() => this.retiring.delete(retired));
     void this.watch.check(true);
@@ -313,8 +325,12 @@ export class EngineHost {
     }
   }
 
-  /** Stop watching, wait for a running change and replaced engines, then close the engines this host created. */
+  /**
+   * Stop the chat runs still going on (their UIs have gone), stop watching, wait for a running
+   * change and replaced engines, then close the engines this host created.
+   */
   async close(): Promise<void> {
+    await this.runOwners.close();
     await this.changes;
     await this.watch.stop();
     await Promise.allSettled([...this.retiring]);

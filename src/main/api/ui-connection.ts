@@ -45,9 +45,9 @@ interface UiConnectionOptions {
 interface Binding {
   engine: Engine;
   session: Session;
-  /** Aborts this binding's running calls and runs (and so their prompts) when the UI goes away. */
+  /** Aborts this binding's running tool calls (and so their prompts) when the UI goes away. */
   controller: AbortController;
-  /** Tool calls and agent runs on this engine that have not ended. */
+  /** Tool calls on this engine that have not ended (the host keeps the chat runs on it, see RunOwners). */
   running: Set<Promise<unknown>>;
   /** Stops forwarding its tool activity and checkpoints. */
   stopActivity(): void;
@@ -60,7 +60,9 @@ interface Binding {
  * its requests go through, and the pushes it receives (its prompts, its session's tool activity,
  * every chat run's events and prompts, project status). When the project is trusted it moves to
  * the new engine (runs going on finish on the old one); when it closes, its waiting prompts are
- * rejected, its runs (and so their prompts, in every UI) and calls aborted and its sessions closed.
+ * rejected, its calls aborted and its sessions closed, and its chat runs left to the host for a
+ * few seconds: a UI that opens their chat meanwhile (this page, reloaded) adopts them, and those
+ * nobody adopts stop (see RunOwners).
  */
 export class UiConnection implements EngineUser {
   readonly router: ApiRouter;
@@ -84,19 +86,13 @@ export class UiConnection implements EngineUser {
     this.unsandboxedMcp = new UnsandboxedMcpBroker((frame) => this.push(frame));
     this.detachUnsandboxedMcp = options.host.unsandboxedMcp.attach(this.unsandboxedMcp);
     this.runs = new ChatRuns({
-      target: async () => {
-        const binding = await this.current;
-        return {
-          engine: binding.engine,
-          signal: binding.controller.signal,
-          track: (done) => this.track(binding, done),
-        };
-      },
+      target: async () => ({ engine: (await this.current).engine }),
       prompts: options.host.chatPrompts,
       ...(options.mode !== undefined ? { mode: options.mode } : {}),
       busySessions: options.host.chatSessions,
       live: options.host.liveRuns,
       tasks: options.host.liveTasks,
+      owners: options.host.runOwners,
     });
     // Every run of the host, whichever UI started it: this UI shows those of the session it has open.
     this.stopFollowingRuns = options.host.liveRuns.listen((frame) => this.pushSafely(frame));
@@ -117,14 +113,17 @@ export class UiConnection implements EngineUser {
         ...createChatHandlers({
           runs: this.runs,
           questions: options.host.chatPrompts,
-          history: async (sessionId) =>
-            chatHistory(
+          history: async (sessionId) => {
+            const history = chatHistory(
               (await this.current).engine,
               sessionId,
               options.host.liveRuns.inSession(sessionId),
               options.host.liveTasks.inSession(sessionId),
               options.host.chatPrompts.pending(sessionId),
-            ),
+            );
+            // Opening a chat whose UI went away (this page, reloaded) takes its run over.
+            return this.runs.adopt(sessionId) ? { ...history, runOwned: true } : history;
+          },
           models: async () => listModels((await this.current).engine),
           agents: async () => listAgents((await this.current).engine),
         }),
@@ -157,12 +156,12 @@ export class UiConnection implements EngineUser {
     return this.broker.pendingCount;
   }
 
-  /** Agent runs this UI started that are going on. */
+  /** Agent runs (and the background tasks they started) that are this UI's and going on. */
   get activeRuns(): number {
     return this.runs.active;
   }
 
-  /** Whether a call or run this UI started is still running. */
+  /** Whether a tool call this UI started is still running (the host knows of the chat runs). */
   busy(): boolean {
     return [...this.bindings].some((binding) => binding.running.size > 0);
   }
@@ -185,7 +184,7 @@ export class UiConnection implements EngineUser {
     return { released: previous.then((old) => this.retire(old, false)).catch(() => undefined) };
   }
 
-  /** The UI went away: reject its prompts, abort its calls, close its sessions. */
+  /** The UI went away: reject its prompts, abort its calls, close its sessions, leave its chat runs to the host. */
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.closed = true;
@@ -194,7 +193,7 @@ export class UiConnection implements EngineUser {
       this.detachUnsandboxedMcp();
       this.broker.close();
       this.unsandboxedMcp.close();
-      await this.runs.close();
+      this.runs.close();
       await this.current.catch(() => undefined);
       await Promise.all([...this.bindings].map((binding) => this.retire(binding, true)));
     })();

@@ -8,6 +8,7 @@ export type { Session } from "./session/session.ts";
 export type { Envelope } from "./tools/envelope.ts";
 export type { ToolInfo, ToolOrigin } from "./tools/contract.ts";
 export { LatheError } from "./errors/lathe-error.ts";
+export { RunStopped } from "./agent/run-stopped.ts";
 export { resolveLatheHome } from "./config/lathe-home.ts";
 export { TrustStore } from "./policy/trust-store.ts";
 export { describeTrustReview, type ReviewedExtension, type TrustReview } from "./extensions/trust-review.ts";

@@ -15,6 +15,13 @@ const ENDING: Record<Exclude<Turn["status"], "running" | "completed">, string> =
   interrupted: "This run was interrupted before it finished.",
 };
 
+/** How a turn that did not complete ended, with the reason the host gave for stopping it. */
+function ending(status: keyof typeof ENDING, stoppedBecause: string | undefined): string {
+  return status === "aborted" && stoppedBecause !== undefined
+    ? `Stopped: ${stoppedBecause}.`
+    : ENDING[status];
+}
+
 /** The person's prompt, with the way back to before it: files and conversation, after a preview. */
 function UserPrompt({ turn }: { turn: Turn }) {
   const sessionId = useChat((s) => s.sessionId);
@@ -90,7 +97,7 @@ const TurnView = memo(function TurnView({ turn, last }: { turn: Turn; last: bool
         {turn.status !== "running" &&
         turn.status !== "completed" &&
         !(turn.status === "failed" && turn.error) ? (
-          <p className="muted turn-ending">{ENDING[turn.status]}</p>
+          <p className="muted turn-ending">{ending(turn.status, turn.stoppedBecause)}</p>
         ) : null}
         {last && turn.status === "failed" && turn.errorCause !== undefined ? (
           <ContinueAfterDrop cause={turn.errorCause} />

@@ -151,7 +151,8 @@ export function SessionsSidebar() {
   const actionError = useSessions((s) => s.actionError);
   const confirming = useSessions((s) => s.confirmingDelete);
   const newChat = useChat((s) => s.newChat);
-  const running = useChat((s) => s.running);
+  // Only the tab whose run goes on stays with it; one watching another tab's run may leave.
+  const held = useChat((s) => s.running && s.ownsRun);
   const setView = useAppState((s) => s.setView);
   const tree = sessionTree(sessions);
 
@@ -162,8 +163,10 @@ export function SessionsSidebar() {
         <button
           type="button"
           className="sessions-new"
-          disabled={running}
-          title={running ? "A run is going on in this chat" : "Start a new chat"}
+          disabled={held}
+          title={
+            held ? "This tab's run is going on in this chat: wait for it, or stop it" : "Start a new chat"
+          }
           onClick={() => {
             setView("chat");
             newChat();

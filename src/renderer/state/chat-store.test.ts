@@ -275,12 +275,13 @@ describe("the chat store", () => {
     store.getState().setDraft("one");
     await store.getState().send();
     event(start(store.getState().sessionId));
-    // A second prompt, a new chat and another session are all refused while the run goes on.
+    // A second prompt, a new chat and another session are all refused while this tab's run goes on.
     store.getState().setDraft("two");
     await store.getState().send();
+    expect(store.getState().sendError).toMatch(/A run is going on in this chat/);
     store.getState().newChat();
     expect(await store.getState().openSession("s-other")).toBe(false);
-    expect(store.getState().sendError).toMatch(/A run is going on in this chat/);
+    expect(store.getState().sendError).toMatch(/This tab started the run going on here/);
     event(finish());
     expect(store.getState()).toMatchObject({ running: false, sendError: undefined, draft: "two" });
 
@@ -650,6 +651,68 @@ describe("the chat store", () => {
     expect(calls).toContainEqual(["abort", { runId: "r-9" }]);
   });
 
+  it.each([
+    { leave: "a new chat", how: (store: ReturnType<typeof setup>["store"]) => store.getState().newChat() },
+    {
+      leave: "another session",
+      how: async (store: ReturnType<typeof setup>["store"]) =>
+        expect(await store.getState().openSession("s-other")).toBe(true),
+    },
+  ])("lets a tab only watching another tab's run leave it for $leave", async ({ how }) => {
+    const { store, push } = setup();
+    const sessionId = store.getState().sessionId;
+    push("run.event", {
+      sessionId,
+      runId: "r-9",
+      index: 0,
+      prompt: "Theirs",
+      event: start(sessionId, "r-9"),
+    });
+    expect(store.getState()).toMatchObject({ running: true, ownsRun: false });
+    await how(store);
+    expect(store.getState().sessionId).not.toBe(sessionId);
+    expect(store.getState()).toMatchObject({
+      running: false,
+      stopping: false,
+      runId: undefined,
+      sendError: undefined,
+    });
+    // The run's later events are for the chat left behind: none of them lands here.
+    push("run.event", { sessionId, runId: "r-9", index: 1, event: { type: "text", step: 0, text: "More" } });
+    expect(store.getState().turns).toEqual([]);
+    // A prompt typed now starts a run of this tab's own.
+    store.getState().setDraft("Mine");
+    await store.getState().send();
+    expect(store.getState()).toMatchObject({ running: true, ownsRun: true });
+  });
+
+  it.each([
+    { runOwned: true as const, leaves: false },
+    { runOwned: undefined, leaves: true },
+  ])(
+    "after a reload, stays with a run the host says is this tab's ($runOwned)",
+    async ({ runOwned, leaves }) => {
+      const history: ChatHistory = {
+        sessionId: "s-old",
+        agent: "default",
+        model: "ollama:llama3.2",
+        turns: [{ runId: "r-1", prompt: "Go", events: [start("s-old")] }],
+        todos: [],
+        tasks: [],
+        runningRunId: "r-1",
+        runningNextIndex: 1,
+        ...(runOwned ? { runOwned } : {}),
+        approvals: [],
+        questions: [],
+      };
+      const { store } = setup({ history: { ok: true, data: history } }, { [SESSION_KEY]: "s-old" });
+      await store.getState().restore("s-old");
+      expect(store.getState()).toMatchObject({ running: true, ownsRun: runOwned === true });
+      store.getState().newChat();
+      expect(store.getState().sessionId !== "s-old").toBe(leaves);
+    },
+  );
+
   it("opens a chat whose run goes on: pushes that cross the history are applied once, none lost", async () => {
     const { store, api, push: deliver } = setup();
     const push = (index: number, event: RunEvent) =>
@@ -738,7 +801,7 @@ describe("the chat store", () => {
     expect(await store.getState().openSession("s-other")).toBe(false);
     expect(store.getState()).toMatchObject({
       sessionId: "s-old",
-      sendError: expect.stringMatching(/A run is going on/),
+      sendError: expect.stringMatching(/This tab started the run going on here/),
     });
   });
 

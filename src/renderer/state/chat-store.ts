@@ -14,6 +14,12 @@ export interface ChatState {
   turns: Turn[];
   /** Whether this session's run is going on (Send waits, Stop works). */
   running: boolean;
+  /**
+   * Whether the run going on is this tab's: it started it, or took it over on coming back to the
+   * chat after a reload. Such a tab stays with its run (closing it for good stops the run); a tab
+   * that only watches a run another tab started may go to another chat, the run going on.
+   */
+  ownsRun: boolean;
   /** The run going on, once the host named it. */
   runId: string | undefined;
   stopping: boolean;
@@ -65,13 +71,13 @@ export interface ChatState {
   send(prompt?: string): Promise<void>;
   /** Stop the run going on. */
   stop(): Promise<void>;
-  /** Start over in a fresh session (not while a run goes on). */
+  /** Start over in a fresh session (not while this tab's own run goes on). */
   newChat(): void;
   /** Sessions were deleted (in this tab or another): leave the open one if it is among them. */
   sessionsDeleted(ids: readonly string[]): void;
   /** Redraw a recorded session (after a reload). */
   restore(sessionId: string): Promise<void>;
-  /** Show another recorded session (from the session list); not while a run goes on here. */
+  /** Show another recorded session (from the session list); not while this tab's own run goes on. */
   openSession(sessionId: string): Promise<boolean>;
   /** Tool calls whose Stop was pressed and not yet answered. */
   stoppingTools: string[];
@@ -132,6 +138,9 @@ export function randomSessionId(): string {
 function emptyChat(sessionId: string) {
   return {
     sessionId,
+    running: false,
+    ownsRun: false,
+    stopping: false,
     turns: [],
     todos: [],
     tasks: [],
@@ -147,6 +156,9 @@ function emptyChat(sessionId: string) {
 export const CONTINUE_PROMPT = "Go on from where your answer was cut off.";
 
 const BUSY = "A run is going on in this chat: wait for it to finish, or press Stop.";
+/** Leaving a chat whose run is this tab's: the run would go on with nobody to see it end. */
+const OWN_RUN =
+  "This tab started the run going on here: wait for it to finish, or press Stop, then go to another chat.";
 
 export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): ChatStore {
   const storage = options.storage;
@@ -188,11 +200,16 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
         return {
           turns: [...turns, turn],
           running: !finished,
+          // A run that began here in another tab is that tab's; this one only watches it.
+          ownsRun: finished ? false : last === current && state.ownsRun,
           runId: finished ? undefined : (turn.runId ?? state.runId),
           stopping: finished ? false : state.stopping,
           stoppingTools: finished ? [] : state.stoppingTools,
           // "A run is going on" is over with the run; any other error stays until the next send.
-          sendError: finished && state.sendError === BUSY ? undefined : state.sendError,
+          sendError:
+            finished && (state.sendError === BUSY || state.sendError === OWN_RUN)
+              ? undefined
+              : state.sendError,
         };
       });
       if (event.type === "finish") {
@@ -205,6 +222,7 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
       sessionId: storage?.getItem(SESSION_KEY) ?? newId(),
       turns: [],
       running: false,
+      ownsRun: false,
       runId: undefined,
       stopping: false,
       sendError: undefined,
@@ -315,6 +333,7 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
         set((state) => ({
           turns: [...state.turns, sent],
           running: true,
+          ownsRun: true,
           runId: undefined,
           sendError: undefined,
           draft: given === undefined ? "" : state.draft,
@@ -337,6 +356,7 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
         set((state) => ({
           turns: state.turns.at(-1) === sent ? state.turns.slice(0, -1) : state.turns,
           running: false,
+          ownsRun: false,
           sendError: answer.error.message,
           draft: given === undefined ? state.draft || draft : state.draft,
         }));
@@ -352,8 +372,8 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
       },
 
       newChat() {
-        if (get().running) {
-          set({ sendError: BUSY });
+        if (get().running && get().ownsRun) {
+          set({ sendError: OWN_RUN });
           return;
         }
         const sessionId = newId();
@@ -367,22 +387,20 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
         // Sending on would start the deleted session afresh under its id, the model none the wiser.
         set({
           ...emptyChat(newId()),
-          running: false,
-          stopping: false,
           sendError: "The chat that was open here was deleted; what you send now starts a new chat.",
         });
       },
 
       reset() {
         storage?.removeItem(SESSION_KEY);
-        set({ ...emptyChat(newId()), running: false, stopping: false, model: "" });
+        set({ ...emptyChat(newId()), model: "" });
         void get().loadPickers();
       },
 
       async openSession(sessionId) {
         if (get().sessionId === sessionId) return true;
-        if (get().running) {
-          set({ sendError: BUSY });
+        if (get().running && get().ownsRun) {
+          set({ sendError: OWN_RUN });
           return false;
         }
         storage?.setItem(SESSION_KEY, sessionId);
@@ -458,6 +476,8 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
           todos: history.todos,
           tasks: history.tasks,
           running: runningRunId !== undefined,
+          // The host handed this tab the run its page started before a reload.
+          ownsRun: runningRunId !== undefined && history.runOwned === true,
           runId: runningRunId,
           model: state.model || history.model,
           agent: history.agent,
@@ -497,13 +517,14 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
         set((state) => ({
           turns: state.turns.map(interruptTurn),
           running: false,
+          ownsRun: false,
           runId: undefined,
           stopping: false,
           stoppingTools: [],
           stoppingTasks: [],
           questions: [],
           answering: false,
-          sendError: state.sendError === BUSY ? undefined : state.sendError,
+          sendError: state.sendError === BUSY || state.sendError === OWN_RUN ? undefined : state.sendError,
         }));
       },
 

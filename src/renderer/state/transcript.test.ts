@@ -113,6 +113,22 @@ describe("the transcript of a turn", () => {
     expect(turn).toMatchObject({ status: "failed", error: "Ollama is not running" });
   });
 
+  it("keeps why the host stopped the run, and only then", () => {
+    const stopped = (stoppedBecause?: string): RunEvent => ({
+      type: "finish",
+      status: "aborted",
+      finishReason: "aborted",
+      steps: 0,
+      usage: {},
+      ...(stoppedBecause !== undefined ? { stoppedBecause } : {}),
+    });
+    expect(fold([start, stopped("the tab that started it was closed")])).toMatchObject({
+      status: "aborted",
+      stoppedBecause: "the tab that started it was closed",
+    });
+    expect(fold([start, stopped()]).stoppedBecause).toBeUndefined();
+  });
+
   it("nests a child run under the task call that started it, to any depth", () => {
     const child = (event: RunEvent): RunEvent => ({
       type: "task",

@@ -78,6 +78,8 @@ export interface Turn {
   error: string | undefined;
   /** Why it failed, when the run said: "connection-dropped" and "model-stalled" can go on as it is. */
   errorCause?: "connection-dropped" | "model-stalled" | undefined;
+  /** Why it was stopped, when the host said ("the tab that started it was closed"). */
+  stoppedBecause?: string | undefined;
   usage: RunUsage | undefined;
   /** The latest step's usage: its input tokens are what the model's context held then. */
   stepUsage?: RunUsage | undefined;
@@ -294,6 +296,7 @@ export function applyToTurn(turn: Turn, event: RunEvent, now?: number): Turn {
       return {
         ...turn,
         status: event.status,
+        stoppedBecause: event.stoppedBecause,
         usage: event.usage,
         openStep: undefined,
         items: stopRunning(endOpenStep(turn.items, turn.openStep)),

@@ -25,6 +25,7 @@ import { StepText } from "./step-text.ts";
 import { SubagentRunner, type TaskLineage } from "./subagent-runner.ts";
 import { ToolBridge } from "./tool-bridge.ts";
 import { ToolVisibility } from "./tool-visibility.ts";
+import { stoppedBecause } from "./run-stopped.ts";
 import { skillIndex } from "../skills/skill-index.ts";
 import { errorMessage } from "../errors/error-message.ts";
 
@@ -327,12 +328,14 @@ async function drive(
   const stalled = outcome.status === "failed" && !dropped && isModelStalled(outcome.error);
   const cause = dropped ? ("connection-dropped" as const) : stalled ? ("model-stalled" as const) : undefined;
   if (error !== undefined) emit({ type: "error", message: error, ...(cause ? { cause } : {}) });
+  const because = outcome.status === "aborted" ? stoppedBecause(options.signal) : undefined;
   emit({
     type: "finish",
     status: outcome.status,
     finishReason: outcome.finishReason,
     steps: outcome.steps,
     usage: outcome.usage,
+    ...(because !== undefined ? { stoppedBecause: because } : {}),
   });
   writer?.close();
   return {

@@ -60,7 +60,18 @@ export type RunEvent =
    * cut off) once the model answers again.
    */
   | { type: "error"; message: string; cause?: "connection-dropped" | "model-stalled" }
-  | { type: "finish"; status: RunStatus; finishReason: string; steps: number; usage: RunUsage }
+  /**
+   * `stoppedBecause`: why the run was stopped (status "aborted"), when the host that stopped it
+   * said (see RunStopped): "the tab that started it was closed".
+   */
+  | {
+      type: "finish";
+      status: RunStatus;
+      finishReason: string;
+      steps: number;
+      usage: RunUsage;
+      stoppedBecause?: string;
+    }
   /**
    * An event of a task's child run (`taskId` is the child's session id; `toolCallId` the parent's
    * `task` call that started it). Nested tasks nest these. Hosts get them live; they are recorded
