@@ -5,7 +5,7 @@
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { REPO, openWatchedPage, runsUi, useFixtureModel } from "./serve-fixture.ts";
+import { REPO, openSecondTab, runsUi, useFixtureModel } from "./serve-fixture.ts";
 import { useUiWorld } from "./ui-suite.ts";
 import { chatHelpers } from "./ui-world.ts";
 
@@ -31,9 +31,7 @@ const world = useUiWorld(
     waitForPrompt: true,
   },
   async (started) => {
-    second = await openWatchedPage(started.browser, started.problems, { width: 1100, height: 800 });
-    await second.goto(started.url);
-    await second.getByText("No sessions yet.").waitFor({ timeout: 10_000 });
+    second = await openSecondTab(started);
   },
 );
 

@@ -92,6 +92,17 @@ export async function openWatchedPage(
   return page;
 }
 
+/** Another tab on the served app, opened on its empty session list (for suites about several tabs). */
+export async function openSecondTab(
+  started: { browser: Browser; problems: string[]; url: string },
+  viewport: { width: number; height: number } = { width: 1100, height: 800 },
+): Promise<Page> {
+  const page = await openWatchedPage(started.browser, started.problems, viewport);
+  await page.goto(started.url);
+  await page.getByText("No sessions yet.").waitFor({ timeout: 10_000 });
+  return page;
+}
+
 /**
  * Whether a UI suite runs: with Chromium installed, or always in CI (where a missing browser must
  * fail, not skip). When it is skipped the reason is printed.
