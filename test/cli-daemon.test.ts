@@ -402,10 +402,13 @@ describe.skipIf(!FRESH)("lathe run with a daemon", () => {
   beforeAll(async () => {
     server = await startOpenAICompatibleServer({
       models: ["m"],
-      replies: (request) =>
-        JSON.stringify(request.messages).includes("wait forever")
-          ? { hang: true }
-          : { text: "hello from the model" },
+      replies: (request) => {
+        const said = JSON.stringify(request.messages);
+        if (said.includes("wait forever")) return { hang: true };
+        // An answer that streams for about three seconds, one word at a time.
+        if (said.includes("slowly")) return { text: "word ".repeat(60), eventDelayMs: 50 };
+        return { text: "hello from the model" };
+      },
     });
   });
   afterAll(async () => {
@@ -503,6 +506,36 @@ describe.skipIf(!FRESH)("lathe run with a daemon", () => {
     expect(replay.stderr).toMatch(/stopped/);
     expect((await on(["call", "read", '{"path":"small.txt"}'], home)).code).toBe(0);
     expect((await status(home)).pid).toBe(pid);
+  });
+
+  it("a reader that goes away mid-run (`lathe run --json | head -1`) stops the run with exit 1, as without a daemon", async () => {
+    const home = await runHome();
+    await on(["tools"], home);
+    const { pid } = await running(home);
+    const pipeline = async (mode: "on" | "off") => {
+      const child = spawn(
+        "bash",
+        [
+          "-c",
+          `"${process.execPath}" "${LATHE_BIN}" run --json "answer slowly" ${MODEL.join(" ")} | head -1; echo "rc=\${PIPESTATUS[0]}"`,
+        ],
+        { cwd: ws, env: { ...process.env, LATHE_HOME: home, LATHE_DAEMON: mode, CI: "" } },
+      );
+      let out = "";
+      let err = "";
+      child.stdout.on("data", (c: Buffer) => (out += c.toString()));
+      child.stderr.on("data", (c: Buffer) => (err += c.toString()));
+      await new Promise((resolve) => child.on("close", resolve));
+      return { rc: /rc=(\d+)/.exec(out)?.[1], lines: out.split("\n").length, stderr: err };
+    };
+    const cold = await pipeline("off");
+    expect(cold).toEqual({ rc: "1", lines: 3, stderr: "" });
+    expect(await pipeline("on")).toEqual(cold);
+    const after = await until("the run to end", async () => {
+      const s = await status(home);
+      return s.busy === false ? s : undefined;
+    });
+    expect(after).toMatchObject({ pid, jobs: 1 });
   });
 
   it("a second run while one works in the daemon runs in a process of its own, and both end well", async () => {

@@ -127,9 +127,20 @@ function connect(
       };
       socket.write(frame(ToDaemon.job, JSON.stringify(request)));
     });
+    // A stdout whose reader has gone drains no more: output held back for it (see below) is let go,
+    // or the daemon's last frames — the exit code — would never be read, and this process would
+    // end, its socket paused and its loop empty, with 0 whatever the command's code.
+    let stdoutGone = false;
+    const stdoutLost = (): void => {
+      if (stdoutGone) return;
+      stdoutGone = true;
+      socket.resume();
+    };
     process.stdout.on("error", (err: NodeJS.ErrnoException) => {
       if (err.code === "EPIPE" && !socket.destroyed) socket.write(frame(ToDaemon.stdoutClosed));
+      stdoutLost();
     });
+    process.stdout.on("close", stdoutLost);
 
     socket.on("data", (chunk: Buffer) => {
       let frames;
@@ -149,6 +160,7 @@ function connect(
             for (const [name, handler] of signalHandlers) process.on(name, handler);
             break;
           case FromDaemon.stdout:
+            if (stdoutGone) break;
             if (!process.stdout.write(payload)) {
               socket.pause();
               process.stdout.once("drain", () => socket.resume());
@@ -165,7 +177,9 @@ function connect(
             const code = payload[0] ?? 1;
             exitCode = code;
             // Everything written so far reaches the OS before the caller exits.
-            process.stdout.write("", () => process.stderr.write("", () => settle(code)));
+            const flushStderr = (): void => void process.stderr.write("", () => settle(code));
+            if (stdoutGone) flushStderr();
+            else process.stdout.write("", flushStderr);
             return;
           }
           default:
