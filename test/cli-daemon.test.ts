@@ -6,7 +6,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundleState } from "../bin/cli-bundle.mjs";
 import { type FixtureServer, startOpenAICompatibleServer } from "./fixtures/openai-compatible-server.ts";
-import { LATHE_BIN, type Run, runLathe } from "./support/lathe-cli.ts";
+import { LATHE_BIN, PACKAGE_ROOT, type Run, runLathe } from "./support/lathe-cli.ts";
 
 // `lathe tools`, `call`, `batch` and `run` run in a background daemon when one listens (see
 // src/main/cli/daemon/). What a person sees must not change: the same output, exit codes,
@@ -558,4 +558,45 @@ describe.skipIf(!FRESH)("lathe run with a daemon", () => {
     child.kill("SIGINT");
     expect(await exited).toBe(1);
   });
+});
+
+const GGUF = path.resolve(PACKAGE_ROOT, "../shared/models/llama-2-tiny-random.gguf");
+
+describe.skipIf(!FRESH || !existsSync(GGUF))("a GGUF run in the daemon", () => {
+  // node-llama-cpp loads in the daemon on its first GGUF run, with that caller's environment, and
+  // a module that failed to load stays failed for the process's life: every later run would fail.
+  it.each([
+    { name: "an empty CI", CI: "" },
+    { name: "a CI that is not a boolean (Woodpecker sets CI=woodpecker)", CI: "woodpecker" },
+  ])(
+    "runs for a caller with $name, then for the next caller, and frees the model after each",
+    async ({ CI }) => {
+      const home = await newHome();
+      await mkdir(path.join(home, "agents"));
+      await writeFile(
+        path.join(home, "agents/tiny.md"),
+        "---\ndescription: A minimal agent for tiny local models\ntools:\n  allow: [glob]\nbudgets:\n  maxRounds: 1\n  maxOutputTokens: 80\n---\nUse glob.\n",
+      );
+      await on(["tools"], home);
+      const { pid } = await running(home);
+      const args = ["run", "list the files", "--agent", "tiny", "--model", `gguf:${GGUF}`, "--json"];
+      const env = { LATHE_GGUF_THREADS: "1", LATHE_GGUF_MAX_STRING: "8" };
+      for (const caller of [{ ...env, CI }, env]) {
+        const run = await on(args, home, { env: caller });
+        expect({
+          stderr: run.stderr,
+          last: JSON.parse(run.stdout.trim().split("\n").at(-1) as string),
+        }).toMatchObject({
+          stderr: "",
+          last: { type: "finish", status: "max-rounds" },
+        });
+        // The model's file is no longer mapped into the daemon once its run has ended.
+        if (process.platform === "linux")
+          expect(await readFile(`/proc/${pid}/maps`, "utf8")).not.toContain(path.basename(GGUF));
+      }
+      // Both ran in the daemon (the first command only started it).
+      expect(await status(home)).toMatchObject({ pid, jobs: 2 });
+    },
+    120_000,
+  );
 });
