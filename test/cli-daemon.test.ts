@@ -538,6 +538,31 @@ describe.skipIf(!FRESH)("lathe run with a daemon", () => {
     expect(after).toMatchObject({ pid, jobs: 1 });
   });
 
+  it("a stderr whose reader has gone costs only what goes to it: the run ends well, as without a daemon", async () => {
+    const home = await runHome();
+    await on(["tools"], home);
+    const { pid } = await running(home);
+    // stderr goes to a pipe whose reader ends at once; stdout and the exit code are kept.
+    const closedStderr = async (mode: "on" | "off") => {
+      const child = spawn(
+        "bash",
+        [
+          "-c",
+          `"${process.execPath}" "${LATHE_BIN}" run "say hello" ${MODEL.join(" ")} 2> >(exec true); echo "rc=$?"`,
+        ],
+        { cwd: ws, env: { ...process.env, LATHE_HOME: home, LATHE_DAEMON: mode, CI: "" } },
+      );
+      let out = "";
+      child.stdout.on("data", (c: Buffer) => (out += c.toString()));
+      await new Promise((resolve) => child.on("close", resolve));
+      return out;
+    };
+    const cold = await closedStderr("off");
+    expect(cold).toBe("hello from the model\nrc=0\n");
+    expect(await closedStderr("on")).toBe(cold);
+    expect(await status(home)).toMatchObject({ pid, jobs: 1 });
+  });
+
   it("a second run while one works in the daemon runs in a process of its own, and both end well", async () => {
     const home = await runHome();
     await on(["tools"], home);

@@ -141,6 +141,13 @@ function connect(
       stdoutLost();
     });
     process.stdout.on("close", stdoutLost);
+    // A stderr whose reader has gone (\`2> >(head -1)\`) only drops what is written to it, as the
+    // CLI's own process does (closed-output.ts): unheard, its EPIPE would end this process and so,
+    // as a caller killed, the command in the daemon.
+    let stderrGone = false;
+    process.stderr.on("error", () => {
+      stderrGone = true;
+    });
 
     socket.on("data", (chunk: Buffer) => {
       let frames;
@@ -167,7 +174,7 @@ function connect(
             }
             break;
           case FromDaemon.stderr:
-            process.stderr.write(payload);
+            if (!stderrGone) process.stderr.write(payload);
             break;
           case FromDaemon.wantStdin:
             process.stdin.on("data", (bytes: Buffer) => socket.write(frame(ToDaemon.stdin, bytes)));
@@ -177,7 +184,10 @@ function connect(
             const code = payload[0] ?? 1;
             exitCode = code;
             // Everything written so far reaches the OS before the caller exits.
-            const flushStderr = (): void => void process.stderr.write("", () => settle(code));
+            const flushStderr = (): void => {
+              if (stderrGone) settle(code);
+              else process.stderr.write("", () => settle(code));
+            };
             if (stdoutGone) flushStderr();
             else process.stdout.write("", flushStderr);
             return;
