@@ -122,11 +122,17 @@ export async function runJob(
   if (process.exit !== exitBetweenJobs) daemonExit = process.exit;
   if (process.kill !== killBetweenJobs) daemonKill = process.kill;
 
+  // Each write goes to the channel as it is made, so stdout and stderr reach the client in the
+  // order the command wrote them (a terminal shows both: an answer's last words must not come after
+  // the line that ends the run). Waiting for one stream's bytes to be sent before taking its next
+  // would hold that stream back while the other went ahead. The writes queue on the socket
+  // instead; commands do not wait for a stream to drain anyway.
   const output = (name: "stdout" | "stderr"): Writable =>
     look(
       new Writable({
         write(chunk: Buffer, _encoding, done) {
-          channel.write(name, chunk).then(() => done(), done);
+          void channel.write(name, chunk);
+          done();
         },
       }),
       request[name],

@@ -114,6 +114,25 @@ describe("the CLI daemon", () => {
     await d.serving;
   });
 
+  it("keeps the order in which a command wrote to stdout and stderr (a terminal shows both)", async () => {
+    const d = await start(async () => {
+      for (let i = 1; i <= 4; i++) {
+        process.stdout.write(`out ${i} `);
+        process.stdout.write(`more ${i}\n`);
+        process.stderr.write(`err ${i}\n`);
+      }
+      return 0;
+    });
+    const t = await job(d.socket, request());
+    const shown = t.frames
+      .filter((f) => f.kind === FromDaemon.stdout || f.kind === FromDaemon.stderr)
+      .map((f) => f.text)
+      .join("");
+    expect(shown).toBe([1, 2, 3, 4].map((i) => `out ${i} more ${i}\nerr ${i}\n`).join(""));
+    await talk(d.socket, { first: frame(Control.stop) });
+    await d.serving;
+  });
+
   it("answers busy to a second command while one runs; the first is not disturbed", async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
