@@ -1,8 +1,9 @@
 // The `lathe` side of the daemon (see daemon-server.ts): bin/lathe.mjs loads this file of the
-// CLI bundle first for the quick commands (`tools`, `call`, `batch`). When a daemon of this build
-// listens for this data folder, the command runs there — no engine code is loaded in this
-// process — and its output, exit code, stdin and signals pass through. When none listens, one is
-// started in the background for the next command, and this command runs here as before.
+// CLI bundle first for the commands a daemon runs (`tools`, `call`, `batch`, `run`). When a
+// daemon of this build listens for this data folder, the command runs there — no engine code is
+// loaded in this process — and its output, exit code, stdin and signals pass through. When none
+// listens, one is started in the background for the next command, and this command runs here as
+// before.
 import { spawn } from "node:child_process";
 import net from "node:net";
 import path from "node:path";
