@@ -6,7 +6,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundleState } from "../bin/cli-bundle.mjs";
 import { type FixtureServer, startOpenAICompatibleServer } from "./fixtures/openai-compatible-server.ts";
-import { LATHE_BIN, type Run, runLathe } from "./support/lathe-cli.ts";
+import { LATHE_BIN, PACKAGE_ROOT, type Run, runLathe } from "./support/lathe-cli.ts";
 
 // `lathe tools`, `call`, `batch` and `run` run in a background daemon when one listens (see
 // src/main/cli/daemon/). What a person sees must not change: the same output, exit codes,
@@ -402,10 +402,13 @@ describe.skipIf(!FRESH)("lathe run with a daemon", () => {
   beforeAll(async () => {
     server = await startOpenAICompatibleServer({
       models: ["m"],
-      replies: (request) =>
-        JSON.stringify(request.messages).includes("wait forever")
-          ? { hang: true }
-          : { text: "hello from the model" },
+      replies: (request) => {
+        const said = JSON.stringify(request.messages);
+        if (said.includes("wait forever")) return { hang: true };
+        // An answer that streams for about three seconds, one word at a time.
+        if (said.includes("slowly")) return { text: "word ".repeat(60), eventDelayMs: 50 };
+        return { text: "hello from the model" };
+      },
     });
   });
   afterAll(async () => {
@@ -505,6 +508,61 @@ describe.skipIf(!FRESH)("lathe run with a daemon", () => {
     expect((await status(home)).pid).toBe(pid);
   });
 
+  it("a reader that goes away mid-run (`lathe run --json | head -1`) stops the run with exit 1, as without a daemon", async () => {
+    const home = await runHome();
+    await on(["tools"], home);
+    const { pid } = await running(home);
+    const pipeline = async (mode: "on" | "off") => {
+      const child = spawn(
+        "bash",
+        [
+          "-c",
+          `"${process.execPath}" "${LATHE_BIN}" run --json "answer slowly" ${MODEL.join(" ")} | head -1; echo "rc=\${PIPESTATUS[0]}"`,
+        ],
+        { cwd: ws, env: { ...process.env, LATHE_HOME: home, LATHE_DAEMON: mode, CI: "" } },
+      );
+      let out = "";
+      let err = "";
+      child.stdout.on("data", (c: Buffer) => (out += c.toString()));
+      child.stderr.on("data", (c: Buffer) => (err += c.toString()));
+      await new Promise((resolve) => child.on("close", resolve));
+      return { rc: /rc=(\d+)/.exec(out)?.[1], lines: out.split("\n").length, stderr: err };
+    };
+    const cold = await pipeline("off");
+    expect(cold).toEqual({ rc: "1", lines: 3, stderr: "" });
+    expect(await pipeline("on")).toEqual(cold);
+    const after = await until("the run to end", async () => {
+      const s = await status(home);
+      return s.busy === false ? s : undefined;
+    });
+    expect(after).toMatchObject({ pid, jobs: 1 });
+  });
+
+  it("a stderr whose reader has gone costs only what goes to it: the run ends well, as without a daemon", async () => {
+    const home = await runHome();
+    await on(["tools"], home);
+    const { pid } = await running(home);
+    // stderr goes to a pipe whose reader ends at once; stdout and the exit code are kept.
+    const closedStderr = async (mode: "on" | "off") => {
+      const child = spawn(
+        "bash",
+        [
+          "-c",
+          `"${process.execPath}" "${LATHE_BIN}" run "say hello" ${MODEL.join(" ")} 2> >(exec true); echo "rc=$?"`,
+        ],
+        { cwd: ws, env: { ...process.env, LATHE_HOME: home, LATHE_DAEMON: mode, CI: "" } },
+      );
+      let out = "";
+      child.stdout.on("data", (c: Buffer) => (out += c.toString()));
+      await new Promise((resolve) => child.on("close", resolve));
+      return out;
+    };
+    const cold = await closedStderr("off");
+    expect(cold).toBe("hello from the model\nrc=0\n");
+    expect(await closedStderr("on")).toBe(cold);
+    expect(await status(home)).toMatchObject({ pid, jobs: 1 });
+  });
+
   it("a second run while one works in the daemon runs in a process of its own, and both end well", async () => {
     const home = await runHome();
     await on(["tools"], home);
@@ -525,4 +583,45 @@ describe.skipIf(!FRESH)("lathe run with a daemon", () => {
     child.kill("SIGINT");
     expect(await exited).toBe(1);
   });
+});
+
+const GGUF = path.resolve(PACKAGE_ROOT, "../shared/models/llama-2-tiny-random.gguf");
+
+describe.skipIf(!FRESH || !existsSync(GGUF))("a GGUF run in the daemon", () => {
+  // node-llama-cpp loads in the daemon on its first GGUF run, with that caller's environment, and
+  // a module that failed to load stays failed for the process's life: every later run would fail.
+  it.each([
+    { name: "an empty CI", CI: "" },
+    { name: "a CI that is not a boolean (Woodpecker sets CI=woodpecker)", CI: "woodpecker" },
+  ])(
+    "runs for a caller with $name, then for the next caller, and frees the model after each",
+    async ({ CI }) => {
+      const home = await newHome();
+      await mkdir(path.join(home, "agents"));
+      await writeFile(
+        path.join(home, "agents/tiny.md"),
+        "---\ndescription: A minimal agent for tiny local models\ntools:\n  allow: [glob]\nbudgets:\n  maxRounds: 1\n  maxOutputTokens: 80\n---\nUse glob.\n",
+      );
+      await on(["tools"], home);
+      const { pid } = await running(home);
+      const args = ["run", "list the files", "--agent", "tiny", "--model", `gguf:${GGUF}`, "--json"];
+      const env = { LATHE_GGUF_THREADS: "1", LATHE_GGUF_MAX_STRING: "8" };
+      for (const caller of [{ ...env, CI }, env]) {
+        const run = await on(args, home, { env: caller });
+        expect({
+          stderr: run.stderr,
+          last: JSON.parse(run.stdout.trim().split("\n").at(-1) as string),
+        }).toMatchObject({
+          stderr: "",
+          last: { type: "finish", status: "max-rounds" },
+        });
+        // The model's file is no longer mapped into the daemon once its run has ended.
+        if (process.platform === "linux")
+          expect(await readFile(`/proc/${pid}/maps`, "utf8")).not.toContain(path.basename(GGUF));
+      }
+      // Both ran in the daemon (the first command only started it).
+      expect(await status(home)).toMatchObject({ pid, jobs: 2 });
+    },
+    120_000,
+  );
 });

@@ -1,8 +1,9 @@
 // The `lathe` side of the daemon (see daemon-server.ts): bin/lathe.mjs loads this file of the
-// CLI bundle first for the quick commands (`tools`, `call`, `batch`). When a daemon of this build
-// listens for this data folder, the command runs there — no engine code is loaded in this
-// process — and its output, exit code, stdin and signals pass through. When none listens, one is
-// started in the background for the next command, and this command runs here as before.
+// CLI bundle first for the commands a daemon runs (`tools`, `call`, `batch`, `run`). When a
+// daemon of this build listens for this data folder, the command runs there — no engine code is
+// loaded in this process — and its output, exit code, stdin and signals pass through. When none
+// listens, one is started in the background for the next command, and this command runs here as
+// before.
 import { spawn } from "node:child_process";
 import net from "node:net";
 import path from "node:path";
@@ -127,8 +128,26 @@ function connect(
       };
       socket.write(frame(ToDaemon.job, JSON.stringify(request)));
     });
+    // A stdout whose reader has gone drains no more: output held back for it (see below) is let go,
+    // or the daemon's last frames — the exit code — would never be read, and this process would
+    // end, its socket paused and its loop empty, with 0 whatever the command's code.
+    let stdoutGone = false;
+    const stdoutLost = (): void => {
+      if (stdoutGone) return;
+      stdoutGone = true;
+      socket.resume();
+    };
     process.stdout.on("error", (err: NodeJS.ErrnoException) => {
       if (err.code === "EPIPE" && !socket.destroyed) socket.write(frame(ToDaemon.stdoutClosed));
+      stdoutLost();
+    });
+    process.stdout.on("close", stdoutLost);
+    // A stderr whose reader has gone (\`2> >(head -1)\`) only drops what is written to it, as the
+    // CLI's own process does (closed-output.ts): unheard, its EPIPE would end this process and so,
+    // as a caller killed, the command in the daemon.
+    let stderrGone = false;
+    process.stderr.on("error", () => {
+      stderrGone = true;
     });
 
     socket.on("data", (chunk: Buffer) => {
@@ -149,13 +168,14 @@ function connect(
             for (const [name, handler] of signalHandlers) process.on(name, handler);
             break;
           case FromDaemon.stdout:
+            if (stdoutGone) break;
             if (!process.stdout.write(payload)) {
               socket.pause();
               process.stdout.once("drain", () => socket.resume());
             }
             break;
           case FromDaemon.stderr:
-            process.stderr.write(payload);
+            if (!stderrGone) process.stderr.write(payload);
             break;
           case FromDaemon.wantStdin:
             process.stdin.on("data", (bytes: Buffer) => socket.write(frame(ToDaemon.stdin, bytes)));
@@ -165,7 +185,12 @@ function connect(
             const code = payload[0] ?? 1;
             exitCode = code;
             // Everything written so far reaches the OS before the caller exits.
-            process.stdout.write("", () => process.stderr.write("", () => settle(code)));
+            const flushStderr = (): void => {
+              if (stderrGone) settle(code);
+              else process.stderr.write("", () => settle(code));
+            };
+            if (stdoutGone) flushStderr();
+            else process.stdout.write("", flushStderr);
             return;
           }
           default:

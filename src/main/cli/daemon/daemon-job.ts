@@ -79,6 +79,28 @@ const exitBetweenJobs = ((code?: number | string | null) => {
   return (daemonExit as typeof process.exit)(code);
 }) as typeof process.exit;
 
+/** process.kill as the daemon itself has it; set when the first job starts. */
+let daemonKill: typeof process.kill | undefined;
+
+/** Signals whose default action leaves a process running. */
+const HARMLESS = new Set(["SIGCHLD", "SIGCONT", "SIGURG", "SIGWINCH"]);
+
+/** The name of `signal` as process.kill takes it (a name or a number; SIGTERM when omitted). */
+function signalName(signal: string | number | undefined): string | undefined {
+  if (signal === undefined) return "SIGTERM";
+  if (typeof signal === "string") return signal;
+  return Object.entries(constants.signals).find(([, number]) => number === signal)?.[0];
+}
+
+/**
+ * process.kill between jobs: a signal an ended job's leftover code raises at this process does
+ * nothing (that job's own process would be gone already); any other call is the daemon's own.
+ */
+const killBetweenJobs = ((pid: number, signal?: string | number) => {
+  if (pid === process.pid && signal !== 0 && jobContext.getStore() !== undefined) return true;
+  return (daemonKill as typeof process.kill)(pid, signal);
+}) as typeof process.kill;
+
 /**
  * Run one command as if this process were the client's own `lathe` process: its arguments,
  * folder, environment and standard streams (with their terminal look) are the client's while it
@@ -98,12 +120,19 @@ export async function runJob(
     console: Object.getOwnPropertyDescriptor(globalThis, "console") as PropertyDescriptor,
   };
   if (process.exit !== exitBetweenJobs) daemonExit = process.exit;
+  if (process.kill !== killBetweenJobs) daemonKill = process.kill;
 
+  // Each write goes to the channel as it is made, so stdout and stderr reach the client in the
+  // order the command wrote them (a terminal shows both: an answer's last words must not come after
+  // the line that ends the run). Waiting for one stream's bytes to be sent before taking its next
+  // would hold that stream back while the other went ahead. The writes queue on the socket
+  // instead; commands do not wait for a stream to drain anyway.
   const output = (name: "stdout" | "stderr"): Writable =>
     look(
       new Writable({
         write(chunk: Buffer, _encoding, done) {
-          channel.write(name, chunk).then(() => done(), done);
+          void channel.write(name, chunk);
+          done();
         },
       }),
       request[name],
@@ -142,6 +171,7 @@ export async function runJob(
     Object.defineProperty(process, "stdin", saved.stdin);
     Object.defineProperty(globalThis, "console", saved.console);
     process.exit = exitBetweenJobs;
+    process.kill = killBetweenJobs;
   }
 
   const world: JobWorld = { stdout, stderr, console: new Console({ stdout, stderr }) };
@@ -176,6 +206,26 @@ export async function runJob(
     end({ code: Number.isInteger(value) ? value & 0xff : 1, reusable: false });
   }) as typeof process.exit;
 
+  /**
+   * A signal for the command's process: a command that listens for it stops its work itself; one
+   * that does not would have been killed by it.
+   */
+  const deliver = (name: NodeJS.Signals): void => {
+    if (process.listenerCount(name) > 0) process.emit(name as "SIGINT", name);
+    else if (!HARMLESS.has(name)) end({ code: killedBy(name), reusable: false });
+  };
+  // A signal the command raises at its own process (a second Ctrl-C ends `lathe run` so; a library
+  // re-raises one it caught) is this job's, as one from the client is: raised for real it would
+  // end the daemon, and the command's client would only hear that the daemon went away.
+  process.kill = ((pid: number, signal?: string | number) => {
+    if (pid !== process.pid || signal === 0) return (daemonKill as typeof process.kill)(pid, signal);
+    if (seen() !== world) return true;
+    const name = signalName(signal);
+    if (name === undefined) return (daemonKill as typeof process.kill)(pid, signal);
+    deliver(name as NodeJS.Signals);
+    return true;
+  }) as typeof process.kill;
+
   // What the client reports reaches the command as its own: whatever the command does in answer
   // (a grace timer after Ctrl-C, a reader's callbacks) belongs to this job.
   const inJob =
@@ -185,12 +235,7 @@ export async function runJob(
   const input: JobInput = {
     stdin: inJob((bytes: Buffer) => void stdin?.write(bytes)),
     stdinEnd: inJob(() => void stdin?.end()),
-    signal: inJob((name: NodeJS.Signals) => {
-      // A command that listens for the signal stops its work itself; one that does not would have
-      // been killed by it.
-      if (process.listenerCount(name) > 0) process.emit(name as "SIGINT", name);
-      else end({ code: killedBy(name), reusable: false });
-    }),
+    signal: inJob(deliver),
     stdoutClosed: inJob(() => {
       const gone = Object.assign(new Error("write EPIPE"), { code: "EPIPE" });
       stdout.destroy(gone);

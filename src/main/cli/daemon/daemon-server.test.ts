@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { Control, FromDaemon, frame, FrameReader, type JobRequest, ToDaemon } from "./daemon-frames.ts";
+import { onStopSignals } from "../interrupt.ts";
 import { type DaemonOptions, serveDaemon } from "./daemon-server.ts";
 
 // The daemon in this process, spoken to over its socket frame by frame: what a client sees, and
@@ -113,6 +114,25 @@ describe("the CLI daemon", () => {
     await d.serving;
   });
 
+  it("keeps the order in which a command wrote to stdout and stderr (a terminal shows both)", async () => {
+    const d = await start(async () => {
+      for (let i = 1; i <= 4; i++) {
+        process.stdout.write(`out ${i} `);
+        process.stdout.write(`more ${i}\n`);
+        process.stderr.write(`err ${i}\n`);
+      }
+      return 0;
+    });
+    const t = await job(d.socket, request());
+    const shown = t.frames
+      .filter((f) => f.kind === FromDaemon.stdout || f.kind === FromDaemon.stderr)
+      .map((f) => f.text)
+      .join("");
+    expect(shown).toBe([1, 2, 3, 4].map((i) => `out ${i} more ${i}\nerr ${i}\n`).join(""));
+    await talk(d.socket, { first: frame(Control.stop) });
+    await d.serving;
+  });
+
   it("answers busy to a second command while one runs; the first is not disturbed", async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
@@ -156,6 +176,11 @@ describe("the CLI daemon", () => {
   // died with a process of its own: here it must reach neither the next command nor the daemon.
   it.each([
     { name: "calls process.exit", leftover: () => process.exit(1), alsoBetween: true },
+    {
+      name: "raises a signal at its process",
+      leftover: () => void process.kill(process.pid, "SIGTERM"),
+      alsoBetween: true,
+    },
     { name: "writes to stdout", leftover: () => void process.stdout.write("leftover\n"), alsoBetween: false },
     { name: "writes to stderr", leftover: () => void process.stderr.write("leftover\n"), alsoBetween: false },
     { name: "logs to the console", leftover: () => console.log("leftover"), alsoBetween: false },
@@ -260,25 +285,47 @@ describe("the CLI daemon", () => {
         process.exit(3);
         return 0;
       },
-      signal: undefined,
+      signals: [],
       code: 3,
     },
     {
       name: "Ctrl-C on a command that does not listen for it",
       run: () => new Promise<number>(() => {}),
-      signal: "SIGINT",
+      signals: ["SIGINT"],
       code: 130,
+    },
+    {
+      // `lathe run` stops its work on the first Ctrl-C and, on the second, ends its process by
+      // raising the signal at itself: here that must end the command, never the daemon (or this
+      // test's process) under it.
+      name: "a second Ctrl-C, which a command answers by killing its own process",
+      run: () => {
+        onStopSignals(() => {});
+        return new Promise<number>(() => {});
+      },
+      signals: ["SIGINT", "SIGINT"],
+      code: 130,
+    },
+    {
+      name: "a command that kills its own process outright",
+      run: async () => {
+        process.kill(process.pid, "SIGKILL");
+        return 0;
+      },
+      signals: [],
+      code: 137,
     },
   ])(
     "$name ends the command with its code, and the daemon makes way for a fresh one",
-    async ({ run, signal, code }) => {
+    async ({ run, signals, code }) => {
       // The daemon's own process.exit, recorded instead of ending the test.
       const realExit = process.exit;
       const daemonExits: unknown[] = [];
       process.exit = ((value?: number) => void daemonExits.push(value)) as typeof process.exit;
       const d = await start(run);
       const t = await job(d.socket, request(), (kind, c) => {
-        if (kind === FromDaemon.accepted && signal) c.write(frame(ToDaemon.signal, signal));
+        if (kind === FromDaemon.accepted)
+          for (const signal of signals) c.write(frame(ToDaemon.signal, signal));
       });
       expect(t.exit).toBe(code);
       await d.serving;

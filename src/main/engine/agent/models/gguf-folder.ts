@@ -4,6 +4,7 @@ import path from "node:path";
 import { ModelError } from "../model-error.ts";
 import { errorMessage } from "../../errors/error-message.ts";
 import { ggufTruncation } from "../providers/gguf/gguf-load-error.ts";
+import { loadNodeLlamaCpp } from "../providers/gguf/node-llama-cpp.ts";
 
 /** A GGUF file the picker offers as `gguf:<path>`. */
 export interface GgufFile {
@@ -81,7 +82,7 @@ async function headerOf(file: string): Promise<Pick<GgufFile, "contextTokens" | 
   try {
     const problem = await headerProblem(file);
     if (problem !== undefined) return { problem };
-    const { readGgufFileInfo } = await import("node-llama-cpp");
+    const { readGgufFileInfo } = await loadNodeLlamaCpp();
     const info = await withTimeout(
       readGgufFileInfo(file, { readTensorInfo: false }),
       HEADER_TIMEOUT_MS,

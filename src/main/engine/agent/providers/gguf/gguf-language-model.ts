@@ -23,6 +23,7 @@ import type {
 import { toChatPrompt } from "./chat-prompt.ts";
 import { explainContextOverflow } from "./context-overflow.ts";
 import { GbnfSchemaSet, dropOmittedNulls } from "./gbnf-json-schema.ts";
+import { loadNodeLlamaCpp } from "./node-llama-cpp.ts";
 import {
   sharedLlamaRuntime,
   type ContextSettings,
@@ -327,7 +328,7 @@ export class GgufLanguageModel implements LanguageModelV4 {
     signal: AbortSignal,
     emit: (part: LanguageModelV4StreamPart) => void,
   ): Promise<void> {
-    const { LlamaChat } = await import("node-llama-cpp");
+    const { LlamaChat } = await loadNodeLlamaCpp();
     const chat = new LlamaChat({ contextSequence: lease.sequence, chatWrapper: "auto" });
     const before = lease.sequence.tokenMeter.getState();
     const writer = new StreamPartWriter(emit);

@@ -3,6 +3,7 @@ import type { Llama } from "node-llama-cpp";
 import { open, stat } from "node:fs/promises";
 import { ModelError } from "../../model-error.ts";
 import { errorMessage } from "../../../errors/error-message.ts";
+import { loadNodeLlamaCpp } from "./node-llama-cpp.ts";
 
 const MAGIC = "GGUF";
 /** The magic, the format version and the two counts: what every GGUF file starts with. */
@@ -102,10 +103,7 @@ export async function assertGgufFile(file: string): Promise<void> {
  */
 export async function ggufTruncation(file: string, llama?: Llama): Promise<string | undefined> {
   try {
-    const [{ readGgufFileInfo, GgufInsights }, info] = await Promise.all([
-      import("node-llama-cpp"),
-      stat(file),
-    ]);
+    const [{ readGgufFileInfo, GgufInsights }, info] = await Promise.all([loadNodeLlamaCpp(), stat(file)]);
     const header = await readGgufFileInfo(file, { readTensorInfo: true, logWarnings: false });
     const end = header.infoEndOffset; // where the header (metadata and tensor list) ends
     if (end === undefined) return undefined;

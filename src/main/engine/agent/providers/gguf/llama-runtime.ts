@@ -8,10 +8,10 @@ import type {
   LlamaGrammar,
   LlamaModel,
 } from "node-llama-cpp";
-import type * as NodeLlamaCppModule from "node-llama-cpp";
 import { ModelError } from "../../model-error.ts";
 import { assertContextFits } from "./context-memory.ts";
 import { assertGgufFile, explainLoadFailure, ggufTruncation } from "./gguf-load-error.ts";
+import { loadNodeLlamaCpp, type NodeLlamaCpp, withNodeLlamaCppEnv } from "./node-llama-cpp.ts";
 import { SequencePool } from "./sequence-pool.ts";
 
 interface LlamaRuntimeOptions {
@@ -72,8 +72,6 @@ const KEEP_ON_SWITCH_MS = 30_000;
 const GRAMMAR_CACHE_SIZE = 32;
 const KEPT_LOGS = 6;
 
-type NodeLlamaCpp = typeof NodeLlamaCppModule;
-
 function maxThreads(requested: number | undefined): { maxThreads?: number } {
   if (requested !== undefined) return { maxThreads: requested };
   const cores = os.availableParallelism();
@@ -101,7 +99,7 @@ export class LlamaRuntime {
   }
 
   private nodeLlamaCpp(): Promise<NodeLlamaCpp> {
-    this.module ??= import("node-llama-cpp");
+    this.module ??= loadNodeLlamaCpp();
     return this.module;
   }
 
@@ -117,16 +115,19 @@ export class LlamaRuntime {
   private async startLlama(): Promise<Llama> {
     const { getLlama, LlamaLogLevel } = await this.nodeLlamaCpp();
     try {
-      return await getLlama({
-        gpu: this.options.gpu ?? false,
-        build: "never",
-        skipDownload: true,
-        usePrebuiltBinaries: true,
-        progressLogs: false,
-        logLevel: LlamaLogLevel.warn,
-        logger: (level, message) => this.log(level, message),
-        ...maxThreads(this.options.maxThreads),
-      });
+      // It tests its binary in a process of its own, which loads the module again.
+      return await withNodeLlamaCppEnv(() =>
+        getLlama({
+          gpu: this.options.gpu ?? false,
+          build: "never",
+          skipDownload: true,
+          usePrebuiltBinaries: true,
+          progressLogs: false,
+          logLevel: LlamaLogLevel.warn,
+          logger: (level, message) => this.log(level, message),
+          ...maxThreads(this.options.maxThreads),
+        }),
+      );
     } catch (error) {
       throw new ModelError(
         "model_unavailable",
