@@ -266,12 +266,15 @@ export class Checkpoints {
    * Rewind a session to before a prompt: undo every live checkpoint made since (newest first,
    * those of the tasks its turns started included), then cut the conversation there, so
    * `lathe run --resume` continues from that point. The session's read-state is forgotten (the
-   * model reads files again before changing them). Refused while the session is open here or a
-   * run holds it in another process.
+   * model reads files again before changing them). Refused while the session is open here, a run
+   * holds it in another process, or another process has it open for tool calls.
    */
   async rewind(sessionId: string, point: RewindPoint, options: RestoreOptions = {}): Promise<RewindOutcome> {
     const why = this.options.inUse(sessionId);
-    if (why) throw new CheckpointError(`Session ${sessionId} is in use ${why}. Stop the run, then rewind.`);
+    if (why)
+      throw new CheckpointError(
+        `Session ${sessionId} is in use ${why}. Stop the run (or let the process using it end), then rewind.`,
+      );
     const { prepared, plan, undo } = await this.prepareRewind(sessionId, point);
     const outcome = await this.apply(sessionId, { ...prepared, plan }, options, "rewind", undo);
     const conversationCut = outcome.applied && outcome.failed.length === 0;
