@@ -199,6 +199,7 @@ export class Engine {
       inUse: (id) => this.inUse(id),
       forgetReads: (id) => this.store().forgetReads(id),
       hidden: () => this.hiddenPaths([]),
+      fileClaims: () => this.fileClaims(),
     });
   }
 
