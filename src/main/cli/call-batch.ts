@@ -42,6 +42,8 @@ function jsonLineRefusal(text: string): string {
 export interface BatchTally {
   calls: number;
   failed: number;
+  /** Why the batch stopped early: its session was deleted or closed by another process. */
+  lost?: string;
 }
 
 /**
@@ -68,7 +70,7 @@ export const BATCH_WINDOW = 16;
  * call before it and holds back every call after it. At most BATCH_WINDOW calls are waiting to be
  * printed; reading waits beyond that. A line that is no valid call still gets its error envelope,
  * and the batch goes on. An abort cancels the calls still running (their envelopes say so) and
- * reads no further line.
+ * reads no further line; so does a session deleted or closed by another process (`tally.lost`).
  */
 export async function runCallBatch(
   session: Session,
@@ -85,7 +87,8 @@ export async function runCallBatch(
   let failure: { error: unknown } | undefined;
   try {
     for await (const line of lines) {
-      if (signal.aborted || failure) break;
+      // A session deleted under the batch fails every call alike: its first says why, then it stops.
+      if (signal.aborted || failure || session.lost !== undefined) break;
       const call = parseBatchLine(line);
       if (!call) continue;
       const envelope =
@@ -109,6 +112,7 @@ export async function runCallBatch(
     }
     await Promise.allSettled(printing);
     if (failure) throw failure.error;
+    if (session.lost !== undefined) tally.lost = session.lost;
   } finally {
     signal.removeEventListener("abort", stop);
     lines.close();

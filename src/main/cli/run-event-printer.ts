@@ -1,4 +1,5 @@
 import type { RunEvent } from "../engine/agent/index.ts";
+import { escapeBidiControls } from "../../shared/bidi-controls.ts";
 
 type RunStatus = Extract<RunEvent, { type: "finish" }>["status"];
 
@@ -37,7 +38,7 @@ const TASK_INDENT = "  │ ";
 function activityLine(event: RunEvent): string | undefined {
   switch (event.type) {
     case "tool-call":
-      return `▸ ${event.toolName} ${oneLine(JSON.stringify(event.input) ?? "")}`;
+      return `▸ ${event.toolName} ${escapeBidiControls(oneLine(JSON.stringify(event.input) ?? ""))}`;
     case "approval":
       return `  ${event.decision === "allow" ? "approved" : "not approved"}: ${oneLine(event.reason, 400)}`;
     case "question-refused":

@@ -1,4 +1,5 @@
 import type { CallSessionSummary, SessionSummary } from "../engine/index.ts";
+import { shownText } from "./shown-path.ts";
 
 /**
  * A session as `lathe session list` shows it: a conversation (`lathe run`, the app), or a
@@ -54,7 +55,8 @@ export function sessionTable(sessions: readonly ListedSession[]): string {
     s.id,
     when(s.updatedAt),
     s.kind === "conversation" ? shortModel(s.model) : CALL_SESSION_MARK,
-    titleCell(s),
+    // A title is a person's or a model's text: no control or reordering character reaches the terminal.
+    shownText(titleCell(s)),
   ]);
   const header = ["ID", "UPDATED (UTC)", "MODEL", "TITLE"];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));

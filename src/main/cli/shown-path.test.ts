@@ -15,6 +15,23 @@ describe("shownPath", () => {
     expect(shownPath(input)).toBe(shown);
     expect(shownPath(input)).not.toMatch(/\p{Cc}/u);
   });
+
+  // Characters that reorder the text around them: shown escaped, in quotes, so the name reads in
+  // the order its characters really have; the quoted form is still the JSON string of the name.
+  it.each([
+    ["evil\u202Etxt.exe", '"evil\\u202etxt.exe"'],
+    ["\u202Aembed", '"\\u202aembed"'],
+    ["a\u202Bb\u202Cc\u202Dd", '"a\\u202bb\\u202cc\\u202dd"'],
+    ["iso\u2066late\u2067x\u2068y\u2069", '"iso\\u2066late\\u2067x\\u2068y\\u2069"'],
+    ["marks\u200E\u200F\u061C.txt", '"marks\\u200e\\u200f\\u061c.txt"'],
+    ["both\n\u202E.txt", '"both\\n\\u202e.txt"'],
+    // Right-to-left letters without a control character are a name like any other.
+    ["שלום.txt", "שלום.txt"],
+  ])("shows %j with its reordering characters escaped: %s", (input, shown) => {
+    expect(shownPath(input)).toBe(shown);
+    expect(shownPath(input)).not.toMatch(/[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069\p{Cc}]/u);
+    if (shown.startsWith('"')) expect(JSON.parse(shownPath(input))).toBe(input);
+  });
 });
 
 describe("shownText", () => {
@@ -26,5 +43,15 @@ describe("shownText", () => {
   ])("shows %j on one line with no control character: %s", (input, shown) => {
     expect(shownText(input)).toBe(shown);
     expect(shownText(input)).not.toMatch(/\p{Cc}/u);
+  });
+});
+
+describe("shownText and reordering characters", () => {
+  it.each([
+    ["renamed to evil\u202Etxt.exe", "renamed to evil\\u202etxt.exe"],
+    ["\u2067isolated\u2069 and \u200Fmarked", "\\u2067isolated\\u2069 and \\u200fmarked"],
+    ["arabic mark \u061C here", "arabic mark \\u061c here"],
+  ])("shows %j with no reordering character: %s", (input, shown) => {
+    expect(shownText(input)).toBe(shown);
   });
 });

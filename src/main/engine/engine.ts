@@ -47,10 +47,11 @@ import {
 } from "./store/approval-store.ts";
 import { AuditLog } from "./store/audit-log.ts";
 import { ConversationStore } from "./store/conversation-store.ts";
-import { openDatabase, type Db } from "./store/database.ts";
+import { openDatabase, writeTransaction, type Db } from "./store/database.ts";
 import { indexBacklog, unindexedBelow } from "./store/text-index-backlog.ts";
 import { RunLeases, type LeaseHolder, type RunLease } from "./store/run-leases.ts";
 import { FileClaims } from "./store/file-claims.ts";
+import { SessionUsers, type SessionUse, type SessionUser } from "./store/session-users.ts";
 import { SessionCatalog } from "./store/session-catalog.ts";
 import { SessionStore } from "./store/session-store.ts";
 import { TodoStore } from "./store/todo-store.ts";
@@ -157,7 +158,10 @@ export class Engine {
   private catalog: SessionCatalog | undefined;
   private leases: RunLeases | undefined;
   private claims: FileClaims | undefined;
+  private users: SessionUsers | undefined;
   private readonly open = new Set<Session>();
+  /** What this engine's open persistent sessions hold in session_users (ended at release or close). */
+  private readonly uses = new Map<Session, SessionUse>();
   /** Temp folders of released sessions being removed: `close` waits for them before the host exits. */
   private readonly removals = new Set<Promise<void>>();
   /** The sweep of temp folders that killed runs left behind (once per process): `close` waits for it. */
@@ -195,6 +199,7 @@ export class Engine {
       inUse: (id) => this.inUse(id),
       forgetReads: (id) => this.store().forgetReads(id),
       hidden: () => this.hiddenPaths([]),
+      fileClaims: () => this.fileClaims(),
     });
   }
 
@@ -389,8 +394,12 @@ export class Engine {
   async deleteSession(id: string): Promise<string[]> {
     this.requireOwnSession(id, "delete it");
     const catalog = this.sessionCatalog();
-    for (const member of catalog.family(id)) this.refuseWhileInUse(member, "delete the session");
-    const deleted = catalog.delete(id);
+    // Checked in the transaction that deletes: a process opening the session takes its use in
+    // the transaction that finds it, so it either sees it deleted or is seen here.
+    const deleted = writeTransaction(this.database(), () => {
+      for (const member of catalog.family(id)) this.refuseWhileInUse(member, "delete the session");
+      return catalog.delete(id);
+    })();
     if (deleted.length === 0) throw new SessionError(`There is no session "${id}" to delete.`);
     for (const gone of deleted) {
       this.todos.drop(gone);
@@ -423,6 +432,11 @@ export class Engine {
   private fileClaims(): FileClaims {
     this.claims ??= new FileClaims(this.database());
     return this.claims;
+  }
+
+  private sessionUsers(): SessionUsers {
+    this.users ??= new SessionUsers(this.database());
+    return this.users;
   }
 
   private runLeases(): RunLeases {
@@ -464,16 +478,46 @@ export class Engine {
   private inUse(sessionId: string): string | undefined {
     if ([...this.open].some((s) => s.id === sessionId)) return "here (a run is going on in it)";
     const holder = this.runLeases().holder(sessionId);
-    return holder ? this.describeHolder(holder) : undefined;
+    if (holder) return this.describeHolder(holder);
+    const mine = new Set([...this.uses.values()].map((u) => u.token));
+    const user = this.sessionUsers().otherUser(sessionId, mine);
+    return user ? this.describeUser(user) : undefined;
   }
 
-  /** Throw SessionError (`session_busy`) while a run goes on in the session: "stop the run, then <then>". */
+  /**
+   * Throw SessionError (`session_busy`) while a run goes on in the session or another process has
+   * it open for tool calls: "stop it, then <then>".
+   */
   private refuseWhileInUse(sessionId: string, then: string): void {
     const why = this.inUse(sessionId);
-    if (why)
-      throw new SessionError(`Session ${sessionId} is in use ${why}: stop the run, then ${then}.`, {
+    if (why) {
+      const stop = why.includes("tool calls") ? "let those calls end (or stop that process)" : "stop the run";
+      throw new SessionError(`Session ${sessionId} is in use ${why}: ${stop}, then ${then}.`, {
         busy: true,
       });
+    }
+  }
+
+  private describeUser(user: SessionUser): string {
+    const since = new Date(user.startedAt).toISOString().replace(/\.\d+Z$/, "Z");
+    return this.sessionUsers().isThisProcess(user)
+      ? `here (it is open for tool calls since ${since})`
+      : `by another Lathe process (pid ${user.pid} on ${user.host}, which has it open for tool calls since ${since})`;
+  }
+
+  /**
+   * Why a persistent session's calls may no longer run, or undefined: another process deleted or
+   * closed it while this one had it open (its users were hung, or on another machine).
+   */
+  private sessionLost(id: string): string | undefined {
+    const found = this.store().get(id);
+    if (found === undefined) {
+      return `Session ${id} was deleted by another Lathe process (lathe session delete, or the app) while this one had it open, so its calls can no longer be recorded. Nothing was changed. Start a new session (another --session id, or none) and call again.`;
+    }
+    if (found.closedAt !== null) {
+      return `Session ${id} was closed while this call waited to run. Nothing was changed. Open it again (--session ${id}) or start a new one, and call again.`;
+    }
+    return undefined;
   }
 
   private describeHolder(holder: LeaseHolder): string {
@@ -533,6 +577,23 @@ export class Engine {
    * A persistent session a run in another Lathe process holds is refused (SessionError, busy).
    */
   async openSession(options: OpenSessionOptions = {}): Promise<Session> {
+    const taken: { use?: SessionUse } = {};
+    try {
+      const session = await this.openSessionTaking(options, taken);
+      if (taken.use) this.uses.set(session, taken.use);
+      return session;
+    } catch (err) {
+      // Not opened after all: the use it took would refuse deletes until this process ends.
+      taken.use?.end();
+      throw err;
+    }
+  }
+
+  /** openSession's work; a persistent session's use, once taken, is put in `taken`. */
+  private async openSessionTaking(
+    options: OpenSessionOptions,
+    taken: { use?: SessionUse },
+  ): Promise<Session> {
     let state: SessionState;
     const persistent = options.id !== undefined;
     const approvalStores: ApprovalPersistence[] = [];
@@ -554,14 +615,23 @@ export class Engine {
       const holder = this.runLeases().holder(id);
       if (holder && !this.runLeases().isThisProcess(holder)) throw this.busy(id, holder);
       const store = this.store();
-      const existing = store.get(id);
-      if (existing && existing.closedAt === null && existing.root !== this.root) {
-        throw new SessionError(
-          `Session ${id} belongs to the folder ${existing.root}, not ${this.root}. Pass --root ${existing.root} or choose another session id.`,
-        );
-      }
-      if (!existing) store.create(id, this.root);
-      else if (existing.closedAt !== null) store.reopen(id, this.root);
+      // Found (or made) and taken for use in one transaction: a delete in another process either
+      // goes first (the session is then made anew) or sees this use and is refused.
+      const { existing, use } = writeTransaction(this.database(), () => {
+        const found = store.get(id);
+        if (found && found.closedAt === null && found.root !== this.root) {
+          throw new SessionError(
+            `Session ${id} belongs to the folder ${found.root}, not ${this.root}. Pass --root ${found.root} or choose another session id.`,
+          );
+        }
+        if (!found) store.create(id, this.root);
+        else if (found.closedAt !== null) store.reopen(id, this.root);
+        const renewalFailed = (err: unknown): void => {
+          this.events.emit("internal-error", { toolId: "session", sessionId: id, error: err });
+        };
+        return { existing: found, use: this.sessionUsers().enter(id, renewalFailed) };
+      })();
+      taken.use = use;
       state = new SessionState({
         id,
         dir: this.sessionDir(id),
@@ -622,8 +692,10 @@ export class Engine {
       },
       ...(persistent && this.recordCheckpoints ? { checkpoints: this.checkpoints.forSession(state.id) } : {}),
       fileClaims: { claim: (paths, signal) => this.fileClaims().claim(paths, signal) },
+      ...(persistent ? { lost: () => this.sessionLost(state.id) } : {}),
       onClose: async (s) => {
         this.open.delete(s);
+        this.endUse(s);
         if (s.persistent) this.store().close(s.id);
         this.todos.drop(s.id, s.persistent);
         await s.state.removeFiles();
@@ -631,6 +703,7 @@ export class Engine {
       },
       onRelease: (s) => {
         this.open.delete(s);
+        this.endUse(s);
         const removal = s.state
           .removeTemp()
           .catch((err: unknown) => {
@@ -642,6 +715,18 @@ export class Engine {
     });
     this.open.add(session);
     return session;
+  }
+
+  /** A persistent session no longer used here: other processes may delete, close or rewind it. */
+  private endUse(s: Session): void {
+    const use = this.uses.get(s);
+    this.uses.delete(s);
+    try {
+      use?.end();
+    } catch (err) {
+      // Its row then counts for nothing once this process has ended (or goes stale).
+      this.events.emit("internal-error", { toolId: "session", sessionId: s.id, error: err });
+    }
   }
 
   /** End a persistent session by id, whether or not it is open here. */

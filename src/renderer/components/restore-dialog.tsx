@@ -3,6 +3,7 @@ import { useRestore } from "../state/restore-context.tsx";
 import { changesSomething, conflictsOf, readyToApply, type PathChoice } from "../state/restore-store.ts";
 import { Modal } from "./modal.tsx";
 import { ErrorLine } from "./error-line.tsx";
+import { escapeBidiControls } from "../../shared/bidi-controls.ts";
 
 type PlannedPath = RestorePlan["paths"][number];
 
@@ -53,7 +54,7 @@ function PlannedPaths({ plan }: { plan: RestorePlan }) {
         >
           <div className="restore-path-head">
             <code>
-              {p.path}
+              {escapeBidiControls(p.path)}
               {p.type === "folder" ? "/" : ""}
             </code>
             {p.unavailable ? (
@@ -156,7 +157,7 @@ export function RestoreDialog() {
             </p>
             {[...outcome.skipped, ...outcome.failed].map((p) => (
               <p key={p.path} className="notice">
-                <code>{p.path}</code>: {p.reason}
+                <code>{escapeBidiControls(p.path)}</code>: {p.reason}
               </p>
             ))}
           </div>

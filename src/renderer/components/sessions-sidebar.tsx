@@ -6,6 +6,7 @@ import { useSessions } from "../state/sessions-context.tsx";
 import { useAppState } from "../state/store-context.tsx";
 import { timeAgo } from "../state/time-ago.ts";
 import { Icon } from "./icons.tsx";
+import { escapeBidiControls } from "../../shared/bidi-controls.ts";
 
 /** A model as the list shows it: the model's own name (a GGUF file's name), without the provider. */
 function shortModel(spec: string): string {
@@ -15,7 +16,7 @@ function shortModel(spec: string): string {
 
 /** What the list calls a session: its title, or what it is while it has none. */
 export function sessionLabel(session: Pick<SessionSummary, "title" | "parentId">): string {
-  return session.title || (session.parentId ? "Task" : "Untitled session");
+  return escapeBidiControls(session.title) || (session.parentId ? "Task" : "Untitled session");
 }
 
 function RenameField({ session }: { session: SessionSummary }) {

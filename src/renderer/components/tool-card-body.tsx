@@ -4,6 +4,7 @@ import type { ToolCard } from "../state/transcript.ts";
 import { DiffView } from "./diff-view.tsx";
 import { PreviewRest, useTextPreview } from "./long-text.tsx";
 import { TerminalOutput } from "./terminal-output.tsx";
+import { escapeBidiControls } from "../../shared/bidi-controls.ts";
 
 /** How many entries a compact list shows before "and N more". */
 const LIST_LIMIT = 12;
@@ -122,14 +123,14 @@ function GrepBody({ data }: { data: Record<string, unknown> }) {
   if (Array.isArray(data["matches"])) {
     const entries = (data["matches"] as unknown[]).map((m) => {
       const match = record(m);
-      return `${text(match["path"]) ?? "?"}:${count(match["line"]) ?? "?"}: ${text(match["text"]) ?? ""}`;
+      return `${escapeBidiControls(text(match["path"]) ?? "?")}:${count(match["line"]) ?? "?"}: ${text(match["text"]) ?? ""}`;
     });
     return <CompactList label="Matches" entries={entries} />;
   }
   if (Array.isArray(data["counts"])) {
     const entries = (data["counts"] as unknown[]).map((c) => {
       const entry = record(c);
-      return `${text(entry["path"]) ?? "?"}: ${count(entry["count"]) ?? "?"}`;
+      return `${escapeBidiControls(text(entry["path"]) ?? "?")}: ${count(entry["count"]) ?? "?"}`;
     });
     return <CompactList label="Counts" entries={entries} />;
   }

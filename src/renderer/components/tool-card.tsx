@@ -11,6 +11,7 @@ import { originLabel } from "./origin-label.ts";
 import { cutNote, hiddenPathsNote } from "../state/result-notes.ts";
 import { ResultNote } from "./result-note.tsx";
 import { bodySaysCut, ToolCardBody } from "./tool-card-body.tsx";
+import { escapeBidiControls } from "../../shared/bidi-controls.ts";
 
 const STATUS_BADGE: Record<CardStatus, string> = {
   running: "badge badge-running",
@@ -117,7 +118,7 @@ export function ToolCard({
                 })
               }
               aria-label={`Restore the files ${card.toolName} changed`}
-              title={`Undo this call's changes: ${checkpoint.files.map((f) => f.path).join(", ")}`}
+              title={`Undo this call's changes: ${checkpoint.files.map((f) => escapeBidiControls(f.path)).join(", ")}`}
             >
               <Icon name="undo" size={12} />
               Restore
@@ -160,7 +161,7 @@ export function ToolCard({
       {hidden !== undefined ? <ResultNote label="Hidden paths" note={hidden} className="card-line" /> : null}
       {savedImagesOf(envelope).map((image) => (
         <p key={image.path} className="notice card-line">
-          Image ({image.mimeType}, {image.bytes} bytes) saved in <code>{image.path}</code>
+          Image ({image.mimeType}, {image.bytes} bytes) saved in <code>{escapeBidiControls(image.path)}</code>
         </p>
       ))}
       {children}

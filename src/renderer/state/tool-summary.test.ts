@@ -79,3 +79,15 @@ describe("tool card summaries", () => {
     expect(startsOpen("search", { toolName: "grep", task: undefined })).toBe(false);
   });
 });
+
+describe("tool card summaries of names that reorder their text", () => {
+  // `evil\u202Etxt.exe` would show as `evilexe.txt`: the card says what the name really is.
+  it.each([
+    ["read", { path: "evil\u202Etxt.exe" }, "evil\\u202etxt.exe"],
+    ["write", { path: "\u2067x\u2069.sh", content: "" }, "\\u2067x\\u2069.sh · 0 bytes"],
+    ["bash", { command: "cat \u200Fnote\u061C.txt" }, "$ cat \\u200fnote\\u061c.txt"],
+    ["glob", { pattern: "*\u202D.md" }, "*\\u202d.md"],
+  ])("%s %j reads %s", (toolName, input, summary) => {
+    expect(cardSummary({ toolName, input, envelope: undefined })).toBe(summary);
+  });
+});

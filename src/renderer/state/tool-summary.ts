@@ -1,5 +1,6 @@
 import type { ToolKind } from "../../shared/api-contract.ts";
 import type { ToolCard } from "./transcript.ts";
+import { escapeBidiControls } from "../../shared/bidi-controls.ts";
 
 /** The kind of the built-in tools, for cards drawn before the tool list has loaded. */
 const BUILTIN_KINDS: Record<string, ToolKind> = {
@@ -66,6 +67,13 @@ export function questionSummary(args: unknown): string {
  * run, the gist of its result (lines read, bytes written, matches found).
  */
 export function cardSummary(
+  card: Pick<ToolCard, "toolName" | "input" | "envelope"> & Partial<Pick<ToolCard, "argsCutOff">>,
+): string {
+  // Paths and commands in a summary read in the order their characters have (see bidi-controls.ts).
+  return escapeBidiControls(summaryOf(card));
+}
+
+function summaryOf(
   card: Pick<ToolCard, "toolName" | "input" | "envelope"> & Partial<Pick<ToolCard, "argsCutOff">>,
 ): string {
   // Arguments that are not JSON name nothing to summarize (the call never ran).

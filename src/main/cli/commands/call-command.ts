@@ -113,7 +113,9 @@ Example:
         const tally = await inSession(options, (session) =>
           runCallBatch(session, process.stdin, writeStdout, controller.signal),
         );
-        const clean = tally.failed === 0 && !controller.signal.aborted;
+        if (tally.lost !== undefined)
+          await writeStderr(`lathe batch: ${tally.lost} No further line was read.\n`);
+        const clean = tally.failed === 0 && !controller.signal.aborted && tally.lost === undefined;
         result.exitCode = clean ? ExitCode.ok : ExitCode.failure;
       } finally {
         stopListening();

@@ -4,6 +4,7 @@ import { limitParser, parseSessionId, rootOf, rootOption } from "../cli-options.
 import { ExitCode } from "../exit-codes.ts";
 import { withEngine } from "../open-engine.ts";
 import { writeStderr, writeStdout } from "../output.ts";
+import { shownText } from "../shown-path.ts";
 import { mergeSessions, sessionJson, sessionTable } from "../session-table.ts";
 
 interface ListOptions {
@@ -99,7 +100,7 @@ export function registerSessionCommand(program: Command): void {
       );
       await writeStdout(
         renamed.custom !== undefined
-          ? `Renamed session ${id}: ${renamed.custom}\n`
+          ? `Renamed session ${id}: ${shownText(renamed.custom)}\n`
           : `Session ${id} has its automatic title again: ${renamed.automatic || "(none yet)"}\n`,
       );
     });

@@ -7,6 +7,7 @@ import type { ConversationStore } from "../store/conversation-store.ts";
 import type { HiddenPathSet } from "../sandbox/hidden-path-set.ts";
 import type { Db } from "../store/database.ts";
 import { SessionStore } from "../store/session-store.ts";
+import { describeClaimHolder, type FileClaimer } from "../tools/file-claimer.ts";
 import { BlobStore } from "./blob-store.ts";
 import type { CheckpointLimits } from "./checkpoint-limits.ts";
 import { CheckpointStore, type Checkpoint, type EntryType } from "./checkpoint-store.ts";
@@ -72,6 +73,8 @@ interface CheckpointsOptions {
    * for each use: never indexed (so never copied into the checkpoint store) and never restored.
    */
   hidden(): HiddenPathSet;
+  /** Who is changing which file, across sessions and processes (write and edit claim theirs too). */
+  fileClaims(): FileClaimer;
 }
 
 function summaryOf(checkpoint: Checkpoint): CheckpointSummary {
@@ -236,9 +239,54 @@ export class Checkpoints {
    * `force` or choice for it, nothing is changed and the outcome lists what needs a decision.
    */
   async restore(sessionId: string, id: number, options: RestoreOptions = {}): Promise<RestoreOutcome> {
-    const prepared = await this.prepareRestore(sessionId, id);
-    const checkpoint = this.get(sessionId, id);
-    return this.apply(sessionId, prepared, options, "restore", [checkpoint]);
+    const { ready, release } = await this.holdingFiles(async () => ({
+      prepared: await this.prepareRestore(sessionId, id),
+    }));
+    try {
+      const checkpoint = this.get(sessionId, id);
+      return await this.apply(sessionId, ready.prepared, options, "restore", [checkpoint]);
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Prepare a restore or a rewind, then prepare it again while holding every file it would put
+   * back, and resolve with that second plan and the release of the files. A write or edit in
+   * another session or process claims its file between its own check and its write: without this
+   * one could change a file between the plan's conflict check and the restore's write, and the
+   * restore would overwrite that change unseen. Held, such a call waits until `release`, then
+   * finds the file changed. Throws CheckpointError when another call held a file too long.
+   */
+  private async holdingFiles<T extends { prepared: PreparedRestore }>(
+    prepare: () => Promise<T>,
+  ): Promise<{ ready: T; release: () => void }> {
+    let held: { paths: Set<string>; release: () => void } | undefined;
+    try {
+      // The first plan only says which files to claim: it may be stale by the time they are.
+      for (;;) {
+        const ready = await prepare();
+        const paths = ready.prepared.steps.map((step) => path.join(this.options.root, step.planned.path));
+        const claimed = held;
+        if (claimed && paths.every((p) => claimed.paths.has(p))) return { ready, release: claimed.release };
+        const wanted = new Set([...paths, ...(claimed?.paths ?? [])]);
+        claimed?.release();
+        held = undefined;
+        held = { paths: wanted, release: await this.claimFiles([...wanted]) };
+      }
+    } catch (err) {
+      held?.release();
+      throw err;
+    }
+  }
+
+  private async claimFiles(paths: readonly string[]): Promise<() => void> {
+    const claimed = await this.options.fileClaims().claim(paths);
+    if (claimed.release) return claimed.release;
+    const shown = path.relative(this.options.root, claimed.holder.path) || claimed.holder.path;
+    throw new CheckpointError(
+      `Another Lathe call (${describeClaimHolder(claimed.holder)}) is still changing ${shown}, so nothing was restored. Try again once it is done.`,
+    );
   }
 
   private async prepareRewind(
@@ -266,14 +314,23 @@ export class Checkpoints {
    * Rewind a session to before a prompt: undo every live checkpoint made since (newest first,
    * those of the tasks its turns started included), then cut the conversation there, so
    * `lathe run --resume` continues from that point. The session's read-state is forgotten (the
-   * model reads files again before changing them). Refused while the session is open here or a
-   * run holds it in another process.
+   * model reads files again before changing them). Refused while the session is open here, a run
+   * holds it in another process, or another process has it open for tool calls.
    */
   async rewind(sessionId: string, point: RewindPoint, options: RestoreOptions = {}): Promise<RewindOutcome> {
     const why = this.options.inUse(sessionId);
-    if (why) throw new CheckpointError(`Session ${sessionId} is in use ${why}. Stop the run, then rewind.`);
-    const { prepared, plan, undo } = await this.prepareRewind(sessionId, point);
-    const outcome = await this.apply(sessionId, { ...prepared, plan }, options, "rewind", undo);
+    if (why)
+      throw new CheckpointError(
+        `Session ${sessionId} is in use ${why}. Stop the run (or let the process using it end), then rewind.`,
+      );
+    const { ready, release } = await this.holdingFiles(() => this.prepareRewind(sessionId, point));
+    let outcome: RestoreOutcome;
+    const { prepared, plan, undo } = ready;
+    try {
+      outcome = await this.apply(sessionId, { ...prepared, plan }, options, "rewind", undo);
+    } finally {
+      release();
+    }
     const conversationCut = outcome.applied && outcome.failed.length === 0;
     if (conversationCut) {
       this.options.conversations().cut(sessionId, plan.beforeMessage);

@@ -1,4 +1,4 @@
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -117,5 +117,30 @@ describe("the sandbox availability cache", () => {
     } finally {
       process.env["PATH"] = saved;
     }
+  });
+});
+
+describe("the cache file's permissions", () => {
+  it.each([
+    ["a new file", undefined],
+    ["one an older Lathe left readable by others", 0o644],
+    ["one left writable by everyone", 0o666],
+  ])("%s is left readable by the user alone, in a folder of the user's", async (_, before) => {
+    const cache = sandboxAvailabilityCache(path.join(base, "home"));
+    if (before !== undefined) {
+      await mkdir(path.dirname(cache.file), { recursive: true });
+      await writeFile(cache.file, "{}");
+      await chmod(cache.file, before);
+    }
+    const umask = process.umask(0o022);
+    try {
+      cache.write("key-1", ACTIVE);
+    } finally {
+      process.umask(umask);
+    }
+    expect((await stat(cache.file)).mode & 0o777).toBe(0o600);
+    if (before === undefined) expect((await stat(path.dirname(cache.file))).mode & 0o777).toBe(0o700);
+    expect(cache.read("key-1")).toEqual(ACTIVE);
+    expect(await readdir(path.dirname(cache.file))).toEqual(["sandbox-availability.json"]);
   });
 });

@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { createHash, randomBytes } from "node:crypto";
+import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { z } from "../config/zod-mini.ts";
@@ -134,12 +134,21 @@ export class SandboxAvailabilityCache {
     };
   }
 
-  /** Keep `status` for `key` (atomically: a reader never sees half a file). */
+  /**
+   * Keep `status` for `key`: written to a new file readable by the user alone (as every file of
+   * $LATHE_HOME is: it says which sandbox guards this user's commands, and what it lacks), then
+   * renamed over the old one, so a reader never sees half a file.
+   */
   write(key: string, status: SandboxStatus): void {
-    mkdirSync(path.dirname(this.file), { recursive: true });
-    const temp = `${this.file}.${process.pid}.tmp`;
-    writeFileSync(temp, `${JSON.stringify({ key, status })}\n`);
-    renameSync(temp, this.file);
+    mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
+    const temp = `${this.file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+    try {
+      writeFileSync(temp, `${JSON.stringify({ key, status })}\n`, { mode: 0o600, flag: "wx" });
+      renameSync(temp, this.file);
+    } catch (err) {
+      rmSync(temp, { force: true });
+      throw err;
+    }
   }
 }
 

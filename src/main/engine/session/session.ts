@@ -32,6 +32,11 @@ interface SessionWiring {
   checkpoints?: CallCheckpoints;
   /** Who is changing which file, across sessions and processes. */
   fileClaims: FileClaimer;
+  /**
+   * Why the session's calls may no longer run (deleted or closed by another process while open
+   * here), or undefined; asked as each call is about to run. Absent: it cannot be lost.
+   */
+  lost?(): string | undefined;
   /** Called once when the session ends for good (`close`), not when it is only released. */
   onClose(session: Session): Promise<void>;
   onRelease(session: Session): void;
@@ -48,6 +53,7 @@ export class Session {
   private readonly ctx: CallContext;
   private readonly wiring: SessionWiring;
   private ended = false;
+  private lostReason: string | undefined;
 
   constructor(wiring: SessionWiring) {
     this.state = wiring.state;
@@ -78,7 +84,21 @@ export class Session {
       onInternalError: (toolId, error) => wiring.onInternalError(toolId, state.id, error),
       ...(wiring.checkpoints ? { checkpoints: wiring.checkpoints } : {}),
       fileClaims: wiring.fileClaims,
+      ...(wiring.lost ? { sessionLost: () => this.checkLost() } : {}),
     };
+  }
+
+  /**
+   * Why this session's calls can no longer run: it was deleted or closed by another process while
+   * open here. Once lost it stays lost (a batch stops issuing calls on it).
+   */
+  get lost(): string | undefined {
+    return this.lostReason;
+  }
+
+  private checkLost(): string | undefined {
+    this.lostReason ??= this.wiring.lost?.();
+    return this.lostReason;
   }
 
   get id(): string {
@@ -95,11 +115,11 @@ export class Session {
    * envelope, the engine's id of the call and what each stage of the policy decided.
    */
   invoke(request: CallRequest): Promise<CallOutcome> {
-    if (this.ended) {
+    if (this.ended || this.lostReason !== undefined) {
       return Promise.resolve({
         envelope: {
           type: "error",
-          error_text: `Session ${this.id} is closed; open a new session to call tools.`,
+          error_text: this.lostReason ?? `Session ${this.id} is closed; open a new session to call tools.`,
           metadata: { duration_ms: 0 },
         },
         callId: "",

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm, utimes, writeFile } from "node:fs/promises";
+import { existsSync, readFileSync } from "node:fs";
+import { mkdtemp, readdir, readFile, rm, utimes, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -74,6 +74,7 @@ describe("withFileLock", () => {
     ["a process that has ended (kill -9)", async () => String(await deadPid()), 0],
     ["this very process, which does not hold it", async () => String(process.pid), 0],
     ["a live process, past the stale age", async () => String(process.ppid), 10_000],
+    ["an older Lathe killed before it wrote its pid (empty)", async () => "", 3_000],
   ])("takes over a lock left by %s", async (_name, owner, ageMs) => {
     await writeFile(`${file}.lock`, await owner());
     if (ageMs > 0) {
@@ -111,4 +112,50 @@ describe("withFileLock", () => {
     const list = JSON.parse(await readFile(file, "utf8")) as string[];
     expect(list).toHaveLength(120);
   });
+
+  it("the lock appears with its pid in it, and leaves no other file behind", async () => {
+    const seen = withFileLock(file, () => readFileSync(`${file}.lock`, "utf8"), TIMING);
+    expect(seen).toBe(String(process.pid));
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it("a fresh lock with no pid is being written: it is waited for, not taken, until it is old", async () => {
+    await writeFile(`${file}.lock`, "");
+    const t0 = Date.now();
+    expect(withFileLock(file, () => "ran", { waitMs: 5_000, staleMs: 30_000 })).toBe("ran");
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(1_500);
+    expect(Date.now() - t0).toBeLessThan(4_000);
+  });
+
+  it("processes finding one left-over lock at once take it one at a time", async () => {
+    const module = fileURLToPath(new URL("./file-lock.ts", import.meta.url));
+    const inside = `${file}.inside`;
+    const overlaps = path.join(dir, "overlaps.log");
+    // Each worker waits for the same instant, then takes the lock once: while it holds it, no
+    // other may (it marks `inside`, exclusively, for a moment).
+    const worker = (startAt: number) => `import(${JSON.stringify(module)}).then(({ withFileLock }) => {
+      const fs = require("node:fs");
+      while (Date.now() < ${startAt}) {}
+      withFileLock(${JSON.stringify(file)}, () => {
+        try { fs.writeFileSync(${JSON.stringify(inside)}, "", { flag: "wx" }); }
+        catch { fs.appendFileSync(${JSON.stringify(overlaps)}, "overlap\\n"); return; }
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 30);
+        fs.unlinkSync(${JSON.stringify(inside)});
+      }, { waitMs: 10_000, staleMs: 30_000 });
+    });`;
+    const run = (startAt: number) =>
+      new Promise<number | null>((resolve) =>
+        spawn(process.execPath, ["-e", worker(startAt)], { stdio: "inherit" }).on("close", resolve),
+      );
+    for (let round = 0; round < 6; round++) {
+      // Left over by a process killed with -9 while it held the lock.
+      await writeFile(`${file}.lock`, String(await deadPid()));
+      const startAt = Date.now() + 700;
+      expect(await Promise.all([run(startAt), run(startAt), run(startAt), run(startAt)])).toEqual([
+        0, 0, 0, 0,
+      ]);
+      expect(existsSync(overlaps) ? await readFile(overlaps, "utf8") : "", `round ${round}`).toBe("");
+      expect(await readdir(dir)).toEqual([]);
+    }
+  }, 60_000);
 });

@@ -240,4 +240,19 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX file_claims_by_token ON file_claims (token);
   `,
+  // Which processes have a persistent session open for tool calls now (session-users.ts): a
+  // delete, close or rewind of it is refused while another live one does. No reference to
+  // sessions: a use ends on its own, and a delete that goes ahead (its users hung) leaves rows
+  // that count for nothing and go at the next look.
+  `
+  CREATE TABLE session_users (
+    token         TEXT PRIMARY KEY,
+    session_id    TEXT NOT NULL,
+    pid           INTEGER NOT NULL,
+    host          TEXT NOT NULL,
+    started_at    INTEGER NOT NULL,
+    heartbeat_at  INTEGER NOT NULL
+  );
+  CREATE INDEX session_users_by_session ON session_users (session_id);
+  `,
 ];

@@ -58,6 +58,11 @@ export interface CallContext {
   checkpoints?: CallCheckpoints;
   /** Who is changing which file, across sessions and processes; absent when nothing is shared. */
   fileClaims?: FileClaimer;
+  /**
+   * Why the session's calls may no longer run (another process deleted or closed it), or
+   * undefined: asked as each call is about to run, so a call queued before that does not run.
+   */
+  sessionLost?(): string | undefined;
 }
 
 class CallStopped extends Error {}
@@ -318,6 +323,13 @@ async function run(
   // The scheduler slot is taken now, when the call is issued, and the policy decides inside it:
   // a write whose approval takes a while still runs before a write issued after it.
   const outcome = await ctx.scheduler.run(tool.readOnly, async () => {
+    let lost: string | undefined;
+    try {
+      lost = ctx.sessionLost?.();
+    } catch (err) {
+      return { error: errorText(tool.id, err, ctx) };
+    }
+    if (lost !== undefined) return { error: lost };
     let resolved = NOTHING_RESOLVED;
     if (ctx.decide) {
       let decision: PolicyResult;
