@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { LanguageModel } from "ai";
+import Database from "better-sqlite3";
 import { MockLanguageModelV4 } from "ai/test";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentManifest } from "../src/main/engine/agent/agent-manifest.ts";
@@ -528,6 +529,40 @@ describe("background tasks", () => {
     expect(await h.text("bg.txt")).toBe("bg\n");
     // The host kept getting the child's events after the parent finished.
     expect(eventsOf(events, "task").at(-1)?.event).toMatchObject({ type: "finish", status: "completed" });
+  });
+
+  it("says a task another Lathe process still runs is running there, not interrupted", async () => {
+    const h = await setup({ agents });
+    const { gate, open } = opening();
+    const parent = scriptedModel([start, { text: "Started it." }]);
+    const { events } = await h.run("delegate", parent, {
+      mode: "yolo",
+      resolveModel: models({ "scripted:bg": child(gate) }),
+    });
+    const { task_id } = outputOf<{ task_id: string }>(taskResults(events)[0]);
+    const db = new Database(path.join(h.home, "lathe.db"));
+    try {
+      // Another Lathe process (a live one: the one that started this test) holds the task's run.
+      db.prepare("UPDATE run_leases SET pid = ?, token = 'other' WHERE session_id = ?").run(
+        process.ppid,
+        task_id,
+      );
+      const later = await h.reopen();
+      expect(taskStatus(later, task_id)).toEqual({
+        task_id,
+        status: "running",
+        error: expect.stringMatching(
+          new RegExp(`^The task is still running in another Lathe process \\(pid ${process.ppid} on `),
+        ),
+      });
+      // Positive control: once no process holds it, a task with no recorded end was interrupted.
+      db.prepare("DELETE FROM run_leases WHERE session_id = ?").run(task_id);
+      expect(taskStatus(later, task_id)).toMatchObject({ status: "interrupted" });
+    } finally {
+      db.close();
+      open();
+      await settleTasks(h.engine);
+    }
   });
 
   it("gives the result to a later task call with the task id alone", async () => {

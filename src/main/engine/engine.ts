@@ -472,6 +472,20 @@ export class Engine {
   }
 
   /**
+   * Which process runs the session now by its run lease, in words ("in another Lathe process
+   * (pid …)"), or undefined when none does: a task whose recorded run has no end may still be
+   * running elsewhere rather than interrupted. A session merely open for tool calls is not a run.
+   */
+  runHolder(sessionId: string): string | undefined {
+    const holder = this.runLeases().holder(sessionId);
+    if (!holder) return undefined;
+    if (this.runLeases().isThisProcess(holder))
+      return `in this Lathe process (pid ${holder.pid}), by another engine`;
+    const since = new Date(holder.startedAt).toISOString().replace(/\.\d+Z$/, "Z");
+    return `in another Lathe process (pid ${holder.pid} on ${holder.host}, since ${since})`;
+  }
+
+  /**
    * Why a session may not be changed now (a rewind, a delete), or undefined: it is open in this
    * engine, or a run holds it in another Lathe process.
    */

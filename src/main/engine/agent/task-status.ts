@@ -9,13 +9,22 @@ export function editsFiles(engine: Engine): (toolId: string) => boolean {
 
 /**
  * Where a task (a child session started by `task`) stands: live for a task this engine is
- * running, else from its recorded events (`interrupted` when it never finished). Undefined when
+ * running; `running` with where, for one another Lathe process runs (it holds the child's run
+ * lease); else from its recorded events (`interrupted` when it never finished). Undefined when
  * `taskId` is no task. Hosts list a session's tasks with `engine.conversations().children(id)`.
  */
 export function taskStatus(engine: Engine, taskId: string): TaskResult | undefined {
   const entry = engine.tasks.get(taskId);
   if (entry) return entry.result ?? { task_id: taskId, status: "running" };
-  return storedTaskResult(engine.conversations(), taskId, editsFiles(engine));
+  const stored = storedTaskResult(engine.conversations(), taskId, editsFiles(engine));
+  if (stored?.status !== "interrupted") return stored;
+  const where = engine.runHolder(taskId);
+  if (where === undefined) return stored;
+  return {
+    task_id: taskId,
+    status: "running",
+    error: `The task is still running ${where}, so its result cannot be awaited from here. Collect it again later (task with task_id "${taskId}"), or go on without it.`,
+  };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { isSecretName, isSecretVariable } from "./secret-name.ts";
 
-const MASK = "[REDACTED]";
+/** What stands in for a masked secret wherever Lathe shows or stores text. */
+export const MASK = "[REDACTED]";
 
 /**
  * Whether a value looks made by a machine rather than written as a word: a digit, a capital

@@ -20,7 +20,8 @@ interface ReadTextInput {
  */
 function saved(file: string, text: string): boolean {
   try {
-    writeFileSync(file, text);
+    // Private, as every sidecar: the file read may hold a secret.
+    writeFileSync(file, text, { mode: 0o600 });
     return true;
   } catch {
     return false;

@@ -1,5 +1,7 @@
 import path from "node:path";
+import { MASK, redactText } from "../audit/redact.ts";
 import type { McpServerConfig } from "../config/lathe-settings.ts";
+import { shownEnvValue } from "./shown-env-value.ts";
 
 export type McpStdioConfig = Extract<McpServerConfig, { command: string }>;
 
@@ -17,9 +19,11 @@ export function serverCwd(config: McpStdioConfig, root: string): string {
 }
 
 /**
- * The exact command a server starts with, as a person should review it before it runs:
- * `cd <cwd> && KEY=value … command args…` (shell-quoted), or the URL and the header names of a
- * Streamable HTTP server (header values are credentials and are not shown).
+ * The command a server starts with, as a person should review it before it runs and as it is
+ * printed and logged: `cd <cwd> && KEY=value … command args…` (shell-quoted), or the URL and the
+ * header names of a Streamable HTTP server (header values are credentials and are not shown).
+ * Environment values are shown only when plainly no credential (see shownEnvValue), and
+ * secret-looking arguments (`--token …`, a password in a URL) are masked as the audit masks them.
  */
 export function commandLine(config: McpServerConfig, root: string): string {
   if (!isStdio(config)) {
@@ -28,7 +32,10 @@ export function commandLine(config: McpServerConfig, root: string): string {
   }
   const env = Object.entries(config.env)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([k, v]) => `${k}=${quote(v)}`);
+    .map(([k, v]) => {
+      const shown = shownEnvValue(k, v);
+      return `${k}=${shown === undefined ? MASK : quote(shown)}`;
+    });
   const words = [...env, quote(config.command), ...config.args.map(quote)];
-  return `cd ${quote(serverCwd(config, root))} && ${words.join(" ")}`;
+  return redactText(`cd ${quote(serverCwd(config, root))} && ${words.join(" ")}`);
 }

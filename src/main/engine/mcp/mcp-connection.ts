@@ -26,7 +26,6 @@ function isSchemaError(
 ): err is Error & { issues: Array<{ path: PropertyKey[]; message: string }> } {
   return err instanceof Error && Array.isArray((err as { issues?: unknown }).issues);
 }
-import { redactText } from "../audit/redact.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { McpServerConfig } from "../config/lathe-settings.ts";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.ts";
@@ -238,7 +237,7 @@ export class McpConnection {
     const generation = ++this.generation;
     const { log, config } = this.options;
     this.options.onStarting?.();
-    log.note(`starting: ${redactText(commandLine(config, this.options.root))}`);
+    log.note(`starting: ${commandLine(config, this.options.root)}`);
     let client: Client | undefined;
     let opened: OpenedTransport | undefined;
     try {

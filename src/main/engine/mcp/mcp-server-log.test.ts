@@ -26,6 +26,18 @@ describe("McpServerLog", () => {
     expect(await readFile(file, "utf8")).toMatch(/^one\ntwo\nthree\nfour\nfi\n\[lathe .*\] exited\n$/);
   });
 
+  it.skipIf(process.platform === "win32")(
+    "makes the logs folder it creates readable by the user alone, as the log file",
+    async () => {
+      const file = path.join(dir, "logs", "mcp-x.log");
+      const log = new McpServerLog(file);
+      log.note("starting");
+      await log.flush();
+      expect((await stat(path.dirname(file))).mode & 0o777).toBe(0o700);
+      expect((await stat(file)).mode & 0o777).toBe(0o600);
+    },
+  );
+
   it("quotes at most the start of a huge line in messages and the tail; the file keeps all of it", async () => {
     const file = path.join(dir, "mcp-huge.log");
     const log = new McpServerLog(file, { maxBytes: 10 * 1024 * 1024 });

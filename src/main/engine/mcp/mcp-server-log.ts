@@ -108,7 +108,7 @@ export class McpServerLog {
     try {
       const bytes = Buffer.byteLength(text);
       if (this.size === undefined) {
-        await mkdir(path.dirname(this.file), { recursive: true });
+        await mkdir(path.dirname(this.file), { recursive: true, mode: 0o700 });
         this.size = await stat(this.file).then(
           (s) => s.size,
           () => 0,

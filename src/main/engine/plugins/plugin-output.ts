@@ -59,7 +59,7 @@ export async function settleLargeResult(input: LargeResultInput): Promise<LargeR
   const cut = truncateResult(value);
   if (!cut || input.sidecarPath === undefined) return { kind: "whole", value };
   try {
-    writeFileSync(input.sidecarPath, cut.full);
+    writeFileSync(input.sidecarPath, cut.full, { mode: 0o600 });
   } catch {
     return { kind: "whole", value };
   }

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, rm } from "node:fs/promises";
+import { chmod, mkdir, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { makeOwnedTempDir } from "../temp/owned-temp-dir.ts";
 import type { Asker } from "../tools/question-request.ts";
@@ -79,9 +79,22 @@ export class SessionState implements ToolSession {
     return path.join(this.dir, "sidecars");
   }
 
-  /** A fresh sidecar file path for a tool's output (its folder created). */
+  /**
+   * Make the sidecar folder (and the session's folder above it) readable by the user alone, as
+   * the rest of `$LATHE_HOME` is: a sidecar holds a tool's whole output (a file read, a command's
+   * output), which may be a secret. A folder an older Lathe made open to others is narrowed.
+   */
+  private async makeSidecarDir(): Promise<void> {
+    await mkdir(this.sidecarDir, { recursive: true, mode: 0o700 });
+    if (process.platform === "win32") return;
+    for (const dir of [this.dir, this.sidecarDir]) {
+      if (((await stat(dir)).mode & 0o077) !== 0) await chmod(dir, 0o700);
+    }
+  }
+
+  /** A fresh sidecar file path for a tool's output (its folder created); write it mode 0600. */
   async newSidecarPath(toolId: string): Promise<string> {
-    await mkdir(this.sidecarDir, { recursive: true });
+    await this.makeSidecarDir();
     return path.join(
       this.sidecarDir,
       `${toolId.replace(/[^A-Za-z0-9_-]/g, "_")}-${randomBytes(6).toString("hex")}.txt`,
@@ -90,7 +103,7 @@ export class SessionState implements ToolSession {
 
   /** Save a file a tool produced (an image) beside the sidecars; returns its absolute path. */
   async writeSidecarFile(toolId: string, bytes: Uint8Array, extension: string): Promise<string> {
-    await mkdir(this.sidecarDir, { recursive: true });
+    await this.makeSidecarDir();
     const file = path.join(
       this.sidecarDir,
       `${toolId.replace(/[^A-Za-z0-9_-]/g, "_")}-${randomBytes(6).toString("hex")}.${extension.replace(/[^a-z0-9]/gi, "")}`,

@@ -32,7 +32,10 @@ export interface TaskResult {
   summary?: string;
   /** Workspace paths the child wrote or edited, in the order it first did. Absent while it runs. */
   artifacts?: string[];
-  /** For a task that did not complete: what went wrong, or why it stopped, and what to do next. */
+  /**
+   * For a task that did not complete: what went wrong, or why it stopped, and what to do next;
+   * for one still running in another Lathe process, where, and that it cannot be awaited here.
+   */
   error?: string;
 }
 
