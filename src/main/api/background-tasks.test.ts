@@ -250,7 +250,7 @@ describe("background tasks of a chat", () => {
     await startBackgroundTask(ui, marker);
 
     await ui.connection.close();
-    // Not at once: a reload of that window comes back within the grace and adopts them.
+    // Not at once: a reload of that window comes back within the grace and has them again.
     expect(host.liveTasks.running()).toHaveLength(1);
     expect(alive(marker)).toBe(true);
     // Nobody came back: the task ends, its command killed (the kernel reaps a killed sandbox a
