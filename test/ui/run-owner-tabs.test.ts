@@ -32,8 +32,11 @@ let viewer: Page;
 const owner = chatHelpers(() => world().page);
 const watching = chatHelpers(() => viewer);
 const list = (page: Page) => page.getByRole("list", { name: "Session list" });
+/** What the page's script sees of its sessionStorage (the test compiles without the DOM's types). */
+type PageStorage = { sessionStorage: Pick<Storage, "getItem" | "setItem"> };
 /** The tab id the page keeps in its sessionStorage (see session-tab-id.ts). */
-const tabIdOf = (page: Page) => page.evaluate(() => window.sessionStorage.getItem("lathe.tabId"));
+const tabIdOf = (page: Page) =>
+  page.evaluate(() => (globalThis as unknown as PageStorage).sessionStorage.getItem("lathe.tabId"));
 
 const world = useUiWorld(
   runUi,
@@ -121,8 +124,9 @@ describe.skipIf(!runUi)("a chat run open in several tabs", () => {
     // What a duplicated tab starts with: a copy of its original's sessionStorage, the tab id included.
     const copy = await openWatchedPage(browser, problems, { width: 1100, height: 800 });
     await copy.addInitScript((id) => {
-      if (id !== null && window.sessionStorage.getItem("lathe.tabId") === null)
-        window.sessionStorage.setItem("lathe.tabId", id);
+      const { sessionStorage } = globalThis as unknown as PageStorage;
+      if (id !== null && sessionStorage.getItem("lathe.tabId") === null)
+        sessionStorage.setItem("lathe.tabId", id);
     }, original);
     await copy.goto(url);
     await list(copy).getByRole("listitem", { name: "Copy my tab" }).click();
