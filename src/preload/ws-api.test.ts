@@ -71,3 +71,51 @@ describe("createWsApi when the connection closes", () => {
     expect(told).toEqual([]);
   });
 });
+
+describe("createWsApi and the tab id", () => {
+  function tabWorld(stored: string | undefined) {
+    const urls: string[] = [];
+    const sockets: FakeSocket[] = [];
+    const kept = { id: stored };
+    const api = createWsApi("ws://127.0.0.1:1/api?token=t", {
+      connect: (url) => {
+        urls.push(url);
+        const socket = new FakeSocket();
+        sockets.push(socket);
+        return socket;
+      },
+      onConnection: () => undefined,
+      tab: { presented: () => kept.id, assigned: (id) => (kept.id = id) },
+    });
+    const tabOf = (url: string) => new URL(url).searchParams.get("tab");
+    return { api, urls, sockets, kept, tabOf };
+  }
+
+  it.each([
+    { case: "the id it keeps", stored: "tab-kept-by-this-page", presented: "tab-kept-by-this-page" },
+    { case: "none when it keeps none", stored: undefined, presented: null },
+    { case: "none when what it keeps is malformed", stored: "../../x&token=y", presented: null },
+  ])("presents $case when it connects", ({ stored, presented }) => {
+    const { api, urls, tabOf } = tabWorld(stored);
+    void api.tools.list();
+    expect(tabOf(urls[0]!)).toBe(presented);
+    expect(new URL(urls[0]!).searchParams.get("token")).toBe("t");
+  });
+
+  it("keeps the id the server assigns and presents it when it connects again", async () => {
+    const { api, urls, sockets, kept, tabOf } = tabWorld("tab-copied-from-the-original");
+    void api.tools.list();
+    sockets[0]!.emit("open");
+    sockets[0]!.emit(
+      "message",
+      JSON.stringify({ event: "tab.assigned", payload: { tabId: "tab-fresh-for-the-copy" } }),
+    );
+    expect(kept.id).toBe("tab-fresh-for-the-copy");
+    // A malformed assignment is dropped: the id kept stays.
+    sockets[0]!.emit("message", JSON.stringify({ event: "tab.assigned", payload: { tabId: "bad" } }));
+    expect(kept.id).toBe("tab-fresh-for-the-copy");
+    sockets[0]!.emit("close");
+    void api.tools.list();
+    expect(tabOf(urls[1]!)).toBe("tab-fresh-for-the-copy");
+  });
+});

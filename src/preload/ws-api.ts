@@ -3,6 +3,7 @@
 import type { ApiResult, Channel, LatheApi } from "../shared/api-contract.ts";
 import { createLatheApi, transportFailure, type Invoke, type Subscribe } from "../shared/create-lathe-api.ts";
 import { PushListeners } from "../shared/push-listeners.ts";
+import { parseTabId, TAB_PARAM, TabAssignedSchema } from "../shared/tab-id.ts";
 import {
   MAX_REQUEST_BYTES,
   TOKEN_PARAM,
@@ -30,6 +31,20 @@ interface WsApiOptions {
    * opens again after that (undefined): pushes, such as a run's events, cannot arrive meanwhile.
    */
   onConnection?: (lost: string | undefined) => void;
+  /**
+   * Where the page keeps its tab id (see tab-id.ts; the page's sessionStorage): presented on
+   * every connection, so a run this tab started is still its own after a reload or a reconnect,
+   * and replaced by the one the server assigns.
+   */
+  tab?: TabIdStore;
+}
+
+/** The page's tab id, kept where a reload of the tab finds it. */
+export interface TabIdStore {
+  /** The id to present; undefined for a tab that has none yet. */
+  presented(): string | undefined;
+  /** The server said this tab goes by `tabId`: present it from now on. */
+  assigned(tabId: string): void;
 }
 
 /** What the person is told when the connection to `lathe serve` closes. */
@@ -68,7 +83,7 @@ export function createWsApi(url: string, options: WsApiOptions = {}): LatheApi {
 
   function open(): Promise<WebSocketLike> {
     return new Promise((resolve, reject) => {
-      const ws = connect(url);
+      const ws = connect(withTab(url, options.tab?.presented()));
       let opened = false;
       ws.addEventListener("open", () => {
         opened = true;
@@ -87,6 +102,10 @@ export function createWsApi(url: string, options: WsApiOptions = {}): LatheApi {
           return;
         }
         if ("event" in parsed.data) {
+          if (parsed.data.event === "tab.assigned") {
+            const assigned = TabAssignedSchema.safeParse(parsed.data.payload);
+            if (assigned.success) options.tab?.assigned(assigned.data.tabId);
+          }
           listeners.deliver(parsed.data);
           return;
         }
@@ -149,6 +168,15 @@ export function createWsApi(url: string, options: WsApiOptions = {}): LatheApi {
 
   // The server answers each channel with that channel's response type (see api-contract.ts).
   return createLatheApi(send as Invoke, subscribe);
+}
+
+/** `url` presenting tab id `tabId` (a malformed one is not presented: the server assigns a fresh one). */
+function withTab(url: string, tabId: string | undefined): string {
+  const checked = parseTabId(tabId);
+  if (checked === undefined) return url;
+  const u = new URL(url);
+  u.searchParams.set(TAB_PARAM, checked);
+  return u.href;
 }
 
 function tooLarge(bytes: number): string {

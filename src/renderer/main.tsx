@@ -1,6 +1,7 @@
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { createWsApi, wsApiUrl } from "../preload/ws-api.ts";
+import { sessionTabId } from "./state/session-tab-id.ts";
 import type { LatheApi } from "../shared/api-contract.ts";
 import { TOKEN_PARAM } from "../shared/ws-protocol.ts";
 import { App } from "./app.tsx";
@@ -26,6 +27,8 @@ function latheApi(): LatheApi {
   if (window.lathe) return window.lathe;
   const token = new URLSearchParams(window.location.search).get(TOKEN_PARAM) ?? "";
   const api = createWsApi(wsApiUrl(window.location.href, token), {
+    // This tab's id survives its reloads (sessionStorage), so the runs it started stay its own.
+    tab: sessionTabId(window.sessionStorage),
     // The stores exist by the time a connection can close (they are made right below).
     onConnection: (lost) => {
       store.getState().setConnectionLost(lost);

@@ -66,9 +66,9 @@ export const ChatHistorySchema = z.strictObject({
   /** The `index` of that run's next push: its pushes below it are already in the last turn. */
   runningNextIndex: z.number().int().nonnegative().optional(),
   /**
-   * true: the run going on in the session (or a background task of an earlier one) is this UI's:
-   * it started it, or adopted it on opening the chat after the UI that started it went away (a
-   * reload). A UI showing a run it does not own may leave it; the run goes on.
+   * true: the run going on in the session (or a background task of an earlier one) is this UI's
+   * tab's: this tab started it, maybe before a reload (see tab-id.ts). A UI showing a run it does
+   * not own may leave it; the run goes on.
    */
   runOwned: z.literal(true).optional(),
   /**

@@ -14,6 +14,7 @@ import { ExtensionsStatusSchema } from "./extensions-schemas.ts";
 import { UnsandboxedMcpRequestSchema, UnsandboxedMcpSettledSchema } from "./mcp-unsandboxed-schemas.ts";
 import { QuestionRequestSchema, QuestionSettledSchema } from "./question-schemas.ts";
 import { RunEventPushSchema } from "./run-event-schema.ts";
+import { TabAssignedSchema } from "./tab-id.ts";
 
 /** The IPC channel (Electron) that carries every push frame to the renderer. */
 export const PUSH_CHANNEL = "lathe.push";
@@ -80,6 +81,8 @@ const pushes = {
   "mcp.unsandboxedRequested": UnsandboxedMcpRequestSchema,
   /** That dialog is over. */
   "mcp.unsandboxedSettled": UnsandboxedMcpSettledSchema,
+  /** The tab id this UI goes by (see tab-id.ts): sent once it is known, right after connecting. */
+  "tab.assigned": TabAssignedSchema,
 } as const;
 
 export type PushEvent = keyof typeof pushes;

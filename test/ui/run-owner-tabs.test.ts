@@ -1,7 +1,9 @@
 // Who a chat run belongs to when it is open in several tabs of one `lathe serve`: a tab that only
 // watches a run (another tab started it) may go elsewhere, the run going on; the tab that started
-// it keeps it across a reload (it adopts the run again on coming back); a tab really closed stops
-// its run after a few seconds, and the tabs still showing it say why it stopped.
+// it keeps it across a reload (by the id it keeps in its sessionStorage); a copy of that tab (its
+// sessionStorage copied) is a tab of its own; a tab really closed stops its run after a few
+// seconds, another tab opening the chat meanwhile does not take it over, and the tabs still
+// showing it say why it stopped.
 // The page in Debian's Chromium, the loopback fixture model. Needs `npm run build` first.
 import path from "node:path";
 import type { Page } from "playwright-core";
@@ -23,12 +25,18 @@ const REPLIES: Record<string, string> = {
   "Watch me": slowText("Watching the clock", 6, "Watched to the end."),
   "Reload me": slowText("Counting through a reload", 10, "Counted to the end."),
   "Close my tab": slowText("Writing on and on", 40, "Never reached."),
+  "Copy my tab": slowText("Copying along", 12, "Copied to the end."),
 };
 
 let viewer: Page;
 const owner = chatHelpers(() => world().page);
 const watching = chatHelpers(() => viewer);
 const list = (page: Page) => page.getByRole("list", { name: "Session list" });
+/** What the page's script sees of its sessionStorage (the test compiles without the DOM's types). */
+type PageStorage = { sessionStorage: Pick<Storage, "getItem" | "setItem"> };
+/** The tab id the page keeps in its sessionStorage (see session-tab-id.ts). */
+const tabIdOf = (page: Page) =>
+  page.evaluate(() => (globalThis as unknown as PageStorage).sessionStorage.getItem("lathe.tabId"));
 
 const world = useUiWorld(
   runUi,
@@ -87,6 +95,8 @@ describe.skipIf(!runUi)("a chat run open in several tabs", () => {
     await list(viewer).getByRole("listitem", { name: "Reload me" }).click();
     await viewer.getByRole("button", { name: "Stop" }).waitFor({ timeout: 10_000 });
 
+    const before = await tabIdOf(page);
+    expect(before).toMatch(/^[A-Za-z0-9_-]{16,64}$/);
     await page.reload();
     // Back after the reload: the run goes on here (Stop, text still arriving), not "interrupted".
     await page.getByRole("button", { name: "Stop" }).waitFor({ timeout: 10_000 });
@@ -94,6 +104,7 @@ describe.skipIf(!runUi)("a chat run open in several tabs", () => {
     // The run is this tab's again: it cannot wander off while the run goes on (the watcher can).
     expect(await page.getByRole("button", { name: "New chat" }).isDisabled()).toBe(true);
     expect(await viewer.getByRole("button", { name: "New chat" }).isEnabled()).toBe(true);
+    expect(await tabIdOf(page)).toBe(before);
     await page.screenshot({ path: path.join(SHOTS, "ui-run-owner-reloaded.png") });
     // It outlives the few seconds a closed tab's run is given, and ends as the model finishes it.
     await owner.conversation().getByText("Counted to the end.").waitFor({ timeout: 30_000 });
@@ -104,20 +115,53 @@ describe.skipIf(!runUi)("a chat run open in several tabs", () => {
     expect(world().problems, world().problems.join("\n")).toEqual([]);
   });
 
-  it("stops the run of a tab that was closed, after a few seconds, and says why in the tab watching it", async () => {
+  it("keeps the run with its tab when a copy of the tab (its sessionStorage copied) opens the chat and closes", async () => {
+    const { browser, url, problems, page } = world();
+    await page.getByRole("button", { name: "New chat" }).click();
+    await owner.send("Copy my tab");
+    await owner.conversation().getByText("Copying along").waitFor({ timeout: 10_000 });
+    const original = await tabIdOf(page);
+    // What a duplicated tab starts with: a copy of its original's sessionStorage, the tab id included.
+    const copy = await openWatchedPage(browser, problems, { width: 1100, height: 800 });
+    await copy.addInitScript((id) => {
+      const { sessionStorage } = globalThis as unknown as PageStorage;
+      if (id !== null && sessionStorage.getItem("lathe.tabId") === null)
+        sessionStorage.setItem("lathe.tabId", id);
+    }, original);
+    await copy.goto(url);
+    await list(copy).getByRole("listitem", { name: "Copy my tab" }).click();
+    await copy.getByRole("button", { name: "Stop" }).waitFor({ timeout: 10_000 });
+    // The copy was given an id of its own, and only watches the run: it may leave it.
+    await expect.poll(() => tabIdOf(copy)).not.toBe(original);
+    expect(await copy.getByRole("button", { name: "New chat" }).isEnabled()).toBe(true);
+    expect(await page.getByRole("button", { name: "New chat" }).isDisabled()).toBe(true);
+    await copy.screenshot({ path: path.join(SHOTS, "ui-run-owner-copy-watches.png") });
+    // The copy closing costs the run nothing: it is still the original tab's, past the grace.
+    await copy.close();
+    await page.waitForTimeout(7_000);
+    expect(await owner.conversation().innerText()).not.toMatch(/stopped/i);
+    await page.getByRole("button", { name: "Stop" }).waitFor();
+    await owner.conversation().getByText("Copied to the end.").waitFor({ timeout: 30_000 });
+    await owner.turnEnded();
+    expect(problems, problems.join("\n")).toEqual([]);
+  });
+
+  it("stops the run of a tab that was closed, after a few seconds, though another tab opened its chat meanwhile", async () => {
     const { browser, url, problems } = world();
     const starter = await openWatchedPage(browser, problems, { width: 1100, height: 800 });
     await starter.goto(url);
     const starting = chatHelpers(() => starter);
     await starting.send("Close my tab");
     await starting.conversation().getByText("Writing on and on").waitFor({ timeout: 10_000 });
-    await list(viewer).getByRole("listitem", { name: "Close my tab" }).click();
-    await viewer.getByRole("button", { name: "Stop" }).waitFor({ timeout: 10_000 });
+    await viewer.getByRole("button", { name: "New chat" }).click();
+    await list(viewer).getByRole("listitem", { name: "Close my tab" }).waitFor({ timeout: 10_000 });
 
     await starter.close();
-    // Not at once: a reload would come back within the grace.
-    await viewer.waitForTimeout(1_000);
-    expect(await viewer.getByRole("button", { name: "Stop" }).count()).toBe(1);
+    // Another tab opening the chat in the grace shows the run going on, but only watches it.
+    await list(viewer).getByRole("listitem", { name: "Close my tab" }).click();
+    await viewer.getByRole("button", { name: "Stop" }).waitFor({ timeout: 4_000 });
+    expect(await viewer.getByRole("button", { name: "New chat" }).isEnabled()).toBe(true);
+    await viewer.screenshot({ path: path.join(SHOTS, "ui-run-owner-other-tab-in-grace.png") });
     await viewer.getByText(/Stopped: the tab that started it was closed/).waitFor({ timeout: 20_000 });
     await watching.turnEnded();
     expect(await viewer.getByText("Never reached.").count()).toBe(0);

@@ -125,11 +125,13 @@ async function slowTaskModel(marker: string): Promise<void> {
   );
 }
 
-function connect() {
+/** A UI connection; `tabId`: the tab id its page presents (the same across a reload of the tab). */
+function connect(tabId?: string) {
   const frames: PushFrame[] = [];
   const connection = new UiConnection({
     host,
     mode: "yolo",
+    ...(tabId !== undefined ? { tabId } : {}),
     send: (frame) => {
       const checked = parsePushFrame(JSON.parse(JSON.stringify(frame)));
       if (!checked.ok) throw new Error(checked.error);
@@ -248,7 +250,7 @@ describe("background tasks of a chat", () => {
     await startBackgroundTask(ui, marker);
 
     await ui.connection.close();
-    // Not at once: a reload of that window comes back within the grace and adopts them.
+    // Not at once: a reload of that window comes back within the grace and has them again.
     expect(host.liveTasks.running()).toHaveLength(1);
     expect(alive(marker)).toBe(true);
     // Nobody came back: the task ends, its command killed (the kernel reaps a killed sandbox a
@@ -258,14 +260,14 @@ describe("background tasks of a chat", () => {
     expect(existsSync(path.join(root, "late.txt"))).toBe(false);
   });
 
-  it("go on when the window whose run started them reloads: the page back on the chat adopts them", async () => {
+  it("go on when the window whose run started them reloads: the same tab back on the chat has them", async () => {
     const marker = newMarker();
     await slowTaskModel(marker);
-    const ui = connect();
+    const ui = connect("tab-of-the-page-that-sent");
     const { sessionId } = await startBackgroundTask(ui, marker);
 
     await ui.connection.close();
-    const reloaded = connect();
+    const reloaded = connect("tab-of-the-page-that-sent");
     expect(data<ChatHistory>(await reloaded.dispatch("chat.history", { sessionId })).runOwned).toBe(true);
     // Well past the grace, the task still works: it is the reloaded page's now.
     await new Promise((resolve) => setTimeout(resolve, 1_000));

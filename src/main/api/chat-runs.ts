@@ -27,10 +27,12 @@ interface ChatRunsOptions {
   /** The host's background tasks: any UI may stop one, whether or not the run that started it goes on. */
   tasks: LiveTasks;
   /**
-   * Which UI each run of the host belongs to: this UI's runs (and their background tasks) are
-   * its own until it goes away; then they go on a while for it to come back (a reload).
+   * Which tab each run of the host belongs to: this UI's runs (and their background tasks) are
+   * its tab's; when the tab goes away they go on a while for it to come back (a reload).
    */
   owners: RunOwners;
+  /** The id of the tab this UI is, once the host has said (see LiveTabs). */
+  tab: Promise<string>;
 }
 
 interface ActiveRun {
@@ -49,8 +51,8 @@ function taskIdsOf(event: RunEvent | RunEventPayload["event"]): string[] {
  * The agent runs of one UI: `send` starts a run on a prompt (its events, and its session's todo
  * list, go to every UI of the host as pushes) and answers once the run has started. The runs it
  * started, and the background tasks they started (which may outlive their run), are this UI's
- * (see RunOwners): `close` leaves them for a few seconds to a UI that comes back for them, then
- * they stop; `adopt` takes over those of a chat this UI opens. `abort`, `stopTool` and `stopTask`
+ * tab's (see RunOwners): when the tab goes away they wait a few seconds for it to come back (a
+ * reload), then they stop; `owns` says whether a chat's run is this tab's. `abort`, `stopTool` and `stopTask`
  * reach any run and task of the host (a second tab on the same chat has a Stop too). Approvals and
  * questions go to the host's session prompts: every UI showing the session shows them and may
  * answer them.
@@ -58,27 +60,34 @@ function taskIdsOf(event: RunEvent | RunEventPayload["event"]): string[] {
 export class ChatRuns {
   private readonly options: ChatRunsOptions;
   private closed = false;
+  private tab: string | undefined;
 
   constructor(options: ChatRunsOptions) {
     this.options = options;
+    options.tab.then(
+      (tab) => (this.tab = tab),
+      () => undefined,
+    );
   }
 
-  /** How many runs (or background tasks they started) are this UI's and going on. */
+  /** How many runs (or background tasks they started) are this UI's tab's and going on. */
   get active(): number {
-    return this.options.owners.count(this);
+    return this.tab === undefined ? 0 : this.options.owners.count(this.tab);
   }
 
   /**
-   * This UI opened chat session `sessionId`: a run of it whose UI went away (a tab reloading)
-   * is this one's from now on. Returns whether a run going on in the session is this UI's.
+   * Whether a run going on in chat session `sessionId` is this UI's tab's (it started it, maybe
+   * before a reload of the tab).
    */
-  adopt(sessionId: string): boolean {
-    return !this.closed && this.options.owners.adopt(this, sessionId);
+  async owns(sessionId: string): Promise<boolean> {
+    const tab = await this.options.tab;
+    return !this.closed && this.options.owners.owns(tab, sessionId);
   }
 
   async send(request: ChatSend): Promise<ChatStarted> {
     if (this.closed) throw new ApiError("The run was not started: the window closed.");
     const { newSessionId, runAgent, ToolCallStops } = await agentModule();
+    const tab = await this.options.tab;
     const sessionId = request.sessionId ?? newSessionId();
     const busy = this.options.busySessions;
     if (busy.has(sessionId)) {
@@ -180,18 +189,15 @@ export class ChatRuns {
           console.error("lathe: closing a run's engine failed:", error);
         }
       });
-    // The run, and its background tasks that still work on this engine after it, are this UI's:
-    // the engine is not retired under them, and stopping them (the run's signal reaches the tasks)
-    // is for whoever owns them.
-    const owners = this.options.owners;
-    owners.own(this, {
+    // The run, and its background tasks that still work on this engine after it, are this UI's
+    // tab's: the engine is not retired under them, and stopping them (the run's signal reaches the
+    // tasks) is for whoever owns them. If the tab went away meanwhile, they wait for it like the others.
+    this.options.owners.own(tab, {
       sessionId,
       engine: setup.engine,
       stop: (reason) => active.controller.abort(reason),
       done: active.done.then(() => setup.engine.tasks.settled(tasks)),
     });
-    // The UI went away while this run was being set up: the run waits for it like the others.
-    if (this.closed) owners.leave(this);
 
     try {
       const first = await Promise.race([whenStarted, running.then((result) => result.runId)]);
@@ -228,12 +234,11 @@ export class ChatRuns {
   }
 
   /**
-   * The UI went away (closed, reloading, or its connection dropped): its runs and their background
-   * tasks go on for the host's grace period, for a UI that opens their chat to adopt them; those
-   * nobody adopts then stop, saying why.
+   * The UI went away (closed, reloading, or its connection dropped): it starts nothing more. Its
+   * tab's runs and their background tasks go on for the host's grace period, for the tab to come
+   * back (LiveTabs lets them wait); those whose tab does not come back then stop, saying why.
    */
   close(): void {
     this.closed = true;
-    this.options.owners.leave(this);
   }
 }

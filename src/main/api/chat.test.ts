@@ -64,10 +64,13 @@ async function model(replies: FixtureOptions["replies"], settings: Record<string
   return server;
 }
 
-function connect() {
+/** A UI connection; `tab`: the tab id its page presents, and whether its page is still there when asked. */
+function connect(tab: { id?: string; alive?: () => Promise<boolean> } = {}) {
   const frames: PushFrame[] = [];
   const connection = new UiConnection({
     host,
+    ...(tab.id !== undefined ? { tabId: tab.id } : {}),
+    ...(tab.alive ? { alive: tab.alive } : {}),
     send: (frame) => {
       const checked = parsePushFrame(JSON.parse(JSON.stringify(frame)));
       if (!checked.ok) throw new Error(checked.error);
@@ -692,17 +695,19 @@ describe("a chat run's approvals and questions in several UIs", () => {
     ],
   } satisfies Record<string, FixtureReply[]>;
   const pastGrace = () => new Promise((resolve) => setTimeout(resolve, GRACE_MS * 3));
+  /** The tab id one page keeps in its sessionStorage, across its reloads. */
+  const TAB = "tab-of-the-page-that-sent";
 
   it("keeps a run going when its UI comes back within the grace (a reload): the page back on the chat owns it", async () => {
     await model(byPrompt(asks));
-    const a = connect();
+    const a = connect({ id: TAB });
     const { sessionId, runId } = data<{ sessionId: string; runId: string }>(
       await a.dispatch("chat.send", { prompt: "Ask me", model: MODEL }),
     );
     await expect.poll(() => a.of("question.requested").length, { timeout: 10_000 }).toBe(1);
-    // The page reloads: its connection closes, a new one opens the chat it had on screen.
+    // The page reloads: its connection closes, a new one of the same tab opens the chat it had on screen.
     await a.connection.close();
-    const reloaded = connect();
+    const reloaded = connect({ id: TAB });
     const shown = await history(reloaded, sessionId);
     expect(shown).toMatchObject({ runningRunId: runId, runOwned: true });
     expect(shown.questions).toHaveLength(1);
@@ -716,15 +721,78 @@ describe("a chat run's approvals and questions in several UIs", () => {
     expect(finish).toMatchObject({ status: "completed" });
   });
 
-  it("gives the adopted run the same grace when the page that adopted it closes for good", async () => {
+  it("keeps a run for its tab when the reloaded page connects before the old connection's close arrives", async () => {
     await model(byPrompt(asks));
-    const [a, watcher] = [connect(), connect()];
+    // The old page is gone, but the host has not heard its close yet: asked, it does not answer.
+    const a = connect({ id: TAB, alive: () => Promise.resolve(false) });
+    const { sessionId, runId } = data<{ sessionId: string; runId: string }>(
+      await a.dispatch("chat.send", { prompt: "Ask me", model: MODEL }),
+    );
+    await expect.poll(() => a.of("question.requested").length, { timeout: 10_000 }).toBe(1);
+    const reloaded = connect({ id: TAB });
+    const shown = await history(reloaded, sessionId);
+    expect(shown).toMatchObject({ runningRunId: runId, runOwned: true });
+    expect(reloaded.of("tab.assigned")).toEqual([{ tabId: TAB }]);
+    await a.connection.close();
+    await pastGrace();
+    expect(host.chatPrompts.pending(sessionId).questions).toHaveLength(1);
+    expect(reloaded.events().filter((e) => e.type === "finish")).toEqual([]);
+    expect(reloaded.connection.activeRuns).toBe(1);
+    data(
+      await reloaded.dispatch("question.respond", {
+        id: shown.questions[0]!.id,
+        answers: [["Ada"]],
+      }),
+    );
+    const [finish] = await reloaded.finished();
+    expect(finish).toMatchObject({ status: "completed" });
+  });
+
+  it("lets no other tab take over the run of a tab that went away: it stops after the grace, whoever opened the chat", async () => {
+    await model(byPrompt(asks));
+    const a = connect({ id: TAB });
     const { sessionId } = data<{ sessionId: string }>(
       await a.dispatch("chat.send", { prompt: "Ask me", model: MODEL }),
     );
     await expect.poll(() => a.of("question.requested").length, { timeout: 10_000 }).toBe(1);
     await a.connection.close();
-    const reloaded = connect();
+    // Another tab (its own id), and a tab that presents none, open the chat during the grace.
+    const [other, fresh] = [connect({ id: "another-tab-of-the-host" }), connect()];
+    for (const ui of [other, fresh]) {
+      expect((await history(ui, sessionId)).runOwned).toBeUndefined();
+      expect(ui.connection.activeRuns).toBe(0);
+    }
+    const [finish] = await other.finished();
+    expect(finish).toMatchObject({ status: "aborted", stoppedBecause: TAB_CLOSED });
+  });
+
+  it("gives a duplicated tab (its original still open) a fresh id: the run stays the original's", async () => {
+    await model(byPrompt(asks));
+    const a = connect({ id: TAB });
+    const { sessionId } = data<{ sessionId: string }>(
+      await a.dispatch("chat.send", { prompt: "Ask me", model: MODEL }),
+    );
+    await expect.poll(() => a.of("question.requested").length, { timeout: 10_000 }).toBe(1);
+    const duplicate = connect({ id: TAB });
+    expect((await history(duplicate, sessionId)).runOwned).toBeUndefined();
+    const [assigned] = duplicate.of("tab.assigned");
+    expect(assigned?.tabId).toMatch(/^[A-Za-z0-9_-]{16,64}$/);
+    expect(assigned?.tabId).not.toBe(TAB);
+    await duplicate.connection.close();
+    await pastGrace();
+    expect((await history(a, sessionId)).runOwned).toBe(true);
+    expect(host.chatPrompts.pending(sessionId).questions).toHaveLength(1);
+  });
+
+  it("gives the run the same grace when the reloaded page closes for good", async () => {
+    await model(byPrompt(asks));
+    const [a, watcher] = [connect({ id: TAB }), connect()];
+    const { sessionId } = data<{ sessionId: string }>(
+      await a.dispatch("chat.send", { prompt: "Ask me", model: MODEL }),
+    );
+    await expect.poll(() => a.of("question.requested").length, { timeout: 10_000 }).toBe(1);
+    await a.connection.close();
+    const reloaded = connect({ id: TAB });
     expect((await history(reloaded, sessionId)).runOwned).toBe(true);
     await reloaded.connection.close();
     const [finish] = await watcher.finished();

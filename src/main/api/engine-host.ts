@@ -16,6 +16,7 @@ import { SessionPrompts } from "./session-prompts.ts";
 import { LiveTasks } from "./live-tasks.ts";
 import { resolveProjectPath } from "./project-path.ts";
 import { RecentProjects } from "./recent-projects.ts";
+import { LiveTabs } from "./live-tabs.ts";
 import { RunOwners } from "./run-owners.ts";
 import { SessionsInUse } from "./sessions-in-use.ts";
 import { UnsandboxedMcpGate } from "./unsandboxed-mcp-gate.ts";
@@ -51,8 +52,8 @@ interface EngineHostOptions {
    */
   unsandboxedMcp?: UnsandboxedMcpGate;
   /**
-   * How long a chat run outlives the UI that started it, for that UI to come back (a reload) and
-   * adopt it (default RUN_GRACE_MS).
+   * How long a chat run outlives the tab that started it, for that tab to come back (a reload)
+   * (default RUN_GRACE_MS).
    */
   runGraceMs?: number;
 }
@@ -114,8 +115,10 @@ export class EngineHost {
   readonly chatSessions = new SessionsInUse(() => this.sessionsChanged());
   /** The chat runs going on, across every UI: each UI follows them and can stop them. */
   readonly liveRuns = new LiveRuns();
-  /** Which UI each chat run belongs to: a run whose UI went away and that no UI adopts stops. */
+  /** Which tab each chat run belongs to: a run whose tab went away and did not come back stops. */
   readonly runOwners: RunOwners;
+  /** Which tab each UI connection is (by the id its page keeps), so a reloaded tab has its runs again. */
+  readonly tabs: LiveTabs;
   /** The chats' background tasks, on any of its engines: each UI lists them and can stop them. */
   readonly liveTasks = new LiveTasks((frame) => this.liveRuns.broadcast(frame));
   /** The chat runs' approval prompts and questions, across every UI: each UI showing the session answers them. */
@@ -131,6 +134,7 @@ export class EngineHost {
   constructor(options: EngineHostOptions) {
     this.engine = options.engine;
     this.runOwners = new RunOwners(options.runGraceMs);
+    this.tabs = new LiveTabs(this.runOwners);
     const { root, latheHome } = options.engine;
     this.unsandboxedMcp = options.unsandboxedMcp ?? new UnsandboxedMcpGate();
     const approveUnsandboxedMcp = this.unsandboxedMcp.approver;

@@ -1,6 +1,6 @@
-// Who owns a chat run across the UIs of a host, on a fake clock: the UI that started it, until it
-// goes away; then nobody for a grace period, during which a UI that opens the chat adopts it; what
-// nobody adopts is stopped, saying why.
+// Who owns a chat run across the tabs of a host, on a fake clock: the tab that started it; when it
+// goes away its run waits a grace period for that tab to come back (a reload), no other tab takes
+// it over, and what is still waiting at the end is stopped, saying why.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { RunStopped, type Engine } from "../engine/index.ts";
 import { HOST_CLOSED, RunOwners, TAB_CLOSED } from "./run-owners.ts";
@@ -34,12 +34,18 @@ afterEach(() => {
 });
 
 describe("RunOwners", () => {
-  it("stops a run its UI left once the grace has passed, saying the tab was closed", async () => {
-    const owners = new RunOwners(5_000);
-    const tab = {};
-    const run = work("s-1");
+  /** Owners with tab `tab` connected and owning `run`. */
+  function owning(tab: string, run: ReturnType<typeof work>, graceMs = 5_000) {
+    const owners = new RunOwners(graceMs);
+    owners.arrive(tab);
     owners.own(tab, run);
-    owners.leave(tab);
+    return owners;
+  }
+
+  it("stops a run its tab left once the grace has passed, saying the tab was closed", async () => {
+    const run = work("s-1");
+    const owners = owning("tab-a", run);
+    owners.leave("tab-a");
     await vi.advanceTimersByTimeAsync(4_999);
     expect(run.stopped).toEqual([]);
     await vi.advanceTimersByTimeAsync(1);
@@ -51,59 +57,60 @@ describe("RunOwners", () => {
     expect(owners.busy).toBe(false);
   });
 
-  it("lets a UI that opens the chat within the grace adopt the run: it is not stopped, and is that UI's", async () => {
-    const owners = new RunOwners(5_000);
-    const [tab, reloaded] = [{}, {}];
+  it("keeps the run of a tab that comes back within the grace (a reload), and gives it a whole grace again", async () => {
     const run = work("s-1");
-    owners.own(tab, run);
-    owners.leave(tab);
+    const owners = owning("tab-a", run);
+    owners.leave("tab-a");
     await vi.advanceTimersByTimeAsync(3_000);
-    expect(owners.adopt(reloaded, "s-1")).toBe(true);
+    owners.arrive("tab-a");
+    expect(owners.owns("tab-a", "s-1")).toBe(true);
     await vi.advanceTimersByTimeAsync(60_000);
     expect(run.stopped).toEqual([]);
-    expect(owners.count(reloaded)).toBe(1);
-    expect(owners.count(tab)).toBe(0);
-    // The adopter leaving starts a whole grace again.
-    owners.leave(reloaded);
+    expect(owners.count("tab-a")).toBe(1);
+    owners.leave("tab-a");
     await vi.advanceTimersByTimeAsync(4_999);
     expect(run.stopped).toEqual([]);
     await vi.advanceTimersByTimeAsync(1);
     expect(run.stopped.map((e) => e.message)).toEqual([TAB_CLOSED]);
   });
 
-  it.each([
-    { case: "another session", session: "s-2", adopts: false },
-    { case: "a UI whose owner is still there", session: "s-1", adopts: false },
-  ])("adopts nothing from $case", async ({ session, adopts }) => {
-    const owners = new RunOwners(5_000);
-    const [tab, watcher] = [{}, {}];
+  it("lets no other tab take a waiting run over: it stops at the end of the grace all the same", async () => {
     const run = work("s-1");
-    owners.own(tab, run);
-    if (session === "s-2") owners.leave(tab);
-    expect(owners.adopt(watcher, session)).toBe(adopts);
-    expect(owners.owns(tab, "s-1")).toBe(session !== "s-2");
-    await vi.advanceTimersByTimeAsync(10_000);
-    // Still the starter's when it stayed; stopped when it left and nobody opened s-1.
-    expect(run.stopped.length).toBe(session === "s-2" ? 1 : 0);
+    const owners = owning("tab-a", run);
+    owners.arrive("tab-b");
+    owners.leave("tab-a");
+    await vi.advanceTimersByTimeAsync(2_000);
+    owners.arrive("tab-c");
+    expect(owners.owns("tab-b", "s-1")).toBe(false);
+    expect(owners.owns("tab-c", "s-1")).toBe(false);
+    await vi.advanceTimersByTimeAsync(3_000);
+    expect(run.stopped.map((e) => e.message)).toEqual([TAB_CLOSED]);
   });
 
-  it("leaves a UI that owns nothing with nothing to stop", async () => {
+  it("makes work started for a tab that already left wait for it like the tab's others", async () => {
     const owners = new RunOwners(5_000);
-    const [tab, watcher] = [{}, {}];
+    owners.arrive("tab-a");
+    owners.leave("tab-a");
     const run = work("s-1");
-    owners.own(tab, run);
-    owners.leave(watcher);
+    owners.own("tab-a", run);
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(run.stopped.map((e) => e.message)).toEqual([TAB_CLOSED]);
+  });
+
+  it("leaves a tab that owns nothing with nothing to stop", async () => {
+    const run = work("s-1");
+    const owners = owning("tab-a", run);
+    owners.arrive("watcher");
+    owners.leave("watcher");
     await vi.advanceTimersByTimeAsync(10_000);
     expect(run.stopped).toEqual([]);
-    expect(owners.owns(tab, "s-1")).toBe(true);
+    expect(owners.owns("tab-a", "s-1")).toBe(true);
   });
 
   it("forgets a run that ended: its grace timer stops nothing later", async () => {
-    const owners = new RunOwners(5_000);
-    const tab = {};
     const run = work("s-1");
-    owners.own(tab, run);
-    owners.leave(tab);
+    const owners = owning("tab-a", run);
+    owners.leave("tab-a");
     run.end();
     await vi.advanceTimersByTimeAsync(10_000);
     expect(run.stopped).toEqual([]);
@@ -112,11 +119,12 @@ describe("RunOwners", () => {
 
   it("stops every run at once when the host closes, owned or waiting, and waits for them", async () => {
     const owners = new RunOwners(600_000);
-    const [a, b] = [{}, {}];
     const [kept, waiting] = [work("s-1"), work("s-2")];
-    owners.own(a, kept);
-    owners.own(b, waiting);
-    owners.leave(b);
+    owners.arrive("a");
+    owners.arrive("b");
+    owners.own("a", kept);
+    owners.own("b", waiting);
+    owners.leave("b");
     await owners.close();
     for (const run of [kept, waiting]) expect(run.stopped.map((e) => e.message)).toEqual([HOST_CLOSED]);
   });

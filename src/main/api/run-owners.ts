@@ -1,6 +1,6 @@
 import { RunStopped, type Engine } from "../engine/index.ts";
 
-/** How long a run outlives the UI that started it, waiting for a reload to come back and adopt it. */
+/** How long a run outlives the tab that started it, waiting for that tab to come back (a reload). */
 export const RUN_GRACE_MS = 5_000;
 
 /** Why a run stopped when no UI came back for it: every tab still showing it says so. */
@@ -21,44 +21,53 @@ export interface OwnedWork {
 }
 
 interface Entry extends OwnedWork {
-  /** The UI it belongs to; none while it waits to be adopted. */
-  owner: object | undefined;
+  /** The id of the tab it belongs to (see tab-id.ts and LiveTabs). */
+  tab: string;
+  /** Set while its tab is away: the run stops when it fires. */
   timer: ReturnType<typeof setTimeout> | undefined;
 }
 
 /**
- * Which UI each chat run (and the background tasks it started) belongs to, across the UIs of a
- * host. A run is its starter's; when that UI goes away (a closed tab, but also a reload or a
- * dropped connection, which look the same from here) the run goes on for a grace period, and the
- * first UI to open its chat in that time adopts it. Whatever nobody adopts is stopped, saying why:
- * nothing goes on unseen. A UI that only watches a run owns nothing, and leaving costs it nothing.
+ * Which tab each chat run (and the background tasks it started) belongs to, across the UIs of a
+ * host. A run is the tab's that started it, keyed by that tab's id, which survives a reload of the
+ * tab (LiveTabs decides which tab a connection is). When the tab goes away (closed, reloading, or
+ * its connection dropped, which look the same from here) its runs go on for a grace period: the
+ * same tab coming back in that time has them again at once; nobody else takes them over. What is
+ * still away when the grace ends is stopped, saying why: nothing goes on unseen. A tab that only
+ * watches a run owns nothing, and leaving costs it nothing.
  */
 export class RunOwners {
   private readonly graceMs: number;
   private readonly entries = new Set<Entry>();
+  /** The tabs connected now; a run of any other tab is waiting for its tab. */
+  private readonly here = new Set<string>();
 
   constructor(graceMs: number = RUN_GRACE_MS) {
     this.graceMs = graceMs;
   }
 
-  /** `owner` started `work`: it is that UI's until the work ends, or the UI leaves and another adopts it. */
-  own(owner: object, work: OwnedWork): void {
-    const entry: Entry = { ...work, owner, timer: undefined };
+  /**
+   * Tab `tab` started `work`: it is that tab's until the work ends. Work started for a tab that is
+   * no longer here (it went away while the run was set up) waits for it like the tab's others.
+   */
+  own(tab: string, work: OwnedWork): void {
+    const entry: Entry = { ...work, tab, timer: undefined };
     this.entries.add(entry);
+    if (!this.here.has(tab)) this.wait(entry);
     void work.done.finally(() => {
       clearTimeout(entry.timer);
       this.entries.delete(entry);
     });
   }
 
-  /** How many of `owner`'s runs (or their tasks) go on. */
-  count(owner: object): number {
-    return [...this.entries].filter((entry) => entry.owner === owner).length;
+  /** How many of `tab`'s runs (or their tasks) go on. */
+  count(tab: string): number {
+    return [...this.entries].filter((entry) => entry.tab === tab).length;
   }
 
-  /** Whether `owner` owns work going on in chat session `sessionId`. */
-  owns(owner: object, sessionId: string): boolean {
-    return [...this.entries].some((entry) => entry.owner === owner && entry.sessionId === sessionId);
+  /** Whether `tab` owns work going on in chat session `sessionId`. */
+  owns(tab: string, sessionId: string): boolean {
+    return [...this.entries].some((entry) => entry.tab === tab && entry.sessionId === sessionId);
   }
 
   /** Whether any work goes on (the extensions are not reloaded under it). */
@@ -71,33 +80,30 @@ export class RunOwners {
     return Promise.allSettled([...this.entries].filter((e) => e.engine === engine).map((e) => e.done));
   }
 
-  /** `owner` went away: its work goes on for the grace period, then stops unless another UI adopted it. */
-  leave(owner: object): void {
+  /** Tab `tab` is connected (again): its runs waiting for it are its own again, nothing stops them. */
+  arrive(tab: string): void {
+    this.here.add(tab);
     for (const entry of this.entries) {
-      if (entry.owner !== owner) continue;
-      entry.owner = undefined;
-      entry.timer = setTimeout(() => {
-        entry.timer = undefined;
-        if (entry.owner === undefined) entry.stop(new RunStopped(TAB_CLOSED));
-      }, this.graceMs);
-      // The work itself keeps the process alive while it goes on; the timer alone need not.
-      entry.timer.unref?.();
+      if (entry.tab !== tab) continue;
+      clearTimeout(entry.timer);
+      entry.timer = undefined;
     }
   }
 
-  /**
-   * `owner` opened chat session `sessionId`: the session's work whose UI went away is its own from
-   * now on (it shows it going on, and its leaving starts the grace again). Returns whether it owns
-   * work in the session now.
-   */
-  adopt(owner: object, sessionId: string): boolean {
-    for (const entry of this.entries) {
-      if (entry.sessionId !== sessionId || entry.owner !== undefined) continue;
-      clearTimeout(entry.timer);
+  /** Tab `tab` went away: its work goes on for the grace period, then stops unless the tab came back. */
+  leave(tab: string): void {
+    if (!this.here.delete(tab)) return;
+    for (const entry of this.entries) if (entry.tab === tab) this.wait(entry);
+  }
+
+  private wait(entry: Entry): void {
+    clearTimeout(entry.timer);
+    entry.timer = setTimeout(() => {
       entry.timer = undefined;
-      entry.owner = owner;
-    }
-    return this.owns(owner, sessionId);
+      if (!this.here.has(entry.tab)) entry.stop(new RunStopped(TAB_CLOSED));
+    }, this.graceMs);
+    // The work itself keeps the process alive while it goes on; the timer alone need not.
+    entry.timer.unref?.();
   }
 
   /** The host closes: stop everything at once, saying why, and wait for it to end. */
@@ -105,7 +111,7 @@ export class RunOwners {
     const entries = [...this.entries];
     for (const entry of entries) {
       clearTimeout(entry.timer);
-      entry.owner = undefined;
+      entry.timer = undefined;
       entry.stop(new RunStopped(HOST_CLOSED));
     }
     await Promise.allSettled(entries.map((entry) => entry.done));

@@ -12,6 +12,7 @@ import { chatHistory } from "./chat-history.ts";
 import { ChatRuns } from "./chat-runs.ts";
 import { createCheckpointHandlers } from "./checkpoint-handlers.ts";
 import { projectStatus, type EngineHost, type EngineUser } from "./engine-host.ts";
+import type { TabHolder } from "./live-tabs.ts";
 import { createExtensionHandlers } from "./extension-handlers.ts";
 import { listModels } from "./model-list.ts";
 import { createProjectHandlers } from "./project-handlers.ts";
@@ -39,6 +40,16 @@ interface UiConnectionOptions {
   onHandlerError?: ApiRouterOptions["onHandlerError"];
   /** How long the model picker waits for each local server (default: the engine's 1500 ms). */
   modelProbeTimeoutMs?: number;
+  /**
+   * The tab id the page presented (validated by the transport, see tab-id.ts): the tab it was
+   * before a reload. Without one, or when a live connection holds it, the UI is a new tab.
+   */
+  tabId?: string;
+  /**
+   * Whether this connection still reaches a live page, asked when another connection presents
+   * its tab id (see LiveTabs). Default: yes (an Electron window is the only page of its id).
+   */
+  alive?: () => Promise<boolean>;
 }
 
 /** One engine's session as this UI uses it. */
@@ -60,11 +71,12 @@ interface Binding {
  * its requests go through, and the pushes it receives (its prompts, its session's tool activity,
  * every chat run's events and prompts, project status). When the project is trusted it moves to
  * the new engine (runs going on finish on the old one); when it closes, its waiting prompts are
- * rejected, its calls aborted and its sessions closed, and its chat runs left to the host for a
- * few seconds: a UI that opens their chat meanwhile (this page, reloaded) adopts them, and those
- * nobody adopts stop (see RunOwners).
+ * rejected, its calls aborted and its sessions closed, and its chat runs wait a few seconds for
+ * its tab: the same tab connecting again (a reload, see LiveTabs) has them back, and those whose
+ * tab does not come back stop (see RunOwners). Once the host has said which tab it is, it pushes
+ * `tab.assigned` so the page presents that id next time.
  */
-export class UiConnection implements EngineUser {
+export class UiConnection implements EngineUser, TabHolder {
   readonly router: ApiRouter;
   private readonly options: UiConnectionOptions;
   private readonly broker: ApprovalBroker;
@@ -79,9 +91,13 @@ export class UiConnection implements EngineUser {
   private readonly stopFollowingRuns: () => void;
   private closed = false;
   private closing: Promise<void> | undefined;
+  /** The tab id this UI goes by, once the host has decided (see LiveTabs). */
+  readonly tab: Promise<string>;
 
   constructor(options: UiConnectionOptions) {
     this.options = options;
+    this.tab = options.host.tabs.claim(this, options.tabId);
+    void this.tab.then((tabId) => this.pushSafely({ event: "tab.assigned", payload: { tabId } }));
     this.broker = new ApprovalBroker((frame) => this.push(frame));
     this.unsandboxedMcp = new UnsandboxedMcpBroker((frame) => this.push(frame));
     this.detachUnsandboxedMcp = options.host.unsandboxedMcp.attach(this.unsandboxedMcp);
@@ -93,6 +109,7 @@ export class UiConnection implements EngineUser {
       live: options.host.liveRuns,
       tasks: options.host.liveTasks,
       owners: options.host.runOwners,
+      tab: this.tab,
     });
     // Every run of the host, whichever UI started it: this UI shows those of the session it has open.
     this.stopFollowingRuns = options.host.liveRuns.listen((frame) => this.pushSafely(frame));
@@ -121,8 +138,8 @@ export class UiConnection implements EngineUser {
               options.host.liveTasks.inSession(sessionId),
               options.host.chatPrompts.pending(sessionId),
             );
-            // Opening a chat whose UI went away (this page, reloaded) takes its run over.
-            return this.runs.adopt(sessionId) ? { ...history, runOwned: true } : history;
+            // This tab's own run (it started it, maybe before a reload) stays with it.
+            return (await this.runs.owns(sessionId)) ? { ...history, runOwned: true } : history;
           },
           models: async () => listModels((await this.current).engine),
           agents: async () => listAgents((await this.current).engine),
@@ -156,9 +173,13 @@ export class UiConnection implements EngineUser {
     return this.broker.pendingCount;
   }
 
-  /** Agent runs (and the background tasks they started) that are this UI's and going on. */
+  /** Agent runs (and the background tasks they started) that are this UI's tab's and going on. */
   get activeRuns(): number {
     return this.runs.active;
+  }
+
+  alive(): Promise<boolean> {
+    return this.closed ? Promise.resolve(false) : (this.options.alive?.() ?? Promise.resolve(true));
   }
 
   /** Whether a tool call this UI started is still running (the host knows of the chat runs). */
@@ -184,10 +205,12 @@ export class UiConnection implements EngineUser {
     return { released: previous.then((old) => this.retire(old, false)).catch(() => undefined) };
   }
 
-  /** The UI went away: reject its prompts, abort its calls, close its sessions, leave its chat runs to the host. */
+  /** The UI went away: reject its prompts, abort its calls, close its sessions; its tab's chat runs wait for it. */
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.closed = true;
+      // A connection another one displaced (its page had gone) leaves its tab's runs alone.
+      void this.tab.then((tab) => this.options.host.tabs.release(this, tab));
       this.unregister();
       this.stopFollowingRuns();
       this.detachUnsandboxedMcp();

@@ -62,6 +62,9 @@ function connectionFor(
   if (!connection) {
     connection = new UiConnection({
       host: engineHost,
+      // A window is one tab for its whole life (a reload keeps its webContents), so its runs
+      // follow it across reloads; the main process knows which window asks, the page need not say.
+      tabId: `electron-window-${contents.id}`,
       providerKeys,
       send: (frame) => {
         if (contents.isDestroyed()) throw new Error("the window is closed");

@@ -302,6 +302,13 @@ describe("the API WebSocket", () => {
       status: 401,
     },
     { name: "another path", query: "?token=TOKEN", options: () => ({ origin }), path: "/other", status: 404 },
+    {
+      name: "a malformed tab id",
+      query: "?token=TOKEN&tab=..%2Fx",
+      options: () => ({ origin }),
+      status: 400,
+    },
+    { name: "a tab id too short", query: "?token=TOKEN&tab=abc", options: () => ({ origin }), status: 400 },
   ])("refuses an upgrade with $name ($status)", async ({ query, options, status, path: p }) => {
     expect(await upgradeStatus(wsUrl(query.replace("TOKEN", serve.token), p), options())).toBe(status);
   });
@@ -478,6 +485,63 @@ describe("the API WebSocket", () => {
     const closed = new Promise<number>((resolve) => ws.once("close", (code) => resolve(code)));
     ws.send(frame);
     expect([1003, 1008]).toContain(await closed);
+  });
+});
+
+describe("the tab a socket is", () => {
+  const TAB = "tab-of-one-browser-tab";
+
+  /** A socket presenting tab id `tab`, collecting every frame; `autoPong: false` is a page gone silent. */
+  async function openTab(tab: string | undefined, options: ClientOptions = {}) {
+    const frames: unknown[] = [];
+    const ws = new WebSocket(wsUrl(`?token=${serve.token}${tab === undefined ? "" : `&tab=${tab}`}`), {
+      origin,
+      ...options,
+    });
+    ws.on("message", (data: Buffer) => frames.push(JSON.parse(data.toString("utf8"))));
+    await new Promise((resolve, reject) => {
+      ws.once("open", resolve);
+      ws.once("error", reject);
+    });
+    const assigned = async () =>
+      ((await waitForFrame(frames, (f) => f["event"] === "tab.assigned"))["payload"] as { tabId: string })
+        .tabId;
+    return { ws, frames, assigned };
+  }
+
+  it("keeps the id a tab presents, and gives a fresh one to another socket presenting it while the first answers", async () => {
+    const first = await openTab(TAB);
+    expect(await first.assigned()).toBe(TAB);
+    const duplicate = await openTab(TAB);
+    const fresh = await duplicate.assigned();
+    expect(fresh).not.toBe(TAB);
+    expect(fresh).toMatch(/^[A-Za-z0-9_-]{16,64}$/);
+    const none = await openTab(undefined);
+    expect(await none.assigned()).not.toBe(TAB);
+    expect(first.ws.readyState).toBe(WebSocket.OPEN);
+    for (const socket of [first, duplicate, none]) socket.ws.close();
+  });
+
+  it("hands the id to a new socket when the one holding it no longer answers (its page is gone), and cuts that one off", async () => {
+    const silent = await openTab(TAB, { autoPong: false });
+    expect(await silent.assigned()).toBe(TAB);
+    const closed = new Promise((resolve) => silent.ws.once("close", resolve));
+    const reloaded = await openTab(TAB);
+    expect(await reloaded.assigned()).toBe(TAB);
+    await closed;
+    reloaded.ws.close();
+  });
+
+  it("hands the id to a new socket at once when the old one has closed", async () => {
+    const old = await openTab(TAB);
+    expect(await old.assigned()).toBe(TAB);
+    await new Promise((resolve) => {
+      old.ws.once("close", resolve);
+      old.ws.close();
+    });
+    const reloaded = await openTab(TAB);
+    expect(await reloaded.assigned()).toBe(TAB);
+    reloaded.ws.close();
   });
 });
 

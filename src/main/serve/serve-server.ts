@@ -8,6 +8,7 @@ import path from "node:path";
 import type { Duplex } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { WebSocketServer, type WebSocket } from "ws";
+import { parseTabId, TAB_PARAM } from "../../shared/tab-id.ts";
 import { MAX_REQUEST_BYTES, TOKEN_PARAM, WS_PATH } from "../../shared/ws-protocol.ts";
 import { EngineHost } from "../api/engine-host.ts";
 import { isAllowedOrigin } from "../api/sender-check.ts";
@@ -52,6 +53,13 @@ export interface ServeHandle {
 }
 
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "::1"]);
+
+/**
+ * How long a connection has to answer a ping when another one presents its tab id: a page still
+ * open answers at once (its browser does, whatever the page's script is doing); one that reloaded
+ * has closed its socket, and one whose network dropped never answers.
+ */
+const ALIVE_WAIT_MS = 1_500;
 
 const COMMON_HEADERS: Record<string, string> = {
   "Cache-Control": "no-store",
@@ -165,11 +173,18 @@ export async function startServe(options: ServeOptions): Promise<ServeHandle> {
     const presented = url.searchParams.get(TOKEN_PARAM);
     if (presented === null) return refuseUpgrade(socket, 401, MESSAGES[401]);
     if (!tokenMatches(presented, token)) return refuseUpgrade(socket, 403, MESSAGES[403]);
+    const tab = url.searchParams.get(TAB_PARAM);
+    const tabId = tab === null ? undefined : parseTabId(tab);
+    if (tab !== null && tabId === undefined) {
+      return refuseUpgrade(socket, 400, "lathe serve: the tab id is malformed; reload the page.");
+    }
     wss.handleUpgrade(req, socket, head, (ws) => {
-      // Each socket is one UI: its own session, approvals and pushes.
+      // Each socket is one UI: its own session, approvals and pushes; its tab's runs are its own.
       const connection = new UiConnection({
         host: engineHost,
         send: socketPushSender(ws),
+        ...(tabId !== undefined ? { tabId } : {}),
+        alive: () => socketAnswers(ws, ALIVE_WAIT_MS),
         providerKeys,
         onHandlerError: (channel, error) => logServeError(`${channel} failed`, error),
       });
@@ -229,6 +244,34 @@ async function builtRenderer(dir: string): Promise<string> {
   } catch {
     throw new Error(`The built renderer is missing: ${index} does not exist. Run \`npm run build\` first.`);
   }
+}
+
+/**
+ * Whether `ws` still reaches a live page: it answers a ping while open. One that does not answer
+ * in `waitMs` is cut off (its page is gone; its close would otherwise come minutes later).
+ */
+function socketAnswers(ws: WebSocket, waitMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (ws.readyState !== ws.OPEN) return resolve(false);
+    const settle = (alive: boolean): void => {
+      clearTimeout(timer);
+      ws.off("pong", onPong);
+      ws.off("close", onClose);
+      if (!alive) ws.terminate();
+      resolve(alive);
+    };
+    // A close frame the page sent before the pong is read first: the socket is then no longer open.
+    const onPong = (): void => settle(ws.readyState === ws.OPEN);
+    const onClose = (): void => settle(false);
+    const timer = setTimeout(() => settle(false), waitMs);
+    ws.on("pong", onPong);
+    ws.on("close", onClose);
+    try {
+      ws.ping();
+    } catch {
+      settle(false);
+    }
+  });
 }
 
 function requestUrl(req: IncomingMessage): URL | undefined {
