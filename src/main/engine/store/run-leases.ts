@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import os from "node:os";
 import { type Db, writeTransaction } from "./database.ts";
+import { HeldRow } from "./held-row.ts";
 import { processStillHolds } from "./process-holder.ts";
 
 /** Who is running an agent in a session: a process, on a machine, since when. */
@@ -33,10 +34,7 @@ const heldHere = new Set<string>();
 /** A session's run lease, held until `release()`; it renews itself while held. */
 export class RunLease {
   readonly sessionId: string;
-  private readonly db: Db;
-  private readonly token: string;
-  private readonly timer: NodeJS.Timeout;
-  private released = false;
+  private readonly row: HeldRow;
 
   constructor(
     db: Db,
@@ -45,31 +43,24 @@ export class RunLease {
     heartbeatMs: number,
     onError: (err: unknown) => void,
   ) {
-    this.db = db;
     this.sessionId = sessionId;
-    this.token = token;
-    heldHere.add(token);
-    this.timer = setInterval(() => {
-      try {
-        this.db
+    this.row = new HeldRow({
+      token,
+      heldHere,
+      heartbeatMs,
+      renew: () =>
+        db
           .prepare("UPDATE run_leases SET heartbeat_at = ? WHERE session_id = ? AND token = ?")
-          .run(Date.now(), this.sessionId, this.token);
-      } catch (err) {
-        onError(err);
-      }
-    }, heartbeatMs);
-    this.timer.unref();
+          .run(Date.now(), sessionId, token),
+      remove: () =>
+        db.prepare("DELETE FROM run_leases WHERE session_id = ? AND token = ?").run(sessionId, token),
+      onError,
+    });
   }
 
   /** Let the session go: another run may take it at once. */
   release(): void {
-    if (this.released) return;
-    this.released = true;
-    heldHere.delete(this.token);
-    clearInterval(this.timer);
-    this.db
-      .prepare("DELETE FROM run_leases WHERE session_id = ? AND token = ?")
-      .run(this.sessionId, this.token);
+    this.row.letGo();
   }
 }
 

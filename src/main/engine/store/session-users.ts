@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import os from "node:os";
 import type { Db } from "./database.ts";
+import { HeldRow } from "./held-row.ts";
 import { processStillHolds } from "./process-holder.ts";
 
 /** A process that has a persistent session open for tool calls: its pid, machine, and since when. */
@@ -33,32 +34,24 @@ const heldHere = new Set<string>();
 /** One process's use of a session, held until `end()`; it renews itself while held. */
 export class SessionUse {
   readonly token: string;
-  private readonly db: Db;
-  private readonly timer: NodeJS.Timeout;
-  private ended = false;
+  private readonly row: HeldRow;
 
   constructor(db: Db, token: string, heartbeatMs: number, onError: (err: unknown) => void) {
-    this.db = db;
     this.token = token;
-    heldHere.add(token);
-    this.timer = setInterval(() => {
-      try {
-        this.db.prepare("UPDATE session_users SET heartbeat_at = ? WHERE token = ?").run(Date.now(), token);
-      } catch (err) {
-        onError(err);
-      }
-    }, heartbeatMs);
-    this.timer.unref();
+    this.row = new HeldRow({
+      token,
+      heldHere,
+      heartbeatMs,
+      renew: () =>
+        db.prepare("UPDATE session_users SET heartbeat_at = ? WHERE token = ?").run(Date.now(), token),
+      remove: () => db.prepare("DELETE FROM session_users WHERE token = ?").run(token),
+      onError,
+    });
   }
 
   /** The process no longer uses the session: deleting or closing it is no longer refused for it. */
   end(): void {
-    if (this.ended) return;
-    this.ended = true;
-    // Forgotten first: should the delete fail, the row counts as left over.
-    heldHere.delete(this.token);
-    clearInterval(this.timer);
-    this.db.prepare("DELETE FROM session_users WHERE token = ?").run(this.token);
+    this.row.letGo();
   }
 }
 
