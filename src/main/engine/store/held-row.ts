@@ -1,3 +1,47 @@
+import { processStillHolds } from "./process-holder.ts";
+
+/** A process holding a row (a run lease, a session's use): its pid, machine, and since when. */
+export interface RowHolder {
+  pid: number;
+  host: string;
+  startedAt: number;
+}
+
+/** A held row as its table stores it. */
+export interface HeldRowRecord extends RowHolder {
+  token: string;
+  heartbeatAt: number;
+}
+
+export interface HeartbeatTiming {
+  /** How often a held row records that its process is still there. */
+  heartbeatMs: number;
+  /** How long after its last heartbeat a row counts as abandoned (its process hung or gone). */
+  staleMs: number;
+}
+
+/** Renewed every 15 s; a row not renewed for a minute counts for nothing. */
+export const HEARTBEAT_TIMING: HeartbeatTiming = { heartbeatMs: 15_000, staleMs: 60_000 };
+
+/**
+ * Whether a stored row still counts: renewed within `staleMs`, and its process still holds it (see
+ * processStillHolds: `heldHere` is this process's holdings of that table).
+ */
+export function rowLive(
+  row: HeldRowRecord,
+  host: string,
+  heldHere: ReadonlySet<string>,
+  timing: HeartbeatTiming,
+): boolean {
+  if (Date.now() - row.heartbeatAt > timing.staleMs) return false;
+  return processStillHolds(row, host, heldHere);
+}
+
+/** The holder a row names. */
+export function holderOf(row: RowHolder): RowHolder {
+  return { pid: row.pid, host: row.host, startedAt: row.startedAt };
+}
+
 /** How a held row is renewed and removed, and whose holdings it counts among. */
 export interface HeldRowOptions {
   /** The row's token, kept in `heldHere` while held. */

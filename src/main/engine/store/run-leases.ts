@@ -1,32 +1,20 @@
 import { randomBytes } from "node:crypto";
 import os from "node:os";
 import { type Db, writeTransaction } from "./database.ts";
-import { HeldRow } from "./held-row.ts";
-import { processStillHolds } from "./process-holder.ts";
+import {
+  HEARTBEAT_TIMING,
+  HeldRow,
+  type HeartbeatTiming,
+  type HeldRowRecord,
+  holderOf,
+  type RowHolder,
+  rowLive,
+} from "./held-row.ts";
 
 /** Who is running an agent in a session: a process, on a machine, since when. */
-export interface LeaseHolder {
-  pid: number;
-  host: string;
-  startedAt: number;
-}
+export type LeaseHolder = RowHolder;
 
-export interface RunLeaseTiming {
-  /** How often a held lease records that its process is still there. */
-  heartbeatMs: number;
-  /** How long after its last heartbeat a lease counts as abandoned (its process hung or gone). */
-  staleMs: number;
-}
-
-const TIMING: RunLeaseTiming = { heartbeatMs: 15_000, staleMs: 60_000 };
-
-interface LeaseRow {
-  token: string;
-  pid: number;
-  host: string;
-  startedAt: number;
-  heartbeatAt: number;
-}
+export type RunLeaseTiming = HeartbeatTiming;
 
 /** The tokens of the leases this process holds now, whatever engine or database they are in. */
 const heldHere = new Set<string>();
@@ -77,7 +65,7 @@ export class RunLeases {
   private readonly db: Db;
   private readonly timing: RunLeaseTiming;
 
-  constructor(db: Db, timing: RunLeaseTiming = TIMING) {
+  constructor(db: Db, timing: RunLeaseTiming = HEARTBEAT_TIMING) {
     this.db = db;
     this.timing = timing;
   }
@@ -85,7 +73,7 @@ export class RunLeases {
   /** The live holder of the session's lease, if any. */
   holder(sessionId: string): LeaseHolder | undefined {
     const row = this.row(sessionId);
-    return row && this.live(row) ? { pid: row.pid, host: row.host, startedAt: row.startedAt } : undefined;
+    return row && this.live(row) ? holderOf(row) : undefined;
   }
 
   /**
@@ -97,7 +85,7 @@ export class RunLeases {
     onError: (err: unknown) => void,
   ): { lease: RunLease; holder?: undefined } | { lease?: undefined; holder: LeaseHolder } {
     const token = randomBytes(8).toString("hex");
-    const held = writeTransaction(this.db, (): LeaseRow | undefined => {
+    const held = writeTransaction(this.db, (): HeldRowRecord | undefined => {
       const row = this.row(sessionId);
       if (row && this.live(row)) return row;
       const now = Date.now();
@@ -110,7 +98,7 @@ export class RunLeases {
         .run(sessionId, token, process.pid, this.host, now, now);
       return undefined;
     })();
-    if (held) return { holder: { pid: held.pid, host: held.host, startedAt: held.startedAt } };
+    if (held) return { holder: holderOf(held) };
     return { lease: new RunLease(this.db, sessionId, token, this.timing.heartbeatMs, onError) };
   }
 
@@ -119,16 +107,15 @@ export class RunLeases {
     return holder.host === this.host && holder.pid === process.pid;
   }
 
-  private row(sessionId: string): LeaseRow | undefined {
+  private row(sessionId: string): HeldRowRecord | undefined {
     return this.db
       .prepare(
         "SELECT token, pid, host, started_at AS startedAt, heartbeat_at AS heartbeatAt FROM run_leases WHERE session_id = ?",
       )
-      .get(sessionId) as LeaseRow | undefined;
+      .get(sessionId) as HeldRowRecord | undefined;
   }
 
-  private live(row: LeaseRow): boolean {
-    if (Date.now() - row.heartbeatAt > this.timing.staleMs) return false;
-    return processStillHolds(row, this.host, heldHere);
+  private live(row: HeldRowRecord): boolean {
+    return rowLive(row, this.host, heldHere, this.timing);
   }
 }

@@ -1,32 +1,20 @@
 import { randomBytes } from "node:crypto";
 import os from "node:os";
 import type { Db } from "./database.ts";
-import { HeldRow } from "./held-row.ts";
-import { processStillHolds } from "./process-holder.ts";
+import {
+  HEARTBEAT_TIMING,
+  HeldRow,
+  type HeartbeatTiming,
+  type HeldRowRecord,
+  holderOf,
+  type RowHolder,
+  rowLive,
+} from "./held-row.ts";
 
 /** A process that has a persistent session open for tool calls: its pid, machine, and since when. */
-export interface SessionUser {
-  pid: number;
-  host: string;
-  startedAt: number;
-}
+export type SessionUser = RowHolder;
 
-export interface SessionUseTiming {
-  /** How often an open session records that its process is still there. */
-  heartbeatMs: number;
-  /** How long after its last heartbeat a use counts as abandoned (its process hung or gone). */
-  staleMs: number;
-}
-
-const TIMING: SessionUseTiming = { heartbeatMs: 15_000, staleMs: 60_000 };
-
-interface UseRow {
-  token: string;
-  pid: number;
-  host: string;
-  startedAt: number;
-  heartbeatAt: number;
-}
+export type SessionUseTiming = HeartbeatTiming;
 
 /** The tokens of the uses this process holds now, whatever engine or database they are in. */
 const heldHere = new Set<string>();
@@ -68,7 +56,7 @@ export class SessionUsers {
   private readonly db: Db;
   private readonly timing: SessionUseTiming;
 
-  constructor(db: Db, timing: SessionUseTiming = TIMING) {
+  constructor(db: Db, timing: SessionUseTiming = HEARTBEAT_TIMING) {
     this.db = db;
     this.timing = timing;
   }
@@ -99,7 +87,7 @@ export class SessionUsers {
         `SELECT token, pid, host, started_at AS startedAt, heartbeat_at AS heartbeatAt
          FROM session_users WHERE session_id = ? ORDER BY started_at`,
       )
-      .all(sessionId) as UseRow[];
+      .all(sessionId) as HeldRowRecord[];
     let found: SessionUser | undefined;
     const drop = this.db.prepare("DELETE FROM session_users WHERE token = ?");
     for (const row of rows) {
@@ -107,7 +95,7 @@ export class SessionUsers {
         drop.run(row.token);
         continue;
       }
-      if (!mine.has(row.token)) found ??= { pid: row.pid, host: row.host, startedAt: row.startedAt };
+      if (!mine.has(row.token)) found ??= holderOf(row);
     }
     return found;
   }
@@ -117,8 +105,7 @@ export class SessionUsers {
     return user.host === this.host && user.pid === process.pid;
   }
 
-  private live(row: UseRow): boolean {
-    if (Date.now() - row.heartbeatAt > this.timing.staleMs) return false;
-    return processStillHolds(row, this.host, heldHere);
+  private live(row: HeldRowRecord): boolean {
+    return rowLive(row, this.host, heldHere, this.timing);
   }
 }
