@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { isWithin } from "./canonical-path.ts";
 import { walkWorkspace, type WalkEntry, type WalkOptions } from "./workspace-walker.ts";
 
@@ -222,6 +222,32 @@ describe("walkWorkspace", () => {
     await put("b/y.txt");
     const found = await walk(root, { enterDir: (rel) => rel !== "b" });
     expect(found.map((e) => e.relative)).toEqual(["a/x.txt"]);
+  });
+
+  it("sees files added, removed and ignored since the last walk, though it keeps settled folders' listings", async () => {
+    await put("src/a.ts");
+    await put("src/deep/b.ts");
+    await put("docs/c.md");
+    // A minute later as far as the listings' clock knows: every folder counts as settled and is
+    // kept, so the second walk takes the kept listings wherever the folders did not change.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      vi.setSystemTime(Date.now() + 60_000);
+      expect((await walk()).map((e) => e.relative)).toEqual(["docs/c.md", "src/a.ts", "src/deep/b.ts"]);
+      await put("src/deep/new.ts");
+      await rm(path.join(root, "docs/c.md"));
+      await put(".gitignore", "src/a.ts\n");
+      expect((await walk()).map((e) => e.relative)).toEqual([
+        ".gitignore",
+        "src/deep/b.ts",
+        "src/deep/new.ts",
+      ]);
+      // A changed ignore file is read again even where its folder's listing is kept.
+      await writeFile(path.join(root, ".gitignore"), "deep/\n");
+      expect((await walk()).map((e) => e.relative)).toEqual([".gitignore", "src/a.ts"]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("lets timers run during a long walk and stops promptly when aborted", async () => {

@@ -1,8 +1,9 @@
-import { lstatSync, readFileSync, readdirSync, realpathSync, statSync, type Dirent } from "node:fs";
+import { lstatSync, readFileSync, realpathSync, statSync, type Dirent } from "node:fs";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import ignore, { type Ignore } from "ignore";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import { isWithin } from "./canonical-path.ts";
+import { folderListings } from "./folder-listings.ts";
 import { MAX_PATH_BYTES } from "./path-limits.ts";
 
 /** A file the walk found. */
@@ -288,9 +289,9 @@ function ancestorMatchers(root: string, startRelative: string, names: readonly s
   return matchers;
 }
 
-function listDir(frame: Frame, isStart: boolean): Dirent[] | undefined {
+function listDir(frame: Frame, isStart: boolean): readonly Dirent[] | undefined {
   try {
-    return readdirSync(frame.absolute, { withFileTypes: true });
+    return folderListings.list(frame.absolute);
   } catch (err) {
     // A folder that vanished or may not be listed is skipped, as git and ripgrep do; only the
     // folder the caller asked for is worth an error.
