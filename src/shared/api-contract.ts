@@ -194,14 +194,15 @@ export const channels = {
   },
   /**
    * Add or edit a server in the user's settings and restart the engine with it. The request
-   * carries the command line the person confirmed; if it is not what would run, nothing is saved.
+   * carries the digest of what the person confirmed (from `mcp.preview`); if it is not what
+   * would run now, secret values included, nothing is saved.
    */
   "mcp.save": {
     request: z.strictObject({
       name: McpServerNameSchema,
       server: McpServerFormSchema,
       mode: z.enum(["add", "edit"]),
-      confirmedCommandLine: z.string().min(1).max(100_000),
+      confirmedDigest: z.string().regex(/^[0-9a-f]{64}$/),
     }),
     response: ExtensionsStatusSchema,
   },

@@ -132,6 +132,12 @@ export const ExtensionsStatusSchema = z.strictObject({
 export const McpPreviewSchema = z.strictObject({
   /** Exactly what will run (or be connected to), as it will be shown in the server list. */
   commandLine: z.string(),
+  /**
+   * What will run, exactly and unmasked, as an opaque digest: send it back to `mcp.save` to
+   * confirm. The line above masks secret values; this does not, so a secret changed after the
+   * review is not saved as confirmed.
+   */
+  digest: z.string(),
   /** A server of this name is already in the user's settings. */
   exists: z.boolean(),
 });

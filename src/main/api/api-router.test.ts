@@ -229,7 +229,7 @@ function extensionRouter() {
     "plugins.approve": record("plugins.approve"),
     "mcp.preview": (request) => {
       seen.push(["mcp.preview", request]);
-      return { commandLine: "cd /p && node server.js stdio", exists: false };
+      return { commandLine: "cd /p && node server.js stdio", digest: HASH, exists: false };
     },
     "mcp.save": record("mcp.save"),
     "mcp.remove": record("mcp.remove"),
@@ -251,7 +251,7 @@ describe("ApiRouter: the extensions channels", () => {
       ["plugins.setEnabled", { layer: "bundled", name: "word_count", enabled: false }],
       ["plugins.approve", { name: "greet", hash: HASH }],
       ["mcp.preview", { name: "everything", server: stdio }],
-      ["mcp.save", { name: "remote", server: http, mode: "add", confirmedCommandLine: "https://x" }],
+      ["mcp.save", { name: "remote", server: http, mode: "add", confirmedDigest: HASH }],
       ["mcp.remove", { name: "everything" }],
       ["mcp.setEnabled", { name: "everything", enabled: true }],
       ["mcp.restart", { name: "everything" }],

@@ -141,7 +141,7 @@ describe("a malformed user settings file", () => {
         name: "x",
         server,
         mode: "add",
-        confirmedCommandLine: `cd ${root} && node`,
+        confirmedDigest: "0".repeat(64),
       }),
     ).toMatch(/not valid JSON/);
     expect(await fileText()).toBe(broken);
@@ -158,23 +158,22 @@ describe("MCP servers through the panel's channels", () => {
       env: {},
     };
     const expected = `cd ${root} && ${process.execPath} ${EVERYTHING} stdio`;
-    expect(await ok("mcp.preview", { name: "everything", server })).toEqual({
+    const preview = await ok("mcp.preview", { name: "everything", server });
+    expect(preview).toEqual({
       commandLine: expected,
+      digest: expect.stringMatching(/^[0-9a-f]{64}$/),
       exists: false,
     });
+    const confirmedDigest = preview.digest;
 
     // A command other than the one shown is never saved.
+    const other = await ok("mcp.preview", { name: "everything", server: { ...server, command: "true" } });
     expect(
-      await refused("mcp.save", {
-        name: "everything",
-        server,
-        mode: "add",
-        confirmedCommandLine: "cd / && true",
-      }),
+      await refused("mcp.save", { name: "everything", server, mode: "add", confirmedDigest: other.digest }),
     ).toMatch(/not saved: the command you confirmed is not the one that would run/);
     expect(existsSync(settingsFile)).toBe(false);
 
-    await ok("mcp.save", { name: "everything", server, mode: "add", confirmedCommandLine: expected });
+    await ok("mcp.save", { name: "everything", server, mode: "add", confirmedDigest });
     expect(host.current).not.toBe(engine);
     expect(JSON.parse(await fileText())).toEqual({
       mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, "stdio"] } },
@@ -195,9 +194,9 @@ describe("MCP servers through the panel's channels", () => {
     expect(log.file).toBe(path.join(latheHome, "logs", "mcp-everything.log"));
     expect(log.lines.join("\n")).toMatch(/starting: cd /);
 
-    expect(
-      await refused("mcp.save", { name: "everything", server, mode: "add", confirmedCommandLine: expected }),
-    ).toMatch(/already an MCP server "everything"/);
+    expect(await refused("mcp.save", { name: "everything", server, mode: "add", confirmedDigest })).toMatch(
+      /already an MCP server "everything"/,
+    );
 
     const restarted = await ok("mcp.restart", { name: "everything" });
     expect(restarted.mcpServers.find((s) => s.name === "everything")?.state).toBe("connected");
@@ -205,14 +204,9 @@ describe("MCP servers through the panel's channels", () => {
 
     // An edit is approved as confirmed (its pins replaced), so the server still runs.
     const edited = { ...server, env: { EXAMPLE_FLAG: "on" } };
-    const { commandLine } = await ok("mcp.preview", { name: "everything", server: edited });
+    const { commandLine, digest } = await ok("mcp.preview", { name: "everything", server: edited });
     expect(commandLine).toBe(`cd ${root} && EXAMPLE_FLAG=on ${process.execPath} ${EVERYTHING} stdio`);
-    await ok("mcp.save", {
-      name: "everything",
-      server: edited,
-      mode: "edit",
-      confirmedCommandLine: commandLine,
-    });
+    await ok("mcp.save", { name: "everything", server: edited, mode: "edit", confirmedDigest: digest });
     expect(await serverIs("everything", "connected")).toMatchObject({ commandLine });
     expect(JSON.parse(await fileText())).toMatchObject({
       mcpServers: { everything: { env: { EXAMPLE_FLAG: "on" } } },
@@ -272,9 +266,10 @@ describe("MCP servers through the panel's channels", () => {
       url: "http://127.0.0.1:9/v2",
       headers: { Authorization: null },
     };
-    const { commandLine } = await ok("mcp.preview", { name: "remote", server: form });
+    const { commandLine, digest } = await ok("mcp.preview", { name: "remote", server: form });
     expect(commandLine).toBe("http://127.0.0.1:9/v2 (headers: Authorization)");
-    await ok("mcp.save", { name: "remote", server: form, mode: "edit", confirmedCommandLine: commandLine });
+    expect(digest).not.toContain("secret");
+    await ok("mcp.save", { name: "remote", server: form, mode: "edit", confirmedDigest: digest });
     expect(JSON.parse(await fileText())).toEqual({
       mcpServers: {
         remote: { url: "http://127.0.0.1:9/v2", headers: { Authorization: "Bearer secret" }, disabled: true },
@@ -286,6 +281,55 @@ describe("MCP servers through the panel's channels", () => {
         server: { transport: "http", url: "http://127.0.0.1:9/x", headers: { "X-Key": null } },
       }),
     ).toMatch(/Enter a value for the header X-Key/);
+  });
+});
+
+describe("confirming an MCP server whose line masks a value", () => {
+  const stdio = (args: string[], env: Record<string, string>) => ({
+    transport: "stdio" as const,
+    command: "node",
+    args,
+    env,
+  });
+  const http = (authorization: string) => ({
+    transport: "http" as const,
+    url: "http://127.0.0.1:9/mcp",
+    headers: { Authorization: authorization },
+  });
+  // Each row: the secret as reviewed, the same secret changed afterwards, and the form around it.
+  it.each([
+    [
+      "a token in its environment",
+      "ghp_reviewed",
+      "ghp_other",
+      (v: string) => stdio(["s.js"], { GITHUB_TOKEN: v }),
+    ],
+    [
+      "a --token argument",
+      "abcdef1234567890abcdef",
+      "fedcba0987654321fedcba",
+      (v: string) => stdio(["s.js", "--token", v], {}),
+    ],
+    ["a header value", "Bearer reviewed", "Bearer other", http],
+  ])("does not save %s changed after the review as confirmed", async (_what, before, after, form) => {
+    await start();
+    const shown = await ok("mcp.preview", { name: "mine", server: form(before) });
+    // Positive control: the line the person reviewed is the line the changed form shows too.
+    expect((await ok("mcp.preview", { name: "mine", server: form(after) })).commandLine).toBe(
+      shown.commandLine,
+    );
+    expect(
+      await refused("mcp.save", {
+        name: "mine",
+        server: form(after),
+        mode: "add",
+        confirmedDigest: shown.digest,
+      }),
+    ).toMatch(/not saved: the command you confirmed is not the one that would run/);
+    expect(existsSync(settingsFile)).toBe(false);
+    // What was reviewed is saved as it was.
+    await ok("mcp.save", { name: "mine", server: form(before), mode: "add", confirmedDigest: shown.digest });
+    expect(await fileText()).toContain(before);
   });
 });
 

@@ -6,6 +6,7 @@ import {
   approveServers,
   describeProjectPlugins,
   mcpCommandLine,
+  mcpConfigDigest,
   mcpLogFile,
   pluginLogFile,
   pluginPinKey,
@@ -191,10 +192,14 @@ export function createExtensionHandlers(host: EngineHost): Pick<ApiHandlers, Ext
         const { document } = await userSettings(engine).read();
         const existing = isObject(document["mcpServers"]) ? document["mcpServers"][name] : undefined;
         const { config } = entryFromForm(name, server, existing);
-        return { commandLine: mcpCommandLine(config, engine.root), exists: existing !== undefined };
+        return {
+          commandLine: mcpCommandLine(config, engine.root),
+          digest: mcpConfigDigest(config, engine.root),
+          exists: existing !== undefined,
+        };
       }),
 
-    "mcp.save": ({ name, server, mode, confirmedCommandLine }) =>
+    "mcp.save": ({ name, server, mode, confirmedDigest }) =>
       refusing(async () => {
         const engine = host.current;
         const file = engine.policy.userSettingsFile;
@@ -209,10 +214,11 @@ export function createExtensionHandlers(host: EngineHost): Pick<ApiHandlers, Ext
           }
           if (mode === "edit" && existing === undefined) throw notInUserSettings(name, engine);
           const { entry, config } = entryFromForm(name, server, existing);
-          const shown = mcpCommandLine(config, engine.root);
-          if (shown !== confirmedCommandLine) {
+          // The digest, not the shown line: that masks secret values, so it would let a token
+          // changed after the review pass as confirmed (and be approved below).
+          if (mcpConfigDigest(config, engine.root) !== confirmedDigest) {
             throw new ApiError(
-              `MCP server "${name}" was not saved: the command you confirmed is not the one that would run (${shown}). Review it again.`,
+              `MCP server "${name}" was not saved: the command you confirmed is not the one that would run (${mcpCommandLine(config, engine.root)}; a masked value may differ). Review it again.`,
             );
           }
           servers[name] = entry;

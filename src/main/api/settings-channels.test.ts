@@ -494,7 +494,7 @@ describe("the sandbox in Settings", () => {
 });
 
 describe("a stdio MCP server without the OS sandbox", () => {
-  async function withServer(): Promise<UnsandboxedMcpGate> {
+  async function withServer(env: Record<string, string> = {}): Promise<UnsandboxedMcpGate> {
     const script = path.join(base, "tools.json");
     await writeFile(
       script,
@@ -506,7 +506,7 @@ describe("a stdio MCP server without the OS sandbox", () => {
       extensions: true,
       userSettings: {
         sandbox: { enabled: false },
-        mcpServers: { scripted: { command: process.execPath, args: [SCRIPTED_MCP, script] } },
+        mcpServers: { scripted: { command: process.execPath, args: [SCRIPTED_MCP, script], env } },
       },
     });
     return gate;
@@ -547,6 +547,42 @@ describe("a stdio MCP server without the OS sandbox", () => {
     );
     await expect.poll(async () => (await state(ui))?.state, { timeout: 15_000 }).toBe("connected");
     expect(ui.frames.filter((f) => f.event === "mcp.unsandboxedRequested")).toHaveLength(1);
+  });
+
+  it("asks again after an edit that changes only a value its command line masks", async () => {
+    await withServer({ GITHUB_TOKEN: "ghp_first" });
+    const ui = connect();
+    const prompts = () =>
+      ui.frames.flatMap((f) => (f.event === "mcp.unsandboxedRequested" ? [f.payload] : []));
+    await expect.poll(() => prompts().length).toBe(1);
+    data(await ui.dispatch("mcp.approveUnsandboxed", { id: prompts()[0]!.id, approve: true }));
+    await expect.poll(async () => (await state(ui))?.state, { timeout: 15_000 }).toBe("connected");
+
+    const script = path.join(base, "tools.json");
+    const form = {
+      transport: "stdio",
+      command: process.execPath,
+      args: [SCRIPTED_MCP, script],
+      env: { GITHUB_TOKEN: "ghp_second" },
+    };
+    const preview = data<{ commandLine: string; digest: string }>(
+      await ui.dispatch("mcp.preview", { name: "scripted", server: form }),
+    );
+    // Positive control: the person is shown the very line they already said yes to.
+    expect(preview.commandLine).toBe(prompts()[0]!.commandLine);
+    const saving = ui.dispatch("mcp.save", {
+      name: "scripted",
+      server: form,
+      mode: "edit",
+      confirmedDigest: preview.digest,
+    });
+    // The new token is a new start: the person is asked, and until then it does not run.
+    await expect.poll(() => prompts().length, { timeout: 15_000 }).toBe(2);
+    expect(prompts()[1]!.commandLine).toBe(preview.commandLine);
+    data(await ui.dispatch("mcp.approveUnsandboxed", { id: prompts()[1]!.id, approve: false }));
+    data(await saving);
+    await expect.poll(async () => (await state(ui))?.state, { timeout: 10_000 }).toBe("disabled");
+    expect((await state(ui))?.lastError).toMatch(/running it unconfined was not approved/);
   });
 
   it("leaves it stopped, saying why, when the person says no", async () => {

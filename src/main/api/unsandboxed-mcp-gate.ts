@@ -11,15 +11,18 @@ interface Waiting {
   resolve(approved: boolean): void;
 }
 
+/** A yes holds for this server and exactly this start: its unmasked config, not the line shown. */
 function keyOf(request: UnsandboxedServerRequest): string {
-  return `${request.layer}\u0000${request.server}\u0000${request.commandLine}`;
+  return `${request.layer}\u0000${request.server}\u0000${request.configDigest}`;
 }
 
 /**
  * The host's answer to "may this stdio MCP server start without the OS sandbox?": it puts the
  * question to the person through the most recently connected UI (waiting for one when none is
  * connected yet, as when an engine starts before its window) and remembers a yes for that exact
- * server and command line for as long as the host runs, so a reload does not ask again. A no, or
+ * server and start for as long as the host runs, so a reload does not ask again. "Exact" is the
+ * digest of its whole config: a change the shown line masks (a token in its environment or its
+ * arguments) asks again. A no, or
  * a UI that goes away first, leaves the server stopped; restarting it asks again.
  */
 export class UnsandboxedMcpGate {

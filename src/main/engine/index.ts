@@ -31,6 +31,7 @@ export { pluginLogFile, type PluginLogEntry } from "./plugins/plugin-log-files.t
 export { checkPluginFolder, type PluginCheckReport } from "./plugins/plugin-folder-check.ts";
 export { describeProjectPlugins, pinKey as pluginPinKey } from "./plugins/project-plugins.ts";
 export { commandLine as mcpCommandLine } from "./mcp/mcp-command-line.ts";
+export { configDigest as mcpConfigDigest } from "./mcp/mcp-config-digest.ts";
 export { approveServers, configuredMcpServers } from "./mcp/mcp-approval.ts";
 export { mcpLogFile } from "./mcp/mcp-manager.ts";
 export { serverPinKey } from "./mcp/mcp-pins.ts";

@@ -5,6 +5,9 @@ import { PushListeners } from "../../shared/push-listeners.ts";
 import { createExtensionsStore } from "./extensions-store.ts";
 import { unusedApi } from "../../../test/support/unused-api.ts";
 
+/** What the host hands back with a preview: opaque to the store, sent back as it came. */
+const DIGEST = "ab".repeat(32);
+
 const status: ExtensionsStatus = {
   projectTrusted: true,
   userSettingsFile: "/home/u/.lathe/settings.json",
@@ -85,7 +88,10 @@ function fakeApi(script: Script = {}) {
       preview: record(
         "mcp.preview",
         () =>
-          script.preview ?? { ok: true, data: { commandLine: "cd /p && node s.js --flag", exists: false } },
+          script.preview ?? {
+            ok: true,
+            data: { commandLine: "cd /p && node s.js --flag", digest: DIGEST, exists: false },
+          },
       ),
       save: record("mcp.save", () => script.save ?? { ok: true, data: status }),
       remove: record("mcp.remove", () => ({ ok: true, data: status })),
@@ -102,14 +108,17 @@ function fakeApi(script: Script = {}) {
 }
 
 describe("the extensions store", () => {
-  it("shows the exact command from the host before saving, and saves with that command as confirmed", async () => {
+  it("shows the exact command from the host before saving, and saves with its digest as confirmed", async () => {
     const { api, calls } = fakeApi();
     let changes = 0;
     const store = createExtensionsStore(api, { onChanged: () => changes++ });
     store.getState().openAddForm();
     store.getState().editDraft({ name: "mine", command: "node", argsText: "s.js\n--flag" });
     await store.getState().review();
-    expect(store.getState().form?.confirm).toEqual({ commandLine: "cd /p && node s.js --flag" });
+    expect(store.getState().form?.confirm).toEqual({
+      commandLine: "cd /p && node s.js --flag",
+      digest: DIGEST,
+    });
     expect(calls.map(([name]) => name)).toEqual(["mcp.preview"]);
 
     await store.getState().confirm();
@@ -119,7 +128,7 @@ describe("the extensions store", () => {
         name: "mine",
         server: { transport: "stdio", command: "node", args: ["s.js", "--flag"], env: {} },
         mode: "add",
-        confirmedCommandLine: "cd /p && node s.js --flag",
+        confirmedDigest: DIGEST,
       },
     ]);
     expect(store.getState().form).toBeUndefined();
@@ -149,7 +158,9 @@ describe("the extensions store", () => {
   });
 
   it("refuses to add a name that exists, and shows why a save failed without closing the form", async () => {
-    const taken = fakeApi({ preview: { ok: true, data: { commandLine: "x", exists: true } } });
+    const taken = fakeApi({
+      preview: { ok: true, data: { commandLine: "x", digest: DIGEST, exists: true } },
+    });
     const store = createExtensionsStore(taken.api);
     store.getState().openAddForm();
     store.getState().editDraft({ name: "files", command: "node" });

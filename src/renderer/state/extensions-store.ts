@@ -7,8 +7,11 @@ import { draftOf, emptyDraft, parseDraft, type McpFormDraft, type McpFormField }
 interface McpFormState {
   draft: McpFormDraft;
   errors: Partial<Record<McpFormField, string>>;
-  /** Set once the host said exactly what would run: the person confirms this, or goes back. */
-  confirm: { commandLine: string } | undefined;
+  /**
+   * Set once the host said exactly what would run: the person confirms this, or goes back. The
+   * digest stands for it unmasked; `mcp.save` confirms with it.
+   */
+  confirm: { commandLine: string; digest: string } | undefined;
   /** Why the host refused the draft or the save. */
   error: string | undefined;
   busy: boolean;
@@ -219,7 +222,10 @@ export function createExtensionsStore(api: LatheApi, options: ExtensionsStoreOpt
           });
           return;
         }
-        setForm({ busy: false, confirm: { commandLine: answer.data.commandLine } });
+        setForm({
+          busy: false,
+          confirm: { commandLine: answer.data.commandLine, digest: answer.data.digest },
+        });
       },
 
       back() {
@@ -239,7 +245,7 @@ export function createExtensionsStore(api: LatheApi, options: ExtensionsStoreOpt
           name: parsed.name,
           server: parsed.server,
           mode: form.draft.mode,
-          confirmedCommandLine: form.confirm.commandLine,
+          confirmedDigest: form.confirm.digest,
         });
         if (!answer.ok) {
           setForm({ busy: false, confirm: undefined, error: answer.error.message });

@@ -170,6 +170,15 @@ describe("edit", () => {
     expect(await ws.bytes("u16.txt")).toEqual(utf16("key=wert\r\nanother=1\r\n"));
   });
 
+  it.each([
+    ["UTF-16LE", (text: string) => Buffer.from(text, "utf16le")],
+    ["UTF-16BE", (text: string) => Buffer.from(text, "utf16le").swap16()],
+  ])("keeps %s without a BOM as it was: no BOM added, its CRLF endings kept", async (_name, encode) => {
+    await seen("export.csv", encode("Name,Wert\r\nkey,välue\r\n"));
+    await edit({ path: "export.csv", old_string: "key,välue\n", new_string: "key,wert ✓\nnew,1\n" });
+    expect(await ws.bytes("export.csv")).toEqual(encode("Name,Wert\r\nkey,wert ✓\r\nnew,1\r\n"));
+  });
+
   it("round-trips latin1 bytes that are not valid UTF-8 byte-exactly", async () => {
     // "café = 5\n" + "naïve\n" in latin1, plus a 0xff byte.
     const original = Buffer.concat([Buffer.from("café = 5\nnaïve \xff\n", "latin1")]);

@@ -244,6 +244,17 @@ describe("grep", () => {
     ]);
   });
 
+  it("searches UTF-16 text without a BOM, LE and BE, and still skips a binary file with the same bytes in it", async () => {
+    await ws.put("le.csv", Buffer.from("first\r\nthe needle\r\n", "utf16le"));
+    await ws.put("be.txt", Buffer.from("the needle\n", "utf16le").swap16());
+    await ws.put("blob.bin", Buffer.concat([Buffer.from("needle", "utf16le"), Buffer.alloc(8)]));
+    expect((await files({ pattern: "needle" })).sort()).toEqual(["be.txt", "le.csv"]);
+    expect((await files({ pattern: "ne+dle" })).sort()).toEqual(["be.txt", "le.csv"]);
+    expect(await matches({ pattern: "needle", path: "le.csv" })).toEqual([
+      { path: "le.csv", line: 2, text: "the needle" },
+    ]);
+  });
+
   describe("reads each file as read does, so the text grep shows is the text edit matches", () => {
     const latin1 = (text: string) => Buffer.from(text, "latin1");
     it.each([

@@ -1,7 +1,7 @@
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import { regexDialect } from "./regex-dialect.ts";
 import { isPlainLiteral, requiredLiteral } from "./required-literal.ts";
-import { decodeText } from "./text-codec.ts";
+import { decodeText, utf16Encoding } from "./text-codec.ts";
 
 /** Lines longer than this (in UTF-16 units) are cut around their first match. */
 export const MAX_LINE_CHARS = 1000;
@@ -15,13 +15,6 @@ interface MatchingLine {
   text: string;
 }
 
-/** The UTF-16 flavour of a file that starts with a UTF-16 byte order mark (not UTF-32's). */
-function utf16Of(bytes: Buffer): "utf16le" | "utf16be" | undefined {
-  if (bytes[0] === 0xff && bytes[1] === 0xfe && !(bytes[2] === 0 && bytes[3] === 0)) return "utf16le";
-  if (bytes[0] === 0xfe && bytes[1] === 0xff) return "utf16be";
-  return undefined;
-}
-
 /**
  * The bytes of a (non UTF-16) file to search, as ripgrep decides it: none when the file is
  * binary (a NUL byte in its first 64 KB); in a longer file, a later NUL byte ends the text.
@@ -30,12 +23,6 @@ function searchable(bytes: Buffer): Buffer | undefined {
   const nul = bytes.indexOf(0);
   if (nul === -1) return bytes;
   return nul < BINARY_SNIFF_BYTES ? undefined : bytes.subarray(0, nul);
-}
-
-function decodeUtf16(bytes: Buffer, flavour: "utf16le" | "utf16be"): string {
-  if (flavour === "utf16le") return bytes.toString("utf16le", 2);
-  const body = Buffer.from(bytes.subarray(2, 2 + ((bytes.length - 2) & ~1)));
-  return body.swap16().toString("utf16le");
 }
 
 /** The text of one line without its terminator, cut around the match when very long. */
@@ -60,8 +47,9 @@ function isAscii(bytes: Buffer): boolean {
 
 /**
  * A grep pattern compiled for searching file bytes line by line. Binary files (a NUL byte in the
- * first 64 KB) never match, and a later NUL byte ends the text to search; UTF-16 files with a
- * byte order mark are decoded, everything else as read decodes it: UTF-8 when the bytes are valid
+ * first 64 KB) never match, and a later NUL byte ends the text to search; UTF-16 files (with a
+ * byte order mark, or without one but shaped as UTF-16 text, as read tells them) are decoded,
+ * everything else as read decodes it: UTF-8 when the bytes are valid
  * UTF-8, latin1 otherwise (so "café" found by read in a latin1 file is found by grep too). Files whose bytes lack a literal every match must contain are rejected without
  * being decoded, which is what keeps a search over a large tree fast.
  */
@@ -113,8 +101,7 @@ export class LineMatcher {
 
   /** The text to search, or undefined when the file is binary or cannot match. */
   private textOf(bytes: Buffer): string | undefined {
-    const utf16 = utf16Of(bytes);
-    if (utf16) return decodeUtf16(bytes, utf16);
+    if (utf16Encoding(bytes)) return decodeText(bytes).text;
     if (this.needle && bytes.indexOf(this.needle) === -1) {
       if (!this.latin1Needle || bytes.indexOf(this.latin1Needle) === -1) return undefined;
     }
@@ -124,7 +111,7 @@ export class LineMatcher {
 
   /** Whether the file has at least one match. */
   matches(bytes: Buffer): boolean {
-    if (this.plain && this.needle && !utf16Of(bytes)) {
+    if (this.plain && this.needle && !utf16Encoding(bytes)) {
       const at = bytes.indexOf(this.needle);
       if (at === -1) return false;
       const text = searchable(bytes);

@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, readFile, symlink } from "node:fs/promises";
+import { gzipSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Engine } from "../engine.ts";
 import { OUTPUT_LIMITS } from "../tools/truncation.ts";
@@ -94,6 +95,24 @@ describe("read", () => {
     );
     expect(await read({ path: "u16.txt" })).toMatchObject({ content: "héllo\r\nwörld\r\n", total_lines: 2 });
     expect((await read({ path: "bom.txt" })).content).toBe("ünïcode\n");
+  });
+
+  it.each([
+    ["UTF-16LE with CRLF", Buffer.from("Name,Wert\r\nä,1\r\n", "utf16le"), "Name,Wert\r\nä,1\r\n", 2],
+    ["UTF-16BE", Buffer.from("key=välue\n", "utf16le").swap16(), "key=välue\n", 1],
+  ])("decodes %s without a BOM (as Windows tools write it)", async (_name, bytes, content, lines) => {
+    await ws.put("export.csv", bytes);
+    expect(await read({ path: "export.csv" })).toMatchObject({ content, total_lines: lines });
+  });
+
+  it.each([
+    ["a PNG", Buffer.from("89504e470d0a1a0a0000000d4948445200000010000000100806000000", "hex")],
+    ["gzip", gzipSync(Buffer.from("compressed text ".repeat(100)))],
+    ["a file of zeros", Buffer.alloc(512)],
+    ["UTF-16LE holding a NUL character", Buffer.from("a\u0000b\n", "utf16le")],
+  ])("still refuses %s as binary", async (_name, bytes) => {
+    await ws.put("blob.bin", bytes);
+    expect(errorOf(await ws.session.call("read", { path: "blob.bin" }))).toMatch(/is a binary file/);
   });
 
   it("decodes bytes that are not valid UTF-8 as latin1", async () => {

@@ -23,6 +23,19 @@ describe("encodeTextInSlices", () => {
     expect(sha256).toBe(sha(expected));
   });
 
+  it.each<[TextEncoding, (text: string) => Buffer]>([
+    ["utf16le-nobom", (text) => Buffer.from(text, "utf16le")],
+    ["utf16be-nobom", (text) => Buffer.from(text, "utf16le").swap16()],
+  ])(
+    "writes %s over several slices with no byte order mark, at the start or between slices",
+    async (encoding, plain) => {
+      const text = `${"ab€\n".repeat(SLICE / 2)}😀`;
+      const { encoded, sha256 } = await encodeTextInSlices(text, encoding);
+      expect(encoded.equals(plain(text))).toBe(true);
+      expect(sha256).toBe(sha(plain(text)));
+    },
+  );
+
   it("throws encodeText's error for a character latin1 cannot hold, even far into the text", async () => {
     const text = `${"x".repeat(SLICE * 3)}→`;
     expect(() => encodeText(text, "latin1")).toThrow(RangeError);

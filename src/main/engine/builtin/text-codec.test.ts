@@ -1,3 +1,4 @@
+import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import {
   countLines,
@@ -36,6 +37,70 @@ describe("text codec", () => {
 
   it("refuses to encode characters latin1 cannot hold", () => {
     expect(() => encodeText("5 €", "latin1")).toThrow(/U\+20AC/);
+  });
+
+  describe("UTF-16 without a byte order mark", () => {
+    const le = (s: string): Buffer => Buffer.from(s, "utf16le");
+    const be = (s: string): Buffer => Buffer.from(s, "utf16le").swap16();
+    /** Bytes that look random but are the same on every run. */
+    const noise = (length: number): Buffer => {
+      const bytes = Buffer.alloc(length);
+      let state = 0x2545f491;
+      for (let i = 0; i < length; i++) {
+        state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+        bytes[i] = state >>> 24;
+      }
+      return bytes;
+    };
+    const png = Buffer.from(
+      "89504e470d0a1a0a0000000d49484452000000100000001008060000001ff3ff61000000017352474200aece1ce9",
+      "hex",
+    );
+
+    it.each([
+      ["UTF-16LE with CRLF (a Windows export)", le("Name,Value\r\nalpha,1\r\n"), "utf16le-nobom"],
+      ["UTF-16BE", be("key=value\n"), "utf16be-nobom"],
+      ["UTF-16LE with accents and an emoji", le("café crème 🎉 naïve\n"), "utf16le-nobom"],
+      ["UTF-16LE of two characters", le("hi"), "utf16le-nobom"],
+      [
+        "UTF-16LE past the sniffed 8 KB, a pair cut at its edge",
+        le(`${"a".repeat(4095)}🎉 tail\n`),
+        "utf16le-nobom",
+      ],
+    ])("reads %s as text and writes it back byte for byte", (_name, bytes, encoding) => {
+      expect(isBinary(bytes)).toBe(false);
+      const decoded = decodeText(bytes);
+      expect(decoded.encoding).toBe(encoding);
+      expect(roundTrips(bytes, decoded)).toBe(true);
+      expect(encodeText(decoded.text, decoded.encoding)).toEqual(bytes);
+    });
+
+    it.each([
+      ["a PNG header", png],
+      ["gzip", gzipSync(Buffer.from("some text that is compressed ".repeat(200)))],
+      ["a file of zeros", Buffer.alloc(1024)],
+      ["random bytes", noise(4096)],
+      [
+        "random bytes with a zero high byte every other unit",
+        Buffer.from(noise(4096).map((b, i) => (i % 4 === 1 ? 0 : b))),
+      ],
+      ["an ELF header", Buffer.from("7f454c4602010100000000000000000003003e0001000000", "hex")],
+      ["little-endian 32-bit integers", Buffer.from(new Uint32Array([1, 2, 3, 400, 5000, 60000]).buffer)],
+      ["UTF-32LE text without a mark", Buffer.from([0x61, 0, 0, 0, 0x62, 0, 0, 0, 0x0a, 0, 0, 0])],
+      ["UTF-16LE text holding a NUL character", le("key\u0000value\n")],
+      ["UTF-16LE text with an odd trailing byte", Buffer.concat([le("text\n"), Buffer.from([0x41])])],
+      ["UTF-16LE text with control characters", le("a\u0001b\u0002c\u0003d\n")],
+      ["UTF-16LE with a low surrogate alone", le("abc\udc00def\n")],
+      ["a single NUL-padded byte", Buffer.from([0x41, 0x00])],
+    ])("still calls %s binary", (_name, bytes) => {
+      expect(bytes.includes(0)).toBe(true);
+      expect(isBinary(bytes)).toBe(true);
+    });
+
+    it("leaves mostly non-ASCII UTF-16 to the NUL rule: too little of it to tell it from binary", () => {
+      const cyrillic = le("привет мир, как дела\n");
+      expect(isBinary(cyrillic)).toBe(true);
+    });
   });
 
   it("calls a file binary for a NUL in the first 8 KB, unless it has a UTF-16 BOM", () => {

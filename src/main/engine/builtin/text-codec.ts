@@ -1,5 +1,10 @@
-/** How a text file's bytes map to its text; kept so an edit writes the bytes back the same way. */
-export type TextEncoding = "utf8" | "utf8-bom" | "utf16le" | "utf16be" | "latin1";
+/**
+ * How a text file's bytes map to its text; kept so an edit writes the bytes back the same way.
+ * `utf16le` and `utf16be` start with a byte order mark; the `-nobom` ones have none (found by
+ * their shape, see utf16WithoutBom).
+ */
+export type TextEncoding =
+  "utf8" | "utf8-bom" | "utf16le" | "utf16be" | "utf16le-nobom" | "utf16be-nobom" | "latin1";
 
 /**
  * The line terminator style of a text: only LF, only CRLF, both, only a lone CR (classic Mac
@@ -30,26 +35,92 @@ function utf16Bom(bytes: Uint8Array): "utf16le" | "utf16be" | undefined {
   return undefined;
 }
 
-/** A file is binary when a NUL byte appears in its first 8 KB, unless it starts with a UTF-16 BOM. */
-export function isBinary(bytes: Uint8Array): boolean {
-  if (utf16Bom(bytes)) return false;
-  const end = Math.min(bytes.length, BINARY_SNIFF_BYTES);
-  for (let i = 0; i < end; i++) if (bytes[i] === 0) return true;
-  return false;
+/** Whether a UTF-16 code unit can stand in text: no NUL, no control but tab and line breaks, no noncharacter. */
+function textUnit(unit: number): boolean {
+  if (unit < 0x20) return unit === 0x09 || unit === 0x0a || unit === 0x0c || unit === 0x0d || unit === 0x1b;
+  if (unit >= 0x7f && unit < 0xa0) return false;
+  return unit !== 0xfffe && unit !== 0xffff;
 }
 
 /**
- * Decode a text file: UTF-16 (LE or BE) when it starts with that BOM, UTF-8 (with or without a
- * BOM) when the bytes are valid UTF-8, and latin1 otherwise, which maps every byte to one
- * character so the bytes survive a decode/encode round trip unchanged.
+ * Whether the first 8 KB of a file without a byte order mark read as UTF-16 text in this byte
+ * order (Windows tools and some exporters write it so): an even length, more than half of the
+ * code units ASCII (their other byte zero, always on the same side), no unit that text does not
+ * hold (NUL, a control other than tab and line breaks, U+FFFE) and no surrogate out of its pair.
+ * Binary files fail it: their zero bytes fall on both sides (a run of zeros is a NUL unit), and
+ * random bytes make few units ASCII.
+ */
+function looksUtf16(bytes: Uint8Array, littleEndian: boolean): boolean {
+  if (bytes.length < 4 || bytes.length % 2 !== 0) return false;
+  const end = Math.min(bytes.length, BINARY_SNIFF_BYTES);
+  const unitAt = (i: number): number =>
+    littleEndian
+      ? (bytes[i] as number) | ((bytes[i + 1] as number) << 8)
+      : ((bytes[i] as number) << 8) | (bytes[i + 1] as number);
+  let ascii = 0;
+  for (let i = 0; i < end; i += 2) {
+    const unit = unitAt(i);
+    if (!textUnit(unit)) return false;
+    if (unit < 0x80) ascii++;
+    else if (unit >= 0xdc00 && unit <= 0xdfff) return false;
+    else if (unit >= 0xd800 && unit <= 0xdbff) {
+      // A high surrogate needs a low one next (unless the sample ends first); skip that one.
+      if (i + 2 < end) {
+        const low = unitAt(i + 2);
+        if (low < 0xdc00 || low > 0xdfff) return false;
+      }
+      i += 2;
+    }
+  }
+  return ascii * 2 > end / 2;
+}
+
+/** The byte order of a UTF-16 text file without a byte order mark, if the file is one. */
+function utf16WithoutBom(bytes: Uint8Array): "utf16le-nobom" | "utf16be-nobom" | undefined {
+  // Its ASCII characters put a zero byte in the first 8 KB; a file without one is never UTF-16.
+  const head = bytes.subarray(0, BINARY_SNIFF_BYTES);
+  if (!head.includes(0)) return undefined;
+  if (looksUtf16(bytes, true)) return "utf16le-nobom";
+  if (looksUtf16(bytes, false)) return "utf16be-nobom";
+  return undefined;
+}
+
+/** The UTF-16 flavour of a file's bytes, with or without a byte order mark; undefined when it is not UTF-16 text. */
+export function utf16Encoding(bytes: Uint8Array): TextEncoding | undefined {
+  return utf16Bom(bytes) ?? utf16WithoutBom(bytes);
+}
+
+/**
+ * A file is binary when a NUL byte appears in its first 8 KB, unless it is UTF-16 text: it starts
+ * with a UTF-16 BOM, or it has none but its bytes have UTF-16 text's shape (see looksUtf16).
+ */
+export function isBinary(bytes: Uint8Array): boolean {
+  if (utf16Bom(bytes)) return false;
+  const end = Math.min(bytes.length, BINARY_SNIFF_BYTES);
+  for (let i = 0; i < end; i++) if (bytes[i] === 0) return utf16WithoutBom(bytes) === undefined;
+  return false;
+}
+
+/** UTF-16 text of these bytes (a trailing odd byte is dropped, so such a file does not round-trip). */
+function utf16Text(bytes: Buffer, littleEndian: boolean): string {
+  if (littleEndian) return bytes.toString("utf16le");
+  return Buffer.from(bytes.subarray(0, bytes.length & ~1))
+    .swap16()
+    .toString("utf16le");
+}
+
+/**
+ * Decode a text file: UTF-16 (LE or BE) when it starts with that BOM, or when it has none but
+ * its bytes are shaped as UTF-16 text (see looksUtf16); UTF-8 (with or without a BOM) when the
+ * bytes are valid UTF-8; and latin1 otherwise, which maps every byte to one character so the
+ * bytes survive a decode/encode round trip unchanged.
  */
 export function decodeText(bytes: Uint8Array): DecodedText {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const utf16 = utf16Bom(buffer);
-  if (utf16 === "utf16le") return { text: buffer.subarray(2).toString("utf16le"), encoding: "utf16le" };
-  if (utf16 === "utf16be") {
-    const swapped = Buffer.from(buffer.subarray(2, 2 + ((buffer.length - 2) & ~1)));
-    return { text: swapped.swap16().toString("utf16le"), encoding: "utf16be" };
+  const utf16 = utf16Encoding(buffer);
+  if (utf16 !== undefined) {
+    const body = utf16 === "utf16le" || utf16 === "utf16be" ? buffer.subarray(2) : buffer;
+    return { text: utf16Text(body, utf16 === "utf16le" || utf16 === "utf16le-nobom"), encoding: utf16 };
   }
   const hasBom = startsWith(buffer, [...UTF8_BOM]);
   const body = hasBom ? buffer.subarray(3) : buffer;
@@ -80,6 +151,10 @@ export function encodeText(text: string, encoding: TextEncoding): Buffer {
       return Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, "utf16le")]);
     case "utf16be":
       return Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(text, "utf16le").swap16()]);
+    case "utf16le-nobom":
+      return Buffer.from(text, "utf16le");
+    case "utf16be-nobom":
+      return Buffer.from(text, "utf16le").swap16();
     case "latin1": {
       const bad = firstNonLatin1(text);
       if (bad !== undefined) {
@@ -107,6 +182,8 @@ export function encodingName(encoding: TextEncoding): string {
     "utf8-bom": "UTF-8 with BOM",
     utf16le: "UTF-16LE",
     utf16be: "UTF-16BE",
+    "utf16le-nobom": "UTF-16LE without BOM",
+    "utf16be-nobom": "UTF-16BE without BOM",
     latin1: "latin1 (ISO-8859-1)",
   };
   return names[encoding];

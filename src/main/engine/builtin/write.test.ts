@@ -122,6 +122,17 @@ describe("write", () => {
     expect(data.bytes).toBe(expected.length);
   });
 
+  it.each([
+    ["UTF-16LE", (text: string) => Buffer.from(text, "utf16le")],
+    ["UTF-16BE", (text: string) => Buffer.from(text, "utf16le").swap16()],
+  ])("keeps the encoding of an existing %s file without a BOM, adding none", async (_name, encode) => {
+    await ws.put("u16.txt", encode("old\r\n"));
+    outputOf(await ws.session.call("read", { path: "u16.txt" }));
+    const data = outputOf<WriteData>(await ws.session.call("write", { path: "u16.txt", content: "nëw\r\n" }));
+    expect(await ws.bytes("u16.txt")).toEqual(encode("nëw\r\n"));
+    expect(data.bytes).toBe(encode("nëw\r\n").length);
+  });
+
   it("refuses characters a latin1 file cannot hold, leaving it untouched", async () => {
     const original = Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]);
     await ws.put("latin1.txt", original);

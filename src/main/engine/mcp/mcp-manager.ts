@@ -7,6 +7,7 @@ import type { ProcessSandbox } from "../sandbox/process-sandbox.ts";
 import type { ToolRegistry } from "../tools/tool-registry.ts";
 import { bindServerTools, mcpOrigin, unbindServer } from "./mcp-binding.ts";
 import { commandLine, isStdio } from "./mcp-command-line.ts";
+import { configDigest } from "./mcp-config-digest.ts";
 import { serverConfinement, type ServerConfinement } from "./mcp-confinement.ts";
 import { McpConnection, type Backoff, type ConnectionState } from "./mcp-connection.ts";
 import { loginShellPath } from "./login-shell-path.ts";
@@ -20,8 +21,13 @@ import type { RefusedTool } from "./mcp-tool-listing.ts";
 export interface UnsandboxedServerRequest {
   server: string;
   layer: "global" | "project";
-  /** The exact command line it would start with. */
+  /** The command line it would start with, as a person is shown it (secret values masked). */
   commandLine: string;
+  /**
+   * What exactly would start, unmasked (see configDigest): remember an answer under this, never
+   * under the shown line, which two starts differing only in a secret value share.
+   */
+  configDigest: string;
   /** Why the sandbox is not active. */
   reason: string;
 }
@@ -304,6 +310,7 @@ export class McpManager {
       server: server.name,
       layer: server.layer,
       commandLine: slot.commandLine,
+      configDigest: configDigest(config, this.options.root),
       reason: status.reason ?? "unknown",
     };
     return approve(request)
