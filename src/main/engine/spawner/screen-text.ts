@@ -383,3 +383,9 @@ export function withoutControls(text: string): string {
   // eslint-disable-next-line no-control-regex -- control characters are what it removes
   return text.replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, "");
 }
+
+/** A whole output (not a stream) as the model reads it: see `ScreenText` and `withoutControls`. */
+export function screenTextOf(bytes: Buffer): string {
+  const screen = new ScreenText();
+  return withoutControls(Buffer.concat([screen.write(bytes), screen.end()]).toString("utf8"));
+}
