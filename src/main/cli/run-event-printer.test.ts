@@ -99,4 +99,51 @@ describe("lathe run's event printer", () => {
     };
     expect(printed(true, [event])).toEqual({ stdout: `${JSON.stringify(event)}\n`, stderr: "" });
   });
+
+  // What a model, a tool or a server wrote must not act on the terminal of whoever reads the run:
+  // set its title, write its clipboard (OSC 52), clear it, recolour it.
+  const HOSTILE = "\x1b]52;c;cm0gLXJmIH4=\x07\x1b]0;owned\x07\x1b[2J\x1b[31mred\u009b0m";
+  it.each<[string, RunEvent]>([
+    ["the model's text", { type: "text", step: 0, text: `Hi ${HOSTILE}\n` }],
+    [
+      "a tool's error",
+      {
+        type: "tool-result",
+        step: 0,
+        toolCallId: "c",
+        toolName: "read",
+        envelope: { type: "error", error_text: `not found: ${HOSTILE}`, metadata: { duration_ms: 1 } },
+      },
+    ],
+    [
+      "an approval's reason",
+      {
+        type: "approval",
+        step: 0,
+        toolCallId: "c",
+        toolName: "bash",
+        decision: "deny",
+        reason: `the command "${HOSTILE}" needs approval`,
+      },
+    ],
+    ["a notice", { type: "notice", message: HOSTILE }],
+    ["a run's error", { type: "error", message: `the server said ${HOSTILE}` }],
+    ["a tool's name", { type: "tool-call", step: 0, toolCallId: "c", toolName: `mcp_${HOSTILE}`, input: {} }],
+    [
+      "a task's text",
+      { type: "task", taskId: "t", toolCallId: "c", event: { type: "text", step: 0, text: `${HOSTILE}\n` } },
+    ],
+  ])("prints no control character of %s but newlines, escaped instead", (_what, event) => {
+    const { stdout, stderr } = printed(false, [event]);
+    const all = stdout + stderr;
+    // eslint-disable-next-line no-control-regex -- controls other than newline and tab are what must not pass
+    expect(all).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+    expect(all).toContain(String.raw`\u001b]52;c;cm0gLXJmIH4=\u0007`);
+    expect(all).toContain(String.raw`\u009b0m`);
+  });
+
+  it("keeps the model's newlines, tabs and right-to-left marks, and prints \\r\\n as a newline", () => {
+    const { stdout } = printed(false, [{ type: "text", step: 0, text: "a\tb\r\nשלום\u200F\n" }]);
+    expect(stdout).toBe("a\tb\nשלום\u200F\n");
+  });
 });

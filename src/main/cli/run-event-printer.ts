@@ -1,5 +1,5 @@
 import type { RunEvent } from "../engine/agent/index.ts";
-import { escapeBidiControls } from "../../shared/bidi-controls.ts";
+import { shownLines, shownText } from "./shown-path.ts";
 
 type RunStatus = Extract<RunEvent, { type: "finish" }>["status"];
 
@@ -8,9 +8,14 @@ interface RunOutput {
   stderr(text: string): void;
 }
 
+/**
+ * Text a model, a tool or a server wrote, as part of one line on a person's terminal: whitespace
+ * collapsed, cut at `max`, and control characters escaped (see shownText): an escape sequence in
+ * a tool's error or in a refused command would otherwise reach the terminal and act there.
+ */
 function oneLine(text: string, max = 200): string {
   const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+  return shownText(flat.length > max ? `${flat.slice(0, max - 1)}…` : flat);
 }
 
 /** How a run ended, in a few words: "done in 2 steps", "stopped", "failed"… */
@@ -38,17 +43,17 @@ const TASK_INDENT = "  │ ";
 function activityLine(event: RunEvent): string | undefined {
   switch (event.type) {
     case "tool-call":
-      return `▸ ${event.toolName} ${escapeBidiControls(oneLine(JSON.stringify(event.input) ?? ""))}`;
+      return `▸ ${shownText(event.toolName)} ${oneLine(JSON.stringify(event.input) ?? "")}`;
     case "approval":
       return `  ${event.decision === "allow" ? "approved" : "not approved"}: ${oneLine(event.reason, 400)}`;
     case "question-refused":
       return "  question refused: no one can answer here (headless)";
     case "tool-result":
       return event.envelope.type === "output"
-        ? `  ✓ ${event.toolName} (${event.envelope.metadata.duration_ms} ms${event.envelope.metadata.truncated ? ", truncated" : ""})`
-        : `  ✗ ${event.toolName}: ${oneLine(event.envelope.error_text, 400)}`;
+        ? `  ✓ ${shownText(event.toolName)} (${event.envelope.metadata.duration_ms} ms${event.envelope.metadata.truncated ? ", truncated" : ""})`
+        : `  ✗ ${shownText(event.toolName)}: ${oneLine(event.envelope.error_text, 400)}`;
     case "notice":
-      return `lathe: ${event.message}`;
+      return `lathe: ${shownLines(event.message)}`;
     default:
       return undefined;
   }
@@ -58,7 +63,9 @@ function activityLine(event: RunEvent): string | undefined {
  * How `lathe run` shows a run: with `--json`, every event as one line of JSON on stdout (a task's
  * events nested in `task` events); else the model's text on stdout and the rest (tool calls,
  * results, approvals, notices, and everything tasks do, indented under them) on stderr, so
- * `lathe run "…" > answer.md` keeps only the answer.
+ * `lathe run "…" > answer.md` keeps only the answer. Control characters other than newline and
+ * tab are printed escaped (`\u001b`) everywhere but in `--json` (where JSON escapes them), so
+ * neither the model nor a tool can act on the terminal of whoever reads the run.
  */
 export function runEventPrinter(json: boolean, out: RunOutput): (event: RunEvent) => void {
   if (json) return (event) => out.stdout(`${JSON.stringify(event)}\n`);
@@ -83,7 +90,7 @@ export function runEventPrinter(json: boolean, out: RunOutput): (event: RunEvent
         printTask(event.event, depth + 1, `${key}/${event.taskId}`);
         return;
       case "text": {
-        const lines = `${partial.get(key) ?? ""}${event.text}`.split("\n");
+        const lines = `${partial.get(key) ?? ""}${shownLines(event.text)}`.split("\n");
         partial.set(key, lines.pop() ?? "");
         for (const line of lines) out.stderr(`${indent}${line}\n`);
         if (event.cutOff) {
@@ -93,11 +100,13 @@ export function runEventPrinter(json: boolean, out: RunOutput): (event: RunEvent
         return;
       }
       case "start":
-        out.stderr(`${indent}task ${event.sessionId}: agent ${event.agent} on ${event.model}\n`);
+        out.stderr(
+          `${indent}task ${event.sessionId}: agent ${shownText(event.agent)} on ${shownText(event.model)}\n`,
+        );
         return;
       case "error":
         flush();
-        out.stderr(`${indent}error: ${event.message}\n`);
+        out.stderr(`${indent}error: ${shownLines(event.message)}\n`);
         return;
       case "finish":
         flush();
@@ -119,7 +128,7 @@ export function runEventPrinter(json: boolean, out: RunOutput): (event: RunEvent
         // Each step's text starts on its own line.
         if (event.step !== textStep && textStep !== -1) endLine();
         textStep = event.step;
-        out.stdout(event.text);
+        out.stdout(shownLines(event.text));
         if (event.text !== "") atLineStart = event.text.endsWith("\n");
         if (event.cutOff) {
           endLine();
@@ -131,7 +140,7 @@ export function runEventPrinter(json: boolean, out: RunOutput): (event: RunEvent
         break;
       case "error":
         endLine();
-        out.stderr(`error: ${event.message}\n`);
+        out.stderr(`error: ${shownLines(event.message)}\n`);
         break;
       case "finish":
         endLine();

@@ -73,9 +73,21 @@ describe("bash: results", () => {
     expect(data.exit_code).toBe(0);
   });
 
-  it("turns terminal newlines into \\n and keeps every other character, lone \\r included", async () => {
-    const data = outputOf<BashData>(await bash(String.raw`printf 'a\r\nb\rc\n\r\r\nd\te\033[1mX\033[0m'`));
-    expect(data.output).toBe("a\nb\rc\n\r\nd\te\x1b[1mX\x1b[0m");
+  // The model reads what the terminal's screen would show (spawner/screen-text.ts).
+  it.each([
+    ["terminal newlines", String.raw`printf 'a\r\nb\r\n'`, "a\nb\n"],
+    ["colours", String.raw`printf '\033[31mred\033[0m \033[1;32mgreen\033[m\n'`, "red green\n"],
+    ["a \\r progress line", String.raw`printf '10%%\r50%%\r100%%\n'`, "100%\n"],
+    ["a progress line erased and redrawn", String.raw`printf 'fetching 3 files\r\033[Kdone\n'`, "done\n"],
+    ["a \\r at the very end", String.raw`printf 'tail\r'`, "tail"],
+    ["backspaces", String.raw`printf 'ab\bc\n'`, "ac\n"],
+    ["a window title", String.raw`printf '\033]0;owned\007T\n'`, "T\n"],
+    ["a clipboard write", String.raw`printf '\033]52;c;cm0gLXJmIH4=\007clip\n'`, "clip\n"],
+    ["a hyperlink", String.raw`printf '\033]8;;https://e.com\033\\link\033]8;;\033\\\n'`, "link\n"],
+    ["an unterminated title", String.raw`printf '\033]0;never ended\nnext\n'`, "\nnext\n"],
+    ["other controls", String.raw`printf 'a\000b\007c\tx\n'`, "abc\tx\n"],
+  ])("gives the model %s as the screen shows them", async (_what, command, shown) => {
+    expect(outputOf<BashData>(await bash(command)).output).toBe(shown);
   });
 
   it("keeps unicode intact", async () => {
@@ -281,8 +293,8 @@ describe("bash: stopping", () => {
       "printed past the cap",
       (m: string) => `seq 1 100000; echo LAST-LINE; sleep ${m}`,
       [
-        /All \d+ bytes it printed are in \/\S+ \(read can open it\)\./,
-        /The last 16 KB of the \d+ bytes it printed:\n(.|\n)*\n99999\n100000\nLAST-LINE\nTerminated\n$/,
+        /All \d+ bytes it printed are in \/\S+, as printed \(escape sequences included; read can open it\)\./,
+        /The last 16 KB of the \d+ bytes of its output:\n(.|\n)*\n99999\n100000\nLAST-LINE\nTerminated\n$/,
       ],
     ],
   ])(
@@ -295,7 +307,7 @@ describe("bash: stopping", () => {
       expect(text).toContain("timed out after 1500 ms");
       expect(text).toContain("larger timeout_ms (at most 600000)");
       for (const pattern of expected) expect(text).toMatch(pattern);
-      const sidecar = /are in (\S+) \(read/.exec(text)?.[1];
+      const sidecar = /are in (\S+), as printed/.exec(text)?.[1];
       if (sidecar)
         expect((await readFile(sidecar, "utf8")).endsWith("100000\nLAST-LINE\nTerminated\n")).toBe(true);
       expect(await survivors([fg], 3000)).toBe(0);
@@ -449,7 +461,7 @@ describe("bash: large and fast output", () => {
     expect(leftOut).toBeGreaterThan(200_000);
     const bytes = Buffer.byteLength(expected) - Buffer.byteLength(head) - Buffer.byteLength(tail);
     expect(data.output.slice(noteAt, data.output.indexOf("\n", noteAt))).toBe(
-      `[… ${leftOut} lines (${(bytes / 2 ** 20).toFixed(1)} MB) left out here; all 300000 lines are in ${path} (tail -n, grep -n or read it) …]`,
+      `[… ${leftOut} lines (${(bytes / 2 ** 20).toFixed(1)} MB) left out here; all 300000 lines are in ${path}, as printed (tail -n, grep -n or read it) …]`,
     );
     const { left_out: note, read_rest: how } = (envelope as OutputEnvelope<BashData>).metadata;
     expect(note).toContain(`${leftOut} lines`);

@@ -1,4 +1,3 @@
-import { open } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { LatheError } from "../errors/lathe-error.ts";
@@ -17,7 +16,7 @@ import {
 } from "../tools/truncation.ts";
 import { defineBuiltin } from "./define-builtin.ts";
 import { runInPty } from "./pty-runner.ts";
-import type { CapturedOutput } from "../spawner/capped-output.ts";
+import { CAPTURED_TAIL_BYTES, type CapturedOutput } from "../spawner/capped-output.ts";
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 const MAX_TIMEOUT_MS = 600_000;
@@ -39,13 +38,13 @@ const MAX_COMMAND_BYTES = 120_000;
  */
 const MAX_OUTPUT_BYTES = 512 * 1024 * 1024;
 /** How much of the end of a timed-out command's output its error shows. */
-const TIMEOUT_TAIL_BYTES = 16 * 1024;
+const TIMEOUT_TAIL_BYTES = CAPTURED_TAIL_BYTES;
 /**
  * How much of the end of a cut output the result keeps after the head (where a build's error or
  * a test run's summary usually is), and the room left for the note between them: head, note and
  * tail together stay within the output cap.
  */
-const CUT_TAIL_BYTES = 16 * 1024;
+const CUT_TAIL_BYTES = CAPTURED_TAIL_BYTES;
 const CUT_NOTE_BYTES = 1024;
 
 const DESCRIPTION = `Run one command line in a fresh, non-interactive bash in the workspace; returns {output, exit_code}, stdout and stderr combined. Use it for tests, builds, git and package managers; to read, search or change files prefer read, grep, glob, edit and write.
@@ -148,22 +147,14 @@ function commandTooLong(detail: string, cause?: unknown): ToolCallError {
   );
 }
 
-/** The last `maxBytes` of an output, from its sidecar when it passed the cap (the head is in memory). */
-async function outputTail(captured: CapturedOutput, maxBytes: number): Promise<string> {
-  if (captured.sidecarPath === undefined) {
-    const bytes = Buffer.from(captured.text, "utf8");
-    return bytes.subarray(Math.max(0, bytes.length - maxBytes)).toString("utf8");
-  }
-  const file = await open(captured.sidecarPath, "r");
-  try {
-    const { size } = await file.stat();
-    const length = Math.min(size, maxBytes);
-    const bytes = Buffer.alloc(length);
-    await file.read(bytes, 0, length, size - length);
-    return bytes.toString("utf8");
-  } finally {
-    await file.close();
-  }
+/**
+ * The last `maxBytes` (at most CAPTURED_TAIL_BYTES) of an output as shown: the spawner kept it
+ * when the output passed the cap, else it is the end of the text.
+ */
+function outputTail(captured: CapturedOutput, maxBytes: number): string {
+  const end = captured.tail ?? captured.text;
+  const bytes = Buffer.from(end, "utf8");
+  return bytes.subarray(Math.max(0, bytes.length - maxBytes)).toString("utf8");
 }
 
 /** What a command that ran out of time printed, and what to do about it. */
@@ -184,24 +175,25 @@ function waitingMessage(program: string, captured: CapturedOutput): Promise<stri
 
 /** `head`, then the end of what a stopped command printed (or that it printed nothing). */
 async function stoppedMessage(head: string, captured: CapturedOutput): Promise<string> {
-  if (captured.totalBytes === 0) return `${head}\nIt printed nothing.`;
-  const tail = (await outputTail(captured, TIMEOUT_TAIL_BYTES)).replace(/^\uFFFD+/, ""); // a character cut at the tail's start
+  if (captured.totalBytes === 0)
+    return `${head}\n${captured.printedBytes === 0 ? "It printed nothing." : "Its output shows nothing (it printed only terminal control sequences)."}`;
+  const tail = outputTail(captured, TIMEOUT_TAIL_BYTES).replace(/^\uFFFD+/, ""); // a character cut at the tail's start
   if (captured.totalBytes <= TIMEOUT_TAIL_BYTES) return `${head}\nIts output until then:\n${tail}`;
   const whole =
     captured.sidecarPath === undefined
       ? ""
-      : ` All ${captured.totalBytes} bytes it printed are in ${captured.sidecarPath} (read can open it).`;
-  return `${head}${whole}\nThe last ${TIMEOUT_TAIL_BYTES / 1024} KB of the ${captured.totalBytes} bytes it printed:\n${tail}`;
+      : ` All ${captured.printedBytes} bytes it printed are in ${captured.sidecarPath}, as printed (escape sequences included; read can open it).`;
+  return `${head}${whole}\nThe last ${TIMEOUT_TAIL_BYTES / 1024} KB of the ${captured.totalBytes} bytes of its output:\n${tail}`;
 }
 
 /** What a command stopped for printing too much printed, and what to do instead. */
 async function overflowMessage(captured: CapturedOutput): Promise<string> {
   const head = `bash stopped the command: its output passed ${MAX_OUTPUT_BYTES / (1024 * 1024)} MB, the most one command may print, so it and everything it started were stopped. Print less: filter it (| grep PATTERN, | head -n 100, | tail -n 100), count it (| wc -l), or use a quieter option of the program.`;
-  const tail = (await outputTail(captured, TIMEOUT_TAIL_BYTES)).replace(/^\uFFFD+/, "");
+  const tail = outputTail(captured, TIMEOUT_TAIL_BYTES).replace(/^\uFFFD+/, "");
   const kept =
     captured.sidecarPath === undefined
       ? ""
-      : ` The first ${captured.totalBytes} bytes are in ${captured.sidecarPath} (read, tail or grep it).`;
+      : ` The first ${captured.printedBytes} bytes are in ${captured.sidecarPath}, as printed (read, tail or grep it).`;
   return `${head}${kept}\nThe last ${TIMEOUT_TAIL_BYTES / 1024} KB kept:\n${tail}`;
 }
 
@@ -214,7 +206,7 @@ async function cutOutput(
   sidecarPath: string,
 ): Promise<{ text: string; leftOut: LeftOut }> {
   const head = utf8Head(captured.text, OUTPUT_LIMITS.bashBytes - CUT_TAIL_BYTES - CUT_NOTE_BYTES);
-  const end = await outputTail(captured, CUT_TAIL_BYTES);
+  const end = outputTail(captured, CUT_TAIL_BYTES);
   const newline = end.indexOf("\n");
   // From its first whole line; an end without one starts at its first whole character.
   const tail =
@@ -222,7 +214,7 @@ async function cutOutput(
   const shown = Buffer.byteLength(head, "utf8") + Buffer.byteLength(tail, "utf8");
   const lines = Math.max(0, captured.totalLines - lineCount(head) - lineCount(tail));
   const bytes = Math.max(0, captured.totalBytes - shown);
-  const note = `[… ${leftOutSize(bytes, lines)} left out here; all ${captured.totalLines} lines are in ${sidecarPath} (tail -n, grep -n or read it) …]`;
+  const note = `[… ${leftOutSize(bytes, lines)} left out here; all ${captured.totalLines} lines are in ${sidecarPath}, as printed (tail -n, grep -n or read it) …]`;
   const text = `${head}${head.endsWith("\n") || head === "" ? "" : "\n"}${note}\n${tail}`;
   return { text, leftOut: { kind: "text", bytes, lines, at: "middle" } };
 }

@@ -7,11 +7,12 @@ import type { ToolRuntime } from "../tools/contract.ts";
 import type { RequirementSet } from "../tools/requirement-set.ts";
 import { planPluginCommand } from "./plugin-shell-plan.ts";
 import { PLUGIN_LIMITS } from "./plugin-limits.ts";
+import { screenTextOf } from "../spawner/screen-text.ts";
 
 interface ShellResult {
   /** The exit status, or null when the command was killed (timeout, output limit, abort). */
   exit_code: number | null;
-  /** stdout, then stderr, cut at the output limit. */
+  /** stdout, then stderr, cut at the output limit, as a terminal would show them (see screen-text.ts). */
   output: string;
   truncated?: true;
 }
@@ -99,7 +100,12 @@ export async function pluginShellRun(
   const all = Buffer.concat([stdout, stderr, Buffer.from(undone)]);
   const overflow = end.code === "ERR_CHILD_PROCESS_STDIO_MAXBUFFER" || all.length > cap;
   const exitCode = typeof end.code === "number" ? end.code : end.failed ? null : 0;
-  let output = all.subarray(0, cap).toString("utf8");
+  // Each stream as a terminal would show it (colours, titles, `\r` redraws gone: see
+  // screen-text.ts), what the plugin most likely hands the model; the cap is of what was printed.
+  const kept = all.subarray(0, cap);
+  const keptOut = kept.subarray(0, Math.min(stdout.length, kept.length));
+  const keptRest = kept.subarray(keptOut.length);
+  let output = screenTextOf(keptOut) + screenTextOf(keptRest);
   if (end.killed && !overflow) output += `\n[stopped after ${PLUGIN_LIMITS.shellTimeoutMs} ms]`;
   return { exit_code: exitCode, output, ...(overflow ? { truncated: true as const } : {}) };
 }

@@ -241,6 +241,24 @@ describe("plugin tools through the engine", () => {
     await expect(readFile(path.join(w.root, "pwned"))).rejects.toThrow(/ENOENT/);
   });
 
+  it("returns a command's output as a terminal shows it: escape sequences gone, \\r redraws collapsed", async () => {
+    const script = String.raw`printf '\033]0;owned\007\033[31mred\033[0m\n10%%\r100%%\n'; printf '\033[1merr\033[0m\n' >&2`;
+    const w = await withPlugins([
+      "colours",
+      plugin("colours", `return await runtime.shell.run("sh", ["-c", ${JSON.stringify(script)}]);`, {
+        input_schema: { type: "object" },
+        requires: {
+          shell: [
+            { cmd: "sh", args: ["-c", script] },
+            { cmd: "printf", args: [{ wildcard: true }] },
+          ],
+        },
+      }),
+    ]);
+    const session = await w.session();
+    expect(outputOf(await session.call("colours", {}))).toEqual({ exit_code: 0, output: "red\n100%\nerr\n" });
+  });
+
   it("turns an output_schema mismatch into an error envelope that blames the plugin", async () => {
     const w = await withPlugins([
       "liar",

@@ -28,19 +28,53 @@ describe("CappedOutput", () => {
     { chunks: ["a\r\nb"], want: "a\nb" },
     { chunks: ["a\r", "\nb"], want: "a\nb" },
     { chunks: ["a\r", "", "\nb"], want: "a\nb" },
-    { chunks: ["\r", "\r", "\n"], want: "\r\n" },
-    { chunks: ["progress 10%\rprogress 90%\r", "done\n"], want: "progress 10%\rprogress 90%\rdone\n" },
-    { chunks: ["ends with a carriage return\r"], want: "ends with a carriage return\r" },
+    { chunks: ["\r", "\r", "\n"], want: "\n" },
+    { chunks: ["progress 10%\rprogress 90%\r", "done\n"], want: "doneress 90%\n" },
+    { chunks: ["progress 10%\rprogress 90%\r", "\x1b[Kdone\n"], want: "done\n" },
+    { chunks: ["ends with a carriage return\r"], want: "ends with a carriage return" },
     { chunks: ["\r\n\r\n", "\r\n"], want: "\n\n\n" },
-  ])("turns terminal newlines into \\n across chunks: %j", async ({ chunks, want }) => {
+    { chunks: ["\x1b[3", "1mred\x1b[0m\n"], want: "red\n" },
+    { chunks: ["\x1b]0;title\x07a\x00b\x07c\n"], want: "abc\n" },
+  ])("keeps the output as the screen shows it, across chunks: %j", async ({ chunks, want }) => {
     const { output } = capture(1024);
     for (const chunk of chunks) output.write(Buffer.from(chunk));
     const lines = want.split("\n").length - (want.endsWith("\n") ? 1 : 0);
-    expect(await output.finish()).toEqual({
-      text: want,
-      totalBytes: Buffer.byteLength(want),
-      totalLines: lines,
-    });
+    const { text, totalBytes, totalLines, printedBytes } = await output.finish();
+    expect({ text, totalLines }).toEqual({ text: want, totalLines: lines });
+    expect(totalBytes).toBeGreaterThanOrEqual(Buffer.byteLength(want));
+    expect(printedBytes).toBe(Buffer.byteLength(chunks.join("").replaceAll("\r\n", "\n")));
+  });
+
+  it("applies the cap to the output as shown: a long progress line that shows short needs no sidecar", async () => {
+    const { output, flow } = capture(1024);
+    for (let i = 0; i <= 1000; i++)
+      output.write(Buffer.from(`\r\x1b[K\x1b[32m${"#".repeat(i % 60)}\x1b[0m ${i / 10}%`));
+    output.write(Buffer.from("\ndone\n"));
+    const result = await output.finish();
+    expect(result.text).toBe(`${"#".repeat(1000 % 60)} 100%\ndone\n`);
+    expect(result.sidecarPath).toBeUndefined();
+    expect(result.printedBytes).toBeGreaterThan(1024);
+    // The sidecar it started while that was not yet known is gone.
+    expect(await readdir(dir)).toEqual([]);
+    expect(flow.sidecars).toBe(1);
+  });
+
+  it("keeps every byte as printed in the sidecar, and the head and tail as shown", async () => {
+    const { output } = capture(64);
+    const printed = Array.from(
+      { length: 100 },
+      (_, i) => `\x1b[1mline ${i}\x1b[0m 50%\r\x1b[Kline ${i} ok\n`,
+    );
+    for (const line of printed) output.write(Buffer.from(line));
+    const result = await output.finish();
+    const shown = Array.from({ length: 100 }, (_, i) => `line ${i} ok\n`).join("");
+    expect(await readFile(result.sidecarPath as string, "utf8")).toBe(printed.join(""));
+    expect(shown.startsWith(result.text)).toBe(true);
+    expect(result.text).toMatch(/^line 0 ok\nline 1 ok\n/);
+    expect(result.tail).toBe(shown);
+    expect(result.totalBytes).toBe(Buffer.byteLength(shown));
+    expect(result.totalLines).toBe(100);
+    expect(result.printedBytes).toBe(Buffer.byteLength(printed.join("")));
   });
 
   it("keeps at most maxTotalBytes, says so once, and still takes Lathe's closing note", async () => {
@@ -60,13 +94,19 @@ describe("CappedOutput", () => {
     const result = await output.finish();
     const kept = "y\n".repeat(500);
     expect(result.totalBytes).toBe(1000 + "\n[note]\n".length);
+    expect(result.printedBytes).toBe(1000 + "\n[note]\n".length);
     expect(await readFile(path.join(dir, "sidecar.txt"), "utf8")).toBe(`${kept}\n[note]\n`);
   });
 
   it("keeps output up to the cap in memory only", async () => {
     const { output, flow } = capture(10);
     output.write(Buffer.from("0123456789"));
-    expect(await output.finish()).toEqual({ text: "0123456789", totalBytes: 10, totalLines: 1 });
+    expect(await output.finish()).toEqual({
+      text: "0123456789",
+      totalBytes: 10,
+      totalLines: 1,
+      printedBytes: 10,
+    });
     expect(flow.sidecars).toBe(0);
   });
 

@@ -1,13 +1,18 @@
 import { createWriteStream, rmSync, type WriteStream } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import { partialPathOf } from "../session/partial-file.ts";
+import { ScreenText, withoutControls } from "./screen-text.ts";
 
 interface CappedOutputOptions {
-  /** How much output is kept in memory and returned; the rest only goes to the sidecar. */
+  /**
+   * How much of the output as shown (see `CappedOutput`) is kept in memory and returned; past it
+   * (or once the command printed more than this) every byte printed also goes to the sidecar.
+   */
   maxBytes: number;
   /**
-   * How much output is kept at all (the sidecar's size at most): past it the rest is dropped and
-   * `overflow` is told once, so a command printing without end cannot fill the disk.
+   * How much output is kept at all (the sidecar's size at most, in bytes printed): past it the
+   * rest is dropped and `overflow` is told once, so a command printing without end cannot fill
+   * the disk.
    */
   maxTotalBytes?: number;
   /** The output passed `maxTotalBytes` (the producer should be stopped). */
@@ -20,14 +25,22 @@ interface CappedOutputOptions {
   resume(): void;
 }
 
+/** How much of the end of the output as shown is kept besides its head (see `CapturedOutput.tail`). */
+export const CAPTURED_TAIL_BYTES = 16 * 1024;
+
 export interface CapturedOutput {
-  /** The whole output, or, past the cap, its head (cut on a whole line where possible). */
+  /** The whole output as shown, or, past the cap, its head (cut on a whole line where possible). */
   text: string;
-  /** Every byte of the output, when it passed the cap. */
+  /** Every byte the command printed, as it printed them, when the output as shown passed the cap. */
   sidecarPath?: string;
+  /** With a sidecar: the last `CAPTURED_TAIL_BYTES` of the output as shown (from a whole character). */
+  tail?: string;
+  /** The size of the output as shown. */
   totalBytes: number;
   /** How many lines the whole output holds (its newlines, plus one for a last line without one). */
   totalLines: number;
+  /** How many bytes the command printed (what the sidecar holds, escape sequences and all). */
+  printedBytes: number;
 }
 
 const LF = 0x0a;
@@ -49,18 +62,31 @@ function headEnd(bytes: Buffer): number {
 }
 
 /**
- * A command's combined output with flat memory however much it prints: the first `maxBytes`
- * stay in memory as the head; once the output passes that, a sidecar file is opened and
- * everything (the head included) is streamed to it, pausing the producer while the file lags.
- * Terminal newlines (`\r\n`) become `\n`, even when split across chunks; nothing else changes.
+ * A command's combined output with flat memory however much it prints, kept twice over:
+ * - as shown: what the terminal's screen would show (see screen-text.ts: escape sequences
+ *   removed, `\r` progress lines collapsed to their last state, controls that show nothing
+ *   dropped), which is what the model reads: its first `maxBytes` stay in memory as the head,
+ *   its last `CAPTURED_TAIL_BYTES` as the tail, and the limits apply to it;
+ * - as printed, in the sidecar: once the output as shown passes `maxBytes` (or what was printed
+ *   does), a sidecar file is opened and every byte printed (from the first) is streamed to it,
+ *   pausing the producer while the file lags. Only terminal newlines (`\r\n`, even split across
+ *   chunks) become `\n` there. An output whose shown form fits after all loses its sidecar.
  */
 export class CappedOutput {
   private readonly options: CappedOutputOptions;
+  private readonly screen = new ScreenText();
   private readonly head: Buffer[] = [];
   private headBytes = 0;
+  /** The end of the output as shown: at least its last `CAPTURED_TAIL_BYTES`, in pieces. */
+  private tail: Buffer[] = [];
+  private tailBytes = 0;
+  /** The size of the output as shown. */
   private totalBytes = 0;
   private newlines = 0;
   private endsWithNewline = true;
+  /** What was printed, until the sidecar is asked for (then it is its backlog). */
+  private printed: Buffer[] = [];
+  private printedBytes = 0;
   private carriageReturnHeld = false;
   private opening: Promise<void> | undefined;
   private sidecarPath: string | undefined;
@@ -82,26 +108,25 @@ export class CappedOutput {
     if (this.overflowed) return;
     let chunk = this.normalise(raw);
     const limit = this.options.maxTotalBytes;
-    if (limit !== undefined && this.totalBytes + chunk.length > limit) {
-      chunk = chunk.subarray(0, Math.max(0, limit - this.totalBytes));
+    if (limit !== undefined && this.printedBytes + chunk.length > limit) {
+      chunk = chunk.subarray(0, Math.max(0, limit - this.printedBytes));
       this.overflowed = true;
       this.carriageReturnHeld = false;
     }
-    if (chunk.length > 0) this.append(chunk);
+    if (chunk.length > 0) this.append(chunk, this.screen.write(chunk));
     if (this.overflowed) this.options.overflow?.();
   }
 
   /** Lathe's own note at the end of the output (kept even past `maxTotalBytes`, which it may pass). */
   writeNote(text: string): void {
-    this.append(Buffer.from(text));
+    this.endOutput();
+    const note = Buffer.from(text);
+    this.append(note, note);
   }
 
   /** The output once the producer is done; fails when the sidecar could not be written. */
   async finish(): Promise<CapturedOutput> {
-    if (this.carriageReturnHeld) {
-      this.carriageReturnHeld = false;
-      this.append(CR_ONLY);
-    }
+    this.endOutput();
     await this.opening;
     await this.closeSidecar();
     if (this.partialPath !== undefined && this.sidecarPath !== undefined && !this.failure) {
@@ -118,10 +143,32 @@ export class CappedOutput {
     const totals = {
       totalBytes: this.totalBytes,
       totalLines: this.newlines + (this.endsWithNewline ? 0 : 1),
+      printedBytes: this.printedBytes,
     };
-    if (this.sidecarPath === undefined) return { text: bytes.toString("utf8"), ...totals };
-    const text = bytes.subarray(0, headEnd(bytes)).toString("utf8");
-    return { text, sidecarPath: this.sidecarPath, ...totals };
+    if (this.totalBytes <= this.options.maxBytes) {
+      // What was printed was larger than the cap, what it shows is not: the model has it all.
+      if (this.sidecarPath !== undefined) await rm(this.sidecarPath, { force: true });
+      return { text: withoutControls(bytes.toString("utf8")), ...totals };
+    }
+    const text = withoutControls(bytes.subarray(0, headEnd(bytes)).toString("utf8"));
+    return { text, sidecarPath: this.sidecarPath as string, tail: this.tailText(), ...totals };
+  }
+
+  /** The output has ended: what the screen still held (its last line) and a held `\r`. */
+  private endOutput(): void {
+    if (this.carriageReturnHeld) {
+      this.carriageReturnHeld = false;
+      this.append(CR_ONLY, this.screen.write(CR_ONLY));
+    }
+    this.append(undefined, this.screen.end());
+  }
+
+  /** The last `CAPTURED_TAIL_BYTES` of the output as shown, from its first whole character. */
+  private tailText(): string {
+    const end = Buffer.concat(this.tail, this.tailBytes);
+    let start = Math.max(0, end.length - CAPTURED_TAIL_BYTES);
+    while (start < end.length && ((end[start] as number) & 0xc0) === 0x80) start++;
+    return withoutControls(end.subarray(start).toString("utf8"));
   }
 
   /**
@@ -170,30 +217,48 @@ export class CappedOutput {
     return out.subarray(0, written);
   }
 
-  private append(chunk: Buffer): void {
+  /** What was printed (none for the screen's last line) and what of it the screen now shows. */
+  private append(printed: Buffer | undefined, shown: Buffer): void {
+    if (printed !== undefined && printed.length > 0) this.keepPrinted(printed);
+    if (shown.length > 0) this.keepShown(shown);
+    const { maxBytes } = this.options;
+    const needed = this.totalBytes > maxBytes || this.printedBytes > maxBytes;
+    if (!needed || this.stream || this.opening || this.failure || this.discarded) return;
+    this.backlog = this.printed;
+    this.printed = [];
+    this.options.pause();
+    this.opening = this.options.openSidecar().then(
+      (file) => this.startSidecar(file),
+      (err: unknown) => this.fail(err),
+    );
+  }
+
+  private keepPrinted(chunk: Buffer): void {
+    this.printedBytes += chunk.length;
+    if (this.failure || this.discarded) return;
+    if (this.stream) {
+      if (!this.stream.write(chunk)) this.options.pause();
+    } else if (this.opening) this.backlog.push(chunk);
+    else this.printed.push(chunk);
+  }
+
+  private keepShown(chunk: Buffer): void {
     const { maxBytes } = this.options;
     this.totalBytes += chunk.length;
     for (let at = chunk.indexOf(LF); at !== -1; at = chunk.indexOf(LF, at + 1)) this.newlines++;
     this.endsWithNewline = chunk[chunk.length - 1] === LF;
-    let rest = chunk;
     if (this.headBytes < maxBytes) {
       const part = chunk.subarray(0, maxBytes - this.headBytes);
       this.head.push(part);
       this.headBytes += part.length;
-      rest = chunk.subarray(part.length);
     }
-    if (this.totalBytes <= maxBytes || this.failure || this.discarded) return;
-    if (this.stream) {
-      if (!this.stream.write(rest)) this.options.pause();
-    } else if (this.opening) {
-      this.backlog.push(rest);
-    } else {
-      this.backlog = [...this.head, rest];
-      this.options.pause();
-      this.opening = this.options.openSidecar().then(
-        (file) => this.startSidecar(file),
-        (err: unknown) => this.fail(err),
-      );
+    this.tail.push(chunk);
+    this.tailBytes += chunk.length;
+    if (this.tailBytes > 2 * CAPTURED_TAIL_BYTES || this.tail.length > 64) {
+      const end = Buffer.concat(this.tail, this.tailBytes);
+      const kept = Math.min(end.length, CAPTURED_TAIL_BYTES);
+      this.tail = [Buffer.from(end.subarray(end.length - kept))];
+      this.tailBytes = kept;
     }
   }
 

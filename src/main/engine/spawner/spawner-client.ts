@@ -224,7 +224,7 @@ export class SpawnerClient {
                 rejectExit(missingOutput(output && "error" in output ? output.error : undefined, signal));
                 return;
               }
-              const { text, sidecarPath, totalBytes, totalLines } = output;
+              const { text, sidecarPath, tail, totalBytes, totalLines, printedBytes } = output;
               resolveExit({
                 exitCode: event.exitCode,
                 timedOut: event.timedOut === true,
@@ -235,7 +235,9 @@ export class SpawnerClient {
                   text,
                   totalBytes,
                   totalLines,
+                  printedBytes,
                   ...(sidecarPath === undefined ? {} : { sidecarPath }),
+                  ...(tail === undefined ? {} : { tail }),
                 },
               });
               return;

@@ -151,7 +151,8 @@ function build() {
        */
       waitingForInput: z.string().optional(),
       /**
-       * The output (its head, and the sidecar holding all of it past the cap), or why the sidecar
+       * The output as shown (its head and tail, and the sidecar holding all that was printed past
+       * the cap: see capped-output.ts), or why the sidecar
        * could not be written in full; none when the request was aborted (the sidecar is removed).
        */
       output: z
@@ -159,8 +160,10 @@ function build() {
           z.strictObject({
             text: z.string(),
             sidecarPath: z.string().optional(),
+            tail: z.string().optional(),
             totalBytes: z.number().int().nonnegative(),
             totalLines: z.number().int().nonnegative(),
+            printedBytes: z.number().int().nonnegative(),
           }),
           z.strictObject({ error: z.string() }),
         ])

@@ -72,8 +72,10 @@ describe("startPty", () => {
       expect(exit.output).toEqual({
         text: want.slice(0, 1),
         sidecarPath: path.join(dir, "sidecar.txt"),
+        tail: want,
         totalBytes: want.length,
         totalLines: 1,
+        printedBytes: want.length,
       });
       expect(await readFile(path.join(dir, "sidecar.txt"), "utf8")).toBe(want);
     },
@@ -96,6 +98,6 @@ describe("startPty", () => {
 
   it("sends the head within the cap as text, and makes no sidecar", async () => {
     const exit = await exitOf("echo one; echo two", 1024);
-    expect(exit.output).toEqual({ text: "one\ntwo\n", totalBytes: 8, totalLines: 2 });
+    expect(exit.output).toEqual({ text: "one\ntwo\n", totalBytes: 8, totalLines: 2, printedBytes: 8 });
   });
 });

@@ -1,0 +1,91 @@
+import { mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { startOpenAICompatibleServer, type FixtureServer } from "./fixtures/openai-compatible-server.ts";
+import { envelopeOf, runLathe } from "./support/lathe-cli.ts";
+
+// What a terminal program prints is not only text: colours, titles, clipboard writes, `\r`
+// progress redraws. Through the real CLI: the model reads bash's output as the screen would show
+// it, the sidecar keeps it as printed, and `lathe run` prints nothing that acts on the terminal.
+
+let home: string;
+let root: string;
+let server: FixtureServer | undefined;
+
+beforeEach(async () => {
+  home = await mkdtemp(path.join(os.tmpdir(), "lathe-ansi-home-"));
+  root = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-ansi-root-")));
+});
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  await rm(home, { recursive: true, force: true });
+  await rm(root, { recursive: true, force: true });
+});
+
+const call = (args: object) =>
+  runLathe(["call", "bash", JSON.stringify(args), "--session", "s1", "--mode", "yolo"], { home, cwd: root });
+
+// eslint-disable-next-line no-control-regex -- control characters other than newline and tab
+const CONTROLS = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
+
+describe.skipIf(process.platform === "win32")("terminal output through the lathe CLI", () => {
+  it("lathe call bash: the model reads colours, titles, clipboard writes and progress as the screen shows them", async () => {
+    const command = String.raw`printf '\033]0;owned\007\033]52;c;cm0gLXJmIH4=\007'; printf '\033[1;31merror:\033[0m failed\n'; for p in 10 50 100; do printf '\rdownloading %s%%' $p; done; printf '\n'; printf 'a\bb\n'`;
+    const envelope = envelopeOf(await call({ command }));
+    expect(envelope.type).toBe("output");
+    const output = (envelope.data as { output: string }).output;
+    expect(output).toBe("error: failed\ndownloading 100%\nb\n");
+    expect(output).not.toMatch(CONTROLS);
+  });
+
+  it("lathe call bash: a progress bar of 1 MB that shows as one line is not cut, and leaves no sidecar", async () => {
+    // 20,000 redraws of a 50-column bar: far past the 200 KB the model reads, one line on screen.
+    const command = String.raw`for i in $(seq 1 20000); do printf '\r\033[K[%-40s] %5d' "########################################" $i; done; printf '\ndone\n'`;
+    const envelope = envelopeOf(await call({ command, timeout_ms: 120_000 }));
+    expect(envelope.type).toBe("output");
+    expect(envelope.metadata.truncated).toBeUndefined();
+    expect((envelope.data as { output: string }).output).toBe(`[${"#".repeat(40)}] 20000\ndone\n`);
+    const sidecars = await readdir(path.join(home, "sessions", "s1", "sidecars")).catch(() => []);
+    expect(sidecars).toEqual([]);
+  });
+
+  it("lathe call bash: past the cap, the model reads a clean head and tail, and the sidecar keeps every byte as printed", async () => {
+    const command = String.raw`for i in $(seq 1 30000); do printf '\033[32mok\033[0m line %d\n' $i; done`;
+    const envelope = envelopeOf(await call({ command, timeout_ms: 120_000 }));
+    expect(envelope.metadata.truncated).toBe(true);
+    const output = (envelope.data as { output: string }).output;
+    expect(output).toMatch(/^ok line 1\nok line 2\n/);
+    expect(output).toMatch(/ok line 30000\n$/);
+    expect(output).not.toMatch(CONTROLS);
+    const sidecar = await readFile(envelope.metadata.output_path as string, "utf8");
+    expect(sidecar.startsWith("\x1b[32mok\x1b[0m line 1\n")).toBe(true);
+    expect(sidecar.endsWith("\x1b[32mok\x1b[0m line 30000\n")).toBe(true);
+  });
+
+  it("lathe run: the model's hostile text and a tool's hostile error reach the terminal escaped", async () => {
+    const hostile = "\x1b]52;c;cm0gLXJmIH4=\x07\x1b]0;owned\x07\x1b[2J";
+    // Positive control: this text holds controls a terminal acts on.
+    expect(hostile).toMatch(CONTROLS);
+    server = await startOpenAICompatibleServer({
+      models: ["m"],
+      replies: [
+        { text: `Looking ${hostile}\n`, toolCalls: [{ name: "read", arguments: { path: `x${hostile}` } }] },
+        { text: `Done ${hostile}\n` },
+      ],
+    });
+    await writeFile(
+      path.join(home, "settings.json"),
+      JSON.stringify({ providers: { "openai-compatible": { baseURL: server.baseURL } } }),
+    );
+    const run = await runLathe(["run", "go", "--model", "openai-compatible:m"], { home, cwd: root });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(
+      String.raw`Looking \u001b]52;c;cm0gLXJmIH4=\u0007\u001b]0;owned\u0007\u001b[2J`,
+    );
+    expect(run.stdout).toContain("Done ");
+    expect(run.stderr).toContain("✗ read:");
+    expect(run.stdout + run.stderr).not.toMatch(CONTROLS);
+  });
+});
