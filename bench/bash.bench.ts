@@ -232,7 +232,16 @@ async function cliSpawnerPeak(): Promise<number> {
   const child = spawn(
     process.execPath,
     [LATHE_BIN, "call", "bash", JSON.stringify({ command: "sleep 0.6" }), "--mode", "yolo"],
-    { cwd: dir, env: { ...process.env, LATHE_CLI: "bundle", LATHE_HOME: path.join(dir, ".lathe-home") } },
+    {
+      cwd: dir,
+      // Its own process: a daemon (started by an earlier command) would run the call, and its spawner, elsewhere.
+      env: {
+        ...process.env,
+        LATHE_CLI: "bundle",
+        LATHE_DAEMON: "off",
+        LATHE_HOME: path.join(dir, ".lathe-home"),
+      },
+    },
   );
   const done = new Promise<number | null>((resolve) => child.on("close", resolve));
   let peak = 0;
