@@ -5,7 +5,7 @@ import { ToolCallError } from "../errors/tool-call-error.ts";
 import { homeRelative, type HiddenPath } from "../sandbox/hidden-path-set.ts";
 import type { ToolRuntime } from "../tools/contract.ts";
 import { MAX_PATH_BYTES } from "../capability/path-limits.ts";
-import type { Unreachable } from "../capability/workspace-walker.ts";
+import type { Unreachable, WalkEntry } from "../capability/workspace-walker.ts";
 import { plannedPath } from "./planned-path.ts";
 
 interface SearchPath {
@@ -36,36 +36,89 @@ export async function resolveSearchPath(
 }
 
 /**
- * Refuse a search glob (checked by relativeGlob) whose literal leading folders, or whole text when
- * it has no wildcard, name a path Lathe hides from its tools: `.ssh/*` is refused as reading
- * `.ssh` is (HiddenPathError), rather than searched and found empty.
+ * Refuse a search path a permission rule denies the tool reading, with the rule. The call's plan
+ * has put the path through the rules for the tool and `fs.read` already; what is checked here is
+ * what a walk leaves out besides: a path the `read` tool is denied (see ToolRuntime.readDenied).
  */
-export function refuseHiddenGlob(runtime: ToolRuntime, folder: ResolvedPath, glob: string): void {
+export function refuseDeniedPath(runtime: ToolRuntime, toolId: string, target: ResolvedPath): void {
+  const denied = runtime.readDenied?.({ absolute: target.absolute, display: target.display });
+  if (denied !== undefined) throw new ToolCallError(`${toolId} was denied: ${denied}.`);
+}
+
+/**
+ * Refuse a search glob (checked by relativeGlob) whose literal leading folders, or whole text when
+ * it has no wildcard, name a path Lathe hides from its tools, or one a permission rule denies the
+ * tool reading: `.ssh/*` is refused as reading `.ssh` is (HiddenPathError), and `secrets/*` with
+ * `secrets/**` denied as a search of `secrets` is, rather than searched and found empty.
+ */
+export function refuseUnreadableGlob(
+  runtime: ToolRuntime,
+  toolId: string,
+  folder: ResolvedPath,
+  glob: string,
+): void {
   const scan = picomatch.scan(glob);
   if (scan.negated || glob.startsWith("!")) return;
   const literal = scan.isGlob ? scan.base : glob;
   if (literal === "" || literal.includes("\\")) return;
   const hidden = runtime.fs.hidden;
-  const found = hidden.find(hidden.canonical(`${folder.absolute}/${literal}`));
+  const canonical = hidden.canonical(`${folder.absolute}/${literal}`);
+  const named = folder.display === "." ? literal : `${folder.display}/${literal}`;
+  const found = hidden.find(canonical);
   if (found) {
-    const named = folder.display === "." ? literal : `${folder.display}/${literal}`;
     throw new HiddenPathError(named, found, hidden.settingsFile, runtime.fs.display(found.path));
   }
+  const display = runtime.fs.display(canonical);
+  const denied =
+    runtime.readDenied?.({ absolute: canonical, display }) ??
+    (display === named ? undefined : runtime.readDenied?.({ absolute: canonical, display: named }));
+  if (denied !== undefined) throw new ToolCallError(`${toolId} was denied: ${denied}.`);
+}
+
+/**
+ * Whether a permission rule denies the search reading a file its walk found: by the path it was
+ * found under and, for a symlinked file, by the file it leads to (whose content a search would
+ * show). String matching only: nothing more is read from the disk.
+ */
+export function isReadDenied(runtime: ToolRuntime, entry: WalkEntry): boolean {
+  const { readDenied } = runtime;
+  if (readDenied === undefined) return false;
+  const root = runtime.fs.root;
+  const asFound = root === "/" ? `/${entry.relative}` : `${root}/${entry.relative}`;
+  if (readDenied({ absolute: asFound, display: entry.relative }) !== undefined) return true;
+  return (
+    asFound !== entry.absolute &&
+    readDenied({ absolute: entry.absolute, display: runtime.fs.display(entry.absolute) }) !== undefined
+  );
 }
 
 /** Hard links a note names before it only counts the rest. */
 const NAMED_LINKS = 5;
 
+/** What a search's walk left out besides what it returns (see leftOutNote). */
+interface LeftOutBesides {
+  /** Paths (as shown) left out as hard links to hidden files. */
+  links?: readonly string[];
+  /** How many files it left out because a permission rule denies reading them. */
+  denied?: number;
+}
+
 /**
- * What a search left out because Lathe hides it from every tool (see FsCapability.walk), as a
- * note for its result: each hiding entry once, with what hides it, and the `links` (paths as
- * shown) left out as hard links to hidden files. Undefined when nothing was.
+ * What a search left out because Lathe hides it from every tool (see FsCapability.walk), or
+ * because a permission rule denies reading it, as a note for its result. Hidden paths: each
+ * hiding entry once, with what hides it, and the `links` left out as hard links to hidden files.
+ * Denied files are only counted: their names, like their contents, are for no tool to tell.
+ * Undefined when nothing was left out.
  */
 export function leftOutNote(
   leftOut: readonly HiddenPath[],
-  links: readonly string[] = [],
+  { links = [], denied = 0 }: LeftOutBesides = {},
 ): string | undefined {
-  if (leftOut.length === 0) return undefined;
+  const deniedPart =
+    denied === 0
+      ? undefined
+      : `left out ${denied} ${denied === 1 ? "file" : "files"} that your permission rules deny reading (not named; reading ${denied === 1 ? "it" : "them"} is refused)`;
+  if (leftOut.length === 0) return deniedPart;
   const byEntry = new Map(leftOut.map((h) => [h.entry, h.hiddenBy]));
   const listed = (by: HiddenPath["hiddenBy"]) =>
     [...byEntry].flatMap(([entry, hiddenBy]) => (hiddenBy === by ? [homeRelative(entry)] : []));
@@ -78,7 +131,8 @@ export function leftOutNote(
     links.length === 0
       ? ""
       : `; and ${links.length === 1 ? "a file" : `${links.length} files`} in the workspace that ${links.length === 1 ? "is a hard link" : "are hard links"} to them (the same file under another name): ${links.slice(0, NAMED_LINKS).join(", ")}${links.length > NAMED_LINKS ? ` and ${links.length - NAMED_LINKS} more` : ""}`;
-  return `left out ${n} hidden ${n === 1 ? "path" : "paths"}, which no tool or command may read: ${parts.join("; ")}${linkNote}`;
+  const hiddenPart = `left out ${n} hidden ${n === 1 ? "path" : "paths"}, which no tool or command may read: ${parts.join("; ")}${linkNote}`;
+  return deniedPart === undefined ? hiddenPart : `${hiddenPart}; ${deniedPart}`;
 }
 
 /** Paths a note shows before it only counts the rest. */

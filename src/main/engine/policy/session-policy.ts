@@ -68,23 +68,30 @@ export function sessionPolicy(input: SessionPolicyInput): SessionPolicy {
     pendingApprovals: new Map(),
   };
   const readDenies = input.ruleset.rules.filter((r) => r.action === "deny");
+  const readToolDenies = readDenies.some((r) => r.permission === "read");
+  /** The verdict on reading a file as the tool `toolId` would, when it is a deny. */
+  const deniedTo = (toolId: string, file: { absolute: string; display: string }): string | undefined => {
+    if (
+      !readDenies.some((r) => r.permission === toolId || r.permission === "fs.read" || r.permission === "*")
+    )
+      return undefined;
+    const verdict = input.ruleset.evaluate({
+      permissions: [toolId, "fs.read"],
+      kind: "path",
+      values: [file.display, file.absolute],
+      label: `reading "${file.display}"`,
+    });
+    return verdict.action === "deny" ? explainVerdict(verdict) : undefined;
+  };
   return {
     ruleset: input.ruleset,
-    readDenied: (call, file) => {
-      const toolId = call.entry.tool.id;
-      // Most sessions deny nothing a walk could meet: no rule is evaluated per file then.
-      if (
-        !readDenies.some((r) => r.permission === toolId || r.permission === "fs.read" || r.permission === "*")
-      )
-        return undefined;
-      const verdict = input.ruleset.evaluate({
-        permissions: [toolId, "fs.read"],
-        kind: "path",
-        values: [file.display, file.absolute],
-        label: `reading "${file.display}"`,
-      });
-      return verdict.action === "deny" ? explainVerdict(verdict) : undefined;
-    },
+    // Most sessions deny nothing a walk could meet: no rule is evaluated per file then. A file
+    // the `read` tool is denied is denied to a search too (what it holds, or that it is there,
+    // would reach the model another way): the file is judged as each tool would judge it, by
+    // the rules' own precedence, and left out when either is denied.
+    readDenied: (call, file) =>
+      deniedTo(call.entry.tool.id, file) ??
+      (readToolDenies && call.entry.tool.id !== "read" ? deniedTo("read", file) : undefined),
     decide: (call) => decideCall(ctx, call),
     authorize: async (call, access) => {
       const result = await decideCall(

@@ -58,8 +58,9 @@ export interface ToolRuntime {
    */
   authorizePlan(plan: CallPlan, approvalKey: string): Promise<ResolvedAccess[]>;
   /**
-   * Why a file a tool finds by itself (grep's walk) may not be read: the `fs.read` deny rule it
-   * falls under, as a refusal would explain it; undefined when none does (or no policy runs).
+   * Why a file a tool finds by itself (the walk of glob or grep) may not be read: the deny rule
+   * it falls under for this tool or `fs.read`, or for the `read` tool, as a refusal would explain
+   * it; undefined when none does (or no policy runs).
    */
   readDenied?(file: { absolute: string; display: string }): string | undefined;
   /**
