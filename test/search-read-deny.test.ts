@@ -102,7 +102,7 @@ const RULE_FORMS: Array<[string, (tool: string) => PermissionRule[], string[]]> 
     [".env", "src/.env"]],
   ["a * rule", () => [{ permission: "*", pattern: "{.env,config/secrets/**}", action: "deny" }],
     [".env", "config/secrets/prod.txt", "src/prod-link.txt"]],
-]; // prettier-ignore
+];
 
 describe("glob and grep under read deny rules", () => {
   it.each(SEARCHES)("%s names every file with no rule (control)", async (_name, tool, args) => {
