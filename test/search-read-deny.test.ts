@@ -86,22 +86,51 @@ const SEARCHES: Array<[string, string, Record<string, unknown>]> = [
 /** Rule forms, as a function of the search tool (for a rule naming the tool itself), and what each denies. */
 const RULE_FORMS: Array<[string, (tool: string) => PermissionRule[], string[]]> = [
   ["an exact file", () => [{ permission: "fs.read", pattern: ".env", action: "deny" }], [".env"]],
-  ["a folder/**", () => [{ permission: "fs.read", pattern: "config/secrets/**", action: "deny" }],
-    ["config/secrets/prod.txt", "src/prod-link.txt"]],
-  ["a folder named literally", () => [{ permission: "fs.read", pattern: "./config/secrets", action: "deny" }],
-    ["config/secrets/prod.txt", "src/prod-link.txt"]],
-  ["a *.ext pattern (top level)", () => [{ permission: "fs.read", pattern: "*.pem", action: "deny" }], ["key.pem"]],
-  ["a **/*.ext pattern", () => [{ permission: "fs.read", pattern: "**/*.pem", action: "deny" }],
-    ["certs/server.pem", "key.pem"]],
-  ["a dotfile anywhere", () => [{ permission: "fs.read", pattern: "**/.env", action: "deny" }], [".env", "src/.env"]],
-  ["an absolute pattern", () => [{ permission: "fs.read", pattern: `${root}/config/secrets/**`, action: "deny" }],
-    ["config/secrets/prod.txt", "src/prod-link.txt"]],
-  ["the read tool's rule", () => [{ permission: "read", pattern: "config/secrets/**", action: "deny" }],
-    ["config/secrets/prod.txt", "src/prod-link.txt"]],
-  ["the search tool's own rule", (tool) => [{ permission: tool, pattern: "**/.env", action: "deny" }],
-    [".env", "src/.env"]],
-  ["a * rule", () => [{ permission: "*", pattern: "{.env,config/secrets/**}", action: "deny" }],
-    [".env", "config/secrets/prod.txt", "src/prod-link.txt"]],
+  [
+    "a folder/**",
+    () => [{ permission: "fs.read", pattern: "config/secrets/**", action: "deny" }],
+    ["config/secrets/prod.txt", "src/prod-link.txt"],
+  ],
+  [
+    "a folder named literally",
+    () => [{ permission: "fs.read", pattern: "./config/secrets", action: "deny" }],
+    ["config/secrets/prod.txt", "src/prod-link.txt"],
+  ],
+  [
+    "a *.ext pattern (top level)",
+    () => [{ permission: "fs.read", pattern: "*.pem", action: "deny" }],
+    ["key.pem"],
+  ],
+  [
+    "a **/*.ext pattern",
+    () => [{ permission: "fs.read", pattern: "**/*.pem", action: "deny" }],
+    ["certs/server.pem", "key.pem"],
+  ],
+  [
+    "a dotfile anywhere",
+    () => [{ permission: "fs.read", pattern: "**/.env", action: "deny" }],
+    [".env", "src/.env"],
+  ],
+  [
+    "an absolute pattern",
+    () => [{ permission: "fs.read", pattern: `${root}/config/secrets/**`, action: "deny" }],
+    ["config/secrets/prod.txt", "src/prod-link.txt"],
+  ],
+  [
+    "the read tool's rule",
+    () => [{ permission: "read", pattern: "config/secrets/**", action: "deny" }],
+    ["config/secrets/prod.txt", "src/prod-link.txt"],
+  ],
+  [
+    "the search tool's own rule",
+    (tool) => [{ permission: tool, pattern: "**/.env", action: "deny" }],
+    [".env", "src/.env"],
+  ],
+  [
+    "a * rule",
+    () => [{ permission: "*", pattern: "{.env,config/secrets/**}", action: "deny" }],
+    [".env", "config/secrets/prod.txt", "src/prod-link.txt"],
+  ],
 ];
 
 describe("glob and grep under read deny rules", () => {
@@ -233,5 +262,81 @@ describe("glob and grep under read deny rules", () => {
     const envelope = await call(SECRETS_DENIED, "glob", { pattern: "config/**" });
     expect(pathsOf(envelope)).toEqual(["config/app.json"]);
     expect(noteOf(envelope)).toMatch(/^left out 1 file that your permission rules deny reading/);
+  });
+});
+
+// An `ask` rule on reading means: not without a person's yes. A walk cannot ask about each file it
+// meets, so a search outside yolo mode leaves such files out (counted, the rule's pattern named)
+// and the model searches their folder by `path`, which asks (headless: is refused).
+describe("glob and grep under read ask rules", () => {
+  const ASK: PermissionRule[] = [{ permission: "fs.read", pattern: "config/secrets/**", action: "ask" }];
+
+  async function inMode(mode: "ask" | "allowlist" | "yolo", tool: string, args: Record<string, unknown>) {
+    await writeFile(
+      path.join(home, "settings.json"),
+      JSON.stringify({
+        permissions: ASK,
+        approvals: { mode: "ask", allowlist: ["grep:config/**", "glob:config/**"] },
+      }),
+    );
+    const engine = await Engine.create({ root, latheHome: home, extensions: false });
+    try {
+      return await (await engine.openSession({ mode })).call(tool, args);
+    } finally {
+      await engine.close();
+    }
+  }
+
+  it.each(SEARCHES)(
+    "%s with no approver leaves out what the rule asks about, and says where",
+    async (_n, tool, args) => {
+      const envelope = await inMode("ask", tool, args);
+      expect(pathsOf(envelope)).toEqual(
+        ALL.filter((f) => f !== "config/secrets/prod.txt" && f !== "src/prod-link.txt"),
+      );
+      expect(JSON.stringify(envelope)).not.toContain("prod");
+      expect(noteOf(envelope)).toBe(
+        'left out 2 files that your permission rules ask about before reading (rule "config/secrets/**"); search their folder as "path" to be asked',
+      );
+    },
+  );
+
+  it.each(SEARCHES)("%s of their folder, once a person allows it, shows them", async (_n, tool, args) => {
+    await writeFile(path.join(home, "settings.json"), JSON.stringify({ permissions: ASK }));
+    const engine = await Engine.create({ root, latheHome: home, extensions: false });
+    try {
+      const asked: string[] = [];
+      const session = await engine.openSession({
+        mode: "ask",
+        approver: async (request) => {
+          asked.push(request.toolId);
+          return "once";
+        },
+      });
+      const envelope = await session.call(tool, {
+        ...args,
+        pattern: tool === "glob" ? "*" : "TOKEN",
+        path: "config/secrets",
+      });
+      expect(asked).toEqual([tool]);
+      expect(pathsOf(envelope)).toEqual(["config/secrets/prod.txt"]);
+      expect(noteOf(envelope)).toBeUndefined();
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it.each(SEARCHES)(
+    "%s in yolo mode shows them, as reading them would be allowed",
+    async (_n, tool, args) => {
+      const envelope = await inMode("yolo", tool, args);
+      expect(pathsOf(envelope)).toEqual(ALL);
+      expect(noteOf(envelope)).toBeUndefined();
+    },
+  );
+
+  it.each(SEARCHES)("%s in allowlist mode shows what the allowlist lets through", async (_n, tool, args) => {
+    const envelope = await inMode("allowlist", tool, args);
+    expect(pathsOf(envelope)).toEqual(ALL);
   });
 });

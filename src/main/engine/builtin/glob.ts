@@ -8,12 +8,12 @@ import type { Unreachable } from "../capability/workspace-walker.ts";
 import { defineBuiltin } from "./define-builtin.ts";
 import { pathMatcher, relativeGlob } from "./glob-pattern.ts";
 import {
-  isReadDenied,
   joinNotes,
   leftOutNote,
   refuseDeniedPath,
   refuseUnreadableGlob,
   resolveSearchPath,
+  RuleWithheld,
   unreachableNote,
 } from "./search-path.ts";
 
@@ -88,7 +88,7 @@ export const globTool = defineBuiltin({
     const found: string[] = [];
     const times = new ModifiedTimes();
     const unreachable: { path: string; why: Unreachable }[] = [];
-    let denied = 0;
+    const byRules = new RuleWithheld(runtime, target);
     const leftOut = await fs.walk(target, {
       // Said only when it could have been a match (a file the pattern matches, a folder it enters).
       onUnreachable: (relative, why, isDir) => {
@@ -100,11 +100,8 @@ export const globTool = defineBuiltin({
       enterDir: wanted && ((relative) => wanted(relative.slice(offset))),
       onFile(entry) {
         if (!matches(offset === 0 ? entry.relative : entry.relative.slice(offset))) return;
-        // A file a rule forbids reading is not listed: its name is for no tool to tell either.
-        if (isReadDenied(runtime, entry)) {
-          denied++;
-          return;
-        }
+        // A file a rule forbids reading (or asks about) is not listed: its name would tell.
+        if (byRules.withholds(entry)) return;
         found.push(entry.relative);
         times.add(entry.absolute);
       },
@@ -116,7 +113,7 @@ export const globTool = defineBuiltin({
       // A file that vanished since the walk saw it is left out.
       if (!Number.isNaN(mtimeMs)) dated.push({ path: found[i] as string, mtimeMs });
     }
-    const note = joinNotes(leftOutNote(leftOut, { denied }), unreachableNote(unreachable));
+    const note = joinNotes(leftOutNote(leftOut, { byRules }), unreachableNote(unreachable));
     const noted = note === undefined ? {} : { note };
     if (limit === undefined || dated.length <= limit) {
       return { files: dated.sort(newestFirst).map((f) => f.path), ...noted };

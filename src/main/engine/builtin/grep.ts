@@ -21,12 +21,12 @@ import {
 } from "./grep-files.ts";
 import { LineMatcher } from "./line-matcher.ts";
 import {
-  isReadDenied,
   joinNotes,
   leftOutNote,
   refuseDeniedPath,
   refuseUnreadableGlob,
   resolveSearchPath,
+  RuleWithheld,
   unreachableNote,
 } from "./search-path.ts";
 
@@ -180,7 +180,7 @@ export const grepTool = defineBuiltin({
     const offset = target.display === "." ? 0 : target.display.length + 1;
     const keep = filter === undefined ? undefined : globFilter(filter);
     let pending: GrepFilesInput["files"] = [];
-    let denied = 0;
+    const byRules = new RuleWithheld(runtime, target);
     const unreachable: { path: string; why: Unreachable }[] = [];
     const leftOut = await fs.walk(target, {
       onUnreachable: (relative, why, isDir) => {
@@ -191,11 +191,8 @@ export const grepTool = defineBuiltin({
       searchIgnores: true,
       onFile(entry) {
         if (keep && !keep(offset === 0 ? entry.relative : entry.relative.slice(offset))) return;
-        // A file a rule forbids reading is not searched: its lines, or that it matches, would tell.
-        if (isReadDenied(runtime, entry)) {
-          denied++;
-          return;
-        }
+        // A file a rule forbids reading (or asks about) is not searched: its lines, or that it matches, would tell.
+        if (byRules.withholds(entry)) return;
         pending.push({ absolute: entry.absolute, path: entry.relative });
         if (pending.length >= BATCH_FILES) {
           search(pending);
@@ -208,7 +205,7 @@ export const grepTool = defineBuiltin({
     const note = joinNotes(
       leftOutNote([...leftOut, ...settled.links.map((l) => l.hidden)], {
         links: settled.links.map((l) => l.link),
-        denied,
+        byRules,
       }),
       unreachableNote(unreachable),
     );

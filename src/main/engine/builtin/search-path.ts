@@ -76,20 +76,52 @@ export function refuseUnreadableGlob(
 }
 
 /**
- * Whether a permission rule denies the search reading a file its walk found: by the path it was
- * found under and, for a symlinked file, by the file it leads to (whose content a search would
- * show). String matching only: nothing more is read from the disk.
+ * The files a search's walk leaves out because of the permission rules: those a rule denies
+ * reading, and those a rule says to ask about (a walk cannot ask about each file it meets; the
+ * model can search their folder by `path`, which asks). Counted, never named.
  */
-export function isReadDenied(runtime: ToolRuntime, entry: WalkEntry): boolean {
-  const { readDenied } = runtime;
-  if (readDenied === undefined) return false;
-  const root = runtime.fs.root;
-  const asFound = root === "/" ? `/${entry.relative}` : `${root}/${entry.relative}`;
-  if (readDenied({ absolute: asFound, display: entry.relative }) !== undefined) return true;
-  return (
-    asFound !== entry.absolute &&
-    readDenied({ absolute: entry.absolute, display: runtime.fs.display(entry.absolute) }) !== undefined
-  );
+export class RuleWithheld {
+  denied = 0;
+  asked = 0;
+  /** The patterns of the ask rules that held files back. */
+  readonly askPatterns = new Set<string>();
+  private readonly runtime: ToolRuntime;
+  /**
+   * Whether ask rules hold files back: not when the searched folder is itself under one, as the
+   * call then ran with a person's yes (or the allowlist's) for reading it, and what is in it.
+   */
+  private readonly asking: boolean;
+
+  constructor(runtime: ToolRuntime, searched: ResolvedPath) {
+    this.runtime = runtime;
+    this.asking =
+      runtime.readAsks?.({ absolute: searched.absolute, display: searched.display }) === undefined;
+  }
+
+  /**
+   * Whether a file the walk found is left out (and counted): judged by the path it was found
+   * under and, for a symlinked file, by the file it leads to (whose content a search would show).
+   * String matching only: nothing more is read from the disk.
+   */
+  withholds(entry: WalkEntry): boolean {
+    const { readDenied, readAsks, fs } = this.runtime;
+    const asFound = fs.root === "/" ? `/${entry.relative}` : `${fs.root}/${entry.relative}`;
+    const files = [{ absolute: asFound, display: entry.relative }];
+    if (asFound !== entry.absolute)
+      files.push({ absolute: entry.absolute, display: fs.display(entry.absolute) });
+    if (readDenied !== undefined && files.some((f) => readDenied(f) !== undefined)) {
+      this.denied++;
+      return true;
+    }
+    for (const file of this.asking ? files : []) {
+      const pattern = readAsks?.(file);
+      if (pattern === undefined) continue;
+      this.asked++;
+      this.askPatterns.add(pattern);
+      return true;
+    }
+    return false;
+  }
 }
 
 /** Hard links a note names before it only counts the rest. */
@@ -99,26 +131,46 @@ const NAMED_LINKS = 5;
 interface LeftOutBesides {
   /** Paths (as shown) left out as hard links to hidden files. */
   links?: readonly string[];
-  /** How many files it left out because a permission rule denies reading them. */
-  denied?: number;
+  /** The files it left out because of the permission rules. */
+  byRules?: RuleWithheld;
+}
+
+/** A count of files, as a note says it. */
+const files = (n: number): string => `${n} ${n === 1 ? "file" : "files"}`;
+
+/** What the rules held back, as parts of a note (see RuleWithheld). */
+function ruleNotes(byRules: RuleWithheld | undefined): string[] {
+  if (byRules === undefined) return [];
+  const { denied, asked, askPatterns } = byRules;
+  const quoted = [...askPatterns].map((p) => JSON.stringify(p)).join(", ");
+  return [
+    ...(denied === 0
+      ? []
+      : [
+          `left out ${files(denied)} that your permission rules deny reading (not named; reading ${denied === 1 ? "it" : "them"} is refused)`,
+        ]),
+    ...(asked === 0
+      ? []
+      : [
+          `left out ${files(asked)} that your permission rules ask about before reading (rule ${quoted}); search their folder as "path" to be asked`,
+        ]),
+  ];
 }
 
 /**
  * What a search left out because Lathe hides it from every tool (see FsCapability.walk), or
- * because a permission rule denies reading it, as a note for its result. Hidden paths: each
- * hiding entry once, with what hides it, and the `links` left out as hard links to hidden files.
- * Denied files are only counted: their names, like their contents, are for no tool to tell.
+ * because of the permission rules, as a note for its result. Hidden paths: each hiding entry
+ * once, with what hides it, and the `links` left out as hard links to hidden files. Files the
+ * rules held back are only counted (see RuleWithheld): a denied file's name, like its content,
+ * is for no tool to tell.
  * Undefined when nothing was left out.
  */
 export function leftOutNote(
   leftOut: readonly HiddenPath[],
-  { links = [], denied = 0 }: LeftOutBesides = {},
+  { links = [], byRules }: LeftOutBesides = {},
 ): string | undefined {
-  const deniedPart =
-    denied === 0
-      ? undefined
-      : `left out ${denied} ${denied === 1 ? "file" : "files"} that your permission rules deny reading (not named; reading ${denied === 1 ? "it" : "them"} is refused)`;
-  if (leftOut.length === 0) return deniedPart;
+  const byRuleParts = ruleNotes(byRules);
+  if (leftOut.length === 0) return byRuleParts.length === 0 ? undefined : byRuleParts.join("; ");
   const byEntry = new Map(leftOut.map((h) => [h.entry, h.hiddenBy]));
   const listed = (by: HiddenPath["hiddenBy"]) =>
     [...byEntry].flatMap(([entry, hiddenBy]) => (hiddenBy === by ? [homeRelative(entry)] : []));
@@ -132,7 +184,7 @@ export function leftOutNote(
       ? ""
       : `; and ${links.length === 1 ? "a file" : `${links.length} files`} in the workspace that ${links.length === 1 ? "is a hard link" : "are hard links"} to them (the same file under another name): ${links.slice(0, NAMED_LINKS).join(", ")}${links.length > NAMED_LINKS ? ` and ${links.length - NAMED_LINKS} more` : ""}`;
   const hiddenPart = `left out ${n} hidden ${n === 1 ? "path" : "paths"}, which no tool or command may read: ${parts.join("; ")}${linkNote}`;
-  return deniedPart === undefined ? hiddenPart : `${hiddenPart}; ${deniedPart}`;
+  return [hiddenPart, ...byRuleParts].join("; ");
 }
 
 /** Paths a note shows before it only counts the rest. */

@@ -64,6 +64,13 @@ export interface ToolRuntime {
    */
   readDenied?(file: { absolute: string; display: string }): string | undefined;
   /**
+   * The pattern of the `ask` rule a file a tool finds by itself falls under, when reading it
+   * would need a person's yes in this session (not in yolo mode, nor where the allowlist lets
+   * it through): a walk cannot ask about each file, so it leaves such a file out. Undefined when
+   * no rule asks (or no policy runs).
+   */
+  readAsks?(file: { absolute: string; display: string }): string | undefined;
+  /**
    * For a tool declaring `checkpoints: "reported"` in a session that keeps checkpoints: keep
    * what a file held before changing it, and say what it holds after (see file-checkpoint.ts).
    */
