@@ -33,18 +33,28 @@ export function walkedFileRules(
     deny: rules.filter((r) => r.action === "deny"),
     ask: rules.filter((r) => r.action === "ask"),
   };
+  // A walk asks about each file whether it is denied, then whether it asks: the second question
+  // reuses the first's verdict rather than evaluating the rules again.
+  let last: { id: string; file: WalkedFile; verdict: RuleVerdict } | undefined;
+  const evaluateAs = (id: string, file: WalkedFile): RuleVerdict => {
+    if (last?.id === id && last.file.display === file.display && last.file.absolute === file.absolute)
+      return last.verdict;
+    const verdict = ruleset.evaluate({
+      permissions: [id, "fs.read"],
+      kind: "path",
+      values: [file.display, file.absolute],
+      label: `reading "${file.display}"`,
+    });
+    last = { id, file, verdict };
+    return verdict;
+  };
   const judge = (action: "deny" | "ask", toolId: string, file: WalkedFile): RuleVerdict | undefined => {
     const pool = pools[action];
     const speaksFor = (id: string) =>
       pool.some((r) => r.permission === id || r.permission === "fs.read" || r.permission === "*");
     const verdictAs = (id: string): RuleVerdict | undefined => {
       if (!speaksFor(id)) return undefined;
-      const verdict = ruleset.evaluate({
-        permissions: [id, "fs.read"],
-        kind: "path",
-        values: [file.display, file.absolute],
-        label: `reading "${file.display}"`,
-      });
+      const verdict = evaluateAs(id, file);
       // Only a rule's verdict counts: a read-only tool is not asked by default.
       return verdict.action === action && verdict.rule !== undefined ? verdict : undefined;
     };
