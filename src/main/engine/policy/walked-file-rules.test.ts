@@ -45,7 +45,8 @@ describe("walkedFileRules", () => {
 
   it.each<[string, ScopedRule[], ApprovalMode, boolean, string | undefined]>([
     ["an ask rule, ask mode", [rule("fs.read", "secrets/**", "ask")], "ask", false, "secrets/**"],
-    ["the read tool's ask rule", [rule("read", "secrets", "ask")], "ask", false, "secrets"],
+    ["the read tool's ask rule is its own", [rule("read", "secrets", "ask")], "ask", false, undefined],
+    ["a * ask rule", [rule("*", "secrets/**", "ask")], "ask", false, "secrets/**"],
     ["yolo mode asks no one", [rule("fs.read", "secrets/**", "ask")], "yolo", false, undefined],
     ["allowlist mode, allowlisted", [rule("fs.read", "secrets/**", "ask")], "allowlist", true, undefined],
     [

@@ -19,9 +19,9 @@ export interface WalkedFileRules {
 }
 
 /**
- * The rules' verdicts on walked files, as the tool and as the `read` tool would each have them
- * (what `read` may not show, a search does not show either), every verdict by the rules' own
- * precedence. Most sessions have no rule a walk could meet: then nothing is evaluated per file.
+ * The rules' verdicts on walked files, as the tool would have them and, for a deny, as the `read`
+ * tool would (what `read` may not show, a search does not show either), every verdict by the
+ * rules' own precedence. Most sessions have no rule a walk could meet: then nothing is evaluated per file.
  */
 export function walkedFileRules(
   ruleset: Ruleset,
@@ -58,9 +58,14 @@ export function walkedFileRules(
       // Only a rule's verdict counts: a read-only tool is not asked by default.
       return verdict.action === action && verdict.rule !== undefined ? verdict : undefined;
     };
+    // The read tool's deny rules hold for every tool that reads; its ask rules stay its own: the
+    // search's call was asked about (or not) by its own rules, and a person's yes to it covers
+    // what it finds, which a verdict taken as `read` could not tell apart.
     return (
       verdictAs(toolId) ??
-      (toolId !== "read" && pool.some((r) => r.permission === "read") ? verdictAs("read") : undefined)
+      (action === "deny" && toolId !== "read" && pool.some((r) => r.permission === "read")
+        ? verdictAs("read")
+        : undefined)
     );
   };
   const denies = pools.deny.length > 0;
