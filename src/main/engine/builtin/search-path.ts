@@ -101,26 +101,41 @@ export class RuleWithheld {
   /**
    * Whether a file the walk found is left out (and counted): judged by the path it was found
    * under and, for a symlinked file, by the file it leads to (whose content a search would show).
-   * String matching only: nothing more is read from the disk.
+   * String matching only: nothing more is read from the disk, and a plain file costs no copy of
+   * its path.
    */
   withholds(entry: WalkEntry): boolean {
-    const { readDenied, readAsks, fs } = this.runtime;
-    const asFound = fs.root === "/" ? `/${entry.relative}` : `${fs.root}/${entry.relative}`;
-    const files = [{ absolute: asFound, display: entry.relative }];
-    if (asFound !== entry.absolute)
-      files.push({ absolute: entry.absolute, display: fs.display(entry.absolute) });
-    if (readDenied !== undefined && files.some((f) => readDenied(f) !== undefined)) {
-      this.denied++;
-      return true;
-    }
-    for (const file of this.asking ? files : []) {
-      const pattern = readAsks?.(file);
-      if (pattern === undefined) continue;
+    const { root } = this.runtime.fs;
+    const rootLength = root === "/" ? 0 : root.length;
+    const plain =
+      entry.absolute.length === rootLength + 1 + entry.relative.length &&
+      entry.absolute.endsWith(entry.relative);
+    const verdict = plain
+      ? this.judge({ absolute: entry.absolute, display: entry.relative })
+      : this.worse(
+          this.judge({ absolute: `${root === "/" ? "" : root}/${entry.relative}`, display: entry.relative }),
+          this.judge({ absolute: entry.absolute, display: this.runtime.fs.display(entry.absolute) }),
+        );
+    if (verdict === undefined) return false;
+    if (verdict.denied) this.denied++;
+    else {
       this.asked++;
-      this.askPatterns.add(pattern);
-      return true;
+      this.askPatterns.add(verdict.asks);
     }
-    return false;
+    return true;
+  }
+
+  private judge(file: {
+    absolute: string;
+    display: string;
+  }): { denied: true } | { denied: false; asks: string } | undefined {
+    if (this.runtime.readDenied?.(file) !== undefined) return { denied: true };
+    const asks = this.asking ? this.runtime.readAsks?.(file) : undefined;
+    return asks === undefined ? undefined : { denied: false, asks };
+  }
+
+  private worse<T extends { denied: boolean }>(a: T | undefined, b: T | undefined): T | undefined {
+    return a?.denied === true ? a : b?.denied === true ? b : (a ?? b);
   }
 }
 
