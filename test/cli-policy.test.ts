@@ -53,6 +53,21 @@ describe("project trust from the CLI", () => {
     );
   });
 
+  it("keeps the files its read deny rule covers out of glob and grep: no name, no line, a count", async () => {
+    await writeFile(path.join(root, "notes.md"), "k\n");
+    const glob = envelopeOf(await lathe(["call", "glob", '{"pattern":"**/*.{md,txt}"}']));
+    expect(glob.data).toEqual({
+      files: ["notes.md"],
+      note: "left out 1 file that your permission rules deny reading (not named; reading it is refused)",
+    });
+    const grep = await lathe(["call", "grep", '{"pattern":"k","output_mode":"content"}']);
+    expect(envelopeOf(grep).data).toMatchObject({ matches: [{ path: "notes.md", line: 1, text: "k" }] });
+    expect(grep.stdout).not.toContain("key.txt");
+    expect(envelopeOf(await lathe(["call", "glob", '{"pattern":"secret/*"}'])).error_text).toMatch(
+      /^glob was denied: reading "secret" matched the project rule/,
+    );
+  });
+
   it("trusts the folder with `lathe trust`, listing what takes effect; then its allow rules work", async () => {
     const trust = await lathe(["trust", "--root", root]);
     expect(trust.code).toBe(0);

@@ -1,6 +1,7 @@
 // What the model reads about a result, the person reads too: a cut result's `metadata.left_out`
 // (what it does not show and where all of it is), folded into the "N lines shown" line where the
-// page draws one; and glob's and grep's note on the hidden folders (~/.ssh…) their walk left out.
+// page draws one; and glob's and grep's note on the hidden folders (~/.ssh…) their walk left out,
+// and on the files a permission rule denies reading (how many, never which).
 // In the chat's tool cards and in Tools → Run a tool. `lathe serve` opens a fake home folder
 // ($HOME points at it, so ~/.ssh is in it) in yolo mode; the loopback fixture model globs it
 // (1,201 files: cut at 1,000), runs a command with a huge output, then greps it. Needs
@@ -21,8 +22,13 @@ const PROMPT = "Look around my home folder.";
 const DONE = "Looked around.";
 const SEARCH = "Search my home folder for SAFE.";
 const SEARCHED = "Searched.";
-/** What glob and grep say they left out of a walk of the home folder. */
-const HIDDEN_NOTE = "Left out 1 hidden path, which no tool or command may read: ~/.ssh (sandbox.denyRead).";
+/**
+ * What glob and grep say they left out of a walk of the home folder: ~/.ssh, hidden, and ~/.env,
+ * which a permission rule denies reading (counted, not named).
+ */
+const HIDDEN_NOTE =
+  "Left out 1 hidden path, which no tool or command may read: ~/.ssh (sandbox.denyRead); " +
+  "left out 1 file that your permission rules deny reading (not named; reading it is refused).";
 /** Files outside any hidden folder: more than glob's 1,000, so its result is cut. */
 const VISIBLE_FILES = 1_201;
 
@@ -55,10 +61,14 @@ const world = useUiWorld(
       await mkdir(path.join(root, ".ssh"));
       await writeFile(path.join(root, ".ssh/id_ed25519"), "SAFE-looking secret key\n");
       await writeFile(path.join(root, "notes.txt"), "SAFE notes\n");
+      await writeFile(path.join(root, ".env"), "SAFE_TOKEN=denied\n");
       await mkdir(path.join(root, "many"));
       for (let i = 1; i < VISIBLE_FILES; i++)
         await writeFile(path.join(root, `many/f${String(i).padStart(4, "0")}.txt`), "");
-      await useFixtureModel(home, fixture!.baseURL, { approvals: { mode: "yolo" } });
+      await useFixtureModel(home, fixture!.baseURL, {
+        approvals: { mode: "yolo" },
+        permissions: [{ permission: "fs.read", pattern: "**/.env", action: "deny" }],
+      });
     },
     viewport: { width: 1280, height: 1000 },
     waitForPrompt: true,

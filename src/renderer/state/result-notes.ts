@@ -20,7 +20,8 @@ const SEARCH_TOOLS = new Set(["glob", "grep"]);
 
 /**
  * What a search (glob, grep) left out of its walk because no tool may read it — hidden folders
- * such as ~/.ssh, and what hides them — as a sentence (the model reads it as `data.note`).
+ * such as ~/.ssh, and what hides them; how many files your permission rules deny reading or ask
+ * about — as a sentence (the model reads it as `data.note`).
  * Undefined for any other tool (a plugin's `note` is its own data) or when nothing was left out.
  */
 export function hiddenPathsNote(toolName: string, envelope: Envelope | undefined): string | undefined {

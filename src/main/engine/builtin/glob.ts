@@ -10,8 +10,10 @@ import { pathMatcher, relativeGlob } from "./glob-pattern.ts";
 import {
   joinNotes,
   leftOutNote,
-  refuseHiddenGlob,
+  refuseDeniedPath,
+  refuseUnreadableGlob,
   resolveSearchPath,
+  RuleWithheld,
   unreachableNote,
 } from "./search-path.ts";
 
@@ -37,7 +39,7 @@ export interface GlobData {
   files: string[];
   /** With `limit`: how many more files matched than came back (left out when none). */
   omitted?: number;
-  /** What the walk left out because Lathe hides it from every tool (see leftOutNote). */
+  /** What the walk left out because Lathe hides it or a rule denies reading it (see leftOutNote). */
   note?: string;
 }
 
@@ -78,13 +80,15 @@ export const globTool = defineBuiltin({
         `"${path}" is a file, not a folder. Give its folder as "path" and a pattern that matches its name.`,
       );
     }
-    refuseHiddenGlob(runtime, target, glob);
+    refuseDeniedPath(runtime, "glob", target);
+    refuseUnreadableGlob(runtime, "glob", target, glob);
     const matches = pathMatcher(glob);
     const offset = target.display === "." ? 0 : target.display.length + 1;
     const wanted = folderFilter(glob);
     const found: string[] = [];
     const times = new ModifiedTimes();
     const unreachable: { path: string; why: Unreachable }[] = [];
+    const byRules = new RuleWithheld(runtime, target);
     const leftOut = await fs.walk(target, {
       // Said only when it could have been a match (a file the pattern matches, a folder it enters).
       onUnreachable: (relative, why, isDir) => {
@@ -96,6 +100,8 @@ export const globTool = defineBuiltin({
       enterDir: wanted && ((relative) => wanted(relative.slice(offset))),
       onFile(entry) {
         if (!matches(offset === 0 ? entry.relative : entry.relative.slice(offset))) return;
+        // A file a rule forbids reading (or asks about) is not listed: its name would tell.
+        if (byRules.withholds(entry)) return;
         found.push(entry.relative);
         times.add(entry.absolute);
       },
@@ -107,7 +113,7 @@ export const globTool = defineBuiltin({
       // A file that vanished since the walk saw it is left out.
       if (!Number.isNaN(mtimeMs)) dated.push({ path: found[i] as string, mtimeMs });
     }
-    const note = joinNotes(leftOutNote(leftOut), unreachableNote(unreachable));
+    const note = joinNotes(leftOutNote(leftOut, { byRules }), unreachableNote(unreachable));
     const noted = note === undefined ? {} : { note };
     if (limit === undefined || dated.length <= limit) {
       return { files: dated.sort(newestFirst).map((f) => f.path), ...noted };

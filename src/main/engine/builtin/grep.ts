@@ -23,8 +23,10 @@ import { LineMatcher } from "./line-matcher.ts";
 import {
   joinNotes,
   leftOutNote,
-  refuseHiddenGlob,
+  refuseDeniedPath,
+  refuseUnreadableGlob,
   resolveSearchPath,
+  RuleWithheld,
   unreachableNote,
 } from "./search-path.ts";
 
@@ -56,7 +58,7 @@ export interface GrepCount {
   count: number;
 }
 
-/** `note`: what the walk left out because Lathe hides it from every tool (see leftOutNote). */
+/** `note`: what the walk left out because Lathe hides it or a rule denies reading it (see leftOutNote). */
 type GrepData = ({ files: string[] } | { matches: GrepMatch[] } | { counts: GrepCount[] }) & {
   note?: string;
 };
@@ -118,16 +120,6 @@ function judgeLinked(
   return { cleared, hidden };
 }
 
-/** How many files the walk left out because a rule denies reading them, naming the first few. */
-function deniedNote(denied: readonly string[]): string | undefined {
-  if (denied.length === 0) return undefined;
-  const named = denied.slice(0, NAMED_DENIED).join(", ");
-  const more = denied.length > NAMED_DENIED ? ` and ${denied.length - NAMED_DENIED} more` : "";
-  return `left out ${denied.length === 1 ? "1 file" : `${denied.length} files`} a permission rule denies reading: ${named}${more}`;
-}
-
-const NAMED_DENIED = 5;
-
 function truncateGrep(data: GrepData): Truncation<GrepData> | undefined {
   const max = OUTPUT_LIMITS.grepMatches;
   if ("files" in data) return truncateListField(data, "files", max);
@@ -154,6 +146,7 @@ export const grepTool = defineBuiltin({
     const mode = args.output_mode ?? "files_with_matches";
     const filter = args.glob === undefined ? undefined : relativeGlob(args.glob, "glob");
     const { target, isDir } = await resolveSearchPath(runtime, args.path);
+    refuseDeniedPath(runtime, "grep", target);
     const batches: Promise<GrepBatch>[] = [];
     const search = (files: GrepFilesInput["files"]): void => {
       const batch = offload("grep.files", { pattern: args.pattern, ignoreCase, mode, files }, { signal });
@@ -183,11 +176,11 @@ export const grepTool = defineBuiltin({
       return merge(mode, (await settle()).batches);
     }
     // A path glob ("src/**/*.py") names folders; one naming a hidden folder is refused like its path.
-    if (filter?.includes("/")) refuseHiddenGlob(runtime, target, filter);
+    if (filter?.includes("/")) refuseUnreadableGlob(runtime, "grep", target, filter);
     const offset = target.display === "." ? 0 : target.display.length + 1;
     const keep = filter === undefined ? undefined : globFilter(filter);
     let pending: GrepFilesInput["files"] = [];
-    const denied: string[] = [];
+    const byRules = new RuleWithheld(runtime, target);
     const unreachable: { path: string; why: Unreachable }[] = [];
     const leftOut = await fs.walk(target, {
       onUnreachable: (relative, why, isDir) => {
@@ -198,11 +191,8 @@ export const grepTool = defineBuiltin({
       searchIgnores: true,
       onFile(entry) {
         if (keep && !keep(offset === 0 ? entry.relative : entry.relative.slice(offset))) return;
-        // A file a rule forbids reading is not searched: its lines, or that it matches, would tell.
-        if (runtime.readDenied?.({ absolute: entry.absolute, display: entry.relative }) !== undefined) {
-          denied.push(entry.relative);
-          return;
-        }
+        // A file a rule forbids reading (or asks about) is not searched: its lines, or that it matches, would tell.
+        if (byRules.withholds(entry)) return;
         pending.push({ absolute: entry.absolute, path: entry.relative });
         if (pending.length >= BATCH_FILES) {
           search(pending);
@@ -213,11 +203,10 @@ export const grepTool = defineBuiltin({
     if (pending.length > 0) search(pending);
     const settled = await settle();
     const note = joinNotes(
-      leftOutNote(
-        [...leftOut, ...settled.links.map((l) => l.hidden)],
-        settled.links.map((l) => l.link),
-      ),
-      deniedNote(denied),
+      leftOutNote([...leftOut, ...settled.links.map((l) => l.hidden)], {
+        links: settled.links.map((l) => l.link),
+        byRules,
+      }),
       unreachableNote(unreachable),
     );
     const found = merge(mode, settled.batches);

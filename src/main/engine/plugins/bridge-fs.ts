@@ -41,7 +41,10 @@ export async function pluginReadText(runtime: ToolRuntime, input: string): Promi
   );
 }
 
-/** `runtime.fs.list` on the host: the folder's entries, read through a verified handle. */
+/**
+ * `runtime.fs.list` on the host: the folder's entries, read through a verified handle, but those
+ * a permission rule denies reading.
+ */
 export async function pluginList(
   runtime: ToolRuntime,
   input: string,
@@ -58,7 +61,14 @@ export async function pluginList(
     }
     throw err;
   }
+  // An entry a permission rule denies the tool (or the read tool) reading is left out, as glob
+  // leaves it out: its name is for no tool to tell. Judged by name only, with no file access.
+  const { absolute, display } = access.path;
+  const prefix = display === "." ? "" : `${display}/`;
+  const denied = (name: string): boolean =>
+    runtime.readDenied?.({ absolute: `${absolute}/${name}`, display: `${prefix}${name}` }) !== undefined;
   return entries
+    .filter((e) => !denied(e.name))
     .map((e) => ({
       name: e.name,
       type: e.isFile() ? "file" : e.isDirectory() ? "dir" : e.isSymbolicLink() ? "symlink" : "other",

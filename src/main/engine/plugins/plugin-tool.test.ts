@@ -150,6 +150,40 @@ describe("plugin tools through the engine", () => {
     expect(await readFile(path.join(w.root, "out", "summary.txt"), "utf8")).toBe("FIRST NOTE");
   });
 
+  it.each<[string, unknown[]]>([
+    ["no rule (control)", []],
+    [
+      "fs.read deny rules",
+      [
+        { permission: "fs.read", pattern: "**/.env", action: "deny" },
+        { permission: "fs.read", pattern: "secrets/**", action: "deny" },
+      ],
+    ],
+    ["a deny rule on the read tool", [{ permission: "read", pattern: "{.env,secrets}", action: "deny" }]],
+    ["the plugin tool's own rule", [{ permission: "lister", pattern: "{.env,secrets}", action: "deny" }]],
+  ])("runtime.fs.list names no entry a read deny rule covers: %s", async (name, rules) => {
+    world = await openPluginWorld({
+      arrange: async (w) => {
+        await writePlugin(
+          w.globalDir,
+          "lister",
+          plugin("lister", `return runtime.fs.list(".");`, {
+            requires: { fs: { read: ["{workspace}/**"] } },
+          }),
+        );
+        await writeFile(path.join(w.latheHome, "settings.json"), JSON.stringify({ permissions: rules }));
+        await mkdir(path.join(w.root, "secrets"));
+        await writeFile(path.join(w.root, "secrets", "key.txt"), "k");
+        await writeFile(path.join(w.root, ".env"), "TOKEN=x");
+        await writeFile(path.join(w.root, "notes.md"), "n");
+      },
+    });
+    const listed = outputOf<{ name: string }[]>(await (await world.session()).call("lister", {}));
+    expect(listed.map((e) => e.name)).toEqual(
+      rules.length === 0 ? [".env", "notes.md", "secrets"] : ["notes.md"],
+    );
+  });
+
   it.each([
     ["ASCII", Buffer.from("plain text\n"), "plain text\n"],
     [

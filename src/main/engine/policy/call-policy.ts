@@ -56,7 +56,7 @@ export interface PolicyContext {
  * of `docs/../src/a.ts`. A call that names nothing the policy can see is matched by its approval
  * key, with or without the `tool:` the key may start with.
  */
-function allowlistMatches(
+export function allowlistMatches(
   allowlist: readonly string[],
   toolId: string,
   key: string,

@@ -2,8 +2,8 @@ import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { PolicyResult } from "../tools/call-decision.ts";
 import type { CallPlan, PlannedAccess, ResolvedAccess } from "../tools/call-plan.ts";
 import type { ToolCall } from "../tools/tool-call.ts";
-import { decideCall, type PolicyContext } from "./call-policy.ts";
-import { explainVerdict } from "./ruleset.ts";
+import { allowlistMatches, decideCall, type PolicyContext } from "./call-policy.ts";
+import { walkedFileRules, type WalkedFile } from "./walked-file-rules.ts";
 import { exfiltrationGuard } from "./guards/exfiltration.ts";
 import { forcePushGuard } from "./guards/force-push.ts";
 import { recursiveDeleteGuard } from "./guards/recursive-delete.ts";
@@ -45,7 +45,8 @@ export interface SessionPolicy {
   decide(call: ToolCall): Promise<PolicyResult>;
   authorize(call: ToolCall, access: PlannedAccess): Promise<ResolvedAccess>;
   authorizePlan(call: ToolCall, plan: CallPlan, approvalKey: string): Promise<ResolvedAccess[]>;
-  readDenied(call: ToolCall, file: { absolute: string; display: string }): string | undefined;
+  readDenied(call: ToolCall, file: WalkedFile): string | undefined;
+  readAsks(call: ToolCall, file: WalkedFile): string | undefined;
 }
 
 function describeAccess(access: PlannedAccess): string {
@@ -67,24 +68,13 @@ export function sessionPolicy(input: SessionPolicyInput): SessionPolicy {
     watchdog: [...BUILTIN_GUARDS, ...input.config.hooks.map(hookCheck)],
     pendingApprovals: new Map(),
   };
-  const readDenies = input.ruleset.rules.filter((r) => r.action === "deny");
+  const walked = walkedFileRules(input.ruleset, input.mode, (toolId, verdict) =>
+    allowlistMatches(input.config.allowlist, toolId, "", [verdict.subject]),
+  );
   return {
     ruleset: input.ruleset,
-    readDenied: (call, file) => {
-      const toolId = call.entry.tool.id;
-      // Most sessions deny nothing a walk could meet: no rule is evaluated per file then.
-      if (
-        !readDenies.some((r) => r.permission === toolId || r.permission === "fs.read" || r.permission === "*")
-      )
-        return undefined;
-      const verdict = input.ruleset.evaluate({
-        permissions: [toolId, "fs.read"],
-        kind: "path",
-        values: [file.display, file.absolute],
-        label: `reading "${file.display}"`,
-      });
-      return verdict.action === "deny" ? explainVerdict(verdict) : undefined;
-    },
+    readDenied: (call, file) => walked.denied(call.entry.tool.id, file),
+    readAsks: (call, file) => walked.asks(call.entry.tool.id, file),
     decide: (call) => decideCall(ctx, call),
     authorize: async (call, access) => {
       const result = await decideCall(

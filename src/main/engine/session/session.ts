@@ -80,6 +80,7 @@ export class Session {
       authorize: wiring.policy.authorize,
       authorizePlan: wiring.policy.authorizePlan,
       readDenied: wiring.policy.readDenied,
+      readAsks: wiring.policy.readAsks,
       observer: wiring.observer,
       onInternalError: (toolId, error) => wiring.onInternalError(toolId, state.id, error),
       ...(wiring.checkpoints ? { checkpoints: wiring.checkpoints } : {}),

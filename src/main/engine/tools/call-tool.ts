@@ -51,6 +51,8 @@ export interface CallContext {
   authorizePlan?(call: ToolCall, plan: CallPlan, approvalKey: string): Promise<ResolvedAccess[]>;
   /** The deny rule a file a tool found by itself falls under (see ToolRuntime.readDenied). */
   readDenied?(call: ToolCall, file: { absolute: string; display: string }): string | undefined;
+  /** The ask rule a file a tool found by itself falls under (see ToolRuntime.readAsks). */
+  readAsks?(call: ToolCall, file: { absolute: string; display: string }): string | undefined;
   observer?: CallObserver;
   /** Told about failures that are the runtime's fault rather than the model's. */
   onInternalError?(toolId: string, error: unknown): void;
@@ -161,6 +163,7 @@ async function executeBounded(
         return ctx.authorizePlan(running, plan, approvalKey);
       },
       readDenied: (file) => ctx.readDenied?.(running, file),
+      readAsks: (file) => ctx.readAsks?.(running, file),
       ...(checkpoint?.files ? { checkpoint: checkpoint.files } : {}),
     };
     return { data: await Promise.race([tool.execute(call.args, runtime), stop.promise]) };

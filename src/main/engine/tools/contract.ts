@@ -58,10 +58,18 @@ export interface ToolRuntime {
    */
   authorizePlan(plan: CallPlan, approvalKey: string): Promise<ResolvedAccess[]>;
   /**
-   * Why a file a tool finds by itself (grep's walk) may not be read: the `fs.read` deny rule it
-   * falls under, as a refusal would explain it; undefined when none does (or no policy runs).
+   * Why a file a tool finds by itself (the walk of glob or grep) may not be read: the deny rule
+   * it falls under for this tool or `fs.read`, or for the `read` tool, as a refusal would explain
+   * it; undefined when none does (or no policy runs).
    */
   readDenied?(file: { absolute: string; display: string }): string | undefined;
+  /**
+   * The pattern of the `ask` rule a file a tool finds by itself falls under, when reading it
+   * would need a person's yes in this session (not in yolo mode, nor where the allowlist lets
+   * it through): a walk cannot ask about each file, so it leaves such a file out. Undefined when
+   * no rule asks (or no policy runs).
+   */
+  readAsks?(file: { absolute: string; display: string }): string | undefined;
   /**
    * For a tool declaring `checkpoints: "reported"` in a session that keeps checkpoints: keep
    * what a file held before changing it, and say what it holds after (see file-checkpoint.ts).
