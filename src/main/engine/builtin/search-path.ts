@@ -92,10 +92,14 @@ export class RuleWithheld {
    */
   private readonly asking: boolean;
 
+  /** Whether any rule could hold a file back: when none could, a walk checks nothing per file. */
+  private readonly active: boolean;
+
   constructor(runtime: ToolRuntime, searched: ResolvedPath) {
     this.runtime = runtime;
     this.asking =
       runtime.readAsks?.({ absolute: searched.absolute, display: searched.display }) === undefined;
+    this.active = runtime.readDenied !== undefined || (this.asking && runtime.readAsks !== undefined);
   }
 
   /**
@@ -105,6 +109,7 @@ export class RuleWithheld {
    * its path.
    */
   withholds(entry: WalkEntry): boolean {
+    if (!this.active) return false;
     const { root } = this.runtime.fs;
     const rootLength = root === "/" ? 0 : root.length;
     const plain =

@@ -45,8 +45,10 @@ export interface SessionPolicy {
   decide(call: ToolCall): Promise<PolicyResult>;
   authorize(call: ToolCall, access: PlannedAccess): Promise<ResolvedAccess>;
   authorizePlan(call: ToolCall, plan: CallPlan, approvalKey: string): Promise<ResolvedAccess[]>;
-  readDenied(call: ToolCall, file: WalkedFile): string | undefined;
-  readAsks(call: ToolCall, file: WalkedFile): string | undefined;
+  /** Absent when no rule could deny a walked file: a walk then checks nothing per file. */
+  readDenied?(call: ToolCall, file: WalkedFile): string | undefined;
+  /** Absent when no rule could hold a walked file back to ask about it. */
+  readAsks?(call: ToolCall, file: WalkedFile): string | undefined;
 }
 
 function describeAccess(access: PlannedAccess): string {
@@ -73,8 +75,8 @@ export function sessionPolicy(input: SessionPolicyInput): SessionPolicy {
   );
   return {
     ruleset: input.ruleset,
-    readDenied: (call, file) => walked.denied(call.entry.tool.id, file),
-    readAsks: (call, file) => walked.asks(call.entry.tool.id, file),
+    ...(walked.mayDeny ? { readDenied: (call, file) => walked.denied(call.entry.tool.id, file) } : {}),
+    ...(walked.mayAsk ? { readAsks: (call, file) => walked.asks(call.entry.tool.id, file) } : {}),
     decide: (call) => decideCall(ctx, call),
     authorize: async (call, access) => {
       const result = await decideCall(

@@ -9,6 +9,10 @@ export interface WalkedFile {
 
 /** What the rules say of files a tool finds by itself, where no call names them and no one is asked. */
 export interface WalkedFileRules {
+  /** Whether any rule could deny a walked file (when not, `denied` is always undefined). */
+  readonly mayDeny: boolean;
+  /** Whether any rule could hold a walked file back to ask about it (when not, `asks` is always undefined). */
+  readonly mayAsk: boolean;
   /** Why `toolId` may not read the file: the deny rule, as a refusal would explain it; undefined when none denies it. */
   denied(toolId: string, file: WalkedFile): string | undefined;
   /**
@@ -71,6 +75,8 @@ export function walkedFileRules(
   const denies = pools.deny.length > 0;
   const asks = mode !== "yolo" && pools.ask.length > 0;
   return {
+    mayDeny: denies,
+    mayAsk: asks,
     denied: (toolId, file) => {
       if (!denies) return undefined;
       const verdict = judge("deny", toolId, file);

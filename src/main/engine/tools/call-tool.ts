@@ -142,6 +142,7 @@ async function executeBounded(
   const stop = stopWhenAborted(controller.signal);
   // What the tool decides on while running is decided under the call's own (inner) signal.
   const running: ToolCall = { ...call, signal: controller.signal };
+  const { readDenied, readAsks } = ctx;
   try {
     const runtime: ToolRuntime = {
       signal: controller.signal,
@@ -162,8 +163,8 @@ async function executeBounded(
           throw new ToolCallError(`${tool.id} may not make shell, file or network calls here.`);
         return ctx.authorizePlan(running, plan, approvalKey);
       },
-      readDenied: (file) => ctx.readDenied?.(running, file),
-      readAsks: (file) => ctx.readAsks?.(running, file),
+      ...(readDenied ? { readDenied: (file) => readDenied(running, file) } : {}),
+      ...(readAsks ? { readAsks: (file) => readAsks(running, file) } : {}),
       ...(checkpoint?.files ? { checkpoint: checkpoint.files } : {}),
     };
     return { data: await Promise.race([tool.execute(call.args, runtime), stop.promise]) };
