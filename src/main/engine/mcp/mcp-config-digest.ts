@@ -2,6 +2,7 @@ import { createHmac, randomBytes } from "node:crypto";
 import type { McpServerConfig } from "../config/lathe-settings.ts";
 import { stableStringify } from "../tools/stable-stringify.ts";
 import { isStdio, serverCwd } from "./mcp-command-line.ts";
+import { serverIdentity } from "./mcp-pins.ts";
 
 /**
  * Keyed per process: a digest leaves the engine (the UI gets one with a preview and sends it back
@@ -20,17 +21,7 @@ const KEY = randomBytes(32);
  * off or defers its tools does not change what runs, so it is left out.
  */
 export function configDigest(config: McpServerConfig, root: string): string {
-  const identity = isStdio(config)
-    ? {
-        transport: "stdio",
-        command: config.command,
-        args: config.args,
-        env: config.env,
-        cwd: serverCwd(config, root),
-        allowNetwork: config.allowNetwork,
-        allowRead: config.allowRead,
-        allowEnv: config.allowEnv,
-      }
-    : { transport: "http", url: config.url, headers: config.headers };
+  const cwd = isStdio(config) ? serverCwd(config, root) : undefined;
+  const identity = serverIdentity(config, { cwd, headerValues: true });
   return createHmac("sha256", KEY).update(stableStringify(identity)).digest("hex");
 }

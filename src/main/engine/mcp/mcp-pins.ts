@@ -52,24 +52,35 @@ export function toolPinKey(server: string, tool: string): string {
 }
 
 /**
- * The hash of a server's exact command line: command, args, env, cwd, and the hosts its sandbox
+ * What a server's start is made of, to hash: command, args, env, cwd, and the hosts its sandbox
  * lets it reach, the hidden paths it may read and the variables of Lathe's environment it
- * receives (only when it names any, so older pins still match) — or URL and header names.
+ * receives — or URL and headers (their values only when `headerValues`, which pins leave out).
  */
+export function serverIdentity(
+  config: McpServerConfig,
+  how: { cwd: string | undefined; headerValues: boolean },
+): Record<string, unknown> {
+  if (!isStdio(config)) {
+    const headers = how.headerValues ? config.headers : Object.keys(config.headers).sort();
+    return { transport: "http", url: config.url, headers };
+  }
+  // Undefined fields drop out of the hash, so pins made before a field existed still match.
+  return {
+    transport: "stdio",
+    command: config.command,
+    args: config.args,
+    env: config.env,
+    cwd: how.cwd,
+    allowNetwork: config.allowNetwork,
+    allowRead: config.allowRead,
+    allowEnv: config.allowEnv,
+  };
+}
+
+/** The hash of a server's exact command line as written (see serverIdentity), header names only. */
 export function serverHash(config: McpServerConfig): string {
-  const identity = isStdio(config)
-    ? {
-        transport: "stdio",
-        command: config.command,
-        args: config.args,
-        env: config.env,
-        cwd: config.cwd,
-        ...(config.allowNetwork ? { allowNetwork: config.allowNetwork } : {}),
-        ...(config.allowRead ? { allowRead: config.allowRead } : {}),
-        ...(config.allowEnv ? { allowEnv: config.allowEnv } : {}),
-      }
-    : { transport: "http", url: config.url, headers: Object.keys(config.headers).sort() };
-  return sha256(stableStringify(identity));
+  const cwd = isStdio(config) ? config.cwd : undefined;
+  return sha256(stableStringify(serverIdentity(config, { cwd, headerValues: false })));
 }
 
 /**
