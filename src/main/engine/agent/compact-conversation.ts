@@ -8,8 +8,8 @@ import { conversationView, estimateMessageTokens } from "./conversation-view.ts"
 import type { OutputOptions } from "./model-messages.ts";
 import { summarizeConversation } from "./summarize-conversation.ts";
 
-/** The share of the context the most recent messages may keep verbatim. */
-const KEEP_SHARE = 0.3;
+/** The share of the conversation's room in the context the most recent messages may keep verbatim. */
+const KEEP_SHARE = 0.4;
 /** The share of the context one summary request's transcript may take. */
 const CHUNK_SHARE = 0.6;
 /** The share of the context a summary may take. */
@@ -29,6 +29,8 @@ export interface CompactOptions {
   maxOutputTokens: number;
   signal: AbortSignal;
   output?: OutputOptions;
+  /** A person asked for it: the recent share kept verbatim is of the conversation, not of the window. */
+  asked?: boolean;
 }
 
 export interface CompactionDone {
@@ -55,7 +57,10 @@ export async function compactConversation(options: CompactOptions): Promise<Comp
     options.fixedTokens +
     estimateMessageTokens(conversationView(messages, compactions, options.output ?? {}));
   const budget = options.contextTokens ?? tokensBefore;
-  const plan = planCompaction(messages, compactions, Math.floor(budget * KEEP_SHARE));
+  // What the conversation itself has room for: the instructions and tools take their share first.
+  // (Asked for by a person, the conversation is far from the window: its own size stands for it.)
+  const room = Math.max(0, (options.asked ? Math.min(budget, tokensBefore) : budget) - options.fixedTokens);
+  const plan = planCompaction(messages, compactions, Math.floor(room * KEEP_SHARE));
   if (plan === undefined) {
     throw new CompactionError(
       "there is nothing older to summarise: since the last summary the conversation is only its latest prompt or step",
