@@ -1,5 +1,5 @@
 import type { RunEvent } from "../engine/agent/index.ts";
-import { compactionLine } from "../engine/agent/compaction-line.ts";
+import { compactionLine } from "../engine/light.ts";
 import { shownLines, shownText } from "./shown-path.ts";
 
 type RunStatus = Extract<RunEvent, { type: "finish" }>["status"];
