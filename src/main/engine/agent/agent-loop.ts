@@ -49,7 +49,7 @@ interface AgentLoopOptions {
    * the last step's reported input tokens plus what it added, or `initialTokens` plus what every
    * step added), so the caller can compact it and go on: the outcome says `compact`.
    */
-  contextWatch?: { initialTokens: number; limitTokens: number };
+  contextWatch?: { initialTokens: number; limitTokens: number; canStop(): boolean };
   emit(event: RunEvent): void;
 }
 
@@ -129,7 +129,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
     steps: ReadonlyArray<{ content: unknown; usage: { inputTokens?: number | undefined } }>;
   }): boolean => {
     const last = steps.at(-1);
-    if (watch === undefined || last === undefined) return false;
+    if (watch === undefined || last === undefined || !watch.canStop()) return false;
     const added = (content: unknown): number => estimateTextTokens(JSON.stringify(content) ?? "");
     const byEstimate = steps.reduce((sum, s) => sum + added(s.content), watch.initialTokens);
     const byUsage = (last.usage.inputTokens ?? 0) + added(last.content);

@@ -34,17 +34,28 @@ export function planCompaction(
   const previous = compactions.at(-1);
   const active = messages.filter((m) => previous === undefined || m.seq > previous.throughSeq);
   const tokens = active.map(storedMessageTokens);
-  let start: number | undefined;
-  let tail = 0;
-  for (let i = active.length - 1; i >= 1; i--) {
-    tail += tokens[i] ?? 0;
-    if (active[i]?.role === "tool") continue;
-    if (tail > keepTokens && start !== undefined) break;
-    start = i;
+  // Where the kept part may start (never at tool results, whose calls would be summarised).
+  const starts: number[] = [];
+  for (let i = 1; i < active.length; i++) if (active[i]?.role !== "tool") starts.push(i);
+  // The earliest start whose tail fits in keepTokens, else the latest start there is.
+  let tail = tokens.reduce((sum, t) => sum + t, 0) - (tokens[0] ?? 0);
+  let from = starts.length - 1;
+  for (let k = 0, i = 1; k < starts.length; k++) {
+    for (; i < (starts[k] ?? 0); i++) tail -= tokens[i] ?? 0;
+    if (tail <= keepTokens) {
+      from = k;
+      break;
+    }
   }
-  if (start === undefined) return undefined;
-  const replaced = active.slice(0, start);
-  const last = replaced.at(-1);
-  if (last === undefined) return undefined;
-  return { previous, replaced, kept: active.slice(start), throughSeq: last.seq };
+  for (let k = Math.max(0, from); k < starts.length; k++) {
+    const start = starts[k] as number;
+    const replaced = active.slice(0, start);
+    const kept = active.slice(start);
+    // The request being worked on is sent word for word after the summary when the kept part
+    // does not start with it (conversation-view.ts): a summary of that prompt alone gains nothing.
+    const resent = kept[0]?.role === "user" ? undefined : replaced.findLast((m) => m.role === "user");
+    if (replaced.every((m) => m === resent)) continue;
+    return { previous, replaced, kept, throughSeq: (replaced.at(-1) as StoredMessage).seq };
+  }
+  return undefined;
 }

@@ -71,10 +71,15 @@ export class RunCompaction {
   watch(
     messages: readonly ModelMessage[],
     fixedTokens: number,
-  ): { initialTokens: number; limitTokens: number } | undefined {
+  ): { initialTokens: number; limitTokens: number; canStop(): boolean } | undefined {
     const limitTokens = this.limit();
     if (limitTokens === undefined || this.failed !== undefined || !this.o.intact()) return undefined;
-    return { initialTokens: fixedTokens + estimateMessageTokens(messages), limitTokens };
+    return {
+      initialTokens: fixedTokens + estimateMessageTokens(messages),
+      limitTokens,
+      // A loop stopped to compact goes on from the store: only while the store has it all.
+      canStop: () => this.o.intact(),
+    };
   }
 
   /** Compact when the request `messages` would make is near the context window. */
