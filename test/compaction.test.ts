@@ -128,6 +128,23 @@ describe("compaction of a conversation that nears the model's context", () => {
     expect(store.compactions(sessionId)).toHaveLength(1);
   });
 
+  it("goes on as it is, saying why, when the summary it makes near the context fails", async () => {
+    const h = await open();
+    const sessionId = await threeLongTurns(h);
+    const m = routed((): ScriptedStep => {
+      throw new Error("summariser down");
+    }, [() => ({ text: "Fourth done." })]);
+    const { result, events } = await h.run("Fourth task", m.model, { sessionId, contextTokens: CONTEXT });
+    expect(result.status).toBe("completed");
+    expect(eventsOf(events, "notice").map((e) => e.message)).toContainEqual(
+      expect.stringMatching(
+        /near the model's context window, but Lathe could not summarise .*summariser down/,
+      ),
+    );
+    expect(m.requests[0]).toContain("ANSWER-ONE");
+    expect(h.engine.conversations().compactions(sessionId)).toEqual([]);
+  });
+
   it("resumes a compacted session with its summary, and a rewind to before the compaction sends the originals", async () => {
     const h = await open();
     const sessionId = await threeLongTurns(h);
