@@ -284,13 +284,14 @@ describe("lathe run against an OpenAI-compatible server", () => {
         },
       }),
     };
+    // The summary Lathe asks for to make room is refused as too long as well.
     const fixture = await serve({
       replies: (request, index) =>
         index === 0
           ? { toolCalls: [{ name: "write", arguments: { path: "notes.txt", content: "one\n" } }] }
           : index === 1
             ? { text: "Wrote it." }
-            : index === 2
+            : index === 2 || index === 3
               ? TOO_LONG
               : { text: "Back at the first answer." },
     });
@@ -300,6 +301,9 @@ describe("lathe run against an OpenAI-compatible server", () => {
     const full = await lathe(["run", "Now paste the whole manual in", "--resume", sessionId]);
     expect(full.code).toBe(1);
     expect(full.stderr).toContain("error: The conversation no longer fits the context of fixture-model");
+    expect(full.stderr).toContain(
+      "Lathe could not summarise the older conversation to make room: the request for a summary failed",
+    );
     // Resuming as it is would send the same conversation: the CLI offers the ways that work.
     expect(full.stderr).not.toContain("--resume");
     const rewind = /lathe rewind --session (\S+) --before (\d+)\n/.exec(full.stderr);
@@ -309,7 +313,7 @@ describe("lathe run against an OpenAI-compatible server", () => {
     expect(back.code).toBe(0);
     const again = await lathe(["run", "Carry on", "--resume", sessionId]);
     expect(again.code).toBe(0);
-    expect(fixture.requests[3]?.messages.map((m) => m.role)).toEqual([
+    expect(fixture.requests[4]?.messages.map((m) => m.role)).toEqual([
       "system",
       "user",
       "assistant",

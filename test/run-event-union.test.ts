@@ -10,6 +10,14 @@ import { RunEventSchema, type RunEvent as ContractRunEvent } from "../src/shared
 const ONE_OF_EACH: { [T in EngineRunEvent["type"]]: Extract<EngineRunEvent, { type: T }> } = {
   start: { type: "start", sessionId: "s-1", runId: "r-1", agent: "default", model: "m", resumed: false },
   notice: { type: "notice", message: "plain chat" },
+  compaction: {
+    type: "compaction",
+    reason: "context-full",
+    messages: 12,
+    tokensBefore: 7_000,
+    tokensAfter: 2_000,
+    summary: "Goals and constraints: …",
+  },
   "step-start": { type: "step-start", step: 0 },
   text: { type: "text", step: 0, text: "hi" },
   reasoning: { type: "reasoning", step: 0, text: "thinking" },

@@ -33,6 +33,15 @@ export const RunEventSchema = z.discriminatedUnion("type", [
     resumed: z.boolean(),
   }),
   z.object({ type: z.literal("notice"), message: z.string() }),
+  /** The older part of the conversation was summarised: the model is sent the summary instead. */
+  z.object({
+    type: z.literal("compaction"),
+    reason: z.enum(["context-near-full", "context-full", "manual"]),
+    messages: z.number().int().nonnegative(),
+    tokensBefore: z.number().int().nonnegative(),
+    tokensAfter: z.number().int().nonnegative(),
+    summary: z.string(),
+  }),
   z.object({ type: z.literal("step-start"), step }),
   /** `cutOff: true`: the step's text ends here, cut off before the model finished it. */
   z.object({ type: z.literal("text"), step, text: z.string(), cutOff: z.literal(true).optional() }),

@@ -1,4 +1,5 @@
 import type { RunEvent } from "../engine/agent/index.ts";
+import { compactionLine } from "../engine/light.ts";
 import { shownLines, shownText } from "./shown-path.ts";
 
 type RunStatus = Extract<RunEvent, { type: "finish" }>["status"];
@@ -54,6 +55,8 @@ function activityLine(event: RunEvent): string | undefined {
         : `  ✗ ${shownText(event.toolName)}: ${oneLine(event.envelope.error_text, 400)}`;
     case "notice":
       return `lathe: ${shownLines(event.message)}`;
+    case "compaction":
+      return `lathe: ${compactionLine(event)}`;
     default:
       return undefined;
   }

@@ -10,3 +10,4 @@ export { agentIdProblem } from "./agent/agent-id.ts";
 export { sessionIdProblem } from "./session/session-id.ts";
 export { AuditUnwrittenError } from "./errors/audit-unwritten-error.ts";
 export { oneLinePath } from "./tools/one-line-path.ts";
+export { compactionLine } from "./agent/compaction-line.ts";

@@ -25,6 +25,40 @@ function CutOffMark() {
   );
 }
 
+const WHY = {
+  "context-near-full": "it neared the model's context window",
+  "context-full": "the model refused it as too long",
+  manual: "as asked",
+} as const;
+
+/**
+ * Where the older conversation was summarised: a divider that opens to the summary the model is
+ * sent from here on in place of the messages above (which stay here, as they were).
+ */
+function CompactionDivider({ item }: { item: Extract<TranscriptItem, { kind: "compaction" }> }) {
+  const plural = item.messages === 1 ? "" : "s";
+  return (
+    <details className="compaction-divider" aria-label="Earlier conversation summarised">
+      <summary>
+        <span className="compaction-label">
+          <span className="compaction-title">Earlier conversation summarised</span>
+          <span className="muted">
+            {" "}
+            · {item.messages} message{plural} ({WHY[item.reason]}), about {item.tokensBefore} →{" "}
+            {item.tokensAfter} tokens a request
+          </span>
+        </span>
+      </summary>
+      <p className="muted compaction-note">
+        The model is now sent this summary in place of the earlier messages above, which stay in the session.
+      </p>
+      <div className="compaction-summary">
+        <MarkdownText text={item.summary} />
+      </div>
+    </details>
+  );
+}
+
 function infoOf(tools: readonly ToolInfo[], id: string): ToolInfo | undefined {
   return tools.find((tool) => tool.id === id);
 }
@@ -57,6 +91,8 @@ export function TranscriptItems({ items }: { items: readonly TranscriptItem[] })
                 {item.message}
               </p>
             );
+          case "compaction":
+            return <CompactionDivider key={index} item={item} />;
           case "tool": {
             const info = infoOf(tools, item.toolName);
             return (

@@ -49,6 +49,15 @@ export type TranscriptItem =
   | { kind: "text"; step: number; text: string; cutOff?: boolean }
   | { kind: "reasoning"; step: number; text: string; cutOff?: boolean }
   | { kind: "notice"; message: string }
+  /** The older conversation was summarised here: the model is sent `summary` in place of `messages` messages. */
+  | {
+      kind: "compaction";
+      reason: "context-near-full" | "context-full" | "manual";
+      messages: number;
+      tokensBefore: number;
+      tokensAfter: number;
+      summary: string;
+    }
   | ToolCard
   /** A child run whose `task` call is not in this transcript (a background task, say). */
   | { kind: "task"; task: TaskRun };
@@ -174,7 +183,7 @@ function stepRanItsCalls(finishReason: string): boolean {
 function cutOffLastText(items: readonly TranscriptItem[], step: number): TranscriptItem[] {
   for (let i = items.length - 1; i >= 0; i--) {
     const item = items[i]!;
-    if (item.kind === "notice" || item.kind === "task") continue;
+    if (item.kind === "notice" || item.kind === "compaction" || item.kind === "task") continue;
     if ((item.kind === "text" || item.kind === "reasoning") && item.step === step)
       return items.map((it, at) => (at === i ? { ...item, cutOff: true } : it));
     break;
@@ -221,6 +230,10 @@ function applyToItems(items: readonly TranscriptItem[], event: RunEvent, now?: n
       return appendText(items, event.type, event.step, event.text);
     case "notice":
       return [...items, { kind: "notice", message: event.message }];
+    case "compaction": {
+      const { type: _type, ...rest } = event;
+      return [...items, { kind: "compaction", ...rest }];
+    }
     case "tool-call":
       return [
         ...items,

@@ -25,7 +25,7 @@ interface RunOptions {
   verbose?: boolean;
 }
 
-function modelOption(): Option {
+export function modelOption(): Option {
   return new Option(
     "--model <provider:model>",
     "the model, e.g. gguf:~/models/qwen.gguf, ollama:llama3.2, lmstudio:<id>, llamacpp:<id>, vllm:<id>, openai-compatible:<id>, anthropic:<id>, openai:<id> (default: the agent's, else defaultModel in settings)",

@@ -6,6 +6,7 @@ import { withEngine } from "../open-engine.ts";
 import { writeStderr, writeStdout } from "../output.ts";
 import { shownText } from "../shown-path.ts";
 import { mergeSessions, sessionJson, sessionTable } from "../session-table.ts";
+import { registerSessionCompactCommand } from "./session-compact-command.ts";
 
 interface ListOptions {
   root?: string;
@@ -22,7 +23,7 @@ export function registerSessionCommand(program: Command): void {
   const session = program
     .command("session")
     .description(
-      "List, rename, close and delete sessions (`lathe run`'s conversations, `lathe call`/`lathe batch --session`).",
+      "List, rename, compact, close and delete sessions (`lathe run`'s conversations, `lathe call`/`lathe batch --session`).",
     );
   session
     .command("list")
@@ -104,6 +105,7 @@ export function registerSessionCommand(program: Command): void {
           : `Session ${id} has its automatic title again: ${renamed.automatic || "(none yet)"}\n`,
       );
     });
+  registerSessionCompactCommand(session);
   session
     .command("close")
     .description("End a persistent session: its read-state, approvals and sidecar files are removed.")

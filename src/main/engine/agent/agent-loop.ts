@@ -8,6 +8,7 @@ import {
   type ToolSet,
 } from "ai";
 import { ModelOutputLimitError } from "./model-output-limit-error.ts";
+import { estimateTextTokens } from "../tools/token-estimate.ts";
 import {
   cutOffToolCallText,
   invalidToolCallText,
@@ -41,6 +42,14 @@ interface AgentLoopOptions {
   signal: AbortSignal;
   /** The step in progress, shared with the tool bridge so its events carry it. */
   step: { current: number };
+  /** The number of this loop's first step (a loop that goes on after a compaction counts on). */
+  firstStep?: number;
+  /**
+   * Stop after a step that made calls once the conversation reaches `limitTokens` (estimated:
+   * the last step's reported input tokens plus what it added, or `initialTokens` plus what every
+   * step added), so the caller can compact it and go on: the outcome says `compact`.
+   */
+  contextWatch?: { initialTokens: number; limitTokens: number; canStop(): boolean };
   emit(event: RunEvent): void;
 }
 
@@ -52,10 +61,12 @@ export interface LoopOutcome {
   /** Whether anything reached the host (text, reasoning, a tool call) — a retry must not repeat it. */
   produced: boolean;
   error?: unknown;
+  /** The loop stopped, mid-work, because the conversation neared the context (see `contextWatch`). */
+  compact?: true;
 }
 
 /** Two usages added up, field by field (a field neither has stays out). */
-function addUsage(a: RunUsage, b: RunUsage): RunUsage {
+export function addUsage(a: RunUsage, b: RunUsage): RunUsage {
   const out: RunUsage = { ...a };
   for (const key of ["inputTokens", "outputTokens", "totalTokens", "reasoningTokens"] as const) {
     const value = b[key];
@@ -109,6 +120,22 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
     if (finishReason !== "length") return;
     for (const id of toolCallIds) if (ifCutOff.has(id)) cutOff.add(id);
   };
+  // Whether the last step left the conversation near the context window (see `contextWatch`).
+  let nearFull = false;
+  const watch = options.contextWatch;
+  const nearsContext = ({
+    steps,
+  }: {
+    steps: ReadonlyArray<{ content: unknown; usage: { inputTokens?: number | undefined } }>;
+  }): boolean => {
+    const last = steps.at(-1);
+    if (watch === undefined || last === undefined || !watch.canStop()) return false;
+    const added = (content: unknown): number => estimateTextTokens(JSON.stringify(content) ?? "");
+    const byEstimate = steps.reduce((sum, s) => sum + added(s.content), watch.initialTokens);
+    const byUsage = (last.usage.inputTokens ?? 0) + added(last.content);
+    nearFull = Math.max(byEstimate, byUsage) >= watch.limitTokens;
+    return nearFull;
+  };
   /** The SDK's loop from `messages`, for at most `rounds` steps. */
   const streamFrom = (messages: ModelMessage[], rounds: number) =>
     streamText({
@@ -157,7 +184,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
             },
           }
         : {}),
-      stopWhen: [isStepCount(rounds), () => options.stopReason?.() !== undefined],
+      stopWhen: [isStepCount(rounds), () => options.stopReason?.() !== undefined, nearsContext],
       ...(options.maxOutputTokens ? { maxOutputTokens: options.maxOutputTokens } : {}),
       abortSignal: options.signal,
       maxRetries: 1,
@@ -227,6 +254,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
       outcome.error = error;
     }
   };
+  const first = options.firstStep ?? 0;
   let messages = options.messages;
   for (;;) {
     const result = streamFrom(messages, options.maxRounds - outcome.steps);
@@ -234,7 +262,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
       for await (const part of result.fullStream) {
         switch (part.type) {
           case "start-step":
-            step.current = outcome.steps;
+            step.current = first + outcome.steps;
             emit({ type: "step-start", step: step.current });
             break;
           case "text-delta":
@@ -307,7 +335,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
             });
             outcome.steps++;
             // What happens before the next step's first part (waiting for the model) belongs to it.
-            step.current = outcome.steps;
+            step.current = first + outcome.steps;
             break;
           case "finish":
             outcome.finishReason = part.finishReason;
@@ -356,6 +384,17 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
   }
   unanswered = new Map();
   const stopped = options.stopReason?.();
+  // Stopped to compact: the model was still at work (its last step made calls) and goes on after.
+  if (
+    outcome.status === "completed" &&
+    stopped === undefined &&
+    nearFull &&
+    lastStepReason === "tool-calls" &&
+    outcome.steps < options.maxRounds
+  ) {
+    outcome.compact = true;
+    return outcome;
+  }
   if (outcome.status === "completed" && stopped !== undefined) {
     outcome.status = "failed";
     outcome.finishReason = "repeated-failure";

@@ -2,6 +2,8 @@
 export { runAgent, newSessionId } from "./run-agent.ts";
 export { ToolCallStops } from "./tool-call-stops.ts";
 export { replaySession } from "./replay-session.ts";
+export { compactSession } from "./compact-session.ts";
+export { compactionLine } from "./compaction-line.ts";
 export { setupAgentRun } from "./agent-setup.ts";
 export { loadAgentCatalog } from "./agent-catalog.ts";
 export type { AgentManifest } from "./agent-manifest.ts";

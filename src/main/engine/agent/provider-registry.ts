@@ -112,7 +112,9 @@ export class ProviderRegistry {
       definition.defaultTimeouts ?? DEFAULT_MODEL_TIMEOUTS,
       context.endpoint?.timeouts,
     );
-    return { ...resolved, spec: parsed, timeouts };
+    // A context window set in settings wins over what the provider guessed.
+    const contextTokens = context.endpoint?.contextTokens ?? resolved.contextTokens;
+    return { ...resolved, spec: parsed, timeouts, ...(contextTokens !== undefined ? { contextTokens } : {}) };
   }
 
   /** The models a provider's endpoint offers; throws ModelError when it does not answer. */

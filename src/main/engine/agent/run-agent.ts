@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import type { Engine } from "../engine.ts";
 import type { Session } from "../session/session.ts";
 import { warmSpawner } from "../spawner/process-spawner.ts";
-import { runAgentLoop, type LoopOutcome } from "./agent-loop.ts";
+import { addUsage, runAgentLoop, type LoopOutcome } from "./agent-loop.ts";
+import type { ModelMessage } from "ai";
 import { DEFAULT_BUDGETS } from "./agent-manifest.ts";
 import type { AgentManifest } from "./agent-manifest.ts";
 import type { AgentRunResult, RunAgentOptions } from "./agent-run.ts";
@@ -14,7 +15,7 @@ import {
   isModelStalled,
   isToolsUnsupported,
 } from "./model-failure.ts";
-import { toModelMessages } from "./model-messages.ts";
+import { conversationView } from "./conversation-view.ts";
 import { formatModelSpec } from "./model-spec.ts";
 import { DEFAULT_MODEL_TIMEOUTS } from "./model-timeouts.ts";
 import { RunBudget } from "./run-budget.ts";
@@ -25,6 +26,9 @@ import { StepText } from "./step-text.ts";
 import { SubagentRunner, type TaskLineage } from "./subagent-runner.ts";
 import { ToolBridge } from "./tool-bridge.ts";
 import { ToolVisibility } from "./tool-visibility.ts";
+import { RunCompaction } from "./run-compaction.ts";
+import { toolTokens } from "../tools/deferral.ts";
+import { estimateTextTokens } from "../tools/token-estimate.ts";
 import { stoppedBecause } from "./run-stopped.ts";
 import { skillIndex } from "../skills/skill-index.ts";
 import { errorMessage } from "../errors/error-message.ts";
@@ -151,7 +155,11 @@ async function drive(
   const store = session.persistent ? engine.conversations() : undefined;
   const resumed = store?.get(session.id) !== undefined;
   const output = model.acceptsImages ? { images: { sidecarDir: session.state.sidecarDir } } : {};
-  const history = store && resumed ? toModelMessages(store.messages(session.id), output) : [];
+  // A compacted conversation is sent as its latest summary and the messages after it.
+  const history =
+    store && resumed
+      ? conversationView(store.messages(session.id), store.compactions(session.id), output)
+      : [];
   let writeFailed = false;
   const collector = new StepCollector();
   let writer: ConversationWriter | undefined;
@@ -259,26 +267,94 @@ async function drive(
     onWaiting: (wait) => emit({ type: "model-waiting", step: step.current, ...wait }),
     onResumed: ({ waitedMs }) => emit({ type: "model-resumed", step: step.current, waitedMs }),
   });
-  const loop = (tools: boolean): Promise<LoopOutcome> =>
-    runAgentLoop({
+  const maxOutputTokens = agent.budgets.maxOutputTokens ?? DEFAULT_BUDGETS.maxOutputTokens;
+  // A conversation that outgrows the model's context is summarised (its older part) and goes on.
+  const compaction =
+    store && writer
+      ? new RunCompaction({
+          store,
+          sessionId: session.id,
+          runId,
+          model: guarded,
+          contextTokens,
+          maxOutputTokens,
+          signal: controller.signal,
+          output,
+          flush: () => writer?.flush(),
+          intact: () => !writeFailed,
+          emit,
+        })
+      : undefined;
+  const initial: ModelMessage[] = [
+    ...history,
+    { role: "user", content: [{ type: "text", text: options.prompt }] },
+  ];
+  const instructionsFor = (tools: boolean): string =>
+    systemPrompt(engine, agent, [
+      ...(options.instructions ?? []),
+      ...(tools && skills !== undefined ? [skills] : []),
+      ...(tools && deferred !== undefined ? [deferred] : []),
+    ]);
+  /** What every request carries besides the conversation: the instructions and the tools shown. */
+  const fixedTokens = (tools: boolean): number =>
+    estimateTextTokens(instructionsFor(tools)) +
+    (tools
+      ? exposure.visibleIds().reduce((sum, id) => {
+          const tool = exposure.definition(id);
+          return sum + (tool ? toolTokens(tool) : 0);
+        }, 0)
+      : 0);
+  const loopOnce = (tools: boolean, messages: ModelMessage[], firstStep: number): Promise<LoopOutcome> => {
+    const watch = compaction?.watch(messages, fixedTokens(tools));
+    return runAgentLoop({
       model: guarded,
-      instructions: systemPrompt(engine, agent, [
-        ...(options.instructions ?? []),
-        ...(tools && skills !== undefined ? [skills] : []),
-        ...(tools && deferred !== undefined ? [deferred] : []),
-      ]),
-      messages: [...history, { role: "user", content: [{ type: "text", text: options.prompt }] }],
+      instructions: instructionsFor(tools),
+      messages,
       tools: tools ? bridge.tools : undefined,
       activeTools: () => exposure.visibleIds(),
       callableTools: () => bridge.toolIds,
       started: (toolCallId) => bridge.started(toolCallId),
-      maxRounds: agent.budgets.maxRounds,
+      maxRounds: agent.budgets.maxRounds - firstStep,
+      firstStep,
+      ...(watch ? { contextWatch: watch } : {}),
       stopReason: () => bridge.stopReason(),
-      maxOutputTokens: agent.budgets.maxOutputTokens ?? DEFAULT_BUDGETS.maxOutputTokens,
+      maxOutputTokens,
       signal: controller.signal,
       step,
       emit,
     });
+  };
+  /**
+   * The model loop, compacting the conversation on the way: before a request near the context
+   * window, when the loop stops for it between steps, and once after a request refused as too long.
+   */
+  const loop = async (tools: boolean): Promise<LoopOutcome> => {
+    let total: LoopOutcome | undefined;
+    for (;;) {
+      const steps = total?.steps ?? 0;
+      if (compaction) await compaction.ifNearFull(compaction.messages(initial), fixedTokens(tools));
+      const outcome = await loopOnce(tools, compaction ? compaction.messages(initial) : initial, steps);
+      total = total
+        ? {
+            ...outcome,
+            steps: total.steps + outcome.steps,
+            usage: addUsage(total.usage, outcome.usage),
+            produced: total.produced || outcome.produced,
+          }
+        : outcome;
+      if (compaction && outcome.compact) {
+        compaction.readFromStore();
+        continue;
+      }
+      if (compaction && outcome.status === "failed" && isContextFull(outcome.error)) {
+        // What the refused step left (nothing, as a rule: the request was refused) is recorded first.
+        markCutOff();
+        for (const m of collector.take(STOPPED_CALL)) writer?.message(m);
+        if ((await compaction.afterContextFull(fixedTokens(tools))) === undefined) continue;
+      }
+      return total;
+    }
+  };
 
   let outcome: LoopOutcome;
   try {
@@ -304,7 +380,10 @@ async function drive(
       outcome = await loop(false);
     }
   } catch (err) {
-    outcome = { status: "failed", finishReason: "error", steps: 0, usage: {}, produced: false, error: err };
+    // A compaction stopped by the signal leaves the session as it was: the run was stopped.
+    outcome = controller.signal.aborted
+      ? { status: "aborted", finishReason: "aborted", steps: 0, usage: {}, produced: false }
+      : { status: "failed", finishReason: "error", steps: 0, usage: {}, produced: false, error: err };
   } finally {
     await bridge.idle();
     detachTasks();
@@ -323,7 +402,12 @@ async function drive(
   // finished was taken at its step-finish), and every call with a result.
   markCutOff();
   for (const m of collector.take(STOPPED_CALL)) writer?.message(m);
-  const error = outcome.status === "failed" ? describeModelFailure(outcome.error, model) : undefined;
+  const contextFull = outcome.status === "failed" && isContextFull(outcome.error);
+  const notCompacted = contextFull ? compaction?.failure : undefined;
+  const error =
+    outcome.status === "failed"
+      ? `${describeModelFailure(outcome.error, model)}${notCompacted !== undefined ? ` Lathe could not summarise the older conversation to make room: ${notCompacted}.` : ""}`
+      : undefined;
   const dropped = outcome.status === "failed" && isConnectionDropped(outcome.error);
   const stalled = outcome.status === "failed" && !dropped && isModelStalled(outcome.error);
   const cause = dropped ? ("connection-dropped" as const) : stalled ? ("model-stalled" as const) : undefined;
@@ -346,7 +430,7 @@ async function drive(
     steps: outcome.steps,
     usage: outcome.usage,
     ...(error !== undefined ? { error } : {}),
-    ...(outcome.status === "failed" && isContextFull(outcome.error) ? { contextFull: true } : {}),
+    ...(contextFull ? { contextFull: true } : {}),
     ...(dropped ? { connectionDropped: true } : {}),
   };
 }

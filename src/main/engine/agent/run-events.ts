@@ -22,6 +22,20 @@ export type RunEvent =
   | { type: "start"; sessionId: string; runId: string; agent: string; model: string; resumed: boolean }
   /** Something the user should know, e.g. the model cannot call tools so this is a plain chat. */
   | { type: "notice"; message: string }
+  /**
+   * The older part of the conversation was summarised to fit the model's context (`reason`: it
+   * neared the context window, a request was refused as too long, or a person asked): the model
+   * is sent `summary` in place of `messages` stored messages (which stay in the store). The
+   * tokens are estimates of one request, instructions and tool definitions included.
+   */
+  | {
+      type: "compaction";
+      reason: "context-near-full" | "context-full" | "manual";
+      messages: number;
+      tokensBefore: number;
+      tokensAfter: number;
+      summary: string;
+    }
   | { type: "step-start"; step: number }
   /**
    * A piece of the model's text. `cutOff: true` says the step's text (or reasoning) ends here

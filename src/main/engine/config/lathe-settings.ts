@@ -108,6 +108,18 @@ const ModelTimeoutsSchema = z.lazy(() =>
 );
 export type ModelTimeoutsSettings = z.infer<typeof ModelTimeoutsSchema>;
 
+/** The context window of the endpoint's models, when the server does not say or says wrong. */
+const ContextTokensSchema = z.lazy(() =>
+  z
+    .number()
+    .int()
+    .min(256)
+    .max(100_000_000)
+    .describe(
+      "The context window of its models, in tokens (the server's own setting, e.g. Ollama's num_ctx). Lathe summarises the older conversation before a request would pass 80% of it, and sizes how many tool definitions the model is shown.",
+    ),
+);
+
 /** Which of an endpoint's models take images: all (true), none (false), or those matching a glob. */
 const ModelImagesSchema = z.lazy(() =>
   z
@@ -132,6 +144,7 @@ const ProviderEndpointSchema = z.lazy(() =>
       .describe("The environment variable that holds the API key. Keys never go in this file."),
     timeouts: ModelTimeoutsSchema.optional(),
     images: ModelImagesSchema.optional(),
+    contextTokens: ContextTokensSchema.optional(),
   }),
 );
 

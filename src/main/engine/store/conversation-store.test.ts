@@ -123,4 +123,52 @@ describe("prompts and cut", () => {
     expect(store.children("parent")).toEqual([]);
     expect(store.nextSeq("parent").message).toBe(3);
   });
+
+  it.each([
+    // [cut before message, compaction kept?]
+    [7, true],
+    [6, true],
+    [5, false],
+    [3, false],
+    [0, false],
+  ])(
+    "a cut before message %i keeps the compaction made at message 6 of messages 0-2: %s",
+    (fromSeq, kept) => {
+      store.begin("parent", { agent: "default", model: "ollama:m" });
+      const more = [3, 4, 5, 6, 7].map((seq) => ({
+        seq,
+        runId: `r${seq}`,
+        role: "user" as const,
+        parts: [{ type: "text" as const, text: `p${seq}` }],
+      }));
+      store.write("parent", { messages: [...turn, ...more], events: [] });
+      store.addCompaction("parent", {
+        runId: "r5",
+        throughSeq: 2,
+        madeAtSeq: 6,
+        summary: "S",
+        tokensBefore: 10,
+        tokensAfter: 5,
+      });
+      store.cut("parent", fromSeq);
+      expect(store.compactions("parent").length).toBe(kept ? 1 : 0);
+      // The messages before the cut stay, compacted or not.
+      expect(store.messages("parent").length).toBe(fromSeq);
+    },
+  );
+
+  it("drops a session's compactions with the session", () => {
+    store.begin("parent", { agent: "default", model: "ollama:m" });
+    store.write("parent", { messages: turn, events: [] });
+    store.addCompaction("parent", {
+      runId: null,
+      throughSeq: 1,
+      madeAtSeq: 3,
+      summary: "S",
+      tokensBefore: 2,
+      tokensAfter: 1,
+    });
+    db.prepare("DELETE FROM sessions WHERE id = 'parent'").run();
+    expect(store.compactions("parent")).toEqual([]);
+  });
 });

@@ -58,6 +58,24 @@ export interface StoredPrompt {
   createdAt: number;
 }
 
+/**
+ * A summary the model is sent in place of the conversation's messages up to `throughSeq` (which
+ * stay in the store). It was made when the conversation had `madeAtSeq` messages.
+ */
+export interface StoredCompaction {
+  id: number;
+  runId: string | null;
+  throughSeq: number;
+  madeAtSeq: number;
+  summary: string;
+  /** The estimated tokens of what the model was sent before and after. */
+  tokensBefore: number;
+  tokensAfter: number;
+  createdAt: number;
+}
+
+export type NewCompaction = Omit<StoredCompaction, "id" | "createdAt">;
+
 /** What cutting a conversation removed. */
 interface ConversationCut {
   messages: number;
@@ -246,6 +264,38 @@ export class ConversationStore {
     return rows.map((r) => ({ seq: r.seq, runId: r.runId, type: r.type, data: JSON.parse(r.json) }));
   }
 
+  /** The session's compactions, oldest first (the last one is what the model is sent). */
+  compactions(sessionId: string): StoredCompaction[] {
+    return this.db
+      .prepare(
+        `SELECT id, run_id AS runId, through_seq AS throughSeq, made_at_seq AS madeAtSeq, summary,
+                tokens_before AS tokensBefore, tokens_after AS tokensAfter, created_at AS createdAt
+         FROM compactions WHERE session_id = ? ORDER BY id`,
+      )
+      .all(sessionId) as StoredCompaction[];
+  }
+
+  /** Record a compaction of the conversation (its messages are left as they are). */
+  addCompaction(sessionId: string, compaction: NewCompaction): StoredCompaction {
+    const createdAt = Date.now();
+    const id = this.db
+      .prepare(
+        `INSERT INTO compactions (session_id, run_id, through_seq, made_at_seq, summary, tokens_before, tokens_after, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        sessionId,
+        compaction.runId,
+        compaction.throughSeq,
+        compaction.madeAtSeq,
+        compaction.summary,
+        compaction.tokensBefore,
+        compaction.tokensAfter,
+        createdAt,
+      ).lastInsertRowid;
+    return { ...compaction, id: Number(id), createdAt };
+  }
+
   /** The session's prompts (the user messages that start its runs), in order. */
   prompts(sessionId: string): StoredPrompt[] {
     return this.db
@@ -289,6 +339,11 @@ export class ConversationStore {
         "DELETE FROM child_tasks WHERE parent_session_id = ? AND tool_call_id = ?",
       );
       for (const id of toolCallIds) unlink.run(sessionId, id);
+      // A summary made after the cut point covers messages that are gone or summarises a moment
+      // that no longer happened: the model is sent the originals again.
+      this.db
+        .prepare("DELETE FROM compactions WHERE session_id = ? AND (made_at_seq > ? OR through_seq >= ?)")
+        .run(sessionId, fromSeq, fromSeq);
       this.db
         .prepare("UPDATE conversations SET updated_at = ? WHERE session_id = ?")
         .run(Date.now(), sessionId);

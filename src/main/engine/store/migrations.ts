@@ -255,4 +255,22 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX session_users_by_session ON session_users (session_id);
   `,
+  // Summaries of a conversation's older part that the model is sent in place of it (the
+  // messages themselves stay): the latest one of a session covers its messages up to
+  // `through_seq`; it was made when the conversation had `made_at_seq` messages, so a rewind to
+  // before that point drops it and the originals go back to the model.
+  `
+  CREATE TABLE compactions (
+    id             INTEGER PRIMARY KEY,
+    session_id     TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    run_id         TEXT,
+    through_seq    INTEGER NOT NULL,
+    made_at_seq    INTEGER NOT NULL,
+    summary        TEXT NOT NULL,
+    tokens_before  INTEGER NOT NULL,
+    tokens_after   INTEGER NOT NULL,
+    created_at     INTEGER NOT NULL
+  );
+  CREATE INDEX compactions_by_session ON compactions (session_id, id);
+  `,
 ];
