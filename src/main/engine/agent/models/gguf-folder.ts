@@ -77,6 +77,11 @@ function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> 
   return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
+/** The context length a GGUF file's model was trained for, from its header; undefined when unreadable. */
+export async function ggufTrainedContext(file: string): Promise<number | undefined> {
+  return (await headerOf(file)).contextTokens;
+}
+
 /** The model's context length and name, from the file's header (node-llama-cpp reads it; no weights load). */
 async function headerOf(file: string): Promise<Pick<GgufFile, "contextTokens" | "title" | "problem">> {
   try {

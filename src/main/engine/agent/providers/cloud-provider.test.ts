@@ -27,6 +27,20 @@ describe("cloud providers", () => {
     expect(resolved.spec.model).toBe(spec.split(":")[1]);
   });
 
+  it.each([
+    ["anthropic:claude-sonnet-4-5", { ANTHROPIC_API_KEY: "k" }, 200_000],
+    ["openai:gpt-4.1", { OPENAI_API_KEY: "k" }, 1_047_576],
+    ["openai:some-new-model", { OPENAI_API_KEY: "k" }, undefined],
+  ])(
+    "%s plans for its known context window (unknown for a model it does not suggest)",
+    async (spec, env, tokens) => {
+      expect((await registry.resolve(spec, { env })).contextTokens).toBe(tokens);
+      // What settings say wins.
+      const providers = { [spec.split(":")[0] as string]: { contextTokens: 4096 } };
+      expect((await registry.resolve(spec, { env, providers })).contextTokens).toBe(4096);
+    },
+  );
+
   it("takes the key from another variable named in settings, or from the keychain", async () => {
     await expect(
       registry.resolve("anthropic:m", {

@@ -60,6 +60,11 @@ function apiKeyOf(preset: CloudPreset, context: ProviderContext): string {
   return key;
 }
 
+function contextOf(preset: CloudPreset, model: string): { contextTokens?: number } {
+  const known = preset.suggested.find((s) => s.name === model)?.contextTokens;
+  return known === undefined ? {} : { contextTokens: known };
+}
+
 function cloudProvider(preset: CloudPreset): ProviderDefinition {
   return {
     name: preset.name,
@@ -74,6 +79,8 @@ function cloudProvider(preset: CloudPreset): ProviderDefinition {
           model,
         ),
         endpoint: baseURL ? `${preset.label} at ${baseURL}` : preset.label,
+        // The window of a model it suggests is known; another's stays unknown (settings can say).
+        ...contextOf(preset, model),
         // Their current models read images; settings can say otherwise for one that does not.
         acceptsImages: acceptsImages(context.endpoint?.images, model, true),
         explainError(error) {

@@ -32,6 +32,21 @@ describe("the gguf provider in the registry", () => {
     });
   });
 
+  it.runIf(haveModel)(
+    "plans for the context the model will get, from the file's header, before it loads",
+    async () => {
+      // The tiny model was trained for fewer than 8192 tokens: it gets (and plans for) all of them.
+      const resolved = await registry.resolve(`gguf:${MODEL}`, { env: {} });
+      const prepared = await (
+        resolved.model as unknown as { load(): Promise<{ contextSize: number }> }
+      ).load();
+      expect(resolved.contextTokens).toBe(prepared.contextSize);
+      expect(resolved.contextTokens).toBeLessThanOrEqual(8192);
+      const asked = await registry.resolve(`gguf:${MODEL}`, { env: { LATHE_GGUF_CONTEXT_SIZE: "256" } });
+      expect(asked.contextTokens).toBe(256);
+    },
+  );
+
   it("fails the preflight with the path when the file is missing", async () => {
     const missing = path.join(os.tmpdir(), "lathe-no-such-model.gguf");
     const resolved = await registry.resolve(`gguf:${missing}`, { env: {} });

@@ -4,7 +4,8 @@ import { ModelError } from "../../model-error.ts";
 import { GGUF_MODEL_TIMEOUTS } from "../../model-timeouts.ts";
 import type { ProviderDefinition } from "../../provider-registry.ts";
 import { createGgufModel, type GgufModelOptions } from "./gguf-language-model.ts";
-import type { LlamaRuntime } from "./llama-runtime.ts";
+import { ggufTrainedContext } from "../../models/gguf-folder.ts";
+import { contextSizeFor, type LlamaRuntime } from "./llama-runtime.ts";
 
 /** Environment variables that tune the embedded runner (there is no settings entry for it). */
 const TUNING = {
@@ -58,10 +59,16 @@ export function ggufProvider(options: { runtime?: LlamaRuntime } = {}): Provider
     name: "gguf",
     description: "A GGUF model file run in-process by llama.cpp, offline (gguf:/path/to/model.gguf)",
     defaultTimeouts: GGUF_MODEL_TIMEOUTS,
-    create(model, context) {
+    async create(model, context) {
       const file = resolveGgufPath(model);
+      const tuning = tuningFromEnv(context.env);
+      // The window the run plans for (tool deferral, compaction): known from the file's header
+      // before the model loads; a header that cannot be read is met again, and explained, by the load.
+      const trained = tuning.contextSize === undefined ? await ggufTrainedContext(file) : undefined;
+      const contextTokens =
+        tuning.contextSize ?? (trained === undefined ? undefined : contextSizeFor(trained, undefined));
       const languageModel = createGgufModel(file, {
-        ...tuningFromEnv(context.env),
+        ...tuning,
         ...(options.runtime ? { runtime: options.runtime } : {}),
         modelId: model,
       });
@@ -69,6 +76,7 @@ export function ggufProvider(options: { runtime?: LlamaRuntime } = {}): Provider
         spec: { provider: "gguf", model },
         model: languageModel,
         supportsTools: true,
+        ...(contextTokens !== undefined ? { contextTokens } : {}),
         endpoint: `The embedded model ${file}`,
         acceptsImages: false,
         // The model loads and its context is made now, so a context too large for the memory

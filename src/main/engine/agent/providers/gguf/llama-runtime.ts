@@ -67,6 +67,11 @@ interface PooledContext {
 }
 
 const DEFAULT_CONTEXT_SIZE = 8192;
+
+/** The context a model gets: the size asked for, else 8192 tokens or its trained context if less. */
+export function contextSizeFor(trainContextSize: number, requested: number | undefined): number {
+  return requested ?? Math.min(DEFAULT_CONTEXT_SIZE, trainContextSize);
+}
 const KEEP_IDLE_MS = 10 * 60_000;
 const KEEP_ON_SWITCH_MS = 30_000;
 const GRAMMAR_CACHE_SIZE = 32;
@@ -221,7 +226,7 @@ export class LlamaRuntime {
     model: LlamaModel,
     settings: ContextSettings,
   ): { contextSize: number; pooled: Promise<PooledContext> } {
-    const contextSize = settings.contextSize ?? Math.min(DEFAULT_CONTEXT_SIZE, model.trainContextSize);
+    const contextSize = contextSizeFor(model.trainContextSize, settings.contextSize);
     const key = [file, contextSize, settings.threads ?? "", settings.sequences ?? 1].join("\0");
     let pooled = this.contexts.get(key);
     if (!pooled) {
