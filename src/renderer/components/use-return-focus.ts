@@ -18,15 +18,12 @@ export function useReturnFocus(open: boolean, elsewhere: (origin: FocusOrigin) =
   const origin = useRef<FocusOrigin | undefined>(undefined);
   const fallback = useRef(elsewhere);
   fallback.current = elsewhere;
-  // A layout effect: it runs before the dialog's own effect moves the keyboard into it.
+  // Read while rendering the opening, before the page changes: the button that opened it may be
+  // disabled by the same change (which takes the keyboard from it), and the dialog's own effect
+  // moves the keyboard into it.
+  if (open && origin.current === undefined) origin.current = focusOrigin();
   useLayoutEffect(() => {
-    if (open) {
-      if (!origin.current) {
-        const element = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-        origin.current = { element, article: element?.closest("article") ?? null };
-      }
-      return;
-    }
+    if (open) return;
     const from = origin.current;
     origin.current = undefined;
     if (!from) return;
@@ -37,4 +34,11 @@ export function useReturnFocus(open: boolean, elsewhere: (origin: FocusOrigin) =
       else fallback.current(from);
     });
   }, [open]);
+}
+
+/** Where the keyboard is now (nowhere, when the page itself has it). */
+function focusOrigin(): FocusOrigin {
+  const active = document.activeElement;
+  const element = !focusIsLost() && active instanceof HTMLElement ? active : null;
+  return { element, article: element?.closest("article") ?? null };
 }
