@@ -587,7 +587,7 @@ describe("MCP servers from settings", () => {
     const [ghost, everything] = world.manager.status();
     expect(ghost).toMatchObject({ name: "ghost", state: "failed" });
     expect(ghost?.lastError).toMatch(
-      /the command "lathe-no-such-mcp-server" was not found \(searched PATH: .+\)\. Install it, or fix "command" in .*settings\.json/,
+      /the command "lathe-no-such-mcp-server" was not found \(searched PATH: \/[^)]*\)\. Install it, or fix "command" in .*settings\.json/,
     );
     expect(everything?.state).toBe("connected");
     expect(world.engine.registry.disabledTools()).toContainEqual({

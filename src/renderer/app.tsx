@@ -31,6 +31,7 @@ import { useAppState, useAppStore } from "./state/store-context.tsx";
 import { useSidebarDrawer } from "./use-sidebar-drawer.ts";
 import { useFocusView } from "./use-focus-view.ts";
 import { useGlobalKeys } from "./use-global-keys.ts";
+import { useKeyboardBackAfterBusy } from "./use-keyboard-back-after-busy.ts";
 import { viewInfo } from "./views.ts";
 
 function Workbench() {
@@ -132,6 +133,7 @@ export function App() {
   const setPalette = useAppState((s) => s.setPalette);
   useGlobalKeys(useAppStore(), useChatStore());
   useFocusView(view, section);
+  useKeyboardBackAfterBusy();
   const info = viewInfo(view);
   const tabbed = info.sections.length > 1;
   const drawer = useSidebarDrawer(

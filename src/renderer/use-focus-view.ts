@@ -9,10 +9,14 @@ import type { AppView } from "./state/app-store.ts";
  */
 export function useFocusView(view: AppView, section: string | undefined): void {
   useEffect(() => {
-    const active = document.activeElement;
-    if (active && active !== document.body) return;
-    focusViewStart(view);
+    if (focusIsLost()) focusViewStart(view);
   }, [view, section]);
+}
+
+/** Whether the keyboard is nowhere: the element it was on went away, and the page itself has it. */
+export function focusIsLost(): boolean {
+  const active = document.activeElement;
+  return !active || active === document.body;
 }
 
 /** Put the keyboard where `view` starts: the chat's prompt, else the view's heading. */

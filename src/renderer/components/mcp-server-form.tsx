@@ -2,6 +2,8 @@ import { useEffect, useRef } from "react";
 import { useExtensions } from "../state/extensions-context.tsx";
 import type { McpFormField } from "../state/mcp-form.ts";
 import { ErrorLine } from "./error-line.tsx";
+import { focusViewStart } from "../use-focus-view.ts";
+import { useReturnFocus } from "./use-return-focus.ts";
 
 function FieldError({ id, message }: { id: string; message: string | undefined }) {
   if (!message) return null;
@@ -66,6 +68,9 @@ export function McpServerFormView() {
   useEffect(() => {
     if (mode) first.current?.focus();
   }, [mode]);
+  // Closed (Cancel, or saved), the form gives the keyboard back to Add server or the server's Edit,
+  // or, when that went with it (a renamed server's row), to the top of the view.
+  useReturnFocus(form !== undefined, () => focusViewStart("extensions"));
 
   if (!form) return null;
   const { draft, errors } = form;

@@ -1,4 +1,4 @@
-import { useEffect } from "react";
+import { useEffect, useRef } from "react";
 import type { ApprovalMode, EditableScope, RuleCheck, ScopeRules } from "../../shared/permission-schemas.ts";
 import { useAppState } from "../state/store-context.tsx";
 import { useSettings } from "../state/settings-context.tsx";
@@ -130,8 +130,33 @@ function ScopeEditor({ scope }: { scope: ScopeRules }) {
   const problems = (check?.problems ?? []).filter((p) => p.scope === name);
   const verdict = check?.verdict;
   const label = SCOPE_LABEL[name];
+  // Where the keyboard goes once a row is added or removed: the new row's Permission, the Remove
+  // of the row that took a removed one's place (else the one above it), or Add rule once no row
+  // is left. Add rule kept it below the table, and a removed row took it along to the page itself.
+  const editor = useRef<HTMLElement>(null);
+  const addButton = useRef<HTMLButtonElement>(null);
+  const focusNext = useRef<{ row: number; field: "permission" | "remove" } | "add" | undefined>(undefined);
+  useEffect(() => {
+    const next = focusNext.current;
+    focusNext.current = undefined;
+    if (next === undefined) return;
+    if (next === "add") return addButton.current?.focus();
+    const selector = next.field === "permission" ? 'input[aria-label="Permission"]' : "button.rule-remove";
+    editor.current
+      ?.querySelector<HTMLElement>(`.rules-table tbody > tr:nth-child(${next.row + 1}) ${selector}`)
+      ?.focus();
+  }, [drafts.length]);
+  const addRow = () => {
+    focusNext.current = { row: drafts.length, field: "permission" };
+    add(name);
+  };
+  const removeRow = (index: number) => {
+    const left = drafts.length - 1;
+    focusNext.current = left === 0 ? "add" : { row: Math.min(index, left - 1), field: "remove" };
+    remove(name, index);
+  };
   return (
-    <section className="scope-editor" aria-label={label}>
+    <section className="scope-editor" aria-label={label} ref={editor}>
       <div className="scope-head">
         <h3>{label}</h3>
         <code className="scope-file">{scope.file}</code>
@@ -241,7 +266,7 @@ function ScopeEditor({ scope }: { scope: ScopeRules }) {
                       type="button"
                       className="button-reject rule-remove"
                       aria-label={`Remove rule ${index + 1}`}
-                      onClick={() => remove(name, index)}
+                      onClick={() => removeRow(index)}
                     >
                       Remove
                     </button>
@@ -253,7 +278,7 @@ function ScopeEditor({ scope }: { scope: ScopeRules }) {
         </table>
       ) : null}
       <div className="settings-actions">
-        <button type="button" onClick={() => add(name)} disabled={scope.problem !== undefined}>
+        <button type="button" ref={addButton} onClick={addRow} disabled={scope.problem !== undefined}>
           Add rule
         </button>
         <span className="settings-spacer" />

@@ -4,6 +4,8 @@ import { changesSomething, conflictsOf, readyToApply, type PathChoice } from "..
 import { Modal } from "./modal.tsx";
 import { ErrorLine } from "./error-line.tsx";
 import { escapeBidiControls } from "../../shared/bidi-controls.ts";
+import { focusViewStart } from "../use-focus-view.ts";
+import { useReturnFocus, type FocusOrigin } from "./use-return-focus.ts";
 
 type PlannedPath = RestorePlan["paths"][number];
 
@@ -77,6 +79,17 @@ function PlannedPaths({ plan }: { plan: RestorePlan }) {
 }
 
 /**
+ * Where the keyboard goes when the dialog closed and the button that opened it has gone: to the
+ * card a restore undid (its Restore button is replaced by "restored"), else, after a rewind took
+ * the prompt's message away, to the prompt box that holds the prompt again.
+ */
+function keyboardAfterRestore({ article }: FocusOrigin): void {
+  const card = article?.isConnected ? article.querySelector<HTMLElement>("button") : null;
+  if (card) card.focus();
+  else focusViewStart("chat");
+}
+
+/**
  * Restore one call's files, or rewind the session to before a prompt: a preview of every file
  * restored, recreated or deleted (and for a rewind, what the conversation loses), a question for
  * each file the person changed since, then the change and what it did.
@@ -92,6 +105,7 @@ export function RestoreDialog() {
   const apply = useRestore((s) => s.apply);
   const close = useRestore((s) => s.close);
   const open = useRestore((s) => s.open);
+  useReturnFocus(target !== undefined, keyboardAfterRestore);
   if (!target) return null;
   const rewind = target.kind === "rewind";
   const undoes = target.kind === "restore" ? target.undoes : undefined;

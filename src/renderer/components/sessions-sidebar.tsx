@@ -7,6 +7,7 @@ import { useAppState } from "../state/store-context.tsx";
 import { timeAgo } from "../state/time-ago.ts";
 import { Icon } from "./icons.tsx";
 import { escapeBidiControls } from "../../shared/bidi-controls.ts";
+import { focusIsLost } from "../use-focus-view.ts";
 
 /** A model as the list shows it: the model's own name (a GGUF file's name), without the provider. */
 function shortModel(spec: string): string {
@@ -29,6 +30,11 @@ function RenameField({ session }: { session: SessionSummary }) {
     input.current?.focus();
     input.current?.select();
   }, []);
+  // The field is disabled while the name is saved, which takes the keyboard from it: a rename that
+  // failed gives it back, to correct the name.
+  useEffect(() => {
+    if (!busy && focusIsLost()) input.current?.focus();
+  }, [busy]);
   const onKeyDown = (event: KeyboardEvent<HTMLInputElement>) => {
     if (event.key === "Escape") {
       event.preventDefault();
@@ -75,6 +81,14 @@ function SessionRow({ node, depth }: { node: SessionNode; depth: number }) {
   const askDelete = useSessions((s) => s.askDelete);
   const label = sessionLabel(session);
   const active = session.id === activeId;
+  // When the name field goes (saved, or left with Esc), the keyboard comes back to Rename, not
+  // to the top of the page; a click elsewhere that ended it keeps the keyboard where it went.
+  const renameButton = useRef<HTMLButtonElement>(null);
+  const wasRenaming = useRef(renaming);
+  useEffect(() => {
+    if (wasRenaming.current && !renaming && focusIsLost()) renameButton.current?.focus();
+    wasRenaming.current = renaming;
+  }, [renaming]);
 
   return (
     <li className="session-item" aria-label={label}>
@@ -91,6 +105,7 @@ function SessionRow({ node, depth }: { node: SessionNode; depth: number }) {
             aria-current={active ? "true" : undefined}
             aria-label={label}
             aria-describedby={`session-meta-${session.id}`}
+            data-session-id={session.id}
             title={label}
             onClick={() => {
               setView("chat");
@@ -110,6 +125,7 @@ function SessionRow({ node, depth }: { node: SessionNode; depth: number }) {
           </button>
           <span className="session-actions">
             <button
+              ref={renameButton}
               type="button"
               aria-label={`Rename ${label}`}
               title="Rename"

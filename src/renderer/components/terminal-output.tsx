@@ -26,7 +26,8 @@ function themeOf(element: HTMLElement): { background: string; foreground: string
 
 /**
  * A command's output in a read-only xterm.js terminal (colours and control sequences as a
- * terminal shows them; nothing can be typed). Tall output scrolls inside it, starting at the end.
+ * terminal shows them; nothing can be typed, and Tab passes through). Tall output scrolls inside
+ * it, starting at the end.
  */
 export function TerminalOutput({ text, label }: { text: string; label: string }) {
   const host = useRef<HTMLDivElement>(null);
@@ -49,6 +50,9 @@ export function TerminalOutput({ text, label }: { text: string; label: string })
       theme: themeOf(element),
     });
     terminal.open(element);
+    // Nothing is typed here, so Tab and Shift+Tab are not the terminal's: they move the keyboard
+    // on through the page as everywhere else (xterm.js kept them, and Tab could not leave).
+    terminal.attachCustomKeyEventHandler((event) => event.key !== "Tab");
     // Hide the cursor: this terminal only shows what a command printed.
     terminal.write(`\x1b[?25l${text.replace(/\r?\n$/, "")}`, () => {
       const rows = terminal.buffer.active.length;

@@ -428,6 +428,32 @@ describe("views, projects and the trust dialog in the app store", () => {
     expect(changed).toEqual(["/work/other"]);
   });
 
+  it("drops the workbench's result of the old folder, also one that arrives after the switch", async () => {
+    const { api } = fakeApi({ ok: true, data: [tool("glob", true, globParams)] }, output);
+    let answer: (result: ApiResult<Envelope>) => void = () => undefined;
+    const slow: LatheApi = {
+      ...api,
+      tools: { ...api.tools, call: () => new Promise((resolve) => (answer = resolve)) },
+    };
+    const store = createAppStore(slow);
+    await store.getState().loadProject();
+    await store.getState().loadTools();
+    store.getState().setArgs("glob", '{"pattern": "*"}');
+    // A result on screen goes with its folder.
+    const first = store.getState().run();
+    answer(output);
+    await first;
+    expect(store.getState().result?.status).toBe("envelope");
+    await store.getState().openProject("/work/other");
+    expect(store.getState().result).toBeUndefined();
+    // A call still running when another folder opens ends without a result for the new folder.
+    const second = store.getState().run();
+    await store.getState().openProject("/work/third");
+    answer(output);
+    await second;
+    expect(store.getState()).toMatchObject({ running: false, result: undefined });
+  });
+
   it("keeps the dialog open and says why a folder could not be opened", async () => {
     const { api } = fakeApi({ ok: true, data: [] }, output, {
       open: (path) => ({ ok: false, error: { message: `There is no folder ${path}.` } }),

@@ -160,7 +160,8 @@ export function createAppStore(api: LatheApi, options: AppStoreOptions = {}): Ap
       const previous = get().project;
       set({ project });
       if (previous?.root !== project.root) {
-        set({ trustDialogOpen: false, trustReview: undefined });
+        // The workbench's last result and its activity were the old folder's calls.
+        set({ trustDialogOpen: false, trustReview: undefined, result: undefined, activity: [] });
         void get().loadTrustReview();
         if (previous !== undefined) {
           options.onProjectChanged?.(project);
@@ -304,14 +305,19 @@ export function createAppStore(api: LatheApi, options: AppStoreOptions = {}): Ap
         if ("error" in parsed) return;
         // The last result goes: it is not this call's, and this one may run for long.
         set({ running: true, stopping: false, stopError: undefined, result: undefined });
+        const root = get().project?.root;
         // A mutating call may wait here for the person's answer in the approval dialog.
         const answer = await api.tools.call({ toolId: tool.id, args: parsed.args });
+        // Another folder opened meanwhile: the answer is not about the folder on screen.
+        const moved = get().project?.root !== root;
         set({
           running: false,
           stopping: false,
-          result: answer.ok
-            ? { toolId: tool.id, status: "envelope", envelope: answer.data }
-            : { toolId: tool.id, status: "failed", message: answer.error.message },
+          result: moved
+            ? undefined
+            : answer.ok
+              ? { toolId: tool.id, status: "envelope", envelope: answer.data }
+              : { toolId: tool.id, status: "failed", message: answer.error.message },
         });
       },
 

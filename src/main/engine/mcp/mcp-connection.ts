@@ -303,14 +303,14 @@ export class McpConnection {
 
   private describeFailure(err: unknown, opened: OpenedTransport | undefined): string {
     const config = this.options.config;
-    const code = (err as NodeJS.ErrnoException).code;
+    const { code, path: searched } = err as NodeJS.ErrnoException;
     const output = this.options.log.lastLine();
     const said = output ? ` (its last output: ${output})` : "";
     if (isStdio(config) && code === "ENOENT") {
       // A path is looked for where it says; only a bare name is searched for on PATH.
       const where = /[\\/]/.test(config.command)
         ? "there is no such file"
-        : `searched PATH: ${opened?.path ?? "(none)"}`;
+        : `searched PATH: ${opened?.path ?? searched ?? "(none)"}`;
       return `the command "${config.command}" was not found (${where}). Install it, or fix "command" in ${this.options.source}`;
     }
     if (isStdio(config) && code === "EACCES") {

@@ -84,7 +84,11 @@ export async function openTransport(
     // on stderr: look it up first and fail as a direct start would.
     const found = lookUpProgram(config.command, PATH, cwd);
     if ("code" in found)
-      throw Object.assign(new Error(`spawn ${config.command} ${found.code}`), { code: found.code });
+      throw Object.assign(new Error(`spawn ${config.command} ${found.code}`), {
+        code: found.code,
+        // What was searched, for the error a person reads (no transport is returned to carry it).
+        ...(searched === undefined ? {} : { path: searched }),
+      });
     const confinement = await sandbox.confinement();
     confine = confinement.spec;
     Object.assign(env, confinement.env);

@@ -1,0 +1,81 @@
+// The MCP server form from the keyboard alone: when it closes (Cancel, or the server added), the
+// keyboard goes back to the button that opened it (Add server, or the server's Edit), not to the
+// page itself, where the next Tab starts over at the header. The server added is one whose command
+// does not exist, so nothing runs; it fails to start, and says which PATH it searched.
+// `lathe serve` with the page in Debian's Chromium. Needs `npm run build` first.
+import path from "node:path";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { REPO, goTo, runsUi } from "./serve-fixture.ts";
+import { useUiWorld } from "./ui-suite.ts";
+
+const SHOT = path.join(REPO, "test-results/ui-mcp-form-focus.png");
+const runUi = runsUi("MCP form focus");
+const COMMAND = "lathe-no-such-mcp-server";
+
+let page: Page;
+
+/** The focused element's accessible name (its label, a field's <label>, else its text). */
+const focused = () =>
+  page.locator("body").evaluate((body) => {
+    const element = body.ownerDocument.activeElement;
+    if (!element || element === body) return "nothing: the page itself";
+    const { labels } = element as unknown as { labels?: ArrayLike<{ textContent: string | null }> | null };
+    const label = labels?.[0]?.textContent ?? undefined;
+    return (element.getAttribute("aria-label") ?? label ?? element.textContent ?? "").trim();
+  });
+
+/** Focus a button and press Enter, as from the keyboard. */
+async function press(name: string): Promise<void> {
+  await page.getByRole("main").getByRole("button", { name, exact: true }).focus();
+  await page.keyboard.press("Enter");
+}
+
+const form = () => page.getByRole("form");
+
+useUiWorld(
+  runUi,
+  {
+    prefix: "mcp-form-focus",
+    viewport: { width: 1100, height: 800 },
+  },
+  async (started) => {
+    page = started.page;
+    await goTo(page, "Extensions", "MCP servers");
+    await page.getByText("No MCP servers are configured.").waitFor({ timeout: 10_000 });
+  },
+);
+
+describe.skipIf(!runUi)("closing the MCP server form from the keyboard", () => {
+  it("gives the keyboard back to Add server after Cancel and after adding", async () => {
+    await press("Add server");
+    await form().waitFor();
+    expect(await focused()).toBe("Name");
+    await press("Cancel");
+    await form().waitFor({ state: "detached" });
+    await expect.poll(focused).toBe("Add server");
+
+    await press("Add server");
+    await page.keyboard.type("ghost");
+    await page.getByRole("textbox", { name: "Command", exact: true }).fill(COMMAND);
+    await press("Review command");
+    await press("Add and start");
+    await form().waitFor({ state: "detached" });
+    await expect.poll(focused).toBe("Add server");
+    // The server could not start, and says where its command was looked for: a real PATH.
+    const error = page.getByText(/^Last error: /);
+    await error.waitFor({ timeout: 15_000 });
+    expect(await error.innerText()).toMatch(
+      new RegExp(`the command "${COMMAND}" was not found \\(searched PATH: /[^)]*\\)`),
+    );
+    await page.screenshot({ path: SHOT });
+  });
+
+  it("gives the keyboard back to the server's Edit after Cancel", async () => {
+    await press("Edit");
+    await form().waitFor();
+    await press("Cancel");
+    await form().waitFor({ state: "detached" });
+    await expect.poll(focused).toBe("Edit");
+  });
+});
