@@ -17,6 +17,8 @@ export const ApprovalRequestSchema = z.strictObject({
   sessionId: z.string(),
   runSessionId: RunSessionIdSchema,
   toolId: z.string(),
+  /** The model's id of the call in the chat (its tool card), for a chat run's call. */
+  toolCallId: z.string().optional(),
   origin: ToolOriginSchema,
   /** The full validated arguments (for bash, the whole command). */
   args: z.unknown(),

@@ -142,7 +142,7 @@ describe.skipIf(!runUi)("checkpoints in the chat through lathe serve", () => {
     const row = dialog.getByRole("listitem", { name: "a.txt" });
     await row.waitFor({ timeout: 10_000 });
     // Its content changed: plain "changed since" (a chmod alone says "mode changed since").
-    expect(await row.locator(".restore-path-head").innerText()).toMatch(/restored\s*changed since$/);
+    expect(await row.locator(".restore-path-head").innerText()).toMatch(/will be restored\s*changed since$/);
     expect(await row.locator(".restore-path-head").innerText()).not.toMatch(/mode/);
     const apply = dialog.getByRole("button", { name: "Restore", exact: true });
     // Nothing is overwritten until the person says what to do with their change.
@@ -205,14 +205,20 @@ describe.skipIf(!runUi)("checkpoints in the chat through lathe serve", () => {
     const dialog = page.getByRole("dialog", { name: "Rewind to before this prompt?" });
     await dialog.waitFor();
     await dialog.getByRole("listitem", { name: "b.txt" }).waitFor({ timeout: 10_000 });
-    expect(await dialog.innerText()).toMatch(/messages? in 1 turn are removed/);
-    expect(await dialog.getByRole("listitem", { name: "b.txt" }).innerText()).toMatch(/deleted/);
+    // A preview says what will happen, not what has happened: nothing has been done yet.
+    expect(await dialog.innerText()).toMatch(/messages? in 1 turn will be removed/);
+    expect(await dialog.getByRole("listitem", { name: "b.txt" }).innerText()).toMatch(/will be removed$/);
+    expect(await dialog.getByRole("listitem", { name: "c.txt" }).innerText()).toMatch(/will be restored$/);
     await page.screenshot({ path: path.join(SHOTS, "ui-checkpoints-rewind.png") });
     await dialog.getByRole("button", { name: "Rewind", exact: true }).click();
     const rewound = page.getByRole("dialog", { name: "Rewound" });
     // The files it replaced can come back from here (the conversation stays rewound).
     await rewound.getByRole("button", { name: "Put the files back" }).waitFor({ timeout: 10_000 });
     expect(await rewound.getByRole("status").innerText()).toMatch(/the conversation stays rewound/);
+    // Once done, it says what was done, in the past tense.
+    expect(await rewound.getByRole("listitem", { name: "b.txt" }).innerText()).toMatch(/removed$/);
+    expect(await rewound.getByRole("listitem", { name: "b.txt" }).innerText()).not.toMatch(/will be/);
+    expect(await rewound.getByRole("listitem", { name: "c.txt" }).innerText()).toMatch(/restored$/);
     await rewound.getByRole("button", { name: "Done" }).click();
     await rewound.waitFor({ state: "hidden" });
 
@@ -292,7 +298,9 @@ describe.skipIf(!runUi)("checkpoints in the chat through lathe serve", () => {
     await restore.click();
     await row.waitFor({ timeout: 10_000 });
     // A chmod alone: the badge says it was the mode, not the content, that changed.
-    expect(await row.locator(".restore-path-head").innerText()).toMatch(/restored\s*mode changed since$/);
+    expect(await row.locator(".restore-path-head").innerText()).toMatch(
+      /will be restored\s*mode changed since$/,
+    );
     expect(await row.getByRole("radiogroup").locator(".conflict-why").innerText()).toBe(
       "its mode was changed since (755 now, 644 when write left it), outside this session's tools (by you or another program)",
     );

@@ -49,6 +49,18 @@ describe("ApprovalBroker", () => {
     expect(broker.pendingCount).toBe(0);
   });
 
+  it("names the chat's tool call a prompt is for, so its card can say it waits for approval", async () => {
+    const { broker, shown } = recordingBroker();
+    void broker.approver({ ...request("write", { path: "a.txt" }), toolCallId: "call-7" });
+    void broker.approver(request("write", { path: "b.txt" }, "write:b.txt"));
+    expect(shown()[0]).toMatchObject({ toolId: "write", toolCallId: "call-7" });
+    broker.respond(shown()[0]!.id, "reject");
+    await tick();
+    // A call with no id of the caller's (the Tools view's own) names none.
+    expect(shown()[1]).not.toHaveProperty("toolCallId");
+    broker.close();
+  });
+
   it("queues several prompts and shows them one at a time, in order", async () => {
     const { broker, shown } = recordingBroker();
     const first = broker.approver(request("write", { path: "a.txt" }, "write:a.txt"));

@@ -51,6 +51,7 @@ export class ApprovalBroker {
         sessionId: request.sessionId,
         ...(this.runSessionId !== undefined ? { runSessionId: this.runSessionId } : {}),
         toolId: request.toolId,
+        ...(request.toolCallId !== undefined ? { toolCallId: request.toolCallId } : {}),
         origin: request.origin,
         args: request.args,
         approvalKey: request.approvalKey,

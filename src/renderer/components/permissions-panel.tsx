@@ -1,4 +1,4 @@
-import { useEffect, useRef } from "react";
+import { useEffect, useRef, useState } from "react";
 import type { ApprovalMode, EditableScope, RuleCheck, ScopeRules } from "../../shared/permission-schemas.ts";
 import { useAppState } from "../state/store-context.tsx";
 import { useSettings } from "../state/settings-context.tsx";
@@ -127,7 +127,19 @@ function ScopeEditor({ scope }: { scope: ScopeRules }) {
   const saved = useSettings((s) => s.saved);
   const error = useSettings((s) => s.saveError);
   const name = scope.scope;
-  const problems = (check?.problems ?? []).filter((p) => p.scope === name);
+  // Rows added here whose Permission the person has not left yet: an empty one is not yet wrong
+  // (they are about to type it), so its "name a tool" waits until they leave it empty or try to
+  // save. Kept by row index, moved along as rows are removed.
+  const [pristine, setPristine] = useState<readonly boolean[]>([]);
+  useEffect(() => {
+    if (!dirty) setPristine([]);
+  }, [dirty]);
+  const notYetWrong = (index: number, field: string | undefined) =>
+    pristine[index] === true &&
+    (field ?? "permission") === "permission" &&
+    drafts[index]?.permission.trim() === "";
+  const allProblems = (check?.problems ?? []).filter((p) => p.scope === name);
+  const problems = allProblems.filter((p) => !notYetWrong(p.index, p.field));
   const verdict = check?.verdict;
   const label = SCOPE_LABEL[name];
   // Where the keyboard goes once a row is added or removed: the new row's Permission, the Remove
@@ -148,9 +160,24 @@ function ScopeEditor({ scope }: { scope: ScopeRules }) {
   }, [drafts.length]);
   const addRow = () => {
     focusNext.current = { row: drafts.length, field: "permission" };
+    setPristine((rows) => Object.assign([...rows], { [drafts.length]: true }));
     add(name);
   };
+  const leftPermission = (index: number) =>
+    setPristine((rows) => (rows[index] === true ? Object.assign([...rows], { [index]: false }) : rows));
+  /** Save, unless a row added and left untouched is not a rule yet: then say so under it, and go there. */
+  const trySave = () => {
+    const waiting = allProblems.find((p) => notYetWrong(p.index, p.field));
+    if (waiting === undefined) return void save(name);
+    setPristine([]);
+    editor.current
+      ?.querySelector<HTMLElement>(
+        `.rules-table tbody > tr:nth-child(${waiting.index + 1}) input[aria-label="Permission"]`,
+      )
+      ?.focus();
+  };
   const removeRow = (index: number) => {
+    setPristine((rows) => rows.filter((_, at) => at !== index));
     const left = drafts.length - 1;
     focusNext.current = left === 0 ? "add" : { row: Math.min(index, left - 1), field: "remove" };
     remove(name, index);
@@ -213,8 +240,9 @@ function ScopeEditor({ scope }: { scope: ScopeRules }) {
                       aria-label="Permission"
                       aria-invalid={permissionProblem !== undefined}
                       spellCheck={false}
-                      placeholder="bash, write, fs.read, *"
+                      placeholder="bash, fs.read, *"
                       onChange={(event) => update(name, index, { permission: event.target.value })}
+                      onBlur={() => leftPermission(index)}
                     />
                     {permissionProblem ? (
                       <p className="field-error rule-note">{permissionProblem.message}</p>
@@ -298,7 +326,7 @@ function ScopeEditor({ scope }: { scope: ScopeRules }) {
           type="button"
           className="run"
           disabled={!dirty || saving !== undefined || problems.length > 0 || scope.problem !== undefined}
-          onClick={() => void save(name)}
+          onClick={trySave}
         >
           {saving === name ? "Saving…" : `Save ${name === "user" ? "your" : "this folder's"} rules`}
         </button>

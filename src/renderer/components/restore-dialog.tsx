@@ -9,11 +9,19 @@ import { useReturnFocus, type FocusOrigin } from "./use-return-focus.ts";
 
 type PlannedPath = RestorePlan["paths"][number];
 
-const ACTION: Record<PlannedPath["action"], { label: string; className: string }> = {
+/** What the preview says will happen to a file: nothing has been done yet. */
+const WILL: Record<PlannedPath["action"], { label: string; className: string }> = {
+  restore: { label: "will be restored", className: "badge badge-read" },
+  recreate: { label: "will be recreated", className: "badge badge-read" },
+  delete: { label: "will be removed", className: "badge badge-error" },
+  none: { label: "stays as it is", className: "badge badge-muted" },
+};
+
+/** What was done to a file, said once the restore or rewind is over. */
+const DONE: Record<Exclude<PlannedPath["action"], "none">, { label: string; className: string }> = {
   restore: { label: "restored", className: "badge badge-read" },
   recreate: { label: "recreated", className: "badge badge-read" },
-  delete: { label: "deleted", className: "badge badge-error" },
-  none: { label: "unchanged", className: "badge badge-muted" },
+  delete: { label: "removed", className: "badge badge-error" },
 };
 
 function isRewind(plan: RestorePlan | RewindPlan): plan is RewindPlan {
@@ -62,7 +70,7 @@ function PlannedPaths({ plan }: { plan: RestorePlan }) {
             {p.unavailable ? (
               <span className="badge badge-muted">cannot be restored</span>
             ) : (
-              <span className={ACTION[p.action].className}>{ACTION[p.action].label}</span>
+              <span className={WILL[p.action].className}>{WILL[p.action].label}</span>
             )}
             {p.conflict && !p.unavailable ? (
               <span className="badge badge-write">{p.modeOnly ? "mode changed since" : "changed since"}</span>
@@ -72,6 +80,29 @@ function PlannedPaths({ plan }: { plan: RestorePlan }) {
           {p.conflict && !p.unavailable ? (
             <ConflictChoice path={p.path} conflict={p.conflict} gone={p.action === "recreate"} />
           ) : null}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** The files a restore or rewind changed (those it skipped or failed on are said on their own). */
+function DonePaths({ plan, left }: { plan: RestorePlan; left: ReadonlySet<string> }) {
+  const done = plan.paths.flatMap((p) =>
+    p.action === "none" || p.unavailable || left.has(p.path) ? [] : [{ ...p, action: p.action }],
+  );
+  if (done.length === 0) return null;
+  return (
+    <ul className="restore-paths" aria-label="Files">
+      {done.map((p) => (
+        <li key={p.path} aria-label={p.path} className="restore-path">
+          <div className="restore-path-head">
+            <code>
+              {escapeBidiControls(p.path)}
+              {p.type === "folder" ? "/" : ""}
+            </code>
+            <span className={DONE[p.action].className}>{DONE[p.action].label}</span>
+          </div>
         </li>
       ))}
     </ul>
@@ -138,14 +169,14 @@ export function RestoreDialog() {
               <p>
                 The conversation goes back to before this prompt: {plan.messages} message
                 {plan.messages === 1 ? "" : "s"} in {plan.runs.length} turn{plan.runs.length === 1 ? "" : "s"}{" "}
-                are removed
+                will be removed
                 {plan.tasks.length > 0
-                  ? `, and the changes of ${plan.tasks.length} task session(s) they started are undone`
+                  ? `, and the changes of ${plan.tasks.length} task session(s) they started will be undone`
                   : ""}
-                . Its files go back too:
+                . Its files will go back too:
               </p>
             ) : (
-              <p>The files go back to how they were before {undoes ? `the ${undoes}` : "the call"}:</p>
+              <p>The files will go back to how they were before {undoes ? `the ${undoes}` : "the call"}:</p>
             )}
             <PlannedPaths plan={plan} />
             {conflicts.length > 0 ? (
@@ -169,6 +200,12 @@ export function RestoreDialog() {
                   ? "The files it replaced are kept: “Put the files back” returns them (the conversation stays rewound)."
                   : "What was replaced is kept: “Undo this restore” puts it back."}
             </p>
+            {plan ? (
+              <DonePaths
+                plan={plan}
+                left={new Set([...outcome.skipped, ...outcome.failed].map((p) => p.path))}
+              />
+            ) : null}
             {[...outcome.skipped, ...outcome.failed].map((p) => (
               <p key={p.path} className="notice">
                 <code>{escapeBidiControls(p.path)}</code>: {p.reason}

@@ -1,7 +1,9 @@
-import { useState, type ReactNode } from "react";
+import { useEffect, useRef, useState, type ReactNode } from "react";
 import type { ToolKind, ToolOrigin } from "../../shared/api-contract.ts";
 import { useChat } from "../state/chat-context.tsx";
 import { useRestore } from "../state/restore-context.tsx";
+import { useAppState } from "../state/store-context.tsx";
+import { waitsForApproval } from "../state/approval-queue.ts";
 import { cardSummary, startsOpen } from "../state/tool-summary.ts";
 import type { CardStatus, ToolCard as Card } from "../state/transcript.ts";
 import { Elapsed, formatDuration } from "./elapsed.tsx";
@@ -22,15 +24,21 @@ const STATUS_BADGE: Record<CardStatus, string> = {
   "not-run": "badge badge-muted",
 };
 
-/** What the status badge says: a call that never started says why in a word. */
-function statusLabel(card: Card): string {
+/**
+ * What the status badge says: a call waiting for the person's answer says so (it is not running
+ * yet); a call that never started says why in a word.
+ */
+function statusLabel(card: Card, awaitingApproval: boolean): string {
+  if (awaitingApproval) return "awaiting approval";
   if (card.status !== "not-run") return card.status;
   return card.argsCutOff === true ? "cut off" : "not run";
 }
 
 /**
  * One tool call, drawn by its kind (read, edit, search, execute, fetch, think, other): a header
- * that says what it did in one line (click to open or fold it), its status and time; the body
+ * that says what it did in one line (click to open or fold it), its status and time (while its
+ * approval prompt waits for the person it says so, with no timer; once allowed, the time counts
+ * from then); the body
  * (a diff, a terminal, a list, JSON); the envelope's error text in red whenever it failed; what a
  * cut result left out and where all of it is (the note the model read, said once: in the body's
  * line when the body draws one); which hidden folders a search left out of its walk; where saved
@@ -65,10 +73,21 @@ export function ToolCard({
   const sessionId = useChat((s) => s.sessionId);
   const chatRunning = useChat((s) => s.running);
   const openRestore = useRestore((s) => s.open);
+  const awaitingApproval = useAppState(
+    (s) => card.status === "running" && waitsForApproval(s.approvals, card.toolCallId),
+  );
+  // Once its approval prompt is answered, the call starts: its time counts from then.
+  const [allowedAt, setAllowedAt] = useState<number | undefined>(undefined);
+  const wasAwaiting = useRef(awaitingApproval);
+  useEffect(() => {
+    if (wasAwaiting.current && !awaitingApproval) setAllowedAt(Date.now());
+    wasAwaiting.current = awaitingApproval;
+  }, [awaitingApproval]);
+  const runningSince = allowedAt ?? card.startedAt;
 
   return (
     <article
-      className={`tool-card tool-card-${card.status} tool-kind-${kind}`}
+      className={`tool-card tool-card-${awaitingApproval ? "awaiting-approval" : card.status} tool-kind-${kind}`}
       aria-label={`${card.toolName} call`}
       data-kind={kind}
     >
@@ -92,13 +111,16 @@ export function ToolCard({
             {kind}
           </span>
           {origin ? <span className="muted tool-card-origin">{originLabel(origin)}</span> : null}
-          <span className={STATUS_BADGE[card.status]} aria-label="Status">
-            {statusLabel(card)}
+          <span
+            className={awaitingApproval ? "badge badge-write" : STATUS_BADGE[card.status]}
+            aria-label="Status"
+          >
+            {statusLabel(card, awaitingApproval)}
           </span>
           {envelope ? (
             <span className="muted tool-card-time">{formatDuration(envelope.metadata.duration_ms)}</span>
-          ) : card.status === "running" && card.startedAt !== undefined ? (
-            <Elapsed since={card.startedAt} />
+          ) : card.status === "running" && !awaitingApproval && runningSince !== undefined ? (
+            <Elapsed since={runningSince} />
           ) : null}
           {checkpoint && checkpoint.restoredBy !== null ? (
             <span className="badge badge-muted" title="Its changes were undone by a restore or rewind">

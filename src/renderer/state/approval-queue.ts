@@ -30,3 +30,11 @@ export function promptsFor<P extends { sessionId: string; runSessionId?: string 
       prompt.sessionId === sessionId,
   );
 }
+
+/** Whether the chat call `toolCallId` waits for a person's answer (its prompt is in the queue). */
+export function waitsForApproval(
+  queue: readonly { toolCallId?: string | undefined }[],
+  toolCallId: string,
+): boolean {
+  return queue.some((waiting) => waiting.toolCallId === toolCallId);
+}

@@ -5,6 +5,8 @@ export interface ApprovalRequest {
   id: string;
   sessionId: string;
   toolId: string;
+  /** The caller's id for the call (an agent's: the model's tool call id), when it gave one. */
+  toolCallId?: string;
   origin: ToolOrigin;
   /** The full validated arguments (the whole command for bash). */
   args: unknown;

@@ -453,6 +453,7 @@ export async function decideCall(
       id: `${ctx.sessionId}:${key}`,
       sessionId: ctx.sessionId,
       toolId: tool.id,
+      ...(call.correlationId !== undefined ? { toolCallId: call.correlationId } : {}),
       origin,
       args,
       approvalKey: key,
