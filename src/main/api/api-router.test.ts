@@ -358,15 +358,15 @@ describe("ApiRouter: the extensions channels", () => {
       message: /headers/,
     },
     {
-      name: "a save without the confirmed command",
+      name: "a save without the digest of the confirmed command",
       channel: "mcp.save",
       payload: { name: "x", server: stdio, mode: "add" },
-      message: /confirmedCommandLine/,
+      message: /confirmedDigest/,
     },
     {
       name: "a save with an unknown mode",
       channel: "mcp.save",
-      payload: { name: "x", server: stdio, mode: "upsert", confirmedCommandLine: "node" },
+      payload: { name: "x", server: stdio, mode: "upsert", confirmedDigest: "0".repeat(64) },
       message: /mode/,
     },
     { name: "a restart without a name", channel: "mcp.restart", payload: {}, message: /name/ },

@@ -5,7 +5,8 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Envelope, OutputEnvelope } from "../tools/envelope.ts";
 import { OUTPUT_LIMITS } from "../tools/truncation.ts";
-import { bashTool, type BashData } from "./bash.ts";
+import { CAPTURED_TAIL_BYTES } from "../spawner/capped-output.ts";
+import { bashTool, CUT_TAIL_BYTES, TIMEOUT_TAIL_BYTES, type BashData } from "./bash.ts";
 import { openTestWorkspace, type TestWorkspace } from "../../../../test/support/test-workspace.ts";
 import { errorOf, outputOf } from "../../../../test/support/envelope-of.ts";
 import { sleepers as running, sleepMarker as marker } from "../../../../test/support/sleep-markers.ts";
@@ -517,4 +518,12 @@ describe("bash: large and fast output", () => {
       expect((await stat(sidecarOf(envelope))).size).toBe(1_048_576);
     }
   }, 60_000);
+});
+
+describe("bash's tails", () => {
+  it("never ask for more of an output's end than the spawner keeps", () => {
+    // A larger tail would show the kept end short, without saying so.
+    expect(TIMEOUT_TAIL_BYTES).toBeLessThanOrEqual(CAPTURED_TAIL_BYTES);
+    expect(CUT_TAIL_BYTES).toBeLessThanOrEqual(CAPTURED_TAIL_BYTES);
+  });
 });

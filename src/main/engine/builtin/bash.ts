@@ -16,7 +16,7 @@ import {
 } from "../tools/truncation.ts";
 import { defineBuiltin } from "./define-builtin.ts";
 import { runInPty } from "./pty-runner.ts";
-import { CAPTURED_TAIL_BYTES, type CapturedOutput } from "../spawner/capped-output.ts";
+import type { CapturedOutput } from "../spawner/capped-output.ts";
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 const MAX_TIMEOUT_MS = 600_000;
@@ -37,14 +37,18 @@ const MAX_COMMAND_BYTES = 120_000;
  * the disk; past this it is stopped, as at its timeout.
  */
 const MAX_OUTPUT_BYTES = 512 * 1024 * 1024;
-/** How much of the end of a timed-out command's output its error shows. */
-const TIMEOUT_TAIL_BYTES = CAPTURED_TAIL_BYTES;
+/**
+ * How much of the end of a timed-out command's output its error shows: at most the tail the
+ * spawner keeps (capped-output.ts CAPTURED_TAIL_BYTES; bash.test.ts holds them so). Not imported
+ * from there: that module is the spawner's, and would load with every command of the CLI.
+ */
+export const TIMEOUT_TAIL_BYTES = 16 * 1024;
 /**
  * How much of the end of a cut output the result keeps after the head (where a build's error or
  * a test run's summary usually is), and the room left for the note between them: head, note and
  * tail together stay within the output cap.
  */
-const CUT_TAIL_BYTES = CAPTURED_TAIL_BYTES;
+export const CUT_TAIL_BYTES = 16 * 1024;
 const CUT_NOTE_BYTES = 1024;
 
 const DESCRIPTION = `Run one command line in a fresh, non-interactive bash in the workspace; returns {output, exit_code}, stdout and stderr combined. Use it for tests, builds, git and package managers; to read, search or change files prefer read, grep, glob, edit and write.
