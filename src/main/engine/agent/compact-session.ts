@@ -3,10 +3,9 @@ import { SessionError } from "../errors/session-error.ts";
 import { estimateTextTokens } from "../tools/token-estimate.ts";
 import { DEFAULT_BUDGETS, type AgentManifest } from "./agent-manifest.ts";
 import { compactConversation } from "./compact-conversation.ts";
-import { DEFAULT_MODEL_TIMEOUTS } from "./model-timeouts.ts";
 import type { ResolvedModel } from "./provider-registry.ts";
 import type { RunEvent } from "./run-events.ts";
-import { guardAgainstStalls } from "./stall-guard.ts";
+import { guardResolvedModel } from "./stall-guard.ts";
 
 export interface CompactSessionOptions {
   engine: Engine;
@@ -33,14 +32,7 @@ export async function compactSession(
   const lease = engine.holdSessionForRun(sessionId, () => undefined);
   try {
     const signal = options.signal ?? new AbortController().signal;
-    const model = guardAgainstStalls(options.model.model, {
-      timeouts: options.model.timeouts ?? DEFAULT_MODEL_TIMEOUTS,
-      describe: {
-        endpoint: options.model.endpoint ?? `The ${options.model.spec.provider} provider`,
-        model: options.model.spec.model,
-        settingsKey: `providers.${options.model.spec.provider}`,
-      },
-    });
+    const model = guardResolvedModel(options.model);
     const done = await compactConversation({
       store,
       sessionId,

@@ -17,10 +17,9 @@ import {
 } from "./model-failure.ts";
 import { conversationView } from "./conversation-view.ts";
 import { formatModelSpec } from "./model-spec.ts";
-import { DEFAULT_MODEL_TIMEOUTS } from "./model-timeouts.ts";
 import { RunBudget } from "./run-budget.ts";
 import { isLiveOnly, type RunEvent } from "./run-events.ts";
-import { guardAgainstStalls } from "./stall-guard.ts";
+import { guardResolvedModel } from "./stall-guard.ts";
 import { StepCollector } from "./step-collector.ts";
 import { StepText } from "./step-text.ts";
 import { SubagentRunner, type TaskLineage } from "./subagent-runner.ts";
@@ -43,11 +42,6 @@ function randomId(prefix: string): string {
 /** A fresh id for a session `lathe run` can resume. */
 export function newSessionId(): string {
   return randomId("s");
-}
-
-/** Where settings keep a provider's entry, as a person would type the path. */
-function settingsKeyOf(provider: string): string {
-  return /^[A-Za-z_$][\w$]*$/.test(provider) ? `providers.${provider}` : `providers["${provider}"]`;
 }
 
 function systemPrompt(engine: Engine, agent: AgentManifest, extra: readonly string[]): string {
@@ -257,13 +251,7 @@ async function drive(
   // The skills as they are now, listed only to an agent that may load them.
   const skills = visibility.visible("skill") ? skillsSection(engine, emit) : undefined;
   // A model that goes silent fails the step after its timeouts; a long wait is shown meanwhile.
-  const guarded = guardAgainstStalls(model.model, {
-    timeouts: model.timeouts ?? DEFAULT_MODEL_TIMEOUTS,
-    describe: {
-      endpoint: model.endpoint ?? `The ${model.spec.provider} provider`,
-      model: model.spec.model,
-      settingsKey: settingsKeyOf(model.spec.provider),
-    },
+  const guarded = guardResolvedModel(model, {
     onWaiting: (wait) => emit({ type: "model-waiting", step: step.current, ...wait }),
     onResumed: ({ waitedMs }) => emit({ type: "model-resumed", step: step.current, waitedMs }),
   });

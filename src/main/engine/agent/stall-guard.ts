@@ -6,7 +6,8 @@ import type {
 } from "@ai-sdk/provider";
 import type { LanguageModel } from "ai";
 import { ModelStallError, type StallDetails, type StallKind } from "./model-stall-error.ts";
-import type { ModelTimeouts } from "./model-timeouts.ts";
+import { DEFAULT_MODEL_TIMEOUTS, type ModelTimeouts } from "./model-timeouts.ts";
+import type { ResolvedModel } from "./provider-registry.ts";
 
 /** A wait long enough for a host to show it ("waiting for the model — 12 s"). */
 interface ModelWait {
@@ -222,4 +223,29 @@ export function guardAgainstStalls(model: LanguageModel, options: StallGuardOpti
     },
   };
   return guarded;
+}
+
+/** Where settings keep a provider's entry, as a person would type the path. */
+function settingsKeyOf(provider: string): string {
+  return /^[A-Za-z_$][\w$]*$/.test(provider) ? `providers.${provider}` : `providers["${provider}"]`;
+}
+
+/**
+ * A resolved model guarded against silence with its own timeouts (`providers.<name>.timeouts`),
+ * a stall naming its endpoint, model and settings entry: what every request to a person's model
+ * goes through, a run's steps and a summary made between runs alike.
+ */
+export function guardResolvedModel(
+  resolved: ResolvedModel,
+  waits: Pick<StallGuardOptions, "onWaiting" | "onResumed"> = {},
+): LanguageModel {
+  return guardAgainstStalls(resolved.model, {
+    timeouts: resolved.timeouts ?? DEFAULT_MODEL_TIMEOUTS,
+    describe: {
+      endpoint: resolved.endpoint ?? `The ${resolved.spec.provider} provider`,
+      model: resolved.spec.model,
+      settingsKey: settingsKeyOf(resolved.spec.provider),
+    },
+    ...waits,
+  });
 }
