@@ -110,6 +110,11 @@ describe("lathe run when the conversation fills the model's context", () => {
     const sessionId = sessionOf(first);
     expect((await lathe(["run", "second", "--resume", sessionId])).code).toBe(0);
 
+    const unknown = await lathe(["session", "compact", "s-nosuchsession"]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('There is no conversation "s-nosuchsession" to compact.');
+    expect(unknown.stderr).not.toContain("resume");
+
     const refused = await lathe(["session", "compact", sessionId]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(

@@ -46,6 +46,7 @@ async function compact(id: string, options: CompactOptions, signal: AbortSignal)
       ...(options.root !== undefined ? { root: rootOf(options) } : {}),
       ...(options.model !== undefined ? { model: options.model } : {}),
       resume: id,
+      resumeFor: "compact",
       preflight: true,
       signal,
     });

@@ -26,6 +26,8 @@ interface AgentSetupInput {
   model?: string;
   /** A session whose conversation the run continues; it must exist. */
   resume?: string;
+  /** What the resumed conversation is wanted for, as errors word it (default "resume"). */
+  resumeFor?: "resume" | "compact";
   providers?: ProviderRegistry;
   env?: NodeJS.ProcessEnv;
   secrets?: SecretSource;
@@ -71,16 +73,21 @@ export async function setupAgentRun(input: AgentSetupInput): Promise<AgentSetup>
   let conversation: ConversationRecord | undefined;
   if (input.resume !== undefined) {
     const found = readConversation(latheHome, input.resume);
+    const wantedFor = input.resumeFor ?? "resume";
     conversation = found.conversation;
     if (!conversation && found.session) {
       // `lathe session list` shows these beside the conversations, so one may well be tried here.
       throw new SessionError(
-        `Session ${input.resume} holds tool calls alone (lathe call or lathe batch with --session ${input.resume}): it has no conversation to resume. Go on with --session ${input.resume} on lathe call or lathe batch, or start a conversation with lathe run "<prompt>".`,
+        `Session ${input.resume} holds tool calls alone (lathe call or lathe batch with --session ${input.resume}): it has no conversation to ${wantedFor}. Go on with --session ${input.resume} on lathe call or lathe batch, or start a conversation with lathe run "<prompt>".`,
       );
     }
     if (!conversation) {
       throw new SessionError(
-        `There is no conversation "${input.resume}" to resume. Start one with lathe run "<prompt>"; it prints the session id to resume.`,
+        `There is no conversation "${input.resume}" to ${wantedFor}. ${
+          wantedFor === "resume"
+            ? `Start one with lathe run "<prompt>"; it prints the session id to resume.`
+            : "`lathe session list` shows the sessions there are."
+        }`,
       );
     }
   }
