@@ -12,6 +12,7 @@ interface Exit {
   code: number | null;
   signal: NodeJS.Signals | null;
   stdout: string;
+  stderr: string;
 }
 
 /**
@@ -26,9 +27,11 @@ ${load}
 setInterval(() => undefined, 1000);
 console.log("ready");`;
   const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
-    stdio: ["ignore", "pipe", "inherit"],
+    stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";
+  let stderr = "";
+  child.stderr.setEncoding("utf8").on("data", (text: string) => (stderr += text));
   const pending = [...signals];
   child.stdout.setEncoding("utf8").on("data", (text: string) => {
     const sawReady = !stdout.includes("ready") && (stdout + text).includes("ready");
@@ -39,7 +42,9 @@ console.log("ready");`;
       if (next) child.kill(next);
     }
   });
-  return new Promise((resolve) => child.on("close", (code, signal) => resolve({ code, signal, stdout })));
+  return new Promise((resolve) =>
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr })),
+  );
 }
 
 const LIBRARIES = [
@@ -54,7 +59,7 @@ describe.each(LIBRARIES)("stop signals with %s", (_name, load) => {
       const exit = await signalled(
         load,
         `const controller = new AbortController();
-stopOnInterrupt(controller, 10_000);
+stopOnInterrupt(controller, { graceMs: 10_000 });
 controller.signal.addEventListener("abort", () => {
   console.log("stopped: " + controller.signal.reason.message);
   setTimeout(() => process.exit(7), 50);
@@ -68,6 +73,28 @@ controller.signal.addEventListener("abort", () => {
     },
     20_000,
   );
+
+  it("work that does not wind down in time ends with exit 1 and the command's last word on stderr", async () => {
+    const exit = await signalled(
+      load,
+      `const controller = new AbortController();
+stopOnInterrupt(controller, { graceMs: 200, lastWord: () => "stopped before the run started; nothing was recorded." });
+controller.signal.addEventListener("abort", () => console.log("stopped, but the work holds on"));`,
+      ["SIGINT"],
+    );
+    expect(exit).toMatchObject({ code: 1, signal: null });
+    expect(exit.stderr).toBe("error: stopped before the run started; nothing was recorded.\n");
+  }, 20_000);
+
+  it("without a last word of its own, the process says the work was cut short", async () => {
+    const exit = await signalled(load, `stopOnInterrupt(new AbortController(), { graceMs: 200 });`, [
+      "SIGTERM",
+    ]);
+    expect(exit).toMatchObject({ code: 1, signal: null });
+    expect(exit.stderr).toMatch(
+      /^error: stopped before the work wound down; what was recorded so far is kept\.\n$/,
+    );
+  }, 20_000);
 
   it("a second Ctrl-C while the work winds down ends the process at once", async () => {
     const exit = await signalled(load, `onStopSignals((signal) => console.log("stopped by " + signal));`, [

@@ -1,3 +1,4 @@
+import { writeSync } from "node:fs";
 import { ExitCode } from "./exit-codes.ts";
 import { onOutputClosed } from "./closed-output.ts";
 
@@ -37,18 +38,43 @@ export function onStopSignals(onStop: (signal: StopSignal) => void): () => void 
   return stopListening;
 }
 
+interface StopOptions {
+  /** How long the work may take to wind down once stopped (default 0.8 s). */
+  graceMs?: number;
+  /**
+   * What the person is told when the process has to end before the work wound down, as the
+   * command would have said it (without "error: "): the state it leaves and the way on;
+   * undefined when the command has said it already and only its clean-up held on.
+   */
+  lastWord?: () => string | undefined;
+}
+
+/** Said when the work did not wind down in time and the command has no better word. */
+const DEFAULT_LAST_WORD = "stopped before the work wound down; what was recorded so far is kept.";
+
 /**
  * Ctrl-C, SIGTERM, or the reader of stdout going away (`lathe run … | head`) stop the work of
- * `controller`: it is aborted, and if the work has not wound down within `graceMs` (a native
- * library holding on past an abort, a server slow to close) the process exits with 1 anyway —
+ * `controller`: it is aborted, and if the work has not wound down within the grace time (a
+ * native library holding on past an abort, a server slow to close, a slow machine still loading
+ * the command's modules) the process exits with 1 anyway, after saying so on stderr —
  * everything recorded so far is already committed, so the session stays resumable. A second
  * Ctrl-C ends the process at once. Returns the way to stop listening.
  */
-export function stopOnInterrupt(controller: AbortController, graceMs = STOP_GRACE_MS): () => void {
+export function stopOnInterrupt(controller: AbortController, options: StopOptions = {}): () => void {
+  const graceMs = options.graceMs ?? STOP_GRACE_MS;
   const stop = (reason: string): void => {
     if (controller.signal.aborted) return;
     controller.abort(new Error(reason));
-    setTimeout(() => process.exit(ExitCode.failure), graceMs).unref();
+    setTimeout(() => {
+      const word = options.lastWord ? options.lastWord() : DEFAULT_LAST_WORD;
+      try {
+        // Synchronous: the process ends on the next line, before a stream would flush.
+        if (word !== undefined) writeSync(2, `error: ${word}\n`);
+      } catch {
+        // stderr is closed: the exit code alone says it.
+      }
+      process.exit(ExitCode.failure);
+    }, graceMs).unref();
   };
   const stopSignals = onStopSignals((signal) =>
     stop(signal === "SIGINT" ? "interrupted (SIGINT)" : "terminated (SIGTERM)"),

@@ -1,3 +1,4 @@
+import { writeSync } from "node:fs";
 import { CommanderError } from "commander";
 import { CliError } from "./cli-error.ts";
 import { writeIfOpen } from "./closed-output.ts";
@@ -36,8 +37,19 @@ export function runJsonFailure(err: unknown): RunJsonFailure | undefined {
   return { type: "error", message: describeError(err, false), exitCode: ExitCode.failure };
 }
 
-/** Print the failure line of `err` on stdout, if it is a failure. */
-export function printRunJsonFailure(err: unknown): void {
+/** Print the failure line of `err` on stdout, if it is a failure (`now`: before an exit). */
+export function printRunJsonFailure(err: unknown, options: { now?: boolean } = {}): void {
   const failure = runJsonFailure(err);
-  if (failure !== undefined) writeIfOpen(process.stdout, `${JSON.stringify(failure)}\n`);
+  if (failure === undefined) return;
+  const line = `${JSON.stringify(failure)}\n`;
+  if (options.now !== true) {
+    writeIfOpen(process.stdout, line);
+    return;
+  }
+  // The process ends right after: written synchronously, as a stream may not flush in time.
+  try {
+    writeSync(1, line);
+  } catch {
+    // stdout is closed: the exit code and stderr say it.
+  }
 }

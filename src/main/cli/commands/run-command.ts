@@ -222,21 +222,53 @@ async function runCommand(promptArg: string | undefined, options: RunOptions): P
 async function runOnce(prompt: string, options: RunOptions): Promise<ExitCodeValue> {
   // Ctrl-C, SIGTERM or a closed stdout stop the run from here on, at any stage.
   const controller = new AbortController();
-  const release = stopOnInterrupt(controller);
+  const progress: RunProgress = {};
+  // When the process must end before the run wound down, the person still hears where it stands.
+  const release = stopOnInterrupt(controller, {
+    lastWord: () => {
+      if (progress.told === true) return undefined;
+      const word =
+        progress.sessionId === undefined
+          ? stoppedBeforeStart(options).message
+          : `stopped before the run wound down; what was said so far is kept. Continue with: lathe run --resume ${progress.sessionId} "<prompt>"`;
+      // A script reading --json learns it on stdout too, as from any run ending without a finish.
+      if (options.json === true) printRunJsonFailure(new CliError(word, ExitCode.failure), { now: true });
+      return word;
+    },
+  });
   try {
-    return await runStoppable(prompt, options, controller.signal);
+    return await runStoppable(prompt, options, controller.signal, progress);
   } finally {
     release();
   }
 }
 
-async function runStoppable(prompt: string, options: RunOptions, signal: AbortSignal): Promise<0 | 1> {
+/** How far a run got, for the word said when the process ends before it wound down. */
+interface RunProgress {
+  /** Set by the run's start event: from then on the session holds what the run recorded. */
+  sessionId?: string;
+  /** The person has been told how the run ended (its finish, or that it never started). */
+  told?: boolean;
+}
+
+async function runStoppable(
+  prompt: string,
+  options: RunOptions,
+  signal: AbortSignal,
+  progress: RunProgress,
+): Promise<0 | 1> {
   const agentModule = await import("../../engine/agent/index.ts");
   const json = options.json === true;
-  const print = runEventPrinter(json, {
+  const printEvent = runEventPrinter(json, {
     stdout: (t) => writeIfOpen(process.stdout, t),
     stderr: (t) => writeIfOpen(process.stderr, t),
   });
+  const print: typeof printEvent = (event) => {
+    if (event.type === "start") progress.sessionId = event.sessionId;
+    // In JSON the finish event is the last word; in text, the outcome line printed after it.
+    if (event.type === "finish" && json) progress.told = true;
+    printEvent(event);
+  };
   let setup: Awaited<ReturnType<typeof agentModule.setupAgentRun>>;
   try {
     setup = await agentModule.setupAgentRun({
@@ -249,7 +281,7 @@ async function runStoppable(prompt: string, options: RunOptions, signal: AbortSi
       signal,
     });
   } catch (err) {
-    if (signal.aborted) throw stoppedBeforeStart(options);
+    if (signal.aborted) throw stoppedBeforeStart(options, progress);
     throw failure(err);
   }
   const { engine, agent, model } = setup;
@@ -257,7 +289,7 @@ async function runStoppable(prompt: string, options: RunOptions, signal: AbortSi
   reportRuntimeFailures(engine);
   try {
     // Stopped while starting: nothing was asked of the model, so nothing is recorded either.
-    if (signal.aborted) throw stoppedBeforeStart(options);
+    if (signal.aborted) throw stoppedBeforeStart(options, progress);
     for (const message of setup.notices) print({ type: "notice", message });
     const run = await agentModule
       .runAgent({
@@ -290,6 +322,7 @@ async function runStoppable(prompt: string, options: RunOptions, signal: AbortSi
           ? `lathe: ${outcome}${tokens}. ${contextFullWayOn(engine, run)}\n`
           : `lathe: ${outcome}${tokens}. ${then} with: lathe run --resume ${run.sessionId} "<prompt>"\n`,
       );
+      progress.told = true;
     }
     return run.status === "completed" ? ExitCode.ok : ExitCode.failure;
   } finally {
@@ -320,7 +353,9 @@ function contextFullWayOn(engine: Engine, run: { sessionId: string; runId: strin
   return `Resumed as it is, the conversation fails the same way: start a new session with lathe run "<prompt>"${rewind}`;
 }
 
-function stoppedBeforeStart(options: RunOptions): CliError {
+/** The error a run stopped while it started ends with; `progress` learns it has been said. */
+function stoppedBeforeStart(options: RunOptions, progress?: RunProgress): CliError {
+  if (progress) progress.told = true;
   const again =
     options.resume !== undefined ? `lathe run --resume ${options.resume} "<prompt>"` : "lathe run";
   return new CliError(

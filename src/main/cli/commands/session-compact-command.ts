@@ -29,7 +29,10 @@ export function registerSessionCompactCommand(session: Command): void {
     .addOption(modelOption())
     .action(async (id: string, options: CompactOptions) => {
       const controller = new AbortController();
-      const release = stopOnInterrupt(controller);
+      // A summary is recorded in one write: a process ended before it wound down recorded none.
+      const release = stopOnInterrupt(controller, {
+        lastWord: () => `stopped: session ${id} was left as it was.`,
+      });
       try {
         await compact(id, options, controller.signal);
       } finally {

@@ -133,6 +133,8 @@ export async function setupAgentRun(input: AgentSetupInput): Promise<AgentSetup>
           (error: unknown) => ({ error }),
         )
       : undefined;
+  // Stopped while it got this far (a slow machine still loading): no engine is started for nothing.
+  input.signal?.throwIfAborted();
   const engine = await Engine.create({
     root,
     latheHome,
