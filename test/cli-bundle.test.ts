@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundleState } from "../bin/cli-bundle.mjs";
 import { buildCli, type BuildInfo } from "../scripts/build-cli.ts";
 import { envelopeOf, LATHE_BIN, PACKAGE_ROOT, runLathe, type Run } from "./support/lathe-cli.ts";
+import { plugin, writePlugin } from "./support/plugin-test-kit.ts";
 
 // The CLI bundle (scripts/build-cli.ts), built here into a folder of its own: it answers
 // --version, tools and call read exactly as the sources do, its offload worker is found beside
@@ -166,9 +167,12 @@ describe("the CLI bundle", () => {
     const tracedHome = path.join(work, "traced-home");
     const loaded = (args: string[]) => traced(args, tracedHome, "packages");
     const heavy = ["isolated-vm", "node-pty", "node-llama-cpp", "@modelcontextprotocol/sdk", "ai"];
-    // The first start checks the bundled plugins and the sandbox, and keeps the answers; the
-    // next lists plugins from their cached manifests: no isolate, no sandbox, no SQLite.
-    expect(await loaded(["tools"])).toEqual(expect.arrayContaining(["isolated-vm", "ajv"]));
+    // The first start checks the bundled plugins (their schemas with the meta-schema's validator
+    // compiled ahead of time: no JSON Schema compiler) and the sandbox, and keeps the answers;
+    // the next lists plugins from their cached manifests: no isolate, no sandbox, no SQLite.
+    const first = await loaded(["tools"]);
+    expect(first).toContain("isolated-vm");
+    expect(first).not.toContain("ajv");
     expect(await loaded(["tools"])).toEqual([]);
     const read = await loaded(["call", "read", JSON.stringify({ path: "small.txt" })]);
     expect(read.filter((name) => heavy.includes(name))).toEqual([]);
@@ -217,6 +221,56 @@ describe("the CLI bundle", () => {
       expect(bundled.error_text).toBe(sources.error_text);
     },
   );
+
+  it("checks plugins' schemas as the sources do (the meta-schema's validator compiled ahead of time)", async () => {
+    // A home of its own, its manifest cache emptied before each run: every schema is checked.
+    const schemaHome = path.join(work, "schema-home");
+    const tools = path.join(schemaHome, "tools");
+    const valid = { type: "object", properties: { q: { type: "string", minLength: 1 } } };
+    const invalid: Array<[string, unknown]> = [
+      ["properties_not_an_object", { type: "object", properties: 5 }],
+      ["required_not_a_list", { type: "object", required: "q" }],
+      ["negative_min_length", { type: "object", properties: { q: { type: "string", minLength: -1 } } }],
+      ["nested_items_wrong", { type: "object", properties: { q: { type: "array", items: 5 } } }],
+    ];
+    await writePlugin(tools, "fine", plugin("fine", "return {};", { input_schema: valid }));
+    for (const [name, schema] of invalid)
+      await writePlugin(tools, name, plugin(name, "return {};", { input_schema: schema }));
+    await writePlugin(
+      tools,
+      "output_schema_wrong",
+      plugin("output_schema_wrong", "return {};", {
+        input_schema: valid,
+        output_schema: { type: "object", properties: { n: { type: "integer", minimum: "one" } } },
+      }),
+    );
+    const bundled = await runBundle(["tools", "--json"], { latheHome: schemaHome });
+    await rm(path.join(schemaHome, "cache"), { recursive: true, force: true });
+    const sources = await runLathe(["tools", "--json"], {
+      home: schemaHome,
+      cwd: path.join(work, "ws"),
+      env: { LATHE_CLI: "source" },
+    });
+    expect(bundled.code, bundled.stderr).toBe(0);
+    const byId = new Map(
+      (JSON.parse(bundled.stdout) as Array<{ id: string; enabled: boolean; reason?: string }>).map((t) => [
+        t.id,
+        t,
+      ]),
+    );
+    expect(byId.get("fine")).toMatchObject({ enabled: true });
+    for (const [name] of invalid) {
+      expect(byId.get(name)).toMatchObject({
+        enabled: false,
+        reason: expect.stringMatching(/field "input_schema" is not a valid JSON Schema \(schema\//),
+      });
+    }
+    expect(byId.get("output_schema_wrong")).toMatchObject({
+      enabled: false,
+      reason: expect.stringContaining("output_schema/properties/n/minimum must be number"),
+    });
+    expect(JSON.parse(bundled.stdout)).toEqual(JSON.parse(sources.stdout));
+  });
 
   it("reads a small file in process and a large one on its offload worker", async () => {
     const small = envelopeOf(await runBundle(["call", "read", '{"path":"small.txt"}']));

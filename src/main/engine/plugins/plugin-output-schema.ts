@@ -2,6 +2,7 @@ import type { Ajv2020, ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { JsonSchema } from "../tools/contract.ts";
 import { jsonSchemaLibrary } from "../tools/json-schema-library.ts";
+import { schemaProblem } from "../tools/schema-check.ts";
 
 // A plugin's output_schema: checked when its manifest is parsed, and each result checked against
 // it, by a validator made when either first happens.
@@ -21,10 +22,7 @@ function where(err: ErrorObject): string {
 
 /** Check an output schema against the JSON Schema meta-schema; the problem, or undefined. */
 export function checkOutputSchema(schema: JsonSchema): string | undefined {
-  const { $schema: _ignored, ...rest } = schema;
-  const validator = ajv();
-  if (validator.validateSchema(rest) === true) return undefined;
-  return validator.errorsText(validator.errors, { dataVar: "output_schema" });
+  return schemaProblem(schema, "output_schema");
 }
 
 /**

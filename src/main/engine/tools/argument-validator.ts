@@ -1,6 +1,7 @@
 import type { Ajv2020, ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
 import type { JsonSchema } from "./contract.ts";
 import { jsonSchemaLibrary } from "./json-schema-library.ts";
+import { schemaProblem } from "./schema-check.ts";
 
 /** How arguments are validated (also how the bundle compiles the built-ins' validators). */
 export const ARGUMENT_VALIDATION = {
@@ -54,10 +55,8 @@ function compile(schema: JsonSchema): ValidateFunction {
  * call: startup does not pay for tools that are never called.
  */
 export function assertCompilable(schema: JsonSchema): void {
-  const { $schema: _ignored, ...rest } = schema;
-  const validator = ajv();
-  if (!validator.validateSchema(rest))
-    throw new Error(validator.errorsText(validator.errors, { dataVar: "schema" }));
+  const problem = schemaProblem(schema, "schema");
+  if (problem !== undefined) throw new Error(problem);
 }
 
 function where(err: ErrorObject, root: string): string {
