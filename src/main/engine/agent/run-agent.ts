@@ -26,6 +26,7 @@ import { SubagentRunner, type TaskLineage } from "./subagent-runner.ts";
 import { ToolBridge } from "./tool-bridge.ts";
 import { ToolVisibility } from "./tool-visibility.ts";
 import { RunCompaction } from "./run-compaction.ts";
+import { withServerWindow } from "./server-window.ts";
 import { toolTokens } from "../tools/deferral.ts";
 import { estimateTextTokens } from "../tools/token-estimate.ts";
 import { stoppedBecause } from "./run-stopped.ts";
@@ -145,6 +146,10 @@ async function drive(
   if (options.signal?.aborted) forwardAbort();
   options.signal?.addEventListener("abort", forwardAbort, { once: true });
 
+  // A local server is asked the window it runs the model with (when nothing said it), while the
+  // run starts and its model is checked: awaited before the first request.
+  const learning =
+    options.contextTokens === undefined ? withServerWindow(model, controller.signal) : undefined;
   const modelName = formatModelSpec(model.spec);
   const store = session.persistent ? engine.conversations() : undefined;
   const resumed = store?.get(session.id) !== undefined;
@@ -203,7 +208,7 @@ async function drive(
   const visibility = new ToolVisibility(agent.id, agent.tools, lineage?.visibility);
   const budget = new RunBudget(agent.id, agent.budgets, lineage?.budget);
   // Which tools the model is shown: all it may use, minus those deferred until tool_search loads them.
-  const contextTokens = options.contextTokens ?? model.contextTokens;
+  let contextTokens = options.contextTokens ?? model.contextTokens;
   const exposure = engine.toolExposure(session, {
     visible: (id) => visibility.visible(id),
     ...(contextTokens !== undefined ? { contextTokens } : {}),
@@ -247,7 +252,7 @@ async function drive(
   // (a rewind to before this prompt finds them by message number).
   writer?.flush();
 
-  const deferred = exposure.deferredNotice();
+  let deferred = exposure.deferredNotice();
   // The skills as they are now, listed only to an agent that may load them.
   const skills = visibility.visible("skill") ? skillsSection(engine, emit) : undefined;
   // A model that goes silent fails the step after its timeouts; a long wait is shown meanwhile.
@@ -348,9 +353,18 @@ async function drive(
   try {
     // An embedded model loads here (a context too large for the memory free is refused), and what
     // its check notices, such as a context beyond what the model was trained for, is said once.
-    if (options.preflight && model.preflight) {
-      for (const message of (await model.preflight(controller.signal)) ?? [])
-        emit({ type: "notice", message });
+    const [checked, learned] = await Promise.all([
+      options.preflight && model.preflight ? model.preflight(controller.signal) : undefined,
+      learning,
+    ]);
+    for (const message of [...(checked ?? []), ...(learned?.notices ?? [])])
+      emit({ type: "notice", message });
+    if (learned?.model.contextTokens !== undefined && contextTokens === undefined) {
+      // The window the server said sizes the tools shown and when the conversation is summarised.
+      contextTokens = learned.model.contextTokens;
+      engine.toolExposure(session, { visible: (id) => visibility.visible(id), contextTokens });
+      deferred = exposure.deferredNotice();
+      compaction?.knowWindow(contextTokens);
     }
     const plainChat = model.supportsTools === false;
     if (plainChat) {

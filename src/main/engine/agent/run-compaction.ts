@@ -32,7 +32,7 @@ interface RunCompactionOptions {
  * once after a request the model refused as too long (then a failure fails the run, with why).
  */
 export class RunCompaction {
-  private readonly o: RunCompactionOptions;
+  private o: RunCompactionOptions;
   /** Why compacting failed in this run: it is not tried again. */
   private failed: string | undefined;
   private afterFull = false;
@@ -54,6 +54,11 @@ export class RunCompaction {
     this.o.flush();
     const { store, sessionId } = this.o;
     return conversationView(store.messages(sessionId), store.compactions(sessionId), this.o.output);
+  }
+
+  /** The model's window, learned after the run began (from its server). */
+  knowWindow(contextTokens: number): void {
+    this.o.contextTokens = contextTokens;
   }
 
   /** From now on the store is what the model is sent (a loop that goes on after its own stop). */
