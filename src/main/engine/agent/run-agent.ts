@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import type { Engine } from "../engine.ts";
 import type { Session } from "../session/session.ts";
 import { warmSpawner } from "../spawner/process-spawner.ts";
-import { addUsage, runAgentLoop, type LoopOutcome } from "./agent-loop.ts";
+import { runAgentLoop, type LoopOutcome } from "./agent-loop.ts";
+import { addUsage } from "./run-usage.ts";
 import type { ModelMessage } from "ai";
 import { DEFAULT_BUDGETS } from "./agent-manifest.ts";
 import type { AgentManifest } from "./agent-manifest.ts";
@@ -415,12 +416,14 @@ async function drive(
   const cause = dropped ? ("connection-dropped" as const) : stalled ? ("model-stalled" as const) : undefined;
   if (error !== undefined) emit({ type: "error", message: error, ...(cause ? { cause } : {}) });
   const because = outcome.status === "aborted" ? stoppedBecause(options.signal) : undefined;
+  // The run's tokens: its steps' and those its summaries of the conversation took.
+  const usage = compaction ? addUsage(outcome.usage, compaction.usage) : outcome.usage;
   emit({
     type: "finish",
     status: outcome.status,
     finishReason: outcome.finishReason,
     steps: outcome.steps,
-    usage: outcome.usage,
+    usage,
     ...(because !== undefined ? { stoppedBecause: because } : {}),
   });
   writer?.close();
@@ -430,7 +433,7 @@ async function drive(
     status: outcome.status,
     text: texts.toString(),
     steps: outcome.steps,
-    usage: outcome.usage,
+    usage,
     ...(error !== undefined ? { error } : {}),
     ...(contextFull ? { contextFull: true } : {}),
     ...(dropped ? { connectionDropped: true } : {}),
