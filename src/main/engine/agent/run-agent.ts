@@ -28,6 +28,7 @@ import { ToolBridge } from "./tool-bridge.ts";
 import { ToolVisibility } from "./tool-visibility.ts";
 import { RunCompaction } from "./run-compaction.ts";
 import { withServerWindow } from "./server-window.ts";
+import { unsavedConversation, type UnsavedConversation } from "./unsaved-conversation.ts";
 import { toolTokens } from "../tools/deferral.ts";
 import { estimateTextTokens } from "../tools/token-estimate.ts";
 import { stoppedBecause } from "./run-stopped.ts";
@@ -127,9 +128,12 @@ async function runInSession(
     ...(lineage ? { ceiling: lineage.ceiling } : {}),
     agent: options.agent.id,
   });
+  let unsaved: UnsavedConversation | undefined;
   try {
-    return await drive(options, session, lineage);
+    if (!session.persistent) unsaved = unsavedConversation(session.id, options.engine.root);
+    return await drive(options, session, lineage, unsaved);
   } finally {
+    unsaved?.close();
     if (session.persistent) session.release();
     else await session.close();
   }
@@ -139,6 +143,7 @@ async function drive(
   options: RunAgentOptions,
   session: Session,
   lineage: TaskLineage | undefined,
+  unsaved: UnsavedConversation | undefined,
 ): Promise<AgentRunResult> {
   const { engine, agent, model } = options;
   const runId = randomId("r");
@@ -152,8 +157,9 @@ async function drive(
   const learning =
     options.contextTokens === undefined ? withServerWindow(model, controller.signal) : undefined;
   const modelName = formatModelSpec(model.spec);
-  const store = session.persistent ? engine.conversations() : undefined;
-  const resumed = store?.get(session.id) !== undefined;
+  // A session that is not saved keeps the run's conversation in memory: a compaction reads it there.
+  const store = session.persistent ? engine.conversations() : unsaved?.store;
+  const resumed = session.persistent && store?.get(session.id) !== undefined;
   const output = model.acceptsImages ? { images: { sidecarDir: session.state.sidecarDir } } : {};
   // A compacted conversation is sent as its latest summary and the messages after it.
   const history =
@@ -190,7 +196,8 @@ async function drive(
     store.begin(session.id, {
       agent: agent.id,
       model: modelName,
-      ...(lineage ? { parentSessionId: lineage.parentSessionId } : {}),
+      // (The parent of a task that is not saved is in no store this one can point to.)
+      ...(lineage && session.persistent ? { parentSessionId: lineage.parentSessionId } : {}),
     });
     writer = new ConversationWriter(store, session.id, runId, {
       ...(options.flushIntervalMs !== undefined ? { flushIntervalMs: options.flushIntervalMs } : {}),
