@@ -99,14 +99,15 @@ const CASES: Case[] = [
     notice: /cuts a conversation longer than that silently.*providers\.ollama\.contextTokens/,
   },
   {
-    name: "a configured OpenAI-compatible server that is llama.cpp",
+    name: "a configured OpenAI-compatible server whose model list says it (vLLM)",
     kind: "openai-compatible",
-    routes: { "GET /props": { default_generation_settings: { n_ctx: 2048 } } },
+    modelFields: { [MODEL]: { max_model_len: 2048 } },
     tokens: 2048,
   },
   {
-    name: "a configured OpenAI-compatible server that says nothing: no window, no notice",
+    name: "a configured OpenAI-compatible server: nothing outside its API is asked, so no window, no notice",
     kind: "openai-compatible",
+    routes: { "GET /props": { default_generation_settings: { n_ctx: 2048 } } },
     tokens: undefined,
   },
   {

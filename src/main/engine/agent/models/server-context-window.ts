@@ -128,11 +128,10 @@ async function askServer(options: AskContextOptions, init: RequestInit, fetcher:
       ]);
       return ollamaLoadedContext(ps, model) ?? ollamaSetContext(show);
     }
-    default: {
-      // Some server at a configured URL: vLLM's list or llama.cpp's props, if it is one of those.
-      const [entry, props] = await Promise.all([listed(), get(`${root}/props`)]);
-      return vllmContext(entry) ?? llamaCppContext(props);
-    }
+    default:
+      // Some server at a configured URL, perhaps behind a gateway with a key: only its own model
+      // list is asked (vLLM's says the window), nothing else on that host.
+      return vllmContext(await listed());
   }
 }
 
