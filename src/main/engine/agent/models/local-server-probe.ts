@@ -4,8 +4,9 @@ import {
   getJson,
   llamaCppContext,
   lmStudioContext,
+  ollamaLoadedContext,
+  ollamaSetContext,
   originOf as origin,
-  positive,
   vllmContext,
   type Json,
 } from "./server-context-window.ts";
@@ -37,8 +38,8 @@ interface ProbeOptions {
 
 /**
  * Context sizes the servers report beside their OpenAI-compatible API: vLLM in `/v1/models`
- * (`max_model_len`), LM Studio in `/api/v0/models`, the llama.cpp server in `/props`, Ollama per
- * model in `/api/show`. A server that does not answer these keeps its models without a size.
+ * (`max_model_len`), LM Studio in `/api/v0/models`, the llama.cpp server in `/props`, Ollama in
+ * `/api/ps` (loaded models) and per model in `/api/show` (a `num_ctx` its Modelfile sets). A server that does not answer these keeps its models without a size.
  */
 async function contextSizes(
   kind: string,
@@ -65,19 +66,22 @@ async function contextSizes(
     const size = llamaCppContext(props);
     if (size) for (const m of listed) if (typeof m["id"] === "string") sizes.set(m["id"], size);
   } else if (kind === "ollama") {
-    // One request per model: only for a reasonable number of them.
+    // The context Ollama runs a model with: a loaded one's (`/api/ps`), else the `num_ctx` its
+    // Modelfile sets (`/api/show`, one request per model: only for a reasonable number of them).
+    // Not the context the model was trained for: Ollama does not run it with that.
+    const ps = await getJson(`${root}/api/ps`, init, fetcher).catch(() => undefined);
     await Promise.all(
       listed.slice(0, 24).map(async (m) => {
         const name = m["id"];
         if (typeof name !== "string") return;
+        const loaded = ollamaLoadedContext(ps, name);
+        if (loaded) return void sizes.set(name, loaded);
         const shown = await getJson(
           `${root}/api/show`,
           { ...init, method: "POST", body: JSON.stringify({ model: name }) },
           fetcher,
         ).catch(() => undefined);
-        const info = shown?.["model_info"] as Json | undefined;
-        const key = info ? Object.keys(info).find((k) => k.endsWith(".context_length")) : undefined;
-        const size = key ? positive(info?.[key]) : undefined;
+        const size = ollamaSetContext(shown);
         if (size) sizes.set(name, size);
       }),
     );
