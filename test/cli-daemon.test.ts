@@ -451,6 +451,32 @@ describe.skipIf(!FRESH)("lathe run with a daemon", () => {
     expect(JSON.stringify(server.requests.at(-1)?.messages)).toContain("say hello from stdin");
   });
 
+  it("asks a local server its context window once for the daemon, not once a run", async () => {
+    const llama = await startOpenAICompatibleServer({
+      models: ["m"],
+      routes: { "GET /props": { default_generation_settings: { n_ctx: 8_192 } } },
+      replies: [{ text: "hello from llama" }],
+    });
+    try {
+      const home = await newHome();
+      await writeFile(
+        path.join(home, "settings.json"),
+        JSON.stringify({ providers: { llamacpp: { baseURL: llama.baseURL } } }),
+      );
+      await on(["tools"], home);
+      await running(home);
+      for (const prompt of ["one", "two", "three"]) {
+        const run = await on(["run", prompt, "--model", "llamacpp:m"], home);
+        expect(run.code, run.stderr).toBe(0);
+      }
+      expect((await status(home)).jobs).toBe(3);
+      expect(llama.requests).toHaveLength(3);
+      expect(llama.paths.filter((p) => p === "GET /props")).toHaveLength(1);
+    } finally {
+      await llama.close();
+    }
+  });
+
   it("uses the caller's environment, never the daemon's: an API key the caller lacks is missing", async () => {
     const home = await runHome({ apiKeyEnv: "LATHE_TEST_MODEL_KEY" });
     // The daemon starts from a caller that has the key...

@@ -71,6 +71,30 @@ function sessionOf(run: Run): string {
 }
 
 describe("lathe run when the conversation fills the model's context", () => {
+  it("counts the tokens of the summary in the run's usage and its last line", async () => {
+    // Every answer reports 15 tokens (10 in, 5 out); each summary request 4444 (4321 in, 123 out).
+    const fixture = await serve(8_000, () => ({
+      text: "Goals: COUNTED-SUMMARY.",
+      usage: { prompt_tokens: 4_321, completion_tokens: 123 },
+    }));
+    const first = await lathe(["run", "first", ...MODEL, "--json"]);
+    const sessionId = sessionOf(first);
+    for (const prompt of ["second", "third", "fourth", "fifth"]) {
+      const summariesBefore = fixture.requests.filter(asksForSummary).length;
+      const answersBefore = fixture.requests.length - summariesBefore;
+      const run = await lathe(["run", prompt, "--resume", sessionId]);
+      expect(run.code, run.stderr).toBe(0);
+      const summaries = fixture.requests.filter(asksForSummary).length - summariesBefore;
+      if (summaries === 0) continue;
+      const answers = fixture.requests.length - summaries - summariesBefore - answersBefore;
+      const total = answers * 15 + summaries * 4_444;
+      expect(run.stderr).toContain(`; the summary took ${summaries * 4_444} tokens\n`);
+      expect(run.stderr).toMatch(new RegExp(`lathe: [^\n]*, ${total} tokens\\. Continue with`));
+      return;
+    }
+    throw new Error("no run summarised the conversation");
+  });
+
   it("summarises the older part, says so in one line, and goes on; the next request sends the summary", async () => {
     // Room for the tool definitions (those shown) and about three long answers.
     const fixture = await serve(8_000, () => ({ text: "Goals: CLI-SUMMARY. Done: first answers." }));
@@ -84,7 +108,7 @@ describe("lathe run when the conversation fills the model's context", () => {
       seen.push(run.stderr);
     }
     const notice =
-      /lathe: summarised the conversation's older part \(it neared the model's context window\): (\d+) messages? now sent as a summary, about (\d+) → (\d+) tokens a request\n/;
+      /lathe: summarised the conversation's older part \(it neared the model's context window\): (\d+) messages? now sent as a summary, about (\d+) → (\d+) tokens a request; the summary took \d+ tokens\n/;
     const said = seen.map((stderr) => notice.exec(stderr));
     const at = said.findIndex((m) => m !== null);
     expect(at).toBeGreaterThanOrEqual(0);
@@ -104,7 +128,9 @@ describe("lathe run when the conversation fills the model's context", () => {
   it("lathe session compact summarises on request, and a failed summary changes nothing", async () => {
     let fail = true;
     const fixture = await serve(1_000_000, () =>
-      fail ? { status: 500, body: "summariser down" } : { text: "Goals: BY-HAND-SUMMARY." },
+      fail
+        ? { status: 500, body: "summariser down" }
+        : { text: "Goals: BY-HAND-SUMMARY.", usage: { prompt_tokens: 700, completion_tokens: 77 } },
     );
     const first = await lathe(["run", "first", ...MODEL, "--json"]);
     const sessionId = sessionOf(first);
@@ -126,7 +152,7 @@ describe("lathe run when the conversation fills the model's context", () => {
     expect(done.code, done.stderr).toBe(0);
     expect(done.stdout).toMatch(
       new RegExp(
-        `^Compacted session ${sessionId}: summarised the conversation's older part \\(as asked\\): \\d+ messages? now sent as a summary`,
+        `^Compacted session ${sessionId}: summarised the conversation's older part \\(as asked\\): \\d+ messages? now sent as a summary, about \\d+ → \\d+ tokens a request; the summary took 777 tokens\\.\n$`,
       ),
     );
     expect((await lathe(["run", "third", "--resume", sessionId])).code).toBe(0);

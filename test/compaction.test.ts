@@ -216,6 +216,34 @@ describe("compaction in the middle of a run", () => {
   });
 });
 
+describe("compaction in a run that is not saved (persist: false)", () => {
+  it("summarises its earlier steps near the context as a saved run does, and leaves nothing in the store", async () => {
+    const h = await open();
+    for (const name of ["ONE", "TWO", "THREE"])
+      await h.put(`${name}.txt`, `FILE-${name} ${"y".repeat(6_000)}`);
+    const read = (name: string) => (): ScriptedStep => ({
+      toolCalls: [{ name: "read", input: { path: `${name}.txt` } }],
+    });
+    const m = routed(
+      () => ({ text: "Read ONE.txt: EPHEMERAL-SUMMARY." }),
+      [read("ONE"), read("TWO"), read("THREE"), () => ({ text: "All three read." })],
+    );
+    const { result, events } = await h.run("Read ONE.txt, TWO.txt and THREE.txt in turn", m.model, {
+      contextTokens: CONTEXT,
+      persist: false,
+    });
+    expect(result.status).toBe("completed");
+    expect(eventsOf(events, "compaction").map((e) => e.reason)).toContain("context-near-full");
+    const after = m.requests.at(-1) ?? "";
+    expect(after).toContain("EPHEMERAL-SUMMARY");
+    expect(after).toContain("Read ONE.txt, TWO.txt and THREE.txt in turn");
+    expect(after).toContain("FILE-THREE");
+    expect(after).not.toContain("FILE-ONE");
+    expect(h.engine.conversations().get(result.sessionId)).toBeUndefined();
+    expect(h.engine.conversations().messages(result.sessionId)).toEqual([]);
+  });
+});
+
 describe("compaction after the model refuses the conversation as too long", () => {
   it("compacts once and retries the request", async () => {
     const h = await open();

@@ -41,6 +41,8 @@ export const RunEventSchema = z.discriminatedUnion("type", [
     tokensBefore: z.number().int().nonnegative(),
     tokensAfter: z.number().int().nonnegative(),
     summary: z.string(),
+    /** The tokens the summary requests used, as the provider reported them (when it did). */
+    usage: RunUsageSchema.optional(),
   }),
   z.object({ type: z.literal("step-start"), step }),
   /** `cutOff: true`: the step's text ends here, cut off before the model finished it. */

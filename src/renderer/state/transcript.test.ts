@@ -402,4 +402,27 @@ describe("the session's token use", () => {
       outputTokens: 0,
     });
   });
+
+  it("counts a summary asked for between runs, and not twice one a run made (its finish has it)", () => {
+    const compaction = (reason: "manual" | "context-near-full"): RunEvent => ({
+      type: "compaction",
+      reason,
+      messages: 4,
+      tokensBefore: 9_000,
+      tokensAfter: 3_000,
+      summary: "notes",
+      usage: { inputTokens: 700, outputTokens: 60 },
+    });
+    const finish: RunEvent = {
+      type: "finish",
+      status: "completed",
+      finishReason: "stop",
+      steps: 1,
+      usage: { inputTokens: 1_700, outputTokens: 100 },
+    };
+    const inRun = fold([start, compaction("context-near-full"), finish]);
+    expect(sessionUsage([inRun])).toMatchObject({ inputTokens: 1_700, outputTokens: 100 });
+    const asked = fold([start, finish, compaction("manual")]);
+    expect(sessionUsage([asked])).toMatchObject({ inputTokens: 2_400, outputTokens: 160 });
+  });
 });

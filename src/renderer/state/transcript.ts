@@ -57,6 +57,8 @@ export type TranscriptItem =
       tokensBefore: number;
       tokensAfter: number;
       summary: string;
+      /** What the summary requests used (a run's own finish counts those it made). */
+      usage?: RunUsage;
     }
   | ToolCard
   /** A child run whose `task` call is not in this transcript (a background task, say). */
@@ -343,6 +345,12 @@ export function sessionUsage(turns: readonly Turn[]): SessionUsage {
   for (const turn of turns) {
     inputTokens += turn.usage?.inputTokens ?? 0;
     outputTokens += turn.usage?.outputTokens ?? 0;
+    // A summary asked for between runs is in no run's usage: its own counts.
+    for (const item of turn.items) {
+      if (item.kind !== "compaction" || item.reason !== "manual") continue;
+      inputTokens += item.usage?.inputTokens ?? 0;
+      outputTokens += item.usage?.outputTokens ?? 0;
+    }
     const step = turn.stepUsage;
     if (step?.inputTokens !== undefined) contextTokens = step.inputTokens + (step.outputTokens ?? 0);
   }

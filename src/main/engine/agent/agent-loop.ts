@@ -3,7 +3,6 @@ import {
   isStepCount,
   streamText,
   type LanguageModel,
-  type LanguageModelUsage,
   type ModelMessage,
   type ToolSet,
 } from "ai";
@@ -21,6 +20,7 @@ import {
   type RunToolNames,
 } from "./invalid-tool-call.ts";
 import type { RunEvent, RunStatus, RunUsage } from "./run-events.ts";
+import { addUsage, runUsage } from "./run-usage.ts";
 
 interface AgentLoopOptions {
   model: LanguageModel;
@@ -63,27 +63,6 @@ export interface LoopOutcome {
   error?: unknown;
   /** The loop stopped, mid-work, because the conversation neared the context (see `contextWatch`). */
   compact?: true;
-}
-
-/** Two usages added up, field by field (a field neither has stays out). */
-export function addUsage(a: RunUsage, b: RunUsage): RunUsage {
-  const out: RunUsage = { ...a };
-  for (const key of ["inputTokens", "outputTokens", "totalTokens", "reasoningTokens"] as const) {
-    const value = b[key];
-    if (value !== undefined) out[key] = (out[key] ?? 0) + value;
-  }
-  return out;
-}
-
-function runUsage(usage: LanguageModelUsage | undefined): RunUsage {
-  const out: RunUsage = {};
-  if (!usage) return out;
-  if (usage.inputTokens !== undefined) out.inputTokens = usage.inputTokens;
-  if (usage.outputTokens !== undefined) out.outputTokens = usage.outputTokens;
-  if (usage.totalTokens !== undefined) out.totalTokens = usage.totalTokens;
-  const reasoning = usage.outputTokenDetails?.reasoningTokens;
-  if (reasoning !== undefined) out.reasoningTokens = reasoning;
-  return out;
 }
 
 /**

@@ -28,7 +28,7 @@ export interface RunAgentOptions {
   /** Where the host stops one tool call alone, by the model's call id (its tasks' calls too). */
   toolStops?: ToolCallStops;
   onEvent?(event: RunEvent): void;
-  /** Record the conversation in the store (default true); false runs in an ephemeral session. */
+  /** Record the conversation in the store (default true); false runs in an ephemeral session, its conversation kept in memory for the run alone (so it can still be compacted). */
   persist?: boolean;
   /**
    * The model's context window in tokens (default: the model's own figure, else the engine's

@@ -15,6 +15,7 @@ import { defaultProviderRegistry } from "./default-providers.ts";
 import { ModelError } from "./model-error.ts";
 import { loadModelSettings } from "./model-settings.ts";
 import type { ProviderRegistry, ResolvedModel, SecretSource } from "./provider-registry.ts";
+import { withServerWindow } from "./server-window.ts";
 
 interface AgentSetupInput {
   /** The workspace folder; defaults to the resumed session's folder, else the current directory. */
@@ -119,7 +120,7 @@ export async function setupAgentRun(input: AgentSetupInput): Promise<AgentSetup>
     );
   }
   const registry = input.providers ?? defaultProviderRegistry();
-  const model = await registry.resolve(spec, {
+  const resolved = await registry.resolve(spec, {
     providers: settings.providers,
     ...(input.env ? { env: input.env } : {}),
     ...(input.secrets ? { secrets: input.secrets } : {}),
@@ -127,12 +128,14 @@ export async function setupAgentRun(input: AgentSetupInput): Promise<AgentSetup>
   });
   // The endpoint check waits on the network; the engine's start does not need to wait for it.
   const check: Promise<{ error: unknown } | { notices: string[] }> | undefined =
-    input.preflight && model.preflight
-      ? model.preflight(input.signal).then(
+    input.preflight && resolved.preflight
+      ? resolved.preflight(input.signal).then(
           (notices) => ({ notices: notices ?? [] }),
           (error: unknown) => ({ error }),
         )
       : undefined;
+  // Nor for the context window a local server runs the model with, asked meanwhile.
+  const window = input.preflight ? withServerWindow(resolved, input.signal) : undefined;
   // Stopped while it got this far (a slow machine still loading): no engine is started for nothing.
   input.signal?.throwIfAborted();
   const engine = await Engine.create({
@@ -146,7 +149,9 @@ export async function setupAgentRun(input: AgentSetupInput): Promise<AgentSetup>
     await engine.close();
     throw checked.error;
   }
-  const modelNotices = checked?.notices ?? [];
+  const learned = await window;
+  const model = learned?.model ?? resolved;
+  const modelNotices = [...(checked?.notices ?? []), ...(learned?.notices ?? [])];
   return {
     engine,
     agent,

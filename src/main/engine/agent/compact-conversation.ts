@@ -6,6 +6,7 @@ import { estimateTextTokens } from "../tools/token-estimate.ts";
 import { planCompaction, storedMessageTokens } from "./compaction-plan.ts";
 import { conversationView, estimateMessageTokens } from "./conversation-view.ts";
 import type { OutputOptions } from "./model-messages.ts";
+import type { RunUsage } from "./run-events.ts";
 import { summarizeConversation } from "./summarize-conversation.ts";
 
 /** The share of the conversation's room in the context the most recent messages may keep verbatim. */
@@ -31,6 +32,8 @@ export interface CompactOptions {
   output?: OutputOptions;
   /** A person asked for it: the recent share kept verbatim is of the conversation, not of the window. */
   asked?: boolean;
+  /** The tokens each summary request used (reported as they come, so a failed compaction's count too). */
+  onUsage?(usage: RunUsage): void;
 }
 
 export interface CompactionDone {
@@ -75,6 +78,7 @@ export async function compactConversation(options: CompactOptions): Promise<Comp
       chunkTokens: Math.max(512, Math.floor(budget * CHUNK_SHARE)),
       maxOutputTokens: Math.max(256, Math.min(options.maxOutputTokens, Math.floor(budget * SUMMARY_SHARE))),
       signal: options.signal,
+      ...(options.onUsage ? { onUsage: options.onUsage } : {}),
     });
   } catch (err) {
     if (options.signal.aborted) throw options.signal.reason ?? err;

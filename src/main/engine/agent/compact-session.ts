@@ -4,7 +4,8 @@ import { estimateTextTokens } from "../tools/token-estimate.ts";
 import { DEFAULT_BUDGETS, type AgentManifest } from "./agent-manifest.ts";
 import { compactConversation } from "./compact-conversation.ts";
 import type { ResolvedModel } from "./provider-registry.ts";
-import type { RunEvent } from "./run-events.ts";
+import type { RunEvent, RunUsage } from "./run-events.ts";
+import { addUsage } from "./run-usage.ts";
 import { guardResolvedModel } from "./stall-guard.ts";
 
 export interface CompactSessionOptions {
@@ -33,6 +34,7 @@ export async function compactSession(
   try {
     const signal = options.signal ?? new AbortController().signal;
     const model = guardResolvedModel(options.model);
+    let usage: RunUsage = {};
     const done = await compactConversation({
       store,
       sessionId,
@@ -43,6 +45,7 @@ export async function compactSession(
       maxOutputTokens: options.agent.budgets.maxOutputTokens ?? DEFAULT_BUDGETS.maxOutputTokens,
       signal,
       asked: true,
+      onUsage: (used) => (usage = addUsage(usage, used)),
     });
     const event = {
       type: "compaction" as const,
@@ -51,6 +54,7 @@ export async function compactSession(
       tokensBefore: done.tokensBefore,
       tokensAfter: done.tokensAfter,
       summary: done.compaction.summary,
+      ...(Object.keys(usage).length > 0 ? { usage } : {}),
     };
     const runId = store.messages(sessionId).at(-1)?.runId;
     if (runId !== undefined) {

@@ -1,6 +1,7 @@
 import type { LanguageModel } from "ai";
 import type { ProviderEndpoint, ProvidersSettings } from "../config/lathe-settings.ts";
 import { ModelError } from "./model-error.ts";
+import type { ServerContextWindow } from "./models/server-context-window.ts";
 import { parseModelSpec, type ModelSpec } from "./model-spec.ts";
 import { DEFAULT_MODEL_TIMEOUTS, resolveModelTimeouts, type ModelTimeouts } from "./model-timeouts.ts";
 
@@ -25,6 +26,11 @@ export interface ResolvedModel {
   supportsTools?: boolean;
   /** The model's context window in tokens, when the provider knows it (sizes how many tool definitions it is shown). */
   contextTokens?: number;
+  /**
+   * Ask the server the context window it runs the model with (a local server, when settings do
+   * not say): `withServerWindow` (server-window.ts) calls it once a run. Never rejects.
+   */
+  contextWindow?(signal?: AbortSignal): Promise<ServerContextWindow>;
   /**
    * Check the endpoint answers (and serves the model) before the run; throws ModelError.
    * Resolves to notices to tell the user once (a setting that works, but not as one may think).
@@ -112,9 +118,11 @@ export class ProviderRegistry {
       definition.defaultTimeouts ?? DEFAULT_MODEL_TIMEOUTS,
       context.endpoint?.timeouts,
     );
-    // A context window set in settings wins over what the provider guessed.
+    // A context window set in settings wins over what the provider guessed, and the server is not asked.
     const contextTokens = context.endpoint?.contextTokens ?? resolved.contextTokens;
-    return { ...resolved, spec: parsed, timeouts, ...(contextTokens !== undefined ? { contextTokens } : {}) };
+    if (contextTokens === undefined) return { ...resolved, spec: parsed, timeouts };
+    const { contextWindow: _notAsked, ...known } = resolved;
+    return { ...known, spec: parsed, timeouts, contextTokens };
   }
 
   /** The models a provider's endpoint offers; throws ModelError when it does not answer. */

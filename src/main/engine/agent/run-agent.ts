@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import type { Engine } from "../engine.ts";
 import type { Session } from "../session/session.ts";
 import { warmSpawner } from "../spawner/process-spawner.ts";
-import { addUsage, runAgentLoop, type LoopOutcome } from "./agent-loop.ts";
+import { runAgentLoop, type LoopOutcome } from "./agent-loop.ts";
+import { addUsage } from "./run-usage.ts";
 import type { ModelMessage } from "ai";
 import { DEFAULT_BUDGETS } from "./agent-manifest.ts";
 import type { AgentManifest } from "./agent-manifest.ts";
@@ -26,6 +27,8 @@ import { SubagentRunner, type TaskLineage } from "./subagent-runner.ts";
 import { ToolBridge } from "./tool-bridge.ts";
 import { ToolVisibility } from "./tool-visibility.ts";
 import { RunCompaction } from "./run-compaction.ts";
+import { withServerWindow } from "./server-window.ts";
+import { unsavedConversation, type UnsavedConversation } from "./unsaved-conversation.ts";
 import { toolTokens } from "../tools/deferral.ts";
 import { estimateTextTokens } from "../tools/token-estimate.ts";
 import { stoppedBecause } from "./run-stopped.ts";
@@ -125,9 +128,12 @@ async function runInSession(
     ...(lineage ? { ceiling: lineage.ceiling } : {}),
     agent: options.agent.id,
   });
+  let unsaved: UnsavedConversation | undefined;
   try {
-    return await drive(options, session, lineage);
+    if (!session.persistent) unsaved = unsavedConversation(session.id, options.engine.root);
+    return await drive(options, session, lineage, unsaved);
   } finally {
+    unsaved?.close();
     if (session.persistent) session.release();
     else await session.close();
   }
@@ -137,6 +143,7 @@ async function drive(
   options: RunAgentOptions,
   session: Session,
   lineage: TaskLineage | undefined,
+  unsaved: UnsavedConversation | undefined,
 ): Promise<AgentRunResult> {
   const { engine, agent, model } = options;
   const runId = randomId("r");
@@ -145,9 +152,14 @@ async function drive(
   if (options.signal?.aborted) forwardAbort();
   options.signal?.addEventListener("abort", forwardAbort, { once: true });
 
+  // A local server is asked the window it runs the model with (when nothing said it), while the
+  // run starts and its model is checked: awaited before the first request.
+  const learning =
+    options.contextTokens === undefined ? withServerWindow(model, controller.signal) : undefined;
   const modelName = formatModelSpec(model.spec);
-  const store = session.persistent ? engine.conversations() : undefined;
-  const resumed = store?.get(session.id) !== undefined;
+  // A session that is not saved keeps the run's conversation in memory: a compaction reads it there.
+  const store = session.persistent ? engine.conversations() : unsaved?.store;
+  const resumed = session.persistent && store?.get(session.id) !== undefined;
   const output = model.acceptsImages ? { images: { sidecarDir: session.state.sidecarDir } } : {};
   // A compacted conversation is sent as its latest summary and the messages after it.
   const history =
@@ -184,7 +196,8 @@ async function drive(
     store.begin(session.id, {
       agent: agent.id,
       model: modelName,
-      ...(lineage ? { parentSessionId: lineage.parentSessionId } : {}),
+      // (The parent of a task that is not saved is in no store this one can point to.)
+      ...(lineage && session.persistent ? { parentSessionId: lineage.parentSessionId } : {}),
     });
     writer = new ConversationWriter(store, session.id, runId, {
       ...(options.flushIntervalMs !== undefined ? { flushIntervalMs: options.flushIntervalMs } : {}),
@@ -203,7 +216,7 @@ async function drive(
   const visibility = new ToolVisibility(agent.id, agent.tools, lineage?.visibility);
   const budget = new RunBudget(agent.id, agent.budgets, lineage?.budget);
   // Which tools the model is shown: all it may use, minus those deferred until tool_search loads them.
-  const contextTokens = options.contextTokens ?? model.contextTokens;
+  let contextTokens = options.contextTokens ?? model.contextTokens;
   const exposure = engine.toolExposure(session, {
     visible: (id) => visibility.visible(id),
     ...(contextTokens !== undefined ? { contextTokens } : {}),
@@ -247,7 +260,7 @@ async function drive(
   // (a rewind to before this prompt finds them by message number).
   writer?.flush();
 
-  const deferred = exposure.deferredNotice();
+  let deferred = exposure.deferredNotice();
   // The skills as they are now, listed only to an agent that may load them.
   const skills = visibility.visible("skill") ? skillsSection(engine, emit) : undefined;
   // A model that goes silent fails the step after its timeouts; a long wait is shown meanwhile.
@@ -348,9 +361,18 @@ async function drive(
   try {
     // An embedded model loads here (a context too large for the memory free is refused), and what
     // its check notices, such as a context beyond what the model was trained for, is said once.
-    if (options.preflight && model.preflight) {
-      for (const message of (await model.preflight(controller.signal)) ?? [])
-        emit({ type: "notice", message });
+    const [checked, learned] = await Promise.all([
+      options.preflight && model.preflight ? model.preflight(controller.signal) : undefined,
+      learning,
+    ]);
+    for (const message of [...(checked ?? []), ...(learned?.notices ?? [])])
+      emit({ type: "notice", message });
+    if (learned?.model.contextTokens !== undefined && contextTokens === undefined) {
+      // The window the server said sizes the tools shown and when the conversation is summarised.
+      contextTokens = learned.model.contextTokens;
+      engine.toolExposure(session, { visible: (id) => visibility.visible(id), contextTokens });
+      deferred = exposure.deferredNotice();
+      compaction?.knowWindow(contextTokens);
     }
     const plainChat = model.supportsTools === false;
     if (plainChat) {
@@ -401,12 +423,14 @@ async function drive(
   const cause = dropped ? ("connection-dropped" as const) : stalled ? ("model-stalled" as const) : undefined;
   if (error !== undefined) emit({ type: "error", message: error, ...(cause ? { cause } : {}) });
   const because = outcome.status === "aborted" ? stoppedBecause(options.signal) : undefined;
+  // The run's tokens: its steps' and those its summaries of the conversation took.
+  const usage = compaction ? addUsage(outcome.usage, compaction.usage) : outcome.usage;
   emit({
     type: "finish",
     status: outcome.status,
     finishReason: outcome.finishReason,
     steps: outcome.steps,
-    usage: outcome.usage,
+    usage,
     ...(because !== undefined ? { stoppedBecause: because } : {}),
   });
   writer?.close();
@@ -416,7 +440,7 @@ async function drive(
     status: outcome.status,
     text: texts.toString(),
     steps: outcome.steps,
-    usage: outcome.usage,
+    usage,
     ...(error !== undefined ? { error } : {}),
     ...(contextFull ? { contextFull: true } : {}),
     ...(dropped ? { connectionDropped: true } : {}),

@@ -5,7 +5,8 @@ import { errorMessage } from "../errors/error-message.ts";
 import { compactConversation } from "./compact-conversation.ts";
 import { conversationView, estimateMessageTokens } from "./conversation-view.ts";
 import type { OutputOptions } from "./model-messages.ts";
-import type { RunEvent } from "./run-events.ts";
+import type { RunEvent, RunUsage } from "./run-events.ts";
+import { addUsage } from "./run-usage.ts";
 
 /** The share of the context window a request may reach before the conversation is compacted. */
 export const COMPACT_AT_SHARE = 0.8;
@@ -32,15 +33,22 @@ interface RunCompactionOptions {
  * once after a request the model refused as too long (then a failure fails the run, with why).
  */
 export class RunCompaction {
-  private readonly o: RunCompactionOptions;
+  private o: RunCompactionOptions;
   /** Why compacting failed in this run: it is not tried again. */
   private failed: string | undefined;
   private afterFull = false;
+  /** What the summary requests of this run used, failed ones included. */
+  private used: RunUsage = {};
   /** Whether the model is sent the store's view (after a compaction, or a loop that goes on). */
   private fromStore = false;
 
   constructor(options: RunCompactionOptions) {
     this.o = options;
+  }
+
+  /** The tokens this run's summary requests used, as the provider reported them. */
+  get usage(): RunUsage {
+    return this.used;
   }
 
   /** Why the conversation could not be compacted in this run, if it could not. */
@@ -54,6 +62,11 @@ export class RunCompaction {
     this.o.flush();
     const { store, sessionId } = this.o;
     return conversationView(store.messages(sessionId), store.compactions(sessionId), this.o.output);
+  }
+
+  /** The model's window, learned after the run began (from its server). */
+  knowWindow(contextTokens: number): void {
+    this.o.contextTokens = contextTokens;
   }
 
   /** From now on the store is what the model is sent (a loop that goes on after its own stop). */
@@ -121,6 +134,7 @@ export class RunCompaction {
       return this.failed;
     }
     this.o.flush();
+    let used: RunUsage = {};
     try {
       const done = await compactConversation({
         store: this.o.store,
@@ -132,6 +146,10 @@ export class RunCompaction {
         maxOutputTokens: this.o.maxOutputTokens,
         signal: this.o.signal,
         output: this.o.output,
+        onUsage: (usage) => {
+          used = addUsage(used, usage);
+          this.used = addUsage(this.used, usage);
+        },
       });
       this.fromStore = true;
       this.o.emit({
@@ -141,6 +159,7 @@ export class RunCompaction {
         tokensBefore: done.tokensBefore,
         tokensAfter: done.tokensAfter,
         summary: done.compaction.summary,
+        ...(Object.keys(used).length > 0 ? { usage: used } : {}),
       });
       return undefined;
     } catch (err) {

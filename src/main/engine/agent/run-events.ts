@@ -26,7 +26,8 @@ export type RunEvent =
    * The older part of the conversation was summarised to fit the model's context (`reason`: it
    * neared the context window, a request was refused as too long, or a person asked): the model
    * is sent `summary` in place of `messages` stored messages (which stay in the store). The
-   * tokens are estimates of one request, instructions and tool definitions included.
+   * tokens are estimates of one request, instructions and tool definitions included; `usage` is
+   * what the summary requests used, as the provider reported it (a run's `finish` counts it too).
    */
   | {
       type: "compaction";
@@ -35,6 +36,7 @@ export type RunEvent =
       tokensBefore: number;
       tokensAfter: number;
       summary: string;
+      usage?: RunUsage;
     }
   | { type: "step-start"; step: number }
   /**

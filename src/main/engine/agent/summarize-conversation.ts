@@ -1,4 +1,6 @@
 import { streamText, type LanguageModel } from "ai";
+import { runUsage } from "./run-usage.ts";
+import type { RunUsage } from "./run-events.ts";
 import type { StoredMessage } from "../store/conversation-store.ts";
 import { charsForTokens, estimateTextTokens } from "../tools/token-estimate.ts";
 
@@ -74,6 +76,8 @@ export interface SummarizeOptions {
   chunkTokens: number;
   maxOutputTokens: number;
   signal: AbortSignal;
+  /** The tokens each summary request used, as the provider reported them (a failed one's too, when reported). */
+  onUsage?(usage: RunUsage): void;
 }
 
 /**
@@ -96,8 +100,11 @@ async function streamedText(options: SummarizeOptions, prompt: string): Promise<
     if (part.type === "text-delta") text += part.text;
     else if (part.type === "error") throw part.error;
     else if (part.type === "abort") throw options.signal.reason ?? new Error("aborted");
-    else if (part.type === "finish" && part.finishReason === "length")
-      throw new Error(`the summary was cut off at the ${options.maxOutputTokens}-token limit`);
+    else if (part.type === "finish") {
+      options.onUsage?.(runUsage(part.totalUsage));
+      if (part.finishReason === "length")
+        throw new Error(`the summary was cut off at the ${options.maxOutputTokens}-token limit`);
+    }
   }
   return text;
 }

@@ -116,7 +116,7 @@ const ContextTokensSchema = z.lazy(() =>
     .min(256)
     .max(100_000_000)
     .describe(
-      "The context window of its models, in tokens (the server's own setting, e.g. Ollama's num_ctx). Lathe summarises the older conversation before a request would pass 80% of it, and sizes how many tool definitions the model is shown.",
+      "The context window of its models, in tokens (the server's own setting, e.g. Ollama's num_ctx); it wins over what a run learns from the server. Lathe summarises the older conversation before a request would pass 80% of it, and sizes how many tool definitions the model is shown.",
     ),
 );
 

@@ -1,5 +1,15 @@
 import type { OpenAICompatiblePreset } from "../providers/openai-compatible-provider.ts";
 import { connectionFailure } from "../providers/connection-failure.ts";
+import {
+  getJson,
+  llamaCppContext,
+  lmStudioContext,
+  ollamaLoadedContext,
+  ollamaSetContext,
+  originOf as origin,
+  vllmContext,
+  type Json,
+} from "./server-context-window.ts";
 
 /** One model a running server offers. */
 interface ProbedModel {
@@ -26,31 +36,10 @@ interface ProbeOptions {
   apiKey?: string;
 }
 
-function origin(baseURL: string): string {
-  try {
-    return new URL(baseURL).origin;
-  } catch {
-    return baseURL;
-  }
-}
-
-function positive(value: unknown): number | undefined {
-  return typeof value === "number" && Number.isInteger(value) && value > 0 ? value : undefined;
-}
-
-type Json = Record<string, unknown>;
-
-async function getJson(url: string, init: RequestInit, fetcher: typeof fetch): Promise<Json | undefined> {
-  const response = await fetcher(url, init);
-  if (!response.ok) return undefined;
-  const body = (await response.json().catch(() => undefined)) as unknown;
-  return typeof body === "object" && body !== null ? (body as Json) : undefined;
-}
-
 /**
  * Context sizes the servers report beside their OpenAI-compatible API: vLLM in `/v1/models`
- * (`max_model_len`), LM Studio in `/api/v0/models`, the llama.cpp server in `/props`, Ollama per
- * model in `/api/show`. A server that does not answer these keeps its models without a size.
+ * (`max_model_len`), LM Studio in `/api/v0/models`, the llama.cpp server in `/props`, Ollama in
+ * `/api/ps` (loaded models) and per model in `/api/show` (a `num_ctx` its Modelfile sets). A server that does not answer these keeps its models without a size.
  */
 async function contextSizes(
   kind: string,
@@ -63,34 +52,36 @@ async function contextSizes(
   const root = origin(baseURL);
   if (kind === "vllm") {
     for (const m of listed) {
-      const size = positive(m["max_model_len"]);
+      const size = vllmContext(m);
       if (typeof m["id"] === "string" && size) sizes.set(m["id"], size);
     }
   } else if (kind === "lmstudio") {
     const body = await getJson(`${root}/api/v0/models`, init, fetcher).catch(() => undefined);
     for (const m of Array.isArray(body?.["data"]) ? (body["data"] as Json[]) : []) {
-      const size = positive(m["loaded_context_length"]) ?? positive(m["max_context_length"]);
+      const size = lmStudioContext(m);
       if (typeof m["id"] === "string" && size) sizes.set(m["id"], size);
     }
   } else if (kind === "llamacpp") {
     const props = await getJson(`${root}/props`, init, fetcher).catch(() => undefined);
-    const settings = props?.["default_generation_settings"] as Json | undefined;
-    const size = positive(settings?.["n_ctx"]) ?? positive(props?.["n_ctx"]);
+    const size = llamaCppContext(props);
     if (size) for (const m of listed) if (typeof m["id"] === "string") sizes.set(m["id"], size);
   } else if (kind === "ollama") {
-    // One request per model: only for a reasonable number of them.
+    // The context Ollama runs a model with: a loaded one's (`/api/ps`), else the `num_ctx` its
+    // Modelfile sets (`/api/show`, one request per model: only for a reasonable number of them).
+    // Not the context the model was trained for: Ollama does not run it with that.
+    const ps = await getJson(`${root}/api/ps`, init, fetcher).catch(() => undefined);
     await Promise.all(
       listed.slice(0, 24).map(async (m) => {
         const name = m["id"];
         if (typeof name !== "string") return;
+        const loaded = ollamaLoadedContext(ps, name);
+        if (loaded) return void sizes.set(name, loaded);
         const shown = await getJson(
           `${root}/api/show`,
           { ...init, method: "POST", body: JSON.stringify({ model: name }) },
           fetcher,
         ).catch(() => undefined);
-        const info = shown?.["model_info"] as Json | undefined;
-        const key = info ? Object.keys(info).find((k) => k.endsWith(".context_length")) : undefined;
-        const size = key ? positive(info?.[key]) : undefined;
+        const size = ollamaSetContext(shown);
         if (size) sizes.set(name, size);
       }),
     );

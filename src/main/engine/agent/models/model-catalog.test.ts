@@ -30,6 +30,10 @@ beforeAll(async () => {
     await startFakeModelServer("ollama", [
       { name: "qwen2.5-coder:7b", context: 32_768 },
       { name: "llama3.2:latest", context: 131_072 },
+      // Loaded with less than its Modelfile says (OLLAMA_CONTEXT_LENGTH, memory): what it runs with counts.
+      { name: "phi4:latest", context: 16_384, loaded: 4_096 },
+      // Neither loaded nor set: Ollama's default applies, which no answer names.
+      { name: "mistral:latest" },
     ]),
     await startFakeModelServer("lmstudio", [{ name: "mistral-small", context: 16_384 }]),
     await startFakeModelServer("llamacpp", [{ name: "model.gguf", context: 8_192 }]),
@@ -51,7 +55,7 @@ afterAll(async () => {
 const at = (kind: string) => ({ baseURL: fakes.find((f) => f.kind === kind)?.baseURL as string });
 
 describe("detecting local model servers", () => {
-  it("lists each running server's models with the context size it reports, at the address settings give", async () => {
+  it("lists each running server's models with the context it runs them with, at the address settings give", async () => {
     const catalog = await detectModels({
       providers: {
         ollama: at("ollama"),
@@ -70,8 +74,12 @@ describe("detecting local model servers", () => {
       models: [
         { id: "ollama:qwen2.5-coder:7b", name: "qwen2.5-coder:7b", contextTokens: 32_768 },
         { id: "ollama:llama3.2:latest", name: "llama3.2:latest", contextTokens: 131_072 },
+        { id: "ollama:phi4:latest", name: "phi4:latest", contextTokens: 4_096 },
+        // Not the context it was trained for (the fake says 1M): Ollama does not run it with that.
+        { id: "ollama:mistral:latest", name: "mistral:latest" },
       ],
     });
+    expect(byProvider["ollama"]?.models[3]).not.toHaveProperty("contextTokens");
     expect(byProvider["lmstudio"]?.models).toEqual([
       { id: "lmstudio:mistral-small", name: "mistral-small", contextTokens: 16_384 },
     ]);

@@ -3,6 +3,7 @@ import { ModelError } from "../model-error.ts";
 import { acceptsImages } from "../model-images.ts";
 import type { ProviderContext, ProviderDefinition, ResolvedModel } from "../provider-registry.ts";
 import { connectionFailure, isDroppedConnection } from "./connection-failure.ts";
+import { askServerContextWindow } from "../models/server-context-window.ts";
 
 /** A local (or self-hosted) server that speaks the OpenAI chat completions API. */
 export interface OpenAICompatiblePreset {
@@ -190,6 +191,15 @@ export function openAICompatibleProvider(preset: OpenAICompatiblePreset): Provid
         model: provider.chatModel(model),
         endpoint: `${preset.label} at ${origin(baseURL)}`,
         acceptsImages: images,
+        contextWindow: (signal) =>
+          askServerContextWindow({
+            kind: preset.name,
+            baseURL,
+            model,
+            ...(apiKey ? { apiKey } : {}),
+            ...(context.fetch ? { fetch: context.fetch } : {}),
+            ...(signal ? { signal } : {}),
+          }),
         async preflight(signal) {
           const models = await fetchModels(preset, context, signal);
           if (!models || models.length === 0 || !preset.strictModels || listed(models, model)) return;
