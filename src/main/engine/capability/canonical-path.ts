@@ -9,17 +9,11 @@ function isMissing(err: unknown): boolean {
 }
 
 /**
- * The real location an absolute path designates, even when its last components (or a symlink's
- * target) do not exist yet. Symlinks are followed with the kernel's semantics, dangling ones
- * included, so a write through `link -> /etc/new-file` is seen as a write to `/etc/new-file`.
+ * Follow `absolute` component by component with the kernel's semantics (dangling links and
+ * missing components included), telling `onLink` where each symlink met on the way lies (its
+ * folder resolved, its own name kept), and return where it leads.
  */
-export async function canonicalize(absolute: string): Promise<string> {
-  if (!path.isAbsolute(absolute)) throw new TypeError(`canonicalize needs an absolute path, got ${absolute}`);
-  try {
-    return await realpath(absolute);
-  } catch (err) {
-    if (!isMissing(err)) throw err;
-  }
+async function follow(absolute: string, onLink?: (link: string) => void): Promise<string> {
   const queue = absolute.split("/");
   let current = "/";
   let hops = 0;
@@ -45,11 +39,41 @@ export async function canonicalize(absolute: string): Promise<string> {
     if (++hops > MAX_LINK_HOPS) {
       throw Object.assign(new Error(`Too many levels of symbolic links at ${next}`), { code: "ELOOP" });
     }
+    onLink?.(next);
     const target = await readlink(next);
     if (target.startsWith("/")) current = "/";
     queue.unshift(...target.split("/"));
   }
   return current;
+}
+
+/**
+ * The real location an absolute path designates, even when its last components (or a symlink's
+ * target) do not exist yet. Symlinks are followed with the kernel's semantics, dangling ones
+ * included, so a write through `link -> /etc/new-file` is seen as a write to `/etc/new-file`.
+ */
+export async function canonicalize(absolute: string): Promise<string> {
+  if (!path.isAbsolute(absolute)) throw new TypeError(`canonicalize needs an absolute path, got ${absolute}`);
+  try {
+    return await realpath(absolute);
+  } catch (err) {
+    if (!isMissing(err)) throw err;
+  }
+  return follow(absolute);
+}
+
+/**
+ * The symlinks an absolute path goes through on its way to its real location, in the order the
+ * kernel follows them, each where it lies (its folder resolved, its own name kept): `.env ->
+ * cfg/env.real` is `<dir>/.env`, and `d/.env` with `d -> .` is `<dir>/d`, then `<dir>/.env` when
+ * that is a link too. Empty for a path without links. Throws as canonicalize does (a loop).
+ */
+export async function symlinksOnPath(absolute: string): Promise<string[]> {
+  if (!path.isAbsolute(absolute))
+    throw new TypeError(`symlinksOnPath needs an absolute path, got ${absolute}`);
+  const links: string[] = [];
+  await follow(absolute, (link) => links.push(link));
+  return links;
 }
 
 /** True when `child` is `parent` or lies below it (a sibling sharing a name prefix does not count). */
