@@ -72,7 +72,7 @@ describe("a deny rule on a name holds for the file a symlink of that name leads 
   const rows: Array<[string, PermissionRule[], string, Record<string, unknown>, RegExp]> = [
     ["read of the link", [denyEnv], "read", { path: ".env" }, /reading "\.env" \(through a symlink\)/],
     ["read through a chain of links", [denyEnv], "read", { path: "chain" }, /reading "\.env"/],
-    ["read through a linked folder", [denyEnv], "read", { path: "here/.env" }, /reading "\.env"/],
+    ["read through a linked folder", [denyEnv], "read", { path: "here/.env" }, /reading "(here\/)?\.env"/],
     ["read by an absolute path", [denyEnv], "read", { path: "ROOT/.env" }, /reading "\.env"/],
     [
       "grep of the link",

@@ -269,6 +269,15 @@ function unconfinedReason(sandbox: SandboxStatus, plan: CallPlan): string | unde
 }
 
 /**
+ * A pattern for exactly what a subject names: a workspace file at the top level is written from
+ * `./`, as `notes.md` alone would name every `notes.md` at any depth (see rule-pattern.ts).
+ */
+function exactPattern(subject: Subject): string {
+  const value = subject.values[0] ?? "*";
+  return subject.kind === "path" && !value.includes("/") && value !== "." ? `./${value}` : value;
+}
+
+/**
  * The rules that would let the refused call run: one for each thing it touches that no rule
  * allows yet (a command, a path, a host), all at once, so adding them is enough. Where the call
  * is judged as a whole (a plugin that declares nothing to match), a rule for this exact argument
@@ -281,7 +290,7 @@ function howToAllow(
   asking: readonly Subject[],
   wholeCall: boolean,
 ): string {
-  const patterns = wholeCall ? ["*"] : [...new Set(asking.map((s) => s.values[0] ?? "*"))];
+  const patterns = wholeCall ? ["*"] : [...new Set(asking.map(exactPattern))];
   const rules = patterns.map((pattern) => JSON.stringify({ permission: toolId, pattern, action: "allow" }));
   const what = wholeCall ? `every ${toolId} call` : "it";
   return `To allow ${what}, add ${rules.join(", ")} to "permissions" in ${ctx.config.userSettingsFile} (or in ${ctx.config.projectSettingsFile} once the project is trusted), or run with --mode yolo.`;
