@@ -9,6 +9,9 @@ import { symlinksOnPath } from "../capability/canonical-path.ts";
  * from the model, not where it is stored. Empty when the path names its file directly.
  */
 export async function namesOnTheWay(written: string, canonical: string): Promise<string[]> {
+  const asWritten = path.posix.normalize(written).replace(/(?<=.)\/+$/, "");
+  // Resolving left the path as written: no symlink on the way (the common case: no disk look-up).
+  if (asWritten === canonical) return [];
   let links: string[];
   try {
     links = await symlinksOnPath(written);
@@ -16,7 +19,6 @@ export async function namesOnTheWay(written: string, canonical: string): Promise
     // A loop of links: the path was refused while being resolved, or names nothing to read.
     links = [];
   }
-  const asWritten = path.posix.normalize(written).replace(/(?<=.)\/+$/, "");
   const names = new Set([asWritten, ...links]);
   names.delete(canonical);
   return [...names];
