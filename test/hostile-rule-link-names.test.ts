@@ -174,6 +174,21 @@ describe("a deny rule on a name holds for the file a symlink of that name leads 
     expect(JSON.stringify(refused)).not.toContain(SECRET);
   });
 
+  it("leaves out of a search a symlinked file whose chain of links passes a denied name", async () => {
+    const grep = { pattern: "TOKEN", output_mode: "content" };
+    const paths = (e: Envelope) =>
+      e.type === "output"
+        ? (e.data as { matches: { path: string }[] }).matches.map((m) => m.path).sort()
+        : [];
+    // Control: every name of the file shows its line.
+    expect(paths(await call([], "grep", grep))).toEqual([".env", "cfg/env.real", "chain"]);
+    // `chain -> .env -> cfg/env.real`: `chain` passes `.env` on its way. The stored file keeps
+    // its own name, which no rule denies (rules judge names: see the README).
+    const denied = await call([denyEnv], "grep", grep);
+    expect(paths(denied)).toEqual(["cfg/env.real"]);
+    expect(denied.type === "output" && (denied.data as { note?: string }).note).toMatch(/left out 2 files/);
+  });
+
   it("leaves a link alone that no rule names: the file's own path decides", async () => {
     const other: PermissionRule = { permission: "fs.read", pattern: "other/**", action: "deny" };
     const read = await call([other], "read", { path: "chain" });

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promis
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { canonicalize, isWithin, symlinksOnPath } from "./canonical-path.ts";
+import { canonicalize, isWithin, symlinksOnPath, symlinksOnPathSync } from "./canonical-path.ts";
 
 let base: string;
 
@@ -58,11 +58,14 @@ describe("symlinksOnPath", () => {
     ["a link whose target climbs with ..", "root/dotdot-link/f", ["root/dotdot-link"]],
   ];
   it.each(cases)("names each link of %s where it lies", async (_name, input, expected) => {
-    expect(await symlinksOnPath(path.join(base, input))).toEqual(expected.map((p) => path.join(base, p)));
+    const want = expected.map((p) => path.join(base, p));
+    expect(await symlinksOnPath(path.join(base, input))).toEqual(want);
+    expect(symlinksOnPathSync(path.join(base, input))).toEqual(want);
   });
 
   it("refuses a loop as canonicalize does", async () => {
     await expect(symlinksOnPath(path.join(base, "root/loop-a/x"))).rejects.toMatchObject({ code: "ELOOP" });
+    expect(() => symlinksOnPathSync(path.join(base, "root/loop-a/x"))).toThrow(/Too many levels/);
   });
 });
 
