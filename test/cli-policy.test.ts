@@ -100,6 +100,31 @@ describe("project trust from the CLI", () => {
   });
 });
 
+describe("a read deny rule and a project's symlinks", () => {
+  // The project's `.env` is a symlink to where the secret is stored; the user denied `.env`.
+  beforeEach(async () => {
+    await mkdir(path.join(root, "cfg"));
+    await writeFile(path.join(root, "cfg/env.real"), "TOKEN=sk-cli-link-77\n");
+    await symlink("cfg/env.real", path.join(root, ".env"));
+  });
+
+  it("reads it with no rule (control), and refuses it by its name with the rule, naming the rule", async () => {
+    const open = await lathe(["call", "read", '{"path":".env"}']);
+    expect(open.stdout).toContain("sk-cli-link-77");
+
+    await writeFile(
+      path.join(home, "settings.json"),
+      JSON.stringify({ permissions: [{ permission: "fs.read", pattern: ".env", action: "deny" }] }),
+    );
+    const refused = await lathe(["call", "read", '{"path":".env"}']);
+    expect(refused.code).toBe(1);
+    expect(envelopeOf(refused).error_text).toMatch(
+      /^read was denied: reading "\.env" \(through a symlink\) matched the user rule \{permission: "fs\.read", pattern: "\.env", action: "deny"\}/,
+    );
+    expect(refused.stdout).not.toContain("sk-cli-link-77");
+  });
+});
+
 describe("lathe audit", () => {
   it("records every invocation with its decisions, redacting secrets", async () => {
     await writeFile(path.join(root, "a.txt"), "hello\n");

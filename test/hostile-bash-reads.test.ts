@@ -30,6 +30,11 @@ beforeAll(async () => {
   await writeFile(path.join(root, "README.md"), "# hello\n");
   await writeFile(path.join(outside, "id_key"), `${SECRET}\n`);
   await symlink(".env", path.join(root, "settings.txt"));
+  // A project's own `.env` that is a symlink: the secret is stored under a name no rule covers.
+  await mkdir(path.join(root, "linked"));
+  await mkdir(path.join(root, "store"));
+  await writeFile(path.join(root, "store/values.txt"), `TOKEN=${SECRET}\n`);
+  await symlink("../store/values.txt", path.join(root, "linked/.env"));
   await writeFile(
     path.join(home, "settings.json"),
     JSON.stringify({
@@ -63,6 +68,11 @@ const hostile: Array<[string, string, RegExp]> = [
   ["a copy out of it", "cp .env copied.txt && cat copied.txt", /reading "\.env"/],
   ["a key outside the workspace", "cat KEYS/id_key", /reading ".*keys\/id_key"/],
   ["a pipeline's second command", "echo start | tail -n 1 .env", /reading "\.env"/],
+  [
+    "a symlink named .env that leads to a file no rule names",
+    "cat linked/.env",
+    /reading "linked\/\.env" \(which the command names, through a symlink\)/,
+  ],
 ];
 
 const spell = (command: string) => command.replace("ROOT/.env", `cat ${root}/.env`).replace("KEYS", outside);

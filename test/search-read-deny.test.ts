@@ -85,7 +85,13 @@ const SEARCHES: Array<[string, string, Record<string, unknown>]> = [
 
 /** Rule forms, as a function of the search tool (for a rule naming the tool itself), and what each denies. */
 const RULE_FORMS: Array<[string, (tool: string) => PermissionRule[], string[]]> = [
-  ["an exact file", () => [{ permission: "fs.read", pattern: ".env", action: "deny" }], [".env"]],
+  // A pattern without a slash names a file at any depth, as a .gitignore line does.
+  ["a file's name", () => [{ permission: "fs.read", pattern: ".env", action: "deny" }], [".env", "src/.env"]],
+  [
+    "an exact file, anchored with ./",
+    () => [{ permission: "fs.read", pattern: "./.env", action: "deny" }],
+    [".env"],
+  ],
   [
     "a folder/**",
     () => [{ permission: "fs.read", pattern: "config/secrets/**", action: "deny" }],
@@ -97,8 +103,13 @@ const RULE_FORMS: Array<[string, (tool: string) => PermissionRule[], string[]]> 
     ["config/secrets/prod.txt", "src/prod-link.txt"],
   ],
   [
-    "a *.ext pattern (top level)",
+    "a *.ext pattern (any depth)",
     () => [{ permission: "fs.read", pattern: "*.pem", action: "deny" }],
+    ["certs/server.pem", "key.pem"],
+  ],
+  [
+    "a ./*.ext pattern (top level)",
+    () => [{ permission: "fs.read", pattern: "./*.pem", action: "deny" }],
     ["key.pem"],
   ],
   [

@@ -66,7 +66,8 @@ describe("the rules a headless refusal suggests", () => {
       "a bash command that writes a file",
       "bash",
       { command: "echo hi > out.txt" },
-      ["out.txt", "echo hi"],
+      // A file at the top: `./` keeps the rule to it (`out.txt` alone names one at any depth).
+      ["./out.txt", "echo hi"],
       "it",
     ],
     ["a write to a new file", "write", { path: "notes/new.txt", content: "x" }, ["notes/new.txt"], "it"],
@@ -94,7 +95,7 @@ describe("the rules a headless refusal suggests", () => {
     const refused = JSON.parse((await batch()).stdout.trim().split("\n")[1]!) as { error_text: string };
     expect(refused.error_text).toContain('Writing "e.txt" matched no permission rule');
     const { rules } = suggestionIn(refused.error_text);
-    expect(rules).toEqual([{ permission: "edit", pattern: "e.txt", action: "allow" }]);
+    expect(rules).toEqual([{ permission: "edit", pattern: "./e.txt", action: "allow" }]);
     await adopt(rules);
     expect((await batch()).code).toBe(0);
     expect(await readFile(path.join(root, "e.txt"), "utf8")).toBe("bye world\n");

@@ -418,7 +418,9 @@ function RulesSection() {
       <p className="muted">
         The most specific pattern wins; then a rule naming the tool over one naming a capability or{" "}
         <code>*</code>; then the stricter action; then the more authoritative scope (this folder over you). A
-        deny in an agent&apos;s manifest is final.
+        deny in an agent&apos;s manifest is final. A path pattern without a slash (<code>*.pem</code>,{" "}
+        <code>.env</code>) names a file at any depth, as in <code>.gitignore</code>; <code>./*.pem</code> only
+        at the top.
       </p>
       <datalist id="rule-permissions">
         <option value="*" />

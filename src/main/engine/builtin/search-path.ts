@@ -1,4 +1,5 @@
 import picomatch from "picomatch";
+import { symlinksOnPathSync } from "../capability/canonical-path.ts";
 import type { ResolvedPath } from "../capability/fs-capability.ts";
 import { HiddenPathError } from "../errors/hidden-path-error.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
@@ -104,9 +105,9 @@ export class RuleWithheld {
 
   /**
    * Whether a file the walk found is left out (and counted): judged by the path it was found
-   * under and, for a symlinked file, by the file it leads to (whose content a search would show).
-   * String matching only: nothing more is read from the disk, and a plain file costs no copy of
-   * its path.
+   * under and, for a symlinked file, by the file it leads to (whose content a search would show)
+   * and every symlink between them. A plain file costs string matching only, and no copy of its
+   * path; only a symlinked one has its links read from the disk.
    */
   withholds(entry: WalkEntry): boolean {
     if (!this.active) return false;
@@ -115,12 +116,20 @@ export class RuleWithheld {
     const plain =
       entry.absolute.length === rootLength + 1 + entry.relative.length &&
       entry.absolute.endsWith(entry.relative);
-    const verdict = plain
-      ? this.judge({ absolute: entry.absolute, display: entry.relative })
-      : this.worse(
-          this.judge({ absolute: `${root === "/" ? "" : root}/${entry.relative}`, display: entry.relative }),
-          this.judge({ absolute: entry.absolute, display: this.runtime.fs.display(entry.absolute) }),
-        );
+    let verdict: ReturnType<RuleWithheld["judge"]>;
+    if (plain) verdict = this.judge({ absolute: entry.absolute, display: entry.relative });
+    else {
+      const found = `${root === "/" ? "" : root}/${entry.relative}`;
+      verdict = this.worse(
+        this.judge({ absolute: found, display: entry.relative }),
+        this.judge({ absolute: entry.absolute, display: this.runtime.fs.display(entry.absolute) }),
+      );
+      // And every other symlink on its way (`a -> .env -> cfg/env.real` is `.env` too).
+      for (const link of verdict?.denied === true ? [] : this.linksBetween(found)) {
+        verdict = this.worse(verdict, this.judge({ absolute: link, display: this.runtime.fs.display(link) }));
+        if (verdict?.denied === true) break;
+      }
+    }
     if (verdict === undefined) return false;
     if (verdict.denied) this.denied++;
     else {
@@ -128,6 +137,16 @@ export class RuleWithheld {
       this.askPatterns.add(verdict.asks);
     }
     return true;
+  }
+
+  /** The symlinks a symlinked file found at `found` leads through after its own (see symlinksOnPath). */
+  private linksBetween(found: string): string[] {
+    try {
+      return symlinksOnPathSync(found).filter((link) => link !== found);
+    } catch {
+      // A loop: the walk reports no such file (it leads nowhere to read).
+      return [];
+    }
   }
 
   private judge(file: {

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promis
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { canonicalize, isWithin } from "./canonical-path.ts";
+import { canonicalize, isWithin, symlinksOnPath, symlinksOnPathSync } from "./canonical-path.ts";
 
 let base: string;
 
@@ -47,6 +47,25 @@ describe("canonicalize", () => {
 
   it("refuses relative input", async () => {
     await expect(canonicalize("relative/path")).rejects.toThrow(/absolute/);
+  });
+});
+
+describe("symlinksOnPath", () => {
+  const cases: Array<[string, string, string[]]> = [
+    ["a path without links", "root/sub/file.txt", []],
+    ["a link to a folder on the way", "root/out-link/x.txt", ["root/out-link"]],
+    ["a dangling link at the end", "root/dangling-rel", ["root/dangling-rel"]],
+    ["a link whose target climbs with ..", "root/dotdot-link/f", ["root/dotdot-link"]],
+  ];
+  it.each(cases)("names each link of %s where it lies", async (_name, input, expected) => {
+    const want = expected.map((p) => path.join(base, p));
+    expect(await symlinksOnPath(path.join(base, input))).toEqual(want);
+    expect(symlinksOnPathSync(path.join(base, input))).toEqual(want);
+  });
+
+  it("refuses a loop as canonicalize does", async () => {
+    await expect(symlinksOnPath(path.join(base, "root/loop-a/x"))).rejects.toMatchObject({ code: "ELOOP" });
+    expect(() => symlinksOnPathSync(path.join(base, "root/loop-a/x"))).toThrow(/Too many levels/);
   });
 });
 

@@ -43,7 +43,7 @@ export async function pluginReadText(runtime: ToolRuntime, input: string): Promi
 
 /**
  * `runtime.fs.list` on the host: the folder's entries, read through a verified handle, but those
- * a permission rule denies reading.
+ * Lathe hides from its tools and those a permission rule denies reading.
  */
 export async function pluginList(
   runtime: ToolRuntime,
@@ -61,12 +61,15 @@ export async function pluginList(
     }
     throw err;
   }
-  // An entry a permission rule denies the tool (or the read tool) reading is left out, as glob
-  // leaves it out: its name is for no tool to tell. Judged by name only, with no file access.
+  // An entry Lathe hides from every tool (`sandbox.denyRead`, its own data), or a permission rule
+  // denies the tool (or the read tool) reading, is left out, as glob leaves it out: its name is
+  // for no tool to tell. Judged by name only, with no file access.
   const { absolute, display } = access.path;
   const prefix = display === "." ? "" : `${display}/`;
+  const parent = absolute === "/" ? "" : absolute;
   const denied = (name: string): boolean =>
-    runtime.readDenied?.({ absolute: `${absolute}/${name}`, display: `${prefix}${name}` }) !== undefined;
+    runtime.fs.hidden.find(`${parent}/${name}`) !== undefined ||
+    runtime.readDenied?.({ absolute: `${parent}/${name}`, display: `${prefix}${name}` }) !== undefined;
   return entries
     .filter((e) => !denied(e.name))
     .map((e) => ({

@@ -185,6 +185,31 @@ describe("plugin tools through the engine", () => {
   });
 
   it.each([
+    ["no hidden path (control)", false],
+    ["a sandbox.denyRead folder in the workspace", true],
+  ])("runtime.fs.list names no entry Lathe hides from its tools: %s", async (_name, hide) => {
+    world = await openPluginWorld({
+      arrange: async (w) => {
+        await writePlugin(
+          w.globalDir,
+          "lister",
+          plugin("lister", `return runtime.fs.list(".");`, {
+            requires: { fs: { read: ["{workspace}/**"] } },
+          }),
+        );
+        const denyRead = hide ? [path.join(w.root, "vault"), path.join(w.root, "id_key")] : [];
+        await writeFile(path.join(w.latheHome, "settings.json"), JSON.stringify({ sandbox: { denyRead } }));
+        await mkdir(path.join(w.root, "vault"));
+        await writeFile(path.join(w.root, "vault", "key.txt"), "k");
+        await writeFile(path.join(w.root, "id_key"), "k");
+        await writeFile(path.join(w.root, "notes.md"), "n");
+      },
+    });
+    const listed = outputOf<{ name: string }[]>(await (await world.session()).call("lister", {}));
+    expect(listed.map((e) => e.name)).toEqual(hide ? ["notes.md"] : ["id_key", "notes.md", "vault"]);
+  });
+
+  it.each([
     ["ASCII", Buffer.from("plain text\n"), "plain text\n"],
     [
       "accents, CJK, emoji and quotes",

@@ -19,7 +19,8 @@ import { HiddenPathError } from "../errors/hidden-path-error.ts";
 import { homeRelative } from "../sandbox/hidden-path-set.ts";
 import { hiddenPathNamed, type HiddenPathNamed } from "./hidden-paths.ts";
 import { mentionedPaths } from "./mentioned-paths.ts";
-import { explainVerdict, type RuleVerdict, type Ruleset, type Subject } from "./ruleset.ts";
+import { namesOnTheWay } from "./path-names.ts";
+import { explainVerdict, stricterVerdict, type RuleVerdict, type Ruleset, type Subject } from "./ruleset.ts";
 import { matchesShellRequirement } from "./shell-requirements.ts";
 import type { ShellRunRequirement } from "../tools/requirement-set.ts";
 import { runWatchdog, type WatchdogCheck } from "./watchdog.ts";
@@ -83,6 +84,10 @@ export function allowlistMatches(
   );
 }
 
+/** What a refusal because of a name the file was reached by tells the model to do. */
+const NAME_DENIED =
+  "The rule speaks for the file under that name, wherever it is stored: do not try to reach it by another path. If the task needs it, ask the user.";
+
 /** The longest command a reason quotes whole; the call's own view shows all of it. */
 const QUOTED_COMMAND_CHARS = 120;
 
@@ -131,6 +136,42 @@ function subjectsOf(tool: AnyTool, accesses: readonly ResolvedAccess[]): Subject
 }
 
 /**
+ * The other names each file access reaches its file by (see ResolvedAccess.via), as subjects of
+ * their own: a rule that denies or asks about a name holds for the file it leads to, while only
+ * the file's own path can allow it (a symlink named like an allowed file is no way in).
+ */
+function nameSubjects(tool: AnyTool, accesses: readonly ResolvedAccess[], fs: FsCapability): Subject[] {
+  return accesses.flatMap((a): Subject[] => {
+    if ((a.capability !== "fs.read" && a.capability !== "fs.write") || !a.via) return [];
+    const verb = a.capability === "fs.read" ? "reading" : "writing";
+    return a.via.map((absolute) => {
+      const display = fs.display(absolute);
+      return {
+        permissions: [tool.id, a.capability],
+        kind: "path",
+        values: [display, absolute],
+        label: `${verb} "${display}" (through a symlink)`,
+      };
+    });
+  });
+}
+
+/**
+ * The strictest verdict a rule gives on the names a call reaches its files by, counting only
+ * denies and asks (an allow, or no rule at all, leaves the file's own path to decide).
+ */
+function nameVerdict(ruleset: Ruleset, names: readonly Subject[]): RuleVerdict | undefined {
+  let strictest: RuleVerdict | undefined;
+  for (const subject of names) {
+    const v = ruleset.evaluate(subject);
+    if (v.rule === undefined || v.action === "allow") continue;
+    strictest = strictest ? stricterVerdict(strictest, v) : v;
+    if (strictest.action === "deny") break;
+  }
+  return strictest;
+}
+
+/**
  * Why a command is not declared, and who can change that: for a built-in, the user's `shell`
  * setting; for a plugin, only its own tool.yaml (the setting widens built-ins alone).
  */
@@ -166,6 +207,8 @@ async function resolvePlan(
     ...(origin.layer === "builtin" ? ctx.config.shell : []),
   ];
   const accesses: ResolvedAccess[] = [];
+  // Only a deny or an ask rule judges the names a path is reached by: without one, no disk look-up.
+  const namesJudged = ctx.ruleset.rules.some((r) => r.action !== "allow");
   for (const a of plan.accesses) {
     if (a.capability === "shell.run") {
       const text = commandText(a.command);
@@ -194,11 +237,15 @@ async function resolvePlan(
       accesses.push({ capability: "net.fetch", url: a.url, host });
     } else {
       const access = a.capability === "fs.read" ? "read" : "write";
+      // Not path.resolve: `link/../x` must be resolved through the link, as the kernel will.
+      const written = path.isAbsolute(a.path) ? a.path : `${base}/${a.path}`;
+      const resolvedPath = await fs.resolve(written, access);
+      const via = namesJudged ? await namesOnTheWay(written, resolvedPath.absolute) : [];
       accesses.push({
         capability: a.capability,
         input: a.path,
-        // Not path.resolve: `link/../x` must be resolved through the link, as the kernel will.
-        path: await fs.resolve(path.isAbsolute(a.path) ? a.path : `${base}/${a.path}`, access),
+        path: resolvedPath,
+        ...(via.length > 0 ? { via } : {}),
       });
     }
   }
@@ -222,6 +269,15 @@ function unconfinedReason(sandbox: SandboxStatus, plan: CallPlan): string | unde
 }
 
 /**
+ * A pattern for exactly what a subject names: a workspace file at the top level is written from
+ * `./`, as `notes.md` alone would name every `notes.md` at any depth (see rule-pattern.ts).
+ */
+function exactPattern(subject: Subject): string {
+  const value = subject.values[0] ?? "*";
+  return subject.kind === "path" && !value.includes("/") && value !== "." ? `./${value}` : value;
+}
+
+/**
  * The rules that would let the refused call run: one for each thing it touches that no rule
  * allows yet (a command, a path, a host), all at once, so adding them is enough. Where the call
  * is judged as a whole (a plugin that declares nothing to match), a rule for this exact argument
@@ -234,7 +290,7 @@ function howToAllow(
   asking: readonly Subject[],
   wholeCall: boolean,
 ): string {
-  const patterns = wholeCall ? ["*"] : [...new Set(asking.map((s) => s.values[0] ?? "*"))];
+  const patterns = wholeCall ? ["*"] : [...new Set(asking.map(exactPattern))];
   const rules = patterns.map((pattern) => JSON.stringify({ permission: toolId, pattern, action: "allow" }));
   const what = wholeCall ? `every ${toolId} call` : "it";
   return `To allow ${what}, add ${rules.join(", ")} to "permissions" in ${ctx.config.userSettingsFile} (or in ${ctx.config.projectSettingsFile} once the project is trusted), or run with --mode yolo.`;
@@ -253,13 +309,19 @@ async function mentionDeny(
 ): Promise<RuleVerdict | undefined> {
   if (!plan.mentions || plan.mentions.length === 0) return undefined;
   if (!ctx.ruleset.rules.some((r) => r.action === "deny")) return undefined;
-  for (const absolute of await mentionedPaths(plan.mentions, resolved.cwd?.absolute ?? fs.root)) {
+  const names = new Set<string>();
+  const canonical = await mentionedPaths(plan.mentions, resolved.cwd?.absolute ?? fs.root, names);
+  // A name (a symlink `.env`, the path as written) counts only when a rule denies it: its file's own path decides the rest.
+  for (const [absolute, byName] of [
+    ...canonical.map((p) => [p, false] as const),
+    ...[...names].map((p) => [p, true] as const),
+  ]) {
     const display = fs.display(absolute);
     const verdict = ctx.ruleset.evaluate({
       permissions: [tool.id, "fs.read"],
       kind: "path",
       values: [display, absolute],
-      label: `reading "${display}" (which the command names)`,
+      label: `reading "${display}" (which the command names${byName ? ", through a symlink" : ""})`,
     });
     if (verdict.action === "deny") return verdict;
   }
@@ -346,18 +408,22 @@ export async function decideCall(
     values: [key],
     label: `the ${tool.id} call`,
   };
+  const names = nameSubjects(tool, resolved.accesses, call.fs);
+  const byName = nameVerdict(ctx.ruleset, names);
+  const byPath = ctx.ruleset.evaluateAll(subjects, fallback);
   const verdict = moreSevere(
-    ctx.ruleset.evaluateAll(subjects, fallback),
+    byName ? stricterVerdict(byPath, byName) : byPath,
     await mentionDeny(tool, plan, resolved, call.fs, ctx),
   );
   const explanation = explainVerdict(verdict);
   stages.push({ stage: "rule", outcome: verdict.action, reason: explanation });
   if (verdict.action === "deny") {
+    const viaName = names.includes(verdict.subject) ? ` ${NAME_DENIED}` : "";
     return {
       allowed: false,
       stages,
       ...resolved,
-      errorText: `${tool.id} was denied: ${explanation}.`,
+      errorText: `${tool.id} was denied: ${explanation}.${viaName}`,
     };
   }
 
@@ -422,7 +488,17 @@ export async function decideCall(
   if (ctx.approvals.has(tool.id, key)) return approve(`approved earlier in this session (key "${key}")`);
   if (hardAsk.length === 0 && ctx.mode === "yolo") return approve("yolo mode");
   // What no rule allows yet: what the allowlist must cover, and the rules a refusal suggests.
-  const asking = subjects.filter((subject) => ctx.ruleset.evaluate(subject).action !== "allow");
+  // (For a tool that is not gated, only what a rule asks about: the rest it may read unasked.)
+  const asking = [
+    ...subjects.filter((subject) => {
+      const v = ctx.ruleset.evaluate(subject);
+      return v.action !== "allow" && (tool.gated || v.rule !== undefined);
+    }),
+    ...names.filter((subject) => {
+      const v = ctx.ruleset.evaluate(subject);
+      return v.rule !== undefined && v.action === "ask";
+    }),
+  ];
   if (
     hardAsk.length === 0 &&
     ctx.mode === "allowlist" &&

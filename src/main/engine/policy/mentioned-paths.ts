@@ -3,6 +3,7 @@ import path from "node:path";
 import picomatch from "picomatch";
 import { canonicalize } from "../capability/canonical-path.ts";
 import type { MentionedPath } from "../tools/call-plan.ts";
+import { namesOnTheWay } from "./path-names.ts";
 
 /** How many directory entries one call's globs may look at: past it, the rest go unexpanded. */
 const MAX_ENTRIES_SEEN = 20_000;
@@ -55,9 +56,14 @@ async function expandGlob(pattern: string, base: string, budget: { left: number 
 /**
  * The canonical paths the mentions name, as the command will meet them: relative ones from
  * `base` (the folder the command starts in), globs expanded against the disk now, symlinks
- * followed. What cannot be resolved is left out: it names nothing yet.
+ * followed. What cannot be resolved is left out: it names nothing yet. Given `names`, each
+ * mention's other names (as written, and the symlinks on its way: see namesOnTheWay) are added to it.
  */
-export async function mentionedPaths(mentions: readonly MentionedPath[], base: string): Promise<string[]> {
+export async function mentionedPaths(
+  mentions: readonly MentionedPath[],
+  base: string,
+  names?: Set<string>,
+): Promise<string[]> {
   const budget = { left: MAX_ENTRIES_SEEN };
   const out = new Set<string>();
   for (const mention of mentions) {
@@ -66,7 +72,9 @@ export async function mentionedPaths(mentions: readonly MentionedPath[], base: s
       : [path.isAbsolute(mention.text) ? mention.text : `${base}/${mention.text}`];
     for (const p of spelled) {
       try {
-        out.add(await canonicalize(p));
+        const canonical = await canonicalize(p);
+        out.add(canonical);
+        if (names) for (const name of await namesOnTheWay(p, canonical)) names.add(name);
       } catch {
         // A loop of links, a folder that cannot be searched: the program cannot read it either.
       }

@@ -18,6 +18,12 @@ const write = (p: string): Subject => ({
   values: [p, `/w/${p}`],
   label: `writing "${p}"`,
 });
+const read = (p: string): Subject => ({
+  permissions: ["read", "fs.read"],
+  kind: "path",
+  values: [p, `/w/${p}`],
+  label: `reading "${p}"`,
+});
 const cmd = (c: string): Subject => ({
   permissions: ["bash", "shell.run"],
   kind: "command",
@@ -96,6 +102,62 @@ describe("Ruleset", () => {
     ["host globs", [rule("net.fetch", "*.example.org", "allow")], host("api.example.org"), "allow"],
     ["hosts compare without case", [rule("net.fetch", "Example.org", "allow")], host("example.org"), "allow"],
     ["star permission", [rule("*", "*", "deny")], host("x.org"), "deny"],
+    // Which rule wins when an allow and a deny both match: the most specific, whichever its
+    // action (the spec: "the most specific matching rule wins"); the stricter only in a tie.
+    [
+      "an exact deny inside an allowed folder refuses that file",
+      [rule("fs.read", "src/**", "allow"), rule("fs.read", "src/secret.txt", "deny")],
+      read("src/secret.txt"),
+      "deny",
+    ],
+    [
+      "an allowed folder still allows its other files",
+      [rule("fs.read", "src/**", "allow"), rule("fs.read", "src/secret.txt", "deny")],
+      read("src/a.ts"),
+      "allow",
+    ],
+    [
+      "one allowed file under a deny of everything",
+      [rule("fs.read", "**", "deny"), rule("fs.read", "docs/guide.md", "allow")],
+      read("docs/guide.md"),
+      "allow",
+    ],
+    [
+      "the rest stays denied under a deny of everything",
+      [rule("fs.read", "**", "deny"), rule("fs.read", "docs/guide.md", "allow")],
+      read("docs/other.md"),
+      "deny",
+    ],
+    [
+      "a name denied at any depth beats an allowed folder glob with fewer letters",
+      [rule("fs.read", "src/**", "allow"), rule("fs.read", ".env", "deny")],
+      read("src/.env"),
+      "deny",
+    ],
+    [
+      "the same pattern in the user's settings (deny) and the project's (allow): deny",
+      [rule("fs.read", "config/**", "deny", "user"), rule("fs.read", "config/**", "allow", "project")],
+      read("config/app.json"),
+      "deny",
+    ],
+    [
+      "the same pattern in the project's settings (deny) and the user's (allow): deny",
+      [rule("fs.read", "config/**", "allow", "user"), rule("fs.read", "config/**", "deny", "project")],
+      read("config/app.json"),
+      "deny",
+    ],
+    [
+      "a more specific project allow wins over a broader user deny",
+      [rule("fs.read", "config/**", "deny", "user"), rule("fs.read", "config/app.json", "allow", "project")],
+      read("config/app.json"),
+      "allow",
+    ],
+    [
+      "a session allow does not outvote a user deny of the same pattern",
+      [rule("fs.read", "secrets/**", "deny", "user"), rule("fs.read", "secrets/**", "allow", "session")],
+      read("secrets/k"),
+      "deny",
+    ],
     [
       "a manifest deny is never outvoted, however specific the allow",
       [

@@ -42,7 +42,7 @@ function permissionRank(rule: ScopedRule, subject: Subject): number {
  * The more severe of two verdicts (deny > ask > allow); in a tie, one a rule decided over the
  * default (an explicit "ask" asks even for a tool that is not gated), else the first.
  */
-function moreSevere(a: RuleVerdict, b: RuleVerdict): RuleVerdict {
+export function stricterVerdict(a: RuleVerdict, b: RuleVerdict): RuleVerdict {
   if (SEVERITY[b.action] !== SEVERITY[a.action]) return SEVERITY[b.action] > SEVERITY[a.action] ? b : a;
   return a.rule === undefined && b.rule !== undefined ? b : a;
 }
@@ -138,7 +138,7 @@ export class Ruleset {
     let worst: RuleVerdict | undefined;
     for (const s of subjects) {
       const v = this.evaluate(s);
-      worst = worst ? moreSevere(worst, v) : v;
+      worst = worst ? stricterVerdict(worst, v) : v;
       if (worst.action === "deny") break;
     }
     return worst as RuleVerdict;

@@ -42,7 +42,17 @@ export interface CallPlan {
 
 /** A planned access after the capability check: canonical paths, parsed hosts. */
 export type ResolvedAccess =
-  | { capability: "fs.read" | "fs.write"; input: string; path: ResolvedPath }
+  | {
+      capability: "fs.read" | "fs.write";
+      input: string;
+      path: ResolvedPath;
+      /**
+       * The other names the call reaches that file by (absolute): the path as written and each
+       * symlink on the way (see namesOnTheWay). Deny and ask rules judge them too; present only
+       * when some rule could.
+       */
+      via?: readonly string[];
+    }
   | { capability: "shell.run"; command: SimpleCommand; text: string }
   | { capability: "net.fetch"; url: string; host: string };
 
