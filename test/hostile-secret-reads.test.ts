@@ -221,6 +221,7 @@ describe.skipIf(NO_SANDBOX)("a command reading the person's credentials", () => 
     });
   });
 
+  // Six lathe processes, four of them starting the MCP server: a 60 s limit leaves room for a loaded machine.
   it("a stdio MCP server cannot read them either, unless its own allowRead names one", async () => {
     const script = path.join(base, "reader-tools.json");
     await writeFile(
@@ -270,5 +271,5 @@ describe.skipIf(NO_SANDBOX)("a command reading the person's credentials", () => 
     } finally {
       await rm(path.join(home, "settings.json"), { force: true });
     }
-  });
+  }, 60_000);
 });
