@@ -24,22 +24,37 @@ const STATUS_BADGE: Record<CardStatus, string> = {
   "not-run": "badge badge-muted",
 };
 
+/** What a call that has not ended waits for, if anything (see ToolCard.waiting). */
+type Waiting = NonNullable<Card["waiting"]>;
+
+const WAITING: Record<Waiting, { label: string; badge: string; title: string }> = {
+  queued: {
+    label: "queued",
+    badge: "badge badge-muted",
+    title: "Waits for the calls made before it: a change runs only after the ones before it",
+  },
+  "awaiting-approval": {
+    label: "awaiting approval",
+    badge: "badge badge-write",
+    title: "Waits for your answer (or for the answer to the same call made just before it)",
+  },
+};
+
 /**
- * What the status badge says: a call waiting for the person's answer says so (it is not running
- * yet); a call that never started says why in a word.
+ * What the status badge says: a call that waits (behind other calls, or for the person's answer)
+ * says what for (it is not running yet); a call that never started says why in a word.
  */
-function statusLabel(card: Card, awaitingApproval: boolean): string {
-  if (awaitingApproval) return "awaiting approval";
+function statusLabel(card: Card, waiting: Waiting | undefined): string {
+  if (waiting) return WAITING[waiting].label;
   if (card.status !== "not-run") return card.status;
   return card.argsCutOff === true ? "cut off" : "not run";
 }
 
 /**
  * One tool call, drawn by its kind (read, edit, search, execute, fetch, think, other): a header
- * that says what it did in one line (click to open or fold it), its status and time (while its
- * approval prompt waits for the person it says so, with no timer; once allowed, the time counts
- * from then); the body
- * (a diff, a terminal, a list, JSON); the envelope's error text in red whenever it failed; what a
+ * that says what it did in one line (click to open or fold it), its status and time (while it
+ * waits, queued behind earlier calls or for the person's approval, it says so, with no timer; once
+ * it runs, the time counts from then); the body (a diff, a terminal, a list, JSON); the envelope's error text in red whenever it failed; what a
  * cut result left out and where all of it is (the note the model read, said once: in the body's
  * line when the body draws one); which hidden folders a search left out of its walk; where saved
  * images are kept; any child run it started (`children`); while it runs, the time so far and a
@@ -73,21 +88,24 @@ export function ToolCard({
   const sessionId = useChat((s) => s.sessionId);
   const chatRunning = useChat((s) => s.running);
   const openRestore = useRestore((s) => s.open);
-  const awaitingApproval = useAppState(
+  const promptUp = useAppState(
     (s) => card.status === "running" && waitsForApproval(s.approvals, card.toolCallId),
   );
-  // Once its approval prompt is answered, the call starts: its time counts from then.
+  const waiting: Waiting | undefined =
+    card.status !== "running" ? undefined : promptUp ? "awaiting-approval" : card.waiting;
+  // Once it stops waiting, the call starts: its time counts from then (the engine says so live;
+  // a redrawn page only sees its prompt go).
   const [allowedAt, setAllowedAt] = useState<number | undefined>(undefined);
-  const wasAwaiting = useRef(awaitingApproval);
+  const wasWaiting = useRef(waiting !== undefined);
   useEffect(() => {
-    if (wasAwaiting.current && !awaitingApproval) setAllowedAt(Date.now());
-    wasAwaiting.current = awaitingApproval;
-  }, [awaitingApproval]);
+    if (wasWaiting.current && waiting === undefined) setAllowedAt(Date.now());
+    wasWaiting.current = waiting !== undefined;
+  }, [waiting]);
   const runningSince = allowedAt ?? card.startedAt;
 
   return (
     <article
-      className={`tool-card tool-card-${awaitingApproval ? "awaiting-approval" : card.status} tool-kind-${kind}`}
+      className={`tool-card tool-card-${waiting ?? card.status} tool-kind-${kind}`}
       aria-label={`${card.toolName} call`}
       data-kind={kind}
     >
@@ -112,14 +130,15 @@ export function ToolCard({
           </span>
           {origin ? <span className="muted tool-card-origin">{originLabel(origin)}</span> : null}
           <span
-            className={awaitingApproval ? "badge badge-write" : STATUS_BADGE[card.status]}
+            className={waiting ? WAITING[waiting].badge : STATUS_BADGE[card.status]}
             aria-label="Status"
+            title={waiting ? WAITING[waiting].title : undefined}
           >
-            {statusLabel(card, awaitingApproval)}
+            {statusLabel(card, waiting)}
           </span>
           {envelope ? (
             <span className="muted tool-card-time">{formatDuration(envelope.metadata.duration_ms)}</span>
-          ) : card.status === "running" && !awaitingApproval && runningSince !== undefined ? (
+          ) : card.status === "running" && waiting === undefined && runningSince !== undefined ? (
             <Elapsed since={runningSince} />
           ) : null}
           {checkpoint && checkpoint.restoredBy !== null ? (

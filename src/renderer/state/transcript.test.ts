@@ -403,3 +403,62 @@ describe("the session's token use", () => {
     });
   });
 });
+
+describe("what a call that has not ended waits for", () => {
+  const call = (id: string): RunEvent => ({
+    type: "tool-call",
+    step: 0,
+    toolCallId: id,
+    toolName: "write",
+    input: { path: id, content: "x" },
+  });
+  const phase = (id: string, p: "queued" | "awaiting-approval" | "running"): RunEvent => ({
+    type: "tool-phase",
+    step: 0,
+    toolCallId: id,
+    toolName: "write",
+    phase: p,
+  });
+  const stepStart = (step: number): RunEvent => ({ type: "step-start", step });
+  const live = (events: RunEvent[], at: number[]): Turn =>
+    events.reduce((turn, event, i) => applyToTurn(turn, event, at[i]), newTurn("Do it"));
+
+  it.each([
+    { name: "nothing, for a call that runs at once", events: [call("c2")], waiting: undefined, since: 10 },
+    {
+      name: "queued behind a call",
+      events: [call("c2"), phase("c2", "queued")],
+      waiting: "queued",
+      since: 10,
+    },
+    {
+      name: "its approval, once out of the queue",
+      events: [call("c2"), phase("c2", "queued"), phase("c2", "awaiting-approval")],
+      waiting: "awaiting-approval",
+      since: 10,
+    },
+    {
+      name: "nothing once let through: its time counts from then",
+      events: [call("c2"), phase("c2", "queued"), phase("c2", "awaiting-approval"), phase("c2", "running")],
+      waiting: undefined,
+      since: 40,
+    },
+  ])("$name", ({ events, waiting, since }) => {
+    const turn = live([start, stepStart(0), ...events], [0, 0, 10, 20, 30, 40]);
+    const card = cards(turn)[0]!;
+    expect(card.status).toBe("running");
+    expect(card.waiting).toBe(waiting);
+    expect(card.startedAt).toBe(since);
+  });
+
+  it("a call that ends while it waits waits for nothing more", () => {
+    const turn = fold([
+      start,
+      stepStart(0),
+      call("c2"),
+      phase("c2", "awaiting-approval"),
+      { type: "tool-result", step: 0, toolCallId: "c2", toolName: "write", envelope: ok({}) },
+    ]);
+    expect(cards(turn)[0]).toMatchObject({ status: "ok", waiting: undefined });
+  });
+});
