@@ -22,16 +22,17 @@ const finished: ToolFinished = {
 };
 
 describe("the activity list's entry while its call waits", () => {
-  it.each([
+  type Phase = "queued" | "awaiting-approval" | "running";
+  it.each<{ name: string; phases: Phase[]; other?: Phase; state: string }>([
     { name: "started", phases: [], state: "running" },
     { name: "queued", phases: ["queued"], state: "queued" },
     { name: "awaiting approval", phases: ["queued", "awaiting-approval"], state: "awaiting-approval" },
     { name: "let through", phases: ["queued", "awaiting-approval", "running"], state: "running" },
     { name: "another call's phase", phases: [], other: "queued", state: "running" },
-  ] as const)("$name: $state", ({ phases, state, ...rest }) => {
+  ])("$name: $state", ({ phases, other, state }) => {
     let list = startActivity([], started);
     for (const p of phases) list = phaseActivity(list, phase(p));
-    if ("other" in rest) list = phaseActivity(list, phase(rest.other, "k2"));
+    if (other) list = phaseActivity(list, phase(other, "k2"));
     expect(activityState(list[0]!)).toBe(state);
   });
 
