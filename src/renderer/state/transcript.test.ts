@@ -451,6 +451,25 @@ describe("what a call that has not ended waits for", () => {
     expect(card.startedAt).toBe(since);
   });
 
+  it("a task's call says what it waits for, under its task card", () => {
+    const inTask = (event: RunEvent): RunEvent => ({
+      type: "task",
+      taskId: "s-child",
+      toolCallId: "t1",
+      event,
+    });
+    const turn = fold([
+      start,
+      stepStart(0),
+      { type: "tool-call", step: 0, toolCallId: "t1", toolName: "task", input: { prompt: "go" } },
+      inTask(stepStart(0)),
+      inTask(call("c9")),
+      inTask(phase("c9", "queued")),
+    ]);
+    const child = cards(turn)[0]!.task!.items.find((item): item is ToolCard => item.kind === "tool");
+    expect(child).toMatchObject({ toolCallId: "c9", status: "running", waiting: "queued" });
+  });
+
   it("a call that ends while it waits waits for nothing more", () => {
     const turn = fold([
       start,
