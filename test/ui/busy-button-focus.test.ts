@@ -90,7 +90,7 @@ describe.skipIf(!runUi)("a button that stays disabled once its action is done", 
       // The keyboard is on a control after the button.
       const after = await button.evaluate((source) => {
         const active = source.ownerDocument.activeElement!;
-        return Boolean(source.compareDocumentPosition(active) & Node.DOCUMENT_POSITION_FOLLOWING);
+        return Boolean(source.compareDocumentPosition(active) & source.DOCUMENT_POSITION_FOLLOWING);
       });
       expect(after).toBe(true);
       await page.screenshot({

@@ -75,7 +75,9 @@ describe.skipIf(!runUi)("the command palette's sessions", () => {
     expect(options[0]).toContain(title);
     await chat.conversation().getByText(`Answer to: ${title}`).waitFor({ timeout: 10_000 });
     // The keyboard is back where it was, not dropped on the page.
-    expect(await page.evaluate(() => document.activeElement !== document.body)).toBe(true);
+    expect(await page.locator("body").evaluate((body) => body.ownerDocument.activeElement !== body)).toBe(
+      true,
+    );
   });
 
   it("↓ picks among several matches, and the list says when the session was last used", async () => {

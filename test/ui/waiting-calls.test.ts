@@ -1,7 +1,8 @@
 // What every card and list says while a call waits, rather than "running" with a timer counting:
 // a write the model made right after another waits in the queue until the first is done ("queued"),
 // a read identical to one whose prompt is up waits on that prompt ("awaiting approval"), and a
-// call run from the Tools view waiting for its answer says so in the activity list and its button.
+// call run from the Tools view waiting for its answer says so in the activity list and its button;
+// a question waiting for the person's answer says so too.
 // `lathe serve` on a temp folder, the fixture model, the page in Debian's Chromium.
 // Needs `npm run build` first.
 import { readFile, writeFile } from "node:fs/promises";
@@ -17,6 +18,7 @@ const SHOTS = path.join(REPO, "test-results");
 const runUi = runsUi("waiting calls");
 const TWO_WRITES = "Write a.txt and b.txt.";
 const TWO_READS = "Read .env twice.";
+const ASK = "Ask me which colour.";
 
 function reply(request: ChatRequest): FixtureReply {
   const { prompt, step } = scriptTurn(request, "assistant");
@@ -34,6 +36,18 @@ function reply(request: ChatRequest): FixtureReply {
       toolCalls: [
         { name: "read", arguments: { path: ".env" } },
         { name: "read", arguments: { path: ".env" } },
+      ],
+    };
+  }
+  if (prompt === ASK) {
+    return {
+      toolCalls: [
+        {
+          name: "question",
+          arguments: {
+            questions: [{ question: "Which colour?", options: [{ label: "Red" }, { label: "Blue" }] }],
+          },
+        },
       ],
     };
   }
@@ -99,18 +113,37 @@ describe.skipIf(!runUi)("a call that waits says what for", () => {
       await page.screenshot({ path: path.join(SHOTS, shot) });
       const allowOnce = chat.approval(tool).getByRole("button", { name: "Allow once" });
       await allowOnce.click();
-      // The second asks for its own answer once the first is done ("once" covers one call): its
-      // prompt is the one up once the first has run.
-      await expect.poll(() => statusOf(cards[0]!), { timeout: 10_000 }).toBe("ok");
-      expect(await statusOf(cards[1]!)).toBe("awaiting approval");
+      // The other asks for its own answer once the one allowed is done ("once" covers one call).
+      // Which read asks first is the engine's race; the writes keep their order.
+      const statuses = () => Promise.all(cards.map(statusOf));
+      await expect
+        .poll(async () => (await statuses()).sort(), { timeout: 10_000 })
+        .toEqual(["awaiting approval", "ok"]);
+      if (tool === "write") expect(await statuses()).toEqual(["ok", "awaiting approval"]);
       await allowOnce.click();
-      await expect.poll(() => statusOf(cards[1]!), { timeout: 10_000 }).toBe("ok");
+      await expect.poll(statuses, { timeout: 10_000 }).toEqual(["ok", "ok"]);
       expect(await cardAt(tool, 2).count()).toBe(0);
       await chat.conversation().getByText(`Done: ${prompt}`).waitFor({ timeout: 10_000 });
       await chat.turnEnded();
     },
     60_000,
   );
+
+  it("a question waiting for the person's answer says so, with no timer, and ok once answered", async () => {
+    await page.getByRole("button", { name: "New chat" }).click();
+    await chat.send(ASK);
+    const dialog = page.getByRole("dialog", { name: "The agent asks" });
+    await dialog.waitFor({ timeout: 15_000 });
+    const card = cardAt("question", 0);
+    await expect.poll(() => statusOf(card)).toBe("awaiting answer");
+    expect(await card.locator('[aria-label="Elapsed"]').count()).toBe(0);
+    await page.screenshot({ path: path.join(SHOTS, "ui-waiting-question.png") });
+    await dialog.getByRole("radio", { name: "Blue" }).check();
+    await dialog.getByRole("button", { name: "Answer" }).click();
+    await expect.poll(() => statusOf(card), { timeout: 10_000 }).toBe("ok");
+    await chat.conversation().getByText(`Done: ${ASK}`).waitFor({ timeout: 10_000 });
+    await chat.turnEnded();
+  });
 
   it("a write run from the Tools view waits for approval in its button and the activity list", async () => {
     await goTo(page, "Tools", "Run a tool");

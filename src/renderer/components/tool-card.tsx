@@ -3,7 +3,7 @@ import type { ToolKind, ToolOrigin } from "../../shared/api-contract.ts";
 import { useChat } from "../state/chat-context.tsx";
 import { useRestore } from "../state/restore-context.tsx";
 import { useAppState } from "../state/store-context.tsx";
-import { waitsForApproval } from "../state/approval-queue.ts";
+import { waitsOnPrompt } from "../state/approval-queue.ts";
 import { cardSummary, startsOpen } from "../state/tool-summary.ts";
 import type { CardStatus, ToolCard as Card } from "../state/transcript.ts";
 import { Elapsed, formatDuration } from "./elapsed.tsx";
@@ -24,8 +24,11 @@ const STATUS_BADGE: Record<CardStatus, string> = {
   "not-run": "badge badge-muted",
 };
 
-/** What a call that has not ended waits for, if anything (see ToolCard.waiting). */
-type Waiting = NonNullable<Card["waiting"]>;
+/**
+ * What a call that has not ended waits for, if anything: what the engine says (see
+ * ToolCard.waiting), or the person's answer to its question.
+ */
+type Waiting = NonNullable<Card["waiting"]> | "awaiting-answer";
 
 const WAITING: Record<Waiting, { label: string; badge: string; title: string }> = {
   queued: {
@@ -37,6 +40,11 @@ const WAITING: Record<Waiting, { label: string; badge: string; title: string }> 
     label: "awaiting approval",
     badge: "badge badge-write",
     title: "Waits for your answer (or for the answer to the same call made just before it)",
+  },
+  "awaiting-answer": {
+    label: "awaiting answer",
+    badge: "badge badge-write",
+    title: "The agent waits for your answer to its question",
   },
 };
 
@@ -53,9 +61,9 @@ function statusLabel(card: Card, waiting: Waiting | undefined): string {
 /**
  * One tool call, drawn by its kind (read, edit, search, execute, fetch, think, other): a header
  * that says what it did in one line (click to open or fold it), its status and time (while it
- * waits, queued behind earlier calls or for the person's approval, it says so, with no timer; once
- * it runs, the time counts from then); the body (a diff, a terminal, a list, JSON); the envelope's error text in red whenever it failed; what a
- * cut result left out and where all of it is (the note the model read, said once: in the body's
+ * waits, queued behind earlier calls, for the person's approval or their answer to its question,
+ * it says so, with no timer; once it runs, the time counts from then); the body (a diff, a
+ * terminal, a list, JSON); the envelope's error text in red whenever it failed; what a cut result left out and where all of it is (the note the model read, said once: in the body's
  * line when the body draws one); which hidden folders a search left out of its walk; where saved
  * images are kept; any child run it started (`children`); while it runs, the time so far and a
  * Stop that ends this call alone; and once it changed files (it has a checkpoint), a Restore that
@@ -89,12 +97,19 @@ export function ToolCard({
   const chatRunning = useChat((s) => s.running);
   const openRestore = useRestore((s) => s.open);
   const promptUp = useAppState(
-    (s) => card.status === "running" && waitsForApproval(s.approvals, card.toolCallId),
+    (s) => card.status === "running" && waitsOnPrompt(s.approvals, card.toolCallId),
   );
+  const questionUp = useChat((s) => card.status === "running" && waitsOnPrompt(s.questions, card.toolCallId));
   const waiting: Waiting | undefined =
-    card.status !== "running" ? undefined : promptUp ? "awaiting-approval" : card.waiting;
+    card.status !== "running"
+      ? undefined
+      : promptUp
+        ? "awaiting-approval"
+        : questionUp
+          ? "awaiting-answer"
+          : card.waiting;
   // Once it stops waiting, the call starts: its time counts from then (the engine says so live;
-  // a redrawn page only sees its prompt go).
+  // a redrawn page only sees its prompt go). A question answered is as good as done.
   const [allowedAt, setAllowedAt] = useState<number | undefined>(undefined);
   const wasWaiting = useRef(waiting !== undefined);
   useEffect(() => {
