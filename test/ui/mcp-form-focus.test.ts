@@ -113,4 +113,29 @@ describe.skipIf(!runUi)("closing the MCP server form from the keyboard", () => {
       expect(await page.getByText("half-typed").count()).toBe(0);
     },
   );
+
+  // Removing a server from the keyboard: the question takes the keyboard (on Keep it, the safe
+  // answer, as the delete dialog starts on Cancel), Keep it or Esc gives it back to Remove, and once the
+  // server is gone it goes to the view's heading. Each step dropped it on the page.
+  it("Remove asks with the keyboard on Keep it; Keep it or Esc goes back to Remove; removed, the heading", async () => {
+    await press("Remove");
+    await page.getByRole("group", { name: "Remove ghost?" }).waitFor();
+    await expect.poll(focused).toBe("Keep it");
+    await page.keyboard.press("Enter");
+    await page.getByRole("group", { name: "Remove ghost?" }).waitFor({ state: "detached" });
+    await expect.poll(focused).toBe("Remove");
+    // Esc keeps it too.
+    await page.keyboard.press("Enter");
+    await expect.poll(focused).toBe("Keep it");
+    await page.keyboard.press("Escape");
+    await page.getByRole("group", { name: "Remove ghost?" }).waitFor({ state: "detached" });
+    await expect.poll(focused).toBe("Remove");
+    await page.keyboard.press("Enter");
+    await expect.poll(focused).toBe("Keep it");
+    await page.keyboard.press("Shift+Tab");
+    expect(await focused()).toBe("Remove");
+    await page.keyboard.press("Enter");
+    await page.getByText("No MCP servers are configured.").waitFor({ timeout: 15_000 });
+    await expect.poll(focused).toBe("Extensions");
+  });
 });
