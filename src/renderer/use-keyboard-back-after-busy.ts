@@ -10,6 +10,11 @@ function saysBusy(button: HTMLButtonElement): boolean {
   return (button.textContent ?? "").trim().endsWith("…");
 }
 
+/** Where a view starts: its heading, or the chat's prompt. */
+function viewStart(main: Element): HTMLElement | undefined {
+  return main.querySelector<HTMLElement>('.view-head h2, textarea[aria-label="Prompt"]') ?? undefined;
+}
+
 /**
  * Where the keyboard goes when a button stays disabled once its action is done: the next control
  * after it in the view, else the view's heading (the chat's prompt). None in a dialog, which
@@ -24,9 +29,7 @@ function placeAfter(button: HTMLElement): HTMLElement | undefined {
       !element.closest("[inert], fieldset:disabled") &&
       element.getClientRects().length > 0,
   );
-  return (
-    next ?? scope.querySelector<HTMLElement>('.view-head h2, textarea[aria-label="Prompt"]') ?? undefined
-  );
+  return next ?? viewStart(scope);
 }
 
 /**
@@ -39,10 +42,24 @@ function placeAfter(button: HTMLElement): HTMLElement | undefined {
  *   reverted) hands it on to the next control, or the view's heading. Done is when it no longer
  *   says it is at work ("Saving…" back to "Save"); one that never said so is done at once, and
  *   takes the keyboard back should it be enabled again before the person moved on.
+ * - A control its action took away (Trust this folder, once trusted) leaves the keyboard at the
+ *   view's heading (the chat's prompt), unless what took it away put the keyboard somewhere
+ *   itself (a form that closed gives it back to what opened it).
  * One button is watched at a time: the last one that lost the keyboard.
  */
 export function useKeyboardBackAfterBusy(): void {
   useEffect(() => {
+    // An element that had the keyboard and was taken away (its own action removed it): once
+    // whatever took it has had its say (a form that closed gives the keyboard back to what opened
+    // it, a frame later), the keyboard nowhere goes to the start of the view on screen.
+    const afterRemoval = (element: Element) =>
+      requestAnimationFrame(() => {
+        if (element.isConnected || !focusIsLost()) return;
+        requestAnimationFrame(() => {
+          const main = document.querySelector("main");
+          if (focusIsLost() && main) viewStart(main)?.focus();
+        });
+      });
     let watching: MutationObserver | undefined;
     let frame: number | undefined;
     const stop = () => {
@@ -52,6 +69,7 @@ export function useKeyboardBackAfterBusy(): void {
       frame = undefined;
     };
     const onFocusOut = (event: FocusEvent) => {
+      if (event.relatedTarget === null && event.target instanceof Element) afterRemoval(event.target);
       const button = event.target;
       // Disabling blurs at once, with nowhere to go: no element takes the keyboard next.
       if (!(button instanceof HTMLButtonElement) || !button.disabled || event.relatedTarget !== null) return;
