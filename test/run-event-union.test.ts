@@ -30,6 +30,7 @@ const ONE_OF_EACH: { [T in EngineRunEvent["type"]]: Extract<EngineRunEvent, { ty
     decision: "deny",
     reason: "headless",
   },
+  "tool-phase": { type: "tool-phase", step: 0, toolCallId: "c1", toolName: "write", phase: "queued" },
   "question-refused": { type: "question-refused", step: 0, toolCallId: "c2", message: "no one can answer" },
   "tool-result": {
     type: "tool-result",

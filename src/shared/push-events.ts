@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { ApprovalAnswerSchema, ProjectStatusSchema } from "./api-contract.ts";
 import { ApprovalRequestSchema } from "./approval-schemas.ts";
+import { CallPhaseSchema } from "./call-phase-schema.ts";
 import { EnvelopeSchema } from "./envelope-schema.ts";
 import { ToolOriginSchema } from "./tool-origin.ts";
 import { TodosChangedSchema } from "./chat-schemas.ts";
@@ -44,6 +45,13 @@ const ToolStartedSchema = z.strictObject({
   startedAt: z.number(),
 });
 
+const ToolPhaseSchema = z.strictObject({
+  callId: z.string(),
+  sessionId: z.string(),
+  toolId: z.string(),
+  phase: CallPhaseSchema,
+});
+
 const ToolFinishedSchema = ToolStartedSchema.extend({
   envelope: EnvelopeSchema,
   /** Each decision on the way: capability, rule, watchdog, approval. */
@@ -55,6 +63,8 @@ const pushes = {
   "approval.requested": ApprovalRequestSchema,
   "approval.settled": ApprovalSettledSchema,
   "tool.started": ToolStartedSchema,
+  /** One of those calls waits (queued, awaiting approval), or runs after waiting. */
+  "tool.phase": ToolPhaseSchema,
   "tool.finished": ToolFinishedSchema,
   "project.status": ProjectStatusSchema,
   /** Plugins, servers or the tools they bring changed (a server connected, a plugin reloaded). */
@@ -99,6 +109,7 @@ export type ApprovalRequest = PushOf<"approval.requested">;
 export type ApprovalSettled = PushOf<"approval.settled">;
 export type ToolStarted = PushOf<"tool.started">;
 export type ToolFinished = PushOf<"tool.finished">;
+export type ToolPhase = PushOf<"tool.phase">;
 export type RunEventPayload = PushOf<"run.event">;
 export type QuestionPrompt = PushOf<"question.requested">;
 export type UnsandboxedMcpPrompt = PushOf<"mcp.unsandboxedRequested">;

@@ -22,6 +22,8 @@ export const QuestionRequestSchema = z.strictObject({
   sessionId: z.string(),
   /** The chat session whose run asks: every UI showing it shows the dialog (see approval-schemas.ts). */
   runSessionId: RunSessionIdSchema,
+  /** The model's id of the question call in the chat (its tool card), for a chat run's call. */
+  toolCallId: z.string().optional(),
   questions: z.array(QuestionSchema).min(1),
 });
 

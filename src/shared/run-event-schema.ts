@@ -2,6 +2,7 @@
 // Event objects are parsed with `z.object` (unknown keys are dropped, not refused), so a field the
 // engine adds later never costs the UI a whole event; the event types themselves are fixed here.
 import { z } from "zod";
+import { CallPhaseSchema } from "./call-phase-schema.ts";
 import { EnvelopeSchema } from "./envelope-schema.ts";
 
 const RunUsageSchema = z.object({
@@ -62,6 +63,14 @@ export const RunEventSchema = z.discriminatedUnion("type", [
     toolName: z.string(),
     decision: z.enum(["allow", "deny"]),
     reason: z.string(),
+  }),
+  /** A call waits (queued, awaiting approval) or, having waited, runs; live only. */
+  z.object({
+    type: z.literal("tool-phase"),
+    step,
+    toolCallId: z.string(),
+    toolName: z.string(),
+    phase: CallPhaseSchema,
   }),
   z.object({ type: z.literal("question-refused"), step, toolCallId: z.string(), message: z.string() }),
   z.object({

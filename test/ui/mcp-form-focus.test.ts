@@ -78,4 +78,64 @@ describe.skipIf(!runUi)("closing the MCP server form from the keyboard", () => {
     await form().waitFor({ state: "detached" });
     await expect.poll(focused).toBe("Edit");
   });
+
+  // Esc leaves the form the way its buttons on screen do, as Esc leaves the session's rename
+  // field and every dialog of the app: the edits are dropped, as Cancel drops them.
+  it.each([
+    { from: "Name", step: "form", keyboardTo: "Add server" },
+    { from: "Arguments (one per line)", step: "form", keyboardTo: "Add server" },
+    { from: "Add and start", step: "review", keyboardTo: "Review command" },
+  ])(
+    "Esc on $from ($step) closes that step; the keyboard goes to $keyboardTo",
+    async ({ from, step, keyboardTo }) => {
+      await press("Add server");
+      await form().waitFor();
+      await page.keyboard.type("half-typed");
+      await page.getByRole("textbox", { name: "Command", exact: true }).fill(COMMAND);
+      if (step === "review") await press("Review command");
+      const target = page
+        .getByRole("main")
+        .getByRole(step === "review" ? "button" : "textbox", { name: from, exact: true });
+      await target.focus();
+      await page.keyboard.press("Escape");
+      if (step === "review") {
+        // Back to the form, as Back does: the edits are still there.
+        await page.getByRole("button", { name: "Add and start" }).waitFor({ state: "detached" });
+        await expect.poll(focused).toBe(keyboardTo);
+        expect(await page.getByRole("textbox", { name: "Name", exact: true }).inputValue()).toBe(
+          "half-typed",
+        );
+        await page.keyboard.press("Escape");
+      }
+      await form().waitFor({ state: "detached" });
+      await expect.poll(focused).toBe("Add server");
+      // Nothing was saved: the half-typed server is not listed.
+      expect(await page.getByText("half-typed").count()).toBe(0);
+    },
+  );
+
+  // Removing a server from the keyboard: the question takes the keyboard (on Keep it, the safe
+  // answer, as the delete dialog starts on Cancel), Keep it or Esc gives it back to Remove, and once the
+  // server is gone it goes to the view's heading. Each step dropped it on the page.
+  it("Remove asks with the keyboard on Keep it; Keep it or Esc goes back to Remove; removed, the heading", async () => {
+    await press("Remove");
+    await page.getByRole("group", { name: "Remove ghost?" }).waitFor();
+    await expect.poll(focused).toBe("Keep it");
+    await page.keyboard.press("Enter");
+    await page.getByRole("group", { name: "Remove ghost?" }).waitFor({ state: "detached" });
+    await expect.poll(focused).toBe("Remove");
+    // Esc keeps it too.
+    await page.keyboard.press("Enter");
+    await expect.poll(focused).toBe("Keep it");
+    await page.keyboard.press("Escape");
+    await page.getByRole("group", { name: "Remove ghost?" }).waitFor({ state: "detached" });
+    await expect.poll(focused).toBe("Remove");
+    await page.keyboard.press("Enter");
+    await expect.poll(focused).toBe("Keep it");
+    await page.keyboard.press("Shift+Tab");
+    expect(await focused()).toBe("Remove");
+    await page.keyboard.press("Enter");
+    await page.getByText("No MCP servers are configured.").waitFor({ timeout: 15_000 });
+    await expect.poll(focused).toBe("Extensions");
+  });
 });

@@ -49,6 +49,18 @@ describe("QuestionBroker", () => {
     expect(broker.pendingCount).toBe(0);
   });
 
+  it("names the chat's tool call a dialog is for, so its card can say it waits for an answer", async () => {
+    const { broker, shown } = recordingBroker();
+    const signal = new AbortController().signal;
+    const first = broker.asker({ ...request([name]), toolCallId: "call-3" }, signal);
+    expect(shown()[0]).toMatchObject({ toolCallId: "call-3" });
+    broker.dismiss(shown()[0]!.id);
+    await first;
+    // A call with no id of the caller's names none.
+    void broker.asker(request([name]), signal);
+    expect(shown()[1]).not.toHaveProperty("toolCallId");
+  });
+
   it.each([
     { name: "no answer for a question", answers: [["Blue"]], message: /2 questions but 1 answer array/ },
     { name: "a label that is not offered", answers: [["Green"], []], message: /"Green" is not among/ },

@@ -35,6 +35,7 @@ export class QuestionBroker {
         id: `question-${randomUUID()}`,
         sessionId: request.sessionId,
         ...(this.runSessionId !== undefined ? { runSessionId: this.runSessionId } : {}),
+        ...(request.toolCallId !== undefined ? { toolCallId: request.toolCallId } : {}),
         questions: request.questions.map((q) => ({
           ...q,
           ...(q.options ? { options: q.options.map((o) => ({ ...o })) } : {}),

@@ -1,5 +1,11 @@
 import type { PushFrame, ToolFinished, ToolStarted } from "../../shared/push-events.ts";
-import type { Checkpoint, Engine, ToolInvocationFinished, ToolInvocationStarted } from "../engine/index.ts";
+import type {
+  Checkpoint,
+  Engine,
+  ToolInvocationFinished,
+  ToolInvocationPhase,
+  ToolInvocationStarted,
+} from "../engine/index.ts";
 
 function toolStartedPayload(event: ToolInvocationStarted): ToolStarted {
   return {
@@ -22,7 +28,8 @@ function toolFinishedPayload(event: ToolInvocationFinished): ToolFinished {
 
 /**
  * Forward one session's tool invocations (and only that session's) from the engine's event bus
- * as `tool.started` / `tool.finished` pushes. Returns the function that stops forwarding.
+ * as `tool.started` / `tool.phase` / `tool.finished` pushes. Returns the function that stops
+ * forwarding.
  */
 export function forwardToolActivity(
   engine: Engine,
@@ -35,11 +42,16 @@ export function forwardToolActivity(
   const finished = (event: ToolInvocationFinished): void => {
     if (event.sessionId === sessionId) push({ event: "tool.finished", payload: toolFinishedPayload(event) });
   };
+  const phased = ({ callId, sessionId: of, toolId, phase }: ToolInvocationPhase): void => {
+    if (of === sessionId) push({ event: "tool.phase", payload: { callId, sessionId, toolId, phase } });
+  };
   engine.events.on("ToolInvocationStarted", started);
+  engine.events.on("ToolInvocationPhase", phased);
   engine.events.on("ToolInvocationSucceeded", finished);
   engine.events.on("ToolInvocationFailed", finished);
   return () => {
     engine.events.off("ToolInvocationStarted", started);
+    engine.events.off("ToolInvocationPhase", phased);
     engine.events.off("ToolInvocationSucceeded", finished);
     engine.events.off("ToolInvocationFailed", finished);
   };

@@ -2,6 +2,7 @@ import { EventEmitter } from "node:events";
 import type { Checkpoint } from "./checkpoints/checkpoint-store.ts";
 import type { PluginLogEntry } from "./plugins/plugin-log-files.ts";
 import type { StageRecord } from "./tools/call-decision.ts";
+import type { CallPhase } from "./tools/call-phase.ts";
 import type { ToolOrigin } from "./tools/contract.ts";
 import type { Envelope } from "./tools/envelope.ts";
 import type { TodoItem } from "./tools/todo-list.ts";
@@ -22,9 +23,18 @@ export interface ToolInvocationFinished extends ToolInvocationStarted {
   decisions: readonly StageRecord[];
 }
 
+/** A started call waits (queued, awaiting approval) or, having waited, runs: see CallPhase. */
+export interface ToolInvocationPhase {
+  callId: string;
+  sessionId: string;
+  toolId: string;
+  phase: CallPhase;
+}
+
 /** Events the engine emits to hosts. */
 interface EngineEventMap {
   ToolInvocationStarted: [ToolInvocationStarted];
+  ToolInvocationPhase: [ToolInvocationPhase];
   ToolInvocationSucceeded: [ToolInvocationFinished];
   ToolInvocationFailed: [ToolInvocationFinished];
   /** A session's todo list was replaced (by the todo tool): the whole new list. */

@@ -435,7 +435,19 @@ describe("the API WebSocket", () => {
       const events = frames
         .map((f) => (f as { event?: string }).event)
         .filter((e) => e !== undefined && /^(tool|approval)\./.test(e));
-      expect(events).toEqual(["tool.started", "approval.requested", "approval.settled", "tool.finished"]);
+      // The call says it waits for the answer, and that it runs once answered.
+      expect(events).toEqual([
+        "tool.started",
+        "tool.phase",
+        "approval.requested",
+        "approval.settled",
+        "tool.phase",
+        "tool.finished",
+      ]);
+      const phases = frames
+        .filter((f) => (f as { event?: string }).event === "tool.phase")
+        .map((f) => (f as { payload: { phase: string } }).payload.phase);
+      expect(phases).toEqual(["awaiting-approval", "running"]);
     } finally {
       ws.close();
     }

@@ -1,15 +1,21 @@
-import type { ActivityEntry } from "../state/activity.ts";
+import { activityState } from "../state/activity.ts";
 import { useAppState } from "../state/store-context.tsx";
 import { originLabel } from "./origin-label.ts";
 
-const STATUS_LABEL: Record<ActivityEntry["status"], string> = {
+type State = ReturnType<typeof activityState>;
+
+const STATUS_LABEL: Record<State, string> = {
+  queued: "queued",
+  "awaiting-approval": "awaiting approval",
   running: "running",
   output: "ok",
   error: "error",
   denied: "denied",
 };
 
-const STATUS_BADGE: Record<ActivityEntry["status"], string> = {
+const STATUS_BADGE: Record<State, string> = {
+  queued: "badge badge-muted",
+  "awaiting-approval": "badge badge-write",
   running: "badge badge-running",
   output: "badge badge-output",
   error: "badge badge-error",
@@ -20,7 +26,10 @@ function time(epochMs: number): string {
   return new Date(epochMs).toLocaleTimeString(undefined, { hour12: false });
 }
 
-/** Every tool call of this window's session as it happens: started, then how it ended. */
+/**
+ * Every tool call of this window's session as it happens: started (or what it waits for: queued
+ * behind earlier calls, awaiting approval), then how it ended.
+ */
 export function ActivityList() {
   const activity = useAppState((s) => s.activity);
 
@@ -31,21 +40,26 @@ export function ActivityList() {
         <p className="muted">Tool calls appear here as they start and finish.</p>
       ) : (
         <ol className="activity-list" aria-label="Tool activity">
-          {activity.map((entry) => (
-            <li key={entry.callId} className={`activity-item activity-${entry.status}`}>
-              <div className="activity-head">
-                <code className="activity-tool">{entry.toolId}</code>
-                <span className={STATUS_BADGE[entry.status]}>{STATUS_LABEL[entry.status]}</span>
-                <span className="muted">
-                  {time(entry.startedAt)}
-                  {entry.durationMs !== undefined ? ` · ${Math.round(entry.durationMs)} ms` : ""}
-                  {entry.origin ? ` · ${originLabel(entry.origin)}` : ""}
-                </span>
-              </div>
-              <code className="activity-args">{JSON.stringify(entry.args)}</code>
-              {entry.detail ? <p className="activity-detail">{entry.detail}</p> : null}
-            </li>
-          ))}
+          {activity.map((entry) => {
+            const state = activityState(entry);
+            return (
+              <li key={entry.callId} className={`activity-item activity-${state}`}>
+                <div className="activity-head">
+                  <code className="activity-tool">{entry.toolId}</code>
+                  <span className={STATUS_BADGE[state]} aria-label="Status">
+                    {STATUS_LABEL[state]}
+                  </span>
+                  <span className="muted">
+                    {time(entry.startedAt)}
+                    {entry.durationMs !== undefined ? ` · ${Math.round(entry.durationMs)} ms` : ""}
+                    {entry.origin ? ` · ${originLabel(entry.origin)}` : ""}
+                  </span>
+                </div>
+                <code className="activity-args">{JSON.stringify(entry.args)}</code>
+                {entry.detail ? <p className="activity-detail">{entry.detail}</p> : null}
+              </li>
+            );
+          })}
         </ol>
       )}
     </section>

@@ -18,7 +18,8 @@ function useCommands(): PaletteCommand[] {
   const loadTrustReview = useAppState((s) => s.loadTrustReview);
   const project = useAppState((s) => s.project);
   const recent = useAppState((s) => s.recentProjects);
-  const sessions = useSessions((s) => s.sessions);
+  // Every session, whatever the sidebar's search field leaves in its list.
+  const sessions = useSessions((s) => s.all);
   const newChat = useChat((s) => s.newChat);
   const openSession = useChat((s) => s.openSession);
   const activeSession = useChat((s) => s.sessionId);

@@ -1,9 +1,10 @@
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import type { McpServerInfo, McpServerState } from "../../shared/extensions-schemas.ts";
 import { useExtensions } from "../state/extensions-context.tsx";
 import { McpLogViewer } from "./mcp-log-viewer.tsx";
 import { McpServerFormView } from "./mcp-server-form.tsx";
 import { ErrorLine } from "./error-line.tsx";
+import { focusIsLost, focusViewStart } from "../use-focus-view.ts";
 
 const STATE_BADGE: Record<McpServerState, string> = {
   starting: "badge badge-running",
@@ -13,6 +14,11 @@ const STATE_BADGE: Record<McpServerState, string> = {
   disabled: "badge badge-muted",
 };
 
+/**
+ * A server's buttons. Remove asks first, in place, with the keyboard on Keep it (the safe answer);
+ * Keep it (or Esc) gives the keyboard back to Remove, and once the server is removed it goes to the view's
+ * heading (the row went with the buttons).
+ */
 function ServerActions({ server }: { server: McpServerInfo }) {
   const pending = useExtensions((s) => s.pending);
   const restart = useExtensions((s) => s.restartServer);
@@ -22,10 +28,29 @@ function ServerActions({ server }: { server: McpServerInfo }) {
   const remove = useExtensions((s) => s.removeServer);
   const [confirmRemove, setConfirmRemove] = useState(false);
   const busy = pending !== undefined;
+  const keepButton = useRef<HTMLButtonElement>(null);
+  const removeButton = useRef<HTMLButtonElement>(null);
+  const wasConfirming = useRef(false);
+  useEffect(() => {
+    if (confirmRemove) keepButton.current?.focus();
+    else if (wasConfirming.current && focusIsLost()) removeButton.current?.focus();
+    wasConfirming.current = confirmRemove;
+  }, [confirmRemove]);
 
   if (confirmRemove) {
     return (
-      <div className="row-actions" role="group" aria-label={`Remove ${server.name}?`}>
+      <div
+        className="row-actions"
+        role="group"
+        aria-label={`Remove ${server.name}?`}
+        // Esc keeps it, as Keep it does (and as Esc leaves the app's dialogs).
+        onKeyDown={(event) => {
+          if (event.key !== "Escape") return;
+          event.preventDefault();
+          event.stopPropagation();
+          setConfirmRemove(false);
+        }}
+      >
         <span>Remove {server.name} from your settings?</span>
         <button
           type="button"
@@ -33,12 +58,17 @@ function ServerActions({ server }: { server: McpServerInfo }) {
           disabled={busy}
           onClick={() => {
             setConfirmRemove(false);
-            void remove(server.name);
+            void remove(server.name).then(() => {
+              if (!focusIsLost()) return;
+              // Not removed (it says why): back on its Remove; removed: the view's heading.
+              if (removeButton.current?.isConnected) removeButton.current.focus();
+              else focusViewStart("extensions");
+            });
           }}
         >
           Remove
         </button>
-        <button type="button" onClick={() => setConfirmRemove(false)}>
+        <button type="button" ref={keepButton} onClick={() => setConfirmRemove(false)}>
           Keep it
         </button>
       </div>
@@ -66,7 +96,7 @@ function ServerActions({ server }: { server: McpServerInfo }) {
           >
             {server.disabledInSettings ? "Enable" : "Disable"}
           </button>
-          <button type="button" disabled={busy} onClick={() => setConfirmRemove(true)}>
+          <button type="button" ref={removeButton} disabled={busy} onClick={() => setConfirmRemove(true)}>
             Remove
           </button>
         </>

@@ -2,7 +2,7 @@ import { useEffect, useRef } from "react";
 import { useExtensions } from "../state/extensions-context.tsx";
 import type { McpFormField } from "../state/mcp-form.ts";
 import { ErrorLine } from "./error-line.tsx";
-import { focusViewStart } from "../use-focus-view.ts";
+import { focusIsLost, focusViewStart } from "../use-focus-view.ts";
 import { useReturnFocus } from "./use-return-focus.ts";
 
 function FieldError({ id, message }: { id: string; message: string | undefined }) {
@@ -56,18 +56,31 @@ function Confirmation() {
   );
 }
 
-/** Add or edit a server in the user's settings: a command (stdio) or a URL (Streamable HTTP). */
+/**
+ * Add or edit a server in the user's settings: a command (stdio) or a URL (Streamable HTTP). Esc
+ * goes back from the review, and otherwise cancels the form.
+ */
 export function McpServerFormView() {
   const form = useExtensions((s) => s.form);
   const edit = useExtensions((s) => s.editDraft);
   const review = useExtensions((s) => s.review);
   const close = useExtensions((s) => s.closeForm);
+  const back = useExtensions((s) => s.back);
   const first = useRef<HTMLInputElement>(null);
+  const reviewButton = useRef<HTMLButtonElement>(null);
   const mode = form?.draft.mode;
+  const reviewing = form?.confirm !== undefined;
 
   useEffect(() => {
     if (mode) first.current?.focus();
   }, [mode]);
+  // Back from the review (Back, Esc), the keyboard goes to Review command, which led there: the
+  // review's own buttons went with it.
+  const wasReviewing = useRef(reviewing);
+  useEffect(() => {
+    if (wasReviewing.current && !reviewing && focusIsLost()) reviewButton.current?.focus();
+    wasReviewing.current = reviewing;
+  }, [reviewing]);
   // Closed (Cancel, or saved), the form gives the keyboard back to Add server or the server's Edit,
   // or, when that went with it (a renamed server's row), to the top of the view.
   useReturnFocus(form !== undefined, () => focusViewStart("extensions"));
@@ -86,6 +99,16 @@ export function McpServerFormView() {
       onSubmit={(event) => {
         event.preventDefault();
         void review();
+      }}
+      // Esc leaves the step on screen as its buttons do (Back from the review, else Cancel, which
+      // drops the edits), as Esc leaves the session's rename field and the app's dialogs; not
+      // while it saves.
+      onKeyDown={(event) => {
+        if (event.key !== "Escape" || form.busy) return;
+        event.preventDefault();
+        event.stopPropagation();
+        if (form.confirm) back();
+        else close();
       }}
     >
       <h3>{title}</h3>
@@ -206,7 +229,7 @@ export function McpServerFormView() {
         <Confirmation />
       ) : (
         <div className="row-actions">
-          <button type="submit" className="run" disabled={form.busy}>
+          <button type="submit" className="run" ref={reviewButton} disabled={form.busy}>
             {form.busy ? "Checking…" : "Review command"}
           </button>
           <button type="button" disabled={form.busy} onClick={close}>

@@ -3,7 +3,7 @@ import type { ToolKind, ToolOrigin } from "../../shared/api-contract.ts";
 import { useChat } from "../state/chat-context.tsx";
 import { useRestore } from "../state/restore-context.tsx";
 import { useAppState } from "../state/store-context.tsx";
-import { waitsForApproval } from "../state/approval-queue.ts";
+import { waitsOnPrompt } from "../state/approval-queue.ts";
 import { cardSummary, startsOpen } from "../state/tool-summary.ts";
 import type { CardStatus, ToolCard as Card } from "../state/transcript.ts";
 import { Elapsed, formatDuration } from "./elapsed.tsx";
@@ -25,22 +25,45 @@ const STATUS_BADGE: Record<CardStatus, string> = {
 };
 
 /**
- * What the status badge says: a call waiting for the person's answer says so (it is not running
- * yet); a call that never started says why in a word.
+ * What a call that has not ended waits for, if anything: what the engine says (see
+ * ToolCard.waiting), or the person's answer to its question.
  */
-function statusLabel(card: Card, awaitingApproval: boolean): string {
-  if (awaitingApproval) return "awaiting approval";
+type Waiting = NonNullable<Card["waiting"]> | "awaiting-answer";
+
+const WAITING: Record<Waiting, { label: string; badge: string; title: string }> = {
+  queued: {
+    label: "queued",
+    badge: "badge badge-muted",
+    title: "Waits for the calls made before it: a change runs only after the ones before it",
+  },
+  "awaiting-approval": {
+    label: "awaiting approval",
+    badge: "badge badge-write",
+    title: "Waits for your answer (or for the answer to the same call made just before it)",
+  },
+  "awaiting-answer": {
+    label: "awaiting answer",
+    badge: "badge badge-write",
+    title: "The agent waits for your answer to its question",
+  },
+};
+
+/**
+ * What the status badge says: a call that waits (behind other calls, or for the person's answer)
+ * says what for (it is not running yet); a call that never started says why in a word.
+ */
+function statusLabel(card: Card, waiting: Waiting | undefined): string {
+  if (waiting) return WAITING[waiting].label;
   if (card.status !== "not-run") return card.status;
   return card.argsCutOff === true ? "cut off" : "not run";
 }
 
 /**
  * One tool call, drawn by its kind (read, edit, search, execute, fetch, think, other): a header
- * that says what it did in one line (click to open or fold it), its status and time (while its
- * approval prompt waits for the person it says so, with no timer; once allowed, the time counts
- * from then); the body
- * (a diff, a terminal, a list, JSON); the envelope's error text in red whenever it failed; what a
- * cut result left out and where all of it is (the note the model read, said once: in the body's
+ * that says what it did in one line (click to open or fold it), its status and time (while it
+ * waits, queued behind earlier calls, for the person's approval or their answer to its question,
+ * it says so, with no timer; once it runs, the time counts from then); the body (a diff, a
+ * terminal, a list, JSON); the envelope's error text in red whenever it failed; what a cut result left out and where all of it is (the note the model read, said once: in the body's
  * line when the body draws one); which hidden folders a search left out of its walk; where saved
  * images are kept; any child run it started (`children`); while it runs, the time so far and a
  * Stop that ends this call alone; and once it changed files (it has a checkpoint), a Restore that
@@ -73,21 +96,31 @@ export function ToolCard({
   const sessionId = useChat((s) => s.sessionId);
   const chatRunning = useChat((s) => s.running);
   const openRestore = useRestore((s) => s.open);
-  const awaitingApproval = useAppState(
-    (s) => card.status === "running" && waitsForApproval(s.approvals, card.toolCallId),
+  const promptUp = useAppState(
+    (s) => card.status === "running" && waitsOnPrompt(s.approvals, card.toolCallId),
   );
-  // Once its approval prompt is answered, the call starts: its time counts from then.
+  const questionUp = useChat((s) => card.status === "running" && waitsOnPrompt(s.questions, card.toolCallId));
+  const waiting: Waiting | undefined =
+    card.status !== "running"
+      ? undefined
+      : promptUp
+        ? "awaiting-approval"
+        : questionUp
+          ? "awaiting-answer"
+          : card.waiting;
+  // Once it stops waiting, the call starts: its time counts from then (the engine says so live;
+  // a redrawn page only sees its prompt go). A question answered is as good as done.
   const [allowedAt, setAllowedAt] = useState<number | undefined>(undefined);
-  const wasAwaiting = useRef(awaitingApproval);
+  const wasWaiting = useRef(waiting !== undefined);
   useEffect(() => {
-    if (wasAwaiting.current && !awaitingApproval) setAllowedAt(Date.now());
-    wasAwaiting.current = awaitingApproval;
-  }, [awaitingApproval]);
+    if (wasWaiting.current && waiting === undefined) setAllowedAt(Date.now());
+    wasWaiting.current = waiting !== undefined;
+  }, [waiting]);
   const runningSince = allowedAt ?? card.startedAt;
 
   return (
     <article
-      className={`tool-card tool-card-${awaitingApproval ? "awaiting-approval" : card.status} tool-kind-${kind}`}
+      className={`tool-card tool-card-${waiting ?? card.status} tool-kind-${kind}`}
       aria-label={`${card.toolName} call`}
       data-kind={kind}
     >
@@ -112,14 +145,15 @@ export function ToolCard({
           </span>
           {origin ? <span className="muted tool-card-origin">{originLabel(origin)}</span> : null}
           <span
-            className={awaitingApproval ? "badge badge-write" : STATUS_BADGE[card.status]}
+            className={waiting ? WAITING[waiting].badge : STATUS_BADGE[card.status]}
             aria-label="Status"
+            title={waiting ? WAITING[waiting].title : undefined}
           >
-            {statusLabel(card, awaitingApproval)}
+            {statusLabel(card, waiting)}
           </span>
           {envelope ? (
             <span className="muted tool-card-time">{formatDuration(envelope.metadata.duration_ms)}</span>
-          ) : card.status === "running" && !awaitingApproval && runningSince !== undefined ? (
+          ) : card.status === "running" && waiting === undefined && runningSince !== undefined ? (
             <Elapsed since={runningSince} />
           ) : null}
           {checkpoint && checkpoint.restoredBy !== null ? (

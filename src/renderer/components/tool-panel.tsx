@@ -5,6 +5,13 @@ import { ErrorLine } from "./error-line.tsx";
 import { originLabel } from "./origin-label.ts";
 import { ParametersTable } from "./parameters-table.tsx";
 
+/** What the Run button says while its call goes on: what it waits for, or that it runs. */
+const RUNNING_LABEL = {
+  queued: "Queued…",
+  "awaiting-approval": "Waiting for approval…",
+  running: "Running…",
+} as const;
+
 export function ToolPanel() {
   const tool = useAppState((s) => s.tools.find((t) => t.id === s.selectedId));
   const text = useAppState((s) => (s.selectedId ? (s.argsText[s.selectedId] ?? "") : ""));
@@ -14,7 +21,10 @@ export function ToolPanel() {
   const stop = useAppState((s) => s.stop);
   const stopping = useAppState((s) => s.stopping);
   const stopError = useAppState((s) => s.stopError);
-  const waiting = useAppState((s) => s.approvals.length > 0);
+  // What this view's own call waits for, if anything (a chat's prompt is not its business).
+  const waiting = useAppState((s) =>
+    s.running ? s.activity.find((entry) => entry.status === "running" && entry.waiting)?.waiting : undefined,
+  );
 
   if (!tool) {
     return (
@@ -83,7 +93,7 @@ export function ToolPanel() {
         )}
         <div className="row-actions">
           <button type="submit" className="run" disabled={!canRun}>
-            {running ? (waiting ? "Waiting for approval…" : "Running…") : `Run ${tool.id}`}
+            {running ? RUNNING_LABEL[waiting ?? "running"] : `Run ${tool.id}`}
           </button>
           {running ? (
             <button type="button" disabled={stopping} onClick={() => void stop()}>

@@ -1,5 +1,5 @@
 import type { ToolOrigin } from "../../shared/api-contract.ts";
-import type { ToolFinished, ToolStarted } from "../../shared/push-events.ts";
+import type { ToolFinished, ToolPhase, ToolStarted } from "../../shared/push-events.ts";
 
 /** One tool call in the live activity list. */
 export interface ActivityEntry {
@@ -11,6 +11,11 @@ export interface ActivityEntry {
   startedAt: number;
   /** running → output (it ran), error (it ran and failed, or was invalid) or denied (a policy stage refused it). */
   status: "running" | "output" | "error" | "denied";
+  /**
+   * While it is "running", what it waits for instead, when it does: `queued` behind calls made
+   * before it, `awaiting-approval` for a person's answer.
+   */
+  waiting?: "queued" | "awaiting-approval" | undefined;
   durationMs: number | undefined;
   /** Why it was denied, or the error text. */
   detail: string | undefined;
@@ -38,11 +43,27 @@ export function startActivity(list: readonly ActivityEntry[], event: ToolStarted
   return [fromStarted(event), ...list].slice(0, ACTIVITY_LIMIT);
 }
 
+/** A call waits (queued, for its approval) or, having waited, runs. */
+export function phaseActivity(list: readonly ActivityEntry[], event: ToolPhase): ActivityEntry[] {
+  const waiting = event.phase === "running" ? undefined : event.phase;
+  return list.map((entry) =>
+    entry.callId === event.callId && entry.status === "running" ? { ...entry, waiting } : entry,
+  );
+}
+
+/** What an entry's badge says it is doing now: its status, or what it waits for. */
+export function activityState(
+  entry: ActivityEntry,
+): ActivityEntry["status"] | "queued" | "awaiting-approval" {
+  return entry.status === "running" && entry.waiting ? entry.waiting : entry.status;
+}
+
 /** A call finished: its entry gets the outcome, the duration and, when refused, the reason. */
 export function finishActivity(list: readonly ActivityEntry[], event: ToolFinished): ActivityEntry[] {
   const denial = event.decisions.find((decision) => decision.outcome === "deny");
   const envelope = event.envelope;
   const finished: Partial<ActivityEntry> = {
+    waiting: undefined,
     status: envelope.type === "output" ? "output" : denial ? "denied" : "error",
     durationMs: envelope.metadata.duration_ms,
     detail: envelope.type === "error" ? (denial?.reason ?? envelope.error_text) : undefined,

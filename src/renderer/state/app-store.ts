@@ -9,7 +9,7 @@ import type {
 import type { RecentProject } from "../../shared/project-schemas.ts";
 import type { TrustReview } from "../../shared/trust-review-schema.ts";
 import type { ApprovalRequest, UnsandboxedMcpPrompt } from "../../shared/push-events.ts";
-import { finishActivity, startActivity, type ActivityEntry } from "./activity.ts";
+import { finishActivity, phaseActivity, startActivity, type ActivityEntry } from "./activity.ts";
 import { enqueueApproval, removeApproval } from "./approval-queue.ts";
 import { argumentsTemplate } from "./arguments-template.ts";
 
@@ -413,6 +413,9 @@ export function createAppStore(api: LatheApi, options: AppStoreOptions = {}): Ap
           ),
           api.on("tool.started", (event) =>
             set((state) => ({ activity: startActivity(state.activity, event) })),
+          ),
+          api.on("tool.phase", (event) =>
+            set((state) => ({ activity: phaseActivity(state.activity, event) })),
           ),
           api.on("tool.finished", (event) =>
             set((state) => ({ activity: finishActivity(state.activity, event) })),

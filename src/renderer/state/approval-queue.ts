@@ -31,8 +31,11 @@ export function promptsFor<P extends { sessionId: string; runSessionId?: string 
   );
 }
 
-/** Whether the chat call `toolCallId` waits for a person's answer (its prompt is in the queue). */
-export function waitsForApproval(
+/**
+ * Whether the chat call `toolCallId` waits for a person's answer: a prompt of it (an approval, a
+ * question) is in the queue.
+ */
+export function waitsOnPrompt(
   queue: readonly { toolCallId?: string | undefined }[],
   toolCallId: string,
 ): boolean {

@@ -72,7 +72,18 @@ describe("the sessions store", () => {
     expect(store.getState()).toMatchObject({ status: "ready", root: "/w" });
     store.getState().setQuery("fix");
     await expect.poll(() => store.getState().sessions.map((s) => s.id)).toEqual(["a"]);
-    expect(calls.at(-1)).toEqual(["list", { query: "fix" }]);
+    expect(calls).toContainEqual(["list", { query: "fix" }]);
+  });
+
+  it("keeps every session for the palette while the search narrows the list", async () => {
+    const { api } = fakeApi([summary("a", { title: "Fix tests" }), summary("b", { title: "Docs" })]);
+    const store = createSessionsStore(api, { searchDelayMs: 0 });
+    store.getState().setQuery("docs");
+    await expect.poll(() => store.getState().sessions.map((s) => s.id)).toEqual(["b"]);
+    expect(store.getState().all.map((s) => s.id)).toEqual(["a", "b"]);
+    store.getState().setQuery("");
+    await expect.poll(() => store.getState().sessions.map((s) => s.id)).toEqual(["a", "b"]);
+    expect(store.getState().all.map((s) => s.id)).toEqual(["a", "b"]);
   });
 
   it("renames in place, and keeps the field open with the reason when refused", async () => {

@@ -25,7 +25,10 @@ export function sessionTree(sessions: readonly SessionSummary[]): SessionNode[] 
 }
 
 export interface SessionsState {
+  /** The sessions the sidebar lists: those the search matches, or all of them. */
   sessions: SessionSummary[];
+  /** Every session of the folder, whatever the search (the command palette offers them all). */
+  all: SessionSummary[];
   /** The folder the list belongs to. */
   root: string | undefined;
   query: string;
@@ -65,6 +68,7 @@ export function createSessionsStore(api: LatheApi, options: SessionsStoreOptions
   let generation = 0;
   return createStore<SessionsState>()((set, get) => ({
     sessions: [],
+    all: [],
     root: undefined,
     query: "",
     status: "loading",
@@ -77,16 +81,27 @@ export function createSessionsStore(api: LatheApi, options: SessionsStoreOptions
     async load() {
       const mine = ++generation;
       const query = get().query.trim();
-      const answer = await api.sessions.list(query === "" ? {} : { query });
+      // While a search narrows the sidebar, the whole list is asked for too (for the palette).
+      const [answer, whole] = await Promise.all([
+        api.sessions.list(query === "" ? {} : { query }),
+        query === "" ? undefined : api.sessions.list({}),
+      ]);
       // A later load (the person typed on) wins.
       if (mine !== generation) return;
-      if (answer.ok)
-        set({ sessions: answer.data.sessions, root: answer.data.root, status: "ready", error: undefined });
-      else set({ status: "failed", error: answer.error.message });
+      if (!answer.ok) return set({ status: "failed", error: answer.error.message });
+      if (whole !== undefined && !whole.ok) return set({ status: "failed", error: whole.error.message });
+      set({
+        sessions: answer.data.sessions,
+        all: whole?.data.sessions ?? answer.data.sessions,
+        root: answer.data.root,
+        status: "ready",
+        error: undefined,
+      });
     },
 
     connectionLost() {
-      set({ sessions: get().sessions.map((s) => (s.running ? { ...s, running: false } : s)) });
+      const idle = (list: SessionSummary[]) => list.map((s) => (s.running ? { ...s, running: false } : s));
+      set({ sessions: idle(get().sessions), all: idle(get().all) });
     },
 
     setQuery(query) {
@@ -116,6 +131,7 @@ export function createSessionsStore(api: LatheApi, options: SessionsStoreOptions
         busy: false,
         renamingId: undefined,
         sessions: state.sessions.map((s) => (s.id === renamed.id ? renamed : s)),
+        all: state.all.map((s) => (s.id === renamed.id ? renamed : s)),
       }));
       return true;
     },
@@ -143,6 +159,7 @@ export function createSessionsStore(api: LatheApi, options: SessionsStoreOptions
         busy: false,
         confirmingDelete: undefined,
         sessions: state.sessions.filter((s) => !gone.has(s.id)),
+        all: state.all.filter((s) => !gone.has(s.id)),
       }));
       return answer.data.deleted;
     },

@@ -426,3 +426,81 @@ describe("the session's token use", () => {
     expect(sessionUsage([asked])).toMatchObject({ inputTokens: 2_400, outputTokens: 160 });
   });
 });
+
+describe("what a call that has not ended waits for", () => {
+  const call = (id: string): RunEvent => ({
+    type: "tool-call",
+    step: 0,
+    toolCallId: id,
+    toolName: "write",
+    input: { path: id, content: "x" },
+  });
+  const phase = (id: string, p: "queued" | "awaiting-approval" | "running"): RunEvent => ({
+    type: "tool-phase",
+    step: 0,
+    toolCallId: id,
+    toolName: "write",
+    phase: p,
+  });
+  const stepStart = (step: number): RunEvent => ({ type: "step-start", step });
+  const live = (events: RunEvent[], at: number[]): Turn =>
+    events.reduce((turn, event, i) => applyToTurn(turn, event, at[i]), newTurn("Do it"));
+
+  it.each([
+    { name: "nothing, for a call that runs at once", events: [call("c2")], waiting: undefined, since: 10 },
+    {
+      name: "queued behind a call",
+      events: [call("c2"), phase("c2", "queued")],
+      waiting: "queued",
+      since: 10,
+    },
+    {
+      name: "its approval, once out of the queue",
+      events: [call("c2"), phase("c2", "queued"), phase("c2", "awaiting-approval")],
+      waiting: "awaiting-approval",
+      since: 10,
+    },
+    {
+      name: "nothing once let through: its time counts from then",
+      events: [call("c2"), phase("c2", "queued"), phase("c2", "awaiting-approval"), phase("c2", "running")],
+      waiting: undefined,
+      since: 40,
+    },
+  ])("$name", ({ events, waiting, since }) => {
+    const turn = live([start, stepStart(0), ...events], [0, 0, 10, 20, 30, 40]);
+    const card = cards(turn)[0]!;
+    expect(card.status).toBe("running");
+    expect(card.waiting).toBe(waiting);
+    expect(card.startedAt).toBe(since);
+  });
+
+  it("a task's call says what it waits for, under its task card", () => {
+    const inTask = (event: RunEvent): RunEvent => ({
+      type: "task",
+      taskId: "s-child",
+      toolCallId: "t1",
+      event,
+    });
+    const turn = fold([
+      start,
+      stepStart(0),
+      { type: "tool-call", step: 0, toolCallId: "t1", toolName: "task", input: { prompt: "go" } },
+      inTask(stepStart(0)),
+      inTask(call("c9")),
+      inTask(phase("c9", "queued")),
+    ]);
+    const child = cards(turn)[0]!.task!.items.find((item): item is ToolCard => item.kind === "tool");
+    expect(child).toMatchObject({ toolCallId: "c9", status: "running", waiting: "queued" });
+  });
+
+  it("a call that ends while it waits waits for nothing more", () => {
+    const turn = fold([
+      start,
+      stepStart(0),
+      call("c2"),
+      phase("c2", "awaiting-approval"),
+      { type: "tool-result", step: 0, toolCallId: "c2", toolName: "write", envelope: ok({}) },
+    ]);
+    expect(cards(turn)[0]).toMatchObject({ status: "ok", waiting: undefined });
+  });
+});

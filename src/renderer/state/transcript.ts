@@ -37,8 +37,16 @@ export interface ToolCard {
   refusal: string | undefined;
   envelope: Envelope | undefined;
   task: TaskRun | undefined;
-  /** When the call started, as this page saw it live (not known for a redrawn session). */
+  /**
+   * When the call started running, as this page saw it live (not known for a redrawn session):
+   * when it was made, or, for one that waited, when it was let through.
+   */
   startedAt: number | undefined;
+  /**
+   * While it is "running", what it waits for instead, when it does (live only): `queued` behind
+   * calls made before it, `awaiting-approval` for a person's answer.
+   */
+  waiting?: "queued" | "awaiting-approval" | undefined;
 }
 
 /**
@@ -258,6 +266,12 @@ function applyToItems(items: readonly TranscriptItem[], event: RunEvent, now?: n
         ...card,
         approval: { decision: event.decision, reason: event.reason },
       }));
+    case "tool-phase":
+      return updateCard(items, event.toolCallId, (card) =>
+        event.phase === "running"
+          ? { ...card, waiting: undefined, startedAt: now ?? card.startedAt }
+          : { ...card, waiting: event.phase },
+      );
     case "question-refused":
       return updateCard(items, event.toolCallId, (card) => ({ ...card, refusal: event.message }));
     case "tool-result":
@@ -265,6 +279,7 @@ function applyToItems(items: readonly TranscriptItem[], event: RunEvent, now?: n
         ...card,
         envelope: event.envelope,
         status: resultStatus(card, event.envelope),
+        waiting: undefined,
       }));
     case "task":
       return applyTask(items, event, now);

@@ -1,3 +1,4 @@
+import type { CallPhase } from "../tools/call-phase.ts";
 import type { Envelope } from "../tools/envelope.ts";
 
 /** Tokens a run (or a step) used, as the provider reported them. */
@@ -57,6 +58,12 @@ export type RunEvent =
       decision: "allow" | "deny";
       reason: string;
     }
+  /**
+   * A call waits — `queued` behind calls made before it (a write behind one still waiting for
+   * its approval), `awaiting-approval` (its prompt, or an identical call's, waits for a person)
+   * — or, having waited, runs (`running`). A call that runs at once has none. Live only.
+   */
+  | { type: "tool-phase"; step: number; toolCallId: string; toolName: string; phase: CallPhase }
   /** A `question` call this host cannot put to anyone: the model gets the refusal as a tool error. */
   | { type: "question-refused"; step: number; toolCallId: string; message: string }
   /** The envelope the model sees for a call. */
@@ -97,8 +104,11 @@ export type RunEvent =
 
 type RunEventType = RunEvent["type"];
 
-/** Events that describe the moment (how long the model has been silent): hosts get them, the record does not. */
-const LIVE_ONLY: ReadonlySet<RunEventType> = new Set(["model-waiting", "model-resumed"]);
+/**
+ * Events that describe the moment (how long the model has been silent, what a call waits for):
+ * hosts get them, the record does not.
+ */
+const LIVE_ONLY: ReadonlySet<RunEventType> = new Set(["model-waiting", "model-resumed", "tool-phase"]);
 
 export function isLiveOnly(event: RunEvent): boolean {
   return LIVE_ONLY.has(event.type);

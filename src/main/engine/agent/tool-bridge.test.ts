@@ -7,7 +7,7 @@ import { Engine } from "../engine.ts";
 import type { Session } from "../session/session.ts";
 import { DEFAULT_BUDGETS } from "./agent-manifest.ts";
 import { RunBudget } from "./run-budget.ts";
-import type { RunEvent } from "./run-events.ts";
+import { isLiveOnly, type RunEvent } from "./run-events.ts";
 import { ToolBridge } from "./tool-bridge.ts";
 import { ToolCallStops } from "./tool-call-stops.ts";
 import { ToolVisibility } from "./tool-visibility.ts";
@@ -69,6 +69,24 @@ describe("the tool bridge", () => {
     expect(envelope.type === "error" && envelope.error_text).toContain("Use one of:");
     expect(started).toEqual([]);
     expect(events.map((e) => e.type)).toEqual(["tool-call", "tool-result"]);
+  });
+
+  it("says a write held behind another is queued, then running, as tool-phase events of its call", async () => {
+    const b = bridge({ allow: ["*"], deny: [] });
+    const first = b.dispatch({ toolCallId: "w1", toolName: "write", input: { path: "a.txt", content: "a" } });
+    const second = b.dispatch({
+      toolCallId: "w2",
+      toolName: "write",
+      input: { path: "b.txt", content: "b" },
+    });
+    await Promise.all([first, second]);
+    const phases = events.filter((e) => e.type === "tool-phase");
+    expect(phases).toEqual([
+      { type: "tool-phase", step: 3, toolCallId: "w2", toolName: "write", phase: "queued" },
+      { type: "tool-phase", step: 3, toolCallId: "w2", toolName: "write", phase: "running" },
+    ]);
+    // Live only: a replay has nothing of the moment.
+    expect(phases.every((e) => isLiveOnly(e))).toBe(true);
   });
 
   it("passes allowed calls to session.call and reports the envelope with the model's call id and step", async () => {

@@ -144,6 +144,8 @@ export class ToolBridge {
           args: call.input,
           signal: stop,
           correlationId: call.toolCallId,
+          onPhase: (phase) =>
+            emit({ type: "tool-phase", step, toolCallId: call.toolCallId, toolName: call.toolName, phase }),
         });
       } catch (err) {
         running = Promise.reject(err);

@@ -75,6 +75,10 @@ export function callRecorder(
       started.set(call.callId, event);
       if (events.listenerCount("ToolInvocationStarted") > 0) events.emit("ToolInvocationStarted", event);
     },
+    phase(call, phase) {
+      if (events.listenerCount("ToolInvocationPhase") === 0) return;
+      events.emit("ToolInvocationPhase", { callId: call.callId, sessionId, toolId: call.toolId, phase });
+    },
     finished(call, envelope, decisions) {
       const begin = started.get(call.callId);
       started.delete(call.callId);

@@ -92,7 +92,12 @@ export function questionTool(): ToolDefinition<z.output<ReturnType<typeof schema
       checkQuestions(questions);
       const asker = runtime.session.asker;
       if (!asker) throw new ToolCallError(HEADLESS_QUESTION_ERROR, "question_headless");
-      const request: QuestionRequest = { id: randomUUID(), sessionId: runtime.session.id, questions };
+      const request: QuestionRequest = {
+        id: randomUUID(),
+        sessionId: runtime.session.id,
+        ...(runtime.correlationId !== undefined ? { toolCallId: runtime.correlationId } : {}),
+        questions,
+      };
       const reply = await asker(request, runtime.signal);
       if (reply === "dismissed") throw new ToolCallError(DISMISSED_QUESTION_ERROR, "question_dismissed");
       const answers: unknown = typeof reply === "object" && reply !== null ? reply.answers : reply;

@@ -483,6 +483,8 @@ export async function decideCall(
 
   const approve = (reason: string): PolicyResult => {
     stages.push({ stage: "approval", outcome: "allow", reason });
+    // Allowed: a call that waited for it runs now (or, asked while it ran, runs on).
+    call.phase?.("running");
     return { allowed: true, stages, ...resolved };
   };
   if (ctx.approvals.has(tool.id, key)) return approve(`approved earlier in this session (key "${key}")`);
@@ -520,6 +522,8 @@ export async function decideCall(
   }
   const pendingKey = `${tool.id}\u0000${key}`;
   const earlier = ctx.pendingApprovals.get(pendingKey);
+  // From here the call waits for a person: its own prompt, or an identical call's before it.
+  call.phase?.("awaiting-approval");
   if (earlier) {
     await earlier;
     if (ctx.approvals.has(tool.id, key)) return approve(`approved earlier in this session (key "${key}")`);

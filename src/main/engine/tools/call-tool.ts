@@ -6,6 +6,7 @@ import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.ts";
 import { validateArguments } from "./argument-validator.ts";
 import type { PolicyResult, StageRecord } from "./call-decision.ts";
+import { phaseReporter, type CallPhase, type CallPhaseListener } from "./call-phase.ts";
 import type { CallPlan, PlannedAccess, ResolvedAccess, ResolvedPlan } from "./call-plan.ts";
 import type { AnyTool, ToolRuntime, Truncation } from "./contract.ts";
 import { errorEnvelope, outputEnvelope, type Envelope, type EnvelopeMetadata } from "./envelope.ts";
@@ -30,6 +31,8 @@ export interface CallRecord {
 export interface CallObserver {
   started(call: CallRecord): void;
   finished(call: CallRecord, envelope: Envelope, stages: readonly StageRecord[]): void;
+  /** The call waits (queued, awaiting approval), or runs after waiting (see CallPhase). */
+  phase?(call: CallRecord, phase: CallPhase): void;
   /** Why calls cannot be recorded now (the audit trail cannot be written), or undefined: then none runs. */
   unrecordable?(): string | undefined;
 }
@@ -316,6 +319,11 @@ async function run(
   const invalid = validateArguments(tool.id, tool.parameters, parsed.args);
   if (invalid !== undefined) return errorEnvelope(invalid, meta());
 
+  const listeners: CallPhaseListener[] = [];
+  if (request.onPhase) listeners.push(request.onPhase);
+  const observer = ctx.observer;
+  if (observer?.phase) listeners.push((phase) => observer.phase?.(record, phase));
+  const phase = phaseReporter(listeners, (err) => reportInternal(ctx, tool.id, err));
   const call: ToolCall = {
     callId: record.callId,
     correlationId: request.correlationId,
@@ -323,31 +331,39 @@ async function run(
     args: parsed.args,
     fs: ctx.capabilityFor(tool),
     signal: request.signal,
+    phase,
   };
   // The scheduler slot is taken now, when the call is issued, and the policy decides inside it:
-  // a write whose approval takes a while still runs before a write issued after it.
-  const outcome = await ctx.scheduler.run(tool.readOnly, async () => {
-    let lost: string | undefined;
-    try {
-      lost = ctx.sessionLost?.();
-    } catch (err) {
-      return { error: errorText(tool.id, err, ctx) };
-    }
-    if (lost !== undefined) return { error: lost };
-    let resolved = NOTHING_RESOLVED;
-    if (ctx.decide) {
-      let decision: PolicyResult;
+  // a write whose approval takes a while still runs before a write issued after it (which is
+  // queued meanwhile, and says so).
+  const outcome = await ctx.scheduler.run(
+    tool.readOnly,
+    async () => {
+      let lost: string | undefined;
       try {
-        decision = await ctx.decide(call);
+        lost = ctx.sessionLost?.();
       } catch (err) {
         return { error: errorText(tool.id, err, ctx) };
       }
-      stages.push(...decision.stages);
-      if (!decision.allowed) return { error: decision.errorText ?? `${tool.id} was not allowed.` };
-      resolved = { accesses: decision.accesses, ...(decision.cwd ? { cwd: decision.cwd } : {}) };
-    }
-    return executeClaimed(ctx, call, resolved);
-  });
+      if (lost !== undefined) return { error: lost };
+      let resolved = NOTHING_RESOLVED;
+      if (ctx.decide) {
+        let decision: PolicyResult;
+        try {
+          decision = await ctx.decide(call);
+        } catch (err) {
+          return { error: errorText(tool.id, err, ctx) };
+        }
+        stages.push(...decision.stages);
+        if (!decision.allowed) return { error: decision.errorText ?? `${tool.id} was not allowed.` };
+        resolved = { accesses: decision.accesses, ...(decision.cwd ? { cwd: decision.cwd } : {}) };
+      }
+      // Said only by a call that waited (queued, or for its approval): it runs now.
+      phase("running");
+      return executeClaimed(ctx, call, resolved);
+    },
+    () => phase("queued"),
+  );
   if (outcome.error !== undefined) return errorEnvelope(outcome.error, meta());
 
   const data = outcome.data;

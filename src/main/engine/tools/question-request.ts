@@ -19,6 +19,8 @@ export interface Question {
 export interface QuestionRequest {
   id: string;
   sessionId: string;
+  /** The caller's id for the question call (an agent's: the model's tool call id), when it gave one. */
+  toolCallId?: string;
   questions: Question[];
 }
 

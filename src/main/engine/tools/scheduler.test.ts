@@ -66,4 +66,33 @@ describe("Scheduler", () => {
     await expect(failed).rejects.toThrow("boom");
     await expect(s.run(false, async () => "next")).resolves.toBe("next");
   });
+
+  it.each([
+    { name: "a read behind a write", first: false, second: true, held: true },
+    { name: "a write behind a write", first: false, second: false, held: true },
+    { name: "a write behind a read", first: true, second: false, held: true },
+    { name: "a read beside a read", first: true, second: true, held: false },
+  ])("says at once when a call is held back: $name", async ({ first, second, held }) => {
+    const s = new Scheduler();
+    const { promise: gate, resolve: release } = Promise.withResolvers<void>();
+    const blocker = s.run(first, () => gate);
+    const said: string[] = [];
+    const later = s.run(
+      second,
+      async () => said.push("ran"),
+      () => said.push("held"),
+    );
+    expect(said).toEqual(held ? ["held"] : []);
+    release();
+    await Promise.all([blocker, later]);
+    expect(said).toEqual(held ? ["held", "ran"] : ["ran"]);
+    // Once everything settled, nothing holds the next call.
+    const free: string[] = [];
+    await s.run(
+      false,
+      async () => free.push("ran"),
+      () => free.push("held"),
+    );
+    expect(free).toEqual(["ran"]);
+  });
 });

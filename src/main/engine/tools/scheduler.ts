@@ -7,8 +7,16 @@ const settle = (): undefined => undefined;
 export class Scheduler {
   private barrier: Promise<unknown> = Promise.resolve();
   private readonly readsInFlight = new Set<Promise<unknown>>();
+  /** Mutating calls issued and not yet settled (the barrier is pending while there are any). */
+  private writesPending = 0;
 
-  run<T>(readOnly: boolean, task: () => Promise<T>): Promise<T> {
+  /**
+   * Run `task` in its turn. `onHeld` is told at once, before this returns, when the task cannot
+   * start yet because calls issued before it hold it back.
+   */
+  run<T>(readOnly: boolean, task: () => Promise<T>, onHeld?: () => void): Promise<T> {
+    const held = this.writesPending > 0 || (!readOnly && this.readsInFlight.size > 0);
+    if (held) onHeld?.();
     if (readOnly) {
       const result = this.barrier.then(task);
       const done = result.then(settle, settle);
@@ -19,7 +27,12 @@ export class Scheduler {
     const before =
       this.readsInFlight.size > 0 ? Promise.all([this.barrier, ...this.readsInFlight]) : this.barrier;
     const result = before.then(task);
-    this.barrier = result.then(settle, settle);
+    this.writesPending++;
+    const written = (): undefined => {
+      this.writesPending--;
+      return undefined;
+    };
+    this.barrier = result.then(written, written);
     this.readsInFlight.clear();
     return result;
   }

@@ -1,5 +1,6 @@
 import type { FsCapability } from "../capability/fs-capability.ts";
 import type { StageRecord } from "./call-decision.ts";
+import type { CallPhaseListener } from "./call-phase.ts";
 import type { Envelope } from "./envelope.ts";
 import type { RegisteredTool } from "./tool-registry.ts";
 
@@ -14,6 +15,8 @@ export interface CallRequest {
    * checkpoint and a task it starts to the conversation; the engine's id is `callId`.
    */
   correlationId?: string;
+  /** Told when the call waits (queued, awaiting approval) and when it runs after waiting. */
+  onPhase?: CallPhaseListener;
 }
 
 /**
@@ -33,6 +36,8 @@ export interface ToolCall {
   readonly fs: FsCapability;
   /** Aborts when the caller stops the call. */
   readonly signal: AbortSignal | undefined;
+  /** Where the call stands now (see CallPhase): the policy says when it waits for an approval. */
+  readonly phase?: CallPhaseListener;
 }
 
 /** How a call ended, for a caller that needs more than the envelope. */
