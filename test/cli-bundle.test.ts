@@ -232,6 +232,8 @@ describe("the CLI bundle", () => {
       ["required_not_a_list", { type: "object", required: "q" }],
       ["negative_min_length", { type: "object", properties: { q: { type: "string", minLength: -1 } } }],
       ["nested_items_wrong", { type: "object", properties: { q: { type: "array", items: 5 } } }],
+      // The meta-schema asks only for a string: the regex itself failed every call instead.
+      ["pattern_no_regex", { type: "object", properties: { q: { type: "string", pattern: "(" } } }],
     ];
     await writePlugin(tools, "fine", plugin("fine", "return {};", { input_schema: valid }));
     for (const [name, schema] of invalid)
