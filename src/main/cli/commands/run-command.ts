@@ -169,7 +169,10 @@ Cloud providers read their key from the environment: ANTHROPIC_API_KEY, OPENAI_A
 
 JSON events (--json): start, notice, step-start, text, reasoning (cutOff: true on the last
 piece of a text the model did not finish: cut at the output limit, a dropped connection, a stop),
-tool-call, approval, question-refused, tool-result, step-finish, error, finish (with status and token usage),
+tool-call, tool-phase {toolCallId, phase} while a call waits its turn ("queued", then
+"running"), approval, question-refused, tool-result, step-finish, error, finish (with status
+and token usage, summaries included), compaction {reason, messages, tokensBefore, tokensAfter,
+summary, usage} when the conversation's older part was summarised to fit the model's context,
 model-waiting {kind, elapsedMs, timeoutMs} when the model has been silent a while and
 model-resumed once it goes on, and task: {taskId, toolCallId, event}, an event of a subagent
 the task tool started (nested). A run that fails without a finish event (a bad --model, no
