@@ -451,7 +451,7 @@ describe.skipIf(!FRESH)("lathe run with a daemon", () => {
     expect(JSON.stringify(server.requests.at(-1)?.messages)).toContain("say hello from stdin");
   });
 
-  it("asks a local server its context window once for the daemon, not once a run", async () => {
+  it("asks a local server its context window at each run, in the daemon too: a server restarted with another context is seen", async () => {
     const llama = await startOpenAICompatibleServer({
       models: ["m"],
       routes: { "GET /props": { default_generation_settings: { n_ctx: 8_192 } } },
@@ -471,7 +471,7 @@ describe.skipIf(!FRESH)("lathe run with a daemon", () => {
       }
       expect((await status(home)).jobs).toBe(3);
       expect(llama.requests).toHaveLength(3);
-      expect(llama.paths.filter((p) => p === "GET /props")).toHaveLength(1);
+      expect(llama.paths.filter((p) => p === "GET /props")).toHaveLength(3);
     } finally {
       await llama.close();
     }

@@ -156,6 +156,8 @@ async function drive(
   // run starts and its model is checked: awaited before the first request.
   const learning =
     options.contextTokens === undefined ? withServerWindow(model, controller.signal) : undefined;
+  /** The model the run's tasks get when their agent names none: this one, with what it learned. */
+  let taskModel = model;
   const modelName = formatModelSpec(model.spec);
   // A session that is not saved keeps the run's conversation in memory: a compaction reads it there.
   const store = session.persistent ? engine.conversations() : unsaved?.store;
@@ -238,7 +240,11 @@ async function drive(
     engine,
     session,
     agent,
-    model,
+    // Read when a task starts: by then the model carries the window its server said (or no
+    // longer asks), so a task on it neither asks the server again nor repeats the run's notice.
+    get model() {
+      return taskModel;
+    },
     visibility,
     budget,
     signal: controller.signal,
@@ -367,6 +373,7 @@ async function drive(
     ]);
     for (const message of [...(checked ?? []), ...(learned?.notices ?? [])])
       emit({ type: "notice", message });
+    if (learned) taskModel = learned.model;
     if (learned?.model.contextTokens !== undefined && contextTokens === undefined) {
       // The window the server said sizes the tools shown and when the conversation is summarised.
       contextTokens = learned.model.contextTokens;

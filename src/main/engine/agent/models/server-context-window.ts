@@ -90,14 +90,6 @@ export interface AskContextOptions {
 /** Short: the answer comes from a server on this machine, and the run does not wait long for it. */
 export const ASK_TIMEOUT_MS = 1_000;
 
-/** Windows learned in this process (and so the daemon's), by server and model: asked once each. */
-const learned = new Map<string, number>();
-
-/** Forget what was learned (tests). */
-export function forgetServerContextWindows(): void {
-  learned.clear();
-}
-
 async function askServer(options: AskContextOptions, init: RequestInit, fetcher: typeof fetch) {
   const root = originOf(options.baseURL);
   const base = options.baseURL.replace(/\/+$/, "");
@@ -140,14 +132,13 @@ function ollamaNotice(model: string): string {
 }
 
 /**
- * Ask a local server the context window it runs `model` with, within a short timeout; a window
- * learned is kept for the process. Never rejects: a server that does not say (or does not
- * answer) leaves `tokens` out, with a notice for Ollama, which cuts long conversations silently.
+ * Ask a local server the context window it runs `model` with, within a short timeout. Asked
+ * afresh by every run (a daemon lives long: a server restarted with another context is seen by
+ * the next run; the tasks of one run share its answer). Never rejects: a server that does not
+ * say (or does not answer) leaves `tokens` out, with a notice for Ollama, which cuts long
+ * conversations silently.
  */
 export async function askServerContextWindow(options: AskContextOptions): Promise<ServerContextWindow> {
-  const key = `${options.kind}\u0000${options.baseURL}\u0000${options.model}`;
-  const known = learned.get(key);
-  if (known !== undefined) return { tokens: known };
   const timeout = AbortSignal.timeout(options.timeoutMs ?? ASK_TIMEOUT_MS);
   const init: RequestInit = {
     signal: options.signal ? AbortSignal.any([options.signal, timeout]) : timeout,
@@ -157,10 +148,7 @@ export async function askServerContextWindow(options: AskContextOptions): Promis
     },
   };
   const tokens = await askServer(options, init, options.fetch ?? fetch).catch(() => undefined);
-  if (tokens !== undefined) {
-    learned.set(key, tokens);
-    return { tokens };
-  }
+  if (tokens !== undefined) return { tokens };
   if (options.kind === "ollama" && options.signal?.aborted !== true)
     return { notice: ollamaNotice(options.model) };
   return {};
