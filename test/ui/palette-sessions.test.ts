@@ -46,6 +46,8 @@ useUiWorld(
 
 const palette = () => page.getByRole("dialog", { name: "Command palette" });
 const sidebarSearch = () => page.getByRole("searchbox", { name: "Search sessions" });
+const promptHasKeyboard = () =>
+  page.getByRole("textbox", { name: "Prompt" }).evaluate((el) => el.ownerDocument.activeElement === el);
 
 /** Open the palette with Ctrl+K, type `typed`, choose the first match with Enter. */
 async function jumpWithKeys(typed: string): Promise<string[]> {
@@ -74,10 +76,8 @@ describe.skipIf(!runUi)("the command palette's sessions", () => {
     const options = await jumpWithKeys(typed);
     expect(options[0]).toContain(title);
     await chat.conversation().getByText(`Answer to: ${title}`).waitFor({ timeout: 10_000 });
-    // The keyboard is back where it was, not dropped on the page.
-    expect(await page.locator("body").evaluate((body) => body.ownerDocument.activeElement !== body)).toBe(
-      true,
-    );
+    // The jump ends in the prompt, ready to type the next message (not dropped on the page).
+    await expect.poll(() => promptHasKeyboard()).toBe(true);
   });
 
   it("↓ picks among several matches, and the list says when the session was last used", async () => {
@@ -95,6 +95,21 @@ describe.skipIf(!runUi)("the command palette's sessions", () => {
     for (let i = 0; i < target; i++) await page.keyboard.press("ArrowDown");
     await page.keyboard.press("Enter");
     await chat.conversation().getByText(`Answer to: ${TITLES[1]}`).waitFor({ timeout: 10_000 });
+    await expect.poll(() => promptHasKeyboard()).toBe(true);
+    expect(problems, problems.join("\n")).toEqual([]);
+  });
+
+  it("New chat from the palette, opened from the sidebar's search, leaves the keyboard in the prompt", async () => {
+    await sidebarSearch().focus();
+    await page.keyboard.press("Control+k");
+    await palette().waitFor();
+    await page.keyboard.type("new chat");
+    await page.keyboard.press("Enter");
+    await palette().waitFor({ state: "hidden" });
+    await expect.poll(() => promptHasKeyboard()).toBe(true);
+    await page.keyboard.type("typed at once");
+    expect(await page.getByRole("textbox", { name: "Prompt" }).inputValue()).toBe("typed at once");
+    await page.screenshot({ path: path.join(SHOTS, "ui-palette-new-chat-prompt.png") });
     expect(problems, problems.join("\n")).toEqual([]);
   });
 });

@@ -14,6 +14,7 @@ function useCommands(): PaletteCommand[] {
   const setView = useAppState((s) => s.setView);
   const setPalette = useAppState((s) => s.setPalette);
   const setProjectDialog = useAppState((s) => s.setProjectDialog);
+  const setPromptFocusPending = useAppState((s) => s.setPromptFocusPending);
   const openProject = useAppState((s) => s.openProject);
   const loadTrustReview = useAppState((s) => s.loadTrustReview);
   const project = useAppState((s) => s.project);
@@ -27,7 +28,12 @@ function useCommands(): PaletteCommand[] {
   return useMemo(() => {
     const close = () => setPalette(false);
     const commands: PaletteCommand[] = [
-      { id: "new-chat", group: "Chat", label: "New chat", run: () => (setView("chat"), newChat()) },
+      {
+        id: "new-chat",
+        group: "Chat",
+        label: "New chat",
+        run: () => (setView("chat"), newChat(), setPromptFocusPending(true)),
+      },
       { id: "open-folder", group: "Project", label: "Open folder…", run: () => setProjectDialog(true) },
     ];
     if (project && !project.trusted) {
@@ -65,7 +71,7 @@ function useCommands(): PaletteCommand[] {
         group: session.parentId ? "Task sessions" : "Sessions",
         label: sessionLabel(session),
         detail: timeAgo(session.updatedAt),
-        run: () => (setView("chat"), void openSession(session.id)),
+        run: () => (setView("chat"), setPromptFocusPending(true), void openSession(session.id)),
       });
     }
     for (const folder of recent) {
@@ -83,6 +89,7 @@ function useCommands(): PaletteCommand[] {
     setView,
     setPalette,
     setProjectDialog,
+    setPromptFocusPending,
     openProject,
     loadTrustReview,
     project,

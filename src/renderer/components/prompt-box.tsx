@@ -1,5 +1,6 @@
-import type { KeyboardEvent } from "react";
+import { useEffect, useRef, type KeyboardEvent } from "react";
 import { useChat } from "../state/chat-context.tsx";
+import { useAppState } from "../state/store-context.tsx";
 
 /** The prompt: Enter sends, Shift+Enter starts a new line; Stop (or Esc) ends the run going on. */
 export function PromptBox() {
@@ -11,6 +12,18 @@ export function PromptBox() {
   const stopping = useChat((s) => s.stopping);
   const canStop = useChat((s) => s.runId !== undefined);
   const error = useChat((s) => s.sendError);
+  const field = useRef<HTMLTextAreaElement>(null);
+  const focusPending = useAppState((s) => s.promptFocusPending);
+  const setFocusPending = useAppState((s) => s.setPromptFocusPending);
+
+  // A jump from the palette (a session, a new chat) ends here, ready to type: on the next frame,
+  // after the palette's dialog has closed and handed the keyboard back to what opened it.
+  useEffect(() => {
+    if (!focusPending) return;
+    setFocusPending(false);
+    // (Not cancelled when the flag clears just above: that re-runs this effect at once.)
+    requestAnimationFrame(() => field.current?.focus());
+  }, [focusPending, setFocusPending]);
 
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
     if (event.key !== "Enter" || event.shiftKey || event.nativeEvent.isComposing) return;
@@ -33,6 +46,7 @@ export function PromptBox() {
       ) : null}
       <div className="prompt-row">
         <textarea
+          ref={field}
           aria-label="Prompt"
           rows={3}
           value={draft}

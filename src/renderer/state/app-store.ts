@@ -51,6 +51,8 @@ export interface AppState {
   sections: Record<AppView, string>;
   /** The command palette (Ctrl+K) is open. */
   paletteOpen: boolean;
+  /** The chat's prompt is to take the keyboard once it is on screen (after a palette jump). */
+  promptFocusPending: boolean;
   /** The open-folder dialog is open. */
   projectDialogOpen: boolean;
   recentProjects: RecentProject[];
@@ -101,6 +103,8 @@ export interface AppState {
   /** Show a view, on a given section or the one it showed last. */
   setView(view: AppView, section?: string): void;
   setPalette(open: boolean): void;
+  /** Put the keyboard in the chat's prompt as soon as it shows (`false`: that was done). */
+  setPromptFocusPending(pending: boolean): void;
   setProjectDialog(open: boolean): void;
   loadRecentProjects(): Promise<void>;
   /** Open another folder by path; resolves true once the host moved to it. */
@@ -173,6 +177,7 @@ export function createAppStore(api: LatheApi, options: AppStoreOptions = {}): Ap
       view: "chat",
       sections: { ...DEFAULT_SECTIONS },
       paletteOpen: false,
+      promptFocusPending: false,
       projectDialogOpen: false,
       recentProjects: [],
       openingProject: false,
@@ -238,6 +243,10 @@ export function createAppStore(api: LatheApi, options: AppStoreOptions = {}): Ap
 
       setPalette(open) {
         set({ paletteOpen: open });
+      },
+
+      setPromptFocusPending(pending) {
+        set({ promptFocusPending: pending });
       },
 
       setProjectDialog(open) {
