@@ -385,7 +385,9 @@ describe("PluginManager: reload between turns", () => {
 });
 
 describe("PluginManager: loading cost", () => {
-  it("loads 50 plugins in well under 300 ms, starting no isolate", async () => {
+  // What loading 50 plugins costs is measured in `npm run bench` (plugins.bench.ts), beside the
+  // same tools defined in-process; this test holds what must not change: no isolate starts.
+  it("loads 50 plugins, starting no isolate", async () => {
     world = await openPluginWorld({
       arrange: async (w) => {
         for (let i = 0; i < 50; i++) {
@@ -412,19 +414,11 @@ describe("PluginManager: loading cost", () => {
       projectTrusted: false,
       watch: false,
     });
-    // The world's manager holds the names; free them, then time a cold load of all 50.
+    // The world's manager holds the names; free them, then load all 50 cold.
     await world.manager.close();
-    const started = performance.now();
-    const cpuBefore = process.cpuUsage();
     await manager.load();
-    const cpu = process.cpuUsage(cpuBefore);
-    const cpuMs = (cpu.user + cpu.system) / 1000;
-    const elapsed = performance.now() - started;
     expect(manager.status().filter((s) => s.state === "active")).toHaveLength(50);
     expect(manager.status().every((s) => s.isolate?.running === false)).toBe(true);
-    console.log(`loaded 50 plugins in ${elapsed.toFixed(1)} ms (${cpuMs.toFixed(1)} ms of CPU)`);
-    // CPU time is the cost to the host; wall time also counts other processes on a busy machine.
-    expect(cpuMs).toBeLessThan(300);
     await manager.close();
   });
 
