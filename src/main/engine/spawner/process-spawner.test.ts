@@ -479,6 +479,85 @@ describe("an exec'd program that exits while what it started holds its output", 
   );
 });
 
+// The login shell Lathe asks for its PATH (a group of its own), a hook and a plugin's `shell.run`
+// run this way. Killed outright at its timeout, a program could not clean up: pyenv's rehash lock,
+// left by a login shell killed mid-rehash, made every later login shell wait 60 s for it.
+describe("an exec'd program stopped at its timeout or by an abort", () => {
+  /** Takes a lock file, and removes it on the way out, as pyenv's rehash does (an EXIT trap). */
+  const locking = (lock: string, sleep: string) =>
+    `echo -n > '${lock}'; trap "rm -f '${lock}'" EXIT; sleep ${sleep} & wait`;
+  const exec = (script: string, group: boolean, signal = new AbortController().signal, timeoutMs = 1_000) =>
+    processSpawner().exec(
+      {
+        file: "/bin/bash",
+        args: ["-c", script],
+        line: "",
+        cwd: ws.root,
+        env: hostEnv(),
+        timeoutMs,
+        maxBytes: 65_536,
+        group,
+      },
+      signal,
+    );
+
+  it.skipIf(!LINUX)("positive control: a program killed outright leaves its lock file behind", async () => {
+    const lock = path.join(ws.root, "control.lock");
+    const sleep = marker();
+    const child = spawn("/bin/bash", ["-c", locking(lock, sleep)], { stdio: "ignore", detached: true });
+    try {
+      await vi.waitFor(() => expect(existsSync(lock)).toBe(true), { timeout: 5_000 });
+      process.kill(-child.pid!, "SIGKILL");
+      await once(child, "exit");
+      expect(existsSync(lock)).toBe(true);
+    } finally {
+      for (const pid of sleepers(sleep)) process.kill(pid, "SIGKILL");
+    }
+  });
+
+  it.skipIf(!LINUX).each([
+    { why: "its timeout", group: true, abort: false },
+    { why: "its timeout", group: false, abort: false },
+    { why: "an abort", group: true, abort: true },
+  ])(
+    "gets SIGTERM first at $why (group of its own: $group), so its EXIT trap removes its lock",
+    async ({ group, abort }) => {
+      const lock = path.join(ws.root, `run-${String(group)}-${String(abort)}.lock`);
+      const sleep = marker();
+      const controller = new AbortController();
+      try {
+        const running = exec(locking(lock, sleep), group, controller.signal, abort ? 30_000 : 1_000);
+        await vi.waitFor(() => expect(existsSync(lock)).toBe(true), { timeout: 5_000 });
+        if (abort) controller.abort();
+        const result = await running;
+        expect(result.end).toMatchObject({ killed: true, failed: true });
+        expect(existsSync(lock)).toBe(false);
+        // In a group of its own, what it started ends with it.
+        if (group) await vi.waitFor(() => expect(sleepers(sleep)).toEqual([]), { timeout: 5_000 });
+      } finally {
+        for (const pid of sleepers(sleep)) process.kill(pid, "SIGKILL");
+      }
+    },
+  );
+
+  it.skipIf(!LINUX)(
+    "ends one that ignores SIGTERM with SIGKILL after the grace, all of its group",
+    async () => {
+      const sleep = marker();
+      const t0 = Date.now();
+      try {
+        const result = await exec(`trap '' TERM; sleep ${sleep} & wait; sleep 30`, true);
+        expect(result.end).toMatchObject({ code: null, killed: true, failed: true });
+        expect(Date.now() - t0).toBeGreaterThanOrEqual(1_900);
+        expect(Date.now() - t0).toBeLessThan(10_000);
+        await vi.waitFor(() => expect(sleepers(sleep)).toEqual([]), { timeout: 5_000 });
+      } finally {
+        for (const pid of sleepers(sleep)) process.kill(pid, "SIGKILL");
+      }
+    },
+  );
+});
+
 describe("what the spawner loads", () => {
   it.skipIf(!LINUX || !sandboxed)(
     "a confined command without network: node-pty and the sandbox's Linux wrapper, never its manager",

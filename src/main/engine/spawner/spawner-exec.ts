@@ -1,16 +1,18 @@
 // A program run without a shell, its output collected, as the spawner runs it for a plugin's
 // `runtime.shell.run` (plugins/bridge-shell.ts) and for a user's pre-tool hook
-// (policy/user-hook.ts): input on stdin, a timeout, an output cap, SIGKILL, abort; with `group`,
-// in a process group of its own that the timeout and an abort end whole.
+// (policy/user-hook.ts): input on stdin, a timeout, an output cap, abort; with `group`, in a
+// process group of its own that the timeout and an abort end whole. Stopping it is SIGTERM, then
+// SIGKILL after a grace (terminate.ts), so that what it runs can clean up after itself.
 import { spawn, type ChildProcess } from "node:child_process";
 import { killSandboxTree } from "../sandbox/kill-sandbox-tree.ts";
 import { signalProcess } from "../sandbox/signal-process.ts";
 import { confineWhenAsked } from "./confine-when-asked.ts";
+import { stopProgram, type CancelKill } from "./terminate.ts";
 import { abortedBeforeStart } from "./spawner-failure.ts";
 import type { RequestChannel, RunningRequest } from "./request-channel.ts";
 import type { ExecEnd, ExecRequest } from "./spawner-protocol.ts";
 
-/** SIGKILL the program, or its whole process group when it runs in one of its own. */
+/** SIGKILL the program, or its whole process group when it runs in one of its own: the host is gone. */
 function killProgram(child: ChildProcess, request: ExecRequest): void {
   if (child.pid !== undefined) signalProcess(request.group === true ? -child.pid : child.pid, "SIGKILL");
 }
@@ -34,6 +36,7 @@ function runProgram(
   file: string,
   args: readonly string[],
   request: ExecRequest,
+  confined: boolean,
   signal: AbortSignal,
   finish: Finish,
 ): ChildProcess {
@@ -45,9 +48,11 @@ function runProgram(
     windowsHide: true,
   });
   let stoppedBy: "timeout" | "abort" | "overflow" | undefined;
+  let cancelKill: CancelKill | undefined;
   const stop = (why: NonNullable<typeof stoppedBy>): void => {
-    stoppedBy ??= why;
-    killProgram(child, request);
+    if (stoppedBy !== undefined || child.pid === undefined) return;
+    stoppedBy = why;
+    cancelKill = stopProgram(child.pid, { group: request.group === true, confined });
   };
   const collected = (stream: NodeJS.ReadableStream | null): Buffer[] => {
     const chunks: Buffer[] = [];
@@ -71,6 +76,8 @@ function runProgram(
   let straggling: NodeJS.Timeout | undefined;
   child.on("exit", () => {
     clearTimeout(timer);
+    // What it started in its group may still be there: only the program's own pid may be reused.
+    if (request.group !== true) cancelKill?.();
     straggling = setTimeout(() => {
       child.stdout?.destroy();
       child.stderr?.destroy();
@@ -117,18 +124,11 @@ export async function startExec(
     throw abortedBeforeStart();
   }
   const [file, args] = confined ? ["/bin/bash", ["-c", confined.line]] : [request.file, request.args];
-  // Before the program's own abort handling: the sandbox goes down with its launcher, whole.
-  // (Only ever called once `child` below is set: the signal was checked just now.)
-  const stopSandbox = (): void => {
-    if (child.pid !== undefined) killSandboxTree(child.pid);
-  };
-  if (confined) signal.addEventListener("abort", stopSandbox, { once: true });
   const finish: Finish = (end, stdout, stderr) => {
-    signal.removeEventListener("abort", stopSandbox);
     const removed = confined?.release() ?? [];
     channel.send({ type: "exec-done", id, end, stdout, stderr, removed });
   };
-  const child = runProgram(file, args, request, signal, finish);
+  const child = runProgram(file, args, request, confined !== undefined, signal, finish);
   // A program that exits without reading its input makes the write fail (EPIPE): its answer still counts.
   child.stdin?.on("error", () => undefined);
   child.stdin?.end(request.stdin ?? "");

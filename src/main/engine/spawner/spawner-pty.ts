@@ -6,12 +6,12 @@
 import type { IPty } from "node-pty";
 import { undoneNotice } from "../sandbox/process-sandbox.ts";
 import { killSandboxTree } from "../sandbox/kill-sandbox-tree.ts";
-import { terminateSandboxed } from "../sandbox/terminate-sandboxed.ts";
 import { signalProcess } from "../sandbox/signal-process.ts";
 import { CappedOutput } from "./capped-output.ts";
 import { confineWhenAsked } from "./confine-when-asked.ts";
 import { terminalDevice, terminalReaders } from "./terminal-readers.ts";
 import { abortedBeforeStart } from "./spawner-failure.ts";
+import { stopProgram, terminate, type CancelKill } from "./terminate.ts";
 import type { PtyRequest } from "./spawner-protocol.ts";
 import type { RequestChannel, RunningRequest } from "./request-channel.ts";
 import { errorMessage } from "../errors/error-message.ts";
@@ -19,8 +19,6 @@ import { errorMessage } from "../errors/error-message.ts";
 /** Columns wide enough that programs do not wrap their lines for the terminal. */
 const COLUMNS = 500;
 const ROWS = 50;
-/** How long a process group has after SIGTERM before it gets SIGKILL. */
-const KILL_GRACE_MS = 1000;
 /**
  * node-pty discards whatever it has not read 200 ms after bash exits, so while output is paused
  * this often checks whether bash is still there; once it is gone the rest is read regardless
@@ -48,11 +46,7 @@ const signalGroup = (pgid: number, signal: NodeJS.Signals | 0): boolean => signa
  * is left after a short grace.
  */
 function killGroup(pgid: number): void {
-  if (!signalGroup(pgid, "SIGTERM")) return;
-  const timer = setTimeout(() => {
-    if (signalGroup(pgid, 0)) signalGroup(pgid, "SIGKILL");
-  }, KILL_GRACE_MS);
-  timer.unref();
+  terminate(-pgid);
 }
 
 /**
@@ -119,20 +113,10 @@ export async function startPty(
   // A sandbox runs in a session of its own, out of the group's reach: its command's processes get
   // SIGTERM, and the whole tree SIGKILL after the same grace (see terminateSandboxed). Its
   // launcher is not signalled before: its end would SIGKILL everything inside at once.
-  let sandboxKill: NodeJS.Timeout | undefined;
-  const killSandbox = (): void => {
-    killSandboxTree(pgid);
-    killGroup(pgid);
-  };
+  let sandboxKill: CancelKill | undefined;
   const onAbort = (): void => {
     if (!confined) killGroup(pgid);
-    else if (sandboxKill === undefined) {
-      if (terminateSandboxed(pgid) === 0) killSandbox();
-      else {
-        sandboxKill = setTimeout(killSandbox, KILL_GRACE_MS);
-        sandboxKill.unref();
-      }
-    }
+    else sandboxKill ??= stopProgram(pgid, { group: true, confined: true });
   };
   signal.addEventListener("abort", onAbort, { once: true });
   // Its deadline stops it the same way, but what it printed is still wanted.
@@ -200,7 +184,7 @@ export async function startPty(
     clearTimeout(deadline);
     clearInterval(inputWatch);
     // Everything inside went with the launcher, whose pid may now be given to someone else.
-    clearTimeout(sandboxKill);
+    sandboxKill?.();
     clearInterval(exitWatch);
     data.dispose();
     exit.dispose();
@@ -232,7 +216,7 @@ export async function startPty(
     kill() {
       clearTimeout(deadline);
       clearInterval(inputWatch);
-      clearTimeout(sandboxKill);
+      sandboxKill?.();
       if (confined) killSandboxTree(pgid);
       signalGroup(pgid, "SIGKILL");
       // Now: the spawner exits next, and the sidecar it was writing is nobody's any more.
