@@ -10,6 +10,7 @@ import {
   type PluginWorld,
 } from "../../../../test/support/plugin-test-kit.ts";
 import { errorOf, outputOf } from "../../../../test/support/envelope-of.ts";
+import { PLUGIN_LIMITS } from "./plugin-limits.ts";
 
 let world: PluginWorld | undefined;
 let server: Server | undefined;
@@ -399,21 +400,25 @@ describe("plugin tools through the engine", () => {
   });
 
   it("gives a call queued behind others of the same plugin its own timeout, not one eaten by the wait", async () => {
-    // One isolate runs a plugin's calls one at a time: eight parallel calls of 400 ms each finish
-    // after 3.2 s, past the 2.5 s a single call of timeoutMs 500 may take (with the stop grace).
+    // One isolate runs a plugin's calls one at a time: twelve parallel calls of 300 ms each finish
+    // after 3.6 s, past the 3 s a single call of timeoutMs 1000 may take (with the stop grace);
+    // each call keeps 700 ms of its own budget for a busy machine.
     const w = await withPlugins([
       "slow",
-      plugin("slow", "const end = Date.now() + 400; while (Date.now() < end) {} return args.n;", {
+      plugin("slow", "const end = Date.now() + 300; while (Date.now() < end) {} return args.n;", {
         input_schema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] },
-        timeoutMs: 500,
+        timeoutMs: 1000,
       }),
     ]);
     const s = await w.session();
-    const calls = Array.from({ length: 8 }, (_, n) => s.call("slow", { n }));
+    const started = Date.now();
+    const calls = Array.from({ length: 12 }, (_, n) => s.call("slow", { n }));
     const envelopes = await Promise.all(calls);
     expect(envelopes.map((e) => (e.type === "error" ? errorOf(e) : outputOf(e)))).toEqual([
-      0, 1, 2, 3, 4, 5, 6, 7,
+      0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
     ]);
+    // The control: the queue really did outlast one call's whole budget.
+    expect(Date.now() - started).toBeGreaterThan(1000 + PLUGIN_LIMITS.stopGraceMs);
   });
 
   it("asks the approver before a gated plugin's write, and writes only once approved", async () => {
