@@ -1,5 +1,6 @@
 import type { Stats } from "node:fs";
 import { z } from "zod";
+import { refuseReadOnly, replacementFor } from "../capability/file-replacement.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import { transferList } from "../offload/job-result.ts";
 import { offload } from "../offload/offload.ts";
@@ -55,6 +56,7 @@ const definition = defineBuiltin({
       );
     }
     const { bytes, stats: current } = await runtime.fs.readBytes(target);
+    await refuseReadOnly(target, current);
     const size = bytes.length;
     // Decoding, replacing, encoding and diffing cost time in proportion to the file (the diff
     // more): all of it happens on an offload worker, never on the event loop.
@@ -113,13 +115,16 @@ const definition = defineBuiltin({
         );
     }
     runtime.signal.throwIfAborted();
+    const how = replacementFor(current);
     await runtime.checkpoint?.keep(target.absolute, {
       bytes,
       sha256: previousSha256,
       mode: current.mode & 0o7777,
-      renamedOver: current, // writeAtomic renames the new content over the file
+      // A file renamed over is left as it is, so the checkpoint may keep it by a link; one
+      // rewritten in place changes, so the checkpoint keeps a copy.
+      ...(how === "rename" ? { renamedOver: current } : {}),
     });
-    await runtime.fs.writeAtomic(target, outcome.encoded);
+    await runtime.fs.writeAtomic(target, outcome.encoded, how);
     let stats: Stats | undefined;
     try {
       stats = await runtime.fs.stat(target);

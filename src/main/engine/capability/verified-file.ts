@@ -284,7 +284,14 @@ export async function writeVerifiedFile(target: ResolvedPath, content: Uint8Arra
     try {
       if (!(await hasProcFd()) && !(await isHandleOf(dir, dirPath))) throw changed(target, "written");
       await temp.writeFile(content);
-      if (existing) await temp.chmod(mode);
+      if (existing) {
+        // The new file is the old one to its owner: same owner and group (chown first, as it
+        // clears the set-user-ID and set-group-ID bits the chmod then puts back).
+        const made = await temp.stat();
+        if (made.uid !== existing.uid || made.gid !== existing.gid)
+          await temp.chown(existing.uid, existing.gid);
+        await temp.chmod(mode);
+      }
       await temp.sync();
       await temp.close();
       await rename(tempPath, finalPath);
@@ -296,5 +303,50 @@ export async function writeVerifiedFile(target: ResolvedPath, content: Uint8Arra
     if (!(await hasProcFd()) && !(await isHandleOf(dir, dirPath))) throw changed(target, "written");
   } finally {
     await dir.close();
+  }
+}
+
+/** Write all of `bytes` at the start of the file, then cut it to their length. */
+async function overwrite(handle: FileHandle, bytes: Uint8Array): Promise<void> {
+  for (let done = 0; done < bytes.byteLength;) {
+    const { bytesWritten } = await handle.write(bytes, done, bytes.byteLength - done, done);
+    done += bytesWritten;
+  }
+  await handle.truncate(bytes.byteLength);
+}
+
+/**
+ * Rewrite an existing regular file in place, through a handle verified to be the authorized
+ * path: it stays the same file (its other hard-linked names, owner, group, mode, ACLs all
+ * kept). Not atomic: should writing fail midway (a full disk), the old bytes are written back
+ * before the error is rethrown, so the file is left as it was whenever that can be done.
+ */
+export async function writeVerifiedFileInPlace(target: ResolvedPath, content: Uint8Array): Promise<void> {
+  let handle: FileHandle;
+  try {
+    // O_NONBLOCK: a FIFO swapped in must not hang the open; it is refused below.
+    handle = await openChecked(target, constants.O_RDWR | NONBLOCK, "written");
+  } catch (err) {
+    if (code(err) === "EISDIR") throw new ToolCallError(`${target.display} is a folder; give a file path.`);
+    throw err;
+  }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) throw notAFile(target, stats.isDirectory());
+    const old = await handle.readFile();
+    try {
+      await overwrite(handle, content);
+      await handle.sync();
+    } catch (err) {
+      await overwrite(handle, old).catch((restoreErr: unknown) => {
+        throw new AggregateError(
+          [err, restoreErr],
+          `${target.display}: writing it failed midway and its old content could not be written back`,
+        );
+      });
+      throw err;
+    }
+  } finally {
+    await handle.close();
   }
 }
