@@ -192,6 +192,30 @@ describe("edit", () => {
     expect(await ws.bytes("legacy.txt")).toEqual(Buffer.from("café = 6\nnaïve \xff\n", "latin1"));
   });
 
+  it("edits a UTF-8 file holding a stray byte as UTF-8, keeping the stray byte as it was", async () => {
+    // A latin1 "©" (0xA9) pasted into an otherwise UTF-8 file.
+    const utf8 = (s: string): Buffer => Buffer.from(s, "utf8");
+    const original = Buffer.concat([
+      utf8("// café crème "),
+      Buffer.from([0xa9]),
+      utf8(" ACME\nconst price = 5;\n"),
+    ]);
+    await ws.put("price.ts", original);
+    const read = outputOf<{ content: string }>(await ws.session.call("read", { path: "price.ts" }));
+    expect(read.content).toBe("// café crème \udca9 ACME\nconst price = 5;\n");
+    await edit({ path: "price.ts", old_string: "price = 5;", new_string: "price = 5; // 5 € → ✓" });
+    expect(await ws.bytes("price.ts")).toEqual(
+      Buffer.concat([
+        utf8("// café crème "),
+        Buffer.from([0xa9]),
+        utf8(" ACME\nconst price = 5; // 5 € → ✓\n"),
+      ]),
+    );
+    // The stray byte can be named in old_string as read showed it.
+    await edit({ path: "price.ts", old_string: "\udca9 ACME", new_string: "© ACME" });
+    expect(await ws.text("price.ts")).toBe("// café crème © ACME\nconst price = 5; // 5 € → ✓\n");
+  });
+
   it("makes the edit but leaves out the diff, saying why, when too many lines changed", async () => {
     const lines = DIFF_MAX_CHANGED_LINES + 1;
     const text = Array.from({ length: lines }, (_, i) => `call(${i});\n`).join("");
