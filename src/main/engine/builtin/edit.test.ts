@@ -313,6 +313,30 @@ describe("edit: old_string that nearly matches says how", () => {
       "cafe\u0301",
       /It does occur once letters are compared in one Unicode form/,
     ],
+    [
+      "a CRLF file, old_string with a line's CR but not its LF",
+      "alpha\r\nbeta\r\n",
+      "alpha\r",
+      /It does occur once carriage returns \(\\r\) are set aside: leave the \\r out of old_string/,
+    ],
+    [
+      "a CRLF file, old_string with CR CR LF",
+      "alpha\r\nbeta\r\n",
+      "alpha\r\r\nbeta",
+      /It does occur once carriage returns \(\\r\) are set aside: leave the \\r out of old_string/,
+    ],
+    [
+      "an LF file, old_string with a CR at a line's end",
+      "alpha\nbeta\n",
+      "beta\r",
+      /It does occur once carriage returns \(\\r\) are set aside: leave the \\r out of old_string/,
+    ],
+    [
+      "a file of mixed endings, old_string with LF where the file has CRLF",
+      "alpha\nbeta\r\ngamma\n",
+      "beta\ngamma",
+      /It does occur once carriage returns \(\\r\) are set aside: its line breaks are written otherwise in the file\. The file mixes LF and CRLF/,
+    ],
   ])("%s", async (_what, content, oldString, hint) => {
     await ws.put("f.txt", content);
     await ws.session.call("read", { path: "f.txt" });
@@ -321,6 +345,8 @@ describe("edit: old_string that nearly matches says how", () => {
     );
     expect(message).toMatch(/^old_string was not found in f\.txt \(0 matches\)\./);
     expect(message).toMatch(hint);
+    // One hint: the one that says what differs.
+    expect(message.match(/It does occur|differs only in spacing/g)).toHaveLength(1);
     expect(await ws.text("f.txt")).toBe(content);
   });
 
