@@ -246,29 +246,44 @@ export function lfToCr(text: string): string {
   return text.replaceAll("\n", "\r");
 }
 
+/**
+ * The character that ends a text's lines: LF (a CRLF line ends with it too), or CR in a text
+ * whose only line breaks are lone CRs (see detectLineEnding), which has lines all the same.
+ */
+export type LineBreak = "\n" | "\r";
+
+export function lineBreakOf(text: string): LineBreak {
+  return detectLineEnding(text) === "cr" ? "\r" : "\n";
+}
+
 /** Lines as an editor counts them: "a\nb\n" and "a\nb" have 2, "" has 0. */
-export function countLines(text: string): number {
+export function countLines(text: string, eol: LineBreak = "\n"): number {
   if (text.length === 0) return 0;
   let count = 0;
-  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) count++;
-  return text.endsWith("\n") ? count : count + 1;
+  for (let i = text.indexOf(eol); i !== -1; i = text.indexOf(eol, i + 1)) count++;
+  return text.endsWith(eol) ? count : count + 1;
 }
 
 /**
  * The text of lines [start, start + count) (1-based), each with its original terminator.
  * `count` undefined means "to the end".
  */
-export function sliceLines(text: string, start: number, count: number | undefined): string {
+export function sliceLines(
+  text: string,
+  start: number,
+  count: number | undefined,
+  eol: LineBreak = "\n",
+): string {
   let from = 0;
   for (let line = 1; line < start; line++) {
-    const nl = text.indexOf("\n", from);
+    const nl = text.indexOf(eol, from);
     if (nl === -1) return "";
     from = nl + 1;
   }
   if (count === undefined) return text.slice(from);
   let to = from;
   for (let i = 0; i < count; i++) {
-    const nl = text.indexOf("\n", to);
+    const nl = text.indexOf(eol, to);
     if (nl === -1) return text.slice(from);
     to = nl + 1;
   }
