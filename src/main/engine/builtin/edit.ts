@@ -124,7 +124,7 @@ const definition = defineBuiltin({
       // rewritten in place changes, so the checkpoint keeps a copy.
       ...(how === "rename" ? { renamedOver: current } : {}),
     });
-    await runtime.fs.writeAtomic(target, outcome.encoded, how);
+    await runtime.fs.writeAtomic(target, outcome.encoded, { replace: how, unchangedSince: current });
     let stats: Stats | undefined;
     try {
       stats = await runtime.fs.stat(target);

@@ -1,5 +1,6 @@
 import { chmod, chown, link, readdir, rename, stat, writeFile } from "node:fs/promises";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { FsCapability } from "../capability/fs-capability.ts";
 import { openTestWorkspace, type TestWorkspace } from "../../../../test/support/test-workspace.ts";
 import {
   openCheckpointWorkspace,
@@ -117,4 +118,36 @@ it("edit refuses a read-only file without a read first, so no read is wasted on 
   );
   expect(message).toContain("is read-only");
   expect(await ws.text("f.txt")).toBe(BEFORE);
+});
+
+describe("a change saved to the file while the call works on it is not overwritten", () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  /** Save `text` to f.txt the moment the tool is about to write it, as an editor might. */
+  function saveJustBeforeTheWrite(text: string): void {
+    const original = FsCapability.prototype.writeAtomic;
+    vi.spyOn(FsCapability.prototype, "writeAtomic").mockImplementationOnce(async function (
+      this: FsCapability,
+      ...args: Parameters<FsCapability["writeAtomic"]>
+    ) {
+      await writeFile(ws.abs("f.txt"), text);
+      return original.apply(this, args);
+    });
+  }
+
+  it.each([
+    ...CHANGES.map((call) => ({ name: `${call.tool}, a file of one name`, call, hardLinked: false })),
+    ...CHANGES.map((call) => ({ name: `${call.tool}, a hard-linked file`, call, hardLinked: true })),
+  ])("$name: refused, the saved text kept", async ({ call, hardLinked }) => {
+    await ws.put("f.txt", BEFORE);
+    if (hardLinked) await link(ws.abs("f.txt"), ws.abs("other-name.txt"));
+    saveJustBeforeTheWrite("saved meanwhile\n");
+    const message = await change(call);
+    expect(message).toContain("f.txt changed on disk while the call was working on it");
+    expect(message).toContain("Call read on f.txt again");
+    expect(await ws.text("f.txt")).toBe("saved meanwhile\n");
+    expect(await ws.tree()).toEqual(hardLinked ? ["f.txt", "other-name.txt"] : ["f.txt"]);
+  });
 });

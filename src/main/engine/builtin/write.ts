@@ -65,9 +65,11 @@ const definition = defineBuiltin({
     let encoding: TextEncoding = "utf8";
     let previous: KeptContent | null = null;
     let how: Replacement = "rename";
+    let read: Stats | undefined;
     if (existing) {
       const { bytes, stats } = await runtime.fs.readBytes(target);
       await refuseReadOnly(target, stats);
+      read = stats;
       const size = bytes.length;
       // Hashing and decoding a large file happen on an offload worker.
       const file =
@@ -112,7 +114,7 @@ const definition = defineBuiltin({
     runtime.signal.throwIfAborted();
     await runtime.checkpoint?.keep(target.absolute, previous);
     await runtime.fs
-      .writeAtomic(target, encoded.encoded, how)
+      .writeAtomic(target, encoded.encoded, { replace: how, ...(read ? { unchangedSince: read } : {}) })
       .catch((err: unknown) => rethrowNotAFolder(err, target));
     let after: Stats | undefined;
     try {

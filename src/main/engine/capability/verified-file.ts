@@ -127,6 +127,26 @@ async function openChecked(
   throw changed(target, what);
 }
 
+/** What a file was when it was read: a write over it goes ahead only while it still is. */
+export type ReadIdentity = Pick<Stats, "ino" | "size" | "mtimeMs">;
+
+/**
+ * Refuse to write over a file that changed since it was read (`now` are its stats): someone
+ * saved it meanwhile, and writing would throw their change away unseen.
+ */
+function refuseChangedSince(
+  target: ResolvedPath,
+  read: ReadIdentity | undefined,
+  now: Stats | undefined,
+): void {
+  if (!read || !now) return;
+  if (now.ino === read.ino && now.size === read.size && now.mtimeMs === read.mtimeMs) return;
+  throw new ToolCallError(
+    `${target.display} changed on disk while the call was working on it (another program saved it), so nothing was written and that change is kept. Call read on ${target.display} again to see it, then make your change again.`,
+    "stale_read",
+  );
+}
+
 /** Read a whole regular file, at most `maxBytes` (more is refused without reading it). */
 export async function readVerifiedFile(
   target: ResolvedPath,
@@ -255,7 +275,11 @@ async function openOrCreateDir(target: ResolvedPath, absolute: string): Promise<
  * and renamed over the target within the same folder — all through the verified handle on
  * Linux. A reader never sees half a file, and no byte lands outside the authorized folder.
  */
-export async function writeVerifiedFile(target: ResolvedPath, content: Uint8Array): Promise<void> {
+export async function writeVerifiedFile(
+  target: ResolvedPath,
+  content: Uint8Array,
+  unchangedSince?: ReadIdentity,
+): Promise<void> {
   const dirPath = path.dirname(target.absolute);
   const name = path.basename(target.absolute);
   const dir = await openOrCreateDir(target, dirPath);
@@ -270,6 +294,7 @@ export async function writeVerifiedFile(target: ResolvedPath, content: Uint8Arra
     if (existing?.isDirectory()) throw new ToolCallError(`${target.display} is a folder; give a file path.`);
     // The authorized path was canonical, so a symlink there now was swapped in meanwhile.
     if (existing?.isSymbolicLink()) throw changed(target, "written");
+    refuseChangedSince(target, unchangedSince, existing);
     const tempName = `.${name}.lathe-${randomBytes(6).toString("hex")}.tmp`;
     const tempPath = await inside(dir, dirPath, tempName);
     const mode = existing ? existing.mode & 0o7777 : 0o666;
@@ -294,6 +319,9 @@ export async function writeVerifiedFile(target: ResolvedPath, content: Uint8Arra
       }
       await temp.sync();
       await temp.close();
+      // Once more as late as can be: writing and flushing the new content took a while.
+      if (unchangedSince)
+        refuseChangedSince(target, unchangedSince, await lstat(finalPath).catch(() => undefined));
       await rename(tempPath, finalPath);
     } catch (err) {
       await temp.close().catch(() => undefined);
@@ -321,7 +349,11 @@ async function overwrite(handle: FileHandle, bytes: Uint8Array): Promise<void> {
  * kept). Not atomic: should writing fail midway (a full disk), the old bytes are written back
  * before the error is rethrown, so the file is left as it was whenever that can be done.
  */
-export async function writeVerifiedFileInPlace(target: ResolvedPath, content: Uint8Array): Promise<void> {
+export async function writeVerifiedFileInPlace(
+  target: ResolvedPath,
+  content: Uint8Array,
+  unchangedSince?: ReadIdentity,
+): Promise<void> {
   let handle: FileHandle;
   try {
     // O_NONBLOCK: a FIFO swapped in must not hang the open; it is refused below.
@@ -333,6 +365,7 @@ export async function writeVerifiedFileInPlace(target: ResolvedPath, content: Ui
   try {
     const stats = await handle.stat();
     if (!stats.isFile()) throw notAFile(target, stats.isDirectory());
+    refuseChangedSince(target, unchangedSince, stats);
     const old = await handle.readFile();
     try {
       await overwrite(handle, content);
