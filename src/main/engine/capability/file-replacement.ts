@@ -48,7 +48,10 @@ export async function refuseReadOnly(target: ResolvedPath, stats: Stats): Promis
     await access(target.absolute, constants.W_OK);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === "EACCES" || code === "EPERM") refuse("its permissions do not let this user write it");
+    if (code === "EACCES" || code === "EPERM") {
+      const owner = stats.uid === process.geteuid?.() ? "" : ` (it belongs to user ${stats.uid})`;
+      refuse(`its permissions do not let this user write it${owner}`);
+    }
     // EROFS: the write itself says so (see write-failure.ts); ENOENT: the file went since it
     // was read, and the write makes it again, as it would have without this check.
     if (code !== "EROFS" && code !== "ENOENT") throw err;
