@@ -7,7 +7,7 @@ import { offload } from "../offload/offload.ts";
 import type { ToolDefinition } from "../tools/contract.ts";
 import { OUTPUT_LIMITS, truncateTextField } from "../tools/truncation.ts";
 import { defineBuiltin } from "./define-builtin.ts";
-import { plannedPath } from "./planned-path.ts";
+import { plannedFilePath } from "./planned-path.ts";
 import { assertReadAndUnchanged } from "./file-stamp.ts";
 import { encodingName } from "./text-codec.ts";
 
@@ -49,7 +49,7 @@ const definition = defineBuiltin({
       );
     }
     // The plan checked the file for reading (index 0) and writing (index 1).
-    const target = plannedPath(runtime, 1, args.path);
+    const target = plannedFilePath(runtime, 1, args.path);
     if (!(await runtime.fs.stat(target))) {
       throw new ToolCallError(
         `File not found: ${target.display}. edit only changes existing files; to create ${target.display}, use write.`,

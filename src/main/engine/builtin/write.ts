@@ -8,7 +8,7 @@ import type { ToolDefinition } from "../tools/contract.ts";
 import { transferList } from "../offload/job-result.ts";
 import { offload } from "../offload/offload.ts";
 import { defineBuiltin } from "./define-builtin.ts";
-import { plannedPath } from "./planned-path.ts";
+import { plannedFilePath } from "./planned-path.ts";
 import { assertReadAndUnchanged } from "./file-stamp.ts";
 import { encodeTextInSlices } from "./sliced-encoding.ts";
 import { encodingName, type TextEncoding } from "./text-codec.ts";
@@ -57,7 +57,7 @@ const definition = defineBuiltin({
   checkpoints: "reported",
   deriveApprovalKey: (args) => `write:${args.path}`,
   async execute(args, runtime): Promise<WriteData> {
-    const target = plannedPath(runtime, 0, args.path);
+    const target = plannedFilePath(runtime, 0, args.path);
     const existing = await runtime.fs.stat(target);
     if (existing?.isDirectory()) {
       throw new ToolCallError(`${target.display} is a directory; give the path of a file to write.`);
