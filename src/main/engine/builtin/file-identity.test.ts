@@ -86,7 +86,7 @@ describe.each(CHANGES)("$tool keeps the file the same file", (call) => {
   });
 });
 
-describe("a hard-linked file changed in place can still be restored", () => {
+describe("a restore keeps the file the same file too", () => {
   let cw: CheckpointWorkspace;
   beforeEach(async () => {
     cw = await openCheckpointWorkspace();
@@ -106,6 +106,23 @@ describe("a hard-linked file changed in place can still be restored", () => {
       const restored = await cw.engine.checkpoints.restore("s1", cw.newest());
       expect(restored).toMatchObject({ applied: true, blocked: [] });
       expect(await cw.text("f.txt")).toBe(BEFORE);
+      // The restore too keeps it one file.
+      expect(await cw.text("other-name.txt")).toBe(BEFORE);
+      expect((await stat(cw.abs("f.txt"))).nlink).toBe(2);
+    },
+  );
+
+  it.runIf(asRoot).each(CHANGES)(
+    "$tool, then a restore: the file keeps its owner and group",
+    async (call) => {
+      await cw.put("f.txt", BEFORE);
+      await chown(cw.abs("f.txt"), 65534, 65534);
+      await cw.ok("read", { path: "f.txt" });
+      await cw.ok(call.tool, call.args);
+      await cw.engine.checkpoints.restore("s1", cw.newest());
+      expect(await cw.text("f.txt")).toBe(BEFORE);
+      const after = await stat(cw.abs("f.txt"));
+      expect([after.uid, after.gid]).toEqual([65534, 65534]);
     },
   );
 });

@@ -366,20 +366,32 @@ export async function writeVerifiedFileInPlace(
     const stats = await handle.stat();
     if (!stats.isFile()) throw notAFile(target, stats.isDirectory());
     refuseChangedSince(target, unchangedSince, stats);
-    const old = await handle.readFile();
-    try {
-      await overwrite(handle, content);
-      await handle.sync();
-    } catch (err) {
-      await overwrite(handle, old).catch((restoreErr: unknown) => {
-        throw new AggregateError(
-          [err, restoreErr],
-          `${target.display}: writing it failed midway and its old content could not be written back`,
-        );
-      });
-      throw err;
-    }
+    await rewriteOpenFile(handle, content, target.display);
   } finally {
     await handle.close();
+  }
+}
+
+/**
+ * Rewrite the file open (read and write) at `handle` with `content`, flushed. Should writing
+ * fail midway (a full disk), its old bytes are written back before the error is rethrown.
+ */
+export async function rewriteOpenFile(
+  handle: FileHandle,
+  content: Uint8Array,
+  display: string,
+): Promise<void> {
+  const old = await handle.readFile();
+  try {
+    await overwrite(handle, content);
+    await handle.sync();
+  } catch (err) {
+    await overwrite(handle, old).catch((restoreErr: unknown) => {
+      throw new AggregateError(
+        [err, restoreErr],
+        `${display}: writing it failed midway and its old content could not be written back`,
+      );
+    });
+    throw err;
   }
 }
