@@ -308,6 +308,22 @@ describe("read", () => {
     });
   });
 
+  it.each([
+    ["a 230 KB file (cut by the pipeline)", 2000],
+    ["an 800 KB file (cut on a worker)", 7000],
+  ])("shows a stray byte of a UTF-8 file in the head of %s as it shows it whole", async (_what, count) => {
+    // Each line: UTF-8 text with a latin1 "©" (0xA9) in it.
+    const line = Buffer.concat([
+      Buffer.from(`café crème ${"x".repeat(100)} `),
+      Buffer.from([0xa9]),
+      Buffer.from("\n"),
+    ]);
+    await ws.put("notes.txt", Buffer.concat(Array.from({ length: count }, () => line)));
+    const data = await read({ path: "notes.txt" });
+    expect(data.end_line).toBeLessThan(count);
+    expect(data.content).toBe(`café crème ${"x".repeat(100)} \udca9\n`.repeat(data.end_line));
+  });
+
   it("takes lone CRs inside a long line of an LF file for characters, not line breaks", async () => {
     // 230 KB: cut by the pipeline, which sees only the range (the file's last line).
     await ws.put("log.txt", `first\n${"progress 10%\r".repeat(18000)}`);
