@@ -202,7 +202,7 @@ describe("edit", () => {
     ]);
     await ws.put("price.ts", original);
     const read = outputOf<{ content: string }>(await ws.session.call("read", { path: "price.ts" }));
-    expect(read.content).toBe("// café crème \udca9 ACME\nconst price = 5;\n");
+    expect(read.content).toBe("// café crème \uefa9 ACME\nconst price = 5;\n");
     await edit({ path: "price.ts", old_string: "price = 5;", new_string: "price = 5; // 5 € → ✓" });
     expect(await ws.bytes("price.ts")).toEqual(
       Buffer.concat([
@@ -212,7 +212,7 @@ describe("edit", () => {
       ]),
     );
     // The stray byte can be named in old_string as read showed it.
-    await edit({ path: "price.ts", old_string: "\udca9 ACME", new_string: "© ACME" });
+    await edit({ path: "price.ts", old_string: "\uefa9 ACME", new_string: "© ACME" });
     expect(await ws.text("price.ts")).toBe("// café crème © ACME\nconst price = 5; // 5 € → ✓\n");
   });
 

@@ -321,7 +321,22 @@ describe("read", () => {
     await ws.put("notes.txt", Buffer.concat(Array.from({ length: count }, () => line)));
     const data = await read({ path: "notes.txt" });
     expect(data.end_line).toBeLessThan(count);
-    expect(data.content).toBe(`café crème ${"x".repeat(100)} \udca9\n`.repeat(data.end_line));
+    expect(data.content).toBe(`café crème ${"x".repeat(100)} \uefa9\n`.repeat(data.end_line));
+  });
+
+  it.each([
+    ["a 145 KB file (cut by the pipeline)", 1150],
+    ["a 370 KB file (cut on a worker)", 3000],
+  ])("keeps a UTF-16 file's lone surrogate in the head of %s as it shows it whole", async (_what, count) => {
+    // CJK text: 2 bytes a character in the file, 3 in the UTF-8 the 200 KB limit counts.
+    const line = `${"宽".repeat(60)}\udc00\n`;
+    await ws.put(
+      "wide.txt",
+      Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(line.repeat(count), "utf16le")]),
+    );
+    const data = await read({ path: "wide.txt" });
+    expect(data.end_line).toBeLessThan(count);
+    expect(data.content).toBe(line.repeat(data.end_line));
   });
 
   it("takes lone CRs inside a long line of an LF file for characters, not line breaks", async () => {

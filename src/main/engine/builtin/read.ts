@@ -13,7 +13,7 @@ const DESCRIPTION = `Read a text file and return its exact text (no line numbers
 
 Read a file before you change it: write and edit refuse a file this session has not read, or one changed on disk since. Also reads the output_path of a truncated result, and the files a skill mentions (in its folder).
 
-For a large file pass offset and limit. Results over 200 KB are cut at a whole line with truncated: true (a single longer line is cut inside, saying so); continue at offset = end_line + 1. Lines end at \\n (in a file whose only line breaks are lone \\r, at \\r). Binary files, directories and files over 100 MB are refused (search those with grep). UTF-8, UTF-16 and latin1 are decoded; a byte that is not UTF-8 in a UTF-8 file shows as one character U+DC80 to U+DCFF, to copy as it is into old_string.`;
+For a large file pass offset and limit. Results over 200 KB are cut at a whole line with truncated: true (a single longer line is cut inside, saying so); continue at offset = end_line + 1. Lines end at \\n (in a file whose only line breaks are lone \\r, at \\r). Binary files, directories and files over 100 MB are refused (search those with grep). UTF-8, UTF-16 and latin1 are decoded; a byte that is not UTF-8 in a UTF-8 file shows as one private-use character U+EF80 to U+EFFF, to copy as it is into old_string.`;
 
 /** Files this large or larger are decoded on an offload worker, smaller ones in place. */
 const READ_INLINE_BYTES = 256 * 1024;

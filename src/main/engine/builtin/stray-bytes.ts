@@ -1,8 +1,12 @@
 /**
  * UTF-8 text with stray bytes: a UTF-8 file in which a few bytes are not UTF-8 (a latin1 "©"
  * pasted into a comment, a line cut inside a character). Each stray byte (0x80 to 0xFF) stands in
- * the text as the lone surrogate U+DC80 to U+DCFF (as Python's "surrogateescape" does), so the
- * rest of the file reads as the UTF-8 it is, and encoding the text gives back the very bytes.
+ * the text as the private-use character U+EF80 to U+EFFF (U+EF00 plus the byte, as MirBSD's
+ * OPTU-8 maps them), so the rest of the file reads as the UTF-8 it is, and encoding the text gives
+ * back the very bytes. Not lone surrogates (Python's "surrogateescape"): those are no valid
+ * Unicode, and a JSON parser (a model server's) or SQLite (the session store) would refuse or
+ * replace them. A file that also holds such a private-use character as UTF-8 does not round-trip,
+ * and edit refuses it (see roundTrips).
  */
 
 /** The length of the valid UTF-8 sequence starting at `i`, or 0 when the byte there is stray. */
@@ -41,7 +45,10 @@ interface StrayDecoded {
   stray: number;
 }
 
-/** Decode bytes as UTF-8, each stray byte as its lone surrogate. */
+/** The character a stray byte stands as. */
+const STRAY_BASE = 0xef00;
+
+/** Decode bytes as UTF-8, each stray byte as its private-use character. */
 export function decodeWithStrayBytes(bytes: Uint8Array): StrayDecoded {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const parts: string[] = [];
@@ -56,7 +63,7 @@ export function decodeWithStrayBytes(bytes: Uint8Array): StrayDecoded {
       continue;
     }
     if (i > runStart) parts.push(buffer.toString("utf8", runStart, i));
-    parts.push(String.fromCharCode(0xdc00 + (buffer[i] as number)));
+    parts.push(String.fromCharCode(STRAY_BASE + (buffer[i] as number)));
     stray++;
     i++;
     runStart = i;
@@ -65,17 +72,17 @@ export function decodeWithStrayBytes(bytes: Uint8Array): StrayDecoded {
   return { text: parts.join(""), multibyte, stray };
 }
 
-/** Lone surrogates that stand for stray bytes (one in a surrogate pair is part of a character). */
-const STRAY = /[\udc80-\udcff]/gu;
+/** The characters that stand for stray bytes. */
+const STRAY = /[\uef80-\uefff]/g;
 
-/** Encode text as UTF-8, each lone surrogate U+DC80 to U+DCFF as the stray byte it stands for. */
+/** Encode text as UTF-8, each character U+EF80 to U+EFFF as the stray byte it stands for. */
 export function encodeWithStrayBytes(text: string): Buffer {
   const parts: Buffer[] = [];
   let from = 0;
   for (const found of text.matchAll(STRAY)) {
     parts.push(
       Buffer.from(text.slice(from, found.index), "utf8"),
-      Buffer.from([found[0].charCodeAt(0) - 0xdc00]),
+      Buffer.from([found[0].charCodeAt(0) - STRAY_BASE]),
     );
     from = found.index + 1;
   }

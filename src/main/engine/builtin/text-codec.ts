@@ -123,7 +123,7 @@ function utf16Text(bytes: Buffer, littleEndian: boolean): string {
 /**
  * Decode a text file: UTF-16 (LE or BE) when it starts with that BOM, or when it has none but
  * its bytes are shaped as UTF-16 text (see looksUtf16); UTF-8 (with or without a BOM) when the
- * bytes are valid UTF-8, or mostly so (a few stray bytes, kept as lone surrogates: see
+ * bytes are valid UTF-8, or mostly so (a few stray bytes, kept as private-use characters: see
  * stray-bytes.ts); and latin1 otherwise, which maps every byte to one character. Either way the
  * bytes survive a decode/encode round trip unchanged.
  */
