@@ -112,6 +112,19 @@ describe("a restore keeps the file the same file too", () => {
     },
   );
 
+  it("restores a file whose name takes all 255 bytes a name may have", async () => {
+    const name = `${"n".repeat(251)}.txt`;
+    await cw.put(name, BEFORE);
+    await cw.ok("read", { path: name });
+    await cw.ok("write", { path: name, content: AFTER });
+    expect(await cw.engine.checkpoints.restore("s1", cw.newest())).toMatchObject({
+      applied: true,
+      failed: [],
+    });
+    expect(await cw.text(name)).toBe(BEFORE);
+    expect(await readdir(cw.root)).toEqual([name]);
+  });
+
   it.runIf(asRoot).each(CHANGES)(
     "$tool, then a restore: the file keeps its owner and group",
     async (call) => {

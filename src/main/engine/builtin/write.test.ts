@@ -181,3 +181,18 @@ describe("a path written as a folder's is not taken for a file's", () => {
     },
   );
 });
+
+describe("a file whose name is as long as a name may be", () => {
+  it.each([
+    ["240 ASCII bytes", `${"n".repeat(236)}.txt`],
+    ["255 ASCII bytes", `${"n".repeat(251)}.txt`],
+    ["255 bytes of two-byte letters", `${"é".repeat(125)}x.txt`],
+  ])("(%s) is written and edited, and no temporary file is left", async (_what, name) => {
+    expect(Buffer.byteLength(name)).toBeLessThanOrEqual(255);
+    outputOf(await ws.session.call("write", { path: name, content: "one\n" }));
+    outputOf(await ws.session.call("write", { path: name, content: "two\n" }));
+    outputOf(await ws.session.call("edit", { path: name, old_string: "two", new_string: "three" }));
+    expect(await ws.text(name)).toBe("three\n");
+    expect(await ws.tree()).toEqual([name]);
+  });
+});

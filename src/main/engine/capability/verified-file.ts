@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { constants, type Dirent, type Stats } from "node:fs";
 import {
   lstat,
@@ -16,6 +15,7 @@ import path from "node:path";
 import { CapabilityDeniedError } from "../errors/capability-denied-error.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { ResolvedPath } from "./fs-capability.ts";
+import { tempNameFor } from "./temp-name.ts";
 
 /**
  * Open first, then verify what was opened.
@@ -295,7 +295,7 @@ export async function writeVerifiedFile(
     // The authorized path was canonical, so a symlink there now was swapped in meanwhile.
     if (existing?.isSymbolicLink()) throw changed(target, "written");
     refuseChangedSince(target, unchangedSince, existing);
-    const tempName = `.${name}.lathe-${randomBytes(6).toString("hex")}.tmp`;
+    const tempName = tempNameFor(name, "lathe");
     const tempPath = await inside(dir, dirPath, tempName);
     const mode = existing ? existing.mode & 0o7777 : 0o666;
     let temp: FileHandle;

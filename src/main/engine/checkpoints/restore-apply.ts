@@ -1,9 +1,9 @@
-import { randomBytes } from "node:crypto";
 import { constants, type Stats } from "node:fs";
 import { chmod, chown, lstat, mkdir, open, readFile, rename, rmdir, unlink } from "node:fs/promises";
 import path from "node:path";
 import { canonicalize } from "../capability/canonical-path.ts";
 import { replacementFor } from "../capability/file-replacement.ts";
+import { tempNameFor } from "../capability/temp-name.ts";
 import { rewriteOpenFile } from "../capability/verified-file.ts";
 import { CheckpointError } from "../errors/checkpoint-error.ts";
 import type { BlobStore } from "./blob-store.ts";
@@ -166,10 +166,7 @@ async function writeFileAt(root: string, absolute: string, bytes: Uint8Array, mo
     (await rewriteInPlace(absolute, bytes, mode, existing))
   )
     return;
-  const temp = path.join(
-    dir,
-    `.${path.basename(absolute)}.lathe-restore-${randomBytes(6).toString("hex")}.tmp`,
-  );
+  const temp = path.join(dir, tempNameFor(path.basename(absolute), "lathe-restore"));
   const handle = await open(temp, "wx", mode);
   try {
     await handle.writeFile(bytes);
