@@ -115,7 +115,7 @@ const definition = defineBuiltin({
         );
     }
     runtime.signal.throwIfAborted();
-    const how = replacementFor(current);
+    const how = await replacementFor(target.absolute, current);
     await runtime.checkpoint?.keep(target.absolute, {
       bytes,
       sha256: previousSha256,

@@ -91,7 +91,7 @@ const definition = defineBuiltin({
       }
       const sha256 = assertReadAndUnchanged(runtime.session, target, { size, sha256: file.sha256 }, "write");
       encoding = file.encoding;
-      how = replacementFor(stats);
+      how = await replacementFor(target.absolute, stats);
       // A file renamed over is left as it is, so the checkpoint may keep it by a link; one
       // rewritten in place changes, so the checkpoint keeps a copy.
       previous = {

@@ -1,5 +1,6 @@
 import { constants, type Stats } from "node:fs";
 import { access } from "node:fs/promises";
+import path from "node:path";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { ResolvedPath } from "./fs-capability.ts";
 
@@ -10,7 +11,8 @@ import type { ResolvedPath } from "./fs-capability.ts";
  *   content or the new, never half), given the old file's mode, owner and group.
  * - `in-place`: the file itself is rewritten. Not atomic, so only when a rename would quietly
  *   make it another file: it has other names (hard links, which would keep the old content), or
- *   its owner or group is one this process cannot give a new file (the file would change hands).
+ *   its owner or group is one this process cannot give a new file (the file would change hands);
+ *   or when it cannot work: the folder lets no new file be made in it.
  */
 export type Replacement = "rename" | "in-place";
 
@@ -24,9 +26,32 @@ function canKeepOwner(stats: Stats): boolean {
   return stats.gid === process.getegid?.() || (process.getgroups?.() ?? []).includes(stats.gid);
 }
 
-/** How to replace the existing file whose stats (taken when it was read) are `stats`. */
-export function replacementFor(stats: Stats): Replacement {
-  return stats.nlink > 1 || !canKeepOwner(stats) ? "in-place" : "rename";
+/**
+ * Whether this user may make a file in `folder`. An error other than a refusal says nothing about
+ * that (EROFS, a folder gone): the write itself meets it and says so.
+ */
+async function mayCreateIn(folder: string): Promise<boolean> {
+  try {
+    await access(folder, constants.W_OK);
+    return true;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code !== "EACCES" && code !== "EPERM";
+  }
+}
+
+/**
+ * How to replace the existing file at `absolute` whose stats (taken when it was read) are
+ * `stats`: in place when it has other names, when its owner could not be given to a new file, or
+ * when its folder lets no new file be made there (a writable file in a read-only folder).
+ */
+export async function replacementFor(
+  absolute: string,
+  stats: Stats,
+  mayCreate: (folder: string) => Promise<boolean> = mayCreateIn,
+): Promise<Replacement> {
+  if (stats.nlink > 1 || !canKeepOwner(stats)) return "in-place";
+  return (await mayCreate(path.dirname(absolute))) ? "rename" : "in-place";
 }
 
 /**

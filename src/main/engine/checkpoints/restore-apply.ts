@@ -162,7 +162,7 @@ async function writeFileAt(root: string, absolute: string, bytes: Uint8Array, mo
   const existing = current?.isFile() ? current : undefined;
   if (
     existing &&
-    replacementFor(existing) === "in-place" &&
+    (await replacementFor(absolute, existing)) === "in-place" &&
     (await rewriteInPlace(absolute, bytes, mode, existing))
   )
     return;
