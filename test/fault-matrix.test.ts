@@ -475,14 +475,17 @@ describe.skipIf(READ_ONLY === undefined)(`a read-only workspace (${READ_ONLY ?? 
     const results = new Map(
       jsonl(run).flatMap((e) => (e.type === "tool-result" ? [[e.toolName, e.envelope] as const] : [])),
     );
-    const refusal =
+    const refusal = (tool: string): RegExp =>
       READ_ONLY === "mount"
         ? /cannot be written: the workspace is on a read-only file system \(EROFS\)\. Writing again will not help/
-        : /cannot be written: the file system denied it \(EACCES\)/;
+        : tool === "edit"
+          ? // a.txt is itself write-protected (0444): refused before anything is tried.
+            /a\.txt is read-only \(mode 0444\): its permissions let nobody write it/
+          : /cannot be written: the file system denied it \(EACCES\)/;
     for (const tool of ["write", "edit"]) {
       const envelope = results.get(tool);
       expect(envelope?.type).toBe("error");
-      expect(envelope?.type === "error" && envelope.error_text).toMatch(refusal);
+      expect(envelope?.type === "error" && envelope.error_text).toMatch(refusal(tool));
       // It names the file, never a temporary one.
       expect(envelope?.type === "error" && envelope.error_text).not.toMatch(/\.tmp/);
     }

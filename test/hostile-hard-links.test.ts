@@ -113,11 +113,11 @@ describe("a hard link in the workspace to a hidden file", () => {
     expect(await readFile(path.join(project, "keys.txt"), "utf8")).toBe(PERSON_KEY);
   });
 
-  it("write: replaces the link with denyRead [] (never the key: a write renames a new file over), refused by default", async () => {
+  it("write: writes the key itself with denyRead [] (a file with other names is rewritten in place, as edit does), refused by default", async () => {
     const call: Call = ["write", { path: "keys.txt", content: `${ATTACKER}\n` }];
     expect((await run(control, [["read", { path: "keys.txt" }], call])).type).toBe("output");
     expect(await readFile(path.join(project, "keys.txt"), "utf8")).toBe(`${ATTACKER}\n`);
-    expect(await readFile(path.join(person, ".ssh/authorized_keys"), "utf8")).toBe(PERSON_KEY);
+    expect(await readFile(path.join(person, ".ssh/authorized_keys"), "utf8")).toBe(`${ATTACKER}\n`);
     await resetHome();
 
     // Refused when write reads what it replaces, with or without a read before it.

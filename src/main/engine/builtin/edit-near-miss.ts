@@ -42,15 +42,24 @@ function matchIgnoringSpacing(fileLines: readonly string[], oldLines: readonly s
 
 /**
  * Why old_string, found nowhere in the text as it is, was probably meant to match: the same
- * letters written in another Unicode form (é as one character or as e plus an accent), or the
- * same text spaced otherwise (tabs for spaces, another indentation). Undefined when neither.
- * Both texts have LF line breaks here.
+ * letters written in another Unicode form (é as one character or as e plus an accent), the same
+ * text with carriage returns elsewhere (a line's \r copied without its \n, or line breaks written
+ * otherwise than in a file of mixed endings), or the same text spaced otherwise (tabs for spaces,
+ * another indentation). Undefined when none. `mixedEndings`: the text is the file's own, with
+ * both LF and CRLF breaks; otherwise its breaks are LF here (edit-text matches a file of uniform
+ * endings as LF text), so no \r belongs in old_string as a line break.
  */
-export function nearMiss(text: string, oldString: string): string | undefined {
+export function nearMiss(text: string, oldString: string, mixedEndings = false): string | undefined {
   for (const form of ["NFC", "NFD"] as const) {
     if (text.normalize(form).includes(oldString.normalize(form))) {
       return " It does occur once letters are compared in one Unicode form: the file writes some accented letters differently (as one character, or as a letter followed by a combining accent). Copy old_string from the file's own text as read returned it.";
     }
+  }
+  const withoutCr = (t: string): string => t.replaceAll("\r", "");
+  if (withoutCr(oldString) !== "" && withoutCr(text).includes(withoutCr(oldString))) {
+    return mixedEndings
+      ? " It does occur once carriage returns (\\r) are set aside: its line breaks are written otherwise in the file."
+      : " It does occur once carriage returns (\\r) are set aside: leave the \\r out of old_string (and new_string), and write each line break as \\n; edit keeps the file's own line endings.";
   }
   const fileLines = text.split("\n");
   const oldLines = oldString.split("\n");

@@ -117,7 +117,7 @@ export function editText(input: EditInput): EditOutcome | WithTransfer<EditOutco
   const pieces = before.split(oldString);
   const matches = pieces.length - 1;
   if (matches === 0) {
-    const hint = nearMiss(before, oldString);
+    const hint = nearMiss(before, oldString, endings === "mixed");
     return { kind: "no-match", sha256: digest, mixedEndings: endings === "mixed", ...(hint ? { hint } : {}) };
   }
   if (matches > 1 && !input.replaceAll) return { kind: "ambiguous", sha256: digest, matches };

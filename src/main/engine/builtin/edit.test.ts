@@ -192,6 +192,30 @@ describe("edit", () => {
     expect(await ws.bytes("legacy.txt")).toEqual(Buffer.from("café = 6\nnaïve \xff\n", "latin1"));
   });
 
+  it("edits a UTF-8 file holding a stray byte as UTF-8, keeping the stray byte as it was", async () => {
+    // A latin1 "©" (0xA9) pasted into an otherwise UTF-8 file.
+    const utf8 = (s: string): Buffer => Buffer.from(s, "utf8");
+    const original = Buffer.concat([
+      utf8("// café crème "),
+      Buffer.from([0xa9]),
+      utf8(" ACME\nconst price = 5;\n"),
+    ]);
+    await ws.put("price.ts", original);
+    const read = outputOf<{ content: string }>(await ws.session.call("read", { path: "price.ts" }));
+    expect(read.content).toBe("// café crème \uefa9 ACME\nconst price = 5;\n");
+    await edit({ path: "price.ts", old_string: "price = 5;", new_string: "price = 5; // 5 € → ✓" });
+    expect(await ws.bytes("price.ts")).toEqual(
+      Buffer.concat([
+        utf8("// café crème "),
+        Buffer.from([0xa9]),
+        utf8(" ACME\nconst price = 5; // 5 € → ✓\n"),
+      ]),
+    );
+    // The stray byte can be named in old_string as read showed it.
+    await edit({ path: "price.ts", old_string: "\uefa9 ACME", new_string: "© ACME" });
+    expect(await ws.text("price.ts")).toBe("// café crème © ACME\nconst price = 5; // 5 € → ✓\n");
+  });
+
   it("makes the edit but leaves out the diff, saying why, when too many lines changed", async () => {
     const lines = DIFF_MAX_CHANGED_LINES + 1;
     const text = Array.from({ length: lines }, (_, i) => `call(${i});\n`).join("");
@@ -289,6 +313,30 @@ describe("edit: old_string that nearly matches says how", () => {
       "cafe\u0301",
       /It does occur once letters are compared in one Unicode form/,
     ],
+    [
+      "a CRLF file, old_string with a line's CR but not its LF",
+      "alpha\r\nbeta\r\n",
+      "alpha\r",
+      /It does occur once carriage returns \(\\r\) are set aside: leave the \\r out of old_string/,
+    ],
+    [
+      "a CRLF file, old_string with CR CR LF",
+      "alpha\r\nbeta\r\n",
+      "alpha\r\r\nbeta",
+      /It does occur once carriage returns \(\\r\) are set aside: leave the \\r out of old_string/,
+    ],
+    [
+      "an LF file, old_string with a CR at a line's end",
+      "alpha\nbeta\n",
+      "beta\r",
+      /It does occur once carriage returns \(\\r\) are set aside: leave the \\r out of old_string/,
+    ],
+    [
+      "a file of mixed endings, old_string with LF where the file has CRLF",
+      "alpha\nbeta\r\ngamma\n",
+      "beta\ngamma",
+      /It does occur once carriage returns \(\\r\) are set aside: its line breaks are written otherwise in the file\. The file mixes LF and CRLF/,
+    ],
   ])("%s", async (_what, content, oldString, hint) => {
     await ws.put("f.txt", content);
     await ws.session.call("read", { path: "f.txt" });
@@ -297,6 +345,8 @@ describe("edit: old_string that nearly matches says how", () => {
     );
     expect(message).toMatch(/^old_string was not found in f\.txt \(0 matches\)\./);
     expect(message).toMatch(hint);
+    // One hint: the one that says what differs.
+    expect(message.match(/It does occur|differs only in spacing/g)).toHaveLength(1);
     expect(await ws.text("f.txt")).toBe(content);
   });
 

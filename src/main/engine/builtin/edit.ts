@@ -1,12 +1,13 @@
 import type { Stats } from "node:fs";
 import { z } from "zod";
+import { refuseReadOnly, replacementFor } from "../capability/file-replacement.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import { transferList } from "../offload/job-result.ts";
 import { offload } from "../offload/offload.ts";
 import type { ToolDefinition } from "../tools/contract.ts";
 import { OUTPUT_LIMITS, truncateTextField } from "../tools/truncation.ts";
 import { defineBuiltin } from "./define-builtin.ts";
-import { plannedPath } from "./planned-path.ts";
+import { plannedFilePath } from "./planned-path.ts";
 import { assertReadAndUnchanged } from "./file-stamp.ts";
 import { encodingName } from "./text-codec.ts";
 
@@ -48,13 +49,14 @@ const definition = defineBuiltin({
       );
     }
     // The plan checked the file for reading (index 0) and writing (index 1).
-    const target = plannedPath(runtime, 1, args.path);
+    const target = plannedFilePath(runtime, 1, args.path);
     if (!(await runtime.fs.stat(target))) {
       throw new ToolCallError(
         `File not found: ${target.display}. edit only changes existing files; to create ${target.display}, use write.`,
       );
     }
     const { bytes, stats: current } = await runtime.fs.readBytes(target);
+    await refuseReadOnly(target, current);
     const size = bytes.length;
     // Decoding, replacing, encoding and diffing cost time in proportion to the file (the diff
     // more): all of it happens on an offload worker, never on the event loop.
@@ -113,13 +115,16 @@ const definition = defineBuiltin({
         );
     }
     runtime.signal.throwIfAborted();
+    const how = await replacementFor(target.absolute, current);
     await runtime.checkpoint?.keep(target.absolute, {
       bytes,
       sha256: previousSha256,
       mode: current.mode & 0o7777,
-      renamedOver: current, // writeAtomic renames the new content over the file
+      // A file renamed over is left as it is, so the checkpoint may keep it by a link; one
+      // rewritten in place changes, so the checkpoint keeps a copy.
+      ...(how === "rename" ? { renamedOver: current } : {}),
     });
-    await runtime.fs.writeAtomic(target, outcome.encoded);
+    await runtime.fs.writeAtomic(target, outcome.encoded, { replace: how, unchangedSince: current });
     let stats: Stats | undefined;
     try {
       stats = await runtime.fs.stat(target);

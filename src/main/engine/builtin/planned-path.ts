@@ -1,5 +1,6 @@
 import type { ResolvedPath } from "../capability/fs-capability.ts";
 import { LatheError } from "../errors/lathe-error.ts";
+import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { ToolRuntime } from "../tools/contract.ts";
 
 /**
@@ -18,4 +19,20 @@ export function plannedPath(runtime: ToolRuntime, index: number, input: string):
     );
   }
   return access.path;
+}
+
+/**
+ * plannedPath for a tool that writes a file: a path that ends as a folder's does (`docs/`,
+ * `a.txt/.`, `src/..`) is refused, though it resolves as if it named the file or folder before
+ * its last part, so that `write` of `docs/` does not create a file called docs.
+ */
+export function plannedFilePath(runtime: ToolRuntime, index: number, input: string): ResolvedPath {
+  runtime.fs.checkInput(input);
+  const ending = /(?:^|\/)(\.{1,2})?$/.exec(input)?.[0];
+  if (ending !== undefined) {
+    throw new ToolCallError(
+      `The path "${input}" ends with "${ending}", so it names a folder, not a file. Give the path of the file itself (for example "${input.replace(/\/*(?:\.{1,2})?$/, "") || "."}/name.txt").`,
+    );
+  }
+  return plannedPath(runtime, index, input);
 }

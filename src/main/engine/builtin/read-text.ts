@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { utf8Head, type LeftOut } from "../tools/truncation.ts";
 import { sha256 } from "./file-stamp.ts";
-import { countLines, decodeText, isBinary, sliceLines } from "./text-codec.ts";
+import { countLines, decodeText, isBinary, lineBreakOf, sliceLines, type LineBreak } from "./text-codec.ts";
 
 interface ReadTextInput {
   bytes: Uint8Array;
@@ -28,6 +28,13 @@ function saved(file: string, text: string): boolean {
   }
 }
 
+/** A head utf8Head cut (on an LF) ended on the last CR in it instead, for a text whose lines end with CR. */
+function onLineEnd(head: string, eol: LineBreak): string {
+  if (eol === "\n") return head;
+  const last = head.lastIndexOf("\r");
+  return last > 0 ? head.slice(0, last + 1) : head;
+}
+
 /**
  * The head of a range cut at `headBytes`, the last line it reaches, and what of the range it
  * leaves out (the lines after that one, and the bytes after the head). It ends on a whole line
@@ -38,19 +45,20 @@ export function readHead(
   range: string,
   startLine: number,
   headBytes: number,
+  eol: LineBreak = "\n",
 ): { content: string; endLine: number; leftOut: LeftOut } {
-  const head = utf8Head(range, headBytes);
-  const endLine = startLine + countLines(head) - 1;
+  const head = onLineEnd(utf8Head(range, headBytes), eol);
+  const endLine = startLine + countLines(head, eol) - 1;
   const leftOut: LeftOut = {
     kind: "text",
     bytes: Buffer.byteLength(range, "utf8") - Buffer.byteLength(head, "utf8"),
-    lines: startLine + countLines(range) - 1 - endLine,
+    lines: startLine + countLines(range, eol) - 1 - endLine,
     at: "end",
   };
-  if (head.length === range.length || head.length === 0 || head.endsWith("\n"))
+  if (head.length === range.length || head.length === 0 || head.endsWith(eol))
     return { content: head, endLine, leftOut };
-  const lineStart = head.lastIndexOf("\n") + 1;
-  const next = range.indexOf("\n", head.length);
+  const lineStart = head.lastIndexOf(eol) + 1;
+  const next = range.indexOf(eol, head.length);
   const length = (next === -1 ? range.length : next) - lineStart;
   const note = `\n[read: line ${endLine} has ${length} characters, more than read returns at once; the text above is its first ${head.length - lineStart}. read cannot show the rest of this line: search it with grep (which shows the text around each match), or cut it into pieces with bash (fold -w 100000, head -c, tail -c). The next line is ${endLine + 1}.]`;
   return { content: head + note, endLine, leftOut };
@@ -82,15 +90,16 @@ export function readText(input: ReadTextInput): ReadTextOutcome {
   const { bytes } = input;
   if (isBinary(bytes)) return { kind: "binary" };
   const { text } = decodeText(bytes);
-  const totalLines = countLines(text);
+  const eol = lineBreakOf(text);
+  const totalLines = countLines(text, eol);
   const startLine = input.offset ?? 1;
   if (startLine > Math.max(totalLines, 1)) return { kind: "past-end", totalLines };
   const range =
-    startLine === 1 && input.limit === undefined ? text : sliceLines(text, startLine, input.limit);
+    startLine === 1 && input.limit === undefined ? text : sliceLines(text, startLine, input.limit, eol);
   const digest = sha256(bytes);
   if (input.sidecarPath !== undefined && Buffer.byteLength(range, "utf8") > input.headBytes) {
     if (saved(input.sidecarPath, range)) {
-      const { content, endLine, leftOut } = readHead(range, startLine, input.headBytes);
+      const { content, endLine, leftOut } = readHead(range, startLine, input.headBytes, eol);
       return { kind: "read", sha256: digest, content, startLine, endLine, totalLines, cut: true, leftOut };
     }
   }
@@ -99,7 +108,7 @@ export function readText(input: ReadTextInput): ReadTextOutcome {
     sha256: digest,
     content: range,
     startLine,
-    endLine: startLine + countLines(range) - 1,
+    endLine: startLine + countLines(range, eol) - 1,
     totalLines,
     cut: false,
   };

@@ -270,6 +270,83 @@ describe("read", () => {
     });
   });
 
+  describe("a file whose line breaks are lone CRs (classic Mac OS, Excel for Mac CSV) has lines", () => {
+    const row = (i: number): string => `row ${String(i).padStart(6, "0")},value,${"x".repeat(90)}\r`;
+    const rows = (n: number): string => Array.from({ length: n }, (_, i) => row(i + 1)).join("");
+
+    it("counts them, and reads a range of them", async () => {
+      await ws.put("mac.csv", rows(10));
+      expect(await read({ path: "mac.csv", offset: 2, limit: 3 })).toEqual({
+        path: "mac.csv",
+        content: row(2) + row(3) + row(4),
+        start_line: 2,
+        end_line: 4,
+        total_lines: 10,
+      });
+      expect(errorOf(await ws.session.call("read", { path: "mac.csv", offset: 11 }))).toContain(
+        "which has 10 lines",
+      );
+    });
+
+    // Under 256 KB the pipeline cuts the result; from 256 KB the read itself does, on a worker.
+    it.each([
+      ["a 230 KB file (cut by the pipeline)", 2200],
+      ["an 800 KB file (cut on a worker)", 8000],
+    ])("cuts %s on a whole line, and the rest can be read from the line after", async (_what, count) => {
+      const text = rows(count);
+      await ws.put("mac.csv", text);
+      const envelope = await ws.session.call("read", { path: "mac.csv" });
+      const data = outputOf<ReadData>(envelope);
+      expect(envelope.metadata.truncated).toBe(true);
+      expect(data.total_lines).toBe(count);
+      expect(data.content).toBe(rows(data.end_line));
+      expect(data.end_line).toBeGreaterThan(1000);
+      const next = await read({ path: "mac.csv", offset: data.end_line + 1, limit: 2 });
+      expect(next.content).toBe(row(data.end_line + 1) + row(data.end_line + 2));
+      const sidecar = envelope.metadata.output_path as string;
+      expect(await readFile(sidecar, "utf8")).toBe(text);
+    });
+  });
+
+  it.each([
+    ["a 230 KB file (cut by the pipeline)", 2000],
+    ["an 800 KB file (cut on a worker)", 7000],
+  ])("shows a stray byte of a UTF-8 file in the head of %s as it shows it whole", async (_what, count) => {
+    // Each line: UTF-8 text with a latin1 "©" (0xA9) in it.
+    const line = Buffer.concat([
+      Buffer.from(`café crème ${"x".repeat(100)} `),
+      Buffer.from([0xa9]),
+      Buffer.from("\n"),
+    ]);
+    await ws.put("notes.txt", Buffer.concat(Array.from({ length: count }, () => line)));
+    const data = await read({ path: "notes.txt" });
+    expect(data.end_line).toBeLessThan(count);
+    expect(data.content).toBe(`café crème ${"x".repeat(100)} \uefa9\n`.repeat(data.end_line));
+  });
+
+  it.each([
+    ["a 145 KB file (cut by the pipeline)", 1150],
+    ["a 370 KB file (cut on a worker)", 3000],
+  ])("keeps a UTF-16 file's lone surrogate in the head of %s as it shows it whole", async (_what, count) => {
+    // CJK text: 2 bytes a character in the file, 3 in the UTF-8 the 200 KB limit counts.
+    const line = `${"宽".repeat(60)}\udc00\n`;
+    await ws.put(
+      "wide.txt",
+      Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(line.repeat(count), "utf16le")]),
+    );
+    const data = await read({ path: "wide.txt" });
+    expect(data.end_line).toBeLessThan(count);
+    expect(data.content).toBe(line.repeat(data.end_line));
+  });
+
+  it("takes lone CRs inside a long line of an LF file for characters, not line breaks", async () => {
+    // 230 KB: cut by the pipeline, which sees only the range (the file's last line).
+    await ws.put("log.txt", `first\n${"progress 10%\r".repeat(18000)}`);
+    const data = await read({ path: "log.txt", offset: 2 });
+    expect([data.start_line, data.end_line, data.total_lines]).toEqual([2, 2, 2]);
+    expect(data.content).toContain("[read: line 2 has 234000 characters");
+  });
+
   it("names its real target in its plan, so permission rules judge the canonical path", async () => {
     await ws.put("secrets/key.txt", "k\n");
     await ws.put("open.txt", "o\n");

@@ -7,12 +7,13 @@ import { isSelfTruncated, OUTPUT_LIMITS, selfTruncated, type SelfTruncated } fro
 import { defineBuiltin } from "./define-builtin.ts";
 import { plannedPath } from "./planned-path.ts";
 import { readHead, readText } from "./read-text.ts";
+import { countLines, lineBreakOf } from "./text-codec.ts";
 
 const DESCRIPTION = `Read a text file and return its exact text (no line numbers added).
 
 Read a file before you change it: write and edit refuse a file this session has not read, or one changed on disk since. Also reads the output_path of a truncated result, and the files a skill mentions (in its folder).
 
-For a large file pass offset and limit. Results over 200 KB are cut at a whole line with truncated: true (a single longer line is cut inside, saying so); continue at offset = end_line + 1. Binary files, directories and files over 100 MB are refused (search those with grep). UTF-8, UTF-16 and latin1 are decoded.`;
+For a large file pass offset and limit. Results over 200 KB are cut at a whole line with truncated: true (a single longer line is cut inside, saying so); continue at offset = end_line + 1. Lines end at \\n (in a file whose only line breaks are lone \\r, at \\r). Binary files, directories and files over 100 MB are refused (search those with grep). UTF-8, UTF-16 and latin1 are decoded; a byte that is not UTF-8 in a UTF-8 file shows as one private-use character U+EF80 to U+EFFF, to copy as it is into old_string.`;
 
 /** Files this large or larger are decoded on an offload worker, smaller ones in place. */
 const READ_INLINE_BYTES = 256 * 1024;
@@ -53,7 +54,11 @@ function truncateRead(
 ): Truncation<ReadData | SelfTruncated<ReadData>> | undefined {
   if (isSelfTruncated(data)) return undefined;
   if (Buffer.byteLength(data.content, "utf8") <= OUTPUT_LIMITS.readBytes) return undefined;
-  const { content, endLine, leftOut } = readHead(data.content, data.start_line, OUTPUT_LIMITS.readBytes);
+  // Lone CRs end the lines of a file whose only line breaks they are; in one line of another
+  // file they are characters, and then the range's line count says so.
+  const lines = data.end_line - data.start_line + 1;
+  const eol = lineBreakOf(data.content) === "\r" && countLines(data.content, "\r") === lines ? "\r" : "\n";
+  const { content, endLine, leftOut } = readHead(data.content, data.start_line, OUTPUT_LIMITS.readBytes, eol);
   return { data: { ...data, content, end_line: endLine }, full: data.content, leftOut };
 }
 

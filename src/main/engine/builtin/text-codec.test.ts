@@ -134,3 +134,85 @@ describe("text codec", () => {
     expect(sliceLines("1\n2\n3", 2, 99)).toBe("2\n3");
   });
 });
+
+describe("UTF-8 with stray bytes", () => {
+  const utf8 = (s: string): Buffer => Buffer.from(s, "utf8");
+  const raw = (...bytes: number[]): Buffer => Buffer.from(bytes);
+  const join = (...parts: Buffer[]): Buffer => Buffer.concat(parts);
+
+  it.each([
+    [
+      "a latin1 © pasted into a UTF-8 comment",
+      join(utf8("// café crème "), raw(0xa9), utf8(" 2024\n")),
+      "utf8-stray",
+      "// café crème \uefa9 2024\n",
+    ],
+    [
+      "a € cut off after two of its bytes",
+      join(utf8("naïve café €"), raw(0xe2, 0x82)),
+      "utf8-stray",
+      "naïve café €\uefe2\uef82",
+    ],
+    [
+      "an overlong slash (C0 AF)",
+      join(utf8("é/"), raw(0xc0, 0xaf), utf8("é€")),
+      "utf8-stray",
+      "é/\uefc0\uefafé€",
+    ],
+    [
+      "a UTF-16 surrogate encoded in UTF-8 (ED A0 80)",
+      join(utf8("😀 ✓ é è "), raw(0xed, 0xa0, 0x80)),
+      "utf8-stray",
+      "😀 ✓ é è \uefed\uefa0\uef80",
+    ],
+    [
+      "a code point past U+10FFFF (F4 90 80 80)",
+      join(utf8("ü ö ä ß ø "), raw(0xf4, 0x90, 0x80, 0x80)),
+      "utf8-stray",
+      "ü ö ä ß ø \ueff4\uef90\uef80\uef80",
+    ],
+    [
+      "a character past U+FFFF, then a stray byte",
+      join(utf8("\u{10080} é"), raw(0xff)),
+      "utf8-stray",
+      "\u{10080} é\uefff",
+    ],
+    [
+      "a BOM, then latin1 bytes",
+      join(raw(0xef, 0xbb, 0xbf), raw(0x63, 0x61, 0x66, 0xe9)),
+      "utf8-bom-stray",
+      "caf\uefe9",
+    ],
+    [
+      "latin1 text: no UTF-8 character at all",
+      Buffer.from("Grüße, café ©\n", "latin1"),
+      "latin1",
+      "Grüße, café ©\n",
+    ],
+    [
+      "more stray bytes than UTF-8 characters",
+      join(Buffer.from("Grüße, café", "latin1"), utf8(" ✓")),
+      "latin1",
+      "Grüße, café â\u009c\u0093",
+    ],
+  ])("%s: decoded as %s, every byte back on encoding", (_name, bytes, encoding, text) => {
+    const decoded = decodeText(bytes);
+    expect(decoded).toEqual({ text, encoding });
+    expect(encodeText(decoded.text, decoded.encoding)).toEqual(bytes);
+    expect(roundTrips(bytes, decoded)).toBe(true);
+  });
+
+  it("notices a file that also holds, as UTF-8, a character stray bytes stand as", () => {
+    const bytes = join(utf8("é è \uefa9 "), raw(0xa9));
+    const decoded = decodeText(bytes);
+    expect(decoded.encoding).toBe("utf8-stray");
+    expect(roundTrips(bytes, decoded)).toBe(false);
+  });
+
+  it("writes new text into such a file as UTF-8, and its stray bytes as they were", () => {
+    const { text, encoding } = decodeText(join(utf8("é è "), raw(0xa9), utf8("\n")));
+    expect(encodeText(`${text}→ ß 😀\n`, encoding)).toEqual(
+      join(utf8("é è "), raw(0xa9), utf8("\n→ ß 😀\n")),
+    );
+  });
+});

@@ -1,10 +1,21 @@
+import { decodeWithStrayBytes, encodeWithStrayBytes } from "./stray-bytes.ts";
+
 /**
  * How a text file's bytes map to its text; kept so an edit writes the bytes back the same way.
  * `utf16le` and `utf16be` start with a byte order mark; the `-nobom` ones have none (found by
- * their shape, see utf16WithoutBom).
+ * their shape, see utf16WithoutBom). The `-stray` ones are UTF-8 with a few bytes that are not
+ * (see stray-bytes.ts).
  */
 export type TextEncoding =
-  "utf8" | "utf8-bom" | "utf16le" | "utf16be" | "utf16le-nobom" | "utf16be-nobom" | "latin1";
+  | "utf8"
+  | "utf8-bom"
+  | "utf8-stray"
+  | "utf8-bom-stray"
+  | "utf16le"
+  | "utf16be"
+  | "utf16le-nobom"
+  | "utf16be-nobom"
+  | "latin1";
 
 /**
  * The line terminator style of a text: only LF, only CRLF, both, only a lone CR (classic Mac
@@ -112,7 +123,8 @@ function utf16Text(bytes: Buffer, littleEndian: boolean): string {
 /**
  * Decode a text file: UTF-16 (LE or BE) when it starts with that BOM, or when it has none but
  * its bytes are shaped as UTF-16 text (see looksUtf16); UTF-8 (with or without a BOM) when the
- * bytes are valid UTF-8; and latin1 otherwise, which maps every byte to one character so the
+ * bytes are valid UTF-8, or mostly so (a few stray bytes, kept as private-use characters: see
+ * stray-bytes.ts); and latin1 otherwise, which maps every byte to one character. Either way the
  * bytes survive a decode/encode round trip unchanged.
  */
 export function decodeText(bytes: Uint8Array): DecodedText {
@@ -127,7 +139,13 @@ export function decodeText(bytes: Uint8Array): DecodedText {
   try {
     return { text: strictUtf8.decode(body), encoding: hasBom ? "utf8-bom" : "utf8" };
   } catch {
-    // Not valid UTF-8: latin1 keeps each byte as one character, so nothing is lost.
+    // Not valid UTF-8 throughout. A file marked UTF-8, or with more UTF-8 characters than stray
+    // bytes, is UTF-8 with a few stray bytes: read as latin1, every one of its accented letters
+    // would show as two wrong ones, and new text would be written in latin1 into it.
+    const stray = decodeWithStrayBytes(body);
+    if (hasBom || stray.multibyte > stray.stray)
+      return { text: stray.text, encoding: hasBom ? "utf8-bom-stray" : "utf8-stray" };
+    // Otherwise latin1, which keeps each byte as one character, so nothing is lost.
     return { text: buffer.toString("latin1"), encoding: "latin1" };
   }
 }
@@ -147,6 +165,10 @@ export function encodeText(text: string, encoding: TextEncoding): Buffer {
       return Buffer.from(text, "utf8");
     case "utf8-bom":
       return Buffer.concat([UTF8_BOM, Buffer.from(text, "utf8")]);
+    case "utf8-stray":
+      return encodeWithStrayBytes(text);
+    case "utf8-bom-stray":
+      return Buffer.concat([UTF8_BOM, encodeWithStrayBytes(text)]);
     case "utf16le":
       return Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, "utf16le")]);
     case "utf16be":
@@ -180,6 +202,8 @@ export function encodingName(encoding: TextEncoding): string {
   const names: Record<TextEncoding, string> = {
     utf8: "UTF-8",
     "utf8-bom": "UTF-8 with BOM",
+    "utf8-stray": "UTF-8 (with some bytes that are not UTF-8)",
+    "utf8-bom-stray": "UTF-8 with BOM (and some bytes that are not UTF-8)",
     utf16le: "UTF-16LE",
     utf16be: "UTF-16BE",
     "utf16le-nobom": "UTF-16LE without BOM",
@@ -222,29 +246,44 @@ export function lfToCr(text: string): string {
   return text.replaceAll("\n", "\r");
 }
 
+/**
+ * The character that ends a text's lines: LF (a CRLF line ends with it too), or CR in a text
+ * whose only line breaks are lone CRs (see detectLineEnding), which has lines all the same.
+ */
+export type LineBreak = "\n" | "\r";
+
+export function lineBreakOf(text: string): LineBreak {
+  return detectLineEnding(text) === "cr" ? "\r" : "\n";
+}
+
 /** Lines as an editor counts them: "a\nb\n" and "a\nb" have 2, "" has 0. */
-export function countLines(text: string): number {
+export function countLines(text: string, eol: LineBreak = "\n"): number {
   if (text.length === 0) return 0;
   let count = 0;
-  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) count++;
-  return text.endsWith("\n") ? count : count + 1;
+  for (let i = text.indexOf(eol); i !== -1; i = text.indexOf(eol, i + 1)) count++;
+  return text.endsWith(eol) ? count : count + 1;
 }
 
 /**
  * The text of lines [start, start + count) (1-based), each with its original terminator.
  * `count` undefined means "to the end".
  */
-export function sliceLines(text: string, start: number, count: number | undefined): string {
+export function sliceLines(
+  text: string,
+  start: number,
+  count: number | undefined,
+  eol: LineBreak = "\n",
+): string {
   let from = 0;
   for (let line = 1; line < start; line++) {
-    const nl = text.indexOf("\n", from);
+    const nl = text.indexOf(eol, from);
     if (nl === -1) return "";
     from = nl + 1;
   }
   if (count === undefined) return text.slice(from);
   let to = from;
   for (let i = 0; i < count; i++) {
-    const nl = text.indexOf("\n", to);
+    const nl = text.indexOf(eol, to);
     if (nl === -1) return text.slice(from);
     to = nl + 1;
   }

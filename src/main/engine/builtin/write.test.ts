@@ -161,3 +161,38 @@ describe("write", () => {
     });
   });
 });
+
+describe("a path written as a folder's is not taken for a file's", () => {
+  it.each(["newdir/", "newdir//", "a.txt/.", "sub/a.txt/", "sub/./"])(
+    "write and edit refuse %j and create nothing",
+    async (path) => {
+      await ws.put("a.txt", "alpha\n");
+      await ws.put("sub/a.txt", "alpha\n");
+      outputOf(await ws.session.call("read", { path: "a.txt" }));
+      outputOf(await ws.session.call("read", { path: "sub/a.txt" }));
+      const written = errorOf(await ws.session.call("write", { path, content: "x\n" }));
+      expect(written).toContain(`"${path}" ends with`);
+      expect(written).toContain("names a folder");
+      const edited = errorOf(await ws.session.call("edit", { path, old_string: "alpha", new_string: "x" }));
+      expect(edited).toContain("names a folder");
+      expect(await ws.tree()).toEqual(["a.txt", "sub", "sub/a.txt"]);
+      expect(await ws.text("a.txt")).toBe("alpha\n");
+      expect(await ws.text("sub/a.txt")).toBe("alpha\n");
+    },
+  );
+});
+
+describe("a file whose name is as long as a name may be", () => {
+  it.each([
+    ["240 ASCII bytes", `${"n".repeat(236)}.txt`],
+    ["255 ASCII bytes", `${"n".repeat(251)}.txt`],
+    ["255 bytes of two-byte letters", `${"é".repeat(125)}x.txt`],
+  ])("(%s) is written and edited, and no temporary file is left", async (_what, name) => {
+    expect(Buffer.byteLength(name)).toBeLessThanOrEqual(255);
+    outputOf(await ws.session.call("write", { path: name, content: "one\n" }));
+    outputOf(await ws.session.call("write", { path: name, content: "two\n" }));
+    outputOf(await ws.session.call("edit", { path: name, old_string: "two", new_string: "three" }));
+    expect(await ws.text(name)).toBe("three\n");
+    expect(await ws.tree()).toEqual([name]);
+  });
+});

@@ -1,5 +1,6 @@
 import type { Stats } from "node:fs";
 import { z } from "zod";
+import { refuseReadOnly, replacementFor, type Replacement } from "../capability/file-replacement.ts";
 import type { ResolvedPath } from "../capability/fs-capability.ts";
 import type { KeptContent } from "../checkpoints/file-checkpoint.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
@@ -7,7 +8,7 @@ import type { ToolDefinition } from "../tools/contract.ts";
 import { transferList } from "../offload/job-result.ts";
 import { offload } from "../offload/offload.ts";
 import { defineBuiltin } from "./define-builtin.ts";
-import { plannedPath } from "./planned-path.ts";
+import { plannedFilePath } from "./planned-path.ts";
 import { assertReadAndUnchanged } from "./file-stamp.ts";
 import { encodeTextInSlices } from "./sliced-encoding.ts";
 import { encodingName, type TextEncoding } from "./text-codec.ts";
@@ -56,15 +57,19 @@ const definition = defineBuiltin({
   checkpoints: "reported",
   deriveApprovalKey: (args) => `write:${args.path}`,
   async execute(args, runtime): Promise<WriteData> {
-    const target = plannedPath(runtime, 0, args.path);
+    const target = plannedFilePath(runtime, 0, args.path);
     const existing = await runtime.fs.stat(target);
     if (existing?.isDirectory()) {
       throw new ToolCallError(`${target.display} is a directory; give the path of a file to write.`);
     }
     let encoding: TextEncoding = "utf8";
     let previous: KeptContent | null = null;
+    let how: Replacement = "rename";
+    let read: Stats | undefined;
     if (existing) {
       const { bytes, stats } = await runtime.fs.readBytes(target);
+      await refuseReadOnly(target, stats);
+      read = stats;
       const size = bytes.length;
       // Hashing and decoding a large file happen on an offload worker.
       const file =
@@ -86,8 +91,15 @@ const definition = defineBuiltin({
       }
       const sha256 = assertReadAndUnchanged(runtime.session, target, { size, sha256: file.sha256 }, "write");
       encoding = file.encoding;
-      // writeAtomic renames the new content over the file, so the file read is left as it is.
-      previous = { bytes, sha256, mode: stats.mode & 0o7777, renamedOver: stats };
+      how = await replacementFor(target.absolute, stats);
+      // A file renamed over is left as it is, so the checkpoint may keep it by a link; one
+      // rewritten in place changes, so the checkpoint keeps a copy.
+      previous = {
+        bytes,
+        sha256,
+        mode: stats.mode & 0o7777,
+        ...(how === "rename" ? { renamedOver: stats } : {}),
+      };
     }
     let encoded: { encoded: Buffer; sha256: string };
     try {
@@ -102,7 +114,7 @@ const definition = defineBuiltin({
     runtime.signal.throwIfAborted();
     await runtime.checkpoint?.keep(target.absolute, previous);
     await runtime.fs
-      .writeAtomic(target, encoded.encoded)
+      .writeAtomic(target, encoded.encoded, { replace: how, ...(read ? { unchangedSince: read } : {}) })
       .catch((err: unknown) => rethrowNotAFolder(err, target));
     let after: Stats | undefined;
     try {

@@ -7,7 +7,13 @@ import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { HiddenPath, HiddenPathSet } from "../sandbox/hidden-path-set.ts";
 import { canonicalize, isWithin } from "./canonical-path.ts";
 import type { PathScope } from "./path-scope.ts";
-import { readVerifiedFileAndStats, writeVerifiedFile } from "./verified-file.ts";
+import type { Replacement } from "./file-replacement.ts";
+import {
+  readVerifiedFileAndStats,
+  writeVerifiedFile,
+  writeVerifiedFileInPlace,
+  type ReadIdentity,
+} from "./verified-file.ts";
 import { explainWriteFailure } from "./write-failure.ts";
 import { MAX_NAME_BYTES, MAX_PATH_BYTES } from "./path-limits.ts";
 import { walkWorkspace, type WalkOptions } from "./workspace-walker.ts";
@@ -222,12 +228,28 @@ export class FsCapability {
    * Replace (or create) a file atomically: a temporary file in the verified folder, flushed,
    * then renamed over the target, so a reader never sees half a file. Missing parent folders are
    * created, and every folder is opened and checked before a byte is written, so a symlink
-   * swapped in meanwhile cannot redirect the write (see verified-file.ts).
+   * swapped in meanwhile cannot redirect the write (see verified-file.ts). With `replace`
+   * "in-place" (see replacementFor) an existing file is rewritten through its verified handle
+   * instead, so it stays the same file; one that has gone since is created as above. With
+   * `unchangedSince` (the stats of the file as the tool read it), a file that changed since is
+   * refused rather than overwritten.
    */
-  async writeAtomic(target: ResolvedPath, content: Uint8Array): Promise<void> {
+  async writeAtomic(
+    target: ResolvedPath,
+    content: Uint8Array,
+    options: { replace?: Replacement; unchangedSince?: ReadIdentity } = {},
+  ): Promise<void> {
     if (target[checked] !== "write") throw new TypeError("writeAtomic needs a path resolved for write");
     try {
-      await writeVerifiedFile(target, content);
+      if (options.replace === "in-place") {
+        try {
+          await writeVerifiedFileInPlace(target, content, options.unchangedSince);
+          return;
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+        }
+      }
+      await writeVerifiedFile(target, content, options.unchangedSince);
     } catch (err) {
       throw explainWriteFailure(err, target.display) ?? err;
     }

@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { constants, type Dirent, type Stats } from "node:fs";
 import {
   lstat,
@@ -16,6 +15,7 @@ import path from "node:path";
 import { CapabilityDeniedError } from "../errors/capability-denied-error.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { ResolvedPath } from "./fs-capability.ts";
+import { tempNameFor } from "./temp-name.ts";
 
 /**
  * Open first, then verify what was opened.
@@ -125,6 +125,26 @@ async function openChecked(
   if (await isHandleOf(handle, expected)) return handle;
   await handle.close();
   throw changed(target, what);
+}
+
+/** What a file was when it was read: a write over it goes ahead only while it still is. */
+export type ReadIdentity = Pick<Stats, "ino" | "size" | "mtimeMs">;
+
+/**
+ * Refuse to write over a file that changed since it was read (`now` are its stats): someone
+ * saved it meanwhile, and writing would throw their change away unseen.
+ */
+function refuseChangedSince(
+  target: ResolvedPath,
+  read: ReadIdentity | undefined,
+  now: Stats | undefined,
+): void {
+  if (!read || !now) return;
+  if (now.ino === read.ino && now.size === read.size && now.mtimeMs === read.mtimeMs) return;
+  throw new ToolCallError(
+    `${target.display} changed on disk while the call was working on it (another program saved it), so nothing was written and that change is kept. Call read on ${target.display} again to see it, then make your change again.`,
+    "stale_read",
+  );
 }
 
 /** Read a whole regular file, at most `maxBytes` (more is refused without reading it). */
@@ -255,7 +275,11 @@ async function openOrCreateDir(target: ResolvedPath, absolute: string): Promise<
  * and renamed over the target within the same folder — all through the verified handle on
  * Linux. A reader never sees half a file, and no byte lands outside the authorized folder.
  */
-export async function writeVerifiedFile(target: ResolvedPath, content: Uint8Array): Promise<void> {
+export async function writeVerifiedFile(
+  target: ResolvedPath,
+  content: Uint8Array,
+  unchangedSince?: ReadIdentity,
+): Promise<void> {
   const dirPath = path.dirname(target.absolute);
   const name = path.basename(target.absolute);
   const dir = await openOrCreateDir(target, dirPath);
@@ -270,7 +294,8 @@ export async function writeVerifiedFile(target: ResolvedPath, content: Uint8Arra
     if (existing?.isDirectory()) throw new ToolCallError(`${target.display} is a folder; give a file path.`);
     // The authorized path was canonical, so a symlink there now was swapped in meanwhile.
     if (existing?.isSymbolicLink()) throw changed(target, "written");
-    const tempName = `.${name}.lathe-${randomBytes(6).toString("hex")}.tmp`;
+    refuseChangedSince(target, unchangedSince, existing);
+    const tempName = tempNameFor(name, "lathe");
     const tempPath = await inside(dir, dirPath, tempName);
     const mode = existing ? existing.mode & 0o7777 : 0o666;
     let temp: FileHandle;
@@ -284,9 +309,19 @@ export async function writeVerifiedFile(target: ResolvedPath, content: Uint8Arra
     try {
       if (!(await hasProcFd()) && !(await isHandleOf(dir, dirPath))) throw changed(target, "written");
       await temp.writeFile(content);
-      if (existing) await temp.chmod(mode);
+      if (existing) {
+        // The new file is the old one to its owner: same owner and group (chown first, as it
+        // clears the set-user-ID and set-group-ID bits the chmod then puts back).
+        const made = await temp.stat();
+        if (made.uid !== existing.uid || made.gid !== existing.gid)
+          await temp.chown(existing.uid, existing.gid);
+        await temp.chmod(mode);
+      }
       await temp.sync();
       await temp.close();
+      // Once more as late as can be: writing and flushing the new content took a while.
+      if (unchangedSince)
+        refuseChangedSince(target, unchangedSince, await lstat(finalPath).catch(() => undefined));
       await rename(tempPath, finalPath);
     } catch (err) {
       await temp.close().catch(() => undefined);
@@ -296,5 +331,67 @@ export async function writeVerifiedFile(target: ResolvedPath, content: Uint8Arra
     if (!(await hasProcFd()) && !(await isHandleOf(dir, dirPath))) throw changed(target, "written");
   } finally {
     await dir.close();
+  }
+}
+
+/** Write all of `bytes` at the start of the file, then cut it to their length. */
+async function overwrite(handle: FileHandle, bytes: Uint8Array): Promise<void> {
+  for (let done = 0; done < bytes.byteLength;) {
+    const { bytesWritten } = await handle.write(bytes, done, bytes.byteLength - done, done);
+    done += bytesWritten;
+  }
+  await handle.truncate(bytes.byteLength);
+}
+
+/**
+ * Rewrite an existing regular file in place, through a handle verified to be the authorized
+ * path: it stays the same file (its other hard-linked names, owner, group, mode, ACLs all
+ * kept). Not atomic: should writing fail midway (a full disk), the old bytes are written back
+ * before the error is rethrown, so the file is left as it was whenever that can be done.
+ */
+export async function writeVerifiedFileInPlace(
+  target: ResolvedPath,
+  content: Uint8Array,
+  unchangedSince?: ReadIdentity,
+): Promise<void> {
+  let handle: FileHandle;
+  try {
+    // O_NONBLOCK: a FIFO swapped in must not hang the open; it is refused below.
+    handle = await openChecked(target, constants.O_RDWR | NONBLOCK, "written");
+  } catch (err) {
+    if (code(err) === "EISDIR") throw new ToolCallError(`${target.display} is a folder; give a file path.`);
+    throw err;
+  }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) throw notAFile(target, stats.isDirectory());
+    refuseChangedSince(target, unchangedSince, stats);
+    await rewriteOpenFile(handle, content, target.display);
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Rewrite the file open (read and write) at `handle` with `content`, flushed. Should writing
+ * fail midway (a full disk), its old bytes are written back before the error is rethrown.
+ */
+export async function rewriteOpenFile(
+  handle: FileHandle,
+  content: Uint8Array,
+  display: string,
+): Promise<void> {
+  const old = await handle.readFile();
+  try {
+    await overwrite(handle, content);
+    await handle.sync();
+  } catch (err) {
+    await overwrite(handle, old).catch((restoreErr: unknown) => {
+      throw new AggregateError(
+        [err, restoreErr],
+        `${display}: writing it failed midway and its old content could not be written back`,
+      );
+    });
+    throw err;
   }
 }

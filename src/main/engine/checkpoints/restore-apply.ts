@@ -1,7 +1,10 @@
-import { randomBytes } from "node:crypto";
-import { chmod, mkdir, open, readFile, rename, rmdir, unlink } from "node:fs/promises";
+import { constants, type Stats } from "node:fs";
+import { chmod, chown, lstat, mkdir, open, readFile, rename, rmdir, unlink } from "node:fs/promises";
 import path from "node:path";
 import { canonicalize } from "../capability/canonical-path.ts";
+import { replacementFor } from "../capability/file-replacement.ts";
+import { tempNameFor } from "../capability/temp-name.ts";
+import { rewriteOpenFile } from "../capability/verified-file.ts";
 import { CheckpointError } from "../errors/checkpoint-error.ts";
 import type { BlobStore } from "./blob-store.ts";
 import type { CheckpointEntry, PathState } from "./checkpoint-store.ts";
@@ -121,13 +124,49 @@ async function prepareFolder(root: string, dir: string): Promise<void> {
   await requireRealFolder(root, dir);
 }
 
+/**
+ * Rewrite the regular file at `absolute` in place (see replacementFor: it has other names, or an
+ * owner this process cannot give a new file), so it stays the same file; false when there is no
+ * such file there to rewrite.
+ */
+async function rewriteInPlace(
+  absolute: string,
+  bytes: Uint8Array,
+  mode: number,
+  current: Stats,
+): Promise<boolean> {
+  let handle;
+  try {
+    handle = await open(absolute, constants.O_RDWR | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (err) {
+    if (["ENOENT", "ELOOP", "ENXIO"].includes((err as NodeJS.ErrnoException).code ?? "")) return false;
+    throw err;
+  }
+  try {
+    const opened = await handle.stat();
+    if (!opened.isFile() || opened.ino !== current.ino || opened.dev !== current.dev) return false;
+    await rewriteOpenFile(handle, bytes, absolute);
+    await handle.chmod(mode);
+    return true;
+  } finally {
+    await handle.close();
+  }
+}
+
 async function writeFileAt(root: string, absolute: string, bytes: Uint8Array, mode: number): Promise<void> {
   const dir = path.dirname(absolute);
   await prepareFolder(root, dir);
-  const temp = path.join(
-    dir,
-    `.${path.basename(absolute)}.lathe-restore-${randomBytes(6).toString("hex")}.tmp`,
-  );
+  // The file there now stays the same file, as write and edit keep it: its other names see the
+  // restored content, and its owner and group are kept.
+  const current = await lstat(absolute).catch(() => undefined);
+  const existing = current?.isFile() ? current : undefined;
+  if (
+    existing &&
+    (await replacementFor(absolute, existing)) === "in-place" &&
+    (await rewriteInPlace(absolute, bytes, mode, existing))
+  )
+    return;
+  const temp = path.join(dir, tempNameFor(path.basename(absolute), "lathe-restore"));
   const handle = await open(temp, "wx", mode);
   try {
     await handle.writeFile(bytes);
@@ -139,6 +178,7 @@ async function writeFileAt(root: string, absolute: string, bytes: Uint8Array, mo
   }
   await handle.close();
   try {
+    if (existing) await chown(temp, existing.uid, existing.gid);
     await chmod(temp, mode);
     await rename(temp, absolute);
   } catch (err) {

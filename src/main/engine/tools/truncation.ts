@@ -19,7 +19,10 @@ export function utf8Head(text: string, maxBytes: number): string {
   const bytes = Buffer.from(text, "utf8");
   let end = maxBytes;
   while (end > 0 && ((bytes[end] as number) & 0xc0) === 0x80) end--;
-  const head = bytes.subarray(0, end).toString("utf8");
+  // Taken from the text itself, not decoded from the bytes: a lone surrogate (a stray byte of a
+  // file read as UTF-8) was encoded as U+FFFD, and decoding would put that in its place. Both are
+  // one UTF-16 unit, so the decoded prefix is as long as the text's.
+  const head = text.slice(0, bytes.subarray(0, end).toString("utf8").length);
   const lastNewline = head.lastIndexOf("\n");
   return lastNewline > 0 ? head.slice(0, lastNewline + 1) : head;
 }
