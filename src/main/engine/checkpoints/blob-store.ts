@@ -46,6 +46,15 @@ export class BlobStore {
   }
 
   /**
+   * Whether the blob is stored and its file still holds the bytes its name says: not removed or
+   * cut short since (by hand, a full disk, a cleaner). A restore checks this before it changes
+   * anything, so a lost content is found before the other files are put back, not halfway.
+   */
+  async intact(hash: BlobHash): Promise<boolean> {
+    return this.has(hash) && (await this.read(hash)) !== undefined;
+  }
+
+  /**
    * Keep `bytes` (whose SHA-256 the caller may already know) and return its hash. Content already
    * stored is only marked as used now; new content is written to a temporary file and renamed
    * into place, so a blob file is always complete.

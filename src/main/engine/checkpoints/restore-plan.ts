@@ -253,8 +253,9 @@ export async function planRestore(options: {
     planned.action = !target.exists ? "delete" : current.kind === "absent" ? "recreate" : "restore";
     if (target.exists && target.hash === null) {
       planned.unavailable = note ?? "its previous content was not kept";
-    } else if (target.exists && target.hash !== null && !blobs.has(target.hash)) {
-      planned.unavailable = "its previous content is missing from the checkpoint store";
+    } else if (target.exists && target.hash !== null && !(await blobs.intact(target.hash))) {
+      planned.unavailable =
+        "its previous content is missing or damaged in the checkpoint store (removed or changed since it was kept), so it cannot be brought back";
     } else if (current.kind === "folder" || current.kind === "other") {
       planned.unavailable = `it ${describeChange(current)} since; move that away first`;
     } else if (!holds(current, expected, type)) {

@@ -1,4 +1,5 @@
-import { chmod, mkdir, readFile, stat, symlink, writeFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { chmod, mkdir, readFile, rm, stat, symlink, truncate, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
@@ -232,4 +233,45 @@ describe("garbage collection", () => {
     expect(left).toEqual(["shared content\n"]);
     await other.close();
   });
+});
+
+describe("a checkpoint whose kept content was lost from the store", () => {
+  // The blob of f3.txt's previous content, as the person might find it: removed by hand,
+  // cut short by a full disk, or overwritten with other bytes of the same length.
+  const damage: Array<[string, (file: string) => Promise<void>]> = [
+    ["removed", (file) => rm(file)],
+    ["truncated", (file) => truncate(file, 3)],
+    ["overwritten", (file) => writeFile(file, "ORIG 3\n")],
+  ];
+
+  it.each(damage)(
+    "its blob %s: the preview names the file, and the restore changes nothing without --force",
+    async (_what, spoil) => {
+      for (let i = 1; i <= 5; i++) await ws.put(`f${i}.txt`, `orig ${i}\n`);
+      await ws.ok("bash", {
+        command: "echo c1 > f1.txt; echo c2 > f2.txt; echo c3 > f3.txt; echo c4 > f4.txt; echo c5 > f5.txt",
+      });
+      const hash = createHash("sha256").update("orig 3\n").digest("hex");
+      await spoil(path.join(ws.home, "checkpoints", "blobs", hash.slice(0, 2), hash.slice(2)));
+
+      const plan = await ws.engine.checkpoints.previewRestore("s1", newest());
+      expect(plan.paths.find((p) => p.path === "f3.txt")?.unavailable).toMatch(
+        /previous content is missing or damaged in the checkpoint store/,
+      );
+      expect(plan.paths.filter((p) => p.unavailable !== undefined).map((p) => p.path)).toEqual(["f3.txt"]);
+
+      const refused = await ws.engine.checkpoints.restore("s1", newest());
+      expect(refused.applied).toBe(false);
+      expect(refused.blocked.map((p) => p.path)).toEqual(["f3.txt"]);
+      for (let i = 1; i <= 5; i++) expect(await ws.text(`f${i}.txt`)).toBe(`c${i}\n`);
+
+      const forced = await ws.engine.checkpoints.restore("s1", newest(), { force: true });
+      expect(forced).toMatchObject({ applied: true, failed: [] });
+      expect(forced.skipped).toEqual([
+        { path: "f3.txt", reason: expect.stringMatching(/missing or damaged/) },
+      ]);
+      expect(await ws.text("f3.txt")).toBe("c3\n");
+      for (const i of [1, 2, 4, 5]) expect(await ws.text(`f${i}.txt`)).toBe(`orig ${i}\n`);
+    },
+  );
 });
