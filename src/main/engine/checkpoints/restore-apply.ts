@@ -7,6 +7,7 @@ import type { BlobStore } from "./blob-store.ts";
 import type { CheckpointEntry, PathState } from "./checkpoint-store.ts";
 import { diskState, type DiskState, type PlannedPath, type RestoreStep } from "./restore-plan.ts";
 import { errorMessage } from "../errors/error-message.ts";
+import { NOT_REACHED } from "./not-reached.ts";
 
 /** A person's answer for one conflicting path: overwrite their change, or keep the path as it is. */
 type RestoreChoice = "overwrite" | "keep";
@@ -16,6 +17,17 @@ export interface RestoreOptions {
   force?: boolean;
   /** Per path (as in the plan): "overwrite" its conflict, or "keep" it as it is now. */
   choices?: Readonly<Record<string, RestoreChoice>>;
+  /**
+   * Stops the restore (Ctrl-C): before anything is written, nothing is; once writing, between
+   * two paths, so no file is left half written, and the paths not reached are reported.
+   */
+  signal?: AbortSignal;
+}
+
+/** Why `signal` stopped the work, as a person reads it ("interrupted (SIGINT)"), or undefined while it has not. */
+export function stopReason(signal: AbortSignal | undefined): string | undefined {
+  if (!signal?.aborted) return undefined;
+  return signal.reason instanceof Error ? signal.reason.message : String(signal.reason ?? "stopped");
 }
 
 /** A path a restore left as it was, and why. */
@@ -72,9 +84,12 @@ export async function captureCurrent(
   root: string,
   steps: readonly RestoreStep[],
   blobs: BlobStore,
+  signal?: AbortSignal,
 ): Promise<CheckpointEntry[]> {
   const entries: CheckpointEntry[] = [];
   for (const { planned, target, current } of steps) {
+    const stopped = stopReason(signal);
+    if (stopped !== undefined) throw new CheckpointError(`Stopped (${stopped}) before anything was changed.`);
     const absolute = path.join(root, planned.path);
     const now = await diskState(absolute);
     if (!sameDisk(now, current)) {
@@ -158,7 +173,10 @@ async function removeFile(absolute: string): Promise<void> {
 /** What applying a restore did not do: paths left alone (folders not empty) and paths that failed. */
 interface ApplyReport {
   skipped: SkippedPath[];
+  /** Paths that could not be written, and those a stop left unreached (with NOT_REACHED). */
   failed: SkippedPath[];
+  /** Why the restore stopped before its last path, if it did. */
+  stopped?: string;
 }
 
 async function applyStep(
@@ -206,11 +224,13 @@ async function applyStep(
  * Bring every step's path back to its target: folders to recreate first (outermost first), then
  * files, then folders the change created (innermost first, only when empty). A path that fails
  * is reported and the others still go on, so the checkpoint that undoes the restore stays true.
+ * `signal` stops it between two paths: those not reached are reported as failed (NOT_REACHED).
  */
 export async function applySteps(
   root: string,
   steps: readonly RestoreStep[],
   blobs: BlobStore,
+  signal?: AbortSignal,
 ): Promise<ApplyReport> {
   const report: ApplyReport = { skipped: [], failed: [] };
   const depth = (s: RestoreStep): number => s.planned.path.split("/").length;
@@ -222,6 +242,11 @@ export async function applySteps(
     .filter((s) => s.planned.type === "folder" && !s.target.exists)
     .sort((a, b) => depth(b) - depth(a));
   for (const step of [...recreate, ...files, ...remove]) {
+    report.stopped ??= stopReason(signal);
+    if (report.stopped !== undefined) {
+      report.failed.push({ path: step.planned.path, reason: NOT_REACHED });
+      continue;
+    }
     try {
       await applyStep(root, step, blobs, report);
     } catch (err) {

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { chmod, mkdir, readFile, rm, stat, symlink, truncate, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readdir, readFile, rm, stat, symlink, truncate, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
@@ -7,6 +7,7 @@ import {
   useCheckpointWorkspace,
   type CheckpointWorkspace,
 } from "../../../../test/support/checkpoint-test-workspace.ts";
+import { NOT_REACHED } from "./not-reached.ts";
 
 // Restoring one checkpoint on real files: previews, deletions of created files, recreations of
 // deleted ones, conflicts with what the person changed since, force and per-file choices, and
@@ -274,4 +275,56 @@ describe("a checkpoint whose kept content was lost from the store", () => {
       for (const i of [1, 2, 4, 5]) expect(await ws.text(`f${i}.txt`)).toBe(`orig ${i}\n`);
     },
   );
+});
+
+describe("a restore stopped halfway (Ctrl-C)", () => {
+  /** A signal that reads as aborted from its `checks + 1`th look on: a stop at a set point of the work. */
+  function stopsAfter(checks: number): AbortSignal {
+    let looks = 0;
+    return {
+      get aborted() {
+        looks += 1;
+        return looks > checks;
+      },
+      reason: new Error("interrupted (SIGINT)"),
+    } as unknown as AbortSignal;
+  }
+
+  it("stops between two files, says which were not reached, and the same restore finishes the rest", async () => {
+    for (let i = 1; i <= 6; i++) await ws.put(`f${i}.txt`, `orig ${i}\n`);
+    await ws.ok("bash", { command: "rm f1.txt f2.txt f3.txt f4.txt f5.txt f6.txt" });
+    const id = newest();
+
+    // One look before anything is kept, one per file while keeping what is there, then one per
+    // file while writing: 1 + 6 + 2 lets two files through.
+    const outcome = await ws.engine.checkpoints.restore("s1", id, { signal: stopsAfter(9) });
+    expect(outcome).toMatchObject({ applied: true, stopped: "interrupted (SIGINT)" });
+    const reached = [];
+    for (let i = 1; i <= 6; i++)
+      if ((await ws.text(`f${i}.txt`)) === `orig ${i}\n`) reached.push(`f${i}.txt`);
+    expect(reached).toEqual(["f1.txt", "f2.txt"]);
+    expect(outcome.failed).toEqual(
+      ["f3.txt", "f4.txt", "f5.txt", "f6.txt"].map((p) => ({ path: p, reason: NOT_REACHED })),
+    );
+    for (const p of ["f3.txt", "f4.txt", "f5.txt", "f6.txt"]) expect(await ws.exists(p)).toBe(false);
+    expect((await readdir(ws.root)).filter((n) => n.includes("lathe-restore"))).toEqual([]);
+    expect(ws.engine.checkpoints.list("s1").find((c) => c.id === id)?.restoredBy).toBeNull();
+
+    const again = await ws.engine.checkpoints.restore("s1", id);
+    expect(again).toMatchObject({ applied: true, failed: [], blocked: [] });
+    for (let i = 1; i <= 6; i++) expect(await ws.text(`f${i}.txt`)).toBe(`orig ${i}\n`);
+    expect(ws.engine.checkpoints.list("s1").find((c) => c.id === id)?.restoredBy).toBe(again.undoCheckpoint);
+  });
+
+  it("stopped before it writes, it changes nothing and says so", async () => {
+    await ws.put("a.txt", "orig\n");
+    await ws.ok("bash", { command: "echo changed > a.txt" });
+    const controller = new AbortController();
+    controller.abort(new Error("terminated (SIGTERM)"));
+    await expect(
+      ws.engine.checkpoints.restore("s1", newest(), { signal: controller.signal }),
+    ).rejects.toThrow("Stopped (terminated (SIGTERM)) before anything was changed.");
+    expect(await ws.text("a.txt")).toBe("changed\n");
+    expect(ws.engine.checkpoints.list("s1")).toHaveLength(1);
+  });
 });
