@@ -2,7 +2,7 @@ import { lstat } from "node:fs/promises";
 import path from "node:path";
 import { isWithin } from "../capability/canonical-path.ts";
 import { sha256Of, type BlobStore } from "./blob-store.ts";
-import { formatBytes, type CheckpointLimits } from "./checkpoint-limits.ts";
+import { aboveLimit, formatBytes, type CheckpointLimits } from "./checkpoint-limits.ts";
 import type { CheckpointEntry, PathState } from "./checkpoint-store.ts";
 import type { FileCheckpoint, KeptContent } from "./file-checkpoint.ts";
 import type { IndexedPath, IndexSnapshot, ScanResult } from "./workspace-index.ts";
@@ -176,7 +176,7 @@ export class ScannedChanges implements CallJournal {
       if (type === "file" && old?.type === "file" && old.hash === null) {
         entry.note =
           old.size > this.limits.maxFileBytes
-            ? `its previous content was not kept: ${formatBytes(old.size)} is above the ${formatBytes(this.limits.maxFileBytes)} limit`
+            ? `its previous content was not kept: ${aboveLimit(old.size, this.limits.maxFileBytes)}`
             : `its previous content was not kept: the session's limit of ${formatBytes(this.limits.maxIndexedBytes)} of kept content was reached`;
       }
       out.push(entry);
