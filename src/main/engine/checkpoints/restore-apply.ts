@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { chmod, mkdir, open, readFile, rename, rmdir, unlink } from "node:fs/promises";
+import { chmod, mkdir, open, readdir, readFile, rename, rmdir, unlink } from "node:fs/promises";
 import path from "node:path";
 import { canonicalize } from "../capability/canonical-path.ts";
 import { CheckpointError } from "../errors/checkpoint-error.ts";
@@ -105,7 +105,9 @@ export async function captureCurrent(
     } else if (now.kind === "absent") {
       before = { exists: false };
     } else if (now.kind === "folder") {
-      before = { exists: true, hash: null };
+      // In a file's entry, a folder a change made of the file (undoing the restore brings it back).
+      before =
+        planned.type === "file" ? { exists: true, hash: null, folder: true } : { exists: true, hash: null };
     } else {
       before = { exists: true, hash: null };
       note = "it was a symbolic link or special file, which checkpoints do not keep";
@@ -113,9 +115,9 @@ export async function captureCurrent(
     // What the restore leaves, mode included: undoing it then sees a chmod made after it.
     const after: PathState = !target.exists
       ? { exists: false }
-      : planned.type === "file"
+      : planned.type === "file" && !target.folder
         ? { exists: true, hash: target.hash, mode: restoredMode(target, current) }
-        : { exists: true, hash: target.hash };
+        : target;
     entries.push({ path: planned.path, type: planned.type, before, after, ...(note ? { note } : {}) });
   }
   return entries;
@@ -160,6 +162,23 @@ async function writeFileAt(root: string, absolute: string, bytes: Uint8Array, mo
     await unlink(temp).catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * Remove the folder at `absolute` and the folders in it, all of which must be empty of anything
+ * else (a restore may have made some, and an undone one left them); refuses, removing no file,
+ * when one holds a file or a link.
+ */
+async function removeEmptyFolders(absolute: string): Promise<void> {
+  for (const entry of await readdir(absolute, { withFileTypes: true })) {
+    if (!entry.isDirectory()) {
+      throw new CheckpointError(
+        `it is a folder that holds what the checkpoint did not create (${entry.name} in it); move that away, then restore again`,
+      );
+    }
+    await removeEmptyFolders(path.join(absolute, entry.name));
+  }
+  await rmdir(absolute);
 }
 
 async function removeFile(absolute: string): Promise<void> {
@@ -209,6 +228,16 @@ async function applyStep(
   }
   // Deleted or replaced only where it was: not through a folder swapped for a symlink since the plan.
   await requireRealFolder(root, path.dirname(absolute));
+  if (target.exists && target.folder) {
+    // A file (or a link) a change made of a folder: the folder comes back, its files after it.
+    if (current.kind !== "absent") await removeFile(absolute);
+    await mkdir(absolute);
+    return;
+  }
+  if (current.kind === "folder") {
+    // A folder a change made of a file: what the change put in it is gone by now.
+    await removeEmptyFolders(absolute);
+  }
   if (!target.exists) {
     await removeFile(absolute);
     return;
@@ -234,12 +263,17 @@ export async function applySteps(
 ): Promise<ApplyReport> {
   const report: ApplyReport = { skipped: [], failed: [] };
   const depth = (s: RestoreStep): number => s.planned.path.split("/").length;
+  // A file's entry whose path a change turned into a folder (or back) goes with the folders:
+  // a folder that comes back before the files to go in it, one made of a file after its own
+  // files and folders are gone.
+  const folderBack = (s: RestoreStep): boolean => s.target.exists && s.target.folder === true;
+  const folderGoes = (s: RestoreStep): boolean => s.planned.type === "file" && s.current.kind === "folder";
   const recreate = steps
-    .filter((s) => s.planned.type === "folder" && s.target.exists)
+    .filter((s) => (s.planned.type === "folder" && s.target.exists) || folderBack(s))
     .sort((a, b) => depth(a) - depth(b));
-  const files = steps.filter((s) => s.planned.type === "file");
+  const files = steps.filter((s) => s.planned.type === "file" && !folderBack(s) && !folderGoes(s));
   const remove = steps
-    .filter((s) => s.planned.type === "folder" && !s.target.exists)
+    .filter((s) => (s.planned.type === "folder" && !s.target.exists) || folderGoes(s))
     .sort((a, b) => depth(b) - depth(a));
   for (const step of [...recreate, ...files, ...remove]) {
     report.stopped ??= stopReason(signal);

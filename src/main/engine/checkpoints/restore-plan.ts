@@ -1,4 +1,4 @@
-import { lstat, readFile } from "node:fs/promises";
+import { lstat, readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { canonicalize } from "../capability/canonical-path.ts";
 import { homeRelative, type HiddenPathSet } from "../sandbox/hidden-path-set.ts";
@@ -91,7 +91,7 @@ export async function diskState(absolute: string): Promise<DiskState> {
  */
 function holds(current: DiskState, state: PathState, type: EntryType): boolean {
   if (!state.exists) return current.kind === "absent";
-  if (type === "folder") return current.kind === "folder";
+  if (type === "folder" || state.folder) return current.kind === "folder";
   return (
     current.kind === "file" &&
     state.hash !== null &&
@@ -141,6 +141,8 @@ function describeConflict(current: DiskState, expected: PathState, leftBy: strin
       ? `its mode was changed since (${modes})`
       : `it was changed since, its mode too (${modes})`;
   }
+  if (expected.exists && expected.folder && current.kind === "file")
+    return `it was a folder when ${leftBy} left it, and was replaced by a file since`;
   return `it ${describeChange(current)} since`;
 }
 
@@ -187,6 +189,30 @@ async function outOfReach(absolute: string, hidden: HiddenPathSet): Promise<stri
     : `it is hidden from Lathe's tools: ${homeRelative(found.entry)} is in "sandbox.denyRead", so no tool or restore may read or write it`;
 }
 
+/** How many stray names a message lists before "and N more". */
+const STRAYS_SHOWN = 3;
+
+/**
+ * What the folder at `absolute` (the path `relative`, which a change turned from a file into a
+ * folder) holds besides folders that the restore would not remove (`goes`: the paths it
+ * deletes), as a list for a message, or undefined when it holds nothing else: the folder (and
+ * any empty folder in it, such as one a restore made) can then go and the file come back.
+ */
+async function straysIn(
+  absolute: string,
+  relative: string,
+  goes: ReadonlySet<string>,
+): Promise<string | undefined> {
+  const strays = (await readdir(absolute, { recursive: true, withFileTypes: true }))
+    .filter((entry) => !entry.isDirectory())
+    .map((entry) => `${relative}/${path.relative(absolute, path.join(entry.parentPath, entry.name))}`)
+    .filter((name) => !goes.has(name))
+    .sort();
+  if (strays.length === 0) return undefined;
+  const more = strays.length > STRAYS_SHOWN ? `, and ${strays.length - STRAYS_SHOWN} more` : "";
+  return `${strays.slice(0, STRAYS_SHOWN).join(", ")}${more}`;
+}
+
 /**
  * Plan undoing `undo` (checkpoints, newest first): for each path, the oldest checkpoint's
  * previous state is what comes back, and the newest one's resulting state is what the path must
@@ -222,6 +248,8 @@ export async function planRestore(options: {
       }
     }
   }
+  // What the restore deletes: a folder a change made of a file may go when it holds nothing else.
+  const goes = new Set([...combined].filter(([, c]) => !c.target.exists).map(([relative]) => relative));
   const steps: RestoreStep[] = [];
   for (const [relative, { type, expected, leftBy, target, note }] of [...combined].sort(([a], [b]) =>
     a < b ? -1 : 1,
@@ -251,13 +279,22 @@ export async function planRestore(options: {
       continue;
     }
     planned.action = !target.exists ? "delete" : current.kind === "absent" ? "recreate" : "restore";
-    if (target.exists && target.hash === null) {
+    // A change that turned a file into a folder (or back): the folder side has no content.
+    const folderBack = target.exists && target.folder === true;
+    const becameFolder = expected.exists && expected.folder === true;
+    const strays =
+      current.kind === "folder" && becameFolder
+        ? await straysIn(path.join(root, relative), relative, goes)
+        : undefined;
+    if (target.exists && target.hash === null && !folderBack) {
       planned.unavailable = note ?? "its previous content was not kept";
     } else if (target.exists && target.hash !== null && !(await blobs.intact(target.hash))) {
       planned.unavailable =
         "its previous content is missing or damaged in the checkpoint store (removed or changed since it was kept), so it cannot be brought back";
-    } else if (current.kind === "folder" || current.kind === "other") {
+    } else if ((current.kind === "folder" && !becameFolder) || current.kind === "other") {
       planned.unavailable = `it ${describeChange(current)} since; move that away first`;
+    } else if (strays !== undefined) {
+      planned.unavailable = `it is now a folder holding what the change did not create (${strays}); move that away first`;
     } else if (!holds(current, expected, type)) {
       const toucher = [...later].reverse().find((c) => c.entries.some((e) => e.path === relative));
       const by = toucher

@@ -328,3 +328,81 @@ describe("a restore stopped halfway (Ctrl-C)", () => {
     expect(ws.engine.checkpoints.list("s1")).toHaveLength(1);
   });
 });
+
+describe("a command that turned a file into a folder, or a folder into a file", () => {
+  it.each([
+    {
+      what: "a file became a folder",
+      arrange: async () => ws.put("f", "the person's notes\n"),
+      command: "rm f && mkdir -p f/sub && echo new > f/sub/y",
+      actions: [
+        ["f", "restore"],
+        ["f/sub", "delete"],
+        ["f/sub/y", "delete"],
+      ],
+      check: async () => {
+        expect((await stat(ws.abs("f"))).isFile()).toBe(true);
+        expect(await ws.text("f")).toBe("the person's notes\n");
+      },
+    },
+    {
+      what: "a folder became a file",
+      arrange: async () => {
+        await ws.put("d/x", "inside\n");
+        await ws.put("d/sub/z", "deeper\n");
+      },
+      command: "rm -r d && echo file > d",
+      actions: [
+        ["d", "restore"],
+        ["d/sub/z", "recreate"],
+        ["d/x", "recreate"],
+      ],
+      check: async () => {
+        expect((await stat(ws.abs("d"))).isDirectory()).toBe(true);
+        expect(await ws.text("d/x")).toBe("inside\n");
+        expect(await ws.text("d/sub/z")).toBe("deeper\n");
+      },
+    },
+  ])("$what: the restore brings back what was there, and undoing it brings back the change", async (c) => {
+    await c.arrange();
+    await ws.ok("bash", { command: c.command });
+    const changed = await snapshotOf(ws.root);
+    const plan = await ws.engine.checkpoints.previewRestore("s1", newest());
+    expect(plan.paths.map((p) => [p.path, p.action])).toEqual(c.actions);
+    expect(plan.paths.filter((p) => p.unavailable !== undefined || p.conflict !== undefined)).toEqual([]);
+
+    const outcome = await ws.engine.checkpoints.restore("s1", newest());
+    expect(outcome).toMatchObject({ applied: true, failed: [], skipped: [], blocked: [] });
+    await c.check();
+
+    const undo = await ws.engine.checkpoints.restore("s1", outcome.undoCheckpoint as number);
+    expect(undo).toMatchObject({ applied: true, failed: [], skipped: [], blocked: [] });
+    expect(await snapshotOf(ws.root)).toEqual(changed);
+  });
+
+  it("a file that became a folder the person then put a file in: that file is named, and never removed", async () => {
+    await ws.put("f", "orig\n");
+    await ws.ok("bash", { command: "rm f && mkdir f && echo new > f/y" });
+    await ws.put("f/mine.txt", "the person's\n");
+    const plan = await ws.engine.checkpoints.previewRestore("s1", newest());
+    expect(plan.paths.find((p) => p.path === "f")?.unavailable).toMatch(
+      /it is now a folder holding what the change did not create \(f\/mine\.txt\); move that away first/,
+    );
+    const forced = await ws.engine.checkpoints.restore("s1", newest(), { force: true });
+    expect(forced).toMatchObject({ applied: true, failed: [] });
+    expect(await ws.text("f/mine.txt")).toBe("the person's\n");
+    expect(await ws.exists("f/y")).toBe(false);
+  });
+});
+
+/** Every path under `dir` with what it is: "folder", or a file's text. */
+async function snapshotOf(dir: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    const full = path.join(entry.parentPath, entry.name);
+    const relative = path.relative(dir, full);
+    if (relative.startsWith(".lathe")) continue;
+    out[relative] = entry.isDirectory() ? "folder" : await readFile(full, "utf8");
+  }
+  return out;
+}
