@@ -68,26 +68,44 @@ export class BlobStore {
     await this.ensureFolder(folder);
     // Two file operations per new blob (a write can afford little more): write a temporary file
     // (created exclusively, private), then rename it into place.
+    try {
+      await this.writeBlob(file, bytes);
+    } catch (err) {
+      // The folder may have been removed behind our back (`rm -r` of the store): make it again,
+      // once, rather than fail the call whose content is being kept.
+      this.folders.delete(folder);
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+      await this.ensureFolder(folder);
+      await this.writeBlob(file, bytes);
+    }
+    this.insert(hash, bytes.byteLength);
+    return hash;
+  }
+
+  /** Write a blob's file: a temporary file (created exclusively, private), renamed into place. */
+  private async writeBlob(file: string, bytes: Uint8Array): Promise<void> {
     const temp = `${file}.${randomBytes(6).toString("hex")}.tmp`;
     try {
       await writeFile(temp, bytes, { flag: "wx", mode: 0o600 });
       await rename(temp, file);
     } catch (err) {
       await unlink(temp).catch(() => undefined);
-      // The folder may have been removed behind our back: forget it, so the next put recreates it.
-      this.folders.delete(folder);
       throw err;
     }
-    this.insert(hash, bytes.byteLength);
-    return hash;
   }
 
-  /** Mark a stored blob as used now; false when it is not stored. */
+  /**
+   * Mark a stored blob as used now; false when it is not stored, or when its file is gone or no
+   * longer of its size (removed by hand, cut short): it is then written again, so content kept
+   * from now on is really kept rather than left referring to a file that is not there.
+   */
   private touch(hash: BlobHash): boolean {
-    return (
-      this.db.prepare("UPDATE checkpoint_blobs SET last_used_at = ? WHERE hash = ?").run(Date.now(), hash)
-        .changes > 0
-    );
+    const row = this.db.prepare("SELECT size FROM checkpoint_blobs WHERE hash = ?").get(hash) as
+      { size: number } | undefined;
+    if (row === undefined) return false;
+    if (lstatSync(this.file(hash), { throwIfNoEntry: false })?.size !== row.size) return false;
+    this.db.prepare("UPDATE checkpoint_blobs SET last_used_at = ? WHERE hash = ?").run(Date.now(), hash);
+    return true;
   }
 
   private insert(hash: BlobHash, size: number): void {
