@@ -264,6 +264,34 @@ export class CheckpointStore {
     return rows.map(entryOf);
   }
 
+  /**
+   * The checkpoints other sessions than `sessionIds` recorded in `root` after checkpoint
+   * `afterId` and did not restore since, oldest first: who else changed the folder's files
+   * (another chat, another Lathe process), to name them when a restore finds a file changed.
+   */
+  othersAfter(afterId: number, root: string, sessionIds: readonly string[]): Checkpoint[] {
+    const mine = sessionIds.map(() => "?").join(", ");
+    const where = `c.id > ? AND c.root = ? AND c.restored_by IS NULL AND c.session_id NOT IN (${mine})`;
+    const params = [afterId, root, ...sessionIds];
+    const rows = this.db
+      .prepare(`SELECT * FROM checkpoints c WHERE ${where} ORDER BY c.id`)
+      .all(...params) as CheckpointRow[];
+    if (rows.length === 0) return [];
+    const entries = this.db
+      .prepare(
+        `SELECT e.* FROM checkpoint_entries e JOIN checkpoints c ON c.id = e.checkpoint_id
+         WHERE ${where} ORDER BY e.checkpoint_id, e.path`,
+      )
+      .all(...params) as EntryRow[];
+    const byCheckpoint = new Map<number, CheckpointEntry[]>();
+    for (const row of entries) {
+      const list = byCheckpoint.get(row.checkpoint_id) ?? [];
+      list.push(entryOf(row));
+      byCheckpoint.set(row.checkpoint_id, list);
+    }
+    return rows.map((row) => checkpointOf(row, byCheckpoint.get(row.id) ?? []));
+  }
+
   /** Note that `by` (a restore or rewind checkpoint) put these checkpoints' files back. */
   markRestored(ids: readonly number[], by: number): void {
     const mark = this.db.prepare("UPDATE checkpoints SET restored_by = ? WHERE id = ?");

@@ -225,7 +225,10 @@ export class Checkpoints {
 
   private async prepareRestore(sessionId: string, id: number): Promise<PreparedRestore> {
     const checkpoint = this.get(sessionId, id);
-    const later = this.store.list(sessionId).filter((c) => c.id > id && c.restoredBy === null);
+    const later = [
+      ...this.store.list(sessionId).filter((c) => c.id > id && c.restoredBy === null),
+      ...this.store.othersAfter(id, this.options.root, [sessionId]),
+    ].sort((a, b) => a.id - b.id);
     return planRestore({
       root: this.options.root,
       undo: [checkpoint],

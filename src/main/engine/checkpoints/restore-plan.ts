@@ -217,7 +217,7 @@ async function straysIn(
  * Plan undoing `undo` (checkpoints, newest first): for each path, the oldest checkpoint's
  * previous state is what comes back, and the newest one's resulting state is what the path must
  * still hold; anything else is a conflict (named after the `later` checkpoint that touched it
- * when there is one). A path out of reach (see outOfReach) is unavailable. Reads the disk;
+ * when there is one: of these sessions, or of another session in the folder, which is named). A path out of reach (see outOfReach) is unavailable. Reads the disk;
  * changes nothing.
  */
 export async function planRestore(options: {
@@ -248,6 +248,8 @@ export async function planRestore(options: {
       }
     }
   }
+  // The sessions whose changes are undone: a later checkpoint of another is named with its session.
+  const undoneIn = new Set(undo.map((c) => c.sessionId));
   // What the restore deletes: a folder a change made of a file may go when it holds nothing else.
   const goes = new Set([...combined].filter(([, c]) => !c.target.exists).map(([relative]) => relative));
   const steps: RestoreStep[] = [];
@@ -297,8 +299,9 @@ export async function planRestore(options: {
       planned.unavailable = `it is now a folder holding what the change did not create (${strays}); move that away first`;
     } else if (!holds(current, expected, type)) {
       const toucher = [...later].reverse().find((c) => c.entries.some((e) => e.path === relative));
+      const of = toucher && !undoneIn.has(toucher.sessionId) ? ` of session ${toucher.sessionId}` : "";
       const by = toucher
-        ? `by checkpoint ${toucher.id} (${toucher.tool})`
+        ? `by checkpoint ${toucher.id} (${toucher.tool})${of}`
         : "outside this session's tools (by you or another program)";
       planned.conflict =
         expected.exists && expected.hash === null

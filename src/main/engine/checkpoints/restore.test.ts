@@ -128,6 +128,29 @@ describe("restore one checkpoint", () => {
     expect(plan.paths[0]?.conflict).toBe(`it was changed since, by checkpoint ${newest()} (bash)`);
   });
 
+  it.each(["write", "bash"])(
+    "names another session's %s that changed the file since, rather than blame the person",
+    async (tool) => {
+      await ws.put("a.txt", "v1\n");
+      await ws.ok("read", { path: "a.txt" });
+      await ws.ok("write", { path: "a.txt", content: "v2 by s1\n" });
+      const mine = newest();
+      const other = await ws.engine.openSession({ id: "s2", mode: "yolo" });
+      await other.call("read", { path: "a.txt" });
+      const changed =
+        tool === "write"
+          ? await other.call("write", { path: "a.txt", content: "v3 by s2\n" })
+          : await other.call("bash", { command: "echo v3 by s2 > a.txt" });
+      expect(changed.type).toBe("output");
+      const theirs = ws.engine.checkpoints.list("s2").at(-1)?.id;
+      const plan = await ws.engine.checkpoints.previewRestore("s1", mine);
+      expect(plan.paths[0]?.conflict).toBe(
+        `it was changed since, by checkpoint ${theirs} (${tool}) of session s2`,
+      );
+      await other.close();
+    },
+  );
+
   it("a per-file choice keeps one conflicting file and restores the rest", async () => {
     await ws.put("a.txt", "a1\n");
     await ws.put("b.txt", "b1\n");
