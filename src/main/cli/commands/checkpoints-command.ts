@@ -113,8 +113,16 @@ async function preview(
   if (options.json) await writeStdout(`${JSON.stringify(plan, null, 2)}\n`);
   else await writeStdout(`${heading}\n${formatPlan(plan)}`);
   if (blocked.length > 0 && !options.force) {
+    const lost = blocked.filter((p) => p.unavailable !== undefined).length;
+    const changed = blocked.length - lost;
+    const does = [
+      ...(changed > 0 ? [`overwrites the ${changed} changed since`] : []),
+      ...(lost > 0
+        ? [`leaves the ${lost} that cannot be restored as ${lost === 1 ? "it is" : "they are"}`]
+        : []),
+    ].join(" and ");
     throw new CliError(
-      `${blocked.length} path${blocked.length === 1 ? " needs" : "s need"} a decision (marked above): run without --dry-run and with --force to overwrite ${blocked.length === 1 ? "it" : "them"}.`,
+      `${blocked.length} path${blocked.length === 1 ? " needs" : "s need"} a decision (marked above): run without --dry-run and with --force, which ${does}.`,
     );
   }
 }
