@@ -9,6 +9,7 @@ import { startLathe, tempWorld, useEndpoint } from "./support/lathe-process.ts";
 // Ctrl-C in the middle of `lathe restore` and `lathe rewind` that put back thousands of files:
 // the command stops between two files, says what it did and did not do and how to go on, leaves
 // no half-written or temporary file behind, and the same command run again finishes the job.
+// And Ctrl-C on a `lathe call bash` that already changed files: what it changed is checkpointed.
 
 const FILES = 3000;
 let world: Awaited<ReturnType<typeof tempWorld>>;
@@ -142,4 +143,58 @@ describe("Ctrl-C during a restore or a rewind of many files", () => {
     expect(again.stdout).toContain(`Rewound session ${session} to before prompt ${before}`);
     expect(await inD()).toEqual({ originals: FILES, others: [] });
   }, 120_000);
+});
+
+describe("Ctrl-C or SIGTERM on a lathe call bash that has changed a file", () => {
+  it.each([
+    ["SIGINT", "interrupted (SIGINT)", "off"],
+    ["SIGTERM", "terminated (SIGTERM)", "off"],
+    ["SIGINT", "interrupted (SIGINT)", "on"],
+  ] as const)(
+    "%s ends the call with an error envelope (%s; daemon %s), and the change it made is a checkpoint that restores",
+    async (signal, said, daemon) => {
+      const notes = path.join(world.root, "notes.txt");
+      await writeFile(notes, "the person's notes\n");
+      const env = { LATHE_DAEMON: daemon, CI: "" };
+      if (daemon === "on") await runLathe(["daemon", "start"], { home: world.home, cwd: world.root, env });
+      const running = startLathe(
+        [
+          "call",
+          "bash",
+          JSON.stringify({ command: "echo overwritten > notes.txt && sleep 30" }),
+          "--session",
+          "s1",
+          "--mode",
+          "yolo",
+        ],
+        { home: world.home, cwd: world.root, env },
+      );
+      let text = "";
+      await running.until(
+        "the file to change",
+        () => {
+          void readFile(notes, "utf8").then((t) => (text = t));
+          return text === "overwritten\n";
+        },
+        30_000,
+      );
+      running.child.kill(signal);
+      const { code } = await running.exited;
+      if (daemon === "on") await runLathe(["daemon", "stop"], { home: world.home, cwd: world.root, env });
+      expect(code, running.stderr()).toBe(1);
+      expect(JSON.parse(running.stdout())).toMatchObject({
+        type: "error",
+        error_text: `bash was aborted: ${said}.`,
+      });
+
+      const list = await lathe(["checkpoints", "--session", "s1", "--json"]);
+      expect(JSON.parse(list.stdout)).toMatchObject([
+        { id: 1, tool: "bash", paths: [{ path: "notes.txt", change: "modified" }] },
+      ]);
+      const restored = await lathe(["restore", "1", "--session", "s1"]);
+      expect(restored.code, restored.stderr).toBe(0);
+      expect(await readFile(notes, "utf8")).toBe("the person's notes\n");
+    },
+    60_000,
+  );
 });
