@@ -175,18 +175,28 @@ interface Combined {
 /**
  * Why a restorable path cannot be touched now, if so: a folder on the way to it is a symbolic
  * link (restoring through it would write or delete a file outside the workspace's own folders,
- * in `~/.ssh` say), or Lathe hides it from its tools (`sandbox.denyRead`, `$LATHE_HOME`). Decided
- * before the path is read, so neither is read either.
+ * in `~/.ssh` say), or Lathe hides it from its tools (`sandbox.denyRead`, `$LATHE_HOME`), by its
+ * name or as a hard link to a hidden file. Decided before the path is read, so none is read either.
  */
 async function outOfReach(absolute: string, hidden: HiddenPathSet): Promise<string | undefined> {
   const folder = path.dirname(absolute);
   if ((await canonicalize(folder)) !== folder)
     return "a folder on the way to it is now a symbolic link; Lathe restores only into real folders of the workspace";
   const found = hidden.find(absolute);
-  if (found === undefined) return undefined;
-  return found.hiddenBy === "lathe-home"
-    ? `it is Lathe's own data (in ${homeRelative(found.entry)}), which no tool or restore may write`
-    : `it is hidden from Lathe's tools: ${homeRelative(found.entry)} is in "sandbox.denyRead", so no tool or restore may read or write it`;
+  if (found !== undefined) {
+    return found.hiddenBy === "lathe-home"
+      ? `it is Lathe's own data (in ${homeRelative(found.entry)}), which no tool or restore may write`
+      : `it is hidden from Lathe's tools: ${homeRelative(found.entry)} is in "sandbox.denyRead", so no tool or restore may read or write it`;
+  }
+  // A hard link is the hidden file under another name (`ln ~/.ssh/id_ed25519 notes.txt`, made
+  // since the call): reading it would copy the key into the store, and undoing the restore would
+  // write it out as a plain file of the workspace.
+  const stats = await lstat(absolute).catch(() => undefined);
+  const linked = stats && hidden.linkedHidden(stats);
+  if (linked === undefined) return undefined;
+  return linked.hiddenBy === "lathe-home"
+    ? `it is now another name (a hard link) of Lathe's own data (in ${homeRelative(linked.entry)}), which no restore may read or replace`
+    : `it is now another name (a hard link) of a file hidden from Lathe's tools: ${homeRelative(linked.entry)} is in "sandbox.denyRead", so no restore may read or replace it; remove the link first`;
 }
 
 /** How many stray names a message lists before "and N more". */
