@@ -109,7 +109,9 @@ export function formatPlan(plan: RestorePlan, done?: RestoreOutcome): string {
   const paths = plan.paths.filter(
     (p) => (p.action !== "none" || p.unavailable || p.conflict) && !left.has(p.path),
   );
-  if (paths.length === 0) return "  (no file changes: every path already is as it was)\n";
+  // Paths left or failed are listed after, by formatLeftovers: they are not "as they were".
+  if (paths.length === 0)
+    return left.size > 0 ? "" : "  (no file changes: every path already is as it was)\n";
   return `${paths.map((p) => pathLine(p, done !== undefined)).join("\n")}\n`;
 }
 

@@ -199,6 +199,27 @@ async function outOfReach(absolute: string, hidden: HiddenPathSet): Promise<stri
     : `it is now another name (a hard link) of a file hidden from Lathe's tools: ${homeRelative(linked.entry)} is in "sandbox.denyRead", so no restore may read or replace it; remove the link first`;
 }
 
+/**
+ * The folder on the way to `relative` that is something else now (a file, a link), unless the
+ * restore makes it a folder again (`becomesFolder`): the path cannot be brought back under it.
+ * Undefined when every folder on the way is one, or is missing (the restore makes it).
+ */
+async function fileInTheWay(
+  root: string,
+  relative: string,
+  becomesFolder: (prefix: string) => boolean,
+): Promise<string | undefined> {
+  const parts = relative.split("/");
+  for (let i = 1; i < parts.length; i++) {
+    const prefix = parts.slice(0, i).join("/");
+    const stats = await lstat(path.join(root, prefix)).catch(() => undefined);
+    if (stats === undefined) return undefined;
+    if (stats.isDirectory()) continue;
+    return becomesFolder(prefix) ? undefined : prefix;
+  }
+  return undefined;
+}
+
 /** How many stray names a message lists before "and N more". */
 const STRAYS_SHOWN = 3;
 
@@ -262,6 +283,12 @@ export async function planRestore(options: {
   const undoneIn = new Set(undo.map((c) => c.sessionId));
   // What the restore deletes: a folder a change made of a file may go when it holds nothing else.
   const goes = new Set([...combined].filter(([, c]) => !c.target.exists).map(([relative]) => relative));
+  // What the restore makes a folder again (before the files that go in it).
+  const becomesFolder = new Set(
+    [...combined]
+      .filter(([, c]) => c.target.exists && (c.type === "folder" || c.target.folder === true))
+      .map(([relative]) => relative),
+  );
   const steps: RestoreStep[] = [];
   for (const [relative, { type, expected, leftBy, target, note }] of [...combined].sort(([a], [b]) =>
     a < b ? -1 : 1,
@@ -282,6 +309,15 @@ export async function planRestore(options: {
     const current = await diskState(path.join(root, relative));
     steps.push({ planned, target, current });
     if (holds(current, target, type)) continue;
+    const blocker =
+      target.exists && current.kind === "absent"
+        ? await fileInTheWay(root, relative, (prefix) => becomesFolder.has(prefix))
+        : undefined;
+    if (blocker !== undefined) {
+      planned.action = "recreate";
+      planned.unavailable = `${blocker} is a file now, where a folder on the way to it was; move that file away first`;
+      continue;
+    }
     if (type === "folder") {
       if (!target.exists) planned.action = current.kind === "folder" ? "delete" : "none";
       else if (current.kind === "absent") planned.action = "recreate";

@@ -429,3 +429,26 @@ async function snapshotOf(dir: string): Promise<Record<string, string>> {
   }
   return out;
 }
+
+describe("a folder on the way to a file replaced by a file since", () => {
+  it.each([
+    ["the file's own folder", "d/x", "d"],
+    ["a folder further up", "d/e/x", "d"],
+  ])(
+    "%s: the preview names it, and nothing is changed or half done, even with force",
+    async (_what, file, blocker) => {
+      await ws.put(file, "x1\n");
+      await ws.ok("bash", { command: `echo x2 > ${file}` });
+      await rm(ws.abs(blocker), { recursive: true });
+      await writeFile(ws.abs(blocker), "a file now\n");
+      const plan = await ws.engine.checkpoints.previewRestore("s1", newest());
+      expect(plan.paths.find((p) => p.path === file)?.unavailable).toBe(
+        `${blocker} is a file now, where a folder on the way to it was; move that file away first`,
+      );
+      const forced = await ws.engine.checkpoints.restore("s1", newest(), { force: true });
+      expect(forced).toMatchObject({ applied: true, failed: [], undoCheckpoint: null });
+      expect(forced.skipped.map((s) => s.path)).toEqual([file]);
+      expect(await ws.text(blocker)).toBe("a file now\n");
+    },
+  );
+});
