@@ -352,7 +352,10 @@ export async function planRestore(options: {
       planned.conflict =
         expected.exists && expected.hash === null
           ? `Lathe cannot tell whether it changed since: its content after the change was not kept`
-          : `${describeConflict(current, expected, leftBy)}, ${by}`;
+          : current.kind === "link" && !toucher
+            ? // The scan around a command does not see links: the call may well have made it.
+              `it is a symbolic link now, which checkpoints do not track, so Lathe cannot tell whether ${leftBy.startsWith("the ") ? leftBy : `the ${leftBy} call`} or something else made it`
+            : `${describeConflict(current, expected, leftBy)}, ${by}`;
       if (modeChangedOnly(current, expected)) planned.modeOnly = true;
     }
   }

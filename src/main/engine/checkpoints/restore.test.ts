@@ -452,3 +452,25 @@ describe("a folder on the way to a file replaced by a file since", () => {
     },
   );
 });
+
+describe("a symbolic link where a checkpoint saw a file go", () => {
+  it("made by the call itself (rm a && ln -s b a): the conflict says links are not tracked, rather than blame the person", async () => {
+    await ws.put("a", "A\n");
+    await ws.put("b", "B\n");
+    await ws.ok("bash", { command: "rm a && ln -s b a" });
+    const plan = await ws.engine.checkpoints.previewRestore("s1", newest());
+    expect(plan.paths).toEqual([
+      {
+        path: "a",
+        type: "file",
+        action: "restore",
+        conflict:
+          "it is a symbolic link now, which checkpoints do not track, so Lathe cannot tell whether the bash call or something else made it",
+      },
+    ]);
+    const forced = await ws.engine.checkpoints.restore("s1", newest(), { force: true });
+    expect(forced).toMatchObject({ applied: true, failed: [] });
+    expect(await ws.text("a")).toBe("A\n");
+    expect(await ws.text("b")).toBe("B\n");
+  });
+});
