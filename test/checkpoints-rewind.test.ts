@@ -296,3 +296,40 @@ describe("rewind across restores", () => {
     },
   );
 });
+
+describe("rewind across a path that changed between file and folder", () => {
+  it.each([
+    {
+      name: "a folder made, then made a file",
+      first: "mkdir d && echo x > d/x",
+      second: "rm -r d && echo file > d",
+      path: "d",
+    },
+    {
+      name: "a file made, then made a folder",
+      first: "echo F > f",
+      second: "rm f && mkdir f && echo y > f/y",
+      path: "f",
+    },
+  ])("$name: a rewind to before the first turn leaves no trace of either", async (row) => {
+    const h = await harness();
+    await h.put("keep.txt", "kept\n");
+    for (const [prompt, command] of [
+      ["first", row.first],
+      ["second", row.second],
+    ] as const) {
+      await h.run(
+        prompt,
+        scriptedModel([{ toolCalls: [{ name: "bash", input: { command } }] }, { text: "Done." }]),
+        { mode: "yolo", sessionId: SESSION },
+      );
+    }
+    const first = h.engine.conversations().prompts(SESSION)[0]!;
+    const plan = await h.engine.checkpoints.previewRewind(SESSION, { message: first.seq });
+    expect(plan.paths.filter((p) => p.conflict !== undefined || p.unavailable !== undefined)).toEqual([]);
+    const rewound = await h.engine.checkpoints.rewind(SESSION, { message: first.seq });
+    expect(rewound).toMatchObject({ applied: true, failed: [], skipped: [], conversationCut: true });
+    await expect(stat(path.join(h.root, row.path))).rejects.toThrow(/ENOENT/);
+    expect(await h.text("keep.txt")).toBe("kept\n");
+  });
+});

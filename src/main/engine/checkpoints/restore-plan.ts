@@ -162,7 +162,10 @@ function describeChange(current: DiskState): string {
 }
 
 interface Combined {
+  /** The oldest undone entry's type (made "file" when the entries' types differ, see asFileEntry). */
   type: EntryType;
+  /** The newest undone entry's type. */
+  newestType: EntryType;
   /** What the newest undone checkpoint left: what the path should hold now. */
   expected: PathState;
   /** Who left it so, for messages: "write", "bash", "the restore". */
@@ -170,6 +173,19 @@ interface Combined {
   /** What the oldest undone checkpoint found: what restoring brings back. */
   target: PathState;
   note: string | undefined;
+}
+
+/**
+ * A path whose undone entries disagree on its type (a folder one call made, that a later one
+ * turned into a file, or the reverse) is restored as a file's entry whose folder sides are
+ * marked, as one call's change of type is: the restore then removes or brings back either.
+ */
+function asFileEntry(c: Combined): void {
+  const asFolder = (state: PathState): PathState =>
+    state.exists ? { exists: true, hash: null, folder: true } : state;
+  if (c.newestType === "folder") c.expected = asFolder(c.expected);
+  if (c.type === "folder") c.target = asFolder(c.target);
+  c.type = "file";
 }
 
 /**
@@ -271,6 +287,7 @@ export async function planRestore(options: {
       } else {
         combined.set(entry.path, {
           type: entry.type,
+          newestType: entry.type,
           expected: entry.after,
           leftBy: checkpoint.kind === "tool" ? checkpoint.tool : `the ${checkpoint.kind}`,
           target: entry.before,
@@ -279,6 +296,7 @@ export async function planRestore(options: {
       }
     }
   }
+  for (const c of combined.values()) if (c.type !== c.newestType) asFileEntry(c);
   // The sessions whose changes are undone: a later checkpoint of another is named with its session.
   const undoneIn = new Set(undo.map((c) => c.sessionId));
   // What the restore deletes: a folder a change made of a file may go when it holds nothing else.
