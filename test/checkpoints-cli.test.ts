@@ -90,6 +90,22 @@ describe("lathe checkpoints and lathe restore", () => {
     ]);
   });
 
+  it("a dry run says --force leaves what cannot be restored as it is, not that it overwrites it", async () => {
+    await writeFile(path.join(root, "a.txt"), "v1\n");
+    await call("bash", { command: "echo v2 > a.txt && echo b2 > b.txt" });
+    await writeFile(path.join(root, "b.txt"), "the person's edit\n");
+    await rm(path.join(home, "checkpoints", "blobs"), { recursive: true });
+
+    const dry = await lathe(["restore", "1", "--session", "s1", "--dry-run"]);
+    expect(dry.code).toBe(1);
+    expect(dry.stdout).toMatch(
+      /restore +a\.txt {2}CANNOT RESTORE: its previous content is missing or damaged/,
+    );
+    expect(dry.stderr).toBe(
+      "error: 2 paths need a decision (marked above): run without --dry-run and with --force, which overwrites the 1 changed since and leaves the 1 that cannot be restored as it is.\n",
+    );
+  });
+
   it("refuses to overwrite a file the person changed (exit 1, nothing changed) until --force", async () => {
     await writeFile(path.join(root, "a.txt"), "v1\n");
     await call("bash", { command: "echo v2 > a.txt && echo new > b.txt" });
@@ -100,6 +116,10 @@ describe("lathe checkpoints and lathe restore", () => {
     expect(dry.stdout).toContain("Restoring checkpoint 1 (bash) would:");
     expect(dry.stdout).toMatch(/restore +a\.txt {2}CONFLICT: it was changed since/);
     expect(dry.stdout).toMatch(/delete +b\.txt$/m);
+
+    expect(dry.stderr).toBe(
+      "error: 1 path needs a decision (marked above): run without --dry-run and with --force, which overwrites the 1 changed since.\n",
+    );
 
     const refused = await lathe(["restore", "1", "--session", "s1"]);
     expect(refused.code).toBe(1);

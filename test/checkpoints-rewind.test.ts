@@ -246,3 +246,90 @@ describe("a run whose command changes cannot be checkpointed", () => {
     expect(await readFile(path.join(base, "ws", "a.txt"), "utf8")).toBe("z\n");
   });
 });
+
+describe("rewind across restores", () => {
+  it.each([
+    { name: "a restore of the first turn's command", undoOfUndo: false, x: undefined },
+    {
+      name: "a restore of it, then the restore of that restore (undo of undo)",
+      undoOfUndo: true,
+      x: undefined,
+    },
+  ])(
+    "after $name, a rewind to before the first turn leaves the files as they were before it",
+    async (row) => {
+      const h = await harness();
+      await h.put("y.txt", "y before\n");
+      await h.run(
+        "make x",
+        scriptedModel([
+          { toolCalls: [{ name: "bash", input: { command: "echo x1 > x.txt && rm y.txt" } }] },
+          { text: "Made x." },
+        ]),
+        { mode: "yolo", sessionId: SESSION },
+      );
+      const made = h.engine.checkpoints.list(SESSION).at(-1)!.id;
+      const undo = await h.engine.checkpoints.restore(SESSION, made);
+      expect(undo).toMatchObject({ applied: true, failed: [] });
+      expect([await h.text("x.txt"), await h.text("y.txt")]).toEqual([undefined, "y before\n"]);
+      if (row.undoOfUndo) {
+        expect(await h.engine.checkpoints.restore(SESSION, undo.undoCheckpoint!)).toMatchObject({
+          applied: true,
+          failed: [],
+        });
+        expect([await h.text("x.txt"), await h.text("y.txt")]).toEqual(["x1\n", undefined]);
+      }
+      await h.run(
+        "change x",
+        scriptedModel([
+          { toolCalls: [{ name: "bash", input: { command: "echo x2 > x.txt" } }] },
+          { text: "Changed x." },
+        ]),
+        { mode: "yolo", sessionId: SESSION },
+      );
+      const first = h.engine.conversations().prompts(SESSION)[0]!;
+      const plan = await h.engine.checkpoints.previewRewind(SESSION, { message: first.seq });
+      expect(plan.paths.filter((p) => p.conflict !== undefined || p.unavailable !== undefined)).toEqual([]);
+      const rewound = await h.engine.checkpoints.rewind(SESSION, { message: first.seq });
+      expect(rewound).toMatchObject({ applied: true, failed: [], conversationCut: true });
+      expect([await h.text("x.txt"), await h.text("y.txt")]).toEqual([undefined, "y before\n"]);
+    },
+  );
+});
+
+describe("rewind across a path that changed between file and folder", () => {
+  it.each([
+    {
+      name: "a folder made, then made a file",
+      first: "mkdir d && echo x > d/x",
+      second: "rm -r d && echo file > d",
+      path: "d",
+    },
+    {
+      name: "a file made, then made a folder",
+      first: "echo F > f",
+      second: "rm f && mkdir f && echo y > f/y",
+      path: "f",
+    },
+  ])("$name: a rewind to before the first turn leaves no trace of either", async (row) => {
+    const h = await harness();
+    await h.put("keep.txt", "kept\n");
+    for (const [prompt, command] of [
+      ["first", row.first],
+      ["second", row.second],
+    ] as const) {
+      await h.run(
+        prompt,
+        scriptedModel([{ toolCalls: [{ name: "bash", input: { command } }] }, { text: "Done." }]),
+        { mode: "yolo", sessionId: SESSION },
+      );
+    }
+    const first = h.engine.conversations().prompts(SESSION)[0]!;
+    const plan = await h.engine.checkpoints.previewRewind(SESSION, { message: first.seq });
+    expect(plan.paths.filter((p) => p.conflict !== undefined || p.unavailable !== undefined)).toEqual([]);
+    const rewound = await h.engine.checkpoints.rewind(SESSION, { message: first.seq });
+    expect(rewound).toMatchObject({ applied: true, failed: [], skipped: [], conversationCut: true });
+    await expect(stat(path.join(h.root, row.path))).rejects.toThrow(/ENOENT/);
+    expect(await h.text("keep.txt")).toBe("kept\n");
+  });
+});

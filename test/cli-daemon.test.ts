@@ -175,8 +175,11 @@ describe.skipIf(!FRESH)("lathe with a daemon", () => {
   });
 
   it.each([
-    { name: "Ctrl-C ends the command as it would a process of its own", signal: "SIGINT", code: 130 },
-    { name: "a caller killed mid-command ends the command too", signal: "SIGKILL", code: null },
+    // `lathe call` stops its call on Ctrl-C (exit 1, an error envelope), as in a process of its
+    // own, and on its caller going away (as on SIGTERM): it winds down, recording what the
+    // command changed, so the daemon was not cut short and goes on.
+    { name: "Ctrl-C stops the command as it would a process of its own", signal: "SIGINT", code: 1 },
+    { name: "a caller killed mid-command stops the command too", signal: "SIGKILL", code: null },
   ] as const)("$name, and its bash command with it", async ({ signal, code }) => {
     const home = await newHome();
     await on(["tools"], home);
@@ -192,8 +195,11 @@ describe.skipIf(!FRESH)("lathe with a daemon", () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     child.kill(signal);
     expect(await exited).toBe(code);
-    // Cut short: that daemon makes way for a fresh one, and nothing of the command goes on.
-    await until("the old daemon to go", async () => ((await status(home)).pid !== pid ? true : undefined));
+    await until("the command to wind down", async () =>
+      (await status(home)).busy === false ? true : undefined,
+    );
+    expect((await status(home)).pid).toBe(pid);
+    // Nothing of the command goes on.
     await new Promise((resolve) => setTimeout(resolve, 3500));
     expect(existsSync(marker)).toBe(false);
     expect((await on(["call", "read", '{"path":"small.txt"}'], home)).code).toBe(0);

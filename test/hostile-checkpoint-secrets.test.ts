@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { statSync } from "node:fs";
 import {
   link,
   mkdir,
@@ -198,6 +199,50 @@ describe("a home folder opened as the workspace", () => {
       expect(await readFile(path.join(person, ".ssh/id_ed25519"), "utf8")).toBe(`${SECRET}\n`);
     },
   );
+
+  it("a workspace file swapped for a hard link to ~/.ssh/id_ed25519 after a write: a forced restore keeps the key, and its undo writes it into the workspace, with denyRead [] only", async () => {
+    const project = path.join(person, "project");
+    const notes = path.join(project, "notes.txt");
+    const key = path.join(person, ".ssh/id_ed25519");
+    const rows = [
+      { home: path.join(base, "swap-open"), settings: { sandbox: { denyRead: [] } }, leaks: true },
+      { home: path.join(base, "swap-default"), settings: {}, leaks: false },
+    ];
+    for (const row of rows) {
+      await writeFile(notes, "the person's notes\n");
+      await mkdir(row.home, { recursive: true });
+      await writeFile(path.join(row.home, "settings.json"), JSON.stringify(row.settings));
+      const engine = await Engine.create({ root: project, latheHome: row.home, extensions: false });
+      engines.push(engine);
+      const session = await engine.openSession({ id: "s", mode: "yolo" });
+      expect((await session.call("read", { path: "notes.txt" })).type).toBe("output");
+      expect((await session.call("write", { path: "notes.txt", content: "draft\n" })).type).toBe("output");
+      await session.close();
+      const id = engine.checkpoints.list("s").at(-1)?.id as number;
+      // Any process may swap the file for another name of the key since (ln needs no read).
+      await rm(notes);
+      await link(key, notes);
+
+      const plan = await engine.checkpoints.previewRestore("s", id);
+      const step = plan.paths.find((p) => p.path === "notes.txt");
+      if (row.leaks) expect(step?.conflict).toMatch(/it was changed since/);
+      else
+        expect(step?.unavailable).toMatch(
+          /^it is now another name \(a hard link\) of a file hidden from Lathe's tools: ~\/\.ssh is in "sandbox\.denyRead"/,
+        );
+      const forced = await engine.checkpoints.restore("s", id, { force: true });
+      expect(forced.applied).toBe(true);
+      expect((await blobTexts(row.home)).includes(SECRET)).toBe(row.leaks);
+      if (forced.undoCheckpoint !== null) await engine.checkpoints.restore("s", forced.undoCheckpoint);
+      // Positive control: the undo of the forced restore puts the key's bytes in a plain file
+      // of the workspace, where any tool reads it. By default the link is left as it is.
+      const now = await readFile(notes, "utf8");
+      expect(now === `${SECRET}\n` && statSync(notes).nlink === 1).toBe(row.leaks);
+      if (!row.leaks) expect(statSync(notes).nlink).toBe(2);
+      expect(await readFile(key, "utf8")).toBe(`${SECRET}\n`);
+      await rm(notes, { force: true });
+    }
+  });
 
   it("restore of a write into ~/.ssh made while denyRead was []: deletes it then, refused once it is hidden again", async () => {
     const latheHome = path.join(base, "home-tightened");

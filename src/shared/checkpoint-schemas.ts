@@ -78,6 +78,8 @@ export const RestoreOutcomeSchema = z.strictObject({
   blocked: z.array(PlannedPathSchema),
   skipped: z.array(SkippedPathSchema),
   failed: z.array(SkippedPathSchema),
+  /** Why the restore was stopped before its last path (the CLI's Ctrl-C), when it was. */
+  stopped: z.string().optional(),
   /** Restore this checkpoint to undo the restore. */
   undoCheckpoint: z.number().int().nullable(),
 });

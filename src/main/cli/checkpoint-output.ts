@@ -1,4 +1,5 @@
 import { shownPath } from "./shown-path.ts";
+import { NOT_REACHED } from "../engine/light.ts";
 import type {
   CheckpointSummary,
   PlannedPath,
@@ -108,7 +109,9 @@ export function formatPlan(plan: RestorePlan, done?: RestoreOutcome): string {
   const paths = plan.paths.filter(
     (p) => (p.action !== "none" || p.unavailable || p.conflict) && !left.has(p.path),
   );
-  if (paths.length === 0) return "  (no file changes: every path already is as it was)\n";
+  // Paths left or failed are listed after, by formatLeftovers: they are not "as they were".
+  if (paths.length === 0)
+    return left.size > 0 ? "" : "  (no file changes: every path already is as it was)\n";
   return `${paths.map((p) => pathLine(p, done !== undefined)).join("\n")}\n`;
 }
 
@@ -135,10 +138,25 @@ export function blockedMessage(what: string, outcome: RestoreOutcome): string {
 Nothing was changed. Run again with --force to overwrite those changes${unavailable.length > 0 ? " and leave what cannot be restored as it is" : ""} (what is overwritten is kept in a new checkpoint you can restore); --dry-run previews.`;
 }
 
-/** After an applied restore: what was left alone and what failed. */
+/** How many paths a stopped restore's summary names before "and N more". */
+const UNREACHED_SHOWN = 5;
+
+/** The paths a stopped restore did not reach, in one line (there may be thousands). */
+function unreachedLine(paths: readonly string[]): string {
+  if (paths.length === 0) return "";
+  const shown = paths.slice(0, UNREACHED_SHOWN).map(shownPath).join(", ");
+  const more = paths.length > UNREACHED_SHOWN ? `, and ${paths.length - UNREACHED_SHOWN} more` : "";
+  return `  NOT REACHED ${paths.length} path${paths.length === 1 ? "" : "s"}, left as they were: ${shown}${more}`;
+}
+
+/** After an applied restore: what was left alone, what failed, and what a stop did not reach. */
 export function formatLeftovers(outcome: RestoreOutcome): string {
-  const lines = [skippedLines(outcome.skipped, "left"), skippedLines(outcome.failed, "FAILED")].filter(
-    Boolean,
-  );
+  const failed = outcome.failed.filter((f) => f.reason !== NOT_REACHED);
+  const unreached = outcome.failed.filter((f) => f.reason === NOT_REACHED).map((f) => f.path);
+  const lines = [
+    skippedLines(outcome.skipped, "left"),
+    skippedLines(failed, "FAILED"),
+    unreachedLine(unreached),
+  ].filter(Boolean);
   return lines.length > 0 ? `${lines.join("\n")}\n` : "";
 }

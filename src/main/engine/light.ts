@@ -11,3 +11,4 @@ export { sessionIdProblem } from "./session/session-id.ts";
 export { AuditUnwrittenError } from "./errors/audit-unwritten-error.ts";
 export { oneLinePath } from "./tools/one-line-path.ts";
 export { compactionLine } from "./agent/compaction-line.ts";
+export { NOT_REACHED } from "./checkpoints/not-reached.ts";

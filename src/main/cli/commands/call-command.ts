@@ -16,6 +16,9 @@ interface CallOptions {
   verbose?: boolean;
 }
 
+/** How long a stopped `lathe call` may take to wind down: bash's SIGTERM, SIGKILL a second later, then its checkpoint scan. */
+const CALL_STOP_GRACE_MS = 5_000;
+
 /** The options `call` and `batch` share: the folder, the session, the approval mode, the plugins' logs. */
 function withCallOptions(command: Command): Command {
   return command
@@ -72,9 +75,25 @@ Many calls in a row: \`lathe batch\` runs them in one process (one start-up, one
     )
     .action(async (toolId: string, jsonArgs: string, options: CallOptions) => {
       const rawArgs = jsonArgs === "-" ? await readStdin() : jsonArgs;
-      const envelope = await inSession(options, (session) => session.call(toolId, rawArgs));
-      await writeStdout(`${JSON.stringify(envelope)}\n`);
-      result.exitCode = envelope.type === "output" ? ExitCode.ok : ExitCode.failure;
+      // Ctrl-C or SIGTERM stop the call as its timeout would: a command is stopped, and what it
+      // changed meanwhile is still checkpointed (killed outright, it would not be, and the
+      // person could not restore it). The grace covers bash's SIGTERM-then-SIGKILL second and
+      // the scan after it.
+      const controller = new AbortController();
+      const stopListening = stopOnInterrupt(controller, {
+        graceMs: CALL_STOP_GRACE_MS,
+        lastWord: () =>
+          "stopped before the call wound down: what it changed may not be in a checkpoint (see lathe checkpoints).",
+      });
+      try {
+        const envelope = await inSession(options, (session) =>
+          session.call(toolId, rawArgs, { signal: controller.signal }),
+        );
+        await writeStdout(`${JSON.stringify(envelope)}\n`);
+        result.exitCode = envelope.type === "output" ? ExitCode.ok : ExitCode.failure;
+      } finally {
+        stopListening();
+      }
     });
 
   withCallOptions(

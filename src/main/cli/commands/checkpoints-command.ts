@@ -1,5 +1,6 @@
 import { InvalidArgumentError, type Command } from "commander";
 import type { Engine, RestoreOutcome } from "../../engine/index.ts";
+import { NOT_REACHED } from "../../engine/light.ts";
 import {
   blockedMessage,
   checkpointListJson,
@@ -8,6 +9,7 @@ import {
   formatPlan,
 } from "../checkpoint-output.ts";
 import { CliError } from "../cli-error.ts";
+import { stopOnInterrupt } from "../interrupt.ts";
 import { parseSessionId, rootOf, rootOption } from "../cli-options.ts";
 import { withEngine } from "../open-engine.ts";
 import { describeError, writeStdout } from "../output.ts";
@@ -43,20 +45,57 @@ async function withStore<T>(options: CommonOptions, fn: (engine: Engine) => Prom
   }
 }
 
+/**
+ * How long a stopped restore or rewind may take to wind down: it stops between two files, so
+ * what it waits for is the file being written (up to 8 MB, synced to disk).
+ */
+const RESTORE_STOP_GRACE_MS = 10_000;
+
+/**
+ * Run a restore or rewind that Ctrl-C or SIGTERM stop between two files (never halfway through
+ * one); should it not wind down in time, the last word says what state it leaves.
+ */
+async function stoppable<T>(what: string, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const release = stopOnInterrupt(controller, {
+    graceMs: RESTORE_STOP_GRACE_MS,
+    lastWord: () =>
+      `stopped before the ${what} wound down: some files may be put back and others not. See what is where with lathe checkpoints, then run the same command again to finish it, or restore the newest checkpoint it lists to undo it.`,
+  });
+  try {
+    return await work(controller.signal);
+  } finally {
+    release();
+  }
+}
+
+/** The last word of a restore or rewind that was stopped halfway. */
+function stoppedMessage(outcome: RestoreOutcome, options: ApplyOptions, what: string): string {
+  const unreached = outcome.failed.filter((f) => f.reason === NOT_REACHED).length;
+  const undo =
+    outcome.undoCheckpoint !== null
+      ? `, or undo what it did with: lathe restore ${outcome.undoCheckpoint} --session ${options.session}`
+      : "";
+  const kept = what === "rewind" ? "; the conversation was not cut" : "";
+  return `the ${what} was stopped (${outcome.stopped ?? "stopped"}) before ${unreached} path${unreached === 1 ? "" : "s"}, left as they were (listed above); no file was left half written${kept}. Run the same command again to finish it${undo}.`;
+}
+
 /** Print an applied or refused restore/rewind; throws (exit 1) when it was refused or a path failed. */
 async function report(
   outcome: RestoreOutcome,
   options: ApplyOptions,
   refused: string,
   done: string,
+  what: "restore" | "rewind",
 ): Promise<void> {
   if (options.json) await writeStdout(`${JSON.stringify(outcome, null, 2)}\n`);
   if (!outcome.applied) throw new CliError(blockedMessage(refused, outcome));
   if (!options.json)
     await writeStdout(`${done}\n${formatPlan(outcome.plan, outcome)}${formatLeftovers(outcome)}`);
+  if (outcome.stopped !== undefined) throw new CliError(stoppedMessage(outcome, options, what));
   if (outcome.failed.length > 0) {
     throw new CliError(
-      `${outcome.failed.length} path${outcome.failed.length === 1 ? "" : "s"} could not be restored (listed above); the others were.${outcome.undoCheckpoint !== null ? ` Undo with: lathe restore ${outcome.undoCheckpoint} --session ${options.session}` : ""}`,
+      `${outcome.failed.length} path${outcome.failed.length === 1 ? "" : "s"} could not be restored (listed above); the others were.${what === "rewind" ? " The conversation was not cut: rewind again once they can be." : ""}${outcome.undoCheckpoint !== null ? ` Undo with: lathe restore ${outcome.undoCheckpoint} --session ${options.session}` : ""}`,
     );
   }
   if (!options.json && outcome.undoCheckpoint !== null) {
@@ -74,8 +113,16 @@ async function preview(
   if (options.json) await writeStdout(`${JSON.stringify(plan, null, 2)}\n`);
   else await writeStdout(`${heading}\n${formatPlan(plan)}`);
   if (blocked.length > 0 && !options.force) {
+    const lost = blocked.filter((p) => p.unavailable !== undefined).length;
+    const changed = blocked.length - lost;
+    const does = [
+      ...(changed > 0 ? [`overwrites the ${changed} changed since`] : []),
+      ...(lost > 0
+        ? [`leaves the ${lost} that cannot be restored as ${lost === 1 ? "it is" : "they are"}`]
+        : []),
+    ].join(" and ");
     throw new CliError(
-      `${blocked.length} path${blocked.length === 1 ? " needs" : "s need"} a decision (marked above): run without --dry-run and with --force to overwrite ${blocked.length === 1 ? "it" : "them"}.`,
+      `${blocked.length} path${blocked.length === 1 ? " needs" : "s need"} a decision (marked above): run without --dry-run and with --force, which ${does}.`,
     );
   }
 }
@@ -131,14 +178,15 @@ export function registerCheckpointCommands(program: Command): void {
           await preview(plan, options, `Restoring ${what} would:`);
           return;
         }
-        const outcome = await engine.checkpoints.restore(options.session, id, {
-          force: options.force === true,
-        });
+        const outcome = await stoppable("restore", (signal) =>
+          engine.checkpoints.restore(options.session, id, { force: options.force === true, signal }),
+        );
         await report(
           outcome,
           options,
           `${what} was not restored`,
           `Restored ${what} in session ${options.session}:`,
+          "restore",
         );
       });
     });
@@ -170,14 +218,17 @@ export function registerCheckpointCommands(program: Command): void {
           );
           return;
         }
-        const outcome = await engine.checkpoints.rewind(options.session, point, {
-          force: options.force === true,
-        });
+        const outcome = await stoppable("rewind", (signal) =>
+          engine.checkpoints.rewind(options.session, point, { force: options.force === true, signal }),
+        );
         await report(
           outcome,
           options,
           `session ${options.session} was not rewound`,
-          `Rewound session ${options.session} to before prompt ${outcome.plan.beforeMessage}: ${outcome.plan.messages} message${outcome.plan.messages === 1 ? "" : "s"} removed. Continue with: lathe run "…" --resume ${options.session}`,
+          outcome.conversationCut
+            ? `Rewound session ${options.session} to before prompt ${outcome.plan.beforeMessage}: ${outcome.plan.messages} message${outcome.plan.messages === 1 ? "" : "s"} removed. Continue with: lathe run "…" --resume ${options.session}`
+            : `Session ${options.session} was not rewound to before prompt ${outcome.plan.beforeMessage}: its conversation is kept whole, and only these files were put back:`,
+          "rewind",
         );
       });
     });

@@ -42,6 +42,38 @@ describe("BlobStore", () => {
     expect((await blobs.read(sha256Of(content)))?.equals(content)).toBe(true);
   });
 
+  it.each([
+    ["removed", (file: string) => rm(file)],
+    ["cut short", (file: string) => writeFile(file, "par")],
+  ])(
+    "a blob file %s since is written again when the same content is kept again, by put and by keepFile",
+    async (_what, spoil) => {
+      const content = Buffer.from("the person's file\n");
+      const hash = await blobs.put(content);
+      const blobFile = (await files())[0] as string;
+      await spoil(blobFile);
+      expect(await blobs.put(content)).toBe(hash);
+      expect((await blobs.read(hash))?.equals(content)).toBe(true);
+
+      await spoil(blobFile);
+      const source = path.join(dir, "source.txt");
+      await writeFile(source, content);
+      const info = statSync(source);
+      const read = { ino: info.ino, size: info.size, mtimeMs: info.mtimeMs, nlink: info.nlink };
+      expect(await blobs.keepFile(source, content, hash, read)).toBe(hash);
+      expect((await blobs.read(hash))?.equals(content)).toBe(true);
+    },
+  );
+
+  it("a blob folder removed whole since (rm -r blobs) is made again by the next put, which succeeds", async () => {
+    const content = Buffer.from("kept twice\n");
+    const hash = await blobs.put(content);
+    await rm(path.join(dir, "blobs"), { recursive: true });
+    expect(await blobs.put(content)).toBe(hash);
+    expect(await blobs.put(Buffer.from("new content\n"))).toBe(sha256Of(Buffer.from("new content\n")));
+    expect((await blobs.read(hash))?.equals(content)).toBe(true);
+  });
+
   it("reports a blob whose bytes no longer match its name as missing rather than handing them out", async () => {
     const hash = await blobs.put(Buffer.from("good\n"));
     await writeFile((await files())[0] as string, "tampered\n");

@@ -27,6 +27,8 @@ export class BlobStore {
   private readonly db: Db;
   /** A collection removing files: a put waits for it, so it never writes a file about to be unlinked. */
   private collecting: Promise<unknown> | undefined;
+  /** Blobs `intact` found whole, with the identity of the file it read (inode, size, time). */
+  private readonly checked = new Map<BlobHash, string>();
   /** The fan-out folders known to exist, so a put does not ask again. */
   private readonly folders = new Set<string>();
 
@@ -46,6 +48,24 @@ export class BlobStore {
   }
 
   /**
+   * Whether the blob is stored and its file still holds the bytes its name says: not removed or
+   * cut short since (by hand, a full disk, a cleaner). A restore checks this before it changes
+   * anything, so a lost content is found before the other files are put back, not halfway.
+   */
+  async intact(hash: BlobHash): Promise<boolean> {
+    if (!this.has(hash)) return false;
+    // A restore plans twice (before and while holding its files): a blob whose file is the one
+    // already checked (same inode, size and time) is not read and hashed again.
+    const stats = lstatSync(this.file(hash), { throwIfNoEntry: false });
+    if (!stats?.isFile()) return false;
+    const identity = `${stats.ino}:${stats.size}:${stats.mtimeMs}`;
+    if (this.checked.get(hash) === identity) return true;
+    const ok = (await this.read(hash)) !== undefined;
+    if (ok) this.checked.set(hash, identity);
+    return ok;
+  }
+
+  /**
    * Keep `bytes` (whose SHA-256 the caller may already know) and return its hash. Content already
    * stored is only marked as used now; new content is written to a temporary file and renamed
    * into place, so a blob file is always complete.
@@ -59,26 +79,44 @@ export class BlobStore {
     await this.ensureFolder(folder);
     // Two file operations per new blob (a write can afford little more): write a temporary file
     // (created exclusively, private), then rename it into place.
+    try {
+      await this.writeBlob(file, bytes);
+    } catch (err) {
+      // The folder may have been removed behind our back (`rm -r` of the store): make it again,
+      // once, rather than fail the call whose content is being kept.
+      this.folders.delete(folder);
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+      await this.ensureFolder(folder);
+      await this.writeBlob(file, bytes);
+    }
+    this.insert(hash, bytes.byteLength);
+    return hash;
+  }
+
+  /** Write a blob's file: a temporary file (created exclusively, private), renamed into place. */
+  private async writeBlob(file: string, bytes: Uint8Array): Promise<void> {
     const temp = `${file}.${randomBytes(6).toString("hex")}.tmp`;
     try {
       await writeFile(temp, bytes, { flag: "wx", mode: 0o600 });
       await rename(temp, file);
     } catch (err) {
       await unlink(temp).catch(() => undefined);
-      // The folder may have been removed behind our back: forget it, so the next put recreates it.
-      this.folders.delete(folder);
       throw err;
     }
-    this.insert(hash, bytes.byteLength);
-    return hash;
   }
 
-  /** Mark a stored blob as used now; false when it is not stored. */
+  /**
+   * Mark a stored blob as used now; false when it is not stored, or when its file is gone or no
+   * longer of its size (removed by hand, cut short): it is then written again, so content kept
+   * from now on is really kept rather than left referring to a file that is not there.
+   */
   private touch(hash: BlobHash): boolean {
-    return (
-      this.db.prepare("UPDATE checkpoint_blobs SET last_used_at = ? WHERE hash = ?").run(Date.now(), hash)
-        .changes > 0
-    );
+    const row = this.db.prepare("SELECT size FROM checkpoint_blobs WHERE hash = ?").get(hash) as
+      { size: number } | undefined;
+    if (row === undefined) return false;
+    if (lstatSync(this.file(hash), { throwIfNoEntry: false })?.size !== row.size) return false;
+    this.db.prepare("UPDATE checkpoint_blobs SET last_used_at = ? WHERE hash = ?").run(Date.now(), hash);
+    return true;
   }
 
   private insert(hash: BlobHash, size: number): void {

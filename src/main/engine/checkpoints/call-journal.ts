@@ -2,8 +2,8 @@ import { lstat } from "node:fs/promises";
 import path from "node:path";
 import { isWithin } from "../capability/canonical-path.ts";
 import { sha256Of, type BlobStore } from "./blob-store.ts";
-import { formatBytes, type CheckpointLimits } from "./checkpoint-limits.ts";
-import type { CheckpointEntry, PathState } from "./checkpoint-store.ts";
+import { aboveLimit, formatBytes, type CheckpointLimits } from "./checkpoint-limits.ts";
+import type { CheckpointEntry, EntryType, PathState } from "./checkpoint-store.ts";
 import type { FileCheckpoint, KeptContent } from "./file-checkpoint.ts";
 import type { IndexedPath, IndexSnapshot, ScanResult } from "./workspace-index.ts";
 
@@ -134,11 +134,11 @@ export class ReportedChanges implements CallJournal, FileCheckpoint {
   }
 }
 
-function stateOf(indexed: IndexedPath | undefined): PathState {
+/** One side of an entry of `type`: a file's entry marks a side where the path was a folder. */
+function stateOf(indexed: IndexedPath | undefined, type: EntryType): PathState {
   if (!indexed) return { exists: false };
-  return indexed.type === "file"
-    ? { exists: true, hash: indexed.hash, mode: indexed.mode }
-    : { exists: true, hash: null };
+  if (indexed.type === "file") return { exists: true, hash: indexed.hash, mode: indexed.mode };
+  return type === "file" ? { exists: true, hash: null, folder: true } : { exists: true, hash: null };
 }
 
 /**
@@ -172,11 +172,16 @@ export class ScannedChanges implements CallJournal {
       if (old?.type === "folder" && !now) continue;
       if (old?.type === "folder" && now?.type === "folder") continue;
       const type = (now ?? old)?.type === "folder" && old?.type !== "file" ? "folder" : "file";
-      const entry: CheckpointEntry = { path: relative, type, before: stateOf(old), after: stateOf(now) };
+      const entry: CheckpointEntry = {
+        path: relative,
+        type,
+        before: stateOf(old, type),
+        after: stateOf(now, type),
+      };
       if (type === "file" && old?.type === "file" && old.hash === null) {
         entry.note =
           old.size > this.limits.maxFileBytes
-            ? `its previous content was not kept: ${formatBytes(old.size)} is above the ${formatBytes(this.limits.maxFileBytes)} limit`
+            ? `its previous content was not kept: ${aboveLimit(old.size, this.limits.maxFileBytes)}`
             : `its previous content was not kept: the session's limit of ${formatBytes(this.limits.maxIndexedBytes)} of kept content was reached`;
       }
       out.push(entry);

@@ -187,6 +187,22 @@ describe("bash", () => {
     expect(await blobText(small?.exists ? small.hash : null)).toBe("s\n");
   });
 
+  it.each([
+    [8 * 1024 * 1024 + 1, 8 * 1024 * 1024, "8,388,609 bytes is above the 8 MB (8,388,608 bytes) limit"],
+    [1001, 1000, "1001 bytes is above the 1000 bytes limit"],
+    [1536, 1025, "1.5 KB is above the 1 KB limit"],
+  ])(
+    "a file of %i bytes over a limit of %i says by how much, however close: %s",
+    async (size, limit, says) => {
+      await ws.cleanup();
+      ws = await openCheckpointWorkspace({ limits: { maxFileBytes: limit } });
+      await ws.put("big.bin", Buffer.alloc(size, 0x61));
+      await ws.ok("bash", { command: "echo x > big.bin" });
+      const big = checkpoints()[0]?.entries.find((e) => e.path === "big.bin");
+      expect(big?.note).toBe(`its previous content was not kept: ${says}`);
+    },
+  );
+
   it("a workspace with more files than the limit is not scanned, and the host is told", async () => {
     await ws.cleanup();
     ws = await openCheckpointWorkspace({ limits: { maxFiles: 3 } });

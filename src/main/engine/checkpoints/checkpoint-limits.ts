@@ -17,6 +17,18 @@ export const DEFAULT_CHECKPOINT_LIMITS: CheckpointLimits = {
   gcGraceMs: 60_000,
 };
 
+/**
+ * Why a file's content was not kept: "9.5 MB is above the 8 MB limit", in exact bytes when
+ * rounding would show one number twice ("8 MB is above the 8 MB limit" for 8 MB and a byte).
+ */
+export function aboveLimit(size: number, limit: number): string {
+  const shown = formatBytes(size);
+  const limitShown = formatBytes(limit);
+  if (shown !== limitShown) return `${shown} is above the ${limitShown} limit`;
+  const exact = (n: number): string => `${n.toLocaleString("en-US")} bytes`;
+  return `${exact(size)} is above the ${limitShown} (${exact(limit)}) limit`;
+}
+
 /** A byte count as a person reads it (e.g. "8 MB"). */
 export function formatBytes(n: number): string {
   if (n >= 1024 * 1024) return `${Math.round((n / (1024 * 1024)) * 10) / 10} MB`;

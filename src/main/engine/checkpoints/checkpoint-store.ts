@@ -10,7 +10,27 @@ export type EntryType = "file" | "folder";
  * file, its permission bits when they were recorded (a checkpoint older than the record of the
  * bits a change left has none on its `after` side: only its content is compared then).
  */
-export type PathState = { exists: false } | { exists: true; hash: BlobHash | null; mode?: number };
+export type PathState =
+  | { exists: false }
+  | {
+      exists: true;
+      hash: BlobHash | null;
+      mode?: number;
+      /**
+       * The path was a folder on this side (its hash is null): set in a file's entry whose path a
+       * change turned from a file into a folder or back (`rm f && mkdir f`), so a restore knows
+       * to bring back a folder, not content it never had.
+       */
+      folder?: true;
+    };
+
+/**
+ * How a folder side is stored: its mode column holds the file-type bits of a folder (S_IFDIR),
+ * which a file's recorded mode never has (only its permission bits are kept), so no column is
+ * added and an older Lathe reads it as a mode that differs.
+ */
+const FOLDER_MODE = 0o040000;
+const FILE_TYPE_BITS = 0o170000;
 
 export interface CheckpointEntry {
   /** POSIX path relative to the checkpoint's root. */
@@ -82,7 +102,16 @@ interface EntryRow {
 
 function stateOf(exists: number, hash: string | null, mode: number | null): PathState {
   if (!exists) return { exists: false };
+  if (mode !== null && (mode & FILE_TYPE_BITS) === FOLDER_MODE)
+    return { exists: true, hash: null, folder: true };
   return mode === null ? { exists: true, hash } : { exists: true, hash, mode };
+}
+
+/** The mode column of a side: a folder's type bits, a file's permission bits, or NULL. */
+function modeColumn(state: PathState): number | null {
+  if (!state.exists) return null;
+  if (state.folder) return FOLDER_MODE;
+  return state.mode ?? null;
 }
 
 function entryOf(row: EntryRow): CheckpointEntry {
@@ -164,10 +193,10 @@ export class CheckpointStore {
           e.type,
           e.before.exists ? 1 : 0,
           e.before.exists ? e.before.hash : null,
-          e.before.exists ? (e.before.mode ?? null) : null,
+          modeColumn(e.before),
           e.after.exists ? 1 : 0,
           e.after.exists ? e.after.hash : null,
-          e.after.exists ? (e.after.mode ?? null) : null,
+          modeColumn(e.after),
           e.note ?? null,
         );
       }
@@ -233,6 +262,34 @@ export class CheckpointStore {
       )
       .all(afterId, root, sessionId) as EntryRow[];
     return rows.map(entryOf);
+  }
+
+  /**
+   * The checkpoints other sessions than `sessionIds` recorded in `root` after checkpoint
+   * `afterId` and did not restore since, oldest first: who else changed the folder's files
+   * (another chat, another Lathe process), to name them when a restore finds a file changed.
+   */
+  othersAfter(afterId: number, root: string, sessionIds: readonly string[]): Checkpoint[] {
+    const mine = sessionIds.map(() => "?").join(", ");
+    const where = `c.id > ? AND c.root = ? AND c.restored_by IS NULL AND c.session_id NOT IN (${mine})`;
+    const params = [afterId, root, ...sessionIds];
+    const rows = this.db
+      .prepare(`SELECT * FROM checkpoints c WHERE ${where} ORDER BY c.id`)
+      .all(...params) as CheckpointRow[];
+    if (rows.length === 0) return [];
+    const entries = this.db
+      .prepare(
+        `SELECT e.* FROM checkpoint_entries e JOIN checkpoints c ON c.id = e.checkpoint_id
+         WHERE ${where} ORDER BY e.checkpoint_id, e.path`,
+      )
+      .all(...params) as EntryRow[];
+    const byCheckpoint = new Map<number, CheckpointEntry[]>();
+    for (const row of entries) {
+      const list = byCheckpoint.get(row.checkpoint_id) ?? [];
+      list.push(entryOf(row));
+      byCheckpoint.set(row.checkpoint_id, list);
+    }
+    return rows.map((row) => checkpointOf(row, byCheckpoint.get(row.id) ?? []));
   }
 
   /** Note that `by` (a restore or rewind checkpoint) put these checkpoints' files back. */

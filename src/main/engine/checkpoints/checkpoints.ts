@@ -15,6 +15,7 @@ import {
   applySteps,
   captureCurrent,
   decide,
+  stopReason,
   type RestoreOptions,
   type SkippedPath,
 } from "./restore-apply.ts";
@@ -43,8 +44,13 @@ export interface RestoreOutcome {
   blocked: PlannedPath[];
   /** Paths left as they are (by choice, unavailable under force, folders not empty). */
   skipped: SkippedPath[];
-  /** Paths that could not be written; the restore is then not marked done, so it can be tried again. */
+  /**
+   * Paths that could not be written, and those a stop did not reach; the restore is then not
+   * marked done, so it can be tried again.
+   */
   failed: SkippedPath[];
+  /** Why the restore was stopped (`signal`) before its last path, when it was. */
+  stopped?: string;
   /** The checkpoint holding what the restore replaced: restore it to undo the restore. */
   undoCheckpoint: number | null;
 }
@@ -219,7 +225,10 @@ export class Checkpoints {
 
   private async prepareRestore(sessionId: string, id: number): Promise<PreparedRestore> {
     const checkpoint = this.get(sessionId, id);
-    const later = this.store.list(sessionId).filter((c) => c.id > id && c.restoredBy === null);
+    const later = [
+      ...this.store.list(sessionId).filter((c) => c.id > id && c.restoredBy === null),
+      ...this.store.othersAfter(id, this.options.root, [sessionId]),
+    ].sort((a, b) => a.id - b.id);
     return planRestore({
       root: this.options.root,
       undo: [checkpoint],
@@ -347,6 +356,9 @@ export class Checkpoints {
     undone: readonly Checkpoint[],
   ): Promise<RestoreOutcome> {
     const { root } = this.options;
+    const stoppedEarly = stopReason(options.signal);
+    if (stoppedEarly !== undefined)
+      throw new CheckpointError(`Stopped (${stoppedEarly}) before anything was changed.`);
     const decision = decide(prepared.steps, options);
     const base = { plan: prepared.plan, skipped: decision.skipped, failed: [] as SkippedPath[] };
     if (decision.blocked.length > 0) {
@@ -357,8 +369,9 @@ export class Checkpoints {
     const skipped = [...decision.skipped];
     // A rewind always leaves a mark, even with no file to change: the checkpoints of the turns it
     // removes are retired by it, so a later rewind never picks them up again.
+    let stopped: string | undefined;
     if (decision.run.length > 0 || (kind === "rewind" && undone.length > 0)) {
-      const entries = await captureCurrent(root, decision.run, this.blobs);
+      const entries = await captureCurrent(root, decision.run, this.blobs, options.signal);
       undoCheckpoint = this.store.record({
         sessionId,
         root,
@@ -370,9 +383,10 @@ export class Checkpoints {
         entries,
       });
       this.options.events.emit("CheckpointRecorded", undoCheckpoint);
-      const report = await applySteps(root, decision.run, this.blobs);
+      const report = await applySteps(root, decision.run, this.blobs, options.signal);
       skipped.push(...report.skipped);
       failed = report.failed;
+      stopped = report.stopped;
     }
     if (failed.length === 0 && undoCheckpoint) {
       this.store.markRestored(
@@ -388,6 +402,7 @@ export class Checkpoints {
       blocked: [],
       skipped,
       failed,
+      ...(stopped !== undefined ? { stopped } : {}),
       undoCheckpoint: undoCheckpoint?.id ?? null,
     };
   }

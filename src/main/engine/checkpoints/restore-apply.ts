@@ -1,5 +1,5 @@
 import { constants, type Stats } from "node:fs";
-import { chmod, chown, lstat, mkdir, open, readFile, rename, rmdir, unlink } from "node:fs/promises";
+import { chmod, chown, lstat, mkdir, open, readdir, readFile, rename, rmdir, unlink } from "node:fs/promises";
 import path from "node:path";
 import { canonicalize } from "../capability/canonical-path.ts";
 import { replacementFor } from "../capability/file-replacement.ts";
@@ -10,6 +10,7 @@ import type { BlobStore } from "./blob-store.ts";
 import type { CheckpointEntry, PathState } from "./checkpoint-store.ts";
 import { diskState, type DiskState, type PlannedPath, type RestoreStep } from "./restore-plan.ts";
 import { errorMessage } from "../errors/error-message.ts";
+import { NOT_REACHED } from "./not-reached.ts";
 
 /** A person's answer for one conflicting path: overwrite their change, or keep the path as it is. */
 type RestoreChoice = "overwrite" | "keep";
@@ -19,6 +20,17 @@ export interface RestoreOptions {
   force?: boolean;
   /** Per path (as in the plan): "overwrite" its conflict, or "keep" it as it is now. */
   choices?: Readonly<Record<string, RestoreChoice>>;
+  /**
+   * Stops the restore (Ctrl-C): before anything is written, nothing is; once writing, between
+   * two paths, so no file is left half written, and the paths not reached are reported.
+   */
+  signal?: AbortSignal;
+}
+
+/** Why `signal` stopped the work, as a person reads it ("interrupted (SIGINT)"), or undefined while it has not. */
+export function stopReason(signal: AbortSignal | undefined): string | undefined {
+  if (!signal?.aborted) return undefined;
+  return signal.reason instanceof Error ? signal.reason.message : String(signal.reason ?? "stopped");
 }
 
 /** A path a restore left as it was, and why. */
@@ -75,9 +87,12 @@ export async function captureCurrent(
   root: string,
   steps: readonly RestoreStep[],
   blobs: BlobStore,
+  signal?: AbortSignal,
 ): Promise<CheckpointEntry[]> {
   const entries: CheckpointEntry[] = [];
   for (const { planned, target, current } of steps) {
+    const stopped = stopReason(signal);
+    if (stopped !== undefined) throw new CheckpointError(`Stopped (${stopped}) before anything was changed.`);
     const absolute = path.join(root, planned.path);
     const now = await diskState(absolute);
     if (!sameDisk(now, current)) {
@@ -93,7 +108,9 @@ export async function captureCurrent(
     } else if (now.kind === "absent") {
       before = { exists: false };
     } else if (now.kind === "folder") {
-      before = { exists: true, hash: null };
+      // In a file's entry, a folder a change made of the file (undoing the restore brings it back).
+      before =
+        planned.type === "file" ? { exists: true, hash: null, folder: true } : { exists: true, hash: null };
     } else {
       before = { exists: true, hash: null };
       note = "it was a symbolic link or special file, which checkpoints do not keep";
@@ -101,9 +118,9 @@ export async function captureCurrent(
     // What the restore leaves, mode included: undoing it then sees a chmod made after it.
     const after: PathState = !target.exists
       ? { exists: false }
-      : planned.type === "file"
+      : planned.type === "file" && !target.folder
         ? { exists: true, hash: target.hash, mode: restoredMode(target, current) }
-        : { exists: true, hash: target.hash };
+        : target;
     entries.push({ path: planned.path, type: planned.type, before, after, ...(note ? { note } : {}) });
   }
   return entries;
@@ -187,6 +204,23 @@ async function writeFileAt(root: string, absolute: string, bytes: Uint8Array, mo
   }
 }
 
+/**
+ * Remove the folder at `absolute` and the folders in it, all of which must be empty of anything
+ * else (a restore may have made some, and an undone one left them); refuses, removing no file,
+ * when one holds a file or a link.
+ */
+async function removeEmptyFolders(absolute: string): Promise<void> {
+  for (const entry of await readdir(absolute, { withFileTypes: true })) {
+    if (!entry.isDirectory()) {
+      throw new CheckpointError(
+        `it is a folder that holds what the checkpoint did not create (${entry.name} in it); move that away, then restore again`,
+      );
+    }
+    await removeEmptyFolders(path.join(absolute, entry.name));
+  }
+  await rmdir(absolute);
+}
+
 async function removeFile(absolute: string): Promise<void> {
   try {
     await unlink(absolute);
@@ -198,7 +232,10 @@ async function removeFile(absolute: string): Promise<void> {
 /** What applying a restore did not do: paths left alone (folders not empty) and paths that failed. */
 interface ApplyReport {
   skipped: SkippedPath[];
+  /** Paths that could not be written, and those a stop left unreached (with NOT_REACHED). */
   failed: SkippedPath[];
+  /** Why the restore stopped before its last path, if it did. */
+  stopped?: string;
 }
 
 async function applyStep(
@@ -231,6 +268,16 @@ async function applyStep(
   }
   // Deleted or replaced only where it was: not through a folder swapped for a symlink since the plan.
   await requireRealFolder(root, path.dirname(absolute));
+  if (target.exists && target.folder) {
+    // A file (or a link) a change made of a folder: the folder comes back, its files after it.
+    if (current.kind !== "absent") await removeFile(absolute);
+    await mkdir(absolute);
+    return;
+  }
+  if (current.kind === "folder") {
+    // A folder a change made of a file: what the change put in it is gone by now.
+    await removeEmptyFolders(absolute);
+  }
   if (!target.exists) {
     await removeFile(absolute);
     return;
@@ -246,22 +293,34 @@ async function applyStep(
  * Bring every step's path back to its target: folders to recreate first (outermost first), then
  * files, then folders the change created (innermost first, only when empty). A path that fails
  * is reported and the others still go on, so the checkpoint that undoes the restore stays true.
+ * `signal` stops it between two paths: those not reached are reported as failed (NOT_REACHED).
  */
 export async function applySteps(
   root: string,
   steps: readonly RestoreStep[],
   blobs: BlobStore,
+  signal?: AbortSignal,
 ): Promise<ApplyReport> {
   const report: ApplyReport = { skipped: [], failed: [] };
   const depth = (s: RestoreStep): number => s.planned.path.split("/").length;
+  // A file's entry whose path a change turned into a folder (or back) goes with the folders:
+  // a folder that comes back before the files to go in it, one made of a file after its own
+  // files and folders are gone.
+  const folderBack = (s: RestoreStep): boolean => s.target.exists && s.target.folder === true;
+  const folderGoes = (s: RestoreStep): boolean => s.planned.type === "file" && s.current.kind === "folder";
   const recreate = steps
-    .filter((s) => s.planned.type === "folder" && s.target.exists)
+    .filter((s) => (s.planned.type === "folder" && s.target.exists) || folderBack(s))
     .sort((a, b) => depth(a) - depth(b));
-  const files = steps.filter((s) => s.planned.type === "file");
+  const files = steps.filter((s) => s.planned.type === "file" && !folderBack(s) && !folderGoes(s));
   const remove = steps
-    .filter((s) => s.planned.type === "folder" && !s.target.exists)
+    .filter((s) => (s.planned.type === "folder" && !s.target.exists) || folderGoes(s))
     .sort((a, b) => depth(b) - depth(a));
   for (const step of [...recreate, ...files, ...remove]) {
+    report.stopped ??= stopReason(signal);
+    if (report.stopped !== undefined) {
+      report.failed.push({ path: step.planned.path, reason: NOT_REACHED });
+      continue;
+    }
     try {
       await applyStep(root, step, blobs, report);
     } catch (err) {

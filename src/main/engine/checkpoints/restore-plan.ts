@@ -1,4 +1,4 @@
-import { lstat, readFile } from "node:fs/promises";
+import { lstat, readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { canonicalize } from "../capability/canonical-path.ts";
 import { homeRelative, type HiddenPathSet } from "../sandbox/hidden-path-set.ts";
@@ -91,7 +91,7 @@ export async function diskState(absolute: string): Promise<DiskState> {
  */
 function holds(current: DiskState, state: PathState, type: EntryType): boolean {
   if (!state.exists) return current.kind === "absent";
-  if (type === "folder") return current.kind === "folder";
+  if (type === "folder" || state.folder) return current.kind === "folder";
   return (
     current.kind === "file" &&
     state.hash !== null &&
@@ -141,6 +141,8 @@ function describeConflict(current: DiskState, expected: PathState, leftBy: strin
       ? `its mode was changed since (${modes})`
       : `it was changed since, its mode too (${modes})`;
   }
+  if (expected.exists && expected.folder && current.kind === "file")
+    return `it was a folder when ${leftBy} left it, and was replaced by a file since`;
   return `it ${describeChange(current)} since`;
 }
 
@@ -160,7 +162,10 @@ function describeChange(current: DiskState): string {
 }
 
 interface Combined {
+  /** The oldest undone entry's type (made "file" when the entries' types differ, see asFileEntry). */
   type: EntryType;
+  /** The newest undone entry's type. */
+  newestType: EntryType;
   /** What the newest undone checkpoint left: what the path should hold now. */
   expected: PathState;
   /** Who left it so, for messages: "write", "bash", "the restore". */
@@ -171,27 +176,95 @@ interface Combined {
 }
 
 /**
+ * A path whose undone entries disagree on its type (a folder one call made, that a later one
+ * turned into a file, or the reverse) is restored as a file's entry whose folder sides are
+ * marked, as one call's change of type is: the restore then removes or brings back either.
+ */
+function asFileEntry(c: Combined): void {
+  const asFolder = (state: PathState): PathState =>
+    state.exists ? { exists: true, hash: null, folder: true } : state;
+  if (c.newestType === "folder") c.expected = asFolder(c.expected);
+  if (c.type === "folder") c.target = asFolder(c.target);
+  c.type = "file";
+}
+
+/**
  * Why a restorable path cannot be touched now, if so: a folder on the way to it is a symbolic
  * link (restoring through it would write or delete a file outside the workspace's own folders,
- * in `~/.ssh` say), or Lathe hides it from its tools (`sandbox.denyRead`, `$LATHE_HOME`). Decided
- * before the path is read, so neither is read either.
+ * in `~/.ssh` say), or Lathe hides it from its tools (`sandbox.denyRead`, `$LATHE_HOME`), by its
+ * name or as a hard link to a hidden file. Decided before the path is read, so none is read either.
  */
 async function outOfReach(absolute: string, hidden: HiddenPathSet): Promise<string | undefined> {
   const folder = path.dirname(absolute);
   if ((await canonicalize(folder)) !== folder)
     return "a folder on the way to it is now a symbolic link; Lathe restores only into real folders of the workspace";
   const found = hidden.find(absolute);
-  if (found === undefined) return undefined;
-  return found.hiddenBy === "lathe-home"
-    ? `it is Lathe's own data (in ${homeRelative(found.entry)}), which no tool or restore may write`
-    : `it is hidden from Lathe's tools: ${homeRelative(found.entry)} is in "sandbox.denyRead", so no tool or restore may read or write it`;
+  if (found !== undefined) {
+    return found.hiddenBy === "lathe-home"
+      ? `it is Lathe's own data (in ${homeRelative(found.entry)}), which no tool or restore may write`
+      : `it is hidden from Lathe's tools: ${homeRelative(found.entry)} is in "sandbox.denyRead", so no tool or restore may read or write it`;
+  }
+  // A hard link is the hidden file under another name (`ln ~/.ssh/id_ed25519 notes.txt`, made
+  // since the call): reading it would copy the key into the store, and undoing the restore would
+  // write it out as a plain file of the workspace.
+  const stats = await lstat(absolute).catch(() => undefined);
+  const linked = stats && hidden.linkedHidden(stats);
+  if (linked === undefined) return undefined;
+  return linked.hiddenBy === "lathe-home"
+    ? `it is now another name (a hard link) of Lathe's own data (in ${homeRelative(linked.entry)}), which no restore may read or replace`
+    : `it is now another name (a hard link) of a file hidden from Lathe's tools: ${homeRelative(linked.entry)} is in "sandbox.denyRead", so no restore may read or replace it; remove the link first`;
+}
+
+/**
+ * The folder on the way to `relative` that is something else now (a file, a link), unless the
+ * restore makes it a folder again (`becomesFolder`): the path cannot be brought back under it.
+ * Undefined when every folder on the way is one, or is missing (the restore makes it).
+ */
+async function fileInTheWay(
+  root: string,
+  relative: string,
+  becomesFolder: (prefix: string) => boolean,
+): Promise<string | undefined> {
+  const parts = relative.split("/");
+  for (let i = 1; i < parts.length; i++) {
+    const prefix = parts.slice(0, i).join("/");
+    const stats = await lstat(path.join(root, prefix)).catch(() => undefined);
+    if (stats === undefined) return undefined;
+    if (stats.isDirectory()) continue;
+    return becomesFolder(prefix) ? undefined : prefix;
+  }
+  return undefined;
+}
+
+/** How many stray names a message lists before "and N more". */
+const STRAYS_SHOWN = 3;
+
+/**
+ * What the folder at `absolute` (the path `relative`, which a change turned from a file into a
+ * folder) holds besides folders that the restore would not remove (`goes`: the paths it
+ * deletes), as a list for a message, or undefined when it holds nothing else: the folder (and
+ * any empty folder in it, such as one a restore made) can then go and the file come back.
+ */
+async function straysIn(
+  absolute: string,
+  relative: string,
+  goes: ReadonlySet<string>,
+): Promise<string | undefined> {
+  const strays = (await readdir(absolute, { recursive: true, withFileTypes: true }))
+    .filter((entry) => !entry.isDirectory())
+    .map((entry) => `${relative}/${path.relative(absolute, path.join(entry.parentPath, entry.name))}`)
+    .filter((name) => !goes.has(name))
+    .sort();
+  if (strays.length === 0) return undefined;
+  const more = strays.length > STRAYS_SHOWN ? `, and ${strays.length - STRAYS_SHOWN} more` : "";
+  return `${strays.slice(0, STRAYS_SHOWN).join(", ")}${more}`;
 }
 
 /**
  * Plan undoing `undo` (checkpoints, newest first): for each path, the oldest checkpoint's
  * previous state is what comes back, and the newest one's resulting state is what the path must
  * still hold; anything else is a conflict (named after the `later` checkpoint that touched it
- * when there is one). A path out of reach (see outOfReach) is unavailable. Reads the disk;
+ * when there is one: of these sessions, or of another session in the folder, which is named). A path out of reach (see outOfReach) is unavailable. Reads the disk;
  * changes nothing.
  */
 export async function planRestore(options: {
@@ -214,6 +287,7 @@ export async function planRestore(options: {
       } else {
         combined.set(entry.path, {
           type: entry.type,
+          newestType: entry.type,
           expected: entry.after,
           leftBy: checkpoint.kind === "tool" ? checkpoint.tool : `the ${checkpoint.kind}`,
           target: entry.before,
@@ -222,6 +296,17 @@ export async function planRestore(options: {
       }
     }
   }
+  for (const c of combined.values()) if (c.type !== c.newestType) asFileEntry(c);
+  // The sessions whose changes are undone: a later checkpoint of another is named with its session.
+  const undoneIn = new Set(undo.map((c) => c.sessionId));
+  // What the restore deletes: a folder a change made of a file may go when it holds nothing else.
+  const goes = new Set([...combined].filter(([, c]) => !c.target.exists).map(([relative]) => relative));
+  // What the restore makes a folder again (before the files that go in it).
+  const becomesFolder = new Set(
+    [...combined]
+      .filter(([, c]) => c.target.exists && (c.type === "folder" || c.target.folder === true))
+      .map(([relative]) => relative),
+  );
   const steps: RestoreStep[] = [];
   for (const [relative, { type, expected, leftBy, target, note }] of [...combined].sort(([a], [b]) =>
     a < b ? -1 : 1,
@@ -242,6 +327,15 @@ export async function planRestore(options: {
     const current = await diskState(path.join(root, relative));
     steps.push({ planned, target, current });
     if (holds(current, target, type)) continue;
+    const blocker =
+      target.exists && current.kind === "absent"
+        ? await fileInTheWay(root, relative, (prefix) => becomesFolder.has(prefix))
+        : undefined;
+    if (blocker !== undefined) {
+      planned.action = "recreate";
+      planned.unavailable = `${blocker} is a file now, where a folder on the way to it was; move that file away first`;
+      continue;
+    }
     if (type === "folder") {
       if (!target.exists) planned.action = current.kind === "folder" ? "delete" : "none";
       else if (current.kind === "absent") planned.action = "recreate";
@@ -251,21 +345,35 @@ export async function planRestore(options: {
       continue;
     }
     planned.action = !target.exists ? "delete" : current.kind === "absent" ? "recreate" : "restore";
-    if (target.exists && target.hash === null) {
+    // A change that turned a file into a folder (or back): the folder side has no content.
+    const folderBack = target.exists && target.folder === true;
+    const becameFolder = expected.exists && expected.folder === true;
+    const strays =
+      current.kind === "folder" && becameFolder
+        ? await straysIn(path.join(root, relative), relative, goes)
+        : undefined;
+    if (target.exists && target.hash === null && !folderBack) {
       planned.unavailable = note ?? "its previous content was not kept";
-    } else if (target.exists && target.hash !== null && !blobs.has(target.hash)) {
-      planned.unavailable = "its previous content is missing from the checkpoint store";
-    } else if (current.kind === "folder" || current.kind === "other") {
+    } else if (target.exists && target.hash !== null && !(await blobs.intact(target.hash))) {
+      planned.unavailable =
+        "its previous content is missing or damaged in the checkpoint store (removed or changed since it was kept), so it cannot be brought back";
+    } else if ((current.kind === "folder" && !becameFolder) || current.kind === "other") {
       planned.unavailable = `it ${describeChange(current)} since; move that away first`;
+    } else if (strays !== undefined) {
+      planned.unavailable = `it is now a folder holding what the change did not create (${strays}); move that away first`;
     } else if (!holds(current, expected, type)) {
       const toucher = [...later].reverse().find((c) => c.entries.some((e) => e.path === relative));
+      const of = toucher && !undoneIn.has(toucher.sessionId) ? ` of session ${toucher.sessionId}` : "";
       const by = toucher
-        ? `by checkpoint ${toucher.id} (${toucher.tool})`
+        ? `by checkpoint ${toucher.id} (${toucher.tool})${of}`
         : "outside this session's tools (by you or another program)";
       planned.conflict =
         expected.exists && expected.hash === null
           ? `Lathe cannot tell whether it changed since: its content after the change was not kept`
-          : `${describeConflict(current, expected, leftBy)}, ${by}`;
+          : current.kind === "link" && !toucher
+            ? // The scan around a command does not see links: the call may well have made it.
+              `it is a symbolic link now, which checkpoints do not track, so Lathe cannot tell whether ${leftBy.startsWith("the ") ? leftBy : `the ${leftBy} call`} or something else made it`
+            : `${describeConflict(current, expected, leftBy)}, ${by}`;
       if (modeChangedOnly(current, expected)) planned.modeOnly = true;
     }
   }

@@ -1,4 +1,5 @@
-import { chmod, mkdir, readFile, stat, symlink, writeFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { chmod, mkdir, readdir, readFile, rm, stat, symlink, truncate, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
@@ -6,6 +7,7 @@ import {
   useCheckpointWorkspace,
   type CheckpointWorkspace,
 } from "../../../../test/support/checkpoint-test-workspace.ts";
+import { NOT_REACHED } from "./not-reached.ts";
 
 // Restoring one checkpoint on real files: previews, deletions of created files, recreations of
 // deleted ones, conflicts with what the person changed since, force and per-file choices, and
@@ -126,6 +128,29 @@ describe("restore one checkpoint", () => {
     expect(plan.paths[0]?.conflict).toBe(`it was changed since, by checkpoint ${newest()} (bash)`);
   });
 
+  it.each(["write", "bash"])(
+    "names another session's %s that changed the file since, rather than blame the person",
+    async (tool) => {
+      await ws.put("a.txt", "v1\n");
+      await ws.ok("read", { path: "a.txt" });
+      await ws.ok("write", { path: "a.txt", content: "v2 by s1\n" });
+      const mine = newest();
+      const other = await ws.engine.openSession({ id: "s2", mode: "yolo" });
+      await other.call("read", { path: "a.txt" });
+      const changed =
+        tool === "write"
+          ? await other.call("write", { path: "a.txt", content: "v3 by s2\n" })
+          : await other.call("bash", { command: "echo v3 by s2 > a.txt" });
+      expect(changed.type).toBe("output");
+      const theirs = ws.engine.checkpoints.list("s2").at(-1)?.id;
+      const plan = await ws.engine.checkpoints.previewRestore("s1", mine);
+      expect(plan.paths[0]?.conflict).toBe(
+        `it was changed since, by checkpoint ${theirs} (${tool}) of session s2`,
+      );
+      await other.close();
+    },
+  );
+
   it("a per-file choice keeps one conflicting file and restores the rest", async () => {
     await ws.put("a.txt", "a1\n");
     await ws.put("b.txt", "b1\n");
@@ -231,5 +256,221 @@ describe("garbage collection", () => {
     const left = await Promise.all((await ws.blobFiles()).map((f) => readFile(f, "utf8")));
     expect(left).toEqual(["shared content\n"]);
     await other.close();
+  });
+});
+
+describe("a checkpoint whose kept content was lost from the store", () => {
+  // The blob of f3.txt's previous content, as the person might find it: removed by hand,
+  // cut short by a full disk, or overwritten with other bytes of the same length.
+  const damage: Array<[string, (file: string) => Promise<void>]> = [
+    ["removed", (file) => rm(file)],
+    ["truncated", (file) => truncate(file, 3)],
+    ["overwritten", (file) => writeFile(file, "ORIG 3\n")],
+  ];
+
+  it.each(damage)(
+    "its blob %s: the preview names the file, and the restore changes nothing without --force",
+    async (_what, spoil) => {
+      for (let i = 1; i <= 5; i++) await ws.put(`f${i}.txt`, `orig ${i}\n`);
+      await ws.ok("bash", {
+        command: "echo c1 > f1.txt; echo c2 > f2.txt; echo c3 > f3.txt; echo c4 > f4.txt; echo c5 > f5.txt",
+      });
+      const hash = createHash("sha256").update("orig 3\n").digest("hex");
+      await spoil(path.join(ws.home, "checkpoints", "blobs", hash.slice(0, 2), hash.slice(2)));
+
+      const plan = await ws.engine.checkpoints.previewRestore("s1", newest());
+      expect(plan.paths.find((p) => p.path === "f3.txt")?.unavailable).toMatch(
+        /previous content is missing or damaged in the checkpoint store/,
+      );
+      expect(plan.paths.filter((p) => p.unavailable !== undefined).map((p) => p.path)).toEqual(["f3.txt"]);
+
+      const refused = await ws.engine.checkpoints.restore("s1", newest());
+      expect(refused.applied).toBe(false);
+      expect(refused.blocked.map((p) => p.path)).toEqual(["f3.txt"]);
+      for (let i = 1; i <= 5; i++) expect(await ws.text(`f${i}.txt`)).toBe(`c${i}\n`);
+
+      const forced = await ws.engine.checkpoints.restore("s1", newest(), { force: true });
+      expect(forced).toMatchObject({ applied: true, failed: [] });
+      expect(forced.skipped).toEqual([
+        { path: "f3.txt", reason: expect.stringMatching(/missing or damaged/) },
+      ]);
+      expect(await ws.text("f3.txt")).toBe("c3\n");
+      for (const i of [1, 2, 4, 5]) expect(await ws.text(`f${i}.txt`)).toBe(`orig ${i}\n`);
+    },
+  );
+});
+
+describe("a restore stopped halfway (Ctrl-C)", () => {
+  /** A signal that reads as aborted from its `checks + 1`th look on: a stop at a set point of the work. */
+  function stopsAfter(checks: number): AbortSignal {
+    let looks = 0;
+    return {
+      get aborted() {
+        looks += 1;
+        return looks > checks;
+      },
+      reason: new Error("interrupted (SIGINT)"),
+    } as unknown as AbortSignal;
+  }
+
+  it("stops between two files, says which were not reached, and the same restore finishes the rest", async () => {
+    for (let i = 1; i <= 6; i++) await ws.put(`f${i}.txt`, `orig ${i}\n`);
+    await ws.ok("bash", { command: "rm f1.txt f2.txt f3.txt f4.txt f5.txt f6.txt" });
+    const id = newest();
+
+    // One look before anything is kept, one per file while keeping what is there, then one per
+    // file while writing: 1 + 6 + 2 lets two files through.
+    const outcome = await ws.engine.checkpoints.restore("s1", id, { signal: stopsAfter(9) });
+    expect(outcome).toMatchObject({ applied: true, stopped: "interrupted (SIGINT)" });
+    const reached = [];
+    for (let i = 1; i <= 6; i++)
+      if ((await ws.text(`f${i}.txt`)) === `orig ${i}\n`) reached.push(`f${i}.txt`);
+    expect(reached).toEqual(["f1.txt", "f2.txt"]);
+    expect(outcome.failed).toEqual(
+      ["f3.txt", "f4.txt", "f5.txt", "f6.txt"].map((p) => ({ path: p, reason: NOT_REACHED })),
+    );
+    for (const p of ["f3.txt", "f4.txt", "f5.txt", "f6.txt"]) expect(await ws.exists(p)).toBe(false);
+    expect((await readdir(ws.root)).filter((n) => n.includes("lathe-restore"))).toEqual([]);
+    expect(ws.engine.checkpoints.list("s1").find((c) => c.id === id)?.restoredBy).toBeNull();
+
+    const again = await ws.engine.checkpoints.restore("s1", id);
+    expect(again).toMatchObject({ applied: true, failed: [], blocked: [] });
+    for (let i = 1; i <= 6; i++) expect(await ws.text(`f${i}.txt`)).toBe(`orig ${i}\n`);
+    expect(ws.engine.checkpoints.list("s1").find((c) => c.id === id)?.restoredBy).toBe(again.undoCheckpoint);
+  });
+
+  it("stopped before it writes, it changes nothing and says so", async () => {
+    await ws.put("a.txt", "orig\n");
+    await ws.ok("bash", { command: "echo changed > a.txt" });
+    const controller = new AbortController();
+    controller.abort(new Error("terminated (SIGTERM)"));
+    await expect(
+      ws.engine.checkpoints.restore("s1", newest(), { signal: controller.signal }),
+    ).rejects.toThrow("Stopped (terminated (SIGTERM)) before anything was changed.");
+    expect(await ws.text("a.txt")).toBe("changed\n");
+    expect(ws.engine.checkpoints.list("s1")).toHaveLength(1);
+  });
+});
+
+describe("a command that turned a file into a folder, or a folder into a file", () => {
+  it.each([
+    {
+      what: "a file became a folder",
+      arrange: async () => ws.put("f", "the person's notes\n"),
+      command: "rm f && mkdir -p f/sub && echo new > f/sub/y",
+      actions: [
+        ["f", "restore"],
+        ["f/sub", "delete"],
+        ["f/sub/y", "delete"],
+      ],
+      check: async () => {
+        expect((await stat(ws.abs("f"))).isFile()).toBe(true);
+        expect(await ws.text("f")).toBe("the person's notes\n");
+      },
+    },
+    {
+      what: "a folder became a file",
+      arrange: async () => {
+        await ws.put("d/x", "inside\n");
+        await ws.put("d/sub/z", "deeper\n");
+      },
+      command: "rm -r d && echo file > d",
+      actions: [
+        ["d", "restore"],
+        ["d/sub/z", "recreate"],
+        ["d/x", "recreate"],
+      ],
+      check: async () => {
+        expect((await stat(ws.abs("d"))).isDirectory()).toBe(true);
+        expect(await ws.text("d/x")).toBe("inside\n");
+        expect(await ws.text("d/sub/z")).toBe("deeper\n");
+      },
+    },
+  ])("$what: the restore brings back what was there, and undoing it brings back the change", async (c) => {
+    await c.arrange();
+    await ws.ok("bash", { command: c.command });
+    const changed = await snapshotOf(ws.root);
+    const plan = await ws.engine.checkpoints.previewRestore("s1", newest());
+    expect(plan.paths.map((p) => [p.path, p.action])).toEqual(c.actions);
+    expect(plan.paths.filter((p) => p.unavailable !== undefined || p.conflict !== undefined)).toEqual([]);
+
+    const outcome = await ws.engine.checkpoints.restore("s1", newest());
+    expect(outcome).toMatchObject({ applied: true, failed: [], skipped: [], blocked: [] });
+    await c.check();
+
+    const undo = await ws.engine.checkpoints.restore("s1", outcome.undoCheckpoint as number);
+    expect(undo).toMatchObject({ applied: true, failed: [], skipped: [], blocked: [] });
+    expect(await snapshotOf(ws.root)).toEqual(changed);
+  });
+
+  it("a file that became a folder the person then put a file in: that file is named, and never removed", async () => {
+    await ws.put("f", "orig\n");
+    await ws.ok("bash", { command: "rm f && mkdir f && echo new > f/y" });
+    await ws.put("f/mine.txt", "the person's\n");
+    const plan = await ws.engine.checkpoints.previewRestore("s1", newest());
+    expect(plan.paths.find((p) => p.path === "f")?.unavailable).toMatch(
+      /it is now a folder holding what the change did not create \(f\/mine\.txt\); move that away first/,
+    );
+    const forced = await ws.engine.checkpoints.restore("s1", newest(), { force: true });
+    expect(forced).toMatchObject({ applied: true, failed: [] });
+    expect(await ws.text("f/mine.txt")).toBe("the person's\n");
+    expect(await ws.exists("f/y")).toBe(false);
+  });
+});
+
+/** Every path under `dir` with what it is: "folder", or a file's text. */
+async function snapshotOf(dir: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    const full = path.join(entry.parentPath, entry.name);
+    const relative = path.relative(dir, full);
+    if (relative.startsWith(".lathe")) continue;
+    out[relative] = entry.isDirectory() ? "folder" : await readFile(full, "utf8");
+  }
+  return out;
+}
+
+describe("a folder on the way to a file replaced by a file since", () => {
+  it.each([
+    ["the file's own folder", "d/x", "d"],
+    ["a folder further up", "d/e/x", "d"],
+  ])(
+    "%s: the preview names it, and nothing is changed or half done, even with force",
+    async (_what, file, blocker) => {
+      await ws.put(file, "x1\n");
+      await ws.ok("bash", { command: `echo x2 > ${file}` });
+      await rm(ws.abs(blocker), { recursive: true });
+      await writeFile(ws.abs(blocker), "a file now\n");
+      const plan = await ws.engine.checkpoints.previewRestore("s1", newest());
+      expect(plan.paths.find((p) => p.path === file)?.unavailable).toBe(
+        `${blocker} is a file now, where a folder on the way to it was; move that file away first`,
+      );
+      const forced = await ws.engine.checkpoints.restore("s1", newest(), { force: true });
+      expect(forced).toMatchObject({ applied: true, failed: [], undoCheckpoint: null });
+      expect(forced.skipped.map((s) => s.path)).toEqual([file]);
+      expect(await ws.text(blocker)).toBe("a file now\n");
+    },
+  );
+});
+
+describe("a symbolic link where a checkpoint saw a file go", () => {
+  it("made by the call itself (rm a && ln -s b a): the conflict says links are not tracked, rather than blame the person", async () => {
+    await ws.put("a", "A\n");
+    await ws.put("b", "B\n");
+    await ws.ok("bash", { command: "rm a && ln -s b a" });
+    const plan = await ws.engine.checkpoints.previewRestore("s1", newest());
+    expect(plan.paths).toEqual([
+      {
+        path: "a",
+        type: "file",
+        action: "restore",
+        conflict:
+          "it is a symbolic link now, which checkpoints do not track, so Lathe cannot tell whether the bash call or something else made it",
+      },
+    ]);
+    const forced = await ws.engine.checkpoints.restore("s1", newest(), { force: true });
+    expect(forced).toMatchObject({ applied: true, failed: [] });
+    expect(await ws.text("a")).toBe("A\n");
+    expect(await ws.text("b")).toBe("B\n");
   });
 });

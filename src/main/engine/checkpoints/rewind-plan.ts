@@ -94,10 +94,12 @@ export async function planRewind(options: {
   }
   const oldest = undo.at(-1)?.id ?? Infinity;
   const chosen = new Set(undo.map((c) => c.id));
-  const later = [sessionId, ...tasks]
-    .flatMap((s) => store.list(s))
-    .filter((c) => c.id > oldest && !chosen.has(c.id) && c.restoredBy === null)
-    .sort((a, b) => a.id - b.id);
+  const later = [
+    ...[sessionId, ...tasks]
+      .flatMap((s) => store.list(s))
+      .filter((c) => c.id > oldest && !chosen.has(c.id) && c.restoredBy === null),
+    ...(Number.isFinite(oldest) ? store.othersAfter(oldest, root, [sessionId, ...tasks]) : []),
+  ].sort((a, b) => a.id - b.id);
   const prepared = await planRestore({ root, undo, later, blobs: options.blobs, hidden: options.hidden });
   const messages = conversations.messages(sessionId).filter((m) => m.seq >= prompt.seq);
   const plan: RewindPlan = {

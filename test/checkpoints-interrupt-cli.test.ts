@@ -1,0 +1,200 @@
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { RunEvent } from "../src/main/engine/agent/run-events.ts";
+import { startOpenAICompatibleServer, type FixtureServer } from "./fixtures/openai-compatible-server.ts";
+import { envelopeOf, runLathe, type Run } from "./support/lathe-cli.ts";
+import { startLathe, tempWorld, useEndpoint } from "./support/lathe-process.ts";
+
+// Ctrl-C in the middle of `lathe restore` and `lathe rewind` that put back thousands of files:
+// the command stops between two files, says what it did and did not do and how to go on, leaves
+// no half-written or temporary file behind, and the same command run again finishes the job.
+// And Ctrl-C on a `lathe call bash` that already changed files: what it changed is checkpointed.
+
+const FILES = 3000;
+let world: Awaited<ReturnType<typeof tempWorld>>;
+let server: FixtureServer | undefined;
+
+beforeEach(async () => {
+  world = await tempWorld("lathe-cp-interrupt-");
+  await mkdir(path.join(world.root, "d"));
+  for (let i = 1; i <= FILES; i++) await writeFile(path.join(world.root, "d", `f${i}.txt`), `orig ${i}\n`);
+});
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  await world.cleanup();
+});
+
+const lathe = (args: string[]): Promise<Run> => runLathe(args, { home: world.home, cwd: world.root });
+
+/** What the workspace's d/ holds: original files, and anything else (a temporary file, a half-written one). */
+async function inD(): Promise<{ originals: number; others: string[] }> {
+  let names: string[];
+  try {
+    names = await readdir(path.join(world.root, "d"));
+  } catch {
+    return { originals: 0, others: [] };
+  }
+  const others: string[] = [];
+  let originals = 0;
+  for (const name of names) {
+    const text = await readFile(path.join(world.root, "d", name), "utf8");
+    if (`orig ${/^f(\d+)\.txt$/.exec(name)?.[1]}\n` === text) originals += 1;
+    else others.push(name);
+  }
+  return { originals, others };
+}
+
+/** Start `args`, Ctrl-C it once some (not all) of d/ is back, and wait for it to end. */
+async function interruptHalfway(
+  args: string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const running = startLathe(args, { home: world.home, cwd: world.root });
+  let seen = 0;
+  await running.until(
+    "some files put back",
+    () => {
+      void readdir(path.join(world.root, "d")).then(
+        (names) => (seen = names.length),
+        () => undefined,
+      );
+      return seen >= 50;
+    },
+    60_000,
+  );
+  running.child.kill("SIGINT");
+  const { code } = await running.exited;
+  return { code, stdout: running.stdout(), stderr: running.stderr() };
+}
+
+describe("Ctrl-C during a restore or a rewind of many files", () => {
+  it("a restore stops between files, says what is left and how to go on; running it again finishes it", async () => {
+    const removed = await lathe([
+      "call",
+      "bash",
+      '{"command":"rm -r d"}',
+      "--session",
+      "s1",
+      "--mode",
+      "yolo",
+    ]);
+    expect(envelopeOf(removed).type, removed.stdout).toBe("output");
+    expect((await inD()).originals).toBe(0);
+
+    const stopped = await interruptHalfway(["restore", "1", "--session", "s1"]);
+    expect(stopped.code, stopped.stderr).toBe(1);
+    const after = await inD();
+    expect(after.others).toEqual([]);
+    expect(after.originals).toBeGreaterThan(0);
+    expect(after.originals).toBeLessThan(FILES);
+    expect(stopped.stdout).toMatch(
+      new RegExp(`NOT REACHED ${FILES - after.originals} paths, left as they were: d/f\\d+\\.txt, `),
+    );
+    expect(stopped.stderr).toContain(
+      `error: the restore was stopped (interrupted (SIGINT)) before ${FILES - after.originals} paths, left as they were (listed above); no file was left half written. Run the same command again to finish it, or undo what it did with: lathe restore 2 --session s1.`,
+    );
+
+    const again = await lathe(["restore", "1", "--session", "s1"]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(await inD()).toEqual({ originals: FILES, others: [] });
+  }, 120_000);
+
+  it("a rewind stops between files, keeps the conversation whole and does not claim it was rewound", async () => {
+    server = await startOpenAICompatibleServer({
+      models: ["m"],
+      replies: (request) => {
+        const prompt = JSON.stringify(request.messages.filter((m) => m.role === "user").at(-1)?.content);
+        if (request.messages.at(-1)?.role === "tool") return { text: "Done." };
+        if (prompt.includes("clean up"))
+          return { toolCalls: [{ name: "bash", arguments: { command: "rm -r d" } }] };
+        return { text: "Hello." };
+      },
+    });
+    await useEndpoint(world.home, server.baseURL);
+    const model = ["--model", "openai-compatible:m", "--mode", "yolo"];
+    const first = await lathe(["run", "say hello", ...model, "--json"]);
+    expect(first.code, first.stderr).toBe(0);
+    const session = (
+      JSON.parse(first.stdout.split("\n")[0] as string) as Extract<RunEvent, { type: "start" }>
+    ).sessionId;
+    const second = await lathe(["run", "clean up", ...model, "--resume", session]);
+    expect(second.code, second.stderr).toBe(0);
+    expect((await inD()).originals).toBe(0);
+    const before = /^prompt (\d+): "clean up"$/m.exec(
+      (await lathe(["checkpoints", "--session", session])).stdout,
+    )?.[1];
+    expect(before).toBeDefined();
+
+    const stopped = await interruptHalfway(["rewind", "--session", session, "--before", before as string]);
+    expect(stopped.code, stopped.stderr).toBe(1);
+    expect(stopped.stdout).not.toContain("Rewound session");
+    expect(stopped.stdout).toContain(
+      `Session ${session} was not rewound to before prompt ${before}: its conversation is kept whole, and only these files were put back:`,
+    );
+    expect(stopped.stderr).toContain("error: the rewind was stopped (interrupted (SIGINT))");
+    expect(stopped.stderr).toContain("the conversation was not cut. Run the same command again to finish it");
+    expect((await inD()).others).toEqual([]);
+    const dry = await lathe(["rewind", "--session", session, "--before", before as string, "--dry-run"]);
+    expect(dry.stdout).toMatch(/would remove [1-9]\d* messages/);
+
+    const again = await lathe(["rewind", "--session", session, "--before", before as string]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain(`Rewound session ${session} to before prompt ${before}`);
+    expect(await inD()).toEqual({ originals: FILES, others: [] });
+  }, 120_000);
+});
+
+describe("Ctrl-C or SIGTERM on a lathe call bash that has changed a file", () => {
+  it.each([
+    ["SIGINT", "interrupted (SIGINT)", "off"],
+    ["SIGTERM", "terminated (SIGTERM)", "off"],
+    ["SIGINT", "interrupted (SIGINT)", "on"],
+  ] as const)(
+    "%s ends the call with an error envelope (%s; daemon %s), and the change it made is a checkpoint that restores",
+    async (signal, said, daemon) => {
+      const notes = path.join(world.root, "notes.txt");
+      await writeFile(notes, "the person's notes\n");
+      const env = { LATHE_DAEMON: daemon, CI: "" };
+      if (daemon === "on") await runLathe(["daemon", "start"], { home: world.home, cwd: world.root, env });
+      const running = startLathe(
+        [
+          "call",
+          "bash",
+          JSON.stringify({ command: "echo overwritten > notes.txt && sleep 30" }),
+          "--session",
+          "s1",
+          "--mode",
+          "yolo",
+        ],
+        { home: world.home, cwd: world.root, env },
+      );
+      let text = "";
+      await running.until(
+        "the file to change",
+        () => {
+          void readFile(notes, "utf8").then((t) => (text = t));
+          return text === "overwritten\n";
+        },
+        30_000,
+      );
+      running.child.kill(signal);
+      const { code } = await running.exited;
+      if (daemon === "on") await runLathe(["daemon", "stop"], { home: world.home, cwd: world.root, env });
+      expect(code, running.stderr()).toBe(1);
+      expect(JSON.parse(running.stdout())).toMatchObject({
+        type: "error",
+        error_text: `bash was aborted: ${said}.`,
+      });
+
+      const list = await lathe(["checkpoints", "--session", "s1", "--json"]);
+      expect(JSON.parse(list.stdout)).toMatchObject([
+        { id: 1, tool: "bash", paths: [{ path: "notes.txt", change: "modified" }] },
+      ]);
+      const restored = await lathe(["restore", "1", "--session", "s1"]);
+      expect(restored.code, restored.stderr).toBe(0);
+      expect(await readFile(notes, "utf8")).toBe("the person's notes\n");
+    },
+    60_000,
+  );
+});
