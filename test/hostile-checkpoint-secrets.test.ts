@@ -200,7 +200,7 @@ describe("a home folder opened as the workspace", () => {
     },
   );
 
-  it("a workspace file swapped for a hard link to ~/.ssh/id_ed25519 after a write: a forced restore keeps the key, and its undo writes it into the workspace, with denyRead [] only", async () => {
+  it("a workspace file swapped for a hard link to ~/.ssh/id_ed25519 after a write: a forced restore rewrites the key and keeps it in the checkpoint store, with denyRead [] only", async () => {
     const project = path.join(person, "project");
     const notes = path.join(project, "notes.txt");
     const key = path.join(person, ".ssh/id_ed25519");
@@ -232,13 +232,15 @@ describe("a home folder opened as the workspace", () => {
         );
       const forced = await engine.checkpoints.restore("s", id, { force: true });
       expect(forced.applied).toBe(true);
+      // Positive control: with nothing hidden, the forced restore rewrote the file behind both
+      // names (a restore keeps a file the same file), the key itself, and kept the key's bytes
+      // in the checkpoint store. By default the link is neither read nor written.
+      expect((await readFile(key, "utf8")) === "the person's notes\n").toBe(row.leaks);
       expect((await blobTexts(row.home)).includes(SECRET)).toBe(row.leaks);
       if (forced.undoCheckpoint !== null) await engine.checkpoints.restore("s", forced.undoCheckpoint);
-      // Positive control: the undo of the forced restore puts the key's bytes in a plain file
-      // of the workspace, where any tool reads it. By default the link is left as it is.
-      const now = await readFile(notes, "utf8");
-      expect(now === `${SECRET}\n` && statSync(notes).nlink === 1).toBe(row.leaks);
-      if (!row.leaks) expect(statSync(notes).nlink).toBe(2);
+      // The undo puts the key back; the workspace name is still the key's other name.
+      expect(await readFile(notes, "utf8")).toBe(`${SECRET}\n`);
+      expect(statSync(notes).nlink).toBe(2);
       expect(await readFile(key, "utf8")).toBe(`${SECRET}\n`);
       await rm(notes, { force: true });
     }
