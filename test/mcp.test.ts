@@ -333,6 +333,81 @@ describe("MCP servers from settings", () => {
     expect(outputOf(await session.call("fine", {}))).toEqual({ content: "called fine with {}" });
   });
 
+  // -32000 and -32001 are the SDK's own codes for "connection closed" and "timed out", but also
+  // the first of JSON-RPC's server-error range, which servers use for their own errors.
+  it.each([
+    [-32000, "the upstream API key was refused"],
+    [-32001, "the upstream service timed out"],
+    [-32603, "something inside broke"],
+  ])(
+    "passes on a server's refusal with code %i as a refusal with its words, not as a disconnection",
+    async (code, message) => {
+      const script = await writeScript([
+        { name: "refuse", description: "Refuses with an error." },
+        { name: "fine", description: "Answers briefly." },
+      ]);
+      const world = await open({ user: { scripted: { command: node, args: [SCRIPTED, script] } } });
+      await startAndApply(world);
+      const pid = world.manager.status()[0]?.pid;
+      const session = await world.engine.openSession({ mode: "yolo" });
+      cleanups.push(() => session.close());
+      expect(errorOf(await session.call("refuse", { code, message }))).toBe(
+        `MCP server "scripted" refused the call to refuse: MCP error ${code}: ${message}`,
+      );
+      expect(world.manager.status()[0]).toMatchObject({ state: "connected", pid });
+      expect(outputOf(await session.call("fine", {}))).toEqual({ content: "called fine with {}" });
+    },
+  );
+
+  it.each([
+    [-32000, "set GITHUB_TOKEN first"],
+    [-32001, "the upstream service timed out"],
+  ])(
+    "says a server that refuses to initialize (code %i) refused, with its words, not that it exited or was silent",
+    async (code, message) => {
+      const file = path.join(base, "script.json");
+      await writeFile(
+        file,
+        JSON.stringify({
+          tools: [],
+          stderr: "about to check the token\n",
+          initializeError: { code, message },
+        }),
+      );
+      const world = await open({ user: { scripted: { command: node, args: [SCRIPTED, file] } } });
+      await startAndApply(world);
+      const [status] = world.manager.status();
+      expect(status?.state).toBe("failed");
+      expect(status?.lastError).toBe(
+        `the server refused to start: MCP error ${code}: ${message} (its last output: about to check the token)`,
+      );
+    },
+  );
+
+  it.each([
+    [
+      "exits",
+      'process.stderr.write("no config file\\n"); process.exit(3);',
+      /^the server exited before it finished starting \(its last output: no config file\)$/,
+    ],
+    [
+      "never answers",
+      'process.stderr.write("waiting\\n"); setInterval(() => {}, 1000);',
+      /^the server did not answer within 1 s \(its last output: waiting\)$/,
+    ],
+  ])("still says so when a server %s while it starts", async (_what, code, said) => {
+    const server = path.join(base, "bad-start.mjs");
+    await writeFile(server, code);
+    const world = await open(
+      { user: { bad: { command: node, args: [server] } } },
+      { connectTimeoutMs: 1000 },
+    );
+    await startAndApply(world);
+    const [status] = world.manager.status();
+    expect(status?.state).toBe("failed");
+    expect(status?.lastError).toMatch(said);
+  });
+
   it("says a tools/call answer that is not valid MCP is the server's fault, not a disconnection", async () => {
     const script = await writeScript([
       { name: "malformed_result", description: "Answers wrong." },

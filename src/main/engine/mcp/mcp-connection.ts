@@ -14,6 +14,30 @@ function isMcpError(err: unknown): err is Error & { code: number; data?: unknown
   );
 }
 
+/**
+ * Whether the SDK raised this error itself because the connection closed (or a call was cancelled),
+ * rather than passing on a server's answer. -32000 is the SDK's code for that, but also the first
+ * of JSON-RPC's "server error" codes, which servers use for their own refusals (the SDK passes
+ * those on with the server's code and words), so the SDK's own is told by its own words.
+ */
+function isConnectionClosed(err: unknown): boolean {
+  return (
+    isMcpError(err) &&
+    err.code === ErrorCode.ConnectionClosed &&
+    /^MCP error -32000: (?:Connection closed|Request was cancelled)$/.test(err.message)
+  );
+}
+
+/**
+ * Whether the SDK's own timer ran out (it puts the limit in `data.timeout`), rather than a server
+ * answering with -32001, a code servers use too (an upstream service of theirs timed out).
+ */
+function isOwnTimeout(err: unknown): boolean {
+  if (!isMcpError(err) || err.code !== ErrorCode.RequestTimeout) return false;
+  const data = err.data as { timeout?: unknown } | undefined;
+  return typeof data?.timeout === "number";
+}
+
 /** The size of an answer the transport dropped as too large (see message-lines.ts), if that is what failed. */
 function tooLargeBytes(err: Error & { data?: unknown }): number | undefined {
   const data = err.data as { lathe?: unknown; bytes?: unknown } | undefined;
@@ -168,7 +192,7 @@ export class McpConnection {
           { cause: err },
         );
       }
-      if (isMcpError(err) && err.code !== ErrorCode.ConnectionClosed) {
+      if (isMcpError(err) && !isConnectionClosed(err)) {
         throw new ToolCallError(
           `MCP server "${this.name}" refused the call to ${tool}: ${err.message}`,
           "tool_call",
@@ -240,6 +264,7 @@ export class McpConnection {
     log.note(`starting: ${commandLine(config, this.options.root)}`);
     let client: Client | undefined;
     let opened: OpenedTransport | undefined;
+    let handshakeDone = false;
     try {
       opened = await openTransport(
         config,
@@ -273,6 +298,7 @@ export class McpConnection {
       };
       client.onerror = (err) => log.note(`transport error: ${err.message}`);
       await client.connect(opened.transport, { timeout: this.timeoutMs });
+      handshakeDone = true;
       // A server without the tools capability (resources or prompts only) offers no tools.
       const { tools, refused } = client.getServerCapabilities()?.tools
         ? await listServerTools(client, sdk, this.timeoutMs)
@@ -294,14 +320,14 @@ export class McpConnection {
       if (generation !== this.generation) return;
       this.attemptClient = undefined;
       if (client) await this.closeClient(client);
-      this.error = this.describeFailure(err, opened);
+      this.error = this.describeFailure(err, opened, handshakeDone);
       log.note(`could not connect: ${this.error}`);
       if (this.everConnected && this.options.reconnect !== false) this.scheduleRetry();
       else this.setState("failed", this.error);
     }
   }
 
-  private describeFailure(err: unknown, opened: OpenedTransport | undefined): string {
+  private describeFailure(err: unknown, opened: OpenedTransport | undefined, handshakeDone: boolean): string {
     const config = this.options.config;
     const { code, path: searched } = err as NodeJS.ErrnoException;
     const output = this.options.log.lastLine();
@@ -316,11 +342,16 @@ export class McpConnection {
     if (isStdio(config) && code === "EACCES") {
       return `the command "${config.command}" is not executable. Fix its permissions, or "command" in ${this.options.source}`;
     }
-    if (isMcpError(err) && err.code === ErrorCode.ConnectionClosed) {
+    if (isConnectionClosed(err)) {
       return `the server exited before it finished starting${said}`;
     }
-    if (isMcpError(err) && err.code === ErrorCode.RequestTimeout) {
+    if (isOwnTimeout(err)) {
       return `the server did not answer within ${Math.round(this.timeoutMs / 1000)} s${said}`;
+    }
+    if (isMcpError(err)) {
+      // The server answered the handshake, or its tool listing, with an error of its own.
+      const refused = handshakeDone ? "refused to list its tools" : "refused to start";
+      return `the server ${refused}: ${err.message}${said}`;
     }
     return `${(err as Error).message ?? String(err)}${said}`;
   }
