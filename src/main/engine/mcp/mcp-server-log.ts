@@ -1,5 +1,6 @@
 import { appendFile, mkdir, rename, stat } from "node:fs/promises";
 import path from "node:path";
+import { formatBytes } from "../checkpoints/checkpoint-limits.ts";
 
 interface McpServerLogOptions {
   /** When the file would grow past this, it is moved to `<file>.1` and a new one started. */
@@ -23,9 +24,29 @@ interface KeptLine {
   length: number;
 }
 
+/**
+ * A copy of `text` that holds nothing else: the start of a large chunk, sliced off, would keep
+ * the whole chunk alive (V8 shares the parent's memory), so the tail's 500 lines could hold 500
+ * of a flooding server's chunks.
+ */
+function ownCopy(text: string): string {
+  return JSON.parse(JSON.stringify(text)) as string;
+}
+
 function shown(line: KeptLine, chars: number): string {
   if (line.length <= chars) return line.text.slice(0, chars);
   return `${line.text.slice(0, chars)}… (${line.length - chars} more characters in the log)`;
+}
+
+/** Text waiting to be written: the server's, a note of Lathe's, or how much output was left out. */
+type Waiting =
+  | { kind: "output" | "note"; text: string; bytes: number }
+  | { kind: "left-out"; text: string; bytes: number; leftOut: number; at: Date };
+
+/** The line that stands in the file for output left out since `at`. */
+function leftOut(bytes: number, at: Date): Waiting & { kind: "left-out" } {
+  const text = `[lathe ${at.toISOString()}] ${formatBytes(bytes)} of the server's output were not written here: it wrote faster than its log could be saved\n`;
+  return { kind: "left-out", text, bytes: Buffer.byteLength(text), leftOut: bytes, at };
 }
 
 export class McpServerLog {
@@ -35,7 +56,14 @@ export class McpServerLog {
   private readonly lines: KeptLine[] = [];
   private partial: KeptLine = { text: "", length: 0 };
   private size: number | undefined;
-  private queue: Promise<void> = Promise.resolve();
+  /**
+   * Text not yet in the file, oldest first. A server can write faster than the file is written:
+   * past `maxBytes` waiting (what the file holds before it moves to `.1`), its oldest output is
+   * left out, and the file says how much in its place; Lathe's notes are always kept.
+   */
+  private readonly waiting: Waiting[] = [];
+  private waitingBytes = 0;
+  private writing: Promise<void> | undefined;
   private failure: string | undefined;
 
   constructor(file: string, options: McpServerLogOptions = {}) {
@@ -55,7 +83,7 @@ export class McpServerLog {
         length: this.partial.length + piece.length,
       };
     });
-    this.append(text);
+    this.append(text, false);
   }
 
   /** A line from Lathe itself, timestamped. */
@@ -63,10 +91,10 @@ export class McpServerLog {
     const line = `[lathe ${new Date().toISOString()}] ${message}`;
     if (this.partial.length > 0) {
       this.endLine();
-      this.append("\n");
+      this.append("\n", true);
     }
     this.keep({ text: line.slice(0, KEPT_CHARS), length: line.length });
-    this.append(`${line}\n`);
+    this.append(`${line}\n`, true);
   }
 
   /** The last `count` lines (a line still being written included), a huge one cut short. */
@@ -87,7 +115,7 @@ export class McpServerLog {
 
   /** Wait until everything written so far is on disk. */
   flush(): Promise<void> {
-    return this.queue;
+    return this.writing ?? Promise.resolve();
   }
 
   private endLine(): void {
@@ -96,12 +124,47 @@ export class McpServerLog {
   }
 
   private keep(line: KeptLine): void {
-    this.lines.push(line);
+    this.lines.push({ text: ownCopy(line.text), length: line.length });
     if (this.lines.length > this.tailLines) this.lines.splice(0, this.lines.length - this.tailLines);
   }
 
-  private append(text: string): void {
-    this.queue = this.queue.then(() => this.appendNow(text));
+  private append(text: string, note: boolean): void {
+    const bytes = Buffer.byteLength(text);
+    this.waiting.push({ kind: note ? "note" : "output", text, bytes });
+    this.waitingBytes += bytes;
+    // Left out from the oldest server output on, but never the text just written.
+    for (let i = 0; this.waitingBytes > this.maxBytes && i < this.waiting.length - 1;) {
+      const piece = this.waiting[i] as Waiting;
+      if (piece.kind !== "output") {
+        i++;
+        continue;
+      }
+      const before = this.waiting[i - 1];
+      const merged = before?.kind === "left-out" ? before : undefined;
+      const stand = leftOut(piece.bytes + (merged?.leftOut ?? 0), merged?.at ?? new Date());
+      this.waitingBytes += stand.bytes - piece.bytes - (merged?.bytes ?? 0);
+      if (merged) this.waiting.splice(i - 1, 2, stand);
+      else this.waiting[i++] = stand;
+    }
+    this.writing ??= this.drain().finally(() => {
+      this.writing = undefined;
+    });
+  }
+
+  /** Write what waits, as much at once as the file takes before it moves to `.1`. */
+  private async drain(): Promise<void> {
+    while (this.waiting.length > 0) {
+      const room = this.maxBytes - (this.size ?? 0);
+      let batch = "";
+      let bytes = 0;
+      do {
+        const piece = this.waiting.shift() as Waiting;
+        batch += piece.text;
+        bytes += piece.bytes;
+        this.waitingBytes -= piece.bytes;
+      } while (this.waiting.length > 0 && bytes + (this.waiting[0] as Waiting).bytes <= room);
+      await this.appendNow(batch);
+    }
   }
 
   private async appendNow(text: string): Promise<void> {
