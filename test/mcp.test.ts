@@ -735,14 +735,41 @@ describe("MCP servers from settings", () => {
         description: "Bad schema.",
         inputSchema: { type: "object", properties: { a: { type: "nonsense" } } },
       },
+      {
+        name: "dangling_ref",
+        description: "Its $ref points to nothing: only compiling finds that.",
+        inputSchema: { type: "object", properties: { a: { $ref: "#/$defs/Missing" } } },
+      },
+      {
+        name: "with_defs",
+        description: "Refers into its $defs, as pydantic writes schemas.",
+        inputSchema: {
+          type: "object",
+          $defs: { Item: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] } },
+          properties: { item: { $ref: "#/$defs/Item" } },
+        },
+      },
       { name: "fine", description: "Good schema." },
     ]);
     const world = await open({ user: { scripted: { command: node, args: [SCRIPTED, script] } } });
     await startAndApply(world);
     expect(world.engine.registry.get("broken")).toBeUndefined();
+    expect(world.engine.registry.get("dangling_ref")).toBeUndefined();
     expect(world.engine.registry.disabledTools()).toEqual([
       expect.objectContaining({ id: "broken", reason: expect.stringMatching(/invalid parameters schema/) }),
+      expect.objectContaining({
+        id: "dangling_ref",
+        reason: expect.stringContaining(
+          'invalid parameters schema: schema/properties/a/$ref points to "#/$defs/Missing", which is not in the schema',
+        ),
+      }),
     ]);
+    expect(outputOf(await call(world, "with_defs", { item: { n: 1 } }))).toEqual({
+      content: 'called with_defs with {"item":{"n":1}}',
+    });
+    expect(errorOf(await call(world, "with_defs", { item: { n: "one" } }))).toMatch(
+      /^Invalid arguments for with_defs: "item\.n" must be integer/,
+    );
     expect(outputOf(await call(world, "fine", {}))).toEqual({ content: "called fine with {}" });
   });
 
