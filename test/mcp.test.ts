@@ -408,6 +408,55 @@ describe("MCP servers from settings", () => {
     expect(status?.lastError).toMatch(said);
   });
 
+  it.each([
+    [
+      "the cursor it was asked with",
+      '() => "again"',
+      /its tools\/list answered the cursor "again" with that same cursor/,
+    ],
+    ["a new cursor every time", "(n) => String(n + 1)", /its tools\/list went on for 1000 pages/],
+  ])(
+    "fails a server whose tool listing never ends (empty pages, each giving %s), instead of asking forever",
+    async (_what, next, why) => {
+      // A raw server: answers the handshake, then every tools/list with no tools and a cursor.
+      const server = path.join(base, "endless-list.mjs");
+      await writeFile(
+        server,
+        `import { appendFileSync } from "node:fs";
+import readline from "node:readline";
+const next = ${next};
+const send = (m) => process.stdout.write(JSON.stringify(m) + "\\n");
+readline.createInterface({ input: process.stdin }).on("line", (line) => {
+  const m = JSON.parse(line);
+  if (m.method === "initialize")
+    send({ jsonrpc: "2.0", id: m.id, result: { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "endless", version: "1" } } });
+  if (m.method === "tools/list") {
+    appendFileSync(${JSON.stringify(path.join(root, "lists.txt"))}, "list\\n");
+    send({ jsonrpc: "2.0", id: m.id, result: { tools: [], nextCursor: next(Number(m.params?.cursor ?? 0)) } });
+  }
+});
+`,
+      );
+      const world = await open({ user: { endless: { command: node, args: [server] } } });
+      await startAndApply(world);
+      const [status] = world.manager.status();
+      expect(status?.state).toBe("failed");
+      expect(status?.lastError).toMatch(why);
+      // It stops asking (the engine's own manager lists it too: at most 1000 pages each).
+      const asked = async (): Promise<number> =>
+        (await readFile(path.join(root, "lists.txt"), "utf8")).split("\n").length - 1;
+      let before = -1;
+      await waitFor("the listing to stop", async () => {
+        const now = await asked();
+        const still = now === before;
+        before = now;
+        if (!still) await new Promise((r) => setTimeout(r, 700));
+        return still;
+      });
+      expect(before).toBeLessThanOrEqual(2000);
+    },
+  );
+
   it("says a tools/call answer that is not valid MCP is the server's fault, not a disconnection", async () => {
     const script = await writeScript([
       { name: "malformed_result", description: "Answers wrong." },
