@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer as createHttpServer } from "node:http";
 import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -1123,5 +1124,50 @@ describe("Streamable HTTP servers", () => {
     expect(outputOf(await call(world, "echo", { message: "over http" }))).toEqual({
       content: "Echo: over http",
     });
+  });
+
+  it("says plainly why a url fails: nothing listening, no such host, an HTTP error status, not MCP at all", async () => {
+    // A web server that is no MCP server: 401 at /private, an HTML page at /page, else 404.
+    const web = createHttpServer((req, res) => {
+      if (req.url === "/private") {
+        res.writeHead(401, { "content-type": "application/json" });
+        res.end('{"error":"invalid_token"}');
+      } else if (req.url === "/page") {
+        res.writeHead(200, { "content-type": "text/html" });
+        res.end("<html>welcome</html>");
+      } else {
+        res.writeHead(404, { "content-type": "text/html" });
+        res.end(`<html>${"no such page ".repeat(100)}</html>`);
+      }
+    });
+    await new Promise<void>((resolve) => web.listen(0, "127.0.0.1", resolve));
+    cleanups.push(() => new Promise<void>((resolve) => web.close(() => resolve())));
+    const at = `http://127.0.0.1:${(web.address() as { port: number }).port}`;
+    const closed = `http://127.0.0.1:${await freePort()}/mcp`;
+    const world = await open({
+      user: {
+        closed: { url: closed },
+        nohost: { url: "http://lathe-no-such-host.invalid/mcp" },
+        private: { url: `${at}/private` },
+        page: { url: `${at}/page` },
+        missing: { url: `${at}/nothing-here` },
+      },
+    });
+    await startAndApply(world);
+    const errors = Object.fromEntries(world.manager.status().map((s) => [s.name, s.lastError]));
+    expect(errors).toEqual({
+      closed: `nothing answers at ${closed} (connection refused): start the server, or fix "url" in ${path.join(home, "settings.json")}`,
+      nohost: expect.stringMatching(
+        /^the host "lathe-no-such-host\.invalid" was not found \((ENOTFOUND|EAI_AGAIN)\): fix "url" in /,
+      ),
+      private: `${at}/private answered HTTP 401 (Unauthorized): {"error":"invalid_token"}. If it needs a token, set it in "headers" (such as "Authorization": "Bearer …") in ${path.join(home, "settings.json")}`,
+      page: `${at}/page answered with text/html, not MCP: fix "url" in ${path.join(home, "settings.json")} to the server's MCP endpoint`,
+      missing: expect.stringMatching(
+        new RegExp(
+          `^${at.replace(/[.]/g, "\\.")}/nothing-here answered HTTP 404 \\(Not Found\\): <html>(no such page ){10,}.*…: fix "url" in .*settings\\.json to the server's MCP endpoint$`,
+        ),
+      ),
+    });
+    expect(errors["missing"]?.length).toBeLessThan(600);
   });
 });

@@ -54,6 +54,7 @@ import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { McpServerConfig } from "../config/lathe-settings.ts";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.ts";
 import { commandLine, isStdio } from "./mcp-command-line.ts";
+import { httpFailure } from "./mcp-http-failure.ts";
 import type { McpServerLog } from "./mcp-server-log.ts";
 import { openTransport, type OpenedTransport } from "./mcp-transport.ts";
 import { SpawnedStdioTransport } from "./spawned-stdio-transport.ts";
@@ -342,6 +343,8 @@ export class McpConnection {
     if (isStdio(config) && code === "EACCES") {
       return `the command "${config.command}" is not executable. Fix its permissions, or "command" in ${this.options.source}`;
     }
+    const http = isStdio(config) ? undefined : httpFailure(err, config.url, this.options.source);
+    if (http !== undefined) return http;
     if (isConnectionClosed(err)) {
       return `the server exited before it finished starting${said}`;
     }
