@@ -723,6 +723,25 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
     expect(world.engine.registry.get("echo")).toBeDefined();
   });
 
+  it("says what is wrong with a command that is a folder, or that starts with ~, instead of 'no such file'", async () => {
+    await mkdir(path.join(root, "my-server"), { recursive: true });
+    const world = await open({
+      user: {
+        folder: { command: "./my-server" },
+        tilde: { command: "~/bin/my-server" },
+        everything: { command: node, args: [EVERYTHING] },
+      },
+    });
+    await startAndApply(world);
+    const errors = Object.fromEntries(world.manager.status().map((s) => [s.name, s.lastError]));
+    const settings = path.join(home, "settings.json");
+    expect(errors).toEqual({
+      folder: `the command "./my-server" is a folder (${path.join(root, "my-server")}), not a program: point "command" in ${settings} at the program that starts the server (such as "node", with its script in "args")`,
+      tilde: `the command "~/bin/my-server" was not found (there is no such file; a command is not run by a shell, so "~" is not your home folder: write the whole path). Install it, or fix "command" in ${settings}`,
+      everything: undefined,
+    });
+  });
+
   it("lists a server still starting when a one-shot host stops waiting as disabled, saying so; the others carry on", async () => {
     // Prints a line, then never answers the handshake (a server waiting on something, or not MCP).
     const silent = path.join(base, "silent-server.mjs");

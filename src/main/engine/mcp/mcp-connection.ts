@@ -1,3 +1,5 @@
+import { statSync } from "node:fs";
+import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { loadMcpSdk, type McpSdk } from "./mcp-sdk.ts";
@@ -53,7 +55,7 @@ function isSchemaError(
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { McpServerConfig } from "../config/lathe-settings.ts";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.ts";
-import { commandLine, isStdio } from "./mcp-command-line.ts";
+import { commandLine, isStdio, serverCwd } from "./mcp-command-line.ts";
 import { httpFailure } from "./mcp-http-failure.ts";
 import type { McpServerLog } from "./mcp-server-log.ts";
 import { openTransport, type OpenedTransport } from "./mcp-transport.ts";
@@ -335,8 +337,16 @@ export class McpConnection {
     const said = output ? ` (its last output: ${output})` : "";
     if (isStdio(config) && code === "ENOENT") {
       // A path is looked for where it says; only a bare name is searched for on PATH.
-      const where = /[\\/]/.test(config.command)
-        ? "there is no such file"
+      const isPath = /[\\/]/.test(config.command);
+      const file = path.resolve(serverCwd(config, this.options.root), config.command);
+      if (isPath && statSync(file, { throwIfNoEntry: false })?.isDirectory()) {
+        return `the command "${config.command}" is a folder (${file}), not a program: point "command" in ${this.options.source} at the program that starts the server (such as "node", with its script in "args")`;
+      }
+      const tilde = config.command.startsWith("~")
+        ? `; a command is not run by a shell, so "~" is not your home folder: write the whole path`
+        : "";
+      const where = isPath
+        ? `there is no such file${tilde}`
         : `searched PATH: ${opened?.path ?? searched ?? "(none)"}`;
       return `the command "${config.command}" was not found (${where}). Install it, or fix "command" in ${this.options.source}`;
     }
