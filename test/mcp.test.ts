@@ -385,6 +385,21 @@ describe("MCP servers from settings", () => {
     },
   );
 
+  it("says a tool list too large to read is too large, not that the server refused it", async () => {
+    const many = Array.from({ length: 2200 }, (_, i) => ({
+      name: `tool_${i}`,
+      description: "d".repeat(5000),
+    }));
+    const script = await writeScript(many);
+    const world = await open({ user: { scripted: { command: node, args: [SCRIPTED, script] } } });
+    await startAndApply(world);
+    const [status] = world.manager.status();
+    expect(status?.state).toBe("failed");
+    expect(status?.lastError).toMatch(
+      /^its tools\/list answer was 10\.\d MB, more than the 10 MB Lathe reads from an MCP server: the server's author can answer it in pages \(nextCursor\)$/,
+    );
+  });
+
   it.each([
     [
       "exits",

@@ -361,6 +361,12 @@ export class McpConnection {
     if (isOwnTimeout(err)) {
       return `the server did not answer within ${Math.round(this.timeoutMs / 1000)} s${said}`;
     }
+    const tooLarge = isMcpError(err) ? tooLargeBytes(err) : undefined;
+    if (tooLarge !== undefined) {
+      const what = handshakeDone ? "its tools/list answer" : "its answer to the handshake";
+      const fix = handshakeDone ? ": the server's author can answer it in pages (nextCursor)" : "";
+      return `${what} was ${megabytes(tooLarge)}, more than the ${megabytes(MAX_MESSAGE_BYTES)} Lathe reads from an MCP server${fix}`;
+    }
     if (isMcpError(err)) {
       // The server answered the handshake, or its tool listing, with an error of its own.
       const refused = handshakeDone ? "refused to list its tools" : "refused to start";
