@@ -1,6 +1,7 @@
 import type { Engine, McpEvent, UnsandboxedServerApprover } from "../engine/index.ts";
 import { AuditUnwrittenError } from "../engine/light.ts";
 import { describeError, writeStderr } from "./output.ts";
+import { shownText } from "./shown-path.ts";
 
 /** The engines whose unwritable audit trail stderr has already explained. */
 const auditFailureSaid = new WeakSet<Engine>();
@@ -64,7 +65,8 @@ export async function settleExtensions(engine: Engine, listsDisabled = false): P
       d.origin.name === undefined
         ? ""
         : `${d.id} (${d.origin.layer} ${d.origin.kind} "${d.origin.name}") is disabled: `;
-    await writeStderr(`lathe: ${what}${d.reason}${fix}\n`);
+    // The reason may quote what a server wrote: it reaches the terminal escaped.
+    await writeStderr(`lathe: ${shownText(`${what}${d.reason}${fix}`)}\n`);
   }
 }
 
