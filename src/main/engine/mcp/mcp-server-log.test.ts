@@ -85,9 +85,23 @@ describe("McpServerLog", () => {
     // What came last is kept, and a note says how much did not make it into the file.
     expect(text).toMatch(/chunk 1199 x+\n\[lathe .*\] exited\n$/);
     expect(`${older}${text}`).toMatch(
-      /\[lathe .*\] 29\d(\.\d)? MB of the server's output were not written here: it wrote faster than its log could be saved\n/,
+      /\[lathe .*\] 29\d(\.\d)? MB of the server's output \(or Lathe's notes about it\) were not written here: it wrote faster than its log could be saved\n/,
     );
     expect(log.tail(1)[0]).toMatch(/\] exited$/);
+  });
+
+  it("holds a bounded number of Lathe's notes waiting too (a server whose every line is a transport error)", async () => {
+    v8.setFlagsFromString("--expose-gc");
+    const gc = vm.runInNewContext("gc") as () => void;
+    const file = path.join(dir, "mcp-notes.log");
+    const log = new McpServerLog(file, { maxBytes: 64 * 1024 });
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    for (let i = 0; i < 200_000; i++) log.note(`transport error: line ${i} ${"is not JSON ".repeat(10)}`);
+    gc();
+    expect(process.memoryUsage().heapUsed - before).toBeLessThan(20 * 1024 * 1024);
+    await log.flush();
+    expect(await readFile(file, "utf8")).toMatch(/transport error: line 199999 .*\n$/);
   });
 
   it("says in the tail when the file cannot be written, instead of failing the server", async () => {

@@ -38,15 +38,21 @@ function shown(line: KeptLine, chars: number): string {
   return `${line.text.slice(0, chars)}… (${line.length - chars} more characters in the log)`;
 }
 
-/** Text waiting to be written: the server's, a note of Lathe's, or how much output was left out. */
-type Waiting =
-  | { kind: "output" | "note"; text: string; bytes: number }
-  | { kind: "left-out"; text: string; bytes: number; leftOut: number; at: Date };
+/** Text waiting to be written: the server's, or a note of Lathe's. */
+interface Waiting {
+  text: string;
+  bytes: number;
+}
 
-/** The line that stands in the file for output left out since `at`. */
-function leftOut(bytes: number, at: Date): Waiting & { kind: "left-out" } {
-  const text = `[lathe ${at.toISOString()}] ${formatBytes(bytes)} of the server's output were not written here: it wrote faster than its log could be saved\n`;
-  return { kind: "left-out", text, bytes: Buffer.byteLength(text), leftOut: bytes, at };
+/** What was left out of the file, from when. */
+interface LeftOut {
+  bytes: number;
+  at: Date;
+}
+
+/** The line that stands in the file for what was left out. */
+function leftOutLine({ bytes, at }: LeftOut): string {
+  return `[lathe ${at.toISOString()}] ${formatBytes(bytes)} of the server's output (or Lathe's notes about it) were not written here: it wrote faster than its log could be saved\n`;
 }
 
 export class McpServerLog {
@@ -59,10 +65,12 @@ export class McpServerLog {
   /**
    * Text not yet in the file, oldest first. A server can write faster than the file is written:
    * past `maxBytes` waiting (what the file holds before it moves to `.1`), its oldest output is
-   * left out, and the file says how much in its place; Lathe's notes are always kept.
+   * left out, and the file says how much in its place.
    */
   private readonly waiting: Waiting[] = [];
   private waitingBytes = 0;
+  /** What was left out since the last write, for the line that says so. */
+  private leftOut: LeftOut | undefined;
   private writing: Promise<void> | undefined;
   private failure: string | undefined;
 
@@ -83,7 +91,7 @@ export class McpServerLog {
         length: this.partial.length + piece.length,
       };
     });
-    this.append(text, false);
+    this.append(text);
   }
 
   /** A line from Lathe itself, timestamped. */
@@ -91,21 +99,22 @@ export class McpServerLog {
     const line = `[lathe ${new Date().toISOString()}] ${message}`;
     if (this.partial.length > 0) {
       this.endLine();
-      this.append("\n", true);
+      this.append("\n");
     }
-    this.keep({ text: line.slice(0, KEPT_CHARS), length: line.length });
-    this.append(`${line}\n`, true);
+    this.keep({ text: line.slice(0, KEPT_CHARS), length: line.length }, true);
+    this.append(`${line}\n`);
   }
 
   /** The last `count` lines (a line still being written included), a huge one cut short. */
   tail(count: number): string[] {
-    const all = this.partial.length === 0 ? this.lines : [...this.lines, this.partial];
+    const kept = this.lines.slice(-this.tailLines);
+    const all = this.partial.length === 0 ? kept : [...kept, this.partial];
     return count <= 0 ? [] : all.slice(-count).map((line) => shown(line, KEPT_CHARS));
   }
 
   /** The start of the last complete line the server wrote (else the one it is writing), for error messages. */
   lastLine(): string | undefined {
-    for (const line of [...this.lines.toReversed(), this.partial]) {
+    for (const line of [...this.lines.slice(-this.tailLines).toReversed(), this.partial]) {
       const text = line.text.trim();
       if (text === "" || line.text.startsWith("[lathe ")) continue;
       return shown({ text, length: line.length - (line.text.length - text.length) }, QUOTED_CHARS);
@@ -123,37 +132,41 @@ export class McpServerLog {
     this.partial = { text: "", length: 0 };
   }
 
-  private keep(line: KeptLine): void {
-    this.lines.push({ text: ownCopy(line.text), length: line.length });
-    if (this.lines.length > this.tailLines) this.lines.splice(0, this.lines.length - this.tailLines);
+  /** Keep a line for the tail (`fresh`: its text is a string of its own, not a piece of a chunk). */
+  private keep(line: KeptLine, fresh = false): void {
+    this.lines.push(fresh ? line : { text: ownCopy(line.text), length: line.length });
+    // Trimmed in one go once twice as many as the tail are kept, not one line at a time.
+    if (this.lines.length >= 2 * this.tailLines) this.lines.splice(0, this.lines.length - this.tailLines);
   }
 
-  private append(text: string, note: boolean): void {
+  private append(text: string): void {
     const bytes = Buffer.byteLength(text);
-    this.waiting.push({ kind: note ? "note" : "output", text, bytes });
+    this.waiting.push({ text, bytes });
     this.waitingBytes += bytes;
-    // Left out from the oldest server output on, but never the text just written.
-    for (let i = 0; this.waitingBytes > this.maxBytes && i < this.waiting.length - 1;) {
-      const piece = this.waiting[i] as Waiting;
-      if (piece.kind !== "output") {
-        i++;
-        continue;
-      }
-      const before = this.waiting[i - 1];
-      const merged = before?.kind === "left-out" ? before : undefined;
-      const stand = leftOut(piece.bytes + (merged?.leftOut ?? 0), merged?.at ?? new Date());
-      this.waitingBytes += stand.bytes - piece.bytes - (merged?.bytes ?? 0);
-      if (merged) this.waiting.splice(i - 1, 2, stand);
-      else this.waiting[i++] = stand;
+    // Past the cap, the oldest waiting text is left out (never the text just written); the file
+    // says how much in its place.
+    while (this.waitingBytes > this.maxBytes && this.waiting.length > 1) {
+      const piece = this.waiting.shift() as Waiting;
+      this.waitingBytes -= piece.bytes;
+      this.leftOut = { bytes: (this.leftOut?.bytes ?? 0) + piece.bytes, at: this.leftOut?.at ?? new Date() };
     }
     this.writing ??= this.drain().finally(() => {
       this.writing = undefined;
     });
   }
 
-  /** Write what waits, as much at once as the file takes before it moves to `.1`. */
+  /**
+   * Write what waits, as much at once as the file takes before it moves to `.1`. What was left
+   * out came after what is being written and before what waits, so its line is written between.
+   */
   private async drain(): Promise<void> {
-    while (this.waiting.length > 0) {
+    while (this.waiting.length > 0 || this.leftOut) {
+      if (this.leftOut) {
+        const line = leftOutLine(this.leftOut);
+        this.leftOut = undefined;
+        await this.appendNow(line);
+        continue;
+      }
       const room = this.maxBytes - (this.size ?? 0);
       let batch = "";
       let bytes = 0;
@@ -189,7 +202,7 @@ export class McpServerLog {
       const message = `[lathe] cannot write ${this.file}: ${(err as Error).message}`;
       if (this.failure !== message) {
         this.failure = message;
-        this.keep({ text: message, length: message.length });
+        this.keep({ text: message, length: message.length }, true);
       }
     }
   }
