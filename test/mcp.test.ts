@@ -925,6 +925,30 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
     );
   });
 
+  it("lists a server that announces a change at every listing at most about once a second, not in a loop", async () => {
+    const listLog = path.join(root, "lists.txt");
+    const file = path.join(base, "script.json");
+    await writeFile(
+      file,
+      JSON.stringify({
+        tools: [{ name: "fine", description: "Answers briefly.", inputSchema: { type: "object" } }],
+        listLog,
+        notifyOnList: true,
+      }),
+    );
+    const world = await open({ user: { scripted: { command: node, args: [SCRIPTED, file] } } });
+    await startAndApply(world);
+    const listings = async (): Promise<number> =>
+      (await readFile(listLog, "utf8")).split("\n").filter(Boolean).length;
+    const first = await listings();
+    await new Promise((r) => setTimeout(r, 3000));
+    // Two managers list it (the engine's own and this test's): each at most about once a second.
+    expect((await listings()) - first).toBeLessThanOrEqual(2 * 4);
+    // And it still works, with the latest listing.
+    expect(world.manager.status()[0]).toMatchObject({ state: "connected", toolCount: 1 });
+    expect(outputOf(await call(world, "fine", {}))).toEqual({ content: "called fine with {}" });
+  });
+
   it("applies list_changed only when the host calls applyPendingChanges", async () => {
     const tools = [{ name: "alpha", description: "Alpha." }, NOTIFY];
     const script = await writeScript(tools);

@@ -102,6 +102,12 @@ interface McpConnectionOptions {
 const CLIENT_INFO = { name: "lathe", version: "0.1.0" };
 /** A connection that lasted this long resets the backoff. */
 const STABLE_MS = 30_000;
+/**
+ * Least time from one tool listing to the next that list_changed asks for: notifications that
+ * come meanwhile make one listing, so a server announcing a change at every listing (or in a
+ * burst) is listed about once a second, not in a loop.
+ */
+const RELIST_MS = 1_000;
 
 /**
  * One MCP server: connect (spawn or HTTP), list its tools, follow `list_changed`, and when a
@@ -122,6 +128,11 @@ export class McpConnection {
   private connectedAt: number | undefined;
   private timer: NodeJS.Timeout | undefined;
   private retryAt: number | undefined;
+  /** When the tools were last listed, and whether a listing list_changed asked for is under way or due. */
+  private listedAt = 0;
+  private relisting = false;
+  private relistAgain = false;
+  private relistTimer: NodeJS.Timeout | undefined;
   private error: string | undefined;
 
   constructor(options: McpConnectionOptions) {
@@ -239,6 +250,8 @@ export class McpConnection {
     this.generation++;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    if (this.relistTimer) clearTimeout(this.relistTimer);
+    this.relistTimer = undefined;
     this.setState("closed", undefined);
     const clients = [this.client, this.attemptClient].filter((c): c is Client => c !== undefined);
     this.client = undefined;
@@ -316,6 +329,7 @@ export class McpConnection {
       this.everConnected = true;
       this.connectedAt = Date.now();
       this.retryAt = undefined;
+      this.listedAt = Date.now();
       log.note(`connected; ${tools.length} tool${tools.length === 1 ? "" : "s"}`);
       this.setState("connected", undefined);
       this.options.onTools?.(tools, refused);
@@ -404,17 +418,49 @@ export class McpConnection {
     this.timer.unref();
   }
 
+  /** List the tools again after list_changed: at most one listing at a time, RELIST_MS apart. */
   private refresh(generation: number, sdk: McpSdk): void {
-    const client = this.client;
-    if (!client || generation !== this.generation) return;
-    listServerTools(client, sdk, this.timeoutMs).then(
-      ({ tools, refused }) => {
-        if (generation === this.generation) this.options.onTools?.(tools, refused);
-      },
-      (err: unknown) =>
-        this.options.log.note(
-          `refreshing the tool list after list_changed failed: ${(err as Error).message}`,
-        ),
-    );
+    if (!this.client || generation !== this.generation) return;
+    if (this.relisting) {
+      this.relistAgain = true;
+      return;
+    }
+    this.relisting = true;
+    const list = (): void => {
+      this.relistTimer = undefined;
+      const client = this.client;
+      if (!client || generation !== this.generation) {
+        this.relisted(sdk);
+        return;
+      }
+      listServerTools(client, sdk, this.timeoutMs)
+        .then(
+          ({ tools, refused }) => {
+            if (generation === this.generation) this.options.onTools?.(tools, refused);
+          },
+          (err: unknown) =>
+            this.options.log.note(
+              `refreshing the tool list after list_changed failed: ${(err as Error).message}`,
+            ),
+        )
+        .finally(() => {
+          this.listedAt = Date.now();
+          this.relisted(sdk);
+        });
+    };
+    const wait = this.listedAt + RELIST_MS - Date.now();
+    if (wait <= 0) list();
+    else {
+      this.relistTimer = setTimeout(list, wait);
+      this.relistTimer.unref();
+    }
+  }
+
+  /** A listing list_changed asked for is over: list again if another came meanwhile. */
+  private relisted(sdk: McpSdk): void {
+    this.relisting = false;
+    if (!this.relistAgain) return;
+    this.relistAgain = false;
+    this.refresh(this.generation, sdk);
   }
 }
