@@ -234,10 +234,20 @@ describe("the CLI bundle", () => {
       ["nested_items_wrong", { type: "object", properties: { q: { type: "array", items: 5 } } }],
       // The meta-schema asks only for a string: the regex itself failed every call instead.
       ["pattern_no_regex", { type: "object", properties: { q: { type: "string", pattern: "(" } } }],
+      // Only compiling finds what a $ref points to: a $ref to nothing failed every call instead.
+      ["ref_to_nothing", { type: "object", properties: { q: { $ref: "#/$defs/Query" } } }],
     ];
     await writePlugin(tools, "fine", plugin("fine", "return {};", { input_schema: valid }));
     for (const [name, schema] of invalid)
       await writePlugin(tools, name, plugin(name, "return {};", { input_schema: schema }));
+    await writePlugin(
+      tools,
+      "output_ref_to_nothing",
+      plugin("output_ref_to_nothing", "return {};", {
+        input_schema: valid,
+        output_schema: { type: "object", properties: { n: { $ref: "#/$defs/Count" } } },
+      }),
+    );
     await writePlugin(
       tools,
       "output_schema_wrong",
@@ -267,6 +277,10 @@ describe("the CLI bundle", () => {
         reason: expect.stringMatching(/field "input_schema" is not a valid JSON Schema \(schema\//),
       });
     }
+    expect(byId.get("output_ref_to_nothing")).toMatchObject({
+      enabled: false,
+      reason: expect.stringContaining('output_schema/properties/n/$ref points to "#/$defs/Count"'),
+    });
     expect(byId.get("output_schema_wrong")).toMatchObject({
       enabled: false,
       reason: expect.stringContaining("output_schema/properties/n/minimum must be number"),

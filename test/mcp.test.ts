@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer as createHttpServer } from "node:http";
 import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -333,6 +334,145 @@ describe("MCP servers from settings", () => {
     expect(outputOf(await session.call("fine", {}))).toEqual({ content: "called fine with {}" });
   });
 
+  // -32000 and -32001 are the SDK's own codes for "connection closed" and "timed out", but also
+  // the first of JSON-RPC's server-error range, which servers use for their own errors.
+  it.each([
+    [-32000, "the upstream API key was refused"],
+    [-32001, "the upstream service timed out"],
+    [-32603, "something inside broke"],
+  ])(
+    "passes on a server's refusal with code %i as a refusal with its words, not as a disconnection",
+    async (code, message) => {
+      const script = await writeScript([
+        { name: "refuse", description: "Refuses with an error." },
+        { name: "fine", description: "Answers briefly." },
+      ]);
+      const world = await open({ user: { scripted: { command: node, args: [SCRIPTED, script] } } });
+      await startAndApply(world);
+      const pid = world.manager.status()[0]?.pid;
+      const session = await world.engine.openSession({ mode: "yolo" });
+      cleanups.push(() => session.close());
+      expect(errorOf(await session.call("refuse", { code, message }))).toBe(
+        `MCP server "scripted" refused the call to refuse: MCP error ${code}: ${message}`,
+      );
+      expect(world.manager.status()[0]).toMatchObject({ state: "connected", pid });
+      expect(outputOf(await session.call("fine", {}))).toEqual({ content: "called fine with {}" });
+    },
+  );
+
+  it.each([
+    [-32000, "set GITHUB_TOKEN first"],
+    [-32001, "the upstream service timed out"],
+  ])(
+    "says a server that refuses to initialize (code %i) refused, with its words, not that it exited or was silent",
+    async (code, message) => {
+      const file = path.join(base, "script.json");
+      await writeFile(
+        file,
+        JSON.stringify({
+          tools: [],
+          stderr: "about to check the token\n",
+          initializeError: { code, message },
+        }),
+      );
+      const world = await open({ user: { scripted: { command: node, args: [SCRIPTED, file] } } });
+      await startAndApply(world);
+      const [status] = world.manager.status();
+      expect(status?.state).toBe("failed");
+      expect(status?.lastError).toBe(
+        `the server refused to start: MCP error ${code}: ${message} (its last output: about to check the token)`,
+      );
+    },
+  );
+
+  it("says a tool list too large to read is too large, not that the server refused it", async () => {
+    const many = Array.from({ length: 2200 }, (_, i) => ({
+      name: `tool_${i}`,
+      description: "d".repeat(5000),
+    }));
+    const script = await writeScript(many);
+    const world = await open({ user: { scripted: { command: node, args: [SCRIPTED, script] } } });
+    await startAndApply(world);
+    const [status] = world.manager.status();
+    expect(status?.state).toBe("failed");
+    expect(status?.lastError).toMatch(
+      /^its tools\/list answer was 10\.\d MB, more than the 10 MB Lathe reads from an MCP server: the server's author can answer it in pages \(nextCursor\)$/,
+    );
+  });
+
+  it.each([
+    [
+      "exits",
+      'process.stderr.write("no config file\\n"); process.exit(3);',
+      /^the server exited before it finished starting \(its last output: no config file\)$/,
+    ],
+    [
+      "never answers",
+      'process.stderr.write("waiting\\n"); setInterval(() => {}, 1000);',
+      /^the server did not answer within 1 s \(its last output: waiting\)$/,
+    ],
+  ])("still says so when a server %s while it starts", async (_what, code, said) => {
+    const server = path.join(base, "bad-start.mjs");
+    await writeFile(server, code);
+    const world = await open(
+      { user: { bad: { command: node, args: [server] } } },
+      { connectTimeoutMs: 1000 },
+    );
+    await startAndApply(world);
+    const [status] = world.manager.status();
+    expect(status?.state).toBe("failed");
+    expect(status?.lastError).toMatch(said);
+  });
+
+  it.each([
+    [
+      "the cursor it was asked with",
+      '() => "again"',
+      /its tools\/list answered the cursor "again" with that same cursor/,
+    ],
+    ["a new cursor every time", "(n) => String(n + 1)", /its tools\/list went on for 1000 pages/],
+  ])(
+    "fails a server whose tool listing never ends (empty pages, each giving %s), instead of asking forever",
+    async (_what, next, why) => {
+      // A raw server: answers the handshake, then every tools/list with no tools and a cursor.
+      const server = path.join(base, "endless-list.mjs");
+      await writeFile(
+        server,
+        `import { appendFileSync } from "node:fs";
+import readline from "node:readline";
+const next = ${next};
+const send = (m) => process.stdout.write(JSON.stringify(m) + "\\n");
+readline.createInterface({ input: process.stdin }).on("line", (line) => {
+  const m = JSON.parse(line);
+  if (m.method === "initialize")
+    send({ jsonrpc: "2.0", id: m.id, result: { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "endless", version: "1" } } });
+  if (m.method === "tools/list") {
+    appendFileSync(${JSON.stringify(path.join(root, "lists.txt"))}, "list\\n");
+    send({ jsonrpc: "2.0", id: m.id, result: { tools: [], nextCursor: next(Number(m.params?.cursor ?? 0)) } });
+  }
+});
+`,
+      );
+      const world = await open({ user: { endless: { command: node, args: [server] } } });
+      await startAndApply(world);
+      const [status] = world.manager.status();
+      expect(status?.state).toBe("failed");
+      expect(status?.lastError).toMatch(why);
+      // It stops asking (the engine's own manager lists it too: at most 1000 pages each).
+      const asked = async (): Promise<number> =>
+        (await readFile(path.join(root, "lists.txt"), "utf8")).split("\n").length - 1;
+      let before = -1;
+      await waitFor("the listing to stop", async () => {
+        const now = await asked();
+        const still = now === before;
+        before = now;
+        if (!still) await new Promise((r) => setTimeout(r, 700));
+        return still;
+      });
+      expect(before).toBeLessThanOrEqual(2000);
+    },
+  );
+
   it("says a tools/call answer that is not valid MCP is the server's fault, not a disconnection", async () => {
     const script = await writeScript([
       { name: "malformed_result", description: "Answers wrong." },
@@ -598,6 +738,25 @@ describe("MCP servers from settings", () => {
     expect(world.engine.registry.get("echo")).toBeDefined();
   });
 
+  it("says what is wrong with a command that is a folder, or that starts with ~, instead of 'no such file'", async () => {
+    await mkdir(path.join(root, "my-server"), { recursive: true });
+    const world = await open({
+      user: {
+        folder: { command: "./my-server" },
+        tilde: { command: "~/bin/my-server" },
+        everything: { command: node, args: [EVERYTHING] },
+      },
+    });
+    await startAndApply(world);
+    const errors = Object.fromEntries(world.manager.status().map((s) => [s.name, s.lastError]));
+    const settings = path.join(home, "settings.json");
+    expect(errors).toEqual({
+      folder: `the command "./my-server" is a folder (${path.join(root, "my-server")}), not a program: point "command" in ${settings} at the program that starts the server (such as "node", with its script in "args")`,
+      tilde: `the command "~/bin/my-server" was not found (there is no such file; a command is not run by a shell, so "~" is not your home folder: write the whole path). Install it, or fix "command" in ${settings}`,
+      everything: undefined,
+    });
+  });
+
   it("lists a server still starting when a one-shot host stops waiting as disabled, saying so; the others carry on", async () => {
     // Prints a line, then never answers the handshake (a server waiting on something, or not MCP).
     const silent = path.join(base, "silent-server.mjs");
@@ -660,14 +819,41 @@ describe("MCP servers from settings", () => {
         description: "Bad schema.",
         inputSchema: { type: "object", properties: { a: { type: "nonsense" } } },
       },
+      {
+        name: "dangling_ref",
+        description: "Its $ref points to nothing: only compiling finds that.",
+        inputSchema: { type: "object", properties: { a: { $ref: "#/$defs/Missing" } } },
+      },
+      {
+        name: "with_defs",
+        description: "Refers into its $defs, as pydantic writes schemas.",
+        inputSchema: {
+          type: "object",
+          $defs: { Item: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] } },
+          properties: { item: { $ref: "#/$defs/Item" } },
+        },
+      },
       { name: "fine", description: "Good schema." },
     ]);
     const world = await open({ user: { scripted: { command: node, args: [SCRIPTED, script] } } });
     await startAndApply(world);
     expect(world.engine.registry.get("broken")).toBeUndefined();
+    expect(world.engine.registry.get("dangling_ref")).toBeUndefined();
     expect(world.engine.registry.disabledTools()).toEqual([
       expect.objectContaining({ id: "broken", reason: expect.stringMatching(/invalid parameters schema/) }),
+      expect.objectContaining({
+        id: "dangling_ref",
+        reason: expect.stringContaining(
+          'invalid parameters schema: schema/properties/a/$ref points to "#/$defs/Missing", which is not in the schema',
+        ),
+      }),
     ]);
+    expect(outputOf(await call(world, "with_defs", { item: { n: 1 } }))).toEqual({
+      content: 'called with_defs with {"item":{"n":1}}',
+    });
+    expect(errorOf(await call(world, "with_defs", { item: { n: "one" } }))).toMatch(
+      /^Invalid arguments for with_defs: "item\.n" must be integer/,
+    );
     expect(outputOf(await call(world, "fine", {}))).toEqual({ content: "called fine with {}" });
   });
 
@@ -737,6 +923,30 @@ describe("MCP servers from settings", () => {
     expect(second.engine.registry.disabledTools().map((d) => d.reason)).not.toContainEqual(
       expect.stringMatching(/changed since you approved it/),
     );
+  });
+
+  it("lists a server that announces a change at every listing at most about once a second, not in a loop", async () => {
+    const listLog = path.join(root, "lists.txt");
+    const file = path.join(base, "script.json");
+    await writeFile(
+      file,
+      JSON.stringify({
+        tools: [{ name: "fine", description: "Answers briefly.", inputSchema: { type: "object" } }],
+        listLog,
+        notifyOnList: true,
+      }),
+    );
+    const world = await open({ user: { scripted: { command: node, args: [SCRIPTED, file] } } });
+    await startAndApply(world);
+    const listings = async (): Promise<number> =>
+      (await readFile(listLog, "utf8")).split("\n").filter(Boolean).length;
+    const first = await listings();
+    await new Promise((r) => setTimeout(r, 3000));
+    // Two managers list it (the engine's own and this test's): each at most about once a second.
+    expect((await listings()) - first).toBeLessThanOrEqual(2 * 4);
+    // And it still works, with the latest listing.
+    expect(world.manager.status()[0]).toMatchObject({ state: "connected", toolCount: 1 });
+    expect(outputOf(await call(world, "fine", {}))).toEqual({ content: "called fine with {}" });
   });
 
   it("applies list_changed only when the host calls applyPendingChanges", async () => {
@@ -972,5 +1182,50 @@ describe("Streamable HTTP servers", () => {
     expect(outputOf(await call(world, "echo", { message: "over http" }))).toEqual({
       content: "Echo: over http",
     });
+  });
+
+  it("says plainly why a url fails: nothing listening, no such host, an HTTP error status, not MCP at all", async () => {
+    // A web server that is no MCP server: 401 at /private, an HTML page at /page, else 404.
+    const web = createHttpServer((req, res) => {
+      if (req.url === "/private") {
+        res.writeHead(401, { "content-type": "application/json" });
+        res.end('{"error":"invalid_token"}');
+      } else if (req.url === "/page") {
+        res.writeHead(200, { "content-type": "text/html" });
+        res.end("<html>welcome</html>");
+      } else {
+        res.writeHead(404, { "content-type": "text/html" });
+        res.end(`<html>${"no such page ".repeat(100)}</html>`);
+      }
+    });
+    await new Promise<void>((resolve) => web.listen(0, "127.0.0.1", resolve));
+    cleanups.push(() => new Promise<void>((resolve) => web.close(() => resolve())));
+    const at = `http://127.0.0.1:${(web.address() as { port: number }).port}`;
+    const closed = `http://127.0.0.1:${await freePort()}/mcp`;
+    const world = await open({
+      user: {
+        closed: { url: closed },
+        nohost: { url: "http://lathe-no-such-host.invalid/mcp" },
+        private: { url: `${at}/private` },
+        page: { url: `${at}/page` },
+        missing: { url: `${at}/nothing-here` },
+      },
+    });
+    await startAndApply(world);
+    const errors = Object.fromEntries(world.manager.status().map((s) => [s.name, s.lastError]));
+    expect(errors).toEqual({
+      closed: `nothing answers at ${closed} (connection refused): start the server, or fix "url" in ${path.join(home, "settings.json")}`,
+      nohost: expect.stringMatching(
+        /^the host "lathe-no-such-host\.invalid" was not found \((ENOTFOUND|EAI_AGAIN)\): fix "url" in /,
+      ),
+      private: `${at}/private answered HTTP 401 (Unauthorized): {"error":"invalid_token"}. If it needs a token, set it in "headers" (such as "Authorization": "Bearer …") in ${path.join(home, "settings.json")}`,
+      page: `${at}/page answered with text/html, not MCP: fix "url" in ${path.join(home, "settings.json")} to the server's MCP endpoint`,
+      missing: expect.stringMatching(
+        new RegExp(
+          `^${at.replace(/[.]/g, "\\.")}/nothing-here answered HTTP 404 \\(Not Found\\): <html>(no such page ){10,}.*…: fix "url" in .*settings\\.json to the server's MCP endpoint$`,
+        ),
+      ),
+    });
+    expect(errors["missing"]?.length).toBeLessThan(600);
   });
 });

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startOpenAICompatibleServer, type FixtureServer } from "./fixtures/openai-compatible-server.ts";
-import { envelopeOf, runLathe } from "./support/lathe-cli.ts";
+import { envelopeOf, PACKAGE_ROOT, runLathe } from "./support/lathe-cli.ts";
 
 // What a terminal program prints is not only text: colours, titles, clipboard writes, `\r`
 // progress redraws. Through the real CLI: the model reads bash's output as the screen would show
@@ -88,4 +88,50 @@ describe.skipIf(process.platform === "win32")("terminal output through the lathe
     expect(run.stderr).toContain("✗ read:");
     expect(run.stdout + run.stderr).not.toMatch(CONTROLS);
   });
+
+  it("lathe tools and lathe call: what an MCP server wrote (its last output, a tool's description) reaches the terminal escaped", async () => {
+    const hostile = "\u001b]0;owned\u0007\u001b]52;c;cm0gLXJmIH4=\u0007\u001b[2J\u001b[31m";
+    // One server dies at start after writing escape sequences to stderr (quoted in why it failed),
+    // the other lists a tool whose description holds them.
+    const dying = path.join(home, "dying-server.mjs");
+    await writeFile(
+      dying,
+      `process.stderr.write(${JSON.stringify(`${hostile}cannot start\n`)}); process.exit(1);\n`,
+    );
+    const script = path.join(home, "script.json");
+    await writeFile(
+      script,
+      JSON.stringify({
+        tools: [
+          { name: "lookup", description: `${hostile}Looks things up.`, inputSchema: { type: "object" } },
+          { name: `${hostile}named`, description: "Its name holds them.", inputSchema: { type: "object" } },
+        ],
+      }),
+    );
+    await writeFile(
+      path.join(home, "settings.json"),
+      JSON.stringify({
+        mcpServers: {
+          dying: { command: process.execPath, args: [dying] },
+          listing: {
+            command: process.execPath,
+            args: [path.join(PACKAGE_ROOT, "test/fixtures/scripted-mcp-server.ts"), script],
+          },
+        },
+      }),
+    );
+    const tools = await runLathe(["tools"], { home, cwd: root });
+    expect(tools.code, tools.stderr).toBe(0);
+    expect(tools.stdout).toMatch(/^lookup .*\\u001b\]0;owned\\u0007.*Looks things up\.$/m);
+    expect(tools.stdout).toMatch(/why: .*its last output: \\u001b\]0;owned.*cannot start/);
+    expect(tools.stdout + tools.stderr).not.toMatch(CONTROLS);
+    const call = await runLathe(["call", "lookup", "{}", "--mode", "yolo"], { home, cwd: root });
+    expect(call.stderr).toMatch(/lathe: dying \(global mcp "dying"\) is disabled: .*cannot start/);
+    expect(call.stderr).not.toMatch(CONTROLS);
+    for (const server of ["dying", "listing"]) {
+      const trust = await runLathe(["trust", "--mcp-server", server], { home, cwd: root });
+      expect(trust.stdout).toContain(`Approved MCP server ${server}`);
+      expect(trust.stdout + trust.stderr).not.toMatch(CONTROLS);
+    }
+  }, 60_000);
 });

@@ -1,6 +1,7 @@
-import type { Engine, UnsandboxedServerApprover } from "../engine/index.ts";
+import type { Engine, McpEvent, UnsandboxedServerApprover } from "../engine/index.ts";
 import { AuditUnwrittenError } from "../engine/light.ts";
 import { describeError, writeStderr } from "./output.ts";
+import { shownText } from "./shown-path.ts";
 
 /** The engines whose unwritable audit trail stderr has already explained. */
 const auditFailureSaid = new WeakSet<Engine>();
@@ -40,6 +41,35 @@ export async function closeEngine(engine: Engine): Promise<void> {
   }
 }
 
+/** Says exactly what runs before an MCP server first starts (an engine's `onMcpEvent`). */
+export function sayMcpStarts(event: McpEvent): void {
+  if (event.type === "starting" && event.first) {
+    void writeStderr(`lathe: starting MCP server ${event.server} (${event.layer}): ${event.commandLine}\n`);
+  }
+}
+
+/**
+ * For a one-shot command, which must see every tool: wait for MCP servers to start, then say on
+ * stderr what could not load (a command that lists the disabled tools itself, `listsDisabled`,
+ * leaves only the unnamed problems to stderr).
+ */
+export async function settleExtensions(engine: Engine, listsDisabled = false): Promise<void> {
+  await engine.settleExtensions();
+  for (const d of engine.registry.disabledTools()) {
+    if (listsDisabled && d.origin.name !== undefined) continue;
+    // Turned off on purpose: saying so on every command would be noise (`lathe tools` lists it).
+    if (d.byChoice === true) continue;
+    const fix = d.fix === undefined ? "" : ` Fix: ${d.fix}.`;
+    // A problem of a folder or a settings entry, not of one plugin or server: its reason says it all.
+    const what =
+      d.origin.name === undefined
+        ? ""
+        : `${d.id} (${d.origin.layer} ${d.origin.kind} "${d.origin.name}") is disabled: `;
+    // The reason may quote what a server wrote: it reaches the terminal escaped.
+    await writeStderr(`lathe: ${shownText(`${what}${d.reason}${fix}`)}\n`);
+  }
+}
+
 /**
  * Create the engine for a root. The engine (and with it zod, ajv, SQLite) is imported here, on
  * first use, so `lathe --help` and `lathe --version` start instantly. Internal errors the engine
@@ -60,14 +90,7 @@ export async function openEngine(
     ...(options.watchExtensions === false ? { watchExtensions: false } : {}),
     // Only a host with a person to ask (lathe serve) passes one; headless, such servers stay stopped.
     ...(options.approveUnsandboxedMcp ? { approveUnsandboxedMcp: options.approveUnsandboxedMcp } : {}),
-    // Say exactly what runs before an MCP server first starts.
-    onMcpEvent: (event) => {
-      if (event.type === "starting" && event.first) {
-        void writeStderr(
-          `lathe: starting MCP server ${event.server} (${event.layer}): ${event.commandLine}\n`,
-        );
-      }
-    },
+    onMcpEvent: sayMcpStarts,
   });
   // Said once per run: e.g. a project's settings ignored until the folder is trusted.
   for (const notice of engine.notices) await writeStderr(`lathe: ${notice}\n`);
@@ -94,21 +117,7 @@ export async function withEngine<T>(
   // One command and no turn: plugin folders changing meanwhile are seen by the next command.
   const engine = await openEngine(root, { ...options, watchExtensions: false });
   try {
-    // A one-shot command sees every tool: wait for MCP servers, then report what could not load
-    // (a command that lists the disabled tools itself leaves only the unnamed problems to stderr).
-    await engine.settleExtensions();
-    for (const d of engine.registry.disabledTools()) {
-      if (options.listsDisabled === true && d.origin.name !== undefined) continue;
-      // Turned off on purpose: saying so on every command would be noise (`lathe tools` lists it).
-      if (d.byChoice === true) continue;
-      const fix = d.fix === undefined ? "" : ` Fix: ${d.fix}.`;
-      // A problem of a folder or a settings entry, not of one plugin or server: its reason says it all.
-      const what =
-        d.origin.name === undefined
-          ? ""
-          : `${d.id} (${d.origin.layer} ${d.origin.kind} "${d.origin.name}") is disabled: `;
-      await writeStderr(`lathe: ${what}${d.reason}${fix}\n`);
-    }
+    await settleExtensions(engine, options.listsDisabled === true);
     return await fn(engine);
   } finally {
     await closeEngine(engine);

@@ -1,4 +1,5 @@
 import type { DisabledTool, ToolInfo, ToolOrigin } from "../engine/index.ts";
+import { shownText } from "./shown-path.ts";
 
 /** A tool as `lathe tools --json` lists it: bound (`enabled: true`), or disabled with why and the fix. */
 type ListedTool =
@@ -24,13 +25,16 @@ export function listTools(tools: readonly ToolInfo[], disabled: readonly Disable
   return [...tools.map((t) => ({ ...t, enabled: true as const })), ...off];
 }
 
-/** The disabled tools as text: each with its origin, why, and the fix. */
+/**
+ * The disabled tools as text: each with its origin, why, and the fix. What a plugin or an MCP
+ * server wrote (its output quoted in why it failed) is shown with control characters escaped.
+ */
 export function formatDisabledTools(tools: readonly ListedTool[]): string {
   const off = tools.filter((t) => !t.enabled);
   if (off.length === 0) return "";
   const blocks = off.map(
     (t) =>
-      `  ${t.id} (${formatOrigin(t.origin)})\n    why: ${t.reason}${t.fix !== undefined ? `\n    fix: ${t.fix}` : ""}`,
+      `  ${shownText(t.id)} (${formatOrigin(t.origin)})\n    why: ${shownText(t.reason)}${t.fix !== undefined ? `\n    fix: ${shownText(t.fix)}` : ""}`,
   );
   return `\nDisabled (${off.length}):\n${blocks.join("\n")}\n`;
 }
@@ -38,7 +42,7 @@ export function formatDisabledTools(tools: readonly ListedTool[]): string {
 /** Where a tool comes from, as a person reads it: `builtin`, `project plugin my-tool`, … */
 export function formatOrigin(origin: ToolOrigin): string {
   if (origin.kind === "builtin") return origin.layer;
-  return [origin.layer, origin.kind, origin.name].filter(Boolean).join(" ");
+  return shownText([origin.layer, origin.kind, origin.name].filter(Boolean).join(" "));
 }
 
 function firstLine(text: string): string {
@@ -48,7 +52,8 @@ function firstLine(text: string): string {
 /**
  * The registry as a plain-text table: id, kind, read-only or mutating, origin, whether the model
  * starts with the full schema ("loaded") or the name only ("deferred"), and the first line of the
- * description, cut to `width` columns when a width is given (a terminal).
+ * description (an MCP server's or a plugin's words: control characters escaped), cut to `width`
+ * columns when a width is given (a terminal).
  */
 export function formatToolsTable(tools: readonly ToolInfo[], width?: number): string {
   if (tools.length === 0) return "No tools are registered.\n";
@@ -59,7 +64,7 @@ export function formatToolsTable(tools: readonly ToolInfo[], width?: number): st
     t.readOnly ? "read-only" : "mutating",
     formatOrigin(t.origin),
     t.deferred ? "deferred" : "loaded",
-    firstLine(t.description),
+    shownText(firstLine(t.description)),
   ]);
   const all = [header, ...rows];
   const widths = header.map((_, col) => Math.max(...all.map((row) => (row[col] as string).length)));

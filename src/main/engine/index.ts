@@ -45,6 +45,7 @@ export type { StoredPrompt } from "./store/conversation-store.ts";
 export { doctor, type DoctorReport } from "./doctor/doctor.ts";
 export type { SandboxStatus } from "./sandbox/sandbox-availability.ts";
 export type { UnsandboxedServerApprover, UnsandboxedServerRequest } from "./mcp/mcp-manager.ts";
+export type { McpEvent } from "./mcp/mcp-event.ts";
 export { checkRules } from "./policy/rule-check.ts";
 export type { ScopedRule } from "./policy/permission-rule.ts";
 export type { AuditEntry } from "./store/audit-log.ts";

@@ -8,7 +8,7 @@ import { ExitCode, type ExitCodeValue, type ExitStatus } from "../exit-codes.ts"
 import { writeIfOpen } from "../closed-output.ts";
 import { stopOnInterrupt } from "../interrupt.ts";
 import { describeError } from "../output.ts";
-import { closeEngine, reportRuntimeFailures } from "../open-engine.ts";
+import { closeEngine, reportRuntimeFailures, sayMcpStarts, settleExtensions } from "../open-engine.ts";
 import { printPluginLogs } from "../plugin-log-printer.ts";
 import { readStdin } from "../read-stdin.ts";
 import { asksForJson, printRunJsonFailure } from "../run-json-failure.ts";
@@ -282,6 +282,7 @@ async function runStoppable(
       ...(options.resume !== undefined ? { resume: options.resume } : {}),
       preflight: true,
       signal,
+      onMcpEvent: sayMcpStarts,
     });
   } catch (err) {
     if (signal.aborted) throw stoppedBeforeStart(options, progress);
@@ -292,6 +293,9 @@ async function runStoppable(
   reportRuntimeFailures(engine);
   try {
     // Stopped while starting: nothing was asked of the model, so nothing is recorded either.
+    if (signal.aborted) throw stoppedBeforeStart(options, progress);
+    // The model is offered the MCP servers' tools, as `lathe call` has them: wait for the servers.
+    await settleExtensions(engine);
     if (signal.aborted) throw stoppedBeforeStart(options, progress);
     for (const message of setup.notices) print({ type: "notice", message });
     const run = await agentModule

@@ -3,6 +3,7 @@ import type { ReviewedExtension, TrustReview } from "../../engine/index.ts";
 import { CliError } from "../cli-error.ts";
 import { rootOf, rootOption } from "../cli-options.ts";
 import { writeStdout } from "../output.ts";
+import { shownText } from "../shown-path.ts";
 
 interface TrustOptions {
   root?: string;
@@ -27,7 +28,7 @@ function extensionLines(ext: ReviewedExtension): string[] {
     if (values.length > 0) lines.push(`              ${label.padEnd(9)} ${values.join(", ")}`);
   };
   if (ext.error !== undefined) {
-    lines.push(`              ✗ it will not load: ${ext.error}`);
+    lines.push(`              ✗ it will not load: ${shownText(ext.error)}`);
     return lines;
   }
   if (ext.toolId !== undefined) detail("tool", [ext.toolId]);
@@ -150,7 +151,7 @@ export function registerTrustCommand(program: Command): void {
       for (const result of approved) {
         lines.push(
           result.error
-            ? `  mcp       ${result.name}: could not list its tools (${result.error}); its command line is pinned`
+            ? `  mcp       ${result.name}: could not list its tools (${shownText(result.error)}); its command line is pinned`
             : `  mcp       ${result.name}: pinned with ${result.tools.length} tool${result.tools.length === 1 ? "" : "s"}`,
         );
       }
@@ -192,11 +193,11 @@ async function approveOneServer(name: string, root: string, latheHome: string, j
   ];
   if (result?.error !== undefined) {
     lines.push(
-      `  its tools could not be listed (${result.error}); its command line is pinned, its tools are not.`,
+      `  its tools could not be listed (${shownText(result.error)}); its command line is pinned, its tools are not.`,
     );
   } else {
     lines.push(
-      `  pinned with ${result?.tools.length ?? 0} tool${result?.tools.length === 1 ? "" : "s"}: ${result?.tools.join(", ") || "none"}`,
+      `  pinned with ${result?.tools.length ?? 0} tool${result?.tools.length === 1 ? "" : "s"}: ${result?.tools.map(shownText).join(", ") || "none"}`,
     );
   }
   await writeStdout(`${lines.join("\n")}\n`);

@@ -11,6 +11,7 @@ import { openDatabase } from "../store/database.ts";
 import { SessionStore } from "../store/session-store.ts";
 import { loadAgentCatalog } from "./agent-catalog.ts";
 import type { AgentManifest } from "./agent-manifest.ts";
+import type { McpEvent } from "../mcp/mcp-event.ts";
 import { defaultProviderRegistry } from "./default-providers.ts";
 import { ModelError } from "./model-error.ts";
 import { loadModelSettings } from "./model-settings.ts";
@@ -35,6 +36,8 @@ interface AgentSetupInput {
   fetch?: typeof fetch;
   /** Check the model's endpoint answers (and has the model) while the engine starts; rejects with ModelError. */
   preflight?: boolean;
+  /** Told before an MCP server first starts (with its exact command line) and of its state changes. */
+  onMcpEvent?: (event: McpEvent) => void;
   signal?: AbortSignal;
 }
 
@@ -143,6 +146,7 @@ export async function setupAgentRun(input: AgentSetupInput): Promise<AgentSetup>
     latheHome,
     manifestRules: agent.permissions,
     agent: agent.id,
+    ...(input.onMcpEvent ? { onMcpEvent: input.onMcpEvent } : {}),
   });
   const checked = await check;
   if (checked && "error" in checked) {

@@ -1,3 +1,5 @@
+import { statSync } from "node:fs";
+import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { loadMcpSdk, type McpSdk } from "./mcp-sdk.ts";
@@ -12,6 +14,30 @@ function isMcpError(err: unknown): err is Error & { code: number; data?: unknown
   return (
     err instanceof Error && err.name === "McpError" && typeof (err as { code?: unknown }).code === "number"
   );
+}
+
+/**
+ * Whether the SDK raised this error itself because the connection closed (or a call was cancelled),
+ * rather than passing on a server's answer. -32000 is the SDK's code for that, but also the first
+ * of JSON-RPC's "server error" codes, which servers use for their own refusals (the SDK passes
+ * those on with the server's code and words), so the SDK's own is told by its own words.
+ */
+function isConnectionClosed(err: unknown): boolean {
+  return (
+    isMcpError(err) &&
+    err.code === ErrorCode.ConnectionClosed &&
+    /^MCP error -32000: (?:Connection closed|Request was cancelled)$/.test(err.message)
+  );
+}
+
+/**
+ * Whether the SDK's own timer ran out (it puts the limit in `data.timeout`), rather than a server
+ * answering with -32001, a code servers use too (an upstream service of theirs timed out).
+ */
+function isOwnTimeout(err: unknown): boolean {
+  if (!isMcpError(err) || err.code !== ErrorCode.RequestTimeout) return false;
+  const data = err.data as { timeout?: unknown } | undefined;
+  return typeof data?.timeout === "number";
 }
 
 /** The size of an answer the transport dropped as too large (see message-lines.ts), if that is what failed. */
@@ -29,7 +55,8 @@ function isSchemaError(
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { McpServerConfig } from "../config/lathe-settings.ts";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.ts";
-import { commandLine, isStdio } from "./mcp-command-line.ts";
+import { commandLine, isStdio, serverCwd } from "./mcp-command-line.ts";
+import { httpFailure } from "./mcp-http-failure.ts";
 import type { McpServerLog } from "./mcp-server-log.ts";
 import { openTransport, type OpenedTransport } from "./mcp-transport.ts";
 import { SpawnedStdioTransport } from "./spawned-stdio-transport.ts";
@@ -75,6 +102,12 @@ interface McpConnectionOptions {
 const CLIENT_INFO = { name: "lathe", version: "0.1.0" };
 /** A connection that lasted this long resets the backoff. */
 const STABLE_MS = 30_000;
+/**
+ * Least time from one tool listing to the next that list_changed asks for: notifications that
+ * come meanwhile make one listing, so a server announcing a change at every listing (or in a
+ * burst) is listed about once a second, not in a loop.
+ */
+const RELIST_MS = 1_000;
 
 /**
  * One MCP server: connect (spawn or HTTP), list its tools, follow `list_changed`, and when a
@@ -95,6 +128,11 @@ export class McpConnection {
   private connectedAt: number | undefined;
   private timer: NodeJS.Timeout | undefined;
   private retryAt: number | undefined;
+  /** When the tools were last listed, and whether a listing list_changed asked for is under way or due. */
+  private listedAt = 0;
+  private relisting = false;
+  private relistAgain = false;
+  private relistTimer: NodeJS.Timeout | undefined;
   private error: string | undefined;
 
   constructor(options: McpConnectionOptions) {
@@ -168,7 +206,7 @@ export class McpConnection {
           { cause: err },
         );
       }
-      if (isMcpError(err) && err.code !== ErrorCode.ConnectionClosed) {
+      if (isMcpError(err) && !isConnectionClosed(err)) {
         throw new ToolCallError(
           `MCP server "${this.name}" refused the call to ${tool}: ${err.message}`,
           "tool_call",
@@ -212,6 +250,8 @@ export class McpConnection {
     this.generation++;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    if (this.relistTimer) clearTimeout(this.relistTimer);
+    this.relistTimer = undefined;
     this.setState("closed", undefined);
     const clients = [this.client, this.attemptClient].filter((c): c is Client => c !== undefined);
     this.client = undefined;
@@ -240,6 +280,7 @@ export class McpConnection {
     log.note(`starting: ${commandLine(config, this.options.root)}`);
     let client: Client | undefined;
     let opened: OpenedTransport | undefined;
+    let handshakeDone = false;
     try {
       opened = await openTransport(
         config,
@@ -273,6 +314,7 @@ export class McpConnection {
       };
       client.onerror = (err) => log.note(`transport error: ${err.message}`);
       await client.connect(opened.transport, { timeout: this.timeoutMs });
+      handshakeDone = true;
       // A server without the tools capability (resources or prompts only) offers no tools.
       const { tools, refused } = client.getServerCapabilities()?.tools
         ? await listServerTools(client, sdk, this.timeoutMs)
@@ -287,6 +329,7 @@ export class McpConnection {
       this.everConnected = true;
       this.connectedAt = Date.now();
       this.retryAt = undefined;
+      this.listedAt = Date.now();
       log.note(`connected; ${tools.length} tool${tools.length === 1 ? "" : "s"}`);
       this.setState("connected", undefined);
       this.options.onTools?.(tools, refused);
@@ -294,33 +337,54 @@ export class McpConnection {
       if (generation !== this.generation) return;
       this.attemptClient = undefined;
       if (client) await this.closeClient(client);
-      this.error = this.describeFailure(err, opened);
+      this.error = this.describeFailure(err, opened, handshakeDone);
       log.note(`could not connect: ${this.error}`);
       if (this.everConnected && this.options.reconnect !== false) this.scheduleRetry();
       else this.setState("failed", this.error);
     }
   }
 
-  private describeFailure(err: unknown, opened: OpenedTransport | undefined): string {
+  private describeFailure(err: unknown, opened: OpenedTransport | undefined, handshakeDone: boolean): string {
     const config = this.options.config;
     const { code, path: searched } = err as NodeJS.ErrnoException;
     const output = this.options.log.lastLine();
     const said = output ? ` (its last output: ${output})` : "";
     if (isStdio(config) && code === "ENOENT") {
       // A path is looked for where it says; only a bare name is searched for on PATH.
-      const where = /[\\/]/.test(config.command)
-        ? "there is no such file"
+      const isPath = /[\\/]/.test(config.command);
+      const file = path.resolve(serverCwd(config, this.options.root), config.command);
+      if (isPath && statSync(file, { throwIfNoEntry: false })?.isDirectory()) {
+        return `the command "${config.command}" is a folder (${file}), not a program: point "command" in ${this.options.source} at the program that starts the server (such as "node", with its script in "args")`;
+      }
+      const tilde = config.command.startsWith("~")
+        ? `; a command is not run by a shell, so "~" is not your home folder: write the whole path`
+        : "";
+      const where = isPath
+        ? `there is no such file${tilde}`
         : `searched PATH: ${opened?.path ?? searched ?? "(none)"}`;
       return `the command "${config.command}" was not found (${where}). Install it, or fix "command" in ${this.options.source}`;
     }
     if (isStdio(config) && code === "EACCES") {
       return `the command "${config.command}" is not executable. Fix its permissions, or "command" in ${this.options.source}`;
     }
-    if (isMcpError(err) && err.code === ErrorCode.ConnectionClosed) {
+    const http = isStdio(config) ? undefined : httpFailure(err, config.url, this.options.source);
+    if (http !== undefined) return http;
+    if (isConnectionClosed(err)) {
       return `the server exited before it finished starting${said}`;
     }
-    if (isMcpError(err) && err.code === ErrorCode.RequestTimeout) {
+    if (isOwnTimeout(err)) {
       return `the server did not answer within ${Math.round(this.timeoutMs / 1000)} s${said}`;
+    }
+    const tooLarge = isMcpError(err) ? tooLargeBytes(err) : undefined;
+    if (tooLarge !== undefined) {
+      const what = handshakeDone ? "its tools/list answer" : "its answer to the handshake";
+      const fix = handshakeDone ? ": the server's author can answer it in pages (nextCursor)" : "";
+      return `${what} was ${megabytes(tooLarge)}, more than the ${megabytes(MAX_MESSAGE_BYTES)} Lathe reads from an MCP server${fix}`;
+    }
+    if (isMcpError(err)) {
+      // The server answered the handshake, or its tool listing, with an error of its own.
+      const refused = handshakeDone ? "refused to list its tools" : "refused to start";
+      return `the server ${refused}: ${err.message}${said}`;
     }
     return `${(err as Error).message ?? String(err)}${said}`;
   }
@@ -354,17 +418,49 @@ export class McpConnection {
     this.timer.unref();
   }
 
+  /** List the tools again after list_changed: at most one listing at a time, RELIST_MS apart. */
   private refresh(generation: number, sdk: McpSdk): void {
-    const client = this.client;
-    if (!client || generation !== this.generation) return;
-    listServerTools(client, sdk, this.timeoutMs).then(
-      ({ tools, refused }) => {
-        if (generation === this.generation) this.options.onTools?.(tools, refused);
-      },
-      (err: unknown) =>
-        this.options.log.note(
-          `refreshing the tool list after list_changed failed: ${(err as Error).message}`,
-        ),
-    );
+    if (!this.client || generation !== this.generation) return;
+    if (this.relisting) {
+      this.relistAgain = true;
+      return;
+    }
+    this.relisting = true;
+    const list = (): void => {
+      this.relistTimer = undefined;
+      const client = this.client;
+      if (!client || generation !== this.generation) {
+        this.relisted(sdk);
+        return;
+      }
+      listServerTools(client, sdk, this.timeoutMs)
+        .then(
+          ({ tools, refused }) => {
+            if (generation === this.generation) this.options.onTools?.(tools, refused);
+          },
+          (err: unknown) =>
+            this.options.log.note(
+              `refreshing the tool list after list_changed failed: ${(err as Error).message}`,
+            ),
+        )
+        .finally(() => {
+          this.listedAt = Date.now();
+          this.relisted(sdk);
+        });
+    };
+    const wait = this.listedAt + RELIST_MS - Date.now();
+    if (wait <= 0) list();
+    else {
+      this.relistTimer = setTimeout(list, wait);
+      this.relistTimer.unref();
+    }
+  }
+
+  /** A listing list_changed asked for is over: list again if another came meanwhile. */
+  private relisted(sdk: McpSdk): void {
+    this.relisting = false;
+    if (!this.relistAgain) return;
+    this.relistAgain = false;
+    this.refresh(this.generation, sdk);
   }
 }

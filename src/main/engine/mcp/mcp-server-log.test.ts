@@ -1,6 +1,8 @@
 import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import v8 from "node:v8";
+import vm from "node:vm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { McpServerLog } from "./mcp-server-log.ts";
 
@@ -60,6 +62,46 @@ describe("McpServerLog", () => {
     await log.flush();
     expect((await stat(file)).size).toBeLessThanOrEqual(1000);
     expect((await stat(`${file}.1`)).size).toBeLessThanOrEqual(1000);
+  });
+
+  it("holds at most a file's worth of output waiting when a server writes faster than the disk, and says what it left out", async () => {
+    v8.setFlagsFromString("--expose-gc");
+    const gc = vm.runInNewContext("gc") as () => void;
+    const file = path.join(dir, "mcp-flood.log");
+    const mb = 1024 * 1024;
+    const log = new McpServerLog(file, { maxBytes: mb });
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    // 300 MB in one go, as a flooding server's stderr arrives between two writes of the file.
+    for (let i = 0; i < 1200; i++) log.write(`${`chunk ${i} `.padEnd(mb / 4 - 1, "x")}\n`);
+    gc();
+    expect(process.memoryUsage().heapUsed - before).toBeLessThan(100 * mb);
+    log.note("exited");
+    await log.flush();
+    const text = await readFile(file, "utf8");
+    const older = await readFile(`${file}.1`, "utf8");
+    expect((await stat(file)).size).toBeLessThanOrEqual(mb);
+    expect((await stat(`${file}.1`)).size).toBeLessThanOrEqual(mb);
+    // What came last is kept, and a note says how much did not make it into the file.
+    expect(text).toMatch(/chunk 1199 x+\n\[lathe .*\] exited\n$/);
+    expect(`${older}${text}`).toMatch(
+      /\[lathe .*\] 29\d(\.\d)? MB of the server's output \(or Lathe's notes about it\) were not written here: it wrote faster than its log could be saved\n/,
+    );
+    expect(log.tail(1)[0]).toMatch(/\] exited$/);
+  });
+
+  it("holds a bounded number of Lathe's notes waiting too (a server whose every line is a transport error)", async () => {
+    v8.setFlagsFromString("--expose-gc");
+    const gc = vm.runInNewContext("gc") as () => void;
+    const file = path.join(dir, "mcp-notes.log");
+    const log = new McpServerLog(file, { maxBytes: 64 * 1024 });
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    for (let i = 0; i < 200_000; i++) log.note(`transport error: line ${i} ${"is not JSON ".repeat(10)}`);
+    gc();
+    expect(process.memoryUsage().heapUsed - before).toBeLessThan(20 * 1024 * 1024);
+    await log.flush();
+    expect(await readFile(file, "utf8")).toMatch(/transport error: line 199999 .*\n$/);
   });
 
   it("says in the tail when the file cannot be written, instead of failing the server", async () => {

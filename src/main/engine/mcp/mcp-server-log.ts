@@ -1,5 +1,6 @@
 import { appendFile, mkdir, rename, stat } from "node:fs/promises";
 import path from "node:path";
+import { formatBytes } from "../checkpoints/checkpoint-limits.ts";
 
 interface McpServerLogOptions {
   /** When the file would grow past this, it is moved to `<file>.1` and a new one started. */
@@ -23,9 +24,35 @@ interface KeptLine {
   length: number;
 }
 
+/**
+ * A copy of `text` that holds nothing else: the start of a large chunk, sliced off, would keep
+ * the whole chunk alive (V8 shares the parent's memory), so the tail's 500 lines could hold 500
+ * of a flooding server's chunks.
+ */
+function ownCopy(text: string): string {
+  return JSON.parse(JSON.stringify(text)) as string;
+}
+
 function shown(line: KeptLine, chars: number): string {
   if (line.length <= chars) return line.text.slice(0, chars);
   return `${line.text.slice(0, chars)}… (${line.length - chars} more characters in the log)`;
+}
+
+/** Text waiting to be written: the server's, or a note of Lathe's. */
+interface Waiting {
+  text: string;
+  bytes: number;
+}
+
+/** What was left out of the file, from when. */
+interface LeftOut {
+  bytes: number;
+  at: Date;
+}
+
+/** The line that stands in the file for what was left out. */
+function leftOutLine({ bytes, at }: LeftOut): string {
+  return `[lathe ${at.toISOString()}] ${formatBytes(bytes)} of the server's output (or Lathe's notes about it) were not written here: it wrote faster than its log could be saved\n`;
 }
 
 export class McpServerLog {
@@ -35,7 +62,16 @@ export class McpServerLog {
   private readonly lines: KeptLine[] = [];
   private partial: KeptLine = { text: "", length: 0 };
   private size: number | undefined;
-  private queue: Promise<void> = Promise.resolve();
+  /**
+   * Text not yet in the file, oldest first. A server can write faster than the file is written:
+   * past `maxBytes` waiting (what the file holds before it moves to `.1`), its oldest output is
+   * left out, and the file says how much in its place.
+   */
+  private readonly waiting: Waiting[] = [];
+  private waitingBytes = 0;
+  /** What was left out since the last write, for the line that says so. */
+  private leftOut: LeftOut | undefined;
+  private writing: Promise<void> | undefined;
   private failure: string | undefined;
 
   constructor(file: string, options: McpServerLogOptions = {}) {
@@ -65,19 +101,20 @@ export class McpServerLog {
       this.endLine();
       this.append("\n");
     }
-    this.keep({ text: line.slice(0, KEPT_CHARS), length: line.length });
+    this.keep({ text: line.slice(0, KEPT_CHARS), length: line.length }, true);
     this.append(`${line}\n`);
   }
 
   /** The last `count` lines (a line still being written included), a huge one cut short. */
   tail(count: number): string[] {
-    const all = this.partial.length === 0 ? this.lines : [...this.lines, this.partial];
+    const kept = this.lines.slice(-this.tailLines);
+    const all = this.partial.length === 0 ? kept : [...kept, this.partial];
     return count <= 0 ? [] : all.slice(-count).map((line) => shown(line, KEPT_CHARS));
   }
 
   /** The start of the last complete line the server wrote (else the one it is writing), for error messages. */
   lastLine(): string | undefined {
-    for (const line of [...this.lines.toReversed(), this.partial]) {
+    for (const line of [...this.lines.slice(-this.tailLines).toReversed(), this.partial]) {
       const text = line.text.trim();
       if (text === "" || line.text.startsWith("[lathe ")) continue;
       return shown({ text, length: line.length - (line.text.length - text.length) }, QUOTED_CHARS);
@@ -87,7 +124,7 @@ export class McpServerLog {
 
   /** Wait until everything written so far is on disk. */
   flush(): Promise<void> {
-    return this.queue;
+    return this.writing ?? Promise.resolve();
   }
 
   private endLine(): void {
@@ -95,13 +132,52 @@ export class McpServerLog {
     this.partial = { text: "", length: 0 };
   }
 
-  private keep(line: KeptLine): void {
-    this.lines.push(line);
-    if (this.lines.length > this.tailLines) this.lines.splice(0, this.lines.length - this.tailLines);
+  /** Keep a line for the tail (`fresh`: its text is a string of its own, not a piece of a chunk). */
+  private keep(line: KeptLine, fresh = false): void {
+    this.lines.push(fresh ? line : { text: ownCopy(line.text), length: line.length });
+    // Trimmed in one go once twice as many as the tail are kept, not one line at a time.
+    if (this.lines.length >= 2 * this.tailLines) this.lines.splice(0, this.lines.length - this.tailLines);
   }
 
   private append(text: string): void {
-    this.queue = this.queue.then(() => this.appendNow(text));
+    const bytes = Buffer.byteLength(text);
+    this.waiting.push({ text, bytes });
+    this.waitingBytes += bytes;
+    // Past the cap, the oldest waiting text is left out (never the text just written); the file
+    // says how much in its place.
+    while (this.waitingBytes > this.maxBytes && this.waiting.length > 1) {
+      const piece = this.waiting.shift() as Waiting;
+      this.waitingBytes -= piece.bytes;
+      this.leftOut = { bytes: (this.leftOut?.bytes ?? 0) + piece.bytes, at: this.leftOut?.at ?? new Date() };
+    }
+    this.writing ??= this.drain().finally(() => {
+      this.writing = undefined;
+    });
+  }
+
+  /**
+   * Write what waits, as much at once as the file takes before it moves to `.1`. What was left
+   * out came after what is being written and before what waits, so its line is written between.
+   */
+  private async drain(): Promise<void> {
+    while (this.waiting.length > 0 || this.leftOut) {
+      if (this.leftOut) {
+        const line = leftOutLine(this.leftOut);
+        this.leftOut = undefined;
+        await this.appendNow(line);
+        continue;
+      }
+      const room = this.maxBytes - (this.size ?? 0);
+      let batch = "";
+      let bytes = 0;
+      do {
+        const piece = this.waiting.shift() as Waiting;
+        batch += piece.text;
+        bytes += piece.bytes;
+        this.waitingBytes -= piece.bytes;
+      } while (this.waiting.length > 0 && bytes + (this.waiting[0] as Waiting).bytes <= room);
+      await this.appendNow(batch);
+    }
   }
 
   private async appendNow(text: string): Promise<void> {
@@ -126,7 +202,7 @@ export class McpServerLog {
       const message = `[lathe] cannot write ${this.file}: ${(err as Error).message}`;
       if (this.failure !== message) {
         this.failure = message;
-        this.keep({ text: message, length: message.length });
+        this.keep({ text: message, length: message.length }, true);
       }
     }
   }

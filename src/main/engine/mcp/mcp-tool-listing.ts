@@ -18,8 +18,13 @@ export interface ToolListing {
   refused: RefusedTool[];
 }
 
-/** Pages followed at most, so a server answering a cursor forever cannot keep the listing going. */
+/** Tools read at most: a server listing more is read no further. */
 const MAX_TOOLS = 10_000;
+/**
+ * Pages followed at most, so a server answering a cursor forever (empty pages, each with a
+ * next cursor) cannot keep the listing going.
+ */
+const MAX_PAGES = 1_000;
 
 /** A page read without judging its tools, so one malformed tool does not refuse the others. */
 const LenientPage = z.looseObject({
@@ -90,9 +95,23 @@ export async function listServerTools(client: Client, sdk: McpSdk, timeout: numb
   const tools: Tool[] = [];
   const refused: RefusedTool[] = [];
   const names = new Set<string>();
+  const asked = new Set<string>();
   let cursor: string | undefined;
+  let pages = 0;
   do {
+    if (pages === MAX_PAGES) {
+      throw new Error(
+        `its tools/list went on for ${MAX_PAGES} pages (${tools.length} tools) and still gave a next cursor, so Lathe stopped asking. The server's author has to fix its paging`,
+      );
+    }
+    if (cursor !== undefined) asked.add(cursor);
     const page = await listPage(client, sdk, cursor, timeout, tools.length + refused.length);
+    pages++;
+    if (page.nextCursor !== undefined && asked.has(page.nextCursor)) {
+      throw new Error(
+        `its tools/list answered the cursor ${JSON.stringify(cursor ?? null)} with ${page.nextCursor === cursor ? "that same cursor" : `the cursor ${JSON.stringify(page.nextCursor)}, already asked`}, so its listing would never end. The server's author has to fix its paging`,
+      );
+    }
     refused.push(...page.refused);
     for (const tool of page.tools) {
       if (names.has(tool.name)) {

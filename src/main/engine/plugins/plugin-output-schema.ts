@@ -2,7 +2,7 @@ import type { Ajv2020, ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { JsonSchema } from "../tools/contract.ts";
 import { jsonSchemaLibrary } from "../tools/json-schema-library.ts";
-import { schemaProblem } from "../tools/schema-check.ts";
+import { referenceProblem, schemaProblem } from "../tools/schema-check.ts";
 
 // A plugin's output_schema: checked when its manifest is parsed, and each result checked against
 // it, by a validator made when either first happens.
@@ -20,9 +20,12 @@ function where(err: ErrorObject): string {
   return pointer.length === 0 ? "the result" : `"${pointer.join(".")}"`;
 }
 
-/** Check an output schema against the JSON Schema meta-schema; the problem, or undefined. */
+/** Check an output schema against the JSON Schema meta-schema, and its `$ref`s; the problem, or undefined. */
 export function checkOutputSchema(schema: JsonSchema): string | undefined {
-  return schemaProblem(schema, "output_schema");
+  return (
+    schemaProblem(schema, "output_schema") ??
+    referenceProblem(schema, "output_schema", ({ $schema: _ignored, ...rest }) => ajv().compile(rest))
+  );
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Ajv2020, ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
 import type { JsonSchema } from "./contract.ts";
 import { jsonSchemaLibrary } from "./json-schema-library.ts";
-import { schemaProblem } from "./schema-check.ts";
+import { referenceProblem, schemaProblem } from "./schema-check.ts";
 
 /** How arguments are validated (also how the bundle compiles the built-ins' validators). */
 export const ARGUMENT_VALIDATION = {
@@ -50,12 +50,12 @@ function compile(schema: JsonSchema): ValidateFunction {
 }
 
 /**
- * Throws when a schema itself is invalid (checked against the JSON Schema meta-schema), so a
- * broken tool is caught at registration. Compiling the validator waits for the tool's first
- * call: startup does not pay for tools that are never called.
+ * Throws when a schema itself is invalid (checked against the JSON Schema meta-schema, and each
+ * `$ref` it holds found), so a broken tool is caught at registration. Compiling the validator
+ * otherwise waits for the tool's first call: startup does not pay for tools never called.
  */
 export function assertCompilable(schema: JsonSchema): void {
-  const problem = schemaProblem(schema, "schema");
+  const problem = schemaProblem(schema, "schema") ?? referenceProblem(schema, "schema", compile);
   if (problem !== undefined) throw new Error(problem);
 }
 

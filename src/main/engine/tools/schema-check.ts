@@ -66,6 +66,52 @@ function patternProblem(node: unknown, where: string): string | undefined {
   return undefined;
 }
 
+/** Keywords that point elsewhere: a validator can only be built once each target is found. */
+const REFERENCES = new Set(["$ref", "$dynamicRef", "$recursiveRef"]);
+
+/** Where in a schema the first reference to `target` is (data such as a `default` aside). */
+function referenceAt(node: unknown, target: string | undefined, where: string): string | undefined {
+  if (Array.isArray(node)) {
+    for (const [i, item] of node.entries()) {
+      const found = referenceAt(item, target, `${where}/${i}`);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  if (typeof node !== "object" || node === null) return undefined;
+  for (const [key, value] of Object.entries(node)) {
+    if (REFERENCES.has(key) && typeof value === "string" && (target === undefined || value === target))
+      return `${where}/${key}`;
+    if (DATA_KEYWORDS.has(key)) continue;
+    const found = referenceAt(value, target, `${where}/${key}`);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/**
+ * For a schema that passed schemaProblem: when it holds a `$ref` (or `$dynamicRef`), whether
+ * `compile` (the validator that will check against it) finds what each points to, worded like
+ * schemaProblem ("schema/properties/a/$ref points to …"). Only compiling tells, so a schema
+ * without one is not compiled here: startup does not pay for tools that are never called.
+ */
+export function referenceProblem(
+  schema: JsonSchema,
+  dataVar: string,
+  compile: (schema: JsonSchema) => unknown,
+): string | undefined {
+  if (referenceAt(schema, undefined, dataVar) === undefined) return undefined;
+  try {
+    compile(schema);
+    return undefined;
+  } catch (err) {
+    const missing = (err as { missingRef?: unknown }).missingRef;
+    if (typeof missing !== "string") return `${dataVar} cannot be compiled: ${(err as Error).message}`;
+    const at = referenceAt(schema, missing, dataVar);
+    return `${at ?? `${dataVar} has a reference that`} points to "${missing}", which is not in the schema (a schema must hold what it refers to, under "$defs")`;
+  }
+}
+
 /**
  * What is wrong with `schema` as a JSON Schema (checked against the 2020-12 meta-schema, and
  * each regular expression it holds compiled), worded

@@ -1,0 +1,80 @@
+import { mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { startOpenAICompatibleServer, type FixtureServer } from "./fixtures/openai-compatible-server.ts";
+import { PACKAGE_ROOT, runLathe } from "./support/lathe-cli.ts";
+
+// `lathe run` with MCP servers in settings, as `lathe call` has them: the run waits for them to
+// start (as every one-shot command does), so the model is offered their tools and can call them,
+// and a server that cannot start is named on stderr with why.
+
+const SCRIPTED = path.join(PACKAGE_ROOT, "test/fixtures/scripted-mcp-server.ts");
+
+let home: string;
+let root: string;
+let server: FixtureServer | undefined;
+
+beforeEach(async () => {
+  home = await mkdtemp(path.join(os.tmpdir(), "lathe-mcp-run-home-"));
+  root = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-mcp-run-root-")));
+});
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  await rm(home, { recursive: true, force: true });
+  await rm(root, { recursive: true, force: true });
+});
+
+describe("lathe run with MCP servers", () => {
+  it("offers the model their tools, runs its call on the server, and names a server that cannot start", async () => {
+    const script = path.join(home, "script.json");
+    await writeFile(
+      script,
+      JSON.stringify({
+        tools: [
+          {
+            name: "lookup_ticket",
+            description: "Look up a ticket.",
+            inputSchema: { type: "object", properties: { id: { type: "string" } } },
+          },
+        ],
+      }),
+    );
+    server = await startOpenAICompatibleServer({
+      models: ["fixture-model"],
+      replies: (_request, index) =>
+        index === 0
+          ? { toolCalls: [{ name: "lookup_ticket", arguments: { id: "T-7" } }] }
+          : { text: "Found it." },
+    });
+    await writeFile(
+      path.join(home, "settings.json"),
+      JSON.stringify({
+        providers: { "openai-compatible": { baseURL: server.baseURL } },
+        mcpServers: {
+          tickets: { command: process.execPath, args: [SCRIPTED, script] },
+          ghost: { command: "lathe-no-such-mcp-server" },
+        },
+      }),
+    );
+    const run = await runLathe(
+      ["run", "Look up T-7", "--model", "openai-compatible:fixture-model", "--mode", "yolo"],
+      { home, cwd: root },
+    );
+    expect(run.stderr).toContain(`lathe: starting MCP server tickets (global): cd ${root} && `);
+    expect(run.stderr).toMatch(
+      /lathe: ghost \(global mcp "ghost"\) is disabled: MCP server "ghost" is not connected: it failed to start \(the command "lathe-no-such-mcp-server" was not found/,
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const [first, second] = server.requests;
+    expect(first?.tools?.map((t) => t.function.name)).toContain("lookup_ticket");
+    const answer = second?.messages.find((m) => m.role === "tool");
+    expect(JSON.parse(String(answer?.content))).toEqual({
+      type: "output",
+      data: { content: 'called lookup_ticket with {"id":"T-7"}' },
+      metadata: expect.any(Object),
+    });
+    expect(run.stdout).toBe("Found it.\n");
+  }, 60_000);
+});
