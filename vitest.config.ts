@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 import { bundleState } from "./bin/cli-bundle.mjs";
 
@@ -15,5 +16,9 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // Most test time is spent waiting on the processes a test starts (CLIs, servers, browsers),
+    // not computing: two workers on a two-core machine (Vitest's default there is one) roughly
+    // halve the suite's wall time, and the timing-sensitive tests keep their margins.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
   },
 });
