@@ -142,6 +142,17 @@ function checkpointOf(row: CheckpointRow, entries: CheckpointEntry[]): Checkpoin
   };
 }
 
+/** Checkpoint rows with their entry rows (each checkpoint's in the order they came). */
+function withEntries(rows: CheckpointRow[], entries: EntryRow[]): Checkpoint[] {
+  const byCheckpoint = new Map<number, CheckpointEntry[]>();
+  for (const row of entries) {
+    const list = byCheckpoint.get(row.checkpoint_id) ?? [];
+    list.push(entryOf(row));
+    byCheckpoint.set(row.checkpoint_id, list);
+  }
+  return rows.map((row) => checkpointOf(row, byCheckpoint.get(row.id) ?? []));
+}
+
 /**
  * Checkpoint records in SQLite, beside the session they belong to (deleting the session deletes
  * them): which call made each, when, where in the conversation, and for every path it changed
@@ -235,13 +246,7 @@ export class CheckpointStore {
          WHERE c.session_id = ?${where.replace("message_seq", "c.message_seq")} ORDER BY e.checkpoint_id, e.path`,
       )
       .all(...params) as EntryRow[];
-    const byCheckpoint = new Map<number, CheckpointEntry[]>();
-    for (const row of entries) {
-      const list = byCheckpoint.get(row.checkpoint_id) ?? [];
-      list.push(entryOf(row));
-      byCheckpoint.set(row.checkpoint_id, list);
-    }
-    return rows.map((row) => checkpointOf(row, byCheckpoint.get(row.id) ?? []));
+    return withEntries(rows, entries);
   }
 
   /** The id of the newest checkpoint of any session (0 when there is none). */
@@ -283,13 +288,7 @@ export class CheckpointStore {
          WHERE ${where} ORDER BY e.checkpoint_id, e.path`,
       )
       .all(...params) as EntryRow[];
-    const byCheckpoint = new Map<number, CheckpointEntry[]>();
-    for (const row of entries) {
-      const list = byCheckpoint.get(row.checkpoint_id) ?? [];
-      list.push(entryOf(row));
-      byCheckpoint.set(row.checkpoint_id, list);
-    }
-    return rows.map((row) => checkpointOf(row, byCheckpoint.get(row.id) ?? []));
+    return withEntries(rows, entries);
   }
 
   /** Note that `by` (a restore or rewind checkpoint) put these checkpoints' files back. */
