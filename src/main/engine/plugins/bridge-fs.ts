@@ -1,5 +1,6 @@
 import { ToolCallError } from "../errors/tool-call-error.ts";
-import { listVerifiedDir, readVerifiedFileAndStats, writeVerifiedFile } from "../capability/verified-file.ts";
+import { refuseReadOnly, replacementFor, type Replacement } from "../capability/file-replacement.ts";
+import { listVerifiedDir, readVerifiedFileAndStats } from "../capability/verified-file.ts";
 import type { ResolvedAccess } from "../tools/call-plan.ts";
 import type { ToolRuntime } from "../tools/contract.ts";
 import { transferList } from "../offload/job-result.ts";
@@ -83,7 +84,9 @@ export async function pluginList(
 /**
  * `runtime.fs.writeText` on the host, once its payload is parsed and encoded: authorized by name,
  * then written through a verified folder handle — a temporary file in that folder, renamed over
- * the target within it.
+ * the target within it — as the write tool writes: an existing file stays the same file (its
+ * owner and group kept; one with other names, hard links, rewritten in place), a read-only one
+ * is refused, and one that is another name of a hidden file is refused before a byte moves.
  */
 export async function pluginWriteBytes(
   runtime: ToolRuntime,
@@ -91,6 +94,13 @@ export async function pluginWriteBytes(
   bytes: Uint8Array,
 ): Promise<{ path: string; bytes: number }> {
   const access = await authorized(runtime, "fs.write", input);
-  await writeVerifiedFile(access.path, bytes);
+  const existing = await runtime.fs.stat(access.path);
+  let replace: Replacement = "rename";
+  if (existing?.isFile()) {
+    runtime.fs.refuseHiddenLink(access.path, existing);
+    await refuseReadOnly(access.path, existing);
+    replace = await replacementFor(access.path.absolute, existing);
+  }
+  await runtime.fs.writeAtomic(access.path, bytes, { replace });
   return { path: access.path.display, bytes: bytes.byteLength };
 }

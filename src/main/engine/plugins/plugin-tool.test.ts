@@ -1,4 +1,4 @@
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { chmod, chown, link, mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
@@ -11,6 +11,7 @@ import {
 } from "../../../../test/support/plugin-test-kit.ts";
 import { errorOf, outputOf } from "../../../../test/support/envelope-of.ts";
 import { PLUGIN_LIMITS } from "./plugin-limits.ts";
+import type { Envelope } from "../tools/envelope.ts";
 
 let world: PluginWorld | undefined;
 let server: Server | undefined;
@@ -419,6 +420,58 @@ describe("plugin tools through the engine", () => {
     ]);
     // The control: the queue really did outlast one call's whole budget.
     expect(Date.now() - started).toBeGreaterThan(1000 + PLUGIN_LIMITS.stopGraceMs);
+  });
+
+  // runtime.fs.writeText writes as the write tool does (capability/file-replacement.ts): it used to
+  // rename a new file over every target, which split a hard link (its other name kept the old
+  // text), replaced a read-only file without a word, and gave a file of another user to root.
+  const ROOT_USER = process.getuid?.() === 0;
+  if (!ROOT_USER) console.log("the owner row is skipped: only root can give a file to another user");
+  it.each([
+    {
+      what: "keeps a hard-linked file one file: its other name sees the new text",
+      arrange: (file: string) => link(file, `${file}.other`),
+      check: async (file: string, envelope: Envelope) => {
+        expect(outputOf(envelope)).toEqual({ path: "memo.txt", bytes: 3 });
+        expect(await readFile(`${file}.other`, "utf8")).toBe("new");
+        expect((await stat(file)).nlink).toBe(2);
+      },
+    },
+    {
+      what: "refuses a read-only file, saying how to make it writable, and leaves it as it was",
+      arrange: (file: string) => chmod(file, 0o444),
+      check: async (file: string, envelope: Envelope) => {
+        expect(errorOf(envelope)).toMatch(/memo\.txt is read-only \(mode 0444\).*chmod u\+w memo\.txt/);
+        expect(await readFile(file, "utf8")).toBe("old");
+      },
+    },
+    ...(ROOT_USER
+      ? [
+          {
+            what: "keeps the owner and group of another user's file",
+            arrange: (file: string) => chown(file, 65534, 65534),
+            check: async (file: string, envelope: Envelope) => {
+              expect(envelope.type).toBe("output");
+              expect(await readFile(file, "utf8")).toBe("new");
+              expect(await stat(file)).toMatchObject({ uid: 65534, gid: 65534 });
+            },
+          },
+        ]
+      : []),
+  ])("runtime.fs.writeText $what", async ({ arrange, check }) => {
+    const w = await withPlugins([
+      "scribe",
+      plugin("scribe", "return runtime.fs.writeText('memo.txt', args.text);", {
+        readOnly: false,
+        input_schema: { type: "object", properties: { text: { type: "string" } } },
+        requires: { fs: { write: ["{workspace}/**"] } },
+      }),
+    ]);
+    const file = path.join(w.root, "memo.txt");
+    await writeFile(file, "old");
+    await arrange(file);
+    const session = await w.engine.openSession({ mode: "yolo" });
+    await check(file, await session.call("scribe", { text: "new" }));
   });
 
   it("asks the approver before a gated plugin's write, and writes only once approved", async () => {
