@@ -1,4 +1,4 @@
-import { chmod, chown, link, mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { chmod, chown, link, mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
@@ -445,6 +445,19 @@ describe("plugin tools through the engine", () => {
         expect(await readFile(file, "utf8")).toBe("old");
       },
     },
+    {
+      what: "refuses a file that is another name of one hidden from tools (in $LATHE_HOME), before a byte moves",
+      arrange: async (file: string, w: PluginWorld) => {
+        await writeFile(path.join(w.latheHome, "private.txt"), "old");
+        await rm(file);
+        await link(path.join(w.latheHome, "private.txt"), file);
+      },
+      check: async (file: string, envelope: Envelope, w: PluginWorld) => {
+        expect(errorOf(envelope)).toMatch(/memo\.txt" \(a hard link to .*\) is Lathe.s own data/);
+        expect(await readFile(path.join(w.latheHome, "private.txt"), "utf8")).toBe("old");
+        expect((await stat(file)).nlink).toBe(2);
+      },
+    },
     ...(ROOT_USER
       ? [
           {
@@ -469,9 +482,9 @@ describe("plugin tools through the engine", () => {
     ]);
     const file = path.join(w.root, "memo.txt");
     await writeFile(file, "old");
-    await arrange(file);
+    await arrange(file, w);
     const session = await w.engine.openSession({ mode: "yolo" });
-    await check(file, await session.call("scribe", { text: "new" }));
+    await check(file, await session.call("scribe", { text: "new" }), w);
   });
 
   it("asks the approver before a gated plugin's write, and writes only once approved", async () => {
