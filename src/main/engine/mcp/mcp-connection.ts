@@ -63,6 +63,29 @@ import { SpawnedStdioTransport } from "./spawned-stdio-transport.ts";
 
 export type ConnectionState = "starting" | "connected" | "reconnecting" | "failed" | "closed";
 
+/**
+ * A connected stdio server taken out of its connection, still running, for another engine that
+ * would start exactly the same process (see McpServerPool). While parked, a `list_changed` makes
+ * it `stale` and its end makes it `gone` (then `onGone` is called).
+ */
+export interface ParkedServer {
+  /** What exactly runs (OpenedTransport.identity). */
+  readonly identity: string;
+  readonly client: Client;
+  readonly opened: OpenedTransport;
+  readonly tools: Tool[];
+  readonly refused: RefusedTool[];
+  stale: boolean;
+  gone: boolean;
+  onGone: (() => void) | undefined;
+}
+
+/** Stop a parked server: end the connection, which ends its process. */
+export async function stopParked(parked: ParkedServer): Promise<void> {
+  parked.onGone = undefined;
+  await parked.client.close();
+}
+
 export interface Backoff {
   initialMs: number;
   maxMs: number;
@@ -91,6 +114,14 @@ interface McpConnectionOptions {
   sandbox?: ProcessSandbox;
   /** Called just before each process start or HTTP connect. */
   onStarting?(): void;
+  /**
+   * Asked before a process starts: a running server this engine may use instead, which was
+   * started exactly as this one would be (`opened.identity`; see McpServerPool). When one is
+   * handed over, `onStarting` is not called, and `onReused` is.
+   */
+  takeParked?(opened: OpenedTransport): ParkedServer | undefined;
+  /** A server kept running since an earlier engine is used instead of a start (its process id). */
+  onReused?(pid: number | undefined): void;
   onState?(state: ConnectionState, error: string | undefined): void;
   /**
    * Each full tool listing: after every (re)connect and every `list_changed`; `refused` are the
@@ -121,6 +152,8 @@ export class McpConnection {
   private stateValue: ConnectionState = "starting";
   private client: Client | undefined;
   private opened: OpenedTransport | undefined;
+  /** The SDK, once loaded by a connect (for `park()`). */
+  private sdk: McpSdk | undefined;
   private attemptClient: Client | undefined;
   private generation = 0;
   private everConnected = false;
@@ -134,6 +167,16 @@ export class McpConnection {
   private relistAgain = false;
   private relistTimer: NodeJS.Timeout | undefined;
   private error: string | undefined;
+  /** The latest tool listing, kept for `park()`. */
+  private tools: Tool[] = [];
+  private refused: RefusedTool[] = [];
+  /** Calls waiting for the server's answer. */
+  private inFlight = 0;
+  /**
+   * A call was abandoned (stopped, or out of time) while the server may still be working on it:
+   * the server is not handed to another engine, whose calls its late work could disturb.
+   */
+  private abandoned = false;
 
   constructor(options: McpConnectionOptions) {
     this.name = options.name;
@@ -170,6 +213,7 @@ export class McpConnection {
     const client = this.client;
     const generation = this.generation;
     if (!client || this.stateValue !== "connected") throw new ToolCallError(this.unavailableMessage());
+    this.inFlight++;
     try {
       // Not client.callTool: its output-schema check uses the SDK's cache of the last tools/list
       // page only; the tool checks its answer against its own schema (mcp-output-schema.ts).
@@ -184,6 +228,7 @@ export class McpConnection {
       }
       return result as CallToolResult;
     } catch (err) {
+      if (signal.aborted || isOwnTimeout(err)) this.abandoned = true;
       if (signal.aborted) throw err;
       const tooLarge = isMcpError(err) ? tooLargeBytes(err) : undefined;
       if (tooLarge !== undefined) {
@@ -221,6 +266,8 @@ export class McpConnection {
         "tool_call",
         { cause: err },
       );
+    } finally {
+      this.inFlight--;
     }
   }
 
@@ -243,6 +290,44 @@ export class McpConnection {
       case "connected":
         return `MCP server "${this.name}" is connected.`;
     }
+  }
+
+  /**
+   * Let go of a connected stdio server without stopping it, for another engine to use (see
+   * McpServerPool): only when it is idle — no call waiting, none abandoned, no relisting under
+   * way — and it is one that can be told apart exactly (OpenedTransport.identity). Afterwards
+   * this connection is closed. Undefined, changing nothing, when the server cannot be handed on.
+   */
+  park(): ParkedServer | undefined {
+    const { client, opened, sdk } = this;
+    const identity = opened?.identity;
+    if (this.stateValue !== "connected" || !client || !opened || !sdk || identity === undefined)
+      return undefined;
+    if (this.inFlight > 0 || this.abandoned || this.relisting || this.relistTimer) return undefined;
+    this.generation++;
+    this.client = undefined;
+    this.opened = undefined;
+    this.setState("closed", undefined);
+    const parked: ParkedServer = {
+      identity,
+      client,
+      opened,
+      tools: this.tools,
+      refused: this.refused,
+      stale: false,
+      gone: false,
+      onGone: undefined,
+    };
+    client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => {
+      parked.stale = true;
+    });
+    client.onclose = () => {
+      parked.gone = true;
+      parked.onGone?.();
+    };
+    const log = this.options.log;
+    client.onerror = (err) => log.note(`transport error: ${err.message}`);
+    return parked;
   }
 
   /** Stop the server (its process is ended) and any pending reconnect. */
@@ -273,11 +358,84 @@ export class McpConnection {
     }
   }
 
+  /** Follow a client's list changes, its end and its transport's errors, for this generation. */
+  private watch(
+    client: Client,
+    transport: OpenedTransport["transport"],
+    generation: number,
+    sdk: McpSdk,
+  ): void {
+    const { log } = this.options;
+    client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => this.refresh(generation, sdk));
+    client.onclose = () => {
+      if (transport instanceof SpawnedStdioTransport && transport.closedBecause !== undefined) {
+        this.lost(generation, transport.closedBecause, "Lathe closed the connection");
+        return;
+      }
+      this.lost(
+        generation,
+        // Its process spawner died, and took it down (the server's log has the spawner's why).
+        transport instanceof SpawnedStdioTransport && transport.end && "lost" in transport.end
+          ? "the process spawner that started it stopped"
+          : undefined,
+      );
+    };
+    client.onerror = (err) => log.note(`transport error: ${err.message}`);
+  }
+
+  /**
+   * Use a server kept running since an earlier engine instead of starting one; resolves false,
+   * changing nothing, when it turns out to have ended meanwhile (a start follows then).
+   */
+  private async adopt(generation: number, parked: ParkedServer, sdk: McpSdk): Promise<boolean> {
+    const { client, opened } = parked;
+    if (parked.gone) return false;
+    parked.onGone = undefined;
+    opened.logTo(this.options.log);
+    this.watch(client, opened.transport, generation, sdk);
+    let { tools, refused } = parked;
+    if (parked.stale) {
+      // It announced a change while no engine used it: its tools are listed again first.
+      try {
+        ({ tools, refused } = await listServerTools(client, sdk, this.timeoutMs));
+      } catch (err) {
+        this.options.log.note(`listing the tools of the kept server failed: ${(err as Error).message}`);
+        await this.closeClient(client);
+        return false;
+      }
+      if (generation !== this.generation) {
+        await this.closeClient(client);
+        return true;
+      }
+    }
+    this.client = client;
+    this.opened = opened;
+    this.sdk = sdk;
+    this.everConnected = true;
+    this.connectedAt = Date.now();
+    this.retryAt = undefined;
+    this.listedAt = Date.now();
+    this.options.log.note(
+      `using the server kept running since an earlier command${opened.pid() === undefined ? "" : ` (pid ${opened.pid()})`}; ${tools.length} tool${tools.length === 1 ? "" : "s"}`,
+    );
+    this.options.onReused?.(opened.pid());
+    this.setState("connected", undefined);
+    this.tools = tools;
+    this.refused = refused;
+    this.options.onTools?.(tools, refused);
+    return true;
+  }
+
   private async attempt(): Promise<void> {
     const generation = ++this.generation;
     const { log, config } = this.options;
-    this.options.onStarting?.();
-    log.note(`starting: ${commandLine(config, this.options.root)}`);
+    // With servers kept running to ask first, whether one starts is known only once its start is planned.
+    const mayReuse = this.options.takeParked !== undefined;
+    const starting = (): void => {
+      this.options.onStarting?.();
+      log.note(`starting: ${commandLine(config, this.options.root)}`);
+    };
+    if (!mayReuse) starting();
     let client: Client | undefined;
     let opened: OpenedTransport | undefined;
     let handshakeDone = false;
@@ -293,26 +451,15 @@ export class McpConnection {
       // Superseded before it started (the transport starts its server when the client connects).
       if (generation !== this.generation) return;
       const sdk = await loadMcpSdk();
+      if (mayReuse) {
+        const parked = this.options.takeParked?.(opened);
+        if (parked && (await this.adopt(generation, parked, sdk))) return;
+        if (generation !== this.generation) return;
+        starting();
+      }
       client = new sdk.Client(CLIENT_INFO, { capabilities: {} });
       this.attemptClient = client;
-      client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () =>
-        this.refresh(generation, sdk),
-      );
-      const transport = opened.transport;
-      client.onclose = () => {
-        if (transport instanceof SpawnedStdioTransport && transport.closedBecause !== undefined) {
-          this.lost(generation, transport.closedBecause, "Lathe closed the connection");
-          return;
-        }
-        this.lost(
-          generation,
-          // Its process spawner died, and took it down (the server's log has the spawner's why).
-          transport instanceof SpawnedStdioTransport && transport.end && "lost" in transport.end
-            ? "the process spawner that started it stopped"
-            : undefined,
-        );
-      };
-      client.onerror = (err) => log.note(`transport error: ${err.message}`);
+      this.watch(client, opened.transport, generation, sdk);
       await client.connect(opened.transport, { timeout: this.timeoutMs });
       handshakeDone = true;
       // A server without the tools capability (resources or prompts only) offers no tools.
@@ -326,12 +473,15 @@ export class McpConnection {
       this.attemptClient = undefined;
       this.client = client;
       this.opened = opened;
+      this.sdk = sdk;
       this.everConnected = true;
       this.connectedAt = Date.now();
       this.retryAt = undefined;
       this.listedAt = Date.now();
       log.note(`connected; ${tools.length} tool${tools.length === 1 ? "" : "s"}`);
       this.setState("connected", undefined);
+      this.tools = tools;
+      this.refused = refused;
       this.options.onTools?.(tools, refused);
     } catch (err) {
       if (generation !== this.generation) return;
@@ -436,7 +586,10 @@ export class McpConnection {
       listServerTools(client, sdk, this.timeoutMs)
         .then(
           ({ tools, refused }) => {
-            if (generation === this.generation) this.options.onTools?.(tools, refused);
+            if (generation !== this.generation) return;
+            this.tools = tools;
+            this.refused = refused;
+            this.options.onTools?.(tools, refused);
           },
           (err: unknown) =>
             this.options.log.note(

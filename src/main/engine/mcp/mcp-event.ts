@@ -5,6 +5,11 @@ export type McpServerState = "starting" | "connected" | "reconnecting" | "failed
 export type McpEvent =
   /** About to start a server (spawn its process or connect): show the exact command line. */
   | { type: "starting"; server: string; layer: "global" | "project"; commandLine: string; first: boolean }
+  /**
+   * A server kept running since an earlier command (by the CLI's daemon) is used instead of a
+   * start: the same process, so what it holds in memory from then is still there.
+   */
+  | { type: "reused"; server: string; layer: "global" | "project"; commandLine: string; pid?: number }
   | { type: "state"; server: string; state: McpServerState; error?: string }
   /** A new tool list (or a failure) waits for `applyPendingChanges()` between turns. */
   | { type: "pending"; server: string };

@@ -9,12 +9,13 @@ import { bindServerTools, mcpOrigin, unbindServer } from "./mcp-binding.ts";
 import { commandLine, isStdio } from "./mcp-command-line.ts";
 import { configDigest } from "./mcp-config-digest.ts";
 import { serverConfinement, type ServerConfinement } from "./mcp-confinement.ts";
-import { McpConnection, type Backoff, type ConnectionState } from "./mcp-connection.ts";
+import { McpConnection, type Backoff, type ConnectionState, type ParkedServer } from "./mcp-connection.ts";
 import { loginShellPath } from "./login-shell-path.ts";
 import type { McpEvent, McpServerState, McpServerStatus } from "./mcp-event.ts";
 import { cutDescriptionNote } from "./mcp-description.ts";
 import { pinScope, pinStatus, serverBlockReason, serverHash, serverPinKey } from "./mcp-pins.ts";
 import { McpServerLog } from "./mcp-server-log.ts";
+import { mcpServerPool, type KeptServer, type McpServerPool } from "./mcp-server-pool.ts";
 import type { RefusedTool } from "./mcp-tool-listing.ts";
 
 /** What a person is asked before a stdio MCP server starts without the OS sandbox. */
@@ -61,6 +62,11 @@ export interface McpManagerOptions {
    * such a server is not started, and says why and how to fix it.
    */
   approveUnsandboxed?: UnsandboxedServerApprover;
+  /**
+   * Where idle stdio servers are kept running at close, and taken from at start when one runs
+   * exactly what would start (default: this process's, if it keeps them: keepMcpServersRunning).
+   */
+  pool?: McpServerPool;
 }
 
 interface Slot {
@@ -83,6 +89,8 @@ interface Slot {
   dirty: boolean;
   /** The server's OS sandbox, once it has started confined. */
   confinement: ServerConfinement | undefined;
+  /** A kept server taken from the pool, until it is used (or turns out to have ended). */
+  taken: KeptServer | undefined;
 }
 
 /** How a server starts: in the sandbox, unconfined (approved), or not at all. */
@@ -107,6 +115,7 @@ export class McpManager {
   private readonly started = new Set<string>();
   private running = false;
   private readonly readyPromise: Promise<void>;
+  private readonly pool: McpServerPool | undefined;
   private resolveReady: () => void = () => undefined;
 
   constructor(options: McpManagerOptions) {
@@ -124,7 +133,9 @@ export class McpManager {
       logged: new Set(),
       dirty: false,
       confinement: undefined,
+      taken: undefined,
     }));
+    this.pool = options.pool ?? mcpServerPool();
     this.readyPromise = new Promise((resolve) => {
       this.resolveReady = resolve;
     });
@@ -252,17 +263,46 @@ export class McpManager {
     return this.slot(name).log.tail(lines);
   }
 
-  /** Stop every server and take their tools out of the registry (call it between turns). */
+  /**
+   * Stop every server and take their tools out of the registry (call it between turns). With a
+   * pool, an idle stdio server is kept running there instead, with its sandbox, for the next
+   * engine that would start exactly it.
+   */
   async close(): Promise<void> {
-    await Promise.all(this.slots.map((slot) => slot.connection?.close()));
+    const pool = this.pool;
+    await Promise.all(
+      this.slots.map((slot) => {
+        const parked = pool ? slot.connection?.park() : undefined;
+        if (!pool || !parked) return slot.connection?.close();
+        pool.put(
+          { slot: this.slotKey(slot), name: slot.server.name },
+          { parked, confinement: slot.confinement },
+        );
+        slot.confinement = undefined;
+        return undefined;
+      }),
+    );
     for (const slot of this.slots) {
       unbindServer(this.options.registry, slot.server);
       slot.dirty = false;
       await slot.log.flush();
+      await this.dropTaken(slot);
       await slot.confinement?.dispose();
       slot.confinement = undefined;
     }
     this.resolveReady();
+  }
+
+  /** One server of this folder's settings, as the pool tells kept servers apart. */
+  private slotKey(slot: Slot): string {
+    return [this.options.root, this.options.latheHome, slot.server.layer, slot.server.name].join("\0");
+  }
+
+  /** A kept server taken but not used (it had ended): its sandbox's temp folder goes. */
+  private async dropTaken(slot: Slot): Promise<void> {
+    const taken = slot.taken;
+    slot.taken = undefined;
+    await taken?.confinement?.dispose();
   }
 
   private slot(name: string): Slot {
@@ -362,7 +402,30 @@ export class McpManager {
       pathProvider: this.options.pathProvider ?? (() => loginShellPath(this.options.latheHome)),
       hiddenEnv: this.options.sandbox.hiddenEnv,
       ...(sandbox ? { sandbox } : {}),
+      ...(this.pool && sandbox ? { takeParked: (opened) => this.takeKept(slot, opened.identity) } : {}),
+      onReused: (pid) => {
+        // It runs in the sandbox (and temp folder) it was started in: this slot's fresh one goes.
+        const kept = slot.taken;
+        slot.taken = undefined;
+        const fresh = slot.confinement;
+        slot.confinement = kept?.confinement;
+        void fresh
+          ?.dispose()
+          .catch((err: unknown) => slot.log.note(`removing a temp folder failed: ${(err as Error).message}`));
+        this.started.add(server.name);
+        this.emit({
+          type: "reused",
+          server: server.name,
+          layer: server.layer,
+          commandLine: slot.commandLine,
+          ...(pid !== undefined ? { pid } : {}),
+        });
+      },
       onStarting: () => {
+        // A kept server was taken but could not be used (it had ended): it starts afresh.
+        void this.dropTaken(slot).catch((err: unknown) =>
+          slot.log.note(`removing a temp folder failed: ${(err as Error).message}`),
+        );
         const first = !this.started.has(server.name);
         this.started.add(server.name);
         this.emit({
@@ -403,6 +466,15 @@ export class McpManager {
     });
     slot.connection = connection;
     return connection.start();
+  }
+
+  /** The kept server that runs exactly what this slot would start (`identity`), if the pool has one. */
+  private takeKept(slot: Slot, identity: string | undefined): ParkedServer | undefined {
+    if (identity === undefined || !this.pool) return undefined;
+    const kept = this.pool.take(identity, this.slotKey(slot));
+    if (!kept) return undefined;
+    slot.taken = kept;
+    return kept.parked;
   }
 
   /** Why a server may not start; pins a user's own server on first sight (trust on first use). */

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { stat } from "node:fs/promises";
 import type { Readable } from "node:stream";
 import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -9,6 +10,7 @@ import { shellWord } from "../sandbox/shell-word.ts";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.ts";
 import { lookUpProgram } from "../spawner/program-lookup.ts";
 import type { SpawnerConfinement } from "../spawner/spawner-protocol.ts";
+import { stableStringify } from "../tools/stable-stringify.ts";
 import { isStdio, serverCwd, type McpStdioConfig } from "./mcp-command-line.ts";
 import type { McpServerLog } from "./mcp-server-log.ts";
 import { SpawnedStdioTransport } from "./spawned-stdio-transport.ts";
@@ -19,6 +21,23 @@ export interface OpenedTransport {
   path?: string;
   /** The child process id of a stdio server, once it is running. */
   pid(): number | undefined;
+  /** Where the server's stderr goes from now on (a kept server's next engine has a log of its own). */
+  logTo(log: McpServerLog): void;
+  /**
+   * For a confined stdio server the process spawner starts: what exactly would start — program,
+   * arguments, folder, every environment variable, the sandbox's whole reach, and the
+   * environment of the spawner — as a digest. Two starts with the same identity run the same
+   * process in the same confinement, save the name of the server's own temp folder. Undefined
+   * for the others (HTTP, unconfined), which are never kept running for another engine.
+   */
+  identity?: string;
+}
+
+/** The digest of a spawn request, its own temp folder's name left out (see OpenedTransport.identity). */
+function spawnIdentity(request: unknown, spawner: string, tempDir: string | undefined): string {
+  let text = stableStringify({ request, spawner });
+  if (tempDir !== undefined && tempDir !== "") text = text.split(tempDir).join("\u0000own-temp");
+  return createHash("sha256").update(text).digest("hex");
 }
 
 /**
@@ -66,7 +85,7 @@ export async function openTransport(
     const transport = new sdk.StreamableHTTPClientTransport(new URL(config.url), {
       requestInit: { headers: config.headers },
     });
-    return { transport, pid: () => undefined };
+    return { transport, pid: () => undefined, logTo: () => undefined };
   }
   const cwd = serverCwd(config, root);
   const isDir = await stat(cwd).then(
@@ -79,6 +98,7 @@ export async function openTransport(
   const env = serverEnv(config, sdk.getDefaultEnvironment(), PATH, hiddenEnv, log);
   const searched = env.PATH;
   let confine: SpawnerConfinement | undefined;
+  let tempDir: string | undefined;
   if (sandbox?.status.active) {
     // Started through bash in the sandbox, a missing command would only say "command not found"
     // on stderr: look it up first and fail as a direct start would.
@@ -91,6 +111,7 @@ export async function openTransport(
       });
     const confinement = await sandbox.confinement();
     confine = confinement.spec;
+    tempDir = confinement.env.TMPDIR;
     Object.assign(env, confinement.env);
   }
   if (process.platform === "win32") {
@@ -104,29 +125,35 @@ export async function openTransport(
       cwd,
       stderr: "pipe",
     });
+    let sink = log;
     const stderr = transport.stderr as Readable | null;
     stderr?.setEncoding("utf8");
-    stderr?.on("data", (chunk: string) => log.write(chunk));
+    stderr?.on("data", (chunk: string) => sink.write(chunk));
     return {
       transport,
       ...(searched === undefined ? {} : { path: searched }),
       pid: () => transport.pid ?? undefined,
+      logTo: (next) => void (sink = next),
     };
   }
-  const { processSpawner } = await import("../spawner/process-spawner.ts");
-  const transport = new SpawnedStdioTransport(
-    () =>
-      processSpawner().server({
-        file: config.command,
-        args: config.args,
-        line: [config.command, ...config.args].map(shellWord).join(" "),
-        cwd,
-        env,
-        ...(confine ? { confine } : {}),
-      }),
-    sdk,
-  );
+  const { processSpawner, spawnerEnvironment } = await import("../spawner/process-spawner.ts");
+  const request = {
+    file: config.command,
+    args: config.args,
+    line: [config.command, ...config.args].map(shellWord).join(" "),
+    cwd,
+    env,
+    ...(confine ? { confine } : {}),
+  };
+  const transport = new SpawnedStdioTransport(() => processSpawner().server(request), sdk);
+  let sink = log;
   transport.stderr.setEncoding("utf8");
-  transport.stderr.on("data", (chunk: string) => log.write(chunk));
-  return { transport, ...(searched === undefined ? {} : { path: searched }), pid: () => transport.pid };
+  transport.stderr.on("data", (chunk: string) => sink.write(chunk));
+  return {
+    transport,
+    ...(searched === undefined ? {} : { path: searched }),
+    pid: () => transport.pid,
+    logTo: (next) => void (sink = next),
+    ...(confine ? { identity: spawnIdentity(request, spawnerEnvironment(), tempDir) } : {}),
+  };
 }

@@ -42,6 +42,15 @@ function forkSpawner(): ChildProcess {
   });
 }
 
+/**
+ * The environment a spawner started now runs with, as text to compare: processes it starts
+ * inherit parts of it (the sandbox library's proxy settings, HOME, TMPDIR). A spawner started
+ * under another is retired once idle (see SpawnerClient).
+ */
+export function spawnerEnvironment(): string {
+  return JSON.stringify(spawnerEnv());
+}
+
 let client: SpawnerClient | undefined;
 
 /**
@@ -52,7 +61,7 @@ let client: SpawnerClient | undefined;
  * idle, when this process's environment has changed (see SpawnerClient).
  */
 export function processSpawner(): SpawnerClient {
-  client ??= new SpawnerClient(forkSpawner, () => JSON.stringify(spawnerEnv()));
+  client ??= new SpawnerClient(forkSpawner, spawnerEnvironment);
   return client;
 }
 

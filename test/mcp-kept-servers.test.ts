@@ -1,0 +1,318 @@
+import { existsSync, readFileSync } from "node:fs";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { Engine } from "../src/main/engine/engine.ts";
+import type { McpEvent } from "../src/main/engine/mcp/mcp-event.ts";
+import { McpManager } from "../src/main/engine/mcp/mcp-manager.ts";
+import { McpServerPool } from "../src/main/engine/mcp/mcp-server-pool.ts";
+import { TrustStore } from "../src/main/engine/policy/trust-store.ts";
+import { spawnerEnvironment } from "../src/main/engine/spawner/process-spawner.ts";
+import type { Envelope } from "../src/main/engine/tools/envelope.ts";
+import { outputOf } from "./support/envelope-of.ts";
+
+/**
+ * The daemon's kept MCP servers (McpServerPool) end to end: real stdio servers in the real OS
+ * sandbox, each "command" a fresh Engine and McpManager, as `lathe call` runs them in the daemon.
+ */
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const SCRIPTED = path.join(repo, "test/fixtures/scripted-mcp-server.ts");
+const node = process.execPath;
+
+let base: string;
+let root: string;
+let home: string;
+let script: string;
+let cleanups: Array<() => Promise<void>>;
+
+beforeEach(async () => {
+  base = await mkdtemp(path.join(os.tmpdir(), "lathe-kept-"));
+  root = path.join(base, "project");
+  home = path.join(base, "home");
+  await mkdir(root, { recursive: true });
+  await mkdir(home, { recursive: true });
+  await mkdir(path.join(base, "logs"));
+  script = path.join(base, "script.json");
+  const tool = (name: string): Record<string, unknown> => ({
+    name,
+    description: `The ${name} tool.`,
+    inputSchema: { type: "object", properties: { ms: { type: "number" } } },
+  });
+  await writeFile(
+    script,
+    JSON.stringify({
+      tools: ["count", "slow", "notify_later"].map(tool),
+      listLog: path.join(base, "logs", "lists.log"),
+      envFile: path.join(base, "logs", "env.json"),
+    }),
+  );
+  await writeSettings({});
+  cleanups = [];
+});
+
+afterEach(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+  delete process.env.LATHE_KEPT_TEST;
+  await rm(base, { recursive: true, force: true });
+});
+
+async function writeSettings(more: Record<string, unknown>, folder = home): Promise<void> {
+  const file = folder === home ? path.join(home, "settings.json") : path.join(folder, ".lathe/settings.json");
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(
+    file,
+    JSON.stringify({
+      mcpServers: { scripted: { command: node, args: [SCRIPTED, script] } },
+      ...more,
+      // Where the server writes its listing log, from whichever workspace it serves.
+      sandbox: { allowWrite: [path.join(base, "logs")], ...(more.sandbox as object | undefined) },
+    }),
+  );
+}
+
+function newPool(idleMs = 60_000): McpServerPool {
+  const pool = new McpServerPool({ idleMs, max: 4, environment: spawnerEnvironment });
+  cleanups.push(() => pool.close());
+  return pool;
+}
+
+interface Command {
+  engine: Engine;
+  manager: McpManager;
+  events: McpEvent[];
+  call(tool: string, args?: unknown, signal?: AbortSignal): Promise<Envelope>;
+  pid(): number | undefined;
+  close(): Promise<void>;
+}
+
+/** One command: an engine for `folder` and its MCP servers (kept ones taken from `pool`), started and applied. */
+async function command(pool: McpServerPool | undefined, folder = root): Promise<Command> {
+  const engine = await Engine.create({ root: folder, latheHome: home, extensions: false });
+  expect(engine.sandboxStatus.active, "these tests need the OS sandbox (bubblewrap)").toBe(true);
+  const events: McpEvent[] = [];
+  const manager = new McpManager({
+    registry: engine.registry,
+    servers: engine.policy.mcpServers,
+    trust: new TrustStore(engine.latheHome),
+    root: engine.root,
+    latheHome: engine.latheHome,
+    sandbox: engine.sandbox,
+    onEvent: (e) => events.push(e),
+    ...(pool ? { pool } : {}),
+  });
+  let closed = false;
+  const close = async (): Promise<void> => {
+    if (closed) return;
+    closed = true;
+    await manager.close();
+    await engine.close();
+  };
+  cleanups.push(close);
+  manager.start();
+  await manager.ready();
+  manager.applyPendingChanges();
+  return {
+    engine,
+    manager,
+    events,
+    async call(tool, args = {}, signal) {
+      const session = await engine.openSession({ mode: "yolo" });
+      try {
+        return await session.call(tool, args, signal ? { signal } : {});
+      } finally {
+        await session.close();
+      }
+    },
+    pid: () => manager.status()[0]?.pid,
+    close,
+  };
+}
+
+/** What an MCP tool answered, as text. */
+function textOf(envelope: Envelope): string {
+  return outputOf<{ content: string }>(envelope).content;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function until(what: string, check: () => boolean, ms = 15_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** The temp folder the OS sandbox gave the server that started last (its TMPDIR). */
+function serverTempFolder(): string {
+  const env = JSON.parse(readFileSync(path.join(base, "logs", "env.json"), "utf8")) as { TMPDIR: string };
+  return env.TMPDIR;
+}
+
+function listings(): number {
+  const file = path.join(base, "logs", "lists.log");
+  return existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean).length : 0;
+}
+
+describe("MCP servers kept running between commands (the daemon's pool)", () => {
+  it("ends a server with its command without a pool, and with one keeps it for the next command, which uses the same process", async () => {
+    // Control: without a pool, each command starts its own server, which ends with it.
+    const plain = await command(undefined);
+    expect(textOf(await plain.call("count"))).toBe("1");
+    const plainPid = plain.pid() as number;
+    await plain.close();
+    expect(alive(plainPid)).toBe(false);
+    const again = await command(undefined);
+    expect(textOf(await again.call("count"))).toBe("1");
+    await again.close();
+    expect(listings()).toBe(2);
+
+    const pool = newPool();
+    const first = await command(pool);
+    expect(textOf(await first.call("count"))).toBe("1");
+    const pid = first.pid() as number;
+    await first.close();
+    expect(alive(pid)).toBe(true);
+    expect(pool.kept()).toEqual(["scripted"]);
+
+    const second = await command(pool);
+    expect(second.events.filter((e) => e.type === "starting")).toEqual([]);
+    expect(second.events.find((e) => e.type === "reused")).toMatchObject({
+      server: "scripted",
+      layer: "global",
+      pid,
+    });
+    expect(second.pid()).toBe(pid);
+    // The same process: what it held in memory is still there, and its tools were not listed again.
+    expect(textOf(await second.call("count"))).toBe("2");
+    expect(listings()).toBe(3);
+    expect(second.manager.logTail("scripted", 5).join("\n")).toMatch(/using the server kept running/);
+    await second.close();
+
+    const temp = serverTempFolder();
+    expect(temp).toContain("mcp-scripted");
+    expect(existsSync(temp)).toBe(true);
+    await pool.close();
+    await until("the kept server has ended", () => !alive(pid));
+    expect(pool.kept()).toEqual([]);
+    // Its sandbox's temp folder went with it.
+    expect(existsSync(temp)).toBe(false);
+  });
+
+  it.each([
+    {
+      name: "the caller's environment changed",
+      change: () => {
+        process.env.LATHE_KEPT_TEST = "another value";
+        return Promise.resolve();
+      },
+    },
+    {
+      name: "the sandbox settings changed (a host it may reach)",
+      change: () => writeSettings({ sandbox: { allowNetwork: ["example.com"] } }),
+    },
+  ])("starts afresh when $name, and stops the kept server nothing will use", async ({ change }) => {
+    const pool = newPool();
+    const first = await command(pool);
+    expect(textOf(await first.call("count"))).toBe("1");
+    const pid = first.pid() as number;
+    await first.close();
+    expect(alive(pid)).toBe(true);
+
+    await change();
+    const second = await command(pool);
+    expect(second.events.filter((e) => e.type === "reused")).toEqual([]);
+    expect(second.events.filter((e) => e.type === "starting")).toHaveLength(1);
+    expect(textOf(await second.call("count"))).toBe("1");
+    expect(second.pid()).not.toBe(pid);
+    await until("the outdated kept server has ended", () => !alive(pid));
+  });
+
+  it("never hands a server of one folder to another folder's command", async () => {
+    const pool = newPool();
+    const first = await command(pool);
+    await first.call("count");
+    const pid = first.pid() as number;
+    await first.close();
+
+    const other = path.join(base, "other");
+    await mkdir(other);
+    const elsewhere = await command(pool, other);
+    expect(elsewhere.events.filter((e) => e.type === "reused")).toEqual([]);
+    expect(textOf(await elsewhere.call("count"))).toBe("1");
+    expect(elsewhere.pid()).not.toBe(pid);
+    await elsewhere.close();
+    // The first folder's server is still kept for it.
+    expect(alive(pid)).toBe(true);
+    const back = await command(pool);
+    expect(textOf(await back.call("count"))).toBe("2");
+  });
+
+  it("does not keep a server whose call was stopped while it was still working on it", async () => {
+    const pool = newPool();
+    const first = await command(pool);
+    const stop = new AbortController();
+    const pending = first.call("slow", { ms: 5_000 }, stop.signal);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    stop.abort();
+    await pending;
+    const pid = first.pid() as number;
+    await first.close();
+    await until("the server with an abandoned call has ended", () => !alive(pid));
+    expect(pool.kept()).toEqual([]);
+  });
+
+  it("lists the tools again when the server announced a change while it was kept", async () => {
+    const pool = newPool();
+    const first = await command(pool);
+    expect(textOf(await first.call("notify_later", { ms: 300 }))).toBe("will notify");
+    await first.close();
+    expect(pool.kept()).toEqual(["scripted"]);
+    const listed = listings();
+    // The tool list changes, and the kept server says so while no command uses it.
+    const scripted = JSON.parse(readFileSync(script, "utf8")) as { tools: Array<{ name: string }> };
+    scripted.tools.push({ ...scripted.tools[0], name: "added" } as { name: string });
+    await writeFile(script, JSON.stringify(scripted));
+    await new Promise((resolve) => setTimeout(resolve, 600));
+
+    const second = await command(pool);
+    expect(second.events.find((e) => e.type === "reused")).toBeDefined();
+    expect(listings()).toBe(listed + 1);
+    expect(second.engine.registry.get("added")).toBeDefined();
+  });
+
+  it("drops a kept server that ends, and starts the next command's afresh", async () => {
+    const pool = newPool();
+    const first = await command(pool);
+    await first.call("count");
+    const pid = first.pid() as number;
+    await first.close();
+    process.kill(pid, "SIGKILL");
+    await until("the pool has dropped the ended server", () => pool.kept().length === 0);
+
+    const second = await command(pool);
+    expect(second.events.filter((e) => e.type === "reused")).toEqual([]);
+    expect(textOf(await second.call("count"))).toBe("1");
+  });
+
+  it("stops a kept server no command took within its idle time", async () => {
+    const pool = newPool(500);
+    const first = await command(pool);
+    await first.call("count");
+    const pid = first.pid() as number;
+    await first.close();
+    expect(alive(pid)).toBe(true);
+    await until("the idle kept server has ended", () => !alive(pid));
+    expect(pool.kept()).toEqual([]);
+  });
+});
