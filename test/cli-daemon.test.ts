@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { chmod, mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundleState } from "../bin/cli-bundle.mjs";
 import { type FixtureServer, startOpenAICompatibleServer } from "./fixtures/openai-compatible-server.ts";
 import { LATHE_BIN, PACKAGE_ROOT, type Run, runLathe } from "./support/lathe-cli.ts";
+
+const SCRIPTED_MCP = path.join(PACKAGE_ROOT, "test/fixtures/scripted-mcp-server.ts");
 
 // `lathe tools`, `call`, `batch` and `run` run in a background daemon when one listens (see
 // src/main/cli/daemon/). What a person sees must not change: the same output, exit codes,
@@ -399,6 +401,78 @@ describe.skipIf(!FRESH)("lathe with a daemon", () => {
     expect(names.filter((n) => n.endsWith(".sock"))).toHaveLength(1);
     expect(await readFile(path.join(home, "run", "daemon.log"), "utf8")).toMatch(/listening on/);
   });
+});
+
+describe.skipIf(!FRESH)("MCP servers with a daemon", () => {
+  /** The processes whose command line names `file` (the scripted server's own script file). */
+  function processesNaming(file: string): number[] {
+    const found: number[] = [];
+    for (const name of readdirSync("/proc").filter((n) => /^\d+$/.test(n))) {
+      try {
+        if (readFileSync(`/proc/${name}/cmdline`, "utf8").includes(file)) found.push(Number(name));
+      } catch {
+        // Ended meanwhile.
+      }
+    }
+    return found;
+  }
+
+  it.skipIf(process.platform !== "linux")(
+    "keeps a folder's MCP server running for the next command, starts a fresh one for another environment, and stops it with the daemon",
+    async () => {
+      const home = await newHome();
+      const logs = path.join(home, "server-logs");
+      await mkdir(logs);
+      const script = path.join(home, "kept-script.json");
+      await writeFile(
+        script,
+        JSON.stringify({
+          tools: [{ name: "count", description: "Counts its calls.", inputSchema: { type: "object" } }],
+        }),
+      );
+      await writeFile(
+        path.join(home, "settings.json"),
+        JSON.stringify({
+          mcpServers: { scripted: { command: process.execPath, args: [SCRIPTED_MCP, script] } },
+        }),
+      );
+      await on(["tools"], home);
+      await running(home);
+      const count = async (run: Run): Promise<string> => {
+        expect(run.code, run.stderr).toBe(0);
+        return (JSON.parse(run.stdout) as { data: { content: string } }).data.content;
+      };
+
+      const first = await on(["call", "count", "--mode", "yolo"], home);
+      expect(await count(first)).toBe("1");
+      expect(first.stderr).toMatch(/^lathe: starting MCP server scripted \(global\)/m);
+      // The next command uses the same server process: what it holds in memory is still there.
+      const second = await on(["call", "count", "--mode", "yolo"], home);
+      expect(await count(second)).toBe("2");
+      expect(second.stderr).toMatch(
+        /^lathe: using MCP server scripted \(global\), still running from an earlier command, pid \d+: /m,
+      );
+      expect(second.stderr).not.toMatch(/starting MCP server/);
+      // `lathe daemon status` names what it keeps running.
+      const json = JSON.parse((await on(["daemon", "status", "--json"], home)).stdout) as {
+        mcpServers: string[];
+      };
+      expect(json.mcpServers).toEqual(["scripted"]);
+      expect((await on(["daemon", "status"], home)).stdout).toMatch(
+        /^MCP servers kept running for the next command: 1 \(scripted\)\.$/m,
+      );
+      // Control: without the daemon, every command starts the server afresh.
+      expect(await count(await off(["call", "count", "--mode", "yolo"], home))).toBe("1");
+      // Another environment: a fresh server, which sees it.
+      const other = await on(["call", "count", "--mode", "yolo"], home, { env: { MARK: "another" } });
+      expect(await count(other)).toBe("1");
+      expect(other.stderr).toMatch(/starting MCP server scripted/);
+      expect(processesNaming(script).length).toBeGreaterThan(0);
+
+      expect((await on(["daemon", "stop"], home)).stdout).toBe("Stopped the daemon.\n");
+      expect(processesNaming(script)).toEqual([]);
+    },
+  );
 });
 
 describe.skipIf(!FRESH)("lathe run with a daemon", () => {

@@ -41,10 +41,18 @@ export async function closeEngine(engine: Engine): Promise<void> {
   }
 }
 
-/** Says exactly what runs before an MCP server first starts (an engine's `onMcpEvent`). */
+/**
+ * Says exactly what runs before an MCP server first starts (an engine's `onMcpEvent`), or that
+ * one still running from an earlier command (kept by the daemon) is used instead.
+ */
 export function sayMcpStarts(event: McpEvent): void {
   if (event.type === "starting" && event.first) {
     void writeStderr(`lathe: starting MCP server ${event.server} (${event.layer}): ${event.commandLine}\n`);
+  } else if (event.type === "reused") {
+    const pid = event.pid === undefined ? "" : `, pid ${event.pid}`;
+    void writeStderr(
+      `lathe: using MCP server ${event.server} (${event.layer}), still running from an earlier command${pid}: ${event.commandLine}\n`,
+    );
   }
 }
 

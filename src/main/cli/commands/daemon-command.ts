@@ -29,7 +29,9 @@ before; the next ones run in it, with the caller's folder, environment, stdin an
 Ctrl-C as usual. There is one daemon per Lathe build and data folder (LATHE_HOME); it stops after
 being idle (15 minutes unless started with --idle-minutes), when Lathe is rebuilt or upgraded, and
 after a command that had to be cut short. LATHE_DAEMON=off turns it off; under CI (CI is set) it is
-off unless LATHE_DAEMON=on. Its socket lives in LATHE_HOME/run/, which no sandboxed process can see.`,
+off unless LATHE_DAEMON=on. Its socket lives in LATHE_HOME/run/, which no sandboxed process can see.
+It keeps a folder's idle MCP servers running (10 minutes) for the next command that would start
+exactly the same server with the same environment; \`lathe daemon status\` names them.`,
     );
 
   daemon
@@ -37,7 +39,7 @@ off unless LATHE_DAEMON=on. Its socket lives in LATHE_HOME/run/, which no sandbo
     .description("Say whether a daemon is running for this data folder, and whether commands use it.")
     .option(
       "--json",
-      "print {mode, why, socket, running, refused?, pid?, jobs?, busy?, idleMinutes?, startedAt?} (unavailable instead of socket when none can run)",
+      "print {mode, why, socket, running, refused?, pid?, jobs?, busy?, idleMinutes?, startedAt?, memory?, mcpServers?} (unavailable instead of socket when none can run)",
     )
     .action(async (options: { json?: boolean }) => {
       const { showStatus } = await import("../daemon/daemon-admin.ts");

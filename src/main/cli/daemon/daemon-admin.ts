@@ -7,6 +7,7 @@ import { writeStdout } from "../output.ts";
 import { daemonAddress, type DaemonAddress, privateFolderProblem, socketBlocked } from "./daemon-address.ts";
 import { daemonStatus, stopDaemon } from "./daemon-control.ts";
 import { bundleBuild, daemonMode } from "./daemon-mode.ts";
+import type { McpServerPool } from "../../engine/index.ts";
 
 // What `lathe daemon status|start|stop|run` do (see commands/daemon-command.ts for the commands).
 
@@ -15,6 +16,10 @@ const BUNDLE_DIR = path.dirname(fileURLToPath(import.meta.url));
 /** The launcher, which starts the daemon (`lathe daemon run`). */
 const LAUNCHER = path.join(BUNDLE_DIR, "..", "..", "bin", "lathe.mjs");
 export const DEFAULT_IDLE_MINUTES = 15;
+/** How long the daemon keeps an idle MCP server running for the next command (at most its own idle time). */
+const KEEP_MCP_MINUTES = 10;
+/** How many idle MCP servers the daemon keeps running at most. */
+const KEEP_MCP_SERVERS = 16;
 const LOG_LIMIT = 1024 * 1024;
 
 /** This build's daemon address, or why there is none. */
@@ -71,6 +76,7 @@ export async function showStatus(options: { json?: boolean }): Promise<void> {
               idleMinutes: status.idleMs / 60_000,
               startedAt: new Date(status.startedAt).toISOString(),
               memory: status.memory,
+              mcpServers: status.mcpServers ?? [],
             }
           : {}),
       })}\n`,
@@ -87,6 +93,7 @@ export async function showStatus(options: { json?: boolean }): Promise<void> {
     lines.push(
       `Running: pid ${status.pid}, since ${new Date(status.startedAt).toISOString()}, ${status.jobs} command${status.jobs === 1 ? "" : "s"} run${status.busy ? ", running one now" : ""}; stops after ${status.idleMs / 60_000} idle minutes.`,
       `Memory: ${megabytes(status.memory.rss)} resident, ${megabytes(status.memory.heapUsed)} of it JavaScript objects.`,
+      keptServersLine(status.mcpServers ?? []),
       `Socket: ${address.socket}`,
     );
   } else {
@@ -129,13 +136,36 @@ export async function startInBackground(options: { idleMinutes?: number }): Prom
 /** `lathe daemon stop`. */
 export async function stopRunning(): Promise<void> {
   const address = whereIs();
+  const pid = "why" in address ? undefined : (await daemonStatus(address.socket))?.pid;
   if ("why" in address || !(await stopDaemon(address.socket))) {
     await writeStdout("No daemon is running.\n");
     return;
   }
   const gone = await until(async () => (await daemonStatus(address.socket)) === undefined, 10_000);
   if (!gone) throw new CliError("the daemon is still finishing a command; it stops when that ends");
+  // Stopped means its process has ended, and with it the MCP servers it kept running.
+  if (pid !== undefined && !(await until(async () => !isRunning(pid), 10_000))) {
+    throw new CliError(
+      `the daemon (pid ${pid}) stopped taking commands but is still stopping its MCP servers`,
+    );
+  }
   await writeStdout("Stopped the daemon.\n");
+}
+
+/** What `lathe daemon status` says of the MCP servers the daemon keeps running. */
+function keptServersLine(names: readonly string[]): string {
+  if (names.length === 0) return "MCP servers kept running for the next command: none.";
+  return `MCP servers kept running for the next command: ${names.length} (${names.join(", ")}).`;
+}
+
+/** Whether a process with this id still runs (as this user may see it). */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
 
 /** `lathe daemon run`: be the daemon, until it stops. */
@@ -168,19 +198,36 @@ export async function beTheDaemon(options: { idleMinutes?: number }): Promise<vo
     log(`cannot start: ${(err as Error).message}`);
     throw err;
   });
+  const idleMs = (options.idleMinutes ?? DEFAULT_IDLE_MINUTES) * 60_000;
+  let pool: McpServerPool | undefined;
   const serving = serveDaemon({
     socket: address.socket,
     build,
-    idleMs: (options.idleMinutes ?? DEFAULT_IDLE_MINUTES) * 60_000,
-    run: main,
+    idleMs,
+    // Kept servers started for another environment go first: see McpServerPool.retireOtherEnvironments.
+    run: async (argv) => {
+      await pool?.retireOtherEnvironments();
+      return main(argv);
+    },
     stillCurrent: () => bundleBuild(BUNDLE_DIR) === build,
     log,
+    keptServers: () => pool?.kept() ?? [],
   });
   // A daemon that cannot listen says so in its log (its stderr goes nowhere).
   serving.catch((err: unknown) => log(`cannot listen: ${(err as Error).message}`));
-  // Loaded now, so the first command is as quick as the next ones.
-  await import("../../engine/index.ts").catch((err: unknown) =>
-    log(`preloading the engine failed: ${(err as Error).message}`),
+  // Loaded now, so the first command is as quick as the next ones. Idle MCP servers are kept
+  // running between commands: the next command in the same folder does not wait for their start.
+  await import("../../engine/index.ts").then(
+    ({ keepMcpServersRunning, spawnerEnvironment }) => {
+      pool = keepMcpServersRunning({
+        idleMs: Math.min(idleMs, KEEP_MCP_MINUTES * 60_000),
+        max: KEEP_MCP_SERVERS,
+        environment: spawnerEnvironment,
+        log,
+      });
+    },
+    (err: unknown) => log(`preloading the engine failed: ${(err as Error).message}`),
   );
   await serving;
+  await pool?.close();
 }

@@ -32,6 +32,8 @@ export interface DaemonStatus {
   build: string;
   /** Resident memory and the JavaScript heap in use, in bytes. */
   memory: { rss: number; heapUsed: number };
+  /** The MCP servers it keeps running for the next command, by name (longest kept first). */
+  mcpServers?: string[];
 }
 
 /** What the daemon sends. */

@@ -26,6 +26,8 @@ export interface DaemonOptions {
   log: (line: string) => void;
   /** How often an idle daemon checks its socket and build (default 30 s). */
   checkEveryMs?: number;
+  /** The MCP servers it keeps running between commands, by name (for its status). */
+  keptServers?: () => string[];
 }
 
 const streamLook = z.object({ isTTY: z.boolean(), columns: z.number().int().positive().optional() });
@@ -162,6 +164,7 @@ export async function serveDaemon(options: DaemonOptions): Promise<void> {
           idleMs: options.idleMs,
           build: options.build,
           memory: { rss: process.memoryUsage.rss(), heapUsed: process.memoryUsage().heapUsed },
+          ...(options.keptServers ? { mcpServers: options.keptServers() } : {}),
         };
         await send(Control.status, JSON.stringify(status));
         socket.end();
