@@ -390,7 +390,9 @@ compare({
 
 // The issue's condition: 50 plugins and two MCP servers configured. A run offers the model the
 // servers' tools from its first request, so it waits for them to start (as `lathe call` does):
-// these figures include server-everything's own start, twice in parallel.
+// without a daemon these figures include server-everything's own start, twice in parallel. The
+// daemon keeps a run's idle servers running for the next run in the same folder with the same
+// environment (McpServerPool), so its rounds after the warm-up use the servers already running.
 const everything = path.join(
   ROOT,
   "node_modules",
