@@ -291,6 +291,20 @@ describe("MCP servers kept running between commands (the daemon's pool)", () => 
     expect(second.engine.registry.get("added")).toBeDefined();
   });
 
+  it("stops a kept server its folder's settings no longer start, at the next command there", async () => {
+    const pool = newPool();
+    const first = await command(pool);
+    await first.call("count");
+    const pid = first.pid() as number;
+    await first.close();
+    expect(alive(pid)).toBe(true);
+    await writeFile(path.join(home, "settings.json"), JSON.stringify({}));
+    const next = await command(pool);
+    expect(next.manager.status()).toEqual([]);
+    await until("the server removed from the settings has ended", () => !alive(pid));
+    expect(pool.kept()).toEqual([]);
+  });
+
   it("drops a kept server that ends, and starts the next command's afresh", async () => {
     const pool = newPool();
     const first = await command(pool);

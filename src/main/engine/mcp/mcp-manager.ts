@@ -145,6 +145,7 @@ export class McpManager {
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.pool?.retireOthers(this.folderKey(), new Set(this.slots.map((slot) => this.slotKey(slot))));
     void Promise.all(this.slots.map((slot) => this.launch(slot))).then(() => this.resolveReady());
   }
 
@@ -293,9 +294,14 @@ export class McpManager {
     this.resolveReady();
   }
 
+  /** This folder's settings (its root and data folder), as the pool tells kept servers apart. */
+  private folderKey(): string {
+    return `${this.options.root}\0${this.options.latheHome}\0`;
+  }
+
   /** One server of this folder's settings, as the pool tells kept servers apart. */
   private slotKey(slot: Slot): string {
-    return [this.options.root, this.options.latheHome, slot.server.layer, slot.server.name].join("\0");
+    return `${this.folderKey()}${slot.server.layer}\0${slot.server.name}`;
   }
 
   /** A kept server taken but not used (it had ended): its sandbox's temp folder goes. */
@@ -382,6 +388,8 @@ export class McpManager {
     slot.blocked ??= confinement.refused;
     const sandbox = confinement.sandbox;
     if (slot.blocked) {
+      // A kept server of it must not go on running for nobody.
+      this.pool?.retire(this.slotKey(slot));
       slot.listing = undefined;
       slot.dirty = true;
       slot.log.note(slot.blocked);

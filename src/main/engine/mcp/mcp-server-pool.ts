@@ -63,7 +63,25 @@ export class McpServerPool {
     }
     if (!found) return undefined;
     this.remove(found);
+    found.parked.onGone = undefined;
     return { parked: found.parked, confinement: found.confinement };
+  }
+
+  /**
+   * Stop the kept servers of a folder's settings (slots starting with `folder`) that are not
+   * among `slots`: a server removed from the settings, turned off, or no longer allowed to start
+   * (its project no longer trusted, its pin changed) must not go on running for nobody.
+   */
+  retireOthers(folder: string, slots: ReadonlySet<string>): void {
+    for (const entry of [...this.entries])
+      if (entry.slot.startsWith(folder) && !slots.has(entry.slot))
+        void this.stop(entry, "it is no longer to start");
+  }
+
+  /** Stop the kept servers of one slot (one that may not start now). */
+  retire(slot: string): void {
+    for (const entry of [...this.entries])
+      if (entry.slot === slot) void this.stop(entry, "it may not start now");
   }
 
   /** Keep a server for `idleMs`; it is stopped sooner if it ends, or if more than `max` are kept. */
