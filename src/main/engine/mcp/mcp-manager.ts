@@ -87,10 +87,15 @@ interface Slot {
   logged: Set<string>;
   /** Whether the registry must be brought up to date with this server at the next apply. */
   dirty: boolean;
-  /** The server's OS sandbox, once it has started confined. */
+  /** The server's OS sandbox, once it has started confined (what its own starts run in). */
   confinement: ServerConfinement | undefined;
   /** A kept server taken from the pool, until it is used (or turns out to have ended). */
   taken: KeptServer | undefined;
+  /**
+   * While the server in use is one kept since an earlier engine: the sandbox it was started in
+   * (its temp folder is that process's), given back to the pool with it or removed once it ends.
+   */
+  kept: ServerConfinement | undefined;
 }
 
 /** How a server starts: in the sandbox, unconfined (approved), or not at all. */
@@ -134,6 +139,7 @@ export class McpManager {
       dirty: false,
       confinement: undefined,
       taken: undefined,
+      kept: undefined,
     }));
     this.pool = options.pool ?? mcpServerPool();
     this.readyPromise = new Promise((resolve) => {
@@ -275,11 +281,13 @@ export class McpManager {
       this.slots.map((slot) => {
         const parked = pool ? slot.connection?.park() : undefined;
         if (!pool || !parked) return slot.connection?.close();
+        // The process's own sandbox goes with it: the one it was kept with, else this slot's.
         pool.put(
           { slot: this.slotKey(slot), name: slot.server.name },
-          { parked, confinement: slot.confinement },
+          { parked, confinement: slot.kept ?? slot.confinement },
         );
-        slot.confinement = undefined;
+        if (slot.kept) slot.kept = undefined;
+        else slot.confinement = undefined;
         return undefined;
       }),
     );
@@ -288,6 +296,7 @@ export class McpManager {
       slot.dirty = false;
       await slot.log.flush();
       await this.dropTaken(slot);
+      await this.dropKept(slot);
       await slot.confinement?.dispose();
       slot.confinement = undefined;
     }
@@ -309,6 +318,13 @@ export class McpManager {
     const taken = slot.taken;
     slot.taken = undefined;
     await taken?.confinement?.dispose();
+  }
+
+  /** The kept server this slot used has ended (or is stopped): its sandbox's temp folder goes. */
+  private async dropKept(slot: Slot): Promise<void> {
+    const kept = slot.kept;
+    slot.kept = undefined;
+    await kept?.dispose();
   }
 
   private slot(name: string): Slot {
@@ -412,14 +428,9 @@ export class McpManager {
       ...(sandbox ? { sandbox } : {}),
       ...(this.pool && sandbox ? { takeParked: (opened) => this.takeKept(slot, opened.identity) } : {}),
       onReused: (pid) => {
-        // It runs in the sandbox (and temp folder) it was started in: this slot's fresh one goes.
-        const kept = slot.taken;
+        // It runs in the sandbox (and temp folder) it was started in, kept until it ends.
+        slot.kept = slot.taken?.confinement;
         slot.taken = undefined;
-        const fresh = slot.confinement;
-        slot.confinement = kept?.confinement;
-        void fresh
-          ?.dispose()
-          .catch((err: unknown) => slot.log.note(`removing a temp folder failed: ${(err as Error).message}`));
         this.started.add(server.name);
         this.emit({
           type: "reused",
@@ -430,8 +441,10 @@ export class McpManager {
         });
       },
       onStarting: () => {
-        // A kept server was taken but could not be used (it had ended): it starts afresh.
-        void this.dropTaken(slot).catch((err: unknown) =>
+        // A kept server that was taken but could not be used, or was used and has ended: a
+        // process of this slot's own starts now, and theirs are gone.
+        const gone = [this.dropTaken(slot), this.dropKept(slot)];
+        void Promise.all(gone).catch((err: unknown) =>
           slot.log.note(`removing a temp folder failed: ${(err as Error).message}`),
         );
         const first = !this.started.has(server.name);
