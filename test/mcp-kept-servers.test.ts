@@ -305,6 +305,28 @@ describe("MCP servers kept running between commands (the daemon's pool)", () => 
     expect(pool.kept()).toEqual([]);
   });
 
+  it("restarts a server it took that then ends, in a sandbox of its own, and removes the ended one's temp folder", async () => {
+    const pool = newPool();
+    const first = await command(pool);
+    await first.call("count");
+    const pid = first.pid() as number;
+    const keptTemp = serverTempFolder();
+    await first.close();
+
+    const second = await command(pool);
+    expect(second.pid()).toBe(pid);
+    process.kill(pid, "SIGKILL");
+    await until("the server has been started again", () => {
+      const now = second.pid();
+      return now !== undefined && now !== pid;
+    });
+    await until("the ended server's temp folder is removed", () => !existsSync(keptTemp));
+    expect(textOf(await second.call("count"))).toBe("1");
+    const ownTemp = serverTempFolder();
+    expect(ownTemp).not.toBe(keptTemp);
+    expect(existsSync(ownTemp)).toBe(true);
+  });
+
   it("drops a kept server that ends, and starts the next command's afresh", async () => {
     const pool = newPool();
     const first = await command(pool);
