@@ -1,3 +1,4 @@
+import { watch } from "node:fs";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -142,6 +143,54 @@ describe("Ctrl-C during a restore or a rewind of many files", () => {
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toContain(`Rewound session ${session} to before prompt ${before}`);
     expect(await inD()).toEqual({ originals: FILES, others: [] });
+  }, 120_000);
+});
+
+describe("a second Ctrl-C while a restore writes a file", () => {
+  const BIG = 12;
+  const bigName = (i: number): string => `big${i}.bin`;
+  const bigContent = (i: number): Buffer => Buffer.alloc(7_000_000, i);
+
+  it("ends it at once and leaves no temporary file in the workspace; the file being written is not half there", async () => {
+    for (let i = 1; i <= BIG; i++) await writeFile(path.join(world.root, bigName(i)), bigContent(i));
+    const removed = await lathe([
+      "call",
+      "bash",
+      '{"command":"rm big*.bin"}',
+      "--session",
+      "s1",
+      "--mode",
+      "yolo",
+    ]);
+    expect(envelopeOf(removed).type, removed.stdout).toBe("output");
+
+    const running = startLathe(["restore", "1", "--session", "s1"], { home: world.home, cwd: world.root });
+    // The two Ctrl-Cs go the moment a restore's temporary file is made, while it is written (each
+    // file is 7 MB, synced to disk before it is renamed into place).
+    let seenTemp = "";
+    const watcher = watch(world.root, (_event, name) => {
+      if (seenTemp !== "" || typeof name !== "string" || !name.includes(".lathe-restore-")) return;
+      seenTemp = name;
+      running.child.kill("SIGINT");
+      // Apart, or the two would arrive as one signal.
+      setTimeout(() => running.child.kill("SIGINT"), 5);
+    });
+    try {
+      await running.until("a temporary file", () => seenTemp !== "", 60_000);
+      const { signal } = await running.exited;
+      expect(signal, running.stderr()).toBe("SIGINT");
+    } finally {
+      watcher.close();
+    }
+    const left = await readdir(world.root);
+    expect(left.filter((n) => n.endsWith(".tmp"))).toEqual([]);
+    // Each big file is either back whole or not there yet.
+    for (let i = 1; i <= BIG; i++) {
+      if (!left.includes(bigName(i))) continue;
+      expect((await readFile(path.join(world.root, bigName(i)))).equals(bigContent(i)), bigName(i)).toBe(
+        true,
+      );
+    }
   }, 120_000);
 });
 

@@ -74,11 +74,17 @@ interface World {
 type Servers = Record<string, Record<string, unknown>>;
 
 async function open(
-  settings: { user?: Servers; project?: Servers },
+  settings: { user?: Servers; project?: Servers; sandbox?: { enabled: boolean } },
   options: Partial<McpManagerOptions> = {},
 ): Promise<World> {
   if (settings.user)
-    await writeFile(path.join(home, "settings.json"), JSON.stringify({ mcpServers: settings.user }));
+    await writeFile(
+      path.join(home, "settings.json"),
+      JSON.stringify({
+        mcpServers: settings.user,
+        ...(settings.sandbox ? { sandbox: settings.sandbox } : {}),
+      }),
+    );
   if (settings.project)
     await writeFile(
       path.join(root, ".lathe/settings.json"),
@@ -737,6 +743,34 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
     });
     expect(world.engine.registry.get("echo")).toBeDefined();
   });
+
+  it.each([
+    ["in the OS sandbox", true],
+    ["unconfined (sandbox off, the person approved it)", false],
+  ] as const)(
+    "%s: a command its own env.PATH does not hold is not found there, and the error points at that PATH",
+    async (_how, sandboxed) => {
+      // Positive control: the same command without that PATH starts (node is on Lathe's PATH).
+      const world = await open(
+        {
+          user: {
+            own: { command: "node", args: [EVERYTHING], env: { PATH: "/lathe-no-such-folder" } },
+            everything: { command: "node", args: [EVERYTHING] },
+          },
+          sandbox: { enabled: sandboxed },
+        },
+        { approveUnsandboxed: () => Promise.resolve(true) },
+      );
+      expect(world.engine.sandbox.status.active).toBe(sandboxed);
+      await startAndApply(world);
+      const [own, everything] = world.manager.status();
+      expect(everything?.state, everything?.lastError).toBe("connected");
+      expect(own).toMatchObject({ name: "own", state: "failed" });
+      expect(own?.lastError).toBe(
+        `the command "node" was not found (searched PATH, as "env" sets it: /lathe-no-such-folder). Install it, or fix "command" (or add its folder to "PATH" in "env", or remove that PATH) in ${path.join(home, "settings.json")}`,
+      );
+    },
+  );
 
   it("says what is wrong with a command that is a folder, or that starts with ~, instead of 'no such file'", async () => {
     await mkdir(path.join(root, "my-server"), { recursive: true });

@@ -14,6 +14,8 @@ const CheckpointFileSchema = z.strictObject({
   path: z.string(),
   type: EntryTypeSchema,
   change: z.enum(["created", "modified", "deleted"]),
+  /** What a "modified" path became when the change turned a file into a folder or back. */
+  became: z.enum(["file", "folder"]).optional(),
   /** Why it may not be restorable (e.g. its previous content was not kept). */
   note: z.string().optional(),
 });

@@ -88,6 +88,16 @@ describe("checkpoint channels", () => {
     expect(await text("a.txt")).toBe("one\n");
   });
 
+  it("lists a file a command turned into a folder as having become one", async () => {
+    await writeFile(path.join(root, "f"), "notes\n");
+    await session.call("bash", { command: "rm f && mkdir f && echo x > f/inner" });
+    const [listed] = await ok("checkpoints.list", { sessionId: "chat-1" });
+    expect(listed?.files).toEqual([
+      { path: "f", type: "file", change: "modified", became: "folder" },
+      { path: "f/inner", type: "file", change: "created" },
+    ]);
+  });
+
   it("reports a file the person changed as a conflict, and applies their per-file choice", async () => {
     await writeFile(path.join(root, "a.txt"), "a1\n");
     await writeFile(path.join(root, "b.txt"), "b1\n");

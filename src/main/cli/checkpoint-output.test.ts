@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { RestoreOutcome } from "../engine/index.ts";
+import type { CheckpointSummary, RestoreOutcome } from "../engine/index.ts";
 import { NOT_REACHED } from "../engine/light.ts";
-import { formatLeftovers, formatPlan } from "./checkpoint-output.ts";
+import { formatCheckpointList, formatLeftovers, formatPlan } from "./checkpoint-output.ts";
 
 // What `lathe restore` prints after it ran: a path it could not put back, or did not reach, is
 // never reported as already being as it was.
@@ -56,5 +56,38 @@ describe("the report of an applied restore", () => {
     expect(formatPlan(none, { ...outcome([]), plan: none })).toBe(
       "  (no file changes: every path already is as it was)\n",
     );
+  });
+});
+
+describe("the list of checkpoints", () => {
+  const checkpoint = (files: CheckpointSummary["files"]): CheckpointSummary => ({
+    id: 2,
+    sessionId: "s1",
+    kind: "tool",
+    tool: "bash",
+    callId: null,
+    toolCallId: null,
+    messageSeq: null,
+    runId: null,
+    createdAt: 0,
+    restoredBy: null,
+    undoes: [],
+    files,
+  });
+
+  it.each([
+    [
+      { path: "f", type: "file" as const, change: "modified" as const, became: "folder" as const },
+      "f (was a file, became a folder)",
+    ],
+    [
+      { path: "d", type: "file" as const, change: "modified" as const, became: "file" as const },
+      "d (was a folder, became a file)",
+    ],
+    [{ path: "a.txt", type: "file" as const, change: "modified" as const }, "a.txt (modified)"],
+    [{ path: "new", type: "folder" as const, change: "created" as const }, "new/ (created)"],
+  ])("%o is shown as %s", (file, shown) => {
+    const printed = formatCheckpointList("s1", [checkpoint([file])], []);
+    expect(printed).toContain(`bash    ${shown}`);
   });
 });

@@ -23,10 +23,14 @@ function quoted(text: string, max = 60): string {
 function files(c: CheckpointSummary): string {
   if (c.files.length === 0) return "(no files)";
   return c.files
-    .map(
-      (f) =>
-        `${shownPath(f.path)}${f.type === "folder" ? "/" : ""} (${f.change}${f.note ? ", previous content not kept" : ""})`,
-    )
+    .map((f) => {
+      // A path turned from a file into a folder (or back) says so, not just "modified".
+      const change =
+        f.became === undefined
+          ? f.change
+          : `was a ${f.became === "folder" ? "file" : "folder"}, became a ${f.became}`;
+      return `${shownPath(f.path)}${f.type === "folder" ? "/" : ""} (${change}${f.note ? ", previous content not kept" : ""})`;
+    })
     .join(", ");
 }
 

@@ -1,11 +1,26 @@
 import { writeSync } from "node:fs";
 import { ExitCode } from "./exit-codes.ts";
 import { onOutputClosed } from "./closed-output.ts";
+import { removeFilesBeingWritten } from "../engine/light.ts";
 
 /** How long a stopped command may take to wind down before the process ends anyway. */
 const STOP_GRACE_MS = 800;
 
 const STOP_SIGNALS = ["SIGINT", "SIGTERM"] as const;
+
+/**
+ * Before the process ends in a hurry: remove the temporary files of writes it is in the middle
+ * of (the file they were to replace stays as it was), saying on stderr any it could not.
+ */
+function leaveNoTemporaryFile(): void {
+  for (const problem of removeFilesBeingWritten()) {
+    try {
+      writeSync(2, `error: a temporary file could not be removed: ${problem}\n`);
+    } catch {
+      // stderr is closed: nothing more can be said.
+    }
+  }
+}
 type StopSignal = (typeof STOP_SIGNALS)[number];
 
 /**
@@ -27,6 +42,7 @@ export function onStopSignals(onStop: (signal: StopSignal) => void): () => void 
         return;
       }
       stopListening();
+      leaveNoTemporaryFile();
       process.kill(process.pid, signal);
     };
     process.on(signal, listener);
@@ -73,6 +89,7 @@ export function stopOnInterrupt(controller: AbortController, options: StopOption
       } catch {
         // stderr is closed: the exit code alone says it.
       }
+      leaveNoTemporaryFile();
       process.exit(ExitCode.failure);
     }, graceMs).unref();
   };

@@ -12,3 +12,4 @@ export { AuditUnwrittenError } from "./errors/audit-unwritten-error.ts";
 export { oneLinePath } from "./tools/one-line-path.ts";
 export { compactionLine } from "./agent/compaction-line.ts";
 export { NOT_REACHED } from "./checkpoints/not-reached.ts";
+export { removeFilesBeingWritten } from "./temp/files-being-written.ts";

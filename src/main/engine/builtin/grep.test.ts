@@ -264,6 +264,24 @@ describe("grep", () => {
       ["latin1 holding what UTF-8 would write é as", latin1("x\nÃ© and é\n"), "Ã©", "Ã© and é"],
       ["UTF-8", Buffer.from("x\ncafé crème\n"), "café", "café crème"],
       ["UTF-8 with a BOM", Buffer.from("\ufeffx\ncafé crème\n"), "café", "café crème"],
+      [
+        "UTF-16LE without a BOM, in Japanese (few of its units are ASCII)",
+        Buffer.from(
+          "今日は朝から雨が降っている。\n窓の外を見ながら、温かいお茶を飲んだ。\n午後には晴れるといいのだが、天気予報は曇りだと言っていた。\n明日は友達と公園へ行く予定だ。\n",
+          "utf16le",
+        ),
+        "お茶",
+        "窓の外を見ながら、温かいお茶を飲んだ。",
+      ],
+      [
+        "UTF-16BE without a BOM, in Russian",
+        Buffer.from(
+          "Утром шёл дождь, и мы остались дома.\nВечером небо прояснилось, и мы пошли гулять у реки.\n",
+          "utf16le",
+        ).swap16(),
+        "гулять",
+        "Вечером небо прояснилось, и мы пошли гулять у реки.",
+      ],
     ])("%s", async (_name, bytes, pattern, line) => {
       await ws.put("f.txt", bytes);
       const read = outputOf<{ content: string }>(await ws.session.call("read", { path: "f.txt" })).content;

@@ -1,4 +1,9 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
+import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import {
   countLines,
@@ -15,6 +20,31 @@ import {
 const bom16le = (s: string): Buffer => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(s, "utf16le")]);
 const bom16be = (s: string): Buffer =>
   Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(s, "utf16le").swap16()]);
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
+
+// Texts in other scripts, written for these tests; in UTF-16 few or none of their units are ASCII.
+const JAPANESE =
+  "今日は朝から雨が降っている。\n窓の外を見ながら、温かいお茶を飲んだ。\n午後には晴れるといいのだが、天気予報は曇りだと言っていた。\n明日は友達と公園へ行く予定だ。\n";
+const RUSSIAN = "Утром шёл дождь, и мы остались дома.\nВечером небо прояснилось, и мы пошли гулять у реки.\n";
+const CHINESE =
+  "今天早上下了一场大雨，街上的人都打着伞。\n中午雨停了，阳光照在湿漉漉的路面上。\n我们决定下午去图书馆看书，晚上再一起吃饭。\n明天如果天气好，我们就去爬山。\n";
+const GREEK =
+  "Το πρωί έβρεξε πολύ και μείναμε στο σπίτι.\nΤο απόγευμα ο ουρανός καθάρισε και βγήκαμε βόλτα.\n";
+
+/** The bytes of a small real SQLite database file. */
+function sqliteFile(): Buffer {
+  const dir = mkdtempSync(path.join(tmpdir(), "lathe-codec-"));
+  try {
+    const file = path.join(dir, "t.db");
+    const db = new Database(file);
+    db.exec("CREATE TABLE t (name TEXT); INSERT INTO t VALUES ('привет'), ('今日は');");
+    db.close();
+    return readFileSync(file);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 describe("text codec", () => {
   it.each([
@@ -52,6 +82,9 @@ describe("text codec", () => {
       }
       return bytes;
     };
+    /** Bytes of `text` with a NUL put in at `at`: eight-bit text with a stray NUL is binary. */
+    const withNul = (text: Buffer, at: number): Buffer =>
+      Buffer.concat([text.subarray(0, at), Buffer.alloc(1), text.subarray(at)]);
     const png = Buffer.from(
       "89504e470d0a1a0a0000000d49484452000000100000001008060000001ff3ff61000000017352474200aece1ce9",
       "hex",
@@ -67,6 +100,17 @@ describe("text codec", () => {
         le(`${"a".repeat(4095)}🎉 tail\n`),
         "utf16le-nobom",
       ],
+      ["UTF-16LE Japanese (hardly a unit ASCII)", le(JAPANESE), "utf16le-nobom"],
+      ["UTF-16BE Japanese", be(JAPANESE), "utf16be-nobom"],
+      [
+        "UTF-16LE Japanese with CRLF, past 8 KB",
+        le(JAPANESE.replaceAll("\n", "\r\n").repeat(60)),
+        "utf16le-nobom",
+      ],
+      ["UTF-16LE Russian", le(RUSSIAN), "utf16le-nobom"],
+      ["UTF-16BE Russian", be(RUSSIAN), "utf16be-nobom"],
+      ["UTF-16LE Chinese", le(CHINESE), "utf16le-nobom"],
+      ["UTF-16LE Greek", le(GREEK), "utf16le-nobom"],
     ])("reads %s as text and writes it back byte for byte", (_name, bytes, encoding) => {
       expect(isBinary(bytes)).toBe(false);
       const decoded = decodeText(bytes);
@@ -92,12 +136,39 @@ describe("text codec", () => {
       ["UTF-16LE text with control characters", le("a\u0001b\u0002c\u0003d\n")],
       ["UTF-16LE with a low surrogate alone", le("abc\udc00def\n")],
       ["a single NUL-padded byte", Buffer.from([0x41, 0x00])],
+      ["a real PNG image", readFileSync(path.join(REPO, "docs/images/app-chat.png"))],
+      ["a real ELF program (node)", readFileSync(process.execPath).subarray(0, 65536)],
+      ["a real SQLite database", sqliteFile()],
+      ["gzip of Japanese text", gzipSync(Buffer.from(JAPANESE.repeat(20)))],
+      ["gzip of UTF-16 Japanese text", gzipSync(le(JAPANESE.repeat(20)))],
+      [
+        "ASCII text with a stray NUL",
+        withNul(Buffer.from("hello world, this is plain text\n".repeat(8)), 40),
+      ],
+      [
+        "ASCII text with a NUL before a space",
+        withNul(Buffer.from("some words and more words\n".repeat(8)), 4),
+      ],
+      [
+        "UTF-8 Russian with a NUL before a space (read as UTF-16 it is all Hangul)",
+        withNul(Buffer.from(RUSSIAN), 2),
+      ],
+      ["UTF-8 Russian with a NUL after two letters", withNul(Buffer.from(RUSSIAN), 4)],
+      ["UTF-8 Japanese with a stray NUL", withNul(Buffer.from(JAPANESE), 3)],
+      [
+        "latin1 text with a stray NUL",
+        withNul(Buffer.from("café crème brûlée à la carte\n".repeat(8), "latin1"), 5),
+      ],
+      [
+        "random bytes with a UTF-16 space and line break in them",
+        Buffer.from(noise(256).map((b, i) => ([2, 10].includes(i) ? 0x20 : [3, 11].includes(i) ? 0 : b))),
+      ],
     ])("still calls %s binary", (_name, bytes) => {
       expect(bytes.includes(0)).toBe(true);
       expect(isBinary(bytes)).toBe(true);
     });
 
-    it("leaves mostly non-ASCII UTF-16 to the NUL rule: too little of it to tell it from binary", () => {
+    it("leaves a short mostly non-ASCII UTF-16 text to the NUL rule: too little of it to tell it from binary", () => {
       const cyrillic = le("привет мир, как дела\n");
       expect(isBinary(cyrillic)).toBe(true);
     });

@@ -54,12 +54,49 @@ function textUnit(unit: number): boolean {
 }
 
 /**
+ * Whether a UTF-16 code unit outside ASCII is a character text holds: assigned in Unicode and
+ * not for private use (a table of all 65,536, made on first use). Surrogates are judged apart.
+ */
+let assignedUnits: Uint8Array | undefined;
+function assignedUnit(unit: number): boolean {
+  if (assignedUnits === undefined) {
+    assignedUnits = new Uint8Array(0x10000);
+    const odd = /[\p{Cn}\p{Co}]/u;
+    for (let u = 0; u < 0x10000; u++) assignedUnits[u] = odd.test(String.fromCharCode(u)) ? 0 : 1;
+  }
+  return assignedUnits[unit] === 1;
+}
+
+/** UTF-16 units that space text out: tab, line feed, carriage return, space. */
+function spacingUnit(unit: number): boolean {
+  return unit === 0x09 || unit === 0x0a || unit === 0x0d || unit === 0x20;
+}
+
+/** How few code units a mostly non-ASCII sample may have and still be told from binary. */
+const MIN_NON_ASCII_UNITS = 64;
+
+/**
+ * Whether a byte is a control character eight-bit text does not hold (all but NUL, tab, line
+ * breaks, form feed and escape). UTF-16 text in another script than Latin has such bytes: its
+ * units' other half (Cyrillic U+04xx, 、 U+3001 and 。 U+3002 in Japanese) or its low half.
+ */
+function controlByte(byte: number): boolean {
+  return (byte > 0 && byte < 0x20 && !textUnit(byte)) || byte === 0x7f;
+}
+
+/**
  * Whether the first 8 KB of a file without a byte order mark read as UTF-16 text in this byte
- * order (Windows tools and some exporters write it so): an even length, more than half of the
- * code units ASCII (their other byte zero, always on the same side), no unit that text does not
- * hold (NUL, a control other than tab and line breaks, U+FFFE) and no surrogate out of its pair.
+ * order (Windows tools and some exporters write it so): an even length, no unit that text does
+ * not hold (NUL, a control other than tab and line breaks, U+FFFE) and no surrogate out of its
+ * pair; and either more than half of the code units ASCII (their other byte zero, always on the
+ * same side), or — for text in another script (Cyrillic, Japanese…), whose units are mostly not
+ * ASCII — at least 64 units, every one an assigned character that is not for private use, with a
+ * space, tab or line break among them written as UTF-16 (the zero byte beside it on the same side)
+ * and a byte that eight-bit text never holds (see controlByte).
  * Binary files fail it: their zero bytes fall on both sides (a run of zeros is a NUL unit), and
- * random bytes make few units ASCII.
+ * random bytes make few units ASCII and, among 64 units, one unassigned, private-use or
+ * lone surrogate. Eight-bit text with a stray NUL fails it too: it has no such control byte (UTF-8
+ * Cyrillic read as UTF-16 is all Hangul, so only that tells them apart).
  */
 function looksUtf16(bytes: Uint8Array, littleEndian: boolean): boolean {
   if (bytes.length < 4 || bytes.length % 2 !== 0) return false;
@@ -69,11 +106,17 @@ function looksUtf16(bytes: Uint8Array, littleEndian: boolean): boolean {
       ? (bytes[i] as number) | ((bytes[i + 1] as number) << 8)
       : ((bytes[i] as number) << 8) | (bytes[i + 1] as number);
   let ascii = 0;
+  let spacing = 0;
+  let unassigned = 0;
+  let controls = 0;
   for (let i = 0; i < end; i += 2) {
     const unit = unitAt(i);
     if (!textUnit(unit)) return false;
-    if (unit < 0x80) ascii++;
-    else if (unit >= 0xdc00 && unit <= 0xdfff) return false;
+    if (controlByte(unit & 0xff) || controlByte(unit >> 8)) controls++;
+    if (unit < 0x80) {
+      ascii++;
+      if (spacingUnit(unit)) spacing++;
+    } else if (unit >= 0xdc00 && unit <= 0xdfff) return false;
     else if (unit >= 0xd800 && unit <= 0xdbff) {
       // A high surrogate needs a low one next (unless the sample ends first); skip that one.
       if (i + 2 < end) {
@@ -81,9 +124,11 @@ function looksUtf16(bytes: Uint8Array, littleEndian: boolean): boolean {
         if (low < 0xdc00 || low > 0xdfff) return false;
       }
       i += 2;
-    }
+    } else if (!assignedUnit(unit)) unassigned++;
   }
-  return ascii * 2 > end / 2;
+  const units = end / 2;
+  if (ascii * 2 > units) return true;
+  return units >= MIN_NON_ASCII_UNITS && spacing > 0 && unassigned === 0 && controls > 0;
 }
 
 /** The byte order of a UTF-16 text file without a byte order mark, if the file is one. */

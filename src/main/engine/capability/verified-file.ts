@@ -16,6 +16,7 @@ import { CapabilityDeniedError } from "../errors/capability-denied-error.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { ResolvedPath } from "./fs-capability.ts";
 import { tempNameFor } from "./temp-name.ts";
+import { noteFileBeingWritten } from "../temp/files-being-written.ts";
 
 /**
  * Open first, then verify what was opened.
@@ -299,9 +300,12 @@ export async function writeVerifiedFile(
     const tempPath = await inside(dir, dirPath, tempName);
     const mode = existing ? existing.mode & 0o7777 : 0o666;
     let temp: FileHandle;
+    // Noted before it exists: a process ending while it is made removes it too.
+    const written = noteFileBeingWritten(tempPath);
     try {
       temp = await open(tempPath, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, mode);
     } catch (err) {
+      written();
       // ENOENT: the folder that was opened has been removed (replaced) since.
       if (code(err) === "ENOENT") throw changed(target, "written");
       throw err;
@@ -327,6 +331,8 @@ export async function writeVerifiedFile(
       await temp.close().catch(() => undefined);
       await unlink(tempPath).catch(() => undefined);
       throw err;
+    } finally {
+      written();
     }
     if (!(await hasProcFd()) && !(await isHandleOf(dir, dirPath))) throw changed(target, "written");
   } finally {

@@ -29,6 +29,11 @@ interface CheckpointFile {
   path: string;
   type: EntryType;
   change: "created" | "modified" | "deleted";
+  /**
+   * Set when the change turned the path from a file into a folder (`folder`) or back (`file`):
+   * it is then "modified", but a person is told what it became.
+   */
+  became?: "file" | "folder";
   /** Why it may not be restorable (e.g. its previous content was not kept). */
   note?: string;
 }
@@ -96,12 +101,21 @@ function summaryOf(checkpoint: Checkpoint): CheckpointSummary {
     createdAt: checkpoint.createdAt,
     restoredBy: checkpoint.restoredBy,
     undoes: checkpoint.undoes,
-    files: checkpoint.entries.map((e) => ({
-      path: e.path,
-      type: e.type,
-      change: !e.before.exists ? "created" : !e.after.exists ? "deleted" : "modified",
-      ...(e.note !== undefined ? { note: e.note } : {}),
-    })),
+    files: checkpoint.entries.map((e) => {
+      const became =
+        e.before.exists && e.after.exists && e.before.folder !== e.after.folder
+          ? e.after.folder === true
+            ? ("folder" as const)
+            : ("file" as const)
+          : undefined;
+      return {
+        path: e.path,
+        type: e.type,
+        change: !e.before.exists ? "created" : !e.after.exists ? "deleted" : "modified",
+        ...(became !== undefined ? { became } : {}),
+        ...(e.note !== undefined ? { note: e.note } : {}),
+      };
+    }),
   };
 }
 

@@ -4,6 +4,7 @@ import path from "node:path";
 import { canonicalize } from "../capability/canonical-path.ts";
 import { replacementFor } from "../capability/file-replacement.ts";
 import { tempNameFor } from "../capability/temp-name.ts";
+import { noteFileBeingWritten } from "../temp/files-being-written.ts";
 import { rewriteOpenFile } from "../capability/verified-file.ts";
 import { CheckpointError } from "../errors/checkpoint-error.ts";
 import type { BlobStore } from "./blob-store.ts";
@@ -184,23 +185,29 @@ async function writeFileAt(root: string, absolute: string, bytes: Uint8Array, mo
   )
     return;
   const temp = path.join(dir, tempNameFor(path.basename(absolute), "lathe-restore"));
-  const handle = await open(temp, "wx", mode);
+  // Noted before it exists: a process ending while it is written removes it (a second Ctrl-C).
+  const written = noteFileBeingWritten(temp);
   try {
-    await handle.writeFile(bytes);
-    await handle.sync();
-  } catch (err) {
+    const handle = await open(temp, "wx", mode);
+    try {
+      await handle.writeFile(bytes);
+      await handle.sync();
+    } catch (err) {
+      await handle.close();
+      await unlink(temp).catch(() => undefined);
+      throw err;
+    }
     await handle.close();
-    await unlink(temp).catch(() => undefined);
-    throw err;
-  }
-  await handle.close();
-  try {
-    if (existing) await chown(temp, existing.uid, existing.gid);
-    await chmod(temp, mode);
-    await rename(temp, absolute);
-  } catch (err) {
-    await unlink(temp).catch(() => undefined);
-    throw err;
+    try {
+      if (existing) await chown(temp, existing.uid, existing.gid);
+      await chmod(temp, mode);
+      await rename(temp, absolute);
+    } catch (err) {
+      await unlink(temp).catch(() => undefined);
+      throw err;
+    }
+  } finally {
+    written();
   }
 }
 

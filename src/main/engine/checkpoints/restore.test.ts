@@ -358,6 +358,8 @@ describe("a command that turned a file into a folder, or a folder into a file", 
       what: "a file became a folder",
       arrange: async () => ws.put("f", "the person's notes\n"),
       command: "rm f && mkdir -p f/sub && echo new > f/sub/y",
+      listed: { path: "f", type: "file", change: "modified", became: "folder" },
+      undoListed: { path: "f", type: "file", change: "modified", became: "file" },
       actions: [
         ["f", "restore"],
         ["f/sub", "delete"],
@@ -375,6 +377,8 @@ describe("a command that turned a file into a folder, or a folder into a file", 
         await ws.put("d/sub/z", "deeper\n");
       },
       command: "rm -r d && echo file > d",
+      listed: { path: "d", type: "file", change: "modified", became: "file" },
+      undoListed: { path: "d", type: "file", change: "modified", became: "folder" },
       actions: [
         ["d", "restore"],
         ["d/sub/z", "recreate"],
@@ -390,6 +394,13 @@ describe("a command that turned a file into a folder, or a folder into a file", 
     await c.arrange();
     await ws.ok("bash", { command: c.command });
     const changed = await snapshotOf(ws.root);
+    // The listing says what happened to the path, not just that it was "modified".
+    const listed = (id: number) =>
+      ws.engine.checkpoints
+        .list("s1")
+        .find((x) => x.id === id)
+        ?.files.find((f) => f.path === c.listed.path);
+    expect(listed(newest())).toEqual(c.listed);
     const plan = await ws.engine.checkpoints.previewRestore("s1", newest());
     expect(plan.paths.map((p) => [p.path, p.action])).toEqual(c.actions);
     expect(plan.paths.filter((p) => p.unavailable !== undefined || p.conflict !== undefined)).toEqual([]);
@@ -397,6 +408,7 @@ describe("a command that turned a file into a folder, or a folder into a file", 
     const outcome = await ws.engine.checkpoints.restore("s1", newest());
     expect(outcome).toMatchObject({ applied: true, failed: [], skipped: [], blocked: [] });
     await c.check();
+    expect(listed(outcome.undoCheckpoint as number)).toEqual(c.undoListed);
 
     const undo = await ws.engine.checkpoints.restore("s1", outcome.undoCheckpoint as number);
     expect(undo).toMatchObject({ applied: true, failed: [], skipped: [], blocked: [] });

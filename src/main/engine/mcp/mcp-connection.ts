@@ -509,10 +509,16 @@ export class McpConnection {
       const tilde = config.command.startsWith("~")
         ? `; a command is not run by a shell, so "~" is not your home folder: write the whole path`
         : "";
+      // A PATH the server's own "env" sets replaces the one Lathe would give it: say so, or the
+      // person looks for the program where their shell finds it.
+      const ownPath = !isPath && config.env["PATH"] !== undefined;
       const where = isPath
         ? `there is no such file${tilde}`
-        : `searched PATH: ${opened?.path ?? searched ?? "(none)"}`;
-      return `the command "${config.command}" was not found (${where}). Install it, or fix "command" in ${this.options.source}`;
+        : `searched PATH${ownPath ? `, as "env" sets it` : ""}: ${opened?.path ?? searched ?? "(none)"}`;
+      const fix = ownPath
+        ? `fix "command" (or add its folder to "PATH" in "env", or remove that PATH)`
+        : `fix "command"`;
+      return `the command "${config.command}" was not found (${where}). Install it, or ${fix} in ${this.options.source}`;
     }
     if (isStdio(config) && code === "EACCES") {
       return `the command "${config.command}" is not executable. Fix its permissions, or "command" in ${this.options.source}`;

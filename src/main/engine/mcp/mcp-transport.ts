@@ -101,8 +101,9 @@ export async function openTransport(
   let tempDir: string | undefined;
   if (sandbox?.status.active) {
     // Started through bash in the sandbox, a missing command would only say "command not found"
-    // on stderr: look it up first and fail as a direct start would.
-    const found = lookUpProgram(config.command, PATH, cwd);
+    // on stderr: look it up first and fail as a direct start would. On the PATH the server gets
+    // (its own `env` may set one), which is where bash looks.
+    const found = lookUpProgram(config.command, searched ?? PATH, cwd);
     if ("code" in found)
       throw Object.assign(new Error(`spawn ${config.command} ${found.code}`), {
         code: found.code,
