@@ -23,7 +23,7 @@ afterEach(async () => {
 const globalDir = (): string => path.join(home, "skills");
 const projectDir = (): string => path.join(root, ".lathe", "skills");
 
-async function putSkill(dir: string, folder: string, text: string): Promise<string> {
+async function putSkill(dir: string, folder: string, text: string | Uint8Array): Promise<string> {
   await mkdir(path.join(dir, folder), { recursive: true });
   const file = path.join(dir, folder, "SKILL.md");
   await writeFile(file, text);
@@ -190,6 +190,31 @@ describe("SkillCatalog", () => {
         ),
       ]),
     );
+  });
+
+  const TEXT = "---\nname: cafe\ndescription: Order at the café, naïvely.\n---\nSay « bonjour ».\n";
+  const utf16be = (text: string): Buffer => {
+    const le = Buffer.from(text, "utf16le");
+    for (let i = 0; i < le.length; i += 2) le.writeUInt16BE(le.readUInt16LE(i), i);
+    return le;
+  };
+  it.each([
+    { encoding: "UTF-8", bytes: Buffer.from(TEXT, "utf8") },
+    {
+      encoding: "UTF-8 with a BOM",
+      bytes: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(TEXT)]),
+    },
+    { encoding: "latin1", bytes: Buffer.from(TEXT, "latin1") },
+    {
+      encoding: "UTF-16LE with a BOM",
+      bytes: Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(TEXT, "utf16le")]),
+    },
+    { encoding: "UTF-16BE with a BOM", bytes: Buffer.concat([Buffer.from([0xfe, 0xff]), utf16be(TEXT)]) },
+  ])("reads a SKILL.md saved as $encoding as the read and skill tools do", async ({ bytes }) => {
+    await putSkill(globalDir(), "cafe", bytes);
+    const skills = catalog(true);
+    expect(skills.problems()).toEqual([]);
+    expect(skills.promptLines()).toEqual(["- cafe: Order at the café, naïvely."]);
   });
 
   it("sees skills added and removed after a refresh", async () => {

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, realpathSync, statSync, type Dirent } from "node:fs";
 import path from "node:path";
+import { decodeText } from "../builtin/text-codec.ts";
 import { isWithin } from "../capability/canonical-path.ts";
 import { LatheError } from "../errors/lathe-error.ts";
 import { ManifestError } from "../errors/manifest-error.ts";
@@ -117,7 +118,9 @@ function readSkill(
         `${file} is ${stats.size} bytes, over the ${MAX_SKILL_FILE_BYTES}-byte limit for a skill. Keep the instructions short and move reference material into other files of the skill.`,
       );
     }
-    parsed = parseSkillFile(readFileSync(located.file, "utf8"), file);
+    // Decoded as the skill tool decodes it (UTF-16 with its BOM, latin1…), so the description in
+    // the prompt is the text the instructions are loaded with.
+    parsed = parseSkillFile(decodeText(readFileSync(located.file)).text, file);
   } catch (err) {
     scan.problems.push({ path: file, message: reasonOf(err, file) });
     return;
