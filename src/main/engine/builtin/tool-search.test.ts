@@ -89,6 +89,24 @@ describe("tool_search", () => {
     expect(data.tools.map((t) => t.id)).toEqual(["crm_find_contact"]);
   });
 
+  it.each([
+    { query: "github_create_issue", found: ["github_create_issue"] },
+    { query: "  GITHUB_CREATE_ISSUE ", found: ["github_create_issue"] },
+    { query: "github_close_issue, crm_find_contact", found: ["github_close_issue", "crm_find_contact"] },
+    { query: "github_list_issues github_extra_3", found: ["github_list_issues", "github_extra_3"] },
+  ])("loads only the tools a query names exactly: $query", async ({ query, found }) => {
+    const data = outputOf<ToolSearchData>(await search({ query }));
+    expect(data.tools.map((t) => t.id)).toEqual(found);
+    // Nothing else was loaded into the session: the other GitHub tools stay names only.
+    expect(ws.engine.toolExposure(ws.session).discoveredIds()).toEqual([...found].sort());
+  });
+
+  it("still searches when a query holds words besides exact names", async () => {
+    const data = outputOf<ToolSearchData>(await search({ query: "github_create_issue or close" }));
+    expect(data.tools.map((t) => t.id)).toEqual(expect.arrayContaining(["github_close_issue"]));
+    expect(data.tools.length).toBeGreaterThan(1);
+  });
+
   it("returns at most 5 tools by default and max_results when given", async () => {
     expect(outputOf<ToolSearchData>(await search({ query: "github" })).tools).toHaveLength(5);
     expect(outputOf<ToolSearchData>(await search({ query: "github", max_results: 2 })).tools).toHaveLength(2);
