@@ -189,13 +189,15 @@ describe("deferred tools and hosts", () => {
 
   it("listTools reports deferred: true for tools deferred by config or by the budget", async () => {
     const byId = new Map(ws.engine.listTools({ contextTokens: BIG_CONTEXT }).map((t) => [t.id, t]));
-    expect(byId.get("github_create_issue")?.deferred).toBe(true);
+    expect(byId.get("github_create_issue")).toMatchObject({ deferred: true, deferredBy: "config" });
     expect(byId.get("word_count")?.deferred).toBe(false);
+    expect(byId.get("word_count")?.deferredBy).toBeUndefined();
     for (const id of ["read", "write", "edit", "glob", "grep", "bash"])
       expect(byId.get(id)?.deferred).toBe(false);
     // A tiny context defers the non-locked word_count too; the locked built-ins stay.
     const tiny = new Map(ws.engine.listTools({ contextTokens: 1000 }).map((t) => [t.id, t]));
-    expect(tiny.get("word_count")?.deferred).toBe(true);
+    expect(tiny.get("word_count")).toMatchObject({ deferred: true, deferredBy: "budget" });
+    expect(tiny.get("github_create_issue")?.deferredBy).toBe("config");
     for (const id of ["read", "write", "edit", "glob", "grep", "bash", TOOL_SEARCH_ID])
       expect(tiny.get(id)?.deferred).toBe(false);
   });
