@@ -217,6 +217,24 @@ describe("SkillCatalog", () => {
     expect(skills.promptLines()).toEqual(["- cafe: Order at the café, naïvely."]);
   });
 
+  it("tells a problem that appears after it was made once, and again if it comes back after a fix", async () => {
+    await putSkill(globalDir(), "early", "no front matter\n");
+    const skills = catalog(true);
+    // Found when the catalog was made: the engine's notices carry it.
+    expect(skills.untoldProblems()).toEqual([]);
+    const file = await putSkill(globalDir(), "late", "---\nname: late\n---\nBody.\n");
+    skills.refresh();
+    expect(skills.untoldProblems().map((p) => p.path)).toEqual([file]);
+    skills.refresh();
+    expect(skills.untoldProblems()).toEqual([]);
+    await putSkill(globalDir(), "late", skillText("late", "Fixed."));
+    skills.refresh();
+    expect(skills.untoldProblems()).toEqual([]);
+    await putSkill(globalDir(), "late", "---\nname: late\n---\nBody.\n");
+    skills.refresh();
+    expect(skills.untoldProblems().map((p) => p.path)).toEqual([file]);
+  });
+
   it("sees skills added and removed after a refresh", async () => {
     const skills = catalog(true);
     expect(skills.promptLines()).toEqual([]);

@@ -164,6 +164,8 @@ export class SkillCatalog {
   private readonly root: string;
   private readonly projectTrusted: boolean;
   private scan: Scan;
+  /** Problems already told (the engine's notices carry those found when it started). */
+  private readonly told = new Set<string>();
 
   constructor(input: SkillCatalogInput) {
     this.globalDir = path.join(input.latheHome, "skills");
@@ -171,6 +173,7 @@ export class SkillCatalog {
     this.root = input.root;
     this.projectTrusted = input.projectTrusted;
     this.scan = this.discover();
+    for (const p of this.scan.problems) this.told.add(p.message);
   }
 
   private discover(): Scan {
@@ -202,6 +205,19 @@ export class SkillCatalog {
   /** Look at the folders again (skills added, edited or removed since). */
   refresh(): void {
     this.scan = this.discover();
+    // A problem fixed since is forgotten, so the same one coming back is told again.
+    const now = new Set(this.scan.problems.map((p) => p.message));
+    for (const message of this.told) if (!now.has(message)) this.told.delete(message);
+  }
+
+  /**
+   * Problems not told yet: a skill that broke after the catalog was made (the engine's notices
+   * carry those found then). Each is returned once, and counts as told from then on.
+   */
+  untoldProblems(): SkillProblem[] {
+    const untold = this.scan.problems.filter((p) => !this.told.has(p.message));
+    for (const p of untold) this.told.add(p.message);
+    return untold.map((p) => ({ ...p }));
   }
 
   /** Every usable skill, by name. */
