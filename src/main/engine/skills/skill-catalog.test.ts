@@ -235,6 +235,26 @@ describe("SkillCatalog", () => {
     expect(skills.untoldProblems().map((p) => p.path)).toEqual([file]);
   });
 
+  it.each([
+    { case: "the global skills folder", linked: () => globalDir() },
+    { case: "the project's .lathe folder", linked: () => path.join(root, ".lathe") },
+  ])("says once that $case is a link, instead of blaming each skill in it", async ({ linked }) => {
+    const elsewhere = path.join(base, "dotfiles");
+    const skillsThere = linked() === globalDir() ? elsewhere : path.join(elsewhere, "skills");
+    await putSkill(skillsThere, "pdf", skillText("pdf", "PDF things."));
+    await putSkill(skillsThere, "notes", skillText("notes", "Take notes."));
+    await mkdir(path.dirname(linked()), { recursive: true });
+    await symlink(elsewhere, linked());
+    const skills = catalog(true);
+    expect(skills.skills()).toEqual([]);
+    const problems = skills.problems();
+    expect(problems).toHaveLength(1);
+    expect(problems[0]?.message).toMatch(
+      / resolves to .*dotfiles.* through a link; skills are loaded only from a real folder/,
+    );
+    expect(problems[0]?.message).not.toMatch(/Copy the skill into/);
+  });
+
   it("sees skills added and removed after a refresh", async () => {
     const skills = catalog(true);
     expect(skills.promptLines()).toEqual([]);

@@ -142,7 +142,26 @@ function readSkill(
   });
 }
 
+/** Where `dir` really is, when a link on the way leads elsewhere; undefined when it is where it says. */
+function linkedAway(dir: string): string | undefined {
+  try {
+    const real = realpathSync(dir);
+    return real === dir ? undefined : real;
+  } catch {
+    return undefined; // no such folder: no skills, nothing to say
+  }
+}
+
 function readLayer(dir: string, layer: SkillLayer, scan: Scan): void {
+  // Each skill of a linked folder would resolve outside it: said once, for the folder.
+  const real = linkedAway(dir);
+  if (real !== undefined) {
+    scan.problems.push({
+      path: dir,
+      message: `${dir} resolves to ${real} through a link; skills are loaded only from a real folder at ${dir}, so none of its skills is. Move the skills there (link the other way round if you share them).`,
+    });
+    return;
+  }
   const seen = new Map<string, string>();
   for (const folder of skillFolders(dir)) readSkill(folder, dir, layer, seen, scan);
 }
