@@ -94,6 +94,11 @@ describe("tool_search", () => {
     { query: "  GITHUB_CREATE_ISSUE ", found: ["github_create_issue"] },
     { query: "github_close_issue, crm_find_contact", found: ["github_close_issue", "crm_find_contact"] },
     { query: "github_list_issues github_extra_3", found: ["github_list_issues", "github_extra_3"] },
+    // The form some models were trained to use for exact names.
+    {
+      query: "select:github_create_issue,crm_find_contact",
+      found: ["github_create_issue", "crm_find_contact"],
+    },
   ])("loads only the tools a query names exactly: $query", async ({ query, found }) => {
     const data = outputOf<ToolSearchData>(await search({ query }));
     expect(data.tools.map((t) => t.id)).toEqual(found);

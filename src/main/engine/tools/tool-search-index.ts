@@ -139,12 +139,16 @@ export class ToolSearchIndex {
 
   /**
    * The tools a query names and nothing else: every word of it (split at commas and spaces) is
-   * a tool's exact name (case aside), in the order named; undefined when any word is not.
+   * a tool's exact name (case aside), in the order named; undefined when any word is not. A
+   * leading `select:` (the form some models were trained to write names in) is left out.
    */
   private named(query: string, among: ReadonlySet<string> | undefined): ToolSearchHit[] | undefined {
     const docs = among ? this.docs.filter((d) => among.has(d.id)) : this.docs;
     const hits: ToolSearchHit[] = [];
-    for (const word of query.split(/[\s,]+/).filter(Boolean)) {
+    const names = query.replace(/^select:/i, "");
+    const words = names.split(/[\s,]+/).filter(Boolean);
+    if (words.length === 0) return undefined;
+    for (const word of words) {
       const lower = word.toLowerCase();
       const doc = docs.find((d) => d.id === word) ?? docs.find((d) => d.lowerId === lower);
       if (doc === undefined) return undefined;
