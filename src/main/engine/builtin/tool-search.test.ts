@@ -142,6 +142,16 @@ describe("tool_search", () => {
     expect(data.note).toMatch(/No deferred tool matches "quantum teleportation"\. Try other or fewer words/);
   });
 
+  it("quotes a long query that matches nothing in part, not whole, in its note", async () => {
+    const query = `zxqv ${"blorft ".repeat(20_000)}`;
+    const data = outputOf<ToolSearchData>(await search({ query }));
+    expect(data.tools).toEqual([]);
+    expect(data.note).toMatch(
+      /^No deferred tool matches "zxqv blorft blorft .*…" \(140,\d{3} characters\)\. Try other or fewer words/,
+    );
+    expect(data.note!.length).toBeLessThan(400);
+  });
+
   it.each([
     ["an empty query", { query: "" }, /query/],
     ["a blank query", { query: "   " }, /query is blank\. Pass a few words/],
