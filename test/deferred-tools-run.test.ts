@@ -92,3 +92,26 @@ describe("an agent that may not use tool_search", () => {
     expect(systemOf(seen[0]!)).toMatch(/Deferred tools .*: shout\./);
   });
 });
+
+describe("the budget follows the model of each run", () => {
+  it("a run on a model of unknown context after one on a large model defers by the assumed 32k again", async () => {
+    // About 10,000 tokens: inside 10% of a million, far past 10% of 32k.
+    const big = plugin("big_report", `Build a report. ${"Detail of the report. ".repeat(1_900)}`, false);
+    const h = await harness({}, [big]);
+    const seen: LanguageModelV4CallOptions[] = [];
+    const answer = () =>
+      scriptedModel([
+        (call) => {
+          seen.push(call);
+          return { text: "ok" };
+        },
+      ]);
+    const first = await h.run("hello", answer(), { contextTokens: 1_000_000 });
+    expect(toolNames(seen[0]!)).toContain("big_report");
+    // The same conversation goes on with a model whose context Lathe does not know.
+    const sessionId = first.result.sessionId;
+    await h.run("again", answer(), { sessionId, contextTokens: undefined });
+    expect(toolNames(seen[1]!)).not.toContain("big_report");
+    expect(systemOf(seen[1]!)).toMatch(/Deferred tools .*: big_report, /);
+  });
+});
