@@ -132,7 +132,22 @@ describe("SkillCatalog", () => {
     {
       name: "a numeric name",
       text: "---\nname: 42\ndescription: x\n---\nBody.\n",
+      reason: /name: it is a number; write it as text, in quotes: name: "42"/,
+    },
+    {
+      name: "an empty name",
+      text: "---\nname:\ndescription: x\n---\nBody.\n",
       reason: /name: add "name:"/,
+    },
+    {
+      name: "a yes/no as description",
+      text: "---\nname: flag\ndescription: true\n---\nBody.\n",
+      reason: /description: it is true or false; write it as text, in quotes/,
+    },
+    {
+      name: "a list as description",
+      text: "---\nname: listed\ndescription:\n  - one\n  - two\n---\nBody.\n",
+      reason: /description: it is a list; write it as text/,
     },
     {
       name: "bad YAML",
