@@ -25,6 +25,11 @@ export function readFrontMatter(text: string, file: string, howToStart: string):
     const first = ((err as Error).message.split("\n")[0] ?? "")
       .replace(/:$/, "")
       .replace(/\bat line (\d+)/, (_, line: string) => `at line ${Number(line) + 1}`);
-    throw new ManifestError(`${file}: the front matter is not valid YAML: ${first}.`, { cause: err });
+    // The commonest slip: a description with ": " in it, which YAML reads as a key of its own.
+    const hint =
+      (err as { code?: unknown }).code === "BLOCK_AS_IMPLICIT_KEY"
+        ? ' A value that holds ": " must be in quotes: description: "Use it when: …".'
+        : "";
+    throw new ManifestError(`${file}: the front matter is not valid YAML: ${first}.${hint}`, { cause: err });
   }
 }

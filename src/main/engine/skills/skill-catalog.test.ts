@@ -155,6 +155,11 @@ describe("SkillCatalog", () => {
       reason: /front matter is not valid YAML/,
     },
     {
+      name: 'a description holding ": "',
+      text: "---\nname: colon\ndescription: Use this when: the user asks for docs\n---\nBody.\n",
+      reason: /not valid YAML: .* at line 3, column \d+\. A value that holds ": " must be in quotes/,
+    },
+    {
       name: "a list as front matter",
       text: "---\n- name\n- description\n---\nBody.\n",
       reason: /must be YAML keys/,
