@@ -275,6 +275,26 @@ describe("SkillCatalog", () => {
     expect(problems[0]?.message).not.toMatch(/Copy the skill into/);
   });
 
+  it.each([
+    { line: "description: Fix issue #12 style bugs", shown: "Fix issue", warned: true },
+    { line: 'description: "Fix issue #12 style bugs"', shown: "Fix issue #12 style bugs", warned: false },
+    { line: "description: Fix C# style bugs", shown: "Fix C# style bugs", warned: false },
+    // "# " reads as a comment meant as one; "#12" as text that was meant to be shown.
+    { line: "description: Fix style bugs # a note to myself", shown: "Fix style bugs", warned: false },
+  ])("loads a description a ' #' cuts short, and says so: $line", async ({ line, shown, warned }) => {
+    const file = await putSkill(globalDir(), "hash", `---\nname: hash\n${line}\n---\nBody.\n`);
+    const skills = catalog(true);
+    expect(skills.promptLines()).toEqual([`- hash: ${shown}`]);
+    expect(skills.problems()).toEqual([]);
+    expect(skills.notices()).toEqual(
+      warned
+        ? [
+            `${file}: its description stops at " #" (YAML reads the rest of that line as a comment), so the model is shown "${shown}". Put the whole description in quotes to keep it.`,
+          ]
+        : [],
+    );
+  });
+
   it("sees skills added and removed after a refresh", async () => {
     const skills = catalog(true);
     expect(skills.promptLines()).toEqual([]);

@@ -134,6 +134,7 @@ function readSkill(
     return;
   }
   seen.set(parsed.name, file);
+  if (parsed.warning !== undefined) scan.notices.push(parsed.warning);
   scan.skills.set(parsed.name, {
     name: parsed.name,
     description: parsed.description,

@@ -46,6 +46,18 @@ export interface SkillFile {
   /** On one line (whitespace runs collapsed), for the system prompt. */
   description: string;
   body: string;
+  /** Something its author should know though the skill loads (a description cut at " #"). */
+  warning?: string;
+}
+
+/**
+ * Whether an unquoted `description:` line holds ` #` before a word (`Fix issue #12`): YAML ends
+ * the value there and reads the rest as a comment, which its author rarely means (`# note`, with
+ * a space, reads as a comment meant as one).
+ */
+function cutAtComment(yaml: string): boolean {
+  const value = /^description:[ \t]*(\S[^\n]*)$/m.exec(yaml)?.[1];
+  return value !== undefined && !/^["'|>]/.test(value) && /[ \t]#\S/.test(value);
 }
 
 /**
@@ -77,5 +89,15 @@ export function parseSkillFile(text: string, file: string): SkillFile {
   if (body === "") {
     throw new ManifestError(`${file} has no instructions: write them below the front matter.`);
   }
-  return { name: parsed.data.name, description: parsed.data.description.replace(/\s+/g, " "), body };
+  const description = parsed.data.description.replace(/\s+/g, " ");
+  return {
+    name: parsed.data.name,
+    description,
+    body,
+    ...(cutAtComment(front.yaml)
+      ? {
+          warning: `${file}: its description stops at " #" (YAML reads the rest of that line as a comment), so the model is shown "${description}". Put the whole description in quotes to keep it.`,
+        }
+      : {}),
+  };
 }
