@@ -201,6 +201,23 @@ describe("lathe tools", () => {
     );
     expect(lines.length).toBeGreaterThanOrEqual(1 + BUILTINS.length);
   });
+
+  it("says why each deferred tool is deferred, in the table and in --json", async () => {
+    const json = await lathe(["tools", "--json"]);
+    const tools = JSON.parse(json.stdout) as Array<{ id: string; deferred?: boolean; deferredBy?: string }>;
+    const deferred = tools.filter((t) => t.deferred === true);
+    // The bundled plugins do not fit beside the built-ins in 10% of the 32k context assumed here.
+    expect(deferred.map((t) => t.id)).toEqual(expect.arrayContaining(["word_count"]));
+    for (const t of tools) expect(t.deferredBy).toBe(t.deferred === true ? "budget" : undefined);
+    const table = await lathe(["tools"]);
+    expect(table.stdout).toMatch(
+      new RegExp(
+        `\\nDeferred \\(${deferred.length}\\): .*tool_search.*\\n  ${deferred
+          .map((t) => t.id)
+          .join(", ")}: past 10% of a 32768-token context`,
+      ),
+    );
+  });
 });
 
 describe("lathe call", () => {

@@ -3,7 +3,7 @@ import path from "node:path";
 import type { LanguageModelV4CallOptions } from "@ai-sdk/provider";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentManifest } from "../src/main/engine/agent/agent-manifest.ts";
-import { openAgentHarness, type AgentHarness } from "./support/agent-harness.ts";
+import { eventsOf, openAgentHarness, type AgentHarness } from "./support/agent-harness.ts";
 import { scriptedModel } from "./support/scripted-model.ts";
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -93,5 +93,36 @@ describe("a skill that cannot be loaded", () => {
     const system = await systemPromptOfRun(h);
     expect(system).toContain("- good: Works.");
     expect(system).not.toContain("broken");
+  });
+});
+
+describe("a skill broken while the app is open", () => {
+  it("is named in the next run's notices, once, and left out of the model's list", async () => {
+    const h = await harness();
+    await addSkill(h.home, "notes", "notes", "Take notes.");
+    h.engine.skills.refresh();
+    const first = await h.run("hello", scriptedModel([{ text: "ok" }]));
+    expect(eventsOf(first.events, "notice").filter((e) => e.message.includes("skill"))).toEqual([]);
+
+    // The user edits the skill and breaks its front matter between two runs.
+    await writeFile(path.join(h.home, "skills", "notes", "SKILL.md"), "---\nname: [notes\n---\nx\n");
+    let system = "";
+    const second = await h.run(
+      "hello",
+      scriptedModel([
+        (call) => {
+          system = systemOf(call);
+          return { text: "ok" };
+        },
+      ]),
+    );
+    expect(system).not.toContain("notes");
+    const said = eventsOf(second.events, "notice").map((e) => e.message);
+    expect(said).toEqual([
+      expect.stringMatching(/^A skill was skipped: .*notes\/SKILL\.md: the front matter is not valid YAML/),
+    ]);
+    // Said once: the next run, with the skill still broken, does not repeat it.
+    const third = await h.run("hello", scriptedModel([{ text: "ok" }]));
+    expect(eventsOf(third.events, "notice")).toEqual([]);
   });
 });

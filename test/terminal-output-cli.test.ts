@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -134,4 +134,20 @@ describe.skipIf(process.platform === "win32")("terminal output through the lathe
       expect(trust.stdout + trust.stderr).not.toMatch(CONTROLS);
     }
   }, 60_000);
+
+  it("lathe tools and lathe call: a skill folder whose name holds escape sequences is named escaped in the notice that skips it", async () => {
+    const hostile = "\u001b]0;owned\u0007\u001b[2J\u001b[31m";
+    const folder = path.join(home, "skills", `evil${hostile}`);
+    // Positive control: the folder is there under that name, and the name acts on a terminal.
+    await mkdir(folder, { recursive: true });
+    expect(await readdir(path.join(home, "skills"))).toEqual([`evil${hostile}`]);
+    expect(hostile).toMatch(CONTROLS);
+    for (const args of [["tools"], ["call", "read", JSON.stringify({ path: "missing.txt" })]]) {
+      const run = await runLathe(args, { home, cwd: root });
+      expect(run.stderr).toMatch(
+        /lathe: A skill was skipped: .*evil\\u001b\]0;owned\\u0007.* has no SKILL\.md/,
+      );
+      expect(run.stdout + run.stderr).not.toMatch(CONTROLS);
+    }
+  });
 });

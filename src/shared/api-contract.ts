@@ -89,6 +89,8 @@ export const ToolInfoSchema = z.object({
   origin: ToolOriginSchema,
   /** The model starts with the name only; `tool_search` loads the rest. */
   deferred: z.boolean(),
+  /** Why, when it is: the tool asks to be (`defer: true`), or it is past the tool-definition budget. */
+  deferredBy: z.enum(["config", "budget"]).optional(),
   /** Implementations of the same name in earlier layers that this one hides, earliest first. */
   shadows: z.array(ToolOriginSchema),
 });

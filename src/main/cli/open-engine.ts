@@ -1,7 +1,7 @@
 import type { Engine, McpEvent, UnsandboxedServerApprover } from "../engine/index.ts";
 import { AuditUnwrittenError } from "../engine/light.ts";
 import { describeError, writeStderr } from "./output.ts";
-import { shownText } from "./shown-path.ts";
+import { shownLines, shownText } from "./shown-path.ts";
 
 /** The engines whose unwritable audit trail stderr has already explained. */
 const auditFailureSaid = new WeakSet<Engine>();
@@ -100,10 +100,11 @@ export async function openEngine(
     ...(options.approveUnsandboxedMcp ? { approveUnsandboxedMcp: options.approveUnsandboxedMcp } : {}),
     onMcpEvent: sayMcpStarts,
   });
-  // Said once per run: e.g. a project's settings ignored until the folder is trusted.
-  for (const notice of engine.notices) await writeStderr(`lathe: ${notice}\n`);
+  // Said once per run: e.g. a project's settings ignored until the folder is trusted. A notice
+  // may name a file (a skill folder that was skipped): it reaches the terminal escaped.
+  for (const notice of engine.notices) await writeStderr(`lathe: ${shownLines(notice)}\n`);
   reportRuntimeFailures(engine);
-  engine.events.on("CheckpointSkipped", ({ reason }) => void writeStderr(`lathe: ${reason}\n`));
+  engine.events.on("CheckpointSkipped", ({ reason }) => void writeStderr(`lathe: ${shownLines(reason)}\n`));
   return engine;
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ToolInfo } from "../engine/index.ts";
 import {
+  formatDeferredTools,
   formatDisabledTools,
   formatOrigin,
   formatShadowing,
@@ -68,6 +69,30 @@ describe("formatToolsTable", () => {
 
   it("says so when there are no tools", () => {
     expect(formatToolsTable([])).toBe("No tools are registered.\n");
+  });
+});
+
+describe("formatDeferredTools", () => {
+  it("names the tools deferred by their own defer: true apart from those past the budget, with the context assumed", () => {
+    const text = formatDeferredTools(
+      [
+        tool({}),
+        tool({ id: "crm_find", deferred: true, deferredBy: "config" }),
+        tool({ id: "big_one", deferred: true, deferredBy: "budget" }),
+        tool({ id: "big_two", deferred: true, deferredBy: "budget" }),
+      ],
+      32_768,
+    );
+    const lines = text.split("\n");
+    expect(lines[1]).toMatch(/^Deferred \(3\): the model starts with their names only, .*tool_search/);
+    expect(lines[2]).toMatch(/^ {2}crm_find: marked defer /);
+    expect(lines[3]).toMatch(
+      /^ {2}big_one, big_two: past 10% of a 32768-token context, .*lathe run sizes it by its model's/,
+    );
+  });
+
+  it("adds nothing when no tool is deferred", () => {
+    expect(formatDeferredTools([tool({})], 32_768)).toBe("");
   });
 });
 

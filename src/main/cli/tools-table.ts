@@ -80,6 +80,33 @@ export function formatToolsTable(tools: readonly ToolInfo[], width?: number): st
 }
 
 /**
+ * Which tools the model starts with by name only, and why: those that ask to be (`defer: true`),
+ * then those past the budget for tool definitions, 10% of the context of `contextTokens` that
+ * `lathe tools` assumes (a run sizes it by its model's context, so the second list can differ).
+ */
+export function formatDeferredTools(tools: readonly ToolInfo[], contextTokens: number): string {
+  const deferred = tools.filter((t) => t.deferred);
+  if (deferred.length === 0) return "";
+  const ids = (by: ToolInfo["deferredBy"]): string =>
+    deferred
+      .filter((t) => t.deferredBy === by)
+      .map((t) => shownText(t.id))
+      .join(", ");
+  const lines = [
+    `\nDeferred (${deferred.length}): the model starts with their names only, and loads one with tool_search when it needs it.`,
+  ];
+  const byConfig = ids("config");
+  if (byConfig !== "") lines.push(`  ${byConfig}: marked defer (in tool.yaml or the MCP server's settings)`);
+  const byBudget = ids("budget");
+  if (byBudget !== "") {
+    lines.push(
+      `  ${byBudget}: past 10% of a ${contextTokens}-token context, the share tool definitions may take (the context assumed when the model's is not known; lathe run sizes it by its model's, so a larger one may show them in full)`,
+    );
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+/**
  * Which bound tools hide another implementation of the same name (a global plugin `word_count`
  * over the bundled one), so that shadowing is never silent: one line per tool.
  */

@@ -314,8 +314,8 @@ export class Engine {
    */
   listTools(options: DeferralOptions = {}): ToolInfo[] {
     const entries = this.registry.all();
-    const { deferred } = planDeferral(entries, options);
-    return entries.map((entry) => toolInfo(entry, deferred));
+    const plan = planDeferral(entries, options);
+    return entries.map((entry) => toolInfo(entry, plan));
   }
 
   /**

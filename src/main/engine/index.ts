@@ -7,6 +7,7 @@ export type { ApprovalMode } from "./config/lathe-settings.ts";
 export type { Session } from "./session/session.ts";
 export type { Envelope } from "./tools/envelope.ts";
 export type { ToolInfo, ToolOrigin } from "./tools/contract.ts";
+export { DEFAULT_CONTEXT_TOKENS } from "./tools/deferral.ts";
 export { LatheError } from "./errors/lathe-error.ts";
 export { RunStopped } from "./agent/run-stopped.ts";
 export { resolveLatheHome } from "./config/lathe-home.ts";

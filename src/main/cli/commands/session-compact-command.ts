@@ -5,6 +5,7 @@ import { ExitCode } from "../exit-codes.ts";
 import { stopOnInterrupt } from "../interrupt.ts";
 import { closeEngine } from "../open-engine.ts";
 import { describeError, writeStderr, writeStdout } from "../output.ts";
+import { shownLines } from "../shown-path.ts";
 import { modelOption } from "./run-command.ts";
 
 interface CompactOptions {
@@ -58,7 +59,7 @@ async function compact(id: string, options: CompactOptions, signal: AbortSignal)
   }
   const { engine, agent, model } = setup;
   try {
-    for (const message of setup.notices) await writeStderr(`lathe: ${message}\n`);
+    for (const message of setup.notices) await writeStderr(`lathe: ${shownLines(message)}\n`);
     const event = await agentModule.compactSession({ engine, agent, model, sessionId: id, signal });
     await writeStdout(`Compacted session ${id}: ${agentModule.compactionLine(event)}.\n`);
   } catch (err) {

@@ -3,6 +3,7 @@ import { rootOf, rootOption } from "../cli-options.ts";
 import { withEngine } from "../open-engine.ts";
 import { writeStdout } from "../output.ts";
 import {
+  formatDeferredTools,
   formatDisabledTools,
   formatShadowing,
   formatToolsTable,
@@ -18,7 +19,7 @@ export function registerToolsCommand(program: Command): void {
     .addOption(rootOption())
     .option(
       "--json",
-      "print a JSON array of {id, enabled: true, description, parameters, requires, readOnly, gated, kind, origin, deferred, shadows}, then the disabled ones as {id, enabled: false, origin, reason, fix}",
+      "print a JSON array of {id, enabled: true, description, parameters, requires, readOnly, gated, kind, origin, deferred, deferredBy?, shadows}, then the disabled ones as {id, enabled: false, origin, reason, fix}",
     )
     .action(async (options: { root?: string; json?: boolean }) => {
       const tools = await withEngine(
@@ -26,12 +27,14 @@ export function registerToolsCommand(program: Command): void {
         async (engine) => listTools(engine.listTools(), engine.registry.disabledTools()),
         { listsDisabled: true },
       );
+      // The engine is loaded by now: the context its deferral assumed without a model.
+      const { DEFAULT_CONTEXT_TOKENS } = await import("../../engine/index.ts");
       const bound = tools.filter((t) => t.enabled);
       const width = process.stdout.isTTY ? process.stdout.columns : undefined;
       await writeStdout(
         options.json
           ? `${JSON.stringify(tools, null, 2)}\n`
-          : `${formatToolsTable(bound, width)}${formatToolWarnings(bound)}${formatShadowing(bound)}${formatDisabledTools(tools)}`,
+          : `${formatToolsTable(bound, width)}${formatDeferredTools(bound, DEFAULT_CONTEXT_TOKENS)}${formatToolWarnings(bound)}${formatShadowing(bound)}${formatDisabledTools(tools)}`,
       );
     });
 }

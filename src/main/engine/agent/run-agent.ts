@@ -68,6 +68,10 @@ function skillsSection(engine: Engine, emit: (event: RunEvent) => void): string 
       message: `The skills could not be read again (${errorMessage(err)}); the run goes on with the skills found when Lathe started.`,
     });
   }
+  // A skill that broke since Lathe started (an edit while the app is open) is left out of the
+  // list: its author is told why, once.
+  for (const problem of engine.skills.untoldProblems())
+    emit({ type: "notice", message: `A skill was skipped: ${problem.message}` });
   return skillIndex(engine.skills.skills());
 }
 

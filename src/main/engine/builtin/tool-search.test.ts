@@ -89,6 +89,29 @@ describe("tool_search", () => {
     expect(data.tools.map((t) => t.id)).toEqual(["crm_find_contact"]);
   });
 
+  it.each([
+    { query: "github_create_issue", found: ["github_create_issue"] },
+    { query: "  GITHUB_CREATE_ISSUE ", found: ["github_create_issue"] },
+    { query: "github_close_issue, crm_find_contact", found: ["github_close_issue", "crm_find_contact"] },
+    { query: "github_list_issues github_extra_3", found: ["github_list_issues", "github_extra_3"] },
+    // The form some models were trained to use for exact names.
+    {
+      query: "select:github_create_issue,crm_find_contact",
+      found: ["github_create_issue", "crm_find_contact"],
+    },
+  ])("loads only the tools a query names exactly: $query", async ({ query, found }) => {
+    const data = outputOf<ToolSearchData>(await search({ query }));
+    expect(data.tools.map((t) => t.id)).toEqual(found);
+    // Nothing else was loaded into the session: the other GitHub tools stay names only.
+    expect(ws.engine.toolExposure(ws.session).discoveredIds()).toEqual([...found].sort());
+  });
+
+  it("still searches when a query holds words besides exact names", async () => {
+    const data = outputOf<ToolSearchData>(await search({ query: "github_create_issue or close" }));
+    expect(data.tools.map((t) => t.id)).toEqual(expect.arrayContaining(["github_close_issue"]));
+    expect(data.tools.length).toBeGreaterThan(1);
+  });
+
   it("returns at most 5 tools by default and max_results when given", async () => {
     expect(outputOf<ToolSearchData>(await search({ query: "github" })).tools).toHaveLength(5);
     expect(outputOf<ToolSearchData>(await search({ query: "github", max_results: 2 })).tools).toHaveLength(2);
@@ -117,6 +140,16 @@ describe("tool_search", () => {
     const data = outputOf<ToolSearchData>(await search({ query: "quantum teleportation" }));
     expect(data.tools).toEqual([]);
     expect(data.note).toMatch(/No deferred tool matches "quantum teleportation"\. Try other or fewer words/);
+  });
+
+  it("quotes a long query that matches nothing in part, not whole, in its note", async () => {
+    const query = `zxqv ${"blorft ".repeat(20_000)}`;
+    const data = outputOf<ToolSearchData>(await search({ query }));
+    expect(data.tools).toEqual([]);
+    expect(data.note).toMatch(
+      /^No deferred tool matches "zxqv blorft blorft .*…" \(140,\d{3} characters\)\. Try other or fewer words/,
+    );
+    expect(data.note!.length).toBeLessThan(400);
   });
 
   it.each([
@@ -171,13 +204,15 @@ describe("deferred tools and hosts", () => {
 
   it("listTools reports deferred: true for tools deferred by config or by the budget", async () => {
     const byId = new Map(ws.engine.listTools({ contextTokens: BIG_CONTEXT }).map((t) => [t.id, t]));
-    expect(byId.get("github_create_issue")?.deferred).toBe(true);
+    expect(byId.get("github_create_issue")).toMatchObject({ deferred: true, deferredBy: "config" });
     expect(byId.get("word_count")?.deferred).toBe(false);
+    expect(byId.get("word_count")?.deferredBy).toBeUndefined();
     for (const id of ["read", "write", "edit", "glob", "grep", "bash"])
       expect(byId.get(id)?.deferred).toBe(false);
     // A tiny context defers the non-locked word_count too; the locked built-ins stay.
     const tiny = new Map(ws.engine.listTools({ contextTokens: 1000 }).map((t) => [t.id, t]));
-    expect(tiny.get("word_count")?.deferred).toBe(true);
+    expect(tiny.get("word_count")).toMatchObject({ deferred: true, deferredBy: "budget" });
+    expect(tiny.get("github_create_issue")?.deferredBy).toBe("config");
     for (const id of ["read", "write", "edit", "glob", "grep", "bash", TOOL_SEARCH_ID])
       expect(tiny.get(id)?.deferred).toBe(false);
   });

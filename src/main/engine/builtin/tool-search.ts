@@ -31,6 +31,14 @@ export interface ToolSearchData {
   note?: string;
 }
 
+/** Characters of a query that found nothing quoted back in the note (a query may be any length). */
+const QUOTED_QUERY_CHARS = 120;
+
+function quoted(query: string): string {
+  if (query.length <= QUOTED_QUERY_CHARS) return `"${query}"`;
+  return `"${query.slice(0, QUOTED_QUERY_CHARS)}…" (${query.length.toLocaleString("en-US")} characters)`;
+}
+
 function nothingFound(query: string, exposure: ToolExposure): string {
   if (exposure.visibleIds().includes(query)) {
     return `${query} is not deferred: it is already available with its full definition. Call it directly.`;
@@ -38,7 +46,7 @@ function nothingFound(query: string, exposure: ToolExposure): string {
   if (exposure.plan().deferred.size === 0) {
     return "No tool is deferred: every tool you may use is already available with its full definition.";
   }
-  return `No deferred tool matches "${query}". Try other or fewer words, or an exact name from the deferred tools list.`;
+  return `No deferred tool matches ${quoted(query)}. Try other or fewer words, or an exact name from the deferred tools list.`;
 }
 
 /**

@@ -5,6 +5,7 @@ describe("readFrontMatter", () => {
   it("splits the YAML from the text after it", () => {
     expect(readFrontMatter("---\nname: a\n---\nBody\n", "f.md", "how")).toEqual({
       data: { name: "a" },
+      yaml: "name: a",
       body: "Body\n",
     });
   });

@@ -6,6 +6,8 @@ const FRONT_MATTER = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/
 /** A Markdown file with YAML front matter, split: the YAML's value, and the text after it. */
 interface FrontMatter {
   data: unknown;
+  /** The YAML text as written. */
+  yaml: string;
   body: string;
 }
 
@@ -18,13 +20,19 @@ export function readFrontMatter(text: string, file: string, howToStart: string):
   const match = FRONT_MATTER.exec(text);
   if (!match) throw new ManifestError(`${file} has no front matter: ${howToStart}`);
   try {
-    return { data: parseYaml(match[1] as string), body: text.slice(match[0].length) };
+    const yaml = match[1] as string;
+    return { data: parseYaml(yaml), yaml, body: text.slice(match[0].length) };
   } catch (err) {
     // The parser's message goes on to quote the line with a caret under it: one line is enough,
     // and its line number counts from the YAML, which starts on the file's second line.
     const first = ((err as Error).message.split("\n")[0] ?? "")
       .replace(/:$/, "")
       .replace(/\bat line (\d+)/, (_, line: string) => `at line ${Number(line) + 1}`);
-    throw new ManifestError(`${file}: the front matter is not valid YAML: ${first}.`, { cause: err });
+    // The commonest slip: a description with ": " in it, which YAML reads as a key of its own.
+    const hint =
+      (err as { code?: unknown }).code === "BLOCK_AS_IMPLICIT_KEY"
+        ? ' A value that holds ": " must be in quotes: description: "Use it when: …".'
+        : "";
+    throw new ManifestError(`${file}: the front matter is not valid YAML: ${first}.${hint}`, { cause: err });
   }
 }

@@ -23,7 +23,7 @@ afterEach(async () => {
 const globalDir = (): string => path.join(home, "skills");
 const projectDir = (): string => path.join(root, ".lathe", "skills");
 
-async function putSkill(dir: string, folder: string, text: string): Promise<string> {
+async function putSkill(dir: string, folder: string, text: string | Uint8Array): Promise<string> {
   await mkdir(path.join(dir, folder), { recursive: true });
   const file = path.join(dir, folder, "SKILL.md");
   await writeFile(file, text);
@@ -132,12 +132,32 @@ describe("SkillCatalog", () => {
     {
       name: "a numeric name",
       text: "---\nname: 42\ndescription: x\n---\nBody.\n",
+      reason: /name: it is a number; write it as text, in quotes: name: "42"/,
+    },
+    {
+      name: "an empty name",
+      text: "---\nname:\ndescription: x\n---\nBody.\n",
       reason: /name: add "name:"/,
+    },
+    {
+      name: "a yes/no as description",
+      text: "---\nname: flag\ndescription: true\n---\nBody.\n",
+      reason: /description: it is true or false; write it as text, in quotes/,
+    },
+    {
+      name: "a list as description",
+      text: "---\nname: listed\ndescription:\n  - one\n  - two\n---\nBody.\n",
+      reason: /description: it is a list; write it as text/,
     },
     {
       name: "bad YAML",
       text: "---\nname: [unclosed\ndescription: x\n---\nBody.\n",
       reason: /front matter is not valid YAML/,
+    },
+    {
+      name: 'a description holding ": "',
+      text: "---\nname: colon\ndescription: Use this when: the user asks for docs\n---\nBody.\n",
+      reason: /not valid YAML: .* at line 3, column \d+\. A value that holds ": " must be in quotes/,
     },
     {
       name: "a list as front matter",
@@ -189,6 +209,89 @@ describe("SkillCatalog", () => {
           /b-second\/SKILL\.md is named "twin", like .*a-first\/SKILL\.md in the same folder/,
         ),
       ]),
+    );
+  });
+
+  const TEXT = "---\nname: cafe\ndescription: Order at the café, naïvely.\n---\nSay « bonjour ».\n";
+  const utf16be = (text: string): Buffer => {
+    const le = Buffer.from(text, "utf16le");
+    for (let i = 0; i < le.length; i += 2) le.writeUInt16BE(le.readUInt16LE(i), i);
+    return le;
+  };
+  it.each([
+    { encoding: "UTF-8", bytes: Buffer.from(TEXT, "utf8") },
+    {
+      encoding: "UTF-8 with a BOM",
+      bytes: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(TEXT)]),
+    },
+    { encoding: "latin1", bytes: Buffer.from(TEXT, "latin1") },
+    {
+      encoding: "UTF-16LE with a BOM",
+      bytes: Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(TEXT, "utf16le")]),
+    },
+    { encoding: "UTF-16BE with a BOM", bytes: Buffer.concat([Buffer.from([0xfe, 0xff]), utf16be(TEXT)]) },
+  ])("reads a SKILL.md saved as $encoding as the read and skill tools do", async ({ bytes }) => {
+    await putSkill(globalDir(), "cafe", bytes);
+    const skills = catalog(true);
+    expect(skills.problems()).toEqual([]);
+    expect(skills.promptLines()).toEqual(["- cafe: Order at the café, naïvely."]);
+  });
+
+  it("tells a problem that appears after it was made once, and again if it comes back after a fix", async () => {
+    await putSkill(globalDir(), "early", "no front matter\n");
+    const skills = catalog(true);
+    // Found when the catalog was made: the engine's notices carry it.
+    expect(skills.untoldProblems()).toEqual([]);
+    const file = await putSkill(globalDir(), "late", "---\nname: late\n---\nBody.\n");
+    skills.refresh();
+    expect(skills.untoldProblems().map((p) => p.path)).toEqual([file]);
+    skills.refresh();
+    expect(skills.untoldProblems()).toEqual([]);
+    await putSkill(globalDir(), "late", skillText("late", "Fixed."));
+    skills.refresh();
+    expect(skills.untoldProblems()).toEqual([]);
+    await putSkill(globalDir(), "late", "---\nname: late\n---\nBody.\n");
+    skills.refresh();
+    expect(skills.untoldProblems().map((p) => p.path)).toEqual([file]);
+  });
+
+  it.each([
+    { case: "the global skills folder", linked: () => globalDir() },
+    { case: "the project's .lathe folder", linked: () => path.join(root, ".lathe") },
+  ])("says once that $case is a link, instead of blaming each skill in it", async ({ linked }) => {
+    const elsewhere = path.join(base, "dotfiles");
+    const skillsThere = linked() === globalDir() ? elsewhere : path.join(elsewhere, "skills");
+    await putSkill(skillsThere, "pdf", skillText("pdf", "PDF things."));
+    await putSkill(skillsThere, "notes", skillText("notes", "Take notes."));
+    await mkdir(path.dirname(linked()), { recursive: true });
+    await symlink(elsewhere, linked());
+    const skills = catalog(true);
+    expect(skills.skills()).toEqual([]);
+    const problems = skills.problems();
+    expect(problems).toHaveLength(1);
+    expect(problems[0]?.message).toMatch(
+      / resolves to .*dotfiles.* through a link; skills are loaded only from a real folder/,
+    );
+    expect(problems[0]?.message).not.toMatch(/Copy the skill into/);
+  });
+
+  it.each([
+    { line: "description: Fix issue #12 style bugs", shown: "Fix issue", warned: true },
+    { line: 'description: "Fix issue #12 style bugs"', shown: "Fix issue #12 style bugs", warned: false },
+    { line: "description: Fix C# style bugs", shown: "Fix C# style bugs", warned: false },
+    // "# " reads as a comment meant as one; "#12" as text that was meant to be shown.
+    { line: "description: Fix style bugs # a note to myself", shown: "Fix style bugs", warned: false },
+  ])("loads a description a ' #' cuts short, and says so: $line", async ({ line, shown, warned }) => {
+    const file = await putSkill(globalDir(), "hash", `---\nname: hash\n${line}\n---\nBody.\n`);
+    const skills = catalog(true);
+    expect(skills.promptLines()).toEqual([`- hash: ${shown}`]);
+    expect(skills.problems()).toEqual([]);
+    expect(skills.notices()).toEqual(
+      warned
+        ? [
+            `${file}: its description stops at " #" (YAML reads the rest of that line as a comment), so the model is shown "${shown}". Put the whole description in quotes to keep it.`,
+          ]
+        : [],
     );
   });
 

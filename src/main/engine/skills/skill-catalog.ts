@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, realpathSync, statSync, type Dirent } from "node:fs";
 import path from "node:path";
+import { decodeText } from "../builtin/text-codec.ts";
 import { isWithin } from "../capability/canonical-path.ts";
 import { LatheError } from "../errors/lathe-error.ts";
 import { ManifestError } from "../errors/manifest-error.ts";
@@ -117,7 +118,9 @@ function readSkill(
         `${file} is ${stats.size} bytes, over the ${MAX_SKILL_FILE_BYTES}-byte limit for a skill. Keep the instructions short and move reference material into other files of the skill.`,
       );
     }
-    parsed = parseSkillFile(readFileSync(located.file, "utf8"), file);
+    // Decoded as the skill tool decodes it (UTF-16 with its BOM, latin1…), so the description in
+    // the prompt is the text the instructions are loaded with.
+    parsed = parseSkillFile(decodeText(readFileSync(located.file)).text, file);
   } catch (err) {
     scan.problems.push({ path: file, message: reasonOf(err, file) });
     return;
@@ -131,6 +134,7 @@ function readSkill(
     return;
   }
   seen.set(parsed.name, file);
+  if (parsed.warning !== undefined) scan.notices.push(parsed.warning);
   scan.skills.set(parsed.name, {
     name: parsed.name,
     description: parsed.description,
@@ -139,7 +143,26 @@ function readSkill(
   });
 }
 
+/** Where `dir` really is, when a link on the way leads elsewhere; undefined when it is where it says. */
+function linkedAway(dir: string): string | undefined {
+  try {
+    const real = realpathSync(dir);
+    return real === dir ? undefined : real;
+  } catch {
+    return undefined; // no such folder: no skills, nothing to say
+  }
+}
+
 function readLayer(dir: string, layer: SkillLayer, scan: Scan): void {
+  // Each skill of a linked folder would resolve outside it: said once, for the folder.
+  const real = linkedAway(dir);
+  if (real !== undefined) {
+    scan.problems.push({
+      path: dir,
+      message: `${dir} resolves to ${real} through a link; skills are loaded only from a real folder at ${dir}, so none of its skills is. Move the skills there (link the other way round if you share them).`,
+    });
+    return;
+  }
   const seen = new Map<string, string>();
   for (const folder of skillFolders(dir)) readSkill(folder, dir, layer, seen, scan);
 }
@@ -161,6 +184,8 @@ export class SkillCatalog {
   private readonly root: string;
   private readonly projectTrusted: boolean;
   private scan: Scan;
+  /** Problems already told (the engine's notices carry those found when it started). */
+  private readonly told = new Set<string>();
 
   constructor(input: SkillCatalogInput) {
     this.globalDir = path.join(input.latheHome, "skills");
@@ -168,6 +193,7 @@ export class SkillCatalog {
     this.root = input.root;
     this.projectTrusted = input.projectTrusted;
     this.scan = this.discover();
+    for (const p of this.scan.problems) this.told.add(p.message);
   }
 
   private discover(): Scan {
@@ -199,6 +225,19 @@ export class SkillCatalog {
   /** Look at the folders again (skills added, edited or removed since). */
   refresh(): void {
     this.scan = this.discover();
+    // A problem fixed since is forgotten, so the same one coming back is told again.
+    const now = new Set(this.scan.problems.map((p) => p.message));
+    for (const message of this.told) if (!now.has(message)) this.told.delete(message);
+  }
+
+  /**
+   * Problems not told yet: a skill that broke after the catalog was made (the engine's notices
+   * carry those found then). Each is returned once, and counts as told from then on.
+   */
+  untoldProblems(): SkillProblem[] {
+    const untold = this.scan.problems.filter((p) => !this.told.has(p.message));
+    for (const p of untold) this.told.add(p.message);
+    return untold.map((p) => ({ ...p }));
   }
 
   /** Every usable skill, by name. */

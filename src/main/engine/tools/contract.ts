@@ -140,6 +140,8 @@ export interface ToolInfo {
   origin: ToolOrigin;
   /** Whether the model starts with only the tool's name (`tool_search` loads the rest). */
   deferred: boolean;
+  /** Why, when it is: it asks to be (`defer: true`), or the definitions past the budget. */
+  deferredBy?: "config" | "budget";
   /** Implementations of the same name in earlier layers that this one hides, earliest first. */
   shadows: ToolOrigin[];
 }

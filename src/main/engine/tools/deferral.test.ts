@@ -64,6 +64,7 @@ describe("planDeferral", () => {
   it("defers a tool that asks for it (defer: true), whatever the budget", () => {
     const r = registry(
       [tool("read"), BUILTIN],
+      [tool(TOOL_SEARCH_ID), BUILTIN],
       [tool("weather", 400, { defer: true }), PLUGIN],
       [tool("stocks"), MCP],
     );
@@ -110,6 +111,7 @@ describe("planDeferral", () => {
 
   it("defers other tools before built-ins that are not locked, then by size", () => {
     const r = registry(
+      [tool(TOOL_SEARCH_ID, 40), BUILTIN],
       [tool("builtin_extra", 6000), BUILTIN],
       [tool("plugin_small", 300), PLUGIN],
       [tool("mcp_big", 3000), MCP],
@@ -135,6 +137,22 @@ describe("planDeferral", () => {
     const plan = planDeferral(r.all(), { contextTokens: 1000 });
     expect(plan.deferred.size).toBe(0);
     expect(plan.fullTokens).toBe(toolTokens(r.get(TOOL_SEARCH_ID)!.tool));
+  });
+
+  it("defers nothing when tool_search is not among the tools (an agent that may not use it)", () => {
+    const r = registry(
+      [tool("read", 400), BUILTIN],
+      [tool("asks", 400, { defer: true }), PLUGIN],
+      [tool("huge", 40_000), MCP],
+    );
+    const plan = planDeferral(r.all(), { contextTokens: 1000 });
+    expect([...plan.deferred]).toEqual([]);
+    expect(plan.byConfig).toEqual([]);
+    expect(plan.byBudget).toEqual([]);
+    expect(plan.initialTokens).toBe(plan.fullTokens);
+    // The same tools with tool_search: both are deferred.
+    r.register(tool(TOOL_SEARCH_ID, 400), BUILTIN);
+    expect([...planDeferral(r.all(), { contextTokens: 1000 }).deferred].sort()).toEqual(["asks", "huge"]);
   });
 
   it("assumes a 32k context when none is given", () => {

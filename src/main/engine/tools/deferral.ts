@@ -68,8 +68,9 @@ function deferFirst(a: RegisteredTool, b: RegisteredTool): number {
 }
 
 /**
- * Decide which of the enabled tools start deferred. A tool with `defer: true` always is (except
- * tool_search). Then, while the definitions the model would see first exceed the budget, the
+ * Decide which of the enabled tools start deferred. Without tool_search among them (an agent
+ * that may not use it) none is: a deferred tool could never be loaded, so every one is shown in
+ * full. Otherwise a tool with `defer: true` always is (except tool_search). Then, while the definitions the model would see first exceed the budget, the
  * next tool is deferred: tools that are not built-ins before built-ins, the largest first. The
  * locked built-ins are never deferred for the budget. What the model sees first counts the
  * full definitions left, tool_search's own (present only once something is deferred) and the
@@ -104,6 +105,10 @@ export function planDeferral(
         tokensForChars(Math.min(fullNoticeChars(idChars, deferred.size), noticeLimit));
 
   const byConfig: string[] = [];
+  // No way to load a deferred tool: nothing is deferred, whatever it costs.
+  if (search === undefined) {
+    return { deferred, byConfig: [], byBudget: [], budgetTokens, initialTokens: fullTokens, fullTokens };
+  }
   for (const entry of others) {
     if (entry.tool.defer === true) {
       defer(entry);

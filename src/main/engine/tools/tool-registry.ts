@@ -231,11 +231,16 @@ export function describeOrigin(origin: ToolOrigin): string {
 }
 
 /**
- * The published part of a bound tool, as hosts list it. `deferredIds` is the deferral decision
+ * The published part of a bound tool, as hosts list it. `deferral` is the deferral decision
  * (see tools/deferral.ts); without it, a tool counts as deferred when it asks to be.
  */
-export function toolInfo(entry: RegisteredTool, deferredIds?: ReadonlySet<string>): ToolInfo {
+export function toolInfo(
+  entry: RegisteredTool,
+  deferral?: { deferred: ReadonlySet<string>; byConfig: readonly string[] },
+): ToolInfo {
   const { tool, origin } = entry;
+  const deferred = deferral ? deferral.deferred.has(tool.id) : tool.defer === true;
+  const byConfig = deferral ? deferral.byConfig.includes(tool.id) : deferred;
   return {
     id: tool.id,
     description: tool.description,
@@ -245,7 +250,8 @@ export function toolInfo(entry: RegisteredTool, deferredIds?: ReadonlySet<string
     gated: tool.gated,
     kind: tool.kind,
     origin,
-    deferred: deferredIds ? deferredIds.has(tool.id) : tool.defer === true,
+    deferred,
+    ...(deferred ? { deferredBy: byConfig ? ("config" as const) : ("budget" as const) } : {}),
     shadows: entry.shadows.map((shadowed) => ({ ...shadowed })),
   };
 }

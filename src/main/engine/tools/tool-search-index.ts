@@ -137,11 +137,39 @@ export class ToolSearchIndex {
     return score;
   }
 
-  /** Ranked results, best first; an empty or blank query finds nothing. */
+  /**
+   * The tools a query names and nothing else: every word of it (split at commas and spaces) is
+   * a tool's exact name (case aside), in the order named; undefined when any word is not. A
+   * leading `select:` (the form some models were trained to write names in) is left out.
+   */
+  private named(query: string, among: ReadonlySet<string> | undefined): ToolSearchHit[] | undefined {
+    const docs = among ? this.docs.filter((d) => among.has(d.id)) : this.docs;
+    const hits: ToolSearchHit[] = [];
+    const names = query.replace(/^select:/i, "");
+    const words = names.split(/[\s,]+/).filter(Boolean);
+    if (words.length === 0) return undefined;
+    for (const word of words) {
+      const lower = word.toLowerCase();
+      const doc = docs.find((d) => d.id === word) ?? docs.find((d) => d.lowerId === lower);
+      if (doc === undefined) return undefined;
+      if (!hits.some((h) => h.id === doc.id)) hits.push({ id: doc.id, match: "name", score: 0 });
+    }
+    return hits;
+  }
+
+  /**
+   * Ranked results, best first; an empty or blank query finds nothing. A query made only of
+   * exact tool names finds those tools alone: the model asked for them, and each tool found is
+   * loaded into its context.
+   */
   search(query: string, options: ToolSearchOptions = {}): ToolSearchHit[] {
     const needle = query.trim().toLowerCase();
     if (needle === "") return [];
     const among = options.among ? new Set(options.among) : undefined;
+    const named = this.named(query.trim(), among);
+    if (named !== undefined) {
+      return options.limit === undefined ? named : named.slice(0, Math.max(0, options.limit));
+    }
     const terms = this.queryTerms(needle);
     const identifier = asIdentifier(needle);
     const hits: Array<ToolSearchHit & { tier: number }> = [];

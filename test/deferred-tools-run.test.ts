@@ -1,0 +1,117 @@
+import type { LanguageModelV4CallOptions } from "@ai-sdk/provider";
+import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import type { AgentManifest } from "../src/main/engine/agent/agent-manifest.ts";
+import { defineBuiltin } from "../src/main/engine/builtin/define-builtin.ts";
+import type { AnyTool } from "../src/main/engine/tools/contract.ts";
+import { eventsOf, openAgentHarness, type AgentHarness } from "./support/agent-harness.ts";
+import { scriptedModel } from "./support/scripted-model.ts";
+
+// Deferred tools as a model meets them in a run: what it is shown, what it is told, what it can call.
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+const calls: string[] = [];
+
+function plugin(id: string, description: string, defer: boolean): AnyTool {
+  return {
+    ...defineBuiltin({
+      id,
+      description,
+      schema: z.strictObject({ text: z.string().describe("The text.") }),
+      requires: {},
+      readOnly: true,
+      kind: "other",
+      execute: async ({ text }) => {
+        calls.push(`${id}:${text}`);
+        return { id, text };
+      },
+    }),
+    defer,
+  };
+}
+
+async function harness(agent: Partial<AgentManifest>, tools: AnyTool[]): Promise<AgentHarness> {
+  const h = await openAgentHarness({ agent, tools });
+  cleanups.push(() => h.cleanup());
+  return h;
+}
+
+const toolNames = (call: LanguageModelV4CallOptions): string[] =>
+  (call.tools ?? []).map((t) => t.name).sort();
+const systemOf = (call: LanguageModelV4CallOptions): string =>
+  call.prompt
+    .filter((m) => m.role === "system")
+    .map((m) => m.content)
+    .join("\n");
+
+describe("an agent that may not use tool_search", () => {
+  it.each([
+    { case: "its allow list leaves tool_search out", tools: { allow: ["read", "shout"], deny: [] } },
+    { case: "it denies tool_search", tools: { allow: ["*"], deny: ["tool_search"] } },
+  ])("is shown a tool marked defer in full, and can call it: $case", async ({ tools }) => {
+    calls.length = 0;
+    const h = await harness({ tools }, [plugin("shout", "Shout a text back in capitals.", true)]);
+    const seen: LanguageModelV4CallOptions[] = [];
+    const model = scriptedModel([
+      (call) => {
+        seen.push(call);
+        return { toolCalls: [{ name: "shout", input: { text: "hi" } }] };
+      },
+      (call) => {
+        seen.push(call);
+        return { text: "done" };
+      },
+    ]);
+    const { result, events } = await h.run("shout hi", model);
+    expect(result.status).toBe("completed");
+    // Without tool_search a deferred tool could never be loaded: it is shown from the start…
+    expect(toolNames(seen[0]!)).toContain("shout");
+    expect(toolNames(seen[0]!)).not.toContain("tool_search");
+    // …and the model is not told to use a tool it does not have.
+    expect(systemOf(seen[0]!)).not.toContain("tool_search");
+    expect(eventsOf(events, "tool-result").map((e) => e.envelope.type)).toEqual(["output"]);
+    expect(calls).toEqual(["shout:hi"]);
+  });
+
+  it("control: an agent with tool_search starts with the deferred tool's name only", async () => {
+    const h = await harness({}, [plugin("shout", "Shout a text back in capitals.", true)]);
+    const seen: LanguageModelV4CallOptions[] = [];
+    const model = scriptedModel([
+      (call) => {
+        seen.push(call);
+        return { text: "done" };
+      },
+    ]);
+    await h.run("hello", model);
+    expect(toolNames(seen[0]!)).not.toContain("shout");
+    expect(toolNames(seen[0]!)).toContain("tool_search");
+    expect(systemOf(seen[0]!)).toMatch(/Deferred tools .*: shout\./);
+  });
+});
+
+describe("the budget follows the model of each run", () => {
+  it("a run on a model of unknown context after one on a large model defers by the assumed 32k again", async () => {
+    // About 10,000 tokens: inside 10% of a million, far past 10% of 32k.
+    const big = plugin("big_report", `Build a report. ${"Detail of the report. ".repeat(1_900)}`, false);
+    const h = await harness({}, [big]);
+    const seen: LanguageModelV4CallOptions[] = [];
+    const answer = () =>
+      scriptedModel([
+        (call) => {
+          seen.push(call);
+          return { text: "ok" };
+        },
+      ]);
+    const first = await h.run("hello", answer(), { contextTokens: 1_000_000 });
+    expect(toolNames(seen[0]!)).toContain("big_report");
+    // The same conversation goes on with a model whose context Lathe does not know.
+    const sessionId = first.result.sessionId;
+    await h.run("again", answer(), { sessionId, contextTokens: undefined });
+    expect(toolNames(seen[1]!)).not.toContain("big_report");
+    expect(systemOf(seen[1]!)).toMatch(/Deferred tools .*: big_report, /);
+  });
+});
