@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { decodeText } from "../builtin/text-codec.ts";
 import { LatheError } from "../errors/lathe-error.ts";
 import type { ManifestError } from "../errors/manifest-error.ts";
 import type { AgentLayer, AgentManifest } from "./agent-manifest.ts";
@@ -50,7 +51,8 @@ function readLayer(
 ): void {
   for (const file of files) {
     try {
-      const manifest = parse(readFileSync(file, "utf8"), file, layer);
+      // Decoded as a skill's file is (a BOM, UTF-16 from Windows Notepad, latin1), not as UTF-8 only.
+      const manifest = parse(decodeText(readFileSync(file)).text, file, layer);
       into.set(manifest.id, { manifest });
     } catch (err) {
       if (!LatheError.isInstance(err) || err.code !== "manifest") throw err;

@@ -143,6 +143,26 @@ describe("agent discovery", () => {
     expect(() => catalog.get("broken")).toThrow(/broken\.md is not a valid agent manifest/);
   });
 
+  it.each([
+    {
+      encoding: "UTF-8 with a BOM",
+      bytes: (t: string) => Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(t)]),
+    },
+    {
+      encoding: "UTF-16 LE with its BOM (Windows Notepad)",
+      bytes: (t: string) => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(t, "utf16le")]),
+    },
+    { encoding: "latin1", bytes: (t: string) => Buffer.from(t, "latin1") },
+  ])("reads a manifest saved as $encoding, as the skill tool reads a skill", async ({ bytes }) => {
+    await writeFile(
+      path.join(home, "agents", "critic.md"),
+      bytes("---\ndescription: Critique à la française.\n---\nBe brief."),
+    );
+    const catalog = await loadAgentCatalog({ root, latheHome: home, projectTrusted: false });
+    expect(catalog.problems()).toEqual([]);
+    expect(catalog.get("critic")).toMatchObject({ description: "Critique à la française." });
+  });
+
   it("lets a user's manifest replace the built-in default", async () => {
     await writeFile(
       path.join(home, "agents", "default.md"),
