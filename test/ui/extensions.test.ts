@@ -61,7 +61,7 @@ async function writeGlobalPlugin(): Promise<void> {
   await mkdir(dir, { recursive: true });
   await writeFile(
     path.join(dir, "tool.yaml"),
-    "name: chatter\nversion: 1.0.0\ndescription: Says hello in its log.\ninput_schema:\n  type: object\n  properties: { n: { type: integer } }\nreadOnly: true\ngated: false\n",
+    "name: chatter\nversion: 1.0.0\ndescription: Says hello in its log.\ninput_schema:\n  type: object\n  properties: { n: { type: integer } }\nreadOnly: true\ngated: false\ndefer: true\n",
   );
   await writeFile(
     path.join(dir, "index.js"),
@@ -152,6 +152,16 @@ describe.skipIf(!runUi)("plugins and MCP servers in the UI through lathe serve",
     }
     expect(await textOf(toolRow("read"))).toMatch(/\bbuiltin\b(?! · builtin).*loaded read-only/);
     expect(await textOf(toolRow("write"))).toMatch(/mutating gated/);
+    // A deferred tool says why: its settings ask for it (chatter's tool.yaml), or to keep the
+    // definitions small.
+    expect(await textOf(toolRow("chatter"))).toMatch(/deferred as its settings ask/);
+    const deferredRows = page
+      .getByRole("table", { name: "All tools" })
+      .getByRole("row")
+      .filter({ hasText: /\bdeferred\b/ });
+    for (const row of await deferredRows.all()) {
+      expect(await textOf(row)).toMatch(/deferred (as its settings ask|to save context)/);
+    }
 
     const disabled = page.getByRole("list", { name: "Disabled tools, plugins and servers" });
     const broken = disabled.getByRole("listitem", { name: "broken" });

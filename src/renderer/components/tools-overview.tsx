@@ -2,6 +2,13 @@ import { useAppState } from "../state/store-context.tsx";
 import { DisabledList } from "./disabled-list.tsx";
 import { originLabel, originPhrase } from "./origin-label.ts";
 
+/** Why a tool starts deferred, in a sentence (its badge's tooltip). */
+function deferralWhy(by: "config" | "budget" | undefined): string {
+  return by === "config"
+    ? "Its tool.yaml or MCP server settings say defer: the model starts with its name only."
+    : "Without it the tool definitions would take more than a tenth of the model's context (32k tokens assumed when the model's is unknown): the model starts with its name only, and a model with a larger context sees it in full.";
+}
+
 /**
  * Every bound tool: where the implementation that holds its name comes from and what it hides,
  * whether the model starts with its schema or only its name, and what it may do. Below
@@ -49,12 +56,17 @@ export function ToolsOverview() {
                   </td>
                   <td>
                     {tool.deferred ? (
-                      <span
-                        className="badge badge-running"
-                        title="The model sees its name; tool_search loads it"
-                      >
-                        deferred
-                      </span>
+                      <>
+                        <span
+                          className="badge badge-running"
+                          title="The model sees its name; tool_search loads it"
+                        >
+                          deferred
+                        </span>
+                        <div className="muted" title={deferralWhy(tool.deferredBy)}>
+                          {tool.deferredBy === "config" ? "as its settings ask" : "to save context"}
+                        </div>
+                      </>
                     ) : (
                       <span className="badge badge-read">loaded</span>
                     )}
