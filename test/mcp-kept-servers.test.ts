@@ -164,6 +164,17 @@ function listings(): number {
   return existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean).length : 0;
 }
 
+/** One command that calls `count` once (answered "1") and ends, leaving its server kept: its pid. */
+async function keptAfterOneCommand(pool: McpServerPool): Promise<number> {
+  const first = await command(pool);
+  expect(textOf(await first.call("count"))).toBe("1");
+  const pid = first.pid() as number;
+  await first.close();
+  expect(alive(pid)).toBe(true);
+  expect(pool.kept()).toEqual(["scripted"]);
+  return pid;
+}
+
 describe("MCP servers kept running between commands (the daemon's pool)", () => {
   it("ends a server with its command without a pool, and with one keeps it for the next command, which uses the same process", async () => {
     // Control: without a pool, each command starts its own server, which ends with it.
@@ -178,12 +189,7 @@ describe("MCP servers kept running between commands (the daemon's pool)", () => 
     expect(listings()).toBe(2);
 
     const pool = newPool();
-    const first = await command(pool);
-    expect(textOf(await first.call("count"))).toBe("1");
-    const pid = first.pid() as number;
-    await first.close();
-    expect(alive(pid)).toBe(true);
-    expect(pool.kept()).toEqual(["scripted"]);
+    const pid = await keptAfterOneCommand(pool);
 
     const second = await command(pool);
     expect(second.events.filter((e) => e.type === "starting")).toEqual([]);
@@ -223,11 +229,7 @@ describe("MCP servers kept running between commands (the daemon's pool)", () => 
     },
   ])("starts afresh when $name, and stops the kept server nothing will use", async ({ change }) => {
     const pool = newPool();
-    const first = await command(pool);
-    expect(textOf(await first.call("count"))).toBe("1");
-    const pid = first.pid() as number;
-    await first.close();
-    expect(alive(pid)).toBe(true);
+    const pid = await keptAfterOneCommand(pool);
 
     await change();
     const second = await command(pool);
@@ -240,10 +242,7 @@ describe("MCP servers kept running between commands (the daemon's pool)", () => 
 
   it("never hands a server of one folder to another folder's command", async () => {
     const pool = newPool();
-    const first = await command(pool);
-    await first.call("count");
-    const pid = first.pid() as number;
-    await first.close();
+    const pid = await keptAfterOneCommand(pool);
 
     const other = path.join(base, "other");
     await mkdir(other);
@@ -293,11 +292,7 @@ describe("MCP servers kept running between commands (the daemon's pool)", () => 
 
   it("stops a kept server its folder's settings no longer start, at the next command there", async () => {
     const pool = newPool();
-    const first = await command(pool);
-    await first.call("count");
-    const pid = first.pid() as number;
-    await first.close();
-    expect(alive(pid)).toBe(true);
+    const pid = await keptAfterOneCommand(pool);
     await writeFile(path.join(home, "settings.json"), JSON.stringify({}));
     const next = await command(pool);
     expect(next.manager.status()).toEqual([]);
@@ -307,11 +302,8 @@ describe("MCP servers kept running between commands (the daemon's pool)", () => 
 
   it("restarts a server it took that then ends, in a sandbox of its own, and removes the ended one's temp folder", async () => {
     const pool = newPool();
-    const first = await command(pool);
-    await first.call("count");
-    const pid = first.pid() as number;
+    const pid = await keptAfterOneCommand(pool);
     const keptTemp = serverTempFolder();
-    await first.close();
 
     const second = await command(pool);
     expect(second.pid()).toBe(pid);
@@ -329,10 +321,7 @@ describe("MCP servers kept running between commands (the daemon's pool)", () => 
 
   it("drops a kept server that ends, and starts the next command's afresh", async () => {
     const pool = newPool();
-    const first = await command(pool);
-    await first.call("count");
-    const pid = first.pid() as number;
-    await first.close();
+    const pid = await keptAfterOneCommand(pool);
     process.kill(pid, "SIGKILL");
     await until("the pool has dropped the ended server", () => pool.kept().length === 0);
 
@@ -343,11 +332,7 @@ describe("MCP servers kept running between commands (the daemon's pool)", () => 
 
   it("stops a kept server no command took within its idle time", async () => {
     const pool = newPool(500);
-    const first = await command(pool);
-    await first.call("count");
-    const pid = first.pid() as number;
-    await first.close();
-    expect(alive(pid)).toBe(true);
+    const pid = await keptAfterOneCommand(pool);
     await until("the idle kept server has ended", () => !alive(pid));
     expect(pool.kept()).toEqual([]);
   });

@@ -408,6 +408,24 @@ export class McpConnection {
         return true;
       }
     }
+    this.options.onReused?.(opened.pid());
+    const pid = opened.pid() === undefined ? "" : ` (pid ${opened.pid()})`;
+    this.connected(
+      { client, opened, sdk, tools, refused },
+      `using the server kept running since an earlier command${pid}`,
+    );
+    return true;
+  }
+
+  /**
+   * The server is ready for calls, started now or kept since an earlier engine: its client, its
+   * tools, and the time from which a later loss counts (backoff, relisting).
+   */
+  private connected(
+    ready: { client: Client; opened: OpenedTransport; sdk: McpSdk; tools: Tool[]; refused: RefusedTool[] },
+    how: string,
+  ): void {
+    const { client, opened, sdk, tools, refused } = ready;
     this.client = client;
     this.opened = opened;
     this.sdk = sdk;
@@ -415,15 +433,11 @@ export class McpConnection {
     this.connectedAt = Date.now();
     this.retryAt = undefined;
     this.listedAt = Date.now();
-    this.options.log.note(
-      `using the server kept running since an earlier command${opened.pid() === undefined ? "" : ` (pid ${opened.pid()})`}; ${tools.length} tool${tools.length === 1 ? "" : "s"}`,
-    );
-    this.options.onReused?.(opened.pid());
+    this.options.log.note(`${how}; ${tools.length} tool${tools.length === 1 ? "" : "s"}`);
     this.setState("connected", undefined);
     this.tools = tools;
     this.refused = refused;
     this.options.onTools?.(tools, refused);
-    return true;
   }
 
   private async attempt(): Promise<void> {
@@ -471,18 +485,7 @@ export class McpConnection {
         return;
       }
       this.attemptClient = undefined;
-      this.client = client;
-      this.opened = opened;
-      this.sdk = sdk;
-      this.everConnected = true;
-      this.connectedAt = Date.now();
-      this.retryAt = undefined;
-      this.listedAt = Date.now();
-      log.note(`connected; ${tools.length} tool${tools.length === 1 ? "" : "s"}`);
-      this.setState("connected", undefined);
-      this.tools = tools;
-      this.refused = refused;
-      this.options.onTools?.(tools, refused);
+      this.connected({ client, opened, sdk, tools, refused }, "connected");
     } catch (err) {
       if (generation !== this.generation) return;
       this.attemptClient = undefined;
