@@ -461,9 +461,14 @@ describe.skipIf(!FRESH)("MCP servers with a daemon", () => {
       expect((await on(["daemon", "status"], home)).stdout).toMatch(
         /^MCP servers kept running for the next command: 1 \(scripted\)\.$/m,
       );
+      // A command in another folder (its shell's PWD says so) leaves this folder's server kept.
+      const sub = path.join(ws, "elsewhere");
+      await mkdir(sub, { recursive: true });
+      expect((await on(["tools"], home, { cwd: sub, env: { PWD: sub } })).code).toBe(0);
+      expect(await count(await on(["call", "count", "--mode", "yolo"], home))).toBe("3");
       // Control: without the daemon, every command starts the server afresh.
       expect(await count(await off(["call", "count", "--mode", "yolo"], home))).toBe("1");
-      // Another environment: a fresh server, which sees it.
+      // Another environment (one more variable): a fresh server.
       const other = await on(["call", "count", "--mode", "yolo"], home, { env: { MARK: "another" } });
       expect(await count(other)).toBe("1");
       expect(other.stderr).toMatch(/starting MCP server scripted/);

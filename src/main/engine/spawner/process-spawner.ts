@@ -43,12 +43,21 @@ function forkSpawner(): ChildProcess {
 }
 
 /**
- * The environment a spawner started now runs with, as text to compare: processes it starts
- * inherit parts of it (the sandbox library's proxy settings, HOME, TMPDIR). A spawner started
- * under another is retired once idle (see SpawnerClient).
+ * Variables that say only which folder the caller's shell is in. A spawner's processes never take
+ * theirs from it (each request names its own folder and carries its own environment), so a
+ * spawner serves a caller in another folder as well.
+ */
+const CALLERS_FOLDER = new Set(["PWD", "OLDPWD"]);
+
+/**
+ * The environment a spawner started now runs with, as text to compare: the spawner itself and
+ * the sandbox library inside it use it (proxy settings, HOME, TMPDIR). A spawner started under
+ * another is retired once idle (see SpawnerClient).
  */
 export function spawnerEnvironment(): string {
-  return JSON.stringify(spawnerEnv());
+  const env = spawnerEnv();
+  for (const name of CALLERS_FOLDER) delete env[name];
+  return JSON.stringify(env);
 }
 
 let client: SpawnerClient | undefined;
