@@ -1,3 +1,5 @@
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
 import {
   startOpenAICompatibleServer,
@@ -21,6 +23,8 @@ export interface CliWorld {
   readonly root: string;
   /** The fixture model server `serve` started last (an error if there is none). */
   readonly server: FixtureServer;
+  /** Make a folder `<base>/<name>` beside the home and the workspace (another project), and give its path. */
+  folder(name: string): Promise<string>;
   /** `lathe <args>` to completion, in the workspace with this home; `options` may change either. */
   lathe(args: readonly string[], options?: Partial<RunOptions>): Promise<Run>;
   /** `lathe <args>` as a process the test watches, signals or kills. */
@@ -75,6 +79,11 @@ export function useCliWorld(prefix: string, options: CliWorldOptions = {}): CliW
       const last = servers.at(-1);
       if (last === undefined) throw new Error("No fixture model server: call serve first.");
       return last;
+    },
+    async folder(name) {
+      const dir = path.join(world.base, name);
+      await mkdir(dir, { recursive: true });
+      return dir;
     },
     lathe: (args, runOptions = {}) => runLathe(args, { home: world.home, cwd: world.root, ...runOptions }),
     start: (args, startOptions = {}) =>
