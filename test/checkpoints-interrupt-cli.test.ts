@@ -1,10 +1,9 @@
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { RunEvent } from "../src/main/engine/agent/run-events.ts";
-import { startOpenAICompatibleServer, type FixtureServer } from "./fixtures/openai-compatible-server.ts";
-import { envelopeOf, runLathe, type Run } from "./support/lathe-cli.ts";
-import { startLathe, tempWorld, useEndpoint } from "./support/lathe-process.ts";
+import { useCliWorld } from "./support/cli-world.ts";
+import { envelopeOf, type Run } from "./support/lathe-cli.ts";
 
 // Ctrl-C in the middle of `lathe restore` and `lathe rewind` that put back thousands of files:
 // the command stops between two files, says what it did and did not do and how to go on, leaves
@@ -12,21 +11,14 @@ import { startLathe, tempWorld, useEndpoint } from "./support/lathe-process.ts";
 // And Ctrl-C on a `lathe call bash` that already changed files: what it changed is checkpointed.
 
 const FILES = 3000;
-let world: Awaited<ReturnType<typeof tempWorld>>;
-let server: FixtureServer | undefined;
-
-beforeEach(async () => {
-  world = await tempWorld("lathe-cp-interrupt-");
-  await mkdir(path.join(world.root, "d"));
-  for (let i = 1; i <= FILES; i++) await writeFile(path.join(world.root, "d", `f${i}.txt`), `orig ${i}\n`);
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await world.cleanup();
+const world = useCliWorld("lathe-cp-interrupt-", {
+  setup: async () => {
+    await mkdir(path.join(world.root, "d"));
+    for (let i = 1; i <= FILES; i++) await writeFile(path.join(world.root, "d", `f${i}.txt`), `orig ${i}\n`);
+  },
 });
 
-const lathe = (args: string[]): Promise<Run> => runLathe(args, { home: world.home, cwd: world.root });
+const lathe = (args: string[]): Promise<Run> => world.lathe(args);
 
 /** What the workspace's d/ holds: original files, and anything else (a temporary file, a half-written one). */
 async function inD(): Promise<{ originals: number; others: string[] }> {
@@ -50,7 +42,7 @@ async function inD(): Promise<{ originals: number; others: string[] }> {
 async function interruptHalfway(
   args: string[],
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const running = startLathe(args, { home: world.home, cwd: world.root });
+  const running = world.start(args);
   let seen = 0;
   await running.until(
     "some files put back",
@@ -101,7 +93,7 @@ describe("Ctrl-C during a restore or a rewind of many files", () => {
   }, 120_000);
 
   it("a rewind stops between files, keeps the conversation whole and does not claim it was rewound", async () => {
-    server = await startOpenAICompatibleServer({
+    await world.serve({
       models: ["m"],
       replies: (request) => {
         const prompt = JSON.stringify(request.messages.filter((m) => m.role === "user").at(-1)?.content);
@@ -111,7 +103,6 @@ describe("Ctrl-C during a restore or a rewind of many files", () => {
         return { text: "Hello." };
       },
     });
-    await useEndpoint(world.home, server.baseURL);
     const model = ["--model", "openai-compatible:m", "--mode", "yolo"];
     const first = await lathe(["run", "say hello", ...model, "--json"]);
     expect(first.code, first.stderr).toBe(0);
@@ -156,8 +147,8 @@ describe("Ctrl-C or SIGTERM on a lathe call bash that has changed a file", () =>
       const notes = path.join(world.root, "notes.txt");
       await writeFile(notes, "the person's notes\n");
       const env = { LATHE_DAEMON: daemon, CI: "" };
-      if (daemon === "on") await runLathe(["daemon", "start"], { home: world.home, cwd: world.root, env });
-      const running = startLathe(
+      if (daemon === "on") await world.lathe(["daemon", "start"], { env });
+      const running = world.start(
         [
           "call",
           "bash",
@@ -167,7 +158,7 @@ describe("Ctrl-C or SIGTERM on a lathe call bash that has changed a file", () =>
           "--mode",
           "yolo",
         ],
-        { home: world.home, cwd: world.root, env },
+        { env },
       );
       let text = "";
       await running.until(
@@ -180,7 +171,7 @@ describe("Ctrl-C or SIGTERM on a lathe call bash that has changed a file", () =>
       );
       running.child.kill(signal);
       const { code } = await running.exited;
-      if (daemon === "on") await runLathe(["daemon", "stop"], { home: world.home, cwd: world.root, env });
+      if (daemon === "on") await world.lathe(["daemon", "stop"], { env });
       expect(code, running.stderr()).toBe(1);
       expect(JSON.parse(running.stdout())).toMatchObject({
         type: "error",
