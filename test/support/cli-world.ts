@@ -1,4 +1,5 @@
-import { mkdir } from "node:fs/promises";
+import { mkdir, mkdtemp, realpath, rm } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
 import {
@@ -7,7 +8,7 @@ import {
   type FixtureServer,
 } from "../fixtures/openai-compatible-server.ts";
 import { runLathe, type Run, type RunOptions } from "./lathe-cli.ts";
-import { startLathe, tempWorld, useEndpoint, type LatheProcess } from "./lathe-process.ts";
+import { startLathe, useEndpoint, type LatheProcess } from "./lathe-process.ts";
 
 /**
  * What a CLI test runs `lathe` in: a temp `LATHE_HOME` and a workspace beside it (both canonical
@@ -21,8 +22,6 @@ export interface CliWorld {
   readonly home: string;
   /** The workspace the CLI runs in (its working directory): `<base>/ws`. */
   readonly root: string;
-  /** The fixture model server `serve` started last (an error if there is none). */
-  readonly server: FixtureServer;
   /** Make a folder `<base>/<name>` beside the home and the workspace (another project), and give its path. */
   folder(name: string): Promise<string>;
   /** `lathe <args>` to completion, in the workspace with this home; `options` may change either. */
@@ -46,6 +45,22 @@ export interface CliWorldOptions {
   setup?: (world: CliWorld) => Promise<void>;
 }
 
+interface Folders {
+  base: string;
+  home: string;
+  root: string;
+}
+
+/** `<tmp>/<prefix>XXXXXX` (its canonical path) with `home` and `ws` in it. */
+async function makeFolders(prefix: string): Promise<Folders> {
+  const base = await realpath(await mkdtemp(path.join(os.tmpdir(), prefix)));
+  const home = path.join(base, "home");
+  const root = path.join(base, "ws");
+  await mkdir(home, { recursive: true });
+  await mkdir(root, { recursive: true });
+  return { base, home, root };
+}
+
 class NoWorld extends Error {
   constructor(field: string) {
     super(`The CLI world's ${field} was read outside a test: useCliWorld sets it up in a hook.`);
@@ -59,9 +74,9 @@ class NoWorld extends Error {
  * they find the world made.
  */
 export function useCliWorld(prefix: string, options: CliWorldOptions = {}): CliWorld {
-  let folders: Awaited<ReturnType<typeof tempWorld>> | undefined;
+  let folders: Folders | undefined;
   let servers: FixtureServer[] = [];
-  const made = (field: string): NonNullable<typeof folders> => {
+  const made = (field: string): Folders => {
     if (folders === undefined) throw new NoWorld(field);
     return folders;
   };
@@ -74,11 +89,6 @@ export function useCliWorld(prefix: string, options: CliWorldOptions = {}): CliW
     },
     get root() {
       return made("root").root;
-    },
-    get server() {
-      const last = servers.at(-1);
-      if (last === undefined) throw new Error("No fixture model server: call serve first.");
-      return last;
     },
     async folder(name) {
       const dir = path.join(world.base, name);
@@ -97,14 +107,14 @@ export function useCliWorld(prefix: string, options: CliWorldOptions = {}): CliW
     },
   };
   const setUp = async (): Promise<void> => {
-    folders = await tempWorld(prefix);
+    folders = await makeFolders(prefix);
     await options.setup?.(world);
   };
   const tearDown = async (): Promise<void> => {
     const started = servers;
     servers = [];
     for (const server of started) await server.close();
-    await folders?.cleanup();
+    if (folders) await rm(folders.base, { recursive: true, force: true });
     folders = undefined;
   };
   if (options.per === "file") {
