@@ -1,51 +1,32 @@
 import { spawn } from "node:child_process";
 import http from "node:http";
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { RunEvent } from "../src/main/engine/agent/run-events.ts";
-import {
-  startOpenAICompatibleServer,
-  type FixtureOptions,
-  type FixtureServer,
-} from "./fixtures/openai-compatible-server.ts";
-import { LATHE_BIN, runLathe, type Run } from "./support/lathe-cli.ts";
+import type { FixtureOptions, FixtureServer } from "./fixtures/openai-compatible-server.ts";
+import { useCliWorld } from "./support/cli-world.ts";
+import { LATHE_BIN, type Run } from "./support/lathe-cli.ts";
 
 // `lathe run` as users run it, against a loopback OpenAI-compatible server: the real provider
 // client (@ai-sdk/openai-compatible) parses the server-sent events, tool-call deltas included.
 
-let home: string;
-let root: string;
-let server: FixtureServer | undefined;
-
-beforeEach(async () => {
-  home = await mkdtemp(path.join(os.tmpdir(), "lathe-run-home-"));
-  root = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-run-root-")));
-  await writeFile(path.join(root, "a.txt"), "alpha\n");
-  await writeFile(path.join(root, "b.txt"), "beta\n");
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await rm(home, { recursive: true, force: true });
-  await rm(root, { recursive: true, force: true });
+const world = useCliWorld("lathe-run-", {
+  setup: async () => {
+    await writeFile(path.join(world.root, "a.txt"), "alpha\n");
+    await writeFile(path.join(world.root, "b.txt"), "beta\n");
+  },
 });
 
 /** Start the fixture and point the openai-compatible provider at it in the user's settings. */
-async function serve(options: FixtureOptions): Promise<FixtureServer> {
-  server = await startOpenAICompatibleServer({ models: ["fixture-model"], ...options });
-  await writeFile(
-    path.join(home, "settings.json"),
-    JSON.stringify({ providers: { "openai-compatible": { baseURL: server.baseURL } } }),
-  );
-  return server;
+function serve(options: FixtureOptions): Promise<FixtureServer> {
+  return world.serve({ models: ["fixture-model"], ...options });
 }
 
 const MODEL = ["--model", "openai-compatible:fixture-model"];
-const lathe = (args: string[], input?: string): Promise<Run> =>
-  runLathe(args, { home, cwd: root, ...(input ? { input } : {}) });
+const lathe = (args: string[], input?: string): Promise<Run> => world.lathe(args, input ? { input } : {});
 
 function jsonl(run: Run): RunEvent[] {
   return run.stdout
@@ -81,7 +62,7 @@ describe("lathe run against an OpenAI-compatible server", () => {
 
     expect(run.code).toBe(0);
     expect(run.stdout).toBe("Reading both files.\nc.txt now holds both files.\n");
-    expect(await readFile(path.join(root, "c.txt"), "utf8")).toBe("alpha\nbeta\n");
+    expect(await readFile(path.join(world.root, "c.txt"), "utf8")).toBe("alpha\nbeta\n");
     expect(run.stderr).toContain('▸ read {"path":"a.txt"}');
     expect(run.stderr).toContain("✓ write");
     expect(run.stderr).toMatch(/done in 3 steps, \d+ tokens\. Continue with: lathe run --resume s-/);
@@ -142,7 +123,7 @@ describe("lathe run against an OpenAI-compatible server", () => {
     expect(run.code).toBe(0);
     const approval = jsonl(run).find((e) => e.type === "approval");
     expect(approval).toMatchObject({ toolName: "write", decision: "deny" });
-    await expect(readFile(path.join(root, "c.txt"))).rejects.toThrow();
+    await expect(readFile(path.join(world.root, "c.txt"))).rejects.toThrow();
     const refusal = fixture.requests[1]?.messages.find((m) => m.role === "tool");
     expect(String(refusal?.content)).toContain("headless");
   });
@@ -171,7 +152,7 @@ describe("lathe run against an OpenAI-compatible server", () => {
     const { port } = probe.address() as AddressInfo;
     await new Promise<void>((resolve) => probe.close(() => resolve()));
     await writeFile(
-      path.join(home, "settings.json"),
+      path.join(world.home, "settings.json"),
       JSON.stringify({ providers: { ollama: { baseURL: `http://127.0.0.1:${port}/v1` } } }),
     );
     const run = await lathe(["run", "Hello", "--model", "ollama:llama3.2"]);
@@ -193,8 +174,8 @@ describe("lathe run against an OpenAI-compatible server", () => {
       process.execPath,
       [LATHE_BIN, "run", "Write notes", ...MODEL, "--mode", "yolo", "--json"],
       {
-        cwd: root,
-        env: { ...process.env, LATHE_HOME: home },
+        cwd: world.root,
+        env: { ...process.env, LATHE_HOME: world.home },
       },
     );
     let stdout = "";
@@ -231,8 +212,8 @@ describe("lathe run against an OpenAI-compatible server", () => {
       process.execPath,
       [LATHE_BIN, "run", "Write notes", ...MODEL, "--mode", "yolo", "--json"],
       {
-        cwd: root,
-        env: { ...process.env, LATHE_HOME: home },
+        cwd: world.root,
+        env: { ...process.env, LATHE_HOME: world.home },
       },
     );
     let stdout = "";
@@ -247,7 +228,7 @@ describe("lathe run against an OpenAI-compatible server", () => {
     const start = jsonl({ code: null, signal: null, stdout, stderr: "" })[0];
     expect(start?.type).toBe("start");
     const sessionId = start?.type === "start" ? start.sessionId : "";
-    expect(await readFile(path.join(root, "notes.txt"), "utf8")).toBe("one\n");
+    expect(await readFile(path.join(world.root, "notes.txt"), "utf8")).toBe("one\n");
     // Its last run recorded no end (killed): a replay exits 1, as a run stopped early does.
     expect((await lathe(["run", "--resume", sessionId, "--replay", "--json"])).code).toBe(1);
 
@@ -321,7 +302,7 @@ describe("lathe run against an OpenAI-compatible server", () => {
       "assistant",
       "user",
     ]);
-    expect(await readFile(path.join(root, "notes.txt"), "utf8")).toBe("one\n");
+    expect(await readFile(path.join(world.root, "notes.txt"), "utf8")).toBe("one\n");
   });
 
   it("suggests no rewind when the first prompt already does not fit, only a new session", async () => {
@@ -344,7 +325,7 @@ describe("lathe run against an OpenAI-compatible server", () => {
     const fixture = await serve({ replies: COMBINE });
     const run = await lathe(["run", "Combine them", ...MODEL, "--mode", "yolo", "--json"]);
     const sessionId = (jsonl(run)[0] as Extract<RunEvent, { type: "start" }>).sessionId;
-    await rm(path.join(root, "c.txt"));
+    await rm(path.join(world.root, "c.txt"));
     const requests = fixture.requests.length;
 
     const replay = await lathe(["run", "--resume", sessionId, "--replay", "--json"]);
@@ -352,7 +333,7 @@ describe("lathe run against an OpenAI-compatible server", () => {
     const replayed = jsonl(replay);
     expect(replayed.filter((e) => e.type !== "text")).toEqual(jsonl(run).filter((e) => e.type !== "text"));
     expect(fixture.requests).toHaveLength(requests);
-    await expect(readFile(path.join(root, "c.txt"))).rejects.toThrow();
+    await expect(readFile(path.join(world.root, "c.txt"))).rejects.toThrow();
     const text = await lathe(["run", "--resume", sessionId, "--replay"]);
     expect(text.stdout).toBe("Reading both files.\nc.txt now holds both files.\n");
   });
@@ -395,42 +376,35 @@ describe("lathe run against an OpenAI-compatible server", () => {
     const fixture = await serve({ replies: [{ text: "First." }, { text: "Second." }] });
     const first = await lathe(["run", "One", ...MODEL, "--json"]);
     const sessionId = (jsonl(first)[0] as Extract<RunEvent, { type: "start" }>).sessionId;
-    const elsewhere = await runLathe(["run", "Two", "--resume", sessionId], { home, cwd: os.tmpdir() });
+    const elsewhere = await world.lathe(["run", "Two", "--resume", sessionId], { cwd: os.tmpdir() });
     expect(elsewhere.code).toBe(0);
     expect(elsewhere.stdout).toBe("Second.\n");
-    expect(String(fixture.requests[1]?.messages[0]?.content)).toContain(`Workspace root: ${root}`);
-    const wrong = await runLathe(["run", "Three", "--resume", sessionId, "--root", home], {
-      home,
-      cwd: root,
-    });
+    expect(String(fixture.requests[1]?.messages[0]?.content)).toContain(`Workspace root: ${world.root}`);
+    const wrong = await world.lathe(["run", "Three", "--resume", sessionId, "--root", world.home]);
     // The session is there, in another folder than --root: a failure (exit 1), as for every
     // command given a session of another folder; a --root that does not exist is the usage error.
     expect(wrong.code).toBe(1);
-    expect(wrong.stderr).toContain(`Session ${sessionId} works in ${root}`);
+    expect(wrong.stderr).toContain(`Session ${sessionId} works in ${world.root}`);
     // A replay follows the same rule: from anywhere it shows the session, but a --root of another
     // folder is refused, naming the session's folder, and shows nothing.
-    const replayElsewhere = await runLathe(["run", "--resume", sessionId, "--replay"], {
-      home,
+    const replayElsewhere = await world.lathe(["run", "--resume", sessionId, "--replay"], {
       cwd: os.tmpdir(),
     });
     expect(replayElsewhere.code).toBe(0);
     expect(replayElsewhere.stdout).toBe("First.\nSecond.\n");
-    const replayWrong = await runLathe(["run", "--resume", sessionId, "--replay", "--root", home], {
-      home,
-      cwd: root,
-    });
+    const replayWrong = await world.lathe(["run", "--resume", sessionId, "--replay", "--root", world.home]);
     expect(replayWrong.code).toBe(1);
     expect(replayWrong.stdout).toBe("");
     expect(replayWrong.stderr).toContain(
-      `Session ${sessionId} works in ${root}, not ${await realpath(home)}. Leave out --root to replay it there.`,
+      `Session ${sessionId} works in ${world.root}, not ${await realpath(world.home)}. Leave out --root to replay it there.`,
     );
   });
 
   it("runs a project agent once the folder is trusted, with its tool policy", async () => {
     const fixture = await serve({ replies: [{ text: "Looked." }] });
-    await mkdir(path.join(root, ".lathe", "agents"), { recursive: true });
+    await mkdir(path.join(world.root, ".lathe", "agents"), { recursive: true });
     await writeFile(
-      path.join(root, ".lathe", "agents", "reader.md"),
+      path.join(world.root, ".lathe", "agents", "reader.md"),
       "---\ndescription: Only reads.\nmodel: openai-compatible:fixture-model\ntools:\n  allow: [read, glob]\n---\nYou only read.\n",
     );
     // Not loaded from a folder not trusted: the agent named is not there (exit 1, as for an id
@@ -439,7 +413,7 @@ describe("lathe run against an OpenAI-compatible server", () => {
     expect(untrusted.code).toBe(1);
     expect(untrusted.stderr).toContain('There is no agent "reader"');
     expect(untrusted.stderr).toContain("lathe trust --root");
-    expect((await lathe(["trust", "--root", root])).code).toBe(0);
+    expect((await lathe(["trust", "--root", world.root])).code).toBe(0);
     const run = await lathe(["run", "Look", "--agent", "reader"]);
     expect(run.code).toBe(0);
     expect(fixture.requests[0]?.tools?.map((t) => t.function.name).sort()).toEqual(["glob", "read"]);

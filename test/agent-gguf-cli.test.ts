@@ -1,10 +1,9 @@
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
-import { PACKAGE_ROOT, runLathe } from "./support/lathe-cli.ts";
-import { startLathe } from "./support/lathe-process.ts";
+import { describe, expect, it } from "vitest";
+import { useCliWorld } from "./support/cli-world.ts";
+import { PACKAGE_ROOT } from "./support/lathe-cli.ts";
 
 // `lathe run` on the embedded GGUF runner: the tiny random model from ../shared/models writes
 // gibberish, but its grammar-forced tool calls must still go through the whole loop — the
@@ -17,38 +16,31 @@ if (!present)
     `skipping the embedded GGUF run: ${MODEL} is not there (../shared/models sits beside the checkout)`,
   );
 
-let home: string;
-let root: string;
-
-beforeAll(async () => {
-  home = await mkdtemp(path.join(os.tmpdir(), "lathe-gguf-home-"));
-  root = await mkdtemp(path.join(os.tmpdir(), "lathe-gguf-root-"));
-  await writeFile(path.join(root, "a.txt"), "a\n");
-  await mkdir(path.join(home, "agents"));
-  // The output budget must fit one whole grammar-forced glob call: the random model writes each
-  // string to its bound (LATHE_GGUF_MAX_STRING) and an integer (glob's limit) at length, since
-  // the grammar bounds strings but not numbers.
-  await writeFile(
-    path.join(home, "agents/tiny.md"),
-    "---\ndescription: A minimal agent for tiny local models\ntools:\n  allow: [glob]\nbudgets:\n  maxRounds: 2\n  maxOutputTokens: 160\n---\nUse glob.\n",
-  );
-  // One that goes on for minutes: the random model never ends its turn by itself.
-  await writeFile(
-    path.join(home, "agents/long.md"),
-    "---\ndescription: An agent that keeps the tiny model busy\ntools:\n  allow: [glob]\nbudgets:\n  maxRounds: 200\n  maxOutputTokens: 4000\n---\nUse glob.\n",
-  );
-});
-
-afterAll(async () => {
-  await rm(home, { recursive: true, force: true });
-  await rm(root, { recursive: true, force: true });
+const world = useCliWorld("lathe-gguf-", {
+  per: "file",
+  setup: async () => {
+    await writeFile(path.join(world.root, "a.txt"), "a\n");
+    await mkdir(path.join(world.home, "agents"));
+    // The output budget must fit one whole grammar-forced glob call: the random model writes each
+    // string to its bound (LATHE_GGUF_MAX_STRING) and an integer (glob's limit) at length, since
+    // the grammar bounds strings but not numbers.
+    await writeFile(
+      path.join(world.home, "agents/tiny.md"),
+      "---\ndescription: A minimal agent for tiny local models\ntools:\n  allow: [glob]\nbudgets:\n  maxRounds: 2\n  maxOutputTokens: 160\n---\nUse glob.\n",
+    );
+    // One that goes on for minutes: the random model never ends its turn by itself.
+    await writeFile(
+      path.join(world.home, "agents/long.md"),
+      "---\ndescription: An agent that keeps the tiny model busy\ntools:\n  allow: [glob]\nbudgets:\n  maxRounds: 200\n  maxOutputTokens: 4000\n---\nUse glob.\n",
+    );
+  },
 });
 
 describe.skipIf(!present)("lathe run on an embedded GGUF model", () => {
   it("streams steps whose grammar-forced tool calls the engine runs, until the budget stops it", async () => {
-    const run = await runLathe(
+    const run = await world.lathe(
       ["run", "list the files", "--agent", "tiny", "--model", `gguf:${MODEL}`, "--mode", "yolo", "--json"],
-      { home, cwd: root, env: { LATHE_GGUF_THREADS: "1", LATHE_GGUF_MAX_STRING: "8" } },
+      { env: { LATHE_GGUF_THREADS: "1", LATHE_GGUF_MAX_STRING: "8" } },
     );
     const events = run.stdout
       .trim()
@@ -73,9 +65,9 @@ describe.skipIf(!present)("lathe run on an embedded GGUF model", () => {
   it.each<NodeJS.Signals>(["SIGINT", "SIGTERM"])(
     "%s while the model writes stops the run (exit 1, the run recorded as stopped)",
     async (signal) => {
-      const run = startLathe(
+      const run = world.start(
         ["run", "list the files", "--agent", "long", "--model", `gguf:${MODEL}`, "--mode", "yolo", "--json"],
-        { home, cwd: root, env: { LATHE_GGUF_THREADS: "1", LATHE_GGUF_MAX_STRING: "8" } },
+        { env: { LATHE_GGUF_THREADS: "1", LATHE_GGUF_MAX_STRING: "8" } },
       );
       await run.until(
         "the model's first words",
@@ -94,10 +86,8 @@ describe.skipIf(!present)("lathe run on an embedded GGUF model", () => {
   // The memory check ran on the first model call: the run started, failed mid-way and offered
   // `--resume` on a session that could only fail the same way.
   it("refuses a context too large for the memory before the run starts, leaving no session", async () => {
-    const empty = await mkdtemp(path.join(os.tmpdir(), "lathe-gguf-empty-")); // a folder no run used
-    onTestFinished(() => rm(empty, { recursive: true, force: true }));
-    const run = await runLathe(["run", "hi", "--model", `gguf:${MODEL}`], {
-      home,
+    const empty = await world.folder("empty"); // a folder no run used
+    const run = await world.lathe(["run", "hi", "--model", `gguf:${MODEL}`], {
       cwd: empty,
       env: { LATHE_GGUF_THREADS: "1", LATHE_GGUF_CONTEXT_SIZE: "2000000000" },
     });
@@ -107,16 +97,14 @@ describe.skipIf(!present)("lathe run on an embedded GGUF model", () => {
     );
     expect(run.stderr).not.toContain("--resume");
     expect(run.stdout).toBe("");
-    const sessions = await runLathe(["session", "list", "--json"], { home, cwd: empty });
+    const sessions = await world.lathe(["session", "list", "--json"], { cwd: empty });
     expect(sessions.stdout).toBe("");
   }, 60_000);
 
   it("says, before the run starts, that a context beyond the model's trained size may turn its answers to nonsense", async () => {
-    const run = await runLathe(
+    const run = await world.lathe(
       ["run", "list the files", "--agent", "tiny", "--model", `gguf:${MODEL}`, "--mode", "yolo", "--json"],
       {
-        home,
-        cwd: root,
         env: { LATHE_GGUF_THREADS: "1", LATHE_GGUF_MAX_STRING: "8", LATHE_GGUF_CONTEXT_SIZE: "100000" },
       },
     );

@@ -1,27 +1,16 @@
-import { mkdtemp, readFile, realpath, rm } from "node:fs/promises";
-import os from "node:os";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { envelopeOf, runLathe } from "./support/lathe-cli.ts";
+import { describe, expect, it } from "vitest";
+import { useCliWorld } from "./support/cli-world.ts";
+import { envelopeOf } from "./support/lathe-cli.ts";
 
 // The audit trail as a person reads it with `lathe audit`: every row listed whatever the calls
 // held (secrets, key headers, terminal escapes), and no secret in it in clear.
 
-let home: string;
-let root: string;
+const world = useCliWorld("lathe-audit-cli-");
 
-beforeEach(async () => {
-  home = await mkdtemp(path.join(os.tmpdir(), "lathe-audit-cli-home-"));
-  root = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-audit-cli-root-")));
-});
-
-afterEach(async () => {
-  await rm(home, { recursive: true, force: true });
-  await rm(root, { recursive: true, force: true });
-});
-
-const lathe = (args: string[]) => runLathe(args, { home, cwd: root });
+const lathe = (args: string[]) => world.lathe(args);
 
 /** `lathe audit --json …` as rows; the command must succeed. */
 async function auditRows(...args: string[]): Promise<Array<Record<string, unknown>>> {
@@ -57,7 +46,7 @@ describe("lathe audit", () => {
 
   it("still lists a row an older Lathe recorded with its decisions' JSON broken", async () => {
     expect(envelopeOf(await lathe(["call", "glob", '{"pattern":"*"}'])).type).toBe("output");
-    const db = new Database(path.join(home, "lathe.db"));
+    const db = new Database(path.join(world.home, "lathe.db"));
     const broken =
       '[{"stage":"capability","outcome":"allow","reason":"ok"},{"stage":"approval","outcome":"deny","reason":"key [REDACTED PRIVATE KEY]';
     db.prepare("UPDATE audit SET decisions_json = ?, outcome = 'error'").run(broken);
@@ -139,7 +128,7 @@ describe("lathe audit keeps secrets out", () => {
     const content = "OPENAI_API_KEY=sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8t\nBasic understanding of the setup\n";
     const run = await lathe(["call", "write", JSON.stringify({ path: ".env", content }), "--mode", "yolo"]);
     expect(envelopeOf(run).type).toBe("output");
-    expect(await readFile(path.join(root, ".env"), "utf8")).toBe(content);
+    expect(await readFile(path.join(world.root, ".env"), "utf8")).toBe(content);
     const [row] = await auditRows();
     expect(row?.args).toEqual({
       path: ".env",

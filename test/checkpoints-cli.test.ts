@@ -1,33 +1,19 @@
-import { chmod, readdir, readFile, realpath, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { chmod, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { RunEvent } from "../src/main/engine/agent/run-events.ts";
-import { startOpenAICompatibleServer, type FixtureServer } from "./fixtures/openai-compatible-server.ts";
-import { envelopeOf, runLathe, type Run } from "./support/lathe-cli.ts";
+import { useCliWorld } from "./support/cli-world.ts";
+import { envelopeOf, type Run } from "./support/lathe-cli.ts";
 
 // `lathe checkpoints`, `lathe restore`, `lathe rewind` and `lathe session delete` as users run
 // them: the real bin/lathe.mjs in child processes, on a temp folder with its own LATHE_HOME.
 
-let home: string;
-let root: string;
-let server: FixtureServer | undefined;
+const world = useCliWorld("lathe-cp-cli-");
 
-beforeEach(async () => {
-  home = await mkdtemp(path.join(os.tmpdir(), "lathe-cp-cli-home-"));
-  root = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-cp-cli-root-")));
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await rm(home, { recursive: true, force: true });
-  await rm(root, { recursive: true, force: true });
-});
-
-const lathe = (args: string[]): Promise<Run> => runLathe(args, { home, cwd: root });
+const lathe = (args: string[]): Promise<Run> => world.lathe(args);
 const text = (relative: string): Promise<string | undefined> =>
-  readFile(path.join(root, relative), "utf8").catch(() => undefined);
+  readFile(path.join(world.root, relative), "utf8").catch(() => undefined);
 
 async function call(tool: string, args: unknown, session = "s1"): Promise<void> {
   const run = await lathe(["call", tool, JSON.stringify(args), "--session", session, "--mode", "yolo"]);
@@ -51,7 +37,7 @@ async function listed(session = "s1"): Promise<ListedCheckpoint[]> {
 
 describe("lathe checkpoints and lathe restore", () => {
   it("lists what write and bash changed, and restores a checkpoint (exit 0) with a way to undo it", async () => {
-    await writeFile(path.join(root, "notes.txt"), "first\n");
+    await writeFile(path.join(world.root, "notes.txt"), "first\n");
     await call("read", { path: "notes.txt" });
     await call("write", { path: "notes.txt", content: "second\n" });
     await call("bash", { command: "rm notes.txt && mkdir out && echo r > out/report.txt" });
@@ -91,10 +77,10 @@ describe("lathe checkpoints and lathe restore", () => {
   });
 
   it("a dry run says --force leaves what cannot be restored as it is, not that it overwrites it", async () => {
-    await writeFile(path.join(root, "a.txt"), "v1\n");
+    await writeFile(path.join(world.root, "a.txt"), "v1\n");
     await call("bash", { command: "echo v2 > a.txt && echo b2 > b.txt" });
-    await writeFile(path.join(root, "b.txt"), "the person's edit\n");
-    await rm(path.join(home, "checkpoints", "blobs"), { recursive: true });
+    await writeFile(path.join(world.root, "b.txt"), "the person's edit\n");
+    await rm(path.join(world.home, "checkpoints", "blobs"), { recursive: true });
 
     const dry = await lathe(["restore", "1", "--session", "s1", "--dry-run"]);
     expect(dry.code).toBe(1);
@@ -107,9 +93,9 @@ describe("lathe checkpoints and lathe restore", () => {
   });
 
   it("refuses to overwrite a file the person changed (exit 1, nothing changed) until --force", async () => {
-    await writeFile(path.join(root, "a.txt"), "v1\n");
+    await writeFile(path.join(world.root, "a.txt"), "v1\n");
     await call("bash", { command: "echo v2 > a.txt && echo new > b.txt" });
-    await writeFile(path.join(root, "a.txt"), "the person's edit\n");
+    await writeFile(path.join(world.root, "a.txt"), "the person's edit\n");
 
     const dry = await lathe(["restore", "1", "--session", "s1", "--dry-run"]);
     expect(dry.code).toBe(1);
@@ -159,7 +145,7 @@ describe("lathe checkpoints and lathe restore", () => {
       conflict: "its mode was changed since (600 now, 755 when bash left it)",
     },
   ])("$name: a conflict in --dry-run, refused (exit 1), restored with --force", async (row) => {
-    const file = path.join(root, "run.sh");
+    const file = path.join(world.root, "run.sh");
     await writeFile(file, "echo hi\n");
     await chmod(file, row.start);
     await call("read", { path: "run.sh" });
@@ -243,15 +229,15 @@ describe("lathe checkpoints and lathe restore", () => {
   });
 
   it("lathe session delete removes the session's checkpoints and the contents only they kept", async () => {
-    await writeFile(path.join(root, "file.txt"), "content only s1 kept\n");
+    await writeFile(path.join(world.root, "file.txt"), "content only s1 kept\n");
     await call("bash", { command: "echo now > file.txt" });
     await call("bash", { command: "true" }, "s2"); // s2's workspace index holds "now"
     // Blobs used in the last minute are spared (a call may be about to refer to them): age them.
-    const db = new Database(path.join(home, "lathe.db"));
+    const db = new Database(path.join(world.home, "lathe.db"));
     db.prepare("UPDATE checkpoint_blobs SET last_used_at = 0").run();
     db.close();
     const blobTexts = async (): Promise<string[]> => {
-      const dir = path.join(home, "checkpoints", "blobs");
+      const dir = path.join(world.home, "checkpoints", "blobs");
       const entries = await readdir(dir, { recursive: true, withFileTypes: true });
       const files = entries.filter((d) => d.isFile()).map((d) => path.join(d.parentPath, d.name));
       return (await Promise.all(files.map((f) => readFile(f, "utf8")))).sort();
@@ -264,14 +250,14 @@ describe("lathe checkpoints and lathe restore", () => {
     expect(await blobTexts()).toEqual(["now\n"]);
     const again = await lathe(["session", "delete", "s1"]);
     expect(again.code).toBe(1);
-    expect(again.stderr).toContain(`There is no session "s1" in ${root}.`);
+    expect(again.stderr).toContain(`There is no session "s1" in ${world.root}.`);
   });
 });
 
 describe("lathe rewind", () => {
   it("takes a session back to before a prompt, and lathe run --resume continues from there", async () => {
-    await writeFile(path.join(root, "a.txt"), "alpha\n");
-    server = await startOpenAICompatibleServer({
+    await writeFile(path.join(world.root, "a.txt"), "alpha\n");
+    const server = await world.serve({
       models: ["m"],
       replies: (request) => {
         const prompt = JSON.stringify(request.messages.filter((m) => m.role === "user").at(-1)?.content);
@@ -287,10 +273,6 @@ describe("lathe rewind", () => {
         return { text: "Resumed." };
       },
     });
-    await writeFile(
-      path.join(home, "settings.json"),
-      JSON.stringify({ providers: { "openai-compatible": { baseURL: server.baseURL } } }),
-    );
     const model = ["--model", "openai-compatible:m", "--mode", "yolo"];
     const first = await lathe(["run", "the first change", ...model, "--json"]);
     expect(first.code, first.stderr).toBe(0);
@@ -330,73 +312,62 @@ describe("lathe rewind", () => {
 
 describe("a session of another folder", () => {
   it("is neither listed, restored nor rewound from here: its conversation and files stay as they are", async () => {
-    const other = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-cp-cli-other-")));
-    try {
-      server = await startOpenAICompatibleServer({ models: ["m"], replies: () => ({ text: "Noted." }) });
-      await writeFile(
-        path.join(home, "settings.json"),
-        JSON.stringify({ providers: { "openai-compatible": { baseURL: server.baseURL } } }),
-      );
-      // A conversation (no file changed, so no checkpoint) in the other folder.
-      const started = await runLathe(["run", "remember this", "--model", "openai-compatible:m", "--json"], {
-        home,
-        cwd: other,
-      });
-      expect(started.code, started.stderr).toBe(0);
-      const session = (JSON.parse(started.stdout.split("\n")[0] as string) as { sessionId: string })
-        .sessionId;
-      const refusal = (then: string) =>
-        `error: Session ${session} belongs to the folder ${other}, not ${root}. Pass --root ${other} to ${then}.\n`;
+    const other = await world.folder("other");
+    await world.serve({ models: ["m"], replies: () => ({ text: "Noted." }) });
+    // A conversation (no file changed, so no checkpoint) in the other folder.
+    const started = await world.lathe(["run", "remember this", "--model", "openai-compatible:m", "--json"], {
+      cwd: other,
+    });
+    expect(started.code, started.stderr).toBe(0);
+    const session = (JSON.parse(started.stdout.split("\n")[0] as string) as { sessionId: string }).sessionId;
+    const refusal = (then: string) =>
+      `error: Session ${session} belongs to the folder ${other}, not ${world.root}. Pass --root ${other} to ${then}.\n`;
 
-      // And a session there whose write made checkpoint 1 (of that folder's file).
-      const theirs = await runLathe(
-        [
-          "call",
-          "write",
-          '{"path":"theirs.txt","content":"theirs\\n"}',
-          "--session",
-          "theirs",
-          "--mode",
-          "yolo",
-        ],
-        { home, cwd: other },
-      );
-      expect(envelopeOf(theirs).type, theirs.stdout).toBe("output");
-      const theirRefusal = (then: string) =>
-        `error: Session theirs belongs to the folder ${other}, not ${root}. Pass --root ${other} to ${then}.\n`;
+    // And a session there whose write made checkpoint 1 (of that folder's file).
+    const theirs = await world.lathe(
+      [
+        "call",
+        "write",
+        '{"path":"theirs.txt","content":"theirs\\n"}',
+        "--session",
+        "theirs",
+        "--mode",
+        "yolo",
+      ],
+      { cwd: other },
+    );
+    expect(envelopeOf(theirs).type, theirs.stdout).toBe("output");
+    const theirRefusal = (then: string) =>
+      `error: Session theirs belongs to the folder ${other}, not ${world.root}. Pass --root ${other} to ${then}.\n`;
 
-      const cases: Array<[args: string[], then: string]> = [
-        [["checkpoints", "--session", session], "list its checkpoints"],
-        [["restore", "1", "--session", session], "restore its checkpoints"],
-        [["restore", "1", "--session", session, "--dry-run"], "restore its checkpoints"],
-        [["rewind", "--session", session, "--before", "0", "--dry-run"], "rewind it"],
-        [["rewind", "--session", session, "--before", "0"], "rewind it"],
-      ];
-      for (const [args, then] of cases) {
-        const refused = await lathe(args);
-        expect(refused, args.join(" ")).toMatchObject({ code: 1, stdout: "", stderr: refusal(then) });
-      }
-      for (const args of [
-        ["restore", "1", "--session", "theirs"],
-        ["restore", "1", "--session", "theirs", "--dry-run"],
-        ["restore", "2", "--session", "theirs"],
-        ["rewind", "--session", "theirs", "--before", "0"],
-      ]) {
-        const then = args[0] === "rewind" ? "rewind it" : "restore its checkpoints";
-        const refused = await lathe(args);
-        expect(refused, args.join(" ")).toMatchObject({ code: 1, stdout: "", stderr: theirRefusal(then) });
-      }
-      // Their file is as their write left it.
-      expect(await readFile(path.join(other, "theirs.txt"), "utf8")).toBe("theirs\n");
-      // The conversation is whole: from its own folder, a rewind would still remove both messages.
-      const own = await runLathe(["rewind", "--session", session, "--before", "0", "--dry-run"], {
-        home,
-        cwd: other,
-      });
-      expect(own.code, own.stderr).toBe(0);
-      expect(own.stdout).toContain(`Rewinding session ${session} to before prompt 0 would remove 2 messages`);
-    } finally {
-      await rm(other, { recursive: true, force: true });
+    const cases: Array<[args: string[], then: string]> = [
+      [["checkpoints", "--session", session], "list its checkpoints"],
+      [["restore", "1", "--session", session], "restore its checkpoints"],
+      [["restore", "1", "--session", session, "--dry-run"], "restore its checkpoints"],
+      [["rewind", "--session", session, "--before", "0", "--dry-run"], "rewind it"],
+      [["rewind", "--session", session, "--before", "0"], "rewind it"],
+    ];
+    for (const [args, then] of cases) {
+      const refused = await lathe(args);
+      expect(refused, args.join(" ")).toMatchObject({ code: 1, stdout: "", stderr: refusal(then) });
     }
+    for (const args of [
+      ["restore", "1", "--session", "theirs"],
+      ["restore", "1", "--session", "theirs", "--dry-run"],
+      ["restore", "2", "--session", "theirs"],
+      ["rewind", "--session", "theirs", "--before", "0"],
+    ]) {
+      const then = args[0] === "rewind" ? "rewind it" : "restore its checkpoints";
+      const refused = await lathe(args);
+      expect(refused, args.join(" ")).toMatchObject({ code: 1, stdout: "", stderr: theirRefusal(then) });
+    }
+    // Their file is as their write left it.
+    expect(await readFile(path.join(other, "theirs.txt"), "utf8")).toBe("theirs\n");
+    // The conversation is whole: from its own folder, a rewind would still remove both messages.
+    const own = await world.lathe(["rewind", "--session", session, "--before", "0", "--dry-run"], {
+      cwd: other,
+    });
+    expect(own.code, own.stderr).toBe(0);
+    expect(own.stdout).toContain(`Rewinding session ${session} to before prompt 0 would remove 2 messages`);
   });
 });

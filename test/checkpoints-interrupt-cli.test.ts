@@ -1,11 +1,10 @@
 import { watch } from "node:fs";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { RunEvent } from "../src/main/engine/agent/run-events.ts";
-import { startOpenAICompatibleServer, type FixtureServer } from "./fixtures/openai-compatible-server.ts";
-import { envelopeOf, runLathe, type Run } from "./support/lathe-cli.ts";
-import { startLathe, tempWorld, useEndpoint } from "./support/lathe-process.ts";
+import { useCliWorld } from "./support/cli-world.ts";
+import { envelopeOf, type Run } from "./support/lathe-cli.ts";
 
 // Ctrl-C in the middle of `lathe restore` and `lathe rewind` that put back thousands of files:
 // the command stops between two files, says what it did and did not do and how to go on, leaves
@@ -13,21 +12,14 @@ import { startLathe, tempWorld, useEndpoint } from "./support/lathe-process.ts";
 // And Ctrl-C on a `lathe call bash` that already changed files: what it changed is checkpointed.
 
 const FILES = 3000;
-let world: Awaited<ReturnType<typeof tempWorld>>;
-let server: FixtureServer | undefined;
-
-beforeEach(async () => {
-  world = await tempWorld("lathe-cp-interrupt-");
-  await mkdir(path.join(world.root, "d"));
-  for (let i = 1; i <= FILES; i++) await writeFile(path.join(world.root, "d", `f${i}.txt`), `orig ${i}\n`);
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await world.cleanup();
+const world = useCliWorld("lathe-cp-interrupt-", {
+  setup: async () => {
+    await mkdir(path.join(world.root, "d"));
+    for (let i = 1; i <= FILES; i++) await writeFile(path.join(world.root, "d", `f${i}.txt`), `orig ${i}\n`);
+  },
 });
 
-const lathe = (args: string[]): Promise<Run> => runLathe(args, { home: world.home, cwd: world.root });
+const lathe = (args: string[]): Promise<Run> => world.lathe(args);
 
 /** What the workspace's d/ holds: original files, and anything else (a temporary file, a half-written one). */
 async function inD(): Promise<{ originals: number; others: string[] }> {
@@ -51,7 +43,7 @@ async function inD(): Promise<{ originals: number; others: string[] }> {
 async function interruptHalfway(
   args: string[],
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const running = startLathe(args, { home: world.home, cwd: world.root });
+  const running = world.start(args);
   let seen = 0;
   await running.until(
     "some files put back",
@@ -102,7 +94,7 @@ describe("Ctrl-C during a restore or a rewind of many files", () => {
   }, 120_000);
 
   it("a rewind stops between files, keeps the conversation whole and does not claim it was rewound", async () => {
-    server = await startOpenAICompatibleServer({
+    await world.serve({
       models: ["m"],
       replies: (request) => {
         const prompt = JSON.stringify(request.messages.filter((m) => m.role === "user").at(-1)?.content);
@@ -112,7 +104,6 @@ describe("Ctrl-C during a restore or a rewind of many files", () => {
         return { text: "Hello." };
       },
     });
-    await useEndpoint(world.home, server.baseURL);
     const model = ["--model", "openai-compatible:m", "--mode", "yolo"];
     const first = await lathe(["run", "say hello", ...model, "--json"]);
     expect(first.code, first.stderr).toBe(0);
@@ -164,7 +155,7 @@ describe("a second Ctrl-C while a restore writes a file", () => {
     ]);
     expect(envelopeOf(removed).type, removed.stdout).toBe("output");
 
-    const running = startLathe(["restore", "1", "--session", "s1"], { home: world.home, cwd: world.root });
+    const running = world.start(["restore", "1", "--session", "s1"]);
     // The two Ctrl-Cs go the moment a restore's temporary file is made, while it is written (each
     // file is 7 MB, synced to disk before it is renamed into place).
     let seenTemp = "";
@@ -205,8 +196,8 @@ describe("Ctrl-C or SIGTERM on a lathe call bash that has changed a file", () =>
       const notes = path.join(world.root, "notes.txt");
       await writeFile(notes, "the person's notes\n");
       const env = { LATHE_DAEMON: daemon, CI: "" };
-      if (daemon === "on") await runLathe(["daemon", "start"], { home: world.home, cwd: world.root, env });
-      const running = startLathe(
+      if (daemon === "on") await world.lathe(["daemon", "start"], { env });
+      const running = world.start(
         [
           "call",
           "bash",
@@ -216,7 +207,7 @@ describe("Ctrl-C or SIGTERM on a lathe call bash that has changed a file", () =>
           "--mode",
           "yolo",
         ],
-        { home: world.home, cwd: world.root, env },
+        { env },
       );
       let text = "";
       await running.until(
@@ -229,7 +220,7 @@ describe("Ctrl-C or SIGTERM on a lathe call bash that has changed a file", () =>
       );
       running.child.kill(signal);
       const { code } = await running.exited;
-      if (daemon === "on") await runLathe(["daemon", "stop"], { home: world.home, cwd: world.root, env });
+      if (daemon === "on") await world.lathe(["daemon", "stop"], { env });
       expect(code, running.stderr()).toBe(1);
       expect(JSON.parse(running.stdout())).toMatchObject({
         type: "error",

@@ -1,28 +1,20 @@
 // `lathe batch`: many calls from stdin in one process and one session, one envelope per line.
 import { spawn } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { spawn as spawnPty } from "node-pty";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { LATHE_BIN, runLathe, type CliEnvelope, type Run } from "./support/lathe-cli.ts";
+import { describe, expect, it } from "vitest";
+import { useCliWorld } from "./support/cli-world.ts";
+import { LATHE_BIN, type CliEnvelope, type Run } from "./support/lathe-cli.ts";
 
-let home: string;
-let root: string;
-
-beforeEach(async () => {
-  home = await mkdtemp(path.join(os.tmpdir(), "lathe-batch-home-"));
-  root = await mkdtemp(path.join(os.tmpdir(), "lathe-batch-root-"));
-  await writeFile(path.join(root, "a.txt"), "old\n");
-});
-
-afterEach(async () => {
-  await rm(home, { recursive: true, force: true });
-  await rm(root, { recursive: true, force: true });
+const world = useCliWorld("lathe-batch-", {
+  setup: async () => {
+    await writeFile(path.join(world.root, "a.txt"), "old\n");
+  },
 });
 
 function batch(lines: string[], args: string[] = []): Promise<Run> {
-  return runLathe(["batch", ...args], { home, cwd: root, input: lines.map((l) => `${l}\n`).join("") });
+  return world.lathe(["batch", ...args], { input: lines.map((l) => `${l}\n`).join("") });
 }
 
 function envelopes(run: Run): CliEnvelope[] {
@@ -61,10 +53,10 @@ describe("lathe batch", () => {
     expect(first).toMatchObject({ type: "output", data: { content: "old\n" } });
     expect(write).toMatchObject({ type: "output", data: { path: "a.txt" } });
     expect(again).toMatchObject({ type: "output", data: { content: "new\n" } });
-    expect(await readFile(path.join(root, "a.txt"), "utf8")).toBe("new\n");
+    expect(await readFile(path.join(world.root, "a.txt"), "utf8")).toBe("new\n");
 
     // The audit trail holds the three calls, all in one session.
-    const audit = await runLathe(["audit", "--json", "--limit", "10"], { home, cwd: root });
+    const audit = await world.lathe(["audit", "--json", "--limit", "10"]);
     const rows = audit.stdout
       .trim()
       .split("\n")
@@ -97,7 +89,7 @@ describe("lathe batch", () => {
     expect(envelopes(run)[0]?.error_text).toMatch(
       /has not been read in this session\. Call read on a\.txt first/,
     );
-    expect(await readFile(path.join(root, "a.txt"), "utf8")).toBe("old\n");
+    expect(await readFile(path.join(world.root, "a.txt"), "utf8")).toBe("old\n");
   });
 
   it("with no input, runs nothing and succeeds", async () => {
@@ -107,8 +99,8 @@ describe("lathe batch", () => {
 
   it("prints each envelope as soon as its call ends, then stops reading on Ctrl-C", async () => {
     const child = spawn(process.execPath, [LATHE_BIN, "batch"], {
-      cwd: root,
-      env: { ...process.env, LATHE_HOME: home },
+      cwd: world.root,
+      env: { ...process.env, LATHE_HOME: world.home },
     });
     let stdout = "";
     let stderr = "";
@@ -139,8 +131,8 @@ describe("lathe batch", () => {
 
   it("at a terminal, says it is reading calls and how to end; Ctrl-D ends it", async () => {
     const pty = spawnPty(process.execPath, [LATHE_BIN, "batch"], {
-      cwd: root,
-      env: { ...process.env, LATHE_HOME: home } as Record<string, string>,
+      cwd: world.root,
+      env: { ...process.env, LATHE_HOME: world.home } as Record<string, string>,
       cols: 200,
     });
     let screen = "";
@@ -160,10 +152,10 @@ describe("lathe batch", () => {
   });
 
   it("takes the same options as lathe call and no arguments", async () => {
-    const help = await runLathe(["batch", "--help"], { home, cwd: root });
+    const help = await world.lathe(["batch", "--help"]);
     for (const flag of ["--session <id>", "--mode <mode>", "--root <dir>", "--verbose"])
       expect(help.stdout).toContain(flag);
-    const extra = await runLathe(["batch", "read"], { home, cwd: root });
+    const extra = await world.lathe(["batch", "read"]);
     expect(extra.code).toBe(2);
     expect(extra.stderr).toContain("too many arguments for 'batch'");
   });

@@ -1,21 +1,18 @@
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runLathe } from "./support/lathe-cli.ts";
-import { tempWorld } from "./support/lathe-process.ts";
+import { describe, expect, it } from "vitest";
+import { useCliWorld } from "./support/cli-world.ts";
 
 // A $LATHE_HOME/lathe.db that is not a database (overwritten, a disk's garbage): every command
 // that needs it fails with one line that names the file and what to do, and leaves it as it was.
 // A command that makes no tool call says nothing about tool calls.
 
-let world: Awaited<ReturnType<typeof tempWorld>>;
 const garbage = "not a database, a person's notes\n".repeat(300);
-
-beforeEach(async () => {
-  world = await tempWorld("lathe-broken-store-");
-  await writeFile(path.join(world.home, "lathe.db"), garbage);
+const world = useCliWorld("lathe-broken-store-", {
+  setup: async () => {
+    await writeFile(path.join(world.home, "lathe.db"), garbage);
+  },
 });
-afterEach(async () => world.cleanup());
 
 const NO_CALL_COMMANDS = [
   ["audit"],
@@ -29,11 +26,7 @@ describe("a lathe.db that is not a database", () => {
   it.each(NO_CALL_COMMANDS.map((args) => [args.join(" "), args]))(
     "lathe %s: exit 1, one line saying what is wrong and what to do, the file untouched",
     async (_name, args) => {
-      const run = await runLathe(args as string[], {
-        home: world.home,
-        cwd: world.root,
-        env: { LATHE_DAEMON: "off" },
-      });
+      const run = await world.lathe(args as string[], { env: { LATHE_DAEMON: "off" } });
       expect(run.stdout).toBe("");
       expect(run.stderr.trimEnd().split("\n")).toEqual([
         expect.stringMatching(
@@ -50,11 +43,7 @@ describe("a lathe.db that is not a database", () => {
 
   it("lathe call: the call is not run, its envelope says why, and stderr says it once, and that the call is not in the trail", async () => {
     await writeFile(path.join(world.root, "a.txt"), "hello\n");
-    const run = await runLathe(["call", "read", '{"path":"a.txt"}'], {
-      home: world.home,
-      cwd: world.root,
-      env: { LATHE_DAEMON: "off" },
-    });
+    const run = await world.lathe(["call", "read", '{"path":"a.txt"}'], { env: { LATHE_DAEMON: "off" } });
     expect(JSON.parse(run.stdout)).toMatchObject({
       type: "error",
       error_text: expect.stringMatching(/^read was not run: Lathe cannot record tool calls .*SQLITE_NOTADB/),
@@ -67,9 +56,7 @@ describe("a lathe.db that is not a database", () => {
 
   it("lathe batch: one envelope per call, and stderr says why once for all of them", async () => {
     await writeFile(path.join(world.root, "a.txt"), "hello\n");
-    const run = await runLathe(["batch"], {
-      home: world.home,
-      cwd: world.root,
+    const run = await world.lathe(["batch"], {
       env: { LATHE_DAEMON: "off" },
       input: 'read {"path":"a.txt"}\nglob {"pattern":"*"}\n',
     });

@@ -1,28 +1,17 @@
 import { spawn } from "node:child_process";
-import { mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startOpenAICompatibleServer, type FixtureServer } from "./fixtures/openai-compatible-server.ts";
-import { LATHE_BIN, runLathe } from "./support/lathe-cli.ts";
+import { describe, expect, it } from "vitest";
+import { useCliWorld } from "./support/cli-world.ts";
+import { LATHE_BIN } from "./support/lathe-cli.ts";
 
 // `lathe … | head`: the reader of stdout goes away while (or before) the CLI writes. Every
 // command ends quietly — no EPIPE, no stack trace — with its usual exit code.
 
-let home: string;
-let root: string;
-let server: FixtureServer | undefined;
-
-beforeEach(async () => {
-  home = await mkdtemp(path.join(os.tmpdir(), "lathe-pipe-home-"));
-  root = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-pipe-root-")));
-  for (let i = 0; i < 200; i++) await writeFile(path.join(root, `file-${i}.txt`), `line ${i}\n`);
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await rm(home, { recursive: true, force: true });
-  await rm(root, { recursive: true, force: true });
+const world = useCliWorld("lathe-pipe-", {
+  setup: async () => {
+    for (let i = 0; i < 200; i++) await writeFile(path.join(world.root, `file-${i}.txt`), `line ${i}\n`);
+  },
 });
 
 interface Closed {
@@ -36,10 +25,10 @@ interface Closed {
 /** Run `lathe <args>` and close its stdout once it has written `afterBytes` bytes (0: at once). */
 function closeStdout(args: readonly string[], afterBytes = 0): Promise<Closed> {
   return new Promise((resolve, reject) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, LATHE_HOME: home };
+    const env: NodeJS.ProcessEnv = { ...process.env, LATHE_HOME: world.home };
     delete env.LATHE_DEBUG;
     const child = spawn(process.execPath, [LATHE_BIN, ...args], {
-      cwd: root,
+      cwd: world.root,
       env,
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -79,7 +68,7 @@ describe("a closed stdout ends the CLI quietly", () => {
   });
 
   it("audit, with its reader gone after the first line (lathe audit | head -1)", async () => {
-    for (let i = 0; i < 3; i++) await runLathe(["call", "glob", '{"pattern":"*.txt"}'], { home, cwd: root });
+    for (let i = 0; i < 3; i++) await world.lathe(["call", "glob", '{"pattern":"*.txt"}']);
     const run = await closeStdout(["audit", "--limit", "1000"], 1);
     expectQuiet(run);
     expect(run.code).toBe(0);
@@ -87,22 +76,18 @@ describe("a closed stdout ends the CLI quietly", () => {
 
   it("run stops its work when the reader goes, and the session stays resumable", async () => {
     // A long answer, slowly: the reader leaves after a few lines of JSON events.
-    server = await startOpenAICompatibleServer({
+    const server = await world.serve({
       models: ["m"],
       replies: [{ text: "word ".repeat(400), eventDelayMs: 5 }, { text: "again" }],
       chunkChars: 5,
     });
-    await writeFile(
-      path.join(home, "settings.json"),
-      JSON.stringify({ providers: { "openai-compatible": { baseURL: server.baseURL } } }),
-    );
     const run = await closeStdout(["run", "Talk", "--model", "openai-compatible:m", "--json"], 1_500);
     expectQuiet(run);
     // Stopped early, as a Ctrl-C would: exit 1, and the model's request was given up.
     expect(run.code).toBe(1);
     await expect.poll(() => server?.timings[0]?.clientGoneAt).toBeDefined();
     const sessionId = (JSON.parse(run.read.split("\n")[0] as string) as { sessionId: string }).sessionId;
-    const resumed = await runLathe(["run", "Go on", "--resume", sessionId], { home, cwd: root });
+    const resumed = await world.lathe(["run", "Go on", "--resume", sessionId]);
     expect(resumed.code).toBe(0);
     expect(resumed.stdout).toBe("again\n");
     const history = server.requests[1]?.messages.map((m) => m.role);
@@ -110,15 +95,8 @@ describe("a closed stdout ends the CLI quietly", () => {
   });
 
   it("run --replay", async () => {
-    server = await startOpenAICompatibleServer({ models: ["m"], replies: [{ text: "x ".repeat(2000) }] });
-    await writeFile(
-      path.join(home, "settings.json"),
-      JSON.stringify({ providers: { "openai-compatible": { baseURL: server.baseURL } } }),
-    );
-    const first = await runLathe(["run", "Talk", "--model", "openai-compatible:m", "--json"], {
-      home,
-      cwd: root,
-    });
+    await world.serve({ models: ["m"], replies: [{ text: "x ".repeat(2000) }] });
+    const first = await world.lathe(["run", "Talk", "--model", "openai-compatible:m", "--json"]);
     const sessionId = (JSON.parse(first.stdout.split("\n")[0] as string) as { sessionId: string }).sessionId;
     const run = await closeStdout(["run", "--resume", sessionId, "--replay", "--json"]);
     expectQuiet(run);

@@ -1,28 +1,17 @@
-import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { envelopeOf, runLathe } from "./support/lathe-cli.ts";
+import { beforeEach, describe, expect, it } from "vitest";
+import { useCliWorld } from "./support/cli-world.ts";
+import { envelopeOf } from "./support/lathe-cli.ts";
 
-let home: string;
-let root: string;
+const world = useCliWorld("lathe-cli-policy-");
 
-beforeEach(async () => {
-  home = await mkdtemp(path.join(os.tmpdir(), "lathe-cli-policy-home-"));
-  root = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-cli-policy-root-")));
-});
-
-afterEach(async () => {
-  await rm(home, { recursive: true, force: true });
-  await rm(root, { recursive: true, force: true });
-});
-
-const lathe = (args: string[]) => runLathe(args, { home, cwd: root });
+const lathe = (args: string[]) => world.lathe(args);
 
 async function projectSettings(settings: unknown): Promise<void> {
-  await mkdir(path.join(root, ".lathe"), { recursive: true });
-  await writeFile(path.join(root, ".lathe/settings.json"), JSON.stringify(settings));
+  await mkdir(path.join(world.root, ".lathe"), { recursive: true });
+  await writeFile(path.join(world.root, ".lathe/settings.json"), JSON.stringify(settings));
 }
 
 describe("project trust from the CLI", () => {
@@ -33,8 +22,8 @@ describe("project trust from the CLI", () => {
         { permission: "read", pattern: "secret/**", action: "deny" },
       ],
     });
-    await mkdir(path.join(root, "secret"));
-    await writeFile(path.join(root, "secret/key.txt"), "k");
+    await mkdir(path.join(world.root, "secret"));
+    await writeFile(path.join(world.root, "secret/key.txt"), "k");
   });
 
   it("ignores an untrusted project's allow rules, says so once, and still applies its deny rules", async () => {
@@ -44,8 +33,8 @@ describe("project trust from the CLI", () => {
       /needs approval and this host cannot ask anyone \(headless\), so it is refused\. [A-Z]/,
     );
     expect(write.stderr.match(/This folder is not trusted/g)).toHaveLength(1);
-    expect(write.stderr).toContain(`lathe trust --root ${root}`);
-    await expect(readFile(path.join(root, "out/a.txt"))).rejects.toMatchObject({ code: "ENOENT" });
+    expect(write.stderr).toContain(`lathe trust --root ${world.root}`);
+    await expect(readFile(path.join(world.root, "out/a.txt"))).rejects.toMatchObject({ code: "ENOENT" });
 
     const read = await lathe(["call", "read", '{"path":"secret/key.txt"}']);
     expect(envelopeOf(read).error_text).toMatch(
@@ -54,7 +43,7 @@ describe("project trust from the CLI", () => {
   });
 
   it("keeps the files its read deny rule covers out of glob and grep: no name, no line, a count", async () => {
-    await writeFile(path.join(root, "notes.md"), "k\n");
+    await writeFile(path.join(world.root, "notes.md"), "k\n");
     const glob = envelopeOf(await lathe(["call", "glob", '{"pattern":"**/*.{md,txt}"}']));
     expect(glob.data).toEqual({
       files: ["notes.md"],
@@ -69,7 +58,7 @@ describe("project trust from the CLI", () => {
   });
 
   it("trusts the folder with `lathe trust`, listing what takes effect; then its allow rules work", async () => {
-    const trust = await lathe(["trust", "--root", root]);
+    const trust = await lathe(["trust", "--root", world.root]);
     expect(trust.code).toBe(0);
     expect(trust.stdout).toContain('rule      allow write "out/**"');
     expect(trust.stdout).toContain("Trust recorded in");
@@ -77,23 +66,23 @@ describe("project trust from the CLI", () => {
     const write = await lathe(["call", "write", '{"path":"out/a.txt","content":"x"}']);
     expect(envelopeOf(write).type).toBe("output");
     expect(write.stderr).not.toMatch(/not trusted/);
-    expect(await readFile(path.join(root, "out/a.txt"), "utf8")).toBe("x");
+    expect(await readFile(path.join(world.root, "out/a.txt"), "utf8")).toBe("x");
 
     // --dry-run only shows, with --revoke too: the folder stays trusted.
-    const trustFile = await readFile(path.join(home, "trust.json"), "utf8");
-    const dryRevoke = await lathe(["trust", "--revoke", "--dry-run", "--root", root]);
+    const trustFile = await readFile(path.join(world.home, "trust.json"), "utf8");
+    const dryRevoke = await lathe(["trust", "--revoke", "--dry-run", "--root", world.root]);
     expect(dryRevoke).toMatchObject({
       code: 0,
-      stdout: `${root} would no longer be trusted. Nothing was changed (--dry-run).\n`,
+      stdout: `${world.root} would no longer be trusted. Nothing was changed (--dry-run).\n`,
     });
-    const dryJson = await lathe(["trust", "--revoke", "--dry-run", "--json", "--root", root]);
-    expect(JSON.parse(dryJson.stdout)).toEqual({ root, trusted: true, revoked: false });
-    expect(await readFile(path.join(home, "trust.json"), "utf8")).toBe(trustFile);
+    const dryJson = await lathe(["trust", "--revoke", "--dry-run", "--json", "--root", world.root]);
+    expect(JSON.parse(dryJson.stdout)).toEqual({ root: world.root, trusted: true, revoked: false });
+    expect(await readFile(path.join(world.home, "trust.json"), "utf8")).toBe(trustFile);
     expect(envelopeOf(await lathe(["call", "write", '{"path":"out/c.txt","content":"x"}'])).type).toBe(
       "output",
     );
 
-    const revoke = await lathe(["trust", "--revoke", "--root", root]);
+    const revoke = await lathe(["trust", "--revoke", "--root", world.root]);
     expect(revoke.stdout).toContain("no longer trusted");
     const again = await lathe(["call", "write", '{"path":"out/b.txt","content":"x"}']);
     expect(envelopeOf(again).type).toBe("error");
@@ -103,9 +92,9 @@ describe("project trust from the CLI", () => {
 describe("a read deny rule and a project's symlinks", () => {
   // The project's `.env` is a symlink to where the secret is stored; the user denied `.env`.
   beforeEach(async () => {
-    await mkdir(path.join(root, "cfg"));
-    await writeFile(path.join(root, "cfg/env.real"), "TOKEN=sk-cli-link-77\n");
-    await symlink("cfg/env.real", path.join(root, ".env"));
+    await mkdir(path.join(world.root, "cfg"));
+    await writeFile(path.join(world.root, "cfg/env.real"), "TOKEN=sk-cli-link-77\n");
+    await symlink("cfg/env.real", path.join(world.root, ".env"));
   });
 
   it("reads it with no rule (control), and refuses it by its name with the rule, naming the rule", async () => {
@@ -113,7 +102,7 @@ describe("a read deny rule and a project's symlinks", () => {
     expect(open.stdout).toContain("sk-cli-link-77");
 
     await writeFile(
-      path.join(home, "settings.json"),
+      path.join(world.home, "settings.json"),
       JSON.stringify({ permissions: [{ permission: "fs.read", pattern: ".env", action: "deny" }] }),
     );
     const refused = await lathe(["call", "read", '{"path":".env"}']);
@@ -127,7 +116,7 @@ describe("a read deny rule and a project's symlinks", () => {
 
 describe("lathe audit", () => {
   it("records every invocation with its decisions, redacting secrets", async () => {
-    await writeFile(path.join(root, "a.txt"), "hello\n");
+    await writeFile(path.join(world.root, "a.txt"), "hello\n");
     await lathe(["call", "read", '{"path":"a.txt"}', "--session", "audited"]);
     await lathe([
       "call",
@@ -185,7 +174,7 @@ describe("lathe audit", () => {
   });
 
   it("narrows to a time window with --since and --until: a date, a date and time, or a time ago", async () => {
-    await writeFile(path.join(root, "a.txt"), "hello\n");
+    await writeFile(path.join(world.root, "a.txt"), "hello\n");
     for (const session of ["three-days-ago", "two-hours-ago", "just-now"]) {
       expect(envelopeOf(await lathe(["call", "read", '{"path":"a.txt"}', "--session", session])).type).toBe(
         "output",
@@ -197,7 +186,7 @@ describe("lathe audit", () => {
     // The calls are moved back in time, as if they had been made then.
     const now = Date.now();
     const threeDaysAgo = now - 3 * 86_400_000;
-    const db = new Database(path.join(home, "lathe.db"));
+    const db = new Database(path.join(world.home, "lathe.db"));
     const setTime = db.prepare("UPDATE audit SET started_at = ? WHERE session_id = ?");
     setTime.run(threeDaysAgo, "three-days-ago");
     setTime.run(now - 2 * 3_600_000, "two-hours-ago");
@@ -258,11 +247,8 @@ describe("lathe audit", () => {
     let other: string;
     let empty: string;
     beforeEach(async () => {
-      other = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-cli-policy-other-")));
-      empty = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-cli-policy-empty-")));
-    });
-    afterEach(async () => {
-      for (const dir of [other, empty]) await rm(dir, { recursive: true, force: true });
+      other = await world.folder("other");
+      empty = await world.folder("empty");
     });
 
     interface JsonRow {
@@ -280,12 +266,12 @@ describe("lathe audit", () => {
 
     /** A read in each folder, and a row as a Lathe from before folders were recorded left it. */
     async function callsInTwoFolders(): Promise<void> {
-      await writeFile(path.join(root, "a.txt"), "a\n");
+      await writeFile(path.join(world.root, "a.txt"), "a\n");
       await writeFile(path.join(other, "b.txt"), "b\n");
       expect(envelopeOf(await lathe(["call", "read", '{"path":"a.txt"}'])).type).toBe("output");
-      const there = await runLathe(["call", "read", '{"path":"b.txt"}'], { home, cwd: other });
+      const there = await world.lathe(["call", "read", '{"path":"b.txt"}'], { cwd: other });
       expect(envelopeOf(there).type).toBe("output");
-      const db = new Database(path.join(home, "lathe.db"));
+      const db = new Database(path.join(world.home, "lathe.db"));
       db.prepare(
         `INSERT INTO audit (call_id, session_id, tool_id, args_json, decisions_json, outcome, envelope_head, duration_ms, started_at)
          VALUES ('old', 's-old', 'glob', '{"pattern":"*"}', '[]', 'output', '{}', 1, 1700000000000)`,
@@ -296,7 +282,7 @@ describe("lathe audit", () => {
     it("lists the calls of the folder it runs for: the current directory, or --root", async () => {
       await callsInTwoFolders();
       const here = jsonRows((await lathe(["audit", "--json"])).stdout);
-      expect(here.map((r) => [r.root, r.tool, r.args])).toEqual([[root, "read", { path: "a.txt" }]]);
+      expect(here.map((r) => [r.root, r.tool, r.args])).toEqual([[world.root, "read", { path: "a.txt" }]]);
       const there = jsonRows((await lathe(["audit", "--json", "--root", other])).stdout);
       expect(there.map((r) => [r.root, r.tool, r.args])).toEqual([[other, "read", { path: "b.txt" }]]);
       // The folder is its real path: reached through a symlink, it is the same folder.
@@ -314,7 +300,7 @@ describe("lathe audit", () => {
       await callsInTwoFolders();
       const all = jsonRows((await lathe(["audit", "--json", "--all"])).stdout);
       expect(all.map((r) => [r.root, r.tool])).toEqual([
-        [root, "read"],
+        [world.root, "read"],
         [other, "read"],
         [null, "glob"],
       ]);
@@ -322,7 +308,7 @@ describe("lathe audit", () => {
       expect(lines).toHaveLength(3);
       // Columns: time, folder, session, tool, outcome, duration, arguments.
       const columns = (line: string | undefined) => (line ?? "").split(/ {2,}/).slice(1, 5);
-      expect(columns(lines[0])).toEqual([root, expect.stringMatching(/^s-/), "read", "output"]);
+      expect(columns(lines[0])).toEqual([world.root, expect.stringMatching(/^s-/), "read", "output"]);
       expect(columns(lines[1])).toEqual([other, expect.stringMatching(/^s-/), "read", "output"]);
       expect(columns(lines[2])).toEqual(["(folder not recorded)", "s-old", "glob", "output"]);
       expect(lines[0]).toContain("a.txt");
@@ -367,11 +353,11 @@ describe("broken settings", () => {
   ])(
     "stops with a clear error naming the file and the field when user settings are %s",
     async (_n, text, message) => {
-      await writeFile(path.join(home, "settings.json"), text);
+      await writeFile(path.join(world.home, "settings.json"), text);
       const run = await lathe(["call", "read", '{"path":"x"}']);
       expect(run.code).toBe(1);
       expect(run.stdout).toBe("");
-      expect(run.stderr).toContain(path.join(home, "settings.json"));
+      expect(run.stderr).toContain(path.join(world.home, "settings.json"));
       expect(run.stderr).toMatch(message);
     },
   );

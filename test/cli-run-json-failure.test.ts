@@ -1,17 +1,12 @@
 import { createServer } from "node:net";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runLathe } from "./support/lathe-cli.ts";
-import { tempWorld, useEndpoint } from "./support/lathe-process.ts";
+import { describe, expect, it } from "vitest";
+import { useCliWorld } from "./support/cli-world.ts";
+import { useEndpoint } from "./support/lathe-process.ts";
 
 // `lathe run --json` read by a script: a run that fails before it starts still answers on stdout,
 // with one JSON line saying why and with which exit code, the same words stderr gives a person.
 
-let world: Awaited<ReturnType<typeof tempWorld>>;
-
-beforeEach(async () => {
-  world = await tempWorld("lathe-run-json-failure-");
-});
-afterEach(async () => world.cleanup());
+const world = useCliWorld("lathe-run-json-failure-");
 
 /** An address on this machine where nothing listens. */
 async function deadEndpoint(): Promise<string> {
@@ -64,7 +59,7 @@ describe("lathe run --json that fails before the run starts", () => {
     "%s: one JSON error line on stdout with the exit code, the reason on stderr",
     async (_what, args, code, message) => {
       await useEndpoint(world.home, await deadEndpoint());
-      const run = await runLathe(args, { home: world.home, cwd: world.root, env: { LATHE_DAEMON: "off" } });
+      const run = await world.lathe(args, { env: { LATHE_DAEMON: "off" } });
       expect(run.code).toBe(code);
       const lines = run.stdout.trimEnd().split("\n");
       expect(lines).toHaveLength(1);
@@ -76,24 +71,21 @@ describe("lathe run --json that fails before the run starts", () => {
   );
 
   it("without --json, stdout stays empty: the reason is on stderr alone", async () => {
-    const run = await runLathe(["run", "hi", "--model", "nope"], { home: world.home, cwd: world.root });
+    const run = await world.lathe(["run", "hi", "--model", "nope"]);
     expect(run.code).toBe(2);
     expect(run.stdout).toBe("");
     expect(run.stderr).toMatch(/does not name a provider/);
   });
 
   it("the help, asked with --json, is the help and no error", async () => {
-    const run = await runLathe(["run", "--json", "--help"], { home: world.home, cwd: world.root });
+    const run = await world.lathe(["run", "--json", "--help"]);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^Usage: lathe run/);
     expect(run.stdout).not.toContain('"type":"error"');
   });
 
   it("a prompt after -- that reads --json is a prompt, not the flag", async () => {
-    const run = await runLathe(["run", "--model", "nope", "--", "--json"], {
-      home: world.home,
-      cwd: world.root,
-    });
+    const run = await world.lathe(["run", "--model", "nope", "--", "--json"]);
     expect(run.code).toBe(2);
     expect(run.stdout).toBe("");
   });

@@ -2,26 +2,21 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { LATHE_BIN, runLathe, type Run } from "./support/lathe-cli.ts";
-import { tempWorld } from "./support/lathe-process.ts";
+import { afterEach, describe, expect, it } from "vitest";
+import { useCliWorld } from "./support/cli-world.ts";
+import { LATHE_BIN, type Run } from "./support/lathe-cli.ts";
 
 // A call session (`lathe batch --session`, `lathe call --session`, the app) used by one process
 // while another deletes, closes or rewinds it: real processes on a real SQLite store.
 
-let world: Awaited<ReturnType<typeof tempWorld>>;
 const running: ChildProcessWithoutNullStreams[] = [];
-
-beforeEach(async () => {
-  world = await tempWorld("lathe-inuse-");
-});
-afterEach(async () => {
+const world = useCliWorld("lathe-inuse-");
+// Registered after the world's hooks, so it runs before the world is removed.
+afterEach(() => {
   for (const child of running.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
-  await world.cleanup();
 });
 
-const lathe = (args: string[]): Promise<Run> =>
-  runLathe(args, { home: world.home, cwd: world.root, env: { LATHE_DAEMON: "off" } });
+const lathe = (args: string[]): Promise<Run> => world.lathe(args, { env: { LATHE_DAEMON: "off" } });
 
 /** A `lathe batch --session` whose stdin stays open: it holds its session until it ends. */
 function startBatch(sessionId: string) {

@@ -1,19 +1,13 @@
 import path from "node:path";
 import Database from "better-sqlite3";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MIGRATIONS } from "../src/main/engine/store/migrations.ts";
-import { runLathe } from "./support/lathe-cli.ts";
-import { tempWorld } from "./support/lathe-process.ts";
+import { useCliWorld } from "./support/cli-world.ts";
 
 // `lathe session list --search` on a store an older Lathe recorded: the first search indexes its
 // messages (saying so, once), finds what the old search found, and later searches say nothing.
 
-let world: Awaited<ReturnType<typeof tempWorld>>;
-
-beforeEach(async () => {
-  world = await tempWorld("lathe-session-search-");
-});
-afterEach(async () => world.cleanup());
+const world = useCliWorld("lathe-session-search-");
 
 /** lathe.db as the Lathe before the text index left it: conversations of world.root. */
 function oldStore(conversations: Record<string, string>): void {
@@ -61,11 +55,7 @@ function oldStore(conversations: Record<string, string>): void {
 const FILLER = 5000;
 
 const search = (text: string) =>
-  runLathe(["session", "list", "--json", `--search=${text}`], {
-    home: world.home,
-    cwd: world.root,
-    env: { LATHE_DAEMON: "off" },
-  });
+  world.lathe(["session", "list", "--json", `--search=${text}`], { env: { LATHE_DAEMON: "off" } });
 const ids = (stdout: string): string[] =>
   stdout
     .trimEnd()

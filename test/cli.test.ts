@@ -1,35 +1,24 @@
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import net, { type AddressInfo } from "node:net";
-import os from "node:os";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
-import { envelopeOf, LATHE_BIN as LATHE, PACKAGE_ROOT, runLathe, type Run } from "./support/lathe-cli.ts";
+import { useCliWorld } from "./support/cli-world.ts";
+import { envelopeOf, LATHE_BIN as LATHE, PACKAGE_ROOT, type Run } from "./support/lathe-cli.ts";
 
 const VERSION = (
   JSON.parse(readFileSync(path.join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }
 ).version;
 const BUILTINS = ["edit", "glob", "grep", "read", "write"];
 
-let home: string;
-let root: string;
-
-beforeEach(async () => {
-  home = await mkdtemp(path.join(os.tmpdir(), "lathe-cli-home-"));
-  root = await mkdtemp(path.join(os.tmpdir(), "lathe-cli-root-"));
-});
-
-afterEach(async () => {
-  await rm(home, { recursive: true, force: true });
-  await rm(root, { recursive: true, force: true });
-});
+const world = useCliWorld("lathe-cli-");
 
 function lathe(
   args: string[],
   options: { input?: string; cwd?: string; env?: Record<string, string | undefined> } = {},
 ): Promise<Run> {
-  return runLathe(args, { home, cwd: options.cwd ?? root, ...options });
+  return world.lathe(args, options);
 }
 
 describe("lathe --version and --help", () => {
@@ -138,8 +127,14 @@ describe("usage errors exit 2 and name the problem on stderr", () => {
   });
 
   it("refuses a --root that is a file, not a folder", async () => {
-    await writeFile(path.join(root, "plain.txt"), "x");
-    const run = await lathe(["call", "read", '{"path":"plain.txt"}', "--root", path.join(root, "plain.txt")]);
+    await writeFile(path.join(world.root, "plain.txt"), "x");
+    const run = await lathe([
+      "call",
+      "read",
+      '{"path":"plain.txt"}',
+      "--root",
+      path.join(world.root, "plain.txt"),
+    ]);
     expect(run.code).toBe(2);
     expect(run.stdout).toBe("");
     expect(run.stderr).toContain("is not a folder");
@@ -222,7 +217,7 @@ describe("lathe tools", () => {
 
 describe("lathe call", () => {
   beforeEach(async () => {
-    await writeFile(path.join(root, "notes.txt"), "one\ntwo\n");
+    await writeFile(path.join(world.root, "notes.txt"), "one\ntwo\n");
   });
 
   it("prints one output envelope on one line and exits 0", async () => {
@@ -238,11 +233,15 @@ describe("lathe call", () => {
   });
 
   it("defaults --root to the current directory and resolves a relative --root", async () => {
-    await mkdir(path.join(root, "sub"));
-    await writeFile(path.join(root, "sub", "inner.txt"), "inside\n");
-    const fromCwd = await lathe(["call", "read", '{"path":"inner.txt"}'], { cwd: path.join(root, "sub") });
+    await mkdir(path.join(world.root, "sub"));
+    await writeFile(path.join(world.root, "sub", "inner.txt"), "inside\n");
+    const fromCwd = await lathe(["call", "read", '{"path":"inner.txt"}'], {
+      cwd: path.join(world.root, "sub"),
+    });
     expect(envelopeOf(fromCwd)).toMatchObject({ type: "output", data: { content: "inside\n" } });
-    const relative = await lathe(["call", "read", '{"path":"inner.txt"}', "--root", "sub"], { cwd: root });
+    const relative = await lathe(["call", "read", '{"path":"inner.txt"}', "--root", "sub"], {
+      cwd: world.root,
+    });
     expect(envelopeOf(relative)).toMatchObject({ type: "output", data: { content: "inside\n" } });
   });
 
@@ -284,16 +283,16 @@ describe("lathe call", () => {
 
   it("leaves nothing behind in LATHE_HOME after an ephemeral call", async () => {
     const big = `${"x".repeat(99)}\n`.repeat(3000); // 300 KB: past read's 200 KB cap, so a sidecar is written
-    await writeFile(path.join(root, "big.txt"), big);
+    await writeFile(path.join(world.root, "big.txt"), big);
     const run = await lathe(["call", "read", '{"path":"big.txt"}']);
     expect(envelopeOf(run).metadata.truncated).toBe(true);
-    const sessions = path.join(home, "sessions");
+    const sessions = path.join(world.home, "sessions");
     expect(existsSync(sessions) ? await readdir(sessions) : []).toEqual([]);
   });
   it("still prints the envelope when the runtime fails behind it, and reports that failure on stderr", async () => {
     // LATHE_HOME/sessions is a file, so the sidecar of a truncated read cannot be written.
-    await writeFile(path.join(home, "sessions"), "");
-    await writeFile(path.join(root, "big.txt"), `${"z".repeat(99)}\n`.repeat(3000));
+    await writeFile(path.join(world.home, "sessions"), "");
+    await writeFile(path.join(world.root, "big.txt"), `${"z".repeat(99)}\n`.repeat(3000));
     const run = await lathe(["call", "read", '{"path":"big.txt"}']);
     expect(run.code).toBe(0);
     const envelope = envelopeOf(run);
@@ -306,7 +305,7 @@ describe("lathe call", () => {
 
 describe("lathe call --session and lathe session close", () => {
   beforeEach(async () => {
-    await writeFile(path.join(root, "notes.txt"), "before\n");
+    await writeFile(path.join(world.root, "notes.txt"), "before\n");
   });
 
   it("without a session, overwriting an existing file fails: it was not read first", async () => {
@@ -316,13 +315,13 @@ describe("lathe call --session and lathe session close", () => {
     expect(envelopeOf(run).error_text).toMatch(
       /has not been read in this session.*Call read on notes\.txt first/,
     );
-    expect(await readFile(path.join(root, "notes.txt"), "utf8")).toBe("before\n");
+    expect(await readFile(path.join(world.root, "notes.txt"), "utf8")).toBe("before\n");
   });
 
   it("carries the read-state from one process to the next, until the session is closed", async () => {
     // A user rule allows this write, so the headless CLI needs no approval for it.
     await writeFile(
-      path.join(home, "settings.json"),
+      path.join(world.home, "settings.json"),
       JSON.stringify({ permissions: [{ permission: "write", pattern: "notes.txt", action: "allow" }] }),
     );
     const read = await lathe(["call", "read", '{"path":"notes.txt"}', "--session", "s1"]);
@@ -337,7 +336,7 @@ describe("lathe call --session and lathe session close", () => {
     ]);
     expect(write.code).toBe(0);
     expect(envelopeOf(write)).toMatchObject({ type: "output", data: { path: "notes.txt" } });
-    expect(await readFile(path.join(root, "notes.txt"), "utf8")).toBe("after\n");
+    expect(await readFile(path.join(world.root, "notes.txt"), "utf8")).toBe("after\n");
 
     const close = await lathe(["session", "close", "s1"]);
     expect(close).toMatchObject({ code: 0, stderr: "" });
@@ -357,18 +356,18 @@ describe("lathe call --session and lathe session close", () => {
   });
 
   it("keeps a truncated call's sidecar until `session close` removes the session's folder", async () => {
-    await writeFile(path.join(root, "big.txt"), `${"y".repeat(99)}\n`.repeat(3000));
+    await writeFile(path.join(world.root, "big.txt"), `${"y".repeat(99)}\n`.repeat(3000));
     const run = await lathe(["call", "read", '{"path":"big.txt"}', "--session", "keep"]);
     const { metadata } = envelopeOf(run);
     expect(metadata.truncated).toBe(true);
     const sidecar = metadata.output_path as string;
-    expect(sidecar.startsWith(path.join(home, "sessions", "keep") + path.sep)).toBe(true);
+    expect(sidecar.startsWith(path.join(world.home, "sessions", "keep") + path.sep)).toBe(true);
     expect((await readFile(sidecar, "utf8")).length).toBe(300_000);
 
     const close = await lathe(["session", "close", "keep"]);
     expect(close.code).toBe(0);
     expect(existsSync(sidecar)).toBe(false);
-    expect(existsSync(path.join(home, "sessions", "keep"))).toBe(false);
+    expect(existsSync(path.join(world.home, "sessions", "keep"))).toBe(false);
   });
 
   it("refuses to close a session that is not open: exit 1, a message, no stack trace", async () => {
@@ -387,16 +386,12 @@ describe("lathe call --session and lathe session close", () => {
   });
 
   it("refuses a session opened for another folder", async () => {
-    const other = await mkdtemp(path.join(os.tmpdir(), "lathe-cli-other-"));
-    try {
-      expect((await lathe(["call", "read", '{"path":"notes.txt"}', "--session", "mine"])).code).toBe(0);
-      const run = await lathe(["call", "glob", '{"pattern":"*"}', "--session", "mine", "--root", other]);
-      expect(run.code).toBe(1);
-      expect(run.stdout).toBe("");
-      expect(run.stderr).toContain("belongs to the folder");
-    } finally {
-      await rm(other, { recursive: true, force: true });
-    }
+    const other = await world.folder("other");
+    expect((await lathe(["call", "read", '{"path":"notes.txt"}', "--session", "mine"])).code).toBe(0);
+    const run = await lathe(["call", "glob", '{"pattern":"*"}', "--session", "mine", "--root", other]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toContain("belongs to the folder");
   });
 });
 
@@ -412,8 +407,8 @@ describe("lathe serve", () => {
       expect(run.stderr).toContain("The app is not built: run `npm run build` first.");
       return;
     }
-    const env: NodeJS.ProcessEnv = { ...process.env, LATHE_HOME: home };
-    const child = spawn(process.execPath, [LATHE, "serve", "--root", root], { env });
+    const env: NodeJS.ProcessEnv = { ...process.env, LATHE_HOME: world.home };
+    const child = spawn(process.execPath, [LATHE, "serve", "--root", world.root], { env });
     const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
     try {
       let stdout = "";

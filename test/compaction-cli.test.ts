@@ -1,36 +1,16 @@
-import { mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { RunEvent } from "../src/main/engine/agent/run-events.ts";
-import {
-  startOpenAICompatibleServer,
-  type ChatRequest,
-  type FixtureReply,
-  type FixtureServer,
-} from "./fixtures/openai-compatible-server.ts";
-import { runLathe, type Run } from "./support/lathe-cli.ts";
+import type { ChatRequest, FixtureReply, FixtureServer } from "./fixtures/openai-compatible-server.ts";
+import { useCliWorld } from "./support/cli-world.ts";
+import type { Run } from "./support/lathe-cli.ts";
 
 // `lathe run` against a loopback OpenAI-compatible server whose model has a small context (set in
 // settings): the conversation is summarised when it fills, the run goes on, and the CLI says so.
 
-let home: string;
-let root: string;
-let server: FixtureServer | undefined;
-
-beforeEach(async () => {
-  home = await mkdtemp(path.join(os.tmpdir(), "lathe-compact-home-"));
-  root = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-compact-root-")));
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await rm(home, { recursive: true, force: true });
-  await rm(root, { recursive: true, force: true });
-});
+const world = useCliWorld("lathe-compact-");
 
 const MODEL = ["--model", "openai-compatible:fixture-model"];
-const lathe = (args: string[]): Promise<Run> => runLathe(args, { home, cwd: root });
+const lathe = (args: string[]): Promise<Run> => world.lathe(args);
 
 /** Whether a request is Lathe's request for a summary (its system message says what it is for). */
 function asksForSummary(request: ChatRequest): boolean {
@@ -44,20 +24,18 @@ async function serve(
   contextTokens: number,
   summary: (request: ChatRequest) => FixtureReply,
 ): Promise<FixtureServer> {
-  server = await startOpenAICompatibleServer({
-    models: ["fixture-model"],
-    chunkChars: 4_000,
-    replies: (request) => {
-      if (asksForSummary(request)) return summary(request);
-      const last = request.messages.at(-1);
-      return { text: long(`ANSWER-TO-${String(JSON.stringify(last?.content)).replace(/\W/g, "")}`, 1_500) };
+  return world.serve(
+    {
+      models: ["fixture-model"],
+      chunkChars: 4_000,
+      replies: (request) => {
+        if (asksForSummary(request)) return summary(request);
+        const last = request.messages.at(-1);
+        return { text: long(`ANSWER-TO-${String(JSON.stringify(last?.content)).replace(/\W/g, "")}`, 1_500) };
+      },
     },
-  });
-  await writeFile(
-    path.join(home, "settings.json"),
-    JSON.stringify({ providers: { "openai-compatible": { baseURL: server.baseURL, contextTokens } } }),
+    { endpoint: { contextTokens } },
   );
-  return server;
 }
 
 function sessionOf(run: Run): string {

@@ -2,32 +2,22 @@ import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { DoctorReport } from "../src/main/engine/index.ts";
 import { machineSandbox } from "../src/main/engine/sandbox/sandbox-availability.ts";
-import { envelopeOf, runLathe, type Run } from "./support/lathe-cli.ts";
+import { useCliWorld } from "./support/cli-world.ts";
+import { envelopeOf, type Run } from "./support/lathe-cli.ts";
 
 // `lathe doctor` and the CLI's one-time notice, as a user sees them.
 
 const machine = await machineSandbox();
 if (!machine.active) console.log(`rows that need the sandbox are skipped: ${machine.reason}`);
 
-let home: string;
-let root: string;
+const world = useCliWorld("lathe-doctor-");
 
-beforeEach(async () => {
-  home = await mkdtemp(path.join(os.tmpdir(), "lathe-doctor-home-"));
-  root = await mkdtemp(path.join(os.tmpdir(), "lathe-doctor-root-"));
-});
-
-afterEach(async () => {
-  await rm(home, { recursive: true, force: true });
-  await rm(root, { recursive: true, force: true });
-});
-
-const lathe = (args: string[]): Promise<Run> => runLathe(args, { home, cwd: root });
+const lathe = (args: string[]): Promise<Run> => world.lathe(args);
 const sandboxOff = () =>
-  writeFile(path.join(home, "settings.json"), JSON.stringify({ sandbox: { enabled: false } }));
+  writeFile(path.join(world.home, "settings.json"), JSON.stringify({ sandbox: { enabled: false } }));
 
 describe("lathe doctor", () => {
   it.skipIf(!machine.active)("reports both walls active and the toolchain, exit 0", async () => {
@@ -51,14 +41,14 @@ describe("lathe doctor", () => {
     try {
       await mkdir(path.join(person, ".ssh"));
       await mkdir(path.join(person, ".aws"));
-      const run = await runLathe(["doctor"], { home, cwd: root, env: { HOME: person } });
+      const run = await world.lathe(["doctor"], { env: { HOME: person } });
       expect(run.code, run.stderr).toBe(0);
       expect(run.stdout).toMatch(
         /^ {18}they cannot read: ~\/\.ssh, ~\/\.aws \(10 more listed, not on this machine\) \(sandbox\.denyRead\), and Lathe's own data in LATHE_HOME$/m,
       );
       expect(run.stdout).toMatch(/^ {18}network: none \(sandbox\.allowNetwork\)$/m);
       const json = JSON.parse(
-        (await runLathe(["doctor", "--json"], { home, cwd: root, env: { HOME: person } })).stdout,
+        (await world.lathe(["doctor", "--json"], { env: { HOME: person } })).stdout,
       ) as DoctorReport;
       expect(json.walls.sandbox.hidden.present).toEqual([
         path.join(person, ".ssh"),
@@ -77,7 +67,7 @@ describe("lathe doctor", () => {
       ANTHROPIC_API_KEY: "lathe-key-0b9e",
       TOKENIZERS_PARALLELISM: "false",
     };
-    const run = await runLathe(["doctor"], { home, cwd: root, env });
+    const run = await world.lathe(["doctor"], { env });
     expect(run.stdout).toMatch(
       /^ {18}their environment lacks: (?=.*\bGH_TOKEN\b)(?=.*\bAWS_SECRET_ACCESS_KEY\b)(?=.*\bANTHROPIC_API_KEY\b).* \(sandbox\.denyEnv: \d+ names and patterns, and Lathe's own keys\); a command finds them empty$/m,
     );
@@ -85,10 +75,11 @@ describe("lathe doctor", () => {
     for (const value of Object.values(env)) expect(run.stdout).not.toContain(value);
 
     // The person's own list: only what it names (and Lathe's own keys) is withheld.
-    await writeFile(path.join(home, "settings.json"), JSON.stringify({ sandbox: { denyEnv: ["AWS_*"] } }));
-    const json = JSON.parse(
-      (await runLathe(["doctor", "--json"], { home, cwd: root, env })).stdout,
-    ) as DoctorReport;
+    await writeFile(
+      path.join(world.home, "settings.json"),
+      JSON.stringify({ sandbox: { denyEnv: ["AWS_*"] } }),
+    );
+    const json = JSON.parse((await world.lathe(["doctor", "--json"], { env })).stdout) as DoctorReport;
     expect(json.walls.sandbox.env.denyEnv).toEqual(["AWS_*"]);
     expect(json.walls.sandbox.env.withheld).toContain("AWS_SECRET_ACCESS_KEY");
     expect(json.walls.sandbox.env.withheld).toContain("ANTHROPIC_API_KEY");
@@ -148,12 +139,12 @@ describe("without the sandbox the CLI says so once and fails closed", () => {
     expect(envelopeOf(run).error_text).toMatch(
       /needs approval and this host cannot ask anyone.*The OS sandbox is not active \(/,
     );
-    expect(existsSync(path.join(root, "made.txt"))).toBe(false);
+    expect(existsSync(path.join(world.root, "made.txt"))).toBe(false);
   });
 
   it("still runs a provably read-only command", async () => {
     await sandboxOff();
-    await writeFile(path.join(root, "a.txt"), "alpha\n");
+    await writeFile(path.join(world.root, "a.txt"), "alpha\n");
     const run = await lathe(["call", "bash", JSON.stringify({ command: "cat a.txt" }), "--mode", "yolo"]);
     expect(run.code, run.stderr).toBe(0);
     // (Not its exit code: unconfined under `lathe call` with stdin closed, bash reports 129 — a

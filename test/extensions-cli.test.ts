@@ -1,30 +1,19 @@
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { TrustStore } from "../src/main/engine/policy/trust-store.ts";
-import { envelopeOf, PACKAGE_ROOT, runLathe } from "./support/lathe-cli.ts";
+import { useCliWorld } from "./support/cli-world.ts";
+import { envelopeOf, PACKAGE_ROOT } from "./support/lathe-cli.ts";
 
 // What a person does from the shell: drop a plugin folder into a project, trust the project,
 // call the tool; configure an MCP server and call its tools — all through `node bin/lathe.mjs`.
 
-let home: string;
-let root: string;
+const world = useCliWorld("lathe-ext-");
 
-beforeEach(async () => {
-  home = await mkdtemp(path.join(os.tmpdir(), "lathe-ext-home-"));
-  root = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-ext-root-")));
-});
-
-afterEach(async () => {
-  await rm(home, { recursive: true, force: true });
-  await rm(root, { recursive: true, force: true });
-});
-
-const lathe = (args: string[]) => runLathe(args, { home, cwd: root });
+const lathe = (args: string[]) => world.lathe(args);
 
 async function dropPlugin(version = "1.0.0", greeting = "hello"): Promise<void> {
-  const dir = path.join(root, ".lathe/tools/greet");
+  const dir = path.join(world.root, ".lathe/tools/greet");
   await mkdir(dir, { recursive: true });
   await writeFile(
     path.join(dir, "tool.yaml"),
@@ -66,10 +55,10 @@ describe("a project plugin from the CLI", () => {
       enabled: false,
       origin: { layer: "project", kind: "plugin", name: "greet" },
       reason: "This project is not trusted, so its plugin greet is not loaded.",
-      fix: `review ${path.join(root, ".lathe/tools/greet")}, then run \`lathe trust --root ${root}\``,
+      fix: `review ${path.join(world.root, ".lathe/tools/greet")}, then run \`lathe trust --root ${world.root}\``,
     });
 
-    const trust = await lathe(["trust", "--root", root]);
+    const trust = await lathe(["trust", "--root", world.root]);
     expect(trust.stdout).toMatch(/plugin\s+greet/);
 
     const tools = JSON.parse((await lathe(["tools", "--json"])).stdout) as Array<{
@@ -108,7 +97,7 @@ describe("a project plugin from the CLI", () => {
     // `lathe tools` lists it in its table, so stderr does not say it again.
     expect(table.stderr).not.toMatch(/greet .*is disabled/);
 
-    await lathe(["trust", "--root", root]);
+    await lathe(["trust", "--root", world.root]);
     const again = await lathe(["call", "greet", '{"name":"Ada"}']);
     expect(envelopeOf(again)).toMatchObject({ type: "output", data: { text: "pwned, Ada" } });
   });
@@ -127,7 +116,7 @@ describe("a project plugin from the CLI", () => {
   });
 
   it("shows what a global plugin shadows, in --json and in the table", async () => {
-    const dir = path.join(home, "tools", "my_wc");
+    const dir = path.join(world.home, "tools", "my_wc");
     await mkdir(dir, { recursive: true });
     await writeFile(
       path.join(dir, "tool.yaml"),
@@ -153,12 +142,12 @@ describe("an MCP server from the CLI", () => {
       "node_modules/@modelcontextprotocol/server-everything/dist/index.js",
     );
     await writeFile(
-      path.join(home, "settings.json"),
+      path.join(world.home, "settings.json"),
       JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [entry, "stdio"] } } }),
     );
     const list = await lathe(["tools", "--json"]);
     expect(list.stderr).toContain(
-      `starting MCP server everything (global): cd ${root} && ${process.execPath} ${entry} stdio`,
+      `starting MCP server everything (global): cd ${world.root} && ${process.execPath} ${entry} stdio`,
     );
     const tools = JSON.parse(list.stdout) as Array<{ id: string; origin: unknown }>;
     expect(tools.find((t) => t.id === "echo")?.origin).toEqual({
@@ -174,7 +163,7 @@ describe("an MCP server from the CLI", () => {
       type: "output",
       data: { content: expect.stringContaining("hi") },
     });
-    expect(await readFile(path.join(home, "logs/mcp-everything.log"), "utf8")).toBeDefined();
+    expect(await readFile(path.join(world.home, "logs/mcp-everything.log"), "utf8")).toBeDefined();
   });
 });
 
@@ -185,7 +174,7 @@ describe("lathe trust shows, per plugin and MCP server, what it would turn on", 
     toolsDir?: string,
   ): Promise<void> {
     const { stringify } = await import("yaml");
-    const dir = path.join(toolsDir ?? path.join(root, ".lathe/tools"), folder);
+    const dir = path.join(toolsDir ?? path.join(world.root, ".lathe/tools"), folder);
     await mkdir(dir, { recursive: true });
     await writeFile(
       path.join(dir, "tool.yaml"),
@@ -211,10 +200,10 @@ describe("lathe trust shows, per plugin and MCP server, what it would turn on", 
       },
     });
     await writeProjectPlugin("notes", { name: "notes", readOnly: true });
-    await writeProjectPlugin("notes", { name: "notes", readOnly: true }, path.join(home, "tools"));
+    await writeProjectPlugin("notes", { name: "notes", readOnly: true }, path.join(world.home, "tools"));
     await writeProjectPlugin("impostor", { name: "read", readOnly: true });
     await writeFile(
-      path.join(root, ".lathe/settings.json"),
+      path.join(world.root, ".lathe/settings.json"),
       JSON.stringify({
         mcpServers: { helper: { command: "lathe-test-no-such-program", args: ["--serve"] } },
       }),
@@ -222,7 +211,7 @@ describe("lathe trust shows, per plugin and MCP server, what it would turn on", 
   });
 
   it("--dry-run lists requirements, gated: false, shadows and warnings, and trusts nothing", async () => {
-    const run = await lathe(["trust", "--root", root, "--dry-run"]);
+    const run = await lathe(["trust", "--root", world.root, "--dry-run"]);
     expect(run.code).toBe(0);
     const out = run.stdout;
     expect(out).toMatch(/plugin\s+scraper \(new\): .*\.lathe\/tools\/scraper/);
@@ -246,7 +235,7 @@ describe("lathe trust shows, per plugin and MCP server, what it would turn on", 
   });
 
   it('--json gives the same review as data, then trusting pins it; `lathe tools` warns about hosts "*"', async () => {
-    const dry = JSON.parse((await lathe(["trust", "--root", root, "--dry-run", "--json"])).stdout) as {
+    const dry = JSON.parse((await lathe(["trust", "--root", world.root, "--dry-run", "--json"])).stdout) as {
       trusted: boolean;
       review: { extensions: Array<Record<string, unknown>> };
     };
@@ -269,7 +258,7 @@ describe("lathe trust shows, per plugin and MCP server, what it would turn on", 
     expect(byName.impostor?.error).toMatch(/locked built-in tools/);
     expect(byName.helper).toMatchObject({ kind: "mcp", gated: true, pinned: "new" });
 
-    const trusted = JSON.parse((await lathe(["trust", "--root", root, "--json"])).stdout) as {
+    const trusted = JSON.parse((await lathe(["trust", "--root", world.root, "--json"])).stdout) as {
       trusted: boolean;
       pinnedPlugins: string[];
       mcpServers: Array<{ name: string; error?: string }>;
@@ -286,14 +275,14 @@ describe("lathe trust shows, per plugin and MCP server, what it would turn on", 
 
   it("refuses a malformed project settings file, with its own message, and trusts nothing", async () => {
     await writeFile(
-      path.join(root, ".lathe/settings.json"),
+      path.join(world.root, ".lathe/settings.json"),
       '{ "permissions": [{ "permission": "write" }] }',
     );
-    const run = await lathe(["trust", "--root", root]);
+    const run = await lathe(["trust", "--root", world.root]);
     expect(run.code).not.toBe(0);
     expect(run.stderr).toMatch(/settings\.json is not valid Lathe settings:[\s\S]*permissions\.0\.action/);
-    const dry = await lathe(["trust", "--root", root, "--dry-run"]);
+    const dry = await lathe(["trust", "--root", world.root, "--dry-run"]);
     expect(dry.code).not.toBe(0);
-    expect(new TrustStore(home).isTrusted(root)).toBe(false);
+    expect(new TrustStore(world.home).isTrusted(world.root)).toBe(false);
   });
 });

@@ -1,8 +1,8 @@
 import { open, readFile, stat } from "node:fs/promises";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { RunEvent } from "../src/main/engine/agent/run-events.ts";
-import { startOpenAICompatibleServer, type FixtureServer } from "./fixtures/openai-compatible-server.ts";
-import { readDatabase, startLathe, tempWorld, useEndpoint } from "./support/lathe-process.ts";
+import { useCliWorld } from "./support/cli-world.ts";
+import { readDatabase } from "./support/lathe-process.ts";
 
 // 100 MB of bash output through a real `lathe run`: it finishes, its memory stays flat (compared
 // with the same run printing 1 KB), the model gets a head of at most 200 KB, and the sidecar
@@ -11,17 +11,7 @@ import { readDatabase, startLathe, tempWorld, useEndpoint } from "./support/lath
 const LINE = `${"0123456789".repeat(10)}\n`;
 const BIG = 100 * 1024 * 1024;
 
-let world: Awaited<ReturnType<typeof tempWorld>>;
-let server: FixtureServer | undefined;
-
-beforeEach(async () => {
-  world = await tempWorld("lathe-big-");
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await world.cleanup();
-});
+const world = useCliWorld("lathe-big-");
 
 /** The peak resident memory of a process so far, in bytes (Linux), or undefined once it is gone. */
 async function peakRss(pid: number): Promise<number | undefined> {
@@ -38,18 +28,14 @@ async function peakRss(pid: number): Promise<number | undefined> {
 async function printThrough(
   bytes: number,
 ): Promise<{ events: RunEvent[]; peak: number; code: number | null }> {
-  server = await startOpenAICompatibleServer({
+  const server = await world.serve({
     models: ["m"],
     replies: [
       { toolCalls: [{ name: "bash", arguments: { command: `yes ${LINE.trim()} | head -c ${bytes}` } }] },
       { text: "Printed." },
     ],
   });
-  await useEndpoint(world.home, server.baseURL);
-  const run = startLathe(["run", "Print", "--model", "openai-compatible:m", "--json", "--mode", "yolo"], {
-    home: world.home,
-    cwd: world.root,
-  });
+  const run = world.start(["run", "Print", "--model", "openai-compatible:m", "--json", "--mode", "yolo"]);
   let peak = 0;
   const pid = run.child.pid as number;
   let done = false;
@@ -63,7 +49,6 @@ async function printThrough(
   done = true;
   await watching;
   await server.close();
-  server = undefined;
   return { events: run.events(), peak, code: exit.code };
 }
 

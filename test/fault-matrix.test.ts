@@ -2,22 +2,12 @@ import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { chmod, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { RunEvent } from "../src/main/engine/agent/run-events.ts";
-import {
-  startOpenAICompatibleServer,
-  type ChatRequest,
-  type FixtureReply,
-  type FixtureServer,
-} from "./fixtures/openai-compatible-server.ts";
-import { LATHE_BIN, runLathe, type Run } from "./support/lathe-cli.ts";
-import {
-  callsAndResultsMatch,
-  readDatabase,
-  startLathe,
-  tempWorld,
-  useEndpoint,
-} from "./support/lathe-process.ts";
+import type { ChatRequest, FixtureReply } from "./fixtures/openai-compatible-server.ts";
+import { useCliWorld } from "./support/cli-world.ts";
+import { LATHE_BIN, type Run } from "./support/lathe-cli.ts";
+import { callsAndResultsMatch, readDatabase } from "./support/lathe-process.ts";
 
 // The fault matrix: real `lathe run` processes, a real SQLite file in a temp LATHE_HOME, and a
 // loopback model server, hurt in the ways real runs get hurt — kill -9 mid-answer and mid-command,
@@ -26,30 +16,17 @@ import {
 // half-written parts, every tool call answered), `PRAGMA integrity_check` is ok, nothing
 // half-written is left in the sidecar folder, and the person gets a message, not a stack trace.
 
-let world: Awaited<ReturnType<typeof tempWorld>>;
-let servers: FixtureServer[];
-
-beforeEach(async () => {
-  world = await tempWorld("lathe-fault-");
-  servers = [];
-});
-afterEach(async () => {
-  for (const s of servers) await s.close();
-  await world.cleanup();
-});
+const world = useCliWorld("lathe-fault-");
 
 async function serve(
   replies: FixtureReply[] | ((r: ChatRequest, i: number) => FixtureReply),
   endpoint: Record<string, unknown> = {},
 ) {
-  const server = await startOpenAICompatibleServer({ models: ["m"], replies, chunkChars: 5 });
-  servers.push(server);
-  await useEndpoint(world.home, server.baseURL, endpoint);
-  return server;
+  return world.serve({ models: ["m"], replies, chunkChars: 5 }, { endpoint });
 }
 
 const MODEL = ["--model", "openai-compatible:m"];
-const lathe = (args: string[]): Promise<Run> => runLathe(args, { home: world.home, cwd: world.root });
+const lathe = (args: string[]): Promise<Run> => world.lathe(args);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function sessionOf(events: readonly RunEvent[]): string {
@@ -94,10 +71,7 @@ function processesMatching(marker: string): string {
 describe("kill -9 of lathe run", () => {
   it("during a model response: the resumed and replayed session is intact", async () => {
     const server = await serve([{ text: "word ".repeat(300), eventDelayMs: 8 }, { text: "Second answer." }]);
-    const run = startLathe(["run", "First prompt", ...MODEL, "--json"], {
-      home: world.home,
-      cwd: world.root,
-    });
+    const run = world.start(["run", "First prompt", ...MODEL, "--json"]);
     await run.until("streamed text", () => run.events().filter((e) => e.type === "text").length >= 20);
     await sleep(250); // past the event writer's flush interval: some of the answer is on disk
     run.child.kill("SIGKILL");
@@ -144,10 +118,7 @@ describe("kill -9 of lathe run", () => {
       { toolCalls: [{ name: "bash", arguments: { command: `seq 1 400000; ${marker}` } }] },
       { text: "Resumed." },
     ]);
-    const run = startLathe(["run", "Count", ...MODEL, "--json", "--mode", "yolo"], {
-      home: world.home,
-      cwd: world.root,
-    });
+    const run = world.start(["run", "Count", ...MODEL, "--json", "--mode", "yolo"]);
     await run.until("the bash call", () => run.events().some((e) => e.type === "tool-call"));
     const sessionId = sessionOf(run.events());
     // Once the sleep runs, the output has passed the cap and sits in a sidecar, still under its
@@ -186,9 +157,7 @@ describe("kill -9 of lathe run", () => {
 
 describe("two runs on one LATHE_HOME at once", () => {
   it("start together on a fresh LATHE_HOME: the database is created and migrated once", async () => {
-    const calls = Array.from({ length: 6 }, () =>
-      startLathe(["call", "glob", '{"pattern":"*"}'], { home: world.home, cwd: world.root }),
-    );
+    const calls = Array.from({ length: 6 }, () => world.start(["call", "glob", '{"pattern":"*"}']));
     const exits = await Promise.all(calls.map((c) => c.exited));
     for (const [i, c] of calls.entries()) {
       expect(c.stderr()).toBe("");
@@ -208,10 +177,7 @@ describe("two runs on one LATHE_HOME at once", () => {
         : { toolCalls: [{ name: "glob", arguments: { pattern: "*" } }] },
     );
     const runs = Array.from({ length: 4 }, (_, i) =>
-      startLathe(["run", `Run ${i}`, ...MODEL, "--json", "--mode", "yolo"], {
-        home: world.home,
-        cwd: world.root,
-      }),
+      world.start(["run", `Run ${i}`, ...MODEL, "--json", "--mode", "yolo"]),
     );
     const exits = await Promise.all(runs.map((r) => r.exited));
     for (const [i, r] of runs.entries()) {
@@ -256,10 +222,7 @@ describe("one session, two processes", () => {
   it("a second run in a session is refused while the first goes on, and nothing of it is written", async () => {
     // The first run's answer never ends: it goes on until it is stopped below.
     await serve([{ text: "Thinking it over", hang: true }, { text: "Second answer." }]);
-    const first = startLathe(["run", "First prompt", ...MODEL, "--json"], {
-      home: world.home,
-      cwd: world.root,
-    });
+    const first = world.start(["run", "First prompt", ...MODEL, "--json"]);
     await first.until("streamed text", () => first.events().some((e) => e.type === "text"));
     const sessionId = sessionOf(first.events());
 
@@ -291,9 +254,7 @@ describe("one session, two processes", () => {
     // (yolo: the policy would let the write through; only the session's holder stops it.)
     const write = ["--session", sessionId, "--mode", "yolo"];
     const call = await lathe(["call", "write", '{"path":"meanwhile.txt","content":"x"}', ...write]);
-    const batch = await runLathe(["batch", ...write], {
-      home: world.home,
-      cwd: world.root,
+    const batch = await world.lathe(["batch", ...write], {
       input: 'write {"path":"meanwhile.txt","content":"x"}\n',
     });
     for (const refused of [call, batch]) {
@@ -326,10 +287,7 @@ describe("one session, two processes", () => {
 
   it("a run killed with -9 does not keep its session: the next run takes it at once", async () => {
     await serve([{ text: "slow ".repeat(300), eventDelayMs: 10 }, { text: "Resumed." }]);
-    const first = startLathe(["run", "First prompt", ...MODEL, "--json"], {
-      home: world.home,
-      cwd: world.root,
-    });
+    const first = world.start(["run", "First prompt", ...MODEL, "--json"]);
     await first.until("streamed text", () => first.events().some((e) => e.type === "text"));
     const sessionId = sessionOf(first.events());
     first.child.kill("SIGKILL");

@@ -2,17 +2,11 @@ import { execFileSync } from "node:child_process";
 import net from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { RunEvent } from "../src/main/engine/agent/run-events.ts";
-import {
-  startOpenAICompatibleServer,
-  type FixtureReply,
-  type FixtureServer,
-} from "./fixtures/openai-compatible-server.ts";
-import { runLathe } from "./support/lathe-cli.ts";
+import type { FixtureReply, FixtureServer } from "./fixtures/openai-compatible-server.ts";
+import { useCliWorld } from "./support/cli-world.ts";
 import {
   callsAndResultsMatch,
   readDatabase,
-  startLathe,
-  tempWorld,
   useEndpoint,
   type LatheProcess,
 } from "./support/lathe-process.ts";
@@ -20,16 +14,14 @@ import {
 // Ctrl-C (SIGINT) and SIGTERM at each stage of `lathe run`: the process ends within a second
 // with exit 1, and the session can be resumed (a run stopped before it started records nothing).
 
-let world: Awaited<ReturnType<typeof tempWorld>>;
+const world = useCliWorld("lathe-signal-");
 let cleanups: Array<() => Promise<void>>;
-
-beforeEach(async () => {
-  world = await tempWorld("lathe-signal-");
+// Registered after the world's hooks: the silent servers close before the world is removed.
+beforeEach(() => {
   cleanups = [];
 });
 afterEach(async () => {
   for (const c of cleanups.reverse()) await c();
-  await world.cleanup();
 });
 
 const MODEL = ["--model", "openai-compatible:m"];
@@ -37,10 +29,7 @@ const MODEL = ["--model", "openai-compatible:m"];
 const STOP_WITHIN_MS = 2_000;
 
 async function serve(replies: FixtureReply[]): Promise<FixtureServer> {
-  const server = await startOpenAICompatibleServer({ models: ["m"], replies, chunkChars: 5 });
-  cleanups.push(() => server.close());
-  await useEndpoint(world.home, server.baseURL);
-  return server;
+  return world.serve({ models: ["m"], replies, chunkChars: 5 });
 }
 
 /** A server that takes connections and never says a word (the preflight's /v1/models hangs). */
@@ -79,10 +68,7 @@ async function stop(run: LatheProcess, signal: NodeJS.Signals): Promise<{ code: 
 
 /** The session resumes: a new prompt runs on its history, which has an answer for every call. */
 async function expectResumable(sessionId: string, server: FixtureServer): Promise<void> {
-  const resumed = await runLathe(["run", "Go on", "--resume", sessionId], {
-    home: world.home,
-    cwd: world.root,
-  });
+  const resumed = await world.lathe(["run", "Go on", "--resume", sessionId]);
   expect(resumed.stderr).not.toMatch(/^\s+at |SQLITE_BUSY/m);
   expect(resumed.code).toBe(0);
   expect(resumed.stdout).toBe("Resumed.\n");
@@ -95,7 +81,7 @@ async function expectResumable(sessionId: string, server: FixtureServer): Promis
 describe.each<NodeJS.Signals>(["SIGINT", "SIGTERM"])("%s during lathe run", (signal) => {
   it("while it starts (the endpoint check hangs): exit 1, nothing recorded", async () => {
     await useEndpoint(world.home, await mute());
-    const run = startLathe(["run", "Hello", ...MODEL], { home: world.home, cwd: world.root });
+    const run = world.start(["run", "Hello", ...MODEL]);
     await new Promise((r) => setTimeout(r, 600));
     const { code, ms } = await stop(run, signal);
     expect(code).toBe(1);
@@ -106,7 +92,7 @@ describe.each<NodeJS.Signals>(["SIGINT", "SIGTERM"])("%s during lathe run", (sig
 
   it("while waiting for the model's first byte: exit 1, resumable", async () => {
     const server = await serve([{ silent: true }, { text: "Resumed." }]);
-    const run = startLathe(["run", "Hello", ...MODEL, "--json"], { home: world.home, cwd: world.root });
+    const run = world.start(["run", "Hello", ...MODEL, "--json"]);
     await server.requestArrived(1);
     const { code, ms } = await stop(run, signal);
     expect(code).toBe(1);
@@ -117,7 +103,7 @@ describe.each<NodeJS.Signals>(["SIGINT", "SIGTERM"])("%s during lathe run", (sig
 
   it("while the answer streams: exit 1, what was said is kept, resumable", async () => {
     const server = await serve([{ text: "word ".repeat(400), eventDelayMs: 10 }, { text: "Resumed." }]);
-    const run = startLathe(["run", "Hello", ...MODEL, "--json"], { home: world.home, cwd: world.root });
+    const run = world.start(["run", "Hello", ...MODEL, "--json"]);
     await run.until("streamed text", () => run.events().filter((e) => e.type === "text").length >= 5);
     const { code, ms } = await stop(run, signal);
     expect(code).toBe(1);
@@ -135,10 +121,7 @@ describe.each<NodeJS.Signals>(["SIGINT", "SIGTERM"])("%s during lathe run", (sig
       { toolCalls: [{ name: "bash", arguments: { command: marker } }] },
       { text: "Resumed." },
     ]);
-    const run = startLathe(["run", "Wait", ...MODEL, "--json", "--mode", "yolo"], {
-      home: world.home,
-      cwd: world.root,
-    });
+    const run = world.start(["run", "Wait", ...MODEL, "--json", "--mode", "yolo"]);
     await run.until("the command", () => running(`^${marker}`));
     const { code, ms } = await stop(run, signal);
     expect(code).toBe(1);

@@ -1,10 +1,10 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { mkdir, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { envelopeOf, runLathe } from "./support/lathe-cli.ts";
+import { describe, expect, it } from "vitest";
+import { useCliWorld } from "./support/cli-world.ts";
+import { envelopeOf } from "./support/lathe-cli.ts";
 
 // A person who writes {"permission": "fs.read", "pattern": "**/.env", "action": "deny"} (the
 // README's own example) and lets bash run means: no command reads .env. The parser sees which
@@ -14,45 +14,37 @@ import { envelopeOf, runLathe } from "./support/lathe-cli.ts";
 
 const SECRET = "S3CRET-VALUE-91d2";
 
-let base: string;
-let home: string;
-let root: string;
 let outside: string;
 
-beforeAll(async () => {
-  base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-bash-reads-")));
-  home = path.join(base, "home");
-  root = path.join(base, "ws");
-  outside = path.join(base, "keys");
-  for (const dir of [home, root, outside, path.join(root, "sub")]) await mkdir(dir);
-  await writeFile(path.join(root, ".env"), `TOKEN=${SECRET}\n`);
-  await writeFile(path.join(root, "sub/.env"), `TOKEN=${SECRET}\n`);
-  await writeFile(path.join(root, "README.md"), "# hello\n");
-  await writeFile(path.join(outside, "id_key"), `${SECRET}\n`);
-  await symlink(".env", path.join(root, "settings.txt"));
-  // A project's own `.env` that is a symlink: the secret is stored under a name no rule covers.
-  await mkdir(path.join(root, "linked"));
-  await mkdir(path.join(root, "store"));
-  await writeFile(path.join(root, "store/values.txt"), `TOKEN=${SECRET}\n`);
-  await symlink("../store/values.txt", path.join(root, "linked/.env"));
-  await writeFile(
-    path.join(home, "settings.json"),
-    JSON.stringify({
-      permissions: [
-        { permission: "bash", pattern: "*", action: "allow" },
-        { permission: "fs.read", pattern: "**/.env", action: "deny" },
-        { permission: "fs.read", pattern: `${outside}/**`, action: "deny" },
-      ],
-    }),
-  );
+const world = useCliWorld("lathe-bash-reads-", {
+  per: "file",
+  setup: async () => {
+    outside = await world.folder("keys");
+    await mkdir(path.join(world.root, "sub"));
+    await writeFile(path.join(world.root, ".env"), `TOKEN=${SECRET}\n`);
+    await writeFile(path.join(world.root, "sub/.env"), `TOKEN=${SECRET}\n`);
+    await writeFile(path.join(world.root, "README.md"), "# hello\n");
+    await writeFile(path.join(outside, "id_key"), `${SECRET}\n`);
+    await symlink(".env", path.join(world.root, "settings.txt"));
+    // A project's own `.env` that is a symlink: the secret is stored under a name no rule covers.
+    await mkdir(path.join(world.root, "linked"));
+    await mkdir(path.join(world.root, "store"));
+    await writeFile(path.join(world.root, "store/values.txt"), `TOKEN=${SECRET}\n`);
+    await symlink("../store/values.txt", path.join(world.root, "linked/.env"));
+    await writeFile(
+      path.join(world.home, "settings.json"),
+      JSON.stringify({
+        permissions: [
+          { permission: "bash", pattern: "*", action: "allow" },
+          { permission: "fs.read", pattern: "**/.env", action: "deny" },
+          { permission: "fs.read", pattern: `${outside}/**`, action: "deny" },
+        ],
+      }),
+    );
+  },
 });
 
-afterAll(async () => {
-  await rm(base, { recursive: true, force: true });
-});
-
-const bash = (command: string) =>
-  runLathe(["call", "bash", JSON.stringify({ command })], { home, cwd: root });
+const bash = (command: string) => world.lathe(["call", "bash", JSON.stringify({ command })]);
 
 const hostile: Array<[string, string, RegExp]> = [
   ["a literal name", "cat .env", /reading "\.env"/],
@@ -75,15 +67,16 @@ const hostile: Array<[string, string, RegExp]> = [
   ],
 ];
 
-const spell = (command: string) => command.replace("ROOT/.env", `cat ${root}/.env`).replace("KEYS", outside);
+const spell = (command: string) =>
+  command.replace("ROOT/.env", `cat ${world.root}/.env`).replace("KEYS", outside);
 
 describe("bash and fs.read deny rules", () => {
   it.each(hostile)("%s: plain bash reads it, Lathe refuses the call", async (_name, command, what) => {
     const line = spell(command);
     // Positive control: under plain bash the command reads the secret.
-    const control = execFileSync("bash", ["-c", line], { cwd: root, encoding: "utf8" });
+    const control = execFileSync("bash", ["-c", line], { cwd: world.root, encoding: "utf8" });
     expect(control).toContain(SECRET);
-    await rm(path.join(root, "copied.txt"), { force: true });
+    await rm(path.join(world.root, "copied.txt"), { force: true });
 
     const run = await bash(line);
     const envelope = envelopeOf(run);
@@ -91,7 +84,7 @@ describe("bash and fs.read deny rules", () => {
     expect(envelope.error_text).toMatch(what);
     expect(envelope.error_text).toMatch(/matched the user rule \{permission: "fs\.read"/);
     expect(run.stdout).not.toContain(SECRET);
-    expect(existsSync(path.join(root, "copied.txt"))).toBe(false);
+    expect(existsSync(path.join(world.root, "copied.txt"))).toBe(false);
   });
 
   it.each([

@@ -1,12 +1,11 @@
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
 import { bundleState } from "../bin/cli-bundle.mjs";
 import { machineSandbox } from "../src/main/engine/sandbox/sandbox-availability.ts";
-import { runLathe } from "./support/lathe-cli.ts";
+import { useCliWorld } from "./support/cli-world.ts";
 
 // The CLI daemon runs whatever command reaches its socket, outside any sandbox. A command run for
 // a model (bash, in the sandbox) that could reach that socket could ask the daemon to write
@@ -40,43 +39,37 @@ c.on("error", (e) => { console.log("could not connect: " + e.code); process.exit
 c.on("close", () => console.log("closed"));
 `;
 
-let base: string;
-let home: string;
-let ws: string;
 let outside: string;
 let socket: string;
 
-beforeAll(async () => {
-  if (why) return;
-  base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-hds-")));
-  home = path.join(base, "home");
-  ws = path.join(base, "ws");
-  outside = path.join(base, "outside");
-  for (const dir of [home, ws, outside]) await mkdir(dir);
-  await writeFile(path.join(ws, "attack.mjs"), ATTACK);
-  const started = await runLathe(["daemon", "start"], { home, cwd: ws, env: { LATHE_DAEMON: "on" } });
-  expect(started.code, started.stderr).toBe(0);
-  const status = await runLathe(["daemon", "status", "--json"], {
-    home,
-    cwd: ws,
-    env: { LATHE_DAEMON: "on" },
-  });
-  socket = (JSON.parse(status.stdout) as { socket: string }).socket;
-  // The path, kept in a file, so the command below never names it (only the sandbox stands in the way).
-  await writeFile(path.join(ws, "where.txt"), socket);
+const world = useCliWorld("lathe-hds-", {
+  per: "file",
+  setup: async () => {
+    if (why) return;
+    outside = await world.folder("outside");
+    await writeFile(path.join(world.root, "attack.mjs"), ATTACK);
+    const started = await world.lathe(["daemon", "start"], { env: { LATHE_DAEMON: "on" } });
+    expect(started.code, started.stderr).toBe(0);
+    const status = await world.lathe(["daemon", "status", "--json"], { env: { LATHE_DAEMON: "on" } });
+    socket = (JSON.parse(status.stdout) as { socket: string }).socket;
+    // The path, kept in a file, so the command below never names it (only the sandbox stands in the way).
+    await writeFile(path.join(world.root, "where.txt"), socket);
+  },
 });
 
+// Registered after the world's hooks: the daemon stops before its home is removed.
 afterAll(async () => {
   if (why) return;
-  await runLathe(["daemon", "stop"], { home, cwd: ws, env: { LATHE_DAEMON: "on" } });
-  await rm(base, { recursive: true, force: true });
+  await world.lathe(["daemon", "stop"], { env: { LATHE_DAEMON: "on" } });
 });
 
 const pwned = () => path.join(outside, "pwned.txt");
 
 describe.skipIf(why !== undefined)("a sandboxed command cannot reach the CLI daemon", () => {
   it("positive control: the script, run outside Lathe, gets the daemon to write outside the workspace", async () => {
-    execFileSync(process.execPath, [path.join(ws, "attack.mjs"), socket, outside], { cwd: ws });
+    execFileSync(process.execPath, [path.join(world.root, "attack.mjs"), socket, outside], {
+      cwd: world.root,
+    });
     for (let i = 0; i < 100 && !existsSync(pwned()); i++) await new Promise((r) => setTimeout(r, 50));
     expect(existsSync(pwned())).toBe(true);
     await rm(pwned());
@@ -100,9 +93,7 @@ describe.skipIf(why !== undefined)("a sandboxed command cannot reach the CLI dae
     },
   ])("$name: nothing is written", async ({ daemon, command }) => {
     const line = command.replace("OUT", outside).replace("SOCKET", socket);
-    const run = await runLathe(["call", "bash", JSON.stringify({ command: line }), "--mode", "yolo"], {
-      home,
-      cwd: ws,
+    const run = await world.lathe(["call", "bash", JSON.stringify({ command: line }), "--mode", "yolo"], {
       env: { LATHE_DAEMON: daemon },
     });
     const envelope = JSON.parse(run.stdout) as {

@@ -2,30 +2,24 @@ import { execFileSync } from "node:child_process";
 import { mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { envelopeOf, runLathe } from "./support/lathe-cli.ts";
+import { describe, expect, it } from "vitest";
+import { useCliWorld } from "./support/cli-world.ts";
+import { envelopeOf } from "./support/lathe-cli.ts";
 
 // The keys Lathe reaches models and search with live in its environment. A command the model
 // runs — perhaps because a file in the repository told it to — must not find them there: not
 // to print into the conversation, not to save into the workspace for a later commit.
 
-let home: string;
-let root: string;
-
-beforeEach(async () => {
-  home = await mkdtemp(path.join(os.tmpdir(), "lathe-secrets-home-"));
-  root = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-secrets-root-")));
-  await writeFile(
-    path.join(home, "settings.json"),
-    JSON.stringify({
-      providers: { "openai-compatible": { baseURL: "http://127.0.0.1:9/v1", apiKeyEnv: "MY_LLM_KEY" } },
-      web: { search: { providers: [{ type: "brave", apiKeyEnv: "MY_SEARCH_KEY" }] } },
-    }),
-  );
-});
-
-afterEach(async () => {
-  for (const dir of [home, root]) await rm(dir, { recursive: true, force: true });
+const world = useCliWorld("lathe-secrets-", {
+  setup: async () => {
+    await writeFile(
+      path.join(world.home, "settings.json"),
+      JSON.stringify({
+        providers: { "openai-compatible": { baseURL: "http://127.0.0.1:9/v1", apiKeyEnv: "MY_LLM_KEY" } },
+        web: { search: { providers: [{ type: "brave", apiKeyEnv: "MY_SEARCH_KEY" }] } },
+      }),
+    );
+  },
 });
 
 const rows = [
@@ -53,15 +47,11 @@ describe("Lathe's own keys do not reach bash", () => {
         await rm(control, { recursive: true, force: true });
       }
 
-      const run = await runLathe(["call", "bash", JSON.stringify({ command }), "--mode", "yolo"], {
-        home,
-        cwd: root,
-        env,
-      });
+      const run = await world.lathe(["call", "bash", JSON.stringify({ command }), "--mode", "yolo"], { env });
       const envelope = envelopeOf(run);
       expect(envelope.type).toBe("output");
       expect(JSON.stringify(envelope)).not.toContain(value);
-      const saved = await readFile(path.join(root, "leak.txt"), "utf8");
+      const saved = await readFile(path.join(world.root, "leak.txt"), "utf8");
       expect(saved).not.toContain(value);
       expect(saved).not.toContain(`${variable}=`);
       // The rest of the environment is still there: only the keys were taken out.

@@ -1,8 +1,8 @@
-import { mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { PACKAGE_ROOT, runLathe } from "./support/lathe-cli.ts";
+import { describe, expect, it } from "vitest";
+import { useCliWorld } from "./support/cli-world.ts";
+import { PACKAGE_ROOT } from "./support/lathe-cli.ts";
 
 // A person's MCP server is given credentials through `env`. `lathe call` says what it starts
 // (stderr) and logs it ($LATHE_HOME/logs/mcp-<name>.log): neither may print a credential, whatever
@@ -10,18 +10,7 @@ import { PACKAGE_ROOT, runLathe } from "./support/lathe-cli.ts";
 
 const SCRIPTED = path.join(PACKAGE_ROOT, "test/fixtures/scripted-mcp-server.ts");
 
-let home: string;
-let root: string;
-
-beforeEach(async () => {
-  home = await mkdtemp(path.join(os.tmpdir(), "lathe-mcp-env-home-"));
-  root = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-mcp-env-root-")));
-});
-
-afterEach(async () => {
-  await rm(home, { recursive: true, force: true });
-  await rm(root, { recursive: true, force: true });
-});
+const world = useCliWorld("lathe-mcp-env-");
 
 /** Values no line a person or a log sees may hold, under the names people give them. */
 const SECRETS: Record<string, string> = {
@@ -45,8 +34,8 @@ const SHOWN: Record<string, string> = {
 
 describe("an MCP server's env values in what Lathe prints and logs", () => {
   it("masks every value that may be a credential, shows the harmless ones, and the server still gets them all", async () => {
-    const envFile = path.join(root, "server-env.json");
-    const script = path.join(home, "script.json");
+    const envFile = path.join(world.root, "server-env.json");
+    const script = path.join(world.home, "script.json");
     await writeFile(
       script,
       JSON.stringify({
@@ -55,7 +44,7 @@ describe("an MCP server's env values in what Lathe prints and logs", () => {
       }),
     );
     await writeFile(
-      path.join(home, "settings.json"),
+      path.join(world.home, "settings.json"),
       JSON.stringify({
         mcpServers: {
           scripted: { command: process.execPath, args: [SCRIPTED, script], env: { ...SECRETS, ...SHOWN } },
@@ -63,14 +52,14 @@ describe("an MCP server's env values in what Lathe prints and logs", () => {
       }),
     );
 
-    const call = await runLathe(["call", "echo", "{}", "--mode", "yolo"], { home, cwd: root });
+    const call = await world.lathe(["call", "echo", "{}", "--mode", "yolo"]);
     expect(call.stdout).toContain("called echo");
 
     // Positive control: every value really is in the server's environment.
     const serverEnv = JSON.parse(await readFile(envFile, "utf8")) as Record<string, string>;
     for (const [name, value] of Object.entries({ ...SECRETS, ...SHOWN })) expect(serverEnv[name]).toBe(value);
 
-    const log = await readFile(path.join(home, "logs", "mcp-scripted.log"), "utf8");
+    const log = await readFile(path.join(world.home, "logs", "mcp-scripted.log"), "utf8");
     const starting = call.stderr.split("\n").find((line) => line.includes("starting MCP server scripted"));
     const logged = log.split("\n").find((line) => line.includes("starting:"));
     for (const line of [starting, logged]) {

@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
-import { chmod, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { chmod, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { bundleState } from "../bin/cli-bundle.mjs";
-import { PACKAGE_ROOT, runLathe } from "./support/lathe-cli.ts";
+import { useCliWorld } from "./support/cli-world.ts";
+import { PACKAGE_ROOT } from "./support/lathe-cli.ts";
 
 // The PATH a stdio MCP server starts with comes from the user's login shell ($SHELL -l). Each
 // `lathe` process used to start that shell (100 ms to the 3 s limit with a slow profile); now
@@ -12,40 +12,32 @@ import { PACKAGE_ROOT, runLathe } from "./support/lathe-cli.ts";
 
 const SCRIPTED = path.join(PACKAGE_ROOT, "test/fixtures/scripted-mcp-server.ts");
 
-let home: string;
-let root: string;
 let counter: string;
 let envFile: string;
-
-beforeEach(async () => {
-  home = await mkdtemp(path.join(os.tmpdir(), "lathe-login-cli-home-"));
-  root = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-login-cli-root-")));
-  counter = path.join(home, "shell-runs");
-  // The server writes its environment in the workspace (a confined server cannot write $LATHE_HOME).
-  envFile = path.join(root, "server-env.json");
-  const script = path.join(home, "script.json");
-  await writeFile(
-    script,
-    JSON.stringify({
-      tools: [{ name: "echo", description: "Echo the text.", inputSchema: { type: "object" } }],
-      envFile,
-    }),
-  );
-  await writeFile(
-    path.join(home, "settings.json"),
-    JSON.stringify({ mcpServers: { scripted: { command: process.execPath, args: [SCRIPTED, script] } } }),
-  );
-  await writeFile(path.join(root, "a.txt"), "hi\n");
-});
-
-afterEach(async () => {
-  await rm(home, { recursive: true, force: true });
-  await rm(root, { recursive: true, force: true });
+const world = useCliWorld("lathe-login-cli-", {
+  setup: async () => {
+    counter = path.join(world.home, "shell-runs");
+    // The server writes its environment in the workspace (a confined server cannot write $LATHE_HOME).
+    envFile = path.join(world.root, "server-env.json");
+    const script = path.join(world.home, "script.json");
+    await writeFile(
+      script,
+      JSON.stringify({
+        tools: [{ name: "echo", description: "Echo the text.", inputSchema: { type: "object" } }],
+        envFile,
+      }),
+    );
+    await writeFile(
+      path.join(world.home, "settings.json"),
+      JSON.stringify({ mcpServers: { scripted: { command: process.execPath, args: [SCRIPTED, script] } } }),
+    );
+    await writeFile(path.join(world.root, "a.txt"), "hi\n");
+  },
 });
 
 /** A login shell that counts its runs and puts /login-only/bin in front of the PATH it got. */
 async function countingShell(extra = ""): Promise<string> {
-  const file = path.join(home, "login-sh");
+  const file = path.join(world.home, "login-sh");
   await writeFile(
     file,
     `#!/bin/sh\necho run >> '${counter}'\n${extra}\nPATH="/login-only/bin:$PATH"\nexport PATH\nexec /bin/sh -c "$2"\n`,
@@ -66,7 +58,7 @@ async function serverPath(): Promise<string> {
 
 async function call(env: Record<string, string | undefined>): Promise<{ ms: number; stderr: string }> {
   const started = Date.now();
-  const run = await runLathe(["call", "read", '{"path":"a.txt"}'], { home, cwd: root, env });
+  const run = await world.lathe(["call", "read", '{"path":"a.txt"}'], { env });
   expect(run.code).toBe(0);
   return { ms: Date.now() - started, stderr: run.stderr };
 }
@@ -102,20 +94,20 @@ describe.skipIf(process.platform === "win32" || bundleState().state !== "fresh")
   "through the daemon, which runs commands for callers with different environments",
   () => {
     afterEach(async () => {
-      await runLathe(["daemon", "stop"], { home, cwd: root, env: { LATHE_DAEMON: "on" } });
+      await world.lathe(["daemon", "stop"], { env: { LATHE_DAEMON: "on" } });
     });
 
     it("each caller's server starts with that caller's PATH, not the first caller's", async () => {
       const SHELL = await countingShell();
       const on = { LATHE_DAEMON: "on", CI: undefined, SHELL };
-      expect((await runLathe(["daemon", "start"], { home, cwd: root, env: on })).code).toBe(0);
+      expect((await world.lathe(["daemon", "start"], { env: on })).code).toBe(0);
       await call(on);
       expect(await serverPath()).not.toContain("/venv-only/bin");
 
       const PATH = `/venv-only/bin${path.delimiter}${process.env.PATH ?? ""}`;
       await call({ ...on, PATH });
       expect(await serverPath()).toMatch(/^\/login-only\/bin:\/venv-only\/bin:/);
-      const status = await runLathe(["daemon", "status", "--json"], { home, cwd: root, env: on });
+      const status = await world.lathe(["daemon", "status", "--json"], { env: on });
       // Both calls ran in the daemon.
       expect((JSON.parse(status.stdout) as { jobs?: number }).jobs).toBe(2);
     });

@@ -1,11 +1,9 @@
 import { existsSync, readFileSync } from "node:fs";
-import { mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startOpenAICompatibleServer, type FixtureServer } from "./fixtures/openai-compatible-server.ts";
-import { PACKAGE_ROOT, runLathe } from "./support/lathe-cli.ts";
-import { startLathe } from "./support/lathe-process.ts";
+import { describe, expect, it } from "vitest";
+import { useCliWorld } from "./support/cli-world.ts";
+import { PACKAGE_ROOT } from "./support/lathe-cli.ts";
 
 // `lathe run` with MCP servers in settings, as `lathe call` has them: the run waits for them to
 // start (as every one-shot command does), so the model is offered their tools and can call them,
@@ -13,24 +11,11 @@ import { startLathe } from "./support/lathe-process.ts";
 
 const SCRIPTED = path.join(PACKAGE_ROOT, "test/fixtures/scripted-mcp-server.ts");
 
-let home: string;
-let root: string;
-let server: FixtureServer | undefined;
-
-beforeEach(async () => {
-  home = await mkdtemp(path.join(os.tmpdir(), "lathe-mcp-run-home-"));
-  root = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-mcp-run-root-")));
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await rm(home, { recursive: true, force: true });
-  await rm(root, { recursive: true, force: true });
-});
+const world = useCliWorld("lathe-mcp-run-");
 
 describe("lathe run with MCP servers", () => {
   it("offers the model their tools, runs its call on the server, and names a server that cannot start", async () => {
-    const script = path.join(home, "script.json");
+    const script = path.join(world.home, "script.json");
     await writeFile(
       script,
       JSON.stringify({
@@ -43,15 +28,20 @@ describe("lathe run with MCP servers", () => {
         ],
       }),
     );
-    server = await startOpenAICompatibleServer({
-      models: ["fixture-model"],
-      replies: (_request, index) =>
-        index === 0
-          ? { toolCalls: [{ name: "lookup_ticket", arguments: { id: "T-7" } }] }
-          : { text: "Found it." },
-    });
+    const server = await world.serve(
+      {
+        models: ["fixture-model"],
+        replies: (_request, index) =>
+          index === 0
+            ? { toolCalls: [{ name: "lookup_ticket", arguments: { id: "T-7" } }] }
+            : { text: "Found it." },
+      },
+      {
+        endpoint: false,
+      },
+    );
     await writeFile(
-      path.join(home, "settings.json"),
+      path.join(world.home, "settings.json"),
       JSON.stringify({
         providers: { "openai-compatible": { baseURL: server.baseURL } },
         mcpServers: {
@@ -60,11 +50,15 @@ describe("lathe run with MCP servers", () => {
         },
       }),
     );
-    const run = await runLathe(
-      ["run", "Look up T-7", "--model", "openai-compatible:fixture-model", "--mode", "yolo"],
-      { home, cwd: root },
-    );
-    expect(run.stderr).toContain(`lathe: starting MCP server tickets (global): cd ${root} && `);
+    const run = await world.lathe([
+      "run",
+      "Look up T-7",
+      "--model",
+      "openai-compatible:fixture-model",
+      "--mode",
+      "yolo",
+    ]);
+    expect(run.stderr).toContain(`lathe: starting MCP server tickets (global): cd ${world.root} && `);
     expect(run.stderr).toMatch(
       /lathe: ghost \(global mcp "ghost"\) is disabled: MCP server "ghost" is not connected: it failed to start \(the command "lathe-no-such-mcp-server" was not found/,
     );
@@ -90,8 +84,8 @@ describe("Ctrl-C while an MCP tool call is running", () => {
     "%s (daemon %s): the server is told the request is cancelled before it is shut down",
     async (_command, daemon, args) => {
       // The server appends to this log (in the workspace: a confined server may write there).
-      const log = path.join(root, "calls.log");
-      const script = path.join(home, "script.json");
+      const log = path.join(world.root, "calls.log");
+      const script = path.join(world.home, "script.json");
       await writeFile(
         script,
         JSON.stringify({
@@ -99,21 +93,21 @@ describe("Ctrl-C while an MCP tool call is running", () => {
           callLog: log,
         }),
       );
-      server = await startOpenAICompatibleServer({
-        models: ["fixture-model"],
-        replies: () => ({ toolCalls: [{ name: "hang", arguments: {} }] }),
-      });
+      const server = await world.serve(
+        { models: ["fixture-model"], replies: () => ({ toolCalls: [{ name: "hang", arguments: {} }] }) },
+        { endpoint: false },
+      );
       await writeFile(
-        path.join(home, "settings.json"),
+        path.join(world.home, "settings.json"),
         JSON.stringify({
           providers: { "openai-compatible": { baseURL: server.baseURL } },
           mcpServers: { scripted: { command: process.execPath, args: [SCRIPTED, script] } },
         }),
       );
       const env = { LATHE_DAEMON: daemon, CI: "" };
-      if (daemon === "on") await runLathe(["daemon", "start"], { home, cwd: root, env });
+      if (daemon === "on") await world.lathe(["daemon", "start"], { env });
       try {
-        const running = startLathe(args, { home, cwd: root, env });
+        const running = world.start(args, { env });
         const lines = (): string[] => (existsSync(log) ? readFileSync(log, "utf8").split("\n") : []);
         await running.until(
           "the call to reach the server",
@@ -128,7 +122,7 @@ describe("Ctrl-C while an MCP tool call is running", () => {
         // stopped without it would log only `started` (or another reason, had its input closed).
         expect(lines()).toEqual([`started ${id}`, `cancelled ${id}: Error: interrupted (SIGINT)`, ""]);
       } finally {
-        if (daemon === "on") await runLathe(["daemon", "stop"], { home, cwd: root, env });
+        if (daemon === "on") await world.lathe(["daemon", "stop"], { env });
       }
     },
     60_000,

@@ -1,36 +1,28 @@
-import { mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { envelopeOf, PACKAGE_ROOT, runLathe } from "./support/lathe-cli.ts";
+import { describe, expect, it } from "vitest";
+import { useCliWorld } from "./support/cli-world.ts";
+import { envelopeOf, PACKAGE_ROOT } from "./support/lathe-cli.ts";
 
 // A person's MCP servers from the shell, through `node bin/lathe.mjs`: which commands start them,
 // and what `lathe tools` says about one that is not there yet.
 
 const SCRIPTED = path.join(PACKAGE_ROOT, "test/fixtures/scripted-mcp-server.ts");
 
-let home: string;
-let root: string;
 let script: string;
-
-beforeEach(async () => {
-  home = await mkdtemp(path.join(os.tmpdir(), "lathe-mcp-cli-home-"));
-  root = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-mcp-cli-root-")));
-  script = path.join(home, "script.json");
-  await writeFile(
-    script,
-    JSON.stringify({
-      tools: [{ name: "echo", description: "Echo the text.", inputSchema: { type: "object" } }],
-    }),
-  );
+const world = useCliWorld("lathe-mcp-cli-", {
+  setup: async () => {
+    script = path.join(world.home, "script.json");
+    await writeFile(
+      script,
+      JSON.stringify({
+        tools: [{ name: "echo", description: "Echo the text.", inputSchema: { type: "object" } }],
+      }),
+    );
+  },
 });
 
-afterEach(async () => {
-  await rm(home, { recursive: true, force: true });
-  await rm(root, { recursive: true, force: true });
-});
-
-const lathe = (args: string[]) => runLathe(args, { home, cwd: root });
+const lathe = (args: string[]) => world.lathe(args);
 
 interface Tool {
   id: string;
@@ -40,7 +32,7 @@ interface Tool {
 }
 
 async function settings(value: unknown): Promise<void> {
-  await writeFile(path.join(home, "settings.json"), JSON.stringify(value));
+  await writeFile(path.join(world.home, "settings.json"), JSON.stringify(value));
 }
 
 describe("commands that only read what Lathe recorded start no MCP server", () => {
@@ -146,7 +138,7 @@ describe("the user's own MCP server after one of its tools changed", () => {
     const unknown = await lathe(["trust", "--mcp-server", "nope"]);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toBe(
-      `error: There is no MCP server "nope" in your settings or ${root}'s (there are: scripted). Check the name in the "mcpServers" of your settings.\n`,
+      `error: There is no MCP server "nope" in your settings or ${world.root}'s (there are: scripted). Check the name in the "mcpServers" of your settings.\n`,
     );
   });
 });
@@ -155,7 +147,7 @@ describe("a call to a tool of an MCP server that is down", () => {
   it("is unknown, and the envelope says which server is down and why", async () => {
     await settings({
       mcpServers: {
-        gone: { command: path.join(home, "no-such-server") },
+        gone: { command: path.join(world.home, "no-such-server") },
         scripted: { command: process.execPath, args: [SCRIPTED, script] },
       },
     });
@@ -164,7 +156,7 @@ describe("a call to a tool of an MCP server that is down", () => {
     const text = envelopeOf(run).error_text ?? "";
     expect(text).toMatch(/^Unknown tool "lookup"\. Available tools: .*echo/);
     expect(text).toContain(
-      `MCP server "gone" is not available, so its tools are not listed (a call to one of them is refused like this one until the user fixes it): MCP server "gone" is not connected: it failed to start (the command "${path.join(home, "no-such-server")}" was not found (there is no such file)`,
+      `MCP server "gone" is not available, so its tools are not listed (a call to one of them is refused like this one until the user fixes it): MCP server "gone" is not connected: it failed to start (the command "${path.join(world.home, "no-such-server")}" was not found (there is no such file)`,
     );
     // Only servers that are down are named.
     expect(text).not.toContain('MCP server "scripted"');

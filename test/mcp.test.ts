@@ -13,6 +13,7 @@ import type { McpEvent } from "../src/main/engine/mcp/mcp-event.ts";
 import { McpManager, type McpManagerOptions } from "../src/main/engine/mcp/mcp-manager.ts";
 import { describeServers } from "../src/main/engine/mcp/mcp-pins.ts";
 import { TrustStore } from "../src/main/engine/policy/trust-store.ts";
+import type { Session } from "../src/main/engine/session/session.ts";
 import { processSpawner } from "../src/main/engine/spawner/process-spawner.ts";
 import type { AnyTool } from "../src/main/engine/tools/contract.ts";
 import type { Envelope } from "../src/main/engine/tools/envelope.ts";
@@ -114,6 +115,16 @@ async function startAndApply(world: World): Promise<void> {
   world.manager.start();
   await world.manager.ready();
   world.manager.applyPendingChanges();
+}
+
+/** The scripted server listing `tools` in the user's settings, started, and a yolo session (closed after the test). */
+async function scriptedSession(tools: ScriptTool[]): Promise<{ world: World; session: Session }> {
+  const script = await writeScript(tools);
+  const world = await open({ user: { scripted: { command: node, args: [SCRIPTED, script] } } });
+  await startAndApply(world);
+  const session = await world.engine.openSession({ mode: "yolo" });
+  cleanups.push(() => session.close());
+  return { world, session };
 }
 
 async function call(
@@ -304,11 +315,7 @@ describe("MCP servers from settings", () => {
   ])(
     "cuts a huge error text from %s to a head, and keeps all of it in a file",
     async (_what, tool, args, head) => {
-      const script = await writeScript([{ name: tool, description: "Fails at length." }]);
-      const world = await open({ user: { scripted: { command: node, args: [SCRIPTED, script] } } });
-      await startAndApply(world);
-      const session = await world.engine.openSession({ mode: "yolo" });
-      cleanups.push(() => session.close());
+      const { session } = await scriptedSession([{ name: tool, description: "Fails at length." }]);
       const text = errorOf(await session.call(tool, args));
       expect(text).toMatch(head);
       expect(Buffer.byteLength(text)).toBeLessThan(20 * 1024);
@@ -321,15 +328,11 @@ describe("MCP servers from settings", () => {
   );
 
   it("says an answer over 10 MB was too large (not that the server exited), and the server stays connected", async () => {
-    const script = await writeScript([
+    const { world, session } = await scriptedSession([
       { name: "big_text", description: "Answers at length." },
       { name: "fine", description: "Answers briefly." },
     ]);
-    const world = await open({ user: { scripted: { command: node, args: [SCRIPTED, script] } } });
-    await startAndApply(world);
     const pid = world.manager.status()[0]?.pid;
-    const session = await world.engine.openSession({ mode: "yolo" });
-    cleanups.push(() => session.close());
     // Just under the limit, the answer comes (cut for the model like any output).
     const under = await session.call("big_text", { bytes: 9_000_000 });
     expect(under.metadata.truncated).toBe(true);
@@ -349,15 +352,11 @@ describe("MCP servers from settings", () => {
   ])(
     "passes on a server's refusal with code %i as a refusal with its words, not as a disconnection",
     async (code, message) => {
-      const script = await writeScript([
+      const { world, session } = await scriptedSession([
         { name: "refuse", description: "Refuses with an error." },
         { name: "fine", description: "Answers briefly." },
       ]);
-      const world = await open({ user: { scripted: { command: node, args: [SCRIPTED, script] } } });
-      await startAndApply(world);
       const pid = world.manager.status()[0]?.pid;
-      const session = await world.engine.openSession({ mode: "yolo" });
-      cleanups.push(() => session.close());
       expect(errorOf(await session.call("refuse", { code, message }))).toBe(
         `MCP server "scripted" refused the call to refuse: MCP error ${code}: ${message}`,
       );
@@ -557,11 +556,7 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
   });
 
   it("cuts a huge structured result like any output: the head, and all of it in a file", async () => {
-    const script = await writeScript([{ name: "big_structured", description: "Answers a lot." }]);
-    const world = await open({ user: { scripted: { command: node, args: [SCRIPTED, script] } } });
-    await startAndApply(world);
-    const session = await world.engine.openSession({ mode: "yolo" });
-    cleanups.push(() => session.close());
+    const { session } = await scriptedSession([{ name: "big_structured", description: "Answers a lot." }]);
     // A small one goes to the model as it is.
     expect(outputOf(await session.call("big_structured", { items: 2 }))).toEqual({
       content: "see the structured result",

@@ -1,32 +1,21 @@
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { envelopeOf, runLathe, type Run } from "./support/lathe-cli.ts";
+import { beforeEach, describe, expect, it } from "vitest";
+import { useCliWorld } from "./support/cli-world.ts";
+import { envelopeOf, type Run } from "./support/lathe-cli.ts";
 
 // Folders holding names and contents people really have, used through the `lathe` CLI.
 
-let home: string;
-let root: string;
-
-beforeEach(async () => {
-  home = await mkdtemp(path.join(os.tmpdir(), "lathe-names-home-"));
-  root = await mkdtemp(path.join(os.tmpdir(), "lathe-names-root-"));
-});
-
-afterEach(async () => {
-  await rm(home, { recursive: true, force: true });
-  await rm(root, { recursive: true, force: true });
-});
+const world = useCliWorld("lathe-names-");
 
 function lathe(args: string[], input?: string): Promise<Run> {
-  return runLathe(args, { home, cwd: root, ...(input === undefined ? {} : { input }) });
+  return world.lathe(args, { ...(input === undefined ? {} : { input }) });
 }
 
 describe("a project holding a plain file named .lathe (another tool's dotfile)", () => {
   beforeEach(async () => {
-    await writeFile(path.join(root, ".lathe"), "another tool's settings\n");
-    await writeFile(path.join(root, "notes.txt"), "one\n");
+    await writeFile(path.join(world.root, ".lathe"), "another tool's settings\n");
+    await writeFile(path.join(world.root, "notes.txt"), "one\n");
   });
 
   it.each([
@@ -39,7 +28,7 @@ describe("a project holding a plain file named .lathe (another tool's dotfile)",
     expect(run.code).toBe(0);
     if (args[0] === "call") expect(envelopeOf(run)).toMatchObject({ data: { content: "one\n" } });
     // The file is someone else's: nothing touched it.
-    expect(await readFile(path.join(root, ".lathe"), "utf8")).toBe("another tool's settings\n");
+    expect(await readFile(path.join(world.root, ".lathe"), "utf8")).toBe("another tool's settings\n");
   });
 });
 
@@ -47,9 +36,9 @@ describe("sidecars of glob and grep list one entry per line, whatever the names"
   // 1,000 ordinary files push the results past glob's cap (1000) and grep's (200), so the whole
   // list goes to a sidecar, which the model reads with read, tail or grep, one line per entry.
   beforeEach(async () => {
-    for (let i = 0; i < 1000; i++) await writeFile(path.join(root, `f${i}.txt`), "hit\n");
-    await writeFile(path.join(root, "evil\nsecret.key"), "hit\n");
-    await writeFile(path.join(root, '"quoted".txt'), "hit\n");
+    for (let i = 0; i < 1000; i++) await writeFile(path.join(world.root, `f${i}.txt`), "hit\n");
+    await writeFile(path.join(world.root, "evil\nsecret.key"), "hit\n");
+    await writeFile(path.join(world.root, '"quoted".txt'), "hit\n");
   });
 
   it.each([

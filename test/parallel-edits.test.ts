@@ -1,10 +1,10 @@
-import { mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Engine } from "../src/main/engine/engine.ts";
 import type { Envelope } from "../src/main/engine/tools/envelope.ts";
-import { envelopeOf, runLathe } from "./support/lathe-cli.ts";
+import { useCliWorld } from "./support/cli-world.ts";
+import { envelopeOf } from "./support/lathe-cli.ts";
 
 // Several calls change one file at the same moment, each in its own session: two chats of the
 // app, or `lathe call`s a script runs side by side (`xargs -P`), or the app and a terminal, each
@@ -14,16 +14,10 @@ import { envelopeOf, runLathe } from "./support/lathe-cli.ts";
 const WRITERS = 6;
 const lines = Array.from({ length: WRITERS }, (_, i) => `line ${i}`);
 
-let home: string;
-let root: string;
-
-beforeEach(async () => {
-  home = await mkdtemp(path.join(os.tmpdir(), "lathe-parallel-edits-home-"));
-  root = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-parallel-edits-root-")));
-  await writeFile(path.join(root, "shared.txt"), `${lines.join("\n")}\n`);
-});
-afterEach(async () => {
-  for (const dir of [home, root]) await rm(dir, { recursive: true, force: true });
+const world = useCliWorld("lathe-parallel-edits-", {
+  setup: async () => {
+    await writeFile(path.join(world.root, "shared.txt"), `${lines.join("\n")}\n`);
+  },
 });
 
 /** Writer i's change: its own line in capitals, by edit or by writing the whole file. */
@@ -40,7 +34,7 @@ const CHANGES = [
 
 /** Sessions w0…wN, each having read shared.txt as it is now (and kept that, for the CLI to go on with). */
 async function readInEverySession(): Promise<Engine> {
-  const engine = await Engine.create({ root, latheHome: home, extensions: false });
+  const engine = await Engine.create({ root: world.root, latheHome: world.home, extensions: false });
   for (const [i] of lines.entries()) {
     const session = await engine.openSession({ id: `w${i}`, mode: "yolo" });
     expect((await session.call("read", { path: "shared.txt" })).type).toBe("output");
@@ -50,7 +44,7 @@ async function readInEverySession(): Promise<Engine> {
 
 /** Every change answered "output" is in the file, and exactly one was: the others were told it changed. */
 async function expectNoLostChange(tool: string, envelopes: Envelope[]): Promise<void> {
-  const final = await readFile(path.join(root, "shared.txt"), "utf8");
+  const final = await readFile(path.join(world.root, "shared.txt"), "utf8");
   const done: number[] = [];
   envelopes.forEach((envelope, i) => {
     if (envelope.type === "output") done.push(i);
@@ -80,9 +74,7 @@ describe("parallel changes of one file from several sessions", () => {
       await (await readInEverySession()).close();
       const runs = await Promise.all(
         lines.map((_, i) =>
-          runLathe(["call", tool, JSON.stringify(argsOf(i)), "--session", `w${i}`, "--mode", "yolo"], {
-            home,
-            cwd: root,
+          world.lathe(["call", tool, JSON.stringify(argsOf(i)), "--session", `w${i}`, "--mode", "yolo"], {
             env: { LATHE_DAEMON: "off" },
           }),
         ),

@@ -1,38 +1,23 @@
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { startOpenAICompatibleServer, type FixtureServer } from "./fixtures/openai-compatible-server.ts";
-import { envelopeOf, runLathe } from "./support/lathe-cli.ts";
+import { useCliWorld } from "./support/cli-world.ts";
+import { envelopeOf } from "./support/lathe-cli.ts";
 
 // The plugin author's loop from the shell: develop in $LATHE_HOME/tools, check the folder, call
 // the tool and watch its log, see why a plugin is disabled and what turns it back on.
 
-let home: string;
-let root: string;
-let server: FixtureServer | undefined;
+const world = useCliWorld("lathe-author-");
 
-beforeEach(async () => {
-  home = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-author-home-")));
-  root = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-author-root-")));
-});
-
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await rm(home, { recursive: true, force: true });
-  await rm(root, { recursive: true, force: true });
-});
-
-const lathe = (args: string[]) => runLathe(args, { home, cwd: root });
+const lathe = (args: string[]) => world.lathe(args);
 
 async function writeGlobalPlugin(
   folder: string,
   yaml: Record<string, unknown> | string,
   js: string,
 ): Promise<string> {
-  const dir = path.join(home, "tools", folder);
+  const dir = path.join(world.home, "tools", folder);
   await mkdir(dir, { recursive: true });
   await writeFile(path.join(dir, "tool.yaml"), typeof yaml === "string" ? yaml : stringify(yaml));
   await writeFile(path.join(dir, "index.js"), js);
@@ -119,13 +104,13 @@ describe("lathe plugin check", () => {
   });
 
   it("exits 1 with the reason on stderr for a folder that does not exist", async () => {
-    const run = await lathe(["plugin", "check", path.join(root, "nope")]);
+    const run = await lathe(["plugin", "check", path.join(world.root, "nope")]);
     expect(run.code).toBe(1);
     expect(run.stdout).toBe("");
     expect(run.stderr).toMatch(/^error: .*nope does not exist\. Pass the plugin's folder/);
     // A file is named as one.
-    await writeFile(path.join(root, "tool.yaml"), "name: x\n");
-    const file = await lathe(["plugin", "check", path.join(root, "tool.yaml")]);
+    await writeFile(path.join(world.root, "tool.yaml"), "name: x\n");
+    const file = await lathe(["plugin", "check", path.join(world.root, "tool.yaml")]);
     expect(file.code).toBe(1);
     expect(file.stderr).toMatch(/^error: .*tool\.yaml is a file, not a folder\. Pass the plugin's folder/);
   });
@@ -144,7 +129,7 @@ describe("lathe call --verbose and the plugin's log file", () => {
 
     // A throw: the envelope names the file and line, and the log keeps it as Lathe's note.
     const failing = await lathe(["call", "noisy", '{"n": -1}', "--verbose"]);
-    const file = path.join(home, "tools", "noisy", "index.js");
+    const file = path.join(world.home, "tools", "noisy", "index.js");
     expect(envelopeOf(failing).error_text).toBe(
       `n must be 0 or more; call again with a positive n. (thrown at ${file}:4:25)`,
     );
@@ -152,7 +137,7 @@ describe("lathe call --verbose and the plugin's log file", () => {
       `[plugin noisy] lathe: call failed: n must be 0 or more; call again with a positive n. (thrown at ${file}:4:25)`,
     );
 
-    const log = await readFile(path.join(home, "logs", "plugins", "noisy.log"), "utf8");
+    const log = await readFile(path.join(world.home, "logs", "plugins", "noisy.log"), "utf8");
     expect(
       log
         .split("\n")
@@ -171,7 +156,7 @@ describe("lathe call --verbose and the plugin's log file", () => {
 
   it("lathe run --verbose prints the log lines of the plugins the agent calls", async () => {
     await writeGlobalPlugin("noisy", fields("noisy"), NOISY);
-    server = await startOpenAICompatibleServer({
+    await world.serve({
       models: ["fixture-model"],
       // Plugins start deferred: the model finds the tool first, then calls it.
       replies: (_request, index) =>
@@ -181,10 +166,6 @@ describe("lathe call --verbose and the plugin's log file", () => {
             ? { toolCalls: [{ name: "noisy", arguments: { n: 5 } }] }
             : { text: "Ten." },
     });
-    await writeFile(
-      path.join(home, "settings.json"),
-      JSON.stringify({ providers: { "openai-compatible": { baseURL: server.baseURL } } }),
-    );
     const run = await lathe(["run", "Double 5", "--model", "openai-compatible:fixture-model", "--verbose"]);
     expect(run.code).toBe(0);
     expect(run.stdout).toBe("Ten.\n");
@@ -196,7 +177,7 @@ describe("disabled plugins say why and what turns them back on", () => {
   it("lists a broken plugin and one turned off in settings with enabled: false, the reason and the fix; calling them says the same", async () => {
     const broken = await writeGlobalPlugin("broken", fields("broken", { timeout: 100 }), NOISY);
     await writeGlobalPlugin("muted", fields("muted"), NOISY);
-    await writeFile(path.join(home, "settings.json"), JSON.stringify({ disabledPlugins: ["muted"] }));
+    await writeFile(path.join(world.home, "settings.json"), JSON.stringify({ disabledPlugins: ["muted"] }));
 
     const tools = JSON.parse((await lathe(["tools", "--json"])).stdout) as Array<Record<string, unknown>>;
     expect(tools.filter((t) => t.enabled === false)).toEqual([
@@ -211,8 +192,8 @@ describe("disabled plugins say why and what turns them back on", () => {
         id: "muted",
         enabled: false,
         origin: { layer: "global", kind: "plugin", name: "muted" },
-        reason: `You disabled the plugin muted (global) with "muted" in disabledPlugins of ${home}/settings.json.`,
-        fix: `remove "muted" from disabledPlugins in ${home}/settings.json, or press Enable in the app's Plugins panel`,
+        reason: `You disabled the plugin muted (global) with "muted" in disabledPlugins of ${world.home}/settings.json.`,
+        fix: `remove "muted" from disabledPlugins in ${world.home}/settings.json, or press Enable in the app's Plugins panel`,
       },
     ]);
     expect(tools.filter((t) => t.enabled === true).length).toBeGreaterThan(10);
@@ -236,11 +217,11 @@ describe("disabled plugins say why and what turns them back on", () => {
     expect(call.stderr).not.toContain("muted");
     // An entry that turns nothing off is a slip worth saying, as itself (not "is disabled").
     await writeFile(
-      path.join(home, "settings.json"),
+      path.join(world.home, "settings.json"),
       JSON.stringify({ disabledPlugins: ["muted", "brokn"] }),
     );
     expect((await lathe(["call", "muted", "{}"])).stderr).toContain(
-      `lathe: disabledPlugins in ${home}/settings.json names "brokn", but no plugin is called "brokn", so it turns nothing off. Did you mean "broken"? Fix: correct or remove "brokn" in disabledPlugins of ${home}/settings.json.\n`,
+      `lathe: disabledPlugins in ${world.home}/settings.json names "brokn", but no plugin is called "brokn", so it turns nothing off. Did you mean "broken"? Fix: correct or remove "brokn" in disabledPlugins of ${world.home}/settings.json.\n`,
     );
     // A name nothing declares is still unknown.
     expect(envelopeOf(await lathe(["call", "nothing_here", "{}"])).error_text).toMatch(

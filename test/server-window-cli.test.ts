@@ -1,35 +1,18 @@
-import { mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { RunEvent } from "../src/main/engine/agent/run-events.ts";
-import {
-  startOpenAICompatibleServer,
-  type ChatRequest,
-  type FixtureServer,
-} from "./fixtures/openai-compatible-server.ts";
-import { runLathe, type Run } from "./support/lathe-cli.ts";
+import type { ChatRequest, FixtureServer } from "./fixtures/openai-compatible-server.ts";
+import { useCliWorld } from "./support/cli-world.ts";
+import type { Run } from "./support/lathe-cli.ts";
 
 // `lathe run` against a local server whose window settings do not give: the run asks the server
 // (llama.cpp's /props, Ollama's /api/ps and /api/show) and summarises the conversation before it
 // fills; a window set in settings wins; Ollama, which cuts silently, gets a notice when unknown.
 
-let home: string;
-let root: string;
-let server: FixtureServer | undefined;
+const world = useCliWorld("lathe-window-");
 
-beforeEach(async () => {
-  home = await mkdtemp(path.join(os.tmpdir(), "lathe-window-home-"));
-  root = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-window-root-")));
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await rm(home, { recursive: true, force: true });
-  await rm(root, { recursive: true, force: true });
-});
-
-const lathe = (args: string[]): Promise<Run> => runLathe(args, { home, cwd: root });
+const lathe = (args: string[]): Promise<Run> => world.lathe(args);
 
 function asksForSummary(request: ChatRequest): boolean {
   return String(request.messages[0]?.content ?? "").includes("working notes that replace");
@@ -39,21 +22,27 @@ const long = (name: string, tokens: number): string => `${name} ${"x".repeat(tok
 
 /** A server whose answers are long (each named by its prompt), summaries short, with these extra routes. */
 async function serve(routes: Record<string, unknown>): Promise<FixtureServer> {
-  server = await startOpenAICompatibleServer({
-    models: ["fixture-model"],
-    chunkChars: 4_000,
-    routes,
-    replies: (request) => {
-      if (asksForSummary(request)) return { text: "Goals: LEARNED-WINDOW-SUMMARY." };
-      const last = request.messages.at(-1);
-      return { text: long(`ANSWER-TO-${String(JSON.stringify(last?.content)).replace(/\W/g, "")}`, 1_500) };
+  return world.serve(
+    {
+      models: ["fixture-model"],
+      chunkChars: 4_000,
+      routes,
+      replies: (request) => {
+        if (asksForSummary(request)) return { text: "Goals: LEARNED-WINDOW-SUMMARY." };
+        const last = request.messages.at(-1);
+        return { text: long(`ANSWER-TO-${String(JSON.stringify(last?.content)).replace(/\W/g, "")}`, 1_500) };
+      },
     },
-  });
-  return server;
+    // Each test names the provider the server stands for (settings below).
+    { endpoint: false },
+  );
 }
 
 async function settings(provider: string, entry: Record<string, unknown>): Promise<void> {
-  await writeFile(path.join(home, "settings.json"), JSON.stringify({ providers: { [provider]: entry } }));
+  await writeFile(
+    path.join(world.home, "settings.json"),
+    JSON.stringify({ providers: { [provider]: entry } }),
+  );
 }
 
 function sessionOf(run: Run): string {

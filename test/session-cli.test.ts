@@ -1,37 +1,24 @@
-import { mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startOpenAICompatibleServer, type FixtureServer } from "./fixtures/openai-compatible-server.ts";
+import { describe, expect, it } from "vitest";
+import { useCliWorld } from "./support/cli-world.ts";
 import { runLathe, type Run } from "./support/lathe-cli.ts";
 
 // `lathe session list` and `lathe session rename` as users run them: the real bin/lathe.mjs in
 // child processes, with a loopback model, on a temp folder with its own LATHE_HOME.
 
-let home: string;
-let root: string;
 let other: string;
-let server: FixtureServer;
-
-beforeEach(async () => {
-  home = await mkdtemp(path.join(os.tmpdir(), "lathe-session-cli-home-"));
-  root = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-session-cli-root-")));
-  other = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-session-cli-other-")));
-  server = await startOpenAICompatibleServer({ models: ["m"], replies: () => ({ text: "Noted." }) });
-  await writeFile(
-    path.join(home, "settings.json"),
-    JSON.stringify({ providers: { "openai-compatible": { baseURL: server.baseURL } } }),
-  );
-});
-afterEach(async () => {
-  await server.close();
-  for (const dir of [home, root, other]) await rm(dir, { recursive: true, force: true });
+const world = useCliWorld("lathe-session-cli-", {
+  setup: async () => {
+    other = await world.folder("other");
+    await world.serve({ models: ["m"], replies: () => ({ text: "Noted." }) });
+  },
 });
 
-const lathe = (args: string[], cwd = root): Promise<Run> => runLathe(args, { home, cwd });
+const lathe = (args: string[], cwd = world.root): Promise<Run> => runLathe(args, { home: world.home, cwd });
 
 /** Start a session with one prompt; its id. */
-async function run(prompt: string, cwd = root): Promise<string> {
+async function run(prompt: string, cwd = world.root): Promise<string> {
   const started = await lathe(["run", prompt, "--model", "openai-compatible:m", "--json"], cwd);
   expect(started.code, started.stderr).toBe(0);
   const first = JSON.parse(started.stdout.split("\n")[0] as string) as { sessionId: string };
@@ -95,11 +82,11 @@ describe("lathe session list", () => {
   it("says when there is nothing to list, and how to start", async () => {
     expect(await lathe(["session", "list"])).toMatchObject({
       code: 0,
-      stdout: `No sessions in ${root} yet. Start one with: lathe run "<prompt>"\n`,
+      stdout: `No sessions in ${world.root} yet. Start one with: lathe run "<prompt>"\n`,
     });
     await run("Something");
     expect((await lathe(["session", "list", "--search", "zzz"])).stdout).toBe(
-      `No session in ${root} matches "zzz".\n`,
+      `No session in ${world.root} matches "zzz".\n`,
     );
     expect((await lathe(["session", "list", "--limit", "0"])).code).toBe(2);
   });
@@ -107,16 +94,14 @@ describe("lathe session list", () => {
 
 describe("lathe session list: the sessions of lathe call and lathe batch", () => {
   it("lists them beside the conversations, marked as made by --session, with what they hold", async () => {
-    await writeFile(path.join(root, "a.txt"), "one\n");
+    await writeFile(path.join(world.root, "a.txt"), "one\n");
     const call = (args: string[]) => lathe(["call", ...args]);
     expect((await call(["read", '{"path":"a.txt"}', "--session", "edits"])).code).toBe(0);
     expect(
       (await call(["write", '{"path":"a.txt","content":"two\\n"}', "--session", "edits", "--mode", "yolo"]))
         .code,
     ).toBe(0);
-    const batch = await runLathe(["batch", "--session", "scan"], {
-      home,
-      cwd: root,
+    const batch = await world.lathe(["batch", "--session", "scan"], {
       input: 'glob {"pattern":"*"}\nread {"path":"a.txt"}\n',
     });
     expect(batch.code, batch.stderr).toBe(0);
@@ -210,12 +195,12 @@ describe("lathe session rename", () => {
     const unknown = await lathe(["session", "rename", "s-nope", "x"]);
     expect(unknown).toMatchObject({ code: 1, stdout: "" });
     expect(unknown.stderr).toBe(
-      `error: There is no session "s-nope" in ${root}. List this folder's sessions with: lathe session list --root ${root}\n`,
+      `error: There is no session "s-nope" in ${world.root}. List this folder's sessions with: lathe session list --root ${world.root}\n`,
     );
     const foreign = await lathe(["session", "rename", elsewhere, "x"]);
     expect(foreign.code).toBe(1);
     expect(foreign.stderr).toBe(
-      `error: Session ${elsewhere} belongs to the folder ${other}, not ${root}. Pass --root ${other} to rename it.\n`,
+      `error: Session ${elsewhere} belongs to the folder ${other}, not ${world.root}. Pass --root ${other} to rename it.\n`,
     );
     const long = await lathe(["session", "rename", id, "x".repeat(201)]);
     expect(long).toMatchObject({
@@ -229,7 +214,7 @@ describe("lathe session rename", () => {
 describe("lathe session close and delete", () => {
   it("refuse another folder's session (exit 1, nothing changed), as using it is refused", async () => {
     const elsewhere = await run("Theirs", other);
-    const refusal = `Session ${elsewhere} belongs to the folder ${other}, not ${root}. Pass --root ${other}`;
+    const refusal = `Session ${elsewhere} belongs to the folder ${other}, not ${world.root}. Pass --root ${other}`;
     for (const command of ["delete", "close"]) {
       const refused = await lathe(["session", command, elsewhere]);
       expect(refused, command).toMatchObject({ code: 1, stdout: "" });
@@ -261,27 +246,27 @@ describe("a session id that leads nowhere here", () => {
 
   it("gets, from every command that takes one, what is wrong and how to list this folder's sessions", async () => {
     for (const [id, cwd] of [
-      ["work1", root],
-      ["work2", root],
+      ["work1", world.root],
+      ["work2", world.root],
       ["theirs", other],
     ] as const) {
       const opened = await lathe(["call", "glob", '{"pattern":"*"}', "--session", id], cwd);
       expect(opened.code, opened.stderr).toBe(0);
     }
-    const list = `List this folder's sessions with: lathe session list --root ${root}`;
+    const list = `List this folder's sessions with: lathe session list --root ${world.root}`;
     for (const command of commands) {
       const cases = [
-        { id: "nope", says: `There is no session "nope" in ${root}. ${list}` },
+        { id: "nope", says: `There is no session "nope" in ${world.root}. ${list}` },
         {
           id: "work",
-          says: `There is no session "work" in ${root}. Ids are matched whole; these start with "work": work1, work2. ${list}`,
+          says: `There is no session "work" in ${world.root}. Ids are matched whole; these start with "work": work1, work2. ${list}`,
         },
-        { id: "work1x", says: `There is no session "work1x" in ${root}. ${list}` },
+        { id: "work1x", says: `There is no session "work1x" in ${world.root}. ${list}` },
         // "_" is a wildcard to SQL's LIKE, not to an id: nothing starts with "wor_".
-        { id: "wor_", says: `There is no session "wor_" in ${root}. ${list}` },
+        { id: "wor_", says: `There is no session "wor_" in ${world.root}. ${list}` },
         {
           id: "theirs",
-          says: `Session theirs belongs to the folder ${other}, not ${root}. Pass --root ${other} to ${command.then}.`,
+          says: `Session theirs belongs to the folder ${other}, not ${world.root}. Pass --root ${other} to ${command.then}.`,
         },
       ];
       for (const { id, says } of cases) {
@@ -296,8 +281,8 @@ describe("a session id that leads nowhere here", () => {
     }
     // Nothing was closed, deleted or renamed: each session is still open, in its own folder.
     for (const [id, cwd] of [
-      ["work1", root],
-      ["work2", root],
+      ["work1", world.root],
+      ["work2", world.root],
       ["theirs", other],
     ] as const) {
       expect(await lathe(["session", "close", id], cwd), id).toMatchObject({
@@ -320,7 +305,7 @@ describe("lathe audit with filters that match nothing", () => {
     await lathe(["call", "glob", '{"pattern":"*"}']);
     expect((await lathe(["audit"])).stdout).toMatch(/glob/);
     expect((await lathe(["audit", "--session", "nosuch", "--tool", "glob"])).stdout).toBe(
-      `No tool invocations in ${root} match session nosuch, tool glob. \`lathe audit --all\` shows every folder's.\n`,
+      `No tool invocations in ${world.root} match session nosuch, tool glob. \`lathe audit --all\` shows every folder's.\n`,
     );
     expect((await lathe(["audit", "--all", "--session", "nosuch"])).stdout).toBe(
       "No tool invocations match session nosuch.\n",

@@ -1,13 +1,12 @@
-import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { machineSandbox } from "../src/main/engine/sandbox/sandbox-availability.ts";
 import { processExists } from "../src/main/engine/spawner/process-exists.ts";
 import { tempSweepLogFile } from "../src/main/engine/temp/startup-temp-sweep.ts";
 import { ownerOfTempName } from "../src/main/engine/temp/temp-folder-name.ts";
-import { startOpenAICompatibleServer, type FixtureServer } from "./fixtures/openai-compatible-server.ts";
-import { runLathe } from "./support/lathe-cli.ts";
-import { startLathe, tempWorld, useEndpoint } from "./support/lathe-process.ts";
+import { useCliWorld } from "./support/cli-world.ts";
+import type { Run } from "./support/lathe-cli.ts";
 
 // A persistent session's commands get a temp folder (their TMPDIR, writable in the OS sandbox).
 // When `lathe` ends, the folder goes with it: nothing named after the session stays in the OS
@@ -18,24 +17,15 @@ const machine = await machineSandbox();
 if (!machine.active)
   console.log(`session-temp-cleanup is skipped: no OS sandbox here, so no temp folder (${machine.reason})`);
 
-let world: Awaited<ReturnType<typeof tempWorld>>;
 let tmp: string;
-let server: FixtureServer | undefined;
-
-beforeEach(async () => {
-  world = await tempWorld("lathe-temp-cleanup-");
-  // The CLI's own TMPDIR, so what it leaves behind is seen apart from everything else's.
-  tmp = path.join(world.base, "tmp");
-  await mkdir(tmp);
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await world.cleanup();
+const world = useCliWorld("lathe-temp-cleanup-", {
+  setup: async () => {
+    // The CLI's own TMPDIR, so what it leaves behind is seen apart from everything else's.
+    tmp = await world.folder("tmp");
+  },
 });
 
-const lathe = (args: string[]): ReturnType<typeof runLathe> =>
-  runLathe(args, { home: world.home, cwd: world.root, env: { TMPDIR: tmp } });
+const lathe = (args: string[]): Promise<Run> => world.lathe(args, { env: { TMPDIR: tmp } });
 
 /** What `lathe` left in its TMPDIR (V8's compile cache is Node's, not Lathe's). */
 async function leftovers(): Promise<string[]> {
@@ -61,14 +51,13 @@ describe.skipIf(!machine.active)("a session's temp folder", () => {
   });
 
   it("is removed when lathe run ends, after a bash call", async () => {
-    server = await startOpenAICompatibleServer({
+    const server = await world.serve({
       models: ["m"],
       replies: [
         { toolCalls: [{ name: "bash", arguments: { command: 'echo made > made.txt && echo "$TMPDIR"' } }] },
         { text: "done" },
       ],
     });
-    await useEndpoint(world.home, server.baseURL);
     const run = await lathe(["run", "go", "--model", "openai-compatible:m", "--mode", "yolo"]);
     expect(run.stderr).toContain("✓ bash");
     expect(run.code).toBe(0);
@@ -97,13 +86,9 @@ describe.skipIf(!machine.active)("a killed run's temp folders", () => {
       path.join(world.root, "w.cjs"),
       'require("fs").writeFileSync(require("os").tmpdir() + "/out.txt", "out\\n");\n',
     );
-    const run = startLathe(
+    const run = world.start(
       ["call", "bash", '{"command":"node w.cjs && sleep 30"}', "--session", "k1", "--mode", "yolo"],
-      {
-        home: world.home,
-        cwd: world.root,
-        env: { TMPDIR: tmp },
-      },
+      { env: { TMPDIR: tmp } },
     );
     let session = "";
     let spawner = "";

@@ -1,32 +1,23 @@
-import { chmod, mkdir, mkdtemp, readdir, realpath, rm, stat, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { chmod, mkdir, readdir, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { envelopeOf, runLathe } from "./support/lathe-cli.ts";
+import { describe, expect, it } from "vitest";
+import { useCliWorld } from "./support/cli-world.ts";
+import { envelopeOf } from "./support/lathe-cli.ts";
 
 // A truncated output's whole text goes to a sidecar file under $LATHE_HOME/sessions/<id>/sidecars/.
 // It can be a secret (a .env read, a command's output), so, as the rest of $LATHE_HOME, only its
 // owner may read it: folders 0700, files 0600. The model still reads it through `output_path`.
 
-let home: string;
-let root: string;
-
-beforeEach(async () => {
-  home = await mkdtemp(path.join(os.tmpdir(), "lathe-sidecar-home-"));
-  root = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-sidecar-root-")));
-  await writeFile(
-    path.join(root, "big.txt"),
-    Array.from({ length: 60_000 }, (_, i) => `line ${i}`).join("\n"),
-  );
+const world = useCliWorld("lathe-sidecar-", {
+  setup: async () => {
+    await writeFile(
+      path.join(world.root, "big.txt"),
+      Array.from({ length: 60_000 }, (_, i) => `line ${i}`).join("\n"),
+    );
+  },
 });
 
-afterEach(async () => {
-  await rm(home, { recursive: true, force: true });
-  await rm(root, { recursive: true, force: true });
-});
-
-const lathe = (args: string[]) =>
-  runLathe([...args, "--session", "s1", "--mode", "yolo"], { home, cwd: root });
+const lathe = (args: string[]) => world.lathe([...args, "--session", "s1", "--mode", "yolo"]);
 const modeOf = async (p: string) => (await stat(p)).mode & 0o777;
 
 describe.skipIf(process.platform === "win32")("sidecar files of truncated outputs", () => {
@@ -39,7 +30,7 @@ describe.skipIf(process.platform === "win32")("sidecar files of truncated output
     ],
     ["read of a large file", "read", { path: "big.txt" }],
   ])("%s: folders 0700, the file 0600, and the model can read it back", async (_name, tool, args) => {
-    const sessionDir = path.join(home, "sessions", "s1");
+    const sessionDir = path.join(world.home, "sessions", "s1");
     // A folder an older Lathe left readable by others is narrowed too.
     await mkdir(path.join(sessionDir, "sidecars"), { recursive: true });
     await chmod(path.join(sessionDir, "sidecars"), 0o755);

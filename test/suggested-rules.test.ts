@@ -1,43 +1,34 @@
 // A headless refusal says which rules would allow the call. Those rules, added to the settings as
 // given, must then let the same call run: the suggestion is a fix, not a hint.
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { globalToolsDir } from "../src/main/engine/plugins/plugin-discovery.ts";
-import { envelopeOf, runLathe } from "./support/lathe-cli.ts";
+import { useCliWorld } from "./support/cli-world.ts";
+import { envelopeOf } from "./support/lathe-cli.ts";
 import { plugin, writePlugin } from "./support/plugin-test-kit.ts";
 
-let home: string;
-let root: string;
-
-beforeEach(async () => {
-  home = await mkdtemp(path.join(os.tmpdir(), "lathe-rules-home-"));
-  root = await mkdtemp(path.join(os.tmpdir(), "lathe-rules-root-"));
-  // A plugin that declares nothing a rule could match: its calls are judged as a whole.
-  await writePlugin(
-    globalToolsDir(home),
-    "greet",
-    plugin("greet", "return { text: `Hello, ${args.name}!` };", {
-      input_schema: {
-        type: "object",
-        properties: { name: { type: "string" } },
-        required: ["name"],
-        additionalProperties: false,
-      },
-      readOnly: false,
-      gated: true,
-    }),
-  );
+const world = useCliWorld("lathe-rules-", {
+  setup: async () => {
+    // A plugin that declares nothing a rule could match: its calls are judged as a whole.
+    await writePlugin(
+      globalToolsDir(world.home),
+      "greet",
+      plugin("greet", "return { text: `Hello, ${args.name}!` };", {
+        input_schema: {
+          type: "object",
+          properties: { name: { type: "string" } },
+          required: ["name"],
+          additionalProperties: false,
+        },
+        readOnly: false,
+        gated: true,
+      }),
+    );
+  },
 });
 
-afterEach(async () => {
-  await rm(home, { recursive: true, force: true });
-  await rm(root, { recursive: true, force: true });
-});
-
-const call = (tool: string, args: unknown) =>
-  runLathe(["call", tool, JSON.stringify(args)], { home, cwd: root });
+const call = (tool: string, args: unknown) => world.lathe(["call", tool, JSON.stringify(args)]);
 
 interface Suggestion {
   /** "it", or "every <tool> call". */
@@ -56,7 +47,7 @@ function suggestionIn(errorText: string | undefined): Suggestion {
 
 /** Put `rules` into the user's settings, as a person following the suggestion would. */
 const adopt = (rules: unknown[]) =>
-  writeFile(path.join(home, "settings.json"), JSON.stringify({ permissions: rules }));
+  writeFile(path.join(world.home, "settings.json"), JSON.stringify({ permissions: rules }));
 
 describe("the rules a headless refusal suggests", () => {
   it.each([
@@ -78,7 +69,7 @@ describe("the rules a headless refusal suggests", () => {
     expect(refused.type).toBe("error");
     const suggestion = suggestionIn(refused.error_text);
     expect(suggestion.allows).toBe(what);
-    expect(suggestion.settingsFile).toBe(path.join(home, "settings.json"));
+    expect(suggestion.settingsFile).toBe(path.join(world.home, "settings.json"));
     expect(suggestion.rules).toEqual(
       patterns.map((pattern) => ({ permission: tool, pattern, action: "allow" })),
     );
@@ -89,16 +80,16 @@ describe("the rules a headless refusal suggests", () => {
   });
 
   it("an edit (it reads, then writes its file) is refused for the write, and the rule fixes it", async () => {
-    await writeFile(path.join(root, "e.txt"), "hello world\n");
+    await writeFile(path.join(world.root, "e.txt"), "hello world\n");
     const lines = 'read {"path":"e.txt"}\nedit {"path":"e.txt","old_string":"hello","new_string":"bye"}\n';
-    const batch = () => runLathe(["batch"], { home, cwd: root, input: lines });
+    const batch = () => world.lathe(["batch"], { input: lines });
     const refused = JSON.parse((await batch()).stdout.trim().split("\n")[1]!) as { error_text: string };
     expect(refused.error_text).toContain('Writing "e.txt" matched no permission rule');
     const { rules } = suggestionIn(refused.error_text);
     expect(rules).toEqual([{ permission: "edit", pattern: "./e.txt", action: "allow" }]);
     await adopt(rules);
     expect((await batch()).code).toBe(0);
-    expect(await readFile(path.join(root, "e.txt"), "utf8")).toBe("bye world\n");
+    expect(await readFile(path.join(world.root, "e.txt"), "utf8")).toBe("bye world\n");
   });
 
   it("a long command is quoted in brief in the reason, and the rule for all of it still works", async () => {

@@ -1,31 +1,17 @@
-import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startOpenAICompatibleServer, type FixtureServer } from "./fixtures/openai-compatible-server.ts";
-import { envelopeOf, PACKAGE_ROOT, runLathe } from "./support/lathe-cli.ts";
+import { describe, expect, it } from "vitest";
+import { useCliWorld } from "./support/cli-world.ts";
+import { envelopeOf, PACKAGE_ROOT } from "./support/lathe-cli.ts";
 
 // What a terminal program prints is not only text: colours, titles, clipboard writes, `\r`
 // progress redraws. Through the real CLI: the model reads bash's output as the screen would show
 // it, the sidecar keeps it as printed, and `lathe run` prints nothing that acts on the terminal.
 
-let home: string;
-let root: string;
-let server: FixtureServer | undefined;
-
-beforeEach(async () => {
-  home = await mkdtemp(path.join(os.tmpdir(), "lathe-ansi-home-"));
-  root = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-ansi-root-")));
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await rm(home, { recursive: true, force: true });
-  await rm(root, { recursive: true, force: true });
-});
+const world = useCliWorld("lathe-ansi-");
 
 const call = (args: object) =>
-  runLathe(["call", "bash", JSON.stringify(args), "--session", "s1", "--mode", "yolo"], { home, cwd: root });
+  world.lathe(["call", "bash", JSON.stringify(args), "--session", "s1", "--mode", "yolo"]);
 
 // eslint-disable-next-line no-control-regex -- control characters other than newline and tab
 const CONTROLS = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
@@ -47,7 +33,7 @@ describe.skipIf(process.platform === "win32")("terminal output through the lathe
     expect(envelope.type).toBe("output");
     expect(envelope.metadata.truncated).toBeUndefined();
     expect((envelope.data as { output: string }).output).toBe(`[${"#".repeat(40)}] 20000\ndone\n`);
-    const sidecars = await readdir(path.join(home, "sessions", "s1", "sidecars")).catch(() => []);
+    const sidecars = await readdir(path.join(world.home, "sessions", "s1", "sidecars")).catch(() => []);
     expect(sidecars).toEqual([]);
   });
 
@@ -68,18 +54,14 @@ describe.skipIf(process.platform === "win32")("terminal output through the lathe
     const hostile = "\x1b]52;c;cm0gLXJmIH4=\x07\x1b]0;owned\x07\x1b[2J";
     // Positive control: this text holds controls a terminal acts on.
     expect(hostile).toMatch(CONTROLS);
-    server = await startOpenAICompatibleServer({
+    await world.serve({
       models: ["m"],
       replies: [
         { text: `Looking ${hostile}\n`, toolCalls: [{ name: "read", arguments: { path: `x${hostile}` } }] },
         { text: `Done ${hostile}\n` },
       ],
     });
-    await writeFile(
-      path.join(home, "settings.json"),
-      JSON.stringify({ providers: { "openai-compatible": { baseURL: server.baseURL } } }),
-    );
-    const run = await runLathe(["run", "go", "--model", "openai-compatible:m"], { home, cwd: root });
+    const run = await world.lathe(["run", "go", "--model", "openai-compatible:m"]);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(
       String.raw`Looking \u001b]52;c;cm0gLXJmIH4=\u0007\u001b]0;owned\u0007\u001b[2J`,
@@ -93,12 +75,12 @@ describe.skipIf(process.platform === "win32")("terminal output through the lathe
     const hostile = "\u001b]0;owned\u0007\u001b]52;c;cm0gLXJmIH4=\u0007\u001b[2J\u001b[31m";
     // One server dies at start after writing escape sequences to stderr (quoted in why it failed),
     // the other lists a tool whose description holds them.
-    const dying = path.join(home, "dying-server.mjs");
+    const dying = path.join(world.home, "dying-server.mjs");
     await writeFile(
       dying,
       `process.stderr.write(${JSON.stringify(`${hostile}cannot start\n`)}); process.exit(1);\n`,
     );
-    const script = path.join(home, "script.json");
+    const script = path.join(world.home, "script.json");
     await writeFile(
       script,
       JSON.stringify({
@@ -109,7 +91,7 @@ describe.skipIf(process.platform === "win32")("terminal output through the lathe
       }),
     );
     await writeFile(
-      path.join(home, "settings.json"),
+      path.join(world.home, "settings.json"),
       JSON.stringify({
         mcpServers: {
           dying: { command: process.execPath, args: [dying] },
@@ -120,16 +102,16 @@ describe.skipIf(process.platform === "win32")("terminal output through the lathe
         },
       }),
     );
-    const tools = await runLathe(["tools"], { home, cwd: root });
+    const tools = await world.lathe(["tools"]);
     expect(tools.code, tools.stderr).toBe(0);
     expect(tools.stdout).toMatch(/^lookup .*\\u001b\]0;owned\\u0007.*Looks things up\.$/m);
     expect(tools.stdout).toMatch(/why: .*its last output: \\u001b\]0;owned.*cannot start/);
     expect(tools.stdout + tools.stderr).not.toMatch(CONTROLS);
-    const call = await runLathe(["call", "lookup", "{}", "--mode", "yolo"], { home, cwd: root });
+    const call = await world.lathe(["call", "lookup", "{}", "--mode", "yolo"]);
     expect(call.stderr).toMatch(/lathe: dying \(global mcp "dying"\) is disabled: .*cannot start/);
     expect(call.stderr).not.toMatch(CONTROLS);
     for (const server of ["dying", "listing"]) {
-      const trust = await runLathe(["trust", "--mcp-server", server], { home, cwd: root });
+      const trust = await world.lathe(["trust", "--mcp-server", server]);
       expect(trust.stdout).toContain(`Approved MCP server ${server}`);
       expect(trust.stdout + trust.stderr).not.toMatch(CONTROLS);
     }
@@ -137,13 +119,13 @@ describe.skipIf(process.platform === "win32")("terminal output through the lathe
 
   it("lathe tools and lathe call: a skill folder whose name holds escape sequences is named escaped in the notice that skips it", async () => {
     const hostile = "\u001b]0;owned\u0007\u001b[2J\u001b[31m";
-    const folder = path.join(home, "skills", `evil${hostile}`);
+    const folder = path.join(world.home, "skills", `evil${hostile}`);
     // Positive control: the folder is there under that name, and the name acts on a terminal.
     await mkdir(folder, { recursive: true });
-    expect(await readdir(path.join(home, "skills"))).toEqual([`evil${hostile}`]);
+    expect(await readdir(path.join(world.home, "skills"))).toEqual([`evil${hostile}`]);
     expect(hostile).toMatch(CONTROLS);
     for (const args of [["tools"], ["call", "read", JSON.stringify({ path: "missing.txt" })]]) {
-      const run = await runLathe(args, { home, cwd: root });
+      const run = await world.lathe(args);
       expect(run.stderr).toMatch(
         /lathe: A skill was skipped: .*evil\\u001b\]0;owned\\u0007.* has no SKILL\.md/,
       );

@@ -1,6 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import Database from "better-sqlite3";
 import type { RunEvent } from "../../src/main/engine/agent/run-events.ts";
@@ -59,18 +58,6 @@ export function startLathe(
     },
     exited,
   };
-}
-
-/** A temp LATHE_HOME and workspace for one test. */
-export async function tempWorld(
-  prefix: string,
-): Promise<{ base: string; home: string; root: string; cleanup(): Promise<void> }> {
-  const base = await realpath(await mkdtemp(path.join(os.tmpdir(), prefix)));
-  const home = path.join(base, "home");
-  const root = path.join(base, "ws");
-  await mkdir(home, { recursive: true });
-  await mkdir(root, { recursive: true });
-  return { base, home, root, cleanup: () => rm(base, { recursive: true, force: true }) };
 }
 
 /** Point the openai-compatible provider at `baseURL` in the user's settings. */
