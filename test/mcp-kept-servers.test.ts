@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rename, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -59,18 +59,33 @@ afterEach(async () => {
   await rm(base, { recursive: true, force: true });
 });
 
-async function writeSettings(more: Record<string, unknown>, folder = home): Promise<void> {
+async function writeSettings(
+  more: Record<string, unknown>,
+  folder = home,
+  server: Record<string, unknown> = { command: node, args: [SCRIPTED, script] },
+): Promise<void> {
   const file = folder === home ? path.join(home, "settings.json") : path.join(folder, ".lathe/settings.json");
   await mkdir(path.dirname(file), { recursive: true });
   await writeFile(
     file,
     JSON.stringify({
-      mcpServers: { scripted: { command: node, args: [SCRIPTED, script] } },
+      mcpServers: { scripted: server },
       ...more,
       // Where the server writes its listing log, from whichever workspace it serves.
       sandbox: { allowWrite: [path.join(base, "logs")], ...(more.sandbox as object | undefined) },
     }),
   );
+}
+
+/** `base/bin/kept-launcher`: a script that starts the scripted server (`version` only tells copies apart). */
+async function writeLauncher(version: string): Promise<void> {
+  const file = path.join(base, "bin", "kept-launcher");
+  await mkdir(path.dirname(file), { recursive: true });
+  // Replaced as an installer does: a new file moved over the old one.
+  await writeFile(`${file}.new`, `#!/bin/sh\n# ${version}\nexec ${node} ${SCRIPTED} ${script}\n`, {
+    mode: 0o755,
+  });
+  await rename(`${file}.new`, file);
 }
 
 function newPool(idleMs = 60_000): McpServerPool {
@@ -221,7 +236,30 @@ describe("MCP servers kept running between commands (the daemon's pool)", () => 
       name: "the sandbox settings changed (a host it may reach)",
       change: () => writeSettings({ sandbox: { allowNetwork: ["example.com"] } }),
     },
-  ])("starts afresh when $name, and stops the kept server nothing will use", async ({ change }) => {
+    {
+      // What it runs is the file its command line names (a person fixing their server's code):
+      // the kept process would go on running the old code.
+      name: "a file its command line names was edited",
+      change: async () => {
+        const scripted = JSON.parse(readFileSync(script, "utf8")) as Record<string, unknown>;
+        await writeFile(script, JSON.stringify({ ...scripted, stderr: "edited\n" }));
+      },
+    },
+    {
+      // A program found on its PATH, upgraded in place (a new version installed over it).
+      name: "the program it starts from its PATH was replaced",
+      before: async () => {
+        await writeLauncher("v1");
+        await writeSettings({}, home, {
+          command: "kept-launcher",
+          args: [],
+          env: { PATH: `${path.join(base, "bin")}:/usr/bin:/bin` },
+        });
+      },
+      change: () => writeLauncher("v2"),
+    },
+  ])("starts afresh when $name, and stops the kept server nothing will use", async ({ before, change }) => {
+    await before?.();
     const pool = newPool();
     const first = await command(pool);
     expect(textOf(await first.call("count"))).toBe("1");
@@ -273,6 +311,12 @@ describe("MCP servers kept running between commands (the daemon's pool)", () => 
   });
 
   it("lists the tools again when the server announced a change while it was kept", async () => {
+    // Its tools come from a file its command line does not name (its own data): a change there
+    // is no new code, so the kept server is used, and it says its tools changed.
+    const tools = path.join(base, "tools.json");
+    const scripted = JSON.parse(readFileSync(script, "utf8")) as { tools: Array<{ name: string }> };
+    await writeFile(tools, JSON.stringify({ tools: scripted.tools }));
+    await writeFile(script, JSON.stringify({ ...scripted, toolsFrom: tools }));
     const pool = newPool();
     const first = await command(pool);
     expect(textOf(await first.call("notify_later", { ms: 300 }))).toBe("will notify");
@@ -280,9 +324,8 @@ describe("MCP servers kept running between commands (the daemon's pool)", () => 
     expect(pool.kept()).toEqual(["scripted"]);
     const listed = listings();
     // The tool list changes, and the kept server says so while no command uses it.
-    const scripted = JSON.parse(readFileSync(script, "utf8")) as { tools: Array<{ name: string }> };
     scripted.tools.push({ ...scripted.tools[0], name: "added" } as { name: string });
-    await writeFile(script, JSON.stringify(scripted));
+    await writeFile(tools, JSON.stringify({ tools: scripted.tools }));
     await new Promise((resolve) => setTimeout(resolve, 600));
 
     const second = await command(pool);

@@ -33,8 +33,8 @@ export interface McpServerPoolOptions {
  * daemon), so the next command in the same folder uses a running server instead of waiting for
  * it to start. A server is handed only to an engine that would start exactly the same process in
  * exactly the same sandbox (see OpenedTransport.identity): a change to its settings, the
- * workspace's sandbox settings, the caller's environment or the login shell's PATH starts a fresh
- * one. Only idle servers are kept (ParkedServer), never one that is in the middle of a call.
+ * workspace's sandbox settings, the caller's environment, the login shell's PATH, or the files it
+ * starts from (its script edited, its program replaced) starts a fresh one. Only idle servers are kept (ParkedServer), never one that is in the middle of a call.
  */
 export class McpServerPool {
   private readonly options: McpServerPoolOptions;
