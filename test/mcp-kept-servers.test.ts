@@ -44,7 +44,14 @@ beforeEach(async () => {
   await writeFile(
     script,
     JSON.stringify({
-      tools: ["count", "slow", "notify_later"].map(tool),
+      tools: [
+        ...["count", "slow", "notify_later"].map(tool),
+        {
+          name: "read_file",
+          description: "Reads a file.",
+          inputSchema: { type: "object", properties: { path: { type: "string" } } },
+        },
+      ],
       listLog: path.join(base, "logs", "lists.log"),
       envFile: path.join(base, "logs", "env.json"),
     }),
@@ -86,6 +93,16 @@ async function writeLauncher(version: string): Promise<void> {
     mode: 0o755,
   });
   await rename(`${file}.new`, file);
+}
+
+/** Replace a file as editors, git and credential tools do: a new file renamed over the old one. */
+async function replaceFile(file: string, text: string): Promise<void> {
+  await writeFile(`${file}.new`, text);
+  await rename(`${file}.new`, file);
+}
+
+function gitConfig(): string {
+  return path.join(root, ".git", "config");
 }
 
 function newPool(idleMs = 60_000): McpServerPool {
@@ -258,6 +275,22 @@ describe("MCP servers kept running between commands (the daemon's pool)", () => 
       },
       change: () => writeLauncher("v2"),
     },
+    {
+      // Its sandbox held the old folder: the new one would be read-only to it (EROFS).
+      name: "the workspace was removed and made again",
+      change: async () => {
+        await rm(root, { recursive: true, force: true });
+        await mkdir(root);
+      },
+    },
+    {
+      // git rewrites its config by renaming a new file over it (git config, git remote add):
+      // the read-only mount on the old file is gone from the kept server's view.
+      name: "git replaced the repository's .git/config",
+      before: () =>
+        mkdir(path.join(root, ".git"), { recursive: true }).then(() => replaceFile(gitConfig(), "[core]\n")),
+      change: () => replaceFile(gitConfig(), "[core]\n\tbare = false\n"),
+    },
   ])("starts afresh when $name, and stops the kept server nothing will use", async ({ before, change }) => {
     await before?.();
     const pool = newPool();
@@ -274,6 +307,31 @@ describe("MCP servers kept running between commands (the daemon's pool)", () => 
     expect(textOf(await second.call("count"))).toBe("1");
     expect(second.pid()).not.toBe(pid);
     await until("the outdated kept server has ended", () => !alive(pid));
+  });
+
+  it("never lets a kept server read a sandbox.denyRead file replaced since it started", async () => {
+    const secret = path.join(base, "credentials");
+    await replaceFile(secret, "old secret\n");
+    await writeSettings({ sandbox: { denyRead: [secret] } });
+    const pool = newPool();
+    const first = await command(pool);
+    const denied = await first.call("read_file", { path: secret });
+    expect(denied.type).toBe("error");
+    expect(JSON.stringify(denied)).not.toContain("old secret");
+    const pid = first.pid() as number;
+    await first.close();
+    expect(alive(pid)).toBe(true);
+
+    // A credential tool rewrites the file (a new file renamed over it): the file itself is readable
+    // outside Lathe (control), and the kept server's mask was on the old one.
+    await replaceFile(secret, "new secret\n");
+    expect(readFileSync(secret, "utf8")).toBe("new secret\n");
+    const second = await command(pool);
+    expect(second.events.filter((e) => e.type === "reused")).toEqual([]);
+    const again = await second.call("read_file", { path: secret });
+    expect(again.type).toBe("error");
+    expect(JSON.stringify(again)).not.toContain("new secret");
+    await until("the kept server that could read it has ended", () => !alive(pid));
   });
 
   it("never hands a server of one folder to another folder's command", async () => {

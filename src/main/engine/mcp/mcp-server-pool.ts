@@ -52,14 +52,18 @@ export class McpServerPool {
   /**
    * The kept server that runs exactly what `identity` names, taken out of the pool (the caller
    * owns it now). Kept servers of the same `slot` that differ are stopped: their settings or
-   * environment have changed, so nothing will take them.
+   * environment have changed, or a file or folder their sandbox mounted was replaced (see
+   * mountsUnchanged), so nothing will take them.
    */
   take(identity: string, slot: string): KeptServer | undefined {
     let found: Entry | undefined;
     for (const entry of [...this.entries]) {
       if (entry.slot !== slot) continue;
-      if (entry.parked.identity === identity && !entry.parked.gone && found === undefined) found = entry;
-      else void this.stop(entry, "its settings or environment changed");
+      if (entry.parked.identity !== identity) void this.stop(entry, "its settings or environment changed");
+      else if (entry.parked.opened.mountsUnchanged?.() === false)
+        void this.stop(entry, "a file or folder its sandbox holds was replaced since it started");
+      else if (!entry.parked.gone && found === undefined) found = entry;
+      else void this.stop(entry, "it has ended");
     }
     if (!found) return undefined;
     this.remove(found);

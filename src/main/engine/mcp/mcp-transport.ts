@@ -14,6 +14,7 @@ import { stableStringify } from "../tools/stable-stringify.ts";
 import { isStdio, serverCwd, type McpStdioConfig } from "./mcp-command-line.ts";
 import type { McpServerLog } from "./mcp-server-log.ts";
 import { SpawnedStdioTransport } from "./spawned-stdio-transport.ts";
+import { mountsUnchanged } from "./mount-stamps.ts";
 import { startFileStamps } from "./start-file-stamps.ts";
 
 /** A server's transport, and the PATH a stdio server was given (for "command not found"). */
@@ -32,6 +33,11 @@ export interface OpenedTransport {
    * for the others (HTTP, unconfined), which are never kept running for another engine.
    */
   identity?: string;
+  /**
+   * For a confined stdio server: whether every file and folder its sandbox mounted is still the
+   * one the path names (see mountsUnchanged); one replaced since must not be handed on.
+   */
+  mountsUnchanged?: () => boolean;
 }
 
 /**
@@ -174,6 +180,7 @@ export async function openTransport(
             tempDir,
             startFileStamps(config, root, program),
           ),
+          mountsUnchanged: mountsUnchanged(confine),
         }
       : {}),
   };
