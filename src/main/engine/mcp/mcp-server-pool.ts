@@ -8,10 +8,18 @@ export interface KeptServer {
   confinement: ServerConfinement | undefined;
 }
 
+/** A kept server as `lathe daemon status` names it: its name and the folder it was started for. */
+export interface KeptServerName {
+  name: string;
+  root: string;
+}
+
 interface Entry extends KeptServer {
   /** One server of one folder's settings (root, data folder, name). */
   slot: string;
   name: string;
+  /** The folder whose command started it. */
+  root: string;
   /** The spawner environment it was started under (a spawner is retired only once idle). */
   environment: string;
   timer: NodeJS.Timeout;
@@ -47,6 +55,11 @@ export class McpServerPool {
   /** The names of the servers kept now, longest kept first. */
   kept(): string[] {
     return this.entries.map((entry) => entry.name);
+  }
+
+  /** The servers kept now and the folder each was started for, longest kept first. */
+  keptFor(): KeptServerName[] {
+    return this.entries.map(({ name, root }) => ({ name, root }));
   }
 
   /**
@@ -89,7 +102,7 @@ export class McpServerPool {
   }
 
   /** Keep a server for `idleMs`; it is stopped sooner if it ends, or if more than `max` are kept. */
-  put(at: { slot: string; name: string }, server: KeptServer): void {
+  put(at: { slot: string } & KeptServerName, server: KeptServer): void {
     const entry: Entry = {
       ...server,
       ...at,
