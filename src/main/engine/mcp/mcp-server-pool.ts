@@ -72,11 +72,13 @@ export class McpServerPool {
     let found: Entry | undefined;
     for (const entry of [...this.entries]) {
       if (entry.slot !== slot) continue;
-      if (entry.parked.identity !== identity) void this.stop(entry, "its settings or environment changed");
+      if (entry.parked.identity !== identity)
+        void this.stop(entry, "its settings, environment or start files changed");
       else if (entry.parked.opened.mountsUnchanged?.() === false)
         void this.stop(entry, "a file or folder its sandbox holds was replaced since it started");
-      else if (!entry.parked.gone && found === undefined) found = entry;
-      else void this.stop(entry, "it has ended");
+      else if (entry.parked.gone) void this.stop(entry, "it has ended");
+      else if (found === undefined) found = entry;
+      else void this.stop(entry, "another of the same settings is used");
     }
     if (!found) return undefined;
     this.remove(found);
