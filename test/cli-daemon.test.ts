@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { chmod, mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -453,14 +453,22 @@ describe.skipIf(!FRESH)("MCP servers with a daemon", () => {
         /^lathe: using MCP server scripted \(global\), still running from an earlier command, pid \d+: /m,
       );
       expect(second.stderr).not.toMatch(/starting MCP server/);
-      // `lathe daemon status` names what it keeps running.
+      // Another folder's command (from the same shell) gets a server of its own, and both are kept.
+      const folder = await mkdtemp(path.join(os.tmpdir(), "lathe-kept-other-"));
+      expect(await count(await on(["call", "count", "--mode", "yolo", "--root", folder], home))).toBe("1");
+      // `lathe daemon status` names what it keeps running, and for which folder: two servers of
+      // the same name are told apart.
       const json = JSON.parse((await on(["daemon", "status", "--json"], home)).stdout) as {
-        mcpServers: string[];
+        mcpServers: unknown;
       };
-      expect(json.mcpServers).toEqual(["scripted"]);
-      expect((await on(["daemon", "status"], home)).stdout).toMatch(
-        /^MCP servers kept running for the next command: 1 \(scripted\)\.$/m,
+      expect(json.mcpServers).toEqual([
+        { name: "scripted", root: realpathSync(ws) },
+        { name: "scripted", root: realpathSync(folder) },
+      ]);
+      expect((await on(["daemon", "status"], home)).stdout).toContain(
+        `MCP servers kept running for the next command: 2 (scripted in ${realpathSync(ws)}, scripted in ${realpathSync(folder)}).\n`,
       );
+      await rm(folder, { recursive: true, force: true });
       // A command in another folder (its shell's PWD says so) leaves this folder's server kept.
       const sub = path.join(ws, "elsewhere");
       await mkdir(sub, { recursive: true });

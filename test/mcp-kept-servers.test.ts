@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rename, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -44,7 +44,14 @@ beforeEach(async () => {
   await writeFile(
     script,
     JSON.stringify({
-      tools: ["count", "slow", "notify_later"].map(tool),
+      tools: [
+        ...["count", "slow", "notify_later"].map(tool),
+        {
+          name: "read_file",
+          description: "Reads a file.",
+          inputSchema: { type: "object", properties: { path: { type: "string" } } },
+        },
+      ],
       listLog: path.join(base, "logs", "lists.log"),
       envFile: path.join(base, "logs", "env.json"),
     }),
@@ -59,18 +66,43 @@ afterEach(async () => {
   await rm(base, { recursive: true, force: true });
 });
 
-async function writeSettings(more: Record<string, unknown>, folder = home): Promise<void> {
+async function writeSettings(
+  more: Record<string, unknown>,
+  folder = home,
+  server: Record<string, unknown> = { command: node, args: [SCRIPTED, script] },
+): Promise<void> {
   const file = folder === home ? path.join(home, "settings.json") : path.join(folder, ".lathe/settings.json");
   await mkdir(path.dirname(file), { recursive: true });
   await writeFile(
     file,
     JSON.stringify({
-      mcpServers: { scripted: { command: node, args: [SCRIPTED, script] } },
+      mcpServers: { scripted: server },
       ...more,
       // Where the server writes its listing log, from whichever workspace it serves.
       sandbox: { allowWrite: [path.join(base, "logs")], ...(more.sandbox as object | undefined) },
     }),
   );
+}
+
+/** `base/bin/kept-launcher`: a script that starts the scripted server (`version` only tells copies apart). */
+async function writeLauncher(version: string): Promise<void> {
+  const file = path.join(base, "bin", "kept-launcher");
+  await mkdir(path.dirname(file), { recursive: true });
+  // Replaced as an installer does: a new file moved over the old one.
+  await writeFile(`${file}.new`, `#!/bin/sh\n# ${version}\nexec ${node} ${SCRIPTED} ${script}\n`, {
+    mode: 0o755,
+  });
+  await rename(`${file}.new`, file);
+}
+
+/** Replace a file as editors, git and credential tools do: a new file renamed over the old one. */
+async function replaceFile(file: string, text: string): Promise<void> {
+  await writeFile(`${file}.new`, text);
+  await rename(`${file}.new`, file);
+}
+
+function gitConfig(): string {
+  return path.join(root, ".git", "config");
 }
 
 function newPool(idleMs = 60_000): McpServerPool {
@@ -227,7 +259,46 @@ describe("MCP servers kept running between commands (the daemon's pool)", () => 
       name: "the sandbox settings changed (a host it may reach)",
       change: () => writeSettings({ sandbox: { allowNetwork: ["example.com"] } }),
     },
-  ])("starts afresh when $name, and stops the kept server nothing will use", async ({ change }) => {
+    {
+      // What it runs is the file its command line names (a person fixing their server's code):
+      // the kept process would go on running the old code.
+      name: "a file its command line names was edited",
+      change: async () => {
+        const scripted = JSON.parse(readFileSync(script, "utf8")) as Record<string, unknown>;
+        await writeFile(script, JSON.stringify({ ...scripted, stderr: "edited\n" }));
+      },
+    },
+    {
+      // A program found on its PATH, upgraded in place (a new version installed over it).
+      name: "the program it starts from its PATH was replaced",
+      before: async () => {
+        await writeLauncher("v1");
+        await writeSettings({}, home, {
+          command: "kept-launcher",
+          args: [],
+          env: { PATH: `${path.join(base, "bin")}:/usr/bin:/bin` },
+        });
+      },
+      change: () => writeLauncher("v2"),
+    },
+    {
+      // Its sandbox held the old folder: the new one would be read-only to it (EROFS).
+      name: "the workspace was removed and made again",
+      change: async () => {
+        await rm(root, { recursive: true, force: true });
+        await mkdir(root);
+      },
+    },
+    {
+      // git rewrites its config by renaming a new file over it (git config, git remote add):
+      // the read-only mount on the old file is gone from the kept server's view.
+      name: "git replaced the repository's .git/config",
+      before: () =>
+        mkdir(path.join(root, ".git"), { recursive: true }).then(() => replaceFile(gitConfig(), "[core]\n")),
+      change: () => replaceFile(gitConfig(), "[core]\n\tbare = false\n"),
+    },
+  ])("starts afresh when $name, and stops the kept server nothing will use", async ({ before, change }) => {
+    await before?.();
     const pool = newPool();
     const pid = await keptAfterOneCommand(pool);
 
@@ -238,6 +309,31 @@ describe("MCP servers kept running between commands (the daemon's pool)", () => 
     expect(textOf(await second.call("count"))).toBe("1");
     expect(second.pid()).not.toBe(pid);
     await until("the outdated kept server has ended", () => !alive(pid));
+  });
+
+  it("never lets a kept server read a sandbox.denyRead file replaced since it started", async () => {
+    const secret = path.join(base, "credentials");
+    await replaceFile(secret, "old secret\n");
+    await writeSettings({ sandbox: { denyRead: [secret] } });
+    const pool = newPool();
+    const first = await command(pool);
+    const denied = await first.call("read_file", { path: secret });
+    expect(denied.type).toBe("error");
+    expect(JSON.stringify(denied)).not.toContain("old secret");
+    const pid = first.pid() as number;
+    await first.close();
+    expect(alive(pid)).toBe(true);
+
+    // A credential tool rewrites the file (a new file renamed over it): the file itself is readable
+    // outside Lathe (control), and the kept server's mask was on the old one.
+    await replaceFile(secret, "new secret\n");
+    expect(readFileSync(secret, "utf8")).toBe("new secret\n");
+    const second = await command(pool);
+    expect(second.events.filter((e) => e.type === "reused")).toEqual([]);
+    const again = await second.call("read_file", { path: secret });
+    expect(again.type).toBe("error");
+    expect(JSON.stringify(again)).not.toContain("new secret");
+    await until("the kept server that could read it has ended", () => !alive(pid));
   });
 
   it("never hands a server of one folder to another folder's command", async () => {
@@ -272,6 +368,12 @@ describe("MCP servers kept running between commands (the daemon's pool)", () => 
   });
 
   it("lists the tools again when the server announced a change while it was kept", async () => {
+    // Its tools come from a file its command line does not name (its own data): a change there
+    // is no new code, so the kept server is used, and it says its tools changed.
+    const tools = path.join(base, "tools.json");
+    const scripted = JSON.parse(readFileSync(script, "utf8")) as { tools: Array<{ name: string }> };
+    await writeFile(tools, JSON.stringify({ tools: scripted.tools }));
+    await writeFile(script, JSON.stringify({ ...scripted, toolsFrom: tools }));
     const pool = newPool();
     const first = await command(pool);
     expect(textOf(await first.call("notify_later", { ms: 300 }))).toBe("will notify");
@@ -279,9 +381,8 @@ describe("MCP servers kept running between commands (the daemon's pool)", () => 
     expect(pool.kept()).toEqual(["scripted"]);
     const listed = listings();
     // The tool list changes, and the kept server says so while no command uses it.
-    const scripted = JSON.parse(readFileSync(script, "utf8")) as { tools: Array<{ name: string }> };
     scripted.tools.push({ ...scripted.tools[0], name: "added" } as { name: string });
-    await writeFile(script, JSON.stringify(scripted));
+    await writeFile(tools, JSON.stringify({ tools: scripted.tools }));
     await new Promise((resolve) => setTimeout(resolve, 600));
 
     const second = await command(pool);

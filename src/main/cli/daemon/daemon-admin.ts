@@ -4,6 +4,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { CliError } from "../cli-error.ts";
 import { writeStdout } from "../output.ts";
+import { shownPath, shownText } from "../shown-path.ts";
 import { daemonAddress, type DaemonAddress, privateFolderProblem, socketBlocked } from "./daemon-address.ts";
 import { daemonStatus, stopDaemon } from "./daemon-control.ts";
 import { bundleBuild, daemonMode } from "./daemon-mode.ts";
@@ -153,9 +154,11 @@ export async function stopRunning(): Promise<void> {
 }
 
 /** What `lathe daemon status` says of the MCP servers the daemon keeps running. */
-function keptServersLine(names: readonly string[]): string {
-  if (names.length === 0) return "MCP servers kept running for the next command: none.";
-  return `MCP servers kept running for the next command: ${names.length} (${names.join(", ")}).`;
+function keptServersLine(servers: ReadonlyArray<{ name: string; root: string }>): string {
+  if (servers.length === 0) return "MCP servers kept running for the next command: none.";
+  // Several folders may each keep a server of the same name (a global one): each says whose it is.
+  const named = servers.map(({ name, root }) => `${shownText(name)} in ${shownPath(root)}`);
+  return `MCP servers kept running for the next command: ${servers.length} (${named.join(", ")}).`;
 }
 
 /** Whether a process with this id still runs (as this user may see it). */
@@ -211,7 +214,7 @@ export async function beTheDaemon(options: { idleMinutes?: number }): Promise<vo
     },
     stillCurrent: () => bundleBuild(BUNDLE_DIR) === build,
     log,
-    keptServers: () => pool?.kept() ?? [],
+    keptServers: () => pool?.keptFor() ?? [],
   });
   // A daemon that cannot listen says so in its log (its stderr goes nowhere).
   serving.catch((err: unknown) => log(`cannot listen: ${(err as Error).message}`));

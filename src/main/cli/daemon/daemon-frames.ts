@@ -32,8 +32,8 @@ export interface DaemonStatus {
   build: string;
   /** Resident memory and the JavaScript heap in use, in bytes. */
   memory: { rss: number; heapUsed: number };
-  /** The MCP servers it keeps running for the next command, by name (longest kept first). */
-  mcpServers?: string[];
+  /** The MCP servers it keeps running for the next command, and for which folder (longest kept first). */
+  mcpServers?: Array<{ name: string; root: string }>;
 }
 
 /** What the daemon sends. */

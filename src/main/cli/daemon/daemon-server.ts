@@ -27,7 +27,7 @@ export interface DaemonOptions {
   /** How often an idle daemon checks its socket and build (default 30 s). */
   checkEveryMs?: number;
   /** The MCP servers it keeps running between commands, by name (for its status). */
-  keptServers?: () => string[];
+  keptServers?: () => Array<{ name: string; root: string }>;
 }
 
 const streamLook = z.object({ isTTY: z.boolean(), columns: z.number().int().positive().optional() });

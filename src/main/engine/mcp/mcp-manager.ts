@@ -283,7 +283,7 @@ export class McpManager {
         if (!pool || !parked) return slot.connection?.close();
         // The process's own sandbox goes with it: the one it was kept with, else this slot's.
         pool.put(
-          { slot: this.slotKey(slot), name: slot.server.name },
+          { slot: this.slotKey(slot), name: slot.server.name, root: this.options.root },
           { parked, confinement: slot.kept ?? slot.confinement },
         );
         if (slot.kept) slot.kept = undefined;

@@ -8,10 +8,18 @@ export interface KeptServer {
   confinement: ServerConfinement | undefined;
 }
 
+/** A kept server as `lathe daemon status` names it: its name and the folder it was started for. */
+export interface KeptServerName {
+  name: string;
+  root: string;
+}
+
 interface Entry extends KeptServer {
   /** One server of one folder's settings (root, data folder, name). */
   slot: string;
   name: string;
+  /** The folder whose command started it. */
+  root: string;
   /** The spawner environment it was started under (a spawner is retired only once idle). */
   environment: string;
   timer: NodeJS.Timeout;
@@ -33,8 +41,8 @@ export interface McpServerPoolOptions {
  * daemon), so the next command in the same folder uses a running server instead of waiting for
  * it to start. A server is handed only to an engine that would start exactly the same process in
  * exactly the same sandbox (see OpenedTransport.identity): a change to its settings, the
- * workspace's sandbox settings, the caller's environment or the login shell's PATH starts a fresh
- * one. Only idle servers are kept (ParkedServer), never one that is in the middle of a call.
+ * workspace's sandbox settings, the caller's environment, the login shell's PATH, or the files it
+ * starts from (its script edited, its program replaced) starts a fresh one. Only idle servers are kept (ParkedServer), never one that is in the middle of a call.
  */
 export class McpServerPool {
   private readonly options: McpServerPoolOptions;
@@ -49,17 +57,28 @@ export class McpServerPool {
     return this.entries.map((entry) => entry.name);
   }
 
+  /** The servers kept now and the folder each was started for, longest kept first. */
+  keptFor(): KeptServerName[] {
+    return this.entries.map(({ name, root }) => ({ name, root }));
+  }
+
   /**
    * The kept server that runs exactly what `identity` names, taken out of the pool (the caller
    * owns it now). Kept servers of the same `slot` that differ are stopped: their settings or
-   * environment have changed, so nothing will take them.
+   * environment have changed, or a file or folder their sandbox mounted was replaced (see
+   * mountsUnchanged), so nothing will take them.
    */
   take(identity: string, slot: string): KeptServer | undefined {
     let found: Entry | undefined;
     for (const entry of [...this.entries]) {
       if (entry.slot !== slot) continue;
-      if (entry.parked.identity === identity && !entry.parked.gone && found === undefined) found = entry;
-      else void this.stop(entry, "its settings or environment changed");
+      if (entry.parked.identity !== identity)
+        void this.stop(entry, "its settings, environment or start files changed");
+      else if (entry.parked.opened.mountsUnchanged?.() === false)
+        void this.stop(entry, "a file or folder its sandbox holds was replaced since it started");
+      else if (entry.parked.gone) void this.stop(entry, "it has ended");
+      else if (found === undefined) found = entry;
+      else void this.stop(entry, "another of the same settings is used");
     }
     if (!found) return undefined;
     this.remove(found);
@@ -85,7 +104,7 @@ export class McpServerPool {
   }
 
   /** Keep a server for `idleMs`; it is stopped sooner if it ends, or if more than `max` are kept. */
-  put(at: { slot: string; name: string }, server: KeptServer): void {
+  put(at: { slot: string } & KeptServerName, server: KeptServer): void {
     const entry: Entry = {
       ...server,
       ...at,

@@ -14,6 +14,8 @@ import { stableStringify } from "../tools/stable-stringify.ts";
 import { isStdio, serverCwd, type McpStdioConfig } from "./mcp-command-line.ts";
 import type { McpServerLog } from "./mcp-server-log.ts";
 import { SpawnedStdioTransport } from "./spawned-stdio-transport.ts";
+import { mountsUnchanged } from "./mount-stamps.ts";
+import { startFileStamps } from "./start-file-stamps.ts";
 
 /** A server's transport, and the PATH a stdio server was given (for "command not found"). */
 export interface OpenedTransport {
@@ -25,17 +27,30 @@ export interface OpenedTransport {
   logTo(log: McpServerLog): void;
   /**
    * For a confined stdio server the process spawner starts: what exactly would start — program,
-   * arguments, folder, every environment variable, the sandbox's whole reach, and the
-   * environment of the spawner — as a digest. Two starts with the same identity run the same
+   * arguments, folder, every environment variable, the sandbox's whole reach, the environment
+   * of the spawner, and the files it starts from as they are now (startFileStamps) — as a digest. Two starts with the same identity run the same
    * process in the same confinement, save the name of the server's own temp folder. Undefined
    * for the others (HTTP, unconfined), which are never kept running for another engine.
    */
   identity?: string;
+  /**
+   * For a confined stdio server: whether every file and folder its sandbox mounted is still the
+   * one the path names (see mountsUnchanged); one replaced since must not be handed on.
+   */
+  mountsUnchanged?: () => boolean;
 }
 
-/** The digest of a spawn request, its own temp folder's name left out (see OpenedTransport.identity). */
-function spawnIdentity(request: unknown, spawner: string, tempDir: string | undefined): string {
-  let text = stableStringify({ request, spawner });
+/**
+ * The digest of a spawn request, its own temp folder's name left out, with the stamps of the files
+ * it starts from (see OpenedTransport.identity and startFileStamps).
+ */
+function spawnIdentity(
+  request: unknown,
+  spawner: string,
+  tempDir: string | undefined,
+  files: readonly string[],
+): string {
+  let text = stableStringify({ request, spawner, files });
   if (tempDir !== undefined && tempDir !== "") text = text.split(tempDir).join("\u0000own-temp");
   return createHash("sha256").update(text).digest("hex");
 }
@@ -99,6 +114,7 @@ export async function openTransport(
   const searched = env.PATH;
   let confine: SpawnerConfinement | undefined;
   let tempDir: string | undefined;
+  let program: string | undefined;
   if (sandbox?.status.active) {
     // Started through bash in the sandbox, a missing command would only say "command not found"
     // on stderr: look it up first and fail as a direct start would. On the PATH the server gets
@@ -110,6 +126,7 @@ export async function openTransport(
         // What was searched, for the error a person reads (no transport is returned to carry it).
         ...(searched === undefined ? {} : { path: searched }),
       });
+    program = found.file;
     const confinement = await sandbox.confinement();
     confine = confinement.spec;
     tempDir = confinement.env.TMPDIR;
@@ -155,6 +172,16 @@ export async function openTransport(
     ...(searched === undefined ? {} : { path: searched }),
     pid: () => transport.pid,
     logTo: (next) => void (sink = next),
-    ...(confine ? { identity: spawnIdentity(request, spawnerEnvironment(), tempDir) } : {}),
+    ...(confine
+      ? {
+          identity: spawnIdentity(
+            request,
+            spawnerEnvironment(),
+            tempDir,
+            startFileStamps(config, root, program),
+          ),
+          mountsUnchanged: mountsUnchanged(confine),
+        }
+      : {}),
   };
 }
