@@ -4,6 +4,7 @@ import { ModelStallError } from "./model-stall-error.ts";
 import type { ResolvedModel } from "./provider-registry.ts";
 import { connectionFailure, isDroppedConnection } from "./providers/connection-failure.ts";
 import { errorMessage } from "../errors/error-message.ts";
+import { redactText } from "../audit/redact.ts";
 
 const TOOLS_UNSUPPORTED = [
   /does not support tools/i,
@@ -84,11 +85,25 @@ function snippet(text: string | undefined): string {
 }
 
 /**
+ * Text about a failed model call, safe to show and record: the model's own API key masked (a
+ * server may echo the Authorization header back in its error), and any other credential-shaped
+ * text too.
+ */
+export function maskModelSecrets(text: string, model: ResolvedModel): string {
+  return redactText(model.maskSecrets ? model.maskSecrets(text) : text);
+}
+
+/**
  * What a failed model call tells the user, naming the endpoint: the provider's explanation if it
  * has one (not running, connection dropped), else what the server did — an HTTP error with its
  * body, an answer that is not the API's format, an answer cut short. Retries are looked through.
+ * Credentials in what the server sent back are masked (maskModelSecrets).
  */
 export function describeModelFailure(error: unknown, model: ResolvedModel): string {
+  return maskModelSecrets(explainFailure(error, model), model);
+}
+
+function explainFailure(error: unknown, model: ResolvedModel): string {
   const retried = RetryError.isInstance(error) ? error : undefined;
   const cause = retried ? retried.lastError : error;
   const tries = retried ? ` (${retried.errors.length} attempts)` : "";

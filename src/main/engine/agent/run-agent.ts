@@ -11,6 +11,7 @@ import type { AgentRunResult, RunAgentOptions } from "./agent-run.ts";
 import { ConversationWriter } from "./conversation-writer.ts";
 import {
   describeModelFailure,
+  maskModelSecrets,
   isConnectionDropped,
   isContextFull,
   isModelStalled,
@@ -427,7 +428,7 @@ async function drive(
   const notCompacted = contextFull ? compaction?.failure : undefined;
   const error =
     outcome.status === "failed"
-      ? `${describeModelFailure(outcome.error, model)}${notCompacted !== undefined ? ` Lathe could not summarise the older conversation to make room: ${notCompacted}.` : ""}`
+      ? `${describeModelFailure(outcome.error, model)}${notCompacted !== undefined ? ` Lathe could not summarise the older conversation to make room: ${maskModelSecrets(notCompacted, model)}.` : ""}`
       : undefined;
   const dropped = outcome.status === "failed" && isConnectionDropped(outcome.error);
   const stalled = outcome.status === "failed" && !dropped && isModelStalled(outcome.error);

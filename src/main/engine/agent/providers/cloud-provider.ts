@@ -1,4 +1,5 @@
 import type { LanguageModel } from "ai";
+import { maskValues } from "../../audit/redact.ts";
 import { KEY_VARIABLES } from "../../config/key-variables.ts";
 import { ModelError } from "../model-error.ts";
 import { acceptsImages } from "../model-images.ts";
@@ -83,6 +84,7 @@ function cloudProvider(preset: CloudPreset): ProviderDefinition {
         ...contextOf(preset, model),
         // Their current models read images; settings can say otherwise for one that does not.
         acceptsImages: acceptsImages(context.endpoint?.images, model, true),
+        maskSecrets: (text) => maskValues(text, [apiKey]),
         explainError(error) {
           const code = connectionFailure(error);
           if (!code) return undefined;

@@ -1,4 +1,5 @@
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { maskValues } from "../../audit/redact.ts";
 import { ModelError } from "../model-error.ts";
 import { acceptsImages } from "../model-images.ts";
 import type { ProviderContext, ProviderDefinition, ResolvedModel } from "../provider-registry.ts";
@@ -191,6 +192,7 @@ export function openAICompatibleProvider(preset: OpenAICompatiblePreset): Provid
         model: provider.chatModel(model),
         endpoint: `${preset.label} at ${origin(baseURL)}`,
         acceptsImages: images,
+        maskSecrets: (text) => maskValues(text, [apiKey]),
         contextWindow: (signal) =>
           askServerContextWindow({
             kind: preset.name,

@@ -1,0 +1,114 @@
+import http from "node:http";
+import { mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runLathe, type Run } from "./support/lathe-cli.ts";
+
+// `lathe run` against model servers that answer oddly: what the user reads must say what went
+// wrong and never show (or record) the API key the request carried.
+
+/** What the server answers a chat request, given the request's Authorization header. */
+type Answer = (authorization: string | undefined) => { status: number; type: string; body: string };
+
+let home: string;
+let root: string;
+let server: http.Server | undefined;
+/** Every chat answer the server sent, to show the damage is there for Lathe to contain. */
+let sent: string[];
+
+beforeEach(async () => {
+  home = await mkdtemp(path.join(os.tmpdir(), "lathe-answers-home-"));
+  root = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-answers-root-")));
+  sent = [];
+});
+afterEach(async () => {
+  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  server = undefined;
+  await rm(home, { recursive: true, force: true });
+  await rm(root, { recursive: true, force: true });
+});
+
+/** A loopback server that lists one model and answers every chat request with `answer`. */
+async function serve(answer: Answer): Promise<string> {
+  server = http.createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      if (req.url?.endsWith("/models")) {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ object: "list", data: [{ id: "m" }] }));
+        return;
+      }
+      const { status, type, body } = answer(req.headers.authorization);
+      sent.push(body);
+      res.writeHead(status, { "content-type": type });
+      res.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
+  return `http://127.0.0.1:${(server!.address() as AddressInfo).port}/v1`;
+}
+
+/** Every file under LATHE_HOME (the session store among them) that holds `text`. */
+async function filesHolding(text: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const entry of await readdir(home, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    if ((await readFile(file)).includes(text)) found.push(path.relative(home, file));
+  }
+  return found;
+}
+
+const lathe = (args: string[], env: Record<string, string>): Promise<Run> =>
+  runLathe(args, { home, cwd: root, env });
+
+describe("an API key a model server echoes back in its error", () => {
+  const ECHO: Answer = (authorization) => ({
+    status: 401,
+    type: "application/json",
+    body: JSON.stringify({ error: { message: `Invalid credentials: ${authorization ?? "none"}` } }),
+  });
+
+  it.each([
+    {
+      name: "a cloud key of the vendor's shape (OpenAI at a base URL of settings)",
+      provider: "openai",
+      model: "openai:gpt-5",
+      variable: "OPENAI_API_KEY",
+      key: "sk-proj-Zq8rT1vX4bN7mK2pL9sD3fG6hJ0wE5yU",
+    },
+    {
+      name: "a self-hosted server's key of no known shape (providers.<name>.apiKeyEnv)",
+      provider: "openai-compatible",
+      model: "openai-compatible:m",
+      variable: "MY_VLLM_KEY",
+      key: "correct-horse-battery-staple",
+    },
+  ])("$name: neither shown nor recorded", async ({ provider, model, variable, key }) => {
+    const baseURL = await serve(ECHO);
+    const endpoint = provider === "openai" ? { baseURL } : { baseURL, apiKeyEnv: variable };
+    await writeFile(
+      path.join(home, "settings.json"),
+      JSON.stringify({ providers: { [provider]: endpoint } }),
+    );
+    const env = { [variable]: key };
+
+    const text = await lathe(["run", "Hello", "--model", model], env);
+    const json = await lathe(["run", "Hello", "--model", model, "--json"], env);
+
+    // Positive control: the server did send the key back.
+    expect(sent.length).toBeGreaterThanOrEqual(2);
+    expect(sent.every((body) => body.includes(key))).toBe(true);
+    for (const run of [text, json]) {
+      expect(run.code).toBe(1);
+      expect(run.stderr + run.stdout).toContain("answered HTTP 401: Invalid credentials: Bearer [REDACTED]");
+      expect(run.stderr + run.stdout).not.toContain(key);
+    }
+    expect(await filesHolding(key)).toEqual([]);
+    const replay = await lathe(["run", "--resume", /s-[a-z0-9-]+/.exec(text.stderr)![0], "--replay"], env);
+    expect(replay.stdout + replay.stderr).toContain("[REDACTED]");
+    expect(replay.stdout + replay.stderr).not.toContain(key);
+  });
+});
