@@ -112,3 +112,61 @@ describe("an API key a model server echoes back in its error", () => {
     expect(replay.stdout + replay.stderr).not.toContain(key);
   });
 });
+
+describe("a server that answers 200 with something other than a stream of events", () => {
+  const PAGE =
+    "<!doctype html><html><head><title>My Dashboard</title></head><body><div id=app></div></body></html>";
+  it.each([
+    {
+      name: "a web page (the base URL points at a web app, not the API)",
+      answer: { status: 200, type: "text/html; charset=utf-8", body: PAGE },
+      says: [
+        "answered with a web page, not a model's answer",
+        "My Dashboard",
+        'providers["openai-compatible"].baseURL',
+        "usually ends in /v1",
+      ],
+    },
+    {
+      name: "an error as JSON with status 200 (a proxy's)",
+      answer: {
+        status: 200,
+        type: "application/json",
+        body: JSON.stringify({ error: { message: "Upstream model gpt-x is overloaded" } }),
+      },
+      says: ["answered with an error instead of a model's answer: Upstream model gpt-x is overloaded"],
+    },
+    {
+      name: "a whole answer as JSON, not streamed",
+      answer: {
+        status: 200,
+        type: "application/json",
+        body: JSON.stringify({
+          choices: [{ index: 0, message: { role: "assistant", content: "Hi" }, finish_reason: "stop" }],
+        }),
+      },
+      says: ["answered with one whole JSON answer instead of streaming it", '"stream": true'],
+    },
+  ])("$name: says what came back and what to fix, not that the server crashed", async ({ answer, says }) => {
+    const baseURL = await serve(() => answer);
+    await writeFile(
+      path.join(home, "settings.json"),
+      JSON.stringify({ providers: { "openai-compatible": { baseURL } } }),
+    );
+    const text = await lathe(["run", "Hello", "--model", "openai-compatible:m"], {});
+    const json = await lathe(["run", "Hello", "--model", "openai-compatible:m", "--json"], {});
+
+    expect(text.code).toBe(1);
+    for (const words of says) expect(text.stderr).toContain(words);
+    expect(text.stderr).not.toContain("crashed");
+    expect(json.code).toBe(1);
+    const error = json.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { type: string; message?: string; cause?: string })
+      .find((event) => event.type === "error");
+    expect(error?.message).toContain(says[0]);
+    // Not a dropped connection: continuing as it is would meet the same answer.
+    expect(error?.cause).toBeUndefined();
+  });
+});

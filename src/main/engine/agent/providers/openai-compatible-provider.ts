@@ -4,6 +4,7 @@ import { ModelError } from "../model-error.ts";
 import { acceptsImages } from "../model-images.ts";
 import type { ProviderContext, ProviderDefinition, ResolvedModel } from "../provider-registry.ts";
 import { connectionFailure, isDroppedConnection } from "./connection-failure.ts";
+import { requireEventStream } from "./event-stream-answer.ts";
 import { askServerContextWindow } from "../models/server-context-window.ts";
 
 /** A local (or self-hosted) server that speaks the OpenAI chat completions API. */
@@ -185,7 +186,12 @@ export function openAICompatibleProvider(preset: OpenAICompatiblePreset): Provid
         // Tool results may then carry image parts (from MCP tools) instead of only JSON text.
         ...(images ? { supportsMultiPartToolContent: true } : {}),
         ...(apiKey ? { apiKey } : {}),
-        ...(context.fetch ? { fetch: context.fetch } : {}),
+        // A web page or a JSON body where events belong says so, rather than pass for a crash.
+        fetch: requireEventStream(context.fetch ?? ((input, init) => fetch(input, init)), {
+          who: `${preset.label} at ${origin(baseURL)}`,
+          setting: `providers["${preset.name}"].baseURL`,
+          baseURL,
+        }),
       });
       return {
         spec: { provider: preset.name, model },
