@@ -170,3 +170,56 @@ describe("a server that answers 200 with something other than a stream of events
     expect(error?.cause).toBeUndefined();
   });
 });
+
+describe("a base URL that misses the API's path", () => {
+  /** A server whose API lives under /v1 only, as Ollama's, vLLM's and LM Studio's do. */
+  async function serveUnderV1(chat404: string | undefined): Promise<string> {
+    const base = await serve(() =>
+      chat404 === undefined
+        ? { status: 200, type: "text/event-stream", body: "" }
+        : { status: 404, type: "application/json", body: chat404 },
+    );
+    const inner = server!.listeners("request")[0] as http.RequestListener;
+    server!.removeAllListeners("request");
+    server!.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => {
+      if (req.url?.startsWith("/v1/")) return inner(req, res);
+      req.resume();
+      res.writeHead(404, { "content-type": "text/plain" });
+      res.end("404 page not found");
+    });
+    return base;
+  }
+
+  it.each([
+    { name: "no /v1 at all", suffix: "" },
+    { name: "a trailing slash but no /v1", suffix: "/" },
+    { name: "another path", suffix: "/api" },
+  ])("$name: the 404 names the address asked and the setting to correct", async ({ suffix }) => {
+    const v1 = await serveUnderV1(undefined);
+    const baseURL = v1.replace(/\/v1$/, suffix);
+    await writeFile(
+      path.join(home, "settings.json"),
+      JSON.stringify({ providers: { "openai-compatible": { baseURL } } }),
+    );
+    const run = await lathe(["run", "Hello", "--model", "openai-compatible:m"], {});
+    expect(run.code).toBe(1);
+    const chatURL = `${baseURL.replace(/\/+$/, "")}/chat/completions`;
+    expect(run.stderr).toContain(`has no chat API at ${chatURL} (HTTP 404: 404 page not found)`);
+    expect(run.stderr).toContain('correct providers["openai-compatible"].baseURL');
+    expect(run.stderr).toContain("usually ends in /v1");
+  });
+
+  it("a 404 the API itself sends (a model it does not have) is told as the server said it, with no hint about the address", async () => {
+    const baseURL = await serveUnderV1(
+      JSON.stringify({ error: { message: "The model `m` does not exist.", code: "model_not_found" } }),
+    );
+    await writeFile(
+      path.join(home, "settings.json"),
+      JSON.stringify({ providers: { "openai-compatible": { baseURL } } }),
+    );
+    const run = await lathe(["run", "Hello", "--model", "openai-compatible:m"], {});
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("answered HTTP 404: The model `m` does not exist.");
+    expect(run.stderr).not.toContain("/v1.");
+  });
+});

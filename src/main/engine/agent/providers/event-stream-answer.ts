@@ -1,4 +1,5 @@
 import { ModelError } from "../model-error.ts";
+import { answerSnippet } from "./answer-snippet.ts";
 
 /** Who answers and where its address is set, for the messages. */
 export interface StreamEndpoint {
@@ -18,15 +19,6 @@ function asksForStream(init: RequestInit | undefined): boolean {
   } catch {
     return false;
   }
-}
-
-function snippet(text: string): string {
-  const flat = text
-    .replace(/<(script|style)\b[\s\S]*?<\/\1>/gi, " ")
-    .replace(/<[^>]*>/g, " ")
-    .replace(/\s+/g, " ")
-    .trim();
-  return flat.length > 120 ? `${flat.slice(0, 120)}…` : flat;
 }
 
 /** The message of an error a JSON body carries: `{"error": {"message"}}`, `{"error": "…"}`, `{"detail": "…"}`. */
@@ -56,7 +48,7 @@ function notAStream(type: string, text: string, endpoint: StreamEndpoint): Model
     if (error !== undefined) {
       return new ModelError(
         "model_unavailable",
-        `${endpoint.who} answered with an error instead of a model's answer: ${snippet(error)}`,
+        `${endpoint.who} answered with an error instead of a model's answer: ${answerSnippet(error)}`,
       );
     }
     if (typeof body === "object" && body !== null && "choices" in body) {
@@ -69,7 +61,7 @@ function notAStream(type: string, text: string, endpoint: StreamEndpoint): Model
   const what = /html/i.test(type) ? "a web page" : `${type || "something"}`;
   return new ModelError(
     "model_config",
-    `${endpoint.who} answered with ${what}, not a model's answer ("${snippet(text)}"): ${endpoint.setting} (now ${endpoint.baseURL}) must point at the server's OpenAI-compatible API, whose address usually ends in /v1.`,
+    `${endpoint.who} answered with ${what}, not a model's answer ("${answerSnippet(text)}"): ${endpoint.setting} (now ${endpoint.baseURL}) must point at the server's OpenAI-compatible API, whose address usually ends in /v1.`,
   );
 }
 

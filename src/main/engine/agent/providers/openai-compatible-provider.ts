@@ -1,9 +1,11 @@
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { APICallError } from "ai";
 import { maskValues } from "../../audit/redact.ts";
 import { ModelError } from "../model-error.ts";
 import { acceptsImages } from "../model-images.ts";
 import type { ProviderContext, ProviderDefinition, ResolvedModel } from "../provider-registry.ts";
 import { connectionFailure, isDroppedConnection } from "./connection-failure.ts";
+import { answerSnippet } from "./answer-snippet.ts";
 import { requireEventStream } from "./event-stream-answer.ts";
 import { askServerContextWindow } from "../models/server-context-window.ts";
 
@@ -119,6 +121,27 @@ function notRunning(preset: OpenAICompatiblePreset, baseURL: string, code: strin
   return `${preset.label} is not running on ${origin(baseURL)}: ${preset.startHint} or pick another provider (${code}).`;
 }
 
+function isJSON(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A 404 that is not the API's own (whose body is JSON: a model it does not have) but a web
+ * server's "no such page": the base URL misses the API's path, most often its /v1.
+ */
+function noAPIAt(preset: OpenAICompatiblePreset, baseURL: string, error: unknown): string | undefined {
+  if (!APICallError.isInstance(error) || error.statusCode !== 404) return undefined;
+  const body = error.responseBody?.trim() ?? "";
+  if (isJSON(body)) return undefined;
+  const said = answerSnippet(body) || error.message;
+  return `${preset.label} at ${origin(baseURL)} has no chat API at ${error.url} (HTTP 404: ${said}): correct providers["${preset.name}"].baseURL (now ${baseURL}); an OpenAI-compatible API's address usually ends in /v1.`;
+}
+
 interface ModelList {
   data?: Array<{ id?: unknown }>;
 }
@@ -220,7 +243,7 @@ export function openAICompatibleProvider(preset: OpenAICompatiblePreset): Provid
         explainError(error) {
           if (blockedPort(error)) return portRefused(preset, baseURL);
           const code = connectionFailure(error);
-          if (!code) return undefined;
+          if (!code) return noAPIAt(preset, baseURL, error);
           return isDroppedConnection(code)
             ? `${preset.label} at ${origin(baseURL)} closed the connection before the answer was complete (${code}): it may have crashed or restarted. Check that it runs, then continue the session.`
             : notRunning(preset, baseURL, code);
