@@ -10,7 +10,12 @@ import { runLathe, type Run } from "./support/lathe-cli.ts";
 // wrong and never show (or record) the API key the request carried.
 
 /** What the server answers a chat request, given the request's Authorization header. */
-type Answer = (authorization: string | undefined) => { status: number; type: string; body: string };
+type Answer = (authorization: string | undefined) => {
+  status: number;
+  type: string;
+  body: string;
+  headers?: Record<string, string>;
+};
 
 let home: string;
 let root: string;
@@ -40,9 +45,9 @@ async function serve(answer: Answer): Promise<string> {
         res.end(JSON.stringify({ object: "list", data: [{ id: "m" }] }));
         return;
       }
-      const { status, type, body } = answer(req.headers.authorization);
+      const { status, type, body, headers } = answer(req.headers.authorization);
       sent.push(body);
-      res.writeHead(status, { "content-type": type });
+      res.writeHead(status, { "content-type": type, ...headers });
       res.end(body);
     });
   });
@@ -103,7 +108,7 @@ describe("an API key a model server echoes back in its error", () => {
     expect(sent.every((body) => body.includes(key))).toBe(true);
     for (const run of [text, json]) {
       expect(run.code).toBe(1);
-      expect(run.stderr + run.stdout).toContain("answered HTTP 401: Invalid credentials: Bearer [REDACTED]");
+      expect(run.stderr + run.stdout).toContain("401: Invalid credentials: Bearer [REDACTED]");
       expect(run.stderr + run.stdout).not.toContain(key);
     }
     expect(await filesHolding(key)).toEqual([]);
@@ -221,5 +226,99 @@ describe("a base URL that misses the API's path", () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toContain("answered HTTP 404: The model `m` does not exist.");
     expect(run.stderr).not.toContain("/v1.");
+  });
+});
+
+describe("a server that refuses the request", () => {
+  const REFUSE =
+    (status: number, headers: Record<string, string> = {}): Answer =>
+    () => ({
+      status,
+      type: "application/json",
+      body: JSON.stringify({ error: { message: status === 429 ? "Rate limit reached" : "Unauthorized" } }),
+      headers,
+    });
+
+  it.each<{
+    name: string;
+    provider: string;
+    model: string;
+    endpoint: object;
+    env: Record<string, string>;
+    says: string;
+  }>([
+    {
+      name: "a local server asking for a key no setting names",
+      provider: "openai-compatible",
+      model: "openai-compatible:m",
+      endpoint: {},
+      env: {},
+      says: 'set providers["openai-compatible"].apiKeyEnv to the environment variable that holds its API key',
+    },
+    {
+      name: "a local server refusing the key of apiKeyEnv",
+      provider: "vllm",
+      model: "vllm:m",
+      endpoint: { apiKeyEnv: "MY_VLLM_KEY" },
+      env: { MY_VLLM_KEY: "not-the-right-key-42" },
+      says: "check that MY_VLLM_KEY holds a key it accepts",
+    },
+    {
+      name: "a cloud provider refusing its key",
+      provider: "openai",
+      model: "openai:gpt-5",
+      endpoint: {},
+      env: { OPENAI_API_KEY: "sk-proj-wrongwrongwrong0123456789" },
+      says: "check the key in OPENAI_API_KEY",
+    },
+  ])("HTTP 401, $name: says which key to check", async ({ provider, model, endpoint, env, says }) => {
+    const baseURL = await serve(REFUSE(401));
+    await writeFile(
+      path.join(home, "settings.json"),
+      JSON.stringify({ providers: { [provider]: { baseURL, ...endpoint } } }),
+    );
+    const run = await lathe(["run", "Hello", "--model", model], env);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("HTTP 401");
+    expect(run.stderr).toContain("Unauthorized");
+    expect(run.stderr).toContain(says);
+  });
+});
+
+describe("a server that limits the rate", () => {
+  const LIMITED =
+    (headers: Record<string, string>): Answer =>
+    () => ({
+      status: 429,
+      type: "application/json",
+      body: JSON.stringify({ error: { message: "Rate limit reached" } }),
+      headers,
+    });
+
+  it.each<{ name: string; headers: Record<string, string>; says: string }>([
+    { name: "Retry-After in seconds", headers: { "retry-after": "120" }, says: "it asks to wait 120 s" },
+    {
+      name: "Retry-After in milliseconds",
+      headers: { "retry-after-ms": "90000" },
+      says: "it asks to wait 90 s",
+    },
+    {
+      name: "Retry-After as a date",
+      headers: { "retry-after": new Date(Date.now() + 600_000).toUTCString() },
+      says: "it asks to wait 10 min",
+    },
+    { name: "no Retry-After", headers: {}, says: "wait a while" },
+  ])("HTTP 429 with $name: says how long to wait before going on", async ({ headers, says }) => {
+    const baseURL = await serve(LIMITED(headers));
+    await writeFile(
+      path.join(home, "settings.json"),
+      JSON.stringify({ providers: { "openai-compatible": { baseURL } } }),
+    );
+    const run = await lathe(["run", "Hello", "--model", "openai-compatible:m"], {});
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("answered HTTP 429");
+    expect(run.stderr).toContain("Rate limit reached");
+    expect(run.stderr).toContain(says);
+    expect(run.stderr).toContain("lathe run --resume");
   });
 });

@@ -5,6 +5,7 @@ import type { ResolvedModel } from "./provider-registry.ts";
 import { connectionFailure, isDroppedConnection } from "./providers/connection-failure.ts";
 import { errorMessage } from "../errors/error-message.ts";
 import { redactText } from "../audit/redact.ts";
+import { rateLimitAdvice } from "./retry-after.ts";
 
 const TOOLS_UNSUPPORTED = [
   /does not support tools/i,
@@ -115,7 +116,8 @@ function explainFailure(error: unknown, model: ResolvedModel): string {
   }
   if (APICallError.isInstance(cause)) {
     const status = cause.statusCode === undefined ? "failed" : `answered HTTP ${cause.statusCode}`;
-    return `${who} ${status}${tries}: ${cause.message}${bodyOf(cause)}`;
+    const advice = cause.statusCode === 429 ? ` ${rateLimitAdvice(cause.responseHeaders)}` : "";
+    return `${who} ${status}${tries}: ${cause.message}${bodyOf(cause)}${advice}`;
   }
   if (JSONParseError.isInstance(cause) || TypeValidationError.isInstance(cause)) {
     const got = JSONParseError.isInstance(cause) ? cause.text : JSON.stringify(cause.value);

@@ -1,4 +1,4 @@
-import type { LanguageModel } from "ai";
+import { APICallError, type LanguageModel } from "ai";
 import { maskValues } from "../../audit/redact.ts";
 import { KEY_VARIABLES } from "../../config/key-variables.ts";
 import { ModelError } from "../model-error.ts";
@@ -86,6 +86,13 @@ function cloudProvider(preset: CloudPreset): ProviderDefinition {
         acceptsImages: acceptsImages(context.endpoint?.images, model, true),
         maskSecrets: (text) => maskValues(text, [apiKey]),
         explainError(error) {
+          if (APICallError.isInstance(error) && (error.statusCode === 401 || error.statusCode === 403)) {
+            const variable = context.endpoint?.apiKeyEnv ?? preset.keyVariable;
+            const where = context.env[variable]
+              ? `the key in ${variable}`
+              : `the key saved for ${preset.label} in the app's keychain (or export ${variable})`;
+            return `${preset.label}${baseURL ? ` at ${baseURL}` : ""} refused the request (HTTP ${error.statusCode}: ${error.message}): check ${where}.`;
+          }
           const code = connectionFailure(error);
           if (!code) return undefined;
           return isDroppedConnection(code)

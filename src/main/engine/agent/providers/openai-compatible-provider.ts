@@ -142,6 +142,25 @@ function noAPIAt(preset: OpenAICompatiblePreset, baseURL: string, error: unknown
   return `${preset.label} at ${origin(baseURL)} has no chat API at ${error.url} (HTTP 404: ${said}): correct providers["${preset.name}"].baseURL (now ${baseURL}); an OpenAI-compatible API's address usually ends in /v1.`;
 }
 
+/** A 401 or 403 of a model call: which key to check, or the setting that would send one. */
+function keyRefused(
+  preset: OpenAICompatiblePreset,
+  baseURL: string,
+  context: ProviderContext,
+  sent: boolean,
+  error: unknown,
+): string | undefined {
+  if (!APICallError.isInstance(error) || (error.statusCode !== 401 && error.statusCode !== 403))
+    return undefined;
+  const variable = context.endpoint?.apiKeyEnv;
+  const fix = variable
+    ? `check that ${variable} holds a key it accepts`
+    : sent
+      ? `check the key saved for ${preset.name} in the app's keychain, or name the environment variable that holds it in providers["${preset.name}"].apiKeyEnv`
+      : `set providers["${preset.name}"].apiKeyEnv to the environment variable that holds its API key`;
+  return `${preset.label} at ${origin(baseURL)} refused the request (HTTP ${error.statusCode}: ${error.message}): ${fix}.`;
+}
+
 interface ModelList {
   data?: Array<{ id?: unknown }>;
 }
@@ -243,7 +262,8 @@ export function openAICompatibleProvider(preset: OpenAICompatiblePreset): Provid
         explainError(error) {
           if (blockedPort(error)) return portRefused(preset, baseURL);
           const code = connectionFailure(error);
-          if (!code) return noAPIAt(preset, baseURL, error);
+          if (!code)
+            return keyRefused(preset, baseURL, context, !!apiKey, error) ?? noAPIAt(preset, baseURL, error);
           return isDroppedConnection(code)
             ? `${preset.label} at ${origin(baseURL)} closed the connection before the answer was complete (${code}): it may have crashed or restarted. Check that it runs, then continue the session.`
             : notRunning(preset, baseURL, code);
