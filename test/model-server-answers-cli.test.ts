@@ -322,3 +322,54 @@ describe("a server that limits the rate", () => {
     expect(run.stderr).toContain("lathe run --resume");
   });
 });
+
+describe("a stream that fails after some text", () => {
+  const event = (value: unknown): string => `data: ${JSON.stringify(value)}\n\n`;
+  const chunk = (delta: object, finish: string | null = null): string =>
+    event({
+      id: "c",
+      object: "chat.completion.chunk",
+      choices: [{ index: 0, delta, finish_reason: finish }],
+    });
+  const begun = chunk({ role: "assistant", content: "The answer beg" });
+
+  it.each([
+    {
+      name: "an error event mid-answer",
+      body: begun + event({ error: { message: "upstream overloaded", code: 500 } }),
+      says: "upstream overloaded",
+    },
+    {
+      name: "[DONE] without a finish reason",
+      body: `${begun}data: [DONE]\n\n`,
+      says: "before it was complete",
+    },
+  ])("$name: the text so far is marked cut off, live and in the replay", async ({ body, says }) => {
+    const baseURL = await serve(() => ({ status: 200, type: "text/event-stream", body }));
+    await writeFile(
+      path.join(home, "settings.json"),
+      JSON.stringify({ providers: { "openai-compatible": { baseURL } } }),
+    );
+    const events = (run: Run): Array<{ type: string; text?: string; cutOff?: boolean; message?: string }> =>
+      run.stdout
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as { type: string });
+
+    const live = await lathe(["run", "Hello", "--model", "openai-compatible:m", "--json"], {});
+    expect(live.code).toBe(1);
+    const liveEvents = events(live);
+    expect(liveEvents.find((e) => e.type === "error")?.message).toContain(says);
+    expect(liveEvents.filter((e) => e.type === "text").at(-1)).toMatchObject({ text: "", cutOff: true });
+
+    const id = (liveEvents[0] as unknown as { sessionId: string }).sessionId;
+    const replay = await lathe(["run", "--resume", id, "--replay", "--json"], {});
+    expect(events(replay).filter((e) => e.type === "text")).toEqual([
+      expect.objectContaining({ text: "The answer beg", cutOff: true }),
+    ]);
+
+    const human = await lathe(["run", "Hello", "--model", "openai-compatible:m"], {});
+    expect(human.stdout).toContain("The answer beg");
+    expect(human.stderr).toContain("[the text above was cut off here");
+  });
+});

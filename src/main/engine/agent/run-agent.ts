@@ -184,8 +184,10 @@ async function drive(
     if (open) emit({ type: open.type, step: open.step, text: "", cutOff: true });
   };
   const emit = (event: RunEvent): void => {
-    // A step that ended at the output limit left its last text unfinished.
-    if (event.type === "step-finish" && event.finishReason === "length") markCutOff();
+    // A step that ended at the output limit, or failed (an error event mid-answer, a stream that
+    // ended without a finish), left its last text unfinished: marked before the step is recorded.
+    if (event.type === "step-finish" && (event.finishReason === "length" || event.finishReason === "error"))
+      markCutOff();
     // The agent will likely run commands: once its first request has gone to the model, the
     // process spawner starts while the model answers, off the path of both that request and the
     // first command (and while this process is about as small as it will be).
