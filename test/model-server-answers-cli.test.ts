@@ -337,7 +337,7 @@ describe("a stream that fails after some text", () => {
     {
       name: "an error event mid-answer",
       body: begun + event({ error: { message: "upstream overloaded", code: 500 } }),
-      says: "upstream overloaded",
+      says: "sent an error in place of the rest of its answer: upstream overloaded",
     },
     {
       name: "[DONE] without a finish reason",

@@ -1,4 +1,11 @@
-import { APICallError, InvalidResponseDataError, JSONParseError, RetryError, TypeValidationError } from "ai";
+import {
+  APICallError,
+  InvalidResponseDataError,
+  JSONParseError,
+  RetryError,
+  StreamProviderError,
+  TypeValidationError,
+} from "ai";
 import { ModelError } from "./model-error.ts";
 import { ModelStallError } from "./model-stall-error.ts";
 import type { ResolvedModel } from "./provider-registry.ts";
@@ -40,6 +47,11 @@ function lastAttempt(error: unknown): unknown {
 export function isContextFull(error: unknown): boolean {
   const cause = lastAttempt(error);
   if (ModelError.isModelError(cause)) return cause.code === "model_context_full";
+  // A server may refuse the request as an error event of its stream rather than an HTTP error.
+  if (StreamProviderError.isInstance(cause)) {
+    const text = `${cause.message} ${JSON.stringify(cause.data) ?? ""}`;
+    return CONTEXT_FULL.some((re) => re.test(text));
+  }
   if (!APICallError.isInstance(cause) || isToolsUnsupported(cause)) return false;
   const text = `${cause.message} ${cause.responseBody ?? ""}`;
   return CONTEXT_FULL.some((re) => re.test(text));
@@ -111,7 +123,7 @@ function explainFailure(error: unknown, model: ResolvedModel): string {
   const explained = model.explainError?.(cause);
   if (explained) return explained;
   const who = model.endpoint ?? `The ${model.spec.provider} provider`;
-  if (APICallError.isInstance(cause) && isContextFull(cause)) {
+  if ((APICallError.isInstance(cause) || StreamProviderError.isInstance(cause)) && isContextFull(cause)) {
     return `The conversation no longer fits the context of ${model.spec.model}: ${who} refused it (${cause.message}). Sent again, as resuming this session would, it is refused the same way. To go on, start a new session, take this one back to an earlier prompt, or use a model (or a server setting) with a longer context.`;
   }
   if (APICallError.isInstance(cause)) {
@@ -125,6 +137,10 @@ function explainFailure(error: unknown, model: ResolvedModel): string {
   }
   if (InvalidResponseDataError.isInstance(cause) && /without a finish reason/i.test(cause.message)) {
     return `${who} ended the answer before it was complete: the server may have crashed or restarted. Check that it runs, then continue the session.`;
+  }
+  // An error event in the stream (`{"error": {"message": …}}`) after the answer began.
+  if (StreamProviderError.isInstance(cause)) {
+    return `${who} sent an error in place of the rest of its answer: ${cause.message}`;
   }
   return errorMessage(cause);
 }
