@@ -124,3 +124,14 @@ describe("an error a server sends as an event of its stream", () => {
     );
   });
 });
+
+describe("an error page a proxy answers with", () => {
+  it("is told by its words, not its markup", () => {
+    const page =
+      "<!DOCTYPE html>\n<html><head><title>Oops</title><style>h1 { color: red }</style></head>\n<body><h1>Something went wrong</h1><p>The upstream model crashed.</p></body></html>\n";
+    const text = describeModelFailure(httpError(500, "Internal Server Error", page), MODEL);
+    expect(text).toBe(
+      "The OpenAI-compatible server at http://127.0.0.1:9000 answered HTTP 500: Internal Server Error: Oops Something went wrong The upstream model crashed.",
+    );
+  });
+});

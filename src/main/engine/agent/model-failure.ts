@@ -13,6 +13,7 @@ import { connectionFailure, isDroppedConnection } from "./providers/connection-f
 import { errorMessage } from "../errors/error-message.ts";
 import { redactText } from "../audit/redact.ts";
 import { rateLimitAdvice } from "./retry-after.ts";
+import { answerSnippet } from "./providers/answer-snippet.ts";
 
 const TOOLS_UNSUPPORTED = [
   /does not support tools/i,
@@ -87,7 +88,9 @@ export function isToolsUnsupported(error: unknown): boolean {
 
 /** The response body, when it says more than the message already does. */
 function bodyOf(error: APICallError): string {
-  const body = error.responseBody?.trim();
+  const raw = error.responseBody?.trim();
+  // A proxy's or web server's error page: its words, not its markup.
+  const body = raw && /^<(?:!doctype|html|head|body)\b/i.test(raw) ? answerSnippet(raw) : raw;
   if (!body || error.message.includes(body) || body.includes(error.message)) return "";
   return `: ${body.length > 500 ? `${body.slice(0, 500)}…` : body}`;
 }
