@@ -1,4 +1,6 @@
+import { execFileSync } from "node:child_process";
 import http from "node:http";
+import https from "node:https";
 import { mkdtemp, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
@@ -371,5 +373,77 @@ describe("a stream that fails after some text", () => {
     const human = await lathe(["run", "Hello", "--model", "openai-compatible:m"], {});
     expect(human.stdout).toContain("The answer beg");
     expect(human.stderr).toContain("[the text above was cut off here");
+  });
+});
+
+describe("an address fetch cannot use as it is", () => {
+  const settings = (baseURL: string): Promise<void> =>
+    writeFile(
+      path.join(home, "settings.json"),
+      JSON.stringify({ providers: { "openai-compatible": { baseURL } } }),
+    );
+
+  it("https:// for a server that speaks plain http: says to write http://, not 'fetch failed'", async () => {
+    const baseURL = await serve(() => ({ status: 200, type: "text/event-stream", body: "" }));
+    const tls = baseURL.replace("http://", "https://");
+    await settings(tls);
+    const run = await lathe(["run", "Hello", "--model", "openai-compatible:m"], {});
+    expect(run.code).toBe(1);
+    expect(run.stderr).not.toMatch(/^error: fetch failed$/m);
+    expect(run.stderr).toContain("does not speak TLS");
+    expect(run.stderr).toContain(`write the address with http:// in providers["openai-compatible"].baseURL`);
+  });
+
+  it("https:// with a self-signed certificate: names the certificate problem and NODE_EXTRA_CA_CERTS", async () => {
+    const key = path.join(home, "key.pem");
+    const cert = path.join(home, "cert.pem");
+    execFileSync(
+      "openssl",
+      [
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        key,
+        "-out",
+        cert,
+        "-days",
+        "1",
+        "-subj",
+        "/CN=127.0.0.1",
+      ],
+      { stdio: "ignore" },
+    );
+    const tlsServer = https.createServer(
+      { key: await readFile(key), cert: await readFile(cert) },
+      (req, res) => {
+        req.resume();
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ data: [{ id: "m" }] }));
+      },
+    );
+    await new Promise<void>((resolve) => tlsServer.listen(0, "127.0.0.1", resolve));
+    try {
+      await settings(`https://127.0.0.1:${(tlsServer.address() as AddressInfo).port}/v1`);
+      const run = await lathe(["run", "Hello", "--model", "openai-compatible:m"], {});
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain("its TLS certificate is not trusted (DEPTH_ZERO_SELF_SIGNED_CERT");
+      expect(run.stderr).toContain("NODE_EXTRA_CA_CERTS");
+    } finally {
+      tlsServer.closeAllConnections();
+      await new Promise<void>((resolve) => tlsServer.close(() => resolve()));
+    }
+  });
+
+  it("a user name and password in the base URL: says to take them out, and never shows the password", async () => {
+    const baseURL = await serve(() => ({ status: 200, type: "text/event-stream", body: "" }));
+    await settings(baseURL.replace("http://", "http://admin:hunter2secret@"));
+    const run = await lathe(["run", "Hello", "--model", "openai-compatible:m"], {});
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('providers["openai-compatible"].baseURL holds a user name and password');
+    expect(run.stderr).toContain("apiKeyEnv");
+    expect(run.stderr + run.stdout).not.toContain("hunter2secret");
   });
 });

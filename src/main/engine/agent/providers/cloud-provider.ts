@@ -5,6 +5,7 @@ import { ModelError } from "../model-error.ts";
 import { acceptsImages } from "../model-images.ts";
 import type { ProviderContext, ProviderDefinition, ResolvedModel } from "../provider-registry.ts";
 import { connectionFailure, isDroppedConnection } from "./connection-failure.ts";
+import { describeTlsFailure, tlsFailure } from "./tls-failure.ts";
 
 interface CloudPreset {
   name: "anthropic" | "openai";
@@ -92,6 +93,11 @@ function cloudProvider(preset: CloudPreset): ProviderDefinition {
               ? `the key in ${variable}`
               : `the key saved for ${preset.label} in the app's keychain (or export ${variable})`;
             return `${preset.label}${baseURL ? ` at ${baseURL}` : ""} refused the request (HTTP ${error.statusCode}: ${error.message}): check ${where}.`;
+          }
+          const tls = tlsFailure(error);
+          if (tls) {
+            const who = baseURL ? `${preset.label} at ${baseURL}` : preset.label;
+            return describeTlsFailure(tls, who, `providers.${preset.name}.baseURL`);
           }
           const code = connectionFailure(error);
           if (!code) return undefined;

@@ -7,6 +7,7 @@ import type { ProviderContext, ProviderDefinition, ResolvedModel } from "../prov
 import { connectionFailure, isDroppedConnection } from "./connection-failure.ts";
 import { answerSnippet } from "./answer-snippet.ts";
 import { requireEventStream } from "./event-stream-answer.ts";
+import { describeTlsFailure, tlsFailure } from "./tls-failure.ts";
 import { askServerContextWindow } from "../models/server-context-window.ts";
 
 /** A local (or self-hosted) server that speaks the OpenAI chat completions API. */
@@ -82,6 +83,20 @@ function baseURLOf(preset: OpenAICompatiblePreset, context: ProviderContext): st
     throw new ModelError(
       "model_config",
       `The ${preset.name} provider has no endpoint: set providers["${preset.name}"].baseURL in $LATHE_HOME/settings.json, e.g. {"providers": {"${preset.name}": {"baseURL": "http://127.0.0.1:8000/v1"}}}.`,
+    );
+  }
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed && (parsed.username || parsed.password)) {
+    parsed.username = "";
+    parsed.password = "";
+    throw new ModelError(
+      "model_config",
+      `providers["${preset.name}"].baseURL holds a user name and password, which requests cannot carry in their address: write it as ${trimSlash(parsed.href)}, and for a server that asks for a key, name the environment variable that holds it in providers["${preset.name}"].apiKeyEnv (sent as a Bearer token).`,
     );
   }
   return trimSlash(url);
@@ -181,6 +196,15 @@ async function fetchModels(
     });
   } catch (err) {
     if (blockedPort(err)) throw new ModelError("model_config", portRefused(preset, baseURL), { cause: err });
+    const tls = tlsFailure(err);
+    if (tls) {
+      const message = describeTlsFailure(
+        tls,
+        `${preset.label} at ${origin(baseURL)}`,
+        `providers["${preset.name}"].baseURL`,
+      );
+      throw new ModelError("model_config", message, { cause: err });
+    }
     const code = connectionFailure(err);
     if (code) throw new ModelError("model_unavailable", notRunning(preset, baseURL, code), { cause: err });
     if (timeout.aborted) {
@@ -261,6 +285,14 @@ export function openAICompatibleProvider(preset: OpenAICompatiblePreset): Provid
         },
         explainError(error) {
           if (blockedPort(error)) return portRefused(preset, baseURL);
+          const tls = tlsFailure(error);
+          if (tls) {
+            return describeTlsFailure(
+              tls,
+              `${preset.label} at ${origin(baseURL)}`,
+              `providers["${preset.name}"].baseURL`,
+            );
+          }
           const code = connectionFailure(error);
           if (!code)
             return keyRefused(preset, baseURL, context, !!apiKey, error) ?? noAPIAt(preset, baseURL, error);
