@@ -447,3 +447,38 @@ describe("an address fetch cannot use as it is", () => {
     expect(run.stderr + run.stdout).not.toContain("hunter2secret");
   });
 });
+
+describe("a streamed answer whose piece does not fit the chat format", () => {
+  it("a tool call's arguments sent as an object, not a string: says which part, not that the address is wrong", async () => {
+    const chunk = {
+      id: "c",
+      object: "chat.completion.chunk",
+      choices: [
+        {
+          index: 0,
+          delta: {
+            role: "assistant",
+            tool_calls: [
+              { index: 0, id: "c1", type: "function", function: { name: "read", arguments: { path: "a" } } },
+            ],
+          },
+          finish_reason: null,
+        },
+      ],
+    };
+    const baseURL = await serve(() => ({
+      status: 200,
+      type: "text/event-stream",
+      body: `data: ${JSON.stringify(chunk)}\n\ndata: [DONE]\n\n`,
+    }));
+    await writeFile(
+      path.join(home, "settings.json"),
+      JSON.stringify({ providers: { "openai-compatible": { baseURL } } }),
+    );
+    const run = await lathe(["run", "Hello", "--model", "openai-compatible:m"], {});
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("sent a piece of its answer that does not fit the chat completions format");
+    expect(run.stderr).toContain("choices.0.delta.tool_calls.0.function.arguments");
+    expect(run.stderr).not.toContain("/v1");
+  });
+});

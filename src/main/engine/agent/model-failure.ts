@@ -100,6 +100,42 @@ function snippet(text: string | undefined): string {
   return flat.length > 120 ? `${flat.slice(0, 120)}…` : flat;
 }
 
+/** Whether a value is a piece of a chat completions stream (so the address is the API's). */
+function isChatChunk(value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  return (value as { object?: unknown }).object === "chat.completion.chunk" || "choices" in value;
+}
+
+interface Issue {
+  path?: PropertyKey[];
+  message?: string;
+  errors?: Issue[][];
+}
+
+/** The most specific issue of a schema's refusal (within unions, the one that got deepest). */
+function deepestIssue(issues: Issue[]): Issue | undefined {
+  let best: Issue | undefined;
+  for (const issue of issues) {
+    const inner = (issue.errors ?? []).map((branch) => deepestIssue(branch)).filter((i) => i !== undefined);
+    const candidates = [
+      issue,
+      ...inner.map((i) => ({ ...i, path: [...(issue.path ?? []), ...(i.path ?? [])] })),
+    ];
+    for (const c of candidates) if (!best || (c.path?.length ?? 0) > (best.path?.length ?? 0)) best = c;
+  }
+  return best;
+}
+
+/** Where a piece of an answer misses the format and how, from the schema's refusal: "at x.y: …". */
+function misfit(validation: unknown): string | undefined {
+  const issues = (validation as { issues?: unknown } | null)?.issues;
+  if (!Array.isArray(issues)) return undefined;
+  const issue = deepestIssue(issues as Issue[]);
+  if (!issue) return undefined;
+  const at = (issue.path ?? []).map(String).join(".");
+  return `${at ? `at ${at}: ` : ""}${issue.message ?? "unexpected value"}`;
+}
+
 /**
  * Text about a failed model call, safe to show and record: the model's own API key masked (a
  * server may echo the Authorization header back in its error), and any other credential-shaped
@@ -133,6 +169,10 @@ function explainFailure(error: unknown, model: ResolvedModel): string {
     const status = cause.statusCode === undefined ? "failed" : `answered HTTP ${cause.statusCode}`;
     const advice = cause.statusCode === 429 ? ` ${rateLimitAdvice(cause.responseHeaders)}` : "";
     return `${who} ${status}${tries}: ${cause.message}${bodyOf(cause)}${advice}`;
+  }
+  if (TypeValidationError.isInstance(cause) && isChatChunk(cause.value)) {
+    const where = misfit(cause.cause);
+    return `${who} sent a piece of its answer that does not fit the chat completions format${where ? ` (${where})` : ""}: "${snippet(JSON.stringify(cause.value))}". The server, or the way it turns the model's output into tool calls, is at fault: try another version of it, or another model.`;
   }
   if (JSONParseError.isInstance(cause) || TypeValidationError.isInstance(cause)) {
     const got = JSONParseError.isInstance(cause) ? cause.text : JSON.stringify(cause.value);
