@@ -482,3 +482,43 @@ describe("a streamed answer whose piece does not fit the chat format", () => {
     expect(run.stderr).not.toContain("/v1");
   });
 });
+
+describe("a server that refuses the key already when asked for its models", () => {
+  it.each<{ name: string; endpoint: object; env: Record<string, string>; says: string }>([
+    {
+      name: "no key set",
+      endpoint: {},
+      env: {},
+      says: 'set providers["vllm"].apiKeyEnv to the environment variable',
+    },
+    {
+      name: "the key of apiKeyEnv refused",
+      endpoint: { apiKeyEnv: "MY_VLLM_KEY" },
+      env: { MY_VLLM_KEY: "not-the-right-key-42" },
+      says: "check that MY_VLLM_KEY holds a key it accepts",
+    },
+  ])("$name: says which key to check", async ({ endpoint, env, says }) => {
+    const baseURL = await serve(() => ({
+      status: 401,
+      type: "application/json",
+      body: '{"error":"Unauthorized"}',
+    }));
+    // Every route refuses, the model list too.
+    const inner = server!.listeners("request")[0] as http.RequestListener;
+    server!.removeAllListeners("request");
+    server!.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => {
+      if (!req.url?.endsWith("/models")) return inner(req, res);
+      req.resume();
+      res.writeHead(401, { "content-type": "application/json" });
+      res.end('{"error":"Unauthorized"}');
+    });
+    await writeFile(
+      path.join(home, "settings.json"),
+      JSON.stringify({ providers: { vllm: { baseURL, ...endpoint } } }),
+    );
+    const run = await lathe(["run", "Hello", "--model", "vllm:m"], env);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("HTTP 401");
+    expect(run.stderr).toContain(says);
+  });
+});

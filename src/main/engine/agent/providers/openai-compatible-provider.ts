@@ -157,7 +157,16 @@ function noAPIAt(preset: OpenAICompatiblePreset, baseURL: string, error: unknown
   return `${preset.label} at ${origin(baseURL)} has no chat API at ${error.url} (HTTP 404: ${said}): correct providers["${preset.name}"].baseURL (now ${baseURL}); an OpenAI-compatible API's address usually ends in /v1.`;
 }
 
-/** A 401 or 403 of a model call: which key to check, or the setting that would send one. */
+/** What to do when the server refuses the key (or its absence): the key to check, or the setting that would send one. */
+function keyFix(preset: OpenAICompatiblePreset, context: ProviderContext, sent: boolean): string {
+  const variable = context.endpoint?.apiKeyEnv;
+  if (variable) return `check that ${variable} holds a key it accepts`;
+  return sent
+    ? `check the key saved for ${preset.name} in the app's keychain, or name the environment variable that holds it in providers["${preset.name}"].apiKeyEnv`
+    : `set providers["${preset.name}"].apiKeyEnv to the environment variable that holds its API key`;
+}
+
+/** A 401 or 403 of a model call, said with the key to check. */
 function keyRefused(
   preset: OpenAICompatiblePreset,
   baseURL: string,
@@ -167,13 +176,7 @@ function keyRefused(
 ): string | undefined {
   if (!APICallError.isInstance(error) || (error.statusCode !== 401 && error.statusCode !== 403))
     return undefined;
-  const variable = context.endpoint?.apiKeyEnv;
-  const fix = variable
-    ? `check that ${variable} holds a key it accepts`
-    : sent
-      ? `check the key saved for ${preset.name} in the app's keychain, or name the environment variable that holds it in providers["${preset.name}"].apiKeyEnv`
-      : `set providers["${preset.name}"].apiKeyEnv to the environment variable that holds its API key`;
-  return `${preset.label} at ${origin(baseURL)} refused the request (HTTP ${error.statusCode}: ${error.message}): ${fix}.`;
+  return `${preset.label} at ${origin(baseURL)} refused the request (HTTP ${error.statusCode}: ${error.message}): ${keyFix(preset, context, sent)}.`;
 }
 
 interface ModelList {
@@ -219,7 +222,7 @@ async function fetchModels(
   if (response.status === 401 || response.status === 403) {
     throw new ModelError(
       "model_config",
-      `${preset.label} at ${origin(baseURL)} refused the request (HTTP ${response.status}): set providers["${preset.name}"].apiKeyEnv to the environment variable that holds its API key.`,
+      `${preset.label} at ${origin(baseURL)} refused the request (HTTP ${response.status}): ${keyFix(preset, context, apiKey !== undefined)}.`,
     );
   }
   // Some servers have no model list; the run itself will tell.
