@@ -2,7 +2,9 @@ import type { Engine } from "../engine.ts";
 import { SessionError } from "../errors/session-error.ts";
 import { estimateTextTokens } from "../tools/token-estimate.ts";
 import { DEFAULT_BUDGETS, type AgentManifest } from "./agent-manifest.ts";
+import { CompactionError } from "../errors/compaction-error.ts";
 import { compactConversation } from "./compact-conversation.ts";
+import { maskModelSecrets } from "./model-failure.ts";
 import type { ResolvedModel } from "./provider-registry.ts";
 import type { RunEvent, RunUsage } from "./run-events.ts";
 import { addUsage } from "./run-usage.ts";
@@ -46,6 +48,10 @@ export async function compactSession(
       signal,
       asked: true,
       onUsage: (used) => (usage = addUsage(usage, used)),
+    }).catch((err: unknown) => {
+      // A failed summary request says what the server answered, which may echo the API key.
+      if (!CompactionError.isInstance(err) || err.code !== "compaction") throw err;
+      throw new CompactionError(maskModelSecrets(err.message, options.model), { cause: err.cause });
     });
     const event = {
       type: "compaction" as const,

@@ -1,4 +1,4 @@
-import { APICallError, RetryError } from "ai";
+import { APICallError, RetryError, StreamProviderError } from "ai";
 import { describe, expect, it } from "vitest";
 import { ModelError } from "./model-error.ts";
 import { describeModelFailure, isContextFull } from "./model-failure.ts";
@@ -67,6 +67,13 @@ const OTHER_FAILURES: Array<[string, unknown]> = [
     httpError(400, "Bad Request", '{"error":{"message":"qwen does not support tools"}}'),
   ],
   ["a stall", new ModelError("model_stalled", "silent")],
+  [
+    "an error event mid-answer",
+    new StreamProviderError({
+      message: "upstream overloaded",
+      data: { message: "upstream overloaded", code: 500 },
+    }),
+  ],
   ["a plain error", new Error("maximum context length")],
 ];
 
@@ -92,5 +99,39 @@ describe("a conversation longer than the model's context", () => {
 
   it.each(OTHER_FAILURES)("is not claimed for %s", (_what, error) => {
     expect(isContextFull(error)).toBe(false);
+  });
+});
+
+describe("an error a server sends as an event of its stream", () => {
+  it("names the server and says it came in place of the rest of the answer", () => {
+    const error = new StreamProviderError({
+      message: "upstream overloaded",
+      data: { message: "upstream overloaded" },
+    });
+    expect(describeModelFailure(error, MODEL)).toBe(
+      "The OpenAI-compatible server at http://127.0.0.1:9000 sent an error in place of the rest of its answer: upstream overloaded",
+    );
+  });
+
+  it("is a full context when it says so (llama.cpp's refusal as a stream event), with the way on", () => {
+    const error = new StreamProviderError({
+      message: "the request exceeds the available context size, try increasing it",
+      data: { code: 400, type: "exceed_context_size_error", n_prompt_tokens: 9000, n_ctx: 8192 },
+    });
+    expect(isContextFull(error)).toBe(true);
+    expect(describeModelFailure(error, MODEL)).toContain(
+      "The conversation no longer fits the context of qwen",
+    );
+  });
+});
+
+describe("an error page a proxy answers with", () => {
+  it("is told by its words, not its markup", () => {
+    const page =
+      "<!DOCTYPE html>\n<html><head><title>Oops</title><style>h1 { color: red }</style></head>\n<body><h1>Something went wrong</h1><p>The upstream model crashed.</p></body></html>\n";
+    const text = describeModelFailure(httpError(500, "Internal Server Error", page), MODEL);
+    expect(text).toBe(
+      "The OpenAI-compatible server at http://127.0.0.1:9000 answered HTTP 500: Internal Server Error: Oops Something went wrong The upstream model crashed.",
+    );
   });
 });

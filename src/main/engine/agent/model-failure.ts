@@ -1,9 +1,19 @@
-import { APICallError, InvalidResponseDataError, JSONParseError, RetryError, TypeValidationError } from "ai";
+import {
+  APICallError,
+  InvalidResponseDataError,
+  JSONParseError,
+  RetryError,
+  StreamProviderError,
+  TypeValidationError,
+} from "ai";
 import { ModelError } from "./model-error.ts";
 import { ModelStallError } from "./model-stall-error.ts";
 import type { ResolvedModel } from "./provider-registry.ts";
 import { connectionFailure, isDroppedConnection } from "./providers/connection-failure.ts";
 import { errorMessage } from "../errors/error-message.ts";
+import { redactText } from "../audit/redact.ts";
+import { rateLimitAdvice } from "./retry-after.ts";
+import { answerSnippet } from "./providers/answer-snippet.ts";
 
 const TOOLS_UNSUPPORTED = [
   /does not support tools/i,
@@ -38,6 +48,11 @@ function lastAttempt(error: unknown): unknown {
 export function isContextFull(error: unknown): boolean {
   const cause = lastAttempt(error);
   if (ModelError.isModelError(cause)) return cause.code === "model_context_full";
+  // A server may refuse the request as an error event of its stream rather than an HTTP error.
+  if (StreamProviderError.isInstance(cause)) {
+    const text = `${cause.message} ${JSON.stringify(cause.data) ?? ""}`;
+    return CONTEXT_FULL.some((re) => re.test(text));
+  }
   if (!APICallError.isInstance(cause) || isToolsUnsupported(cause)) return false;
   const text = `${cause.message} ${cause.responseBody ?? ""}`;
   return CONTEXT_FULL.some((re) => re.test(text));
@@ -73,7 +88,9 @@ export function isToolsUnsupported(error: unknown): boolean {
 
 /** The response body, when it says more than the message already does. */
 function bodyOf(error: APICallError): string {
-  const body = error.responseBody?.trim();
+  const raw = error.responseBody?.trim();
+  // A proxy's or web server's error page: its words, not its markup.
+  const body = raw && /^<(?:!doctype|html|head|body)\b/i.test(raw) ? answerSnippet(raw) : raw;
   if (!body || error.message.includes(body) || body.includes(error.message)) return "";
   return `: ${body.length > 500 ? `${body.slice(0, 500)}…` : body}`;
 }
@@ -83,24 +100,79 @@ function snippet(text: string | undefined): string {
   return flat.length > 120 ? `${flat.slice(0, 120)}…` : flat;
 }
 
+/** Whether a value is a piece of a chat completions stream (so the address is the API's). */
+function isChatChunk(value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  return (value as { object?: unknown }).object === "chat.completion.chunk" || "choices" in value;
+}
+
+interface Issue {
+  path?: PropertyKey[];
+  message?: string;
+  errors?: Issue[][];
+}
+
+/** The most specific issue of a schema's refusal (within unions, the one that got deepest). */
+function deepestIssue(issues: Issue[]): Issue | undefined {
+  let best: Issue | undefined;
+  for (const issue of issues) {
+    const inner = (issue.errors ?? []).map((branch) => deepestIssue(branch)).filter((i) => i !== undefined);
+    const candidates = [
+      issue,
+      ...inner.map((i) => ({ ...i, path: [...(issue.path ?? []), ...(i.path ?? [])] })),
+    ];
+    for (const c of candidates) if (!best || (c.path?.length ?? 0) > (best.path?.length ?? 0)) best = c;
+  }
+  return best;
+}
+
+/** Where a piece of an answer misses the format and how, from the schema's refusal: "at x.y: …". */
+function misfit(validation: unknown): string | undefined {
+  const issues = (validation as { issues?: unknown } | null)?.issues;
+  if (!Array.isArray(issues)) return undefined;
+  const issue = deepestIssue(issues as Issue[]);
+  if (!issue) return undefined;
+  const at = (issue.path ?? []).map(String).join(".");
+  return `${at ? `at ${at}: ` : ""}${issue.message ?? "unexpected value"}`;
+}
+
+/**
+ * Text about a failed model call, safe to show and record: the model's own API key masked (a
+ * server may echo the Authorization header back in its error), and any other credential-shaped
+ * text too.
+ */
+export function maskModelSecrets(text: string, model: ResolvedModel): string {
+  return redactText(model.maskSecrets ? model.maskSecrets(text) : text);
+}
+
 /**
  * What a failed model call tells the user, naming the endpoint: the provider's explanation if it
  * has one (not running, connection dropped), else what the server did — an HTTP error with its
  * body, an answer that is not the API's format, an answer cut short. Retries are looked through.
+ * Credentials in what the server sent back are masked (maskModelSecrets).
  */
 export function describeModelFailure(error: unknown, model: ResolvedModel): string {
+  return maskModelSecrets(explainFailure(error, model), model);
+}
+
+function explainFailure(error: unknown, model: ResolvedModel): string {
   const retried = RetryError.isInstance(error) ? error : undefined;
   const cause = retried ? retried.lastError : error;
   const tries = retried ? ` (${retried.errors.length} attempts)` : "";
   const explained = model.explainError?.(cause);
   if (explained) return explained;
   const who = model.endpoint ?? `The ${model.spec.provider} provider`;
-  if (APICallError.isInstance(cause) && isContextFull(cause)) {
+  if ((APICallError.isInstance(cause) || StreamProviderError.isInstance(cause)) && isContextFull(cause)) {
     return `The conversation no longer fits the context of ${model.spec.model}: ${who} refused it (${cause.message}). Sent again, as resuming this session would, it is refused the same way. To go on, start a new session, take this one back to an earlier prompt, or use a model (or a server setting) with a longer context.`;
   }
   if (APICallError.isInstance(cause)) {
     const status = cause.statusCode === undefined ? "failed" : `answered HTTP ${cause.statusCode}`;
-    return `${who} ${status}${tries}: ${cause.message}${bodyOf(cause)}`;
+    const advice = cause.statusCode === 429 ? ` ${rateLimitAdvice(cause.responseHeaders)}` : "";
+    return `${who} ${status}${tries}: ${cause.message}${bodyOf(cause)}${advice}`;
+  }
+  if (TypeValidationError.isInstance(cause) && isChatChunk(cause.value)) {
+    const where = misfit(cause.cause);
+    return `${who} sent a piece of its answer that does not fit the chat completions format${where ? ` (${where})` : ""}: "${snippet(JSON.stringify(cause.value))}". The server, or the way it turns the model's output into tool calls, is at fault: try another version of it, or another model.`;
   }
   if (JSONParseError.isInstance(cause) || TypeValidationError.isInstance(cause)) {
     const got = JSONParseError.isInstance(cause) ? cause.text : JSON.stringify(cause.value);
@@ -108,6 +180,10 @@ export function describeModelFailure(error: unknown, model: ResolvedModel): stri
   }
   if (InvalidResponseDataError.isInstance(cause) && /without a finish reason/i.test(cause.message)) {
     return `${who} ended the answer before it was complete: the server may have crashed or restarted. Check that it runs, then continue the session.`;
+  }
+  // An error event in the stream (`{"error": {"message": …}}`) after the answer began.
+  if (StreamProviderError.isInstance(cause)) {
+    return `${who} sent an error in place of the rest of its answer: ${cause.message}`;
   }
   return errorMessage(cause);
 }

@@ -38,6 +38,11 @@ export interface ResolvedModel {
   preflight?(signal?: AbortSignal): Promise<string[] | undefined>;
   /** Turn a failure of a model call into a message that says what to do, when it knows one. */
   explainError?(error: unknown): string | undefined;
+  /**
+   * The text with the credentials this model's requests carry (its API key) masked, whatever
+   * their shape: a server may echo them back in an error, which is shown and recorded.
+   */
+  maskSecrets?(text: string): string;
   /** How long a call may stay silent (`providers.<name>.timeouts`); the registry fills it in. */
   timeouts?: ModelTimeouts;
   /** Who answers, for messages: "Ollama at http://127.0.0.1:11434". */

@@ -11,6 +11,7 @@ import type { AgentRunResult, RunAgentOptions } from "./agent-run.ts";
 import { ConversationWriter } from "./conversation-writer.ts";
 import {
   describeModelFailure,
+  maskModelSecrets,
   isConnectionDropped,
   isContextFull,
   isModelStalled,
@@ -183,8 +184,10 @@ async function drive(
     if (open) emit({ type: open.type, step: open.step, text: "", cutOff: true });
   };
   const emit = (event: RunEvent): void => {
-    // A step that ended at the output limit left its last text unfinished.
-    if (event.type === "step-finish" && event.finishReason === "length") markCutOff();
+    // A step that ended at the output limit, or failed (an error event mid-answer, a stream that
+    // ended without a finish), left its last text unfinished: marked before the step is recorded.
+    if (event.type === "step-finish" && (event.finishReason === "length" || event.finishReason === "error"))
+      markCutOff();
     // The agent will likely run commands: once its first request has gone to the model, the
     // process spawner starts while the model answers, off the path of both that request and the
     // first command (and while this process is about as small as it will be).
@@ -427,7 +430,7 @@ async function drive(
   const notCompacted = contextFull ? compaction?.failure : undefined;
   const error =
     outcome.status === "failed"
-      ? `${describeModelFailure(outcome.error, model)}${notCompacted !== undefined ? ` Lathe could not summarise the older conversation to make room: ${notCompacted}.` : ""}`
+      ? `${describeModelFailure(outcome.error, model)}${notCompacted !== undefined ? ` Lathe could not summarise the older conversation to make room: ${maskModelSecrets(notCompacted, model)}.` : ""}`
       : undefined;
   const dropped = outcome.status === "failed" && isConnectionDropped(outcome.error);
   const stalled = outcome.status === "failed" && !dropped && isModelStalled(outcome.error);

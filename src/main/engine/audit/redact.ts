@@ -81,6 +81,19 @@ const RULES: Rule[] = [
   ],
 ];
 
+/**
+ * `text` with every occurrence of each of `values` masked: secrets Lathe itself holds (an API key
+ * it sent), whatever their shape, which a server may echo back in an error. Values shorter than 4
+ * characters are left alone: masking them would garble the text around them and hide nothing.
+ */
+export function maskValues(text: string, values: ReadonlyArray<string | undefined>): string {
+  let out = text;
+  for (const value of values) {
+    if (value !== undefined && value.length >= 4) out = out.split(value).join(MASK);
+  }
+  return out;
+}
+
 export function redactText(text: string): string {
   let out = text;
   for (const [re, replace] of RULES) out = out.replace(re, replace as (m: string, ...g: unknown[]) => string);

@@ -1,9 +1,11 @@
-import type { LanguageModel } from "ai";
+import { APICallError, type LanguageModel } from "ai";
+import { maskValues } from "../../audit/redact.ts";
 import { KEY_VARIABLES } from "../../config/key-variables.ts";
 import { ModelError } from "../model-error.ts";
 import { acceptsImages } from "../model-images.ts";
 import type { ProviderContext, ProviderDefinition, ResolvedModel } from "../provider-registry.ts";
 import { connectionFailure, isDroppedConnection } from "./connection-failure.ts";
+import { describeTlsFailure, tlsFailure } from "./tls-failure.ts";
 
 interface CloudPreset {
   name: "anthropic" | "openai";
@@ -83,7 +85,20 @@ function cloudProvider(preset: CloudPreset): ProviderDefinition {
         ...contextOf(preset, model),
         // Their current models read images; settings can say otherwise for one that does not.
         acceptsImages: acceptsImages(context.endpoint?.images, model, true),
+        maskSecrets: (text) => maskValues(text, [apiKey]),
         explainError(error) {
+          if (APICallError.isInstance(error) && (error.statusCode === 401 || error.statusCode === 403)) {
+            const variable = context.endpoint?.apiKeyEnv ?? preset.keyVariable;
+            const where = context.env[variable]
+              ? `the key in ${variable}`
+              : `the key saved for ${preset.label} in the app's keychain (or export ${variable})`;
+            return `${preset.label}${baseURL ? ` at ${baseURL}` : ""} refused the request (HTTP ${error.statusCode}: ${error.message}): check ${where}.`;
+          }
+          const tls = tlsFailure(error);
+          if (tls) {
+            const who = baseURL ? `${preset.label} at ${baseURL}` : preset.label;
+            return describeTlsFailure(tls, who, `providers.${preset.name}.baseURL`);
+          }
           const code = connectionFailure(error);
           if (!code) return undefined;
           return isDroppedConnection(code)

@@ -1,8 +1,13 @@
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { APICallError } from "ai";
+import { maskValues } from "../../audit/redact.ts";
 import { ModelError } from "../model-error.ts";
 import { acceptsImages } from "../model-images.ts";
 import type { ProviderContext, ProviderDefinition, ResolvedModel } from "../provider-registry.ts";
 import { connectionFailure, isDroppedConnection } from "./connection-failure.ts";
+import { answerSnippet } from "./answer-snippet.ts";
+import { requireEventStream } from "./event-stream-answer.ts";
+import { describeTlsFailure, tlsFailure } from "./tls-failure.ts";
 import { askServerContextWindow } from "../models/server-context-window.ts";
 
 /** A local (or self-hosted) server that speaks the OpenAI chat completions API. */
@@ -80,6 +85,20 @@ function baseURLOf(preset: OpenAICompatiblePreset, context: ProviderContext): st
       `The ${preset.name} provider has no endpoint: set providers["${preset.name}"].baseURL in $LATHE_HOME/settings.json, e.g. {"providers": {"${preset.name}": {"baseURL": "http://127.0.0.1:8000/v1"}}}.`,
     );
   }
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed && (parsed.username || parsed.password)) {
+    parsed.username = "";
+    parsed.password = "";
+    throw new ModelError(
+      "model_config",
+      `providers["${preset.name}"].baseURL holds a user name and password, which requests cannot carry in their address: write it as ${trimSlash(parsed.href)}, and for a server that asks for a key, name the environment variable that holds it in providers["${preset.name}"].apiKeyEnv (sent as a Bearer token).`,
+    );
+  }
   return trimSlash(url);
 }
 
@@ -117,6 +136,49 @@ function notRunning(preset: OpenAICompatiblePreset, baseURL: string, code: strin
   return `${preset.label} is not running on ${origin(baseURL)}: ${preset.startHint} or pick another provider (${code}).`;
 }
 
+function isJSON(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A 404 that is not the API's own (whose body is JSON: a model it does not have) but a web
+ * server's "no such page": the base URL misses the API's path, most often its /v1.
+ */
+function noAPIAt(preset: OpenAICompatiblePreset, baseURL: string, error: unknown): string | undefined {
+  if (!APICallError.isInstance(error) || error.statusCode !== 404) return undefined;
+  const body = error.responseBody?.trim() ?? "";
+  if (isJSON(body)) return undefined;
+  const said = answerSnippet(body) || error.message;
+  return `${preset.label} at ${origin(baseURL)} has no chat API at ${error.url} (HTTP 404: ${said}): correct providers["${preset.name}"].baseURL (now ${baseURL}); an OpenAI-compatible API's address usually ends in /v1.`;
+}
+
+/** What to do when the server refuses the key (or its absence): the key to check, or the setting that would send one. */
+function keyFix(preset: OpenAICompatiblePreset, context: ProviderContext, sent: boolean): string {
+  const variable = context.endpoint?.apiKeyEnv;
+  if (variable) return `check that ${variable} holds a key it accepts`;
+  return sent
+    ? `check the key saved for ${preset.name} in the app's keychain, or name the environment variable that holds it in providers["${preset.name}"].apiKeyEnv`
+    : `set providers["${preset.name}"].apiKeyEnv to the environment variable that holds its API key`;
+}
+
+/** A 401 or 403 of a model call, said with the key to check. */
+function keyRefused(
+  preset: OpenAICompatiblePreset,
+  baseURL: string,
+  context: ProviderContext,
+  sent: boolean,
+  error: unknown,
+): string | undefined {
+  if (!APICallError.isInstance(error) || (error.statusCode !== 401 && error.statusCode !== 403))
+    return undefined;
+  return `${preset.label} at ${origin(baseURL)} refused the request (HTTP ${error.statusCode}: ${error.message}): ${keyFix(preset, context, sent)}.`;
+}
+
 interface ModelList {
   data?: Array<{ id?: unknown }>;
 }
@@ -137,6 +199,15 @@ async function fetchModels(
     });
   } catch (err) {
     if (blockedPort(err)) throw new ModelError("model_config", portRefused(preset, baseURL), { cause: err });
+    const tls = tlsFailure(err);
+    if (tls) {
+      const message = describeTlsFailure(
+        tls,
+        `${preset.label} at ${origin(baseURL)}`,
+        `providers["${preset.name}"].baseURL`,
+      );
+      throw new ModelError("model_config", message, { cause: err });
+    }
     const code = connectionFailure(err);
     if (code) throw new ModelError("model_unavailable", notRunning(preset, baseURL, code), { cause: err });
     if (timeout.aborted) {
@@ -151,7 +222,7 @@ async function fetchModels(
   if (response.status === 401 || response.status === 403) {
     throw new ModelError(
       "model_config",
-      `${preset.label} at ${origin(baseURL)} refused the request (HTTP ${response.status}): set providers["${preset.name}"].apiKeyEnv to the environment variable that holds its API key.`,
+      `${preset.label} at ${origin(baseURL)} refused the request (HTTP ${response.status}): ${keyFix(preset, context, apiKey !== undefined)}.`,
     );
   }
   // Some servers have no model list; the run itself will tell.
@@ -184,13 +255,19 @@ export function openAICompatibleProvider(preset: OpenAICompatiblePreset): Provid
         // Tool results may then carry image parts (from MCP tools) instead of only JSON text.
         ...(images ? { supportsMultiPartToolContent: true } : {}),
         ...(apiKey ? { apiKey } : {}),
-        ...(context.fetch ? { fetch: context.fetch } : {}),
+        // A web page or a JSON body where events belong says so, rather than pass for a crash.
+        fetch: requireEventStream(context.fetch ?? ((input, init) => fetch(input, init)), {
+          who: `${preset.label} at ${origin(baseURL)}`,
+          setting: `providers["${preset.name}"].baseURL`,
+          baseURL,
+        }),
       });
       return {
         spec: { provider: preset.name, model },
         model: provider.chatModel(model),
         endpoint: `${preset.label} at ${origin(baseURL)}`,
         acceptsImages: images,
+        maskSecrets: (text) => maskValues(text, [apiKey]),
         contextWindow: (signal) =>
           askServerContextWindow({
             kind: preset.name,
@@ -211,8 +288,17 @@ export function openAICompatibleProvider(preset: OpenAICompatiblePreset): Provid
         },
         explainError(error) {
           if (blockedPort(error)) return portRefused(preset, baseURL);
+          const tls = tlsFailure(error);
+          if (tls) {
+            return describeTlsFailure(
+              tls,
+              `${preset.label} at ${origin(baseURL)}`,
+              `providers["${preset.name}"].baseURL`,
+            );
+          }
           const code = connectionFailure(error);
-          if (!code) return undefined;
+          if (!code)
+            return keyRefused(preset, baseURL, context, !!apiKey, error) ?? noAPIAt(preset, baseURL, error);
           return isDroppedConnection(code)
             ? `${preset.label} at ${origin(baseURL)} closed the connection before the answer was complete (${code}): it may have crashed or restarted. Check that it runs, then continue the session.`
             : notRunning(preset, baseURL, code);
