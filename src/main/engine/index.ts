@@ -37,7 +37,6 @@ export { configDigest as mcpConfigDigest } from "./mcp/mcp-config-digest.ts";
 export { approveServers, configuredMcpServers } from "./mcp/mcp-approval.ts";
 export { mcpLogFile } from "./mcp/mcp-manager.ts";
 export { keepMcpServersRunning, type McpServerPool } from "./mcp/mcp-server-pool.ts";
-export { spawnerEnvironment } from "./spawner/process-spawner.ts";
 export { serverPinKey } from "./mcp/mcp-pins.ts";
 export type { CallSessionSummary, SessionSummary } from "./store/session-catalog.ts";
 export type { CheckpointSummary, RestoreOutcome } from "./checkpoints/checkpoints.ts";

@@ -220,17 +220,15 @@ export async function beTheDaemon(options: { idleMinutes?: number }): Promise<vo
   serving.catch((err: unknown) => log(`cannot listen: ${(err as Error).message}`));
   // Loaded now, so the first command is as quick as the next ones. Idle MCP servers are kept
   // running between commands: the next command in the same folder does not wait for their start.
-  await import("../../engine/index.ts").then(
-    ({ keepMcpServersRunning, spawnerEnvironment }) => {
-      pool = keepMcpServersRunning({
+  await import("../../engine/index.ts")
+    .then(async ({ keepMcpServersRunning }) => {
+      pool = await keepMcpServersRunning({
         idleMs: Math.min(idleMs, KEEP_MCP_MINUTES * 60_000),
         max: KEEP_MCP_SERVERS,
-        environment: spawnerEnvironment,
         log,
       });
-    },
-    (err: unknown) => log(`preloading the engine failed: ${(err as Error).message}`),
-  );
+    })
+    .catch((err: unknown) => log(`preloading the engine failed: ${(err as Error).message}`));
   await serving;
   await pool?.close();
 }

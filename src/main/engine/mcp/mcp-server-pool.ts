@@ -170,10 +170,14 @@ let processPool: McpServerPool | undefined;
 
 /**
  * From now on, this process keeps idle stdio MCP servers running after their engine closes (the
- * CLI's daemon does; an app's engine lives as long as its window anyway).
+ * CLI's daemon does; an app's engine lives as long as its window anyway), compared by the
+ * process spawner's environment (loaded here, off the path of every command that starts none).
  */
-export function keepMcpServersRunning(options: McpServerPoolOptions): McpServerPool {
-  processPool ??= new McpServerPool(options);
+export async function keepMcpServersRunning(
+  options: Omit<McpServerPoolOptions, "environment">,
+): Promise<McpServerPool> {
+  const { spawnerEnvironment } = await import("../spawner/process-spawner.ts");
+  processPool ??= new McpServerPool({ ...options, environment: spawnerEnvironment });
   return processPool;
 }
 
