@@ -163,6 +163,11 @@ async function command(pool: McpServerPool | undefined, folder = root): Promise<
   };
 }
 
+/** The names of the servers the pool keeps, longest kept first. */
+function keptNames(pool: McpServerPool): string[] {
+  return pool.keptFor().map((kept) => kept.name);
+}
+
 /** What an MCP tool answered, as text. */
 function textOf(envelope: Envelope): string {
   return outputOf<{ content: string }>(envelope).content;
@@ -203,7 +208,7 @@ async function keptAfterOneCommand(pool: McpServerPool): Promise<number> {
   const pid = first.pid() as number;
   await first.close();
   expect(alive(pid)).toBe(true);
-  expect(pool.kept()).toEqual(["scripted"]);
+  expect(keptNames(pool)).toEqual(["scripted"]);
   return pid;
 }
 
@@ -242,7 +247,7 @@ describe("MCP servers kept running between commands (the daemon's pool)", () => 
     expect(existsSync(temp)).toBe(true);
     await pool.close();
     await until("the kept server has ended", () => !alive(pid));
-    expect(pool.kept()).toEqual([]);
+    expect(keptNames(pool)).toEqual([]);
     // Its sandbox's temp folder went with it.
     expect(existsSync(temp)).toBe(false);
   });
@@ -364,7 +369,7 @@ describe("MCP servers kept running between commands (the daemon's pool)", () => 
     const pid = first.pid() as number;
     await first.close();
     await until("the server with an abandoned call has ended", () => !alive(pid));
-    expect(pool.kept()).toEqual([]);
+    expect(keptNames(pool)).toEqual([]);
   });
 
   it("lists the tools again when the server announced a change while it was kept", async () => {
@@ -378,7 +383,7 @@ describe("MCP servers kept running between commands (the daemon's pool)", () => 
     const first = await command(pool);
     expect(textOf(await first.call("notify_later", { ms: 300 }))).toBe("will notify");
     await first.close();
-    expect(pool.kept()).toEqual(["scripted"]);
+    expect(keptNames(pool)).toEqual(["scripted"]);
     const listed = listings();
     // The tool list changes, and the kept server says so while no command uses it.
     scripted.tools.push({ ...scripted.tools[0], name: "added" } as { name: string });
@@ -398,7 +403,7 @@ describe("MCP servers kept running between commands (the daemon's pool)", () => 
     const next = await command(pool);
     expect(next.manager.status()).toEqual([]);
     await until("the server removed from the settings has ended", () => !alive(pid));
-    expect(pool.kept()).toEqual([]);
+    expect(keptNames(pool)).toEqual([]);
   });
 
   it("restarts a server it took that then ends, in a sandbox of its own, and removes the ended one's temp folder", async () => {
@@ -424,7 +429,7 @@ describe("MCP servers kept running between commands (the daemon's pool)", () => 
     const pool = newPool();
     const pid = await keptAfterOneCommand(pool);
     process.kill(pid, "SIGKILL");
-    await until("the pool has dropped the ended server", () => pool.kept().length === 0);
+    await until("the pool has dropped the ended server", () => keptNames(pool).length === 0);
 
     const second = await command(pool);
     expect(second.events.filter((e) => e.type === "reused")).toEqual([]);
@@ -435,6 +440,6 @@ describe("MCP servers kept running between commands (the daemon's pool)", () => 
     const pool = newPool(500);
     const pid = await keptAfterOneCommand(pool);
     await until("the idle kept server has ended", () => !alive(pid));
-    expect(pool.kept()).toEqual([]);
+    expect(keptNames(pool)).toEqual([]);
   });
 });

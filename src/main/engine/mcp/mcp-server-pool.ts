@@ -42,7 +42,8 @@ export interface McpServerPoolOptions {
  * it to start. A server is handed only to an engine that would start exactly the same process in
  * exactly the same sandbox (see OpenedTransport.identity): a change to its settings, the
  * workspace's sandbox settings, the caller's environment, the login shell's PATH, or the files it
- * starts from (its script edited, its program replaced) starts a fresh one. Only idle servers are kept (ParkedServer), never one that is in the middle of a call.
+ * starts from (its script edited, its program replaced) starts a fresh one. Only idle servers are
+ * kept (ParkedServer), never one that is in the middle of a call.
  */
 export class McpServerPool {
   private readonly options: McpServerPoolOptions;
@@ -50,11 +51,6 @@ export class McpServerPool {
 
   constructor(options: McpServerPoolOptions) {
     this.options = options;
-  }
-
-  /** The names of the servers kept now, longest kept first. */
-  kept(): string[] {
-    return this.entries.map((entry) => entry.name);
   }
 
   /** The servers kept now and the folder each was started for, longest kept first. */
