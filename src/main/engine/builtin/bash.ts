@@ -268,7 +268,22 @@ export const bashTool = defineBuiltin({
         throw commandTooLong("once the OS sandbox has quoted it, it is longer than Linux allows", err);
       throw err;
     });
-    const { exitCode, output: captured, timedOut, outputCapped, waitingForInput } = await proc.exited;
+    const {
+      exitCode,
+      output: captured,
+      timedOut,
+      outputCapped,
+      waitingForInput,
+      stoppedBecause,
+    } = await proc.exited;
+    if (stoppedBecause !== undefined)
+      throw new ToolCallError(
+        await stoppedMessage(
+          `Lathe stopped the command and everything it started: ${stoppedBecause}`,
+          captured,
+        ),
+        "sandbox_path_changed",
+      );
     if (outputCapped) throw new ToolCallError(await overflowMessage(captured), "output_too_large");
     if (timedOut) throw new ToolCallError(await timeoutMessage(timeoutMs, captured), "timeout");
     if (waitingForInput !== undefined)

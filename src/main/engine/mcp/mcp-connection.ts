@@ -372,6 +372,10 @@ export class McpConnection {
         this.lost(generation, transport.closedBecause, "Lathe closed the connection");
         return;
       }
+      if (transport instanceof SpawnedStdioTransport && transport.stoppedBecause !== undefined) {
+        this.lost(generation, transport.stoppedBecause, "Lathe stopped the server");
+        return;
+      }
       this.lost(
         generation,
         // Its process spawner died, and took it down (the server's log has the spawner's why).

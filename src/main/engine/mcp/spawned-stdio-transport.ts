@@ -43,6 +43,8 @@ export class SpawnedStdioTransport implements Transport {
   end: ServerEnd | undefined;
   /** Why Lathe closed the connection itself, when it did (a message too large to tell apart). */
   closedBecause: string | undefined;
+  /** Why Lathe stopped the server, when it did (a path its sandbox held changed: mount-guard.ts). */
+  stoppedBecause: string | undefined;
 
   private readonly launch: () => Promise<RemoteServer>;
   private readonly sdk: McpSdk;
@@ -86,6 +88,7 @@ export class SpawnedStdioTransport implements Transport {
     void Promise.all([server.ended, outputEnded]).then(([end]) => {
       this.end = end;
       if ("lost" in end) this.onerror?.(end.lost);
+      else if (end.stoppedBecause !== undefined) this.stoppedBecause = end.stoppedBecause;
       this.markClosed();
       this.onclose?.();
     });

@@ -77,7 +77,7 @@ export async function pluginShellRun(
   // not, the policy has had a person approve this command. Started by the process spawner.
   const confine = runtime.sandbox.status.active ? await runtime.sandbox.confinement() : undefined;
   const { processSpawner } = await import("../spawner/process-spawner.ts");
-  const { end, stdout, stderr, removed } = await processSpawner().exec(
+  const { end, stdout, stderr, removed, stoppedBecause } = await processSpawner().exec(
     {
       file: cmd,
       args: [...argv],
@@ -97,6 +97,8 @@ export async function pluginShellRun(
   if (end.name === "AbortError") {
     throw new ToolCallError(`"${command.source}" was stopped because the call was aborted.`);
   }
+  if (stoppedBecause !== undefined)
+    throw new ToolCallError(`Lathe stopped "${command.source}": ${stoppedBecause}`);
   const all = Buffer.concat([stdout, stderr, Buffer.from(undone)]);
   const overflow = end.code === "ERR_CHILD_PROCESS_STDIO_MAXBUFFER" || all.length > cap;
   const exitCode = typeof end.code === "number" ? end.code : end.failed ? null : 0;

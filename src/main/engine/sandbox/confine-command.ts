@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { ProtectedEntry } from "../policy/protected-paths.ts";
 import { heldPaths, undoCreated } from "./held-paths.ts";
 import { releaseMountPoints, wrapOffline } from "./linux-offline-wrap.ts";
+import { guardMounts, type GuardedPath, type MountBreach } from "./mount-guard.ts";
 import type { ManagerLease } from "./sandbox-manager-lease.ts";
 
 /** What one confined process may do. */
@@ -38,6 +39,13 @@ export interface ConfinedCommand {
    * protected files the process created (with "undo"), which have been removed.
    */
   release(): string[];
+  /**
+   * Watch what the sandbox holds for the process (see mount-guard.ts): `onBreach` is called once
+   * when a protected or hidden path is replaced or removed outside the sandbox (or, for a
+   * long-running process, a missing protected file appears), after which the process must be
+   * stopped. `release` stops the watching.
+   */
+  guard(onBreach: (breach: MountBreach) => void): void;
 }
 
 interface ConfineOptions {
@@ -52,6 +60,49 @@ function once(fn: () => string[]): () => string[] {
     if (done) return [];
     done = true;
     return fn();
+  };
+}
+
+/** The paths whose mounts a running process depends on (see mount-guard.ts). */
+function guardedPaths(
+  spec: ConfinementSpec,
+  denyWrite: readonly string[],
+  watched: readonly string[],
+): GuardedPath[] {
+  const held = new Set(denyWrite);
+  const out: GuardedPath[] = spec.readOnly
+    .filter((entry) => held.has(entry.path))
+    .map((entry) => ({ path: entry.path, what: entry.what, held: "present" }));
+  for (const hidden of spec.unreadable ?? [])
+    out.push({ path: hidden, what: "a path hidden from confined processes", held: "present" });
+  // A short command's own creations are undone when it ends (see heldPaths); a server may run for
+  // hours, during which a missing protected file can appear (`git init` in a terminal) unheld.
+  if (spec.missingFiles === "leave") {
+    for (const entry of spec.readOnly)
+      if (watched.includes(entry.path)) out.push({ path: entry.path, what: entry.what, held: "absent" });
+  }
+  return out;
+}
+
+/** Release and guard for one wrapped command, the guard stopped by the release. */
+function lifecycle(
+  spec: ConfinementSpec,
+  denyWrite: readonly string[],
+  watched: readonly string[],
+  cleanup: () => string[],
+): Pick<ConfinedCommand, "release" | "guard"> {
+  let unguard: (() => void) | undefined;
+  let released = false;
+  return {
+    release: once(() => {
+      released = true;
+      unguard?.();
+      return cleanup();
+    }),
+    guard(onBreach) {
+      if (released || unguard) return;
+      unguard = guardMounts(guardedPaths(spec, denyWrite, watched), onBreach, spec.writable);
+    },
   };
 }
 
@@ -87,7 +138,7 @@ export async function confineCommand(
       allowRead: spec.readable ?? [],
       ...(options.signal ? { signal: options.signal } : {}),
     });
-    return { line, release: once(cleanup) };
+    return { line, ...lifecycle(spec, denyWrite, watched, cleanup) };
   }
   const { manager } = await options.manager();
   // Unguessable (128 bits): the proxy gives a connection this list when it presents the id.
@@ -118,7 +169,7 @@ export async function confineCommand(
   }
   return {
     line,
-    release: once(() => {
+    ...lifecycle(spec, denyWrite, watched, () => {
       unregister();
       return cleanup();
     }),

@@ -34,6 +34,8 @@ export interface RemoteExit {
   waitingForInput?: string;
   /** Protected files the command created, which have been removed. */
   removed: string[];
+  /** Why Lathe stopped it: a path its sandbox held changed under it (mount-guard.ts). */
+  stoppedBecause?: string;
   /** Its output: the head, and past the cap the sidecar file holding every byte. */
   output: CapturedOutput;
 }
@@ -54,11 +56,20 @@ export interface RemoteExecResult {
   stdout: Buffer;
   stderr: Buffer;
   removed: string[];
+  /** Why Lathe stopped it: a path its sandbox held changed under it (mount-guard.ts). */
+  stoppedBecause?: string;
 }
 
 /** How a server ended: its status, or that its spawner died (and the server was killed). */
 export type ServerEnd =
-  { code: number | null; signal: string | null; removed: string[] } | { lost: SpawnerError };
+  | {
+      code: number | null;
+      signal: string | null;
+      removed: string[];
+      /** Why Lathe stopped it: a path its sandbox held changed under it (mount-guard.ts). */
+      stoppedBecause?: string;
+    }
+  | { lost: SpawnerError };
 
 /** A long-running server the spawner started, its pipes now the host's. */
 export interface RemoteServer {
@@ -230,6 +241,7 @@ export class SpawnerClient {
                 timedOut: event.timedOut === true,
                 outputCapped: event.outputCapped === true,
                 ...(event.waitingForInput === undefined ? {} : { waitingForInput: event.waitingForInput }),
+                ...(event.stoppedBecause === undefined ? {} : { stoppedBecause: event.stoppedBecause }),
                 removed: event.removed,
                 output: {
                   text,
@@ -266,8 +278,14 @@ export class SpawnerClient {
         (event, done) => {
           if (event.type === "exec-done") {
             done();
-            const { end, removed } = event;
-            resolve({ end, stdout: bytes(event.stdout), stderr: bytes(event.stderr), removed });
+            const { end, removed, stoppedBecause } = event;
+            resolve({
+              end,
+              stdout: bytes(event.stdout),
+              stderr: bytes(event.stderr),
+              removed,
+              ...(stoppedBecause === undefined ? {} : { stoppedBecause }),
+            });
           } else if (event.type === "failed") {
             done();
             reject(failureError(event.failure, signal));
@@ -326,7 +344,12 @@ export class SpawnerClient {
             }
             case "server-exit":
               done();
-              resolveEnd({ code: event.code, signal: event.signal, removed: event.removed });
+              resolveEnd({
+                code: event.code,
+                signal: event.signal,
+                removed: event.removed,
+                ...(event.stoppedBecause === undefined ? {} : { stoppedBecause: event.stoppedBecause }),
+              });
               return;
             case "failed":
               done();

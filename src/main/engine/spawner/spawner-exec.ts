@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { killSandboxTree } from "../sandbox/kill-sandbox-tree.ts";
 import { signalProcess } from "../sandbox/signal-process.ts";
 import { confineWhenAsked } from "./confine-when-asked.ts";
+import { stopOnBreach } from "./stop-on-breach.ts";
 import { stopProgram, type CancelKill } from "./terminate.ts";
 import { abortedBeforeStart } from "./spawner-failure.ts";
 import type { RequestChannel, RunningRequest } from "./request-channel.ts";
@@ -123,21 +124,31 @@ export async function startExec(
     confined?.release();
     throw abortedBeforeStart();
   }
+  const breach = stopOnBreach(confined);
   const [file, args] = confined ? ["/bin/bash", ["-c", confined.line]] : [request.file, request.args];
   const finish: Finish = (end, stdout, stderr) => {
     const removed = confined?.release() ?? [];
-    channel.send({ type: "exec-done", id, end, stdout, stderr, removed });
+    const stoppedBecause = breach.reason;
+    channel.send({
+      type: "exec-done",
+      id,
+      end,
+      stdout,
+      stderr,
+      removed,
+      ...(stoppedBecause === undefined ? {} : { stoppedBecause }),
+    });
   };
   const child = runProgram(file, args, request, confined !== undefined, signal, finish);
   // A program that exits without reading its input makes the write fail (EPIPE): its answer still counts.
   child.stdin?.on("error", () => undefined);
   child.stdin?.end(request.stdin ?? "");
   if (child.pid !== undefined) channel.send({ type: "started", id, pid: child.pid });
-  return {
-    kill() {
-      if (child.pid === undefined) return;
-      if (confined) killSandboxTree(child.pid);
-      killProgram(child, request);
-    },
+  const kill = (): void => {
+    if (child.pid === undefined) return;
+    if (confined) killSandboxTree(child.pid);
+    killProgram(child, request);
   };
+  breach.arm(kill);
+  return { kill };
 }

@@ -141,6 +141,8 @@ function build() {
       exitCode: z.number().int(),
       /** Protected files the process created, which have been removed. */
       removed: z.array(z.string()),
+      /** Why Lathe stopped it, when a path its sandbox held changed under it (mount-guard.ts). */
+      stoppedBecause: z.string().optional(),
       /** It was stopped at the request's `stopAfterMs`. */
       timedOut: z.boolean().optional(),
       /** It was stopped because its output passed the request's `maxSidecarBytes`. */
@@ -176,6 +178,8 @@ function build() {
       stdout: Bytes,
       stderr: Bytes,
       removed: z.array(z.string()),
+      /** Why Lathe stopped it, when a path its sandbox held changed under it (mount-guard.ts). */
+      stoppedBecause: z.string().optional(),
     }),
     /** One of a server's pipes, handed to the host with this message (before `started`). */
     z.strictObject({
@@ -192,6 +196,8 @@ function build() {
       signal: z.string().nullable(),
       /** Protected files it created, which have been removed. */
       removed: z.array(z.string()),
+      /** Why Lathe stopped it, when a path its sandbox held changed under it (mount-guard.ts). */
+      stoppedBecause: z.string().optional(),
     }),
     z.strictObject({ type: z.literal("failed"), id: z.number().int(), failure: Failure }),
     /** The sandbox library's dependency check, and why the trial command failed (if it did). */

@@ -12,6 +12,7 @@ import { confineWhenAsked } from "./confine-when-asked.ts";
 import { terminalDevice, terminalReaders } from "./terminal-readers.ts";
 import { abortedBeforeStart } from "./spawner-failure.ts";
 import { stopProgram, terminate, type CancelKill } from "./terminate.ts";
+import { stopOnBreach } from "./stop-on-breach.ts";
 import type { PtyRequest } from "./spawner-protocol.ts";
 import type { RequestChannel, RunningRequest } from "./request-channel.ts";
 import { errorMessage } from "../errors/error-message.ts";
@@ -64,6 +65,7 @@ export async function startPty(
 ): Promise<RunningRequest> {
   const { id } = request;
   const confined = await confineWhenAsked(request.script, request.confine, signal);
+  const breach = stopOnBreach(confined, request.output.root);
   let pty: IPty;
   try {
     if (signal.aborted) throw abortedBeforeStart();
@@ -153,6 +155,12 @@ export async function startPty(
           }
           lastLook = { outputEvents, readers: new Set(readers.map(({ pid }) => pid)) };
         }, INPUT_POLL_MS);
+  // A path its sandbox held changed under it: stopped at once (see stop-on-breach.ts).
+  breach.arm(() => {
+    clearTimeout(deadline);
+    clearInterval(inputWatch);
+    killSandboxTree(pgid);
+  });
   const { maxBytes, maxSidecarBytes, sidecarPath, root } = request.output;
   // Past the largest output kept, the command is stopped as at its deadline: it would only fill the disk.
   let outputCapped = false;
@@ -198,11 +206,13 @@ export async function startPty(
     }
     const notice = undoneNotice(root, removed);
     if (notice) output.writeNote(notice);
+    const stoppedBecause = breach.reason;
     const ended = {
       type: "exit",
       id,
       exitCode: code,
       removed,
+      ...(stoppedBecause === undefined ? {} : { stoppedBecause }),
       ...(timedOut ? { timedOut } : {}),
       ...(outputCapped ? { outputCapped } : {}),
       ...(waitingForInput === undefined ? {} : { waitingForInput }),

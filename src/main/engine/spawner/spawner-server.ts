@@ -9,6 +9,7 @@ import { killSandboxTree } from "../sandbox/kill-sandbox-tree.ts";
 import { signalProcess } from "../sandbox/signal-process.ts";
 import { confineWhenAsked } from "./confine-when-asked.ts";
 import { lookUpProgram } from "./program-lookup.ts";
+import { stopOnBreach } from "./stop-on-breach.ts";
 import type { RequestChannel, RunningRequest } from "./request-channel.ts";
 import { abortedBeforeStart, RequestFailure } from "./spawner-failure.ts";
 import type { ServerRequest } from "./spawner-protocol.ts";
@@ -63,6 +64,7 @@ export async function startServer(
 ): Promise<RunningRequest> {
   const { id } = request;
   const confined = await confineWhenAsked(request.line, request.confine, signal);
+  const breach = stopOnBreach(confined);
   let program: [string, string[]];
   try {
     program = confined ? ["/bin/bash", ["-c", confined.line]] : [programOf(request), request.args];
@@ -101,9 +103,18 @@ export async function startServer(
   child.once("exit", (code, killedBy) => {
     signal.removeEventListener("abort", kill);
     const removed = confined?.release() ?? [];
-    channel.send({ type: "server-exit", id, code, signal: killedBy, removed });
+    const stoppedBecause = breach.reason;
+    channel.send({
+      type: "server-exit",
+      id,
+      code,
+      signal: killedBy,
+      removed,
+      ...(stoppedBecause === undefined ? {} : { stoppedBecause }),
+    });
   });
   signal.addEventListener("abort", kill, { once: true });
+  breach.arm(kill);
   const gate = child.stdio[3] as Socket;
   // A server gone before its gate opened (stopped, killed) makes these fail with EPIPE or a
   // reset: its exit says what happened, and the spawner must not fall over an unheard error.
