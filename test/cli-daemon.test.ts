@@ -485,6 +485,8 @@ describe.skipIf(!FRESH)("MCP servers with a daemon", () => {
       expect((await on(["daemon", "stop"], home)).stdout).toBe("Stopped the daemon.\n");
       expect(processesNaming(script)).toEqual([]);
     },
+    // Seven CLI commands and a daemon start, each starting node: about 15 s on a loaded 2-core machine.
+    45_000,
   );
 });
 

@@ -1,7 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir, realpath } from "node:fs/promises";
+import { mkdir, realpath, rename, writeFile } from "node:fs/promises";
 import { setTimeout } from "node:timers/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -606,6 +606,40 @@ describe("what the spawner loads", () => {
       // The manager (its proxy and TLS stack) stays out: its module, and node-forge with it.
       expect(sandboxFiles).not.toContain("@anthropic-ai/sandbox-runtime/dist/sandbox/sandbox-manager.js");
       expect(files.some((f) => f.startsWith("node-forge/"))).toBe(false);
+    },
+  );
+});
+
+describe("a path the sandbox holds, replaced while a confined process runs", () => {
+  it.skipIf(!LINUX || !sandboxed)(
+    "a confined program (a plugin's command) is stopped, saying why, when a file its sandbox holds is replaced",
+    async () => {
+      const sleep = marker();
+      const gitmodules = path.join(ws.root, ".gitmodules");
+      await writeFile(gitmodules, "");
+      const started = Date.now();
+      const done = processSpawner().exec(
+        {
+          file: "sleep",
+          args: [sleep],
+          line: `sleep ${sleep}`,
+          cwd: ws.root,
+          env: hostEnv(),
+          confine: { ...workspaceConfinement(), pty: false },
+          timeoutMs: 30_000,
+          maxBytes: 1024,
+        },
+        new AbortController().signal,
+      );
+      await vi.waitFor(() => expect(sleepers(sleep)).toHaveLength(1), { timeout: 10_000 });
+      await writeFile(`${gitmodules}.new`, "[submodule]\n");
+      await rename(`${gitmodules}.new`, gitmodules);
+      const result = await done;
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(result.stoppedBecause).toMatch(
+        /^\/.*\.gitmodules \(git's submodule configuration\) was replaced outside the sandbox while it ran/,
+      );
+      expect(sleepers(sleep)).toEqual([]);
     },
   );
 });
