@@ -186,9 +186,8 @@ describe("MCP servers from settings", () => {
         files: { command: node, args: [FILESYSTEM, root], env: { GREETING: "hi there" } },
       },
     });
-    const t0 = performance.now();
     world.manager.start();
-    expect(performance.now() - t0).toBeLessThan(50);
+    // Back at once: both are still starting (no server has answered yet) when start() returns.
     expect(world.manager.status().map((s) => s.state)).toEqual(["starting", "starting"]);
     expect(world.events.filter((e) => e.type === "starting")).toEqual([
       {
