@@ -178,6 +178,20 @@ describe("a server that answers 200 with something other than a stream of events
   });
 });
 
+describe("a cloud provider at a base URL of settings that answers with a web page", () => {
+  it("names the provider, the page and the setting to check, not a crash", async () => {
+    const page = "<!doctype html><html><head><title>Proxy sign-in</title></head><body></body></html>";
+    const baseURL = await serve(() => ({ status: 200, type: "text/html", body: page }));
+    await writeFile(path.join(home, "settings.json"), JSON.stringify({ providers: { openai: { baseURL } } }));
+    const run = await lathe(["run", "Hello", "--model", "openai:gpt-5"], { OPENAI_API_KEY: "sk-test" });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`OpenAI at ${baseURL} answered with a web page, not a model's answer`);
+    expect(run.stderr).toContain("Proxy sign-in");
+    expect(run.stderr).toContain(`check providers.openai.baseURL (now ${baseURL})`);
+    expect(run.stderr).not.toContain("crashed");
+  });
+});
+
 describe("a base URL that misses the API's path", () => {
   /** A server whose API lives under /v1 only, as Ollama's, vLLM's and LM Studio's do. */
   async function serveUnderV1(chat404: string | undefined): Promise<string> {

@@ -75,3 +75,37 @@ describe("cloud providers", () => {
     );
   });
 });
+
+describe("a cloud provider answered by something else", () => {
+  const PAGE =
+    "<!doctype html><html><head><title>Blocked by WebFilter</title></head><body>Access denied</body></html>";
+  /** A fetch that answers every request as a company's web filter does: a page, with status 200. */
+  const filter: typeof fetch = async () =>
+    new Response(PAGE, { status: 200, headers: { "content-type": "text/html; charset=utf-8" } });
+
+  it.each([
+    ["anthropic:claude-sonnet-4-5", { ANTHROPIC_API_KEY: "k" }, "Anthropic"],
+    ["openai:gpt-5", { OPENAI_API_KEY: "k" }, "OpenAI"],
+  ])(
+    "%s: a web page where the answer belongs says what answered and what to do",
+    async (spec, env, label) => {
+      const resolved = await registry.resolve(spec, { env, fetch: filter });
+      const { streamText } = await import("ai");
+      let error: unknown;
+      const result = streamText({
+        model: resolved.model,
+        prompt: "Hello",
+        maxRetries: 0,
+        onError: ({ error: e }) => {
+          error = e;
+        },
+      });
+      await result.consumeStream();
+      expect(String((error as Error | undefined)?.message)).toContain(
+        `${label} answered with a web page, not a model's answer`,
+      );
+      expect(String((error as Error).message)).toContain("Blocked by WebFilter");
+      expect(String((error as Error).message)).toContain("a company's web filter or a proxy");
+    },
+  );
+});

@@ -5,6 +5,7 @@ import { ModelError } from "../model-error.ts";
 import { acceptsImages } from "../model-images.ts";
 import type { ProviderContext, ProviderDefinition, ResolvedModel } from "../provider-registry.ts";
 import { connectionFailure, isDroppedConnection } from "./connection-failure.ts";
+import { requireEventStream } from "./event-stream-answer.ts";
 import { describeTlsFailure, tlsFailure } from "./tls-failure.ts";
 
 interface CloudPreset {
@@ -74,12 +75,20 @@ function cloudProvider(preset: CloudPreset): ProviderDefinition {
     async create(model: string, context: ProviderContext): Promise<ResolvedModel> {
       const apiKey = apiKeyOf(preset, context);
       const baseURL = context.endpoint?.baseURL;
+      const setting = `providers.${preset.name}.baseURL`;
+      // A page or a JSON error with status 200 where events belong says what came back, rather
+      // than pass for an answer cut off with nothing in it.
+      const checked = requireEventStream(context.fetch ?? ((input, init) => fetch(input, init)), {
+        who: baseURL ? `${preset.label} at ${baseURL}` : preset.label,
+        setting,
+        baseURL: baseURL ?? preset.label,
+        fix: baseURL
+          ? `check ${setting} (now ${baseURL}): it must be the address of ${preset.label}'s API or of a proxy that passes it through.`
+          : `something between this machine and ${preset.label} answered in its place, such as a company's web filter or a proxy (or a network's sign-in page): sign in to the network or ask whoever runs the proxy to let ${preset.label}'s API through.`,
+      });
       return {
         spec: { provider: preset.name, model },
-        model: await preset.create(
-          { apiKey, ...(baseURL ? { baseURL } : {}), ...(context.fetch ? { fetch: context.fetch } : {}) },
-          model,
-        ),
+        model: await preset.create({ apiKey, ...(baseURL ? { baseURL } : {}), fetch: checked }, model),
         endpoint: baseURL ? `${preset.label} at ${baseURL}` : preset.label,
         // The window of a model it suggests is known; another's stays unknown (settings can say).
         ...contextOf(preset, model),

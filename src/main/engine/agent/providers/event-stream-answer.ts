@@ -9,6 +9,12 @@ export interface StreamEndpoint {
   setting: string;
   /** The base URL as configured. */
   baseURL: string;
+  /**
+   * What to do about a web page or other non-event answer, when not the default (point the
+   * setting at the server's OpenAI-compatible API): a cloud service's own address is right, and
+   * a page in its place comes from something between (a company's web filter, a proxy).
+   */
+  fix?: string;
 }
 
 /** Whether a request asks for a streamed answer (`"stream": true` in its JSON body). */
@@ -59,9 +65,12 @@ function notAStream(type: string, text: string, endpoint: StreamEndpoint): Model
     }
   }
   const what = /html/i.test(type) ? "a web page" : `${type || "something"}`;
+  const fix =
+    endpoint.fix ??
+    `${endpoint.setting} (now ${endpoint.baseURL}) must point at the server's OpenAI-compatible API, whose address usually ends in /v1.`;
   return new ModelError(
     "model_config",
-    `${endpoint.who} answered with ${what}, not a model's answer ("${answerSnippet(text)}"): ${endpoint.setting} (now ${endpoint.baseURL}) must point at the server's OpenAI-compatible API, whose address usually ends in /v1.`,
+    `${endpoint.who} answered with ${what}, not a model's answer ("${answerSnippet(text)}"): ${fix}`,
   );
 }
 
