@@ -108,4 +108,29 @@ describe("a cloud provider answered by something else", () => {
       expect(String((error as Error).message)).toContain("a company's web filter or a proxy");
     },
   );
+
+  it.each([
+    ["anthropic:claude-sonnet-4-5", { ANTHROPIC_API_KEY: "k" }, "Anthropic"],
+    ["openai:gpt-5", { OPENAI_API_KEY: "k" }, "OpenAI"],
+  ])("%s: a filter's page with HTTP 403 is not taken for a refused key", async (spec, env, label) => {
+    const blocked: typeof fetch = async () =>
+      new Response(PAGE, { status: 403, headers: { "content-type": "text/html" } });
+    const resolved = await registry.resolve(spec, { env, fetch: blocked });
+    const { streamText } = await import("ai");
+    let error: unknown;
+    await streamText({
+      model: resolved.model,
+      prompt: "Hello",
+      maxRetries: 0,
+      onError: ({ error: e }) => {
+        error = e;
+      },
+    }).consumeStream();
+    const message = resolved.explainError?.(error) ?? "";
+    expect(message).toContain(
+      `${label} answered with a web page (HTTP 403: "Blocked by WebFilter Access denied")`,
+    );
+    expect(message).toContain("a company's web filter or a proxy");
+    expect(message).not.toContain("check the key");
+  });
 });

@@ -4,6 +4,7 @@ import { KEY_VARIABLES } from "../../config/key-variables.ts";
 import { ModelError } from "../model-error.ts";
 import { acceptsImages } from "../model-images.ts";
 import type { ProviderContext, ProviderDefinition, ResolvedModel } from "../provider-registry.ts";
+import { answerSnippet } from "./answer-snippet.ts";
 import { connectionFailure, isDroppedConnection } from "./connection-failure.ts";
 import { requireEventStream } from "./event-stream-answer.ts";
 import { describeTlsFailure, tlsFailure } from "./tls-failure.ts";
@@ -68,6 +69,15 @@ function contextOf(preset: CloudPreset, model: string): { contextTokens?: number
   return known === undefined ? {} : { contextTokens: known };
 }
 
+/** Whether a failed request's answer was a web page (by its content type, or by how it starts). */
+function isWebPage(error: APICallError): boolean {
+  const type = Object.entries(error.responseHeaders ?? {}).find(
+    ([name]) => name.toLowerCase() === "content-type",
+  )?.[1];
+  if (type !== undefined) return /text\/html/i.test(type);
+  return /^\s*<(!doctype html|html)\b/i.test(error.responseBody ?? "");
+}
+
 function cloudProvider(preset: CloudPreset): ProviderDefinition {
   return {
     name: preset.name,
@@ -96,6 +106,11 @@ function cloudProvider(preset: CloudPreset): ProviderDefinition {
         acceptsImages: acceptsImages(context.endpoint?.images, model, true),
         maskSecrets: (text) => maskValues(text, [apiKey]),
         explainError(error) {
+          if (APICallError.isInstance(error) && error.statusCode !== undefined && isWebPage(error)) {
+            // The service answers errors in JSON: a page is a web filter's or a proxy's refusal.
+            const who = baseURL ? `${preset.label} at ${baseURL}` : preset.label;
+            return `${who} answered with a web page (HTTP ${error.statusCode}: "${answerSnippet(error.responseBody ?? "")}"), not ${preset.label}'s API: ${baseURL ? `check providers.${preset.name}.baseURL (now ${baseURL}), or ` : ""}something between this machine and ${preset.label}, such as a company's web filter or a proxy, refused the request; ask whoever runs it to let ${preset.label}'s API through.`;
+          }
           if (APICallError.isInstance(error) && (error.statusCode === 401 || error.statusCode === 403)) {
             const variable = context.endpoint?.apiKeyEnv ?? preset.keyVariable;
             const where = context.env[variable]
