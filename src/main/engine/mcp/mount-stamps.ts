@@ -1,11 +1,5 @@
-import { statSync } from "node:fs";
+import { fileIdentity as fileAt } from "../sandbox/mount-guard.ts";
 import type { SpawnerConfinement } from "../spawner/spawner-protocol.ts";
-
-/** Which file a path names now (device and inode), or undefined when there is none. */
-function fileAt(file: string): string | undefined {
-  const stat = statSync(file, { bigint: true, throwIfNoEntry: false });
-  return stat ? `${stat.dev}:${stat.ino}` : undefined;
-}
 
 /**
  * A check that the files and folders an OS sandbox mounts are still the ones it mounted. The

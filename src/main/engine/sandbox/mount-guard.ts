@@ -29,11 +29,17 @@ const POLL_MS = 1000;
  */
 const LINGER_MS = 60_000;
 
-/** Which file a path names now (device and inode, without following a link), or undefined. */
-function identity(file: string): string | undefined {
+/**
+ * Which file a path names now, without following a link, or undefined when there is none: its
+ * device and inode, and when it was made. The inode number alone is not enough: a file system
+ * hands a freed one out again, and git rewriting its config twice in a row gives the second
+ * file the first one's number back (seen on ext4). Its birth time (or, where the file system
+ * keeps none, its change time) tells them apart.
+ */
+export function fileIdentity(file: string): string | undefined {
   try {
     const stat = lstatSync(file, { bigint: true });
-    return `${stat.dev}:${stat.ino}`;
+    return `${stat.dev}:${stat.ino}:${stat.birthtimeNs || stat.ctimeNs}`;
   } catch {
     return undefined;
   }
@@ -122,7 +128,7 @@ export function guardMounts(
 ): () => void {
   const stamps = new Map<string, { guarded: GuardedPath; stamp: string | undefined }>();
   for (const guarded of paths) {
-    const stamp = identity(guarded.path);
+    const stamp = fileIdentity(guarded.path);
     // A path held as present but gone already was never mounted: there is nothing to lose.
     if (guarded.held === "present" && stamp === undefined) continue;
     if (guarded.held === "absent" && stamp !== undefined) continue;
@@ -150,7 +156,7 @@ export function guardMounts(
   const check = (): void => {
     if (stopped) return;
     for (const { guarded, stamp } of stamps.values()) {
-      const now = identity(guarded.path);
+      const now = fileIdentity(guarded.path);
       if (now === stamp) continue;
       const change = stamp === undefined ? "created" : now === undefined ? "removed" : "replaced";
       stop();
