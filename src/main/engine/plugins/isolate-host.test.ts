@@ -157,6 +157,49 @@ describe("IsolateHost", () => {
     expect(await call(h, {}, dispatch)).toMatch(/belongs to a call that has finished/);
   });
 
+  it("stops code that goes on using runtime after its call, so it does not run between calls", async () => {
+    const logs: string[] = [];
+    // A loop around a request, started and not awaited: every answer enters the isolate again.
+    const h = host(
+      `if (args.check) return globalThis.spins ?? "a fresh isolate";
+       globalThis.spins = 0;
+       (async () => { for (;;) { try { await runtime.fs.list("."); } catch {} globalThis.spins++; if (args.until && globalThis.spins >= args.until) return; } })();
+       if (args.until) { while (globalThis.spins < args.until) await runtime.fs.list("."); return "spun"; }
+       return "started";`,
+      { shape: { fsRead: true }, logs },
+    );
+    let requests = 0;
+    const dispatch: RuntimeDispatch = async () => {
+      requests++;
+      return [];
+    };
+    // Positive control: within its call the loop runs, and the isolate keeps its globals.
+    expect(await call(h, { until: 50 }, dispatch)).toBe("spun");
+    expect(await call(h, { check: true }, dispatch)).toBeGreaterThanOrEqual(50);
+    expect(h.stats().restarts).toBe(0);
+
+    expect(await call(h, {}, dispatch)).toBe("started");
+    const afterCall = requests;
+    await new Promise((r) => setTimeout(r, 200));
+    expect(requests).toBe(afterCall);
+    expect(await call(h, { check: true }, dispatch)).toBe("a fresh isolate");
+    expect(h.stats()).toMatchObject({ restarts: 1, starts: 2 });
+    expect(logs.join("\n")).toMatch(
+      /isolate stopped: probe went on using runtime after its call had ended .*must finish within its call/,
+    );
+  });
+
+  it("stops, after the running call, an isolate a kept runtime was used in; that call's result stands", async () => {
+    const h = host(
+      "if (args.first) { globalThis.kept = runtime; return 'kept'; } await runtime.fs.readText('b'); globalThis.kept.fs.readText('a').catch(() => {}); return 'second';",
+      { shape: { fsRead: true } },
+    );
+    const dispatch: RuntimeDispatch = async () => "content";
+    expect(await call(h, { first: true }, dispatch)).toBe("kept");
+    expect(await call(h, {}, dispatch)).toBe("second");
+    expect(h.stats()).toMatchObject({ restarts: 1, running: false });
+  });
+
   it("drains: waits for the call in flight and refuses new ones with the reason", async () => {
     const h = host("const end = Date.now() + 200; while (Date.now() < end) {} return 'done';");
     const inFlight = call(h);
