@@ -10,6 +10,7 @@ export { agentIdProblem } from "./agent/agent-id.ts";
 export { sessionIdProblem } from "./session/session-id.ts";
 export { AuditUnwrittenError } from "./errors/audit-unwritten-error.ts";
 export { oneLinePath } from "./tools/one-line-path.ts";
+export { escapedControl, terminalSafeLines } from "./logs/terminal-safe-lines.ts";
 export { compactionLine } from "./agent/compaction-line.ts";
 export { NOT_REACHED } from "./checkpoints/not-reached.ts";
 export { removeFilesBeingWritten } from "./temp/files-being-written.ts";
