@@ -27,7 +27,7 @@ export function shownText(text: string): string {
 /**
  * Text of many lines that a model or a tool wrote (the model's answer, an error's message) as the
  * CLI prints it to a terminal: newlines and tabs as they are, every other control character
- * escaped as in `shownText` (see terminalSafeLines, which plugins' log files share).
+ * escaped as in `shownText` (see terminalSafeLines in one-line-path.ts, which plugins' log files share).
  */
 export function shownLines(text: string): string {
   return terminalSafeLines(text);

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { RotatingLogFile } from "../logs/rotating-log-file.ts";
-import { terminalSafeLines } from "../logs/terminal-safe-lines.ts";
+import { terminalSafeLines } from "../tools/one-line-path.ts";
 import type { PluginLogSource } from "./isolate-host.ts";
 import type { PluginLayer } from "./plugin-discovery.ts";
 
