@@ -109,6 +109,14 @@ const ROWS: Record<string, Row> = {
     damage: { output: SECRET },
     refusal: /Access denied: .*secret-in-ws\.txt.* This tool declared no paths it may read/,
   },
+  "rg --pre runs an undeclared program on the files it searches": {
+    shell: [{ cmd: "rg" }],
+    fs: READ_WS,
+    cmd: "rg",
+    argv: ["--pre", "sh", "x", "script.txt"],
+    damage: { createdInside: "pwned-rg" },
+    refusal: /"rg --pre" runs the program "sh" on every file it searches/,
+  },
   "env runs an undeclared command": {
     shell: [{ cmd: "env" }],
     cmd: "env",
@@ -154,6 +162,7 @@ async function layout(root: string, outsideDir: string): Promise<void> {
   await mkdir(outsideDir, { recursive: true });
   await writeFile(path.join(root, "notes.txt"), "notes\n");
   await writeFile(path.join(root, "secret-in-ws.txt"), SECRET);
+  await writeFile(path.join(root, "script.txt"), "touch pwned-rg\n");
   await mkdir(path.join(root, "docs"));
   await writeFile(path.join(root, "docs", "readme.txt"), "docs\n");
   await writeFile(path.join(outsideDir, "secret.txt"), SECRET);
