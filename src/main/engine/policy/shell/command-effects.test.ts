@@ -345,6 +345,14 @@ const READERS: Row[] = [
   { source: "yq -i '.a = 1' conf.yaml", unclear: /"yq" with -i rewrites the files it reads/ },
   { source: "yq --inplace '.a = 1' conf.yaml", unclear: /rewrites the files it reads/ },
   { source: "yq '.a' conf.yaml", unclear: false },
+  { source: "sdiff --diff-program=./x.sh a b", unclear: /"sdiff --diff-program" runs the program/ },
+  { source: "diff3 --diff-program ./x.sh a b c", unclear: /"diff3 --diff-program" runs the program/ },
+  { source: "sdiff -o ../s/merged a b", writes: ["../s/merged"], unclear: false },
+  { source: "sdiff --output=../s/merged a b", writes: ["../s/merged"] },
+  { source: "man -P ./x.sh ls", unclear: /"man" with -P or -H runs the pager or web browser/ },
+  { source: "man --pager=./x.sh ls", unclear: /runs the pager or web browser/ },
+  { source: "man -H./x.sh ls", unclear: /runs the pager or web browser/ },
+  { source: "man -k ls", unclear: false },
 ];
 
 const OPTION_TRICKS: Row[] = [
