@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { mkdir, readdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -73,6 +74,12 @@ const PLUGINS: Record<string, ReturnType<typeof plugin>> = {
   stall: plugin("stall", "if (args.ok) return 'ok'; await new Promise(() => {});", {
     input_schema: OPEN_ARGS,
     timeoutMs: 500,
+  }),
+  // Starts a long command and never gets its answer: its isolate is stopped at timeoutMs.
+  lingerer: plugin("lingerer", "return await runtime.shell.run('sleep', [args.seconds]);", {
+    input_schema: OPEN_ARGS,
+    requires: { shell: [{ cmd: "sleep", args: [{ wildcard: true }] }] },
+    timeoutMs: 1500,
   }),
   reader: plugin("reader", "return await runtime.fs.readText(args.path);", {
     input_schema: OPEN_ARGS,
@@ -291,6 +298,24 @@ describe("runaway plugins are stopped and the host keeps running", () => {
 
   it("a string bomb fails inside the isolate with V8's own error", async () => {
     expect(errorOf(await session.call("string_bomb", {}))).toMatch(/Invalid string length|memory limit/);
+  });
+
+  it("a command a stopped call started ends with the call, not up to 120 s later", async () => {
+    // A distinctive duration, to find this process among the machine's.
+    const seconds = "47.123";
+    const running = (): boolean => {
+      try {
+        return execFileSync("pgrep", ["-f", `^sleep ${seconds}$`], { encoding: "utf8" }).trim() !== "";
+      } catch {
+        return false;
+      }
+    };
+    const call = session.call("lingerer", { seconds });
+    // Positive control: while the call runs, its command is there to be seen.
+    await expect.poll(running, { timeout: 1400, interval: 50 }).toBe(true);
+    expect(errorOf(await call)).toMatch(/^lingerer did not finish within its timeout of 1500 ms/);
+    // SIGTERM at once, SIGKILL a second later at most.
+    await expect.poll(running, { timeout: 2500, interval: 100 }).toBe(false);
   });
 
   it("a promise that never settles is stopped by the wall-clock watchdog", async () => {
