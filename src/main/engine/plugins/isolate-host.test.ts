@@ -264,7 +264,30 @@ describe("IsolateHost", () => {
       onLog: () => undefined,
     });
     hosts.push(h);
-    await expect(call(h)).rejects.toThrow(/ran without pause for more than 1000 ms while starting/);
+    await expect(call(h)).rejects.toThrow(
+      /^loopy ran without pause for more than 1000 ms while starting \(an endless loop\?\) and was stopped; its isolate was restarted\. This is a bug in the plugin's top-level code \(\/plugins\/loopy\/index\.js\), not in the call: its author must keep it to declarations and do the work inside execute\.$/,
+    );
+  });
+
+  it("says top-level code that fills the heap is the plugin's bug, not the call's input", async () => {
+    const h = new IsolateHost({
+      name: "hoggy",
+      source:
+        "const keep = []; for (;;) keep.push(new Array(100000).fill(1));\nexport async function execute() { return 1; }",
+      filename: entryUrl("/plugins/hoggy/index.js"),
+      shape: { fsRead: false, fsWrite: false, net: false, shell: false },
+      memoryMb: 16,
+      cpuTimeoutMs: 1000,
+      onLog: () => undefined,
+    });
+    hosts.push(h);
+    const err = await call(h).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(err?.message).toMatch(/^hoggy used more than its memory limit of 16 MB while starting/);
+    expect(err?.message).toContain("bug in the plugin's top-level code");
+    expect(err?.message).not.toContain("smaller input");
   });
 });
 

@@ -333,15 +333,21 @@ export class IsolateHost {
   private limitError(err: unknown, when: string, selfDisposed = false): ToolCallError | undefined {
     const message = errorMessage(err);
     const { name, memoryMb, cpuTimeoutMs } = this.options;
+    const starting = when === "while starting";
+    // The module's top-level code runs before the call's input is looked at: a smaller input
+    // cannot help there; its author must move the work into execute.
+    const advice = starting
+      ? `This is a bug in the plugin's top-level code (${this.entryPath()}), not in the call: its author must keep it to declarations and do the work inside execute.`
+      : "Call it with a smaller input.";
     if (MEMORY_LIMIT.test(message) || selfDisposed) {
       return new ToolCallError(
-        `${name} used more than its memory limit of ${memoryMb} MB ${when} and was stopped; its isolate was restarted. Call it with a smaller input.`,
+        `${name} used more than its memory limit of ${memoryMb} MB ${when} and was stopped; its isolate was restarted. ${advice}`,
       );
     }
     if (CPU_LIMIT.test(message)) {
-      const budget = when === "while starting" ? PLUGIN_LIMITS.startCpuMs : cpuTimeoutMs;
+      const budget = starting ? PLUGIN_LIMITS.startCpuMs : cpuTimeoutMs;
       return new ToolCallError(
-        `${name} ran without pause for more than ${budget} ms ${when} (an endless loop?) and was stopped; its isolate was restarted. Call it with a smaller input.`,
+        `${name} ran without pause for more than ${budget} ms ${when} (an endless loop?) and was stopped; its isolate was restarted. ${advice}`,
       );
     }
     return undefined;
