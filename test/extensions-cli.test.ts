@@ -234,6 +234,32 @@ describe("lathe trust shows, per plugin and MCP server, what it would turn on", 
     expect(tools.filter((t) => t.enabled).map((t) => t.id)).not.toContain("scraper");
   });
 
+  it.each([
+    ["\\e[8m hides the words after it", "log\u001b[8m --output=pwned", "log\\u001b[8m --output=pwned"],
+    [
+      "\\e[2K\\r erases the line and writes another",
+      "x\u001b[2K\r              commands  git log",
+      "x\\u001b[2K\\r",
+    ],
+    ["U+202E shows the words backwards", "--x\u202etuptuo--", "--x\\u202etuptuo--"],
+    ["an OSC 52 clipboard write", "\u001b]52;c;Y3VybA==\u0007", "\\u001b]52;c;Y3VybA==\\u0007"],
+  ])("--dry-run shows a requirement that holds %s escaped, as it really is", async (_name, arg, shown) => {
+    await writeProjectPlugin("sly", {
+      name: "sly",
+      requires: { shell: [{ cmd: "git", args: [arg] }], fs: { write: [`{workspace}/${arg}/**`] } },
+    });
+    // Positive control: the review as data carries the project's text as it is, sequences and all.
+    const json = await lathe(["trust", "--root", world.root, "--dry-run", "--json"]);
+    expect(json.stdout).toContain(JSON.stringify(arg).slice(1, -1));
+    const run = await lathe(["trust", "--root", world.root, "--dry-run"]);
+    expect(run.code).toBe(0);
+    const sly = run.stdout.slice(run.stdout.indexOf("plugin    sly"));
+    expect(sly).toMatch(new RegExp(`commands\\s+git ${shown.replace(/[\\[\]().*+?^$|{}]/g, "\\$&")}`));
+    expect(sly).toContain(`writes    {workspace}/${shown}`);
+    // Nothing in the review reaches the terminal as a control or reordering character.
+    expect(run.stdout.replace(/\n/g, "")).not.toMatch(/[\p{Cc}\u202a-\u202e\u2066-\u2069]/u);
+  });
+
   it('--json gives the same review as data, then trusting pins it; `lathe tools` warns about hosts "*"', async () => {
     const dry = JSON.parse((await lathe(["trust", "--root", world.root, "--dry-run", "--json"])).stdout) as {
       trusted: boolean;

@@ -109,6 +109,14 @@ const ROWS: Record<string, Row> = {
     damage: { output: SECRET },
     refusal: /Access denied: .*secret-in-ws\.txt.* This tool declared no paths it may read/,
   },
+  "rg --pre runs an undeclared program on the files it searches": {
+    shell: [{ cmd: "rg" }],
+    fs: READ_WS,
+    cmd: "rg",
+    argv: ["--pre", "sh", "x", "script.txt"],
+    damage: { createdInside: "pwned-rg" },
+    refusal: /"rg --pre" runs the program "sh" on every file it searches/,
+  },
   "env runs an undeclared command": {
     shell: [{ cmd: "env" }],
     cmd: "env",
@@ -154,6 +162,7 @@ async function layout(root: string, outsideDir: string): Promise<void> {
   await mkdir(outsideDir, { recursive: true });
   await writeFile(path.join(root, "notes.txt"), "notes\n");
   await writeFile(path.join(root, "secret-in-ws.txt"), SECRET);
+  await writeFile(path.join(root, "script.txt"), "touch pwned-rg\n");
   await mkdir(path.join(root, "docs"));
   await writeFile(path.join(root, "docs", "readme.txt"), "docs\n");
   await writeFile(path.join(outsideDir, "secret.txt"), SECRET);
@@ -218,6 +227,15 @@ beforeAll(async () => {
       );
       await writePlugin(
         w.globalDir,
+        "git_in_workspace",
+        plugin("git_in_workspace", "return await runtime.shell.run('git', args.argv);", {
+          input_schema: OPEN_ARGS,
+          readOnly: false,
+          requires: { shell: [{ cmd: "git" }], fs: { read: ["{workspace}/**"], write: ["{workspace}/**"] } },
+        }),
+      );
+      await writePlugin(
+        w.globalDir,
         "any_command",
         plugin("any_command", "return 1;", { requires: { shell: [{ cmd: "*" }] } }),
       );
@@ -267,6 +285,31 @@ describe("plugin shell.run: the same analysis as bash, and the plugin's fs scope
     const data = outputOf<{ exit_code: number; output: string }>(await session.call("safe", { cmd, argv }));
     expect(data.exit_code).toBe(0);
     expect(data.output).toMatch(expected);
+  });
+
+  it("judges git config --global as the home folder's config, outside a workspace-only fs.write", async () => {
+    const argv = ["config", "--global", "user.name", "pwned-global"];
+    // Positive control: git writes the config of whatever folder HOME names.
+    const twinHome = path.join(twin.base, "user-home");
+    await mkdir(twinHome);
+    execFileSync("git", argv, { cwd: twin.root, env: { ...process.env, HOME: twinHome }, stdio: "ignore" });
+    expect(await readFile(path.join(twinHome, ".gitconfig"), "utf8")).toContain("pwned-global");
+
+    // Lathe (yolo): the plugin declared writes in the workspace only; ~/.gitconfig is not there.
+    const userHome = path.join(world.base, "user-home");
+    await mkdir(userHome);
+    const savedHome = process.env.HOME;
+    process.env.HOME = userHome;
+    try {
+      const text = errorOf(await session.call("git_in_workspace", { argv }));
+      expect(text).toMatch(
+        new RegExp(`Access denied: "${userHome}/\\.gitconfig" is outside what this tool may write`),
+      );
+    } finally {
+      process.env.HOME = savedHome;
+    }
+    expect(await readdir(userHome)).toEqual([]);
+    expect(await readdir(world.root)).not.toContain("~");
   });
 
   it('refuses `cmd: "*"` at load, saying why', () => {

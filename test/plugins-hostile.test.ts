@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { mkdir, readdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -74,6 +75,18 @@ const PLUGINS: Record<string, ReturnType<typeof plugin>> = {
     input_schema: OPEN_ARGS,
     timeoutMs: 500,
   }),
+  // Starts a long command and never gets its answer: its isolate is stopped at timeoutMs.
+  lingerer: plugin("lingerer", "return await runtime.shell.run('sleep', [args.seconds]);", {
+    input_schema: OPEN_ARGS,
+    requires: { shell: [{ cmd: "sleep", args: [{ wildcard: true }] }] },
+    timeoutMs: 1500,
+  }),
+  // Plants a git folder with a hostile configuration, and a `.git` file pointing at it.
+  planter: plugin(
+    "planter",
+    "for (const [file, text] of args.files) await runtime.fs.writeText(file, text); return 'planted';",
+    { input_schema: OPEN_ARGS, readOnly: false, requires: { fs: { write: ["{workspace}/**"] } } },
+  ),
   reader: plugin("reader", "return await runtime.fs.readText(args.path);", {
     input_schema: OPEN_ARGS,
     requires: READ,
@@ -293,6 +306,24 @@ describe("runaway plugins are stopped and the host keeps running", () => {
     expect(errorOf(await session.call("string_bomb", {}))).toMatch(/Invalid string length|memory limit/);
   });
 
+  it("a command a stopped call started ends with the call, not up to 120 s later", async () => {
+    // A distinctive duration, to find this process among the machine's.
+    const seconds = "47.123";
+    const running = (): boolean => {
+      try {
+        return execFileSync("pgrep", ["-f", `^sleep ${seconds}$`], { encoding: "utf8" }).trim() !== "";
+      } catch {
+        return false;
+      }
+    };
+    const call = session.call("lingerer", { seconds });
+    // Positive control: while the call runs, its command is there to be seen.
+    await expect.poll(running, { timeout: 1400, interval: 50 }).toBe(true);
+    expect(errorOf(await call)).toMatch(/^lingerer did not finish within its timeout of 1500 ms/);
+    // SIGTERM at once, SIGKILL a second later at most.
+    await expect.poll(running, { timeout: 2500, interval: 100 }).toBe(false);
+  });
+
   it("a promise that never settles is stopped by the wall-clock watchdog", async () => {
     const { text, maxGapMs } = await timed("stall", {});
     expect(text).toMatch(
@@ -301,6 +332,48 @@ describe("runaway plugins are stopped and the host keeps running", () => {
     expect(maxGapMs).toBeLessThan(500);
     expect(outputOf(await session.call("stall", { ok: true }))).toBe("ok");
     expect(isolateOf("stall")?.restarts).toBe(1);
+  });
+});
+
+describe("a plugin that may write the workspace still cannot plant a repository", () => {
+  it("refuses a .git pointer to a git folder it wrote, whose core.fsmonitor git would run", async () => {
+    const plant = (marker: string): [string, string][] => [
+      ["planted/HEAD", "ref: refs/heads/main\n"],
+      ["planted/config", `[core]\n\trepositoryformatversion = 0\n\tfsmonitor = "touch ${marker}; false"\n`],
+      ["planted/objects/info/keep", ""],
+      ["planted/refs/heads/keep", ""],
+      ["src/.git", "gitdir: ../planted\n"],
+    ];
+    const gitStatus = (cwd: string): void => {
+      try {
+        execFileSync("git", ["status"], {
+          cwd,
+          stdio: "ignore",
+          env: { ...process.env, GIT_CEILING_DIRECTORIES: "" },
+        });
+      } catch {
+        // The planted repository need not be a sound one: what git runs on the way is the point.
+      }
+    };
+    // Positive control: the same files, written by plain Node, make `git status` in src/ run
+    // the planted command.
+    const twin = path.join(world.base, "twin");
+    const twinMarker = path.join(world.base, "pwned-twin");
+    for (const [file, text] of plant(twinMarker)) {
+      await mkdir(path.dirname(path.join(twin, file)), { recursive: true });
+      await writeFile(path.join(twin, file), text);
+    }
+    gitStatus(path.join(twin, "src"));
+    expect(await readdir(world.base)).toContain("pwned-twin");
+
+    // Through the plugin: everything but the pointer may be written; the pointer is refused.
+    const marker = path.join(world.base, "pwned-plugin");
+    await mkdir(path.join(world.root, "src"), { recursive: true });
+    const text = errorOf(await session.call("planter", { files: plant(marker) }));
+    expect(text).toMatch(/src\/\.git is a repository's git folder or the pointer to one \(\.git\)/);
+    expect(await readdir(path.join(world.root, "src"))).not.toContain(".git");
+    gitStatus(path.join(world.root, "src"));
+    expect(await readdir(world.base)).not.toContain("pwned-plugin");
   });
 });
 

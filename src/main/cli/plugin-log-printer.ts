@@ -1,5 +1,6 @@
 import type { Engine, PluginLogEntry } from "../engine/index.ts";
 import { writeStderr } from "./output.ts";
+import { shownLines } from "./shown-path.ts";
 
 /** A plugin's log line as `--verbose` prints it: `[plugin word_count] read 3 files`. */
 function formatPluginLog(entry: PluginLogEntry): string {
@@ -7,7 +8,8 @@ function formatPluginLog(entry: PluginLogEntry): string {
     entry.toolId !== undefined && entry.toolId !== entry.plugin
       ? `${entry.plugin} (${entry.toolId})`
       : entry.plugin;
-  const text = entry.line.replace(/\r?\n/g, "\n    ");
+  // The plugin wrote the text: its escape sequences are shown, never sent to the terminal.
+  const text = shownLines(entry.line).replace(/\n/g, "\n    ");
   return `[plugin ${who}] ${entry.source === "lathe" ? "lathe: " : ""}${text}\n`;
 }
 

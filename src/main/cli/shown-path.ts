@@ -1,5 +1,5 @@
 import { escapeBidiControls, hasBidiControl } from "../../shared/bidi-controls.ts";
-import { oneLinePath } from "../engine/light.ts";
+import { escapedControl, oneLinePath, terminalSafeLines } from "../engine/light.ts";
 
 /**
  * A path as one line of the CLI's tables and lists: as it is, unless it holds control characters
@@ -26,17 +26,9 @@ export function shownText(text: string): string {
 
 /**
  * Text of many lines that a model or a tool wrote (the model's answer, an error's message) as the
- * CLI prints it to a terminal: newlines and tabs as they are (`\r\n` a newline), every other
- * control character escaped as in `shownText`, so it cannot set the window's title, write to the
- * clipboard (OSC 52), clear the screen or recolour it. Characters that reorder text stay: a
- * right-to-left language needs them in prose.
+ * CLI prints it to a terminal: newlines and tabs as they are, every other control character
+ * escaped as in `shownText` (see terminalSafeLines in one-line-path.ts, which plugins' log files share).
  */
 export function shownLines(text: string): string {
-  return text.replace(/\r\n/g, "\n").replace(/[^\P{Cc}\n\t]/gu, escapedControl);
-}
-
-/** A control character as JSON escapes it (`\n`, `\u001b`), and DEL and C1 ones, which JSON leaves, as `\u009b`. */
-function escapedControl(c: string): string {
-  const code = c.charCodeAt(0);
-  return code < 0x20 ? JSON.stringify(c).slice(1, -1) : `\\u${code.toString(16).padStart(4, "0")}`;
+  return terminalSafeLines(text);
 }

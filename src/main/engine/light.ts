@@ -9,7 +9,7 @@ export { parseModelSpec } from "./agent/model-spec.ts";
 export { agentIdProblem } from "./agent/agent-id.ts";
 export { sessionIdProblem } from "./session/session-id.ts";
 export { AuditUnwrittenError } from "./errors/audit-unwritten-error.ts";
-export { oneLinePath } from "./tools/one-line-path.ts";
+export { escapedControl, oneLinePath, terminalSafeLines } from "./tools/one-line-path.ts";
 export { compactionLine } from "./agent/compaction-line.ts";
 export { NOT_REACHED } from "./checkpoints/not-reached.ts";
 export { removeFilesBeingWritten } from "./temp/files-being-written.ts";

@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import type { PluginCheckReport } from "../../engine/index.ts";
 import { ExitCode, type ExitStatus } from "../exit-codes.ts";
 import { writeStdout } from "../output.ts";
+import { shownLines } from "../shown-path.ts";
 
 /** The report as a person reads it: every problem with its fix, then the notes. */
 function formatPluginCheck(report: PluginCheckReport): string {
@@ -14,7 +15,9 @@ function formatPluginCheck(report: PluginCheckReport): string {
     for (const p of report.problems) lines.push(`✗ ${p.file}: ${p.where} ${p.problem}`, `    fix: ${p.fix}`);
   }
   for (const note of report.notes) lines.push(`note: ${note}`);
-  return `${lines.join("\n")}\n`;
+  // What the module logged or threw while starting is the plugin's text (a folder being reviewed
+  // before it is trusted): its escape sequences are shown, never sent to the terminal.
+  return `${shownLines(lines.join("\n"))}\n`;
 }
 
 /** `lathe plugin check <folder> [--json]`: validate a plugin folder as the loader would, and more. */

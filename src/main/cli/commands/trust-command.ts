@@ -17,15 +17,20 @@ function pinNote(pinned: ReviewedExtension["pinned"]): string {
   return pinned === "changed" ? " (changed since you last trusted it)" : pinned === "new" ? " (new)" : "";
 }
 
-/** One plugin or MCP server: what it requires, gated, shadows, warnings, load error. */
+/**
+ * One plugin or MCP server: what it requires, gated, shadows, warnings, load error. Every name,
+ * path, pattern, host and command comes from the project being reviewed, so each is shown with
+ * its control and reordering characters escaped (shownText): an escape sequence in a tool.yaml
+ * could otherwise erase, hide (`\e[8m`) or rewrite the very lines the person decides on.
+ */
 function extensionLines(ext: ReviewedExtension): string[] {
   const head =
     ext.kind === "plugin"
-      ? `  plugin    ${ext.name}${pinNote(ext.pinned)}: ${ext.location}`
-      : `  mcp       ${ext.name}${pinNote(ext.pinned)}: ${ext.requires.commands[0] ?? ext.requires.hosts[0] ?? ""}`;
+      ? `  plugin    ${shownText(ext.name)}${pinNote(ext.pinned)}: ${shownText(ext.location)}`
+      : `  mcp       ${shownText(ext.name)}${pinNote(ext.pinned)}: ${shownText(ext.requires.commands[0] ?? ext.requires.hosts[0] ?? "")}`;
   const lines = [head];
   const detail = (label: string, values: readonly string[]): void => {
-    if (values.length > 0) lines.push(`              ${label.padEnd(9)} ${values.join(", ")}`);
+    if (values.length > 0) lines.push(`              ${label.padEnd(9)} ${values.map(shownText).join(", ")}`);
   };
   if (ext.error !== undefined) {
     lines.push(`              ✗ it will not load: ${shownText(ext.error)}`);
@@ -38,16 +43,17 @@ function extensionLines(ext: ReviewedExtension): string[] {
   if (ext.kind === "plugin") detail("commands", ext.requires.commands);
   detail("gated", [ext.gated ? "true" : "false (runs without asking)"]);
   detail("shadows", ext.shadows);
-  for (const warning of ext.warnings) lines.push(`              ! ${warning}`);
+  for (const warning of ext.warnings) lines.push(`              ! ${shownText(warning)}`);
   return lines;
 }
 
 function reviewLines(review: TrustReview, settingsFile: string): string[] {
   const lines: string[] = [];
-  for (const r of review.settings.rules) lines.push(`  rule      ${r}`);
-  for (const h of review.settings.hooks) lines.push(`  hook      ${h}`);
-  for (const c of review.settings.commands) lines.push(`  command   bash may run ${c}`);
-  for (const a of review.agents) lines.push(`  agent     ${a}`);
+  // The project's own settings and agents: shown escaped, as its plugins' requirements are.
+  for (const r of review.settings.rules) lines.push(`  rule      ${shownText(r)}`);
+  for (const h of review.settings.hooks) lines.push(`  hook      ${shownText(h)}`);
+  for (const c of review.settings.commands) lines.push(`  command   bash may run ${shownText(c)}`);
+  for (const a of review.agents) lines.push(`  agent     ${shownText(a)}`);
   for (const ext of review.extensions) lines.push(...extensionLines(ext));
   if (review.settings.approvals) lines.push(`  approvals ${review.settings.approvals}`);
   if (lines.length === 0) lines.push(`  (nothing in ${settingsFile} grants anything yet)`);

@@ -1,8 +1,8 @@
-import os from "node:os";
 import type { CallPlan, MentionedPath, PlannedAccess } from "../tools/call-plan.ts";
 import { commandEffects } from "../policy/shell/command-effects.ts";
 import { pathsIn } from "../policy/shell/directory-tracking.ts";
 import { provablyReadOnly } from "../policy/shell/read-only-command.ts";
+import { expandTilde } from "../policy/shell/tilde-path.ts";
 import {
   analyzeShell,
   type RunsIn,
@@ -21,11 +21,6 @@ const STREAMS = new Set([
   "/dev/fd/1",
   "/dev/fd/2",
 ]);
-
-/** `~` and `~/…` as the shell expands them (the home folder of the user Lathe runs as). */
-function expandHome(text: string): string {
-  return text === "~" || text.startsWith("~/") ? `${os.homedir()}${text.slice(1)}` : text;
-}
 
 /** A word naming a path: its literal value, `~/…` as the shell will expand it, or undefined when dynamic. */
 function pathOf(word: ShellWord): string | undefined {
@@ -66,7 +61,7 @@ function mentionsOf(c: SimpleCommand): MentionedPath[] {
     const glob = !word.literal && PLAIN_GLOB.test(word.text);
     if (!word.literal && !glob && pathOf(word) === undefined) continue;
     for (const text of namedFiles(word.literal ? word.text : (pathOf(word) ?? word.text))) {
-      const expanded = expandHome(text);
+      const expanded = expandTilde(text);
       const relative = !expanded.startsWith("/");
       if (relative && c.runsIn?.unknown !== undefined) continue;
       for (const p of relative ? pathsIn(c.runsIn, expanded) : [expanded]) out.push({ text: p, glob });
@@ -110,7 +105,7 @@ export function planBashCommand(command: string, cwd?: string): CallPlan {
       return;
     }
     for (const path of relative ? pathsIn(runsIn, target) : [target])
-      accesses.push({ capability, path: expandHome(path) });
+      accesses.push({ capability, path: expandTilde(path) });
   };
 
   for (const c of analysis.commands) {

@@ -157,6 +157,49 @@ describe("IsolateHost", () => {
     expect(await call(h, {}, dispatch)).toMatch(/belongs to a call that has finished/);
   });
 
+  it("stops code that goes on using runtime after its call, so it does not run between calls", async () => {
+    const logs: string[] = [];
+    // A loop around a request, started and not awaited: every answer enters the isolate again.
+    const h = host(
+      `if (args.check) return globalThis.spins ?? "a fresh isolate";
+       globalThis.spins = 0;
+       (async () => { for (;;) { try { await runtime.fs.list("."); } catch {} globalThis.spins++; if (args.until && globalThis.spins >= args.until) return; } })();
+       if (args.until) { while (globalThis.spins < args.until) await runtime.fs.list("."); return "spun"; }
+       return "started";`,
+      { shape: { fsRead: true }, logs },
+    );
+    let requests = 0;
+    const dispatch: RuntimeDispatch = async () => {
+      requests++;
+      return [];
+    };
+    // Positive control: within its call the loop runs, and the isolate keeps its globals.
+    expect(await call(h, { until: 50 }, dispatch)).toBe("spun");
+    expect(await call(h, { check: true }, dispatch)).toBeGreaterThanOrEqual(50);
+    expect(h.stats().restarts).toBe(0);
+
+    expect(await call(h, {}, dispatch)).toBe("started");
+    const afterCall = requests;
+    await new Promise((r) => setTimeout(r, 200));
+    expect(requests).toBe(afterCall);
+    expect(await call(h, { check: true }, dispatch)).toBe("a fresh isolate");
+    expect(h.stats()).toMatchObject({ restarts: 1, starts: 2 });
+    expect(logs.join("\n")).toMatch(
+      /isolate stopped: probe went on using runtime after its call had ended .*must finish within its call/,
+    );
+  });
+
+  it("stops, after the running call, an isolate a kept runtime was used in; that call's result stands", async () => {
+    const h = host(
+      "if (args.first) { globalThis.kept = runtime; return 'kept'; } await runtime.fs.readText('b'); globalThis.kept.fs.readText('a').catch(() => {}); return 'second';",
+      { shape: { fsRead: true } },
+    );
+    const dispatch: RuntimeDispatch = async () => "content";
+    expect(await call(h, { first: true }, dispatch)).toBe("kept");
+    expect(await call(h, {}, dispatch)).toBe("second");
+    expect(h.stats()).toMatchObject({ restarts: 1, running: false });
+  });
+
   it("drains: waits for the call in flight and refuses new ones with the reason", async () => {
     const h = host("const end = Date.now() + 200; while (Date.now() < end) {} return 'done';");
     const inFlight = call(h);
@@ -221,7 +264,30 @@ describe("IsolateHost", () => {
       onLog: () => undefined,
     });
     hosts.push(h);
-    await expect(call(h)).rejects.toThrow(/ran without pause for more than 1000 ms while starting/);
+    await expect(call(h)).rejects.toThrow(
+      /^loopy ran without pause for more than 1000 ms while starting \(an endless loop\?\) and was stopped; its isolate was restarted\. This is a bug in the plugin's top-level code \(\/plugins\/loopy\/index\.js\), not in the call: its author must keep it to declarations and do the work inside execute\.$/,
+    );
+  });
+
+  it("says top-level code that fills the heap is the plugin's bug, not the call's input", async () => {
+    const h = new IsolateHost({
+      name: "hoggy",
+      source:
+        "const keep = []; for (;;) keep.push(new Array(100000).fill(1));\nexport async function execute() { return 1; }",
+      filename: entryUrl("/plugins/hoggy/index.js"),
+      shape: { fsRead: false, fsWrite: false, net: false, shell: false },
+      memoryMb: 16,
+      cpuTimeoutMs: 1000,
+      onLog: () => undefined,
+    });
+    hosts.push(h);
+    const err = await call(h).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(err?.message).toMatch(/^hoggy used more than its memory limit of 16 MB while starting/);
+    expect(err?.message).toContain("bug in the plugin's top-level code");
+    expect(err?.message).not.toContain("smaller input");
   });
 });
 

@@ -162,6 +162,10 @@ export class IsolateHost {
   private readonly counters = { starts: 0, restarts: 0, calls: 0 };
   private lastFailure: string | undefined;
   private disposed = false;
+  /** A call is between its start and its end (runOne). */
+  private running = false;
+  /** Code of a finished call made a request while a call ran: stop the isolate when that call ends. */
+  private stopAfterCall: string | undefined;
 
   constructor(options: IsolateHostOptions) {
     this.options = options;
@@ -172,6 +176,7 @@ export class IsolateHost {
     const dispatch = new lib.Reference(async (token: string, op: string, payloadJson: string) => {
       const current = this.current;
       if (!current || typeof token !== "string" || token !== current.token) {
+        this.outlivedCall();
         return hostError(
           lib,
           new Error(
@@ -328,22 +333,43 @@ export class IsolateHost {
   private limitError(err: unknown, when: string, selfDisposed = false): ToolCallError | undefined {
     const message = errorMessage(err);
     const { name, memoryMb, cpuTimeoutMs } = this.options;
+    const starting = when === "while starting";
+    // The module's top-level code runs before the call's input is looked at: a smaller input
+    // cannot help there; its author must move the work into execute.
+    const advice = starting
+      ? `This is a bug in the plugin's top-level code (${this.entryPath()}), not in the call: its author must keep it to declarations and do the work inside execute.`
+      : "Call it with a smaller input.";
     if (MEMORY_LIMIT.test(message) || selfDisposed) {
       return new ToolCallError(
-        `${name} used more than its memory limit of ${memoryMb} MB ${when} and was stopped; its isolate was restarted. Call it with a smaller input.`,
+        `${name} used more than its memory limit of ${memoryMb} MB ${when} and was stopped; its isolate was restarted. ${advice}`,
       );
     }
     if (CPU_LIMIT.test(message)) {
-      const budget = when === "while starting" ? PLUGIN_LIMITS.startCpuMs : cpuTimeoutMs;
+      const budget = starting ? PLUGIN_LIMITS.startCpuMs : cpuTimeoutMs;
       return new ToolCallError(
-        `${name} ran without pause for more than ${budget} ms ${when} (an endless loop?) and was stopped; its isolate was restarted. Call it with a smaller input.`,
+        `${name} ran without pause for more than ${budget} ms ${when} (an endless loop?) and was stopped; its isolate was restarted. ${advice}`,
       );
     }
     return undefined;
   }
 
+  /**
+   * A request came with no call to answer it: code the plugin started went on after its call
+   * had ended (a loop around a request nobody awaits, a `runtime` kept for later). The request
+   * is refused; and since every answer would enter the isolate again, such code could go on
+   * forever between calls (and during other tools' calls), taking the host's time, with no
+   * limit to stop it. So the isolate is stopped: at once when no call runs, else as soon as the
+   * running call has ended (its result is kept).
+   */
+  private outlivedCall(): void {
+    const reason = `${this.options.name} went on using runtime after its call had ended (code it started and did not await, or a runtime kept for later), so its isolate was stopped; a plugin's code must finish within its call`;
+    if (this.running) this.stopAfterCall ??= reason;
+    else if (this.isolate) this.kill(reason);
+  }
+
   /** Dispose the isolate now (it may be mid-call); the next call starts a new one. */
   private kill(reason: string): void {
+    this.stopAfterCall = undefined;
     const isolate = this.isolate;
     this.live = undefined;
     this.isolate = undefined;
@@ -361,6 +387,7 @@ export class IsolateHost {
     if (call.signal?.aborted)
       throw new ToolCallError(`${name} was aborted before it started; nothing was done.`);
     this.counters.calls++;
+    this.running = true;
     let stopReason: string | undefined;
     let rejectStop: (err: Error) => void = () => undefined;
     const stopped = new Promise<never>((_, reject) => {
@@ -455,6 +482,11 @@ export class IsolateHost {
       clearTimeout(timer);
       call.signal?.removeEventListener("abort", onAbort);
       if (this.current?.token === token) this.current = undefined;
+      this.running = false;
+      if (this.stopAfterCall !== undefined) {
+        if (this.isolate) this.kill(this.stopAfterCall);
+        else this.stopAfterCall = undefined;
+      }
     }
   }
 

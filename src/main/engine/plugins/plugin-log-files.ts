@@ -1,5 +1,6 @@
 import path from "node:path";
 import { RotatingLogFile } from "../logs/rotating-log-file.ts";
+import { terminalSafeLines } from "../tools/one-line-path.ts";
 import type { PluginLogSource } from "./isolate-host.ts";
 import type { PluginLayer } from "./plugin-discovery.ts";
 
@@ -33,9 +34,11 @@ export function pluginLogFile(latheHome: string, plugin: string): string {
 /**
  * A log entry as one line of text (continuation lines indented):
  * `2025-06-01T10:00:00.000Z [global] counted 3 words`, or `… [global] lathe: isolate stopped: …`.
+ * Control characters but newline and tab are escaped: the plugin wrote the text, and a person
+ * reads the file with `tail -f`, where an escape sequence would reach their terminal.
  */
 export function formatPluginLogLine(entry: PluginLogEntry): string {
-  const text = entry.line.replace(/\r?\n/g, "\n    ");
+  const text = terminalSafeLines(entry.line).replace(/\n/g, "\n    ");
   return `${new Date(entry.at).toISOString()} [${entry.layer}] ${entry.source === "lathe" ? "lathe: " : ""}${text}`;
 }
 

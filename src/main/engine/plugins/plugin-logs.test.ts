@@ -36,6 +36,18 @@ describe("PluginLogFiles", () => {
     ).toBe("2025-06-01T10:00:00.000Z [project] lathe: a\n    b");
   });
 
+  it.each([
+    ["an OSC 52 clipboard write", "\u001b]52;c;cm0=\u0007", "\\u001b]52;c;cm0=\\u0007"],
+    ["a CSI colour", "\u001b[31mred", "\\u001b[31mred"],
+    ["a C1 CSI", "\u009b2J", "\\u009b2J"],
+    ["a \\r that would overwrite the line", "ok\rFAKE", "ok\\rFAKE"],
+    ["a NUL and a DEL", "a\u0000b\u007f", "a\\u0000b\\u007f"],
+  ])("escapes %s, which a person's `tail -f` would act on", (_name, line, shown) => {
+    const formatted = formatPluginLogLine({ plugin: "p", layer: "global", source: "plugin", line, at: AT });
+    expect(formatted).toBe(`2025-06-01T10:00:00.000Z [global] ${shown}`);
+    expect(formatted).not.toMatch(/\p{Cc}/u);
+  });
+
   it("gathers lines and appends them at the next turn of the event loop, one file per plugin", async () => {
     scratch = await mkdtemp(path.join(os.tmpdir(), "lathe-plugin-logs-"));
     const files = new PluginLogFiles(scratch, { onError: (_p, message) => expect.fail(message) });

@@ -51,6 +51,24 @@ describe("planPluginCommand", () => {
       ["run env", "run touch", "write x/y", "read x/y"],
     ],
     ["a writer's target", "cp", ["notes", "copy"], ["run cp", "write copy", "read notes"]],
+    [
+      "git config --global: the home folder's git config, not a folder called ~ here",
+      "git",
+      ["config", "--global", "user.name", "x"],
+      ["run git", `write ${os.homedir()}/.gitconfig`, `write ${os.homedir()}/.config/git/config`],
+    ],
+    [
+      "git config --file ~/…: judged as the home folder (refused, never let out)",
+      "git",
+      ["config", "--file", "~/.gitconfig", "user.name", "x"],
+      ["run git", `write ${os.homedir()}/.gitconfig`, "read ~/.gitconfig"],
+    ],
+    [
+      "a redirection to ~/… in sh -c code",
+      "sh",
+      ["-c", "echo x > '~/.profile'"],
+      ["run sh", "run echo", `write ${os.homedir()}/.profile`, "read echo x > '~/.profile'"],
+    ],
   ])("%s", async (_name, cmd, argv, expected) => {
     const plan = await planPluginCommand(pluginCommand(cmd, argv), {}, cwd);
     expect(summary(plan.accesses)).toEqual(expected);

@@ -5,6 +5,7 @@ import type { CallPlan, PlannedAccess } from "../tools/call-plan.ts";
 import { commandEffects } from "../policy/shell/command-effects.ts";
 import { analyzeShell, type ShellWord, type SimpleCommand } from "../policy/shell/shell-analysis.ts";
 import type { RequirementSet } from "../tools/requirement-set.ts";
+import { expandTilde } from "../policy/shell/tilde-path.ts";
 
 /** Redirection targets that are streams, not files. */
 const STREAMS = new Set(["/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr"]);
@@ -61,8 +62,14 @@ function sameCommand(a: SimpleCommand, b: SimpleCommand): boolean {
   );
 }
 
+/**
+ * The file a write goes to, as the program takes it: `~/…` is the home folder — git expands the
+ * `~/.gitconfig` of `git config --global` itself, a shell (`sh -c`) the `~` it is given —
+ * rather than a folder called `~` in the workspace. (A program given a literal `~/x` without a
+ * shell would write in the workspace: judged as the home folder, it is refused, never let out.)
+ */
 function writeTarget(word: ShellWord): string | undefined {
-  return word.literal ? word.text : undefined;
+  return word.literal ? expandTilde(word.text) : undefined;
 }
 
 /**

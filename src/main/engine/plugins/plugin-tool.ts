@@ -1,4 +1,5 @@
-import type { ToolDefinition } from "../tools/contract.ts";
+import { ToolCallError } from "../errors/tool-call-error.ts";
+import type { ToolDefinition, ToolRuntime } from "../tools/contract.ts";
 import { stableStringify } from "../tools/stable-stringify.ts";
 import { BridgeLimiter } from "./bridge-concurrency.ts";
 import { EncodedJson } from "./encoded-json.ts";
@@ -64,10 +65,15 @@ export function pluginTool(input: PluginToolInput): ToolDefinition<Record<string
     deriveApprovalKey: (args) => `${manifest.name}:${stableStringify(args)}`,
     async execute(args, runtime) {
       calls++;
+      // What the call's runtime requests started ends with the call. A call that returns has
+      // waited for them; one its isolate stopped (timeout, CPU, memory) has not, and its
+      // commands, fetches and approval prompts would otherwise run on after its error.
+      const ended = new AbortController();
+      const requests: ToolRuntime = { ...runtime, signal: AbortSignal.any([runtime.signal, ended.signal]) };
       try {
         const { runtimeBridge } = await import("./plugin-runtime-bridge.ts");
         const value = await host.call(args, {
-          dispatch: runtimeBridge(manifest.name, manifest.requires, runtime, limiter, input.services),
+          dispatch: runtimeBridge(manifest.name, manifest.requires, requests, limiter, input.services),
           wallTimeoutMs: manifest.timeoutMs,
           signal: runtime.signal,
         });
@@ -75,6 +81,7 @@ export function pluginTool(input: PluginToolInput): ToolDefinition<Record<string
         (await outputCheck())?.(value);
         return value;
       } finally {
+        ended.abort(new ToolCallError(`the ${manifest.name} call that made this request has ended.`));
         calls--;
       }
     },

@@ -40,6 +40,8 @@ describe("protected paths: what no write may reach", () => {
     [".lathe", /project's Lathe folder/],
     ["vendor/lib/.git/config", /repository/],
     ["vendor/lib/.git/hooks/post-checkout", /repository/],
+    ["src/.git", /git folder or the pointer to one/],
+    ["vendor/lib/.git", /git folder or the pointer to one/],
   ])("%s is protected, whether or not it exists", (relative, what) => {
     const paths = new ProtectedPaths({ root, latheHome: home });
     expect(paths.reason(path.join(root, relative))).toMatch(what);
@@ -53,6 +55,10 @@ describe("protected paths: what no write may reach", () => {
     ".gitignore",
     "lathe/x",
     ".lathe2/x",
+    "src/.gitignore",
+    "src/a.git",
+    "src/.git.bak",
+    "planted/config",
   ])("%s is not", (relative) => {
     expect(new ProtectedPaths({ root, latheHome: home }).reason(path.join(root, relative))).toBeUndefined();
   });
@@ -72,6 +78,7 @@ describe("protected paths: what no write may reach", () => {
     [".Lathe/tools/new-plugin/index.js", /project's Lathe folder/],
     ["vendor/lib/.GIT/config", /repository/],
     ["vendor/lib/.git/HOOKS/post-checkout", /repository/],
+    ["src/.GIT", /git folder or the pointer to one/],
   ] as const;
 
   it.each(otherCase)("%s is protected where the disk ignores case", (relative, what) => {

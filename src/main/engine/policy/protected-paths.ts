@@ -194,7 +194,8 @@ export class ProtectedPaths {
   /**
    * What `absolute` (canonical) is when no write may reach it, else undefined. Besides the
    * entries, a nested repository's git configuration and hooks below the root count, and so
-   * does the repository's `.git` itself (replacing it swaps in another configuration).
+   * does the repository's `.git` itself (replacing it swaps in another configuration), and any
+   * `.git` below the root (a nested one, or a `.git` file pointing at a planted git folder).
    */
   reason(absolute: string, entries: readonly ProtectedEntry[] = this.entries()): string | undefined {
     // On a disk that ignores case, `.GIT/config` and `.Lathe/tools` are the protected paths.
@@ -206,6 +207,12 @@ export class ProtectedPaths {
         return entry.what;
     }
     if (target === path.join(root, ".git")) return "the repository's git folder as a whole";
+    // A `.git` below the root is a nested repository's git folder or, as a file, a pointer
+    // (`gitdir: ../elsewhere`) to a git folder anywhere: written, it makes a folder of the
+    // workspace a repository whose configuration (core.fsmonitor, core.pager) was never
+    // protected, and git (or an editor scanning for repositories) runs it there.
+    if (isWithin(root, target) && /(^|\/)\.git$/.test(path.relative(root, target)))
+      return "a repository's git folder or the pointer to one (.git)";
     if (isWithin(root, target) && NESTED_GIT.test(path.relative(root, target)))
       return "git's configuration or hooks of a repository";
     return undefined;

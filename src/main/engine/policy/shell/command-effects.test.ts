@@ -332,6 +332,29 @@ const DIRECTORIES: Row[] = [
   { source: "sh -c 'cd ../s && touch x'", writes: ["../s/x"] },
 ];
 
+const READERS: Row[] = [
+  { source: "rg --pre sh x script.txt", unclear: /"rg --pre" runs the program "sh" on every file/ },
+  { source: "rg --pre=./x.sh foo", unclear: /"rg --pre" runs the program "\.\/x\.sh"/ },
+  { source: "rg -i --hostname-bin ./x.sh foo", unclear: /"rg --hostname-bin" runs the program/ },
+  { source: "rg --pre-glob '*.pdf' foo", unclear: false },
+  { source: "rg -n foo src -- --pre", unclear: false },
+  { source: "tree -o ../s/listing", writes: ["../s/listing"], unclear: false },
+  { source: "tree -L 2 src", unclear: false },
+  { source: "file -C -m magic", unclear: /"file" with -C writes a compiled magic file/ },
+  { source: "file -b a.txt", unclear: false },
+  { source: "yq -i '.a = 1' conf.yaml", unclear: /"yq" with -i rewrites the files it reads/ },
+  { source: "yq --inplace '.a = 1' conf.yaml", unclear: /rewrites the files it reads/ },
+  { source: "yq '.a' conf.yaml", unclear: false },
+  { source: "sdiff --diff-program=./x.sh a b", unclear: /"sdiff --diff-program" runs the program/ },
+  { source: "diff3 --diff-program ./x.sh a b c", unclear: /"diff3 --diff-program" runs the program/ },
+  { source: "sdiff -o ../s/merged a b", writes: ["../s/merged"], unclear: false },
+  { source: "sdiff --output=../s/merged a b", writes: ["../s/merged"] },
+  { source: "man -P ./x.sh ls", unclear: /"man" with -P or -H runs the pager or web browser/ },
+  { source: "man --pager=./x.sh ls", unclear: /runs the pager or web browser/ },
+  { source: "man -H./x.sh ls", unclear: /runs the pager or web browser/ },
+  { source: "man -k ls", unclear: false },
+];
+
 const OPTION_TRICKS: Row[] = [
   { source: "sort {-o,../s/x,f}", writes: ["../s/x"] },
   { source: "sort -{o,}../s/x f", writes: ["../s/x"] },
@@ -359,6 +382,7 @@ describe("what commands write and run, class by class", () => {
     ["interpreters and build tools", INTERPRETERS],
     ["network tools, signals and the system", NETWORK_AND_PROCESSES],
     ["archives", ARCHIVES],
+    ["readers with an option that runs or writes", READERS],
     ["wrappers", WRAPPERS],
     ["changing directory", DIRECTORIES],
     ["glob, brace and quote tricks", OPTION_TRICKS],

@@ -10,6 +10,7 @@ import { INTERPRETER_EFFECTS } from "./interpreter-effects.ts";
 import { LINK_EFFECTS } from "./link-effects.ts";
 import { NETWORK_TOOL_EFFECTS } from "./network-tool-effects.ts";
 import { PROCESS_EFFECTS } from "./process-effects.ts";
+import { READER_EFFECTS } from "./reader-effects.ts";
 import { sed } from "./sed-effects.ts";
 import type { SimpleCommand } from "./shell-types.ts";
 import { SYSTEM_EFFECTS } from "./system-effects.ts";
@@ -24,6 +25,7 @@ const EFFECTS: ReadonlyMap<string, EffectsOf> = new Map<string, EffectsOf>([
   ...BUILD_TOOL_EFFECTS,
   ...PROCESS_EFFECTS,
   ...SYSTEM_EFFECTS,
+  ...READER_EFFECTS,
   ["sed", sed],
   ["gsed", sed],
   ["awk", awk],
