@@ -46,13 +46,13 @@ async function putInOrder(entries: [string, string][]): Promise<void> {
 }
 
 describe("grep", () => {
-  it("is published as a read-only, ungated search tool that reads the workspace", () => {
+  it("is published as a read-only, ungated search tool that reads the workspace and its session's sidecars", () => {
     const info = ws.engine.listTools().find((t) => t.id === "grep");
     expect(info).toMatchObject({
       readOnly: true,
       gated: false,
       kind: "search",
-      requires: { fs: { read: ["{workspace}/**"] } },
+      requires: { fs: { read: ["{workspace}/**", "{session}/**"] } },
     });
     expect(Object.keys(info?.parameters.properties as object).sort()).toEqual([
       "glob",

@@ -38,7 +38,11 @@ Escape special characters to match them literally ("foo\\("). Unicode escapes wo
 const schema = () =>
   z.strictObject({
     pattern: z.string().min(1).describe('e.g. "function\\s+load\\w*".'),
-    path: z.string().min(1).optional().describe("File or folder to search, relative to the workspace root."),
+    path: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("File or folder to search, relative to the workspace root; or a cut result's output_path."),
     glob: z.string().min(1).optional(),
     ignore_case: z.boolean().optional(),
     output_mode: z
@@ -133,7 +137,8 @@ export const grepTool = defineBuiltin({
   description: DESCRIPTION,
   schema,
   plan: (args) => ({ accesses: [{ capability: "fs.read", path: args.path ?? "." }], unclear: [] }),
-  requires: { fs: { read: ["{workspace}/**"] } },
+  // The session's folder too: where a cut result's whole output is (its output_path).
+  requires: { fs: { read: ["{workspace}/**", "{session}/**"] } },
   readOnly: true,
   gated: false,
   kind: "search",

@@ -21,7 +21,7 @@ describe("the note of a truncated result", () => {
       left_out:
         "The output was cut: its last 2 lines (2.9 KB) are left out, so its end is not shown. All of it is in /s/out.txt.",
       read_rest:
-        "See its end with bash `tail -n 100 /s/out.txt`, search it with `grep -n PATTERN /s/out.txt`, or read it in parts with read (offset, limit).",
+        'Search it with grep (path "/s/out.txt"), read it in parts with read (offset, limit), or see its end with bash `tail -n 100 /s/out.txt`.',
     });
   });
 

@@ -101,7 +101,7 @@ export function leftOutNotes(leftOut: LeftOut | undefined, outputPath: string | 
     };
   return {
     left_out: `${what} All of it is in ${outputPath}.`,
-    read_rest: `See its end with bash \`tail -n 100 ${outputPath}\`, search it with \`grep -n PATTERN ${outputPath}\`, or read it in parts with read (offset, limit).`,
+    read_rest: `Search it with grep (path "${outputPath}"), read it in parts with read (offset, limit), or see its end with bash \`tail -n 100 ${outputPath}\`.`,
   };
 }
 
