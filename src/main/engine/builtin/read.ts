@@ -59,6 +59,8 @@ function truncateRead(
   const lines = data.end_line - data.start_line + 1;
   const eol = lineBreakOf(data.content) === "\r" && countLines(data.content, "\r") === lines ? "\r" : "\n";
   const { content, endLine, leftOut } = readHead(data.content, data.start_line, OUTPUT_LIMITS.readBytes, eol);
+  // Over the cap by a last line break alone: the head is all of it, nothing to cut.
+  if (content === data.content) return undefined;
   return { data: { ...data, content, end_line: endLine }, full: data.content, leftOut };
 }
 
