@@ -26,6 +26,9 @@ beforeAll(async () => {
   await mkdir(home);
   const lines = Array.from({ length: LINES }, (_, i) => `entry ${i} ${i === NEEDLE_AT ? "needle" : "hay"}`);
   await writeFile(path.join(root, "log.txt"), `${lines.join("\n")}\n`);
+  // Under 256 KB, so the pipeline cuts a read of it rather than the read itself.
+  const mid = Array.from({ length: 15_000 }, (_, i) => `entry ${i} hay`.padEnd(15));
+  await writeFile(path.join(root, "mid.txt"), `${mid.join("\n")}\n`);
   for (let i = 0; i < 1_100; i++)
     await writeFile(path.join(root, "many", `f${i}${i === 777 ? "-needle" : ""}.txt`), "");
   engine = await Engine.create({ root, latheHome: home, extensions: false });
@@ -76,6 +79,29 @@ describe("following a cut result's read_rest in a headless session", () => {
       end_line: 4,
     });
   });
+
+  // A cut read of a range (offset 1001) keeps that range in its file, numbered from 1 there: a
+  // model that goes on at offset end_line + 1 (as read's description says) in that file instead
+  // of the one it read gets lines a thousand further on, and does not know it.
+  it.each([
+    ["from the start", { path: "log.txt" }, 1],
+    ["from line 1001", { path: "log.txt", offset: 1001 }, 1001],
+    ["from line 101 of a file under 256 KB (cut by the pipeline)", { path: "mid.txt", offset: 101 }, 101],
+  ])(
+    "read %s: read_rest says where to go on, and doing so gives the next line",
+    async (_what, args, first) => {
+      const envelope = cut(await session.call("read", args));
+      const { end_line: endLine } = (envelope as OutputEnvelope<{ end_line: number }>).data;
+      const { read_rest: readRest, output_path: file } = envelope.metadata;
+      expect(readRest).toContain(`read (path "${args.path}", offset ${endLine + 1})`);
+      const next = await session.call("read", { path: args.path, offset: endLine + 1, limit: 1 });
+      expect((next as OutputEnvelope<{ content: string }>).data.content).toMatch(
+        new RegExp(`^entry ${endLine} hay *\\n$`),
+      );
+      if (first > 1) expect(readRest).toContain(`line 1 of ${file} is line ${first} of ${args.path}`);
+      else expect(readRest).not.toContain("line 1 of");
+    },
+  );
 
   it("another session can neither search nor read it", async () => {
     const { metadata } = cut(await session.call("read", { path: "log.txt" }));

@@ -35,6 +35,18 @@ describe("the note of a truncated result", () => {
 
   it.each([
     [
+      "/s/o",
+      'Go on with read (path "src/a.ts", offset 3001). Search all of it with grep (path "/s/o") (line 1 of /s/o is line 1001 of src/a.ts), or see its end with bash `tail -n 100 /s/o`.',
+    ],
+    [undefined, 'Go on with read (path "src/a.ts", offset 3001).'],
+  ])("says where lines of a file go on, in the file (sidecar %s)", (outputPath, readRest) => {
+    const file = { path: "src/a.ts", firstLine: 1001, next: 3001 };
+    const leftOut = { kind: "text", at: "end", bytes: 90_000, lines: 800, file } as const;
+    expect(leftOutNotes(leftOut, outputPath).read_rest).toBe(readRest);
+  });
+
+  it.each([
+    [
       { bytes: 9_800_000, lines: 0 },
       "The output was cut: part of a line (9.3 MB) in its middle is left out;",
     ],
