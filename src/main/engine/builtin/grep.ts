@@ -19,7 +19,7 @@ import {
   type GrepOutputMode,
   type LinkedFile,
 } from "./grep-files.ts";
-import { LineMatcher } from "./line-matcher.ts";
+import { LineMatcher, NUL_SHOWN } from "./line-matcher.ts";
 import {
   joinNotes,
   leftOutNote,
@@ -32,7 +32,7 @@ import {
 
 const DESCRIPTION = `Search file contents with a JavaScript regular expression, line by line. To find files by name, use glob.
 
-Escape special characters to match them literally ("foo\\("). Unicode escapes work (\\p{Lu}, \\u{1F600}); for case use ignore_case, not (?i). glob keeps only files matching it: without "/" it matches file names anywhere ("*.ts"), with "/" the path ("src/**/*.py"); a leading "!" excludes. .gitignored and binary files are skipped, symlinked folders not followed. At most 200 entries: past that truncated: true and output_path holds them all; narrow the pattern, path or glob.`;
+Escape special characters to match them literally ("foo\\("). Unicode escapes work (\\p{Lu}, \\u{1F600}); for case use ignore_case, not (?i). glob keeps only files matching it: without "/" it matches file names anywhere ("*.ts"), with "/" the path ("src/**/*.py"); a leading "!" excludes. .gitignored and binary files are skipped (a file given as path is searched as text even so), symlinked folders not followed. At most 200 entries: past that truncated: true and output_path holds them all; narrow the pattern, path or glob.`;
 
 // Built when first needed (see defineBuiltin): listing the tool reads the bundle's catalog.
 const schema = () =>
@@ -84,6 +84,11 @@ function merge(mode: GrepOutputMode, batches: readonly GrepBatch[]): GrepData {
   }
   const perFile = batches.flatMap((b) => (b.mode === "content" ? b.matches : [])).sort(byPath);
   return { matches: perFile.flatMap((f) => f.lines.map(({ line, text }) => ({ path: f.path, line, text }))) };
+}
+
+/** What a search of a file holding NUL bytes says about it (see GrepFile.named). */
+function binaryNote(path: string): string {
+  return `${path} holds NUL bytes, as binary files do: it was searched as text because it was named (a search of its folder skips it); a NUL byte shows as ${NUL_SHOWN}.`;
 }
 
 /**
@@ -176,9 +181,15 @@ export const grepTool = defineBuiltin({
       return { batches: [...done, ...(await Promise.all(batches))], links: hidden };
     };
     if (!isDir) {
-      // A file named explicitly is searched whatever the glob and ignore files say, as ripgrep does.
-      search([{ absolute: target.absolute, path: target.display }]);
-      return merge(mode, (await settle()).batches);
+      // A file named explicitly is searched whatever the glob and ignore files say, as ripgrep
+      // does, and as text even when it holds NUL bytes (ripgrep says a binary file matches): a
+      // command's output kept in a sidecar may hold one, and "no match" would be untrue.
+      search([{ absolute: target.absolute, path: target.display, named: true }]);
+      const { batches } = await settle();
+      const found = merge(mode, batches);
+      return batches.some((b) => b.binary !== undefined)
+        ? { ...found, note: binaryNote(target.display) }
+        : found;
     }
     // A path glob ("src/**/*.py") names folders; one naming a hidden folder is refused like its path.
     if (filter?.includes("/")) refuseUnreadableGlob(runtime, "grep", target, filter);
