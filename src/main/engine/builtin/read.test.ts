@@ -113,6 +113,8 @@ describe("read", () => {
   ])("still refuses %s as binary", async (_name, bytes) => {
     await ws.put("blob.bin", bytes);
     expect(errorOf(await ws.session.call("read", { path: "blob.bin" }))).toMatch(/is a binary file/);
+    // …and names what does find text in it (grep.test.ts: a file given as path is searched as text).
+    expect(errorOf(await ws.session.call("read", { path: "blob.bin" }))).toMatch(/give it to grep as path/);
   });
 
   it("decodes bytes that are not valid UTF-8 as latin1", async () => {

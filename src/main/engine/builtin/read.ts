@@ -121,7 +121,7 @@ const definition = defineBuiltin({
       : readText(input);
     if (outcome.kind === "binary") {
       throw new ToolCallError(
-        `${target.display} is a binary file (${formatBytes(size)}, it contains NUL bytes); read only returns text. Do not try to read or edit it as text.`,
+        `${target.display} is a binary file (${formatBytes(size)}, it contains NUL bytes); read only returns text. Do not try to read or edit it as text; to find text in it, give it to grep as path (grep searches a file it is given as text).`,
         "binary_file",
       );
     }
