@@ -265,7 +265,7 @@ describe("grep", () => {
       expect(await files(named)).toEqual(["out.txt"]);
       expect(await counts(named)).toEqual([{ path: "out.txt", count: 1 }]);
       const envelope = await ws.session.call("grep", named);
-      expect(outputOf<{ note?: string }>(envelope).note).toMatch(
+      expect(outputOf<{ binary?: string }>(envelope).binary).toMatch(
         /^out\.txt holds NUL bytes, as binary files do: it was searched as text/,
       );
       // Control: searching its folder skips it, as rg does.

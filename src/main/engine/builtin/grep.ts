@@ -65,6 +65,8 @@ export interface GrepCount {
 /** `note`: what the walk left out because Lathe hides it or a rule denies reading it (see leftOutNote). */
 type GrepData = ({ files: string[] } | { matches: GrepMatch[] } | { counts: GrepCount[] }) & {
   note?: string;
+  /** A named file held NUL bytes and was searched as text all the same (see binaryNote). */
+  binary?: string;
 };
 
 const byPath = <T extends { path: string }>(a: T, b: T): number =>
@@ -188,7 +190,7 @@ export const grepTool = defineBuiltin({
       const { batches } = await settle();
       const found = merge(mode, batches);
       return batches.some((b) => b.binary !== undefined)
-        ? { ...found, note: binaryNote(target.display) }
+        ? { ...found, binary: binaryNote(target.display) }
         : found;
     }
     // A path glob ("src/**/*.py") names folders; one naming a hidden folder is refused like its path.
