@@ -275,10 +275,10 @@ describe("grep", () => {
 
   it("says nothing of NUL bytes for a named text file", async () => {
     await ws.put("plain.txt", "the needle\n");
-    expect(
-      outputOf<{ note?: string }>(await ws.session.call("grep", { pattern: "needle", path: "plain.txt" }))
-        .note,
-    ).toBeUndefined();
+    const data = outputOf<{ binary?: string; matches: GrepMatch[] }>(
+      await ws.session.call("grep", { pattern: "needle", path: "plain.txt", output_mode: "content" }),
+    );
+    expect(data).toEqual({ matches: [{ path: "plain.txt", line: 1, text: "the needle" }] });
   });
 
   it("searches UTF-16 text without a BOM, LE and BE, and still skips a binary file with the same bytes in it", async () => {
