@@ -1,4 +1,5 @@
-import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -24,6 +25,7 @@ beforeAll(async () => {
   const home = path.join(base, "home");
   await mkdir(path.join(root, "many"), { recursive: true });
   await mkdir(home);
+  await writeFile(path.join(home, "settings.json"), "{}\n");
   const lines = Array.from({ length: LINES }, (_, i) => `entry ${i} ${i === NEEDLE_AT ? "needle" : "hay"}`);
   await writeFile(path.join(root, "log.txt"), `${lines.join("\n")}\n`);
   // Under 256 KB, so the pipeline cuts a read of it rather than the read itself.
@@ -105,6 +107,8 @@ describe("following a cut result's read_rest in a headless session", () => {
 
   it("another session can neither search nor read it", async () => {
     const { metadata } = cut(await session.call("read", { path: "log.txt" }));
+    // Control: the file is there, and holds what is looked for.
+    expect(await readFile(metadata.output_path, "utf8")).toContain("needle");
     const other = await engine.openSession({ mode: "yolo" });
     for (const [tool, args] of [
       ["grep", { pattern: "needle", path: metadata.output_path }],
@@ -114,5 +118,20 @@ describe("following a cut result's read_rest in a headless session", () => {
       expect(envelope.type).toBe("error");
       expect(JSON.stringify(envelope)).not.toContain("needle");
     }
+  });
+
+  // grep may now open its session's folder: nothing above it, however the path is spelled.
+  it.each([
+    ["the store", (sidecar: string) => path.join(path.dirname(sidecar), "..", "..", "..", "lathe.db")],
+    ["the settings", (sidecar: string) => path.join(path.dirname(sidecar), "../../../settings.json")],
+    ["the session's folder as a folder", (sidecar: string) => path.dirname(path.dirname(sidecar))],
+    ["every session", (sidecar: string) => path.dirname(path.dirname(path.dirname(sidecar)))],
+  ])("grep is refused %s from the sidecar's folder", async (_what, target) => {
+    const { metadata } = cut(await session.call("read", { path: "log.txt" }));
+    const where = target(metadata.output_path);
+    // Control: what it names is there.
+    expect(existsSync(where)).toBe(true);
+    const envelope = await session.call("grep", { pattern: "e", path: where });
+    expect(envelope.type, JSON.stringify(envelope).slice(0, 300)).toBe("error");
   });
 });
