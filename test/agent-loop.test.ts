@@ -507,6 +507,34 @@ describe("a model that keeps making the same failing call", () => {
     });
   });
 
+  // Local models often send one call several times in a step. The model has not seen it fail
+  // yet: that is one try, not five, and stopping the run there loses it for nothing.
+  it("counts a call made several times in one step as one try", async () => {
+    const h = await open();
+    const read = { name: "read", input: { path: "missing.txt" } };
+    const model = scriptedModel([
+      { toolCalls: [read, read, read, read, read] },
+      { text: "It is not there." },
+    ]);
+    const { result, events } = await h.run("read missing.txt", model);
+    expect(result.status).toBe("completed");
+    const texts = eventsOf(events, "tool-result").map((r) =>
+      r.envelope.type === "error" ? r.envelope.error_text : "",
+    );
+    expect(texts).toHaveLength(5);
+    expect(texts.some((t) => t.includes("Repeating it will not help"))).toBe(false);
+  });
+
+  it("still stops a model that repeats such a step", async () => {
+    const h = await open();
+    const read = { name: "read", input: { path: "missing.txt" } };
+    const step = { toolCalls: [read, read] };
+    const model = scriptedModel([step, step, step, step, step, step, { text: "never" }]);
+    const { result } = await h.run("read missing.txt", model);
+    expect(model.doStreamCalls).toHaveLength(5);
+    expect(result.status).toBe("failed");
+  });
+
   it("counts only the same call failing the same way: other arguments start afresh", async () => {
     const h = await open();
     const call = (file: string) => ({ toolCalls: [{ name: "read", input: { path: file } }] });

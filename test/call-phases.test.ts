@@ -54,13 +54,18 @@ afterEach(async () => {
 /** An approver that holds every prompt until the test answers it. */
 function heldApprover() {
   const waiting: { request: ApprovalRequest; answer: (a: "once" | "always" | "reject") => void }[] = [];
-  const approver = (request: ApprovalRequest) =>
-    new Promise<"once" | "always" | "reject">((answer) => waiting.push({ request, answer }));
+  // As the hosts' approvers do, a prompt whose call was stopped ends at once, refused.
+  const approver = (request: ApprovalRequest, signal?: AbortSignal) =>
+    new Promise<"once" | "always" | "reject">((answer) => {
+      waiting.push({ request, answer });
+      if (signal?.aborted) answer("reject");
+      signal?.addEventListener("abort", () => answer("reject"), { once: true });
+    });
   const until = async (count: number) => {
     await expect.poll(() => waiting.length).toBe(count);
     return waiting[count - 1]!;
   };
-  return { approver, until };
+  return { approver, until, asked: () => waiting.length };
 }
 
 describe("call phases", () => {
@@ -98,6 +103,37 @@ describe("call phases", () => {
     // Hosts (the activity list) get the same phases, by the engine's call id.
     expect(events.filter((e) => e.callId === doneB.callId).map((e) => e.phase)).toEqual(second);
   });
+
+  // Ctrl-C (or the stop button) while a write waits its turn: when its turn comes it must not
+  // ask the person, nor be shown approved and running, for a call that will never run.
+  it.each(["ask", "yolo"] as const)(
+    "a queued call stopped before its turn is not asked about, approved or run (%s)",
+    async (mode) => {
+      const held = heldApprover();
+      const session = await engine.openSession({ mode, approver: held.approver });
+      const stop = new AbortController();
+      const second: CallPhase[] = [];
+      const first = session.invoke({ toolId: "mark", args: { name: "a" } });
+      const answerFirst = mode === "ask" ? await held.until(1) : undefined;
+      const b = session.invoke({
+        toolId: "mark",
+        args: { name: "b" },
+        signal: stop.signal,
+        onPhase: (p) => second.push(p),
+      });
+      stop.abort(new Error("interrupted (SIGINT)"));
+      answerFirst?.answer("once");
+      const [doneA, doneB] = await Promise.all([first, b]);
+      expect(doneA.envelope.type).toBe("output");
+      expect(doneB.envelope).toMatchObject({
+        type: "error",
+        error_text: "mark was aborted before it started; nothing was done.",
+      });
+      expect(second).toEqual(["queued"]);
+      expect(doneB.decisions).toEqual([]);
+      expect(held.asked()).toBe(mode === "ask" ? 1 : 0);
+    },
+  );
 
   // After "always" the twin runs unasked; after "once" or "reject" it gets a prompt of its own.
   it.each([

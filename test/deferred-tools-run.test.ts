@@ -115,3 +115,69 @@ describe("the budget follows the model of each run", () => {
     expect(systemOf(seen[1]!)).toMatch(/Deferred tools .*: big_report, /);
   });
 });
+
+describe("a deferred tool called in the step that searches for it", () => {
+  /** What the model is told, in the next step, for each call of its first step (by tool name). */
+  const toldInStep2 = (seen: LanguageModelV4CallOptions[]): Record<string, string> =>
+    Object.fromEntries(
+      seen[1]!.prompt.flatMap((m) =>
+        m.role === "tool"
+          ? m.content.flatMap((p) =>
+              p.type === "tool-result" ? [[p.toolName, JSON.stringify(p.output)]] : [],
+            )
+          : [],
+      ),
+    );
+
+  // The SDK refuses the call as it parses it, before tool_search runs; by the step's end the
+  // tool is loaded. Told to search again, a model repeats the pair and is refused again.
+  it.each([
+    ["after tool_search", ["tool_search", "shout"]],
+    ["before tool_search", ["shout", "tool_search"]],
+  ])("%s: is told the tool is loaded now and to call it again, not to search", async (_when, order) => {
+    calls.length = 0;
+    const h = await harness({}, [plugin("shout", "Shout a text back in capitals.", true)]);
+    const seen: LanguageModelV4CallOptions[] = [];
+    const input = { tool_search: { query: "shout" }, shout: { text: "hi" } } as Record<string, unknown>;
+    const model = scriptedModel([
+      (call) => {
+        seen.push(call);
+        return { toolCalls: order.map((name) => ({ name, input: input[name] })) };
+      },
+      (call) => {
+        seen.push(call);
+        return { toolCalls: [{ name: "shout", input: { text: "hi" } }] };
+      },
+      { text: "done" },
+    ]);
+    const { result, events } = await h.run("shout hi", model);
+    expect(result.status).toBe("completed");
+    const told = toldInStep2(seen).shout ?? "";
+    expect(told).toMatch(/loaded now/);
+    expect(told).not.toMatch(/Call tool_search/);
+    // The run's events (what the store keeps and a resume sends) say the same.
+    const shoutResults = eventsOf(events, "tool-result").filter((e) => e.toolName === "shout");
+    expect(shoutResults[0]?.envelope).toMatchObject({
+      type: "error",
+      error_text: expect.stringMatching(/loaded now/),
+    });
+    expect(calls).toEqual(["shout:hi"]);
+  });
+
+  it("control: without a search in its step it is told to load it with tool_search", async () => {
+    const h = await harness({}, [plugin("shout", "Shout a text back in capitals.", true)]);
+    const seen: LanguageModelV4CallOptions[] = [];
+    const model = scriptedModel([
+      (call) => {
+        seen.push(call);
+        return { toolCalls: [{ name: "shout", input: { text: "hi" } }] };
+      },
+      (call) => {
+        seen.push(call);
+        return { text: "done" };
+      },
+    ]);
+    await h.run("shout hi", model);
+    expect(toldInStep2(seen).shout).toMatch(/Call tool_search with the query \\"shout\\" to load it/);
+  });
+});

@@ -11,6 +11,8 @@ import { estimateTextTokens } from "../tools/token-estimate.ts";
 import {
   cutOffToolCallText,
   invalidToolCallText,
+  loadedSinceText,
+  awaitsLoading,
   refusedCallEnvelope,
   stepRunsItsCalls,
   unfinishedStepCallText,
@@ -90,6 +92,16 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
   // step ended at the output limit: then the arguments were cut off, not mistyped.
   const ifCutOff = new Map<string, string>();
   const cutOff = new Set<string>();
+  // Of those, the ones whose tool was deferred and not loaded yet, by tool name: once their step
+  // is over (a tool_search in it may have loaded the tool since), what they are told is settled.
+  const unloaded = new Map<string, string>();
+  const settleUnloaded = (): void => {
+    const shown = names.shown();
+    for (const [toolCallId, toolName] of unloaded) {
+      if (shown.includes(toolName)) refused.set(toolCallId, loadedSinceText(toolName));
+    }
+    unloaded.clear();
+  };
   const refusalText = (toolCallId: string): string | undefined =>
     (cutOff.has(toolCallId) ? ifCutOff.get(toolCallId) : undefined) ?? refused.get(toolCallId);
   const refusalTexts = (): Map<string, string> =>
@@ -140,6 +152,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
                 );
                 noteCutOff(done.finishReason, calls);
               }
+              settleUnloaded();
               return {
                 ...(activeTools ? { activeTools: activeTools() } : {}),
                 ...(refused.size > 0 ? { messages: withInvalidCallTexts(messages, refusalTexts()) } : {}),
@@ -154,6 +167,8 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
               error: unknown;
             }) => {
               refused.set(toolCall.toolCallId, invalidToolCallText(toolCall.toolName, error, names));
+              if (awaitsLoading(toolCall.toolName, error, names))
+                unloaded.set(toolCall.toolCallId, toolCall.toolName);
               if (InvalidToolInputError.isInstance(error))
                 ifCutOff.set(
                   toolCall.toolCallId,
@@ -212,6 +227,9 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
     unanswered = new Map();
   };
   const emitHeld = (): void => {
+    // After the step's calls have run (or it broke off): whichever of this and the next step's
+    // prepareStep comes first settles the texts, before any call of a later step runs.
+    settleUnloaded();
     for (const call of held) {
       emit({
         type: "tool-result",

@@ -17,11 +17,10 @@ export interface RunToolNames {
  */
 export function invalidToolCallText(toolName: string, error: unknown, tools: RunToolNames): string {
   if (NoSuchToolError.isInstance(error)) {
-    const shown = tools.shown();
-    const callable = tools.callable();
-    if (callable.includes(toolName) && !shown.includes(toolName) && shown.includes("tool_search")) {
+    if (awaitsLoading(toolName, error, tools)) {
       return `Tool "${toolName}" is available but its definition is not loaded yet, so it was not run. Call tool_search with the query "${toolName}" to load it, then call it again.`;
     }
+    const shown = tools.shown();
     return `Unknown tool "${toolName}", so nothing was run. Available tools: ${shown.length > 0 ? shown.join(", ") : "none"}.`;
   }
   if (InvalidToolInputError.isInstance(error)) {
@@ -30,6 +29,22 @@ export function invalidToolCallText(toolName: string, error: unknown, tools: Run
     return `The arguments of this ${toolName} call are not valid JSON (${errorMessage(parseError)}), so it was not run. Send the arguments again as one JSON object that fits the tool's schema.`;
   }
   return `This ${toolName} call was not run: ${errorMessage(error)}`;
+}
+
+/** Whether the call was refused because its tool is deferred and not loaded yet (tool_search loads it). */
+export function awaitsLoading(toolName: string, error: unknown, tools: RunToolNames): boolean {
+  if (!NoSuchToolError.isInstance(error)) return false;
+  const shown = tools.shown();
+  return tools.callable().includes(toolName) && !shown.includes(toolName) && shown.includes("tool_search");
+}
+
+/**
+ * What a call refused for its deferred tool not being loaded is told once its step is over, when
+ * a tool_search of that same step has loaded it meanwhile (the call was refused as the model wrote
+ * it, before the search ran): to call it again, not to search for it again.
+ */
+export function loadedSinceText(toolName: string): string {
+  return `Tool "${toolName}" was not loaded yet when you made this call, so it was not run; a tool_search in the same step has loaded it since. It is loaded now: call ${toolName} again (no need to search for it again).`;
 }
 
 /**

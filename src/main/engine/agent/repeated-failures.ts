@@ -27,21 +27,26 @@ function stable(value: unknown): string {
 }
 
 /**
- * The calls of one run that failed, counted by tool, arguments and error: a model that makes the
- * same failing call again and again (a local model often does) is told, from the third time, that
+ * The calls of one run that failed, counted by tool, arguments and error, once per step: a model
+ * that makes the same failing call again and again (a local model often does) is told, from the third time, that
  * repeating it will not help; at the fifth the run stops with the reason, rather than spending
  * every step the agent's budget allows on it.
  */
 export class RepeatedFailures {
-  private readonly counts = new Map<string, number>();
+  /** By call and error: how many steps made it, and the last one that did. */
+  private readonly counts = new Map<string, { count: number; step: number }>();
   private stop: RepeatedFailureError | undefined;
 
-  /** The envelope the model reads for this call: the same, with advice once it keeps failing. */
-  note(toolName: string, input: unknown, envelope: Envelope): Envelope {
+  /**
+   * The envelope the model reads for this call: the same, with advice once it keeps failing.
+   * The same call made several times in one `step` counts once: the model had not seen it fail.
+   */
+  note(toolName: string, input: unknown, envelope: Envelope, step: number): Envelope {
     if (envelope.type !== "error") return envelope;
     const key = `${toolName}\u0000${stable(input)}\u0000${envelope.error_text}`;
-    const count = (this.counts.get(key) ?? 0) + 1;
-    this.counts.set(key, count);
+    const seen = this.counts.get(key);
+    const count = seen === undefined ? 1 : seen.step === step ? seen.count : seen.count + 1;
+    this.counts.set(key, { count, step });
     if (count < WARN_AFTER) return envelope;
     if (count >= STOP_AT && this.stop === undefined) {
       this.stop = new RepeatedFailureError(

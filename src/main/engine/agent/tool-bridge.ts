@@ -171,7 +171,7 @@ export class ToolBridge {
     ) {
       emit({ type: "question-refused", step, toolCallId: call.toolCallId, message: envelope.error_text });
     }
-    envelope = this.failures.note(call.toolName, call.input, envelope);
+    envelope = this.failures.note(call.toolName, call.input, envelope, step);
     emit({ type: "tool-result", step, toolCallId: call.toolCallId, toolName: call.toolName, envelope });
     return envelope;
   }

@@ -163,7 +163,7 @@ describe("glob", () => {
       `Only the first 1000 of 1001 entries are shown; 1 is left out. All of it is in ${envelope.metadata.output_path}.`,
     );
     expect(envelope.metadata.read_rest).toBe(
-      `See its end with bash \`tail -n 100 ${envelope.metadata.output_path}\`, search it with \`grep -n PATTERN ${envelope.metadata.output_path}\`, or read it in parts with read (offset, limit).`,
+      `Search it with grep (path "${envelope.metadata.output_path}"), read it in parts with read (offset, limit), or see its end with bash \`tail -n 100 ${envelope.metadata.output_path}\`.`,
     );
 
     await writeFile(ws.abs("many/f1000.txt"), "");

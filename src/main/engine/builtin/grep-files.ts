@@ -21,6 +21,8 @@ export interface GrepFile {
   absolute: string;
   path: string;
   cleared?: FileIdentity;
+  /** The path the search named (not found in a folder): searched as text even if binary, as rg does. */
+  named?: boolean;
 }
 
 /** A file with several names that was not searched: the grep tool judges it (see SyncFileReader). */
@@ -30,7 +32,11 @@ export type LinkedFile = GrepFile & { cleared: FileIdentity };
  * What matched in one batch of files, per output mode (merged and ordered by the grep tool), and
  * the files with several names left for the grep tool to judge.
  */
-export type GrepBatch = { linked: LinkedFile[] } & (
+export type GrepBatch = {
+  linked: LinkedFile[];
+  /** The named files that hold NUL bytes (binary ones a folder search skips), searched as text. */
+  binary?: string[];
+} & (
   | { mode: "files_with_matches"; files: { path: string; mtimeMs: number }[] }
   | { mode: "count"; counts: { path: string; count: number }[] }
   | { mode: "content"; matches: { path: string; lines: { line: number; text: string }[] }[] }
@@ -47,39 +53,45 @@ export function grepFiles(input: GrepFilesInput): GrepBatch {
   const linked: LinkedFile[] = [];
   let current: GrepFile | undefined;
   const reader = new SyncFileReader((absolute, id) => {
-    if (current) linked.push({ absolute, path: current.path, cleared: id });
+    if (current)
+      linked.push({ absolute, path: current.path, cleared: id, ...(current.named ? { named: true } : {}) });
   });
+  const binary: string[] = [];
   const read = (file: GrepFile): Buffer | undefined => {
     current = file;
-    return reader.read(file.absolute, file.cleared);
+    const bytes = reader.read(file.absolute, file.cleared);
+    if (file.named && bytes && bytes.indexOf(0) !== -1) binary.push(file.path);
+    return bytes;
   };
+  const found = (): { linked: LinkedFile[]; binary?: string[] } =>
+    binary.length > 0 ? { linked, binary } : { linked };
   switch (input.mode) {
     case "files_with_matches": {
       const files: { path: string; mtimeMs: number }[] = [];
       for (const file of input.files) {
         const bytes = read(file);
-        if (bytes && matcher.matches(bytes))
+        if (bytes && matcher.matches(bytes, file.named))
           files.push({ path: file.path, mtimeMs: modifiedTime(file.absolute) ?? 0 });
       }
-      return { mode: input.mode, files, linked };
+      return { mode: input.mode, files, ...found() };
     }
     case "count": {
       const counts: { path: string; count: number }[] = [];
       for (const file of input.files) {
         const bytes = read(file);
-        const count = bytes ? matcher.count(bytes) : 0;
+        const count = bytes ? matcher.count(bytes, file.named) : 0;
         if (count > 0) counts.push({ path: file.path, count });
       }
-      return { mode: input.mode, counts, linked };
+      return { mode: input.mode, counts, ...found() };
     }
     case "content": {
       const matches: { path: string; lines: { line: number; text: string }[] }[] = [];
       for (const file of input.files) {
         const bytes = read(file);
-        const lines = bytes ? matcher.lines(bytes) : [];
+        const lines = bytes ? matcher.lines(bytes, file.named) : [];
         if (lines.length > 0) matches.push({ path: file.path, lines });
       }
-      return { mode: input.mode, matches, linked };
+      return { mode: input.mode, matches, ...found() };
     }
   }
 }

@@ -46,13 +46,13 @@ async function putInOrder(entries: [string, string][]): Promise<void> {
 }
 
 describe("grep", () => {
-  it("is published as a read-only, ungated search tool that reads the workspace", () => {
+  it("is published as a read-only, ungated search tool that reads the workspace and its session's sidecars", () => {
     const info = ws.engine.listTools().find((t) => t.id === "grep");
     expect(info).toMatchObject({
       readOnly: true,
       gated: false,
       kind: "search",
-      requires: { fs: { read: ["{workspace}/**"] } },
+      requires: { fs: { read: ["{workspace}/**", "{session}/**"] } },
     });
     expect(Object.keys(info?.parameters.properties as object).sort()).toEqual([
       "glob",
@@ -242,6 +242,43 @@ describe("grep", () => {
     expect(await matches({ pattern: "needle", path: "utf16.txt" })).toEqual([
       { path: "utf16.txt", line: 2, text: "the needle" },
     ]);
+  });
+
+  // A file named as path is searched even when it holds NUL bytes, as rg reports "binary file
+  // matches" for one: a command's output kept in a sidecar may hold a stray NUL, and an empty
+  // result would tell the model the text is not there.
+  it.each([
+    ["a NUL in its first line", Buffer.from("start\0\nhay\nthe needle\n"), 3, "the needle"],
+    [
+      "a NUL at 70 000, the match after it",
+      Buffer.concat([Buffer.alloc(70_000, 0x61), Buffer.from("\0\nthe needle\n")]),
+      2,
+      "the needle",
+    ],
+    ["a NUL inside the matching line", Buffer.from("hay\nthe\0needle\n"), 2, "the\u2400needle"],
+  ])(
+    "searches a file it is given by name as text, NUL bytes and all: %s",
+    async (_what, bytes, line, text) => {
+      await ws.put("out.txt", bytes);
+      const named = { pattern: "needle", path: "out.txt" };
+      expect(await matches(named)).toEqual([{ path: "out.txt", line, text }]);
+      expect(await files(named)).toEqual(["out.txt"]);
+      expect(await counts(named)).toEqual([{ path: "out.txt", count: 1 }]);
+      const envelope = await ws.session.call("grep", named);
+      expect(outputOf<{ binary?: string }>(envelope).binary).toMatch(
+        /^out\.txt holds NUL bytes, as binary files do: it was searched as text/,
+      );
+      // Control: searching its folder skips it, as rg does.
+      expect(await files({ pattern: "needle" })).toEqual([]);
+    },
+  );
+
+  it("says nothing of NUL bytes for a named text file", async () => {
+    await ws.put("plain.txt", "the needle\n");
+    const data = outputOf<{ binary?: string; matches: GrepMatch[] }>(
+      await ws.session.call("grep", { pattern: "needle", path: "plain.txt", output_mode: "content" }),
+    );
+    expect(data).toEqual({ matches: [{ path: "plain.txt", line: 1, text: "the needle" }] });
   });
 
   it("searches UTF-16 text without a BOM, LE and BE, and still skips a binary file with the same bytes in it", async () => {

@@ -19,7 +19,7 @@ import {
   type GrepOutputMode,
   type LinkedFile,
 } from "./grep-files.ts";
-import { LineMatcher } from "./line-matcher.ts";
+import { LineMatcher, NUL_SHOWN } from "./line-matcher.ts";
 import {
   joinNotes,
   leftOutNote,
@@ -32,13 +32,17 @@ import {
 
 const DESCRIPTION = `Search file contents with a JavaScript regular expression, line by line. To find files by name, use glob.
 
-Escape special characters to match them literally ("foo\\("). Unicode escapes work (\\p{Lu}, \\u{1F600}); for case use ignore_case, not (?i). glob keeps only files matching it: without "/" it matches file names anywhere ("*.ts"), with "/" the path ("src/**/*.py"); a leading "!" excludes. .gitignored and binary files are skipped, symlinked folders not followed. At most 200 entries: past that truncated: true and output_path holds them all; narrow the pattern, path or glob.`;
+Escape special characters to match them literally ("foo\\("). Unicode escapes work (\\p{Lu}, \\u{1F600}); for case use ignore_case, not (?i). glob keeps only files matching it: without "/" it matches file names anywhere ("*.ts"), with "/" the path ("src/**/*.py"); a leading "!" excludes. .gitignored and binary files are skipped (a file given as path is searched as text even so), symlinked folders not followed. At most 200 entries: past that truncated: true and output_path holds them all; narrow the pattern, path or glob.`;
 
 // Built when first needed (see defineBuiltin): listing the tool reads the bundle's catalog.
 const schema = () =>
   z.strictObject({
     pattern: z.string().min(1).describe('e.g. "function\\s+load\\w*".'),
-    path: z.string().min(1).optional().describe("File or folder to search, relative to the workspace root."),
+    path: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("File or folder to search, relative to the workspace root; or a cut result's output_path."),
     glob: z.string().min(1).optional(),
     ignore_case: z.boolean().optional(),
     output_mode: z
@@ -61,6 +65,8 @@ export interface GrepCount {
 /** `note`: what the walk left out because Lathe hides it or a rule denies reading it (see leftOutNote). */
 type GrepData = ({ files: string[] } | { matches: GrepMatch[] } | { counts: GrepCount[] }) & {
   note?: string;
+  /** A named file held NUL bytes and was searched as text all the same (see binaryNote). */
+  binary?: string;
 };
 
 const byPath = <T extends { path: string }>(a: T, b: T): number =>
@@ -80,6 +86,11 @@ function merge(mode: GrepOutputMode, batches: readonly GrepBatch[]): GrepData {
   }
   const perFile = batches.flatMap((b) => (b.mode === "content" ? b.matches : [])).sort(byPath);
   return { matches: perFile.flatMap((f) => f.lines.map(({ line, text }) => ({ path: f.path, line, text }))) };
+}
+
+/** What a search of a file holding NUL bytes says about it (see GrepFile.named). */
+function binaryNote(path: string): string {
+  return `${path} holds NUL bytes, as binary files do: it was searched as text because it was named (a search of its folder skips it); a NUL byte shows as ${NUL_SHOWN}.`;
 }
 
 /**
@@ -133,7 +144,8 @@ export const grepTool = defineBuiltin({
   description: DESCRIPTION,
   schema,
   plan: (args) => ({ accesses: [{ capability: "fs.read", path: args.path ?? "." }], unclear: [] }),
-  requires: { fs: { read: ["{workspace}/**"] } },
+  // The session's folder too: where a cut result's whole output is (its output_path).
+  requires: { fs: { read: ["{workspace}/**", "{session}/**"] } },
   readOnly: true,
   gated: false,
   kind: "search",
@@ -171,9 +183,15 @@ export const grepTool = defineBuiltin({
       return { batches: [...done, ...(await Promise.all(batches))], links: hidden };
     };
     if (!isDir) {
-      // A file named explicitly is searched whatever the glob and ignore files say, as ripgrep does.
-      search([{ absolute: target.absolute, path: target.display }]);
-      return merge(mode, (await settle()).batches);
+      // A file named explicitly is searched whatever the glob and ignore files say, as ripgrep
+      // does, and as text even when it holds NUL bytes (ripgrep says a binary file matches): a
+      // command's output kept in a sidecar may hold one, and "no match" would be untrue.
+      search([{ absolute: target.absolute, path: target.display, named: true }]);
+      const { batches } = await settle();
+      const found = merge(mode, batches);
+      return batches.some((b) => b.binary !== undefined)
+        ? { ...found, binary: binaryNote(target.display) }
+        : found;
     }
     // A path glob ("src/**/*.py") names folders; one naming a hidden folder is refused like its path.
     if (filter?.includes("/")) refuseUnreadableGlob(runtime, "grep", target, filter);

@@ -19,11 +19,15 @@ interface MatchingLine {
  * The bytes of a (non UTF-16) file to search, as ripgrep decides it: none when the file is
  * binary (a NUL byte in its first 64 KB); in a longer file, a later NUL byte ends the text.
  */
-function searchable(bytes: Buffer): Buffer | undefined {
+function searchable(bytes: Buffer, named: boolean): Buffer | undefined {
+  if (named) return bytes;
   const nul = bytes.indexOf(0);
   if (nul === -1) return bytes;
   return nul < BINARY_SNIFF_BYTES ? undefined : bytes.subarray(0, nul);
 }
+
+/** How a NUL byte of a file searched as text shows in a matching line. */
+export const NUL_SHOWN = "\u2400";
 
 /** The text of one line without its terminator, cut around the match when very long. */
 function lineText(text: string, start: number, end: number, matchAt: number): string {
@@ -99,44 +103,48 @@ export class LineMatcher {
     );
   }
 
-  /** The text to search, or undefined when the file is binary or cannot match. */
-  private textOf(bytes: Buffer): string | undefined {
+  /**
+   * The text to search, or undefined when the file is binary or cannot match. A file the search
+   * `named` (its path, not a folder holding it) is searched whole as text, NUL bytes and all.
+   */
+  private textOf(bytes: Buffer, named: boolean): string | undefined {
     if (utf16Encoding(bytes)) return decodeText(bytes).text;
     if (this.needle && bytes.indexOf(this.needle) === -1) {
       if (!this.latin1Needle || bytes.indexOf(this.latin1Needle) === -1) return undefined;
     }
-    const text = searchable(bytes);
+    const text = searchable(bytes, named);
     return text === undefined ? undefined : decodeText(text).text;
   }
 
-  /** Whether the file has at least one match. */
-  matches(bytes: Buffer): boolean {
+  /** Whether the file has at least one match (`named`: see textOf). */
+  matches(bytes: Buffer, named = false): boolean {
     if (this.plain && this.needle && !utf16Encoding(bytes)) {
       const at = bytes.indexOf(this.needle);
       if (at === -1) return false;
-      const text = searchable(bytes);
+      const text = searchable(bytes, named);
       return text !== undefined && at + this.needle.length <= text.length;
     }
-    const text = this.textOf(bytes);
+    const text = this.textOf(bytes, named);
     return text !== undefined && this.any.test(text);
   }
 
-  /** How many lines of the file hold a match. */
-  count(bytes: Buffer): number {
-    const text = this.textOf(bytes);
+  /** How many lines of the file hold a match (`named`: see textOf). */
+  count(bytes: Buffer, named = false): number {
+    const text = this.textOf(bytes, named);
     if (text === undefined) return 0;
     let count = 0;
     this.forEachMatchingLine(text, () => count++);
     return count;
   }
 
-  /** The file's matching lines, in order. */
-  lines(bytes: Buffer): MatchingLine[] {
-    const text = this.textOf(bytes);
+  /** The file's matching lines, in order (`named`: see textOf; a NUL byte shows as NUL_SHOWN). */
+  lines(bytes: Buffer, named = false): MatchingLine[] {
+    const text = this.textOf(bytes, named);
     if (text === undefined) return [];
     const found: MatchingLine[] = [];
     this.forEachMatchingLine(text, (line, start, end, at) => {
-      found.push({ line, text: lineText(text, start, end, at) });
+      const shown = lineText(text, start, end, at);
+      found.push({ line, text: named ? shown.replaceAll("\0", NUL_SHOWN) : shown });
     });
     return found;
   }

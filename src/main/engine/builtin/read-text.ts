@@ -47,7 +47,13 @@ export function readHead(
   headBytes: number,
   eol: LineBreak = "\n",
 ): { content: string; endLine: number; leftOut: LeftOut } {
-  const head = onLineEnd(utf8Head(range, headBytes), eol);
+  let head = onLineEnd(utf8Head(range, headBytes), eol);
+  // A line exactly as long as the cap fits whole; only its line break is past it: keep that too
+  // (a byte or two over the cap), rather than say the line goes on when it does not.
+  if (!head.endsWith(eol) && head.length > 0) {
+    const lineBreak = [eol, "\r\n"].find((b) => range.startsWith(b, head.length));
+    if (lineBreak !== undefined) head += lineBreak;
+  }
   const endLine = startLine + countLines(head, eol) - 1;
   const leftOut: LeftOut = {
     kind: "text",
@@ -98,8 +104,9 @@ export function readText(input: ReadTextInput): ReadTextOutcome {
     startLine === 1 && input.limit === undefined ? text : sliceLines(text, startLine, input.limit, eol);
   const digest = sha256(bytes);
   if (input.sidecarPath !== undefined && Buffer.byteLength(range, "utf8") > input.headBytes) {
-    if (saved(input.sidecarPath, range)) {
-      const { content, endLine, leftOut } = readHead(range, startLine, input.headBytes, eol);
+    const { content, endLine, leftOut } = readHead(range, startLine, input.headBytes, eol);
+    // Over the cap by a last line break alone, the head is the whole range: nothing is cut.
+    if (content !== range && saved(input.sidecarPath, range)) {
       return { kind: "read", sha256: digest, content, startLine, endLine, totalLines, cut: true, leftOut };
     }
   }

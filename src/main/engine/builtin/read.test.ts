@@ -113,6 +113,8 @@ describe("read", () => {
   ])("still refuses %s as binary", async (_name, bytes) => {
     await ws.put("blob.bin", bytes);
     expect(errorOf(await ws.session.call("read", { path: "blob.bin" }))).toMatch(/is a binary file/);
+    // …and names what does find text in it (grep.test.ts: a file given as path is searched as text).
+    expect(errorOf(await ws.session.call("read", { path: "blob.bin" }))).toMatch(/give it to grep as path/);
   });
 
   it("decodes bytes that are not valid UTF-8 as latin1", async () => {
@@ -255,6 +257,38 @@ describe("read", () => {
         );
       },
     );
+
+    // A line exactly as long as the cap: all of it fits, only its line break does not. It is
+    // whole, and must not be said to go on past what is shown (nor a line 2 be named that is not there).
+    const cap = OUTPUT_LIMITS.readBytes;
+    const exactLine = "é" + "€".repeat((cap - 2) / 3);
+    it.each([
+      ["the only line, then LF", "a".repeat(cap) + "\n", undefined],
+      ["the only line, then CRLF", "a".repeat(cap) + "\r\n", undefined],
+      ["multibyte characters, then LF", exactLine + "\n", undefined],
+      ["line 1 of two", "a".repeat(cap) + "\nnext\n", "next\n"],
+      [
+        "line 1 of a 300 KB file (cut by the read itself)",
+        "a".repeat(cap) + "\n" + "b\n".repeat(50_000),
+        "b\n",
+      ],
+    ])("shows a line of exactly the cap whole, without a note (%s)", async (_what, text, rest) => {
+      expect(Buffer.byteLength(text.split(/\r?\n/)[0] as string)).toBe(cap);
+      await ws.put("exact.txt", text);
+      const envelope = await ws.session.call("read", { path: "exact.txt" });
+      const data = outputOf<ReadData>(envelope);
+      expect(data.content).not.toContain("[read:");
+      expect(data.end_line).toBe(1);
+      if (rest === undefined) {
+        expect(data.content).toBe(text);
+        expect(envelope.metadata.truncated).toBeUndefined();
+      } else {
+        expect(data.content).toBe(text.slice(0, text.indexOf("\n") + 1));
+        expect(envelope.metadata.truncated).toBe(true);
+        expect(envelope.metadata.left_out).not.toContain("part of a line");
+        expect(await readFile(envelope.metadata.output_path as string, "utf8")).toBe(text);
+      }
+    });
 
     it("stops before a line longer than the cap when whole lines come first, without a note", async () => {
       await ws.put("long-line.txt", "first\n" + "y".repeat(300 * 1024) + "\n");

@@ -3,7 +3,13 @@ import { ToolCallError } from "../errors/tool-call-error.ts";
 import { transferList } from "../offload/job-result.ts";
 import { offload } from "../offload/offload.ts";
 import type { ToolDefinition, Truncation } from "../tools/contract.ts";
-import { isSelfTruncated, OUTPUT_LIMITS, selfTruncated, type SelfTruncated } from "../tools/truncation.ts";
+import {
+  isSelfTruncated,
+  OUTPUT_LIMITS,
+  selfTruncated,
+  type LeftOut,
+  type SelfTruncated,
+} from "../tools/truncation.ts";
 import { defineBuiltin } from "./define-builtin.ts";
 import { plannedPath } from "./planned-path.ts";
 import { readHead, readText } from "./read-text.ts";
@@ -59,7 +65,18 @@ function truncateRead(
   const lines = data.end_line - data.start_line + 1;
   const eol = lineBreakOf(data.content) === "\r" && countLines(data.content, "\r") === lines ? "\r" : "\n";
   const { content, endLine, leftOut } = readHead(data.content, data.start_line, OUTPUT_LIMITS.readBytes, eol);
-  return { data: { ...data, content, end_line: endLine }, full: data.content, leftOut };
+  // Over the cap by a last line break alone: the head is all of it, nothing to cut.
+  if (content === data.content) return undefined;
+  return {
+    data: { ...data, content, end_line: endLine },
+    full: data.content,
+    leftOut: inFile(leftOut, data.path, data.start_line, endLine),
+  };
+}
+
+/** What a cut read leaves out, as lines of the file it read (see FileLines). */
+function inFile(leftOut: LeftOut, path: string, firstLine: number, endLine: number): LeftOut {
+  return leftOut.kind === "text" ? { ...leftOut, file: { path, firstLine, next: endLine + 1 } } : leftOut;
 }
 
 const definition = defineBuiltin({
@@ -104,7 +121,7 @@ const definition = defineBuiltin({
       : readText(input);
     if (outcome.kind === "binary") {
       throw new ToolCallError(
-        `${target.display} is a binary file (${formatBytes(size)}, it contains NUL bytes); read only returns text. Do not try to read or edit it as text.`,
+        `${target.display} is a binary file (${formatBytes(size)}, it contains NUL bytes); read only returns text. Do not try to read or edit it as text; to find text in it, give it to grep as path (grep searches a file it is given as text).`,
         "binary_file",
       );
     }
@@ -123,7 +140,11 @@ const definition = defineBuiltin({
       total_lines: outcome.totalLines,
     };
     return outcome.cut && sidecarPath !== undefined
-      ? selfTruncated(data, sidecarPath, outcome.leftOut)
+      ? selfTruncated(
+          data,
+          sidecarPath,
+          outcome.leftOut && inFile(outcome.leftOut, data.path, data.start_line, data.end_line),
+        )
       : data;
   },
 });

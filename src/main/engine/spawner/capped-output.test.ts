@@ -45,6 +45,26 @@ describe("CappedOutput", () => {
     expect(printedBytes).toBe(Buffer.byteLength(chunks.join("").replaceAll("\r\n", "\n")));
   });
 
+  // NUL bytes (a binary file's zero pages), bells, DEL show nothing: the cap, the counts and the
+  // cut are of what the model reads, or it is told of a cut with nothing on either side of it.
+  it.each([
+    ["300 KB of NUL bytes, then a line", [Buffer.alloc(300 * 1024), Buffer.from("end\n")], "end\n"],
+    [
+      "text with a control after each letter",
+      [Buffer.from("a\x00".repeat(150 * 1024))],
+      "a".repeat(150 * 1024),
+    ],
+    ["bells and DEL between lines", [Buffer.from("x\x07\x7f\n".repeat(60 * 1024))], "x\n".repeat(60 * 1024)],
+  ])("counts what the screen shows, not controls that show nothing: %s", async (_what, chunks, want) => {
+    const { output } = capture(200 * 1024);
+    for (const chunk of chunks) output.write(chunk);
+    const result = await output.finish();
+    expect(result.text).toBe(want);
+    expect(result.totalBytes).toBe(Buffer.byteLength(want));
+    expect(result.sidecarPath).toBeUndefined();
+    expect(await readdir(dir)).toEqual([]);
+  });
+
   it("applies the cap to the output as shown: a long progress line that shows short needs no sidecar", async () => {
     const { output, flow } = capture(1024);
     for (let i = 0; i <= 1000; i++)

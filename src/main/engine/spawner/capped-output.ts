@@ -1,7 +1,7 @@
 import { createWriteStream, rmSync, type WriteStream } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import { partialPathOf } from "../session/partial-file.ts";
-import { ScreenText, withoutControls } from "./screen-text.ts";
+import { ScreenText, visibleBytes, withoutControls } from "./screen-text.ts";
 
 interface CappedOutputOptions {
   /**
@@ -220,7 +220,9 @@ export class CappedOutput {
   /** What was printed (none for the screen's last line) and what of it the screen now shows. */
   private append(printed: Buffer | undefined, shown: Buffer): void {
     if (printed !== undefined && printed.length > 0) this.keepPrinted(printed);
-    if (shown.length > 0) this.keepShown(shown);
+    // Counted and kept as the model reads it: without the controls that show nothing.
+    const visible = shown.length > 0 ? visibleBytes(shown) : shown;
+    if (visible.length > 0) this.keepShown(visible);
     const { maxBytes } = this.options;
     const needed = this.totalBytes > maxBytes || this.printedBytes > maxBytes;
     if (!needed || this.stream || this.opening || this.failure || this.discarded) return;

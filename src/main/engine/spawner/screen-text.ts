@@ -384,6 +384,28 @@ export function withoutControls(text: string): string {
   return text.replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, "");
 }
 
+/** The bytes `withoutControls` would remove: C0 controls but tab and newline, and DEL. */
+// eslint-disable-next-line no-control-regex -- control characters are what it looks for
+const HIDDEN_BYTE = /[\x00-\x08\x0b-\x1f\x7f]/;
+
+/**
+ * `bytes` (what `ScreenText` passed on) without the controls that show nothing, so what is
+ * counted and kept of an output is what the model reads. These bytes never occur inside a UTF-8
+ * character, so removing them leaves every character whole. Most chunks hold none: they are
+ * looked for natively, and only a chunk holding one is copied.
+ */
+export function visibleBytes(bytes: Buffer): Buffer {
+  if (!HIDDEN_BYTE.test(bytes.toString("latin1"))) return bytes;
+  const out = Buffer.allocUnsafe(bytes.length);
+  let kept = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i] as number;
+    if ((b < 0x20 && b !== 0x09 && b !== 0x0a) || b === 0x7f) continue;
+    out[kept++] = b;
+  }
+  return out.subarray(0, kept);
+}
+
 /** A whole output (not a stream) as the model reads it: see `ScreenText` and `withoutControls`. */
 export function screenTextOf(bytes: Buffer): string {
   const screen = new ScreenText();

@@ -121,6 +121,11 @@ function errorText(toolId: string, err: unknown, ctx: CallContext): string {
   return `${toolId} failed: ${message}${code && !message.includes(code) ? ` (${code})` : ""}`;
 }
 
+/** What a call stopped before it ran is answered with. */
+function abortedBeforeStart(toolId: string): string {
+  return `${toolId} was aborted before it started; nothing was done.`;
+}
+
 /** No plan, or no policy to check one: nothing resolved. */
 const NOTHING_RESOLVED: ResolvedPlan = { accesses: [] };
 
@@ -132,7 +137,7 @@ async function executeBounded(
 ): Promise<{ data?: unknown; error?: string }> {
   const { tool } = call.entry;
   const outer = call.signal;
-  if (outer?.aborted) return { error: `${tool.id} was aborted before it started; nothing was done.` };
+  if (outer?.aborted) return { error: abortedBeforeStart(tool.id) };
   const controller = new AbortController();
   const timeoutMs = tool.callTimeoutMs?.(call.args) ?? tool.timeoutMs;
   let timedOut = false;
@@ -212,7 +217,7 @@ async function executeCheckpointed(
       ...(call.signal ? { signal: call.signal } : {}),
     });
   } catch (err) {
-    if (call.signal?.aborted) return { error: `${tool.id} was aborted before it started; nothing was done.` };
+    if (call.signal?.aborted) return { error: abortedBeforeStart(tool.id) };
     reportInternal(ctx, tool.id, err);
     return {
       error: `${tool.id} was not run: Lathe could not prepare the checkpoint that lets its changes be undone (${messageOf(err)}). Nothing was changed.`,
@@ -248,7 +253,7 @@ async function executeClaimed(
       call.signal,
     );
   } catch (err) {
-    if (call.signal?.aborted) return { error: `${tool.id} was aborted before it started; nothing was done.` };
+    if (call.signal?.aborted) return { error: abortedBeforeStart(tool.id) };
     reportInternal(ctx, tool.id, err);
     return {
       error: `${tool.id} was not run: Lathe could not check whether another call is changing ${targets.map((t) => t.display).join(", ")} (${messageOf(err)}). Nothing was changed.`,
@@ -339,6 +344,8 @@ async function run(
   const outcome = await ctx.scheduler.run(
     tool.readOnly,
     async () => {
+      // Stopped while it waited its turn (Ctrl-C, the stop button): not asked about, not run.
+      if (call.signal?.aborted) return { error: abortedBeforeStart(tool.id) };
       let lost: string | undefined;
       try {
         lost = ctx.sessionLost?.();

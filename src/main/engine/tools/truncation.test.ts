@@ -21,7 +21,7 @@ describe("the note of a truncated result", () => {
       left_out:
         "The output was cut: its last 2 lines (2.9 KB) are left out, so its end is not shown. All of it is in /s/out.txt.",
       read_rest:
-        "See its end with bash `tail -n 100 /s/out.txt`, search it with `grep -n PATTERN /s/out.txt`, or read it in parts with read (offset, limit).",
+        'Search it with grep (path "/s/out.txt"), read it in parts with read (offset, limit), or see its end with bash `tail -n 100 /s/out.txt`.',
     });
   });
 
@@ -31,6 +31,18 @@ describe("the note of a truncated result", () => {
         "The output was cut: its last 1 line (2 bytes) is left out, so its end is not shown. The whole output could not be saved.",
       read_rest: "Narrow the call to see the rest.",
     });
+  });
+
+  it.each([
+    [
+      "/s/o",
+      'Go on with read (path "src/a.ts", offset 3001). Search all of it with grep (path "/s/o") (line 1 of /s/o is line 1001 of src/a.ts), or see its end with bash `tail -n 100 /s/o`.',
+    ],
+    [undefined, 'Go on with read (path "src/a.ts", offset 3001).'],
+  ])("says where lines of a file go on, in the file (sidecar %s)", (outputPath, readRest) => {
+    const file = { path: "src/a.ts", firstLine: 1001, next: 3001 };
+    const leftOut = { kind: "text", at: "end", bytes: 90_000, lines: 800, file } as const;
+    expect(leftOutNotes(leftOut, outputPath).read_rest).toBe(readRest);
   });
 
   it.each([

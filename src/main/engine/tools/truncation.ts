@@ -32,8 +32,19 @@ export function utf8Head(text: string, maxBytes: number): string {
  * tail are shown, in its middle), or the items of a list past the ones shown.
  */
 export type LeftOut =
-  | { kind: "text"; bytes: number; lines: number; at: "end" | "middle" }
+  | { kind: "text"; bytes: number; lines: number; at: "end" | "middle"; file?: FileLines }
   | { kind: "items"; shown: number; total: number };
+
+/**
+ * A cut text that is lines of a file (a read): where the rest is read from the file itself, and
+ * which line of the file the sidecar's first line is (the sidecar numbers its lines from 1).
+ */
+export interface FileLines {
+  path: string;
+  firstLine: number;
+  /** The line to go on at (the one after the last line shown). */
+  next: number;
+}
 
 /** How many lines `text` holds: its newlines, plus one for a last line without one. */
 export function lineCount(text: string): number {
@@ -94,14 +105,25 @@ export function leftOutNotes(leftOut: LeftOut | undefined, outputPath: string | 
         ? `The output was cut: ${leftOutSize(leftOut.bytes, leftOut.lines)} in its middle ${are} left out; its head and its last lines are shown.`
         : `The output was cut: its last ${leftOutSize(leftOut.bytes, leftOut.lines)} ${are} left out, so its end is not shown.`;
   }
+  const file = leftOut?.kind === "text" ? leftOut.file : undefined;
+  // Lines of a file go on in the file, numbered as read numbers them.
+  const goOn = file === undefined ? undefined : `Go on with read (path "${file.path}", offset ${file.next}).`;
   if (outputPath === undefined)
     return {
       left_out: `${what} The whole output could not be saved.`,
-      read_rest: "Narrow the call to see the rest.",
+      read_rest: goOn ?? "Narrow the call to see the rest.",
     };
+  if (file !== undefined && goOn !== undefined) {
+    const numbering =
+      file.firstLine > 1 ? ` (line 1 of ${outputPath} is line ${file.firstLine} of ${file.path})` : "";
+    return {
+      left_out: `${what} All of it is in ${outputPath}.`,
+      read_rest: `${goOn} Search all of it with grep (path "${outputPath}")${numbering}, or see its end with bash \`tail -n 100 ${outputPath}\`.`,
+    };
+  }
   return {
     left_out: `${what} All of it is in ${outputPath}.`,
-    read_rest: `See its end with bash \`tail -n 100 ${outputPath}\`, search it with \`grep -n PATTERN ${outputPath}\`, or read it in parts with read (offset, limit).`,
+    read_rest: `Search it with grep (path "${outputPath}"), read it in parts with read (offset, limit), or see its end with bash \`tail -n 100 ${outputPath}\`.`,
   };
 }
 
