@@ -1,5 +1,16 @@
-import { fileIdentity as fileAt } from "../sandbox/mount-guard.ts";
+import { statSync } from "node:fs";
 import type { SpawnerConfinement } from "../spawner/spawner-protocol.ts";
+
+/**
+ * Which file a path names now, or undefined when there is none: device, inode and when it was
+ * made (an inode number is handed out again once freed: see mount-guard.ts's fileIdentity, the
+ * spawner's twin of this, kept apart so that the CLI's engine chunk and the spawner's share no
+ * module of their own).
+ */
+function fileAt(file: string): string | undefined {
+  const stat = statSync(file, { bigint: true, throwIfNoEntry: false });
+  return stat ? `${stat.dev}:${stat.ino}:${stat.birthtimeNs || stat.ctimeNs}` : undefined;
+}
 
 /**
  * A check that the files and folders an OS sandbox mounts are still the ones it mounted. The

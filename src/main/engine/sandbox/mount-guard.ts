@@ -36,7 +36,7 @@ const LINGER_MS = 60_000;
  * file the first one's number back (seen on ext4). Its birth time (or, where the file system
  * keeps none, its change time) tells them apart.
  */
-export function fileIdentity(file: string): string | undefined {
+function fileIdentity(file: string): string | undefined {
   try {
     const stat = lstatSync(file, { bigint: true });
     return `${stat.dev}:${stat.ino}:${stat.birthtimeNs || stat.ctimeNs}`;
