@@ -65,6 +65,35 @@ describe("CappedOutput", () => {
     expect(await readdir(dir)).toEqual([]);
   });
 
+  it("applies the cap to the output as the model reads it: bytes that are not text count as U+FFFD", async () => {
+    // 0xFF is never part of a UTF-8 character: each one reads as U+FFFD, three bytes.
+    const { output } = capture(1000);
+    output.write(Buffer.alloc(600, 0xff));
+    const result = await output.finish();
+    expect(result.totalBytes).toBe(1800);
+    expect(result.sidecarPath).toBeDefined();
+    expect(Buffer.byteLength(result.text)).toBeLessThanOrEqual(1000);
+    expect(result.text).toBe("\uFFFD".repeat(333));
+    expect((await readFile(result.sidecarPath as string)).equals(Buffer.alloc(600, 0xff))).toBe(true);
+  });
+
+  it.each([
+    [
+      "a character split across chunks",
+      [Buffer.from([0x61, 0xe2, 0x82]), Buffer.from([0xac, 0x0a])],
+      "a€\n",
+      5,
+    ],
+    ["a character cut off by the end", [Buffer.from([0x61, 0xe2, 0x82])], "a\uFFFD", 4],
+    ["a stray continuation byte", [Buffer.from([0x61, 0x80, 0x62])], "a\uFFFDb", 5],
+  ])("reads the output as UTF-8 across chunks: %s", async (_what, chunks, want, bytes) => {
+    const { output } = capture(1024);
+    for (const chunk of chunks) output.write(chunk);
+    const result = await output.finish();
+    expect(result.text).toBe(want);
+    expect(result.totalBytes).toBe(bytes);
+  });
+
   it("applies the cap to the output as shown: a long progress line that shows short needs no sidecar", async () => {
     const { output, flow } = capture(1024);
     for (let i = 0; i <= 1000; i++)

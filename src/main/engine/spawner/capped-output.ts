@@ -75,6 +75,12 @@ function headEnd(bytes: Buffer): number {
 export class CappedOutput {
   private readonly options: CappedOutputOptions;
   private readonly screen = new ScreenText();
+  /**
+   * The output as shown, read as the model reads it: as UTF-8, each byte that is not part of a
+   * character becoming U+FFFD (three bytes). Counted before that, 200 KB of binary output came
+   * back as up to 600 KB of replacement characters, past the cap and with no sidecar.
+   */
+  private readonly decoder = new TextDecoder("utf-8");
   private readonly head: Buffer[] = [];
   private headBytes = 0;
   /** The end of the output as shown: at least its last `CAPTURED_TAIL_BYTES`, in pieces. */
@@ -161,6 +167,9 @@ export class CappedOutput {
       this.append(CR_ONLY, this.screen.write(CR_ONLY));
     }
     this.append(undefined, this.screen.end());
+    // A character cut off by the end of the output reads as U+FFFD.
+    const rest = this.decoder.decode();
+    if (rest !== "") this.append(undefined, Buffer.from(rest, "utf8"));
   }
 
   /** The last `CAPTURED_TAIL_BYTES` of the output as shown, from its first whole character. */
@@ -220,8 +229,8 @@ export class CappedOutput {
   /** What was printed (none for the screen's last line) and what of it the screen now shows. */
   private append(printed: Buffer | undefined, shown: Buffer): void {
     if (printed !== undefined && printed.length > 0) this.keepPrinted(printed);
-    // Counted and kept as the model reads it: without the controls that show nothing.
-    const visible = shown.length > 0 ? visibleBytes(shown) : shown;
+    // Counted and kept as the model reads it: without the controls that show nothing, as text.
+    const visible = shown.length > 0 ? this.asRead(visibleBytes(shown)) : shown;
     if (visible.length > 0) this.keepShown(visible);
     const { maxBytes } = this.options;
     const needed = this.totalBytes > maxBytes || this.printedBytes > maxBytes;
@@ -233,6 +242,12 @@ export class CappedOutput {
       (file) => this.startSidecar(file),
       (err: unknown) => this.fail(err),
     );
+  }
+
+  /** `bytes` as UTF-8 text reads them (a character split across chunks waits for its end). */
+  private asRead(bytes: Buffer): Buffer {
+    if (bytes.length === 0) return bytes;
+    return Buffer.from(this.decoder.decode(bytes, { stream: true }), "utf8");
   }
 
   private keepPrinted(chunk: Buffer): void {
