@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -37,6 +37,46 @@ describe("loadSettings in a project whose .lathe is a plain file", () => {
       // Another tool's own dotfile, as a person may well have one.
       writeFileSync(path.join(dir, ".lathe"), "not Lathe's\n");
       expect(loadSettings(path.join(dir, ".lathe", "settings.json"))).toStrictEqual(EMPTY_SETTINGS);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("loadSettings on a file people broke", () => {
+  // Each case, read before, lost settings silently or said nothing a person could act on.
+  it.each([
+    [
+      "the deny rules of a first permissions block a second one would drop",
+      (file: string) =>
+        writeFileSync(
+          file,
+          '{\n  "permissions": [{ "permission": "read", "pattern": "secrets/**", "action": "deny" }],\n  "permissions": []\n}\n',
+        ),
+      /settings\.json is not valid JSON: line 3, column 3: "permissions" is written a second time \(first on line 2\)/,
+    ],
+    [
+      "a trailing comma in a list, which JSON.parse reports without a line",
+      (file: string) => writeFileSync(file, '{\n  "shell": [\n    { "cmd": "make" },\n  ]\n}\n'),
+      /settings\.json is not valid JSON: line 3, column 22: a comma after the last entry/,
+    ],
+    [
+      "a link to a file that is gone (a dotfiles folder not mounted)",
+      (file: string) => symlinkSync(path.join(path.dirname(file), "dotfiles", "lathe.json"), file),
+      /settings\.json is a symbolic link to .*dotfiles\/lathe\.json, which does not exist: restore that file, or remove the link/,
+    ],
+    ["a folder", (file: string) => mkdirSync(file), /settings\.json is a folder, not a file: move it aside/],
+    [
+      "an empty file",
+      (file: string) => writeFileSync(file, ""),
+      /settings\.json is not valid JSON: it is empty: write \{\}/,
+    ],
+  ])("refuses %s, naming the file, the place and the fix", (_name, stage, message) => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "lathe-settings-broken-"));
+    try {
+      const file = path.join(dir, "settings.json");
+      stage(file);
+      expect(() => loadSettings(file)).toThrow(message);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

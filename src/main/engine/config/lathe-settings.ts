@@ -1,4 +1,5 @@
-import { withoutByteOrderMark } from "./json-text.ts";
+import { parseJsonText } from "./json-text.ts";
+import { danglingLinkProblem, danglingLinkTarget } from "./dangling-link.ts";
 import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { ConfigError } from "../errors/config-error.ts";
@@ -296,30 +297,32 @@ function formatIssues(file: string, error: z.ZodError, json: unknown): string {
   return `${file} is not valid Lathe settings:\n${lines.join("\n")}\nFix these fields (see the README's "Settings" section) and try again.`;
 }
 
-/** Read a settings file; a missing file is empty settings, a malformed one a ConfigError. */
+/**
+ * Read a settings file; a missing file is empty settings, a malformed one a ConfigError. A link
+ * to nothing, a folder and every problem of the text (see `parseJsonText`) are malformed.
+ */
 export function loadSettings(file: string): Settings {
-  let text: string;
+  let bytes: Uint8Array;
   try {
-    text = readFileSync(file, "utf8");
+    bytes = readFileSync(file);
   } catch (err) {
     // ENOTDIR: a folder on the way is a plain file (a file named `.lathe`), so there is no settings file.
     const code = (err as NodeJS.ErrnoException).code;
+    const target = code === "ENOENT" ? danglingLinkTarget(file) : undefined;
+    if (target !== undefined)
+      throw new ConfigError(file, `${danglingLinkProblem(file, target)}.`, { cause: err });
     if (code === "ENOENT" || code === "ENOTDIR") return EMPTY_SETTINGS;
+    if (code === "EISDIR")
+      throw new ConfigError(
+        file,
+        `${file} is a folder, not a file: move it aside (Lathe reads its settings from a JSON file of that name).`,
+        { cause: err },
+      );
     throw new ConfigError(file, `Cannot read ${file}: ${(err as Error).message}`, { cause: err });
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(withoutByteOrderMark(text));
-  } catch (err) {
-    throw new ConfigError(
-      file,
-      `${file} is not valid JSON: ${(err as Error).message}. Fix the syntax and try again.`,
-      {
-        cause: err,
-      },
-    );
-  }
-  const parsed = SettingsSchema.safeParse(json);
-  if (!parsed.success) throw new ConfigError(file, formatIssues(file, parsed.error, json));
+  const read = parseJsonText(bytes);
+  if (!read.ok) throw new ConfigError(file, `${file} is not valid JSON: ${read.problem}.`);
+  const parsed = SettingsSchema.safeParse(read.json);
+  if (!parsed.success) throw new ConfigError(file, formatIssues(file, parsed.error, read.json));
   return parsed.data;
 }

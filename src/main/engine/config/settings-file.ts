@@ -1,4 +1,5 @@
-import { withoutByteOrderMark } from "./json-text.ts";
+import { parseJsonText } from "./json-text.ts";
+import { danglingLinkProblem, danglingLinkTarget } from "./dangling-link.ts";
 import { randomBytes } from "node:crypto";
 import { mkdir, open, readFile, realpath, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
@@ -68,36 +69,42 @@ export class SettingsFile {
 
   /** The file's text and JSON object; `text` is undefined when the file does not exist. */
   private async load(): Promise<{ document: SettingsDocument; text: string | undefined }> {
-    let text: string;
+    let bytes: Uint8Array;
     try {
-      text = await readFile(this.file, "utf8");
+      bytes = await readFile(this.file);
     } catch (err) {
       // ENOTDIR: a folder on the way is a plain file (a file named `.lathe`): no settings file yet.
       const code = (err as NodeJS.ErrnoException).code;
+      const target = code === "ENOENT" ? danglingLinkTarget(this.file) : undefined;
+      if (target !== undefined)
+        throw new ConfigError(
+          this.file,
+          `${danglingLinkProblem(this.file, target)}. Lathe did not change anything.`,
+          { cause: err },
+        );
       if (code === "ENOENT" || code === "ENOTDIR") return { document: {}, text: undefined };
       throw new ConfigError(
         this.file,
-        `Cannot read ${this.file}: ${(err as Error).message}. Lathe did not change it; check its permissions.`,
+        code === "EISDIR"
+          ? `${this.file} is a folder, not a file. Lathe did not change it; move it aside, then try again.`
+          : `Cannot read ${this.file}: ${(err as Error).message}. Lathe did not change it; check its permissions.`,
         { cause: err },
       );
     }
-    let json: unknown;
-    try {
-      json = JSON.parse(withoutByteOrderMark(text));
-    } catch (err) {
+    const read = parseJsonText(bytes);
+    if (!read.ok) {
       throw new ConfigError(
         this.file,
-        `${this.file} is not valid JSON (${(err as Error).message}). Lathe did not change it; fix its syntax by hand, then try again.`,
-        { cause: err },
+        `${this.file} is not valid JSON (${read.problem}). Lathe did not change it; fix its syntax by hand, then try again.`,
       );
     }
-    if (!isObject(json)) {
+    if (!isObject(read.json)) {
       throw new ConfigError(
         this.file,
         `${this.file} must hold one JSON object ({...}). Lathe did not change it; fix it by hand, then try again.`,
       );
     }
-    return { document: json, text };
+    return { document: read.json, text: read.text };
   }
 
   private validate(document: SettingsDocument, when: "read" | "change"): Settings {
