@@ -106,6 +106,22 @@ describe("the settings schema, built on first use", () => {
       /allowPrivateHosts.*every loopback and private address/s,
     ],
     ["a permission rule without an action", { permissions: [{ permission: "bash" }] }, /action/],
+    // z.url() alone takes these: "localhost:" read as the scheme; a run then failed with "fetch failed".
+    [
+      "a provider base URL without its scheme",
+      { providers: { ollama: { baseURL: "localhost:11434/v1" } } },
+      /use a full http:\/\/ or https:\/\/ URL/,
+    ],
+    [
+      "an MCP server URL without its scheme",
+      { mcpServers: { web: { url: "localhost:3000/mcp" } } },
+      /use a full http:\/\/ or https:\/\/ URL/,
+    ],
+    [
+      "a search provider on another scheme",
+      { web: { search: { providers: [{ type: "searxng", url: "ftp://search.local" }] } } },
+      /use a full http:\/\/ or https:\/\/ URL/,
+    ],
     [
       "a provider timeout below its minimum",
       { providers: { ollama: { timeouts: { idleMs: 1 } } } },

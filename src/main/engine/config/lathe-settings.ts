@@ -16,6 +16,17 @@ import { settingsIssueLines } from "./settings-issues.ts";
 import { shellCommandProblem } from "./settings-shell-command.ts";
 import { privateHostProblem } from "./settings-private-host.ts";
 
+/**
+ * An http:// or https:// URL. `z.url()` alone takes "localhost:11434/v1" (a URL whose scheme is
+ * "localhost:"), which then fails only when used, as a bare "fetch failed".
+ */
+function httpUrl(example: string) {
+  return z.url({
+    protocol: /^https?$/,
+    error: `use a full http:// or https:// URL, e.g. "${example}"`,
+  });
+}
+
 const HookSchema = z.lazy(() =>
   z.strictObject({
     command: z
@@ -71,7 +82,7 @@ const McpStdioServerSchema = z.lazy(() =>
 );
 const McpHttpServerSchema = z.lazy(() =>
   z.strictObject({
-    url: z.url(),
+    url: httpUrl("http://127.0.0.1:3000/mcp"),
     headers: z.record(z.string(), z.string()).default({}),
     defer: z.boolean().optional(),
     deferTools: z.array(z.string()).default([]),
@@ -132,8 +143,7 @@ const ModelImagesSchema = z.lazy(() =>
 
 const ProviderEndpointSchema = z.lazy(() =>
   z.strictObject({
-    baseURL: z
-      .url()
+    baseURL: httpUrl("http://127.0.0.1:11434/v1")
       .optional()
       .describe(
         'The endpoint\'s OpenAI-compatible base URL, ending in /v1 (e.g. "http://127.0.0.1:11434/v1").',
@@ -212,11 +222,11 @@ export const SettingsSchema = z.lazy(() =>
             providers: z
               .array(
                 z.union([
-                  z.strictObject({ type: z.literal("searxng"), url: z.url() }),
+                  z.strictObject({ type: z.literal("searxng"), url: httpUrl("http://127.0.0.1:8888") }),
                   z.strictObject({
                     type: z.literal("brave"),
                     apiKeyEnv: z.string().default(KEY_VARIABLES.brave),
-                    url: z.url().optional(),
+                    url: httpUrl("https://api.search.brave.com/res/v1/web/search").optional(),
                   }),
                 ]),
               )
