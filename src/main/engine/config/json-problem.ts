@@ -27,7 +27,6 @@ function pathOf(frame: Frame | undefined): string[] {
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 const LITERAL = /true|false|null/y;
 const WORD = /[A-Za-z_$][\w$]*/y;
-const SPACE = /[ \t\n\r]*/y;
 
 function lineOf(text: string, index: number): { line: number; column: number } {
   let line = 1;
@@ -40,9 +39,12 @@ function lineOf(text: string, index: number): { line: number; column: number } {
 }
 
 function skipSpace(text: string, index: number): number {
-  SPACE.lastIndex = index;
-  SPACE.exec(text);
-  return SPACE.lastIndex;
+  let i = index;
+  for (;;) {
+    const code = text.charCodeAt(i);
+    if (code !== 0x20 && code !== 0x0a && code !== 0x0d && code !== 0x09) return i;
+    i++;
+  }
 }
 
 function matchAt(pattern: RegExp, text: string, index: number): number | undefined {
@@ -83,18 +85,21 @@ function unexpected(text: string, index: number, wanted: string): Found {
   return new Found(index, `${JSON.stringify(c)} where ${wanted} should be`);
 }
 
+/** A string's characters up to its closing quote, a control character or the end of the text. */
+// eslint-disable-next-line no-control-regex
+const STRING_BODY = /[^"\\\u0000-\u001f]*(?:\\[^][^"\\\u0000-\u001f]*)*/y;
+
 /** The index past the string that starts at `index` (a `"`). */
 function stringEnd(text: string, index: number): number {
-  for (let i = index + 1; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code === 0x22) return i + 1;
-    if (code === 0x5c) i++;
-    else if (code < 0x20)
-      throw new Found(
-        i,
-        "a line break or control character inside a string: close the string's quote on its line, or write \\n",
-      );
-  }
+  STRING_BODY.lastIndex = index + 1;
+  STRING_BODY.exec(text);
+  const end = STRING_BODY.lastIndex;
+  if (text[end] === '"') return end + 1;
+  if (end < text.length)
+    throw new Found(
+      end,
+      "a line break or control character inside a string: close the string's quote on its line, or write \\n",
+    );
   throw new Found(index, 'a string that is never closed: add its closing "');
 }
 
@@ -106,7 +111,8 @@ function readKey(text: string, at: number, frame: Frame & { kind: "object" }): n
   const index = skipSpace(text, at);
   if (text[index] !== '"') throw unexpected(text, index, 'a property name in double quotes ("name")');
   const end = stringEnd(text, index);
-  const key = JSON.parse(text.slice(index, end)) as string;
+  const raw = text.slice(index + 1, end - 1);
+  const key = raw.includes("\\") ? (JSON.parse(`"${raw}"`) as string) : raw;
   const path = () => [...pathOf(frame), key].join(".");
   if (key === "__proto__")
     throw new Found(index, `the name "__proto__" (at "${path()}") cannot be used in settings: rename it`);
@@ -114,9 +120,10 @@ function readKey(text: string, at: number, frame: Frame & { kind: "object" }): n
   if (first !== undefined)
     throw new Found(
       index,
-      `"${path()}" is written a second time (first on line ${first}): JSON would keep only the last one and silently drop the other; merge them into one`,
+      `"${path()}" is written a second time (first on line ${lineOf(text, first).line}): JSON would keep only the last one and silently drop the other; merge them into one`,
     );
-  frame.keys.set(key, lineOf(text, index).line);
+  // Where, not the line: counting lines for every key would read the text once per key.
+  frame.keys.set(key, index);
   frame.key = key;
   const colon = skipSpace(text, end);
   if (text[colon] !== ":") throw unexpected(text, colon, `":" after "${key}"`);
