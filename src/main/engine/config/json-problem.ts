@@ -161,8 +161,12 @@ function walk(text: string): void {
     } else if (c === '"') {
       i = stringEnd(text, i);
     } else {
-      const end = matchAt(NUMBER, text, i) ?? matchAt(LITERAL, text, i);
+      const number = matchAt(NUMBER, text, i);
+      const end = number ?? matchAt(LITERAL, text, i);
       if (end === undefined || matchAt(WORD, text, end) !== undefined) throw unexpected(text, i, "a value");
+      // JSON.parse makes Infinity of 1e400, which settings would then report as "null".
+      if (number !== undefined && !Number.isFinite(Number(text.slice(i, end))))
+        throw new Found(i, `the number ${text.slice(i, end)} is too large to be read: write a smaller one`);
       i = end;
     }
     // After a value: a comma, or the end of one or more containers.

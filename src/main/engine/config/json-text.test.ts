@@ -76,6 +76,11 @@ describe("parseJsonText (a settings file's text as people write and break it)", 
       /"permissions\.0\.action" is written a second time/,
     ],
     [
+      "a number past what JSON.parse can hold",
+      '{"web": {"fetch": {"timeoutMs": 1e400}}}',
+      /^line 1, column 33: the number 1e400 is too large to be read: write a smaller one$/,
+    ],
+    [
       "a server named __proto__ (JSON.parse keeps it, zod's record output drops it)",
       '{"mcpServers": {"__proto__": {"command": "node"}}}',
       /^line 1, column 17: the name "__proto__" \(at "mcpServers\.__proto__"\) cannot be used in settings: rename it/,
