@@ -1,15 +1,12 @@
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
 import path from "node:path";
-import { TrustStore } from "../engine/index.ts";
+import { readSettingsBytes, TrustStore } from "../engine/index.ts";
 
-/** A file's content as a digest, or why it cannot be read (missing, a folder, …). */
+/** A settings file's content as a digest, or why there is none (read as the engine reads it). */
 function fileState(file: string): string {
-  try {
-    return createHash("sha256").update(readFileSync(file)).digest("hex");
-  } catch (err) {
-    return `(${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`;
-  }
+  const read = readSettingsBytes(file);
+  if (read.state === "read") return createHash("sha256").update(read.bytes).digest("hex");
+  return read.state === "missing" ? "(missing)" : `(${read.problem})`;
 }
 
 /**

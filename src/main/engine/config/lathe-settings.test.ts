@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -70,6 +71,31 @@ describe("loadSettings on a file people broke", () => {
       "an empty file",
       (file: string) => writeFileSync(file, ""),
       /settings\.json is not valid JSON: it is empty: write \{\}/,
+    ],
+    // A folder cloned with its .lathe/settings.json linked to a device: read as a file, /dev/zero
+    // grew without end (4 GB in 30 s, every command in the folder hung) and a pipe waited forever.
+    [
+      "a link to /dev/zero",
+      (file: string) => symlinkSync("/dev/zero", file),
+      /settings\.json is not a plain file \(a device, a pipe or a socket, or a link to one\): replace it with a JSON file, or remove it/,
+    ],
+    [
+      "a named pipe nobody writes to",
+      (file: string) => execFileSync("mkfifo", [file]),
+      /settings\.json is not a plain file/,
+    ],
+    [
+      "a file of 50 MB",
+      (file: string) => {
+        writeFileSync(file, "{}");
+        truncateSync(file, 50 * 1024 * 1024);
+      },
+      /settings\.json is 50\.0 MB, more than a settings file may be \(8\.0 MB\): remove what does not belong in it/,
+    ],
+    [
+      "a link that leads back to itself",
+      (file: string) => symlinkSync(file, file),
+      /settings\.json is a symbolic link that leads back to itself/,
     ],
   ])("refuses %s, naming the file, the place and the fix", (_name, stage, message) => {
     const dir = mkdtempSync(path.join(os.tmpdir(), "lathe-settings-broken-"));

@@ -1,6 +1,5 @@
 import { parseJsonText } from "./json-text.ts";
-import { danglingLinkProblem, danglingLinkTarget } from "./dangling-link.ts";
-import { readFileSync } from "node:fs";
+import { readSettingsBytes } from "./settings-bytes.ts";
 import { z } from "zod";
 import { ConfigError } from "../errors/config-error.ts";
 import { KEY_VARIABLES } from "./key-variables.ts";
@@ -312,27 +311,17 @@ function formatIssues(file: string, error: z.ZodError, json: unknown): string {
  * to nothing, a folder and every problem of the text (see `parseJsonText`) are malformed.
  */
 export function loadSettings(file: string): Settings {
-  let bytes: Uint8Array;
-  try {
-    bytes = readFileSync(file);
-  } catch (err) {
-    // ENOTDIR: a folder on the way is a plain file (a file named `.lathe`), so there is no settings file.
-    const code = (err as NodeJS.ErrnoException).code;
-    const target = code === "ENOENT" ? danglingLinkTarget(file) : undefined;
-    if (target !== undefined)
-      throw new ConfigError(file, `${danglingLinkProblem(file, target)}.`, { cause: err });
-    if (code === "ENOENT" || code === "ENOTDIR") return EMPTY_SETTINGS;
-    if (code === "EISDIR")
-      throw new ConfigError(
-        file,
-        `${file} is a folder, not a file: move it aside (Lathe reads its settings from a JSON file of that name).`,
-        { cause: err },
-      );
-    throw new ConfigError(file, `Cannot read ${file}: ${(err as Error).message}`, { cause: err });
-  }
-  const read = parseJsonText(bytes);
-  if (!read.ok) throw new ConfigError(file, `${file} is not valid JSON: ${read.problem}.`);
-  const parsed = SettingsSchema.safeParse(read.json);
-  if (!parsed.success) throw new ConfigError(file, formatIssues(file, parsed.error, read.json));
+  const read = readSettingsBytes(file);
+  if (read.state === "missing") return EMPTY_SETTINGS;
+  if (read.state === "problem")
+    throw new ConfigError(
+      file,
+      `${read.problem}.`,
+      read.cause === undefined ? undefined : { cause: read.cause },
+    );
+  const text = parseJsonText(read.bytes);
+  if (!text.ok) throw new ConfigError(file, `${file} is not valid JSON: ${text.problem}.`);
+  const parsed = SettingsSchema.safeParse(text.json);
+  if (!parsed.success) throw new ConfigError(file, formatIssues(file, parsed.error, text.json));
   return parsed.data;
 }

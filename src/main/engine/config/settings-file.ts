@@ -1,5 +1,5 @@
 import { parseJsonText } from "./json-text.ts";
-import { danglingLinkProblem, danglingLinkTarget } from "./dangling-link.ts";
+import { readSettingsBytes } from "./settings-bytes.ts";
 import { randomBytes } from "node:crypto";
 import { mkdir, open, readFile, realpath, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
@@ -69,28 +69,15 @@ export class SettingsFile {
 
   /** The file's text and JSON object; `text` is undefined when the file does not exist. */
   private async load(): Promise<{ document: SettingsDocument; text: string | undefined }> {
-    let bytes: Uint8Array;
-    try {
-      bytes = await readFile(this.file);
-    } catch (err) {
-      // ENOTDIR: a folder on the way is a plain file (a file named `.lathe`): no settings file yet.
-      const code = (err as NodeJS.ErrnoException).code;
-      const target = code === "ENOENT" ? danglingLinkTarget(this.file) : undefined;
-      if (target !== undefined)
-        throw new ConfigError(
-          this.file,
-          `${danglingLinkProblem(this.file, target)}. Lathe did not change anything.`,
-          { cause: err },
-        );
-      if (code === "ENOENT" || code === "ENOTDIR") return { document: {}, text: undefined };
+    const file = readSettingsBytes(this.file);
+    if (file.state === "missing") return { document: {}, text: undefined };
+    if (file.state === "problem")
       throw new ConfigError(
         this.file,
-        code === "EISDIR"
-          ? `${this.file} is a folder, not a file. Lathe did not change it; move it aside, then try again.`
-          : `Cannot read ${this.file}: ${(err as Error).message}. Lathe did not change it; check its permissions.`,
-        { cause: err },
+        `${file.problem}. Lathe did not change anything.`,
+        file.cause === undefined ? undefined : { cause: file.cause },
       );
-    }
+    const bytes = file.bytes;
     const read = parseJsonText(bytes);
     if (!read.ok) {
       throw new ConfigError(
