@@ -19,6 +19,7 @@ import { RecentProjects } from "./recent-projects.ts";
 import { LiveTabs } from "./live-tabs.ts";
 import { RunOwners } from "./run-owners.ts";
 import { SessionsInUse } from "./sessions-in-use.ts";
+import { settingsStamp } from "./settings-stamp.ts";
 import { UnsandboxedMcpGate } from "./unsandboxed-mcp-gate.ts";
 
 /** Something that works on the host's engine (a window, a WebSocket) and must follow it when it is replaced. */
@@ -34,6 +35,8 @@ export interface EngineUser {
   extensionsChanged?(status: ExtensionsStatus): void;
   /** The folder's session list changed; `deleted`: sessions just deleted (see EngineHost.sessionsChanged). */
   sessionsChanged?(deleted?: string[]): void;
+  /** The project's status (trust, notices) changed without a new engine (see EngineHost.checkSettings). */
+  projectChanged?(status: ProjectStatus): void;
 }
 
 interface EngineHostOptions {
@@ -44,7 +47,10 @@ interface EngineHostOptions {
    * settings are read when an engine is created), another one when the person opens it.
    */
   createEngine?: (root: string) => Promise<Engine>;
-  /** How often to look for extension changes (default 500 ms); 0 only looks when asked. */
+  /**
+   * How often to look for extension changes, and for settings or trust changed outside the app
+   * (default 500 ms); 0 only looks when asked.
+   */
   watchIntervalMs?: number;
   /**
    * Who is asked before a stdio MCP server starts without the OS sandbox. Give its `approver` to
@@ -91,9 +97,13 @@ export async function createLoggedEngine(root: string, options: LoggedEngineOpti
   return engine;
 }
 
-/** The project as the UI shows it: root, trust, and the notices to tell the user once. */
-export function projectStatus(engine: Engine): ProjectStatus {
-  return { root: engine.root, trusted: engine.policy.projectTrusted, notices: [...engine.notices] };
+/**
+ * The project as the UI shows it: root, trust, and the notices to tell the user once (first,
+ * `settingsProblem`: why settings changed outside the app could not be applied).
+ */
+export function projectStatus(engine: Engine, settingsProblem?: string): ProjectStatus {
+  const notices = [...(settingsProblem === undefined ? [] : [settingsProblem]), ...engine.notices];
+  return { root: engine.root, trusted: engine.policy.projectTrusted, notices };
 }
 
 /**
@@ -130,6 +140,14 @@ export class EngineHost {
   private readonly retiring = new Set<Promise<void>>();
   private changes: Promise<unknown> = Promise.resolve();
   private readonly watch: ExtensionsWatch;
+  /** The settings and trust the current engine was created from (see settingsStamp). */
+  private settingsSeen: string;
+  /** Why settings changed outside the app could not be applied; cleared by the next engine. */
+  private settingsProblem: string | undefined;
+  private settingsTimer: NodeJS.Timeout | undefined;
+  private settingsLooking = false;
+  /** Changes the app itself is making to settings or trust (see changingSettings). */
+  private settingsWriters = 0;
 
   constructor(options: EngineHostOptions) {
     this.engine = options.engine;
@@ -150,6 +168,13 @@ export class EngineHost {
       ...(options.watchIntervalMs !== undefined ? { intervalMs: options.watchIntervalMs } : {}),
     });
     if (options.watchIntervalMs !== 0) this.watch.start();
+    this.settingsSeen = settingsStamp(root, latheHome);
+    if (options.watchIntervalMs !== 0) {
+      this.settingsTimer = setInterval(() => {
+        if (!this.settingsLooking) void this.checkSettings();
+      }, options.watchIntervalMs ?? 500);
+      this.settingsTimer.unref();
+    }
   }
 
   get current(): Engine {
@@ -157,7 +182,7 @@ export class EngineHost {
   }
 
   status(): ProjectStatus {
-    return projectStatus(this.engine);
+    return projectStatus(this.engine, this.settingsProblem);
   }
 
   /** What trusting the project would turn on (plugins, MCP servers, settings), for the trust dialog. */
@@ -207,6 +232,56 @@ export class EngineHost {
         (message) => `Lathe could not reload its settings: ${message} Fix the settings, then try again.`,
       );
     });
+  }
+
+  /**
+   * Move to a new engine when the settings files or the folder's trust changed outside the app
+   * (a settings file edited by hand, \`lathe trust\` or \`--revoke\` run meanwhile), as a change
+   * made in the app does: a deny rule written by hand applies to the next call, and a revoked
+   * trust takes the project's allow rules, hooks and servers away. Calls and chat runs going on
+   * finish on the engine they started on. Settings that cannot be read keep the engine as it is
+   * and say why in the project's notices until a later change can be read. Resolves with whether
+   * anything had changed.
+   */
+  checkSettings(): Promise<boolean> {
+    this.settingsLooking = true;
+    return this.serial(async () => {
+      if (this.settingsWriters > 0) return false;
+      const now = settingsStamp(this.engine.root, this.engine.latheHome);
+      if (now === this.settingsSeen) return false;
+      this.settingsSeen = now;
+      try {
+        await this.replace(
+          (message) =>
+            `Your settings changed, but Lathe cannot apply them, so it goes on with the settings it read before: ${message} Lathe applies the file as soon as it can read it.`,
+        );
+      } catch (error) {
+        this.settingsProblem = error instanceof Error ? error.message : String(error);
+        console.error(`lathe: ${this.settingsProblem}`);
+        const status = this.status();
+        for (const user of this.users) user.projectChanged?.(status);
+      }
+      return true;
+    }).finally(() => {
+      this.settingsLooking = false;
+    });
+  }
+
+  /**
+   * Run a change the app makes to settings or trust itself (the Settings view, the Plugins and
+   * MCP panels), which applies what it wrote (by `reload`, or a plugin reload), so that
+   * checkSettings does not take it for a change made outside the app: it does not look
+   * meanwhile, and takes what the files hold afterwards as seen.
+   */
+  async changingSettings<T>(work: () => Promise<T>): Promise<T> {
+    this.settingsWriters++;
+    try {
+      return await work();
+    } finally {
+      this.settingsWriters--;
+      if (this.settingsWriters === 0)
+        this.settingsSeen = settingsStamp(this.engine.root, this.engine.latheHome);
+    }
   }
 
   /**
@@ -283,6 +358,8 @@ export class EngineHost {
   /** Create the next engine, move every user to it, and retire the old one once released. */
   private async replace(failure: (message: string) => string, root = this.engine.root): Promise<void> {
     const old = this.engine;
+    // Taken before the engine reads them: a change while it is created is seen by the next look.
+    const stamp = settingsStamp(root, old.latheHome);
     let next: Engine;
     try {
       next = await this.createEngine(root);
@@ -295,6 +372,8 @@ export class EngineHost {
     if (next.root === old.root) next.tasks.adopt(old.tasks);
     this.liveTasks.watch(next);
     this.engine = next;
+    this.settingsSeen = stamp;
+    this.settingsProblem = undefined;
     const switched = await Promise.allSettled([...this.users].map((user) => user.switchTo(next)));
     const released = switched.map((result) => {
       if (result.status === "fulfilled") return result.value.released;
@@ -334,6 +413,7 @@ export class EngineHost {
    * change and replaced engines, then close the engines this host created.
    */
   async close(): Promise<void> {
+    clearInterval(this.settingsTimer);
     await this.runOwners.close();
     await this.changes;
     await this.watch.stop();

@@ -122,34 +122,36 @@ export function createExtensionHandlers(host: EngineHost): Pick<ApiHandlers, Ext
     "extensions.status": () => host.extensions(),
 
     "plugins.setEnabled": ({ layer, name, enabled }) =>
-      refusing(async () => {
-        const engine = host.current;
-        const plugins = extensionsOf(engine).plugins;
-        const all = plugins.status();
-        if (!all.some((p) => p.layer === layer && p.name === name)) {
-          throw new ApiError(`There is no ${layer} plugin "${name}". Reload the list and try again.`);
-        }
-        await userSettings(engine).update((document) => {
-          const current = Array.isArray(document["disabledPlugins"])
-            ? document["disabledPlugins"].filter((entry): entry is string => typeof entry === "string")
-            : [];
-          const scoped = `${layer}:${name}`;
-          let next = current.filter((entry) => entry !== scoped);
-          if (!enabled) next.push(scoped);
-          else if (next.includes(name)) {
-            // A bare name turns the plugin off in every layer: keep the other layers off.
-            next = next.filter((entry) => entry !== name);
-            for (const other of all) {
-              const entry = `${other.layer}:${name}`;
-              if (other.name === name && other.layer !== layer && !next.includes(entry)) next.push(entry);
-            }
+      refusing(() =>
+        host.changingSettings(async () => {
+          const engine = host.current;
+          const plugins = extensionsOf(engine).plugins;
+          const all = plugins.status();
+          if (!all.some((p) => p.layer === layer && p.name === name)) {
+            throw new ApiError(`There is no ${layer} plugin "${name}". Reload the list and try again.`);
           }
-          if (next.length > 0) document["disabledPlugins"] = next;
-          else delete document["disabledPlugins"];
-        });
-        await plugins.reload();
-        return settled();
-      }),
+          await userSettings(engine).update((document) => {
+            const current = Array.isArray(document["disabledPlugins"])
+              ? document["disabledPlugins"].filter((entry): entry is string => typeof entry === "string")
+              : [];
+            const scoped = `${layer}:${name}`;
+            let next = current.filter((entry) => entry !== scoped);
+            if (!enabled) next.push(scoped);
+            else if (next.includes(name)) {
+              // A bare name turns the plugin off in every layer: keep the other layers off.
+              next = next.filter((entry) => entry !== name);
+              for (const other of all) {
+                const entry = `${other.layer}:${name}`;
+                if (other.name === name && other.layer !== layer && !next.includes(entry)) next.push(entry);
+              }
+            }
+            if (next.length > 0) document["disabledPlugins"] = next;
+            else delete document["disabledPlugins"];
+          });
+          await plugins.reload();
+          return settled();
+        }),
+      ),
 
     "plugins.approve": ({ name, hash }) =>
       refusing(async () => {
@@ -200,76 +202,82 @@ export function createExtensionHandlers(host: EngineHost): Pick<ApiHandlers, Ext
       }),
 
     "mcp.save": ({ name, server, mode, confirmedDigest }) =>
-      refusing(async () => {
-        const engine = host.current;
-        const file = engine.policy.userSettingsFile;
-        let saved: McpServerConfig | undefined;
-        await userSettings(engine).update((document) => {
-          const servers = serversIn(document);
-          const existing = servers[name];
-          if (mode === "add" && existing !== undefined) {
-            throw new ApiError(
-              `There is already an MCP server "${name}" in ${file}. Pick another name, or edit that one.`,
-            );
-          }
-          if (mode === "edit" && existing === undefined) throw notInUserSettings(name, engine);
-          const { entry, config } = entryFromForm(name, server, existing);
-          // The digest, not the shown line: that masks secret values, so it would let a token
-          // changed after the review pass as confirmed (and be approved below).
-          if (mcpConfigDigest(config, engine.root) !== confirmedDigest) {
-            throw new ApiError(
-              `MCP server "${name}" was not saved: the command you confirmed is not the one that would run (${mcpCommandLine(config, engine.root)}; a masked value may differ). Review it again.`,
-            );
-          }
-          servers[name] = entry;
-          saved = config;
-        });
-        // A server of this name was approved before: approve what the person just confirmed
-        // (its command line and its tools as listed now), so an edit does not lock it out.
-        if (saved && !saved.disabled && hasPins(engine, name)) {
-          const results = await approveServers({
-            servers: [{ name, config: saved, layer: "global", source: file }],
-            trust: new TrustStore(engine.latheHome),
-            root: engine.root,
-            latheHome: engine.latheHome,
-            connectTimeoutMs: 20_000,
-          });
-          for (const result of results) {
-            if (result.error !== undefined) {
-              console.error(
-                `lathe: MCP server ${name} could not list its tools for approval: ${result.error}`,
+      refusing(() =>
+        host.changingSettings(async () => {
+          const engine = host.current;
+          const file = engine.policy.userSettingsFile;
+          let saved: McpServerConfig | undefined;
+          await userSettings(engine).update((document) => {
+            const servers = serversIn(document);
+            const existing = servers[name];
+            if (mode === "add" && existing !== undefined) {
+              throw new ApiError(
+                `There is already an MCP server "${name}" in ${file}. Pick another name, or edit that one.`,
               );
             }
+            if (mode === "edit" && existing === undefined) throw notInUserSettings(name, engine);
+            const { entry, config } = entryFromForm(name, server, existing);
+            // The digest, not the shown line: that masks secret values, so it would let a token
+            // changed after the review pass as confirmed (and be approved below).
+            if (mcpConfigDigest(config, engine.root) !== confirmedDigest) {
+              throw new ApiError(
+                `MCP server "${name}" was not saved: the command you confirmed is not the one that would run (${mcpCommandLine(config, engine.root)}; a masked value may differ). Review it again.`,
+              );
+            }
+            servers[name] = entry;
+            saved = config;
+          });
+          // A server of this name was approved before: approve what the person just confirmed
+          // (its command line and its tools as listed now), so an edit does not lock it out.
+          if (saved && !saved.disabled && hasPins(engine, name)) {
+            const results = await approveServers({
+              servers: [{ name, config: saved, layer: "global", source: file }],
+              trust: new TrustStore(engine.latheHome),
+              root: engine.root,
+              latheHome: engine.latheHome,
+              connectTimeoutMs: 20_000,
+            });
+            for (const result of results) {
+              if (result.error !== undefined) {
+                console.error(
+                  `lathe: MCP server ${name} could not list its tools for approval: ${result.error}`,
+                );
+              }
+            }
           }
-        }
-        await host.reload();
-        return host.extensions();
-      }),
+          await host.reload();
+          return host.extensions();
+        }),
+      ),
 
     "mcp.remove": ({ name }) =>
-      refusing(async () => {
-        const engine = host.current;
-        await userSettings(engine).update((document) => {
-          const servers = serversIn(document);
-          if (servers[name] === undefined) throw notInUserSettings(name, engine);
-          delete servers[name];
-        });
-        await host.reload();
-        return host.extensions();
-      }),
+      refusing(() =>
+        host.changingSettings(async () => {
+          const engine = host.current;
+          await userSettings(engine).update((document) => {
+            const servers = serversIn(document);
+            if (servers[name] === undefined) throw notInUserSettings(name, engine);
+            delete servers[name];
+          });
+          await host.reload();
+          return host.extensions();
+        }),
+      ),
 
     "mcp.setEnabled": ({ name, enabled }) =>
-      refusing(async () => {
-        const engine = host.current;
-        await userSettings(engine).update((document) => {
-          const entry = serversIn(document)[name];
-          if (!isObject(entry)) throw notInUserSettings(name, engine);
-          if (enabled) delete entry["disabled"];
-          else entry["disabled"] = true;
-        });
-        await host.reload();
-        return host.extensions();
-      }),
+      refusing(() =>
+        host.changingSettings(async () => {
+          const engine = host.current;
+          await userSettings(engine).update((document) => {
+            const entry = serversIn(document)[name];
+            if (!isObject(entry)) throw notInUserSettings(name, engine);
+            if (enabled) delete entry["disabled"];
+            else entry["disabled"] = true;
+          });
+          await host.reload();
+          return host.extensions();
+        }),
+      ),
 
     "mcp.restart": ({ name }) =>
       refusing(async () => {

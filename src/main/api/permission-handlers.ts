@@ -58,9 +58,11 @@ export function createPermissionHandlers(host: EngineHost): Pick<ApiHandlers, Pe
     // folder trusted (one whose settings changed behind Lathe's back stays untrusted: the
     // person has not reviewed that change).
     const keepTrust = file === scopeFile(engine, "project") && engine.policy.projectTrusted;
-    await refusing(() => new SettingsFile(file).update(change));
-    if (keepTrust) new TrustStore(engine.latheHome).trust(engine.root);
-    await host.reload();
+    await host.changingSettings(async () => {
+      await refusing(() => new SettingsFile(file).update(change));
+      if (keepTrust) new TrustStore(engine.latheHome).trust(engine.root);
+      await host.reload();
+    });
     return view();
   };
   return {

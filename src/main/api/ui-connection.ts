@@ -1,4 +1,4 @@
-import type { ToolInfo } from "../../shared/api-contract.ts";
+import type { ProjectStatus, ToolInfo } from "../../shared/api-contract.ts";
 import type { ExtensionsStatus } from "../../shared/extensions-schemas.ts";
 import { parsePushFrame, type PushFrame } from "../../shared/push-events.ts";
 import type { ApprovalMode, Engine, Envelope, Session } from "../engine/index.ts";
@@ -189,6 +189,10 @@ export class UiConnection implements EngineUser, TabHolder {
 
   extensionsChanged(status: ExtensionsStatus): void {
     this.pushSafely({ event: "extensions.changed", payload: status });
+  }
+
+  projectChanged(status: ProjectStatus): void {
+    this.pushSafely({ event: "project.status", payload: status });
   }
 
   sessionsChanged(deleted?: string[]): void {

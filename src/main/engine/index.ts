@@ -26,6 +26,7 @@ export { RotatingLogFile } from "./logs/rotating-log-file.ts";
 export type { ToolInvocationFinished, ToolInvocationPhase, ToolInvocationStarted } from "./engine-events.ts";
 export type { CallPhase } from "./tools/call-phase.ts";
 export { SettingsFile, type SettingsDocument } from "./config/settings-file.ts";
+export { readSettingsBytes } from "./config/settings-bytes.ts";
 export { McpServerSchema, type McpServerConfig, type Settings } from "./config/lathe-settings.ts";
 export type { DisabledTool } from "./tools/tool-registry.ts";
 export type { ManagedPluginStatus } from "./plugins/plugin-manager.ts";

@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
+import { readAgentManifestFile } from "./agent-manifest-file.ts";
 import path from "node:path";
 import { decodeText } from "../builtin/text-codec.ts";
 import { LatheError } from "../errors/lathe-error.ts";
@@ -52,7 +53,7 @@ function readLayer(
   for (const file of files) {
     try {
       // Decoded as a skill's file is (a BOM, UTF-16 from Windows Notepad, latin1), not as UTF-8 only.
-      const manifest = parse(decodeText(readFileSync(file)).text, file, layer);
+      const manifest = parse(decodeText(readAgentManifestFile(file)).text, file, layer);
       into.set(manifest.id, { manifest });
     } catch (err) {
       if (!LatheError.isInstance(err) || err.code !== "manifest") throw err;

@@ -1,5 +1,5 @@
-import { withoutByteOrderMark } from "./json-text.ts";
-import { readFileSync } from "node:fs";
+import { parseJsonText } from "./json-text.ts";
+import { readSettingsBytes } from "./settings-bytes.ts";
 import { z } from "zod";
 import { ConfigError } from "../errors/config-error.ts";
 import { KEY_VARIABLES } from "./key-variables.ts";
@@ -14,6 +14,17 @@ import { PermissionRuleSchema } from "../policy/permission-rule.ts";
 import { settingsIssueLines } from "./settings-issues.ts";
 import { shellCommandProblem } from "./settings-shell-command.ts";
 import { privateHostProblem } from "./settings-private-host.ts";
+
+/**
+ * An http:// or https:// URL. `z.url()` alone takes "localhost:11434/v1" (a URL whose scheme is
+ * "localhost:"), which then fails only when used, as a bare "fetch failed".
+ */
+function httpUrl(example: string) {
+  return z.url({
+    protocol: /^https?$/,
+    error: `use a full http:// or https:// URL, e.g. "${example}"`,
+  });
+}
 
 const HookSchema = z.lazy(() =>
   z.strictObject({
@@ -70,7 +81,7 @@ const McpStdioServerSchema = z.lazy(() =>
 );
 const McpHttpServerSchema = z.lazy(() =>
   z.strictObject({
-    url: z.url(),
+    url: httpUrl("http://127.0.0.1:3000/mcp"),
     headers: z.record(z.string(), z.string()).default({}),
     defer: z.boolean().optional(),
     deferTools: z.array(z.string()).default([]),
@@ -131,8 +142,7 @@ const ModelImagesSchema = z.lazy(() =>
 
 const ProviderEndpointSchema = z.lazy(() =>
   z.strictObject({
-    baseURL: z
-      .url()
+    baseURL: httpUrl("http://127.0.0.1:11434/v1")
       .optional()
       .describe(
         'The endpoint\'s OpenAI-compatible base URL, ending in /v1 (e.g. "http://127.0.0.1:11434/v1").',
@@ -211,11 +221,11 @@ export const SettingsSchema = z.lazy(() =>
             providers: z
               .array(
                 z.union([
-                  z.strictObject({ type: z.literal("searxng"), url: z.url() }),
+                  z.strictObject({ type: z.literal("searxng"), url: httpUrl("http://127.0.0.1:8888") }),
                   z.strictObject({
                     type: z.literal("brave"),
                     apiKeyEnv: z.string().default(KEY_VARIABLES.brave),
-                    url: z.url().optional(),
+                    url: httpUrl("https://api.search.brave.com/res/v1/web/search").optional(),
                   }),
                 ]),
               )
@@ -296,30 +306,22 @@ function formatIssues(file: string, error: z.ZodError, json: unknown): string {
   return `${file} is not valid Lathe settings:\n${lines.join("\n")}\nFix these fields (see the README's "Settings" section) and try again.`;
 }
 
-/** Read a settings file; a missing file is empty settings, a malformed one a ConfigError. */
+/**
+ * Read a settings file; a missing file is empty settings, a malformed one a ConfigError. A link
+ * to nothing, a folder and every problem of the text (see `parseJsonText`) are malformed.
+ */
 export function loadSettings(file: string): Settings {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (err) {
-    // ENOTDIR: a folder on the way is a plain file (a file named `.lathe`), so there is no settings file.
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return EMPTY_SETTINGS;
-    throw new ConfigError(file, `Cannot read ${file}: ${(err as Error).message}`, { cause: err });
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(withoutByteOrderMark(text));
-  } catch (err) {
+  const read = readSettingsBytes(file);
+  if (read.state === "missing") return EMPTY_SETTINGS;
+  if (read.state === "problem")
     throw new ConfigError(
       file,
-      `${file} is not valid JSON: ${(err as Error).message}. Fix the syntax and try again.`,
-      {
-        cause: err,
-      },
+      `${read.problem}.`,
+      read.cause === undefined ? undefined : { cause: read.cause },
     );
-  }
-  const parsed = SettingsSchema.safeParse(json);
-  if (!parsed.success) throw new ConfigError(file, formatIssues(file, parsed.error, json));
+  const text = parseJsonText(read.bytes);
+  if (!text.ok) throw new ConfigError(file, `${file} is not valid JSON: ${text.problem}.`);
+  const parsed = SettingsSchema.safeParse(text.json);
+  if (!parsed.success) throw new ConfigError(file, formatIssues(file, parsed.error, text.json));
   return parsed.data;
 }

@@ -33,6 +33,19 @@ const projectSettings = {
 };
 
 describe("loadPolicyConfig", () => {
+  it("says that disabledPlugins in a project's settings is ignored, and where it works", async () => {
+    await writeFile(
+      path.join(root, ".lathe/settings.json"),
+      JSON.stringify({ disabledPlugins: ["word_count"] }),
+    );
+    new TrustStore(home).trust(root);
+    const config = loadPolicyConfig({ root, latheHome: home });
+    expect(config.projectTrusted).toBe(true);
+    expect(config.notices).toEqual([
+      `${path.join(root, ".lathe/settings.json")} lists disabledPlugins (word_count), which only your own settings can do, so the plugins still load: move the entries to ${path.join(home, "settings.json")}, or turn the plugins off under Plugins in the app.`,
+    ]);
+  });
+
   it("keeps only the deny rules of an untrusted project and says so once", async () => {
     await writeFile(path.join(root, ".lathe/settings.json"), JSON.stringify(projectSettings));
     const config = loadPolicyConfig({ root, latheHome: home });

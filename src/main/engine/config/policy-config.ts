@@ -114,6 +114,14 @@ export function loadPolicyConfig(input: PolicyConfigInput): PolicyConfig {
     };
   }
 
+  // Only the person's own settings turn plugins off (the Plugins panel writes them there); read
+  // from the folder's file it would be silently ignored, the plugin still loading.
+  if (project.disabledPlugins.length > 0) {
+    notices.push(
+      `${projectSettingsFile} lists disabledPlugins (${project.disabledPlugins.join(", ")}), which only your own settings can do, so the plugins still load: move the entries to ${userSettingsFile}, or turn the plugins off under Plugins in the app.`,
+    );
+  }
+
   const sandbox = effectiveSandboxSettings(user.sandbox, project.sandbox, {
     user: userSettingsFile,
     project: projectSettingsFile,

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
+import { readAgentManifestFile } from "../agent/agent-manifest-file.ts";
 import path from "node:path";
-import { ConfigError } from "../errors/config-error.ts";
+import { LatheError } from "../errors/lathe-error.ts";
 import { loadSettings, type Settings } from "./lathe-settings.ts";
 
 /**
@@ -50,7 +51,7 @@ function agentManifests(realRoot: string): Array<[string, string]> {
   return names.sort().map((name) => [
     name,
     createHash("sha256")
-      .update(readFileSync(path.join(dir, name)))
+      .update(readAgentManifestFile(path.join(dir, name)))
       .digest("hex"),
   ]);
 }
@@ -67,7 +68,8 @@ export function projectGrantsFingerprint(realRoot: string): string | undefined {
       .update(JSON.stringify([settingsGrantsFingerprint(settings), agentManifests(realRoot)]))
       .digest("hex");
   } catch (err) {
-    if (ConfigError.isInstance(err)) return undefined;
+    // A settings file or an agent manifest that cannot be read (a ConfigError, a ManifestError).
+    if (LatheError.isInstance(err) && (err.code === "config" || err.code === "manifest")) return undefined;
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "EACCES" || code === "EISDIR" || code === "ENOTDIR" || code === "ELOOP") return undefined;
     throw err;

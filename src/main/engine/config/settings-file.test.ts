@@ -66,6 +66,18 @@ describe("SettingsFile", () => {
     expect(JSON.parse(await readFile(real, "utf8"))).toHaveProperty("mcpServers.files");
   });
 
+  it("refuses a link to a file that is gone, and leaves the link as it is", async () => {
+    const target = path.join(dir, "dotfiles", "lathe.json");
+    await symlink(target, file);
+    const settingsFile = new SettingsFile(file);
+    const message =
+      /settings\.json is a symbolic link to .*dotfiles\/lathe\.json, which does not exist.*did not change anything/;
+    await expect(settingsFile.read()).rejects.toThrow(message);
+    await expect(settingsFile.update(addServer("files"))).rejects.toThrow(message);
+    expect(await readdir(dir)).toEqual(["settings.json"]);
+    await expect(readFile(target)).rejects.toThrow(/ENOENT/);
+  });
+
   it("applies concurrent updates one after the other, losing none", async () => {
     const names = ["a", "b", "c", "d", "e", "f"];
     await Promise.all(names.map((name) => new SettingsFile(file).update(addServer(name))));
@@ -91,6 +103,19 @@ describe("SettingsFile", () => {
       name: "a wrong type",
       text: JSON.stringify({ permissions: "all" }),
       message: /- permissions: /,
+    },
+    {
+      // Saved back as JSON.parse read it, the first block (the deny rule) would be gone for good.
+      name: "one with permissions written twice",
+      text: '{\n  "permissions": [{ "permission": "read", "pattern": "secrets/**", "action": "deny" }],\n  "permissions": []\n}\n',
+      message:
+        /is not valid JSON \(line 3, column 3: "permissions" is written a second time \(first on line 2\).*\)\. Lathe did not change it/s,
+    },
+    {
+      name: "empty",
+      text: "",
+      message:
+        /is not valid JSON \(it is empty: write \{\} for no settings, or delete the file\)\. Lathe did not change it/,
     },
   ])("refuses a file that is $name and leaves it byte for byte", async ({ text, message }) => {
     await writeFile(file, text);

@@ -1,4 +1,5 @@
-import { withoutByteOrderMark } from "./json-text.ts";
+import { parseJsonText } from "./json-text.ts";
+import { readSettingsBytes } from "./settings-bytes.ts";
 import { randomBytes } from "node:crypto";
 import { mkdir, open, readFile, realpath, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
@@ -68,36 +69,29 @@ export class SettingsFile {
 
   /** The file's text and JSON object; `text` is undefined when the file does not exist. */
   private async load(): Promise<{ document: SettingsDocument; text: string | undefined }> {
-    let text: string;
-    try {
-      text = await readFile(this.file, "utf8");
-    } catch (err) {
-      // ENOTDIR: a folder on the way is a plain file (a file named `.lathe`): no settings file yet.
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === "ENOENT" || code === "ENOTDIR") return { document: {}, text: undefined };
+    const file = readSettingsBytes(this.file);
+    if (file.state === "missing") return { document: {}, text: undefined };
+    if (file.state === "problem")
       throw new ConfigError(
         this.file,
-        `Cannot read ${this.file}: ${(err as Error).message}. Lathe did not change it; check its permissions.`,
-        { cause: err },
+        `${file.problem}. Lathe did not change anything.`,
+        file.cause === undefined ? undefined : { cause: file.cause },
       );
-    }
-    let json: unknown;
-    try {
-      json = JSON.parse(withoutByteOrderMark(text));
-    } catch (err) {
+    const bytes = file.bytes;
+    const read = parseJsonText(bytes);
+    if (!read.ok) {
       throw new ConfigError(
         this.file,
-        `${this.file} is not valid JSON (${(err as Error).message}). Lathe did not change it; fix its syntax by hand, then try again.`,
-        { cause: err },
+        `${this.file} is not valid JSON (${read.problem}). Lathe did not change it; fix its syntax by hand, then try again.`,
       );
     }
-    if (!isObject(json)) {
+    if (!isObject(read.json)) {
       throw new ConfigError(
         this.file,
         `${this.file} must hold one JSON object ({...}). Lathe did not change it; fix it by hand, then try again.`,
       );
     }
-    return { document: json, text };
+    return { document: read.json, text: read.text };
   }
 
   private validate(document: SettingsDocument, when: "read" | "change"): Settings {

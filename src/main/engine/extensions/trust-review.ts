@@ -1,4 +1,4 @@
-import { readdir, readFile, realpath } from "node:fs/promises";
+import { readdir, realpath } from "node:fs/promises";
 import path from "node:path";
 import { serversTrustApproves } from "../mcp/mcp-approval.ts";
 import { isStdio } from "../mcp/mcp-command-line.ts";
@@ -18,6 +18,8 @@ import { ConfigError } from "../errors/config-error.ts";
 import { LatheError } from "../errors/lathe-error.ts";
 import { EMPTY_SETTINGS, loadSettings, type Settings } from "../config/lathe-settings.ts";
 import { projectGrantsFingerprint } from "../config/project-settings-grants.ts";
+import { readAgentManifestFile } from "../agent/agent-manifest-file.ts";
+import { decodeText } from "../builtin/text-codec.ts";
 import { TrustStore } from "../policy/trust-store.ts";
 import type { ArgPattern, ShellRunRequirement } from "../tools/requirement-set.ts";
 
@@ -244,7 +246,7 @@ async function reviewAgents(realRoot: string, latheHome: string): Promise<string
     names.map(async (name) => {
       const file = path.join(dir, name);
       try {
-        const agent = parseAgentManifest(await readFile(file, "utf8"), file, "project");
+        const agent = parseAgentManifest(decodeText(readAgentManifestFile(file)).text, file, "project");
         const replaces =
           agent.id === "default"
             ? " — replaces the built-in agent every run uses"
