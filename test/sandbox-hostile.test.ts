@@ -79,6 +79,19 @@ function fsmonitorByPython(marker: string): string {
   return `import os; open(os.path.join('.g' + 'it', 'con' + 'fig'), 'a').write('[core]\\n\\tfsmonitor = touch ${marker}\\n')`;
 }
 
+/**
+ * Python that makes `folder` a git repository of its own and adds to its git folder what git
+ * runs (`files`, relative to it, appended), spelled so the parser cannot see the paths. Nothing
+ * in the sandbox holds a repository that does not exist yet: Lathe takes out what runs a program
+ * once the command has ended (planted-repos.ts).
+ */
+function nestedRepoByPython(folder: string, files: Record<string, string>): string {
+  const writes = Object.entries(files)
+    .map(([name, text]) => `p=os.path.join(d, '${name}'); open(p,'a').write('${text}'); os.chmod(p, 0o755)`)
+    .join("; ");
+  return `import os, subprocess; subprocess.run(['git','init','-q','${folder}']); d=os.path.join('${folder}', '.g' + 'it'); ${writes}`;
+}
+
 /** Whether the next `git status` anyone runs in `root` (here: the test, on the host) runs `marker`'s fsmonitor. */
 function gitStatusRunsHook(root: string, marker: string): boolean {
   spawnSync("git", ["status", "--short"], { cwd: root, stdio: "ignore", timeout: 10_000 });
@@ -194,6 +207,37 @@ const BASH_ROWS: Row[] = [
     name: "core.fsmonitor written into .git/config (the next git status runs it)",
     command: (w) => `python3 -c "${fsmonitorByPython(`${w.outside}/r10`)}"`,
     damaged: (w) => gitStatusRunsHook(w.root, path.join(w.outside, "r10")),
+  },
+  {
+    name: "a nested repository made with core.fsmonitor in its config (git runs it there)",
+    command: (w) =>
+      `python3 -c "${nestedRepoByPython("nest1", { config: `[core]\\n\\tfsmonitor = touch ${w.outside}/r20\\n` })}"`,
+    damaged: (w) => gitStatusRunsHook(path.join(w.root, "nest1"), path.join(w.outside, "r20")),
+    evidence: /took core\.fsmonitor out of nest1\/\.git\/config/,
+  },
+  {
+    name: "a nested repository made with a hook (the next commit there runs it)",
+    command: (w) =>
+      `python3 -c "${nestedRepoByPython("nest2", { "hooks/post-commit": `#!/bin/sh\\ntouch ${w.outside}/r21\\n` })}"`,
+    damaged: (w) => existsSync(path.join(w.root, "nest2/.git/hooks/post-commit")),
+    evidence: /removed the hook nest2\/\.git\/hooks\/post-commit/,
+  },
+  {
+    name: "a .git file sending git to a configuration outside the workspace",
+    arrange: async (w) => {
+      execFileSync("git", ["init", "-q", path.join(w.outside, "evil")]);
+      execFileSync("git", [
+        "-C",
+        path.join(w.outside, "evil"),
+        "config",
+        "core.fsmonitor",
+        `touch ${w.outside}/r22`,
+      ]);
+    },
+    command: (w) =>
+      `python3 -c "import os; os.makedirs('nest3'); open(os.path.join('nest3', '.g' + 'it'), 'w').write('gitdir: ${w.outside}/evil/.git')"`,
+    damaged: (w) => gitStatusRunsHook(path.join(w.root, "nest3"), path.join(w.outside, "r22")),
+    evidence: /removed nest3\/\.git, which sent git to/,
   },
   {
     name: "a new git hook",
@@ -366,6 +410,9 @@ describe.skipIf(NO_SANDBOX)("sandbox on: a person approved it, the kernel still 
   });
 
   it("leaves no placeholders in a workspace that is also the process's working directory", async () => {
+    // The nested repositories rows above made (git add refuses one without a commit).
+    for (const nest of ["nest1", "nest2", "nest3", "nest9"])
+      await rm(path.join(w.root, nest), { recursive: true, force: true });
     execFileSync("git", ["-C", w.root, "add", "-A"]);
     execFileSync("git", ["-C", w.root, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "base"]);
     const cwd = process.cwd();
@@ -393,6 +440,17 @@ describe.skipIf(NO_SANDBOX)("sandbox on: a person approved it, the kernel still 
       "set core.fsmonitor in .git/config",
       (l) => ({ cmd: "python3", argv: ["-c", fsmonitorByPython(`${l.outside}/p2`)] }),
       (l) => gitStatusRunsHook(l.root, path.join(l.outside, "p2")),
+    ],
+    [
+      "make a nested repository with core.fsmonitor in its config",
+      (l) => ({
+        cmd: "python3",
+        argv: [
+          "-c",
+          nestedRepoByPython("nest9", { config: `[core]\\n\\tfsmonitor = touch ${l.outside}/p4\\n` }),
+        ],
+      }),
+      (l) => gitStatusRunsHook(path.join(l.root, "nest9"), path.join(l.outside, "p4")),
     ],
     [
       "rewrite a configured MCP server's script (by unpacking an archive)",

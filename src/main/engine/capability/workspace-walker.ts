@@ -32,6 +32,12 @@ export interface WalkOptions {
    * nothing); `too-long`, its path is longer than the system allows (PATH_MAX).
    */
   onUnreachable?(relative: string, why: Unreachable, isDir: boolean): void;
+  /**
+   * Called with each folder (POSIX path relative to the root, "" for the root) that holds a
+   * `.git` entry, of any type: the walk still never enters it. A folder the ignore files leave
+   * out is not walked, but is looked at for a `.git` of its own (one lstat each).
+   */
+  onGitEntry?(relativeFolder: string): void;
 }
 
 /** Why the walk left out a file or folder no tool can open by its path (see WalkOptions.onUnreachable). */
@@ -334,7 +340,7 @@ export async function walkWorkspace<H = never>(
   if (!isWithin(root, start)) {
     throw new ToolCallError(`${start} is outside the workspace ${root}. Give a folder inside the workspace.`);
   }
-  const { signal, onFile, enterDir } = options;
+  const { signal, onFile, enterDir, onGitEntry } = options;
   const names: readonly string[] = options.searchIgnores === true ? SEARCH_IGNORE_FILES : GIT_IGNORE_FILES;
   signal?.throwIfAborted();
   const startRelative = start === root ? "" : start.slice(root.length + 1);
@@ -385,7 +391,10 @@ export async function walkWorkspace<H = never>(
       }
       const entry = entries[i] as Dirent;
       const name = entry.name;
-      if (name === ".git") continue;
+      if (name === ".git") {
+        onGitEntry?.(frame.relative);
+        continue;
+      }
       const relative = prefix + name;
       const unreachable = isUnnamable(frame.absolute, name)
         ? "not-utf8"
@@ -400,7 +409,11 @@ export async function walkWorkspace<H = never>(
         let inside = matchers;
         if (check) {
           const verdict = verdictOf(matchers, relative, name, true);
-          if (verdict === "ignored") continue;
+          if (verdict === "ignored") {
+            if (onGitEntry && lstatSync(`${frame.absolute}/${name}/.git`, { throwIfNoEntry: false }))
+              onGitEntry(relative);
+            continue;
+          }
           if (verdict === "reincluded") inside = entering(matchers, relative, name);
         }
         if (enterDir && !enterDir(relative)) continue;

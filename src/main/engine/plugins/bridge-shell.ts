@@ -77,7 +77,7 @@ export async function pluginShellRun(
   // not, the policy has had a person approve this command. Started by the process spawner.
   const confine = runtime.sandbox.status.active ? await runtime.sandbox.confinement() : undefined;
   const { processSpawner } = await import("../spawner/process-spawner.ts");
-  const { end, stdout, stderr, removed, stoppedBecause } = await processSpawner().exec(
+  const { end, stdout, stderr, removed, planted, stoppedBecause } = await processSpawner().exec(
     {
       file: cmd,
       args: [...argv],
@@ -90,7 +90,7 @@ export async function pluginShellRun(
     },
     runtime.signal,
   );
-  const undone = undoneNotice(runtime.root, removed);
+  const undone = undoneNotice(runtime.root, removed) + (planted ?? "");
   if (end.code === "ENOENT") {
     throw new ToolCallError(`"${cmd}" was not found on PATH; install it, or ask the user to.`);
   }

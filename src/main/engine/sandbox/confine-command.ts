@@ -3,6 +3,7 @@ import type { ProtectedEntry } from "../policy/protected-paths.ts";
 import { heldPaths, undoCreated } from "./held-paths.ts";
 import { releaseMountPoints, wrapOffline } from "./linux-offline-wrap.ts";
 import { guardMounts, type GuardedPath, type MountBreach } from "./mount-guard.ts";
+import { watchRepos, type RepoWatch } from "./planted-repos.ts";
 import type { ManagerLease } from "./sandbox-manager-lease.ts";
 
 /** What one confined process may do. */
@@ -28,6 +29,11 @@ export interface ConfinementSpec {
    * process); "leave" does not (a long-running server, whose release may come hours later).
    */
   missingFiles: "undo" | "leave";
+  /**
+   * The workspace (canonical), below which git repositories a short-lived process makes or
+   * changes are made inert when it ends (see planted-repos.ts): with "undo" only.
+   */
+  workspace?: string;
 }
 
 /** A command made ready to run confined. */
@@ -46,6 +52,11 @@ export interface ConfinedCommand {
    * stopped. `release` stops the watching.
    */
   guard(onBreach: (breach: MountBreach) => void): void;
+  /**
+   * Once the process has ended (and only then): take out of git repositories below the
+   * workspace what it added that makes git run a program; the notice saying what ("" for none).
+   */
+  disarmRepos(): Promise<string>;
 }
 
 interface ConfineOptions {
@@ -89,8 +100,9 @@ function lifecycle(
   spec: ConfinementSpec,
   denyWrite: readonly string[],
   watched: readonly string[],
+  repos: RepoWatch | undefined,
   cleanup: () => string[],
-): Pick<ConfinedCommand, "release" | "guard"> {
+): Omit<ConfinedCommand, "line"> {
   let unguard: (() => void) | undefined;
   let released = false;
   return {
@@ -103,6 +115,7 @@ function lifecycle(
       if (released || unguard) return;
       unguard = guardMounts(guardedPaths(spec, denyWrite, watched), onBreach, spec.writable);
     },
+    disarmRepos: () => repos?.disarm() ?? Promise.resolve(""),
   };
 }
 
@@ -124,6 +137,10 @@ export async function confineCommand(
 ): Promise<ConfinedCommand> {
   const { denyWrite, watched } = heldPaths(spec.readOnly);
   const undo = spec.missingFiles === "undo" ? watched : [];
+  const repos =
+    spec.workspace !== undefined && spec.missingFiles === "undo"
+      ? await watchRepos(spec.workspace)
+      : undefined;
   // Mount points bubblewrap made for missing protected paths are removed once no sandbox runs.
   const cleanup = (): string[] => {
     releaseMountPoints();
@@ -138,7 +155,7 @@ export async function confineCommand(
       allowRead: spec.readable ?? [],
       ...(options.signal ? { signal: options.signal } : {}),
     });
-    return { line, ...lifecycle(spec, denyWrite, watched, cleanup) };
+    return { line, ...lifecycle(spec, denyWrite, watched, repos, cleanup) };
   }
   const { manager } = await options.manager();
   // Unguessable (128 bits): the proxy gives a connection this list when it presents the id.
@@ -169,7 +186,7 @@ export async function confineCommand(
   }
   return {
     line,
-    ...lifecycle(spec, denyWrite, watched, () => {
+    ...lifecycle(spec, denyWrite, watched, repos, () => {
       unregister();
       return cleanup();
     }),

@@ -101,6 +101,8 @@ export class EngineSandbox {
         unreadable: [...latheHome.unreadable, ...this.settings.denyRead.filter(isPresent)],
         ...(readable.length > 0 ? { readable } : {}),
         missingFiles: scope.longRunning ? "leave" : "undo",
+        // Repositories a command plants there are made inert when it ends (planted-repos.ts).
+        ...(scope.longRunning ? {} : { workspace: this.root }),
         ...(options.pty ? { pty: true } : {}),
       },
       // SHLVL: bash reads ~/.bashrc when its stdin is a socket (as Node's pipes are) and it is a

@@ -1,5 +1,6 @@
-import { lstatSync, watch, type FSWatcher } from "node:fs";
+import { watch, type FSWatcher } from "node:fs";
 import path from "node:path";
+import { fileIdentity } from "./file-identity.ts";
 
 /** A path the OS sandbox holds for a running process, and what it is (for the message). */
 export interface GuardedPath {
@@ -28,22 +29,6 @@ const POLL_MS = 1000;
  * folder was removed: the next command, which guards the same folders, reuses it instead.
  */
 const LINGER_MS = 60_000;
-
-/**
- * Which file a path names now, without following a link, or undefined when there is none: its
- * device and inode, and when it was made. The inode number alone is not enough: a file system
- * hands a freed one out again, and git rewriting its config twice in a row gives the second
- * file the first one's number back (seen on ext4). Its birth time (or, where the file system
- * keeps none, its change time) tells them apart.
- */
-function fileIdentity(file: string): string | undefined {
-  try {
-    const stat = lstatSync(file, { bigint: true });
-    return `${stat.dev}:${stat.ino}:${stat.birthtimeNs || stat.ctimeNs}`;
-  } catch {
-    return undefined;
-  }
-}
 
 /** A folder watched for any guard that needs it: the names each guard cares about, and its listener. */
 interface FolderWatch {

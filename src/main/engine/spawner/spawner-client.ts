@@ -56,6 +56,8 @@ export interface RemoteExecResult {
   stdout: Buffer;
   stderr: Buffer;
   removed: string[];
+  /** What Lathe took out of git repositories it made or changed in the workspace (planted-repos.ts). */
+  planted?: string;
   /** Why Lathe stopped it: a path its sandbox held changed under it (mount-guard.ts). */
   stoppedBecause?: string;
 }
@@ -278,12 +280,13 @@ export class SpawnerClient {
         (event, done) => {
           if (event.type === "exec-done") {
             done();
-            const { end, removed, stoppedBecause } = event;
+            const { end, removed, planted, stoppedBecause } = event;
             resolve({
               end,
               stdout: bytes(event.stdout),
               stderr: bytes(event.stderr),
               removed,
+              ...(planted === undefined ? {} : { planted }),
               ...(stoppedBecause === undefined ? {} : { stoppedBecause }),
             });
           } else if (event.type === "failed") {

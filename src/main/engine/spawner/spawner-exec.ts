@@ -129,15 +129,18 @@ export async function startExec(
   const finish: Finish = (end, stdout, stderr) => {
     const removed = confined?.release() ?? [];
     const stoppedBecause = breach.reason;
-    channel.send({
-      type: "exec-done",
-      id,
-      end,
-      stdout,
-      stderr,
-      removed,
-      ...(stoppedBecause === undefined ? {} : { stoppedBecause }),
-    });
+    void (confined?.disarmRepos() ?? Promise.resolve("")).then((planted) =>
+      channel.send({
+        type: "exec-done",
+        id,
+        end,
+        stdout,
+        stderr,
+        removed,
+        ...(planted === "" ? {} : { planted }),
+        ...(stoppedBecause === undefined ? {} : { stoppedBecause }),
+      }),
+    );
   };
   const child = runProgram(file, args, request, confined !== undefined, signal, finish);
   // A program that exits without reading its input makes the write fail (EPIPE): its answer still counts.

@@ -20,6 +20,7 @@ function build() {
     readable: z.array(z.string()).optional(),
     pty: z.boolean().optional(),
     missingFiles: z.enum(["undo", "leave"]),
+    workspace: z.string().optional(),
   });
 
   /** Run a shell line under bash on a fresh pseudo-terminal (see pty-runner.ts). */
@@ -178,6 +179,8 @@ function build() {
       stdout: Bytes,
       stderr: Bytes,
       removed: z.array(z.string()),
+      /** What Lathe took out of git repositories it made or changed in the workspace (planted-repos.ts). */
+      planted: z.string().optional(),
       /** Why Lathe stopped it, when a path its sandbox held changed under it (mount-guard.ts). */
       stoppedBecause: z.string().optional(),
     }),

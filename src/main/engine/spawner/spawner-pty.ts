@@ -199,28 +199,32 @@ export async function startPty(
     killGroup(pgid);
     const removed = confined?.release() ?? [];
     const code = killedBy ? 128 + killedBy : exitCode;
-    if (signal.aborted) {
-      output.discard();
-      channel.send({ type: "exit", id, exitCode: code, removed });
-      return;
-    }
-    const notice = undoneNotice(root, removed);
-    if (notice) output.writeNote(notice);
-    const stoppedBecause = breach.reason;
-    const ended = {
-      type: "exit",
-      id,
-      exitCode: code,
-      removed,
-      ...(stoppedBecause === undefined ? {} : { stoppedBecause }),
-      ...(timedOut ? { timedOut } : {}),
-      ...(outputCapped ? { outputCapped } : {}),
-      ...(waitingForInput === undefined ? {} : { waitingForInput }),
-    } as const;
-    void output.finish().then(
-      (captured) => channel.send({ ...ended, output: captured }),
-      (err: unknown) => channel.send({ ...ended, output: { error: errorMessage(err) } }),
-    );
+    const aborted = signal.aborted;
+    if (aborted) output.discard();
+    // What it planted in git repositories is taken out whether or not anyone reads the output.
+    void (confined?.disarmRepos() ?? Promise.resolve("")).then((planted) => {
+      if (aborted) {
+        channel.send({ type: "exit", id, exitCode: code, removed });
+        return;
+      }
+      const notice = undoneNotice(root, removed) + planted;
+      if (notice) output.writeNote(notice);
+      const stoppedBecause = breach.reason;
+      const ended = {
+        type: "exit",
+        id,
+        exitCode: code,
+        removed,
+        ...(stoppedBecause === undefined ? {} : { stoppedBecause }),
+        ...(timedOut ? { timedOut } : {}),
+        ...(outputCapped ? { outputCapped } : {}),
+        ...(waitingForInput === undefined ? {} : { waitingForInput }),
+      } as const;
+      void output.finish().then(
+        (captured) => channel.send({ ...ended, output: captured }),
+        (err: unknown) => channel.send({ ...ended, output: { error: errorMessage(err) } }),
+      );
+    });
   });
   return {
     kill() {

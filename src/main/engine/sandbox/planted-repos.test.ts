@@ -1,0 +1,193 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterEach, describe, expect, it } from "vitest";
+import { watchRepos } from "./planted-repos.ts";
+
+const made: string[] = [];
+afterEach(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function tempDir(): string {
+  const dir = realpathSync(mkdtempSync(path.join(tmpdir(), "lathe-planted-")));
+  made.push(dir);
+  return dir;
+}
+
+/** A shell line run as a command would be (in the workspace), with git's own config left out. */
+function sh(root: string, line: string): void {
+  execFileSync("bash", ["-c", line], {
+    cwd: root,
+    env: {
+      ...process.env,
+      GIT_CONFIG_NOSYSTEM: "1",
+      GIT_CONFIG_GLOBAL: "/dev/null",
+      GIT_AUTHOR_NAME: "a",
+      GIT_AUTHOR_EMAIL: "a@b",
+      GIT_COMMITTER_NAME: "a",
+      GIT_COMMITTER_EMAIL: "a@b",
+    },
+    stdio: "pipe",
+  });
+}
+
+/** Whether `git status` in a folder runs a program its repository names (it touches `marker`). */
+function gitStatusRunsCode(folder: string, marker: string): boolean {
+  rmSync(marker, { force: true });
+  sh(folder, "git status --short >/dev/null 2>&1; git commit -q --allow-empty -m x >/dev/null 2>&1; true");
+  return existsSync(marker);
+}
+
+/** A workspace that is a git repository, a fsmonitor line that touches `marker` when git runs it. */
+function workspace(): { root: string; marker: string; fsmonitor: string } {
+  const root = tempDir();
+  const marker = path.join(tempDir(), "ran");
+  sh(root, "git init -q . && git config user.email a@b && git config user.name a");
+  return { root, marker, fsmonitor: `touch ${marker}; false` };
+}
+
+interface Row {
+  name: string;
+  /** What the command does (bash, in the workspace). */
+  command: (w: { root: string; marker: string; fsmonitor: string; outside: string }) => string;
+  /** The folder where git would run the planted code. */
+  repo: string;
+  /** Words the notice must hold. */
+  notice: string[];
+}
+
+const rows: Row[] = [
+  {
+    name: "git init, then core.fsmonitor written with git config",
+    command: (w) => `git init -q sub && git -C sub config core.fsmonitor '${w.fsmonitor}'`,
+    repo: "sub",
+    notice: ["core.fsmonitor", "sub/.git/config"],
+  },
+  {
+    name: "a config written by hand into a new .git, with include.path and a ! alias",
+    command: (w) =>
+      `mkdir -p sub && git init -q sub && printf '[core]\\n\\tfsmonitor = "${w.fsmonitor}"\\n[alias]\\n\\tst = !sh\\n[include]\\n\\tpath = /nonexistent/lathe-x\\n' >> sub/.git/config`,
+    repo: "sub",
+    notice: ["core.fsmonitor", "alias.st", "include.path"],
+  },
+  {
+    name: "a hook added to a new repository",
+    command: (w) =>
+      `git init -q sub && printf '#!/bin/sh\\ntouch ${w.marker}\\n' > sub/.git/hooks/post-commit && chmod +x sub/.git/hooks/post-commit`,
+    repo: "sub",
+    notice: ["hook sub/.git/hooks/post-commit"],
+  },
+  {
+    name: "a .git prepared outside the workspace and moved in",
+    command: (w) =>
+      `git init -q ${w.outside}/prep && git -C ${w.outside}/prep config core.fsmonitor '${w.fsmonitor}' && mkdir -p src && mv ${w.outside}/prep/.git src/.git`,
+    repo: "src",
+    notice: ["core.fsmonitor", "src/.git/config"],
+  },
+  {
+    name: "a folder left out by .gitignore, then made a repository",
+    command: (w) =>
+      `echo vendor/ >> .gitignore && git init -q vendor && git -C vendor config core.pager '${w.fsmonitor}' && git -C vendor config core.fsmonitor '${w.fsmonitor}'`,
+    repo: "vendor",
+    notice: ["core.fsmonitor", "core.pager"],
+  },
+  {
+    name: "a .git file sending git to a folder inside the workspace that is not called .git",
+    command: (w) =>
+      `mkdir -p meta && git init -q --separate-git-dir=$PWD/meta/store sub && git --git-dir=meta/store config core.fsmonitor '${w.fsmonitor}'`,
+    repo: "sub",
+    notice: ["core.fsmonitor", "meta/store/config"],
+  },
+];
+
+describe("repositories a command plants below the workspace", () => {
+  it.each(rows)("$name: git runs the planted program without Lathe, and not after it", async (row) => {
+    // Positive control: the same command, with nothing looking, makes git run the program.
+    const control = workspace();
+    const controlOutside = tempDir();
+    sh(control.root, row.command({ ...control, outside: controlOutside }));
+    expect(gitStatusRunsCode(path.join(control.root, row.repo), control.marker)).toBe(true);
+
+    const w = workspace();
+    const outside = tempDir();
+    const watch = await watchRepos(w.root);
+    sh(w.root, row.command({ ...w, outside }));
+    const notice = await watch.disarm();
+    for (const words of row.notice) expect(notice).toContain(words);
+    expect(gitStatusRunsCode(path.join(w.root, row.repo), w.marker)).toBe(false);
+    // What runs nothing stays: the repository still works as one.
+    sh(path.join(w.root, row.repo), "git rev-parse --git-dir >/dev/null");
+  });
+
+  it("removes a .git file that sends git outside the workspace", async () => {
+    const w = workspace();
+    const outside = tempDir();
+    sh(outside, `git init -q . && git config core.fsmonitor '${w.fsmonitor}'`);
+    const watch = await watchRepos(w.root);
+    sh(w.root, `mkdir sub && echo "gitdir: ${outside}/.git" > sub/.git`);
+    expect(gitStatusRunsCode(path.join(w.root, "sub"), w.marker)).toBe(true); // the damage, unwatched
+    const notice = await watch.disarm();
+    expect(notice).toContain("removed sub/.git");
+    expect(existsSync(path.join(w.root, "sub/.git"))).toBe(false);
+    expect(readFileSync(path.join(outside, ".git/config"), "utf8")).toContain("fsmonitor"); // not ours to change
+  });
+
+  it("leaves alone what a person set up, and what a command adds that runs nothing", async () => {
+    const w = workspace();
+    // A nested repository the person made, with their own hooks path and hook.
+    sh(
+      w.root,
+      "git init -q lib && git -C lib config core.hooksPath .husky && printf '#!/bin/sh\\n' > lib/.git/hooks/pre-push",
+    );
+    await sleep(150);
+    const watch = await watchRepos(w.root);
+    // The command works in it: a setting that runs nothing, a remote, a commit.
+    sh(
+      w.root,
+      "git -C lib config user.name model && git -C lib remote add origin https://example.invalid/x.git && git -C lib config filter.lfs.process 'git-lfs filter-process'",
+    );
+    expect(await watch.disarm()).toBe("");
+    const config = readFileSync(path.join(w.root, "lib/.git/config"), "utf8");
+    expect(config).toContain("hooksPath = .husky");
+    expect(config).toContain("example.invalid");
+    expect(config).toContain("filter-process");
+    expect(existsSync(path.join(w.root, "lib/.git/hooks/pre-push"))).toBe(true);
+  });
+
+  it("leaves a change a person made between two commands, and catches the next command's", async () => {
+    const w = workspace();
+    sh(w.root, "git init -q lib");
+    await (await watchRepos(w.root)).disarm();
+    sh(w.root, `git -C lib config core.fsmonitor 'echo person'`); // the person, between commands
+    await sleep(150);
+    const watch = await watchRepos(w.root);
+    sh(w.root, "git -C lib config core.editor vim-of-the-model");
+    const notice = await watch.disarm();
+    expect(notice).toContain("core.editor");
+    expect(notice).not.toContain("core.fsmonitor");
+    const config = readFileSync(path.join(w.root, "lib/.git/config"), "utf8");
+    expect(config).toContain("echo person");
+    expect(config).not.toContain("vim-of-the-model");
+  });
+
+  it("catches a later command writing into a folder a .git file sends git to", async () => {
+    const w = workspace();
+    sh(w.root, "mkdir -p meta && git init -q --separate-git-dir=$PWD/meta/store sub");
+    await (await watchRepos(w.root)).disarm();
+    const watch = await watchRepos(w.root);
+    sh(w.root, `git --git-dir=meta/store config core.fsmonitor '${w.fsmonitor}'`);
+    expect(await watch.disarm()).toContain("core.fsmonitor");
+    expect(gitStatusRunsCode(path.join(w.root, "sub"), w.marker)).toBe(false);
+  });
+
+  it("says so when the workspace cannot be looked at", async () => {
+    const root = tempDir();
+    mkdirSync(path.join(root, "a"));
+    const watch = await watchRepos(root);
+    rmSync(root, { recursive: true, force: true });
+    expect(await watch.disarm()).toMatch(/could not look for git repositories/);
+  });
+});

@@ -1,0 +1,318 @@
+// Git repositories a confined command made or changed below the workspace, made inert when it
+// ends. The OS sandbox holds the workspace's own git configuration, but a command may `git init
+// sub` and write `sub/.git/config` (or move a prepared `.git` in, or write a `.git` file pointing
+// elsewhere): git then runs that repository's `core.fsmonitor`, hooks, pagers and filters for
+// whoever works there next — an editor that opens nested repositories on its own does, outside
+// every sandbox. So after each command the `.git` entries below the root are looked at, and what
+// the command added that makes git run a program is taken out, saying so.
+import { lstatSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, type Stats } from "node:fs";
+import path from "node:path";
+import { isWithin } from "../capability/canonical-path.ts";
+import { walkWorkspace } from "../capability/workspace-walker.ts";
+import { errorMessage } from "../errors/error-message.ts";
+import { fileIdentity } from "./file-identity.ts";
+import { readGitConfig, writeGitConfig, type GitSetting } from "./git-config-file.ts";
+import { isInertGitSetting } from "./inert-git-config.ts";
+
+/** The files of a git folder that decide what git runs (the hooks apart). */
+const CONFIG_FILES = ["config", "config.worktree"] as const;
+
+/** What one `.git` entry below the root held when last looked at. */
+interface GitEntryState {
+  id: string | undefined;
+  /** A `.git` file's text or a `.git` link's target: where it sends git. */
+  pointer?: string;
+  /** A `.git` folder's config files and `commondir`, as bytes. */
+  files: Map<string, Buffer>;
+  /** A `.git` folder's hooks, by name: their identities. */
+  hooks: Map<string, string>;
+}
+
+/** The `.git` entries below one workspace root, by absolute path. */
+type Snapshot = Map<string, GitEntryState>;
+
+/** Files looked at before the check gives up (a walk of the whole workspace runs after each command). */
+const MAX_FILES = 200_000;
+/**
+ * How far before a command's start a change still counts as the command's: the kernel stamps
+ * change times from a coarse clock that may lag the one read at the start by a tick.
+ */
+const CLOCK_SLACK_MS = 100;
+/** How many `commondir` links are followed from one git folder. */
+const MAX_HOPS = 4;
+
+function statOf(p: string): Stats | undefined {
+  return lstatSync(p, { throwIfNoEntry: false });
+}
+
+function bytesOf(file: string): Buffer | undefined {
+  try {
+    return readFileSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+function capture(dotGit: string): GitEntryState {
+  const id = fileIdentity(dotGit);
+  const stat = statOf(dotGit);
+  const state: GitEntryState = { id, files: new Map(), hooks: new Map() };
+  if (stat?.isSymbolicLink()) {
+    state.pointer = readlinkSync(dotGit);
+  } else if (stat?.isFile()) {
+    state.pointer = bytesOf(dotGit)?.toString("utf8") ?? "";
+  } else if (stat?.isDirectory()) {
+    for (const name of [...CONFIG_FILES, "commondir"]) {
+      const bytes = bytesOf(path.join(dotGit, name));
+      if (bytes) state.files.set(name, bytes);
+    }
+    for (const hook of hookNames(dotGit)) {
+      const hookId = fileIdentity(path.join(dotGit, "hooks", hook));
+      if (hookId) state.hooks.set(hook, hookId);
+    }
+  }
+  return state;
+}
+
+/** The hooks git would run from a git folder: every entry of `hooks/` but the samples. */
+function hookNames(gitDir: string): string[] {
+  try {
+    return readdirSync(path.join(gitDir, "hooks")).filter((name) => !name.endsWith(".sample"));
+  } catch {
+    return [];
+  }
+}
+
+/** Where a `.git` file or link sends git, absolute, or undefined when it says nowhere. */
+function pointerTarget(dotGit: string, stat: Stats): string | undefined {
+  if (stat.isSymbolicLink()) return path.resolve(path.dirname(dotGit), readlinkSync(dotGit));
+  const match = /^gitdir:\s*(.+?)\s*$/m.exec(bytesOf(dotGit)?.toString("utf8") ?? "");
+  return match ? path.resolve(path.dirname(dotGit), match[1] as string) : undefined;
+}
+
+/** The workspace's own git folder (held by the sandbox; never changed here). */
+function rootGitDir(root: string): string | undefined {
+  const dotGit = path.join(root, ".git");
+  const stat = statOf(dotGit);
+  if (!stat) return undefined;
+  return stat.isDirectory() ? dotGit : pointerTarget(dotGit, stat);
+}
+
+function signature(setting: GitSetting): string {
+  return `${setting.key}\0${setting.value ?? "\u0001"}`;
+}
+
+/** One look after a command: what it changed, and what was taken out of it. */
+class Disarm {
+  readonly notes: string[] = [];
+  private readonly seen = new Set<string>();
+  private readonly root: string;
+  private readonly since: number;
+
+  constructor(root: string, since: number) {
+    this.root = root;
+    this.since = since;
+  }
+
+  private name(p: string): string {
+    return isWithin(this.root, p) ? path.relative(this.root, p) : p;
+  }
+
+  /** Whether the command wrote a path (its change time is after the command started). */
+  private touched(p: string): boolean {
+    const stat = statOf(p);
+    return stat !== undefined && stat.ctimeMs >= this.since;
+  }
+
+  /**
+   * Take out of a git folder what the command added that runs a program. `before` is the folder
+   * as last seen: "new" when the command made it (or moved it here, or pointed a `.git` at it),
+   * when everything in it is the command's; "unseen" when it appeared between two commands, when
+   * what changed during this one (by its change time) is.
+   */
+  gitDir(gitDir: string, before: GitEntryState | "new" | "unseen", hops = 0): void {
+    if (this.seen.has(gitDir)) return;
+    this.seen.add(gitDir);
+    const known = typeof before === "string" ? undefined : before;
+    const ours = (file: string, previous: Buffer | undefined, now: Buffer): boolean =>
+      before === "new" || (!(previous && now.equals(previous)) && this.touched(file));
+    for (const name of CONFIG_FILES) {
+      const file = path.join(gitDir, name);
+      const bytes = bytesOf(file);
+      if (bytes && ours(file, known?.files.get(name), bytes))
+        this.config(file, bytes, known?.files.get(name));
+    }
+    const commondir = path.join(gitDir, "commondir");
+    const text = bytesOf(commondir);
+    if (text) {
+      const target = path.resolve(gitDir, text.toString("utf8").trim());
+      const changed = ours(commondir, known?.files.get("commondir"), text);
+      if (!isWithin(this.root, target)) {
+        if (changed) {
+          rmSync(commondir, { force: true });
+          this.notes.push(
+            `removed ${this.name(commondir)}, which sent git to read the configuration of ${target}, outside the workspace`,
+          );
+        }
+      } else if (target !== rootGitDir(this.root) && hops < MAX_HOPS) {
+        this.gitDir(target, changed ? "new" : "unseen", hops + 1);
+      }
+    }
+    for (const hook of hookNames(gitDir)) {
+      const file = path.join(gitDir, "hooks", hook);
+      if (before !== "new" && (known?.hooks.get(hook) === fileIdentity(file) || !this.touched(file)))
+        continue;
+      rmSync(file, { recursive: true, force: true });
+      this.notes.push(`removed the hook ${this.name(file)}`);
+    }
+  }
+
+  /** Take out of a config file the settings that run a program and were not there before. */
+  private config(file: string, bytes: Buffer, previous: Buffer | undefined): void {
+    const now = readGitConfig(bytes);
+    if (now.kind === "refused") return; // git refuses to work in that repository at all
+    if (now.kind === "no-git") {
+      renameSync(file, `${file}.lathe-disarmed`);
+      this.notes.push(
+        `moved ${this.name(file)} aside to ${this.name(file)}.lathe-disarmed: git could not be run to tell what it would make git do (${now.reason})`,
+      );
+      return;
+    }
+    const old = previous ? readGitConfig(previous) : undefined;
+    const kept = new Set(old?.kind === "settings" ? old.settings.map(signature) : []);
+    const added = now.settings.filter((s) => !isInertGitSetting(s.key, s.value) && !kept.has(signature(s)));
+    if (added.length === 0) return;
+    writeGitConfig(
+      file,
+      now.settings.filter((s) => !added.includes(s)),
+    );
+    const keys = [...new Set(added.map((s) => s.key))];
+    this.notes.push(`took ${keys.join(", ")} out of ${this.name(file)}`);
+  }
+
+  /**
+   * A `.git` file or link: one the command wrote that sends git outside the workspace is removed;
+   * the git folder one sends git to inside it is looked at as one of its own.
+   */
+  pointer(dotGit: string, stat: Stats, changed: boolean): void {
+    const target = pointerTarget(dotGit, stat);
+    if (target === undefined) return;
+    if (!isWithin(this.root, target)) {
+      if (!changed) return;
+      rmSync(dotGit, { force: true });
+      this.notes.push(`removed ${this.name(dotGit)}, which sent git to ${target}, outside the workspace`);
+    } else if (target !== rootGitDir(this.root)) {
+      this.gitDir(target, changed ? "new" : "unseen");
+    }
+  }
+}
+
+/** Every `.git` below the root (the root's own left out), by absolute path. */
+async function gitEntries(root: string): Promise<string[]> {
+  const found: string[] = [];
+  let files = 0;
+  await walkWorkspace(
+    root,
+    { root, mayRead: () => true },
+    {
+      onFile: () => {
+        if (++files > MAX_FILES) throw new TooManyFiles();
+      },
+      onGitEntry: (folder) => {
+        if (folder !== "") found.push(path.join(root, folder, ".git"));
+      },
+    },
+  );
+  return found;
+}
+
+class TooManyFiles extends Error {}
+
+function snapshotOf(entries: readonly string[]): Snapshot {
+  return new Map(entries.map((dotGit) => [dotGit, capture(dotGit)]));
+}
+
+/** Look at one `.git` below the root after a command, as it was before (`known`, if it was there). */
+function look(disarm: Disarm, dotGit: string, known: GitEntryState | undefined, since: number): void {
+  const stat = statOf(dotGit);
+  if (!stat) return;
+  const touched = stat.ctimeMs >= since;
+  const moved = known !== undefined && known.id !== fileIdentity(dotGit);
+  if (stat.isDirectory()) {
+    disarm.gitDir(dotGit, touched && (moved || !known) ? "new" : (known ?? "unseen"));
+  } else {
+    disarm.pointer(dotGit, stat, touched && (!known || moved || known.pointer !== capture(dotGit).pointer));
+  }
+}
+
+/** What was last seen below each root, and the look in progress there (one at a time per root). */
+const snapshots = new Map<string, Snapshot>();
+const turns = new Map<string, Promise<unknown>>();
+
+function inTurn<T>(root: string, work: () => Promise<T>): Promise<T> {
+  const run = (turns.get(root) ?? Promise.resolve()).then(work, work);
+  turns.set(
+    root,
+    run.catch(() => undefined),
+  );
+  return run;
+}
+
+/** A command's watch over the repositories below its workspace. */
+export interface RepoWatch {
+  /** Once the command has ended: take out what it planted; the notice to show ("" when none). */
+  disarm(): Promise<string>;
+}
+
+function notice(notes: readonly string[]): string {
+  if (notes.length === 0) return "";
+  return `\n[Lathe ${notes.join("; ")}. Git runs such settings and hooks outside the sandbox, for whoever works in that repository next (an editor does on its own), so a command cannot add them. A person can add them outside the agent.]\n`;
+}
+
+/**
+ * Start watching the repositories below a (canonical) workspace root for one command: call just
+ * before it starts. The first command in a root walks the workspace for them now; later ones
+ * take where the previous one found them after it, and read those as they are now (a repository
+ * made meanwhile is found after the command, and only what changed during it is counted its own).
+ */
+export async function watchRepos(root: string): Promise<RepoWatch> {
+  const since = Date.now() - CLOCK_SLACK_MS;
+  // This command's own view of the repositories known so far, as they are now.
+  const before = await inTurn(root, async () => {
+    const known = snapshots.get(root);
+    if (known) return snapshotOf([...known.keys()].filter((dotGit) => statOf(dotGit) !== undefined));
+    try {
+      const found = snapshotOf(await gitEntries(root));
+      snapshots.set(root, found);
+      return found;
+    } catch {
+      return undefined; // looked at again after the command, where a failure is said
+    }
+  });
+  return {
+    disarm: () =>
+      inTurn(root, async () => {
+        let entries: string[];
+        try {
+          entries = await gitEntries(root);
+        } catch (err) {
+          snapshots.delete(root);
+          const why =
+            err instanceof TooManyFiles
+              ? `the workspace has more than ${MAX_FILES} files (outside .gitignore)`
+              : errorMessage(err);
+          return `\n[Lathe could not look for git repositories the command made or changed in the workspace (${why}): check any new .git folder's config and hooks before running git there.]\n`;
+        }
+        const disarm = new Disarm(root, since);
+        try {
+          for (const dotGit of entries) look(disarm, dotGit, before?.get(dotGit), since);
+        } catch (err) {
+          snapshots.delete(root);
+          const done = disarm.notes.length > 0 ? ` after it ${disarm.notes.join("; ")}` : "";
+          return `\n[Lathe could not finish making inert the git repositories the command made or changed in the workspace (${errorMessage(err)})${done}: check any new .git folder's config and hooks before running git there.]\n`;
+        }
+        snapshots.set(root, snapshotOf(entries));
+        return notice(disarm.notes);
+      }),
+  };
+}
