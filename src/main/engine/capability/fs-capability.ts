@@ -16,7 +16,7 @@ import {
 } from "./verified-file.ts";
 import { explainWriteFailure } from "./write-failure.ts";
 import { MAX_NAME_BYTES, MAX_PATH_BYTES } from "./path-limits.ts";
-import { walkWorkspace, type WalkOptions } from "./workspace-walker.ts";
+import { UnlistableFolder, walkWorkspace, type WalkOptions } from "./workspace-walker.ts";
 
 type Access = "read" | "write";
 
@@ -166,6 +166,11 @@ export class FsCapability {
    */
   walk(dir: ResolvedPath, options: WalkOptions): Promise<HiddenPath[]> {
     if (dir[checked] !== "read") throw new TypeError("walk needs a path resolved for read");
+    if (!isWithin(this.root, dir.absolute)) {
+      throw new ToolCallError(
+        `${dir.absolute} is outside the workspace ${this.root}. Give a folder inside the workspace.`,
+      );
+    }
     const scope = {
       root: this.root,
       mayRead: (c: string) => this.allows(c, "read"),
@@ -173,7 +178,9 @@ export class FsCapability {
         !PSEUDO_ROOTS.some((p) => isWithin(p, c) || isWithin(c, p)) && this.scopes.read.allowsAllBelow(c),
       hidden: this.hidden,
     };
-    return walkWorkspace(dir.absolute, scope, options);
+    return walkWorkspace(dir.absolute, scope, options).catch((err: unknown) => {
+      throw err instanceof UnlistableFolder ? new ToolCallError(err.message) : err;
+    });
   }
 
   /** POSIX path relative to the root for paths inside it, the absolute path otherwise. */

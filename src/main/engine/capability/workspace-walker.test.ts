@@ -213,8 +213,22 @@ describe("walkWorkspace", () => {
   });
 
   it("refuses to start outside the root", async () => {
-    await expect(walk(outside)).rejects.toThrow(/outside the workspace/);
-    await expect(walk(`${root}-sibling`)).rejects.toThrow(/outside the workspace/);
+    await expect(walk(outside)).rejects.toThrow(/is outside its root/);
+    await expect(walk(`${root}-sibling`)).rejects.toThrow(/is outside its root/);
+  });
+
+  it("names the folders holding a .git (of any kind, in ignored folders too) without entering one", async () => {
+    await put(".gitignore", "vendor/\n");
+    await put(".git/config");
+    await put("a/.git/config");
+    await put("b/c/.git", "gitdir: ../../meta\n");
+    await put("vendor/.git/HEAD");
+    await put("vendor/deep/.git/HEAD"); // below an ignored folder's own level: not looked at
+    await put("src/x.ts");
+    const folders: string[] = [];
+    const found = await walk(root, { onGitEntry: (folder) => folders.push(folder) });
+    expect(folders.sort()).toEqual(["", "a", "b/c", "vendor"]);
+    expect(found.map((e) => e.relative)).toEqual([".gitignore", "src/x.ts"]);
   });
 
   it("skips folders that enterDir declines", async () => {

@@ -1,7 +1,6 @@
 import { lstatSync, readFileSync, realpathSync, statSync, type Dirent } from "node:fs";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import ignore, { type Ignore } from "ignore";
-import { ToolCallError } from "../errors/tool-call-error.ts";
 import { isWithin } from "./canonical-path.ts";
 import { folderListings } from "./folder-listings.ts";
 import { MAX_PATH_BYTES } from "./path-limits.ts";
@@ -295,6 +294,13 @@ function ancestorMatchers(root: string, startRelative: string, names: readonly s
   return matchers;
 }
 
+/**
+ * The folder a walk starts in cannot be listed (the message says which and why, for a model: the
+ * tools turn it into a call error). A plain error, so that the process spawner, which walks the
+ * workspace too (planted-repos.ts), needs none of the tools' error types.
+ */
+export class UnlistableFolder extends Error {}
+
 function listDir(frame: Frame, isStart: boolean): readonly Dirent[] | undefined {
   try {
     return folderListings.list(frame.absolute);
@@ -303,7 +309,7 @@ function listDir(frame: Frame, isStart: boolean): readonly Dirent[] | undefined 
     // folder the caller asked for is worth an error.
     if (!isStart && isSkippable(err)) return undefined;
     const code = (err as NodeJS.ErrnoException).code ?? "error";
-    throw new ToolCallError(
+    throw new UnlistableFolder(
       `Cannot list the folder ${frame.relative || "."} (${code}). Choose another path.`,
     );
   }
@@ -338,7 +344,7 @@ export async function walkWorkspace<H = never>(
 ): Promise<H[]> {
   const { root } = scope;
   if (!isWithin(root, start)) {
-    throw new ToolCallError(`${start} is outside the workspace ${root}. Give a folder inside the workspace.`);
+    throw new RangeError(`the walk's start ${start} is outside its root ${root}`);
   }
   const { signal, onFile, enterDir, onGitEntry } = options;
   const names: readonly string[] = options.searchIgnores === true ? SEARCH_IGNORE_FILES : GIT_IGNORE_FILES;
