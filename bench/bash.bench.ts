@@ -6,7 +6,9 @@
 // sidecar); goal: flat, the output streams to the sidecar file instead of memory.
 // (3) throughput through the pty into the sidecar, against reading the same command's pipe.
 // (4) the process spawner's resident memory during a confined bash call of the CLI bundle, beside
-// a bare Node process's.
+// a bare Node process's. (5) the look for git repositories a command planted (planted-repos.ts),
+// which runs after every confined command, in a workspace holding a copy of the project's own
+// src/ and test/, beside a whole confined `true` call there.
 // Run alone with `node bench/bash.bench.ts`.
 import { spawn, spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
@@ -150,6 +152,38 @@ if (engine.sandboxStatus.active) {
   console.log(`  the sandbox adds ${(inside - ttfb).toFixed(1)} ms per call (median to median)`);
 } else {
   skipped("first byte in the OS sandbox", `the sandbox is not active here: ${engine.sandboxStatus.reason}`);
+}
+
+// ---- (5) the look for planted repositories after each confined command -----------------------
+if (engine.sandboxStatus.active) {
+  const project = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+  const copy = await mkdtemp(path.join(os.tmpdir(), "lathe-bench-planted-"));
+  spawnSync("cp", ["-r", path.join(project, "src"), path.join(project, "test"), copy]);
+  spawnSync("git", ["init", "-q", copy]);
+  const files = Number(
+    spawnSync("bash", ["-c", `find ${copy} -path '*/.git' -prune -o -type f -print | wc -l`]).stdout,
+  );
+  const copyEngine = await Engine.create({ root: copy, latheHome: path.join(dir, ".lathe-home") });
+  const copySession = await copyEngine.openSession({ mode: "yolo" });
+  const { watchRepos } = await import("../src/main/engine/sandbox/planted-repos.ts");
+  const calls: number[] = [];
+  const looks: number[] = [];
+  for (let i = 0; i < 20; i++) {
+    const t0 = performance.now();
+    await bash("true", copySession);
+    calls.push(performance.now() - t0);
+    const t1 = performance.now();
+    await (await watchRepos(copy)).disarm();
+    looks.push(performance.now() - t1);
+  }
+  heading(`the look for planted git repositories after a confined command (a workspace of ${files} files)`);
+  compare({
+    what: "median of 20",
+    ours: { label: "the look (walk and read of each .git)", value: median(looks), unit: "ms" },
+    theirs: { label: "a whole confined `true` call there", value: median(calls), unit: "ms" },
+  });
+  await copyEngine.close();
+  await rm(copy, { recursive: true, force: true });
 }
 
 // ---- (2) peak memory and (3) throughput --------------------------------------------------

@@ -34,7 +34,7 @@ export interface WalkOptions {
   /**
    * Called with each folder (POSIX path relative to the root, "" for the root) that holds a
    * `.git` entry, of any type: the walk still never enters it. A folder the ignore files leave
-   * out is not walked, but is looked at for a `.git` of its own (one lstat each).
+   * out, and a link to a folder, are not walked, but are looked at for a `.git` of their own.
    */
   onGitEntry?(relativeFolder: string): void;
 }
@@ -440,6 +440,11 @@ export async function walkWorkspace<H = never>(
         else if (readsAll || scope.mayRead(absolute)) onFile({ absolute, relative });
       } else if (entry.isSymbolicLink()) {
         if (check && verdictOf(matchers, relative, name, false) === "ignored") continue;
+        // A linked folder is never entered, but git works in it as in the folder it leads to.
+        if (onGitEntry && statSync(`${frame.absolute}/${name}`, { throwIfNoEntry: false })?.isDirectory()) {
+          if (lstatSync(`${frame.absolute}/${name}/.git`, { throwIfNoEntry: false })) onGitEntry(relative);
+          continue;
+        }
         const target = symlinkedFile(`${frame.absolute}/${name}`, scope);
         if (target === undefined) continue;
         const hit = scope.hidden?.find(target);

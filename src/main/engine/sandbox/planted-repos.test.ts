@@ -183,6 +183,36 @@ describe("repositories a command plants below the workspace", () => {
     expect(gitStatusRunsCode(path.join(w.root, "sub"), w.marker)).toBe(false);
   });
 
+  it("takes out a hooks folder swapped for a link to hooks prepared earlier, and leaves what it leads to", async () => {
+    const w = workspace();
+    const outside = tempDir();
+    sh(w.root, "git init -q sub");
+    sh(
+      outside,
+      `mkdir hooks && printf '#!/bin/sh\\ntouch ${w.marker}\\n' > hooks/post-commit && chmod +x hooks/post-commit`,
+    );
+    await sleep(150);
+    const watch = await watchRepos(w.root);
+    sh(w.root, `rm -rf sub/.git/hooks && ln -s ${outside}/hooks sub/.git/hooks`);
+    expect(gitStatusRunsCode(path.join(w.root, "sub"), w.marker)).toBe(true); // the damage, unwatched
+    sh(w.root, "git -C sub update-ref -d HEAD"); // as it was before the control's commit
+    expect(await watch.disarm()).toContain("removed sub/.git/hooks, a link sending git to the hooks in");
+    expect(gitStatusRunsCode(path.join(w.root, "sub"), w.marker)).toBe(false);
+    expect(existsSync(path.join(outside, "hooks/post-commit"))).toBe(true);
+  });
+
+  it("looks through a link to a folder: a repository made elsewhere and linked in", async () => {
+    const w = workspace();
+    const outside = tempDir();
+    const watch = await watchRepos(w.root);
+    sh(
+      w.root,
+      `git init -q ${outside}/r && git -C ${outside}/r config core.fsmonitor '${w.fsmonitor}' && ln -s ${outside}/r linked`,
+    );
+    expect(await watch.disarm()).toContain("took core.fsmonitor out of linked/.git/config");
+    expect(gitStatusRunsCode(path.join(w.root, "linked"), w.marker)).toBe(false);
+  });
+
   it("says so when the workspace cannot be looked at", async () => {
     const root = tempDir();
     mkdirSync(path.join(root, "a"));

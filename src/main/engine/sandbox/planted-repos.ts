@@ -26,6 +26,8 @@ interface GitEntryState {
   files: Map<string, Buffer>;
   /** A `.git` folder's hooks, by name: their identities. */
   hooks: Map<string, string>;
+  /** The identity of its `hooks` entry (a folder, or a link to one elsewhere). */
+  hooksId?: string | undefined;
 }
 
 /** The `.git` entries below one workspace root, by absolute path. */
@@ -66,6 +68,7 @@ function capture(dotGit: string): GitEntryState {
       const bytes = bytesOf(path.join(dotGit, name));
       if (bytes) state.files.set(name, bytes);
     }
+    state.hooksId = fileIdentity(path.join(dotGit, "hooks"));
     for (const hook of hookNames(dotGit)) {
       const hookId = fileIdentity(path.join(dotGit, "hooks", hook));
       if (hookId) state.hooks.set(hook, hookId);
@@ -126,7 +129,7 @@ class Disarm {
 
   /**
    * Take out of a git folder what the command added that runs a program. `before` is the folder
-   * as last seen: "new" when the command made it (or moved it here, or pointed a `.git` at it),
+   * as the command started: "new" when the command made it (or moved it here, or pointed a `.git` at it),
    * when everything in it is the command's; "unseen" when it appeared between two commands, when
    * what changed during this one (by its change time) is.
    */
@@ -158,9 +161,19 @@ class Disarm {
         this.gitDir(target, changed ? "new" : "unseen", hops + 1);
       }
     }
+    const hooks = path.join(gitDir, "hooks");
+    if (statOf(hooks)?.isSymbolicLink()) {
+      // Hooks kept elsewhere: the link is taken out when it is the command's, never what it leads to.
+      if (before === "new" || (known ? known.hooksId !== fileIdentity(hooks) : this.touched(hooks))) {
+        const target = readlinkSync(hooks);
+        rmSync(hooks, { force: true });
+        this.notes.push(`removed ${this.name(hooks)}, a link sending git to the hooks in ${target}`);
+      }
+      return;
+    }
     for (const hook of hookNames(gitDir)) {
       const file = path.join(gitDir, "hooks", hook);
-      if (before !== "new" && (known?.hooks.get(hook) === fileIdentity(file) || !this.touched(file)))
+      if (before !== "new" && (known ? known.hooks.get(hook) === fileIdentity(file) : !this.touched(file)))
         continue;
       rmSync(file, { recursive: true, force: true });
       this.notes.push(`removed the hook ${this.name(file)}`);
