@@ -213,6 +213,22 @@ describe("repositories a command plants below the workspace", () => {
     expect(gitStatusRunsCode(path.join(w.root, "linked"), w.marker)).toBe(false);
   });
 
+  it("catches a worktree outside the workspace sent to another configuration through the root's .git/worktrees", async () => {
+    const w = workspace();
+    const outside = tempDir();
+    sh(w.root, `git commit -q --allow-empty -m base && git worktree add -q ${outside}/feature`);
+    const evil = tempDir();
+    sh(evil, `git init -q . && git config core.fsmonitor '${w.fsmonitor}'`);
+    await sleep(150);
+    const watch = await watchRepos(w.root);
+    sh(w.root, `echo ${evil}/.git > .git/worktrees/feature/commondir`);
+    expect(gitStatusRunsCode(path.join(outside, "feature"), w.marker)).toBe(true); // the damage, unwatched
+    sh(w.root, `echo ${evil}/.git > .git/worktrees/feature/commondir`);
+    expect(await watch.disarm()).toContain("put back .git/worktrees/feature/commondir");
+    expect(gitStatusRunsCode(path.join(outside, "feature"), w.marker)).toBe(false);
+    sh(path.join(outside, "feature"), "git status --short"); // the worktree works as before
+  });
+
   it("says so when the workspace cannot be looked at", async () => {
     const root = tempDir();
     mkdirSync(path.join(root, "a"));

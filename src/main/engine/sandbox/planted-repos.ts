@@ -5,7 +5,16 @@
 // whoever works there next — an editor that opens nested repositories on its own does, outside
 // every sandbox. So after each command the `.git` entries below the root are looked at, and what
 // the command added that makes git run a program is taken out, saying so.
-import { lstatSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, type Stats } from "node:fs";
+import {
+  lstatSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  type Stats,
+} from "node:fs";
 import path from "node:path";
 import { isWithin } from "../capability/canonical-path.ts";
 import { walkWorkspace } from "../capability/workspace-walker.ts";
@@ -151,7 +160,13 @@ class Disarm {
       const target = path.resolve(gitDir, text.toString("utf8").trim());
       const changed = ours(commondir, known?.files.get("commondir"), text);
       if (!isWithin(this.root, target)) {
-        if (changed) {
+        const previous = known?.files.get("commondir");
+        if (changed && previous) {
+          writeFileSync(commondir, previous);
+          this.notes.push(
+            `put back ${this.name(commondir)}, which the command changed to send git to read the configuration of ${target}, outside the workspace`,
+          );
+        } else if (changed) {
           rmSync(commondir, { force: true });
           this.notes.push(
             `removed ${this.name(commondir)}, which sent git to read the configuration of ${target}, outside the workspace`,
@@ -220,7 +235,25 @@ class Disarm {
   }
 }
 
-/** Every `.git` below the root (the root's own left out), by absolute path. */
+/**
+ * The folders of the root repository's linked worktrees (`.git/worktrees/<name>`): the sandbox
+ * leaves them writable, so that `git worktree add` works, and a worktree outside the workspace
+ * reads its `commondir` and `config.worktree` from there.
+ */
+function worktreeFolders(root: string): string[] {
+  const gitDir = rootGitDir(root);
+  if (gitDir === undefined) return [];
+  try {
+    return readdirSync(path.join(gitDir, "worktrees")).map((name) => path.join(gitDir, "worktrees", name));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Every `.git` below the root (the root's own left out), and the root repository's worktree
+ * folders, by absolute path.
+ */
 async function gitEntries(root: string): Promise<string[]> {
   const found: string[] = [];
   let files = 0;
@@ -236,7 +269,7 @@ async function gitEntries(root: string): Promise<string[]> {
       },
     },
   );
-  return found;
+  return [...found, ...worktreeFolders(root)];
 }
 
 class TooManyFiles extends Error {}
