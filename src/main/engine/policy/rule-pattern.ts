@@ -49,6 +49,16 @@ function normalPathPattern(pattern: string): string {
 }
 
 /**
+ * A picomatch matcher built on its first use: a ruleset compiles every rule of a permission at
+ * once, but tries only those whose key a value has (rule-index.ts), and building thousands of
+ * regular expressions that are never tried cost more than the look-up saves.
+ */
+function lazyGlob(glob: string): (value: string) => boolean {
+  let match: ((value: string) => boolean) | undefined;
+  return (value) => (match ??= picomatch(glob, { dot: true }))(value);
+}
+
+/**
  * Whether a path pattern names a file or folder by its name at any depth of the workspace, as a
  * `.gitignore` line without a slash does: `*.pem`, `.env`, `secrets/` (a trailing slash aside).
  * One with a slash before its end, or written from `./`, `/` or `~`, is anchored where it says.
@@ -66,7 +76,7 @@ function isNamePattern(written: string): boolean {
  * are not matched by it, as no relative pattern matches them.
  */
 function namePattern(name: string): (value: string) => boolean {
-  const matches = GLOB_CHARS.test(name) ? picomatch(name, { dot: true }) : (v: string) => v === name;
+  const matches = GLOB_CHARS.test(name) ? lazyGlob(name) : (v: string) => v === name;
   return (value) => !path.isAbsolute(value) && value.split("/").some((part) => matches(part));
 }
 
@@ -101,12 +111,13 @@ export function compilePattern(written: string, kind: SubjectKind): CompiledPatt
   }
   if (GLOB_CHARS.test(pattern)) {
     if (kind === "path") {
-      const match = picomatch(pattern, { dot: true });
+      const match = lazyGlob(pattern);
       return withKey({ test: (v) => match(v), specificity: literalLength(pattern) }, pathGlobKey(pattern));
     }
-    const re = wildcardRegex(pattern, kind === "host");
+    let re: RegExp | undefined;
+    const test = (v: string) => (re ??= wildcardRegex(pattern, kind === "host")).test(v);
     const key = kind === "host" ? hostGlobKey(pattern) : commandGlobKey(pattern);
-    return withKey({ test: (v) => re.test(v), specificity: literalLength(pattern) }, key);
+    return withKey({ test, specificity: literalLength(pattern) }, key);
   }
   if (kind === "path") {
     const dir = pattern.endsWith("/") ? pattern : `${pattern}/`;
