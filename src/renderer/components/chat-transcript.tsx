@@ -1,4 +1,4 @@
-import { memo, useEffect, useRef } from "react";
+import { memo, useEffect, useMemo, useRef } from "react";
 import type { Turn } from "../state/transcript.ts";
 import { useChat } from "../state/chat-context.tsx";
 import { CONTINUE_PROMPT } from "../state/chat-store.ts";
@@ -7,6 +7,22 @@ import { useAppState } from "../state/store-context.tsx";
 import { useRestore } from "../state/restore-context.tsx";
 import { Icon } from "./icons.tsx";
 import { TranscriptItems } from "./transcript-items.tsx";
+import { DRAWN_ITEMS, transcriptWindow } from "../state/transcript-window.ts";
+
+const count = new Intl.NumberFormat("en");
+
+/** What a long conversation leaves undrawn at its start, with the button that draws more of it. */
+function EarlierItems({ hidden }: { hidden: number }) {
+  const showEarlier = useChat((s) => s.showEarlier);
+  return (
+    <p className="muted transcript-earlier" role="note" aria-label="Earlier items not shown">
+      {`${count.format(hidden)} earlier item${hidden === 1 ? "" : "s"} of this conversation (texts and tool calls) not drawn, to keep the chat quick. `}
+      <button type="button" className="link-button" onClick={showEarlier}>
+        Show {count.format(Math.min(DRAWN_ITEMS, hidden))} earlier
+      </button>
+    </p>
+  );
+}
 
 const ENDING: Record<Exclude<Turn["status"], "running" | "completed">, string> = {
   "max-rounds": "Stopped: the agent used all the rounds its budget allows.",
@@ -129,6 +145,8 @@ function EmptyChat() {
 /** The session's turns, newest last; it follows the stream while the reader is at the bottom. */
 export function ChatTranscript() {
   const turns = useChat((s) => s.turns);
+  const hiddenItems = useChat((s) => s.hiddenItems);
+  const drawn = useMemo(() => transcriptWindow(turns, hiddenItems), [turns, hiddenItems]);
   const list = useRef<HTMLOListElement>(null);
   const pinned = useRef(true);
 
@@ -146,8 +164,9 @@ export function ChatTranscript() {
       }}
     >
       {turns.length === 0 ? <EmptyChat /> : null}
+      {drawn.hidden > 0 ? <EarlierItems hidden={drawn.hidden} /> : null}
       <ol ref={list} className="transcript" aria-label="Conversation">
-        {turns.map((turn, index) => (
+        {drawn.turns.map(({ turn, index }) => (
           <TurnView key={index} turn={turn} last={index === turns.length - 1} />
         ))}
       </ol>

@@ -7,11 +7,14 @@ import type { ApprovalRequest, QuestionPrompt, RunEventPayload } from "../../sha
 import type { BackgroundTask } from "../../shared/task-schemas.ts";
 import { promptsFor } from "./approval-queue.ts";
 import { applyToTurn, interruptTurn, newTurn, turnFromHistory, type Turn } from "./transcript.ts";
+import { hiddenAtFirst, showEarlier } from "./transcript-window.ts";
 
 export interface ChatState {
   /** The session on screen; a new chat gets a fresh id (the host records it on the first send). */
   sessionId: string;
   turns: Turn[];
+  /** The items at the conversation's start the chat does not draw (see transcript-window.ts). */
+  hiddenItems: number;
   /** Whether this session's run is going on (Send waits, Stop works). */
   running: boolean;
   /**
@@ -73,6 +76,8 @@ export interface ChatState {
   stop(): Promise<void>;
   /** Start over in a fresh session (not while this tab's own run goes on). */
   newChat(): void;
+  /** Draw earlier items of the conversation that were left undrawn. */
+  showEarlier(): void;
   /** Sessions were deleted (in this tab or another): leave the open one if it is among them. */
   sessionsDeleted(ids: readonly string[]): void;
   /** Redraw a recorded session (after a reload). */
@@ -142,6 +147,7 @@ function emptyChat(sessionId: string) {
     ownsRun: false,
     stopping: false,
     turns: [],
+    hiddenItems: 0,
     todos: [],
     tasks: [],
     stoppingTasks: [],
@@ -221,6 +227,7 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
     return {
       sessionId: storage?.getItem(SESSION_KEY) ?? newId(),
       turns: [],
+      hiddenItems: 0,
       running: false,
       ownsRun: false,
       runId: undefined,
@@ -305,7 +312,7 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
       async reload() {
         const { sessionId, running } = get();
         if (running) return;
-        set({ turns: [], todos: [], runId: undefined, stoppingTools: [] });
+        set({ turns: [], hiddenItems: 0, todos: [], runId: undefined, stoppingTools: [] });
         await get().restore(sessionId);
       },
 
@@ -369,6 +376,10 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
         const answer = await api.chat.abort({ runId });
         if (!answer.ok)
           set({ stopping: false, sendError: `Could not stop the run: ${answer.error.message}` });
+      },
+
+      showEarlier() {
+        set((state) => ({ hiddenItems: showEarlier(state.hiddenItems) }));
       },
 
       newChat() {
@@ -465,14 +476,16 @@ export function createChatStore(api: LatheApi, options: ChatStoreOptions = {}): 
         const taskWorking = history.tasks.some((t) => t.taskId === sessionId && t.status === "running");
         const last = history.turns.length - 1;
         options.onApprovalsWaiting?.(history.approvals);
+        const turns = history.turns.map((turn, i) =>
+          turnFromHistory(turn, turn.runId === runningRunId || (taskWorking && i === last)),
+        );
         set((state) => ({
           questions: [
             ...state.questions,
             ...history.questions.filter((q) => !state.questions.some((known) => known.id === q.id)),
           ],
-          turns: history.turns.map((turn, i) =>
-            turnFromHistory(turn, turn.runId === runningRunId || (taskWorking && i === last)),
-          ),
+          turns,
+          hiddenItems: hiddenAtFirst(turns),
           todos: history.todos,
           tasks: history.tasks,
           running: runningRunId !== undefined,

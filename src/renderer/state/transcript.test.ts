@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { RunEvent } from "../../shared/run-event-schema.ts";
 import {
   applyToTurn,
+  interruptTurn,
   newTurn,
   sessionUsage,
   turnFromHistory,
@@ -502,5 +503,177 @@ describe("what a call that has not ended waits for", () => {
       { type: "tool-result", step: 0, toolCallId: "c2", toolName: "write", envelope: ok({}) },
     ]);
     expect(cards(turn)[0]).toMatchObject({ status: "ok", waiting: undefined });
+  });
+});
+
+// A recorded turn is redrawn by folding its events with the items of earlier steps set aside
+// (a run of 10,000 steps took 12 s to open when every event copied every item): each history
+// here must come out exactly as folding every event into all the items does.
+describe("a recorded turn redrawn step by step", () => {
+  const finishStep = (step: number, finishReason = "tool-calls"): RunEvent => ({
+    type: "step-finish",
+    step,
+    finishReason,
+    usage,
+  });
+  const call = (step: number, id: string, toolName = "read"): RunEvent => ({
+    type: "tool-call",
+    step,
+    toolCallId: id,
+    toolName,
+    input: { path: id },
+  });
+  const result = (step: number, id: string): RunEvent => ({
+    type: "tool-result",
+    step,
+    toolCallId: id,
+    toolName: "read",
+    envelope: ok(id),
+  });
+  const text = (step: number, t: string): RunEvent => ({ type: "text", step, text: t });
+  const finish: RunEvent = { type: "finish", status: "completed", finishReason: "stop", steps: 3, usage };
+  const steps = (n: number): RunEvent[] =>
+    Array.from({ length: n }, (_, s) => [
+      { type: "step-start", step: s } as RunEvent,
+      text(s, `Step ${s}`),
+      call(s, `c${s}`),
+      result(s, `c${s}`),
+      finishStep(s),
+    ]).flat();
+
+  const histories: Array<[string, RunEvent[]]> = [
+    ["steps of text and calls", [start, ...steps(5), finish]],
+    ["no step events at all", [start, text(0, "a"), call(0, "x"), result(0, "x"), finish]],
+    [
+      "a step cut at the output limit, its text and call not run",
+      [
+        start,
+        ...steps(2),
+        { type: "step-start", step: 2 },
+        text(2, "Half"),
+        call(2, "late"),
+        finishStep(2, "length"),
+      ],
+    ],
+    [
+      "a step that ended in an error: its calls are marked not run",
+      [start, ...steps(2), { type: "step-start", step: 2 }, call(2, "e"), finishStep(2, "error"), finish],
+    ],
+    [
+      "a result that arrives in a later step",
+      [
+        start,
+        { type: "step-start", step: 0 },
+        call(0, "slow"),
+        finishStep(0),
+        ...steps(3).slice(5),
+        result(1, "slow"),
+        finish,
+      ],
+    ],
+    [
+      "approvals, phases and refusals of an earlier step's call",
+      [
+        start,
+        { type: "step-start", step: 0 },
+        call(0, "q", "question"),
+        finishStep(0),
+        { type: "step-start", step: 1 },
+        {
+          type: "approval",
+          step: 1,
+          toolCallId: "q",
+          toolName: "question",
+          decision: "allow",
+          reason: "yes",
+        },
+        { type: "tool-phase", step: 1, toolCallId: "q", toolName: "question", phase: "queued" },
+        { type: "question-refused", step: 1, toolCallId: "q", message: "headless" },
+        finish,
+      ],
+    ],
+    [
+      "a task's events after the step that started it",
+      [
+        start,
+        { type: "step-start", step: 0 },
+        call(0, "t1", "task"),
+        finishStep(0),
+        ...steps(2).slice(5),
+        { type: "task", taskId: "s-child", toolCallId: "t1", event: text(0, "child says") },
+        { type: "task", taskId: "s-child", toolCallId: "t1", event: finish },
+        finish,
+      ],
+    ],
+    [
+      "a text that goes on after a step started again with the same number",
+      [
+        start,
+        { type: "step-start", step: 0 },
+        text(0, "one "),
+        { type: "step-start", step: 0 },
+        text(0, "two"),
+        finishStep(0, "length"),
+      ],
+    ],
+    [
+      "a step number seen again, its calls then not run",
+      [start, ...steps(2), { type: "step-start", step: 0 }, call(0, "again"), finishStep(0, "error")],
+    ],
+    [
+      "notices, compaction and waits between steps",
+      [
+        start,
+        ...steps(2),
+        { type: "notice", message: "n" },
+        { type: "model-waiting", step: 2, kind: "first-byte", elapsedMs: 5000, timeoutMs: 60000 },
+        { type: "model-resumed", step: 2, waitedMs: 6000 },
+        { type: "step-start", step: 2 },
+        text(2, "after"),
+        finishStep(2, "stop"),
+        finish,
+      ],
+    ],
+    [
+      "a run that never ended, a call still running",
+      [start, ...steps(3), { type: "step-start", step: 3 }, call(3, "open")],
+    ],
+  ];
+
+  histories.push(
+    [
+      "a run that ended with an earlier step's call never answered",
+      [start, { type: "step-start", step: 0 }, call(0, "never"), finishStep(0), ...steps(3).slice(5), finish],
+    ],
+    [
+      "a failed call of a step number seen again, then that step not run",
+      [
+        start,
+        { type: "step-start", step: 0 },
+        call(0, "bad"),
+        {
+          type: "tool-result",
+          step: 0,
+          toolCallId: "bad",
+          toolName: "read",
+          envelope: { type: "error", error_text: "no", metadata: { duration_ms: 1 } },
+        },
+        finishStep(0),
+        { type: "step-start", step: 0 },
+        text(0, "again"),
+        finishStep(0, "error"),
+      ],
+    ],
+  );
+
+  it.each(histories)("%s", (_name, events) => {
+    // The reference: every event folded into all the items, as a live run is.
+    const naive = events.reduce<Turn>((turn, event) => applyToTurn(turn, event), {
+      ...newTurn("Do it"),
+      runId: "r-1",
+    });
+    const recorded = { runId: "r-1", prompt: "Do it", events };
+    expect(turnFromHistory(recorded, true)).toEqual(naive);
+    expect(turnFromHistory(recorded, false)).toEqual(interruptTurn(naive));
   });
 });

@@ -384,9 +384,66 @@ export function interruptTurn(turn: Turn): Turn {
     : turn;
 }
 
-/** A recorded turn redrawn: its events folded in order; one that never finished is marked interrupted. */
+/**
+ * Whether folding `event` into `tail`, the items of the step being folded, gives what folding it
+ * into all the turn's items would, the items before the step (`before` the last of them, `steps`
+ * their steps) staying as they are. Appending does; so does changing an item the tail holds. A
+ * turn's end (running cards stop) and a task's events (its card may be in any step) do not.
+ */
+function foldsIntoTail(
+  event: RunEvent,
+  tail: readonly TranscriptItem[],
+  before: TranscriptItem | undefined,
+  steps: ReadonlySet<number>,
+): boolean {
+  switch (event.type) {
+    case "finish":
+    case "task":
+      return false;
+    case "text":
+    case "reasoning":
+      return tail.length > 0 || !(before?.kind === event.type && before.step === event.step);
+    case "approval":
+    case "tool-phase":
+    case "question-refused":
+    case "tool-result":
+      return tail.some((item) => item.kind === "tool" && item.toolCallId === event.toolCallId);
+    case "step-finish":
+      return event.finishReason !== "length" && !steps.has(event.step);
+    default:
+      // Appended (a call, a notice, a compaction), or not an item at all (step-start, errors, waits).
+      return true;
+  }
+}
+
+/**
+ * A recorded turn redrawn: its events folded in order; one that never finished is marked
+ * interrupted. Folding copies the items for each event (a live turn's items keep their identity
+ * for React), so a long run's tens of thousands of events would copy tens of thousands of items
+ * each (12 s for 20,000 messages, the chat frozen meanwhile): the items of the steps before are
+ * set aside and each event is folded into its own step's, unless it may touch the ones set aside.
+ */
 export function turnFromHistory(recorded: ChatTurn, running: boolean): Turn {
   let turn: Turn = { ...newTurn(recorded.prompt), runId: recorded.runId };
-  for (const event of recorded.events) turn = applyToTurn(turn, event);
+  const setAside: TranscriptItem[][] = [];
+  const setAsideSteps = new Set<number>();
+  const all = (): TranscriptItem[] =>
+    setAside.length === 0 ? turn.items : [...setAside.flat(), ...turn.items];
+  for (const event of recorded.events) {
+    if (event.type === "step-start" && turn.items.length > 0) {
+      for (const item of turn.items) if ("step" in item) setAsideSteps.add(item.step);
+      setAside.push(turn.items);
+      turn = { ...turn, items: [] };
+    } else if (
+      setAside.length > 0 &&
+      !foldsIntoTail(event, turn.items, setAside.at(-1)?.at(-1), setAsideSteps)
+    ) {
+      turn = { ...turn, items: all() };
+      setAside.length = 0;
+      setAsideSteps.clear();
+    }
+    turn = applyToTurn(turn, event);
+  }
+  turn = { ...turn, items: all() };
   return running ? turn : interruptTurn(turn);
 }

@@ -307,8 +307,23 @@ function formatIssues(file: string, error: z.ZodError, json: unknown): string {
 }
 
 /**
+ * The settings last read from each file, with the bytes they were read from. One command asks for
+ * the same file several times (the policy, the MCP servers, the plugins' `disabledPlugins`), and
+ * a person's file may hold thousands of rules: the file is read each time, so a change is seen at
+ * once, but parsed and checked again only when its bytes changed.
+ */
+const lastRead = new Map<string, { bytes: Uint8Array; settings: Settings }>();
+/** Files remembered at most (an app that opened many folders has read as many project files). */
+const REMEMBERED_FILES = 32;
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
+}
+
+/**
  * Read a settings file; a missing file is empty settings, a malformed one a ConfigError. A link
- * to nothing, a folder and every problem of the text (see `parseJsonText`) are malformed.
+ * to nothing, a folder and every problem of the text (see `parseJsonText`) are malformed. The
+ * settings returned may be shared with other callers (as EMPTY_SETTINGS is): never change them.
  */
 export function loadSettings(file: string): Settings {
   const read = readSettingsBytes(file);
@@ -319,9 +334,14 @@ export function loadSettings(file: string): Settings {
       `${read.problem}.`,
       read.cause === undefined ? undefined : { cause: read.cause },
     );
+  const last = lastRead.get(file);
+  if (last && sameBytes(last.bytes, read.bytes)) return last.settings;
+  lastRead.delete(file);
   const text = parseJsonText(read.bytes);
   if (!text.ok) throw new ConfigError(file, `${file} is not valid JSON: ${text.problem}.`);
   const parsed = SettingsSchema.safeParse(text.json);
   if (!parsed.success) throw new ConfigError(file, formatIssues(file, parsed.error, text.json));
+  if (lastRead.size >= REMEMBERED_FILES) lastRead.delete(lastRead.keys().next().value as string);
+  lastRead.set(file, { bytes: read.bytes, settings: parsed.data });
   return parsed.data;
 }

@@ -1,4 +1,5 @@
 import { describeRule, SCOPES, type Action, type ScopedRule } from "./permission-rule.ts";
+import { RuleIndex } from "./rule-index.ts";
 import { compilePattern, type CompiledPattern, type SubjectKind } from "./rule-pattern.ts";
 
 /** One thing a call touches, as the ruleset sees it. */
@@ -59,10 +60,19 @@ export function stricterVerdict(a: RuleVerdict, b: RuleVerdict): RuleVerdict {
 export class Ruleset {
   private readonly compiled: Compiled[];
   private readonly ceiling: Ruleset | undefined;
+  /** The positions of the rules of each permission, in the order they were given. */
+  private readonly byPermission = new Map<string, number[]>();
+  /** Built on first use, per kind of subject and permission (see rule-index.ts). */
+  private readonly indexes = new Map<string, RuleIndex>();
 
   constructor(rules: readonly ScopedRule[], ceiling?: Ruleset) {
     this.compiled = rules.map((rule) => ({ rule, byKind: {} }));
     this.ceiling = ceiling;
+    this.compiled.forEach((c, position) => {
+      const positions = this.byPermission.get(c.rule.permission);
+      if (positions) positions.push(position);
+      else this.byPermission.set(c.rule.permission, [position]);
+    });
   }
 
   /** Its own rules, then those of the runs above it (for a task). */
@@ -87,6 +97,36 @@ export class Ruleset {
     return p;
   }
 
+  private index(kind: SubjectKind, permission: string): RuleIndex | undefined {
+    const positions = this.byPermission.get(permission);
+    if (!positions) return undefined;
+    const name = `${kind}\0${permission}`;
+    let index = this.indexes.get(name);
+    if (!index) {
+      index = new RuleIndex(
+        kind,
+        positions.map((position) => ({
+          position,
+          pattern: this.pattern(this.compiled[position] as Compiled, kind),
+        })),
+      );
+      this.indexes.set(name, index);
+    }
+    return index;
+  }
+
+  /**
+   * The rules that may speak for the subject, in the order they were given: those of its
+   * permissions and of `*` whose pattern's key is among its values' (and the keyless ones).
+   */
+  private candidates(subject: Subject): Compiled[] {
+    const values = subject.denyOnly ? [...subject.values, ...subject.denyOnly] : subject.values;
+    const positions = new Set<number>();
+    for (const permission of new Set([...subject.permissions, "*"]))
+      this.index(subject.kind, permission)?.collect(values, positions);
+    return [...positions].sort((a, b) => a - b).map((position) => this.compiled[position] as Compiled);
+  }
+
   /** Whether the rule speaks for the subject: its permission, and its pattern on a value. */
   private matches(c: Compiled, subject: Subject): CompiledPattern | undefined {
     const { rule } = c;
@@ -108,7 +148,7 @@ export class Ruleset {
 
   private evaluateOwn(subject: Subject): RuleVerdict {
     let best: { rule: ScopedRule; score: number[] } | undefined;
-    for (const c of this.compiled) {
+    for (const c of this.candidates(subject)) {
       const { rule } = c;
       const pattern = this.matches(c, subject);
       if (!pattern) continue;
@@ -128,7 +168,9 @@ export class Ruleset {
 
   /** Every rule that matches the subject, in the order they were given (the winner is `evaluate`'s). */
   matching(subject: Subject): ScopedRule[] {
-    const own = this.compiled.filter((c) => this.matches(c, subject) !== undefined).map((c) => c.rule);
+    const own = this.candidates(subject)
+      .filter((c) => this.matches(c, subject) !== undefined)
+      .map((c) => c.rule);
     return [...own, ...(this.ceiling?.matching(subject) ?? [])];
   }
 

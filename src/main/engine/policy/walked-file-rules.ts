@@ -52,10 +52,16 @@ export function walkedFileRules(
     last = { id, file, verdict };
     return verdict;
   };
+  // The permissions each pool names, gathered once: a walk asks per file, and a person's
+  // settings may hold thousands of rules.
+  const named = {
+    deny: new Set(pools.deny.map((r) => r.permission)),
+    ask: new Set(pools.ask.map((r) => r.permission)),
+  };
   const judge = (action: "deny" | "ask", toolId: string, file: WalkedFile): RuleVerdict | undefined => {
-    const pool = pools[action];
+    const permissions = named[action];
     const speaksFor = (id: string) =>
-      pool.some((r) => r.permission === id || r.permission === "fs.read" || r.permission === "*");
+      permissions.has(id) || permissions.has("fs.read") || permissions.has("*");
     const verdictAs = (id: string): RuleVerdict | undefined => {
       if (!speaksFor(id)) return undefined;
       const verdict = evaluateAs(id, file);
@@ -67,9 +73,7 @@ export function walkedFileRules(
     // what it finds, which a verdict taken as `read` could not tell apart.
     return (
       verdictAs(toolId) ??
-      (action === "deny" && toolId !== "read" && pool.some((r) => r.permission === "read")
-        ? verdictAs("read")
-        : undefined)
+      (action === "deny" && toolId !== "read" && permissions.has("read") ? verdictAs("read") : undefined)
     );
   };
   const denies = pools.deny.length > 0;

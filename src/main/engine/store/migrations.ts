@@ -273,4 +273,12 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX compactions_by_session ON compactions (session_id, id);
   `,
+  // An audit view narrows a folder's trail by session or tool (the app's filters, `lathe audit
+  // --session` and `--tool`) and lists the folder's sessions for its filter. With (root, id)
+  // alone each walked the folder's every row: on a trail of 500,000 calls 0.7 s a filter and
+  // 1.4 s for the list (now a few ms and 0.16 s). Building them on such a trail takes 5 s, once.
+  `
+  CREATE INDEX audit_by_root_session ON audit (root, session_id, id);
+  CREATE INDEX audit_by_root_tool ON audit (root, tool_id, id);
+  `,
 ];
