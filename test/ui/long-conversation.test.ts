@@ -146,6 +146,8 @@ describe.skipIf(!runUi)("a conversation of hundreds of calls", () => {
     // The turn the cut falls in still shows its prompt (and its Rewind).
     expect(await conversation.getByLabel("Your prompt").allInnerTexts()).toEqual([LONG]);
     await page.screenshot({ path: path.join(SHOTS, "ui-long-conversation.png") });
+    await earlier.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(SHOTS, "ui-long-conversation-earlier.png") });
 
     await earlier.getByRole("button", { name: `Show ${DRAWN_ITEMS} earlier` }).click();
     await expect.poll(() => chat.card("read").count()).toBe(DRAWN_ITEMS);
