@@ -96,3 +96,27 @@ export function validateArguments(toolId: string, schema: JsonSchema, args: unkn
   const expected = props.length > 0 ? ` Expected properties: ${props.join(", ")}.` : "";
   return `Invalid arguments for ${toolId}: ${problems.join("; ")}.${expected} Fix the arguments and call ${toolId} again.`;
 }
+
+/** Schemas a worker has validated against, by their JSON: each arrives as a fresh copy per call. */
+const copies = new Map<string, JsonSchema>();
+const MAX_COPIES = 64;
+
+/**
+ * validateArguments for a call sent to a worker (argument-check.ts): the schema and the arguments
+ * arrive as copies, so the arguments come back too, with their defaults filled in. A schema seen
+ * before is not compiled again.
+ */
+export function validateCopy(input: { toolId: string; schema: JsonSchema; args: unknown }): {
+  args: unknown;
+  invalid: string | undefined;
+} {
+  const key = JSON.stringify(input.schema);
+  let schema = copies.get(key);
+  if (schema === undefined) {
+    if (copies.size >= MAX_COPIES) copies.delete(copies.keys().next().value as string);
+    schema = input.schema;
+    copies.set(key, schema);
+  }
+  const invalid = validateArguments(input.toolId, schema, input.args);
+  return { args: input.args, invalid };
+}
