@@ -925,6 +925,42 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
     },
   );
 
+  it("disables a tool whose schema nests thousands of levels deep; its server's other tools and the other servers work", async () => {
+    // Written as text: JSON.stringify (like any recursive walk) runs out of stack on this depth.
+    const nested = (levels: number, inner: string): string =>
+      '{"type":"object","properties":{"a":'.repeat(levels) + inner + "}}".repeat(levels);
+    const tool = (name: string, schema: string): string =>
+      `{"name":"${name}","description":"${name}.","inputSchema":${schema}}`;
+    const deepScript = path.join(base, "deep.json");
+    await writeFile(
+      deepScript,
+      `{"tools":[${tool("deep_input", nested(1_500, '{"type":"string"}'))},${tool("fine", '{"type":"object"}')},` +
+        `{"name":"deep_output","description":"d.","inputSchema":{"type":"object"},"outputSchema":${nested(1_500, "{}")}}]}`,
+    );
+    const other = path.join(base, "other.json");
+    await writeFile(
+      other,
+      JSON.stringify({ tools: [{ name: "other_fine", description: "o.", inputSchema: { type: "object" } }] }),
+    );
+    const world = await open({
+      user: {
+        deep: { command: node, args: [SCRIPTED, deepScript] },
+        other: { command: node, args: [SCRIPTED, other] },
+      },
+    });
+    await startAndApply(world);
+    const disabled = world.engine.registry.disabledTools();
+    expect(disabled.map((d) => d.id).sort()).toEqual(["deep_input", "deep_output"]);
+    expect(disabled.find((d) => d.id === "deep_input")?.reason).toMatch(
+      /^Tool "deep_input" of MCP server "deep" is disabled: its input schema is nested deeper than \d+ levels/,
+    );
+    expect(disabled.find((d) => d.id === "deep_output")?.reason).toMatch(
+      /its output schema is nested deeper than/,
+    );
+    expect(outputOf(await call(world, "fine", {}))).toEqual({ content: "called fine with {}" });
+    expect(outputOf(await call(world, "other_fine", {}))).toEqual({ content: "called other_fine with {}" });
+  });
+
   it("uses the first of two tools listed under one name, leaves the second out saying why, and pins only the first", async () => {
     const script = await writeScript([
       { name: "echo", description: "First echo." },
