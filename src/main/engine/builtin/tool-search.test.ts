@@ -175,6 +175,44 @@ describe("tool_search", () => {
     await other.close();
   });
 
+  // A server's schema may list 10,000 regions (about 40,000 tokens): loaded, it would be sent with
+  // every request from then on, past a 32k model's whole context, and every later turn would fail.
+  it.each([
+    ["a 32k context", 32_768, false],
+    ["a million-token context", BIG_CONTEXT, true],
+  ])(
+    "with %s, loads a tool whose definition takes ~40k tokens only when it fits in a quarter of the context",
+    async (_name, contextTokens, loads) => {
+      const regions = Array.from({ length: 10_000 }, (_, i) => `region-${i}`);
+      const huge: AnyTool = {
+        ...defineBuiltin({
+          id: "cloud_pick_region",
+          description: "Pick a cloud region.",
+          schema: z.strictObject({ region: z.enum(regions as [string, ...string[]]) }),
+          requires: {},
+          readOnly: true,
+          kind: "other",
+          execute: async (args) => args,
+        }),
+        defer: true,
+      };
+      ws.engine.registry.register(huge, MCP);
+      const exposure = ws.engine.toolExposure(ws.session, { contextTokens });
+      const data = outputOf<ToolSearchData>(await search({ query: "cloud_pick_region github_create_issue" }));
+      expect(data.tools.map((t) => t.id).sort()).toEqual(
+        loads ? ["cloud_pick_region", "github_create_issue"] : ["github_create_issue"],
+      );
+      expect(exposure.isDeferred("cloud_pick_region")).toBe(!loads);
+      expect(exposure.isDeferred("github_create_issue")).toBe(false);
+      if (!loads) {
+        expect(data.note).toMatch(
+          /^cloud_pick_region was found but not loaded: its definition takes about \d{2},\d{3} tokens, more than a quarter of this model's context \(8,192 of 32,768\)\. Tell the user/,
+        );
+        expect(JSON.stringify(data).length).toBeLessThan(5_000);
+      }
+    },
+  );
+
   it("says there is nothing to load when no tool is deferred", async () => {
     const fresh = await openTestWorkspace();
     try {

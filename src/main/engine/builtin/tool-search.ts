@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { JsonSchema, ToolDefinition } from "../tools/contract.ts";
-import { TOOL_SEARCH_ID } from "../tools/deferral.ts";
+import { TOOL_SEARCH_ID, toolTokens } from "../tools/deferral.ts";
 import { modelSchema } from "../tools/model-schema.ts";
 import type { ToolExposure } from "../tools/tool-exposure.ts";
 import { defineBuiltin } from "./define-builtin.ts";
@@ -27,7 +27,7 @@ interface FoundTool {
 
 export interface ToolSearchData {
   tools: FoundTool[];
-  /** Why nothing came back, when nothing did. */
+  /** Why nothing came back, when nothing did; or which tools found were too large to load. */
   note?: string;
 }
 
@@ -47,6 +47,12 @@ function nothingFound(query: string, exposure: ToolExposure): string {
     return "No tool is deferred: every tool you may use is already available with its full definition.";
   }
   return `No deferred tool matches ${quoted(query)}. Try other or fewer words, or an exact name from the deferred tools list.`;
+}
+
+/** Why a tool found was not loaded: its definition would take too much of every request. */
+function notLoaded(id: string, tokens: number, exposure: ToolExposure): string {
+  const count = (n: number): string => n.toLocaleString("en-US");
+  return `${id} was found but not loaded: its definition takes about ${count(tokens)} tokens, more than a quarter of this model's context (${count(exposure.loadLimitTokens())} of ${count(exposure.contextTokens())}). Tell the user: its author would have to shorten its schema, or a model with a larger context is needed.`;
 }
 
 /**
@@ -74,13 +80,16 @@ export function toolSearchTool(): ToolDefinition<z.output<ReturnType<typeof sche
       const exposure = runtime.session.exposure;
       const hits = exposure.search(query, { limit: max_results ?? DEFAULT_RESULTS });
       const tools: FoundTool[] = [];
+      const tooLarge: string[] = [];
       for (const hit of hits) {
         const tool = exposure.definition(hit.id);
         if (!tool) continue;
         const { id, description, parameters } = tool;
-        tools.push({ id, description, parameters: modelSchema(parameters) });
+        if (!exposure.fits(id)) tooLarge.push(notLoaded(id, toolTokens(tool), exposure));
+        else tools.push({ id, description, parameters: modelSchema(parameters) });
       }
       exposure.discover(tools.map((t) => t.id));
+      if (tooLarge.length > 0) return { tools, note: tooLarge.join(" ") };
       if (tools.length > 0) return { tools };
       return { tools, note: nothingFound(query.trim(), exposure) };
     },

@@ -1,4 +1,11 @@
-import { planDeferral, TOOL_SEARCH_ID, type DeferralOptions, type DeferralPlan } from "./deferral.ts";
+import {
+  DEFAULT_CONTEXT_TOKENS,
+  planDeferral,
+  TOOL_SEARCH_ID,
+  toolTokens,
+  type DeferralOptions,
+  type DeferralPlan,
+} from "./deferral.ts";
 import type { AnyTool } from "./contract.ts";
 import { deferredToolsNotice, noticeLimitChars } from "./deferred-notice.ts";
 import type { RegisteredTool, ToolRegistry } from "./tool-registry.ts";
@@ -8,6 +15,13 @@ export interface ToolExposureOptions extends DeferralOptions {
   /** Which tools this agent may see at all (its manifest's allow/deny); default: every tool. */
   visible?: (id: string) => boolean;
 }
+
+/**
+ * The share of the model's context one loaded tool's definition may take. A loaded tool is sent
+ * with every request for the rest of the session: one larger than this (a schema listing 10,000
+ * values) would leave too little room for the conversation, or fill the whole window.
+ */
+const LOAD_SHARE = 0.25;
 
 /** The `search` callback the AI SDK's `toolSearch({ search })` takes. */
 type SdkToolSearch = (options: {
@@ -84,12 +98,31 @@ export class ToolExposure {
     return this.registry.get(id)?.tool;
   }
 
-  /** Mark deferred tools as loaded from the next step on; returns those that were not yet. */
+  /** The context window the model is assumed to have, in tokens. */
+  contextTokens(): number {
+    return this.options.contextTokens ?? DEFAULT_CONTEXT_TOKENS;
+  }
+
+  /** The most tokens one loaded tool's definition may take (a quarter of the context). */
+  loadLimitTokens(): number {
+    return Math.floor(this.contextTokens() * LOAD_SHARE);
+  }
+
+  /** Whether a registered tool's definition is small enough to be loaded (see loadLimitTokens). */
+  fits(id: string): boolean {
+    const tool = this.definition(id);
+    return tool !== undefined && toolTokens(tool) <= this.loadLimitTokens();
+  }
+
+  /**
+   * Mark deferred tools as loaded from the next step on; returns those that were not yet. A tool
+   * too large to load (see fits) stays deferred.
+   */
   discover(ids: Iterable<string>): string[] {
     const { deferred } = this.plan();
     const added: string[] = [];
     for (const id of ids) {
-      if (deferred.has(id) && !this.discovered.has(id)) {
+      if (deferred.has(id) && !this.discovered.has(id) && this.fits(id)) {
         this.discovered.add(id);
         added.push(id);
       }
