@@ -554,6 +554,29 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
     expect(outputOf(await call(world, "fine", {}))).toEqual({ content: "called fine with {}" });
   });
 
+  it("stops checking a structured result its output schema's pattern backtracks on, and the event loop runs meanwhile", async () => {
+    const words = "^(\\w+\\s?)*$";
+    const outputSchema = { type: "object", properties: { name: { type: "string", pattern: words } } };
+    const { session } = await scriptedSession([
+      { name: "contact", description: "Answers a contact.", outputSchema },
+    ]);
+    // A name that fits is checked and passed on as before.
+    expect(await session.call("contact", { structured: { name: "Ada Lovelace" } })).toMatchObject({
+      type: "output",
+    });
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 20);
+    const started = performance.now();
+    const sentence = "Augusta Ada King Countess of Lovelace and daughter of Lord Byron!";
+    const envelope = await session.call("contact", { structured: { name: sentence } });
+    clearInterval(timer);
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(ticks).toBeGreaterThan(10);
+    expect(errorOf(envelope)).toMatch(
+      /^contact ran on MCP server "scripted", but checking its structured result against the tool's output schema was stopped after 3 s, because the pattern "\^\(\\\\w\+/,
+    );
+  }, 30_000);
+
   it("cuts a huge structured result like any output: the head, and all of it in a file", async () => {
     const { session } = await scriptedSession([{ name: "big_structured", description: "Answers a lot." }]);
     // A small one goes to the model as it is.

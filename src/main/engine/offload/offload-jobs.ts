@@ -4,6 +4,7 @@ import { editText } from "../builtin/edit-text.ts";
 import { grepFiles } from "../builtin/grep-files.ts";
 import { readText } from "../builtin/read-text.ts";
 import { inspectExisting } from "../builtin/write-inspect.ts";
+import { structuredResultProblemOfCopy } from "../mcp/mcp-output-schema.ts";
 import { validateCopy } from "../tools/argument-validator.ts";
 import { listJson, textJson, writePayload } from "../plugins/bridge-text.ts";
 import type { LargeResultInput } from "../plugins/plugin-output.ts";
@@ -12,6 +13,7 @@ export const JOBS = {
   /** JSON text of any size, parsed; the value comes back as a structured clone. */
   "json.parse": (input: { json: string }): unknown => JSON.parse(input.json),
   "arguments.validate": validateCopy,
+  "mcp.structuredResult": structuredResultProblemOfCopy,
   "edit.text": editText,
   "grep.files": grepFiles,
   "read.text": readText,

@@ -2,6 +2,7 @@ import type { Ajv2020, ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
 import type { JsonSchema } from "./contract.ts";
 import { jsonSchemaLibrary } from "./json-schema-library.ts";
 import { referenceProblem, schemaProblem } from "./schema-check.ts";
+import { keptCopy } from "./schema-copies.ts";
 
 /** How arguments are validated (also how the bundle compiles the built-ins' validators). */
 export const ARGUMENT_VALIDATION = {
@@ -145,10 +146,6 @@ export function validateArguments(toolId: string, schema: JsonSchema, args: unkn
   return `Invalid arguments for ${toolId}: ${listProblems(problems)}.${expectedProperties(schema)} Fix the arguments and call ${toolId} again.`;
 }
 
-/** Schemas a worker has validated against, by their JSON: each arrives as a fresh copy per call. */
-const copies = new Map<string, JsonSchema>();
-const MAX_COPIES = 64;
-
 /**
  * validateArguments for a call sent to a worker (argument-check.ts): the schema and the arguments
  * arrive as copies, so the arguments come back too, with their defaults filled in. A schema seen
@@ -158,13 +155,6 @@ export function validateCopy(input: { toolId: string; schema: JsonSchema; args: 
   args: unknown;
   invalid: string | undefined;
 } {
-  const key = JSON.stringify(input.schema);
-  let schema = copies.get(key);
-  if (schema === undefined) {
-    if (copies.size >= MAX_COPIES) copies.delete(copies.keys().next().value as string);
-    schema = input.schema;
-    copies.set(key, schema);
-  }
-  const invalid = validateArguments(input.toolId, schema, input.args);
+  const invalid = validateArguments(input.toolId, keptCopy(input.schema), input.args);
   return { args: input.args, invalid };
 }

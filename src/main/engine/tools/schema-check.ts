@@ -47,6 +47,18 @@ export function* schemaPatterns(node: unknown, where: string): Generator<{ sourc
   }
 }
 
+const regexesBySchema = new WeakMap<JsonSchema, readonly string[]>();
+
+/** The distinct regular expressions (schemaPatterns) a schema runs on what it checks, memoised per schema. */
+export function schemaRegexes(schema: JsonSchema): readonly string[] {
+  let found = regexesBySchema.get(schema);
+  if (found === undefined) {
+    found = [...new Set(Array.from(schemaPatterns(schema, "schema"), (p) => p.source))];
+    regexesBySchema.set(schema, found);
+  }
+  return found;
+}
+
 /**
  * The first `pattern` (or `patternProperties` name) in a schema that is no regular expression
  * the validator can compile (as ajv does: with the `u` flag), as a problem worded like the
