@@ -8,6 +8,7 @@ import { structuredResultProblemOfCopy } from "../mcp/mcp-output-schema.ts";
 import { validateCopy } from "../tools/argument-validator.ts";
 import { listJson, textJson, writePayload } from "../plugins/bridge-text.ts";
 import type { LargeResultInput } from "../plugins/plugin-output.ts";
+import type { OutputCheckInput } from "../plugins/plugin-output-schema.ts";
 
 export const JOBS = {
   /** JSON text of any size, parsed; the value comes back as a structured clone. */
@@ -24,6 +25,9 @@ export const JOBS = {
   "plugin.textJson": textJson,
   "plugin.writePayload": writePayload,
   "plugin.listJson": listJson,
+  // A result checked against an output_schema holding a pattern (see plugin-output-check.ts).
+  "plugin.outputCheck": async (input: OutputCheckInput) =>
+    (await import("../plugins/plugin-output-schema.ts")).checkOutputCopy(input),
   // ajv loads with the first large result, not with every worker.
   "plugin.largeResult": async (input: LargeResultInput) =>
     (await import("../plugins/plugin-output.ts")).settleLargeResult(input),
