@@ -213,6 +213,29 @@ describe("tool_search", () => {
     },
   );
 
+  it("loads no more tools than fit in half of the context, all searches together", async () => {
+    // About 5,000 tokens each: one fits in a quarter of a 32k context, four do not fit in half of it.
+    for (let i = 0; i < 4; i++)
+      ws.engine.registry.register(
+        extra(`bulk_helper_${i}`, `Bulk helper ${i}. ${"Details of what it does. ".repeat(800)}`, true),
+        MCP,
+      );
+    const exposure = ws.engine.toolExposure(ws.session, { contextTokens: 32_768 });
+    const first = outputOf<ToolSearchData>(await search({ query: "bulk_helper_0 bulk_helper_1" }));
+    expect(first.tools.map((t) => t.id)).toEqual(["bulk_helper_0", "bulk_helper_1"]);
+    expect(first.note).toBeUndefined();
+    const second = outputOf<ToolSearchData>(await search({ query: "bulk_helper_2 bulk_helper_3" }));
+    expect(second.tools.map((t) => t.id)).toEqual(["bulk_helper_2"]);
+    expect(second.note).toMatch(
+      /^bulk_helper_3 was found but not loaded: the tools loaded so far take about 1\d,\d{3} tokens of every request, and with its \d,\d{3} they would take more than half of this model's context \(16,384 of 32,768\)\./,
+    );
+    expect(exposure.discoveredIds()).toEqual(["bulk_helper_0", "bulk_helper_1", "bulk_helper_2"]);
+    // Asking again for one already loaded still answers it.
+    expect(outputOf<ToolSearchData>(await search({ query: "bulk_helper_0" })).tools.map((t) => t.id)).toEqual(
+      ["bulk_helper_0"],
+    );
+  });
+
   it("says there is nothing to load when no tool is deferred", async () => {
     const fresh = await openTestWorkspace();
     try {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { JsonSchema, ToolDefinition } from "../tools/contract.ts";
-import { TOOL_SEARCH_ID, toolTokens } from "../tools/deferral.ts";
+import { TOOL_SEARCH_ID } from "../tools/deferral.ts";
 import { modelSchema } from "../tools/model-schema.ts";
 import type { ToolExposure } from "../tools/tool-exposure.ts";
 import { defineBuiltin } from "./define-builtin.ts";
@@ -49,12 +49,6 @@ function nothingFound(query: string, exposure: ToolExposure): string {
   return `No deferred tool matches ${quoted(query)}. Try other or fewer words, or an exact name from the deferred tools list.`;
 }
 
-/** Why a tool found was not loaded: its definition would take too much of every request. */
-function notLoaded(id: string, tokens: number, exposure: ToolExposure): string {
-  const count = (n: number): string => n.toLocaleString("en-US");
-  return `${id} was found but not loaded: its definition takes about ${count(tokens)} tokens, more than a quarter of this model's context (${count(exposure.loadLimitTokens())} of ${count(exposure.contextTokens())}). Tell the user: its author would have to shorten its schema, or a model with a larger context is needed.`;
-}
-
 /**
  * The `tool_search {query, max_results?}` built-in: finds deferred tools (substring on name and
  * description, then BM25) and returns their definitions; the session's exposure
@@ -80,16 +74,21 @@ export function toolSearchTool(): ToolDefinition<z.output<ReturnType<typeof sche
       const exposure = runtime.session.exposure;
       const hits = exposure.search(query, { limit: max_results ?? DEFAULT_RESULTS });
       const tools: FoundTool[] = [];
-      const tooLarge: string[] = [];
+      const notLoaded: string[] = [];
+      // One at a time: the tools loaded so far, these included, may take only so much of the context.
       for (const hit of hits) {
         const tool = exposure.definition(hit.id);
         if (!tool) continue;
         const { id, description, parameters } = tool;
-        if (!exposure.fits(id)) tooLarge.push(notLoaded(id, toolTokens(tool), exposure));
-        else tools.push({ id, description, parameters: modelSchema(parameters) });
+        const problem = exposure.loadProblem(id);
+        if (problem !== undefined) {
+          notLoaded.push(`${id} was found but not loaded: ${problem}.`);
+          continue;
+        }
+        exposure.discover([id]);
+        tools.push({ id, description, parameters: modelSchema(parameters) });
       }
-      exposure.discover(tools.map((t) => t.id));
-      if (tooLarge.length > 0) return { tools, note: tooLarge.join(" ") };
+      if (notLoaded.length > 0) return { tools, note: notLoaded.join(" ") };
       if (tools.length > 0) return { tools };
       return { tools, note: nothingFound(query.trim(), exposure) };
     },
