@@ -4,17 +4,19 @@ import { editText } from "../builtin/edit-text.ts";
 import { grepFiles } from "../builtin/grep-files.ts";
 import { readText } from "../builtin/read-text.ts";
 import { inspectExisting } from "../builtin/write-inspect.ts";
-import { structuredResultProblemOfCopy } from "../mcp/mcp-output-schema.ts";
-import { validateCopy } from "../tools/argument-validator.ts";
 import { listJson, textJson, writePayload } from "../plugins/bridge-text.ts";
 import type { LargeResultInput } from "../plugins/plugin-output.ts";
 import type { OutputCheckInput } from "../plugins/plugin-output-schema.ts";
+import type { JsonSchema } from "../tools/contract.ts";
 
 export const JOBS = {
   /** JSON text of any size, parsed; the value comes back as a structured clone. */
   "json.parse": (input: { json: string }): unknown => JSON.parse(input.json),
-  "arguments.validate": validateCopy,
-  "mcp.structuredResult": structuredResultProblemOfCopy,
+  // Checks against a schema holding a pattern (tools/argument-check.ts); ajv loads with the first.
+  "arguments.validate": async (input: { toolId: string; schema: JsonSchema; args: unknown }) =>
+    (await import("../tools/argument-validator.ts")).validateCopy(input),
+  "mcp.structuredResult": async (input: { schema: JsonSchema; structured: unknown }) =>
+    (await import("../mcp/mcp-output-schema.ts")).structuredResultProblemOfCopy(input),
   "edit.text": editText,
   "grep.files": grepFiles,
   "read.text": readText,
@@ -25,7 +27,6 @@ export const JOBS = {
   "plugin.textJson": textJson,
   "plugin.writePayload": writePayload,
   "plugin.listJson": listJson,
-  // A result checked against an output_schema holding a pattern (see plugin-output-check.ts).
   "plugin.outputCheck": async (input: OutputCheckInput) =>
     (await import("../plugins/plugin-output-schema.ts")).checkOutputCopy(input),
   // ajv loads with the first large result, not with every worker.
