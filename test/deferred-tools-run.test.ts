@@ -2,6 +2,7 @@ import type { LanguageModelV4CallOptions } from "@ai-sdk/provider";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { AgentManifest } from "../src/main/engine/agent/agent-manifest.ts";
+import { runAgent } from "../src/main/engine/agent/run-agent.ts";
 import { defineBuiltin } from "../src/main/engine/builtin/define-builtin.ts";
 import type { AnyTool } from "../src/main/engine/tools/contract.ts";
 import { eventsOf, openAgentHarness, type AgentHarness } from "./support/agent-harness.ts";
@@ -179,5 +180,57 @@ describe("a deferred tool called in the step that searches for it", () => {
     ]);
     await h.run("shout hi", model);
     expect(toldInStep2(seen).shout).toMatch(/Call tool_search with the query \\"shout\\" to load it/);
+  });
+});
+
+describe("a tool loaded with tool_search stays loaded for the rest of the session", () => {
+  const loadThenAnswer = (seen: LanguageModelV4CallOptions[]) =>
+    scriptedModel([
+      (call) => {
+        seen.push(call);
+        return { toolCalls: [{ name: "tool_search", input: { query: "shout" } }] };
+      },
+      (call) => {
+        seen.push(call);
+        return { text: "loaded" };
+      },
+    ]);
+  const answer = (seen: LanguageModelV4CallOptions[]) =>
+    scriptedModel([
+      (call) => {
+        seen.push(call);
+        return { text: "ok" };
+      },
+    ]);
+
+  it("in the next run of the same engine (control)", async () => {
+    const h = await harness({}, [plugin("shout", "Shout a text back in capitals.", true)]);
+    const seen: LanguageModelV4CallOptions[] = [];
+    const first = await h.run("load shout", loadThenAnswer(seen));
+    expect(toolNames(seen[1]!)).toContain("shout");
+    await h.run("again", answer(seen), { sessionId: first.result.sessionId });
+    expect(toolNames(seen[2]!)).toContain("shout");
+    expect(systemOf(seen[2]!)).not.toMatch(/Deferred tools .*shout/);
+  });
+
+  it("when the session is resumed by another process (lathe run --resume)", async () => {
+    const h = await harness({}, [plugin("shout", "Shout a text back in capitals.", true)]);
+    const seen: LanguageModelV4CallOptions[] = [];
+    const first = await h.run("load shout", loadThenAnswer(seen));
+    expect(toolNames(seen[1]!)).toContain("shout");
+    const again = await h.reopen();
+    const result = await runAgent({
+      engine: again,
+      agent: h.agent,
+      model: { spec: { provider: "scripted", model: "scripted-model" }, model: answer(seen) },
+      prompt: "again",
+      sessionId: first.result.sessionId,
+      contextTokens: 1_000_000,
+      flushIntervalMs: 5,
+    });
+    expect(result.status).toBe("completed");
+    // Its conversation holds tool_search's answer with the definition: the model was told it is loaded.
+    expect(toolNames(seen[2]!)).toContain("shout");
+    expect(systemOf(seen[2]!)).not.toMatch(/Deferred tools .*shout/);
   });
 });

@@ -554,6 +554,29 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
     expect(outputOf(await call(world, "fine", {}))).toEqual({ content: "called fine with {}" });
   });
 
+  it("stops checking a structured result its output schema's pattern backtracks on, and the event loop runs meanwhile", async () => {
+    const words = "^(\\w+\\s?)*$";
+    const outputSchema = { type: "object", properties: { name: { type: "string", pattern: words } } };
+    const { session } = await scriptedSession([
+      { name: "contact", description: "Answers a contact.", outputSchema },
+    ]);
+    // A name that fits is checked and passed on as before.
+    expect(await session.call("contact", { structured: { name: "Ada Lovelace" } })).toMatchObject({
+      type: "output",
+    });
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 20);
+    const started = performance.now();
+    const sentence = "Augusta Ada King Countess of Lovelace and daughter of Lord Byron!";
+    const envelope = await session.call("contact", { structured: { name: sentence } });
+    clearInterval(timer);
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(ticks).toBeGreaterThan(10);
+    expect(errorOf(envelope)).toMatch(
+      /^contact ran on MCP server "scripted", but checking its structured result against the tool's output schema was stopped after 3 s, because the pattern "\^\(\\\\w\+/,
+    );
+  }, 30_000);
+
   it("cuts a huge structured result like any output: the head, and all of it in a file", async () => {
     const { session } = await scriptedSession([{ name: "big_structured", description: "Answers a lot." }]);
     // A small one goes to the model as it is.
@@ -924,6 +947,42 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
       expect(outputOf(await call(world, "fine", {}))).toEqual({ content: "called fine with {}" });
     },
   );
+
+  it("disables a tool whose schema nests thousands of levels deep; its server's other tools and the other servers work", async () => {
+    // Written as text: JSON.stringify (like any recursive walk) runs out of stack on this depth.
+    const nested = (levels: number, inner: string): string =>
+      '{"type":"object","properties":{"a":'.repeat(levels) + inner + "}}".repeat(levels);
+    const tool = (name: string, schema: string): string =>
+      `{"name":"${name}","description":"${name}.","inputSchema":${schema}}`;
+    const deepScript = path.join(base, "deep.json");
+    await writeFile(
+      deepScript,
+      `{"tools":[${tool("deep_input", nested(1_500, '{"type":"string"}'))},${tool("fine", '{"type":"object"}')},` +
+        `{"name":"deep_output","description":"d.","inputSchema":{"type":"object"},"outputSchema":${nested(1_500, "{}")}}]}`,
+    );
+    const other = path.join(base, "other.json");
+    await writeFile(
+      other,
+      JSON.stringify({ tools: [{ name: "other_fine", description: "o.", inputSchema: { type: "object" } }] }),
+    );
+    const world = await open({
+      user: {
+        deep: { command: node, args: [SCRIPTED, deepScript] },
+        other: { command: node, args: [SCRIPTED, other] },
+      },
+    });
+    await startAndApply(world);
+    const disabled = world.engine.registry.disabledTools();
+    expect(disabled.map((d) => d.id).sort()).toEqual(["deep_input", "deep_output"]);
+    expect(disabled.find((d) => d.id === "deep_input")?.reason).toMatch(
+      /^Tool "deep_input" of MCP server "deep" is disabled: its input schema is nested deeper than \d+ levels/,
+    );
+    expect(disabled.find((d) => d.id === "deep_output")?.reason).toMatch(
+      /its output schema is nested deeper than/,
+    );
+    expect(outputOf(await call(world, "fine", {}))).toEqual({ content: "called fine with {}" });
+    expect(outputOf(await call(world, "other_fine", {}))).toEqual({ content: "called other_fine with {}" });
+  });
 
   it("uses the first of two tools listed under one name, leaves the second out saying why, and pins only the first", async () => {
     const script = await writeScript([

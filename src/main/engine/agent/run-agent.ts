@@ -31,6 +31,7 @@ import { RunCompaction } from "./run-compaction.ts";
 import { withServerWindow } from "./server-window.ts";
 import { unsavedConversation, type UnsavedConversation } from "./unsaved-conversation.ts";
 import { toolTokens } from "../tools/deferral.ts";
+import { loadedTools } from "./loaded-tools.ts";
 import { estimateTextTokens } from "../tools/token-estimate.ts";
 import { stoppedBecause } from "./run-stopped.ts";
 import { skillIndex } from "../skills/skill-index.ts";
@@ -169,10 +170,10 @@ async function drive(
   const resumed = session.persistent && store?.get(session.id) !== undefined;
   const output = model.acceptsImages ? { images: { sidecarDir: session.state.sidecarDir } } : {};
   // A compacted conversation is sent as its latest summary and the messages after it.
-  const history =
-    store && resumed
-      ? conversationView(store.messages(session.id), store.compactions(session.id), output)
-      : [];
+  const stored = store && resumed ? store.messages(session.id) : [];
+  const history = store && resumed ? conversationView(stored, store.compactions(session.id), output) : [];
+  /** The tools tool_search loaded in the session's earlier turns (each run opens its session anew). */
+  const loadedBefore = loadedTools(stored);
   let writeFailed = false;
   const collector = new StepCollector();
   let writer: ConversationWriter | undefined;
@@ -230,6 +231,7 @@ async function drive(
     visible: (id) => visibility.visible(id),
     ...(contextTokens !== undefined ? { contextTokens } : {}),
   });
+  exposure.discover(loadedBefore);
   const bridge = new ToolBridge({
     session,
     registry: engine.registry,
@@ -385,6 +387,8 @@ async function drive(
       // The window the server said sizes the tools shown and when the conversation is summarised.
       contextTokens = learned.model.contextTokens;
       engine.toolExposure(session, { visible: (id) => visibility.visible(id), contextTokens });
+      // A tool loaded earlier that only this window defers is loaded again too.
+      exposure.discover(loadedBefore);
       deferred = exposure.deferredNotice();
       compaction?.knowWindow(contextTokens);
     }

@@ -175,6 +175,67 @@ describe("tool_search", () => {
     await other.close();
   });
 
+  // A server's schema may list 10,000 regions (about 40,000 tokens): loaded, it would be sent with
+  // every request from then on, past a 32k model's whole context, and every later turn would fail.
+  it.each([
+    ["a 32k context", 32_768, false],
+    ["a million-token context", BIG_CONTEXT, true],
+  ])(
+    "with %s, loads a tool whose definition takes ~40k tokens only when it fits in a quarter of the context",
+    async (_name, contextTokens, loads) => {
+      const regions = Array.from({ length: 10_000 }, (_, i) => `region-${i}`);
+      const huge: AnyTool = {
+        ...defineBuiltin({
+          id: "cloud_pick_region",
+          description: "Pick a cloud region.",
+          schema: z.strictObject({ region: z.enum(regions as [string, ...string[]]) }),
+          requires: {},
+          readOnly: true,
+          kind: "other",
+          execute: async (args) => args,
+        }),
+        defer: true,
+      };
+      ws.engine.registry.register(huge, MCP);
+      const exposure = ws.engine.toolExposure(ws.session, { contextTokens });
+      const data = outputOf<ToolSearchData>(await search({ query: "cloud_pick_region github_create_issue" }));
+      expect(data.tools.map((t) => t.id).sort()).toEqual(
+        loads ? ["cloud_pick_region", "github_create_issue"] : ["github_create_issue"],
+      );
+      expect(exposure.isDeferred("cloud_pick_region")).toBe(!loads);
+      expect(exposure.isDeferred("github_create_issue")).toBe(false);
+      if (!loads) {
+        expect(data.note).toMatch(
+          /^cloud_pick_region was found but not loaded: its definition takes about \d{2},\d{3} tokens, more than a quarter of this model's context \(8,192 of 32,768\)\. Tell the user/,
+        );
+        expect(JSON.stringify(data).length).toBeLessThan(5_000);
+      }
+    },
+  );
+
+  it("loads no more tools than fit in half of the context, all searches together", async () => {
+    // About 5,000 tokens each: one fits in a quarter of a 32k context, four do not fit in half of it.
+    for (let i = 0; i < 4; i++)
+      ws.engine.registry.register(
+        extra(`bulk_helper_${i}`, `Bulk helper ${i}. ${"Details of what it does. ".repeat(800)}`, true),
+        MCP,
+      );
+    const exposure = ws.engine.toolExposure(ws.session, { contextTokens: 32_768 });
+    const first = outputOf<ToolSearchData>(await search({ query: "bulk_helper_0 bulk_helper_1" }));
+    expect(first.tools.map((t) => t.id)).toEqual(["bulk_helper_0", "bulk_helper_1"]);
+    expect(first.note).toBeUndefined();
+    const second = outputOf<ToolSearchData>(await search({ query: "bulk_helper_2 bulk_helper_3" }));
+    expect(second.tools.map((t) => t.id)).toEqual(["bulk_helper_2"]);
+    expect(second.note).toMatch(
+      /^bulk_helper_3 was found but not loaded: the tools loaded so far take about 1\d,\d{3} tokens of every request, and with its \d,\d{3} they would take more than half of this model's context \(16,384 of 32,768\)\./,
+    );
+    expect(exposure.discoveredIds()).toEqual(["bulk_helper_0", "bulk_helper_1", "bulk_helper_2"]);
+    // Asking again for one already loaded still answers it.
+    expect(outputOf<ToolSearchData>(await search({ query: "bulk_helper_0" })).tools.map((t) => t.id)).toEqual(
+      ["bulk_helper_0"],
+    );
+  });
+
   it("says there is nothing to load when no tool is deferred", async () => {
     const fresh = await openTestWorkspace();
     try {

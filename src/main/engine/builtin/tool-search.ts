@@ -27,7 +27,7 @@ interface FoundTool {
 
 export interface ToolSearchData {
   tools: FoundTool[];
-  /** Why nothing came back, when nothing did. */
+  /** Why nothing came back, when nothing did; or which tools found were too large to load. */
   note?: string;
 }
 
@@ -74,13 +74,21 @@ export function toolSearchTool(): ToolDefinition<z.output<ReturnType<typeof sche
       const exposure = runtime.session.exposure;
       const hits = exposure.search(query, { limit: max_results ?? DEFAULT_RESULTS });
       const tools: FoundTool[] = [];
+      const notLoaded: string[] = [];
+      // One at a time: the tools loaded so far, these included, may take only so much of the context.
       for (const hit of hits) {
         const tool = exposure.definition(hit.id);
         if (!tool) continue;
         const { id, description, parameters } = tool;
+        const problem = exposure.loadProblem(id);
+        if (problem !== undefined) {
+          notLoaded.push(`${id} was found but not loaded: ${problem}.`);
+          continue;
+        }
+        exposure.discover([id]);
         tools.push({ id, description, parameters: modelSchema(parameters) });
       }
-      exposure.discover(tools.map((t) => t.id));
+      if (notLoaded.length > 0) return { tools, note: notLoaded.join(" ") };
       if (tools.length > 0) return { tools };
       return { tools, note: nothingFound(query.trim(), exposure) };
     },

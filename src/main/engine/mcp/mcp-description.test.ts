@@ -1,4 +1,8 @@
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
+import { validateArguments } from "../tools/argument-validator.ts";
+import { ToolRegistry } from "../tools/tool-registry.ts";
+import { mcpTool } from "./mcp-tool.ts";
 import {
   cutDescriptionNote,
   MODEL_DESCRIPTION_CHARS,
@@ -75,5 +79,36 @@ describe("an MCP tool's input schema as the model gets it", () => {
     const small = { type: "object" as const, properties: { a: { type: "string", description: "A." } } };
     expect(modelSchema(small)).toEqual(small);
     expect(cutDescriptionNote({ name: "t", inputSchema: small }, "s")).toBeUndefined();
+  });
+});
+
+describe("an input schema with a property named __proto__", () => {
+  // JSON.parse makes "__proto__" an own key, as a server's listing has it; copying it with an
+  // assignment would set the copy's prototype instead, and the meta-schema check then read the
+  // property's schema as keywords of `properties` and refused the tool with nonsense.
+  const listed = JSON.parse(
+    '{"type":"object","properties":{"__proto__":{"type":"string","description":"odd but legal"},"name":{"type":"string"}},"required":["__proto__"]}',
+  ) as Record<string, unknown>;
+
+  it("is shown to the model as listed, the property kept as a property", () => {
+    const shown = modelSchema(listed);
+    expect(JSON.stringify(shown)).toBe(JSON.stringify(listed));
+    const properties = shown["properties"] as object;
+    expect(Object.getPrototypeOf(properties)).toBe(Object.prototype);
+    expect(Object.keys(properties)).toEqual(["__proto__", "name"]);
+  });
+
+  it("registers (it was refused as invalid JSON Schema), and a call naming the property is accepted", () => {
+    const registry = new ToolRegistry();
+    const caller = { callTool: () => Promise.reject(new Error("not called")) };
+    const tool = mcpTool({
+      id: "odd",
+      server: "s",
+      tool: { name: "odd", inputSchema: listed } as Tool,
+      defer: false,
+      caller,
+    });
+    registry.register(tool, { layer: "global", kind: "mcp", name: "s" });
+    expect(validateArguments("odd", tool.parameters, JSON.parse('{"__proto__":"x"}'))).toBeUndefined();
   });
 });

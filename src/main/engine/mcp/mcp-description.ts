@@ -40,16 +40,16 @@ export function modelSchema<T>(schema: T): T {
 function cutSchemaDescriptions<T>(value: T, onCut: (length: number) => void): T {
   if (Array.isArray(value)) return value.map((item: unknown) => cutSchemaDescriptions(item, onCut)) as T;
   if (typeof value !== "object" || value === null) return value;
-  const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) {
-    if (key === "description" && typeof item === "string" && item.length > SCHEMA_DESCRIPTION_CHARS) {
-      onCut(item.length);
-      out[key] = modelDescription(item, SCHEMA_DESCRIPTION_CHARS);
-    } else {
-      out[key] = cutSchemaDescriptions(item, onCut);
-    }
-  }
-  return out as T;
+  // Built from entries, not by assignment: a key "__proto__" (a property of that name) stays a key.
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => {
+      if (key === "description" && typeof item === "string" && item.length > SCHEMA_DESCRIPTION_CHARS) {
+        onCut(item.length);
+        return [key, modelDescription(item, SCHEMA_DESCRIPTION_CHARS)];
+      }
+      return [key, cutSchemaDescriptions(item, onCut)];
+    }),
+  ) as T;
 }
 
 /** What a person is told about a listed tool whose description (or an argument's) the model gets cut, or undefined. */

@@ -191,15 +191,27 @@ export class McpManager {
         registry.reportDisabled({ id: slot.server.name, origin, reason: (err as Error).message });
         continue;
       }
-      const seen = bindServerTools({
-        registry,
-        server: slot.server,
-        root: this.options.root,
-        tools: slot.listing,
-        refused: slot.refused,
-        caller: connection,
-        pins,
-      });
+      let seen: Record<string, string>;
+      try {
+        seen = bindServerTools({
+          registry,
+          server: slot.server,
+          root: this.options.root,
+          tools: slot.listing,
+          refused: slot.refused,
+          caller: connection,
+          pins,
+        });
+      } catch (err) {
+        // What one server lists must not cost the other servers their tools, nor the host its start.
+        unbindServer(registry, slot.server);
+        registry.reportDisabled({
+          id: slot.server.name,
+          origin,
+          reason: `MCP server "${slot.server.name}" is connected, but Lathe could not take in its tools: ${(err as Error).message}. The other servers are not affected; tell Lathe's authors.`,
+        });
+        continue;
+      }
       if (Object.keys(seen).length > 0) firstSeen.set(slot.scope, { ...firstSeen.get(slot.scope), ...seen });
     }
     for (const [scope, pins] of firstSeen) {

@@ -1,7 +1,12 @@
 import type { Ajv2020, ValidateFunction } from "ajv/dist/2020.js";
-import { describeSchemaError } from "../tools/argument-validator.ts";
+import { offload } from "../offload/offload.ts";
+import { JobTimeoutError } from "../offload/worker-pool.ts";
+import { PATTERN_CHECK_MS, slowPatternReason } from "../tools/argument-check.ts";
+import { describeSchemaError, listProblems } from "../tools/argument-validator.ts";
 import type { JsonSchema } from "../tools/contract.ts";
 import { jsonSchemaLibrary } from "../tools/json-schema-library.ts";
+import { schemaRegexes } from "../tools/schema-check.ts";
+import { keptCopy } from "../tools/schema-copies.ts";
 
 /**
  * The check MCP asks of a client: a tool that declares an output schema answers a structured
@@ -40,7 +45,38 @@ export function structuredResultProblem(schema: JsonSchema, structured: unknown)
   const fn = validator(schema);
   if (fn(structured)) return undefined;
   const problems = [...new Set((fn.errors ?? []).map((err) => describeSchemaError(err, "the result")))];
-  const shown = problems.slice(0, 5).join("; ");
-  const more = problems.length > 5 ? `; and ${problems.length - 5} more` : "";
-  return `its structured result does not fit the tool's own output schema (${shown}${more})`;
+  return `its structured result does not fit the tool's own output schema (${listProblems(problems)})`;
+}
+
+/** structuredResultProblem in a worker thread (see checkStructuredResult): the schema arrives as a copy. */
+export function structuredResultProblemOfCopy(input: {
+  schema: JsonSchema;
+  structured: unknown;
+}): string | undefined {
+  return structuredResultProblem(keptCopy(input.schema), input.structured);
+}
+
+/**
+ * structuredResultProblem, bounded: against an output schema that holds a regular expression, the
+ * result is checked on a worker thread for at most PATTERN_CHECK_MS (a pattern can backtrack for
+ * hours on one value, which here would freeze every session), and a check stopped is the problem.
+ * Rejects with the signal's reason when it aborts.
+ */
+export async function checkStructuredResult(
+  schema: JsonSchema,
+  structured: unknown,
+  signal?: AbortSignal,
+): Promise<string | undefined> {
+  const patterns = schemaRegexes(schema);
+  if (patterns.length === 0 || structured === undefined) return structuredResultProblem(schema, structured);
+  try {
+    return await offload(
+      "mcp.structuredResult",
+      { schema, structured },
+      { timeoutMs: PATTERN_CHECK_MS, ...(signal ? { signal } : {}) },
+    );
+  } catch (err) {
+    if (!(err instanceof JobTimeoutError)) throw err;
+    return `checking its structured result against the tool's output schema was stopped after ${PATTERN_CHECK_MS / 1000} s, ${slowPatternReason(patterns, "a value in it")}`;
+  }
 }

@@ -5,7 +5,7 @@ import { stableStringify } from "../tools/stable-stringify.ts";
 import type { ToolSession } from "../tools/tool-session.ts";
 import { leftOutSize, lineCount, OUTPUT_LIMITS, utf8Head } from "../tools/truncation.ts";
 import { describedAs, modelDescription, modelSchema } from "./mcp-description.ts";
-import { structuredResultProblem } from "./mcp-output-schema.ts";
+import { checkStructuredResult } from "./mcp-output-schema.ts";
 import { resultText, saveImages, toToolData, truncateToolData, type McpToolData } from "./mcp-result.ts";
 
 /** The part of a connection a tool needs: a way to call it. */
@@ -77,7 +77,11 @@ export function mcpTool(spec: McpToolSpec): ToolDefinition<Record<string, unknow
         throw text === err.message ? err : new ToolCallError(text, err.code, { cause: err });
       }
       if (!result.isError && tool.outputSchema) {
-        const problem = structuredResultProblem(tool.outputSchema, result.structuredContent);
+        const problem = await checkStructuredResult(
+          tool.outputSchema,
+          result.structuredContent,
+          runtime.signal,
+        );
         if (problem) {
           const bytes = Buffer.from(JSON.stringify(result, null, 2), "utf8");
           const where = await runtime.session.writeSidecarFile(id, bytes, "json").then(

@@ -6,10 +6,17 @@ import { readText } from "../builtin/read-text.ts";
 import { inspectExisting } from "../builtin/write-inspect.ts";
 import { listJson, textJson, writePayload } from "../plugins/bridge-text.ts";
 import type { LargeResultInput } from "../plugins/plugin-output.ts";
+import type { OutputCheckInput } from "../plugins/plugin-output-schema.ts";
+import type { JsonSchema } from "../tools/contract.ts";
 
 export const JOBS = {
   /** JSON text of any size, parsed; the value comes back as a structured clone. */
   "json.parse": (input: { json: string }): unknown => JSON.parse(input.json),
+  // Checks against a schema holding a pattern (tools/argument-check.ts); ajv loads with the first.
+  "arguments.validate": async (input: { toolId: string; schema: JsonSchema; args: unknown }) =>
+    (await import("../tools/argument-validator.ts")).validateCopy(input),
+  "mcp.structuredResult": async (input: { schema: JsonSchema; structured: unknown }) =>
+    (await import("../mcp/mcp-output-schema.ts")).structuredResultProblemOfCopy(input),
   "edit.text": editText,
   "grep.files": grepFiles,
   "read.text": readText,
@@ -20,6 +27,8 @@ export const JOBS = {
   "plugin.textJson": textJson,
   "plugin.writePayload": writePayload,
   "plugin.listJson": listJson,
+  "plugin.outputCheck": async (input: OutputCheckInput) =>
+    (await import("../plugins/plugin-output-schema.ts")).checkOutputCopy(input),
   // ajv loads with the first large result, not with every worker.
   "plugin.largeResult": async (input: LargeResultInput) =>
     (await import("../plugins/plugin-output.ts")).settleLargeResult(input),

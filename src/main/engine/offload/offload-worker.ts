@@ -34,6 +34,7 @@ setFlagsFromString("--enable-experimental-regexp-engine-on-excessive-backtracks"
 
 port.on("message", async (request: JobRequest) => {
   const { id, job } = request;
+  if (request.timed) port.postMessage({ id, started: true } satisfies JobReply);
   let reply: JobReply;
   let transfer: readonly ArrayBuffer[] = [];
   try {

@@ -5,7 +5,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { offloadWorkerEntry } from "./offload.ts";
-import { JobError, WorkerPool } from "./worker-pool.ts";
+import { JobError, JobTimeoutError, WorkerPool } from "./worker-pool.ts";
 
 let dir: string;
 let redos: string;
@@ -74,6 +74,35 @@ describe("WorkerPool", () => {
     expect(performance.now() - started).toBeLessThan(5_000);
     expect(pool.workers).toBe(0);
     expect(await pool.run("json.parse", { json: "3" })).toBe(3);
+  });
+
+  it("stops a job that runs past its timeoutMs, counting only the time it ran", async () => {
+    pool = new WorkerPool(offloadWorkerEntry(), 1);
+    const first = new AbortController();
+    const running = backtracking(first.signal).catch((e: unknown) => e);
+    // Queued behind the first for longer than its own limit: not held against it.
+    const queued = pool.run("json.parse", { json: "8" }, { timeoutMs: 300 });
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    first.abort(new Error("enough"));
+    expect(await queued).toBe(8);
+    const started = performance.now();
+    const outcome = await pool
+      .run(
+        "grep.files",
+        {
+          pattern: "(a+)+(?=b)",
+          ignoreCase: false,
+          mode: "count",
+          files: [{ absolute: redos, path: "redos.txt" }],
+        },
+        { timeoutMs: 300 },
+      )
+      .catch((e: unknown) => e);
+    expect(outcome).toBeInstanceOf(JobTimeoutError);
+    expect((outcome as JobTimeoutError).timeoutMs).toBe(300);
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(await running).toMatchObject({ message: "enough" });
+    expect(await pool.run("json.parse", { json: "9" }, { timeoutMs: 300 })).toBe(9);
   });
 
   it("drops a queued job that is aborted, leaving the running one alone", async () => {

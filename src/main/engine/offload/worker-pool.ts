@@ -1,7 +1,8 @@
 import type { Worker } from "node:worker_threads";
 
-/** What a worker posts back for one job. */
+/** What a worker posts back for one job: that it started it (when timed), then its outcome. */
 export type JobReply =
+  | { id: number; started: true }
   | { id: number; ok: true; value: unknown }
   | { id: number; ok: false; error: { name: string; message: string; code?: string } };
 
@@ -10,6 +11,8 @@ export interface JobRequest {
   id: number;
   job: string;
   input: unknown;
+  /** Say when the job starts (a `started` reply), so its run time is counted from then. */
+  timed?: boolean;
 }
 
 export interface JobOptions {
@@ -17,6 +20,23 @@ export interface JobOptions {
   signal?: AbortSignal;
   /** Buffers in `input` to move to the worker rather than copy (they are unusable here afterwards). */
   transfer?: readonly ArrayBuffer[];
+  /**
+   * Stop the job once it has run this long, terminating its worker; it rejects with a
+   * JobTimeoutError. Counted from when the worker starts it: time queued behind other jobs, or
+   * while a fresh worker loads, is not counted.
+   */
+  timeoutMs?: number;
+}
+
+/** A job ran longer than its `timeoutMs` and was stopped. */
+export class JobTimeoutError extends Error {
+  readonly timeoutMs: number;
+
+  constructor(timeoutMs: number) {
+    super(`The job was stopped after running for ${timeoutMs} ms.`);
+    this.name = "JobTimeoutError";
+    this.timeoutMs = timeoutMs;
+  }
 }
 
 /** A job failed inside the worker; `code` is the thrown error's code, if it had one. */
@@ -34,6 +54,8 @@ interface Job {
   request: JobRequest;
   transfer: readonly ArrayBuffer[];
   signal: AbortSignal | undefined;
+  timeoutMs: number | undefined;
+  timer?: NodeJS.Timeout;
   resolve(value: unknown): void;
   reject(err: unknown): void;
   onAbort?: () => void;
@@ -74,15 +96,17 @@ export class WorkerPool {
     if (this.closed) return Promise.reject(new Error("The worker pool is closed."));
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     return new Promise<T>((resolve, reject) => {
+      const { timeoutMs } = options;
       const entry: Job = {
-        request: { id: this.nextId++, job, input },
+        request: { id: this.nextId++, job, input, ...(timeoutMs === undefined ? {} : { timed: true }) },
         transfer: options.transfer ?? [],
         signal,
+        timeoutMs,
         resolve: resolve as (value: unknown) => void,
         reject,
       };
       if (signal) {
-        entry.onAbort = () => this.abort(entry);
+        entry.onAbort = () => this.stop(entry, abortReason(signal));
         signal.addEventListener("abort", entry.onAbort, { once: true });
       }
       this.queue.push(entry);
@@ -134,6 +158,11 @@ export class WorkerPool {
     worker.on("message", (reply: JobReply) => {
       const job = slot.job;
       if (!job || job.request.id !== reply.id) return;
+      if ("started" in reply) {
+        const limit = job.timeoutMs ?? 0;
+        job.timer = setTimeout(() => this.stop(job, new JobTimeoutError(limit)), limit);
+        return;
+      }
       slot.job = undefined;
       worker.unref();
       if (reply.ok) this.settle(job, () => job.resolve(reply.value));
@@ -158,8 +187,8 @@ export class WorkerPool {
     return slot;
   }
 
-  private abort(job: Job): void {
-    const reason = abortReason(job.signal as AbortSignal);
+  /** Stop a job (aborted, or out of time): dropped when queued, its worker terminated when running. */
+  private stop(job: Job, reason: unknown): void {
     const queued = this.queue.indexOf(job);
     if (queued !== -1) {
       this.queue.splice(queued, 1);
@@ -178,6 +207,7 @@ export class WorkerPool {
   }
 
   private settle(job: Job, finish: () => void): void {
+    clearTimeout(job.timer);
     if (job.onAbort) job.signal?.removeEventListener("abort", job.onAbort);
     finish();
   }

@@ -3,6 +3,7 @@ import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { JsonSchema } from "../tools/contract.ts";
 import { jsonSchemaLibrary } from "../tools/json-schema-library.ts";
 import { referenceProblem, schemaProblem } from "../tools/schema-check.ts";
+import { keptCopy } from "../tools/schema-copies.ts";
 
 // A plugin's output_schema: checked when its manifest is parsed, and each result checked against
 // it, by a validator made when either first happens.
@@ -51,4 +52,35 @@ export function outputValidator(
       "plugin_output",
     );
   };
+}
+
+/** A result to check in a worker thread against its plugin's output_schema. */
+export interface OutputCheckInput {
+  toolId: string;
+  entryFile: string;
+  schema: JsonSchema;
+  value: unknown;
+}
+
+/** Output checks made in a worker thread, per kept schema copy, by tool and entry file. */
+const checksInWorker = new WeakMap<JsonSchema, Map<string, (value: unknown) => void>>();
+
+/**
+ * outputValidator's check for a result checked in a worker thread, where the schema arrives as a
+ * copy with every job: the check made for an equal schema before is used again, not compiled anew.
+ */
+export function checkOutputCopy(input: OutputCheckInput): void {
+  const schema = keptCopy(input.schema);
+  let byTool = checksInWorker.get(schema);
+  if (!byTool) {
+    byTool = new Map();
+    checksInWorker.set(schema, byTool);
+  }
+  const key = `${input.toolId}\n${input.entryFile}`;
+  let check = byTool.get(key);
+  if (!check) {
+    check = outputValidator(input.toolId, schema, input.entryFile);
+    byTool.set(key, check);
+  }
+  check(input.value);
 }

@@ -49,9 +49,14 @@ export async function settleLargeResult(input: LargeResultInput): Promise<LargeR
   if (problem !== undefined)
     return { kind: "invalid", message: unusableResultMessage(input.toolId, problem) };
   if (input.outputSchema) {
-    const { outputValidator } = await import("./plugin-output-schema.ts");
+    const { checkOutputCopy } = await import("./plugin-output-schema.ts");
     try {
-      outputValidator(input.toolId, input.outputSchema, input.entryFile)(value);
+      checkOutputCopy({
+        toolId: input.toolId,
+        entryFile: input.entryFile,
+        schema: input.outputSchema,
+        value,
+      });
     } catch (err) {
       return { kind: "invalid", message: (err as Error).message };
     }

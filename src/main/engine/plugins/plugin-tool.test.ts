@@ -337,6 +337,30 @@ describe("plugin tools through the engine", () => {
     expect(text).toContain(path.join(w.globalDir, "liar", "index.js"));
   });
 
+  it("stops checking a result its output_schema's pattern backtracks on, blaming the plugin, and the event loop runs meanwhile", async () => {
+    const w = await withPlugins([
+      "namer",
+      plugin("namer", "return { name: args.name };", {
+        input_schema: { type: "object", properties: { name: { type: "string" } } },
+        output_schema: { type: "object", properties: { name: { type: "string", pattern: "^(\\w+\\s?)*$" } } },
+      }),
+    ]);
+    const session = await w.session();
+    expect(outputOf(await session.call("namer", { name: "Ada Lovelace" }))).toEqual({ name: "Ada Lovelace" });
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 20);
+    const started = performance.now();
+    const envelope = await session.call("namer", {
+      name: "Augusta Ada King Countess of Lovelace and daughter of Byron!",
+    });
+    clearInterval(timer);
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(ticks).toBeGreaterThan(10);
+    expect(errorOf(envelope)).toMatch(
+      /^namer returned a result, but checking it against its output_schema was stopped after 3 s, because the pattern "\^\(\\\\w\+\\\\s\?\)\*\$" in that schema takes too long/,
+    );
+  }, 30_000);
+
   it("returns the plugin's thrown message as the error envelope, with the file and line it was thrown at", async () => {
     const w = await withPlugins([
       "picky",

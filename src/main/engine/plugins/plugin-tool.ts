@@ -7,6 +7,7 @@ import type { IsolateHost } from "./isolate-host.ts";
 import type { PluginManifest } from "./plugin-manifest.ts";
 import { PLUGIN_LIMITS } from "./plugin-limits.ts";
 import { truncateResult } from "./plugin-output.ts";
+import { checkOutputOffThread } from "./plugin-output-check.ts";
 import { largeResult } from "./plugin-result.ts";
 import type { BridgeServices } from "./plugin-runtime-bridge.ts";
 
@@ -78,7 +79,11 @@ export function pluginTool(input: PluginToolInput): ToolDefinition<Record<string
           signal: runtime.signal,
         });
         if (value instanceof EncodedJson) return largeResult(manifest, input.entryFile, value, runtime);
-        (await outputCheck())?.(value);
+        const schema = manifest.outputSchema;
+        const checked =
+          schema !== undefined &&
+          (await checkOutputOffThread(manifest.name, input.entryFile, schema, value, runtime.signal));
+        if (!checked) (await outputCheck())?.(value);
         return value;
       } finally {
         ended.abort(new ToolCallError(`the ${manifest.name} call that made this request has ended.`));

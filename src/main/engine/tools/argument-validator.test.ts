@@ -73,3 +73,44 @@ describe("assertCompilable and $ref", () => {
     expect(() => assertCompilable(schema)).toThrow(named);
   });
 });
+
+// What the model reads when its call does not fit: an error envelope, which is not cut like an
+// output. A schema from an MCP server or a plugin may hold a 10,000-value enum or thousands of
+// properties, and a wrong call may break a rule thousands of times: the message stays short
+// enough to act on, and says what it left out.
+describe("validateArguments on large schemas and calls", () => {
+  const many = (n: number, prefix: string): string[] => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
+  const properties = Object.fromEntries(many(3_000, "p").map((p) => [p, { type: "string" }]));
+  it.each<[string, JsonSchema, unknown, RegExp[]]>([
+    [
+      "a value outside a 10,000-value enum",
+      { type: "object", properties: { region: { enum: many(10_000, "region-") } } },
+      { region: "mars" },
+      [/"region" must be one of "region-0", "region-1", /, /\(10,000 values in all\)/],
+    ],
+    [
+      "5,000 array items outside their enum",
+      { type: "object", properties: { tags: { type: "array", items: { enum: ["a", "b"] } } } },
+      { tags: many(5_000, "z") },
+      [/"tags\.0" must be one of "a", "b"/, /and 4,99\d more problems/],
+    ],
+    [
+      "3,000 unknown properties where 3,000 are expected",
+      { type: "object", properties, additionalProperties: false },
+      Object.fromEntries(many(3_000, "q").map((q) => [q, "x"])),
+      [/unknown property "q0"/, /Expected properties: p0, p1, /, /and 2,9\d\d more\./],
+    ],
+    [
+      "a 100,000-character value in an enum",
+      { type: "object", properties: { mode: { enum: ["x".repeat(100_000), "fast"] } } },
+      { mode: "slow" },
+      [/must be one of "x{20,}…", "fast"/],
+    ],
+  ])("%s: a message of at most 4,000 characters", (_name, schema, args, expected) => {
+    const message = validateArguments("big_tool", schema, args) ?? "";
+    expect(message.length).toBeGreaterThan(0);
+    expect(message.length).toBeLessThanOrEqual(4_000);
+    for (const pattern of expected) expect(message).toMatch(pattern);
+    expect(message).toMatch(/Fix the arguments and call big_tool again\.$/);
+  });
+});

@@ -2,6 +2,7 @@ import type { Ajv2020, ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
 import type { JsonSchema } from "./contract.ts";
 import { jsonSchemaLibrary } from "./json-schema-library.ts";
 import { referenceProblem, schemaProblem } from "./schema-check.ts";
+import { keptCopy } from "./schema-copies.ts";
 
 /** How arguments are validated (also how the bundle compiles the built-ins' validators). */
 export const ARGUMENT_VALIDATION = {
@@ -59,6 +60,30 @@ export function assertCompilable(schema: JsonSchema): void {
   if (problem !== undefined) throw new Error(problem);
 }
 
+// A schema may hold a 10,000-value enum or thousands of properties, and one wrong call may break
+// a rule thousands of times; the message the model reads (an error, which is not cut like an
+// output) lists a few of each and counts the rest.
+/** Characters of an enum's values quoted (as many as fit), and of each value or property name. */
+const LISTED_VALUES_CHARS = 300;
+const QUOTED_CHARS = 48;
+/** Distinct problems listed, and characters of each. */
+const LISTED_PROBLEMS = 5;
+const PROBLEM_CHARS = 500;
+/** Names listed after "Expected properties:". */
+const LISTED_PROPERTIES = 20;
+
+const count = (n: number): string => n.toLocaleString("en-US");
+
+function cut(text: string, limit: number): string {
+  return text.length > limit ? `${text.slice(0, limit)}…` : text;
+}
+
+/** A value as a message quotes it: JSON, a long one cut (a string keeps its closing quote). */
+function quotedValue(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(cut(value, QUOTED_CHARS));
+  return cut(JSON.stringify(value) ?? String(value), QUOTED_CHARS);
+}
+
 function where(err: ErrorObject, root: string): string {
   const pointer = err.instancePath
     .split("/")
@@ -77,11 +102,37 @@ export function describeSchemaError(err: ErrorObject, root = "the arguments"): s
       return `unknown property "${String(p.additionalProperty)}" in ${where(err, root)}`;
     case "type":
       return `${where(err, root)} must be ${String(p.type)}`;
-    case "enum":
-      return `${where(err, root)} must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`;
+    case "enum": {
+      const values = p.allowedValues as unknown[];
+      const listed: string[] = [];
+      let chars = 0;
+      for (const value of values) {
+        const quoted = quotedValue(value);
+        if (listed.length > 0 && chars + quoted.length > LISTED_VALUES_CHARS) break;
+        listed.push(quoted);
+        chars += quoted.length + 2;
+      }
+      const more = listed.length < values.length ? `, … (${count(values.length)} values in all)` : "";
+      return `${cut(where(err, root), QUOTED_CHARS * 2)} must be one of ${listed.join(", ")}${more}`;
+    }
     default:
       return `${where(err, root)} ${err.message ?? "is invalid"}`;
   }
+}
+
+/** Problems as one clause: the first few, each cut, and how many more there are. */
+export function listProblems(problems: readonly string[]): string {
+  const listed = problems.slice(0, LISTED_PROBLEMS).map((problem) => cut(problem, PROBLEM_CHARS));
+  const left = problems.length - listed.length;
+  return `${listed.join("; ")}${left > 0 ? `; and ${count(left)} more problem${left === 1 ? "" : "s"}` : ""}`;
+}
+
+function expectedProperties(schema: JsonSchema): string {
+  const props = Object.keys((schema.properties as Record<string, unknown> | undefined) ?? {});
+  if (props.length === 0) return "";
+  const listed = props.slice(0, LISTED_PROPERTIES).map((name) => cut(name, QUOTED_CHARS));
+  const left = props.length - listed.length;
+  return ` Expected properties: ${listed.join(", ")}${left > 0 ? `, and ${count(left)} more` : ""}.`;
 }
 
 /**
@@ -92,7 +143,18 @@ export function validateArguments(toolId: string, schema: JsonSchema, args: unkn
   const fn = compile(schema);
   if (fn(args)) return undefined;
   const problems = [...new Set((fn.errors ?? []).map((err) => describeSchemaError(err)))];
-  const props = Object.keys((schema.properties as Record<string, unknown> | undefined) ?? {});
-  const expected = props.length > 0 ? ` Expected properties: ${props.join(", ")}.` : "";
-  return `Invalid arguments for ${toolId}: ${problems.join("; ")}.${expected} Fix the arguments and call ${toolId} again.`;
+  return `Invalid arguments for ${toolId}: ${listProblems(problems)}.${expectedProperties(schema)} Fix the arguments and call ${toolId} again.`;
+}
+
+/**
+ * validateArguments for a call sent to a worker (argument-check.ts): the schema and the arguments
+ * arrive as copies, so the arguments come back too, with their defaults filled in. A schema seen
+ * before is not compiled again.
+ */
+export function validateCopy(input: { toolId: string; schema: JsonSchema; args: unknown }): {
+  args: unknown;
+  invalid: string | undefined;
+} {
+  const invalid = validateArguments(input.toolId, keptCopy(input.schema), input.args);
+  return { args: input.args, invalid };
 }

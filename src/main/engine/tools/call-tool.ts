@@ -4,7 +4,7 @@ import type { CallCheckpoints, OpenCheckpoint } from "../checkpoints/session-che
 import { LatheError } from "../errors/lathe-error.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.ts";
-import { validateArguments } from "./argument-validator.ts";
+import { checkArguments, type ArgumentCheck } from "./argument-check.ts";
 import type { PolicyResult, StageRecord } from "./call-decision.ts";
 import { phaseReporter, type CallPhase, type CallPhaseListener } from "./call-phase.ts";
 import type { CallPlan, PlannedAccess, ResolvedAccess, ResolvedPlan } from "./call-plan.ts";
@@ -321,8 +321,16 @@ async function run(
   const parsed = parseArguments(request.args);
   if (parsed.error !== undefined) return errorEnvelope(parsed.error, meta());
   record.args = parsed.args;
-  const invalid = validateArguments(tool.id, tool.parameters, parsed.args);
-  if (invalid !== undefined) return errorEnvelope(invalid, meta());
+  let checked: ArgumentCheck;
+  try {
+    checked = await checkArguments(tool.id, tool.parameters, parsed.args, request.signal);
+  } catch (err) {
+    if (request.signal?.aborted) return errorEnvelope(abortedBeforeStart(tool.id), meta());
+    throw err;
+  }
+  if (checked.invalid !== undefined) return errorEnvelope(checked.invalid, meta());
+  // Checked on a worker, the arguments come back a copy with the defaults filled in.
+  record.args = checked.args;
 
   const listeners: CallPhaseListener[] = [];
   if (request.onPhase) listeners.push(request.onPhase);
@@ -333,7 +341,7 @@ async function run(
     callId: record.callId,
     correlationId: request.correlationId,
     entry,
-    args: parsed.args,
+    args: checked.args,
     fs: ctx.capabilityFor(tool),
     signal: request.signal,
     phase,

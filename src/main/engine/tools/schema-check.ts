@@ -23,6 +23,43 @@ function ajv(): Ajv2020 {
 const DATA_KEYWORDS = new Set(["const", "default", "enum", "examples"]);
 
 /**
+ * Every regular expression a schema runs on the data it checks: each `pattern`, and each name
+ * under `patternProperties`, with where it is (`schema/properties/q/pattern`). Data such as a
+ * `default` aside; a property merely named "pattern" is no regex (its value is a schema).
+ */
+export function* schemaPatterns(node: unknown, where: string): Generator<{ source: string; at: string }> {
+  if (Array.isArray(node)) {
+    for (const [i, item] of node.entries()) yield* schemaPatterns(item, `${where}/${i}`);
+    return;
+  }
+  if (typeof node !== "object" || node === null) return;
+  for (const [key, value] of Object.entries(node)) {
+    if (DATA_KEYWORDS.has(key)) continue;
+    const at = `${where}/${key}`;
+    if (key === "pattern" && typeof value === "string") {
+      yield { source: value, at };
+      continue;
+    }
+    if (key === "patternProperties" && typeof value === "object" && value !== null) {
+      for (const name of Object.keys(value)) yield { source: name, at: `${at}/${name}` };
+    }
+    yield* schemaPatterns(value, at);
+  }
+}
+
+const regexesBySchema = new WeakMap<JsonSchema, readonly string[]>();
+
+/** The distinct regular expressions (schemaPatterns) a schema runs on what it checks, memoised per schema. */
+export function schemaRegexes(schema: JsonSchema): readonly string[] {
+  let found = regexesBySchema.get(schema);
+  if (found === undefined) {
+    found = [...new Set(Array.from(schemaPatterns(schema, "schema"), (p) => p.source))];
+    regexesBySchema.set(schema, found);
+  }
+  return found;
+}
+
+/**
  * The first `pattern` (or `patternProperties` name) in a schema that is no regular expression
  * the validator can compile (as ajv does: with the `u` flag), as a problem worded like the
  * meta-schema's ("schema/properties/q/pattern is not a valid regular expression: …"). The
@@ -30,38 +67,12 @@ const DATA_KEYWORDS = new Set(["const", "default", "enum", "examples"]);
  * and failed every call of its tool instead.
  */
 function patternProblem(node: unknown, where: string): string | undefined {
-  if (Array.isArray(node)) {
-    for (const [i, item] of node.entries()) {
-      const found = patternProblem(item, `${where}/${i}`);
-      if (found !== undefined) return found;
-    }
-    return undefined;
-  }
-  if (typeof node !== "object" || node === null) return undefined;
-  const compiles = (source: string, at: string): string | undefined => {
+  for (const { source, at } of schemaPatterns(node, where)) {
     try {
       new RegExp(source, "u");
-      return undefined;
     } catch (err) {
       return `${at} is not a valid regular expression: ${(err as Error).message}`;
     }
-  };
-  for (const [key, value] of Object.entries(node)) {
-    if (DATA_KEYWORDS.has(key)) continue;
-    const at = `${where}/${key}`;
-    if (key === "pattern" && typeof value === "string") {
-      const found = compiles(value, at);
-      if (found !== undefined) return found;
-      continue;
-    }
-    if (key === "patternProperties" && typeof value === "object" && value !== null) {
-      for (const name of Object.keys(value)) {
-        const found = compiles(name, `${at}/${name}`);
-        if (found !== undefined) return found;
-      }
-    }
-    const found = patternProblem(value, at);
-    if (found !== undefined) return found;
   }
   return undefined;
 }

@@ -1,4 +1,11 @@
-import { planDeferral, TOOL_SEARCH_ID, type DeferralOptions, type DeferralPlan } from "./deferral.ts";
+import {
+  DEFAULT_CONTEXT_TOKENS,
+  planDeferral,
+  TOOL_SEARCH_ID,
+  toolTokens,
+  type DeferralOptions,
+  type DeferralPlan,
+} from "./deferral.ts";
 import type { AnyTool } from "./contract.ts";
 import { deferredToolsNotice, noticeLimitChars } from "./deferred-notice.ts";
 import type { RegisteredTool, ToolRegistry } from "./tool-registry.ts";
@@ -8,6 +15,17 @@ export interface ToolExposureOptions extends DeferralOptions {
   /** Which tools this agent may see at all (its manifest's allow/deny); default: every tool. */
   visible?: (id: string) => boolean;
 }
+
+/**
+ * The share of the model's context one loaded tool's definition may take, and all the loaded
+ * ones together. A loaded tool is sent with every request for the rest of the session: one
+ * larger than this (a schema listing 10,000 values), or too many, would leave too little room
+ * for the conversation, or fill the whole window, and every later turn would fail.
+ */
+const LOAD_SHARE = 0.25;
+const LOADED_SHARE = 0.5;
+
+const count = (n: number): string => n.toLocaleString("en-US");
 
 /** The `search` callback the AI SDK's `toolSearch({ search })` takes. */
 type SdkToolSearch = (options: {
@@ -84,12 +102,50 @@ export class ToolExposure {
     return this.registry.get(id)?.tool;
   }
 
-  /** Mark deferred tools as loaded from the next step on; returns those that were not yet. */
+  /** The context window the model is assumed to have, in tokens. */
+  contextTokens(): number {
+    return this.options.contextTokens ?? DEFAULT_CONTEXT_TOKENS;
+  }
+
+  /** The tokens the definitions of the loaded tools take (those still deferred by the plan). */
+  private loadedTokens(): number {
+    return this.discoveredIds().reduce((sum, id) => {
+      const tool = this.definition(id);
+      return sum + (tool ? toolTokens(tool) : 0);
+    }, 0);
+  }
+
+  /**
+   * Why a registered tool cannot be loaded now, to follow "… was found but not loaded: ", or
+   * undefined when it can: its definition takes more than a quarter of the model's context, or
+   * it would take the loaded tools past half of it.
+   */
+  loadProblem(id: string): string | undefined {
+    const tool = this.definition(id);
+    if (tool === undefined) return "it is no longer registered";
+    const tokens = toolTokens(tool);
+    const context = this.contextTokens();
+    const one = Math.floor(context * LOAD_SHARE);
+    if (tokens > one) {
+      return `its definition takes about ${count(tokens)} tokens, more than a quarter of this model's context (${count(one)} of ${count(context)}). Tell the user: its author would have to shorten its schema, or a model with a larger context is needed`;
+    }
+    const all = Math.floor(context * LOADED_SHARE);
+    const loaded = this.loadedTokens();
+    if (!this.discovered.has(id) && loaded + tokens > all) {
+      return `the tools loaded so far take about ${count(loaded)} tokens of every request, and with its ${count(tokens)} they would take more than half of this model's context (${count(all)} of ${count(context)}). Do without it, or tell the user a model with a larger context is needed`;
+    }
+    return undefined;
+  }
+
+  /**
+   * Mark deferred tools as loaded from the next step on; returns those that were not yet. A tool
+   * that cannot be loaded (see loadProblem) stays deferred.
+   */
   discover(ids: Iterable<string>): string[] {
     const { deferred } = this.plan();
     const added: string[] = [];
     for (const id of ids) {
-      if (deferred.has(id) && !this.discovered.has(id)) {
+      if (deferred.has(id) && !this.discovered.has(id) && this.loadProblem(id) === undefined) {
         this.discovered.add(id);
         added.push(id);
       }
