@@ -1,3 +1,4 @@
+import { generateText } from "ai";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   startOpenAICompatibleServer,
@@ -100,6 +101,38 @@ describe("OpenAI-compatible presets", () => {
     const error = await failure(() => mistral.preflight!());
     expect(error.message).toContain(`does not have the model "mistral". It has: llama3.2:latest, qwen2.5:7b`);
     expect(error.message).toContain("ollama pull mistral");
+  });
+
+  it("says how to download the model when Ollama has none at all yet", async () => {
+    fixture = await startOpenAICompatibleServer({ models: [], replies: [] });
+    const model = await registry.resolve("ollama:llama3.2", {
+      providers: { ollama: { baseURL: fixture.baseURL } },
+    });
+    const error = await failure(() => model.preflight!());
+    expect(error.code).toBe("model_unavailable");
+    expect(error.message).toBe(
+      `Ollama at ${new URL(fixture.baseURL).origin} has no models yet, so not "llama3.2": download it with \`ollama pull llama3.2\`.`,
+    );
+  });
+
+  // The model can go between the preflight and the call (ollama rm), or the list may not say:
+  // the server's own refusal of the call then gets the same fix.
+  it.each([
+    ["ollama", 'model "llama3.2" not found, try pulling it first', "`ollama pull llama3.2`"],
+    ["lmstudio", 'Model "llama3.2" not found. Please specify a valid model.', "`lms get llama3.2`"],
+  ])("%s refusing a call for a model it does not have says how to get it", async (provider, said, fix) => {
+    const body = JSON.stringify({ error: { message: said, type: "api_error", param: null, code: null } });
+    fixture = await startOpenAICompatibleServer({ models: ["llama3.2"], replies: [{ status: 404, body }] });
+    const model = await registry.resolve(`${provider}:llama3.2`, {
+      providers: { [provider]: { baseURL: fixture.baseURL } },
+    });
+    const error = await generateText({ model: model.model, prompt: "hi", maxRetries: 0 }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    const explained = model.explainError?.(error);
+    expect(explained).toContain(`does not have the model "llama3.2" (${said})`);
+    expect(explained).toContain(fix);
   });
 
   it("accepts any model name on a server that serves whatever it was started with", async () => {
