@@ -108,8 +108,9 @@ async function problemOf(
     return `There is no model provider "${provider}". Use one of: ${BUILTIN_PROVIDER_NAMES.join(", ")}.`;
   }
   if (provider === "gguf") {
-    const file = resolveGgufPath(model);
+    let file: string;
     try {
+      file = resolveGgufPath(model);
       await assertGgufFile(file);
     } catch (err) {
       return errorMessage(err);

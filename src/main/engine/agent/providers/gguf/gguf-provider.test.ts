@@ -113,8 +113,29 @@ describe("the gguf provider in the registry", () => {
 });
 
 describe("resolveGgufPath", () => {
+  // An address is not a file: read as a relative path it said "No GGUF file at <cwd>/https:/…".
+  it.each([
+    ["https://huggingface.co/org/repo/resolve/main/model-Q4_K_M.gguf", "https:"],
+    ["http://127.0.0.1:8000/model.gguf", "http:"],
+    ["hf:org/repo-GGUF:Q4_K_M", "hf:"],
+    ["huggingface:org/repo-GGUF", "huggingface:"],
+  ])("refuses the address %s, saying to download the file first", (given, scheme) => {
+    let error: unknown;
+    try {
+      resolveGgufPath(given);
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toMatchObject({ code: "model_config" });
+    expect((error as Error).message).toBe(
+      `"${given}" is an address (${scheme}), not a file: gguf: runs a GGUF file on this machine, and Lathe downloads no model. Download the file first (into $LATHE_HOME/models, ~/.lathe/models by default, the model picker lists it), then write gguf:<the file's path>.`,
+    );
+  });
+
   const cases: [string, string][] = [
     ["/abs/model.gguf", "/abs/model.gguf"],
+    ["file:///abs/my%20model.gguf", "/abs/my model.gguf"],
+    ["C:/models/m.gguf", path.resolve("C:/models/m.gguf")],
     ["~/models/m.gguf", path.join(os.homedir(), "models/m.gguf")],
     ["models/m.gguf", path.resolve("models/m.gguf")],
   ];
