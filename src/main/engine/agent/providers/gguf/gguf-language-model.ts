@@ -21,7 +21,7 @@ import type {
   TokenMeterState,
 } from "node-llama-cpp";
 import { toChatPrompt } from "./chat-prompt.ts";
-import { explainContextOverflow } from "./context-overflow.ts";
+import { explainContextOverflow, refusingContextShift } from "./context-overflow.ts";
 import { GbnfSchemaSet, dropOmittedNulls } from "./gbnf-json-schema.ts";
 import { loadNodeLlamaCpp } from "./node-llama-cpp.ts";
 import {
@@ -337,7 +337,9 @@ export class GgufLanguageModel implements LanguageModelV4 {
     let toolStarted = false;
     let toolEnded = false;
     let reasoningTokens = 0;
+    let replyStarted = false;
     const onResponseChunk = (chunk: LlamaChatResponseChunk): void => {
+      replyStarted = true;
       if (call.includeRaw) emit({ type: "raw", rawValue: chunk });
       if (chunk.type === "segment") {
         reasoningTokens += chunk.tokens.length;
@@ -363,6 +365,8 @@ export class GgufLanguageModel implements LanguageModelV4 {
       }
     };
 
+    // Nothing of the conversation is dropped silently: it fits, or the call fails saying so.
+    const shift = refusingContextShift();
     try {
       emit({ type: "stream-start", warnings: call.warnings });
       emit({ type: "response-metadata", modelId: this.modelId, timestamp: new Date() });
@@ -370,13 +374,14 @@ export class GgufLanguageModel implements LanguageModelV4 {
         .generateResponse(call.history, {
           ...call.sampling,
           ...(grammar ? { grammar } : {}),
-          signal,
+          signal: AbortSignal.any([signal, shift.signal]),
           stopOnAbortSignal: false,
           onResponseChunk,
+          contextShift: { strategy: shift.strategy },
         })
         .catch((error: unknown) => {
           const { sequence, model } = lease;
-          throw explainContextOverflow(error, sequence.contextSize, model.trainContextSize);
+          throw explainContextOverflow(error, sequence.contextSize, model.trainContextSize, replyStarted);
         });
       if (signal.aborted) throw signal.reason;
       let toolCalled = false;
