@@ -1312,3 +1312,26 @@ describe("models without tool support", () => {
     expect(events.at(-1)).toMatchObject({ type: "finish", status: "failed" });
   });
 });
+
+describe("the tokens of a run that fails", () => {
+  // The steps that finished before the failure used their tokens: the finish event and the
+  // last line (`lathe: failed, N tokens`) counted none of them, as the SDK's total only comes
+  // with a finish the failed stream never sends.
+  it("counts the steps it finished before the failing one", async () => {
+    const h = await open();
+    await h.put("a.txt", "alpha\n");
+    const model = scriptedModel([
+      { toolCalls: [{ name: "read", input: { path: "a.txt" } }] },
+      { toolCalls: [{ name: "read", input: { path: "a.txt" } }] },
+      { text: "Half an answ", drop: true },
+    ]);
+    const { result, events } = await h.run("read twice", model, { mode: "yolo" });
+    expect(result.status).toBe("failed");
+    const finished = eventsOf(events, "step-finish");
+    expect(finished).toHaveLength(2);
+    const stepTokens = finished.reduce((sum, e) => sum + (e.usage.totalTokens ?? 0), 0);
+    expect(stepTokens).toBe(20);
+    expect(events.at(-1)).toMatchObject({ type: "finish", status: "failed", usage: { totalTokens: 20 } });
+    expect(result.usage.totalTokens).toBe(20);
+  });
+});

@@ -331,12 +331,14 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
               usage: runUsage(part.usage),
             });
             outcome.steps++;
+            // Counted step by step: a run that fails later still used these (the SDK's total
+            // comes only with a finish, which a failed stream never sends).
+            outcome.usage = addUsage(outcome.usage, runUsage(part.usage));
             // What happens before the next step's first part (waiting for the model) belongs to it.
             step.current = first + outcome.steps;
             break;
           case "finish":
             outcome.finishReason = part.finishReason;
-            outcome.usage = addUsage(outcome.usage, runUsage(part.totalUsage));
             break;
           case "abort":
             outcome.status = "aborted";
