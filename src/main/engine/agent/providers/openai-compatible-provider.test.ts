@@ -1,3 +1,4 @@
+import net, { type AddressInfo } from "node:net";
 import { generateText } from "ai";
 import { afterEach, describe, expect, it } from "vitest";
 import {
@@ -84,6 +85,32 @@ describe("OpenAI-compatible presets", () => {
       expect(model.explainError?.(error.cause)).toBe(error.message);
     },
   );
+
+  // Another program on the port (an SSH server, a database) answers, but not in HTTP: fetch
+  // said only "fetch failed".
+  it("says that what answers on the port does not speak HTTP, naming the setting", async () => {
+    const sockets = new Set<net.Socket>();
+    const other = net.createServer((socket) => {
+      sockets.add(socket);
+      socket.end("SSH-2.0-OpenSSH_9.6\r\n");
+    });
+    await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
+    const { port } = other.address() as AddressInfo;
+    try {
+      const model = await registry.resolve("ollama:llama3.2", {
+        providers: { ollama: { baseURL: `http://127.0.0.1:${port}/v1` } },
+      });
+      const error = await failure(() => model.preflight!());
+      expect(error.code).toBe("model_config");
+      expect(error.message).toBe(
+        `What answers at http://127.0.0.1:${port} is not Ollama: it does not speak HTTP (Response does not match the HTTP/1.1 protocol (Expected HTTP/, RTSP/ or ICE/)). Another program may hold the port: correct providers["ollama"].baseURL in settings, or start Ollama on its own port.`,
+      );
+      expect(model.explainError?.(error.cause)).toBe(error.message);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => other.close(resolve));
+    }
+  });
 
   it("lists the models the endpoint serves", async () => {
     fixture = await startOpenAICompatibleServer({ models: ["alpha", "beta:7b"], replies: [] });

@@ -6,6 +6,7 @@ import { acceptsImages } from "../model-images.ts";
 import type { ProviderContext, ProviderDefinition, ResolvedModel } from "../provider-registry.ts";
 import { connectionFailure, isDroppedConnection } from "./connection-failure.ts";
 import { answerSnippet } from "./answer-snippet.ts";
+import { notHttpAnswer } from "./not-http-answer.ts";
 import { requireEventStream } from "./event-stream-answer.ts";
 import { describeTlsFailure, tlsFailure } from "./tls-failure.ts";
 import { askServerContextWindow } from "../models/server-context-window.ts";
@@ -135,6 +136,11 @@ function portRefused(preset: OpenAICompatiblePreset, baseURL: string): string {
   return `${preset.label} at ${origin(baseURL)} cannot be reached: Node's fetch refuses port ${url.port} (one of the ports it blocks for safety). Run the server on another port and correct providers["${preset.name}"].baseURL in settings.`;
 }
 
+/** What to say when what answers at `baseURL` does not speak HTTP (`said`: the parser's words). */
+export function notHttp(preset: OpenAICompatiblePreset, baseURL: string, said: string): string {
+  return `What answers at ${origin(baseURL)} is not ${preset.label}: it does not speak HTTP (${said}). Another program may hold the port: correct providers["${preset.name}"].baseURL in settings, or start ${preset.label} on its own port.`;
+}
+
 function notRunning(preset: OpenAICompatiblePreset, baseURL: string, code: string): string {
   return `${preset.label} is not running on ${origin(baseURL)}: ${preset.startHint} or pick another provider (${code}).`;
 }
@@ -231,6 +237,8 @@ async function fetchModels(
       );
       throw new ModelError("model_config", message, { cause: err });
     }
+    const said = notHttpAnswer(err);
+    if (said) throw new ModelError("model_config", notHttp(preset, baseURL, said), { cause: err });
     const code = connectionFailure(err);
     if (code) throw new ModelError("model_unavailable", notRunning(preset, baseURL, code), { cause: err });
     if (timeout.aborted) {
@@ -336,6 +344,8 @@ export function openAICompatibleProvider(preset: OpenAICompatiblePreset): Provid
               `providers["${preset.name}"].baseURL`,
             );
           }
+          const said = notHttpAnswer(error);
+          if (said) return notHttp(preset, baseURL, said);
           const code = connectionFailure(error);
           if (!code)
             return (
