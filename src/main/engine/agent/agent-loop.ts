@@ -215,11 +215,11 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
       envelope: refusedCallEnvelope(text),
     });
   };
-  const emitUnrun = (finishReason: string): void => {
+  const emitUnrun = (finishReason: string, rawReason: string | undefined): void => {
     lastUnrun = new Map();
     if (!stepRunsItsCalls(finishReason)) {
       for (const [toolCallId, { toolName, input }] of unanswered) {
-        const text = unrunToolCallText(toolName, finishReason);
+        const text = unrunToolCallText(toolName, finishReason, rawReason);
         emitNotRun(toolCallId, toolName, input, text);
         lastUnrun.set(toolCallId, { toolName, text });
       }
@@ -319,7 +319,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
               held.map((call) => call.toolCallId),
             );
             emitHeld();
-            emitUnrun(part.finishReason);
+            emitUnrun(part.finishReason, part.rawFinishReason);
             lastStepCalled = stepCalls > 0;
             stepCalls = 0;
             lastStepReason = part.finishReason;

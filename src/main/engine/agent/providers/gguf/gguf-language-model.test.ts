@@ -154,6 +154,39 @@ describe.skipIf(!haveModel)("a GGUF file as an AI SDK language model", () => {
     expect(validateLookup(call?.input), JSON.stringify(validateLookup.errors)).toBe(true);
   });
 
+  // The grammar closes a string at LATHE_GGUF_MAX_STRING whatever the model meant to write: a
+  // write call's content cut there was run as it was, the rest of the file lost without a word.
+  it("does not run a call whose argument the grammar cut at the string cap: the step ends at a length limit", async () => {
+    const capped = createGgufModel(MODEL, { runtime, contextSize: 1024, threads: 1, maxStringLength: 6 });
+    const ran: unknown[] = [];
+    const result = await generateText({
+      model: capped,
+      prompt: "Write notes.txt with a long text.",
+      maxOutputTokens: 200,
+      temperature: 0,
+      tools: {
+        write: tool({
+          inputSchema: jsonSchema<{ path: string; content: string }>({
+            type: "object",
+            properties: { path: { type: "string" }, content: { type: "string" } },
+            required: ["path", "content"],
+          }),
+          execute: async (input) => {
+            ran.push(input);
+            return "written";
+          },
+        }),
+      },
+      toolChoice: "required",
+    });
+    const [call] = result.toolCalls;
+    const input = call?.input as { path: string; content: string };
+    // Greedy sampling on the tiny model runs the strings to the cap.
+    expect([input.path.length, input.content.length]).toContain(6);
+    expect(result.finishReason).toBe("length");
+    expect(ran).toEqual([]);
+  });
+
   it("writes only integers in a tool's range: the grammar lists a small range", async () => {
     const schema: JSONSchema7 = {
       type: "object",

@@ -32,7 +32,7 @@ import {
   type SequenceLease,
 } from "./llama-runtime.ts";
 import { StreamPartWriter } from "./stream-part-writer.ts";
-import { parseToolReply, planToolReply, type ToolReplyPlan } from "./tool-call-grammar.ts";
+import { GGUF_STRING_CAP, parseToolReply, planToolReply, type ToolReplyPlan } from "./tool-call-grammar.ts";
 import { ToolReplyStream } from "./tool-reply-stream.ts";
 
 export interface GgufModelOptions extends ContextSettings {
@@ -70,7 +70,11 @@ interface PreparedCall {
 function finishReason(
   raw: LlamaChatResponse["metadata"]["stopReason"],
   toolCalled: boolean,
+  capped: boolean,
 ): LanguageModelV4FinishReason {
+  // The grammar closed a string at its cap: the reply is cut there, as at a token limit, so a
+  // call in it is not run (the model is told so) and an answer is marked incomplete.
+  if (capped) return { unified: "length", raw: GGUF_STRING_CAP };
   if (toolCalled) return { unified: "tool-calls", raw };
   switch (raw) {
     case "maxTokens":
@@ -385,8 +389,10 @@ export class GgufLanguageModel implements LanguageModelV4 {
         });
       if (signal.aborted) throw signal.reason;
       let toolCalled = false;
+      let capped = false;
       if (call.plan) {
         const parsed = parseToolReply(response.response, call.plan);
+        capped = parsed?.capped === true;
         if (parsed?.type === "tool-call") {
           if (!toolStarted) {
             writer.part({ type: "tool-input-start", id: toolCallId, toolName: parsed.toolName });
@@ -406,7 +412,7 @@ export class GgufLanguageModel implements LanguageModelV4 {
       writer.close();
       emit({
         type: "finish",
-        finishReason: finishReason(response.metadata.stopReason, toolCalled),
+        finishReason: finishReason(response.metadata.stopReason, toolCalled, capped),
         usage: usageOf(lease, before, reasoningTokens),
       });
     } finally {
