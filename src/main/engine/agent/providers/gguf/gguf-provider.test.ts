@@ -32,6 +32,20 @@ describe("the gguf provider in the registry", () => {
     });
   });
 
+  // The spec is what a session records and --resume (from any folder) or the app resolves
+  // again: "gguf:m.gguf" resumed from another folder named another file, or none.
+  it.each([
+    ["models/q4.gguf", path.resolve("models/q4.gguf")],
+    ["./q4.gguf", path.resolve("q4.gguf")],
+    ["~/models/q4.gguf", path.join(os.homedir(), "models", "q4.gguf")],
+  ])(
+    "records gguf:%s by its absolute path, so a resume elsewhere runs the same file",
+    async (given, file) => {
+      const resolved = await registry.resolve(`gguf:${given}`, { env: { LATHE_GGUF_CONTEXT_SIZE: "256" } });
+      expect(resolved.spec).toEqual({ provider: "gguf", model: file });
+    },
+  );
+
   it.runIf(haveModel)(
     "plans for the context the model will get, from the file's header, before it loads",
     async () => {

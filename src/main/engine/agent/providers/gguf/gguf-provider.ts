@@ -88,7 +88,9 @@ export function ggufProvider(options: { runtime?: LlamaRuntime } = {}): Provider
         modelId: model,
       });
       return {
-        spec: { provider: "gguf", model },
+        // By its absolute path: a session records it, and a resume from another folder (or the
+        // app) resolves it again.
+        spec: { provider: "gguf", model: file },
         model: languageModel,
         supportsTools: true,
         ...(contextTokens !== undefined ? { contextTokens } : {}),
