@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { replaySession } from "../src/main/engine/agent/replay-session.ts";
 import { CUT_OFF_NOTE } from "../src/main/engine/agent/model-messages.ts";
+import { GGUF_STRING_CAP } from "../src/main/engine/agent/providers/gguf/tool-call-grammar.ts";
 import { runAgent } from "../src/main/engine/agent/run-agent.ts";
 import { RunStopped } from "../src/main/engine/agent/run-stopped.ts";
 import type { RunEvent } from "../src/main/engine/agent/run-events.ts";
@@ -603,6 +604,29 @@ describe("an answer cut off at a length limit", () => {
     ]);
     expect(told).toHaveLength(1);
     expect(told[0]).toContain("This glob call was not run");
+  });
+
+  it("says a call cut at the embedded model's string cap was cut there, and how to send it instead", async () => {
+    const h = await open();
+    const model = scriptedModel([
+      {
+        toolCalls: [{ name: "write", input: { path: "big.txt", content: "x".repeat(32) } }],
+        cutOffAt: 30,
+        cutOffRaw: GGUF_STRING_CAP,
+      },
+      { text: "I will write it in parts." },
+    ]);
+    const { result, events } = await h.run("write a big file", model, { mode: "yolo" });
+    expect(result.status).toBe("completed");
+    expect(await h.text("big.txt")).toBeUndefined(); // nothing was written
+    expect(eventsOf(events, "tool-result").map((e) => e.envelope)).toEqual([
+      {
+        type: "error",
+        error_text:
+          "This write call was not run: one of its arguments reached the longest string the embedded model may write in one (LATHE_GGUF_MAX_STRING, 32768 characters unless set), where the grammar closed it, so it is incomplete. Make the call again with shorter arguments: write big content in several smaller steps (write a first part, then add the rest with edit, one part per call).",
+        metadata: { duration_ms: 0 },
+      },
+    ]);
   });
 
   it("stops at budgets.maxRounds rather than failing when the last round was a cut step with a call", async () => {
@@ -1310,5 +1334,28 @@ describe("models without tool support", () => {
     expect(result.error).toContain("Ollama is not running");
     expect(eventsOf(events, "error")).toHaveLength(1);
     expect(events.at(-1)).toMatchObject({ type: "finish", status: "failed" });
+  });
+});
+
+describe("the tokens of a run that fails", () => {
+  // The steps that finished before the failure used their tokens: the finish event and the
+  // last line (`lathe: failed, N tokens`) counted none of them, as the SDK's total only comes
+  // with a finish the failed stream never sends.
+  it("counts the steps it finished before the failing one", async () => {
+    const h = await open();
+    await h.put("a.txt", "alpha\n");
+    const model = scriptedModel([
+      { toolCalls: [{ name: "read", input: { path: "a.txt" } }] },
+      { toolCalls: [{ name: "read", input: { path: "a.txt" } }] },
+      { text: "Half an answ", drop: true },
+    ]);
+    const { result, events } = await h.run("read twice", model, { mode: "yolo" });
+    expect(result.status).toBe("failed");
+    const finished = eventsOf(events, "step-finish");
+    expect(finished).toHaveLength(2);
+    const stepTokens = finished.reduce((sum, e) => sum + (e.usage.totalTokens ?? 0), 0);
+    expect(stepTokens).toBe(20);
+    expect(events.at(-1)).toMatchObject({ type: "finish", status: "failed", usage: { totalTokens: 20 } });
+    expect(result.usage.totalTokens).toBe(20);
   });
 });

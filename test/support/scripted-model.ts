@@ -13,6 +13,8 @@ export interface ScriptedStep {
   drop?: boolean;
   /** End at a length limit instead (the answer is cut off), having written this many tokens. */
   cutOffAt?: number;
+  /** With `cutOffAt`: the provider's own finish reason (default "length"). */
+  cutOffRaw?: string;
 }
 
 export type Script = Array<
@@ -101,7 +103,7 @@ export function scriptedModel(script: Script): MockLanguageModelV4 {
         step.cutOffAt !== undefined
           ? {
               type: "finish",
-              finishReason: { unified: "length", raw: "length" },
+              finishReason: { unified: "length", raw: step.cutOffRaw ?? "length" },
               usage: {
                 ...USAGE,
                 outputTokens: { total: step.cutOffAt, text: step.cutOffAt, reasoning: undefined },

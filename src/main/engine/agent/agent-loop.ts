@@ -215,11 +215,11 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
       envelope: refusedCallEnvelope(text),
     });
   };
-  const emitUnrun = (finishReason: string): void => {
+  const emitUnrun = (finishReason: string, rawReason: string | undefined): void => {
     lastUnrun = new Map();
     if (!stepRunsItsCalls(finishReason)) {
       for (const [toolCallId, { toolName, input }] of unanswered) {
-        const text = unrunToolCallText(toolName, finishReason);
+        const text = unrunToolCallText(toolName, finishReason, rawReason);
         emitNotRun(toolCallId, toolName, input, text);
         lastUnrun.set(toolCallId, { toolName, text });
       }
@@ -319,7 +319,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
               held.map((call) => call.toolCallId),
             );
             emitHeld();
-            emitUnrun(part.finishReason);
+            emitUnrun(part.finishReason, part.rawFinishReason);
             lastStepCalled = stepCalls > 0;
             stepCalls = 0;
             lastStepReason = part.finishReason;
@@ -331,12 +331,14 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<LoopOutco
               usage: runUsage(part.usage),
             });
             outcome.steps++;
+            // Counted step by step: a run that fails later still used these (the SDK's total
+            // comes only with a finish, which a failed stream never sends).
+            outcome.usage = addUsage(outcome.usage, runUsage(part.usage));
             // What happens before the next step's first part (waiting for the model) belongs to it.
             step.current = first + outcome.steps;
             break;
           case "finish":
             outcome.finishReason = part.finishReason;
-            outcome.usage = addUsage(outcome.usage, runUsage(part.totalUsage));
             break;
           case "abort":
             outcome.status = "aborted";

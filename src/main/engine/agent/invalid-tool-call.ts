@@ -2,6 +2,7 @@ import { InvalidToolInputError, NoSuchToolError, type ModelMessage } from "ai";
 import { errorMessage } from "../errors/error-message.ts";
 import { errorEnvelope, type Envelope } from "../tools/envelope.ts";
 import { envelopeOutput } from "./model-messages.ts";
+import { GGUF_STRING_CAP } from "./providers/gguf/tool-call-grammar.ts";
 
 /** The tools of a run by name: those the agent may call, and those the model is shown now. */
 export interface RunToolNames {
@@ -64,8 +65,12 @@ export function cutOffToolCallText(toolName: string, maxOutputTokens: number | u
  * What the model is told about a whole call the AI SDK did not run because its step ended some
  * other way than with the model finishing it (the SDK runs the calls of a step only when it ended
  * with finish reason `stop` or `tool-calls`): at the output limit, or stopped by a content filter.
+ * `rawReason` is the provider's own: the embedded model's string cap is said as such.
  */
-export function unrunToolCallText(toolName: string, finishReason: string): string {
+export function unrunToolCallText(toolName: string, finishReason: string, rawReason?: string): string {
+  if (rawReason === GGUF_STRING_CAP) {
+    return `This ${toolName} call was not run: one of its arguments reached the longest string the embedded model may write in one (LATHE_GGUF_MAX_STRING, 32768 characters unless set), where the grammar closed it, so it is incomplete. Make the call again with shorter arguments: write big content in several smaller steps (write a first part, then add the rest with edit, one part per call).`;
+  }
   const how = finishReason === "length" ? "at the output limit" : "before the model finished it";
   return `This ${toolName} call was not run: its step ended ${how} (finish reason "${finishReason}") before it was complete, and no call of such a step is run. Make it again if it is still needed, in a shorter step.`;
 }

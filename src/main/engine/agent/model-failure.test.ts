@@ -135,3 +135,63 @@ describe("an error page a proxy answers with", () => {
     );
   });
 });
+
+describe("an error body that repeats the status text and says more", () => {
+  // A plain-text 500 (a proxy, or a server that writes its reason as text): the SDK takes the
+  // status text as the message, and the body holds the reason after it.
+  it.each([
+    [
+      "the reason after the status text",
+      httpError(
+        500,
+        "Internal Server Error",
+        "Internal Server Error: llama runner process has terminated: signal: killed",
+      ),
+      "answered HTTP 500: Internal Server Error: llama runner process has terminated: signal: killed",
+    ],
+    [
+      "the reason before it",
+      httpError(503, "Service Unavailable", "model is loading, Service Unavailable"),
+      "answered HTTP 503: model is loading, Service Unavailable",
+    ],
+  ])("keeps %s", (_what, error, says) => {
+    expect(describeModelFailure(error, MODEL)).toBe(
+      `The OpenAI-compatible server at http://127.0.0.1:9000 ${says}`,
+    );
+  });
+
+  it("still says a body that only repeats the message once", () => {
+    const text = describeModelFailure(
+      httpError(500, "Internal Server Error", "Internal Server Error"),
+      MODEL,
+    );
+    expect(text).toBe(
+      "The OpenAI-compatible server at http://127.0.0.1:9000 answered HTTP 500: Internal Server Error",
+    );
+  });
+});
+
+describe("a JSON error body whose message the SDK took", () => {
+  it.each([
+    [
+      '{"error":{"message":"The model `m` does not exist.","code":"model_not_found"}}',
+      "The model `m` does not exist.",
+    ],
+    // Quotes in the message are escaped in the JSON text, so the body's text does not hold it.
+    [
+      '{"error":{"message":"model \\"llama3.2\\" not found, try pulling it first","type":"api_error"}}',
+      'model "llama3.2" not found, try pulling it first',
+    ],
+  ])("says the message once, without the JSON around it: %s", (body, message) => {
+    expect(describeModelFailure(httpError(404, message, body), MODEL)).toBe(
+      `The OpenAI-compatible server at http://127.0.0.1:9000 answered HTTP 404: ${message}`,
+    );
+  });
+
+  it("keeps a JSON body that says something else", () => {
+    const body = '{"detail":"upstream llama runner crashed"}';
+    expect(describeModelFailure(httpError(502, "Bad Gateway", body), MODEL)).toBe(
+      `The OpenAI-compatible server at http://127.0.0.1:9000 answered HTTP 502: Bad Gateway: ${body}`,
+    );
+  });
+});

@@ -86,13 +86,35 @@ export function isToolsUnsupported(error: unknown): boolean {
   return TOOLS_UNSUPPORTED.some((re) => re.test(text));
 }
 
-/** The response body, when it says more than the message already does. */
-function bodyOf(error: APICallError): string {
+/**
+ * The error's message with its response body when the body says more: the body alone when it
+ * holds the message (a plain-text "Internal Server Error: <the reason>" whose message is only the
+ * status text), else the message then the body.
+ */
+function detailOf(error: APICallError): string {
   const raw = error.responseBody?.trim();
   // A proxy's or web server's error page: its words, not its markup.
   const body = raw && /^<(?:!doctype|html|head|body)\b/i.test(raw) ? answerSnippet(raw) : raw;
-  if (!body || error.message.includes(body) || body.includes(error.message)) return "";
-  return `: ${body.length > 500 ? `${body.slice(0, 500)}…` : body}`;
+  if (!body || error.message.includes(body) || jsonSays(body, error.message)) return error.message;
+  const shown = body.length > 500 ? `${body.slice(0, 500)}…` : body;
+  return body.includes(error.message) ? shown : `${error.message}: ${shown}`;
+}
+
+/** Whether a JSON error body holds `message` as one of its strings (the SDK took it from there). */
+function jsonSays(body: string, message: string): boolean {
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    return false;
+  }
+  const strings: unknown[] = [value];
+  for (let i = 0; i < strings.length && i < 200; i++) {
+    const item = strings[i];
+    if (typeof item === "string" && item.includes(message)) return true;
+    if (typeof item === "object" && item !== null) strings.push(...Object.values(item));
+  }
+  return false;
 }
 
 function snippet(text: string | undefined): string {
@@ -168,7 +190,7 @@ function explainFailure(error: unknown, model: ResolvedModel): string {
   if (APICallError.isInstance(cause)) {
     const status = cause.statusCode === undefined ? "failed" : `answered HTTP ${cause.statusCode}`;
     const advice = cause.statusCode === 429 ? ` ${rateLimitAdvice(cause.responseHeaders)}` : "";
-    return `${who} ${status}${tries}: ${cause.message}${bodyOf(cause)}${advice}`;
+    return `${who} ${status}${tries}: ${detailOf(cause)}${advice}`;
   }
   if (TypeValidationError.isInstance(cause) && isChatChunk(cause.value)) {
     const where = misfit(cause.cause);

@@ -125,9 +125,12 @@ export class ProviderRegistry {
     );
     // A context window set in settings wins over what the provider guessed, and the server is not asked.
     const contextTokens = context.endpoint?.contextTokens ?? resolved.contextTokens;
-    if (contextTokens === undefined) return { ...resolved, spec: parsed, timeouts };
+    // The provider's spec names the model as a session records it (gguf: the file's absolute
+    // path, so a resume from another folder runs the same file); the provider is the one asked.
+    const recorded = { provider: parsed.provider, model: resolved.spec.model };
+    if (contextTokens === undefined) return { ...resolved, spec: recorded, timeouts };
     const { contextWindow: _notAsked, ...known } = resolved;
-    return { ...known, spec: parsed, timeouts, contextTokens };
+    return { ...known, spec: recorded, timeouts, contextTokens };
   }
 
   /** The models a provider's endpoint offers; throws ModelError when it does not answer. */

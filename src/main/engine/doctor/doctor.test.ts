@@ -264,6 +264,36 @@ describe("doctor: which model lathe run would use", () => {
     );
   });
 
+  // `ollama pull llama3.2` lists it as llama3.2:latest, and lathe run takes either name.
+  it.each([
+    { listed: ["llama3.2:latest"], spec: "ollama:llama3.2", problem: undefined },
+    { listed: ["llama3.2:latest"], spec: "ollama:llama3.2:latest", problem: undefined },
+    { listed: ["llama3.2"], spec: "ollama:llama3.2", problem: undefined },
+    {
+      listed: [],
+      spec: "ollama:llama3.2",
+      problem: /has no models yet, so not "llama3\.2": download it with `ollama pull llama3\.2`/,
+    },
+    {
+      listed: ["llama3.2:latest"],
+      spec: "ollama:llama3.2:1b",
+      problem: /does not have the model "llama3\.2:1b"\. It has: llama3\.2:latest/,
+    },
+  ])(
+    "$spec with Ollama listing $listed: a problem only when lathe run would fail",
+    async ({ listed, spec, problem }) => {
+      await settings({ defaultModel: spec }, await modelServer(listed));
+      const model = (await check()).model;
+      if (problem === undefined) {
+        expect(model.chosen?.problem).toBeUndefined();
+        expect(model.ready).toBe(true);
+      } else {
+        expect(model.chosen?.problem).toMatch(problem);
+        expect(model.ready).toBe(false);
+      }
+    },
+  );
+
   it("asks no server that is not on this machine", async () => {
     await settings({}, "http://192.0.2.1:11434/v1"); // TEST-NET-1: never routed
     const report = await check();

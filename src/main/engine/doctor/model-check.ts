@@ -12,7 +12,7 @@ import { probeLocalServer } from "../agent/models/local-server-probe.ts";
 import { CLOUD_OFFERS } from "../agent/providers/cloud-provider.ts";
 import { assertGgufFile, ggufTruncation } from "../agent/providers/gguf/gguf-load-error.ts";
 import { resolveGgufPath } from "../agent/providers/gguf/gguf-provider.ts";
-import { OPENAI_COMPATIBLE_PRESETS } from "../agent/providers/openai-compatible-provider.ts";
+import { missingModel, OPENAI_COMPATIBLE_PRESETS } from "../agent/providers/openai-compatible-provider.ts";
 
 /** A local model server, asked what it serves only when its address is on this machine. */
 interface DoctorServer {
@@ -108,8 +108,9 @@ async function problemOf(
     return `There is no model provider "${provider}". Use one of: ${BUILTIN_PROVIDER_NAMES.join(", ")}.`;
   }
   if (provider === "gguf") {
-    const file = resolveGgufPath(model);
+    let file: string;
     try {
+      file = resolveGgufPath(model);
       await assertGgufFile(file);
     } catch (err) {
       return errorMessage(err);
@@ -125,11 +126,9 @@ async function problemOf(
   if (server === undefined || server.state === "not checked") return undefined;
   if (server.state !== "running") return server.message;
   const preset = OPENAI_COMPATIBLE_PRESETS.find((p) => p.name === provider);
-  if (preset?.strictModels && server.models.length > 0 && !server.models.includes(spec)) {
-    const hint = preset.pullHint ? `; ${preset.pullHint(model)}` : "";
-    return `${preset.label} at ${server.baseURL} does not have the model "${model}". It has: ${server.models.map((m) => m.slice(provider.length + 1)).join(", ")}${hint}.`;
-  }
-  return undefined;
+  if (!preset) return undefined;
+  const ids = server.models.map((m) => m.slice(provider.length + 1));
+  return missingModel(preset, server.baseURL, ids, model);
 }
 
 /** How to choose a model: one that is here when there is one, else how to get one. */

@@ -1,5 +1,6 @@
-import type { OpenAICompatiblePreset } from "../providers/openai-compatible-provider.ts";
+import { notHttp, type OpenAICompatiblePreset } from "../providers/openai-compatible-provider.ts";
 import { connectionFailure } from "../providers/connection-failure.ts";
+import { notHttpAnswer } from "../providers/not-http-answer.ts";
 import {
   getJson,
   llamaCppContext,
@@ -120,6 +121,8 @@ export async function probeLocalServer(
   try {
     response = await fetcher(`${baseURL.replace(/\/+$/, "")}/models`, init);
   } catch (error) {
+    const said = notHttpAnswer(error);
+    if (said) return { state: "error", models: [], message: notHttp(preset, baseURL, said) };
     const code = connectionFailure(error);
     if (code) return stopped(code);
     if (timeout.aborted) return stopped(`no answer within ${timeoutMs} ms`);

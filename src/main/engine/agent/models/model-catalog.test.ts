@@ -121,6 +121,31 @@ describe("detecting local model servers", () => {
     expect(byProvider["openai-compatible"]).toMatchObject({ state: "stopped", configured: true });
   });
 
+  it("says another program that does not speak HTTP holds a server's port, not 'fetch failed'", async () => {
+    const sockets = new Set<net.Socket>();
+    const other = net.createServer((socket) => {
+      sockets.add(socket);
+      socket.end("SSH-2.0-OpenSSH_9.6\r\n");
+    });
+    await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
+    const { port } = other.address() as net.AddressInfo;
+    try {
+      const catalog = await detectModels({
+        providers: { ollama: { baseURL: `http://127.0.0.1:${port}/v1` } },
+        latheHome: home,
+        env: {},
+        timeoutMs: 2_000,
+      });
+      expect(catalog.local.find((s) => s.provider === "ollama")).toMatchObject({
+        state: "error",
+        message: `What answers at http://127.0.0.1:${port} is not Ollama: it does not speak HTTP (Response does not match the HTTP/1.1 protocol (Expected HTTP/, RTSP/ or ICE/)). Another program may hold the port: correct providers["ollama"].baseURL in settings, or start Ollama on its own port.`,
+      });
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => other.close(resolve));
+    }
+  });
+
   it("offers a cloud provider's models only when its key is set (the settings' variable first)", async () => {
     const catalog = await detectModels({
       providers: {

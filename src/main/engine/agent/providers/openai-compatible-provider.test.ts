@@ -1,3 +1,5 @@
+import net, { type AddressInfo } from "node:net";
+import { generateText } from "ai";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   startOpenAICompatibleServer,
@@ -84,6 +86,32 @@ describe("OpenAI-compatible presets", () => {
     },
   );
 
+  // Another program on the port (an SSH server, a database) answers, but not in HTTP: fetch
+  // said only "fetch failed".
+  it("says that what answers on the port does not speak HTTP, naming the setting", async () => {
+    const sockets = new Set<net.Socket>();
+    const other = net.createServer((socket) => {
+      sockets.add(socket);
+      socket.end("SSH-2.0-OpenSSH_9.6\r\n");
+    });
+    await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
+    const { port } = other.address() as AddressInfo;
+    try {
+      const model = await registry.resolve("ollama:llama3.2", {
+        providers: { ollama: { baseURL: `http://127.0.0.1:${port}/v1` } },
+      });
+      const error = await failure(() => model.preflight!());
+      expect(error.code).toBe("model_config");
+      expect(error.message).toBe(
+        `What answers at http://127.0.0.1:${port} is not Ollama: it does not speak HTTP (Response does not match the HTTP/1.1 protocol (Expected HTTP/, RTSP/ or ICE/)). Another program may hold the port: correct providers["ollama"].baseURL in settings, or start Ollama on its own port.`,
+      );
+      expect(model.explainError?.(error.cause)).toBe(error.message);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => other.close(resolve));
+    }
+  });
+
   it("lists the models the endpoint serves", async () => {
     fixture = await startOpenAICompatibleServer({ models: ["alpha", "beta:7b"], replies: [] });
     const models = await registry.listModels("openai-compatible", {
@@ -100,6 +128,38 @@ describe("OpenAI-compatible presets", () => {
     const error = await failure(() => mistral.preflight!());
     expect(error.message).toContain(`does not have the model "mistral". It has: llama3.2:latest, qwen2.5:7b`);
     expect(error.message).toContain("ollama pull mistral");
+  });
+
+  it("says how to download the model when Ollama has none at all yet", async () => {
+    fixture = await startOpenAICompatibleServer({ models: [], replies: [] });
+    const model = await registry.resolve("ollama:llama3.2", {
+      providers: { ollama: { baseURL: fixture.baseURL } },
+    });
+    const error = await failure(() => model.preflight!());
+    expect(error.code).toBe("model_unavailable");
+    expect(error.message).toBe(
+      `Ollama at ${new URL(fixture.baseURL).origin} has no models yet, so not "llama3.2": download it with \`ollama pull llama3.2\`.`,
+    );
+  });
+
+  // The model can go between the preflight and the call (ollama rm), or the list may not say:
+  // the server's own refusal of the call then gets the same fix.
+  it.each([
+    ["ollama", 'model "llama3.2" not found, try pulling it first', "`ollama pull llama3.2`"],
+    ["lmstudio", 'Model "llama3.2" not found. Please specify a valid model.', "`lms get llama3.2`"],
+  ])("%s refusing a call for a model it does not have says how to get it", async (provider, said, fix) => {
+    const body = JSON.stringify({ error: { message: said, type: "api_error", param: null, code: null } });
+    fixture = await startOpenAICompatibleServer({ models: ["llama3.2"], replies: [{ status: 404, body }] });
+    const model = await registry.resolve(`${provider}:llama3.2`, {
+      providers: { [provider]: { baseURL: fixture.baseURL } },
+    });
+    const error = await generateText({ model: model.model, prompt: "hi", maxRetries: 0 }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    const explained = model.explainError?.(error);
+    expect(explained).toContain(`does not have the model "llama3.2" (${said})`);
+    expect(explained).toContain(fix);
   });
 
   it("accepts any model name on a server that serves whatever it was started with", async () => {

@@ -6,6 +6,7 @@ import { acceptsImages } from "../model-images.ts";
 import type { ProviderContext, ProviderDefinition, ResolvedModel } from "../provider-registry.ts";
 import { connectionFailure, isDroppedConnection } from "./connection-failure.ts";
 import { answerSnippet } from "./answer-snippet.ts";
+import { notHttpAnswer } from "./not-http-answer.ts";
 import { requireEventStream } from "./event-stream-answer.ts";
 import { describeTlsFailure, tlsFailure } from "./tls-failure.ts";
 import { askServerContextWindow } from "../models/server-context-window.ts";
@@ -22,6 +23,8 @@ export interface OpenAICompatiblePreset {
   strictModels: boolean;
   /** How to get a model it does not have yet. */
   pullHint?(model: string): string;
+  /** Whether its model list names every model it can run (so an empty list means none is there yet). */
+  listsEveryModel?: boolean;
 }
 
 export const OPENAI_COMPATIBLE_PRESETS: readonly OpenAICompatiblePreset[] = [
@@ -32,6 +35,7 @@ export const OPENAI_COMPATIBLE_PRESETS: readonly OpenAICompatiblePreset[] = [
     startHint: "start it with `ollama serve`",
     strictModels: true,
     pullHint: (model) => `download it with \`ollama pull ${model}\``,
+    listsEveryModel: true,
   },
   {
     name: "lmstudio",
@@ -132,6 +136,11 @@ function portRefused(preset: OpenAICompatiblePreset, baseURL: string): string {
   return `${preset.label} at ${origin(baseURL)} cannot be reached: Node's fetch refuses port ${url.port} (one of the ports it blocks for safety). Run the server on another port and correct providers["${preset.name}"].baseURL in settings.`;
 }
 
+/** What to say when what answers at `baseURL` does not speak HTTP (`said`: the parser's words). */
+export function notHttp(preset: OpenAICompatiblePreset, baseURL: string, said: string): string {
+  return `What answers at ${origin(baseURL)} is not ${preset.label}: it does not speak HTTP (${said}). Another program may hold the port: correct providers["${preset.name}"].baseURL in settings, or start ${preset.label} on its own port.`;
+}
+
 function notRunning(preset: OpenAICompatiblePreset, baseURL: string, code: string): string {
   return `${preset.label} is not running on ${origin(baseURL)}: ${preset.startHint} or pick another provider (${code}).`;
 }
@@ -155,6 +164,26 @@ function noAPIAt(preset: OpenAICompatiblePreset, baseURL: string, error: unknown
   if (isJSON(body)) return undefined;
   const said = answerSnippet(body) || error.message;
   return `${preset.label} at ${origin(baseURL)} has no chat API at ${error.url} (HTTP 404: ${said}): correct providers["${preset.name}"].baseURL (now ${baseURL}); an OpenAI-compatible API's address usually ends in /v1.`;
+}
+
+/** How servers say a call names a model they do not have (Ollama, LM Studio, OpenAI's shape). */
+const NO_SUCH_MODEL = /\bmodel\b.*\b(?:not found|does not exist)|model_not_found/i;
+
+/**
+ * A 404 of the API itself (a JSON body) saying it does not have the model, on a server that
+ * says how to get one: the model to download and how. The preflight's list usually catches this
+ * first; the model may also go between the two (\`ollama rm\`).
+ */
+function modelMissing(
+  preset: OpenAICompatiblePreset,
+  baseURL: string,
+  model: string,
+  error: unknown,
+): string | undefined {
+  if (!preset.pullHint || !APICallError.isInstance(error) || error.statusCode !== 404) return undefined;
+  const body = error.responseBody?.trim() ?? "";
+  if (!isJSON(body) || !NO_SUCH_MODEL.test(`${error.message} ${body}`)) return undefined;
+  return `${preset.label} at ${origin(baseURL)} does not have the model "${model}" (${error.message}): ${preset.pullHint(model)}.`;
 }
 
 /** What to do when the server refuses the key (or its absence): the key to check, or the setting that would send one. */
@@ -208,6 +237,8 @@ async function fetchModels(
       );
       throw new ModelError("model_config", message, { cause: err });
     }
+    const said = notHttpAnswer(err);
+    if (said) throw new ModelError("model_config", notHttp(preset, baseURL, said), { cause: err });
     const code = connectionFailure(err);
     if (code) throw new ModelError("model_unavailable", notRunning(preset, baseURL, code), { cause: err });
     if (timeout.aborted) {
@@ -234,6 +265,27 @@ async function fetchModels(
 
 function listed(models: readonly string[], model: string): boolean {
   return models.includes(model) || models.includes(`${model}:latest`);
+}
+
+/**
+ * What stops `model` on a server whose model list is `models` (the ids it lists), or undefined
+ * when the list does not stop it: a server that lists every model it has but lists none, or a
+ * strict one that lists others. `where` is the server's address as said in the message.
+ */
+export function missingModel(
+  preset: OpenAICompatiblePreset,
+  where: string,
+  models: readonly string[],
+  model: string,
+): string | undefined {
+  if (models.length === 0) {
+    return preset.listsEveryModel && preset.pullHint
+      ? `${preset.label} at ${where} has no models yet, so not "${model}": ${preset.pullHint(model)}.`
+      : undefined;
+  }
+  if (!preset.strictModels || listed(models, model)) return undefined;
+  const hint = preset.pullHint ? `; ${preset.pullHint(model)}` : "";
+  return `${preset.label} at ${where} does not have the model "${model}". It has: ${models.join(", ")}${hint}.`;
 }
 
 /** The provider definition for one OpenAI-compatible preset. */
@@ -279,12 +331,8 @@ export function openAICompatibleProvider(preset: OpenAICompatiblePreset): Provid
           }),
         async preflight(signal) {
           const models = await fetchModels(preset, context, signal);
-          if (!models || models.length === 0 || !preset.strictModels || listed(models, model)) return;
-          const hint = preset.pullHint ? `; ${preset.pullHint(model)}` : "";
-          throw new ModelError(
-            "model_unavailable",
-            `${preset.label} at ${origin(baseURL)} does not have the model "${model}". It has: ${models.join(", ")}${hint}.`,
-          );
+          const missing = models && missingModel(preset, origin(baseURL), models, model);
+          if (missing) throw new ModelError("model_unavailable", missing);
         },
         explainError(error) {
           if (blockedPort(error)) return portRefused(preset, baseURL);
@@ -296,9 +344,15 @@ export function openAICompatibleProvider(preset: OpenAICompatiblePreset): Provid
               `providers["${preset.name}"].baseURL`,
             );
           }
+          const said = notHttpAnswer(error);
+          if (said) return notHttp(preset, baseURL, said);
           const code = connectionFailure(error);
           if (!code)
-            return keyRefused(preset, baseURL, context, !!apiKey, error) ?? noAPIAt(preset, baseURL, error);
+            return (
+              keyRefused(preset, baseURL, context, !!apiKey, error) ??
+              modelMissing(preset, baseURL, model, error) ??
+              noAPIAt(preset, baseURL, error)
+            );
           return isDroppedConnection(code)
             ? `${preset.label} at ${origin(baseURL)} closed the connection before the answer was complete (${code}): it may have crashed or restarted. Check that it runs, then continue the session.`
             : notRunning(preset, baseURL, code);

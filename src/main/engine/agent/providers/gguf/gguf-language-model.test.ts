@@ -154,6 +154,39 @@ describe.skipIf(!haveModel)("a GGUF file as an AI SDK language model", () => {
     expect(validateLookup(call?.input), JSON.stringify(validateLookup.errors)).toBe(true);
   });
 
+  // The grammar closes a string at LATHE_GGUF_MAX_STRING whatever the model meant to write: a
+  // write call's content cut there was run as it was, the rest of the file lost without a word.
+  it("does not run a call whose argument the grammar cut at the string cap: the step ends at a length limit", async () => {
+    const capped = createGgufModel(MODEL, { runtime, contextSize: 1024, threads: 1, maxStringLength: 6 });
+    const ran: unknown[] = [];
+    const result = await generateText({
+      model: capped,
+      prompt: "Write notes.txt with a long text.",
+      maxOutputTokens: 200,
+      temperature: 0,
+      tools: {
+        write: tool({
+          inputSchema: jsonSchema<{ path: string; content: string }>({
+            type: "object",
+            properties: { path: { type: "string" }, content: { type: "string" } },
+            required: ["path", "content"],
+          }),
+          execute: async (input) => {
+            ran.push(input);
+            return "written";
+          },
+        }),
+      },
+      toolChoice: "required",
+    });
+    const [call] = result.toolCalls;
+    const input = call?.input as { path: string; content: string };
+    // Greedy sampling on the tiny model runs the strings to the cap.
+    expect([input.path.length, input.content.length]).toContain(6);
+    expect(result.finishReason).toBe("length");
+    expect(ran).toEqual([]);
+  });
+
   it("writes only integers in a tool's range: the grammar lists a small range", async () => {
     const schema: JSONSchema7 = {
       type: "object",
@@ -349,6 +382,61 @@ describe.skipIf(!haveModel)("a GGUF file as an AI SDK language model", () => {
     });
     const next = await generateText({ model, prompt: "Hi.", maxOutputTokens: 3 });
     expect(next.finishReason).toBeDefined();
+  });
+
+  // node-llama-cpp's default answer to a conversation over the context is to drop its older
+  // turns without a word: a file read into a 1024-token context left the model 20 tokens of
+  // conversation (not the user's request, nor the file), and it answered as if nothing was asked.
+  it("refuses a tool result bigger than the context instead of dropping the conversation before it", async () => {
+    const file = Array.from({ length: 3000 }, (_, i) => `line${i}`).join(" ");
+    const prompt: LanguageModelV4Prompt = [
+      { role: "system", content: "You are terse." },
+      { role: "user", content: [{ type: "text", text: "Read notes.txt and sum it up." }] },
+      {
+        role: "assistant",
+        content: [{ type: "tool-call", toolCallId: "c1", toolName: "read", input: { path: "notes.txt" } }],
+      },
+      {
+        role: "tool",
+        content: [
+          { type: "tool-result", toolCallId: "c1", toolName: "read", output: { type: "text", value: file } },
+        ],
+      },
+    ];
+    await expect(model.doGenerate({ prompt, maxOutputTokens: 4 })).rejects.toMatchObject({
+      code: "model_context_full",
+      message: expect.stringMatching(/^The conversation no longer fits the model's context of 1024 tokens/),
+    });
+  });
+
+  it("refuses older turns over the context too, so the run can summarise them rather than lose them", async () => {
+    const prompt: LanguageModelV4Prompt = [
+      { role: "system", content: "You are terse." },
+      ...Array.from({ length: 30 }, (_, i): LanguageModelV4Prompt => [
+        { role: "user", content: [{ type: "text", text: `Question ${i}: ${"word ".repeat(30)}` }] },
+        { role: "assistant", content: [{ type: "text", text: `Answer ${i}: ${"word ".repeat(30)}` }] },
+      ]).flat(),
+      { role: "user", content: [{ type: "text", text: "And the last question?" }] },
+    ];
+    await expect(model.doGenerate({ prompt, maxOutputTokens: 4 })).rejects.toMatchObject({
+      code: "model_context_full",
+    });
+    const next = await model.doGenerate({ prompt: userPrompt("Hi."), maxOutputTokens: 3 });
+    expect(next.finishReason).toBeDefined();
+  });
+
+  it("stops a reply that fills the context, saying so, instead of dropping the conversation under it", async () => {
+    // Greedy sampling: the tiny random model writes on without an end-of-text token.
+    const small = createGgufModel(MODEL, { runtime, contextSize: 256, threads: 1 });
+    const reply = small.doGenerate({
+      prompt: userPrompt("Tell a long story."),
+      maxOutputTokens: 1000,
+      temperature: 0,
+    });
+    await expect(reply).rejects.toMatchObject({
+      code: "model_context_full",
+      message: expect.stringMatching(/^The model's reply filled the rest of its context of 256 tokens/),
+    });
   });
 
   it("refuses a call whose signal is already aborted without generating", async () => {

@@ -21,7 +21,7 @@ import type {
   TokenMeterState,
 } from "node-llama-cpp";
 import { toChatPrompt } from "./chat-prompt.ts";
-import { explainContextOverflow } from "./context-overflow.ts";
+import { explainContextOverflow, refusingContextShift } from "./context-overflow.ts";
 import { GbnfSchemaSet, dropOmittedNulls } from "./gbnf-json-schema.ts";
 import { loadNodeLlamaCpp } from "./node-llama-cpp.ts";
 import {
@@ -32,7 +32,7 @@ import {
   type SequenceLease,
 } from "./llama-runtime.ts";
 import { StreamPartWriter } from "./stream-part-writer.ts";
-import { parseToolReply, planToolReply, type ToolReplyPlan } from "./tool-call-grammar.ts";
+import { GGUF_STRING_CAP, parseToolReply, planToolReply, type ToolReplyPlan } from "./tool-call-grammar.ts";
 import { ToolReplyStream } from "./tool-reply-stream.ts";
 
 export interface GgufModelOptions extends ContextSettings {
@@ -70,7 +70,11 @@ interface PreparedCall {
 function finishReason(
   raw: LlamaChatResponse["metadata"]["stopReason"],
   toolCalled: boolean,
+  capped: boolean,
 ): LanguageModelV4FinishReason {
+  // The grammar closed a string at its cap: the reply is cut there, as at a token limit, so a
+  // call in it is not run (the model is told so) and an answer is marked incomplete.
+  if (capped) return { unified: "length", raw: GGUF_STRING_CAP };
   if (toolCalled) return { unified: "tool-calls", raw };
   switch (raw) {
     case "maxTokens":
@@ -337,7 +341,9 @@ export class GgufLanguageModel implements LanguageModelV4 {
     let toolStarted = false;
     let toolEnded = false;
     let reasoningTokens = 0;
+    let replyStarted = false;
     const onResponseChunk = (chunk: LlamaChatResponseChunk): void => {
+      replyStarted = true;
       if (call.includeRaw) emit({ type: "raw", rawValue: chunk });
       if (chunk.type === "segment") {
         reasoningTokens += chunk.tokens.length;
@@ -363,6 +369,8 @@ export class GgufLanguageModel implements LanguageModelV4 {
       }
     };
 
+    // Nothing of the conversation is dropped silently: it fits, or the call fails saying so.
+    const shift = refusingContextShift();
     try {
       emit({ type: "stream-start", warnings: call.warnings });
       emit({ type: "response-metadata", modelId: this.modelId, timestamp: new Date() });
@@ -370,18 +378,21 @@ export class GgufLanguageModel implements LanguageModelV4 {
         .generateResponse(call.history, {
           ...call.sampling,
           ...(grammar ? { grammar } : {}),
-          signal,
+          signal: AbortSignal.any([signal, shift.signal]),
           stopOnAbortSignal: false,
           onResponseChunk,
+          contextShift: { strategy: shift.strategy },
         })
         .catch((error: unknown) => {
           const { sequence, model } = lease;
-          throw explainContextOverflow(error, sequence.contextSize, model.trainContextSize);
+          throw explainContextOverflow(error, sequence.contextSize, model.trainContextSize, replyStarted);
         });
       if (signal.aborted) throw signal.reason;
       let toolCalled = false;
+      let capped = false;
       if (call.plan) {
         const parsed = parseToolReply(response.response, call.plan);
+        capped = parsed?.capped === true;
         if (parsed?.type === "tool-call") {
           if (!toolStarted) {
             writer.part({ type: "tool-input-start", id: toolCallId, toolName: parsed.toolName });
@@ -401,7 +412,7 @@ export class GgufLanguageModel implements LanguageModelV4 {
       writer.close();
       emit({
         type: "finish",
-        finishReason: finishReason(response.metadata.stopReason, toolCalled),
+        finishReason: finishReason(response.metadata.stopReason, toolCalled, capped),
         usage: usageOf(lease, before, reasoningTokens),
       });
     } finally {

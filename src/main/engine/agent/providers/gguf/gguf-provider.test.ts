@@ -32,6 +32,20 @@ describe("the gguf provider in the registry", () => {
     });
   });
 
+  // The spec is what a session records and --resume (from any folder) or the app resolves
+  // again: "gguf:m.gguf" resumed from another folder named another file, or none.
+  it.each([
+    ["models/q4.gguf", path.resolve("models/q4.gguf")],
+    ["./q4.gguf", path.resolve("q4.gguf")],
+    ["~/models/q4.gguf", path.join(os.homedir(), "models", "q4.gguf")],
+  ])(
+    "records gguf:%s by its absolute path, so a resume elsewhere runs the same file",
+    async (given, file) => {
+      const resolved = await registry.resolve(`gguf:${given}`, { env: { LATHE_GGUF_CONTEXT_SIZE: "256" } });
+      expect(resolved.spec).toEqual({ provider: "gguf", model: file });
+    },
+  );
+
   it.runIf(haveModel)(
     "plans for the context the model will get, from the file's header, before it loads",
     async () => {
@@ -113,8 +127,29 @@ describe("the gguf provider in the registry", () => {
 });
 
 describe("resolveGgufPath", () => {
+  // An address is not a file: read as a relative path it said "No GGUF file at <cwd>/https:/…".
+  it.each([
+    ["https://huggingface.co/org/repo/resolve/main/model-Q4_K_M.gguf", "https:"],
+    ["http://127.0.0.1:8000/model.gguf", "http:"],
+    ["hf:org/repo-GGUF:Q4_K_M", "hf:"],
+    ["huggingface:org/repo-GGUF", "huggingface:"],
+  ])("refuses the address %s, saying to download the file first", (given, scheme) => {
+    let error: unknown;
+    try {
+      resolveGgufPath(given);
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toMatchObject({ code: "model_config" });
+    expect((error as Error).message).toBe(
+      `"${given}" is an address (${scheme}), not a file: gguf: runs a GGUF file on this machine, and Lathe downloads no model. Download the file first (into $LATHE_HOME/models, ~/.lathe/models by default, the model picker lists it), then write gguf:<the file's path>.`,
+    );
+  });
+
   const cases: [string, string][] = [
     ["/abs/model.gguf", "/abs/model.gguf"],
+    ["file:///abs/my%20model.gguf", "/abs/my model.gguf"],
+    ["C:/models/m.gguf", path.resolve("C:/models/m.gguf")],
     ["~/models/m.gguf", path.join(os.homedir(), "models/m.gguf")],
     ["models/m.gguf", path.resolve("models/m.gguf")],
   ];

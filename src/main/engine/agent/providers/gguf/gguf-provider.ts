@@ -1,5 +1,6 @@
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { ModelError } from "../../model-error.ts";
 import { GGUF_MODEL_TIMEOUTS } from "../../model-timeouts.ts";
 import type { ProviderDefinition } from "../../provider-registry.ts";
@@ -42,8 +43,22 @@ function beyondTraining(file: string, contextSize: number, trained: number): str
   return `LATHE_GGUF_CONTEXT_SIZE=${contextSize} is more than the ${trained} tokens ${file} was trained for: once the conversation grows past about ${trained} tokens, its answers may turn to nonsense. Set LATHE_GGUF_CONTEXT_SIZE to ${trained} or less, unless you know this model reaches further.`;
 }
 
-/** `~/x.gguf` under the home folder, a relative path against the current folder. */
+/** An address where a file belongs: a URL (`https://…`) or a Hugging Face reference (`hf:org/repo`). */
+const ADDRESS = /^(?:([a-z][a-z0-9+.-]+:)\/\/|(hf:|huggingface:))/i;
+
+/**
+ * `~/x.gguf` under the home folder, a relative path against the current folder, a `file://` URL
+ * as its path. Throws ModelError (`model_config`) for any other address: Lathe downloads no model.
+ */
 export function resolveGgufPath(model: string): string {
+  if (/^file:\/\//i.test(model)) return fileURLToPath(model);
+  const address = ADDRESS.exec(model);
+  if (address) {
+    throw new ModelError(
+      "model_config",
+      `"${model}" is an address (${(address[1] ?? address[2] ?? "").toLowerCase()}), not a file: gguf: runs a GGUF file on this machine, and Lathe downloads no model. Download the file first (into $LATHE_HOME/models, ~/.lathe/models by default, the model picker lists it), then write gguf:<the file's path>.`,
+    );
+  }
   const expanded = model === "~" || model.startsWith("~/") ? path.join(os.homedir(), model.slice(1)) : model;
   return path.resolve(expanded);
 }
@@ -73,7 +88,9 @@ export function ggufProvider(options: { runtime?: LlamaRuntime } = {}): Provider
         modelId: model,
       });
       return {
-        spec: { provider: "gguf", model },
+        // By its absolute path: a session records it, and a resume from another folder (or the
+        // app) resolves it again.
+        spec: { provider: "gguf", model: file },
         model: languageModel,
         supportsTools: true,
         ...(contextTokens !== undefined ? { contextTokens } : {}),

@@ -83,7 +83,11 @@ describe("parseToolReply", () => {
   if (!required) throw new Error("expected a plan");
 
   it("reads an answer", () => {
-    expect(parseToolReply('{"answer": "done"}\n\n', plan)).toEqual({ type: "answer", text: "done" });
+    expect(parseToolReply('{"answer": "done"}\n\n', plan)).toEqual({
+      type: "answer",
+      text: "done",
+      capped: false,
+    });
   });
 
   it("reads a tool call and drops the nulls written for omitted optional arguments", () => {
@@ -91,6 +95,7 @@ describe("parseToolReply", () => {
       type: "tool-call",
       toolName: "read",
       input: '{"path":"a.txt"}',
+      capped: false,
     });
   });
 
@@ -116,6 +121,59 @@ describe("parseToolReply", () => {
       type: "tool-call",
       toolName: "read",
       input: '{"path":"a.txt"}',
+      capped: false,
     });
+  });
+});
+
+describe("a reply the grammar cut at its string cap", () => {
+  // The grammar closes a string at the cap whatever the model meant to write: a file's content
+  // cut there would be written as it is, the rest lost without a word.
+  const write: LanguageModelV4FunctionTool = {
+    type: "function",
+    name: "write",
+    inputSchema: {
+      type: "object",
+      properties: { path: { type: "string" }, content: { type: "string" } },
+      required: ["path", "content"],
+    },
+  };
+  const plan = planToolReply([write, glob], undefined, { maxStringLength: 10, maxAnswerLength: 12 })!;
+
+  it.each<[string, boolean, unknown]>([
+    [
+      "a tool argument at the cap",
+      true,
+      { tool: "write", arguments: { path: "a.txt", content: "0123456789" } },
+    ],
+    [
+      "one nested in an array at the cap",
+      true,
+      { tool: "write", arguments: { path: "a", content: "x", extra: ["0123456789"] } },
+    ],
+    [
+      "a tool argument under the cap",
+      false,
+      { tool: "write", arguments: { path: "a.txt", content: "012345678" } },
+    ],
+    [
+      "characters beyond the BMP, counted once each",
+      false,
+      { tool: "write", arguments: { path: "a", content: "😀😀😀😀😀😀😀😀😀" } },
+    ],
+    ["an answer at its cap", true, { answer: "Hello there!" }],
+    ["an answer under its cap", false, { answer: "Hello there" }],
+  ])("%s: capped is %s", (_what, capped, reply) => {
+    expect(parseToolReply(JSON.stringify(reply), plan)).toMatchObject({ capped });
+  });
+
+  it("does not count a schema's own smaller maxLength as the cap", () => {
+    const wide = planToolReply([glob], undefined, { maxStringLength: 10, maxAnswerLength: 12 })!;
+    expect(parseToolReply('{"tool": "glob", "arguments": {"pattern": "0123456789"}}', wide)).toMatchObject({
+      capped: true,
+    });
+    const narrow = planToolReply([glob], undefined, { maxStringLength: 100, maxAnswerLength: 12 })!;
+    const atSchemaLimit = JSON.stringify({ tool: "glob", arguments: { pattern: "x".repeat(20) } });
+    expect(parseToolReply(atSchemaLimit, narrow)).toMatchObject({ capped: false });
   });
 });

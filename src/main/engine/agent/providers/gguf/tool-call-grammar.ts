@@ -16,6 +16,8 @@ export interface ToolReplyPlan {
   allowsAnswer: boolean;
   /** What the system prompt tells the model about the tools and the reply format. */
   instructions: string;
+  /** The caps the grammar puts on strings, in characters. */
+  limits: ToolReplyLimits;
 }
 
 interface ToolReplyLimits extends GbnfSchemaLimits {
@@ -23,14 +25,37 @@ interface ToolReplyLimits extends GbnfSchemaLimits {
   maxAnswerLength: number;
 }
 
-type ToolReply =
+/**
+ * The raw finish reason of a reply whose string the grammar closed at its cap (the step ends as
+ * at a length limit; the run tells the model which limit).
+ */
+export const GGUF_STRING_CAP = "maxStringLength";
+
+type ToolReply = (
   | { type: "answer"; text: string }
   | {
       type: "tool-call";
       toolName: string;
       /** The arguments as the tool's schema wants them, JSON-encoded. */
       input: string;
-    };
+    }
+) & {
+  /**
+   * Whether a string of the reply reached the grammar's cap (`maxAnswerLength` for the answer,
+   * `maxStringLength` in the arguments): the grammar closed it there, whatever the model meant
+   * to write, so it is most likely cut short.
+   */
+  capped: boolean;
+};
+
+/** Whether any string in `value` has `cap` characters or more (counted as the grammar counts them). */
+function reachesCap(value: unknown, cap: number): boolean {
+  if (typeof value === "string") return value.length >= cap && [...value].length >= cap;
+  if (Array.isArray(value)) return value.some((item) => reachesCap(item, cap));
+  if (typeof value === "object" && value !== null)
+    return Object.values(value).some((item) => reachesCap(item, cap));
+  return false;
+}
 
 function describeTool(tool: LanguageModelV4FunctionTool): string {
   const { $schema: _ignored, ...schema } = tool.inputSchema as Record<string, unknown>;
@@ -89,6 +114,7 @@ export function planToolReply(
     tools: offered,
     allowsAnswer,
     instructions: instructionsFor(offered, allowsAnswer),
+    limits,
   };
 }
 
@@ -110,10 +136,17 @@ export function parseToolReply(text: string, plan: ToolReplyPlan): ToolReply | u
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
   const reply = value as Record<string, unknown>;
-  if (plan.allowsAnswer && typeof reply["answer"] === "string")
-    return { type: "answer", text: reply["answer"] };
+  if (plan.allowsAnswer && typeof reply["answer"] === "string") {
+    const text = reply["answer"];
+    return { type: "answer", text, capped: reachesCap(text, plan.limits.maxAnswerLength) };
+  }
   const tool = plan.tools.find((candidate) => candidate.name === reply["tool"]);
   if (!tool || typeof reply["arguments"] !== "object" || reply["arguments"] === null) return undefined;
   const input = dropOmittedNulls(reply["arguments"], tool.inputSchema);
-  return { type: "tool-call", toolName: tool.name, input: JSON.stringify(input) };
+  return {
+    type: "tool-call",
+    toolName: tool.name,
+    input: JSON.stringify(input),
+    capped: reachesCap(input, plan.limits.maxStringLength),
+  };
 }
