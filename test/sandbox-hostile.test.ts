@@ -615,6 +615,76 @@ describe("sandbox off (settings): fail closed, say so once", () => {
     },
   );
 
+  // A folder handed over with its own .git (an archive, a shared drive): git runs what that
+  // repository's configuration names even for a command that reads only. Unconfined, that must
+  // not happen unasked.
+  const handedRows: Array<[string, string, (dir: string, marker: string) => void]> = [
+    [
+      "git status, core.fsmonitor",
+      "git -C handed1 status --short",
+      (dir, marker) => execFileSync("git", ["-C", dir, "config", "core.fsmonitor", `touch ${marker}; false`]),
+    ],
+    [
+      "git log, core.pager (bash runs on a terminal)",
+      "cd handed2 && git log -1",
+      (dir, marker) => execFileSync("git", ["-C", dir, "config", "core.pager", `touch ${marker}; cat`]),
+    ],
+    [
+      "git status, a post-index-change hook",
+      "git -C handed3 status",
+      (dir, marker) => {
+        const hook = path.join(dir, ".git/hooks/post-index-change");
+        execFileSync("bash", [
+          "-c",
+          `printf '#!/bin/sh\ntouch ${marker}\n' > ${q(hook)} && chmod +x ${q(hook)}`,
+        ]);
+      },
+    ],
+  ];
+  it.each(handedRows)("%s in a repository handed over is not run unasked", async (_name, command, plant) => {
+    const name = /handed\d/.exec(command)?.[0] as string;
+    const control = await layout("lathe-control-");
+    try {
+      // Positive control: in a terminal, the same command runs what the repository names.
+      const dir = path.join(control.root, name);
+      await mkdir(dir);
+      execFileSync("bash", [
+        "-c",
+        `cd ${q(dir)} && echo x > f && git init -q && git add f && git -c user.name=t -c user.email=t@t commit -qm x`,
+      ]);
+      const marker = path.join(control.outside, "ran");
+      plant(dir, marker);
+      spawnSync("script", ["-qec", command, "/dev/null"], {
+        cwd: control.root,
+        stdio: "ignore",
+        timeout: 10_000,
+      });
+      expect(existsSync(marker), `control: ${command} did not run it`).toBe(true);
+    } finally {
+      await rm(control.base, { recursive: true, force: true });
+    }
+    const dir = path.join(w.root, name);
+    await mkdir(dir);
+    execFileSync("bash", [
+      "-c",
+      `cd ${q(dir)} && echo x > f && git init -q && git add f && git -c user.name=t -c user.email=t@t commit -qm x`,
+    ]);
+    const marker = path.join(w.outside, `ran-${name}`);
+    plant(dir, marker);
+    const envelope = await w.session.call("bash", { command });
+    expect(envelope.type).toBe("error");
+    expect(text(envelope)).toMatch(/git there runs programs its repository names/);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it("a read-only git command in a repository that names no program still runs unasked", async () => {
+    const dir = path.join(w.root, "plain");
+    await mkdir(dir);
+    execFileSync("bash", ["-c", `cd ${q(dir)} && git init -q && git config user.name someone`]);
+    const envelope = await w.session.call("bash", { command: "git -C plain status --short" });
+    expect(envelope.type, text(envelope)).toBe("output");
+  });
+
   it("a plugin's command is refused headless, with the reason", async () => {
     const envelope = await w.session.call("shell_runner", {
       cmd: "touch",

@@ -24,6 +24,7 @@ import { explainVerdict, stricterVerdict, type RuleVerdict, type Ruleset, type S
 import { matchesShellRequirement } from "./shell-requirements.ts";
 import type { ShellRunRequirement } from "../tools/requirement-set.ts";
 import { runWatchdog, type WatchdogCheck } from "./watchdog.ts";
+import { repositoryPrograms } from "./repository-programs.ts";
 
 /** Everything one session's policy decisions need. */
 export interface PolicyContext {
@@ -252,15 +253,22 @@ async function resolvePlan(
   return cwd ? { accesses, cwd } : { accesses };
 }
 
+/** Why a read-only command's git may run programs its repository names (repository-programs.ts). */
+function gitRunsPrograms(plan: CallPlan, base: string): string | undefined {
+  const commands = plan.accesses.flatMap((a) => (a.capability === "shell.run" ? [a.command] : []));
+  return repositoryPrograms(commands, base);
+}
+
 /**
  * Why a call needs a person because the OS sandbox is not there to hold what it starts: a bash
  * command that is not provably read-only, or any command a plugin starts. Undefined when the
  * sandbox is active or the call starts nothing that could change anything.
  */
-function unconfinedReason(sandbox: SandboxStatus, plan: CallPlan): string | undefined {
+function unconfinedReason(sandbox: SandboxStatus, plan: CallPlan, base: string): string | undefined {
   if (sandbox.active) return undefined;
+  const notReadOnly = plan.startsProcess ? (plan.notReadOnly ?? gitRunsPrograms(plan, base)) : undefined;
   const why = plan.startsProcess
-    ? plan.notReadOnly && `this command is not provably read-only (${plan.notReadOnly})`
+    ? notReadOnly && `this command is not provably read-only (${notReadOnly})`
     : plan.accesses.some((a) => a.capability === "shell.run")
       ? "it starts a command for a plugin"
       : undefined;
@@ -470,7 +478,7 @@ export async function decideCall(
     };
   }
   if (watchdog.decision === "ask") hardAsk.push(...watchdog.reasons);
-  const unconfined = unconfinedReason(ctx.sandbox, plan);
+  const unconfined = unconfinedReason(ctx.sandbox, plan, resolved.cwd?.absolute ?? call.fs.root);
   if (unconfined !== undefined) hardAsk.push(unconfined);
 
   // Ungated tools (those that only read) run unasked by default, but not past a rule that asks.

@@ -20,8 +20,8 @@ import { isWithin } from "../capability/canonical-path.ts";
 import { walkWorkspace } from "../capability/workspace-walker.ts";
 import { errorMessage } from "../errors/error-message.ts";
 import { fileIdentity } from "./file-identity.ts";
-import { readGitConfig, writeGitConfig, type GitSetting } from "./git-config-file.ts";
-import { isInertGitSetting } from "./inert-git-config.ts";
+import { readGitConfig, writeGitConfig, type GitSetting } from "../git/git-config-file.ts";
+import { isInertGitSetting } from "../git/inert-git-config.ts";
 
 /** The files of a git folder that decide what git runs (the hooks apart). */
 const CONFIG_FILES = ["config", "config.worktree"] as const;

@@ -1,8 +1,10 @@
-// Which settings in a repository's own git config run nothing, so a confined process may leave
-// them in a repository it made or changed (planted-repos.ts). Everything else is taken out: git
+// Which settings in a repository's own git config run nothing: a confined process may leave them
+// in a repository it made or changed (sandbox/planted-repos.ts), and a read-only git command may
+// run unconfined in a repository that has only them (policy/repository-programs.ts). Git
 // has dozens of settings that name a program (`core.fsmonitor`, `core.pager`, `diff.*.textconv`,
 // `filter.*.process`, `!` aliases, `include.path` pulling in another file of them…) and new ones
-// come with new versions, so the list says what is known to be harmless, not what is dangerous.
+// come with new versions, so the list says what is known to be harmless, not what is dangerous;
+// everything else counts as running a program.
 
 /** `section.variable` settings (lower case, as `git config --list` gives them) that run nothing. */
 const PLAIN = new Set([
