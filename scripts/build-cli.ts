@@ -208,8 +208,25 @@ const SHARED_MODULES = new Set(
     "src/main/engine/temp/owned-temp-dir.ts",
     "src/main/engine/temp/temp-folder-name.ts",
     "src/main/engine/temp/process-start.ts",
+    // The spawner's sandbox side (spawner-confine.ts) finds a program's path as the engine does,
+    // and walks the workspace for the git repositories a command planted (planted-repos.ts):
+    // without these here, its first confined command loaded the whole engine chunk.
+    "src/main/engine/sandbox/program-path.ts",
+    "src/main/engine/capability/workspace-walker.ts",
+    "src/main/engine/capability/canonical-path.ts",
+    "src/main/engine/capability/folder-listings.ts",
+    "src/main/engine/capability/path-limits.ts",
+    "src/main/engine/git/git-config-file.ts",
+    "src/main/engine/git/inert-git-config.ts",
   ].map((file) => path.join(ROOT, file)),
 );
+/** The gitignore matcher the workspace walk uses, in the shared chunk with it. */
+const IGNORE = /[\\/]node_modules[\\/]ignore[\\/]/;
+
+/** Whether a module goes into the "shared" chunk (see the chunk groups below). */
+function isShared(id: string): boolean {
+  return ZOD.test(id) || IGNORE.test(id) || SHARED_MODULES.has(path.resolve(id));
+}
 
 /**
  * Which modules go into the one `engine` chunk: everything the engine's door (index.ts) imports
@@ -237,7 +254,8 @@ function engineChunk(entries: readonly string[]): { plugin: RolldownPlugin; has:
         return seen;
       };
       const elsewhere = new Set(entries.flatMap((entry) => [...reach(entry)]));
-      for (const id of reach(ENGINE_DOOR)) if (!elsewhere.has(id) && !isExternal(id)) members.add(id);
+      for (const id of reach(ENGINE_DOOR))
+        if (!elsewhere.has(id) && !isExternal(id) && !isShared(id)) members.add(id);
     },
   };
   return { plugin, has: (id) => members.has(id) };
@@ -305,9 +323,10 @@ export async function buildCli(
           // What the engine and the spawner's child both load cannot sit in the engine chunk:
           // zod (their protocol), the sidecar files' naming (partial-file.ts, for the pty output
           // the spawner writes), finding a program on PATH (program-lookup.ts, for MCP servers)
-          // errorMessage and processExists, and the owned temp folders, together in one chunk, so a
-          // start loads one file for them.
-          { name: "shared", test: (id) => ZOD.test(id) || SHARED_MODULES.has(path.resolve(id)) },
+          // errorMessage and processExists, the owned temp folders, and what the spawner's sandbox
+          // side uses (program paths, the workspace walk, git configs), together in one chunk, so
+          // a start loads one file for them and the spawner never loads the engine's.
+          { name: "shared", test: isShared },
         ],
       },
     },
