@@ -173,6 +173,31 @@ describe("repositories a command plants below the workspace", () => {
     expect(config).not.toContain("vim-of-the-model");
   });
 
+  it("leaves a repository a person cloned between two commands that the next one works in", async () => {
+    const w = workspace();
+    await (await watchRepos(w.root)).disarm(); // an earlier command: the list of repositories is known
+    // The person, in a terminal: a repository with its own hooks path (as husky sets it).
+    sh(w.root, "git init -q lib && git -C lib config core.hooksPath .husky && echo x > lib/f");
+    await sleep(150);
+    const watch = await watchRepos(w.root);
+    sh(w.root, "git -C lib status --short >/dev/null && git -C lib add f && echo y > lib/src.txt"); // the command
+    expect(await watch.disarm()).toBe("");
+    expect(readFileSync(path.join(w.root, "lib/.git/config"), "utf8")).toContain("hooksPath = .husky");
+  });
+
+  it("catches a .git moved into a folder that was there before", async () => {
+    const w = workspace();
+    const outside = tempDir();
+    sh(w.root, "mkdir app && echo x > app/f");
+    sh(outside, `git init -q prep && git -C prep config core.fsmonitor '${w.fsmonitor}'`);
+    await (await watchRepos(w.root)).disarm();
+    await sleep(150);
+    const watch = await watchRepos(w.root);
+    sh(w.root, `mv ${outside}/prep/.git app/.git`);
+    expect(await watch.disarm()).toContain("took core.fsmonitor out of app/.git/config");
+    expect(gitStatusRunsCode(path.join(w.root, "app"), w.marker)).toBe(false);
+  });
+
   it("catches a later command writing into a folder a .git file sends git to", async () => {
     const w = workspace();
     sh(w.root, "mkdir -p meta && git init -q --separate-git-dir=$PWD/meta/store sub");

@@ -42,8 +42,11 @@ interface GitEntryState {
 /** The `.git` entries below one workspace root, by absolute path. */
 type Snapshot = Map<string, GitEntryState>;
 
-/** Files looked at before the check gives up (a walk of the whole workspace runs after each command). */
-const MAX_FILES = 200_000;
+/**
+ * Files walked before the look gives up: the workspace is walked before and after each command
+ * (as many as the checkpoints' scan takes).
+ */
+const MAX_FILES = 50_000;
 /**
  * How far before a command's start a change still counts as the command's: the kernel stamps
  * change times from a coarse clock that may lag the one read at the start by a tick.
@@ -138,9 +141,9 @@ class Disarm {
 
   /**
    * Take out of a git folder what the command added that runs a program. `before` is the folder
-   * as the command started: "new" when the command made it (or moved it here, or pointed a `.git` at it),
-   * when everything in it is the command's; "unseen" when it appeared between two commands, when
-   * what changed during this one (by its change time) is.
+   * as the command started: "new" when the command made it (or moved it here, or pointed a `.git`
+   * at it), when everything in it is the command's; "unseen" for a folder a `.git` file sends git
+   * to that was not read before, when what changed during the command (by its change time) is.
    */
   gitDir(gitDir: string, before: GitEntryState | "new" | "unseen", hops = 0): void {
     if (this.seen.has(gitDir)) return;
@@ -278,21 +281,17 @@ function snapshotOf(entries: readonly string[]): Snapshot {
   return new Map(entries.map((dotGit) => [dotGit, capture(dotGit)]));
 }
 
-/** Look at one `.git` below the root after a command, as it was before (`known`, if it was there). */
-function look(disarm: Disarm, dotGit: string, known: GitEntryState | undefined, since: number): void {
+/** Look at one `.git` below the root after a command, as it was before it (`known`, if it was there). */
+function look(disarm: Disarm, dotGit: string, known: GitEntryState | undefined): void {
   const stat = statOf(dotGit);
   if (!stat) return;
-  const touched = stat.ctimeMs >= since;
-  const moved = known !== undefined && known.id !== fileIdentity(dotGit);
-  if (stat.isDirectory()) {
-    disarm.gitDir(dotGit, touched && (moved || !known) ? "new" : (known ?? "unseen"));
-  } else {
-    disarm.pointer(dotGit, stat, touched && (!known || moved || known.pointer !== capture(dotGit).pointer));
-  }
+  // Not there before, or another one now (made, or moved in): all of it is the command's.
+  const replaced = known === undefined || known.id !== fileIdentity(dotGit);
+  if (stat.isDirectory()) disarm.gitDir(dotGit, replaced ? "new" : known);
+  else disarm.pointer(dotGit, stat, replaced || known.pointer !== capture(dotGit).pointer);
 }
 
-/** What was last seen below each root, and the look in progress there (one at a time per root). */
-const snapshots = new Map<string, Snapshot>();
+/** The look in progress below each root (one at a time per root: both may change the same files). */
 const turns = new Map<string, Promise<unknown>>();
 
 function inTurn<T>(root: string, work: () => Promise<T>): Promise<T> {
@@ -303,6 +302,9 @@ function inTurn<T>(root: string, work: () => Promise<T>): Promise<T> {
   );
   return run;
 }
+
+/** Roots whose size was said to be past the look's limit, by this process (said once each). */
+const toldTooLarge = new Set<string>();
 
 /** A command's watch over the repositories below its workspace. */
 export interface RepoWatch {
@@ -315,49 +317,51 @@ function notice(notes: readonly string[]): string {
   return `\n[Lathe ${notes.join("; ")}. Git runs such settings and hooks outside the sandbox, for whoever works in that repository next (an editor does on its own), so a command cannot add them. A person can add them outside the agent.]\n`;
 }
 
+/** Why the look could not be made, for the command's output ("" when it was said before). */
+function unlooked(root: string, err: unknown): string {
+  if (err instanceof TooManyFiles) {
+    if (toldTooLarge.has(root)) return "";
+    toldTooLarge.add(root);
+  }
+  const why =
+    err instanceof TooManyFiles
+      ? `the workspace has more than ${MAX_FILES} files outside .gitignore, too many to walk after every command (said once)`
+      : errorMessage(err);
+  return `\n[Lathe could not look for git repositories the command made or changed in the workspace (${why}): check any new .git folder's config and hooks before running git there.]\n`;
+}
+
 /**
  * Start watching the repositories below a (canonical) workspace root for one command: call just
- * before it starts. The first command in a root walks the workspace for them now; later ones
- * take where the previous one found them after it, and read those as they are now (a repository
- * made meanwhile is found after the command, and only what changed during it is counted its own).
+ * before it starts. The `.git` entries there are found and read now, so that after the command
+ * what differs is what it did (or what was done beside it while it ran).
  */
 export async function watchRepos(root: string): Promise<RepoWatch> {
   const since = Date.now() - CLOCK_SLACK_MS;
-  // This command's own view of the repositories known so far, as they are now.
-  const before = await inTurn(root, async () => {
-    const known = snapshots.get(root);
-    if (known) return snapshotOf([...known.keys()].filter((dotGit) => statOf(dotGit) !== undefined));
-    try {
-      const found = snapshotOf(await gitEntries(root));
-      snapshots.set(root, found);
-      return found;
-    } catch {
-      return undefined; // looked at again after the command, where a failure is said
-    }
-  });
+  let before: Snapshot | undefined;
+  let failure: unknown;
+  try {
+    before = snapshotOf(await gitEntries(root));
+  } catch (err) {
+    failure = err;
+  }
   return {
     disarm: () =>
       inTurn(root, async () => {
+        // Without the repositories as they were, everything would look planted: nothing is touched.
+        if (before === undefined) return unlooked(root, failure);
         let entries: string[];
         try {
           entries = await gitEntries(root);
         } catch (err) {
-          snapshots.delete(root);
-          const why =
-            err instanceof TooManyFiles
-              ? `the workspace has more than ${MAX_FILES} files (outside .gitignore)`
-              : errorMessage(err);
-          return `\n[Lathe could not look for git repositories the command made or changed in the workspace (${why}): check any new .git folder's config and hooks before running git there.]\n`;
+          return unlooked(root, err);
         }
         const disarm = new Disarm(root, since);
         try {
-          for (const dotGit of entries) look(disarm, dotGit, before?.get(dotGit), since);
+          for (const dotGit of entries) look(disarm, dotGit, before.get(dotGit));
         } catch (err) {
-          snapshots.delete(root);
           const done = disarm.notes.length > 0 ? ` after it ${disarm.notes.join("; ")}` : "";
           return `\n[Lathe could not finish making inert the git repositories the command made or changed in the workspace (${errorMessage(err)})${done}: check any new .git folder's config and hooks before running git there.]\n`;
         }
-        snapshots.set(root, snapshotOf(entries));
         return notice(disarm.notes);
       }),
   };
