@@ -7,7 +7,7 @@
 // (3) throughput through the pty into the sidecar, against reading the same command's pipe.
 // (4) the process spawner's resident memory during a confined bash call of the CLI bundle, beside
 // a bare Node process's. (5) the look for git repositories a command planted (planted-repos.ts),
-// which runs after every confined command, in a workspace holding a copy of the project's own
+// which runs before and after every confined command, in a workspace holding a copy of the project's own
 // src/ and test/, beside a whole confined `true` call there.
 // Run alone with `node bench/bash.bench.ts`.
 import { spawn, spawnSync } from "node:child_process";
@@ -176,10 +176,12 @@ if (engine.sandboxStatus.active) {
     await (await watchRepos(copy)).disarm();
     looks.push(performance.now() - t1);
   }
-  heading(`the look for planted git repositories after a confined command (a workspace of ${files} files)`);
+  heading(
+    `the look for planted git repositories before and after a confined command (a workspace of ${files} files)`,
+  );
   compare({
     what: "median of 20",
-    ours: { label: "the look (walk and read of each .git)", value: median(looks), unit: "ms" },
+    ours: { label: "the look (two walks, and a read of each .git)", value: median(looks), unit: "ms" },
     theirs: { label: "a whole confined `true` call there", value: median(calls), unit: "ms" },
   });
   await copyEngine.close();
