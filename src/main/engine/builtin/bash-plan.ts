@@ -2,6 +2,7 @@ import type { CallPlan, MentionedPath, PlannedAccess } from "../tools/call-plan.
 import { commandEffects } from "../policy/shell/command-effects.ts";
 import { pathsIn } from "../policy/shell/directory-tracking.ts";
 import { provablyReadOnly } from "../policy/shell/read-only-command.ts";
+import { isPlainGlob, pathOfWord as pathOf } from "../policy/shell/seen-path.ts";
 import { expandTilde } from "../policy/shell/tilde-path.ts";
 import {
   analyzeShell,
@@ -21,16 +22,6 @@ const STREAMS = new Set([
   "/dev/fd/1",
   "/dev/fd/2",
 ]);
-
-/** A word naming a path: its literal value, `~/…` as the shell will expand it, or undefined when dynamic. */
-function pathOf(word: ShellWord): string | undefined {
-  if (word.literal) return word.text;
-  if (word.text === "~" || /^~\/[^$`*?[{\\'"]*$/.test(word.text)) return word.text;
-  return undefined;
-}
-
-/** An unquoted word the shell expands as a glob, and nothing else (no variables, quotes or braces). */
-const PLAIN_GLOB = /^[^$`"'\\{}()<>|;&\s]*[*?[][^$`"'\\{}()<>|;&\s]*$/;
 
 /** A URL is not a path (`file://` ones are read as the path they name). */
 const URL_SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
@@ -58,13 +49,15 @@ function namedFiles(word: string): string[] {
 function mentionsOf(c: SimpleCommand): MentionedPath[] {
   const out: MentionedPath[] = [];
   for (const word of c.args) {
-    const glob = !word.literal && PLAIN_GLOB.test(word.text);
+    const glob = isPlainGlob(word);
     if (!word.literal && !glob && pathOf(word) === undefined) continue;
     for (const text of namedFiles(word.literal ? word.text : (pathOf(word) ?? word.text))) {
       const expanded = expandTilde(text);
       const relative = !expanded.startsWith("/");
       if (relative && c.runsIn?.unknown !== undefined) continue;
-      for (const p of relative ? pathsIn(c.runsIn, expanded) : [expanded]) out.push({ text: p, glob });
+      // After `cd ~`, `.ssh/x` is `~/.ssh/x`: the home folder is expanded once joined.
+      for (const p of relative ? pathsIn(c.runsIn, expanded) : [expanded])
+        out.push({ text: expandTilde(p), glob });
     }
   }
   return out;
