@@ -1,5 +1,6 @@
 import path from "node:path";
 import { READ_ONLY_COMMANDS } from "./read-only-commands.ts";
+import { unseenReadReason } from "./read-only-paths.ts";
 import type { ShellAnalysis, SimpleCommand } from "./shell-types.ts";
 import { shown } from "./shown-text.ts";
 
@@ -47,6 +48,11 @@ export function provablyReadOnly(analysis: ShellAnalysis): string | undefined {
   }
   for (const command of analysis.commands) {
     const reason = commandReason(command);
+    if (reason !== undefined) return reason;
+  }
+  // Every command is a known reader: now what each reads must be seen.
+  for (const command of analysis.commands) {
+    const reason = unseenReadReason(programOf(command) as string, command);
     if (reason !== undefined) return reason;
   }
   return undefined;

@@ -1,6 +1,6 @@
 import { mayBeOption } from "./command-options.ts";
 import { commandEffects } from "./command-effects.ts";
-import { parseGit } from "./git-command.ts";
+import { GIT_TEXT_VALUE_OPTIONS, parseGit } from "./git-command.ts";
 import { gitSubcommandEffects } from "./git-effects.ts";
 import type { ShellWord, SimpleCommand } from "./shell-types.ts";
 import { shown } from "./shown-text.ts";
@@ -148,11 +148,7 @@ const git: ReadOnlyCheck = (command) => {
     if (arg.literal && arg.text === "--") break;
     if (arg.literal || !mayBeOption(arg)) continue;
     const before = parsed.args[i - 1];
-    if (
-      before?.literal === true &&
-      /^(-m|--grep|--author|-S|-G|-e|--format|--pretty|-n|--since|--until)$/.test(before.text)
-    )
-      continue;
+    if (before?.literal === true && GIT_TEXT_VALUE_OPTIONS.test(before.text)) continue;
     return `git ${sub} is given ${shown(arg.text)}, which is only known when the shell runs and could be an option`;
   }
   return mixed === undefined ? undefined : gitMixed(sub, mixed, parsed.args);

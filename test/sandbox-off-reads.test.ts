@@ -1,0 +1,139 @@
+import { spawnSync } from "node:child_process";
+import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Engine } from "../src/main/engine/index.ts";
+import type { Session } from "../src/main/engine/session/session.ts";
+import type { Envelope } from "../src/main/engine/tools/envelope.ts";
+
+// With the OS sandbox off, a bash command the analysis proves read-only runs unasked and
+// unconfined. What it reads must then be what the sandbox would have let it read: not a path
+// under `sandbox.denyRead` (~/.ssh by default), however the command spells or reaches it, and
+// not another process's environment (Lathe's own holds the provider keys it withholds from
+// bash). Each row is first shown to print the secret under plain bash in the same layout (the
+// positive control); through Lathe, headless and in yolo mode with every bash command allowed,
+// it is refused and the secret is not in what comes back.
+
+const KEY = "PRIVATE-KEY-MATERIAL-7f3a";
+const ENV_VALUE = "provider-key-value-9c1e";
+const ENV_NAME = "LATHE_READS_TEST_API_KEY";
+
+interface Layout {
+  base: string;
+  ws: string;
+  home: string;
+  lh: string;
+}
+
+async function createLayout(): Promise<Layout> {
+  const base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-off-reads-")));
+  const l = {
+    base,
+    ws: path.join(base, "ws"),
+    home: path.join(base, "home"),
+    lh: path.join(base, "lh"),
+  };
+  for (const dir of [l.ws, path.join(l.home, ".ssh"), l.lh]) await mkdir(dir, { recursive: true });
+  await writeFile(path.join(l.home, ".ssh/id_ed25519"), `${KEY}\n`);
+  await writeFile(path.join(l.ws, "README.md"), "# hello\n");
+  // A file of names, as a model could write one in the workspace with the write tool.
+  await writeFile(path.join(l.ws, "names.txt"), `${path.join(l.home, ".ssh/id_ed25519")}\n`);
+  // A link a cloned repository could hold: a file in the workspace that is the key.
+  await mkdir(path.join(l.ws, "docs"));
+  await symlink(path.join(l.home, ".ssh/id_ed25519"), path.join(l.ws, "docs/key.txt"));
+  spawnSync("git", ["init", "-q", l.ws]);
+  return l;
+}
+
+/** Command lines that print the key or the key variable under plain bash (`$HOME` is the fake home). */
+const ROWS: string[] = [
+  // The key named in ways the policy's path check cannot see.
+  "cat $HOME/.ssh/id_ed25519",
+  'cat "${HOME}/.ssh/id_ed25519"',
+  "cat ~/'.ssh'/id_ed25519",
+  "x=~/.ssh/id_ed25519; cat $x",
+  "for f in ~/.ssh/*; do cat $f; done",
+  "bash -c 'cat $HOME/.ssh/id_ed25519'",
+  // The folder changed first.
+  "cd ~ && cat .ssh/id_ed25519",
+  "cd; cat .ssh/id_ed25519",
+  "pushd ~ > /dev/null; cat .ssh/id_ed25519",
+  "cd $HOME; cat .ssh/id_ed25519",
+  "sh -c 'cd; cat .ssh/id_ed25519'",
+  // Names read at run time.
+  "xargs cat < names.txt",
+  "xargs -a names.txt head",
+  "find docs -name '*.txt' -exec cat {} \\;",
+  "find docs | xargs grep -h PRIVATE",
+  // Whole folders holding the key.
+  "grep -r PRIVATE ~",
+  "grep -rh PRIVATE ~/",
+  "cd ~ && grep -rh PRIVATE",
+  "rg --hidden --no-ignore -N PRIVATE ~",
+  "grep -R PRIVATE docs",
+  // Another process's environment: this test's own, which Lathe's bash does not inherit.
+  `ps axeww | grep -o '${ENV_NAME}=[a-z0-9-]*'`,
+  `grep -aho '${ENV_NAME}=[a-z0-9-]*' /proc/*/environ`,
+];
+
+const leaked = (text: string): boolean => text.includes(KEY) || text.includes(ENV_VALUE);
+const text = (e: Envelope): string => (e.type === "error" ? e.error_text : JSON.stringify(e.data));
+const hasRg = spawnSync("sh", ["-c", "command -v rg"]).status === 0;
+const skipped = (row: string): boolean => row.startsWith("rg ") && !hasRg;
+
+describe("sandbox off: a read-only command reads nothing the sandbox would hide", () => {
+  let l: Layout;
+  let engine: Engine;
+  let session: Session;
+  let realHome: string | undefined;
+
+  beforeAll(async () => {
+    l = await createLayout();
+    realHome = process.env.HOME;
+    process.env.HOME = l.home;
+    process.env[ENV_NAME] = ENV_VALUE;
+    await writeFile(
+      path.join(l.lh, "settings.json"),
+      JSON.stringify({
+        permissions: [{ permission: "bash", pattern: "*", action: "allow" }],
+        sandbox: { enabled: false },
+      }),
+    );
+    engine = await Engine.create({ root: l.ws, latheHome: l.lh });
+    session = await engine.openSession({ mode: "yolo" });
+  });
+
+  afterAll(async () => {
+    await engine.close();
+    process.env.HOME = realHome;
+    delete process.env[ENV_NAME];
+    await rm(l.base, { recursive: true, force: true });
+  });
+
+  it.each(ROWS.map((row) => [row] as const))("%s", async (command) => {
+    if (skipped(command)) return;
+    // Positive control: plain bash, in the workspace, with the same home and environment.
+    const plain = spawnSync("/bin/bash", ["-c", command], {
+      cwd: l.ws,
+      env: { ...process.env, HOME: l.home, [ENV_NAME]: ENV_VALUE },
+      encoding: "utf8",
+    });
+    expect(leaked(plain.stdout), `plain bash did not print the secret: ${plain.stderr}`).toBe(true);
+
+    const envelope = await session.call("bash", { command, timeout_ms: 20_000 });
+    expect(leaked(text(envelope)), `Lathe let it print the secret: ${text(envelope)}`).toBe(false);
+    expect(envelope.type, text(envelope)).toBe("error");
+    expect(text(envelope)).toMatch(
+      /needs approval and this host cannot ask anyone.*not provably read-only|commands may not read: ~\/\.ssh/,
+    );
+  });
+
+  it.each(["cat README.md", "grep -rn hello .", "ps -e -o pid,comm", "cat /proc/self/status"])(
+    "the read-only %s still runs",
+    async (command) => {
+      const envelope = await session.call("bash", { command });
+      expect(envelope.type, text(envelope)).toBe("output");
+    },
+  );
+});
