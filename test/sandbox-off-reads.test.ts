@@ -5,6 +5,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Engine } from "../src/main/engine/index.ts";
 import type { Session } from "../src/main/engine/session/session.ts";
+import { MAX_ENTRIES_SEEN } from "../src/main/engine/policy/mentioned-paths.ts";
 import type { Envelope } from "../src/main/engine/tools/envelope.ts";
 
 // With the OS sandbox off, a bash command the analysis proves read-only runs unasked and
@@ -42,6 +43,12 @@ async function createLayout(): Promise<Layout> {
   // A link a cloned repository could hold: a file in the workspace that is the key.
   await mkdir(path.join(l.ws, "docs"));
   await symlink(path.join(l.home, ".ssh/id_ed25519"), path.join(l.ws, "docs/key.txt"));
+  // More files than the globs of one call are expanded over (MAX_ENTRIES_SEEN).
+  await mkdir(path.join(l.ws, "many"));
+  for (let i = 0; i <= MAX_ENTRIES_SEEN; i += 1000)
+    await Promise.all(
+      Array.from({ length: 1000 }, (_, j) => writeFile(path.join(l.ws, "many", `f${i + j}`), "")),
+    );
   spawnSync("git", ["init", "-q", l.ws]);
   return l;
 }
@@ -72,6 +79,8 @@ const ROWS: string[] = [
   "cd ~ && grep -rh PRIVATE",
   "rg --hidden --no-ignore -N PRIVATE ~",
   "grep -R PRIVATE docs",
+  // A glob past what the policy expands, then the link.
+  "cat many/* docs/key.tx?",
   // Another process's environment: this test's own, which Lathe's bash does not inherit.
   `ps axeww | grep -o '${ENV_NAME}=[a-z0-9-]*'`,
   `grep -aho '${ENV_NAME}=[a-z0-9-]*' /proc/*/environ`,
@@ -125,7 +134,7 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide"
     expect(leaked(text(envelope)), `Lathe let it print the secret: ${text(envelope)}`).toBe(false);
     expect(envelope.type, text(envelope)).toBe("error");
     expect(text(envelope)).toMatch(
-      /needs approval and this host cannot ask anyone.*not provably read-only|commands may not read: ~\/\.ssh/,
+      /needs approval and this host cannot ask anyone.*not provably read-only|commands may not read: ~\/\.ssh|matches more files than Lathe checks/,
     );
   });
 

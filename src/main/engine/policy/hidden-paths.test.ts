@@ -6,6 +6,7 @@ import { planBashCommand } from "../builtin/bash-plan.ts";
 import { HiddenPathSet } from "../sandbox/hidden-path-set.ts";
 import type { ResolvedPlan } from "../tools/call-plan.ts";
 import { hiddenPathNamed } from "./hidden-paths.ts";
+import { MAX_ENTRIES_SEEN } from "./mentioned-paths.ts";
 
 let base: string;
 let ws: string;
@@ -28,6 +29,12 @@ beforeAll(async () => {
   await symlink(path.join(secrets, "key"), path.join(ws, "innocent.txt"));
   await mkdir(path.join(secrets, "inner"));
   await symlink(path.join(secrets, "inner"), path.join(ws, "link-dir"));
+  // More entries than the globs of one call may look at.
+  await mkdir(path.join(ws, "many"));
+  for (let i = 0; i <= MAX_ENTRIES_SEEN; i += 1000)
+    await Promise.all(
+      Array.from({ length: 1000 }, (_, j) => writeFile(path.join(ws, "many", `f${i + j}`), "")),
+    );
 });
 
 afterAll(() => rm(base, { recursive: true, force: true }));
@@ -78,6 +85,19 @@ describe("hiddenPathNamed: what a command names that the sandbox hides", () => {
     ["a public folder of $LATHE_HOME", "ls HOME/models"],
   ])("leaves %s alone", async (_what, command) => {
     expect(await check(command)).toBeUndefined();
+  });
+
+  // Past the budget a glob goes unexpanded: what it would have matched was never checked, and
+  // with no sandbox nothing else hides it (`cat many/* innocent.tx?` printed the key).
+  it.each([
+    ["a glob after one that used up what Lathe looks at", "cat many/* innocent.tx?"],
+    ["a glob that uses it up itself", "cat many/*/../../innocent.tx?"],
+  ])("refuses %s, saying it could not check", async (_what, command) => {
+    expect(await check(command)).toMatchObject({ cut: expect.stringContaining("many/*") });
+  });
+
+  it("does not count a glob that matched within the budget as cut", async () => {
+    expect(await check("wc -l no*.txt")).toBeUndefined();
   });
 
   it("looks only at plans that start a process", async () => {
