@@ -1,4 +1,5 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { createServer, type AddressInfo } from "node:net";
 import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -40,6 +41,7 @@ async function createLayout(): Promise<Layout> {
   await writeFile(path.join(l.ws, "README.md"), "# hello\n");
   // A file of names, as a model could write one in the workspace with the write tool.
   await writeFile(path.join(l.ws, "names.txt"), `${path.join(l.home, ".ssh/id_ed25519")}\n`);
+  await writeFile(path.join(l.ws, "names0"), `${path.join(l.home, ".ssh/id_ed25519")}\0`);
   // A link a cloned repository could hold: a file in the workspace that is the key.
   await mkdir(path.join(l.ws, "docs"));
   await symlink(path.join(l.home, ".ssh/id_ed25519"), path.join(l.ws, "docs/key.txt"));
@@ -71,6 +73,9 @@ const ROWS: string[] = [
   // Names read at run time.
   "xargs cat < names.txt",
   "xargs -a names.txt head",
+  "sort --files0-from=names0",
+  "sed '1r docs/key.txt' README.md",
+  'sed "1r $HOME/.ssh/id_ed25519" README.md',
   "find docs -name '*.txt' -exec cat {} \\;",
   "find docs | xargs grep -h PRIVATE",
   // Whole folders holding the key.
@@ -136,6 +141,32 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide"
     expect(text(envelope)).toMatch(
       /needs approval and this host cannot ask anyone.*not provably read-only|commands may not read: ~\/\.ssh|matches more files than Lathe checks/,
     );
+  });
+
+  it("does not reach the network unasked (git ls-remote)", async () => {
+    let connections = 0;
+    const server = createServer((socket) => {
+      connections++;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const command = `git ls-remote http://127.0.0.1:${(server.address() as AddressInfo).port}/r.git`;
+    try {
+      // Asynchronously: the server answers in this process.
+      await new Promise((resolve) =>
+        spawn("/bin/bash", ["-c", command], { cwd: l.ws, stdio: "ignore", timeout: 10_000 }).on(
+          "close",
+          resolve,
+        ),
+      );
+      expect(connections, "plain bash did not connect").toBeGreaterThan(0);
+      const before = connections;
+      const envelope = await session.call("bash", { command, timeout_ms: 10_000 });
+      expect(text(envelope)).toMatch(/not provably read-only.*over the network/);
+      expect(connections).toBe(before);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it.each(["cat README.md", "grep -rn hello .", "ps -e -o pid,comm", "cat /proc/self/status"])(

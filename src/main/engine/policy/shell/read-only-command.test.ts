@@ -76,6 +76,10 @@ const READ_ONLY = [
   "ps -e -o pid,comm",
   'grep -n -e "$PATTERN" README.md | head',
   "git grep -n foo",
+  "git remote show -n origin",
+  "sed -n '/start/,/end/p' f",
+  "sha256sum a b",
+  "od -An -tx1 -N4 /dev/urandom",
 ];
 
 /**
@@ -118,6 +122,24 @@ const READS_UNSEEN: [string, RegExp][] = [
   ["strings /proc/self/../1/environ", /belongs to another process/],
   ["cd /proc && cat 1/environ", /belongs to another process/],
   ["cat /proc/$PPID/environ", /only known when the shell runs/],
+  ["sort --files0-from=names0", /reads the names of the files it reads from another file/],
+  ["wc --files0-from names0", /reads the names of the files/],
+  ["sha256sum -c sums", /reads the names of the files/],
+  ["file -f names", /reads the names of the files/],
+  [
+    "sed '1r /home/u/.ssh/id_ed25519' README.md",
+    /the sed script reads "\/home\/u\/\.ssh\/id_ed25519" \(r, R\)/,
+  ],
+  ["sed -n 'R names' f", /the sed script reads "names"/],
+  ["cat /dev/sda", /reads the device "\/dev\/sda"/],
+  ["head -c 64 /dev/nvme0n1", /reads the device/],
+];
+
+/** Without a sandbox nothing reaches the network unasked. */
+const REACHES_NETWORK: [string, RegExp][] = [
+  ["git ls-remote https://example.com/r.git", /asks a remote repository over the network/],
+  ["git ls-remote origin", /over the network/],
+  ["git remote show origin", /asks each remote over the network/],
 ];
 
 /** Not provably read-only, each for a reason a person would recognise. */
@@ -173,6 +195,10 @@ describe("provablyReadOnly", () => {
   });
 
   it.each(READS_UNSEEN)("may read what only the sandbox would hide: %s", (command, reason) => {
+    expect(provablyReadOnly(analyzeShell(command))).toMatch(reason);
+  });
+
+  it.each(REACHES_NETWORK)("reaches the network: %s", (command, reason) => {
     expect(provablyReadOnly(analyzeShell(command))).toMatch(reason);
   });
 });

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { pathsIn } from "./directory-tracking.ts";
 import { GIT_TEXT_VALUE_OPTIONS } from "./git-command.ts";
+import { sedScriptReads } from "./sed-effects.ts";
 import { pathIsSeen, pathOfWord } from "./seen-path.ts";
 import type { SimpleCommand } from "./shell-types.ts";
 import { shown } from "./shown-text.ts";
@@ -61,6 +62,22 @@ const FOLLOWS_LINKS: Readonly<Record<string, RegExp>> = {
   rg: /^(-[A-Za-z]*L[A-Za-z]*|--follow)$/,
 };
 
+/** Options that make a program read the names of the files it reads from another file. */
+const NAMES_FROM_A_FILE: Readonly<Record<string, RegExp>> = {
+  sort: /^--files0-from(=|$)/,
+  wc: /^--files0-from(=|$)/,
+  du: /^--files0-from(=|$)/,
+  file: /^(-[A-Za-z]*f.*|--files-from(=.*)?)$/,
+  ...Object.fromEntries(
+    "md5sum sha1sum sha224sum sha256sum sha384sum sha512sum b2sum cksum"
+      .split(" ")
+      .map((name) => [name, /^(-[A-Za-z]*c[A-Za-z]*|--check)$/]),
+  ),
+};
+
+/** Devices any process may read that give nothing of the disk or of another process. */
+const PLAIN_DEVICES = /^\/dev\/(null|zero|full|random|urandom|stdin|stdout|stderr|tty|fd\/\d+)$/;
+
 /** Files of /proc that describe the machine or the reader itself, not another process. */
 const PROC_MACHINE =
   /^(self|thread-self|cpuinfo|meminfo|version|loadavg|uptime|stat|mounts|filesystems|partitions|swaps|devices|diskstats|vmstat|zoneinfo|interrupts|modules|cmdline|sys|net)$/;
@@ -100,7 +117,17 @@ export function unseenReadReason(program: string, command: SimpleCommand): strin
     for (const p of named.startsWith("/") ? [named] : pathsIn(command.runsIn, named)) {
       if (otherProcess(p))
         return `"${program}" reads ${shown(p)}, which belongs to another process (its environment and command line may hold the keys Lathe withholds from commands)`;
+      if (path.posix.normalize(p).startsWith("/dev/") && !PLAIN_DEVICES.test(path.posix.normalize(p)))
+        return `"${program}" reads the device ${shown(p)}, which may hold every file of the disk, hidden ones included`;
     }
+  }
+  const fromFile = literals.find((a) => NAMES_FROM_A_FILE[program]?.test(a));
+  if (fromFile !== undefined)
+    return `"${program} ${fromFile}" reads the names of the files it reads from another file, which Lathe cannot check against the hidden paths`;
+  if (program === "sed" || program === "gsed") {
+    const read = sedScriptReads(program, command.args)[0];
+    if (read !== undefined)
+      return `the sed script reads ${shown(read)} (r, R), a file named inside the script, which Lathe does not check against the hidden paths`;
   }
   if (program === "ps") {
     const env = literals.find((a) => !a.startsWith("-") && /^[A-Za-z]+$/.test(a) && a.includes("e"));
