@@ -201,4 +201,21 @@ describe("provablyReadOnly", () => {
   it.each(REACHES_NETWORK)("reaches the network: %s", (command, reason) => {
     expect(provablyReadOnly(analyzeShell(command))).toMatch(reason);
   });
+
+  // A relative PATH entry is looked in from the workspace, where the model can put a `cat`.
+  it.each([
+    ["cat README.md", "bin:/usr/bin:/bin", /PATH holds "bin", a folder relative to where the command runs/],
+    ["cat README.md", ":/usr/bin:/bin", /PATH holds "\(an empty entry\)"/],
+    ["ls", "./node_modules/.bin:/usr/bin:/bin", /"ls" may run a program from the workspace/],
+    ["echo x | xargs", ".:/usr/bin:/bin", /"echo" may run a program/],
+  ])("%s with PATH=%s may run a workspace program", (command, searchPath, reason) => {
+    expect(provablyReadOnly(analyzeShell(command), searchPath)).toMatch(reason);
+  });
+
+  it.each([
+    ["cat README.md", "/usr/bin:/bin:bin"],
+    ["echo hi; cd src; pwd", ".:/usr/bin:/bin"],
+  ])("%s with PATH=%s runs the system's program or a builtin", (command, searchPath) => {
+    expect(provablyReadOnly(analyzeShell(command), searchPath)).toBeUndefined();
+  });
 });

@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -10,7 +11,8 @@ import { MAX_ENTRIES_SEEN } from "../src/main/engine/policy/mentioned-paths.ts";
 import type { Envelope } from "../src/main/engine/tools/envelope.ts";
 
 // With the OS sandbox off, a bash command the analysis proves read-only runs unasked and
-// unconfined. What it reads must then be what the sandbox would have let it read: not a path
+// unconfined. It must then run the system's programs and reach no network, and what it reads
+// must be what the sandbox would have let it read: not a path
 // under `sandbox.denyRead` (~/.ssh by default), however the command spells or reaches it, and
 // not another process's environment (Lathe's own holds the provider keys it withholds from
 // bash). Each row is first shown to print the secret under plain bash in the same layout (the
@@ -96,7 +98,7 @@ const text = (e: Envelope): string => (e.type === "error" ? e.error_text : JSON.
 const hasRg = spawnSync("sh", ["-c", "command -v rg"]).status === 0;
 const skipped = (row: string): boolean => row.startsWith("rg ") && !hasRg;
 
-describe("sandbox off: a read-only command reads nothing the sandbox would hide", () => {
+describe("sandbox off: a read-only command reads nothing the sandbox would hide, and runs nothing else", () => {
   let l: Layout;
   let engine: Engine;
   let session: Session;
@@ -167,6 +169,26 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide"
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+
+  it("does not run a workspace program for a read-only name found through a relative PATH entry", async () => {
+    await mkdir(path.join(l.ws, "bin"), { recursive: true });
+    const marker = path.join(l.base, "ran-fake-cat");
+    await writeFile(path.join(l.ws, "bin/cat"), `#!/bin/sh\ntouch ${marker}\n`, { mode: 0o755 });
+    const searchPath = `bin:${process.env.PATH ?? ""}`;
+    spawnSync("/bin/bash", ["-c", "cat README.md"], { cwd: l.ws, env: { ...process.env, PATH: searchPath } });
+    expect(existsSync(marker), "plain bash did not run bin/cat").toBe(true);
+    await rm(marker);
+    const saved = process.env.PATH;
+    process.env.PATH = searchPath;
+    try {
+      const envelope = await session.call("bash", { command: "cat README.md" });
+      expect(text(envelope)).toMatch(/not provably read-only.*PATH holds "bin"/);
+    } finally {
+      process.env.PATH = saved;
+      await rm(path.join(l.ws, "bin"), { recursive: true });
+    }
+    expect(existsSync(marker)).toBe(false);
   });
 
   it.each(["cat README.md", "grep -rn hello .", "ps -e -o pid,comm", "cat /proc/self/status"])(
