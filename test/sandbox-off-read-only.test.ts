@@ -47,6 +47,8 @@ async function createLayout(): Promise<Layout> {
   // A link a cloned repository could hold: a file in the workspace that is the key.
   await mkdir(path.join(l.ws, "docs"));
   await symlink(path.join(l.home, ".ssh/id_ed25519"), path.join(l.ws, "docs/key.txt"));
+  // And one to the home folder, which holds ~/.ssh.
+  await symlink(l.home, path.join(l.ws, "homelink"));
   // More files than the globs of one call are expanded over (MAX_ENTRIES_SEEN).
   await mkdir(path.join(l.ws, "many"));
   for (let i = 0; i <= MAX_ENTRIES_SEEN; i += 1000)
@@ -86,6 +88,8 @@ const ROWS: string[] = [
   "cd ~ && grep -rh PRIVATE",
   "rg --hidden --no-ignore -N PRIVATE ~",
   "grep -R PRIVATE docs",
+  "grep -rh PRIVATE homelink",
+  "rg --hidden --no-ignore -N PRIVATE homelink/",
   // A glob past what the policy expands, then the link.
   "cat many/* docs/key.tx?",
   // Another process's environment: this test's own, which Lathe's bash does not inherit.
@@ -141,7 +145,7 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
     expect(leaked(text(envelope)), `Lathe let it print the secret: ${text(envelope)}`).toBe(false);
     expect(envelope.type, text(envelope)).toBe("error");
     expect(text(envelope)).toMatch(
-      /needs approval and this host cannot ask anyone.*not provably read-only|commands may not read: ~\/\.ssh|matches more files than Lathe checks/,
+      /needs approval and this host cannot ask anyone.*not provably read-only|commands may not read: ~\/\.ssh|matches more files than Lathe checks|reads the folder homelink\/? as a whole, and it is a link to/,
     );
   });
 

@@ -1,7 +1,9 @@
+import path from "node:path";
 import type { CallPlan, MentionedPath, PlannedAccess } from "../tools/call-plan.ts";
 import { commandEffects } from "../policy/shell/command-effects.ts";
 import { pathsIn } from "../policy/shell/directory-tracking.ts";
 import { provablyReadOnly } from "../policy/shell/read-only-command.ts";
+import { readsWholeFolders } from "../policy/shell/read-only-paths.ts";
 import { isPlainGlob, pathOfWord as pathOf } from "../policy/shell/seen-path.ts";
 import { expandTilde } from "../policy/shell/tilde-path.ts";
 import {
@@ -48,6 +50,11 @@ function namedFiles(word: string): string[] {
  */
 function mentionsOf(c: SimpleCommand): MentionedPath[] {
   const out: MentionedPath[] = [];
+  const program = path.posix.basename(c.name);
+  const recursive = readsWholeFolders(
+    program,
+    c.args.filter((a) => a.literal).map((a) => a.text),
+  );
   for (const word of c.args) {
     const glob = isPlainGlob(word);
     if (!word.literal && !glob && pathOf(word) === undefined) continue;
@@ -57,7 +64,7 @@ function mentionsOf(c: SimpleCommand): MentionedPath[] {
       if (relative && c.runsIn?.unknown !== undefined) continue;
       // After `cd ~`, `.ssh/x` is `~/.ssh/x`: the home folder is expanded once joined.
       for (const p of relative ? pathsIn(c.runsIn, expanded) : [expanded])
-        out.push({ text: expandTilde(p), glob });
+        out.push({ text: expandTilde(p), glob, ...(recursive ? { recursive } : {}) });
     }
   }
   return out;

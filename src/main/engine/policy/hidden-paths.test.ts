@@ -29,6 +29,9 @@ beforeAll(async () => {
   await symlink(path.join(secrets, "key"), path.join(ws, "innocent.txt"));
   await mkdir(path.join(secrets, "inner"));
   await symlink(path.join(secrets, "inner"), path.join(ws, "link-dir"));
+  await symlink(base, path.join(ws, "up-link"));
+  await mkdir(path.join(base, "plain"));
+  await symlink(path.join(base, "plain"), path.join(ws, "ok-link"));
   // More entries than the globs of one call may look at.
   await mkdir(path.join(ws, "many"));
   for (let i = 0; i <= MAX_ENTRIES_SEEN; i += 1000)
@@ -94,6 +97,23 @@ describe("hiddenPathNamed: what a command names that the sandbox hides", () => {
     ["a glob that uses it up itself", "cat many/*/../../innocent.tx?"],
   ])("refuses %s, saying it could not check", async (_what, command) => {
     expect(await check(command)).toMatchObject({ cut: expect.stringContaining("many/*") });
+  });
+
+  // grep -r follows a link it is given: a link to a folder holding a hidden one reads it.
+  it.each([
+    ["grep -r", "grep -r x up-link"],
+    ["rg", "rg x up-link/"],
+    ["grep -r after cd", "cd . && grep -rn x up-link"],
+  ])("refuses %s of a link to a folder holding hidden paths", async (_what, command) => {
+    expect(await check(command)).toMatchObject({ folder: expect.stringMatching(/up-link/) });
+  });
+
+  it.each([
+    ["a link read as one file", "cat up-link"],
+    ["a link to a folder with nothing hidden, read whole", "grep -r x ok-link"],
+    ["the workspace read whole", "grep -r x ."],
+  ])("leaves %s alone", async (_what, command) => {
+    expect(await check(command)).toBeUndefined();
   });
 
   it("does not count a glob that matched within the budget as cut", async () => {

@@ -9,7 +9,7 @@ import { mentionedPaths } from "./mentioned-paths.ts";
  * the command names when it is a hard link to the hidden file (`path`), or one that cannot be
  * checked (see HiddenPathSet.linkedHidden).
  */
-export type HiddenPathNamed = HiddenPath & { link?: string; cut?: string };
+export type HiddenPathNamed = HiddenPath & { link?: string; cut?: string; folder?: string };
 
 /**
  * The first path a command's plan names (its arguments, redirections and the files it writes)
@@ -50,6 +50,16 @@ export async function hiddenPathNamed(
   for (const p of named) {
     const found = hidden.find(p);
     if (found) return found;
+  }
+  // A folder read whole through a link (a workspace link to the home folder) holds what the link
+  // leads to: `grep -r x homelink` reads homelink/.ssh, which no path it names shows.
+  const from = hidden.canonical(base);
+  for (const m of mentions) {
+    if (!m.recursive || m.glob) continue;
+    const written = path.isAbsolute(m.text) ? m.text : `${from}/${m.text}`;
+    const canonical = hidden.canonical(written);
+    if (canonical !== path.resolve(written) && hidden.hidesBelow(canonical))
+      return { path: canonical, entry: canonical, hiddenBy: "denyRead", folder: m.text };
   }
   if (seen.cut !== undefined && !hidden.isEmpty)
     return { path: seen.cut, entry: seen.cut, hiddenBy: "denyRead", cut: seen.cut };

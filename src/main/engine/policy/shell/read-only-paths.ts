@@ -44,6 +44,11 @@ const RECURSIVE_READERS: Readonly<Record<string, (args: readonly string[]) => bo
   git: (args) => args.includes("--no-index"),
 };
 
+/** Whether `program` with these (literal) arguments reads whole folders it is given. */
+export function readsWholeFolders(program: string, args: readonly string[]): boolean {
+  return RECURSIVE_READERS[program]?.(args) === true;
+}
+
 function grepRecurses(args: readonly string[]): boolean {
   return args.some(
     (a) =>
@@ -61,6 +66,9 @@ const FOLLOWS_LINKS: Readonly<Record<string, RegExp>> = {
   zgrep: /^(-[A-Za-z]*R[A-Za-z]*|--dereference-recursive)$/,
   rg: /^(-[A-Za-z]*L[A-Za-z]*|--follow)$/,
 };
+
+/** Programs that follow links while they recurse unless told not to. */
+const FOLLOW_UNLESS: Readonly<Record<string, string>> = { diff: "--no-dereference" };
 
 /** Options that make a program read the names of the files it reads from another file. */
 const NAMES_FROM_A_FILE: Readonly<Record<string, RegExp>> = {
@@ -134,9 +142,13 @@ export function unseenReadReason(program: string, command: SimpleCommand): strin
     if (env !== undefined)
       return `"ps ${env}" shows the environment of other processes, which may hold the keys Lathe withholds from commands`;
   }
-  const recurses = RECURSIVE_READERS[program];
-  if (recurses?.(literals)) {
-    const follow = literals.find((a) => FOLLOWS_LINKS[program]?.test(a));
+  if (readsWholeFolders(program, literals)) {
+    const unless = FOLLOW_UNLESS[program];
+    const follow =
+      literals.find((a) => FOLLOWS_LINKS[program]?.test(a)) ??
+      (unless !== undefined && !literals.includes(unless)
+        ? literals.find((a) => a.startsWith("-"))
+        : undefined);
     if (follow !== undefined)
       return `"${program} ${follow}" follows every symbolic link it meets, into folders Lathe cannot check against the hidden paths`;
     const away = command.runsIn?.dirs.find((dir) => leavesTheFolder(dir));
