@@ -3,7 +3,7 @@ import type { CallPlan, MentionedPath, PlannedAccess } from "../tools/call-plan.
 import { commandEffects } from "../policy/shell/command-effects.ts";
 import { pathsIn } from "../policy/shell/directory-tracking.ts";
 import { provablyReadOnly } from "../policy/shell/read-only-command.ts";
-import { readsWholeFolders } from "../policy/shell/read-only-paths.ts";
+import { readsItsFolder, readsWholeFolders } from "../policy/shell/read-only-paths.ts";
 import { isPlainGlob, pathOfWord as pathOf } from "../policy/shell/seen-path.ts";
 import { expandTilde } from "../policy/shell/tilde-path.ts";
 import {
@@ -51,10 +51,11 @@ function namedFiles(word: string): string[] {
 function mentionsOf(c: SimpleCommand): MentionedPath[] {
   const out: MentionedPath[] = [];
   const program = path.posix.basename(c.name);
-  const recursive = readsWholeFolders(
-    program,
-    c.args.filter((a) => a.literal).map((a) => a.text),
-  );
+  const literals = c.args.filter((a) => a.literal).map((a) => a.text);
+  const recursive = readsWholeFolders(program, literals);
+  // A folder reader given no folder reads the one it runs in.
+  if (recursive && readsItsFolder(program, literals) && c.runsIn?.unknown === undefined)
+    for (const p of pathsIn(c.runsIn, ".")) out.push({ text: expandTilde(p), glob: false, recursive });
   for (const word of c.args) {
     const glob = isPlainGlob(word);
     if (!word.literal && !glob && pathOf(word) === undefined) continue;

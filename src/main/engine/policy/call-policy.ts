@@ -331,7 +331,9 @@ async function mentionDeny(
 /** Why a command naming a hidden path is refused, and what the user could change. */
 function hiddenReason(hidden: HiddenPathNamed, userSettingsFile: string): string {
   if (hidden.folder !== undefined)
-    return `the command reads the folder ${hidden.folder} as a whole, and it is a link to ${homeRelative(hidden.path)}, which holds paths no command may read (under "sandbox.denyRead" or Lathe's own data). Name the files or folders inside the workspace instead.`;
+    return hidden.path === hidden.folder
+      ? `the command reads the folder ${homeRelative(hidden.path)} as a whole, which holds paths no command may read (under "sandbox.denyRead" or Lathe's own data), and the OS sandbox is not there to hide them. Name the files or folders to read instead.`
+      : `the command reads the folder ${hidden.folder} as a whole, and it is a link to ${homeRelative(hidden.path)}, which holds paths no command may read (under "sandbox.denyRead" or Lathe's own data). Name the files or folders inside the workspace instead.`;
   if (hidden.cut !== undefined)
     return `the pattern ${hidden.cut} matches more files than Lathe checks (${MAX_ENTRIES_SEEN.toLocaleString("en-US")} entries looked at), so it cannot make sure none of them is a hidden path (such as ~/.ssh). Name the files or a narrower pattern.`;
   const named = homeRelative(hidden.path);
@@ -396,6 +398,7 @@ export async function decideCall(
     resolved,
     resolved.cwd?.absolute ?? call.fs.root,
     call.fs.hidden,
+    !ctx.sandbox.active,
   );
   if (hidden) {
     const reason = hiddenReason(hidden, ctx.config.userSettingsFile);

@@ -30,6 +30,7 @@ beforeAll(async () => {
   await mkdir(path.join(secrets, "inner"));
   await symlink(path.join(secrets, "inner"), path.join(ws, "link-dir"));
   await symlink(base, path.join(ws, "up-link"));
+  await mkdir(path.join(ws, "sub-dir/private"), { recursive: true });
   await mkdir(path.join(base, "plain"));
   await symlink(path.join(base, "plain"), path.join(ws, "ok-link"));
   // More entries than the globs of one call may look at.
@@ -114,6 +115,34 @@ describe("hiddenPathNamed: what a command names that the sandbox hides", () => {
     ["the workspace read whole", "grep -r x ."],
   ])("leaves %s alone", async (_what, command) => {
     expect(await check(command)).toBeUndefined();
+  });
+
+  // With no sandbox, what hides a folder inside the workspace is the policy alone.
+  const unconfined = (command: string, denyRead: string[]) => {
+    const { plan, resolved } = decided(command);
+    const set = HiddenPathSet.of({ denyRead, latheHome, readable: [], settingsFile: "settings.json" });
+    return hiddenPathNamed(plan, resolved, ws, set, true);
+  };
+  it.each([["grep -r x ."], ["grep -r x"], ["rg x"], ["cd sub-dir && grep -rn x"]])(
+    "refuses %s, unconfined, when the workspace holds a hidden folder",
+    async (command) => {
+      expect(await unconfined(command, [path.join(ws, "sub-dir/private")])).toMatchObject({
+        folder: expect.stringContaining(ws),
+      });
+      // With a sandbox it hides the folder itself: the command runs.
+      const { plan, resolved } = decided(command);
+      const set = HiddenPathSet.of({
+        denyRead: [path.join(ws, "sub-dir/private")],
+        latheHome,
+        readable: [],
+        settingsFile: "settings.json",
+      });
+      expect(await hiddenPathNamed(plan, resolved, ws, set)).toBeUndefined();
+    },
+  );
+
+  it("leaves a folder read whole alone, unconfined, when nothing below it is hidden", async () => {
+    expect(await unconfined("grep -r x sub-dir", [secrets])).toBeUndefined();
   });
 
   it("does not count a glob that matched within the budget as cut", async () => {

@@ -21,12 +21,15 @@ export type HiddenPathNamed = HiddenPath & { link?: string; cut?: string; folder
  * the capability check holds every other tool's paths to the same set (FsCapability). A glob
  * that matches more than Lathe looks at (MAX_ENTRIES_SEEN entries) is refused as `cut`: what it
  * was not expanded to was not checked, and with no sandbox nothing else would hide it.
+ * `unconfined` (no OS sandbox): a folder read whole (`grep -r x .`) that holds a hidden path is
+ * refused too, as nothing else would hide what is below it.
  */
 export async function hiddenPathNamed(
   plan: CallPlan,
   resolved: ResolvedPlan,
   base: string,
   hidden: HiddenPathSet,
+  unconfined = false,
 ): Promise<HiddenPathNamed | undefined> {
   if (!resolved.accesses.some((a) => a.capability === "shell.run")) return undefined;
   const mentions = plan.mentions ?? [];
@@ -60,6 +63,9 @@ export async function hiddenPathNamed(
     const canonical = hidden.canonical(written);
     if (canonical !== path.resolve(written) && hidden.hidesBelow(canonical))
       return { path: canonical, entry: canonical, hiddenBy: "denyRead", folder: m.text };
+    // With no sandbox to hide them, a hidden folder inside one read whole is read too.
+    if (unconfined && hidden.hidesBelow(canonical))
+      return { path: canonical, entry: canonical, hiddenBy: "denyRead", folder: canonical };
   }
   if (seen.cut !== undefined && !hidden.isEmpty)
     return { path: seen.cut, entry: seen.cut, hiddenBy: "denyRead", cut: seen.cut };

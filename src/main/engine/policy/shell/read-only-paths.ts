@@ -49,6 +49,55 @@ export function readsWholeFolders(program: string, args: readonly string[]): boo
   return RECURSIVE_READERS[program]?.(args) === true;
 }
 
+/** Short options of the folder readers that take a value (`-m 5`, `-e PATTERN`). */
+const VALUE_LETTERS: Readonly<Record<string, string>> = {
+  grep: "efmABCdD",
+  egrep: "efmABCdD",
+  fgrep: "efmABCdD",
+  zgrep: "efmABCdD",
+  rg: "efgtTmABCMjE",
+};
+
+/**
+ * Whether a folder reader (readsWholeFolders) is given no folder, and so reads the one it runs
+ * in (`grep -r x`, `rg x`): no operand besides the pattern, which `-e`/`-f` give instead.
+ */
+export function readsItsFolder(program: string, args: readonly string[]): boolean {
+  const values = VALUE_LETTERS[program];
+  if (values === undefined) return false;
+  let operands = 0;
+  let patternGiven = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
+    if (a === "--") {
+      operands += args.length - i - 1;
+      break;
+    }
+    if (/^--(regexp|file)(=|$)/.test(a)) patternGiven = true;
+    if (a.startsWith("--")) {
+      if (
+        !a.includes("=") &&
+        /^--(regexp|file|max-count|after-context|before-context|context|directories|devices|glob|type|type-not|max-columns|threads|encoding)$/.test(
+          a,
+        )
+      )
+        i++;
+      continue;
+    }
+    if (a.startsWith("-") && a.length > 1) {
+      const letters = a.slice(1);
+      const at = [...letters].findIndex((ch) => values.includes(ch));
+      if (at >= 0) {
+        if ("ef".includes(letters[at] as string)) patternGiven = true;
+        if (at === letters.length - 1) i++;
+      }
+      continue;
+    }
+    operands++;
+  }
+  return operands <= (patternGiven ? 0 : 1);
+}
+
 function grepRecurses(args: readonly string[]): boolean {
   return args.some(
     (a) =>
