@@ -195,6 +195,25 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
     expect(existsSync(marker)).toBe(false);
   });
 
+  // A variable that hands a listed reader options naming a program: the program is the
+  // workspace's (written by the model), run unconfined.
+  it.each([
+    ["TAR_OPTIONS=--use-compress-program=./prog.sh tar tf a.tar", "tar"],
+    ["RIPGREP_CONFIG_PATH=./rg.conf rg hello README.md", "rg"],
+  ])("does not run the workspace program %s hands to a reader", async (command, needs) => {
+    if (spawnSync("sh", ["-c", `command -v ${needs}`]).status !== 0) return;
+    const marker = path.join(l.base, "ran-prog");
+    await writeFile(path.join(l.ws, "prog.sh"), `#!/bin/sh\ntouch ${marker}\ncat "$@"\n`, { mode: 0o755 });
+    await writeFile(path.join(l.ws, "rg.conf"), "--pre=./prog.sh\n");
+    spawnSync("tar", ["cf", "a.tar", "README.md"], { cwd: l.ws });
+    spawnSync("/bin/bash", ["-c", command], { cwd: l.ws });
+    expect(existsSync(marker), "plain bash did not run prog.sh").toBe(true);
+    await rm(marker);
+    const envelope = await session.call("bash", { command });
+    expect(text(envelope)).toMatch(/cannot be fully seen: setting (TAR_OPTIONS|RIPGREP_CONFIG_PATH)/);
+    expect(existsSync(marker)).toBe(false);
+  });
+
   it.each(["cat README.md", "grep -rn hello .", "ps -e -o pid,comm", "cat /proc/self/status"])(
     "the read-only %s still runs",
     async (command) => {
