@@ -1,7 +1,10 @@
+import path from "node:path";
 import type { CallPlan, MentionedPath, PlannedAccess } from "../tools/call-plan.ts";
 import { commandEffects } from "../policy/shell/command-effects.ts";
 import { pathsIn } from "../policy/shell/directory-tracking.ts";
 import { provablyReadOnly } from "../policy/shell/read-only-command.ts";
+import { readsItsFolder, readsWholeFolders } from "../policy/shell/read-only-paths.ts";
+import { isPlainGlob, pathOfWord as pathOf } from "../policy/shell/seen-path.ts";
 import { expandTilde } from "../policy/shell/tilde-path.ts";
 import {
   analyzeShell,
@@ -21,16 +24,6 @@ const STREAMS = new Set([
   "/dev/fd/1",
   "/dev/fd/2",
 ]);
-
-/** A word naming a path: its literal value, `~/…` as the shell will expand it, or undefined when dynamic. */
-function pathOf(word: ShellWord): string | undefined {
-  if (word.literal) return word.text;
-  if (word.text === "~" || /^~\/[^$`*?[{\\'"]*$/.test(word.text)) return word.text;
-  return undefined;
-}
-
-/** An unquoted word the shell expands as a glob, and nothing else (no variables, quotes or braces). */
-const PLAIN_GLOB = /^[^$`"'\\{}()<>|;&\s]*[*?[][^$`"'\\{}()<>|;&\s]*$/;
 
 /** A URL is not a path (`file://` ones are read as the path they name). */
 const URL_SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
@@ -57,14 +50,22 @@ function namedFiles(word: string): string[] {
  */
 function mentionsOf(c: SimpleCommand): MentionedPath[] {
   const out: MentionedPath[] = [];
+  const program = path.posix.basename(c.name);
+  const literals = c.args.filter((a) => a.literal).map((a) => a.text);
+  const recursive = readsWholeFolders(program, literals);
+  // A folder reader given no folder reads the one it runs in.
+  if (recursive && readsItsFolder(program, literals) && c.runsIn?.unknown === undefined)
+    for (const p of pathsIn(c.runsIn, ".")) out.push({ text: expandTilde(p), glob: false, recursive });
   for (const word of c.args) {
-    const glob = !word.literal && PLAIN_GLOB.test(word.text);
+    const glob = isPlainGlob(word);
     if (!word.literal && !glob && pathOf(word) === undefined) continue;
     for (const text of namedFiles(word.literal ? word.text : (pathOf(word) ?? word.text))) {
       const expanded = expandTilde(text);
       const relative = !expanded.startsWith("/");
       if (relative && c.runsIn?.unknown !== undefined) continue;
-      for (const p of relative ? pathsIn(c.runsIn, expanded) : [expanded]) out.push({ text: p, glob });
+      // After `cd ~`, `.ssh/x` is `~/.ssh/x`: the home folder is expanded once joined.
+      for (const p of relative ? pathsIn(c.runsIn, expanded) : [expanded])
+        out.push({ text: expandTilde(p), glob, ...(recursive ? { recursive } : {}) });
     }
   }
   return out;

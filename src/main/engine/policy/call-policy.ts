@@ -18,7 +18,7 @@ import { compilePattern } from "./rule-pattern.ts";
 import { HiddenPathError } from "../errors/hidden-path-error.ts";
 import { homeRelative } from "../sandbox/hidden-path-set.ts";
 import { hiddenPathNamed, type HiddenPathNamed } from "./hidden-paths.ts";
-import { mentionedPaths } from "./mentioned-paths.ts";
+import { MAX_ENTRIES_SEEN, mentionedPaths } from "./mentioned-paths.ts";
 import { namesOnTheWay } from "./path-names.ts";
 import { explainVerdict, stricterVerdict, type RuleVerdict, type Ruleset, type Subject } from "./ruleset.ts";
 import { matchesShellRequirement } from "./shell-requirements.ts";
@@ -338,6 +338,12 @@ async function mentionDeny(
 
 /** Why a command naming a hidden path is refused, and what the user could change. */
 function hiddenReason(hidden: HiddenPathNamed, userSettingsFile: string): string {
+  if (hidden.folder !== undefined)
+    return hidden.path === hidden.folder
+      ? `the command reads the folder ${homeRelative(hidden.path)} as a whole, which holds paths no command may read (under "sandbox.denyRead" or Lathe's own data), and the OS sandbox is not there to hide them. Name the files or folders to read instead.`
+      : `the command reads the folder ${hidden.folder} as a whole, and it is a link to ${homeRelative(hidden.path)}, which holds paths no command may read (under "sandbox.denyRead" or Lathe's own data). Name the files or folders inside the workspace instead.`;
+  if (hidden.cut !== undefined)
+    return `the pattern ${hidden.cut} matches more files than Lathe checks (${MAX_ENTRIES_SEEN.toLocaleString("en-US")} entries looked at), so it cannot make sure none of them is a hidden path (such as ~/.ssh). Name the files or a narrower pattern.`;
   const named = homeRelative(hidden.path);
   const entry = homeRelative(hidden.entry);
   if (hidden.link !== undefined) {
@@ -400,6 +406,7 @@ export async function decideCall(
     resolved,
     resolved.cwd?.absolute ?? call.fs.root,
     call.fs.hidden,
+    !ctx.sandbox.active,
   );
   if (hidden) {
     const reason = hiddenReason(hidden, ctx.config.userSettingsFile);

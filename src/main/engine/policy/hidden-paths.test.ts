@@ -6,6 +6,7 @@ import { planBashCommand } from "../builtin/bash-plan.ts";
 import { HiddenPathSet } from "../sandbox/hidden-path-set.ts";
 import type { ResolvedPlan } from "../tools/call-plan.ts";
 import { hiddenPathNamed } from "./hidden-paths.ts";
+import { MAX_ENTRIES_SEEN } from "./mentioned-paths.ts";
 
 let base: string;
 let ws: string;
@@ -28,6 +29,16 @@ beforeAll(async () => {
   await symlink(path.join(secrets, "key"), path.join(ws, "innocent.txt"));
   await mkdir(path.join(secrets, "inner"));
   await symlink(path.join(secrets, "inner"), path.join(ws, "link-dir"));
+  await symlink(base, path.join(ws, "up-link"));
+  await mkdir(path.join(ws, "sub-dir/private"), { recursive: true });
+  await mkdir(path.join(base, "plain"));
+  await symlink(path.join(base, "plain"), path.join(ws, "ok-link"));
+  // More entries than the globs of one call may look at.
+  await mkdir(path.join(ws, "many"));
+  for (let i = 0; i <= MAX_ENTRIES_SEEN; i += 1000)
+    await Promise.all(
+      Array.from({ length: 1000 }, (_, j) => writeFile(path.join(ws, "many", `f${i + j}`), "")),
+    );
 });
 
 afterAll(() => rm(base, { recursive: true, force: true }));
@@ -78,6 +89,64 @@ describe("hiddenPathNamed: what a command names that the sandbox hides", () => {
     ["a public folder of $LATHE_HOME", "ls HOME/models"],
   ])("leaves %s alone", async (_what, command) => {
     expect(await check(command)).toBeUndefined();
+  });
+
+  // Past the budget a glob goes unexpanded: what it would have matched was never checked, and
+  // with no sandbox nothing else hides it (`cat many/* innocent.tx?` printed the key).
+  it.each([
+    ["a glob after one that used up what Lathe looks at", "cat many/* innocent.tx?"],
+    ["a glob that uses it up itself", "cat many/*/../../innocent.tx?"],
+  ])("refuses %s, saying it could not check", async (_what, command) => {
+    expect(await check(command)).toMatchObject({ cut: expect.stringContaining("many/*") });
+  });
+
+  // grep -r follows a link it is given: a link to a folder holding a hidden one reads it.
+  it.each([
+    ["grep -r", "grep -r x up-link"],
+    ["rg", "rg x up-link/"],
+    ["grep -r after cd", "cd . && grep -rn x up-link"],
+  ])("refuses %s of a link to a folder holding hidden paths", async (_what, command) => {
+    expect(await check(command)).toMatchObject({ folder: expect.stringMatching(/up-link/) });
+  });
+
+  it.each([
+    ["a link read as one file", "cat up-link"],
+    ["a link to a folder with nothing hidden, read whole", "grep -r x ok-link"],
+    ["the workspace read whole", "grep -r x ."],
+  ])("leaves %s alone", async (_what, command) => {
+    expect(await check(command)).toBeUndefined();
+  });
+
+  // With no sandbox, what hides a folder inside the workspace is the policy alone.
+  const unconfined = (command: string, denyRead: string[]) => {
+    const { plan, resolved } = decided(command);
+    const set = HiddenPathSet.of({ denyRead, latheHome, readable: [], settingsFile: "settings.json" });
+    return hiddenPathNamed(plan, resolved, ws, set, true);
+  };
+  it.each([["grep -r x ."], ["grep -r x"], ["rg x"], ["cd sub-dir && grep -rn x"]])(
+    "refuses %s, unconfined, when the workspace holds a hidden folder",
+    async (command) => {
+      expect(await unconfined(command, [path.join(ws, "sub-dir/private")])).toMatchObject({
+        folder: expect.stringContaining(ws),
+      });
+      // With a sandbox it hides the folder itself: the command runs.
+      const { plan, resolved } = decided(command);
+      const set = HiddenPathSet.of({
+        denyRead: [path.join(ws, "sub-dir/private")],
+        latheHome,
+        readable: [],
+        settingsFile: "settings.json",
+      });
+      expect(await hiddenPathNamed(plan, resolved, ws, set)).toBeUndefined();
+    },
+  );
+
+  it("leaves a folder read whole alone, unconfined, when nothing below it is hidden", async () => {
+    expect(await unconfined("grep -r x sub-dir", [secrets])).toBeUndefined();
+  });
+
+  it("does not count a glob that matched within the budget as cut", async () => {
+    expect(await check("wc -l no*.txt")).toBeUndefined();
   });
 
   it("looks only at plans that start a process", async () => {

@@ -9,7 +9,7 @@ import { mentionedPaths } from "./mentioned-paths.ts";
  * the command names when it is a hard link to the hidden file (`path`), or one that cannot be
  * checked (see HiddenPathSet.linkedHidden).
  */
-export type HiddenPathNamed = HiddenPath & { link?: string };
+export type HiddenPathNamed = HiddenPath & { link?: string; cut?: string; folder?: string };
 
 /**
  * The first path a command's plan names (its arguments, redirections and the files it writes)
@@ -18,21 +18,29 @@ export type HiddenPathNamed = HiddenPath & { link?: string };
  * the command does; this says why before the command runs, rather than leaving the model to read
  * "No such file" and try another way. Paths the set keeps readable (the session's own sidecar
  * files) stay readable. Plans that start no process (no shell.run access) name nothing here:
- * the capability check holds every other tool's paths to the same set (FsCapability).
+ * the capability check holds every other tool's paths to the same set (FsCapability). A glob
+ * that matches more than Lathe looks at (MAX_ENTRIES_SEEN entries) is refused as `cut`: what it
+ * was not expanded to was not checked, and with no sandbox nothing else would hide it.
+ * `unconfined` (no OS sandbox): a folder read whole (`grep -r x .`) that holds a hidden path is
+ * refused too, as nothing else would hide what is below it.
  */
 export async function hiddenPathNamed(
   plan: CallPlan,
   resolved: ResolvedPlan,
   base: string,
   hidden: HiddenPathSet,
+  unconfined = false,
 ): Promise<HiddenPathNamed | undefined> {
   if (!resolved.accesses.some((a) => a.capability === "shell.run")) return undefined;
   const mentions = plan.mentions ?? [];
+  const seen: { cut?: string } = {};
   const named = [
     // Globs are expanded against the disk (asynchronously); plain words resolved here.
     ...(await mentionedPaths(
       mentions.filter((m) => m.glob),
       base,
+      undefined,
+      seen,
     )),
     ...mentions
       .filter((m) => !m.glob)
@@ -46,6 +54,21 @@ export async function hiddenPathNamed(
     const found = hidden.find(p);
     if (found) return found;
   }
+  // A folder read whole through a link (a workspace link to the home folder) holds what the link
+  // leads to: `grep -r x homelink` reads homelink/.ssh, which no path it names shows.
+  const from = hidden.canonical(base);
+  for (const m of mentions) {
+    if (!m.recursive || m.glob) continue;
+    const written = path.isAbsolute(m.text) ? m.text : `${from}/${m.text}`;
+    const canonical = hidden.canonical(written);
+    if (canonical !== path.resolve(written) && hidden.hidesBelow(canonical))
+      return { path: canonical, entry: canonical, hiddenBy: "denyRead", folder: m.text };
+    // With no sandbox to hide them, a hidden folder inside one read whole is read too.
+    if (unconfined && hidden.hidesBelow(canonical))
+      return { path: canonical, entry: canonical, hiddenBy: "denyRead", folder: canonical };
+  }
+  if (seen.cut !== undefined && !hidden.isEmpty)
+    return { path: seen.cut, entry: seen.cut, hiddenBy: "denyRead", cut: seen.cut };
   // A hard link is the hidden file under another name, which the sandbox (hiding by path) does
   // not hide: refused here when the command names it. Only that: a link the command reaches
   // another way (`grep -r`, a script, a computed name) is not seen (docs: README "hard links").

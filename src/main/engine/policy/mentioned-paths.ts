@@ -5,8 +5,8 @@ import { canonicalize } from "../capability/canonical-path.ts";
 import type { MentionedPath } from "../tools/call-plan.ts";
 import { namesOnTheWay } from "./path-names.ts";
 
-/** How many directory entries one call's globs may look at: past it, the rest go unexpanded. */
-const MAX_ENTRIES_SEEN = 20_000;
+/** How many directory entries one call's globs may look at: past it, the rest go unexpanded (and `cut` says so). */
+export const MAX_ENTRIES_SEEN = 20_000;
 
 const GLOB_CHARS = /[*?[]/;
 
@@ -22,7 +22,11 @@ async function entries(dir: string): Promise<string[]> {
  * The files an unquoted glob matches now, as bash expands it (a leading `.` must be spelled,
  * `*` stays within one folder), segment by segment from `base`.
  */
-async function expandGlob(pattern: string, base: string, budget: { left: number }): Promise<string[]> {
+async function expandGlob(
+  pattern: string,
+  base: string,
+  budget: { left: number; cut?: string },
+): Promise<string[]> {
   const absolute = path.isAbsolute(pattern);
   let current = [absolute ? "/" : base];
   for (const segment of pattern.split("/")) {
@@ -35,7 +39,10 @@ async function expandGlob(pattern: string, base: string, budget: { left: number 
     const next: string[] = [];
     for (const dir of current) {
       for (const name of await entries(dir)) {
-        if (--budget.left < 0) return next;
+        if (--budget.left < 0) {
+          budget.cut ??= pattern;
+          return next;
+        }
         if (matches(name)) next.push(path.join(dir, name));
       }
     }
@@ -58,13 +65,15 @@ async function expandGlob(pattern: string, base: string, budget: { left: number 
  * `base` (the folder the command starts in), globs expanded against the disk now, symlinks
  * followed. What cannot be resolved is left out: it names nothing yet. Given `names`, each
  * mention's other names (as written, and the symlinks on its way: see namesOnTheWay) are added to it.
+ * Given `seen`, its `cut` is set to the first glob left partly unexpanded (MAX_ENTRIES_SEEN).
  */
 export async function mentionedPaths(
   mentions: readonly MentionedPath[],
   base: string,
   names?: Set<string>,
+  seen?: { cut?: string },
 ): Promise<string[]> {
-  const budget = { left: MAX_ENTRIES_SEEN };
+  const budget: { left: number; cut?: string } = { left: MAX_ENTRIES_SEEN };
   const out = new Set<string>();
   for (const mention of mentions) {
     const spelled = mention.glob
@@ -80,5 +89,6 @@ export async function mentionedPaths(
       }
     }
   }
+  if (seen && budget.cut !== undefined) seen.cut = budget.cut;
   return [...out];
 }

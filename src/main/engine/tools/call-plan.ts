@@ -15,6 +15,8 @@ export interface MentionedPath {
   text: string;
   /** An unquoted glob (`.e*`, `src/*.env`): judged as the files it matches when the call is decided. */
   glob: boolean;
+  /** Given to a program that reads whole folders (`grep -r`, `rg`): everything below it may be read. */
+  recursive?: boolean;
 }
 
 export interface CallPlan {

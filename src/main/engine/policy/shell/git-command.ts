@@ -115,6 +115,9 @@ export function parseGit(args: readonly ShellWord[]): GitCommand {
   return { folders, subcommand: undefined, args: [], unclear, printsOnly: false };
 }
 
+/** Options of the reading subcommands whose value is a pattern, a format or a date, never a path or an option. */
+export const GIT_TEXT_VALUE_OPTIONS = /^(-m|--grep|--author|-S|-G|-e|--format|--pretty|-n|--since|--until)$/;
+
 /** Whether `text` is `--name` or an abbreviation of it git accepts (at least `min` letters), with or without `=value`. */
 export function longOption(text: string, name: string, min: number): boolean {
   const option = text.split("=")[0] ?? "";

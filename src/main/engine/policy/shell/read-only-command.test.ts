@@ -33,8 +33,6 @@ const READ_ONLY = [
   "tail -f log.txt",
   "wc -l src/*.ts",
   "find . -name '*.ts' -not -path './node_modules/*'",
-  "find src -type f | xargs grep -l foo",
-  "find . -name '*.md' -exec cat {} \\;",
   "stat package.json",
   "du -sh .",
   "df -h",
@@ -62,13 +60,88 @@ const READ_ONLY = [
   "ls > /dev/null 2>&1",
   "cd src && ls",
   "x=$(git rev-parse HEAD); echo $x",
-  "for f in *.ts; do wc -l $f; done",
   "i=0; while [ $i -lt 3 ]; do i=$((i+1)); done",
   "ps aux | grep node",
   "sleep 1",
   "bash -c 'ls && pwd'",
   "env | sort",
   "timeout 5 cat f",
+  "find src -type f | xargs echo",
+  "find . -name '*.md' -exec echo {} \\;",
+  "for f in *.ts; do echo $f; done",
+  "diff <(ls) <(ls src)",
+  "cd src && grep -rn foo",
+  "cat /proc/cpuinfo /proc/self/status",
+  "ps -ef",
+  "ps -e -o pid,comm",
+  'grep -n -e "$PATTERN" README.md | head',
+  "git grep -n foo",
+  "git remote show -n origin",
+  "diff -r --no-dereference a b",
+  "sed -n '/start/,/end/p' f",
+  "sha256sum a b",
+  "od -An -tx1 -N4 /dev/urandom",
+];
+
+/**
+ * Without a sandbox, a reader runs unconfined: every path it reads must be one the policy checks
+ * against the hidden paths before it runs, and nothing of another process may be read.
+ */
+const READS_UNSEEN: [string, RegExp][] = [
+  [
+    "cat $HOME/.ssh/id_ed25519",
+    /"cat" is given "\$HOME\/\.ssh\/id_ed25519", a name only known when the shell runs/,
+  ],
+  ['cat "${HOME}/.ssh/id_ed25519"', /only known when the shell runs/],
+  ["cat ~/'.ssh'/id_ed25519", /only known when the shell runs/],
+  ["x=~/.ssh/id_ed25519; cat $x", /only known when the shell runs/],
+  ["for f in ~/.ssh/*; do cat $f; done", /only known when the shell runs/],
+  ["bash -c 'cat $HOME/.ssh/id_ed25519'", /only known when the shell runs/],
+  ["find . -exec cat {} \\;", /"cat" is given "\{\}"/],
+  ["find src -type f | xargs grep -l foo", /"grep" is given "<xargs input>"/],
+  ["cat names.txt | xargs head", /"head" is given "<xargs input>"/],
+  ["xargs -a names.txt cat", /"cat" is given "<xargs input>"/],
+  ["cd $HOME && cat .ssh/id_ed25519", /runs in a folder that is only known when the shell runs/],
+  ["pushd ~ > /dev/null; popd; grep -r x", /runs in a folder that is only known/],
+  ["grep -r PRIVATE ~", /reads the whole folder "~", outside the workspace/],
+  ["grep -rl PRIVATE /", /reads the whole folder "\/"/],
+  ["grep -rn foo src/../..", /reads the whole folder "src\/\.\.\/\.\."/],
+  ['grep -n "$PATTERN" README.md', /"grep" is given "\$PATTERN"/],
+  ["grep --recursive x ../..", /reads the whole folder "\.\.\/\.\."/],
+  ["grep -d recurse x /home", /reads the whole folder "\/home"/],
+  ["rg --hidden PRIVATE ~/", /reads the whole folder "~\/"/],
+  ["cd ~ && grep -r PRIVATE", /reads whole folders in "~"/],
+  ["diff -r --no-dereference ~ /tmp/x", /reads the whole folder "~"/],
+  ["git diff --no-index ~ /tmp/x", /reads the whole folder "~"/],
+  ["grep -R PRIVATE src", /follows every symbolic link/],
+  ["rg -L PRIVATE src", /follows every symbolic link/],
+  ["diff -r a b", /"diff -r" follows every symbolic link/],
+  ["ps eww", /"ps eww" shows the environment of other processes/],
+  ["ps axe", /"ps axe" shows the environment/],
+  ["ps $OPTS", /only known when the shell runs/],
+  ["cat /proc/1/environ", /reads "\/proc\/1\/environ", which belongs to another process/],
+  ["grep -a KEY /proc/*/environ", /belongs to another process/],
+  ["strings /proc/self/../1/environ", /belongs to another process/],
+  ["cd /proc && cat 1/environ", /belongs to another process/],
+  ["cat /proc/$PPID/environ", /only known when the shell runs/],
+  ["sort --files0-from=names0", /reads the names of the files it reads from another file/],
+  ["wc --files0-from names0", /reads the names of the files/],
+  ["sha256sum -c sums", /reads the names of the files/],
+  ["file -f names", /reads the names of the files/],
+  [
+    "sed '1r /home/u/.ssh/id_ed25519' README.md",
+    /the sed script reads "\/home\/u\/\.ssh\/id_ed25519" \(r, R\)/,
+  ],
+  ["sed -n 'R names' f", /the sed script reads "names"/],
+  ["cat /dev/sda", /reads the device "\/dev\/sda"/],
+  ["head -c 64 /dev/nvme0n1", /reads the device/],
+];
+
+/** Without a sandbox nothing reaches the network unasked. */
+const REACHES_NETWORK: [string, RegExp][] = [
+  ["git ls-remote https://example.com/r.git", /asks a remote repository over the network/],
+  ["git ls-remote origin", /over the network/],
+  ["git remote show origin", /asks each remote over the network/],
 ];
 
 /** Not provably read-only, each for a reason a person would recognise. */
@@ -107,6 +180,10 @@ const NOT_READ_ONLY: [string, RegExp][] = [
   ["x='a[$(id)]'; echo $((x))", /cannot be fully seen/],
   ["eval ls", /cannot be fully seen/],
   ["PATH=. ls", /cannot be fully seen: setting PATH/],
+  ["TAR_OPTIONS=--use-compress-program=./x.sh tar tf a.tar", /setting TAR_OPTIONS adds options/],
+  ["export TAR_OPTIONS=-I./x.sh; tar tf a.tar", /setting TAR_OPTIONS/],
+  ["RIPGREP_CONFIG_PATH=./rc rg foo", /setting RIPGREP_CONFIG_PATH makes rg read options/],
+  ["env RIPGREP_CONFIG_PATH=./rc rg foo", /setting RIPGREP_CONFIG_PATH/],
   ["echo $(touch f)", /"touch"/],
   ["cat <(rm x)", /"rm"/],
   ["tar xf a.tar", /only reads when listing|writes "\."/],
@@ -121,5 +198,30 @@ describe("provablyReadOnly", () => {
 
   it.each(NOT_READ_ONLY)("does more than read: %s", (command, reason) => {
     expect(provablyReadOnly(analyzeShell(command))).toMatch(reason);
+  });
+
+  it.each(READS_UNSEEN)("may read what only the sandbox would hide: %s", (command, reason) => {
+    expect(provablyReadOnly(analyzeShell(command))).toMatch(reason);
+  });
+
+  it.each(REACHES_NETWORK)("reaches the network: %s", (command, reason) => {
+    expect(provablyReadOnly(analyzeShell(command))).toMatch(reason);
+  });
+
+  // A relative PATH entry is looked in from the workspace, where the model can put a `cat`.
+  it.each([
+    ["cat README.md", "bin:/usr/bin:/bin", /PATH holds "bin", a folder relative to where the command runs/],
+    ["cat README.md", ":/usr/bin:/bin", /PATH holds "\(an empty entry\)"/],
+    ["ls", "./node_modules/.bin:/usr/bin:/bin", /"ls" may run a program from the workspace/],
+    ["echo x | xargs", ".:/usr/bin:/bin", /"echo" may run a program/],
+  ])("%s with PATH=%s may run a workspace program", (command, searchPath, reason) => {
+    expect(provablyReadOnly(analyzeShell(command), searchPath)).toMatch(reason);
+  });
+
+  it.each([
+    ["cat README.md", "/usr/bin:/bin:bin"],
+    ["echo hi; cd src; pwd", ".:/usr/bin:/bin"],
+  ])("%s with PATH=%s runs the system's program or a builtin", (command, searchPath) => {
+    expect(provablyReadOnly(analyzeShell(command), searchPath)).toBeUndefined();
   });
 });

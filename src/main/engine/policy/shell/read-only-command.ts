@@ -1,5 +1,7 @@
 import path from "node:path";
+import { relativeLookupReason } from "./program-lookup.ts";
 import { READ_ONLY_COMMANDS } from "./read-only-commands.ts";
+import { unseenReadReason } from "./read-only-paths.ts";
 import type { ShellAnalysis, SimpleCommand } from "./shell-types.ts";
 import { shown } from "./shown-text.ts";
 
@@ -22,21 +24,34 @@ function programOf(command: SimpleCommand): string | undefined {
   return SYSTEM_BIN.has(path.posix.dirname(normal)) ? path.posix.basename(normal) : undefined;
 }
 
-function commandReason(command: SimpleCommand): string | undefined {
+/** Whether the shell itself runs the name (so a builtin is the builtin), not a program such as xargs or env. */
+function byShell(command: SimpleCommand): boolean {
+  const last = command.via.at(-1);
+  return last === undefined || last === "sh -c" || last === "command" || last === "builtin";
+}
+
+function commandReason(command: SimpleCommand, searchPath: string | undefined): string | undefined {
   const program = programOf(command);
   if (program === undefined)
     return `it runs ${shown(command.name)}, a program whose effects Lathe does not know`;
   const check = READ_ONLY_COMMANDS.get(program);
   if (check === undefined) return `"${program}" is not among the commands known to only read`;
-  return check(command);
+  return (
+    check(command) ??
+    (command.name.includes("/") ? undefined : relativeLookupReason(program, searchPath, byShell(command)))
+  );
 }
 
 /**
  * Undefined when the analysed command provably only reads; otherwise a short reason why not.
  * Used when no OS sandbox contains bash: then every call that is not provably read-only needs a
- * person, in every approval mode.
+ * person, in every approval mode. `searchPath`: the PATH bash will look names up in (Lathe's
+ * own, which bash inherits).
  */
-export function provablyReadOnly(analysis: ShellAnalysis): string | undefined {
+export function provablyReadOnly(
+  analysis: ShellAnalysis,
+  searchPath: string | undefined = process.env.PATH,
+): string | undefined {
   const opaque = analysis.opaque[0];
   if (opaque !== undefined) return `it cannot be fully seen: ${opaque}`;
   for (const redirection of analysis.redirections) {
@@ -46,7 +61,12 @@ export function provablyReadOnly(analysis: ShellAnalysis): string | undefined {
     return `it writes to ${shown(redirection.target.text)} (${shown(redirection.source)})`;
   }
   for (const command of analysis.commands) {
-    const reason = commandReason(command);
+    const reason = commandReason(command, searchPath);
+    if (reason !== undefined) return reason;
+  }
+  // Every command is a known reader: now what each reads must be seen.
+  for (const command of analysis.commands) {
+    const reason = unseenReadReason(programOf(command) as string, command);
     if (reason !== undefined) return reason;
   }
   return undefined;

@@ -1,6 +1,6 @@
 import { mayBeOption } from "./command-options.ts";
 import { commandEffects } from "./command-effects.ts";
-import { parseGit } from "./git-command.ts";
+import { GIT_TEXT_VALUE_OPTIONS, parseGit } from "./git-command.ts";
 import { gitSubcommandEffects } from "./git-effects.ts";
 import type { ShellWord, SimpleCommand } from "./shell-types.ts";
 import { shown } from "./shown-text.ts";
@@ -74,7 +74,7 @@ const operandsAtMost =
 
 /** git subcommands that only read the repository (config only in its reading forms, see git-effects.ts). */
 const GIT_READS = new Set(
-  "status log show diff diff-files diff-index diff-tree blame annotate shortlog describe rev-parse rev-list ls-files ls-tree ls-remote cat-file show-ref for-each-ref name-rev merge-base grep count-objects check-ignore check-attr check-ref-format check-mailmap var whatchanged range-diff cherry version show-branch verify-commit verify-tag get-tar-commit-id patch-id column config".split(
+  "status log show diff diff-files diff-index diff-tree blame annotate shortlog describe rev-parse rev-list ls-files ls-tree cat-file show-ref for-each-ref name-rev merge-base grep count-objects check-ignore check-attr check-ref-format check-mailmap var whatchanged range-diff cherry version show-branch verify-commit verify-tag get-tar-commit-id patch-id column config".split(
     " ",
   ),
 );
@@ -138,6 +138,7 @@ const git: ReadOnlyCheck = (command) => {
   const sub = parsed.subcommand;
   if (parsed.printsOnly || sub === undefined) return undefined;
   const mixed = GIT_MIXED[sub];
+  if (sub === "ls-remote") return `"git ls-remote" asks a remote repository over the network`;
   if (!GIT_READS.has(sub) && mixed === undefined)
     return `"git ${sub}" may change the repository or run programs`;
   const effects = gitSubcommandEffects(sub, parsed.args);
@@ -148,13 +149,15 @@ const git: ReadOnlyCheck = (command) => {
     if (arg.literal && arg.text === "--") break;
     if (arg.literal || !mayBeOption(arg)) continue;
     const before = parsed.args[i - 1];
-    if (
-      before?.literal === true &&
-      /^(-m|--grep|--author|-S|-G|-e|--format|--pretty|-n|--since|--until)$/.test(before.text)
-    )
-      continue;
+    if (before?.literal === true && GIT_TEXT_VALUE_OPTIONS.test(before.text)) continue;
     return `git ${sub} is given ${shown(arg.text)}, which is only known when the shell runs and could be an option`;
   }
+  if (
+    sub === "remote" &&
+    parsed.args.some((a) => a.text === "show") &&
+    !parsed.args.some((a) => a.text === "-n")
+  )
+    return `"git remote show" asks each remote over the network (with -n it shows only what is stored)`;
   return mixed === undefined ? undefined : gitMixed(sub, mixed, parsed.args);
 };
 

@@ -46,22 +46,36 @@ function backups(file: ShellWord, suffix: string): ShellWord[] {
   return [{ text: name, literal: file.literal }, joinPath(dirOf(file), name)];
 }
 
-export const sed: EffectsOf = (program, args) => {
+/** The command line read: its options, its script words and the files it edits or reads. */
+function sedCommand(program: string, args: readonly ShellWord[]) {
   const parsed = parseOptions(program, args, SED_TABLE);
-  const reasons: string[] = [];
   const scripts: ShellWord[] = [];
   const files = [...parsed.operands];
-  for (const option of parsed.options) {
+  for (const option of parsed.options)
     if (option.key === "e" && option.value !== undefined) scripts.push(option.value);
+  if (scripts.length === 0 && !has(parsed, "f")) {
+    const first = files.shift();
+    if (first !== undefined) scripts.push(first);
+  }
+  return { parsed, scripts, files };
+}
+
+/** The files a sed command's literal script reads into its output (`r`, `R`). */
+export function sedScriptReads(program: string, args: readonly ShellWord[]): string[] {
+  const { scripts } = sedCommand(program, args);
+  if (scripts.length === 0 || scripts.some((s) => !s.literal)) return [];
+  return readSedScript(scripts.map((s) => s.text).join("\n")).reads;
+}
+
+export const sed: EffectsOf = (program, args) => {
+  const { parsed, scripts, files } = sedCommand(program, args);
+  const reasons: string[] = [];
+  for (const option of parsed.options) {
     if (option.key === "f") {
       reasons.push(
         `"${program} -f" reads its script from ${shown(option.value?.text ?? "")}, which Lathe cannot see`,
       );
     }
-  }
-  if (scripts.length === 0 && !has(parsed, "f")) {
-    const first = files.shift();
-    if (first !== undefined) scripts.push(first);
   }
   const sandboxed = has(parsed, "sandbox");
   const writes: ShellWord[] = [];

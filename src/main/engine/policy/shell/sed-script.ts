@@ -1,6 +1,7 @@
 /**
  * A reader for sed scripts (GNU sed's grammar) that finds what a script does beyond editing its
- * stream: the files its `w`/`W` commands and `s///w` flags write, and whether an `e` command or
+ * stream: the files its `w`/`W` commands and `s///w` flags write, those its `r`/`R` commands
+ * read, and whether an `e` command or
  * an `s///e` flag runs shell commands. A script it cannot read is reported as such, never
  * guessed at.
  */
@@ -8,6 +9,8 @@
 interface SedScriptEffects {
   /** Files the script writes (`/dev/stdout` and `/dev/stderr` left out). */
   writes: string[];
+  /** Files the script reads into its output (`r`, `R`). */
+  reads: string[];
   /** Whether the script runs shell commands (`e`, `s///e`). */
   executes: boolean;
   /** Why the script could not be read. */
@@ -24,6 +27,7 @@ class Reader {
   #i = 0;
   readonly #bracketAware: boolean;
   readonly writes: string[] = [];
+  readonly reads: string[] = [];
   executes = false;
 
   constructor(text: string, bracketAware: boolean) {
@@ -193,9 +197,11 @@ class Reader {
         this.#text_();
         return;
       case "r":
-      case "R":
-        this.#restOfLine();
+      case "R": {
+        const file = this.#restOfLine().trim();
+        if (file !== "") this.reads.push(file);
         return;
+      }
       case "w":
       case "W":
         this.#write(this.#restOfLine());
@@ -239,15 +245,16 @@ export function readSedScript(script: string): SedScriptEffects {
     const reader = new Reader(script, bracketAware);
     try {
       reader.read();
-      outcomes.push({ writes: reader.writes, executes: reader.executes });
+      outcomes.push({ writes: reader.writes, reads: reader.reads, executes: reader.executes });
     } catch (error) {
       if (!(error instanceof SedSyntax)) throw error;
       // GNU sed reads brackets in a regex; a sed that does not would reject the script.
-      if (bracketAware) return { writes: [], executes: false, error: error.message };
+      if (bracketAware) return { writes: [], reads: [], executes: false, error: error.message };
     }
   }
   return {
     writes: [...new Set(outcomes.flatMap((o) => o.writes))],
+    reads: [...new Set(outcomes.flatMap((o) => o.reads))],
     executes: outcomes.some((o) => o.executes),
   };
 }

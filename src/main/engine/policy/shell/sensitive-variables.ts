@@ -63,6 +63,9 @@ const LOOKUP_VARIABLES: Readonly<Record<string, string>> = {
   LESSCLOSE: "is a command less runs on every file it closes",
   LESS: "adds options, such as a log file to write, to less",
   MANOPT: "adds options, such as a pager to run, to man",
+  TAR_OPTIONS: "adds options, such as a compression program to run (--use-compress-program), to tar",
+  RIPGREP_CONFIG_PATH:
+    "makes rg read options, such as a program to run on every file (--pre), from the file it names",
   GCONV_PATH: "makes programs load character-set converters (code) from the folder it names",
   GLIBC_TUNABLES: "changes how the C library behaves in every program",
   MAKEFLAGS: "adds options and variables to every make",

@@ -1,0 +1,213 @@
+import path from "node:path";
+import { pathsIn } from "./directory-tracking.ts";
+import { GIT_TEXT_VALUE_OPTIONS } from "./git-command.ts";
+import { sedScriptReads } from "./sed-effects.ts";
+import { pathIsSeen, pathOfWord } from "./seen-path.ts";
+import type { SimpleCommand } from "./shell-types.ts";
+import { shown } from "./shown-text.ts";
+
+/**
+ * What a reader on the read-only list may read that only the OS sandbox would have hidden. With
+ * no sandbox, a provably read-only command runs unconfined, so the paths it reads must be ones
+ * the policy checks against `sandbox.denyRead` and Lathe's own data before it runs (see
+ * hidden-paths.ts), and it may not reach what the sandbox's own process namespace hides: the
+ * environment of other processes (Lathe's own holds the provider keys it withholds from bash).
+ */
+
+/** Commands that open no file their arguments name: a word only known at run time is harmless to them. */
+const NO_FILES = new Set(
+  `echo printf true false : test [ basename dirname seq yes sleep nproc id whoami groups uname arch printenv
+  which type command builtin whereis numfmt factor expr getconf locale tty free uptime who w pwd cd pushd popd
+  dirs export declare typeset local readonly unset set shopt read wait exit return break continue shift
+  getopts let ulimit umask hash times jobs caller help hostname`.split(/\s+/),
+);
+
+/** Options whose value is a pattern or a format, never a path: a value only known at run time is harmless there. */
+const TEXT_VALUE_OPTIONS: Readonly<Record<string, RegExp>> = {
+  git: GIT_TEXT_VALUE_OPTIONS,
+  grep: /^(-e|--regexp)$/,
+  egrep: /^(-e|--regexp)$/,
+  fgrep: /^(-e|--regexp)$/,
+  zgrep: /^(-e|--regexp)$/,
+  rg: /^(-e|--regexp)$/,
+};
+
+/** Programs that read whole folders (grep -r and the like): what they are given must stay in the workspace. */
+const RECURSIVE_READERS: Readonly<Record<string, (args: readonly string[]) => boolean>> = {
+  grep: grepRecurses,
+  egrep: grepRecurses,
+  fgrep: grepRecurses,
+  zgrep: grepRecurses,
+  rg: () => true,
+  diff: (args) => args.some((a) => /^-[A-Za-z]*r/.test(a) || a === "--recursive"),
+  // `git diff --no-index` and `git grep --no-index` read folders outside any repository.
+  git: (args) => args.includes("--no-index"),
+};
+
+/** Whether `program` with these (literal) arguments reads whole folders it is given. */
+export function readsWholeFolders(program: string, args: readonly string[]): boolean {
+  return RECURSIVE_READERS[program]?.(args) === true;
+}
+
+/** Short options of the folder readers that take a value (`-m 5`, `-e PATTERN`). */
+const VALUE_LETTERS: Readonly<Record<string, string>> = {
+  grep: "efmABCdD",
+  egrep: "efmABCdD",
+  fgrep: "efmABCdD",
+  zgrep: "efmABCdD",
+  rg: "efgtTmABCMjE",
+};
+
+/**
+ * Whether a folder reader (readsWholeFolders) is given no folder, and so reads the one it runs
+ * in (`grep -r x`, `rg x`): no operand besides the pattern, which `-e`/`-f` give instead.
+ */
+export function readsItsFolder(program: string, args: readonly string[]): boolean {
+  const values = VALUE_LETTERS[program];
+  if (values === undefined) return false;
+  let operands = 0;
+  let patternGiven = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
+    if (a === "--") {
+      operands += args.length - i - 1;
+      break;
+    }
+    if (/^--(regexp|file)(=|$)/.test(a)) patternGiven = true;
+    if (a.startsWith("--")) {
+      if (
+        !a.includes("=") &&
+        /^--(regexp|file|max-count|after-context|before-context|context|directories|devices|glob|type|type-not|max-columns|threads|encoding)$/.test(
+          a,
+        )
+      )
+        i++;
+      continue;
+    }
+    if (a.startsWith("-") && a.length > 1) {
+      const letters = a.slice(1);
+      const at = [...letters].findIndex((ch) => values.includes(ch));
+      if (at >= 0) {
+        if ("ef".includes(letters[at] as string)) patternGiven = true;
+        if (at === letters.length - 1) i++;
+      }
+      continue;
+    }
+    operands++;
+  }
+  return operands <= (patternGiven ? 0 : 1);
+}
+
+function grepRecurses(args: readonly string[]): boolean {
+  return args.some(
+    (a) =>
+      (/^-[A-Za-z]*[rR]/.test(a) && !a.startsWith("--")) ||
+      /^--(recursive|dereference-recursive|directories=recurse)$/.test(a) ||
+      a === "recurse",
+  );
+}
+
+/** Options that make a recursive reader follow every symlink it meets (into folders it was not given). */
+const FOLLOWS_LINKS: Readonly<Record<string, RegExp>> = {
+  grep: /^(-[A-Za-z]*R[A-Za-z]*|--dereference-recursive)$/,
+  egrep: /^(-[A-Za-z]*R[A-Za-z]*|--dereference-recursive)$/,
+  fgrep: /^(-[A-Za-z]*R[A-Za-z]*|--dereference-recursive)$/,
+  zgrep: /^(-[A-Za-z]*R[A-Za-z]*|--dereference-recursive)$/,
+  rg: /^(-[A-Za-z]*L[A-Za-z]*|--follow)$/,
+};
+
+/** Programs that follow links while they recurse unless told not to. */
+const FOLLOW_UNLESS: Readonly<Record<string, string>> = { diff: "--no-dereference" };
+
+/** Options that make a program read the names of the files it reads from another file. */
+const NAMES_FROM_A_FILE: Readonly<Record<string, RegExp>> = {
+  sort: /^--files0-from(=|$)/,
+  wc: /^--files0-from(=|$)/,
+  du: /^--files0-from(=|$)/,
+  file: /^(-[A-Za-z]*f.*|--files-from(=.*)?)$/,
+  ...Object.fromEntries(
+    "md5sum sha1sum sha224sum sha256sum sha384sum sha512sum b2sum cksum"
+      .split(" ")
+      .map((name) => [name, /^(-[A-Za-z]*c[A-Za-z]*|--check)$/]),
+  ),
+};
+
+/** Devices any process may read that give nothing of the disk or of another process. */
+const PLAIN_DEVICES = /^\/dev\/(null|zero|full|random|urandom|stdin|stdout|stderr|tty|fd\/\d+)$/;
+
+/** Files of /proc that describe the machine or the reader itself, not another process. */
+const PROC_MACHINE =
+  /^(self|thread-self|cpuinfo|meminfo|version|loadavg|uptime|stat|mounts|filesystems|partitions|swaps|devices|diskstats|vmstat|zoneinfo|interrupts|modules|cmdline|sys|net)$/;
+
+/** Whether `p` (absolute, as the command will meet it) is in another process's folder under /proc. */
+function otherProcess(p: string): boolean {
+  const normal = path.posix.normalize(p);
+  if (!normal.startsWith("/proc/")) return false;
+  const first = normal.slice("/proc/".length).split("/")[0] ?? "";
+  return first !== "" && !PROC_MACHINE.test(first);
+}
+
+/** Whether a path leaves the folder it is relative to, or is not relative at all. */
+function leavesTheFolder(p: string): boolean {
+  return p.startsWith("/") || p.startsWith("~") || p.split("/").includes("..");
+}
+
+/**
+ * Why `command` (a reader on the read-only list) may read something the policy cannot check
+ * without a sandbox; undefined when every path it reads is seen.
+ */
+export function unseenReadReason(program: string, command: SimpleCommand): string | undefined {
+  if (NO_FILES.has(program)) return undefined;
+  if (command.runsIn?.unknown !== undefined)
+    return `"${command.source}" runs in a folder that is only known when the shell runs (${command.runsIn.unknown}), so Lathe cannot check what it reads against the hidden paths`;
+  const literals: string[] = [];
+  for (const [i, arg] of command.args.entries()) {
+    const before = command.args[i - 1];
+    // Patterns and formats (`git log --grep "$P"`, `grep -e "$P"`) are text, never a path.
+    if (before?.literal === true && TEXT_VALUE_OPTIONS[program]?.test(before.text)) continue;
+    // `<(cmd)` is a pipe from a command the analysis judges on its own.
+    if (!pathIsSeen(arg) && !/^<\(.*\)$/s.test(arg.text))
+      return `"${program}" is given ${shown(arg.text)}, a name only known when the shell runs, so Lathe cannot check that it is not a hidden path (such as ~/.ssh)`;
+    const text = pathOfWord(arg) ?? arg.text;
+    literals.push(text);
+    const named = text.includes("=") && text.startsWith("-") ? text.slice(text.indexOf("=") + 1) : text;
+    for (const p of named.startsWith("/") ? [named] : pathsIn(command.runsIn, named)) {
+      if (otherProcess(p))
+        return `"${program}" reads ${shown(p)}, which belongs to another process (its environment and command line may hold the keys Lathe withholds from commands)`;
+      if (path.posix.normalize(p).startsWith("/dev/") && !PLAIN_DEVICES.test(path.posix.normalize(p)))
+        return `"${program}" reads the device ${shown(p)}, which may hold every file of the disk, hidden ones included`;
+    }
+  }
+  const fromFile = literals.find((a) => NAMES_FROM_A_FILE[program]?.test(a));
+  if (fromFile !== undefined)
+    return `"${program} ${fromFile}" reads the names of the files it reads from another file, which Lathe cannot check against the hidden paths`;
+  if (program === "sed" || program === "gsed") {
+    const read = sedScriptReads(program, command.args)[0];
+    if (read !== undefined)
+      return `the sed script reads ${shown(read)} (r, R), a file named inside the script, which Lathe does not check against the hidden paths`;
+  }
+  if (program === "ps") {
+    const env = literals.find((a) => !a.startsWith("-") && /^[A-Za-z]+$/.test(a) && a.includes("e"));
+    if (env !== undefined)
+      return `"ps ${env}" shows the environment of other processes, which may hold the keys Lathe withholds from commands`;
+  }
+  if (readsWholeFolders(program, literals)) {
+    const unless = FOLLOW_UNLESS[program];
+    const follow =
+      literals.find((a) => FOLLOWS_LINKS[program]?.test(a)) ??
+      (unless !== undefined && !literals.includes(unless)
+        ? literals.find((a) => a.startsWith("-"))
+        : undefined);
+    if (follow !== undefined)
+      return `"${program} ${follow}" follows every symbolic link it meets, into folders Lathe cannot check against the hidden paths`;
+    const away = command.runsIn?.dirs.find((dir) => leavesTheFolder(dir));
+    if (away !== undefined)
+      return `"${program}" reads whole folders in ${shown(away)}, outside the workspace, which may hold hidden paths (such as ~/.ssh)`;
+    const outside = literals.find(
+      (a) => !a.startsWith("-") && pathsIn(command.runsIn, a).some((p) => leavesTheFolder(p)),
+    );
+    if (outside !== undefined)
+      return `"${program}" reads the whole folder ${shown(outside)}, outside the workspace, which may hold hidden paths (such as ~/.ssh)`;
+  }
+  return undefined;
+}

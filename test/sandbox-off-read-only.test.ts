@@ -1,0 +1,266 @@
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
+import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Engine } from "../src/main/engine/index.ts";
+import type { Session } from "../src/main/engine/session/session.ts";
+import { MAX_ENTRIES_SEEN } from "../src/main/engine/policy/mentioned-paths.ts";
+import type { Envelope } from "../src/main/engine/tools/envelope.ts";
+
+// With the OS sandbox off, a bash command the analysis proves read-only runs unasked and
+// unconfined. It must then run the system's programs and reach no network, and what it reads
+// must be what the sandbox would have let it read: not a path
+// under `sandbox.denyRead` (~/.ssh by default), however the command spells or reaches it, and
+// not another process's environment (Lathe's own holds the provider keys it withholds from
+// bash). Each row is first shown to print the secret under plain bash in the same layout (the
+// positive control); through Lathe, headless and in yolo mode with every bash command allowed,
+// it is refused and the secret is not in what comes back.
+
+const KEY = "PRIVATE-KEY-MATERIAL-7f3a";
+const ENV_VALUE = "provider-key-value-9c1e";
+const ENV_NAME = "LATHE_READS_TEST_API_KEY";
+
+interface Layout {
+  base: string;
+  ws: string;
+  home: string;
+  lh: string;
+}
+
+async function createLayout(): Promise<Layout> {
+  const base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-off-reads-")));
+  const l = {
+    base,
+    ws: path.join(base, "ws"),
+    home: path.join(base, "home"),
+    lh: path.join(base, "lh"),
+  };
+  for (const dir of [l.ws, path.join(l.home, ".ssh"), l.lh]) await mkdir(dir, { recursive: true });
+  await writeFile(path.join(l.home, ".ssh/id_ed25519"), `${KEY}\n`);
+  await writeFile(path.join(l.ws, "README.md"), "# hello\n");
+  // A file of names, as a model could write one in the workspace with the write tool.
+  await writeFile(path.join(l.ws, "names.txt"), `${path.join(l.home, ".ssh/id_ed25519")}\n`);
+  await writeFile(path.join(l.ws, "names0"), `${path.join(l.home, ".ssh/id_ed25519")}\0`);
+  // A link a cloned repository could hold: a file in the workspace that is the key.
+  await mkdir(path.join(l.ws, "docs"));
+  await symlink(path.join(l.home, ".ssh/id_ed25519"), path.join(l.ws, "docs/key.txt"));
+  // And one to the home folder, which holds ~/.ssh.
+  await symlink(l.home, path.join(l.ws, "homelink"));
+  // More files than the globs of one call are expanded over (MAX_ENTRIES_SEEN).
+  await mkdir(path.join(l.ws, "many"));
+  for (let i = 0; i <= MAX_ENTRIES_SEEN; i += 1000)
+    await Promise.all(
+      Array.from({ length: 1000 }, (_, j) => writeFile(path.join(l.ws, "many", `f${i + j}`), "")),
+    );
+  spawnSync("git", ["init", "-q", l.ws]);
+  return l;
+}
+
+/** Command lines that print the key or the key variable under plain bash (`$HOME` is the fake home). */
+const ROWS: string[] = [
+  // The key named in ways the policy's path check cannot see.
+  "cat $HOME/.ssh/id_ed25519",
+  'cat "${HOME}/.ssh/id_ed25519"',
+  "cat ~/'.ssh'/id_ed25519",
+  "x=~/.ssh/id_ed25519; cat $x",
+  "for f in ~/.ssh/*; do cat $f; done",
+  "bash -c 'cat $HOME/.ssh/id_ed25519'",
+  // The folder changed first.
+  "cd ~ && cat .ssh/id_ed25519",
+  "cd; cat .ssh/id_ed25519",
+  "pushd ~ > /dev/null; cat .ssh/id_ed25519",
+  "cd $HOME; cat .ssh/id_ed25519",
+  "sh -c 'cd; cat .ssh/id_ed25519'",
+  // Names read at run time.
+  "xargs cat < names.txt",
+  "xargs -a names.txt head",
+  "sort --files0-from=names0",
+  "sed '1r docs/key.txt' README.md",
+  'sed "1r $HOME/.ssh/id_ed25519" README.md',
+  "find docs -name '*.txt' -exec cat {} \\;",
+  "find docs | xargs grep -h PRIVATE",
+  // Whole folders holding the key.
+  "grep -r PRIVATE ~",
+  "grep -rh PRIVATE ~/",
+  "cd ~ && grep -rh PRIVATE",
+  "rg --hidden --no-ignore -N PRIVATE ~",
+  "grep -R PRIVATE docs",
+  "grep -rh PRIVATE homelink",
+  "rg --hidden --no-ignore -N PRIVATE homelink/",
+  // A glob past what the policy expands, then the link.
+  "cat many/* docs/key.tx?",
+  // Another process's environment: this test's own, which Lathe's bash does not inherit.
+  `ps axeww | grep -o '${ENV_NAME}=[a-z0-9-]*'`,
+  `grep -aho '${ENV_NAME}=[a-z0-9-]*' /proc/*/environ`,
+];
+
+const leaked = (text: string): boolean => text.includes(KEY) || text.includes(ENV_VALUE);
+const text = (e: Envelope): string => (e.type === "error" ? e.error_text : JSON.stringify(e.data));
+const hasRg = spawnSync("sh", ["-c", "command -v rg"]).status === 0;
+const skipped = (row: string): boolean => row.startsWith("rg ") && !hasRg;
+
+describe("sandbox off: a read-only command reads nothing the sandbox would hide, and runs nothing else", () => {
+  let l: Layout;
+  let engine: Engine;
+  let session: Session;
+  let realHome: string | undefined;
+
+  beforeAll(async () => {
+    l = await createLayout();
+    realHome = process.env.HOME;
+    process.env.HOME = l.home;
+    process.env[ENV_NAME] = ENV_VALUE;
+    await writeFile(
+      path.join(l.lh, "settings.json"),
+      JSON.stringify({
+        permissions: [{ permission: "bash", pattern: "*", action: "allow" }],
+        sandbox: { enabled: false },
+      }),
+    );
+    engine = await Engine.create({ root: l.ws, latheHome: l.lh });
+    session = await engine.openSession({ mode: "yolo" });
+  });
+
+  afterAll(async () => {
+    await engine.close();
+    process.env.HOME = realHome;
+    delete process.env[ENV_NAME];
+    await rm(l.base, { recursive: true, force: true });
+  });
+
+  it.each(ROWS.map((row) => [row] as const))("%s", async (command) => {
+    if (skipped(command)) return;
+    // Positive control: plain bash, in the workspace, with the same home and environment.
+    const plain = spawnSync("/bin/bash", ["-c", command], {
+      cwd: l.ws,
+      env: { ...process.env, HOME: l.home, [ENV_NAME]: ENV_VALUE },
+      encoding: "utf8",
+    });
+    expect(leaked(plain.stdout), `plain bash did not print the secret: ${plain.stderr}`).toBe(true);
+
+    const envelope = await session.call("bash", { command, timeout_ms: 20_000 });
+    expect(leaked(text(envelope)), `Lathe let it print the secret: ${text(envelope)}`).toBe(false);
+    expect(envelope.type, text(envelope)).toBe("error");
+    expect(text(envelope)).toMatch(
+      /needs approval and this host cannot ask anyone.*not provably read-only|commands may not read: ~\/\.ssh|matches more files than Lathe checks|reads the folder \S+ as a whole/,
+    );
+  });
+
+  it("does not reach the network unasked (git ls-remote)", async () => {
+    let connections = 0;
+    const server = createServer((socket) => {
+      connections++;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const command = `git ls-remote http://127.0.0.1:${(server.address() as AddressInfo).port}/r.git`;
+    try {
+      // Asynchronously: the server answers in this process.
+      await new Promise((resolve) =>
+        spawn("/bin/bash", ["-c", command], { cwd: l.ws, stdio: "ignore", timeout: 10_000 }).on(
+          "close",
+          resolve,
+        ),
+      );
+      expect(connections, "plain bash did not connect").toBeGreaterThan(0);
+      const before = connections;
+      const envelope = await session.call("bash", { command, timeout_ms: 10_000 });
+      expect(text(envelope)).toMatch(/not provably read-only.*over the network/);
+      expect(connections).toBe(before);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it("does not run a workspace program for a read-only name found through a relative PATH entry", async () => {
+    await mkdir(path.join(l.ws, "bin"), { recursive: true });
+    const marker = path.join(l.base, "ran-fake-cat");
+    await writeFile(path.join(l.ws, "bin/cat"), `#!/bin/sh\ntouch ${marker}\n`, { mode: 0o755 });
+    const searchPath = `bin:${process.env.PATH ?? ""}`;
+    spawnSync("/bin/bash", ["-c", "cat README.md"], { cwd: l.ws, env: { ...process.env, PATH: searchPath } });
+    expect(existsSync(marker), "plain bash did not run bin/cat").toBe(true);
+    await rm(marker);
+    const saved = process.env.PATH;
+    process.env.PATH = searchPath;
+    try {
+      const envelope = await session.call("bash", { command: "cat README.md" });
+      expect(text(envelope)).toMatch(/not provably read-only.*PATH holds "bin"/);
+    } finally {
+      process.env.PATH = saved;
+      await rm(path.join(l.ws, "bin"), { recursive: true });
+    }
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  // A variable that hands a listed reader options naming a program: the program is the
+  // workspace's (written by the model), run unconfined.
+  it.each([
+    ["TAR_OPTIONS=--use-compress-program=./prog.sh tar tf a.tar", "tar"],
+    ["RIPGREP_CONFIG_PATH=./rg.conf rg hello README.md", "rg"],
+  ])("does not run the workspace program %s hands to a reader", async (command, needs) => {
+    if (spawnSync("sh", ["-c", `command -v ${needs}`]).status !== 0) return;
+    const marker = path.join(l.base, "ran-prog");
+    await writeFile(path.join(l.ws, "prog.sh"), `#!/bin/sh\ntouch ${marker}\ncat "$@"\n`, { mode: 0o755 });
+    await writeFile(path.join(l.ws, "rg.conf"), "--pre=./prog.sh\n");
+    spawnSync("tar", ["cf", "a.tar", "README.md"], { cwd: l.ws });
+    spawnSync("/bin/bash", ["-c", command], { cwd: l.ws });
+    expect(existsSync(marker), "plain bash did not run prog.sh").toBe(true);
+    await rm(marker);
+    const envelope = await session.call("bash", { command });
+    expect(text(envelope)).toMatch(/cannot be fully seen: setting (TAR_OPTIONS|RIPGREP_CONFIG_PATH)/);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it.each(["cat README.md", "grep -rn hello .", "ps -e -o pid,comm", "cat /proc/self/status"])(
+    "the read-only %s still runs",
+    async (command) => {
+      const envelope = await session.call("bash", { command });
+      expect(envelope.type, text(envelope)).toBe("output");
+    },
+  );
+});
+
+describe("sandbox off: a folder read whole that holds a sandbox.denyRead folder", () => {
+  let l: Layout;
+  let engine: Engine;
+  let session: Session;
+
+  beforeAll(async () => {
+    l = await createLayout();
+    await mkdir(path.join(l.ws, "private"));
+    await writeFile(path.join(l.ws, "private/token.txt"), `${KEY}\n`);
+    await writeFile(
+      path.join(l.lh, "settings.json"),
+      JSON.stringify({
+        permissions: [{ permission: "bash", pattern: "*", action: "allow" }],
+        sandbox: { enabled: false, denyRead: [path.join(l.ws, "private")] },
+      }),
+    );
+    engine = await Engine.create({ root: l.ws, latheHome: l.lh });
+    session = await engine.openSession({ mode: "yolo" });
+  });
+
+  afterAll(async () => {
+    await engine.close();
+    await rm(l.base, { recursive: true, force: true });
+  });
+
+  it.each(["grep -rh PRIVATE .", "grep -rh PRIVATE", "cd docs/.. && grep -rh PRIVATE"])(
+    "%s is refused: nothing else would hide the folder",
+    async (command) => {
+      const plain = spawnSync("/bin/bash", ["-c", command], { cwd: l.ws, encoding: "utf8" });
+      expect(plain.stdout, "plain bash did not print the secret").toContain(KEY);
+      const envelope = await session.call("bash", { command });
+      expect(leaked(text(envelope)), text(envelope)).toBe(false);
+      expect(text(envelope)).toMatch(/reads the folder .* as a whole, which holds paths no command may read/);
+    },
+  );
+
+  it("a folder read whole with nothing hidden below it still runs", async () => {
+    const envelope = await session.call("bash", { command: "grep -rn hello docs README.md" });
+    expect(envelope.type, text(envelope)).toBe("output");
+  });
+});
