@@ -149,8 +149,11 @@ class Disarm {
     if (this.seen.has(gitDir)) return;
     this.seen.add(gitDir);
     const known = typeof before === "string" ? undefined : before;
+    // A known folder was read as the command started, so whatever differs is what it (or something
+    // beside it while it ran) did: no change time is trusted there, as a file moved in keeps its
+    // own on some file systems. An unseen one is judged by change times.
     const ours = (file: string, previous: Buffer | undefined, now: Buffer): boolean =>
-      before === "new" || (!(previous && now.equals(previous)) && this.touched(file));
+      before === "new" || (known ? !(previous && now.equals(previous)) : this.touched(file));
     for (const name of CONFIG_FILES) {
       const file = path.join(gitDir, name);
       const bytes = bytesOf(file);

@@ -27,6 +27,11 @@ function probe(file: string): "runs" | "denied" | "none" {
   }
 }
 
+/** Whether `file` is a regular file this process may run. */
+export function isRunnable(file: string): boolean {
+  return probe(file) === "runs";
+}
+
 /**
  * Find `command` as execvp would: a name with a slash is taken as it is (from `cwd`), any other
  * is looked for in each folder of `PATH` in turn (a relative folder from `cwd`). The first

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { relativeLookupReason } from "./program-lookup.ts";
+import { relativeLookupReason } from "./relative-path-lookup.ts";
 import { READ_ONLY_COMMANDS } from "./read-only-commands.ts";
 import { unseenReadReason } from "./read-only-paths.ts";
 import type { ShellAnalysis, SimpleCommand } from "./shell-types.ts";

@@ -1,5 +1,5 @@
-import { accessSync, constants, statSync } from "node:fs";
 import path from "node:path";
+import { isRunnable } from "../../spawner/program-lookup.ts";
 import { shown } from "./shown-text.ts";
 
 /**
@@ -17,15 +17,6 @@ const BASH_BUILTINS = new Set(
   command builtin`.split(/\s+/),
 );
 
-function executableFile(p: string): boolean {
-  try {
-    accessSync(p, constants.X_OK);
-    return statSync(p).isFile();
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Why `name` (no `/` in it) may not run the system's program of that name with this PATH;
  * undefined when the first folder that could hold it is an absolute one. `byShell`: bash runs
@@ -40,7 +31,7 @@ export function relativeLookupReason(
   for (const entry of searchPath.split(":")) {
     if (!path.isAbsolute(entry))
       return `PATH holds ${shown(entry === "" ? "(an empty entry)" : entry)}, a folder relative to where the command runs, before any folder with "${name}" in it, so "${name}" may run a program from the workspace`;
-    if (executableFile(path.join(entry, name))) return undefined;
+    if (isRunnable(path.join(entry, name))) return undefined;
   }
   return undefined;
 }
