@@ -148,9 +148,10 @@ describe("a schema pattern that backtracks catastrophically on the model's value
   it("stops checking as soon as the caller aborts", async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
+    // Below the 3 s the check is given, and with room for a worker to start on a loaded machine.
     const started = performance.now();
     const env = await envelopeOf("add_contact", { name: SENTENCE }, controller.signal);
-    expect(performance.now() - started).toBeLessThan(1_500);
+    expect(performance.now() - started).toBeLessThan(2_500);
     expect(env).toMatchObject({
       type: "error",
       error_text: expect.stringMatching(/aborted before it started/),
