@@ -1,5 +1,5 @@
 import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
 import { createServer, type AddressInfo, type Server } from "node:net";
@@ -638,6 +638,26 @@ describe("sandbox off (settings): fail closed, say so once", () => {
           "-c",
           `printf '#!/bin/sh\ntouch ${marker}\n' > ${q(hook)} && chmod +x ${q(hook)}`,
         ]);
+      },
+    ],
+    [
+      "git status, core.fsmonitor in a git folder its .git links to",
+      "git -C handed4 status --short",
+      (dir, marker) => {
+        const store = `${dir}-store`;
+        renameSync(path.join(dir, ".git"), store);
+        symlinkSync(store, path.join(dir, ".git"));
+        execFileSync("git", ["-C", dir, "config", "core.fsmonitor", `touch ${marker}; false`]);
+      },
+    ],
+    [
+      'git status, a .git file naming " store" (git keeps the space) beside a clean "store"',
+      "git -C handed5 status --short",
+      (dir, marker) => {
+        renameSync(path.join(dir, ".git"), path.join(dir, " store"));
+        execFileSync("git", ["init", "-q", "--bare", path.join(dir, "store")]);
+        writeFileSync(path.join(dir, ".git"), "gitdir:  store\n");
+        execFileSync("git", ["-C", dir, "config", "core.fsmonitor", `touch ${marker}; false`]);
       },
     ],
   ];

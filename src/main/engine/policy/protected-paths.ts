@@ -1,7 +1,8 @@
-import { lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { lstatSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { isWithin } from "../capability/canonical-path.ts";
 import type { McpServerConfig } from "../config/lathe-settings.ts";
+import { commonDirOf, gitDirOf } from "../git/git-pointer.ts";
 
 /** A location no tool, plugin or command may write, whether or not it exists yet. */
 export interface ProtectedEntry {
@@ -71,30 +72,14 @@ function real(p: string): string {
   }
 }
 
-/** The git directory a `.git` file (worktree, submodule checkout) points to, if it says. */
-function gitFileTarget(dotGit: string): string | undefined {
-  let text: string;
-  try {
-    text = readFileSync(dotGit, "utf8");
-  } catch {
-    return undefined;
-  }
-  const match = /^gitdir:\s*(.+?)\s*$/m.exec(text);
-  return match ? real(path.resolve(path.dirname(dotGit), match[1] as string)) : undefined;
-}
-
 function gitDirEntries(gitDir: string, out: ProtectedEntry[], seen: Set<string>): void {
   if (seen.has(gitDir)) return;
   seen.add(gitDir);
   for (const [name, kind, what] of GIT_DIR_ENTRIES) out.push({ path: path.join(gitDir, name), kind, what });
   // A linked worktree's git directory names the main one, whose config git reads as well.
-  let common: string | undefined;
-  try {
-    common = readFileSync(path.join(gitDir, "commondir"), "utf8").trim();
-  } catch {
-    common = undefined;
-  }
-  if (common) gitDirEntries(real(path.resolve(gitDir, common)), out, seen);
+  // (A name that is not UTF-8 cannot be given to the sandbox: that folder stays unlisted.)
+  const common = commonDirOf(gitDir);
+  if (typeof common === "string") gitDirEntries(real(common), out, seen);
 }
 
 /** Words of an MCP server's command line that name files: the command and its file arguments. */
@@ -182,8 +167,8 @@ export class ProtectedPaths {
     const seen = new Set<string>();
     if (kindOf(dotGit) === "file") {
       out.push({ path: dotGit, kind: "file", what: "git's pointer to the repository's git folder" });
-      const target = gitFileTarget(dotGit);
-      if (target) gitDirEntries(target, out, seen);
+      const target = gitDirOf(dotGit);
+      if (typeof target === "string") gitDirEntries(real(target), out, seen);
     } else {
       gitDirEntries(dotGit, out, seen);
     }

@@ -7,29 +7,18 @@
 import { existsSync, lstatSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { readGitConfig } from "../git/git-config-file.ts";
+import { commonDirOf, gitDirOf, type GitDirName } from "../git/git-pointer.ts";
 import { isInertGitSetting } from "../git/inert-git-config.ts";
 import type { SimpleCommand } from "../tools/shell-command.ts";
 import { parseGit } from "./shell/git-command.ts";
 
 /** The git folder git uses for a folder (the nearest `.git` at or above it), or undefined. */
-function gitDirFor(folder: string): string | undefined {
+function gitDirFor(folder: string): GitDirName {
   for (let dir = folder; ; dir = path.dirname(dir)) {
     const dotGit = path.join(dir, ".git");
     const stat = lstatSync(dotGit, { throwIfNoEntry: false });
-    if (stat?.isDirectory()) return dotGit;
-    if (stat) {
-      const match = /^gitdir:\s*(.+?)\s*$/m.exec(readText(dotGit) ?? "");
-      return match ? path.resolve(dir, match[1] as string) : undefined;
-    }
+    if (stat) return gitDirOf(dotGit, stat);
     if (path.dirname(dir) === dir) return undefined;
-  }
-}
-
-function readText(file: string): string | undefined {
-  try {
-    return readFileSync(file, "utf8");
-  } catch {
-    return undefined;
   }
 }
 
@@ -38,8 +27,9 @@ function readText(file: string): string | undefined {
  * to run nothing, and hooks (git's `*.sample` files aside). Empty when there is nothing.
  */
 function programsOf(gitDir: string): string[] {
-  const common = readText(path.join(gitDir, "commondir"))?.trim();
-  const commonDir = common ? path.resolve(gitDir, common) : gitDir;
+  const common = commonDirOf(gitDir);
+  if (typeof common === "object") return [common.unspellable];
+  const commonDir = common ?? gitDir;
   const found: string[] = [];
   for (const file of [path.join(commonDir, "config"), path.join(gitDir, "config.worktree")]) {
     let bytes: Buffer;
@@ -90,6 +80,8 @@ export function repositoryPrograms(commands: readonly SimpleCommand[], base: str
     for (const folder of folders) {
       const gitDir = gitDirFor(folder);
       if (gitDir === undefined) continue;
+      if (typeof gitDir === "object")
+        return `git there uses a git folder Lathe cannot read (${gitDir.unspellable})`;
       const programs = programsOf(gitDir);
       if (programs.length > 0) return `git there runs programs its repository names (${programs.join("; ")})`;
     }

@@ -101,6 +101,20 @@ const rows: Row[] = [
     repo: "sub",
     notice: ["core.fsmonitor", "meta/store/config"],
   },
+  {
+    name: 'a .git file naming " store" (git keeps the space) beside a clean "store"',
+    command: (w) =>
+      `git init -q prep && mkdir sub && mv prep/.git "sub/ store" && git init -q --bare sub/store && printf 'gitdir:  store\\n' > sub/.git && git -C sub config core.fsmonitor '${w.fsmonitor}'`,
+    repo: "sub",
+    notice: ["core.fsmonitor", "sub/ store/config"],
+  },
+  {
+    name: "a .git link to a prepared git folder inside the workspace",
+    command: (w) =>
+      `git init -q prep && mkdir meta && mv prep/.git meta/store && git --git-dir=meta/store config core.fsmonitor '${w.fsmonitor}' && mkdir sub && ln -s ../meta/store sub/.git`,
+    repo: "sub",
+    notice: ["core.fsmonitor", "meta/store/config"],
+  },
 ];
 
 describe("repositories a command plants below the workspace", () => {

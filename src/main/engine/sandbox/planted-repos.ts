@@ -21,6 +21,7 @@ import { walkWorkspace } from "../capability/workspace-walker.ts";
 import { errorMessage } from "../errors/error-message.ts";
 import { fileIdentity } from "./file-identity.ts";
 import { readGitConfig, writeGitConfig, type GitSetting } from "../git/git-config-file.ts";
+import { commonDirName, gitDirOf, type GitDirName } from "../git/git-pointer.ts";
 import { isInertGitSetting } from "../git/inert-git-config.ts";
 
 /** The files of a git folder that decide what git runs (the hooks apart). */
@@ -29,7 +30,7 @@ const CONFIG_FILES = ["config", "config.worktree"] as const;
 /** What one `.git` entry below the root held when last looked at. */
 interface GitEntryState {
   id: string | undefined;
-  /** A `.git` file's text or a `.git` link's target: where it sends git. */
+  /** A `.git` file's bytes or a `.git` link's target, as latin1 (exact; only compared). */
   pointer?: string;
   /** A `.git` folder's config files and `commondir`, as bytes. */
   files: Map<string, Buffer>;
@@ -72,9 +73,9 @@ function capture(dotGit: string): GitEntryState {
   const stat = statOf(dotGit);
   const state: GitEntryState = { id, files: new Map(), hooks: new Map() };
   if (stat?.isSymbolicLink()) {
-    state.pointer = readlinkSync(dotGit);
+    state.pointer = readlinkSync(dotGit, { encoding: "buffer" }).toString("latin1");
   } else if (stat?.isFile()) {
-    state.pointer = bytesOf(dotGit)?.toString("utf8") ?? "";
+    state.pointer = bytesOf(dotGit)?.toString("latin1") ?? "";
   } else if (stat?.isDirectory()) {
     for (const name of [...CONFIG_FILES, "commondir"]) {
       const bytes = bytesOf(path.join(dotGit, name));
@@ -98,19 +99,18 @@ function hookNames(gitDir: string): string[] {
   }
 }
 
-/** Where a `.git` file or link sends git, absolute, or undefined when it says nowhere. */
-function pointerTarget(dotGit: string, stat: Stats): string | undefined {
-  if (stat.isSymbolicLink()) return path.resolve(path.dirname(dotGit), readlinkSync(dotGit));
-  const match = /^gitdir:\s*(.+?)\s*$/m.exec(bytesOf(dotGit)?.toString("utf8") ?? "");
-  return match ? path.resolve(path.dirname(dotGit), match[1] as string) : undefined;
-}
-
 /** The workspace's own git folder (held by the sandbox; never changed here). */
 function rootGitDir(root: string): string | undefined {
   const dotGit = path.join(root, ".git");
-  const stat = statOf(dotGit);
-  if (!stat) return undefined;
-  return stat.isDirectory() ? dotGit : pointerTarget(dotGit, stat);
+  const gitDir = gitDirOf(dotGit, statOf(dotGit));
+  return typeof gitDir === "string" ? gitDir : undefined;
+}
+
+/** Where a pointer leads that the look does not follow: outside the workspace, or unnameable. */
+function outside(target: Exclude<GitDirName, undefined>): string {
+  return typeof target === "string"
+    ? `${target}, outside the workspace`
+    : `a folder Lathe cannot name (${target.unspellable})`;
 }
 
 function signature(setting: GitSetting): string {
@@ -123,10 +123,13 @@ class Disarm {
   private readonly seen = new Set<string>();
   private readonly root: string;
   private readonly since: number;
+  /** The root repository's git folder, looked up once per look: it is never disarmed. */
+  private readonly rootGit: string | undefined;
 
   constructor(root: string, since: number) {
     this.root = root;
     this.since = since;
+    this.rootGit = rootGitDir(root);
   }
 
   private name(p: string): string {
@@ -162,23 +165,24 @@ class Disarm {
     }
     const commondir = path.join(gitDir, "commondir");
     const text = bytesOf(commondir);
-    if (text) {
-      const target = path.resolve(gitDir, text.toString("utf8").trim());
+    const target = text && commonDirName(gitDir, text);
+    if (text && target !== undefined) {
       const changed = ours(commondir, known?.files.get("commondir"), text);
-      if (!isWithin(this.root, target)) {
+      if (typeof target !== "string" || !isWithin(this.root, target)) {
         const previous = known?.files.get("commondir");
+        const where = outside(target);
         if (changed && previous) {
           writeFileSync(commondir, previous);
           this.notes.push(
-            `put back ${this.name(commondir)}, which the command changed to send git to read the configuration of ${target}, outside the workspace`,
+            `put back ${this.name(commondir)}, which the command changed to send git to read the configuration of ${where}`,
           );
         } else if (changed) {
           rmSync(commondir, { force: true });
           this.notes.push(
-            `removed ${this.name(commondir)}, which sent git to read the configuration of ${target}, outside the workspace`,
+            `removed ${this.name(commondir)}, which sent git to read the configuration of ${where}`,
           );
         }
-      } else if (target !== rootGitDir(this.root) && hops < MAX_HOPS) {
+      } else if (target !== this.rootGit && hops < MAX_HOPS) {
         this.gitDir(target, changed ? "new" : "unseen", hops + 1);
       }
     }
@@ -229,13 +233,13 @@ class Disarm {
    * the git folder one sends git to inside it is looked at as one of its own.
    */
   pointer(dotGit: string, stat: Stats, changed: boolean): void {
-    const target = pointerTarget(dotGit, stat);
+    const target = gitDirOf(dotGit, stat);
     if (target === undefined) return;
-    if (!isWithin(this.root, target)) {
+    if (typeof target !== "string" || !isWithin(this.root, target)) {
       if (!changed) return;
       rmSync(dotGit, { force: true });
-      this.notes.push(`removed ${this.name(dotGit)}, which sent git to ${target}, outside the workspace`);
-    } else if (target !== rootGitDir(this.root)) {
+      this.notes.push(`removed ${this.name(dotGit)}, which sent git to ${outside(target)}`);
+    } else if (target !== this.rootGit) {
       this.gitDir(target, changed ? "new" : "unseen");
     }
   }
