@@ -1,5 +1,5 @@
 import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
 import { createServer, type AddressInfo, type Server } from "node:net";
@@ -660,9 +660,26 @@ describe("sandbox off (settings): fail closed, say so once", () => {
         execFileSync("git", ["-C", dir, "config", "core.fsmonitor", `touch ${marker}; false`]);
       },
     ],
+    [
+      "git log, core.pager in a bare repository (git takes the folder itself)",
+      "git -C handed6 log -1",
+      (dir, marker) => {
+        renameSync(dir, `${dir}-work`);
+        execFileSync("git", ["clone", "-q", "--bare", `${dir}-work`, dir]);
+        execFileSync("git", ["-C", dir, "config", "core.pager", `touch ${marker}; cat`]);
+      },
+    ],
+    [
+      "git status, an empty .git folder in a subfolder (git passes over it to the repository above)",
+      "git -C handed7/sub status --short",
+      (dir, marker) => {
+        mkdirSync(path.join(dir, "sub/.git"), { recursive: true });
+        execFileSync("git", ["-C", dir, "config", "core.fsmonitor", `touch ${marker}; false`]);
+      },
+    ],
   ];
   it.each(handedRows)("%s in a repository handed over is not run unasked", async (_name, command, plant) => {
-    const name = /handed\d/.exec(command)?.[0] as string;
+    const name = /handed\d+/.exec(command)?.[0] as string;
     const control = await layout("lathe-control-");
     try {
       // Positive control: in a terminal, the same command runs what the repository names.

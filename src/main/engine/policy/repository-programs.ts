@@ -4,23 +4,14 @@
 // `diff.*.textconv`, a `post-index-change` hook when git refreshes the index. With the OS sandbox
 // off, such a command runs unasked and unconfined, so a folder someone handed over (an archive
 // holding its `.git`, a shared drive) would run its programs as the user. This finds them.
-import { existsSync, lstatSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { readGitConfig } from "../git/git-config-file.ts";
-import { commonDirOf, gitDirOf, type GitDirName } from "../git/git-pointer.ts";
+import { gitDirCandidates } from "../git/git-discovery.ts";
+import { commonDirOf } from "../git/git-pointer.ts";
 import { isInertGitSetting } from "../git/inert-git-config.ts";
 import type { SimpleCommand } from "../tools/shell-command.ts";
 import { parseGit } from "./shell/git-command.ts";
-
-/** The git folder git uses for a folder (the nearest `.git` at or above it), or undefined. */
-function gitDirFor(folder: string): GitDirName {
-  for (let dir = folder; ; dir = path.dirname(dir)) {
-    const dotGit = path.join(dir, ".git");
-    const stat = lstatSync(dotGit, { throwIfNoEntry: false });
-    if (stat) return gitDirOf(dotGit, stat);
-    if (path.dirname(dir) === dir) return undefined;
-  }
-}
 
 /**
  * What in a git folder makes git run a program: settings of its config files that are not known
@@ -78,12 +69,14 @@ export function repositoryPrograms(commands: readonly SimpleCommand[], base: str
     const folders = gitFolders(command, base);
     if (typeof folders === "string") return folders;
     for (const folder of folders) {
-      const gitDir = gitDirFor(folder);
-      if (gitDir === undefined) continue;
-      if (typeof gitDir === "object")
-        return `git there uses a git folder Lathe cannot read (${gitDir.unspellable})`;
-      const programs = programsOf(gitDir);
-      if (programs.length > 0) return `git there runs programs its repository names (${programs.join("; ")})`;
+      // Every folder git may take there is judged (a bare repository, a `.git` git passes over).
+      for (const gitDir of gitDirCandidates(folder)) {
+        if (typeof gitDir === "object")
+          return `git there uses a git folder Lathe cannot read (${gitDir.unspellable})`;
+        const programs = programsOf(gitDir);
+        if (programs.length > 0)
+          return `git there runs programs its repository names (${programs.join("; ")})`;
+      }
     }
   }
   return undefined;
