@@ -218,6 +218,10 @@ const SHARED_MODULES = new Set(
     "src/main/engine/capability/path-limits.ts",
     "src/main/engine/git/git-config-file.ts",
     "src/main/engine/git/inert-git-config.ts",
+    "src/main/engine/git/git-pointer.ts",
+    // The same look runs around a confined MCP server's calls (the MCP chunk imports it).
+    "src/main/engine/sandbox/planted-repos.ts",
+    "src/main/engine/sandbox/file-identity.ts",
   ].map((file) => path.join(ROOT, file)),
 );
 /** The gitignore matcher the workspace walk uses, in the shared chunk with it. */

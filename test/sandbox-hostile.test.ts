@@ -1,5 +1,5 @@
 import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
 import { createServer, type AddressInfo, type Server } from "node:net";
@@ -508,6 +508,37 @@ describe.skipIf(NO_SANDBOX)("sandbox on: a person approved it, the kernel still 
     const before = connections;
     expect(text(await w.session.call("connect", { port }))).toMatch(/error/);
     expect(connections).toBe(before);
+  });
+
+  it("what a stdio MCP server plants in a nested repository's config during a call is taken out after it", async () => {
+    const nested = (root: string) => {
+      const dir = path.join(root, "nestm");
+      execFileSync("git", ["init", "-q", dir]);
+      return path.join(dir, ".git/config");
+    };
+    const planted = (marker: string) =>
+      `[core]\n\trepositoryformatversion = 0\n\tfsmonitor = touch ${marker}\n`;
+    // Positive control: the same write by a plain process makes the next git status run it.
+    const c = await layout("lathe-control-");
+    try {
+      writeFileSync(nested(c.root), planted(path.join(c.outside, "m9")));
+      expect(gitStatusRunsHook(path.join(c.root, "nestm"), path.join(c.outside, "m9"))).toBe(true);
+    } finally {
+      await rm(c.base, { recursive: true, force: true });
+    }
+    const config = nested(w.root);
+    try {
+      const envelope = await w.session.call("write_file", {
+        path: config,
+        content: planted(path.join(w.outside, "m9")),
+      });
+      expect(text(envelope)).toMatch(/took core\.fsmonitor out of nestm\/\.git\/config/);
+      expect(text(envelope)).toContain(`wrote ${config}`);
+      expect(gitStatusRunsHook(path.join(w.root, "nestm"), path.join(w.outside, "m9"))).toBe(false);
+      expect(readFileSync(config, "utf8")).toContain("repositoryformatversion");
+    } finally {
+      await rm(path.join(w.root, "nestm"), { recursive: true, force: true });
+    }
   });
 });
 

@@ -1,5 +1,6 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { SourcedMcpServer } from "../config/policy-config.ts";
+import type { RepoWatch } from "../sandbox/planted-repos.ts";
 import type { ToolOrigin } from "../tools/contract.ts";
 import { lockedLookalike } from "../tools/locked-tools.ts";
 import type { ToolRegistry } from "../tools/tool-registry.ts";
@@ -32,6 +33,8 @@ interface BindInput {
   /** Listed entries no call can use (malformed, or a name listed twice), each disabled with why. */
   refused?: readonly RefusedTool[];
   caller: McpToolCaller;
+  /** A watch over the workspace's git repositories for one call, while the server is confined. */
+  watchRepos?: () => Promise<RepoWatch> | undefined;
   /** The pins of the server's scope. */
   pins: Readonly<Record<string, string>>;
 }
@@ -95,7 +98,10 @@ export function bindServerTools(input: BindInput): Record<string, string> {
       }
     }
     try {
-      registry.register(mcpTool({ id, server: server.name, tool, defer, caller: input.caller }), origin);
+      registry.register(
+        mcpTool({ id, server: server.name, tool, defer, caller: input.caller, watchRepos: input.watchRepos }),
+        origin,
+      );
     } catch (err) {
       registry.reportDisabled({
         id: tool.name,

@@ -3,6 +3,7 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { SourcedMcpServer } from "../config/policy-config.ts";
 import type { TrustStore } from "../policy/trust-store.ts";
 import type { EngineSandbox } from "../sandbox/engine-sandbox.ts";
+import { watchRepos } from "../sandbox/planted-repos.ts";
 import type { ProcessSandbox } from "../sandbox/process-sandbox.ts";
 import type { ToolRegistry } from "../tools/tool-registry.ts";
 import { bindServerTools, mcpOrigin, unbindServer } from "./mcp-binding.ts";
@@ -200,6 +201,9 @@ export class McpManager {
           tools: slot.listing,
           refused: slot.refused,
           caller: connection,
+          // What a confined server plants in the workspace's repositories during a call is taken
+          // out after it (an unconfined one was approved to run as the person).
+          watchRepos: () => (slot.confinement || slot.kept ? watchRepos(this.options.root) : undefined),
           pins,
         });
       } catch (err) {

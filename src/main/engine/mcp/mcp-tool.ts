@@ -1,6 +1,7 @@
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { ToolCallError } from "../errors/tool-call-error.ts";
-import type { JsonSchema, ToolDefinition } from "../tools/contract.ts";
+import type { RepoWatch } from "../sandbox/planted-repos.ts";
+import type { JsonSchema, ToolDefinition, ToolRuntime } from "../tools/contract.ts";
 import { stableStringify } from "../tools/stable-stringify.ts";
 import type { ToolSession } from "../tools/tool-session.ts";
 import { leftOutSize, lineCount, OUTPUT_LIMITS, utf8Head } from "../tools/truncation.ts";
@@ -25,6 +26,12 @@ interface McpToolSpec {
   tool: Tool;
   defer: boolean;
   caller: McpToolCaller;
+  /**
+   * For a server the OS sandbox confines to the workspace: a watch over the git repositories
+   * below it for one call (what the server plants there is made inert after the call, as for a
+   * bash command); undefined, or a function giving undefined, when there is nothing to watch.
+   */
+  watchRepos?: (() => Promise<RepoWatch> | undefined) | undefined;
 }
 
 const MCP_TOOL_TIMEOUT_MS = 60_000;
@@ -67,45 +74,61 @@ export function mcpTool(spec: McpToolSpec): ToolDefinition<Record<string, unknow
     defer: spec.defer,
     deriveApprovalKey: (args) => `${id}:${stableStringify(args)}`,
     async execute(args, runtime) {
-      let result: CallToolResult;
+      const watch = await spec.watchRepos?.();
+      let data: McpToolData;
       try {
-        // The SDK's own timeout sits just past the pipeline's, which stops the call first.
-        result = await caller.callTool(tool.name, args, runtime.signal, MCP_TOOL_TIMEOUT_MS + 5_000);
+        data = await callOnce(args, runtime);
       } catch (err) {
-        if (!ToolCallError.isInstance(err)) throw err;
-        const text = await cappedErrorText(err.message, id, runtime.session);
-        throw text === err.message ? err : new ToolCallError(text, err.code, { cause: err });
+        const planted = await watch?.disarm();
+        if (planted && ToolCallError.isInstance(err))
+          throw new ToolCallError(`${planted.trim()}\n${err.message}`, err.code, { cause: err });
+        throw err;
       }
-      if (!result.isError && tool.outputSchema) {
-        const problem = await checkStructuredResult(
-          tool.outputSchema,
-          result.structuredContent,
-          runtime.signal,
-        );
-        if (problem) {
-          const bytes = Buffer.from(JSON.stringify(result, null, 2), "utf8");
-          const where = await runtime.session.writeSidecarFile(id, bytes, "json").then(
-            (file) => `The whole answer is in ${file}.`,
-            (err: unknown) => `It could not be kept: ${(err as Error).message}.`,
-          );
-          throw new ToolCallError(
-            `${id} ran on MCP server "${server}", but ${problem}. It may have acted: do not call it again just to retry. The server's author has to fix the tool or its schema. ${where}`,
-          );
-        }
-      }
-      if (result.isError) {
-        const text = resultText(result).trim();
-        throw new ToolCallError(
-          text
-            ? await cappedErrorText(text, id, runtime.session)
-            : `${id} failed on MCP server "${server}" without saying why.`,
-        );
-      }
-      const images = await saveImages(result, (bytes, extension) =>
-        runtime.session.writeSidecarFile(id, bytes, extension),
-      );
-      return toToolData(result, images);
+      const planted = await watch?.disarm();
+      // First, so that cutting a long answer cannot drop it.
+      return planted ? { ...data, content: `${planted.trim()}\n${data.content}` } : data;
     },
     truncate: (data) => truncateToolData(data, OUTPUT_LIMITS.readBytes),
   };
+
+  async function callOnce(args: Record<string, unknown>, runtime: ToolRuntime): Promise<McpToolData> {
+    let result: CallToolResult;
+    try {
+      // The SDK's own timeout sits just past the pipeline's, which stops the call first.
+      result = await caller.callTool(tool.name, args, runtime.signal, MCP_TOOL_TIMEOUT_MS + 5_000);
+    } catch (err) {
+      if (!ToolCallError.isInstance(err)) throw err;
+      const text = await cappedErrorText(err.message, id, runtime.session);
+      throw text === err.message ? err : new ToolCallError(text, err.code, { cause: err });
+    }
+    if (!result.isError && tool.outputSchema) {
+      const problem = await checkStructuredResult(
+        tool.outputSchema,
+        result.structuredContent,
+        runtime.signal,
+      );
+      if (problem) {
+        const bytes = Buffer.from(JSON.stringify(result, null, 2), "utf8");
+        const where = await runtime.session.writeSidecarFile(id, bytes, "json").then(
+          (file) => `The whole answer is in ${file}.`,
+          (err: unknown) => `It could not be kept: ${(err as Error).message}.`,
+        );
+        throw new ToolCallError(
+          `${id} ran on MCP server "${server}", but ${problem}. It may have acted: do not call it again just to retry. The server's author has to fix the tool or its schema. ${where}`,
+        );
+      }
+    }
+    if (result.isError) {
+      const text = resultText(result).trim();
+      throw new ToolCallError(
+        text
+          ? await cappedErrorText(text, id, runtime.session)
+          : `${id} failed on MCP server "${server}" without saying why.`,
+      );
+    }
+    const images = await saveImages(result, (bytes, extension) =>
+      runtime.session.writeSidecarFile(id, bytes, extension),
+    );
+    return toToolData(result, images);
+  }
 }
