@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { escapeBidiControls, hasBidiControl } from "./bidi-controls.ts";
+import {
+  escapeBidiControls,
+  escapeBidiControlsDeep,
+  hasBidiControl,
+  hasBidiControlDeep,
+} from "./bidi-controls.ts";
 
 describe("escapeBidiControls", () => {
   // Every character that reorders the text around it, alone and inside a name.
@@ -37,5 +42,37 @@ describe("escapeBidiControls", () => {
 
   it("escapes every one of several, wherever they are", () => {
     expect(escapeBidiControls("\u202Ea\u2066b\u2069\u202E")).toBe("\\u202ea\\u2066b\\u2069\\u202e");
+  });
+});
+
+describe("escapeBidiControlsDeep / hasBidiControlDeep: a whole request or review as a dialog shows it", () => {
+  it("escapes every string at any depth, keys too, and leaves the rest", () => {
+    const request = {
+      toolId: "bash",
+      args: { command: "echo hi #\u202Efdp.exe", n: 3, flags: [true, null, "a\u2066b"] },
+      reasons: ["asks: rm -rf ~ \u202E"],
+      ["k\u202Eey"]: "v",
+    };
+    expect(hasBidiControlDeep(request)).toBe(true);
+    const shown = escapeBidiControlsDeep(request);
+    expect(shown.args.command).toBe("echo hi #\\u202efdp.exe");
+    expect(shown.args.n).toBe(3);
+    expect(shown.args.flags).toEqual([true, null, "a\\u2066b"]);
+    expect(shown.reasons).toEqual(["asks: rm -rf ~ \\u202e"]);
+    expect(Object.keys(shown)).toContain("k\\u202eey");
+    expect(hasBidiControlDeep(shown)).toBe(false);
+    expect(request.args.command).toContain("\u202E"); // the original is untouched
+  });
+
+  it("keeps a __proto__ key a key", () => {
+    const value = JSON.parse('{"__proto__": {"polluted": "\u202E"}}') as Record<string, unknown>;
+    const shown = escapeBidiControlsDeep(value);
+    expect(Object.keys(shown)).toEqual(["__proto__"]);
+    expect(Object.getPrototypeOf(shown)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined();
+  });
+
+  it("finds nothing in text without those characters", () => {
+    expect(hasBidiControlDeep({ a: ["שלום", { b: "x" }], c: 1 })).toBe(false);
   });
 });

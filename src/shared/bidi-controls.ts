@@ -23,3 +23,27 @@ export function escapeBidiControls(text: string): string {
     (c) => `\\u${(c.codePointAt(0) as number).toString(16).padStart(4, "0")}`,
   );
 }
+
+/**
+ * A copy of a value (strings, arrays, plain objects) with every string escaped as above: for a
+ * whole request or review that a dialog shows a person, so no field is forgotten.
+ */
+export function escapeBidiControlsDeep<T>(value: T): T {
+  if (typeof value === "string") return escapeBidiControls(value) as T;
+  if (Array.isArray(value)) return value.map((item: unknown) => escapeBidiControlsDeep(item)) as T;
+  if (typeof value === "object" && value !== null)
+    // fromEntries defines each key as its own (a key `__proto__` stays a key, not a prototype).
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [escapeBidiControls(key), escapeBidiControlsDeep(item)]),
+    ) as T;
+  return value;
+}
+
+/** Whether any string of a value (keys included) holds a reordering character. */
+export function hasBidiControlDeep(value: unknown): boolean {
+  if (typeof value === "string") return hasBidiControl(value);
+  if (Array.isArray(value)) return value.some(hasBidiControlDeep);
+  if (typeof value === "object" && value !== null)
+    return Object.entries(value).some(([key, item]) => hasBidiControl(key) || hasBidiControlDeep(item));
+  return false;
+}

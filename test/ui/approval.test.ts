@@ -120,6 +120,30 @@ describe.skipIf(!runUi)("approvals in the UI through lathe serve", () => {
     expect(s.problems, s.problems.join("\n")).toEqual([]);
   });
 
+  it("shows characters that reorder text as their escapes, and says why", async () => {
+    const { page, root } = s;
+    // "notes/evil\u202Etxt.exe" displays as "notes/evilexe.txt": the dialog must not show that.
+    const name = "notes/evil\u202Etxt.exe";
+    await runTool(page, "write", { path: name, content: "x" });
+    const dialog = dialogOf(page);
+    await dialog.waitFor({ timeout: 10_000 });
+    const text = await dialog.innerText();
+    expect(text).not.toContain("\u202E");
+    expect(text).toContain('"path": "notes/evil\\u202etxt.exe"');
+    expect(await dialog.getByRole("note", { name: "Hidden reordering" }).innerText()).toMatch(
+      /change the order in which text is displayed/,
+    );
+    await page.screenshot({ path: APPROVAL_SHOT.replace(".png", "-reordering.png"), fullPage: true });
+    await dialog.getByRole("button", { name: "Reject" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    expect(existsSync(path.join(root, name))).toBe(false);
+    // The activity list shows the same call the same way.
+    const latest = page.getByRole("list", { name: "Tool activity" }).getByRole("listitem").first();
+    await expect.poll(() => latest.innerText()).toMatch(/write\s+denied/);
+    expect(await latest.innerText()).toContain("notes/evil\\u202etxt.exe");
+    expect(await latest.innerText()).not.toContain("\u202E");
+  });
+
   it("shows a bash call's whole command in one monospace block that wraps", async (context) => {
     const { page, root } = s;
     const tools = page.getByRole("list", { name: "Tools" });
@@ -162,7 +186,13 @@ describe.skipIf(!runUi)("project trust in the UI through lathe serve", () => {
       await writeFile(
         path.join(root, ".lathe", "settings.json"),
         JSON.stringify(
-          { permissions: [{ permission: "write", pattern: "allowed/**", action: "allow" }] },
+          {
+            permissions: [
+              { permission: "write", pattern: "allowed/**", action: "allow" },
+              // Displays as "docs/tenv.md": really every file whose name ends in "dm.vne".
+              { permission: "write", pattern: "docs/t\u202Edm.vne", action: "allow" },
+            ],
+          },
           null,
           2,
         ),
@@ -181,9 +211,11 @@ describe.skipIf(!runUi)("project trust in the UI through lathe serve", () => {
     const { page } = s;
     const dialog = page.getByRole("dialog", { name: "Trust this folder?" });
     await dialog.waitFor({ timeout: 10_000 });
-    expect(await dialog.getByRole("region", { name: "Permission rules" }).innerText()).toMatch(
-      /allow write "allowed\/\*\*"/,
-    );
+    const rules = await dialog.getByRole("region", { name: "Permission rules" }).innerText();
+    expect(rules).toMatch(/allow write "allowed\/\*\*"/);
+    expect(rules).toContain("docs/t\\u202edm.vne");
+    expect(rules).not.toContain("\u202E");
+    expect(await dialog.getByRole("note", { name: "Hidden reordering" }).count()).toBe(1);
     // The plugin as `lathe trust` describes it: it skips approval, and it may reach any host.
     const plugin = dialog.getByRole("listitem", { name: "Plugin scraper" });
     expect(await plugin.innerText()).toMatch(/gated: false/);

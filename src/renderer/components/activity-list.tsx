@@ -1,3 +1,4 @@
+import { escapeBidiControls } from "../../shared/bidi-controls.ts";
 import { activityState } from "../state/activity.ts";
 import { useAppState } from "../state/store-context.tsx";
 import { originLabel } from "./origin-label.ts";
@@ -55,8 +56,8 @@ export function ActivityList() {
                     {entry.origin ? ` · ${originLabel(entry.origin)}` : ""}
                   </span>
                 </div>
-                <code className="activity-args">{JSON.stringify(entry.args)}</code>
-                {entry.detail ? <p className="activity-detail">{entry.detail}</p> : null}
+                <code className="activity-args">{escapeBidiControls(JSON.stringify(entry.args))}</code>
+                {entry.detail ? <p className="activity-detail">{escapeBidiControls(entry.detail)}</p> : null}
               </li>
             );
           })}

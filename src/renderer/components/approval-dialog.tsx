@@ -3,7 +3,9 @@ import type { ApprovalAnswer } from "../../shared/api-contract.ts";
 import { promptsFor } from "../state/approval-queue.ts";
 import { useChat } from "../state/chat-context.tsx";
 import { useAppState } from "../state/store-context.tsx";
+import { escapeBidiControlsDeep, hasBidiControlDeep } from "../../shared/bidi-controls.ts";
 import { ApprovalArguments } from "./approval-arguments.tsx";
+import { ReorderingWarning } from "./reordering-warning.tsx";
 import { Modal } from "./modal.tsx";
 
 const KEYS: Record<string, ApprovalAnswer> = { y: "once", a: "always", n: "reject" };
@@ -20,6 +22,9 @@ export function ApprovalDialog() {
   const approvals = useAppState((s) => s.approvals);
   const shown = useMemo(() => promptsFor(approvals, sessionId), [approvals, sessionId]);
   const request = shown[0];
+  // What the dialog shows: every reordering character as its escape (the answer uses the request).
+  const view = useMemo(() => (request ? escapeBidiControlsDeep(request) : undefined), [request]);
+  const reorders = useMemo(() => (request ? hasBidiControlDeep(request) : false), [request]);
   const waiting = shown.length;
   const answering = useAppState((s) => s.answering);
   const respond = useAppState((s) => s.respond);
@@ -45,10 +50,10 @@ export function ApprovalDialog() {
       labelledBy="approval-title"
       describedBy="approval-reasons"
     >
-      {request ? (
+      {request && view ? (
         <form method="dialog" className="approval-body" onSubmit={(event) => event.preventDefault()}>
           <h2 id="approval-title">
-            Allow <code>{request.toolId}</code> to run?
+            Allow <code>{view.toolId}</code> to run?
           </h2>
           {waiting > 1 ? (
             <p className="muted">
@@ -59,33 +64,34 @@ export function ApprovalDialog() {
             <div>
               <dt>Tool</dt>
               <dd>
-                <code>{request.toolId}</code>
+                <code>{view.toolId}</code>
               </dd>
             </div>
             <div>
               <dt>Origin</dt>
               <dd aria-label="Origin">
-                <span>layer {request.origin.layer}</span> · <span>kind {request.origin.kind}</span>
-                {request.origin.name ? (
+                <span>layer {view.origin.layer}</span> · <span>kind {view.origin.kind}</span>
+                {view.origin.name ? (
                   <>
                     {" "}
-                    · <span>name {request.origin.name}</span>
+                    · <span>name {view.origin.name}</span>
                   </>
                 ) : null}
               </dd>
             </div>
           </dl>
           <div className="approval-scroll">
+            {reorders ? <ReorderingWarning what="This call" /> : null}
             <ApprovalArguments args={request.args} />
             <h3>Why Lathe asks</h3>
             <ul id="approval-reasons" className="approval-reasons">
-              {request.reasons.map((reason, index) => (
+              {view.reasons.map((reason, index) => (
                 <li key={index}>{reason}</li>
               ))}
             </ul>
             <h3 id="approval-key-label">Approval key</h3>
             <p className="approval-key" aria-labelledby="approval-key-label">
-              <code>{request.approvalKey}</code>
+              <code>{view.approvalKey}</code>
             </p>
           </div>
           <div className="approval-actions">
@@ -114,8 +120,8 @@ export function ApprovalDialog() {
           </div>
           <p className="muted approval-hint">
             Keys: <kbd>y</kbd> allows once, <kbd>a</kbd> for this session, <kbd>n</kbd> or <kbd>Esc</kbd>{" "}
-            rejects. “Allow for this session” also allows later <code>{request.toolId}</code> calls with the
-            same approval key{" "}
+            rejects. “Allow for this session” also allows later <code>{view.toolId}</code> calls with the same
+            approval key{" "}
             {request.runSessionId !== undefined
               ? "in this chat, its later runs too, from any tab (Settings › Permissions revokes it)."
               : "until this window closes."}

@@ -1,3 +1,4 @@
+import { escapeBidiControls } from "../../shared/bidi-controls.ts";
 import { useEffect, useState } from "react";
 import type { AuditEntry, AuditOutcome } from "../../shared/audit-schemas.ts";
 import { useAudit } from "../state/audit-context.tsx";
@@ -63,7 +64,7 @@ function AuditRow({ entry, sessionTitle }: { entry: AuditEntry; sessionTitle: st
       <button type="button" className="audit-row-head" aria-expanded={open} onClick={() => setOpen(!open)}>
         <span className="audit-time">{time(entry.startedAt)}</span>
         <code className="audit-tool">{entry.toolId}</code>
-        <span className="audit-args">{summary(entry)}</span>
+        <span className="audit-args">{escapeBidiControls(summary(entry))}</span>
         <span className={badge.className} aria-label="Outcome">
           {badge.label}
         </span>
@@ -71,7 +72,7 @@ function AuditRow({ entry, sessionTitle }: { entry: AuditEntry; sessionTitle: st
       </button>
       {refusal && !open ? (
         <p className="audit-refusal">
-          Refused at {STAGE_LABEL[refusal.stage] ?? refusal.stage}: {refusal.reason}
+          Refused at {STAGE_LABEL[refusal.stage] ?? refusal.stage}: {escapeBidiControls(refusal.reason)}
         </p>
       ) : null}
       {open ? (
@@ -85,14 +86,16 @@ function AuditRow({ entry, sessionTitle }: { entry: AuditEntry; sessionTitle: st
               <li key={index} className={`decision decision-${d.outcome}`}>
                 <span className="decision-stage">{STAGE_LABEL[d.stage] ?? d.stage}</span>
                 <span className={`verdict verdict-${d.outcome}`}>{d.outcome}</span>
-                <span className="decision-reason">{d.reason}</span>
+                <span className="decision-reason">{escapeBidiControls(d.reason)}</span>
               </li>
             ))}
           </ol>
           <h4>Arguments</h4>
-          <pre className="code-block audit-json">{JSON.stringify(entry.args, null, 2)}</pre>
+          <pre className="code-block audit-json">
+            {escapeBidiControls(JSON.stringify(entry.args, null, 2))}
+          </pre>
           <h4>Envelope</h4>
-          <pre className="code-block audit-json">{entry.envelopeHead}</pre>
+          <pre className="code-block audit-json">{escapeBidiControls(entry.envelopeHead)}</pre>
         </div>
       ) : null}
     </li>

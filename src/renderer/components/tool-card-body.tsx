@@ -46,7 +46,7 @@ function JsonBlock({ label, value }: { label: string; value: unknown }) {
   return (
     <details className="card-json">
       <summary>{label}</summary>
-      <pre>{JSON.stringify(value, null, 2) ?? "(none)"}</pre>
+      <pre>{escapeBidiControls(JSON.stringify(value, null, 2) ?? "(none)")}</pre>
     </details>
   );
 }

@@ -1,8 +1,11 @@
+import { useMemo } from "react";
+import { escapeBidiControlsDeep, hasBidiControlDeep } from "../../shared/bidi-controls.ts";
 import type { ReviewedExtension, TrustReview } from "../../shared/trust-review-schema.ts";
 import { grantsSomething } from "../state/app-store.ts";
 import { useAppState } from "../state/store-context.tsx";
 import { Modal } from "./modal.tsx";
 import { ErrorLine } from "./error-line.tsx";
+import { ReorderingWarning } from "./reordering-warning.tsx";
 
 function Section({ title, count, children }: { title: string; count: number; children: React.ReactNode }) {
   if (count === 0) return null;
@@ -166,7 +169,10 @@ function Grants({ review }: { review: TrustReview }) {
  */
 export function TrustDialog() {
   const open = useAppState((s) => s.trustDialogOpen);
-  const review = useAppState((s) => s.trustReview);
+  const reviewed = useAppState((s) => s.trustReview);
+  // What the dialog shows: the folder's own words with every reordering character as its escape.
+  const review = useMemo(() => (reviewed ? escapeBidiControlsDeep(reviewed) : undefined), [reviewed]);
+  const reorders = useMemo(() => (reviewed ? hasBidiControlDeep(reviewed) : false), [reviewed]);
   const trusting = useAppState((s) => s.trusting);
   const error = useAppState((s) => s.projectError);
   const trust = useAppState((s) => s.trustProject);
@@ -200,6 +206,7 @@ export function TrustDialog() {
               either way.
             </p>
           ) : null}
+          {reorders ? <ReorderingWarning what="What this folder asks for" /> : null}
           <Grants review={review} />
           <p className="muted">
             Trust a folder only if you know who wrote <code>{review.settingsFile}</code> and its{" "}
