@@ -209,6 +209,15 @@ const BASH_ROWS: Row[] = [
     damaged: (w) => gitStatusRunsHook(w.root, path.join(w.outside, "r10")),
   },
   {
+    name: "core.fsmonitor written into a workspace file the repository's config includes",
+    arrange: async (w) => {
+      execFileSync("git", ["-C", w.root, "config", "include.path", "../shared.gitconfig"]);
+    },
+    command: (w) =>
+      `python3 -c "open('shared' + '.gitconfig', 'w').write('[core]\\n\\tfsmonitor = touch ${w.outside}/r30\\n')"`,
+    damaged: (w) => gitStatusRunsHook(w.root, path.join(w.outside, "r30")),
+  },
+  {
     name: "a nested repository made with core.fsmonitor in its config (git runs it there)",
     command: (w) =>
       `python3 -c "${nestedRepoByPython("nest1", { config: `[core]\\n\\tfsmonitor = touch ${w.outside}/r20\\n` })}"`,

@@ -118,6 +118,21 @@ describe("protected paths: what no write may reach", () => {
     expect(paths.reason(path.join(main, "objects/ab/cdef"))).toBeUndefined();
   });
 
+  it("protects a workspace file the repository's config includes, even before it exists, and only that", async () => {
+    await writeFile(
+      path.join(root, ".git/config"),
+      '[core]\n[include]\n\tpath = ../shared.gitconfig\n[includeIf "onbranch:main"]\n\tpath = /etc/elsewhere.gitconfig\n',
+    );
+    const paths = new ProtectedPaths({ root, latheHome: home });
+    expect(paths.reason(path.join(root, "shared.gitconfig"))).toMatch(/a file git's configuration includes/);
+    expect(paths.reason(path.join(root, "other.gitconfig"))).toBeUndefined();
+    // Outside the workspace the sandbox holds it anyway: it is not listed.
+    expect(paths.entries().map((e) => e.path)).not.toContain("/etc/elsewhere.gitconfig");
+    // The include taken out: the file is the workspace's again.
+    await writeFile(path.join(root, ".git/config"), "[core]\n");
+    expect(paths.reason(path.join(root, "shared.gitconfig"))).toBeUndefined();
+  });
+
   it("protects the files an MCP server starts from, and the folder of a script below the root", async () => {
     await mkdir(path.join(root, "tools/mcp"), { recursive: true });
     await mkdir(path.join(root, "conf"), { recursive: true });

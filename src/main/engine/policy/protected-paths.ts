@@ -2,6 +2,7 @@ import { lstatSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { isWithin } from "../capability/canonical-path.ts";
 import type { McpServerConfig } from "../config/lathe-settings.ts";
+import { configIncludes } from "../git/config-includes.ts";
 import { commonDirOf, gitDirOf } from "../git/git-pointer.ts";
 
 /** A location no tool, plugin or command may write, whether or not it exists yet. */
@@ -72,14 +73,26 @@ function real(p: string): string {
   }
 }
 
-function gitDirEntries(gitDir: string, out: ProtectedEntry[], seen: Set<string>): void {
+function gitDirEntries(root: string, gitDir: string, out: ProtectedEntry[], seen: Set<string>): void {
   if (seen.has(gitDir)) return;
   seen.add(gitDir);
   for (const [name, kind, what] of GIT_DIR_ENTRIES) out.push({ path: path.join(gitDir, name), kind, what });
+  // A file the config includes from the workspace (`include.path = ../.gitconfig`) is config too.
+  for (const name of ["config", "config.worktree"]) {
+    for (const included of configIncludes(path.join(gitDir, name))) {
+      const canonical = real(included);
+      if (isWithin(root, canonical))
+        out.push({
+          path: canonical,
+          kind: "file",
+          what: `a file git's configuration includes (from .git/${name})`,
+        });
+    }
+  }
   // A linked worktree's git directory names the main one, whose config git reads as well.
   // (A name that is not UTF-8 cannot be given to the sandbox: that folder stays unlisted.)
   const common = commonDirOf(gitDir);
-  if (typeof common === "string") gitDirEntries(real(common), out, seen);
+  if (typeof common === "string") gitDirEntries(root, real(common), out, seen);
 }
 
 /** Words of an MCP server's command line that name files: the command and its file arguments. */
@@ -168,9 +181,9 @@ export class ProtectedPaths {
     if (kindOf(dotGit) === "file") {
       out.push({ path: dotGit, kind: "file", what: "git's pointer to the repository's git folder" });
       const target = gitDirOf(dotGit);
-      if (typeof target === "string") gitDirEntries(real(target), out, seen);
+      if (typeof target === "string") gitDirEntries(root, real(target), out, seen);
     } else {
-      gitDirEntries(dotGit, out, seen);
+      gitDirEntries(root, dotGit, out, seen);
     }
     for (const server of this.servers) out.push(...serverFiles(server, root));
     return out;
