@@ -717,6 +717,47 @@ describe("sandbox off (settings): fail closed, say so once", () => {
         execFileSync("git", ["-C", dir, "config", "core.fsmonitor", `touch ${marker}; false`]);
       },
     ],
+    [
+      "git status, core.fsmonitor of a submodule (git status runs git status in it)",
+      "git -C handed8 status --short",
+      (dir, marker) => {
+        const lib = `${dir}-lib`;
+        const git = (...args: string[]) =>
+          execFileSync(
+            "git",
+            ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "protocol.file.allow=always", ...args],
+            {
+              stdio: "pipe",
+            },
+          );
+        git("init", "-q", lib);
+        writeFileSync(path.join(lib, "f"), "x\n");
+        git("-C", lib, "add", "f");
+        git("-C", lib, "commit", "-qm", "lib");
+        git("-C", dir, "submodule", "add", "-q", lib, "sub");
+        git("-C", dir, "commit", "-qm", "sub");
+        git("-C", path.join(dir, "sub"), "config", "core.fsmonitor", `touch ${marker}; false`);
+        writeFileSync(path.join(dir, "sub/f"), "changed\n");
+      },
+    ],
+    [
+      "git status, core.fsmonitor of a submodule checked out with a .git folder of its own",
+      "git -C handed9 status --short",
+      (dir, marker) => {
+        const sub = path.join(dir, "old");
+        const git = (...args: string[]) =>
+          execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { stdio: "pipe" });
+        git("init", "-q", sub);
+        writeFileSync(path.join(sub, "f"), "x\n");
+        git("-C", sub, "add", "f");
+        git("-C", sub, "commit", "-qm", "old");
+        writeFileSync(path.join(dir, ".gitmodules"), '[submodule "old"]\n\tpath = old\n\turl = ./old\n');
+        git("-C", dir, "add", ".gitmodules", "old");
+        git("-C", dir, "commit", "-qm", "old");
+        git("-C", sub, "config", "core.fsmonitor", `touch ${marker}; false`);
+        writeFileSync(path.join(sub, "f"), "changed\n");
+      },
+    ],
   ];
   it.each(handedRows)("%s in a repository handed over is not run unasked", async (_name, command, plant) => {
     const name = /handed\d+/.exec(command)?.[0] as string;

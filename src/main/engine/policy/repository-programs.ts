@@ -6,30 +6,36 @@
 // holding its `.git`, a shared drive) would run its programs as the user. This finds them.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { readGitConfig } from "../git/git-config-file.ts";
+import { readGitConfig, type ReadConfig } from "../git/git-config-file.ts";
 import { gitDirCandidates } from "../git/git-discovery.ts";
-import { commonDirOf } from "../git/git-pointer.ts";
+import { commonDirOf, gitDirOf, type UnspellableGitDir } from "../git/git-pointer.ts";
 import { isInertGitSetting } from "../git/inert-git-config.ts";
 import type { SimpleCommand } from "../tools/shell-command.ts";
 import { parseGit } from "./shell/git-command.ts";
 
+/** Submodule git folders looked at below one repository before Lathe stops and asks instead. */
+const MAX_SUBMODULE_FOLDERS = 400;
+
 /**
  * What in a git folder makes git run a program: settings of its config files that are not known
- * to run nothing, and hooks (git's `*.sample` files aside). Empty when there is nothing.
+ * to run nothing, hooks (git's `*.sample` files aside), and the same in its submodules' git
+ * folders (`git status` runs `git status` in each submodule, and with it that one's
+ * `core.fsmonitor`). `worktree` is the folder the repository is checked out in, when known: a
+ * submodule checked out with a `.git` folder of its own sits where its `.gitmodules` says.
+ * Empty when there is nothing.
  */
-function programsOf(gitDir: string): string[] {
+function programsOf(gitDir: string, worktree: string | undefined, seen = new Set<string>()): string[] {
+  if (seen.has(gitDir)) return [];
+  seen.add(gitDir);
+  if (seen.size > MAX_SUBMODULE_FOLDERS)
+    return [`more than ${MAX_SUBMODULE_FOLDERS} submodule git folders below ${gitDir}, too many to look at`];
   const common = commonDirOf(gitDir);
   if (typeof common === "object") return [common.unspellable];
   const commonDir = common ?? gitDir;
   const found: string[] = [];
   for (const file of [path.join(commonDir, "config"), path.join(gitDir, "config.worktree")]) {
-    let bytes: Buffer;
-    try {
-      bytes = readFileSync(file);
-    } catch {
-      continue;
-    }
-    const read = readGitConfig(bytes);
+    const read = configAt(file);
+    if (read === undefined) continue;
     if (read.kind === "no-git") return [`${file} (git could not be run to read it: ${read.reason})`];
     if (read.kind === "refused") continue; // git refuses to work there at all
     const keys = read.settings.filter((s) => !isInertGitSetting(s.key, s.value)).map((s) => s.key);
@@ -39,7 +45,75 @@ function programsOf(gitDir: string): string[] {
   const hooks = existsSync(hooksDir) ? readdirSync(hooksDir).filter((name) => !name.endsWith(".sample")) : [];
   if (hooks.length > 0)
     found.push(`the hook${hooks.length > 1 ? "s" : ""} ${hooks.join(", ")} in ${hooksDir}`);
+  for (const sub of submoduleGitDirs(commonDir, worktree)) {
+    if ("unspellable" in sub) return [sub.unspellable];
+    found.push(...programsOf(sub.gitDir, sub.worktree, seen));
+    if (found.length > 0) break;
+  }
   return found;
+}
+
+function configAt(file: string): ReadConfig | undefined {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch {
+    return undefined;
+  }
+  return readGitConfig(bytes);
+}
+
+/**
+ * The git folders of a repository's submodules: every git folder git keeps below its `modules/`
+ * (a name may hold slashes), and a submodule checked out with a `.git` of its own at a path its
+ * `.gitmodules` names.
+ */
+function submoduleGitDirs(
+  commonDir: string,
+  worktree: string | undefined,
+): Array<{ gitDir: string; worktree: string | undefined } | UnspellableGitDir> {
+  const out: Array<{ gitDir: string; worktree: string | undefined } | UnspellableGitDir> = [];
+  const stack = [path.join(commonDir, "modules")];
+  let looked = 0;
+  while (stack.length > 0 && looked++ < MAX_SUBMODULE_FOLDERS) {
+    const dir = stack.pop() as string;
+    let names: string[];
+    try {
+      names = readdirSync(dir, { withFileTypes: true })
+        .filter((entry) => entry.isDirectory())
+        .map((entry) => entry.name);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const sub = path.join(dir, name);
+      // A submodule's own submodules are below its own `modules/`, found when it is looked at.
+      if (existsSync(path.join(sub, "HEAD"))) out.push({ gitDir: sub, worktree: undefined });
+      else stack.push(sub);
+    }
+  }
+  if (worktree === undefined) return out;
+  const listed = configAt(path.join(worktree, ".gitmodules"));
+  if (listed?.kind !== "settings") return out;
+  for (const { key, value } of listed.settings) {
+    if (!/^submodule\..+\.path$/i.test(key) || !value) continue;
+    const checkout = path.resolve(worktree, value);
+    const gitDir = gitDirOf(path.join(checkout, ".git"));
+    if (typeof gitDir === "object") out.push(gitDir);
+    else if (gitDir !== undefined) out.push({ gitDir, worktree: checkout });
+  }
+  return out;
+}
+
+/**
+ * The folder a git folder is checked out in, seen from a folder inside it: the nearest folder at
+ * or above `from` whose `.git` leads there; undefined for a bare repository.
+ */
+function worktreeOf(gitDir: string, from: string): string | undefined {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (gitDirOf(path.join(dir, ".git")) === gitDir) return dir;
+    if (path.dirname(dir) === dir) return undefined;
+  }
 }
 
 /** The folders (absolute) a git command works in: where it runs, then each `-C`. */
@@ -73,7 +147,7 @@ export function repositoryPrograms(commands: readonly SimpleCommand[], base: str
       for (const gitDir of gitDirCandidates(folder)) {
         if (typeof gitDir === "object")
           return `git there uses a git folder Lathe cannot read (${gitDir.unspellable})`;
-        const programs = programsOf(gitDir);
+        const programs = programsOf(gitDir, worktreeOf(gitDir, folder));
         if (programs.length > 0)
           return `git there runs programs its repository names (${programs.join("; ")})`;
       }
