@@ -758,6 +758,23 @@ describe("sandbox off (settings): fail closed, say so once", () => {
         writeFileSync(path.join(sub, "f"), "changed\n");
       },
     ],
+    [
+      "git status, core.fsmonitor of a repository added inside it without .gitmodules (a gitlink)",
+      "git -C handed10 status --short",
+      (dir, marker) => {
+        const inner = path.join(dir, "inner");
+        const git = (...args: string[]) =>
+          execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { stdio: "pipe" });
+        git("init", "-q", inner);
+        writeFileSync(path.join(inner, "f"), "x\n");
+        git("-C", inner, "add", "f");
+        git("-C", inner, "commit", "-qm", "inner");
+        git("-C", dir, "add", "inner");
+        git("-C", dir, "commit", "-qm", "inner");
+        git("-C", inner, "config", "core.fsmonitor", `touch ${marker}; false`);
+        writeFileSync(path.join(inner, "f"), "changed\n");
+      },
+    ],
   ];
   it.each(handedRows)("%s in a repository handed over is not run unasked", async (_name, command, plant) => {
     const name = /handed\d+/.exec(command)?.[0] as string;

@@ -9,6 +9,7 @@ import path from "node:path";
 import { readGitConfig, type ReadConfig } from "../git/git-config-file.ts";
 import { gitDirCandidates } from "../git/git-discovery.ts";
 import { commonDirOf, gitDirOf, type UnspellableGitDir } from "../git/git-pointer.ts";
+import { indexGitlinks, UnreadableIndex } from "../git/index-gitlinks.ts";
 import { isInertGitSetting } from "../git/inert-git-config.ts";
 import type { SimpleCommand } from "../tools/shell-command.ts";
 import { parseGit } from "./shell/git-command.ts";
@@ -33,6 +34,7 @@ function programsOf(gitDir: string, worktree: string | undefined, seen = new Set
   if (typeof common === "object") return [common.unspellable];
   const commonDir = common ?? gitDir;
   const found: string[] = [];
+  let sha256 = false;
   for (const file of [path.join(commonDir, "config"), path.join(gitDir, "config.worktree")]) {
     const read = configAt(file);
     if (read === undefined) continue;
@@ -40,17 +42,30 @@ function programsOf(gitDir: string, worktree: string | undefined, seen = new Set
     if (read.kind === "refused") continue; // git refuses to work there at all
     const keys = read.settings.filter((s) => !isInertGitSetting(s.key, s.value)).map((s) => s.key);
     if (keys.length > 0) found.push(`${[...new Set(keys)].join(", ")} in ${file}`);
+    sha256 ||= read.settings.some(
+      (s) => s.key === "extensions.objectformat" && s.value?.toLowerCase() === "sha256",
+    );
   }
   const hooksDir = path.join(commonDir, "hooks");
   const hooks = existsSync(hooksDir) ? readdirSync(hooksDir).filter((name) => !name.endsWith(".sample")) : [];
   if (hooks.length > 0)
     found.push(`the hook${hooks.length > 1 ? "s" : ""} ${hooks.join(", ")} in ${hooksDir}`);
-  for (const sub of submoduleGitDirs(commonDir, worktree)) {
+  const subs = submoduleGitDirs(gitDir, commonDir, worktree, sha256 ? 32 : 20);
+  if (typeof subs === "string") return [subs];
+  for (const sub of subs) {
     if ("unspellable" in sub) return [sub.unspellable];
     found.push(...programsOf(sub.gitDir, sub.worktree, seen));
     if (found.length > 0) break;
   }
   return found;
+}
+
+function namesIn(folder: string): string[] {
+  try {
+    return readdirSync(folder);
+  } catch {
+    return [];
+  }
 }
 
 function configAt(file: string): ReadConfig | undefined {
@@ -65,13 +80,16 @@ function configAt(file: string): ReadConfig | undefined {
 
 /**
  * The git folders of a repository's submodules: every git folder git keeps below its `modules/`
- * (a name may hold slashes), and a submodule checked out with a `.git` of its own at a path its
- * `.gitmodules` names.
+ * (a name may hold slashes), and, in its work tree, the repository checked out at each path its
+ * `.gitmodules` names or its index records as a gitlink (a repository added inside another
+ * without `.gitmodules` is one too). A string says why they cannot be known.
  */
 function submoduleGitDirs(
+  gitDir: string,
   commonDir: string,
   worktree: string | undefined,
-): Array<{ gitDir: string; worktree: string | undefined } | UnspellableGitDir> {
+  hashBytes: 20 | 32,
+): Array<{ gitDir: string; worktree: string | undefined } | UnspellableGitDir> | string {
   const out: Array<{ gitDir: string; worktree: string | undefined } | UnspellableGitDir> = [];
   const stack = [path.join(commonDir, "modules")];
   let looked = 0;
@@ -93,14 +111,25 @@ function submoduleGitDirs(
     }
   }
   if (worktree === undefined) return out;
+  const paths = new Set<string>();
   const listed = configAt(path.join(worktree, ".gitmodules"));
-  if (listed?.kind !== "settings") return out;
-  for (const { key, value } of listed.settings) {
-    if (!/^submodule\..+\.path$/i.test(key) || !value) continue;
-    const checkout = path.resolve(worktree, value);
-    const gitDir = gitDirOf(path.join(checkout, ".git"));
-    if (typeof gitDir === "object") out.push(gitDir);
-    else if (gitDir !== undefined) out.push({ gitDir, worktree: checkout });
+  if (listed?.kind === "settings")
+    for (const { key, value } of listed.settings)
+      if (/^submodule\..+\.path$/i.test(key) && value) paths.add(value);
+  // A split index keeps most entries in a shared file this reading does not follow.
+  if (namesIn(gitDir).some((name) => name.startsWith("sharedindex.")))
+    return `${gitDir} keeps a split index, whose gitlinks Lathe does not read`;
+  try {
+    for (const link of indexGitlinks(path.join(gitDir, "index"), hashBytes)) paths.add(link);
+  } catch (err) {
+    if (err instanceof UnreadableIndex) return err.message;
+    throw err;
+  }
+  for (const relative of paths) {
+    const checkout = path.resolve(worktree, relative);
+    const subGitDir = gitDirOf(path.join(checkout, ".git"));
+    if (typeof subGitDir === "object") out.push(subGitDir);
+    else if (subGitDir !== undefined) out.push({ gitDir: subGitDir, worktree: checkout });
   }
   return out;
 }
