@@ -61,7 +61,7 @@ describe.skipIf(!runUi)("a queued call stopped from its card", () => {
     expect(await bash.getByLabel("Status").innerText()).toBe("running");
     expect(await write.getByLabel("Status").innerText()).toMatch(/stopped|error/);
     await expect.poll(() => bash.getByLabel("Status").innerText(), { timeout: 20_000 }).toBe("ok");
-    await chat.conversation().getByText("Done.").waitFor({ timeout: 15_000 });
+    await chat.conversation().getByText("Done.", { exact: true }).waitFor({ timeout: 15_000 });
     expect(await readFile(path.join(root, "slow.txt"), "utf8")).toBe("slept\n");
     await expect(access(path.join(root, "second.txt"))).rejects.toMatchObject({ code: "ENOENT" });
     expect(problems, problems.join("\n")).toEqual([]);
