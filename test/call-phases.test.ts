@@ -135,6 +135,37 @@ describe("call phases", () => {
     },
   );
 
+  // The person presses Stop on the twin's card while the first call's prompt is still up: the
+  // twin ends at once (it waited on that prompt until it was answered), and the first one still
+  // gets its answer and runs.
+  it("an identical call stopped while it waits on the prompt up ends at once, and no one is said to have refused it", async () => {
+    const held = heldApprover();
+    const session = await engine.openSession({ mode: "ask", approver: held.approver });
+    const a = session.invoke({ toolId: "peek", args: { what: "x" } });
+    const first = await held.until(1);
+    const stop = new AbortController();
+    const second: CallPhase[] = [];
+    const b = session.invoke({
+      toolId: "peek",
+      args: { what: "x" },
+      signal: stop.signal,
+      onPhase: (p) => second.push(p),
+    });
+    await expect.poll(() => second).toEqual(["awaiting-approval"]);
+    let bEnded = false;
+    void b.then(() => (bEnded = true));
+    stop.abort(new Error("stopped by the person"));
+    await expect.poll(() => bEnded, { timeout: 2_000 }).toBe(true);
+    expect((await b).envelope).toMatchObject({
+      type: "error",
+      error_text:
+        "This peek call was stopped while it waited for approval, so it was not run. No one refused it.",
+    });
+    expect(held.asked()).toBe(1);
+    first.answer("once");
+    expect((await a).envelope.type).toBe("output");
+  });
+
   // After "always" the twin runs unasked; after "once" or "reject" it gets a prompt of its own.
   it.each([
     { answer: "always" as const, prompts: 1 },

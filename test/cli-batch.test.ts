@@ -1,6 +1,6 @@
 // `lathe batch`: many calls from stdin in one process and one session, one envelope per line.
 import { spawn } from "node:child_process";
-import { readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { spawn as spawnPty } from "node-pty";
 import { describe, expect, it } from "vitest";
@@ -127,6 +127,56 @@ describe("lathe batch", () => {
         .split("\n")
         .map((l) => (JSON.parse(l) as CliEnvelope).type),
     ).toEqual(["output", "output"]);
+  });
+
+  it("runs a plugin's new code once it is edited during the batch, as the app does", async () => {
+    const dir = path.join(world.home, "tools", "stamp");
+    await mkdir(dir, { recursive: true });
+    await writeFile(
+      path.join(dir, "tool.yaml"),
+      "name: stamp\nversion: 1.0.0\ndescription: Says which version of its code ran.\ninput_schema: { type: object, properties: {} }\nreadOnly: true\ngated: false\n",
+    );
+    await writeFile(path.join(dir, "TOOL.md"), "Use stamp in tests.");
+    const code = (version: number) =>
+      `export async function execute() {\n  return { version: ${version} };\n}\n`;
+    await writeFile(path.join(dir, "index.js"), code(1));
+    const child = spawn(process.execPath, [LATHE_BIN, "batch"], {
+      cwd: world.root,
+      env: { ...process.env, LATHE_HOME: world.home },
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (t: string) => (stdout += t));
+    child.stderr.setEncoding("utf8").on("data", (t: string) => (stderr += t));
+    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+    const versions = () =>
+      stdout
+        .split("\n")
+        .filter((l) => l !== "")
+        .map((l) => (JSON.parse(l) as { data?: { version?: number } }).data?.version);
+    child.stdin.write("stamp {}\n");
+    await until(
+      "first envelope",
+      () => versions().length === 1,
+      () => stdout + stderr,
+    );
+    expect(versions()).toEqual([1]);
+    await writeFile(path.join(dir, "index.js"), code(2));
+    // The edit is seen within a call or two (the folder watch settles first), never not at all.
+    await until(
+      "the edited plugin's answer",
+      () => {
+        if (versions().length === stdout.split("\n").length - 1 && !versions().includes(2))
+          child.stdin.write("stamp {}\n");
+        return versions().includes(2);
+      },
+      () => stdout + stderr,
+    );
+    child.stdin.end();
+    expect(await exited).toBe(0);
+    // Once the new code ran, the old one never answers again.
+    const all = versions();
+    expect(all.slice(all.indexOf(2))).toEqual(all.slice(all.indexOf(2)).map(() => 2));
   });
 
   it("at a terminal, says it is reading calls and how to end; Ctrl-D ends it", async () => {

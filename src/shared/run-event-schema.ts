@@ -85,7 +85,7 @@ export const RunEventSchema = z.discriminatedUnion("type", [
   z.object({
     type: z.literal("model-waiting"),
     step,
-    kind: z.enum(["first-byte", "idle"]),
+    kind: z.enum(["first-byte", "idle", "model-busy"]),
     elapsedMs: z.number().nonnegative(),
     timeoutMs: z.number().nonnegative(),
   }),

@@ -107,6 +107,35 @@ describe("runCallBatch", () => {
     expect(await done).toEqual({ calls: 3, failed: 1 });
   });
 
+  it("applies tool changes that wait before the next call, once the calls running have ended, never under one", async () => {
+    const { session, calls } = heldSession();
+    const input = new PassThrough();
+    const log: string[] = [];
+    let waiting = false;
+    const done = runCallBatch(session, input, async () => undefined, new AbortController().signal, {
+      pending: () => waiting,
+      apply: async () => {
+        log.push(`applied with ${calls.length} issued`);
+        waiting = false;
+      },
+    });
+    input.write("stamp\n");
+    await tick();
+    waiting = true; // the plugin was edited while the first call runs
+    input.write("stamp\n");
+    await tick();
+    // The second call waits: the first still runs on the old tools.
+    expect(calls).toHaveLength(1);
+    expect(log).toEqual([]);
+    calls[0]?.end();
+    await tick();
+    expect(log).toEqual(["applied with 1 issued"]);
+    expect(calls).toHaveLength(2);
+    calls[1]?.end();
+    input.end();
+    expect(await done).toEqual({ calls: 2, failed: 0 });
+  });
+
   it(`reads no further while ${BATCH_WINDOW} envelopes wait to be printed`, async () => {
     const { session, calls } = heldSession();
     const input = new PassThrough();

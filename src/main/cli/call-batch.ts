@@ -59,6 +59,13 @@ export function parseBatchLine(line: string): BatchCall | undefined {
   return { toolId: text.slice(0, space), args: text.slice(space).trim() };
 }
 
+/** Changes to the tools (a plugin folder edited, an MCP server's new list) waiting to be applied. */
+export interface PendingToolChanges {
+  pending(): boolean;
+  /** Apply them; called only while no call of the batch runs. */
+  apply(): Promise<void>;
+}
+
 /** How many calls a batch has issued whose envelopes are not printed yet, at most. */
 export const BATCH_WINDOW = 16;
 
@@ -71,12 +78,16 @@ export const BATCH_WINDOW = 16;
  * printed; reading waits beyond that. A line that is no valid call still gets its error envelope,
  * and the batch goes on. An abort cancels the calls still running (their envelopes say so) and
  * reads no further line; so does a session deleted or closed by another process (`tally.lost`).
+ * When `changes` has some waiting as a line is read, the calls still running end first, then the
+ * changes are applied and the line's call meets the tools as they are now (a plugin edited during
+ * the batch runs its new code), never a registry that changes under a running call.
  */
 export async function runCallBatch(
   session: Session,
   input: NodeJS.ReadableStream,
   print: (line: string) => Promise<void>,
   signal: AbortSignal,
+  changes?: PendingToolChanges,
 ): Promise<BatchTally> {
   const lines = createInterface({ input, crlfDelay: Infinity });
   const stop = (): void => lines.close();
@@ -84,6 +95,8 @@ export async function runCallBatch(
   const tally: BatchTally = { calls: 0, failed: 0 };
   // One promise per issued call, settled once its envelope is printed (each after the one before).
   const printing: Promise<void>[] = [];
+  /** The calls issued and not yet ended. */
+  const running = new Set<Promise<unknown>>();
   let failure: { error: unknown } | undefined;
   try {
     for await (const line of lines) {
@@ -91,6 +104,10 @@ export async function runCallBatch(
       if (signal.aborted || failure || session.lost !== undefined) break;
       const call = parseBatchLine(line);
       if (!call) continue;
+      if (changes?.pending() && !("refused" in call)) {
+        await Promise.allSettled([...running]);
+        await changes.apply();
+      }
       const envelope =
         "refused" in call
           ? Promise.resolve({
@@ -99,6 +116,9 @@ export async function runCallBatch(
               metadata: { duration_ms: 0 },
             })
           : session.call(call.toolId, call.args, { signal });
+      running.add(envelope);
+      const ended = (): void => void running.delete(envelope);
+      envelope.then(ended, ended);
       const printed = (printing.at(-1) ?? Promise.resolve()).then(async () => {
         const result = await envelope;
         tally.calls++;

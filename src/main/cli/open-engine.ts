@@ -118,13 +118,15 @@ export async function openEngine(
 export async function withEngine<T>(
   root: string,
   fn: (engine: Engine) => Promise<T>,
-  options: { extensions?: boolean; listsDisabled?: boolean } = {},
+  options: { extensions?: boolean; listsDisabled?: boolean; watchExtensions?: boolean } = {},
 ): Promise<T> {
   // One command, then exit: compiling zod's checkers would cost more than it saves.
   const { validateWithoutJit } = await import("../engine/index.ts");
   validateWithoutJit();
-  // One command and no turn: plugin folders changing meanwhile are seen by the next command.
-  const engine = await openEngine(root, { ...options, watchExtensions: false });
+  // One command and no turn: plugin folders changing meanwhile are seen by the next command
+  // (a command that makes many calls, `lathe batch`, watches them and applies what changed
+  // between its calls).
+  const engine = await openEngine(root, { ...options, watchExtensions: options.watchExtensions === true });
   try {
     await settleExtensions(engine, options.listsDisabled === true);
     return await fn(engine);

@@ -275,6 +275,11 @@ export class Engine {
     return this.extensionsHost;
   }
 
+  /** Whether plugin folder changes or MCP tool lists wait for `applyPendingChanges()`. */
+  hasPendingChanges(): boolean {
+    return this.extensionsHost?.hasPendingChanges() ?? false;
+  }
+
   /** Between turns: apply plugin folder changes and MCP connects, reconnects and list changes. */
   async applyPendingChanges(): Promise<void> {
     await this.extensionsHost?.applyPendingChanges();

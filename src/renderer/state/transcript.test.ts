@@ -371,6 +371,11 @@ describe("the transcript of a turn", () => {
     expect([failed.waiting, failed.error]).toEqual([undefined, "stalled"]);
     const paused = fold([{ ...waiting, kind: "idle", elapsedMs: 2_000 }], turn);
     expect(waitingLabel(paused.waiting!, 0)).toBe("waiting for the model to go on — 2 s");
+    // Another tab's run has the embedded model: the turn says so, not that the model is silent.
+    const queued = fold([{ ...waiting, kind: "model-busy", elapsedMs: 1_000 }], turn);
+    expect(waitingLabel(queued.waiting!, 4_000)).toBe(
+      "waiting for the model, which another run is using — 5 s",
+    );
   });
 });
 

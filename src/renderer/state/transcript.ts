@@ -74,7 +74,7 @@ export type TranscriptItem =
 
 /** The model has been silent this long when the event came (the view counts on from there). */
 export interface ModelWait {
-  kind: "first-byte" | "idle";
+  kind: "first-byte" | "idle" | "model-busy";
   elapsedMs: number;
   timeoutMs: number;
 }
@@ -82,7 +82,13 @@ export interface ModelWait {
 /** What the running turn says while the model is silent, `shownForMs` after the event came. */
 export function waitingLabel(wait: ModelWait, shownForMs: number): string {
   const seconds = Math.floor((wait.elapsedMs + Math.max(0, shownForMs)) / 1_000);
-  return `${wait.kind === "first-byte" ? "waiting for the model" : "waiting for the model to go on"} — ${seconds} s`;
+  const what =
+    wait.kind === "model-busy"
+      ? "waiting for the model, which another run is using"
+      : wait.kind === "first-byte"
+        ? "waiting for the model"
+        : "waiting for the model to go on";
+  return `${what} — ${seconds} s`;
 }
 
 /** One prompt of the person and what the run it started did. */

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import type { Session } from "../../engine/index.ts";
+import type { Engine, Session } from "../../engine/index.ts";
 import { runCallBatch } from "../call-batch.ts";
 import { type Mode, modeOption, parseSessionId, rootOf, rootOption } from "../cli-options.ts";
 import { ExitCode, type ExitStatus } from "../exit-codes.ts";
@@ -35,17 +35,28 @@ function withCallOptions(command: Command): Command {
     );
 }
 
-/** Run `fn` in the session the options name (a fresh one that ends with the command, without --session). */
-function inSession<T>(options: CallOptions, fn: (session: Session) => Promise<T>): Promise<T> {
-  return withEngine(rootOf(options), async (engine) => {
-    if (options.verbose === true) printPluginLogs(engine);
-    const session = await engine.openSession({
-      ...(options.session !== undefined ? { id: options.session } : {}),
-      ...(options.mode !== undefined ? { mode: options.mode } : {}),
-    });
-    // Ephemeral sessions end with the engine; a persistent one is only released.
-    return fn(session);
-  });
+/**
+ * Run `fn` in the session the options name (a fresh one that ends with the command, without
+ * --session). `watch`: plugin folders are watched while it runs (see withEngine).
+ */
+function inSession<T>(
+  options: CallOptions,
+  fn: (session: Session, engine: Engine) => Promise<T>,
+  watch = false,
+): Promise<T> {
+  return withEngine(
+    rootOf(options),
+    async (engine) => {
+      if (options.verbose === true) printPluginLogs(engine);
+      const session = await engine.openSession({
+        ...(options.session !== undefined ? { id: options.session } : {}),
+        ...(options.mode !== undefined ? { mode: options.mode } : {}),
+      });
+      // Ephemeral sessions end with the engine; a persistent one is only released.
+      return fn(session, engine);
+    },
+    { watchExtensions: watch },
+  );
 }
 
 /**
@@ -111,8 +122,8 @@ Each line is what would follow \`lathe call\`: a tool id, then its arguments as 
 one session, in order as an agent's calls do: reads side by side, and a call that changes
 something after every call before it and before every call after it (so a write may follow its
 read). Output line N answers call N, printed as soon as calls 1 to N have ended. A line that is
-no valid call gets its error envelope and the batch goes on. Ctrl-C cancels the running calls and
-reads no further line.
+no valid call gets its error envelope and the batch goes on. A plugin edited while the batch runs
+is reloaded before the next call. Ctrl-C cancels the running calls and reads no further line.
 
 Exit codes: 0 every envelope is "output", 1 any is "error" (or the batch was stopped), 2 usage error.
 
@@ -129,8 +140,15 @@ Example:
       const controller = new AbortController();
       const stopListening = stopOnInterrupt(controller);
       try {
-        const tally = await inSession(options, (session) =>
-          runCallBatch(session, process.stdin, writeStdout, controller.signal),
+        // A plugin edited while the batch runs is reloaded before the next call, as in the app.
+        const tally = await inSession(
+          options,
+          (session, engine) =>
+            runCallBatch(session, process.stdin, writeStdout, controller.signal, {
+              pending: () => engine.hasPendingChanges(),
+              apply: () => engine.applyPendingChanges(),
+            }),
+          true,
         );
         if (tally.lost !== undefined)
           await writeStderr(`lathe batch: ${tally.lost} No further line was read.\n`);

@@ -1,9 +1,9 @@
-import { readdirSync } from "node:fs";
+import { agentManifestEntries, type AgentManifestEntry } from "./agent-manifest-entries.ts";
 import { readAgentManifestFile } from "./agent-manifest-file.ts";
 import path from "node:path";
 import { decodeText } from "../builtin/text-codec.ts";
 import { LatheError } from "../errors/lathe-error.ts";
-import type { ManifestError } from "../errors/manifest-error.ts";
+import { ManifestError } from "../errors/manifest-error.ts";
 import type { AgentLayer, AgentManifest } from "./agent-manifest.ts";
 import { AgentNotFoundError } from "./agent-not-found-error.ts";
 import { defaultAgent } from "./default-agent.ts";
@@ -29,28 +29,19 @@ export interface AgentCatalog {
   get(id: string): AgentManifest;
 }
 
-function manifestFiles(dir: string): string[] {
-  try {
-    return readdirSync(dir, { withFileTypes: true })
-      .filter((d) => d.isFile() && d.name.endsWith(".md"))
-      .map((d) => path.join(dir, d.name))
-      .sort();
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT" || (err as NodeJS.ErrnoException).code === "ENOTDIR")
-      return [];
-    throw err;
-  }
-}
-
 type Parse = typeof parseAgentManifest;
 
 function readLayer(
-  files: readonly string[],
+  files: readonly AgentManifestEntry[],
   layer: AgentLayer,
   parse: Parse,
   into: Map<string, Entry>,
 ): void {
-  for (const file of files) {
+  for (const { file, refused } of files) {
+    if (refused !== undefined) {
+      into.set(path.basename(file, ".md"), { error: new ManifestError(refused), source: file });
+      continue;
+    }
     try {
       // Decoded as a skill's file is (a BOM, UTF-16 from Windows Notepad, latin1), not as UTF-8 only.
       const manifest = parse(decodeText(readAgentManifestFile(file)).text, file, layer);
@@ -72,8 +63,8 @@ export async function loadAgentCatalog(input: AgentCatalogInput): Promise<AgentC
   entries.set(builtin.id, { manifest: builtin });
   const globalDir = path.join(input.latheHome, "agents");
   const projectDir = path.join(input.root, ".lathe", "agents");
-  const globalFiles = manifestFiles(globalDir);
-  const projectFiles = manifestFiles(projectDir);
+  const globalFiles = agentManifestEntries(globalDir);
+  const projectFiles = agentManifestEntries(projectDir, input.root);
   const notices: string[] = [];
   if (globalFiles.length > 0 || (input.projectTrusted && projectFiles.length > 0)) {
     const { parseAgentManifest: parse } = await import("./parse-agent-manifest.ts");

@@ -46,6 +46,26 @@ describe("model settings", () => {
     expect(settings.notices).toEqual([]);
   });
 
+  it("reads a relative gguf: path against the folder of the settings file that names it, not the current folder", async () => {
+    await writeFile(
+      path.join(root, ".lathe", "settings.json"),
+      JSON.stringify({ defaultModel: "gguf:models/q.gguf" }),
+    );
+    const project = loadModelSettings({ root, latheHome: home, projectTrusted: true });
+    expect(project.defaultModel).toBe(`gguf:${path.join(root, ".lathe", "models", "q.gguf")}`);
+    await writeFile(path.join(home, "settings.json"), JSON.stringify({ defaultModel: "gguf:../q.gguf" }));
+    const user = loadModelSettings({ root, latheHome: home, projectTrusted: false });
+    expect(user.defaultModel).toBe(`gguf:${path.join(base, "q.gguf")}`);
+  });
+
+  it.each(["gguf:/models/q.gguf", "gguf:~/q.gguf", "gguf:file:///models/q.gguf", "ollama:llama3.2"])(
+    "leaves %s as it is written",
+    async (spec) => {
+      await writeFile(path.join(root, ".lathe", "settings.json"), JSON.stringify({ defaultModel: spec }));
+      expect(loadModelSettings({ root, latheHome: home, projectTrusted: true }).defaultModel).toBe(spec);
+    },
+  );
+
   it("refuses an unknown provider key, naming the field", async () => {
     await writeFile(
       path.join(home, "settings.json"),

@@ -71,10 +71,19 @@ export type RunEvent =
   | { type: "step-finish"; step: number; finishReason: string; usage: RunUsage }
   /**
    * The model has been silent for a while: it has not started answering (`first-byte`) or it
-   * paused mid-answer (`idle`). The step fails once the silence reaches `timeoutMs`. Live only.
+   * paused mid-answer (`idle`). The step fails once the silence reaches `timeoutMs`. Or, kind
+   * `model-busy`, the step waits for an embedded model another run is using: that wait counts
+   * toward no timeout (`timeoutMs` is the first-output limit that applies once it has the model).
+   * Live only.
    */
-  | { type: "model-waiting"; step: number; kind: "first-byte" | "idle"; elapsedMs: number; timeoutMs: number }
-  /** The model went on after a `model-waiting`. Live only. */
+  | {
+      type: "model-waiting";
+      step: number;
+      kind: "first-byte" | "idle" | "model-busy";
+      elapsedMs: number;
+      timeoutMs: number;
+    }
+  /** The model went on after a `model-waiting` (after `model-busy`: the step has the model now). Live only. */
   | { type: "model-resumed"; step: number; waitedMs: number }
   /**
    * Why the run failed, said for a person. `cause` "model-stalled": the model went silent past its

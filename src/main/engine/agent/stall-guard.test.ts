@@ -2,6 +2,7 @@ import type {
   LanguageModelV4,
   LanguageModelV4CallOptions,
   LanguageModelV4StreamPart,
+  LanguageModelV4StreamResult,
 } from "@ai-sdk/provider";
 import { MockLanguageModelV4 } from "ai/test";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -15,6 +16,7 @@ import { defaultProviderRegistry } from "./default-providers.ts";
 import { ModelStallError } from "./model-stall-error.ts";
 import { runAgent } from "./run-agent.ts";
 import type { RunEvent } from "./run-events.ts";
+import type { ModelTurnListener } from "./model-turn.ts";
 import { guardAgainstStalls } from "./stall-guard.ts";
 
 // A model that goes silent fails the step after its configured timeout, through the real
@@ -179,6 +181,44 @@ describe("guardAgainstStalls", () => {
     );
     expect(seen[0]?.abortSignal?.aborted).toBe(true);
     expect(seen[0]?.abortSignal?.reason).toBe(failure);
+  });
+
+  it("does not count a wait for the model's turn (another run has it) toward the first-output limit", async () => {
+    // The model is busy for 3 × firstByteMs, then answers at once.
+    let busy: (() => void) | undefined;
+    const answer = (): LanguageModelV4StreamResult => ({
+      stream: new ReadableStream<LanguageModelV4StreamPart>({
+        start(controller) {
+          controller.enqueue({ type: "text-start", id: "t" });
+          controller.enqueue({ type: "text-delta", id: "t", delta: "hi" });
+          controller.enqueue({ type: "text-end", id: "t" });
+          controller.close();
+        },
+      }),
+    });
+    const turnTaking = Object.assign(new MockLanguageModelV4({ doStream: async () => answer() }), {
+      doStreamInTurn: async (_o: LanguageModelV4CallOptions, turn: ModelTurnListener) => {
+        turn.queued?.();
+        await new Promise<void>((resolve) => (busy = resolve));
+        turn.started?.();
+        return answer();
+      },
+    });
+    const said: string[] = [];
+    const guarded = guardAgainstStalls(turnTaking, {
+      timeouts: { firstByteMs: 100, idleMs: 100 },
+      describe: { endpoint: "E", model: "m", settingsKey: "providers.gguf" },
+      noticeMs: 20,
+      onWaiting: (w) => said.push(`waiting ${w.kind}`),
+      onResumed: (w) => said.push(`resumed ${w.kind}`),
+    }) as LanguageModelV4;
+    const call = Promise.resolve(guarded.doStream({ prompt: [] }));
+    await new Promise((r) => setTimeout(r, 300));
+    busy?.();
+    const parts: LanguageModelV4StreamPart[] = [];
+    for await (const part of (await call).stream) parts.push(part);
+    expect(parts.map((p) => p.type)).toEqual(["text-start", "text-delta", "text-end"]);
+    expect(said).toEqual(["waiting model-busy", "resumed model-busy"]);
   });
 
   /** A stream that sends `part(i)` every `everyMs` until the reader stops. */

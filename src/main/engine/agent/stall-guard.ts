@@ -7,11 +7,19 @@ import type {
 import type { LanguageModel } from "ai";
 import { ModelStallError, type StallDetails, type StallKind } from "./model-stall-error.ts";
 import { DEFAULT_MODEL_TIMEOUTS, type ModelTimeouts } from "./model-timeouts.ts";
+import { takesTurns } from "./model-turn.ts";
 import type { ResolvedModel } from "./provider-registry.ts";
+
+/**
+ * What a call waits for: the model's first output or the rest of it (silences that fail the step
+ * at their timeout), or, `model-busy`, its turn on a model another run's call has (an embedded
+ * model serves one call at a time): that wait does not count toward any timeout.
+ */
+export type WaitKind = StallKind | "model-busy";
 
 /** A wait long enough for a host to show it ("waiting for the model — 12 s"). */
 interface ModelWait {
-  kind: StallKind;
+  kind: WaitKind;
   /** How long the model has been silent so far. */
   elapsedMs: number;
   /** When the wait becomes a failure. */
@@ -24,8 +32,8 @@ interface StallGuardOptions {
   describe: Omit<StallDetails, "kind" | "timeoutMs">;
   /** The model has been silent for `noticeMs` (default 1 s, at most half the timeout). */
   onWaiting?(wait: ModelWait): void;
-  /** Output came after `onWaiting`. */
-  onResumed?(wait: { kind: StallKind; waitedMs: number }): void;
+  /** Output came after `onWaiting` (or, after a `model-busy` wait, the call got the model). */
+  onResumed?(wait: { kind: WaitKind; waitedMs: number }): void;
   noticeMs?: number;
 }
 
@@ -56,10 +64,13 @@ function isOutput(part: LanguageModelV4StreamPart): boolean {
  */
 class CallWatch {
   private kind: StallKind = "first-byte";
-  private readonly requestedAt = Date.now();
+  /** When the request went to the model: when it was made, or when its turn came after a queue. */
+  private requestedAt = Date.now();
   /** When the current silence began; undefined while the model is not being waited on. */
   private since: number | undefined;
-  private noticed: { kind: StallKind; since: number } | undefined;
+  /** Since when the call waits for its turn on a model another call has (no silence, no timeout). */
+  private queuedSince: number | undefined;
+  private noticed: { kind: WaitKind; since: number } | undefined;
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Infinity;
   private over = false;
@@ -85,7 +96,7 @@ class CallWatch {
    * last output, so the consumer's own pauses between reads do not count.
    */
   waiting(): void {
-    if (this.over) return;
+    if (this.over || this.queuedSince !== undefined) return;
     this.since ??= this.kind === "first-byte" ? this.requestedAt : Date.now();
     this.schedule();
   }
@@ -101,26 +112,73 @@ class CallWatch {
     this.since = undefined;
   }
 
+  /**
+   * Another call has the model: this one waits for its turn, which is no silence of the model.
+   * The clock stops; a host is told (after the notice time) what the call waits for.
+   */
+  queued(): void {
+    if (this.over) return;
+    this.clearTimer();
+    this.since = undefined;
+    this.queuedSince = Date.now();
+    if (this.options.onWaiting) this.arm(this.queuedSince + this.noticeMs);
+  }
+
+  /** The call has the model now: the wait for its first output starts from here. */
+  started(): void {
+    if (this.over || this.queuedSince === undefined) return;
+    this.clearTimer();
+    if (this.noticed) {
+      this.options.onResumed?.({ kind: this.noticed.kind, waitedMs: Date.now() - this.noticed.since });
+      this.noticed = undefined;
+    }
+    this.queuedSince = undefined;
+    this.requestedAt = Date.now();
+    this.waiting();
+  }
+
   /** The call is over (answered, failed or cancelled): no more timers. */
   finish(): void {
     this.over = true;
+    this.clearTimer();
+  }
+
+  private clearTimer(): void {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
+    this.timerAt = Infinity;
+  }
+
+  private arm(at: number): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(() => this.tick(), Math.max(0, at - Date.now()));
   }
 
   private schedule(): void {
     const since = this.since as number;
     const at = since + (this.noticed || !this.options.onWaiting ? this.timeoutMs : this.noticeMs);
     if (this.timer !== undefined && this.timerAt <= at) return;
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timerAt = at;
-    this.timer = setTimeout(() => this.tick(), Math.max(0, at - Date.now()));
+    this.arm(at);
   }
 
   private tick(): void {
     this.timer = undefined;
     this.timerAt = Infinity;
-    if (this.over || this.since === undefined) return;
+    if (this.over) return;
+    if (this.queuedSince !== undefined) {
+      // Waiting for another run's call to end: said once; it times nothing out.
+      if (!this.noticed && this.options.onWaiting) {
+        this.noticed = { kind: "model-busy", since: this.queuedSince };
+        this.options.onWaiting({
+          kind: "model-busy",
+          elapsedMs: Date.now() - this.queuedSince,
+          timeoutMs: this.options.timeouts.firstByteMs,
+        });
+      }
+      return;
+    }
+    if (this.since === undefined) return;
     const elapsed = Date.now() - this.since;
     if (elapsed >= this.timeoutMs) {
       this.finish();
@@ -177,8 +235,15 @@ export function guardAgainstStalls(model: LanguageModel, options: StallGuardOpti
       stall.catch(() => undefined);
       watch.waiting();
       let result: LanguageModelV4StreamResult;
+      // A model that serves one call at a time says when this call waits for another run's to end.
+      const request = takesTurns(inner)
+        ? inner.doStreamInTurn(
+            { ...callOptions, abortSignal },
+            { queued: () => watch.queued(), started: () => watch.started() },
+          )
+        : inner.doStream({ ...callOptions, abortSignal });
       try {
-        result = await Promise.race([inner.doStream({ ...callOptions, abortSignal }), stall]);
+        result = await Promise.race([request, stall]);
       } catch (error) {
         watch.finish();
         throw error;

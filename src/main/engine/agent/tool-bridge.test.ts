@@ -3,6 +3,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { defineBuiltin } from "../builtin/define-builtin.ts";
 import { Engine } from "../engine.ts";
 import type { Session } from "../session/session.ts";
 import { DEFAULT_BUDGETS } from "./agent-manifest.ts";
@@ -87,6 +89,48 @@ describe("the tool bridge", () => {
     ]);
     // Live only: a replay has nothing of the moment.
     expect(phases.every((e) => isLiveOnly(e))).toBe(true);
+  });
+
+  it("ends a queued call stopped from its card at once, while the call ahead of it runs on and the one behind it waits", async () => {
+    const stops = new ToolCallStops();
+    const b = bridge({ allow: ["*"], deny: [] }, undefined, stops);
+    const { promise: gate, resolve: open } = Promise.withResolvers<void>();
+    const ran: string[] = [];
+    engine.registry.register(
+      defineBuiltin({
+        id: "hold",
+        description: "Changes something until released.",
+        schema: z.strictObject({ name: z.string() }),
+        requires: {},
+        readOnly: false,
+        kind: "other",
+        execute: async ({ name }) => {
+          ran.push(name);
+          if (name === "first") await gate;
+          return { name };
+        },
+      }),
+      { layer: "builtin", kind: "builtin" },
+    );
+    const first = b.dispatch({ toolCallId: "h1", toolName: "hold", input: { name: "first" } });
+    const second = b.dispatch({ toolCallId: "h2", toolName: "hold", input: { name: "second" } });
+    const third = b.dispatch({ toolCallId: "h3", toolName: "hold", input: { name: "third" } });
+    while (!ran.includes("first")) await new Promise((r) => setTimeout(r, 1));
+    expect(stops.stop("h2")).toBe(true);
+    // Were it to wait for its turn, this would not resolve until the first call is released.
+    const backstop = setTimeout(open, 2_000);
+    const stopped = await second;
+    const firstStillRunning = !events.some((e) => e.type === "tool-result" && e.toolCallId === "h1");
+    clearTimeout(backstop);
+    expect(firstStillRunning).toBe(true);
+    expect(stopped).toMatchObject({
+      type: "error",
+      error_text: expect.stringMatching(/aborted before it started/),
+    });
+    open();
+    expect(await first).toMatchObject({ type: "output" });
+    expect(await third).toMatchObject({ type: "output", data: { name: "third" } });
+    expect(ran).toEqual(["first", "third"]);
   });
 
   it("passes allowed calls to session.call and reports the envelope with the model's call id and step", async () => {

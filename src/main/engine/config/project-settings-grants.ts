@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { readdirSync } from "node:fs";
+import { agentManifestEntries } from "../agent/agent-manifest-entries.ts";
 import { readAgentManifestFile } from "../agent/agent-manifest-file.ts";
 import path from "node:path";
 import { LatheError } from "../errors/lathe-error.ts";
@@ -38,22 +38,15 @@ export function settingsGrantsFingerprint(settings: Settings): string {
  * `default` replaces the built-in agent every run uses.
  */
 function agentManifests(realRoot: string): Array<[string, string]> {
-  const dir = path.join(realRoot, ".lathe", "agents");
-  let names: string[];
-  try {
-    names = readdirSync(dir).filter((name) => name.endsWith(".md"));
-  } catch (err) {
-    // ENOTDIR: `.lathe` is a plain file, so the project has no agents folder.
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return [];
-    throw err;
-  }
-  return names.sort().map((name) => [
-    name,
-    createHash("sha256")
-      .update(readAgentManifestFile(path.join(dir, name)))
-      .digest("hex"),
-  ]);
+  // A link refused for leading out of the project loads nothing: what it leads to is not read.
+  return agentManifestEntries(path.join(realRoot, ".lathe", "agents"), realRoot).map(
+    ({ name, file, refused }) => [
+      name,
+      refused !== undefined
+        ? `refused: ${refused}`
+        : createHash("sha256").update(readAgentManifestFile(file)).digest("hex"),
+    ],
+  );
 }
 
 /**

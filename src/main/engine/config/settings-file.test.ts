@@ -175,6 +175,24 @@ describe("SettingsFile", () => {
     expect(JSON.parse(await readFile(file, "utf8"))).toEqual({ approvals: { mode: "yolo" } });
   });
 
+  it.each([
+    { layout: "tabs and CRLF, with a final line break", indent: "\t", eol: "\r\n", final: true },
+    { layout: "four spaces and LF, without a final line break", indent: "    ", eol: "\n", final: false },
+    { layout: "two spaces and CRLF, without a final line break", indent: "  ", eol: "\r\n", final: false },
+  ])("keeps the file's own layout when it saves a change: $layout", async ({ indent, eol, final }) => {
+    const original = { approvals: { mode: "ask" }, defaultModel: "ollama:m" };
+    const written = (value: unknown) => {
+      const text = JSON.stringify(value, null, indent).replaceAll("\n", eol);
+      return final ? `${text}${eol}` : text;
+    };
+    await writeFile(file, written(original));
+    await new SettingsFile(file).update(addServer("files"));
+    const saved = await readFile(file, "utf8");
+    const expected = { ...original, mcpServers: { files: { command: "node", args: ["server.js"] } } };
+    // Byte for byte what the user's editor would have written: only the change differs.
+    expect(saved).toBe(written(expected));
+  });
+
   it("reads a file saved with a byte-order mark, and saves it without one", async () => {
     await writeFile(file, `\uFEFF${JSON.stringify({ defaultModel: "ollama:m" })}`);
     expect((await new SettingsFile(file).read()).settings.defaultModel).toBe("ollama:m");

@@ -1,3 +1,4 @@
+import { DEFAULT_JSON_LAYOUT, formatJson, jsonLayoutOf } from "./json-layout.ts";
 import { parseJsonText } from "./json-text.ts";
 import { readSettingsBytes } from "./settings-bytes.ts";
 import { randomBytes } from "node:crypto";
@@ -63,7 +64,10 @@ export class SettingsFile {
     const next = structuredClone(document);
     change(next);
     const settings = this.validate(next, "change");
-    await this.write(`${JSON.stringify(next, null, 2)}\n`, text);
+    // The file keeps its own indentation, line endings and final newline (a new one gets two
+    // spaces, LF and a final newline): the app's change is the only difference a person sees.
+    const layout = text === undefined ? DEFAULT_JSON_LAYOUT : jsonLayoutOf(text);
+    await this.write(formatJson(next, layout), text);
     return settings;
   }
 

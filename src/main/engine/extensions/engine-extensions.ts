@@ -66,6 +66,11 @@ export class EngineExtensions {
     return new EngineExtensions(plugins, mcp);
   }
 
+  /** Whether something waits for `applyPendingChanges()` (a plugin folder edited, a server's new tools). */
+  hasPendingChanges(): boolean {
+    return this.plugins.hasPendingChanges() || this.mcp.hasPendingChanges();
+  }
+
   /** Bring the registry up to date: plugin folder changes and MCP connects, reconnects, list changes. */
   async applyPendingChanges(): Promise<void> {
     await this.plugins.applyPendingChanges();

@@ -18,6 +18,7 @@ import { ConfigError } from "../errors/config-error.ts";
 import { LatheError } from "../errors/lathe-error.ts";
 import { EMPTY_SETTINGS, loadSettings, type Settings } from "../config/lathe-settings.ts";
 import { projectGrantsFingerprint } from "../config/project-settings-grants.ts";
+import { agentManifestEntries } from "../agent/agent-manifest-entries.ts";
 import { readAgentManifestFile } from "../agent/agent-manifest-file.ts";
 import { decodeText } from "../builtin/text-codec.ts";
 import { TrustStore } from "../policy/trust-store.ts";
@@ -230,21 +231,13 @@ function reviewServers(root: string, latheHome: string): ReviewedExtension[] {
 /** Each `.lathe/agents/*.md` of the project, as `lathe trust` and the trust dialog list it. */
 async function reviewAgents(realRoot: string, latheHome: string): Promise<string[]> {
   const dir = path.join(realRoot, ".lathe", "agents");
-  let names: string[];
-  try {
-    names = (await readdir(dir)).filter((name) => name.endsWith(".md")).sort();
-  } catch (err) {
-    // ENOTDIR: `.lathe` is a plain file, so the project has no agents folder.
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return [];
-    throw err;
-  }
-  if (names.length === 0) return [];
+  const entries = agentManifestEntries(dir, realRoot);
+  if (entries.length === 0) return [];
   const { parseAgentManifest } = await import("../agent/parse-agent-manifest.ts");
   const userAgents = await readdir(path.join(latheHome, "agents")).catch(() => [] as string[]);
   return Promise.all(
-    names.map(async (name) => {
-      const file = path.join(dir, name);
+    entries.map(async ({ name, file, refused }) => {
+      if (refused !== undefined) return `${name}: will not load (${refused})`;
       try {
         const agent = parseAgentManifest(decodeText(readAgentManifestFile(file)).text, file, "project");
         const replaces =

@@ -161,6 +161,11 @@ export class McpManager {
     return this.readyPromise;
   }
 
+  /** Whether tool lists or server states wait for `applyPendingChanges()`. */
+  hasPendingChanges(): boolean {
+    return this.slots.some((slot) => slot.dirty);
+  }
+
   /**
    * Bring the registry up to date: new tool lists (after a connect, reconnect or `list_changed`),
    * failed and disabled servers. Call it between turns, never during one.

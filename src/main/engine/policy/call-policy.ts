@@ -362,6 +362,19 @@ function hiddenReason(hidden: HiddenPathNamed, userSettingsFile: string): string
   return `the command names ${named}, which commands may not read: ${entry} is in "sandbox.denyRead" (by default, the places credentials live), and the OS sandbox hides it from every command. Do not try to read it another way. If the user wants commands to read it, they must set "sandbox.denyRead" in ${userSettingsFile} to a list without ${entry}.`;
 }
 
+/** Resolves once `promise` settles, or as soon as `signal` aborts, whichever comes first. */
+function settledOrAborted(promise: Promise<unknown>, signal: AbortSignal | undefined): Promise<void> {
+  if (signal?.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    signal?.addEventListener("abort", done, { once: true });
+    promise.then(done, done);
+  });
+}
+
 /** The deny when there is one, else the first verdict. */
 function moreSevere(first: RuleVerdict, deny: RuleVerdict | undefined): RuleVerdict {
   return deny && first.action !== "deny" ? deny : first;
@@ -535,12 +548,29 @@ export async function decideCall(
     const fix = hardAsk.length > 0 ? "" : ` ${howToAllow(tool.id, ctx, asking, wholeCall)}`;
     return { allowed: false, stages, ...resolved, errorText: `${reason}${fix}` };
   }
+  // A host settles a prompt whose call was stopped (Ctrl-C, the run's stop button) as refused;
+  // no one refused it, and the model must not be told the user did.
+  const stoppedWhileWaiting = (): PolicyResult => {
+    stages.push({
+      stage: "approval",
+      outcome: "deny",
+      reason: "the call was stopped while it waited for approval",
+    });
+    return {
+      allowed: false,
+      stages,
+      ...resolved,
+      errorText: `This ${tool.id} call was stopped while it waited for approval, so it was not run. No one refused it.`,
+    };
+  };
   const pendingKey = `${tool.id}\u0000${key}`;
   const earlier = ctx.pendingApprovals.get(pendingKey);
   // From here the call waits for a person: its own prompt, or an identical call's before it.
   call.phase?.("awaiting-approval");
   if (earlier) {
-    await earlier;
+    // Stopped while the identical call's prompt is up (its card's Stop): it ends now.
+    await settledOrAborted(earlier, signal);
+    if (signal?.aborted) return stoppedWhileWaiting();
     if (ctx.approvals.has(tool.id, key)) return approve(`approved earlier in this session (key "${key}")`);
   }
   const prompt = ctx.approver(
@@ -567,21 +597,7 @@ export async function decideCall(
   } finally {
     if (ctx.pendingApprovals.get(pendingKey) === settled) ctx.pendingApprovals.delete(pendingKey);
   }
-  if (signal?.aborted && answer !== "once" && answer !== "always") {
-    // A host settles a prompt whose call was stopped (Ctrl-C, the run's stop button) as refused;
-    // no one refused it, and the model must not be told the user did.
-    stages.push({
-      stage: "approval",
-      outcome: "deny",
-      reason: "the call was stopped while it waited for approval",
-    });
-    return {
-      allowed: false,
-      stages,
-      ...resolved,
-      errorText: `This ${tool.id} call was stopped while it waited for approval, so it was not run. No one refused it.`,
-    };
-  }
+  if (signal?.aborted && answer !== "once" && answer !== "always") return stoppedWhileWaiting();
   if (answer === "unanswered") {
     stages.push({
       stage: "approval",

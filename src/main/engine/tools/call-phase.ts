@@ -13,17 +13,25 @@ export type CallPhase = "queued" | "awaiting-approval" | "running";
 /** Called as a call moves from one phase to the next (never twice in a row with one phase). */
 export type CallPhaseListener = (phase: CallPhase) => void;
 
+/** A CallPhaseListener that can be closed: the call has ended, and says no phase after that. */
+export interface PhaseReporter extends CallPhaseListener {
+  close(): void;
+}
+
 /**
  * A listener that passes each phase on once, skipping a repeat, and reports the first phase
- * only when it is not `running` (see CallPhase); a listener that throws is `onError`'s.
+ * only when it is not `running` (see CallPhase); a listener that throws is `onError`'s. Once
+ * closed it passes nothing on: what is said of a call after its result would be read as the
+ * call running again.
  */
 export function phaseReporter(
   listeners: readonly CallPhaseListener[],
   onError: (error: unknown) => void,
-): CallPhaseListener {
+): PhaseReporter {
   let last: CallPhase | undefined;
-  return (phase) => {
-    if (phase === last || (last === undefined && phase === "running")) return;
+  let closed = false;
+  const report = (phase: CallPhase): void => {
+    if (closed || phase === last || (last === undefined && phase === "running")) return;
     last = phase;
     for (const listener of listeners) {
       try {
@@ -33,4 +41,5 @@ export function phaseReporter(
       }
     }
   };
+  return Object.assign(report, { close: () => void (closed = true) });
 }

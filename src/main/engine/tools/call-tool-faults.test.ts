@@ -100,7 +100,7 @@ const FAULTS: Record<string, Fault> = {
   },
   "the scheduler throws": {
     context: (ctx) => {
-      ctx.scheduler.run = boom("scheduler");
+      ctx.scheduler.take = boom("scheduler");
     },
     expected: { type: "error", text: /boom in scheduler/ },
   },

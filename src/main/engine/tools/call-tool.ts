@@ -11,7 +11,7 @@ import type { CallPlan, PlannedAccess, ResolvedAccess, ResolvedPlan } from "./ca
 import type { AnyTool, ToolRuntime, Truncation } from "./contract.ts";
 import { errorEnvelope, outputEnvelope, type Envelope, type EnvelopeMetadata } from "./envelope.ts";
 import { jsonShapeProblem, unusableResultMessage } from "./json-shape.ts";
-import type { Scheduler } from "./scheduler.ts";
+import type { Scheduler, SchedulerSlot } from "./scheduler.ts";
 import type { CallOutcome, CallRequest, ToolCall } from "./tool-call.ts";
 import { describeClaimHolder, type FileClaimer } from "./file-claimer.ts";
 import { describeOrigin, type RegisteredTool, type ToolRegistry } from "./tool-registry.ts";
@@ -293,6 +293,89 @@ function serversDown(registry: ToolRegistry): string {
     .join("");
 }
 
+/**
+ * Check the call's arguments, wait for its turn (or its stop: a call stopped while it waits
+ * ends at once), then put it to the policy and run it.
+ */
+async function runInTurn(
+  ctx: CallContext,
+  record: CallRecord,
+  request: CallRequest,
+  tool: AnyTool,
+  slot: SchedulerSlot,
+  phase: CallPhaseListener,
+  stages: StageRecord[],
+): Promise<{ data?: unknown; error?: string }> {
+  const entry = record.entry as RegisteredTool;
+  let checked: ArgumentCheck;
+  try {
+    checked = await checkArguments(tool.id, tool.parameters, record.args, request.signal);
+  } catch (err) {
+    if (request.signal?.aborted) return { error: abortedBeforeStart(tool.id) };
+    throw err;
+  }
+  if (checked.invalid !== undefined) return { error: checked.invalid };
+  // Checked on a worker, the arguments come back a copy with the defaults filled in.
+  record.args = checked.args;
+  const call: ToolCall = {
+    callId: record.callId,
+    correlationId: request.correlationId,
+    entry,
+    args: checked.args,
+    fs: ctx.capabilityFor(tool),
+    signal: request.signal,
+    phase,
+  };
+  if (slot.held()) {
+    phase("queued");
+    // Stopped while it waited its turn (Ctrl-C, its card's Stop button): it ends now, not when
+    // the calls before it are done; it was not asked about and did not run.
+    if (!(await turnOrStop(slot, call.signal))) return { error: abortedBeforeStart(tool.id) };
+  }
+  if (call.signal?.aborted) return { error: abortedBeforeStart(tool.id) };
+  let lost: string | undefined;
+  try {
+    lost = ctx.sessionLost?.();
+  } catch (err) {
+    return { error: errorText(tool.id, err, ctx) };
+  }
+  if (lost !== undefined) return { error: lost };
+  let resolved = NOTHING_RESOLVED;
+  if (ctx.decide) {
+    let decision: PolicyResult;
+    try {
+      decision = await ctx.decide(call);
+    } catch (err) {
+      return { error: errorText(tool.id, err, ctx) };
+    }
+    stages.push(...decision.stages);
+    if (!decision.allowed) return { error: decision.errorText ?? `${tool.id} was not allowed.` };
+    resolved = { accesses: decision.accesses, ...(decision.cwd ? { cwd: decision.cwd } : {}) };
+  }
+  // Said only by a call that waited (queued, or for its approval): it runs now.
+  phase("running");
+  return executeClaimed(ctx, call, resolved);
+}
+
+/** Whether the slot's turn came (true) or the signal stopped the call first (false). */
+async function turnOrStop(slot: SchedulerSlot, signal: AbortSignal | undefined): Promise<boolean> {
+  if (!signal) {
+    await slot.turn;
+    return true;
+  }
+  if (signal.aborted) return false;
+  const stop = stopWhenAborted(signal);
+  try {
+    await Promise.race([slot.turn, stop.promise]);
+    return true;
+  } catch (err) {
+    if (err instanceof CallStopped) return false;
+    throw err;
+  } finally {
+    stop.dispose();
+  }
+}
+
 async function run(
   ctx: CallContext,
   record: CallRecord,
@@ -321,64 +404,25 @@ async function run(
   const parsed = parseArguments(request.args);
   if (parsed.error !== undefined) return errorEnvelope(parsed.error, meta());
   record.args = parsed.args;
-  let checked: ArgumentCheck;
-  try {
-    checked = await checkArguments(tool.id, tool.parameters, parsed.args, request.signal);
-  } catch (err) {
-    if (request.signal?.aborted) return errorEnvelope(abortedBeforeStart(tool.id), meta());
-    throw err;
-  }
-  if (checked.invalid !== undefined) return errorEnvelope(checked.invalid, meta());
-  // Checked on a worker, the arguments come back a copy with the defaults filled in.
-  record.args = checked.args;
-
+  // The place in the scheduler's order is taken now, as the call is issued: checking the
+  // arguments may take a while (on a worker), and a call issued later whose check ends sooner
+  // must not run before it. The policy decides inside the turn: a write whose approval takes a
+  // while still runs before a write issued after it (which is queued meanwhile, and says so).
+  const slot = ctx.scheduler.take(tool.readOnly);
   const listeners: CallPhaseListener[] = [];
   if (request.onPhase) listeners.push(request.onPhase);
   const observer = ctx.observer;
   if (observer?.phase) listeners.push((phase) => observer.phase?.(record, phase));
   const phase = phaseReporter(listeners, (err) => reportInternal(ctx, tool.id, err));
-  const call: ToolCall = {
-    callId: record.callId,
-    correlationId: request.correlationId,
-    entry,
-    args: checked.args,
-    fs: ctx.capabilityFor(tool),
-    signal: request.signal,
-    phase,
-  };
-  // The scheduler slot is taken now, when the call is issued, and the policy decides inside it:
-  // a write whose approval takes a while still runs before a write issued after it (which is
-  // queued meanwhile, and says so).
-  const outcome = await ctx.scheduler.run(
-    tool.readOnly,
-    async () => {
-      // Stopped while it waited its turn (Ctrl-C, the stop button): not asked about, not run.
-      if (call.signal?.aborted) return { error: abortedBeforeStart(tool.id) };
-      let lost: string | undefined;
-      try {
-        lost = ctx.sessionLost?.();
-      } catch (err) {
-        return { error: errorText(tool.id, err, ctx) };
-      }
-      if (lost !== undefined) return { error: lost };
-      let resolved = NOTHING_RESOLVED;
-      if (ctx.decide) {
-        let decision: PolicyResult;
-        try {
-          decision = await ctx.decide(call);
-        } catch (err) {
-          return { error: errorText(tool.id, err, ctx) };
-        }
-        stages.push(...decision.stages);
-        if (!decision.allowed) return { error: decision.errorText ?? `${tool.id} was not allowed.` };
-        resolved = { accesses: decision.accesses, ...(decision.cwd ? { cwd: decision.cwd } : {}) };
-      }
-      // Said only by a call that waited (queued, or for its approval): it runs now.
-      phase("running");
-      return executeClaimed(ctx, call, resolved);
-    },
-    () => phase("queued"),
-  );
+  let outcome: { data?: unknown; error?: string };
+  try {
+    outcome = await runInTurn(ctx, record, request, tool, slot, phase, stages);
+  } finally {
+    // What the policy or a tool says of this call once it has ended (an identical call's prompt
+    // answered later) is no phase of it: the host has its result already.
+    phase.close();
+    slot.release();
+  }
   if (outcome.error !== undefined) return errorEnvelope(outcome.error, meta());
 
   const data = outcome.data;

@@ -95,4 +95,24 @@ describe("Scheduler", () => {
     );
     expect(free).toEqual(["ran"]);
   });
+
+  it("a slot given back before its turn leaves the order: later calls wait only for the calls still before them", async () => {
+    const s = new Scheduler();
+    const w1 = s.take(false);
+    const w2 = s.take(false);
+    const r3 = s.take(true);
+    const started: string[] = [];
+    void w2.turn.then(() => started.push("w2"));
+    void r3.turn.then(() => started.push("r3"));
+    await w1.turn;
+    expect([w2.held(), r3.held()]).toEqual([true, true]);
+    w2.release();
+    await Promise.resolve();
+    // w1 still runs: the read behind the stopped write still waits for it.
+    expect(r3.held()).toBe(true);
+    w1.release();
+    await r3.turn;
+    expect(started).toEqual(["r3"]);
+    r3.release();
+  });
 });

@@ -15,6 +15,8 @@ import type {
 import { generateText, jsonSchema, stepCountIs, streamText, tool, type JSONSchema7 } from "ai";
 import { Ajv } from "ajv";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ModelStallError } from "../../model-stall-error.ts";
+import { guardAgainstStalls } from "../../stall-guard.ts";
 import { createGgufModel, type GgufLanguageModel } from "./gguf-language-model.ts";
 import { LlamaRuntime } from "./llama-runtime.ts";
 
@@ -437,6 +439,43 @@ describe.skipIf(!haveModel)("a GGUF file as an AI SDK language model", () => {
       code: "model_context_full",
       message: expect.stringMatching(/^The model's reply filled the rest of its context of 256 tokens/),
     });
+  });
+
+  it("a call waiting for the model another run is using says so, and the wait counts toward no timeout", async () => {
+    // Another run (another tab) has the context's only sequence.
+    const other = await runtime.lease(MODEL, { contextSize: 1024, threads: 1 });
+    const timeouts = { firstByteMs: 1_500, idleMs: 60_000 };
+    const describeModel = { endpoint: "The embedded model", model: MODEL, settingsKey: "providers.gguf" };
+    const waits: string[] = [];
+    const turnTaking = guardAgainstStalls(model, {
+      timeouts,
+      describe: describeModel,
+      noticeMs: 100,
+      onWaiting: (wait) => waits.push(`waiting ${wait.kind}`),
+      onResumed: (wait) => waits.push(`resumed ${wait.kind}`),
+    }) as LanguageModelV4;
+    // Positive control: the same model seen only through doStream (as before) times the wait out.
+    const plain: LanguageModelV4 = {
+      specificationVersion: "v4",
+      provider: model.provider,
+      modelId: model.modelId,
+      supportedUrls: {},
+      doGenerate: (o) => model.doGenerate(o),
+      doStream: (o) => model.doStream(o),
+    };
+    const control = guardAgainstStalls(plain, { timeouts, describe: describeModel }) as LanguageModelV4;
+    const controlFailure = Promise.resolve(
+      control.doStream({ prompt: userPrompt("Hi."), maxOutputTokens: 3 }),
+    ).catch((e: unknown) => e);
+    const waiting = turnTaking.doStream({ prompt: userPrompt("Hi."), maxOutputTokens: 3 });
+    expect(ModelStallError.isModelStall(await controlFailure)).toBe(true);
+    // The control waited as long as the firstByteMs: the turn-taking call waited as long and lives on.
+    expect(waits).toEqual(["waiting model-busy"]);
+    other.release();
+    const parts = await collect((await waiting).stream);
+    expect(parts.at(-1)?.type).toBe("finish");
+    expect(parts.some((p) => p.type === "error")).toBe(false);
+    expect(waits.slice(0, 2)).toEqual(["waiting model-busy", "resumed model-busy"]);
   });
 
   it("refuses a call whose signal is already aborted without generating", async () => {

@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import type {
-  LanguageModelV4,
   LanguageModelV4CallOptions,
   LanguageModelV4Content,
   LanguageModelV4FinishReason,
@@ -20,6 +19,7 @@ import type {
   LlamaGrammar,
   TokenMeterState,
 } from "node-llama-cpp";
+import type { ModelTurnListener, TurnTakingModel } from "../../model-turn.ts";
 import { toChatPrompt } from "./chat-prompt.ts";
 import { explainContextOverflow, refusingContextShift } from "./context-overflow.ts";
 import { GbnfSchemaSet, dropOmittedNulls } from "./gbnf-json-schema.ts";
@@ -119,7 +119,7 @@ function usageOf(
  * function tools, a JSON-schema grammar makes the model reply with either an answer or one
  * tool call (see `tool-call-grammar.ts`), so even small local models call tools in valid JSON.
  */
-export class GgufLanguageModel implements LanguageModelV4 {
+export class GgufLanguageModel implements TurnTakingModel {
   readonly specificationVersion = "v4";
   readonly provider = "gguf";
   readonly modelId: string;
@@ -213,13 +213,29 @@ export class GgufLanguageModel implements LanguageModelV4 {
     return { content, finishReason: finish.finishReason, usage: finish.usage, warnings };
   }
 
-  async doStream(options: LanguageModelV4CallOptions): Promise<LanguageModelV4StreamResult> {
+  doStream(options: LanguageModelV4CallOptions): Promise<LanguageModelV4StreamResult> {
+    return this.doStreamInTurn(options, {});
+  }
+
+  /**
+   * `doStream`, telling `turn` when the call waits because another call (another run, another
+   * tab) has the model's context, and when it has it (see TurnTakingModel).
+   */
+  async doStreamInTurn(
+    options: LanguageModelV4CallOptions,
+    turn: ModelTurnListener,
+  ): Promise<LanguageModelV4StreamResult> {
     const call = this.prepare(options);
     const cancel = new AbortController();
     const signal = options.abortSignal
       ? AbortSignal.any([options.abortSignal, cancel.signal])
       : cancel.signal;
-    const lease = await this.runtime.lease(this.file, this.settings, signal);
+    let queued = false;
+    const lease = await this.runtime.lease(this.file, this.settings, signal, () => {
+      queued = true;
+      turn.queued?.();
+    });
+    if (queued) turn.started?.();
     let grammar: LlamaGrammar | undefined;
     try {
       grammar = await this.grammarFor(call);

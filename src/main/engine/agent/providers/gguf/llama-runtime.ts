@@ -189,12 +189,20 @@ export class LlamaRuntime {
     }
   }
 
-  /** A sequence of a context on the model in `file`, waiting for a free one; abortable. */
-  async lease(file: string, settings: ContextSettings = {}, signal?: AbortSignal): Promise<SequenceLease> {
+  /**
+   * A sequence of a context on the model in `file`, waiting for a free one (`onWait` is told
+   * when every one is lent to other calls, before the wait); abortable.
+   */
+  async lease(
+    file: string,
+    settings: ContextSettings = {},
+    signal?: AbortSignal,
+    onWait?: () => void,
+  ): Promise<SequenceLease> {
     const key = path.resolve(file);
     this.busy(key);
     try {
-      return await this.leaseSequence(key, settings, signal);
+      return await this.leaseSequence(key, settings, signal, onWait);
     } catch (error) {
       this.idle(key);
       throw error;
@@ -244,10 +252,11 @@ export class LlamaRuntime {
     file: string,
     settings: ContextSettings,
     signal: AbortSignal | undefined,
+    onWait: (() => void) | undefined,
   ): Promise<SequenceLease> {
     const model = await this.model(file);
     const { pool } = await this.pooledContext(file, model, settings).pooled;
-    const sequence = await pool.acquire(signal);
+    const sequence = await pool.acquire(signal, onWait);
     let released = false;
     return {
       model,

@@ -30,6 +30,16 @@ describe("SequencePool", () => {
     await expect(next).resolves.toBe("a");
   });
 
+  it("tells a caller that must wait, before it waits, and no caller that gets an item at once", async () => {
+    const pool = new SequencePool(["a"]);
+    const told: string[] = [];
+    const first = await pool.acquire(undefined, () => told.push("first"));
+    const second = pool.acquire(undefined, () => told.push("second"));
+    expect(told).toEqual(["second"]);
+    pool.release(first);
+    await expect(second).resolves.toBe("a");
+  });
+
   it("refuses callers once closed", async () => {
     const pool = new SequencePool(["a"]);
     await pool.acquire();

@@ -12,12 +12,16 @@ export class SequencePool<T> {
     this.free = [...items];
   }
 
-  /** The next free item; waits for one, or rejects with the signal's reason when it aborts. */
-  acquire(signal?: AbortSignal): Promise<T> {
+  /**
+   * The next free item; waits for one (telling `onWait` first, when it must), or rejects with the
+   * signal's reason when it aborts.
+   */
+  acquire(signal?: AbortSignal, onWait?: () => void): Promise<T> {
     if (this.closed) return Promise.reject(new Error("The model was unloaded."));
     if (signal?.aborted) return Promise.reject(signal.reason);
     const item = this.free.shift();
     if (item !== undefined) return Promise.resolve(item);
+    onWait?.();
     return new Promise<T>((resolve, reject) => {
       const waiter = {
         resolve: (value: T) => {

@@ -1,0 +1,39 @@
+import { withoutByteOrderMark } from "./json-text.ts";
+
+/** How a JSON file a person keeps is laid out: what the app keeps when it rewrites the file. */
+export interface JsonLayout {
+  /** One level of indentation: a tab, or some spaces. */
+  indent: string;
+  eol: "\n" | "\r\n";
+  /** Whether the text ends with a line break. */
+  finalNewline: boolean;
+}
+
+/** For a new file, or one whose text shows none of these (a single line). */
+export const DEFAULT_JSON_LAYOUT: JsonLayout = { indent: "  ", eol: "\n", finalNewline: true };
+
+/** At most what JSON.stringify indents with. */
+const MAX_INDENT = 10;
+
+/**
+ * The layout of `text` (a JSON object as written): the indentation of its first indented line
+ * (one level, since that line is a key of the outer object), the line ending of its first line
+ * break, and whether it ends with one. What it does not show is the default's.
+ */
+export function jsonLayoutOf(text: string): JsonLayout {
+  const body = withoutByteOrderMark(text);
+  const indent = /\n([ \t]+)\S/.exec(body)?.[1];
+  const firstBreak = body.indexOf("\n");
+  return {
+    indent: indent === undefined || indent.length > MAX_INDENT ? DEFAULT_JSON_LAYOUT.indent : indent,
+    eol: firstBreak > 0 && body[firstBreak - 1] === "\r" ? "\r\n" : "\n",
+    finalNewline: body.endsWith("\n"),
+  };
+}
+
+/** `value` as JSON text laid out as `layout` says. */
+export function formatJson(value: unknown, layout: JsonLayout): string {
+  const text = JSON.stringify(value, null, layout.indent);
+  const lines = layout.eol === "\n" ? text : text.replaceAll("\n", layout.eol);
+  return layout.finalNewline ? `${lines}${layout.eol}` : lines;
+}
