@@ -214,6 +214,14 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
     expect(existsSync(marker)).toBe(false);
   });
 
+  it("says why it refuses a hidden path in the words of the mode: Lathe refuses it, no sandbox hides it", async () => {
+    const envelope = await session.call("bash", { command: "cat ~/.ssh/id_ed25519" });
+    expect(text(envelope)).toMatch(
+      /commands may not read: ~\/\.ssh.*with the OS sandbox off, Lathe refuses every command that names it/,
+    );
+    expect(text(envelope)).not.toMatch(/sandbox hides/);
+  });
+
   it.each(["cat README.md", "grep -rn hello .", "ps -e -o pid,comm", "cat /proc/self/status"])(
     "the read-only %s still runs",
     async (command) => {

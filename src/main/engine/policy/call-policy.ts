@@ -336,8 +336,14 @@ async function mentionDeny(
   return undefined;
 }
 
-/** Why a command naming a hidden path is refused, and what the user could change. */
-function hiddenReason(hidden: HiddenPathNamed, userSettingsFile: string): string {
+/**
+ * Why a command naming a hidden path is refused, and what the user could change. `sandboxActive`:
+ * whether the OS sandbox would hide it too (when it is off, Lathe's refusal is all there is).
+ */
+function hiddenReason(hidden: HiddenPathNamed, userSettingsFile: string, sandboxActive: boolean): string {
+  const hides = sandboxActive
+    ? "the OS sandbox hides it from every command"
+    : "with the OS sandbox off, Lathe refuses every command that names it";
   if (hidden.folder !== undefined)
     return hidden.path === hidden.folder
       ? `the command reads the folder ${homeRelative(hidden.path)} as a whole, which holds paths no command may read (under "sandbox.denyRead" or Lathe's own data), and the OS sandbox is not there to hide them. Name the files or folders to read instead.`
@@ -357,9 +363,9 @@ function hiddenReason(hidden: HiddenPathNamed, userSettingsFile: string): string
       : `the command names ${link}, a hard link to ${named} (the same file under another name), which commands may not read: ${entry} is ${where}. Do not try to read it another way.${hidden.hiddenBy === "denyRead" ? ` If the user wants commands to read it, they must remove ${entry} from "sandbox.denyRead".` : ""}`;
   }
   if (hidden.hiddenBy === "lathe-home") {
-    return `the command names ${named}, which holds Lathe's own data (the conversations, settings and file copies of every folder); no command may read it, and the OS sandbox hides it.`;
+    return `the command names ${named}, which holds Lathe's own data (the conversations, settings and file copies of every folder); no command may read it, and ${hides}.`;
   }
-  return `the command names ${named}, which commands may not read: ${entry} is in "sandbox.denyRead" (by default, the places credentials live), and the OS sandbox hides it from every command. Do not try to read it another way. If the user wants commands to read it, they must set "sandbox.denyRead" in ${userSettingsFile} to a list without ${entry}.`;
+  return `the command names ${named}, which commands may not read: ${entry} is in "sandbox.denyRead" (by default, the places credentials live), and ${hides}. Do not try to read it another way. If the user wants commands to read it, they must set "sandbox.denyRead" in ${userSettingsFile} to a list without ${entry}.`;
 }
 
 /** The deny when there is one, else the first verdict. */
@@ -396,7 +402,10 @@ export async function decideCall(
     // A hidden path is refused whatever the mode; a command's in the words of the commands' refusal.
     const hidden = HiddenPathError.isInstance(err) ? err.hidden : undefined;
     const startsCommand = plan.accesses.some((a) => a.capability === "shell.run");
-    const reason = hidden && startsCommand ? hiddenReason(hidden, ctx.config.userSettingsFile) : err.message;
+    const reason =
+      hidden && startsCommand
+        ? hiddenReason(hidden, ctx.config.userSettingsFile, ctx.sandbox.active)
+        : err.message;
     stages.push({ stage: "capability", outcome: "deny", reason });
     const errorText = hidden ? `${tool.id} was refused: ${reason}` : reason;
     return { allowed: false, stages, accesses: [], errorText };
@@ -409,7 +418,7 @@ export async function decideCall(
     !ctx.sandbox.active,
   );
   if (hidden) {
-    const reason = hiddenReason(hidden, ctx.config.userSettingsFile);
+    const reason = hiddenReason(hidden, ctx.config.userSettingsFile, ctx.sandbox.active);
     stages.push({ stage: "capability", outcome: "deny", reason });
     return { allowed: false, stages, ...resolved, errorText: `${tool.id} was refused: ${reason}` };
   }
