@@ -272,3 +272,149 @@ describe("sandbox off: a folder read whole that holds a sandbox.denyRead folder"
     expect(envelope.type, text(envelope)).toBe("output");
   });
 });
+
+// What a folder someone handed over (a cloned repository, an unpacked archive) or the way Lathe
+// was started (`npx lathe` puts <workspace>/node_modules/.bin first on PATH) makes an everyday
+// read-only command do: a file named like an option that a glob passes on (`--pre=sh` runs `sh`
+// on every file rg searches; `-r` makes grep read a linked home folder), a program found first on
+// PATH in the workspace (`cat` itself, or the decompressor `rg -z` and `tar` start by name), a link
+// into another process's /proc folder, a glob of folders read whole with a link among them. Each
+// row is first shown to do the damage under plain bash (the planted program creates a file, or
+// the secret is printed); through Lathe, with the sandbox off and every bash command allowed in
+// yolo mode, it is refused and nothing happens, and everyday neighbours still run unasked.
+
+interface PlantedRow {
+  command: string;
+  /** What the folder holds besides README.md and a.txt ("foo"); `marker`: the file a planted program creates. */
+  plant: (ws: string, marker: string) => Promise<void>;
+  /** PATH for the command, from the workspace and the PATH this test runs with. */
+  searchPath?: (ws: string, inherited: string) => string;
+  damage: "runs a program" | "prints the secret";
+  refused: RegExp;
+  /** Commands in the same folder, with the same PATH, that still run unasked. */
+  benign: string[];
+  needs?: string;
+}
+
+const PLANTED: PlantedRow[] = [
+  {
+    command: "rg foo *",
+    plant: async (ws, marker) => {
+      await writeFile(path.join(ws, "--pre=sh"), "");
+      await writeFile(path.join(ws, "evil"), `touch ${marker}\n`);
+    },
+    damage: "runs a program",
+    refused: /the pattern "\*" given to "rg" matches the file "--pre=sh", which "rg" would read as an option/,
+    benign: ["rg foo -- *", "rg foo ./*", "rg foo a.txt"],
+    needs: "rg",
+  },
+  {
+    command: "grep -h PRIVATE *",
+    plant: async (ws) => {
+      await writeFile(path.join(ws, "-r"), "");
+      await symlink(path.join(path.dirname(ws), "home"), path.join(ws, "homelink"));
+    },
+    damage: "prints the secret",
+    refused: /the pattern "\*" given to "grep" matches the file "-r"/,
+    benign: ["grep -h PRIVATE -- *", "grep -h foo a.txt", "ls -la"],
+  },
+];
+
+describe("sandbox off: what a planted file name, PATH folder or link makes a read-only command do", () => {
+  let realHome: string | undefined;
+  const inherited = process.env.PATH ?? "";
+
+  beforeAll(() => {
+    realHome = process.env.HOME;
+  });
+
+  afterAll(() => {
+    process.env.HOME = realHome;
+    process.env.PATH = inherited;
+  });
+
+  it("a glob in a folder with no name starting with - still runs unasked", async () => {
+    const base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-off-planted-")));
+    const ws = path.join(base, "ws");
+    await mkdir(path.join(ws, "src"), { recursive: true });
+    await mkdir(path.join(base, "lh"));
+    await writeFile(path.join(ws, "a.txt"), "foo\n");
+    await writeFile(path.join(ws, "src/b.ts"), "foo\n");
+    await writeFile(path.join(base, "lh/settings.json"), JSON.stringify({ sandbox: { enabled: false } }));
+    const engine = await Engine.create({ root: ws, latheHome: path.join(base, "lh") });
+    try {
+      const session = await engine.openSession({ mode: "yolo" });
+      for (const [command, shows] of [
+        ["rg foo *", "a.txt"],
+        ["grep -r foo *", "src/b.ts:foo"],
+        ["cat *.txt", "foo"],
+        ["ls -la *", "b.ts"],
+        ["cd src && rg foo *", "foo"],
+      ] as const) {
+        const ran = await session.call("bash", { command });
+        expect(ran.type, `${command}: ${text(ran)}`).toBe("output");
+        expect(text(ran), command).toContain(shows);
+      }
+    } finally {
+      await engine.close();
+      await rm(base, { recursive: true, force: true });
+    }
+  });
+
+  it.each(PLANTED.map((row) => [row.command, row] as const))("%s", async (_command, row) => {
+    if (row.needs !== undefined && spawnSync("sh", ["-c", `command -v ${row.needs}`]).status !== 0) {
+      console.log(`skipped "${row.command}": ${row.needs} is not installed`);
+      return;
+    }
+    const base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-off-planted-")));
+    const ws = path.join(base, "ws");
+    const home = path.join(base, "home");
+    const lh = path.join(base, "lh");
+    const marker = path.join(base, "marker");
+    for (const dir of [ws, path.join(home, ".ssh"), lh]) await mkdir(dir, { recursive: true });
+    await writeFile(path.join(home, ".ssh/id_ed25519"), `${KEY}\n`);
+    await writeFile(path.join(ws, "README.md"), "# hello\n");
+    await writeFile(path.join(ws, "a.txt"), "foo\n");
+    await row.plant(ws, marker);
+    const searchPath = row.searchPath?.(ws, inherited) ?? inherited;
+    const damaged = (out: string): boolean =>
+      row.damage === "runs a program" ? existsSync(marker) : leaked(out);
+
+    // Positive control: plain bash in the same folder, with the same home and PATH.
+    const plain = spawnSync("/bin/bash", ["-c", row.command], {
+      cwd: ws,
+      env: { ...process.env, HOME: home, PATH: searchPath },
+      encoding: "utf8",
+    });
+    expect(damaged(plain.stdout), `plain bash did not ${row.damage}: ${plain.stderr}`).toBe(true);
+    await rm(marker, { force: true });
+
+    await writeFile(
+      path.join(lh, "settings.json"),
+      JSON.stringify({
+        permissions: [{ permission: "bash", pattern: "*", action: "allow" }],
+        sandbox: { enabled: false },
+      }),
+    );
+    process.env.HOME = home;
+    process.env.PATH = searchPath;
+    const engine = await Engine.create({ root: ws, latheHome: lh });
+    try {
+      const session = await engine.openSession({ mode: "yolo" });
+      const envelope = await session.call("bash", { command: row.command, timeout_ms: 20_000 });
+      expect(damaged(text(envelope)), `Lathe let it ${row.damage}: ${text(envelope)}`).toBe(false);
+      expect(envelope.type, text(envelope)).toBe("error");
+      expect(text(envelope)).toMatch(row.refused);
+      for (const command of row.benign) {
+        const ran = await session.call("bash", { command, timeout_ms: 20_000 });
+        expect(ran.type, `${command}: ${text(ran)}`).toBe("output");
+        expect(damaged(text(ran)), `${command} did the damage: ${text(ran)}`).toBe(false);
+      }
+    } finally {
+      await engine.close();
+      process.env.HOME = realHome;
+      process.env.PATH = inherited;
+      await rm(base, { recursive: true, force: true });
+    }
+  });
+});

@@ -24,6 +24,7 @@ import { explainVerdict, stricterVerdict, type RuleVerdict, type Ruleset, type S
 import { matchesShellRequirement } from "./shell-requirements.ts";
 import type { ShellRunRequirement } from "../tools/requirement-set.ts";
 import { runWatchdog, type WatchdogCheck } from "./watchdog.ts";
+import { optionLikeFileName } from "./option-like-file-names.ts";
 import { repositoryPrograms } from "./repository-programs.ts";
 
 /** Everything one session's policy decisions need. */
@@ -253,10 +254,13 @@ async function resolvePlan(
   return cwd ? { accesses, cwd } : { accesses };
 }
 
-/** Why a read-only command's git may run programs its repository names (repository-programs.ts). */
-function gitRunsPrograms(plan: CallPlan, base: string): string | undefined {
+/**
+ * Why a read-only command may, in this folder, do more than its words say: a glob matching a
+ * file named like an option (option-like-file-names.ts), a program its repository names.
+ */
+function diskReason(plan: CallPlan, base: string): string | undefined {
   const commands = plan.accesses.flatMap((a) => (a.capability === "shell.run" ? [a.command] : []));
-  return repositoryPrograms(commands, base);
+  return optionLikeFileName(commands, base) ?? repositoryPrograms(commands, base);
 }
 
 /**
@@ -266,7 +270,7 @@ function gitRunsPrograms(plan: CallPlan, base: string): string | undefined {
  */
 function unconfinedReason(sandbox: SandboxStatus, plan: CallPlan, base: string): string | undefined {
   if (sandbox.active) return undefined;
-  const notReadOnly = plan.startsProcess ? (plan.notReadOnly ?? gitRunsPrograms(plan, base)) : undefined;
+  const notReadOnly = plan.startsProcess ? (plan.notReadOnly ?? diskReason(plan, base)) : undefined;
   const why = plan.startsProcess
     ? notReadOnly && `this command is not provably read-only (${notReadOnly})`
     : plan.accesses.some((a) => a.capability === "shell.run")

@@ -22,6 +22,11 @@ const NO_FILES = new Set(
   getopts let ulimit umask hash times jobs caller help hostname`.split(/\s+/),
 );
 
+/** Whether `program` opens no file its arguments name (so no option of it reads or runs anything). */
+export function opensNoFiles(program: string): boolean {
+  return NO_FILES.has(program);
+}
+
 /** Options whose value is a pattern or a format, never a path: a value only known at run time is harmless there. */
 const TEXT_VALUE_OPTIONS: Readonly<Record<string, RegExp>> = {
   git: GIT_TEXT_VALUE_OPTIONS,
