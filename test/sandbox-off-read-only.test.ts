@@ -296,6 +296,8 @@ interface PlantedRow {
   needs?: string;
 }
 
+const script = (marker: string): string => `#!/bin/sh\ntouch ${marker}\n`;
+
 const PLANTED: PlantedRow[] = [
   {
     command: "rg foo *",
@@ -317,6 +319,61 @@ const PLANTED: PlantedRow[] = [
     damage: "prints the secret",
     refused: /the pattern "\*" given to "grep" matches the file "-r"/,
     benign: ["grep -h PRIVATE -- *", "grep -h foo a.txt", "ls -la"],
+  },
+  {
+    command: "cat README.md",
+    plant: async (ws, marker) => {
+      await mkdir(path.join(ws, "node_modules/.bin"), { recursive: true });
+      await writeFile(path.join(ws, "node_modules/.bin/cat"), script(marker), { mode: 0o755 });
+      await writeFile(path.join(ws, "node_modules/.bin/tsc"), script(marker), { mode: 0o755 });
+    },
+    searchPath: (ws, inherited) => `${ws}/node_modules/.bin:${inherited}`,
+    damage: "runs a program",
+    refused:
+      /PATH holds "[^"]*node_modules\/\.bin", a folder in the workspace, and "cat" is found there first/,
+    benign: ["ls -la", "head -1 a.txt", "rg foo a.txt"],
+  },
+  {
+    command: "rg -z foo a.br",
+    plant: async (ws, marker) => {
+      await mkdir(path.join(ws, "bin"));
+      await writeFile(path.join(ws, "bin/brotli"), script(marker), { mode: 0o755 });
+      await writeFile(path.join(ws, "a.br"), "foo\n");
+    },
+    searchPath: (_ws, inherited) => `${inherited}:bin`,
+    damage: "runs a program",
+    refused:
+      /"rg" here starts "brotli" itself: PATH holds "bin", a folder relative to where the command runs/,
+    benign: ["rg foo a.br", "cat README.md"],
+    needs: "rg",
+  },
+  {
+    command: "rg --search-zip foo a.br",
+    plant: async (ws, marker) => {
+      await mkdir(path.join(ws, "bin"));
+      await writeFile(path.join(ws, "bin/brotli"), script(marker), { mode: 0o755 });
+      await writeFile(path.join(ws, "a.br"), "foo\n");
+    },
+    searchPath: (ws, inherited) => `${inherited}:${ws}/bin`,
+    damage: "runs a program",
+    refused:
+      /PATH holds "[^"]*\/bin", a folder in the workspace, and "brotli" \(which "rg" starts itself\) is found there first/,
+    benign: ["rg foo a.br", "cat README.md"],
+    needs: "rg",
+  },
+  {
+    command: "tar tf a.tar.lz",
+    plant: async (ws, marker) => {
+      await mkdir(path.join(ws, "bin"));
+      await writeFile(path.join(ws, "bin/lzip"), script(marker), { mode: 0o755 });
+      // lzip's magic: tar starts `lzip -d` on it, whatever the name.
+      await writeFile(path.join(ws, "a.tar.lz"), `LZIP\x01\x0c${"x".repeat(40)}`);
+    },
+    searchPath: (_ws, inherited) => `${inherited}:bin`,
+    damage: "runs a program",
+    refused: /"tar" here starts "lzip" itself: PATH holds "bin"/,
+    benign: ["cat README.md", "ls -la"],
+    needs: "tar",
   },
 ];
 
