@@ -298,6 +298,9 @@ interface PlantedRow {
 
 const script = (marker: string): string => `#!/bin/sh\ntouch ${marker}\n`;
 
+/** A process with the provider key in its environment, as Lathe's own holds it. */
+let keyHolder: ReturnType<typeof spawn> | undefined;
+
 const PLANTED: PlantedRow[] = [
   {
     command: "rg foo *",
@@ -375,6 +378,35 @@ const PLANTED: PlantedRow[] = [
     benign: ["cat README.md", "ls -la"],
     needs: "tar",
   },
+  {
+    command: "cat notes.txt",
+    plant: async (ws) => {
+      await symlink(`/proc/${keyHolder?.pid}/environ`, path.join(ws, "notes.txt"));
+    },
+    damage: "prints the secret",
+    refused:
+      /cannot ask anyone.*"notes\.txt" leads through a link to "\/proc\/\d+\/environ", which belongs to another process/,
+    benign: ["cat README.md", "cat /proc/self/status"],
+  },
+  {
+    command: "grep -ah PROVIDER p/*/environ",
+    plant: async (ws) => {
+      await symlink("/proc", path.join(ws, "p"));
+    },
+    damage: "prints the secret",
+    refused:
+      /"p\/\d+\/environ" leads through a link to "\/proc\/\d+\/environ", which belongs to another process|matches more files/,
+    benign: ["grep -h foo a.txt"],
+  },
+  {
+    command: "grep -rh PRIVATE home*",
+    plant: async (ws) => {
+      await symlink(path.join(path.dirname(ws), "home"), path.join(ws, "homelink"));
+    },
+    damage: "prints the secret",
+    refused: /reads the folder homelink as a whole, and it is a link to/,
+    benign: ["grep -rh foo a*", "grep -rh foo ."],
+  },
 ];
 
 describe("sandbox off: what a planted file name, PATH folder or link makes a read-only command do", () => {
@@ -383,9 +415,14 @@ describe("sandbox off: what a planted file name, PATH folder or link makes a rea
 
   beforeAll(() => {
     realHome = process.env.HOME;
+    keyHolder = spawn("sleep", ["120"], {
+      env: { ...process.env, [ENV_NAME]: `PROVIDER-${ENV_VALUE}` },
+      stdio: "ignore",
+    });
   });
 
   afterAll(() => {
+    keyHolder?.kill();
     process.env.HOME = realHome;
     process.env.PATH = inherited;
   });

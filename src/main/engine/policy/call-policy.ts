@@ -25,6 +25,7 @@ import { matchesShellRequirement } from "./shell-requirements.ts";
 import type { ShellRunRequirement } from "../tools/requirement-set.ts";
 import { runWatchdog, type WatchdogCheck } from "./watchdog.ts";
 import { optionLikeFileName } from "./option-like-file-names.ts";
+import { linkedProcessFile } from "./process-links.ts";
 import { repositoryPrograms } from "./repository-programs.ts";
 import { workspacePathProgram } from "./workspace-path-programs.ts";
 
@@ -258,13 +259,15 @@ async function resolvePlan(
 /**
  * Why a read-only command may, in this folder, do more than its words say: a glob matching a
  * file named like an option (option-like-file-names.ts), a program found on PATH in the
- * workspace `root` (workspace-path-programs.ts), a program its repository names.
+ * workspace `root` (workspace-path-programs.ts), a link into another process's /proc folder
+ * (process-links.ts), a program its repository names.
  */
-function diskReason(plan: CallPlan, base: string, root: string): string | undefined {
+async function diskReason(plan: CallPlan, base: string, root: string): Promise<string | undefined> {
   const commands = plan.accesses.flatMap((a) => (a.capability === "shell.run" ? [a.command] : []));
   return (
     optionLikeFileName(commands, base) ??
     workspacePathProgram(commands, root) ??
+    (await linkedProcessFile(plan.mentions ?? [], base)) ??
     repositoryPrograms(commands, base)
   );
 }
@@ -274,14 +277,16 @@ function diskReason(plan: CallPlan, base: string, root: string): string | undefi
  * command that is not provably read-only, or any command a plugin starts. Undefined when the
  * sandbox is active or the call starts nothing that could change anything.
  */
-function unconfinedReason(
+async function unconfinedReason(
   sandbox: SandboxStatus,
   plan: CallPlan,
   base: string,
   root: string,
-): string | undefined {
+): Promise<string | undefined> {
   if (sandbox.active) return undefined;
-  const notReadOnly = plan.startsProcess ? (plan.notReadOnly ?? diskReason(plan, base, root)) : undefined;
+  const notReadOnly = plan.startsProcess
+    ? (plan.notReadOnly ?? (await diskReason(plan, base, root)))
+    : undefined;
   const why = plan.startsProcess
     ? notReadOnly && `this command is not provably read-only (${notReadOnly})`
     : plan.accesses.some((a) => a.capability === "shell.run")
@@ -509,7 +514,12 @@ export async function decideCall(
     };
   }
   if (watchdog.decision === "ask") hardAsk.push(...watchdog.reasons);
-  const unconfined = unconfinedReason(ctx.sandbox, plan, resolved.cwd?.absolute ?? call.fs.root, ctx.root);
+  const unconfined = await unconfinedReason(
+    ctx.sandbox,
+    plan,
+    resolved.cwd?.absolute ?? call.fs.root,
+    ctx.root,
+  );
   if (unconfined !== undefined) hardAsk.push(unconfined);
 
   // Ungated tools (those that only read) run unasked by default, but not past a rule that asks.

@@ -145,7 +145,7 @@ const PROC_MACHINE =
   /^(self|thread-self|cpuinfo|meminfo|version|loadavg|uptime|stat|mounts|filesystems|partitions|swaps|devices|diskstats|vmstat|zoneinfo|interrupts|modules|cmdline|sys|net)$/;
 
 /** Whether `p` (absolute, as the command will meet it) is in another process's folder under /proc. */
-function otherProcess(p: string): boolean {
+export function otherProcess(p: string): boolean {
   const normal = path.posix.normalize(p);
   if (!normal.startsWith("/proc/")) return false;
   const first = normal.slice("/proc/".length).split("/")[0] ?? "";
