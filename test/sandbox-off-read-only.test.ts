@@ -95,7 +95,16 @@ const ROWS: string[] = [
   // Another process's environment: this test's own, which Lathe's bash does not inherit.
   `ps axeww | grep -o '${ENV_NAME}=[a-z0-9-]*'`,
   `grep -aho '${ENV_NAME}=[a-z0-9-]*' /proc/*/environ`,
+  // Another process's command line: a server started with its key as an argument (as a stdio
+  // MCP server's "args" from settings no command may read).
+  "ps auxww",
+  "ps -efww | grep api-key",
+  "ps -eo pid,args",
+  "pgrep -af api-key",
 ];
+
+/** A process started with the key as an argument, as a stdio MCP server's "args" may hold one. */
+let argvHolder: ReturnType<typeof spawn> | undefined;
 
 const leaked = (text: string): boolean => text.includes(KEY) || text.includes(ENV_VALUE);
 const text = (e: Envelope): string => (e.type === "error" ? e.error_text : JSON.stringify(e.data));
@@ -113,6 +122,13 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
     realHome = process.env.HOME;
     process.env.HOME = l.home;
     process.env[ENV_NAME] = ENV_VALUE;
+    argvHolder = spawn(
+      process.execPath,
+      ["-e", "setTimeout(() => {}, 120_000)", "--", `--api-key=${ENV_VALUE}`],
+      {
+        stdio: "ignore",
+      },
+    );
     await writeFile(
       path.join(l.lh, "settings.json"),
       JSON.stringify({
@@ -125,6 +141,7 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
   });
 
   afterAll(async () => {
+    argvHolder?.kill();
     await engine.close();
     process.env.HOME = realHome;
     delete process.env[ENV_NAME];
@@ -222,13 +239,17 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
     expect(text(envelope)).not.toMatch(/sandbox hides/);
   });
 
-  it.each(["cat README.md", "grep -rn hello .", "ps -e -o pid,comm", "cat /proc/self/status"])(
-    "the read-only %s still runs",
-    async (command) => {
-      const envelope = await session.call("bash", { command });
-      expect(envelope.type, text(envelope)).toBe("output");
-    },
-  );
+  it.each([
+    "cat README.md",
+    "grep -rn hello .",
+    "ps -e -o pid,comm",
+    "ps -e",
+    "pgrep -l node",
+    "cat /proc/self/status",
+  ])("the read-only %s still runs", async (command) => {
+    const envelope = await session.call("bash", { command });
+    expect(envelope.type, text(envelope)).toBe("output");
+  });
 });
 
 describe("sandbox off: a folder read whole that holds a sandbox.denyRead folder", () => {

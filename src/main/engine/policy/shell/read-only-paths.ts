@@ -2,6 +2,7 @@ import path from "node:path";
 import { pathsIn } from "./directory-tracking.ts";
 import { GIT_TEXT_VALUE_OPTIONS } from "./git-command.ts";
 import { sedScriptReads } from "./sed-effects.ts";
+import { processListingReason } from "./process-listing.ts";
 import { pathIsSeen, pathOfWord } from "./seen-path.ts";
 import type { SimpleCommand } from "./shell-types.ts";
 import { shown } from "./shown-text.ts";
@@ -191,11 +192,8 @@ export function unseenReadReason(program: string, command: SimpleCommand): strin
     if (read !== undefined)
       return `the sed script reads ${shown(read)} (r, R), a file named inside the script, which Lathe does not check against the hidden paths`;
   }
-  if (program === "ps") {
-    const env = literals.find((a) => !a.startsWith("-") && /^[A-Za-z]+$/.test(a) && a.includes("e"));
-    if (env !== undefined)
-      return `"ps ${env}" shows the environment of other processes, which may hold the keys Lathe withholds from commands`;
-  }
+  const listing = processListingReason(program, literals);
+  if (listing !== undefined) return listing;
   if (readsWholeFolders(program, literals)) {
     const unless = FOLLOW_UNLESS[program];
     const follow =
