@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Engine } from "../src/main/engine/index.ts";
 import type { Session } from "../src/main/engine/session/session.ts";
 import { MAX_ENTRIES_SEEN } from "../src/main/engine/policy/mentioned-paths.ts";
+import { machineSandbox } from "../src/main/engine/sandbox/sandbox-availability.ts";
 import type { Envelope } from "../src/main/engine/tools/envelope.ts";
 
 // With the OS sandbox off, a bash command the analysis proves read-only runs unasked and
@@ -330,7 +331,8 @@ const PLANTED: PlantedRow[] = [
       await writeFile(path.join(ws, "evil"), `touch ${marker}\n`);
     },
     damage: "runs a program",
-    refused: /the pattern "\*" given to "rg" matches the file "--pre=sh", which "rg" would read as an option/,
+    refused:
+      /[Tt]he pattern "\*" given to "rg" matches the file "--pre=sh", which "rg" would read as an option/,
     benign: ["rg foo -- *", "rg foo ./*", "rg foo a.txt"],
     needs: "rg",
   },
@@ -341,7 +343,7 @@ const PLANTED: PlantedRow[] = [
       await symlink(path.join(path.dirname(ws), "home"), path.join(ws, "homelink"));
     },
     damage: "prints the secret",
-    refused: /the pattern "\*" given to "grep" matches the file "-r"/,
+    refused: /[Tt]he pattern "\*" given to "grep" matches the file "-r"/,
     benign: ["grep -h PRIVATE -- *", "grep -h foo a.txt", "ls -la"],
   },
   {
@@ -470,6 +472,50 @@ describe("sandbox off: what a planted file name, PATH folder or link makes a rea
         expect(ran.type, `${command}: ${text(ran)}`).toBe("output");
         expect(text(ran), command).toContain(shows);
       }
+    } finally {
+      await engine.close();
+      await rm(base, { recursive: true, force: true });
+    }
+  });
+
+  // With the sandbox on, what `--pre=sh` runs is confined, but it is still not what a rule for rg
+  // allowed: like `rg --pre=sh foo` spelled out, it needs a person in every mode.
+  it("with the sandbox on too, a glob handing rg a file named --pre=sh needs a person", async () => {
+    const machine = await machineSandbox();
+    if (!machine.active) {
+      console.log(`skipped the sandbox-on row: this machine has no OS sandbox (${machine.reason})`);
+      return;
+    }
+    if (!hasRg) {
+      console.log("skipped the sandbox-on row: rg is not installed");
+      return;
+    }
+    const base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-on-planted-")));
+    const ws = path.join(base, "ws");
+    const marker = path.join(ws, "marker");
+    await mkdir(ws);
+    await mkdir(path.join(base, "lh"));
+    await writeFile(path.join(ws, "a.txt"), "foo\n");
+    await writeFile(path.join(ws, "--pre=sh"), "");
+    await writeFile(path.join(ws, "evil"), `touch ${marker}\n`);
+    spawnSync("/bin/bash", ["-c", "rg foo *"], { cwd: ws });
+    expect(existsSync(marker), "plain bash did not run sh").toBe(true);
+    await rm(marker);
+    await writeFile(
+      path.join(base, "lh/settings.json"),
+      JSON.stringify({ permissions: [{ permission: "bash", pattern: "rg *", action: "allow" }] }),
+    );
+    const engine = await Engine.create({ root: ws, latheHome: path.join(base, "lh") });
+    try {
+      const session = await engine.openSession({ mode: "yolo" });
+      const envelope = await session.call("bash", { command: "rg foo *" });
+      expect(text(envelope)).toMatch(
+        /cannot ask anyone.*[Tt]he pattern "\*" given to "rg" matches the file "--pre=sh"/,
+      );
+      expect(existsSync(marker)).toBe(false);
+      const ran = await session.call("bash", { command: "rg foo -- *" });
+      expect(ran.type, text(ran)).toBe("output");
+      expect(existsSync(marker)).toBe(false);
     } finally {
       await engine.close();
       await rm(base, { recursive: true, force: true });

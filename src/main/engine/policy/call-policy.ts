@@ -7,6 +7,7 @@ import type { SandboxStatus } from "../sandbox/sandbox-availability.ts";
 import type { PolicyResult, StageRecord } from "../tools/call-decision.ts";
 import { commandText, type CallPlan, type ResolvedAccess, type ResolvedPlan } from "../tools/call-plan.ts";
 import type { AnyTool, ToolOrigin } from "../tools/contract.ts";
+import type { SimpleCommand } from "../tools/shell-command.ts";
 import type { ToolCall } from "../tools/tool-call.ts";
 import type { ApprovalCache } from "./approval-cache.ts";
 import type { Approver } from "./approval-request.ts";
@@ -256,16 +257,19 @@ async function resolvePlan(
   return cwd ? { accesses, cwd } : { accesses };
 }
 
+/** The commands a plan runs. */
+function shellCommands(plan: CallPlan): SimpleCommand[] {
+  return plan.accesses.flatMap((a) => (a.capability === "shell.run" ? [a.command] : []));
+}
+
 /**
- * Why a read-only command may, in this folder, do more than its words say: a glob matching a
- * file named like an option (option-like-file-names.ts), a program found on PATH in the
- * workspace `root` (workspace-path-programs.ts), a link into another process's /proc folder
- * (process-links.ts), a program its repository names.
+ * Why a read-only command may, in this folder, do more than its words say: a program found on
+ * PATH in the workspace `root` (workspace-path-programs.ts), a link into another process's /proc
+ * folder (process-links.ts), a program its repository names.
  */
 async function diskReason(plan: CallPlan, base: string, root: string): Promise<string | undefined> {
-  const commands = plan.accesses.flatMap((a) => (a.capability === "shell.run" ? [a.command] : []));
+  const commands = shellCommands(plan);
   return (
-    optionLikeFileName(commands, base) ??
     workspacePathProgram(commands, root) ??
     (await linkedProcessFile(plan.mentions ?? [], base)) ??
     repositoryPrograms(commands, base)
@@ -473,6 +477,12 @@ export async function decideCall(
 
   // Reasons only a person may overrule: what the parser could not see through, and the watchdog.
   const hardAsk = [...plan.unclear];
+  // A file named like an option that a glob hands a program (`--pre=sh` for `rg foo *`): the
+  // program then does what no rule allowed it for, in every mode, like `rg --pre` spelled out.
+  if (plan.startsProcess) {
+    const planted = optionLikeFileName(shellCommands(plan), resolved.cwd?.absolute ?? call.fs.root);
+    if (planted !== undefined) hardAsk.push(planted);
+  }
   const watchdog = await runWatchdog(
     ctx.watchdog,
     {

@@ -14,8 +14,10 @@ import { expandTilde } from "./shell/tilde-path.ts";
 // named `--pre=sh`, `rg foo *` is `rg foo --pre=sh …`, which runs `sh` on every file searched;
 // a file named `-r` next to a link to the home folder makes `grep KEY *` read the whole home
 // folder. A glob the shell expands where an option may stand is therefore read against the disk
-// when the call is decided: a command given one that matches a name starting with `-` is not
-// provably read-only (`--` before the operands, or `./*`, keeps the names operands).
+// when the call is decided: a command given one that matches a name starting with `-` needs a
+// person in every mode, as the option spelled out would (`rg --pre=sh`: the sandbox confines
+// what runs, but no rule for rg allowed it). `--` before the operands, or `./*`, keeps the
+// names operands.
 
 /** The names in `dir` the first segment of `pattern` matches that start with `-`. */
 function optionLikeMatches(dir: string, pattern: string): string[] {
