@@ -402,6 +402,29 @@ const PLANTED: PlantedRow[] = [
     needs: "tar",
   },
   {
+    command: "git verify-commit signed",
+    plant: async (ws, marker) => {
+      await mkdir(path.join(ws, "bin"));
+      await writeFile(path.join(ws, "bin/gpg"), script(marker), { mode: 0o755 });
+      // A commit carrying a signature (made up: git hands it to gpg all the same).
+      const git = (args: string[], input?: string): string =>
+        spawnSync("git", args, { cwd: ws, input, encoding: "utf8" }).stdout.trim();
+      git(["init", "-q"]);
+      git(["-c", "user.name=a", "-c", "user.email=a@b", "commit", "-q", "--allow-empty", "-m", "x"]);
+      const tree = git(["rev-parse", "HEAD^{tree}"]);
+      const who = "a <a@b> 1700000000 +0000";
+      const body = `tree ${tree}\nauthor ${who}\ncommitter ${who}\ngpgsig -----BEGIN PGP SIGNATURE-----\n \n xx\n -----END PGP SIGNATURE-----\n\nsigned\n`;
+      const sha = git(["hash-object", "-t", "commit", "-w", "--stdin"], body);
+      git(["tag", "signed", sha]);
+    },
+    searchPath: (ws, inherited) => `${ws}/bin:${inherited}`,
+    damage: "runs a program",
+    refused:
+      /PATH holds "[^"]*\/bin", a folder in the workspace, and "gpg" \(which "git" starts itself\) is found there first/,
+    benign: ["git log --oneline -1 signed", "cat README.md"],
+    needs: "git",
+  },
+  {
     command: "cat notes.txt",
     plant: async (ws) => {
       await symlink(`/proc/${keyHolder?.pid}/environ`, path.join(ws, "notes.txt"));

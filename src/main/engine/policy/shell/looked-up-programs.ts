@@ -5,7 +5,7 @@ import type { SimpleCommand } from "./shell-types.ts";
  * or a wrapper such as xargs or env does), and the programs some readers start by name
  * themselves: `rg -z` its decompressors (`gzip`, `brotli`, …, for files with their endings),
  * `tar` the one an archive it lists is compressed with, the gzip scripts (`zcat`, `zgrep`)
- * `gzip`, `grep` and `sed`. Whichever folder of PATH holds such a name first supplies the
+ * `gzip`, `grep` and `sed`, git checking a signature (`verify-commit`, `--show-signature`) `gpg`. Whichever folder of PATH holds such a name first supplies the
  * program that runs, so each must be the system's.
  */
 
@@ -40,6 +40,13 @@ function helpersOf(program: string, command: SimpleCommand): string[] {
       return ["gzip"];
     case "zgrep":
       return ["gzip", "grep", "sed"];
+    case "git":
+      // Checking a signature runs gpg (or gpgsm, ssh-keygen for the other gpg.format values).
+      return command.args.some(
+        (a) => /^(verify-commit|verify-tag|--show-signature)$/.test(a.text) || a.text.includes("%G"),
+      )
+        ? ["gpg", "gpgsm", "ssh-keygen"]
+        : [];
     case "file":
       return hasOption(command, "z", "--uncompress") || hasOption(command, "Z", "--uncompress-noreport")
         ? DECOMPRESSORS
