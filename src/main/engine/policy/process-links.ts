@@ -1,3 +1,4 @@
+import { lstatSync } from "node:fs";
 import path from "node:path";
 import { canonicalize } from "../capability/canonical-path.ts";
 import type { MentionedPath } from "../tools/call-plan.ts";
@@ -19,16 +20,28 @@ export async function linkedProcessFile(
   mentions: readonly MentionedPath[],
   base: string,
 ): Promise<string | undefined> {
+  // Folders are resolved once each: a glob's thousands of matches share a few.
+  const folders = new Map<string, string | undefined>();
+  const resolved = async (p: string): Promise<string | undefined> => {
+    try {
+      return await canonicalize(p);
+    } catch {
+      return undefined; // a loop of links, a folder that cannot be searched: the program cannot read it either
+    }
+  };
   for (const mention of mentions) {
     for (const written of await spelledPaths(mention, base)) {
       // As written under /proc, the analysis has judged it already (and `/proc/self` is the reader's own).
       if (path.resolve(written).startsWith("/proc/")) continue;
-      let canonical: string;
-      try {
-        canonical = await canonicalize(written);
-      } catch {
-        continue; // a loop of links, a folder that cannot be searched: the program cannot read it either
-      }
+      const dir = path.dirname(written);
+      if (!folders.has(dir)) folders.set(dir, await resolved(dir));
+      const folder = folders.get(dir);
+      if (folder === undefined) continue;
+      const leaf = lstatSync(written, { throwIfNoEntry: false });
+      const canonical = leaf?.isSymbolicLink()
+        ? await resolved(written)
+        : path.join(folder, path.basename(written));
+      if (canonical === undefined) continue;
       if (otherProcess(canonical) || (mention.recursive === true && canonical === "/proc"))
         return `${shown(path.relative(base, written) || written)} leads through a link to ${shown(canonical)}, which belongs to another process (its environment and command line may hold the keys Lathe withholds from commands)`;
     }
