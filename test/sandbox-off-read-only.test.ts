@@ -320,6 +320,9 @@ interface PlantedRow {
 
 const script = (marker: string): string => `#!/bin/sh\ntouch ${marker}\n`;
 
+/** A file in /dev/shm for the workspace `ws` (removed with it). */
+const shared = (ws: string): string => `/dev/shm/lathe-test-${path.basename(path.dirname(ws))}`;
+
 /** A process with the provider key in its environment, as Lathe's own holds it. */
 let keyHolder: ReturnType<typeof spawn> | undefined;
 
@@ -433,6 +436,17 @@ const PLANTED: PlantedRow[] = [
     refused:
       /cannot ask anyone.*"notes\.txt" leads through a link to "\/proc\/\d+\/environ", which belongs to another process/,
     benign: ["cat README.md", "cat /proc/self/status"],
+  },
+  {
+    // What processes share in memory, a file away from the workspace (/dev/shm: the sandbox's /dev is its own).
+    command: "cat notes.bin",
+    plant: async (ws) => {
+      await writeFile(shared(ws), `${KEY}\n`);
+      await symlink(shared(ws), path.join(ws, "notes.bin"));
+    },
+    damage: "prints the secret",
+    refused: /"notes\.bin" leads through a link to the device "\/dev\/shm\/[^"]+"/,
+    benign: ["cat README.md", "cat /dev/null"],
   },
   {
     command: "grep -ah PROVIDER p/*/environ",
@@ -599,6 +613,7 @@ describe("sandbox off: what a planted file name, PATH folder or link makes a rea
       process.env.HOME = realHome;
       process.env.PATH = inherited;
       await rm(base, { recursive: true, force: true });
+      await rm(shared(ws), { force: true });
     }
   });
 });

@@ -26,7 +26,7 @@ import { matchesShellRequirement } from "./shell-requirements.ts";
 import type { ShellRunRequirement } from "../tools/requirement-set.ts";
 import { runWatchdog, type WatchdogCheck } from "./watchdog.ts";
 import { optionLikeFileName } from "./option-like-file-names.ts";
-import { linkedProcessFile } from "./process-links.ts";
+import { linkedSpecialFile } from "./special-file-links.ts";
 import { repositoryPrograms } from "./repository-programs.ts";
 import { workspacePathProgram } from "./workspace-path-programs.ts";
 
@@ -265,13 +265,13 @@ function shellCommands(plan: CallPlan): SimpleCommand[] {
 /**
  * Why a read-only command may, in this folder, do more than its words say: a program found on
  * PATH in the workspace `root` (workspace-path-programs.ts), a link into another process's /proc
- * folder (process-links.ts), a program its repository names.
+ * folder or to a device (special-file-links.ts), a program its repository names.
  */
 async function diskReason(plan: CallPlan, base: string, root: string): Promise<string | undefined> {
   const commands = shellCommands(plan);
   return (
     workspacePathProgram(commands, root) ??
-    (await linkedProcessFile(plan.mentions ?? [], base)) ??
+    (await linkedSpecialFile(plan.mentions ?? [], base)) ??
     repositoryPrograms(commands, base)
   );
 }

@@ -145,6 +145,12 @@ const PLAIN_DEVICES = /^\/dev\/(null|zero|full|random|urandom|stdin|stdout|stder
 const PROC_MACHINE =
   /^(self|thread-self|cpuinfo|meminfo|version|loadavg|uptime|stat|mounts|filesystems|partitions|swaps|devices|diskstats|vmstat|zoneinfo|interrupts|modules|cmdline|sys|net)$/;
 
+/** Whether `p` (absolute, as the command will meet it) is a device besides the plain streams (a disk, /dev/shm). */
+export function rawDevice(p: string): boolean {
+  const normal = path.posix.normalize(p);
+  return normal.startsWith("/dev/") && !PLAIN_DEVICES.test(normal);
+}
+
 /** Whether `p` (absolute, as the command will meet it) is in another process's folder under /proc. */
 export function otherProcess(p: string): boolean {
   const normal = path.posix.normalize(p);
@@ -180,7 +186,7 @@ export function unseenReadReason(program: string, command: SimpleCommand): strin
     for (const p of named.startsWith("/") ? [named] : pathsIn(command.runsIn, named)) {
       if (otherProcess(p))
         return `"${program}" reads ${shown(p)}, which belongs to another process (its environment and command line may hold the keys Lathe withholds from commands)`;
-      if (path.posix.normalize(p).startsWith("/dev/") && !PLAIN_DEVICES.test(path.posix.normalize(p)))
+      if (rawDevice(p))
         return `"${program}" reads the device ${shown(p)}, which may hold every file of the disk, hidden ones included`;
     }
   }
