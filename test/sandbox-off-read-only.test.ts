@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Engine } from "../src/main/engine/index.ts";
 import type { Session } from "../src/main/engine/session/session.ts";
 import { MAX_ENTRIES_SEEN } from "../src/main/engine/policy/mentioned-paths.ts";
+import { machineSandbox } from "../src/main/engine/sandbox/sandbox-availability.ts";
 import type { Envelope } from "../src/main/engine/tools/envelope.ts";
 
 // With the OS sandbox off, a bash command the analysis proves read-only runs unasked and
@@ -95,7 +96,16 @@ const ROWS: string[] = [
   // Another process's environment: this test's own, which Lathe's bash does not inherit.
   `ps axeww | grep -o '${ENV_NAME}=[a-z0-9-]*'`,
   `grep -aho '${ENV_NAME}=[a-z0-9-]*' /proc/*/environ`,
+  // Another process's command line: a server started with its key as an argument (as a stdio
+  // MCP server's "args" from settings no command may read).
+  "ps auxww",
+  "ps -efww | grep api-key",
+  "ps -eo pid,args",
+  "pgrep -af api-key",
 ];
+
+/** A process started with the key as an argument, as a stdio MCP server's "args" may hold one. */
+let argvHolder: ReturnType<typeof spawn> | undefined;
 
 const leaked = (text: string): boolean => text.includes(KEY) || text.includes(ENV_VALUE);
 const text = (e: Envelope): string => (e.type === "error" ? e.error_text : JSON.stringify(e.data));
@@ -113,6 +123,13 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
     realHome = process.env.HOME;
     process.env.HOME = l.home;
     process.env[ENV_NAME] = ENV_VALUE;
+    argvHolder = spawn(
+      process.execPath,
+      ["-e", "setTimeout(() => {}, 120_000)", "--", `--api-key=${ENV_VALUE}`],
+      {
+        stdio: "ignore",
+      },
+    );
     await writeFile(
       path.join(l.lh, "settings.json"),
       JSON.stringify({
@@ -125,6 +142,7 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
   });
 
   afterAll(async () => {
+    argvHolder?.kill();
     await engine.close();
     process.env.HOME = realHome;
     delete process.env[ENV_NAME];
@@ -214,13 +232,25 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
     expect(existsSync(marker)).toBe(false);
   });
 
-  it.each(["cat README.md", "grep -rn hello .", "ps -e -o pid,comm", "cat /proc/self/status"])(
-    "the read-only %s still runs",
-    async (command) => {
-      const envelope = await session.call("bash", { command });
-      expect(envelope.type, text(envelope)).toBe("output");
-    },
-  );
+  it("says why it refuses a hidden path in the words of the mode: Lathe refuses it, no sandbox hides it", async () => {
+    const envelope = await session.call("bash", { command: "cat ~/.ssh/id_ed25519" });
+    expect(text(envelope)).toMatch(
+      /commands may not read: ~\/\.ssh.*with the OS sandbox off, Lathe refuses every command that names it/,
+    );
+    expect(text(envelope)).not.toMatch(/sandbox hides/);
+  });
+
+  it.each([
+    "cat README.md",
+    "grep -rn hello .",
+    "ps -e -o pid,comm",
+    "ps -e",
+    "pgrep -l node",
+    "cat /proc/self/status",
+  ])("the read-only %s still runs", async (command) => {
+    const envelope = await session.call("bash", { command });
+    expect(envelope.type, text(envelope)).toBe("output");
+  });
 });
 
 describe("sandbox off: a folder read whole that holds a sandbox.denyRead folder", () => {
@@ -262,5 +292,328 @@ describe("sandbox off: a folder read whole that holds a sandbox.denyRead folder"
   it("a folder read whole with nothing hidden below it still runs", async () => {
     const envelope = await session.call("bash", { command: "grep -rn hello docs README.md" });
     expect(envelope.type, text(envelope)).toBe("output");
+  });
+});
+
+// What a folder someone handed over (a cloned repository, an unpacked archive) or the way Lathe
+// was started (`npx lathe` puts <workspace>/node_modules/.bin first on PATH) makes an everyday
+// read-only command do: a file named like an option that a glob passes on (`--pre=sh` runs `sh`
+// on every file rg searches; `-r` makes grep read a linked home folder), a program found first on
+// PATH in the workspace (`cat` itself, or the decompressor `rg -z` and `tar` start by name), a link
+// into another process's /proc folder, a glob of folders read whole with a link among them. Each
+// row is first shown to do the damage under plain bash (the planted program creates a file, or
+// the secret is printed); through Lathe, with the sandbox off and every bash command allowed in
+// yolo mode, it is refused and nothing happens, and everyday neighbours still run unasked.
+
+interface PlantedRow {
+  command: string;
+  /** What the folder holds besides README.md and a.txt ("foo"); `marker`: the file a planted program creates. */
+  plant: (ws: string, marker: string) => Promise<void>;
+  /** PATH for the command, from the workspace and the PATH this test runs with. */
+  searchPath?: (ws: string, inherited: string) => string;
+  damage: "runs a program" | "prints the secret";
+  refused: RegExp;
+  /** Commands in the same folder, with the same PATH, that still run unasked. */
+  benign: string[];
+  needs?: string;
+}
+
+const script = (marker: string): string => `#!/bin/sh\ntouch ${marker}\n`;
+
+/** A file in /dev/shm for the workspace `ws` (removed with it). */
+const shared = (ws: string): string => `/dev/shm/lathe-test-${path.basename(path.dirname(ws))}`;
+
+/** A process with the provider key in its environment, as Lathe's own holds it. */
+let keyHolder: ReturnType<typeof spawn> | undefined;
+
+const PLANTED: PlantedRow[] = [
+  {
+    command: "rg foo *",
+    plant: async (ws, marker) => {
+      await writeFile(path.join(ws, "--pre=sh"), "");
+      await writeFile(path.join(ws, "evil"), `touch ${marker}\n`);
+    },
+    damage: "runs a program",
+    refused:
+      /[Tt]he pattern "\*" given to "rg" matches the file "--pre=sh", which "rg" would read as an option/,
+    benign: ["rg foo -- *", "rg foo ./*", "rg foo a.txt"],
+    needs: "rg",
+  },
+  {
+    command: "grep -h PRIVATE *",
+    plant: async (ws) => {
+      await writeFile(path.join(ws, "-r"), "");
+      await symlink(path.join(path.dirname(ws), "home"), path.join(ws, "homelink"));
+    },
+    damage: "prints the secret",
+    refused: /[Tt]he pattern "\*" given to "grep" matches the file "-r"/,
+    benign: ["grep -h PRIVATE -- *", "grep -h foo a.txt", "ls -la"],
+  },
+  {
+    command: "cat README.md",
+    plant: async (ws, marker) => {
+      await mkdir(path.join(ws, "node_modules/.bin"), { recursive: true });
+      await writeFile(path.join(ws, "node_modules/.bin/cat"), script(marker), { mode: 0o755 });
+      await writeFile(path.join(ws, "node_modules/.bin/tsc"), script(marker), { mode: 0o755 });
+    },
+    searchPath: (ws, inherited) => `${ws}/node_modules/.bin:${inherited}`,
+    damage: "runs a program",
+    refused:
+      /PATH holds "[^"]*node_modules\/\.bin", a folder in the workspace, and "cat" is found there first/,
+    benign: ["ls -la", "head -1 a.txt", "rg foo a.txt"],
+  },
+  {
+    command: "rg -z foo a.br",
+    plant: async (ws, marker) => {
+      await mkdir(path.join(ws, "bin"));
+      await writeFile(path.join(ws, "bin/brotli"), script(marker), { mode: 0o755 });
+      await writeFile(path.join(ws, "a.br"), "foo\n");
+    },
+    searchPath: (_ws, inherited) => `${inherited}:bin`,
+    damage: "runs a program",
+    refused:
+      /"rg" here starts "brotli" itself: PATH holds "bin", a folder relative to where the command runs/,
+    benign: ["rg foo a.br", "cat README.md"],
+    needs: "rg",
+  },
+  {
+    command: "rg --search-zip foo a.br",
+    plant: async (ws, marker) => {
+      await mkdir(path.join(ws, "bin"));
+      await writeFile(path.join(ws, "bin/brotli"), script(marker), { mode: 0o755 });
+      await writeFile(path.join(ws, "a.br"), "foo\n");
+    },
+    searchPath: (ws, inherited) => `${inherited}:${ws}/bin`,
+    damage: "runs a program",
+    refused:
+      /PATH holds "[^"]*\/bin", a folder in the workspace, and "brotli" \(which "rg" starts itself\) is found there first/,
+    benign: ["rg foo a.br", "cat README.md"],
+    needs: "rg",
+  },
+  {
+    command: "tar tf a.tar.lz",
+    plant: async (ws, marker) => {
+      await mkdir(path.join(ws, "bin"));
+      await writeFile(path.join(ws, "bin/lzip"), script(marker), { mode: 0o755 });
+      // lzip's magic: tar starts `lzip -d` on it, whatever the name.
+      await writeFile(path.join(ws, "a.tar.lz"), `LZIP\x01\x0c${"x".repeat(40)}`);
+    },
+    searchPath: (_ws, inherited) => `${inherited}:bin`,
+    damage: "runs a program",
+    refused: /"tar" here starts "lzip" itself: PATH holds "bin"/,
+    benign: ["cat README.md", "ls -la"],
+    needs: "tar",
+  },
+  {
+    command: "git verify-commit signed",
+    plant: async (ws, marker) => {
+      await mkdir(path.join(ws, "bin"));
+      await writeFile(path.join(ws, "bin/gpg"), script(marker), { mode: 0o755 });
+      // A commit carrying a signature (made up: git hands it to gpg all the same).
+      const git = (args: string[], input?: string): string =>
+        spawnSync("git", args, { cwd: ws, input, encoding: "utf8" }).stdout.trim();
+      git(["init", "-q"]);
+      git(["-c", "user.name=a", "-c", "user.email=a@b", "commit", "-q", "--allow-empty", "-m", "x"]);
+      const tree = git(["rev-parse", "HEAD^{tree}"]);
+      const who = "a <a@b> 1700000000 +0000";
+      const body = `tree ${tree}\nauthor ${who}\ncommitter ${who}\ngpgsig -----BEGIN PGP SIGNATURE-----\n \n xx\n -----END PGP SIGNATURE-----\n\nsigned\n`;
+      const sha = git(["hash-object", "-t", "commit", "-w", "--stdin"], body);
+      git(["tag", "signed", sha]);
+    },
+    searchPath: (ws, inherited) => `${ws}/bin:${inherited}`,
+    damage: "runs a program",
+    refused:
+      /PATH holds "[^"]*\/bin", a folder in the workspace, and "gpg" \(which "git" starts itself\) is found there first/,
+    benign: ["git log --oneline -1 signed", "cat README.md"],
+    needs: "git",
+  },
+  {
+    command: "cat notes.txt",
+    plant: async (ws) => {
+      await symlink(`/proc/${keyHolder?.pid}/environ`, path.join(ws, "notes.txt"));
+    },
+    damage: "prints the secret",
+    refused:
+      /cannot ask anyone.*"notes\.txt" leads through a link to "\/proc\/\d+\/environ", which belongs to another process/,
+    benign: ["cat README.md", "cat /proc/self/status"],
+  },
+  {
+    // What processes share in memory, a file away from the workspace (/dev/shm: the sandbox's /dev is its own).
+    command: "cat notes.bin",
+    plant: async (ws) => {
+      await writeFile(shared(ws), `${KEY}\n`);
+      await symlink(shared(ws), path.join(ws, "notes.bin"));
+    },
+    damage: "prints the secret",
+    refused: /"notes\.bin" leads through a link to the device "\/dev\/shm\/[^"]+"/,
+    benign: ["cat README.md", "cat /dev/null"],
+  },
+  {
+    command: "grep -ah PROVIDER p/*/environ",
+    plant: async (ws) => {
+      await symlink("/proc", path.join(ws, "p"));
+    },
+    damage: "prints the secret",
+    refused:
+      /"p\/\d+\/environ" leads through a link to "\/proc\/\d+\/environ", which belongs to another process|matches more files/,
+    benign: ["grep -h foo a.txt"],
+  },
+  {
+    command: "grep -rh PRIVATE home*",
+    plant: async (ws) => {
+      await symlink(path.join(path.dirname(ws), "home"), path.join(ws, "homelink"));
+    },
+    damage: "prints the secret",
+    refused: /reads the folder homelink as a whole, and it is a link to/,
+    benign: ["grep -rh foo a*", "grep -rh foo ."],
+  },
+];
+
+describe("sandbox off: what a planted file name, PATH folder or link makes a read-only command do", () => {
+  let realHome: string | undefined;
+  const inherited = process.env.PATH ?? "";
+
+  beforeAll(() => {
+    realHome = process.env.HOME;
+    keyHolder = spawn("sleep", ["120"], {
+      env: { ...process.env, [ENV_NAME]: `PROVIDER-${ENV_VALUE}` },
+      stdio: "ignore",
+    });
+  });
+
+  afterAll(() => {
+    keyHolder?.kill();
+    process.env.HOME = realHome;
+    process.env.PATH = inherited;
+  });
+
+  it("a glob in a folder with no name starting with - still runs unasked", async () => {
+    const base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-off-planted-")));
+    const ws = path.join(base, "ws");
+    await mkdir(path.join(ws, "src"), { recursive: true });
+    await mkdir(path.join(base, "lh"));
+    await writeFile(path.join(ws, "a.txt"), "foo\n");
+    await writeFile(path.join(ws, "src/b.ts"), "foo\n");
+    await writeFile(path.join(base, "lh/settings.json"), JSON.stringify({ sandbox: { enabled: false } }));
+    const engine = await Engine.create({ root: ws, latheHome: path.join(base, "lh") });
+    try {
+      const session = await engine.openSession({ mode: "yolo" });
+      for (const [command, shows] of [
+        ["rg foo *", "a.txt"],
+        ["grep -r foo *", "src/b.ts:foo"],
+        ["cat *.txt", "foo"],
+        ["ls -la *", "b.ts"],
+        ["cd src && rg foo *", "foo"],
+      ] as const) {
+        const ran = await session.call("bash", { command });
+        expect(ran.type, `${command}: ${text(ran)}`).toBe("output");
+        expect(text(ran), command).toContain(shows);
+      }
+    } finally {
+      await engine.close();
+      await rm(base, { recursive: true, force: true });
+    }
+  });
+
+  // With the sandbox on, what `--pre=sh` runs is confined, but it is still not what a rule for rg
+  // allowed: like `rg --pre=sh foo` spelled out, it needs a person in every mode.
+  it("with the sandbox on too, a glob handing rg a file named --pre=sh needs a person", async () => {
+    const machine = await machineSandbox();
+    if (!machine.active) {
+      console.log(`skipped the sandbox-on row: this machine has no OS sandbox (${machine.reason})`);
+      return;
+    }
+    if (!hasRg) {
+      console.log("skipped the sandbox-on row: rg is not installed");
+      return;
+    }
+    const base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-on-planted-")));
+    const ws = path.join(base, "ws");
+    const marker = path.join(ws, "marker");
+    await mkdir(ws);
+    await mkdir(path.join(base, "lh"));
+    await writeFile(path.join(ws, "a.txt"), "foo\n");
+    await writeFile(path.join(ws, "--pre=sh"), "");
+    await writeFile(path.join(ws, "evil"), `touch ${marker}\n`);
+    spawnSync("/bin/bash", ["-c", "rg foo *"], { cwd: ws });
+    expect(existsSync(marker), "plain bash did not run sh").toBe(true);
+    await rm(marker);
+    await writeFile(
+      path.join(base, "lh/settings.json"),
+      JSON.stringify({ permissions: [{ permission: "bash", pattern: "rg *", action: "allow" }] }),
+    );
+    const engine = await Engine.create({ root: ws, latheHome: path.join(base, "lh") });
+    try {
+      const session = await engine.openSession({ mode: "yolo" });
+      const envelope = await session.call("bash", { command: "rg foo *" });
+      expect(text(envelope)).toMatch(
+        /cannot ask anyone.*[Tt]he pattern "\*" given to "rg" matches the file "--pre=sh"/,
+      );
+      expect(existsSync(marker)).toBe(false);
+      const ran = await session.call("bash", { command: "rg foo -- *" });
+      expect(ran.type, text(ran)).toBe("output");
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      await engine.close();
+      await rm(base, { recursive: true, force: true });
+    }
+  });
+
+  it.each(PLANTED.map((row) => [row.command, row] as const))("%s", async (_command, row) => {
+    if (row.needs !== undefined && spawnSync("sh", ["-c", `command -v ${row.needs}`]).status !== 0) {
+      console.log(`skipped "${row.command}": ${row.needs} is not installed`);
+      return;
+    }
+    const base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-off-planted-")));
+    const ws = path.join(base, "ws");
+    const home = path.join(base, "home");
+    const lh = path.join(base, "lh");
+    const marker = path.join(base, "marker");
+    for (const dir of [ws, path.join(home, ".ssh"), lh]) await mkdir(dir, { recursive: true });
+    await writeFile(path.join(home, ".ssh/id_ed25519"), `${KEY}\n`);
+    await writeFile(path.join(ws, "README.md"), "# hello\n");
+    await writeFile(path.join(ws, "a.txt"), "foo\n");
+    await row.plant(ws, marker);
+    const searchPath = row.searchPath?.(ws, inherited) ?? inherited;
+    const damaged = (out: string): boolean =>
+      row.damage === "runs a program" ? existsSync(marker) : leaked(out);
+
+    // Positive control: plain bash in the same folder, with the same home and PATH.
+    const plain = spawnSync("/bin/bash", ["-c", row.command], {
+      cwd: ws,
+      env: { ...process.env, HOME: home, PATH: searchPath },
+      encoding: "utf8",
+    });
+    expect(damaged(plain.stdout), `plain bash did not ${row.damage}: ${plain.stderr}`).toBe(true);
+    await rm(marker, { force: true });
+
+    await writeFile(
+      path.join(lh, "settings.json"),
+      JSON.stringify({
+        permissions: [{ permission: "bash", pattern: "*", action: "allow" }],
+        sandbox: { enabled: false },
+      }),
+    );
+    process.env.HOME = home;
+    process.env.PATH = searchPath;
+    const engine = await Engine.create({ root: ws, latheHome: lh });
+    try {
+      const session = await engine.openSession({ mode: "yolo" });
+      const envelope = await session.call("bash", { command: row.command, timeout_ms: 20_000 });
+      expect(damaged(text(envelope)), `Lathe let it ${row.damage}: ${text(envelope)}`).toBe(false);
+      expect(envelope.type, text(envelope)).toBe("error");
+      expect(text(envelope)).toMatch(row.refused);
+      for (const command of row.benign) {
+        const ran = await session.call("bash", { command, timeout_ms: 20_000 });
+        expect(ran.type, `${command}: ${text(ran)}`).toBe("output");
+        expect(damaged(text(ran)), `${command} did the damage: ${text(ran)}`).toBe(false);
+      }
+    } finally {
+      await engine.close();
+      process.env.HOME = realHome;
+      process.env.PATH = inherited;
+      await rm(base, { recursive: true, force: true });
+      await rm(shared(ws), { force: true });
+    }
   });
 });

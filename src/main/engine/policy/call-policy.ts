@@ -7,6 +7,7 @@ import type { SandboxStatus } from "../sandbox/sandbox-availability.ts";
 import type { PolicyResult, StageRecord } from "../tools/call-decision.ts";
 import { commandText, type CallPlan, type ResolvedAccess, type ResolvedPlan } from "../tools/call-plan.ts";
 import type { AnyTool, ToolOrigin } from "../tools/contract.ts";
+import type { SimpleCommand } from "../tools/shell-command.ts";
 import type { ToolCall } from "../tools/tool-call.ts";
 import type { ApprovalCache } from "./approval-cache.ts";
 import type { Approver } from "./approval-request.ts";
@@ -24,7 +25,10 @@ import { explainVerdict, stricterVerdict, type RuleVerdict, type Ruleset, type S
 import { matchesShellRequirement } from "./shell-requirements.ts";
 import type { ShellRunRequirement } from "../tools/requirement-set.ts";
 import { runWatchdog, type WatchdogCheck } from "./watchdog.ts";
+import { optionLikeFileName } from "./option-like-file-names.ts";
+import { linkedSpecialFile } from "./special-file-links.ts";
 import { repositoryPrograms } from "./repository-programs.ts";
+import { workspacePathProgram } from "./workspace-path-programs.ts";
 
 /** Everything one session's policy decisions need. */
 export interface PolicyContext {
@@ -253,10 +257,23 @@ async function resolvePlan(
   return cwd ? { accesses, cwd } : { accesses };
 }
 
-/** Why a read-only command's git may run programs its repository names (repository-programs.ts). */
-function gitRunsPrograms(plan: CallPlan, base: string): string | undefined {
-  const commands = plan.accesses.flatMap((a) => (a.capability === "shell.run" ? [a.command] : []));
-  return repositoryPrograms(commands, base);
+/** The commands a plan runs. */
+function shellCommands(plan: CallPlan): SimpleCommand[] {
+  return plan.accesses.flatMap((a) => (a.capability === "shell.run" ? [a.command] : []));
+}
+
+/**
+ * Why a read-only command may, in this folder, do more than its words say: a program found on
+ * PATH in the workspace `root` (workspace-path-programs.ts), a link into another process's /proc
+ * folder or to a device (special-file-links.ts), a program its repository names.
+ */
+async function diskReason(plan: CallPlan, base: string, root: string): Promise<string | undefined> {
+  const commands = shellCommands(plan);
+  return (
+    workspacePathProgram(commands, root) ??
+    (await linkedSpecialFile(plan.mentions ?? [], base)) ??
+    repositoryPrograms(commands, base)
+  );
 }
 
 /**
@@ -264,9 +281,16 @@ function gitRunsPrograms(plan: CallPlan, base: string): string | undefined {
  * command that is not provably read-only, or any command a plugin starts. Undefined when the
  * sandbox is active or the call starts nothing that could change anything.
  */
-function unconfinedReason(sandbox: SandboxStatus, plan: CallPlan, base: string): string | undefined {
+async function unconfinedReason(
+  sandbox: SandboxStatus,
+  plan: CallPlan,
+  base: string,
+  root: string,
+): Promise<string | undefined> {
   if (sandbox.active) return undefined;
-  const notReadOnly = plan.startsProcess ? (plan.notReadOnly ?? gitRunsPrograms(plan, base)) : undefined;
+  const notReadOnly = plan.startsProcess
+    ? (plan.notReadOnly ?? (await diskReason(plan, base, root)))
+    : undefined;
   const why = plan.startsProcess
     ? notReadOnly && `this command is not provably read-only (${notReadOnly})`
     : plan.accesses.some((a) => a.capability === "shell.run")
@@ -336,8 +360,14 @@ async function mentionDeny(
   return undefined;
 }
 
-/** Why a command naming a hidden path is refused, and what the user could change. */
-function hiddenReason(hidden: HiddenPathNamed, userSettingsFile: string): string {
+/**
+ * Why a command naming a hidden path is refused, and what the user could change. `sandboxActive`:
+ * whether the OS sandbox would hide it too (when it is off, Lathe's refusal is all there is).
+ */
+function hiddenReason(hidden: HiddenPathNamed, userSettingsFile: string, sandboxActive: boolean): string {
+  const hides = sandboxActive
+    ? "the OS sandbox hides it from every command"
+    : "with the OS sandbox off, Lathe refuses every command that names it";
   if (hidden.folder !== undefined)
     return hidden.path === hidden.folder
       ? `the command reads the folder ${homeRelative(hidden.path)} as a whole, which holds paths no command may read (under "sandbox.denyRead" or Lathe's own data), and the OS sandbox is not there to hide them. Name the files or folders to read instead.`
@@ -357,9 +387,9 @@ function hiddenReason(hidden: HiddenPathNamed, userSettingsFile: string): string
       : `the command names ${link}, a hard link to ${named} (the same file under another name), which commands may not read: ${entry} is ${where}. Do not try to read it another way.${hidden.hiddenBy === "denyRead" ? ` If the user wants commands to read it, they must remove ${entry} from "sandbox.denyRead".` : ""}`;
   }
   if (hidden.hiddenBy === "lathe-home") {
-    return `the command names ${named}, which holds Lathe's own data (the conversations, settings and file copies of every folder); no command may read it, and the OS sandbox hides it.`;
+    return `the command names ${named}, which holds Lathe's own data (the conversations, settings and file copies of every folder); no command may read it, and ${hides}.`;
   }
-  return `the command names ${named}, which commands may not read: ${entry} is in "sandbox.denyRead" (by default, the places credentials live), and the OS sandbox hides it from every command. Do not try to read it another way. If the user wants commands to read it, they must set "sandbox.denyRead" in ${userSettingsFile} to a list without ${entry}.`;
+  return `the command names ${named}, which commands may not read: ${entry} is in "sandbox.denyRead" (by default, the places credentials live), and ${hides}. Do not try to read it another way. If the user wants commands to read it, they must set "sandbox.denyRead" in ${userSettingsFile} to a list without ${entry}.`;
 }
 
 /** Resolves once `promise` settles, or as soon as `signal` aborts, whichever comes first. */
@@ -409,7 +439,10 @@ export async function decideCall(
     // A hidden path is refused whatever the mode; a command's in the words of the commands' refusal.
     const hidden = HiddenPathError.isInstance(err) ? err.hidden : undefined;
     const startsCommand = plan.accesses.some((a) => a.capability === "shell.run");
-    const reason = hidden && startsCommand ? hiddenReason(hidden, ctx.config.userSettingsFile) : err.message;
+    const reason =
+      hidden && startsCommand
+        ? hiddenReason(hidden, ctx.config.userSettingsFile, ctx.sandbox.active)
+        : err.message;
     stages.push({ stage: "capability", outcome: "deny", reason });
     const errorText = hidden ? `${tool.id} was refused: ${reason}` : reason;
     return { allowed: false, stages, accesses: [], errorText };
@@ -422,7 +455,7 @@ export async function decideCall(
     !ctx.sandbox.active,
   );
   if (hidden) {
-    const reason = hiddenReason(hidden, ctx.config.userSettingsFile);
+    const reason = hiddenReason(hidden, ctx.config.userSettingsFile, ctx.sandbox.active);
     stages.push({ stage: "capability", outcome: "deny", reason });
     return { allowed: false, stages, ...resolved, errorText: `${tool.id} was refused: ${reason}` };
   }
@@ -457,6 +490,12 @@ export async function decideCall(
 
   // Reasons only a person may overrule: what the parser could not see through, and the watchdog.
   const hardAsk = [...plan.unclear];
+  // A file named like an option that a glob hands a program (`--pre=sh` for `rg foo *`): the
+  // program then does what no rule allowed it for, in every mode, like `rg --pre` spelled out.
+  if (plan.startsProcess) {
+    const planted = optionLikeFileName(shellCommands(plan), resolved.cwd?.absolute ?? call.fs.root);
+    if (planted !== undefined) hardAsk.push(planted);
+  }
   const watchdog = await runWatchdog(
     ctx.watchdog,
     {
@@ -498,7 +537,12 @@ export async function decideCall(
     };
   }
   if (watchdog.decision === "ask") hardAsk.push(...watchdog.reasons);
-  const unconfined = unconfinedReason(ctx.sandbox, plan, resolved.cwd?.absolute ?? call.fs.root);
+  const unconfined = await unconfinedReason(
+    ctx.sandbox,
+    plan,
+    resolved.cwd?.absolute ?? call.fs.root,
+    ctx.root,
+  );
   if (unconfined !== undefined) hardAsk.push(unconfined);
 
   // Ungated tools (those that only read) run unasked by default, but not past a rule that asks.

@@ -2,7 +2,7 @@ import { lstat } from "node:fs/promises";
 import path from "node:path";
 import type { HiddenPath, HiddenPathSet } from "../sandbox/hidden-path-set.ts";
 import type { CallPlan, ResolvedPlan } from "../tools/call-plan.ts";
-import { mentionedPaths } from "./mentioned-paths.ts";
+import { mentionedPaths, spelledPaths } from "./mentioned-paths.ts";
 
 /**
  * A path a command names that no confined process may read, and what hides it; `link`: the path
@@ -56,16 +56,19 @@ export async function hiddenPathNamed(
   }
   // A folder read whole through a link (a workspace link to the home folder) holds what the link
   // leads to: `grep -r x homelink` reads homelink/.ssh, which no path it names shows.
+  // A glob (`grep -r x home*`) is each folder it matches, a link among them too.
   const from = hidden.canonical(base);
   for (const m of mentions) {
-    if (!m.recursive || m.glob) continue;
-    const written = path.isAbsolute(m.text) ? m.text : `${from}/${m.text}`;
-    const canonical = hidden.canonical(written);
-    if (canonical !== path.resolve(written) && hidden.hidesBelow(canonical))
-      return { path: canonical, entry: canonical, hiddenBy: "denyRead", folder: m.text };
-    // With no sandbox to hide them, a hidden folder inside one read whole is read too.
-    if (unconfined && hidden.hidesBelow(canonical))
-      return { path: canonical, entry: canonical, hiddenBy: "denyRead", folder: canonical };
+    if (!m.recursive) continue;
+    for (const written of await spelledPaths(m, from)) {
+      const canonical = hidden.canonical(written);
+      const folder = m.glob ? path.relative(from, written) || "." : m.text;
+      if (canonical !== path.resolve(written) && hidden.hidesBelow(canonical))
+        return { path: canonical, entry: canonical, hiddenBy: "denyRead", folder };
+      // With no sandbox to hide them, a hidden folder inside one read whole is read too.
+      if (unconfined && hidden.hidesBelow(canonical))
+        return { path: canonical, entry: canonical, hiddenBy: "denyRead", folder: canonical };
+    }
   }
   if (seen.cut !== undefined && !hidden.isEmpty)
     return { path: seen.cut, entry: seen.cut, hiddenBy: "denyRead", cut: seen.cut };

@@ -61,6 +61,21 @@ async function expandGlob(
 }
 
 /**
+ * The absolute paths a mention names as the command will spell them (links not followed): a
+ * glob's matches now, or the path joined to `base`. A glob spends `budget`, and sets its `cut`
+ * when it runs out.
+ */
+export async function spelledPaths(
+  mention: MentionedPath,
+  base: string,
+  budget: { left: number; cut?: string } = { left: MAX_ENTRIES_SEEN },
+): Promise<string[]> {
+  return mention.glob
+    ? await expandGlob(mention.text, base, budget)
+    : [path.isAbsolute(mention.text) ? mention.text : `${base}/${mention.text}`];
+}
+
+/**
  * The canonical paths the mentions name, as the command will meet them: relative ones from
  * `base` (the folder the command starts in), globs expanded against the disk now, symlinks
  * followed. What cannot be resolved is left out: it names nothing yet. Given `names`, each
@@ -76,10 +91,7 @@ export async function mentionedPaths(
   const budget: { left: number; cut?: string } = { left: MAX_ENTRIES_SEEN };
   const out = new Set<string>();
   for (const mention of mentions) {
-    const spelled = mention.glob
-      ? await expandGlob(mention.text, base, budget)
-      : [path.isAbsolute(mention.text) ? mention.text : `${base}/${mention.text}`];
-    for (const p of spelled) {
+    for (const p of await spelledPaths(mention, base, budget)) {
       try {
         const canonical = await canonicalize(p);
         out.add(canonical);

@@ -1,4 +1,5 @@
 import path from "node:path";
+import { lookedUpNames } from "./looked-up-programs.ts";
 import { relativeLookupReason } from "./relative-path-lookup.ts";
 import { READ_ONLY_COMMANDS } from "./read-only-commands.ts";
 import { unseenReadReason } from "./read-only-paths.ts";
@@ -18,16 +19,11 @@ const SYSTEM_BIN = new Set(["/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr
 /** Redirection targets that are streams, not files. */
 const STREAMS = new Set(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd/1", "/dev/fd/2"]);
 
-function programOf(command: SimpleCommand): string | undefined {
+/** The program a command runs when Lathe can name it: looked up on PATH, or a system folder's. */
+export function programOf(command: SimpleCommand): string | undefined {
   if (!command.name.includes("/")) return command.name;
   const normal = path.posix.normalize(command.name);
   return SYSTEM_BIN.has(path.posix.dirname(normal)) ? path.posix.basename(normal) : undefined;
-}
-
-/** Whether the shell itself runs the name (so a builtin is the builtin), not a program such as xargs or env. */
-function byShell(command: SimpleCommand): boolean {
-  const last = command.via.at(-1);
-  return last === undefined || last === "sh -c" || last === "command" || last === "builtin";
 }
 
 function commandReason(command: SimpleCommand, searchPath: string | undefined): string | undefined {
@@ -36,10 +32,14 @@ function commandReason(command: SimpleCommand, searchPath: string | undefined): 
     return `it runs ${shown(command.name)}, a program whose effects Lathe does not know`;
   const check = READ_ONLY_COMMANDS.get(program);
   if (check === undefined) return `"${program}" is not among the commands known to only read`;
-  return (
-    check(command) ??
-    (command.name.includes("/") ? undefined : relativeLookupReason(program, searchPath, byShell(command)))
-  );
+  const reason = check(command);
+  if (reason !== undefined) return reason;
+  for (const { name, byShell } of lookedUpNames(program, command)) {
+    const lookup = relativeLookupReason(name, searchPath, byShell);
+    if (lookup !== undefined)
+      return name === program ? lookup : `"${program}" here starts "${name}" itself: ${lookup}`;
+  }
+  return undefined;
 }
 
 /**

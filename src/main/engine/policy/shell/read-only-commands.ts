@@ -2,6 +2,7 @@ import { mayBeOption } from "./command-options.ts";
 import { commandEffects } from "./command-effects.ts";
 import { GIT_TEXT_VALUE_OPTIONS, parseGit } from "./git-command.ts";
 import { gitSubcommandEffects } from "./git-effects.ts";
+import { isPlainGlob } from "./seen-path.ts";
 import type { ShellWord, SimpleCommand } from "./shell-types.ts";
 import { shown } from "./shown-text.ts";
 
@@ -30,7 +31,8 @@ function without(options: readonly string[]): ReadOnlyCheck {
   return (command) => {
     for (const arg of command.args) {
       if (!arg.literal) {
-        if (mayBeOption(arg))
+        // A glob's names are read against the disk when the call is decided (option-like-file-names.ts).
+        if (mayBeOption(arg) && !isPlainGlob(arg))
           return `${shown(arg.text)} is only known when the shell runs and could be an option of "${command.name}"`;
         continue;
       }

@@ -2,6 +2,7 @@ import path from "node:path";
 import { pathsIn } from "./directory-tracking.ts";
 import { GIT_TEXT_VALUE_OPTIONS } from "./git-command.ts";
 import { sedScriptReads } from "./sed-effects.ts";
+import { processListingReason } from "./process-listing.ts";
 import { pathIsSeen, pathOfWord } from "./seen-path.ts";
 import type { SimpleCommand } from "./shell-types.ts";
 import { shown } from "./shown-text.ts";
@@ -21,6 +22,11 @@ const NO_FILES = new Set(
   dirs export declare typeset local readonly unset set shopt read wait exit return break continue shift
   getopts let ulimit umask hash times jobs caller help hostname`.split(/\s+/),
 );
+
+/** Whether `program` opens no file its arguments name (so no option of it reads or runs anything). */
+export function opensNoFiles(program: string): boolean {
+  return NO_FILES.has(program);
+}
 
 /** Options whose value is a pattern or a format, never a path: a value only known at run time is harmless there. */
 const TEXT_VALUE_OPTIONS: Readonly<Record<string, RegExp>> = {
@@ -139,8 +145,14 @@ const PLAIN_DEVICES = /^\/dev\/(null|zero|full|random|urandom|stdin|stdout|stder
 const PROC_MACHINE =
   /^(self|thread-self|cpuinfo|meminfo|version|loadavg|uptime|stat|mounts|filesystems|partitions|swaps|devices|diskstats|vmstat|zoneinfo|interrupts|modules|cmdline|sys|net)$/;
 
+/** Whether `p` (absolute, as the command will meet it) is a device besides the plain streams (a disk, /dev/shm). */
+export function rawDevice(p: string): boolean {
+  const normal = path.posix.normalize(p);
+  return normal.startsWith("/dev/") && !PLAIN_DEVICES.test(normal);
+}
+
 /** Whether `p` (absolute, as the command will meet it) is in another process's folder under /proc. */
-function otherProcess(p: string): boolean {
+export function otherProcess(p: string): boolean {
   const normal = path.posix.normalize(p);
   if (!normal.startsWith("/proc/")) return false;
   const first = normal.slice("/proc/".length).split("/")[0] ?? "";
@@ -174,7 +186,7 @@ export function unseenReadReason(program: string, command: SimpleCommand): strin
     for (const p of named.startsWith("/") ? [named] : pathsIn(command.runsIn, named)) {
       if (otherProcess(p))
         return `"${program}" reads ${shown(p)}, which belongs to another process (its environment and command line may hold the keys Lathe withholds from commands)`;
-      if (path.posix.normalize(p).startsWith("/dev/") && !PLAIN_DEVICES.test(path.posix.normalize(p)))
+      if (rawDevice(p))
         return `"${program}" reads the device ${shown(p)}, which may hold every file of the disk, hidden ones included`;
     }
   }
@@ -186,11 +198,8 @@ export function unseenReadReason(program: string, command: SimpleCommand): strin
     if (read !== undefined)
       return `the sed script reads ${shown(read)} (r, R), a file named inside the script, which Lathe does not check against the hidden paths`;
   }
-  if (program === "ps") {
-    const env = literals.find((a) => !a.startsWith("-") && /^[A-Za-z]+$/.test(a) && a.includes("e"));
-    if (env !== undefined)
-      return `"ps ${env}" shows the environment of other processes, which may hold the keys Lathe withholds from commands`;
-  }
+  const listing = processListingReason(program, literals);
+  if (listing !== undefined) return listing;
   if (readsWholeFolders(program, literals)) {
     const unless = FOLLOW_UNLESS[program];
     const follow =

@@ -17,6 +17,11 @@ const BASH_BUILTINS = new Set(
   command builtin`.split(/\s+/),
 );
 
+/** Whether `name` is a bash builtin, which bash runs without looking PATH up. */
+export function isBashBuiltin(name: string): boolean {
+  return BASH_BUILTINS.has(name);
+}
+
 /**
  * Why `name` (no `/` in it) may not run the system's program of that name with this PATH;
  * undefined when the first folder that could hold it is an absolute one. `byShell`: bash runs

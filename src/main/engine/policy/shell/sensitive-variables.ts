@@ -66,6 +66,8 @@ const LOOKUP_VARIABLES: Readonly<Record<string, string>> = {
   TAR_OPTIONS: "adds options, such as a compression program to run (--use-compress-program), to tar",
   RIPGREP_CONFIG_PATH:
     "makes rg read options, such as a program to run on every file (--pre), from the file it names",
+  PS_FORMAT: "chooses the columns ps prints, such as other processes' command lines (args)",
+  PS_PERSONALITY: "changes how ps reads its options and what it prints",
   GCONV_PATH: "makes programs load character-set converters (code) from the folder it names",
   GLIBC_TUNABLES: "changes how the C library behaves in every program",
   MAKEFLAGS: "adds options and variables to every make",
