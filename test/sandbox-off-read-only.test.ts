@@ -232,6 +232,19 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
     expect(existsSync(marker)).toBe(false);
   });
 
+  it("still runs a toolchain's own program asked for its version unasked (node --version)", async () => {
+    const saved = process.env.PATH;
+    // The node running these tests, first: a native program named node.
+    process.env.PATH = `${path.dirname(process.execPath)}:${saved ?? ""}`;
+    try {
+      const envelope = await session.call("bash", { command: "node --version" });
+      expect(envelope.type, text(envelope)).toBe("output");
+      expect(text(envelope)).toContain(process.version);
+    } finally {
+      process.env.PATH = saved;
+    }
+  });
+
   it("says why it refuses a hidden path in the words of the mode: Lathe refuses it, no sandbox hides it", async () => {
     const envelope = await session.call("bash", { command: "cat ~/.ssh/id_ed25519" });
     expect(text(envelope)).toMatch(
@@ -316,6 +329,8 @@ interface PlantedRow {
   /** Commands in the same folder, with the same PATH, that still run unasked. */
   benign: string[];
   needs?: string;
+  /** Programs the user's settings let bash run besides the default ones (`shell`). */
+  shell?: string[];
 }
 
 const script = (marker: string): string => `#!/bin/sh\ntouch ${marker}\n`;
@@ -327,6 +342,38 @@ const shared = (ws: string): string => `/dev/shm/lathe-test-${path.basename(path
 let keyHolder: ReturnType<typeof spawn> | undefined;
 
 const PLANTED: PlantedRow[] = [
+  {
+    // A version manager's stand-in (as pyenv's, asdf's or nodenv's shims are: scripts named for
+    // the tool, first on PATH) runs whatever a file in the folder names.
+    command: "node --version",
+    plant: async (ws, marker) => {
+      const shims = path.join(path.dirname(ws), "shims");
+      await mkdir(shims);
+      await writeFile(path.join(shims, "node"), '#!/bin/sh\nexec "$(cat .node-runtime)" "$@"\n', {
+        mode: 0o755,
+      });
+      await writeFile(path.join(ws, ".node-runtime"), "./runtime.sh\n");
+      await writeFile(path.join(ws, "runtime.sh"), script(marker), { mode: 0o755 });
+    },
+    searchPath: (ws, inherited) => `${path.join(path.dirname(ws), "shims")}:${inherited}`,
+    damage: "runs a program",
+    refused: /"node" in "[^"]*shims" is a script \(a version manager's stand-in/,
+    benign: ["cat README.md", "ls -la"],
+  },
+  {
+    // rustup's cargo is rustup, which runs the toolchain rust-toolchain.toml names, any folder.
+    command: "cargo --version",
+    plant: async (ws, marker) => {
+      await mkdir(path.join(ws, "tc/bin"), { recursive: true });
+      await writeFile(path.join(ws, "tc/bin/cargo"), script(marker), { mode: 0o755 });
+      await writeFile(path.join(ws, "rust-toolchain.toml"), `[toolchain]\npath = "${path.join(ws, "tc")}"\n`);
+    },
+    damage: "runs a program",
+    refused: /"cargo" in "[^"]*" is "[^"]*rustup", another program/,
+    benign: ["cat README.md"],
+    needs: "rustup",
+    shell: ["cargo"],
+  },
   {
     command: "rg foo *",
     plant: async (ws, marker) => {
@@ -592,6 +639,7 @@ describe("sandbox off: what a planted file name, PATH folder or link makes a rea
       JSON.stringify({
         permissions: [{ permission: "bash", pattern: "*", action: "allow" }],
         sandbox: { enabled: false },
+        ...(row.shell ? { shell: row.shell.map((cmd) => ({ cmd })) } : {}),
       }),
     );
     process.env.HOME = home;

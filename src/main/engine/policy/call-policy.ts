@@ -28,6 +28,7 @@ import { runWatchdog, type WatchdogCheck } from "./watchdog.ts";
 import { optionLikeFileName } from "./option-like-file-names.ts";
 import { linkedSpecialFile } from "./special-file-links.ts";
 import { repositoryPrograms } from "./repository-programs.ts";
+import { versionManagerStandIn } from "./version-manager-shims.ts";
 import { workspacePathProgram } from "./workspace-path-programs.ts";
 
 /** Everything one session's policy decisions need. */
@@ -265,12 +266,14 @@ function shellCommands(plan: CallPlan): SimpleCommand[] {
 /**
  * Why a read-only command may, in this folder, do more than its words say: a program found on
  * PATH in the workspace `root` (workspace-path-programs.ts), a link into another process's /proc
- * folder or to a device (special-file-links.ts), a program its repository names.
+ * folder or to a device (special-file-links.ts), a program its repository names, a toolchain's
+ * stand-in that picks what runs from files in the folder (version-manager-shims.ts).
  */
 async function diskReason(plan: CallPlan, base: string, root: string): Promise<string | undefined> {
   const commands = shellCommands(plan);
   return (
     workspacePathProgram(commands, root) ??
+    versionManagerStandIn(commands) ??
     (await linkedSpecialFile(plan.mentions ?? [], base)) ??
     repositoryPrograms(commands, base)
   );

@@ -174,9 +174,12 @@ const NAMES_ANY = `cat tac head tail wc ls dir vdir pwd echo printf true false :
 const NAMES_VERSION = `node nodejs python python3 perl ruby php npm npx pnpm yarn make cmake gcc g++ cc clang go cargo rustc
   java javac tsc deno bun lua tclsh`;
 
+/** The toolchain names read-only only with `--version` or `--help` (see version-manager-shims.ts). */
+export const VERSION_ONLY_NAMES: ReadonlySet<string> = new Set(NAMES_VERSION.split(/\s+/));
+
 export const READ_ONLY_COMMANDS: ReadonlyMap<string, ReadOnlyCheck> = new Map<string, ReadOnlyCheck>([
   ...NAMES_ANY.split(/\s+/).map((name): [string, ReadOnlyCheck] => [name, any]),
-  ...NAMES_VERSION.split(/\s+/).map((name): [string, ReadOnlyCheck] => [name, versionOnly]),
+  ...[...VERSION_ONLY_NAMES].map((name): [string, ReadOnlyCheck] => [name, versionOnly]),
   ["git", git],
   ["find", noEffects],
   ["sed", noEffects],

@@ -1,0 +1,78 @@
+import { closeSync, openSync, readSync, realpathSync } from "node:fs";
+import path from "node:path";
+import { isRunnable } from "../spawner/program-lookup.ts";
+import type { SimpleCommand } from "../tools/shell-command.ts";
+import { programOf } from "./shell/read-only-command.ts";
+import { VERSION_ONLY_NAMES } from "./shell/read-only-commands.ts";
+import { shown } from "./shell/shown-text.ts";
+
+// `cargo --version` reads nothing, when `cargo` is cargo. Often it is not: rustup's `cargo` is
+// rustup itself, and pyenv, asdf, nodenv, mise, volta and corepack put stand-ins named `python`,
+// `node` or `yarn` first on PATH, which pick the program to run from files in the folder
+// (`rust-toolchain.toml`, `.tool-versions`, `.python-version`, `package.json`'s
+// `packageManager`) — and some of those files may name any program (`path = "/…"` in
+// `rust-toolchain.toml` runs `/…/bin/cargo`). A folder someone handed over then chooses what
+// `cargo --version` runs. So a toolchain's `--version` counts as read-only only when its name
+// leads to a native program named for it (`python3` → `python3.11`, `g++` →
+// `x86_64-linux-gnu-g++-12`), not to a script or a program of another name.
+
+const ELF = Buffer.from([0x7f, 0x45, 0x4c, 0x46]);
+const MACH_O = [
+  Buffer.from([0xcf, 0xfa, 0xed, 0xfe]),
+  Buffer.from([0xce, 0xfa, 0xed, 0xfe]),
+  Buffer.from([0xca, 0xfe, 0xba, 0xbe]),
+];
+
+function head(file: string): Buffer {
+  const fd = openSync(file, "r");
+  try {
+    const bytes = Buffer.alloc(4);
+    const read = readSync(fd, bytes, 0, 4, 0);
+    return bytes.subarray(0, read);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Why `name` as found on `searchPath` may be a version manager's stand-in; undefined when it is the program. */
+function standIn(name: string, searchPath: string): string | undefined {
+  for (const entry of searchPath.split(":")) {
+    if (!path.isAbsolute(entry)) continue;
+    const file = path.join(entry, name);
+    if (!isRunnable(file)) continue;
+    let real: string;
+    let bytes: Buffer;
+    try {
+      real = realpathSync(file);
+      bytes = head(real);
+    } catch {
+      return `"${name}" in ${shown(entry)} cannot be read to tell what it is`;
+    }
+    if (!path.basename(real).includes(name))
+      return `"${name}" in ${shown(entry)} is ${shown(real)}, another program (a version manager's stand-in picks what to run from files in the folder)`;
+    if (!bytes.equals(ELF) && !MACH_O.some((magic) => bytes.equals(magic)))
+      return `"${name}" in ${shown(entry)} is a script (a version manager's stand-in picks what to run from files in the folder)`;
+    return undefined;
+  }
+  return undefined;
+}
+
+/**
+ * Why one of `commands` — a toolchain asked only for its version — may run a program the folder
+ * chooses; undefined when each is the toolchain's own program (or not found: bash then fails).
+ */
+export function versionManagerStandIn(
+  commands: readonly SimpleCommand[],
+  searchPath: string | undefined = process.env.PATH,
+): string | undefined {
+  if (searchPath === undefined) return undefined;
+  for (const command of commands) {
+    const program = programOf(command);
+    if (program === undefined || !VERSION_ONLY_NAMES.has(program)) continue;
+    const why = command.name.includes("/")
+      ? standIn(path.basename(command.name), path.dirname(command.name))
+      : standIn(program, searchPath);
+    if (why !== undefined) return why;
+  }
+  return undefined;
+}
