@@ -13,6 +13,7 @@ import { printPluginLogs } from "../plugin-log-printer.ts";
 import { readStdin } from "../read-stdin.ts";
 import { asksForJson, printRunJsonFailure } from "../run-json-failure.ts";
 import { runEventPrinter, runOutcome } from "../run-event-printer.ts";
+import { counted } from "../../../shared/counted.ts";
 
 interface RunOptions {
   root?: string;
@@ -88,7 +89,8 @@ async function replay(options: RunOptions & { resume: string }): Promise<ExitCod
     if (event.type === "start") running = true;
     if (event.type === "finish") {
       running = false;
-      const tokens = event.usage.totalTokens !== undefined ? `, ${event.usage.totalTokens} tokens` : "";
+      const tokens =
+        event.usage.totalTokens !== undefined ? `, ${counted(event.usage.totalTokens, "token")}` : "";
       writeIfOpen(process.stderr, `lathe: ${runOutcome(event.status, event.steps)}${tokens}.\n`);
     }
   };
@@ -316,7 +318,8 @@ async function runStoppable(
     await agentModule.settleTasks(engine);
     if (!json) {
       const outcome = runOutcome(run.status, run.steps);
-      const tokens = run.usage.totalTokens !== undefined ? `, ${run.usage.totalTokens} tokens` : "";
+      const tokens =
+        run.usage.totalTokens !== undefined ? `, ${counted(run.usage.totalTokens, "token")}` : "";
       // After a failure the same prompt fails again until its cause (said above) is dealt with.
       // A dropped connection leaves nothing to fix in the conversation: it goes on as it is.
       const then =

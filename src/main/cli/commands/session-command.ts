@@ -7,6 +7,7 @@ import { writeStderr, writeStdout } from "../output.ts";
 import { shownText } from "../shown-path.ts";
 import { mergeSessions, sessionJson, sessionTable } from "../session-table.ts";
 import { registerSessionCompactCommand } from "./session-compact-command.ts";
+import { counted } from "../../../shared/counted.ts";
 
 interface ListOptions {
   root?: string;
@@ -45,7 +46,7 @@ export function registerSessionCommand(program: Command): void {
           const backlog = options.search !== undefined ? engine.searchBacklog() : 0;
           if (backlog > 0) {
             await writeStderr(
-              `lathe: indexing ${backlog} messages recorded by an older Lathe for search (once; later searches are instant)…\n`,
+              `lathe: indexing ${counted(backlog, "message")} recorded by an older Lathe for search (once; later searches are instant)…\n`,
             );
             await engine.searchIndexed();
           }
