@@ -385,7 +385,13 @@ export class GgufLanguageModel implements LanguageModelV4 {
         })
         .catch((error: unknown) => {
           const { sequence, model } = lease;
-          throw explainContextOverflow(error, sequence.contextSize, model.trainContextSize, replyStarted);
+          throw explainContextOverflow(
+            error,
+            sequence.contextSize,
+            model.trainContextSize,
+            replyStarted,
+            this.settings.contextSize,
+          );
         });
       if (signal.aborted) throw signal.reason;
       let toolCalled = false;
