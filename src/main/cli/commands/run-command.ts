@@ -8,7 +8,13 @@ import { ExitCode, type ExitCodeValue, type ExitStatus } from "../exit-codes.ts"
 import { writeIfOpen } from "../closed-output.ts";
 import { stopOnInterrupt } from "../interrupt.ts";
 import { describeError } from "../output.ts";
-import { closeEngine, reportRuntimeFailures, sayMcpStarts, settleExtensions } from "../open-engine.ts";
+import {
+  closeEngine,
+  reportRuntimeFailures,
+  sayLongMigration,
+  sayMcpStarts,
+  settleExtensions,
+} from "../open-engine.ts";
 import { printPluginLogs } from "../plugin-log-printer.ts";
 import { readStdin } from "../read-stdin.ts";
 import { asksForJson, printRunJsonFailure } from "../run-json-failure.ts";
@@ -285,6 +291,7 @@ async function runStoppable(
       preflight: true,
       signal,
       onMcpEvent: sayMcpStarts,
+      onLongMigration: sayLongMigration,
     });
   } catch (err) {
     if (signal.aborted) throw stoppedBeforeStart(options, progress);
