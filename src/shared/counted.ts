@@ -1,3 +1,6 @@
+// The renderer's copy of src/main/engine/tools/counted.ts (the engine imports nothing above it):
+// src/shared/counted.test.ts keeps the two equal.
+
 /**
  * A noun's plural as Lathe's messages use them: "byte" → "bytes", "match" → "matches",
  * "entry" → "entries". Irregular ones are passed to `counted` as its `plural`.

@@ -1,10 +1,10 @@
 import os from "node:os";
+import { counted } from "../../engine/light.ts";
 import type { Command } from "commander";
 import type { DoctorReport } from "../../engine/index.ts";
 import { rootOf, rootOption } from "../cli-options.ts";
 import { ExitCode, type ExitStatus } from "../exit-codes.ts";
 import { writeStdout } from "../output.ts";
-import { counted } from "../../../shared/counted.ts";
 
 /** `~/…` for a path under the home folder. */
 function tilde(p: string): string {

@@ -1,7 +1,7 @@
 import { InvalidArgumentError, Option, type Command } from "commander";
 import type { Engine } from "../../engine/index.ts";
 import type { RunEvent, RunStatus } from "../../engine/agent/index.ts";
-import { parseModelSpec } from "../../engine/light.ts";
+import { counted, parseModelSpec } from "../../engine/light.ts";
 import { CliError } from "../cli-error.ts";
 import { type Mode, modeOption, parseAgentId, parseSessionId, rootOf, rootOption } from "../cli-options.ts";
 import { ExitCode, type ExitCodeValue, type ExitStatus } from "../exit-codes.ts";
@@ -19,7 +19,6 @@ import { printPluginLogs } from "../plugin-log-printer.ts";
 import { readStdin } from "../read-stdin.ts";
 import { asksForJson, printRunJsonFailure } from "../run-json-failure.ts";
 import { runEventPrinter, runOutcome } from "../run-event-printer.ts";
-import { counted } from "../../../shared/counted.ts";
 
 interface RunOptions {
   root?: string;

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { counted } from "../../engine/light.ts";
 import { CliError } from "../cli-error.ts";
 import { limitParser, parseSessionId, rootOf, rootOption } from "../cli-options.ts";
 import { ExitCode } from "../exit-codes.ts";
@@ -7,7 +8,6 @@ import { writeStderr, writeStdout } from "../output.ts";
 import { shownText } from "../shown-path.ts";
 import { mergeSessions, sessionJson, sessionTable } from "../session-table.ts";
 import { registerSessionCompactCommand } from "./session-compact-command.ts";
-import { counted } from "../../../shared/counted.ts";
 
 interface ListOptions {
   root?: string;

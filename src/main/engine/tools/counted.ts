@@ -1,5 +1,5 @@
-// The engine's copy of src/shared/counted.ts (the engine imports nothing above it; the hosts and
-// the renderer use that one): src/shared/counted.test.ts checks that the two agree.
+// The engine's and the hosts' (through light.ts). The renderer, which imports nothing of the
+// engine, has its copy in src/shared/counted.ts: src/shared/counted.test.ts keeps the two equal.
 
 /**
  * A noun's plural as Lathe's messages use them: "byte" → "bytes", "match" → "matches",
