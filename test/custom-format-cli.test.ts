@@ -14,7 +14,7 @@ const world = useCliWorld("lathe-format-");
 
 const ECHO = "export async function execute(args) {\n  return { id: args.id };\n}\n";
 
-async function writePlugin(name: string, id: Record<string, unknown>): Promise<void> {
+async function writePlugin(name: string, id: Record<string, unknown>): Promise<string> {
   const dir = path.join(world.home, "tools", name);
   await mkdir(dir, { recursive: true });
   const schema = { type: "object", properties: { id } };
@@ -31,6 +31,7 @@ async function writePlugin(name: string, id: Record<string, unknown>): Promise<v
     }),
   );
   await writeFile(path.join(dir, "index.js"), ECHO);
+  return dir;
 }
 
 describe("a tool whose schema names a format of its own", () => {
@@ -56,5 +57,20 @@ describe("a tool whose schema names a format of its own", () => {
         .split("\n")
         .map((line) => JSON.parse(line) as { type: string }),
     ).toEqual(Array.from({ length: 5 }, () => expect.objectContaining({ type: "output" })));
+  });
+});
+
+describe("lathe plugin check", () => {
+  it("notes each format Lathe does not check, and a near miss of one it does", async () => {
+    const dir = await writePlugin("ticket3", { type: "string", format: "date_time" });
+    const run = await world.lathe(["plugin", "check", dir]);
+    expect(run.code).toBe(0);
+    const notes = run.stdout
+      .split("\n")
+      .filter((line) => line.startsWith("note: ") && line.includes(".format is"));
+    expect(notes).toEqual([
+      'note: input_schema.properties.id.format is "date_time", a format Lathe does not know: values there are not checked against it (did you mean "date-time"?).',
+      'note: output_schema.properties.id.format is "date_time", a format Lathe does not know: values there are not checked against it (did you mean "date-time"?).',
+    ]);
   });
 });

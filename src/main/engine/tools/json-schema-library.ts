@@ -51,3 +51,16 @@ export function jsonSchemaLibrary(): JsonSchemaLibrary {
   }
   return library;
 }
+
+let formats: ReadonlySet<string> | undefined;
+
+/** The formats Lathe's validators check (ajv-formats'); a schema may name others, left unchecked. */
+export function knownFormats(): ReadonlySet<string> {
+  if (!formats) {
+    const { Ajv2020: Validator, addFormats } = jsonSchemaLibrary();
+    const validator = new Validator();
+    addFormats(validator);
+    formats = new Set(Object.keys(validator.formats));
+  }
+  return formats;
+}
