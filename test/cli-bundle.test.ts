@@ -146,8 +146,8 @@ describe("the CLI bundle", () => {
     // its own, "shared": the child loads it without the engine.
     // "lathe-home" (where LATHE_HOME is) is shared with the daemon's client, which the launcher
     // loads first for these commands.
-    // "one-line-path" holds what the entry shares with the engine: LatheError, and how a path is
-    // shown on one line (the CLI's tables and the engine's sidecars).
+    // "one-line-path" holds what the entry shares with the engine: LatheError, how a path is
+    // shown on one line (the CLI's tables and the engine's sidecars) and a count written ("1 byte").
     const core = [
       "engine",
       "lathe",

@@ -75,7 +75,7 @@ describe("lathe session list --search on a store an older Lathe recorded", () =>
     expect(first.code).toBe(0);
     // Said when there is a backlog left to index as the search starts (nearly always, with so many).
     expect(first.stderr).toMatch(
-      /^(lathe: indexing \d+ messages recorded by an older Lathe for search \(once[^\n]*\n)?$/,
+      /^(lathe: indexing \d+ messages? recorded by an older Lathe for search \(once[^\n]*\n)?$/,
     );
     expect(ids(first.stdout)).toEqual(["s-old-1"]);
 

@@ -323,7 +323,7 @@ const cases: Case[] = [
     name: "empty path",
     tool: "read",
     args: { path: "" },
-    error: /"path" must NOT have fewer than 1 characters/,
+    error: /"path" must not be empty/,
   },
   {
     name: "path longer than PATH_MAX",

@@ -33,6 +33,7 @@ import { useFocusView } from "./use-focus-view.ts";
 import { useGlobalKeys } from "./use-global-keys.ts";
 import { useKeyboardBackAfterBusy } from "./use-keyboard-back-after-busy.ts";
 import { viewInfo } from "./views.ts";
+import { counted } from "../shared/counted.ts";
 
 function Workbench() {
   return (
@@ -105,7 +106,7 @@ function TopbarStatus() {
     <p className="topbar-status" role="status">
       {!connected ? "Not connected" : null}
       {connected && status === "loading" ? "Loading tools…" : null}
-      {connected && status === "ready" ? `${count} tools` : null}
+      {connected && status === "ready" ? counted(count, "tool") : null}
       {connected && status === "failed" ? (
         <button
           type="button"

@@ -1,5 +1,6 @@
 import type { Engine, McpEvent, UnsandboxedServerApprover } from "../engine/index.ts";
 import { AuditUnwrittenError } from "../engine/light.ts";
+import { writeIfOpen } from "./closed-output.ts";
 import { describeError, writeStderr } from "./output.ts";
 import { shownLines, shownText } from "./shown-path.ts";
 
@@ -39,6 +40,15 @@ export async function closeEngine(engine: Engine): Promise<void> {
     }
     await writeStderr(`error while closing the engine: ${describeError(err)}\n`);
   }
+}
+
+/**
+ * Says what opening the store does when it takes seconds (a migration after an upgrade), before
+ * it starts. The process does nothing else meanwhile: the line is handed to stderr at once (a
+ * terminal, a file or, on Linux, a pipe takes it synchronously), not queued behind the work.
+ */
+export function sayLongMigration(notice: string): void {
+  writeIfOpen(process.stderr, `lathe: ${shownText(notice)}\n`);
 }
 
 /**
@@ -99,6 +109,7 @@ export async function openEngine(
     // Only a host with a person to ask (lathe serve) passes one; headless, such servers stay stopped.
     ...(options.approveUnsandboxedMcp ? { approveUnsandboxedMcp: options.approveUnsandboxedMcp } : {}),
     onMcpEvent: sayMcpStarts,
+    onLongMigration: sayLongMigration,
   });
   // Said once per run: e.g. a project's settings ignored until the folder is trusted. A notice
   // may name a file (a skill folder that was skipped): it reaches the terminal escaped.

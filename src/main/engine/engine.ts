@@ -85,6 +85,11 @@ export interface EngineOptions {
   /** Told before an MCP server first starts (with its exact command line) and of its state changes. */
   onMcpEvent?: (event: McpEvent) => void;
   /**
+   * Told, just before it starts, when opening the store brings its schema up to date in a way that
+   * takes seconds (once after an upgrade, on a large audit trail): what it does, for the person.
+   */
+  onLongMigration?: (notice: string) => void;
+  /**
    * Checkpoints of the files persistent sessions' calls change (default: on, with the default
    * limits). `false` records none (what was recorded can still be listed and restored).
    */
@@ -168,6 +173,8 @@ export class Engine {
   private tempSweep: Promise<void> = Promise.resolve();
   /** Indexing the messages an older Lathe recorded for search, in the background: `close` stops it. */
   private textBacklog: { stop: AbortController; done: Promise<void> } | undefined;
+  /** Told when opening the store starts a long migration (EngineOptions.onLongMigration). */
+  private onLongMigration: ((notice: string) => void) | undefined;
 
   private constructor(
     root: string,
@@ -242,6 +249,7 @@ export class Engine {
       options.checkpoints ?? {},
       sandbox,
     );
+    engine.onLongMigration = options.onLongMigration;
     const deps = {
       web: policy.web,
       settingsFile: policy.userSettingsFile,
@@ -336,7 +344,10 @@ export class Engine {
 
   private database(): Db {
     if (this.db === undefined) {
-      const db = openDatabase(path.join(this.latheHome, "lathe.db"));
+      const db = openDatabase(
+        path.join(this.latheHome, "lathe.db"),
+        this.onLongMigration ? { onLongMigration: this.onLongMigration } : {},
+      );
       this.db = db;
       const stop = new AbortController();
       const done = indexBacklog(db, stop.signal).catch((error: unknown) => {

@@ -1,6 +1,7 @@
 import { useChat } from "../state/chat-context.tsx";
 import { formatTokens, modelEntry } from "../state/model-choice.ts";
 import { sessionUsage } from "../state/transcript.ts";
+import { counted } from "../../shared/counted.ts";
 
 /**
  * How full the model's context is at the latest step, against the model's context size when
@@ -17,7 +18,9 @@ export function ContextMeter() {
   if (used === undefined && size === undefined) return null;
   const share = used !== undefined && size ? Math.min(1, used / size) : undefined;
   const detail = [
-    used !== undefined ? `${used.toLocaleString()} tokens in the context at the latest step` : "No step yet",
+    used !== undefined
+      ? `${counted(used, "token", { shown: used.toLocaleString() })} in the context at the latest step`
+      : "No step yet",
     size ? `the model's context holds ${size.toLocaleString()}` : "the model's context size is not known",
     `${usage.inputTokens.toLocaleString()} in and ${usage.outputTokens.toLocaleString()} out this session`,
   ].join("; ");

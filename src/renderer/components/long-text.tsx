@@ -1,11 +1,12 @@
 import { useMemo, useState } from "react";
 import { PREVIEW_LIMITS, previewText, type TextPreview } from "../state/text-preview.ts";
 import { NoteText, ResultNote } from "./result-note.tsx";
+import { counted } from "../../shared/counted.ts";
 
 const count = new Intl.NumberFormat("en");
 
 function size(chars: number): string {
-  if (chars < 1024) return `${count.format(chars)} characters`;
+  if (chars < 1024) return counted(chars, "character", { shown: count.format(chars) });
   if (chars < 1024 * 1024) return `${count.format(Math.round(chars / 1024))} K characters`;
   return `${count.format(Math.round((chars / (1024 * 1024)) * 10) / 10)} M characters`;
 }

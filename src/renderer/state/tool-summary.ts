@@ -1,6 +1,7 @@
 import type { ToolKind } from "../../shared/api-contract.ts";
 import type { ToolCard } from "./transcript.ts";
 import { escapeBidiControls } from "../../shared/bidi-controls.ts";
+import { counted } from "../../shared/counted.ts";
 
 /** The kind of the built-in tools, for cards drawn before the tool list has loaded. */
 const BUILTIN_KINDS: Record<string, ToolKind> = {
@@ -40,12 +41,10 @@ const num = (value: unknown): number | undefined =>
   typeof value === "number" && Number.isFinite(value) ? value : undefined;
 
 function byteSize(n: number): string {
-  if (n < 1024) return `${n} byte${n === 1 ? "" : "s"}`;
+  if (n < 1024) return counted(n, "byte");
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
   return `${(n / (1024 * 1024)).toFixed(1)} MB`;
 }
-
-const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 /** One line a person reads: the first line of a text, cut to `max` characters. */
 function oneLine(text: string, max = 120): string {
@@ -59,7 +58,7 @@ export function questionSummary(args: unknown): string {
   const input = record(args);
   const questions = Array.isArray(input["questions"]) ? input["questions"].map(record) : [];
   const first = oneLine(str(questions[0]?.["question"]) ?? "");
-  return questions.length > 1 ? `${first} · ${plural(questions.length - 1, "more question")}` : first;
+  return questions.length > 1 ? `${first} · ${counted(questions.length - 1, "more question")}` : first;
 }
 
 /**
@@ -106,22 +105,22 @@ function summaryOf(
       return `$ ${oneLine(str(input["command"]) ?? "")}`;
     case "glob": {
       const files = Array.isArray(data["files"]) ? data["files"].length : undefined;
-      return `${str(input["pattern"]) ?? ""}${files !== undefined ? ` · ${plural(files, "file")}${cut}` : ""}`;
+      return `${str(input["pattern"]) ?? ""}${files !== undefined ? ` · ${counted(files, "file")}${cut}` : ""}`;
     }
     case "grep": {
       const matches = Array.isArray(data["matches"])
-        ? plural(data["matches"].length, "match")
+        ? counted(data["matches"].length, "match")
         : Array.isArray(data["files"])
-          ? plural(data["files"].length, "file")
+          ? counted(data["files"].length, "file")
           : Array.isArray(data["counts"])
-            ? plural(data["counts"].length, "file")
+            ? counted(data["counts"].length, "file")
             : undefined;
-      return `${str(input["pattern"]) ?? ""}${matches !== undefined ? ` · ${matches.replace("matchs", "matches")}${cut}` : ""}`;
+      return `${str(input["pattern"]) ?? ""}${matches !== undefined ? ` · ${matches}${cut}` : ""}`;
     }
     case "todo": {
       const todos = Array.isArray(input["todos"]) ? input["todos"].map(record) : [];
       const completed = todos.filter((t) => t["status"] === "completed").length;
-      return `${plural(todos.length, "item")} · ${completed} done`;
+      return `${counted(todos.length, "item")} · ${completed} done`;
     }
     case "question":
       return questionSummary(input);

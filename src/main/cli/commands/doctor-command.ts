@@ -1,4 +1,5 @@
 import os from "node:os";
+import { counted } from "../../engine/light.ts";
 import type { Command } from "commander";
 import type { DoctorReport } from "../../engine/index.ts";
 import { rootOf, rootOption } from "../cli-options.ts";
@@ -23,7 +24,7 @@ function hiddenList(hidden: DoctorReport["walls"]["sandbox"]["hidden"]): string 
 /** What bash, plugin commands and MCP servers start without, as one line: names, never values. */
 function withheldList(env: DoctorReport["walls"]["sandbox"]["env"]): string {
   const names = env.withheld.length === 0 ? "none of this environment's variables" : env.withheld.join(", ");
-  return `${names} (sandbox.denyEnv: ${env.denyEnv.length} names and patterns, and Lathe's own keys); a command finds them empty`;
+  return `${names} (sandbox.denyEnv: ${counted(env.denyEnv.length, "name or pattern", { plural: "names and patterns" })}, and Lathe's own keys); a command finds them empty`;
 }
 
 /** Which model a run here would use, or that none is chosen and how to choose one. */

@@ -1,14 +1,20 @@
 import { InvalidArgumentError, Option, type Command } from "commander";
 import type { Engine } from "../../engine/index.ts";
 import type { RunEvent, RunStatus } from "../../engine/agent/index.ts";
-import { parseModelSpec } from "../../engine/light.ts";
+import { counted, parseModelSpec } from "../../engine/light.ts";
 import { CliError } from "../cli-error.ts";
 import { type Mode, modeOption, parseAgentId, parseSessionId, rootOf, rootOption } from "../cli-options.ts";
 import { ExitCode, type ExitCodeValue, type ExitStatus } from "../exit-codes.ts";
 import { writeIfOpen } from "../closed-output.ts";
 import { stopOnInterrupt } from "../interrupt.ts";
 import { describeError } from "../output.ts";
-import { closeEngine, reportRuntimeFailures, sayMcpStarts, settleExtensions } from "../open-engine.ts";
+import {
+  closeEngine,
+  reportRuntimeFailures,
+  sayLongMigration,
+  sayMcpStarts,
+  settleExtensions,
+} from "../open-engine.ts";
 import { printPluginLogs } from "../plugin-log-printer.ts";
 import { readStdin } from "../read-stdin.ts";
 import { asksForJson, printRunJsonFailure } from "../run-json-failure.ts";
@@ -88,7 +94,8 @@ async function replay(options: RunOptions & { resume: string }): Promise<ExitCod
     if (event.type === "start") running = true;
     if (event.type === "finish") {
       running = false;
-      const tokens = event.usage.totalTokens !== undefined ? `, ${event.usage.totalTokens} tokens` : "";
+      const tokens =
+        event.usage.totalTokens !== undefined ? `, ${counted(event.usage.totalTokens, "token")}` : "";
       writeIfOpen(process.stderr, `lathe: ${runOutcome(event.status, event.steps)}${tokens}.\n`);
     }
   };
@@ -283,6 +290,7 @@ async function runStoppable(
       preflight: true,
       signal,
       onMcpEvent: sayMcpStarts,
+      onLongMigration: sayLongMigration,
     });
   } catch (err) {
     if (signal.aborted) throw stoppedBeforeStart(options, progress);
@@ -316,7 +324,8 @@ async function runStoppable(
     await agentModule.settleTasks(engine);
     if (!json) {
       const outcome = runOutcome(run.status, run.steps);
-      const tokens = run.usage.totalTokens !== undefined ? `, ${run.usage.totalTokens} tokens` : "";
+      const tokens =
+        run.usage.totalTokens !== undefined ? `, ${counted(run.usage.totalTokens, "token")}` : "";
       // After a failure the same prompt fails again until its cause (said above) is dealt with.
       // A dropped connection leaves nothing to fix in the conversation: it goes on as it is.
       const then =

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { counted } from "../../engine/light.ts";
 import { CliError } from "../cli-error.ts";
 import { limitParser, parseSessionId, rootOf, rootOption } from "../cli-options.ts";
 import { ExitCode } from "../exit-codes.ts";
@@ -45,7 +46,7 @@ export function registerSessionCommand(program: Command): void {
           const backlog = options.search !== undefined ? engine.searchBacklog() : 0;
           if (backlog > 0) {
             await writeStderr(
-              `lathe: indexing ${backlog} messages recorded by an older Lathe for search (once; later searches are instant)…\n`,
+              `lathe: indexing ${counted(backlog, "message")} recorded by an older Lathe for search (once; later searches are instant)…\n`,
             );
             await engine.searchIndexed();
           }

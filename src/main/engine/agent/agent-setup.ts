@@ -38,6 +38,8 @@ interface AgentSetupInput {
   preflight?: boolean;
   /** Told before an MCP server first starts (with its exact command line) and of its state changes. */
   onMcpEvent?: (event: McpEvent) => void;
+  /** Told when opening the store starts a migration that takes seconds (see EngineOptions). */
+  onLongMigration?: (notice: string) => void;
   signal?: AbortSignal;
 }
 
@@ -54,8 +56,9 @@ interface AgentSetup {
 function readConversation(
   latheHome: string,
   id: string,
+  onLongMigration: ((notice: string) => void) | undefined,
 ): { conversation: ConversationRecord | undefined; session: boolean } {
-  const db = openDatabase(path.join(latheHome, "lathe.db"));
+  const db = openDatabase(path.join(latheHome, "lathe.db"), onLongMigration ? { onLongMigration } : {});
   try {
     return {
       conversation: new ConversationStore(db).get(id),
@@ -76,7 +79,7 @@ export async function setupAgentRun(input: AgentSetupInput): Promise<AgentSetup>
   const latheHome = await canonicalize(path.resolve(input.latheHome ?? resolveLatheHome(input.env)));
   let conversation: ConversationRecord | undefined;
   if (input.resume !== undefined) {
-    const found = readConversation(latheHome, input.resume);
+    const found = readConversation(latheHome, input.resume, input.onLongMigration);
     const wantedFor = input.resumeFor ?? "resume";
     conversation = found.conversation;
     if (!conversation && found.session) {
@@ -147,6 +150,7 @@ export async function setupAgentRun(input: AgentSetupInput): Promise<AgentSetup>
     manifestRules: agent.permissions,
     agent: agent.id,
     ...(input.onMcpEvent ? { onMcpEvent: input.onMcpEvent } : {}),
+    ...(input.onLongMigration ? { onLongMigration: input.onLongMigration } : {}),
   });
   const checked = await check;
   if (checked && "error" in checked) {

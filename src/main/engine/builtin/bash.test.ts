@@ -491,6 +491,13 @@ describe("bash: large and fast output", () => {
     );
   });
 
+  it("says the whole line is in the file, not 'all 1 lines', when the output is one long line", async () => {
+    const envelope = await bash("head -c 3000000 /dev/zero | tr '\\0' a");
+    sidecarOf(envelope);
+    const data = (envelope as OutputEnvelope<BashData>).data;
+    expect(data.output).toMatch(/\n\[… part of a line \(2\.\d MB\) left out here; the whole line is in \S+ /);
+  });
+
   it("never splits a character when the head has no newline to end on", async () => {
     const envelope = await bash(
       "for i in $(seq 1 1500); do printf 'éééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééé'; done",

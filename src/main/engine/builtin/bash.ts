@@ -218,7 +218,7 @@ async function cutOutput(
   const shown = Buffer.byteLength(head, "utf8") + Buffer.byteLength(tail, "utf8");
   const lines = Math.max(0, captured.totalLines - lineCount(head) - lineCount(tail));
   const bytes = Math.max(0, captured.totalBytes - shown);
-  const note = `[… ${leftOutSize(bytes, lines)} left out here; all ${captured.totalLines} lines are in ${sidecarPath}, as printed (tail -n, grep -n or read it) …]`;
+  const note = `[… ${leftOutSize(bytes, lines)} left out here; ${captured.totalLines === 1 ? "the whole line is" : `all ${captured.totalLines} lines are`} in ${sidecarPath}, as printed (tail -n, grep -n or read it) …]`;
   const text = `${head}${head.endsWith("\n") || head === "" ? "" : "\n"}${note}\n${tail}`;
   return { text, leftOut: { kind: "text", bytes, lines, at: "middle" } };
 }

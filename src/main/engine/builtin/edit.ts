@@ -10,6 +10,7 @@ import { defineBuiltin } from "./define-builtin.ts";
 import { plannedFilePath } from "./planned-path.ts";
 import { assertReadAndUnchanged } from "./file-stamp.ts";
 import { encodingName } from "./text-codec.ts";
+import { counted } from "../tools/counted.ts";
 
 const DESCRIPTION = `Replace an exact piece of an existing file's text: old_string becomes new_string. To create a file or replace all of it, use write.
 
@@ -76,7 +77,7 @@ const definition = defineBuiltin({
     );
     if (outcome.kind === "binary") {
       throw new ToolCallError(
-        `${target.display} is a binary file (${size} bytes); edit only changes text files.`,
+        `${target.display} is a binary file (${counted(size, "byte")}); edit only changes text files.`,
         "binary_file",
       );
     }

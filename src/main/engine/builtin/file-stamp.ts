@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { ResolvedPath } from "../capability/fs-capability.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
 import type { FileStamp, ToolSession } from "../tools/tool-session.ts";
+import { counted } from "../tools/counted.ts";
 
 export function sha256(bytes: Uint8Array): string {
   return createHash("sha256").update(bytes).digest("hex");
@@ -30,7 +31,7 @@ export function assertReadAndUnchanged(
   }
   if (last.size !== size || last.sha256 !== digest) {
     throw new ToolCallError(
-      `${target.display} has changed on disk since this session last read it (now ${size} bytes, was ${last.size}). Call read on ${target.display} again to see its current content, then call ${toolId} again.`,
+      `${target.display} has changed on disk since this session last read it (now ${counted(size, "byte")}, was ${last.size}). Call read on ${target.display} again to see its current content, then call ${toolId} again.`,
       "stale_read",
     );
   }

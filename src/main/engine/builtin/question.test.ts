@@ -203,11 +203,11 @@ describe("question", () => {
       error: /offers the label "A" more than once/,
     },
     { name: "a blank question", questions: [{ question: "  " }], error: /questions\[0\]\.question is blank/ },
-    { name: "no questions", questions: [], error: /must NOT have fewer than 1 items/ },
+    { name: "no questions", questions: [], error: /"questions" must not be empty/ },
     {
       name: "a single option",
       questions: [{ question: "Ok?", options: [{ label: "Yes" }] }],
-      error: /fewer than 2 items/,
+      error: /must have at least 2 items/,
     },
     {
       name: "an unknown field",

@@ -14,6 +14,7 @@ import { defineBuiltin } from "./define-builtin.ts";
 import { plannedPath } from "./planned-path.ts";
 import { readHead, readText } from "./read-text.ts";
 import { countLines, lineBreakOf } from "./text-codec.ts";
+import { counted } from "../tools/counted.ts";
 
 const DESCRIPTION = `Read a text file and return its exact text (no line numbers added).
 
@@ -49,7 +50,7 @@ export interface ReadData {
 }
 
 function formatBytes(n: number): string {
-  if (n < 1024) return `${n} bytes`;
+  if (n < 1024) return counted(n, "byte");
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB (${n} bytes)`;
   return `${(n / (1024 * 1024)).toFixed(1)} MB (${n} bytes)`;
 }

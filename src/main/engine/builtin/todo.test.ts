@@ -92,7 +92,7 @@ describe("todo", () => {
     {
       name: "too many items",
       todos: Array.from({ length: 101 }, (_, i) => ({ content: `step ${i}`, status: "pending" })),
-      error: /must NOT have more than 100 items/,
+      error: /"todos" must have at most 100 items/,
     },
     { name: "not a list", todos: "write tests", error: /"todos" must be array/ },
   ])("refuses $name and leaves the stored list as it was", async ({ todos, error }) => {

@@ -23,6 +23,7 @@ import {
 import { guardedFetch } from "./web/guarded-fetch.ts";
 import { HtmlNoiseFilter } from "./web/html-noise-filter.ts";
 import { urlInMessage } from "./web/url-in-message.ts";
+import { counted } from "../tools/counted.ts";
 
 export type WebFetchSettings = Settings["web"]["fetch"];
 
@@ -143,17 +144,19 @@ function cutNote(maxBytes: number, ceiling: number, skipped: number): string {
       ? ` Call again with a larger max_bytes (up to ${ceiling}) to get more.`
       : MOST_IT_READS;
   const left =
-    skipped > 0 ? ` (not counting ${skipped} bytes of scripts and styles, which it leaves out)` : "";
-  return `${NOTE_START}${maxBytes} bytes of the body${left}: the page is longer and was cut here.${more}]`;
+    skipped > 0
+      ? ` (not counting ${counted(skipped, "byte")} of scripts and styles, which it leaves out)`
+      : "";
+  return `${NOTE_START}${counted(maxBytes, "byte")} of the body${left}: the page is longer and was cut here.${more}]`;
 }
 
 function scanLimitNote(scanned: number): string {
-  return `${NOTE_START}${scanned} bytes of the body, most of them scripts and styles, which it leaves out: the page is longer and was cut here.${MOST_IT_READS}]`;
+  return `${NOTE_START}${counted(scanned, "byte")} of the body, most of them scripts and styles, which it leaves out: the page is longer and was cut here.${MOST_IT_READS}]`;
 }
 
 function unfinishedNote(timeoutMs: number, bytes: number): string {
   const seconds = Number((timeoutMs / 1000).toFixed(2));
-  return `${NOTE_START}${seconds} s (its time limit) while the server was still sending: this is only the start of the page (${bytes} bytes of the body). Try again later for the whole page, or fetch a smaller or more specific URL.]`;
+  return `${NOTE_START}${seconds} s (its time limit) while the server was still sending: this is only the start of the page (${counted(bytes, "byte")} of the body). Try again later for the whole page, or fetch a smaller or more specific URL.]`;
 }
 
 /**

@@ -13,6 +13,7 @@ import { assertReadAndUnchanged } from "./file-stamp.ts";
 import { encodeTextInSlices } from "./sliced-encoding.ts";
 import { encodingName, type TextEncoding } from "./text-codec.ts";
 import { inspectExisting } from "./write-inspect.ts";
+import { counted } from "../tools/counted.ts";
 
 /** Existing files this large or larger are hashed and decoded on an offload worker. */
 const INSPECT_INLINE_BYTES = 256 * 1024;
@@ -85,7 +86,7 @@ const definition = defineBuiltin({
           : inspectExisting({ bytes });
       if (file.kind === "binary") {
         throw new ToolCallError(
-          `${target.display} is an existing binary file (${size} bytes) that read cannot show, so write will not replace it. Write to a new path instead.`,
+          `${target.display} is an existing binary file (${counted(size, "byte")}) that read cannot show, so write will not replace it. Write to a new path instead.`,
           "binary_file",
         );
       }

@@ -1,3 +1,5 @@
+import { counted } from "../tools/counted.ts";
+
 /** How much the checkpoints of a session may read and keep. */
 export interface CheckpointLimits {
   /** Files above this size are tracked by their size and times only; their content is not kept. */
@@ -33,5 +35,5 @@ export function aboveLimit(size: number, limit: number): string {
 export function formatBytes(n: number): string {
   if (n >= 1024 * 1024) return `${Math.round((n / (1024 * 1024)) * 10) / 10} MB`;
   if (n >= 1024) return `${Math.round((n / 1024) * 10) / 10} KB`;
-  return `${n} bytes`;
+  return counted(n, "byte");
 }

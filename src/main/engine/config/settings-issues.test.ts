@@ -59,6 +59,21 @@ describe("a mistyped settings file", () => {
       ],
     ],
     [
+      "a rule without its action",
+      { permissions: [{ permission: "bash", pattern: "ls" }] },
+      ['permissions.0.action: is missing; expected one of "allow"|"deny"|"ask"'],
+    ],
+    [
+      "a list of MCP servers instead of an object",
+      { mcpServers: [] },
+      ["mcpServers: is []; expected an object of named entries, received array"],
+    ],
+    [
+      "an MCP server with an empty command",
+      { mcpServers: { files: { command: "" } } },
+      ['mcpServers.files.command: is ""; must not be empty'],
+    ],
+    [
       "an MCP server whose args is a string",
       { mcpServers: { files: { command: "node", args: "a b" } } },
       ['mcpServers.files.args: is "a b"; expected array, received string'],

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { didYouMean } from "../plugins/did-you-mean.ts";
+import { counted } from "../tools/counted.ts";
 
 type Issue = z.core.$ZodIssue;
 type Path = readonly PropertyKey[];
@@ -112,6 +113,23 @@ function where(path: Path): string {
   return path.length > 0 ? path.map(String).join(".") : "(top level)";
 }
 
+/** A type as a settings file's reader knows it: zod's "record" is a JSON object of named entries. */
+function typeName(expected: string): string {
+  return expected === "record" ? "an object of named entries" : expected;
+}
+
+/** What a length or a count must be, said as a rule ("must not be empty"), or undefined for others. */
+function sizeRule(issue: z.core.$ZodIssueTooSmall | z.core.$ZodIssueTooBig): string | undefined {
+  const noun = issue.origin === "string" ? "character" : issue.origin === "array" ? "item" : undefined;
+  if (noun === undefined) return undefined;
+  if (issue.code === "too_small") {
+    const least = Number(issue.minimum) + (issue.inclusive === false ? 1 : 0);
+    return least === 1 ? "must not be empty" : `must have at least ${counted(least, noun)}`;
+  }
+  const most = Number(issue.maximum) - (issue.inclusive === false ? 1 : 0);
+  return `must have at most ${counted(most, noun)}`;
+}
+
 function withoutPrefix(message: string): string {
   return message.replace(/^Invalid (input|option): /, "");
 }
@@ -164,9 +182,20 @@ function linesOf(issues: readonly Issue[], input: unknown, schema: unknown, pref
         });
       }
       case "invalid_type":
-        if (value === undefined) return [`  - ${where(at)}: is missing (expected ${issue.expected})`];
-        return [`  - ${where(at)}: is ${shown(value)}; ${withoutPrefix(issue.message)}`];
+        if (value === undefined)
+          return [`  - ${where(at)}: is missing (expected ${typeName(issue.expected)})`];
+        return [
+          `  - ${where(at)}: is ${shown(value)}; ${withoutPrefix(issue.message).replace(/^expected record\b/, `expected ${typeName("record")}`)}`,
+        ];
+      case "too_small":
+      case "too_big": {
+        const size = sizeRule(issue);
+        if (size !== undefined) return [`  - ${where(at)}: is ${shown(value)}; ${size}`];
+        break;
+      }
       case "invalid_value": {
+        // A field left out is missing, not "undefined".
+        if (value === undefined) return [`  - ${where(at)}: is missing; ${withoutPrefix(issue.message)}`];
         const options = issue.values.filter((v): v is string => typeof v === "string");
         const meant = typeof value === "string" ? didYouMean(value, options) : undefined;
         return [

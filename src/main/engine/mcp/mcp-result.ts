@@ -2,6 +2,7 @@ import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/sdk/typ
 import type { Truncation } from "../tools/contract.ts";
 import { imageExtension, type ToolImage } from "../tools/tool-image.ts";
 import { truncateTextField } from "../tools/truncation.ts";
+import { counted } from "../tools/counted.ts";
 
 /**
  * What an MCP tool call returns to the model: the text, the structured result when the server
@@ -49,16 +50,16 @@ function contentText(block: ContentBlock, saved?: SavedImages): string {
     case "image": {
       const image = saved?.get(block);
       return image
-        ? `[image: ${block.mimeType}, ${image.bytes} bytes, saved to ${image.path}]`
-        : `[image: ${block.mimeType}, ${base64Bytes(block.data)} bytes]`;
+        ? `[image: ${block.mimeType}, ${counted(image.bytes, "byte")}, saved to ${image.path}]`
+        : `[image: ${block.mimeType}, ${counted(base64Bytes(block.data), "byte")}]`;
     }
     case "audio":
-      return `[audio: ${block.mimeType}, ${base64Bytes(block.data)} bytes]`;
+      return `[audio: ${block.mimeType}, ${counted(base64Bytes(block.data), "byte")}]`;
     case "resource": {
       const r = block.resource;
       const mime = r.mimeType ? `, ${r.mimeType}` : "";
       if ("text" in r) return `[resource ${r.uri}${mime}]\n${r.text}`;
-      return `[resource ${r.uri}${mime}, ${base64Bytes(r.blob)} bytes of binary data]`;
+      return `[resource ${r.uri}${mime}, ${counted(base64Bytes(r.blob), "byte")} of binary data]`;
     }
     case "resource_link":
       return `[resource link: ${block.name} <${block.uri}>${block.description ? ` — ${block.description}` : ""}]`;

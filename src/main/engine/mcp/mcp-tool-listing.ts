@@ -1,7 +1,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { jsonShapeProblem } from "../tools/json-shape.ts";
+import { jsonShapeProblem, MAX_SCHEMA_DEPTH } from "../tools/json-shape.ts";
 import type { McpSdk } from "./mcp-sdk.ts";
 
 /** A listed tool Lathe cannot use, and why (for the person: the server's author has to fix it). */
@@ -26,14 +26,6 @@ const MAX_TOOLS = 10_000;
  * next cursor) cannot keep the listing going.
  */
 const MAX_PAGES = 1_000;
-
-/**
- * How deep a tool's schemas may nest, in JSON levels (a property's schema is two below its
- * object's: `properties`, then its name). Real schemas stay far below it; past a few thousand
- * levels every walk of a schema (its pin's hash, the meta-schema check, compiling it) runs out of
- * stack, which took down every command, not just that tool.
- */
-export const MAX_SCHEMA_DEPTH = 100;
 
 /** Why Lathe will not read a listed tool's schemas (nested too deep), or undefined. */
 function schemaShapeProblem(tool: Tool): string | undefined {

@@ -19,6 +19,9 @@ import { readPluginSource, type PluginSource } from "./plugin-source.ts";
 import { checkPluginSource } from "./plugin-source-check.ts";
 import { pinFix, pinRefusal } from "./project-plugins.ts";
 import { undeclaredUses } from "./undeclared-member.ts";
+import { knownFormats } from "../tools/json-schema-library.ts";
+import { uncheckedFormats } from "./unchecked-formats.ts";
+import { didYouMean } from "./did-you-mean.ts";
 
 /** One problem `lathe plugin check` found: the file, where in it, what is wrong, how to fix it. */
 interface PluginCheckProblem {
@@ -179,6 +182,29 @@ async function loadProblems(
   }
 }
 
+function meant(format: string, known: ReadonlySet<string>): string {
+  const near = didYouMean(format, [...known]);
+  return near === undefined ? "" : ` (did you mean "${near}"?)`;
+}
+
+/**
+ * A format a schema names that Lathe's validator does not know is legal, and not checked: said,
+ * so that the author does not count on it ("input_schema.properties.id.format is "x-ticket-id", …").
+ */
+function formatNotes(manifest: PluginManifest): string[] {
+  const known = knownFormats();
+  const schemas: [string, unknown][] = [
+    ["input_schema", manifest.inputSchema],
+    ["output_schema", manifest.outputSchema],
+  ];
+  return schemas.flatMap(([field, schema]) =>
+    uncheckedFormats(schema, known).map(
+      ({ format, path: at }) =>
+        `${field}.${at} is ${JSON.stringify(format)}, a format Lathe does not know: values there are not checked against it${meant(format, known)}.`,
+    ),
+  );
+}
+
 /** Other folders of the same tools directory declaring the same tool name: only one would load. */
 async function twinProblems(folder: PluginFolder, name: string): Promise<PluginCheckProblem[]> {
   const siblings = await discoverFolders({ layer: folder.layer, dir: path.dirname(folder.dir) });
@@ -271,6 +297,7 @@ export async function checkPluginFolder(
   }
   const { manifest } = checked;
   if (manifest) {
+    notes.push(...formatNotes(manifest));
     problems.push(...(await loadProblems(source, manifest, notes)));
     problems.push(...wasmProblems(source, manifest));
     problems.push(...memberProblems(source, manifest));

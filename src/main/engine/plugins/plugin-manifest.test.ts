@@ -437,3 +437,43 @@ describe("checkManifest reports every problem, not only the first", () => {
     expect(manifest?.requires.shell?.map((c) => c.cmd)).toEqual(["git", "/opt/tools/lint", "./gradlew"]);
   });
 });
+
+describe("a tool.yaml whose schema nests very deep", () => {
+  /** A schema `steps` objects deep, each a property of the last: two JSON levels a step. */
+  const deepYaml = (steps: number, field = "input_schema"): string =>
+    [
+      "name: greet",
+      "version: 1.0.0",
+      "description: Greet.",
+      ...(field === "input_schema" ? [] : ["input_schema: {type: object}"]),
+      `${field}: ${"{type: object, properties: {a: ".repeat(steps)}{type: string}${"}}".repeat(steps)}`,
+      "",
+    ].join("\n");
+
+  it("loads one within the limit (100 JSON levels)", () => {
+    const { problems, manifest } = checkManifest(FILE, deepYaml(49));
+    expect(problems).toEqual([]);
+    expect(manifest?.name).toBe("greet");
+  });
+
+  it.each(["input_schema", "output_schema"])(
+    "refuses %s past the limit, as an MCP tool's, naming it",
+    (field) => {
+      const { problems } = checkManifest(FILE, deepYaml(51, field));
+      expect(problems.map((p) => `${p.field} ${p.problem}. Fix: ${p.fix}`)).toEqual([
+        `field "${field}" is nested deeper than 100 levels, which Lathe does not read. Fix: keep its schemas within 100 levels: describe a part that repeats once, under \`$defs\`, and point to it with \`$ref\``,
+      ]);
+    },
+  );
+
+  it("says one too deep for the YAML parser is nested too deep, where, not that it is invalid YAML", () => {
+    const { problems } = checkManifest(FILE, deepYaml(5000));
+    expect(problems).toHaveLength(1);
+    const [only] = problems as [PluginLoadError];
+    expect(only.field).toMatch(/^line 4, column \d+$/);
+    expect(only.problem).toBe(
+      "is nested too deep to read (a tool.yaml's schemas may nest at most 100 levels)",
+    );
+    expect(only.message).not.toMatch(/not valid YAML|call stack/);
+  });
+});

@@ -1,6 +1,6 @@
 import path from "node:path";
 import semver from "semver";
-import { parseDocument, type Document } from "yaml";
+import { parseDocument, type Document, type YAMLError } from "yaml";
 import { z } from "zod";
 import { assertPatternsCompile } from "../capability/path-scope.ts";
 import { assertCompilable } from "../tools/argument-validator.ts";
@@ -17,6 +17,7 @@ import { DEFAULT_ENTRY, isPlainEntry } from "./plugin-source.ts";
 import { schemaTypos } from "./schema-typos.ts";
 import { strictSchema } from "./strict-schema.ts";
 import { TOOL_ID } from "../tools/tool-id.ts";
+import { jsonShapeProblem, MAX_SCHEMA_DEPTH } from "../tools/json-shape.ts";
 
 /** A validated tool.yaml, with defaults filled in. */
 export interface PluginManifest {
@@ -184,17 +185,48 @@ function zodProblems(file: string, issue: z.core.$ZodIssue): PluginLoadError[] {
   return [new PluginLoadError(file, `field "${field}"`, problem, FIXES[top] ?? "see docs/plugins.md")];
 }
 
+/** What to do about a tool.yaml nested past MAX_SCHEMA_DEPTH. */
+const FLATTEN = `keep its schemas within ${MAX_SCHEMA_DEPTH} levels: describe a part that repeats once, under \`$defs\`, and point to it with \`$ref\``;
+
 function yamlProblems(file: string, doc: Document.Parsed): PluginLoadError[] {
-  return doc.errors.map((error) => {
+  const at = (error: YAMLError): string => {
     const pos = error.linePos?.[0];
-    const where = pos ? `line ${pos.line}, column ${pos.col}` : "the YAML";
-    return new PluginLoadError(
-      file,
-      where,
-      `is not valid YAML (${(error.message.split("\n")[0] ?? "").replace(/ at line \d+, column \d+:?$/, "")})`,
-      "correct the YAML syntax: indent with spaces, one `key: value` per line, quote strings that contain `: ` or start with `{`, `[`, `*` or `&`",
-    );
-  });
+    return pos ? `line ${pos.line}, column ${pos.col}` : "the YAML";
+  };
+  // The parser ran out of stack (hundreds of levels or more, far past the most a schema may
+  // have); what else it reports follows from where it gave up.
+  const exhausted = doc.errors.find((error) => error.code === "RESOURCE_EXHAUSTION");
+  if (exhausted !== undefined)
+    return [
+      new PluginLoadError(
+        file,
+        at(exhausted),
+        `is nested too deep to read (a tool.yaml's schemas may nest at most ${MAX_SCHEMA_DEPTH} levels)`,
+        FLATTEN,
+      ),
+    ];
+  return doc.errors.map(
+    (error) =>
+      new PluginLoadError(
+        file,
+        at(error),
+        `is not valid YAML (${(error.message.split("\n")[0] ?? "").replace(/ at line \d+, column \d+:?$/, "")})`,
+        "correct the YAML syntax: indent with spaces, one `key: value` per line, quote strings that contain `: ` or start with `{`, `[`, `*` or `&`",
+      ),
+  );
+}
+
+/** The schemas of a tool.yaml nested deeper than MAX_SCHEMA_DEPTH (as an MCP tool's may not be). */
+function tooDeep(file: string, raw: Record<string, unknown>): PluginLoadError[] {
+  const problems: PluginLoadError[] = [];
+  for (const field of ["input_schema", "output_schema"] as const) {
+    const problem = jsonShapeProblem(raw[field], MAX_SCHEMA_DEPTH);
+    if (problem !== undefined)
+      problems.push(
+        new PluginLoadError(file, `field "${field}"`, `${problem}, which Lathe does not read`, FLATTEN),
+      );
+  }
+  return problems;
 }
 
 /** The document as a mapping of fields, or the problem that makes it none. */
@@ -400,6 +432,9 @@ export function checkManifest(file: string, text: string | Document.Parsed): Man
   if (yaml.length > 0) return { problems: yaml };
   const raw = readFields(file, doc);
   if (raw instanceof PluginLoadError) return { problems: [raw] };
+  // Every check below walks the schemas; one nested past the limit is refused before any does.
+  const deep = tooDeep(file, raw);
+  if (deep.length > 0) return { problems: deep };
   const { fields: m, problems } = shapeFields(file, raw);
 
   if (m.name !== undefined) {

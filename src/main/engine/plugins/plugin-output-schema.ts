@@ -9,7 +9,11 @@ import { keptCopy } from "../tools/schema-copies.ts";
 // it, by a validator made when either first happens.
 let instance: Ajv2020 | undefined;
 function ajv(): Ajv2020 {
-  instance ??= new (jsonSchemaLibrary().Ajv2020)({ allErrors: true, strict: false, coerceTypes: false });
+  if (instance) return instance;
+  const { Ajv2020: Validator, addFormats } = jsonSchemaLibrary();
+  instance = new Validator({ allErrors: true, strict: false, coerceTypes: false });
+  // Formats are checked, as in input schemas and MCP output schemas ("date-time", "email", "uri").
+  addFormats(instance);
   return instance;
 }
 

@@ -2,7 +2,9 @@ import { mkdtemp, readFile, realpath, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { spawn } from "node-pty";
+import { pbkdf2 } from "node:crypto";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ptyScript } from "../builtin/pty-runner.ts";
 import type { SpawnerEvent } from "./spawner-protocol.ts";
 import { startPty } from "./spawner-pty.ts";
@@ -99,5 +101,53 @@ describe("startPty", () => {
   it("sends the head within the cap as text, and makes no sidecar", async () => {
     const exit = await exitOf("echo one; echo two", 1024);
     expect(exit.output).toEqual({ text: "one\ntwo\n", totalBytes: 8, totalLines: 2, printedBytes: 8 });
+  });
+});
+
+/** Keep every thread of libuv's pool busy (hashing) until the returned function is called. */
+function busyThreadPool(): () => Promise<void> {
+  let busy = true;
+  const running: Promise<void>[] = [];
+  const hash = (): Promise<void> =>
+    new Promise<void>((resolve) => pbkdf2("x", "y", 20_000, 32, "sha256", () => resolve())).then(() =>
+      busy ? hash() : undefined,
+    );
+  for (let i = 0; i < 16; i++) running.push(hash());
+  return async () => {
+    busy = false;
+    await Promise.all(running);
+  };
+}
+
+describe("end-of-file typed on the terminal of a command that ends at once", () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it("prints nothing on the spawner's stderr, even with the thread pool busy", async () => {
+    const printed: unknown[][] = [];
+    vi.spyOn(console, "error").mockImplementation((...args: unknown[]) => void printed.push(args));
+    const stop = busyThreadPool();
+    try {
+      // Positive control: node-pty's own write, queued behind the busy pool, reaches a terminal
+      // already closed, and node-pty prints the failure.
+      for (let i = 0; i < 3; i++) {
+        const pty = spawn("/bin/bash", ["-c", "true"], { encoding: null });
+        pty.write("\x04");
+        await new Promise((resolve) => pty.onExit(resolve));
+        await sleep(50);
+      }
+      expect(printed.map((args) => String(args[0]))).toContain("Unhandled pty write error");
+      printed.length = 0;
+
+      for (let i = 0; i < 3; i++) {
+        const exit = await exitOf("true", 1024);
+        expect(exit.exitCode).toBe(0);
+        await sleep(50);
+      }
+      expect(printed).toEqual([]);
+    } finally {
+      await stop();
+    }
   });
 });

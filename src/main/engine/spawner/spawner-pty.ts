@@ -13,6 +13,7 @@ import { terminalDevice, terminalReaders } from "./terminal-readers.ts";
 import { abortedBeforeStart } from "./spawner-failure.ts";
 import { stopProgram, terminate, type CancelKill } from "./terminate.ts";
 import { stopOnBreach } from "./stop-on-breach.ts";
+import { typeEndOfFile } from "./type-end-of-file.ts";
 import type { PtyRequest } from "./spawner-protocol.ts";
 import type { RequestChannel, RunningRequest } from "./request-channel.ts";
 import { errorMessage } from "../errors/error-message.ts";
@@ -26,8 +27,6 @@ const ROWS = 50;
  * (no more than the terminal's buffers hold: nothing new can be written after the hang-up).
  */
 const EXIT_POLL_MS = 20;
-/** End-of-file for programs that open the terminal itself (/dev/tty) to ask for input. */
-const EOF_CHAR = "\x04";
 /**
  * How often a command that printed nothing since the last look is checked for a process
  * waiting to read its terminal; one seen waiting at two looks in a row (with nothing printed in
@@ -84,9 +83,16 @@ export async function startPty(
     throw err;
   }
   const pgid = pty.pid;
-  channel.send({ type: "started", id, pid: pgid });
   // In the sandbox the command has no controlling terminal to open, so there is nobody to tell.
-  if (!confined) pty.write(EOF_CHAR);
+  if (!confined) {
+    try {
+      typeEndOfFile(pty);
+    } catch (err) {
+      killGroup(pgid);
+      throw err;
+    }
+  }
+  channel.send({ type: "started", id, pid: pgid });
 
   // Backpressure: reading stops while the sidecar cannot take more, but never once bash has exited.
   let outputPaused = false;

@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import type Database from "better-sqlite3";
 import { StoreError } from "../errors/store-error.ts";
+import { longMigrationWork } from "./long-migration.ts";
 import { MIGRATIONS } from "./migrations.ts";
 import { sleepSync } from "./sleep-sync.ts";
 import { storeFailure } from "./store-failure.ts";
@@ -23,13 +24,22 @@ function sqliteDriver(): typeof Database {
   return sqlite;
 }
 
+export interface OpenOptions {
+  /**
+   * Told, just before it starts, when bringing the schema up to date will take a while (indexing
+   * a large table, once after an upgrade), with what it does: "updating the database … (once):
+   * indexing the 500,000 rows of its audit table, which takes a few seconds". Hosts say it.
+   */
+  onLongMigration?: (notice: string) => void;
+}
+
 /**
  * Open (creating if needed) Lathe's SQLite database in WAL mode and bring its schema up to the
  * newest migration. Each migration runs in its own transaction and bumps `user_version`. Several
  * processes may open the same file at once (two `lathe run`s on a fresh LATHE_HOME): they wait
  * on each other's locks rather than fail, and a migration runs exactly once.
  */
-export function openDatabase(file: string): Db {
+export function openDatabase(file: string, options: OpenOptions = {}): Db {
   let db: Db | undefined;
   try {
     if (file !== ":memory:") {
@@ -44,7 +54,7 @@ export function openDatabase(file: string): Db {
     switchToWal(db);
     db.pragma("synchronous = NORMAL");
     db.pragma("foreign_keys = ON");
-    migrate(db);
+    migrate(db, file, options.onLongMigration);
   } catch (err) {
     try {
       db?.close();
@@ -189,12 +199,22 @@ function schemaVersion(db: Db): number {
   return current;
 }
 
-function migrate(db: Db): void {
+function migrate(db: Db, file: string, onLongMigration?: (notice: string) => void): void {
   if (schemaVersion(db) === MIGRATIONS.length) return;
+  let told = false;
   // Take the write lock before reading the version: another process may have migrated meanwhile.
   const step = writeTransaction(db, (): boolean => {
     const version = schemaVersion(db);
     if (version === MIGRATIONS.length) return false;
+    // Said once, before the first migration, of all those left (each its own transaction).
+    if (!told && onLongMigration !== undefined) {
+      told = true;
+      const work = longMigrationWork(db, MIGRATIONS.slice(version));
+      if (work !== undefined)
+        onLongMigration(
+          `updating the database ${file} for this version of Lathe (once): ${work}, which takes a few seconds…`,
+        );
+    }
     db.exec(MIGRATIONS[version] as string);
     db.pragma(`user_version = ${version + 1}`);
     return true;

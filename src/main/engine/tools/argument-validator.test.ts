@@ -114,3 +114,30 @@ describe("validateArguments on large schemas and calls", () => {
     expect(message).toMatch(/Fix the arguments and call big_tool again\.$/);
   });
 });
+
+describe("how a size or a missing property is worded", () => {
+  const schema: JsonSchema = {
+    type: "object",
+    properties: {
+      name: { type: "string", minLength: 1, maxLength: 3 },
+      code: { type: "string", minLength: 2 },
+      tags: { type: "array", items: { type: "string" }, minItems: 1, maxItems: 1 },
+      pair: { type: "array", minItems: 2 },
+      items: { type: "array", items: { type: "object", required: ["id"] } },
+    },
+  };
+
+  it.each<[string, unknown, string]>([
+    ["an empty string", { name: "" }, '"name" must not be empty'],
+    ["a string too long", { name: "abcd" }, '"name" must have at most 3 characters'],
+    ["a string too short", { code: "a" }, '"code" must have at least 2 characters'],
+    ["an empty list", { tags: [] }, '"tags" must not be empty'],
+    ["a list one too long", { tags: ["a", "b"] }, '"tags" must have at most 1 item'],
+    ["a list too short", { pair: [1] }, '"pair" must have at least 2 items'],
+    ["an item without a required property", { items: [{}] }, 'missing required property "id" in "items.0"'],
+  ])("%s", (_name, args, said) => {
+    expect(validateArguments("t", schema, args)).toBe(
+      `Invalid arguments for t: ${said}. Expected properties: name, code, tags, pair, items. Fix the arguments and call t again.`,
+    );
+  });
+});

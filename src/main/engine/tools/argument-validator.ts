@@ -3,6 +3,7 @@ import type { JsonSchema } from "./contract.ts";
 import { jsonSchemaLibrary } from "./json-schema-library.ts";
 import { referenceProblem, schemaProblem } from "./schema-check.ts";
 import { keptCopy } from "./schema-copies.ts";
+import { counted } from "./counted.ts";
 
 /** How arguments are validated (also how the bundle compiles the built-ins' validators). */
 export const ARGUMENT_VALIDATION = {
@@ -92,12 +93,28 @@ function where(err: ErrorObject, root: string): string {
   return pointer.length === 0 ? root : `"${pointer.join(".")}"`;
 }
 
+/** The noun each size keyword counts, and whether it is the least or the most allowed. */
+const SIZE_KEYWORDS: Record<string, { noun: string; least: boolean }> = {
+  minLength: { noun: "character", least: true },
+  maxLength: { noun: "character", least: false },
+  minItems: { noun: "item", least: true },
+  maxItems: { noun: "item", least: false },
+  minProperties: { noun: "property", least: true },
+  maxProperties: { noun: "property", least: false },
+};
+
 /** One schema error as a person reads it: `"a.b" must be number`, `missing required property "x"`. */
 export function describeSchemaError(err: ErrorObject, root = "the arguments"): string {
   const p = err.params as Record<string, unknown>;
+  const size = SIZE_KEYWORDS[err.keyword];
+  if (size !== undefined && typeof p.limit === "number") {
+    // ajv says "must NOT have fewer than 1 characters"; a person reads "must not be empty".
+    if (size.least && p.limit === 1) return `${where(err, root)} must not be empty`;
+    return `${where(err, root)} must have at ${size.least ? "least" : "most"} ${counted(p.limit, size.noun)}`;
+  }
   switch (err.keyword) {
     case "required":
-      return `missing required property "${String(p.missingProperty)}"`;
+      return `missing required property "${String(p.missingProperty)}"${err.instancePath === "" ? "" : ` in ${where(err, root)}`}`;
     case "additionalProperties":
       return `unknown property "${String(p.additionalProperty)}" in ${where(err, root)}`;
     case "type":

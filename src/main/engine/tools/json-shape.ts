@@ -5,6 +5,14 @@
  */
 export const MAX_RESULT_DEPTH = 100;
 
+/**
+ * How deep a tool's schemas may nest, in JSON levels (a property's schema is two below its
+ * object's: `properties`, then its name), an MCP server's or a plugin's. Real schemas stay far
+ * below it; past a few thousand levels every walk of a schema (its pin's hash, the meta-schema
+ * check, compiling it) runs out of stack, which took down every command, not just that tool.
+ */
+export const MAX_SCHEMA_DEPTH = 100;
+
 /** How many values one result may hold (a shared sub-object counts each time it appears). */
 const MAX_RESULT_NODES = 5_000_000;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { leftOutNotes, lineCount, textLeftOut, truncateTextField } from "./truncation.ts";
+import { leftOutNotes, leftOutSize, lineCount, textLeftOut, truncateTextField } from "./truncation.ts";
 
 describe("the note of a truncated result", () => {
   it.each([
@@ -61,5 +61,16 @@ describe("the note of a truncated result", () => {
     expect(leftOutNotes(undefined, "/s/o").left_out).toMatch(
       /^The result was cut to its head; .* All of it is in \/s\/o\.$/,
     );
+  });
+});
+
+describe("the size of what is left out", () => {
+  it.each<[number, number, string]>([
+    [1, 1, "1 line (1 byte)"],
+    [2, 1, "1 line (2 bytes)"],
+    [700, 3, "3 lines (700 bytes)"],
+    [2048, 0, "part of a line (2.0 KB)"],
+  ])("leftOutSize(%d, %d) is %j", (bytes, lines, said) => {
+    expect(leftOutSize(bytes, lines)).toBe(said);
   });
 });

@@ -1,5 +1,6 @@
 import type { Truncation } from "./contract.ts";
 import { needsQuoting, oneLinePath } from "./one-line-path.ts";
+import { counted } from "./counted.ts";
 
 /** Default output caps; hosts may tune them, the head + sidecar shape is fixed. */
 export const OUTPUT_LIMITS = {
@@ -63,11 +64,7 @@ export function textLeftOut(text: string, head: string): LeftOut {
 function formatBytes(n: number): string {
   if (n >= 1024 * 1024) return `${(n / (1024 * 1024)).toFixed(1)} MB`;
   if (n >= 1024) return `${(n / 1024).toFixed(1)} KB`;
-  return `${n} bytes`;
-}
-
-function plural(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+  return counted(n, "byte");
 }
 
 /**
@@ -75,7 +72,7 @@ function plural(n: number, noun: string): string {
  * whole line is left out (the middle of one long line).
  */
 export function leftOutSize(bytes: number, lines: number): string {
-  return `${lines === 0 && bytes > 0 ? "part of a line" : plural(lines, "line")} (${formatBytes(bytes)})`;
+  return `${lines === 0 && bytes > 0 ? "part of a line" : counted(lines, "line")} (${formatBytes(bytes)})`;
 }
 
 /** The two notes of a truncated envelope's metadata (see leftOutNotes). */

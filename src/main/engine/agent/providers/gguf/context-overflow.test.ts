@@ -22,6 +22,26 @@ describe("a conversation that no longer fits the context", () => {
     expect(explained.message).toContain("start a new session, or use a model with a longer context");
   });
 
+  it.each<[number, number, string]>([
+    [
+      1,
+      256,
+      "256 tokens (LATHE_GGUF_CONTEXT_SIZE is 1; llama.cpp makes a context of whole blocks of 256 tokens, so it made 256)",
+    ],
+    [
+      300,
+      512,
+      "512 tokens (LATHE_GGUF_CONTEXT_SIZE is 300; llama.cpp makes a context of whole blocks of 256 tokens, so it made 512)",
+    ],
+    [512, 512, "512 tokens:"],
+  ])("with LATHE_GGUF_CONTEXT_SIZE=%d and a context of %d, names %j", (requested, used, said) => {
+    const explained = explainContextOverflow(overflow, used, 4096, false, requested) as ModelError;
+    expect(explained.message).toContain(`The conversation no longer fits the model's context of ${said}`);
+    expect(explained.message).toContain(
+      `set LATHE_GGUF_CONTEXT_SIZE above ${used} (this model takes up to 4096)`,
+    );
+  });
+
   it.each([
     ["another error", new Error("llama_decode failed")],
     ["an abort", new DOMException("aborted", "AbortError")],

@@ -36,17 +36,36 @@ export function refusingContextShift(): {
   };
 }
 
+/** llama.cpp makes a context of whole blocks of this many tokens (node-llama-cpp's `contextSizePad`). */
+const CONTEXT_BLOCK = 256;
+
+/**
+ * The context in use, said with what LATHE_GGUF_CONTEXT_SIZE asked when that differs:
+ * "256 tokens (LATHE_GGUF_CONTEXT_SIZE is 1; llama.cpp makes a context of whole blocks of 256
+ * tokens, so it made 256)".
+ */
+function contextShown(contextSize: number, requested: number | undefined): string {
+  if (requested === undefined || requested === contextSize) return `${contextSize} tokens`;
+  const why =
+    contextSize === Math.ceil(requested / CONTEXT_BLOCK) * CONTEXT_BLOCK
+      ? `llama.cpp makes a context of whole blocks of ${CONTEXT_BLOCK} tokens, so it made ${contextSize}`
+      : `llama.cpp made ${contextSize}`;
+  return `${contextSize} tokens (LATHE_GGUF_CONTEXT_SIZE is ${requested}; ${why})`;
+}
+
 /**
  * A reply that failed because the conversation no longer fits the model's context, as a
  * ModelError that says what to do about it; any other failure is returned as it was.
  * `contextSize` is the context in use, `trainContextSize` the longest the model was trained for,
- * `replyStarted` whether the model had written part of its reply when the context filled.
+ * `replyStarted` whether the model had written part of its reply when the context filled, and
+ * `requested` the size LATHE_GGUF_CONTEXT_SIZE asked for, if it did.
  */
 export function explainContextOverflow(
   error: unknown,
   contextSize: number,
   trainContextSize: number,
   replyStarted = false,
+  requested?: number,
 ): unknown {
   if (!(error instanceof ContextShiftRefused) && !(error instanceof Error && OVERFLOW.test(error.message)))
     return error;
@@ -54,9 +73,10 @@ export function explainContextOverflow(
     contextSize < trainContextSize
       ? `set LATHE_GGUF_CONTEXT_SIZE above ${contextSize} (this model takes up to ${trainContextSize}), `
       : "";
+  const context = contextShown(contextSize, requested);
   const what = replyStarted
-    ? `The model's reply filled the rest of its context of ${contextSize} tokens before it was complete: the conversation and the reply no longer fit together.`
-    : `The conversation no longer fits the model's context of ${contextSize} tokens: the system prompt, the tool definitions and the newest messages are longer than that together.`;
+    ? `The model's reply filled the rest of its context of ${context} before it was complete: the conversation and the reply no longer fit together.`
+    : `The conversation no longer fits the model's context of ${context}: the system prompt, the tool definitions and the newest messages are longer than that together.`;
   return new ModelError(
     "model_context_full",
     `${what} To go on, ${larger}start a new session, or use a model with a longer context.`,

@@ -386,6 +386,23 @@ describe.skipIf(!haveModel)("a GGUF file as an AI SDK language model", () => {
     expect(next.finishReason).toBeDefined();
   });
 
+  it("says what LATHE_GGUF_CONTEXT_SIZE asked for when llama.cpp made a larger context", async () => {
+    // Asked for 1 token, llama.cpp makes a context of one whole block: 256 tokens.
+    const tiny = createGgufModel(MODEL, { runtime, contextSize: 1, threads: 1 });
+    const reply = generateText({
+      model: tiny,
+      system: "lathe ".repeat(400),
+      prompt: "Hi.",
+      maxOutputTokens: 3,
+    });
+    await expect(reply).rejects.toMatchObject({
+      code: "model_context_full",
+      message: expect.stringMatching(
+        /^The conversation no longer fits the model's context of 256 tokens \(LATHE_GGUF_CONTEXT_SIZE is 1; llama\.cpp makes a context of whole blocks of 256 tokens, so it made 256\): .* set LATHE_GGUF_CONTEXT_SIZE above 256 /,
+      ),
+    });
+  });
+
   // node-llama-cpp's default answer to a conversation over the context is to drop its older
   // turns without a word: a file read into a 1024-token context left the model 20 tokens of
   // conversation (not the user's request, nor the file), and it answered as if nothing was asked.

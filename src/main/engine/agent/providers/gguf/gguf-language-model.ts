@@ -401,7 +401,13 @@ export class GgufLanguageModel implements TurnTakingModel {
         })
         .catch((error: unknown) => {
           const { sequence, model } = lease;
-          throw explainContextOverflow(error, sequence.contextSize, model.trainContextSize, replyStarted);
+          throw explainContextOverflow(
+            error,
+            sequence.contextSize,
+            model.trainContextSize,
+            replyStarted,
+            this.settings.contextSize,
+          );
         });
       if (signal.aborted) throw signal.reason;
       let toolCalled = false;
