@@ -35,3 +35,20 @@ describe("a relative gguf: defaultModel", () => {
     expect(run.stderr).toContain(`No GGUF file at ${path.join(world.home, "models", "none.gguf")}`);
   });
 });
+
+describe("a relative gguf: model in an agent manifest", () => {
+  it("is read against the manifest's folder, not the current one", async () => {
+    await mkdir(path.join(world.home, "agents"), { recursive: true });
+    await writeFile(
+      path.join(world.home, "agents", "local.md"),
+      "---\ndescription: Runs on a file beside it.\nmodel: gguf:models/none.gguf\n---\nGo.\n",
+    );
+    const elsewhere = await world.folder("elsewhere");
+    const run = await world.lathe(["run", "hello", "--root", world.root, "--agent", "local"], {
+      cwd: elsewhere,
+    });
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain(`No GGUF file at ${path.join(world.home, "agents", "models", "none.gguf")}`);
+    expect(run.stderr).not.toContain(elsewhere);
+  });
+});

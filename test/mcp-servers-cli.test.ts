@@ -53,7 +53,7 @@ describe("commands that only read what Lathe recorded start no MCP server", () =
 });
 
 describe("the user's own MCP server after its command line changed", () => {
-  it("is stopped, says to run lathe trust, and lathe trust shows the new command line and approves it", async () => {
+  it("is stopped, says to run lathe trust --mcp-server, and that approves the new command line", async () => {
     await settings({ mcpServers: { scripted: { command: process.execPath, args: [SCRIPTED, script] } } });
     const first = JSON.parse((await lathe(["tools", "--json"])).stdout) as Tool[];
     expect(first.find((t) => t.id === "echo")).toMatchObject({ enabled: true });
@@ -67,16 +67,19 @@ describe("the user's own MCP server after its command line changed", () => {
     const stopped = changed.find((t) => t.id === "scripted");
     expect(stopped?.enabled).toBe(false);
     expect(stopped?.reason).toMatch(
-      /changed since you approved it .*--verbose\)\. Review it, then run: lathe trust --root /,
+      /changed since you approved it .*--verbose\)\. Review it, then run: lathe trust --mcp-server scripted$/,
     );
 
     const review = await lathe(["trust", "--dry-run"]);
     expect(review.stdout).toMatch(/mcp\s+scripted \(changed since you last trusted it\): .*--verbose/);
     expect(review.stdout).toContain("your own server");
 
-    const trusted = await lathe(["trust"]);
+    // What the reason says to run approves that server alone, not the folder.
+    const trusted = await lathe(["trust", "--mcp-server", "scripted"]);
     expect(trusted.code).toBe(0);
-    expect(trusted.stdout).toMatch(/mcp\s+scripted: pinned with 1 tool/);
+    expect(trusted.stdout).toMatch(
+      /^Approved MCP server scripted \(global, .*--verbose\n {2}pinned with 1 tool: echo\n$/,
+    );
     const after = JSON.parse((await lathe(["tools", "--json"])).stdout) as Tool[];
     expect(after.find((t) => t.id === "echo")).toMatchObject({
       enabled: true,

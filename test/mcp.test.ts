@@ -1072,7 +1072,7 @@ describe("MCP pinning (descriptor changes disable and say why)", () => {
     const [status] = world.manager.status();
     expect(status?.state).toBe("disabled");
     expect(status?.lastError).toMatch(
-      /command line in .*settings\.json changed since you approved it \(now: .*NODE_OPTIONS=--trace-warnings .* stdio\)\. Review it, then run: lathe trust --root /,
+      /command line in .*settings\.json changed since you approved it \(now: .*NODE_OPTIONS=--trace-warnings .* stdio\)\. Review it, then run: lathe trust --mcp-server everything$/,
     );
     expect(world.engine.registry.get("echo")).toBeUndefined();
     expect(world.engine.registry.disabledTools()).toEqual([

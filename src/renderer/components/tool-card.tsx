@@ -8,7 +8,7 @@ import { cardSummary, startsOpen } from "../state/tool-summary.ts";
 import type { CardStatus, ToolCard as Card } from "../state/transcript.ts";
 import { Elapsed, formatDuration } from "./elapsed.tsx";
 import { Icon } from "./icons.tsx";
-import { savedImagesOf } from "../state/tool-images.ts";
+import { savedImageLabel, savedImagesOf } from "../state/tool-images.ts";
 import { originLabel } from "./origin-label.ts";
 import { cutNote, hiddenPathsNote } from "../state/result-notes.ts";
 import { ResultNote } from "./result-note.tsx";
@@ -217,7 +217,7 @@ export function ToolCard({
       {hidden !== undefined ? <ResultNote label="Hidden paths" note={hidden} className="card-line" /> : null}
       {savedImagesOf(envelope).map((image) => (
         <p key={image.path} className="notice card-line">
-          Image ({image.mimeType}, {image.bytes} bytes) saved in <code>{escapeBidiControls(image.path)}</code>
+          {savedImageLabel(image)} saved in <code>{escapeBidiControls(image.path)}</code>
         </p>
       ))}
       {children}

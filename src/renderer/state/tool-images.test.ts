@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { savedImagesOf } from "./tool-images.ts";
+import { savedImageLabel, savedImagesOf } from "./tool-images.ts";
 
 describe("saved images on a tool card", () => {
   it("lists the images an output names, and nothing for errors or other data", () => {
@@ -10,5 +10,11 @@ describe("saved images on a tool card", () => {
     expect(savedImagesOf(output("text"))).toEqual([]);
     expect(savedImagesOf({ type: "error", error_text: "x", metadata: { duration_ms: 1 } })).toEqual([]);
     expect(savedImagesOf(undefined)).toEqual([]);
+  });
+
+  it("says a one-byte image is 1 byte, not 1 bytes", () => {
+    const image = { mimeType: "image/gif", path: "/x.gif", bytes: 1 };
+    expect(savedImageLabel(image)).toBe("Image (image/gif, 1 byte)");
+    expect(savedImageLabel({ ...image, bytes: 4033 })).toBe("Image (image/gif, 4033 bytes)");
   });
 });

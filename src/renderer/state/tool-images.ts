@@ -1,7 +1,8 @@
+import { counted } from "../../shared/counted.ts";
 import type { Envelope } from "../../shared/envelope-schema.ts";
 
 /** An image a tool produced and Lathe saved (an MCP tool's image): where it is and what it is. */
-interface SavedImage {
+export interface SavedImage {
   mimeType: string;
   path: string;
   bytes: number;
@@ -20,4 +21,9 @@ export function savedImagesOf(envelope: Envelope | undefined): SavedImage[] {
       typeof (i as SavedImage).mimeType === "string" &&
       typeof (i as SavedImage).bytes === "number",
   );
+}
+
+/** What a card says of a saved image before its path: "Image (image/png, 1 byte)". */
+export function savedImageLabel(image: SavedImage): string {
+  return `Image (${image.mimeType}, ${counted(image.bytes, "byte")})`;
 }

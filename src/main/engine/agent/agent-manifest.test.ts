@@ -54,6 +54,21 @@ describe("agent manifests", () => {
     });
   });
 
+  it("reads a relative gguf: model against the manifest's folder, not the current one", () => {
+    const root = path.join(os.tmpdir(), "project");
+    const file = path.join(root, ".lathe", "agents", "local.md");
+    const agent = parseAgentManifest(
+      "---\ndescription: L.\nmodel: gguf:../models/q.gguf\n---\nGo.\n",
+      file,
+      "project",
+    );
+    expect(agent.model).toBe(`gguf:${path.join(root, ".lathe", "models", "q.gguf")}`);
+    for (const spec of ["gguf:/m/q.gguf", "gguf:~/q.gguf", "ollama:llama3.2"]) {
+      const other = parseAgentManifest(`---\ndescription: L.\nmodel: "${spec}"\n---\nGo.\n`, file, "project");
+      expect(other.model).toBe(spec);
+    }
+  });
+
   it.each([
     ["no front matter", "Just a prompt.", ["has no front matter", 'start the file with a line "---"']],
     ["broken YAML", "---\ndescription: [unclosed\n---\nHi", ["the front matter is not valid YAML"]],

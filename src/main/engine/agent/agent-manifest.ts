@@ -2,6 +2,7 @@ import path from "node:path";
 import { z } from "zod";
 import { ManifestError } from "../errors/manifest-error.ts";
 import { AGENT_ID } from "./agent-id.ts";
+import { fileModelSpec } from "./file-model-spec.ts";
 import { PermissionRuleSchema, type PermissionRule } from "../policy/permission-rule.ts";
 import { RequirementSetSchema, type RequirementSet } from "../tools/requirement-set.ts";
 
@@ -80,6 +81,7 @@ const AgentFrontMatterSchema = z.strictObject({
 export interface AgentManifest {
   id: string;
   description: string;
+  /** As written, except a relative `gguf:` path, made absolute against the manifest's folder. */
   model: string | undefined;
   /** The markdown body. */
   systemPrompt: string;
@@ -128,7 +130,7 @@ export function agentManifestFrom(
   return {
     id,
     description: front.description,
-    model: front.model,
+    model: front.model === undefined || layer === "builtin" ? front.model : fileModelSpec(front.model, file),
     systemPrompt,
     tools: front.tools,
     requires: front.requires,

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { loadSettings, type ProvidersSettings, type Settings } from "../config/lathe-settings.ts";
-import { settingsModelSpec } from "./settings-model-spec.ts";
+import { fileModelSpec } from "./file-model-spec.ts";
 
 /** The model choices settings make: provider endpoints and the default model. */
 interface ModelSettings {
@@ -19,7 +19,7 @@ interface ModelSettingsInput {
 
 /** A file's `defaultModel`, a relative `gguf:` path read against the file's folder. */
 function defaultModelOf(settings: Settings, file: string): string | undefined {
-  return settings.defaultModel === undefined ? undefined : settingsModelSpec(settings.defaultModel, file);
+  return settings.defaultModel === undefined ? undefined : fileModelSpec(settings.defaultModel, file);
 }
 
 /**

@@ -25,6 +25,43 @@ describe("readFrontMatter", () => {
     expect(thrown).not.toContain("\n");
   });
 
+  const thrownBy = (text: string): string => {
+    try {
+      readFrontMatter(text, "/a/agent.md", "how");
+    } catch (err) {
+      return (err as Error).message;
+    }
+    return "";
+  };
+
+  it("says front matter too deep for the YAML parser is nested too deep, where, and the limit", () => {
+    // Flow collections all on the file's third line, and block mappings each a line deeper.
+    for (const [yaml, line] of [
+      [`description: x\nnest: ${"[".repeat(5000)}${"]".repeat(5000)}`, "3"],
+      [
+        `description: x\n${Array.from({ length: 3000 }, (_, i) => `${" ".repeat(i)}a:`).join("\n")} 1`,
+        "\\d+",
+      ],
+    ] as const) {
+      const thrown = thrownBy(`---\n${yaml}\n---\nBody\n`);
+      expect(thrown).toMatch(
+        new RegExp(
+          String.raw`^/a/agent\.md: the front matter at line ${line}, column \d+ is nested too deep to read \(front matter may nest at most 100 levels\): keep its fields within 100 levels\.$`,
+        ),
+      );
+      expect(thrown).not.toMatch(/call stack|not valid YAML/);
+    }
+  });
+
+  it("refuses front matter past the limit that the parser can still read, and reads it at the limit", () => {
+    const nested = (levels: number) =>
+      `---\ndescription: x\nnest: ${"[".repeat(levels)}${"]".repeat(levels)}\n---\nBody\n`;
+    expect(thrownBy(nested(150))).toBe(
+      "/a/agent.md: the front matter is nested deeper than 100 levels, which Lathe does not read: keep its fields within 100 levels.",
+    );
+    expect(thrownBy(nested(99))).toBe("");
+  });
+
   it("says how to start the file when there is no front matter", () => {
     expect(() => readFrontMatter("Just text", "/a.md", "start it with ---.")).toThrow(
       "/a.md has no front matter: start it with ---.",

@@ -158,7 +158,7 @@ export function serverBlockReason(
   if (status === "match") return undefined;
   const shown = commandLine(server.config, root);
   if (status === "changed") {
-    return `MCP server "${server.name}" was not started: its command line in ${server.source} changed since you approved it (now: ${shown}). ${approveHint(root)}`;
+    return `MCP server "${server.name}" was not started: its command line in ${server.source} changed since you approved it (now: ${shown}). ${approveHint(root, server)}`;
   }
   if (server.layer === "global") return undefined;
   return `MCP server "${server.name}" was not started: the project added it to ${server.source} after you trusted the folder, and you have not approved it (${shown}). ${approveHint(root)}`;

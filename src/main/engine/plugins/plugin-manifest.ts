@@ -18,6 +18,7 @@ import { schemaTypos } from "./schema-typos.ts";
 import { strictSchema } from "./strict-schema.ts";
 import { TOOL_ID } from "../tools/tool-id.ts";
 import { jsonShapeProblem, MAX_SCHEMA_DEPTH } from "../tools/json-shape.ts";
+import { nestedTooDeep, yamlErrorPlace, yamlTooDeep } from "../config/yaml-nesting.ts";
 
 /** A validated tool.yaml, with defaults filled in. */
 export interface PluginManifest {
@@ -189,19 +190,14 @@ function zodProblems(file: string, issue: z.core.$ZodIssue): PluginLoadError[] {
 const FLATTEN = `keep its schemas within ${MAX_SCHEMA_DEPTH} levels: describe a part that repeats once, under \`$defs\`, and point to it with \`$ref\``;
 
 function yamlProblems(file: string, doc: Document.Parsed): PluginLoadError[] {
-  const at = (error: YAMLError): string => {
-    const pos = error.linePos?.[0];
-    return pos ? `line ${pos.line}, column ${pos.col}` : "the YAML";
-  };
-  // The parser ran out of stack (hundreds of levels or more, far past the most a schema may
-  // have); what else it reports follows from where it gave up.
-  const exhausted = doc.errors.find((error) => error.code === "RESOURCE_EXHAUSTION");
+  const at = (error: YAMLError): string => yamlErrorPlace(error) ?? "the YAML";
+  const exhausted = yamlTooDeep(doc.errors);
   if (exhausted !== undefined)
     return [
       new PluginLoadError(
         file,
         at(exhausted),
-        `is nested too deep to read (a tool.yaml's schemas may nest at most ${MAX_SCHEMA_DEPTH} levels)`,
+        nestedTooDeep("a tool.yaml's schemas", MAX_SCHEMA_DEPTH),
         FLATTEN,
       ),
     ];

@@ -1,70 +1,109 @@
 import { describe, expect, it } from "vitest";
 import { Scheduler } from "./scheduler.ts";
 
-const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function recorder() {
+/**
+ * Calls as a session issues them: each takes its slot in order, waits for its turn, runs, and
+ * gives the slot back whatever happens. The log says when each started and ended.
+ */
+function session() {
+  const s = new Scheduler();
   const log: string[] = [];
   let running = 0;
   let maxRunning = 0;
-  const task = (name: string, ms: number) => async () => {
-    running++;
-    maxRunning = Math.max(maxRunning, running);
-    log.push(`start ${name}`);
-    await delay(ms);
-    log.push(`end ${name}`);
-    running--;
-    return name;
+  const gates = new Map<string, () => void>();
+  /** Issue a call that runs until `finish(name)` (or throws, with `fail`). */
+  const issue = (name: string, readOnly: boolean, fail = false): Promise<string> => {
+    const slot = s.take(readOnly);
+    return (async () => {
+      try {
+        await slot.turn;
+        running++;
+        maxRunning = Math.max(maxRunning, running);
+        log.push(`start ${name}`);
+        await new Promise<void>((resolve) => gates.set(name, resolve));
+        log.push(`end ${name}`);
+        running--;
+        if (fail) throw new Error(`${name} failed`);
+        return name;
+      } finally {
+        slot.release();
+      }
+    })();
   };
-  return { log, task, max: () => maxRunning };
+  const settle = () => new Promise((r) => setTimeout(r, 0));
+  /** Let the calls whose turn came start, then end `name`. */
+  const finish = async (name: string) => {
+    await settle();
+    const gate = gates.get(name);
+    if (gate === undefined) throw new Error(`${name} has not started (log: ${log.join(", ")})`);
+    gate();
+    await settle();
+  };
+  return { s, log, issue, finish, settle, max: () => maxRunning };
 }
 
 describe("Scheduler", () => {
   it("runs read-only calls concurrently", async () => {
-    const s = new Scheduler();
-    const r = recorder();
-    const t0 = performance.now();
-    await Promise.all([1, 2, 3, 4].map((i) => s.run(true, r.task(`r${i}`, 40))));
-    expect(r.max()).toBe(4);
-    expect(performance.now() - t0).toBeLessThan(150);
+    const { issue, finish, settle, log, max } = session();
+    const calls = ["r1", "r2", "r3", "r4"].map((name) => issue(name, true));
+    await settle();
+    expect(log).toEqual(["start r1", "start r2", "start r3", "start r4"]);
+    for (const name of ["r3", "r1", "r4", "r2"]) await finish(name);
+    expect(await Promise.all(calls)).toEqual(["r1", "r2", "r3", "r4"]);
+    expect(max()).toBe(4);
   });
 
   it("runs a write after the reads issued before it, alone, and holds later calls back", async () => {
-    const s = new Scheduler();
-    const r = recorder();
-    await Promise.all([
-      s.run(true, r.task("r1", 30)),
-      s.run(true, r.task("r2", 10)),
-      s.run(false, r.task("w1", 10)),
-      s.run(true, r.task("r3", 5)),
-      s.run(false, r.task("w2", 5)),
+    const { issue, finish, log } = session();
+    const calls = [
+      issue("r1", true),
+      issue("r2", true),
+      issue("w1", false),
+      issue("r3", true),
+      issue("w2", false),
+    ];
+    await finish("r2");
+    await finish("r1");
+    await finish("w1");
+    await finish("r3");
+    await finish("w2");
+    await Promise.all(calls);
+    expect(log).toEqual([
+      "start r1",
+      "start r2",
+      "end r2",
+      "end r1",
+      "start w1",
+      "end w1",
+      "start r3",
+      "end r3",
+      "start w2",
+      "end w2",
     ]);
-    const at = (e: string) => r.log.indexOf(e);
-    expect(at("start w1")).toBeGreaterThan(at("end r1"));
-    expect(at("start w1")).toBeGreaterThan(at("end r2"));
-    expect(at("start r3")).toBeGreaterThan(at("end w1"));
-    expect(at("start w2")).toBeGreaterThan(at("end r3"));
   });
 
-  it("keeps writes in issue order even when an earlier one is slower", async () => {
-    const s = new Scheduler();
-    const r = recorder();
-    await Promise.all([
-      s.run(false, r.task("w1", 30)),
-      s.run(false, r.task("w2", 1)),
-      s.run(false, r.task("w3", 1)),
-    ]);
-    expect(r.log).toEqual(["start w1", "end w1", "start w2", "end w2", "start w3", "end w3"]);
-    expect(r.max()).toBe(1);
+  it("keeps writes in issue order, one at a time", async () => {
+    const { issue, finish, settle, log, max } = session();
+    const calls = [issue("w1", false), issue("w2", false), issue("w3", false)];
+    await settle();
+    expect(log).toEqual(["start w1"]);
+    for (const name of ["w1", "w2", "w3"]) await finish(name);
+    await Promise.all(calls);
+    expect(log).toEqual(["start w1", "end w1", "start w2", "end w2", "start w3", "end w3"]);
+    expect(max()).toBe(1);
   });
 
   it("carries on after a failed call", async () => {
-    const s = new Scheduler();
-    const failed = s.run(false, async () => {
-      throw new Error("boom");
-    });
-    await expect(failed).rejects.toThrow("boom");
-    await expect(s.run(false, async () => "next")).resolves.toBe("next");
+    const { issue, finish } = session();
+    const failed = issue("w1", false, true).then(
+      () => "went on",
+      (err: Error) => err.message,
+    );
+    const next = issue("w2", false);
+    await finish("w1");
+    expect(await failed).toBe("w1 failed");
+    await finish("w2");
+    await expect(next).resolves.toBe("w2");
   });
 
   it.each([
@@ -74,26 +113,18 @@ describe("Scheduler", () => {
     { name: "a read beside a read", first: true, second: true, held: false },
   ])("says at once when a call is held back: $name", async ({ first, second, held }) => {
     const s = new Scheduler();
-    const { promise: gate, resolve: release } = Promise.withResolvers<void>();
-    const blocker = s.run(first, () => gate);
-    const said: string[] = [];
-    const later = s.run(
-      second,
-      async () => said.push("ran"),
-      () => said.push("held"),
-    );
-    expect(said).toEqual(held ? ["held"] : []);
-    release();
-    await Promise.all([blocker, later]);
-    expect(said).toEqual(held ? ["held", "ran"] : ["ran"]);
-    // Once everything settled, nothing holds the next call.
-    const free: string[] = [];
-    await s.run(
-      false,
-      async () => free.push("ran"),
-      () => free.push("held"),
-    );
-    expect(free).toEqual(["ran"]);
+    const blocker = s.take(first);
+    const later = s.take(second);
+    expect(later.held()).toBe(held);
+    await blocker.turn;
+    blocker.release();
+    await later.turn;
+    expect(later.held()).toBe(false);
+    later.release();
+    // Once everything is given back, nothing holds the next call.
+    const free = s.take(false);
+    expect(free.held()).toBe(false);
+    free.release();
   });
 
   it("a slot given back before its turn leaves the order: later calls wait only for the calls still before them", async () => {

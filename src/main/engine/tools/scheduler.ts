@@ -47,21 +47,6 @@ export class Scheduler {
     };
   }
 
-  /**
-   * Run `task` in its turn. `onHeld` is told at once, before this returns, when the task cannot
-   * start yet because calls issued before it hold it back.
-   */
-  async run<T>(readOnly: boolean, task: () => Promise<T>, onHeld?: () => void): Promise<T> {
-    const slot = this.take(readOnly);
-    try {
-      if (slot.held()) onHeld?.();
-      await slot.turn;
-      return await task();
-    } finally {
-      slot.release();
-    }
-  }
-
   /** Start every slot nothing issued before it holds back any more. */
   private startReady(): void {
     let writeBefore = false;

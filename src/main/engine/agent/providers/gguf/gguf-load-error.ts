@@ -27,7 +27,7 @@ export async function assertGgufFile(file: string): Promise<void> {
     if (code === "ENOENT" || code === "ENOTDIR") {
       throw new ModelError(
         "model_unavailable",
-        `No GGUF file at ${file}: check the path after "gguf:" (an absolute path; a relative one is read against the current folder, or in a settings file's defaultModel against that file's folder).`,
+        `No GGUF file at ${file}: check the path after "gguf:" (an absolute path; a relative one is read against the current folder, or in a settings file's defaultModel or an agent manifest's model against that file's folder).`,
         { cause: error },
       );
     }
