@@ -88,7 +88,10 @@ async function checkSandboxFor(id: number): Promise<void> {
     const { checkSandbox } = await import("./spawner-sandbox-check.ts");
     send({ type: "sandbox-checked", id, ...(await checkSandbox()) });
   } catch (err) {
-    fail(id, new RequestFailure({ kind: "internal", message: `the sandbox check failed: ${String(err)}` }));
+    fail(
+      id,
+      new RequestFailure({ kind: "internal", message: `the sandbox check failed: ${errorMessage(err)}` }),
+    );
   }
 }
 

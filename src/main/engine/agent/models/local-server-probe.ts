@@ -1,6 +1,8 @@
 import { notHttp, type OpenAICompatiblePreset } from "../providers/openai-compatible-provider.ts";
 import { connectionFailure } from "../providers/connection-failure.ts";
 import { notHttpAnswer } from "../providers/not-http-answer.ts";
+import { describeTlsFailure, tlsFailure } from "../providers/tls-failure.ts";
+import { errorChain } from "../../errors/error-message.ts";
 import {
   getJson,
   llamaCppContext,
@@ -126,10 +128,18 @@ export async function probeLocalServer(
     const code = connectionFailure(error);
     if (code) return stopped(code);
     if (timeout.aborted) return stopped(`no answer within ${timeoutMs} ms`);
+    // fetch says only "fetch failed": what failed is in its causes.
+    const tls = tlsFailure(error);
+    if (tls)
+      return {
+        state: "error",
+        models: [],
+        message: describeTlsFailure(tls, `${preset.label} at ${where}`, `providers.${preset.name}.baseURL`),
+      };
     return {
       state: "error",
       models: [],
-      message: `${preset.label} at ${where} could not be asked: ${String(error)}`,
+      message: `${preset.label} at ${where} could not be asked: ${errorChain(error)}`,
     };
   }
   if (response.status === 401 || response.status === 403) {
