@@ -387,6 +387,19 @@ const PLANTED: PlantedRow[] = [
     needs: "rg",
   },
   {
+    // `-e` takes the next word as its pattern, whatever it reads; but after `-g` it is the glob,
+    // and the word after it is read as an option.
+    command: 'P=$(cat pat); rg -g -e "$P" foo evil',
+    plant: async (ws, marker) => {
+      await writeFile(path.join(ws, "pat"), "--pre=sh\n");
+      await writeFile(path.join(ws, "evil"), `touch ${marker}\n`);
+    },
+    damage: "runs a program",
+    refused: /"\$P" is only known when the shell runs and could be an option of "rg"/,
+    benign: ['P=$(cat pat); rg -e "$P" evil a.txt', 'P=$(cat pat); rg -i --regexp "$P" evil'],
+    needs: "rg",
+  },
+  {
     command: "grep -h PRIVATE *",
     plant: async (ws) => {
       await writeFile(path.join(ws, "-r"), "");
@@ -551,6 +564,8 @@ describe("sandbox off: what a planted file name, PATH folder or link makes a rea
         ["cat *.txt", "foo"],
         ["ls -la *", "b.ts"],
         ["cd src && rg foo *", "foo"],
+        // The word after -e is the pattern, never an option, whatever the shell makes of it.
+        ['P=$(cat a.txt); rg -e "$P" src', "src/b.ts"],
       ] as const) {
         const ran = await session.call("bash", { command });
         expect(ran.type, `${command}: ${text(ran)}`).toBe("output");

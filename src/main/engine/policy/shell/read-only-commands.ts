@@ -26,10 +26,39 @@ const noEffects: ReadOnlyCheck = (command) => {
   return effects.unclear[0];
 };
 
-/** Refuses the listed options (exact, `--name=…`, or inside a short cluster) and option-like words only known at run time. */
-function without(options: readonly string[]): ReadOnlyCheck {
+/** Options whose next word is only ever text, never an option, and which options take a value. */
+interface TextValues {
+  /** Spelled alone, they take the next word as text (`rg -e "$P"`: the pattern, even `--pre=sh`). */
+  options: readonly string[];
+  /** The short options that take a value: after `-g`, `-e` is the glob, not an option. */
+  valueLetters: string;
+}
+
+/** Whether `word` may take the word after it as its value (any long option spelled without `=`). */
+function mayTakeValue(word: ShellWord | undefined, valueLetters: string): boolean {
+  if (word === undefined || !word.literal || !word.text.startsWith("-") || word.text === "-") return false;
+  if (word.text.startsWith("--")) return !word.text.includes("=");
+  return [...word.text.slice(1)].some((letter) => valueLetters.includes(letter));
+}
+
+/**
+ * Refuses the listed options (exact, `--name=…`, or inside a short cluster) and option-like words
+ * only known at run time. The word after one of `text.options` is skipped, unless what stands
+ * before that option may take it as its own value.
+ */
+function without(options: readonly string[], text?: TextValues): ReadOnlyCheck {
   return (command) => {
-    for (const arg of command.args) {
+    for (let i = 0; i < command.args.length; i++) {
+      const arg = command.args[i] as ShellWord;
+      if (
+        text !== undefined &&
+        arg.literal &&
+        text.options.includes(arg.text) &&
+        !mayTakeValue(command.args[i - 1], text.valueLetters)
+      ) {
+        i++;
+        continue;
+      }
       if (!arg.literal) {
         // A glob's names are read against the disk when the call is decided (option-like-file-names.ts).
         if (mayBeOption(arg) && !isPlainGlob(arg))
@@ -207,7 +236,13 @@ export const READ_ONLY_COMMANDS: ReadonlyMap<string, ReadOnlyCheck> = new Map<st
   ["zstd", noEffects],
   ["iconv", noEffects],
   ["time", without(["-o", "--output"])],
-  ["rg", without(["--pre", "--pre-glob", "--hostname-bin"])],
+  [
+    "rg",
+    without(["--pre", "--pre-glob", "--hostname-bin"], {
+      options: ["-e", "--regexp"],
+      valueLetters: "ABCEMTdefgjmrt",
+    }),
+  ],
   ["tree", without(["-o", "--fromfile"])],
   ["file", without(["-C", "--compile"])],
   ["date", without(["-s", "--set", "-f", "--file"])],
