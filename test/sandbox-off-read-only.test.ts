@@ -400,6 +400,18 @@ const PLANTED: PlantedRow[] = [
     needs: "rg",
   },
   {
+    // sort pipes its temporary files through --compress-program, here sh, which runs them.
+    command: "sort *",
+    plant: async (ws, marker) => {
+      await writeFile(path.join(ws, "--compress-program=sh"), "");
+      await writeFile(path.join(ws, "-S1"), "");
+      await writeFile(path.join(ws, "big"), `touch ${marker}\n`.repeat(3000));
+    },
+    damage: "runs a program",
+    refused: /[Tt]he pattern "\*" given to "sort" matches the file "(--compress-program=sh|-S1)"/,
+    benign: ["sort -- *", "sort ./*", "sort *.txt"],
+  },
+  {
     command: "grep -h PRIVATE *",
     plant: async (ws) => {
       await writeFile(path.join(ws, "-r"), "");
@@ -566,6 +578,7 @@ describe("sandbox off: what a planted file name, PATH folder or link makes a rea
         ["cd src && rg foo *", "foo"],
         // The word after -e is the pattern, never an option, whatever the shell makes of it.
         ['P=$(cat a.txt); rg -e "$P" src', "src/b.ts"],
+        ["sort -r *.txt a.txt", String.raw`"foo\nfoo\n"`],
       ] as const) {
         const ran = await session.call("bash", { command });
         expect(ran.type, `${command}: ${text(ran)}`).toBe("output");

@@ -362,7 +362,9 @@ const OPTION_TRICKS: Row[] = [
   { source: `sort "-o../s/x" f`, writes: ["../s/x"] },
   { source: "sort $'-o' ../s/x f", writes: ["../s/x"] },
   { source: "sort -\\o ../s/x f", writes: ["../s/x"] },
-  { source: "sort *", unclear: /could be an option of "sort"/ },
+  // A plain glob is read against the disk when the call is decided (option-like-file-names.ts).
+  { source: "sort *", unclear: false },
+  { source: "sort $f", unclear: /could be an option of "sort"/ },
   { source: "cp f.txt *", unclear: /could be an option of "cp"/ },
   { source: "tar cf a.tar *", unclear: /could be an option of "tar"/ },
   { source: "rg foo *", unclear: false },

@@ -163,7 +163,7 @@ const NOT_READ_ONLY: [string, RegExp][] = [
   ["cat <> f", /writes to "f"/],
   ["ls | tee out", /"tee"/],
   ["sort -o out f", /writes "out"/],
-  ["sort * ", /could be an option of "sort"/],
+  ["sort $f ", /could be an option of "sort"/],
   ["sed -i s/a/b/ f", /writes "f"/],
   ["sed 'w out' f", /writes "out"/],
   ["sed 'e id' f", /runs shell commands/],
