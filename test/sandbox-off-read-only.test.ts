@@ -324,7 +324,8 @@ interface PlantedRow {
   plant: (ws: string, marker: string) => Promise<void>;
   /** PATH for the command, from the workspace and the PATH this test runs with. */
   searchPath?: (ws: string, inherited: string) => string;
-  damage: "runs a program" | "prints the secret";
+  /** "removes a file": `d/.victim` in the workspace is gone. */
+  damage: "runs a program" | "prints the secret" | "removes a file";
   refused: RegExp;
   /** Commands in the same folder, with the same PATH, that still run unasked. */
   benign: string[];
@@ -410,6 +411,19 @@ const PLANTED: PlantedRow[] = [
     damage: "runs a program",
     refused: /[Tt]he pattern "\*" given to "sort" matches the file "(--compress-program=sh|-S1)"/,
     benign: ["sort -- *", "sort ./*", "sort *.txt"],
+  },
+  {
+    // A name starting with `-` among find's starting points starts its expression, even after
+    // `--`: `find -delete -name x` searches `.` and removes all it finds (the dot file too).
+    command: "cd d && find * -name x",
+    plant: async (ws) => {
+      await mkdir(path.join(ws, "d"), { recursive: true });
+      await writeFile(path.join(ws, "d/-delete"), "");
+      await writeFile(path.join(ws, "d/.victim"), "");
+    },
+    damage: "removes a file",
+    refused: /[Tt]he pattern "\*" given to "find" matches the file "-delete"/,
+    benign: ["cd d && find ./* -name x", "find * -name a.txt", "find *.txt README.md"],
   },
   {
     command: "grep -h PRIVATE *",
@@ -579,6 +593,7 @@ describe("sandbox off: what a planted file name, PATH folder or link makes a rea
         // The word after -e is the pattern, never an option, whatever the shell makes of it.
         ['P=$(cat a.txt); rg -e "$P" src', "src/b.ts"],
         ["sort -r *.txt a.txt", String.raw`"foo\nfoo\n"`],
+        ["find * -name b.ts", "src/b.ts"],
       ] as const) {
         const ran = await session.call("bash", { command });
         expect(ran.type, `${command}: ${text(ran)}`).toBe("output");
@@ -650,8 +665,13 @@ describe("sandbox off: what a planted file name, PATH folder or link makes a rea
     await writeFile(path.join(ws, "a.txt"), "foo\n");
     await row.plant(ws, marker);
     const searchPath = row.searchPath?.(ws, inherited) ?? inherited;
+    const victim = path.join(ws, "d/.victim");
     const damaged = (out: string): boolean =>
-      row.damage === "runs a program" ? existsSync(marker) : leaked(out);
+      row.damage === "runs a program"
+        ? existsSync(marker)
+        : row.damage === "removes a file"
+          ? !existsSync(victim)
+          : leaked(out);
 
     // Positive control: plain bash in the same folder, with the same home and PATH.
     const plain = spawnSync("/bin/bash", ["-c", row.command], {
@@ -661,6 +681,7 @@ describe("sandbox off: what a planted file name, PATH folder or link makes a rea
     });
     expect(damaged(plain.stdout), `plain bash did not ${row.damage}: ${plain.stderr}`).toBe(true);
     await rm(marker, { force: true });
+    if (row.damage === "removes a file") await row.plant(ws, marker);
 
     await writeFile(
       path.join(lh, "settings.json"),

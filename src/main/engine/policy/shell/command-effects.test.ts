@@ -146,7 +146,12 @@ const FIND: Row[] = [
   { source: "find . -fls ../s/x", writes: ["../s/x"] },
   { source: "find . -exec touch ../s/x \\;", writes: ["../s/x"] },
   { source: "find ../s -execdir touch x \\;", unclear: /relative to a folder that cannot be known/ },
-  { source: "find * -name x", unclear: /only known when the shell runs and could add an action/ },
+  // Starting points: a plain glob is read against the disk when the call is decided.
+  { source: "find * -name x", unclear: false },
+  { source: "find -L * -name x", unclear: /only known when the shell runs and could add an action/ },
+  { source: "find * -follow", unclear: /only known when the shell runs and could add an action/ },
+  { source: "find -- *", unclear: /only known when the shell runs and could add an action/ },
+  { source: "find . -name *.ts", unclear: /only known when the shell runs and could add an action/ },
   { source: "find . $X", unclear: /could add an action/ },
 ];
 
