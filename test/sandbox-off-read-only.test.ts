@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -324,8 +324,8 @@ interface PlantedRow {
   plant: (ws: string, marker: string) => Promise<void>;
   /** PATH for the command, from the workspace and the PATH this test runs with. */
   searchPath?: (ws: string, inherited: string) => string;
-  /** "removes a file": `d/.victim` in the workspace is gone. */
-  damage: "runs a program" | "prints the secret" | "removes a file";
+  /** "removes a file": `d/.victim` in the workspace is gone; "overwrites a file": README.md changed. */
+  damage: "runs a program" | "prints the secret" | "removes a file" | "overwrites a file";
   refused: RegExp;
   /** Commands in the same folder, with the same PATH, that still run unasked. */
   benign: string[];
@@ -424,6 +424,28 @@ const PLANTED: PlantedRow[] = [
     damage: "removes a file",
     refused: /[Tt]he pattern "\*" given to "find" matches the file "-delete"/,
     benign: ["cd d && find ./* -name x", "find * -name a.txt", "find *.txt README.md"],
+  },
+  {
+    // git log's names past the options are revisions and paths, but a name starting with `-` is
+    // an option: --output=README.md overwrites README.md with the log.
+    command: "git log *",
+    plant: async (ws) => {
+      const git = (...args: string[]): void => {
+        spawnSync("git", ["-c", "user.name=a", "-c", "user.email=a@b", ...args], { cwd: ws });
+      };
+      git("init", "-q");
+      git("add", ".");
+      git("commit", "-qm", "x");
+      await writeFile(path.join(ws, "--output=README.md"), "");
+    },
+    damage: "overwrites a file",
+    refused: /[Tt]he pattern "\*" given to "git" matches the file "--output=README.md"/,
+    benign: [
+      "git log --oneline -- *",
+      "git log --oneline ./*",
+      "git ls-files *.txt",
+      "git show --stat *.txt",
+    ],
   },
   {
     command: "grep -h PRIVATE *",
@@ -580,6 +602,8 @@ describe("sandbox off: what a planted file name, PATH folder or link makes a rea
     await mkdir(path.join(base, "lh"));
     await writeFile(path.join(ws, "a.txt"), "foo\n");
     await writeFile(path.join(ws, "src/b.ts"), "foo\n");
+    spawnSync("git", ["init", "-q"], { cwd: ws });
+    spawnSync("git", ["add", "."], { cwd: ws });
     await writeFile(path.join(base, "lh/settings.json"), JSON.stringify({ sandbox: { enabled: false } }));
     const engine = await Engine.create({ root: ws, latheHome: path.join(base, "lh") });
     try {
@@ -594,6 +618,7 @@ describe("sandbox off: what a planted file name, PATH folder or link makes a rea
         ['P=$(cat a.txt); rg -e "$P" src', "src/b.ts"],
         ["sort -r *.txt a.txt", String.raw`"foo\nfoo\n"`],
         ["find * -name b.ts", "src/b.ts"],
+        ["git ls-files *", "src/b.ts"],
       ] as const) {
         const ran = await session.call("bash", { command });
         expect(ran.type, `${command}: ${text(ran)}`).toBe("output");
@@ -671,7 +696,9 @@ describe("sandbox off: what a planted file name, PATH folder or link makes a rea
         ? existsSync(marker)
         : row.damage === "removes a file"
           ? !existsSync(victim)
-          : leaked(out);
+          : row.damage === "overwrites a file"
+            ? readFileSync(path.join(ws, "README.md"), "utf8") !== "# hello\n"
+            : leaked(out);
 
     // Positive control: plain bash in the same folder, with the same home and PATH.
     const plain = spawnSync("/bin/bash", ["-c", row.command], {
@@ -682,6 +709,7 @@ describe("sandbox off: what a planted file name, PATH folder or link makes a rea
     expect(damaged(plain.stdout), `plain bash did not ${row.damage}: ${plain.stderr}`).toBe(true);
     await rm(marker, { force: true });
     if (row.damage === "removes a file") await row.plant(ws, marker);
+    if (row.damage === "overwrites a file") await writeFile(path.join(ws, "README.md"), "# hello\n");
 
     await writeFile(
       path.join(lh, "settings.json"),

@@ -195,6 +195,10 @@ const GIT: Row[] = [
   { source: "git fast-export --export-marks=../s/m HEAD", writes: ["../s/m"] },
   { source: "git frobnicate", unclear: /not a git command Lathe knows/ },
   { source: 'git log "$X"', unclear: /could be an option such as --output/ },
+  // A plain glob of revisions and paths is read against the disk when the call is decided.
+  { source: "git log *", unclear: false },
+  { source: "git diff *", unclear: /could be an option such as --output/ },
+  { source: "git config *", unclear: /could be an option/ },
   { source: 'git commit -m "$MSG"', unclear: false },
 ];
 

@@ -1,6 +1,6 @@
 import { mayBeOption } from "./command-options.ts";
 import { commandEffects } from "./command-effects.ts";
-import { GIT_TEXT_VALUE_OPTIONS, parseGit } from "./git-command.ts";
+import { GIT_TEXT_VALUE_OPTIONS, gitGlobOperand, parseGit } from "./git-command.ts";
 import { gitSubcommandEffects } from "./git-effects.ts";
 import { isPlainGlob } from "./seen-path.ts";
 import type { ShellWord, SimpleCommand } from "./shell-types.ts";
@@ -178,7 +178,7 @@ const git: ReadOnlyCheck = (command) => {
   for (let i = 0; i < parsed.args.length; i++) {
     const arg = parsed.args[i] as ShellWord;
     if (arg.literal && arg.text === "--") break;
-    if (arg.literal || !mayBeOption(arg)) continue;
+    if (arg.literal || !mayBeOption(arg) || gitGlobOperand(sub, arg)) continue;
     const before = parsed.args[i - 1];
     if (before?.literal === true && GIT_TEXT_VALUE_OPTIONS.test(before.text)) continue;
     return `git ${sub} is given ${shown(arg.text)}, which is only known when the shell runs and could be an option`;
