@@ -674,6 +674,50 @@ describe("sandbox off: what a planted file name, PATH folder or link makes a rea
     }
   });
 
+  // GNU tar reads an archive named `host:file` from that host through the remote shell it runs
+  // (/usr/bin/rsh); this machine may have none, so the control is tar saying it tried.
+  it("tar given an archive named host:file, spelled or through a glob, needs a person", async () => {
+    const base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-off-planted-")));
+    const ws = path.join(base, "ws");
+    await mkdir(ws, { recursive: true });
+    await mkdir(path.join(base, "lh"));
+    await writeFile(path.join(ws, "a.txt"), "foo\n");
+    spawnSync("tar", ["cf", "a.tar", "a.txt"], { cwd: ws });
+    spawnSync("cp", ["a.tar", "localhost:b.tar"], { cwd: ws });
+    const plain = spawnSync("/bin/bash", ["-c", "tar tf localhost:b.tar"], { cwd: ws, encoding: "utf8" });
+    expect(plain.stderr, "plain tar did not try a remote shell").toMatch(/remote shell|rsh|ssh/i);
+    await writeFile(
+      path.join(base, "lh/settings.json"),
+      JSON.stringify({
+        permissions: [{ permission: "bash", pattern: "*", action: "allow" }],
+        sandbox: { enabled: false },
+      }),
+    );
+    const engine = await Engine.create({ root: ws, latheHome: path.join(base, "lh") });
+    try {
+      const session = await engine.openSession({ mode: "yolo" });
+      for (const [command, refused] of [
+        ["tar tf localhost:b.tar", /"tar" reads "localhost:b.tar" from another machine/],
+        [
+          "tar tf *b.tar",
+          /matches the file "localhost:b.tar", which "tar" would read as an archive on another machine/,
+        ],
+      ] as const) {
+        const envelope = await session.call("bash", { command });
+        expect(envelope.type, `${command}: ${text(envelope)}`).toBe("error");
+        expect(text(envelope)).toMatch(refused);
+      }
+      for (const command of ["tar tf ./*b.tar", "tar tf a.tar", "tar -tf localhost:b.tar --force-local"]) {
+        const ran = await session.call("bash", { command });
+        expect(ran.type, `${command}: ${text(ran)}`).toBe("output");
+        expect(text(ran), command).toContain("a.txt");
+      }
+    } finally {
+      await engine.close();
+      await rm(base, { recursive: true, force: true });
+    }
+  });
+
   it.each(PLANTED.map((row) => [row.command, row] as const))("%s", async (_command, row) => {
     if (row.needs !== undefined && spawnSync("sh", ["-c", `command -v ${row.needs}`]).status !== 0) {
       console.log(`skipped "${row.command}": ${row.needs} is not installed`);

@@ -1,7 +1,7 @@
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import picomatch from "picomatch";
-import type { SimpleCommand } from "../tools/shell-command.ts";
+import type { ShellWord, SimpleCommand } from "../tools/shell-command.ts";
 import { mayBeOption } from "./shell/command-options.ts";
 import { pathsIn } from "./shell/directory-tracking.ts";
 import { opensNoFiles } from "./shell/read-only-paths.ts";
@@ -21,10 +21,19 @@ import { expandTilde } from "./shell/tilde-path.ts";
 
 /**
  * Whether `program` reads `name` as an option: one starting with `-`, and for find also `!`, `(`,
- * `)` and `,`, which start its expression (`find * -name x` with a file named `!` searches `.`).
+ * `)` and `,`, which start its expression (`find * -name x` with a file named `!` searches `.`);
+ * for tar any name with a `:`, which as the archive names another machine.
  */
 function readAsOption(program: string, name: string): boolean {
+  if (program === "tar") return name.startsWith("-") || name.includes(":");
   return name.startsWith("-") || (program === "find" && /^[!(),]$/.test(name));
+}
+
+/** Whether what `glob` matches may start with what `program` reads as an option. */
+function mayMatchOption(program: string, glob: ShellWord): boolean {
+  // tar: a name with a `:` is a remote archive (`host:file`), wherever the pattern starts.
+  if (program === "tar") return true;
+  return mayBeOption(glob) || (program === "find" && glob.text.startsWith(","));
 }
 
 /** The names in `dir` the first segment of `pattern` matches that `program` reads as options. */
@@ -53,9 +62,11 @@ export function optionLikeFileName(commands: readonly SimpleCommand[], base: str
     for (const arg of command.args) {
       if (arg.literal && arg.text === "--") break;
       if (!isPlainGlob(arg) || arg.text.startsWith("/")) continue;
-      if (!mayBeOption(arg) && !(program === "find" && arg.text.startsWith(","))) continue;
+      if (!mayMatchOption(program, arg)) continue;
       for (const dir of pathsIn(command.runsIn, ".")) {
         const found = optionLikeMatches(path.resolve(base, expandTilde(dir)), arg.text, program)[0];
+        if (found !== undefined && !found.startsWith("-") && program === "tar")
+          return `the pattern ${shown(arg.text)} given to "tar" matches the file ${shown(found)}, which "tar" would read as an archive on another machine, through a remote shell (write ./${arg.text})`;
         if (found !== undefined)
           return `the pattern ${shown(arg.text)} given to "${program}" matches the file ${shown(found)}, which "${program}" would read as an option (write "--" before the operands, or ./${arg.text})`;
       }

@@ -178,6 +178,8 @@ const NOT_READ_ONLY: [string, RegExp][] = [
   ["git stash", /"git stash" may change the repository/],
   ["git config user.name me", /writes "\.git\/config"/],
   ["git config *", /could be an option/],
+  ["tar tf host:x.tar", /"tar" reads "host:x.tar" from another machine/],
+  ["tar -t --file=me@host:x.tar", /from another machine/],
   ["git branch *", /could be an option|creates or changes a branch/],
   ["git diff *", /could be an option/],
   ["git -c core.pager=x log", /core\.pager/],

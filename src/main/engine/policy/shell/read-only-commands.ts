@@ -192,6 +192,18 @@ const git: ReadOnlyCheck = (command) => {
   return mixed === undefined ? undefined : gitMixed(sub, mixed, parsed.args);
 };
 
+/**
+ * GNU tar reads an archive named `host:file` (a `:` before any `/`) from that host, through the
+ * remote shell it runs (/usr/bin/rsh), unless --force-local is given.
+ */
+const remoteArchive: ReadOnlyCheck = (command) => {
+  if (command.args.some((a) => a.literal && a.text === "--force-local")) return undefined;
+  const remote = command.args.find((a) => a.literal && /^(--file=)?[^/]*:/.test(a.text));
+  return remote === undefined
+    ? undefined
+    : `"tar" reads ${shown(remote.text)} from another machine through a remote shell (write ./ before the name, or --force-local)`;
+};
+
 const NAMES_ANY = `cat tac head tail wc ls dir vdir pwd echo printf true false : test [ basename dirname realpath readlink stat du df
   cut tr nl od hexdump comm join paste column fold fmt expand unexpand rev seq yes sleep nproc id whoami groups uname arch
   printenv which type command builtin whereis cmp diff md5sum sha1sum sha224sum sha256sum sha384sum sha512sum b2sum cksum sum
@@ -222,10 +234,13 @@ export const READ_ONLY_COMMANDS: ReadonlyMap<string, ReadOnlyCheck> = new Map<st
   ["more", any],
   [
     "tar",
-    both(noEffects, (c) =>
-      /^-?[a-zA-Z]*t/.test(c.args[0]?.text ?? "") || c.args.some((a) => a.text === "--list")
-        ? undefined
-        : `"tar" only reads when listing (t)`,
+    both(
+      noEffects,
+      (c) =>
+        /^-?[a-zA-Z]*t/.test(c.args[0]?.text ?? "") || c.args.some((a) => a.text === "--list")
+          ? undefined
+          : `"tar" only reads when listing (t)`,
+      remoteArchive,
     ),
   ],
   ["unzip", noEffects],
