@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -324,7 +324,8 @@ interface PlantedRow {
   plant: (ws: string, marker: string) => Promise<void>;
   /** PATH for the command, from the workspace and the PATH this test runs with. */
   searchPath?: (ws: string, inherited: string) => string;
-  damage: "runs a program" | "prints the secret";
+  /** "removes a file": `d/.victim` in the workspace is gone; "overwrites a file": README.md changed. */
+  damage: "runs a program" | "prints the secret" | "removes a file" | "overwrites a file";
   refused: RegExp;
   /** Commands in the same folder, with the same PATH, that still run unasked. */
   benign: string[];
@@ -385,6 +386,66 @@ const PLANTED: PlantedRow[] = [
       /[Tt]he pattern "\*" given to "rg" matches the file "--pre=sh", which "rg" would read as an option/,
     benign: ["rg foo -- *", "rg foo ./*", "rg foo a.txt"],
     needs: "rg",
+  },
+  {
+    // `-e` takes the next word as its pattern, whatever it reads; but after `-g` it is the glob,
+    // and the word after it is read as an option.
+    command: 'P=$(cat pat); rg -g -e "$P" foo evil',
+    plant: async (ws, marker) => {
+      await writeFile(path.join(ws, "pat"), "--pre=sh\n");
+      await writeFile(path.join(ws, "evil"), `touch ${marker}\n`);
+    },
+    damage: "runs a program",
+    refused: /"\$P" is only known when the shell runs and could be an option of "rg"/,
+    benign: ['P=$(cat pat); rg -e "$P" evil a.txt', 'P=$(cat pat); rg -i --regexp "$P" evil'],
+    needs: "rg",
+  },
+  {
+    // sort pipes its temporary files through --compress-program, here sh, which runs them.
+    command: "sort *",
+    plant: async (ws, marker) => {
+      await writeFile(path.join(ws, "--compress-program=sh"), "");
+      await writeFile(path.join(ws, "-S1"), "");
+      await writeFile(path.join(ws, "big"), `touch ${marker}\n`.repeat(3000));
+    },
+    damage: "runs a program",
+    refused: /[Tt]he pattern "\*" given to "sort" matches the file "(--compress-program=sh|-S1)"/,
+    benign: ["sort -- *", "sort ./*", "sort *.txt"],
+  },
+  {
+    // A name starting with `-` among find's starting points starts its expression, even after
+    // `--`: `find -delete -name x` searches `.` and removes all it finds (the dot file too).
+    command: "cd d && find * -name x",
+    plant: async (ws) => {
+      await mkdir(path.join(ws, "d"), { recursive: true });
+      await writeFile(path.join(ws, "d/-delete"), "");
+      await writeFile(path.join(ws, "d/.victim"), "");
+    },
+    damage: "removes a file",
+    refused: /[Tt]he pattern "\*" given to "find" matches the file "-delete"/,
+    benign: ["cd d && find ./* -name x", "find * -name a.txt", "find *.txt README.md"],
+  },
+  {
+    // git log's names past the options are revisions and paths, but a name starting with `-` is
+    // an option: --output=README.md overwrites README.md with the log.
+    command: "git log *",
+    plant: async (ws) => {
+      const git = (...args: string[]): void => {
+        spawnSync("git", ["-c", "user.name=a", "-c", "user.email=a@b", ...args], { cwd: ws });
+      };
+      git("init", "-q");
+      git("add", ".");
+      git("commit", "-qm", "x");
+      await writeFile(path.join(ws, "--output=README.md"), "");
+    },
+    damage: "overwrites a file",
+    refused: /[Tt]he pattern "\*" given to "git" matches the file "--output=README.md"/,
+    benign: [
+      "git log --oneline -- *",
+      "git log --oneline ./*",
+      "git ls-files *.txt",
+      "git show --stat *.txt",
+    ],
   },
   {
     command: "grep -h PRIVATE *",
@@ -541,6 +602,8 @@ describe("sandbox off: what a planted file name, PATH folder or link makes a rea
     await mkdir(path.join(base, "lh"));
     await writeFile(path.join(ws, "a.txt"), "foo\n");
     await writeFile(path.join(ws, "src/b.ts"), "foo\n");
+    spawnSync("git", ["init", "-q"], { cwd: ws });
+    spawnSync("git", ["add", "."], { cwd: ws });
     await writeFile(path.join(base, "lh/settings.json"), JSON.stringify({ sandbox: { enabled: false } }));
     const engine = await Engine.create({ root: ws, latheHome: path.join(base, "lh") });
     try {
@@ -551,6 +614,11 @@ describe("sandbox off: what a planted file name, PATH folder or link makes a rea
         ["cat *.txt", "foo"],
         ["ls -la *", "b.ts"],
         ["cd src && rg foo *", "foo"],
+        // The word after -e is the pattern, never an option, whatever the shell makes of it.
+        ['P=$(cat a.txt); rg -e "$P" src', "src/b.ts"],
+        ["sort -r *.txt a.txt", String.raw`"foo\nfoo\n"`],
+        ["find * -name b.ts", "src/b.ts"],
+        ["git ls-files *", "src/b.ts"],
       ] as const) {
         const ran = await session.call("bash", { command });
         expect(ran.type, `${command}: ${text(ran)}`).toBe("output");
@@ -606,6 +674,50 @@ describe("sandbox off: what a planted file name, PATH folder or link makes a rea
     }
   });
 
+  // GNU tar reads an archive named `host:file` from that host through the remote shell it runs
+  // (/usr/bin/rsh); this machine may have none, so the control is tar saying it tried.
+  it("tar given an archive named host:file, spelled or through a glob, needs a person", async () => {
+    const base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-off-planted-")));
+    const ws = path.join(base, "ws");
+    await mkdir(ws, { recursive: true });
+    await mkdir(path.join(base, "lh"));
+    await writeFile(path.join(ws, "a.txt"), "foo\n");
+    spawnSync("tar", ["cf", "a.tar", "a.txt"], { cwd: ws });
+    spawnSync("cp", ["a.tar", "localhost:b.tar"], { cwd: ws });
+    const plain = spawnSync("/bin/bash", ["-c", "tar tf localhost:b.tar"], { cwd: ws, encoding: "utf8" });
+    expect(plain.stderr, "plain tar did not try a remote shell").toMatch(/remote shell|rsh|ssh/i);
+    await writeFile(
+      path.join(base, "lh/settings.json"),
+      JSON.stringify({
+        permissions: [{ permission: "bash", pattern: "*", action: "allow" }],
+        sandbox: { enabled: false },
+      }),
+    );
+    const engine = await Engine.create({ root: ws, latheHome: path.join(base, "lh") });
+    try {
+      const session = await engine.openSession({ mode: "yolo" });
+      for (const [command, refused] of [
+        ["tar tf localhost:b.tar", /"tar" reads "localhost:b.tar" from another machine/],
+        [
+          "tar tf *b.tar",
+          /matches the file "localhost:b.tar", which "tar" would read as an archive on another machine/,
+        ],
+      ] as const) {
+        const envelope = await session.call("bash", { command });
+        expect(envelope.type, `${command}: ${text(envelope)}`).toBe("error");
+        expect(text(envelope)).toMatch(refused);
+      }
+      for (const command of ["tar tf ./*b.tar", "tar tf a.tar", "tar -tf localhost:b.tar --force-local"]) {
+        const ran = await session.call("bash", { command });
+        expect(ran.type, `${command}: ${text(ran)}`).toBe("output");
+        expect(text(ran), command).toContain("a.txt");
+      }
+    } finally {
+      await engine.close();
+      await rm(base, { recursive: true, force: true });
+    }
+  });
+
   it.each(PLANTED.map((row) => [row.command, row] as const))("%s", async (_command, row) => {
     if (row.needs !== undefined && spawnSync("sh", ["-c", `command -v ${row.needs}`]).status !== 0) {
       console.log(`skipped "${row.command}": ${row.needs} is not installed`);
@@ -622,8 +734,15 @@ describe("sandbox off: what a planted file name, PATH folder or link makes a rea
     await writeFile(path.join(ws, "a.txt"), "foo\n");
     await row.plant(ws, marker);
     const searchPath = row.searchPath?.(ws, inherited) ?? inherited;
+    const victim = path.join(ws, "d/.victim");
     const damaged = (out: string): boolean =>
-      row.damage === "runs a program" ? existsSync(marker) : leaked(out);
+      row.damage === "runs a program"
+        ? existsSync(marker)
+        : row.damage === "removes a file"
+          ? !existsSync(victim)
+          : row.damage === "overwrites a file"
+            ? readFileSync(path.join(ws, "README.md"), "utf8") !== "# hello\n"
+            : leaked(out);
 
     // Positive control: plain bash in the same folder, with the same home and PATH.
     const plain = spawnSync("/bin/bash", ["-c", row.command], {
@@ -633,6 +752,8 @@ describe("sandbox off: what a planted file name, PATH folder or link makes a rea
     });
     expect(damaged(plain.stdout), `plain bash did not ${row.damage}: ${plain.stderr}`).toBe(true);
     await rm(marker, { force: true });
+    if (row.damage === "removes a file") await row.plant(ws, marker);
+    if (row.damage === "overwrites a file") await writeFile(path.join(ws, "README.md"), "# hello\n");
 
     await writeFile(
       path.join(lh, "settings.json"),

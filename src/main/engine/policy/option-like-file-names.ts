@@ -1,7 +1,7 @@
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import picomatch from "picomatch";
-import type { SimpleCommand } from "../tools/shell-command.ts";
+import type { ShellWord, SimpleCommand } from "../tools/shell-command.ts";
 import { mayBeOption } from "./shell/command-options.ts";
 import { pathsIn } from "./shell/directory-tracking.ts";
 import { opensNoFiles } from "./shell/read-only-paths.ts";
@@ -19,8 +19,25 @@ import { expandTilde } from "./shell/tilde-path.ts";
 // what runs, but no rule for rg allowed it). `--` before the operands, or `./*`, keeps the
 // names operands.
 
-/** The names in `dir` the first segment of `pattern` matches that start with `-`. */
-function optionLikeMatches(dir: string, pattern: string): string[] {
+/**
+ * Whether `program` reads `name` as an option: one starting with `-`, and for find also `!`, `(`,
+ * `)` and `,`, which start its expression (`find * -name x` with a file named `!` searches `.`);
+ * for tar any name with a `:`, which as the archive names another machine.
+ */
+function readAsOption(program: string, name: string): boolean {
+  if (program === "tar") return name.startsWith("-") || name.includes(":");
+  return name.startsWith("-") || (program === "find" && /^[!(),]$/.test(name));
+}
+
+/** Whether what `glob` matches may start with what `program` reads as an option. */
+function mayMatchOption(program: string, glob: ShellWord): boolean {
+  // tar: a name with a `:` is a remote archive (`host:file`), wherever the pattern starts.
+  if (program === "tar") return true;
+  return mayBeOption(glob) || (program === "find" && glob.text.startsWith(","));
+}
+
+/** The names in `dir` the first segment of `pattern` matches that `program` reads as options. */
+function optionLikeMatches(dir: string, pattern: string, program: string): string[] {
   const first = pattern.split("/")[0] ?? "";
   let names: string[];
   try {
@@ -28,9 +45,9 @@ function optionLikeMatches(dir: string, pattern: string): string[] {
   } catch {
     return [];
   }
-  // As bash matches: a leading `.` must be spelled, which `-` names never need.
+  // As bash matches: a leading `.` must be spelled, which these names never need.
   const matches = picomatch(first, { dot: first.startsWith("."), nobrace: true, noextglob: true });
-  return names.filter((name) => name.startsWith("-") && matches(name));
+  return names.filter((name) => readAsOption(program, name) && matches(name));
 }
 
 /**
@@ -44,9 +61,12 @@ export function optionLikeFileName(commands: readonly SimpleCommand[], base: str
     if (opensNoFiles(program) || command.runsIn?.unknown !== undefined) continue;
     for (const arg of command.args) {
       if (arg.literal && arg.text === "--") break;
-      if (!isPlainGlob(arg) || !mayBeOption(arg) || arg.text.startsWith("/")) continue;
+      if (!isPlainGlob(arg) || arg.text.startsWith("/")) continue;
+      if (!mayMatchOption(program, arg)) continue;
       for (const dir of pathsIn(command.runsIn, ".")) {
-        const found = optionLikeMatches(path.resolve(base, expandTilde(dir)), arg.text)[0];
+        const found = optionLikeMatches(path.resolve(base, expandTilde(dir)), arg.text, program)[0];
+        if (found !== undefined && !found.startsWith("-") && program === "tar")
+          return `the pattern ${shown(arg.text)} given to "tar" matches the file ${shown(found)}, which "tar" would read as an archive on another machine, through a remote shell (write ./${arg.text})`;
         if (found !== undefined)
           return `the pattern ${shown(arg.text)} given to "${program}" matches the file ${shown(found)}, which "${program}" would read as an option (write "--" before the operands, or ./${arg.text})`;
       }

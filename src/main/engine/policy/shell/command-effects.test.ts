@@ -146,7 +146,12 @@ const FIND: Row[] = [
   { source: "find . -fls ../s/x", writes: ["../s/x"] },
   { source: "find . -exec touch ../s/x \\;", writes: ["../s/x"] },
   { source: "find ../s -execdir touch x \\;", unclear: /relative to a folder that cannot be known/ },
-  { source: "find * -name x", unclear: /only known when the shell runs and could add an action/ },
+  // Starting points: a plain glob is read against the disk when the call is decided.
+  { source: "find * -name x", unclear: false },
+  { source: "find -L * -name x", unclear: /only known when the shell runs and could add an action/ },
+  { source: "find * -follow", unclear: /only known when the shell runs and could add an action/ },
+  { source: "find -- *", unclear: /only known when the shell runs and could add an action/ },
+  { source: "find . -name *.ts", unclear: /only known when the shell runs and could add an action/ },
   { source: "find . $X", unclear: /could add an action/ },
 ];
 
@@ -190,6 +195,10 @@ const GIT: Row[] = [
   { source: "git fast-export --export-marks=../s/m HEAD", writes: ["../s/m"] },
   { source: "git frobnicate", unclear: /not a git command Lathe knows/ },
   { source: 'git log "$X"', unclear: /could be an option such as --output/ },
+  // A plain glob of revisions and paths is read against the disk when the call is decided.
+  { source: "git log *", unclear: false },
+  { source: "git diff *", unclear: /could be an option such as --output/ },
+  { source: "git config *", unclear: /could be an option/ },
   { source: 'git commit -m "$MSG"', unclear: false },
 ];
 
@@ -362,7 +371,9 @@ const OPTION_TRICKS: Row[] = [
   { source: `sort "-o../s/x" f`, writes: ["../s/x"] },
   { source: "sort $'-o' ../s/x f", writes: ["../s/x"] },
   { source: "sort -\\o ../s/x f", writes: ["../s/x"] },
-  { source: "sort *", unclear: /could be an option of "sort"/ },
+  // A plain glob is read against the disk when the call is decided (option-like-file-names.ts).
+  { source: "sort *", unclear: false },
+  { source: "sort $f", unclear: /could be an option of "sort"/ },
   { source: "cp f.txt *", unclear: /could be an option of "cp"/ },
   { source: "tar cf a.tar *", unclear: /could be an option of "tar"/ },
   { source: "rg foo *", unclear: false },

@@ -1,3 +1,4 @@
+import { isPlainGlob } from "./seen-path.ts";
 import type { ShellWord } from "./shell-types.ts";
 import { shown } from "./shown-text.ts";
 
@@ -34,6 +35,12 @@ export interface OptionTable {
    * table must then list every option that takes a value or writes.
    */
   strict?: boolean;
+  /**
+   * Whether a plain glob where an option may stand is left to the disk check made when the call
+   * is decided (option-like-file-names.ts: a matched name starting with `-` needs a person).
+   * Only for programs that read no option out of a name that does not start with `-`.
+   */
+  globsReadOnDisk?: boolean;
 }
 
 interface ParsedOption {
@@ -81,7 +88,7 @@ export function parseOptions(program: string, args: readonly ShellWord[], table:
       continue;
     }
     if (!word.literal) {
-      if (mayBeOption(word)) {
+      if (mayBeOption(word) && !(table.globsReadOnDisk === true && isPlainGlob(word))) {
         unknown.push(
           `${shown(word.text)} is only known when the shell runs and could be an option of "${program}" (write "--" before operands, or ./ before a glob)`,
         );

@@ -288,6 +288,7 @@ const sort = writer({
       ...HELP,
     },
     alias: { output: "o", "temporary-directory": "T", "compress-program": "compress-program" },
+    globsReadOnDisk: true,
   },
   writeOptions: ["o", "T"],
   unclearOptions: { "compress-program": "runs the program named by --compress-program" },

@@ -1,3 +1,4 @@
+import { isPlainGlob } from "./seen-path.ts";
 import type { ShellWord } from "./shell-types.ts";
 import { shown } from "./shown-text.ts";
 
@@ -122,4 +123,25 @@ export const GIT_TEXT_VALUE_OPTIONS = /^(-m|--grep|--author|-S|-G|-e|--format|--
 export function longOption(text: string, name: string, min: number): boolean {
   const option = text.split("=")[0] ?? "";
   return option.startsWith("--") && option.length >= min + 2 && name.startsWith(option.slice(2));
+}
+
+/**
+ * Subcommands whose words past the options are only revisions and paths in the repository, and
+ * which need one (no implicit --no-index as `git diff a b` outside a repository): a plain glob
+ * there is read against the disk when the call is decided (option-like-file-names.ts), so a
+ * matched name starting with `-` still needs a person.
+ */
+export const GIT_GLOB_OPERANDS: ReadonlySet<string> = new Set([
+  "log",
+  "show",
+  "shortlog",
+  "whatchanged",
+  "ls-files",
+  "blame",
+  "annotate",
+]);
+
+/** Whether `word` is a plain glob `git <sub>` may be given where an option could stand. */
+export function gitGlobOperand(sub: string, word: ShellWord): boolean {
+  return GIT_GLOB_OPERANDS.has(sub) && isPlainGlob(word);
 }

@@ -1,5 +1,5 @@
 import { effects, joinPath, word, type CommandEffects, type EffectsOf } from "./effect-kit.ts";
-import { harmlessConfigKey, longOption, parseGit } from "./git-command.ts";
+import { gitGlobOperand, harmlessConfigKey, longOption, parseGit } from "./git-command.ts";
 import type { ShellWord } from "./shell-types.ts";
 import { shown } from "./shown-text.ts";
 
@@ -293,7 +293,11 @@ export const git: EffectsOf = (_program, args) => {
     );
   reasons.push(...sub.unclear);
   const dynamic = parsed.args.find(
-    (a, i) => !a.literal && /^["']?[-$`*?[{]/.test(a.text) && !isOptionValue(parsed.args, i),
+    (a, i) =>
+      !a.literal &&
+      /^["']?[-$`*?[{]/.test(a.text) &&
+      !isOptionValue(parsed.args, i) &&
+      !gitGlobOperand(parsed.subcommand ?? "", a),
   );
   if (dynamic !== undefined) {
     reasons.push(

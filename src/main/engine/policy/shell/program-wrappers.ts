@@ -1,5 +1,6 @@
 import type { ArgvItem, ShellWord } from "./shell-types.ts";
 import { shown } from "./shown-text.ts";
+import { isPlainGlob } from "./seen-path.ts";
 import {
   HELP,
   assignmentOutcomes,
@@ -195,8 +196,21 @@ const find: Handler = (tool, args) => {
     else break;
   }
   const outcomes: WrapperOutcome[] = [];
+  // The starting points end at the first word that starts the expression (`--` included: a
+  // name starting with `-` after it is still an expression).
+  // With -L, -H or -follow a matched link is followed (a link to the home folder lists ~/.ssh).
+  let startingPoints = !args.some((a, j) => j < i && /^-[HL]$/.test(a.word.text) && a.word.literal);
+  if (args.some((a) => a.word.literal && a.word.text === "-follow")) startingPoints = false;
   while (i < args.length) {
     const item = args[i] as ArgvItem;
+    if (item.word.literal && /^[-(!),]/.test(item.word.text)) startingPoints = false;
+    // A glob among the starting points is read against the disk when the call is decided: a
+    // matched name that would start the expression (`-delete`, `!`, `(`) needs a person
+    // (option-like-file-names.ts).
+    if (startingPoints && isPlainGlob(item.word)) {
+      i++;
+      continue;
+    }
     if (!item.word.literal) {
       outcomes.push(
         opaque(

@@ -1,6 +1,6 @@
 import { mayBeOption } from "./command-options.ts";
 import { commandEffects } from "./command-effects.ts";
-import { GIT_TEXT_VALUE_OPTIONS, parseGit } from "./git-command.ts";
+import { GIT_TEXT_VALUE_OPTIONS, gitGlobOperand, parseGit } from "./git-command.ts";
 import { gitSubcommandEffects } from "./git-effects.ts";
 import { isPlainGlob } from "./seen-path.ts";
 import type { ShellWord, SimpleCommand } from "./shell-types.ts";
@@ -26,10 +26,39 @@ const noEffects: ReadOnlyCheck = (command) => {
   return effects.unclear[0];
 };
 
-/** Refuses the listed options (exact, `--name=…`, or inside a short cluster) and option-like words only known at run time. */
-function without(options: readonly string[]): ReadOnlyCheck {
+/** Options whose next word is only ever text, never an option, and which options take a value. */
+interface TextValues {
+  /** Spelled alone, they take the next word as text (`rg -e "$P"`: the pattern, even `--pre=sh`). */
+  options: readonly string[];
+  /** The short options that take a value: after `-g`, `-e` is the glob, not an option. */
+  valueLetters: string;
+}
+
+/** Whether `word` may take the word after it as its value (any long option spelled without `=`). */
+function mayTakeValue(word: ShellWord | undefined, valueLetters: string): boolean {
+  if (word === undefined || !word.literal || !word.text.startsWith("-") || word.text === "-") return false;
+  if (word.text.startsWith("--")) return !word.text.includes("=");
+  return [...word.text.slice(1)].some((letter) => valueLetters.includes(letter));
+}
+
+/**
+ * Refuses the listed options (exact, `--name=…`, or inside a short cluster) and option-like words
+ * only known at run time. The word after one of `text.options` is skipped, unless what stands
+ * before that option may take it as its own value.
+ */
+function without(options: readonly string[], text?: TextValues): ReadOnlyCheck {
   return (command) => {
-    for (const arg of command.args) {
+    for (let i = 0; i < command.args.length; i++) {
+      const arg = command.args[i] as ShellWord;
+      if (
+        text !== undefined &&
+        arg.literal &&
+        text.options.includes(arg.text) &&
+        !mayTakeValue(command.args[i - 1], text.valueLetters)
+      ) {
+        i++;
+        continue;
+      }
       if (!arg.literal) {
         // A glob's names are read against the disk when the call is decided (option-like-file-names.ts).
         if (mayBeOption(arg) && !isPlainGlob(arg))
@@ -149,7 +178,7 @@ const git: ReadOnlyCheck = (command) => {
   for (let i = 0; i < parsed.args.length; i++) {
     const arg = parsed.args[i] as ShellWord;
     if (arg.literal && arg.text === "--") break;
-    if (arg.literal || !mayBeOption(arg)) continue;
+    if (arg.literal || !mayBeOption(arg) || gitGlobOperand(sub, arg)) continue;
     const before = parsed.args[i - 1];
     if (before?.literal === true && GIT_TEXT_VALUE_OPTIONS.test(before.text)) continue;
     return `git ${sub} is given ${shown(arg.text)}, which is only known when the shell runs and could be an option`;
@@ -161,6 +190,18 @@ const git: ReadOnlyCheck = (command) => {
   )
     return `"git remote show" asks each remote over the network (with -n it shows only what is stored)`;
   return mixed === undefined ? undefined : gitMixed(sub, mixed, parsed.args);
+};
+
+/**
+ * GNU tar reads an archive named `host:file` (a `:` before any `/`) from that host, through the
+ * remote shell it runs (/usr/bin/rsh), unless --force-local is given.
+ */
+const remoteArchive: ReadOnlyCheck = (command) => {
+  if (command.args.some((a) => a.literal && a.text === "--force-local")) return undefined;
+  const remote = command.args.find((a) => a.literal && /^(--file=)?[^/]*:/.test(a.text));
+  return remote === undefined
+    ? undefined
+    : `"tar" reads ${shown(remote.text)} from another machine through a remote shell (write ./ before the name, or --force-local)`;
 };
 
 const NAMES_ANY = `cat tac head tail wc ls dir vdir pwd echo printf true false : test [ basename dirname realpath readlink stat du df
@@ -193,10 +234,13 @@ export const READ_ONLY_COMMANDS: ReadonlyMap<string, ReadOnlyCheck> = new Map<st
   ["more", any],
   [
     "tar",
-    both(noEffects, (c) =>
-      /^-?[a-zA-Z]*t/.test(c.args[0]?.text ?? "") || c.args.some((a) => a.text === "--list")
-        ? undefined
-        : `"tar" only reads when listing (t)`,
+    both(
+      noEffects,
+      (c) =>
+        /^-?[a-zA-Z]*t/.test(c.args[0]?.text ?? "") || c.args.some((a) => a.text === "--list")
+          ? undefined
+          : `"tar" only reads when listing (t)`,
+      remoteArchive,
     ),
   ],
   ["unzip", noEffects],
@@ -207,7 +251,13 @@ export const READ_ONLY_COMMANDS: ReadonlyMap<string, ReadOnlyCheck> = new Map<st
   ["zstd", noEffects],
   ["iconv", noEffects],
   ["time", without(["-o", "--output"])],
-  ["rg", without(["--pre", "--pre-glob", "--hostname-bin"])],
+  [
+    "rg",
+    without(["--pre", "--pre-glob", "--hostname-bin"], {
+      options: ["-e", "--regexp"],
+      valueLetters: "ABCEMTdefgjmrt",
+    }),
+  ],
   ["tree", without(["-o", "--fromfile"])],
   ["file", without(["-C", "--compile"])],
   ["date", without(["-s", "--set", "-f", "--file"])],
