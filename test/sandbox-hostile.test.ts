@@ -775,6 +775,24 @@ describe("sandbox off (settings): fail closed, say so once", () => {
         writeFileSync(path.join(inner, "f"), "changed\n");
       },
     ],
+    [
+      "git status, core.fsmonitor of a gitlink added after the index was split (core.splitIndex)",
+      "git -C handed11 status --short",
+      (dir, marker) => {
+        const inner = path.join(dir, "inner");
+        const git = (...args: string[]) =>
+          execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { stdio: "pipe" });
+        git("-C", dir, "config", "splitIndex.maxPercentChange", "100");
+        git("-C", dir, "update-index", "--split-index");
+        git("init", "-q", inner);
+        writeFileSync(path.join(inner, "f"), "x\n");
+        git("-C", inner, "add", "f");
+        git("-C", inner, "commit", "-qm", "inner");
+        git("-C", dir, "add", "inner");
+        git("-C", inner, "config", "core.fsmonitor", `touch ${marker}; false`);
+        writeFileSync(path.join(inner, "f"), "changed\n");
+      },
+    ],
   ];
   it.each(handedRows)("%s in a repository handed over is not run unasked", async (_name, command, plant) => {
     const name = /handed\d+/.exec(command)?.[0] as string;
@@ -817,6 +835,20 @@ describe("sandbox off (settings): fail closed, say so once", () => {
     await mkdir(dir);
     execFileSync("bash", ["-c", `cd ${q(dir)} && git init -q && git config user.name someone`]);
     const envelope = await w.session.call("bash", { command: "git -C plain status --short" });
+    expect(envelope.type, text(envelope)).toBe("output");
+  });
+
+  it("a read-only git command in a repository with a split index and a clean gitlink runs unasked", async () => {
+    const dir = path.join(w.root, "splitplain");
+    await mkdir(dir);
+    execFileSync("bash", [
+      "-c",
+      `cd ${q(dir)} && echo x > f && git init -q && git add f && git -c user.name=t -c user.email=t@t commit -qm x` +
+        ` && git config splitIndex.maxPercentChange 100 && git update-index --split-index` +
+        ` && git init -q inner && echo y > inner/g && git -C inner add g && git -C inner -c user.name=t -c user.email=t@t commit -qm i` +
+        ` && git add inner 2>/dev/null`,
+    ]);
+    const envelope = await w.session.call("bash", { command: "git -C splitplain status --short" });
     expect(envelope.type, text(envelope)).toBe("output");
   });
 

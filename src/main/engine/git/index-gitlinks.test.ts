@@ -1,5 +1,13 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -76,5 +84,91 @@ describe("indexGitlinks: the gitlinks of an index, as git ls-files lists them", 
     cut.writeUInt32BE(5, 8);
     writeFileSync(path.join(base, "index"), cut);
     expect(() => indexGitlinks(path.join(base, "index"), 20)).toThrow(/runs past the end/);
+  });
+});
+
+describe("indexGitlinks: a split index is read with its shared index, as git merges them", () => {
+  /** The repository's shared index file, read alone as if it were the whole index. */
+  const sharedAlone = (repo: string): string[] => {
+    const shared = readdirSync(path.join(repo, ".git")).filter((name) => name.startsWith("sharedindex."));
+    expect(shared).toHaveLength(1);
+    return indexGitlinks(path.join(repo, ".git", shared[0] as string), 20).sort();
+  };
+  /** Git keeps every later change in the small split file instead of rewriting the shared one. */
+  const split = (repo: string) => {
+    git("-C", repo, "config", "splitIndex.maxPercentChange", "100");
+    git("-C", repo, "update-index", "--split-index");
+  };
+  const addRepository = (dir: string) => {
+    git("init", "-q", dir);
+    writeFileSync(path.join(dir, "g"), "y\n");
+    git("-C", dir, "add", "g");
+    git("-C", dir, "commit", "-qm", "x");
+  };
+
+  it.each([
+    ["split with nothing changed since", "2", (_repo: string) => {}],
+    [
+      "a gitlink added after the split (only in the split file)",
+      "2",
+      (repo: string) => {
+        addRepository(path.join(repo, "later"));
+        git("-C", repo, "add", "later");
+      },
+    ],
+    [
+      "a gitlink removed after the split (marked deleted)",
+      "2",
+      (repo: string) => {
+        git("-C", repo, "rm", "-q", "--cached", "vendor/lib");
+      },
+    ],
+    [
+      "a file that became a gitlink after the split (a replaced entry)",
+      "2",
+      (repo: string) => {
+        rmSync(path.join(repo, "a.txt"));
+        git("-C", repo, "rm", "-q", "--cached", "a.txt");
+        addRepository(path.join(repo, "a.txt"));
+        git("-C", repo, "add", "a.txt");
+      },
+    ],
+    [
+      "a gitlink whose commit moved after the split (a replaced entry)",
+      "4",
+      (repo: string) => {
+        const inner = path.join(repo, "src/deep/inner");
+        writeFileSync(path.join(inner, "f"), "changed\n");
+        git("-C", inner, "commit", "-qam", "moved");
+        git("-C", repo, "add", "src/deep/inner");
+      },
+    ],
+  ] as const)("%s", (_name, version, change) => {
+    const repo = repoWithGitlinks("sha1");
+    git("-C", repo, "update-index", "--index-version", version);
+    split(repo);
+    change(repo);
+    const ours = indexGitlinks(path.join(repo, ".git/index"), 20).sort();
+    expect(ours).toEqual(gitSays(repo));
+    expect(readFileSync(path.join(repo, ".git/index")).includes("link")).toBe(true);
+  });
+
+  it("the shared index alone would give other gitlinks than git's, so the merge is what counts", () => {
+    const repo = repoWithGitlinks("sha1");
+    split(repo);
+    git("-C", repo, "rm", "-q", "--cached", "vendor/lib");
+    addRepository(path.join(repo, "later"));
+    git("-C", repo, "add", "later");
+    expect(sharedAlone(repo)).toEqual(["src/deep/inner", "vendor/lib"]);
+    expect(indexGitlinks(path.join(repo, ".git/index"), 20).sort()).toEqual(["later", "src/deep/inner"]);
+    expect(gitSays(repo)).toEqual(["later", "src/deep/inner"]);
+  });
+
+  it("refuses a split index whose shared index is missing", () => {
+    const repo = repoWithGitlinks("sha1");
+    split(repo);
+    for (const name of readdirSync(path.join(repo, ".git")))
+      if (name.startsWith("sharedindex.")) rmSync(path.join(repo, ".git", name));
+    expect(() => indexGitlinks(path.join(repo, ".git/index"), 20)).toThrow(UnreadableIndex);
   });
 });

@@ -59,6 +59,9 @@ const RUNS_NOTHING: Array<[string, string | undefined]> = [
   ["filter.lfs.process", "git-lfs filter-process"],
   ["filter.lfs.required", "true"],
   ["extensions.objectformat", "sha256"],
+  ["core.splitindex", "true"],
+  ["splitindex.maxpercentchange", "100"],
+  ["index.version", "4"],
 ];
 
 describe("settings of a repository's own git config", () => {

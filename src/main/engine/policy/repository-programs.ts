@@ -60,14 +60,6 @@ function programsOf(gitDir: string, worktree: string | undefined, seen = new Set
   return found;
 }
 
-function namesIn(folder: string): string[] {
-  try {
-    return readdirSync(folder);
-  } catch {
-    return [];
-  }
-}
-
 function configAt(file: string): ReadConfig | undefined {
   let bytes: Buffer;
   try {
@@ -116,9 +108,6 @@ function submoduleGitDirs(
   if (listed?.kind === "settings")
     for (const { key, value } of listed.settings)
       if (/^submodule\..+\.path$/i.test(key) && value) paths.add(value);
-  // A split index keeps most entries in a shared file this reading does not follow.
-  if (namesIn(gitDir).some((name) => name.startsWith("sharedindex.")))
-    return `${gitDir} keeps a split index, whose gitlinks Lathe does not read`;
   try {
     for (const link of indexGitlinks(path.join(gitDir, "index"), hashBytes)) paths.add(link);
   } catch (err) {
