@@ -38,8 +38,9 @@ export function ApprovalDialog() {
   const chat = useChatStore();
   const stop = useChat((s) => s.stop);
   const stopping = useChat((s) => s.stopping);
-  // The run on screen is the one asking: its prompt (or its subagent's), while it goes on here.
-  const canStopRun = useChat((s) => s.runId !== undefined) && request?.runSessionId !== undefined;
+  // The run of the chat on screen asks (for one of its calls, or its subagents'), and goes on here.
+  const runGoesOn = useChat((s) => s.runId !== undefined);
+  const canStopRun = runGoesOn && request !== undefined && request.runSessionId === sessionId;
   // Why Stop run failed, for the prompt it was pressed on (the run's Stop line is behind the dialog).
   const [stopFailure, setStopFailure] = useState<{ id: string; message: string }>();
   const stopRun = async () => {
