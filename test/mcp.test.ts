@@ -788,6 +788,10 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
       expect(own?.lastError).toBe(
         `the command "node" was not found (searched PATH, as "env" sets it: /lathe-no-such-folder). Install it, or fix "command" (or add its folder to "PATH" in "env", or remove that PATH) in ${path.join(home, "settings.json")}`,
       );
+      // A server that never started has no stderr to wait for: close does not wait on it, and
+      // its log does not say its stderr stayed open.
+      await world.manager.close();
+      expect(await readFile(own?.logFile as string, "utf8")).not.toMatch(/stderr was still open/);
     },
   );
 
