@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer as createHttpServer } from "node:http";
 import { createServer } from "node:net";
@@ -788,6 +788,10 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
       expect(own?.lastError).toBe(
         `the command "node" was not found (searched PATH, as "env" sets it: /lathe-no-such-folder). Install it, or fix "command" (or add its folder to "PATH" in "env", or remove that PATH) in ${path.join(home, "settings.json")}`,
       );
+      // A server that never started has no stderr to wait for: close does not wait on it, and
+      // its log does not say its stderr stayed open.
+      await world.manager.close();
+      expect(await readFile(own?.logFile as string, "utf8")).not.toMatch(/stderr was still open/);
     },
   );
 
@@ -864,6 +868,41 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
       /There is no MCP server "nope"\. Configured servers: scripted/,
     );
   });
+
+  it.each([
+    ["300 ms after it exited: the line is in the log when close resolves", 300, true],
+    ["4 s after (past the 2 s Lathe waits): the log says so, and the line is left out", 4000, false],
+  ] as const)(
+    "writes nothing to a server's log after the manager closed, when a process the server left behind writes its stderr %s",
+    async (_when, afterMs, kept) => {
+      const doneFile = path.join(base, "late-written");
+      const script = path.join(base, "script.json");
+      await writeFile(
+        script,
+        JSON.stringify({
+          tools: [{ name: "alpha", description: "Alpha.", inputSchema: { type: "object", properties: {} } }],
+          stderrAtExit: { text: "late goodbye\n", afterMs, doneFile },
+        }),
+      );
+      // Unconfined (the person approved it): in the OS sandbox the process it leaves ends with it.
+      const world = await open(
+        { user: { scripted: { command: node, args: [SCRIPTED, script] } }, sandbox: { enabled: false } },
+        { approveUnsandboxed: () => Promise.resolve(true) },
+      );
+      await startAndApply(world);
+      expect(world.manager.status()[0]?.state).toBe("connected");
+      const logFile = world.manager.status()[0]?.logFile as string;
+      await world.manager.close();
+      const atClose = await readFile(logFile, "utf8");
+      // The leftover process has written (or tried to: its stderr may be read by no one now).
+      await waitFor("the leftover process to write", () => existsSync(doneFile), 10_000);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(await readFile(logFile, "utf8")).toBe(atClose);
+      expect(atClose.includes("late goodbye")).toBe(kept);
+      expect(/its stderr was still open 2 s after it stopped/.test(atClose)).toBe(!kept);
+    },
+    20_000,
+  );
 
   it("disables a tool whose schema the registry refuses and keeps the others", async () => {
     const script = await writeScript([

@@ -7,6 +7,7 @@ import {
   type RequestOf,
   type ResponseOf,
 } from "./api-contract.ts";
+import { errorMessage } from "./error-message.ts";
 import type { PushEvent, PushOf } from "./push-events.ts";
 
 /** A transport: send one request on a channel and resolve to the wrapped answer (never reject). */
@@ -32,6 +33,5 @@ export function createLatheApi(invoke: Invoke, subscribe: Subscribe): LatheApi {
 
 /** Turn whatever a transport threw into the API's failure shape. */
 export function transportFailure(what: string, error: unknown): ApiResult<never> {
-  const message = error instanceof Error ? error.message : String(error);
-  return { ok: false, error: { message: `${what}: ${message}` } };
+  return { ok: false, error: { message: `${what}: ${errorMessage(error)}` } };
 }

@@ -62,6 +62,8 @@ describe.skipIf(!runUi)("approvals in the UI through lathe serve", () => {
     for (const name of ["Allow once", "Allow for this session", "Reject"]) {
       expect(await dialog.getByRole("button", { name }).count()).toBe(1);
     }
+    // A Tools-view call is no run: Reject ends it, and there is no "Stop run".
+    expect(await dialog.getByRole("button", { name: "Stop run" }).count()).toBe(0);
     // Focus starts on Reject and stays inside the dialog however often Tab is pressed.
     expect(await page.locator(":focus").textContent()).toBe("Reject");
     for (let i = 0; i < 8; i++) {

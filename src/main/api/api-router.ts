@@ -8,6 +8,7 @@ import {
   type ResponseOf,
 } from "../../shared/api-contract.ts";
 import { ApiError } from "./api-error.ts";
+import { errorMessage } from "../engine/light.ts";
 
 /** One handler per channel; it receives a request already validated against the channel's schema. */
 export type ApiHandlers = {
@@ -56,7 +57,7 @@ export class ApiRouter {
     } catch (error) {
       if (error instanceof ApiError) return failure(error.message);
       this.options.onHandlerError?.(channel, error);
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       return failure(`${channel} failed: ${message}`);
     }
   }

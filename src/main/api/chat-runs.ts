@@ -8,6 +8,7 @@ import type { LiveRuns } from "./live-runs.ts";
 import type { LiveTasks } from "./live-tasks.ts";
 import type { RunOwners } from "./run-owners.ts";
 import type { SessionPrompts } from "./session-prompts.ts";
+import { errorMessage } from "../engine/light.ts";
 
 /** Where a UI's runs go: its current engine. */
 interface RunTarget {
@@ -174,7 +175,7 @@ export class ChatRuns {
           // Before the start the send itself reports the failure.
           if (runId === "") return;
           console.error(`lathe: the run ${runId} in session ${sessionId} failed:`, error);
-          const message = error instanceof Error ? error.message : String(error);
+          const message = errorMessage(error);
           emit({ type: "error", message: `The run failed inside Lathe: ${message}` });
           emit({ type: "finish", status: "failed", finishReason: "error", steps: 0, usage: {} });
         },

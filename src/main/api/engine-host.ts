@@ -21,6 +21,7 @@ import { RunOwners } from "./run-owners.ts";
 import { SessionsInUse } from "./sessions-in-use.ts";
 import { settingsStamp } from "./settings-stamp.ts";
 import { UnsandboxedMcpGate } from "./unsandboxed-mcp-gate.ts";
+import { errorMessage } from "../engine/light.ts";
 
 /** Something that works on the host's engine (a window, a WebSocket) and must follow it when it is replaced. */
 export interface EngineUser {
@@ -258,7 +259,7 @@ export class EngineHost {
             `Your settings changed, but Lathe cannot apply them, so it goes on with the settings it read before: ${message} Lathe applies the file as soon as it can read it.`,
         );
       } catch (error) {
-        this.settingsProblem = error instanceof Error ? error.message : String(error);
+        this.settingsProblem = errorMessage(error);
         console.error(`lathe: ${this.settingsProblem}`);
         const status = this.status();
         for (const user of this.users) user.projectChanged?.(status);
@@ -350,7 +351,7 @@ export class EngineHost {
     } catch (error) {
       // A trust that could not be recorded is reported as it is; a pin that failed after it, as above.
       if (!new TrustStore(old.latheHome).isTrusted(old.root)) throw error;
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       throw new Error(failed(message), { cause: error });
     }
     await this.replace(failed);
@@ -366,7 +367,7 @@ export class EngineHost {
     try {
       next = await this.createEngine(root);
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       throw new Error(failure(message), { cause: error });
     }
     this.created.add(next);

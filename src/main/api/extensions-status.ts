@@ -17,6 +17,7 @@ import {
   type SettingsDocument,
 } from "../engine/index.ts";
 import { formFromConfig } from "./mcp-server-config.ts";
+import { errorMessage } from "../engine/light.ts";
 
 /** A settings file as the panels need it: what it says, or why it cannot be read. */
 type SettingsView = { document: SettingsDocument; settings: Settings } | { problem: string };
@@ -25,7 +26,7 @@ async function readSettings(file: string): Promise<SettingsView> {
   try {
     return await new SettingsFile(file).read();
   } catch (error) {
-    return { problem: error instanceof Error ? error.message : String(error) };
+    return { problem: errorMessage(error) };
   }
 }
 

@@ -2,10 +2,7 @@ import path from "node:path";
 import type { ModelList } from "../../shared/chat-schemas.ts";
 import type { Engine } from "../engine/index.ts";
 import { agentModule, asApiError, projectScope } from "./chat-setup.ts";
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
+import { errorMessage } from "../engine/light.ts";
 
 /**
  * The model picker's choices: every model the providers' endpoints list, asked in parallel. An
@@ -30,7 +27,7 @@ export async function listModels(engine: Engine): Promise<ModelList> {
         const models = await registry.listModels(provider, { providers: settings.providers });
         return { provider, models, error: undefined };
       } catch (error) {
-        return { provider, models: [] as string[], error: messageOf(error) };
+        return { provider, models: [] as string[], error: errorMessage(error) };
       }
     }),
   );

@@ -33,6 +33,7 @@ import { keychainEncryptor } from "./keychain-encryptor.ts";
 import { openFolder } from "./open-folder.ts";
 import { resolveRootArgument } from "./root-argument.ts";
 import { hasSmokeTestFlag, runSmokeTest } from "./smoke-test.ts";
+import { errorMessage } from "../engine/light.ts";
 
 const here = import.meta.dirname;
 const rendererFile = path.join(here, "../renderer/index.html");
@@ -128,7 +129,7 @@ function createWindow(): void {
 function showFolder(folder: string): void {
   openFolder(folder, (target) => shell.openPath(target)).catch((error: unknown) => {
     console.error("lathe:", error);
-    dialog.showErrorBox("Lathe", error instanceof Error ? error.message : String(error));
+    dialog.showErrorBox("Lathe", errorMessage(error));
   });
 }
 
@@ -188,10 +189,7 @@ async function start(): Promise<void> {
   try {
     engine = await createLoggedEngine(root, engineOptions);
   } catch (error) {
-    dialog.showErrorBox(
-      "Lathe cannot open this folder",
-      error instanceof Error ? error.message : String(error),
-    );
+    dialog.showErrorBox("Lathe cannot open this folder", errorMessage(error));
     app.exit(1);
     return;
   }

@@ -12,6 +12,7 @@ import { EnvelopeSchema, type Envelope } from "../../shared/envelope-schema.ts";
 import { EngineHost, createLoggedEngine } from "../api/engine-host.ts";
 import { UiConnection } from "../api/ui-connection.ts";
 import type { Engine } from "../engine/index.ts";
+import { errorMessage } from "../engine/light.ts";
 
 export const SMOKE_TEST_FLAG = "--smoke-test";
 
@@ -73,7 +74,7 @@ export async function runSmokeTest(options: SmokeTestOptions): Promise<SmokeTest
     result = { exitCode: 0, line: `lathe smoke-test: ok in ${ms} ms (${passed.join(", ")})` };
   } catch (error) {
     timedOut = error instanceof SmokeTimeout;
-    const reason = error instanceof SmokeFailure ? error.message : messageOf(error);
+    const reason = error instanceof SmokeFailure ? error.message : errorMessage(error);
     result = { exitCode: 1, line: `lathe smoke-test: FAILED — ${reason}` };
   }
   // The temporary folder goes once the checks have stopped; after a timeout they may still be
@@ -103,7 +104,7 @@ async function checkAll(dir: string, options: SmokeTestOptions): Promise<string[
     try {
       engine = await createLoggedEngine(root, { latheHome, bundledPluginsDir: options.bundledPluginsDir });
     } catch (error) {
-      fail(`the engine did not start on ${root}: ${messageOf(error)}`);
+      fail(`the engine did not start on ${root}: ${errorMessage(error)}`);
     }
     host = new EngineHost({ engine, watchIntervalMs: 0 });
     connection = new UiConnection({ host, send: () => undefined });
@@ -152,7 +153,7 @@ async function checkAll(dir: string, options: SmokeTestOptions): Promise<string[
       try {
         await check.run();
       } catch (error) {
-        fail(`${check.name}: ${messageOf(error)}`);
+        fail(`${check.name}: ${errorMessage(error)}`);
       }
       passed.push(check.name);
     }
@@ -183,7 +184,7 @@ async function checkTerminal(): Promise<void> {
   try {
     pty = await import("node-pty");
   } catch (error) {
-    fail(`node-pty did not load: ${messageOf(error)}`);
+    fail(`node-pty did not load: ${errorMessage(error)}`);
   }
   const [file, args] =
     process.platform === "win32" ? ["cmd.exe", ["/c", "exit 0"]] : ["/bin/sh", ["-c", "exit 0"]];
@@ -194,7 +195,7 @@ async function checkTerminal(): Promise<void> {
       child.onExit((event) => resolve(event.exitCode));
     });
   } catch (error) {
-    fail(`node-pty could not start ${file}: ${messageOf(error)}`);
+    fail(`node-pty could not start ${file}: ${errorMessage(error)}`);
   }
   if (exitCode !== 0) fail(`node-pty ran \`${file} ${args.join(" ")}\`, which exited ${exitCode}`);
 }
@@ -213,7 +214,7 @@ async function checkLlama(): Promise<void> {
     });
     await llama.dispose();
   } catch (error) {
-    fail(`node-llama-cpp could not load its binary: ${messageOf(error)}`);
+    fail(`node-llama-cpp could not load its binary: ${errorMessage(error)}`);
   }
 }
 
@@ -237,8 +238,4 @@ function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
     timer = setTimeout(() => reject(new SmokeTimeout(`the checks did not finish within ${ms} ms`)), ms);
   });
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -16,3 +16,4 @@ export { escapedControl, oneLinePath, terminalSafeLines } from "./tools/one-line
 export { compactionLine } from "./agent/compaction-line.ts";
 export { NOT_REACHED } from "./checkpoints/not-reached.ts";
 export { removeFilesBeingWritten } from "./temp/files-being-written.ts";
+export { errorMessage } from "./errors/error-message.ts";

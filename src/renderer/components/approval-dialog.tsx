@@ -1,12 +1,13 @@
-import { useMemo, type KeyboardEvent } from "react";
+import { useMemo, useState, type KeyboardEvent } from "react";
 import type { ApprovalAnswer } from "../../shared/api-contract.ts";
 import { promptsFor } from "../state/approval-queue.ts";
-import { useChat } from "../state/chat-context.tsx";
+import { useChat, useChatStore } from "../state/chat-context.tsx";
 import { useAppState } from "../state/store-context.tsx";
 import { escapeBidiControlsDeep, hasBidiControlDeep } from "../../shared/bidi-controls.ts";
 import { ApprovalArguments } from "./approval-arguments.tsx";
 import { ReorderingWarning } from "./reordering-warning.tsx";
 import { Modal } from "./modal.tsx";
+import { ErrorLine } from "./error-line.tsx";
 
 const KEYS: Record<string, ApprovalAnswer> = { y: "once", a: "always", n: "reject" };
 
@@ -15,7 +16,10 @@ const KEYS: Record<string, ApprovalAnswer> = { y: "once", a: "always", n: "rejec
  * chat run's prompts show in every tab that has its session open) or of this page's own calls, showing the exact tool, its
  * origin, why it needs approval and its full arguments. Keys: y allows once, a allows for the
  * session, n or Esc (or closing the dialog any other way) rejects; focus starts on "Reject", so a
- * stray Enter never allows anything.
+ * stray Enter never allows anything. A chat run's prompt also offers "Stop run": the dialog is
+ * modal, so the run's own Stop is out of reach while it is open; stopping the run rejects the
+ * call that waits (the host settles an aborted call's prompt as a rejection) and every call
+ * queued behind it.
  */
 export function ApprovalDialog() {
   const sessionId = useChat((s) => s.sessionId);
@@ -30,6 +34,21 @@ export function ApprovalDialog() {
   const respond = useAppState((s) => s.respond);
   const answer = (value: ApprovalAnswer) => {
     if (!answering && request) void respond(request.id, value);
+  };
+  const chat = useChatStore();
+  const stop = useChat((s) => s.stop);
+  const stopping = useChat((s) => s.stopping);
+  // The run of the chat on screen asks (for one of its calls, or its subagents'), and goes on here.
+  const runGoesOn = useChat((s) => s.runId !== undefined);
+  const canStopRun = runGoesOn && request !== undefined && request.runSessionId === sessionId;
+  // Why Stop run failed, for the prompt it was pressed on (the run's Stop line is behind the dialog).
+  const [stopFailure, setStopFailure] = useState<{ id: string; message: string }>();
+  const stopRun = async () => {
+    if (!request || stopping) return;
+    const id = request.id;
+    await stop();
+    const failed = chat.getState().sendError;
+    if (failed !== undefined) setStopFailure({ id, message: failed });
   };
   // y: allow once, a: allow for this session, n: reject (no modifier, not held down).
   const onKey = (event: KeyboardEvent<HTMLDialogElement>): boolean => {
@@ -94,7 +113,18 @@ export function ApprovalDialog() {
               <code>{view.approvalKey}</code>
             </p>
           </div>
+          <ErrorLine message={stopFailure?.id === request.id ? stopFailure.message : undefined} />
           <div className="approval-actions">
+            {canStopRun ? (
+              <button
+                type="button"
+                className="button-stop-run"
+                disabled={stopping}
+                onClick={() => void stopRun()}
+              >
+                {stopping ? "Stopping…" : "Stop run"}
+              </button>
+            ) : null}
             <button
               type="button"
               data-autofocus
@@ -120,8 +150,10 @@ export function ApprovalDialog() {
           </div>
           <p className="muted approval-hint">
             Keys: <kbd>y</kbd> allows once, <kbd>a</kbd> for this session, <kbd>n</kbd> or <kbd>Esc</kbd>{" "}
-            rejects. “Allow for this session” also allows later <code>{view.toolId}</code> calls with the same
-            approval key{" "}
+            rejects.
+            {canStopRun ? " “Stop run” rejects this call and ends the run, the calls after it too." : ""}{" "}
+            “Allow for this session” also allows later <code>{view.toolId}</code> calls with the same approval
+            key{" "}
             {request.runSessionId !== undefined
               ? "in this chat, its later runs too, from any tab (Settings › Permissions revokes it)."
               : "until this window closes."}

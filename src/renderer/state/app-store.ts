@@ -6,6 +6,7 @@ import type {
   ProjectStatus,
   ToolInfo,
 } from "../../shared/api-contract.ts";
+import { errorMessage } from "../../shared/error-message.ts";
 import type { RecentProject } from "../../shared/project-schemas.ts";
 import type { TrustReview } from "../../shared/trust-review-schema.ts";
 import type { ApprovalRequest, UnsandboxedMcpPrompt } from "../../shared/push-events.ts";
@@ -144,7 +145,7 @@ export function parseArguments(text: string): { args: Record<string, unknown> } 
   try {
     value = text.trim() === "" ? {} : JSON.parse(text);
   } catch (error) {
-    return { error: `Not valid JSON: ${(error as Error).message}` };
+    return { error: `Not valid JSON: ${errorMessage(error)}` };
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     return { error: "The arguments must be one JSON object, like {}." };

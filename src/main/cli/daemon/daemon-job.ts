@@ -3,6 +3,7 @@ import { Console } from "node:console";
 import { constants } from "node:os";
 import { PassThrough, Writable } from "node:stream";
 import type { JobRequest, StreamLook } from "./daemon-frames.ts";
+import { errorMessage } from "../../engine/light.ts";
 
 /** How the daemon talks to the `lathe` process whose command a job runs. */
 export interface JobChannel {
@@ -248,7 +249,7 @@ export async function runJob(
       (code) => end({ code, reusable: true }),
       (err: unknown) => {
         // main reports its own failures; this is one of the daemon's, shown as the launcher would.
-        const message = err instanceof Error ? err.message : String(err);
+        const message = errorMessage(err);
         void channel.write("stderr", Buffer.from(`error: ${message}\n`));
         end({ code: 1, reusable: false });
       },

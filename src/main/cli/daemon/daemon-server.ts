@@ -11,6 +11,7 @@ import {
   ToDaemon,
 } from "./daemon-frames.ts";
 import { isForwardedSignal, type JobEnd, type JobInput, runJob } from "./daemon-job.ts";
+import { errorMessage } from "../../engine/light.ts";
 
 export interface DaemonOptions {
   socket: string;
@@ -212,7 +213,7 @@ export async function serveDaemon(options: DaemonOptions): Promise<void> {
       } catch (err) {
         // Nothing of the command ran: its folder could not be entered after all (removed since the
         // check above). Said as the launcher says an error, and the daemon goes on.
-        const message = err instanceof Error ? err.message : String(err);
+        const message = errorMessage(err);
         await send(FromDaemon.stderr, `error: ${message}\n`);
         end = { code: 1, reusable: true };
       }

@@ -193,15 +193,44 @@ describe("SettingsFile", () => {
     expect(saved).toBe(written(expected));
   });
 
-  it("reads a file saved with a byte-order mark, and saves it without one", async () => {
-    await writeFile(file, `\uFEFF${JSON.stringify({ defaultModel: "ollama:m" })}`);
+  it("reads a file saved with a byte-order mark, and saves it with the mark still first", async () => {
+    // As Windows Notepad saves UTF-8: the mark, then the JSON laid out as the person wrote it.
+    const original = '\uFEFF{\r\n\t"defaultModel": "ollama:m"\r\n}\r\n';
+    await writeFile(file, original);
     expect((await new SettingsFile(file).read()).settings.defaultModel).toBe("ollama:m");
     await new SettingsFile(file).update((d) => {
       d.defaultModel = "ollama:n";
     });
-    const saved = await readFile(file, "utf8");
-    expect(saved.charCodeAt(0)).toBe("{".charCodeAt(0));
-    expect(JSON.parse(saved)).toMatchObject({ defaultModel: "ollama:n" });
+    const bytes = await readFile(file);
+    expect([...bytes.subarray(0, 4)]).toEqual([0xef, 0xbb, 0xbf, "{".charCodeAt(0)]);
+    expect(bytes.toString("utf8")).toBe(original.replace("ollama:m", "ollama:n"));
+    // Read again, the mark does not get in the way, and a second save keeps it once.
+    await new SettingsFile(file).update((d) => {
+      d.defaultModel = "ollama:o";
+    });
+    expect(await readFile(file, "utf8")).toBe(original.replace("ollama:m", "ollama:o"));
+  });
+
+  it.each([
+    ["with a final line break", "\n"],
+    ["without one", ""],
+  ])(
+    "keeps a settings file written on one line on one line when it saves a change (%s)",
+    async (_name, end) => {
+      await writeFile(file, `{"defaultModel":"ollama:m","approvals":{"mode":"ask"}}${end}`);
+      await new SettingsFile(file).update(addServer("files"));
+      expect(await readFile(file, "utf8")).toBe(
+        `{"defaultModel":"ollama:m","approvals":{"mode":"ask"},"mcpServers":{"files":{"command":"node","args":["server.js"]}}}${end}`,
+      );
+    },
+  );
+
+  it("lays out a file holding only {} as a new one: the first setting saved gets its own line", async () => {
+    await writeFile(file, "{}\n");
+    await new SettingsFile(file).update((d) => {
+      d.defaultModel = "ollama:m";
+    });
+    expect(await readFile(file, "utf8")).toBe('{\n  "defaultModel": "ollama:m"\n}\n');
   });
 
   it("reads a missing file as empty settings", async () => {

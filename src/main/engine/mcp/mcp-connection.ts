@@ -152,6 +152,11 @@ export class McpConnection {
   private stateValue: ConnectionState = "starting";
   private client: Client | undefined;
   private opened: OpenedTransport | undefined;
+  /**
+   * The started stdio servers whose stderr may still come to this connection's log (the one
+   * connected, and ended ones whose pipe has not drained yet): close waits for them.
+   */
+  private readonly stderrs = new Set<OpenedTransport>();
   /** The SDK, once loaded by a connect (for `park()`). */
   private sdk: McpSdk | undefined;
   private attemptClient: Client | undefined;
@@ -307,6 +312,8 @@ export class McpConnection {
     this.generation++;
     this.client = undefined;
     this.opened = undefined;
+    // It runs on: its stderr goes on to this log until another engine takes it (logTo).
+    this.stderrs.delete(opened);
     this.setState("closed", undefined);
     const parked: ParkedServer = {
       identity,
@@ -342,6 +349,17 @@ export class McpConnection {
     this.client = undefined;
     this.attemptClient = undefined;
     await Promise.all(clients.map((c) => this.closeClient(c)));
+    // Its stderr drains after it ended: once read to the end (or a bounded wait), nothing more
+    // of it reaches the log, so the log is complete when close resolves.
+    const stopped = [...this.stderrs];
+    this.stderrs.clear();
+    await Promise.all(stopped.map((opened) => opened.finishLog()));
+  }
+
+  /** Wait for this server's stderr at close, until it has ended by itself. */
+  private followStderr(opened: OpenedTransport): void {
+    this.stderrs.add(opened);
+    void opened.stderrEnded.then(() => this.stderrs.delete(opened));
   }
 
   private setState(state: ConnectionState, error: string | undefined): void {
@@ -396,6 +414,7 @@ export class McpConnection {
     if (parked.gone) return false;
     parked.onGone = undefined;
     opened.logTo(this.options.log);
+    this.followStderr(opened);
     this.watch(client, opened.transport, generation, sdk);
     let { tools, refused } = parked;
     if (parked.stale) {
@@ -478,6 +497,7 @@ export class McpConnection {
       client = new sdk.Client(CLIENT_INFO, { capabilities: {} });
       this.attemptClient = client;
       this.watch(client, opened.transport, generation, sdk);
+      this.followStderr(opened);
       await client.connect(opened.transport, { timeout: this.timeoutMs });
       handshakeDone = true;
       // A server without the tools capability (resources or prompts only) offers no tools.

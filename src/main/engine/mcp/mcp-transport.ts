@@ -13,6 +13,7 @@ import type { SpawnerConfinement } from "../spawner/spawner-protocol.ts";
 import { stableStringify } from "../tools/stable-stringify.ts";
 import { isStdio, serverCwd, type McpStdioConfig } from "./mcp-command-line.ts";
 import type { McpServerLog } from "./mcp-server-log.ts";
+import { feedStderr } from "./server-stderr.ts";
 import { SpawnedStdioTransport } from "./spawned-stdio-transport.ts";
 import { mountsUnchanged } from "./mount-stamps.ts";
 import { startFileStamps } from "./start-file-stamps.ts";
@@ -25,6 +26,10 @@ export interface OpenedTransport {
   pid(): number | undefined;
   /** Where the server's stderr goes from now on (a kept server's next engine has a log of its own). */
   logTo(log: McpServerLog): void;
+  /** Settles once the server's stderr has ended (at once for a server without one). */
+  stderrEnded: Promise<void>;
+  /** Once the server is stopped: its stderr read to the end into its log, within a bound (StderrFeed.finish). */
+  finishLog(): Promise<void>;
   /**
    * For a confined stdio server the process spawner starts: what exactly would start — program,
    * arguments, folder, every environment variable, the sandbox's whole reach, the environment
@@ -100,7 +105,13 @@ export async function openTransport(
     const transport = new sdk.StreamableHTTPClientTransport(new URL(config.url), {
       requestInit: { headers: config.headers },
     });
-    return { transport, pid: () => undefined, logTo: () => undefined };
+    return {
+      transport,
+      pid: () => undefined,
+      logTo: () => undefined,
+      stderrEnded: Promise.resolve(),
+      finishLog: () => Promise.resolve(),
+    };
   }
   const cwd = serverCwd(config, root);
   const isDir = await stat(cwd).then(
@@ -143,15 +154,14 @@ export async function openTransport(
       cwd,
       stderr: "pipe",
     });
-    let sink = log;
-    const stderr = transport.stderr as Readable | null;
-    stderr?.setEncoding("utf8");
-    stderr?.on("data", (chunk: string) => sink.write(chunk));
+    const stderr = feedStderr(transport.stderr as Readable | null, log);
     return {
       transport,
       ...(searched === undefined ? {} : { path: searched }),
       pid: () => transport.pid ?? undefined,
-      logTo: (next) => void (sink = next),
+      logTo: (next) => stderr.logTo(next),
+      stderrEnded: stderr.ended,
+      finishLog: () => stderr.finish(),
     };
   }
   const { processSpawner, spawnerEnvironment } = await import("../spawner/process-spawner.ts");
@@ -164,14 +174,14 @@ export async function openTransport(
     ...(confine ? { confine } : {}),
   };
   const transport = new SpawnedStdioTransport(() => processSpawner().server(request), sdk);
-  let sink = log;
-  transport.stderr.setEncoding("utf8");
-  transport.stderr.on("data", (chunk: string) => sink.write(chunk));
+  const stderr = feedStderr(transport.stderr, log);
   return {
     transport,
     ...(searched === undefined ? {} : { path: searched }),
     pid: () => transport.pid,
-    logTo: (next) => void (sink = next),
+    logTo: (next) => stderr.logTo(next),
+    stderrEnded: stderr.ended,
+    finishLog: () => stderr.finish(),
     ...(confine
       ? {
           identity: spawnIdentity(

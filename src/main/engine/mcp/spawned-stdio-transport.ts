@@ -69,7 +69,14 @@ export class SpawnedStdioTransport implements Transport {
   async start(): Promise<void> {
     if (this.launching) throw new Error("SpawnedStdioTransport already started");
     this.launching = this.launch();
-    const server = await this.launching;
+    let server: RemoteServer;
+    try {
+      server = await this.launching;
+    } catch (err) {
+      // No server, no stderr: its readers see it end.
+      this.stderr.end();
+      throw err;
+    }
     this.server = server;
     server.stderr.pipe(this.stderr);
     server.stdin.on("error", (err) => this.onerror?.(err));
@@ -170,6 +177,8 @@ export class SpawnedStdioTransport implements Transport {
         if (!(await within(this.closed, STOP_GRACE_MS))) server.signal("SIGKILL");
       }
     }
+    // Closed before it was started (or its start failed): its stderr will carry nothing.
+    if (!server && !this.stderr.writableEnded) this.stderr.end();
     this.lines.clear();
   }
 }
