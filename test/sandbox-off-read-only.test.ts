@@ -369,6 +369,38 @@ describe("sandbox off: a folder read whole that holds a sandbox.denyRead folder"
     expect(envelope.type, text(envelope)).toBe("output");
   });
 
+  // With the sandbox on, the listers run confined and unasked: the sandbox shows the denyRead
+  // folder empty, so its names do not leak there either (the folder's own name does, as ls shows it).
+  it("with the sandbox on, the same listers run and print no name inside the denyRead folder", async () => {
+    const machine = await machineSandbox();
+    if (!machine.active) {
+      console.log(`skipped the sandbox-on listers: this machine has no OS sandbox (${machine.reason})`);
+      return;
+    }
+    const lh = path.join(l.base, "lh-on");
+    await mkdir(lh);
+    await writeFile(
+      path.join(lh, "settings.json"),
+      JSON.stringify({
+        permissions: [{ permission: "bash", pattern: "*", action: "allow" }],
+        sandbox: { denyRead: [path.join(l.ws, "private")] },
+      }),
+    );
+    const on = await Engine.create({ root: l.ws, latheHome: lh });
+    try {
+      const confined = await on.openSession({ mode: "yolo" });
+      for (const command of ['find . -name "tok*"', "ls -R", "du -a", "grep -rl PRIVATE ."]) {
+        const plain = spawnSync("/bin/bash", ["-c", command], { cwd: l.ws, encoding: "utf8" });
+        expect(plain.stdout, `${command}: plain bash did not show the hidden file`).toContain("token");
+        const envelope = await confined.call("bash", { command });
+        expect(envelope.type, `${command}: ${text(envelope)}`).toBe("output");
+        expect(text(envelope), command).not.toContain("token");
+      }
+    } finally {
+      await on.close();
+    }
+  });
+
   it("a folder read whole with nothing hidden below it still runs", async () => {
     const envelope = await session.call("bash", { command: "grep -rn hello docs README.md" });
     expect(envelope.type, text(envelope)).toBe("output");
