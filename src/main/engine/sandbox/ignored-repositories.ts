@@ -11,7 +11,7 @@ import path from "node:path";
 import { isBareRepository } from "../git/bare-repository.ts";
 
 /** Folders below ignored folders one look goes through, at most. */
-export const MAX_IGNORED_FOLDERS = 50_000;
+export const MAX_IGNORED_FOLDERS = 20_000;
 
 /** What one folder held when last listed. */
 interface Listed {
