@@ -296,6 +296,10 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
     "ps -e",
     "pgrep -l node",
     "cat /proc/self/status",
+    // A lister that lists a link it is given as the link, not where it leads.
+    "find homelink -maxdepth 1",
+    "du -a homelink",
+    "find docs -name '*.txt'",
   ])("the read-only %s still runs", async (command) => {
     const envelope = await session.call("bash", { command });
     expect(envelope.type, text(envelope)).toBe("output");

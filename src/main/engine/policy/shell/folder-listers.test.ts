@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { listerFollowsLinks, listsItsFolder, listsWholeFolders } from "./folder-listers.ts";
+import {
+  listerFollowsGivenLinks,
+  listerFollowsLinks,
+  listsItsFolder,
+  listsWholeFolders,
+} from "./folder-listers.ts";
 
 // Which listers walk below the folders they are given, which walk the one they run in (given
 // none), and which follow every link they meet: what the sandbox-off check holds them to.
@@ -53,5 +58,18 @@ describe("folder listers", () => {
     ["tree", "-L 2", undefined],
   ])("%s %s follows every link with %s", (program, args, option) => {
     expect(listerFollowsLinks(program, args.split(" "))).toBe(option);
+  });
+
+  it.each([
+    ["find", "homelink", false],
+    ["find", "-H homelink", true],
+    ["find", "homelink -follow", true],
+    ["du", "-a homelink", false],
+    ["du", "-aD homelink", true],
+    ["du", "--dereference-args homelink", true],
+    ["ls", "-R homelink", true],
+    ["tree", "homelink", true],
+  ])("%s %s follows a link it is given: %s", (program, args, follows) => {
+    expect(listerFollowsGivenLinks(program, args.split(" "))).toBe(follows);
   });
 });

@@ -10,6 +10,8 @@
 
 /** How one lister reads its arguments. */
 interface Lister {
+  /** Whether it follows a symbolic link it is given (to the folder it leads to). */
+  followsGiven: (args: readonly string[]) => boolean;
   /** Whether, with these (literal) arguments, it walks below the folders it is given. */
   walks: (args: readonly string[]) => boolean;
   /** The option that makes it follow every link it meets, when given. */
@@ -54,6 +56,7 @@ const FIND_EXPRESSION = (a: string): boolean =>
   (a.startsWith("-") && a !== "-") || ["(", "!", ","].includes(a);
 
 const find: Lister = {
+  followsGiven: (args) => args.some((a) => a === "-H" || a === "-L" || a === "-follow"),
   walks: (args) => !args.some((a, i) => /^-maxdepth$/.test(a) && args[i + 1] === "0"),
   follows: (args) => args.find((a) => a === "-L" || a === "-follow"),
   walksItsFolder: (args) => {
@@ -66,6 +69,8 @@ const find: Lister = {
 };
 
 const ls: Lister = {
+  // With -R and without -l, -d or -F, ls lists the folder a link it is given leads to (GNU ls).
+  followsGiven: () => true,
   walks: (args) => args.some((a) => a === "--recursive" || inCluster(a, "R")),
   follows: (args) => args.find((a) => a === "--dereference" || inCluster(a, "L")),
   walksItsFolder: noOperand(
@@ -75,6 +80,8 @@ const ls: Lister = {
 };
 
 const du: Lister = {
+  followsGiven: (args) =>
+    args.some((a) => /^--(dereference|dereference-args)$/.test(a) || /^-[A-Za-z0-9]*[DHL]/.test(a)),
   // `du -s` and `du -d 0` walk, but print only the total of each folder given.
   walks: (args) =>
     !args.some(
@@ -93,6 +100,7 @@ const du: Lister = {
 };
 
 const tree: Lister = {
+  followsGiven: () => true,
   walks: () => true,
   follows: (args) => args.find((a) => inCluster(a, "l")),
   walksItsFolder: noOperand(
@@ -111,6 +119,11 @@ export function listsWholeFolders(program: string, args: readonly string[]): boo
 /** The option with which a lister follows every symbolic link it meets (`find -L`), if given. */
 export function listerFollowsLinks(program: string, args: readonly string[]): string | undefined {
   return LISTERS[program]?.follows(args);
+}
+
+/** Whether a lister follows a symbolic link it is given (`find -H homelink`, `ls -R homelink`), or lists only the link (`find homelink`). */
+export function listerFollowsGivenLinks(program: string, args: readonly string[]): boolean {
+  return LISTERS[program]?.followsGiven(args) !== false;
 }
 
 /** Whether a lister is given no folder, and so walks the one it runs in (`find -name x`, `ls -R`). */
