@@ -222,6 +222,10 @@ const SHARED_MODULES = new Set(
     // The same look runs around a confined MCP server's calls (the MCP chunk imports it).
     "src/main/engine/sandbox/planted-repos.ts",
     "src/main/engine/sandbox/file-identity.ts",
+    // What the look reads besides: included config files, bare repositories, ignored folders.
+    "src/main/engine/git/config-includes.ts",
+    "src/main/engine/git/bare-repository.ts",
+    "src/main/engine/sandbox/ignored-repositories.ts",
   ].map((file) => path.join(ROOT, file)),
 );
 /** The gitignore matcher the workspace walk uses, in the shared chunk with it. */

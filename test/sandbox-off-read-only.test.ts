@@ -167,6 +167,42 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
     );
   });
 
+  // Names, not contents: a lister that follows a link into the home folder prints what is in
+  // it (.ssh) and below it (id_ed25519), as `find ~/.ssh` would.
+  it.each(
+    [
+      "find -L homelink -maxdepth 1",
+      "find -H homelink -maxdepth 2",
+      "find homelink -follow -maxdepth 1",
+      "find homelink/ -maxdepth 1",
+      "find -L . -maxdepth 2 -name .ssh",
+      "find . -maxdepth 2 -follow -name .ssh",
+      "ls -aR homelink/",
+      "ls -aRL . | grep -A3 homelink/",
+      "du -aL --max-depth=2 .",
+      "du -a homelink/",
+      "tree -a -l .",
+    ].map((row) => [row] as const),
+  )("%s lists the home folder through the link", async (command) => {
+    const program = command.split(" ")[0] as string;
+    if (spawnSync("sh", ["-c", `command -v ${program}`]).status !== 0) {
+      console.log(`skipped "${command}": ${program} is not installed here`);
+      return;
+    }
+    const plain = spawnSync("/bin/bash", ["-c", command], {
+      cwd: l.ws,
+      env: { ...process.env, HOME: l.home },
+      encoding: "utf8",
+    });
+    expect(plain.stdout, `plain bash did not list ~/.ssh: ${plain.stderr}`).toMatch(/homelink\/\.ssh/);
+    const envelope = await session.call("bash", { command, timeout_ms: 20_000 });
+    expect(text(envelope), "Lathe let it list ~/.ssh").not.toMatch(/homelink\/\.ssh/);
+    expect(envelope.type, text(envelope)).toBe("error");
+    expect(text(envelope)).toMatch(
+      /not provably read-only \("[a-z]+ [^"]+" follows every symbolic link it meets|reads the folder \S+ as a whole, and it is a link to ~/,
+    );
+  });
+
   it("does not reach the network unasked (git ls-remote)", async () => {
     let connections = 0;
     const server = createServer((socket) => {
@@ -260,6 +296,10 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
     "ps -e",
     "pgrep -l node",
     "cat /proc/self/status",
+    // A lister that lists a link it is given as the link, not where it leads.
+    "find homelink -maxdepth 1",
+    "du -a homelink",
+    "find docs -name '*.txt'",
   ])("the read-only %s still runs", async (command) => {
     const envelope = await session.call("bash", { command });
     expect(envelope.type, text(envelope)).toBe("output");
@@ -291,16 +331,79 @@ describe("sandbox off: a folder read whole that holds a sandbox.denyRead folder"
     await rm(l.base, { recursive: true, force: true });
   });
 
-  it.each(["grep -rh PRIVATE .", "grep -rh PRIVATE", "cd docs/.. && grep -rh PRIVATE"])(
-    "%s is refused: nothing else would hide the folder",
-    async (command) => {
-      const plain = spawnSync("/bin/bash", ["-c", command], { cwd: l.ws, encoding: "utf8" });
-      expect(plain.stdout, "plain bash did not print the secret").toContain(KEY);
-      const envelope = await session.call("bash", { command });
-      expect(leaked(text(envelope)), text(envelope)).toBe(false);
-      expect(text(envelope)).toMatch(/reads the folder .* as a whole, which holds paths no command may read/);
-    },
-  );
+  // The secret is the key for the readers, the hidden file's name for the listers.
+  it.each([
+    ["grep -rh PRIVATE .", KEY],
+    ["grep -rh PRIVATE", KEY],
+    ["cd docs/.. && grep -rh PRIVATE", KEY],
+    ['find . -name "tok*"', "token.txt"],
+    ['find -name "tok*"', "token.txt"],
+    ["find -L -name 'tok*'", "token.txt"],
+    ["ls -R", "token.txt"],
+    ["ls -aR .", "token.txt"],
+    ["cd docs && ls -R ..", "token.txt"],
+    ["du -a", "token.txt"],
+    ["du -ab --max-depth 2 .", "token.txt"],
+    ["rg --files", "token.txt"],
+    ["rg --files .", "token.txt"],
+    ["tree -a", "token.txt"],
+    ["tree -L 2 .", "token.txt"],
+  ])("%s is refused: nothing else would hide the folder", async (command, secret) => {
+    const program = command.replace(/^cd \S+ && /, "").split(" ")[0] as string;
+    if (spawnSync("sh", ["-c", `command -v ${program}`]).status !== 0) {
+      console.log(`skipped "${command}": ${program} is not installed here`);
+      return;
+    }
+    const plain = spawnSync("/bin/bash", ["-c", command], { cwd: l.ws, encoding: "utf8" });
+    expect(plain.stdout, "plain bash did not print the secret").toContain(secret);
+    const envelope = await session.call("bash", { command });
+    expect(text(envelope), text(envelope)).not.toContain(secret);
+    expect(text(envelope)).toMatch(/reads the folder .* as a whole, which holds paths no command may read/);
+  });
+
+  it.each([
+    "find docs -name '*.txt'",
+    "ls -R docs",
+    "du -a docs",
+    "du -sh .",
+    "ls -la",
+    "find -L docs -maxdepth 0",
+  ])("the lister %s, walking no hidden folder, still runs", async (command) => {
+    const envelope = await session.call("bash", { command });
+    expect(envelope.type, text(envelope)).toBe("output");
+  });
+
+  // With the sandbox on, the listers run confined and unasked: the sandbox shows the denyRead
+  // folder empty, so its names do not leak there either (the folder's own name does, as ls shows it).
+  it("with the sandbox on, the same listers run and print no name inside the denyRead folder", async () => {
+    const machine = await machineSandbox();
+    if (!machine.active) {
+      console.log(`skipped the sandbox-on listers: this machine has no OS sandbox (${machine.reason})`);
+      return;
+    }
+    const lh = path.join(l.base, "lh-on");
+    await mkdir(lh);
+    await writeFile(
+      path.join(lh, "settings.json"),
+      JSON.stringify({
+        permissions: [{ permission: "bash", pattern: "*", action: "allow" }],
+        sandbox: { denyRead: [path.join(l.ws, "private")] },
+      }),
+    );
+    const on = await Engine.create({ root: l.ws, latheHome: lh });
+    try {
+      const confined = await on.openSession({ mode: "yolo" });
+      for (const command of ['find . -name "tok*"', "ls -R", "du -a", "grep -rl PRIVATE ."]) {
+        const plain = spawnSync("/bin/bash", ["-c", command], { cwd: l.ws, encoding: "utf8" });
+        expect(plain.stdout, `${command}: plain bash did not show the hidden file`).toContain("token");
+        const envelope = await confined.call("bash", { command });
+        expect(envelope.type, `${command}: ${text(envelope)}`).toBe("output");
+        expect(text(envelope), command).not.toContain("token");
+      }
+    } finally {
+      await on.close();
+    }
+  });
 
   it("a folder read whole with nothing hidden below it still runs", async () => {
     const envelope = await session.call("bash", { command: "grep -rn hello docs README.md" });

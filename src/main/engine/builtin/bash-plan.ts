@@ -3,6 +3,7 @@ import type { CallPlan, MentionedPath, PlannedAccess } from "../tools/call-plan.
 import { commandEffects } from "../policy/shell/command-effects.ts";
 import { pathsIn } from "../policy/shell/directory-tracking.ts";
 import { provablyReadOnly } from "../policy/shell/read-only-command.ts";
+import { listerFollowsGivenLinks, listsWholeFolders } from "../policy/shell/folder-listers.ts";
 import { readsItsFolder, readsWholeFolders } from "../policy/shell/read-only-paths.ts";
 import { isPlainGlob, pathOfWord as pathOf } from "../policy/shell/seen-path.ts";
 import { expandTilde } from "../policy/shell/tilde-path.ts";
@@ -53,6 +54,9 @@ function mentionsOf(c: SimpleCommand): MentionedPath[] {
   const program = path.posix.basename(c.name);
   const literals = c.args.filter((a) => a.literal).map((a) => a.text);
   const recursive = readsWholeFolders(program, literals);
+  // `find homelink` lists the link itself: only a path through it reaches the folder it leads to.
+  const linkNotFollowed =
+    recursive && listsWholeFolders(program, literals) && !listerFollowsGivenLinks(program, literals);
   // A folder reader given no folder reads the one it runs in.
   if (recursive && readsItsFolder(program, literals) && c.runsIn?.unknown === undefined)
     for (const p of pathsIn(c.runsIn, ".")) out.push({ text: expandTilde(p), glob: false, recursive });
@@ -65,7 +69,12 @@ function mentionsOf(c: SimpleCommand): MentionedPath[] {
       if (relative && c.runsIn?.unknown !== undefined) continue;
       // After `cd ~`, `.ssh/x` is `~/.ssh/x`: the home folder is expanded once joined.
       for (const p of relative ? pathsIn(c.runsIn, expanded) : [expanded])
-        out.push({ text: expandTilde(p), glob, ...(recursive ? { recursive } : {}) });
+        out.push({
+          text: expandTilde(p),
+          glob,
+          ...(recursive ? { recursive } : {}),
+          ...(linkNotFollowed ? { linkNotFollowed } : {}),
+        });
     }
   }
   return out;

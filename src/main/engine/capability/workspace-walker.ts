@@ -37,6 +37,8 @@ export interface WalkOptions {
    * out, and a link to a folder, are not walked, but are looked at for a `.git` of their own.
    */
   onGitEntry?(relativeFolder: string): void;
+  /** Called with each folder the ignore files leave out (POSIX path relative to the root), which is not walked. */
+  onIgnoredFolder?(relativeFolder: string): void;
 }
 
 /** Why the walk left out a file or folder no tool can open by its path (see WalkOptions.onUnreachable). */
@@ -418,6 +420,7 @@ export async function walkWorkspace<H = never>(
           if (verdict === "ignored") {
             if (onGitEntry && lstatSync(`${frame.absolute}/${name}/.git`, { throwIfNoEntry: false }))
               onGitEntry(relative);
+            options.onIgnoredFolder?.(relative);
             continue;
           }
           if (verdict === "reincluded") inside = entering(matchers, relative, name);

@@ -1,3 +1,4 @@
+import { lstatSync } from "node:fs";
 import { lstat } from "node:fs/promises";
 import path from "node:path";
 import type { HiddenPath, HiddenPathSet } from "../sandbox/hidden-path-set.ts";
@@ -61,6 +62,13 @@ export async function hiddenPathNamed(
   for (const m of mentions) {
     if (!m.recursive) continue;
     for (const written of await spelledPaths(m, from)) {
+      // A lister that keeps a link it is given as a link (`find homelink`) never walks where it leads.
+      if (
+        m.linkNotFollowed === true &&
+        !m.glob &&
+        lstatSync(written, { throwIfNoEntry: false })?.isSymbolicLink()
+      )
+        continue;
       const canonical = hidden.canonical(written);
       const folder = m.glob ? path.relative(from, written) || "." : m.text;
       if (canonical !== path.resolve(written) && hidden.hidesBelow(canonical))

@@ -41,6 +41,19 @@ function gitStatusRunsCode(folder: string, marker: string): boolean {
   return existsSync(marker);
 }
 
+/**
+ * Whether updating a branch in a bare repository (as a push into it does) runs a program it
+ * names: git runs the reference-transaction hook there (it touches `marker`).
+ */
+function refUpdateRunsCode(folder: string, marker: string): boolean {
+  rmSync(marker, { force: true });
+  sh(
+    folder,
+    "c=$(git commit-tree $(git mktree </dev/null) -m x) && git update-ref refs/heads/lathe-check $c >/dev/null 2>&1; true",
+  );
+  return existsSync(marker);
+}
+
 /** A workspace that is a git repository, a fsmonitor line that touches `marker` when git runs it. */
 function workspace(): { root: string; marker: string; fsmonitor: string } {
   const root = tempDir();
@@ -57,6 +70,8 @@ interface Row {
   repo: string;
   /** Words the notice must hold. */
   notice: string[];
+  /** How git is made to run what was planted there: `git status` and a commit, unless told. */
+  runsCode?: (folder: string, marker: string) => boolean;
 }
 
 const rows: Row[] = [
@@ -115,6 +130,29 @@ const rows: Row[] = [
     repo: "sub",
     notice: ["core.fsmonitor", "meta/store/config"],
   },
+  {
+    name: "a repository made deep inside a folder .gitignore leaves out (node_modules/x/y/z)",
+    command: (w) =>
+      `echo node_modules/ >> .gitignore && mkdir -p node_modules/x/y && git init -q node_modules/x/y/z && git -C node_modules/x/y/z config core.fsmonitor '${w.fsmonitor}'`,
+    repo: "node_modules/x/y/z",
+    notice: ["core.fsmonitor", "node_modules/x/y/z/.git/config"],
+  },
+  {
+    name: "a bare repository (tools.git) with a hook",
+    command: (w) =>
+      `git init -q --bare tools.git && printf '#!/bin/sh\\ntouch ${w.marker}\\n' > tools.git/hooks/reference-transaction && chmod +x tools.git/hooks/reference-transaction`,
+    repo: "tools.git",
+    notice: ["hook tools.git/hooks/reference-transaction"],
+    runsCode: refUpdateRunsCode,
+  },
+  {
+    name: "a bare repository inside an ignored folder, its config naming a hooks folder",
+    command: (w) =>
+      `echo build/ >> .gitignore && mkdir -p build/h && git init -q --bare build/cache/r.git && printf '#!/bin/sh\\ntouch ${w.marker}\\n' > build/h/reference-transaction && chmod +x build/h/reference-transaction && git -C build/cache/r.git config core.hooksPath "$PWD/build/h"`,
+    repo: "build/cache/r.git",
+    notice: ["core.hookspath", "build/cache/r.git/config"],
+    runsCode: refUpdateRunsCode,
+  },
 ];
 
 describe("repositories a command plants below the workspace", () => {
@@ -122,8 +160,9 @@ describe("repositories a command plants below the workspace", () => {
     // Positive control: the same command, with nothing looking, makes git run the program.
     const control = workspace();
     const controlOutside = tempDir();
+    const runsCode = row.runsCode ?? gitStatusRunsCode;
     sh(control.root, row.command({ ...control, outside: controlOutside }));
-    expect(gitStatusRunsCode(path.join(control.root, row.repo), control.marker)).toBe(true);
+    expect(runsCode(path.join(control.root, row.repo), control.marker)).toBe(true);
 
     const w = workspace();
     const outside = tempDir();
@@ -131,7 +170,7 @@ describe("repositories a command plants below the workspace", () => {
     sh(w.root, row.command({ ...w, outside }));
     const notice = await watch.disarm();
     for (const words of row.notice) expect(notice).toContain(words);
-    expect(gitStatusRunsCode(path.join(w.root, row.repo), w.marker)).toBe(false);
+    expect(runsCode(path.join(w.root, row.repo), w.marker)).toBe(false);
     // What runs nothing stays: the repository still works as one.
     sh(path.join(w.root, row.repo), "git rev-parse --git-dir >/dev/null");
   });
@@ -197,6 +236,74 @@ describe("repositories a command plants below the workspace", () => {
     sh(w.root, "git -C lib status --short >/dev/null && git -C lib add f && echo y > lib/src.txt"); // the command
     expect(await watch.disarm()).toBe("");
     expect(readFileSync(path.join(w.root, "lib/.git/config"), "utf8")).toContain("hooksPath = .husky");
+  });
+
+  it("takes out what a command adds to a workspace file a nested repository's config includes", async () => {
+    const w = workspace();
+    // The person's nested repository, sharing settings from a file of the workspace.
+    sh(w.root, "git init -q lib && git -C lib config include.path ../../shared.gitconfig");
+    sh(w.root, "printf '[user]\\n\\tname = person\\n' > shared.gitconfig");
+    await sleep(150);
+    const command = `printf '[core]\\n\\tfsmonitor = "${w.fsmonitor}"\\n' >> shared.gitconfig`;
+    // Positive control: with nothing looking, git in lib runs what the shared file names.
+    const control = workspace();
+    sh(control.root, "git init -q lib && git -C lib config include.path ../../shared.gitconfig");
+    sh(control.root, command.replaceAll(w.marker, control.marker));
+    expect(gitStatusRunsCode(path.join(control.root, "lib"), control.marker)).toBe(true);
+
+    const watch = await watchRepos(w.root);
+    sh(w.root, command);
+    expect(await watch.disarm()).toContain("took core.fsmonitor out of shared.gitconfig");
+    expect(gitStatusRunsCode(path.join(w.root, "lib"), w.marker)).toBe(false);
+    expect(readFileSync(path.join(w.root, "shared.gitconfig"), "utf8")).toContain("person");
+    // The next command, leaving the file alone, leaves the person's settings alone.
+    const next = await watchRepos(w.root);
+    sh(w.root, "git -C lib status --short >/dev/null");
+    expect(await next.disarm()).toBe("");
+  });
+
+  it("leaves a bare repository and an ignored one a person made alone when the command does not change them", async () => {
+    const w = workspace();
+    sh(
+      w.root,
+      "git init -q --bare tools.git && git -C tools.git config core.hooksPath /opt/hooks && echo node_modules/ >> .gitignore && git init -q node_modules/a/b && git -C node_modules/a/b config core.pager less",
+    );
+    await sleep(150);
+    const watch = await watchRepos(w.root);
+    sh(w.root, "git -C tools.git config user.name model && echo x > node_modules/a/b/f");
+    expect(await watch.disarm()).toBe("");
+    expect(readFileSync(path.join(w.root, "tools.git/config"), "utf8")).toContain("/opt/hooks");
+    expect(readFileSync(path.join(w.root, "node_modules/a/b/.git/config"), "utf8")).toContain("less");
+  });
+
+  it("between commands, lists again only the ignored folders that changed, and still catches a repository planted deep in one", async () => {
+    const w = workspace();
+    sh(
+      w.root,
+      "echo node_modules/ >> .gitignore && mkdir -p node_modules/pkg/lib/deep && echo x > node_modules/pkg/lib/deep/f",
+    );
+    await (await watchRepos(w.root)).disarm(); // an earlier command: the ignored folders are known
+    // The person, between commands: a repository of their own in an ignored folder.
+    sh(w.root, "git init -q node_modules/mine && git -C node_modules/mine config core.pager less");
+    await sleep(150);
+    const first = await watchRepos(w.root);
+    sh(w.root, "echo y > node_modules/pkg/lib/deep/g");
+    expect(await first.disarm()).toBe("");
+    expect(readFileSync(path.join(w.root, "node_modules/mine/.git/config"), "utf8")).toContain("less");
+    const second = await watchRepos(w.root);
+    sh(
+      w.root,
+      `git init -q node_modules/pkg/lib/deep/r && git -C node_modules/pkg/lib/deep/r config core.fsmonitor '${w.fsmonitor}'`,
+    );
+    expect(await second.disarm()).toContain(
+      "took core.fsmonitor out of node_modules/pkg/lib/deep/r/.git/config",
+    );
+    expect(gitStatusRunsCode(path.join(w.root, "node_modules/pkg/lib/deep/r"), w.marker)).toBe(false);
+    // A config the command appends to, in a repository known from the last look.
+    const third = await watchRepos(w.root);
+    sh(w.root, `printf '[core]\\n\\tfsmonitor = "${w.fsmonitor}"\\n' >> node_modules/mine/.git/config`);
+    expect(await third.disarm()).toContain("took core.fsmonitor out of node_modules/mine/.git/config");
+    expect(gitStatusRunsCode(path.join(w.root, "node_modules/mine"), w.marker)).toBe(false);
   });
 
   it("catches a .git moved into a folder that was there before", async () => {

@@ -20,7 +20,10 @@ import { isWithin } from "../capability/canonical-path.ts";
 import { walkWorkspace } from "../capability/workspace-walker.ts";
 import { errorMessage } from "../errors/error-message.ts";
 import { fileIdentity } from "./file-identity.ts";
+import { IgnoredFolders, MAX_IGNORED_FOLDERS } from "./ignored-repositories.ts";
 import { readGitConfig, writeGitConfig, type GitSetting } from "../git/git-config-file.ts";
+import { isBareRepository } from "../git/bare-repository.ts";
+import { configIncludes } from "../git/config-includes.ts";
 import { commonDirName, gitDirOf, type GitDirName } from "../git/git-pointer.ts";
 import { isInertGitSetting } from "../git/inert-git-config.ts";
 
@@ -34,6 +37,8 @@ interface GitEntryState {
   pointer?: string;
   /** A `.git` folder's config files and `commondir`, as bytes. */
   files: Map<string, Buffer>;
+  /** The workspace files its config files include (`include.path = ../shared.gitconfig`), by absolute path, as bytes. */
+  included: Map<string, Buffer>;
   /** A `.git` folder's hooks, by name: their identities. */
   hooks: Map<string, string>;
   /** The identity of its `hooks` entry (a folder, or a link to one elsewhere). */
@@ -68,10 +73,17 @@ function bytesOf(file: string): Buffer | undefined {
   }
 }
 
-function capture(dotGit: string): GitEntryState {
+/** The files inside the root that a git folder's config files include, directly or through each other. */
+function includedFiles(root: string, gitDir: string): string[] {
+  return CONFIG_FILES.flatMap((name) => configIncludes(path.join(gitDir, name))).filter((file) =>
+    isWithin(root, file),
+  );
+}
+
+function capture(root: string, dotGit: string): GitEntryState {
   const id = fileIdentity(dotGit);
   const stat = statOf(dotGit);
-  const state: GitEntryState = { id, files: new Map(), hooks: new Map() };
+  const state: GitEntryState = { id, files: new Map(), included: new Map(), hooks: new Map() };
   if (stat?.isSymbolicLink()) {
     state.pointer = readlinkSync(dotGit, { encoding: "buffer" }).toString("latin1");
   } else if (stat?.isFile()) {
@@ -80,6 +92,10 @@ function capture(dotGit: string): GitEntryState {
     for (const name of [...CONFIG_FILES, "commondir"]) {
       const bytes = bytesOf(path.join(dotGit, name));
       if (bytes) state.files.set(name, bytes);
+    }
+    for (const file of includedFiles(root, dotGit)) {
+      const bytes = bytesOf(file);
+      if (bytes) state.included.set(file, bytes);
     }
     state.hooksId = fileIdentity(path.join(dotGit, "hooks"));
     for (const hook of hookNames(dotGit)) {
@@ -121,8 +137,8 @@ function signature(setting: GitSetting): string {
 class Disarm {
   readonly notes: string[] = [];
   private readonly seen = new Set<string>();
-  private readonly root: string;
-  private readonly since: number;
+  readonly root: string;
+  readonly since: number;
   /** The root repository's git folder, looked up once per look: it is never disarmed. */
   private readonly rootGit: string | undefined;
 
@@ -162,6 +178,18 @@ class Disarm {
       const bytes = bytesOf(file);
       if (bytes && ours(file, known?.files.get(name), bytes))
         this.config(file, bytes, known?.files.get(name));
+    }
+    // A workspace file the config includes is config too (git reads it where the include
+    // stands), and the command may write it: what it added there is taken out as well. Included
+    // files are judged as the folder is, but one is never the command's merely because the
+    // repository is (a new repository's includes were just taken out of its config).
+    for (const file of includedFiles(this.root, gitDir)) {
+      if (this.seen.has(file)) continue;
+      this.seen.add(file);
+      const bytes = bytesOf(file);
+      const previous = known?.included.get(file);
+      if (bytes && (known ? !(previous && bytes.equals(previous)) : this.touched(file)))
+        this.config(file, bytes, previous);
     }
     const commondir = path.join(gitDir, "commondir");
     const text = bytesOf(commondir);
@@ -260,42 +288,79 @@ function worktreeFolders(root: string): string[] {
   }
 }
 
+/** What one walk of the workspace found: the git folders to look at, and where it stopped early. */
+interface GitEntries {
+  entries: string[];
+  /** Those found inside ignored folders (see IgnoredFolders). */
+  ignored: ReadonlySet<string>;
+  /** A folder inside an ignored one left unread (see IgnoredFolders). */
+  cut?: string;
+}
+
+/** What the ignored folders below each root held at its last look, kept from one command to the next. */
+const ignoredFolders = new Map<string, IgnoredFolders>();
+
 /**
- * Every `.git` below the root (the root's own left out), and the root repository's worktree
- * folders, by absolute path.
+ * Every `.git` below the root (the root's own left out), bare repositories (`x.git` folders),
+ * those inside ignored folders (node_modules/x/y/z/.git), and the root repository's worktree
+ * folders, by absolute path. `fresh`: the ignored folders are looked at again (after a command);
+ * otherwise what the last look found there serves (before one: the command has not run yet).
  */
-async function gitEntries(root: string): Promise<string[]> {
-  const found: string[] = [];
+async function gitEntries(root: string, fresh: boolean): Promise<GitEntries> {
+  const found = new Set<string>();
+  const tops: string[] = [];
   let files = 0;
   await walkWorkspace(
     root,
     { root, mayRead: () => true },
     {
-      onFile: () => {
+      onFile: ({ relative }) => {
         if (++files > MAX_FILES) throw new TooManyFiles();
+        // A bare repository is walked as any folder: its HEAD file tells it.
+        if (relative === "HEAD" || relative.endsWith("/HEAD")) {
+          const folder = path.join(root, path.dirname(relative));
+          if (folder !== root && isBareRepository(folder)) found.add(folder);
+        }
       },
       onGitEntry: (folder) => {
-        if (folder !== "") found.push(path.join(root, folder, ".git"));
+        if (folder !== "") found.add(path.join(root, folder, ".git"));
       },
+      onIgnoredFolder: (folder) => tops.push(path.join(root, folder)),
     },
   );
-  return [...found, ...worktreeFolders(root)];
+  let kept = ignoredFolders.get(root);
+  if (kept === undefined) ignoredFolders.set(root, (kept = new IgnoredFolders()));
+  const below = fresh || !kept.looked ? kept.look(tops) : kept.known;
+  const ignored = new Set(below.found.filter((entry) => !found.has(entry)));
+  return {
+    entries: [...found, ...ignored, ...worktreeFolders(root)],
+    ignored,
+    ...(below.cut !== undefined ? { cut: below.cut } : {}),
+  };
 }
 
 class TooManyFiles extends Error {}
 
-function snapshotOf(entries: readonly string[]): Snapshot {
-  return new Map(entries.map((dotGit) => [dotGit, capture(dotGit)]));
+function snapshotOf(root: string, entries: readonly string[]): Snapshot {
+  return new Map(entries.map((dotGit) => [dotGit, capture(root, dotGit)]));
 }
 
 /** Look at one `.git` below the root after a command, as it was before it (`known`, if it was there). */
-function look(disarm: Disarm, dotGit: string, known: GitEntryState | undefined): void {
+function look(disarm: Disarm, dotGit: string, known: GitEntryState | undefined, unseen: boolean): void {
   const stat = statOf(dotGit);
   if (!stat) return;
+  // One in an ignored folder, not known before (those are read between commands only when they
+  // change), that the command did not make: judged by change times, as a folder a .git file
+  // sends git to is.
+  if (known === undefined && unseen && stat.ctimeMs < disarm.since) {
+    if (stat.isDirectory()) disarm.gitDir(dotGit, "unseen");
+    else disarm.pointer(dotGit, stat, false);
+    return;
+  }
   // Not there before, or another one now (made, or moved in): all of it is the command's.
   const replaced = known === undefined || known.id !== fileIdentity(dotGit);
   if (stat.isDirectory()) disarm.gitDir(dotGit, replaced ? "new" : known);
-  else disarm.pointer(dotGit, stat, replaced || known.pointer !== capture(dotGit).pointer);
+  else disarm.pointer(dotGit, stat, replaced || known.pointer !== capture(disarm.root, dotGit).pointer);
 }
 
 /** The look in progress below each root (one at a time per root: both may change the same files). */
@@ -337,6 +402,16 @@ function unlooked(root: string, err: unknown): string {
   return `\n[Lathe could not look for git repositories the command made or changed in the workspace (${why}): check any new .git folder's config and hooks before running git there.]\n`;
 }
 
+/** Roots whose ignored folders were said to be past what the look reads, by this process (said once each). */
+const toldIgnoredCut = new Set<string>();
+
+/** That the look left folders inside ignored ones unread ("" when none were, or it was said before). */
+function partlyLooked(root: string, cut: string | undefined): string {
+  if (cut === undefined || toldIgnoredCut.has(root)) return "";
+  toldIgnoredCut.add(root);
+  return `\n[Lathe looked for git repositories the command made in the folders .gitignore leaves out up to ${MAX_IGNORED_FOLDERS} folders, and left the rest unread (from ${path.relative(root, cut)}; said once): check any new .git or bare repository there before running git in it.]\n`;
+}
+
 /**
  * Start watching the repositories below a (canonical) workspace root for one command: call just
  * before it starts. The `.git` entries there are found and read now, so that after the command
@@ -347,7 +422,7 @@ export async function watchRepos(root: string): Promise<RepoWatch> {
   let before: Snapshot | undefined;
   let failure: unknown;
   try {
-    before = snapshotOf(await gitEntries(root));
+    before = snapshotOf(root, (await gitEntries(root, false)).entries);
   } catch (err) {
     failure = err;
   }
@@ -356,20 +431,21 @@ export async function watchRepos(root: string): Promise<RepoWatch> {
       inTurn(root, async () => {
         // Without the repositories as they were, everything would look planted: nothing is touched.
         if (before === undefined) return unlooked(root, failure);
-        let entries: string[];
+        let after: GitEntries;
         try {
-          entries = await gitEntries(root);
+          after = await gitEntries(root, true);
         } catch (err) {
           return unlooked(root, err);
         }
         const disarm = new Disarm(root, since);
         try {
-          for (const dotGit of entries) look(disarm, dotGit, before.get(dotGit));
+          for (const dotGit of after.entries)
+            look(disarm, dotGit, before.get(dotGit), after.ignored.has(dotGit));
         } catch (err) {
           const done = disarm.notes.length > 0 ? ` after it ${disarm.notes.join("; ")}` : "";
           return `\n[Lathe could not finish making inert the git repositories the command made or changed in the workspace (${errorMessage(err)})${done}: check any new .git folder's config and hooks before running git there.]\n`;
         }
-        return notice(disarm.notes);
+        return notice(disarm.notes) + partlyLooked(root, after.cut);
       }),
   };
 }

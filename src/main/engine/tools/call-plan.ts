@@ -17,6 +17,11 @@ export interface MentionedPath {
   glob: boolean;
   /** Given to a program that reads whole folders (`grep -r`, `rg`): everything below it may be read. */
   recursive?: boolean;
+  /**
+   * The program does not follow it when it is itself a symbolic link (`find homelink` lists the
+   * link, not the folder it leads to; `find homelink/` does follow it).
+   */
+  linkNotFollowed?: boolean;
 }
 
 export interface CallPlan {

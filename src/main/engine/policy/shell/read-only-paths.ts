@@ -1,5 +1,6 @@
 import path from "node:path";
 import { pathsIn } from "./directory-tracking.ts";
+import { listerFollowsLinks, listsItsFolder, listsWholeFolders } from "./folder-listers.ts";
 import { GIT_TEXT_VALUE_OPTIONS } from "./git-command.ts";
 import { sedScriptReads } from "./sed-effects.ts";
 import { processListingReason } from "./process-listing.ts";
@@ -50,9 +51,17 @@ const RECURSIVE_READERS: Readonly<Record<string, (args: readonly string[]) => bo
   git: (args) => args.includes("--no-index"),
 };
 
-/** Whether `program` with these (literal) arguments reads whole folders it is given. */
-export function readsWholeFolders(program: string, args: readonly string[]): boolean {
+/** Whether `program` reads the files of whole folders it is given (grep -r), not only their names. */
+function readsFolderContents(program: string, args: readonly string[]): boolean {
   return RECURSIVE_READERS[program]?.(args) === true;
+}
+
+/**
+ * Whether `program` with these (literal) arguments reads whole folders it is given: their files
+ * (grep -r) or the names below them (find, ls -R, du, tree: see folder-listers.ts).
+ */
+export function readsWholeFolders(program: string, args: readonly string[]): boolean {
+  return readsFolderContents(program, args) || listsWholeFolders(program, args);
 }
 
 /** Short options of the folder readers that take a value (`-m 5`, `-e PATTERN`). */
@@ -69,6 +78,7 @@ const VALUE_LETTERS: Readonly<Record<string, string>> = {
  * in (`grep -r x`, `rg x`): no operand besides the pattern, which `-e`/`-f` give instead.
  */
 export function readsItsFolder(program: string, args: readonly string[]): boolean {
+  if (listsWholeFolders(program, args)) return listsItsFolder(program, args);
   const values = VALUE_LETTERS[program];
   if (values === undefined) return false;
   let operands = 0;
@@ -200,7 +210,14 @@ export function unseenReadReason(program: string, command: SimpleCommand): strin
   }
   const listing = processListingReason(program, literals);
   if (listing !== undefined) return listing;
-  if (readsWholeFolders(program, literals)) {
+  if (listsWholeFolders(program, literals)) {
+    // Names only: a folder outside the workspace is checked for hidden paths below it when the
+    // call is decided (hidden-paths.ts); a link met on the way is not, so following them asks.
+    const follow = listerFollowsLinks(program, literals);
+    if (follow !== undefined)
+      return `"${program} ${follow}" follows every symbolic link it meets, into folders Lathe cannot check against the hidden paths`;
+  }
+  if (readsFolderContents(program, literals)) {
     const unless = FOLLOW_UNLESS[program];
     const follow =
       literals.find((a) => FOLLOWS_LINKS[program]?.test(a)) ??

@@ -1,0 +1,75 @@
+import { describe, expect, it } from "vitest";
+import {
+  listerFollowsGivenLinks,
+  listerFollowsLinks,
+  listsItsFolder,
+  listsWholeFolders,
+} from "./folder-listers.ts";
+
+// Which listers walk below the folders they are given, which walk the one they run in (given
+// none), and which follow every link they meet: what the sandbox-off check holds them to.
+describe("folder listers", () => {
+  it.each([
+    ["find", "", true, true],
+    ["find", "-name tok*", true, true],
+    ["find", "-L -name x", true, true],
+    ["find", "-D tree -name x", true, true],
+    ["find", "( -name a -o -name b )", true, true],
+    ["find", ". -name x", true, false],
+    ["find", "-L src", true, false],
+    ["find", "src -maxdepth 0", false, false],
+    ["ls", "-la", false, false],
+    ["ls", "-R", true, true],
+    ["ls", "-laR", true, true],
+    ["ls", "--recursive -I x", true, true],
+    ["ls", "-R -w 80", true, true],
+    ["ls", "-R src", true, false],
+    ["du", "", true, true],
+    ["du", "-a", true, true],
+    ["du", "-a -d 2", true, true],
+    ["du", "-ab --max-depth 2", true, true],
+    ["du", "-a src", true, false],
+    ["du", "-sh .", false, false],
+    ["du", "-d 0 .", false, false],
+    ["du", "-d0", false, false],
+    ["du", "--max-depth=0", false, false],
+    ["tree", "", true, true],
+    ["tree", "-L 2", true, true],
+    ["tree", "-a -I node_modules", true, true],
+    ["tree", "-L 2 src", true, false],
+    ["cat", "-R", false, false],
+  ])("%s %s: walks %s, its own folder %s", (program, args, walks, own) => {
+    const words = args === "" ? [] : args.split(" ");
+    expect(listsWholeFolders(program, words)).toBe(walks);
+    if (walks) expect(listsItsFolder(program, words)).toBe(own);
+  });
+
+  it.each([
+    ["find", "-L .", "-L"],
+    ["find", ". -follow -name x", "-follow"],
+    ["find", "-H .", undefined],
+    ["find", ". -name L", undefined],
+    ["ls", "-RL", "-RL"],
+    ["ls", "-R --dereference", "--dereference"],
+    ["ls", "-R -l", undefined],
+    ["du", "-aL", "-aL"],
+    ["du", "-a -D", undefined],
+    ["tree", "-a -l", "-l"],
+    ["tree", "-L 2", undefined],
+  ])("%s %s follows every link with %s", (program, args, option) => {
+    expect(listerFollowsLinks(program, args.split(" "))).toBe(option);
+  });
+
+  it.each([
+    ["find", "homelink", false],
+    ["find", "-H homelink", true],
+    ["find", "homelink -follow", true],
+    ["du", "-a homelink", false],
+    ["du", "-aD homelink", true],
+    ["du", "--dereference-args homelink", true],
+    ["ls", "-R homelink", true],
+    ["tree", "homelink", true],
+  ])("%s %s follows a link it is given: %s", (program, args, follows) => {
+    expect(listerFollowsGivenLinks(program, args.split(" "))).toBe(follows);
+  });
+});
