@@ -30,8 +30,9 @@ const VERSION = (
 ).version;
 
 /**
- * Runs the bundle's `main` like run-bundle.mjs, then names on stderr every package it loaded and
- * every file of the bundle (its name without the content hash: `engine-[hash].js` is "engine").
+ * Runs the bundle's `main` like run-bundle.mjs, then names on stderr every package it loaded,
+ * every file of the bundle (its name without the content hash: `engine-[hash].js` is "engine"),
+ * and every public Node module loaded by then ("http", not its internal parts).
  */
 const TRACED_RUNNER = `import { registerHooks } from "node:module";
 const loaded = new Set();
@@ -50,6 +51,8 @@ const { main } = await import(process.argv[2]);
 const code = await main(process.argv.slice(3));
 process.stderr.write("loaded packages: " + JSON.stringify([...loaded].sort()) + "\\n");
 process.stderr.write("loaded files: " + JSON.stringify([...files].sort()) + "\\n");
+const builtins = process.moduleLoadList.filter((m) => m.startsWith("NativeModule ")).map((m) => m.slice(13));
+process.stderr.write("loaded builtins: " + JSON.stringify(builtins.filter((m) => !/^(internal\\/|_)/.test(m)).sort()) + "\\n");
 process.exit(code);
 `;
 
@@ -104,7 +107,11 @@ function runBundle(
 }
 
 /** Run the bundle with TRACED_RUNNER; what it names on stderr as loaded: bundle files or packages. */
-async function traced(args: string[], latheHome: string, what: "files" | "packages"): Promise<string[]> {
+async function traced(
+  args: string[],
+  latheHome: string,
+  what: "files" | "packages" | "builtins",
+): Promise<string[]> {
   const run = await runBundle(args, { runner: "run-bundle-traced.mjs", latheHome });
   expect(run.code, run.stderr).toBe(0);
   const line = new RegExp(`^loaded ${what}: (.*)$`, "m").exec(run.stderr);
@@ -177,6 +184,17 @@ describe("the CLI bundle", () => {
     const read = await loaded(["call", "read", JSON.stringify({ path: "small.txt" })]);
     expect(read.filter((name) => heavy.includes(name))).toEqual([]);
     expect(read).toContain("better-sqlite3");
+  });
+
+  it("loads no node:http for a command that makes no HTTP request", async () => {
+    // node:http (its client, server and agent) takes milliseconds to load: a command that opens an
+    // engine and calls no web tool, model or HTTP MCP server has no use for it.
+    const builtins = (args: string[]) => traced(args, path.join(work, "traced-builtins-home"), "builtins");
+    const tools = await builtins(["tools"]);
+    // A positive control: the list names what a start does load.
+    expect(tools).toContain("fs");
+    expect(tools).not.toContain("http");
+    expect(await builtins(["call", "read", JSON.stringify({ path: "small.txt" })])).not.toContain("http");
   });
 
   it("prints the version", async () => {

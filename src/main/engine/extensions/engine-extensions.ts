@@ -61,8 +61,22 @@ export class EngineExtensions {
       ...(options.onMcpEvent ? { onEvent: options.onMcpEvent } : {}),
       ...(options.approveUnsandboxedMcp ? { approveUnsandboxed: options.approveUnsandboxedMcp } : {}),
     });
-    await plugins.load();
+    // The servers first: they take the longest to be ready (a process each, its own start), and
+    // they start while the plugins load rather than after. Their tools join the registry only
+    // when the host applies pending changes, so the order the tools are bound in is unchanged.
     mcp.start();
+    try {
+      await plugins.load();
+    } catch (loadError) {
+      // No engine is made: the servers just started must not outlive it.
+      await mcp.close().catch((closeError: unknown) => {
+        throw new AggregateError(
+          [loadError, closeError],
+          `${(loadError as Error).message}; stopping the MCP servers failed too: ${(closeError as Error).message}`,
+        );
+      });
+      throw loadError;
+    }
     return new EngineExtensions(plugins, mcp);
   }
 

@@ -2,6 +2,7 @@ import { statSync } from "node:fs";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import { deferredSchemaValidator } from "./deferred-schema-validator.ts";
 import { loadMcpSdk, type McpSdk } from "./mcp-sdk.ts";
 import { listServerTools, type RefusedTool } from "./mcp-tool-listing.ts";
 import { MAX_MESSAGE_BYTES, megabytes, TOO_LARGE } from "./message-lines.ts";
@@ -494,7 +495,10 @@ export class McpConnection {
         if (generation !== this.generation) return;
         starting();
       }
-      client = new sdk.Client(CLIENT_INFO, { capabilities: {} });
+      client = new sdk.Client(CLIENT_INFO, {
+        capabilities: {},
+        jsonSchemaValidator: deferredSchemaValidator(() => new sdk.AjvJsonSchemaValidator()),
+      });
       this.attemptClient = client;
       this.watch(client, opened.transport, generation, sdk);
       this.followStderr(opened);

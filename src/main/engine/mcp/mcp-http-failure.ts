@@ -1,7 +1,14 @@
-import { STATUS_CODES } from "node:http";
-
 /** Characters of a web server's answer quoted in a message (an error page can be long HTML). */
 const QUOTED_CHARS = 300;
+
+/**
+ * The reason phrase of an HTTP status ("Not Found"), if it has one. node:http is taken here, when
+ * a server has failed: imported at the top, it was loaded with the engine at every start (the
+ * CLI bundle turns a named import of a Node module into a load where the chunk begins).
+ */
+function reasonPhrase(status: number): string | undefined {
+  return process.getBuiltinModule("node:http").STATUS_CODES[status];
+}
 
 /** The SDK's Streamable HTTP error, by shape: its `code` is the HTTP status, or -1. */
 function httpError(err: unknown): { status: number; said: string } | undefined {
@@ -42,7 +49,8 @@ export function httpFailure(err: unknown, url: string, source: string): string |
     return `${url} answered with ${unexpected[1]}, not MCP: ${fix} to the server's MCP endpoint`;
   if (http.status <= 0) return `${url}: ${quoted(http.said)}`;
   const body = http.said.replace(/^Error POSTing to endpoint: /, "");
-  const status = `${url} answered HTTP ${http.status}${STATUS_CODES[http.status] ? ` (${STATUS_CODES[http.status]})` : ""}: ${quoted(body)}`;
+  const phrase = reasonPhrase(http.status);
+  const status = `${url} answered HTTP ${http.status}${phrase ? ` (${phrase})` : ""}: ${quoted(body)}`;
   if (http.status === 401 || http.status === 403)
     return `${status}. If it needs a token, set it in "headers" (such as "Authorization": "Bearer …") in ${source}`;
   if (http.status === 404 || http.status === 405) return `${status}: ${fix} to the server's MCP endpoint`;

@@ -434,6 +434,17 @@ export class McpManager {
       this.emit({ type: "pending", server: server.name });
       return Promise.resolve();
     }
+    // A stdio server starts through the process spawner (mcp-transport.ts), a Node process of its
+    // own: started now, it loads while the MCP SDK and the server's sandbox are made ready here,
+    // rather than after them, when the server's start asks for it.
+    if (isStdio(server.config) && process.platform !== "win32") {
+      // A failure here is not lost: the server's start imports and starts the spawner again, and
+      // fails saying why.
+      void import("../spawner/process-spawner.ts").then(
+        ({ warmSpawner }) => warmSpawner(),
+        () => undefined,
+      );
+    }
     const connection: McpConnection = new McpConnection({
       name: server.name,
       config: server.config,
