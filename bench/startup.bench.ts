@@ -538,16 +538,23 @@ compare({
   ours: { label: "two servers", value: twoServers },
   theirs: { label: "one", value: oneServer },
 });
-// Lathe's share: the run less the servers' own start. Were the servers started at the first
-// instant and everything else done while they start, the run would take no longer than the
-// slower of the two; the goal leaves Lathe 300 ms less what the servers take by themselves.
+// Lathe's share: the run less the servers' own start. And the floor no start without the daemon
+// can go below: a bare node process, then the two servers' own start, with nothing of Lathe's in
+// between (a run must read its settings before it knows which servers to start). When the floor
+// is above the goal, the goal cannot be met without the daemon on this machine.
 const share = loaded.run - twoServers;
 compare({
   what: "start → first request, 50 plugins and two MCP servers, less the two servers' own start (Lathe's share)",
   ours: { label: "Lathe's share", value: share },
   theirs: { label: "the servers' own start", value: twoServers },
-  goal: `≤ 300 ms − the servers' own start = ${(300 - twoServers).toFixed(1)} ms`,
-  met: share <= 300 - twoServers,
+});
+const floor = loaded.bare + twoServers;
+compare({
+  what: "the floor of a run with two MCP servers without the daemon: node -e 0 + the two servers' own start",
+  ours: { label: "floor", value: floor },
+  theirs: { label: "lathe run", value: loaded.run },
+  goal: "≤ 300 ms (else the 300 ms goal cannot be met without the daemon here)",
+  met: floor <= 300,
 });
 compare({
   what: "start → first request, 50 plugins and two MCP servers",
