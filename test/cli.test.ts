@@ -104,6 +104,10 @@ describe("usage errors exit 2 and name the problem on stderr", () => {
     { args: ["tools", "--root", "/definitely/not/here"], says: "/definitely/not/here does not exist" },
     { args: ["serve", "--port", "http"], says: "Use a whole number from 0 to 65535" },
     { args: ["serve", "--port", "70000"], says: "Use a whole number from 0 to 65535" },
+    // Found wrong by the command itself rather than by the option parser: read the same way.
+    { args: ["run", "--replay"], says: "--replay needs --resume <id>" },
+    { args: ["run", "hi", "--model", "nope:m"], says: 'There is no model provider "nope"' },
+    { args: ["run", "   "], says: "The prompt is empty" },
     // A malformed session id, wherever one is given (it would name a folder in LATHE_HOME).
     ...(
       [
@@ -124,6 +128,10 @@ describe("usage errors exit 2 and name the problem on stderr", () => {
     expect(run.code).toBe(2);
     expect(run.stdout).toBe("");
     expect(run.stderr).toContain(says);
+    // docs/cli.md: one line saying the problem, then a second pointing to --help.
+    expect(run.stderr).toMatch(
+      /^error: .*\n(?:.*\n)?\(run "lathe --help" or "lathe <command> --help" for usage\)\n$/,
+    );
   });
 
   it("refuses a --root that is a file, not a folder", async () => {
