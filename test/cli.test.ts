@@ -228,6 +228,39 @@ describe("lathe call", () => {
     await writeFile(path.join(world.root, "notes.txt"), "one\ntwo\n");
   });
 
+  it("runs each example of `lathe call --help` as written: every envelope is output (exit 0)", async () => {
+    await writeFile(path.join(world.root, "a.txt"), "a\n");
+    await writeFile(path.join(world.root, "README.md"), "# r\n");
+    const help = (await lathe(["call", "--help"])).stdout;
+    const examples = (help.split("Examples:\n")[1] ?? "")
+      .split("\n")
+      .filter((line) => line.startsWith("  ") && line.includes("lathe call"))
+      .map((line) => line.trim());
+    expect(examples.length).toBeGreaterThanOrEqual(3);
+    for (const example of examples) {
+      // As a person types it in a shell, `lathe` being this checkout's launcher.
+      const run = await new Promise<Run>((resolve, reject) => {
+        const child = spawn(
+          "bash",
+          ["-c", `lathe() { "${process.execPath}" "${LATHE}" "$@"; }\n${example}`],
+          {
+            cwd: world.root,
+            env: { ...process.env, LATHE_HOME: world.home, LATHE_DAEMON: "off" },
+          },
+        );
+        let stdout = "";
+        let stderr = "";
+        child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+        child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+        child.on("error", reject);
+        child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+      });
+      expect(run.code, `${example}\n${run.stdout}${run.stderr}`).toBe(0);
+      for (const line of run.stdout.trimEnd().split("\n"))
+        expect((JSON.parse(line) as { type: string }).type, example).toBe("output");
+    }
+  });
+
   it("prints one output envelope on one line and exits 0", async () => {
     const run = await lathe(["call", "read", '{"path":"notes.txt"}']);
     expect(run.code).toBe(0);
