@@ -351,6 +351,11 @@ describe.skipIf(!FRESH)("lathe with a daemon", () => {
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(existsSync(path.join(home, "run"))).toBe(false);
     expect((await status(home, env)).mode).toBe("off");
+    // The text says so too, and does not promise that the next command starts one.
+    const text = (await on(["daemon", "status"], home, { env })).stdout;
+    expect(text).toMatch(
+      /^Commands use a daemon: no \(.*\)\.\nNot running, and no command starts one while it is off\.\n$/,
+    );
   });
 
   it("a socket folder others can enter is never used (fail closed), and status says why", async () => {

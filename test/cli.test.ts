@@ -104,6 +104,10 @@ describe("usage errors exit 2 and name the problem on stderr", () => {
     { args: ["tools", "--root", "/definitely/not/here"], says: "/definitely/not/here does not exist" },
     { args: ["serve", "--port", "http"], says: "Use a whole number from 0 to 65535" },
     { args: ["serve", "--port", "70000"], says: "Use a whole number from 0 to 65535" },
+    // Found wrong by the command itself rather than by the option parser: read the same way.
+    { args: ["run", "--replay"], says: "--replay needs --resume <id>" },
+    { args: ["run", "hi", "--model", "nope:m"], says: 'There is no model provider "nope"' },
+    { args: ["run", "   "], says: "The prompt is empty" },
     // A malformed session id, wherever one is given (it would name a folder in LATHE_HOME).
     ...(
       [
@@ -124,6 +128,10 @@ describe("usage errors exit 2 and name the problem on stderr", () => {
     expect(run.code).toBe(2);
     expect(run.stdout).toBe("");
     expect(run.stderr).toContain(says);
+    // docs/cli.md: one line saying the problem, then a second pointing to --help.
+    expect(run.stderr).toMatch(
+      /^error: .*\n(?:.*\n)?\(run "lathe --help" or "lathe <command> --help" for usage\)\n$/,
+    );
   });
 
   it("refuses a --root that is a file, not a folder", async () => {
@@ -218,6 +226,39 @@ describe("lathe tools", () => {
 describe("lathe call", () => {
   beforeEach(async () => {
     await writeFile(path.join(world.root, "notes.txt"), "one\ntwo\n");
+  });
+
+  it("runs each example of `lathe call --help` as written: every envelope is output (exit 0)", async () => {
+    await writeFile(path.join(world.root, "a.txt"), "a\n");
+    await writeFile(path.join(world.root, "README.md"), "# r\n");
+    const help = (await lathe(["call", "--help"])).stdout;
+    const examples = (help.split("Examples:\n")[1] ?? "")
+      .split("\n")
+      .filter((line) => line.startsWith("  ") && line.includes("lathe call"))
+      .map((line) => line.trim());
+    expect(examples.length).toBeGreaterThanOrEqual(3);
+    for (const example of examples) {
+      // As a person types it in a shell, `lathe` being this checkout's launcher.
+      const run = await new Promise<Run>((resolve, reject) => {
+        const child = spawn(
+          "bash",
+          ["-c", `lathe() { "${process.execPath}" "${LATHE}" "$@"; }\n${example}`],
+          {
+            cwd: world.root,
+            env: { ...process.env, LATHE_HOME: world.home, LATHE_DAEMON: "off" },
+          },
+        );
+        let stdout = "";
+        let stderr = "";
+        child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+        child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+        child.on("error", reject);
+        child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+      });
+      expect(run.code, `${example}\n${run.stdout}${run.stderr}`).toBe(0);
+      for (const line of run.stdout.trimEnd().split("\n"))
+        expect((JSON.parse(line) as { type: string }).type, example).toBe("output");
+    }
   });
 
   it("prints one output envelope on one line and exits 0", async () => {

@@ -194,7 +194,10 @@ describe("a cloud provider at a base URL of settings that answers with a web pag
 
 describe("a base URL that misses the API's path", () => {
   /** A server whose API lives under /v1 only, as Ollama's, vLLM's and LM Studio's do. */
-  async function serveUnderV1(chat404: string | undefined): Promise<string> {
+  async function serveUnderV1(
+    chat404: string | undefined,
+    elsewhere: { type: string; body: string } = { type: "text/plain", body: "404 page not found" },
+  ): Promise<string> {
     const base = await serve(() =>
       chat404 === undefined
         ? { status: 200, type: "text/event-stream", body: "" }
@@ -205,8 +208,8 @@ describe("a base URL that misses the API's path", () => {
     server!.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => {
       if (req.url?.startsWith("/v1/")) return inner(req, res);
       req.resume();
-      res.writeHead(404, { "content-type": "text/plain" });
-      res.end("404 page not found");
+      res.writeHead(404, { "content-type": elsewhere.type });
+      res.end(elsewhere.body);
     });
     return base;
   }
@@ -226,6 +229,22 @@ describe("a base URL that misses the API's path", () => {
     expect(run.code).toBe(1);
     const chatURL = `${baseURL.replace(/\/+$/, "")}/chat/completions`;
     expect(run.stderr).toContain(`has no chat API at ${chatURL} (HTTP 404: 404 page not found)`);
+    expect(run.stderr).toContain('correct providers["openai-compatible"].baseURL');
+    expect(run.stderr).toContain("usually ends in /v1");
+  });
+
+  it('a server that says its 404 in JSON (vLLM\'s FastAPI: {"detail":"Not Found"}): the 404 still names the setting to correct', async () => {
+    const v1 = await serveUnderV1(undefined, { type: "application/json", body: '{"detail":"Not Found"}' });
+    const baseURL = v1.replace(/\/v1$/, "");
+    await writeFile(
+      path.join(home, "settings.json"),
+      JSON.stringify({ providers: { "openai-compatible": { baseURL } } }),
+    );
+    const run = await lathe(["run", "Hello", "--model", "openai-compatible:m"], {});
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      `has no chat API at ${baseURL}/chat/completions (HTTP 404: {"detail":"Not Found"})`,
+    );
     expect(run.stderr).toContain('correct providers["openai-compatible"].baseURL');
     expect(run.stderr).toContain("usually ends in /v1");
   });

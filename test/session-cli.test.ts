@@ -205,7 +205,9 @@ describe("lathe session rename", () => {
     const long = await lathe(["session", "rename", id, "x".repeat(201)]);
     expect(long).toMatchObject({
       code: 2,
-      stderr: "error: A session title has at most 200 characters; this one has 201.\n",
+      stderr:
+        "error: A session title has at most 200 characters; this one has 201.\n" +
+        '(run "lathe --help" or "lathe <command> --help" for usage)\n',
     });
     expect(await listed()).toEqual([expect.objectContaining({ id, title: "Mine", title_source: "prompt" })]);
   });

@@ -16,6 +16,9 @@ import { ExitCode, type ExitCodeValue, type ExitStatus } from "./exit-codes.ts";
 import { watchOutput, writeIfOpen } from "./closed-output.ts";
 import { describeError, writeStderr, writeStdout } from "./output.ts";
 
+/** The line a usage error ends with, whether commander or a command found the command line wrong. */
+const USAGE_HINT = '(run "lathe --help" or "lathe <command> --help" for usage)';
+
 /** Adds a command; `argv` is the whole command line, for what must be known before it is parsed. */
 type Register = (program: Command, result: ExitStatus, argv: readonly string[]) => void;
 
@@ -51,7 +54,7 @@ function buildProgram(result: ExitStatus, argv: readonly string[]): Command {
     .version(latheVersion(), "-V, --version", "print the version")
     .helpOption("-h, --help", "show help")
     .exitOverride()
-    .showHelpAfterError('(run "lathe --help" or "lathe <command> --help" for usage)')
+    .showHelpAfterError(USAGE_HINT)
     .configureOutput({
       writeOut: (text) => writeIfOpen(process.stdout, text),
       writeErr: (text) => writeIfOpen(process.stderr, text),
@@ -97,7 +100,10 @@ async function report(err: unknown): Promise<ExitCodeValue> {
   // Commander has already printed its message (or the help/version it was asked for).
   if (err instanceof CommanderError) return err.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
   if (err instanceof CliError) {
-    await writeStderr(`error: ${err.message}\n`);
+    // A usage error a command found (a --model naming no provider, --replay without --resume)
+    // reads as one commander found does: the problem, then where the usage is.
+    const hint = err.exitCode === ExitCode.usage ? `${USAGE_HINT}\n` : "";
+    await writeStderr(`error: ${err.message}\n${hint}`);
     return err.exitCode;
   }
   await writeStderr(`error: ${describeError(err)}\n`);

@@ -80,7 +80,7 @@ Exit codes: 0 the envelope is "output", 1 it is "error" (or no call could be mad
 Examples:
   lathe call glob '{"pattern":"**/*.ts"}'
   echo '{"path":"README.md"}' | lathe call read -
-  lathe call read '{"path":"a.txt"}' --session s1 && lathe call write '{"path":"a.txt","content":"hi"}' --session s1
+  lathe call read '{"path":"a.txt"}' --session s1 && lathe call write '{"path":"a.txt","content":"hi"}' --session s1 --mode yolo
 
 Many calls in a row: \`lathe batch\` runs them in one process (one start-up, one session).`,
     )

@@ -19,7 +19,7 @@ export function registerToolsCommand(program: Command): void {
     .addOption(rootOption())
     .option(
       "--json",
-      "print a JSON array of {id, enabled: true, description, parameters, requires, readOnly, gated, kind, origin, deferred, deferredBy?, shadows}, then the disabled ones as {id, enabled: false, origin, reason, fix}",
+      "print a JSON array of {id, enabled: true, description, parameters, requires, readOnly, gated, kind, origin, deferred, deferredBy?, shadows}, then the disabled ones as {id, enabled: false, origin, reason, fix?}",
     )
     .action(async (options: { root?: string; json?: boolean }) => {
       const tools = await withEngine(

@@ -101,7 +101,9 @@ export async function showStatus(options: { json?: boolean }): Promise<void> {
     lines.push(
       refused
         ? "Not running, and none will start until that is fixed."
-        : "Not running (the next quick command, or `lathe daemon start`, starts one).",
+        : mode.on
+          ? "Not running (the next quick command, or `lathe daemon start`, starts one)."
+          : "Not running, and no command starts one while it is off.",
     );
   }
   await writeStdout(`${lines.join("\n")}\n`);

@@ -155,13 +155,14 @@ function isJSON(text: string): boolean {
 }
 
 /**
- * A 404 that is not the API's own (whose body is JSON: a model it does not have) but a web
- * server's "no such page": the base URL misses the API's path, most often its /v1.
+ * A 404 that is not the API's own (a JSON body saying it has no such model) but the server's "no
+ * such page" — plain text (Ollama) or JSON (vLLM's `{"detail":"Not Found"}`): the base URL misses
+ * the API's path, most often its /v1.
  */
 function noAPIAt(preset: OpenAICompatiblePreset, baseURL: string, error: unknown): string | undefined {
   if (!APICallError.isInstance(error) || error.statusCode !== 404) return undefined;
   const body = error.responseBody?.trim() ?? "";
-  if (isJSON(body)) return undefined;
+  if (isJSON(body) && NO_SUCH_MODEL.test(`${error.message} ${body}`)) return undefined;
   const said = answerSnippet(body) || error.message;
   return `${preset.label} at ${origin(baseURL)} has no chat API at ${error.url} (HTTP 404: ${said}): correct providers["${preset.name}"].baseURL (now ${baseURL}); an OpenAI-compatible API's address usually ends in /v1.`;
 }
