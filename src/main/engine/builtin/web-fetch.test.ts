@@ -620,6 +620,45 @@ describe("web_fetch address safety", () => {
     expect(message).not.toContain("approval");
   });
 
+  it.each(["http://127.0.0.1:PORT/", "http://localhost:PORT/", "http://[::1]:PORT/"])(
+    "refuses %s before a person is asked to approve it, when settings do not allow it (approval would not let it through)",
+    async (template) => {
+      const server = await serve(send("text/plain", "secret"));
+      const asked: string[] = [];
+      const ws = await open(
+        { ...LOOPBACK, allowPrivateHosts: [] },
+        {
+          mode: "ask",
+          approver: async (request) => {
+            asked.push(request.toolId);
+            return "once";
+          },
+        },
+      );
+      const message = errorOf(
+        await ws.session.call("web_fetch", { url: template.replace("PORT", String(server.port)) }),
+      );
+      expect(message).toMatch(/^web_fetch refuses .*loopback.*web\.fetch\.allowPrivateHosts/);
+      expect(asked).toEqual([]);
+      expect(server.requests).toEqual([]);
+    },
+  );
+
+  it("asks a person for an allowed local host as for any other, and fetches it once approved", async () => {
+    const server = await serve(send("text/plain", "dev server"));
+    const asked: string[] = [];
+    const ws = await open(LOOPBACK, {
+      mode: "ask",
+      approver: async (request) => {
+        asked.push(request.toolId);
+        return "once";
+      },
+    });
+    const data = outputOf<WebFetchData>(await ws.session.call("web_fetch", { url: `${server.origin}/` }));
+    expect(data.content).toBe("dev server");
+    expect(asked).toEqual(["web_fetch"]);
+  });
+
   it("reaches a listed local host by name (a dev server on localhost)", async () => {
     const server = await serve(send("text/plain", "dev server"));
     const data = outputOf<WebFetchData>(

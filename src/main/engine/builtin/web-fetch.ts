@@ -16,6 +16,7 @@ import {
 } from "./web/body-text.ts";
 import {
   checkFetchableUrl,
+  checkHostAsWritten,
   parseFetchUrl,
   type AddressClassifier,
   type LookupAll,
@@ -273,9 +274,17 @@ export function webFetchTool(
   });
   return {
     ...definition,
-    // Refuse what is not an http(s) URL before any approval is asked; the host goes to the rules.
+    // Refuse what is not an http(s) URL, and a host written as a private address or localhost
+    // that settings do not allow, before any approval is asked (approving it would not let it
+    // through); the host goes to the rules.
     plan: (args) => {
-      checkFetchableUrl(parseFetchUrl(args.url));
+      const url = parseFetchUrl(args.url);
+      checkFetchableUrl(url);
+      checkHostAsWritten(url, {
+        allowPrivateHosts: settings.allowPrivateHosts,
+        ...(options.settingsFile ? { settingsFile: options.settingsFile } : {}),
+        ...(options.classifyAddress ? { classify: options.classifyAddress } : {}),
+      });
       return { accesses: [{ capability: "net.fetch", url: args.url }], unclear: [] };
     },
   };

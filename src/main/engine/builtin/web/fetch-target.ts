@@ -101,6 +101,35 @@ function howToAllow(url: URL, settingsFile: string): string {
   return `If this is a local server you mean to reach, a person can add "${url.host}" to web.fetch.allowPrivateHosts in ${settingsFile}.`;
 }
 
+function refuseAddress(url: URL, policy: TargetPolicy, detail: string): never {
+  const hint = policy.privateHint
+    ? policy.privateHint(url)
+    : howToAllow(url, policy.settingsFile ?? "~/.lathe/settings.json");
+  throw new ToolCallError(
+    `${policy.who ?? "web_fetch"} refuses ${urlInMessage(url)}: ${detail}, not the public internet. ${hint}`,
+    "address_refused",
+  );
+}
+
+/**
+ * Refuse a host the URL itself shows is not on the public internet — an address (`127.0.0.1`,
+ * `[::1]`, `10.0.0.7`) or `localhost` — unless it is allowed, without resolving anything. So it
+ * can be said before a person is asked to approve a fetch that would be refused anyway; a name
+ * that resolves to such an address is refused when it is resolved (resolveFetchTarget).
+ */
+export function checkHostAsWritten(url: URL, policy: TargetPolicy): void {
+  if (isAllowedPrivateHost(url, policy.allowPrivateHosts)) return;
+  const hostname = bare(url.hostname);
+  if (isIP(hostname) !== 0) {
+    const reason = (policy.classify ?? nonPublicReason)(hostname);
+    if (reason !== undefined) refuseAddress(url, policy, `${hostname} is ${reason}`);
+    return;
+  }
+  const name = hostname.toLowerCase().replace(/\.+$/, "");
+  if (name === "localhost" || name.endsWith(".localhost"))
+    refuseAddress(url, policy, `${url.hostname} names this machine (loopback)`);
+}
+
 /**
  * Resolve a URL's host once and check every address it resolves to: loopback, private,
  * link-local, multicast, reserved and unspecified addresses are refused (in any spelling: the
@@ -115,24 +144,15 @@ export async function resolveFetchTarget(
 ): Promise<FetchTarget> {
   const who = policy.who ?? "web_fetch";
   checkFetchableUrl(url, who);
+  checkHostAsWritten(url, policy);
   const hostname = bare(url.hostname);
-  const name = hostname.toLowerCase().replace(/\.+$/, "");
   const allowed = isAllowedPrivateHost(url, policy.allowPrivateHosts);
-  const settingsFile = policy.settingsFile ?? "~/.lathe/settings.json";
-  const refuse = (detail: string): never => {
-    const hint = policy.privateHint ? policy.privateHint(url) : howToAllow(url, settingsFile);
-    throw new ToolCallError(
-      `${who} refuses ${urlInMessage(url)}: ${detail}, not the public internet. ${hint}`,
-      "address_refused",
-    );
-  };
+  const refuse = (detail: string): never => refuseAddress(url, policy, detail);
 
   let addresses: ResolvedAddress[];
   const family = isIP(hostname);
   if (family !== 0) {
     addresses = [{ address: hostname, family }];
-  } else if (!allowed && (name === "localhost" || name.endsWith(".localhost"))) {
-    return refuse(`${url.hostname} names this machine (loopback)`);
   } else {
     try {
       addresses = await untilAborted((policy.lookup ?? systemLookup)(hostname), signal);
