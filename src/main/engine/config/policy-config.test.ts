@@ -61,6 +61,25 @@ describe("loadPolicyConfig", () => {
     expect(config.notices[0]).toContain(`lathe trust --root ${root}`);
   });
 
+  it.each([
+    [{ approvals: { mode: "yolo" } }, "approval settings in", "are ignored"],
+    [{ web: { fetch: { allowPrivateHosts: ["localhost:3000"] } } }, "web settings in", "are ignored"],
+    [{ hooks: [{ command: "true" }] }, "1 hook in", "is ignored"],
+    [
+      {
+        hooks: [{ command: "true" }, { command: "echo hi" }],
+      },
+      "2 hooks in",
+      "are ignored",
+    ],
+  ])("says %j of an untrusted project %s … %s, in agreement", async (settings, what, verb) => {
+    await writeFile(path.join(root, ".lathe/settings.json"), JSON.stringify(settings));
+    const config = loadPolicyConfig({ root, latheHome: home });
+    expect(config.notices).toHaveLength(1);
+    expect(config.notices[0]).toContain(what);
+    expect(config.notices[0]).toMatch(new RegExp(`settings\\.json ${verb}`));
+  });
+
   it("takes everything from a trusted project", async () => {
     await writeFile(path.join(root, ".lathe/settings.json"), JSON.stringify(projectSettings));
     new TrustStore(home).trust(root);

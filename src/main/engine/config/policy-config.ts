@@ -97,11 +97,11 @@ export function loadPolicyConfig(input: PolicyConfigInput): PolicyConfig {
       ignored.push("web settings");
     if (trustState === "settings-changed") {
       notices.push(
-        `What ${projectSettingsFile} or the agents in ${path.join(input.root, ".lathe", "agents")} grant is not what they granted when you trusted this folder (they changed since, or it was trusted by an older Lathe), so the folder counts as not trusted: ${ignored.length > 0 ? `${ignored.join(", ")} in it ${ignored.length > 1 ? "are" : "is"} ignored (its deny rules still apply), and ` : ""}its plugins, agents and skills do not load. Review what it grants with: lathe trust --dry-run --root ${input.root}; then trust it again: lathe trust --root ${input.root}`,
+        `What ${projectSettingsFile} or the agents in ${path.join(input.root, ".lathe", "agents")} grant is not what they granted when you trusted this folder (they changed since, or it was trusted by an older Lathe), so the folder counts as not trusted: ${ignored.length > 0 ? `${ignored.join(", ")} in it ${areOrIs(ignored)} ignored (its deny rules still apply), and ` : ""}its plugins, agents and skills do not load. Review what it grants with: lathe trust --dry-run --root ${input.root}; then trust it again: lathe trust --root ${input.root}`,
       );
     } else if (ignored.length > 0) {
       notices.push(
-        `This folder is not trusted, so ${ignored.join(", ")} in ${projectSettingsFile} ${ignored.length > 1 ? "are" : "is"} ignored (its deny rules still apply). Review the file, then run: lathe trust --root ${input.root}`,
+        `This folder is not trusted, so ${ignored.join(", ")} in ${projectSettingsFile} ${areOrIs(ignored)} ignored (its deny rules still apply). Review the file, then run: lathe trust --root ${input.root}`,
       );
     }
     projectRules = project.permissions.filter((r) => r.action === "deny");
@@ -169,4 +169,12 @@ function mergeServers(
   for (const [name, config] of Object.entries(project.mcpServers))
     byName.set(name, { name, config, layer: "project", source: projectFile });
   return [...byName.values()].filter((s) => !s.config.disabled);
+}
+
+/**
+ * The verb for a list of ignored things: "are" for several, or for one said in the plural
+ * ("approval settings", "web settings", "extra shell commands", "2 hooks"); "is" for "1 hook".
+ */
+function areOrIs(things: readonly string[]): string {
+  return things.length > 1 || things[0]?.endsWith("s") === true ? "are" : "is";
 }
