@@ -2,6 +2,7 @@ import { statSync } from "node:fs";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import { latheVersion } from "../config/install-root.ts";
 import { deferredSchemaValidator } from "./deferred-schema-validator.ts";
 import { loadMcpSdk, type McpSdk } from "./mcp-sdk.ts";
 import { listServerTools, type RefusedTool } from "./mcp-tool-listing.ts";
@@ -131,7 +132,8 @@ interface McpConnectionOptions {
   onTools?(tools: Tool[], refused: RefusedTool[]): void;
 }
 
-const CLIENT_INFO = { name: "lathe", version: "0.1.0" };
+/** How Lathe names itself to a server in the handshake: its own version, from its package.json. */
+const clientInfo = () => ({ name: "lathe", version: latheVersion() });
 /** A connection that lasted this long resets the backoff. */
 const STABLE_MS = 30_000;
 /**
@@ -495,7 +497,7 @@ export class McpConnection {
         if (generation !== this.generation) return;
         starting();
       }
-      client = new sdk.Client(CLIENT_INFO, {
+      client = new sdk.Client(clientInfo(), {
         capabilities: {},
         jsonSchemaValidator: deferredSchemaValidator(() => new sdk.AjvJsonSchemaValidator()),
       });
