@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
@@ -69,6 +69,46 @@ describe("lathe audit", () => {
     expect(table.stdout).toContain("denied at approval");
     expect(table.stdout).not.toMatch(/\p{Cc}(?<!\n)/u);
     expect(table.stdout).toContain("\\u001b[1A\\u001b[2Khidden");
+  });
+});
+
+describe("lathe audit's table", () => {
+  /**
+   * Where each column of a row lines up (time, [folder,] session, tool, outcome, duration,
+   * arguments): where it starts, and where it ends for the duration (right-aligned).
+   */
+  function columnEdges(line: string): number[] {
+    const cells = [...line.matchAll(/\S+(?: \S+)*/g)].map((m) => ({
+      start: m.index,
+      end: m.index + m[0].length,
+    }));
+    return cells.map((c, i) => (i === cells.length - 2 ? c.end : c.start));
+  }
+
+  /** `lathe audit …` prints `rows` rows of `columns` columns, each column lined up in every row. */
+  async function expectAligned(args: string[], rows: number, columns: number): Promise<void> {
+    const run = await lathe(["audit", ...args]);
+    expect(run.code, run.stderr).toBe(0);
+    const lines = run.stdout.trimEnd().split("\n");
+    expect(lines).toHaveLength(rows);
+    const edges = lines.map(columnEdges);
+    for (const e of edges) expect(e, run.stdout).toHaveLength(columns);
+    for (const e of edges) expect(e, run.stdout).toEqual(edges[0]);
+  }
+
+  it("lines up its columns when session ids, tools and folders differ in length", async () => {
+    await writeFile(path.join(world.root, "a.txt"), "a\n");
+    const other = await world.folder("a-folder-with-a-much-longer-name");
+    const call = (args: string[], cwd = world.root) => world.lathe(["call", ...args], { cwd });
+    expect(envelopeOf(await call(["glob", '{"pattern":"*"}', "--session", "s1"])).type).toBe("output");
+    const longer = ["read", '{"path":"a.txt"}', "--session", "a-session-with-a-much-longer-id"];
+    expect(envelopeOf(await call(longer)).type).toBe("output");
+    // Ephemeral: the session id Lathe makes; and a tool with a longer name.
+    expect(envelopeOf(await call(["tool_search", '{"query":"files"}'])).type).toBe("output");
+    expect(envelopeOf(await call(["glob", '{"pattern":"*"}', "--session", "s2"], other)).type).toBe("output");
+
+    await expectAligned([], 3, 6);
+    await expectAligned(["--all"], 4, 7);
   });
 });
 

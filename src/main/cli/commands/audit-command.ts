@@ -1,11 +1,11 @@
 import type { Command } from "commander";
 import { InvalidArgumentError } from "commander";
-import type { AuditEntry } from "../../engine/index.ts";
+import { auditTable } from "../audit-table.ts";
 import { limitParser, rootOf, rootOption } from "../cli-options.ts";
 import { parseTimeBound, shownTime } from "../time-bound.ts";
 import { withEngine } from "../open-engine.ts";
 import { writeStdout } from "../output.ts";
-import { shownPath, shownText } from "../shown-path.ts";
+import { parsedOrText } from "../recorded-json.ts";
 
 interface AuditOptions {
   root?: string;
@@ -23,35 +23,6 @@ function parseOutcome(value: string): AuditOptions["outcome"] {
   if (value === "output" || value === "error" || value === "denied") return value;
   throw new InvalidArgumentError("Use output (it ran), error (it failed) or denied (a stage refused it).");
 }
-
-/**
- * A column's JSON as its value, or as the text it is when it is not JSON: a row an older Lathe
- * recorded with its JSON broken (its redaction could cut into it) is still listed, as written.
- */
-function parsedOrText(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
-}
-
-/** A stage that refused the call, if one did: then the call was denied (as `--outcome denied` counts it). */
-function refusalOf(row: AuditEntry): { stage: string; reason: string } | undefined {
-  const decisions = parsedOrText(row.decisionsJson);
-  if (!Array.isArray(decisions)) {
-    // As the store counts denials in such a row (see audit-log.ts).
-    return row.decisionsJson.includes('"outcome":"deny"')
-      ? { stage: "a stage", reason: `(the recorded decisions are not readable JSON) ${row.decisionsJson}` }
-      : undefined;
-  }
-  const refusal = (decisions as Array<Record<string, unknown>>).find((d) => d["outcome"] === "deny");
-  return refusal ? { stage: String(refusal["stage"]), reason: String(refusal["reason"]) } : undefined;
-}
-
-/** What the table says of a row's folder: rows from before Lathe recorded it have none. */
-const folderOf = (row: AuditEntry): string =>
-  row.root === null ? "(folder not recorded)" : shownPath(row.root);
 
 /**
  * `lathe audit [--root DIR | --all] [--session ID] [--tool ID] [--outcome O] [--since T]
@@ -162,15 +133,6 @@ The filters combine. Times are as the table prints them, in UTC:
         );
         return;
       }
-      const out = rows.map((r) => {
-        const refusal = refusalOf(r);
-        // A refused call's envelope is an error; it is listed as denied, as --outcome counts it.
-        const outcome = refusal ? "denied" : r.outcome;
-        const when = new Date(r.startedAt).toISOString().replace("T", " ").slice(0, 19);
-        const where = options.all ? `${folderOf(r)}  ` : "";
-        const head = `${when}  ${where}${shownText(r.sessionId)}  ${shownText(r.toolId).padEnd(10)} ${outcome.padEnd(6)} ${String(r.durationMs).padStart(5)} ms  ${shownText(r.argsJson.slice(0, 80))}`;
-        return refusal ? `${head}\n    denied at ${refusal.stage}: ${shownText(refusal.reason)}` : head;
-      });
-      await writeStdout(`${out.join("\n")}\n`);
+      await writeStdout(auditTable(rows, { folders: options.all === true }));
     });
 }

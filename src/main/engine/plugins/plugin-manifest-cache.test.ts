@@ -1,4 +1,5 @@
-import { readdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { TrustStore } from "../policy/trust-store.ts";
@@ -196,5 +197,34 @@ describe("PluginManifestCache", () => {
       "name: t\nversion: 1.0.0\ndescription: T.\ninput_schema: {type: object, properties: {n: {type: number, maximum: .inf}}}\n";
     cache.rememberManifest(text, parseManifest("/x/tool.yaml", text));
     expect(cache.manifest(text)).toBeUndefined();
+  });
+});
+
+describe("the plugin cache's folder", () => {
+  let home: string | undefined;
+  afterEach(async () => {
+    if (home !== undefined) await rm(home, { recursive: true, force: true });
+    home = undefined;
+  });
+  const modeOf = async (p: string) => (await stat(p)).mode & 0o777;
+
+  it("is made readable by its owner alone, as the other folders Lathe makes in its home", async () => {
+    home = await mkdtemp(path.join(os.tmpdir(), "lathe-cache-mode-"));
+    const cache = pluginManifestCache(home);
+    cache.rememberEntryChecked("export default {};\n");
+    expect(cache.entryChecked("export default {};\n")).toBe(true);
+    expect(await modeOf(path.join(home, "cache"))).toBe(0o700);
+    expect(await modeOf(cache.dir)).toBe(0o700);
+    const [entry] = await cacheEntries(home);
+    expect(await modeOf(entry?.file ?? "")).toBe(0o600);
+  });
+
+  it("keeps the mode of a folder the person made", async () => {
+    home = await mkdtemp(path.join(os.tmpdir(), "lathe-cache-mode-"));
+    const cache = pluginManifestCache(home);
+    await mkdir(cache.dir, { recursive: true, mode: 0o755 });
+    cache.rememberEntryChecked("export default {};\n");
+    expect(cache.entryChecked("export default {};\n")).toBe(true);
+    expect(await modeOf(cache.dir)).toBe(0o755);
   });
 });

@@ -73,10 +73,12 @@ export class PluginManifestCache {
 
   private write(key: string, value: object): void {
     try {
-      mkdirSync(this.dir, { recursive: true });
+      // Owner-only, as the other folders and files Lathe makes in its home (a folder the person
+      // made keeps its mode).
+      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
       const file = path.join(this.dir, `${key}.json`);
       const temp = `${file}.${process.pid}.tmp`;
-      writeFileSync(temp, JSON.stringify(value));
+      writeFileSync(temp, JSON.stringify(value), { mode: 0o600 });
       renameSync(temp, file);
     } catch {
       // A cache that cannot be written only costs the next start the same validation again.

@@ -281,4 +281,56 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX audit_by_root_session ON audit (root, session_id, id);
   CREATE INDEX audit_by_root_tool ON audit (root, tool_id, id);
   `,
+  // A checkpoint id is what a person notes (or a script keeps) for `lathe restore <id>`: it is
+  // never given again. With a plain INTEGER PRIMARY KEY the next row got max(id) + 1, so deleting
+  // the session that held the newest checkpoints handed their ids to another session's. SQLite
+  // adds AUTOINCREMENT only to a new table: both tables are copied into new ones, ids, links and
+  // all, which take the old names (a rename rewrites the references to them). Each new table
+  // refers to the other new one before the old ones are dropped, as dropping a table deletes its
+  // rows first and would cascade to the entries. Ids deleted before this are not known, and may
+  // be given once more; none after.
+  `
+  CREATE TABLE checkpoints_kept (
+    id            INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id    TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    root          TEXT NOT NULL,
+    kind          TEXT NOT NULL CHECK (kind IN ('tool', 'restore', 'rewind')),
+    tool          TEXT NOT NULL,
+    call_id       TEXT,
+    tool_call_id  TEXT,
+    message_seq   INTEGER,
+    run_id        TEXT,
+    created_at    INTEGER NOT NULL,
+    restored_by   INTEGER REFERENCES checkpoints_kept(id) ON DELETE SET NULL,
+    undoes_json   TEXT
+  );
+  INSERT INTO checkpoints_kept
+    (id, session_id, root, kind, tool, call_id, tool_call_id, message_seq, run_id, created_at, restored_by, undoes_json)
+    SELECT id, session_id, root, kind, tool, call_id, tool_call_id, message_seq, run_id, created_at, restored_by, undoes_json
+    FROM checkpoints ORDER BY id;
+  CREATE TABLE checkpoint_entries_kept (
+    checkpoint_id  INTEGER NOT NULL REFERENCES checkpoints_kept(id) ON DELETE CASCADE,
+    path           TEXT NOT NULL,
+    type           TEXT NOT NULL CHECK (type IN ('file', 'folder')),
+    before_exists  INTEGER NOT NULL,
+    before_hash    TEXT,
+    before_mode    INTEGER,
+    after_exists   INTEGER NOT NULL,
+    after_hash     TEXT,
+    note           TEXT,
+    after_mode     INTEGER,
+    PRIMARY KEY (checkpoint_id, path)
+  );
+  INSERT INTO checkpoint_entries_kept
+    (checkpoint_id, path, type, before_exists, before_hash, before_mode, after_exists, after_hash, note, after_mode)
+    SELECT checkpoint_id, path, type, before_exists, before_hash, before_mode, after_exists, after_hash, note, after_mode
+    FROM checkpoint_entries;
+  DROP TABLE checkpoint_entries;
+  DROP TABLE checkpoints;
+  ALTER TABLE checkpoints_kept RENAME TO checkpoints;
+  ALTER TABLE checkpoint_entries_kept RENAME TO checkpoint_entries;
+  CREATE INDEX checkpoints_by_session ON checkpoints (session_id, id);
+  CREATE INDEX checkpoints_by_restorer ON checkpoints (restored_by);
+  CREATE INDEX checkpoint_entries_by_hash ON checkpoint_entries (before_hash);
+  `,
 ];

@@ -164,7 +164,8 @@ export async function addGgufFile(latheHome: string, file: string): Promise<stri
     );
   }
   const folder = ggufFolder(latheHome);
-  await mkdir(folder, { recursive: true });
+  // Owner-only, as the other folders Lathe makes in its home (one the person made keeps its mode).
+  await mkdir(folder, { recursive: true, mode: 0o700 });
   const target = path.join(folder, path.basename(source));
   const existing = await lstat(target).catch(() => undefined);
   if (existing) {

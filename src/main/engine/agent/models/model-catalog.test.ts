@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { constants } from "node:fs";
-import { mkdir, mkdtemp, open, readlink, realpath, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, open, readlink, realpath, rm, stat, symlink, writeFile } from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -186,6 +186,21 @@ describe("GGUF files in $LATHE_HOME/models", () => {
         title: "LLaMA v2",
       }),
     ]);
+  });
+
+  it("makes the models folder readable by its owner alone, and keeps the mode of one the person made", async () => {
+    const own = await mkdtemp(path.join(os.tmpdir(), "lathe-models-mode-"));
+    const modeOf = async (p: string) => (await stat(p)).mode & 0o777;
+    try {
+      await addGgufFile(own, TINY_GGUF);
+      expect(await modeOf(path.join(own, "models"))).toBe(0o700);
+      await rm(path.join(own, "models"), { recursive: true });
+      await mkdir(path.join(own, "models"), { mode: 0o755 });
+      await addGgufFile(own, TINY_GGUF);
+      expect(await modeOf(path.join(own, "models"))).toBe(0o755);
+    } finally {
+      await rm(own, { recursive: true, force: true });
+    }
   });
 
   it("lists a file in a folder below, and says which header cannot be read", async () => {
