@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, realpath, rm, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -28,6 +28,12 @@ afterEach(async () => {
 });
 
 describe("trustProject", () => {
+  it("makes a LATHE_HOME it is the first to need private (0700), as every other first use does", async () => {
+    await trustProject(root, latheHome);
+    expect((await stat(latheHome)).mode & 0o777).toBe(0o700);
+    expect((await stat(new TrustStore(latheHome).file)).mode & 0o777).toBe(0o600);
+  });
+
   it("records the trust and pins every project plugin as it is now", async () => {
     await writePlugin(projectToolsDir(root), "greet", plugin("greet", "return 'hi';"));
     const outcome = await trustProject(root, latheHome);

@@ -79,7 +79,7 @@ export class TrustStore {
   }
 
   private save(data: TrustFile): void {
-    mkdirSync(path.dirname(this.file), { recursive: true });
+    mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
     const temp = `${this.file}.${randomBytes(6).toString("hex")}.tmp`;
     writeFileSync(temp, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });
     renameSync(temp, this.file);
@@ -90,7 +90,7 @@ export class TrustStore {
    * at once, two runs pinning a server on first sight): neither loses the other's change.
    */
   private update<T>(change: (data: TrustFile) => T): T {
-    mkdirSync(path.dirname(this.file), { recursive: true });
+    mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
     try {
       return withFileLock(this.file, () => {
         const data = this.load();
