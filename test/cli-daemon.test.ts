@@ -356,6 +356,16 @@ describe.skipIf(!FRESH)("lathe with a daemon", () => {
     expect(text).toMatch(
       /^Commands use a daemon: no \(.*\)\.\nNot running, and no command starts one while it is off\.\n$/,
     );
+    // Asked to start one, it refuses with the reason rather than start one no command would use.
+    const start = await on(["daemon", "start"], home, { env });
+    expect(start.code, start.stderr).toBe(2);
+    expect(start.stdout).toBe("");
+    expect(start.stderr).toMatch(
+      /no daemon started: commands do not use one while it is off \((LATHE_DAEMON is off|off under CI).*\)\. Set LATHE_DAEMON=on for this command and the ones that should use it\./,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(existsSync(path.join(home, "run"))).toBe(false);
+    expect((await status(home, env)).running).toBe(false);
   });
 
   it("a socket folder others can enter is never used (fail closed), and status says why", async () => {

@@ -348,6 +348,14 @@ describe("sandbox off: a folder read whole that holds a sandbox.denyRead folder"
     ["rg --files .", "token.txt"],
     ["tree -a", "token.txt"],
     ["tree -L 2 .", "token.txt"],
+    // A depth limit that still reaches inside the denyRead folder (depth 1 here).
+    ["find . -maxdepth 2", "token.txt"],
+    ["find -maxdepth 3 -name 'tok*'", "token.txt"],
+    ["cd docs && find .. -maxdepth 2", "token.txt"],
+    ["find . -maxdepth 1 -maxdepth 2", "token.txt"],
+    // du sums the sizes of the files below its limit: the denyRead folder's size is read
+    // from inside it (the sandbox would show it empty), so du stays refused at any depth.
+    ["du -a -d 2 .", "token.txt"],
   ])("%s is refused: nothing else would hide the folder", async (command, secret) => {
     const program = command.replace(/^cd \S+ && /, "").split(" ")[0] as string;
     if (spawnSync("sh", ["-c", `command -v ${program}`]).status !== 0) {
@@ -371,6 +379,29 @@ describe("sandbox off: a folder read whole that holds a sandbox.denyRead folder"
   ])("the lister %s, walking no hidden folder, still runs", async (command) => {
     const envelope = await session.call("bash", { command });
     expect(envelope.type, text(envelope)).toBe("output");
+  });
+
+  // A depth limit that stops the lister at the denyRead folder's own name prints what `ls`
+  // prints (which runs): the name, nothing inside. Under plain bash it shows the folder and no
+  // name below it; through Lathe it runs and shows the same.
+  it.each([
+    ["find . -maxdepth 1", "find"],
+    ["find -maxdepth 1 -type d", "find"],
+    ["cd docs && find .. -maxdepth 1", "find"],
+    ["tree -L 1", "tree"],
+    ["tree -a -L 1 .", "tree"],
+  ])("the lister %s, stopping at the denyRead folder's name, runs", async (command, program) => {
+    if (spawnSync("sh", ["-c", `command -v ${program}`]).status !== 0) {
+      console.log(`skipped "${command}": ${program} is not installed here`);
+      return;
+    }
+    const plain = spawnSync("/bin/bash", ["-c", command], { cwd: l.ws, encoding: "utf8" });
+    expect(plain.stdout, "plain bash did not show the folder").toContain("private");
+    expect(plain.stdout, "plain bash showed a name inside the folder").not.toContain("token");
+    const envelope = await session.call("bash", { command });
+    expect(envelope.type, text(envelope)).toBe("output");
+    expect(text(envelope)).toContain("private");
+    expect(text(envelope)).not.toContain("token");
   });
 
   // With the sandbox on, the listers run confined and unasked: the sandbox shows the denyRead

@@ -3,6 +3,7 @@ import { appendFileSync, statSync, truncateSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { CliError } from "../cli-error.ts";
+import { ExitCode } from "../exit-codes.ts";
 import { writeStdout } from "../output.ts";
 import { shownPath, shownText } from "../shown-path.ts";
 import { daemonAddress, type DaemonAddress, privateFolderProblem, socketBlocked } from "./daemon-address.ts";
@@ -111,6 +112,13 @@ export async function showStatus(options: { json?: boolean }): Promise<void> {
 
 /** `lathe daemon start`: start one in the background and wait until it answers. */
 export async function startInBackground(options: { idleMinutes?: number }): Promise<void> {
+  // A daemon no command would use only holds memory: say why instead of starting one.
+  const mode = daemonMode();
+  if (!mode.on)
+    throw new CliError(
+      `no daemon started: commands do not use one while it is off (${mode.why}). Set LATHE_DAEMON=on for this command and the ones that should use it.`,
+      ExitCode.usage,
+    );
   const address = whereIs();
   if ("why" in address) throw new CliError(`no daemon can run: ${address.why}`);
   const problem = privateFolderProblem(address.dir, true);

@@ -76,6 +76,22 @@ describe("agent manifests", () => {
     ["an unknown field", "---\ndescription: d\ncolour: red\n---\nHi", ['Unrecognized key: "colour"']],
     ["a bad budget", "---\ndescription: d\nbudgets: { maxRounds: 0 }\n---\nHi", ["budgets.maxRounds"]],
     ["a bad model", "---\ndescription: d\nmodel: llama\n---\nHi", ["model", "PROVIDER:MODEL"]],
+    // One number for every tool: the message gives the shape, with an example to copy.
+    [
+      "one number as the per-tool budget",
+      "---\ndescription: d\nbudgets: { maxCallsPerTool: 2 }\n---\nHi",
+      ["budgets.maxCallsPerTool: is 2", "maxCallsPerTool: { grep: 10 }", "maxToolCalls"],
+    ],
+    [
+      "a list as the per-tool budget",
+      "---\ndescription: d\nbudgets: { maxCallsPerTool: [grep] }\n---\nHi",
+      ["budgets.maxCallsPerTool: is a list", "maxCallsPerTool: { grep: 10 }"],
+    ],
+    [
+      "a per-tool budget that is not a number",
+      "---\ndescription: d\nbudgets: { maxCallsPerTool: { grep: many } }\n---\nHi",
+      ["budgets.maxCallsPerTool.grep"],
+    ],
     [
       "a bad rule",
       "---\ndescription: d\npermissions: [{ permission: write, action: maybe }]\n---\nHi",

@@ -16,6 +16,19 @@ export const DEFAULT_BUDGETS = {
   maxOutputTokens: 8192,
 } as const;
 
+/** What YAML made of a value that should be a set of keys, as the message names it. */
+function shownValue(input: unknown): string {
+  if (Array.isArray(input)) return "a list";
+  if (input === null) return "empty";
+  return typeof input === "string" ? JSON.stringify(input) : String(input);
+}
+
+/** Why `maxCallsPerTool` is not tool ids to limits (`maxCallsPerTool: 2`), and the shape to write. */
+function notPerTool(issue: { code?: string; input?: unknown }): string | undefined {
+  if (issue.code !== "invalid_type") return undefined;
+  return `is ${shownValue(issue.input)}; give each tool its own limit by its id, e.g. maxCallsPerTool: { grep: 10 } (one limit for all tool calls together is maxToolCalls)`;
+}
+
 const BudgetsSchema = z.strictObject({
   maxRounds: z
     .number()
@@ -32,7 +45,7 @@ const BudgetsSchema = z.strictObject({
     .default(DEFAULT_BUDGETS.maxToolCalls)
     .describe("Tool calls per run; calls beyond it are refused with an error the model sees."),
   maxCallsPerTool: z
-    .record(z.string().min(1), z.number().int().min(0).max(100_000))
+    .record(z.string().min(1), z.number().int().min(0).max(100_000), { error: notPerTool })
     .default({})
     .describe('Calls per run of one tool, e.g. {"grep": 10}.'),
   maxOutputTokens: z

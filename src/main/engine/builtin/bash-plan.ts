@@ -3,7 +3,7 @@ import type { CallPlan, MentionedPath, PlannedAccess } from "../tools/call-plan.
 import { commandEffects } from "../policy/shell/command-effects.ts";
 import { pathsIn } from "../policy/shell/directory-tracking.ts";
 import { provablyReadOnly } from "../policy/shell/read-only-command.ts";
-import { listerFollowsGivenLinks, listsWholeFolders } from "../policy/shell/folder-listers.ts";
+import { listerDepth, listerFollowsGivenLinks, listsWholeFolders } from "../policy/shell/folder-listers.ts";
 import { readsItsFolder, readsWholeFolders } from "../policy/shell/read-only-paths.ts";
 import { isPlainGlob, pathOfWord as pathOf } from "../policy/shell/seen-path.ts";
 import { expandTilde } from "../policy/shell/tilde-path.ts";
@@ -57,9 +57,13 @@ function mentionsOf(c: SimpleCommand): MentionedPath[] {
   // `find homelink` lists the link itself: only a path through it reaches the folder it leads to.
   const linkNotFollowed =
     recursive && listsWholeFolders(program, literals) && !listerFollowsGivenLinks(program, literals);
+  const depth =
+    recursive && listsWholeFolders(program, literals) ? listerDepth(program, literals) : undefined;
+  const limited = depth === undefined ? {} : { depth };
   // A folder reader given no folder reads the one it runs in.
   if (recursive && readsItsFolder(program, literals) && c.runsIn?.unknown === undefined)
-    for (const p of pathsIn(c.runsIn, ".")) out.push({ text: expandTilde(p), glob: false, recursive });
+    for (const p of pathsIn(c.runsIn, "."))
+      out.push({ text: expandTilde(p), glob: false, recursive, ...limited });
   for (const word of c.args) {
     const glob = isPlainGlob(word);
     if (!word.literal && !glob && pathOf(word) === undefined) continue;
@@ -74,6 +78,7 @@ function mentionsOf(c: SimpleCommand): MentionedPath[] {
           glob,
           ...(recursive ? { recursive } : {}),
           ...(linkNotFollowed ? { linkNotFollowed } : {}),
+          ...limited,
         });
     }
   }

@@ -164,7 +164,8 @@ export class PluginInstance {
         this.disable(refused);
         return;
       }
-      const { manifest, problems } = await checkPluginSource(source, checker, this.cache);
+      const { manifest, problems, cacheNote } = await checkPluginSource(source, checker, this.cache);
+      if (cacheNote !== undefined) this.note(cacheNote);
       const [first] = problems;
       if (first) {
         const others = problems.length - 1;

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -226,5 +226,66 @@ describe("the plugin cache's folder", () => {
     cache.rememberEntryChecked("export default {};\n");
     expect(cache.entryChecked("export default {};\n")).toBe(true);
     expect(await modeOf(cache.dir)).toBe(0o755);
+  });
+});
+
+// A cache that cannot be written costs only the next start's checks, but a person whose plugins
+// are checked afresh at every start should be able to find out why: Lathe says it once, as a
+// note in the plugin log (the CLI's stderr, the app's plugin log, logs/plugins/<name>.log).
+describe("a plugin cache that cannot be written", () => {
+  /** Lathe's notes in the world's plugin log that name the cache folder. */
+  const cacheNotes = (w: PluginWorld): string[] =>
+    w.logs
+      .filter((e) => e.source === "lathe" && e.line.includes(pluginManifestCache(w.latheHome).dir))
+      .map((e) => e.line);
+
+  async function twoPlugins(block: (cacheDir: string) => Promise<void>): Promise<PluginWorld> {
+    return openPluginWorld({
+      arrange: async ({ globalDir, latheHome }) => {
+        await writePlugin(globalDir, "one", plugin("one", "return 1;"));
+        await writePlugin(globalDir, "two", plugin("two", "return 2;"));
+        await block(pluginManifestCache(latheHome).dir);
+      },
+    });
+  }
+
+  it("a read-only cache folder: the plugins load, and Lathe says once that it cannot keep the checks", async () => {
+    let writable = false;
+    world = await twoPlugins(async (dir) => {
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      await chmod(dir, 0o500);
+      // The positive control: the folder really refuses a new file (root writes anyway).
+      writable = await writeFile(path.join(dir, "probe"), "x").then(
+        () => true,
+        () => false,
+      );
+    });
+    if (writable) {
+      console.log("skipped the read-only cache folder: this user (root) writes into a read-only folder");
+      return;
+    }
+    expect(description(world, "one")).toBeDefined();
+    expect(description(world, "two")).toBeDefined();
+    const notes = cacheNotes(world);
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatch(/could not keep .* EACCES.*checked again at every start/);
+  });
+
+  it("a file where the cache folder goes: the plugins load, and Lathe says once why the cache is not kept", async () => {
+    world = await twoPlugins(async (dir) => {
+      await mkdir(path.dirname(dir), { recursive: true });
+      await writeFile(dir, "not a folder\n");
+    });
+    expect(description(world, "one")).toBeDefined();
+    expect(description(world, "two")).toBeDefined();
+    expect(await readFile(pluginManifestCache(world.latheHome).dir, "utf8")).toBe("not a folder\n");
+    const notes = cacheNotes(world);
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatch(/could not keep .*(EEXIST|ENOTDIR).*checked again at every start/);
+    // It goes to that plugin's log file too, where a person looks later.
+    const plugin = world.logs.find((e) => e.line === notes[0])?.plugin ?? "";
+    await world.manager.close();
+    const file = await readFile(path.join(world.latheHome, "logs", "plugins", `${plugin}.log`), "utf8");
+    expect(file).toContain("lathe: could not keep");
   });
 });

@@ -4,6 +4,7 @@ import path from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { z } from "../config/zod-mini.ts";
 import { latheVersion } from "../config/install-root.ts";
+import { errorMessage } from "../errors/error-message.ts";
 import { RequirementSetSchema } from "../tools/requirement-set.ts";
 import type { PluginManifest } from "./plugin-manifest.ts";
 
@@ -51,6 +52,8 @@ const CachedEntry = z.lazy(() => z.strictObject({ key: z.string(), entryChecked:
  */
 export class PluginManifestCache {
   readonly dir: string;
+  /** Whether a failed write was already told (it is said once: see `write`). */
+  private failureTold = false;
 
   constructor(dir: string) {
     this.dir = dir;
@@ -71,7 +74,12 @@ export class PluginManifestCache {
     }
   }
 
-  private write(key: string, value: object): void {
+  /**
+   * Keep `value` under `key`. A cache that cannot be written only costs the next start the same
+   * checks again, but a person should be able to find out why: the first failure is returned (a
+   * note for the plugin log), later ones are not, as they say the same.
+   */
+  private write(key: string, value: object): string | undefined {
     try {
       // Owner-only, as the other folders and files Lathe makes in its home (a folder the person
       // made keeps its mode).
@@ -80,8 +88,11 @@ export class PluginManifestCache {
       const temp = `${file}.${process.pid}.tmp`;
       writeFileSync(temp, JSON.stringify(value), { mode: 0o600 });
       renameSync(temp, file);
-    } catch {
-      // A cache that cannot be written only costs the next start the same validation again.
+      return undefined;
+    } catch (err) {
+      if (this.failureTold) return undefined;
+      this.failureTold = true;
+      return `could not keep what loading plugins concluded in ${this.dir} (${errorMessage(err)}): plugins are checked again at every start until that folder can be written`;
     }
   }
 
@@ -96,12 +107,13 @@ export class PluginManifestCache {
 
   /**
    * Keep the manifest parseManifest returned for this text. One that JSON would not give back
-   * unchanged (a YAML value JSON cannot hold, such as .inf) is not kept.
+   * unchanged (a YAML value JSON cannot hold, such as .inf) is not kept. Returns the note of a
+   * first failed write (see `write`).
    */
-  rememberManifest(yamlText: string, manifest: PluginManifest): void {
-    if (!isDeepStrictEqual(JSON.parse(JSON.stringify(manifest)), manifest)) return;
+  rememberManifest(yamlText: string, manifest: PluginManifest): string | undefined {
+    if (!isDeepStrictEqual(JSON.parse(JSON.stringify(manifest)), manifest)) return undefined;
     const key = this.key("manifest", yamlText);
-    this.write(key, { key, manifest });
+    return this.write(key, { key, manifest });
   }
 
   /** Whether an entry file with exactly this text passed the entry check before. */
@@ -111,9 +123,10 @@ export class PluginManifestCache {
     return cached.success && cached.data.key === key;
   }
 
-  rememberEntryChecked(entryText: string): void {
+  /** Keep that this entry text passed the entry check. Returns the note of a first failed write. */
+  rememberEntryChecked(entryText: string): string | undefined {
     const key = this.key("entry", entryText);
-    this.write(key, { key, entryChecked: true });
+    return this.write(key, { key, entryChecked: true });
   }
 }
 

@@ -10,6 +10,8 @@ import type { PluginFile, PluginSource } from "./plugin-source.ts";
 interface SourceCheck {
   manifest?: PluginManifest;
   problems: PluginLoadError[];
+  /** The cache could not keep what passed (said once per cache): a note for the plugin log. */
+  cacheNote?: string;
 }
 
 /** What to say about one of a plugin's files, by what is wrong with it. */
@@ -127,8 +129,12 @@ export async function checkPluginSource(
   }
   if (problems.length === 0 && manifest) {
     // Only a plugin that passed as a whole is remembered: a broken one is checked afresh each time.
-    if (fresh.manifest !== undefined) cache?.rememberManifest(fresh.manifest, manifest);
-    if (fresh.entry !== undefined) cache?.rememberEntryChecked(fresh.entry);
+    const notes = [
+      fresh.manifest === undefined ? undefined : cache?.rememberManifest(fresh.manifest, manifest),
+      fresh.entry === undefined ? undefined : cache?.rememberEntryChecked(fresh.entry),
+    ];
+    const cacheNote = notes.find((note) => note !== undefined);
+    return { manifest, problems, ...(cacheNote !== undefined ? { cacheNote } : {}) };
   }
-  return problems.length === 0 && manifest ? { manifest, problems } : { problems };
+  return { problems };
 }

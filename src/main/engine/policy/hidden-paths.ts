@@ -73,8 +73,9 @@ export async function hiddenPathNamed(
       const folder = m.glob ? path.relative(from, written) || "." : m.text;
       if (canonical !== path.resolve(written) && hidden.hidesBelow(canonical))
         return { path: canonical, entry: canonical, hiddenBy: "denyRead", folder };
-      // With no sandbox to hide them, a hidden folder inside one read whole is read too.
-      if (unconfined && hidden.hidesBelow(canonical))
+      // With no sandbox to hide them, a hidden folder inside one read whole is read too, unless
+      // the lister stops before it would list what is inside (`find -maxdepth 1`).
+      if (unconfined && hidden.hidesBelow(canonical, m.depth))
         return { path: canonical, entry: canonical, hiddenBy: "denyRead", folder: canonical };
     }
   }

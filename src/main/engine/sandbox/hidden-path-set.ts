@@ -164,10 +164,16 @@ export class HiddenPathSet {
     return found && { path: p, entry: found.entry, hiddenBy: found.hiddenBy };
   }
 
-  /** Whether anything at or below a canonical folder is hidden (a walk of it must look). */
-  hidesBelow(folder: string): boolean {
+  /**
+   * Whether anything at or below a canonical folder is hidden (a walk of it must look). `levels`:
+   * the walk lists names only that many levels below the folder, so a hidden entry at that level
+   * or deeper shows at most its own name (as `ls` shows it) and is never entered.
+   */
+  hidesBelow(folder: string, levels = Infinity): boolean {
+    const entered = (entry: string): boolean =>
+      within(entry, folder) && (entry === folder || path.relative(folder, entry).split("/").length < levels);
     return (
-      this.lists.entries.some((e) => within(e.canonical, folder) || within(e.asWritten, folder)) ||
+      this.lists.entries.some((e) => entered(e.canonical) || entered(e.asWritten)) ||
       this.find(folder) !== undefined
     );
   }

@@ -22,6 +22,11 @@ export interface MentionedPath {
    * link, not the folder it leads to; `find homelink/` does follow it).
    */
   linkNotFollowed?: boolean;
+  /**
+   * A lister that prints names only this many levels below it (`find -maxdepth 1`): a hidden
+   * folder deeper than that is never entered, its own name at most is printed (as `ls` does).
+   */
+  depth?: number;
 }
 
 export interface CallPlan {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  listerDepth,
   listerFollowsGivenLinks,
   listerFollowsLinks,
   listsItsFolder,
@@ -71,5 +72,27 @@ describe("folder listers", () => {
     ["tree", "homelink", true],
   ])("%s %s follows a link it is given: %s", (program, args, follows) => {
     expect(listerFollowsGivenLinks(program, args.split(" "))).toBe(follows);
+  });
+
+  // How deep a lister prints names: a denyRead folder at that level or deeper shows at most its
+  // own name. du sums sizes below every level, and an unusual spelling counts as no limit.
+  it.each([
+    ["find", ". -maxdepth 1", 1],
+    ["find", "-maxdepth 2 -name x", 2],
+    ["find", ". -maxdepth 1 -maxdepth 3", 3],
+    ["find", ". -name x", undefined],
+    ["find", ". -maxdepth 0x1", undefined],
+    ["find", ". -maxdepth", undefined],
+    ["tree", "-L 1", 1],
+    ["tree", "-a -L 2 src", 2],
+    ["tree", "-R -L 1", undefined],
+    ["tree", "-aR -L 1", undefined],
+    ["tree", "-L3", undefined],
+    ["tree", "", undefined],
+    ["du", "-d 1 .", undefined],
+    ["du", "--max-depth=1", undefined],
+    ["ls", "-R", undefined],
+  ])("%s %s prints names %s levels deep at most", (program, args, depth) => {
+    expect(listerDepth(program, args === "" ? [] : args.split(" "))).toBe(depth);
   });
 });

@@ -18,6 +18,26 @@ interface Lister {
   follows: (args: readonly string[]) => string | undefined;
   /** Whether it is given no folder, and so walks the one it runs in. */
   walksItsFolder: (args: readonly string[]) => boolean;
+  /**
+   * How many levels of names below a folder it is given it prints at most (`find -maxdepth 1`:
+   * the names in it, none inside them); undefined when it reads below every level.
+   */
+  depth: (args: readonly string[]) => number | undefined;
+}
+
+/**
+ * The largest value given to a depth option (`-maxdepth 2`), read as a plain decimal count, or
+ * undefined when none is given or a value is spelled otherwise (the lister may then go anywhere).
+ */
+function largestDepth(args: readonly string[], option: string): number | undefined {
+  let largest: number | undefined;
+  for (const [i, a] of args.entries()) {
+    if (a !== option) continue;
+    const value = args[i + 1] ?? "";
+    if (!/^\d{1,6}$/.test(value)) return undefined;
+    largest = Math.max(largest ?? 0, Number.parseInt(value, 10));
+  }
+  return largest;
 }
 
 /** Whether `arg` is a cluster of short options holding `letter` (`-laR`). */
@@ -66,6 +86,7 @@ const find: Lister = {
     if (args[i] === "--") i++;
     return i >= args.length || FIND_EXPRESSION(args[i] as string);
   },
+  depth: (args) => largestDepth(args, "-maxdepth"),
 };
 
 const ls: Lister = {
@@ -77,6 +98,7 @@ const ls: Lister = {
     "ITw",
     /^--(ignore|hide|tabsize|width|block-size|format|quoting-style|sort|time|time-style|indicator-style|color|hyperlink)$/,
   ),
+  depth: () => undefined,
 };
 
 const du: Lister = {
@@ -97,6 +119,9 @@ const du: Lister = {
     "BdtX",
     /^--(block-size|max-depth|threshold|exclude-from|exclude|time|time-style)$/,
   ),
+  // `du -d 1` prints one level, but sums the sizes of every file below it: a denyRead folder's
+  // size is read from inside it (the sandbox shows that folder empty), so du reads every level.
+  depth: () => undefined,
 };
 
 const tree: Lister = {
@@ -107,6 +132,8 @@ const tree: Lister = {
     "LPIoHT",
     /^--(filelimit|charset|timefmt|sort|hintro|houtro|fromfile|infile|gitfile)$/,
   ),
+  // `tree -L 1` prints the names in the folder; with -R it starts itself again at that level.
+  depth: (args) => (args.some((a) => inCluster(a, "R")) ? undefined : largestDepth(args, "-L")),
 };
 
 const LISTERS: Readonly<Record<string, Lister>> = { find, ls, du, tree };
@@ -129,4 +156,13 @@ export function listerFollowsGivenLinks(program: string, args: readonly string[]
 /** Whether a lister is given no folder, and so walks the one it runs in (`find -name x`, `ls -R`). */
 export function listsItsFolder(program: string, args: readonly string[]): boolean {
   return LISTERS[program]?.walksItsFolder(args) === true;
+}
+
+/**
+ * How many levels of names below the folders it is given a lister prints at most (`find
+ * -maxdepth 1`, `tree -L 1`: one); undefined when it reads below every level (du, ls -R) or the
+ * program is no lister.
+ */
+export function listerDepth(program: string, args: readonly string[]): number | undefined {
+  return LISTERS[program]?.depth(args);
 }
