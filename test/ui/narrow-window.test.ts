@@ -92,6 +92,30 @@ describe.skipIf(!runUi)("a window 800 px wide", () => {
     expect(access.right).toBeLessThanOrEqual(main.right);
     expect(world().problems, world().problems.join("\n")).toEqual([]);
   });
+
+  it("keeps each local server's state at the right end of its name's line in Settings → Models", async () => {
+    await goTo(page, "Settings", "Models");
+    const servers = page.getByRole("list", { name: "Local servers" }).getByRole("listitem");
+    await expect.poll(() => servers.count(), { timeout: 10_000 }).toBe(5);
+    const state = /^(not running|not answering|\d+ models?)$/;
+    await servers
+      .filter({ hasText: "OpenAI-compatible" })
+      .getByText(/^\d+ models?$/)
+      .waitFor({ timeout: 10_000 });
+    await page.screenshot({ path: path.join(SHOTS, "ui-narrow-models.png") });
+    for (const server of await servers.all()) {
+      const name = await server.locator("strong").first().boundingBox();
+      const badge = await server.getByText(state).boundingBox();
+      const row = await edges(server);
+      if (!name || !badge) throw new Error(`${await server.innerText()}: its name or state is not on screen`);
+      // The state reads as a column: at the row's right end, on the line of the server's name.
+      // With a longer address (llama.cpp's) it broke onto a line of its own at the left.
+      expect(badge.x + badge.width).toBeCloseTo(row.right, 0);
+      expect(badge.y).toBeLessThan(name.y + name.height);
+      expect(badge.y + badge.height).toBeGreaterThan(name.y);
+    }
+    expect(world().problems, world().problems.join("\n")).toEqual([]);
+  });
 });
 
 describe.skipIf(!runUi)("a window 480 px wide (960 px at 200% zoom)", () => {
