@@ -221,4 +221,29 @@ describe.skipIf(!runUi)("a window 480 px wide (960 px at 200% zoom)", () => {
     }
     expect(world().problems, world().problems.join("\n")).toEqual([]);
   });
+
+  it("closes the drawer when the view chosen in it is the one already shown", async () => {
+    await page.setViewportSize({ width: 480, height: 900 });
+    try {
+      const menu = page.getByRole("button", { name: "Menu" });
+      const nav = page.getByRole("navigation", { name: "Views" });
+      await goTo(page, "Settings", "Models");
+      await nav.waitFor({ state: "hidden" });
+      // Settings again, from the drawer: it closes, as it does for any other view, and the
+      // view's tabs can be reached (the drawer stayed over them).
+      await menu.click();
+      await nav.waitFor();
+      await nav.getByRole("button", { name: "Settings", exact: true }).click();
+      await expect.poll(() => menu.getAttribute("aria-expanded"), { timeout: 5_000 }).toBe("false");
+      await nav.waitFor({ state: "hidden" });
+      await page.screenshot({ path: path.join(SHOTS, "ui-480-same-view.png") });
+      await page.getByRole("tab", { name: "Permissions", exact: true }).click({ timeout: 5_000 });
+      await expect
+        .poll(() => page.getByRole("tab", { name: "Permissions", exact: true }).getAttribute("aria-selected"))
+        .toBe("true");
+    } finally {
+      await page.setViewportSize({ width: 800, height: 900 });
+    }
+    expect(world().problems, world().problems.join("\n")).toEqual([]);
+  });
 });
