@@ -222,6 +222,28 @@ describe.skipIf(!runUi)("a window 480 px wide (960 px at 200% zoom)", () => {
     expect(world().problems, world().problems.join("\n")).toEqual([]);
   });
 
+  it("shows every section tab of each view whole inside the window", async () => {
+    await page.setViewportSize({ width: 480, height: 900 });
+    try {
+      for (const view of ["Tools", "Extensions", "Settings"]) {
+        await goTo(page, view);
+        const main = await edges(page.getByRole("main"));
+        const tabs = page.getByRole("tablist", { name: `${view} sections` }).getByRole("tab");
+        await expect.poll(() => tabs.count(), { timeout: 5_000 }).toBeGreaterThan(1);
+        await page.screenshot({ path: path.join(SHOTS, `ui-480-${view.toLowerCase()}-tabs.png`) });
+        // Settings' fourth tab, Providers, was cut at the window's edge, half of it out of reach.
+        for (const tab of await tabs.all()) {
+          const box = await edges(tab);
+          expect(box.left, await tab.innerText()).toBeGreaterThanOrEqual(main.left);
+          expect(box.right, await tab.innerText()).toBeLessThanOrEqual(main.right);
+        }
+      }
+    } finally {
+      await page.setViewportSize({ width: 800, height: 900 });
+    }
+    expect(world().problems, world().problems.join("\n")).toEqual([]);
+  });
+
   it("closes the drawer when the view chosen in it is the one already shown", async () => {
     await page.setViewportSize({ width: 480, height: 900 });
     try {
