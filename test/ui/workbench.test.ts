@@ -114,3 +114,22 @@ describe.skipIf(!runUi)("the workbench with a huge output", () => {
     expect(world().problems).toEqual([]);
   });
 });
+
+describe.skipIf(!runUi)("the parameters table in a wide window", () => {
+  it("keeps each parameter's type whole on one line", async () => {
+    await page
+      .getByRole("list", { name: "Tools" })
+      .getByRole("button", { name: /^read\b/ })
+      .click();
+    const table = page.getByRole("table", { name: "Parameters" });
+    await table.getByRole("row").filter({ hasText: "offset" }).waitFor({ timeout: 10_000 });
+    await table.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(SHOTS, "ui-workbench-parameters.png") });
+    // The Type column was squeezed to a few letters beside long descriptions: "strin|g", "integ|er".
+    for (const type of await table.locator("tbody td:nth-child(2) code").all()) {
+      const lines = await type.evaluate((el) => el.getClientRects().length);
+      expect(lines, await type.innerText()).toBe(1);
+    }
+    expect(world().problems, world().problems.join("\n")).toEqual([]);
+  });
+});
