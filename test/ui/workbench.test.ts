@@ -115,7 +115,15 @@ describe.skipIf(!runUi)("the workbench with a huge output", () => {
   });
 });
 
-describe.skipIf(!runUi)("the parameters table in a wide window", () => {
+describe.skipIf(!runUi)("the workbench in a wide window", () => {
+  it("starts the tool list and the tool beside it on one line", async () => {
+    const list = await page.getByRole("navigation", { name: "Tools" }).boundingBox();
+    const tool = await page.locator(".workspace > .panel").first().boundingBox();
+    if (!list || !tool) throw new Error("the tool list or the tool is not on screen");
+    // The list began 4 px above the tool's frame.
+    expect(list.y).toBeCloseTo(tool.y, 0);
+  });
+
   it("keeps each parameter's type whole on one line", async () => {
     await page
       .getByRole("list", { name: "Tools" })
