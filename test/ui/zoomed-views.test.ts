@@ -104,7 +104,7 @@ describe.skipIf(!runUi)("Run a tool and Audit at 200 % zoom", () => {
     // inset from the frame, the failed call's red edge floating inside it.
     const trail = await page.getByRole("region", { name: "Audit trail" }).evaluate((el) => {
       const inner = el.getBoundingClientRect();
-      const style = getComputedStyle(el);
+      const style = el.ownerDocument.defaultView!.getComputedStyle(el);
       return { left: inner.left + Number.parseFloat(style.borderLeftWidth) };
     });
     for (const part of [page.getByRole("group", { name: "Filters" }), failed]) {
