@@ -186,7 +186,8 @@ export function App() {
             drawer.close("menu");
           }}
         >
-          <NavList />
+          {/* Choosing the view already shown changes nothing the drawer watches: close it here. */}
+          <NavList onChoose={() => (drawer.open ? drawer.close("view") : undefined)} />
           <SessionsSidebar />
         </aside>
         {drawer.open ? (

@@ -92,6 +92,30 @@ describe.skipIf(!runUi)("a window 800 px wide", () => {
     expect(access.right).toBeLessThanOrEqual(main.right);
     expect(world().problems, world().problems.join("\n")).toEqual([]);
   });
+
+  it("keeps each local server's state at the right end of its name's line in Settings → Models", async () => {
+    await goTo(page, "Settings", "Models");
+    const servers = page.getByRole("list", { name: "Local servers" }).getByRole("listitem");
+    await expect.poll(() => servers.count(), { timeout: 10_000 }).toBe(5);
+    const state = /^(not running|not answering|\d+ models?)$/;
+    await servers
+      .filter({ hasText: "OpenAI-compatible" })
+      .getByText(/^\d+ models?$/)
+      .waitFor({ timeout: 10_000 });
+    await page.screenshot({ path: path.join(SHOTS, "ui-narrow-models.png") });
+    for (const server of await servers.all()) {
+      const name = await server.locator("strong").first().boundingBox();
+      const badge = await server.getByText(state).boundingBox();
+      const row = await edges(server);
+      if (!name || !badge) throw new Error(`${await server.innerText()}: its name or state is not on screen`);
+      // The state reads as a column: at the row's right end, on the line of the server's name.
+      // With a longer address (llama.cpp's) it broke onto a line of its own at the left.
+      expect(badge.x + badge.width).toBeCloseTo(row.right, 0);
+      expect(badge.y).toBeLessThan(name.y + name.height);
+      expect(badge.y + badge.height).toBeGreaterThan(name.y);
+    }
+    expect(world().problems, world().problems.join("\n")).toEqual([]);
+  });
 });
 
 describe.skipIf(!runUi)("a window 480 px wide (960 px at 200% zoom)", () => {
@@ -192,6 +216,53 @@ describe.skipIf(!runUi)("a window 480 px wide (960 px at 200% zoom)", () => {
         frame: t.parentElement!.clientWidth,
       }));
       expect(widths.table).toBeLessThanOrEqual(widths.frame);
+    } finally {
+      await page.setViewportSize({ width: 800, height: 900 });
+    }
+    expect(world().problems, world().problems.join("\n")).toEqual([]);
+  });
+
+  it("shows every section tab of each view whole inside the window", async () => {
+    await page.setViewportSize({ width: 480, height: 900 });
+    try {
+      for (const view of ["Tools", "Extensions", "Settings"]) {
+        await goTo(page, view);
+        const main = await edges(page.getByRole("main"));
+        const tabs = page.getByRole("tablist", { name: `${view} sections` }).getByRole("tab");
+        await expect.poll(() => tabs.count(), { timeout: 5_000 }).toBeGreaterThan(1);
+        await page.screenshot({ path: path.join(SHOTS, `ui-480-${view.toLowerCase()}-tabs.png`) });
+        // Settings' fourth tab, Providers, was cut at the window's edge, half of it out of reach.
+        for (const tab of await tabs.all()) {
+          const box = await edges(tab);
+          expect(box.left, await tab.innerText()).toBeGreaterThanOrEqual(main.left);
+          expect(box.right, await tab.innerText()).toBeLessThanOrEqual(main.right);
+        }
+      }
+    } finally {
+      await page.setViewportSize({ width: 800, height: 900 });
+    }
+    expect(world().problems, world().problems.join("\n")).toEqual([]);
+  });
+
+  it("closes the drawer when the view chosen in it is the one already shown", async () => {
+    await page.setViewportSize({ width: 480, height: 900 });
+    try {
+      const menu = page.getByRole("button", { name: "Menu" });
+      const nav = page.getByRole("navigation", { name: "Views" });
+      await goTo(page, "Settings", "Models");
+      await nav.waitFor({ state: "hidden" });
+      // Settings again, from the drawer: it closes, as it does for any other view, and the
+      // view's tabs can be reached (the drawer stayed over them).
+      await menu.click();
+      await nav.waitFor();
+      await nav.getByRole("button", { name: "Settings", exact: true }).click();
+      await expect.poll(() => menu.getAttribute("aria-expanded"), { timeout: 5_000 }).toBe("false");
+      await nav.waitFor({ state: "hidden" });
+      await page.screenshot({ path: path.join(SHOTS, "ui-480-same-view.png") });
+      await page.getByRole("tab", { name: "Permissions", exact: true }).click({ timeout: 5_000 });
+      await expect
+        .poll(() => page.getByRole("tab", { name: "Permissions", exact: true }).getAttribute("aria-selected"))
+        .toBe("true");
     } finally {
       await page.setViewportSize({ width: 800, height: 900 });
     }

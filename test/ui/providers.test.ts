@@ -47,6 +47,14 @@ describe.skipIf(!runUi)("provider keys in the UI through lathe serve", () => {
     expect(await note.innerText()).toBe(
       "Storing keys is not available here. lathe serve has no access to the OS keychain: set ANTHROPIC_API_KEY, OPENAI_API_KEY or BRAVE_API_KEY in the environment of lathe serve instead.",
     );
+    // Its words sit in the middle of the box: as much room under them as above (there was a blank
+    // line's worth under them).
+    const room = await note.evaluate((box) => {
+      const text = box.querySelector("p")!.getBoundingClientRect();
+      const frame = box.getBoundingClientRect();
+      return { above: text.top - frame.top, below: frame.bottom - text.bottom };
+    });
+    expect(room.below).toBeCloseTo(room.above, 0);
 
     const keys = section.getByRole("list", { name: "Provider keys" });
     const row = (label: string) => keys.getByRole("listitem", { name: label, exact: true });

@@ -73,7 +73,12 @@ describe.skipIf(!runUi)("the sandbox turned off, through lathe serve", () => {
     expect(await page.getByRole("tab", { name: "Sandbox" }).getAttribute("aria-selected")).toBe("true");
     const walls = page.getByRole("list", { name: "Walls" });
     await walls.waitFor({ timeout: 15_000 });
-    expect(await walls.getByRole("listitem", { name: "Parser policy" }).innerText()).toMatch(/^on/i);
+    const policy = walls.getByRole("listitem", { name: "Parser policy" });
+    expect(await policy.innerText()).toMatch(/^on/i);
+    // What the wall does reads as a sentence under its name, capital first (it began "every call").
+    expect(await policy.getByRole("paragraph").innerText()).toMatch(
+      /^Every call passes the capability check/,
+    );
     const sandbox = walls.getByRole("listitem", { name: "OS sandbox" });
     expect(await sandbox.innerText()).toMatch(/^off/i);
     expect(await sandbox.innerText()).toMatch(/Not active: it is turned off[\s\S]*Fix:/);

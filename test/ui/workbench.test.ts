@@ -114,3 +114,30 @@ describe.skipIf(!runUi)("the workbench with a huge output", () => {
     expect(world().problems).toEqual([]);
   });
 });
+
+describe.skipIf(!runUi)("the workbench in a wide window", () => {
+  it("starts the tool list and the tool beside it on one line", async () => {
+    const list = await page.getByRole("navigation", { name: "Tools" }).boundingBox();
+    const tool = await page.locator(".workspace > .panel").first().boundingBox();
+    if (!list || !tool) throw new Error("the tool list or the tool is not on screen");
+    // The list began 4 px above the tool's frame.
+    expect(list.y).toBeCloseTo(tool.y, 0);
+  });
+
+  it("keeps each parameter's type whole on one line", async () => {
+    await page
+      .getByRole("list", { name: "Tools" })
+      .getByRole("button", { name: /^read\b/ })
+      .click();
+    const table = page.getByRole("table", { name: "Parameters" });
+    await table.getByRole("row").filter({ hasText: "offset" }).waitFor({ timeout: 10_000 });
+    await table.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(SHOTS, "ui-workbench-parameters.png") });
+    // The Type column was squeezed to a few letters beside long descriptions: "strin|g", "integ|er".
+    for (const type of await table.locator("tbody td:nth-child(2) code").all()) {
+      const lines = await type.evaluate((el) => el.getClientRects().length);
+      expect(lines, await type.innerText()).toBe(1);
+    }
+    expect(world().problems, world().problems.join("\n")).toEqual([]);
+  });
+});

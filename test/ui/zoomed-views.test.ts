@@ -100,6 +100,17 @@ describe.skipIf(!runUi)("Run a tool and Audit at 200 % zoom", () => {
     }
     expect(await outOfReach(page.getByRole("region", { name: "Audit trail" }))).toEqual([]);
     await page.screenshot({ path: path.join(SHOTS, "ui-zoomed-audit.png") });
+    // The filters and the rows reach the trail's edges, as in a wide window: they sat in a box
+    // inset from the frame, the failed call's red edge floating inside it.
+    const trail = await page.getByRole("region", { name: "Audit trail" }).evaluate((el) => {
+      const inner = el.getBoundingClientRect();
+      const style = el.ownerDocument.defaultView!.getComputedStyle(el);
+      return { left: inner.left + Number.parseFloat(style.borderLeftWidth) };
+    });
+    for (const part of [page.getByRole("group", { name: "Filters" }), failed]) {
+      const box = await part.boundingBox();
+      expect(box?.x).toBeCloseTo(trail.left, 0);
+    }
 
     await head.click();
     const chain = failed.getByRole("list", { name: "Decisions" });

@@ -38,10 +38,12 @@ export function ModelsPanel() {
           {(catalog?.local ?? []).map((server) => (
             <li key={server.provider} aria-label={server.label} className="server-status">
               <span className={`status-dot status-${server.state}`} aria-hidden="true" />
-              <strong>{server.label}</strong>
-              <code className="muted">{server.baseURL}</code>
-              {server.configured ? <span className="badge badge-muted">from settings</span> : null}
-              <span className="settings-spacer" />
+              {/* Name, address and origin wrap among themselves, so the state stays at the right end. */}
+              <span className="server-status-name">
+                <strong>{server.label}</strong>
+                <code className="muted">{server.baseURL}</code>
+                {server.configured ? <span className="badge badge-muted">from settings</span> : null}
+              </span>
               <span className={`badge ${server.state === "running" ? "badge-read" : "badge-muted"}`}>
                 {server.state === "running"
                   ? `${server.models.length} model${server.models.length === 1 ? "" : "s"}`

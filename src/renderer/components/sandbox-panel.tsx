@@ -41,7 +41,11 @@ export function SandboxPanel() {
             <span className="wall-state">on</span>
             <div>
               <strong>Parser policy</strong>
-              <p>{policy.detail}.</p>
+              {/* The report's words follow a label in `lathe doctor`; here they stand as a sentence. */}
+              <p>
+                {policy.detail.charAt(0).toUpperCase()}
+                {policy.detail.slice(1)}.
+              </p>
             </div>
           </li>
           <li className={`wall ${sandbox.active ? "wall-on" : "wall-off"}`} aria-label="OS sandbox">

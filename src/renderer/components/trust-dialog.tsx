@@ -197,7 +197,9 @@ export function TrustDialog() {
             {review.trusted
               ? "is trusted: its settings apply in full."
               : nothing
-                ? "asks for nothing beyond deny rules; trusting it changes nothing today."
+                ? review.denyRules > 0
+                  ? "asks for nothing beyond deny rules; trusting it changes nothing today."
+                  : "asks for nothing; trusting it changes nothing today."
                 : "asks for the following. Until you trust it, its settings only add deny rules and its plugins and MCP servers stay off."}
           </p>
           {review.denyRules > 0 ? (
