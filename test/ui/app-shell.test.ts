@@ -143,9 +143,10 @@ describe.skipIf(!runUi)("the chat-first app through lathe serve", () => {
     // a allows bash for the session.
     await answerWithKey("bash", "a");
     await expect.poll(() => status("bash"), { timeout: 10_000 }).toBe("ok");
-    // web_fetch is gated too; the address check comes after the person said yes.
-    await answerWithKey("web_fetch", "y");
+    // web_fetch is gated too, but a loopback address settings do not allow is refused before
+    // anyone is asked: approving it would not let it through.
     await expect.poll(() => status("web_fetch"), { timeout: 10_000 }).toBe("error");
+    expect(await page.getByRole("dialog", { name: "Allow web_fetch to run?" }).count()).toBe(0);
     await conversation().getByRole("heading", { name: "Summary" }).waitFor({ timeout: 10_000 });
 
     const kinds = await conversation()
