@@ -48,7 +48,13 @@ export function runLathe(args: readonly string[], options: RunOptions): Promise<
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
     child.on("error", reject);
     child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
-    child.stdin.end(options.input ?? "");
+    // A command that ends without reading its input (a usage error, a refusal) closes the pipe
+    // first: that is its answer, not a failure of the run (seen once in CI as an uncaught EPIPE).
+    child.stdin.on("error", (err: NodeJS.ErrnoException) => {
+      if (err.code !== "EPIPE") reject(err);
+    });
+    if (options.input === undefined) child.stdin.end();
+    else child.stdin.end(options.input);
   });
 }
 
