@@ -17,7 +17,7 @@ import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundleState } from "../bin/cli-bundle.mjs";
 import { buildCli, type BuildInfo } from "../scripts/build-cli.ts";
-import { envelopeOf, LATHE_BIN, PACKAGE_ROOT, runLathe, type Run } from "./support/lathe-cli.ts";
+import { collected, envelopeOf, LATHE_BIN, PACKAGE_ROOT, runLathe, type Run } from "./support/lathe-cli.ts";
 import { plugin, writePlugin } from "./support/plugin-test-kit.ts";
 
 // The CLI bundle (scripts/build-cli.ts), built here into a folder of its own: it answers
@@ -89,21 +89,15 @@ function runBundle(
   { runner = "run-bundle.mjs", latheHome = home }: { runner?: string; latheHome?: string } = {},
 ): Promise<Run> {
   const entry = pathToFileURL(path.join(outDir, "lathe.js")).href;
-  return new Promise((resolve, reject) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, LATHE_HOME: latheHome };
-    delete env.LATHE_DEBUG;
-    const child = spawn(process.execPath, [path.join(work, runner), entry, ...args], {
+  const env: NodeJS.ProcessEnv = { ...process.env, LATHE_HOME: latheHome };
+  delete env.LATHE_DEBUG;
+  return collected(
+    spawn(process.execPath, [path.join(work, runner), entry, ...args], {
       cwd: path.join(work, "ws"),
       env,
       stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
+    }),
+  );
 }
 
 /** Run the bundle with TRACED_RUNNER; what it names on stderr as loaded: bundle files or packages. */

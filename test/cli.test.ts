@@ -5,7 +5,7 @@ import path from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
 import { useCliWorld } from "./support/cli-world.ts";
-import { envelopeOf, LATHE_BIN as LATHE, PACKAGE_ROOT, type Run } from "./support/lathe-cli.ts";
+import { collected, envelopeOf, LATHE_BIN as LATHE, PACKAGE_ROOT, type Run } from "./support/lathe-cli.ts";
 
 const VERSION = (
   JSON.parse(readFileSync(path.join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }
@@ -239,22 +239,13 @@ describe("lathe call", () => {
     expect(examples.length).toBeGreaterThanOrEqual(3);
     for (const example of examples) {
       // As a person types it in a shell, `lathe` being this checkout's launcher.
-      const run = await new Promise<Run>((resolve, reject) => {
-        const child = spawn(
-          "bash",
-          ["-c", `lathe() { "${process.execPath}" "${LATHE}" "$@"; }\n${example}`],
-          {
-            cwd: world.root,
-            env: { ...process.env, LATHE_HOME: world.home, LATHE_DAEMON: "off" },
-          },
-        );
-        let stdout = "";
-        let stderr = "";
-        child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-        child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-        child.on("error", reject);
-        child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
-      });
+      const run = await collected(
+        spawn("bash", ["-c", `lathe() { "${process.execPath}" "${LATHE}" "$@"; }\n${example}`], {
+          cwd: world.root,
+          env: { ...process.env, LATHE_HOME: world.home, LATHE_DAEMON: "off" },
+          stdio: ["ignore", "pipe", "pipe"],
+        }),
+      );
       expect(run.code, `${example}\n${run.stdout}${run.stderr}`).toBe(0);
       for (const line of run.stdout.trimEnd().split("\n"))
         expect((JSON.parse(line) as { type: string }).type, example).toBe("output");

@@ -1,4 +1,5 @@
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcessByStdio } from "node:child_process";
+import type { Readable, Writable } from "node:stream";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect } from "vitest";
@@ -32,6 +33,18 @@ export interface RunOptions {
   bin?: string;
 }
 
+/** What a child process prints to stdout and stderr, and how it ended, once it has closed. */
+export function collected(child: ChildProcessByStdio<Writable | null, Readable, Readable>): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    child.on("error", reject);
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
+
 /** Run `lathe <args>` to completion and collect what it printed. */
 export function runLathe(args: readonly string[], options: RunOptions): Promise<Run> {
   return new Promise((resolve, reject) => {
@@ -42,12 +55,7 @@ export function runLathe(args: readonly string[], options: RunOptions): Promise<
       else env[name] = value;
     }
     const child = spawn(process.execPath, [options.bin ?? LATHE_BIN, ...args], { cwd: options.cwd, env });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+    collected(child).then(resolve, reject);
     // A command that ends without reading its input (a usage error, a refusal) closes the pipe
     // first: that is its answer, not a failure of the run (seen once in CI as an uncaught EPIPE).
     child.stdin.on("error", (err: NodeJS.ErrnoException) => {
