@@ -22,7 +22,7 @@ const names = (listings: FolderListings, folder = dir): string[] =>
 
 /** Listings that take every folder as settled: as if a minute had passed since the test made it. */
 const settled = (maxEntries = 1_000) =>
-  new FolderListings({ maxEntries, settleMs: 3_000, now: () => Date.now() + 60_000 });
+  new FolderListings({ maxEntries, settleMs: 3_000, keepFrom: 1, now: () => Date.now() + 60_000 });
 
 describe("FolderListings", () => {
   it("keeps a settled folder's listing and gives it again while the folder's times are unchanged", async () => {
@@ -33,6 +33,7 @@ describe("FolderListings", () => {
     const listings = new FolderListings({
       maxEntries: 1_000,
       settleMs: 3_000,
+      keepFrom: 1,
       now: () => Date.now() + 60_000,
       statFolder: () => frozen,
     });
@@ -82,6 +83,7 @@ describe("FolderListings", () => {
     const listings = new FolderListings({
       maxEntries: 1_000,
       settleMs: 3_000,
+      keepFrom: 1,
       now: () => Date.now() + 60_000,
       statFolder: () => ({ ...real, ctimeNs, isDirectory: () => true }) as BigIntStats,
     });
@@ -92,7 +94,7 @@ describe("FolderListings", () => {
   });
 
   it("does not keep a folder changed within the last few seconds: its next change could keep the same time", async () => {
-    const listings = new FolderListings({ maxEntries: 1_000, settleMs: 3_000 });
+    const listings = new FolderListings({ maxEntries: 1_000, settleMs: 3_000, keepFrom: 1 });
     await writeFile(path.join(dir, "fresh.txt"), "");
     expect(names(listings)).toEqual(["fresh.txt"]);
     expect(listings.size).toBe(0);
@@ -115,6 +117,36 @@ describe("FolderListings", () => {
     for (let i = 0; i < 9; i++) await writeFile(path.join(big, `f${i}`), "");
     expect(names(listings, big)).toHaveLength(9);
     expect(listings.size).toBe(2);
+  });
+
+  it("by default reads a folder met for the first time without a stat, and keeps it from its second listing", async () => {
+    await writeFile(path.join(dir, "a.txt"), "");
+    const frozen = lstatSync(dir, { bigint: true });
+    let stats = 0;
+    const listings = new FolderListings({
+      maxEntries: 1_000,
+      settleMs: 3_000,
+      now: () => Date.now() + 60_000,
+      statFolder: () => {
+        stats += 1;
+        return frozen;
+      },
+    });
+    // A one-shot walk: one readdir per folder, no stat, nothing kept.
+    expect(names(listings)).toEqual(["a.txt"]);
+    expect([stats, listings.size]).toEqual([0, 0]);
+    // Listed again (an agent's next glob, the daemon's next command): stat, read and keep.
+    await writeFile(path.join(dir, "b.txt"), "");
+    expect(names(listings)).toEqual(["a.txt", "b.txt"]);
+    expect([stats, listings.size]).toEqual([1, 1]);
+    // From then on, the kept listing while the folder's times are those it had (frozen here).
+    await writeFile(path.join(dir, "c.txt"), "");
+    expect(names(listings)).toEqual(["a.txt", "b.txt"]);
+    expect(stats).toBe(2);
+    // A walk after clear() is a first walk again.
+    listings.clear();
+    expect(names(listings)).toEqual(["a.txt", "b.txt", "c.txt"]);
+    expect(stats).toBe(2);
   });
 
   it("throws as readdirSync does, and forgets a folder that is gone", async () => {

@@ -19,6 +19,14 @@ export interface FolderListingsOptions {
    * leave the time as it was. A folder changed this recently is read again every time.
    */
   settleMs: number;
+  /**
+   * Which listing of a folder is the first kept: 1 keeps it at once; 2 (the default) reads a
+   * folder met for the first time with one `readdir` and nothing else, and pays the `lstat` that
+   * keeping needs only when the folder is listed again. A one-shot command (`lathe call glob`
+   * without the daemon) walks each folder once: keeping its listings would be an `lstat` per
+   * folder for nothing.
+   */
+  keepFrom?: 1 | 2;
   /** The wall clock in ms (tests). */
   now?: () => number;
   /** Reads a folder's times (tests); `lstatSync(…, { bigint: true })` otherwise. */
@@ -38,11 +46,14 @@ const NS_PER_MS = 1_000_000n;
  */
 export class FolderListings {
   readonly #kept = new Map<string, Listing>();
+  /** Folders listed once and not kept (when keepFrom is 2): their next listing is kept. */
+  #met = new Set<string>();
   #entries = 0;
   readonly #options: Required<FolderListingsOptions>;
 
   constructor(options: FolderListingsOptions) {
     this.#options = {
+      keepFrom: 2,
       now: () => Date.now(),
       statFolder: (absolute) => lstatSync(absolute, { bigint: true }),
       ...options,
@@ -51,6 +62,14 @@ export class FolderListings {
 
   /** The folder's entries, as `readdirSync(absolute, { withFileTypes: true })` gives them, and throws as it does. */
   list(absolute: string): readonly Dirent[] {
+    if (this.#options.keepFrom === 2 && !this.#kept.has(absolute) && !this.#met.has(absolute)) {
+      const entries = readdirSync(absolute, { withFileTypes: true });
+      // As many folders as the budget has names: a folder holds at least one name to be worth keeping.
+      if (this.#met.size >= this.#options.maxEntries) this.#met = new Set();
+      this.#met.add(absolute);
+      return entries;
+    }
+    this.#met.delete(absolute);
     let stats: BigIntStats;
     try {
       stats = this.#options.statFolder(absolute);
@@ -93,6 +112,7 @@ export class FolderListings {
   /** Forget every listing (benchmarks measuring a first walk). */
   clear(): void {
     this.#kept.clear();
+    this.#met.clear();
     this.#entries = 0;
   }
 
