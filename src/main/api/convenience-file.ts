@@ -43,7 +43,8 @@ export class ConvenienceFile<T> {
   }
 
   write(value: T): void {
-    mkdirSync(path.dirname(this.file), { recursive: true });
+    // In Lathe's home, private (0700) as every folder Lathe makes there.
+    mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
     const temp = `${this.file}.${randomBytes(6).toString("hex")}.tmp`;
     writeFileSync(temp, `${JSON.stringify(value, null, 2)}\n`, { mode: 0o600 });
     renameSync(temp, this.file);

@@ -18,6 +18,8 @@ describe("openFolder", () => {
     const open = vi.fn(async (target: string) => ((await stat(target)).isDirectory() ? "" : "not a folder"));
     await openFolder(folder, open);
     expect(open).toHaveBeenCalledWith(folder);
+    // Lathe's home and its logs are private, as the database and the log writer make them.
+    for (const made of [path.join(dir, "Lathe"), folder]) expect((await stat(made)).mode & 0o777).toBe(0o700);
   });
 
   it("rejects with the folder and the OS's reason when it cannot be opened", async () => {
