@@ -1,4 +1,3 @@
-import type { Stats } from "node:fs";
 import { z } from "zod";
 import { refuseReadOnly, replacementFor } from "../capability/file-replacement.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
@@ -8,7 +7,7 @@ import type { ToolDefinition } from "../tools/contract.ts";
 import { OUTPUT_LIMITS, truncateTextField } from "../tools/truncation.ts";
 import { defineBuiltin } from "./define-builtin.ts";
 import { plannedFilePath } from "./planned-path.ts";
-import { assertReadAndUnchanged } from "./file-stamp.ts";
+import { assertReadAndUnchanged, recordWritten } from "./file-stamp.ts";
 import { encodingName } from "./text-codec.ts";
 import { counted } from "../tools/counted.ts";
 
@@ -126,20 +125,7 @@ const definition = defineBuiltin({
       ...(how === "rename" ? { renamedOver: current } : {}),
     });
     await runtime.fs.writeAtomic(target, outcome.encoded, { replace: how, unchangedSince: current });
-    let stats: Stats | undefined;
-    try {
-      stats = await runtime.fs.stat(target);
-    } finally {
-      // Reported even when the stat fails: the file was written. Its mode lets a restore see a later chmod.
-      runtime.checkpoint?.changed(target.absolute, outcome.newSha256, stats && stats.mode & 0o7777);
-    }
-    if (stats) {
-      runtime.session.recordRead(target.absolute, {
-        size: outcome.encoded.byteLength,
-        mtimeMs: stats.mtimeMs,
-        sha256: outcome.newSha256,
-      });
-    }
+    await recordWritten(runtime, target, { size: outcome.encoded.byteLength, sha256: outcome.newSha256 });
     return {
       path: target.display,
       replacements: outcome.replacements,

@@ -1,6 +1,8 @@
+import type { Stats } from "node:fs";
 import { createHash } from "node:crypto";
 import type { ResolvedPath } from "../capability/fs-capability.ts";
 import { ToolCallError } from "../errors/tool-call-error.ts";
+import type { ToolRuntime } from "../tools/contract.ts";
 import type { FileStamp, ToolSession } from "../tools/tool-session.ts";
 import { counted } from "../tools/counted.ts";
 
@@ -36,4 +38,24 @@ export function assertReadAndUnchanged(
     );
   }
   return digest;
+}
+
+/**
+ * What follows a tool's write of `target` with new bytes of `size` and `sha256`: the checkpoint
+ * hears what the file holds now and its mode (so a restore sees a later chmod) — even when the
+ * stat fails, for the file was written — and the session records the file as read, so the model
+ * may edit or write it again without reading its own work first.
+ */
+export async function recordWritten(
+  runtime: Pick<ToolRuntime, "fs" | "checkpoint" | "session">,
+  target: ResolvedPath,
+  written: Pick<FileStamp, "size" | "sha256">,
+): Promise<void> {
+  let stats: Stats | undefined;
+  try {
+    stats = await runtime.fs.stat(target);
+  } finally {
+    runtime.checkpoint?.changed(target.absolute, written.sha256, stats && stats.mode & 0o7777);
+  }
+  if (stats) runtime.session.recordRead(target.absolute, { ...written, mtimeMs: stats.mtimeMs });
 }

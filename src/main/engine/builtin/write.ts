@@ -9,7 +9,7 @@ import { transferList } from "../offload/job-result.ts";
 import { offload } from "../offload/offload.ts";
 import { defineBuiltin } from "./define-builtin.ts";
 import { plannedFilePath } from "./planned-path.ts";
-import { assertReadAndUnchanged } from "./file-stamp.ts";
+import { assertReadAndUnchanged, recordWritten } from "./file-stamp.ts";
 import { encodeTextInSlices } from "./sliced-encoding.ts";
 import { encodingName, type TextEncoding } from "./text-codec.ts";
 import { inspectExisting } from "./write-inspect.ts";
@@ -117,20 +117,7 @@ const definition = defineBuiltin({
     await runtime.fs
       .writeAtomic(target, encoded.encoded, { replace: how, ...(read ? { unchangedSince: read } : {}) })
       .catch((err: unknown) => rethrowNotAFolder(err, target));
-    let after: Stats | undefined;
-    try {
-      after = await runtime.fs.stat(target);
-    } finally {
-      // Reported even when the stat fails: the file was written. Its mode lets a restore see a later chmod.
-      runtime.checkpoint?.changed(target.absolute, encoded.sha256, after && after.mode & 0o7777);
-    }
-    if (after) {
-      runtime.session.recordRead(target.absolute, {
-        size: encoded.encoded.length,
-        mtimeMs: after.mtimeMs,
-        sha256: encoded.sha256,
-      });
-    }
+    await recordWritten(runtime, target, { size: encoded.encoded.length, sha256: encoded.sha256 });
     return { path: target.display, bytes: encoded.encoded.length };
   },
 });
