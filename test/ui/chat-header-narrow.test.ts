@@ -5,8 +5,8 @@
 import path from "node:path";
 import type { Locator, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { REPO, runsUi, useFixtureModel } from "./serve-fixture.ts";
-import { useUiWorld } from "./ui-suite.ts";
+import { useChatWorld } from "../support/ui-chat-world.ts";
+import { REPO, runsUi } from "./serve-fixture.ts";
 import { chatHelpers } from "./ui-world.ts";
 
 const SHOT = path.join(REPO, "test-results/ui-chat-header-narrow.png");
@@ -16,16 +16,12 @@ const PROMPT = "Summarise the release notes of the parser rewrite for the team";
 let page: Page;
 const chat = chatHelpers(() => page);
 
-const world = useUiWorld(
+const world = useChatWorld(
   runUi,
   {
     prefix: "chat-header-narrow",
     replies: () => ({ text: "Here is the summary.", usage: { prompt_tokens: 1200, completion_tokens: 40 } }),
-    prepare: async ({ home, fixture }) => {
-      await useFixtureModel(home, fixture!.baseURL);
-    },
     viewport: { width: 800, height: 700 },
-    waitForPrompt: true,
   },
   (started) => {
     page = started.page;

@@ -7,43 +7,37 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import type { ChatRequest, FixtureReply } from "../fixtures/openai-compatible-server.ts";
-import { REPO, goTo, runTool, runsUi, useFixtureModel } from "./serve-fixture.ts";
-import { useUiWorld } from "./ui-suite.ts";
-import { chatHelpers, scriptTurn } from "./ui-world.ts";
+import { scriptFor, useChatWorld } from "../support/ui-chat-world.ts";
+import { REPO, goTo, runTool, runsUi } from "./serve-fixture.ts";
+import { chatHelpers } from "./ui-world.ts";
 
 const SHOTS = path.join(REPO, "test-results");
 const runUi = runsUi("outcome words");
 const PROMPT = "Read the readme and the missing file.";
 
-function reply(request: ChatRequest): FixtureReply {
-  const { prompt, step } = scriptTurn(request, "assistant");
-  if (prompt !== PROMPT) return { text: "Nothing to do." };
-  return [
-    {
-      toolCalls: [
-        { name: "read", arguments: { path: "README.md" } },
-        { name: "read", arguments: { path: "missing.md" } },
-      ],
-    },
-    { text: "Read both." },
-  ][step]!;
-}
+const reply = scriptFor(PROMPT, [
+  {
+    toolCalls: [
+      { name: "read", arguments: { path: "README.md" } },
+      { name: "read", arguments: { path: "missing.md" } },
+    ],
+  },
+  { text: "Read both." },
+]);
 
 let page: Page;
 const chat = chatHelpers(() => page);
 
-const world = useUiWorld(
+const world = useChatWorld(
   runUi,
   {
     prefix: "outcome-words",
     replies: reply,
-    prepare: async ({ root, home, fixture }) => {
+    settings: { approvals: { mode: "yolo" } },
+    prepare: async ({ root }) => {
       await writeFile(path.join(root, "README.md"), "# words\n");
-      await useFixtureModel(home, fixture!.baseURL, { approvals: { mode: "yolo" } });
     },
     viewport: { width: 1280, height: 860 },
-    waitForPrompt: true,
   },
   (started) => {
     page = started.page;

@@ -6,8 +6,8 @@
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { REPO, runsUi, useFixtureModel } from "./serve-fixture.ts";
-import { useUiWorld } from "./ui-suite.ts";
+import { useChatWorld } from "../support/ui-chat-world.ts";
+import { REPO, runsUi } from "./serve-fixture.ts";
 import { chatHelpers } from "./ui-world.ts";
 
 const SHOT = path.join(REPO, "test-results/ui-palette-hints.png");
@@ -17,16 +17,12 @@ const TITLES = ["Fix the flaky login test", "Write the release notes"];
 let page: Page;
 const chat = chatHelpers(() => page);
 
-const world = useUiWorld(
+const world = useChatWorld(
   runUi,
   {
     prefix: "palette-hints",
     replies: () => ({ text: "Done." }),
-    prepare: async ({ home, fixture }) => {
-      await useFixtureModel(home, fixture!.baseURL);
-    },
     viewport: { width: 1200, height: 800 },
-    waitForPrompt: true,
   },
   async (started) => {
     page = started.page;

@@ -6,8 +6,8 @@
 import path from "node:path";
 import type { Locator, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { REPO, runsUi, useFixtureModel } from "./serve-fixture.ts";
-import { useUiWorld } from "./ui-suite.ts";
+import { useChatWorld } from "../support/ui-chat-world.ts";
+import { REPO, runsUi } from "./serve-fixture.ts";
 import { chatHelpers } from "./ui-world.ts";
 
 const SHOTS = path.join(REPO, "test-results");
@@ -18,16 +18,12 @@ const NAMES = ["Tidy the fixture files", "Check release notes"];
 let page: Page;
 const chat = chatHelpers(() => page);
 
-const world = useUiWorld(
+const world = useChatWorld(
   runUi,
   {
     prefix: "session-row-names",
     replies: () => ({ text: "Done." }),
-    prepare: async ({ home, fixture }) => {
-      await useFixtureModel(home, fixture!.baseURL);
-    },
     viewport: { width: 800, height: 700 },
-    waitForPrompt: true,
   },
   (started) => {
     page = started.page;
