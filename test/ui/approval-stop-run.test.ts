@@ -8,10 +8,9 @@ import { access } from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import type { ChatRequest, FixtureReply } from "../fixtures/openai-compatible-server.ts";
-import { REPO, runsUi, useFixtureModel } from "./serve-fixture.ts";
-import { useUiWorld } from "./ui-suite.ts";
-import { chatHelpers, scriptTurn } from "./ui-world.ts";
+import { scriptFor, useChatWorld } from "../support/ui-chat-world.ts";
+import { REPO, runsUi } from "./serve-fixture.ts";
+import { chatHelpers } from "./ui-world.ts";
 
 const SHOT = path.join(REPO, "test-results/ui-approval-stop-run.png");
 const runUi = runsUi("approval stop run");
@@ -19,11 +18,9 @@ const PROMPT = "Write two notes.";
 
 let modelSteps = 0;
 
-function reply(request: ChatRequest): FixtureReply {
-  const { prompt, step } = scriptTurn(request, "assistant");
-  if (prompt !== PROMPT) return { text: "Nothing to do." };
-  modelSteps = Math.max(modelSteps, step + 1);
-  return [
+const reply = scriptFor(
+  PROMPT,
+  [
     {
       toolCalls: [
         { name: "write", arguments: { path: "first.txt", content: "one\n" } },
@@ -31,25 +28,18 @@ function reply(request: ChatRequest): FixtureReply {
       ],
     },
     { text: "Done." },
-  ][step]!;
-}
+  ],
+  (step) => (modelSteps = Math.max(modelSteps, step + 1)),
+);
 
 let page: Page;
 let root: string;
 let problems: string[];
 const chat = chatHelpers(() => page);
 
-useUiWorld(
+useChatWorld(
   runUi,
-  {
-    prefix: "approval-stop-run",
-    replies: reply,
-    prepare: async ({ home, fixture }) => {
-      await useFixtureModel(home, fixture!.baseURL);
-    },
-    viewport: { width: 1280, height: 900 },
-    waitForPrompt: true,
-  },
+  { prefix: "approval-stop-run", replies: reply, viewport: { width: 1280, height: 900 } },
   (started) => {
     ({ page, root, problems } = started);
   },

@@ -7,41 +7,28 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import type { ChatRequest, FixtureReply } from "../fixtures/openai-compatible-server.ts";
-import { REPO, runsUi, useFixtureModel } from "./serve-fixture.ts";
-import { useUiWorld } from "./ui-suite.ts";
-import { chatHelpers, scriptTurn } from "./ui-world.ts";
+import { scriptFor, useChatWorld } from "../support/ui-chat-world.ts";
+import { REPO, runsUi } from "./serve-fixture.ts";
+import { chatHelpers } from "./ui-world.ts";
 
 const SHOTS = path.join(REPO, "test-results");
 const runUi = runsUi("approval waiting card");
 const PROMPT = "Write notes.txt, then run a slow command.";
 
-function reply(request: ChatRequest): FixtureReply {
-  const { prompt, step } = scriptTurn(request, "assistant");
-  if (prompt !== PROMPT) return { text: "Nothing to do." };
-  return [
-    { toolCalls: [{ name: "write", arguments: { path: "notes.txt", content: "hello\n" } }] },
-    { toolCalls: [{ name: "bash", arguments: { command: "sleep 2 && echo slept" } }] },
-    { text: "Both done." },
-  ][step]!;
-}
+const reply = scriptFor(PROMPT, [
+  { toolCalls: [{ name: "write", arguments: { path: "notes.txt", content: "hello\n" } }] },
+  { toolCalls: [{ name: "bash", arguments: { command: "sleep 2 && echo slept" } }] },
+  { text: "Both done." },
+]);
 
 let page: Page;
 let root: string;
 let problems: string[];
 const chat = chatHelpers(() => page);
 
-useUiWorld(
+useChatWorld(
   runUi,
-  {
-    prefix: "approval-waiting",
-    replies: reply,
-    prepare: async ({ home, fixture }) => {
-      await useFixtureModel(home, fixture!.baseURL);
-    },
-    viewport: { width: 1280, height: 900 },
-    waitForPrompt: true,
-  },
+  { prefix: "approval-waiting", replies: reply, viewport: { width: 1280, height: 900 } },
   (started) => {
     ({ page, root, problems } = started);
   },

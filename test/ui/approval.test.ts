@@ -101,7 +101,7 @@ describe.skipIf(!runUi)("approvals in the UI through lathe serve", () => {
     await dialog.getByRole("button", { name: "Allow once" }).click();
     await dialog.waitFor({ state: "hidden" });
     await page.getByLabel("Data", { exact: true }).waitFor({ timeout: 10_000 });
-    expect(await page.getByLabel("Envelope", { exact: true }).innerText()).toMatch(/^output/);
+    expect(await page.getByLabel("Envelope", { exact: true }).innerText()).toMatch(/^ok\b/);
     expect(await readFile(path.join(root, "notes/new.txt"), "utf8")).toBe("hi");
     const latest = page.getByRole("list", { name: "Tool activity" }).getByRole("listitem").first();
     await expect.poll(() => latest.innerText()).toMatch(/write\s+ok[\s\S]*\d+ ms/);
@@ -257,7 +257,7 @@ describe.skipIf(!runUi)("project trust in the UI through lathe serve", () => {
     await page.getByRole("button", { name: "Run write" }).click();
     await expect
       .poll(() => page.getByLabel("Envelope", { exact: true }).innerText(), { timeout: 10_000 })
-      .toMatch(/^output/);
+      .toMatch(/^ok\b/);
     expect(await dialogOf(page).count()).toBe(0);
     expect(await readFile(path.join(root, "allowed/a.txt"), "utf8")).toBe("a");
     expect(s.problems, s.problems.join("\n")).toEqual([]);

@@ -48,7 +48,7 @@ describe.skipIf(!runUi)("the audit trail in a narrow window", () => {
     const calls = page.getByRole("list", { name: "Calls" }).getByRole("listitem");
     await expect
       .poll(() => calls.getByLabel("Outcome").allInnerTexts(), { timeout: 10_000 })
-      .toEqual(["ran", "ran"]);
+      .toEqual(["ok", "ok"]);
     await page.screenshot({ path: path.join(SHOTS, "ui-audit-narrow.png") });
     const durations = await calls.locator(".audit-duration").allInnerTexts();
     expect(durations[0]).toMatch(/^\d{3} ms$/);
@@ -58,7 +58,7 @@ describe.skipIf(!runUi)("the audit trail in a narrow window", () => {
       if (!box) throw new Error("an outcome is not on screen");
       rights.push(box.x + box.width);
     }
-    // Each outcome ended where its own duration began: "ran" of the slower call stood further left.
+    // Each outcome ended where its own duration began: "ok" of the slower call stood further left.
     expect(rights[0], durations.join(" / ")).toBeCloseTo(rights[1]!, 0);
     expect(world().problems, world().problems.join("\n")).toEqual([]);
   });

@@ -73,7 +73,7 @@ describe.skipIf(!runUi)("the Audit view through lathe serve", () => {
       .toMatch(/missing\.md/);
 
     await goTo(page, "Audit");
-    await expect.poll(outcomes, { timeout: 10_000 }).toEqual(["failed", "denied", "ran"]);
+    await expect.poll(outcomes, { timeout: 10_000 }).toEqual(["error", "denied", "ok"]);
     expect(await calls().nth(1).innerText()).toMatch(
       /write[\s\S]*secret\.txt[\s\S]*Refused at Approval: the user rejected the call/,
     );
@@ -94,22 +94,22 @@ describe.skipIf(!runUi)("the Audit view through lathe serve", () => {
 
   it("filters by outcome, tool and session", async () => {
     const outcome = page.getByRole("radiogroup", { name: "Outcome" });
-    await outcome.getByRole("radio", { name: "Denied" }).click();
+    await outcome.getByRole("radio", { name: "denied" }).click();
     await expect.poll(outcomes).toEqual(["denied"]);
-    await outcome.getByRole("radio", { name: "Failed" }).click();
-    await expect.poll(outcomes).toEqual(["failed"]);
-    await outcome.getByRole("radio", { name: "All" }).click();
+    await outcome.getByRole("radio", { name: "error" }).click();
+    await expect.poll(outcomes).toEqual(["error"]);
+    await outcome.getByRole("radio", { name: "all" }).click();
     await page.getByRole("combobox", { name: "Tool" }).selectOption("read");
-    await expect.poll(outcomes).toEqual(["failed", "ran"]);
+    await expect.poll(outcomes).toEqual(["error", "ok"]);
     const sessions = page.getByRole("combobox", { name: "Session" });
     const options = await sessions.locator("option").allInnerTexts();
     expect(options).toHaveLength(2);
     await sessions.selectOption({ index: 1 });
-    await expect.poll(outcomes).toEqual(["failed", "ran"]);
+    await expect.poll(outcomes).toEqual(["error", "ok"]);
     // Back to every call, for the tests below.
     await sessions.selectOption("");
     await page.getByRole("combobox", { name: "Tool" }).selectOption("");
-    await expect.poll(outcomes).toEqual(["failed", "denied", "ran"]);
+    await expect.poll(outcomes).toEqual(["error", "denied", "ok"]);
     expect(problems, problems.join("\n")).toEqual([]);
   });
 
@@ -125,9 +125,9 @@ describe.skipIf(!runUi)("the Audit view through lathe serve", () => {
     expect(await grep.innerText()).toMatch(
       /Refused at Watchdog: hook .*failed with exit code 3: broken hook/,
     );
-    await page.getByRole("radiogroup", { name: "Outcome" }).getByRole("radio", { name: "Denied" }).click();
+    await page.getByRole("radiogroup", { name: "Outcome" }).getByRole("radio", { name: "denied" }).click();
     await expect.poll(outcomes).toEqual(["denied", "denied"]);
-    await page.getByRole("radiogroup", { name: "Outcome" }).getByRole("radio", { name: "All" }).click();
+    await page.getByRole("radiogroup", { name: "Outcome" }).getByRole("radio", { name: "all" }).click();
   });
 
   it("shows a question call as the question it asked, not as JSON", async () => {
@@ -173,7 +173,7 @@ describe.skipIf(!runUi)("the Audit view through lathe serve", () => {
     await runTool(page, "glob", { pattern: "*.md" });
     await page.getByLabel("Envelope", { exact: true }).waitFor({ timeout: 10_000 });
     await goTo(page, "Audit");
-    await expect.poll(outcomes, { timeout: 10_000 }).toEqual(["ran"]);
+    await expect.poll(outcomes, { timeout: 10_000 }).toEqual(["ok"]);
     expect(await calls().first().innerText()).toMatch(/glob[\s\S]*\*\.md/);
     expect(await page.getByRole("combobox", { name: "Tool" }).locator("option").allInnerTexts()).toEqual([
       "All tools",

@@ -7,43 +7,31 @@ import { access, readFile } from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import type { ChatRequest, FixtureReply } from "../fixtures/openai-compatible-server.ts";
-import { runsUi, useFixtureModel } from "./serve-fixture.ts";
-import { useUiWorld } from "./ui-suite.ts";
-import { chatHelpers, scriptTurn } from "./ui-world.ts";
+import { scriptFor, useChatWorld } from "../support/ui-chat-world.ts";
+import { runsUi } from "./serve-fixture.ts";
+import { chatHelpers } from "./ui-world.ts";
 
 const runUi = runsUi("queued call stop");
 const PROMPT = "Write two notes.";
 
-function reply(request: ChatRequest): FixtureReply {
-  const { prompt, step } = scriptTurn(request, "assistant");
-  if (prompt !== PROMPT) return { text: "Nothing to do." };
-  return [
-    {
-      toolCalls: [
-        { name: "bash", arguments: { command: "sleep 8 && echo slept > slow.txt" } },
-        { name: "write", arguments: { path: "second.txt", content: "two\n" } },
-      ],
-    },
-    { text: "Done." },
-  ][step]!;
-}
+const reply = scriptFor(PROMPT, [
+  {
+    toolCalls: [
+      { name: "bash", arguments: { command: "sleep 8 && echo slept > slow.txt" } },
+      { name: "write", arguments: { path: "second.txt", content: "two\n" } },
+    ],
+  },
+  { text: "Done." },
+]);
 
 let page: Page;
 let root: string;
 let problems: string[];
 const chat = chatHelpers(() => page);
 
-useUiWorld(
+useChatWorld(
   runUi,
-  {
-    prefix: "queued-stop",
-    replies: reply,
-    prepare: async ({ home, fixture }) => {
-      await useFixtureModel(home, fixture!.baseURL, { approvals: { mode: "yolo" } });
-    },
-    waitForPrompt: true,
-  },
+  { prefix: "queued-stop", replies: reply, settings: { approvals: { mode: "yolo" } } },
   (started) => {
     ({ page, root, problems } = started);
   },

@@ -70,7 +70,7 @@ describe.skipIf(!runUi)("the UI through lathe serve in Chromium", () => {
     expect(shown).toContain("src/lib/strings.ts");
     expect(shown).not.toContain("ignored.ts");
     const envelope = page.getByLabel("Envelope", { exact: true });
-    expect(await envelope.innerText()).toMatch(/output/);
+    expect(await envelope.innerText()).toMatch(/^ok\b/);
     expect(await page.getByLabel("Metadata", { exact: true }).innerText()).toMatch(/duration\s*[\d.]+ ms/);
 
     await mkdir(path.dirname(SCREENSHOT), { recursive: true });

@@ -2,6 +2,7 @@ import { escapeBidiControls } from "../../shared/bidi-controls.ts";
 import { activityState } from "../state/activity.ts";
 import { useAppState } from "../state/store-context.tsx";
 import { originLabel } from "./origin-label.ts";
+import { OUTCOME_LABEL } from "./outcome-label.ts";
 
 type State = ReturnType<typeof activityState>;
 
@@ -9,9 +10,9 @@ const STATUS_LABEL: Record<State, string> = {
   queued: "queued",
   "awaiting-approval": "awaiting approval",
   running: "running",
-  output: "ok",
-  error: "error",
-  denied: "denied",
+  output: OUTCOME_LABEL.output,
+  error: OUTCOME_LABEL.error,
+  denied: OUTCOME_LABEL.denied,
 };
 
 const STATUS_BADGE: Record<State, string> = {

@@ -8,18 +8,20 @@ import { questionSummary } from "../state/tool-summary.ts";
 import { formatDuration } from "./elapsed.tsx";
 import { ErrorLine } from "./error-line.tsx";
 import { originPhrase } from "./origin-label.ts";
+import { OUTCOME_LABEL } from "./outcome-label.ts";
 
+/** The outcome filter: each choice named by the word its rows' badges say. */
 const OUTCOMES: ReadonlyArray<{ value: AuditOutcome | undefined; label: string }> = [
-  { value: undefined, label: "All" },
-  { value: "output", label: "Ran" },
-  { value: "error", label: "Failed" },
-  { value: "denied", label: "Denied" },
+  { value: undefined, label: "all" },
+  { value: "output", label: OUTCOME_LABEL.output },
+  { value: "error", label: OUTCOME_LABEL.error },
+  { value: "denied", label: OUTCOME_LABEL.denied },
 ];
 
-const OUTCOME_BADGE: Record<AuditOutcome, { label: string; className: string }> = {
-  output: { label: "ran", className: "badge badge-output" },
-  error: { label: "failed", className: "badge badge-error" },
-  denied: { label: "denied", className: "badge badge-write" },
+const OUTCOME_BADGE: Record<AuditOutcome, string> = {
+  output: "badge badge-output",
+  error: "badge badge-error",
+  denied: "badge badge-write",
 };
 
 const STAGE_LABEL: Record<string, string> = {
@@ -57,7 +59,6 @@ function time(epoch: number): string {
 
 function AuditRow({ entry, sessionTitle }: { entry: AuditEntry; sessionTitle: string }) {
   const [open, setOpen] = useState(false);
-  const badge = OUTCOME_BADGE[entry.outcome];
   const refusal = entry.decisions.find((d) => d.outcome === "deny");
   return (
     <li className={`audit-row audit-${entry.outcome}`} aria-label={`${entry.toolId} call`}>
@@ -65,8 +66,8 @@ function AuditRow({ entry, sessionTitle }: { entry: AuditEntry; sessionTitle: st
         <span className="audit-time">{time(entry.startedAt)}</span>
         <code className="audit-tool">{entry.toolId}</code>
         <span className="audit-args">{escapeBidiControls(summary(entry))}</span>
-        <span className={badge.className} aria-label="Outcome">
-          {badge.label}
+        <span className={OUTCOME_BADGE[entry.outcome]} aria-label="Outcome">
+          {OUTCOME_LABEL[entry.outcome]}
         </span>
         <span className="muted audit-duration">{formatDuration(entry.durationMs)}</span>
       </button>

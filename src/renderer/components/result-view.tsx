@@ -5,6 +5,7 @@ import { cutNote, hiddenPathsNote } from "../state/result-notes.ts";
 import { previewText } from "../state/text-preview.ts";
 import { useAppState } from "../state/store-context.tsx";
 import { LongText } from "./long-text.tsx";
+import { OUTCOME_LABEL } from "./outcome-label.ts";
 import { ResultNote } from "./result-note.tsx";
 
 /** The envelope's metadata; the file holding the whole output only when no note names it (`noted`). */
@@ -119,7 +120,7 @@ export function ResultView() {
         <div className={`envelope envelope-${result.envelope.type}`} aria-label="Envelope">
           <p className="envelope-head">
             <span className={result.envelope.type === "output" ? "badge badge-output" : "badge badge-error"}>
-              {result.envelope.type}
+              {OUTCOME_LABEL[result.envelope.type]}
             </span>{" "}
             <span className="muted">from</span> <code>{result.toolId}</code>
           </p>

@@ -10,6 +10,7 @@ import { Elapsed, formatDuration } from "./elapsed.tsx";
 import { Icon } from "./icons.tsx";
 import { savedImageLabel, savedImagesOf } from "../state/tool-images.ts";
 import { originLabel } from "./origin-label.ts";
+import { OUTCOME_LABEL } from "./outcome-label.ts";
 import { cutNote, hiddenPathsNote } from "../state/result-notes.ts";
 import { ResultNote } from "./result-note.tsx";
 import { bodySaysCut, ToolCardBody } from "./tool-card-body.tsx";
@@ -54,8 +55,17 @@ const WAITING: Record<Waiting, { label: string; badge: string; title: string }> 
  */
 function statusLabel(card: Card, waiting: Waiting | undefined): string {
   if (waiting) return WAITING[waiting].label;
-  if (card.status !== "not-run") return card.status;
-  return card.argsCutOff === true ? "cut off" : "not run";
+  switch (card.status) {
+    case "ok":
+      return OUTCOME_LABEL.output;
+    case "error":
+    case "denied":
+      return OUTCOME_LABEL[card.status];
+    case "not-run":
+      return card.argsCutOff === true ? "cut off" : "not run";
+    default:
+      return card.status;
+  }
 }
 
 /**

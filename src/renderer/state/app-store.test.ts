@@ -181,6 +181,24 @@ describe("the app store", () => {
     expect(calls).toHaveLength(1);
   });
 
+  it("keeps a result only under the tool that answered it: picking another clears it, a late answer too", async () => {
+    const { api } = fakeApi({ ok: true, data: [tool("glob", true), tool("write", false)] }, output);
+    const store = createAppStore(api);
+    await store.getState().loadTools();
+    await store.getState().run();
+    expect(store.getState().result).toMatchObject({ toolId: "glob" });
+    store.getState().select("glob");
+    expect(store.getState().result).toMatchObject({ toolId: "glob" });
+    store.getState().select("write");
+    expect(store.getState().result).toBeUndefined();
+    // A call whose answer comes after another tool was picked: not shown under that tool.
+    store.getState().select("glob");
+    const running = store.getState().run();
+    store.getState().select("write");
+    await running;
+    expect(store.getState()).toMatchObject({ running: false, result: undefined });
+  });
+
   it("shows why the tools could not be listed or a call could not be made", async () => {
     const failed = createAppStore(
       fakeApi({ ok: false, error: { message: "connection refused" } }, output).api,

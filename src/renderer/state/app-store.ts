@@ -300,7 +300,9 @@ export function createAppStore(api: LatheApi, options: AppStoreOptions = {}): Ap
       },
 
       select(toolId) {
-        set({ selectedId: toolId });
+        // The result on screen is the shown tool's: another tool's would read as this one's answer.
+        const { selectedId, result } = get();
+        set({ selectedId: toolId, result: toolId === selectedId ? result : undefined });
       },
 
       setArgs(toolId, text) {
@@ -318,8 +320,9 @@ export function createAppStore(api: LatheApi, options: AppStoreOptions = {}): Ap
         const root = get().project?.root;
         // A mutating call may wait here for the person's answer in the approval dialog.
         const answer = await api.tools.call({ toolId: tool.id, args: parsed.args });
-        // Another folder opened meanwhile: the answer is not about the folder on screen.
-        const moved = get().project?.root !== root;
+        // Another folder opened, or another tool was picked, meanwhile: the answer is not about
+        // what is on screen (the Activity list and the Audit view still have it).
+        const moved = get().project?.root !== root || get().selectedId !== tool.id;
         set({
           running: false,
           stopping: false,
