@@ -5,7 +5,7 @@ import { PATTERN_CHECK_MS, slowPatternReason } from "../tools/argument-check.ts"
 import { describeSchemaError, listProblems } from "../tools/argument-validator.ts";
 import type { JsonSchema } from "../tools/contract.ts";
 import { jsonSchemaLibrary } from "../tools/json-schema-library.ts";
-import { schemaRegexes } from "../tools/schema-check.ts";
+import { schemaRegexes, shapeProblem } from "../tools/schema-check.ts";
 import { keptCopy } from "../tools/schema-copies.ts";
 
 /**
@@ -36,6 +36,8 @@ function validator(schema: JsonSchema): ValidateFunction {
 
 /** Throws when an output schema is not valid JSON Schema (checked when the tool is bound). */
 export function assertOutputSchemaCompiles(schema: JsonSchema): void {
+  const problem = shapeProblem(schema, "outputSchema");
+  if (problem !== undefined) throw new Error(problem);
   validator(schema);
 }
 

@@ -77,6 +77,43 @@ function patternProblem(node: unknown, where: string): string | undefined {
   return undefined;
 }
 
+/** Keywords whose keys (or items) are property names of the data. */
+const NAMING_KEYWORDS = new Set(["properties", "dependentSchemas", "dependentRequired"]);
+
+/**
+ * The first problem of a schema's shape that the meta-schema cannot see, walked without
+ * recursion (a schema may be nested deeper than the stack): a property named `__proto__`
+ * (under `properties`, `required`, `dependentRequired` or `dependentSchemas`). The validator skips that name (ajv drops it from `properties`, and reads
+ * `required` through the prototype, so `{}` has it): a schema requiring it accepted `{}`, and a
+ * value given for it was never checked. Refused, rather than half enforced: an own `__proto__`
+ * key in arguments is also what turns a tool's `Object.assign` into a prototype change.
+ */
+export function shapeProblem(schema: unknown, where: string): string | undefined {
+  const stack: { node: unknown; at: string }[] = [{ node: schema, at: where }];
+  while (stack.length > 0) {
+    const { node, at } = stack.pop() as { node: unknown; at: string };
+    if (typeof node !== "object" || node === null) continue;
+    if (Array.isArray(node)) {
+      node.forEach((item, i) => stack.push({ node: item, at: `${at}/${i}` }));
+      continue;
+    }
+    for (const [key, value] of Object.entries(node)) {
+      if (DATA_KEYWORDS.has(key)) continue;
+      const named =
+        key === "required" && Array.isArray(value)
+          ? value
+          : NAMING_KEYWORDS.has(key) && typeof value === "object" && value !== null
+            ? [...Object.keys(value), ...(key === "dependentRequired" ? Object.values(value).flat() : [])]
+            : [];
+      if (named.includes("__proto__")) {
+        return `${at}/${key} names a property "__proto__", which Lathe cannot check or pass to a tool safely (the JSON Schema validator skips that name, so it would never be enforced). Give the property another name`;
+      }
+      stack.push({ node: value, at: `${at}/${key}` });
+    }
+  }
+  return undefined;
+}
+
 /** Keywords that point elsewhere: a validator can only be built once each target is found. */
 const REFERENCES = new Set(["$ref", "$dynamicRef", "$recursiveRef"]);
 
@@ -124,14 +161,16 @@ export function referenceProblem(
 }
 
 /**
- * What is wrong with `schema` as a JSON Schema (checked against the 2020-12 meta-schema, and
- * each regular expression it holds compiled), worded
+ * What is wrong with `schema` as a JSON Schema (checked against the 2020-12 meta-schema, its
+ * shape (shapeProblem), and each regular expression it holds compiled), worded
  * with `dataVar` as its name ("schema/properties must be object"), or undefined when nothing is.
  * From the CLI bundle the meta-schema's validator is compiled ahead of time (json-schema-check.ts);
  * from the sources it is compiled on first use, which costs a few hundred milliseconds.
  */
 export function schemaProblem(schema: JsonSchema, dataVar: string): string | undefined {
   const { $schema: _ignored, ...rest } = schema;
+  const shape = shapeProblem(rest, dataVar);
+  if (shape !== undefined) return shape;
   const check = JSON_SCHEMA_CHECK;
   if (check) {
     if (!check(rest)) return ajv().errorsText(check.errors, { dataVar });
