@@ -4,7 +4,7 @@ import { defineBuiltin } from "../builtin/define-builtin.ts";
 import { assertOutputSchemaCompiles } from "../mcp/mcp-output-schema.ts";
 import { validateArguments } from "./argument-validator.ts";
 import type { JsonSchema } from "./contract.ts";
-import { schemaProblem } from "./schema-check.ts";
+import { MAX_SCHEMA_NODES, schemaProblem } from "./schema-check.ts";
 import { ToolRegistry } from "./tool-registry.ts";
 
 // Two problems of a plugin's or MCP server's schema that the meta-schema cannot see: a property
@@ -92,5 +92,52 @@ describe("an MCP tool's output schema naming __proto__", () => {
     expect(() =>
       assertOutputSchemaCompiles({ type: "object", properties: { id: { type: "string" } } }),
     ).not.toThrow();
+  });
+});
+
+/** An object schema of `count` string properties, as a generated API wrapper might publish. */
+const manyProperties = (count: number): JsonSchema => ({
+  type: "object",
+  properties: Object.fromEntries(Array.from({ length: count }, (_, i) => [`field_${i}`, { type: "string" }])),
+});
+
+describe("a schema of more than MAX_SCHEMA_NODES schemas", () => {
+  it("is refused when the tool loads, naming the tool and the limit, without compiling it", () => {
+    const huge = manyProperties(6_000);
+    const r = new ToolRegistry();
+    const started = performance.now();
+    expect(() => r.register(toolWith(huge), origin)).toThrow(
+      /^Tool "ticket" has an invalid parameters schema: schema holds more than 5,000 schemas .* Split the tool/,
+    );
+    const refusing = performance.now() - started;
+    expect(r.get("ticket")).toBeUndefined();
+    expect(() => assertOutputSchemaCompiles(manyProperties(6_000))).toThrow(
+      /^outputSchema holds more than 5,000/,
+    );
+
+    // Control, in this run: compiling that schema is what the first call used to pay, on the
+    // thread every session shares. Refusing it costs a small part of that.
+    const compiling = performance.now();
+    expect(validateArguments("ticket", huge, {})).toBeUndefined();
+    expect(performance.now() - compiling).toBeGreaterThan(refusing * 5);
+  });
+
+  it("counts nested schemas too, but not data (a 10,000-value enum is one schema)", () => {
+    expect(MAX_SCHEMA_NODES).toBe(5_000);
+    const nested: JsonSchema = {
+      type: "object",
+      properties: Object.fromEntries(
+        Array.from({ length: 2_600 }, (_, i) => [`p${i}`, { type: "array", items: { type: "string" } }]),
+      ),
+    };
+    expect(schemaProblem(nested, "schema")).toMatch(/^schema holds more than 5,000 schemas/);
+    const bigEnum: JsonSchema = {
+      type: "object",
+      properties: { code: { enum: Array.from({ length: 10_000 }, (_, i) => ({ code: i })) } },
+    };
+    expect(schemaProblem(bigEnum, "schema")).toBeUndefined();
+    const r = new ToolRegistry();
+    r.register(toolWith(manyProperties(4_000)), origin);
+    expect(r.get("ticket")).toBeDefined();
   });
 });
