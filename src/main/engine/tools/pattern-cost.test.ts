@@ -22,6 +22,7 @@ vi.mock("../offload/offload.ts", async (original) => {
 
 const { checkArguments } = await import("./argument-check.ts");
 const { checkStructuredResult } = await import("../mcp/mcp-output-schema.ts");
+const { checkOutputOffThread } = await import("../plugins/plugin-output-check.ts");
 
 afterEach(() => {
   offloaded.length = 0;
@@ -101,5 +102,19 @@ describe("checking arguments against a pattern", () => {
     expect(offloaded).toEqual([]);
     expect(await checkStructuredResult(ticket("^(\\w+\\s?)*$"), { id: "ok" })).toBeUndefined();
     expect(offloaded).toEqual(["mcp.structuredResult"]);
+  });
+});
+
+describe("checking a plugin's result against a pattern", () => {
+  it("leaves a bounded one to be checked here, and sends an unbounded one to the worker", async () => {
+    const signal = new AbortController().signal;
+    expect(
+      await checkOutputOffThread("p", "/p/index.js", ticket("^[A-Z]+-[0-9]+$"), { id: "A-1" }, signal),
+    ).toBe(false);
+    expect(offloaded).toEqual([]);
+    expect(
+      await checkOutputOffThread("p", "/p/index.js", ticket("^(\\w+\\s?)*$"), { id: "ok" }, signal),
+    ).toBe(true);
+    expect(offloaded).toEqual(["plugin.outputCheck"]);
   });
 });
