@@ -1,7 +1,13 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type * as OffloadModule from "../offload/offload.ts";
 import type { JsonSchema } from "./contract.ts";
-import { longestString, MAIN_THREAD_STEPS, patternCost, worstSteps } from "./pattern-cost.ts";
+import {
+  MAIN_THREAD_STEPS,
+  patternCost,
+  quickOnThisThread,
+  stringLengths,
+  worstSteps,
+} from "./pattern-cost.ts";
 
 // A call's arguments checked against a schema holding a `pattern` went to a worker thread every
 // time (a pattern can backtrack for hours on one value), which cost a one-shot `lathe call` a
@@ -67,8 +73,15 @@ describe("patternCost", () => {
     expect(worstSteps("^\\d{4}-\\d{2}$", 5_000_000)).toBe("^\\d{4}-\\d{2}$".length);
   });
 
-  it("measures the longest string, property names included", () => {
-    expect(longestString({ a: ["xy", { ["k".repeat(9)]: "z" }], b: 5 })).toBe(9);
+  it("adds up every string checked, property names included", () => {
+    expect([...stringLengths({ a: ["xy", { ["k".repeat(9)]: "z" }], b: 5 })].sort((x, y) => x - y)).toEqual([
+      1, 1, 1, 2, 9,
+    ]);
+    const one = Array.from({ length: 1 }, () => "a".repeat(100));
+    const many = Array.from({ length: 10_000 }, () => "a".repeat(100));
+    expect(quickOnThisThread(["[a-z]+x"], { items: one })).toBe(true);
+    expect(quickOnThisThread(["[a-z]+x"], { items: many })).toBe(false);
+    expect(quickOnThisThread(["^(\\w+\\s?)*$"], { id: "a" })).toBe(false);
   });
 });
 

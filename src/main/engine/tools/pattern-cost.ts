@@ -122,43 +122,56 @@ export function patternCost(source: string): PatternCost | undefined {
 /**
  * The most steps (paths tried, times the pattern's length) a schema's pattern may take on this
  * thread. Irregexp takes well under 100 ms for this many on a busy machine; a pattern that may
- * take more on the longest string checked is run on a worker (tools/argument-check.ts).
+ * take more, on all the strings of a value together, is run on a worker (tools/argument-check.ts).
  */
 export const MAIN_THREAD_STEPS = 10_000_000;
 
-/** The most steps `source` can take on a string of `length` characters (Infinity: unbounded). */
-export function worstSteps(source: string, length: number): number {
-  const cost = patternCost(source);
-  if (cost === undefined) return Infinity;
+/** The most steps a pattern of `chars` characters with this cost can take on a string of `length`. */
+function stepsOn(cost: PatternCost, chars: number, length: number): number {
   const count = length + 1;
-  let steps = (cost.anchored ? 1 : count) * Math.max(source.length, 1);
+  let steps = (cost.anchored ? 1 : count) * Math.max(chars, 1);
   for (let k = 0; k < cost.unbounded; k++) steps *= count;
   for (const choices of cost.choices) steps *= Math.min(choices, count);
   return steps;
 }
 
-/** The length of the longest string in `value`, property names included (walked without recursion). */
-export function longestString(value: unknown): number {
-  let longest = 0;
+/** The most steps `source` can take on a string of `length` characters (Infinity: unbounded). */
+export function worstSteps(source: string, length: number): number {
+  const cost = patternCost(source);
+  return cost === undefined ? Infinity : stepsOn(cost, source.length, length);
+}
+
+/** The length of every string in `value`, property names included (walked without recursion). */
+export function* stringLengths(value: unknown): Generator<number> {
   const stack: unknown[] = [value];
   while (stack.length > 0) {
     const node = stack.pop();
-    if (typeof node === "string") longest = Math.max(longest, node.length);
+    if (typeof node === "string") yield node.length;
     else if (Array.isArray(node)) for (const item of node) stack.push(item);
     else if (typeof node === "object" && node !== null)
       for (const [key, item] of Object.entries(node)) {
-        longest = Math.max(longest, key.length);
+        yield key.length;
         stack.push(item);
       }
   }
-  return longest;
 }
 
 /**
- * Whether checking `value` against these patterns is bounded well enough to run on this thread
- * (every pattern's worstSteps on the longest string in it at most MAIN_THREAD_STEPS).
+ * Whether checking `value` against these patterns is bounded well enough to run on this thread:
+ * every pattern bounded (patternCost), and their worst steps on every string in it (as if each
+ * pattern checked each string) at most MAIN_THREAD_STEPS in all.
  */
 export function quickOnThisThread(patterns: readonly string[], value: unknown): boolean {
-  const length = longestString(value);
-  return patterns.every((source) => worstSteps(source, length) <= MAIN_THREAD_STEPS);
+  const costs: Array<{ cost: PatternCost; chars: number }> = [];
+  for (const source of patterns) {
+    const cost = patternCost(source);
+    if (cost === undefined) return false;
+    costs.push({ cost, chars: source.length });
+  }
+  let steps = 0;
+  for (const length of stringLengths(value)) {
+    for (const { cost, chars } of costs) steps += stepsOn(cost, chars, length);
+    if (steps > MAIN_THREAD_STEPS) return false;
+  }
+  return true;
 }
