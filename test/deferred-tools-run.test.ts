@@ -234,3 +234,58 @@ describe("a tool loaded with tool_search stays loaded for the rest of the sessio
     expect(systemOf(seen[2]!)).not.toMatch(/Deferred tools .*shout/);
   });
 });
+
+describe("a tool loaded under a larger context, in a run whose model has a smaller one", () => {
+  // About 5,000 tokens: loaded in a 1M context, more than a quarter of a 16k one.
+  const big = () =>
+    plugin("shout", `Shout a text back in capitals. ${"More about shouting. ".repeat(1000)}`, true);
+  const loadThenAnswer = (seen: LanguageModelV4CallOptions[]) =>
+    scriptedModel([
+      (call) => {
+        seen.push(call);
+        return { toolCalls: [{ name: "tool_search", input: { query: "shout" } }] };
+      },
+      (call) => {
+        seen.push(call);
+        return { text: "loaded" };
+      },
+    ]);
+  const answer = (seen: LanguageModelV4CallOptions[]) =>
+    scriptedModel([
+      (call) => {
+        seen.push(call);
+        return { text: "ok" };
+      },
+    ]);
+
+  it("is unloaded in the next run of the same engine, and the model is told", async () => {
+    const h = await harness({}, [big()]);
+    const seen: LanguageModelV4CallOptions[] = [];
+    const first = await h.run("load shout", loadThenAnswer(seen), { contextTokens: 1_000_000 });
+    expect(toolNames(seen[1]!)).toContain("shout");
+    await h.run("again", answer(seen), { sessionId: first.result.sessionId, contextTokens: 16_384 });
+    expect(toolNames(seen[2]!)).not.toContain("shout");
+    expect(systemOf(seen[2]!)).toMatch(
+      /Unloaded, since this model's context \(16,384 tokens\) cannot hold them with every request: shout\./,
+    );
+  });
+
+  it("is not loaded again, and the model is told, when another process resumes the session", async () => {
+    const h = await harness({}, [big()]);
+    const seen: LanguageModelV4CallOptions[] = [];
+    const first = await h.run("load shout", loadThenAnswer(seen), { contextTokens: 1_000_000 });
+    const again = await h.reopen();
+    const result = await runAgent({
+      engine: again,
+      agent: h.agent,
+      model: { spec: { provider: "scripted", model: "scripted-model" }, model: answer(seen) },
+      prompt: "again",
+      sessionId: first.result.sessionId,
+      contextTokens: 16_384,
+      flushIntervalMs: 5,
+    });
+    expect(result.status).toBe("completed");
+    expect(toolNames(seen[2]!)).not.toContain("shout");
+    expect(systemOf(seen[2]!)).toMatch(/Unloaded, since this model's context \(16,384 tokens\) .*: shout\./);
+  });
+});

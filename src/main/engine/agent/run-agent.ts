@@ -231,7 +231,7 @@ async function drive(
     visible: (id) => visibility.visible(id),
     ...(contextTokens !== undefined ? { contextTokens } : {}),
   });
-  exposure.discover(loadedBefore);
+  exposure.restore(loadedBefore);
   const bridge = new ToolBridge({
     session,
     registry: engine.registry,
@@ -388,7 +388,7 @@ async function drive(
       contextTokens = learned.model.contextTokens;
       engine.toolExposure(session, { visible: (id) => visibility.visible(id), contextTokens });
       // A tool loaded earlier that only this window defers is loaded again too.
-      exposure.discover(loadedBefore);
+      exposure.restore(loadedBefore);
       deferred = exposure.deferredNotice();
       compaction?.knowWindow(contextTokens);
     }

@@ -236,6 +236,45 @@ describe("tool_search", () => {
     );
   });
 
+  it("unloads the tools a smaller context learned later cannot hold, oldest first, and tells the model which", async () => {
+    // About 5,000 tokens each: all four fit in half of a 64k context, three in half of 32k.
+    for (let i = 0; i < 4; i++)
+      ws.engine.registry.register(
+        extra(`bulk_helper_${i}`, `Bulk helper ${i}. ${"Details of what it does. ".repeat(800)}`, true),
+        MCP,
+      );
+    const exposure = ws.engine.toolExposure(ws.session, { contextTokens: 65_536 });
+    for (const id of ["bulk_helper_2", "bulk_helper_0", "bulk_helper_3", "bulk_helper_1"])
+      expect(outputOf<ToolSearchData>(await search({ query: id })).tools.map((t) => t.id)).toEqual([id]);
+    expect(exposure.deferredNotice()).not.toMatch(/Unloaded/);
+
+    // The model's server says its window is 32k: the first one loaded goes.
+    ws.engine.toolExposure(ws.session, { contextTokens: 32_768 });
+    expect(exposure.discoveredIds()).toEqual(["bulk_helper_0", "bulk_helper_1", "bulk_helper_3"]);
+    expect(exposure.visibleIds()).not.toContain("bulk_helper_2");
+    expect(exposure.isDeferred("bulk_helper_2")).toBe(true);
+    expect(exposure.deferredNotice()).toMatch(
+      /\nUnloaded, since this model's context \(32,768 tokens\) cannot hold them with every request: bulk_helper_2\. .*load it again with tool_search/,
+    );
+    // Loading it again is weighed against the tools loaded now.
+    const again = outputOf<ToolSearchData>(await search({ query: "bulk_helper_2" }));
+    expect(again.tools).toEqual([]);
+    expect(again.note).toMatch(/^bulk_helper_2 was found but not loaded: the tools loaded so far take about/);
+
+    // A 16k window: each alone takes more than a quarter of it, so none stays loaded.
+    ws.engine.toolExposure(ws.session, { contextTokens: 16_384 });
+    expect(exposure.discoveredIds()).toEqual([]);
+    expect(exposure.deferredNotice()).toMatch(
+      /: bulk_helper_0, bulk_helper_1, bulk_helper_2, bulk_helper_3\. Their definitions/,
+    );
+    // A larger window again unloads nothing more, and a tool loaded again is no longer named.
+    ws.engine.toolExposure(ws.session, { contextTokens: 65_536 });
+    expect(outputOf<ToolSearchData>(await search({ query: "bulk_helper_1" })).tools.map((t) => t.id)).toEqual(
+      ["bulk_helper_1"],
+    );
+    expect(exposure.deferredNotice()).toMatch(/: bulk_helper_0, bulk_helper_2, bulk_helper_3\. Their/);
+  });
+
   it("says there is nothing to load when no tool is deferred", async () => {
     const fresh = await openTestWorkspace();
     try {

@@ -144,6 +144,24 @@ const STABLE_MS = 30_000;
 const RELIST_MS = 1_000;
 
 /**
+ * How long the error of a server that exited as it started waits for its stderr to end: what it
+ * wrote last (often why it stopped) may still be in the pipe when its exit is seen, or be written
+ * by a helper it started, and the message quotes it.
+ */
+const STDERR_SETTLE_MS = 1_000;
+
+/** Whether `done` settles within `ms`. */
+async function settles(done: Promise<void>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const settled = await Promise.race([
+    done.then(() => true),
+    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms))),
+  ]);
+  clearTimeout(timer);
+  return settled;
+}
+
+/**
  * One MCP server: connect (spawn or HTTP), list its tools, follow `list_changed`, and when a
  * connected server dies, reconnect with exponential backoff while calls report why they cannot run.
  */
@@ -520,6 +538,13 @@ export class McpConnection {
       if (generation !== this.generation) return;
       this.attemptClient = undefined;
       if (client) await this.closeClient(client);
+      // A server that exited may not be done saying why: its stderr is read apart from its
+      // output, and a helper it started may still be writing to it. What it says is quoted.
+      if (opened && isConnectionClosed(err) && !(await settles(opened.stderrEnded, STDERR_SETTLE_MS)))
+        log.note(
+          `its stderr was still open ${STDERR_SETTLE_MS} ms after it exited: the error quotes what it had said`,
+        );
+      if (generation !== this.generation) return;
       this.error = this.describeFailure(err, opened, handshakeDone);
       log.note(`could not connect: ${this.error}`);
       if (this.everConnected && this.options.reconnect !== false) this.scheduleRetry();
@@ -530,7 +555,7 @@ export class McpConnection {
   private describeFailure(err: unknown, opened: OpenedTransport | undefined, handshakeDone: boolean): string {
     const config = this.options.config;
     const { code, path: searched } = err as NodeJS.ErrnoException;
-    const output = this.options.log.lastLine();
+    const output = this.options.log.lastOutput();
     const said = output ? ` (its last output: ${output})` : "";
     if (isStdio(config) && code === "ENOENT") {
       // A path is looked for where it says; only a bare name is searched for on PATH.
@@ -582,7 +607,7 @@ export class McpConnection {
     if (generation !== this.generation || this.stateValue !== "connected") return;
     const client = this.client;
     this.client = undefined;
-    const output = this.options.log.lastLine();
+    const output = this.options.log.lastOutput();
     const what =
       happened ?? (isStdio(this.options.config) ? "the server process exited" : "the connection was lost");
     this.error = `${what}${reason ? `: ${reason}` : ""}${output ? ` (its last output: ${output})` : ""}`;

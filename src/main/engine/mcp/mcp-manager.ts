@@ -243,7 +243,7 @@ export class McpManager {
     for (const slot of this.slots) {
       const connection = slot.connection;
       if (slot.blocked || connection?.state !== "starting") continue;
-      const output = slot.log.lastLine();
+      const output = slot.log.lastOutput();
       this.options.registry.reportDisabled({
         id: slot.server.name,
         origin: mcpOrigin(slot.server),

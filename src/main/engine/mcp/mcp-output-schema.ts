@@ -5,7 +5,8 @@ import { PATTERN_CHECK_MS, slowPatternReason } from "../tools/argument-check.ts"
 import { describeSchemaError, listProblems } from "../tools/argument-validator.ts";
 import type { JsonSchema } from "../tools/contract.ts";
 import { jsonSchemaLibrary } from "../tools/json-schema-library.ts";
-import { schemaRegexes } from "../tools/schema-check.ts";
+import { quickOnThisThread } from "../tools/pattern-cost.ts";
+import { schemaRegexes, shapeProblem } from "../tools/schema-check.ts";
 import { keptCopy } from "../tools/schema-copies.ts";
 
 /**
@@ -36,6 +37,8 @@ function validator(schema: JsonSchema): ValidateFunction {
 
 /** Throws when an output schema is not valid JSON Schema (checked when the tool is bound). */
 export function assertOutputSchemaCompiles(schema: JsonSchema): void {
+  const problem = shapeProblem(schema, "outputSchema");
+  if (problem !== undefined) throw new Error(problem);
   validator(schema);
 }
 
@@ -57,8 +60,8 @@ export function structuredResultProblemOfCopy(input: {
 }
 
 /**
- * structuredResultProblem, bounded: against an output schema that holds a regular expression, the
- * result is checked on a worker thread for at most PATTERN_CHECK_MS (a pattern can backtrack for
+ * structuredResultProblem, bounded: against an output schema that holds a regular expression
+ * whose cost on this result is not bounded (quickOnThisThread), the result is checked on a worker thread for at most PATTERN_CHECK_MS (a pattern can backtrack for
  * hours on one value, which here would freeze every session), and a check stopped is the problem.
  * Rejects with the signal's reason when it aborts.
  */
@@ -68,7 +71,8 @@ export async function checkStructuredResult(
   signal?: AbortSignal,
 ): Promise<string | undefined> {
   const patterns = schemaRegexes(schema);
-  if (patterns.length === 0 || structured === undefined) return structuredResultProblem(schema, structured);
+  if (patterns.length === 0 || structured === undefined || quickOnThisThread(patterns, structured))
+    return structuredResultProblem(schema, structured);
   try {
     return await offload(
       "mcp.structuredResult",

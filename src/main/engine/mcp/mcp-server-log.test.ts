@@ -21,7 +21,7 @@ describe("McpServerLog", () => {
     log.write("one\ntw");
     log.write("o\nthree\nfour\nfi");
     expect(log.tail(10)).toEqual(["two", "three", "four", "fi"]);
-    expect(log.lastLine()).toBe("four");
+    expect(log.lastOutput()).toBe("four");
     log.note("exited");
     expect(log.tail(2)).toEqual(["fi", expect.stringMatching(/^\[lathe .*\] exited$/)]);
     await log.flush();
@@ -47,9 +47,9 @@ describe("McpServerLog", () => {
     log.write(huge.slice(0, 2_000_000));
     log.write(huge.slice(2_000_000));
     // Still being written (no newline yet), then complete.
-    expect(log.lastLine()).toMatch(/^x{300}… \(4999700 more characters in the log\)$/);
+    expect(log.lastOutput()).toMatch(/^x{300}… \(4999700 more characters in the log\)$/);
     log.write("\n");
-    expect(log.lastLine()).toMatch(/^x{300}… \(4999700 more characters in the log\)$/);
+    expect(log.lastOutput()).toMatch(/^x{300}… \(4999700 more characters in the log\)$/);
     expect(log.tail(1)[0]?.length).toBeLessThan(5_000);
     await log.flush();
     expect((await stat(file)).size).toBe(5_000_001);

@@ -18,6 +18,17 @@ const KEPT_CHARS = 4000;
 /** Characters of the server's last line quoted in a message. */
 const QUOTED_CHARS = 300;
 
+/**
+ * Lines that say no reason of their own: stack frames (JavaScript's `at …`, Python's `File "…"`),
+ * a caret under the failing code, a traceback's heading, and Node's version after an uncaught error.
+ */
+const NO_REASON = /^(at\s|File "|\^+$|Traceback \(most recent call last\)|\.\.\. \d+ more|Node\.js v\d)/;
+/** A line that says something failed, and why. */
+const FAILURE =
+  /\b(error|exception|fatal|panic|failed|failure|cannot|can't|could not|unable|not found|no such|denied|invalid|missing|refused|not set)\b/i;
+/** Lines looked back over (stack frames aside) for one that says what failed. */
+const REASON_LINES = 20;
+
 /** A line as kept in memory: its start, and how long it really is. */
 interface KeptLine {
   text: string;
@@ -112,14 +123,28 @@ export class McpServerLog {
     return count <= 0 ? [] : all.slice(-count).map((line) => shown(line, KEPT_CHARS));
   }
 
-  /** The start of the last complete line the server wrote (else the one it is writing), for error messages. */
-  lastLine(): string | undefined {
-    for (const line of [...this.lines.slice(-this.tailLines).toReversed(), this.partial]) {
+  /**
+   * What the server last said, for error messages: the start of the last complete line it wrote
+   * (else the one it is writing), a stack frame or a runtime's sign-off ("Node.js v24.1.0")
+   * passed over; and when an earlier line says what failed ("Error: …", "fatal: …") and the last
+   * does not, that one too: `shutting down; before that: error: no config file`.
+   */
+  lastOutput(): string | undefined {
+    const newestFirst = [...this.lines.slice(-this.tailLines).toReversed(), this.partial];
+    let last: KeptLine | undefined;
+    let seen = 0;
+    for (const line of newestFirst) {
       const text = line.text.trim();
-      if (text === "" || line.text.startsWith("[lathe ")) continue;
-      return shown({ text, length: line.length - (line.text.length - text.length) }, QUOTED_CHARS);
+      if (text === "" || line.text.startsWith("[lathe ") || NO_REASON.test(text)) continue;
+      const kept = { text, length: line.length - (line.text.length - text.length) };
+      last ??= kept;
+      if (FAILURE.test(text)) {
+        const reason = shown(kept, QUOTED_CHARS);
+        return kept === last ? reason : `${shown(last, QUOTED_CHARS)}; before that: ${reason}`;
+      }
+      if (++seen >= REASON_LINES) break;
     }
-    return undefined;
+    return last === undefined ? undefined : shown(last, QUOTED_CHARS);
   }
 
   /** Wait until everything written so far is on disk. */

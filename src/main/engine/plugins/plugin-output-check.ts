@@ -3,6 +3,7 @@ import { offload } from "../offload/offload.ts";
 import { JobTimeoutError } from "../offload/worker-pool.ts";
 import { PATTERN_CHECK_MS, slowPatternReason } from "../tools/argument-check.ts";
 import type { JsonSchema } from "../tools/contract.ts";
+import { quickOnThisThread } from "../tools/pattern-cost.ts";
 import { schemaRegexes } from "../tools/schema-check.ts";
 
 /**
@@ -10,7 +11,8 @@ import { schemaRegexes } from "../tools/schema-check.ts";
  * on a worker thread, for at most PATTERN_CHECK_MS (a pattern can backtrack for hours on one
  * value, which on this thread would freeze every session). Throws ToolCallError, blaming the
  * plugin, when the result does not fit or the check was stopped. Returns false without checking
- * when the schema holds no pattern: the caller checks it on the spot.
+ * when the schema holds no pattern, or none whose cost on this value is unbounded
+ * (quickOnThisThread): the caller checks it on the spot.
  */
 export async function checkOutputOffThread(
   toolId: string,
@@ -20,7 +22,7 @@ export async function checkOutputOffThread(
   signal: AbortSignal,
 ): Promise<boolean> {
   const patterns = schemaRegexes(schema);
-  if (patterns.length === 0) return false;
+  if (patterns.length === 0 || quickOnThisThread(patterns, value)) return false;
   try {
     await offload(
       "plugin.outputCheck",

@@ -77,6 +77,59 @@ function patternProblem(node: unknown, where: string): string | undefined {
   return undefined;
 }
 
+/**
+ * The most schemas (objects a validator compiles: the root, each property's, each `items`, …) a
+ * tool's schema may hold. The validator compiles them all on the tool's first call, on the
+ * thread that runs every session: ~0.1 ms each on a quiet machine, so a 20,000-property schema
+ * froze the app (or a `lathe call`) for 2–5 s. 5,000 is far past any real tool's and compiles
+ * in well under a second.
+ */
+export const MAX_SCHEMA_NODES = 5_000;
+
+/** Keywords whose keys (or items) are property names of the data. */
+const NAMING_KEYWORDS = new Set(["properties", "dependentSchemas", "dependentRequired"]);
+
+/**
+ * The first problem of a schema's shape that the meta-schema cannot see, walked without
+ * recursion (a schema may be nested deeper than the stack): more than MAX_SCHEMA_NODES objects
+ * (counted before anything compiles them), or a property named `__proto__` (under `properties`,
+ * `required`, `dependentRequired` or `dependentSchemas`). The validator skips that name (ajv
+ * drops it from `properties`, and reads `required` through the prototype, so `{}` has it): a
+ * schema requiring it accepted `{}`, and a value given for it was never checked. Refused, rather
+ * than half enforced: an own `__proto__` key in arguments is also what turns a tool's
+ * `Object.assign` into a prototype change.
+ */
+export function shapeProblem(schema: unknown, where: string): string | undefined {
+  const stack: { node: unknown; at: string }[] = [{ node: schema, at: where }];
+  let schemas = 0;
+  while (stack.length > 0) {
+    const { node, at } = stack.pop() as { node: unknown; at: string };
+    if (typeof node !== "object" || node === null) continue;
+    if (Array.isArray(node)) {
+      node.forEach((item, i) => stack.push({ node: item, at: `${at}/${i}` }));
+      continue;
+    }
+    schemas += 1;
+    if (schemas > MAX_SCHEMA_NODES) {
+      return `${where} holds more than ${MAX_SCHEMA_NODES.toLocaleString("en-US")} schemas (properties, items and the like, counted at every depth), the most Lathe compiles: one that large blocks every session for seconds when it is compiled. Split the tool, or describe a repeated part once (under "$defs", used with "$ref", or with "additionalProperties")`;
+    }
+    for (const [key, value] of Object.entries(node)) {
+      if (DATA_KEYWORDS.has(key)) continue;
+      const named =
+        key === "required" && Array.isArray(value)
+          ? value
+          : NAMING_KEYWORDS.has(key) && typeof value === "object" && value !== null
+            ? [...Object.keys(value), ...(key === "dependentRequired" ? Object.values(value).flat() : [])]
+            : [];
+      if (named.includes("__proto__")) {
+        return `${at}/${key} names a property "__proto__", which Lathe cannot check or pass to a tool safely (the JSON Schema validator skips that name, so it would never be enforced). Give the property another name`;
+      }
+      stack.push({ node: value, at: `${at}/${key}` });
+    }
+  }
+  return undefined;
+}
+
 /** Keywords that point elsewhere: a validator can only be built once each target is found. */
 const REFERENCES = new Set(["$ref", "$dynamicRef", "$recursiveRef"]);
 
@@ -124,14 +177,17 @@ export function referenceProblem(
 }
 
 /**
- * What is wrong with `schema` as a JSON Schema (checked against the 2020-12 meta-schema, and
- * each regular expression it holds compiled), worded
+ * What is wrong with `schema` as a JSON Schema (checked against the 2020-12 meta-schema, its
+ * shape (shapeProblem), and each regular expression it holds compiled), worded
  * with `dataVar` as its name ("schema/properties must be object"), or undefined when nothing is.
  * From the CLI bundle the meta-schema's validator is compiled ahead of time (json-schema-check.ts);
  * from the sources it is compiled on first use, which costs a few hundred milliseconds.
  */
 export function schemaProblem(schema: JsonSchema, dataVar: string): string | undefined {
   const { $schema: _ignored, ...rest } = schema;
+  // First: a schema too large to compile is not walked again by the meta-schema.
+  const shape = shapeProblem(rest, dataVar);
+  if (shape !== undefined) return shape;
   const check = JSON_SCHEMA_CHECK;
   if (check) {
     if (!check(rest)) return ajv().errorsText(check.errors, { dataVar });

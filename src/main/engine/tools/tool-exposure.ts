@@ -24,6 +24,8 @@ export interface ToolExposureOptions extends DeferralOptions {
  */
 const LOAD_SHARE = 0.25;
 const LOADED_SHARE = 0.5;
+/** Tools unloaded for a smaller context named in the notice; the rest are counted. */
+const UNLOADED_LISTED = 20;
 
 const count = (n: number): string => n.toLocaleString("en-US");
 
@@ -47,6 +49,8 @@ export class ToolExposure {
   private readonly registry: ToolRegistry;
   private options: ToolExposureOptions;
   private readonly discovered = new Set<string>();
+  /** Tools unloaded because the context shrank (fitLoaded), until they are loaded again. */
+  private readonly unloaded = new Set<string>();
   private index: { key: string; index: ToolSearchIndex } | undefined;
 
   constructor(registry: ToolRegistry, options: ToolExposureOptions = {}) {
@@ -54,9 +58,40 @@ export class ToolExposure {
     this.options = options;
   }
 
-  /** Change the budget or the visibility filter (e.g. once the model is known); discoveries stay. */
+  /**
+   * Change the budget or the visibility filter (e.g. once the model is known); discoveries stay,
+   * as many as the context now holds: with a smaller context (a model that turned out to have
+   * less, or a later run's), loaded tools past its limits are unloaded (fitLoaded).
+   */
   configure(options: ToolExposureOptions): void {
     this.options = { ...this.options, ...options };
+    if (options.contextTokens !== undefined) this.fitLoaded();
+  }
+
+  /**
+   * Unload the loaded tools the context no longer holds (see loadProblem): each whose definition
+   * alone takes more than its share, then the oldest loaded first, until the rest take at most
+   * their share together. A tool loaded under a larger context was sent with every request,
+   * past the smaller window: every later turn would have failed. The unloaded ones are named to
+   * the model (deferredNotice) until tool_search loads them again.
+   */
+  private fitLoaded(): void {
+    const context = this.contextTokens();
+    const tokensOf = (id: string): number => {
+      const tool = this.definition(id);
+      return tool ? toolTokens(tool) : 0;
+    };
+    const unload = (id: string): void => {
+      this.discovered.delete(id);
+      this.unloaded.add(id);
+    };
+    const loaded = this.discoveredIds();
+    for (const id of loaded) if (tokensOf(id) > Math.floor(context * LOAD_SHARE)) unload(id);
+    // Oldest first: the set keeps the order tools were loaded in.
+    for (const id of [...this.discovered]) {
+      if (this.loadedTokens() <= Math.floor(context * LOADED_SHARE)) break;
+      if (loaded.includes(id)) unload(id);
+    }
   }
 
   /** The enabled tools this agent may see, sorted by id. */
@@ -147,10 +182,24 @@ export class ToolExposure {
     for (const id of ids) {
       if (deferred.has(id) && !this.discovered.has(id) && this.loadProblem(id) === undefined) {
         this.discovered.add(id);
+        this.unloaded.delete(id);
         added.push(id);
       }
     }
     return added;
+  }
+
+  /**
+   * Load again the tools an earlier turn of the conversation loaded (`ids`, oldest first), the
+   * most recent first while the context holds them; one it no longer holds is named to the model
+   * as unloaded (deferredNotice), as fitLoaded does in a running session.
+   */
+  restore(ids: readonly string[]): void {
+    const { deferred } = this.plan();
+    for (const id of ids.toReversed()) {
+      if (!deferred.has(id) || this.discovered.has(id)) continue;
+      if (this.discover([id]).length === 0) this.unloaded.add(id);
+    }
   }
 
   /** Tools discovered so far (and still deferred by the plan). */
@@ -167,10 +216,15 @@ export class ToolExposure {
     const entries = this.entries();
     const { deferred, budgetTokens } = planDeferral(entries, this.options);
     const still = entries.filter((e) => deferred.has(e.tool.id) && !this.discovered.has(e.tool.id));
-    return deferredToolsNotice(
+    const notice = deferredToolsNotice(
       still.map((e) => ({ id: e.tool.id, origin: e.origin })),
       noticeLimitChars(budgetTokens),
     );
+    const unloaded = still.filter((e) => this.unloaded.has(e.tool.id)).map((e) => e.tool.id);
+    if (notice === undefined || unloaded.length === 0) return notice;
+    const listed = unloaded.slice(0, UNLOADED_LISTED);
+    const more = unloaded.length - listed.length;
+    return `${notice}\nUnloaded, since this model's context (${count(this.contextTokens())} tokens) cannot hold them with every request: ${listed.join(", ")}${more > 0 ? ` and ${count(more)} more` : ""}. Their definitions earlier in this conversation no longer apply: to use one, load it again with tool_search (it may not fit with the tools loaded now).`;
   }
 
   /**
