@@ -171,10 +171,11 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
   // it (.ssh) and below it (id_ed25519), as `find ~/.ssh` would.
   it.each(
     [
-      "find -L homelink -maxdepth 1",
+      "find -L homelink -maxdepth 2",
       "find -H homelink -maxdepth 2",
-      "find homelink -follow -maxdepth 1",
-      "find homelink/ -maxdepth 1",
+      "find homelink -follow -maxdepth 2",
+      "find homelink/ -maxdepth 2",
+      "find homelink/ -maxdepth 1 -maxdepth 2",
       "find -L . -maxdepth 2 -name .ssh",
       "find . -maxdepth 2 -follow -name .ssh",
       "ls -aR homelink/",
@@ -201,6 +202,34 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
     expect(text(envelope)).toMatch(
       /not provably read-only \("[a-z]+ [^"]+" follows every symbolic link it meets|reads the folder \S+ as a whole, and it is a link to ~/,
     );
+  });
+
+  // Stopped at the first level, a lister given the link (or following every link) prints what
+  // `ls -a homelink/` prints, which runs: the names in the home folder, .ssh among them, and
+  // nothing inside .ssh. Deeper, it is refused above.
+  it.each([
+    ["find homelink/ -maxdepth 1", "find", ".ssh"],
+    ["find -L homelink -maxdepth 1", "find", ".ssh"],
+    ["find -H homelink -maxdepth 1", "find", ".ssh"],
+    ["find homelink -follow -maxdepth 1", "find", ".ssh"],
+    // The link itself, looked at where it leads (a folder), as `ls -L` does.
+    ["find -L . -maxdepth 1 -type d", "find", "homelink"],
+    ["tree -a -L 1 homelink/", "tree", ".ssh"],
+  ])("%s lists only what ls lists through the link, and runs", async (command, program, shows) => {
+    if (spawnSync("sh", ["-c", `command -v ${program}`]).status !== 0) {
+      console.log(`skipped "${command}": ${program} is not installed here`);
+      return;
+    }
+    const ls = await session.call("bash", { command: "ls -a homelink/" });
+    expect(ls.type, text(ls)).toBe("output");
+    expect(text(ls)).toContain(".ssh");
+    const plain = spawnSync("/bin/bash", ["-c", command], { cwd: l.ws, encoding: "utf8" });
+    expect(plain.stdout, `plain bash did not go through the link: ${plain.stderr}`).toContain(shows);
+    expect(plain.stdout, "plain bash listed inside ~/.ssh").not.toContain("id_ed25519");
+    const envelope = await session.call("bash", { command });
+    expect(envelope.type, text(envelope)).toBe("output");
+    expect(text(envelope)).toContain(shows);
+    expect(text(envelope)).not.toContain("id_ed25519");
   });
 
   it("does not reach the network unasked (git ls-remote)", async () => {
@@ -353,6 +382,7 @@ describe("sandbox off: a folder read whole that holds a sandbox.denyRead folder"
     ["find -maxdepth 3 -name 'tok*'", "token.txt"],
     ["cd docs && find .. -maxdepth 2", "token.txt"],
     ["find . -maxdepth 1 -maxdepth 2", "token.txt"],
+    ["find -L . -maxdepth 2", "token.txt"],
     // du sums the sizes of the files below its limit: the denyRead folder's size is read
     // from inside it (the sandbox would show it empty), so du stays refused at any depth.
     ["du -a -d 2 .", "token.txt"],
@@ -388,6 +418,7 @@ describe("sandbox off: a folder read whole that holds a sandbox.denyRead folder"
     ["find . -maxdepth 1", "find"],
     ["find -maxdepth 1 -type d", "find"],
     ["cd docs && find .. -maxdepth 1", "find"],
+    ["find -L . -maxdepth 1", "find"],
     ["tree -L 1", "tree"],
     ["tree -a -L 1 .", "tree"],
   ])("the lister %s, stopping at the denyRead folder's name, runs", async (command, program) => {

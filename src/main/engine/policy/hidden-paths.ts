@@ -71,7 +71,9 @@ export async function hiddenPathNamed(
         continue;
       const canonical = hidden.canonical(written);
       const folder = m.glob ? path.relative(from, written) || "." : m.text;
-      if (canonical !== path.resolve(written) && hidden.hidesBelow(canonical))
+      // Through a link too, a lister that stops at the first level (`find homelink/ -maxdepth 1`)
+      // prints what `ls homelink/` prints: the names there, a hidden folder's own name at most.
+      if (canonical !== path.resolve(written) && hidden.hidesBelow(canonical, m.depth))
         return { path: canonical, entry: canonical, hiddenBy: "denyRead", folder };
       // With no sandbox to hide them, a hidden folder inside one read whole is read too, unless
       // the lister stops before it would list what is inside (`find -maxdepth 1`).
