@@ -383,9 +383,9 @@ describe("sandbox off: a folder read whole that holds a sandbox.denyRead folder"
     ["cd docs && find .. -maxdepth 2", "token.txt"],
     ["find . -maxdepth 1 -maxdepth 2", "token.txt"],
     ["find -L . -maxdepth 2", "token.txt"],
-    // du sums the sizes of the files below its limit: the denyRead folder's size is read
-    // from inside it (the sandbox would show it empty), so du stays refused at any depth.
+    // du prints names down to its limit, as find -maxdepth does.
     ["du -a -d 2 .", "token.txt"],
+    ["du -a --max-depth=3 docs/..", "token.txt"],
   ])("%s is refused: nothing else would hide the folder", async (command, secret) => {
     const program = command.replace(/^cd \S+ && /, "").split(" ")[0] as string;
     if (spawnSync("sh", ["-c", `command -v ${program}`]).status !== 0) {
@@ -419,6 +419,12 @@ describe("sandbox off: a folder read whole that holds a sandbox.denyRead folder"
     ["find -maxdepth 1 -type d", "find"],
     ["cd docs && find .. -maxdepth 1", "find"],
     ["find -L . -maxdepth 1", "find"],
+    // du also prints the folder's total size (summed from inside it: what `du -s .` less the
+    // others' totals already shows), never a name inside it.
+    ["du -d 1 .", "du"],
+    ["du -ah --max-depth=1", "du"],
+    ["du -ad1 .", "du"],
+    ["cd docs && du -d 1 ..", "du"],
     ["tree -L 1", "tree"],
     ["tree -a -L 1 .", "tree"],
   ])("the lister %s, stopping at the denyRead folder's name, runs", async (command, program) => {
@@ -433,6 +439,32 @@ describe("sandbox off: a folder read whole that holds a sandbox.denyRead folder"
     expect(envelope.type, text(envelope)).toBe("output");
     expect(text(envelope)).toContain("private");
     expect(text(envelope)).not.toContain("token");
+  });
+
+  it("a refused lister says how deep it may list: the hidden folder's name, du its total, nothing inside", async () => {
+    const envelope = await session.call("bash", { command: "du -a -d 2 ." });
+    expect(text(envelope)).toMatch(
+      /reads the folder .* as a whole.*Listed no deeper than 1 level \(find -maxdepth 1, du -d 1, tree -L 1\), it runs.*du also its total size/,
+    );
+  });
+
+  // du's --exclude makes a total an oracle for names: `du -s --exclude=token.txt .` is smaller
+  // than `du -s .` exactly when a file of that name is somewhere below, in the denyRead folder
+  // too. With it, du reads every level as far as the policy is concerned.
+  it.each([
+    ["du -sb --exclude=token.txt .", "du -sb ."],
+    ["du -d 1 -b --exclude token.txt", "du -d 1 -b"],
+    ["du -sbX excluded.txt .", "du -sb ."],
+  ])("%s, telling by a total whether a name is in the denyRead folder, is refused", async (command, bare) => {
+    await writeFile(path.join(l.ws, "excluded.txt"), "token.txt\n");
+    const total = (cmd: string): string =>
+      spawnSync("/bin/bash", ["-c", `${cmd} | tail -n 1`], { cwd: l.ws, encoding: "utf8" }).stdout;
+    expect(total(command), "plain bash: excluding the name did not change the total").not.toBe(total(bare));
+    const without = await session.call("bash", { command: bare });
+    expect(without.type, text(without)).toBe("output");
+    const envelope = await session.call("bash", { command });
+    expect(envelope.type, text(envelope)).toBe("error");
+    expect(text(envelope)).toMatch(/reads the folder .* as a whole, which holds paths no command may read/);
   });
 
   // With the sandbox on, the listers run confined and unasked: the sandbox shows the denyRead

@@ -59,7 +59,10 @@ function mentionsOf(c: SimpleCommand): MentionedPath[] {
     recursive && listsWholeFolders(program, literals) && !listerFollowsGivenLinks(program, literals);
   const depth =
     recursive && listsWholeFolders(program, literals) ? listerDepth(program, literals) : undefined;
-  const limited = depth === undefined ? {} : { depth };
+  const limited = {
+    ...(depth === undefined ? {} : { depth }),
+    ...(recursive && listsWholeFolders(program, literals) ? { lister: true } : {}),
+  };
   // A folder reader given no folder reads the one it runs in.
   if (recursive && readsItsFolder(program, literals) && c.runsIn?.unknown === undefined)
     for (const p of pathsIn(c.runsIn, "."))

@@ -371,10 +371,17 @@ function hiddenReason(hidden: HiddenPathNamed, userSettingsFile: string, sandbox
   const hides = sandboxActive
     ? "the OS sandbox hides it from every command"
     : "with the OS sandbox off, Lathe refuses every command that names it";
-  if (hidden.folder !== undefined)
+  if (hidden.folder !== undefined) {
+    const n = hidden.stopAt;
+    // What a lister may show instead: the hidden folder's name, and du its total size.
+    const limit =
+      n === undefined
+        ? ""
+        : ` Listed no deeper than ${n} level${n === 1 ? "" : "s"} (find -maxdepth ${n}, du -d ${n}, tree -L ${n}), it runs, as ls does: that shows the hidden folder's name (du also its total size, summed from inside it), never a name inside it.`;
     return hidden.path === hidden.folder
-      ? `the command reads the folder ${homeRelative(hidden.path)} as a whole, which holds paths no command may read (under "sandbox.denyRead" or Lathe's own data), and the OS sandbox is not there to hide them. Name the files or folders to read instead.`
-      : `the command reads the folder ${hidden.folder} as a whole, and it is a link to ${homeRelative(hidden.path)}, which holds paths no command may read (under "sandbox.denyRead" or Lathe's own data). Name the files or folders inside the workspace instead.`;
+      ? `the command reads the folder ${homeRelative(hidden.path)} as a whole, which holds paths no command may read (under "sandbox.denyRead" or Lathe's own data), and the OS sandbox is not there to hide them. Name the files or folders to read instead.${limit}`
+      : `the command reads the folder ${hidden.folder} as a whole, and it is a link to ${homeRelative(hidden.path)}, which holds paths no command may read (under "sandbox.denyRead" or Lathe's own data). Name the files or folders inside the workspace instead.${limit}`;
+  }
   if (hidden.cut !== undefined)
     return `the pattern ${hidden.cut} matches more files than Lathe checks (${MAX_ENTRIES_SEEN.toLocaleString("en-US")} entries looked at), so it cannot make sure none of them is a hidden path (such as ~/.ssh). Name the files or a narrower pattern.`;
   const named = homeRelative(hidden.path);

@@ -207,6 +207,20 @@ export class HiddenPathSet {
     return undefined;
   }
 
+  /**
+   * How many levels below a canonical folder its shallowest hidden entry lies (`private` in it:
+   * 1), so a walk that lists names no deeper than that shows the entry's name and nothing inside;
+   * undefined when nothing below it is hidden or it is hidden itself.
+   */
+  shallowestHidden(folder: string): number | undefined {
+    if (this.find(folder) !== undefined) return undefined;
+    const levels = this.lists.entries
+      .flatMap((e) => [e.canonical, e.asWritten])
+      .filter((entry) => entry !== folder && within(entry, folder))
+      .map((entry) => path.relative(folder, entry).split("/").length);
+    return levels.length === 0 ? undefined : Math.min(...levels);
+  }
+
   /** Whether a canonical path is one of the entries itself (a walk's quick test, see workspace-walker.ts). */
   isEntry(p: string): boolean {
     return this.lists.paths.has(p);

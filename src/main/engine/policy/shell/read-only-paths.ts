@@ -1,6 +1,12 @@
 import path from "node:path";
 import { pathsIn } from "./directory-tracking.ts";
-import { listerDepth, listerFollowsLinks, listsItsFolder, listsWholeFolders } from "./folder-listers.ts";
+import {
+  listerDepth,
+  listerFollowsLinks,
+  listerSumsBelow,
+  listsItsFolder,
+  listsWholeFolders,
+} from "./folder-listers.ts";
 import { GIT_TEXT_VALUE_OPTIONS } from "./git-command.ts";
 import { sedScriptReads } from "./sed-effects.ts";
 import { processListingReason } from "./process-listing.ts";
@@ -217,7 +223,7 @@ export function unseenReadReason(program: string, command: SimpleCommand): strin
     // does (`find -L . -maxdepth 1`): it never lists what is inside.
     const follow = listerFollowsLinks(program, literals);
     const depth = listerDepth(program, literals);
-    if (follow !== undefined && (depth === undefined || depth > 1))
+    if (follow !== undefined && (depth === undefined || depth > 1 || listerSumsBelow(program)))
       return `"${program} ${follow}" follows every symbolic link it meets, into folders Lathe cannot check against the hidden paths (limited to the first level, it lists only the names ls would)`;
   }
   if (readsFolderContents(program, literals)) {
