@@ -585,6 +585,30 @@ const PLANTED: PlantedRow[] = [
     needs: "rg",
   },
   {
+    // Listing an archive only reads, and names members; but a file named as an option is one.
+    command: "tar tf a.tar *",
+    plant: async (ws) => {
+      spawnSync("tar", ["cf", "a.tar", "a.txt"], { cwd: ws });
+      await writeFile(path.join(ws, "--use-compress-program=sh -c 'cd ..; touch marker'"), "");
+    },
+    damage: "runs a program",
+    refused:
+      /[Tt]he pattern "\*" given to "tar" matches the file "--use-compress-program=sh[^"]*", which "tar" would read as an option/,
+    benign: ["tar tf a.tar", "tar -tvf a.tar *.txt", "tar --list -f a.tar -- *.txt"],
+  },
+  {
+    // tar reads its first word as options: `t*` is `tI 'timeout 9 sh -c …'`, -I runs the second.
+    command: "tar t*",
+    plant: async (ws) => {
+      await writeFile(path.join(ws, "tI"), "");
+      await writeFile(path.join(ws, "timeout 9 sh -c 'cd ..; touch marker'"), "");
+    },
+    damage: "runs a program",
+    refused:
+      /the first word of "tar", "t\*", is only known when the shell runs, and tar reads a first word as its options/,
+    benign: ["cat README.md"],
+  },
+  {
     // `-e` takes the next word as its pattern, whatever it reads; but after `-g` it is the glob,
     // and the word after it is read as an option.
     command: 'P=$(cat pat); rg -g -e "$P" foo evil',

@@ -120,8 +120,24 @@ const TAR_RUNS: Readonly<Record<string, string>> = {
   "rmt-command": "runs a remote tape program (--rmt-command)",
 };
 
+/** What tar does besides listing (`t`): create, append, update, concatenate, extract, compare, delete. */
+const TAR_OTHER_MODES = ["c", "r", "u", "A", "x", "d", "delete"];
+
 const tar: EffectsOf = (program, args) => {
-  const parsed = parseOptions(program, tarArgs(args), TAR_TABLE);
+  // tar reads a first word without `-` as its options (`tar xf a.tar`): one the shell makes up
+  // (`tar t*`, beside files named `tI` and `timeout 9 sh -c '…'`) may be any of them.
+  const first = args[0];
+  if (first !== undefined && !first.literal)
+    return unclear(
+      `the first word of "${program}", ${shown(first.text)}, is only known when the shell runs, and tar reads a first word as its options (write the options first: tar -tf …)`,
+    );
+  const strict = parseOptions(program, tarArgs(args), TAR_TABLE);
+  // Listing names members: a glob among them is read against the disk when the call is decided
+  // (a name starting with - or holding a : is refused there; option-like-file-names.ts).
+  const lists = has(strict, "t") && !has(strict, ...TAR_OTHER_MODES);
+  const parsed = lists
+    ? parseOptions(program, tarArgs(args), { ...TAR_TABLE, globsReadOnDisk: true })
+    : strict;
   const reasons: string[] = [];
   for (const [key, reason] of Object.entries(TAR_RUNS))
     if (has(parsed, key)) reasons.push(`"${program}" ${reason}`);
