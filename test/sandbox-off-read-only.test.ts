@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -305,6 +305,31 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
       const envelope = await session.call("bash", { command: "node --version" });
       expect(envelope.type, text(envelope)).toBe("output");
       expect(text(envelope)).toContain(process.version);
+    } finally {
+      process.env.PATH = saved;
+    }
+  });
+
+  // npm is a script (npm-cli.js), which answers --version before it makes any folder; asked for
+  // anything else it still asks.
+  it("runs npm --version unasked when npm is npm's own script, run by a native node", async () => {
+    const saved = process.env.PATH;
+    const found = spawnSync("sh", ["-c", "command -v npm"], { encoding: "utf8" }).stdout.trim();
+    const real = found === "" ? "" : realpathSync(found);
+    if (!/\/node_modules\/npm\/bin\/npm-cli\.js$/.test(real)) {
+      console.log(`skipped npm --version: npm here is ${real || "missing"}, not npm's own script`);
+      return;
+    }
+    // The node running these tests first, as npm's `env node` finds it.
+    process.env.PATH = `${path.dirname(process.execPath)}:${path.dirname(found)}:${saved ?? ""}`;
+    try {
+      const envelope = await session.call("bash", { command: "npm --version" });
+      expect(envelope.type, text(envelope)).toBe("output");
+      expect(text(envelope)).toMatch(/\d+\.\d+\.\d+/);
+      const help = await session.call("bash", { command: "npm --help" });
+      expect(text(help)).toMatch(/not provably read-only.*"npm" in .* is a script/);
+      const run = await session.call("bash", { command: "npm run x --version" });
+      expect(text(run)).toMatch(/not provably read-only/);
     } finally {
       process.env.PATH = saved;
     }

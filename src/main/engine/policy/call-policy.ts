@@ -273,7 +273,7 @@ async function diskReason(plan: CallPlan, base: string, root: string): Promise<s
   const commands = shellCommands(plan);
   return (
     workspacePathProgram(commands, root) ??
-    versionManagerStandIn(commands) ??
+    versionManagerStandIn(commands, process.env.PATH, base) ??
     (await linkedSpecialFile(plan.mentions ?? [], base)) ??
     repositoryPrograms(commands, base)
   );

@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { provablyReadOnly } from "./read-only-command.ts";
 import { analyzeShell } from "./shell-analysis.ts";
@@ -254,6 +257,24 @@ describe("provablyReadOnly", () => {
     ["echo x | xargs", ".:/usr/bin:/bin", /"echo" may run a program/],
   ])("%s with PATH=%s may run a workspace program", (command, searchPath, reason) => {
     expect(provablyReadOnly(analyzeShell(command), searchPath)).toMatch(reason);
+  });
+
+  // npm's script is `#!/usr/bin/env node`: node is looked up on the same PATH.
+  it("npm --version with a relative PATH entry before any node may run the workspace's node", () => {
+    const folder = mkdtempSync(path.join(os.tmpdir(), "lathe-npm-only-"));
+    try {
+      writeFileSync(path.join(folder, "npm"), "#!/usr/bin/env node\n", { mode: 0o755 });
+      expect(provablyReadOnly(analyzeShell("npm --version"), `${folder}:bin:/usr/bin:/bin`)).toMatch(
+        /"npm" here starts "node" itself: PATH holds "bin"/,
+      );
+      mkdirSync(path.join(folder, "node-bin"));
+      symlinkSync(process.execPath, path.join(folder, "node-bin/node"));
+      expect(
+        provablyReadOnly(analyzeShell("npm --version"), `${folder}:${folder}/node-bin:bin`),
+      ).toBeUndefined();
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it.each([
