@@ -823,6 +823,46 @@ const PLANTED: PlantedRow[] = [
   },
 ];
 
+// A session keeps its tools' capability (and what it resolved) from call to call: a file that
+// becomes a link to the key between two calls must be judged as it is at the second.
+describe("sandbox off: a file replaced by a link to the key between two calls", () => {
+  it("is refused at the second call, though it was a plain file at the first", async () => {
+    const base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-off-relinked-")));
+    const ws = path.join(base, "ws");
+    const home = path.join(base, "home");
+    for (const dir of [ws, path.join(home, ".ssh"), path.join(base, "lh")])
+      await mkdir(dir, { recursive: true });
+    await writeFile(path.join(home, ".ssh/id_ed25519"), `${KEY}\n`);
+    await writeFile(path.join(ws, "notes.txt"), "plain notes\n");
+    await writeFile(
+      path.join(base, "lh/settings.json"),
+      JSON.stringify({
+        permissions: [{ permission: "bash", pattern: "*", action: "allow" }],
+        sandbox: { enabled: false },
+      }),
+    );
+    const realHome = process.env.HOME;
+    process.env.HOME = home;
+    const engine = await Engine.create({ root: ws, latheHome: path.join(base, "lh") });
+    try {
+      const session = await engine.openSession({ mode: "yolo" });
+      const first = await session.call("bash", { command: "cat notes.txt" });
+      expect(text(first)).toContain("plain notes");
+      await rm(path.join(ws, "notes.txt"));
+      await symlink(path.join(home, ".ssh/id_ed25519"), path.join(ws, "notes.txt"));
+      const plain = spawnSync("/bin/bash", ["-c", "cat notes.txt"], { cwd: ws, encoding: "utf8" });
+      expect(plain.stdout, "plain bash did not print the key").toContain(KEY);
+      const second = await session.call("bash", { command: "cat notes.txt" });
+      expect(text(second), "Lathe let it print the key").not.toContain(KEY);
+      expect(text(second)).toMatch(/the command names ~\/\.ssh\/id_ed25519, which commands may not read/);
+    } finally {
+      await engine.close();
+      process.env.HOME = realHome;
+      await rm(base, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("sandbox off: what a planted file name, PATH folder or link makes a read-only command do", () => {
   let realHome: string | undefined;
   const inherited = process.env.PATH ?? "";

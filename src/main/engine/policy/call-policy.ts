@@ -439,6 +439,8 @@ export async function decideCall(
   const { tool, origin } = call.entry;
   const { args, signal } = call;
   const stages: StageRecord[] = [];
+  // Paths are judged as they are now, not as an earlier call of the session found them.
+  call.fs.hidden.forgetPaths();
   const plan: CallPlan = override.plan ?? (await tool.plan?.(args)) ?? { accesses: [], unclear: [] };
 
   let resolved: ResolvedPlan;

@@ -62,7 +62,8 @@ export function homeRelative(p: string): string {
  * What `sandbox.denyRead` and `$LATHE_HOME`'s privacy (lathe-home-private.ts) hide, resolved as
  * the kernel resolves paths, so that any path can be judged against it: the containment the OS
  * sandbox gives confined processes, held also for what Lathe's own file tools read, write and
- * walk. Its entries are canonicalised when first needed and then kept (one set serves one call):
+ * walk. Its entries are canonicalised when first needed and then kept (other paths until
+ * forgetPaths, at each call's decision):
  * a check costs a few `realpath` calls once, then string comparisons.
  */
 export class HiddenPathSet {
@@ -112,6 +113,16 @@ export class HiddenPathSet {
     }
     this.known.set(p, resolved);
     return resolved;
+  }
+
+  /**
+   * Forget how paths resolved (the entries' own resolution is kept). A set lives as long as its
+   * session's capability for a tool, so each call's decision starts afresh: `notes.txt`, a plain
+   * file at one call and a link to ~/.ssh/id_ed25519 at the next, must not be judged by what it
+   * was (with no sandbox, `cat notes.txt` printed the key).
+   */
+  forgetPaths(): void {
+    this.known.clear();
   }
 
   private get lists(): { entries: Entry[]; readable: string[]; paths: Set<string> } {
