@@ -863,6 +863,83 @@ describe("sandbox off: a file replaced by a link to the key between two calls", 
   });
 });
 
+// `-` is standard input to cat and grep, but a file name to ls, du and find: `ls -` lists where a
+// link named `-` leads. Checked as a path when it exists; when it does not, only a file made
+// before the command runs could be read, which no check would see, so the command needs a person.
+describe("sandbox off: a - that a program reads as a file name", () => {
+  let base: string;
+  let ws: string;
+  let home: string;
+  let engine: Engine;
+  let session: Session;
+  let realHome: string | undefined;
+
+  beforeAll(async () => {
+    base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-off-dash-")));
+    ws = path.join(base, "ws");
+    home = path.join(base, "home");
+    for (const dir of [ws, path.join(home, ".ssh"), path.join(base, "lh")])
+      await mkdir(dir, { recursive: true });
+    await writeFile(path.join(home, ".ssh/id_ed25519"), `${KEY}\n`);
+    await writeFile(
+      path.join(base, "lh/settings.json"),
+      JSON.stringify({
+        permissions: [{ permission: "bash", pattern: "*", action: "allow" }],
+        sandbox: { enabled: false },
+      }),
+    );
+    realHome = process.env.HOME;
+    process.env.HOME = home;
+    engine = await Engine.create({ root: ws, latheHome: path.join(base, "lh") });
+    session = await engine.openSession({ mode: "yolo" });
+  });
+
+  afterAll(async () => {
+    await engine.close();
+    process.env.HOME = realHome;
+    await rm(base, { recursive: true, force: true });
+  });
+
+  it.each(["ls -", "ls -- -", "ls -aR -"])(
+    "%s through a link named - to ~/.ssh is refused",
+    async (command) => {
+      await symlink(path.join(home, ".ssh"), path.join(ws, "-"));
+      try {
+        const plain = spawnSync("/bin/bash", ["-c", command], { cwd: ws, encoding: "utf8" });
+        expect(plain.stdout, `plain bash did not list ~/.ssh: ${plain.stderr}`).toContain("id_ed25519");
+        const envelope = await session.call("bash", { command });
+        expect(text(envelope)).not.toContain("id_ed25519");
+        expect(envelope.type, text(envelope)).toBe("error");
+        expect(text(envelope)).toMatch(/the command names ~\/\.ssh/);
+        // Standard input to these, whatever the folder holds.
+        for (const [reader, shows] of [
+          ["echo hi | cat -", "hi"],
+          ["echo hi | grep -c hi -", "1"],
+        ]) {
+          const ran = await session.call("bash", { command: reader });
+          expect(ran.type, text(ran)).toBe("output");
+          expect(text(ran)).toContain(shows);
+        }
+      } finally {
+        await rm(path.join(ws, "-"));
+      }
+    },
+  );
+
+  it.each(["ls -", "du -a -", "find - -maxdepth 0", "ls -l -- -"])(
+    "%s with no file - yet needs a person: one made before it runs would not be checked",
+    async (command) => {
+      const envelope = await session.call("bash", { command });
+      expect(envelope.type, text(envelope)).toBe("error");
+      expect(text(envelope)).toMatch(
+        /not provably read-only \("[a-z]+" reads "-" as a file name, not as its standard input, and there is no file/,
+      );
+      const ran = await session.call("bash", { command: "echo hi | cat -" });
+      expect(text(ran)).toContain("hi");
+    },
+  );
+});
+
 describe("sandbox off: what a planted file name, PATH folder or link makes a read-only command do", () => {
   let realHome: string | undefined;
   const inherited = process.env.PATH ?? "";

@@ -29,6 +29,7 @@ import { optionLikeFileName } from "./option-like-file-names.ts";
 import { linkedSpecialFile } from "./special-file-links.ts";
 import { repositoryPrograms } from "./repository-programs.ts";
 import { versionManagerStandIn } from "./version-manager-shims.ts";
+import { missingDashFile } from "./no-dash-file.ts";
 import { workspacePathProgram } from "./workspace-path-programs.ts";
 
 /** Everything one session's policy decisions need. */
@@ -267,13 +268,15 @@ function shellCommands(plan: CallPlan): SimpleCommand[] {
  * Why a read-only command may, in this folder, do more than its words say: a program found on
  * PATH in the workspace `root` (workspace-path-programs.ts), a link into another process's /proc
  * folder or to a device (special-file-links.ts), a program its repository names, a toolchain's
- * stand-in that picks what runs from files in the folder (version-manager-shims.ts).
+ * stand-in that picks what runs from files in the folder (version-manager-shims.ts), a `-` read
+ * as a file name that does not exist yet (no-dash-file.ts).
  */
 async function diskReason(plan: CallPlan, base: string, root: string): Promise<string | undefined> {
   const commands = shellCommands(plan);
   return (
     workspacePathProgram(commands, root) ??
     versionManagerStandIn(commands, process.env.PATH, base) ??
+    missingDashFile(commands, base) ??
     (await linkedSpecialFile(plan.mentions ?? [], base)) ??
     repositoryPrograms(commands, base)
   );
