@@ -90,15 +90,25 @@ function versionFile(folder: string, root: string): string {
   }
 }
 
-/** Why the version `name` may run something other than an installed program; undefined when it runs one. */
-function versionReason(root: string, name: string, program: string, from: string): string | undefined {
+/**
+ * Why the version `name` (the `nth` the file names) may run something other than an installed
+ * program; undefined when it runs one. A name that is not an installed version is not repeated:
+ * the file may be a link to one that holds a secret (pyenv itself would print it).
+ */
+function versionReason(
+  root: string,
+  name: string,
+  nth: number,
+  program: string,
+  from: string,
+): string | undefined {
   if (name === "system")
     return `pyenv's "system" version (${from}) runs the "${program}" found further on PATH, which Lathe does not follow`;
   if (!VERSION_NAME.test(name))
-    return `${from} names the version ${shown(name)}, which pyenv may read as a path`;
+    return `the version ${from} names ${nth === 1 ? "first" : `in place ${nth}`} may be read as a path by pyenv`;
   const folder = path.join(root, "versions", name);
   if (!existsSync(folder))
-    return `${from} names the version ${shown(name)}, which is not installed (pyenv would pick another or print the name)`;
+    return `the version ${from} names ${nth === 1 ? "first" : `in place ${nth}`} is not installed (pyenv would pick another, or print the name)`;
   const bin = path.join(folder, "bin", program);
   if (!isRunnable(bin)) return `version ${shown(name)} (${from}) has no "${program}"`;
   try {
@@ -133,8 +143,8 @@ export function pyenvShimRunsPython(file: string, program: string, folders: read
     if (typeof names === "string") return because(names);
     if (names.length === 0) return because(`${from} names no version, so pyenv runs the "system" one`);
     // pyenv runs the first version that has the program; every name is held to the same.
-    for (const name of names) {
-      const reason = versionReason(root, name, program, from);
+    for (const [i, name] of names.entries()) {
+      const reason = versionReason(root, name, i + 1, program, from);
       if (reason !== undefined) return because(reason);
     }
   }
