@@ -69,7 +69,9 @@ function shimRoot(file: string): string | undefined {
 function namesIn(file: string): string[] | string {
   let text: string;
   try {
-    if (statSync(file).size > READ_AT_MOST)
+    const stats = statSync(file);
+    if (!stats.isFile()) return `${shown(file)} is not a file`;
+    if (stats.size > READ_AT_MOST)
       return `${shown(file)} is larger than a version file is (pyenv reads its first word of each line)`;
     text = head(file, READ_AT_MOST).toString("utf8");
   } catch {
