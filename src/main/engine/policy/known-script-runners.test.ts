@@ -128,6 +128,18 @@ describe("a pyenv shim asked for its version", () => {
     }
   });
 
+  it("does not open a global version file that is a FIFO (the decision would wait forever)", async () => {
+    const global = path.join(root, "version");
+    await rm(global);
+    try {
+      expect(spawnSync("mkfifo", [global]).status).toBe(0);
+      expect(decide("python --version", shims())).toMatch(/version" is not a file/);
+    } finally {
+      await rm(global, { force: true });
+      await writeFile(global, "3.12.0\n");
+    }
+  });
+
   it("runs unasked when the folder (or pyenv's global file) names an installed native version", async () => {
     expect(decide("python --version", shims())).toBeUndefined();
     await writeFile(path.join(ws, ".python-version"), "# pinned\n3.12.0\n");
