@@ -11,7 +11,7 @@ import type { SimpleCommand } from "./shell-types.ts";
 
 /** Programs that read a `-` operand as their standard input, never as a file of that name. */
 const DASH_IS_STDIN = new Set(
-  `cat tac head tail wc grep egrep fgrep zgrep sort uniq cut tr nl od xxd comm join paste fold fmt
+  `cat tac head tail wc grep egrep fgrep zgrep rg sort uniq cut tr nl od xxd comm join paste fold fmt
   expand unexpand pr rev tsort numfmt md5sum sha1sum sha224sum sha256sum sha384sum sha512sum b2sum
   cksum sum base64 base32 diff cmp sed gsed awk gawk mawk less more file stat iconv tar gzip gunzip
   zcat bzcat xzcat bzip2 xz zstd`.split(/\s+/),
