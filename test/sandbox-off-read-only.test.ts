@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -171,10 +171,11 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
   // it (.ssh) and below it (id_ed25519), as `find ~/.ssh` would.
   it.each(
     [
-      "find -L homelink -maxdepth 1",
+      "find -L homelink -maxdepth 2",
       "find -H homelink -maxdepth 2",
-      "find homelink -follow -maxdepth 1",
-      "find homelink/ -maxdepth 1",
+      "find homelink -follow -maxdepth 2",
+      "find homelink/ -maxdepth 2",
+      "find homelink/ -maxdepth 1 -maxdepth 2",
       "find -L . -maxdepth 2 -name .ssh",
       "find . -maxdepth 2 -follow -name .ssh",
       "ls -aR homelink/",
@@ -201,6 +202,34 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
     expect(text(envelope)).toMatch(
       /not provably read-only \("[a-z]+ [^"]+" follows every symbolic link it meets|reads the folder \S+ as a whole, and it is a link to ~/,
     );
+  });
+
+  // Stopped at the first level, a lister given the link (or following every link) prints what
+  // `ls -a homelink/` prints, which runs: the names in the home folder, .ssh among them, and
+  // nothing inside .ssh. Deeper, it is refused above.
+  it.each([
+    ["find homelink/ -maxdepth 1", "find", ".ssh"],
+    ["find -L homelink -maxdepth 1", "find", ".ssh"],
+    ["find -H homelink -maxdepth 1", "find", ".ssh"],
+    ["find homelink -follow -maxdepth 1", "find", ".ssh"],
+    // The link itself, looked at where it leads (a folder), as `ls -L` does.
+    ["find -L . -maxdepth 1 -type d", "find", "homelink"],
+    ["tree -a -L 1 homelink/", "tree", ".ssh"],
+  ])("%s lists only what ls lists through the link, and runs", async (command, program, shows) => {
+    if (spawnSync("sh", ["-c", `command -v ${program}`]).status !== 0) {
+      console.log(`skipped "${command}": ${program} is not installed here`);
+      return;
+    }
+    const ls = await session.call("bash", { command: "ls -a homelink/" });
+    expect(ls.type, text(ls)).toBe("output");
+    expect(text(ls)).toContain(".ssh");
+    const plain = spawnSync("/bin/bash", ["-c", command], { cwd: l.ws, encoding: "utf8" });
+    expect(plain.stdout, `plain bash did not go through the link: ${plain.stderr}`).toContain(shows);
+    expect(plain.stdout, "plain bash listed inside ~/.ssh").not.toContain("id_ed25519");
+    const envelope = await session.call("bash", { command });
+    expect(envelope.type, text(envelope)).toBe("output");
+    expect(text(envelope)).toContain(shows);
+    expect(text(envelope)).not.toContain("id_ed25519");
   });
 
   it("does not reach the network unasked (git ls-remote)", async () => {
@@ -281,6 +310,31 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
     }
   });
 
+  // npm is a script (npm-cli.js), which answers --version before it makes any folder; asked for
+  // anything else it still asks.
+  it("runs npm --version unasked when npm is npm's own script, run by a native node", async () => {
+    const saved = process.env.PATH;
+    const found = spawnSync("sh", ["-c", "command -v npm"], { encoding: "utf8" }).stdout.trim();
+    const real = found === "" ? "" : realpathSync(found);
+    if (!/\/node_modules\/npm\/bin\/npm-cli\.js$/.test(real)) {
+      console.log(`skipped npm --version: npm here is ${real || "missing"}, not npm's own script`);
+      return;
+    }
+    // The node running these tests first, as npm's `env node` finds it.
+    process.env.PATH = `${path.dirname(process.execPath)}:${path.dirname(found)}:${saved ?? ""}`;
+    try {
+      const envelope = await session.call("bash", { command: "npm --version" });
+      expect(envelope.type, text(envelope)).toBe("output");
+      expect(text(envelope)).toMatch(/\d+\.\d+\.\d+/);
+      const help = await session.call("bash", { command: "npm --help" });
+      expect(text(help)).toMatch(/not provably read-only.*"npm" in .* is a script/);
+      const run = await session.call("bash", { command: "npm run x --version" });
+      expect(text(run)).toMatch(/not provably read-only/);
+    } finally {
+      process.env.PATH = saved;
+    }
+  });
+
   it("says why it refuses a hidden path in the words of the mode: Lathe refuses it, no sandbox hides it", async () => {
     const envelope = await session.call("bash", { command: "cat ~/.ssh/id_ed25519" });
     expect(text(envelope)).toMatch(
@@ -353,9 +407,10 @@ describe("sandbox off: a folder read whole that holds a sandbox.denyRead folder"
     ["find -maxdepth 3 -name 'tok*'", "token.txt"],
     ["cd docs && find .. -maxdepth 2", "token.txt"],
     ["find . -maxdepth 1 -maxdepth 2", "token.txt"],
-    // du sums the sizes of the files below its limit: the denyRead folder's size is read
-    // from inside it (the sandbox would show it empty), so du stays refused at any depth.
+    ["find -L . -maxdepth 2", "token.txt"],
+    // du prints names down to its limit, as find -maxdepth does.
     ["du -a -d 2 .", "token.txt"],
+    ["du -a --max-depth=3 docs/..", "token.txt"],
   ])("%s is refused: nothing else would hide the folder", async (command, secret) => {
     const program = command.replace(/^cd \S+ && /, "").split(" ")[0] as string;
     if (spawnSync("sh", ["-c", `command -v ${program}`]).status !== 0) {
@@ -388,6 +443,13 @@ describe("sandbox off: a folder read whole that holds a sandbox.denyRead folder"
     ["find . -maxdepth 1", "find"],
     ["find -maxdepth 1 -type d", "find"],
     ["cd docs && find .. -maxdepth 1", "find"],
+    ["find -L . -maxdepth 1", "find"],
+    // du also prints the folder's total size (summed from inside it: what `du -s .` less the
+    // others' totals already shows), never a name inside it.
+    ["du -d 1 .", "du"],
+    ["du -ah --max-depth=1", "du"],
+    ["du -ad1 .", "du"],
+    ["cd docs && du -d 1 ..", "du"],
     ["tree -L 1", "tree"],
     ["tree -a -L 1 .", "tree"],
   ])("the lister %s, stopping at the denyRead folder's name, runs", async (command, program) => {
@@ -402,6 +464,32 @@ describe("sandbox off: a folder read whole that holds a sandbox.denyRead folder"
     expect(envelope.type, text(envelope)).toBe("output");
     expect(text(envelope)).toContain("private");
     expect(text(envelope)).not.toContain("token");
+  });
+
+  it("a refused lister says how deep it may list: the hidden folder's name, du its total, nothing inside", async () => {
+    const envelope = await session.call("bash", { command: "du -a -d 2 ." });
+    expect(text(envelope)).toMatch(
+      /reads the folder .* as a whole.*Listed no deeper than 1 level \(find -maxdepth 1, du -d 1, tree -L 1\), it runs.*du also its total size/,
+    );
+  });
+
+  // du's --exclude makes a total an oracle for names: `du -s --exclude=token.txt .` is smaller
+  // than `du -s .` exactly when a file of that name is somewhere below, in the denyRead folder
+  // too. With it, du reads every level as far as the policy is concerned.
+  it.each([
+    ["du -sb --exclude=token.txt .", "du -sb ."],
+    ["du -d 1 -b --exclude token.txt", "du -d 1 -b"],
+    ["du -sbX excluded.txt .", "du -sb ."],
+  ])("%s, telling by a total whether a name is in the denyRead folder, is refused", async (command, bare) => {
+    await writeFile(path.join(l.ws, "excluded.txt"), "token.txt\n");
+    const total = (cmd: string): string =>
+      spawnSync("/bin/bash", ["-c", `${cmd} | tail -n 1`], { cwd: l.ws, encoding: "utf8" }).stdout;
+    expect(total(command), "plain bash: excluding the name did not change the total").not.toBe(total(bare));
+    const without = await session.call("bash", { command: bare });
+    expect(without.type, text(without)).toBe("output");
+    const envelope = await session.call("bash", { command });
+    expect(envelope.type, text(envelope)).toBe("error");
+    expect(text(envelope)).toMatch(/reads the folder .* as a whole, which holds paths no command may read/);
   });
 
   // With the sandbox on, the listers run confined and unasked: the sandbox shows the denyRead
@@ -520,6 +608,30 @@ const PLANTED: PlantedRow[] = [
       /[Tt]he pattern "\*" given to "rg" matches the file "--pre=sh", which "rg" would read as an option/,
     benign: ["rg foo -- *", "rg foo ./*", "rg foo a.txt"],
     needs: "rg",
+  },
+  {
+    // Listing an archive only reads, and names members; but a file named as an option is one.
+    command: "tar tf a.tar *",
+    plant: async (ws) => {
+      spawnSync("tar", ["cf", "a.tar", "a.txt"], { cwd: ws });
+      await writeFile(path.join(ws, "--use-compress-program=sh -c 'cd ..; touch marker'"), "");
+    },
+    damage: "runs a program",
+    refused:
+      /[Tt]he pattern "\*" given to "tar" matches the file "--use-compress-program=sh[^"]*", which "tar" would read as an option/,
+    benign: ["tar tf a.tar", "tar -tvf a.tar *.txt", "tar --list -f a.tar -- *.txt"],
+  },
+  {
+    // tar reads its first word as options: `t*` is `tI 'timeout 9 sh -c …'`, -I runs the second.
+    command: "tar t*",
+    plant: async (ws) => {
+      await writeFile(path.join(ws, "tI"), "");
+      await writeFile(path.join(ws, "timeout 9 sh -c 'cd ..; touch marker'"), "");
+    },
+    damage: "runs a program",
+    refused:
+      /the first word of "tar", "t\*", is only known when the shell runs, and tar reads a first word as its options/,
+    benign: ["cat README.md"],
   },
   {
     // `-e` takes the next word as its pattern, whatever it reads; but after `-g` it is the glob,
@@ -710,6 +822,123 @@ const PLANTED: PlantedRow[] = [
     benign: ["grep -rh foo a*", "grep -rh foo ."],
   },
 ];
+
+// A session keeps its tools' capability (and what it resolved) from call to call: a file that
+// becomes a link to the key between two calls must be judged as it is at the second.
+describe("sandbox off: a file replaced by a link to the key between two calls", () => {
+  it("is refused at the second call, though it was a plain file at the first", async () => {
+    const base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-off-relinked-")));
+    const ws = path.join(base, "ws");
+    const home = path.join(base, "home");
+    for (const dir of [ws, path.join(home, ".ssh"), path.join(base, "lh")])
+      await mkdir(dir, { recursive: true });
+    await writeFile(path.join(home, ".ssh/id_ed25519"), `${KEY}\n`);
+    await writeFile(path.join(ws, "notes.txt"), "plain notes\n");
+    await writeFile(
+      path.join(base, "lh/settings.json"),
+      JSON.stringify({
+        permissions: [{ permission: "bash", pattern: "*", action: "allow" }],
+        sandbox: { enabled: false },
+      }),
+    );
+    const realHome = process.env.HOME;
+    process.env.HOME = home;
+    const engine = await Engine.create({ root: ws, latheHome: path.join(base, "lh") });
+    try {
+      const session = await engine.openSession({ mode: "yolo" });
+      const first = await session.call("bash", { command: "cat notes.txt" });
+      expect(text(first)).toContain("plain notes");
+      await rm(path.join(ws, "notes.txt"));
+      await symlink(path.join(home, ".ssh/id_ed25519"), path.join(ws, "notes.txt"));
+      const plain = spawnSync("/bin/bash", ["-c", "cat notes.txt"], { cwd: ws, encoding: "utf8" });
+      expect(plain.stdout, "plain bash did not print the key").toContain(KEY);
+      const second = await session.call("bash", { command: "cat notes.txt" });
+      expect(text(second), "Lathe let it print the key").not.toContain(KEY);
+      expect(text(second)).toMatch(/the command names ~\/\.ssh\/id_ed25519, which commands may not read/);
+    } finally {
+      await engine.close();
+      process.env.HOME = realHome;
+      await rm(base, { recursive: true, force: true });
+    }
+  });
+});
+
+// `-` is standard input to cat and grep, but a file name to ls, du and find: `ls -` lists where a
+// link named `-` leads. Checked as a path when it exists; when it does not, only a file made
+// before the command runs could be read, which no check would see, so the command needs a person.
+describe("sandbox off: a - that a program reads as a file name", () => {
+  let base: string;
+  let ws: string;
+  let home: string;
+  let engine: Engine;
+  let session: Session;
+  let realHome: string | undefined;
+
+  beforeAll(async () => {
+    base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-off-dash-")));
+    ws = path.join(base, "ws");
+    home = path.join(base, "home");
+    for (const dir of [ws, path.join(home, ".ssh"), path.join(base, "lh")])
+      await mkdir(dir, { recursive: true });
+    await writeFile(path.join(home, ".ssh/id_ed25519"), `${KEY}\n`);
+    await writeFile(
+      path.join(base, "lh/settings.json"),
+      JSON.stringify({
+        permissions: [{ permission: "bash", pattern: "*", action: "allow" }],
+        sandbox: { enabled: false },
+      }),
+    );
+    realHome = process.env.HOME;
+    process.env.HOME = home;
+    engine = await Engine.create({ root: ws, latheHome: path.join(base, "lh") });
+    session = await engine.openSession({ mode: "yolo" });
+  });
+
+  afterAll(async () => {
+    await engine.close();
+    process.env.HOME = realHome;
+    await rm(base, { recursive: true, force: true });
+  });
+
+  it.each(["ls -", "ls -- -", "ls -aR -"])(
+    "%s through a link named - to ~/.ssh is refused",
+    async (command) => {
+      await symlink(path.join(home, ".ssh"), path.join(ws, "-"));
+      try {
+        const plain = spawnSync("/bin/bash", ["-c", command], { cwd: ws, encoding: "utf8" });
+        expect(plain.stdout, `plain bash did not list ~/.ssh: ${plain.stderr}`).toContain("id_ed25519");
+        const envelope = await session.call("bash", { command });
+        expect(text(envelope)).not.toContain("id_ed25519");
+        expect(envelope.type, text(envelope)).toBe("error");
+        expect(text(envelope)).toMatch(/the command names ~\/\.ssh/);
+        // Standard input to these, whatever the folder holds.
+        for (const [reader, shows] of [
+          ["echo hi | cat -", "hi"],
+          ["echo hi | grep -c hi -", "1"],
+        ]) {
+          const ran = await session.call("bash", { command: reader });
+          expect(ran.type, text(ran)).toBe("output");
+          expect(text(ran)).toContain(shows);
+        }
+      } finally {
+        await rm(path.join(ws, "-"));
+      }
+    },
+  );
+
+  it.each(["ls -", "du -a -", "find - -maxdepth 0", "ls -l -- -"])(
+    "%s with no file - yet needs a person: one made before it runs would not be checked",
+    async (command) => {
+      const envelope = await session.call("bash", { command });
+      expect(envelope.type, text(envelope)).toBe("error");
+      expect(text(envelope)).toMatch(
+        /not provably read-only \("[a-z]+" reads "-" as a file name, not as its standard input, and there is no file/,
+      );
+      const ran = await session.call("bash", { command: "echo hi | cat -" });
+      expect(text(ran)).toContain("hi");
+    },
+  );
+});
 
 describe("sandbox off: what a planted file name, PATH folder or link makes a read-only command do", () => {
   let realHome: string | undefined;

@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { CallPlan, MentionedPath, PlannedAccess } from "../tools/call-plan.ts";
 import { commandEffects } from "../policy/shell/command-effects.ts";
+import { readsDashAsFile } from "../policy/shell/dash-operand.ts";
 import { pathsIn } from "../policy/shell/directory-tracking.ts";
 import { provablyReadOnly } from "../policy/shell/read-only-command.ts";
 import { listerDepth, listerFollowsGivenLinks, listsWholeFolders } from "../policy/shell/folder-listers.ts";
@@ -31,11 +32,13 @@ const URL_SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
 
 /**
  * The parts of an argument that may name a file a program reads: the word, and what follows
- * `=` in an option (`--file=.env`); a bare option names none.
+ * `=` in an option (`--file=.env`); a bare option names none, and `-` names a file only to a
+ * program that does not read it as its standard input.
  */
-function namedFiles(word: string): string[] {
-  if (word.startsWith("-") && !word.includes("=")) return [];
-  const out: string[] = word.startsWith("-") ? [] : [word];
+function namedFiles(word: string, program: string): string[] {
+  if (word === "-" && !readsDashAsFile(program)) return [];
+  if (word.startsWith("-") && word !== "-" && !word.includes("=")) return [];
+  const out: string[] = word.startsWith("-") && word !== "-" ? [] : [word];
   const eq = word.indexOf("=");
   if (eq >= 0 && eq < word.length - 1) out.push(word.slice(eq + 1));
   return out.flatMap((text) => {
@@ -59,7 +62,10 @@ function mentionsOf(c: SimpleCommand): MentionedPath[] {
     recursive && listsWholeFolders(program, literals) && !listerFollowsGivenLinks(program, literals);
   const depth =
     recursive && listsWholeFolders(program, literals) ? listerDepth(program, literals) : undefined;
-  const limited = depth === undefined ? {} : { depth };
+  const limited = {
+    ...(depth === undefined ? {} : { depth }),
+    ...(recursive && listsWholeFolders(program, literals) ? { lister: true } : {}),
+  };
   // A folder reader given no folder reads the one it runs in.
   if (recursive && readsItsFolder(program, literals) && c.runsIn?.unknown === undefined)
     for (const p of pathsIn(c.runsIn, "."))
@@ -67,7 +73,7 @@ function mentionsOf(c: SimpleCommand): MentionedPath[] {
   for (const word of c.args) {
     const glob = isPlainGlob(word);
     if (!word.literal && !glob && pathOf(word) === undefined) continue;
-    for (const text of namedFiles(word.literal ? word.text : (pathOf(word) ?? word.text))) {
+    for (const text of namedFiles(word.literal ? word.text : (pathOf(word) ?? word.text), program)) {
       const expanded = expandTilde(text);
       const relative = !expanded.startsWith("/");
       if (relative && c.runsIn?.unknown !== undefined) continue;

@@ -29,6 +29,7 @@ import { optionLikeFileName } from "./option-like-file-names.ts";
 import { linkedSpecialFile } from "./special-file-links.ts";
 import { repositoryPrograms } from "./repository-programs.ts";
 import { versionManagerStandIn } from "./version-manager-shims.ts";
+import { missingDashFile } from "./no-dash-file.ts";
 import { workspacePathProgram } from "./workspace-path-programs.ts";
 
 /** Everything one session's policy decisions need. */
@@ -267,13 +268,15 @@ function shellCommands(plan: CallPlan): SimpleCommand[] {
  * Why a read-only command may, in this folder, do more than its words say: a program found on
  * PATH in the workspace `root` (workspace-path-programs.ts), a link into another process's /proc
  * folder or to a device (special-file-links.ts), a program its repository names, a toolchain's
- * stand-in that picks what runs from files in the folder (version-manager-shims.ts).
+ * stand-in that picks what runs from files in the folder (version-manager-shims.ts), a `-` read
+ * as a file name that does not exist yet (no-dash-file.ts).
  */
 async function diskReason(plan: CallPlan, base: string, root: string): Promise<string | undefined> {
   const commands = shellCommands(plan);
   return (
     workspacePathProgram(commands, root) ??
-    versionManagerStandIn(commands) ??
+    versionManagerStandIn(commands, process.env.PATH, base) ??
+    missingDashFile(commands, base) ??
     (await linkedSpecialFile(plan.mentions ?? [], base)) ??
     repositoryPrograms(commands, base)
   );
@@ -371,10 +374,17 @@ function hiddenReason(hidden: HiddenPathNamed, userSettingsFile: string, sandbox
   const hides = sandboxActive
     ? "the OS sandbox hides it from every command"
     : "with the OS sandbox off, Lathe refuses every command that names it";
-  if (hidden.folder !== undefined)
+  if (hidden.folder !== undefined) {
+    const n = hidden.stopAt;
+    // What a lister may show instead: the hidden folder's name, and du its total size.
+    const limit =
+      n === undefined
+        ? ""
+        : ` Listed no deeper than ${n} level${n === 1 ? "" : "s"} (find -maxdepth ${n}, du -d ${n}, tree -L ${n}), it runs, as ls does: that shows the hidden folder's name (du also its total size, summed from inside it), never a name inside it.`;
     return hidden.path === hidden.folder
-      ? `the command reads the folder ${homeRelative(hidden.path)} as a whole, which holds paths no command may read (under "sandbox.denyRead" or Lathe's own data), and the OS sandbox is not there to hide them. Name the files or folders to read instead.`
-      : `the command reads the folder ${hidden.folder} as a whole, and it is a link to ${homeRelative(hidden.path)}, which holds paths no command may read (under "sandbox.denyRead" or Lathe's own data). Name the files or folders inside the workspace instead.`;
+      ? `the command reads the folder ${homeRelative(hidden.path)} as a whole, which holds paths no command may read (under "sandbox.denyRead" or Lathe's own data), and the OS sandbox is not there to hide them. Name the files or folders to read instead.${limit}`
+      : `the command reads the folder ${hidden.folder} as a whole, and it is a link to ${homeRelative(hidden.path)}, which holds paths no command may read (under "sandbox.denyRead" or Lathe's own data). Name the files or folders inside the workspace instead.${limit}`;
+  }
   if (hidden.cut !== undefined)
     return `the pattern ${hidden.cut} matches more files than Lathe checks (${MAX_ENTRIES_SEEN.toLocaleString("en-US")} entries looked at), so it cannot make sure none of them is a hidden path (such as ~/.ssh). Name the files or a narrower pattern.`;
   const named = homeRelative(hidden.path);
@@ -432,6 +442,8 @@ export async function decideCall(
   const { tool, origin } = call.entry;
   const { args, signal } = call;
   const stages: StageRecord[] = [];
+  // Paths are judged as they are now, not as an earlier call of the session found them.
+  call.fs.hidden.forgetPaths();
   const plan: CallPlan = override.plan ?? (await tool.plan?.(args)) ?? { accesses: [], unclear: [] };
 
   let resolved: ResolvedPlan;

@@ -10,7 +10,13 @@ import { mentionedPaths, spelledPaths } from "./mentioned-paths.ts";
  * the command names when it is a hard link to the hidden file (`path`), or one that cannot be
  * checked (see HiddenPathSet.linkedHidden).
  */
-export type HiddenPathNamed = HiddenPath & { link?: string; cut?: string; folder?: string };
+export type HiddenPathNamed = HiddenPath & {
+  link?: string;
+  cut?: string;
+  folder?: string;
+  /** For a lister (find, du, tree): the depth limit at which it would stop at the hidden entry's name. */
+  stopAt?: number;
+};
 
 /**
  * The first path a command's plan names (its arguments, redirections and the files it writes)
@@ -71,12 +77,16 @@ export async function hiddenPathNamed(
         continue;
       const canonical = hidden.canonical(written);
       const folder = m.glob ? path.relative(from, written) || "." : m.text;
-      if (canonical !== path.resolve(written) && hidden.hidesBelow(canonical))
-        return { path: canonical, entry: canonical, hiddenBy: "denyRead", folder };
+      // Through a link too, a lister that stops at the first level (`find homelink/ -maxdepth 1`)
+      // prints what `ls homelink/` prints: the names there, a hidden folder's own name at most.
+      const stopAt = m.lister === true ? hidden.shallowestHidden(canonical) : undefined;
+      const limit = stopAt === undefined ? {} : { stopAt };
+      if (canonical !== path.resolve(written) && hidden.hidesBelow(canonical, m.depth))
+        return { path: canonical, entry: canonical, hiddenBy: "denyRead", folder, ...limit };
       // With no sandbox to hide them, a hidden folder inside one read whole is read too, unless
       // the lister stops before it would list what is inside (`find -maxdepth 1`).
       if (unconfined && hidden.hidesBelow(canonical, m.depth))
-        return { path: canonical, entry: canonical, hiddenBy: "denyRead", folder: canonical };
+        return { path: canonical, entry: canonical, hiddenBy: "denyRead", folder: canonical, ...limit };
     }
   }
   if (seen.cut !== undefined && !hidden.isEmpty)

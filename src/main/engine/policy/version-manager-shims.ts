@@ -2,9 +2,12 @@ import { closeSync, openSync, readSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { isRunnable } from "../spawner/program-lookup.ts";
 import type { SimpleCommand } from "../tools/shell-command.ts";
+import { npmRunsItself, pyenvShimRunsPython } from "./known-script-runners.ts";
+import { pathsIn } from "./shell/directory-tracking.ts";
 import { programOf } from "./shell/read-only-command.ts";
 import { VERSION_ONLY_NAMES } from "./shell/read-only-commands.ts";
 import { shown } from "./shell/shown-text.ts";
+import { expandTilde } from "./shell/tilde-path.ts";
 
 // `cargo --version` reads nothing, when `cargo` is cargo. Often it is not: rustup's `cargo` is
 // rustup itself, and pyenv, asdf, nodenv, mise, volta and corepack put stand-ins named `python`,
@@ -34,8 +37,24 @@ function head(file: string): Buffer {
   }
 }
 
-/** Why `name` as found on `searchPath` may be a version manager's stand-in; undefined when it is the program. */
-function standIn(name: string, searchPath: string): string | undefined {
+/** Where a version query runs, to follow a known script to what it runs there. */
+interface VersionQuery {
+  command: SimpleCommand;
+  /** The folders it may run in (absolute). */
+  folders: readonly string[];
+}
+
+/** Whether a command asks only for its version: one word, `--version`, `-v` or `-V`. */
+const asksVersionOnly = (command: SimpleCommand): boolean =>
+  command.args.length === 1 &&
+  command.args[0]?.literal === true &&
+  /^(--version|-v|-V)$/.test(command.args[0].text);
+
+/**
+ * Why `name` as found on `searchPath` may be a version manager's stand-in; undefined when it is
+ * the program. `query`: a bare version query, for which a known script is read through.
+ */
+function standIn(name: string, searchPath: string, query?: VersionQuery): string | undefined {
   for (const entry of searchPath.split(":")) {
     if (!path.isAbsolute(entry)) continue;
     const file = path.join(entry, name);
@@ -48,11 +67,19 @@ function standIn(name: string, searchPath: string): string | undefined {
     } catch {
       return `"${name}" in ${shown(entry)} cannot be read to tell what it is`;
     }
-    if (!path.basename(real).includes(name))
-      return `"${name}" in ${shown(entry)} is ${shown(real)}, another program (a version manager's stand-in picks what to run from files in the folder)`;
-    if (!bytes.equals(ELF) && !MACH_O.some((magic) => bytes.equals(magic)))
-      return `"${name}" in ${shown(entry)} is a script (a version manager's stand-in picks what to run from files in the folder)`;
-    return undefined;
+    if (bytes.equals(ELF) || MACH_O.some((magic) => bytes.equals(magic)))
+      return path.basename(real).includes(name)
+        ? undefined
+        : `"${name}" in ${shown(entry)} is ${shown(real)}, another program (a version manager's stand-in picks what to run from files in the folder)`;
+    const script = `"${name}" in ${shown(entry)} is a script (a version manager's stand-in picks what to run from files in the folder)`;
+    if (query === undefined || !asksVersionOnly(query.command)) return script;
+    // npm's own script, run by the node on PATH (itself judged here).
+    if (name === "npm" && npmRunsItself(real)) return standIn("node", searchPath);
+    const shim = pyenvShimRunsPython(file, name, query.folders);
+    if (shim.recognized) return shim.reason;
+    return path.basename(real).includes(name)
+      ? script
+      : `"${name}" in ${shown(entry)} is ${shown(real)}, another program (a version manager's stand-in picks what to run from files in the folder)`;
   }
   return undefined;
 }
@@ -64,14 +91,23 @@ function standIn(name: string, searchPath: string): string | undefined {
 export function versionManagerStandIn(
   commands: readonly SimpleCommand[],
   searchPath: string | undefined = process.env.PATH,
+  base?: string,
 ): string | undefined {
   if (searchPath === undefined) return undefined;
   for (const command of commands) {
     const program = programOf(command);
     if (program === undefined || !VERSION_ONLY_NAMES.has(program)) continue;
+    // A known script is read through only where the folders it runs in are known.
+    const query =
+      base === undefined || command.runsIn?.unknown !== undefined
+        ? undefined
+        : {
+            command,
+            folders: pathsIn(command.runsIn, ".").map((dir) => path.resolve(base, expandTilde(dir))),
+          };
     const why = command.name.includes("/")
-      ? standIn(path.basename(command.name), path.dirname(command.name))
-      : standIn(program, searchPath);
+      ? standIn(path.basename(command.name), path.dirname(command.name), query)
+      : standIn(program, searchPath, query);
     if (why !== undefined) return why;
   }
   return undefined;

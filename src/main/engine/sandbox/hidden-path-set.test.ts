@@ -68,6 +68,21 @@ describe("HiddenPathSet", () => {
     expect(set.covers(path.join(base, "dotfiles"))).toBe(false);
   });
 
+  // A lister limited to this many levels shows the shallowest hidden entry's name, nothing in it.
+  it.each([
+    ["the folder holding the entries", "", 1],
+    ["the folder above where an entry leads", "dotfiles", 1],
+    ["$LATHE_HOME, which hides what it holds", "lathe", undefined],
+    ["a folder holding nothing hidden", "lathe/models", undefined],
+    ["a hidden folder itself", "dotfiles/ssh", undefined],
+  ])("says how deep a walk of %s may list", (_what, p, levels) => {
+    expect(set.shallowestHidden(path.join(base, p))).toBe(levels);
+    if (levels !== undefined) {
+      expect(set.hidesBelow(path.join(base, p), levels)).toBe(false);
+      expect(set.hidesBelow(path.join(base, p), levels + 1)).toBe(true);
+    }
+  });
+
   it("hides nothing when made with none()", () => {
     expect(HiddenPathSet.none().find(path.join(base, "ssh/id_ed25519"))).toBeUndefined();
     expect(HiddenPathSet.none().hidesBelow("/")).toBe(false);

@@ -62,7 +62,8 @@ export function homeRelative(p: string): string {
  * What `sandbox.denyRead` and `$LATHE_HOME`'s privacy (lathe-home-private.ts) hide, resolved as
  * the kernel resolves paths, so that any path can be judged against it: the containment the OS
  * sandbox gives confined processes, held also for what Lathe's own file tools read, write and
- * walk. Its entries are canonicalised when first needed and then kept (one set serves one call):
+ * walk. Its entries are canonicalised when first needed and then kept (other paths until
+ * forgetPaths, at each call's decision):
  * a check costs a few `realpath` calls once, then string comparisons.
  */
 export class HiddenPathSet {
@@ -112,6 +113,16 @@ export class HiddenPathSet {
     }
     this.known.set(p, resolved);
     return resolved;
+  }
+
+  /**
+   * Forget how paths resolved (the entries' own resolution is kept). A set lives as long as its
+   * session's capability for a tool, so each call's decision starts afresh: `notes.txt`, a plain
+   * file at one call and a link to ~/.ssh/id_ed25519 at the next, must not be judged by what it
+   * was (with no sandbox, `cat notes.txt` printed the key).
+   */
+  forgetPaths(): void {
+    this.known.clear();
   }
 
   private get lists(): { entries: Entry[]; readable: string[]; paths: Set<string> } {
@@ -205,6 +216,20 @@ export class HiddenPathSet {
       }
     }
     return undefined;
+  }
+
+  /**
+   * How many levels below a canonical folder its shallowest hidden entry lies (`private` in it:
+   * 1), so a walk that lists names no deeper than that shows the entry's name and nothing inside;
+   * undefined when nothing below it is hidden or it is hidden itself.
+   */
+  shallowestHidden(folder: string): number | undefined {
+    if (this.find(folder) !== undefined) return undefined;
+    const levels = this.lists.entries
+      .flatMap((e) => [e.canonical, e.asWritten])
+      .filter((entry) => entry !== folder && within(entry, folder))
+      .map((entry) => path.relative(folder, entry).split("/").length);
+    return levels.length === 0 ? undefined : Math.min(...levels);
   }
 
   /** Whether a canonical path is one of the entries itself (a walk's quick test, see workspace-walker.ts). */

@@ -27,6 +27,8 @@ export interface MentionedPath {
    * folder deeper than that is never entered, its own name at most is printed (as `ls` does).
    */
   depth?: number;
+  /** Given to a lister (find, ls -R, du, tree), which prints names (and du sizes), not contents. */
+  lister?: boolean;
 }
 
 export interface CallPlan {

@@ -120,8 +120,29 @@ const TAR_RUNS: Readonly<Record<string, string>> = {
   "rmt-command": "runs a remote tape program (--rmt-command)",
 };
 
+/** What tar does besides listing (`t`): create, append, update, concatenate, extract, compare, delete. */
+const TAR_OTHER_MODES = ["c", "r", "u", "A", "x", "d", "delete"];
+
+/** Whether tar with these arguments only lists an archive (`t`, `--list`, in any spelling or place). */
+export function tarOnlyLists(args: readonly ShellWord[]): boolean {
+  const parsed = parseOptions("tar", tarArgs(args), TAR_TABLE);
+  return has(parsed, "t") && !has(parsed, ...TAR_OTHER_MODES);
+}
+
 const tar: EffectsOf = (program, args) => {
-  const parsed = parseOptions(program, tarArgs(args), TAR_TABLE);
+  // tar reads a first word without `-` as its options (`tar xf a.tar`): one the shell makes up
+  // (`tar t*`, beside files named `tI` and `timeout 9 sh -c '…'`) may be any of them.
+  const first = args[0];
+  if (first !== undefined && !first.literal)
+    return unclear(
+      `the first word of "${program}", ${shown(first.text)}, is only known when the shell runs, and tar reads a first word as its options (write the options first: tar -tf …)`,
+    );
+  // Listing names members: a glob among them is read against the disk when the call is decided
+  // (a name starting with - or holding a : is refused there; option-like-file-names.ts).
+  const parsed = parseOptions(program, tarArgs(args), {
+    ...TAR_TABLE,
+    globsReadOnDisk: tarOnlyLists(args),
+  });
   const reasons: string[] = [];
   for (const [key, reason] of Object.entries(TAR_RUNS))
     if (has(parsed, key)) reasons.push(`"${program}" ${reason}`);

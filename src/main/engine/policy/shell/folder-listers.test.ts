@@ -31,6 +31,8 @@ describe("folder listers", () => {
     ["du", "-ab --max-depth 2", true, true],
     ["du", "-a src", true, false],
     ["du", "-sh .", false, false],
+    ["du", "-sh --exclude=id_rsa .", true, false],
+    ["du", "-s -X names .", true, false],
     ["du", "-d 0 .", false, false],
     ["du", "-d0", false, false],
     ["du", "--max-depth=0", false, false],
@@ -75,7 +77,7 @@ describe("folder listers", () => {
   });
 
   // How deep a lister prints names: a denyRead folder at that level or deeper shows at most its
-  // own name. du sums sizes below every level, and an unusual spelling counts as no limit.
+  // own name (du: and its total). An unusual spelling, or du told to exclude names, counts as no limit.
   it.each([
     ["find", ". -maxdepth 1", 1],
     ["find", "-maxdepth 2 -name x", 2],
@@ -89,8 +91,22 @@ describe("folder listers", () => {
     ["tree", "-aR -L 1", undefined],
     ["tree", "-L3", undefined],
     ["tree", "", undefined],
-    ["du", "-d 1 .", undefined],
-    ["du", "--max-depth=1", undefined],
+    ["du", "-d 1 .", 1],
+    ["du", "-d1", 1],
+    ["du", "-ahd 1 .", 1],
+    ["du", "-ahd2", 2],
+    ["du", "--max-depth=1", 1],
+    ["du", "--max-depth 2 src", 2],
+    ["du", "-sh .", 0],
+    ["du", "-sh -d 1 .", 1],
+    ["du", "-a .", undefined],
+    ["du", "-d x .", undefined],
+    ["du", "--max-depth=1x", undefined],
+    // A total that tells which names are inside (an excluded name makes it smaller).
+    ["du", "-d 1 --exclude=id_rsa .", undefined],
+    ["du", "-d 1 --exclude id_rsa .", undefined],
+    ["du", "-sh --exclude-from=names .", undefined],
+    ["du", "-shX names .", undefined],
     ["ls", "-R", undefined],
   ])("%s %s prints names %s levels deep at most", (program, args, depth) => {
     expect(listerDepth(program, args === "" ? [] : args.split(" "))).toBe(depth);

@@ -23,6 +23,8 @@ interface Lister {
    * the names in it, none inside them); undefined when it reads below every level.
    */
   depth: (args: readonly string[]) => number | undefined;
+  /** Whether it reads below that depth all the same (du sums every level, following links with -L). */
+  sums?: true;
 }
 
 /**
@@ -101,27 +103,54 @@ const ls: Lister = {
   depth: () => undefined,
 };
 
+/**
+ * du's options that tell by a total whether a name is below a folder: `du -s --exclude=id_rsa .`
+ * is smaller than `du -s .` exactly when some file there is called id_rsa, in a denyRead folder
+ * too. With one of them, du reveals names at every level it sums.
+ */
+const duProbesNames = (args: readonly string[]): boolean =>
+  args.some((a) => /^--(exclude|exclude-from)(=|$)/.test(a) || (!a.startsWith("--") && inCluster(a, "X")));
+
+/**
+ * The deepest level du prints (`-d 1`, `--max-depth=1`; `-s` is 0), or undefined when none is
+ * given or a value is spelled otherwise.
+ */
+function duDepth(args: readonly string[]): number | undefined {
+  let largest: number | undefined;
+  for (const [i, a] of args.entries()) {
+    let value: string | undefined;
+    if (a === "--summarize" || (!a.startsWith("--") && inCluster(a, "s") && !/^-[A-Za-z]*d/.test(a)))
+      value = "0";
+    else if (a.startsWith("--max-depth=")) value = a.slice("--max-depth=".length);
+    else if (a === "--max-depth") value = args[i + 1] ?? "";
+    else {
+      const short = /^-[A-Za-z]*d(.*)$/.exec(a);
+      if (short === null || a.startsWith("--")) continue;
+      value = short[1] === "" ? (args[i + 1] ?? "") : short[1];
+    }
+    if (!/^\d{1,6}$/.test(value ?? "")) return undefined;
+    largest = Math.max(largest ?? 0, Number.parseInt(value as string, 10));
+  }
+  return largest;
+}
+
 const du: Lister = {
   followsGiven: (args) =>
     args.some((a) => /^--(dereference|dereference-args)$/.test(a) || /^-[A-Za-z0-9]*[DHL]/.test(a)),
-  // `du -s` and `du -d 0` walk, but print only the total of each folder given.
-  walks: (args) =>
-    !args.some(
-      (a, i) =>
-        a === "--summarize" ||
-        a === "--max-depth=0" ||
-        inCluster(a, "s") ||
-        /^-[A-Za-z]*d0$/.test(a) ||
-        (/^(-[A-Za-z]*d|--max-depth)$/.test(a) && args[i + 1] === "0"),
-    ),
+  // `du -s` and `du -d 0` walk, but print only the total of each folder given (see duProbesNames).
+  walks: (args) => duProbesNames(args) || duDepth(args) !== 0,
   follows: (args) => args.find((a) => a === "--dereference" || inCluster(a, "L")),
   walksItsFolder: noOperand(
     "BdtX",
     /^--(block-size|max-depth|threshold|exclude-from|exclude|time|time-style)$/,
   ),
-  // `du -d 1` prints one level, but sums the sizes of every file below it: a denyRead folder's
-  // size is read from inside it (the sandbox shows that folder empty), so du reads every level.
-  depth: () => undefined,
+  // `du -d 1` prints the names one level down, and the total size of each: a denyRead folder
+  // there shows its name and its total, summed from inside it (the sandbox would show it empty),
+  // never a name inside it. That total is metadata `du -s .` already shows (less the others'
+  // totals), so du stops where it stops printing names, as find -maxdepth does, unless an
+  // option lets a total tell which names are inside.
+  depth: (args) => (duProbesNames(args) ? undefined : duDepth(args)),
+  sums: true,
 };
 
 const tree: Lister = {
@@ -160,9 +189,17 @@ export function listsItsFolder(program: string, args: readonly string[]): boolea
 
 /**
  * How many levels of names below the folders it is given a lister prints at most (`find
- * -maxdepth 1`, `tree -L 1`: one); undefined when it reads below every level (du, ls -R) or the
- * program is no lister.
+ * -maxdepth 1`, `tree -L 1`, `du -d 1`: one); undefined when it prints every level (ls -R, a
+ * lister with no limit) or the program is no lister.
  */
 export function listerDepth(program: string, args: readonly string[]): number | undefined {
   return LISTERS[program]?.depth(args);
+}
+
+/**
+ * Whether a lister reads below the depth it prints all the same (du sums the sizes of every level,
+ * and with -L follows every link there), so a depth limit does not keep it out of where links lead.
+ */
+export function listerSumsBelow(program: string): boolean {
+  return LISTERS[program]?.sums === true;
 }

@@ -5,7 +5,7 @@ import type { SimpleCommand } from "./shell-types.ts";
  * or a wrapper such as xargs or env does), and the programs some readers start by name
  * themselves: `rg -z` its decompressors (`gzip`, `brotli`, …, for files with their endings),
  * `tar` the one an archive it lists is compressed with, the gzip scripts (`zcat`, `zgrep`)
- * `gzip`, `grep` and `sed`, git checking a signature (`verify-commit`, `--show-signature`) `gpg`. Whichever folder of PATH holds such a name first supplies the
+ * `gzip`, `grep` and `sed`, npm's script `node`, git checking a signature (`verify-commit`, `--show-signature`) `gpg`. Whichever folder of PATH holds such a name first supplies the
  * program that runs, so each must be the system's.
  */
 
@@ -38,6 +38,10 @@ function helpersOf(program: string, command: SimpleCommand): string[] {
       return TAR_COMPRESSORS;
     case "zcat":
       return ["gzip"];
+    // npm's script starts with `#!/usr/bin/env node`.
+    case "npm":
+    case "npx":
+      return ["node"];
     case "zgrep":
       return ["gzip", "grep", "sed"];
     case "git":

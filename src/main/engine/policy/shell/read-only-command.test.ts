@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { provablyReadOnly } from "./read-only-command.ts";
 import { analyzeShell } from "./shell-analysis.ts";
@@ -57,6 +60,14 @@ const READ_ONLY = [
   "python3 --version",
   "npm --version",
   "tar tzf a.tgz",
+  // Listing names members: a glob is read against the disk when the call is decided.
+  "tar tf x.tar *",
+  "tar -tvf x.tar *.txt",
+  "tar --list -f x.tar *",
+  "tar -tf x.tar -- *",
+  "tar tf *.tar",
+  "tar -f x.tar -t",
+  "tar -vf x.tar --list",
   "unzip -l a.zip",
   "sha256sum a",
   "ls > /dev/null 2>&1",
@@ -205,6 +216,22 @@ const NOT_READ_ONLY: [string, RegExp][] = [
   ["echo $(touch f)", /"touch"/],
   ["cat <(rm x)", /"rm"/],
   ["tar xf a.tar", /only reads when listing|writes "\."/],
+  // Whatever a glob adds, extraction and the options that run programs still need a person.
+  ["tar xf x.tar *", /writes "\."/],
+  ["tar -xf x.tar *", /writes "\."/],
+  ["tar --extract -f x.tar *", /writes "\."/],
+  ["tar -t -x -f x.tar *", /writes "\."/],
+  ["tar -xf x.tar -C out *", /writes "out"/],
+  ["tar tf x.tar --to-command=sh *", /--to-command/],
+  ["tar -tf x.tar --use-compress-program=./p *", /compression program/],
+  ["tar -t -I ./p -f x.tar *", /compression program/],
+  ["tar -tf x.tar --checkpoint=1 --checkpoint-action=exec=sh *", /checkpoint/],
+  ["tar cf a.tar *", /could be an option of "tar"|writes "a\.tar"/],
+  ["tar -f x.tar -v", /only reads when listing/],
+  ["tar -f x.tar -t -x", /writes "\."|only reads when listing/],
+  ["tar t*", /the first word of "tar", "t\*", is only known when the shell runs/],
+  ["tar [t]f x.tar", /the first word of "tar"/],
+  ["tar tf x.tar $F", /could be an option of "tar"/],
   ["uniq in out", /writes/],
   ["kill 1", /"kill"/],
 ];
@@ -234,6 +261,24 @@ describe("provablyReadOnly", () => {
     ["echo x | xargs", ".:/usr/bin:/bin", /"echo" may run a program/],
   ])("%s with PATH=%s may run a workspace program", (command, searchPath, reason) => {
     expect(provablyReadOnly(analyzeShell(command), searchPath)).toMatch(reason);
+  });
+
+  // npm's script is `#!/usr/bin/env node`: node is looked up on the same PATH.
+  it("npm --version with a relative PATH entry before any node may run the workspace's node", () => {
+    const folder = mkdtempSync(path.join(os.tmpdir(), "lathe-npm-only-"));
+    try {
+      writeFileSync(path.join(folder, "npm"), "#!/usr/bin/env node\n", { mode: 0o755 });
+      expect(provablyReadOnly(analyzeShell("npm --version"), `${folder}:bin:/usr/bin:/bin`)).toMatch(
+        /"npm" here starts "node" itself: PATH holds "bin"/,
+      );
+      mkdirSync(path.join(folder, "node-bin"));
+      symlinkSync(process.execPath, path.join(folder, "node-bin/node"));
+      expect(
+        provablyReadOnly(analyzeShell("npm --version"), `${folder}:${folder}/node-bin:bin`),
+      ).toBeUndefined();
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it.each([

@@ -1,4 +1,5 @@
 import { mayBeOption } from "./command-options.ts";
+import { tarOnlyLists } from "./archive-effects.ts";
 import { commandEffects } from "./command-effects.ts";
 import { GIT_TEXT_VALUE_OPTIONS, gitGlobOperand, parseGit } from "./git-command.ts";
 import { gitSubcommandEffects } from "./git-effects.ts";
@@ -236,10 +237,7 @@ export const READ_ONLY_COMMANDS: ReadonlyMap<string, ReadOnlyCheck> = new Map<st
     "tar",
     both(
       noEffects,
-      (c) =>
-        /^-?[a-zA-Z]*t/.test(c.args[0]?.text ?? "") || c.args.some((a) => a.text === "--list")
-          ? undefined
-          : `"tar" only reads when listing (t)`,
+      (c) => (tarOnlyLists(c.args) ? undefined : `"tar" only reads when listing (t)`),
       remoteArchive,
     ),
   ],

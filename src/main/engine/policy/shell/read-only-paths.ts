@@ -1,6 +1,12 @@
 import path from "node:path";
 import { pathsIn } from "./directory-tracking.ts";
-import { listerFollowsLinks, listsItsFolder, listsWholeFolders } from "./folder-listers.ts";
+import {
+  listerDepth,
+  listerFollowsLinks,
+  listerSumsBelow,
+  listsItsFolder,
+  listsWholeFolders,
+} from "./folder-listers.ts";
 import { GIT_TEXT_VALUE_OPTIONS } from "./git-command.ts";
 import { sedScriptReads } from "./sed-effects.ts";
 import { processListingReason } from "./process-listing.ts";
@@ -213,9 +219,12 @@ export function unseenReadReason(program: string, command: SimpleCommand): strin
   if (listsWholeFolders(program, literals)) {
     // Names only: a folder outside the workspace is checked for hidden paths below it when the
     // call is decided (hidden-paths.ts); a link met on the way is not, so following them asks.
+    // One that stops at the first level only looks at where a link there leads, as `ls -L`
+    // does (`find -L . -maxdepth 1`): it never lists what is inside.
     const follow = listerFollowsLinks(program, literals);
-    if (follow !== undefined)
-      return `"${program} ${follow}" follows every symbolic link it meets, into folders Lathe cannot check against the hidden paths`;
+    const depth = listerDepth(program, literals);
+    if (follow !== undefined && (depth === undefined || depth > 1 || listerSumsBelow(program)))
+      return `"${program} ${follow}" follows every symbolic link it meets, into folders Lathe cannot check against the hidden paths (limited to the first level, it lists only the names ls would)`;
   }
   if (readsFolderContents(program, literals)) {
     const unless = FOLLOW_UNLESS[program];

@@ -1,0 +1,207 @@
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { copyFile, mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { analyzeShell } from "./shell/shell-analysis.ts";
+import { versionManagerStandIn } from "./version-manager-shims.ts";
+
+// Without a sandbox a toolchain's bare version query runs unasked when its name leads to the
+// toolchain itself. Two scripts in that place are read through: npm's own npm-cli.js (run by a
+// native node) and a pyenv shim whose folder names an installed version. What either would run
+// from a name the folder controls (a path, `system`, a version not installed, a script) asks.
+
+let base: string;
+let ws: string;
+let root: string;
+const marker = (): string => path.join(base, "marker");
+/** A native program to stand for an installed python: a copy of one of the system's. */
+const NATIVE = ["/bin/true", "/usr/bin/true"].find((p) => existsSync(p)) as string;
+
+const shim = (pyenvRoot: string): string =>
+  [
+    "#!/usr/bin/env bash",
+    "set -e",
+    '[ -n "$PYENV_DEBUG" ] && set -x',
+    "",
+    'program="${0##*/}"',
+    "",
+    `export PYENV_ROOT="${pyenvRoot}"`,
+    `exec "${pyenvRoot}/libexec/pyenv" exec "$program" "$@"`,
+    "",
+  ].join("\n");
+
+const decide = (command: string, searchPath: string, folder = ws): string | undefined =>
+  versionManagerStandIn(analyzeShell(command).commands, searchPath, folder);
+
+const saved = { version: process.env.PYENV_VERSION, dir: process.env.PYENV_DIR };
+
+beforeAll(async () => {
+  // The user's own pyenv settings would choose instead of the folder.
+  delete process.env.PYENV_VERSION;
+  delete process.env.PYENV_DIR;
+  base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-script-runners-")));
+  ws = path.join(base, "ws");
+  root = path.join(base, "pyenv");
+  for (const dir of [
+    ws,
+    path.join(root, "shims"),
+    path.join(root, "libexec"),
+    path.join(root, "versions/3.12.0/bin"),
+  ])
+    await mkdir(dir, { recursive: true });
+  await writeFile(path.join(root, "shims/python"), shim(root), { mode: 0o755 });
+  // pyenv as it was before 2.3.3 (CVE-2022-35861): the version file's word joined to the path as written.
+  await writeFile(
+    path.join(root, "libexec/pyenv"),
+    '#!/bin/sh\nv=$(head -n 1 .python-version)\nshift 2\nexec "$PYENV_ROOT/versions/$v/bin/python" "$@"\n',
+    { mode: 0o755 },
+  );
+  await copyFile(NATIVE, path.join(root, "versions/3.12.0/bin/python3.12"));
+  await symlink("python3.12", path.join(root, "versions/3.12.0/bin/python"));
+  // An installed "version" that is a script.
+  await mkdir(path.join(root, "versions/scripted/bin"), { recursive: true });
+  await writeFile(path.join(root, "versions/scripted/bin/python"), "#!/bin/sh\necho 3\n", { mode: 0o755 });
+  // A program in the workspace that a path-like version name reaches.
+  await mkdir(path.join(ws, "evil/bin"), { recursive: true });
+  await writeFile(path.join(ws, "evil/bin/python"), `#!/bin/sh\ntouch ${marker()}\n`, { mode: 0o755 });
+  await writeFile(path.join(root, "version"), "3.12.0\n");
+});
+
+afterAll(async () => {
+  if (saved.version !== undefined) process.env.PYENV_VERSION = saved.version;
+  if (saved.dir !== undefined) process.env.PYENV_DIR = saved.dir;
+  await rm(base, { recursive: true, force: true });
+});
+
+describe("a pyenv shim asked for its version", () => {
+  const shims = (): string => `${path.join(root, "shims")}:/usr/bin:/bin`;
+
+  it("runs the workspace's program when the folder names a path as its version (plain bash), and asks", async () => {
+    await writeFile(path.join(ws, ".python-version"), "../../ws/evil\n");
+    try {
+      const plain = spawnSync("/bin/bash", ["-c", "python --version"], {
+        cwd: ws,
+        env: { ...process.env, PATH: shims() },
+      });
+      expect(existsSync(marker()), `plain bash did not run ws/evil: ${String(plain.stderr)}`).toBe(true);
+      expect(decide("python --version", shims())).toMatch(
+        /"python" is pyenv's stand-in: the version .*\.python-version" names first may be read as a path by pyenv/,
+      );
+      expect(decide("cd .. && python --version", shims(), path.join(ws, "evil"))).toMatch(
+        /may be read as a path/,
+      );
+    } finally {
+      await rm(marker(), { force: true });
+      await rm(path.join(ws, ".python-version"));
+    }
+  });
+
+  it.each([
+    ["system", /"system" version .* runs the "python" found further on PATH/],
+    ["3.99", /the version .* names first is not installed/],
+    ["scripted", /version "scripted" .* runs ".*scripted\/bin\/python", which is not a native python/],
+    ["3.12.0\n../x", /the version .* names in place 2 may be read as a path/],
+    ["", /names no version, so pyenv runs the "system" one/],
+  ])("asks when .python-version says %j", async (content, reason) => {
+    await writeFile(path.join(ws, ".python-version"), `${content}\n`);
+    try {
+      expect(decide("python --version", shims())).toMatch(reason);
+      expect(decide("python -V", shims())).toMatch(reason);
+    } finally {
+      await rm(path.join(ws, ".python-version"));
+    }
+  });
+
+  // A version file linked to a file that holds a secret: pyenv would print its words as versions
+  // not installed; the reason names none of them.
+  it("does not repeat a word of the version file that is not an installed version", async () => {
+    await writeFile(path.join(base, "token"), "ghp_NotAVersion1234\n");
+    await symlink(path.join(base, "token"), path.join(ws, ".python-version"));
+    try {
+      const reason = decide("python --version", shims());
+      expect(reason).toMatch(/names first is not installed/);
+      expect(reason).not.toContain("ghp_");
+    } finally {
+      await rm(path.join(ws, ".python-version"));
+    }
+  });
+
+  it("does not open a global version file that is a FIFO (the decision would wait forever)", async () => {
+    const global = path.join(root, "version");
+    await rm(global);
+    try {
+      expect(spawnSync("mkfifo", [global]).status).toBe(0);
+      expect(decide("python --version", shims())).toMatch(/version" is not a file/);
+    } finally {
+      await rm(global, { force: true });
+      await writeFile(global, "3.12.0\n");
+    }
+  });
+
+  it("runs unasked when the folder (or pyenv's global file) names an installed native version", async () => {
+    expect(decide("python --version", shims())).toBeUndefined();
+    await writeFile(path.join(ws, ".python-version"), "# pinned\n3.12.0\n");
+    try {
+      expect(decide("python --version", shims())).toBeUndefined();
+      expect(decide("python -V", shims())).toBeUndefined();
+    } finally {
+      await rm(path.join(ws, ".python-version"));
+    }
+  });
+
+  it("still asks for anything but a bare version query, and for a script that is no pyenv shim", async () => {
+    expect(decide("python --help", shims())).toMatch(/is a script/);
+    await mkdir(path.join(base, "other"), { recursive: true });
+    await writeFile(path.join(base, "other/python"), shim(root), { mode: 0o755 });
+    expect(decide("python --version", `${path.join(base, "other")}:/usr/bin`)).toMatch(/is a script/);
+  });
+});
+
+describe("npm asked for its version", () => {
+  let prefix: string;
+  beforeAll(async () => {
+    prefix = path.join(base, "node-prefix");
+    await mkdir(path.join(prefix, "lib/node_modules/npm/bin"), { recursive: true });
+    await mkdir(path.join(prefix, "bin"), { recursive: true });
+    await writeFile(
+      path.join(prefix, "lib/node_modules/npm/bin/npm-cli.js"),
+      "#!/usr/bin/env node\nrequire('../lib/cli.js')(process)\n",
+      { mode: 0o755 },
+    );
+    await symlink("../lib/node_modules/npm/bin/npm-cli.js", path.join(prefix, "bin/npm"));
+    await symlink(process.execPath, path.join(prefix, "bin/node"));
+    // A corepack-style npm: a script of another name.
+    await mkdir(path.join(base, "corepack/dist"), { recursive: true });
+    await mkdir(path.join(base, "corepack/bin"), { recursive: true });
+    await writeFile(path.join(base, "corepack/dist/npm.js"), "#!/usr/bin/env node\n", { mode: 0o755 });
+    await symlink("../dist/npm.js", path.join(base, "corepack/bin/npm"));
+    // A node that is a version manager's script.
+    await mkdir(path.join(base, "nodeshim"), { recursive: true });
+    await writeFile(path.join(base, "nodeshim/node"), '#!/bin/sh\nexec ./runtime "$@"\n', { mode: 0o755 });
+  });
+
+  it("runs unasked when npm is npm's own script and node is native", () => {
+    const searchPath = `${path.join(prefix, "bin")}:/usr/bin:/bin`;
+    expect(decide("npm --version", searchPath)).toBeUndefined();
+    expect(decide("npm -v", searchPath)).toBeUndefined();
+  });
+
+  it.each([
+    ["npm --help", () => `${path.join(prefix, "bin")}:/usr/bin`, /"npm" in .* is a script/],
+    ["npm version", () => `${path.join(prefix, "bin")}:/usr/bin`, /"npm" in .* is a script/],
+    [
+      "npm --version",
+      () => `${path.join(base, "nodeshim")}:${path.join(prefix, "bin")}`,
+      /"node" in .*nodeshim" is a script/,
+    ],
+    [
+      "npm --version",
+      () => `${path.join(base, "corepack/bin")}:/usr/bin`,
+      /"npm" in .* is a script|another program/,
+    ],
+  ])("%s with PATH %# asks", (command, searchPath, reason) => {
+    expect(decide(command, searchPath())).toMatch(reason);
+  });
+});

@@ -1,0 +1,154 @@
+import { closeSync, existsSync, openSync, readSync, realpathSync, statSync } from "node:fs";
+import path from "node:path";
+import { isRunnable } from "../spawner/program-lookup.ts";
+import { shown } from "./shell/shown-text.ts";
+
+// Two scripts that stand where a toolchain's name is looked up, read through for a bare version
+// query (`npm --version`, `python --version`) so that it runs unasked when what it runs is known:
+// - npm's own `npm-cli.js`, which answers `--version` before it makes a cache or log folder, after
+//   reading its configuration files (`.npmrc`, which names no program it runs for that);
+// - a pyenv shim, which runs `$PYENV_ROOT/versions/<name>/bin/<program>` for the names a
+//   `.python-version` file (in the folder or one above it), `$PYENV_VERSION` or pyenv's global
+//   `version` file gives. The folder chooses only among the versions the user installed; a name
+//   pyenv would not take as written (a path, `..`, a prefix of a version, `system`, one not
+//   installed, which pyenv echoes in its error, a line of a file linked there included) keeps the
+//   query asking, as does a version whose program is not a native one.
+// What is read here is read again by the script when it runs; a file changed in between is what
+// it reads then (see the README, "Without a sandbox").
+
+/** Whether `real` (a resolved path) is npm's own command-line script, run by `node` from PATH. */
+export function npmRunsItself(real: string): boolean {
+  return /\/node_modules\/npm\/bin\/npm-cli\.js$/.test(real) && firstLine(real) === "#!/usr/bin/env node";
+}
+
+/** What a pyenv shim runs for a version query: `recognized` when `file` is one. */
+export type ShimOutcome = { recognized: false } | { recognized: true; reason: string | undefined };
+
+const ELF = Buffer.from([0x7f, 0x45, 0x4c, 0x46]);
+
+/** A version name pyenv takes as written: no path, no `..`, nothing a shell or a glob reads. */
+const VERSION_NAME = /^[A-Za-z0-9][A-Za-z0-9._+-]*$/;
+
+/** How many bytes of a script or version file are read: pyenv's shims are a few hundred. */
+const READ_AT_MOST = 4096;
+
+function head(file: string, bytes: number): Buffer {
+  const fd = openSync(file, "r");
+  try {
+    const buffer = Buffer.alloc(bytes);
+    return buffer.subarray(0, readSync(fd, buffer, 0, bytes, 0));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function firstLine(file: string): string | undefined {
+  try {
+    return head(file, 256).toString("utf8").split("\n")[0];
+  } catch {
+    return undefined;
+  }
+}
+
+/** The PYENV_ROOT a file's text sets when it is a pyenv shim there; undefined when it is not one. */
+function shimRoot(file: string): string | undefined {
+  let text: string;
+  try {
+    if (statSync(file).size > READ_AT_MOST) return undefined;
+    text = head(file, READ_AT_MOST).toString("utf8");
+  } catch {
+    return undefined;
+  }
+  const root = /^export PYENV_ROOT="([^"$`\\\n]+)"$/m.exec(text)?.[1];
+  if (root === undefined || !text.startsWith("#!/usr/bin/env bash\n")) return undefined;
+  const runs = text.includes(`\nexec "${root}/libexec/pyenv" exec "$program" "$@"`);
+  return runs && path.dirname(file) === path.join(root, "shims") ? root : undefined;
+}
+
+/** The version names pyenv reads from a version file, as pyenv-version-file-read does (first word of each line). */
+function namesIn(file: string): string[] | string {
+  let text: string;
+  try {
+    const stats = statSync(file);
+    if (!stats.isFile()) return `${shown(file)} is not a file`;
+    if (stats.size > READ_AT_MOST)
+      return `${shown(file)} is larger than a version file is (pyenv reads its first word of each line)`;
+    text = head(file, READ_AT_MOST).toString("utf8");
+  } catch {
+    return `${shown(file)} cannot be read`;
+  }
+  return text
+    .split(/[\r\n]/)
+    .map((line) => line.trim().split(/\s+/)[0] ?? "")
+    .filter((word) => word !== "" && !word.startsWith("#"));
+}
+
+/** The file pyenv takes the version from in `folder` (pyenv-version-file), nearest first. */
+function versionFile(folder: string, root: string): string {
+  for (let dir = folder; ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, ".python-version");
+    if (existsSync(candidate) && statSync(candidate).isFile()) return candidate;
+    if (dir === path.dirname(dir)) return path.join(root, "version");
+  }
+}
+
+/**
+ * Why the version `name` (the `nth` the file names) may run something other than an installed
+ * program; undefined when it runs one. A name that is not an installed version is not repeated:
+ * the file may be a link to one that holds a secret (pyenv itself would print it).
+ */
+function versionReason(
+  root: string,
+  name: string,
+  nth: number,
+  program: string,
+  from: string,
+): string | undefined {
+  if (name === "system")
+    return `pyenv's "system" version (${from}) runs the "${program}" found further on PATH, which Lathe does not follow`;
+  if (!VERSION_NAME.test(name))
+    return `the version ${from} names ${nth === 1 ? "first" : `in place ${nth}`} may be read as a path by pyenv`;
+  const folder = path.join(root, "versions", name);
+  if (!existsSync(folder))
+    return `the version ${from} names ${nth === 1 ? "first" : `in place ${nth}`} is not installed (pyenv would pick another, or print the name)`;
+  const bin = path.join(folder, "bin", program);
+  if (!isRunnable(bin)) return `version ${shown(name)} (${from}) has no "${program}"`;
+  try {
+    const real = realpathSync(bin);
+    if (!head(real, 4).equals(ELF) || !path.basename(real).includes(program.replace(/\d.*$/, "")))
+      return `version ${shown(name)} (${from}) runs ${shown(real)}, which is not a native ${program}`;
+  } catch {
+    return `version ${shown(name)} (${from}) cannot be read to tell what it runs`;
+  }
+  return undefined;
+}
+
+/**
+ * Whether `file` (found on PATH for `program`) is a pyenv shim, and if so why a version query of
+ * it, run in each of `folders`, may run a program the folder chooses (undefined: an installed one).
+ */
+export function pyenvShimRunsPython(file: string, program: string, folders: readonly string[]): ShimOutcome {
+  const root = shimRoot(file);
+  if (root === undefined) return { recognized: false };
+  const because = (reason: string): ShimOutcome => ({
+    recognized: true,
+    reason: `"${program}" is pyenv's stand-in: ${reason}`,
+  });
+  if (process.env.PYENV_DIR !== undefined)
+    return because("PYENV_DIR is set, which moves where pyenv looks for .python-version");
+  for (const folder of folders) {
+    const fromEnv = process.env.PYENV_VERSION;
+    const file = fromEnv === undefined ? versionFile(folder, root) : undefined;
+    const from = file === undefined ? "PYENV_VERSION" : shown(file);
+    const names =
+      fromEnv !== undefined ? fromEnv.split(":") : existsSync(file as string) ? namesIn(file as string) : [];
+    if (typeof names === "string") return because(names);
+    if (names.length === 0) return because(`${from} names no version, so pyenv runs the "system" one`);
+    // pyenv runs the first version that has the program; every name is held to the same.
+    for (const [i, name] of names.entries()) {
+      const reason = versionReason(root, name, i + 1, program, from);
+      if (reason !== undefined) return because(reason);
+    }
+  }
+  return { recognized: true, reason: undefined };
+}
