@@ -5,7 +5,7 @@ import { ModelError } from "../model-error.ts";
 import { errorMessage } from "../../errors/error-message.ts";
 import { ggufTruncation } from "../providers/gguf/gguf-load-error.ts";
 import { loadNodeLlamaCpp } from "../providers/gguf/node-llama-cpp.ts";
-import { groupSplitSets, missingPartsProblem, type GgufModelFiles } from "./gguf-split-set.ts";
+import { groupSplitSets, missingPartsProblem, partsOfSet, type GgufModelFiles } from "./gguf-split-set.ts";
 
 /** A GGUF file the picker offers as `gguf:<path>`. */
 export interface GgufFile {
@@ -220,13 +220,46 @@ export async function addGgufFile(latheHome: string, file: string): Promise<stri
   const folder = ggufFolder(latheHome);
   // Owner-only, as the other folders Lathe makes in its home (one the person made keeps its mode).
   await mkdir(folder, { recursive: true, mode: 0o700 });
-  const target = path.join(folder, path.basename(source));
+  // A split model is read from all its parts, beside each other under their own names.
+  const parts = partsOfSet(given);
+  if (parts === undefined) return linkInto(folder, source, path.basename(source));
+  const sources = await Promise.all(parts.map((p) => realpath(p.file).catch(() => undefined)));
+  const missing = parts.filter((_, i) => sources[i] === undefined);
+  if (missing.length > 0) {
+    throw new ModelError(
+      "model_config",
+      `${given} is one part of a model split in ${parts.length}, and ${missingPartsProblem(missing, parts.length)}; then add it again.`,
+    );
+  }
+  for (const [i, part] of parts.entries()) {
+    const partSource = sources[i] as string;
+    const partProblem = await headerProblem(partSource);
+    if (partProblem !== undefined) {
+      throw new ModelError(
+        "model_config",
+        `${part.file} (part ${part.part} of ${parts.length}) is not a GGUF file Lathe can run: ${partProblem}. Download that part again.`,
+      );
+    }
+  }
+  const targets: string[] = [];
+  for (const [i, part] of parts.entries()) {
+    targets.push(await linkInto(folder, sources[i] as string, path.basename(part.file)));
+  }
+  return targets[0] as string;
+}
+
+/**
+ * A link named `name` in the models folder to `source` (a copy where links cannot be made); the
+ * one already there when it names `source`. Refused when another file holds the name.
+ */
+async function linkInto(folder: string, source: string, name: string): Promise<string> {
+  const target = path.join(folder, name);
   const existing = await lstat(target).catch(() => undefined);
   if (existing) {
     if ((await realpath(target).catch(() => undefined)) === source) return target;
     throw new ModelError(
       "model_config",
-      `${target} already holds another file named ${path.basename(source)}: rename one of them, then add it again.`,
+      `${target} already holds another file named ${name}: rename one of them, then add it again.`,
     );
   }
   try {

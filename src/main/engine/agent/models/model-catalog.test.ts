@@ -360,6 +360,40 @@ describe("a GGUF model split into parts (llama.cpp's gguf-split)", () => {
     }
   });
 
+  // Adding the first part linked only that file: the model listed with its other parts missing.
+  it("adds a split model by any of its parts: all parts are linked, the first is what is run", async () => {
+    const own = await mkdtemp(path.join(os.tmpdir(), "lathe-split-add-"));
+    const downloads = await splitHome([1, 2, 3]);
+    try {
+      const part = (n: number) => path.join(downloads, "models", "qwen", `qwen-big-0000${n}-of-00003.gguf`);
+      const added = await addGgufFile(own, part(2));
+      expect(added).toBe(path.join(own, "models", "qwen-big-00001-of-00003.gguf"));
+      for (const n of [1, 2, 3]) {
+        expect(await readlink(path.join(own, "models", `qwen-big-0000${n}-of-00003.gguf`))).toBe(
+          await realpath(part(n)),
+        );
+      }
+      expect(await listGgufFiles(own)).toEqual([
+        expect.objectContaining({ path: added, name: "qwen-big (3 parts)", title: "Split Llama" }),
+      ]);
+      expect((await listGgufFiles(own))[0]).not.toHaveProperty("problem");
+      // A set with a part missing is refused, naming it, and nothing of it is linked.
+      await rm(part(3));
+      const other = await mkdtemp(path.join(os.tmpdir(), "lathe-split-add-"));
+      try {
+        await expect(addGgufFile(other, part(1))).rejects.toThrow(
+          `${part(1)} is one part of a model split in 3, and part 3 of 3 is missing (qwen-big-00003-of-00003.gguf): put it beside the other parts; then add it again.`,
+        );
+        expect(await listGgufFiles(other)).toEqual([]);
+      } finally {
+        await rm(other, { recursive: true, force: true });
+      }
+    } finally {
+      await rm(own, { recursive: true, force: true });
+      await rm(downloads, { recursive: true, force: true });
+    }
+  });
+
   it("lists a set whose first part is missing, by the first part's name, with the parts missing", async () => {
     const own = await splitHome([2]);
     try {
