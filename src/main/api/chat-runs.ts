@@ -105,7 +105,16 @@ export class ChatRuns {
       setup = await setupChat(target.engine, {
         ...(request.agent !== undefined ? { agent: request.agent } : {}),
         ...(request.model !== undefined ? { model: request.model } : {}),
-        ...(recorded ? { conversation: { agent: recorded.agent, model: recorded.model } } : {}),
+        ...(recorded
+          ? {
+              conversation: {
+                sessionId,
+                root: recorded.root,
+                agent: recorded.agent,
+                model: recorded.model,
+              },
+            }
+          : {}),
       });
     } catch (error) {
       busy.delete(sessionId);

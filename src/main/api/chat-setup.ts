@@ -12,7 +12,7 @@ interface ChatChoice {
   /** `PROVIDER:MODEL`; default: the session's, the agent's, then settings' defaultModel. */
   model?: string;
   /** The session being continued, if it has a recorded conversation. */
-  conversation?: { agent: string; model: string };
+  conversation?: { sessionId: string; root: string; agent: string; model: string };
 }
 
 interface ChatSetup {
@@ -40,7 +40,8 @@ export function projectScope(engine: Engine): { root: string; latheHome: string;
  * says how to fix what is wrong.
  */
 export async function setupChat(engine: Engine, choice: ChatChoice): Promise<ChatSetup> {
-  const { loadAgentCatalog, loadModelSettings, defaultProviderRegistry, noModelChosen } = await agentModule();
+  const { loadAgentCatalog, loadModelSettings, defaultProviderRegistry, noModelChosen, sessionModelSpec } =
+    await agentModule();
   const scope = projectScope(engine);
   let agent: AgentManifest;
   let model: ResolvedModel;
@@ -48,7 +49,12 @@ export async function setupChat(engine: Engine, choice: ChatChoice): Promise<Cha
     const catalog = await loadAgentCatalog(scope);
     agent = catalog.get(choice.agent ?? choice.conversation?.agent ?? "default");
     const settings = loadModelSettings(scope);
-    const spec = choice.model ?? choice.conversation?.model ?? agent.model ?? settings.defaultModel;
+    // A session recorded before gguf: paths were kept absolute holds its path as written.
+    const recorded =
+      choice.model === undefined && choice.conversation !== undefined
+        ? (await sessionModelSpec(choice.conversation.model, choice.conversation)).spec
+        : undefined;
+    const spec = choice.model ?? recorded ?? agent.model ?? settings.defaultModel;
     if (spec === undefined) {
       throw new ApiError(
         noModelChosen(

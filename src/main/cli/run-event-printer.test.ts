@@ -28,6 +28,21 @@ describe("lathe run's event printer", () => {
     expect(stderr).toBe(`${CUT_OFF_LINE}\nerror: cut off\n`);
   });
 
+  // Two tasks side by side on one embedded model: the second sat silent on the terminal for as
+  // long as the first one's answer took, as if hung.
+  it("says a task is waiting for the model another run is using, and nothing for a short silence", () => {
+    const { stdout, stderr } = printed(false, [
+      { type: "model-waiting", step: 0, kind: "first-byte", elapsedMs: 10_000, timeoutMs: 600_000 },
+      ...inTask("t-2", [
+        { type: "model-waiting", step: 0, kind: "model-busy", elapsedMs: 1_000, timeoutMs: 600_000 },
+      ]),
+    ]);
+    expect(stdout).toBe("");
+    expect(stderr).toBe(
+      "  │ lathe: waiting for the model: another run is using it (the wait counts toward no timeout; its 600 s to start answering begin once it has the model)\n",
+    );
+  });
+
   it("says it under a task's cut text too, indented", () => {
     const { stderr } = printed(false, [
       ...inTask("t-1", [

@@ -57,6 +57,12 @@ function activityLine(event: RunEvent): string | undefined {
       return `lathe: ${shownLines(event.message)}`;
     case "compaction":
       return `lathe: ${compactionLine(event)}`;
+    case "model-waiting":
+      // A silent model fails the step in time with its own error; a wait for the model another
+      // run (a task beside this one) is using can last as long as that answer, and says so.
+      return event.kind === "model-busy"
+        ? `lathe: waiting for the model: another run is using it (the wait counts toward no timeout; its ${Math.round(event.timeoutMs / 1_000)} s to start answering begin once it has the model)`
+        : undefined;
     default:
       return undefined;
   }

@@ -13,6 +13,7 @@ import { loadAgentCatalog } from "./agent-catalog.ts";
 import type { AgentManifest } from "./agent-manifest.ts";
 import type { McpEvent } from "../mcp/mcp-event.ts";
 import { defaultProviderRegistry } from "./default-providers.ts";
+import { sessionModelSpec } from "./file-model-spec.ts";
 import { ModelError } from "./model-error.ts";
 import { loadModelSettings } from "./model-settings.ts";
 import type { ProviderRegistry, ResolvedModel, SecretSource } from "./provider-registry.ts";
@@ -114,7 +115,12 @@ export async function setupAgentRun(input: AgentSetupInput): Promise<AgentSetup>
   const catalog = await loadAgentCatalog({ root, latheHome, projectTrusted });
   const agent = catalog.get(input.agentId ?? conversation?.agent ?? "default");
   const settings = loadModelSettings({ root, latheHome, projectTrusted });
-  const spec = input.model ?? conversation?.model ?? agent.model ?? settings.defaultModel;
+  // A session recorded before gguf: paths were kept absolute holds its path as written.
+  const recorded =
+    input.model === undefined && conversation !== undefined
+      ? await sessionModelSpec(conversation.model, conversation)
+      : undefined;
+  const spec = input.model ?? recorded?.spec ?? agent.model ?? settings.defaultModel;
   if (spec === undefined) {
     throw new ModelError(
       "model_spec",
@@ -159,7 +165,11 @@ export async function setupAgentRun(input: AgentSetupInput): Promise<AgentSetup>
   }
   const learned = await window;
   const model = learned?.model ?? resolved;
-  const modelNotices = [...(checked?.notices ?? []), ...(learned?.notices ?? [])];
+  const modelNotices = [
+    ...(recorded?.notice !== undefined ? [recorded.notice] : []),
+    ...(checked?.notices ?? []),
+    ...(learned?.notices ?? []),
+  ];
   return {
     engine,
     agent,

@@ -1,4 +1,6 @@
+import { stat } from "node:fs/promises";
 import path from "node:path";
+import { ModelError } from "./model-error.ts";
 
 /** What a `gguf:` path may be besides a relative path: `~`, a URL or another address, a drive. */
 const NOT_RELATIVE = /^(?:~(?:[/\\]|$)|[a-z][a-z0-9+.-]*:)/i;
@@ -16,4 +18,43 @@ export function fileModelSpec(spec: string, namingFile: string): string {
   const file = (match[2] ?? "").trim();
   if (file === "" || path.isAbsolute(file) || NOT_RELATIVE.test(file)) return spec;
   return `gguf:${path.resolve(path.dirname(namingFile), file)}`;
+}
+
+/** A resumed session's model, as the resume must run it, and what the run is told about it. */
+interface SessionModel {
+  spec: string;
+  notice?: string;
+}
+
+/**
+ * The model a session recorded, as a resume must read it. Sessions recorded before gguf: models
+ * were kept by their absolute path hold the path as it was written (`gguf:models/q.gguf`),
+ * relative to the folder that run started in, which was not recorded: read against the folder a
+ * resume starts in, it named another file or none. `lathe run` starts in the session's folder
+ * unless --root names another, so the path is read against the session's folder when a file is
+ * there (and the run is told so); otherwise it is refused, saying how to name the file.
+ * Throws ModelError (`model_spec`).
+ */
+export async function sessionModelSpec(
+  spec: string,
+  session: { sessionId: string; root: string },
+): Promise<SessionModel> {
+  const match = /^\s*gguf:\s*(.*)$/.exec(spec);
+  const file = (match?.[1] ?? "").trim();
+  if (!match || file === "" || path.isAbsolute(file) || NOT_RELATIVE.test(file)) return { spec };
+  const inRoot = path.resolve(session.root, file);
+  const found = await stat(inRoot).then(
+    (info) => info.isFile(),
+    () => false,
+  );
+  if (found) {
+    return {
+      spec: `gguf:${inRoot}`,
+      notice: `Session ${session.sessionId} recorded its model as ${spec}, a path relative to the folder it ran in: it is read in the session's folder, as gguf:${inRoot}. To run another file, pass --model gguf:<its absolute path>.`,
+    };
+  }
+  throw new ModelError(
+    "model_spec",
+    `Session ${session.sessionId} recorded its model as ${spec}, a path relative to the folder it ran in, which was not recorded, and there is no ${file} in the session's folder ${session.root}. Name the model again by its absolute path: lathe run --resume ${session.sessionId} --model gguf:<the .gguf file's absolute path> (in the app, pick it in the model picker).`,
+  );
 }

@@ -11,6 +11,7 @@ export { defaultProviderRegistry } from "./default-providers.ts";
 export type { ResolvedModel } from "./provider-registry.ts";
 export { loadModelSettings } from "./model-settings.ts";
 export { noModelChosen } from "./no-model-chosen.ts";
+export { sessionModelSpec } from "./file-model-spec.ts";
 export type { RunEvent, RunStatus } from "./run-events.ts";
 export { taskStatus, settleTasks } from "./task-status.ts";
 export { detectModels } from "./models/model-catalog.ts";

@@ -5,6 +5,7 @@ import { ModelError } from "../model-error.ts";
 import { errorMessage } from "../../errors/error-message.ts";
 import { ggufTruncation } from "../providers/gguf/gguf-load-error.ts";
 import { loadNodeLlamaCpp } from "../providers/gguf/node-llama-cpp.ts";
+import { groupSplitSets, missingPartsProblem, partsOfSet, type GgufModelFiles } from "./gguf-split-set.ts";
 
 /** A GGUF file the picker offers as `gguf:<path>`. */
 export interface GgufFile {
@@ -110,21 +111,74 @@ async function headerOf(file: string): Promise<Pick<GgufFile, "contextTokens" | 
   }
 }
 
-/** Every `.gguf` file in the models folder (and folders below it), with what its header says. */
+/** One file's entry: its size and what its header says, or why it cannot be used. */
+async function ggufFileEntry(file: string): Promise<GgufFile> {
+  const name = path.basename(file);
+  try {
+    const info = await stat(file);
+    // A link to a named pipe would be waited on for ever, a device read for ever.
+    if (!info.isFile()) return { path: file, name, bytes: 0, problem: "it is not a regular file" };
+    return { path: file, name, bytes: info.size, ...(await headerOf(file)) };
+  } catch (err) {
+    return { path: file, name, bytes: 0, problem: `it cannot be read: ${(err as Error).message}` };
+  }
+}
+
+/** Why a later part of a split model cannot be read, or undefined when it starts as a GGUF file should. */
+async function partProblem(file: string): Promise<string | undefined> {
+  try {
+    // A link to a named pipe would be waited on for ever, a device read for ever.
+    if (!(await stat(file)).isFile()) return "it is not a regular file";
+    return await headerProblem(file);
+  } catch (err) {
+    return `it cannot be read: ${errorMessage(err)}`;
+  }
+}
+
+/**
+ * A split model's entry, named by its set and picked by its first part: its size is all its
+ * parts', what its header says is the first part's (which holds the metadata); a part that is
+ * not there, or cannot be read, is its problem.
+ */
+async function splitSetEntry(set: Extract<GgufModelFiles, { kind: "split" }>): Promise<GgufFile> {
+  const base = { path: set.file, name: set.name };
+  const bytes = async () => {
+    const sizes = await Promise.all(set.present.map(async (p) => (await stat(p)).size));
+    return sizes.reduce((sum, size) => sum + size, 0);
+  };
+  if (set.missing.length > 0) {
+    return {
+      ...base,
+      bytes: await bytes().catch(() => 0),
+      problem: missingPartsProblem(set.missing, set.parts),
+    };
+  }
+  for (const [index, part] of set.present.entries()) {
+    // The later parts hold tensors only: their header is read with the first part's.
+    const problem = part === set.file ? undefined : await partProblem(part);
+    if (problem !== undefined) {
+      return { ...base, bytes: 0, problem: `part ${index + 1} of ${set.parts} cannot be used: ${problem}` };
+    }
+  }
+  const first = await ggufFileEntry(set.file);
+  return {
+    ...first,
+    ...base,
+    bytes: first.problem === undefined ? await bytes() : first.bytes,
+    ...(first.problem !== undefined
+      ? { problem: `part 1 of ${set.parts} cannot be used: ${first.problem}` }
+      : {}),
+  };
+}
+
+/**
+ * Every model in the models folder (and folders below it), with what its header says: each
+ * `.gguf` file, except that the parts of a split model are one entry, picked by its first part.
+ */
 export async function listGgufFiles(latheHome: string): Promise<GgufFile[]> {
-  const files = await findFiles(ggufFolder(latheHome), DEPTH);
+  const models = groupSplitSets(await findFiles(ggufFolder(latheHome), DEPTH));
   return Promise.all(
-    files.map(async (file): Promise<GgufFile> => {
-      const name = path.basename(file);
-      try {
-        const info = await stat(file);
-        // A link to a named pipe would be waited on for ever, a device read for ever.
-        if (!info.isFile()) return { path: file, name, bytes: 0, problem: "it is not a regular file" };
-        return { path: file, name, bytes: info.size, ...(await headerOf(file)) };
-      } catch (err) {
-        return { path: file, name, bytes: 0, problem: `it cannot be read: ${(err as Error).message}` };
-      }
-    }),
+    models.map((model) => (model.kind === "whole" ? ggufFileEntry(model.file) : splitSetEntry(model))),
   );
 }
 
@@ -166,13 +220,46 @@ export async function addGgufFile(latheHome: string, file: string): Promise<stri
   const folder = ggufFolder(latheHome);
   // Owner-only, as the other folders Lathe makes in its home (one the person made keeps its mode).
   await mkdir(folder, { recursive: true, mode: 0o700 });
-  const target = path.join(folder, path.basename(source));
+  // A split model is read from all its parts, beside each other under their own names.
+  const parts = partsOfSet(given);
+  if (parts === undefined) return linkInto(folder, source, path.basename(source));
+  const sources = await Promise.all(parts.map((p) => realpath(p.file).catch(() => undefined)));
+  const missing = parts.filter((_, i) => sources[i] === undefined);
+  if (missing.length > 0) {
+    throw new ModelError(
+      "model_config",
+      `${given} is one part of a model split in ${parts.length}, and ${missingPartsProblem(missing, parts.length)}; then add it again.`,
+    );
+  }
+  for (const [i, part] of parts.entries()) {
+    const partSource = sources[i] as string;
+    const partProblem = await headerProblem(partSource);
+    if (partProblem !== undefined) {
+      throw new ModelError(
+        "model_config",
+        `${part.file} (part ${part.part} of ${parts.length}) is not a GGUF file Lathe can run: ${partProblem}. Download that part again.`,
+      );
+    }
+  }
+  const targets: string[] = [];
+  for (const [i, part] of parts.entries()) {
+    targets.push(await linkInto(folder, sources[i] as string, path.basename(part.file)));
+  }
+  return targets[0] as string;
+}
+
+/**
+ * A link named `name` in the models folder to `source` (a copy where links cannot be made); the
+ * one already there when it names `source`. Refused when another file holds the name.
+ */
+async function linkInto(folder: string, source: string, name: string): Promise<string> {
+  const target = path.join(folder, name);
   const existing = await lstat(target).catch(() => undefined);
   if (existing) {
     if ((await realpath(target).catch(() => undefined)) === source) return target;
     throw new ModelError(
       "model_config",
-      `${target} already holds another file named ${path.basename(source)}: rename one of them, then add it again.`,
+      `${target} already holds another file named ${name}: rename one of them, then add it again.`,
     );
   }
   try {

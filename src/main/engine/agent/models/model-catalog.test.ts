@@ -264,3 +264,148 @@ describe("GGUF files in $LATHE_HOME/models", () => {
     }
   });
 });
+
+/** A GGUF file that is a header only: its metadata, no tensors (as a split model's later parts can be). */
+function ggufHeader(metadata: Record<string, string | number>): Buffer {
+  const chunks: Buffer[] = [];
+  const u32 = (n: number) => {
+    const b = Buffer.alloc(4);
+    b.writeUInt32LE(n);
+    return b;
+  };
+  const u64 = (n: number) => {
+    const b = Buffer.alloc(8);
+    b.writeBigUInt64LE(BigInt(n));
+    return b;
+  };
+  const text = (s: string) => Buffer.concat([u64(Buffer.byteLength(s)), Buffer.from(s)]);
+  chunks.push(Buffer.from("GGUF", "latin1"), u32(3), u64(0), u64(Object.keys(metadata).length));
+  for (const [key, value] of Object.entries(metadata)) {
+    chunks.push(text(key));
+    // GGUF value types: 4 is uint32, 8 a string.
+    chunks.push(
+      typeof value === "number" ? Buffer.concat([u32(4), u32(value)]) : Buffer.concat([u32(8), text(value)]),
+    );
+  }
+  // Room past the header, as a file with tensor data has.
+  chunks.push(Buffer.alloc(64));
+  return Buffer.concat(chunks);
+}
+
+describe("a GGUF model split into parts (llama.cpp's gguf-split)", () => {
+  const first = ggufHeader({
+    "general.architecture": "llama",
+    "general.name": "Split Llama",
+    "llama.context_length": 2048,
+    "split.no": 0,
+    "split.count": 3,
+  });
+  const later = (no: number) => ggufHeader({ "split.no": no, "split.count": 3 });
+
+  async function splitHome(parts: number[]): Promise<string> {
+    const own = await mkdtemp(path.join(os.tmpdir(), "lathe-split-"));
+    await mkdir(path.join(own, "models", "qwen"), { recursive: true });
+    for (const part of parts) {
+      await writeFile(
+        path.join(own, "models", "qwen", `qwen-big-0000${part}-of-00003.gguf`),
+        part === 1 ? first : later(part - 1),
+      );
+    }
+    return own;
+  }
+
+  it("lists one model per set, named by the set, picked by its first part, with all its parts' size", async () => {
+    const own = await splitHome([1, 2, 3]);
+    try {
+      await symlink(TINY_GGUF, path.join(own, "models", "tiny.gguf"));
+      const catalog = await detectModels({
+        providers: {},
+        latheHome: own,
+        env: {},
+        timeoutMs: 200,
+        fetch: () => Promise.reject(Object.assign(new Error("offline"), { code: "ECONNREFUSED" })),
+      });
+      const firstPart = path.join(own, "models", "qwen", "qwen-big-00001-of-00003.gguf");
+      expect(catalog.gguf.files.map((f) => f.id)).toEqual([
+        `gguf:${firstPart}`,
+        `gguf:${path.join(own, "models", "tiny.gguf")}`,
+      ]);
+      expect(catalog.gguf.files[0]).toEqual({
+        id: `gguf:${firstPart}`,
+        path: firstPart,
+        name: "qwen-big (3 parts)",
+        bytes: first.length + later(1).length + later(2).length,
+        contextTokens: 2048,
+        title: "Split Llama",
+      });
+    } finally {
+      await rm(own, { recursive: true, force: true });
+    }
+  });
+
+  it("lists a set with a part missing once, saying which part, and not as runnable", async () => {
+    const own = await splitHome([1, 3]);
+    try {
+      const files = await listGgufFiles(own);
+      expect(files).toEqual([
+        {
+          path: path.join(own, "models", "qwen", "qwen-big-00001-of-00003.gguf"),
+          name: "qwen-big (3 parts)",
+          bytes: first.length + later(2).length,
+          problem: "part 2 of 3 is missing (qwen-big-00002-of-00003.gguf): put it beside the other parts",
+        },
+      ]);
+    } finally {
+      await rm(own, { recursive: true, force: true });
+    }
+  });
+
+  // Adding the first part linked only that file: the model listed with its other parts missing.
+  it("adds a split model by any of its parts: all parts are linked, the first is what is run", async () => {
+    const own = await mkdtemp(path.join(os.tmpdir(), "lathe-split-add-"));
+    const downloads = await splitHome([1, 2, 3]);
+    try {
+      const part = (n: number) => path.join(downloads, "models", "qwen", `qwen-big-0000${n}-of-00003.gguf`);
+      const added = await addGgufFile(own, part(2));
+      expect(added).toBe(path.join(own, "models", "qwen-big-00001-of-00003.gguf"));
+      for (const n of [1, 2, 3]) {
+        expect(await readlink(path.join(own, "models", `qwen-big-0000${n}-of-00003.gguf`))).toBe(
+          await realpath(part(n)),
+        );
+      }
+      expect(await listGgufFiles(own)).toEqual([
+        expect.objectContaining({ path: added, name: "qwen-big (3 parts)", title: "Split Llama" }),
+      ]);
+      expect((await listGgufFiles(own))[0]).not.toHaveProperty("problem");
+      // A set with a part missing is refused, naming it, and nothing of it is linked.
+      await rm(part(3));
+      const other = await mkdtemp(path.join(os.tmpdir(), "lathe-split-add-"));
+      try {
+        await expect(addGgufFile(other, part(1))).rejects.toThrow(
+          `${part(1)} is one part of a model split in 3, and part 3 of 3 is missing (qwen-big-00003-of-00003.gguf): put it beside the other parts; then add it again.`,
+        );
+        expect(await listGgufFiles(other)).toEqual([]);
+      } finally {
+        await rm(other, { recursive: true, force: true });
+      }
+    } finally {
+      await rm(own, { recursive: true, force: true });
+      await rm(downloads, { recursive: true, force: true });
+    }
+  });
+
+  it("lists a set whose first part is missing, by the first part's name, with the parts missing", async () => {
+    const own = await splitHome([2]);
+    try {
+      const files = await listGgufFiles(own);
+      expect(files).toEqual([
+        expect.objectContaining({
+          path: path.join(own, "models", "qwen", "qwen-big-00001-of-00003.gguf"),
+          problem: "parts 1 and 3 of 3 are missing: put them beside the other parts",
+        }),
+      ]);
+    } finally {
+      await rm(own, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,5 +1,6 @@
 import type { ChatHistoryItem } from "node-llama-cpp";
 import { ModelError } from "../../model-error.ts";
+import { CONTEXT_BLOCK } from "./context-size-setting.ts";
 
 /** How node-llama-cpp's chat says the conversation cannot be cut down to fit the context. */
 const OVERFLOW = /^Failed to compress chat history\b/;
@@ -35,9 +36,6 @@ export function refusingContextShift(): {
     signal: refused.signal,
   };
 }
-
-/** llama.cpp makes a context of whole blocks of this many tokens (node-llama-cpp's `contextSizePad`). */
-const CONTEXT_BLOCK = 256;
 
 /**
  * The context in use, said with what LATHE_GGUF_CONTEXT_SIZE asked when that differs:

@@ -55,6 +55,28 @@ describe("assertGgufFile: a path that is no GGUF file is refused, saying what it
   });
 });
 
+// A split model with a part not there was taken as ready (by `lathe doctor` too) and failed in
+// llama.cpp with a bare ENOENT on a file the person never named.
+describe("assertGgufFile: a split model needs all its parts", () => {
+  it("refuses a set with a part missing, naming it, and takes the whole set", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "lathe-gguf-split-"));
+    try {
+      const part = (n: number) => path.join(dir, `big-0000${n}-of-00003.gguf`);
+      const header = Buffer.concat([Buffer.from("GGUF\x03\0\0\0", "latin1"), Buffer.alloc(56)]);
+      await writeFile(part(1), header);
+      await writeFile(part(3), header);
+      await expect(assertGgufFile(part(1))).rejects.toMatchObject({
+        code: "model_unavailable",
+        message: `${part(1)} is one part of a model split in 3, and part 2 of 3 is missing (big-00002-of-00003.gguf): put it beside the other parts.`,
+      });
+      await writeFile(part(2), header);
+      await expect(assertGgufFile(part(1))).resolves.toBeUndefined();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("explainLoadFailure", () => {
   const file = "/models/big.gguf";
 

@@ -4,6 +4,7 @@ import { open, stat } from "node:fs/promises";
 import { ModelError } from "../../model-error.ts";
 import { errorMessage } from "../../../errors/error-message.ts";
 import { loadNodeLlamaCpp } from "./node-llama-cpp.ts";
+import { missingPartsProblem, partsOfSet } from "../../models/gguf-split-set.ts";
 
 const MAGIC = "GGUF";
 /** The magic, the format version and the two counts: what every GGUF file starts with. */
@@ -52,6 +53,25 @@ export async function assertGgufFile(file: string): Promise<void> {
       "model_unavailable",
       `${file} is not a regular file (${kindOf(info)}): name a .gguf file after "gguf:".`,
     );
+  }
+  // A split model is loaded from all its parts: one not there fails the load with llama.cpp's words.
+  const parts = partsOfSet(file);
+  if (parts !== undefined) {
+    const present = await Promise.all(
+      parts.map((p) =>
+        stat(p.file).then(
+          () => true,
+          () => false,
+        ),
+      ),
+    );
+    const missing = parts.filter((_, i) => !present[i]);
+    if (missing.length > 0) {
+      throw new ModelError(
+        "model_unavailable",
+        `${file} is one part of a model split in ${parts.length}, and ${missingPartsProblem(missing, parts.length)}.`,
+      );
+    }
   }
   if (info.size === 0) {
     throw new ModelError(

@@ -115,7 +115,6 @@ describe("the gguf provider in the registry", () => {
   const badTuning: [string, string][] = [
     ["LATHE_GGUF_THREADS", "many"],
     ["LATHE_GGUF_THREADS", "0"],
-    ["LATHE_GGUF_CONTEXT_SIZE", "1.5"],
   ];
   for (const [variable, value] of badTuning) {
     it(`refuses ${variable}=${value} with a message that says what to write`, async () => {
@@ -124,6 +123,43 @@ describe("the gguf provider in the registry", () => {
       );
     });
   }
+});
+
+// `abc` and `-5` were refused saying only "at least 1", `1e9` was taken as a billion tokens, and
+// `1` ran with 256 tokens without a word until the context overflowed.
+describe("LATHE_GGUF_CONTEXT_SIZE", () => {
+  const runtime = new LlamaRuntime({ maxThreads: 1 });
+  const registry = new ProviderRegistry();
+  registry.register(ggufProvider({ runtime }));
+
+  afterAll(async () => {
+    await runtime.dispose();
+  });
+
+  it.each(["abc", "-5", "1e9", "1.5", "0x100", "99999999999"])(
+    "refuses %s, naming the variable, the range it takes and what to set",
+    async (value) => {
+      await expect(
+        registry.resolve("gguf:/m.gguf", { env: { LATHE_GGUF_CONTEXT_SIZE: value } }),
+      ).rejects.toMatchObject({
+        code: "model_config",
+        message: `LATHE_GGUF_CONTEXT_SIZE is "${value}", which is not a context size: set it to a whole number of tokens from 256 to 2147483647, in digits (e.g. LATHE_GGUF_CONTEXT_SIZE=8192), or unset it to use the model's own (at most 8192).`,
+      });
+    },
+  );
+
+  it.skipIf(!haveModel)(
+    "raises a value below 256 to 256, plans for 256, and says so with the range it takes",
+    async () => {
+      const resolved = await registry.resolve(`gguf:${MODEL}`, {
+        env: { LATHE_GGUF_THREADS: "1", LATHE_GGUF_CONTEXT_SIZE: "1" },
+      });
+      expect(resolved.contextTokens).toBe(256);
+      await expect(resolved.preflight?.()).resolves.toEqual([
+        "LATHE_GGUF_CONTEXT_SIZE=1 is below 256, the smallest context llama.cpp makes, so it was raised to 256 tokens. It takes a whole number of tokens from 256 to 2147483647, in digits (e.g. LATHE_GGUF_CONTEXT_SIZE=8192).",
+      ]);
+    },
+  );
 });
 
 describe("resolveGgufPath", () => {

@@ -7,18 +7,20 @@ import type { ProviderDefinition } from "../../provider-registry.ts";
 import { createGgufModel, type GgufModelOptions } from "./gguf-language-model.ts";
 import { ggufTrainedContext } from "../../models/gguf-folder.ts";
 import { contextSizeFor, type LlamaRuntime } from "./llama-runtime.ts";
+import { CONTEXT_SIZE_VARIABLE, parseContextSize } from "./context-size-setting.ts";
 
 /** Environment variables that tune the embedded runner (there is no settings entry for it). */
 const TUNING = {
-  LATHE_GGUF_CONTEXT_SIZE: "contextSize",
   LATHE_GGUF_THREADS: "threads",
   LATHE_GGUF_MAX_STRING: "maxStringLength",
 } as const;
 
 type Tuning = Pick<GgufModelOptions, "contextSize" | "threads" | "maxStringLength">;
 
-function tuningFromEnv(env: NodeJS.ProcessEnv): Tuning {
-  const options: Tuning = {};
+/** The tuning the environment sets, and what the run is told about how it was taken. */
+function tuningFromEnv(env: NodeJS.ProcessEnv): { tuning: Tuning; notices: string[] } {
+  const tuning: Tuning = {};
+  const notices: string[] = [];
   for (const [variable, option] of Object.entries(TUNING)) {
     const text = env[variable]?.trim();
     if (!text) continue;
@@ -29,9 +31,15 @@ function tuningFromEnv(env: NodeJS.ProcessEnv): Tuning {
         `${variable} must be a whole number of at least 1, not "${text}".`,
       );
     }
-    options[option] = value;
+    tuning[option] = value;
   }
-  return options;
+  const contextText = env[CONTEXT_SIZE_VARIABLE]?.trim();
+  if (contextText) {
+    const { contextSize, notice } = parseContextSize(contextText);
+    tuning.contextSize = contextSize;
+    if (notice !== undefined) notices.push(notice);
+  }
+  return { tuning, notices };
 }
 
 /**
@@ -76,7 +84,7 @@ export function ggufProvider(options: { runtime?: LlamaRuntime } = {}): Provider
     defaultTimeouts: GGUF_MODEL_TIMEOUTS,
     async create(model, context) {
       const file = resolveGgufPath(model);
-      const tuning = tuningFromEnv(context.env);
+      const { tuning, notices } = tuningFromEnv(context.env);
       // The window the run plans for (tool deferral, compaction): known from the file's header
       // before the model loads; a header that cannot be read is met again, and explained, by the load.
       const trained = tuning.contextSize === undefined ? await ggufTrainedContext(file) : undefined;
@@ -100,9 +108,11 @@ export function ggufProvider(options: { runtime?: LlamaRuntime } = {}): Provider
         // free is refused before the run starts (and leaves no session to resume).
         preflight: async (signal) => {
           const { contextSize, trainContextSize } = await languageModel.load(signal);
-          return contextSize > trainContextSize
-            ? [beyondTraining(file, contextSize, trainContextSize)]
-            : undefined;
+          const told =
+            contextSize > trainContextSize
+              ? [...notices, beyondTraining(file, contextSize, trainContextSize)]
+              : notices;
+          return told.length > 0 ? told : undefined;
         },
       };
     },
