@@ -208,9 +208,10 @@ export async function addGgufFile(latheHome: string, file: string): Promise<stri
       (err as NodeJS.ErrnoException).code === "ENOENT" ? "it does not exist" : (err as Error).message;
     throw new ModelError("model_config", `${given} cannot be added: ${reason}.`, { cause: err });
   }
-  const problem = source.toLowerCase().endsWith(".gguf")
-    ? await headerProblem(source)
-    : "its name does not end in .gguf";
+  // The name the person gave, or else the file's own: the Hugging Face cache keeps a model as a
+  // blob named by its hash, reached through a link named model.gguf.
+  const name = [given, source].map((p) => path.basename(p)).find((n) => n.toLowerCase().endsWith(".gguf"));
+  const problem = name !== undefined ? await headerProblem(source) : "its name does not end in .gguf";
   if (problem !== undefined) {
     throw new ModelError(
       "model_config",
@@ -222,7 +223,7 @@ export async function addGgufFile(latheHome: string, file: string): Promise<stri
   await mkdir(folder, { recursive: true, mode: 0o700 });
   // A split model is read from all its parts, beside each other under their own names.
   const parts = partsOfSet(given);
-  if (parts === undefined) return linkInto(folder, source, path.basename(source));
+  if (parts === undefined) return linkInto(folder, source, name as string);
   const sources = await Promise.all(parts.map((p) => realpath(p.file).catch(() => undefined)));
   const missing = parts.filter((_, i) => sources[i] === undefined);
   if (missing.length > 0) {

@@ -1,6 +1,17 @@
 import { execFileSync } from "node:child_process";
 import { constants } from "node:fs";
-import { mkdir, mkdtemp, open, readlink, realpath, rm, stat, symlink, writeFile } from "node:fs/promises";
+import {
+  copyFile,
+  mkdir,
+  mkdtemp,
+  open,
+  readlink,
+  realpath,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -186,6 +197,32 @@ describe("GGUF files in $LATHE_HOME/models", () => {
         title: "LLaMA v2",
       }),
     ]);
+  });
+
+  it("adds a model from the Hugging Face cache by the name of its link (the file itself is a blob named by its hash)", async () => {
+    const own = await mkdtemp(path.join(os.tmpdir(), "lathe-models-hf-"));
+    try {
+      const cache = path.join(own, "hub", "models--org--tiny");
+      const blob = path.join(cache, "blobs", "5f1c0d3e9a");
+      await mkdir(path.dirname(blob), { recursive: true });
+      await copyFile(TINY_GGUF, blob);
+      const snapshot = path.join(cache, "snapshots", "abc123");
+      await mkdir(snapshot, { recursive: true });
+      await symlink("../../blobs/5f1c0d3e9a", path.join(snapshot, "tiny-q4.gguf"));
+      const added = await addGgufFile(path.join(own, "home"), path.join(snapshot, "tiny-q4.gguf"));
+      expect(added).toBe(path.join(own, "home", "models", "tiny-q4.gguf"));
+      expect(await readlink(added)).toBe(await realpath(blob));
+      expect((await listGgufFiles(path.join(own, "home"))).map((f) => [f.name, f.problem])).toEqual([
+        ["tiny-q4.gguf", undefined],
+      ]);
+      // Neither the link nor the file named .gguf: still refused, saying why.
+      await symlink("../../blobs/5f1c0d3e9a", path.join(snapshot, "weights.bin"));
+      await expect(addGgufFile(path.join(own, "home"), path.join(snapshot, "weights.bin"))).rejects.toThrow(
+        "its name does not end in .gguf",
+      );
+    } finally {
+      await rm(own, { recursive: true, force: true });
+    }
   });
 
   it("makes the models folder readable by its owner alone, and keeps the mode of one the person made", async () => {
