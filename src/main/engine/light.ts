@@ -17,3 +17,4 @@ export { compactionLine } from "./agent/compaction-line.ts";
 export { NOT_REACHED } from "./checkpoints/not-reached.ts";
 export { removeFilesBeingWritten } from "./temp/files-being-written.ts";
 export { errorMessage } from "./errors/error-message.ts";
+export { callNeedsExtensions } from "./tools/extension-free-tools.ts";
