@@ -238,7 +238,8 @@ export class AuditLog {
     }
     if (filter.outcome === "output") where.push("outcome = 'output'");
     if (filter.outcome === "error") where.push(`outcome = 'error' AND NOT ${DENIED}`);
-    if (filter.outcome === "denied") where.push(DENIED);
+    // A refused call's envelope is an error: only errors are looked at, through their own index.
+    if (filter.outcome === "denied") where.push(`outcome = 'error' AND ${DENIED}`);
     if (filter.since !== undefined) {
       where.push("started_at >= ?");
       params.push(filter.since);
