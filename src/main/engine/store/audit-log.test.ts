@@ -255,3 +255,35 @@ describe("a trail written before its errors were indexed", () => {
     expect(ids({ root: "/projects/a", outcome: "error" })).toEqual(["failed-1", "failed-new"]);
   });
 });
+
+describe("AuditLog.prune", () => {
+  it("deletes every older row past one chunk's worth, the folder's alone unless none is named", () => {
+    const log = new AuditLog(db);
+    const old = 1_700_000_000_000;
+    const insert = db.prepare(
+      `INSERT INTO audit (call_id, session_id, root, tool_id, args_json, decisions_json, outcome, envelope_head, duration_ms, started_at)
+       VALUES (?, 's', ?, 'read', '{}', '[]', 'output', '{}', 1, ?)`,
+    );
+    // More old rows than one transaction deletes, interleaved with a newer one now and then.
+    db.transaction(() => {
+      for (let i = 0; i < 25_000; i++) {
+        insert.run(`a${i}`, "/projects/a", old + i);
+        if (i % 5_000 === 0) insert.run(`new${i}`, "/projects/a", old + 10 * 86_400_000);
+      }
+      insert.run("b-old", "/projects/b", old);
+      insert.run("unrecorded-folder", null, old);
+    })();
+    const cutoff = old + 86_400_000;
+    expect(log.prune({ before: cutoff, root: "/projects/a" })).toBe(25_000);
+    expect(log.query({ root: "/projects/a" }).map((e) => e.callId)).toEqual([
+      "new0",
+      "new5000",
+      "new10000",
+      "new15000",
+      "new20000",
+    ]);
+    expect(log.prune({ before: cutoff })).toBe(2);
+    expect(log.query().map((e) => e.callId)).not.toContain("b-old");
+    expect(log.prune({ before: cutoff })).toBe(0);
+  });
+});
