@@ -199,6 +199,67 @@ compare({
   });
 }
 
+// ---- many MCP tools ----------------------------------------------------------------------------
+
+// One stdio MCP server offering 300 tools (test/fixtures/scripted-mcp-server.ts) against the same
+// server offering 10, in homes of their own, measured in the same rounds: `lathe tools` and a
+// `lathe call tool_search` (the tools are deferred). Both start the server; the difference is
+// what 290 more tools cost: listing them, and binding each (its name, its schema compiled).
+{
+  const scripted = path.join(ROOT, "test", "fixtures", "scripted-mcp-server.ts");
+  const serverHome = async (count: number): Promise<string> => {
+    const dir = path.join(work, `mcp-${count}-home`);
+    await mkdir(dir, { recursive: true });
+    const tools = Array.from({ length: count }, (_, i) => ({
+      name: `tool_${i}`,
+      description: `Tool number ${i}: does thing ${i} with widgets of kind ${i % 17}.`,
+      inputSchema: {
+        type: "object",
+        properties: { id: { type: "string" }, count: { type: "integer", minimum: 0 } },
+        required: ["id"],
+      },
+    }));
+    const script = path.join(dir, "script.json");
+    await writeFile(script, JSON.stringify({ tools }));
+    await writeFile(
+      path.join(dir, "settings.json"),
+      JSON.stringify({ mcpServers: { big: { command: node, args: [scripted, script] } } }),
+    );
+    return dir;
+  };
+  const inHome = (label: string, args: string[], home: string): Contender => ({
+    label,
+    argv: [node, LATHE, ...args],
+    cwd: ws,
+    env: { ...env, LATHE_HOME: home },
+  });
+  const few = await serverHome(10);
+  const many = await serverHome(300);
+  const SEARCH = ["call", "tool_search", JSON.stringify({ query: "widgets of kind 3" })];
+  const [toolsFew, toolsMany, searchFew, searchMany] = race(
+    [
+      inHome("lathe tools, 10 MCP tools", ["tools"], few),
+      inHome("lathe tools, 300 MCP tools", ["tools"], many),
+      inHome("lathe call tool_search, 10 MCP tools", SEARCH, few),
+      inHome("lathe call tool_search, 300 MCP tools", SEARCH, many),
+    ],
+    7,
+  ) as [number, number, number, number];
+  heading(
+    "Whole processes with one MCP server of 300 tools against the same server of 10, without a daemon (median of 7 interleaved rounds)",
+  );
+  compare({
+    what: "lathe tools",
+    ours: { label: "300 MCP tools", value: toolsMany },
+    theirs: { label: "10 MCP tools", value: toolsFew },
+  });
+  compare({
+    what: "lathe call tool_search (deferred tools)",
+    ours: { label: "300 MCP tools", value: searchMany },
+    theirs: { label: "10 MCP tools", value: searchFew },
+  });
+}
+
 // ---- the same with the daemon ----------------------------------------------------------------
 
 startDaemon();
