@@ -84,6 +84,28 @@ describe("lathe audit prune", () => {
     expect(again.stdout).toMatch(/^Removed no audit rows: /);
   });
 
+  it("says on stderr when it rewrites a large database, and not for a small one", async () => {
+    const { file } = await storeWithOldCalls();
+    const small = await world.lathe(["audit", "prune", "--older-than", "30d"]);
+    expect(small.stderr).toBe("");
+    // 20,000 more old calls of 2 KB each: a database of some 45 MB.
+    const db = new Database(file);
+    const insert = db.prepare(
+      `INSERT INTO audit (call_id, session_id, root, tool_id, args_json, decisions_json, outcome, envelope_head, duration_ms, started_at)
+       VALUES (?, 's', ?, 'read', ?, '[]', 'output', '{}', 1, ?)`,
+    );
+    db.transaction(() => {
+      for (let i = 0; i < 20_000; i++) insert.run(`big-${i}`, world.root, ARGS, Date.now() - 40 * DAY);
+    })();
+    db.close();
+    const large = await world.lathe(["audit", "prune", "--older-than", "30d"]);
+    expect(large.code, large.stderr).toBe(0);
+    expect(large.stderr).toMatch(
+      /^lathe: giving the space back to the disk: rewriting the database \([\d.]+ MB\), which takes a while…\n$/,
+    );
+    expect(large.stdout).toMatch(/^Removed 20,000 audit rows: /);
+  });
+
   it("--all prunes every folder's calls; --root names another folder", async () => {
     const { file, elsewhere } = await storeWithOldCalls();
     const other = await world.lathe(["audit", "prune", "--older-than", "30d", "--root", elsewhere]);

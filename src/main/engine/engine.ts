@@ -384,12 +384,16 @@ export class Engine {
    * `lathe audit prune`: delete the audit rows of calls that started before `before` (of
    * `root`'s calls when given, else every folder's), then give the space they took back to the
    * disk. Says how many rows went and how large the database was before and after.
+   * `onReclaiming` hears, with the database's size, just before the file is rewritten for that.
    */
-  pruneAudit(options: { before: number; root?: string }): AuditPruned {
+  pruneAudit(
+    options: { before: number; root?: string },
+    onReclaiming?: (databaseBytes: number) => void,
+  ): AuditPruned {
     const db = this.database();
     const bytesBefore = databaseBytes(db.name);
     const removed = this.audit().prune(options);
-    reclaimFreePages(db);
+    reclaimFreePages(db, () => onReclaiming?.(bytesBefore));
     return { removed, bytesBefore, bytesAfter: databaseBytes(db.name) };
   }
 

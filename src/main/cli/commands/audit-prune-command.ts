@@ -2,8 +2,12 @@ import type { Command } from "commander";
 import { byteSize, counted } from "../../engine/light.ts";
 import { rootOf, rootOption } from "../cli-options.ts";
 import { withEngine } from "../open-engine.ts";
+import { writeIfOpen } from "../closed-output.ts";
 import { writeStdout } from "../output.ts";
 import { AGE_FORMS, parseAge, shownTime } from "../time-bound.ts";
+
+/** A database this large or larger takes long enough to rewrite that a line says it is being done. */
+const SAID_REWRITE_BYTES = 32 * 1024 * 1024;
 
 interface PruneOptions {
   root?: string;
@@ -69,7 +73,14 @@ Examples:
         rootOf(options),
         async (engine) => ({
           root: engine.root,
-          pruned: engine.pruneAudit({ before, ...(options.all ? {} : { root: engine.root }) }),
+          pruned: engine.pruneAudit({ before, ...(options.all ? {} : { root: engine.root }) }, (bytes) => {
+            // Seconds of silence otherwise: VACUUM rewrites the whole file (430 MB took 5 s here).
+            if (bytes >= SAID_REWRITE_BYTES)
+              writeIfOpen(
+                process.stderr,
+                `lathe: giving the space back to the disk: rewriting the database (${byteSize(bytes)}), which takes a while…\n`,
+              );
+          }),
         }),
         { extensions: false },
       );

@@ -22,11 +22,13 @@ export function databaseBytes(file: string): number {
  * later rows otherwise, so a file never shrinks. VACUUM rewrites the database (it needs free
  * space about its size meanwhile, and waits for other Lathe processes' statements to end), then
  * the write-ahead log it went through is folded into the file and emptied. Does nothing when
- * no page is free, so running it again after it failed is how to finish.
+ * no page is free, so running it again after it failed is how to finish. `onStart` hears when
+ * it is about to rewrite the file.
  */
-export function reclaimFreePages(db: Db): void {
+export function reclaimFreePages(db: Db, onStart?: () => void): void {
   const free = db.pragma("freelist_count", { simple: true }) as number;
   if (free === 0) return;
+  onStart?.();
   try {
     db.exec("VACUUM");
     db.pragma("wal_checkpoint(TRUNCATE)");
