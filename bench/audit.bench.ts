@@ -1,11 +1,17 @@
 // Audit trail throughput: rows written in batches (one transaction per batch, as the engine
 // does) against one transaction per row. Goal: ≥ 100,000 rows/s batched.
+//
+// Then a trail of TRAIL_ROWS calls, 1% of them failed or refused: `lathe audit --outcome
+// denied|error` through the index of errors against the same query once that index is dropped
+// (the walk of the folder's rows it replaced), what building that index costs once, and `lathe
+// audit prune` of the older half: how long, and the file on disk before and after.
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { AuditLog, type AuditRow } from "../src/main/engine/store/audit-log.ts";
-import { openDatabase } from "../src/main/engine/store/database.ts";
-import { compare, heading } from "./lib/report.ts";
+import { openDatabase, writeTransaction } from "../src/main/engine/store/database.ts";
+import { databaseBytes, reclaimFreePages } from "../src/main/engine/store/reclaimed-space.ts";
+import { compare, heading, median, sample } from "./lib/report.ts";
 
 const BATCHED_ROWS = 200_000;
 const SINGLE_ROWS = 5_000;
@@ -50,4 +56,82 @@ compare({
 });
 
 db.close();
+
+// ---- a large trail: --outcome, and prune ----------------------------------------------------
+
+const TRAIL_ROWS = 500_000;
+const ROOT = "/work/bench-project";
+const trailFile = path.join(dir, "trail.db");
+const trail = openDatabase(trailFile);
+const trailLog = new AuditLog(trail);
+const REFUSED = '[{"stage":"rule","outcome":"deny","reason":"user rule"}]';
+const DAY = 86_400_000;
+const start = Date.now() - 60 * DAY;
+writeTransaction(trail, () => {
+  for (let i = 0; i < TRAIL_ROWS; i++) {
+    const failed = i % 100 === 0;
+    trailLog.record({
+      ...row(i),
+      outcome: failed ? "error" : "output",
+      decisionsJson: failed && i % 200 === 0 ? REFUSED : row(i).decisionsJson,
+      // Spread over 60 days, oldest first, as a trail grows.
+      startedAt: start + Math.floor((i / TRAIL_ROWS) * 60 * DAY),
+    });
+  }
+  trailLog.flush();
+})();
+
+const outcomeQuery = (outcome: "denied" | "error") => () => trailLog.query({ root: ROOT, outcome });
+const indexed = {
+  denied: median(await sample(outcomeQuery("denied"), 5)),
+  error: median(await sample(outcomeQuery("error"), 5)),
+};
+const ERROR_INDEXES = [
+  "CREATE INDEX audit_errors_by_root ON audit (root, id) WHERE outcome = 'error'",
+  "CREATE INDEX audit_errors ON audit (id) WHERE outcome = 'error'",
+];
+trail.exec("DROP INDEX audit_errors_by_root; DROP INDEX audit_errors;");
+const walked = {
+  denied: median(await sample(outcomeQuery("denied"), 5)),
+  error: median(await sample(outcomeQuery("error"), 5)),
+};
+const buildStart = performance.now();
+for (const sql of ERROR_INDEXES) trail.exec(sql);
+const build = performance.now() - buildStart;
+
+heading(`lathe audit --outcome on a trail of ${TRAIL_ROWS} calls (1% failed, half of those refused)`);
+for (const outcome of ["denied", "error"] as const) {
+  compare({
+    what: `--outcome ${outcome}, newest 1000`,
+    ours: { label: "index of errors", value: indexed[outcome] },
+    theirs: { label: "walking the folder's rows", value: walked[outcome] },
+    goal: "< 50 ms",
+    met: indexed[outcome] < 50,
+  });
+}
+compare({
+  what: "building the index of errors (the migration, once)",
+  ours: { label: "both indexes", value: build },
+  theirs: { label: "--outcome error before it", value: walked.error },
+});
+
+const bytesBefore = databaseBytes(trailFile);
+const pruneStart = performance.now();
+const removed = trailLog.prune({ before: start + 30 * DAY, root: ROOT });
+const deleted = performance.now() - pruneStart;
+reclaimFreePages(trail);
+const pruned = performance.now() - pruneStart;
+const bytesAfter = databaseBytes(trailFile);
+heading(`lathe audit prune --older-than 30d on the same trail (${removed} of ${TRAIL_ROWS} rows go)`);
+compare({
+  what: "prune, whole (delete + VACUUM)",
+  ours: { label: "delete + VACUUM", value: pruned },
+  theirs: { label: "delete alone", value: deleted },
+});
+compare({
+  what: "the database on disk",
+  ours: { label: "after", value: bytesAfter / (1024 * 1024), unit: "MB" },
+  theirs: { label: "before", value: bytesBefore / (1024 * 1024), unit: "MB" },
+});
+trail.close();
 await rm(dir, { recursive: true, force: true });

@@ -143,6 +143,123 @@ compare({
   theirs: BARE,
 });
 
+// ---- many plugins ------------------------------------------------------------------------------
+
+// A folder with 300 project plugins (trusted) against one with 10, measured in the same rounds:
+// what grows with the plugin count. `lathe call read` reaches no plugin (a locked built-in), so
+// it should not grow at all; `lathe tools` lists every plugin (from their cached manifests).
+{
+  const wordCount = path.join(ROOT, "plugins", "word_count");
+  /** A workspace holding `count` copies of the word_count plugin, trusted in `home`. */
+  const pluginFolder = async (count: number): Promise<string> => {
+    const dir = path.join(work, `ws-${count}-plugins`);
+    await mkdir(dir, { recursive: true });
+    await writeFile(path.join(dir, "small.txt"), "a small file\nof three\nlines\n");
+    for (let i = 0; i < count; i++) {
+      const plugin = path.join(dir, ".lathe", "tools", `wc_${i}`);
+      await cp(wordCount, plugin, { recursive: true });
+      const yaml = path.join(plugin, "tool.yaml");
+      await writeFile(
+        yaml,
+        (await readFile(yaml, "utf8")).replace("name: word_count", `name: word_count_${i}`),
+      );
+    }
+    const trusted = spawnSync(node, [LATHE, "trust", "--root", dir], { cwd: dir, env, encoding: "utf8" });
+    if (trusted.status !== 0) throw new Error(`lathe trust failed: ${trusted.stderr}`);
+    return dir;
+  };
+  const few = await pluginFolder(10);
+  const many = await pluginFolder(300);
+  const inFolder = (label: string, args: string[], cwd: string): Contender => ({
+    label,
+    argv: [node, LATHE, ...args],
+    cwd,
+    env,
+  });
+  const [readFew, readMany, toolsFew, toolsMany] = race([
+    inFolder("lathe call read, 10 plugins", READ, few),
+    inFolder("lathe call read, 300 plugins", READ, many),
+    inFolder("lathe tools, 10 plugins", ["tools"], few),
+    inFolder("lathe tools, 300 plugins", ["tools"], many),
+  ]) as [number, number, number, number];
+  heading(
+    `Whole processes in a folder of 300 project plugins against one of 10, without a daemon (median of ${ROUNDS} interleaved rounds)`,
+  );
+  compare({
+    what: "lathe call read (a small file)",
+    ours: { label: "300 plugins", value: readMany },
+    theirs: { label: "10 plugins", value: readFew },
+    goal: "≤ 1.2× (a built-in's call loads no plugin)",
+    met: readMany <= 1.2 * readFew,
+  });
+  compare({
+    what: "lathe tools",
+    ours: { label: "300 plugins", value: toolsMany },
+    theirs: { label: "10 plugins", value: toolsFew },
+  });
+}
+
+// ---- many MCP tools ----------------------------------------------------------------------------
+
+// One stdio MCP server offering 300 tools (test/fixtures/scripted-mcp-server.ts) against the same
+// server offering 10, in homes of their own, measured in the same rounds: `lathe tools` and a
+// `lathe call tool_search` (the tools are deferred). Both start the server; the difference is
+// what 290 more tools cost: listing them, and binding each (its name, its schema compiled).
+{
+  const scripted = path.join(ROOT, "test", "fixtures", "scripted-mcp-server.ts");
+  const serverHome = async (count: number): Promise<string> => {
+    const dir = path.join(work, `mcp-${count}-home`);
+    await mkdir(dir, { recursive: true });
+    const tools = Array.from({ length: count }, (_, i) => ({
+      name: `tool_${i}`,
+      description: `Tool number ${i}: does thing ${i} with widgets of kind ${i % 17}.`,
+      inputSchema: {
+        type: "object",
+        properties: { id: { type: "string" }, count: { type: "integer", minimum: 0 } },
+        required: ["id"],
+      },
+    }));
+    const script = path.join(dir, "script.json");
+    await writeFile(script, JSON.stringify({ tools }));
+    await writeFile(
+      path.join(dir, "settings.json"),
+      JSON.stringify({ mcpServers: { big: { command: node, args: [scripted, script] } } }),
+    );
+    return dir;
+  };
+  const inHome = (label: string, args: string[], home: string): Contender => ({
+    label,
+    argv: [node, LATHE, ...args],
+    cwd: ws,
+    env: { ...env, LATHE_HOME: home },
+  });
+  const few = await serverHome(10);
+  const many = await serverHome(300);
+  const SEARCH = ["call", "tool_search", JSON.stringify({ query: "widgets of kind 3" })];
+  const [toolsFew, toolsMany, searchFew, searchMany] = race(
+    [
+      inHome("lathe tools, 10 MCP tools", ["tools"], few),
+      inHome("lathe tools, 300 MCP tools", ["tools"], many),
+      inHome("lathe call tool_search, 10 MCP tools", SEARCH, few),
+      inHome("lathe call tool_search, 300 MCP tools", SEARCH, many),
+    ],
+    7,
+  ) as [number, number, number, number];
+  heading(
+    "Whole processes with one MCP server of 300 tools against the same server of 10, without a daemon (median of 7 interleaved rounds)",
+  );
+  compare({
+    what: "lathe tools",
+    ours: { label: "300 MCP tools", value: toolsMany },
+    theirs: { label: "10 MCP tools", value: toolsFew },
+  });
+  compare({
+    what: "lathe call tool_search (deferred tools)",
+    ours: { label: "300 MCP tools", value: searchMany },
+    theirs: { label: "10 MCP tools", value: searchFew },
+  });
+}
+
 // ---- the same with the daemon ----------------------------------------------------------------
 
 startDaemon();

@@ -58,7 +58,8 @@ async function serverPath(): Promise<string> {
 
 async function call(env: Record<string, string | undefined>): Promise<{ ms: number; stderr: string }> {
   const started = Date.now();
-  const run = await world.lathe(["call", "read", '{"path":"a.txt"}'], { env });
+  // A call that can reach an MCP tool (a built-in such as read starts no server).
+  const run = await world.lathe(["call", "tool_search", '{"query":"echo"}'], { env });
   expect(run.code).toBe(0);
   return { ms: Date.now() - started, stderr: run.stderr };
 }

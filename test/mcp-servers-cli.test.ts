@@ -42,8 +42,9 @@ describe("commands that only read what Lathe recorded start no MCP server", () =
     ["run --replay", ["run", "--resume", "s1", "--replay"]],
   ])("%s", async (_name, args) => {
     await settings({ mcpServers: { scripted: { command: process.execPath, args: [SCRIPTED, script] } } });
-    // Positive control: a command that uses the tools starts the server (and says so first).
-    const call = await lathe(["call", "read", '{"path":"."}', "--session", "s1"]);
+    // Positive control: a command that uses the tools starts the server (and says so first);
+    // tool_search, as a call of a built-in such as read reaches no server and starts none.
+    const call = await lathe(["call", "tool_search", '{"query":"echo"}', "--session", "s1"]);
     expect(call.stderr).toContain("starting MCP server scripted (global)");
 
     const run = await lathe(args);

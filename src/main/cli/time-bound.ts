@@ -61,6 +61,20 @@ export function parseTimeBound(value: string, now: number): number {
   return at;
 }
 
+/** What `--older-than` accepts, said in its error. */
+export const AGE_FORMS = "Use a whole number above 0 with s, m, h, d or w: 30d (thirty days), 12h, 90m, 2w.";
+
+/**
+ * An age as `lathe audit prune --older-than` takes it (`30d`, `12h`): milliseconds. Anything
+ * else, 0 included, is an InvalidArgumentError naming the forms accepted.
+ */
+export function parseAge(value: string): number {
+  const relative = RELATIVE.exec(value.trim());
+  const ms = relative ? Number(relative[1]) * UNIT_MS[relative[2] as keyof typeof UNIT_MS] : 0;
+  if (ms <= 0) throw new InvalidArgumentError(`"${value}" is not an age Lathe understands. ${AGE_FORMS}`);
+  return ms;
+}
+
 /** A moment as the audit table prints it: UTC, to the second. */
 export function shownTime(ms: number): string {
   return `${new Date(ms).toISOString().replace("T", " ").slice(0, 19)} UTC`;

@@ -48,6 +48,7 @@ import {
 import { AuditLog } from "./store/audit-log.ts";
 import { ConversationStore } from "./store/conversation-store.ts";
 import { openDatabase, writeTransaction, type Db } from "./store/database.ts";
+import { databaseBytes, reclaimFreePages } from "./store/reclaimed-space.ts";
 import { indexBacklog, unindexedBelow } from "./store/text-index-backlog.ts";
 import { RunLeases, type LeaseHolder, type RunLease } from "./store/run-leases.ts";
 import { FileClaims } from "./store/file-claims.ts";
@@ -59,6 +60,13 @@ import type { AnyTool, ToolInfo } from "./tools/contract.ts";
 import { planDeferral, type DeferralOptions } from "./tools/deferral.ts";
 import { ToolExposure, type ToolExposureOptions } from "./tools/tool-exposure.ts";
 import { ToolRegistry, toolInfo } from "./tools/tool-registry.ts";
+
+/** What `Engine.pruneAudit` did: rows deleted, and the database's bytes on disk before and after. */
+export interface AuditPruned {
+  removed: number;
+  bytesBefore: number;
+  bytesAfter: number;
+}
 
 export interface EngineOptions {
   /** The folder the agent works in. */
@@ -370,6 +378,23 @@ export class Engine {
       onFailure: (error) => this.events.emit("AuditFailed", { error }),
     });
     return this.auditLog;
+  }
+
+  /**
+   * `lathe audit prune`: delete the audit rows of calls that started before `before` (of
+   * `root`'s calls when given, else every folder's), then give the space they took back to the
+   * disk. Says how many rows went and how large the database was before and after.
+   * `onReclaiming` hears, with the database's size, just before the file is rewritten for that.
+   */
+  pruneAudit(
+    options: { before: number; root?: string },
+    onReclaiming?: (databaseBytes: number) => void,
+  ): AuditPruned {
+    const db = this.database();
+    const bytesBefore = databaseBytes(db.name);
+    const removed = this.audit().prune(options);
+    reclaimFreePages(db, () => onReclaiming?.(bytesBefore));
+    return { removed, bytesBefore, bytesAfter: databaseBytes(db.name) };
   }
 
   /** Conversations: sessions' messages, run events and child tasks (opened on first use). */

@@ -2,7 +2,7 @@
 // through three doors only, enforced by an eslint rule in eslint.config.js: this file (the
 // engine: loading it loads the tool runtime), agent/index.ts (the agent: the ai SDK and the model
 // providers, loaded only by hosts that run one) and light.ts (what a host needs while it starts).
-export { Engine, type EngineOptions } from "./engine.ts";
+export { Engine, type AuditPruned, type EngineOptions } from "./engine.ts";
 export type { ApprovalMode } from "./config/lathe-settings.ts";
 export type { Session } from "./session/session.ts";
 export type { Envelope } from "./tools/envelope.ts";

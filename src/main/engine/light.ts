@@ -9,11 +9,13 @@ export { parseModelSpec } from "./agent/model-spec.ts";
 export { agentIdProblem } from "./agent/agent-id.ts";
 export { sessionIdProblem } from "./session/session-id.ts";
 export { AuditUnwrittenError } from "./errors/audit-unwritten-error.ts";
-// Before one-line-path: both land in the chunk the entry shares with the engine, which keeps the
+// Before one-line-path: all three land in the chunk the entry shares with the engine, which keeps the
 // name test/cli-bundle.test.ts knows it by only in this order.
 export { counted } from "./tools/counted.ts";
+export { byteSize } from "./tools/byte-size.ts";
 export { escapedControl, oneLinePath, terminalSafeLines } from "./tools/one-line-path.ts";
 export { compactionLine } from "./agent/compaction-line.ts";
 export { NOT_REACHED } from "./checkpoints/not-reached.ts";
 export { removeFilesBeingWritten } from "./temp/files-being-written.ts";
 export { errorMessage } from "./errors/error-message.ts";
+export { callNeedsExtensions } from "./tools/extension-free-tools.ts";

@@ -6,6 +6,7 @@ import { parseTimeBound, shownTime } from "../time-bound.ts";
 import { withEngine } from "../open-engine.ts";
 import { writeStdout } from "../output.ts";
 import { parsedOrText } from "../recorded-json.ts";
+import { registerAuditPruneCommand } from "./audit-prune-command.ts";
 
 interface AuditOptions {
   root?: string;
@@ -30,7 +31,7 @@ function parseOutcome(value: string): AuditOptions["outcome"] {
  * oldest first.
  */
 export function registerAuditCommand(program: Command): void {
-  program
+  const audit = program
     .command("audit")
     .description(
       "Show the audit trail of the folder (--root, default the current directory): every tool invocation with its decisions and outcome.",
@@ -62,7 +63,9 @@ export function registerAuditCommand(program: Command): void {
 The filters combine. Times are as the table prints them, in UTC:
   lathe audit --since 2h                             the last two hours
   lathe audit --since 2025-06-01 --until 2025-06-02  that day (UTC)
-  lathe audit --since "2025-06-01 10:00+02:00" --outcome denied --tool bash`,
+  lathe audit --since "2025-06-01 10:00+02:00" --outcome denied --tool bash
+
+The trail keeps every call until you prune it: lathe audit prune --older-than 30d`,
     )
     .action(async (options: AuditOptions, command: Command) => {
       if (options.all && options.root !== undefined) {
@@ -135,4 +138,5 @@ The filters combine. Times are as the table prints them, in UTC:
       }
       await writeStdout(auditTable(rows, { folders: options.all === true }));
     });
+  registerAuditPruneCommand(audit);
 }

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import type { Engine, Session } from "../../engine/index.ts";
+import { callNeedsExtensions } from "../../engine/light.ts";
 import { runCallBatch } from "../call-batch.ts";
 import { type Mode, modeOption, parseSessionId, rootOf, rootOption } from "../cli-options.ts";
 import { ExitCode, type ExitStatus } from "../exit-codes.ts";
@@ -37,12 +38,13 @@ function withCallOptions(command: Command): Command {
 
 /**
  * Run `fn` in the session the options name (a fresh one that ends with the command, without
- * --session). `watch`: plugin folders are watched while it runs (see withEngine).
+ * --session). `watch`: plugin folders are watched while it runs (see withEngine). `extensions`:
+ * false when no plugin or MCP server can take part (one call of a built-in such as `read`).
  */
 function inSession<T>(
   options: CallOptions,
   fn: (session: Session, engine: Engine) => Promise<T>,
-  watch = false,
+  { watch = false, extensions = true }: { watch?: boolean; extensions?: boolean } = {},
 ): Promise<T> {
   return withEngine(
     rootOf(options),
@@ -55,7 +57,7 @@ function inSession<T>(
       // Ephemeral sessions end with the engine; a persistent one is only released.
       return fn(session, engine);
     },
-    { watchExtensions: watch },
+    { watchExtensions: watch, extensions },
   );
 }
 
@@ -97,8 +99,12 @@ Many calls in a row: \`lathe batch\` runs them in one process (one start-up, one
           "stopped before the call wound down: what it changed may not be in a checkpoint (see lathe checkpoints).",
       });
       try {
-        const envelope = await inSession(options, (session) =>
-          session.call(toolId, rawArgs, { signal: controller.signal }),
+        // A built-in that no plugin or MCP tool can reach or shadow runs without loading them:
+        // with 300 plugins, reading and checking every folder took longer than the call.
+        const envelope = await inSession(
+          options,
+          (session) => session.call(toolId, rawArgs, { signal: controller.signal }),
+          { extensions: callNeedsExtensions(toolId) },
         );
         await writeStdout(`${JSON.stringify(envelope)}\n`);
         result.exitCode = envelope.type === "output" ? ExitCode.ok : ExitCode.failure;
@@ -148,7 +154,7 @@ Example:
               pending: () => engine.hasPendingChanges(),
               apply: () => engine.applyPendingChanges(),
             }),
-          true,
+          { watch: true },
         );
         if (tally.lost !== undefined)
           await writeStderr(`lathe batch: ${tally.lost} No further line was read.\n`);

@@ -211,3 +211,79 @@ describe("a trail written before the folder was recorded", () => {
     expect(log.facets("/projects/a").sessions).toEqual(["s-new"]);
   });
 });
+
+describe("a trail written before its errors were indexed", () => {
+  const ERRORS_INDEXED = MIGRATIONS.findIndex((m) => m.includes("audit_errors_by_root"));
+
+  /** A database file as the Lathe before that migration left it: outputs, errors, refusals. */
+  function olderTrail(file: string): void {
+    expect(ERRORS_INDEXED).toBeGreaterThan(0);
+    const old = new Database(file);
+    for (const migration of MIGRATIONS.slice(0, ERRORS_INDEXED)) old.exec(migration);
+    old.pragma(`user_version = ${ERRORS_INDEXED}`);
+    const insert = old.prepare(
+      `INSERT INTO audit (call_id, session_id, root, tool_id, args_json, decisions_json, outcome, envelope_head, duration_ms, started_at)
+       VALUES (?, 's', ?, 'bash', '{}', ?, ?, '{}', 1, 1700000000000)`,
+    );
+    const refused = JSON.stringify([{ stage: "rule", outcome: "deny", reason: "a rule" }]);
+    insert.run("ok-1", "/projects/a", "[]", "output");
+    insert.run("failed-1", "/projects/a", "[]", "error");
+    insert.run("refused-1", "/projects/a", refused, "error");
+    insert.run("failed-elsewhere", "/projects/b", "[]", "error");
+    insert.run("ok-2", "/projects/a", "[]", "output");
+    old.close();
+  }
+
+  it("keeps every row, and --outcome finds the same ones through the new index", () => {
+    db.close();
+    const file = path.join(dir, "older.db");
+    olderTrail(file);
+    db = openDatabase(file);
+    expect(db.pragma("user_version", { simple: true })).toBe(MIGRATIONS.length);
+    expect(
+      db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'audit'").pluck().all(),
+    ).toEqual(expect.arrayContaining(["audit_errors_by_root", "audit_errors"]));
+    const log = new AuditLog(db);
+    const ids = (filter: Parameters<AuditLog["query"]>[0]) => log.query(filter).map((e) => e.callId);
+    expect(ids({})).toEqual(["ok-1", "failed-1", "refused-1", "failed-elsewhere", "ok-2"]);
+    expect(ids({ root: "/projects/a", outcome: "error" })).toEqual(["failed-1"]);
+    expect(ids({ root: "/projects/a", outcome: "denied" })).toEqual(["refused-1"]);
+    expect(ids({ root: "/projects/a", outcome: "output" })).toEqual(["ok-1", "ok-2"]);
+    expect(ids({ outcome: "error" })).toEqual(["failed-1", "failed-elsewhere"]);
+    // Rows written after the migration are in the index too.
+    log.record({ ...row(9, "s", "/projects/a"), callId: "failed-new", outcome: "error" });
+    expect(ids({ root: "/projects/a", outcome: "error" })).toEqual(["failed-1", "failed-new"]);
+  });
+});
+
+describe("AuditLog.prune", () => {
+  it("deletes every older row past one chunk's worth, the folder's alone unless none is named", () => {
+    const log = new AuditLog(db);
+    const old = 1_700_000_000_000;
+    const insert = db.prepare(
+      `INSERT INTO audit (call_id, session_id, root, tool_id, args_json, decisions_json, outcome, envelope_head, duration_ms, started_at)
+       VALUES (?, 's', ?, 'read', '{}', '[]', 'output', '{}', 1, ?)`,
+    );
+    // More old rows than one transaction deletes, interleaved with a newer one now and then.
+    db.transaction(() => {
+      for (let i = 0; i < 25_000; i++) {
+        insert.run(`a${i}`, "/projects/a", old + i);
+        if (i % 5_000 === 0) insert.run(`new${i}`, "/projects/a", old + 10 * 86_400_000);
+      }
+      insert.run("b-old", "/projects/b", old);
+      insert.run("unrecorded-folder", null, old);
+    })();
+    const cutoff = old + 86_400_000;
+    expect(log.prune({ before: cutoff, root: "/projects/a" })).toBe(25_000);
+    expect(log.query({ root: "/projects/a" }).map((e) => e.callId)).toEqual([
+      "new0",
+      "new5000",
+      "new10000",
+      "new15000",
+      "new20000",
+    ]);
+    expect(log.prune({ before: cutoff })).toBe(2);
+    expect(log.query().map((e) => e.callId)).not.toContain("b-old");
+    expect(log.prune({ before: cutoff })).toBe(0);
+  });
+});

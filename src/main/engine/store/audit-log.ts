@@ -78,6 +78,9 @@ const SELECTED = `id, call_id AS callId, session_id AS sessionId, root, tool_id 
 const COLUMNS =
   "call_id, session_id, root, tool_id, origin_layer, origin_kind, origin_name, descriptor_hash, args_json, decisions_json, outcome, envelope_head, duration_ms, started_at";
 
+/** Rows deleted per transaction by `prune`. */
+const PRUNE_CHUNK = 10_000;
+
 /** Rows kept while the trail cannot be written, at most; beyond, the oldest are dropped (and counted). */
 const MAX_UNWRITTEN = 10_000;
 
@@ -238,7 +241,8 @@ export class AuditLog {
     }
     if (filter.outcome === "output") where.push("outcome = 'output'");
     if (filter.outcome === "error") where.push(`outcome = 'error' AND NOT ${DENIED}`);
-    if (filter.outcome === "denied") where.push(DENIED);
+    // A refused call's envelope is an error: only errors are looked at, through their own index.
+    if (filter.outcome === "denied") where.push(`outcome = 'error' AND ${DENIED}`);
     if (filter.since !== undefined) {
       where.push("started_at >= ?");
       params.push(filter.since);
@@ -258,6 +262,32 @@ export class AuditLog {
         .prepare(`SELECT ${SELECTED} FROM audit ${clause} ORDER BY id DESC LIMIT ?`)
         .all(...params) as AuditEntry[]
     ).reverse();
+  }
+
+  /**
+   * Delete the rows of calls that started before `before` (milliseconds since the epoch): of
+   * `root`'s calls when given, else of every folder's, including the rows from before the folder
+   * was recorded. Deleted PRUNE_CHUNK rows per transaction, the oldest first, so that another
+   * Lathe recording its calls meanwhile waits for one chunk, never for the whole trail. Returns
+   * how many rows went.
+   */
+  prune({ before, root }: { before: number; root?: string }): number {
+    this.flush();
+    const scope = root === undefined ? "" : "AND root = ?";
+    const params: unknown[] = root === undefined ? [before] : [before, root];
+    const chunk = writeTransaction(this.db, () => {
+      const ids = this.db
+        .prepare(`SELECT id FROM audit WHERE started_at < ? ${scope} ORDER BY id LIMIT ${PRUNE_CHUNK}`)
+        .pluck()
+        .all(...params) as number[];
+      if (ids.length === 0) return 0;
+      return this.db
+        .prepare(`DELETE FROM audit WHERE id IN (SELECT value FROM json_each(?)) AND started_at < ? ${scope}`)
+        .run(JSON.stringify(ids), ...params).changes;
+    });
+    let removed = 0;
+    for (let n = chunk(); n > 0; n = chunk()) removed += n;
+    return removed;
   }
 
   /**

@@ -333,4 +333,13 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX checkpoints_by_restorer ON checkpoints (restored_by);
   CREATE INDEX checkpoint_entries_by_hash ON checkpoint_entries (before_hash);
   `,
+  // `lathe audit --outcome error|denied` (and the app's outcome filter) walked the folder's every
+  // row, newest first, to find the few that failed: 0.45–0.7 s on a trail of 500,000 calls. A
+  // refused call's envelope is an error too, so both filters look among the errors alone, which
+  // these hold: partial indexes, as small as the errors are few (the output rows, nearly all
+  // of them, are found at once by (root, id) without one). The second serves --all.
+  `
+  CREATE INDEX audit_errors_by_root ON audit (root, id) WHERE outcome = 'error';
+  CREATE INDEX audit_errors ON audit (id) WHERE outcome = 'error';
+  `,
 ];

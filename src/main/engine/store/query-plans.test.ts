@@ -129,6 +129,20 @@ describe("an audit view's filters on a large trail", () => {
     for (const step of steps) expect(step).toMatch(index);
   });
 
+  // --outcome error|denied walked the folder's every row to find its few failures: 0.45–0.7 s on
+  // 500,000 rows. They are found among the errors alone, through an index that holds only them.
+  it.each([
+    ["the folder's errors", { root: "/w", outcome: "error" }, /audit_errors_by_root \(root=\?\)/],
+    ["the folder's refused calls", { root: "/w", outcome: "denied" }, /audit_errors_by_root \(root=\?\)/],
+    ["every folder's errors (--all)", { outcome: "error" }, /USING INDEX audit_errors\b/],
+    ["every folder's refused calls (--all)", { outcome: "denied" }, /USING INDEX audit_errors\b/],
+  ] as const)("%s are found through the index of errors", (_what, filter, index) => {
+    const log = new AuditLog(db);
+    const steps = stepsOn("audit", "a", () => log.query(filter));
+    expect(steps.length).toBeGreaterThan(0);
+    for (const step of steps) expect(step).toMatch(index);
+  });
+
   it("the folder's sessions, for the view's filter, are read from an index alone", () => {
     const log = new AuditLog(db);
     const steps = stepsOn("audit", "a", () => log.facets("/w"));

@@ -30,6 +30,46 @@ describe("ToolRegistry", () => {
     expect(r.all()).toHaveLength(1);
   });
 
+  it("keeps each name's binding and shadows right as tools come and go after a look-up", () => {
+    const r = new ToolRegistry();
+    r.register(tool("notes", {}, "global notes"), { layer: "global", kind: "plugin", name: "g" });
+    expect(r.get("notes")?.tool.description).toBe("global notes");
+    r.register(tool("notes", {}, "project notes"), { layer: "project", kind: "plugin", name: "p" });
+    r.register(tool("todo_list"), { layer: "global", kind: "mcp", name: "srv" });
+    expect(r.get("notes")?.tool.description).toBe("project notes");
+    expect(r.get("notes")?.shadows).toEqual([{ layer: "global", kind: "plugin", name: "g" }]);
+    expect(r.ids()).toEqual(["notes", "todo_list"]);
+    r.unregister("project", () => true);
+    expect(r.get("notes")?.tool.description).toBe("global notes");
+    expect(r.get("notes")?.shadows).toEqual([]);
+    r.unregister("global", (origin) => origin.kind === "mcp");
+    expect(r.ids()).toEqual(["notes"]);
+    expect(r.get("todo_list")).toBeUndefined();
+  });
+
+  // An MCP server's tools are registered one by one, each after a look-up of whether its name is
+  // taken (mcp-binding.ts). Each look-up rebound every name registered so far: 300 tools took
+  // 40 ms of `lathe tools`, 1,200 took 0.6 s. A name's binding is now made once, when its own
+  // entries change, and stays the same object through every other tool's registration. (A
+  // timing ratio was tried: on these shared machines it swung from 9× to 58× for 8× the tools.)
+  it("binds a server's tools, each named after a look-up, without rebinding the names bound before", () => {
+    const r = new ToolRegistry();
+    const first = tool("srv_tool_0");
+    r.register(first, { layer: "global", kind: "mcp", name: "srv" }, { checked: true });
+    const bound = r.get("srv_tool_0");
+    for (let i = 1; i < 300; i++) {
+      const id = `srv_tool_${i}`;
+      expect(r.get(id)).toBeUndefined();
+      r.register(tool(id), { layer: "global", kind: "mcp", name: "srv" }, { checked: true });
+    }
+    expect(r.get("srv_tool_0")).toBe(bound);
+    expect(r.ids()).toHaveLength(300);
+    // A change to that name itself does rebind it.
+    r.register(tool("srv_tool_0"), { layer: "project", kind: "plugin", name: "p" });
+    expect(r.get("srv_tool_0")).not.toBe(bound);
+    expect(r.get("srv_tool_0")?.shadows).toEqual([{ layer: "global", kind: "mcp", name: "srv" }]);
+  });
+
   it.each([
     ["a bundled plugin", { layer: "bundled", kind: "plugin", name: "b" }],
     ["a global plugin", { layer: "global", kind: "plugin", name: "g" }],

@@ -1,5 +1,6 @@
 import type { Truncation } from "./contract.ts";
 import { needsQuoting, oneLinePath } from "./one-line-path.ts";
+import { byteSize } from "./byte-size.ts";
 import { counted } from "./counted.ts";
 
 /** Default output caps; hosts may tune them, the head + sidecar shape is fixed. */
@@ -60,19 +61,12 @@ export function textLeftOut(text: string, head: string): LeftOut {
   return { kind: "text", bytes: Buffer.byteLength(rest, "utf8"), lines: lineCount(rest), at: "end" };
 }
 
-/** A byte count as a model or a person reads it. */
-function formatBytes(n: number): string {
-  if (n >= 1024 * 1024) return `${(n / (1024 * 1024)).toFixed(1)} MB`;
-  if (n >= 1024) return `${(n / 1024).toFixed(1)} KB`;
-  return counted(n, "byte");
-}
-
 /**
  * The left-out text as a count, e.g. "1200 lines (48.2 KB)"; "part of a line (9.4 MB)" when no
  * whole line is left out (the middle of one long line).
  */
 export function leftOutSize(bytes: number, lines: number): string {
-  return `${lines === 0 && bytes > 0 ? "part of a line" : counted(lines, "line")} (${formatBytes(bytes)})`;
+  return `${lines === 0 && bytes > 0 ? "part of a line" : counted(lines, "line")} (${byteSize(bytes)})`;
 }
 
 /** The two notes of a truncated envelope's metadata (see leftOutNotes). */
