@@ -5,6 +5,7 @@ import { cutNote, hiddenPathsNote } from "../state/result-notes.ts";
 import { previewText } from "../state/text-preview.ts";
 import { useAppState } from "../state/store-context.tsx";
 import { LongText } from "./long-text.tsx";
+import { OUTCOME_BADGE } from "./outcome-badge.ts";
 import { OUTCOME_LABEL } from "./outcome-label.ts";
 import { ResultNote } from "./result-note.tsx";
 
@@ -119,9 +120,7 @@ export function ResultView() {
       ) : (
         <div className={`envelope envelope-${result.envelope.type}`} aria-label="Envelope">
           <p className="envelope-head">
-            <span className={result.envelope.type === "output" ? "badge badge-output" : "badge badge-error"}>
-              {OUTCOME_LABEL[result.envelope.type]}
-            </span>{" "}
+            <span className={OUTCOME_BADGE[result.envelope.type]}>{OUTCOME_LABEL[result.envelope.type]}</span>{" "}
             <span className="muted">from</span> <code>{result.toolId}</code>
           </p>
           {/* A cut result's note names the file that holds all of it: said there, once. */}
