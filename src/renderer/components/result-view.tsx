@@ -104,12 +104,16 @@ function EnvelopeData({
 export function ResultView() {
   const result = useAppState((s) => s.result);
   const running = useAppState((s) => s.running);
+  // Another tool may be on screen while it runs: say which one runs.
+  const runningToolId = useAppState((s) => s.runningToolId);
 
   return (
     <section className="panel result" aria-labelledby="result-heading" aria-busy={running}>
       <h2 id="result-heading">Result</h2>
       {!result ? (
-        <p className="muted">{running ? "Running…" : "Run a tool to see its result envelope here."}</p>
+        <p className="muted">
+          {running ? `Running ${runningToolId ?? "a tool"}…` : "Run a tool to see its result envelope here."}
+        </p>
       ) : result.status === "failed" ? (
         <div role="alert" className="envelope envelope-error">
           <p>
