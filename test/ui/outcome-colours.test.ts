@@ -58,10 +58,13 @@ async function lookOf(
 ): Promise<Look> {
   const text = await badge.innerText();
   const badgeColours = await badge.evaluate((el) => {
-    const style = getComputedStyle(el);
+    const style = el.ownerDocument.defaultView!.getComputedStyle(el);
     return `${style.color} on ${style.backgroundColor}`;
   });
-  const edgeColour = await edgeOf.evaluate((el, side) => getComputedStyle(el)[side], edge);
+  const edgeColour = await edgeOf.evaluate(
+    (el, side) => el.ownerDocument.defaultView!.getComputedStyle(el)[side],
+    edge,
+  );
   return { text, badge: badgeColours, edge: edgeColour };
 }
 
