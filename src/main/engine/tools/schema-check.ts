@@ -99,7 +99,8 @@ export interface ShapeFault {
  * The first problem of a schema's shape that the meta-schema cannot see, walked without
  * recursion (a schema may be nested deeper than the stack): more than MAX_SCHEMA_NODES objects
  * (counted before anything compiles them), or a property named `__proto__` (under `properties`,
- * `required`, `dependentRequired` or `dependentSchemas`). The validator skips that name (ajv
+ * `required`, `dependentRequired` or `dependentSchemas`) or a `patternProperties` pattern spelt
+ * `__proto__` (which ajv skips too, so the names it matches went unchecked). The validator skips that name (ajv
  * drops it from `properties`, and reads `required` through the prototype, so `{}` has it): a
  * schema requiring it accepted `{}`, and a value given for it was never checked. Refused, rather
  * than half enforced: an own `__proto__` key in arguments is also what turns a tool's
@@ -134,6 +135,17 @@ export function shapeFault(schema: unknown, where: string): ShapeFault | undefin
         return {
           problem: `${at}/${key} names a property "__proto__", which Lathe cannot check or pass to a tool safely (the JSON Schema validator skips that name, so it would never be enforced)`,
           fix: "give the property another name",
+        };
+      }
+      if (
+        key === "patternProperties" &&
+        typeof value === "object" &&
+        value !== null &&
+        Object.hasOwn(value, "__proto__")
+      ) {
+        return {
+          problem: `${at}/${key} has a pattern "__proto__", which Lathe cannot check (the JSON Schema validator skips that name, so the names it matches would never be checked against its schema)`,
+          fix: 'write the pattern another way that matches the same names, e.g. "(?:__proto__)"',
         };
       }
       stack.push({ node: value, at: `${at}/${key}` });
