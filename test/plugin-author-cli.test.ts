@@ -104,6 +104,51 @@ describe("lathe plugin check", () => {
     });
   });
 
+  // A schema refused for its shape printed the field's general fix ("give a JSON Schema with
+  // `type: object`, …") under a problem that has nothing to do with its type.
+  it("prints the fix that fits a schema refused for its shape: a __proto__ property, too many schemas", async () => {
+    const proto = await writeGlobalPlugin(
+      "proto",
+      [
+        "name: proto",
+        "version: 1.0.0",
+        "description: Names a property __proto__.",
+        "input_schema:",
+        "  type: object",
+        "  properties:",
+        "    __proto__: { type: string }",
+        "",
+      ].join("\n"),
+      "export async function execute() {\n  return 1;\n}\n",
+    );
+    const huge = await writeGlobalPlugin(
+      "huge",
+      fields("huge", {
+        output_schema: {
+          type: "object",
+          properties: Object.fromEntries(
+            Array.from({ length: 5_001 }, (_, i) => [`p${i}`, { type: "string" }]),
+          ),
+        },
+      }),
+      "export async function execute() {\n  return {};\n}\n",
+    );
+    const protoRun = await lathe(["plugin", "check", proto]);
+    expect(protoRun.code).toBe(1);
+    expect(protoRun.stdout).toMatch(
+      /field "input_schema" cannot be used: input_schema\/properties names a property "__proto__", which Lathe cannot check .*\n {4}fix: give the property another name\n/,
+    );
+    const hugeRun = await lathe(["plugin", "check", huge]);
+    expect(hugeRun.code).toBe(1);
+    expect(hugeRun.stdout).toMatch(
+      /field "output_schema" cannot be used: output_schema holds more than 5,000 schemas .*\n {4}fix: split the tool, or describe a repeated part once/,
+    );
+    for (const run of [protoRun, hugeRun]) {
+      expect(run.stdout.match(/\n {4}fix: /g)).toHaveLength(1);
+      expect(run.stdout).not.toMatch(/type: object|describing what execute returns/);
+    }
+  });
+
   it("exits 1 with the reason on stderr for a folder that does not exist", async () => {
     const run = await lathe(["plugin", "check", path.join(world.root, "nope")]);
     expect(run.code).toBe(1);

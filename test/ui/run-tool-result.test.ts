@@ -57,4 +57,25 @@ describe.skipIf(!runUi)("Run a tool's result", () => {
     expect(await envelope().innerText()).toMatch(/from read/);
     expect(world().problems, world().problems.join("\n")).toEqual([]);
   });
+
+  // While bash ran, picking read showed "Running…" under read's form, as if read were running.
+  it("says which tool runs while another one is picked, and Stop names it", async () => {
+    await pick("bash");
+    await runTool(page, "bash", { command: "sleep 30" });
+    await result().getByText("Running bash…").waitFor({ timeout: 10_000 });
+
+    await pick("read");
+    await page.getByRole("heading", { name: "read", exact: true }).waitFor();
+    expect(await result().innerText()).toMatch(/Running bash…/);
+    // The form is read's: its button is not bash's "Running…", and Stop says whose call it ends.
+    expect(await page.getByRole("button", { name: "Run read" }).isDisabled()).toBe(true);
+    const stop = page.getByRole("button", { name: "Stop bash" });
+    await page.screenshot({ path: path.join(SHOTS, "ui-run-tool-result-running-other.png") });
+    await stop.click();
+    await expect
+      .poll(() => result().innerText(), { timeout: 10_000 })
+      .toContain("Run a tool to see its result envelope here.");
+    expect(await page.getByRole("button", { name: "Run read" }).isEnabled()).toBe(true);
+    expect(world().problems, world().problems.join("\n")).toEqual([]);
+  });
 });

@@ -2,6 +2,7 @@ import { escapeBidiControls } from "../../shared/bidi-controls.ts";
 import { activityState } from "../state/activity.ts";
 import { useAppState } from "../state/store-context.tsx";
 import { originLabel } from "./origin-label.ts";
+import { OUTCOME_BADGE } from "./outcome-badge.ts";
 import { OUTCOME_LABEL } from "./outcome-label.ts";
 
 type State = ReturnType<typeof activityState>;
@@ -19,9 +20,9 @@ const STATUS_BADGE: Record<State, string> = {
   queued: "badge badge-muted",
   "awaiting-approval": "badge badge-write",
   running: "badge badge-running",
-  output: "badge badge-output",
-  error: "badge badge-error",
-  denied: "badge badge-error",
+  output: OUTCOME_BADGE.output,
+  error: OUTCOME_BADGE.error,
+  denied: OUTCOME_BADGE.denied,
 };
 
 function time(epochMs: number): string {

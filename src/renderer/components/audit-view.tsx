@@ -8,6 +8,7 @@ import { questionSummary } from "../state/tool-summary.ts";
 import { formatDuration } from "./elapsed.tsx";
 import { ErrorLine } from "./error-line.tsx";
 import { originPhrase } from "./origin-label.ts";
+import { OUTCOME_BADGE } from "./outcome-badge.ts";
 import { OUTCOME_LABEL } from "./outcome-label.ts";
 
 /** The outcome filter: each choice named by the word its rows' badges say. */
@@ -17,12 +18,6 @@ const OUTCOMES: ReadonlyArray<{ value: AuditOutcome | undefined; label: string }
   { value: "error", label: OUTCOME_LABEL.error },
   { value: "denied", label: OUTCOME_LABEL.denied },
 ];
-
-const OUTCOME_BADGE: Record<AuditOutcome, string> = {
-  output: "badge badge-output",
-  error: "badge badge-error",
-  denied: "badge badge-write",
-};
 
 const STAGE_LABEL: Record<string, string> = {
   capability: "Capability",

@@ -5,6 +5,7 @@ import { cutNote, hiddenPathsNote } from "../state/result-notes.ts";
 import { previewText } from "../state/text-preview.ts";
 import { useAppState } from "../state/store-context.tsx";
 import { LongText } from "./long-text.tsx";
+import { OUTCOME_BADGE } from "./outcome-badge.ts";
 import { OUTCOME_LABEL } from "./outcome-label.ts";
 import { ResultNote } from "./result-note.tsx";
 
@@ -103,12 +104,16 @@ function EnvelopeData({
 export function ResultView() {
   const result = useAppState((s) => s.result);
   const running = useAppState((s) => s.running);
+  // Another tool may be on screen while it runs: say which one runs.
+  const runningToolId = useAppState((s) => s.runningToolId);
 
   return (
     <section className="panel result" aria-labelledby="result-heading" aria-busy={running}>
       <h2 id="result-heading">Result</h2>
       {!result ? (
-        <p className="muted">{running ? "Running…" : "Run a tool to see its result envelope here."}</p>
+        <p className="muted">
+          {running ? `Running ${runningToolId ?? "a tool"}…` : "Run a tool to see its result envelope here."}
+        </p>
       ) : result.status === "failed" ? (
         <div role="alert" className="envelope envelope-error">
           <p>
@@ -119,9 +124,7 @@ export function ResultView() {
       ) : (
         <div className={`envelope envelope-${result.envelope.type}`} aria-label="Envelope">
           <p className="envelope-head">
-            <span className={result.envelope.type === "output" ? "badge badge-output" : "badge badge-error"}>
-              {OUTCOME_LABEL[result.envelope.type]}
-            </span>{" "}
+            <span className={OUTCOME_BADGE[result.envelope.type]}>{OUTCOME_LABEL[result.envelope.type]}</span>{" "}
             <span className="muted">from</span> <code>{result.toolId}</code>
           </p>
           {/* A cut result's note names the file that holds all of it: said there, once. */}

@@ -10,6 +10,7 @@ import { Elapsed, formatDuration } from "./elapsed.tsx";
 import { Icon } from "./icons.tsx";
 import { savedImageLabel, savedImagesOf } from "../state/tool-images.ts";
 import { originLabel } from "./origin-label.ts";
+import { OUTCOME_BADGE } from "./outcome-badge.ts";
 import { OUTCOME_LABEL } from "./outcome-label.ts";
 import { cutNote, hiddenPathsNote } from "../state/result-notes.ts";
 import { ResultNote } from "./result-note.tsx";
@@ -18,9 +19,9 @@ import { escapeBidiControls } from "../../shared/bidi-controls.ts";
 
 const STATUS_BADGE: Record<CardStatus, string> = {
   running: "badge badge-running",
-  ok: "badge badge-output",
-  error: "badge badge-error",
-  denied: "badge badge-error",
+  ok: OUTCOME_BADGE.output,
+  error: OUTCOME_BADGE.error,
+  denied: OUTCOME_BADGE.denied,
   stopped: "badge badge-muted",
   "not-run": "badge badge-muted",
 };

@@ -16,6 +16,7 @@ export function ToolPanel() {
   const tool = useAppState((s) => s.tools.find((t) => t.id === s.selectedId));
   const text = useAppState((s) => (s.selectedId ? (s.argsText[s.selectedId] ?? "") : ""));
   const running = useAppState((s) => s.running);
+  const runningToolId = useAppState((s) => s.runningToolId);
   const setArgs = useAppState((s) => s.setArgs);
   const run = useAppState((s) => s.run);
   const stop = useAppState((s) => s.stop);
@@ -37,6 +38,9 @@ export function ToolPanel() {
   const parsed = parseArguments(text);
   const invalid = "error" in parsed;
   const canRun = !invalid && !running;
+  // Another tool's call runs meanwhile (one call at a time): the button stays this tool's, and
+  // Stop says whose call it ends.
+  const runsHere = running && runningToolId === tool.id;
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
     if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && canRun) {
       event.preventDefault();
@@ -93,11 +97,11 @@ export function ToolPanel() {
         )}
         <div className="row-actions">
           <button type="submit" className="run" disabled={!canRun}>
-            {running ? RUNNING_LABEL[waiting ?? "running"] : `Run ${tool.id}`}
+            {runsHere ? RUNNING_LABEL[waiting ?? "running"] : `Run ${tool.id}`}
           </button>
           {running ? (
             <button type="button" disabled={stopping} onClick={() => void stop()}>
-              {stopping ? "Stopping…" : "Stop"}
+              {stopping ? "Stopping…" : runsHere ? "Stop" : `Stop ${runningToolId ?? "the call"}`}
             </button>
           ) : null}
         </div>

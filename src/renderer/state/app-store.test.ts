@@ -195,8 +195,10 @@ describe("the app store", () => {
     store.getState().select("glob");
     const running = store.getState().run();
     store.getState().select("write");
+    // What runs is still glob's call, whatever is on screen.
+    expect(store.getState()).toMatchObject({ running: true, runningToolId: "glob", selectedId: "write" });
     await running;
-    expect(store.getState()).toMatchObject({ running: false, result: undefined });
+    expect(store.getState()).toMatchObject({ running: false, runningToolId: undefined, result: undefined });
   });
 
   it("shows why the tools could not be listed or a call could not be made", async () => {

@@ -72,6 +72,8 @@ export interface AppState {
   /** The JSON text a person typed, per tool, so switching tools keeps it. */
   argsText: Record<string, string>;
   running: boolean;
+  /** The tool of the call that runs (while `running`): another tool may be on screen meanwhile. */
+  runningToolId: string | undefined;
   /** Stop was pressed and the running call has not answered yet. */
   stopping: boolean;
   /** Why Stop did not reach Lathe. */
@@ -192,6 +194,7 @@ export function createAppStore(api: LatheApi, options: AppStoreOptions = {}): Ap
       selectedId: undefined,
       argsText: {},
       running: false,
+      runningToolId: undefined,
       stopping: false,
       stopError: undefined,
       result: undefined,
@@ -316,7 +319,13 @@ export function createAppStore(api: LatheApi, options: AppStoreOptions = {}): Ap
         const parsed = parseArguments(argsText[tool.id] ?? "");
         if ("error" in parsed) return;
         // The last result goes: it is not this call's, and this one may run for long.
-        set({ running: true, stopping: false, stopError: undefined, result: undefined });
+        set({
+          running: true,
+          runningToolId: tool.id,
+          stopping: false,
+          stopError: undefined,
+          result: undefined,
+        });
         const root = get().project?.root;
         // A mutating call may wait here for the person's answer in the approval dialog.
         const answer = await api.tools.call({ toolId: tool.id, args: parsed.args });
@@ -325,6 +334,7 @@ export function createAppStore(api: LatheApi, options: AppStoreOptions = {}): Ap
         const moved = get().project?.root !== root || get().selectedId !== tool.id;
         set({
           running: false,
+          runningToolId: undefined,
           stopping: false,
           result: moved
             ? undefined

@@ -606,15 +606,42 @@ export class McpConnection {
   private lost(generation: number, reason: string | undefined, happened?: string): void {
     if (generation !== this.generation || this.stateValue !== "connected") return;
     const client = this.client;
+    const opened = this.opened;
     this.client = undefined;
-    const output = this.options.log.lastOutput();
     const what =
       happened ?? (isStdio(this.options.config) ? "the server process exited" : "the connection was lost");
-    this.error = `${what}${reason ? `: ${reason}` : ""}${output ? ` (its last output: ${output})` : ""}`;
+    const describe = (): string => {
+      const output = this.options.log.lastOutput();
+      return `${what}${reason ? `: ${reason}` : ""}${output ? ` (its last output: ${output})` : ""}`;
+    };
+    this.error = describe();
     this.options.log.note(this.error);
     if (client && !isStdio(this.options.config)) void this.closeClient(client);
+    // The state changes now: calls are refused and the retry is timed from the loss.
     if (this.options.reconnect === false) this.setState("failed", this.error);
     else this.scheduleRetry();
+    if (opened) void this.quoteLastWords(generation, opened, describe);
+  }
+
+  /**
+   * A server that died may not be done saying why: its stderr is read apart from its output, and
+   * a helper it started may still be writing to it. Once it has ended (or STDERR_SETTLE_MS on),
+   * the message is composed again and, when it now quotes more, replaces the one given at the
+   * loss, unless a new attempt (or close) came meanwhile: its own output is no longer this one's.
+   */
+  private async quoteLastWords(
+    generation: number,
+    opened: OpenedTransport,
+    describe: () => string,
+  ): Promise<void> {
+    const said = this.error;
+    await settles(opened.stderrEnded, STDERR_SETTLE_MS);
+    if (generation !== this.generation || this.error !== said) return;
+    const error = describe();
+    if (error === said) return;
+    this.error = error;
+    this.options.log.note(`once its stderr ended: ${error}`);
+    this.options.onState?.(this.stateValue, error);
   }
 
   private scheduleRetry(): void {

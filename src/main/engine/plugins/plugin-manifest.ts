@@ -18,6 +18,7 @@ import { schemaTypos } from "./schema-typos.ts";
 import { strictSchema } from "./strict-schema.ts";
 import { TOOL_ID } from "../tools/tool-id.ts";
 import { jsonShapeProblem, MAX_SCHEMA_DEPTH } from "../tools/json-shape.ts";
+import { shapeFault } from "../tools/schema-check.ts";
 import { nestedTooDeep, yamlErrorPlace, yamlTooDeep } from "../config/yaml-nesting.ts";
 
 /** A validated tool.yaml, with defaults filled in. */
@@ -260,6 +261,22 @@ function schemaProblems(
   );
 }
 
+/**
+ * A schema Lathe refuses for its shape (a property named `__proto__`, more schemas than it
+ * compiles): said with the fix for that problem, not the field's general one (`type: object`, …).
+ */
+function shapeProblems(
+  file: string,
+  field: "input_schema" | "output_schema",
+  schema: JsonSchema,
+): PluginLoadError[] {
+  const { $schema: _ignored, ...rest } = schema;
+  const fault = shapeFault(rest, field);
+  return fault === undefined
+    ? []
+    : [new PluginLoadError(file, `field "${field}"`, `cannot be used: ${fault.problem}`, fault.fix)];
+}
+
 /** The host an entry written as a URL or with a path was probably meant to be. */
 function hostOfUrlish(entry: string): string | undefined {
   try {
@@ -486,7 +503,9 @@ export function checkManifest(file: string, text: string | Document.Parsed): Man
       problems.push(...typos);
       inputSchema = strictSchema(m.input_schema);
       // A typo already names the bad value; the validator's own message would only blur it.
-      if (typos.length === 0) {
+      const shape = typos.length === 0 ? shapeProblems(file, "input_schema", inputSchema) : [];
+      problems.push(...shape);
+      if (typos.length === 0 && shape.length === 0) {
         try {
           assertCompilable(inputSchema);
         } catch (err) {
@@ -506,7 +525,9 @@ export function checkManifest(file: string, text: string | Document.Parsed): Man
   if (m.output_schema !== undefined) {
     const typos = schemaProblems(file, "output_schema", m.output_schema, false);
     problems.push(...typos);
-    const problem = typos.length === 0 ? checkOutputSchema(m.output_schema) : undefined;
+    const shape = typos.length === 0 ? shapeProblems(file, "output_schema", m.output_schema) : [];
+    problems.push(...shape);
+    const problem = typos.length === 0 && shape.length === 0 ? checkOutputSchema(m.output_schema) : undefined;
     if (problem !== undefined) {
       problems.push(
         new PluginLoadError(

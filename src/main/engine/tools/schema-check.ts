@@ -89,17 +89,24 @@ export const MAX_SCHEMA_NODES = 5_000;
 /** Keywords whose keys (or items) are property names of the data. */
 const NAMING_KEYWORDS = new Set(["properties", "dependentSchemas", "dependentRequired"]);
 
+/** What is wrong with a schema's shape, and how to fix it (lower case: it is quoted after "Fix:" too). */
+export interface ShapeFault {
+  problem: string;
+  fix: string;
+}
+
 /**
  * The first problem of a schema's shape that the meta-schema cannot see, walked without
  * recursion (a schema may be nested deeper than the stack): more than MAX_SCHEMA_NODES objects
  * (counted before anything compiles them), or a property named `__proto__` (under `properties`,
- * `required`, `dependentRequired` or `dependentSchemas`). The validator skips that name (ajv
+ * `required`, `dependentRequired` or `dependentSchemas`) or a `patternProperties` pattern spelt
+ * `__proto__` (which ajv skips too, so the names it matches went unchecked). The validator skips that name (ajv
  * drops it from `properties`, and reads `required` through the prototype, so `{}` has it): a
  * schema requiring it accepted `{}`, and a value given for it was never checked. Refused, rather
  * than half enforced: an own `__proto__` key in arguments is also what turns a tool's
  * `Object.assign` into a prototype change.
  */
-export function shapeProblem(schema: unknown, where: string): string | undefined {
+export function shapeFault(schema: unknown, where: string): ShapeFault | undefined {
   const stack: { node: unknown; at: string }[] = [{ node: schema, at: where }];
   let schemas = 0;
   while (stack.length > 0) {
@@ -111,7 +118,10 @@ export function shapeProblem(schema: unknown, where: string): string | undefined
     }
     schemas += 1;
     if (schemas > MAX_SCHEMA_NODES) {
-      return `${where} holds more than ${MAX_SCHEMA_NODES.toLocaleString("en-US")} schemas (properties, items and the like, counted at every depth), the most Lathe compiles: one that large blocks every session for seconds when it is compiled. Split the tool, or describe a repeated part once (under "$defs", used with "$ref", or with "additionalProperties")`;
+      return {
+        problem: `${where} holds more than ${MAX_SCHEMA_NODES.toLocaleString("en-US")} schemas (properties, items and the like, counted at every depth), the most Lathe compiles: one that large blocks every session for seconds when it is compiled`,
+        fix: 'split the tool, or describe a repeated part once (under "$defs", used with "$ref", or with "additionalProperties")',
+      };
     }
     for (const [key, value] of Object.entries(node)) {
       if (DATA_KEYWORDS.has(key)) continue;
@@ -122,12 +132,33 @@ export function shapeProblem(schema: unknown, where: string): string | undefined
             ? [...Object.keys(value), ...(key === "dependentRequired" ? Object.values(value).flat() : [])]
             : [];
       if (named.includes("__proto__")) {
-        return `${at}/${key} names a property "__proto__", which Lathe cannot check or pass to a tool safely (the JSON Schema validator skips that name, so it would never be enforced). Give the property another name`;
+        return {
+          problem: `${at}/${key} names a property "__proto__", which Lathe cannot check or pass to a tool safely (the JSON Schema validator skips that name, so it would never be enforced)`,
+          fix: "give the property another name",
+        };
+      }
+      if (
+        key === "patternProperties" &&
+        typeof value === "object" &&
+        value !== null &&
+        Object.hasOwn(value, "__proto__")
+      ) {
+        return {
+          problem: `${at}/${key} has a pattern "__proto__", which Lathe cannot check (the JSON Schema validator skips that name, so the names it matches would never be checked against its schema)`,
+          fix: 'write the pattern another way that matches the same names, e.g. "(?:__proto__)"',
+        };
       }
       stack.push({ node: value, at: `${at}/${key}` });
     }
   }
   return undefined;
+}
+
+/** shapeFault as one sentence: the problem, then how to fix it. */
+export function shapeProblem(schema: unknown, where: string): string | undefined {
+  const fault = shapeFault(schema, where);
+  if (fault === undefined) return undefined;
+  return `${fault.problem}. ${fault.fix.charAt(0).toUpperCase()}${fault.fix.slice(1)}`;
 }
 
 /** Keywords that point elsewhere: a validator can only be built once each target is found. */

@@ -84,6 +84,38 @@ describe("a schema naming a property __proto__", () => {
   });
 });
 
+// A patternProperties pattern spelt "__proto__" (a regex matching names that hold it) is skipped
+// by the validator like a property of that name: what it matches was never checked.
+describe("a patternProperties pattern spelt __proto__", () => {
+  const withPattern = (pattern: string): JsonSchema =>
+    JSON.parse(`{"type":"object","patternProperties":{${JSON.stringify(pattern)}:{"type":"string"}}}`);
+
+  it("is refused, saying where and how to write it instead (the validator would never apply it)", () => {
+    // Positive control: compiled as it is, a number passes where the pattern asks for a string;
+    // the same pattern spelt another way is applied.
+    expect(validateArguments("ticket", withPattern("__proto__"), { x__proto__: 5 })).toBeUndefined();
+    expect(validateArguments("ticket", withPattern("(?:__proto__)"), { x__proto__: 5 })).toMatch(
+      /must be string/,
+    );
+
+    expect(schemaProblem(withPattern("__proto__"), "schema")).toMatch(
+      /^schema\/patternProperties has a pattern "__proto__", which Lathe cannot check .* Write the pattern another way that matches the same names, e\.g\. "\(\?:__proto__\)"$/,
+    );
+    const nested: JsonSchema = { type: "object", properties: { meta: withPattern("__proto__") } };
+    expect(schemaProblem(nested, "schema")).toMatch(
+      /^schema\/properties\/meta\/patternProperties has a pattern/,
+    );
+    const r = new ToolRegistry();
+    expect(() => r.register(toolWith(withPattern("__proto__")), origin)).toThrow(
+      /^Tool "ticket" has an invalid parameters schema: schema\/patternProperties has a pattern "__proto__"/,
+    );
+    expect(r.get("ticket")).toBeUndefined();
+    // Spelt another way, and a pattern that merely holds the name, are fine.
+    expect(schemaProblem(withPattern("(?:__proto__)"), "schema")).toBeUndefined();
+    expect(schemaProblem(withPattern("^x__proto__$"), "schema")).toBeUndefined();
+  });
+});
+
 describe("an MCP tool's output schema naming __proto__", () => {
   it("is refused when the tool is bound (the tool is disabled with why)", () => {
     expect(() => assertOutputSchemaCompiles(requiresProto())).toThrow(
