@@ -1,6 +1,5 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import { validateArguments } from "../tools/argument-validator.ts";
 import { ToolRegistry } from "../tools/tool-registry.ts";
 import { mcpTool } from "./mcp-tool.ts";
 import {
@@ -98,7 +97,7 @@ describe("an input schema with a property named __proto__", () => {
     expect(Object.keys(properties)).toEqual(["__proto__", "name"]);
   });
 
-  it("registers (it was refused as invalid JSON Schema), and a call naming the property is accepted", () => {
+  it("is refused with the reason (the validator would skip that name), not registered to go unchecked", () => {
     const registry = new ToolRegistry();
     const caller = { callTool: () => Promise.reject(new Error("not called")) };
     const tool = mcpTool({
@@ -108,7 +107,8 @@ describe("an input schema with a property named __proto__", () => {
       defer: false,
       caller,
     });
-    registry.register(tool, { layer: "global", kind: "mcp", name: "s" });
-    expect(validateArguments("odd", tool.parameters, JSON.parse('{"__proto__":"x"}'))).toBeUndefined();
+    // The property's own schema says string; had the tool loaded, a number for it would pass.
+    const load = () => registry.register(tool, { layer: "global", kind: "mcp", name: "s" });
+    expect(load).toThrow(/names a property "__proto__".*would never be enforced.*another name/s);
   });
 });
