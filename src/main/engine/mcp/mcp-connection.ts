@@ -60,6 +60,7 @@ import type { ProcessSandbox } from "../sandbox/process-sandbox.ts";
 import { commandLine, isStdio, serverCwd } from "./mcp-command-line.ts";
 import { httpFailure } from "./mcp-http-failure.ts";
 import type { McpServerLog } from "./mcp-server-log.ts";
+import { settlesWithin } from "./server-stderr.ts";
 import { openTransport, type OpenedTransport } from "./mcp-transport.ts";
 import { SpawnedStdioTransport } from "./spawned-stdio-transport.ts";
 
@@ -149,17 +150,6 @@ const RELIST_MS = 1_000;
  * by a helper it started, and the message quotes it.
  */
 const STDERR_SETTLE_MS = 1_000;
-
-/** Whether `done` settles within `ms`. */
-async function settles(done: Promise<void>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const settled = await Promise.race([
-    done.then(() => true),
-    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms))),
-  ]);
-  clearTimeout(timer);
-  return settled;
-}
 
 /**
  * One MCP server: connect (spawn or HTTP), list its tools, follow `list_changed`, and when a
@@ -540,7 +530,7 @@ export class McpConnection {
       if (client) await this.closeClient(client);
       // A server that exited may not be done saying why: its stderr is read apart from its
       // output, and a helper it started may still be writing to it. What it says is quoted.
-      if (opened && isConnectionClosed(err) && !(await settles(opened.stderrEnded, STDERR_SETTLE_MS)))
+      if (opened && isConnectionClosed(err) && !(await settlesWithin(opened.stderrEnded, STDERR_SETTLE_MS)))
         log.note(
           `its stderr was still open ${STDERR_SETTLE_MS} ms after it exited: the error quotes what it had said`,
         );
@@ -635,7 +625,7 @@ export class McpConnection {
     describe: () => string,
   ): Promise<void> {
     const said = this.error;
-    await settles(opened.stderrEnded, STDERR_SETTLE_MS);
+    await settlesWithin(opened.stderrEnded, STDERR_SETTLE_MS);
     if (generation !== this.generation || this.error !== said) return;
     const error = describe();
     if (error === said) return;

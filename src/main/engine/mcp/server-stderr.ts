@@ -39,12 +39,7 @@ export function feedStderr(stream: Readable | null | undefined, log: McpServerLo
       if (sink) sink = next;
     },
     async finish(ms = STDERR_DRAIN_MS) {
-      let timer: NodeJS.Timeout | undefined;
-      const drained = await Promise.race([
-        ended.then(() => true),
-        new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms))),
-      ]);
-      clearTimeout(timer);
+      const drained = await settlesWithin(ended, ms);
       const last = sink;
       sink = undefined;
       if (!drained)
@@ -54,4 +49,21 @@ export function feedStderr(stream: Readable | null | undefined, log: McpServerLo
       await last?.flush();
     },
   };
+}
+
+/**
+ * Whether `done` settles within `ms`. The wait holds no process open: a CLI whose work is over
+ * exits without waiting out a server's stderr.
+ */
+export async function settlesWithin(done: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const settled = await Promise.race([
+    done.then(() => true),
+    new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), ms);
+      timer.unref();
+    }),
+  ]);
+  clearTimeout(timer);
+  return settled;
 }
