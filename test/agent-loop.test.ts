@@ -163,6 +163,38 @@ describe("a scripted conversation drives the tools through the engine", () => {
     expect(result.text).toContain("could not write");
   });
 
+  it("marks a result the policy refused as denied (as the audit says), and an ordinary failure not", async () => {
+    const h = await open({
+      agent: { permissions: [{ permission: "read", pattern: "secret.txt", action: "deny" }] },
+    });
+    await h.put("secret.txt", "s");
+    const model = scriptedModel([
+      {
+        toolCalls: [
+          { name: "read", input: { path: "secret.txt" } },
+          { name: "read", input: { path: "missing.txt" } },
+        ],
+      },
+      { text: "done" },
+    ]);
+    const { events } = await h.run("read both", model);
+    const results = eventsOf(events, "tool-result");
+    expect(results.map((r) => [r.envelope.type, r.denied])).toEqual([
+      ["error", true],
+      ["error", undefined],
+    ]);
+    // A person's refusal is a denial too.
+    const { events: asked } = await h.run(
+      "write c",
+      scriptedModel([
+        { toolCalls: [{ name: "write", input: { path: "c.txt", content: "x" } }] },
+        { text: "ok" },
+      ]),
+      { approver: async () => "reject" },
+    );
+    expect(eventsOf(asked, "tool-result").map((r) => r.denied)).toEqual([true]);
+  });
+
   it("reports an approval a person gave", async () => {
     const h = await open();
     const model = scriptedModel([

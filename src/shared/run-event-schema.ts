@@ -79,6 +79,7 @@ export const RunEventSchema = z.discriminatedUnion("type", [
     toolCallId: z.string(),
     toolName: z.string(),
     envelope: EnvelopeSchema,
+    denied: z.literal(true).optional(),
   }),
   z.object({ type: z.literal("step-finish"), step, finishReason: z.string(), usage: RunUsageSchema }),
   /** The model has been silent this long (it has not started, or paused mid-answer); live only. */

@@ -74,6 +74,17 @@ describe("the transcript of a turn", () => {
       ],
       status: "denied",
     },
+    {
+      name: "a call a permission rule or the watchdog refused is denied (no person asked)",
+      events: [
+        {
+          type: "tool-result",
+          envelope: { type: "error", error_text: "a rule denies it", metadata: { duration_ms: 0 } },
+          denied: true,
+        },
+      ],
+      status: "denied",
+    },
     { name: "a call still going when the run ends is stopped", events: [], status: "stopped" },
   ])("marks the card: $name", ({ events, status }) => {
     const common = { step: 0, toolCallId: "c1", toolName: "write" };

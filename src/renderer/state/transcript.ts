@@ -138,11 +138,12 @@ function updateCard(
 }
 
 /** The card's status once its envelope is in. */
-function resultStatus(card: ToolCard, envelope: Envelope): CardStatus {
+function resultStatus(card: ToolCard, envelope: Envelope, denied: boolean): CardStatus {
   if (envelope.type === "output") return "ok";
   // Arguments that are not JSON are refused before any tool runs.
   if (typeof card.input === "string") return "not-run";
-  return card.approval?.decision === "deny" ? "denied" : "error";
+  // Refused by the policy (a rule, the watchdog) or by a person: "denied", as the Audit view says.
+  return denied || card.approval?.decision === "deny" ? "denied" : "error";
 }
 
 function appendText(
@@ -284,7 +285,7 @@ function applyToItems(items: readonly TranscriptItem[], event: RunEvent, now?: n
       return updateCard(items, event.toolCallId, (card) => ({
         ...card,
         envelope: event.envelope,
-        status: resultStatus(card, event.envelope),
+        status: resultStatus(card, event.envelope, event.denied === true),
         waiting: undefined,
       }));
     case "task":

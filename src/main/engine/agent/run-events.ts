@@ -66,8 +66,18 @@ export type RunEvent =
   | { type: "tool-phase"; step: number; toolCallId: string; toolName: string; phase: CallPhase }
   /** A `question` call this host cannot put to anyone: the model gets the refusal as a tool error. */
   | { type: "question-refused"; step: number; toolCallId: string; message: string }
-  /** The envelope the model sees for a call. */
-  | { type: "tool-result"; step: number; toolCallId: string; toolName: string; envelope: Envelope }
+  /**
+   * The envelope the model sees for a call; `denied` when a stage of the policy refused it (a
+   * rule, the watchdog, the capability check or a person), so views say "denied", as the audit does.
+   */
+  | {
+      type: "tool-result";
+      step: number;
+      toolCallId: string;
+      toolName: string;
+      envelope: Envelope;
+      denied?: true;
+    }
   | { type: "step-finish"; step: number; finishReason: string; usage: RunUsage }
   /**
    * The model has been silent for a while: it has not started answering (`first-byte`) or it

@@ -131,6 +131,7 @@ export class ToolBridge {
     });
     const refused = this.check(call.toolName);
     let envelope: Envelope;
+    let denied = false;
     if (refused !== undefined) {
       envelope = refusal(refused);
     } else {
@@ -160,6 +161,7 @@ export class ToolBridge {
         this.options.stops?.end(call.toolCallId);
       }
       this.reportApprovals(call, step, decisions);
+      denied = envelope.type === "error" && decisions.some((d) => d.outcome === "deny");
     }
     // Refused for being headless, that is: a question with arguments that do not fit is an error
     // the model fixes, as for any tool.
@@ -172,7 +174,14 @@ export class ToolBridge {
       emit({ type: "question-refused", step, toolCallId: call.toolCallId, message: envelope.error_text });
     }
     envelope = this.failures.note(call.toolName, call.input, envelope, step);
-    emit({ type: "tool-result", step, toolCallId: call.toolCallId, toolName: call.toolName, envelope });
+    emit({
+      type: "tool-result",
+      step,
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      envelope,
+      ...(denied ? { denied: true as const } : {}),
+    });
     return envelope;
   }
 
