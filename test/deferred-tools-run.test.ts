@@ -183,26 +183,28 @@ describe("a deferred tool called in the step that searches for it", () => {
   });
 });
 
-describe("a tool loaded with tool_search stays loaded for the rest of the session", () => {
-  const loadThenAnswer = (seen: LanguageModelV4CallOptions[]) =>
-    scriptedModel([
-      (call) => {
-        seen.push(call);
-        return { toolCalls: [{ name: "tool_search", input: { query: "shout" } }] };
-      },
-      (call) => {
-        seen.push(call);
-        return { text: "loaded" };
-      },
-    ]);
-  const answer = (seen: LanguageModelV4CallOptions[]) =>
-    scriptedModel([
-      (call) => {
-        seen.push(call);
-        return { text: "ok" };
-      },
-    ]);
+/** A model that loads "shout" with tool_search, then answers; every request it is sent kept in `seen`. */
+const loadThenAnswer = (seen: LanguageModelV4CallOptions[]) =>
+  scriptedModel([
+    (call) => {
+      seen.push(call);
+      return { toolCalls: [{ name: "tool_search", input: { query: "shout" } }] };
+    },
+    (call) => {
+      seen.push(call);
+      return { text: "loaded" };
+    },
+  ]);
+/** A model that answers at once; the request it is sent kept in `seen`. */
+const answer = (seen: LanguageModelV4CallOptions[]) =>
+  scriptedModel([
+    (call) => {
+      seen.push(call);
+      return { text: "ok" };
+    },
+  ]);
 
+describe("a tool loaded with tool_search stays loaded for the rest of the session", () => {
   it("in the next run of the same engine (control)", async () => {
     const h = await harness({}, [plugin("shout", "Shout a text back in capitals.", true)]);
     const seen: LanguageModelV4CallOptions[] = [];
@@ -239,24 +241,6 @@ describe("a tool loaded under a larger context, in a run whose model has a small
   // About 5,000 tokens: loaded in a 1M context, more than a quarter of a 16k one.
   const big = () =>
     plugin("shout", `Shout a text back in capitals. ${"More about shouting. ".repeat(1000)}`, true);
-  const loadThenAnswer = (seen: LanguageModelV4CallOptions[]) =>
-    scriptedModel([
-      (call) => {
-        seen.push(call);
-        return { toolCalls: [{ name: "tool_search", input: { query: "shout" } }] };
-      },
-      (call) => {
-        seen.push(call);
-        return { text: "loaded" };
-      },
-    ]);
-  const answer = (seen: LanguageModelV4CallOptions[]) =>
-    scriptedModel([
-      (call) => {
-        seen.push(call);
-        return { text: "ok" };
-      },
-    ]);
 
   it("is unloaded in the next run of the same engine, and the model is told", async () => {
     const h = await harness({}, [big()]);
