@@ -107,6 +107,8 @@ export class ToolRegistry {
   private bound: Map<string, RegisteredTool> | undefined;
   /** `bound`'s tools sorted by id, until the next change. */
   private sorted: RegisteredTool[] | undefined;
+  /** Bumped at every change of a binding (see revision). */
+  private changes = 0;
   private readonly disabled = new Map<string, DisabledTool>();
 
   /** Record a tool (or a whole plugin/server) that could not load, with the reason and the fix. */
@@ -209,6 +211,7 @@ export class ToolRegistry {
   /** Bring one name's binding up to date after its entries changed. */
   private rebind(id: string): void {
     this.sorted = undefined;
+    this.changes += 1;
     if (!this.bound) return; // bound whole on the next look-up
     const binding = this.bindingOf(id);
     if (binding) this.bound.set(id, binding);
@@ -230,6 +233,14 @@ export class ToolRegistry {
   /** The implementation bound to a flat name, if any. */
   get(id: string): RegisteredTool | undefined {
     return this.bind().get(id);
+  }
+
+  /**
+   * A number that changes whenever a tool is registered or unregistered: what was derived from
+   * `all()` at one revision holds until the next (tool definitions themselves are immutable).
+   */
+  get revision(): number {
+    return this.changes;
   }
 
   /** Every bound tool, sorted by id. */
