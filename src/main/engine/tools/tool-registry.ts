@@ -198,6 +198,19 @@ export class ToolRegistry {
     }
   }
 
+  /**
+   * Remove the tool `id` of a layer when `predicate` says it is the source's (a plugin's one
+   * tool). Looked up by name: a plugin unloading walked the layer's every tool, so closing an
+   * engine with 300 plugins made 90,000 checks.
+   */
+  unregisterTool(layer: Layer, id: string, predicate: (origin: ToolOrigin) => boolean): void {
+    const entries = this.byLayer.get(layer) as Map<string, Entry>;
+    const entry = entries.get(id);
+    if (entry === undefined || !predicate(entry.origin)) return;
+    entries.delete(id);
+    this.rebind(id);
+  }
+
   /** The binding of one name across the layers: the latest layer's, shadowing the earlier ones. */
   private bindingOf(id: string): RegisteredTool | undefined {
     let bound: RegisteredTool | undefined;
