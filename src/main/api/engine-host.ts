@@ -87,7 +87,7 @@ export async function createLoggedEngine(root: string, options: LoggedEngineOpti
         console.error(`lathe: starting MCP server ${event.server} (${event.layer}): ${event.commandLine}`);
       }
     },
-    // The app's log says why the first call after an upgrade waits a few seconds.
+    // The app's log says why the first call after an upgrade waits (indexing a large audit table).
     onLongMigration: (notice) => console.error(`lathe: ${notice}`),
   });
   engine.events.on("internal-error", ({ toolId, error }) =>

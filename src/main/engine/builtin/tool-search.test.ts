@@ -164,6 +164,30 @@ describe("tool_search", () => {
     expect(errorOf(await search(args))).toMatch(message);
   });
 
+  // Each step of a call (the search, then per hit its load check and its discovery, which count
+  // the loaded tools' tokens) asked for the deferral plan afresh: some 16 passes over every tool.
+  it("plans deferral once per call, and again when a tool comes or goes", async () => {
+    let asked = 0;
+    const exposure = ws.engine.toolExposure(ws.session, {
+      visible: () => {
+        asked += 1;
+        return true;
+      },
+    });
+    const tools = ws.engine.registry.all().length;
+    const data = outputOf<ToolSearchData>(await search({ query: "github" }));
+    expect(data.tools).toHaveLength(5);
+    expect(asked).toBe(tools);
+    asked = 0;
+    await search({ query: "crm" });
+    expect(asked).toBe(0);
+    ws.engine.registry.register(extra("crm_add_note", "Add a note to a customer contact.", true), MCP);
+    const after = outputOf<ToolSearchData>(await search({ query: "crm_add_note" }));
+    expect(after.tools.map((t) => t.id)).toEqual(["crm_add_note"]);
+    expect(asked).toBe(tools + 1);
+    expect(exposure.isDeferred("crm_add_note")).toBe(false);
+  });
+
   it("loads what it found into the session's exposure, not other sessions'", async () => {
     const exposure = ws.engine.toolExposure(ws.session);
     expect(exposure.isDeferred("crm_find_contact")).toBe(true);

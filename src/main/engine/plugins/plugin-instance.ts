@@ -238,11 +238,13 @@ export class PluginInstance {
         this.manifest?.timeoutMs ?? PLUGIN_LIMITS.timeoutMs,
       );
     } finally {
-      this.registry.unregister(
-        this.folder.layer,
-        (origin, tid) =>
-          origin.kind === "plugin" && origin.name === this.folder.name && tid === this.tool?.id,
-      );
+      const tool = this.tool;
+      if (tool !== undefined)
+        this.registry.unregisterTool(
+          this.folder.layer,
+          tool.id,
+          (origin) => origin.kind === "plugin" && origin.name === this.folder.name,
+        );
     }
   }
 

@@ -28,7 +28,8 @@ export interface OpenOptions {
   /**
    * Told, just before it starts, when bringing the schema up to date will take a while (indexing
    * a large table, once after an upgrade), with what it does: "updating the database … (once):
-   * indexing the 500,000 rows of its audit table, which takes a few seconds". Hosts say it.
+   * indexing the 500,000 rows of its audit table…". Hosts say it. No duration: it depends on the
+   * disk and the rows (under a second at the threshold, seconds for half a million).
    */
   onLongMigration?: (notice: string) => void;
 }
@@ -211,9 +212,7 @@ function migrate(db: Db, file: string, onLongMigration?: (notice: string) => voi
       told = true;
       const work = longMigrationWork(db, MIGRATIONS.slice(version));
       if (work !== undefined)
-        onLongMigration(
-          `updating the database ${file} for this version of Lathe (once): ${work}, which takes a few seconds…`,
-        );
+        onLongMigration(`updating the database ${file} for this version of Lathe (once): ${work}…`);
     }
     db.exec(MIGRATIONS[version] as string);
     db.pragma(`user_version = ${version + 1}`);

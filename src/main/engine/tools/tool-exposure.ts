@@ -52,6 +52,20 @@ export class ToolExposure {
   /** Tools unloaded because the context shrank (fitLoaded), until they are loaded again. */
   private readonly unloaded = new Set<string>();
   private index: { key: string; index: ToolSearchIndex } | undefined;
+  /**
+   * The entries and plan of one registry revision under one set of options. A tool_search call
+   * asks for the plan at every step (search, then per hit loadProblem and discover, which count
+   * the loaded tools' tokens): it was planned about 16 times per call, each a pass over every
+   * tool. Planned again only when a tool comes or goes or configure() changes the options.
+   */
+  private planned:
+    | {
+        revision: number;
+        options: ToolExposureOptions;
+        entries: readonly RegisteredTool[];
+        plan: DeferralPlan;
+      }
+    | undefined;
 
   constructor(registry: ToolRegistry, options: ToolExposureOptions = {}) {
     this.registry = registry;
@@ -94,15 +108,26 @@ export class ToolExposure {
     }
   }
 
+  /** The enabled tools this agent may see, sorted by id, and their deferral plan. */
+  private current(): { entries: readonly RegisteredTool[]; plan: DeferralPlan } {
+    const revision = this.registry.revision;
+    const options = this.options;
+    if (this.planned?.revision !== revision || this.planned.options !== options) {
+      const visible = options.visible;
+      const entries = this.registry.all().filter((e) => e.tool.enabled && (!visible || visible(e.tool.id)));
+      this.planned = { revision, options, entries, plan: planDeferral(entries, options) };
+    }
+    return this.planned;
+  }
+
   /** The enabled tools this agent may see, sorted by id. */
-  private entries(): RegisteredTool[] {
-    const visible = this.options.visible;
-    return this.registry.all().filter((e) => e.tool.enabled && (!visible || visible(e.tool.id)));
+  private entries(): readonly RegisteredTool[] {
+    return this.current().entries;
   }
 
   /** The deferral decision for the current registry (before any discovery). */
   plan(): DeferralPlan {
-    return planDeferral(this.entries(), this.options);
+    return this.current().plan;
   }
 
   /** Tools shown in full from the start: every one not deferred; tool_search only when something is. */
@@ -213,8 +238,8 @@ export class ToolExposure {
    * that, counted by server), or undefined when none are.
    */
   deferredNotice(): string | undefined {
-    const entries = this.entries();
-    const { deferred, budgetTokens } = planDeferral(entries, this.options);
+    const { entries, plan } = this.current();
+    const { deferred, budgetTokens } = plan;
     const still = entries.filter((e) => deferred.has(e.tool.id) && !this.discovered.has(e.tool.id));
     const notice = deferredToolsNotice(
       still.map((e) => ({ id: e.tool.id, origin: e.origin })),
@@ -232,8 +257,8 @@ export class ToolExposure {
    * first. `among` narrows the candidates further (the AI SDK passes the ones it still defers).
    */
   search(query: string, options: { limit?: number; among?: Iterable<string> } = {}): ToolSearchHit[] {
-    const entries = this.entries();
-    const { deferred } = planDeferral(entries, this.options);
+    const { entries, plan } = this.current();
+    const { deferred } = plan;
     const deferredEntries = entries.filter((e) => deferred.has(e.tool.id));
     const key = deferredEntries
       .map((e) => `${e.tool.id}:${e.descriptorHash}:${e.origin.name ?? ""}`)

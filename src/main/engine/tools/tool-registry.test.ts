@@ -47,6 +47,28 @@ describe("ToolRegistry", () => {
     expect(r.get("todo_list")).toBeUndefined();
   });
 
+  // A plugin unloading (each one as an engine with 300 plugins closes) walked the layer's every
+  // tool with its predicate; it now looks up its own tool by name.
+  it("unregisters one named tool of a source, looking at that tool alone", () => {
+    const r = new ToolRegistry();
+    r.register(tool("notes", {}, "global notes"), { layer: "global", kind: "plugin", name: "g" });
+    r.register(tool("notes", {}, "project notes"), { layer: "project", kind: "plugin", name: "p" });
+    for (let i = 0; i < 50; i++)
+      r.register(tool(`other_${i}`), { layer: "project", kind: "plugin", name: `o${i}` }, { checked: true });
+    const asked: string[] = [];
+    const isP = (origin: { name?: string }): boolean => {
+      asked.push(origin.name ?? "");
+      return origin.name === "p";
+    };
+    r.unregisterTool("project", "other_3", isP);
+    expect(r.get("other_3")).toBeDefined();
+    r.unregisterTool("project", "notes", isP);
+    expect(r.get("notes")?.tool.description).toBe("global notes");
+    r.unregisterTool("project", "missing", isP);
+    expect(asked).toEqual(["o3", "p"]);
+    expect(r.ids()).toHaveLength(51);
+  });
+
   // An MCP server's tools are registered one by one, each after a look-up of whether its name is
   // taken (mcp-binding.ts). Each look-up rebound every name registered so far: 300 tools took
   // 40 ms of `lathe tools`, 1,200 took 0.6 s. A name's binding is now made once, when its own
