@@ -926,7 +926,58 @@ describe("sandbox off: a - that a program reads as a file name", () => {
     },
   );
 
-  it.each(["ls -", "du -a -", "find - -maxdepth 0", "ls -l -- -"])(
+  it.each([
+    ["find . -name -", "./-"],
+    ["find . -iname - -o -name x", "./-"],
+    ["echo '{\"a\":7}' | jq .a -", "7"],
+    ["echo '{\"a\":7}' | jq -c . - -", '{\\"a\\":7}'],
+  ])(
+    "%s runs unasked, a link named - to the key there: - is a pattern or standard input to it",
+    async (command, shows) => {
+      await writeFile(path.join(ws, "notes.txt"), "plain notes\n");
+      await symlink(path.join(home, ".ssh/id_ed25519"), path.join(ws, "-"));
+      try {
+        const envelope = await session.call("bash", { command });
+        expect(envelope.type, text(envelope)).toBe("output");
+        expect(text(envelope)).toContain(shows);
+        expect(text(envelope)).not.toContain("PRIVATE");
+      } finally {
+        await rm(path.join(ws, "-"));
+      }
+    },
+  );
+
+  it.each([
+    "column -",
+    "jq -n --rawfile k - '$k'",
+    "jq -r -f - notes.txt",
+    "find . -newer - -name x -o -samefile -",
+  ])("%s, where - is a file name, is refused through a link named - to the key", async (command) => {
+    await writeFile(path.join(ws, "notes.txt"), "plain notes\n");
+    await symlink(path.join(home, ".ssh/id_ed25519"), path.join(ws, "-"));
+    try {
+      if (!command.startsWith("find")) {
+        const plain = spawnSync("/bin/bash", ["-c", command], { cwd: ws, encoding: "utf8" });
+        expect(`${plain.stdout}${plain.stderr}`, "plain bash did not read the key").toContain("PRIVATE");
+      }
+      const envelope = await session.call("bash", { command });
+      expect(envelope.type, text(envelope)).toBe("error");
+      expect(text(envelope)).not.toContain(KEY);
+      expect(text(envelope)).toMatch(/the command names ~\/\.ssh\/id_ed25519/);
+    } finally {
+      await rm(path.join(ws, "-"));
+    }
+  });
+
+  it.each([
+    "ls -",
+    "du -a -",
+    "find - -maxdepth 0",
+    "ls -l -- -",
+    "column -",
+    "find . -newer -",
+    "jq -f - a.json",
+  ])(
     "%s with no file - yet needs a person: one made before it runs would not be checked",
     async (command) => {
       const envelope = await session.call("bash", { command });
