@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
-import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, realpath, rm, symlink, utimes, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -491,6 +491,36 @@ describe("sandbox off: a folder read whole that holds a sandbox.denyRead folder"
     expect(envelope.type, text(envelope)).toBe("error");
     expect(text(envelope)).toMatch(/reads the folder .* as a whole, which holds paths no command may read/);
   });
+
+  // --time prints the newest time below each folder: for the denyRead one, when something inside
+  // was last changed (or read, --time=atime). No sum shows that, so du --time counts as reading
+  // every level. A file count (--inodes) is a sum like a size and runs where the size does.
+  it.each(["du -d 1 --time .", "du -s --time .", "du -d 1 --time --time-style=+%Y ."])(
+    "%s, showing when something in the denyRead folder last changed, is refused",
+    async (command) => {
+      const token = path.join(l.ws, "private/token.txt");
+      const when = new Date("2039-06-07T00:00:00Z");
+      await utimes(token, when, when);
+      const plain = spawnSync("/bin/bash", ["-c", command], { cwd: l.ws, encoding: "utf8" });
+      expect(plain.stdout, "plain bash did not show the token's time").toContain("2039");
+      const envelope = await session.call("bash", { command });
+      expect(envelope.type, text(envelope)).toBe("error");
+      expect(text(envelope)).not.toContain("2039");
+      expect(text(envelope)).toMatch(/reads the folder .* as a whole, which holds paths no command may read/);
+      expect(text(envelope)).toMatch(/not with --time/);
+    },
+  );
+
+  it.each(["du -d 1 --inodes .", "du -s --inodes ."])(
+    "%s, a count summed as a size is, runs",
+    async (command) => {
+      const plain = spawnSync("/bin/bash", ["-c", command], { cwd: l.ws, encoding: "utf8" });
+      const envelope = await session.call("bash", { command });
+      expect(envelope.type, text(envelope)).toBe("output");
+      expect(text(envelope)).not.toContain("token");
+      expect(text(envelope)).toContain(plain.stdout.trim().split("\n").at(-1)?.split("\t")[0] ?? "none");
+    },
+  );
 
   // With the sandbox on, the listers run confined and unasked: the sandbox shows the denyRead
   // folder empty, so its names do not leak there either (the folder's own name does, as ls shows it).
