@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
-import { mkdir, mkdtemp, realpath, rm, symlink, utimes, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, realpath, rename, rm, symlink, utimes, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -889,6 +889,93 @@ describe("sandbox off: a file replaced by a link to the key between two calls", 
       await engine.close();
       process.env.HOME = realHome;
       await rm(base, { recursive: true, force: true });
+    }
+  });
+});
+
+// A denyRead entry is judged as it resolves at each call: ~/.ssh moved elsewhere and left as a
+// link to where it went, or made (as a link) only after the session started, still hides the key,
+// as the OS sandbox, set up at each command, would hide it.
+describe("sandbox off: a denyRead folder that becomes a link during the session", () => {
+  let base: string;
+  let home: string;
+  let ws: string;
+  let engine: Engine;
+  let session: Session;
+  let realHome: string | undefined;
+
+  beforeAll(async () => {
+    base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-off-moved-")));
+    ws = path.join(base, "ws");
+    home = path.join(base, "home");
+    for (const dir of [ws, home, path.join(base, "lh")]) await mkdir(dir, { recursive: true });
+    await writeFile(path.join(ws, "notes.txt"), "plain notes\n");
+    await writeFile(
+      path.join(base, "lh/settings.json"),
+      JSON.stringify({
+        permissions: [{ permission: "bash", pattern: "*", action: "allow" }],
+        sandbox: { enabled: false },
+      }),
+    );
+    realHome = process.env.HOME;
+    process.env.HOME = home;
+    engine = await Engine.create({ root: ws, latheHome: path.join(base, "lh") });
+    session = await engine.openSession({ mode: "yolo" });
+  });
+
+  afterAll(async () => {
+    await engine.close();
+    process.env.HOME = realHome;
+    await rm(base, { recursive: true, force: true });
+  });
+
+  const readsKey = async (where: string): Promise<void> => {
+    const plain = spawnSync("/bin/bash", ["-c", "cat ~/.ssh/id_ed25519"], {
+      cwd: ws,
+      encoding: "utf8",
+      env: { ...process.env, HOME: home },
+    });
+    expect(plain.stdout, "plain bash did not print the key through the link").toContain(KEY);
+    for (const command of ["cat ~/.ssh/id_ed25519", `cat ${where}/id_ed25519`, "grep -r PRIVATE ~/.ssh/"]) {
+      const envelope = await session.call("bash", { command });
+      expect(text(envelope), `${command}: Lathe let it print the key`).not.toContain(KEY);
+      expect(envelope.type, command).toBe("error");
+      expect(text(envelope)).toMatch(/which commands may not read: ~\/\.ssh/);
+    }
+  };
+
+  it("~/.ssh moved elsewhere and replaced by a link to it still hides the key", async () => {
+    await mkdir(path.join(home, ".ssh"));
+    await writeFile(path.join(home, ".ssh/id_ed25519"), `${KEY}\n`);
+    // The entry is resolved while it is a real folder.
+    const before = await session.call("bash", { command: "cat ~/.ssh/id_ed25519" });
+    expect(before.type, text(before)).toBe("error");
+    const moved = path.join(base, "synced/ssh");
+    await mkdir(path.dirname(moved));
+    await rename(path.join(home, ".ssh"), moved);
+    await symlink(moved, path.join(home, ".ssh"));
+    try {
+      await readsKey(moved);
+    } finally {
+      await rm(path.join(home, ".ssh"));
+      await rm(path.dirname(moved), { recursive: true });
+    }
+  });
+
+  it("~/.ssh made as a link only after the session started hides the key", async () => {
+    const ran = await session.call("bash", { command: "cat notes.txt" });
+    expect(text(ran)).toContain("plain notes");
+    const vault = path.join(base, "vault");
+    await mkdir(vault);
+    await writeFile(path.join(vault, "id_ed25519"), `${KEY}\n`);
+    await symlink(vault, path.join(home, ".ssh"));
+    try {
+      await readsKey(vault);
+      const still = await session.call("bash", { command: "cat notes.txt" });
+      expect(still.type, text(still)).toBe("output");
+    } finally {
+      await rm(path.join(home, ".ssh"));
+      await rm(vault, { recursive: true });
     }
   });
 });
