@@ -1047,6 +1047,7 @@ describe("sandbox off: a - that a program reads as a file name", () => {
     ["find . -name -", "./-"],
     ["find . -iname - -o -name x", "./-"],
     ["echo '{\"a\":7}' | jq .a -", "7"],
+    ["echo '{\"a\":7}' | timeout 5 jq .a -", "7"],
     ["echo '{\"a\":7}' | jq -c . - -", '{\\"a\\":7}'],
   ])(
     "%s runs unasked, a link named - to the key there: - is a pattern or standard input to it",
@@ -1091,6 +1092,7 @@ describe("sandbox off: a - that a program reads as a file name", () => {
     "du -a -",
     "find - -maxdepth 0",
     "ls -l -- -",
+    "timeout 5 ls -",
     "column -",
     "find . -newer -",
     "jq -f - a.json",

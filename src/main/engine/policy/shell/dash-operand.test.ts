@@ -58,4 +58,19 @@ describe("a - operand", () => {
     expect(command).toBeDefined();
     expect(givesDashAsFile(command?.name ?? "", command as NonNullable<typeof command>)).toBe(gives);
   });
+
+  // A wrapper's words are those of the command it runs, which is judged as itself.
+  it.each([
+    ["timeout 5 cat -", false],
+    ["nice -n 5 grep x -", false],
+    ["env - jq . -", false],
+    ["stdbuf -oL cat -", false],
+    ["timeout 5 ls -", true],
+    ["env LC_ALL=C du -a -", true],
+    ["nice find - -maxdepth 0", true],
+  ])("%s gives - as a file to some command: %s", (source, gives) => {
+    const commands = analyzeShell(source).commands;
+    expect(commands.length).toBeGreaterThan(1);
+    expect(commands.some((c) => givesDashAsFile(c.name, c))).toBe(gives);
+  });
 });

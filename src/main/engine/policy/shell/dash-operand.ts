@@ -25,6 +25,13 @@ const DASH_IS_STDIN = new Set(
  */
 const DASH_IS_NO_FILE = new Set(["strings", "pgrep"]);
 
+/**
+ * Programs that run another command: their own `-` is an option (`env -` is `env -i`), and the
+ * words of the command they run are that command's, judged where it is judged on its own
+ * (`timeout 5 cat -` is `cat -`, standard input).
+ */
+const DASH_IS_THE_COMMANDS = new Set(["env", "timeout", "nice", "nohup", "stdbuf"]);
+
 /** find's leading options (before its starting points); -D takes the next word. */
 const FIND_LEADING = /^-([HLP]+|O\d*)$/;
 
@@ -98,7 +105,13 @@ function jqDashFiles(args: readonly ShellWord[]): ShellWord[] {
 
 /** The words of `args` that `program` reads as a file named `-` (not as its standard input). */
 export function dashFileWords(program: string, args: readonly ShellWord[]): ShellWord[] {
-  if (DASH_IS_STDIN.has(program) || DASH_IS_NO_FILE.has(program) || opensNoFiles(program)) return [];
+  if (
+    DASH_IS_STDIN.has(program) ||
+    DASH_IS_NO_FILE.has(program) ||
+    DASH_IS_THE_COMMANDS.has(program) ||
+    opensNoFiles(program)
+  )
+    return [];
   if (program === "find") return findDashFiles(args);
   if (program === "jq") return jqDashFiles(args);
   return args.filter((a) => a.literal && a.text === "-");
