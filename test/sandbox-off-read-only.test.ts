@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
-import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, realpath, rename, rm, symlink, utimes, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -492,6 +492,36 @@ describe("sandbox off: a folder read whole that holds a sandbox.denyRead folder"
     expect(text(envelope)).toMatch(/reads the folder .* as a whole, which holds paths no command may read/);
   });
 
+  // --time prints the newest time below each folder: for the denyRead one, when something inside
+  // was last changed (or read, --time=atime). No sum shows that, so du --time counts as reading
+  // every level. A file count (--inodes) is a sum like a size and runs where the size does.
+  it.each(["du -d 1 --time .", "du -s --time .", "du -d 1 --time --time-style=+%Y ."])(
+    "%s, showing when something in the denyRead folder last changed, is refused",
+    async (command) => {
+      const token = path.join(l.ws, "private/token.txt");
+      const when = new Date("2039-06-07T00:00:00Z");
+      await utimes(token, when, when);
+      const plain = spawnSync("/bin/bash", ["-c", command], { cwd: l.ws, encoding: "utf8" });
+      expect(plain.stdout, "plain bash did not show the token's time").toContain("2039");
+      const envelope = await session.call("bash", { command });
+      expect(envelope.type, text(envelope)).toBe("error");
+      expect(text(envelope)).not.toContain("2039");
+      expect(text(envelope)).toMatch(/reads the folder .* as a whole, which holds paths no command may read/);
+      expect(text(envelope)).toMatch(/not with --time/);
+    },
+  );
+
+  it.each(["du -d 1 --inodes .", "du -s --inodes ."])(
+    "%s, a count summed as a size is, runs",
+    async (command) => {
+      const plain = spawnSync("/bin/bash", ["-c", command], { cwd: l.ws, encoding: "utf8" });
+      const envelope = await session.call("bash", { command });
+      expect(envelope.type, text(envelope)).toBe("output");
+      expect(text(envelope)).not.toContain("token");
+      expect(text(envelope)).toContain(plain.stdout.trim().split("\n").at(-1)?.split("\t")[0] ?? "none");
+    },
+  );
+
   // With the sandbox on, the listers run confined and unasked: the sandbox shows the denyRead
   // folder empty, so its names do not leak there either (the folder's own name does, as ls shows it).
   it("with the sandbox on, the same listers run and print no name inside the denyRead folder", async () => {
@@ -863,6 +893,93 @@ describe("sandbox off: a file replaced by a link to the key between two calls", 
   });
 });
 
+// A denyRead entry is judged as it resolves at each call: ~/.ssh moved elsewhere and left as a
+// link to where it went, or made (as a link) only after the session started, still hides the key,
+// as the OS sandbox, set up at each command, would hide it.
+describe("sandbox off: a denyRead folder that becomes a link during the session", () => {
+  let base: string;
+  let home: string;
+  let ws: string;
+  let engine: Engine;
+  let session: Session;
+  let realHome: string | undefined;
+
+  beforeAll(async () => {
+    base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-off-moved-")));
+    ws = path.join(base, "ws");
+    home = path.join(base, "home");
+    for (const dir of [ws, home, path.join(base, "lh")]) await mkdir(dir, { recursive: true });
+    await writeFile(path.join(ws, "notes.txt"), "plain notes\n");
+    await writeFile(
+      path.join(base, "lh/settings.json"),
+      JSON.stringify({
+        permissions: [{ permission: "bash", pattern: "*", action: "allow" }],
+        sandbox: { enabled: false },
+      }),
+    );
+    realHome = process.env.HOME;
+    process.env.HOME = home;
+    engine = await Engine.create({ root: ws, latheHome: path.join(base, "lh") });
+    session = await engine.openSession({ mode: "yolo" });
+  });
+
+  afterAll(async () => {
+    await engine.close();
+    process.env.HOME = realHome;
+    await rm(base, { recursive: true, force: true });
+  });
+
+  const readsKey = async (where: string): Promise<void> => {
+    const plain = spawnSync("/bin/bash", ["-c", "cat ~/.ssh/id_ed25519"], {
+      cwd: ws,
+      encoding: "utf8",
+      env: { ...process.env, HOME: home },
+    });
+    expect(plain.stdout, "plain bash did not print the key through the link").toContain(KEY);
+    for (const command of ["cat ~/.ssh/id_ed25519", `cat ${where}/id_ed25519`, "grep -r PRIVATE ~/.ssh/"]) {
+      const envelope = await session.call("bash", { command });
+      expect(text(envelope), `${command}: Lathe let it print the key`).not.toContain(KEY);
+      expect(envelope.type, command).toBe("error");
+      expect(text(envelope)).toMatch(/which commands may not read: ~\/\.ssh/);
+    }
+  };
+
+  it("~/.ssh moved elsewhere and replaced by a link to it still hides the key", async () => {
+    await mkdir(path.join(home, ".ssh"));
+    await writeFile(path.join(home, ".ssh/id_ed25519"), `${KEY}\n`);
+    // The entry is resolved while it is a real folder.
+    const before = await session.call("bash", { command: "cat ~/.ssh/id_ed25519" });
+    expect(before.type, text(before)).toBe("error");
+    const moved = path.join(base, "synced/ssh");
+    await mkdir(path.dirname(moved));
+    await rename(path.join(home, ".ssh"), moved);
+    await symlink(moved, path.join(home, ".ssh"));
+    try {
+      await readsKey(moved);
+    } finally {
+      await rm(path.join(home, ".ssh"));
+      await rm(path.dirname(moved), { recursive: true });
+    }
+  });
+
+  it("~/.ssh made as a link only after the session started hides the key", async () => {
+    const ran = await session.call("bash", { command: "cat notes.txt" });
+    expect(text(ran)).toContain("plain notes");
+    const vault = path.join(base, "vault");
+    await mkdir(vault);
+    await writeFile(path.join(vault, "id_ed25519"), `${KEY}\n`);
+    await symlink(vault, path.join(home, ".ssh"));
+    try {
+      await readsKey(vault);
+      const still = await session.call("bash", { command: "cat notes.txt" });
+      expect(still.type, text(still)).toBe("output");
+    } finally {
+      await rm(path.join(home, ".ssh"));
+      await rm(vault, { recursive: true });
+    }
+  });
+});
+
 // `-` is standard input to cat and grep, but a file name to ls, du and find: `ls -` lists where a
 // link named `-` leads. Checked as a path when it exists; when it does not, only a file made
 // before the command runs could be read, which no check would see, so the command needs a person.
@@ -926,7 +1043,60 @@ describe("sandbox off: a - that a program reads as a file name", () => {
     },
   );
 
-  it.each(["ls -", "du -a -", "find - -maxdepth 0", "ls -l -- -"])(
+  it.each([
+    ["find . -name -", "./-"],
+    ["find . -iname - -o -name x", "./-"],
+    ["echo '{\"a\":7}' | jq .a -", "7"],
+    ["echo '{\"a\":7}' | timeout 5 jq .a -", "7"],
+    ["echo '{\"a\":7}' | jq -c . - -", '{\\"a\\":7}'],
+  ])(
+    "%s runs unasked, a link named - to the key there: - is a pattern or standard input to it",
+    async (command, shows) => {
+      await writeFile(path.join(ws, "notes.txt"), "plain notes\n");
+      await symlink(path.join(home, ".ssh/id_ed25519"), path.join(ws, "-"));
+      try {
+        const envelope = await session.call("bash", { command });
+        expect(envelope.type, text(envelope)).toBe("output");
+        expect(text(envelope)).toContain(shows);
+        expect(text(envelope)).not.toContain("PRIVATE");
+      } finally {
+        await rm(path.join(ws, "-"));
+      }
+    },
+  );
+
+  it.each([
+    "column -",
+    "jq -n --rawfile k - '$k'",
+    "jq -r -f - notes.txt",
+    "find . -newer - -name x -o -samefile -",
+  ])("%s, where - is a file name, is refused through a link named - to the key", async (command) => {
+    await writeFile(path.join(ws, "notes.txt"), "plain notes\n");
+    await symlink(path.join(home, ".ssh/id_ed25519"), path.join(ws, "-"));
+    try {
+      if (!command.startsWith("find")) {
+        const plain = spawnSync("/bin/bash", ["-c", command], { cwd: ws, encoding: "utf8" });
+        expect(`${plain.stdout}${plain.stderr}`, "plain bash did not read the key").toContain("PRIVATE");
+      }
+      const envelope = await session.call("bash", { command });
+      expect(envelope.type, text(envelope)).toBe("error");
+      expect(text(envelope)).not.toContain(KEY);
+      expect(text(envelope)).toMatch(/the command names ~\/\.ssh\/id_ed25519/);
+    } finally {
+      await rm(path.join(ws, "-"));
+    }
+  });
+
+  it.each([
+    "ls -",
+    "du -a -",
+    "find - -maxdepth 0",
+    "ls -l -- -",
+    "timeout 5 ls -",
+    "column -",
+    "find . -newer -",
+    "jq -f - a.json",
+  ])(
     "%s with no file - yet needs a person: one made before it runs would not be checked",
     async (command) => {
       const envelope = await session.call("bash", { command });

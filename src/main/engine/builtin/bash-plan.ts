@@ -1,7 +1,7 @@
 import path from "node:path";
 import type { CallPlan, MentionedPath, PlannedAccess } from "../tools/call-plan.ts";
 import { commandEffects } from "../policy/shell/command-effects.ts";
-import { readsDashAsFile } from "../policy/shell/dash-operand.ts";
+import { dashFileWords } from "../policy/shell/dash-operand.ts";
 import { pathsIn } from "../policy/shell/directory-tracking.ts";
 import { provablyReadOnly } from "../policy/shell/read-only-command.ts";
 import { listerDepth, listerFollowsGivenLinks, listsWholeFolders } from "../policy/shell/folder-listers.ts";
@@ -32,11 +32,11 @@ const URL_SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
 
 /**
  * The parts of an argument that may name a file a program reads: the word, and what follows
- * `=` in an option (`--file=.env`); a bare option names none, and `-` names a file only to a
- * program that does not read it as its standard input.
+ * `=` in an option (`--file=.env`); a bare option names none, and `-` names a file only where
+ * its program reads it as one (dash-operand.ts).
  */
-function namedFiles(word: string, program: string): string[] {
-  if (word === "-" && !readsDashAsFile(program)) return [];
+function namedFiles(word: string, dashIsFile: boolean): string[] {
+  if (word === "-" && !dashIsFile) return [];
   if (word.startsWith("-") && word !== "-" && !word.includes("=")) return [];
   const out: string[] = word.startsWith("-") && word !== "-" ? [] : [word];
   const eq = word.indexOf("=");
@@ -57,6 +57,7 @@ function mentionsOf(c: SimpleCommand): MentionedPath[] {
   const program = path.posix.basename(c.name);
   const literals = c.args.filter((a) => a.literal).map((a) => a.text);
   const recursive = readsWholeFolders(program, literals);
+  const dashFiles = new Set(dashFileWords(program, c.args));
   // `find homelink` lists the link itself: only a path through it reaches the folder it leads to.
   const linkNotFollowed =
     recursive && listsWholeFolders(program, literals) && !listerFollowsGivenLinks(program, literals);
@@ -73,7 +74,10 @@ function mentionsOf(c: SimpleCommand): MentionedPath[] {
   for (const word of c.args) {
     const glob = isPlainGlob(word);
     if (!word.literal && !glob && pathOf(word) === undefined) continue;
-    for (const text of namedFiles(word.literal ? word.text : (pathOf(word) ?? word.text), program)) {
+    for (const text of namedFiles(
+      word.literal ? word.text : (pathOf(word) ?? word.text),
+      dashFiles.has(word),
+    )) {
       const expanded = expandTilde(text);
       const relative = !expanded.startsWith("/");
       if (relative && c.runsIn?.unknown !== undefined) continue;

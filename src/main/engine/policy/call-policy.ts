@@ -380,7 +380,7 @@ function hiddenReason(hidden: HiddenPathNamed, userSettingsFile: string, sandbox
     const limit =
       n === undefined
         ? ""
-        : ` Listed no deeper than ${n} level${n === 1 ? "" : "s"} (find -maxdepth ${n}, du -d ${n}, tree -L ${n}), it runs, as ls does: that shows the hidden folder's name (du also its total size, summed from inside it), never a name inside it.`;
+        : ` Listed no deeper than ${n} level${n === 1 ? "" : "s"} (find -maxdepth ${n}, du -d ${n}, tree -L ${n}), it runs, as ls does: that shows the hidden folder's name (du also its total size or file count, summed from inside it; not with --time, whose newest time below no sum shows), never a name inside it.`;
     return hidden.path === hidden.folder
       ? `the command reads the folder ${homeRelative(hidden.path)} as a whole, which holds paths no command may read (under "sandbox.denyRead" or Lathe's own data), and the OS sandbox is not there to hide them. Name the files or folders to read instead.${limit}`
       : `the command reads the folder ${hidden.folder} as a whole, and it is a link to ${homeRelative(hidden.path)}, which holds paths no command may read (under "sandbox.denyRead" or Lathe's own data). Name the files or folders inside the workspace instead.${limit}`;

@@ -151,6 +151,56 @@ describe("a pyenv shim asked for its version", () => {
     }
   });
 
+  // pyenv resolves a version that is not installed as a prefix of installed ones (pyenv-latest:
+  // `3.12` runs the newest installed 3.12.x release), and `python-3.12` as `3.12`.
+  it.each(["3.12", "3", "python-3.12", "python-3.12.0"])(
+    "runs unasked when .python-version says %j, a shorthand for the installed native 3.12.0",
+    async (content) => {
+      await writeFile(path.join(ws, ".python-version"), `${content}\n`);
+      try {
+        expect(decide("python --version", shims())).toBeUndefined();
+      } finally {
+        await rm(path.join(ws, ".python-version"));
+      }
+    },
+  );
+
+  it.each([
+    // Only a pre-release or a free-threaded build matches: pyenv resolves none of them.
+    ["3.14", ["3.14.0rc1", "3.14-dev"], /names first is not installed/],
+    ["3.13t", ["3.13.1t"], /names first is not installed/],
+    ["3.1", [], /names first is not installed/],
+    // pyenv picks the newest, 3.15.2, a script; and every match is held to the same.
+    [
+      "3.15",
+      ["3.15.0", "3.15.2=script"],
+      /is a prefix pyenv may resolve to "3\.15\.2": .*not a native python/,
+    ],
+    ["3.16", ["3.16.0=script", "3.16.1"], /is a prefix pyenv may resolve to "3\.16\.0"/],
+    ["3.17", ["3.17.0", "3.17.1=empty"], /resolve to "3\.17\.1": version "3\.17\.1" .* has no "python"/],
+  ])(
+    "asks when .python-version says %j and the versions it may mean are %j",
+    async (content, installed, reason) => {
+      const made: string[] = [];
+      for (const spec of installed) {
+        const [name, kind] = spec.split("=") as [string, string | undefined];
+        const bin = path.join(root, "versions", name, "bin");
+        made.push(path.join(root, "versions", name));
+        await mkdir(bin, { recursive: true });
+        if (kind === "script")
+          await writeFile(path.join(bin, "python"), "#!/bin/sh\necho 3\n", { mode: 0o755 });
+        else if (kind === undefined) await copyFile(NATIVE, path.join(bin, "python"));
+      }
+      await writeFile(path.join(ws, ".python-version"), `${content}\n`);
+      try {
+        expect(decide("python --version", shims())).toMatch(reason);
+      } finally {
+        await rm(path.join(ws, ".python-version"));
+        for (const folder of made) await rm(folder, { recursive: true });
+      }
+    },
+  );
+
   it("still asks for anything but a bare version query, and for a script that is no pyenv shim", async () => {
     expect(decide("python --help", shims())).toMatch(/is a script/);
     await mkdir(path.join(base, "other"), { recursive: true });

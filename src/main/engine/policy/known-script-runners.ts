@@ -1,4 +1,4 @@
-import { closeSync, existsSync, openSync, readSync, realpathSync, statSync } from "node:fs";
+import { closeSync, existsSync, openSync, readdirSync, readSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { isRunnable } from "../spawner/program-lookup.ts";
 import { shown } from "./shell/shown-text.ts";
@@ -10,9 +10,10 @@ import { shown } from "./shell/shown-text.ts";
 // - a pyenv shim, which runs `$PYENV_ROOT/versions/<name>/bin/<program>` for the names a
 //   `.python-version` file (in the folder or one above it), `$PYENV_VERSION` or pyenv's global
 //   `version` file gives. The folder chooses only among the versions the user installed; a name
-//   pyenv would not take as written (a path, `..`, a prefix of a version, `system`, one not
-//   installed, which pyenv echoes in its error, a line of a file linked there included) keeps the
-//   query asking, as does a version whose program is not a native one.
+//   pyenv would not take as written (a path, `..`, `system`, one not installed, which pyenv
+//   echoes in its error, a line of a file linked there included) keeps the query asking, as does
+//   a version whose program is not a native one. A prefix of installed versions (`3.12` for
+//   `3.12.4`, which pyenv resolves to the newest) runs unasked when every version it matches would.
 // What is read here is read again by the script when it runs; a file changed in between is what
 // it reads then (see the README, "Without a sandbox").
 
@@ -92,6 +93,35 @@ function versionFile(folder: string, root: string): string {
   }
 }
 
+/** Pre-releases and builds pyenv's prefix resolution passes over (pyenv-latest): `3.12-dev`, `3.13.0rc1`, `3.13.1t`. */
+const NOT_PICKED = /(-dev|-src|-latest|(a|b|rc)[0-9]+|[0-9]t)$/;
+
+/**
+ * The installed versions pyenv may run for `name` when no version of that name is installed:
+ * as pyenv-version-name does, `python-3.12` is `3.12`, and a name is a prefix of installed
+ * versions followed by `.` or `-` (`3.12` for `3.12.4`), of which pyenv-latest runs the newest
+ * release. Every installed name the prefix matches is returned (what pyenv picks among them
+ * depends on its version and its sort), or undefined when pyenv would resolve none: no release
+ * matches, or the name asks for a free-threaded build (`3.13t`), which is left to ask.
+ */
+function shorthandVersions(root: string, name: string): string[] | undefined {
+  const normalised = name.replace(/^python-/, "");
+  if (normalised !== name && existsSync(path.join(root, "versions", normalised))) return [normalised];
+  if (/[0-9]t$/.test(normalised)) return undefined;
+  let installed: string[];
+  try {
+    installed = readdirSync(path.join(root, "versions"));
+  } catch {
+    return undefined;
+  }
+  const matches = installed.filter(
+    (v) =>
+      VERSION_NAME.test(v) &&
+      [name, normalised].some((prefix) => v.startsWith(`${prefix}.`) || v.startsWith(`${prefix}-`)),
+  );
+  return matches.some((v) => !NOT_PICKED.test(v)) ? matches : undefined;
+}
+
 /**
  * Why the version `name` (the `nth` the file names) may run something other than an installed
  * program; undefined when it runs one. A name that is not an installed version is not repeated:
@@ -109,8 +139,19 @@ function versionReason(
   if (!VERSION_NAME.test(name))
     return `the version ${from} names ${nth === 1 ? "first" : `in place ${nth}`} may be read as a path by pyenv`;
   const folder = path.join(root, "versions", name);
-  if (!existsSync(folder))
-    return `the version ${from} names ${nth === 1 ? "first" : `in place ${nth}`} is not installed (pyenv would pick another, or print the name)`;
+  if (!existsSync(folder)) {
+    const place = nth === 1 ? "first" : `in place ${nth}`;
+    const shorthand = shorthandVersions(root, name);
+    if (shorthand === undefined)
+      return `the version ${from} names ${place} is not installed (pyenv would pick another, or print the name)`;
+    // Whichever of them pyenv picks, it runs one of these: each is held to the same.
+    for (const installed of shorthand) {
+      const reason = versionReason(root, installed, nth, program, from);
+      if (reason !== undefined)
+        return `the version ${from} names ${place} is a prefix pyenv may resolve to ${shown(installed)}: ${reason}`;
+    }
+    return undefined;
+  }
   const bin = path.join(folder, "bin", program);
   if (!isRunnable(bin)) return `version ${shown(name)} (${from}) has no "${program}"`;
   try {

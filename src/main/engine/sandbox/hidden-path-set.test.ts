@@ -1,4 +1,4 @@
-import { link, mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
+import { link, mkdir, mkdtemp, realpath, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -111,5 +111,33 @@ describe("HiddenPathSet", () => {
     // Lathe's checkpoints, sessions and logs grow by thousands of files and are never linked
     // anywhere by Lathe: they are not indexed, so they cannot push the index past its bound.
     expect(judged("work/log")).toBeUndefined();
+  });
+});
+
+// Each call's decision resolves the entries again: an entry moved away and left as a link to
+// where it went is hidden where it is now, without a new set (a session keeps its set).
+describe("HiddenPathSet, an entry replaced by a link during its life", () => {
+  it("hides the entry's new place after forgetPaths", async () => {
+    const root = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-hidden-moved-")));
+    try {
+      await mkdir(path.join(root, "home/.ssh"), { recursive: true });
+      const hidden = HiddenPathSet.of({
+        denyRead: [path.join(root, "home/.ssh")],
+        latheHome: path.join(root, "lathe"),
+        readable: [],
+        settingsFile: "settings.json",
+      });
+      expect(hidden.find(path.join(root, "home/.ssh/id_ed25519"))).toBeDefined();
+      await mkdir(path.join(root, "synced"));
+      await rename(path.join(root, "home/.ssh"), path.join(root, "synced/ssh"));
+      await symlink(path.join(root, "synced/ssh"), path.join(root, "home/.ssh"));
+      hidden.forgetPaths();
+      const through = hidden.canonical(path.join(root, "home/.ssh/id_ed25519"));
+      expect(through).toBe(path.join(root, "synced/ssh/id_ed25519"));
+      expect(hidden.find(through)).toMatchObject({ entry: path.join(root, "home/.ssh") });
+      expect(hidden.find(path.join(root, "home/notes.txt"))).toBeUndefined();
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
   });
 });

@@ -62,9 +62,9 @@ export function homeRelative(p: string): string {
  * What `sandbox.denyRead` and `$LATHE_HOME`'s privacy (lathe-home-private.ts) hide, resolved as
  * the kernel resolves paths, so that any path can be judged against it: the containment the OS
  * sandbox gives confined processes, held also for what Lathe's own file tools read, write and
- * walk. Its entries are canonicalised when first needed and then kept (other paths until
- * forgetPaths, at each call's decision):
- * a check costs a few `realpath` calls once, then string comparisons.
+ * walk. Its entries are canonicalised when first needed, and checked again at each call's
+ * decision (forgetPaths, which also forgets every other path's resolution): a check costs a
+ * `realpath` per entry and per path named, then string comparisons.
  */
 export class HiddenPathSet {
   /** The user's settings file, for messages (where `sandbox.denyRead` is changed). */
@@ -116,13 +116,21 @@ export class HiddenPathSet {
   }
 
   /**
-   * Forget how paths resolved (the entries' own resolution is kept). A set lives as long as its
-   * session's capability for a tool, so each call's decision starts afresh: `notes.txt`, a plain
-   * file at one call and a link to ~/.ssh/id_ed25519 at the next, must not be judged by what it
-   * was (with no sandbox, `cat notes.txt` printed the key).
+   * Forget how paths resolved. A set lives as long as its session's capability for a tool, so
+   * each call's decision starts afresh: `notes.txt`, a plain file at one call and a link to
+   * ~/.ssh/id_ed25519 at the next, must not be judged by what it was (with no sandbox, `cat
+   * notes.txt` printed the key). The entries are resolved again too (one `realpath` each): when
+   * one resolves elsewhere now (~/.ssh moved away and left as a link to where it went, or made
+   * as a link after the session started), the set starts over, its hard-link index with it;
+   * with no sandbox, `cat ~/.ssh/id_ed25519` printed the key through the new link.
    */
   forgetPaths(): void {
     this.known.clear();
+    const entries = this.resolved?.entries ?? [];
+    if (entries.some((e) => this.canonical(e.asWritten) !== e.canonical)) {
+      this.resolved = undefined;
+      this.inodeIndexes = undefined;
+    }
   }
 
   private get lists(): { entries: Entry[]; readable: string[]; paths: Set<string> } {

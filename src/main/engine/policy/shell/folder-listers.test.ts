@@ -34,6 +34,9 @@ describe("folder listers", () => {
     ["du", "-sh --exclude=id_rsa .", true, false],
     ["du", "-s -X names .", true, false],
     ["du", "-d 0 .", false, false],
+    ["du", "-s --inodes .", false, false],
+    ["du", "-s --time .", true, false],
+    ["du", "-s --time=atime .", true, false],
     ["du", "-d0", false, false],
     ["du", "--max-depth=0", false, false],
     ["tree", "", true, true],
@@ -107,6 +110,13 @@ describe("folder listers", () => {
     ["du", "-d 1 --exclude id_rsa .", undefined],
     ["du", "-sh --exclude-from=names .", undefined],
     ["du", "-shX names .", undefined],
+    // A file count is a sum, as a size is; the newest time below a folder is not.
+    ["du", "-d 1 --inodes .", 1],
+    ["du", "-s --inodes .", 0],
+    ["du", "-d 1 --time .", undefined],
+    ["du", "-d 1 --time=atime --time-style=iso .", undefined],
+    ["du", "-s --time .", undefined],
+    ["du", "-d 1 --time-style=iso .", 1],
     ["ls", "-R", undefined],
   ])("%s %s prints names %s levels deep at most", (program, args, depth) => {
     expect(listerDepth(program, args === "" ? [] : args.split(" "))).toBe(depth);

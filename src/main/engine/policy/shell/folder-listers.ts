@@ -112,6 +112,18 @@ const duProbesNames = (args: readonly string[]): boolean =>
   args.some((a) => /^--(exclude|exclude-from)(=|$)/.test(a) || (!a.startsWith("--") && inCluster(a, "X")));
 
 /**
+ * du's --time prints, for each folder, the newest time of anything below it (modified, or with
+ * --time=atime last read: when a key was last used). A size or a file count (--inodes) is a sum:
+ * a denyRead folder's is its parent's less its siblings', which `du -s .` and `du -d 1` on the
+ * other folders show already. A newest time is no sum: nothing else tells it, so with --time du
+ * reveals what happens inside every level it walks, in a denyRead folder too.
+ */
+const duShowsTimes = (args: readonly string[]): boolean => args.some((a) => /^--time(=|$)/.test(a));
+
+/** Whether what du prints for a folder tells more about what is inside than a sum (see above). */
+const duReadsInside = (args: readonly string[]): boolean => duProbesNames(args) || duShowsTimes(args);
+
+/**
  * The deepest level du prints (`-d 1`, `--max-depth=1`; `-s` is 0), or undefined when none is
  * given or a value is spelled otherwise.
  */
@@ -137,19 +149,21 @@ function duDepth(args: readonly string[]): number | undefined {
 const du: Lister = {
   followsGiven: (args) =>
     args.some((a) => /^--(dereference|dereference-args)$/.test(a) || /^-[A-Za-z0-9]*[DHL]/.test(a)),
-  // `du -s` and `du -d 0` walk, but print only the total of each folder given (see duProbesNames).
-  walks: (args) => duProbesNames(args) || duDepth(args) !== 0,
+  // `du -s` and `du -d 0` walk, but print only the total of each folder given (see duReadsInside).
+  walks: (args) => duReadsInside(args) || duDepth(args) !== 0,
   follows: (args) => args.find((a) => a === "--dereference" || inCluster(a, "L")),
   walksItsFolder: noOperand(
     "BdtX",
-    /^--(block-size|max-depth|threshold|exclude-from|exclude|time|time-style)$/,
+    // --time takes its value only after `=` (`du --time .` is given `.`).
+    /^--(block-size|max-depth|threshold|exclude-from|exclude|time-style)$/,
   ),
-  // `du -d 1` prints the names one level down, and the total size of each: a denyRead folder
-  // there shows its name and its total, summed from inside it (the sandbox would show it empty),
-  // never a name inside it. That total is metadata `du -s .` already shows (less the others'
-  // totals), so du stops where it stops printing names, as find -maxdepth does, unless an
-  // option lets a total tell which names are inside.
-  depth: (args) => (duProbesNames(args) ? undefined : duDepth(args)),
+  // `du -d 1` prints the names one level down, and the total size (or with --inodes, file count)
+  // of each: a denyRead folder there shows its name and its total, summed from inside it (the
+  // sandbox would show it empty), never a name inside it. That total is metadata `du -s .`
+  // already shows (less the others' totals), so du stops where it stops printing names, as find
+  // -maxdepth does, unless an option lets a total tell which names are inside, or du prints the
+  // newest time below (--time), which no sum shows.
+  depth: (args) => (duReadsInside(args) ? undefined : duDepth(args)),
   sums: true,
 };
 
