@@ -62,7 +62,7 @@ describe.skipIf(!runUi)("the workbench with a call that does not end", () => {
     await expect.poll(() => processRunning(SLEEP), { timeout: 10_000 }).toBe(true);
     // The first call's output is not this call's: it must not stand under "Result" meanwhile.
     expect(await result().innerText()).not.toContain("first call");
-    expect(await result().innerText()).toContain("Running…");
+    expect(await result().innerText()).toContain("Running bash…");
     await page.screenshot({ path: path.join(SHOTS, "ui-workbench-running.png") });
 
     await stop.click();
