@@ -84,6 +84,17 @@ describe.skipIf(!runUi)("a call's outcome colour in every view", () => {
       "borderLeftColor",
     );
     expect([chatDenied.text, chatError.text]).toEqual(["denied", "error"]);
+    // Why it was refused reads in the refusal's tone too, not in an error's red box.
+    const boxColours = (tool: string) =>
+      chat
+        .card(tool)
+        .getByLabel("Error text")
+        .evaluate((el) => {
+          const style = el.ownerDocument.defaultView!.getComputedStyle(el);
+          return `${style.color} on ${style.backgroundColor}`;
+        });
+    expect(await boxColours("write")).toBe(chatDenied.badge);
+    expect(await boxColours("read")).toBe(chatError.badge);
     await page.screenshot({ path: path.join(SHOTS, "ui-outcome-colours-chat.png") });
 
     // The Activity list is Run a tool's: the same two calls, made there.

@@ -216,7 +216,13 @@ export function ToolCard({
       {envelope?.type === "error" ? (
         // A call that never ran did not fail: why it was not run reads as a note, not an error.
         <pre
-          className={card.status === "not-run" ? "notice card-line card-not-run" : "error-text card-error"}
+          className={
+            card.status === "not-run"
+              ? "notice card-line card-not-run"
+              : card.status === "denied"
+                ? "error-text card-error card-denied-text"
+                : "error-text card-error"
+          }
           aria-label={card.status === "not-run" ? "Why it was not run" : "Error text"}
         >
           {envelope.error_text}
