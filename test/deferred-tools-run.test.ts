@@ -1,7 +1,9 @@
 import type { LanguageModelV4CallOptions } from "@ai-sdk/provider";
 import { afterEach, describe, expect, it } from "vitest";
+import type { LanguageModel } from "ai";
 import { z } from "zod";
 import type { AgentManifest } from "../src/main/engine/agent/agent-manifest.ts";
+import type { AgentRunResult } from "../src/main/engine/agent/agent-run.ts";
 import { runAgent } from "../src/main/engine/agent/run-agent.ts";
 import { defineBuiltin } from "../src/main/engine/builtin/define-builtin.ts";
 import type { AnyTool } from "../src/main/engine/tools/contract.ts";
@@ -183,6 +185,24 @@ describe("a deferred tool called in the step that searches for it", () => {
   });
 });
 
+/** Resume the session in a second engine on the same home and folder, as `lathe run --resume` in another process does. */
+async function resumeElsewhere(
+  h: AgentHarness,
+  sessionId: string,
+  model: LanguageModel,
+  contextTokens: number,
+): Promise<AgentRunResult> {
+  return runAgent({
+    engine: await h.reopen(),
+    agent: h.agent,
+    model: { spec: { provider: "scripted", model: "scripted-model" }, model },
+    prompt: "again",
+    sessionId,
+    contextTokens,
+    flushIntervalMs: 5,
+  });
+}
+
 /** A model that loads "shout" with tool_search, then answers; every request it is sent kept in `seen`. */
 const loadThenAnswer = (seen: LanguageModelV4CallOptions[]) =>
   scriptedModel([
@@ -220,16 +240,7 @@ describe("a tool loaded with tool_search stays loaded for the rest of the sessio
     const seen: LanguageModelV4CallOptions[] = [];
     const first = await h.run("load shout", loadThenAnswer(seen));
     expect(toolNames(seen[1]!)).toContain("shout");
-    const again = await h.reopen();
-    const result = await runAgent({
-      engine: again,
-      agent: h.agent,
-      model: { spec: { provider: "scripted", model: "scripted-model" }, model: answer(seen) },
-      prompt: "again",
-      sessionId: first.result.sessionId,
-      contextTokens: 1_000_000,
-      flushIntervalMs: 5,
-    });
+    const result = await resumeElsewhere(h, first.result.sessionId, answer(seen), 1_000_000);
     expect(result.status).toBe("completed");
     // Its conversation holds tool_search's answer with the definition: the model was told it is loaded.
     expect(toolNames(seen[2]!)).toContain("shout");
@@ -258,16 +269,7 @@ describe("a tool loaded under a larger context, in a run whose model has a small
     const h = await harness({}, [big()]);
     const seen: LanguageModelV4CallOptions[] = [];
     const first = await h.run("load shout", loadThenAnswer(seen), { contextTokens: 1_000_000 });
-    const again = await h.reopen();
-    const result = await runAgent({
-      engine: again,
-      agent: h.agent,
-      model: { spec: { provider: "scripted", model: "scripted-model" }, model: answer(seen) },
-      prompt: "again",
-      sessionId: first.result.sessionId,
-      contextTokens: 16_384,
-      flushIntervalMs: 5,
-    });
+    const result = await resumeElsewhere(h, first.result.sessionId, answer(seen), 16_384);
     expect(result.status).toBe("completed");
     expect(toolNames(seen[2]!)).not.toContain("shout");
     expect(systemOf(seen[2]!)).toMatch(/Unloaded, since this model's context \(16,384 tokens\) .*: shout\./);

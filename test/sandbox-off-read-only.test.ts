@@ -112,6 +112,53 @@ const text = (e: Envelope): string => (e.type === "error" ? e.error_text : JSON.
 const hasRg = spawnSync("sh", ["-c", "command -v rg"]).status === 0;
 const skipped = (row: string): boolean => row.startsWith("rg ") && !hasRg;
 
+/** A sandbox-off engine on a temp folder, every bash command allowed, HOME its `home` until close. */
+interface SandboxOff {
+  base: string;
+  ws: string;
+  home: string;
+  engine: Engine;
+  session: Session;
+  close(): Promise<void>;
+}
+
+/**
+ * Make `ws`, `home` and Lathe's home below a fresh temp folder named `prefix…` (with `withKey`,
+ * `home/.ssh/id_ed25519` holding KEY), point HOME at `home`, and open a yolo session in an engine
+ * with the sandbox off and every bash command allowed.
+ */
+async function openSandboxOff(prefix: string, withKey: boolean): Promise<SandboxOff> {
+  const base = await realpath(await mkdtemp(path.join(os.tmpdir(), prefix)));
+  const ws = path.join(base, "ws");
+  const home = path.join(base, "home");
+  const lh = path.join(base, "lh");
+  for (const dir of [ws, withKey ? path.join(home, ".ssh") : home, lh]) await mkdir(dir, { recursive: true });
+  if (withKey) await writeFile(path.join(home, ".ssh/id_ed25519"), `${KEY}\n`);
+  await writeFile(
+    path.join(lh, "settings.json"),
+    JSON.stringify({
+      permissions: [{ permission: "bash", pattern: "*", action: "allow" }],
+      sandbox: { enabled: false },
+    }),
+  );
+  const realHome = process.env.HOME;
+  process.env.HOME = home;
+  const engine = await Engine.create({ root: ws, latheHome: lh });
+  const session = await engine.openSession({ mode: "yolo" });
+  return {
+    base,
+    ws,
+    home,
+    engine,
+    session,
+    async close() {
+      await engine.close();
+      process.env.HOME = realHome;
+      await rm(base, { recursive: true, force: true });
+    },
+  };
+}
+
 describe("sandbox off: a read-only command reads nothing the sandbox would hide, and runs nothing else", () => {
   let l: Layout;
   let engine: Engine;
@@ -857,25 +904,9 @@ const PLANTED: PlantedRow[] = [
 // becomes a link to the key between two calls must be judged as it is at the second.
 describe("sandbox off: a file replaced by a link to the key between two calls", () => {
   it("is refused at the second call, though it was a plain file at the first", async () => {
-    const base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-off-relinked-")));
-    const ws = path.join(base, "ws");
-    const home = path.join(base, "home");
-    for (const dir of [ws, path.join(home, ".ssh"), path.join(base, "lh")])
-      await mkdir(dir, { recursive: true });
-    await writeFile(path.join(home, ".ssh/id_ed25519"), `${KEY}\n`);
+    const { ws, home, session, close } = await openSandboxOff("lathe-off-relinked-", true);
     await writeFile(path.join(ws, "notes.txt"), "plain notes\n");
-    await writeFile(
-      path.join(base, "lh/settings.json"),
-      JSON.stringify({
-        permissions: [{ permission: "bash", pattern: "*", action: "allow" }],
-        sandbox: { enabled: false },
-      }),
-    );
-    const realHome = process.env.HOME;
-    process.env.HOME = home;
-    const engine = await Engine.create({ root: ws, latheHome: path.join(base, "lh") });
     try {
-      const session = await engine.openSession({ mode: "yolo" });
       const first = await session.call("bash", { command: "cat notes.txt" });
       expect(text(first)).toContain("plain notes");
       await rm(path.join(ws, "notes.txt"));
@@ -886,9 +917,7 @@ describe("sandbox off: a file replaced by a link to the key between two calls", 
       expect(text(second), "Lathe let it print the key").not.toContain(KEY);
       expect(text(second)).toMatch(/the command names ~\/\.ssh\/id_ed25519, which commands may not read/);
     } finally {
-      await engine.close();
-      process.env.HOME = realHome;
-      await rm(base, { recursive: true, force: true });
+      await close();
     }
   });
 });
@@ -897,36 +926,20 @@ describe("sandbox off: a file replaced by a link to the key between two calls", 
 // link to where it went, or made (as a link) only after the session started, still hides the key,
 // as the OS sandbox, set up at each command, would hide it.
 describe("sandbox off: a denyRead folder that becomes a link during the session", () => {
+  let off: SandboxOff;
   let base: string;
   let home: string;
   let ws: string;
-  let engine: Engine;
   let session: Session;
-  let realHome: string | undefined;
 
   beforeAll(async () => {
-    base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-off-moved-")));
-    ws = path.join(base, "ws");
-    home = path.join(base, "home");
-    for (const dir of [ws, home, path.join(base, "lh")]) await mkdir(dir, { recursive: true });
+    off = await openSandboxOff("lathe-off-moved-", false);
+    ({ base, home, ws, session } = off);
     await writeFile(path.join(ws, "notes.txt"), "plain notes\n");
-    await writeFile(
-      path.join(base, "lh/settings.json"),
-      JSON.stringify({
-        permissions: [{ permission: "bash", pattern: "*", action: "allow" }],
-        sandbox: { enabled: false },
-      }),
-    );
-    realHome = process.env.HOME;
-    process.env.HOME = home;
-    engine = await Engine.create({ root: ws, latheHome: path.join(base, "lh") });
-    session = await engine.openSession({ mode: "yolo" });
   });
 
   afterAll(async () => {
-    await engine.close();
-    process.env.HOME = realHome;
-    await rm(base, { recursive: true, force: true });
+    await off.close();
   });
 
   const readsKey = async (where: string): Promise<void> => {
@@ -984,37 +997,18 @@ describe("sandbox off: a denyRead folder that becomes a link during the session"
 // link named `-` leads. Checked as a path when it exists; when it does not, only a file made
 // before the command runs could be read, which no check would see, so the command needs a person.
 describe("sandbox off: a - that a program reads as a file name", () => {
-  let base: string;
+  let off: SandboxOff;
   let ws: string;
   let home: string;
-  let engine: Engine;
   let session: Session;
-  let realHome: string | undefined;
 
   beforeAll(async () => {
-    base = await realpath(await mkdtemp(path.join(os.tmpdir(), "lathe-off-dash-")));
-    ws = path.join(base, "ws");
-    home = path.join(base, "home");
-    for (const dir of [ws, path.join(home, ".ssh"), path.join(base, "lh")])
-      await mkdir(dir, { recursive: true });
-    await writeFile(path.join(home, ".ssh/id_ed25519"), `${KEY}\n`);
-    await writeFile(
-      path.join(base, "lh/settings.json"),
-      JSON.stringify({
-        permissions: [{ permission: "bash", pattern: "*", action: "allow" }],
-        sandbox: { enabled: false },
-      }),
-    );
-    realHome = process.env.HOME;
-    process.env.HOME = home;
-    engine = await Engine.create({ root: ws, latheHome: path.join(base, "lh") });
-    session = await engine.openSession({ mode: "yolo" });
+    off = await openSandboxOff("lathe-off-dash-", true);
+    ({ ws, home, session } = off);
   });
 
   afterAll(async () => {
-    await engine.close();
-    process.env.HOME = realHome;
-    await rm(base, { recursive: true, force: true });
+    await off.close();
   });
 
   it.each(["ls -", "ls -- -", "ls -aR -"])(
