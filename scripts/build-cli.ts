@@ -22,6 +22,9 @@ const EXTERNAL_PACKAGES = [
   "node-pty",
   "node-llama-cpp",
   "@anthropic-ai/sandbox-runtime",
+  // Loaded only for model calls allowed more than 300 s of silence (model-fetch.ts); its licence
+  // comments are not ASCII, and bundled it would be a second copy of an HTTP stack for nothing.
+  "undici",
   // ws requires these optional native speed-ups inside a try; they are not installed.
   "bufferutil",
   "utf-8-validate",

@@ -8,6 +8,7 @@ import { answerSnippet } from "./answer-snippet.ts";
 import { connectionFailure, isDroppedConnection } from "./connection-failure.ts";
 import { requireEventStream } from "./event-stream-answer.ts";
 import { describeTlsFailure, tlsFailure } from "./tls-failure.ts";
+import { modelFetch } from "./model-fetch.ts";
 
 interface CloudPreset {
   name: "anthropic" | "openai";
@@ -88,7 +89,7 @@ function cloudProvider(preset: CloudPreset): ProviderDefinition {
       const setting = `providers.${preset.name}.baseURL`;
       // A page or a JSON error with status 200 where events belong says what came back, rather
       // than pass for an answer cut off with nothing in it.
-      const checked = requireEventStream(context.fetch ?? ((input, init) => fetch(input, init)), {
+      const checked = requireEventStream(context.fetch ?? modelFetch(context.endpoint?.timeouts), {
         who: baseURL ? `${preset.label} at ${baseURL}` : preset.label,
         setting,
         baseURL: baseURL ?? preset.label,

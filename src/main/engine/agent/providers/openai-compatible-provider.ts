@@ -10,6 +10,7 @@ import { notHttpAnswer } from "./not-http-answer.ts";
 import { requireEventStream } from "./event-stream-answer.ts";
 import { describeTlsFailure, tlsFailure } from "./tls-failure.ts";
 import { askServerContextWindow } from "../models/server-context-window.ts";
+import { modelFetch } from "./model-fetch.ts";
 
 /** A local (or self-hosted) server that speaks the OpenAI chat completions API. */
 export interface OpenAICompatiblePreset {
@@ -309,7 +310,7 @@ export function openAICompatibleProvider(preset: OpenAICompatiblePreset): Provid
         ...(images ? { supportsMultiPartToolContent: true } : {}),
         ...(apiKey ? { apiKey } : {}),
         // A web page or a JSON body where events belong says so, rather than pass for a crash.
-        fetch: requireEventStream(context.fetch ?? ((input, init) => fetch(input, init)), {
+        fetch: requireEventStream(context.fetch ?? modelFetch(context.endpoint?.timeouts), {
           who: `${preset.label} at ${origin(baseURL)}`,
           setting: `providers["${preset.name}"].baseURL`,
           baseURL,
