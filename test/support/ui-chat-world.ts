@@ -33,7 +33,7 @@ export interface ChatWorldOptions extends Omit<UiWorldOptions, "replies" | "wait
   settings?: Record<string, unknown>;
   /**
    * Wait for the chat's prompt box once the app is loaded (default true); false for a suite whose
-   * page opens on something else, such as the trust dialog over the chat.
+   * first test is what the page opens on, so that test rather than the set-up says what is wrong.
    */
   waitForPrompt?: boolean;
 }
