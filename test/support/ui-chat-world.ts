@@ -31,6 +31,8 @@ export interface ChatWorldOptions extends Omit<UiWorldOptions, "replies" | "wait
   replies: NonNullable<FixtureOptions["replies"]>;
   /** More of $LATHE_HOME's settings beside the fixture model, e.g. `{ approvals: { mode: "yolo" } }`. */
   settings?: Record<string, unknown>;
+  /** More of the fixture model's provider settings beside its URL, e.g. `{ contextTokens: 8_000 }`. */
+  provider?: Record<string, unknown>;
   /**
    * Wait for the chat's prompt box once the app is loaded (default true); false for a suite whose
    * first test is what the page opens on, so that test rather than the set-up says what is wrong.
@@ -45,6 +47,7 @@ export interface ChatWorldOptions extends Omit<UiWorldOptions, "replies" | "wait
  */
 export function chatWorldOptions({
   settings,
+  provider,
   prepare,
   waitForPrompt = true,
   ...options
@@ -53,7 +56,7 @@ export function chatWorldOptions({
     ...options,
     prepare: async (folders: UiFolders) => {
       if (!folders.fixture) throw new Error("The fixture model server did not start.");
-      await useFixtureModel(folders.home, folders.fixture.baseURL, settings);
+      await useFixtureModel(folders.home, folders.fixture.baseURL, settings, provider);
       await prepare?.(folders);
     },
     waitForPrompt,
