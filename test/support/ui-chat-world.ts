@@ -31,28 +31,47 @@ export interface ChatWorldOptions extends Omit<UiWorldOptions, "replies" | "wait
   replies: NonNullable<FixtureOptions["replies"]>;
   /** More of $LATHE_HOME's settings beside the fixture model, e.g. `{ approvals: { mode: "yolo" } }`. */
   settings?: Record<string, unknown>;
+  /** More of the fixture model's provider settings beside its URL, e.g. `{ contextTokens: 8_000 }`. */
+  provider?: Record<string, unknown>;
+  /**
+   * Wait for the chat's prompt box once the app is loaded (default true); false for a suite whose
+   * first test is what the page opens on, so that test rather than the set-up says what is wrong.
+   */
+  waitForPrompt?: boolean;
+}
+
+/**
+ * The options of a chat world, for a suite that starts its worlds itself (in a shared Chromium,
+ * see useSharedChromium): the fixture model as the default model, written with `settings` before
+ * `prepare` runs, and the page on the chat's prompt.
+ */
+export function chatWorldOptions({
+  settings,
+  provider,
+  prepare,
+  waitForPrompt = true,
+  ...options
+}: ChatWorldOptions): UiWorldOptions {
+  return {
+    ...options,
+    prepare: async (folders: UiFolders) => {
+      if (!folders.fixture) throw new Error("The fixture model server did not start.");
+      await useFixtureModel(folders.home, folders.fixture.baseURL, settings, provider);
+      await prepare?.(folders);
+    },
+    waitForPrompt,
+  };
 }
 
 /**
  * A UI suite's world with the fixture model as the default model, its page on the chat's prompt
- * (see useUiWorld): `prepare` runs after the settings are written, `ready` once the prompt is there.
+ * (see useUiWorld and chatWorldOptions): `prepare` runs after the settings are written, `ready`
+ * once the prompt is there (or the app is loaded, with `waitForPrompt: false`).
  */
 export function useChatWorld(
   run: boolean,
-  { settings, prepare, ...options }: ChatWorldOptions,
+  options: ChatWorldOptions,
   ready?: (world: UiWorld) => void | Promise<void>,
 ): () => UiWorld {
-  return useUiWorld(
-    run,
-    {
-      ...options,
-      prepare: async (folders: UiFolders) => {
-        if (!folders.fixture) throw new Error("The fixture model server did not start.");
-        await useFixtureModel(folders.home, folders.fixture.baseURL, settings);
-        await prepare?.(folders);
-      },
-      waitForPrompt: true,
-    },
-    ready,
-  );
+  return useUiWorld(run, chatWorldOptions(options), ready);
 }

@@ -9,8 +9,8 @@ import path from "node:path";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import type { ChatRequest, FixtureReply } from "../fixtures/openai-compatible-server.ts";
-import { REPO, goTo, runsUi, useFixtureModel } from "./serve-fixture.ts";
-import { useUiWorld } from "./ui-suite.ts";
+import { useChatWorld } from "../support/ui-chat-world.ts";
+import { REPO, goTo, runsUi } from "./serve-fixture.ts";
 import { chatHelpers, scriptTurn } from "./ui-world.ts";
 
 const SHOTS = path.join(REPO, "test-results");
@@ -83,16 +83,17 @@ let problems: string[];
 
 const { conversation, lastCard: card, prompt, send, answerWithKey, status } = chatHelpers(() => page);
 
-useUiWorld(
+useChatWorld(
   runUi,
   {
     prefix: "shell",
     replies: reply,
-    prepare: async ({ root, home, fixture }) => {
+    prepare: async ({ root }) => {
       await writeFile(path.join(root, "README.md"), "# a fixture project\n\nUsed by the shell test.\n");
-      await useFixtureModel(home, fixture!.baseURL);
     },
     viewport: { width: 1280, height: 900 },
+    // Its first test is that the app opens on the chat: the set-up does not wait for the prompt.
+    waitForPrompt: false,
   },
   (started) => {
     ({ root, page, problems } = started);

@@ -6,8 +6,8 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { REPO, openWatchedPage, runsUi, useFixtureModel } from "./serve-fixture.ts";
-import { useUiWorld } from "./ui-suite.ts";
+import { useChatWorld } from "../support/ui-chat-world.ts";
+import { REPO, openWatchedPage, runsUi } from "./serve-fixture.ts";
 import { chatHelpers } from "./ui-world.ts";
 
 const SHOTS = path.join(REPO, "test-results");
@@ -32,7 +32,7 @@ const first = chatHelpers(() => world().page);
 const tasks = (page: Page) => page.getByRole("list", { name: "Background tasks" });
 const task = (page: Page) => tasks(page).getByRole("listitem", { name: /^Task index the docs:/ });
 
-const world = useUiWorld(
+const world = useChatWorld(
   runUi,
   {
     prefix: "bg-tasks",
@@ -67,10 +67,8 @@ const world = useUiWorld(
             ],
           };
     },
-    prepare: async ({ home, fixture }) =>
-      useFixtureModel(home, fixture!.baseURL, { approvals: { mode: "yolo" } }),
+    settings: { approvals: { mode: "yolo" } },
     viewport: { width: 1200, height: 800 },
-    waitForPrompt: true,
   },
   async (started) => {
     second = await openWatchedPage(started.browser, started.problems, { width: 1200, height: 800 });

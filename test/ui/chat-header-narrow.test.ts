@@ -1,26 +1,51 @@
 // The chat's header in a window 800 px wide with a session open: the session's name, the model
 // picker, the context meter and the agent select fit in two rows at most, and the name stays
-// readable. The agent select's minimum width pushed it onto a third row. `lathe serve` on a temp
-// folder, the fixture model, the page in Debian's Chromium. Needs `npm run build` first.
+// readable. The agent select's minimum width pushed it onto a third row. Then the same header once
+// the agent keeps a todo list, so the side panel is open, at 800, 1024 and 1280 px: still two rows,
+// nothing overlapping, nothing drawn under the panel, and the model's name (as long as Ollama's
+// are) whole where there is room for it. With the panel at 1024 px the pickers wrapped to a third
+// row; at 1280 px the server's name beside the model's cut it by a pixel (an ellipsis).
+// `lathe serve` on a temp folder, the fixture model, the page in Debian's Chromium. Needs
+// `npm run build` first.
 import path from "node:path";
 import type { Locator, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
+import type { ChatRequest, FixtureReply } from "../fixtures/openai-compatible-server.ts";
 import { useChatWorld } from "../support/ui-chat-world.ts";
 import { REPO, runsUi } from "./serve-fixture.ts";
-import { chatHelpers } from "./ui-world.ts";
+import { chatHelpers, scriptTurn } from "./ui-world.ts";
 
 const SHOT = path.join(REPO, "test-results/ui-chat-header-narrow.png");
+const shotWithPanel = (width: number) =>
+  path.join(REPO, `test-results/ui-chat-header-side-panel-${width}.png`);
 const runUi = runsUi("chat header, narrow");
 const PROMPT = "Summarise the release notes of the parser rewrite for the team";
+const PLAN = "Plan the release";
+// A model's name as Ollama lists it: long enough that the pickers no longer fit beside each other.
+const MODEL = "qwen2.5-coder:14b-instruct-q4_K_M";
+const TODOS = [
+  { content: "Collect the notes", status: "completed" },
+  { content: "Write the summary for the team", status: "in_progress" },
+  { content: "Send it", status: "pending" },
+];
 
 let page: Page;
 const chat = chatHelpers(() => page);
+
+function replies(request: ChatRequest): FixtureReply {
+  const usage = { prompt_tokens: 1200, completion_tokens: 40 };
+  const { prompt, step } = scriptTurn(request, "tool");
+  if (prompt === PLAN && step === 0)
+    return { toolCalls: [{ name: "todo", arguments: { todos: TODOS } }], usage };
+  return { text: prompt === PLAN ? "The plan is in the todo list." : "Here is the summary.", usage };
+}
 
 const world = useChatWorld(
   runUi,
   {
     prefix: "chat-header-narrow",
-    replies: () => ({ text: "Here is the summary.", usage: { prompt_tokens: 1200, completion_tokens: 40 } }),
+    replies,
+    settings: { defaultModel: `openai-compatible:${MODEL}` },
     viewport: { width: 800, height: 700 },
   },
   (started) => {
@@ -28,11 +53,40 @@ const world = useChatWorld(
   },
 );
 
-async function box(locator: Locator): Promise<{ x: number; y: number; width: number; height: number }> {
+type Box = { x: number; y: number; width: number; height: number };
+
+async function box(locator: Locator): Promise<Box> {
   const found = await locator.boundingBox();
   if (!found) throw new Error(`${locator.toString()} is not on screen`);
   return found;
 }
+
+/** The header's parts a person reads or uses, in order: the name, the model, the context, the agent. */
+function headerParts(): Locator[] {
+  const header = page.locator(".chat-header");
+  return [
+    header.getByRole("heading", { name: PROMPT }),
+    header.getByRole("button", { name: /^Model: / }),
+    header.getByRole("group", { name: "Context" }),
+    header.getByRole("combobox", { name: "Agent" }),
+  ];
+}
+
+/** How many rows `boxes` sit in: a row is the boxes whose middles lie within 14 px of each other. */
+function rowsOf(boxes: Box[]): number {
+  const rows: number[] = [];
+  for (const b of boxes) {
+    const middle = b.y + b.height / 2;
+    if (!rows.some((row) => Math.abs(row - middle) < 14)) rows.push(middle);
+  }
+  return rows.length;
+}
+
+const overlap = (a: Box, b: Box): boolean =>
+  a.x < b.x + b.width - 0.5 &&
+  b.x < a.x + a.width - 0.5 &&
+  a.y < b.y + b.height - 0.5 &&
+  b.y < a.y + a.height - 0.5;
 
 describe.skipIf(!runUi)("the chat header at 800 px", () => {
   it("fits the session's name and every picker in two rows, the name readable", async () => {
@@ -44,20 +98,8 @@ describe.skipIf(!runUi)("the chat header at 800 px", () => {
     await page.getByRole("group", { name: "Context" }).waitFor();
     await page.screenshot({ path: SHOT });
 
-    const parts = [
-      title,
-      header.getByRole("button", { name: /^Model: / }),
-      header.getByRole("group", { name: "Context" }),
-      header.getByRole("combobox", { name: "Agent" }),
-    ];
-    const boxes = await Promise.all(parts.map(box));
-    // A row is the parts whose middles lie within one part's height of each other.
-    const rows: number[] = [];
-    for (const b of boxes) {
-      const middle = b.y + b.height / 2;
-      if (!rows.some((row) => Math.abs(row - middle) < 14)) rows.push(middle);
-    }
-    expect(rows.length, JSON.stringify(boxes)).toBeLessThanOrEqual(2);
+    const boxes = await Promise.all(headerParts().map(box));
+    expect(rowsOf(boxes), JSON.stringify(boxes)).toBeLessThanOrEqual(2);
     const headerBox = await box(header);
     // The name keeps most of its row: no ellipsis after a word or two.
     expect(boxes[0]!.width, JSON.stringify(boxes)).toBeGreaterThanOrEqual(headerBox.width * 0.5);
@@ -65,4 +107,57 @@ describe.skipIf(!runUi)("the chat header at 800 px", () => {
     for (const b of boxes) expect(b.x + b.width).toBeLessThanOrEqual(headerBox.x + headerBox.width + 0.5);
     expect(world().problems, world().problems.join("\n")).toEqual([]);
   });
+
+  // How much of the model's name a person reads, by window width: whole where the header has the
+  // room, at 1024 px most of it (the rest behind an ellipsis, whole in the button's tooltip).
+  const widths = [
+    { width: 800, nameShown: 1 },
+    { width: 1024, nameShown: 0.8 },
+    { width: 1280, nameShown: 1 },
+  ];
+  for (const { width, nameShown } of widths) {
+    it(`holds at two rows with the todo panel open at ${width} px, nothing overlapping or cut`, async () => {
+      await page.setViewportSize({ width, height: 700 });
+      if ((await page.getByRole("list", { name: "Todo list" }).count()) === 0) {
+        await chat.send(PLAN);
+        await chat.conversation().getByText("The plan is in the todo list.").waitFor({ timeout: 15_000 });
+      }
+      await page.getByRole("list", { name: "Todo list" }).waitFor();
+      const header = page.locator(".chat-header");
+      await header.getByRole("heading", { name: PROMPT }).waitFor();
+      await page.screenshot({ path: shotWithPanel(width) });
+
+      const parts = headerParts();
+      const boxes = await Promise.all(parts.map(box));
+      const seen = JSON.stringify(boxes);
+      expect(rowsOf(boxes), seen).toBeLessThanOrEqual(2);
+      const headerBox = await box(header);
+      // The name keeps a readable share of the header.
+      expect(boxes[0]!.width, seen).toBeGreaterThanOrEqual(Math.min(240, headerBox.width * 0.5));
+      for (const [i, b] of boxes.entries()) {
+        // Inside the header (so not under the side panel), and clear of each other.
+        expect(b.x, seen).toBeGreaterThanOrEqual(headerBox.x - 0.5);
+        expect(b.x + b.width, seen).toBeLessThanOrEqual(headerBox.x + headerBox.width + 0.5);
+        expect(b.y + b.height, seen).toBeLessThanOrEqual(headerBox.y + headerBox.height + 0.5);
+        for (const other of boxes.slice(i + 1)) expect(overlap(b, other), seen).toBe(false);
+      }
+      // The model's name stays inside its button and shows as much as the width allows.
+      const name = header.locator(".model-button-name");
+      const nameBox = await box(name);
+      expect(nameBox.x + nameBox.width, seen).toBeLessThanOrEqual(boxes[1]!.x + boxes[1]!.width + 0.5);
+      // (Measured in fractions of a pixel: text a fraction wider than its box already ends in "…".)
+      const shown = await name.evaluate((e) => {
+        const text = e.ownerDocument.createRange();
+        text.selectNodeContents(e);
+        return Math.min(1, (e.getBoundingClientRect().width + 0.01) / text.getBoundingClientRect().width);
+      });
+      expect(shown, `${MODEL} shown at ${width} px`).toBeGreaterThanOrEqual(nameShown);
+      // The context meter reads in full.
+      expect(await parts[2]!.evaluate((e) => e.scrollWidth <= e.clientWidth)).toBe(true);
+      // The side panel sits beside or under the header, never over it.
+      const side = await box(page.locator(".chat-side"));
+      expect(overlap(side, headerBox), `${JSON.stringify(side)} ${JSON.stringify(headerBox)}`).toBe(false);
+      expect(world().problems, world().problems.join("\n")).toEqual([]);
+    });
+  }
 });

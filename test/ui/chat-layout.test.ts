@@ -6,7 +6,8 @@ import path from "node:path";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import type { ChatRequest, FixtureReply } from "../fixtures/openai-compatible-server.ts";
-import { REPO, runsUi, useFixtureModel } from "./serve-fixture.ts";
+import { chatWorldOptions } from "../support/ui-chat-world.ts";
+import { REPO, runsUi } from "./serve-fixture.ts";
 import { useSharedChromium } from "./ui-suite.ts";
 import { chatHelpers, scriptTurn, type UiWorld } from "./ui-world.ts";
 
@@ -50,13 +51,7 @@ const worlds: UiWorld[] = [];
 
 /** A world with the fixture model answering `reply`, in a window of `viewport`'s size. */
 async function startLayoutWorld(viewport: { width: number; height: number }): Promise<UiWorld> {
-  const world = await startWorld({
-    prefix: "layout",
-    replies: reply,
-    prepare: ({ home, fixture }) => useFixtureModel(home, fixture!.baseURL),
-    viewport,
-    waitForPrompt: true,
-  });
+  const world = await startWorld(chatWorldOptions({ prefix: "layout", replies: reply, viewport }));
   worlds.push(world);
   return world;
 }

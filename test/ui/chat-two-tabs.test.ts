@@ -5,8 +5,8 @@
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { REPO, openSecondTab, runsUi, useFixtureModel } from "./serve-fixture.ts";
-import { useUiWorld } from "./ui-suite.ts";
+import { useChatWorld } from "../support/ui-chat-world.ts";
+import { REPO, openSecondTab, runsUi } from "./serve-fixture.ts";
 import { chatHelpers } from "./ui-world.ts";
 
 const SHOTS = path.join(REPO, "test-results");
@@ -17,7 +17,7 @@ const first = chatHelpers(() => world().page);
 const other = chatHelpers(() => second);
 const list = (page: Page) => page.getByRole("list", { name: "Session list" });
 
-const world = useUiWorld(
+const world = useChatWorld(
   runUi,
   {
     prefix: "chat-tabs",
@@ -26,9 +26,7 @@ const world = useUiWorld(
       { text: "Counting the files one by one, slowly, and then some more of them.", eventDelayMs: 250 },
       { text: "Never sent." },
     ],
-    prepare: async ({ home, fixture }) => useFixtureModel(home, fixture!.baseURL),
     viewport: { width: 1100, height: 800 },
-    waitForPrompt: true,
   },
   async (started) => {
     second = await openSecondTab(started);

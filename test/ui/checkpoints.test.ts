@@ -10,8 +10,8 @@ import path from "node:path";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import type { ChatRequest, FixtureReply } from "../fixtures/openai-compatible-server.ts";
-import { REPO, runsUi, useFixtureModel } from "./serve-fixture.ts";
-import { useUiWorld } from "./ui-suite.ts";
+import { useChatWorld } from "../support/ui-chat-world.ts";
+import { REPO, runsUi } from "./serve-fixture.ts";
 import { chatHelpers, scriptTurn } from "./ui-world.ts";
 
 const SHOTS = path.join(REPO, "test-results");
@@ -92,23 +92,22 @@ async function send(text: string, done: string): Promise<void> {
   await chat.turnEnded();
 }
 
-useUiWorld(
+useChatWorld(
   runUi,
   {
     prefix: "checkpoints",
     replies: reply,
-    prepare: async ({ root, home, fixture }) => {
+    // The agent's writes need no approval here: this suite is about undoing them.
+    settings: { approvals: { mode: "yolo" } },
+    prepare: async ({ root }) => {
       await writeFile(path.join(root, "a.txt"), "original a\n");
       await writeFile(path.join(root, "c.txt"), "original c\n");
       await writeFile(path.join(root, "d.txt"), "original d\n");
       await writeFile(path.join(root, "e.txt"), "original e\n");
       await writeFile(path.join(root, "run.sh"), "echo original\n");
       await chmod(path.join(root, "run.sh"), 0o644);
-      // The agent's writes need no approval here: this suite is about undoing them.
-      await useFixtureModel(home, fixture!.baseURL, { approvals: { mode: "yolo" } });
     },
     viewport: { width: 1280, height: 900 },
-    waitForPrompt: true,
   },
   (started) => {
     ({ root, page, problems } = started);

@@ -3,13 +3,12 @@
 // keeps every earlier message above it — live and when the session is opened again. `lathe serve`
 // with the loopback fixture model (its context set small in settings), in Debian's Chromium.
 // Needs `npm run build` first.
-import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import type { ChatRequest, FixtureReply } from "../fixtures/openai-compatible-server.ts";
-import { REPO, fixtureProviders, runsUi } from "./serve-fixture.ts";
-import { useUiWorld } from "./ui-suite.ts";
+import { useChatWorld } from "../support/ui-chat-world.ts";
+import { REPO, runsUi } from "./serve-fixture.ts";
 import { chatHelpers, scriptTurn } from "./ui-world.ts";
 
 const SHOTS = path.join(REPO, "test-results");
@@ -27,23 +26,14 @@ function reply(request: ChatRequest): FixtureReply {
 let page: Page;
 const chat = chatHelpers(() => page);
 
-const world = useUiWorld(
+const world = useChatWorld(
   runUi,
   {
     prefix: "compaction",
     replies: reply,
-    prepare: async ({ home, fixture }) => {
-      const providers = await fixtureProviders(fixture!.baseURL);
-      // A small window: the fourth prompt no longer fits beside the three answers.
-      providers["openai-compatible"] = { baseURL: fixture!.baseURL, contextTokens: 8_000 };
-      await mkdir(home, { recursive: true });
-      await writeFile(
-        path.join(home, "settings.json"),
-        JSON.stringify({ providers, defaultModel: "openai-compatible:fixture-model" }),
-      );
-    },
+    // A small window: the fourth prompt no longer fits beside the three answers.
+    provider: { contextTokens: 8_000 },
     viewport: { width: 1100, height: 1400 },
-    waitForPrompt: true,
   },
   (started) => {
     page = started.page;

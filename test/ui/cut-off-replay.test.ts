@@ -8,8 +8,8 @@ import path from "node:path";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import type { ChatRequest, FixtureReply } from "../fixtures/openai-compatible-server.ts";
-import { REPO, runsUi, useFixtureModel } from "./serve-fixture.ts";
-import { useUiWorld } from "./ui-suite.ts";
+import { useChatWorld } from "../support/ui-chat-world.ts";
+import { REPO, runsUi } from "./serve-fixture.ts";
 import { chatHelpers, scriptTurn } from "./ui-world.ts";
 
 const SHOTS = path.join(REPO, "test-results");
@@ -46,15 +46,13 @@ function reply(request: ChatRequest): FixtureReply {
 let page: Page;
 const chat = chatHelpers(() => page);
 
-const world = useUiWorld(
+const world = useChatWorld(
   runUi,
   {
     prefix: "cutoff",
     replies: reply,
-    prepare: async ({ home, fixture }) =>
-      useFixtureModel(home, fixture!.baseURL, { approvals: { mode: "yolo" } }),
+    settings: { approvals: { mode: "yolo" } },
     viewport: { width: 1100, height: 1400 },
-    waitForPrompt: true,
   },
   (started) => {
     page = started.page;

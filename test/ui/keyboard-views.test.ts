@@ -5,8 +5,8 @@
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { REPO, runsUi, useFixtureModel } from "./serve-fixture.ts";
-import { useUiWorld } from "./ui-suite.ts";
+import { useChatWorld } from "../support/ui-chat-world.ts";
+import { REPO, runsUi } from "./serve-fixture.ts";
 
 const SHOTS = path.join(REPO, "test-results");
 const runUi = runsUi("keyboard views");
@@ -33,14 +33,12 @@ async function paletteTo(command: string): Promise<void> {
   await palette.waitFor({ state: "hidden" });
 }
 
-useUiWorld(
+useChatWorld(
   runUi,
   {
     prefix: "keyboard",
     replies: [{ text: "unused" }],
-    prepare: async ({ home, fixture }) => useFixtureModel(home, fixture!.baseURL),
     viewport: { width: 1100, height: 800 },
-    waitForPrompt: true,
   },
   (started) => {
     page = started.page;

@@ -12,8 +12,8 @@ import type { ChatRequest, FixtureReply } from "../fixtures/openai-compatible-se
 import { openDatabase } from "../../src/main/engine/store/database.ts";
 import { ConversationStore, type ConversationBatch } from "../../src/main/engine/store/conversation-store.ts";
 import { DRAWN_ITEMS } from "../../src/renderer/state/transcript-window.ts";
-import { REPO, runsUi, useFixtureModel } from "./serve-fixture.ts";
-import { useUiWorld } from "./ui-suite.ts";
+import { useChatWorld } from "../support/ui-chat-world.ts";
+import { REPO, runsUi } from "./serve-fixture.ts";
 import { chatHelpers, scriptTurn } from "./ui-world.ts";
 
 const SHOTS = path.join(REPO, "test-results");
@@ -33,17 +33,15 @@ function reply(request: ChatRequest): FixtureReply {
 let page: Page;
 const chat = chatHelpers(() => page);
 
-const world = useUiWorld(
+const world = useChatWorld(
   runUi,
   {
     prefix: "long-conversation",
     replies: reply,
-    prepare: async ({ root, home, fixture }) => {
+    prepare: async ({ root }) => {
       await writeFile(path.join(root, "README.md"), "# long\n");
-      await useFixtureModel(home, fixture!.baseURL);
     },
     viewport: { width: 1280, height: 900 },
-    waitForPrompt: true,
   },
   (started) => {
     page = started.page;

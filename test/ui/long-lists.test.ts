@@ -9,8 +9,8 @@ import path from "node:path";
 import type { Locator, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import type { ChatRequest, FixtureReply } from "../fixtures/openai-compatible-server.ts";
-import { REPO, goTo, runsUi, useFixtureModel } from "./serve-fixture.ts";
-import { useUiWorld } from "./ui-suite.ts";
+import { useChatWorld } from "../support/ui-chat-world.ts";
+import { REPO, goTo, runsUi } from "./serve-fixture.ts";
 import { chatHelpers, scriptTurn } from "./ui-world.ts";
 
 const SHOTS = path.join(REPO, "test-results");
@@ -38,17 +38,15 @@ async function bottom(locator: Locator): Promise<number> {
 const heights = (list: Locator) =>
   list.evaluate((element) => ({ shown: element.clientHeight, rows: element.scrollHeight }));
 
-useUiWorld(
+useChatWorld(
   runUi,
   {
     prefix: "long-lists",
     replies: reply,
-    prepare: async ({ root, home, fixture }) => {
+    prepare: async ({ root }) => {
       await writeFile(path.join(root, "README.md"), "# long lists\n");
-      await useFixtureModel(home, fixture!.baseURL);
     },
     viewport: { width: 1280, height: 1000 },
-    waitForPrompt: true,
   },
   async (started) => {
     page = started.page;

@@ -6,8 +6,8 @@ import path from "node:path";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import type { FixtureReply } from "../fixtures/openai-compatible-server.ts";
-import { REPO, runsUi, useFixtureModel } from "./serve-fixture.ts";
-import { useUiWorld } from "./ui-suite.ts";
+import { useChatWorld } from "../support/ui-chat-world.ts";
+import { REPO, runsUi } from "./serve-fixture.ts";
 import { chatHelpers } from "./ui-world.ts";
 
 const SHOTS = path.join(REPO, "test-results");
@@ -22,14 +22,12 @@ const replies = (): FixtureReply =>
 let page: Page;
 const chat = chatHelpers(() => page);
 
-const world = useUiWorld(
+const world = useChatWorld(
   runUi,
   {
     prefix: "dropped",
     replies,
-    prepare: async ({ home, fixture }) => useFixtureModel(home, fixture!.baseURL),
     viewport: { width: 1100, height: 800 },
-    waitForPrompt: true,
   },
   (started) => {
     page = started.page;

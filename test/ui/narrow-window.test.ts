@@ -5,8 +5,8 @@
 import path from "node:path";
 import type { Locator, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { REPO, goTo, runsUi, useFixtureModel } from "./serve-fixture.ts";
-import { useUiWorld } from "./ui-suite.ts";
+import { useChatWorld } from "../support/ui-chat-world.ts";
+import { REPO, goTo, runsUi } from "./serve-fixture.ts";
 import { chatHelpers } from "./ui-world.ts";
 
 const SHOTS = path.join(REPO, "test-results");
@@ -28,14 +28,12 @@ async function edges(locator: Locator): Promise<{ left: number; right: number }>
   return { left: box.x, right: box.x + box.width };
 }
 
-const world = useUiWorld(
+const world = useChatWorld(
   runUi,
   {
     prefix: "narrow",
     replies: [{ text: "Hello from the fixture." }],
-    prepare: async ({ home, fixture }) => useFixtureModel(home, fixture!.baseURL),
     viewport: { width: 800, height: 900 },
-    waitForPrompt: true,
   },
   (started) => {
     page = started.page;

@@ -6,8 +6,8 @@ import path from "node:path";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import type { ChatRequest, FixtureReply } from "../fixtures/openai-compatible-server.ts";
-import { REPO, runsUi, useFixtureModel } from "./serve-fixture.ts";
-import { useUiWorld } from "./ui-suite.ts";
+import { useChatWorld } from "../support/ui-chat-world.ts";
+import { REPO, runsUi } from "./serve-fixture.ts";
 import { chatHelpers, scriptTurn } from "./ui-world.ts";
 
 const SHOTS = path.join(REPO, "test-results");
@@ -22,16 +22,12 @@ let page: Page;
 let problems: string[];
 const chat = chatHelpers(() => page);
 
-useUiWorld(
+useChatWorld(
   runUi,
   {
     prefix: "palette-sessions",
     replies: reply,
-    prepare: async ({ home, fixture }) => {
-      await useFixtureModel(home, fixture!.baseURL);
-    },
     viewport: { width: 1200, height: 800 },
-    waitForPrompt: true,
   },
   async (started) => {
     ({ page, problems } = started);

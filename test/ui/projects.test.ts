@@ -7,8 +7,8 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { REPO, goTo, runsUi, useFixtureModel } from "./serve-fixture.ts";
-import { useUiWorld } from "./ui-suite.ts";
+import { useChatWorld } from "../support/ui-chat-world.ts";
+import { REPO, goTo, runsUi } from "./serve-fixture.ts";
 
 const SHOTS = path.join(REPO, "test-results");
 const runUi = runsUi("projects");
@@ -75,19 +75,17 @@ async function openDialog(): Promise<void> {
   await dialog().waitFor();
 }
 
-useUiWorld(
+useChatWorld(
   runUi,
   {
     prefix: "projects",
     rootName: "first",
     replies: [{ text: "Noted." }],
-    prepare: async ({ base, root, home, fixture }) => {
+    prepare: async ({ base, root }) => {
       await writeFile(path.join(root, "README.md"), "# first project\n");
       await writeAskingProject(path.join(base, "second"));
-      await useFixtureModel(home, fixture!.baseURL);
     },
     viewport: { width: 1280, height: 900 },
-    waitForPrompt: true,
   },
   (started) => {
     ({ base, root: first, home, page, problems } = started);

@@ -9,8 +9,8 @@ import path from "node:path";
 import type { ChatRequest, FixtureReply } from "../fixtures/openai-compatible-server.ts";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { REPO, openSecondTab, openWatchedPage, runsUi, useFixtureModel } from "./serve-fixture.ts";
-import { useUiWorld } from "./ui-suite.ts";
+import { useChatWorld } from "../support/ui-chat-world.ts";
+import { REPO, openSecondTab, openWatchedPage, runsUi } from "./serve-fixture.ts";
 import { chatHelpers, scriptTurn } from "./ui-world.ts";
 
 const SHOTS = path.join(REPO, "test-results");
@@ -58,14 +58,12 @@ const other = chatHelpers(() => second);
 const list = (page: Page) => page.getByRole("list", { name: "Session list" });
 const question = (page: Page) => page.getByRole("dialog", { name: "The agent asks" });
 
-const world = useUiWorld(
+const world = useChatWorld(
   runUi,
   {
     prefix: "prompts-tabs",
     replies: reply,
-    prepare: async ({ home, fixture }) => useFixtureModel(home, fixture!.baseURL),
     viewport: { width: 1100, height: 800 },
-    waitForPrompt: true,
   },
   async (started) => {
     second = await openSecondTab(started);

@@ -9,8 +9,8 @@ import path from "node:path";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import type { ChatRequest, FixtureReply } from "../fixtures/openai-compatible-server.ts";
-import { REPO, runsUi, useFixtureModel } from "./serve-fixture.ts";
-import { useUiWorld } from "./ui-suite.ts";
+import { useChatWorld } from "../support/ui-chat-world.ts";
+import { REPO, runsUi } from "./serve-fixture.ts";
 import { chatHelpers, scriptTurn } from "./ui-world.ts";
 
 const SHOTS = path.join(REPO, "test-results");
@@ -59,17 +59,16 @@ async function applyWithKeys(action: string): Promise<void> {
   await page.getByRole("dialog").waitFor({ state: "detached" });
 }
 
-useUiWorld(
+useChatWorld(
   runUi,
   {
     prefix: "restore-focus",
     replies: reply,
-    prepare: async ({ root, home, fixture }) => {
+    settings: { approvals: { mode: "yolo" } },
+    prepare: async ({ root }) => {
       await writeFile(path.join(root, "notes.txt"), "hello\n");
-      await useFixtureModel(home, fixture!.baseURL, { approvals: { mode: "yolo" } });
     },
     viewport: { width: 1100, height: 760 },
-    waitForPrompt: true,
   },
   async (started) => {
     page = started.page;

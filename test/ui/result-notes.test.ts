@@ -11,8 +11,8 @@ import path from "node:path";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import type { ChatRequest, FixtureReply } from "../fixtures/openai-compatible-server.ts";
-import { REPO, goTo, runTool, runsUi, useFixtureModel } from "./serve-fixture.ts";
-import { useUiWorld } from "./ui-suite.ts";
+import { useChatWorld } from "../support/ui-chat-world.ts";
+import { REPO, goTo, runTool, runsUi } from "./serve-fixture.ts";
 import { chatHelpers, scriptTurn } from "./ui-world.ts";
 
 const SHOTS = path.join(REPO, "test-results");
@@ -49,7 +49,7 @@ function reply(request: ChatRequest): FixtureReply {
 let page: Page;
 const chat = chatHelpers(() => page);
 
-const world = useUiWorld(
+const world = useChatWorld(
   runUi,
   {
     prefix: "notes",
@@ -57,7 +57,11 @@ const world = useUiWorld(
     replies: reply,
     // denyRead's defaults (~/.ssh and the like) are under the home folder: the one served.
     env: ({ root }) => ({ HOME: root }),
-    prepare: async ({ root, home, fixture }) => {
+    settings: {
+      approvals: { mode: "yolo" },
+      permissions: [{ permission: "fs.read", pattern: "**/.env", action: "deny" }],
+    },
+    prepare: async ({ root }) => {
       await mkdir(path.join(root, ".ssh"));
       await writeFile(path.join(root, ".ssh/id_ed25519"), "SAFE-looking secret key\n");
       await writeFile(path.join(root, "notes.txt"), "SAFE notes\n");
@@ -65,13 +69,8 @@ const world = useUiWorld(
       await mkdir(path.join(root, "many"));
       for (let i = 1; i < VISIBLE_FILES; i++)
         await writeFile(path.join(root, `many/f${String(i).padStart(4, "0")}.txt`), "");
-      await useFixtureModel(home, fixture!.baseURL, {
-        approvals: { mode: "yolo" },
-        permissions: [{ permission: "fs.read", pattern: "**/.env", action: "deny" }],
-      });
     },
     viewport: { width: 1280, height: 1000 },
-    waitForPrompt: true,
   },
   (started) => {
     page = started.page;

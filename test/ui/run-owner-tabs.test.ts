@@ -8,8 +8,8 @@
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { REPO, openWatchedPage, runsUi, useFixtureModel } from "./serve-fixture.ts";
-import { useUiWorld } from "./ui-suite.ts";
+import { useChatWorld } from "../support/ui-chat-world.ts";
+import { REPO, openWatchedPage, runsUi } from "./serve-fixture.ts";
 import { chatHelpers, scriptTurn } from "./ui-world.ts";
 
 const SHOTS = path.join(REPO, "test-results");
@@ -38,7 +38,7 @@ type PageStorage = { sessionStorage: Pick<Storage, "getItem" | "setItem"> };
 const tabIdOf = (page: Page) =>
   page.evaluate(() => (globalThis as unknown as PageStorage).sessionStorage.getItem("lathe.tabId"));
 
-const world = useUiWorld(
+const world = useChatWorld(
   runUi,
   {
     prefix: "run-owner",
@@ -46,9 +46,7 @@ const world = useUiWorld(
       text: REPLIES[scriptTurn(request, "tool").prompt] ?? "Nothing to say.",
       eventDelayMs: 150,
     }),
-    prepare: async ({ home, fixture }) => useFixtureModel(home, fixture!.baseURL),
     viewport: { width: 1100, height: 800 },
-    waitForPrompt: true,
   },
   async (started) => {
     viewer = await openWatchedPage(started.browser, started.problems, { width: 1100, height: 800 });

@@ -154,18 +154,23 @@ export async function fixtureProviders(baseURL?: string): Promise<Record<string,
   };
 }
 
-/** Point the openai-compatible provider at a fixture server and make its model the default. */
+/**
+ * Point the openai-compatible provider at a fixture server (with more of its settings from
+ * `provider`, e.g. `{ contextTokens: 8_000 }`) and make its model the default; `extra` is more of
+ * the settings beside them.
+ */
 export async function useFixtureModel(
   latheHome: string,
   baseURL: string,
   extra: Record<string, unknown> = {},
+  provider: Record<string, unknown> = {},
 ): Promise<void> {
   const { writeFile, mkdir } = await import("node:fs/promises");
   await mkdir(latheHome, { recursive: true });
   await writeFile(
     path.join(latheHome, "settings.json"),
     JSON.stringify({
-      providers: await fixtureProviders(baseURL),
+      providers: { ...(await fixtureProviders(baseURL)), "openai-compatible": { baseURL, ...provider } },
       defaultModel: "openai-compatible:fixture-model",
       ...extra,
     }),

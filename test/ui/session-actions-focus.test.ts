@@ -7,8 +7,8 @@ import path from "node:path";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import type { ChatRequest, FixtureReply } from "../fixtures/openai-compatible-server.ts";
-import { REPO, runsUi, useFixtureModel } from "./serve-fixture.ts";
-import { useUiWorld } from "./ui-suite.ts";
+import { useChatWorld } from "../support/ui-chat-world.ts";
+import { REPO, runsUi } from "./serve-fixture.ts";
 import { chatHelpers, scriptTurn } from "./ui-world.ts";
 
 const SHOTS = path.join(REPO, "test-results");
@@ -49,14 +49,12 @@ async function deleteWithKeys(title: string): Promise<void> {
   await list().getByRole("listitem", { name: title, exact: true }).waitFor({ state: "detached" });
 }
 
-useUiWorld(
+useChatWorld(
   runUi,
   {
     prefix: "session-focus",
     replies: reply,
-    prepare: async ({ home, fixture }) => useFixtureModel(home, fixture!.baseURL),
     viewport: { width: 1100, height: 760 },
-    waitForPrompt: true,
   },
   async (started) => {
     page = started.page;

@@ -4,8 +4,8 @@
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { REPO, openSecondTab, runsUi, useFixtureModel } from "./serve-fixture.ts";
-import { useUiWorld } from "./ui-suite.ts";
+import { useChatWorld } from "../support/ui-chat-world.ts";
+import { REPO, openSecondTab, runsUi } from "./serve-fixture.ts";
 import { chatHelpers } from "./ui-world.ts";
 
 const SHOTS = path.join(REPO, "test-results");
@@ -22,14 +22,12 @@ const titles = async (page: Page) =>
         .getByRole("listitem")
         .evaluateAll((items) => items.map((i) => i.getAttribute("aria-label")));
 
-const world = useUiWorld(
+const world = useChatWorld(
   runUi,
   {
     prefix: "sessions-tabs",
     replies: [{ text: "Started." }],
-    prepare: async ({ home, fixture }) => useFixtureModel(home, fixture!.baseURL),
     viewport: { width: 1100, height: 800 },
-    waitForPrompt: true,
   },
   async (started) => {
     first = started.page;

@@ -8,8 +8,8 @@ import path from "node:path";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import type { ChatRequest, FixtureReply } from "../fixtures/openai-compatible-server.ts";
-import { REPO, runsUi, useFixtureModel } from "./serve-fixture.ts";
-import { useUiWorld } from "./ui-suite.ts";
+import { useChatWorld } from "../support/ui-chat-world.ts";
+import { REPO, runsUi } from "./serve-fixture.ts";
 import { chatHelpers, scriptTurn } from "./ui-world.ts";
 
 const SHOTS = path.join(REPO, "test-results");
@@ -58,17 +58,15 @@ async function topTitles(): Promise<string[]> {
   return sidebar().locator(":scope > li > .session-row .session-title").allInnerTexts();
 }
 
-useUiWorld(
+useChatWorld(
   runUi,
   {
     prefix: "sessions",
     replies: reply,
-    prepare: async ({ root, home, fixture }) => {
+    prepare: async ({ root }) => {
       await writeFile(path.join(root, "README.md"), "# sessions fixture\n");
-      await useFixtureModel(home, fixture!.baseURL);
     },
     viewport: { width: 1280, height: 860 },
-    waitForPrompt: true,
   },
   (started) => {
     ({ page, problems } = started);

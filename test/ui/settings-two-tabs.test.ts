@@ -6,8 +6,8 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { REPO, goTo, openWatchedPage, runsUi, useFixtureModel } from "./serve-fixture.ts";
-import { useUiWorld } from "./ui-suite.ts";
+import { useChatWorld } from "../support/ui-chat-world.ts";
+import { REPO, goTo, openWatchedPage, runsUi } from "./serve-fixture.ts";
 
 const SHOTS = path.join(REPO, "test-results");
 const runUi = runsUi("settings in two tabs");
@@ -27,12 +27,11 @@ async function addRule(page: Page, pattern: string): Promise<void> {
   await row.getByRole("textbox", { name: "Pattern" }).fill(pattern);
 }
 
-const world = useUiWorld(
+const world = useChatWorld(
   runUi,
   {
     prefix: "settings-tabs",
     replies: [{ text: "unused" }],
-    prepare: async ({ home, fixture }) => useFixtureModel(home, fixture!.baseURL),
     viewport: { width: 1100, height: 1000 },
   },
   async (started) => {

@@ -8,9 +8,9 @@ import path from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, describe, expect, it } from "vitest";
 import type { ChatRequest, FixtureReply } from "../fixtures/openai-compatible-server.ts";
-import { REPO, goTo, runsUi, useFixtureModel } from "./serve-fixture.ts";
+import { useChatWorld } from "../support/ui-chat-world.ts";
+import { REPO, goTo, runsUi } from "./serve-fixture.ts";
 import { machineSandbox } from "../../src/main/engine/sandbox/sandbox-availability.ts";
-import { useUiWorld } from "./ui-suite.ts";
 import { scriptTurn } from "./ui-world.ts";
 
 const SHOTS = path.join(REPO, "test-results");
@@ -37,21 +37,19 @@ const folder = () => page.getByRole("region", { name: "This folder's rules" });
 const row = (scope: () => ReturnType<typeof yours>, n: number, label: string) =>
   scope().getByRole("row", { name: `${label} ${n}` });
 
-useUiWorld(
+useChatWorld(
   runUi,
   {
     prefix: "settings",
     replies: reply,
-    prepare: async ({ root, home, fixture }) => {
+    prepare: async ({ root }) => {
       await mkdir(path.join(root, ".lathe"), { recursive: true });
       await writeFile(
         path.join(root, ".lathe", "settings.json"),
         JSON.stringify({ permissions: [{ permission: "bash", pattern: "git push*", action: "deny" }] }),
       );
-      await useFixtureModel(home, fixture!.baseURL);
     },
     viewport: { width: 1280, height: 1100 },
-    waitForPrompt: true,
     // A credential in the environment Lathe runs in: Settings → Sandbox names it, never its value.
     env: { GH_TOKEN: GH_TOKEN_VALUE, TOKENIZERS_PARALLELISM: "false" },
   },

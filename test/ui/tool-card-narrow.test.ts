@@ -9,8 +9,8 @@ import path from "node:path";
 import type { Locator, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import type { ChatRequest, FixtureReply } from "../fixtures/openai-compatible-server.ts";
-import { REPO, runsUi, useFixtureModel } from "./serve-fixture.ts";
-import { useUiWorld } from "./ui-suite.ts";
+import { useChatWorld } from "../support/ui-chat-world.ts";
+import { REPO, runsUi } from "./serve-fixture.ts";
 import { chatHelpers, scriptTurn } from "./ui-world.ts";
 
 const SHOTS = path.join(REPO, "test-results");
@@ -29,12 +29,13 @@ function reply(request: ChatRequest): FixtureReply {
 let page: Page;
 const chat = chatHelpers(() => page);
 
-const world = useUiWorld(
+const world = useChatWorld(
   runUi,
   {
     prefix: "card-narrow",
     replies: reply,
-    prepare: async ({ home, fixture }) => {
+    settings: { approvals: { mode: "yolo" } },
+    prepare: async ({ home }) => {
       for (const [name, body] of Object.entries(PLUGINS)) {
         const dir = path.join(home, "tools", name);
         await mkdir(dir, { recursive: true });
@@ -47,10 +48,8 @@ const world = useUiWorld(
           `export async function execute(args, runtime) {\n  ${body}\n}\n`,
         );
       }
-      await useFixtureModel(home, fixture!.baseURL, { approvals: { mode: "yolo" } });
     },
     viewport: { width: 480, height: 900 },
-    waitForPrompt: true,
   },
   (started) => {
     page = started.page;

@@ -6,8 +6,8 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { REPO, runsUi, useFixtureModel } from "./serve-fixture.ts";
-import { useUiWorld } from "./ui-suite.ts";
+import { useChatWorld } from "../support/ui-chat-world.ts";
+import { REPO, runsUi } from "./serve-fixture.ts";
 
 const SHOTS = path.join(REPO, "test-results");
 const runUi = runsUi("trust, stale review");
@@ -16,13 +16,12 @@ let page: Page;
 
 const settingsOf = (root: string) => path.join(root, ".lathe", "settings.json");
 
-const world = useUiWorld(
+const world = useChatWorld(
   runUi,
   {
     prefix: "trust-stale",
     replies: [{ text: "unused" }],
-    prepare: async ({ root, home, fixture }) => {
-      await useFixtureModel(home, fixture!.baseURL);
+    prepare: async ({ root }) => {
       await mkdir(path.dirname(settingsOf(root)), { recursive: true });
       await writeFile(
         settingsOf(root),

@@ -10,8 +10,8 @@ import path from "node:path";
 import type { Locator, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import type { ChatRequest, FixtureReply } from "../fixtures/openai-compatible-server.ts";
-import { REPO, goTo, runTool, runsUi, useFixtureModel } from "./serve-fixture.ts";
-import { useUiWorld } from "./ui-suite.ts";
+import { useChatWorld } from "../support/ui-chat-world.ts";
+import { REPO, goTo, runTool, runsUi } from "./serve-fixture.ts";
 import { chatHelpers, scriptTurn } from "./ui-world.ts";
 
 const SHOTS = path.join(REPO, "test-results");
@@ -59,19 +59,16 @@ let root: string;
 let problems: string[];
 const chat = chatHelpers(() => page);
 
-useUiWorld(
+useChatWorld(
   runUi,
   {
     prefix: "waiting-calls",
     replies: reply,
-    prepare: async ({ root, home, fixture }) => {
+    settings: { permissions: [{ permission: "read", pattern: ".env", action: "ask" }] },
+    prepare: async ({ root }) => {
       await writeFile(path.join(root, ".env"), "TOKEN=1\n");
-      await useFixtureModel(home, fixture!.baseURL, {
-        permissions: [{ permission: "read", pattern: ".env", action: "ask" }],
-      });
     },
     viewport: { width: 1280, height: 900 },
-    waitForPrompt: true,
   },
   (started) => {
     ({ page, root, problems } = started);

@@ -5,8 +5,8 @@
 import path from "node:path";
 import type { Locator, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { REPO, runsUi, useFixtureModel } from "./serve-fixture.ts";
-import { useUiWorld } from "./ui-suite.ts";
+import { useChatWorld } from "../support/ui-chat-world.ts";
+import { REPO, runsUi } from "./serve-fixture.ts";
 import { chatHelpers, scriptTurn } from "./ui-world.ts";
 
 const SHOT = path.join(REPO, "test-results/ui-zoomed-chat-todo.png");
@@ -30,7 +30,7 @@ async function uncovered(locator: Locator): Promise<boolean> {
   });
 }
 
-const world = useUiWorld(
+const world = useChatWorld(
   runUi,
   {
     prefix: "zoomed-chat",
@@ -40,9 +40,7 @@ const world = useUiWorld(
         ? { toolCalls: [{ name: "todo", arguments: { todos: TODOS } }] }
         : { text: "The plan is in the todo list." };
     },
-    prepare: async ({ home, fixture }) => useFixtureModel(home, fixture!.baseURL),
     viewport: { width: 640, height: 430 },
-    waitForPrompt: true,
   },
   (started) => {
     page = started.page;
