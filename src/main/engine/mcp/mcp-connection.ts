@@ -2,8 +2,7 @@ import { statSync } from "node:fs";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import { latheVersion } from "../config/install-root.ts";
-import { deferredSchemaValidator } from "./deferred-schema-validator.ts";
+import { newMcpClient } from "./mcp-client.ts";
 import { loadMcpSdk, type McpSdk } from "./mcp-sdk.ts";
 import { listServerTools, type RefusedTool } from "./mcp-tool-listing.ts";
 import { MAX_MESSAGE_BYTES, megabytes, TOO_LARGE } from "./message-lines.ts";
@@ -133,8 +132,6 @@ interface McpConnectionOptions {
   onTools?(tools: Tool[], refused: RefusedTool[]): void;
 }
 
-/** How Lathe names itself to a server in the handshake: its own version, from its package.json. */
-const clientInfo = () => ({ name: "lathe", version: latheVersion() });
 /** A connection that lasted this long resets the backoff. */
 const STABLE_MS = 30_000;
 /**
@@ -509,10 +506,7 @@ export class McpConnection {
         if (generation !== this.generation) return;
         starting();
       }
-      client = new sdk.Client(clientInfo(), {
-        capabilities: {},
-        jsonSchemaValidator: deferredSchemaValidator(() => new sdk.AjvJsonSchemaValidator()),
-      });
+      client = newMcpClient(sdk);
       this.attemptClient = client;
       this.watch(client, opened.transport, generation, sdk);
       this.followStderr(opened);
