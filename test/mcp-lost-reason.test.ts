@@ -31,7 +31,8 @@ async function until(what: string, check: () => boolean, ms = 5_000): Promise<vo
   }
 }
 
-it("quotes the reason a connected server wrote just after it exited, and reconnects as before", async () => {
+/** A connected scripted server whose `exit_saying` tool kills it, and the engine and manager around it. */
+async function lostServerWorld() {
   base = await mkdtemp(path.join(os.tmpdir(), "lathe-mcp-lost-"));
   const root = path.join(base, "project");
   const home = path.join(base, "home");
@@ -73,11 +74,25 @@ it("quotes the reason a connected server wrote just after it exited, and reconne
     backoff: { initialMs: 4_000, maxMs: 4_000 },
     onEvent: (e) => events.push(e),
   });
+  manager.start();
+  await manager.ready();
+  manager.applyPendingChanges();
+  expect(manager.status()[0]?.state).toBe("connected");
+  return { home, engine, events, manager };
+}
+
+/** What Lathe noted in the server's log, without the time stamps. */
+async function notesOf(home: string): Promise<string[]> {
+  const log = await readFile(path.join(home, "logs", "mcp-scripted.log"), "utf8");
+  return log
+    .split("\n")
+    .filter((line) => line.startsWith("[lathe "))
+    .map((line) => line.replace(/^\[lathe [^\]]+\] /, ""));
+}
+
+it("quotes the reason a connected server wrote just after it exited, and reconnects as before", async () => {
+  const { home, engine, events, manager } = await lostServerWorld();
   try {
-    manager.start();
-    await manager.ready();
-    manager.applyPendingChanges();
-    expect(manager.status()[0]?.state).toBe("connected");
     const session = await engine.openSession({ mode: "yolo" });
     const text = errorOf(await session.call("exit_saying", { text: `${REASON}\n`, ms: 300 }));
     await session.close();
@@ -96,12 +111,42 @@ it("quotes the reason a connected server wrote just after it exited, and reconne
       (e) => e.type === "state" && e.server === "scripted" && e.state === "reconnecting",
     );
     expect(said.at(-1)).toMatchObject({ error: `the server process exited (its last output: ${REASON})` });
-    const log = await readFile(path.join(home, "logs", "mcp-scripted.log"), "utf8");
-    expect(log).toContain(`once its stderr ended: the server process exited (its last output: ${REASON})`);
-
     await until("the reconnect", () => manager.status()[0]?.state === "connected", 10_000);
+    // The log says the loss once, with its reason, then the retry (it said it twice: at the
+    // exit without the reason, and again "once its stderr ended").
+    const notes = await notesOf(home);
+    const loss = notes.findIndex((n) => n.includes("exited"));
+    expect(notes.filter((n) => n.includes("exited"))).toEqual([
+      `the server process exited (its last output: ${REASON})`,
+    ]);
+    expect(notes.slice(loss, loss + 3)).toEqual([
+      `the server process exited (its last output: ${REASON})`,
+      "reconnecting in 4000 ms",
+      expect.stringMatching(/^starting: /),
+    ]);
   } finally {
     await manager.close();
     await engine.close();
   }
+});
+
+it("still notes the loss once when Lathe closes before the reason comes", async () => {
+  const { home, engine, manager } = await lostServerWorld();
+  try {
+    const session = await engine.openSession({ mode: "yolo" });
+    errorOf(await session.call("exit_saying", { text: `${REASON}\n`, ms: 600 }));
+    await session.close();
+    await until("the loss", () => manager.status()[0]?.state === "reconnecting", 2_000);
+  } finally {
+    await manager.close();
+    await engine.close();
+  }
+  const notes = await notesOf(home);
+  // Said before the close, with what the server had said by then (the reason came too late).
+  const loss = "the server process exited (its last output: serving)";
+  expect(notes.filter((n) => n.includes("exited"))).toEqual([loss]);
+  expect(notes.slice(notes.indexOf(loss), notes.indexOf(loss) + 2)).toEqual([
+    loss,
+    "reconnecting in 4000 ms",
+  ]);
 });

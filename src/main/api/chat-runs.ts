@@ -175,6 +175,7 @@ export class ChatRuns {
       // What `lathe run` checks before it starts: an embedded model's context against the memory
       // free and the size it was trained for, a local server's model. Said in the run's events.
       preflight: true,
+      notices: setup.notices,
       onEvent: emit,
     });
     active.done = running

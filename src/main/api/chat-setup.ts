@@ -20,6 +20,8 @@ interface ChatSetup {
   model: ResolvedModel;
   /** The engine the run uses: the UI's own (the agent's rules bind the run's session). */
   engine: Engine;
+  /** What the run is told when it starts (how an old session's model path was read). */
+  notices: string[];
   /** Let go of what the run held. */
   release(): Promise<void>;
 }
@@ -45,6 +47,7 @@ export async function setupChat(engine: Engine, choice: ChatChoice): Promise<Cha
   const scope = projectScope(engine);
   let agent: AgentManifest;
   let model: ResolvedModel;
+  const notices: string[] = [];
   try {
     const catalog = await loadAgentCatalog(scope);
     agent = catalog.get(choice.agent ?? choice.conversation?.agent ?? "default");
@@ -52,9 +55,14 @@ export async function setupChat(engine: Engine, choice: ChatChoice): Promise<Cha
     // A session recorded before gguf: paths were kept absolute holds its path as written.
     const recorded =
       choice.model === undefined && choice.conversation !== undefined
-        ? (await sessionModelSpec(choice.conversation.model, choice.conversation)).spec
+        ? await sessionModelSpec(
+            choice.conversation.model,
+            choice.conversation,
+            "pick it in the model picker",
+          )
         : undefined;
-    const spec = choice.model ?? recorded ?? agent.model ?? settings.defaultModel;
+    if (recorded?.notice !== undefined) notices.push(recorded.notice);
+    const spec = choice.model ?? recorded?.spec ?? agent.model ?? settings.defaultModel;
     if (spec === undefined) {
       throw new ApiError(
         noModelChosen(
@@ -70,5 +78,5 @@ export async function setupChat(engine: Engine, choice: ChatChoice): Promise<Cha
   }
   // runAgent gives the session the agent's own rules (a manifest deny is final), so every agent
   // runs on the UI's engine: no second engine, no second load of plugins and MCP servers.
-  return { agent, model, engine, release: () => Promise.resolve() };
+  return { agent, model, engine, notices, release: () => Promise.resolve() };
 }

@@ -1,6 +1,7 @@
 import { open } from "node:fs/promises";
 import {
   LatheError,
+  SETTINGS_FOLDER_MODE,
   SettingsFile,
   TrustStore,
   approveServers,
@@ -50,7 +51,7 @@ async function refusing<T>(work: () => Promise<T>): Promise<T> {
 }
 
 function userSettings(engine: Engine): SettingsFile {
-  return new SettingsFile(engine.policy.userSettingsFile);
+  return new SettingsFile(engine.policy.userSettingsFile, { folderMode: SETTINGS_FOLDER_MODE.user });
 }
 
 /** The `mcpServers` object of a settings document (created when absent). */

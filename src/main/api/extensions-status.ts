@@ -5,6 +5,7 @@ import type {
   PluginInfo,
 } from "../../shared/extensions-schemas.ts";
 import {
+  SETTINGS_FOLDER_MODE,
   SettingsFile,
   TrustStore,
   mcpCommandLine,
@@ -22,9 +23,9 @@ import { errorMessage } from "../engine/light.ts";
 /** A settings file as the panels need it: what it says, or why it cannot be read. */
 type SettingsView = { document: SettingsDocument; settings: Settings } | { problem: string };
 
-async function readSettings(file: string): Promise<SettingsView> {
+async function readSettings(file: string, scope: "user" | "project"): Promise<SettingsView> {
   try {
-    return await new SettingsFile(file).read();
+    return await new SettingsFile(file, { folderMode: SETTINGS_FOLDER_MODE[scope] }).read();
   } catch (error) {
     return { problem: errorMessage(error) };
   }
@@ -196,10 +197,10 @@ function disabledEntries(
  * servers and the exact command each would run.
  */
 export async function extensionsStatus(engine: Engine): Promise<ExtensionsStatus> {
-  const user = await readSettings(engine.policy.userSettingsFile);
+  const user = await readSettings(engine.policy.userSettingsFile, "user");
   const project = engine.policy.projectTrusted
     ? undefined
-    : await readSettings(engine.policy.projectSettingsFile);
+    : await readSettings(engine.policy.projectSettingsFile, "project");
   const plugins = pluginInfos(engine);
   const mcpServers = mcpInfos(engine, user, project);
   return {

@@ -1,11 +1,11 @@
 import { isDeepStrictEqual } from "node:util";
 import type { PermissionsView } from "../../shared/permission-schemas.ts";
-import { SettingsFile, TrustStore, type Settings, type SettingsDocument } from "../engine/index.ts";
+import { TrustStore, type SettingsFile, type Settings, type SettingsDocument } from "../engine/index.ts";
 import { ApiError } from "./api-error.ts";
 import { refusing } from "./refusing.ts";
 import type { ApiHandlers } from "./api-router.ts";
 import type { EngineHost } from "./engine-host.ts";
-import { permissionsView, scopeFile } from "./permissions-view.ts";
+import { permissionsView, scopeFile, scopeSettingsFile } from "./permissions-view.ts";
 import { checkDraft } from "./rules-check.ts";
 
 type PermissionChannels =
@@ -20,14 +20,14 @@ type PermissionChannels =
  * it was edited by hand, since the editor read it. Saving would silently drop that change.
  */
 async function refuseIfChanged(
-  file: string,
+  file: SettingsFile,
   unchanged: (settings: Settings) => boolean,
   then: string,
 ): Promise<void> {
-  const { settings } = await new SettingsFile(file).read();
+  const { settings } = await file.read();
   if (!unchanged(settings)) {
     throw new ApiError(
-      `${file} changed since this view read it (saved from another window, or edited by hand), so Lathe did not save over it. ${then}`,
+      `${file.file} changed since this view read it (saved from another window, or edited by hand), so Lathe did not save over it. ${then}`,
     );
   }
 }
@@ -48,18 +48,19 @@ const trimmed = (rules: ReadonlyArray<{ permission: string; pattern: string; act
 export function createPermissionHandlers(host: EngineHost): Pick<ApiHandlers, PermissionChannels> {
   const view = (): Promise<PermissionsView> => permissionsView(host.current, host.chatSessions);
   const save = async (
-    file: string,
+    scope: "user" | "project",
     unchanged: { test: (settings: Settings) => boolean; then: string },
     change: (document: SettingsDocument) => void,
   ): Promise<PermissionsView> => {
     const engine = host.current;
+    const file = scopeSettingsFile(engine, scope);
     await refusing(() => refuseIfChanged(file, unchanged.test, unchanged.then));
     // Trust records what the project's settings grant; a person's own edit here keeps a trusted
     // folder trusted (one whose settings changed behind Lathe's back stays untrusted: the
     // person has not reviewed that change).
-    const keepTrust = file === scopeFile(engine, "project") && engine.policy.projectTrusted;
+    const keepTrust = scope === "project" && engine.policy.projectTrusted;
     await host.changingSettings(async () => {
-      await refusing(() => new SettingsFile(file).update(change));
+      await refusing(() => file.update(change));
       if (keepTrust) new TrustStore(engine.latheHome).trust(engine.root);
       await host.reload();
     });
@@ -69,7 +70,7 @@ export function createPermissionHandlers(host: EngineHost): Pick<ApiHandlers, Pe
     "permissions.get": () => view(),
     "permissions.saveRules": ({ scope, rules, expected }) =>
       save(
-        scopeFile(host.current, scope),
+        scope,
         {
           test: (settings) => isDeepStrictEqual(trimmed(settings.permissions), trimmed(expected)),
           then: "Press Revert to see the rules it holds now, then make your change again.",
@@ -86,7 +87,7 @@ export function createPermissionHandlers(host: EngineHost): Pick<ApiHandlers, Pe
       ),
     "permissions.setApprovals": ({ mode, allowlist, expected }) =>
       save(
-        scopeFile(host.current, "user"),
+        "user",
         {
           test: ({ approvals }) =>
             (approvals.mode ?? null) === expected.mode &&

@@ -1,12 +1,23 @@
 import path from "node:path";
 import type { PermissionsView, ScopeRules, SessionApprovals } from "../../shared/permission-schemas.ts";
-import { ConfigError, SettingsFile, type Engine, type Settings } from "../engine/index.ts";
+import {
+  ConfigError,
+  SETTINGS_FOLDER_MODE,
+  SettingsFile,
+  type Engine,
+  type Settings,
+} from "../engine/index.ts";
 
 /** The settings file of each scope the rules editor edits. */
 export function scopeFile(engine: Engine, scope: "user" | "project"): string {
   return scope === "user"
     ? path.join(engine.latheHome, "settings.json")
     : path.join(engine.root, ".lathe", "settings.json");
+}
+
+/** A scope's settings file: a save makes Lathe's home the user's alone, a project's `.lathe/` by the umask. */
+export function scopeSettingsFile(engine: Engine, scope: "user" | "project"): SettingsFile {
+  return new SettingsFile(scopeFile(engine, scope), { folderMode: SETTINGS_FOLDER_MODE[scope] });
 }
 
 /** A scope's settings as written, or why they cannot be read. */
@@ -16,7 +27,7 @@ async function readScope(
 ): Promise<{ file: string; settings?: Settings; problem?: string }> {
   const file = scopeFile(engine, scope);
   try {
-    return { file, settings: (await new SettingsFile(file).read()).settings };
+    return { file, settings: (await scopeSettingsFile(engine, scope).read()).settings };
   } catch (error) {
     if (ConfigError.isInstance(error)) return { file, problem: error.message };
     throw error;

@@ -25,7 +25,7 @@ export type { TodoItem } from "./tools/todo-list.ts";
 export { RotatingLogFile } from "./logs/rotating-log-file.ts";
 export type { ToolInvocationFinished, ToolInvocationPhase, ToolInvocationStarted } from "./engine-events.ts";
 export type { CallPhase } from "./tools/call-phase.ts";
-export { SettingsFile, type SettingsDocument } from "./config/settings-file.ts";
+export { SETTINGS_FOLDER_MODE, SettingsFile, type SettingsDocument } from "./config/settings-file.ts";
 export { readSettingsBytes } from "./config/settings-bytes.ts";
 export { McpServerSchema, type McpServerConfig, type Settings } from "./config/lathe-settings.ts";
 export type { DisabledTool } from "./tools/tool-registry.ts";

@@ -82,4 +82,29 @@ describe("linked agent manifests in a project", () => {
     const catalog = await loadAgentCatalog({ root, latheHome: home, projectTrusted: false });
     expect(catalog.get("mine").description).toBe("Lives outside the project");
   });
+
+  // A relative gguf: path was read against the folder of the link, not of the file it leads to:
+  // an agent kept with its model in a dotfiles checkout and linked into ~/.lathe/agents/ looked
+  // for ~/.lathe/agents/models/q.gguf ("No GGUF file"), and named another model through each link.
+  it("reads a linked manifest's relative gguf: path against the folder the file really is in", async () => {
+    const dotfiles = path.join(base, "dotfiles", "lathe");
+    mkdirSync(path.join(dotfiles, "models"), { recursive: true });
+    writeFileSync(path.join(dotfiles, "models", "q.gguf"), "GGUF");
+    writeFileSync(
+      path.join(dotfiles, "local.md"),
+      "---\ndescription: Local\nmodel: gguf:models/q.gguf\n---\nGo.\n",
+    );
+    mkdirSync(path.join(home, "agents"));
+    symlinkSync(path.join(dotfiles, "local.md"), path.join(home, "agents", "local.md"));
+    // In a project too, through a link that stays inside it.
+    mkdirSync(path.join(root, "docs", "models"));
+    writeFileSync(
+      path.join(root, "docs", "local-p.md"),
+      "---\ndescription: Project local\nmodel: gguf:models/p.gguf\n---\nGo.\n",
+    );
+    symlinkSync("../../docs/local-p.md", path.join(agents, "local-p.md"));
+    const catalog = await loadAgentCatalog({ root, latheHome: home, projectTrusted: true });
+    expect(catalog.get("local").model).toBe(`gguf:${path.join(dotfiles, "models", "q.gguf")}`);
+    expect(catalog.get("local-p").model).toBe(`gguf:${path.join(root, "docs", "models", "p.gguf")}`);
+  });
 });

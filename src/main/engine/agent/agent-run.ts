@@ -54,6 +54,12 @@ export interface RunAgentOptions {
    * a session exists).
    */
   preflight?: boolean;
+  /**
+   * What the host learned while it set the run up (how an old session's model path was read),
+   * said as `notice` events right after the run starts, so they are recorded with its events.
+   * Not passed on to tasks.
+   */
+  notices?: readonly string[];
 }
 
 /** How one agent run (a turn) ended: its ids, status, the text the model wrote, its usage. */

@@ -1,3 +1,4 @@
+import { realpathSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { ModelError } from "./model-error.ts";
@@ -11,13 +12,26 @@ const NOT_RELATIVE = /^(?:~(?:[/\\]|$)|[a-z][a-z0-9+.-]*:)/i;
  * file that names it (`"gguf:models/q.gguf"` in `<project>/.lathe/settings.json` is
  * `<project>/.lathe/models/q.gguf`), wherever the command runs from; so it becomes
  * `gguf:<absolute path>`. Any other spec is returned as it is.
+ *
+ * A naming file reached through a symbolic link (an agent kept in a dotfiles checkout and linked
+ * into `~/.lathe/agents/`) is read where it really is: its path was written beside it, and it
+ * names the same model through every link to it.
  */
 export function fileModelSpec(spec: string, namingFile: string): string {
   const match = /^(\s*gguf:\s*)(.*)$/.exec(spec);
   if (!match) return spec;
   const file = (match[2] ?? "").trim();
   if (file === "" || path.isAbsolute(file) || NOT_RELATIVE.test(file)) return spec;
-  return `gguf:${path.resolve(path.dirname(namingFile), file)}`;
+  return `gguf:${path.resolve(path.dirname(whereItIs(namingFile)), file)}`;
+}
+
+/** The file's real path; the path as given when it cannot be resolved (a file not there). */
+function whereItIs(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    return file; // parsed from text alone (a test, a file since removed): its path as named
+  }
 }
 
 /** A resumed session's model, as the resume must run it, and what the run is told about it. */
@@ -38,6 +52,8 @@ interface SessionModel {
 export async function sessionModelSpec(
   spec: string,
   session: { sessionId: string; root: string },
+  /** How the host's user runs another file: `lathe run`'s --model by default. */
+  anotherFile = "pass --model gguf:<its absolute path>",
 ): Promise<SessionModel> {
   const match = /^\s*gguf:\s*(.*)$/.exec(spec);
   const file = (match?.[1] ?? "").trim();
@@ -50,7 +66,7 @@ export async function sessionModelSpec(
   if (found) {
     return {
       spec: `gguf:${inRoot}`,
-      notice: `Session ${session.sessionId} recorded its model as ${spec}, a path relative to the folder it ran in: it is read in the session's folder, as gguf:${inRoot}. To run another file, pass --model gguf:<its absolute path>.`,
+      notice: `Session ${session.sessionId} recorded its model as ${spec}, a path relative to the folder it ran in: it is read in the session's folder, as gguf:${inRoot}. To run another file, ${anotherFile}.`,
     };
   }
   throw new ModelError(

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -56,6 +56,20 @@ describe("model settings", () => {
     await writeFile(path.join(home, "settings.json"), JSON.stringify({ defaultModel: "gguf:../q.gguf" }));
     const user = loadModelSettings({ root, latheHome: home, projectTrusted: false });
     expect(user.defaultModel).toBe(`gguf:${path.join(base, "q.gguf")}`);
+  });
+
+  // A settings file kept in a dotfiles checkout and linked into place named a model beside the link.
+  it("reads it against the folder of the file a linked settings file leads to", async () => {
+    const dotfiles = path.join(base, "dotfiles");
+    await mkdir(dotfiles);
+    await writeFile(
+      path.join(dotfiles, "settings.json"),
+      JSON.stringify({ defaultModel: "gguf:models/q.gguf" }),
+    );
+    await rm(path.join(home, "settings.json"));
+    await symlink(path.join(dotfiles, "settings.json"), path.join(home, "settings.json"));
+    const user = loadModelSettings({ root, latheHome: home, projectTrusted: false });
+    expect(user.defaultModel).toBe(`gguf:${path.join(await realpath(dotfiles), "models", "q.gguf")}`);
   });
 
   it.each(["gguf:/models/q.gguf", "gguf:~/q.gguf", "gguf:file:///models/q.gguf", "ollama:llama3.2"])(

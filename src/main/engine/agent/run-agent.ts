@@ -270,6 +270,7 @@ async function drive(
   };
   engine.events.on("CheckpointSkipped", onSkipped);
   emit({ type: "start", sessionId: session.id, runId, agent: agent.id, model: modelName, resumed });
+  for (const message of options.notices ?? []) emit({ type: "notice", message });
   writer?.message({ role: "user", parts: [{ type: "text", text: options.prompt }] });
   // The prompt is stored before any tool runs, so every checkpoint of this run comes after it
   // (a rewind to before this prompt finds them by message number).

@@ -24,6 +24,19 @@ function isObject(value: unknown): value is SettingsDocument {
 }
 
 /**
+ * The mode of the folders a save makes where none are (the umask still applies): Lathe's home
+ * holds the user's settings, sessions and logs, readable by them alone, so a home Lathe makes is
+ * 0700; a project's `.lathe/` is the project's own, made as its other folders are (the umask
+ * decides). A folder that is there keeps its mode.
+ */
+export const SETTINGS_FOLDER_MODE = { user: 0o700, project: 0o777 } as const;
+
+interface SettingsFileOptions {
+  /** The mode of the folders a save makes: one of SETTINGS_FOLDER_MODE, chosen by the caller. */
+  folderMode: number;
+}
+
+/**
  * A user's settings file, changed safely on their behalf: read it, check it against the settings
  * schema, apply a change to the JSON as written (no defaults added, nothing unknown kept), check
  * the result, and replace the file atomically (a temporary file beside it, renamed over it). A
@@ -32,9 +45,11 @@ function isObject(value: unknown): value is SettingsDocument {
  */
 export class SettingsFile {
   readonly file: string;
+  private readonly folderMode: number;
 
-  constructor(file: string) {
+  constructor(file: string, options: SettingsFileOptions) {
     this.file = path.resolve(file);
+    this.folderMode = options.folderMode;
   }
 
   /** The document as written and the settings it means; a missing file is `{}`. */
@@ -115,7 +130,7 @@ export class SettingsFile {
       throw err;
     });
     const dir = path.dirname(target);
-    await mkdir(dir, { recursive: true }).catch((err: NodeJS.ErrnoException) => {
+    await mkdir(dir, { recursive: true, mode: this.folderMode }).catch((err: NodeJS.ErrnoException) => {
       if (err.code !== "ENOTDIR" && err.code !== "EEXIST") throw err;
       throw new ConfigError(
         this.file,

@@ -2,8 +2,7 @@ import { statSync } from "node:fs";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import { latheVersion } from "../config/install-root.ts";
-import { deferredSchemaValidator } from "./deferred-schema-validator.ts";
+import { newMcpClient } from "./mcp-client.ts";
 import { loadMcpSdk, type McpSdk } from "./mcp-sdk.ts";
 import { listServerTools, type RefusedTool } from "./mcp-tool-listing.ts";
 import { MAX_MESSAGE_BYTES, megabytes, TOO_LARGE } from "./message-lines.ts";
@@ -133,8 +132,6 @@ interface McpConnectionOptions {
   onTools?(tools: Tool[], refused: RefusedTool[]): void;
 }
 
-/** How Lathe names itself to a server in the handshake: its own version, from its package.json. */
-const clientInfo = () => ({ name: "lathe", version: latheVersion() });
 /** A connection that lasted this long resets the backoff. */
 const STABLE_MS = 30_000;
 /**
@@ -183,6 +180,8 @@ export class McpConnection {
   private relistAgain = false;
   private relistTimer: NodeJS.Timeout | undefined;
   private error: string | undefined;
+  /** Writes the note of a loss whose reason may still be coming (see `lost`). */
+  private lossNote: (() => void) | undefined;
   /** The latest tool listing, kept for `park()`. */
   private tools: Tool[] = [];
   private refused: RefusedTool[] = [];
@@ -350,6 +349,7 @@ export class McpConnection {
 
   /** Stop the server (its process is ended) and any pending reconnect. */
   async close(): Promise<void> {
+    this.writeLossNote();
     this.generation++;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
@@ -475,6 +475,7 @@ export class McpConnection {
   }
 
   private async attempt(): Promise<void> {
+    this.writeLossNote();
     const generation = ++this.generation;
     const { log, config } = this.options;
     // With servers kept running to ask first, whether one starts is known only once its start is planned.
@@ -505,10 +506,7 @@ export class McpConnection {
         if (generation !== this.generation) return;
         starting();
       }
-      client = new sdk.Client(clientInfo(), {
-        capabilities: {},
-        jsonSchemaValidator: deferredSchemaValidator(() => new sdk.AjvJsonSchemaValidator()),
-      });
+      client = newMcpClient(sdk);
       this.attemptClient = client;
       this.watch(client, opened.transport, generation, sdk);
       this.followStderr(opened);
@@ -605,12 +603,28 @@ export class McpConnection {
       return `${what}${reason ? `: ${reason}` : ""}${output ? ` (its last output: ${output})` : ""}`;
     };
     this.error = describe();
-    this.options.log.note(this.error);
     if (client && !isStdio(this.options.config)) void this.closeClient(client);
     // The state changes now: calls are refused and the retry is timed from the loss.
+    let retrying: string | undefined;
     if (this.options.reconnect === false) this.setState("failed", this.error);
-    else this.scheduleRetry();
+    else retrying = this.scheduleRetry(false);
+    const log = this.options.log;
+    // The log says the loss once, with its reason: a stdio server's once its stderr has had its
+    // say (the reason often comes just after the exit), or sooner when something else of this
+    // connection is logged (a new attempt, the close).
+    this.lossNote = () => {
+      log.note(describe());
+      if (retrying !== undefined) log.note(retrying);
+    };
     if (opened) void this.quoteLastWords(generation, opened, describe);
+    else this.writeLossNote();
+  }
+
+  /** The loss not logged yet, logged now (before anything else this connection logs). */
+  private writeLossNote(): void {
+    const write = this.lossNote;
+    this.lossNote = undefined;
+    write?.();
   }
 
   /**
@@ -626,27 +640,32 @@ export class McpConnection {
   ): Promise<void> {
     const said = this.error;
     await settlesWithin(opened.stderrEnded, STDERR_SETTLE_MS);
-    if (generation !== this.generation || this.error !== said) return;
+    // A new attempt, or the close, logged the loss already (this one's, or a later one's).
+    if (generation !== this.generation) return;
     const error = describe();
-    if (error === said) return;
-    this.error = error;
-    this.options.log.note(`once its stderr ended: ${error}`);
-    this.options.onState?.(this.stateValue, error);
+    if (this.error === said && error !== said) {
+      this.error = error;
+      this.options.onState?.(this.stateValue, error);
+    }
+    this.writeLossNote();
   }
 
-  private scheduleRetry(): void {
+  /** Plan the next attempt; `log: false` returns the log's note about it instead of writing it. */
+  private scheduleRetry(log = true): string {
     if (this.connectedAt !== undefined && Date.now() - this.connectedAt >= STABLE_MS) this.attempts = 0;
     this.connectedAt = undefined;
     const delay = Math.min(this.backoff.initialMs * 2 ** this.attempts, this.backoff.maxMs);
     this.attempts++;
     this.retryAt = Date.now() + delay;
-    this.options.log.note(`reconnecting in ${delay} ms`);
+    const note = `reconnecting in ${delay} ms`;
+    if (log) this.options.log.note(note);
     this.setState("reconnecting", this.error);
     this.timer = setTimeout(() => {
       this.timer = undefined;
       void this.attempt();
     }, delay);
     this.timer.unref();
+    return note;
   }
 
   /** List the tools again after list_changed: at most one listing at a time, RELIST_MS apart. */

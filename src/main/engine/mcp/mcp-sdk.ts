@@ -3,14 +3,12 @@
  * no MCP servers configured never pays for it, and `lathe run` reaches the model sooner.
  */
 export async function loadMcpSdk() {
-  const [client, types, stdio, stdioClient, http, ajv] = await Promise.all([
+  const [client, types, stdio, stdioClient, http] = await Promise.all([
     import("@modelcontextprotocol/sdk/client/index.js"),
     import("@modelcontextprotocol/sdk/types.js"),
     import("@modelcontextprotocol/sdk/shared/stdio.js"),
     import("@modelcontextprotocol/sdk/client/stdio.js"),
     import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
-    // The client's own default, made only if the client ever validates (deferred-schema-validator.ts).
-    import("@modelcontextprotocol/sdk/validation/ajv"),
   ]);
   return {
     Client: client.Client,
@@ -27,7 +25,6 @@ export async function loadMcpSdk() {
     // Windows only: there the host starts a server itself (see mcp-transport.ts).
     StdioClientTransport: stdioClient.StdioClientTransport,
     StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
-    AjvJsonSchemaValidator: ajv.AjvJsonSchemaValidator,
   };
 }
 

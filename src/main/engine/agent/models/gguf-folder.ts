@@ -3,9 +3,15 @@ import os from "node:os";
 import path from "node:path";
 import { ModelError } from "../model-error.ts";
 import { errorMessage } from "../../errors/error-message.ts";
-import { ggufTruncation } from "../providers/gguf/gguf-load-error.ts";
+import { ggufHeaderMetadata, ggufTruncation } from "../providers/gguf/gguf-load-error.ts";
 import { loadNodeLlamaCpp } from "../providers/gguf/node-llama-cpp.ts";
-import { groupSplitSets, missingPartsProblem, partsOfSet, type GgufModelFiles } from "./gguf-split-set.ts";
+import {
+  groupSplitSets,
+  missingPartsProblem,
+  partsOfSet,
+  unnamedPartProblem,
+  type GgufModelFiles,
+} from "./gguf-split-set.ts";
 
 /** A GGUF file the picker offers as `gguf:<path>`. */
 export interface GgufFile {
@@ -97,6 +103,8 @@ async function headerOf(file: string): Promise<Pick<GgufFile, "contextTokens" | 
     // A cut-off copy (an unfinished download) reads as a header of garbage: it will not load.
     const cutOff = await ggufTruncation(file);
     if (cutOff !== undefined) return { problem: "it is truncated: its download or copy did not finish" };
+    const unnamed = unnamedPartProblem(file, info.metadata);
+    if (unnamed !== undefined) return { problem: unnamed };
     const metadata = info.metadata as unknown as Record<string, Record<string, unknown> | undefined>;
     const general = metadata["general"];
     const architecture = typeof general?.["architecture"] === "string" ? general["architecture"] : undefined;
@@ -211,6 +219,16 @@ export async function addGgufFile(latheHome: string, file: string): Promise<stri
   // The name the person gave, or else the file's own: the Hugging Face cache keeps a model as a
   // blob named by its hash, reached through a link named model.gguf.
   const name = [given, source].map((p) => path.basename(p)).find((n) => n.toLowerCase().endsWith(".gguf"));
+  // One part of a split model by a name that does not say so (a Hugging Face cache blob): it
+  // would be listed and then fail to load.
+  const unnamed =
+    partsOfSet(given) === undefined ? unnamedPartProblem(given, await ggufHeaderMetadata(source)) : undefined;
+  if (unnamed !== undefined) {
+    throw new ModelError(
+      "model_config",
+      `${given} cannot be added by this name: ${unnamed}; then add it again.`,
+    );
+  }
   const problem = name !== undefined ? await headerProblem(source) : "its name does not end in .gguf";
   if (problem !== undefined) {
     throw new ModelError(

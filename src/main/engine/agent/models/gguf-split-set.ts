@@ -103,3 +103,19 @@ export function partsOfSet(file: string): Array<{ part: number; file: string }> 
     file: partFile(split.stem, i + 1, split.parts),
   }));
 }
+
+/**
+ * Why `file` cannot be run by its own name although its header says it is one part of a split
+ * model (the `split.count` gguf-split writes): llama.cpp finds the other parts by the first
+ * part's name, so a part reached by another name (a Hugging Face cache blob, named by its hash)
+ * fails in llama.cpp with words about the name. Undefined when the name says which part it is,
+ * or the header says nothing of a split.
+ */
+export function unnamedPartProblem(file: string, metadata: unknown): string | undefined {
+  const split = (metadata as { split?: { no?: unknown; count?: unknown } } | undefined)?.split;
+  const count = split?.count;
+  if (typeof count !== "number" || count < 2 || splitPartOf(file) !== undefined) return undefined;
+  const no = typeof split?.no === "number" ? split.no + 1 : undefined;
+  const which = no === undefined ? "one part" : `part ${no}`;
+  return `it is ${which} of a model split in ${count}, and its name does not say so (llama.cpp finds the parts by names ending in -00001-of-${String(count).padStart(5, "0")}.gguf and on): name its first part by that name; in the Hugging Face cache, the link in snapshots/<revision>/, not the blob it points to`;
+}

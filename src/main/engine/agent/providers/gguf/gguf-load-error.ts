@@ -4,7 +4,7 @@ import { open, stat } from "node:fs/promises";
 import { ModelError } from "../../model-error.ts";
 import { errorMessage } from "../../../errors/error-message.ts";
 import { loadNodeLlamaCpp } from "./node-llama-cpp.ts";
-import { missingPartsProblem, partsOfSet } from "../../models/gguf-split-set.ts";
+import { missingPartsProblem, partsOfSet, unnamedPartProblem } from "../../models/gguf-split-set.ts";
 
 const MAGIC = "GGUF";
 /** The magic, the format version and the two counts: what every GGUF file starts with. */
@@ -110,6 +110,22 @@ export async function assertGgufFile(file: string): Promise<void> {
     }
   } finally {
     await handle.close();
+  }
+  // One part of a split model by another name: llama.cpp would fail on the name, and a runtime
+  // that has failed a load may never finish disposing of itself (the app could not quit).
+  const unnamed = unnamedPartProblem(file, await ggufHeaderMetadata(file));
+  if (unnamed !== undefined) {
+    throw new ModelError("model_unavailable", `${file} cannot be run by this name: ${unnamed}.`);
+  }
+}
+
+/** The metadata in `file`'s header, or undefined when it cannot be read (the load explains that). */
+export async function ggufHeaderMetadata(file: string): Promise<unknown> {
+  try {
+    const { readGgufFileInfo } = await loadNodeLlamaCpp();
+    return (await readGgufFileInfo(file, { readTensorInfo: false, logWarnings: false })).metadata;
+  } catch {
+    return undefined; // no verdict: the load failure is explained as it was
   }
 }
 
