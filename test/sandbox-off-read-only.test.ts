@@ -405,6 +405,30 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
     const envelope = await session.call("bash", { command });
     expect(envelope.type, text(envelope)).toBe("output");
   });
+
+  // In the home folder: ~/.ssh's own total is what `du -d 1 ~` prints (which runs); what is inside is not.
+  it.each(["cd ~ && du -sh .s* *", "du -s ~/.ssh", "du -sh ~/.s*"])(
+    "%s, the total of ~/.ssh, runs as du -d 1 ~ does",
+    async (command) => {
+      const plain = spawnSync("/bin/bash", ["-c", command], { cwd: l.ws, encoding: "utf8" });
+      expect(plain.stdout, "plain bash did not print ~/.ssh's total").toMatch(/\t\S*\.ssh\n/);
+      const listing = await session.call("bash", { command: "du -d 1 ~" });
+      expect(listing.type, text(listing)).toBe("output");
+      const envelope = await session.call("bash", { command });
+      expect(envelope.type, text(envelope)).toBe("output");
+      expect(text(envelope)).toMatch(/\.ssh/);
+      expect(text(envelope)).not.toContain("id_ed25519");
+    },
+  );
+
+  it("du -sh ~/.ssh/* is refused, without the names inside, and says du -s ~/.ssh runs", async () => {
+    const plain = spawnSync("/bin/bash", ["-c", "du -sh ~/.ssh/*"], { cwd: l.ws, encoding: "utf8" });
+    expect(plain.stdout, "plain bash did not show the key's name").toContain("id_ed25519");
+    const envelope = await session.call("bash", { command: "du -sh ~/.ssh/*" });
+    expect(envelope.type, text(envelope)).toBe("error");
+    expect(text(envelope)).not.toContain("id_ed25519");
+    expect(text(envelope)).toMatch(/Its total size is shown: du -s \S*\.ssh runs/);
+  });
 });
 
 describe("sandbox off: a folder read whole that holds a sandbox.denyRead folder", () => {
@@ -568,6 +592,83 @@ describe("sandbox off: a folder read whole that holds a sandbox.denyRead folder"
       expect(text(envelope)).toContain(plain.stdout.trim().split("\n").at(-1)?.split("\t")[0] ?? "none");
     },
   );
+
+  // du -s prints one total per path it is given: for the denyRead folder named itself (by a glob
+  // beside it, `du -sh *`, or by name) the total `du -d 1 .` prints already, which runs; nothing
+  // inside it. Under plain bash both print the same line for the folder; through Lathe it runs.
+  it.each([
+    ["du -sh *", "du -h -d 1 ."],
+    ["du -s private", "du -d 1 ."],
+    ["du -sb ./* docs", "du -b -d 1 ."],
+    ["du -s --inodes private", "du --inodes -d 1 ."],
+    ["du -d 0 -k ./priv*", "du -k -d 1 ."],
+  ])("%s, printing the denyRead folder's total as %s does, runs", async (command, listing) => {
+    const plain = spawnSync("/bin/bash", ["-c", command], { cwd: l.ws, encoding: "utf8" });
+    const line = plain.stdout.split("\n").find((row) => /\t(\.\/)?private$/.test(row));
+    expect(line, "plain bash did not print the denyRead folder's total").toBeDefined();
+    const listed = spawnSync("/bin/bash", ["-c", listing], { cwd: l.ws, encoding: "utf8" });
+    expect(listed.stdout, `${listing} printed another total`).toContain(`${line?.split("\t")[0]}\t./private`);
+    const envelope = await session.call("bash", { command });
+    expect(envelope.type, text(envelope)).toBe("output");
+    expect(text(envelope)).toContain(JSON.stringify(line).slice(1, -1));
+    expect(text(envelope)).not.toContain("token");
+  });
+
+  // Inside the folder (a glob there lists its names): refused, and the refusal says what runs
+  // instead, without the names the glob matched there.
+  it.each(["du -sh private/*", "du -s ./priv*/*.txt"])(
+    "%s, showing names and sizes inside the denyRead folder, is refused",
+    async (command) => {
+      const plain = spawnSync("/bin/bash", ["-c", command], { cwd: l.ws, encoding: "utf8" });
+      expect(plain.stdout, "plain bash did not show the name inside").toContain("token.txt");
+      const envelope = await session.call("bash", { command });
+      expect(envelope.type, text(envelope)).toBe("error");
+      expect(text(envelope)).not.toContain("token");
+      expect(text(envelope)).toMatch(
+        /names \S+, which matches paths in \S*private, which commands may not read/,
+      );
+      expect(text(envelope)).toMatch(/Its total size is shown: du -s \S*private runs/);
+    },
+  );
+
+  it("du -s private/token.txt is refused, and says du -s private runs", async () => {
+    const envelope = await session.call("bash", { command: "du -s private/token.txt" });
+    expect(envelope.type, text(envelope)).toBe("error");
+    expect(text(envelope)).toMatch(/names \S*private\/token\.txt, which commands may not read/);
+    expect(text(envelope)).toMatch(/Its total size is shown: du -s \S*private runs/);
+  });
+
+  // Any other reader handed a glob's match inside the folder: the match is no more shown.
+  it("cat private/* is refused without the name the glob matched", async () => {
+    const plain = spawnSync("/bin/bash", ["-c", "cat private/* && echo private/*"], {
+      cwd: l.ws,
+      encoding: "utf8",
+    });
+    expect(plain.stdout, "plain bash did not show the name").toContain("token.txt");
+    const envelope = await session.call("bash", { command: "cat private/*" });
+    expect(envelope.type, text(envelope)).toBe("error");
+    expect(text(envelope)).not.toContain("token");
+    expect(text(envelope)).not.toContain(KEY);
+  });
+
+  it("du -sL private, whose total counts where links inside lead, is refused", async () => {
+    const outside = path.join(l.base, "big.bin");
+    await writeFile(outside, Buffer.alloc(300_000));
+    await symlink(outside, path.join(l.ws, "private/big-link"));
+    try {
+      const size = (cmd: string): number =>
+        Number(spawnSync("/bin/bash", ["-c", cmd], { cwd: l.ws, encoding: "utf8" }).stdout.split("\t")[0]);
+      expect(size("du -sbL private"), "plain bash: -L did not count the link's target").toBeGreaterThan(
+        size("du -sb private") + 200_000,
+      );
+      const envelope = await session.call("bash", { command: "du -sbL private" });
+      expect(envelope.type, text(envelope)).toBe("error");
+      const bare = await session.call("bash", { command: "du -sb private" });
+      expect(bare.type, text(bare)).toBe("output");
+    } finally {
+      await rm(path.join(l.ws, "private/big-link"));
+    }
+  });
 
   // With the sandbox on, the listers run confined and unasked: the sandbox shows the denyRead
   // folder empty, so its names do not leak there either (the folder's own name does, as ls shows it).
