@@ -1144,12 +1144,20 @@ describe("sandbox off: a - that a program reads as a file name", () => {
     ["echo '{\"a\":7}' | jq .a -", "7"],
     ["echo '{\"a\":7}' | timeout 5 jq .a -", "7"],
     ["echo '{\"a\":7}' | jq -c . - -", '{\\"a\\":7}'],
+    // GNU xargs: `-a -` is its standard input; coreutils od: `-` is standard input.
+    ["echo from-stdin | xargs -a - echo", "from-stdin"],
+    ["echo from-stdin | xargs --arg-file - echo", "from-stdin"],
+    ["echo hi | od -c -", "h   i"],
+    // procps ps: a lone - is no option ("garbage option"), and lists no process.
+    ["ps -", ""],
   ])(
     "%s runs unasked, a link named - to the key there: - is a pattern or standard input to it",
     async (command, shows) => {
       await writeFile(path.join(ws, "notes.txt"), "plain notes\n");
       await symlink(path.join(home, ".ssh/id_ed25519"), path.join(ws, "-"));
       try {
+        const plain = spawnSync("/bin/bash", ["-c", command], { cwd: ws, encoding: "utf8" });
+        expect(plain.stdout, "plain bash read the link named -").not.toContain("PRIVATE");
         const envelope = await session.call("bash", { command });
         expect(envelope.type, text(envelope)).toBe("output");
         expect(text(envelope)).toContain(shows);
@@ -1191,6 +1199,8 @@ describe("sandbox off: a - that a program reads as a file name", () => {
     "column -",
     "find . -newer -",
     "jq -f - a.json",
+    "ps -n -",
+    "echo hi | hexdump -C -",
   ])(
     "%s with no file - yet needs a person: one made before it runs would not be checked",
     async (command) => {
@@ -1203,6 +1213,18 @@ describe("sandbox off: a - that a program reads as a file name", () => {
       expect(text(ran)).toContain("hi");
     },
   );
+
+  // util-linux hexdump opens a file named -; given no file, it reads its standard input.
+  it("echo hi | hexdump -C - says to give hexdump no file, which runs", async () => {
+    const plain = spawnSync("/bin/bash", ["-c", "echo hi | hexdump -C -"], { cwd: ws, encoding: "utf8" });
+    expect(plain.stderr, "plain hexdump did not look for a file named -").toMatch(/-: No such file/);
+    const envelope = await session.call("bash", { command: "echo hi | hexdump -C -" });
+    expect(envelope.type, text(envelope)).toBe("error");
+    expect(text(envelope)).toMatch(/for standard input, give hexdump no file, and it reads it/);
+    const fixed = await session.call("bash", { command: "echo hi | hexdump -C" });
+    expect(fixed.type, text(fixed)).toBe("output");
+    expect(text(fixed)).toContain("|hi.|");
+  });
 });
 
 describe("sandbox off: what a planted file name, PATH folder or link makes a read-only command do", () => {
