@@ -377,6 +377,15 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
       expect(text(help)).toMatch(/not provably read-only.*"npm" in .* is a script/);
       const run = await session.call("bash", { command: "npm run x --version" });
       expect(text(run)).toMatch(/not provably read-only/);
+      // npx's own script runs `npm exec`, which answers --version the same way.
+      const npxFound = path.join(path.dirname(found), "npx");
+      if (existsSync(npxFound) && /\/node_modules\/npm\/bin\/npx-cli\.js$/.test(realpathSync(npxFound))) {
+        const npx = await session.call("bash", { command: "npx --version" });
+        expect(npx.type, text(npx)).toBe("output");
+        expect(text(npx)).toMatch(/\d+\.\d+\.\d+/);
+        const shell = await session.call("bash", { command: "npx -V" });
+        expect(text(shell)).toMatch(/not provably read-only.*"npx" in .* is a script/);
+      } else console.log("skipped npx --version: npx here is not npm's own script");
     } finally {
       process.env.PATH = saved;
     }
