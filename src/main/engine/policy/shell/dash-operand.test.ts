@@ -32,6 +32,8 @@ describe("a - operand", () => {
     ["ps -e -", false],
     ["ps -n -", true],
     ["ps N -", true],
+    ["ps -en -", true],
+    ['ps "$O" -', true],
     // binutils strings reads - as its option -a, even after --; pgrep takes it for a pattern.
     ["strings -", false],
     ["strings -- -", false],

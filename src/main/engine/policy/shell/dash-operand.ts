@@ -39,13 +39,11 @@ const DASH_IS_THE_COMMANDS = new Set(["env", "timeout", "nice", "nohup", "stdbuf
  * a namelist (`-n FILE`, BSD `N FILE`: the kernel's symbol map, read for WCHAN) names a file.
  */
 function psDashFiles(args: readonly ShellWord[]): ShellWord[] {
-  return args.filter(
-    (a, i) =>
-      a.literal &&
-      a.text === "-" &&
-      args[i - 1]?.literal === true &&
-      ["-n", "N"].includes(args[i - 1]?.text ?? ""),
-  );
+  // After a cluster ending in n (`-en -`), a BSD word ending in N, or a word only known at run
+  // time (which may be either), `-` is the namelist.
+  const namelistBefore = (before: ShellWord | undefined): boolean =>
+    before !== undefined && (!before.literal || /^(-[A-Za-z]*n|[A-Za-z]*N)$/.test(before.text));
+  return args.filter((a, i) => a.literal && a.text === "-" && namelistBefore(args[i - 1]));
 }
 
 /** find's leading options (before its starting points); -D takes the next word. */
