@@ -377,6 +377,15 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
       expect(text(help)).toMatch(/not provably read-only.*"npm" in .* is a script/);
       const run = await session.call("bash", { command: "npm run x --version" });
       expect(text(run)).toMatch(/not provably read-only/);
+      // npx's own script runs `npm exec`, which answers --version the same way.
+      const npxFound = path.join(path.dirname(found), "npx");
+      if (existsSync(npxFound) && /\/node_modules\/npm\/bin\/npx-cli\.js$/.test(realpathSync(npxFound))) {
+        const npx = await session.call("bash", { command: "npx --version" });
+        expect(npx.type, text(npx)).toBe("output");
+        expect(text(npx)).toMatch(/\d+\.\d+\.\d+/);
+        const shell = await session.call("bash", { command: "npx -V" });
+        expect(text(shell)).toMatch(/not provably read-only.*"npx" in .* is a script/);
+      } else console.log("skipped npx --version: npx here is not npm's own script");
     } finally {
       process.env.PATH = saved;
     }
@@ -404,6 +413,30 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
   ])("the read-only %s still runs", async (command) => {
     const envelope = await session.call("bash", { command });
     expect(envelope.type, text(envelope)).toBe("output");
+  });
+
+  // In the home folder: ~/.ssh's own total is what `du -d 1 ~` prints (which runs); what is inside is not.
+  it.each(["cd ~ && du -sh .s* *", "du -s ~/.ssh", "du -sh ~/.s*"])(
+    "%s, the total of ~/.ssh, runs as du -d 1 ~ does",
+    async (command) => {
+      const plain = spawnSync("/bin/bash", ["-c", command], { cwd: l.ws, encoding: "utf8" });
+      expect(plain.stdout, "plain bash did not print ~/.ssh's total").toMatch(/\t\S*\.ssh\n/);
+      const listing = await session.call("bash", { command: "du -d 1 ~" });
+      expect(listing.type, text(listing)).toBe("output");
+      const envelope = await session.call("bash", { command });
+      expect(envelope.type, text(envelope)).toBe("output");
+      expect(text(envelope)).toMatch(/\.ssh/);
+      expect(text(envelope)).not.toContain("id_ed25519");
+    },
+  );
+
+  it("du -sh ~/.ssh/* is refused, without the names inside, and says du -s ~/.ssh runs", async () => {
+    const plain = spawnSync("/bin/bash", ["-c", "du -sh ~/.ssh/*"], { cwd: l.ws, encoding: "utf8" });
+    expect(plain.stdout, "plain bash did not show the key's name").toContain("id_ed25519");
+    const envelope = await session.call("bash", { command: "du -sh ~/.ssh/*" });
+    expect(envelope.type, text(envelope)).toBe("error");
+    expect(text(envelope)).not.toContain("id_ed25519");
+    expect(text(envelope)).toMatch(/Its total size is shown: du -s \S*\.ssh runs/);
   });
 });
 
@@ -568,6 +601,83 @@ describe("sandbox off: a folder read whole that holds a sandbox.denyRead folder"
       expect(text(envelope)).toContain(plain.stdout.trim().split("\n").at(-1)?.split("\t")[0] ?? "none");
     },
   );
+
+  // du -s prints one total per path it is given: for the denyRead folder named itself (by a glob
+  // beside it, `du -sh *`, or by name) the total `du -d 1 .` prints already, which runs; nothing
+  // inside it. Under plain bash both print the same line for the folder; through Lathe it runs.
+  it.each([
+    ["du -sh *", "du -h -d 1 ."],
+    ["du -s private", "du -d 1 ."],
+    ["du -sb ./* docs", "du -b -d 1 ."],
+    ["du -s --inodes private", "du --inodes -d 1 ."],
+    ["du -d 0 -k ./priv*", "du -k -d 1 ."],
+  ])("%s, printing the denyRead folder's total as %s does, runs", async (command, listing) => {
+    const plain = spawnSync("/bin/bash", ["-c", command], { cwd: l.ws, encoding: "utf8" });
+    const line = plain.stdout.split("\n").find((row) => /\t(\.\/)?private$/.test(row));
+    expect(line, "plain bash did not print the denyRead folder's total").toBeDefined();
+    const listed = spawnSync("/bin/bash", ["-c", listing], { cwd: l.ws, encoding: "utf8" });
+    expect(listed.stdout, `${listing} printed another total`).toContain(`${line?.split("\t")[0]}\t./private`);
+    const envelope = await session.call("bash", { command });
+    expect(envelope.type, text(envelope)).toBe("output");
+    expect(text(envelope)).toContain(JSON.stringify(line).slice(1, -1));
+    expect(text(envelope)).not.toContain("token");
+  });
+
+  // Inside the folder (a glob there lists its names): refused, and the refusal says what runs
+  // instead, without the names the glob matched there.
+  it.each(["du -sh private/*", "du -s ./priv*/*.txt"])(
+    "%s, showing names and sizes inside the denyRead folder, is refused",
+    async (command) => {
+      const plain = spawnSync("/bin/bash", ["-c", command], { cwd: l.ws, encoding: "utf8" });
+      expect(plain.stdout, "plain bash did not show the name inside").toContain("token.txt");
+      const envelope = await session.call("bash", { command });
+      expect(envelope.type, text(envelope)).toBe("error");
+      expect(text(envelope)).not.toContain("token");
+      expect(text(envelope)).toMatch(
+        /names \S+, which matches paths in \S*private, which commands may not read/,
+      );
+      expect(text(envelope)).toMatch(/Its total size is shown: du -s \S*private runs/);
+    },
+  );
+
+  it("du -s private/token.txt is refused, and says du -s private runs", async () => {
+    const envelope = await session.call("bash", { command: "du -s private/token.txt" });
+    expect(envelope.type, text(envelope)).toBe("error");
+    expect(text(envelope)).toMatch(/names \S*private\/token\.txt, which commands may not read/);
+    expect(text(envelope)).toMatch(/Its total size is shown: du -s \S*private runs/);
+  });
+
+  // Any other reader handed a glob's match inside the folder: the match is no more shown.
+  it("cat private/* is refused without the name the glob matched", async () => {
+    const plain = spawnSync("/bin/bash", ["-c", "cat private/* && echo private/*"], {
+      cwd: l.ws,
+      encoding: "utf8",
+    });
+    expect(plain.stdout, "plain bash did not show the name").toContain("token.txt");
+    const envelope = await session.call("bash", { command: "cat private/*" });
+    expect(envelope.type, text(envelope)).toBe("error");
+    expect(text(envelope)).not.toContain("token");
+    expect(text(envelope)).not.toContain(KEY);
+  });
+
+  it("du -sL private, whose total counts where links inside lead, is refused", async () => {
+    const outside = path.join(l.base, "big.bin");
+    await writeFile(outside, Buffer.alloc(300_000));
+    await symlink(outside, path.join(l.ws, "private/big-link"));
+    try {
+      const size = (cmd: string): number =>
+        Number(spawnSync("/bin/bash", ["-c", cmd], { cwd: l.ws, encoding: "utf8" }).stdout.split("\t")[0]);
+      expect(size("du -sbL private"), "plain bash: -L did not count the link's target").toBeGreaterThan(
+        size("du -sb private") + 200_000,
+      );
+      const envelope = await session.call("bash", { command: "du -sbL private" });
+      expect(envelope.type, text(envelope)).toBe("error");
+      const bare = await session.call("bash", { command: "du -sb private" });
+      expect(bare.type, text(bare)).toBe("output");
+    } finally {
+      await rm(path.join(l.ws, "private/big-link"));
+    }
+  });
 
   // With the sandbox on, the listers run confined and unasked: the sandbox shows the denyRead
   // folder empty, so its names do not leak there either (the folder's own name does, as ls shows it).
@@ -1043,12 +1153,20 @@ describe("sandbox off: a - that a program reads as a file name", () => {
     ["echo '{\"a\":7}' | jq .a -", "7"],
     ["echo '{\"a\":7}' | timeout 5 jq .a -", "7"],
     ["echo '{\"a\":7}' | jq -c . - -", '{\\"a\\":7}'],
+    // GNU xargs: `-a -` is its standard input; coreutils od: `-` is standard input.
+    ["echo from-stdin | xargs -a - echo", "from-stdin"],
+    ["echo from-stdin | xargs --arg-file - echo", "from-stdin"],
+    ["echo hi | od -c -", "h   i"],
+    // procps ps: a lone - is no option ("garbage option"), and lists no process.
+    ["ps -", ""],
   ])(
     "%s runs unasked, a link named - to the key there: - is a pattern or standard input to it",
     async (command, shows) => {
       await writeFile(path.join(ws, "notes.txt"), "plain notes\n");
       await symlink(path.join(home, ".ssh/id_ed25519"), path.join(ws, "-"));
       try {
+        const plain = spawnSync("/bin/bash", ["-c", command], { cwd: ws, encoding: "utf8" });
+        expect(plain.stdout, "plain bash read the link named -").not.toContain("PRIVATE");
         const envelope = await session.call("bash", { command });
         expect(envelope.type, text(envelope)).toBe("output");
         expect(text(envelope)).toContain(shows);
@@ -1090,6 +1208,8 @@ describe("sandbox off: a - that a program reads as a file name", () => {
     "column -",
     "find . -newer -",
     "jq -f - a.json",
+    "ps -n -",
+    "echo hi | hexdump -C -",
   ])(
     "%s with no file - yet needs a person: one made before it runs would not be checked",
     async (command) => {
@@ -1102,6 +1222,18 @@ describe("sandbox off: a - that a program reads as a file name", () => {
       expect(text(ran)).toContain("hi");
     },
   );
+
+  // util-linux hexdump opens a file named -; given no file, it reads its standard input.
+  it("echo hi | hexdump -C - says to give hexdump no file, which runs", async () => {
+    const plain = spawnSync("/bin/bash", ["-c", "echo hi | hexdump -C -"], { cwd: ws, encoding: "utf8" });
+    expect(plain.stderr, "plain hexdump did not look for a file named -").toMatch(/-: No such file/);
+    const envelope = await session.call("bash", { command: "echo hi | hexdump -C -" });
+    expect(envelope.type, text(envelope)).toBe("error");
+    expect(text(envelope)).toMatch(/for standard input, give hexdump no file, and it reads it/);
+    const fixed = await session.call("bash", { command: "echo hi | hexdump -C" });
+    expect(fixed.type, text(fixed)).toBe("output");
+    expect(text(fixed)).toContain("|hi.|");
+  });
 });
 
 describe("sandbox off: what a planted file name, PATH folder or link makes a read-only command do", () => {

@@ -4,7 +4,12 @@ import { commandEffects } from "../policy/shell/command-effects.ts";
 import { dashFileWords } from "../policy/shell/dash-operand.ts";
 import { pathsIn } from "../policy/shell/directory-tracking.ts";
 import { provablyReadOnly } from "../policy/shell/read-only-command.ts";
-import { listerDepth, listerFollowsGivenLinks, listsWholeFolders } from "../policy/shell/folder-listers.ts";
+import {
+  listerDepth,
+  listerFollowsGivenLinks,
+  listsWholeFolders,
+  printsOnlyTotals,
+} from "../policy/shell/folder-listers.ts";
 import { readsItsFolder, readsWholeFolders } from "../policy/shell/read-only-paths.ts";
 import { isPlainGlob, pathOfWord as pathOf } from "../policy/shell/seen-path.ts";
 import { expandTilde } from "../policy/shell/tilde-path.ts";
@@ -66,6 +71,7 @@ function mentionsOf(c: SimpleCommand): MentionedPath[] {
   const limited = {
     ...(depth === undefined ? {} : { depth }),
     ...(recursive && listsWholeFolders(program, literals) ? { lister: true } : {}),
+    ...(printsOnlyTotals(program, literals) ? { totalOnly: true } : {}),
   };
   // A folder reader given no folder reads the one it runs in.
   if (recursive && readsItsFolder(program, literals) && c.runsIn?.unknown === undefined)

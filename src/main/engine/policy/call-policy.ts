@@ -399,10 +399,20 @@ function hiddenReason(hidden: HiddenPathNamed, userSettingsFile: string, sandbox
       ? `the command names ${link}, a file with several names (hard links), and ${entry} (${where}) holds too many files to make sure none of them is this file; no command may read it. Do not try to read it another way.`
       : `the command names ${link}, a hard link to ${named} (the same file under another name), which commands may not read: ${entry} is ${where}. Do not try to read it another way.${hidden.hiddenBy === "denyRead" ? ` If the user wants commands to read it, they must remove ${entry} from "sandbox.denyRead".` : ""}`;
   }
+  // A glob's match inside the entry is not shown (it is a name there): the glob and the entry are.
+  const names =
+    hidden.glob === undefined
+      ? `names ${named}`
+      : `names ${homeRelative(hidden.glob)}, which matches paths in ${named}`;
   if (hidden.hiddenBy === "lathe-home") {
-    return `the command names ${named}, which holds Lathe's own data (the conversations, settings and file copies of every folder); no command may read it, and ${hides}.`;
+    return `the command ${names}, which holds Lathe's own data (the conversations, settings and file copies of every folder); no command may read it, and ${hides}.`;
   }
-  return `the command names ${named}, which commands may not read: ${entry} is in "sandbox.denyRead" (by default, the places credentials live), and ${hides}. Do not try to read it another way. If the user wants commands to read it, they must set "sandbox.denyRead" in ${userSettingsFile} to a list without ${entry}.`;
+  // du -s given a path inside the entry: the entry's own total is what it may print instead.
+  const total =
+    hidden.totalOf === undefined
+      ? ""
+      : ` Its total size is shown: du -s ${homeRelative(hidden.totalOf)} runs (it prints what du -d 1 of the folder around it prints), never a name or size inside it.`;
+  return `the command ${names}, which commands may not read: ${entry} is in "sandbox.denyRead" (by default, the places credentials live), and ${hides}. Do not try to read it another way.${total} If the user wants commands to read it, they must set "sandbox.denyRead" in ${userSettingsFile} to a list without ${entry}.`;
 }
 
 /** Resolves once `promise` settles, or as soon as `signal` aborts, whichever comes first. */

@@ -3,7 +3,7 @@ import { lstat } from "node:fs/promises";
 import path from "node:path";
 import type { HiddenPath, HiddenPathSet } from "../sandbox/hidden-path-set.ts";
 import type { CallPlan, ResolvedPlan } from "../tools/call-plan.ts";
-import { mentionedPaths, spelledPaths } from "./mentioned-paths.ts";
+import { MAX_ENTRIES_SEEN, mentionedPaths, spelledPaths } from "./mentioned-paths.ts";
 
 /**
  * A path a command names that no confined process may read, and what hides it; `link`: the path
@@ -16,7 +16,28 @@ export type HiddenPathNamed = HiddenPath & {
   folder?: string;
   /** For a lister (find, du, tree): the depth limit at which it would stop at the hidden entry's name. */
   stopAt?: number;
+  /** The glob whose match lies inside the hidden entry (`path` is then the entry, not the match). */
+  glob?: string;
+  /** For `du -s` given a path inside a denyRead entry: the entry, whose own total du may print. */
+  totalOf?: string;
 };
+
+/** A path a command names, and the glob it was expanded from (if it was). */
+interface Named {
+  p: string;
+  glob?: string;
+}
+
+/**
+ * What a glob's match hides, said without the match: a name inside a hidden folder, which the
+ * refusal would otherwise show (`cat private/*` named private/token.txt), is the folder's own
+ * secret. The hidden entry is named instead, with the glob as written.
+ */
+function globbed(found: HiddenPath, glob: string | undefined, hidden: HiddenPathSet): HiddenPathNamed {
+  if (glob === undefined) return found;
+  const entry = hidden.canonical(path.resolve(found.entry));
+  return found.path === entry ? found : { ...found, path: entry, glob };
+}
 
 /**
  * The first path a command's plan names (its arguments, redirections and the files it writes)
@@ -41,26 +62,44 @@ export async function hiddenPathNamed(
   if (!resolved.accesses.some((a) => a.capability === "shell.run")) return undefined;
   const mentions = plan.mentions ?? [];
   const seen: { cut?: string } = {};
-  const named = [
-    // Globs are expanded against the disk (asynchronously); plain words resolved here.
-    ...(await mentionedPaths(
-      mentions.filter((m) => m.glob),
-      base,
-      undefined,
-      seen,
-    )),
-    ...mentions
-      .filter((m) => !m.glob)
+  // Globs are expanded against the disk (asynchronously, one budget for all); plain words resolved here.
+  const budget = { left: MAX_ENTRIES_SEEN };
+  const namedBy = async (totalOnly: boolean): Promise<Named[]> => {
+    const out: Named[] = [];
+    for (const m of mentions) {
+      if ((m.totalOnly === true) !== totalOnly) continue;
+      if (m.glob)
+        for (const p of await mentionedPaths([m], base, undefined, seen, budget))
+          out.push({ p, glob: m.text });
       // Joined, not normalised: `link/..` is what the kernel makes of it (the link target's parent).
-      .map((m) => hidden.canonical(path.isAbsolute(m.text) ? m.text : `${base}/${m.text}`)),
+      else out.push({ p: hidden.canonical(path.isAbsolute(m.text) ? m.text : `${base}/${m.text}`) });
+    }
+    return out;
+  };
+  const named: Named[] = [
+    ...(await namedBy(false)),
     ...resolved.accesses.flatMap((a) =>
-      a.capability === "fs.read" || a.capability === "fs.write" ? [a.path.absolute] : [],
+      a.capability === "fs.read" || a.capability === "fs.write" ? [{ p: a.path.absolute }] : [],
     ),
   ];
-  for (const p of named) {
+  // Paths of which the program prints only a total size (`du -sh *`): a denyRead entry named
+  // itself shows what `du -d 1` of its parent shows (see printsOnlyTotals), so it may be named;
+  // a path inside one may not, and the refusal says the entry's total runs. Only an entry whose
+  // parent is not hidden too: that parent's `du -d 1` runs and shows as much.
+  const totals = await namedBy(true);
+  const totalShown = (entry: string): boolean => hidden.find(path.dirname(entry)) === undefined;
+  for (const { p, glob } of named) {
     const found = hidden.find(p);
-    if (found) return found;
+    if (found) return globbed(found, glob, hidden);
   }
+  for (const { p, glob } of totals) {
+    const found = hidden.find(p);
+    if (!found || (found.hiddenBy === "denyRead" && hidden.isEntry(p) && totalShown(p))) continue;
+    const entry = hidden.canonical(path.resolve(found.entry));
+    const totalOf = found.hiddenBy === "denyRead" && totalShown(entry) ? { totalOf: entry } : {};
+    return { ...globbed(found, glob, hidden), ...totalOf };
+  }
+  named.push(...totals.filter(({ p }) => hidden.find(p) === undefined));
   // A folder read whole through a link (a workspace link to the home folder) holds what the link
   // leads to: `grep -r x homelink` reads homelink/.ssh, which no path it names shows.
   // A glob (`grep -r x home*`) is each folder it matches, a link among them too.
@@ -95,7 +134,7 @@ export async function hiddenPathNamed(
   // not hide: refused here when the command names it. Only that: a link the command reaches
   // another way (`grep -r`, a script, a computed name) is not seen (docs: README "hard links").
   if (hidden.isEmpty) return undefined;
-  for (const p of named) {
+  for (const { p } of named) {
     const stats = await lstat(p).catch(() => undefined);
     const found = stats && hidden.linkedHidden(stats);
     if (found) return { ...found, link: p };

@@ -238,6 +238,22 @@ describe("npm asked for its version", () => {
     expect(decide("npm -v", searchPath)).toBeUndefined();
   });
 
+  // npx-cli.js runs `npm exec`, which answers --version (-v) before anything else; `npx -V` is
+  // `npm exec` with an unknown option, which starts a shell.
+  it("npx --version and -v run unasked when npx is npm's own script; npx -V asks", async () => {
+    await writeFile(path.join(prefix, "lib/node_modules/npm/bin/npx-cli.js"), "#!/usr/bin/env node\n", {
+      mode: 0o755,
+    });
+    await symlink("../lib/node_modules/npm/bin/npx-cli.js", path.join(prefix, "bin/npx"));
+    const searchPath = `${path.join(prefix, "bin")}:/usr/bin:/bin`;
+    expect(decide("npx --version", searchPath)).toBeUndefined();
+    expect(decide("npx -v", searchPath)).toBeUndefined();
+    expect(decide("npx -V", searchPath)).toMatch(/"npx" in .* is a script/);
+    expect(decide("npx --version", `${path.join(base, "nodeshim")}:${path.join(prefix, "bin")}`)).toMatch(
+      /"node" in .*nodeshim" is a script/,
+    );
+  });
+
   it.each([
     ["npm --help", () => `${path.join(prefix, "bin")}:/usr/bin`, /"npm" in .* is a script/],
     ["npm version", () => `${path.join(prefix, "bin")}:/usr/bin`, /"npm" in .* is a script/],
@@ -253,5 +269,202 @@ describe("npm asked for its version", () => {
     ],
   ])("%s with PATH %# asks", (command, searchPath, reason) => {
     expect(decide(command, searchPath())).toMatch(reason);
+  });
+});
+
+// A nodenv shim runs `$NODENV_ROOT/versions/<v>/bin/<program>` for the version the nearest
+// .node-version (or NODENV_VERSION, or nodenv's global file) names. The fake nodenv below does
+// what nodenv exec does with that file, so plain bash shows what the folder makes it run.
+describe("a nodenv shim asked for its version", () => {
+  let nroot: string;
+  const saved = {
+    version: process.env.NODENV_VERSION,
+    dir: process.env.NODENV_DIR,
+    hooks: process.env.NODENV_HOOK_PATH,
+  };
+  const shims = (): string => `${path.join(nroot, "shims")}:/usr/bin:/bin`;
+  const nodenvShim = (): string =>
+    [
+      "#!/usr/bin/env bash",
+      "set -e",
+      '[ -n "$NODENV_DEBUG" ] && set -x',
+      "",
+      'program="${0##*/}"',
+      "",
+      `export NODENV_ROOT="${nroot}"`,
+      `exec "${nroot}/libexec/nodenv" exec "$program" "$@"`,
+      "",
+    ].join("\n");
+
+  beforeAll(async () => {
+    delete process.env.NODENV_VERSION;
+    delete process.env.NODENV_DIR;
+    delete process.env.NODENV_HOOK_PATH;
+    nroot = path.join(base, "nodenv");
+    for (const dir of [
+      "shims",
+      "libexec",
+      "versions/22.1.0/bin",
+      "versions/scripted/bin",
+      "versions/22.1.0/lib/node_modules/npm/bin",
+    ])
+      await mkdir(path.join(nroot, dir), { recursive: true });
+    for (const program of ["node", "npm", "npx"])
+      await writeFile(path.join(nroot, "shims", program), nodenvShim(), { mode: 0o755 });
+    await writeFile(
+      path.join(nroot, "libexec/nodenv"),
+      '#!/bin/sh\nv=$(cat .node-version 2>/dev/null || cat "$NODENV_ROOT/version")\nv=${v#node-}\nprogram=$2\nshift 2\nexec "$NODENV_ROOT/versions/${v#v}/bin/$program" "$@"\n',
+      { mode: 0o755 },
+    );
+    await copyFile(NATIVE, path.join(nroot, "versions/22.1.0/bin/node"));
+    await writeFile(
+      path.join(nroot, "versions/22.1.0/lib/node_modules/npm/bin/npm-cli.js"),
+      "#!/usr/bin/env node\nrequire('../lib/cli.js')(process)\n",
+      { mode: 0o755 },
+    );
+    await symlink("../lib/node_modules/npm/bin/npm-cli.js", path.join(nroot, "versions/22.1.0/bin/npm"));
+    await writeFile(path.join(nroot, "versions/scripted/bin/node"), `#!/bin/sh\ntouch ${marker()}\n`, {
+      mode: 0o755,
+    });
+    await writeFile(path.join(nroot, "version"), "22.1.0\n");
+  });
+
+  afterAll(() => {
+    for (const [name, value] of [
+      ["NODENV_VERSION", saved.version],
+      ["NODENV_DIR", saved.dir],
+      ["NODENV_HOOK_PATH", saved.hooks],
+    ] as const)
+      if (value !== undefined) process.env[name] = value;
+  });
+
+  it("runs what the folder's .node-version picks (plain bash), and asks when that is no native node", async () => {
+    await writeFile(path.join(ws, ".node-version"), "scripted\n");
+    try {
+      spawnSync("/bin/bash", ["-c", "node --version"], { cwd: ws, env: { ...process.env, PATH: shims() } });
+      expect(existsSync(marker()), "plain bash did not run the version the folder picked").toBe(true);
+      expect(decide("node --version", shims())).toMatch(
+        /"node" is nodenv's stand-in: version "scripted" runs ".*scripted\/bin\/node", which is not a native node/,
+      );
+    } finally {
+      await rm(marker(), { force: true });
+      await rm(path.join(ws, ".node-version"));
+    }
+  });
+
+  it.each([
+    ["22.1.0", "node --version"],
+    ["v22.1.0", "node -v"],
+    ["node-22.1.0", "node --version"],
+    ["22.1.0", "npm --version"],
+    ["22.1.0", "npx --version"],
+  ])("runs unasked when .node-version says %j, an installed native node: %s", async (content, command) => {
+    if (command.startsWith("npx"))
+      await symlink("../lib/node_modules/npm/bin/npx-cli.js", path.join(nroot, "versions/22.1.0/bin/npx"));
+    await writeFile(
+      path.join(nroot, "versions/22.1.0/lib/node_modules/npm/bin/npx-cli.js"),
+      "#!/usr/bin/env node\n",
+      { mode: 0o755 },
+    );
+    await writeFile(path.join(ws, ".node-version"), `${content}\n`);
+    try {
+      const plain = spawnSync("/bin/bash", ["-c", command], {
+        cwd: ws,
+        env: { ...process.env, PATH: shims() },
+      });
+      expect(plain.status, `plain bash: ${String(plain.stderr)}`).toBe(0);
+      expect(decide(command, shims())).toBeUndefined();
+    } finally {
+      await rm(path.join(ws, ".node-version"));
+      await rm(path.join(nroot, "versions/22.1.0/bin/npx"), { force: true });
+    }
+  });
+
+  it.each([
+    ["system", /names no version nodenv takes, so it runs the "system" one/],
+    ["../../ws/evil", /names no version nodenv takes/],
+    ["", /names no version nodenv takes/],
+    ["23.0.0", /the version .* names is not installed/],
+    ["ghp_NotAVersion1234", /the version .* names is not installed \(nodenv would print the name\)/],
+  ])("asks when .node-version says %j", async (content, reason) => {
+    await writeFile(path.join(ws, ".node-version"), `${content}\n`);
+    try {
+      const why = decide("node --version", shims());
+      expect(why).toMatch(reason);
+      expect(why).not.toContain("ghp_");
+    } finally {
+      await rm(path.join(ws, ".node-version"));
+    }
+  });
+
+  it("asks when a hook may pick the version (a plugin such as nodenv-package-json-engine), or for another program", async () => {
+    const hooks = path.join(nroot, "plugins/nodenv-package-json-engine/etc/nodenv.d/version-name");
+    await mkdir(hooks, { recursive: true });
+    await writeFile(path.join(hooks, "package-json-engine.bash"), "NODENV_VERSION=from-package-json\n");
+    try {
+      expect(decide("node --version", shims())).toMatch(
+        /the hooks in .*version-name" may pick another version/,
+      );
+    } finally {
+      await rm(path.join(nroot, "plugins"), { recursive: true });
+    }
+    expect(decide("node --version", shims())).toBeUndefined();
+    expect(decide("node --help", shims())).toMatch(/is a script/);
+    process.env.NODENV_DIR = base;
+    try {
+      expect(decide("node --version", shims())).toMatch(/NODENV_DIR is set/);
+    } finally {
+      delete process.env.NODENV_DIR;
+    }
+  });
+});
+
+// asdf and mise pick what to run with code Lathe does not follow (asdf's plugin scripts, a
+// `path:` version; mise.toml's templates and hooks): their version queries keep asking, and the
+// reason names the version manager.
+describe("an asdf or mise stand-in asked for its version", () => {
+  it("asdf: .tool-versions may name path:<folder>, whose program the shim runs (plain bash); it asks", async () => {
+    const asdf = path.join(base, "asdf");
+    await mkdir(path.join(asdf, "shims"), { recursive: true });
+    await mkdir(path.join(asdf, "bin"), { recursive: true });
+    // asdf exec as it treats a path: version: the program in that folder's bin.
+    await writeFile(
+      path.join(asdf, "bin/asdf"),
+      '#!/bin/sh\nv=$(sed -n "s/^nodejs path://p" .tool-versions)\nshift\nprogram=$1\nshift\nexec "$v/bin/$program" "$@"\n',
+      { mode: 0o755 },
+    );
+    await writeFile(
+      path.join(asdf, "shims/node"),
+      `#!/usr/bin/env bash\n# asdf-plugin: nodejs 22.1.0\nexec ${asdf}/bin/asdf exec "node" "$@" # asdf_allow: ' asdf '\n`,
+      { mode: 0o755 },
+    );
+    await mkdir(path.join(ws, "evil/bin"), { recursive: true });
+    await writeFile(path.join(ws, "evil/bin/node"), `#!/bin/sh\ntouch ${marker()}\n`, { mode: 0o755 });
+    await writeFile(path.join(ws, ".tool-versions"), `nodejs path:${path.join(ws, "evil")}\n`);
+    const searchPath = `${path.join(asdf, "shims")}:/usr/bin:/bin`;
+    try {
+      spawnSync("/bin/bash", ["-c", "node --version"], {
+        cwd: ws,
+        env: { ...process.env, PATH: searchPath },
+      });
+      expect(existsSync(marker()), "plain bash did not run the path: version's node").toBe(true);
+      expect(decide("node --version", searchPath)).toMatch(
+        /"node" in .* is asdf's stand-in: it runs what the asdf plugin's own scripts pick/,
+      );
+    } finally {
+      await rm(marker(), { force: true });
+      await rm(path.join(ws, ".tool-versions"));
+      await rm(path.join(ws, "evil/bin/node"));
+    }
+  });
+
+  it("mise: a shim that is a link to mise itself asks, saying mise picks the version", async () => {
+    const mise = path.join(base, "mise");
+    await mkdir(path.join(mise, "shims"), { recursive: true });
+    await copyFile(NATIVE, path.join(mise, "mise"));
+    await symlink(path.join(mise, "mise"), path.join(mise, "shims/node"));
+    expect(decide("node --version", `${path.join(mise, "shims")}:/usr/bin`)).toMatch(
+      /"node" in .* is mise's stand-in .*mise\.toml may run commands of its own/,
+    );
   });
 });

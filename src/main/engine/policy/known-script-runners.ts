@@ -3,10 +3,12 @@ import path from "node:path";
 import { isRunnable } from "../spawner/program-lookup.ts";
 import { shown } from "./shell/shown-text.ts";
 
-// Two scripts that stand where a toolchain's name is looked up, read through for a bare version
-// query (`npm --version`, `python --version`) so that it runs unasked when what it runs is known:
+// Scripts that stand where a toolchain's name is looked up, read through for a bare version
+// query (`npm --version`, `python --version`) so that it runs unasked when what it runs is known
+// (a nodenv shim too: nodenv-shim.ts):
 // - npm's own `npm-cli.js`, which answers `--version` before it makes a cache or log folder, after
-//   reading its configuration files (`.npmrc`, which names no program it runs for that);
+//   reading its configuration files (`.npmrc`, which names no program it runs for that), and
+//   `npx-cli.js`, which runs `npm exec` and so answers `--version` (`-v`) the same way;
 // - a pyenv shim, which runs `$PYENV_ROOT/versions/<name>/bin/<program>` for the names a
 //   `.python-version` file (in the folder or one above it), `$PYENV_VERSION` or pyenv's global
 //   `version` file gives. The folder chooses only among the versions the user installed; a name
@@ -17,9 +19,13 @@ import { shown } from "./shell/shown-text.ts";
 // What is read here is read again by the script when it runs; a file changed in between is what
 // it reads then (see the README, "Without a sandbox").
 
-/** Whether `real` (a resolved path) is npm's own command-line script, run by `node` from PATH. */
-export function npmRunsItself(real: string): boolean {
-  return /\/node_modules\/npm\/bin\/npm-cli\.js$/.test(real) && firstLine(real) === "#!/usr/bin/env node";
+/**
+ * Whether `real` (a resolved path) is npm's own command-line script for `name` (`npm-cli.js`, or
+ * `npx-cli.js`, which runs `npm exec` with the same early answer to `--version`), run by `node`
+ * from PATH.
+ */
+export function npmRunsItself(real: string, name: "npm" | "npx" = "npm"): boolean {
+  return real.endsWith(`/node_modules/npm/bin/${name}-cli.js`) && firstLine(real) === "#!/usr/bin/env node";
 }
 
 /** What a pyenv shim runs for a version query: `recognized` when `file` is one. */
@@ -28,12 +34,13 @@ export type ShimOutcome = { recognized: false } | { recognized: true; reason: st
 const ELF = Buffer.from([0x7f, 0x45, 0x4c, 0x46]);
 
 /** A version name pyenv takes as written: no path, no `..`, nothing a shell or a glob reads. */
-const VERSION_NAME = /^[A-Za-z0-9][A-Za-z0-9._+-]*$/;
+export const VERSION_NAME = /^[A-Za-z0-9][A-Za-z0-9._+-]*$/;
 
 /** How many bytes of a script or version file are read: pyenv's shims are a few hundred. */
-const READ_AT_MOST = 4096;
+export const READ_AT_MOST = 4096;
 
-function head(file: string, bytes: number): Buffer {
+/** The first `bytes` bytes of `file`. */
+export function head(file: string, bytes: number): Buffer {
   const fd = openSync(file, "r");
   try {
     const buffer = Buffer.alloc(bytes);

@@ -80,15 +80,16 @@ export async function spelledPaths(
  * `base` (the folder the command starts in), globs expanded against the disk now, symlinks
  * followed. What cannot be resolved is left out: it names nothing yet. Given `names`, each
  * mention's other names (as written, and the symlinks on its way: see namesOnTheWay) are added to it.
- * Given `seen`, its `cut` is set to the first glob left partly unexpanded (MAX_ENTRIES_SEEN).
+ * Given `seen`, its `cut` is set to the first glob left partly unexpanded (MAX_ENTRIES_SEEN); a
+ * `budget` shared by several calls makes them one call's expansion.
  */
 export async function mentionedPaths(
   mentions: readonly MentionedPath[],
   base: string,
   names?: Set<string>,
   seen?: { cut?: string },
+  budget: { left: number; cut?: string } = { left: MAX_ENTRIES_SEEN },
 ): Promise<string[]> {
-  const budget: { left: number; cut?: string } = { left: MAX_ENTRIES_SEEN };
   const out = new Set<string>();
   for (const mention of mentions) {
     for (const p of await spelledPaths(mention, base, budget)) {

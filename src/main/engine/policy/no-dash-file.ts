@@ -1,7 +1,7 @@
 import { lstatSync } from "node:fs";
 import path from "node:path";
 import type { SimpleCommand } from "../tools/shell-command.ts";
-import { givesDashAsFile } from "./shell/dash-operand.ts";
+import { givesDashAsFile, readsStdinGivenNoFile } from "./shell/dash-operand.ts";
 import { pathsIn } from "./shell/directory-tracking.ts";
 import { programOf } from "./shell/read-only-command.ts";
 import { shown } from "./shell/shown-text.ts";
@@ -25,8 +25,11 @@ export function missingDashFile(commands: readonly SimpleCommand[], base: string
     if (command.runsIn?.unknown !== undefined) continue;
     for (const dir of pathsIn(command.runsIn, ".")) {
       const file = path.join(path.resolve(base, expandTilde(dir)), "-");
+      const stdin = readsStdinGivenNoFile(program)
+        ? `give ${program} no file, and it reads it`
+        : "pipe into a program that reads it";
       if (lstatSync(file, { throwIfNoEntry: false }) === undefined)
-        return `"${program}" reads "-" as a file name, not as its standard input, and there is no file ${shown(file)} now: one made before the command runs would be read without a check (for standard input, pipe into a program that reads it; for a file, name it ./- once it exists)`;
+        return `"${program}" reads "-" as a file name, not as its standard input, and there is no file ${shown(file)} now: one made before the command runs would be read without a check (for standard input, ${stdin}; for a file, name it ./- once it exists)`;
     }
   }
   return undefined;

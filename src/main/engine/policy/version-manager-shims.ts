@@ -3,6 +3,7 @@ import path from "node:path";
 import { isRunnable } from "../spawner/program-lookup.ts";
 import type { SimpleCommand } from "../tools/shell-command.ts";
 import { npmRunsItself, pyenvShimRunsPython } from "./known-script-runners.ts";
+import { nodenvShimRunsNode } from "./nodenv-shim.ts";
 import { pathsIn } from "./shell/directory-tracking.ts";
 import { programOf } from "./shell/read-only-command.ts";
 import { VERSION_ONLY_NAMES } from "./shell/read-only-commands.ts";
@@ -26,11 +27,11 @@ const MACH_O = [
   Buffer.from([0xca, 0xfe, 0xba, 0xbe]),
 ];
 
-function head(file: string): Buffer {
+function head(file: string, length = 4): Buffer {
   const fd = openSync(file, "r");
   try {
-    const bytes = Buffer.alloc(4);
-    const read = readSync(fd, bytes, 0, 4, 0);
+    const bytes = Buffer.alloc(length);
+    const read = readSync(fd, bytes, 0, length, 0);
     return bytes.subarray(0, read);
   } finally {
     closeSync(fd);
@@ -51,6 +52,30 @@ const asksVersionOnly = (command: SimpleCommand): boolean =>
   /^(--version|-v|-V)$/.test(command.args[0].text);
 
 /**
+ * The version managers whose stand-ins Lathe names but does not read through, and why: what
+ * they run is not known from the folder's files alone.
+ * - asdf: its shim (`# asdf-plugin: nodejs 22.1.0`, `exec asdf exec "node"`) runs what the
+ *   plugin's own scripts (`list-bin-paths`, `exec-env`, `parse-legacy-file`) say, for the version
+ *   `.tool-versions` names, which may be `path:<any folder>`;
+ * - mise: its shims are links to mise itself, which reads `mise.toml` (whose templates, hooks and
+ *   `[env]` scripts run commands) and `.tool-versions`, `.nvmrc` and the like from the folder up.
+ */
+function namedStandIn(name: string, entry: string, real: string, bytes: Buffer): string | undefined {
+  if (/^mise(-|$)/.test(path.basename(real)) && !name.startsWith("mise"))
+    return `"${name}" in ${shown(entry)} is mise's stand-in (${shown(real)}): mise picks the version from files in the folder and above it, and mise.toml may run commands of its own (templates, hooks, env scripts), which Lathe does not follow`;
+  if (bytes.subarray(0, 2).toString("latin1") !== "#!") return undefined;
+  let text: string;
+  try {
+    text = head(real, 4096).toString("latin1");
+  } catch {
+    return undefined;
+  }
+  if (/^# asdf-plugin: /m.test(text) && /\bexec \S*asdf" exec |\bexec \S*asdf exec /.test(text))
+    return `"${name}" in ${shown(entry)} is asdf's stand-in: it runs what the asdf plugin's own scripts pick, for the version .tool-versions names (which may be a path:), which Lathe does not follow`;
+  return undefined;
+}
+
+/**
  * Why `name` as found on `searchPath` may be a version manager's stand-in; undefined when it is
  * the program. `query`: a bare version query, for which a known script is read through.
  */
@@ -67,16 +92,27 @@ function standIn(name: string, searchPath: string, query?: VersionQuery): string
     } catch {
       return `"${name}" in ${shown(entry)} cannot be read to tell what it is`;
     }
+    const named = namedStandIn(name, entry, real, bytes);
+    if (named !== undefined) return named;
     if (bytes.equals(ELF) || MACH_O.some((magic) => bytes.equals(magic)))
       return path.basename(real).includes(name)
         ? undefined
         : `"${name}" in ${shown(entry)} is ${shown(real)}, another program (a version manager's stand-in picks what to run from files in the folder)`;
     const script = `"${name}" in ${shown(entry)} is a script (a version manager's stand-in picks what to run from files in the folder)`;
     if (query === undefined || !asksVersionOnly(query.command)) return script;
-    // npm's own script, run by the node on PATH (itself judged here).
+    // npm's own script (npx's too, asked with --version or -v: `npx -V` runs `npm exec`, a
+    // shell), run by the node on PATH (itself judged here).
     if (name === "npm" && npmRunsItself(real)) return standIn("node", searchPath);
-    const shim = pyenvShimRunsPython(file, name, query.folders);
-    if (shim.recognized) return shim.reason;
+    if (
+      name === "npx" &&
+      npmRunsItself(real, "npx") &&
+      /^(--version|-v)$/.test(query.command.args[0]?.text ?? "")
+    )
+      return standIn("node", searchPath);
+    for (const shim of [pyenvShimRunsPython, nodenvShimRunsNode]) {
+      const outcome = shim(file, name, query.folders);
+      if (outcome.recognized) return outcome.reason;
+    }
     return path.basename(real).includes(name)
       ? script
       : `"${name}" in ${shown(entry)} is ${shown(real)}, another program (a version manager's stand-in picks what to run from files in the folder)`;

@@ -29,6 +29,11 @@ export interface MentionedPath {
   depth?: number;
   /** Given to a lister (find, ls -R, du, tree), which prints names (and du sizes), not contents. */
   lister?: boolean;
+  /**
+   * Given to a program that prints only its total size (`du -s`, following no link inside it): a
+   * `sandbox.denyRead` entry named itself shows what `du -d 1` of its parent shows, no name inside.
+   */
+  totalOnly?: boolean;
 }
 
 export interface CallPlan {

@@ -23,6 +23,17 @@ describe("a - operand", () => {
     // column (util-linux) opens a file named - (checked: `column -` printed a linked file's text).
     ["column -", true],
     ["hexdump -C -", true],
+    ["hd -", true],
+    // coreutils od and vim's xxd: "when FILE is -, read standard input".
+    ["od -c -", false],
+    ["xxd -", false],
+    // procps ps rejects a lone - (garbage option); only its namelist (-n, BSD N) is a file.
+    ["ps -", false],
+    ["ps -e -", false],
+    ["ps -n -", true],
+    ["ps N -", true],
+    ["ps -en -", true],
+    ['ps "$O" -', true],
     // binutils strings reads - as its option -a, even after --; pgrep takes it for a pattern.
     ["strings -", false],
     ["strings -- -", false],
@@ -65,6 +76,12 @@ describe("a - operand", () => {
     ["nice -n 5 grep x -", false],
     ["env - jq . -", false],
     ["stdbuf -oL cat -", false],
+    // GNU xargs reads `-a -` as its standard input; -I, -E and -d take text.
+    ["echo x | xargs -a - echo", false],
+    ["xargs --arg-file - echo", false],
+    ["xargs -I - echo -", false],
+    ["xargs -E - -d - echo", false],
+    ["xargs -a - ls -", true],
     ["timeout 5 ls -", true],
     ["env LC_ALL=C du -a -", true],
     ["nice find - -maxdepth 0", true],

@@ -26,11 +26,25 @@ const DASH_IS_STDIN = new Set(
 const DASH_IS_NO_FILE = new Set(["strings", "pgrep"]);
 
 /**
- * Programs that run another command: their own `-` is an option (`env -` is `env -i`), and the
- * words of the command they run are that command's, judged where it is judged on its own
- * (`timeout 5 cat -` is `cat -`, standard input).
+ * Programs that run another command: their own `-` is an option (`env -` is `env -i`) or text,
+ * and the words of the command they run are that command's, judged where it is judged on its own
+ * (`timeout 5 cat -` is `cat -`, standard input). To GNU xargs, `-a -` (`--arg-file -`) is its
+ * standard input, not a file (checked: with a file `-` beside it, `echo in | xargs -a - echo`
+ * printed `in`), and `-I -`, `-E -`, `-d -` are text; BSD xargs has no -a.
  */
-const DASH_IS_THE_COMMANDS = new Set(["env", "timeout", "nice", "nohup", "stdbuf"]);
+const DASH_IS_THE_COMMANDS = new Set(["env", "timeout", "nice", "nohup", "stdbuf", "xargs"]);
+
+/**
+ * ps's `-` is no file: procps rejects a lone `-` ("garbage option") and prints no process. Only
+ * a namelist (`-n FILE`, BSD `N FILE`: the kernel's symbol map, read for WCHAN) names a file.
+ */
+function psDashFiles(args: readonly ShellWord[]): ShellWord[] {
+  // After a cluster ending in n (`-en -`), a BSD word ending in N, or a word only known at run
+  // time (which may be either), `-` is the namelist.
+  const namelistBefore = (before: ShellWord | undefined): boolean =>
+    before !== undefined && (!before.literal || /^(-[A-Za-z]*n|[A-Za-z]*N)$/.test(before.text));
+  return args.filter((a, i) => a.literal && a.text === "-" && namelistBefore(args[i - 1]));
+}
 
 /** find's leading options (before its starting points); -D takes the next word. */
 const FIND_LEADING = /^-([HLP]+|O\d*)$/;
@@ -103,6 +117,18 @@ function jqDashFiles(args: readonly ShellWord[]): ShellWord[] {
   return out;
 }
 
+/**
+ * Programs that read `-` as a file, and their standard input when given no file at all:
+ * util-linux hexdump (hd) and column (checked: `echo hi | hexdump -C -` says "-: No such file or
+ * directory", `echo hi | hexdump -C` dumps "hi").
+ */
+const STDIN_WHEN_NO_FILE = new Set(["hexdump", "hd", "column"]);
+
+/** Whether `program`, which reads `-` as a file, reads its standard input when given no file. */
+export function readsStdinGivenNoFile(program: string): boolean {
+  return STDIN_WHEN_NO_FILE.has(program);
+}
+
 /** The words of `args` that `program` reads as a file named `-` (not as its standard input). */
 export function dashFileWords(program: string, args: readonly ShellWord[]): ShellWord[] {
   if (
@@ -114,6 +140,7 @@ export function dashFileWords(program: string, args: readonly ShellWord[]): Shel
     return [];
   if (program === "find") return findDashFiles(args);
   if (program === "jq") return jqDashFiles(args);
+  if (program === "ps") return psDashFiles(args);
   return args.filter((a) => a.literal && a.text === "-");
 }
 

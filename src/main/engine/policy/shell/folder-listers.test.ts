@@ -5,6 +5,7 @@ import {
   listerFollowsLinks,
   listsItsFolder,
   listsWholeFolders,
+  printsOnlyTotals,
 } from "./folder-listers.ts";
 
 // Which listers walk below the folders they are given, which walk the one they run in (given
@@ -120,5 +121,26 @@ describe("folder listers", () => {
     ["ls", "-R", undefined],
   ])("%s %s prints names %s levels deep at most", (program, args, depth) => {
     expect(listerDepth(program, args === "" ? [] : args.split(" "))).toBe(depth);
+  });
+
+  // du -s prints one total per path given (a denyRead folder named itself may be), unless the
+  // total tells more than a sum (--time, --exclude) or counts where links inside lead (-L).
+  it.each([
+    ["du", "-s private", true],
+    ["du", "-sh *", true],
+    ["du", "-d 0 -k x", true],
+    ["du", "--summarize --inodes x", true],
+    ["du", "-sH link", true],
+    ["du", "-sL x", false],
+    ["du", "-s --dereference x", false],
+    ["du", "-s --time x", false],
+    ["du", "-s --exclude=id_rsa x", false],
+    ["du", "-sX names x", false],
+    ["du", "-d 1 x", false],
+    ["du", "x", false],
+    ["find", "x -maxdepth 0", false],
+    ["ls", "-ld x", false],
+  ])("%s %s prints only totals: %s", (program, args, totals) => {
+    expect(printsOnlyTotals(program, args.split(" "))).toBe(totals);
   });
 });

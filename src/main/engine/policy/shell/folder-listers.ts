@@ -181,6 +181,16 @@ const tree: Lister = {
 
 const LISTERS: Readonly<Record<string, Lister>> = { find, ls, du, tree };
 
+/**
+ * Whether `program` with these (literal) arguments prints one total size (or file count) for each
+ * path it is given and nothing below it: `du -s`, `du -d 0`, without --time or --exclude (which
+ * tell more than a sum, see duReadsInside) and without -L (whose total counts where links inside
+ * lead). For a denyRead folder that total is what `du -d 1` of its parent prints, which runs.
+ */
+export function printsOnlyTotals(program: string, args: readonly string[]): boolean {
+  return program === "du" && !duReadsInside(args) && duDepth(args) === 0 && du.follows(args) === undefined;
+}
+
 /** Whether `program` with these (literal) arguments walks the folders it is given and prints what is below. */
 export function listsWholeFolders(program: string, args: readonly string[]): boolean {
   return LISTERS[program]?.walks(args) === true;

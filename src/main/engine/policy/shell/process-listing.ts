@@ -67,6 +67,8 @@ function psReason(args: readonly string[]): string | undefined {
       }
       continue;
     }
+    // A lone `-` is no option: procps says "garbage option" and lists nothing.
+    if (arg === "-") continue;
     // BSD style (`aux`, `axe`, a pid list): the COMMAND column is the whole command line unless `c`.
     if (/^[A-Za-z]+$/.test(arg) && arg.includes("e"))
       return `"ps ${arg}" shows the environment of other processes, which may hold the keys Lathe withholds from commands`;
