@@ -78,6 +78,9 @@ const ROWS: string[] = [
   // Names read at run time.
   "xargs cat < names.txt",
   "xargs -a names.txt head",
+  // The file as a short option's attached value (getopt reads `-a<file>` as `-a <file>`).
+  "xargs -adocs/key.txt echo",
+  "xargs -0adocs/key.txt echo",
   "sort --files0-from=names0",
   "sed '1r docs/key.txt' README.md",
   'sed "1r $HOME/.ssh/id_ed25519" README.md',

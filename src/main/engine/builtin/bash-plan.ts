@@ -13,6 +13,7 @@ import {
 import { readsItsFolder, readsWholeFolders } from "../policy/shell/read-only-paths.ts";
 import { isPlainGlob, pathOfWord as pathOf } from "../policy/shell/seen-path.ts";
 import { expandTilde } from "../policy/shell/tilde-path.ts";
+import { wordFileNames } from "../policy/shell/word-file-names.ts";
 import {
   analyzeShell,
   type RunsIn,
@@ -36,17 +37,13 @@ const STREAMS = new Set([
 const URL_SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
 
 /**
- * The parts of an argument that may name a file a program reads: the word, and what follows
- * `=` in an option (`--file=.env`); a bare option names none, and `-` names a file only where
- * its program reads it as one (dash-operand.ts).
+ * The parts of an argument that may name a file a program reads (see wordFileNames); `-` names a
+ * file only where its program reads it as one (dash-operand.ts), and a URL none (`file://` ones
+ * are read as the path they name).
  */
 function namedFiles(word: string, dashIsFile: boolean): string[] {
   if (word === "-" && !dashIsFile) return [];
-  if (word.startsWith("-") && word !== "-" && !word.includes("=")) return [];
-  const out: string[] = word.startsWith("-") && word !== "-" ? [] : [word];
-  const eq = word.indexOf("=");
-  if (eq >= 0 && eq < word.length - 1) out.push(word.slice(eq + 1));
-  return out.flatMap((text) => {
+  return wordFileNames(word).flatMap(({ text }) => {
     if (/^file:\/\//i.test(text)) return [text.slice("file://".length) || "/"];
     return text === "" || URL_SCHEME.test(text) ? [] : [text];
   });

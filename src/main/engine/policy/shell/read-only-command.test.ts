@@ -147,6 +147,12 @@ const READS_UNSEEN: [string, RegExp][] = [
   ["grep -a KEY /proc/*/environ", /belongs to another process/],
   ["strings /proc/self/../1/environ", /belongs to another process/],
   ["cd /proc && cat 1/environ", /belongs to another process/],
+  // A value attached to a short option: `xargs -a/proc/1/environ` is `xargs -a /proc/1/environ`.
+  ["xargs -a/proc/1/environ -0 echo", /reads "\/proc\/1\/environ", which belongs to another process/],
+  ["xargs -0a/proc/1/environ echo", /belongs to another process/],
+  ["grep -hf/proc/1/cmdline README.md", /belongs to another process/],
+  ["cd /proc/1 && xargs -aenviron -0 echo", /belongs to another process/],
+  ["head -c64 -q/dev/sda", /reads the device "\/dev\/sda"/],
   ["cat /proc/$PPID/environ", /only known when the shell runs/],
   ["sort --files0-from=names0", /reads the names of the files it reads from another file/],
   ["wc --files0-from names0", /reads the names of the files/],

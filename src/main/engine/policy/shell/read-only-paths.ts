@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { pathsIn } from "./directory-tracking.ts";
 import {
@@ -13,6 +14,7 @@ import { processListingReason } from "./process-listing.ts";
 import { pathIsSeen, pathOfWord } from "./seen-path.ts";
 import type { SimpleCommand } from "./shell-types.ts";
 import { shown } from "./shown-text.ts";
+import { wordFileNames } from "./word-file-names.ts";
 
 /**
  * What a reader on the read-only list may read that only the OS sandbox would have hidden. With
@@ -198,13 +200,16 @@ export function unseenReadReason(program: string, command: SimpleCommand): strin
       return `"${program}" is given ${shown(arg.text)}, a name only known when the shell runs, so Lathe cannot check that it is not a hidden path (such as ~/.ssh)`;
     const text = pathOfWord(arg) ?? arg.text;
     literals.push(text);
-    const named = text.includes("=") && text.startsWith("-") ? text.slice(text.indexOf("=") + 1) : text;
-    for (const p of named.startsWith("/") ? [named] : pathsIn(command.runsIn, named)) {
-      if (otherProcess(p))
-        return `"${program}" reads ${shown(p)}, which belongs to another process (its environment and command line may hold the keys Lathe withholds from commands)`;
-      if (rawDevice(p))
-        return `"${program}" reads the device ${shown(p)}, which may hold every file of the disk, hidden ones included`;
-    }
+    for (const { text: named, attached } of wordFileNames(text))
+      for (const p of named.startsWith("/") ? [named] : pathsIn(command.runsIn, named)) {
+        // In /proc or /dev, `ls -la` is not about a file "a": a letter read as a value counts
+        // only as a file there (`cd /proc/1 && xargs -aenviron echo`).
+        const meant = (): boolean => !attached || named.includes("/") || existsSync(p);
+        if (otherProcess(p) && meant())
+          return `"${program}" reads ${shown(p)}, which belongs to another process (its environment and command line may hold the keys Lathe withholds from commands)`;
+        if (rawDevice(p) && meant())
+          return `"${program}" reads the device ${shown(p)}, which may hold every file of the disk, hidden ones included`;
+      }
   }
   const fromFile = literals.find((a) => NAMES_FROM_A_FILE[program]?.test(a));
   if (fromFile !== undefined)
