@@ -125,13 +125,15 @@ describe.skipIf(!runUi)("the chat header at 800 px", () => {
   });
 
   // How much of the model's name a person reads, by window width: whole where the header has the
-  // room, at 1024 px most of it (the rest behind an ellipsis, whole in the button's tooltip).
+  // room (at 900 px and under the panel sits below the chat), at 960 and 1000 px most of it (the
+  // rest behind an ellipsis, whole in the button's tooltip); with the panel a fixed 280 px, two
+  // thirds of it at 960 px and cut at 1024.
   const widths = [
     { width: 800, nameShown: 1 },
     { width: 900, nameShown: 1 },
     { width: 960, nameShown: 0.85 },
     { width: 1000, nameShown: 0.9 },
-    { width: 1024, nameShown: 0.8 },
+    { width: 1024, nameShown: 1 },
     { width: 1280, nameShown: 1 },
   ];
   for (const { width, nameShown } of widths) {
