@@ -4,7 +4,14 @@
 import type { ChatRequest, FixtureOptions, FixtureReply } from "../fixtures/openai-compatible-server.ts";
 import { useFixtureModel } from "../ui/serve-fixture.ts";
 import { useUiWorld } from "../ui/ui-suite.ts";
-import { scriptTurn, type UiFolders, type UiWorld, type UiWorldOptions } from "../ui/ui-world.ts";
+import {
+  chatHelpers,
+  scriptTurn,
+  type ChatHelpers,
+  type UiFolders,
+  type UiWorld,
+  type UiWorldOptions,
+} from "../ui/ui-world.ts";
 
 /**
  * The fixture model's answers to `prompt`: `steps[n]` at the turn's step n (counted as the
@@ -64,6 +71,15 @@ export function chatWorldOptions({
 }
 
 /**
+ * A chat suite's world, read in a test as `world()` (its page, project folder, the page's
+ * problems), with `chat`, the chat's helpers on its page, made before the world is started.
+ */
+export interface ChatWorld {
+  (): UiWorld;
+  readonly chat: ChatHelpers;
+}
+
+/**
  * A UI suite's world with the fixture model as the default model, its page on the chat's prompt
  * (see useUiWorld and chatWorldOptions): `prepare` runs after the settings are written, `ready`
  * once the prompt is there (or the app is loaded, with `waitForPrompt: false`).
@@ -72,6 +88,7 @@ export function useChatWorld(
   run: boolean,
   options: ChatWorldOptions,
   ready?: (world: UiWorld) => void | Promise<void>,
-): () => UiWorld {
-  return useUiWorld(run, chatWorldOptions(options), ready);
+): ChatWorld {
+  const world = useUiWorld(run, chatWorldOptions(options), ready);
+  return Object.assign(() => world(), { chat: chatHelpers(() => world().page) });
 }

@@ -6,11 +6,9 @@
 // `lathe serve` on a temp folder, the fixture model, Debian's Chromium. Needs `npm run build` first.
 import { access } from "node:fs/promises";
 import path from "node:path";
-import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { scriptFor, useChatWorld } from "../support/ui-chat-world.ts";
 import { REPO, runsUi } from "./serve-fixture.ts";
-import { chatHelpers } from "./ui-world.ts";
 
 const SHOT = path.join(REPO, "test-results/ui-approval-stop-run.png");
 const runUi = runsUi("approval stop run");
@@ -32,21 +30,16 @@ const reply = scriptFor(
   (step) => (modelSteps = Math.max(modelSteps, step + 1)),
 );
 
-let page: Page;
-let root: string;
-let problems: string[];
-const chat = chatHelpers(() => page);
-
-useChatWorld(
-  runUi,
-  { prefix: "approval-stop-run", replies: reply, viewport: { width: 1280, height: 900 } },
-  (started) => {
-    ({ page, root, problems } = started);
-  },
-);
+const world = useChatWorld(runUi, {
+  prefix: "approval-stop-run",
+  replies: reply,
+  viewport: { width: 1280, height: 900 },
+});
+const { chat } = world;
 
 describe.skipIf(!runUi)("the approval dialog's Stop run", () => {
   it("rejects the waiting call and ends the run, queued calls and all, from the keyboard", async () => {
+    const { page, root, problems } = world();
     await chat.send(PROMPT);
     const dialog = chat.approval("write");
     await dialog.waitFor({ timeout: 15_000 });

@@ -5,11 +5,9 @@
 // Chromium. Needs `npm run build` first.
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { scriptFor, useChatWorld } from "../support/ui-chat-world.ts";
 import { REPO, runsUi } from "./serve-fixture.ts";
-import { chatHelpers } from "./ui-world.ts";
 
 const SHOTS = path.join(REPO, "test-results");
 const runUi = runsUi("approval waiting card");
@@ -21,21 +19,16 @@ const reply = scriptFor(PROMPT, [
   { text: "Both done." },
 ]);
 
-let page: Page;
-let root: string;
-let problems: string[];
-const chat = chatHelpers(() => page);
-
-useChatWorld(
-  runUi,
-  { prefix: "approval-waiting", replies: reply, viewport: { width: 1280, height: 900 } },
-  (started) => {
-    ({ page, root, problems } = started);
-  },
-);
+const world = useChatWorld(runUi, {
+  prefix: "approval-waiting",
+  replies: reply,
+  viewport: { width: 1280, height: 900 },
+});
+const { chat } = world;
 
 describe.skipIf(!runUi)("a tool card while its call waits for approval", () => {
   it("says it waits for approval, with no timer, and running only once allowed", async () => {
+    const { page, root, problems } = world();
     await chat.send(PROMPT);
     await chat.approval("write").waitFor({ timeout: 15_000 });
     const write = chat.lastCard("write");

@@ -4,7 +4,11 @@
 // the agent keeps a todo list, so the side panel is open, at 800, 1024 and 1280 px: still two rows,
 // nothing overlapping, nothing drawn under the panel, and the model's name (as long as Ollama's
 // are) whole where there is room for it. With the panel at 1024 px the pickers wrapped to a third
-// row; at 1280 px the server's name beside the model's cut it by a pixel (an ellipsis).
+// row; at 1280 px the server's name beside the model's cut it by a pixel (an ellipsis). Between
+// 900 and 1000 px the panel's fixed 280 px left the model's name two thirds shown at 960 px; now
+// it gives way, and its own content (todos, a running background task and its Stop) stays whole
+// inside it: a todo naming a path ran past the panel's edge at every width, and a narrower panel
+// must not squeeze each todo's text to a word or two a line beside its badge.
 // `lathe serve` on a temp folder, the fixture model, the page in Debian's Chromium. Needs
 // `npm run build` first.
 import path from "node:path";
@@ -23,11 +27,15 @@ const PROMPT = "Summarise the release notes of the parser rewrite for the team";
 const PLAN = "Plan the release";
 // A model's name as Ollama lists it: long enough that the pickers no longer fit beside each other.
 const MODEL = "qwen2.5-coder:14b-instruct-q4_K_M";
+// A path is one long word: it must wrap inside the panel rather than run past its edge.
 const TODOS = [
   { content: "Collect the notes", status: "completed" },
   { content: "Write the summary for the team", status: "in_progress" },
-  { content: "Send it", status: "pending" },
+  { content: "Update src/parser/ParserRewriteReleaseNotes.md", status: "pending" },
 ];
+const TASK = "index the parser's test fixtures";
+/** The background task's own run: its model never finishes, so the task stays running (with its Stop). */
+const TASK_BRIEF = "BACKGROUND-BRIEF: index every fixture under test/fixtures/parser.";
 
 let page: Page;
 const chat = chatHelpers(() => page);
@@ -35,8 +43,15 @@ const chat = chatHelpers(() => page);
 function replies(request: ChatRequest): FixtureReply {
   const usage = { prompt_tokens: 1200, completion_tokens: 40 };
   const { prompt, step } = scriptTurn(request, "tool");
+  if (prompt === TASK_BRIEF) return { hang: true };
   if (prompt === PLAN && step === 0)
-    return { toolCalls: [{ name: "todo", arguments: { todos: TODOS } }], usage };
+    return {
+      toolCalls: [
+        { name: "todo", arguments: { todos: TODOS } },
+        { name: "task", arguments: { description: TASK, prompt: TASK_BRIEF, background: true } },
+      ],
+      usage,
+    };
   return { text: prompt === PLAN ? "The plan is in the todo list." : "Here is the summary.", usage };
 }
 
@@ -45,7 +60,8 @@ const world = useChatWorld(
   {
     prefix: "chat-header-narrow",
     replies,
-    settings: { defaultModel: `openai-compatible:${MODEL}` },
+    // yolo: the background task starts without an approval dialog in the way.
+    settings: { defaultModel: `openai-compatible:${MODEL}`, approvals: { mode: "yolo" } },
     viewport: { width: 800, height: 700 },
   },
   (started) => {
@@ -109,10 +125,15 @@ describe.skipIf(!runUi)("the chat header at 800 px", () => {
   });
 
   // How much of the model's name a person reads, by window width: whole where the header has the
-  // room, at 1024 px most of it (the rest behind an ellipsis, whole in the button's tooltip).
+  // room (at 900 px and under the panel sits below the chat), at 960 and 1000 px most of it (the
+  // rest behind an ellipsis, whole in the button's tooltip); with the panel a fixed 280 px, two
+  // thirds of it at 960 px and cut at 1024.
   const widths = [
     { width: 800, nameShown: 1 },
-    { width: 1024, nameShown: 0.8 },
+    { width: 900, nameShown: 1 },
+    { width: 960, nameShown: 0.85 },
+    { width: 1000, nameShown: 0.9 },
+    { width: 1024, nameShown: 1 },
     { width: 1280, nameShown: 1 },
   ];
   for (const { width, nameShown } of widths) {
@@ -123,6 +144,7 @@ describe.skipIf(!runUi)("the chat header at 800 px", () => {
         await chat.conversation().getByText("The plan is in the todo list.").waitFor({ timeout: 15_000 });
       }
       await page.getByRole("list", { name: "Todo list" }).waitFor();
+      await page.getByRole("button", { name: `Stop task ${TASK}` }).waitFor();
       const header = page.locator(".chat-header");
       await header.getByRole("heading", { name: PROMPT }).waitFor();
       await page.screenshot({ path: shotWithPanel(width) });
@@ -157,6 +179,29 @@ describe.skipIf(!runUi)("the chat header at 800 px", () => {
       // The side panel sits beside or under the header, never over it.
       const side = await box(page.locator(".chat-side"));
       expect(overlap(side, headerBox), `${JSON.stringify(side)} ${JSON.stringify(headerBox)}`).toBe(false);
+      // The panel's own content reads whole inside it: no sideways scroll, every badge, todo, task
+      // line and the task's Stop inside its edges and not cut, and each todo's text given a line
+      // a person reads (not a word or two to a line beside its badge).
+      const cut = await page.locator(".chat-side").evaluate((panel) => {
+        const edge = panel.getBoundingClientRect();
+        const right = edge.left + panel.clientWidth;
+        const found: string[] = [];
+        if (panel.scrollWidth > panel.clientWidth)
+          found.push(`the panel scrolls sideways: ${panel.scrollWidth} > ${panel.clientWidth}`);
+        const parts = panel.querySelectorAll(".todo-item > *, .task-head > *, .task-description, .task-stop");
+        for (const part of parts) {
+          const r = part.getBoundingClientRect();
+          const what = `"${part.textContent}"`;
+          if (r.left < edge.left - 0.5 || r.right > right + 0.5)
+            found.push(`${what} at ${r.left}..${r.right}, the panel ${edge.left}..${right}`);
+          if (part.scrollWidth > part.clientWidth)
+            found.push(`${what} cut: ${part.scrollWidth} > ${part.clientWidth}`);
+          const line = (part.parentElement?.getBoundingClientRect().right ?? r.right) - r.left;
+          if (part.matches(".todo-content") && line < 110) found.push(`${what} has ${line} px a line`);
+        }
+        return found;
+      });
+      expect(cut, `the side panel at ${width} px`).toEqual([]);
       expect(world().problems, world().problems.join("\n")).toEqual([]);
     });
   }

@@ -5,11 +5,9 @@
 // Debian's Chromium. Needs `npm run build` first.
 import { access, readFile } from "node:fs/promises";
 import path from "node:path";
-import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { scriptFor, useChatWorld } from "../support/ui-chat-world.ts";
 import { runsUi } from "./serve-fixture.ts";
-import { chatHelpers } from "./ui-world.ts";
 
 const runUi = runsUi("queued call stop");
 const PROMPT = "Write two notes.";
@@ -24,21 +22,16 @@ const reply = scriptFor(PROMPT, [
   { text: "Done." },
 ]);
 
-let page: Page;
-let root: string;
-let problems: string[];
-const chat = chatHelpers(() => page);
-
-useChatWorld(
-  runUi,
-  { prefix: "queued-stop", replies: reply, settings: { approvals: { mode: "yolo" } } },
-  (started) => {
-    ({ page, root, problems } = started);
-  },
-);
+const world = useChatWorld(runUi, {
+  prefix: "queued-stop",
+  replies: reply,
+  settings: { approvals: { mode: "yolo" } },
+});
+const { chat } = world;
 
 describe.skipIf(!runUi)("a queued call stopped from its card", () => {
   it("ends at once while the call ahead of it still runs", async () => {
+    const { root, problems } = world();
     await chat.send(PROMPT);
     const [bash, write] = [chat.lastCard("bash"), chat.lastCard("write")];
     await expect.poll(() => write.getByLabel("Status").innerText(), { timeout: 10_000 }).toBe("queued");

@@ -150,6 +150,9 @@ export function chatHelpers(page: () => Page) {
   };
 }
 
+/** The chat's helpers for one page (see chatHelpers). */
+export type ChatHelpers = ReturnType<typeof chatHelpers>;
+
 /**
  * Where a fixture model's script stands: the prompt of the turn (the last user message) and the
  * step, counted as the messages of `role` since it (tool results, or the model's own answers).

@@ -7,12 +7,12 @@
 // Needs `npm run build` first.
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { Locator, Page } from "playwright-core";
+import type { Locator } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import type { ChatRequest, FixtureReply } from "../fixtures/openai-compatible-server.ts";
 import { useChatWorld } from "../support/ui-chat-world.ts";
 import { REPO, goTo, runTool, runsUi } from "./serve-fixture.ts";
-import { chatHelpers, scriptTurn } from "./ui-world.ts";
+import { scriptTurn } from "./ui-world.ts";
 
 const SHOTS = path.join(REPO, "test-results");
 const runUi = runsUi("waiting calls");
@@ -54,32 +54,22 @@ function reply(request: ChatRequest): FixtureReply {
   return { text: "Nothing to do." };
 }
 
-let page: Page;
-let root: string;
-let problems: string[];
-const chat = chatHelpers(() => page);
-
-useChatWorld(
-  runUi,
-  {
-    prefix: "waiting-calls",
-    replies: reply,
-    settings: { permissions: [{ permission: "read", pattern: ".env", action: "ask" }] },
-    prepare: async ({ root }) => {
-      await writeFile(path.join(root, ".env"), "TOKEN=1\n");
-    },
-    viewport: { width: 1280, height: 900 },
+const world = useChatWorld(runUi, {
+  prefix: "waiting-calls",
+  replies: reply,
+  settings: { permissions: [{ permission: "read", pattern: ".env", action: "ask" }] },
+  prepare: async ({ root }) => {
+    await writeFile(path.join(root, ".env"), "TOKEN=1\n");
   },
-  (started) => {
-    ({ page, root, problems } = started);
-  },
-);
+  viewport: { width: 1280, height: 900 },
+});
+const { chat } = world;
 
 /** What a card or an activity row says in its status badge (read even behind the dialog). */
 const statusOf = (item: Locator) => item.locator('[aria-label="Status"]').innerText();
 /** The `index`th card of `tool`'s calls in the conversation (behind the dialog too). */
 const cardAt = (tool: string, index: number) =>
-  page.locator(`[aria-label="Conversation"] article[aria-label="${tool} call"]`).nth(index);
+  world().page.locator(`[aria-label="Conversation"] article[aria-label="${tool} call"]`).nth(index);
 
 describe.skipIf(!runUi)("a call that waits says what for", () => {
   it.each([
@@ -100,6 +90,7 @@ describe.skipIf(!runUi)("a call that waits says what for", () => {
   ])(
     "$prompt: $before",
     async ({ prompt, tool, before, shot }) => {
+      const { page } = world();
       await page.getByRole("button", { name: "New chat" }).click();
       await chat.send(prompt);
       await chat.approval(tool).waitFor({ timeout: 15_000 });
@@ -127,6 +118,7 @@ describe.skipIf(!runUi)("a call that waits says what for", () => {
   );
 
   it("a question waiting for the person's answer says so, with no timer, and ok once answered", async () => {
+    const { page } = world();
     await page.getByRole("button", { name: "New chat" }).click();
     await chat.send(ASK);
     const dialog = page.getByRole("dialog", { name: "The agent asks" });
@@ -143,6 +135,7 @@ describe.skipIf(!runUi)("a call that waits says what for", () => {
   });
 
   it("a write run from the Tools view waits for approval in its button and the activity list", async () => {
+    const { page, root, problems } = world();
     await goTo(page, "Tools", "Run a tool");
     await runTool(page, "write", { path: "c.txt", content: "c\n" });
     const dialog = page.getByRole("dialog", { name: "Allow write to run?" });
