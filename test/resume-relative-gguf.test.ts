@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { setupAgentRun } from "../src/main/engine/agent/agent-setup.ts";
-import { openDatabase } from "../src/main/engine/store/database.ts";
+import { writeOldSession } from "./support/old-gguf-session.ts";
 import { PACKAGE_ROOT } from "./support/lathe-cli.ts";
 
 // Sessions recorded before gguf: models were kept by their absolute path hold the path as it was
@@ -24,18 +24,9 @@ afterEach(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-/** A session row as a run before the fix wrote it, in the real database file. */
+/** A session row as a Lathe from before gguf: paths were kept absolute wrote it. */
 function oldSession(model: string): void {
-  const db = openDatabase(path.join(home, "lathe.db"));
-  try {
-    const now = Date.now();
-    db.prepare("INSERT INTO sessions (id, root, created_at) VALUES (?, ?, ?)").run(SESSION, root, now);
-    db.prepare(
-      "INSERT INTO conversations (session_id, agent, model, parent_session_id, created_at, updated_at) VALUES (?, 'default', ?, NULL, ?, ?)",
-    ).run(SESSION, model, now, now);
-  } finally {
-    db.close();
-  }
+  writeOldSession(home, SESSION, root, model);
 }
 
 describe("resuming a session that recorded a relative gguf: path", () => {

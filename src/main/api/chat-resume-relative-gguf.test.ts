@@ -12,7 +12,7 @@ import { parsePushFrame, type PushFrame } from "../../shared/push-events.ts";
 import type { RunEvent } from "../../shared/run-event-schema.ts";
 import type { ApiResult } from "../../shared/api-contract.ts";
 import { Engine } from "../engine/index.ts";
-import { openDatabase } from "../engine/store/database.ts";
+import { writeOldSession } from "../../../test/support/old-gguf-session.ts";
 import { EngineHost } from "./engine-host.ts";
 import { UiConnection } from "./ui-connection.ts";
 
@@ -47,18 +47,9 @@ afterEach(async () => {
   await rm(base, { recursive: true, force: true });
 });
 
-/** A session row as a run before gguf: paths were kept absolute wrote it, in the real database file. */
+/** A session row as a Lathe from before gguf: paths were kept absolute wrote it. */
 function oldSession(model: string): void {
-  const db = openDatabase(path.join(latheHome, "lathe.db"));
-  try {
-    const now = Date.now();
-    db.prepare("INSERT INTO sessions (id, root, created_at) VALUES (?, ?, ?)").run(SESSION, root, now);
-    db.prepare(
-      "INSERT INTO conversations (session_id, agent, model, parent_session_id, created_at, updated_at) VALUES (?, 'default', ?, NULL, ?, ?)",
-    ).run(SESSION, model, now, now);
-  } finally {
-    db.close();
-  }
+  writeOldSession(latheHome, SESSION, root, model);
 }
 
 function connect() {
