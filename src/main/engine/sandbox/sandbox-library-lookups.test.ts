@@ -135,7 +135,9 @@ describe("a confined command in the process spawner", () => {
             args: ["-c", line],
             line,
             cwd: workspace,
-            env: { PATH, HOME: os.homedir() },
+            // A home of its own: bash reads ~/.bashrc here (its stdin is a socket), and a person's
+            // may take its time (pyenv's rehash waits for a lock it cannot take in the sandbox).
+            env: { PATH, HOME: dir },
             confine: { writable: [workspace], readOnly: [], network: [], missingFiles: "undo" },
             timeoutMs: 30_000,
             maxBytes: 1024,
