@@ -39,6 +39,8 @@ export default defineConfig({
           "offload-worker": resolve("src/main/engine/offload/offload-worker.ts"),
           // The process spawner's child runs this file beside main.js (see process-spawner.ts).
           "spawner-main": resolve("src/main/engine/spawner/spawner-main.ts"),
+          // The sandbox library's wrappers import this file in the spawner (sandbox-library-hooks.ts).
+          "sandbox-library-lookups": resolve("src/main/engine/sandbox/sandbox-library-lookups.ts"),
         },
       },
     },

@@ -286,6 +286,8 @@ export async function buildCli(
     "offload-worker": "src/main/engine/offload/offload-worker.ts",
     // The process spawner's child runs this file, beside the chunk that holds process-spawner.ts.
     "spawner-main": "src/main/engine/spawner/spawner-main.ts",
+    // The sandbox library's wrappers import this file in the spawner (sandbox-library-hooks.ts).
+    "sandbox-library-lookups": "src/main/engine/sandbox/sandbox-library-lookups.ts",
     // The launcher loads this first for the quick commands, to hand them to a running daemon.
     "daemon-client": "src/main/cli/daemon/daemon-client.ts",
   },

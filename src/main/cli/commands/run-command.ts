@@ -288,6 +288,7 @@ async function runStoppable(
       ...(options.model !== undefined ? { model: options.model } : {}),
       ...(options.resume !== undefined ? { resume: options.resume } : {}),
       preflight: true,
+      warmSpawner: true,
       signal,
       onMcpEvent: sayMcpStarts,
       onLongMigration: sayLongMigration,

@@ -15,6 +15,9 @@ import type { McpEvent } from "../mcp/mcp-event.ts";
 import { defaultProviderRegistry } from "./default-providers.ts";
 import { sessionModelSpec } from "./file-model-spec.ts";
 import { ModelError } from "./model-error.ts";
+import { configuredMcpServers } from "../mcp/mcp-approval.ts";
+import { isStdio } from "../mcp/mcp-command-line.ts";
+import { warmSpawner } from "../spawner/process-spawner.ts";
 import { loadModelSettings } from "./model-settings.ts";
 import type { ProviderRegistry, ResolvedModel, SecretSource } from "./provider-registry.ts";
 import { withServerWindow } from "./server-window.ts";
@@ -37,6 +40,11 @@ interface AgentSetupInput {
   fetch?: typeof fetch;
   /** Check the model's endpoint answers (and has the model) while the engine starts; rejects with ModelError. */
   preflight?: boolean;
+  /**
+   * The run starts processes (its MCP servers, the agent's commands): when stdio MCP servers are
+   * configured, start the process spawner that starts them first thing (see below).
+   */
+  warmSpawner?: boolean;
   /** Told before an MCP server first starts (with its exact command line) and of its state changes. */
   onMcpEvent?: (event: McpEvent) => void;
   /** Told when opening the store starts a migration that takes seconds (see EngineOptions). */
@@ -111,6 +119,16 @@ export async function setupAgentRun(input: AgentSetupInput): Promise<AgentSetup>
       `Session ${conversation.sessionId} works in ${conversation.root}, not ${root}. Leave out --root to resume it there.`,
     );
   }
+  // Stdio MCP servers start through the process spawner, a Node process of its own: started now,
+  // its start overlaps loading the agent, the model and the engine, where the engine would start
+  // it only when it starts the servers and then wait for it. (Every run warms it at its first
+  // step anyway; one without such servers is left as it was, its spawner off its first request's path.)
+  if (
+    input.warmSpawner === true &&
+    process.platform !== "win32" &&
+    configuredMcpServers(root, latheHome).some((server) => isStdio(server.config))
+  )
+    warmSpawner();
   const projectTrusted = new TrustStore(latheHome).isTrusted(root);
   const catalog = await loadAgentCatalog({ root, latheHome, projectTrusted });
   const agent = catalog.get(input.agentId ?? conversation?.agent ?? "default");

@@ -12,6 +12,7 @@ import { configDigest } from "./mcp-config-digest.ts";
 import { serverConfinement, type ServerConfinement } from "./mcp-confinement.ts";
 import { McpConnection, type Backoff, type ConnectionState, type ParkedServer } from "./mcp-connection.ts";
 import { loginShellPath } from "./login-shell-path.ts";
+import { compileOutputSchemaAhead } from "./mcp-output-schema.ts";
 import type { McpEvent, McpServerState, McpServerStatus } from "./mcp-event.ts";
 import { cutDescriptionNote } from "./mcp-description.ts";
 import { pinScope, pinStatus, serverBlockReason, serverHash, serverPinKey } from "./mcp-pins.ts";
@@ -507,6 +508,8 @@ export class McpManager {
         if (slot.connection !== connection) return;
         slot.listing = tools;
         slot.refused = refused;
+        // Checked now, while other servers may still be starting, not when the tools are bound.
+        for (const tool of tools) if (tool.outputSchema) compileOutputSchemaAhead(tool.outputSchema);
         slot.notes = tools.flatMap((tool) => cutDescriptionNote(tool, server.name) ?? []);
         for (const note of slot.notes) {
           if (slot.logged.has(note)) continue;

@@ -17,7 +17,16 @@ import { keptCopy } from "../tools/schema-copies.ts";
  */
 
 let instance: Ajv2020 | undefined;
-const compiled = new WeakMap<JsonSchema, ValidateFunction>();
+
+/** A schema the validator could not compile: why, thrown again at every use. */
+class CompileFailure {
+  readonly error: unknown;
+  constructor(error: unknown) {
+    this.error = error;
+  }
+}
+
+const compiled = new WeakMap<JsonSchema, ValidateFunction | CompileFailure>();
 
 function validator(schema: JsonSchema): ValidateFunction {
   let fn = compiled.get(schema);
@@ -29,10 +38,30 @@ function validator(schema: JsonSchema): ValidateFunction {
       addFormats(instance);
     }
     const { $schema: _ignored, ...rest } = schema;
-    fn = instance.compile(rest);
+    try {
+      fn = instance.compile(rest);
+    } catch (err) {
+      fn = new CompileFailure(err);
+    }
     compiled.set(schema, fn);
   }
+  if (fn instanceof CompileFailure) throw fn.error;
   return fn;
+}
+
+/**
+ * Compile an output schema's validator now, as a server's tool list arrives, rather than when
+ * its tools are bound (after every server has answered): the validator library loads and the
+ * schema compiles while the other servers are still starting. What it finds wrong is kept for
+ * assertOutputSchemaCompiles to throw when the tool is bound, which refuses the tool saying why.
+ */
+export function compileOutputSchemaAhead(schema: JsonSchema): void {
+  if (compiled.has(schema) || shapeProblem(schema, "outputSchema") !== undefined) return;
+  try {
+    validator(schema);
+  } catch {
+    // Thrown again when the tool is bound (assertOutputSchemaCompiles), which refuses it saying why.
+  }
 }
 
 /** Throws when an output schema is not valid JSON Schema (checked when the tool is bound). */

@@ -11,6 +11,7 @@ import {
   wrapCommandWithSandboxLinux,
 } from "@anthropic-ai/sandbox-runtime/dist/sandbox/linux-sandbox-utils.js";
 import { programPath } from "./program-path.ts";
+import { NO_SCAN } from "./sandbox-library-lookups.ts";
 
 /**
  * The library also protects shell and git files around the PROCESS's working directory,
@@ -18,9 +19,10 @@ import { programPath } from "./program-path.ts";
  * seconds). Lathe names the workspace's protected paths itself and wraps from a directory of its
  * own (the process spawner's, spawner-main.ts), so the scan can find nothing that matters: at depth 1 it
  * would only repeat the working directory's own files, which the library lists without it.
- * `true` answers it at once; starting ripgrep (many threads) cost half of each wrap.
+ * `true` answers it at once; starting ripgrep (many threads) cost half of each wrap. In the process
+ * spawner not even `true` is started: its answer is given without it (sandbox-library-lookups.ts).
  */
-export const LIBRARY_SCAN = { mandatoryDenySearchDepth: 1, ripgrepConfig: { command: "true" } } as const;
+export const LIBRARY_SCAN = { mandatoryDenySearchDepth: 1, ripgrepConfig: { command: NO_SCAN } } as const;
 
 interface OfflineWrap {
   command: string;

@@ -13,8 +13,13 @@ import { startPty } from "./spawner-pty.ts";
 import { startServer } from "./spawner-server.ts";
 import { errorMessage } from "../errors/error-message.ts";
 import { makeOwnedTempDirSync } from "../temp/owned-temp-dir.ts";
+import { redirectLibraryLookups } from "../sandbox/sandbox-library-hooks.ts";
 
 if (!process.send) throw new Error("spawner-main.ts runs only as a child process started with fork().");
+
+// Before the sandbox library loads (with the first confined request): its wrappers find their
+// shell and scan this process's folder without starting a process each time.
+redirectLibraryLookups();
 
 /**
  * A working directory of the spawner's own, empty and outside every workspace: the sandbox
