@@ -229,6 +229,8 @@ const SHARED_MODULES = new Set(
     "src/main/engine/git/config-includes.ts",
     "src/main/engine/git/bare-repository.ts",
     "src/main/engine/sandbox/ignored-repositories.ts",
+    // zod's light build with its English messages: the spawner's message schemas use it too.
+    "src/main/engine/config/zod-mini.ts",
   ].map((file) => path.join(ROOT, file)),
 );
 /** The gitignore matcher the workspace walk uses, in the shared chunk with it. */

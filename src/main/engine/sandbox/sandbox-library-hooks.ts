@@ -1,6 +1,6 @@
 // Installed in the process spawner before it loads the sandbox library: the library's wrappers get
 // sandbox-library-lookups.ts where they import `which` and ripgrep (see there for why).
-import { registerHooks } from "node:module";
+import nodeModule from "node:module";
 
 /** The library's own folder of wrappers, whose imports are redirected. */
 const WRAPPERS = "/node_modules/@anthropic-ai/sandbox-runtime/dist/sandbox/";
@@ -29,6 +29,10 @@ let installed = false;
 export function redirectLibraryLookups(): void {
   if (installed) return;
   installed = true;
+  // A Node without module hooks (before 22.15, as an older Electron's may be) keeps the library's
+  // own lookups: a process each, the same answers. A named import would fail to load there.
+  const registerHooks = (nodeModule as Partial<typeof nodeModule>).registerHooks;
+  if (typeof registerHooks !== "function") return;
   const target = lookupsEntry().href;
   registerHooks({
     resolve(specifier, context, next) {
