@@ -8,13 +8,11 @@ import { describe, expect, it } from "vitest";
 import { useChatWorld } from "../support/ui-chat-world.ts";
 import { useSharedChromium } from "./ui-suite.ts";
 import { REPO, goTo, runsUi } from "./serve-fixture.ts";
-import { chatHelpers } from "./ui-world.ts";
 
 const SHOTS = path.join(REPO, "test-results");
 const runUi = runsUi("narrow window");
 
 let page: Page;
-const chat = chatHelpers(() => page);
 
 /** An attribute of the element the keyboard is on. */
 const focused = (attribute: string) =>
@@ -40,6 +38,7 @@ const world = useChatWorld(
     page = started.page;
   },
 );
+const chat = world.chat;
 
 describe.skipIf(!runUi)("a window 800 px wide", () => {
   it("shows the whole model picker beside the sidebar, before and after a chat's title takes the header", async () => {
