@@ -337,6 +337,10 @@ describe.skipIf(!runUi)("the top bar from 800 to 1280 px", () => {
         expect(seen.bar, at).toBeLessThan(60);
         expect(seen.scrollWidth, at).toBeLessThanOrEqual(seen.width);
         for (const label of seen.labels) expect(label.lines, `${label.text} at ${at}`).toBeLessThan(1.5);
+        // Where its words give way to the icon (900 px and under), the palette button keeps them as
+        // its name for a screen reader: it was "Ctrl K" alone.
+        const palette = world.page.getByRole("banner").getByRole("button", { name: /^Search and commands/ });
+        expect(await palette.count(), `the palette button's name at ${width} px`).toBe(1);
         if (kind === "realistic" || width >= 1280) {
           // There is room: the name is whole.
           expect(seen.nameWhole, at).toBe(true);
