@@ -166,6 +166,7 @@ export function App() {
           type="button"
           className="palette-button"
           onClick={() => setPalette(true)}
+          aria-label="Search and commands"
           aria-keyshortcuts="Control+K"
         >
           <Icon name="search" size={14} />

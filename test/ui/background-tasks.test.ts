@@ -8,7 +8,6 @@ import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { useChatWorld } from "../support/ui-chat-world.ts";
 import { REPO, openWatchedPage, runsUi } from "./serve-fixture.ts";
-import { chatHelpers } from "./ui-world.ts";
 
 const SHOTS = path.join(REPO, "test-results");
 const runUi = runsUi("background tasks");
@@ -28,7 +27,6 @@ function alive(): boolean {
 }
 
 let second: Page;
-const first = chatHelpers(() => world().page);
 const tasks = (page: Page) => page.getByRole("list", { name: "Background tasks" });
 const task = (page: Page) => tasks(page).getByRole("listitem", { name: /^Task index the docs:/ });
 
@@ -74,6 +72,7 @@ const world = useChatWorld(
     second = await openWatchedPage(started.browser, started.problems, { width: 1200, height: 800 });
   },
 );
+const first = world.chat;
 
 describe.skipIf(!runUi)("background tasks in the chat", () => {
   it("lists a task that outlives its run, in both tabs, and stops it with its process", async () => {

@@ -13,7 +13,6 @@ const SHOTS = path.join(REPO, "test-results");
 const runUi = runsUi("chat in two tabs");
 
 let second: Page;
-const first = chatHelpers(() => world().page);
 const other = chatHelpers(() => second);
 const list = (page: Page) => page.getByRole("list", { name: "Session list" });
 
@@ -32,6 +31,7 @@ const world = useChatWorld(
     second = await openSecondTab(started);
   },
 );
+const first = world.chat;
 
 describe.skipIf(!runUi)("one chat in two tabs", () => {
   it("follows the other tab's run live, and stops it from here", async () => {

@@ -6,14 +6,13 @@ import path from "node:path";
 import type { Locator, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { useChatWorld } from "../support/ui-chat-world.ts";
+import { useSharedChromium } from "./ui-suite.ts";
 import { REPO, goTo, runsUi } from "./serve-fixture.ts";
-import { chatHelpers } from "./ui-world.ts";
 
 const SHOTS = path.join(REPO, "test-results");
 const runUi = runsUi("narrow window");
 
 let page: Page;
-const chat = chatHelpers(() => page);
 
 /** An attribute of the element the keyboard is on. */
 const focused = (attribute: string) =>
@@ -39,6 +38,7 @@ const world = useChatWorld(
     page = started.page;
   },
 );
+const chat = world.chat;
 
 describe.skipIf(!runUi)("a window 800 px wide", () => {
   it("shows the whole model picker beside the sidebar, before and after a chat's title takes the header", async () => {
@@ -266,4 +266,90 @@ describe.skipIf(!runUi)("a window 480 px wide (960 px at 200% zoom)", () => {
     }
     expect(world().problems, world().problems.join("\n")).toEqual([]);
   });
+});
+
+// The top bar at the widths of a laptop screen or a window beside an editor, with a folder name
+// as people give them and one much longer. At 960 px "Search and commands" broke onto two lines
+// and "lathe-workbench-demo" was cut to "proj…" while the folder's full path took the room.
+describe.skipIf(!runUi)("the top bar from 800 to 1280 px", () => {
+  const startWorld = useSharedChromium(runUi);
+  const names = {
+    realistic: "lathe-workbench-demo",
+    long: "customer-billing-reconciliation-service-with-a-very-long-folder-name-2026",
+  };
+
+  /** What the top bar shows at `width`: each visible part's box, and the folder name's fit. */
+  async function measure(page: Page, width: number, shot: string) {
+    await page.setViewportSize({ width, height: 700 });
+    const bar = page.getByRole("banner");
+    await expect.poll(() => bar.getByRole("status").textContent(), { timeout: 10_000 }).toMatch(/\d+ tools/);
+    await page.screenshot({ path: path.join(SHOTS, shot), clip: { x: 0, y: 0, width, height: 120 } });
+    return bar.evaluate((header) => {
+      const view = header.ownerDocument.defaultView!;
+      const shown = (el: typeof header) => {
+        const box = el.getBoundingClientRect();
+        return box.width > 1 && box.height > 1 && view.getComputedStyle(el).visibility !== "hidden";
+      };
+      const lineHeight = (el: typeof header) => Number.parseFloat(view.getComputedStyle(el).lineHeight) || 20;
+      // Every label a person reads in the bar: each must keep to one line.
+      const labels = [
+        ...header.querySelectorAll(
+          ".brand, .project-name, .badge, .topbar-status, .palette-button span, kbd",
+        ),
+      ]
+        .filter(shown)
+        .map((el) => ({
+          text: el.textContent ?? "",
+          lines: el.getBoundingClientRect().height / lineHeight(el),
+        }));
+      const parts = [...header.children].filter(shown).map((el) => {
+        const box = el.getBoundingClientRect();
+        return { top: box.top, bottom: box.bottom, right: box.right };
+      });
+      const name = header.querySelector(".project-name")!;
+      // The text's own width against the box it has: an ellipsis takes the place of the last
+      // letters even when the box is a fraction of a pixel short, which scrollWidth rounds away.
+      const text = header.ownerDocument.createRange();
+      text.selectNodeContents(name);
+      return {
+        bar: header.getBoundingClientRect().height,
+        width: header.clientWidth,
+        scrollWidth: header.scrollWidth,
+        labels,
+        parts,
+        nameWhole: text.getBoundingClientRect().width <= name.getBoundingClientRect().width,
+        nameEllipsis: view.getComputedStyle(name).textOverflow,
+        nameTooltip: name.closest("[title]")?.getAttribute("title") ?? "",
+      };
+    });
+  }
+
+  for (const [kind, rootName] of Object.entries(names))
+    it(`keeps to one row with the ${kind} folder name "${rootName}", its labels each on one line`, async () => {
+      const world = await startWorld({ prefix: `topbar-${kind}`, rootName });
+      for (const width of [800, 960, 1024, 1280]) {
+        const seen = await measure(world.page, width, `ui-topbar-${kind}-${width}.png`);
+        const at = `${width} px: ${JSON.stringify(seen)}`;
+        // One row: every part of the bar shares one band, and nothing runs past its right edge.
+        const top = Math.max(...seen.parts.map((p) => p.top));
+        const bottom = Math.min(...seen.parts.map((p) => p.bottom));
+        expect(top, at).toBeLessThan(bottom);
+        expect(seen.bar, at).toBeLessThan(60);
+        expect(seen.scrollWidth, at).toBeLessThanOrEqual(seen.width);
+        for (const label of seen.labels) expect(label.lines, `${label.text} at ${at}`).toBeLessThan(1.5);
+        // Where its words give way to the icon (900 px and under), the palette button keeps them as
+        // its name for a screen reader: it was "Ctrl K" alone.
+        const palette = world.page.getByRole("banner").getByRole("button", { name: /^Search and commands/ });
+        expect(await palette.count(), `the palette button's name at ${width} px`).toBe(1);
+        if (kind === "realistic" || width >= 1280) {
+          // There is room: the name is whole.
+          expect(seen.nameWhole, at).toBe(true);
+        } else if (!seen.nameWhole) {
+          // No room: cut with an ellipsis, the whole name in its tooltip.
+          expect(seen.nameEllipsis, at).toBe("ellipsis");
+          expect(seen.nameTooltip, at).toContain(rootName);
+        }
+      }
+      expect(world.problems, world.problems.join("\n")).toEqual([]);
+    });
 });

@@ -53,7 +53,6 @@ function reply(request: ChatRequest): FixtureReply {
 }
 
 let second: Page;
-const first = chatHelpers(() => world().page);
 const other = chatHelpers(() => second);
 const list = (page: Page) => page.getByRole("list", { name: "Session list" });
 const question = (page: Page) => page.getByRole("dialog", { name: "The agent asks" });
@@ -69,6 +68,7 @@ const world = useChatWorld(
     second = await openSecondTab(started);
   },
 );
+const first = world.chat;
 
 describe.skipIf(!runUi)("approvals and questions in two tabs", () => {
   it("shows a pending approval in a tab that opens the session later; answered there, it leaves both", async () => {

@@ -29,7 +29,6 @@ const REPLIES: Record<string, string> = {
 };
 
 let viewer: Page;
-const owner = chatHelpers(() => world().page);
 const watching = chatHelpers(() => viewer);
 const list = (page: Page) => page.getByRole("list", { name: "Session list" });
 /** What the page's script sees of its sessionStorage (the test compiles without the DOM's types). */
@@ -54,6 +53,7 @@ const world = useChatWorld(
     await watching.prompt().waitFor({ timeout: 10_000 });
   },
 );
+const owner = world.chat;
 
 describe.skipIf(!runUi)("a chat run open in several tabs", () => {
   it("lets a tab that only watches a run go elsewhere, the run going on", async () => {
