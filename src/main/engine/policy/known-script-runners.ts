@@ -58,17 +58,26 @@ function firstLine(file: string): string | undefined {
   }
 }
 
-/** The PYENV_ROOT a file's text sets when it is a pyenv shim there; undefined when it is not one. */
-function shimRoot(file: string): string | undefined {
-  let text: string;
+/**
+ * The text of a version manager's shim: a small bash script (pyenv and nodenv write them so);
+ * undefined for anything else, or a file this process cannot read.
+ */
+export function bashShimText(file: string): string | undefined {
   try {
     if (statSync(file).size > READ_AT_MOST) return undefined;
-    text = head(file, READ_AT_MOST).toString("utf8");
+    const text = head(file, READ_AT_MOST).toString("utf8");
+    return text.startsWith("#!/usr/bin/env bash\n") ? text : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** The PYENV_ROOT a file's text sets when it is a pyenv shim there; undefined when it is not one. */
+function shimRoot(file: string): string | undefined {
+  const text = bashShimText(file);
+  if (text === undefined) return undefined;
   const root = /^export PYENV_ROOT="([^"$`\\\n]+)"$/m.exec(text)?.[1];
-  if (root === undefined || !text.startsWith("#!/usr/bin/env bash\n")) return undefined;
+  if (root === undefined) return undefined;
   const runs = text.includes(`\nexec "${root}/libexec/pyenv" exec "$program" "$@"`);
   return runs && path.dirname(file) === path.join(root, "shims") ? root : undefined;
 }

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { isRunnable } from "../spawner/program-lookup.ts";
-import { head, npmRunsItself, READ_AT_MOST, type ShimOutcome, VERSION_NAME } from "./known-script-runners.ts";
+import { bashShimText, head, npmRunsItself, type ShimOutcome, VERSION_NAME } from "./known-script-runners.ts";
 import { shown } from "./shell/shown-text.ts";
 
 // A nodenv shim (`$NODENV_ROOT/shims/node`, `npm`, `npx`) runs `nodenv exec`, which runs
@@ -20,18 +20,12 @@ const CHOOSING_HOOKS = ["version-name", "version-file", "version-file-read", "wh
 
 /** The NODENV_ROOT a shim's text sets and the nodenv it runs, when `file` is a nodenv shim. */
 function shimOf(file: string): { root: string; nodenv: string } | undefined {
-  let text: string;
-  try {
-    if (statSync(file).size > READ_AT_MOST) return undefined;
-    text = head(file, READ_AT_MOST).toString("utf8");
-  } catch {
-    return undefined;
-  }
+  const text = bashShimText(file);
+  if (text === undefined) return undefined;
   const root = /^export NODENV_ROOT="([^"$`\\\n]+)"$/m.exec(text)?.[1];
   // nodenv writes the path of its own libexec/nodenv (in the root, or a package's folder).
   const nodenv = /\nexec "(\/[^"$`\\\n]*\/libexec\/nodenv)" exec "\$program" "\$@"\n/.exec(text)?.[1];
-  if (root === undefined || nodenv === undefined || !text.startsWith("#!/usr/bin/env bash\n"))
-    return undefined;
+  if (root === undefined || nodenv === undefined) return undefined;
   return path.dirname(file) === path.join(root, "shims") ? { root, nodenv } : undefined;
 }
 
