@@ -635,6 +635,12 @@ interface PlantedRow {
 
 const script = (marker: string): string => `#!/bin/sh\ntouch ${marker}\n`;
 
+/** PATH with pyenv's shims first, where `pyenv init` puts them (the row needs pyenv). */
+const pyenvFirst = (_ws: string, inherited: string): string => {
+  const root = spawnSync("pyenv", ["root"], { encoding: "utf8" }).stdout.trim();
+  return `${path.join(root, "shims")}:${inherited}`;
+};
+
 /** A file in /dev/shm for the workspace `ws` (removed with it). */
 const shared = (ws: string): string => `/dev/shm/lathe-test-${path.basename(path.dirname(ws))}`;
 
@@ -673,6 +679,49 @@ const PLANTED: PlantedRow[] = [
     benign: ["cat README.md"],
     needs: "rustup",
     shell: ["cargo"],
+  },
+  // pyenv's python --version runs unasked when what the shim runs is known from the folder; a
+  // PYENV_ variable set on the command line changes that where Lathe does not look.
+  {
+    // pyenv exec first sources every $PYENV_HOOK_PATH/exec/*.bash: bash code from the folder.
+    command: "PYENV_HOOK_PATH=hooks python --version",
+    plant: async (ws, marker) => {
+      await mkdir(path.join(ws, "hooks/exec"), { recursive: true });
+      await writeFile(path.join(ws, "hooks/exec/x.bash"), `touch ${marker}\n`);
+    },
+    searchPath: pyenvFirst,
+    damage: "runs a program",
+    refused: /[Ss]etting PYENV_HOOK_PATH changes what pyenv's stand-ins .* hook scripts they run first/,
+    benign: ["cat README.md"],
+    needs: "pyenv",
+    shell: ["python"],
+  },
+  {
+    command: "env PYENV_HOOK_PATH=hooks python -V",
+    plant: async (ws, marker) => {
+      await mkdir(path.join(ws, "hooks/exec"), { recursive: true });
+      await writeFile(path.join(ws, "hooks/exec/x.bash"), `touch ${marker}\n`);
+    },
+    searchPath: pyenvFirst,
+    damage: "runs a program",
+    refused: /[Ss]etting PYENV_HOOK_PATH changes what pyenv's stand-ins/,
+    benign: ["cat README.md"],
+    needs: "pyenv",
+    shell: ["python"],
+  },
+  {
+    // A version taken from PYENV_VERSION is joined to $PYENV_ROOT/versions as written, .. and all.
+    command: `PYENV_VERSION=${"../".repeat(24)}$PWD/evil python --version`,
+    plant: async (ws, marker) => {
+      await mkdir(path.join(ws, "evil/bin"), { recursive: true });
+      await writeFile(path.join(ws, "evil/bin/python"), script(marker), { mode: 0o755 });
+    },
+    searchPath: pyenvFirst,
+    damage: "runs a program",
+    refused: /[Ss]etting PYENV_VERSION changes what pyenv's stand-ins .* the version \(a path, too\)/,
+    benign: ["cat README.md"],
+    needs: "pyenv",
+    shell: ["python"],
   },
   {
     command: "rg foo *",
