@@ -79,6 +79,9 @@ const ROWS: string[] = [
   "xargs cat < names.txt",
   "xargs -a names.txt head",
   "sort --files0-from=names0",
+  // The same options by a prefix, as getopt takes them.
+  "sort --files0=names0",
+  "sort --files=names0",
   "sed '1r docs/key.txt' README.md",
   'sed "1r $HOME/.ssh/id_ed25519" README.md',
   "find docs -name '*.txt' -exec cat {} \\;",
@@ -89,6 +92,8 @@ const ROWS: string[] = [
   "cd ~ && grep -rh PRIVATE",
   "rg --hidden --no-ignore -N PRIVATE ~",
   "grep -R PRIVATE docs",
+  "grep -rh --deref PRIVATE .",
+  "grep -rh --dereference-rec PRIVATE .",
   "grep -rh PRIVATE homelink",
   "rg --hidden --no-ignore -N PRIVATE homelink/",
   // A glob past what the policy expands, then the link.
@@ -278,6 +283,30 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
     expect(text(envelope)).toContain(shows);
     expect(text(envelope)).not.toContain("id_ed25519");
   });
+
+  // These print what they learn of the key (its size, whether a checksum matches) beside its
+  // name, read from a file of names given by a prefix of the option (getopt takes `--files0`
+  // for `--files0-from`, `--che` for `--check`).
+  it.each(["wc -c --files0=names0", "du -a --files0-f names0", "md5sum --che sums", "sha256sum --ch sums"])(
+    "%s, reading the key named in a file, is refused",
+    async (command) => {
+      const sums = path.join(l.ws, "sums");
+      const digits = command.startsWith("md5") ? 32 : 64;
+      await writeFile(sums, `${"0".repeat(digits)}  ${path.join(l.home, ".ssh/id_ed25519")}\n`);
+      try {
+        const plain = spawnSync("/bin/bash", ["-c", command], { cwd: l.ws, encoding: "utf8" });
+        expect(plain.stdout, `plain bash did not read the key: ${plain.stderr}`).toMatch(
+          /\.ssh\/id_ed25519(: FAILED)?\n/,
+        );
+        const envelope = await session.call("bash", { command });
+        expect(envelope.type, text(envelope)).toBe("error");
+        expect(text(envelope)).not.toContain("id_ed25519");
+        expect(text(envelope)).toMatch(/reads the names of the files it reads from another file/);
+      } finally {
+        await rm(sums);
+      }
+    },
+  );
 
   it("does not reach the network unasked (git ls-remote)", async () => {
     let connections = 0;

@@ -9,6 +9,7 @@ import {
 } from "./folder-listers.ts";
 import { GIT_TEXT_VALUE_OPTIONS } from "./git-command.ts";
 import { sedScriptReads } from "./sed-effects.ts";
+import { isLongOption } from "./long-option-prefix.ts";
 import { processListingReason } from "./process-listing.ts";
 import { pathIsSeen, pathOfWord } from "./seen-path.ts";
 import type { SimpleCommand } from "./shell-types.ts";
@@ -130,27 +131,34 @@ function grepRecurses(args: readonly string[]): boolean {
 }
 
 /** Options that make a recursive reader follow every symlink it meets (into folders it was not given). */
-const FOLLOWS_LINKS: Readonly<Record<string, RegExp>> = {
-  grep: /^(-[A-Za-z]*R[A-Za-z]*|--dereference-recursive)$/,
-  egrep: /^(-[A-Za-z]*R[A-Za-z]*|--dereference-recursive)$/,
-  fgrep: /^(-[A-Za-z]*R[A-Za-z]*|--dereference-recursive)$/,
-  zgrep: /^(-[A-Za-z]*R[A-Za-z]*|--dereference-recursive)$/,
-  rg: /^(-[A-Za-z]*L[A-Za-z]*|--follow)$/,
+const grepFollows = (a: string): boolean =>
+  /^-[A-Za-z]*R[A-Za-z]*$/.test(a) || isLongOption(a, "dereference-recursive");
+const FOLLOWS_LINKS: Readonly<Record<string, (arg: string) => boolean>> = {
+  grep: grepFollows,
+  egrep: grepFollows,
+  fgrep: grepFollows,
+  zgrep: grepFollows,
+  // rg's parser takes no prefix of a long option.
+  rg: (a) => /^(-[A-Za-z]*L[A-Za-z]*|--follow)$/.test(a),
 };
 
 /** Programs that follow links while they recurse unless told not to. */
 const FOLLOW_UNLESS: Readonly<Record<string, string>> = { diff: "--no-dereference" };
 
-/** Options that make a program read the names of the files it reads from another file. */
-const NAMES_FROM_A_FILE: Readonly<Record<string, RegExp>> = {
-  sort: /^--files0-from(=|$)/,
-  wc: /^--files0-from(=|$)/,
-  du: /^--files0-from(=|$)/,
-  file: /^(-[A-Za-z]*f.*|--files-from(=.*)?)$/,
+/**
+ * Options that make a program read the names of the files it reads from another file, in any
+ * spelling its getopt takes (`sort --files0=list` is `--files0-from=list`).
+ */
+const filesFrom = (a: string): boolean => isLongOption(a, "files0-from");
+const NAMES_FROM_A_FILE: Readonly<Record<string, (arg: string) => boolean>> = {
+  sort: filesFrom,
+  wc: filesFrom,
+  du: filesFrom,
+  file: (a) => /^-[A-Za-z]*f.*$/.test(a) || isLongOption(a, "files-from"),
   ...Object.fromEntries(
     "md5sum sha1sum sha224sum sha256sum sha384sum sha512sum b2sum cksum"
       .split(" ")
-      .map((name) => [name, /^(-[A-Za-z]*c[A-Za-z]*|--check)$/]),
+      .map((name) => [name, (a: string) => /^-[A-Za-z]*c[A-Za-z]*$/.test(a) || isLongOption(a, "check")]),
   ),
 };
 
@@ -206,7 +214,7 @@ export function unseenReadReason(program: string, command: SimpleCommand): strin
         return `"${program}" reads the device ${shown(p)}, which may hold every file of the disk, hidden ones included`;
     }
   }
-  const fromFile = literals.find((a) => NAMES_FROM_A_FILE[program]?.test(a));
+  const fromFile = literals.find((a) => NAMES_FROM_A_FILE[program]?.(a) === true);
   if (fromFile !== undefined)
     return `"${program} ${fromFile}" reads the names of the files it reads from another file, which Lathe cannot check against the hidden paths`;
   if (program === "sed" || program === "gsed") {
@@ -229,7 +237,7 @@ export function unseenReadReason(program: string, command: SimpleCommand): strin
   if (readsFolderContents(program, literals)) {
     const unless = FOLLOW_UNLESS[program];
     const follow =
-      literals.find((a) => FOLLOWS_LINKS[program]?.test(a)) ??
+      literals.find((a) => FOLLOWS_LINKS[program]?.(a) === true) ??
       (unless !== undefined && !literals.includes(unless)
         ? literals.find((a) => a.startsWith("-"))
         : undefined);
