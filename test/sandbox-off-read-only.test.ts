@@ -231,6 +231,8 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
       "find -L . -maxdepth 2 -name .ssh",
       "find . -maxdepth 2 -follow -name .ssh",
       "ls -aR homelink/",
+      // getopt takes a prefix of a long option for it.
+      "ls -a --rec homelink/",
       "ls -aRL . | grep -A3 homelink/",
       "du -aL --max-depth=2 .",
       "du -a homelink/",
@@ -487,6 +489,10 @@ describe("sandbox off: a folder read whole that holds a sandbox.denyRead folder"
     // du prints names down to its limit, as find -maxdepth does.
     ["du -a -d 2 .", "token.txt"],
     ["du -a --max-depth=3 docs/..", "token.txt"],
+    // Long options by a prefix getopt takes: a depth past the first level, the last one given.
+    ["du -d 1 --max-d=3 -a .", "token.txt"],
+    ["du -a --max-de 3", "token.txt"],
+    ["ls --rec", "token.txt"],
   ])("%s is refused: nothing else would hide the folder", async (command, secret) => {
     const program = command.replace(/^cd \S+ && /, "").split(" ")[0] as string;
     if (spawnSync("sh", ["-c", `command -v ${program}`]).status !== 0) {
@@ -525,6 +531,7 @@ describe("sandbox off: a folder read whole that holds a sandbox.denyRead folder"
     ["du -d 1 .", "du"],
     ["du -ah --max-depth=1", "du"],
     ["du -ad1 .", "du"],
+    ["du --max-d=1 .", "du"],
     ["cd docs && du -d 1 ..", "du"],
     ["tree -L 1", "tree"],
     ["tree -a -L 1 .", "tree"],
@@ -556,6 +563,8 @@ describe("sandbox off: a folder read whole that holds a sandbox.denyRead folder"
     ["du -sb --exclude=token.txt .", "du -sb ."],
     ["du -d 1 -b --exclude token.txt", "du -d 1 -b"],
     ["du -sbX excluded.txt .", "du -sb ."],
+    ["du -sb --exclude-f=excluded.txt .", "du -sb ."],
+    ["du -d 1 -b --exclude-fr excluded.txt", "du -d 1 -b"],
   ])("%s, telling by a total whether a name is in the denyRead folder, is refused", async (command, bare) => {
     await writeFile(path.join(l.ws, "excluded.txt"), "token.txt\n");
     const total = (cmd: string): string =>
