@@ -94,6 +94,12 @@ const ROWS: string[] = [
   "grep -R PRIVATE docs",
   "grep -rh --deref PRIVATE .",
   "grep -rh --dereference-rec PRIVATE .",
+  // Recursion asked for by a prefix of the option, or of -d's action (grep takes both).
+  "grep --rec PRIVATE homelink",
+  "grep --dir=recurse PRIVATE homelink",
+  "grep --directories=rec PRIVATE homelink",
+  "grep -d rec PRIVATE homelink",
+  "diff --rec -N homelink docs",
   "grep -rh PRIVATE homelink",
   "rg --hidden --no-ignore -N PRIVATE homelink/",
   // A glob past what the policy expands, then the link.
@@ -468,6 +474,10 @@ describe("sandbox off: a folder read whole that holds a sandbox.denyRead folder"
     ["grep -rh PRIVATE .", KEY],
     ["grep -rh PRIVATE", KEY],
     ["cd docs/.. && grep -rh PRIVATE", KEY],
+    // A value option by a prefix (or one Lathe does not list) takes the next word: no folder is named.
+    ["grep -rh --max-c 5 PRIVATE", KEY],
+    ["grep -rh --cont 1 PRIVATE", KEY],
+    ["grep -rh --include '*' PRIVATE", KEY],
     ['find . -name "tok*"', "token.txt"],
     ['find -name "tok*"', "token.txt"],
     ["find -L -name 'tok*'", "token.txt"],

@@ -9,7 +9,7 @@ import {
 } from "./folder-listers.ts";
 import { GIT_TEXT_VALUE_OPTIONS } from "./git-command.ts";
 import { sedScriptReads } from "./sed-effects.ts";
-import { isLongOption } from "./long-option-prefix.ts";
+import { isLongOption, longOptionSpelled, longOptionValue } from "./long-option-prefix.ts";
 import { processListingReason } from "./process-listing.ts";
 import { pathIsSeen, pathOfWord } from "./seen-path.ts";
 import type { SimpleCommand } from "./shell-types.ts";
@@ -53,7 +53,7 @@ const RECURSIVE_READERS: Readonly<Record<string, (args: readonly string[]) => bo
   fgrep: grepRecurses,
   zgrep: grepRecurses,
   rg: () => true,
-  diff: (args) => args.some((a) => /^-[A-Za-z]*r/.test(a) || a === "--recursive"),
+  diff: (args) => args.some((a) => /^-[A-Za-z]*r/.test(a) || isLongOption(a, "recursive")),
   // `git diff --no-index` and `git grep --no-index` read folders outside any repository.
   git: (args) => args.includes("--no-index"),
 };
@@ -80,6 +80,156 @@ const VALUE_LETTERS: Readonly<Record<string, string>> = {
   rg: "efgtTmABCMjE",
 };
 
+/** A folder reader's long options: those that take a value, and those that take none. */
+interface LongOptions {
+  values: readonly string[];
+  flags: readonly string[];
+  /** Whether its parser takes a prefix of a long option for it (GNU getopt does, rg does not). */
+  prefixes: boolean;
+}
+
+const GREP_LONG: LongOptions = {
+  values: [
+    "regexp",
+    "file",
+    "max-count",
+    "after-context",
+    "before-context",
+    "context",
+    "directories",
+    "devices",
+    "include",
+    "exclude",
+    "exclude-from",
+    "exclude-dir",
+    "label",
+    "binary-files",
+    "group-separator",
+  ],
+  flags: [
+    "recursive",
+    "dereference-recursive",
+    "ignore-case",
+    "no-ignore-case",
+    "line-number",
+    "with-filename",
+    "no-filename",
+    "count",
+    "files-with-matches",
+    "files-without-match",
+    "only-matching",
+    "invert-match",
+    "word-regexp",
+    "line-regexp",
+    "fixed-strings",
+    "extended-regexp",
+    "basic-regexp",
+    "perl-regexp",
+    "quiet",
+    "silent",
+    "text",
+    "null",
+    "null-data",
+    "no-messages",
+    "byte-offset",
+    "initial-tab",
+    "line-buffered",
+    "no-group-separator",
+    "color",
+    "colour",
+  ],
+  prefixes: true,
+};
+
+const LONG_OPTIONS: Readonly<Record<string, LongOptions>> = {
+  grep: GREP_LONG,
+  egrep: GREP_LONG,
+  fgrep: GREP_LONG,
+  zgrep: GREP_LONG,
+  rg: {
+    values: [
+      "regexp",
+      "file",
+      "max-count",
+      "after-context",
+      "before-context",
+      "context",
+      "glob",
+      "iglob",
+      "type",
+      "type-not",
+      "type-add",
+      "type-clear",
+      "max-columns",
+      "max-depth",
+      "max-filesize",
+      "threads",
+      "encoding",
+      "sort",
+      "sortr",
+      "replace",
+      "pre",
+      "pre-glob",
+      "ignore-file",
+      "path-separator",
+      "context-separator",
+      "field-context-separator",
+      "field-match-separator",
+      "colors",
+      "color",
+      "engine",
+      "dfa-size-limit",
+      "regex-size-limit",
+      "hostname-bin",
+      "hyperlink-format",
+      "max-columns-preview",
+    ],
+    flags: [
+      "ignore-case",
+      "smart-case",
+      "case-sensitive",
+      "line-number",
+      "no-line-number",
+      "with-filename",
+      "no-filename",
+      "count",
+      "count-matches",
+      "files-with-matches",
+      "files-without-match",
+      "only-matching",
+      "invert-match",
+      "word-regexp",
+      "line-regexp",
+      "fixed-strings",
+      "hidden",
+      "no-ignore",
+      "no-ignore-vcs",
+      "follow",
+      "search-zip",
+      "text",
+      "null",
+      "null-data",
+      "no-messages",
+      "json",
+      "vimgrep",
+      "heading",
+      "no-heading",
+      "pretty",
+      "quiet",
+      "trim",
+      "column",
+      "byte-offset",
+      "multiline",
+      "pcre2",
+      "unrestricted",
+      "stats",
+      "files",
+      "debug",
+    ],
+    prefixes: false,
+  },
+};
+
 /**
  * Whether a folder reader (readsWholeFolders) is given no folder, and so reads the one it runs
  * in (`grep -r x`, `rg x`): no operand besides the pattern, which `-e`/`-f` give instead.
@@ -88,6 +238,7 @@ export function readsItsFolder(program: string, args: readonly string[]): boolea
   if (listsWholeFolders(program, args)) return listsItsFolder(program, args);
   const values = VALUE_LETTERS[program];
   if (values === undefined) return false;
+  const long = LONG_OPTIONS[program];
   let operands = 0;
   let patternGiven = false;
   for (let i = 0; i < args.length; i++) {
@@ -96,15 +247,21 @@ export function readsItsFolder(program: string, args: readonly string[]): boolea
       operands += args.length - i - 1;
       break;
     }
-    if (/^--(regexp|file)(=|$)/.test(a)) patternGiven = true;
     if (a.startsWith("--")) {
-      if (
-        !a.includes("=") &&
-        /^--(regexp|file|max-count|after-context|before-context|context|directories|devices|glob|type|type-not|max-columns|threads|encoding)$/.test(
-          a,
-        )
-      )
-        i++;
+      // Values first: a prefix both share takes the next word, so fewer operands are counted.
+      const spelled = long?.prefixes === true ? longOptionSpelled(a, long.values) : undefined;
+      const value = long?.values.find((name) => a === `--${name}` || a.startsWith(`--${name}=`)) ?? spelled;
+      if (value === "regexp" || value === "file") patternGiven = true;
+      if (value !== undefined) {
+        if (!a.includes("=")) i++;
+        continue;
+      }
+      const flag =
+        long?.prefixes === true
+          ? longOptionSpelled(a, long.flags)
+          : long?.flags.find((name) => a === `--${name}` || a.startsWith(`--${name}=`));
+      // An option Lathe does not know may take the next word: the folder it runs in may be read.
+      if (flag === undefined && !a.includes("=")) return true;
       continue;
     }
     if (a.startsWith("-") && a.length > 1) {
@@ -121,13 +278,23 @@ export function readsItsFolder(program: string, args: readonly string[]): boolea
   return operands <= (patternGiven ? 0 : 1);
 }
 
+/** Whether `value` given to grep's -d/--directories is `recurse`, which grep takes by any prefix (`rec`). */
+const recurseAction = (value: string | undefined): boolean =>
+  value !== undefined && value !== "" && "recurse".startsWith(value);
+
 function grepRecurses(args: readonly string[]): boolean {
-  return args.some(
-    (a) =>
-      (/^-[A-Za-z]*[rR]/.test(a) && !a.startsWith("--")) ||
-      /^--(recursive|dereference-recursive|directories=recurse)$/.test(a) ||
-      a === "recurse",
-  );
+  return args.some((a, i) => {
+    if (!a.startsWith("--")) {
+      if (/^-[A-Za-z]*[rR]/.test(a)) return true;
+      // -d ACTION, -dACTION (the value ends a cluster of short options).
+      const short = /^-[A-Za-z]*?d(.*)$/.exec(a);
+      if (short !== null) return recurseAction(short[1] === "" ? args[i + 1] : short[1]);
+      return a === "recurse";
+    }
+    if (isLongOption(a, "recursive", "dereference-recursive")) return true;
+    if (!isLongOption(a, "directories")) return false;
+    return recurseAction(longOptionValue(a, "directories") ?? (a.includes("=") ? "" : args[i + 1]));
+  });
 }
 
 /** Options that make a recursive reader follow every symlink it meets (into folders it was not given). */
