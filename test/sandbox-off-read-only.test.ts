@@ -316,6 +316,30 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
     },
   );
 
+  // tar -T reads member names from a file, and options among them: a line naming the key with
+  // --files-from makes tar print each line of the key as a member not found.
+  it.each(["tar tf b.tar -T list", "tar -tf b.tar --files-f=list", "tar tfT b.tar list"])(
+    "%s, reading a file of names that names the key, is refused",
+    async (command) => {
+      const list = path.join(l.ws, "list");
+      await writeFile(list, `--files-from=${path.join(l.home, ".ssh/id_ed25519")}\n`);
+      spawnSync("tar", ["cf", "b.tar", "README.md"], { cwd: l.ws });
+      try {
+        const plain = spawnSync("/bin/bash", ["-c", command], { cwd: l.ws, encoding: "utf8" });
+        expect(plain.stderr, "plain bash did not print the key").toContain(KEY);
+        const envelope = await session.call("bash", { command });
+        expect(text(envelope), "Lathe let it print the key").not.toContain(KEY);
+        expect(envelope.type, text(envelope)).toBe("error");
+        expect(text(envelope)).toMatch(/reads the names of the files it reads from another file/);
+        const listed = await session.call("bash", { command: "tar tf b.tar" });
+        expect(text(listed)).toContain("README.md");
+      } finally {
+        await rm(list);
+        await rm(path.join(l.ws, "b.tar"));
+      }
+    },
+  );
+
   it("does not reach the network unasked (git ls-remote)", async () => {
     let connections = 0;
     const server = createServer((socket) => {

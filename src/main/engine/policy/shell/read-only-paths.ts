@@ -317,7 +317,14 @@ const FOLLOW_UNLESS: Readonly<Record<string, string>> = { diff: "--no-dereferenc
  * spelling its getopt takes (`sort --files0=list` is `--files0-from=list`).
  */
 const filesFrom = (a: string): boolean => isLongOption(a, "files0-from");
-const NAMES_FROM_A_FILE: Readonly<Record<string, (arg: string) => boolean>> = {
+const NAMES_FROM_A_FILE: Readonly<Record<string, (arg: string, index: number) => boolean>> = {
+  // tar -T reads member names, and options among them: a line `--files-from=~/.ssh/id_ed25519`
+  // makes `tar tf a.tar -T list` print each line of the key as a name not found. Its first word
+  // may be old-style letters (`tfT a.tar list`).
+  tar: (a, i) =>
+    (i === 0 && !a.startsWith("-") && a.includes("T")) ||
+    /^-[A-Za-z]*T/.test(a) ||
+    isLongOption(a, "files-from"),
   sort: filesFrom,
   wc: filesFrom,
   du: filesFrom,
@@ -381,7 +388,7 @@ export function unseenReadReason(program: string, command: SimpleCommand): strin
         return `"${program}" reads the device ${shown(p)}, which may hold every file of the disk, hidden ones included`;
     }
   }
-  const fromFile = literals.find((a) => NAMES_FROM_A_FILE[program]?.(a) === true);
+  const fromFile = literals.find((a, i) => NAMES_FROM_A_FILE[program]?.(a, i) === true);
   if (fromFile !== undefined)
     return `"${program} ${fromFile}" reads the names of the files it reads from another file, which Lathe cannot check against the hidden paths`;
   if (program === "sed" || program === "gsed") {
