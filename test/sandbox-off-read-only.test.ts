@@ -340,6 +340,34 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
     },
   );
 
+  // Lathe expands globs as bash does by default; a shell option that lets them match hidden or
+  // differently cased names (or cross folders) makes the command match what Lathe did not check.
+  it.each([
+    "shopt -s dotglob; cat homelink/*/*",
+    "shopt -s nocaseglob; cat homelink/.SS[H]/*",
+    "shopt -s globstar dotglob; grep -h PRIVATE homelink/**/id*",
+    "bash -O dotglob -c 'cat homelink/*/*'",
+    "bash -O nocaseglob -c 'sort homelink/.S*/*'",
+  ])("%s, a glob matching ~/.ssh under a shell option, is refused", async (command) => {
+    const plain = spawnSync("/bin/bash", ["-c", command], {
+      cwd: l.ws,
+      env: { ...process.env, HOME: l.home },
+      encoding: "utf8",
+    });
+    expect(plain.stdout, `plain bash did not print the key: ${plain.stderr}`).toContain(KEY);
+    const envelope = await session.call("bash", { command });
+    expect(text(envelope), "Lathe let it print the key").not.toContain(KEY);
+    expect(envelope.type, text(envelope)).toBe("error");
+    expect(text(envelope)).toMatch(
+      /with (dotglob|nocaseglob|globstar) changes what every later glob matches/,
+    );
+  });
+
+  it("a shell option that leaves globs as they are still runs (shopt -s nullglob; ls)", async () => {
+    const envelope = await session.call("bash", { command: "shopt -s nullglob; ls README.md" });
+    expect(envelope.type, text(envelope)).toBe("output");
+  });
+
   it("does not reach the network unasked (git ls-remote)", async () => {
     let connections = 0;
     const server = createServer((socket) => {
