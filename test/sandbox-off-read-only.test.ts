@@ -102,6 +102,10 @@ const ROWS: string[] = [
   "diff --rec -N homelink docs",
   "grep -rh PRIVATE homelink",
   "rg --hidden --no-ignore -N PRIVATE homelink/",
+  // /proc/self/cwd is the command's folder for the command, Lathe's own for the check.
+  "cat /proc/self/cwd/homelink/.ssh/id_ed25519",
+  "grep -h PRIVATE /proc/thread-self/cwd/homelink/.ssh/*",
+  "cd /proc/self/cwd/homelink/.ssh && cat id_ed25519",
   // A glob past what the policy expands, then the link.
   "cat many/* docs/key.tx?",
   // Another process's environment: this test's own, which Lathe's bash does not inherit.

@@ -349,6 +349,19 @@ export function rawDevice(p: string): boolean {
   return normal.startsWith("/dev/") && !PLAIN_DEVICES.test(normal);
 }
 
+/**
+ * Whether `p` (absolute, as the command will meet it) goes through a link under /proc/self (or
+ * thread-self) that leads where the reading process is: its folder (`cwd`), its open files
+ * (`fd`), its program. Lathe, checking the path, is another process than the command reading
+ * it: `/proc/self/cwd/homelink/.ssh/id_ed25519` is the command's folder's link to the home
+ * folder for the command, and a path inside Lathe's own folder for the check.
+ */
+export function selfRelativeProcPath(p: string): boolean {
+  return /^\/proc\/(self|thread-self|\d+\/task\/\d+)\/(cwd|fd|fdinfo|map_files|exe|task)(\/|$)/.test(
+    path.posix.normalize(p),
+  );
+}
+
 /** Whether `p` (absolute, as the command will meet it) is in another process's folder under /proc. */
 export function otherProcess(p: string): boolean {
   const normal = path.posix.normalize(p);
@@ -382,6 +395,8 @@ export function unseenReadReason(program: string, command: SimpleCommand): strin
     literals.push(text);
     const named = text.includes("=") && text.startsWith("-") ? text.slice(text.indexOf("=") + 1) : text;
     for (const p of named.startsWith("/") ? [named] : pathsIn(command.runsIn, named)) {
+      if (selfRelativeProcPath(p))
+        return `"${program}" reads ${shown(p)}, a path through the reading process's own folder or files, which Lathe (another process) cannot resolve as the command will; name the path from the workspace instead`;
       if (otherProcess(p))
         return `"${program}" reads ${shown(p)}, which belongs to another process (its environment and command line may hold the keys Lathe withholds from commands)`;
       if (rawDevice(p))
