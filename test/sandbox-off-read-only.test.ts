@@ -1021,6 +1021,21 @@ const PLANTED: PlantedRow[] = [
       /cannot ask anyone.*"notes\.txt" leads through a link to "\/proc\/\d+\/environ", which belongs to another process/,
     benign: ["cat README.md", "cat /proc/self/status"],
   },
+  // A committed link to /proc/self/cwd is the reading command's folder for the command, and
+  // Lathe's own folder when Lathe resolves it: through it, the workspace's link to the home folder.
+  ...["cat here/homelink/.ssh/id_ed25519", "grep -h PRIVATE here/homelink/.ssh/*", "cat notes.md"].map(
+    (command): PlantedRow => ({
+      command,
+      plant: async (ws) => {
+        await symlink("/proc/self/cwd", path.join(ws, "here"));
+        await symlink("/proc/self/cwd/homelink/.ssh/id_ed25519", path.join(ws, "notes.md"));
+        await symlink(path.join(path.dirname(ws), "home"), path.join(ws, "homelink"));
+      },
+      damage: "prints the secret",
+      refused: /leads through a link under \/proc\/self, the reading process's own folder/,
+      benign: ["cat README.md", "ls -la"],
+    }),
+  ),
   {
     // What processes share in memory, a file away from the workspace (/dev/shm: the sandbox's /dev is its own).
     command: "cat notes.bin",
