@@ -1037,6 +1037,18 @@ const PLANTED: PlantedRow[] = [
     }),
   ),
   {
+    // binutils take more arguments from a response file: @opts names the key.
+    command: "strings @opts",
+    plant: async (ws) => {
+      await writeFile(path.join(ws, "opts"), `${path.join(path.dirname(ws), "home/.ssh/id_ed25519")}\n`);
+    },
+    damage: "prints the secret",
+    refused: /"strings @opts" reads the names of the files it reads from another file/,
+    benign: ["strings README.md"],
+    needs: "strings",
+    shell: ["strings"],
+  },
+  {
     // What processes share in memory, a file away from the workspace (/dev/shm: the sandbox's /dev is its own).
     command: "cat notes.bin",
     plant: async (ws) => {

@@ -327,6 +327,10 @@ const NAMES_FROM_A_FILE: Readonly<Record<string, (arg: string, index: number) =>
     isLongOption(a, "files-from"),
   sort: filesFrom,
   wc: filesFrom,
+  // binutils read more options and file names from a response file: `strings @list`.
+  ...Object.fromEntries(
+    "strings nm objdump readelf size".split(" ").map((name) => [name, (a: string) => /^@./.test(a)]),
+  ),
   du: filesFrom,
   file: (a) => /^-[A-Za-z]*f.*$/.test(a) || isLongOption(a, "files-from"),
   ...Object.fromEntries(
