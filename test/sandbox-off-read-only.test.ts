@@ -1036,6 +1036,25 @@ const PLANTED: PlantedRow[] = [
       benign: ["cat README.md", "ls -la"],
     }),
   ),
+  // jq's module system reads files named inside the program, relative to the folder it runs in.
+  ...[
+    `jq -n 'import "homelink/.ssh/conf" as $d; $d'`,
+    `jq -n 'include "homelink/.ssh/lib"; f'`,
+    "jq -n -f prog.jq",
+  ].map((command): PlantedRow => ({
+    command,
+    plant: async (ws) => {
+      const home = path.join(path.dirname(ws), "home");
+      await writeFile(path.join(home, ".ssh/conf.json"), JSON.stringify({ key: KEY }));
+      await writeFile(path.join(home, ".ssh/lib.jq"), `def f: "${KEY}";\n`);
+      await writeFile(path.join(ws, "prog.jq"), 'import "homelink/.ssh/conf" as $d; $d\n');
+      await symlink(home, path.join(ws, "homelink"));
+    },
+    damage: "prints the secret",
+    refused: /jq .*(reads a module or data file|runs a jq program from a file)/,
+    benign: ["jq -n 1", "jq . prog.jq || true"],
+    needs: "jq",
+  })),
   {
     // binutils take more arguments from a response file: @opts names the key.
     command: "strings @opts",
@@ -1276,7 +1295,8 @@ describe("sandbox off: a - that a program reads as a file name", () => {
       const envelope = await session.call("bash", { command });
       expect(envelope.type, text(envelope)).toBe("error");
       expect(text(envelope)).toMatch(
-        /not provably read-only \("[a-z]+" reads "-" as a file name, not as its standard input, and there is no file/,
+        // jq -f asks before the disk is looked at: any program file may import what Lathe cannot see.
+        /not provably read-only \("([a-z]+" reads "-" as a file name, not as its standard input, and there is no file|jq -f" runs a jq program from a file)/,
       );
       const ran = await session.call("bash", { command: "echo hi | cat -" });
       expect(text(ran)).toContain("hi");

@@ -340,6 +340,22 @@ const NAMES_FROM_A_FILE: Readonly<Record<string, (arg: string, index: number) =>
   ),
 };
 
+/**
+ * Why a jq program may read files Lathe does not see named: its `import "…" as $data` reads a
+ * JSON file, `include "…"` a jq file (relative to the folder the command runs in, through
+ * links too: `import "homelink/.ssh/conf" as $d` prints ~/.ssh/conf.json), `modulemeta` a
+ * module; and a program read from a file (`-f prog.jq`) may hold any of them.
+ */
+function jqLoadsFiles(args: readonly string[]): string | undefined {
+  const fromFile = args.find((a) => /^-[A-Za-z]*f/.test(a) || a === "--from-file");
+  if (fromFile !== undefined)
+    return `"jq ${fromFile}" runs a jq program from a file, whose import and include (which read files) Lathe cannot check against the hidden paths`;
+  const loads = args.find((a) => /\b(import|include)\s*"|\bmodulemeta\b/.test(a));
+  return loads === undefined
+    ? undefined
+    : `the jq program ${shown(loads)} reads a module or data file (import, include, modulemeta), which Lathe does not check against the hidden paths; read the file as jq's input instead`;
+}
+
 /** Devices any process may read that give nothing of the disk or of another process. */
 const PLAIN_DEVICES = /^\/dev\/(null|zero|full|random|urandom|stdin|stdout|stderr|tty|fd\/\d+)$/;
 
@@ -410,6 +426,10 @@ export function unseenReadReason(program: string, command: SimpleCommand): strin
   const fromFile = literals.find((a, i) => NAMES_FROM_A_FILE[program]?.(a, i) === true);
   if (fromFile !== undefined)
     return `"${program} ${fromFile}" reads the names of the files it reads from another file, which Lathe cannot check against the hidden paths`;
+  if (program === "jq") {
+    const loads = jqLoadsFiles(literals);
+    if (loads !== undefined) return loads;
+  }
   if (program === "sed" || program === "gsed") {
     const read = sedScriptReads(program, command.args)[0];
     if (read !== undefined)
