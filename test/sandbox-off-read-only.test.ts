@@ -82,6 +82,9 @@ const ROWS: string[] = [
   "xargs -adocs/key.txt echo",
   "xargs -0adocs/key.txt echo",
   "sort --files0-from=names0",
+  // The same options by a prefix, as getopt takes them.
+  "sort --files0=names0",
+  "sort --files=names0",
   "sed '1r docs/key.txt' README.md",
   'sed "1r $HOME/.ssh/id_ed25519" README.md',
   "find docs -name '*.txt' -exec cat {} \\;",
@@ -92,8 +95,20 @@ const ROWS: string[] = [
   "cd ~ && grep -rh PRIVATE",
   "rg --hidden --no-ignore -N PRIVATE ~",
   "grep -R PRIVATE docs",
+  "grep -rh --deref PRIVATE .",
+  "grep -rh --dereference-rec PRIVATE .",
+  // Recursion asked for by a prefix of the option, or of -d's action (grep takes both).
+  "grep --rec PRIVATE homelink",
+  "grep --dir=recurse PRIVATE homelink",
+  "grep --directories=rec PRIVATE homelink",
+  "grep -d rec PRIVATE homelink",
+  "diff --rec -N homelink docs",
   "grep -rh PRIVATE homelink",
   "rg --hidden --no-ignore -N PRIVATE homelink/",
+  // /proc/self/cwd is the command's folder for the command, Lathe's own for the check.
+  "cat /proc/self/cwd/homelink/.ssh/id_ed25519",
+  "grep -h PRIVATE /proc/thread-self/cwd/homelink/.ssh/*",
+  "cd /proc/self/cwd/homelink/.ssh && cat id_ed25519",
   // A glob past what the policy expands, then the link.
   "cat many/* docs/key.tx?",
   // Another process's environment: this test's own, which Lathe's bash does not inherit.
@@ -229,6 +244,8 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
       "find -L . -maxdepth 2 -name .ssh",
       "find . -maxdepth 2 -follow -name .ssh",
       "ls -aR homelink/",
+      // getopt takes a prefix of a long option for it.
+      "ls -a --rec homelink/",
       "ls -aRL . | grep -A3 homelink/",
       "du -aL --max-depth=2 .",
       "du -a homelink/",
@@ -280,6 +297,82 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
     expect(envelope.type, text(envelope)).toBe("output");
     expect(text(envelope)).toContain(shows);
     expect(text(envelope)).not.toContain("id_ed25519");
+  });
+
+  // These print what they learn of the key (its size, whether a checksum matches) beside its
+  // name, read from a file of names given by a prefix of the option (getopt takes `--files0`
+  // for `--files0-from`, `--che` for `--check`).
+  it.each(["wc -c --files0=names0", "du -a --files0-f names0", "md5sum --che sums", "sha256sum --ch sums"])(
+    "%s, reading the key named in a file, is refused",
+    async (command) => {
+      const sums = path.join(l.ws, "sums");
+      const digits = command.startsWith("md5") ? 32 : 64;
+      await writeFile(sums, `${"0".repeat(digits)}  ${path.join(l.home, ".ssh/id_ed25519")}\n`);
+      try {
+        const plain = spawnSync("/bin/bash", ["-c", command], { cwd: l.ws, encoding: "utf8" });
+        expect(plain.stdout, `plain bash did not read the key: ${plain.stderr}`).toMatch(
+          /\.ssh\/id_ed25519(: FAILED)?\n/,
+        );
+        const envelope = await session.call("bash", { command });
+        expect(envelope.type, text(envelope)).toBe("error");
+        expect(text(envelope)).not.toContain("id_ed25519");
+        expect(text(envelope)).toMatch(/reads the names of the files it reads from another file/);
+      } finally {
+        await rm(sums);
+      }
+    },
+  );
+
+  // tar -T reads member names from a file, and options among them: a line naming the key with
+  // --files-from makes tar print each line of the key as a member not found.
+  it.each(["tar tf b.tar -T list", "tar -tf b.tar --files-f=list", "tar tfT b.tar list"])(
+    "%s, reading a file of names that names the key, is refused",
+    async (command) => {
+      const list = path.join(l.ws, "list");
+      await writeFile(list, `--files-from=${path.join(l.home, ".ssh/id_ed25519")}\n`);
+      spawnSync("tar", ["cf", "b.tar", "README.md"], { cwd: l.ws });
+      try {
+        const plain = spawnSync("/bin/bash", ["-c", command], { cwd: l.ws, encoding: "utf8" });
+        expect(plain.stderr, "plain bash did not print the key").toContain(KEY);
+        const envelope = await session.call("bash", { command });
+        expect(text(envelope), "Lathe let it print the key").not.toContain(KEY);
+        expect(envelope.type, text(envelope)).toBe("error");
+        expect(text(envelope)).toMatch(/reads the names of the files it reads from another file/);
+        const listed = await session.call("bash", { command: "tar tf b.tar" });
+        expect(text(listed)).toContain("README.md");
+      } finally {
+        await rm(list);
+        await rm(path.join(l.ws, "b.tar"));
+      }
+    },
+  );
+
+  // Lathe expands globs as bash does by default; a shell option that lets them match hidden or
+  // differently cased names (or cross folders) makes the command match what Lathe did not check.
+  it.each([
+    "shopt -s dotglob; cat homelink/*/*",
+    "shopt -s nocaseglob; cat homelink/.SS[H]/*",
+    "shopt -s globstar dotglob; grep -h PRIVATE homelink/**/id*",
+    "bash -O dotglob -c 'cat homelink/*/*'",
+    "bash -O nocaseglob -c 'sort homelink/.S*/*'",
+  ])("%s, a glob matching ~/.ssh under a shell option, is refused", async (command) => {
+    const plain = spawnSync("/bin/bash", ["-c", command], {
+      cwd: l.ws,
+      env: { ...process.env, HOME: l.home },
+      encoding: "utf8",
+    });
+    expect(plain.stdout, `plain bash did not print the key: ${plain.stderr}`).toContain(KEY);
+    const envelope = await session.call("bash", { command });
+    expect(text(envelope), "Lathe let it print the key").not.toContain(KEY);
+    expect(envelope.type, text(envelope)).toBe("error");
+    expect(text(envelope)).toMatch(
+      /with (dotglob|nocaseglob|globstar) changes what every later glob matches/,
+    );
+  });
+
+  it("a shell option that leaves globs as they are still runs (shopt -s nullglob; ls)", async () => {
+    const envelope = await session.call("bash", { command: "shopt -s nullglob; ls README.md" });
+    expect(envelope.type, text(envelope)).toBe("output");
   });
 
   it("does not reach the network unasked (git ls-remote)", async () => {
@@ -473,6 +566,10 @@ describe("sandbox off: a folder read whole that holds a sandbox.denyRead folder"
     ["grep -rh PRIVATE .", KEY],
     ["grep -rh PRIVATE", KEY],
     ["cd docs/.. && grep -rh PRIVATE", KEY],
+    // A value option by a prefix (or one Lathe does not list) takes the next word: no folder is named.
+    ["grep -rh --max-c 5 PRIVATE", KEY],
+    ["grep -rh --cont 1 PRIVATE", KEY],
+    ["grep -rh --include '*' PRIVATE", KEY],
     ['find . -name "tok*"', "token.txt"],
     ['find -name "tok*"', "token.txt"],
     ["find -L -name 'tok*'", "token.txt"],
@@ -494,6 +591,10 @@ describe("sandbox off: a folder read whole that holds a sandbox.denyRead folder"
     // du prints names down to its limit, as find -maxdepth does.
     ["du -a -d 2 .", "token.txt"],
     ["du -a --max-depth=3 docs/..", "token.txt"],
+    // Long options by a prefix getopt takes: a depth past the first level, the last one given.
+    ["du -d 1 --max-d=3 -a .", "token.txt"],
+    ["du -a --max-de 3", "token.txt"],
+    ["ls --rec", "token.txt"],
   ])("%s is refused: nothing else would hide the folder", async (command, secret) => {
     const program = command.replace(/^cd \S+ && /, "").split(" ")[0] as string;
     if (spawnSync("sh", ["-c", `command -v ${program}`]).status !== 0) {
@@ -532,6 +633,7 @@ describe("sandbox off: a folder read whole that holds a sandbox.denyRead folder"
     ["du -d 1 .", "du"],
     ["du -ah --max-depth=1", "du"],
     ["du -ad1 .", "du"],
+    ["du --max-d=1 .", "du"],
     ["cd docs && du -d 1 ..", "du"],
     ["tree -L 1", "tree"],
     ["tree -a -L 1 .", "tree"],
@@ -563,6 +665,8 @@ describe("sandbox off: a folder read whole that holds a sandbox.denyRead folder"
     ["du -sb --exclude=token.txt .", "du -sb ."],
     ["du -d 1 -b --exclude token.txt", "du -d 1 -b"],
     ["du -sbX excluded.txt .", "du -sb ."],
+    ["du -sb --exclude-f=excluded.txt .", "du -sb ."],
+    ["du -d 1 -b --exclude-fr excluded.txt", "du -d 1 -b"],
   ])("%s, telling by a total whether a name is in the denyRead folder, is refused", async (command, bare) => {
     await writeFile(path.join(l.ws, "excluded.txt"), "token.txt\n");
     const total = (cmd: string): string =>
@@ -748,6 +852,12 @@ interface PlantedRow {
 
 const script = (marker: string): string => `#!/bin/sh\ntouch ${marker}\n`;
 
+/** PATH with pyenv's shims first, where `pyenv init` puts them (the row needs pyenv). */
+const pyenvFirst = (_ws: string, inherited: string): string => {
+  const root = spawnSync("pyenv", ["root"], { encoding: "utf8" }).stdout.trim();
+  return `${path.join(root, "shims")}:${inherited}`;
+};
+
 /** A file in /dev/shm for the workspace `ws` (removed with it). */
 const shared = (ws: string): string => `/dev/shm/lathe-test-${path.basename(path.dirname(ws))}`;
 
@@ -786,6 +896,49 @@ const PLANTED: PlantedRow[] = [
     benign: ["cat README.md"],
     needs: "rustup",
     shell: ["cargo"],
+  },
+  // pyenv's python --version runs unasked when what the shim runs is known from the folder; a
+  // PYENV_ variable set on the command line changes that where Lathe does not look.
+  {
+    // pyenv exec first sources every $PYENV_HOOK_PATH/exec/*.bash: bash code from the folder.
+    command: "PYENV_HOOK_PATH=hooks python --version",
+    plant: async (ws, marker) => {
+      await mkdir(path.join(ws, "hooks/exec"), { recursive: true });
+      await writeFile(path.join(ws, "hooks/exec/x.bash"), `touch ${marker}\n`);
+    },
+    searchPath: pyenvFirst,
+    damage: "runs a program",
+    refused: /[Ss]etting PYENV_HOOK_PATH changes what pyenv's stand-ins .* hook scripts they run first/,
+    benign: ["cat README.md"],
+    needs: "pyenv",
+    shell: ["python"],
+  },
+  {
+    command: "env PYENV_HOOK_PATH=hooks python -V",
+    plant: async (ws, marker) => {
+      await mkdir(path.join(ws, "hooks/exec"), { recursive: true });
+      await writeFile(path.join(ws, "hooks/exec/x.bash"), `touch ${marker}\n`);
+    },
+    searchPath: pyenvFirst,
+    damage: "runs a program",
+    refused: /[Ss]etting PYENV_HOOK_PATH changes what pyenv's stand-ins/,
+    benign: ["cat README.md"],
+    needs: "pyenv",
+    shell: ["python"],
+  },
+  {
+    // A version taken from PYENV_VERSION is joined to $PYENV_ROOT/versions as written, .. and all.
+    command: `PYENV_VERSION=${"../".repeat(24)}$PWD/evil python --version`,
+    plant: async (ws, marker) => {
+      await mkdir(path.join(ws, "evil/bin"), { recursive: true });
+      await writeFile(path.join(ws, "evil/bin/python"), script(marker), { mode: 0o755 });
+    },
+    searchPath: pyenvFirst,
+    damage: "runs a program",
+    refused: /[Ss]etting PYENV_VERSION changes what pyenv's stand-ins .* the version \(a path, too\)/,
+    benign: ["cat README.md"],
+    needs: "pyenv",
+    shell: ["python"],
   },
   {
     command: "rg foo *",
@@ -980,6 +1133,52 @@ const PLANTED: PlantedRow[] = [
     refused:
       /cannot ask anyone.*"notes\.txt" leads through a link to "\/proc\/\d+\/environ", which belongs to another process/,
     benign: ["cat README.md", "cat /proc/self/status"],
+  },
+  // A committed link to /proc/self/cwd is the reading command's folder for the command, and
+  // Lathe's own folder when Lathe resolves it: through it, the workspace's link to the home folder.
+  ...["cat here/homelink/.ssh/id_ed25519", "grep -h PRIVATE here/homelink/.ssh/*", "cat notes.md"].map(
+    (command): PlantedRow => ({
+      command,
+      plant: async (ws) => {
+        await symlink("/proc/self/cwd", path.join(ws, "here"));
+        await symlink("/proc/self/cwd/homelink/.ssh/id_ed25519", path.join(ws, "notes.md"));
+        await symlink(path.join(path.dirname(ws), "home"), path.join(ws, "homelink"));
+      },
+      damage: "prints the secret",
+      refused: /leads through a link under \/proc\/self, the reading process's own folder/,
+      benign: ["cat README.md", "ls -la"],
+    }),
+  ),
+  // jq's module system reads files named inside the program, relative to the folder it runs in.
+  ...[
+    `jq -n 'import "homelink/.ssh/conf" as $d; $d'`,
+    `jq -n 'include "homelink/.ssh/lib"; f'`,
+    "jq -n -f prog.jq",
+  ].map((command): PlantedRow => ({
+    command,
+    plant: async (ws) => {
+      const home = path.join(path.dirname(ws), "home");
+      await writeFile(path.join(home, ".ssh/conf.json"), JSON.stringify({ key: KEY }));
+      await writeFile(path.join(home, ".ssh/lib.jq"), `def f: "${KEY}";\n`);
+      await writeFile(path.join(ws, "prog.jq"), 'import "homelink/.ssh/conf" as $d; $d\n');
+      await symlink(home, path.join(ws, "homelink"));
+    },
+    damage: "prints the secret",
+    refused: /jq .*(reads a module or data file|runs a jq program from a file)/,
+    benign: ["jq -n 1", "jq . prog.jq || true"],
+    needs: "jq",
+  })),
+  {
+    // binutils take more arguments from a response file: @opts names the key.
+    command: "strings @opts",
+    plant: async (ws) => {
+      await writeFile(path.join(ws, "opts"), `${path.join(path.dirname(ws), "home/.ssh/id_ed25519")}\n`);
+    },
+    damage: "prints the secret",
+    refused: /"strings @opts" reads the names of the files it reads from another file/,
+    benign: ["strings README.md"],
+    needs: "strings",
+    shell: ["strings"],
   },
   {
     // What processes share in memory, a file away from the workspace (/dev/shm: the sandbox's /dev is its own).
@@ -1219,7 +1418,8 @@ describe("sandbox off: a - that a program reads as a file name", () => {
       const envelope = await session.call("bash", { command });
       expect(envelope.type, text(envelope)).toBe("error");
       expect(text(envelope)).toMatch(
-        /not provably read-only \("[a-z]+" reads "-" as a file name, not as its standard input, and there is no file/,
+        // jq -f asks before the disk is looked at: any program file may import what Lathe cannot see.
+        /not provably read-only \("([a-z]+" reads "-" as a file name, not as its standard input, and there is no file|jq -f" runs a jq program from a file)/,
       );
       const ran = await session.call("bash", { command: "echo hi | cat -" });
       expect(text(ran)).toContain("hi");

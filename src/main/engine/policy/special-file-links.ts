@@ -1,4 +1,4 @@
-import { lstatSync } from "node:fs";
+import { lstatSync, readlinkSync } from "node:fs";
 import path from "node:path";
 import { canonicalize } from "../capability/canonical-path.ts";
 import type { MentionedPath } from "../tools/call-plan.ts";
@@ -14,6 +14,39 @@ import { shown } from "./shell/shown-text.ts";
 // /dev/shm) is the same file under a workspace name, seen only once the link is followed, as the
 // command will follow it.
 
+/** How many links are followed before a path is taken to loop. */
+const MAX_HOPS = 40;
+
+/**
+ * Whether `p` leads, through a link on the way (a link to a link too), under /proc/self or
+ * /proc/thread-self: the reading process's own folder (`cwd`), files and program. Lathe resolves
+ * those as its own, the command as its own: a committed link `here -> /proc/self/cwd` makes
+ * `here/homelink/.ssh/id_ed25519` the key for the command and a path in Lathe's folder for the check.
+ */
+function leadsThroughProcSelf(p: string, hops = 0): boolean {
+  const normal = path.resolve(p);
+  if (/^\/proc\/(self|thread-self)(\/|$)/.test(normal)) return true;
+  if (hops >= MAX_HOPS) return false; // a loop of links: the program cannot read it either
+  const parts = normal.split("/").filter((part) => part !== "");
+  let current = "/";
+  for (const [i, part] of parts.entries()) {
+    const next = path.join(current, part);
+    const stats = lstatSync(next, { throwIfNoEntry: false });
+    if (stats === undefined) return false;
+    if (stats.isSymbolicLink()) {
+      let target: string;
+      try {
+        target = readlinkSync(next);
+      } catch {
+        return false; // unreadable: the program cannot follow it either
+      }
+      return leadsThroughProcSelf(path.resolve(current, target, ...parts.slice(i + 1)), hops + 1);
+    }
+    current = next;
+  }
+  return false;
+}
+
 /**
  * Why a path the command names leads, through a link, into another process's folder under /proc
  * (or, read whole, to /proc itself) or to a device; undefined when none does. `base`: where the
@@ -25,6 +58,7 @@ export async function linkedSpecialFile(
 ): Promise<string | undefined> {
   // Folders are resolved once each: a glob's thousands of matches share a few.
   const folders = new Map<string, string | undefined>();
+  const throughSelf = new Map<string, boolean>();
   const resolved = async (p: string): Promise<string | undefined> => {
     try {
       return await canonicalize(p);
@@ -33,10 +67,21 @@ export async function linkedSpecialFile(
     }
   };
   for (const mention of mentions) {
+    // A glob's folder, before its first pattern character: Lathe may see no match there at all.
+    const fixed = mention.glob ? mention.text.slice(0, mention.text.search(/[*?[]/)) : "";
+    const globFolder = fixed.includes("/")
+      ? path.resolve(base, fixed.slice(0, fixed.lastIndexOf("/") + 1))
+      : undefined;
+    if (globFolder !== undefined && !/^\/proc\//.test(globFolder) && leadsThroughProcSelf(globFolder))
+      return `${shown(mention.text)} leads through a link under /proc/self, the reading process's own folder and files, which Lathe (another process) cannot resolve as the command will; name the path from the workspace instead`;
     for (const written of await spelledPaths(mention, base)) {
       // As written under /proc or /dev, the analysis has judged it already (and `/proc/self` is the reader's own).
       if (/^\/(proc|dev)\//.test(path.resolve(written))) continue;
       const dir = path.dirname(written);
+      if (!throughSelf.has(dir)) throughSelf.set(dir, leadsThroughProcSelf(dir));
+      const leafLink = lstatSync(written, { throwIfNoEntry: false })?.isSymbolicLink() === true;
+      if (throughSelf.get(dir) === true || (leafLink && leadsThroughProcSelf(written)))
+        return `${shown(path.relative(base, written) || written)} leads through a link under /proc/self, the reading process's own folder and files, which Lathe (another process) cannot resolve as the command will; name the path from the workspace instead`;
       if (!folders.has(dir)) folders.set(dir, await resolved(dir));
       const folder = folders.get(dir);
       if (folder === undefined) continue;

@@ -1,3 +1,5 @@
+import { isLongOption, longOptionSpelled, longOptionValue } from "./long-option-prefix.ts";
+
 /**
  * Read-only commands that walk the folders they are given and print the names below them (or
  * their sizes): `find`, `ls -R`, `du`, `tree`. Without a sandbox, such a walk shows the names in a
@@ -48,15 +50,22 @@ const inCluster = (arg: string, letter: string): boolean =>
 
 /**
  * Whether no operand is given besides options, for a program whose short options in `values`
- * and long options matching `longValues` (spelled without `=`) take the next word.
+ * and long options `longValues` (spelled without `=`, by any prefix getopt takes) take the next
+ * word; `longFlags`: its long options that take none yet begin another's name (du's `--time`,
+ * of `--time-style`), which getopt takes as written.
  */
-function noOperand(values: string, longValues: RegExp): (args: readonly string[]) => boolean {
+function noOperand(
+  values: string,
+  longValues: readonly string[],
+  longFlags: readonly string[] = [],
+): (args: readonly string[]) => boolean {
   return (args) => {
     for (let i = 0; i < args.length; i++) {
       const a = args[i] as string;
       if (a === "--") return i === args.length - 1;
       if (a.startsWith("--")) {
-        if (!a.includes("=") && longValues.test(a)) i++;
+        const spelled = longOptionSpelled(a, [...longFlags, ...longValues]);
+        if (!a.includes("=") && spelled !== undefined && longValues.includes(spelled)) i++;
         continue;
       }
       if (a.startsWith("-") && a.length > 1) {
@@ -94,12 +103,23 @@ const find: Lister = {
 const ls: Lister = {
   // With -R and without -l, -d or -F, ls lists the folder a link it is given leads to (GNU ls).
   followsGiven: () => true,
-  walks: (args) => args.some((a) => a === "--recursive" || inCluster(a, "R")),
+  walks: (args) => args.some((a) => isLongOption(a, "recursive") || inCluster(a, "R")),
   follows: (args) => args.find((a) => a === "--dereference" || inCluster(a, "L")),
-  walksItsFolder: noOperand(
-    "ITw",
-    /^--(ignore|hide|tabsize|width|block-size|format|quoting-style|sort|time|time-style|indicator-style|color|hyperlink)$/,
-  ),
+  walksItsFolder: noOperand("ITw", [
+    "ignore",
+    "hide",
+    "tabsize",
+    "width",
+    "block-size",
+    "format",
+    "quoting-style",
+    "sort",
+    "time",
+    "time-style",
+    "indicator-style",
+    "color",
+    "hyperlink",
+  ]),
   depth: () => undefined,
 };
 
@@ -109,7 +129,7 @@ const ls: Lister = {
  * too. With one of them, du reveals names at every level it sums.
  */
 const duProbesNames = (args: readonly string[]): boolean =>
-  args.some((a) => /^--(exclude|exclude-from)(=|$)/.test(a) || (!a.startsWith("--") && inCluster(a, "X")));
+  args.some((a) => isLongOption(a, "exclude", "exclude-from") || (!a.startsWith("--") && inCluster(a, "X")));
 
 /**
  * du's --time prints, for each folder, the newest time of anything below it (modified, or with
@@ -118,7 +138,7 @@ const duProbesNames = (args: readonly string[]): boolean =>
  * other folders show already. A newest time is no sum: nothing else tells it, so with --time du
  * reveals what happens inside every level it walks, in a denyRead folder too.
  */
-const duShowsTimes = (args: readonly string[]): boolean => args.some((a) => /^--time(=|$)/.test(a));
+const duShowsTimes = (args: readonly string[]): boolean => args.some((a) => isLongOption(a, "time"));
 
 /** Whether what du prints for a folder tells more about what is inside than a sum (see above). */
 const duReadsInside = (args: readonly string[]): boolean => duProbesNames(args) || duShowsTimes(args);
@@ -131,10 +151,10 @@ function duDepth(args: readonly string[]): number | undefined {
   let largest: number | undefined;
   for (const [i, a] of args.entries()) {
     let value: string | undefined;
-    if (a === "--summarize" || (!a.startsWith("--") && inCluster(a, "s") && !/^-[A-Za-z]*d/.test(a)))
+    // Long options by any prefix getopt takes (`--max-d=3`, `--summ`).
+    if (isLongOption(a, "summarize") || (!a.startsWith("--") && inCluster(a, "s") && !/^-[A-Za-z]*d/.test(a)))
       value = "0";
-    else if (a.startsWith("--max-depth=")) value = a.slice("--max-depth=".length);
-    else if (a === "--max-depth") value = args[i + 1] ?? "";
+    else if (isLongOption(a, "max-depth")) value = longOptionValue(a, "max-depth") ?? args[i + 1] ?? "";
     else {
       const short = /^-[A-Za-z]*d(.*)$/.exec(a);
       if (short === null || a.startsWith("--")) continue;
@@ -155,7 +175,8 @@ const du: Lister = {
   walksItsFolder: noOperand(
     "BdtX",
     // --time takes its value only after `=` (`du --time .` is given `.`).
-    /^--(block-size|max-depth|threshold|exclude-from|exclude|time-style)$/,
+    ["block-size", "max-depth", "threshold", "exclude-from", "exclude", "time-style"],
+    ["time"],
   ),
   // `du -d 1` prints the names one level down, and the total size (or with --inodes, file count)
   // of each: a denyRead folder there shows its name and its total, summed from inside it (the
@@ -171,10 +192,18 @@ const tree: Lister = {
   followsGiven: () => true,
   walks: () => true,
   follows: (args) => args.find((a) => inCluster(a, "l")),
-  walksItsFolder: noOperand(
-    "LPIoHT",
-    /^--(filelimit|charset|timefmt|sort|hintro|houtro|fromfile|infile|gitfile)$/,
-  ),
+  // tree reads its long options by their full names only.
+  walksItsFolder: noOperand("LPIoHT", [
+    "filelimit",
+    "charset",
+    "timefmt",
+    "sort",
+    "hintro",
+    "houtro",
+    "fromfile",
+    "infile",
+    "gitfile",
+  ]),
   // `tree -L 1` prints the names in the folder; with -R it starts itself again at that level.
   depth: (args) => (args.some((a) => inCluster(a, "R")) ? undefined : largestDepth(args, "-L")),
 };

@@ -12,6 +12,13 @@ describe("readsItsFolder", () => {
     ["grep", "-r --max-count 3 x", true],
     ["rg", "x", true],
     ["rg", "-g *.ts x", true],
+    // A value option by a prefix getopt takes, or one not listed: the next word is no folder.
+    ["grep", "-r --max-c 5 x", true],
+    ["grep", "-r --include *.ts x", true],
+    ["grep", "-r --no-such-option x", true],
+    ["rg", "--max-depth 5 x", true],
+    ["grep", "-r --ignore-case x src", false],
+    ["grep", "-r --ign x src", false],
     ["grep", "-r x src", false],
     ["grep", "-r -e x src", false],
     ["grep", "-r -- -x src", false],

@@ -10,6 +10,7 @@ import {
 } from "./folder-listers.ts";
 import { GIT_TEXT_VALUE_OPTIONS } from "./git-command.ts";
 import { sedScriptReads } from "./sed-effects.ts";
+import { isLongOption, longOptionSpelled, longOptionValue } from "./long-option-prefix.ts";
 import { processListingReason } from "./process-listing.ts";
 import { pathIsSeen, pathOfWord } from "./seen-path.ts";
 import type { SimpleCommand } from "./shell-types.ts";
@@ -54,7 +55,7 @@ const RECURSIVE_READERS: Readonly<Record<string, (args: readonly string[]) => bo
   fgrep: grepRecurses,
   zgrep: grepRecurses,
   rg: () => true,
-  diff: (args) => args.some((a) => /^-[A-Za-z]*r/.test(a) || a === "--recursive"),
+  diff: (args) => args.some((a) => /^-[A-Za-z]*r/.test(a) || isLongOption(a, "recursive")),
   // `git diff --no-index` and `git grep --no-index` read folders outside any repository.
   git: (args) => args.includes("--no-index"),
 };
@@ -81,6 +82,156 @@ const VALUE_LETTERS: Readonly<Record<string, string>> = {
   rg: "efgtTmABCMjE",
 };
 
+/** A folder reader's long options: those that take a value, and those that take none. */
+interface LongOptions {
+  values: readonly string[];
+  flags: readonly string[];
+  /** Whether its parser takes a prefix of a long option for it (GNU getopt does, rg does not). */
+  prefixes: boolean;
+}
+
+const GREP_LONG: LongOptions = {
+  values: [
+    "regexp",
+    "file",
+    "max-count",
+    "after-context",
+    "before-context",
+    "context",
+    "directories",
+    "devices",
+    "include",
+    "exclude",
+    "exclude-from",
+    "exclude-dir",
+    "label",
+    "binary-files",
+    "group-separator",
+  ],
+  flags: [
+    "recursive",
+    "dereference-recursive",
+    "ignore-case",
+    "no-ignore-case",
+    "line-number",
+    "with-filename",
+    "no-filename",
+    "count",
+    "files-with-matches",
+    "files-without-match",
+    "only-matching",
+    "invert-match",
+    "word-regexp",
+    "line-regexp",
+    "fixed-strings",
+    "extended-regexp",
+    "basic-regexp",
+    "perl-regexp",
+    "quiet",
+    "silent",
+    "text",
+    "null",
+    "null-data",
+    "no-messages",
+    "byte-offset",
+    "initial-tab",
+    "line-buffered",
+    "no-group-separator",
+    "color",
+    "colour",
+  ],
+  prefixes: true,
+};
+
+const LONG_OPTIONS: Readonly<Record<string, LongOptions>> = {
+  grep: GREP_LONG,
+  egrep: GREP_LONG,
+  fgrep: GREP_LONG,
+  zgrep: GREP_LONG,
+  rg: {
+    values: [
+      "regexp",
+      "file",
+      "max-count",
+      "after-context",
+      "before-context",
+      "context",
+      "glob",
+      "iglob",
+      "type",
+      "type-not",
+      "type-add",
+      "type-clear",
+      "max-columns",
+      "max-depth",
+      "max-filesize",
+      "threads",
+      "encoding",
+      "sort",
+      "sortr",
+      "replace",
+      "pre",
+      "pre-glob",
+      "ignore-file",
+      "path-separator",
+      "context-separator",
+      "field-context-separator",
+      "field-match-separator",
+      "colors",
+      "color",
+      "engine",
+      "dfa-size-limit",
+      "regex-size-limit",
+      "hostname-bin",
+      "hyperlink-format",
+      "max-columns-preview",
+    ],
+    flags: [
+      "ignore-case",
+      "smart-case",
+      "case-sensitive",
+      "line-number",
+      "no-line-number",
+      "with-filename",
+      "no-filename",
+      "count",
+      "count-matches",
+      "files-with-matches",
+      "files-without-match",
+      "only-matching",
+      "invert-match",
+      "word-regexp",
+      "line-regexp",
+      "fixed-strings",
+      "hidden",
+      "no-ignore",
+      "no-ignore-vcs",
+      "follow",
+      "search-zip",
+      "text",
+      "null",
+      "null-data",
+      "no-messages",
+      "json",
+      "vimgrep",
+      "heading",
+      "no-heading",
+      "pretty",
+      "quiet",
+      "trim",
+      "column",
+      "byte-offset",
+      "multiline",
+      "pcre2",
+      "unrestricted",
+      "stats",
+      "files",
+      "debug",
+    ],
+    prefixes: false,
+  },
+};
+
 /**
  * Whether a folder reader (readsWholeFolders) is given no folder, and so reads the one it runs
  * in (`grep -r x`, `rg x`): no operand besides the pattern, which `-e`/`-f` give instead.
@@ -89,6 +240,7 @@ export function readsItsFolder(program: string, args: readonly string[]): boolea
   if (listsWholeFolders(program, args)) return listsItsFolder(program, args);
   const values = VALUE_LETTERS[program];
   if (values === undefined) return false;
+  const long = LONG_OPTIONS[program];
   let operands = 0;
   let patternGiven = false;
   for (let i = 0; i < args.length; i++) {
@@ -97,15 +249,21 @@ export function readsItsFolder(program: string, args: readonly string[]): boolea
       operands += args.length - i - 1;
       break;
     }
-    if (/^--(regexp|file)(=|$)/.test(a)) patternGiven = true;
     if (a.startsWith("--")) {
-      if (
-        !a.includes("=") &&
-        /^--(regexp|file|max-count|after-context|before-context|context|directories|devices|glob|type|type-not|max-columns|threads|encoding)$/.test(
-          a,
-        )
-      )
-        i++;
+      // Values first: a prefix both share takes the next word, so fewer operands are counted.
+      const spelled = long?.prefixes === true ? longOptionSpelled(a, long.values) : undefined;
+      const value = long?.values.find((name) => a === `--${name}` || a.startsWith(`--${name}=`)) ?? spelled;
+      if (value === "regexp" || value === "file") patternGiven = true;
+      if (value !== undefined) {
+        if (!a.includes("=")) i++;
+        continue;
+      }
+      const flag =
+        long?.prefixes === true
+          ? longOptionSpelled(a, long.flags)
+          : long?.flags.find((name) => a === `--${name}` || a.startsWith(`--${name}=`));
+      // An option Lathe does not know may take the next word: the folder it runs in may be read.
+      if (flag === undefined && !a.includes("=")) return true;
       continue;
     }
     if (a.startsWith("-") && a.length > 1) {
@@ -122,39 +280,83 @@ export function readsItsFolder(program: string, args: readonly string[]): boolea
   return operands <= (patternGiven ? 0 : 1);
 }
 
+/** Whether `value` given to grep's -d/--directories is `recurse`, which grep takes by any prefix (`rec`). */
+const recurseAction = (value: string | undefined): boolean =>
+  value !== undefined && value !== "" && "recurse".startsWith(value);
+
 function grepRecurses(args: readonly string[]): boolean {
-  return args.some(
-    (a) =>
-      (/^-[A-Za-z]*[rR]/.test(a) && !a.startsWith("--")) ||
-      /^--(recursive|dereference-recursive|directories=recurse)$/.test(a) ||
-      a === "recurse",
-  );
+  return args.some((a, i) => {
+    if (!a.startsWith("--")) {
+      if (/^-[A-Za-z]*[rR]/.test(a)) return true;
+      // -d ACTION, -dACTION (the value ends a cluster of short options).
+      const short = /^-[A-Za-z]*?d(.*)$/.exec(a);
+      if (short !== null) return recurseAction(short[1] === "" ? args[i + 1] : short[1]);
+      return a === "recurse";
+    }
+    if (isLongOption(a, "recursive", "dereference-recursive")) return true;
+    if (!isLongOption(a, "directories")) return false;
+    return recurseAction(longOptionValue(a, "directories") ?? (a.includes("=") ? "" : args[i + 1]));
+  });
 }
 
 /** Options that make a recursive reader follow every symlink it meets (into folders it was not given). */
-const FOLLOWS_LINKS: Readonly<Record<string, RegExp>> = {
-  grep: /^(-[A-Za-z]*R[A-Za-z]*|--dereference-recursive)$/,
-  egrep: /^(-[A-Za-z]*R[A-Za-z]*|--dereference-recursive)$/,
-  fgrep: /^(-[A-Za-z]*R[A-Za-z]*|--dereference-recursive)$/,
-  zgrep: /^(-[A-Za-z]*R[A-Za-z]*|--dereference-recursive)$/,
-  rg: /^(-[A-Za-z]*L[A-Za-z]*|--follow)$/,
+const grepFollows = (a: string): boolean =>
+  /^-[A-Za-z]*R[A-Za-z]*$/.test(a) || isLongOption(a, "dereference-recursive");
+const FOLLOWS_LINKS: Readonly<Record<string, (arg: string) => boolean>> = {
+  grep: grepFollows,
+  egrep: grepFollows,
+  fgrep: grepFollows,
+  zgrep: grepFollows,
+  // rg's parser takes no prefix of a long option.
+  rg: (a) => /^(-[A-Za-z]*L[A-Za-z]*|--follow)$/.test(a),
 };
 
 /** Programs that follow links while they recurse unless told not to. */
 const FOLLOW_UNLESS: Readonly<Record<string, string>> = { diff: "--no-dereference" };
 
-/** Options that make a program read the names of the files it reads from another file. */
-const NAMES_FROM_A_FILE: Readonly<Record<string, RegExp>> = {
-  sort: /^--files0-from(=|$)/,
-  wc: /^--files0-from(=|$)/,
-  du: /^--files0-from(=|$)/,
-  file: /^(-[A-Za-z]*f.*|--files-from(=.*)?)$/,
+/**
+ * Options that make a program read the names of the files it reads from another file, in any
+ * spelling its getopt takes (`sort --files0=list` is `--files0-from=list`).
+ */
+const filesFrom = (a: string): boolean => isLongOption(a, "files0-from");
+const NAMES_FROM_A_FILE: Readonly<Record<string, (arg: string, index: number) => boolean>> = {
+  // tar -T reads member names, and options among them: a line `--files-from=~/.ssh/id_ed25519`
+  // makes `tar tf a.tar -T list` print each line of the key as a name not found. Its first word
+  // may be old-style letters (`tfT a.tar list`).
+  tar: (a, i) =>
+    (i === 0 && !a.startsWith("-") && a.includes("T")) ||
+    /^-[A-Za-z]*T/.test(a) ||
+    isLongOption(a, "files-from"),
+  sort: filesFrom,
+  wc: filesFrom,
+  // binutils read more options and file names from a response file: `strings @list`.
+  ...Object.fromEntries(
+    "strings nm objdump readelf size".split(" ").map((name) => [name, (a: string) => /^@./.test(a)]),
+  ),
+  du: filesFrom,
+  file: (a) => /^-[A-Za-z]*f.*$/.test(a) || isLongOption(a, "files-from"),
   ...Object.fromEntries(
     "md5sum sha1sum sha224sum sha256sum sha384sum sha512sum b2sum cksum"
       .split(" ")
-      .map((name) => [name, /^(-[A-Za-z]*c[A-Za-z]*|--check)$/]),
+      .map((name) => [name, (a: string) => /^-[A-Za-z]*c[A-Za-z]*$/.test(a) || isLongOption(a, "check")]),
   ),
 };
+
+/**
+ * Why a jq program may read files Lathe does not see named: its `import "…" as $data` reads a
+ * JSON file, `include "…"` a jq file (relative to the folder the command runs in, through
+ * links too: `import "homelink/.ssh/conf" as $d` prints ~/.ssh/conf.json), `modulemeta` a
+ * module; and a program read from a file (`-f prog.jq`) may hold any of them.
+ */
+function jqLoadsFiles(args: readonly string[]): string | undefined {
+  const fromFile = args.find((a) => /^-[A-Za-z]*f/.test(a) || a === "--from-file");
+  if (fromFile !== undefined)
+    return `"jq ${fromFile}" runs a jq program from a file, whose import and include (which read files) Lathe cannot check against the hidden paths`;
+  const loads = args.find((a) => /\b(import|include)\s*"|\bmodulemeta\b/.test(a));
+  return loads === undefined
+    ? undefined
+    : `the jq program ${shown(loads)} reads a module or data file (import, include, modulemeta), which Lathe does not check against the hidden paths; read the file as jq's input instead`;
+}
 
 /** Devices any process may read that give nothing of the disk or of another process. */
 const PLAIN_DEVICES = /^\/dev\/(null|zero|full|random|urandom|stdin|stdout|stderr|tty|fd\/\d+)$/;
@@ -167,6 +369,19 @@ const PROC_MACHINE =
 export function rawDevice(p: string): boolean {
   const normal = path.posix.normalize(p);
   return normal.startsWith("/dev/") && !PLAIN_DEVICES.test(normal);
+}
+
+/**
+ * Whether `p` (absolute, as the command will meet it) goes through a link under /proc/self (or
+ * thread-self) that leads where the reading process is: its folder (`cwd`), its open files
+ * (`fd`), its program. Lathe, checking the path, is another process than the command reading
+ * it: `/proc/self/cwd/homelink/.ssh/id_ed25519` is the command's folder's link to the home
+ * folder for the command, and a path inside Lathe's own folder for the check.
+ */
+export function selfRelativeProcPath(p: string): boolean {
+  return /^\/proc\/(self|thread-self|\d+\/task\/\d+)\/(cwd|fd|fdinfo|map_files|exe|task)(\/|$)/.test(
+    path.posix.normalize(p),
+  );
 }
 
 /** Whether `p` (absolute, as the command will meet it) is in another process's folder under /proc. */
@@ -205,15 +420,21 @@ export function unseenReadReason(program: string, command: SimpleCommand): strin
         // In /proc or /dev, `ls -la` is not about a file "a": a letter read as a value counts
         // only as a file there (`cd /proc/1 && xargs -aenviron echo`).
         const meant = (): boolean => !attached || named.includes("/") || existsSync(p);
+        if (selfRelativeProcPath(p) && meant())
+          return `"${program}" reads ${shown(p)}, a path through the reading process's own folder or files, which Lathe (another process) cannot resolve as the command will; name the path from the workspace instead`;
         if (otherProcess(p) && meant())
           return `"${program}" reads ${shown(p)}, which belongs to another process (its environment and command line may hold the keys Lathe withholds from commands)`;
         if (rawDevice(p) && meant())
           return `"${program}" reads the device ${shown(p)}, which may hold every file of the disk, hidden ones included`;
       }
   }
-  const fromFile = literals.find((a) => NAMES_FROM_A_FILE[program]?.test(a));
+  const fromFile = literals.find((a, i) => NAMES_FROM_A_FILE[program]?.(a, i) === true);
   if (fromFile !== undefined)
     return `"${program} ${fromFile}" reads the names of the files it reads from another file, which Lathe cannot check against the hidden paths`;
+  if (program === "jq") {
+    const loads = jqLoadsFiles(literals);
+    if (loads !== undefined) return loads;
+  }
   if (program === "sed" || program === "gsed") {
     const read = sedScriptReads(program, command.args)[0];
     if (read !== undefined)
@@ -234,7 +455,7 @@ export function unseenReadReason(program: string, command: SimpleCommand): strin
   if (readsFolderContents(program, literals)) {
     const unless = FOLLOW_UNLESS[program];
     const follow =
-      literals.find((a) => FOLLOWS_LINKS[program]?.test(a)) ??
+      literals.find((a) => FOLLOWS_LINKS[program]?.(a) === true) ??
       (unless !== undefined && !literals.includes(unless)
         ? literals.find((a) => a.startsWith("-"))
         : undefined);

@@ -88,6 +88,10 @@ const LOOKUP_PREFIXES: readonly (readonly [RegExp, string])[] = [
   [/^NODE_/, "changes how node starts (where it loads modules from)"],
   [/^NPM_CONFIG_/i, "changes npm's settings (where it installs, which shell runs scripts)"],
   [/^PIP_/, "changes pip's settings (where it installs)"],
+  [
+    /^PYENV_/,
+    "changes what pyenv's stand-ins (python, pip …) run: the version (a path, too), the folder its .python-version is read from, and hook scripts they run first",
+  ],
   [/^XDG_/, "changes where programs read their settings (such as git's config) and write their data"],
   [/^GIT_/, "changes what git reads and writes (its config, repository, work tree, trace files …)"],
 ];

@@ -1,4 +1,5 @@
 import type { ArgvItem } from "./shell-types.ts";
+import { globOptionReason } from "./glob-shell-options.ts";
 import { shown } from "./shown-text.ts";
 import {
   literal,
@@ -158,6 +159,21 @@ const changeDirectory: Handler = (tool, args) => {
   return [{ kind: "chdir", change: { word: target.word } }];
 };
 
+const shopt: Handler = (tool, args) => {
+  for (const item of args) {
+    const text = literal(item);
+    if (text === undefined)
+      return [
+        opaque(
+          `"${tool}" is given ${shown(item.word.text)}, only known when the shell runs, which may change what every later glob matches`,
+        ),
+      ];
+    const reason = globOptionReason(tool, text);
+    if (reason !== undefined) return [opaque(reason)];
+  }
+  return [];
+};
+
 const popd: Handler = () => [
   { kind: "chdir", change: { unknown: `"popd" returns to a folder remembered on the directory stack` } },
 ];
@@ -171,6 +187,7 @@ export const SHELL_BUILTINS: ReadonlyMap<string, Handler> = new Map<string, Hand
   [".", source],
   ["trap", trap],
   ["alias", alias],
+  ["shopt", shopt],
   [
     "hash",
     dangerousOption(

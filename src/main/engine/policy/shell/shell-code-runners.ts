@@ -1,3 +1,4 @@
+import { globOptionReason } from "./glob-shell-options.ts";
 import { shown } from "./shown-text.ts";
 import type { ArgvItem } from "./shell-types.ts";
 import type { Handler } from "./wrapper-outcome.ts";
@@ -34,7 +35,17 @@ const shell: Handler = (tool, args) => {
     for (const char of text.slice(1)) {
       if (char === "c") commandMode = true;
       else if (char === "s") stdinMode = true;
-      else if (char === "o" || char === "O") takesNext++;
+      else if (char === "o" || char === "O") {
+        takesNext++;
+        // `bash -O dotglob -c '…'`: the code's globs match what Lathe's expansion does not.
+        const value = args[i + takesNext];
+        if (char === "O" && value !== undefined) {
+          const reason = value.word.literal
+            ? globOptionReason(`${tool} -O`, value.word.text)
+            : `"${tool} -O" is given ${shown(value.word.text)}, only known when the shell runs, which may change what its globs match`;
+          if (reason !== undefined) return [opaque(reason)];
+        }
+      }
     }
     i += 1 + takesNext;
   }
