@@ -249,7 +249,8 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
       "ls -aRL . | grep -A3 homelink/",
       "du -aL --max-depth=2 .",
       "du -a homelink/",
-      "tree -a -l .",
+      // -f prints each name with its path, as find does.
+      "tree -a -l -f .",
     ].map((row) => [row] as const),
   )("%s lists the home folder through the link", async (command) => {
     const program = command.split(" ")[0] as string;
@@ -262,9 +263,11 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
       env: { ...process.env, HOME: l.home },
       encoding: "utf8",
     });
-    expect(plain.stdout, `plain bash did not list ~/.ssh: ${plain.stderr}`).toMatch(/homelink\/\.ssh/);
+    // tree -f names what is below a link it follows by the link's target.
+    const listsSsh = /homelink\/\.ssh|\/\.ssh\/id_ed25519/;
+    expect(plain.stdout, `plain bash did not list ~/.ssh: ${plain.stderr}`).toMatch(listsSsh);
     const envelope = await session.call("bash", { command, timeout_ms: 20_000 });
-    expect(text(envelope), "Lathe let it list ~/.ssh").not.toMatch(/homelink\/\.ssh/);
+    expect(text(envelope), "Lathe let it list ~/.ssh").not.toMatch(listsSsh);
     expect(envelope.type, text(envelope)).toBe("error");
     expect(text(envelope)).toMatch(
       /not provably read-only \("[a-z]+ [^"]+" follows every symbolic link it meets|reads the folder \S+ as a whole, and it is a link to ~/,
@@ -427,7 +430,10 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
     ["TAR_OPTIONS=--use-compress-program=./prog.sh tar tf a.tar", "tar"],
     ["RIPGREP_CONFIG_PATH=./rg.conf rg hello README.md", "rg"],
   ])("does not run the workspace program %s hands to a reader", async (command, needs) => {
-    if (spawnSync("sh", ["-c", `command -v ${needs}`]).status !== 0) return;
+    if (spawnSync("sh", ["-c", `command -v ${needs}`]).status !== 0) {
+      console.log(`skipped "${command}": ${needs} is not installed here`);
+      return;
+    }
     const marker = path.join(l.base, "ran-prog");
     await writeFile(path.join(l.ws, "prog.sh"), `#!/bin/sh\ntouch ${marker}\ncat "$@"\n`, { mode: 0o755 });
     await writeFile(path.join(l.ws, "rg.conf"), "--pre=./prog.sh\n");
@@ -439,6 +445,33 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
     expect(text(envelope)).toMatch(/cannot be fully seen: setting (TAR_OPTIONS|RIPGREP_CONFIG_PATH)/);
     expect(existsSync(marker)).toBe(false);
   });
+
+  // tree -R starts tree again in each folder at the -L level, writing 00Tree.html there: a
+  // lister that writes, so it is not read-only (and would write into .git/ or .lathe/ as well).
+  it.each(["tree -L 1 -R trees", "tree -aRL 1 trees"])(
+    "%s writes in every folder, so it needs a person",
+    async (command) => {
+      if (spawnSync("sh", ["-c", "command -v tree"]).status !== 0) {
+        console.log(`skipped "${command}": tree is not installed here`);
+        return;
+      }
+      const written = path.join(l.ws, "trees/a/00Tree.html");
+      await mkdir(path.join(l.ws, "trees/a/b"), { recursive: true });
+      try {
+        spawnSync("/bin/bash", ["-c", command], { cwd: l.ws });
+        expect(existsSync(written), "plain tree did not write 00Tree.html").toBe(true);
+        await rm(written);
+        const envelope = await session.call("bash", { command });
+        expect(envelope.type, text(envelope)).toBe("error");
+        expect(text(envelope)).toMatch(
+          /not provably read-only \("tree -a?RL?" may write files or run programs\)/,
+        );
+        expect(existsSync(written)).toBe(false);
+      } finally {
+        await rm(path.join(l.ws, "trees"), { recursive: true, force: true });
+      }
+    },
+  );
 
   it("still runs a toolchain's own program asked for its version unasked (node --version)", async () => {
     const saved = process.env.PATH;

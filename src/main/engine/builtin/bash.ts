@@ -76,7 +76,7 @@ const COMMANDS = [
   "tee", "basename", "dirname", "realpath", "seq", "yes", "jq", "sh", "bash",
   "stat", "file", "du", "df", "ps", "kill", "stty", "tput", "id", "whoami", "uname", "hostname", "md5sum",
   "sha256sum", "comm", "join", "paste", "column", "nl", "od", "hexdump", "less", "more", "zcat", "unzip",
-  "time", "timeout", "nproc", "pgrep",
+  "time", "timeout", "nproc", "pgrep", "tree",
 ]; // prettier-ignore
 
 /**

@@ -205,6 +205,11 @@ const NOT_READ_ONLY: [string, RegExp][] = [
   ["git frobnicate", /may change the repository or run programs/],
   ["rg --pre ./x.sh foo", /may write files or run programs/],
   ["date -s 2020-01-01", /may write files or run programs/],
+  // tree -R writes 00Tree.html into every folder at the -L level; --info prints .info files.
+  ["tree -L 1 -R", /"tree -R" may write files or run programs/],
+  ["tree -aRL 1", /"tree -aRL" may write files or run programs/],
+  ["tree --info .", /"tree --info" may write files or run programs/],
+  ["tree --infofile=notes .", /may write files or run programs/],
   ["hostname evil", /sets the machine's name/],
   ["node x.js", /only its --version and --help/],
   ["python3 -c 'print(1)'", /only its --version and --help/],

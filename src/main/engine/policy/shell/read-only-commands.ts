@@ -256,7 +256,9 @@ export const READ_ONLY_COMMANDS: ReadonlyMap<string, ReadOnlyCheck> = new Map<st
       valueLetters: "ABCEMTdefgjmrt",
     }),
   ],
-  ["tree", without(["-o", "--fromfile"])],
+  // -R starts tree again in every folder at the -L level with `-o 00Tree.html`: it writes there.
+  // --info reads each folder's .info file (or --infofile's) and prints its comments.
+  ["tree", without(["-o", "-R", "--fromfile", "--info", "--infofile"])],
   ["file", without(["-C", "--compile"])],
   ["date", without(["-s", "--set", "-f", "--file"])],
   [
