@@ -157,7 +157,10 @@ describe.skipIf(!runUi)("the Audit view through lathe serve", () => {
     await open.getByRole("textbox", { name: "Folder path" }).fill(second);
     await open.getByRole("textbox", { name: "Folder path" }).press("Enter");
     await open.waitFor({ state: "hidden" });
-    await expect.poll(() => page.getByRole("banner").innerText()).toContain(second);
+    await page
+      .getByRole("banner")
+      .getByRole("button", { name: `Project ${second}: open another folder` })
+      .waitFor();
 
     await goTo(page, "Audit");
     const empty = page.locator(".audit-empty");

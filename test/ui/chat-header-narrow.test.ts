@@ -1,6 +1,8 @@
 // The chat's header in a window 800 px wide with a session open: the session's name, the model
 // picker, the context meter and the agent select fit in two rows at most, and the name stays
-// readable. The agent select's minimum width pushed it onto a third row. Then the same header once
+// readable. The agent select's minimum width pushed it onto a third row. The name has the first row
+// to itself, the context meter beside the pickers under it: beside the meter it was cut ~140 px
+// sooner than it needed to be. Then the same header once
 // the agent keeps a todo list, so the side panel is open, at 800, 1024 and 1280 px: still two rows,
 // nothing overlapping, nothing drawn under the panel, and the model's name (as long as Ollama's
 // are) whole where there is room for it. With the panel at 1024 px the pickers wrapped to a third
@@ -121,6 +123,50 @@ describe.skipIf(!runUi)("the chat header at 800 px", () => {
     expect(boxes[0]!.width, JSON.stringify(boxes)).toBeGreaterThanOrEqual(headerBox.width * 0.5);
     // Every part stays inside the header.
     for (const b of boxes) expect(b.x + b.width).toBeLessThanOrEqual(headerBox.x + headerBox.width + 0.5);
+    expect(world().problems, world().problems.join("\n")).toEqual([]);
+  });
+
+  it("gives the session's name the whole first row, the context meter beside the pickers", async () => {
+    // The session of the test above (or one of its own under `vitest -t`).
+    if ((await chat.conversation().getByText("Here is the summary.").count()) === 0) {
+      await chat.send(PROMPT);
+      await chat.conversation().getByText("Here is the summary.").waitFor({ timeout: 15_000 });
+    }
+    const header = page.locator(".chat-header");
+    const title = header.getByRole("heading", { name: PROMPT });
+    await title.waitFor();
+    await page.screenshot({ path: path.join(REPO, "test-results/ui-chat-header-title-row.png") });
+    const parts = headerParts();
+    const boxes = await Promise.all(parts.map(box));
+    const seen = JSON.stringify(boxes);
+    // Still as compact as it was: two rows.
+    expect(rowsOf(boxes), seen).toBeLessThanOrEqual(2);
+    // The title's row is its own, from the header's left padding to its right: beside the meter
+    // the name was cut ~140 px sooner than it needed to be.
+    const content = await header.evaluate((e) => {
+      const style = e.ownerDocument.defaultView!.getComputedStyle(e);
+      const r = e.getBoundingClientRect();
+      return {
+        left: r.left + Number.parseFloat(style.paddingLeft),
+        right: r.right - Number.parseFloat(style.paddingRight),
+      };
+    });
+    expect(boxes[0]!.x, seen).toBeLessThanOrEqual(content.left + 0.5);
+    expect(boxes[0]!.x + boxes[0]!.width, seen).toBeGreaterThanOrEqual(content.right - 0.5);
+    for (const b of boxes.slice(1)) expect(b.y, seen).toBeGreaterThanOrEqual(boxes[0]!.y + boxes[0]!.height);
+    // So this name, which fits that row, reads whole.
+    const shown = await title.evaluate((e) => {
+      const text = e.ownerDocument.createRange();
+      text.selectNodeContents(e);
+      return (e.getBoundingClientRect().width + 0.01) / text.getBoundingClientRect().width;
+    });
+    expect(shown, seen).toBeGreaterThanOrEqual(1);
+    // The meter, the model's name and the agent share the second row, each whole, none over another.
+    expect(await parts[2]!.evaluate((e) => e.scrollWidth <= e.clientWidth)).toBe(true);
+    const name = header.locator(".model-button-name");
+    expect(await name.evaluate((e) => e.scrollWidth <= e.clientWidth), seen).toBe(true);
+    for (const [i, b] of boxes.entries())
+      for (const other of boxes.slice(i + 1)) expect(overlap(b, other), seen).toBe(false);
     expect(world().problems, world().problems.join("\n")).toEqual([]);
   });
 

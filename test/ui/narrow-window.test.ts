@@ -270,7 +270,9 @@ describe.skipIf(!runUi)("a window 480 px wide (960 px at 200% zoom)", () => {
 
 // The top bar at the widths of a laptop screen or a window beside an editor, with a folder name
 // as people give them and one much longer. At 960 px "Search and commands" broke onto two lines
-// and "lathe-workbench-demo" was cut to "proj…" while the folder's full path took the room.
+// and "lathe-workbench-demo" was cut to "proj…" while the folder's full path took the room. From
+// 901 px a long name then squeezed the path beside it to nothing: the path (the folder the project
+// sits in) keeps a few characters of its end, cut from its start.
 describe.skipIf(!runUi)("the top bar from 800 to 1280 px", () => {
   const startWorld = useSharedChromium(runUi);
   const names = {
@@ -311,6 +313,15 @@ describe.skipIf(!runUi)("the top bar from 800 to 1280 px", () => {
       // letters even when the box is a fraction of a pixel short, which scrollWidth rounds away.
       const text = header.ownerDocument.createRange();
       text.selectNodeContents(name);
+      // The folder's path beside it (hidden at 900 px and under): its box, and where its text is.
+      const pathBox = header.querySelector(".project-path");
+      const pathText = header.ownerDocument.createRange();
+      if (pathBox) pathText.selectNodeContents(pathBox);
+      const edges = (r: { left: number; right: number; width: number }) => ({
+        left: r.left,
+        right: r.right,
+        width: r.width,
+      });
       return {
         bar: header.getBoundingClientRect().height,
         width: header.clientWidth,
@@ -320,6 +331,18 @@ describe.skipIf(!runUi)("the top bar from 800 to 1280 px", () => {
         nameWhole: text.getBoundingClientRect().width <= name.getBoundingClientRect().width,
         nameEllipsis: view.getComputedStyle(name).textOverflow,
         nameTooltip: name.closest("[title]")?.getAttribute("title") ?? "",
+        name: edges(name.getBoundingClientRect()),
+        path:
+          pathBox && shown(pathBox)
+            ? {
+                box: edges(pathBox.getBoundingClientRect()),
+                text: edges(pathText.getBoundingClientRect()),
+                words: pathBox.textContent ?? "",
+                ellipsis: view.getComputedStyle(pathBox).textOverflow,
+                fontSize: Number.parseFloat(view.getComputedStyle(pathBox).fontSize),
+              }
+            : undefined,
+        button: edges(name.closest("button")!.getBoundingClientRect()),
       };
     });
   }
@@ -327,7 +350,7 @@ describe.skipIf(!runUi)("the top bar from 800 to 1280 px", () => {
   for (const [kind, rootName] of Object.entries(names))
     it(`keeps to one row with the ${kind} folder name "${rootName}", its labels each on one line`, async () => {
       const world = await startWorld({ prefix: `topbar-${kind}`, rootName });
-      for (const width of [800, 960, 1024, 1280]) {
+      for (const width of [800, 901, 960, 1024, 1280]) {
         const seen = await measure(world.page, width, `ui-topbar-${kind}-${width}.png`);
         const at = `${width} px: ${JSON.stringify(seen)}`;
         // One row: every part of the bar shares one band, and nothing runs past its right edge.
@@ -348,6 +371,27 @@ describe.skipIf(!runUi)("the top bar from 800 to 1280 px", () => {
           // No room: cut with an ellipsis, the whole name in its tooltip.
           expect(seen.nameEllipsis, at).toBe("ellipsis");
           expect(seen.nameTooltip, at).toContain(rootName);
+        }
+        if (width > 900) {
+          // The folder's path shares the button with the name: from 901 px a long name squeezed it
+          // to nothing. It shows the folder the project sits in, and where that is cut, it is cut
+          // from its start (the nearest folders show) with an ellipsis; a name that is cut keeps
+          // the larger share, and the two sit side by side inside the button.
+          const where = seen.path;
+          if (!where) throw new Error(`the folder's path is not shown at ${at}`);
+          expect(path.join(where.words, rootName), at).toBe(world.root);
+          const fits = where.text.width <= where.box.width + 0.5;
+          expect(where.box.width, at).toBeGreaterThanOrEqual(
+            Math.min(where.text.width, 4 * where.fontSize) - 0.5,
+          );
+          if (!fits) {
+            expect(where.text.right, at).toBeCloseTo(where.box.right, 0);
+            expect(where.text.left, at).toBeLessThan(where.box.left);
+            expect(where.ellipsis, at).toBe("ellipsis");
+          }
+          if (!seen.nameWhole) expect(seen.name.width, at).toBeGreaterThan(where.box.width);
+          expect(seen.name.right, at).toBeLessThanOrEqual(where.box.left + 0.5);
+          expect(where.box.right, at).toBeLessThanOrEqual(seen.button.right + 0.5);
         }
       }
       expect(world.problems, world.problems.join("\n")).toEqual([]);

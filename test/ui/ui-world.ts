@@ -39,6 +39,8 @@ export interface UiWorldOptions {
   rootName?: string;
   /** The fixture model's script: when given, the OpenAI-compatible fixture server is started. */
   replies?: FixtureOptions["replies"];
+  /** More of that server's options: the models it lists (default `fixture-model`), their fields. */
+  fixture?: Omit<FixtureOptions, "replies">;
   /** Writes the project's files and $LATHE_HOME's settings before `lathe serve` starts. */
   prepare?: (folders: UiFolders) => Promise<void>;
   /** Extra environment of `lathe serve`, or a function of the folders that returns it (to point HOME into them). */
@@ -88,7 +90,11 @@ export async function startUiWorld(options: UiWorldOptions): Promise<UiWorld> {
     await mkdir(root, { recursive: true });
     await mkdir(home, { recursive: true });
     if (options.replies !== undefined)
-      fixture = await startOpenAICompatibleServer({ models: ["fixture-model"], replies: options.replies });
+      fixture = await startOpenAICompatibleServer({
+        models: ["fixture-model"],
+        ...options.fixture,
+        replies: options.replies,
+      });
     await options.prepare?.({ base, root, home, fixture });
     const env = typeof options.env === "function" ? options.env({ base, root, home, fixture }) : options.env;
     const served = await startLatheServe(root, home, env);

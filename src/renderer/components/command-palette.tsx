@@ -6,7 +6,7 @@ import { useAppState } from "../state/store-context.tsx";
 import { timeAgo } from "../state/time-ago.ts";
 import { VIEWS } from "../views.ts";
 import { Modal } from "./modal.tsx";
-import { folderName } from "./project-switcher.tsx";
+import { folderName } from "../state/folder-path.ts";
 import { sessionLabel } from "./sessions-sidebar.tsx";
 
 /** Every command the palette offers now: chat, project, views and their sections, sessions, recent folders. */

@@ -3,7 +3,7 @@ import { useAppState } from "../state/store-context.tsx";
 import { timeAgo } from "../state/time-ago.ts";
 import { Icon } from "./icons.tsx";
 import { Modal } from "./modal.tsx";
-import { folderName } from "./project-switcher.tsx";
+import { folderName } from "../state/folder-path.ts";
 
 /**
  * Open another folder: type its path (in the desktop app the system's folder picker fills it) or

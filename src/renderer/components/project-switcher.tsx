@@ -1,18 +1,14 @@
+import { folderName, folderParent } from "../state/folder-path.ts";
 import { useAppState } from "../state/store-context.tsx";
 import { Icon } from "./icons.tsx";
 
-/** The folder's last path segment, as a short name. */
-export function folderName(root: string): string {
-  const trimmed = root.replace(/[\\/]+$/, "");
-  return trimmed.split(/[\\/]/).pop() || trimmed || "/";
-}
-
-/** The header's project button: the folder's name and trust; opens the open-folder dialog. */
+/** The header's project button: the folder's name, where it is, and trust; opens the open-folder dialog. */
 export function ProjectSwitcher() {
   const project = useAppState((s) => s.project);
   const open = useAppState((s) => s.setProjectDialog);
   const showTrust = useAppState((s) => s.loadTrustReview);
   if (!project) return <span className="muted">Connecting…</span>;
+  const parent = folderParent(project.root);
   return (
     <div className="project-switcher">
       <button
@@ -24,7 +20,13 @@ export function ProjectSwitcher() {
       >
         <Icon name="folder" />
         <span className="project-name">{folderName(project.root)}</span>
-        <span className="project-path">{project.root}</span>
+        {parent ? (
+          // The folder it sits in, cut from its start when short of room: its nearest folders
+          // are the ones that tell two projects apart (the whole path is in the tooltip).
+          <span className="project-path">
+            <span dir="ltr">{parent}</span>
+          </span>
+        ) : null}
       </button>
       {project.trusted ? (
         <span className="badge badge-read" title="Its settings, plugins and MCP servers apply in full">
