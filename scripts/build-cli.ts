@@ -64,6 +64,8 @@ const SLOW_TO_LOAD = new Set(
     "dgram",
     "dns",
     "readline",
+    // Its streams (net.Socket) load node:net and node:stream: a start that asks isatty loads it then.
+    "tty",
     "vm",
     "inspector",
     "cluster",
