@@ -174,6 +174,22 @@ describe("the CLI bundle", () => {
     expect(await files(["--help"])).toEqual(["lathe", "one-line-path"]);
   });
 
+  it("leaves the shell policy out of the engine chunk: the first call that starts a process loads it", async () => {
+    // Its command tables and disk checks are a third of what the engine chunk was, and only a call
+    // that starts a process asks them (call-policy.ts): tools and call read no longer load them.
+    const engine = (await readdir(outDir)).find((name) => /^engine-[\w-]+\.js$/.test(name)) as string;
+    const { sources } = JSON.parse(await readFile(path.join(outDir, `${engine}.map`), "utf8")) as {
+      sources: string[];
+    };
+    const shellPolicy = /policy\/(shell\/read-only-commands|shell\/file-writers|option-like-file-names)\.ts$/;
+    // A positive control: the map names the engine's own modules as these are named.
+    expect(sources.some((source) => source.endsWith("policy/call-policy.ts"))).toBe(true);
+    expect(sources.filter((source) => shellPolicy.test(source))).toEqual([]);
+    const files = (args: string[]) => traced(args, path.join(work, "traced-shell-policy-home"), "files");
+    expect(await files(["tools"])).not.toContain("shell-policy");
+    expect(await files(["call", "bash", '{"command":"true"}', "--mode", "yolo"])).toContain("shell-policy");
+  });
+
   it("loads no native addon, model SDK or MCP client a command does not use", async () => {
     const tracedHome = path.join(work, "traced-home");
     const loaded = (args: string[]) => traced(args, tracedHome, "packages");
