@@ -217,12 +217,12 @@ describe("the CLI bundle", () => {
     expect(await builtins(["call", "read", JSON.stringify({ path: "small.txt" })])).not.toContain("http");
   });
 
-  it("loads no node:child_process or node:readline for tools or call read, launcher included", async () => {
+  it("loads no node:child_process, node:readline or node:perf_hooks for tools or call read, launcher included", async () => {
     // child_process (with dgram and net under it), tty and readline take milliseconds to load: the
     // daemon's client needs them only to start a daemon or to hand a terminal over, the engine
     // only to start a process, `lathe batch` only to read its lines. (net itself is loaded here
-    // anyway: stdout and stderr are pipes.)
-    const slow = ["child_process", "dgram", "readline", "tty"];
+    // anyway: stdout and stderr are pipes.) perf_hooks came with a call's clock (monotonic-ms.ts).
+    const slow = ["child_process", "dgram", "readline", "tty", "perf_hooks"];
     const home = path.join(work, "traced-launcher-home");
     const builtins = (args: string[]) => traced(args, home, "builtins", "run-launcher-traced.mjs");
     await builtins(["tools"]);
