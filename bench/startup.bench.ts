@@ -103,7 +103,26 @@ const lathe = (label: string, args: string[], e = env): Contender => ({
 });
 const READ = ["call", "read", '{"path":"small.txt"}'];
 
-const [bare, version, tools, read, versionInstalled, toolsInstalled, readInstalled, loadOnly] = race([
+// A person who has configured Lathe: a user settings.json naming a model provider (the model is
+// not asked: \`tools\` only reads the file, and parses it).
+const configured: NodeJS.ProcessEnv = { ...env, LATHE_HOME: path.join(work, "configured-home") };
+await mkdir(configured.LATHE_HOME as string, { recursive: true });
+await writeFile(
+  path.join(configured.LATHE_HOME as string, "settings.json"),
+  JSON.stringify({ providers: { "openai-compatible": { baseURL: "http://127.0.0.1:9/v1" } } }),
+);
+
+const [
+  bare,
+  version,
+  tools,
+  read,
+  versionInstalled,
+  toolsInstalled,
+  readInstalled,
+  loadOnly,
+  toolsConfigured,
+] = race([
   { label: "node -e 0", argv: [node, "-e", "0"], cwd: ws, env },
   lathe("lathe --version", ["--version"]),
   lathe("lathe tools", ["tools"]),
@@ -113,7 +132,8 @@ const [bare, version, tools, read, versionInstalled, toolsInstalled, readInstall
   lathe("lathe call read (installed)", READ, installed),
   // A floor: only loading the code those two commands load (bench/lib/load-only.mjs).
   { label: "load-only", argv: [node, path.join(ROOT, "bench", "lib", "load-only.mjs")], cwd: ws, env },
-]) as [number, number, number, number, number, number, number, number];
+  lathe("lathe tools (a settings.json)", ["tools"], configured),
+]) as [number, number, number, number, number, number, number, number, number];
 
 heading(
   `Whole processes against a bare node, without a daemon (LATHE_DAEMON=off, or the first command; median of ${ROUNDS} interleaved rounds)`,
@@ -136,6 +156,13 @@ const goal = (what: string, ms: number, factor: number, installedMs: number): vo
 goal("lathe --version", version, 1.5, versionInstalled);
 goal("lathe tools", tools, 2, toolsInstalled);
 goal("lathe call read (a small file)", read, 2.5, readInstalled);
+compare({
+  what: "lathe tools, with a user settings.json naming a model provider",
+  ours: { label: "lathe tools", value: toolsConfigured },
+  theirs: BARE,
+  goal: "≤ 2× bare node",
+  met: toolsConfigured <= 2 * bare,
+});
 // How much of those commands is only loading their code, which no change to what they do can save.
 compare({
   what: "the floor: a process that only loads the code `lathe tools` and `lathe call read` load, and runs none of it",

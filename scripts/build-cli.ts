@@ -64,6 +64,8 @@ const SLOW_TO_LOAD = new Set(
     "dgram",
     "dns",
     "readline",
+    // Its streams (net.Socket) load node:net and node:stream: a start that asks isatty loads it then.
+    "tty",
     "vm",
     "inspector",
     "cluster",
@@ -236,6 +238,15 @@ const SHARED_MODULES = new Set(
 /** The gitignore matcher the workspace walk uses, in the shared chunk with it. */
 const IGNORE = /[\\/]node_modules[\\/]ignore[\\/]/;
 
+/** Modules of the policy only a call that starts a process loads (see the "shell-policy" chunk). */
+const SHELL_POLICY =
+  /[\\/]src[\\/]main[\\/]engine[\\/]policy[\\/](shell[\\/]|command-disk-reason\.ts$|option-like-file-names\.ts$|no-dash-file\.ts$|repository-programs\.ts$|special-file-links\.ts$|version-manager-shims\.ts$|workspace-path-programs\.ts$|known-script-runners\.ts$|nodenv-shim\.ts$)/;
+
+/** Whether a module goes into the "shell-policy" chunk (see the chunk groups below). */
+function isShellPolicy(id: string): boolean {
+  return SHELL_POLICY.test(path.resolve(id));
+}
+
 /** Whether a module goes into the "shared" chunk (see the chunk groups below). */
 function isShared(id: string): boolean {
   return ZOD.test(id) || IGNORE.test(id) || SHARED_MODULES.has(path.resolve(id));
@@ -342,6 +353,9 @@ export async function buildCli(
           // side uses (program paths, the workspace walk, git configs), together in one chunk, so
           // a start loads one file for them and the spawner never loads the engine's.
           { name: "shared", test: isShared },
+          // The shell tables and disk checks the policy loads for the first call that starts a
+          // process (call-policy.ts), together: one file to load then, not half a dozen.
+          { name: "shell-policy", test: isShellPolicy },
         ],
       },
     },

@@ -32,9 +32,11 @@ const VERSION = (
 /**
  * Runs the bundle's `main` like run-bundle.mjs, then names on stderr every package it loaded,
  * every file of the bundle (its name without the content hash: `engine-[hash].js` is "engine"),
- * and every public Node module loaded by then ("http", not its internal parts).
+ * and every public Node module loaded by then ("http", not its internal parts). With
+ * `viaDaemonClient`, it first asks the daemon's client beside the entry, as bin/lathe.mjs does
+ * (LATHE_DAEMON=off in the tests: the client hands the command back).
  */
-const TRACED_RUNNER = `import { registerHooks } from "node:module";
+const tracedRunner = (viaDaemonClient: boolean): string => `import { registerHooks } from "node:module";
 const loaded = new Set();
 const files = new Set();
 const bundle = new URL(".", process.argv[2]).href;
@@ -47,7 +49,13 @@ registerHooks({
     return result;
   },
 });
-const { main } = await import(process.argv[2]);
+${
+  viaDaemonClient
+    ? `const { runInDaemon } = await import(new URL("daemon-client.js", process.argv[2]).href);
+if ((await runInDaemon(process.argv.slice(3), process.argv[1])) !== undefined) throw new Error("ran in a daemon");
+`
+    : ""
+}const { main } = await import(process.argv[2]);
 const code = await main(process.argv.slice(3));
 process.stderr.write("loaded packages: " + JSON.stringify([...loaded].sort()) + "\\n");
 process.stderr.write("loaded files: " + JSON.stringify([...files].sort()) + "\\n");
@@ -72,7 +80,8 @@ beforeAll(async () => {
     path.join(work, "run-bundle.mjs"),
     "const { main } = await import(process.argv[2]);\nprocess.exit(await main(process.argv.slice(3)));\n",
   );
-  await writeFile(path.join(work, "run-bundle-traced.mjs"), TRACED_RUNNER);
+  await writeFile(path.join(work, "run-bundle-traced.mjs"), tracedRunner(false));
+  await writeFile(path.join(work, "run-launcher-traced.mjs"), tracedRunner(true));
   await writeFile(path.join(work, "ws", "small.txt"), "one\ntwo\nthree\n");
   // Large enough to be decoded on an offload worker (read.ts: READ_INLINE_BYTES).
   await writeFile(path.join(work, "ws", "large.txt"), "a line of text\n".repeat(30_000));
@@ -100,13 +109,14 @@ function runBundle(
   );
 }
 
-/** Run the bundle with TRACED_RUNNER; what it names on stderr as loaded: bundle files or packages. */
+/** Run the bundle with tracedRunner; what it names on stderr as loaded: bundle files or packages. */
 async function traced(
   args: string[],
   latheHome: string,
   what: "files" | "packages" | "builtins",
+  runner = "run-bundle-traced.mjs",
 ): Promise<string[]> {
-  const run = await runBundle(args, { runner: "run-bundle-traced.mjs", latheHome });
+  const run = await runBundle(args, { runner, latheHome });
   expect(run.code, run.stderr).toBe(0);
   const line = new RegExp(`^loaded ${what}: (.*)$`, "m").exec(run.stderr);
   return JSON.parse(line?.[1] ?? "null") as string[];
@@ -164,6 +174,22 @@ describe("the CLI bundle", () => {
     expect(await files(["--help"])).toEqual(["lathe", "one-line-path"]);
   });
 
+  it("leaves the shell policy out of the engine chunk: the first call that starts a process loads it", async () => {
+    // Its command tables and disk checks are a third of what the engine chunk was, and only a call
+    // that starts a process asks them (call-policy.ts): tools and call read no longer load them.
+    const engine = (await readdir(outDir)).find((name) => /^engine-[\w-]+\.js$/.test(name)) as string;
+    const { sources } = JSON.parse(await readFile(path.join(outDir, `${engine}.map`), "utf8")) as {
+      sources: string[];
+    };
+    const shellPolicy = /policy\/(shell\/read-only-commands|shell\/file-writers|option-like-file-names)\.ts$/;
+    // A positive control: the map names the engine's own modules as these are named.
+    expect(sources.some((source) => source.endsWith("policy/call-policy.ts"))).toBe(true);
+    expect(sources.filter((source) => shellPolicy.test(source))).toEqual([]);
+    const files = (args: string[]) => traced(args, path.join(work, "traced-shell-policy-home"), "files");
+    expect(await files(["tools"])).not.toContain("shell-policy");
+    expect(await files(["call", "bash", '{"command":"true"}', "--mode", "yolo"])).toContain("shell-policy");
+  });
+
   it("loads no native addon, model SDK or MCP client a command does not use", async () => {
     const tracedHome = path.join(work, "traced-home");
     const loaded = (args: string[]) => traced(args, tracedHome, "packages");
@@ -189,6 +215,23 @@ describe("the CLI bundle", () => {
     expect(tools).toContain("fs");
     expect(tools).not.toContain("http");
     expect(await builtins(["call", "read", JSON.stringify({ path: "small.txt" })])).not.toContain("http");
+  });
+
+  it("loads no node:child_process, node:readline or node:perf_hooks for tools or call read, launcher included", async () => {
+    // child_process (with dgram and net under it), tty and readline take milliseconds to load: the
+    // daemon's client needs them only to start a daemon or to hand a terminal over, the engine
+    // only to start a process, `lathe batch` only to read its lines. (net itself is loaded here
+    // anyway: stdout and stderr are pipes.) perf_hooks came with a call's clock (monotonic-ms.ts).
+    const slow = ["child_process", "dgram", "readline", "tty", "perf_hooks"];
+    const home = path.join(work, "traced-launcher-home");
+    const builtins = (args: string[]) => traced(args, home, "builtins", "run-launcher-traced.mjs");
+    await builtins(["tools"]);
+    // A positive control: a bash call starts the process spawner, and that loads child_process.
+    const bash = await builtins(["call", "bash", '{"command":"true"}', "--mode", "yolo"]);
+    expect(bash).toContain("child_process");
+    expect((await builtins(["tools"])).filter((name) => slow.includes(name))).toEqual([]);
+    const read = await builtins(["call", "read", JSON.stringify({ path: "small.txt" })]);
+    expect(read.filter((name) => slow.includes(name))).toEqual([]);
   });
 
   it("prints the version", async () => {

@@ -1,4 +1,4 @@
-import { createInterface } from "node:readline";
+import readline from "node:readline";
 import type { Session } from "../engine/index.ts";
 
 /** One call of a batch, as it would follow `lathe call`: a tool id, then its JSON arguments. */
@@ -89,7 +89,7 @@ export async function runCallBatch(
   signal: AbortSignal,
   changes?: PendingToolChanges,
 ): Promise<BatchTally> {
-  const lines = createInterface({ input, crlfDelay: Infinity });
+  const lines = readline.createInterface({ input, crlfDelay: Infinity });
   const stop = (): void => lines.close();
   signal.addEventListener("abort", stop, { once: true });
   const tally: BatchTally = { calls: 0, failed: 0 };

@@ -4,10 +4,10 @@
 // loaded in this process — and its output, exit code, stdin and signals pass through. When none
 // listens, one is started in the background for the next command, and this command runs here as
 // before.
-import { spawn } from "node:child_process";
+import childProcess from "node:child_process";
 import net from "node:net";
 import path from "node:path";
-import { isatty } from "node:tty";
+import tty from "node:tty";
 import { fileURLToPath } from "node:url";
 import { daemonAddress, privateFolderProblem, socketBlocked } from "./daemon-address.ts";
 import {
@@ -62,7 +62,7 @@ export async function runInDaemon(argv: readonly string[], bin: string): Promise
 /** Start `lathe daemon run` in the background, on its own, for the commands after this one. */
 function startDaemon(bin: string): void {
   try {
-    spawn(process.execPath, [bin, "daemon", "run"], { detached: true, stdio: "ignore" }).unref();
+    childProcess.spawn(process.execPath, [bin, "daemon", "run"], { detached: true, stdio: "ignore" }).unref();
   } catch {
     // The command runs here anyway; the next one tries again.
   }
@@ -122,7 +122,7 @@ function connect(
           Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined),
         ),
         // Only asked, not opened: a command that does not read stdin leaves it to the caller.
-        stdin: { isTTY: isatty(0) },
+        stdin: { isTTY: tty.isatty(0) },
         stdout: lookOf(process.stdout),
         stderr: lookOf(process.stderr),
       };

@@ -182,89 +182,105 @@ const ProvidersSchema = z.lazy(() =>
 );
 export type ProvidersSettings = z.infer<typeof ProvidersSchema>;
 
-/** `settings.json` in `$LATHE_HOME` (user) and `<root>/.lathe/` (project). Unknown keys are refused. */
+/**
+ * `settings.json` in `$LATHE_HOME` (user) and `<root>/.lathe/` (project). Unknown keys are refused.
+ * Each field's schema is built when a file first has that field (z.lazy inside its default or
+ * optional, which answer a missing field without it): a settings file that names a provider
+ * builds that section, not the web, MCP, shell and permission schemas too, at every start.
+ */
 export const SettingsSchema = z.lazy(() =>
   z.strictObject({
     $schema: z.string().optional(),
-    permissions: z.array(PermissionRuleSchema).default([]),
-    hooks: z.array(HookSchema).default([]),
+    permissions: z.lazy(() => z.array(PermissionRuleSchema)).default([]),
+    hooks: z.lazy(() => z.array(HookSchema)).default([]),
     approvals: z
-      .strictObject({
-        mode: ApprovalModeSchema.optional(),
-        allowlist: z.array(z.string().min(1)).default([]),
-        cacheInProject: z.boolean().default(false),
-      })
+      .lazy(() =>
+        z.strictObject({
+          mode: ApprovalModeSchema.optional(),
+          allowlist: z.array(z.string().min(1)).default([]),
+          cacheInProject: z.boolean().default(false),
+        }),
+      )
       .default({ allowlist: [], cacheInProject: false }),
     web: z
-      .strictObject({
-        fetch: z
-          .strictObject({
-            allowPrivateHosts: z
-              .array(z.string().min(1))
-              .superRefine((entries, ctx) => {
-                entries.forEach((entry, index) => {
-                  const problem = privateHostProblem(entry);
-                  if (problem !== undefined)
-                    ctx.addIssue({ code: "custom", path: [index], message: problem });
-                });
-              })
-              .default([])
-              .describe(
-                'Hosts on loopback or private networks web_fetch may reach, e.g. a local dev server: "host", "host:port", "host:*" (any port, as no port) or "*.domain".',
-              ),
-            timeoutMs: z.number().int().min(1_000).max(300_000).default(30_000),
-            maxBytes: z.number().int().min(1_024).max(100_000_000).default(10_000_000),
-          })
-          .default({ allowPrivateHosts: [], timeoutMs: 30_000, maxBytes: 10_000_000 }),
-        search: z
-          .strictObject({
-            providers: z
-              .array(
-                z.union([
-                  z.strictObject({ type: z.literal("searxng"), url: httpUrl("http://127.0.0.1:8888") }),
-                  z.strictObject({
-                    type: z.literal("brave"),
-                    apiKeyEnv: z.string().default(KEY_VARIABLES.brave),
-                    url: httpUrl("https://api.search.brave.com/res/v1/web/search").optional(),
-                  }),
-                ]),
-              )
-              .default([]),
-            maxCallsPerSession: z.number().int().min(1).max(10_000).default(25),
-            timeoutMs: z.number().int().min(1_000).max(120_000).default(15_000),
-          })
-          .default({ providers: [], maxCallsPerSession: 25, timeoutMs: 15_000 }),
-      })
+      .lazy(() =>
+        z.strictObject({
+          fetch: z
+            .strictObject({
+              allowPrivateHosts: z
+                .array(z.string().min(1))
+                .superRefine((entries, ctx) => {
+                  entries.forEach((entry, index) => {
+                    const problem = privateHostProblem(entry);
+                    if (problem !== undefined)
+                      ctx.addIssue({ code: "custom", path: [index], message: problem });
+                  });
+                })
+                .default([])
+                .describe(
+                  'Hosts on loopback or private networks web_fetch may reach, e.g. a local dev server: "host", "host:port", "host:*" (any port, as no port) or "*.domain".',
+                ),
+              timeoutMs: z.number().int().min(1_000).max(300_000).default(30_000),
+              maxBytes: z.number().int().min(1_024).max(100_000_000).default(10_000_000),
+            })
+            .default({ allowPrivateHosts: [], timeoutMs: 30_000, maxBytes: 10_000_000 }),
+          search: z
+            .strictObject({
+              providers: z
+                .array(
+                  z.union([
+                    z.strictObject({ type: z.literal("searxng"), url: httpUrl("http://127.0.0.1:8888") }),
+                    z.strictObject({
+                      type: z.literal("brave"),
+                      apiKeyEnv: z.string().default(KEY_VARIABLES.brave),
+                      url: httpUrl("https://api.search.brave.com/res/v1/web/search").optional(),
+                    }),
+                  ]),
+                )
+                .default([]),
+              maxCallsPerSession: z.number().int().min(1).max(10_000).default(25),
+              timeoutMs: z.number().int().min(1_000).max(120_000).default(15_000),
+            })
+            .default({ providers: [], maxCallsPerSession: 25, timeoutMs: 15_000 }),
+        }),
+      )
       .default({
         fetch: { allowPrivateHosts: [], timeoutMs: 30_000, maxBytes: 10_000_000 },
         search: { providers: [], maxCallsPerSession: 25, timeoutMs: 15_000 },
       }),
     mcpServers: z
-      .record(
-        z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "use letters, digits, _ or - (at most 64)"),
-        McpServerSchema,
+      .lazy(() =>
+        z.record(
+          z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "use letters, digits, _ or - (at most 64)"),
+          McpServerSchema,
+        ),
       )
       .default({}),
     shell: z
-      .array(ShellRunRequirementSchema)
-      .superRefine((entries, ctx) => {
-        entries.forEach((entry, index) => {
-          const problem = shellCommandProblem(entry.cmd);
-          if (problem !== undefined) ctx.addIssue({ code: "custom", path: [index, "cmd"], message: problem });
-        });
-      })
+      .lazy(() =>
+        z.array(ShellRunRequirementSchema).superRefine((entries, ctx) => {
+          entries.forEach((entry, index) => {
+            const problem = shellCommandProblem(entry.cmd);
+            if (problem !== undefined)
+              ctx.addIssue({ code: "custom", path: [index, "cmd"], message: problem });
+          });
+        }),
+      )
       .default([])
       .describe("Commands the bash tool may run in addition to its built-in list."),
     disabledPlugins: z
-      .array(
+      .lazy(() =>
         z
-          .string()
-          .regex(
-            /^(?:(?:bundled|global|project):)?[^\s:/\\]{1,128}$/,
-            'use a plugin folder name, optionally with its layer: "word_count" or "bundled:word_count"',
-          ),
+          .array(
+            z
+              .string()
+              .regex(
+                /^(?:(?:bundled|global|project):)?[^\s:/\\]{1,128}$/,
+                'use a plugin folder name, optionally with its layer: "word_count" or "bundled:word_count"',
+              ),
+          )
+          .max(1_000),
       )
-      .max(1_000)
       .default([])
       .describe(
         'Plugins not to load (user settings only): a folder name disables it in every layer, "LAYER:NAME" in one.',

@@ -1,7 +1,7 @@
 // A git config file read as git itself reads it, and written back with only some of its settings.
 // Git does the reading (`git config --list --file -`): what matters is what git will run, and
 // its syntax (quoting, continuation lines, old-style `[section.sub]`, case rules) is git's own.
-import { spawnSync } from "node:child_process";
+import childProcess from "node:child_process";
 import { renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
@@ -30,7 +30,7 @@ const GIT_ENV = {
 
 /** The settings in a config file's bytes, as git reads them (includes not followed). */
 export function readGitConfig(bytes: Uint8Array): ReadConfig {
-  const run = spawnSync("git", ["config", "--no-includes", "--null", "--list", "--file", "-"], {
+  const run = childProcess.spawnSync("git", ["config", "--no-includes", "--null", "--list", "--file", "-"], {
     input: bytes,
     cwd: "/",
     env: GIT_ENV,

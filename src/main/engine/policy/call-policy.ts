@@ -25,12 +25,6 @@ import { explainVerdict, stricterVerdict, type RuleVerdict, type Ruleset, type S
 import { matchesShellRequirement } from "./shell-requirements.ts";
 import type { ShellRunRequirement } from "../tools/requirement-set.ts";
 import { runWatchdog, type WatchdogCheck } from "./watchdog.ts";
-import { optionLikeFileName } from "./option-like-file-names.ts";
-import { linkedSpecialFile } from "./special-file-links.ts";
-import { repositoryPrograms } from "./repository-programs.ts";
-import { versionManagerStandIn } from "./version-manager-shims.ts";
-import { missingDashFile } from "./no-dash-file.ts";
-import { workspacePathProgram } from "./workspace-path-programs.ts";
 
 /** Everything one session's policy decisions need. */
 export interface PolicyContext {
@@ -265,21 +259,13 @@ function shellCommands(plan: CallPlan): SimpleCommand[] {
 }
 
 /**
- * Why a read-only command may, in this folder, do more than its words say: a program found on
- * PATH in the workspace `root` (workspace-path-programs.ts), a link into another process's /proc
- * folder or to a device (special-file-links.ts), a program its repository names, a toolchain's
- * stand-in that picks what runs from files in the folder (version-manager-shims.ts), a `-` read
- * as a file name that does not exist yet (no-dash-file.ts).
+ * Why a read-only command may, in this folder, do more than its words say (see
+ * command-disk-reason.ts). Its checks and the shell tables they use are loaded here, on the first
+ * call that needs them, not at every start.
  */
 async function diskReason(plan: CallPlan, base: string, root: string): Promise<string | undefined> {
-  const commands = shellCommands(plan);
-  return (
-    workspacePathProgram(commands, root) ??
-    versionManagerStandIn(commands, process.env.PATH, base) ??
-    missingDashFile(commands, base) ??
-    (await linkedSpecialFile(plan.mentions ?? [], base)) ??
-    repositoryPrograms(commands, base)
-  );
+  const { commandDiskReason } = await import("./command-disk-reason.ts");
+  return commandDiskReason(shellCommands(plan), plan, base, root);
 }
 
 /**
@@ -518,6 +504,8 @@ export async function decideCall(
   // A file named like an option that a glob hands a program (`--pre=sh` for `rg foo *`): the
   // program then does what no rule allowed it for, in every mode, like `rg --pre` spelled out.
   if (plan.startsProcess) {
+    // Loaded on the first call that starts a process (with the shell tables it uses), not at start.
+    const { optionLikeFileName } = await import("./option-like-file-names.ts");
     const planted = optionLikeFileName(shellCommands(plan), resolved.cwd?.absolute ?? call.fs.root);
     if (planted !== undefined) hardAsk.push(planted);
   }

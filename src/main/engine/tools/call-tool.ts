@@ -18,6 +18,7 @@ import { describeOrigin, type RegisteredTool, type ToolRegistry } from "./tool-r
 import type { ToolSession } from "./tool-session.ts";
 import { isSelfTruncated, leftOutNotes } from "./truncation.ts";
 import { errorMessage } from "../errors/error-message.ts";
+import { monotonicMs } from "./monotonic-ms.ts";
 
 /** One invocation as observers (events, audit) see it. */
 export interface CallRecord {
@@ -383,7 +384,7 @@ async function run(
   started: number,
   stages: StageRecord[],
 ): Promise<Envelope> {
-  const meta = (): EnvelopeMetadata => ({ duration_ms: Math.round(performance.now() - started) });
+  const meta = (): EnvelopeMetadata => ({ duration_ms: Math.round(monotonicMs() - started) });
   const entry = record.entry;
   if (!entry) {
     const disabled = ctx.registry.disabledTool(record.toolId);
@@ -477,7 +478,7 @@ async function run(
  * serializes it. Resolves to the envelope with the call's id and what the policy decided.
  */
 export async function callTool(ctx: CallContext, request: CallRequest): Promise<CallOutcome> {
-  const started = performance.now();
+  const started = monotonicMs();
   const { toolId } = request;
   let entry: RegisteredTool | undefined;
   let lookupError: unknown;
@@ -509,12 +510,12 @@ export async function callTool(ctx: CallContext, request: CallRequest): Promise<
         ? await run(ctx, record, request, started, stages)
         : errorEnvelope(
             `${toolId} was not run: Lathe cannot record tool calls in its audit trail, and runs none it cannot record. ${unrecordable} Tell the user; every call fails the same way until then.`,
-            { duration_ms: Math.round(performance.now() - started) },
+            { duration_ms: Math.round(monotonicMs() - started) },
           );
   } catch (err) {
     // Whatever stage threw, the call still ends in one error envelope (and one audit row below).
     envelope = errorEnvelope(errorText(toolId, err, ctx), {
-      duration_ms: Math.round(performance.now() - started),
+      duration_ms: Math.round(monotonicMs() - started),
     });
   }
   try {
