@@ -421,6 +421,72 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
     expect(existsSync(marker)).toBe(false);
   });
 
+  // PATH set to a number by arithmetic (the workspace folder 1), or unset (bash then runs a
+  // command name as the file of that name where it runs): the workspace's cat runs unconfined.
+  it.each(["((PATH=1)); cat README.md", "let PATH=1; cat README.md", "unset PATH; cat README.md"])(
+    "does not run a workspace program after %s",
+    async (command) => {
+      const marker = path.join(l.base, "ran-fake-cat");
+      // No touch: with PATH=1 the script finds no program either.
+      const fake = `#!/bin/sh\n: > ${marker}\n`;
+      await mkdir(path.join(l.ws, "1"), { recursive: true });
+      await writeFile(path.join(l.ws, "1/cat"), fake, { mode: 0o755 });
+      await writeFile(path.join(l.ws, "cat"), fake, { mode: 0o755 });
+      try {
+        spawnSync("/bin/bash", ["-c", command], { cwd: l.ws });
+        expect(existsSync(marker), "plain bash did not run the workspace's cat").toBe(true);
+        await rm(marker);
+        const envelope = await session.call("bash", { command });
+        expect(envelope.type, text(envelope)).toBe("error");
+        expect(text(envelope)).toMatch(/cannot be fully seen: .*(setting|unsetting) PATH/);
+        expect(existsSync(marker), "Lathe ran the workspace's cat").toBe(false);
+      } finally {
+        await rm(path.join(l.ws, "1"), { recursive: true, force: true });
+        await rm(path.join(l.ws, "cat"), { force: true });
+        await rm(marker, { force: true });
+      }
+    },
+  );
+
+  // `$HOME/x` is `~/x` for the policy: bash starts with Lathe's HOME.
+  it.each(["du -sh $HOME/.ssh", 'du -s "${HOME}/.ssh"', "cd $HOME && du -sh .ssh"])(
+    "%s, the total of ~/.ssh, runs as du -s ~/.ssh does, and cat of the key is still refused",
+    async (command) => {
+      const plain = spawnSync("/bin/bash", ["-c", command], { cwd: l.ws, encoding: "utf8" });
+      expect(plain.stdout, "plain bash did not print ~/.ssh's total").toMatch(/\t\S*\.ssh\n/);
+      const envelope = await session.call("bash", { command });
+      expect(envelope.type, text(envelope)).toBe("output");
+      expect(text(envelope)).toMatch(/\.ssh/);
+      expect(text(envelope)).not.toContain("id_ed25519");
+      const key = command.replace(/du -sh? /, "cat ").replace(/\.ssh("?)$/, ".ssh/id_ed25519$1");
+      const refused = await session.call("bash", { command: key });
+      expect(text(refused), `${key} printed the key`).not.toContain(KEY);
+      expect(text(refused)).toMatch(/commands may not read: ~\/\.ssh/);
+    },
+  );
+
+  // A HOME the command sets or unsets itself is not Lathe's: read as ~, `$HOME/proc/<pid>/environ`
+  // would be a path in the home folder, while bash reads another process's environment (through
+  // the workspace link 1 -> / when HOME is 1).
+  it.each([
+    "unset HOME; grep -aho 'NAME=[a-z0-9-]*' $HOME/proc/PID/environ",
+    "let HOME=1; grep -aho 'NAME=[a-z0-9-]*' ~/proc/PID/environ",
+    "HOME=/; grep -aho 'NAME=[a-z0-9-]*' $HOME/proc/PID/environ",
+  ])("%s is refused", async (row) => {
+    const command = row.replace("NAME", ENV_NAME).replace("PID", String(argvHolder?.pid));
+    await symlink("/", path.join(l.ws, "1"));
+    try {
+      const plain = spawnSync("/bin/bash", ["-c", command], { cwd: l.ws, encoding: "utf8" });
+      expect(plain.stdout, `plain bash did not print the variable: ${plain.stderr}`).toContain(ENV_VALUE);
+      const envelope = await session.call("bash", { command });
+      expect(text(envelope), "Lathe let it print the variable").not.toContain(ENV_VALUE);
+      expect(envelope.type, text(envelope)).toBe("error");
+      expect(text(envelope)).toMatch(/cannot be fully seen: .*(setting|unsetting) HOME/);
+    } finally {
+      await rm(path.join(l.ws, "1"));
+    }
+  });
+
   // A variable that hands a listed reader options naming a program: the program is the
   // workspace's (written by the model), run unconfined.
   it.each([

@@ -107,6 +107,22 @@ function lookupEffect(name: string): string | undefined {
   return LOOKUP_PREFIXES.find(([prefix]) => prefix.test(name))?.[1];
 }
 
+/**
+ * Variables whose removal (`unset PATH`) changes what runs or what a path names, with how. With
+ * no PATH, bash runs a command name as the file of that name where it runs; with no HOME, `$HOME`
+ * is empty while the policy reads `$HOME/x` as `~/x` (seen-path.ts).
+ */
+const UNSET_EFFECTS: Readonly<Record<string, string>> = {
+  PATH: "makes bash run each command name as the file of that name in the folder it runs in (cat runs ./cat)",
+  HOME: "makes $HOME empty ($HOME/x is then /x) and ~ the account's home folder",
+};
+
+/** Why `unset name` changes what runs or what a path names, or undefined when it changes neither. */
+export function unsetEffect(name: string): string | undefined {
+  const effect = UNSET_EFFECTS[name];
+  return effect === undefined ? undefined : `unsetting ${name} ${effect}, which Lathe cannot follow`;
+}
+
 /** The effect of `name=value` on what runs, or undefined for an ordinary variable. */
 export function variableEffect(name: string, value: ShellWord): VariableEffect | undefined {
   const lookup = lookupEffect(name);

@@ -1,4 +1,5 @@
 import type { ArgvItem, ShellWord } from "./shell-types.ts";
+import { unsetEffect } from "./sensitive-variables.ts";
 import { shown } from "./shown-text.ts";
 import { literal, opaque, type Handler, type WrapperOutcome } from "./wrapper-outcome.ts";
 
@@ -184,16 +185,23 @@ const let_: Handler = (tool, args) =>
         ),
   );
 
-/** `unset 'a[i]'`: the subscript is evaluated. */
+/** `unset 'a[i]'`: the subscript is evaluated; `unset PATH` changes what runs (unsetEffect). */
 const unset: Handler = (tool, args) => {
   const outcomes: WrapperOutcome[] = [];
+  // `unset -f NAME` removes a function, not a variable (the last of -f and -v counts).
+  let functions = false;
   for (const item of args) {
     const text = literal(item);
     if (text === undefined) {
       outcomes.push(
         opaque(`"${tool}" is given ${shown(item.word.text)}, a variable name only known when the shell runs`),
       );
-    } else if (!text.startsWith("-")) {
+    } else if (text.startsWith("-")) {
+      const letters = text.slice(1).replace(/[^fv]/g, "");
+      if (letters !== "") functions = letters.endsWith("f");
+    } else {
+      const effect = functions ? undefined : unsetEffect(text);
+      if (effect !== undefined) outcomes.push(opaque(effect));
       outcomes.push(
         ...setsName(tool, item, { text: "", literal: true }, undefined).filter((o) => o.kind !== "sets"),
       );
