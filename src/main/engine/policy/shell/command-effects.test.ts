@@ -166,6 +166,8 @@ const GIT: Row[] = [
   { source: "git --git-dir=../s/.git log", unclear: /another repository/ },
   { source: "git --work-tree=../s checkout .", unclear: /another repository/ },
   { source: "git -C ../s init", writes: ["../s"] },
+  { source: "git -C../s init", writes: ["../s"] },
+  { source: "git -C../s log", unclear: false },
   { source: "git archive -o ../s/x.tar HEAD", writes: ["../s/x.tar"] },
   { source: "git archive --output=../s/x.tar HEAD", writes: ["../s/x.tar"] },
   { source: "git archive --remote=x --exec=./y HEAD", unclear: /--exec/ },
