@@ -86,6 +86,9 @@ const ROWS: string[] = [
   "sort --files0=names0",
   "sort --files=names0",
   "sed '1r docs/key.txt' README.md",
+  // awk reads the files ARGV holds after BEGIN, which the program may change.
+  `awk 'BEGIN { ARGV[1] = "docs/key.txt" } 1' README.md`,
+  `awk 'BEGIN { sub(/README.md/, "docs/key.txt", ARGV[1]) } 1' README.md`,
   'sed "1r $HOME/.ssh/id_ed25519" README.md',
   "find docs -name '*.txt' -exec cat {} \\;",
   "find docs | xargs grep -h PRIVATE",
@@ -104,6 +107,20 @@ const ROWS: string[] = [
   "grep -d rec PRIVATE homelink",
   "diff --rec -N homelink docs",
   "grep -rh PRIVATE homelink",
+  // gzip -r reads every file below a folder; with -f, those not compressed as they are, through links.
+  "zcat -rf homelink",
+  "gunzip -crf .",
+  "zcat -f --rec homelink/",
+  "zstd -dcfr homelink",
+  // File names read from a file (xz --files, zstd --filelist), printed as they are with -f.
+  "xzcat -f --files=names.txt",
+  "zstd -dcf --filelist=names.txt",
+  // A variable naming the file a reader reads: file's magic patterns (it prints the lines it
+  // cannot read), bzip2's and xz's options (file names and --files too).
+  "MAGIC=docs/key.txt file README.md 2>&1",
+  "BZIP2=docs/key.txt bzip2 -c README.md | bzip2 -dc",
+  "BZIP=docs/key.txt bzip2 -c README.md | bzip2 -dc",
+  "XZ_OPT=--files=names.txt xzcat -f",
   "rg --hidden --no-ignore -N PRIVATE homelink/",
   // /proc/self/cwd is the command's folder for the command, Lathe's own for the check.
   "cat /proc/self/cwd/homelink/.ssh/id_ed25519",
@@ -128,7 +145,19 @@ let argvHolder: ReturnType<typeof spawn> | undefined;
 const leaked = (text: string): boolean => text.includes(KEY) || text.includes(ENV_VALUE);
 const text = (e: Envelope): string => (e.type === "error" ? e.error_text : JSON.stringify(e.data));
 const hasRg = spawnSync("sh", ["-c", "command -v rg"]).status === 0;
-const skipped = (row: string): boolean => row.startsWith("rg ") && !hasRg;
+/** Readers outside bash's own command list that the first suite's settings add (see beforeAll). */
+const WIDENED_SHELL = ["zstd", "xzcat", "bzip2", "dir", "vdir", "zgrep", "nm", "objdump", "java"];
+
+/** Programs a row needs that may not be installed everywhere. */
+const OPTIONAL_PROGRAMS = ["zstd", "xzcat", "bzip2", "file"];
+const skipped = (row: string): boolean => {
+  if (row.startsWith("rg ") && !hasRg) return true;
+  const missing = OPTIONAL_PROGRAMS.find(
+    (p) => row.includes(`${p} `) && spawnSync("sh", ["-c", `command -v ${p}`]).status !== 0,
+  );
+  if (missing !== undefined) console.log(`skipped "${row}": ${missing} is not installed here`);
+  return missing !== undefined;
+};
 
 /** A sandbox-off engine on a temp folder, every bash command allowed, HOME its `home` until close. */
 interface SandboxOff {
@@ -200,6 +229,8 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
       JSON.stringify({
         permissions: [{ permission: "bash", pattern: "*", action: "allow" }],
         sandbox: { enabled: false },
+        // Readers a person may add to the commands bash runs: the read-only list knows them.
+        shell: WIDENED_SHELL.map((cmd) => ({ cmd })),
       }),
     );
     engine = await Engine.create({ root: l.ws, latheHome: l.lh });
@@ -247,8 +278,14 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
       // getopt takes a prefix of a long option for it.
       "ls -a --rec homelink/",
       "ls -aRL . | grep -A3 homelink/",
+      // dir and vdir are ls.
+      "dir -aR homelink/",
+      "vdir -a --rec homelink/",
       "du -aL --max-depth=2 .",
       "du -a homelink/",
+      // --dereference-args by a prefix getopt takes: du follows the link it is given.
+      "du -a --dereference-a homelink",
+      "du -a --dereference-args homelink",
       "tree -a -l .",
     ].map((row) => [row] as const),
   )("%s lists the home folder through the link", async (command) => {
@@ -421,6 +458,132 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
     expect(existsSync(marker)).toBe(false);
   });
 
+  // A reader told to run a workspace file: bash's startup file, the grep zgrep runs, nm's plugin
+  // (a shared library). Each runs unconfined under plain bash; Lathe asks first.
+  it.each([
+    ["bash --init-file ./startup -ic true", /"bash --init-file" runs the startup file/, "bash"],
+    ["bash --rcfile startup -i -c true", /"bash --rcfile" runs the startup file/, "bash"],
+    ["GREP=./prog.sh zgrep hello README.md", /setting GREP names the program zgrep runs/, "zgrep"],
+    // A lesskey file's #env section sets LESSOPEN, which less runs on the file.
+    ["LESSKEYIN=keys less -F README.md", /setting LESSKEYIN makes less read key bindings/, "less"],
+    ["less --lesskey-src=keys -F README.md", /"less --lesskey-src=keys" reads key bindings/, "less"],
+    ["less --lesskey-s keys -F README.md", /"less --lesskey-s" reads key bindings/, "less"],
+    ["nm --plugin ./plugin.so a.o", /"nm --plugin" may write files or run programs/, "gcc nm"],
+    ["nm --plug=./plugin.so a.o", /"nm --plug=\.\/plugin\.so" may write files/, "gcc nm"],
+    // java loads the agent its launcher's variable names, with --version too.
+    ["JDK_JAVA_OPTIONS=-agentpath:./plugin.so java --version", /setting JDK_JAVA_OPTIONS/, "gcc java"],
+  ])("does not run the workspace file %s names", async (command, reason, needs) => {
+    const missing = needs.split(" ").find((p) => spawnSync("sh", ["-c", `command -v ${p}`]).status !== 0);
+    if (missing !== undefined) {
+      console.log(`skipped "${command}": ${missing} is not installed here`);
+      return;
+    }
+    const marker = path.join(l.base, "ran-workspace-file");
+    const made = ["startup", "prog.sh", "keys", "plugin.c", "plugin.so", "a.c", "a.o"].map((f) =>
+      path.join(l.ws, f),
+    );
+    await writeFile(path.join(l.ws, "startup"), `: > ${marker}\n`);
+    await writeFile(path.join(l.ws, "keys"), "#env\nLESSOPEN=|./prog.sh %s\n");
+    await writeFile(path.join(l.ws, "prog.sh"), `#!/bin/sh\n: > ${marker}\n`, { mode: 0o755 });
+    if (command.includes("plugin.so")) {
+      await writeFile(
+        path.join(l.ws, "plugin.c"),
+        `#include <stdio.h>\n__attribute__((constructor)) static void ran(void) { FILE *f = fopen("${marker}", "w"); if (f) fclose(f); }\n`,
+      );
+      await writeFile(path.join(l.ws, "a.c"), "int main(void) { return 0; }\n");
+      spawnSync("gcc", ["-shared", "-fPIC", "-o", "plugin.so", "plugin.c"], { cwd: l.ws });
+      spawnSync("gcc", ["-c", "-o", "a.o", "a.c"], { cwd: l.ws });
+    }
+    try {
+      spawnSync("/bin/bash", ["-c", command], { cwd: l.ws, stdio: "ignore" });
+      expect(existsSync(marker), "plain bash did not run the workspace file").toBe(true);
+      await rm(marker);
+      const envelope = await session.call("bash", { command });
+      expect(envelope.type, text(envelope)).toBe("error");
+      expect(text(envelope)).toMatch(reason);
+      expect(existsSync(marker), "Lathe ran the workspace file").toBe(false);
+    } finally {
+      for (const file of [...made, marker]) await rm(file, { force: true });
+    }
+  });
+
+  // objdump -S prints the source files an object's debug information names: one committed to a
+  // repository can name the key (gcc's #line directive does).
+  it.each(["objdump -S d.o", "objdump -dS d.o", "objdump --source-comment d.o"])(
+    "%s, printing a source file the object names, is refused",
+    async (command) => {
+      if (spawnSync("sh", ["-c", "command -v gcc && command -v objdump"]).status !== 0) {
+        console.log(`skipped "${command}": gcc or objdump is not installed here`);
+        return;
+      }
+      const source = path.join(l.ws, "d.c");
+      await writeFile(
+        source,
+        `#line 1 "${path.join(l.home, ".ssh/id_ed25519")}"\nint f(int x) { return x + 1; }\n`,
+      );
+      try {
+        spawnSync("gcc", ["-gdwarf-4", "-c", "-o", "d.o", "d.c"], { cwd: l.ws });
+        await rm(source);
+        const plain = spawnSync("/bin/bash", ["-c", command], { cwd: l.ws, encoding: "utf8" });
+        expect(plain.stdout, `plain bash did not print the key: ${plain.stderr}`).toContain(KEY);
+        const envelope = await session.call("bash", { command });
+        expect(text(envelope), "Lathe let it print the key").not.toContain(KEY);
+        expect(envelope.type, text(envelope)).toBe("error");
+        expect(text(envelope)).toMatch(/reads the names of the files it reads from another file/);
+        const listed = await session.call("bash", { command: "objdump -d d.o" });
+        expect(listed.type, text(listed)).toBe("output");
+      } finally {
+        await rm(source, { force: true });
+        await rm(path.join(l.ws, "d.o"), { force: true });
+      }
+    },
+  );
+
+  // getopt takes `--comp` for `--compile`: file then writes m.mgc, a write with no one asked.
+  it("file --comp -m m, which writes m.mgc, needs a person", async () => {
+    const magic = path.join(l.ws, "m");
+    await writeFile(magic, "0 string PRIVATE key\n");
+    try {
+      spawnSync("/bin/bash", ["-c", "file --comp -m m"], { cwd: l.ws });
+      expect(existsSync(`${magic}.mgc`), "plain bash did not write m.mgc").toBe(true);
+      await rm(`${magic}.mgc`);
+      const envelope = await session.call("bash", { command: "file --comp -m m" });
+      expect(text(envelope)).toMatch(/"file --comp" may write files or run programs/);
+      expect(existsSync(`${magic}.mgc`), "Lathe let file write m.mgc").toBe(false);
+    } finally {
+      await rm(magic, { force: true });
+      await rm(`${magic}.mgc`, { force: true });
+    }
+  });
+
+  // `git -C<folder>` is judged as `git -C <folder>` (the git here refuses the attached form; one
+  // that took it would enter the folder), so it runs unasked where the spaced form does, and a
+  // folder whose own .git names a program is still refused.
+  it("git -C<folder> runs as git -C <folder> does, and one whose .git runs a program is refused", async () => {
+    const spaced = await session.call("bash", { command: "git -C docs status --short" });
+    expect(spaced.type, text(spaced)).toBe("output");
+    const attached = await session.call("bash", { command: "git -Cdocs status --short" });
+    expect(attached.type, text(attached)).toBe("output");
+    expect(text(attached)).not.toMatch(/needs approval|not provably read-only/);
+    const handed = path.join(l.ws, "handed");
+    const marker = path.join(l.base, "ran-fsmonitor");
+    await mkdir(handed);
+    try {
+      spawnSync("git", ["init", "-q", handed]);
+      spawnSync("git", ["-C", handed, "config", "core.fsmonitor", `touch ${marker}; false`]);
+      spawnSync("/bin/bash", ["-c", "git -C handed status --short"], { cwd: l.ws });
+      expect(existsSync(marker), "plain bash did not run the fsmonitor program").toBe(true);
+      await rm(marker);
+      const envelope = await session.call("bash", { command: "git -Chanded status --short" });
+      expect(envelope.type, text(envelope)).toBe("error");
+      expect(text(envelope)).toMatch(/core\.fsmonitor/);
+      expect(existsSync(marker), "Lathe ran the fsmonitor program").toBe(false);
+    } finally {
+      await rm(handed, { recursive: true, force: true });
+      await rm(marker, { force: true });
+    }
+  });
+
   // PATH set to a number by arithmetic (the workspace folder 1), or unset (bash then runs a
   // command name as the file of that name where it runs): the workspace's cat runs unconfined.
   it.each(["((PATH=1)); cat README.md", "let PATH=1; cat README.md", "unset PATH; cat README.md"])(
@@ -572,6 +735,7 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
     "find homelink -maxdepth 1",
     "du -a homelink",
     "find docs -name '*.txt'",
+    "awk 'BEGIN { for (i = 1; i < ARGC; i++) print ARGV[i] } 1' README.md",
   ])("the read-only %s still runs", async (command) => {
     const envelope = await session.call("bash", { command });
     expect(envelope.type, text(envelope)).toBe("output");

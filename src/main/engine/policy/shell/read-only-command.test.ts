@@ -28,6 +28,7 @@ const READ_ONLY = [
   "git stash list",
   "git config --get user.email",
   "git -C sub log -1",
+  "git -Csub log -1",
   'git log --grep "$PATTERN"',
   "grep -rn foo src",
   "grep -rn foo src | head -20",
@@ -97,6 +98,13 @@ const READ_ONLY = [
   "sed -n '/start/,/end/p' f",
   "sha256sum a b",
   "od -An -tx1 -N4 /dev/urandom",
+  "nm -C --print-size a.o",
+  "bash --norc -c ls",
+  "unset -f PATH; cat a",
+  "let i++; cat a",
+  "zcat -r docs",
+  "awk 'BEGIN { for (i in ARGV) print ARGV[i]; if (ARGV[1] == \"x\") exit } 1' f",
+  "awk 'BEGIN { delete ARGV[1] } 1' f g",
 ];
 
 /**
@@ -120,6 +128,13 @@ const READS_UNSEEN: [string, RegExp][] = [
   ["find src -type f | xargs grep -l foo", /"grep" is given "<xargs input>"/],
   ["cat names.txt | xargs head", /"head" is given "<xargs input>"/],
   ["xargs -a names.txt cat", /"cat" is given "<xargs input>"/],
+  ["awk 'BEGIN { ARGV[1] = \"k\" } 1' f", /it changes ARGV, the files awk reads/],
+  ["awk 'BEGIN { ARGV[a[1]]++ } 1' f", /it changes ARGV/],
+  ["awk 'BEGIN { split(\"k\", ARGV) } 1' f", /it changes ARGV/],
+  ["awk 'BEGIN { getline ARGV[1] } 1' f", /it changes ARGV/],
+  ["zcat -rf homelink", /"zcat -rf" follows every symbolic link it meets/],
+  ["gunzip -c --for --recursive .", /"gunzip --for" follows every symbolic link/],
+  ["zcat -r ~", /"zcat" reads the whole folder "~", outside the workspace/],
   ["cd $H && cat .ssh/id_ed25519", /runs in a folder that is only known when the shell runs/],
   ['cd "$HOME/$d" && cat .ssh/id_ed25519', /runs in a folder that is only known when the shell runs/],
   // A HOME the command sets or unsets itself is never read as Lathe's.
@@ -249,6 +264,19 @@ const NOT_READ_ONLY: [string, RegExp][] = [
   ["tar tf x.tar $F", /could be an option of "tar"/],
   ["uniq in out", /writes/],
   ["kill 1", /"kill"/],
+  // Programs a reader runs: a shared library (nm --plugin, by a prefix too), a startup file, a
+  // variable naming zgrep's grep; and a PATH changed by arithmetic or unset.
+  ["nm --plugin ./p.so a.o", /"nm --plugin" may write files or run programs/],
+  ["nm --plug=./p.so a.o", /"nm --plug=\.\/p\.so" may write/],
+  ["bash --init-file ./x -ic true", /"bash --init-file" runs the startup file "\.\/x"/],
+  ["bash --rcfile x -i", /"bash --rcfile" runs the startup file/],
+  ["GREP=./evil zgrep foo a.gz", /setting GREP names the program zgrep runs/],
+  ["((PATH=1)); cat a", /setting PATH/],
+  ["let PATH+=1 x=2; cat a", /setting PATH/],
+  ["unset -v IFS PATH; cat a", /unsetting PATH/],
+  // getopt takes a prefix of a long option: file --comp writes x.mgc, date --se sets the clock.
+  ["file --comp -m x", /"file --comp" may write/],
+  ["date --se=2000-01-01", /"date --se=2000-01-01" may write/],
 ];
 
 describe("provablyReadOnly", () => {

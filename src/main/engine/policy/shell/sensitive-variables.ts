@@ -62,8 +62,32 @@ const LOOKUP_VARIABLES: Readonly<Record<string, string>> = {
   LESSOPEN: "is a command less runs on every file it opens",
   LESSCLOSE: "is a command less runs on every file it closes",
   LESS: "adds options, such as a log file to write, to less",
+  LESSKEYIN:
+    "makes less read key bindings from the file it names, whose #env section can set LESSOPEN (a program less runs)",
+  LESSKEY:
+    "makes less read key bindings from the file it names, whose #env section can set LESSOPEN (a program less runs)",
+  LESSKEY_CONTENT: "gives less key bindings whose #env section can set LESSOPEN (a program less runs)",
+  LESSKEYIN_SYSTEM:
+    "makes less read key bindings from the file it names, whose #env section can set LESSOPEN (a program less runs)",
+  LESSKEY_SYSTEM:
+    "makes less read key bindings from the file it names, whose #env section can set LESSOPEN (a program less runs)",
+  LESSHISTFILE: "changes which file less writes its history to",
+  MAGIC:
+    "makes file read its magic patterns from the file it names, printing lines it cannot read (a key's, too)",
+  BZIP2: "adds options and file names to bzip2 (bzip2 -c then compresses a file Lathe does not see named)",
+  BZIP: "adds options and file names to bzip2 (bzip2 -c then compresses a file Lathe does not see named)",
+  XZ_OPT:
+    "adds options to xz, such as --files=FILE, which reads file names from FILE (and prints its lines as names not found)",
+  XZ_DEFAULTS:
+    "adds options to xz, such as --files=FILE, which reads file names from FILE (and prints its lines as names not found)",
+  UNZIP: "adds options and an archive to read to unzip",
+  UNZIPOPT: "adds options and an archive to read to unzip",
+  ZIPINFO: "adds options and an archive to read to zipinfo",
+  ZIPINFOOPT: "adds options and an archive to read to zipinfo",
+  JDK_JAVA_OPTIONS: "adds options, such as agents to load, to every java process",
   MANOPT: "adds options, such as a pager to run, to man",
   TAR_OPTIONS: "adds options, such as a compression program to run (--use-compress-program), to tar",
+  GREP: "names the program zgrep runs as grep",
   RIPGREP_CONFIG_PATH:
     "makes rg read options, such as a program to run on every file (--pre), from the file it names",
   PS_FORMAT: "chooses the columns ps prints, such as other processes' command lines (args)",

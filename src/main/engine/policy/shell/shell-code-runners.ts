@@ -27,7 +27,14 @@ const shell: Handler = (tool, args) => {
     }
     if (text.startsWith("--")) {
       if (text === "--help" || text === "--version") return [];
-      i += text === "--rcfile" || text === "--init-file" ? 2 : 1;
+      // An interactive bash (`bash --rcfile f -i`) runs the file first, unconfined.
+      if (text === "--rcfile" || text === "--init-file")
+        return [
+          opaque(
+            `"${tool} ${text}" runs the startup file ${shown(args[i + 1]?.word.text ?? "")} first, whose contents Lathe cannot see`,
+          ),
+        ];
+      i++;
       continue;
     }
     if (!/^[-+][A-Za-z]+$/.test(text)) break;
