@@ -146,7 +146,7 @@ const leaked = (text: string): boolean => text.includes(KEY) || text.includes(EN
 const text = (e: Envelope): string => (e.type === "error" ? e.error_text : JSON.stringify(e.data));
 const hasRg = spawnSync("sh", ["-c", "command -v rg"]).status === 0;
 /** Readers outside bash's own command list that the first suite's settings add (see beforeAll). */
-const WIDENED_SHELL = ["zstd", "xzcat", "bzip2", "dir", "vdir", "zgrep", "nm", "objdump", "java"];
+const WIDENED_SHELL = ["zstd", "xzcat", "bzip2", "dir", "vdir", "zgrep", "nm", "objdump", "java", "deno"];
 
 /** Programs a row needs that may not be installed everywhere. */
 const OPTIONAL_PROGRAMS = ["zstd", "xzcat", "bzip2", "file"];
@@ -610,6 +610,37 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
       }
     },
   );
+
+  // A bash started without PATH looks names up in its default PATH, which ends with ".": a name
+  // the system's folders lack (deno here) runs the workspace's file of that name.
+  it.each([
+    ["env -i bash -c 'deno --version'", /"env" starts "bash" without PATH/],
+    ["env -u PATH bash -c 'deno --version'", /"env" starts "bash" without PATH/],
+    [
+      "export -n PATH; bash -c 'deno --version'",
+      /"export -n PATH" leaves it out of the commands started after/,
+    ],
+  ])("does not run a workspace program after %s", async (command, reason) => {
+    const marker = path.join(l.base, "ran-fake-deno");
+    await writeFile(path.join(l.ws, "deno"), `#!/bin/sh\n: > ${marker}\n`, { mode: 0o755 });
+    try {
+      spawnSync("/bin/bash", ["-c", command], { cwd: l.ws });
+      if (!existsSync(marker)) {
+        console.log(`skipped "${command}": a deno is installed in the system's folders here`);
+        return;
+      }
+      await rm(marker);
+      const envelope = await session.call("bash", { command });
+      expect(envelope.type, text(envelope)).toBe("error");
+      expect(text(envelope)).toMatch(reason);
+      expect(existsSync(marker), "Lathe ran the workspace's deno").toBe(false);
+      const kept = await session.call("bash", { command: "env -u LANG cat README.md" });
+      expect(kept.type, text(kept)).toBe("output");
+    } finally {
+      await rm(path.join(l.ws, "deno"), { force: true });
+      await rm(marker, { force: true });
+    }
+  });
 
   // `$HOME/x` is `~/x` for the policy: bash starts with Lathe's HOME.
   it.each(["du -sh $HOME/.ssh", 'du -s "${HOME}/.ssh"', "cd $HOME && du -sh .ssh"])(

@@ -103,6 +103,8 @@ const READ_ONLY = [
   "unset -f PATH; cat a",
   "let i++; cat a",
   "zcat -r docs",
+  "env -u LANG cat a",
+  "export -n X; cat a",
   "awk 'BEGIN { for (i in ARGV) print ARGV[i]; if (ARGV[1] == \"x\") exit } 1' f",
   "awk 'BEGIN { delete ARGV[1] } 1' f g",
 ];
@@ -274,6 +276,11 @@ const NOT_READ_ONLY: [string, RegExp][] = [
   ["((PATH=1)); cat a", /setting PATH/],
   ["let PATH+=1 x=2; cat a", /setting PATH/],
   ["unset -v IFS PATH; cat a", /unsetting PATH/],
+  ["env -i bash -c 'node --version'", /"env" starts "bash" without PATH/],
+  ["env - sh -c ls", /"env" starts "sh" without PATH/],
+  ["env --unset=PATH bash -c ls", /without PATH/],
+  ["export -n PATH; bash -c ls", /"export -n PATH" leaves it out/],
+  ["declare +x PATH; bash -c ls", /"declare \+x PATH" leaves it out/],
   // getopt takes a prefix of a long option: file --comp writes x.mgc, date --se sets the clock.
   ["file --comp -m x", /"file --comp" may write/],
   ["date --se=2000-01-01", /"date --se=2000-01-01" may write/],
