@@ -539,6 +539,31 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
     },
   );
 
+  // git config --includes follows a chosen file's include.path: one in the workspace can include
+  // an INI file in a hidden folder (~/.aws/credentials is one), which git config then prints.
+  it.each(["git config --file x.cfg --includes --list", "git config -f x.cfg --inc --get default.secret"])(
+    "%s, printing a hidden file the config includes, is refused",
+    async (command) => {
+      const included = path.join(l.home, ".ssh/credentials");
+      await writeFile(included, `[default]\n\tsecret = ${KEY}\n`);
+      await writeFile(path.join(l.ws, "x.cfg"), `[include]\n\tpath = ${included}\n`);
+      try {
+        const plain = spawnSync("/bin/bash", ["-c", command], { cwd: l.ws, encoding: "utf8" });
+        expect(plain.stdout, `plain bash did not print the secret: ${plain.stderr}`).toContain(KEY);
+        const envelope = await session.call("bash", { command });
+        expect(text(envelope), "Lathe let it print the secret").not.toContain(KEY);
+        expect(envelope.type, text(envelope)).toBe("error");
+        expect(text(envelope)).toMatch(/reads the files the config file includes/);
+        const plainList = await session.call("bash", { command: "git config -f x.cfg --list" });
+        expect(plainList.type, text(plainList)).toBe("output");
+        expect(text(plainList)).not.toContain(KEY);
+      } finally {
+        await rm(included, { force: true });
+        await rm(path.join(l.ws, "x.cfg"), { force: true });
+      }
+    },
+  );
+
   // getopt takes `--comp` for `--compile`: file then writes m.mgc, a write with no one asked.
   it("file --comp -m m, which writes m.mgc, needs a person", async () => {
     const magic = path.join(l.ws, "m");

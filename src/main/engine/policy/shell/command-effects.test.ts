@@ -167,6 +167,13 @@ const GIT: Row[] = [
   { source: "git --work-tree=../s checkout .", unclear: /another repository/ },
   { source: "git -C ../s init", writes: ["../s"] },
   { source: "git -C../s init", writes: ["../s"] },
+  // git takes a prefix of a long option; --includes follows a chosen file's include.path.
+  { source: "git config --rem core", writes: [".git/config"] },
+  { source: "git config --unset-a core.x", writes: [".git/config"] },
+  { source: "git config -f x.cfg --includes --list", unclear: /reads the files the config file includes/ },
+  { source: "git config --inc --file=x.cfg -l", unclear: /reads the files the config file includes/ },
+  { source: "git config -f x.cfg --list", unclear: false },
+  { source: "git config --includes --list", unclear: false },
   { source: "git -C../s log", unclear: false },
   { source: "git archive -o ../s/x.tar HEAD", writes: ["../s/x.tar"] },
   { source: "git archive --output=../s/x.tar HEAD", writes: ["../s/x.tar"] },
