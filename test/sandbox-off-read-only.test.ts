@@ -96,6 +96,7 @@ const ROWS: string[] = [
   "grep -r PRIVATE ~",
   "grep -rh PRIVATE ~/",
   "cd ~ && grep -rh PRIVATE",
+  "cd ~ && git grep --no-ind -h PRIVATE",
   "rg --hidden --no-ignore -N PRIVATE ~",
   "grep -R PRIVATE docs",
   "grep -rh --deref PRIVATE .",

@@ -136,6 +136,7 @@ const READS_UNSEEN: [string, RegExp][] = [
   ["awk 'BEGIN { getline ARGV[1] } 1' f", /it changes ARGV/],
   ["zcat -rf homelink", /"zcat -rf" follows every symbolic link it meets/],
   ["gunzip -c --for --recursive .", /"gunzip --for" follows every symbolic link/],
+  ["cd ~ && git grep --no-ind -h KEY", /"git" reads whole folders in "~"/],
   ["zcat -r ~", /"zcat" reads the whole folder "~", outside the workspace/],
   ["cd $H && cat .ssh/id_ed25519", /runs in a folder that is only known when the shell runs/],
   ['cd "$HOME/$d" && cat .ssh/id_ed25519', /runs in a folder that is only known when the shell runs/],

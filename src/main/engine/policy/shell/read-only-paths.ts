@@ -56,8 +56,9 @@ const RECURSIVE_READERS: Readonly<Record<string, (args: readonly string[]) => bo
   zgrep: grepRecurses,
   rg: () => true,
   diff: (args) => args.some((a) => /^-[A-Za-z]*r/.test(a) || isLongOption(a, "recursive")),
-  // `git diff --no-index` and `git grep --no-index` read folders outside any repository.
-  git: (args) => args.includes("--no-index"),
+  // `git diff --no-index` and `git grep --no-index` read folders outside any repository (git
+  // takes a prefix of it: `cd ~ && git grep --no-ind KEY` read ~/.ssh).
+  git: (args) => args.some((a) => isLongOption(a, "no-index")),
   // gzip -r reads every file below a folder (zcat -rf prints those not compressed as they are), zstd -r too.
   zcat: gzipRecurses,
   gzip: gzipRecurses,
