@@ -169,6 +169,7 @@ const GIT: Row[] = [
   { source: "git -C../s init", writes: ["../s"] },
   // git takes a prefix of a long option; --includes follows a chosen file's include.path.
   { source: "git config --rem core", writes: [".git/config"] },
+  { source: "git config --ed", unclear: /opens an editor/ },
   { source: "git config --unset-a core.x", writes: [".git/config"] },
   { source: "git config -f x.cfg --includes --list", unclear: /reads the files the config file includes/ },
   { source: "git config --inc --file=x.cfg -l", unclear: /reads the files the config file includes/ },

@@ -111,7 +111,7 @@ const CONFIG_VALUE_OPTIONS = new Set([
 ]);
 
 function config(args: readonly ShellWord[]): CommandEffects {
-  if (args.some((a) => a.text === "-e" || a.text === "--edit" || a.text === "edit")) {
+  if (args.some((a) => a.text === "-e" || isLongOption(a.text, "edit") || a.text === "edit")) {
     return effects([], ["git config --edit opens an editor on a config file"]);
   }
   const operands: ShellWord[] = [];
