@@ -138,6 +138,7 @@ const ROWS: string[] = [
   "ps -efww | grep api-key",
   "ps -eo pid,args",
   "pgrep -af api-key",
+  "pgrep --list-fu -f api-key",
 ];
 
 /** A process started with the key as an argument, as a stdio MCP server's "args" may hold one. */
@@ -579,6 +580,23 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
     } finally {
       await rm(magic, { force: true });
       await rm(`${magic}.mgc`, { force: true });
+    }
+  });
+
+  // pgrep -f matches against other processes' command lines: whether it finds one tells whether
+  // a guess is in it, so a key is read a letter at a time.
+  it("pgrep -f, which tells whether another process's command line holds a guess, is refused", async () => {
+    const found = (pattern: string) =>
+      spawnSync("/bin/bash", ["-c", `pgrep -f '${pattern}'`], { cwd: l.ws }).status === 0;
+    expect(
+      found(`api-key=${ENV_VALUE.slice(0, 10)}`),
+      "plain bash: pgrep -f did not find the key's start",
+    ).toBe(true);
+    expect(found("api-key=no-such-guess"), "plain bash: pgrep -f found a wrong guess").toBe(false);
+    for (const command of [`pgrep -f 'api-key=${ENV_VALUE.slice(0, 10)}'`, "pgrep --fu api-key=p"]) {
+      const envelope = await session.call("bash", { command });
+      expect(envelope.type, text(envelope)).toBe("error");
+      expect(text(envelope)).toMatch(/matches its pattern against the command lines of other processes/);
     }
   });
 
