@@ -600,6 +600,37 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
     }
   });
 
+  // less -t opens the file a tags file names for the tag; on a terminal (Lathe's bash has one)
+  // it shows it: a workspace tags file can name the key.
+  it.each(["less -F -t foo", "less -F --tag=foo"])(
+    "%s, showing the file a tags file names, is refused",
+    async (command) => {
+      if (spawnSync("sh", ["-c", "command -v script && command -v less"]).status !== 0) {
+        console.log(`skipped "${command}": script or less is not installed here`);
+        return;
+      }
+      await writeFile(path.join(l.ws, "tags"), `foo\t${path.join(l.home, ".ssh/id_ed25519")}\t1\n`);
+      try {
+        const plain = spawnSync("script", ["-qc", command, "/dev/null"], {
+          cwd: l.ws,
+          encoding: "utf8",
+          input: "",
+          timeout: 10_000,
+        });
+        expect(plain.stdout, `plain bash on a terminal did not show the key: ${plain.stderr}`).toContain(KEY);
+        const envelope = await session.call("bash", { command, timeout_ms: 10_000 });
+        expect(text(envelope), "Lathe let less show the key").not.toContain(KEY);
+        expect(envelope.type, text(envelope)).toBe("error");
+        expect(text(envelope)).toMatch(/opens the file a tags file names for the tag/);
+        const named = await session.call("bash", { command: "less -F README.md", timeout_ms: 10_000 });
+        expect(named.type, text(named)).toBe("output");
+        expect(text(named)).toContain("hello");
+      } finally {
+        await rm(path.join(l.ws, "tags"), { force: true });
+      }
+    },
+  );
+
   // `git -C<folder>` is judged as `git -C <folder>` (the git here refuses the attached form; one
   // that took it would enter the folder), so it runs unasked where the spaced form does, and a
   // folder whose own .git names a program is still refused.

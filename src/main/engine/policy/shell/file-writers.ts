@@ -528,7 +528,8 @@ const flock: EffectsOf = (program, args) => {
  * less writes a log of its input with -o/-O/--log-file; `+cmd` runs less commands (`!` runs a
  * shell); a lesskey file (-k, --lesskey-file, --lesskey-src, --lesskey-content) may set LESSOPEN
  * in its #env section, a program less runs on every file. less takes a long option by any
- * prefix that names one option (`--log-f=x`, `--lesskey-s=k`).
+ * prefix that names one option (`--log-f=x`, `--lesskey-s=k`). With -t it opens the file a tags
+ * file names (on Lathe's terminal, `less -F -t foo` shows it).
  */
 const less: EffectsOf = (program, args) => {
   const writes: ShellWord[] = [];
@@ -552,6 +553,11 @@ const less: EffectsOf = (program, args) => {
     )
       reasons.push(
         `"${program} ${a.text}" reads key bindings from a lesskey file, whose #env section can set LESSOPEN, a program less runs on every file`,
+      );
+    // `less -t tag` opens the file a tags file (./tags, or -T's) names for the tag: any file.
+    if ((long && isLongOption(a.text, "tag")) || (!long && /^-[A-Za-z]*?t/.test(a.text)))
+      reasons.push(
+        `"${program} ${a.text}" opens the file a tags file names for the tag, which Lathe does not check against the hidden paths; name the file to less instead`,
       );
     if (a.text.startsWith("+"))
       reasons.push(`"${program}" runs the commands ${shown(a.text)} when it starts`);

@@ -72,6 +72,7 @@ const LOOKUP_VARIABLES: Readonly<Record<string, string>> = {
   LESSKEY_SYSTEM:
     "makes less read key bindings from the file it names, whose #env section can set LESSOPEN (a program less runs)",
   LESSHISTFILE: "changes which file less writes its history to",
+  LESSGLOBALTAGS: "names a program less runs to look tags up (less -t)",
   MAGIC:
     "makes file read its magic patterns from the file it names, printing lines it cannot read (a key's, too)",
   BZIP2: "adds options and file names to bzip2 (bzip2 -c then compresses a file Lathe does not see named)",
