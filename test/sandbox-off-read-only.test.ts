@@ -631,6 +631,23 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
     },
   );
 
+  // TAPE names the archive tar reads when given no -f: one in a hidden folder, named nowhere else.
+  it("TAPE=homelink/.ssh/keys.tar tar -t, listing an archive in ~/.ssh, is refused", async () => {
+    const archive = path.join(l.home, ".ssh/keys.tar");
+    spawnSync("tar", ["cf", archive, "id_ed25519"], { cwd: path.join(l.home, ".ssh") });
+    const command = "TAPE=homelink/.ssh/keys.tar tar -t";
+    try {
+      const plain = spawnSync("/bin/bash", ["-c", command], { cwd: l.ws, encoding: "utf8" });
+      expect(plain.stdout, `plain bash did not list the archive: ${plain.stderr}`).toContain("id_ed25519");
+      const envelope = await session.call("bash", { command });
+      expect(text(envelope), "Lathe let tar list it").not.toContain("id_ed25519");
+      expect(envelope.type, text(envelope)).toBe("error");
+      expect(text(envelope)).toMatch(/setting TAPE names the archive tar reads/);
+    } finally {
+      await rm(archive, { force: true });
+    }
+  });
+
   // `git -C<folder>` is judged as `git -C <folder>` (the git here refuses the attached form; one
   // that took it would enter the folder), so it runs unasked where the spaced form does, and a
   // folder whose own .git names a program is still refused.

@@ -137,6 +137,7 @@ const READS_UNSEEN: [string, RegExp][] = [
   ["zcat -rf homelink", /"zcat -rf" follows every symbolic link it meets/],
   ["gunzip -c --for --recursive .", /"gunzip --for" follows every symbolic link/],
   ["cd ~ && git grep --no-ind -h KEY", /"git" reads whole folders in "~"/],
+  ["TAPE=host:x tar -t", /setting TAPE names the archive tar reads/],
   ["less -F -t foo", /"less -t" opens the file a tags file names/],
   ["LESSGLOBALTAGS=./g less -t x", /setting LESSGLOBALTAGS/],
   ["pgrep -f api-key=a", /matches its pattern against the command lines of other processes/],

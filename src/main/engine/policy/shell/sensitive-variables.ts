@@ -88,6 +88,7 @@ const LOOKUP_VARIABLES: Readonly<Record<string, string>> = {
   JDK_JAVA_OPTIONS: "adds options, such as agents to load, to every java process",
   MANOPT: "adds options, such as a pager to run, to man",
   TAR_OPTIONS: "adds options, such as a compression program to run (--use-compress-program), to tar",
+  TAPE: "names the archive tar reads when given no -f (any file, and host:file through a remote shell)",
   GREP: "names the program zgrep runs as grep",
   RIPGREP_CONFIG_PATH:
     "makes rg read options, such as a program to run on every file (--pre), from the file it names",
