@@ -409,6 +409,41 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
     );
   });
 
+  // With brace expansion off, `{a,b}` is a file name as written: a committed link so named reads
+  // the key, while Lathe checks a and b. (With globbing off, `[k]` is checked as written too.)
+  it.each([
+    "set +B; cat {a,b}",
+    "set +o braceexpand; cat {a,b}",
+    "shopt -u -o braceexpand; cat {a,b}",
+    "bash +B -c 'cat {a,b}'",
+    "set -f; cat [k]",
+  ])("%s, reading a link named as the pattern, is refused", async (command) => {
+    const links = ["[k]", "{a,b}"].map((name) => path.join(l.ws, name));
+    for (const link of links) await symlink(path.join(l.home, ".ssh/id_ed25519"), link);
+    // What Lathe expands them to: plain files.
+    const plainFiles = ["k", "a", "b"].map((name) => path.join(l.ws, name));
+    for (const file of plainFiles) await writeFile(file, "plain\n");
+    try {
+      const plain = spawnSync("/bin/bash", ["-c", command], { cwd: l.ws, encoding: "utf8" });
+      expect(plain.stdout, `plain bash did not print the key: ${plain.stderr}`).toContain(KEY);
+      const envelope = await session.call("bash", { command });
+      expect(text(envelope), "Lathe let it print the key").not.toContain(KEY);
+      expect(envelope.type, text(envelope)).toBe("error");
+      expect(text(envelope)).toMatch(
+        command.includes("[k]")
+          ? /commands may not read: ~\/\.ssh/
+          : /turns brace expansion off, so \{a,b\} names the file/,
+      );
+    } finally {
+      for (const file of [...links, ...plainFiles]) await rm(file, { force: true });
+    }
+  });
+
+  it("set -euo pipefail, which leaves expansion on, still runs", async () => {
+    const envelope = await session.call("bash", { command: "set -euo pipefail; cat README.md" });
+    expect(envelope.type, text(envelope)).toBe("output");
+  });
+
   it("a shell option that leaves globs as they are still runs (shopt -s nullglob; ls)", async () => {
     const envelope = await session.call("bash", { command: "shopt -s nullglob; ls README.md" });
     expect(envelope.type, text(envelope)).toBe("output");
