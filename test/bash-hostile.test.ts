@@ -153,7 +153,8 @@ const bashRows: Array<[string, string, RegExp]> = [
   // redirection
   ["redirection into ~/.bashrc", "echo evil > ~/.bashrc", OUTSIDE],
   ["append to ~/.profile", "echo evil >> ~/.profile", OUTSIDE],
-  ["redirection through $HOME", "echo evil > $HOME/.bashrc", NEEDS_PERSON],
+  // $HOME/… is read as ~/… (bash starts with Lathe's HOME): refused as ~/.bashrc is.
+  ["redirection through $HOME", "echo evil > $HOME/.bashrc", OUTSIDE],
   ["redirection outside the root", "echo evil > ../sentinel/keep.txt", OUTSIDE],
   ["redirection to /etc", "echo evil > /etc/cron.d/lathe", OUTSIDE],
   ["redirection into a git hook", "echo evil > .git/hooks/pre-commit", SELF],
@@ -240,7 +241,7 @@ const bashRows: Array<[string, string, RegExp]> = [
   ["rm -rf .", "rm -rf .", DELETE],
   ["rm -rf *", "rm -rf *", DELETE],
   ["rm -rf ..", "rm -rf ..", OUTSIDE],
-  ["rm -r $HOME", "rm -r $HOME", DELETE],
+  ["rm -r $HOME", "rm -r $HOME", OUTSIDE],
   // size
   // Refused as a write outside: the analysis sees all 14,000 commands (well within its count of
   // steps) whatever the machine's load.

@@ -86,6 +86,9 @@ const ROWS: string[] = [
   "sort --files0=names0",
   "sort --files=names0",
   "sed '1r docs/key.txt' README.md",
+  // awk reads the files ARGV holds after BEGIN, which the program may change.
+  `awk 'BEGIN { ARGV[1] = "docs/key.txt" } 1' README.md`,
+  `awk 'BEGIN { sub(/README.md/, "docs/key.txt", ARGV[1]) } 1' README.md`,
   'sed "1r $HOME/.ssh/id_ed25519" README.md',
   "find docs -name '*.txt' -exec cat {} \\;",
   "find docs | xargs grep -h PRIVATE",
@@ -93,6 +96,7 @@ const ROWS: string[] = [
   "grep -r PRIVATE ~",
   "grep -rh PRIVATE ~/",
   "cd ~ && grep -rh PRIVATE",
+  "cd ~ && git grep --no-ind -h PRIVATE",
   "rg --hidden --no-ignore -N PRIVATE ~",
   "grep -R PRIVATE docs",
   "grep -rh --deref PRIVATE .",
@@ -104,6 +108,20 @@ const ROWS: string[] = [
   "grep -d rec PRIVATE homelink",
   "diff --rec -N homelink docs",
   "grep -rh PRIVATE homelink",
+  // gzip -r reads every file below a folder; with -f, those not compressed as they are, through links.
+  "zcat -rf homelink",
+  "gunzip -crf .",
+  "zcat -f --rec homelink/",
+  "zstd -dcfr homelink",
+  // File names read from a file (xz --files, zstd --filelist), printed as they are with -f.
+  "xzcat -f --files=names.txt",
+  "zstd -dcf --filelist=names.txt",
+  // A variable naming the file a reader reads: file's magic patterns (it prints the lines it
+  // cannot read), bzip2's and xz's options (file names and --files too).
+  "MAGIC=docs/key.txt file README.md 2>&1",
+  "BZIP2=docs/key.txt bzip2 -c README.md | bzip2 -dc",
+  "BZIP=docs/key.txt bzip2 -c README.md | bzip2 -dc",
+  "XZ_OPT=--files=names.txt xzcat -f",
   "rg --hidden --no-ignore -N PRIVATE homelink/",
   // /proc/self/cwd is the command's folder for the command, Lathe's own for the check.
   "cat /proc/self/cwd/homelink/.ssh/id_ed25519",
@@ -120,6 +138,7 @@ const ROWS: string[] = [
   "ps -efww | grep api-key",
   "ps -eo pid,args",
   "pgrep -af api-key",
+  "pgrep --list-fu -f api-key",
 ];
 
 /** A process started with the key as an argument, as a stdio MCP server's "args" may hold one. */
@@ -128,7 +147,19 @@ let argvHolder: ReturnType<typeof spawn> | undefined;
 const leaked = (text: string): boolean => text.includes(KEY) || text.includes(ENV_VALUE);
 const text = (e: Envelope): string => (e.type === "error" ? e.error_text : JSON.stringify(e.data));
 const hasRg = spawnSync("sh", ["-c", "command -v rg"]).status === 0;
-const skipped = (row: string): boolean => row.startsWith("rg ") && !hasRg;
+/** Readers outside bash's own command list that the first suite's settings add (see beforeAll). */
+const WIDENED_SHELL = ["zstd", "xzcat", "bzip2", "dir", "vdir", "zgrep", "nm", "objdump", "java", "deno"];
+
+/** Programs a row needs that may not be installed everywhere. */
+const OPTIONAL_PROGRAMS = ["zstd", "xzcat", "bzip2", "file"];
+const skipped = (row: string): boolean => {
+  if (row.startsWith("rg ") && !hasRg) return true;
+  const missing = OPTIONAL_PROGRAMS.find(
+    (p) => row.includes(`${p} `) && spawnSync("sh", ["-c", `command -v ${p}`]).status !== 0,
+  );
+  if (missing !== undefined) console.log(`skipped "${row}": ${missing} is not installed here`);
+  return missing !== undefined;
+};
 
 /** A sandbox-off engine on a temp folder, every bash command allowed, HOME its `home` until close. */
 interface SandboxOff {
@@ -200,6 +231,8 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
       JSON.stringify({
         permissions: [{ permission: "bash", pattern: "*", action: "allow" }],
         sandbox: { enabled: false },
+        // Readers a person may add to the commands bash runs: the read-only list knows them.
+        shell: WIDENED_SHELL.map((cmd) => ({ cmd })),
       }),
     );
     engine = await Engine.create({ root: l.ws, latheHome: l.lh });
@@ -247,8 +280,14 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
       // getopt takes a prefix of a long option for it.
       "ls -a --rec homelink/",
       "ls -aRL . | grep -A3 homelink/",
+      // dir and vdir are ls.
+      "dir -aR homelink/",
+      "vdir -a --rec homelink/",
       "du -aL --max-depth=2 .",
       "du -a homelink/",
+      // --dereference-args by a prefix getopt takes: du follows the link it is given.
+      "du -a --dereference-a homelink",
+      "du -a --dereference-args homelink",
       // -f prints each name with its path, as find does.
       "tree -a -l -f .",
     ].map((row) => [row] as const),
@@ -373,6 +412,41 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
     );
   });
 
+  // With brace expansion off, `{a,b}` is a file name as written: a committed link so named reads
+  // the key, while Lathe checks a and b. (With globbing off, `[k]` is checked as written too.)
+  it.each([
+    "set +B; cat {a,b}",
+    "set +o braceexpand; cat {a,b}",
+    "shopt -u -o braceexpand; cat {a,b}",
+    "bash +B -c 'cat {a,b}'",
+    "set -f; cat [k]",
+  ])("%s, reading a link named as the pattern, is refused", async (command) => {
+    const links = ["[k]", "{a,b}"].map((name) => path.join(l.ws, name));
+    for (const link of links) await symlink(path.join(l.home, ".ssh/id_ed25519"), link);
+    // What Lathe expands them to: plain files.
+    const plainFiles = ["k", "a", "b"].map((name) => path.join(l.ws, name));
+    for (const file of plainFiles) await writeFile(file, "plain\n");
+    try {
+      const plain = spawnSync("/bin/bash", ["-c", command], { cwd: l.ws, encoding: "utf8" });
+      expect(plain.stdout, `plain bash did not print the key: ${plain.stderr}`).toContain(KEY);
+      const envelope = await session.call("bash", { command });
+      expect(text(envelope), "Lathe let it print the key").not.toContain(KEY);
+      expect(envelope.type, text(envelope)).toBe("error");
+      expect(text(envelope)).toMatch(
+        command.includes("[k]")
+          ? /commands may not read: ~\/\.ssh/
+          : /turns brace expansion off, so \{a,b\} names the file/,
+      );
+    } finally {
+      for (const file of [...links, ...plainFiles]) await rm(file, { force: true });
+    }
+  });
+
+  it("set -euo pipefail, which leaves expansion on, still runs", async () => {
+    const envelope = await session.call("bash", { command: "set -euo pipefail; cat README.md" });
+    expect(envelope.type, text(envelope)).toBe("output");
+  });
+
   it("a shell option that leaves globs as they are still runs (shopt -s nullglob; ls)", async () => {
     const envelope = await session.call("bash", { command: "shopt -s nullglob; ls README.md" });
     expect(envelope.type, text(envelope)).toBe("output");
@@ -422,6 +496,319 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
       await rm(path.join(l.ws, "bin"), { recursive: true });
     }
     expect(existsSync(marker)).toBe(false);
+  });
+
+  // A reader told to run a workspace file: bash's startup file, the grep zgrep runs, nm's plugin
+  // (a shared library). Each runs unconfined under plain bash; Lathe asks first.
+  it.each([
+    ["bash --init-file ./startup -ic true", /"bash --init-file" runs the startup file/, "bash"],
+    ["bash --rcfile startup -i -c true", /"bash --rcfile" runs the startup file/, "bash"],
+    ["GREP=./prog.sh zgrep hello README.md", /setting GREP names the program zgrep runs/, "zgrep"],
+    // A lesskey file's #env section sets LESSOPEN, which less runs on the file.
+    ["LESSKEYIN=keys less -F README.md", /setting LESSKEYIN makes less read key bindings/, "less"],
+    ["less --lesskey-src=keys -F README.md", /"less --lesskey-src=keys" reads key bindings/, "less"],
+    ["less --lesskey-s keys -F README.md", /"less --lesskey-s" reads key bindings/, "less"],
+    ["nm --plugin ./plugin.so a.o", /"nm --plugin" may write files or run programs/, "gcc nm"],
+    ["nm --plug=./plugin.so a.o", /"nm --plug=\.\/plugin\.so" may write files/, "gcc nm"],
+    // java loads the agent its launcher's variable names, with --version too.
+    ["JDK_JAVA_OPTIONS=-agentpath:./plugin.so java --version", /setting JDK_JAVA_OPTIONS/, "gcc java"],
+  ])("does not run the workspace file %s names", async (command, reason, needs) => {
+    const missing = needs.split(" ").find((p) => spawnSync("sh", ["-c", `command -v ${p}`]).status !== 0);
+    if (missing !== undefined) {
+      console.log(`skipped "${command}": ${missing} is not installed here`);
+      return;
+    }
+    const marker = path.join(l.base, "ran-workspace-file");
+    const made = ["startup", "prog.sh", "keys", "plugin.c", "plugin.so", "a.c", "a.o"].map((f) =>
+      path.join(l.ws, f),
+    );
+    await writeFile(path.join(l.ws, "startup"), `: > ${marker}\n`);
+    await writeFile(path.join(l.ws, "keys"), "#env\nLESSOPEN=|./prog.sh %s\n");
+    await writeFile(path.join(l.ws, "prog.sh"), `#!/bin/sh\n: > ${marker}\n`, { mode: 0o755 });
+    if (command.includes("plugin.so")) {
+      await writeFile(
+        path.join(l.ws, "plugin.c"),
+        `#include <stdio.h>\n__attribute__((constructor)) static void ran(void) { FILE *f = fopen("${marker}", "w"); if (f) fclose(f); }\n`,
+      );
+      await writeFile(path.join(l.ws, "a.c"), "int main(void) { return 0; }\n");
+      spawnSync("gcc", ["-shared", "-fPIC", "-o", "plugin.so", "plugin.c"], { cwd: l.ws });
+      spawnSync("gcc", ["-c", "-o", "a.o", "a.c"], { cwd: l.ws });
+    }
+    try {
+      spawnSync("/bin/bash", ["-c", command], { cwd: l.ws, stdio: "ignore" });
+      expect(existsSync(marker), "plain bash did not run the workspace file").toBe(true);
+      await rm(marker);
+      const envelope = await session.call("bash", { command });
+      expect(envelope.type, text(envelope)).toBe("error");
+      expect(text(envelope)).toMatch(reason);
+      expect(existsSync(marker), "Lathe ran the workspace file").toBe(false);
+    } finally {
+      for (const file of [...made, marker]) await rm(file, { force: true });
+    }
+  });
+
+  // objdump -S prints the source files an object's debug information names: one committed to a
+  // repository can name the key (gcc's #line directive does).
+  it.each(["objdump -S d.o", "objdump -dS d.o", "objdump --source-comment d.o"])(
+    "%s, printing a source file the object names, is refused",
+    async (command) => {
+      if (spawnSync("sh", ["-c", "command -v gcc && command -v objdump"]).status !== 0) {
+        console.log(`skipped "${command}": gcc or objdump is not installed here`);
+        return;
+      }
+      const source = path.join(l.ws, "d.c");
+      await writeFile(
+        source,
+        `#line 1 "${path.join(l.home, ".ssh/id_ed25519")}"\nint f(int x) { return x + 1; }\n`,
+      );
+      try {
+        spawnSync("gcc", ["-gdwarf-4", "-c", "-o", "d.o", "d.c"], { cwd: l.ws });
+        await rm(source);
+        const plain = spawnSync("/bin/bash", ["-c", command], { cwd: l.ws, encoding: "utf8" });
+        expect(plain.stdout, `plain bash did not print the key: ${plain.stderr}`).toContain(KEY);
+        const envelope = await session.call("bash", { command });
+        expect(text(envelope), "Lathe let it print the key").not.toContain(KEY);
+        expect(envelope.type, text(envelope)).toBe("error");
+        expect(text(envelope)).toMatch(/reads the names of the files it reads from another file/);
+        const listed = await session.call("bash", { command: "objdump -d d.o" });
+        expect(listed.type, text(listed)).toBe("output");
+      } finally {
+        await rm(source, { force: true });
+        await rm(path.join(l.ws, "d.o"), { force: true });
+      }
+    },
+  );
+
+  // git config --includes follows a chosen file's include.path: one in the workspace can include
+  // an INI file in a hidden folder (~/.aws/credentials is one), which git config then prints.
+  it.each(["git config --file x.cfg --includes --list", "git config -f x.cfg --inc --get default.secret"])(
+    "%s, printing a hidden file the config includes, is refused",
+    async (command) => {
+      const included = path.join(l.home, ".ssh/credentials");
+      await writeFile(included, `[default]\n\tsecret = ${KEY}\n`);
+      await writeFile(path.join(l.ws, "x.cfg"), `[include]\n\tpath = ${included}\n`);
+      try {
+        const plain = spawnSync("/bin/bash", ["-c", command], { cwd: l.ws, encoding: "utf8" });
+        expect(plain.stdout, `plain bash did not print the secret: ${plain.stderr}`).toContain(KEY);
+        const envelope = await session.call("bash", { command });
+        expect(text(envelope), "Lathe let it print the secret").not.toContain(KEY);
+        expect(envelope.type, text(envelope)).toBe("error");
+        expect(text(envelope)).toMatch(/reads the files the config file includes/);
+        const plainList = await session.call("bash", { command: "git config -f x.cfg --list" });
+        expect(plainList.type, text(plainList)).toBe("output");
+        expect(text(plainList)).not.toContain(KEY);
+      } finally {
+        await rm(included, { force: true });
+        await rm(path.join(l.ws, "x.cfg"), { force: true });
+      }
+    },
+  );
+
+  // getopt takes `--comp` for `--compile`: file then writes m.mgc, a write with no one asked.
+  it("file --comp -m m, which writes m.mgc, needs a person", async () => {
+    const magic = path.join(l.ws, "m");
+    await writeFile(magic, "0 string PRIVATE key\n");
+    try {
+      spawnSync("/bin/bash", ["-c", "file --comp -m m"], { cwd: l.ws });
+      expect(existsSync(`${magic}.mgc`), "plain bash did not write m.mgc").toBe(true);
+      await rm(`${magic}.mgc`);
+      const envelope = await session.call("bash", { command: "file --comp -m m" });
+      expect(text(envelope)).toMatch(/"file --comp" may write files or run programs/);
+      expect(existsSync(`${magic}.mgc`), "Lathe let file write m.mgc").toBe(false);
+    } finally {
+      await rm(magic, { force: true });
+      await rm(`${magic}.mgc`, { force: true });
+    }
+  });
+
+  // pgrep -f matches against other processes' command lines: whether it finds one tells whether
+  // a guess is in it, so a key is read a letter at a time.
+  it("pgrep -f, which tells whether another process's command line holds a guess, is refused", async () => {
+    const found = (pattern: string) =>
+      spawnSync("/bin/bash", ["-c", `pgrep -f '${pattern}'`], { cwd: l.ws }).status === 0;
+    expect(
+      found(`api-key=${ENV_VALUE.slice(0, 10)}`),
+      "plain bash: pgrep -f did not find the key's start",
+    ).toBe(true);
+    expect(found("api-key=no-such-guess"), "plain bash: pgrep -f found a wrong guess").toBe(false);
+    for (const command of [`pgrep -f 'api-key=${ENV_VALUE.slice(0, 10)}'`, "pgrep --fu api-key=p"]) {
+      const envelope = await session.call("bash", { command });
+      expect(envelope.type, text(envelope)).toBe("error");
+      expect(text(envelope)).toMatch(/matches its pattern against the command lines of other processes/);
+    }
+  });
+
+  // less -t opens the file a tags file names for the tag; on a terminal (Lathe's bash has one)
+  // it shows it: a workspace tags file can name the key.
+  it.each(["less -F -t foo", "less -F --tag=foo"])(
+    "%s, showing the file a tags file names, is refused",
+    async (command) => {
+      if (spawnSync("sh", ["-c", "command -v script && command -v less"]).status !== 0) {
+        console.log(`skipped "${command}": script or less is not installed here`);
+        return;
+      }
+      await writeFile(path.join(l.ws, "tags"), `foo\t${path.join(l.home, ".ssh/id_ed25519")}\t1\n`);
+      try {
+        const plain = spawnSync("script", ["-qc", command, "/dev/null"], {
+          cwd: l.ws,
+          encoding: "utf8",
+          input: "",
+          timeout: 10_000,
+        });
+        expect(plain.stdout, `plain bash on a terminal did not show the key: ${plain.stderr}`).toContain(KEY);
+        const envelope = await session.call("bash", { command, timeout_ms: 10_000 });
+        expect(text(envelope), "Lathe let less show the key").not.toContain(KEY);
+        expect(envelope.type, text(envelope)).toBe("error");
+        expect(text(envelope)).toMatch(/opens the file a tags file names for the tag/);
+        const named = await session.call("bash", { command: "less -F README.md", timeout_ms: 10_000 });
+        expect(named.type, text(named)).toBe("output");
+        expect(text(named)).toContain("hello");
+      } finally {
+        await rm(path.join(l.ws, "tags"), { force: true });
+      }
+    },
+  );
+
+  // TAPE names the archive tar reads when given no -f: one in a hidden folder, named nowhere else.
+  it("TAPE=homelink/.ssh/keys.tar tar -t, listing an archive in ~/.ssh, is refused", async () => {
+    const archive = path.join(l.home, ".ssh/keys.tar");
+    spawnSync("tar", ["cf", archive, "id_ed25519"], { cwd: path.join(l.home, ".ssh") });
+    const command = "TAPE=homelink/.ssh/keys.tar tar -t";
+    try {
+      const plain = spawnSync("/bin/bash", ["-c", command], { cwd: l.ws, encoding: "utf8" });
+      expect(plain.stdout, `plain bash did not list the archive: ${plain.stderr}`).toContain("id_ed25519");
+      const envelope = await session.call("bash", { command });
+      expect(text(envelope), "Lathe let tar list it").not.toContain("id_ed25519");
+      expect(envelope.type, text(envelope)).toBe("error");
+      expect(text(envelope)).toMatch(/setting TAPE names the archive tar reads/);
+    } finally {
+      await rm(archive, { force: true });
+    }
+  });
+
+  // `git -C<folder>` is judged as `git -C <folder>` (the git here refuses the attached form; one
+  // that took it would enter the folder), so it runs unasked where the spaced form does, and a
+  // folder whose own .git names a program is still refused.
+  it("git -C<folder> runs as git -C <folder> does, and one whose .git runs a program is refused", async () => {
+    const spaced = await session.call("bash", { command: "git -C docs status --short" });
+    expect(spaced.type, text(spaced)).toBe("output");
+    const attached = await session.call("bash", { command: "git -Cdocs status --short" });
+    expect(attached.type, text(attached)).toBe("output");
+    expect(text(attached)).not.toMatch(/needs approval|not provably read-only/);
+    const handed = path.join(l.ws, "handed");
+    const marker = path.join(l.base, "ran-fsmonitor");
+    await mkdir(handed);
+    try {
+      spawnSync("git", ["init", "-q", handed]);
+      spawnSync("git", ["-C", handed, "config", "core.fsmonitor", `touch ${marker}; false`]);
+      spawnSync("/bin/bash", ["-c", "git -C handed status --short"], { cwd: l.ws });
+      expect(existsSync(marker), "plain bash did not run the fsmonitor program").toBe(true);
+      await rm(marker);
+      const envelope = await session.call("bash", { command: "git -Chanded status --short" });
+      expect(envelope.type, text(envelope)).toBe("error");
+      expect(text(envelope)).toMatch(/core\.fsmonitor/);
+      expect(existsSync(marker), "Lathe ran the fsmonitor program").toBe(false);
+    } finally {
+      await rm(handed, { recursive: true, force: true });
+      await rm(marker, { force: true });
+    }
+  });
+
+  // PATH set to a number by arithmetic (the workspace folder 1), or unset (bash then runs a
+  // command name as the file of that name where it runs): the workspace's cat runs unconfined.
+  it.each(["((PATH=1)); cat README.md", "let PATH=1; cat README.md", "unset PATH; cat README.md"])(
+    "does not run a workspace program after %s",
+    async (command) => {
+      const marker = path.join(l.base, "ran-fake-cat");
+      // No touch: with PATH=1 the script finds no program either.
+      const fake = `#!/bin/sh\n: > ${marker}\n`;
+      await mkdir(path.join(l.ws, "1"), { recursive: true });
+      await writeFile(path.join(l.ws, "1/cat"), fake, { mode: 0o755 });
+      await writeFile(path.join(l.ws, "cat"), fake, { mode: 0o755 });
+      try {
+        spawnSync("/bin/bash", ["-c", command], { cwd: l.ws });
+        expect(existsSync(marker), "plain bash did not run the workspace's cat").toBe(true);
+        await rm(marker);
+        const envelope = await session.call("bash", { command });
+        expect(envelope.type, text(envelope)).toBe("error");
+        expect(text(envelope)).toMatch(/cannot be fully seen: .*(setting|unsetting) PATH/);
+        expect(existsSync(marker), "Lathe ran the workspace's cat").toBe(false);
+      } finally {
+        await rm(path.join(l.ws, "1"), { recursive: true, force: true });
+        await rm(path.join(l.ws, "cat"), { force: true });
+        await rm(marker, { force: true });
+      }
+    },
+  );
+
+  // A bash started without PATH looks names up in its default PATH, which ends with ".": a name
+  // the system's folders lack (deno here) runs the workspace's file of that name.
+  it.each([
+    ["env -i bash -c 'deno --version'", /"env" starts "bash" without PATH/],
+    ["env -u PATH bash -c 'deno --version'", /"env" starts "bash" without PATH/],
+    [
+      "export -n PATH; bash -c 'deno --version'",
+      /"export -n PATH" leaves it out of the commands started after/,
+    ],
+  ])("does not run a workspace program after %s", async (command, reason) => {
+    const marker = path.join(l.base, "ran-fake-deno");
+    await writeFile(path.join(l.ws, "deno"), `#!/bin/sh\n: > ${marker}\n`, { mode: 0o755 });
+    try {
+      spawnSync("/bin/bash", ["-c", command], { cwd: l.ws });
+      if (!existsSync(marker)) {
+        console.log(`skipped "${command}": a deno is installed in the system's folders here`);
+        return;
+      }
+      await rm(marker);
+      const envelope = await session.call("bash", { command });
+      expect(envelope.type, text(envelope)).toBe("error");
+      expect(text(envelope)).toMatch(reason);
+      expect(existsSync(marker), "Lathe ran the workspace's deno").toBe(false);
+      const kept = await session.call("bash", { command: "env -u LANG cat README.md" });
+      expect(kept.type, text(kept)).toBe("output");
+    } finally {
+      await rm(path.join(l.ws, "deno"), { force: true });
+      await rm(marker, { force: true });
+    }
+  });
+
+  // `$HOME/x` is `~/x` for the policy: bash starts with Lathe's HOME.
+  it.each(["du -sh $HOME/.ssh", 'du -s "${HOME}/.ssh"', "cd $HOME && du -sh .ssh"])(
+    "%s, the total of ~/.ssh, runs as du -s ~/.ssh does, and cat of the key is still refused",
+    async (command) => {
+      const plain = spawnSync("/bin/bash", ["-c", command], { cwd: l.ws, encoding: "utf8" });
+      expect(plain.stdout, "plain bash did not print ~/.ssh's total").toMatch(/\t\S*\.ssh\n/);
+      const envelope = await session.call("bash", { command });
+      expect(envelope.type, text(envelope)).toBe("output");
+      expect(text(envelope)).toMatch(/\.ssh/);
+      expect(text(envelope)).not.toContain("id_ed25519");
+      const key = command.replace(/du -sh? /, "cat ").replace(/\.ssh("?)$/, ".ssh/id_ed25519$1");
+      const refused = await session.call("bash", { command: key });
+      expect(text(refused), `${key} printed the key`).not.toContain(KEY);
+      expect(text(refused)).toMatch(/commands may not read: ~\/\.ssh/);
+    },
+  );
+
+  // A HOME the command sets or unsets itself is not Lathe's: read as ~, `$HOME/proc/<pid>/environ`
+  // would be a path in the home folder, while bash reads another process's environment (through
+  // the workspace link 1 -> / when HOME is 1).
+  it.each([
+    "unset HOME; grep -aho 'NAME=[a-z0-9-]*' $HOME/proc/PID/environ",
+    "let HOME=1; grep -aho 'NAME=[a-z0-9-]*' ~/proc/PID/environ",
+    "HOME=/; grep -aho 'NAME=[a-z0-9-]*' $HOME/proc/PID/environ",
+  ])("%s is refused", async (row) => {
+    const command = row.replace("NAME", ENV_NAME).replace("PID", String(argvHolder?.pid));
+    await symlink("/", path.join(l.ws, "1"));
+    try {
+      const plain = spawnSync("/bin/bash", ["-c", command], { cwd: l.ws, encoding: "utf8" });
+      expect(plain.stdout, `plain bash did not print the variable: ${plain.stderr}`).toContain(ENV_VALUE);
+      const envelope = await session.call("bash", { command });
+      expect(text(envelope), "Lathe let it print the variable").not.toContain(ENV_VALUE);
+      expect(envelope.type, text(envelope)).toBe("error");
+      expect(text(envelope)).toMatch(/cannot be fully seen: .*(setting|unsetting) HOME/);
+    } finally {
+      await rm(path.join(l.ws, "1"));
+    }
   });
 
   // A variable that hands a listed reader options naming a program: the program is the
@@ -539,6 +926,7 @@ describe("sandbox off: a read-only command reads nothing the sandbox would hide,
     "find homelink -maxdepth 1",
     "du -a homelink",
     "find docs -name '*.txt'",
+    "awk 'BEGIN { for (i = 1; i < ARGC; i++) print ARGV[i] } 1' README.md",
   ])("the read-only %s still runs", async (command) => {
     const envelope = await session.call("bash", { command });
     expect(envelope.type, text(envelope)).toBe("output");

@@ -1,3 +1,4 @@
+import { variableEffect } from "./sensitive-variables.ts";
 import type { SortKey } from "./sort-key.ts";
 
 /**
@@ -32,6 +33,8 @@ export class ArithmeticLedger {
   readonly #unsafeSets = new Map<string, string>();
   readonly #uses: Use[] = [];
   readonly #unsafe: { key: SortKey; reason: string }[] = [];
+  /** Variables arithmetic sets to a number (`((PATH=1))`, `let HOME=0`), where. */
+  readonly #numberSets: { key: SortKey; name: string; where: string }[] = [];
 
   /** A variable set by the command: `how` describes it when the value may not be a plain number. */
   sets(name: string, how: string | undefined): void {
@@ -47,13 +50,20 @@ export class ArithmeticLedger {
           key,
           reason: `${where} contains ${what}; bash evaluates that as arithmetic when the command runs, where a value like a[$(cmd)] runs cmd, so what it does cannot be seen in advance`,
         }),
-      setsNumber: () => undefined,
+      setsNumber: (name) => this.#numberSets.push({ key, name, where }),
     };
   }
 
-  /** The reasons, once every assignment of the command is known. */
+  /**
+   * The reasons, once every assignment of the command is known. A number is a value too: bash
+   * looks commands up in `PATH` set to `1` by `((PATH=1))`, the workspace folder 1.
+   */
   reasons(): { key: SortKey; reason: string }[] {
     const out = [...this.#unsafe];
+    for (const set of this.#numberSets) {
+      const effect = variableEffect(set.name, { text: "a number", literal: false });
+      if (effect?.kind === "opaque") out.push({ key: set.key, reason: `${set.where}: ${effect.reason}` });
+    }
     for (const use of this.#uses) {
       const how = this.#unsafeSets.get(use.name);
       if (how === undefined) continue;

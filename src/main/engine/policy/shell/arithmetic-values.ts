@@ -30,7 +30,14 @@ export function checkArithmeticText(text: string, sink: ArithmeticSink): void {
   }
   const withoutNumbers = text.replace(/\b[0-9]+#[0-9A-Za-z@_]+|\b0[xX][0-9a-fA-F]+|\b[0-9]+\b/g, " ");
   for (const match of withoutNumbers.matchAll(/[A-Za-z_][A-Za-z0-9_]*/g)) sink.reads(match[0]);
+  // `let PATH=1`, `x[HOME+=1]`: an assigned name is set to a number.
+  for (const match of withoutNumbers.matchAll(ASSIGNED_NAME))
+    sink.setsNumber((match[1] ?? match[2]) as string);
 }
+
+/** A name an arithmetic text assigns to: `n=`, `n[i]+=`, `n++`, `--n` (not `n==`). */
+const ASSIGNED_NAME =
+  /([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[[^\]]*\])?\s*(?:(?:[-+*/%&|^]|<<|>>)?=(?!=)|\+\+|--)|(?:\+\+|--)\s*([A-Za-z_][A-Za-z0-9_]*)/g;
 
 /** `$x`, `${x}`, `${#x}`, `${a[i]}` as an arithmetic operand. */
 function expansionOperand(part: WordPart, sink: ArithmeticSink): void {

@@ -56,6 +56,36 @@ const AWK_TABLE: OptionTable = {
   },
 };
 
+/** The operators that change what they stand before or after (`=`, `+=`, `++` …), not `==`. */
+const CHANGES = /^\s*(?:[-+*/%^]?=(?!=)|\+\+|--)/;
+
+/**
+ * Whether the program (its strings blanked) changes ARGV, the list of files awk reads after
+ * BEGIN: `ARGV[1] = "/home/u/.ssh/id_ed25519"` makes `awk '…' README.md` print the key. A read
+ * (`ARGV[i]`, `i in ARGV`) and `delete ARGV[i]` (one file fewer) change nothing awk reads; ARGV
+ * handed whole to a function or to split() may be filled with anything, and one inside sub() may
+ * be changed (a read there counts too).
+ */
+function changesArgv(code: string): boolean {
+  for (const match of code.matchAll(/\bARGV\b/g)) {
+    const before = code.slice(0, match.index);
+    // `++ARGV[1]`, `getline ARGV[1]` (a line of the input), `sub(/x/, "y", ARGV[1])` change it too.
+    if (/(?:\+\+|--|\bgetline)\s*$|\bg?sub\s*\([^;{}]*$/.test(before)) return true;
+    let at = match.index + match[0].length;
+    while (/\s/.test(code[at] ?? "")) at++;
+    if (code[at] !== "[") {
+      if (/\b(?:in|delete)\s*$/.test(before)) continue;
+      return true;
+    }
+    for (let depth = 0; at < code.length; at++) {
+      if (code[at] === "[") depth++;
+      else if (code[at] === "]" && --depth === 0) break;
+    }
+    if (CHANGES.test(code.slice(at + 1)) && !/\bdelete\s*$/.test(before)) return true;
+  }
+  return false;
+}
+
 /** Reasons the program text runs commands, writes files or calls what it cannot show. */
 function programReasons(program: string): string[] {
   // Strings, then regular expressions where a value is expected, become blanks.
@@ -74,6 +104,10 @@ function programReasons(program: string): string[] {
   if (/\bprintf?\b[^;{}\n]*>/.test(code)) reasons.push("it redirects output to a file (print > file)");
   if (/@/.test(code)) reasons.push("it uses a gawk @ directive or an indirect call (@include, @load, @f())");
   if (/\bgetline\b[^;{}\n]*</.test(code)) reasons.push("it reads a file named at run time (getline <)");
+  if (changesArgv(code))
+    reasons.push(
+      "it changes ARGV, the files awk reads, to names only known at run time (give the files as operands)",
+    );
   if (/\b(?:close|fflush)\s*\(/.test(code) && reasons.length > 0)
     reasons.push("it closes commands or files it opened");
   return reasons;

@@ -1,3 +1,4 @@
+import { pathOfWord } from "./seen-path.ts";
 import type { RunsIn, ShellWord } from "./shell-types.ts";
 import { shown } from "./shown-text.ts";
 import type { DirectoryChange } from "./wrapper-outcome.ts";
@@ -20,11 +21,10 @@ export type DirectoryEvent =
   /** Something that opens paths: it receives where it runs; `local` is a wrapper's own change (env -C). */
   | { kind: "user"; assign(runsIn: RunsIn | undefined): void; local?: DirectoryChange };
 
-/** A folder a change names, as the shell resolves it: absolute, `~…`, or relative. */
+/** A folder a change names, as the shell resolves it: absolute, `~…` (`$HOME/…` too), or relative. */
 function targetOf(word: ShellWord): string | undefined {
-  if (word.literal) return word.text === "" ? undefined : word.text;
-  if (word.text === "~" || /^~\/[^$`*?[{\\'"]*$/.test(word.text)) return word.text;
-  return undefined;
+  if (word.literal && word.text === "") return undefined;
+  return pathOfWord(word);
 }
 
 function join(base: string, target: string): string {

@@ -1,3 +1,4 @@
+import { isLongOption } from "./long-option-prefix.ts";
 import { has, parseOptions, valuesOf, type OptionTable, type ParsedArgs } from "./command-options.ts";
 import { effects, joinPath, unclear, withUnknown, word, type EffectsOf } from "./effect-kit.ts";
 import type { ShellWord } from "./shell-types.ts";
@@ -523,18 +524,41 @@ const flock: EffectsOf = (program, args) => {
   return lock === undefined || /^\d+$/.test(lock.text) ? effects() : effects([lock]);
 };
 
-/** less writes a log of its input with -o/-O/--log-file; `+cmd` runs less commands (`!` runs a shell). */
+/**
+ * less writes a log of its input with -o/-O/--log-file; `+cmd` runs less commands (`!` runs a
+ * shell); a lesskey file (-k, --lesskey-file, --lesskey-src, --lesskey-content) may set LESSOPEN
+ * in its #env section, a program less runs on every file. less takes a long option by any
+ * prefix that names one option (`--log-f=x`, `--lesskey-s=k`). With -t it opens the file a tags
+ * file names (on Lathe's terminal, `less -F -t foo` shows it).
+ */
 const less: EffectsOf = (program, args) => {
   const writes: ShellWord[] = [];
   const reasons: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const a = args[i] as ShellWord;
     if (!a.literal) continue;
-    const log = /^-[A-Za-z]*?[oO](.*)$/.exec(a.text) ?? /^--(?:log-file|LOG-FILE)(?:=(.*))?$/.exec(a.text);
+    const long = a.text.startsWith("--");
+    const log = long
+      ? isLongOption(a.text, "log-file") || isLongOption(a.text, "LOG-FILE")
+        ? /^[^=]*(?:=(.*))?$/.exec(a.text)
+        : null
+      : /^-[A-Za-z]*?[oO](.*)$/.exec(a.text);
     if (log !== null && a.text.startsWith("-")) {
       const value = log[1] !== undefined && log[1] !== "" ? word(log[1]) : args[i + 1];
       if (value !== undefined) writes.push(value);
     }
+    if (
+      (long && isLongOption(a.text, "lesskey-file", "lesskey-src", "lesskey-content")) ||
+      (!long && /^-[A-Za-z]*?k/.test(a.text))
+    )
+      reasons.push(
+        `"${program} ${a.text}" reads key bindings from a lesskey file, whose #env section can set LESSOPEN, a program less runs on every file`,
+      );
+    // `less -t tag` opens the file a tags file (./tags, or -T's) names for the tag: any file.
+    if ((long && isLongOption(a.text, "tag")) || (!long && /^-[A-Za-z]*?t/.test(a.text)))
+      reasons.push(
+        `"${program} ${a.text}" opens the file a tags file names for the tag, which Lathe does not check against the hidden paths; name the file to less instead`,
+      );
     if (a.text.startsWith("+"))
       reasons.push(`"${program}" runs the commands ${shown(a.text)} when it starts`);
   }

@@ -74,6 +74,10 @@ describe("folder listers", () => {
     ["du", "-a homelink", false],
     ["du", "-aD homelink", true],
     ["du", "--dereference-args homelink", true],
+    ["du", "--dereference-a homelink", true],
+    ["du", "--dereference-ar homelink", true],
+    ["du", "--dereference homelink", true],
+    ["du", "--no-dereference homelink", false],
     ["ls", "-R homelink", true],
     ["tree", "homelink", true],
   ])("%s %s follows a link it is given: %s", (program, args, follows) => {

@@ -167,8 +167,9 @@ function duDepth(args: readonly string[]): number | undefined {
 }
 
 const du: Lister = {
+  // By any prefix getopt takes: `--dereference-a` is `--dereference-args` (-D).
   followsGiven: (args) =>
-    args.some((a) => /^--(dereference|dereference-args)$/.test(a) || /^-[A-Za-z0-9]*[DHL]/.test(a)),
+    args.some((a) => isLongOption(a, "dereference", "dereference-args") || /^-[A-Za-z0-9]*[DHL]/.test(a)),
   // `du -s` and `du -d 0` walk, but print only the total of each folder given (see duReadsInside).
   walks: (args) => duReadsInside(args) || duDepth(args) !== 0,
   follows: (args) => args.find((a) => a === "--dereference" || inCluster(a, "L")),
@@ -208,7 +209,8 @@ const tree: Lister = {
   depth: (args) => (args.some((a) => inCluster(a, "R")) ? undefined : largestDepth(args, "-L")),
 };
 
-const LISTERS: Readonly<Record<string, Lister>> = { find, ls, du, tree };
+// dir and vdir are ls with another default format (GNU coreutils), with its options.
+const LISTERS: Readonly<Record<string, Lister>> = { find, ls, dir: ls, vdir: ls, du, tree };
 
 /**
  * Whether `program` with these (literal) arguments prints one total size (or file count) for each

@@ -86,6 +86,10 @@ export function parseGit(args: readonly ShellWord[]): GitCommand {
     if (text === "-C") {
       const folder = args[++i];
       if (folder !== undefined) folders.push(folder);
+    } else if (text.startsWith("-C")) {
+      // `-C/path`: the git here refuses it (an unknown option), one that took it would enter
+      // /path; judged as `-C /path`, what it may do either way is seen.
+      folders.push({ text: text.slice(2), literal: true });
     } else if (text === "-c" || /^-c./.test(text)) {
       const setting = text === "-c" ? args[++i] : { text: text.slice(2), literal: true };
       const reason = configReason(setting);

@@ -1,3 +1,4 @@
+import { isLongOption } from "./long-option-prefix.ts";
 import { effects, joinPath, word, type CommandEffects, type EffectsOf } from "./effect-kit.ts";
 import { gitGlobOperand, harmlessConfigKey, longOption, parseGit } from "./git-command.ts";
 import type { ShellWord } from "./shell-types.ts";
@@ -110,12 +111,29 @@ const CONFIG_VALUE_OPTIONS = new Set([
 ]);
 
 function config(args: readonly ShellWord[]): CommandEffects {
-  if (args.some((a) => a.text === "-e" || a.text === "--edit" || a.text === "edit")) {
+  if (args.some((a) => a.text === "-e" || isLongOption(a.text, "edit") || a.text === "edit")) {
     return effects([], ["git config --edit opens an editor on a config file"]);
   }
   const operands: ShellWord[] = [];
-  let writes = args.some((a) => CONFIG_WRITES.test(a.text));
+  // git takes a long option by a prefix that names only it: `--rem core` is --remove-section.
+  let writes = args.some(
+    (a) =>
+      CONFIG_WRITES.test(a.text) ||
+      isLongOption(a.text, "add", "unset", "unset-all", "replace-all", "rename-section", "remove-section"),
+  );
   const reads = args.some((a) => CONFIG_READS.test(a.text));
+  // `--includes` with a file of the command's choosing follows its include.path to any file,
+  // and prints what is there (`[include] path = ~/.aws/credentials`); the repository's and the
+  // user's own config files, read without --file, are theirs.
+  const chosen = args.find((a) => a.text === "-f" || isLongOption(a.text, "file", "blob"));
+  const includes = args.find((a) => isLongOption(a.text, "includes"));
+  if (chosen !== undefined && includes !== undefined)
+    return effects(
+      [],
+      [
+        `"git config ${chosen.text} … ${includes.text}" reads the files the config file includes (include.path), which Lathe does not check against the hidden paths; leave out ${includes.text}`,
+      ],
+    );
   for (let i = 0; i < args.length; i++) {
     const a = args[i] as ShellWord;
     if (CONFIG_VALUE_OPTIONS.has(a.text)) i++;

@@ -1,3 +1,4 @@
+import { isLongOption } from "./long-option-prefix.ts";
 import { shown } from "./shown-text.ts";
 
 /**
@@ -78,11 +79,21 @@ function psReason(args: readonly string[]): string | undefined {
   return undefined;
 }
 
+/**
+ * pgrep -a (--list-full, by any prefix getopt takes: `--list-f`) prints other processes' command
+ * lines; -f (--full) matches the pattern against them, so whether it finds a process tells
+ * whether one's command line holds the pattern: `pgrep -f 'api-key=a'`, then `=b` …, reads a
+ * key a letter at a time.
+ */
 function pgrepReason(args: readonly string[]): string | undefined {
-  const full = args.find((a) => a === "--list-full" || (/^-[A-Za-z]+$/.test(a) && a.includes("a")));
+  const short = (letter: string) => (a: string) => /^-[A-Za-z]+$/.test(a) && a.includes(letter);
+  const list = args.find((a) => isLongOption(a, "list-full") || short("a")(a));
+  if (list !== undefined)
+    return `"pgrep ${list}" shows the command lines of other processes, which may hold keys Lathe keeps from commands (pgrep -l shows their names)`;
+  const full = args.find((a) => isLongOption(a, "full") || short("f")(a));
   return full === undefined
     ? undefined
-    : `"pgrep ${full}" shows the command lines of other processes, which may hold keys Lathe keeps from commands (pgrep -l shows their names)`;
+    : `"pgrep ${full}" matches its pattern against the command lines of other processes, which tells whether one holds it (a key, a letter at a time); match the process name instead (pgrep -l name)`;
 }
 
 /** Why listing processes with these (literal) arguments shows what the sandbox would hide; undefined when it does not. */

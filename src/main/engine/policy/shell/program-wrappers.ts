@@ -62,6 +62,20 @@ const env: Handler = (tool, args) => {
     if (assignment === undefined) break;
     outcomes.push(...assignmentOutcomes(assignment.name, assignment.value, item.pos));
   }
+  // Without PATH, bash (and a script it runs, and sh where sh is bash) looks names up in its
+  // default PATH, which ends with `.`: `env -i bash -c 'deno --version'` runs ./deno when no deno
+  // is in the system's folders. `env -u PATH`, `env -i`, `env -` start the command without it.
+  const options = args.slice(0, scan.operand).map((item) => literal(item));
+  const clearsPath =
+    scan.seen.has("i") ||
+    literal(args[scan.operand]) === "-" ||
+    options.some((text, at) => text === "-uPATH" || text === "--unset=PATH" || (text === "PATH" && at > 0));
+  if (clearsPath && i < args.length)
+    outcomes.push(
+      opaque(
+        `"env" starts ${shown(args[i]?.word.text ?? "")} without PATH, and bash then looks command names up in the folder it runs in too (its default PATH ends with "."), where the workspace's programs are; keep PATH (env -u another variable, or none)`,
+      ),
+    );
   if (i < args.length) {
     const dir = scan.words.get("C");
     outcomes.push({

@@ -3,6 +3,7 @@ import { tarOnlyLists } from "./archive-effects.ts";
 import { commandEffects } from "./command-effects.ts";
 import { GIT_TEXT_VALUE_OPTIONS, gitGlobOperand, parseGit } from "./git-command.ts";
 import { gitSubcommandEffects } from "./git-effects.ts";
+import { isLongOption } from "./long-option-prefix.ts";
 import { isPlainGlob } from "./seen-path.ts";
 import type { ShellWord, SimpleCommand } from "./shell-types.ts";
 import { shown } from "./shown-text.ts";
@@ -45,9 +46,10 @@ function mayTakeValue(word: ShellWord | undefined, valueLetters: string): boolea
 /**
  * Refuses the listed options (exact, `--name=…`, or inside a short cluster) and option-like words
  * only known at run time. The word after one of `text.options` is skipped, unless what stands
- * before that option may take it as its own value.
+ * before that option may take it as its own value. `prefixes`: the program's getopt takes a
+ * prefix of a long option for it (`date --se=…` is `date --set=…`, `file --comp` is `--compile`).
  */
-function without(options: readonly string[], text?: TextValues): ReadOnlyCheck {
+function without(options: readonly string[], text?: TextValues, prefixes = false): ReadOnlyCheck {
   return (command) => {
     for (let i = 0; i < command.args.length; i++) {
       const arg = command.args[i] as ShellWord;
@@ -69,7 +71,9 @@ function without(options: readonly string[], text?: TextValues): ReadOnlyCheck {
       if (arg.text === "--") return undefined;
       for (const option of options) {
         const hit = option.startsWith("--")
-          ? arg.text === option || arg.text.startsWith(`${option}=`)
+          ? arg.text === option ||
+            arg.text.startsWith(`${option}=`) ||
+            (prefixes && isLongOption(arg.text, option.slice(2)))
           : /^-[A-Za-z0-9]+$/.test(arg.text) &&
             !arg.text.startsWith("--") &&
             arg.text.includes(option.slice(1));
@@ -209,7 +213,7 @@ const NAMES_ANY = `cat tac head tail wc ls dir vdir pwd echo printf true false :
   cut tr nl od hexdump comm join paste column fold fmt expand unexpand rev seq yes sleep nproc id whoami groups uname arch
   printenv which type command builtin whereis cmp diff md5sum sha1sum sha224sum sha256sum sha384sum sha512sum b2sum cksum sum
   grep egrep fgrep zgrep jq base64 base32 numfmt pr tsort factor expr getconf locale tty ps pgrep free uptime who w lsof
-  lscpu lsblk strings nm objdump readelf size zcat bzcat xzcat cd pushd popd dirs export declare typeset local readonly
+  lscpu lsblk strings objdump readelf size zcat bzcat xzcat cd pushd popd dirs export declare typeset local readonly
   unset set shopt read wait exit return break continue shift getopts let ulimit umask hash times jobs caller help env
   timeout nice stdbuf xargs sh bash dash`;
 
@@ -248,7 +252,7 @@ export const READ_ONLY_COMMANDS: ReadonlyMap<string, ReadOnlyCheck> = new Map<st
   ["xz", noEffects],
   ["zstd", noEffects],
   ["iconv", noEffects],
-  ["time", without(["-o", "--output"])],
+  ["time", without(["-o", "--output"], undefined, true)],
   [
     "rg",
     without(["--pre", "--pre-glob", "--hostname-bin"], {
@@ -257,10 +261,13 @@ export const READ_ONLY_COMMANDS: ReadonlyMap<string, ReadOnlyCheck> = new Map<st
     }),
   ],
   // -R starts tree again in every folder at the -L level with `-o 00Tree.html`: it writes there.
-  // --info reads each folder's .info file (or --infofile's) and prints its comments.
+  // --info reads each folder's .info file (or --infofile's) and prints its comments. tree reads
+  // its long options by their full names only.
   ["tree", without(["-o", "-R", "--fromfile", "--info", "--infofile"])],
-  ["file", without(["-C", "--compile"])],
-  ["date", without(["-s", "--set", "-f", "--file"])],
+  ["file", without(["-C", "--compile"], undefined, true)],
+  ["date", without(["-s", "--set", "-f", "--file"], undefined, true)],
+  // nm --plugin NAME loads NAME, a shared library: compiled code, run unconfined.
+  ["nm", without(["--plugin"], undefined, true)],
   [
     "hostname",
     (c) =>

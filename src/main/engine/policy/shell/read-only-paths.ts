@@ -56,9 +56,20 @@ const RECURSIVE_READERS: Readonly<Record<string, (args: readonly string[]) => bo
   zgrep: grepRecurses,
   rg: () => true,
   diff: (args) => args.some((a) => /^-[A-Za-z]*r/.test(a) || isLongOption(a, "recursive")),
-  // `git diff --no-index` and `git grep --no-index` read folders outside any repository.
-  git: (args) => args.includes("--no-index"),
+  // `git diff --no-index` and `git grep --no-index` read folders outside any repository (git
+  // takes a prefix of it: `cd ~ && git grep --no-ind KEY` read ~/.ssh).
+  git: (args) => args.some((a) => isLongOption(a, "no-index")),
+  // gzip -r reads every file below a folder (zcat -rf prints those not compressed as they are), zstd -r too.
+  zcat: gzipRecurses,
+  gzip: gzipRecurses,
+  gunzip: gzipRecurses,
+  zstd: gzipRecurses,
 };
+
+/** Whether gzip's arguments ask it to recurse (`-r`, `-dcr`, `--recursive` by any prefix getopt takes). */
+function gzipRecurses(args: readonly string[]): boolean {
+  return args.some((a) => /^-[A-Za-z0-9]*r/.test(a) || isLongOption(a, "recursive"));
+}
 
 /** Whether `program` reads the files of whole folders it is given (grep -r), not only their names. */
 function readsFolderContents(program: string, args: readonly string[]): boolean {
@@ -299,6 +310,9 @@ function grepRecurses(args: readonly string[]): boolean {
   });
 }
 
+/** gzip's (and zstd's) -f (`-cdf`, `--force` by a prefix), with which it reads a link it meets as what it leads to. */
+const gzipForces = (a: string): boolean => /^-[A-Za-z0-9]*f/.test(a) || isLongOption(a, "force");
+
 /** Options that make a recursive reader follow every symlink it meets (into folders it was not given). */
 const grepFollows = (a: string): boolean =>
   /^-[A-Za-z]*R[A-Za-z]*$/.test(a) || isLongOption(a, "dereference-recursive");
@@ -309,6 +323,11 @@ const FOLLOWS_LINKS: Readonly<Record<string, (arg: string) => boolean>> = {
   zgrep: grepFollows,
   // rg's parser takes no prefix of a long option.
   rg: (a) => /^(-[A-Za-z]*L[A-Za-z]*|--follow)$/.test(a),
+  // gzip -f reads the links it meets (and -r walks into the folders they lead to).
+  zcat: gzipForces,
+  gzip: gzipForces,
+  gunzip: gzipForces,
+  zstd: gzipForces,
 };
 
 /** Programs that follow links while they recurse unless told not to. */
@@ -333,7 +352,16 @@ const NAMES_FROM_A_FILE: Readonly<Record<string, (arg: string, index: number) =>
   ...Object.fromEntries(
     "strings nm objdump readelf size".split(" ").map((name) => [name, (a: string) => /^@./.test(a)]),
   ),
+  // objdump -S prints the source files the object's debug information names (a committed object
+  // built from `#line 1 "/home/u/.ssh/id_ed25519"` prints the key), as well as @file's.
+  objdump: (a) => /^@./.test(a) || /^-[A-Za-z]*S/.test(a) || isLongOption(a, "source", "source-comment"),
   du: filesFrom,
+  // zstd --filelist=list too (zstd takes its long options as written).
+  zstd: (a) => a === "--filelist" || a.startsWith("--filelist="),
+  // xz --files=list reads the names of the files from list (xzcat -f prints one not compressed as it is).
+  ...Object.fromEntries(
+    "xz xzcat unxz lzcat".split(" ").map((name) => [name, (a: string) => isLongOption(a, "files", "files0")]),
+  ),
   file: (a) => /^-[A-Za-z]*f.*$/.test(a) || isLongOption(a, "files-from"),
   ...Object.fromEntries(
     "md5sum sha1sum sha224sum sha256sum sha384sum sha512sum b2sum cksum"

@@ -62,8 +62,34 @@ const LOOKUP_VARIABLES: Readonly<Record<string, string>> = {
   LESSOPEN: "is a command less runs on every file it opens",
   LESSCLOSE: "is a command less runs on every file it closes",
   LESS: "adds options, such as a log file to write, to less",
+  LESSKEYIN:
+    "makes less read key bindings from the file it names, whose #env section can set LESSOPEN (a program less runs)",
+  LESSKEY:
+    "makes less read key bindings from the file it names, whose #env section can set LESSOPEN (a program less runs)",
+  LESSKEY_CONTENT: "gives less key bindings whose #env section can set LESSOPEN (a program less runs)",
+  LESSKEYIN_SYSTEM:
+    "makes less read key bindings from the file it names, whose #env section can set LESSOPEN (a program less runs)",
+  LESSKEY_SYSTEM:
+    "makes less read key bindings from the file it names, whose #env section can set LESSOPEN (a program less runs)",
+  LESSHISTFILE: "changes which file less writes its history to",
+  LESSGLOBALTAGS: "names a program less runs to look tags up (less -t)",
+  MAGIC:
+    "makes file read its magic patterns from the file it names, printing lines it cannot read (a key's, too)",
+  BZIP2: "adds options and file names to bzip2 (bzip2 -c then compresses a file Lathe does not see named)",
+  BZIP: "adds options and file names to bzip2 (bzip2 -c then compresses a file Lathe does not see named)",
+  XZ_OPT:
+    "adds options to xz, such as --files=FILE, which reads file names from FILE (and prints its lines as names not found)",
+  XZ_DEFAULTS:
+    "adds options to xz, such as --files=FILE, which reads file names from FILE (and prints its lines as names not found)",
+  UNZIP: "adds options and an archive to read to unzip",
+  UNZIPOPT: "adds options and an archive to read to unzip",
+  ZIPINFO: "adds options and an archive to read to zipinfo",
+  ZIPINFOOPT: "adds options and an archive to read to zipinfo",
+  JDK_JAVA_OPTIONS: "adds options, such as agents to load, to every java process",
   MANOPT: "adds options, such as a pager to run, to man",
   TAR_OPTIONS: "adds options, such as a compression program to run (--use-compress-program), to tar",
+  TAPE: "names the archive tar reads when given no -f (any file, and host:file through a remote shell)",
+  GREP: "names the program zgrep runs as grep",
   RIPGREP_CONFIG_PATH:
     "makes rg read options, such as a program to run on every file (--pre), from the file it names",
   PS_FORMAT: "chooses the columns ps prints, such as other processes' command lines (args)",
@@ -105,6 +131,22 @@ function lookupEffect(name: string): string | undefined {
   if (direct !== undefined) return direct;
   if (HARMLESS_GIT.test(name) || PAGER_VARIABLES.has(name) || COMMAND_VARIABLES.has(name)) return undefined;
   return LOOKUP_PREFIXES.find(([prefix]) => prefix.test(name))?.[1];
+}
+
+/**
+ * Variables whose removal (`unset PATH`) changes what runs or what a path names, with how. With
+ * no PATH, bash runs a command name as the file of that name where it runs; with no HOME, `$HOME`
+ * is empty while the policy reads `$HOME/x` as `~/x` (seen-path.ts).
+ */
+const UNSET_EFFECTS: Readonly<Record<string, string>> = {
+  PATH: "makes bash run each command name as the file of that name in the folder it runs in (cat runs ./cat)",
+  HOME: "makes $HOME empty ($HOME/x is then /x) and ~ the account's home folder",
+};
+
+/** Why `unset name` changes what runs or what a path names, or undefined when it changes neither. */
+export function unsetEffect(name: string): string | undefined {
+  const effect = UNSET_EFFECTS[name];
+  return effect === undefined ? undefined : `unsetting ${name} ${effect}, which Lathe cannot follow`;
 }
 
 /** The effect of `name=value` on what runs, or undefined for an ordinary variable. */

@@ -211,6 +211,17 @@ class ShellWalker {
         break;
       case "Coproc":
         this.#collector.addBackground(keyAt(context, node.pos), context.src.slice(node.pos, node.end));
+        // `coproc NAME …` sets NAME to the coprocess's two file descriptors (numbers): `coproc
+        // HOME { …; }` makes ~ and $HOME the folder named like the first.
+        if (node.name !== undefined)
+          this.#sets(
+            node.name.value,
+            { text: "its file descriptors", literal: false },
+            undefined,
+            keyAt(context, node.pos),
+            node.pos,
+            context,
+          );
         break;
       case "Command":
         this.#command(node, context);

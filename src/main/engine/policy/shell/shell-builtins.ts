@@ -1,5 +1,5 @@
 import type { ArgvItem } from "./shell-types.ts";
-import { globOptionReason } from "./glob-shell-options.ts";
+import { braceExpansionOffReason, globOptionReason } from "./glob-shell-options.ts";
 import { shown } from "./shown-text.ts";
 import {
   literal,
@@ -160,6 +160,17 @@ const changeDirectory: Handler = (tool, args) => {
 };
 
 const shopt: Handler = (tool, args) => {
+  // `shopt -u -o braceexpand` unsets a `set -o` option.
+  const flags = args.map((item) => literal(item) ?? "").filter((text) => /^-[A-Za-z]+$/.test(text));
+  const letters = flags.join("");
+  if (letters.includes("o") && letters.includes("u")) {
+    const sign = "+";
+    for (const item of args) {
+      const name = literal(item) ?? "";
+      const reason = braceExpansionOffReason(tool, sign, name, `${tool} ${flags.join(" ")} ${name}`);
+      if (reason !== undefined) return [opaque(reason)];
+    }
+  }
   for (const item of args) {
     const text = literal(item);
     if (text === undefined)
@@ -170,6 +181,19 @@ const shopt: Handler = (tool, args) => {
       ];
     const reason = globOptionReason(tool, text);
     if (reason !== undefined) return [opaque(reason)];
+  }
+  return [];
+};
+
+/** `set -f`, `set +B`, `set -o noglob`: later words are read as written (braceExpansionOffReason). */
+const set: Handler = (tool, args) => {
+  for (let i = 0; i < args.length; i++) {
+    const text = literal(args[i]);
+    if (text === undefined || text === "--" || text === "-" || !/^[-+][A-Za-z]+$/.test(text)) break;
+    const option = /o/.test(text.slice(1)) ? literal(args[i + 1]) : undefined;
+    const reason = braceExpansionOffReason(tool, text, option) ?? braceExpansionOffReason(tool, text);
+    if (reason !== undefined) return [opaque(reason)];
+    if (option !== undefined) i++;
   }
   return [];
 };
@@ -188,6 +212,7 @@ export const SHELL_BUILTINS: ReadonlyMap<string, Handler> = new Map<string, Hand
   ["trap", trap],
   ["alias", alias],
   ["shopt", shopt],
+  ["set", set],
   [
     "hash",
     dangerousOption(

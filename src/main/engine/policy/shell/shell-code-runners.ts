@@ -1,4 +1,4 @@
-import { globOptionReason } from "./glob-shell-options.ts";
+import { braceExpansionOffReason, globOptionReason } from "./glob-shell-options.ts";
 import { shown } from "./shown-text.ts";
 import type { ArgvItem } from "./shell-types.ts";
 import type { Handler } from "./wrapper-outcome.ts";
@@ -27,10 +27,22 @@ const shell: Handler = (tool, args) => {
     }
     if (text.startsWith("--")) {
       if (text === "--help" || text === "--version") return [];
-      i += text === "--rcfile" || text === "--init-file" ? 2 : 1;
+      // An interactive bash (`bash --rcfile f -i`) runs the file first, unconfined.
+      if (text === "--rcfile" || text === "--init-file")
+        return [
+          opaque(
+            `"${tool} ${text}" runs the startup file ${shown(args[i + 1]?.word.text ?? "")} first, whose contents Lathe cannot see`,
+          ),
+        ];
+      i++;
       continue;
     }
     if (!/^[-+][A-Za-z]+$/.test(text)) break;
+    // `bash +B -c 'cat {a,b}'`, `bash +o braceexpand -c …`: braces read as written.
+    const off =
+      braceExpansionOffReason(tool, text) ??
+      (/o/.test(text.slice(1)) ? braceExpansionOffReason(tool, text, args[i + 1]?.word.text) : undefined);
+    if (off !== undefined) return [opaque(off)];
     let takesNext = 0;
     for (const char of text.slice(1)) {
       if (char === "c") commandMode = true;

@@ -1,4 +1,5 @@
 import type { ArgvItem, ShellWord } from "./shell-types.ts";
+import { unsetEffect } from "./sensitive-variables.ts";
 import { shown } from "./shown-text.ts";
 import { literal, opaque, type Handler, type WrapperOutcome } from "./wrapper-outcome.ts";
 
@@ -129,6 +130,8 @@ const wait: Handler = (tool, args) => {
 /** declare, typeset, local, export, readonly: attributes and `name=value` words. */
 const declare: Handler = (tool, args) => {
   const outcomes: WrapperOutcome[] = [];
+  // `export -n PATH`, `declare +x PATH`: the commands started after get no PATH (see unsetEffect).
+  let unexports: string | undefined;
   let i = 0;
   for (; i < args.length; i++) {
     const item = args[i] as ArgvItem;
@@ -142,6 +145,8 @@ const declare: Handler = (tool, args) => {
       return [dynamicOption(tool, item)];
     }
     if (!/^[-+][A-Za-z]+$/.test(text)) break;
+    if ((tool === "export" && text.startsWith("-") && text.includes("n")) || /^\+[A-Za-z]*x/.test(text))
+      unexports = text;
     // `export -n` and `readonly` have no integer or nameref attribute to give.
     const attributes = tool === "export" || tool === "readonly" ? "" : "in";
     if (text.startsWith("-") && [...attributes].some((a) => text.includes(a))) {
@@ -158,6 +163,13 @@ const declare: Handler = (tool, args) => {
     const item = args[i] as ArgvItem;
     const eq = /^([A-Za-z_][A-Za-z0-9_]*(?:\[[^]*?\])?)\+?=/.exec(item.word.text);
     if (eq === null) {
+      const effect = unexports === undefined ? undefined : unsetEffect(item.word.text);
+      if (effect !== undefined)
+        outcomes.push(
+          opaque(
+            `"${tool} ${unexports} ${item.word.text}" leaves it out of the commands started after, as unset does for them: ${effect}`,
+          ),
+        );
       outcomes.push(
         ...setsName(tool, item, { text: "", literal: true }, undefined).filter((o) => o.kind !== "sets"),
       );
@@ -184,16 +196,23 @@ const let_: Handler = (tool, args) =>
         ),
   );
 
-/** `unset 'a[i]'`: the subscript is evaluated. */
+/** `unset 'a[i]'`: the subscript is evaluated; `unset PATH` changes what runs (unsetEffect). */
 const unset: Handler = (tool, args) => {
   const outcomes: WrapperOutcome[] = [];
+  // `unset -f NAME` removes a function, not a variable (the last of -f and -v counts).
+  let functions = false;
   for (const item of args) {
     const text = literal(item);
     if (text === undefined) {
       outcomes.push(
         opaque(`"${tool}" is given ${shown(item.word.text)}, a variable name only known when the shell runs`),
       );
-    } else if (!text.startsWith("-")) {
+    } else if (text.startsWith("-")) {
+      const letters = text.slice(1).replace(/[^fv]/g, "");
+      if (letters !== "") functions = letters.endsWith("f");
+    } else {
+      const effect = functions ? undefined : unsetEffect(text);
+      if (effect !== undefined) outcomes.push(opaque(effect));
       outcomes.push(
         ...setsName(tool, item, { text: "", literal: true }, undefined).filter((o) => o.kind !== "sets"),
       );
