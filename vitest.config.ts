@@ -1,4 +1,5 @@
 import { availableParallelism } from "node:os";
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 import { bundleState } from "./bin/cli-bundle.mjs";
 
@@ -12,7 +13,15 @@ export default defineConfig({
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     environment: "node",
     // No test leaves a CLI daemon behind; the daemon's own tests turn it on where they need it.
-    env: { LATHE_CLI: cli, LATHE_DAEMON: "off" },
+    // Each test's fresh LATHE_HOME has no login PATH kept, so every MCP server a test starts asks
+    // `$SHELL -lc`: the user's real login files ran each time (3 s each where a pyenv rehash
+    // waited on a lock, and writing under ~/.pyenv meanwhile). The suite's login shell reads none;
+    // the login shell's own tests give theirs.
+    env: {
+      LATHE_CLI: cli,
+      LATHE_DAEMON: "off",
+      SHELL: fileURLToPath(new URL("./test/fixtures/quiet-login-shell.sh", import.meta.url)),
+    },
     testTimeout: 20_000,
     hookTimeout: 60_000,
     pool: "forks",

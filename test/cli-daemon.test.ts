@@ -32,8 +32,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const home of homes)
-    await runLathe(["daemon", "stop"], { home, cwd: ws, env: { LATHE_DAEMON: "on" } });
+  // Each home's daemon is its own: stop them together, not one `lathe` after another.
+  await Promise.all(
+    homes.map((home) => runLathe(["daemon", "stop"], { home, cwd: ws, env: { LATHE_DAEMON: "on" } })),
+  );
   if (base) await rm(base, { recursive: true, force: true });
 });
 

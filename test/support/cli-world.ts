@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, realpath, rm } from "node:fs/promises";
+import { lstat, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
@@ -61,6 +61,33 @@ async function makeFolders(prefix: string): Promise<Folders> {
   return { base, home, root };
 }
 
+/**
+ * The machine's sandbox check as the last world of this test file left it in its home
+ * (`cache/sandbox-availability.json`), handed to the next world's home. The check starts a real
+ * sandbox (0.25 to 0.5 s of every test's first command); Lathe keeps its answer under a key of
+ * the machine (where bwrap, socat and rg are, the kernel's settings, the boot), so a command whose
+ * machine differs (another PATH) checks again. The first world of a file still checks.
+ */
+let machineCheck: string | undefined;
+const MACHINE_CHECK = path.join("cache", "sandbox-availability.json");
+
+async function keepMachineCheck(home: string): Promise<void> {
+  const file = path.join(home, MACHINE_CHECK);
+  const found = await lstat(file).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT" || error.code === "ENOTDIR") return undefined;
+    throw error;
+  });
+  // No command of the world reached the check (or a test put something else there): the last
+  // one kept stays.
+  if (found?.isFile()) machineCheck = await readFile(file, "utf8");
+}
+
+async function handMachineCheck(home: string): Promise<void> {
+  if (machineCheck === undefined) return;
+  await mkdir(path.join(home, "cache"), { mode: 0o700 });
+  await writeFile(path.join(home, MACHINE_CHECK), machineCheck, { mode: 0o600, flag: "wx" });
+}
+
 class NoWorld extends Error {
   constructor(field: string) {
     super(`The CLI world's ${field} was read outside a test: useCliWorld sets it up in a hook.`);
@@ -108,13 +135,17 @@ export function useCliWorld(prefix: string, options: CliWorldOptions = {}): CliW
   };
   const setUp = async (): Promise<void> => {
     folders = await makeFolders(prefix);
+    await handMachineCheck(folders.home);
     await options.setup?.(world);
   };
   const tearDown = async (): Promise<void> => {
     const started = servers;
     servers = [];
     for (const server of started) await server.close();
-    if (folders) await rm(folders.base, { recursive: true, force: true });
+    if (folders) {
+      await keepMachineCheck(folders.home);
+      await rm(folders.base, { recursive: true, force: true });
+    }
     folders = undefined;
   };
   if (options.per === "file") {
