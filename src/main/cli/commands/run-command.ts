@@ -303,6 +303,13 @@ async function runStoppable(
   try {
     // Stopped while starting: nothing was asked of the model, so nothing is recorded either.
     if (signal.aborted) throw stoppedBeforeStart(options, progress);
+    // The store the run records in is opened while the servers start rather than after them,
+    // off the first request's path. It fails as it would in the run: the same error, said the same way.
+    try {
+      engine.conversations();
+    } catch (err) {
+      throw failure(err);
+    }
     // The model is offered the MCP servers' tools, as `lathe call` has them: wait for the servers.
     await settleExtensions(engine);
     if (signal.aborted) throw stoppedBeforeStart(options, progress);

@@ -4,6 +4,7 @@ import path from "node:path";
 import { canonicalize } from "../capability/canonical-path.ts";
 import { resolveLatheHome } from "../config/lathe-home.ts";
 import { Engine } from "../engine.ts";
+import { errorMessage } from "../errors/error-message.ts";
 import { SessionError } from "../errors/session-error.ts";
 import { TrustStore } from "../policy/trust-store.ts";
 import { ConversationStore, type ConversationRecord } from "../store/conversation-store.ts";
@@ -123,10 +124,11 @@ export async function setupAgentRun(input: AgentSetupInput): Promise<AgentSetup>
   // its start overlaps loading the agent, the model and the engine, where the engine would start
   // it only when it starts the servers and then wait for it. (Every run warms it at its first
   // step anyway; one without such servers is left as it was, its spawner off its first request's path.)
+  const servers = configuredMcpServers(root, latheHome);
   if (
     input.warmSpawner === true &&
     process.platform !== "win32" &&
-    configuredMcpServers(root, latheHome).some((server) => isStdio(server.config))
+    servers.some((server) => isStdio(server.config))
   )
     warmSpawner();
   const projectTrusted = new TrustStore(latheHome).isTrusted(root);
@@ -150,12 +152,42 @@ export async function setupAgentRun(input: AgentSetupInput): Promise<AgentSetup>
     );
   }
   const registry = input.providers ?? defaultProviderRegistry();
-  const resolved = await registry.resolve(spec, {
-    providers: settings.providers,
-    ...(input.env ? { env: input.env } : {}),
-    ...(input.secrets ? { secrets: input.secrets } : {}),
-    ...(input.fetch ? { fetch: input.fetch } : {}),
-  });
+  // Stopped while it got this far (a slow machine still loading): no engine is started for nothing.
+  input.signal?.throwIfAborted();
+  const startEngine = (): Promise<StartedEngine> =>
+    Engine.create({
+      root,
+      latheHome,
+      manifestRules: agent.permissions,
+      agent: agent.id,
+      ...(input.onMcpEvent ? { onMcpEvent: input.onMcpEvent } : {}),
+      ...(input.onLongMigration ? { onLongMigration: input.onLongMigration } : {}),
+    }).then(
+      (engine) => ({ engine }),
+      (error: unknown) => ({ error }),
+    );
+  // With MCP servers configured, the engine starts first, and its servers with it: other
+  // processes, the slowest part of a run's start, they boot while this process loads the model's
+  // provider rather than after it. (Loaded alongside the engine's start, the provider would hold
+  // this process's thread while the servers wait to be asked for.) Without any, nothing is gained:
+  // the model is resolved first, so a model that cannot be used starts no engine.
+  const early = servers.length > 0 ? await startEngine() : undefined;
+  let resolved: ResolvedModel;
+  try {
+    resolved = await registry.resolve(spec, {
+      providers: settings.providers,
+      ...(input.env ? { env: input.env } : {}),
+      ...(input.secrets ? { secrets: input.secrets } : {}),
+      ...(input.fetch ? { fetch: input.fetch } : {}),
+    });
+    // Stopped while it got this far (a slow machine still loading): no engine goes on for nothing.
+    input.signal?.throwIfAborted();
+  } catch (err) {
+    // The model's error is the one to fix first, as when the engine started only after it was
+    // resolved; an engine started meanwhile is closed, its servers stopped.
+    if (early !== undefined && "engine" in early) await closeStarted(early.engine, err);
+    throw err;
+  }
   // The endpoint check waits on the network; the engine's start does not need to wait for it.
   const check: Promise<{ error: unknown } | { notices: string[] }> | undefined =
     input.preflight && resolved.preflight
@@ -166,16 +198,9 @@ export async function setupAgentRun(input: AgentSetupInput): Promise<AgentSetup>
       : undefined;
   // Nor for the context window a local server runs the model with, asked meanwhile.
   const window = input.preflight ? withServerWindow(resolved, input.signal) : undefined;
-  // Stopped while it got this far (a slow machine still loading): no engine is started for nothing.
-  input.signal?.throwIfAborted();
-  const engine = await Engine.create({
-    root,
-    latheHome,
-    manifestRules: agent.permissions,
-    agent: agent.id,
-    ...(input.onMcpEvent ? { onMcpEvent: input.onMcpEvent } : {}),
-    ...(input.onLongMigration ? { onLongMigration: input.onLongMigration } : {}),
-  });
+  const started = early ?? (await startEngine());
+  if ("error" in started) throw started.error;
+  const { engine } = started;
   const checked = await check;
   if (checked && "error" in checked) {
     await engine.close();
@@ -194,4 +219,23 @@ export async function setupAgentRun(input: AgentSetupInput): Promise<AgentSetup>
     model,
     notices: [...catalog.notices, ...settings.notices, ...engine.notices, ...modelNotices],
   };
+}
+
+/** An engine's start, or why it failed (kept until the model's own error has been said). */
+type StartedEngine = { engine: Engine } | { error: unknown };
+
+/**
+ * Close an engine started before the model that then failed to resolve. One that fails to close
+ * joins the model's error, neither hiding the other.
+ */
+async function closeStarted(engine: Engine, cause: unknown): Promise<void> {
+  try {
+    await engine.close();
+  } catch (closeError) {
+    throw new AggregateError(
+      [cause, closeError],
+      `${errorMessage(cause)}; closing the engine started meanwhile failed too: ${errorMessage(closeError)}`,
+      { cause: closeError },
+    );
+  }
 }

@@ -64,8 +64,11 @@ export class EngineExtensions {
     // The servers first: they take the longest to be ready (a process each, its own start), and
     // they start while the plugins load rather than after. Their tools join the registry only
     // when the host applies pending changes, so the order the tools are bound in is unchanged.
+    // The plugins load once every server has been asked for: loaded alongside, their many file
+    // reads would queue before the servers' few steps to their start (and so hold the start back).
     mcp.start();
     try {
+      await mcp.launched();
       await plugins.load();
     } catch (loadError) {
       // No engine is made: the servers just started must not outlive it.

@@ -192,6 +192,15 @@ export class McpConnection {
    * the server is not handed to another engine, whose calls its late work could disturb.
    */
   private abandoned = false;
+  /** Settles the first connect's `launched`. */
+  private launchedNow: () => void = () => undefined;
+  /**
+   * Resolves once the first connect has asked for the server (its process requested, or its
+   * HTTP connection begun) or has ended without that (failed, or a kept server used instead).
+   */
+  readonly launched: Promise<void> = new Promise((resolve) => {
+    this.launchedNow = resolve;
+  });
 
   constructor(options: McpConnectionOptions) {
     this.name = options.name;
@@ -215,7 +224,7 @@ export class McpConnection {
 
   /** The first connect; resolves once it succeeded or failed, never rejects. */
   start(): Promise<void> {
-    return this.attempt();
+    return this.attempt().finally(() => this.launchedNow());
   }
 
   /** Call a tool; throws ToolCallError when the server is not connected or refuses the call. */
@@ -510,7 +519,10 @@ export class McpConnection {
       this.attemptClient = client;
       this.watch(client, opened.transport, generation, sdk);
       this.followStderr(opened);
-      await client.connect(opened.transport, { timeout: this.timeoutMs });
+      const connecting = client.connect(opened.transport, { timeout: this.timeoutMs });
+      // The transport has started the server (or its HTTP connection) by now.
+      this.launchedNow();
+      await connecting;
       handshakeDone = true;
       // A server without the tools capability (resources or prompts only) offers no tools.
       const { tools, refused } = client.getServerCapabilities()?.tools

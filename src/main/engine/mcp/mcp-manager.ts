@@ -122,6 +122,7 @@ export class McpManager {
   private readonly started = new Set<string>();
   private running = false;
   private readonly readyPromise: Promise<void>;
+  private launchedPromise: Promise<void> = Promise.resolve();
   private readonly pool: McpServerPool | undefined;
   private resolveReady: () => void = () => undefined;
 
@@ -155,6 +156,18 @@ export class McpManager {
     this.running = true;
     this.pool?.retireOthers(this.folderKey(), new Set(this.slots.map((slot) => this.slotKey(slot))));
     void Promise.all(this.slots.map((slot) => this.launch(slot))).then(() => this.resolveReady());
+    // A slot without a connection yet is blocked, or waits on a person's approval: not waited for.
+    this.launchedPromise = Promise.all(this.slots.map((slot) => slot.connection?.launched)).then(
+      () => undefined,
+    );
+  }
+
+  /**
+   * Settles once every server started by `start()` has been asked for (its process requested) or
+   * has failed to start; one refused, or waiting for a person's approval, is not waited for.
+   */
+  launched(): Promise<void> {
+    return this.launchedPromise;
   }
 
   /** Settles once every server's first connect has succeeded or failed (after `start()`). */
