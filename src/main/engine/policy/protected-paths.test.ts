@@ -176,3 +176,44 @@ describe("protected paths: what no write may reach", () => {
     expect(new Set(rel).size).toBe(rel.length);
   });
 });
+
+describe("protected paths: a home folder inside the workspace", () => {
+  // The person opened their home folder (or a folder above it): what there makes programs run
+  // outside Lathe later — at the next login, terminal, git or npm command — must not change.
+  it.each([
+    [".bashrc", /shell startup file/],
+    [".profile", /shell startup file/],
+    [".zshrc", /shell startup file/],
+    [".config/fish/config.fish", /shell startup file/],
+    [".gitconfig", /your git configuration/],
+    [".config/git/config", /your git configuration/],
+    [".npmrc", /npm configuration/],
+    [".config/autostart/evil.desktop", /desktop starts at login/],
+    [".config/systemd/user/evil.service", /systemd user services/],
+    [".local/bin/git", /programs on your PATH/],
+    ["bin/ls", /programs on your PATH/],
+  ])("%s, missing or not, is protected when the workspace is the home folder", (relative, what) => {
+    const paths = new ProtectedPaths({ root, latheHome: home, home: root });
+    expect(paths.reason(path.join(root, relative))).toMatch(what);
+  });
+
+  it("covers the home folder below a workspace that holds it (a person opened /)", () => {
+    const paths = new ProtectedPaths({ root: base, latheHome: home, home: root });
+    expect(paths.reason(path.join(root, ".bashrc"))).toMatch(/shell startup file/);
+    expect(paths.reason(path.join(base, ".bashrc"))).toBeUndefined();
+  });
+
+  it.each([".bashrc", ".gitconfig", "bin/tool", ".local/bin/x", ".config/git/config"])(
+    "leaves %s alone in a project that is not the home folder",
+    (relative) => {
+      const paths = new ProtectedPaths({ root, latheHome: home, home: path.join(base, "someone") });
+      expect(paths.reason(path.join(root, relative))).toBeUndefined();
+    },
+  );
+
+  it("leaves a project inside the home folder alone", () => {
+    const paths = new ProtectedPaths({ root, latheHome: home, home: base });
+    expect(paths.reason(path.join(root, ".bashrc"))).toBeUndefined();
+    expect(paths.entries().map((e) => e.path)).not.toContain(path.join(base, ".bashrc"));
+  });
+});

@@ -1,4 +1,5 @@
 import { lstatSync, realpathSync, statSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { isWithin } from "../capability/canonical-path.ts";
 import type { McpServerConfig } from "../config/lathe-settings.ts";
@@ -27,6 +28,8 @@ interface ProtectedPathsInput {
   /** Canonical `$LATHE_HOME`. */
   latheHome: string;
   servers?: readonly ProtectedServer[];
+  /** The person's home folder (default: the process's, canonical); see HOME_STARTUP. */
+  home?: string;
   /**
    * Whether names differ only in case (and Unicode normalisation) on this disk: true on macOS
    * and Windows, whose usual file systems (APFS, NTFS) treat `.LATHE` as `.lathe`; false on Linux.
@@ -50,6 +53,34 @@ const GIT_DIR_ENTRIES: ReadonlyArray<readonly [string, ProtectedEntry["kind"], s
   ["hooks", "folder", "a git hook folder"],
   ["info", "folder", "git's info folder (its attributes can name filter programs)"],
   ["modules", "folder", "a submodule's git folder"],
+];
+
+const SHELL_STARTUP =
+  "a shell startup file of your home folder (a shell runs it at every login or new terminal, outside Lathe)";
+
+/**
+ * What in a home folder makes programs run outside Lathe, for the person, later: the shells run
+ * their startup files at every login and new terminal, git reads the user's configuration in every
+ * repository (core.pager, aliases), npm its user configuration before every script (node-options,
+ * script-shell), the desktop starts what autostart and systemd's user units name, and a folder
+ * early on PATH shadows every program. Protected only when the workspace holds the home folder (a
+ * person opened `~` or `/`): elsewhere a `.bashrc` in a project is just a file.
+ */
+const HOME_STARTUP: ReadonlyArray<readonly [string, ProtectedEntry["kind"], string]> = [
+  ...[".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile"].map(
+    (name) => [name, "file", SHELL_STARTUP] as const,
+  ),
+  ...[".zshenv", ".zprofile", ".zshrc", ".zlogin", ".zlogout", ".xprofile", ".xsessionrc"].map(
+    (name) => [name, "file", SHELL_STARTUP] as const,
+  ),
+  [".config/fish", "folder", SHELL_STARTUP],
+  [".gitconfig", "file", "your git configuration (git reads it in every repository, outside Lathe too)"],
+  [".config/git", "folder", "your git configuration (git reads it in every repository, outside Lathe too)"],
+  [".npmrc", "file", "your npm configuration (it can name programs npm runs for every script)"],
+  [".config/autostart", "folder", "the programs your desktop starts at login"],
+  [".config/systemd", "folder", "your systemd user services (they start programs outside Lathe)"],
+  [".local/bin", "folder", "a folder of programs on your PATH (one there stands in for a system program)"],
+  ["bin", "folder", "a folder of programs on your PATH (one there stands in for a system program)"],
 ];
 
 /** The same inside any `.git` below the root (nested repositories), matched by name. */
@@ -139,7 +170,8 @@ export function serverCommandFiles(config: ProtectedServer["config"], root: stri
  * The paths no write may reach, through any tool, plugin or command: Lathe's data folder
  * (`$LATHE_HOME`), the project's `.lathe/` (settings, trust, tools, agents, skills), `.gitmodules`,
  * what git executes or reads as configuration inside the repository's git directory (and a
- * `.git` file that points elsewhere), and the files of every configured MCP server. The
+ * `.git` file that points elsewhere), the files of every configured MCP server, and, when the
+ * workspace holds the home folder, what there runs programs outside Lathe (HOME_STARTUP). The
  * watchdog refuses named writes to them; the OS sandbox mounts them read-only. Missing ones are
  * protected too: creating `.lathe/tools/x` is as refused as changing it.
  */
@@ -147,6 +179,7 @@ export class ProtectedPaths {
   readonly root: string;
   readonly latheHome: string;
   private readonly servers: readonly ProtectedServer[];
+  private readonly home: string;
   /** How a path is compared: as it is, or folded where the disk ignores case. */
   private readonly key: (p: string) => string;
 
@@ -154,6 +187,7 @@ export class ProtectedPaths {
     this.root = input.root;
     this.latheHome = input.latheHome;
     this.servers = input.servers ?? [];
+    this.home = input.home ?? real(os.homedir());
     this.key =
       (input.caseInsensitive ?? CASE_INSENSITIVE_BY_DEFAULT)
         ? (p) => p.normalize("NFC").toLowerCase()
@@ -186,6 +220,9 @@ export class ProtectedPaths {
       gitDirEntries(root, dotGit, out, seen);
     }
     for (const server of this.servers) out.push(...serverFiles(server, root));
+    if (isWithin(root, this.home))
+      for (const [name, kind, what] of HOME_STARTUP)
+        out.push({ path: path.join(this.home, name), kind, what });
     return out;
   }
 

@@ -23,7 +23,7 @@ const MENTIONS_LATHE = [/\.lathe\b/, /\bLATHE_HOME\b/];
 function deny(what: string, why: string): WatchdogVerdict {
   return {
     decision: "deny",
-    reason: `${what} is ${why}. Lathe's own settings, trust, hook and plugin files, git's configuration and hooks, and MCP servers' files are protected: the agent may not change them. A person can edit it outside the agent.`,
+    reason: `${what} is ${why}. Lathe's own settings, trust, hook and plugin files, git's configuration and hooks, MCP servers' files, and (with your home folder in the workspace) its startup files and PATH folders are protected: the agent may not change them. A person can edit it outside the agent.`,
   };
 }
 
