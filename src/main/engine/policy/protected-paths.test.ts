@@ -217,3 +217,30 @@ describe("protected paths: a home folder inside the workspace", () => {
     expect(paths.entries().map((e) => e.path)).not.toContain(path.join(base, ".bashrc"));
   });
 });
+
+describe("protected paths: $XDG_CONFIG_HOME", () => {
+  let saved: string | undefined;
+  beforeEach(() => {
+    saved = process.env.XDG_CONFIG_HOME;
+  });
+  afterEach(() => {
+    if (saved === undefined) delete process.env.XDG_CONFIG_HOME;
+    else process.env.XDG_CONFIG_HOME = saved;
+  });
+
+  it("protects git's, fish's and the desktop's folders where $XDG_CONFIG_HOME puts them", () => {
+    process.env.XDG_CONFIG_HOME = path.join(root, ".cfg");
+    const paths = new ProtectedPaths({ root, latheHome: home, home: root });
+    expect(paths.reason(path.join(root, ".cfg/git/config"))).toMatch(/your git configuration/);
+    expect(paths.reason(path.join(root, ".cfg/autostart/x.desktop"))).toMatch(/desktop starts at login/);
+    // ~/.config is then an ordinary folder; ~/.gitconfig is still read.
+    expect(paths.reason(path.join(root, ".config/git/config"))).toBeUndefined();
+    expect(paths.reason(path.join(root, ".gitconfig"))).toMatch(/your git configuration/);
+  });
+
+  it("takes a relative $XDG_CONFIG_HOME as unset, as the XDG spec says", () => {
+    process.env.XDG_CONFIG_HOME = "cfg";
+    const paths = new ProtectedPaths({ root, latheHome: home, home: root });
+    expect(paths.reason(path.join(root, ".config/git/config"))).toMatch(/your git configuration/);
+  });
+});

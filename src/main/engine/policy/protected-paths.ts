@@ -73,15 +73,25 @@ const HOME_STARTUP: ReadonlyArray<readonly [string, ProtectedEntry["kind"], stri
   ...[".zshenv", ".zprofile", ".zshrc", ".zlogin", ".zlogout", ".xprofile", ".xsessionrc"].map(
     (name) => [name, "file", SHELL_STARTUP] as const,
   ),
-  [".config/fish", "folder", SHELL_STARTUP],
   [".gitconfig", "file", "your git configuration (git reads it in every repository, outside Lathe too)"],
-  [".config/git", "folder", "your git configuration (git reads it in every repository, outside Lathe too)"],
   [".npmrc", "file", "your npm configuration (it can name programs npm runs for every script)"],
-  [".config/autostart", "folder", "the programs your desktop starts at login"],
-  [".config/systemd", "folder", "your systemd user services (they start programs outside Lathe)"],
   [".local/bin", "folder", "a folder of programs on your PATH (one there stands in for a system program)"],
   ["bin", "folder", "a folder of programs on your PATH (one there stands in for a system program)"],
 ];
+
+/** The same kind, in the person's configuration folder ($XDG_CONFIG_HOME, else ~/.config). */
+const CONFIG_STARTUP: ReadonlyArray<readonly [string, ProtectedEntry["kind"], string]> = [
+  ["fish", "folder", SHELL_STARTUP],
+  ["git", "folder", "your git configuration (git reads it in every repository, outside Lathe too)"],
+  ["autostart", "folder", "the programs your desktop starts at login"],
+  ["systemd", "folder", "your systemd user services (they start programs outside Lathe)"],
+];
+
+/** The configuration folder programs read: $XDG_CONFIG_HOME when it is absolute, else ~/.config. */
+function configHome(home: string): string {
+  const xdg = process.env.XDG_CONFIG_HOME;
+  return xdg !== undefined && path.isAbsolute(xdg) ? real(path.resolve(xdg)) : path.join(home, ".config");
+}
 
 /** The same inside any `.git` below the root (nested repositories), matched by name. */
 const NESTED_GIT =
@@ -223,6 +233,10 @@ export class ProtectedPaths {
     if (isWithin(root, this.home))
       for (const [name, kind, what] of HOME_STARTUP)
         out.push({ path: path.join(this.home, name), kind, what });
+    const config = configHome(this.home);
+    if (isWithin(root, config))
+      for (const [name, kind, what] of CONFIG_STARTUP)
+        out.push({ path: path.join(config, name), kind, what });
     return out;
   }
 
