@@ -674,9 +674,12 @@ describe("sandbox off (settings): fail closed, say so once", () => {
       "git -C handed3 status",
       (dir, marker) => {
         const hook = path.join(dir, ".git/hooks/post-index-change");
+        // The hook runs when git status writes the index. f's time, unlike the one the index
+        // holds, makes it refresh and write it every time; the same second as the commit does
+        // only sometimes (git's racy-clean check).
         execFileSync("bash", [
           "-c",
-          `printf '#!/bin/sh\ntouch ${marker}\n' > ${q(hook)} && chmod +x ${q(hook)}`,
+          `printf '#!/bin/sh\ntouch ${marker}\n' > ${q(hook)} && chmod +x ${q(hook)} && touch -m -d @1000000000 ${q(path.join(dir, "f"))}`,
         ]);
       },
     ],
