@@ -75,6 +75,36 @@ describe("lathe run with MCP servers", () => {
   }, 60_000);
 });
 
+describe("lathe run with stdio MCP servers that fails before it starts", () => {
+  // The process spawner that starts the servers is started before the agent's code loads: a run
+  // that then fails (an agent that does not exist, a model that names none) must still end,
+  // saying what it says without servers.
+  it("fails as it does without servers, and exits", async () => {
+    const server = await world.serve({ models: ["fixture-model"], replies: [{ text: "unused" }] });
+    const providers = { "openai-compatible": { baseURL: server.baseURL } };
+    const failures = async (): Promise<Array<{ code: number | null; stderr: string }>> => [
+      await world.lathe(["run", "hi", "--agent", "ghost", "--model", "openai-compatible:fixture-model"]),
+      await world.lathe(["run", "hi", "--model", "ollama:"]),
+    ];
+    await writeFile(path.join(world.home, "settings.json"), JSON.stringify({ providers }));
+    const without = await failures();
+    await writeFile(
+      path.join(world.home, "settings.json"),
+      JSON.stringify({
+        providers,
+        mcpServers: {
+          tickets: { command: process.execPath, args: [SCRIPTED, path.join(world.home, "none.json")] },
+        },
+      }),
+    );
+    const withServers = await failures();
+    expect(without.map((r) => r.code)).toEqual([1, 2]);
+    expect(withServers.map((r) => ({ code: r.code, stderr: r.stderr }))).toEqual(
+      without.map((r) => ({ code: r.code, stderr: r.stderr })),
+    );
+  }, 60_000);
+});
+
 describe("Ctrl-C while an MCP tool call is running", () => {
   it.each([
     ["lathe call", "off", ["call", "hang", "{}", "--mode", "yolo"]],

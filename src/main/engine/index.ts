@@ -54,3 +54,4 @@ export type { ScopedRule } from "./policy/permission-rule.ts";
 export type { AuditEntry } from "./store/audit-log.ts";
 export { ConfigError } from "./errors/config-error.ts";
 export { validateWithoutJit } from "./config/validation-jit.ts";
+export { warmSpawnerForServers } from "./spawner/spawner-for-servers.ts";

@@ -267,6 +267,14 @@ async function runStoppable(
   signal: AbortSignal,
   progress: RunProgress,
 ): Promise<0 | 1> {
+  // Stdio MCP servers start through the process spawner: started once the engine's code has
+  // loaded, before the agent's (the ai SDK) does, it boots meanwhile and the servers wait on it
+  // less. (A resumed session's folder is known only once its conversation is read: setupAgentRun
+  // starts the spawner then.)
+  if (options.root !== undefined || options.resume === undefined) {
+    const { warmSpawnerForServers } = await import("../../engine/index.ts");
+    await warmSpawnerForServers(rootOf(options));
+  }
   const agentModule = await import("../../engine/agent/index.ts");
   const json = options.json === true;
   const printEvent = runEventPrinter(json, {
