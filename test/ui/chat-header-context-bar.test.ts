@@ -9,10 +9,11 @@
 // Chromium. Needs `npm run build` first.
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { Locator, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { useChatWorld } from "../support/ui-chat-world.ts";
 import { REPO, runsUi } from "./serve-fixture.ts";
+import { box, overlap, rowsOf } from "./boxes.ts";
 
 const runUi = runsUi("chat header with a context bar");
 const MODEL = "qwen2.5-coder:14b-instruct-q4_K_M";
@@ -40,30 +41,6 @@ const world = useChatWorld(
   },
 );
 const chat = world.chat;
-
-type Box = { x: number; y: number; width: number; height: number };
-
-async function box(locator: Locator): Promise<Box> {
-  const found = await locator.boundingBox();
-  if (!found) throw new Error(`${locator.toString()} is not on screen`);
-  return found;
-}
-
-/** How many rows `boxes` sit in: a row is the boxes whose middles lie within 14 px of each other. */
-function rowsOf(boxes: Box[]): number {
-  const rows: number[] = [];
-  for (const b of boxes) {
-    const middle = b.y + b.height / 2;
-    if (!rows.some((row) => Math.abs(row - middle) < 14)) rows.push(middle);
-  }
-  return rows.length;
-}
-
-const overlap = (a: Box, b: Box): boolean =>
-  a.x < b.x + b.width - 0.5 &&
-  b.x < a.x + a.width - 0.5 &&
-  a.y < b.y + b.height - 0.5 &&
-  b.y < a.y + a.height - 0.5;
 
 describe.skipIf(!runUi)("the chat header with the context meter's bar", () => {
   for (const width of [480, 800, 960, 1024, 1280])

@@ -20,6 +20,7 @@ import type { ChatRequest, FixtureReply } from "../fixtures/openai-compatible-se
 import { useChatWorld } from "../support/ui-chat-world.ts";
 import { REPO, runsUi } from "./serve-fixture.ts";
 import { chatHelpers, scriptTurn } from "./ui-world.ts";
+import { box, overlap, rowsOf } from "./boxes.ts";
 
 const SHOT = path.join(REPO, "test-results/ui-chat-header-narrow.png");
 const shotWithPanel = (width: number) =>
@@ -71,14 +72,6 @@ const world = useChatWorld(
   },
 );
 
-type Box = { x: number; y: number; width: number; height: number };
-
-async function box(locator: Locator): Promise<Box> {
-  const found = await locator.boundingBox();
-  if (!found) throw new Error(`${locator.toString()} is not on screen`);
-  return found;
-}
-
 /** The header's parts a person reads or uses, in order: the name, the model, the context, the agent. */
 function headerParts(): Locator[] {
   const header = page.locator(".chat-header");
@@ -89,22 +82,6 @@ function headerParts(): Locator[] {
     header.getByRole("combobox", { name: "Agent" }),
   ];
 }
-
-/** How many rows `boxes` sit in: a row is the boxes whose middles lie within 14 px of each other. */
-function rowsOf(boxes: Box[]): number {
-  const rows: number[] = [];
-  for (const b of boxes) {
-    const middle = b.y + b.height / 2;
-    if (!rows.some((row) => Math.abs(row - middle) < 14)) rows.push(middle);
-  }
-  return rows.length;
-}
-
-const overlap = (a: Box, b: Box): boolean =>
-  a.x < b.x + b.width - 0.5 &&
-  b.x < a.x + a.width - 0.5 &&
-  a.y < b.y + b.height - 0.5 &&
-  b.y < a.y + a.height - 0.5;
 
 describe.skipIf(!runUi)("the chat header at 800 px", () => {
   it("fits the session's name and every picker in two rows, the name readable", async () => {

@@ -10,6 +10,7 @@ import type { Locator, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { useChatWorld } from "../support/ui-chat-world.ts";
 import { REPO, runsUi } from "./serve-fixture.ts";
+import { type Box, box, overlap } from "./boxes.ts";
 
 const SHOTS = path.join(REPO, "test-results");
 const runUi = runsUi("long project name");
@@ -33,20 +34,6 @@ const world = useChatWorld(
   },
 );
 const chat = world.chat;
-
-type Box = { x: number; y: number; width: number; height: number };
-
-async function box(locator: Locator): Promise<Box> {
-  const found = await locator.boundingBox();
-  if (!found) throw new Error(`${locator.toString()} is not on screen`);
-  return found;
-}
-
-const overlap = (a: Box, b: Box): boolean =>
-  a.x < b.x + b.width - 0.5 &&
-  b.x < a.x + a.width - 0.5 &&
-  a.y < b.y + b.height - 0.5 &&
-  b.y < a.y + a.height - 0.5;
 
 /** Every box inside the window's width and clear of every other. */
 function expectApartInside(boxes: Box[], seen: string): void {

@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { useChatWorld } from "../support/ui-chat-world.ts";
 import { REPO, runsUi } from "./serve-fixture.ts";
 import { chatHelpers } from "./ui-world.ts";
+import { box } from "./boxes.ts";
 
 const SHOTS = path.join(REPO, "test-results");
 const runUi = runsUi("session row names");
@@ -29,12 +30,6 @@ const world = useChatWorld(
     page = started.page;
   },
 );
-
-async function box(locator: Locator): Promise<{ x: number; y: number; width: number; height: number }> {
-  const found = await locator.boundingBox();
-  if (!found) throw new Error(`${locator.toString()} is not on screen`);
-  return found;
-}
 
 /** Whether the element's text is drawn whole (not cut with an ellipsis). */
 const drawnWhole = (locator: Locator) => locator.evaluate((el) => el.scrollWidth <= el.clientWidth);
